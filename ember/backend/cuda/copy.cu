@@ -1,0 +1,100 @@
+// CUDA copy/cast, fill, arange and linspace through the one elementwise launcher.
+#include "ember/backend/cuda/launch.cuh"
+#include "ember/backend/kernels.h"
+#include "ember/convert.h"
+
+namespace ember::cuda {
+namespace {
+
+template <class Out, class In>
+struct CastFn {
+  __device__ void operator()(char* const* p) const {
+    *reinterpret_cast<Out*>(p[0]) = convert<Out>(*reinterpret_cast<const In*>(p[1]));
+  }
+};
+
+template <class T>
+struct FillFn {
+  T v;
+  __device__ void operator()(char* const* p) const { *reinterpret_cast<T*>(p[0]) = v; }
+};
+
+// Index of the element at p in a contiguous output starting at base.
+template <class T>
+__device__ int64_t index_of(const char* p, const char* base) {
+  return (p - base) / static_cast<int64_t>(sizeof(T));
+}
+
+template <class T>
+struct ArangeFn {
+  char* base;
+  double a, s;
+  int64_t ia, is;
+  __device__ void operator()(char* const* p) const {
+    const int64_t i = index_of<T>(p[0], base);
+    if constexpr (std::is_integral_v<T>)
+      *reinterpret_cast<T*>(p[0]) = convert<T>(ia + i * is);
+    else
+      *reinterpret_cast<T*>(p[0]) = convert<T>(a + static_cast<double>(i) * s);
+  }
+};
+
+template <class T>
+struct LinspaceFn {
+  char* base;
+  double start, end, step, base_pow;
+  int64_t n;
+  __device__ void operator()(char* const* p) const {
+    const int64_t i = index_of<T>(p[0], base);
+    double v = i < n / 2 ? start + step * static_cast<double>(i) : end - step * static_cast<double>(n - 1 - i);
+    if (base_pow > 0) v = pow(base_pow, v);
+    *reinterpret_cast<T*>(p[0]) = convert<T>(v);
+  }
+};
+
+void copy(const Tensor& dst, const Tensor& src) {
+  StridedIter it = StridedIter::make({&dst, &src}, dst.sizes());
+  DeviceGuard g(dst.device().index);
+  dispatch_all(dst.dtype(), [&](auto o) {
+    dispatch_all(src.dtype(), [&](auto i) { launch_elementwise<2>(it, CastFn<decltype(o), decltype(i)>{}); });
+  });
+}
+
+void fill(const Tensor& dst, const Scalar& value) {
+  StridedIter it = StridedIter::make({&dst}, dst.sizes());
+  DeviceGuard g(dst.device().index);
+  dispatch_all(dst.dtype(), [&](auto o) {
+    using T = decltype(o);
+    launch_elementwise<1>(it, FillFn<T>{value.to<T>()});
+  });
+}
+
+void arange(const Tensor& dst, const Scalar& start, const Scalar& step) {
+  StridedIter it = StridedIter::make({&dst}, dst.sizes());
+  DeviceGuard g(dst.device().index);
+  dispatch_all(dst.dtype(), [&](auto o) {
+    using T = decltype(o);
+    launch_elementwise<1>(it, ArangeFn<T>{static_cast<char*>(dst.data_ptr()), start.to_double(), step.to_double(),
+                                          start.to_int(), step.to_int()});
+  });
+}
+
+void linspace(const Tensor& dst, double start, double end, double base) {
+  StridedIter it = StridedIter::make({&dst}, dst.sizes());
+  const int64_t n = dst.numel();
+  const double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
+  DeviceGuard g(dst.device().index);
+  dispatch_all(dst.dtype(), [&](auto o) {
+    using T = decltype(o);
+    launch_elementwise<1>(it, LinspaceFn<T>{static_cast<char*>(dst.data_ptr()), start, end, step, base, n});
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(copy, CUDA, copy)
+EMBER_REGISTER_KERNEL(fill, CUDA, fill)
+EMBER_REGISTER_KERNEL(arange, CUDA, arange)
+EMBER_REGISTER_KERNEL(linspace, CUDA, linspace)
+
+}  // namespace ember::cuda

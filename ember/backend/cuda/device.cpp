@@ -1,0 +1,145 @@
+// The CUDA runtime behind ember/cuda.h. CUDA is initialised lazily: nothing here runs until a CUDA
+// function is first called, so importing ember on a machine without a GPU costs nothing.
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "ember/backend/cuda/check.h"
+#include "ember/cuda.h"
+
+namespace ember::cuda {
+
+namespace {
+
+// Plain cudaMalloc/cudaFree with counters. Issue 8 replaces this with the caching allocator.
+class CudaAllocator final : public Allocator {
+ public:
+  explicit CudaAllocator(int device) : device_(device) {}
+
+  void* allocate(size_t nbytes) override {
+    if (nbytes == 0) return nullptr;
+    DeviceGuard g(device_);
+    void* p = nullptr;
+    cudaError_t err = cudaMalloc(&p, nbytes);
+    if (err == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      size_t free_b = 0, total_b = 0;
+      cudaMemGetInfo(&free_b, &total_b);
+      std::lock_guard<std::mutex> l(mu_);
+      fail<OutOfMemoryError>("CUDA out of memory. Tried to allocate ", nbytes, " bytes on cuda:", device_, " (",
+                             s_.allocated, " bytes allocated by ember, ", free_b, " bytes free of ", total_b, ")");
+    }
+    EMBER_CUDA_CHECK(err);
+    std::lock_guard<std::mutex> l(mu_);
+    ++s_.num_allocs;
+    ++s_.num_sys_allocs;
+    s_.allocated += nbytes;
+    s_.reserved += nbytes;
+    s_.peak_allocated = std::max(s_.peak_allocated, s_.allocated);
+    s_.peak_reserved = std::max(s_.peak_reserved, s_.reserved);
+    return p;
+  }
+
+  void deallocate(void* p, size_t nbytes) override {
+    if (!p) return;
+    DeviceGuard g(device_);
+    cudaFree(p);
+    std::lock_guard<std::mutex> l(mu_);
+    ++s_.num_frees;
+    ++s_.num_sys_frees;
+    s_.allocated -= nbytes;
+    s_.reserved -= nbytes;
+  }
+
+  MemoryStats stats() const override {
+    std::lock_guard<std::mutex> l(mu_);
+    return s_;
+  }
+  void reset_peak_stats() override {
+    std::lock_guard<std::mutex> l(mu_);
+    s_.peak_allocated = s_.allocated;
+    s_.peak_reserved = s_.reserved;
+  }
+  void empty_cache() override {}
+
+ private:
+  int device_;
+  mutable std::mutex mu_;
+  MemoryStats s_;
+};
+
+}  // namespace
+
+bool is_built() { return true; }
+
+int device_count() {
+  static int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      cudaGetLastError();  // no driver or no device: CUDA is simply unavailable
+      return 0;
+    }
+    return n;
+  }();
+  return count;
+}
+
+bool is_available() { return device_count() > 0; }
+
+void check_available(const char* what) {
+  EMBER_CHECK(device_count() > 0, what, ": no CUDA device is available (ember was built with CUDA, but the driver "
+              "found no GPU); ember.cuda.is_available() is False");
+}
+
+int current_device() {
+  check_available("current_device");
+  int d = 0;
+  EMBER_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+
+void set_device(int index) {
+  check_available("set_device");
+  EMBER_CHECK(index >= 0 && index < device_count(), "set_device: invalid device ordinal ", index, " (",
+              device_count(), " devices)");
+  EMBER_CUDA_CHECK(cudaSetDevice(index));
+}
+
+void synchronize(int index) {
+  check_available("synchronize");
+  DeviceGuard g(index);
+  EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+std::string device_name(int index) {
+  check_available("get_device_name");
+  cudaDeviceProp p{};
+  EMBER_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
+  return p.name;
+}
+
+Allocator* allocator(int index) {
+  check_available("cuda allocator");
+  static std::vector<std::unique_ptr<CudaAllocator>>* all = [] {
+    auto* v = new std::vector<std::unique_ptr<CudaAllocator>>();  // leaked: outlives static destructors
+    for (int i = 0; i < device_count(); ++i) v->push_back(std::make_unique<CudaAllocator>(i));
+    return v;
+  }();
+  if (index < 0) index = current_device();
+  EMBER_CHECK(index < static_cast<int>(all->size()), "invalid CUDA device ordinal ", index);
+  return (*all)[index].get();
+}
+
+void memcpy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device) {
+  if (nbytes == 0) return;
+  DeviceGuard g(device);
+  const cudaMemcpyKind k = kind == CopyKind::HostToDevice   ? cudaMemcpyHostToDevice
+                           : kind == CopyKind::DeviceToHost ? cudaMemcpyDeviceToHost
+                                                            : cudaMemcpyDeviceToDevice;
+  if (kind == CopyKind::DeviceToDevice)
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, k, 0));
+  else
+    EMBER_CUDA_CHECK(cudaMemcpy(dst, src, nbytes, k));
+}
+
+}  // namespace ember::cuda

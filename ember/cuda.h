@@ -1,0 +1,28 @@
+// The CUDA runtime as the core sees it. backend/cuda implements it; backend/no_cuda implements it for
+// builds without CUDA (no devices; anything that needs one raises "ember was built without CUDA").
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "ember/allocator.h"
+
+namespace ember::cuda {
+
+bool is_built();            // compiled with CUDA
+int device_count();         // 0 when not built, no driver or no device; never throws
+bool is_available();        // device_count() > 0
+int current_device();
+void set_device(int index);
+void synchronize(int index = -1);
+std::string device_name(int index);
+Allocator* allocator(int index);
+// Copies between host and device memory (or within a device), ordered on the current stream; blocks
+// the host until done unless the copy is device to device.
+enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
+void memcpy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device);
+
+// Raises a RuntimeError naming the op unless CUDA is usable on this machine.
+void check_available(const char* what);
+
+}  // namespace ember::cuda

@@ -1,0 +1,35 @@
+#include "ember/device.h"
+
+#include <charconv>
+#include <ostream>
+
+#include "ember/error.h"
+
+namespace ember {
+
+Device::Device(std::string_view spec) {
+  std::string_view kind = spec.substr(0, spec.find(':'));
+  if (kind == "cpu")
+    type = DeviceType::CPU;
+  else if (kind == "cuda")
+    type = DeviceType::CUDA;
+  else
+    fail<Error>("Expected one of cpu, cuda device type at start of device string: ", spec);
+  if (kind.size() == spec.size()) return;
+  std::string_view num = spec.substr(kind.size() + 1);
+  int i = -1;
+  auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), i);
+  EMBER_CHECK(ec == std::errc() && end == num.data() + num.size() && i >= 0 && i < 128 && !num.empty(),
+              "Invalid device string: '", spec, "'");
+  index = static_cast<int8_t>(i);
+}
+
+std::string Device::str() const {
+  std::string s = is_cpu() ? "cpu" : "cuda";
+  if (has_index()) s += ":" + std::to_string(index);
+  return s;
+}
+
+std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
+
+}  // namespace ember

@@ -1,0 +1,63 @@
+#include "ember/dtype.h"
+
+#include <ostream>
+
+namespace ember {
+
+namespace {
+ScalarType g_default_dtype = ScalarType::Float32;
+
+// Rank among floating types for promotion; Float16 and BFloat16 share a rank and meet at Float32.
+int float_rank(ScalarType t) { return t == ScalarType::Float32 ? 2 : t == ScalarType::Float64 ? 3 : 1; }
+}  // namespace
+
+size_t element_size(ScalarType t) {
+  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  return sizes[static_cast<int>(t)];
+}
+
+std::string_view dtype_name(ScalarType t) {
+#define EMBER_NAME(T, N, P) #P,
+  static constexpr std::string_view names[] = {EMBER_FORALL_DTYPES(EMBER_NAME)};
+#undef EMBER_NAME
+  return names[static_cast<int>(t)];
+}
+
+std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << dtype_name(t); }
+
+ScalarType promote_types(ScalarType a, ScalarType b) {
+  using S = ScalarType;
+  if (a == b) return a;
+  if (a == S::Bool) return b;
+  if (b == S::Bool) return a;
+  bool fa = is_floating(a), fb = is_floating(b);
+  if (fa && fb) {
+    int ra = float_rank(a), rb = float_rank(b);
+    if (ra == rb) return S::Float32;  // float16 with bfloat16
+    return ra > rb ? a : b;
+  }
+  if (fa) return a;
+  if (fb) return b;
+  // Both integral and different. uint8 with a signed type needs a signed type that holds 0..255.
+  if (a == S::UInt8 || b == S::UInt8) {
+    S other = a == S::UInt8 ? b : a;
+    return other == S::Int8 ? S::Int16 : other;
+  }
+  return element_size(a) > element_size(b) ? a : b;
+}
+
+bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating(from) && is_integral(to, true)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+ScalarType default_dtype() { return g_default_dtype; }
+void set_default_dtype(ScalarType t) {
+  EMBER_CHECK_TYPE(t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::Float16 ||
+                       t == ScalarType::BFloat16,
+                   "set_default_dtype: only floating-point types are supported as the default type, got ", t);
+  g_default_dtype = t;
+}
+
+}  // namespace ember

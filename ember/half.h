@@ -1,0 +1,95 @@
+// 16-bit floating types stored as raw bits; arithmetic goes through float.
+// Conversions round to nearest even, as IEEE 754 and PyTorch do.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "ember/macros.h"
+
+namespace ember {
+
+namespace detail {
+EMBER_HOST_DEVICE uint32_t f32_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+#endif
+}
+EMBER_HOST_DEVICE float bits_f32(uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+#endif
+}
+
+EMBER_HOST_DEVICE uint16_t f32_to_f16(float f) {
+  uint32_t x = f32_bits(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return static_cast<uint16_t>(sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  if (ax >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
+  if (ax < 0x38800000u) {  // subnormal or zero in half: let the FPU round via a magic add
+    float r = bits_f32(ax) + 0.5f;  // 0.5 = 2^-1: aligns the half subnormal ulp (2^-24) to float's ulp
+    return static_cast<uint16_t>(sign | (f32_bits(r) - 0x3f000000u));
+  }
+  uint32_t mant_odd = (ax >> 13) & 1u;
+  ax += 0xc8000fffu + mant_odd;  // rebias exponent (-112 << 23) and round to nearest even
+  return static_cast<uint16_t>(sign | (ax >> 13));
+}
+
+EMBER_HOST_DEVICE float f16_to_f32(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t em = h & 0x7fffu;
+  if (em >= 0x7c00u) return bits_f32(sign | 0x7f800000u | (static_cast<uint32_t>(em & 0x3ffu) << 13));
+  if (em < 0x0400u) return bits_f32(sign | f32_bits(static_cast<float>(em) * 5.9604644775390625e-8f));
+  return bits_f32(sign | ((em << 13) + 0x38000000u));
+}
+
+EMBER_HOST_DEVICE uint16_t f32_to_bf16(float f) {
+  uint32_t x = f32_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>(x >> 16);
+}
+EMBER_HOST_DEVICE float bf16_to_f32(uint16_t b) { return bits_f32(static_cast<uint32_t>(b) << 16); }
+}  // namespace detail
+
+struct Half {
+  uint16_t x = 0;
+  Half() = default;
+  EMBER_HOST_DEVICE Half(float f) : x(detail::f32_to_f16(f)) {}
+  EMBER_HOST_DEVICE Half(double d) : Half(static_cast<float>(d)) {}
+  template <class I, class = std::enable_if_t<std::is_integral_v<I>>>
+  EMBER_HOST_DEVICE Half(I i) : Half(static_cast<float>(i)) {}
+  EMBER_HOST_DEVICE operator float() const { return detail::f16_to_f32(x); }
+  EMBER_HOST_DEVICE static Half from_bits(uint16_t b) {
+    Half h;
+    h.x = b;
+    return h;
+  }
+};
+
+struct BFloat16 {
+  uint16_t x = 0;
+  BFloat16() = default;
+  EMBER_HOST_DEVICE BFloat16(float f) : x(detail::f32_to_bf16(f)) {}
+  EMBER_HOST_DEVICE BFloat16(double d) : BFloat16(static_cast<float>(d)) {}
+  template <class I, class = std::enable_if_t<std::is_integral_v<I>>>
+  EMBER_HOST_DEVICE BFloat16(I i) : BFloat16(static_cast<float>(i)) {}
+  EMBER_HOST_DEVICE operator float() const { return detail::bf16_to_f32(x); }
+  EMBER_HOST_DEVICE static BFloat16 from_bits(uint16_t b) {
+    BFloat16 h;
+    h.x = b;
+    return h;
+  }
+};
+
+}  // namespace ember

@@ -1,0 +1,88 @@
+// copy_, fill_, dtype/device conversion and item().
+#include <cstring>
+
+#include "ember/backend/kernels.h"
+#include "ember/cuda.h"
+#include "ember/ops.h"
+#include "ember/ops/util.h"
+
+namespace ember {
+
+namespace {
+
+void check_writable(const Tensor& dst, const char* op) {
+  EMBER_CHECK(!has_internal_overlap(dst), op,
+              ": unsupported operation: more than one element of the written-to tensor refers to a single "
+              "memory location. Please clone() the tensor before performing the operation.");
+}
+
+// Copies between devices: stage through a contiguous tensor of dst's dtype on the source side, then one
+// memcpy (into a contiguous staging tensor on the destination side when dst itself is not contiguous).
+void copy_across_devices(const Tensor& dst, const Tensor& src) {
+  Tensor s = src;
+  if (s.dtype() != dst.dtype() || !s.is_contiguous()) {
+    s = empty(src.sizes(), TensorOptions(dst.dtype()).device(src.device()));
+    copy_kernel[src.device()](s, src);
+  }
+  Tensor d = dst.is_contiguous() ? dst : empty(dst.sizes(), TensorOptions(dst.dtype()).device(dst.device()));
+  const auto kind = src.is_cuda() ? (dst.is_cuda() ? cuda::CopyKind::DeviceToDevice : cuda::CopyKind::DeviceToHost)
+                                  : cuda::CopyKind::HostToDevice;
+  cuda::memcpy(d.data_ptr(), s.data_ptr(), d.nbytes(), kind, (src.is_cuda() ? src : dst).device().index);
+  if (!d.is_same(dst)) copy_kernel[dst.device()](dst, d);
+}
+
+}  // namespace
+
+const Tensor& copy_(const Tensor& dst, const Tensor& src) {
+  if (dst.is_same(src) || dst.numel() == 0) return dst;
+  check_writable(dst, "copy_");
+  Tensor s = src.dim() == dst.dim() && std::ranges::equal(src.sizes(), dst.sizes()) ? src : expand(src, dst.sizes());
+  if (may_overlap(dst, s) && !(dst.data_ptr() == s.data_ptr() && std::ranges::equal(dst.strides(), s.strides())))
+    s = clone(s);  // partial overlap: read everything before writing anything
+  if (dst.device() == s.device())
+    copy_kernel[dst.device()](dst, s);
+  else
+    copy_across_devices(dst, s);
+  dst.bump_version();
+  return dst;
+}
+
+const Tensor& fill_(const Tensor& t, const Scalar& value) {
+  if (t.numel()) fill_kernel[t.device()](t, value);
+  t.bump_version();
+  return t;
+}
+
+Tensor to(const Tensor& t, ScalarType dtype, bool copy) {
+  if (dtype == t.dtype() && !copy) return t;
+  Tensor r = empty_like(t, TensorOptions(dtype).device(t.device()));
+  copy_(r, t);
+  return r;
+}
+
+Tensor to(const Tensor& t, Device device, std::optional<ScalarType> dtype, bool copy) {
+  device = resolve_device(device);
+  const ScalarType dt = dtype.value_or(t.dtype());
+  if (device == t.device() && dt == t.dtype() && !copy) return t;
+  Tensor r = empty_like(t, TensorOptions(dt).device(device));
+  copy_(r, t);
+  return r;
+}
+
+Scalar item(const Tensor& t) {
+  EMBER_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  Tensor c = t.is_cuda() ? to(t, kCPU) : t;
+  return dispatch_all(c.dtype(), [&](auto v) -> Scalar {
+    using T = decltype(v);
+    T x;
+    std::memcpy(&x, c.data_ptr(), sizeof(T));
+    if constexpr (std::is_same_v<T, bool>)
+      return Scalar(x);
+    else if constexpr (std::is_integral_v<T>)
+      return Scalar(static_cast<int64_t>(x));
+    else
+      return Scalar(static_cast<double>(x));
+  });
+}
+
+}  // namespace ember

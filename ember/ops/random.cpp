@@ -1,0 +1,225 @@
+// Random sampling ops. Kernels fill contiguous outputs from a Philox stream (Note [Random numbers]);
+// the ops here validate, pick the generator, reserve its words, and copy into non-contiguous targets.
+#include <cmath>
+#include <limits>
+
+#include "ember/backend/kernels.h"
+#include "ember/ops.h"
+#include "ember/ops/util.h"
+#include "ember/random_math.h"
+
+namespace ember {
+
+namespace {
+
+Generator& pick(Generator* gen, Device d, const char* op) {
+  if (!gen) return default_generator(d);
+  EMBER_CHECK(gen->device().type == d.type, op, ": Expected a '", d.is_cuda() ? "cuda" : "cpu",
+              "' device type for generator but found '", gen->device().is_cuda() ? "cuda" : "cpu", "'");
+  return *gen;
+}
+
+void check_float(ScalarType t, const char* op) {
+  EMBER_CHECK(is_floating(t), op, ": expected a floating point dtype, got ", t);
+}
+
+// Runs fill(contiguous target) on t, going through a temporary when t is not contiguous.
+template <class F>
+const Tensor& fill_inplace(const Tensor& t, F fill) {
+  if (t.numel() == 0) return t;
+  if (t.is_contiguous()) {
+    fill(t);
+    t.bump_version();
+  } else {
+    Tensor tmp = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
+    fill(tmp);
+    copy_(t, tmp);
+  }
+  return t;
+}
+
+const Tensor& uniform_impl(const Tensor& t, double from, double to, Generator* gen, const char* op) {
+  check_float(t.dtype(), op);
+  EMBER_CHECK(from <= to, op, ": expects to return a [from, to) range, but found from=", from, " > to=", to);
+  Generator& g = pick(gen, t.device(), op);
+  return fill_inplace(t, [&](const Tensor& c) {
+    const uint64_t words = c.numel() * rnd::uniform_words(c.dtype() == ScalarType::Float64);
+    uniform_kernel[c.device()](c, from, to, g.take(words));
+  });
+}
+
+const Tensor& normal_impl(const Tensor& t, double mean, double std, const Tensor& mt, const Tensor& st,
+                          Generator* gen, const char* op) {
+  check_float(t.dtype(), op);
+  EMBER_CHECK(std >= 0, op, ": expects std >= 0.0, but found std ", std);
+  Generator& g = pick(gen, t.device(), op);
+  return fill_inplace(t, [&](const Tensor& c) {
+    const uint64_t words = c.numel() * rnd::normal_words(c.dtype() == ScalarType::Float64);
+    normal_kernel[c.device()](c, mean, std, mt, st, g.take(words));
+  });
+}
+
+// A float64 contiguous copy of t broadcast to `shape`, on t's device (for per-element parameters).
+Tensor as_f64(const Tensor& t, IntArrayRef shape) { return contiguous(to(expand(t, shape), ScalarType::Float64)); }
+
+}  // namespace
+
+const Tensor& uniform_(const Tensor& t, double from, double to, Generator* gen) {
+  return uniform_impl(t, from, to, gen, "uniform_");
+}
+
+const Tensor& normal_(const Tensor& t, double mean, double std, Generator* gen) {
+  return normal_impl(t, mean, std, Tensor(), Tensor(), gen, "normal_");
+}
+
+Tensor rand(IntArrayRef size, Generator* gen, TensorOptions opts) {
+  Tensor t = empty(size, opts.requires_grad(false));
+  uniform_impl(t, 0, 1, gen, "rand");
+  if (opts.requires_grad_) t.set_requires_grad(true);
+  return t;
+}
+
+Tensor randn(IntArrayRef size, Generator* gen, TensorOptions opts) {
+  Tensor t = empty(size, opts.requires_grad(false));
+  normal_impl(t, 0, 1, Tensor(), Tensor(), gen, "randn");
+  if (opts.requires_grad_) t.set_requires_grad(true);
+  return t;
+}
+
+Tensor normal(double mean, double std, IntArrayRef size, Generator* gen, TensorOptions opts) {
+  Tensor t = empty(size, opts.requires_grad(false));
+  normal_impl(t, mean, std, Tensor(), Tensor(), gen, "normal");
+  if (opts.requires_grad_) t.set_requires_grad(true);
+  return t;
+}
+
+Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
+  EMBER_CHECK(mean.device() == std.device(), "normal: Expected all tensors to be on the same device, but found at "
+              "least two devices, ", mean.device(), " and ", std.device(), "!");
+  check_float(mean.dtype(), "normal");
+  DimVector shape = broadcast_shapes(mean.sizes(), std.sizes(), "normal");
+  Tensor out = empty(shape, TensorOptions(promote_types(mean.dtype(), std.dtype())).device(mean.device()));
+  Tensor sd = as_f64(std, shape);
+  // Checked on the host; std's values are needed there anyway for the error message.
+  Tensor sd_cpu = to(sd, kCPU);
+  for (int64_t i = 0, n = sd_cpu.numel(); i < n; ++i)
+    EMBER_CHECK(sd_cpu.data<double>()[i] >= 0, "normal: expects all elements of std >= 0.0");
+  return normal_impl(out, 0, 1, as_f64(mean, shape), sd, gen, "normal");
+}
+
+Tensor normal(const Tensor& mean, double std, Generator* gen) {
+  check_float(mean.dtype(), "normal");
+  Tensor out = empty(mean.sizes(), TensorOptions(mean.dtype()).device(mean.device()));
+  return normal_impl(out, 0, std, as_f64(mean, mean.sizes()), Tensor(), gen, "normal");
+}
+
+Tensor normal(double mean, const Tensor& std, Generator* gen) {
+  check_float(std.dtype(), "normal");
+  Tensor z = zeros_like(std);
+  return normal(z.fill_(mean), std, gen);
+}
+
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, Generator* gen, TensorOptions opts) {
+  EMBER_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
+  Tensor t = empty(size, opts.dtype(opts.dtype_or(ScalarType::Int64)));
+  Generator& g = pick(gen, t.device(), "randint");
+  if (t.numel())
+    random_int_kernel[t.device()](t, low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low),
+                                  g.take(t.numel() * rnd::kIntWords));
+  return t;
+}
+
+const Tensor& random_(const Tensor& t, int64_t from, std::optional<int64_t> to_, Generator* gen) {
+  int64_t to;
+  if (to_) {
+    to = *to_;
+  } else {  // the largest value of the dtype that integers map to exactly, plus one
+    to = dispatch_all(t.dtype(), [](auto v) -> int64_t {
+      using T = decltype(v);
+      if constexpr (std::is_same_v<T, bool>) return 2;
+      else if constexpr (std::is_same_v<T, int64_t>) return std::numeric_limits<int64_t>::max();
+      else if constexpr (std::is_integral_v<T>) return int64_t(std::numeric_limits<T>::max()) + 1;
+      else if constexpr (std::is_same_v<T, Half>) return (1 << 11) + 1;
+      else if constexpr (std::is_same_v<T, BFloat16>) return (1 << 8) + 1;
+      else return (int64_t(1) << std::numeric_limits<T>::digits) + 1;
+    });
+  }
+  EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
+  Generator& g = pick(gen, t.device(), "random_");
+  return fill_inplace(t, [&](const Tensor& c) {
+    random_int_kernel[c.device()](c, from, static_cast<uint64_t>(to) - static_cast<uint64_t>(from),
+                                  g.take(c.numel() * rnd::kIntWords));
+  });
+}
+
+Tensor randperm(int64_t n, Generator* gen, TensorOptions opts) {
+  EMBER_CHECK(n >= 0, "randperm: n must be non-negative, got ", n);
+  const ScalarType dtype = opts.dtype_or(ScalarType::Int64);
+  Tensor host = empty({&n, 1}, ScalarType::Int64);
+  Device dev = resolve_device(opts.device_);
+  Generator& g = pick(gen, dev, "randperm");
+  randperm_kernel[kCPU](host, g.take(2 * static_cast<uint64_t>(n)));
+  return to(host, dev, dtype);
+}
+
+Tensor bernoulli(const Tensor& p, Generator* gen) {
+  check_float(p.dtype(), "bernoulli");
+  Tensor pp = to(as_f64(p, p.sizes()), kCPU);
+  for (int64_t i = 0, n = pp.numel(); i < n; ++i) {
+    const double v = pp.data<double>()[i];
+    EMBER_CHECK(v >= 0 && v <= 1, "bernoulli: expects all elements of p to be in [0, 1], found ", v);
+  }
+  Tensor out = empty(p.sizes(), TensorOptions(p.dtype()).device(p.device()));
+  Generator& g = pick(gen, p.device(), "bernoulli");
+  if (out.numel()) bernoulli_kernel[out.device()](out, as_f64(p, p.sizes()), g.take(out.numel() * rnd::kBernoulliWords));
+  return out;
+}
+
+const Tensor& bernoulli_(const Tensor& t, double p, Generator* gen) {
+  EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  Generator& g = pick(gen, t.device(), "bernoulli_");
+  return fill_inplace(t, [&](const Tensor& c) {
+    Tensor pt = full(c.sizes(), p, TensorOptions(ScalarType::Float64).device(c.device()));
+    bernoulli_kernel[c.device()](c, pt, g.take(c.numel() * rnd::kBernoulliWords));
+  });
+}
+
+Tensor bernoulli(const Tensor& t, double p, Generator* gen) {
+  Tensor out = empty_like(t);
+  bernoulli_(out, p, gen);
+  return out;
+}
+
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator* gen) {
+  EMBER_CHECK(probs.dim() == 1 || probs.dim() == 2, "multinomial: prob_dist must be 1 or 2 dim, got shape ",
+              shape_str(probs.sizes()));
+  check_float(probs.dtype(), "multinomial");
+  EMBER_CHECK(num_samples > 0, "multinomial: cannot sample n_sample <= 0 samples");
+  const int64_t cats = probs.size(-1);
+  EMBER_CHECK(replacement || num_samples <= cats, "multinomial: cannot sample n_sample > prob_dist.size(-1) samples ",
+              "without replacement (", num_samples, " > ", cats, ")");
+  Tensor p2 = probs.dim() == 1 ? unsqueeze(probs, 0) : probs;
+  Tensor p = to(as_f64(p2, p2.sizes()), kCPU);
+  const int64_t rows = p.size(0);
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    int64_t nonzero = 0;
+    for (int64_t c = 0; c < cats; ++c) {
+      const double v = p.data<double>()[r * cats + c];
+      EMBER_CHECK(std::isfinite(v) && v >= 0, "multinomial: probability tensor contains either `inf`, `nan` or element < 0");
+      sum += v;
+      nonzero += v > 0;
+    }
+    EMBER_CHECK(sum > 0, "multinomial: invalid multinomial distribution (sum of probabilities <= 0)");
+    EMBER_CHECK(replacement || nonzero >= num_samples, "multinomial: invalid multinomial distribution (with "
+                "replacement=False, not enough non-negative category to sample)");
+  }
+  const int64_t shape[] = {rows, num_samples};
+  Tensor out = empty(shape, ScalarType::Int64);
+  Generator& g = pick(gen, probs.device(), "multinomial");
+  multinomial_kernel[kCPU](out, p, replacement, g.take(2 * static_cast<uint64_t>(rows * num_samples)));
+  if (probs.dim() == 1) out = squeeze(out, 0);
+  return to(out, probs.device());
+}
+
+}  // namespace ember

@@ -1,0 +1,88 @@
+#include "ember/ops/util.h"
+
+#include <algorithm>
+
+#include "ember/cuda.h"
+
+namespace ember {
+
+DimVector contiguous_strides(IntArrayRef size) {
+  DimVector s(size.size(), 1);
+  int64_t acc = 1;
+  for (int64_t i = static_cast<int64_t>(size.size()) - 1; i >= 0; --i) {
+    s[i] = acc;
+    acc *= std::max<int64_t>(size[i], 1);
+  }
+  return s;
+}
+
+int64_t checked_numel(IntArrayRef size, const char* op) {
+  int64_t n = 1;
+  for (int64_t s : size) {
+    EMBER_CHECK(s >= 0, op, ": Trying to create tensor with negative dimension ", s, ": ", shape_str(size));
+    EMBER_CHECK(!__builtin_mul_overflow(n, s, &n), op, ": the number of elements of shape ", shape_str(size),
+                " overflows int64");
+  }
+  return n;
+}
+
+Device resolve_device(Device d) {
+  if (d.is_cpu()) [[likely]]
+    return d.has_index() && d.index != 0 ? (fail<Error>("CPU device index must be 0, got ", d), d) : kCPU;
+  cuda::check_available("cuda device");
+  if (!d.has_index()) return Device(DeviceType::CUDA, cuda::current_device());
+  EMBER_CHECK(d.index < cuda::device_count(), "CUDA error: invalid device ordinal (", d, " requested, ",
+              cuda::device_count(), " available)");
+  return d;
+}
+
+bool is_non_overlapping_and_dense(const Tensor& t) {
+  if (t.is_contiguous()) return true;
+  DimVector perm;
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (t.sizes()[i] != 1) perm.push_back(i);
+  std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return t.strides()[a] < t.strides()[b]; });
+  int64_t expected = 1;
+  for (int64_t d : perm) {
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+
+bool has_internal_overlap(const Tensor& t) {
+  if (t.is_contiguous() || t.numel() <= 1) return false;
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (t.strides()[i] == 0 && t.sizes()[i] > 1) return true;
+  // Dims sorted by stride must each step past everything the smaller ones span.
+  DimVector perm;
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (t.sizes()[i] > 1) perm.push_back(i);
+  std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return t.strides()[a] < t.strides()[b]; });
+  int64_t span = 0;  // max offset reachable by the smaller dims
+  for (int64_t d : perm) {
+    if (t.strides()[d] <= span) return true;
+    span += (t.sizes()[d] - 1) * t.strides()[d];
+  }
+  return false;
+}
+
+bool may_overlap(const Tensor& a, const Tensor& b) {
+  if (a.impl()->storage().get() != b.impl()->storage().get() || a.numel() == 0 || b.numel() == 0) return false;
+  auto range = [](const Tensor& t) {
+    int64_t lo = t.storage_offset(), hi = lo;
+    for (int64_t i = 0; i < t.dim(); ++i) hi += (t.sizes()[i] - 1) * t.strides()[i];
+    return std::pair<int64_t, int64_t>(lo * t.element_size(), (hi + 1) * t.element_size());
+  };
+  auto [alo, ahi] = range(a);
+  auto [blo, bhi] = range(b);
+  return alo < bhi && blo < ahi;
+}
+
+Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  Tensor v(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, offset));
+  // Issue 4: views of tensors that require grad get a view node; for now they share the flag.
+  return v;
+}
+
+}  // namespace ember

@@ -1,0 +1,21 @@
+// Helpers shared by the op implementations (not part of the public API).
+#pragma once
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+DimVector contiguous_strides(IntArrayRef size);
+// The product of sizes; RuntimeError naming `op` for negative sizes or overflow.
+int64_t checked_numel(IntArrayRef size, const char* op);
+// cuda without an index becomes the current device; checks that CUDA is usable.
+Device resolve_device(Device d);
+bool is_non_overlapping_and_dense(const Tensor& t);
+// True when some element is reachable by two indices (a stride-0 dim of size > 1, or overlapping dims).
+bool has_internal_overlap(const Tensor& t);
+// True when a and b may touch a common byte of one storage.
+bool may_overlap(const Tensor& a, const Tensor& b);
+// A tensor sharing t's storage with new geometry.
+Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+
+}  // namespace ember

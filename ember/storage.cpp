@@ -1,0 +1,20 @@
+#include "ember/storage.h"
+
+namespace ember {
+
+StorageImpl::StorageImpl(size_t nbytes, Device device)
+    : nbytes_(nbytes), device_(device), allocator_(get_allocator(device)) {
+  data_ = allocator_->allocate(nbytes);
+}
+
+StorageImpl::StorageImpl(void* data, size_t nbytes, Device device, std::function<void()> deleter)
+    : data_(data), nbytes_(nbytes), device_(device), allocator_(nullptr), deleter_(std::move(deleter)) {}
+
+StorageImpl::~StorageImpl() {
+  if (allocator_)
+    allocator_->deallocate(data_, nbytes_);
+  else if (deleter_)
+    deleter_();
+}
+
+}  // namespace ember

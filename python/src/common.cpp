@@ -1,0 +1,265 @@
+#include "common.h"
+
+#include "ember/cuda.h"
+
+namespace ember::py {
+
+namespace {
+PyTypeObject* g_size_type = nullptr;
+nb::handle g_dtypes[kNumScalarTypes];  // owned by the module's attributes
+}  // namespace
+
+nb::object dtype_object(ScalarType t) { return nb::borrow(g_dtypes[static_cast<int>(t)]); }
+
+std::optional<ScalarType> to_dtype(nb::handle h) {
+  if (h.is_none()) return std::nullopt;
+  if (nb::isinstance<DType>(h)) [[likely]]
+    return nb::inst_ptr<DType>(h)->st;
+  if (h.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) return ScalarType::Float64;
+  if (h.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) return ScalarType::Int64;
+  if (h.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) return ScalarType::Bool;
+  fail<TypeError>("expected an ember.dtype (such as ember.float32), got ", nb::inst_name(h).c_str());
+}
+
+ScalarType to_dtype_required(nb::handle h, const char* fn) {
+  auto t = to_dtype(h);
+  EMBER_CHECK_TYPE(t.has_value(), fn, "(): dtype must be an ember.dtype, not None");
+  return *t;
+}
+
+std::optional<Device> to_device(nb::handle h) {
+  if (h.is_none()) return std::nullopt;
+  if (nb::isinstance<Device>(h)) return *nb::inst_ptr<Device>(h);
+  if (PyUnicode_Check(h.ptr())) return Device(std::string_view(nb::borrow<nb::str>(h).c_str()));
+  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
+    int64_t i = PyLong_AsLongLong(h.ptr());
+    EMBER_CHECK(i >= 0, "Device index must not be negative, got ", i);
+    return Device(DeviceType::CUDA, static_cast<int>(i));
+  }
+  fail<TypeError>("expected a device (ember.device, str or int), got ", nb::inst_name(h).c_str());
+}
+
+bool is_scalar(nb::handle h) {
+  return PyBool_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr());
+}
+
+Scalar to_scalar(nb::handle h, const char* fn) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o)) return Scalar(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    EMBER_CHECK(!overflow, fn, ": Overflow when unpacking long (value does not fit in int64)");
+    return Scalar(static_cast<int64_t>(v));
+  }
+  if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
+  if (nb::isinstance<Tensor>(h)) return item(nb::cast<const Tensor&>(h));
+  if (PyIndex_Check(o)) return Scalar(static_cast<int64_t>(PyNumber_AsSsize_t(o, PyExc_OverflowError)));
+  if (PyNumber_Check(o)) {  // numpy scalars and other number-likes
+    double d = PyFloat_AsDouble(o);
+    if (!(d == -1.0 && PyErr_Occurred())) return Scalar(d);
+    PyErr_Clear();
+  }
+  fail<TypeError>(fn, "(): expected a number, got ", nb::inst_name(h).c_str());
+}
+
+nb::object scalar_to_py(const Scalar& s) {
+  switch (s.kind()) {
+    case Scalar::Kind::Bool: return nb::bool_(s.to_bool());
+    case Scalar::Kind::Int: return nb::int_(s.to_int());
+    default: return nb::float_(s.to_double());
+  }
+}
+
+int64_t to_int(nb::handle h, const char* fn, const char* what) {
+  PyObject* o = h.ptr();
+  if (PyLong_Check(o) && !PyBool_Check(o)) [[likely]] {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    EMBER_CHECK(!overflow, fn, "(): ", what, " overflows int64");
+    return v;
+  }
+  if (nb::isinstance<Tensor>(h)) {
+    const Tensor& t = nb::cast<const Tensor&>(h);
+    EMBER_CHECK_TYPE(t.numel() == 1 && is_integral(t.dtype(), false), fn, "(): ", what,
+                     " must be an int, got a tensor of dtype ", t.dtype(), " and shape ", shape_str(t.sizes()));
+    return item(t).to_int();
+  }
+  if (!PyBool_Check(o) && PyIndex_Check(o)) {
+    Py_ssize_t v = PyNumber_AsSsize_t(o, PyExc_OverflowError);
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    return v;
+  }
+  fail<TypeError>(fn, "(): ", what, " must be an int, not ", nb::inst_name(h).c_str());
+}
+
+DimVector to_int_list(nb::handle h, const char* fn, const char* what) {
+  PyObject* o = h.ptr();
+  DimVector r;
+  if (PyTuple_Check(o) || PyList_Check(o)) {
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    r.reserve(n);
+    for (Py_ssize_t i = 0; i < n; ++i) r.push_back(to_int(items[i], fn, what));
+    return r;
+  }
+  fail<TypeError>(fn, "(): ", what, " must be a tuple of ints, not ", nb::inst_name(h).c_str());
+}
+
+DimVector parse_size(const nb::args& args, size_t first, const char* fn) {
+  const size_t n = args.size();
+  if (n == first + 1) {
+    PyObject* a = args[first].ptr();
+    if (PyTuple_Check(a) || PyList_Check(a)) return to_int_list(a, fn, "size");
+  }
+  DimVector r;
+  r.reserve(n - first);
+  for (size_t i = first; i < n; ++i) r.push_back(to_int(args[i], fn, "size"));
+  return r;
+}
+
+void set_size_type(nb::handle type) {
+  EMBER_CHECK(PyType_Check(type.ptr()) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type.ptr()), &PyTuple_Type),
+              "Size type must subclass tuple");
+  Py_INCREF(type.ptr());
+  g_size_type = reinterpret_cast<PyTypeObject*>(type.ptr());
+}
+
+nb::object make_size(IntArrayRef s) {
+  const Py_ssize_t n = static_cast<Py_ssize_t>(s.size());
+  PyObject* t = g_size_type ? g_size_type->tp_alloc(g_size_type, n) : PyTuple_New(n);
+  if (!t) throw nb::python_error();
+  for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(s[i]));
+  return nb::steal(t);
+}
+
+TensorOptions FactoryArgs::options(ScalarType default_dtype) const {
+  return options().dtype(dtype.value_or(default_dtype));
+}
+
+TensorOptions FactoryArgs::options() const {
+  TensorOptions o;
+  o.dtype_ = dtype;
+  if (device) o.device_ = *device;
+  o.requires_grad_ = requires_grad;
+  return o;
+}
+
+void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed, FactoryArgs& a,
+                          std::initializer_list<std::pair<const char*, nb::handle*>> extra) {
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(kw.ptr(), &pos, &key, &value)) {
+    const char* k = PyUnicode_AsUTF8(key);
+    nb::handle v(value);
+    if ((allowed & kDtype) && !std::strcmp(k, "dtype")) {
+      a.dtype = to_dtype(v);
+    } else if ((allowed & kDevice) && !std::strcmp(k, "device")) {
+      a.device = to_device(v);
+    } else if ((allowed & kRequiresGrad) && !std::strcmp(k, "requires_grad")) {
+      a.requires_grad = PyObject_IsTrue(value);
+    } else if ((allowed & kGenerator) && !std::strcmp(k, "generator")) {
+      a.generator = v.is_none() ? nullptr : nb::cast<Generator*>(v);
+    } else if ((allowed & kOut) && !std::strcmp(k, "out")) {
+      a.out = v;
+    } else if ((allowed & kLayout) && (!std::strcmp(k, "layout") || !std::strcmp(k, "memory_format"))) {
+      EMBER_CHECK_TYPE(v.is_none() || nb::hasattr(v, "_ember_strided"), fn,
+                       "(): only the strided layout and contiguous memory format are supported");
+    } else if ((allowed & kLayout) && !std::strcmp(k, "pin_memory")) {
+      if (PyObject_IsTrue(value)) cuda::check_available("pin_memory");
+    } else {
+      bool found = false;
+      for (auto& [name, slot] : extra)
+        if (!std::strcmp(k, name)) {
+          *slot = v;
+          found = true;
+        }
+      if (!found) fail<TypeError>(fn, "() got an unexpected keyword argument '", k, "'");
+    }
+  }
+}
+
+nb::object finish_out(Tensor r, nb::handle out, const char* fn) {
+  if (!out.is_valid() || out.is_none()) return nb::cast(std::move(r));
+  const Tensor& o = nb::cast<const Tensor&>(out);
+  EMBER_CHECK(std::ranges::equal(o.sizes(), r.sizes()), fn, "(): out= has shape ", shape_str(o.sizes()),
+              " but the result has shape ", shape_str(r.sizes()));
+  EMBER_CHECK(o.dtype() == r.dtype(), fn, "(): out= has dtype ", o.dtype(), " but the result has dtype ", r.dtype());
+  copy_(o, r);
+  return nb::borrow(out);
+}
+
+void init_dtype(nb::module_& m) {
+  nb::class_<DType>(m, "dtype")
+      .def_prop_ro("is_floating_point", [](const DType& d) { return is_floating(d.st); })
+      .def_prop_ro("is_complex", [](const DType&) { return false; })
+      .def_prop_ro("is_signed", [](const DType& d) { return is_signed(d.st); })
+      .def_prop_ro("itemsize", [](const DType& d) { return element_size(d.st); })
+      .def("__repr__", [](const DType& d) { return "ember." + std::string(dtype_name(d.st)); })
+      .def("__reduce__", [](const DType& d) { return std::string(dtype_name(d.st)); });
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    auto st = static_cast<ScalarType>(i);
+    nb::object obj = nb::cast(DType{st});
+    g_dtypes[i] = obj;
+    m.attr(std::string(dtype_name(st)).c_str()) = obj;
+  }
+
+  nb::class_<Device>(m, "device")
+      .def("__init__",
+           [](Device* self, nb::handle spec, std::optional<int> index) {
+             if (PyLong_Check(spec.ptr())) {
+               EMBER_CHECK(!index, "device(): an int spec takes no index");
+               new (self) Device(*to_device(spec));
+               return;
+             }
+             EMBER_CHECK_TYPE(PyUnicode_Check(spec.ptr()) || nb::isinstance<Device>(spec),
+                              "device(): expected a str, int or device, got ", nb::inst_name(spec).c_str());
+             Device d = *to_device(spec);
+             if (index) {
+               EMBER_CHECK(!d.has_index(), "device(): type (string) must not include an index because index "
+                           "was passed explicitly: ", d);
+               EMBER_CHECK(*index >= 0, "Device index must not be negative");
+               EMBER_CHECK(!d.is_cpu() || *index == 0, "CPU device index must be 0, got ", *index);
+               d.index = static_cast<int8_t>(*index);
+             }
+             new (self) Device(d);
+           },
+           nb::arg("type"), nb::arg("index") = nb::none())
+      .def_prop_ro("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
+      .def_prop_ro("index", [](const Device& d) -> std::optional<int> {
+        return d.has_index() ? std::optional<int>(d.index) : std::nullopt;
+      })
+      .def("__repr__", [](const Device& d) {
+        std::string s = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
+        if (d.has_index()) s += ", index=" + std::to_string(d.index);
+        return s + ")";
+      })
+      .def("__str__", &Device::str)
+      .def("__eq__", [](const Device& a, nb::handle b) {
+        return nb::isinstance<Device>(b) && a == *nb::inst_ptr<Device>(b);
+      })
+      .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; })
+      .def("__reduce__", [](const Device& d) { return nb::make_tuple(nb::type<Device>(), nb::make_tuple(d.str())); });
+
+  m.def("_set_size_type", &set_size_type);
+  m.def("get_default_dtype", [] { return dtype_object(default_dtype()); });
+  m.def("set_default_dtype", [](nb::handle d) { set_default_dtype(to_dtype_required(d, "set_default_dtype")); });
+  m.def("promote_types", [](nb::handle a, nb::handle b) {
+    return dtype_object(promote_types(to_dtype_required(a, "promote_types"), to_dtype_required(b, "promote_types")));
+  });
+  m.def("can_cast", [](nb::handle from, nb::handle to) {
+    return can_cast(to_dtype_required(from, "can_cast"), to_dtype_required(to, "can_cast"));
+  });
+  m.def("result_type", [](nb::handle a, nb::handle b) {
+    ResultTypeState s;
+    for (nb::handle h : {a, b}) {
+      if (nb::isinstance<Tensor>(h))
+        s.update(nb::cast<const Tensor&>(h));
+      else
+        s.update(to_scalar(h, "result_type"));
+    }
+    return dtype_object(s.result());
+  });
+}
+
+}  // namespace ember::py

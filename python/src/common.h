@@ -1,0 +1,64 @@
+// Shared helpers of the bindings: conversions between Python objects and ember's types, and
+// argument parsing that accepts what PyTorch accepts (sizes as varargs or a sequence, dtype=float).
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include "ember/ops.h"
+
+namespace nb = nanobind;
+
+namespace ember::py {
+
+// Python-side dtype objects (ember.float32 ...): one singleton per ScalarType.
+struct DType {
+  ScalarType st;
+};
+nb::object dtype_object(ScalarType t);
+std::optional<ScalarType> to_dtype(nb::handle h);  // None -> nullopt; TypeError on anything else
+ScalarType to_dtype_required(nb::handle h, const char* fn);
+
+std::optional<Device> to_device(nb::handle h);  // None, ember.device, "cuda:1", int (a cuda index)
+
+// Python number -> Scalar (bool, int, float, or a 1-element tensor); TypeError otherwise.
+bool is_scalar(nb::handle h);
+Scalar to_scalar(nb::handle h, const char* fn);
+nb::object scalar_to_py(const Scalar& s);
+
+// Sizes given as f(2, 3), f((2, 3)), f([2, 3]) or f(ember.Size([2, 3])); `first` skips leading args.
+DimVector parse_size(const nb::args& args, size_t first, const char* fn);
+DimVector to_int_list(nb::handle h, const char* fn, const char* what);
+int64_t to_int(nb::handle h, const char* fn, const char* what);
+
+// ember.Size objects (a tuple subclass defined in Python, filled here without calling Python code).
+void set_size_type(nb::handle type);
+nb::object make_size(IntArrayRef s);
+
+// Keyword arguments of factory functions.
+struct FactoryArgs {
+  std::optional<ScalarType> dtype;
+  std::optional<Device> device;
+  bool requires_grad = false;
+  Generator* generator = nullptr;
+  nb::handle out;
+  TensorOptions options(ScalarType default_dtype) const;
+  TensorOptions options() const;  // dtype left unset
+};
+enum FactoryKw : unsigned { kDtype = 1, kDevice = 2, kRequiresGrad = 4, kGenerator = 8, kOut = 16, kLayout = 32 };
+void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed, FactoryArgs& a,
+                          std::initializer_list<std::pair<const char*, nb::handle*>> extra = {});
+
+// Writes into `out=` when given (resizing is not supported: shapes must match) or returns r.
+nb::object finish_out(Tensor r, nb::handle out, const char* fn);
+
+Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, std::optional<Device> device);
+
+void init_dtype(nb::module_& m);
+void init_tensor(nb::module_& m);
+void init_creation(nb::module_& m);
+void init_random(nb::module_& m);
+void init_indexing(nb::class_<Tensor>& cls);
+
+}  // namespace ember::py

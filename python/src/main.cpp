@@ -1,0 +1,65 @@
+// The one extension module, ember._C. Each area registers itself through an init_* function.
+#include "common.h"
+#include "ember/allocator.h"
+#include "ember/cuda.h"
+
+namespace ember::py {
+namespace {
+
+nb::dict stats_dict(const MemoryStats& s) {
+  nb::dict d;
+  d["allocated_bytes"] = s.allocated;
+  d["peak_allocated_bytes"] = s.peak_allocated;
+  d["reserved_bytes"] = s.reserved;
+  d["peak_reserved_bytes"] = s.peak_reserved;
+  d["num_allocs"] = s.num_allocs;
+  d["num_frees"] = s.num_frees;
+  d["num_sys_allocs"] = s.num_sys_allocs;
+  d["num_sys_frees"] = s.num_sys_frees;
+  return d;
+}
+
+void init_backend(nb::module_& m) {
+  m.def("_cpu_memory_stats", [] { return stats_dict(cpu_allocator()->stats()); });
+  m.def("_cpu_reset_peak_memory_stats", [] { cpu_allocator()->reset_peak_stats(); });
+  m.def("_cpu_empty_cache", [] { cpu_allocator()->empty_cache(); });
+  m.def("_cuda_is_built", &cuda::is_built);
+  m.def("_cuda_device_count", &cuda::device_count);
+  m.def("_cuda_current_device", &cuda::current_device);
+  m.def("_cuda_set_device", &cuda::set_device);
+  m.def("_cuda_synchronize", [](int i) { cuda::synchronize(i); }, nb::arg("device") = -1);
+  m.def("_cuda_device_name", &cuda::device_name);
+  m.def("_cuda_memory_stats", [](int i) { return stats_dict(cuda::allocator(i)->stats()); });
+  m.def("_cuda_empty_cache", [] {
+    for (int i = 0; i < cuda::device_count(); ++i) cuda::allocator(i)->empty_cache();
+  });
+}
+
+}  // namespace
+}  // namespace ember::py
+
+NB_MODULE(_C, m) {
+  using namespace ember::py;
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const ember::IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const ember::ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const ember::TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const ember::NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const ember::Error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+  // Registered after the generic translator so that it is tried first.
+  nb::exception<ember::OutOfMemoryError>(m, "OutOfMemoryError", PyExc_RuntimeError);
+  init_dtype(m);
+  init_tensor(m);
+  init_creation(m);
+  init_random(m);
+  init_backend(m);
+}
