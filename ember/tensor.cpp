@@ -21,6 +21,12 @@ void TensorImpl::set_sizes_strides(IntArrayRef sizes, IntArrayRef strides, int64
   refresh();
 }
 
+void TensorImpl::set_data(const TensorImpl& src) {
+  storage_ = src.storage_;
+  dtype_ = src.dtype_;
+  set_sizes_strides(src.sizes(), src.strides(), src.storage_offset());
+}
+
 void TensorImpl::refresh() {
   numel_ = 1;
   for (int64_t s : sizes_) numel_ *= s;

@@ -35,6 +35,8 @@ class TensorImpl final : public RefCounted {
   }
 
   void set_sizes_strides(IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+  // Makes this tensor view src's storage with src's geometry (Python's `t.data = src`).
+  void set_data(const TensorImpl& src);
 
   // Autograd metadata is allocated only when a tensor first takes part in autograd.
   AutogradMeta* autograd_meta() const { return autograd_.get(); }

@@ -29,7 +29,7 @@ int64_t checked_numel(IntArrayRef size, const char* op) {
 Device resolve_device(Device d) {
   if (d.is_cpu()) [[likely]]
     return d.has_index() && d.index != 0 ? (fail<Error>("CPU device index must be 0, got ", d), d) : kCPU;
-  cuda::check_available("cuda device");
+  cuda::check_available(("device '" + d.str() + "'").c_str());
   if (!d.has_index()) return Device(DeviceType::CUDA, cuda::current_device());
   EMBER_CHECK(d.index < cuda::device_count(), "CUDA error: invalid device ordinal (", d, " requested, ",
               cuda::device_count(), " available)");

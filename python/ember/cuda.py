@@ -56,9 +56,10 @@ def empty_cache():
 
 
 def manual_seed(seed):
-    """Seeds the CUDA generators. ember.manual_seed seeds every device's generator already."""
-    from . import _C as C
+    """Seeds the current CUDA device's generator (a no-op without CUDA, as in PyTorch)."""
+    _C._cuda_manual_seed(seed, False)
 
-    for i in range(device_count()):
-        gen = C.Generator(f"cuda:{i}")
-        gen.manual_seed(seed)
+
+def manual_seed_all(seed):
+    """Seeds every CUDA device's generator. ember.manual_seed does this too."""
+    _C._cuda_manual_seed(seed, True)

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "common.h"
+#include "ember/cuda.h"
 
 namespace ember::py {
 
@@ -72,6 +73,12 @@ void init_random(nb::module_& m) {
     uint64_t s = default_generator(kCPU).seed();
     manual_seed(s);
     return s;
+  });
+  m.def("_cuda_manual_seed", [](nb::handle seed, bool all) {
+    // Like PyTorch, silently does nothing where CUDA is unavailable.
+    const int n = cuda::device_count();
+    for (int i = 0; i < n; ++i)
+      if (all || i == cuda::current_device()) default_generator(Device(DeviceType::CUDA, i)).manual_seed(seed_arg(seed));
   });
   m.def("initial_seed", [] { return default_generator(kCPU).initial_seed(); });
   m.def("get_rng_state", [] { return state_tensor(default_generator(kCPU).state()); });

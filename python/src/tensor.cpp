@@ -89,8 +89,7 @@ void init_tensor(nb::module_& m) {
                      EMBER_CHECK(src.dtype() == t.dtype() && src.device() == t.device(),
                                  "data: assigned data must have the same dtype and device (", t.dtype(), " on ",
                                  t.device(), " vs ", src.dtype(), " on ", src.device(), ")");
-                     t.impl()->set_sizes_strides(src.sizes(), src.strides(), src.storage_offset());
-                     const_cast<Storage&>(t.impl()->storage()) = src.impl()->storage();
+                     t.impl()->set_data(*src.impl());
                    })
       .def("size", [](const Tensor& t, std::optional<int64_t> d) -> nb::object {
              if (d) return nb::int_(t.size(*d));

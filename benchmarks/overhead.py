@@ -1,0 +1,27 @@
+"""Fixed per-call cost of tensor-core operations from Python, ember beside PyTorch.
+
+Goal (issue 2): at most half of PyTorch's cost. Run: scripts/bench overhead
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import main  # noqa: E402
+
+CASES = [
+    ("empty(1)", "", "lib.empty(1)"),
+    ("zeros(2, 3)", "", "lib.zeros(2, 3)"),
+    ("x.view(2, 3)", "x = lib.empty(6)", "x.view(2, 3)"),
+    ("x.view(1)  [1 element]", "x = lib.empty(1)", "x.view(1)"),
+    ("x[0]", "x = lib.empty(2, 3)", "x[0]"),
+    ("x[:, 1:3]", "x = lib.empty(4, 4)", "x[:, 1:3]"),
+    ("x.t()", "x = lib.empty(2, 3)", "x.t()"),
+    ("x.shape", "x = lib.empty(2, 3)", "x.shape"),
+    ("tensor([1.0])", "", "lib.tensor([1.0])"),
+    ("tensor([[1, 2], [3, 4]])", "", "lib.tensor([[1, 2], [3, 4]])"),
+    ("x.to(float64)", "x = lib.empty(4)", "x.to(lib.float64)"),
+    ("rand(4)", "", "lib.rand(4)"),
+]
+
+if __name__ == "__main__":
+    main(__file__, CASES)

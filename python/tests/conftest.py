@@ -1,0 +1,126 @@
+"""Shared helpers for the Python tests.
+
+ember has no NumPy interop yet, so values cross over through Python lists: `to_np(t)` is
+`np.array(t.tolist())` with the NumPy dtype that matches t's (bfloat16 compares through float32, which
+holds every bfloat16 exactly), and `from_np(a)` is `ember.tensor(a.tolist())`.
+"""
+import numpy as np
+import pytest
+
+import ember
+
+ALL_DTYPES = [ember.bool, ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64,
+              ember.float16, ember.bfloat16, ember.float32, ember.float64]
+INT_DTYPES = [ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64]
+FLOAT_DTYPES = [ember.float16, ember.bfloat16, ember.float32, ember.float64]
+
+NP_DTYPES = {
+    ember.bool: np.bool_,
+    ember.uint8: np.uint8,
+    ember.int8: np.int8,
+    ember.int16: np.int16,
+    ember.int32: np.int32,
+    ember.int64: np.int64,
+    ember.float16: np.float16,
+    ember.bfloat16: np.float32,  # compared through float32, which holds every bfloat16 exactly
+    ember.float32: np.float32,
+    ember.float64: np.float64,
+}
+EMBER_DTYPES = {np.dtype(v): k for k, v in NP_DTYPES.items() if k is not ember.bfloat16}
+
+
+def dtype_name(dtype):
+    return repr(dtype).split(".")[-1]
+
+
+def np_dtype(dtype):
+    return NP_DTYPES[dtype]
+
+
+def to_np(t):
+    """t's values as a NumPy array of the matching dtype and t's shape."""
+    return np.array(t.tolist(), dtype=np_dtype(t.dtype)).reshape(tuple(t.shape))
+
+
+def from_np(a, dtype=None):
+    """An ember tensor holding a's values, of a's dtype unless `dtype` is given."""
+    a = np.asarray(a)
+    if dtype is None:
+        dtype = EMBER_DTYPES[a.dtype]
+    return ember.tensor(a.tolist(), dtype=dtype).reshape(a.shape)
+
+
+def bf16_round(x):
+    """float32 -> the nearest bfloat16 (round to nearest, ties to even), returned as float32.
+
+    bfloat16 is the top 16 bits of a float32; rounding adds 0x7FFF plus the lowest kept bit and drops
+    the low 16 bits. NaNs stay NaN."""
+    x = np.asarray(x, dtype=np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    out = rounded.astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(x), np.float32(np.nan), out).astype(np.float32)
+
+
+def random_array(rng, shape, dtype):
+    """Random values that every dtype holds exactly: small signed ints, non-negative for uint8, and
+    floats with a fractional part, rounded to the dtype (bfloat16 returned as float32)."""
+    shape = tuple(shape)
+    if dtype is ember.bool:
+        return rng.random(shape) < 0.5
+    if dtype is ember.uint8:
+        return rng.integers(0, 200, shape).astype(np.uint8)
+    if dtype in INT_DTYPES:
+        return rng.integers(-100, 100, shape).astype(np_dtype(dtype))
+    x = (rng.standard_normal(shape) * 20).astype(np.float64)
+    if dtype is ember.bfloat16:
+        return bf16_round(x.astype(np.float32))
+    return x.astype(np_dtype(dtype))
+
+
+def assert_equal(t, expected, dtype=None):
+    """t has `expected`'s shape and values (NaNs compare equal), and `dtype` when given."""
+    expected = np.asarray(expected)
+    assert isinstance(t, ember.Tensor), type(t)
+    if dtype is not None:
+        assert t.dtype == dtype, (t.dtype, dtype)
+    assert tuple(t.shape) == expected.shape, (tuple(t.shape), expected.shape)
+    np.testing.assert_array_equal(to_np(t), expected)
+
+
+def contiguous_strides(shape):
+    """PyTorch's strides for a contiguous tensor of `shape` (sizes of 0 count as 1)."""
+    strides, acc = [], 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+def check_view(base, view, np_base, fn, fill=7):
+    """`view` was made from `base` by the op NumPy's `fn` mirrors. Checks that its values are
+    fn(np_base), and that writing through it changes exactly the elements of base that fn selects:
+    running fn on an array of element numbers tells which elements those are."""
+    assert_equal(view, fn(np_base))
+    positions = np.asarray(fn(np.arange(np_base.size).reshape(np_base.shape))).ravel()
+    expected = np_base.copy()
+    expected.flat[positions] = fill
+    before = base._version
+    view.fill_(fill)
+    assert_equal(base, expected)
+    assert base._version == before + 1  # a view shares its base's version counter
+
+
+@pytest.fixture(autouse=True)
+def _restore_global_state():
+    """Tests that change the default dtype must not leak it into others."""
+    yield
+    ember.set_default_dtype(ember.float32)
+
+
+@pytest.fixture
+def rng(request):
+    """A NumPy generator seeded from the test's name, so that each test sees fixed inputs."""
+    import zlib
+
+    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
