@@ -17,6 +17,17 @@ void set_device(int index);
 void synchronize(int index = -1);
 std::string device_name(int index);
 Allocator* allocator(int index);
+// A stream is a device plus an opaque queue handle (cudaStream_t; null is the default stream). Work
+// is enqueued on the calling thread's current stream of the device (issue 8 adds the Python API,
+// events, and the allocator's per-stream pools).
+struct Stream {
+  int device = 0;
+  void* handle = nullptr;
+  bool operator==(const Stream& o) const { return device == o.device && handle == o.handle; }
+};
+Stream current_stream(int device = -1);
+void set_current_stream(Stream s);  // for the calling thread
+
 // Copies between host and device memory (or within a device), ordered on the current stream; blocks
 // the host until done unless the copy is device to device.
 enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };

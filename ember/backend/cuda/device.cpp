@@ -130,16 +130,32 @@ Allocator* allocator(int index) {
   return (*all)[index].get();
 }
 
+namespace {
+constexpr int kMaxDevices = 64;
+thread_local void* t_current_stream[kMaxDevices] = {};
+}  // namespace
+
+Stream current_stream(int device) {
+  if (device < 0) device = current_device();
+  EMBER_CHECK(device < kMaxDevices, "current_stream: device index ", device, " out of range");
+  return Stream{device, t_current_stream[device]};
+}
+
+void set_current_stream(Stream s) {
+  EMBER_CHECK(s.device >= 0 && s.device < device_count(), "set_current_stream: invalid device ", s.device);
+  t_current_stream[s.device] = s.handle;
+}
+
 void memcpy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device) {
   if (nbytes == 0) return;
   DeviceGuard g(device);
   const cudaMemcpyKind k = kind == CopyKind::HostToDevice   ? cudaMemcpyHostToDevice
                            : kind == CopyKind::DeviceToHost ? cudaMemcpyDeviceToHost
                                                             : cudaMemcpyDeviceToDevice;
-  if (kind == CopyKind::DeviceToDevice)
-    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, k, 0));
-  else
-    EMBER_CUDA_CHECK(cudaMemcpy(dst, src, nbytes, k));
+  auto stream = static_cast<cudaStream_t>(current_stream(device).handle);
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, k, stream));
+  // Host memory may be pageable and is used by the caller right after: wait for copies touching it.
+  if (kind != CopyKind::DeviceToDevice) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 }  // namespace ember::cuda

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "ember/backend/cuda/check.h"
+#include "ember/cuda.h"
 #include "ember/iterator.h"
 
 namespace ember::cuda {
@@ -61,10 +62,11 @@ void launch_elementwise(const StridedIter& it, F f) {
   }
   constexpr int kThreads = 256;
   const int64_t blocks = std::min<int64_t>((it.numel + kThreads - 1) / kThreads, 1 << 16);
+  auto stream = static_cast<cudaStream_t>(current_stream().handle);  // asynchronous: the host runs ahead
   if (it.is_contiguous())
-    elementwise_kernel<N, true><<<blocks, kThreads>>>(it.numel, g, f);
+    elementwise_kernel<N, true><<<blocks, kThreads, 0, stream>>>(it.numel, g, f);
   else
-    elementwise_kernel<N, false><<<blocks, kThreads>>>(it.numel, g, f);
+    elementwise_kernel<N, false><<<blocks, kThreads, 0, stream>>>(it.numel, g, f);
   EMBER_CUDA_CHECK(cudaGetLastError());
 }
 

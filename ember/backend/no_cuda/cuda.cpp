@@ -19,6 +19,8 @@ void set_device(int) { not_built("set_device"); }
 void synchronize(int) { not_built("synchronize"); }
 std::string device_name(int) { not_built("get_device_name"); }
 Allocator* allocator(int) { not_built("cuda allocator"); }
+Stream current_stream(int) { not_built("current_stream"); }
+void set_current_stream(Stream) { not_built("set_current_stream"); }
 void memcpy(void*, const void*, size_t, CopyKind, int) { not_built("cuda memcpy"); }
 void check_available(const char* what) { not_built(what); }
 
