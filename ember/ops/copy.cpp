@@ -34,7 +34,10 @@ void copy_across_devices(const Tensor& dst, const Tensor& src) {
 }  // namespace
 
 const Tensor& copy_(const Tensor& dst, const Tensor& src) {
-  if (dst.is_same(src) || dst.numel() == 0) return dst;
+  if (dst.is_same(src) || dst.numel() == 0) {
+    dst.bump_version();  // an in-place op counts as a write even when it changes nothing (as PyTorch)
+    return dst;
+  }
   check_writable(dst, "copy_");
   Tensor s = src.dim() == dst.dim() && std::ranges::equal(src.sizes(), dst.sizes()) ? src : expand(src, dst.sizes());
   if (may_overlap(dst, s) && !(dst.data_ptr() == s.data_ptr() && std::ranges::equal(dst.strides(), s.strides())))
@@ -70,7 +73,9 @@ Tensor to(const Tensor& t, Device device, std::optional<ScalarType> dtype, bool 
 }
 
 Scalar item(const Tensor& t) {
-  EMBER_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  // ValueError, as PyTorch's item()/float()/int() (the Python conversions all come here).
+  EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars (a Tensor with ",
+                    t.numel(), " elements cannot be converted to Scalar)");
   Tensor c = t.is_cuda() ? to(t, kCPU) : t;
   return dispatch_all(c.dtype(), [&](auto v) -> Scalar {
     using T = decltype(v);

@@ -47,10 +47,14 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   const ScalarType dtype = opts.dtype_or(fp ? default_dtype() : ScalarType::Int64);
   const double a = start.to_double(), b = end.to_double(), s = step.to_double();
   EMBER_CHECK(std::isfinite(a) && std::isfinite(b), "arange: unsupported range: ", a, " -> ", b);
-  EMBER_CHECK(s != 0, "arange: step must be nonzero");
+  // Integer outputs step by the step truncated to an integer (PyTorch's accumulate type), which must
+  // not be 0 either.
+  EMBER_CHECK(s != 0 && (is_floating(dtype) || step.to_int() != 0), "arange: step must be nonzero");
   EMBER_CHECK((s > 0 && b >= a) || (s < 0 && b <= a), "arange: upper bound and larger bound inconsistent with step sign");
   int64_t n;
-  if (!fp) {  // exact integer arithmetic: ceil((b - a) / s)
+  // Exact integer arithmetic, ceil((b - a) / s), for integer arguments and, as PyTorch, on the truncated
+  // arguments for int64 outputs.
+  if (!fp || dtype == ScalarType::Int64) {
     const int64_t ia = start.to_int(), ib = end.to_int(), is = step.to_int();
     n = is > 0 ? (ib - ia + is - 1) / is : (ia - ib - is - 1) / -is;
   } else {
@@ -66,7 +70,8 @@ static Tensor spaced(const Scalar& start, const Scalar& end, int64_t steps, doub
                      const char* op) {
   EMBER_CHECK(steps >= 0, op, ": number of steps must be non-negative, got ", steps);
   Tensor t = empty({&steps, 1}, opts.dtype(opts.dtype_or(default_dtype())).requires_grad(false));
-  if (steps) linspace_kernel[t.device()](t, start.to_double(), end.to_double(), base);
+  // One step is `start` (the kernels evaluate the upper half from `end`).
+  if (steps) linspace_kernel[t.device()](t, start.to_double(), steps == 1 ? start.to_double() : end.to_double(), base);
   if (opts.requires_grad_) t.set_requires_grad(true);
   return t;
 }

@@ -177,6 +177,8 @@ void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed
       if (!found) fail<TypeError>(fn, "() got an unexpected keyword argument '", k, "'");
     }
   }
+  // As PyTorch, a factory given out= and no dtype= computes in out's dtype.
+  if (!a.dtype && a.out.is_valid() && nb::isinstance<Tensor>(a.out)) a.dtype = nb::cast<const Tensor&>(a.out).dtype();
 }
 
 nb::object finish_out(Tensor r, nb::handle out, const char* fn) {

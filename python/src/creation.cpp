@@ -34,16 +34,19 @@ DimVector infer_shape(PyObject* o) {
 
 void collect(PyObject* o, const DimVector& shape, size_t d, Leaves& leaves, std::vector<nb::object>& keep) {
   if (d == shape.size()) {
+    // A sequence where a number belongs, or a number where a sequence belongs, is a TypeError in
+    // PyTorch; sequences of the wrong length (ragged lists) are ValueErrors.
     if (is_seq(o) || (!is_scalar(o) && !nb::isinstance<Tensor>(o) && PySequence_Check(o)))
-      fail<ValueError>("tensor(): too many dimensions at depth ", d, " (expected a number, got a sequence of type ",
-                       Py_TYPE(o)->tp_name, ")");
+      fail<TypeError>("tensor(): too many dimensions at depth ", d, " (expected a number, got a sequence of type ",
+                      Py_TYPE(o)->tp_name, ")");
     leaves.push_back(o);
     return;
   }
   nb::object seq;
   if (!is_seq(o)) {
-    EMBER_CHECK_VALUE(!is_scalar(o) && !nb::isinstance<Tensor>(o) && PySequence_Check(o),
-                      "expected sequence of length ", shape[d], " at dim ", d, " (got ", Py_TYPE(o)->tp_name, ")");
+    EMBER_CHECK_TYPE(!is_scalar(o) && !nb::isinstance<Tensor>(o) && PySequence_Check(o),
+                     "tensor(): expected a sequence of length ", shape[d], " at dim ", d, " (got ", Py_TYPE(o)->tp_name,
+                     ")");
     seq = nb::steal(PySequence_List(o));
     if (!seq.is_valid()) throw nb::python_error();
     keep.push_back(seq);
@@ -66,7 +69,7 @@ ScalarType infer_dtype(const Leaves& leaves) {
     else if (nb::isinstance<Tensor>(o)) t = nb::cast<const Tensor&>(nb::handle(o)).dtype();
     else if (PyIndex_Check(o)) t = ScalarType::Int64;
     else if (PyNumber_Check(o)) t = default_dtype();
-    else fail<TypeError>("tensor(): could not infer dtype of ", Py_TYPE(o)->tp_name);
+    else fail<Error>("tensor(): Could not infer dtype of ", Py_TYPE(o)->tp_name);  // RuntimeError, as PyTorch
     r = any ? promote_types(r, t) : t;
     any = true;
   }

@@ -7,7 +7,10 @@ namespace ember::py {
 namespace {
 
 bool is_int_like(PyObject* o) {
-  return (PyLong_Check(o) && !PyBool_Check(o)) || (!PyBool_Check(o) && !PyFloat_Check(o) && PyIndex_Check(o));
+  // Tensors define __index__ but are not ints: a 1-element tensor index is advanced indexing (it keeps
+  // its dim), and 0-d integer tensors are handled on their own in apply_index.
+  return (PyLong_Check(o) && !PyBool_Check(o)) ||
+         (!PyBool_Check(o) && !PyFloat_Check(o) && !nb::isinstance<Tensor>(o) && PyIndex_Check(o));
 }
 
 [[noreturn]] void unsupported(nb::handle h) {
@@ -96,16 +99,24 @@ Tensor apply_index(const Tensor& self, nb::handle index) {
 }
 
 void init_indexing(nb::class_<Tensor>& cls) {
-  cls.def("__getitem__", [](const Tensor& t, nb::handle index) { return apply_index(t, index); });
+  // (.none(): nanobind refuses None for an argument unless told; t[None] is a valid index.)
+  cls.def("__getitem__", [](const Tensor& t, nb::handle index) { return apply_index(t, index); },
+          nb::arg("index").none());
   cls.def("__setitem__", [](const Tensor& t, nb::handle index, nb::handle value) {
     Tensor dst = apply_index(t, index);
-    if (nb::isinstance<Tensor>(value))
-      copy_(dst, nb::cast<const Tensor&>(value));
-    else if (is_scalar(value))
+    if (nb::isinstance<Tensor>(value)) {
+      // As PyTorch's copy_to (and NumPy): leading dims of size 1 of the value are dropped first.
+      Tensor src = nb::cast<const Tensor&>(value);
+      while (src.dim() > dst.dim() && src.sizes()[0] == 1) src = squeeze(src, 0);
+      copy_(dst, src);
+    } else if (is_scalar(value))
       fill_(dst, to_scalar(value, "__setitem__"));
-    else
-      copy_(dst, tensor_from_data(value, dst.dtype(), dst.device()));
-  });
+    else {
+      Tensor src = tensor_from_data(value, dst.dtype(), dst.device());
+      while (src.dim() > dst.dim() && src.sizes()[0] == 1) src = squeeze(src, 0);
+      copy_(dst, src);
+    }
+  }, nb::arg("index").none(), nb::arg("value"));
   cls.def("__iter__", [](nb::handle self) {
     const Tensor& t = nb::cast<const Tensor&>(self);
     EMBER_CHECK_TYPE(t.dim() > 0, "iteration over a 0-d tensor");
