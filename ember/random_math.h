@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "ember/dtype.h"
 #include "ember/generator.h"
 #include "ember/macros.h"
 
@@ -15,9 +16,15 @@ EMBER_HOST_DEVICE int normal_words(bool f64) { return f64 ? 4 : 2; }
 constexpr int kIntWords = 2;
 constexpr int kBernoulliWords = 2;
 
+// Uniform in [0, 1) with `bits` random bits: the dtype's significand (53, 24, 11, 8), so that no
+// value rounds up to 1 when stored in the output dtype.
+inline int uniform_bits(ScalarType t) {
+  return t == ScalarType::Float64 ? 53 : t == ScalarType::Float16 ? 11 : t == ScalarType::BFloat16 ? 8 : 24;
+}
 template <class W>
-EMBER_HOST_DEVICE double uniform(bool f64, W w) {
-  return f64 ? uniform_f64(w(0), w(1)) : static_cast<double>(uniform_f32(w(0)));
+EMBER_HOST_DEVICE double uniform(int bits, W w) {
+  if (bits == 53) return uniform_f64(w(0), w(1));
+  return static_cast<double>(w(0) >> (32 - bits)) * (1.0 / static_cast<double>(1u << bits));
 }
 
 // Box-Muller; u1 is taken from (0, 1] so that log(u1) is finite.

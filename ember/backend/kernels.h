@@ -30,8 +30,8 @@ EMBER_DECLARE_KERNEL(copy, const Tensor& dst, const Tensor& src)
 EMBER_DECLARE_KERNEL(fill, const Tensor& dst, const Scalar& value)
 // dst is contiguous: dst[i] = start + i * step.
 EMBER_DECLARE_KERNEL(arange, const Tensor& dst, const Scalar& start, const Scalar& step)
-// dst is contiguous with n elements: evenly spaced from start to end; if base > 0, base ** that.
-EMBER_DECLARE_KERNEL(linspace, const Tensor& dst, double start, double end, double base)
+// dst is contiguous with n elements: evenly spaced from start to end; with log_scale, base ** that.
+EMBER_DECLARE_KERNEL(linspace, const Tensor& dst, double start, double end, bool log_scale, double base)
 // Random kernels write a contiguous dst from the Philox stream `s` (Note [Random numbers]).
 EMBER_DECLARE_KERNEL(uniform, const Tensor& dst, double from, double to, PhiloxState s)
 // mean and std come from the scalars, or from float64 tensors of dst's shape where those are defined.

@@ -33,11 +33,15 @@ void copy_across_devices(const Tensor& dst, const Tensor& src) {
 
 }  // namespace
 
+// An in-place op counts as a write even when it changes nothing (as in PyTorch).
 const Tensor& copy_(const Tensor& dst, const Tensor& src) {
-  if (dst.is_same(src) || dst.numel() == 0) {
-    dst.bump_version();  // an in-place op counts as a write even when it changes nothing (as PyTorch)
-    return dst;
-  }
+  copy_into(dst, src);
+  dst.bump_version();
+  return dst;
+}
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  if (dst.is_same(src) || dst.numel() == 0) return;
   check_writable(dst, "copy_");
   Tensor s = src.dim() == dst.dim() && std::ranges::equal(src.sizes(), dst.sizes()) ? src : expand(src, dst.sizes());
   if (may_overlap(dst, s) && !(dst.data_ptr() == s.data_ptr() && std::ranges::equal(dst.strides(), s.strides())))
@@ -46,8 +50,6 @@ const Tensor& copy_(const Tensor& dst, const Tensor& src) {
     copy_kernel[dst.device()](dst, s);
   else
     copy_across_devices(dst, s);
-  dst.bump_version();
-  return dst;
 }
 
 const Tensor& fill_(const Tensor& t, const Scalar& value) {
@@ -59,7 +61,7 @@ const Tensor& fill_(const Tensor& t, const Scalar& value) {
 Tensor to(const Tensor& t, ScalarType dtype, bool copy) {
   if (dtype == t.dtype() && !copy) return t;
   Tensor r = empty_like(t, TensorOptions(dtype).device(t.device()));
-  copy_(r, t);
+  copy_into(r, t);
   return r;
 }
 
@@ -68,7 +70,7 @@ Tensor to(const Tensor& t, Device device, std::optional<ScalarType> dtype, bool 
   const ScalarType dt = dtype.value_or(t.dtype());
   if (device == t.device() && dt == t.dtype() && !copy) return t;
   Tensor r = empty_like(t, TensorOptions(dt).device(device));
-  copy_(r, t);
+  copy_into(r, t);
   return r;
 }
 

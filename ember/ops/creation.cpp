@@ -66,23 +66,23 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   return t;
 }
 
-static Tensor spaced(const Scalar& start, const Scalar& end, int64_t steps, double base, TensorOptions opts,
-                     const char* op) {
+static Tensor spaced(const Scalar& start, const Scalar& end, int64_t steps, bool log_scale, double base,
+                     TensorOptions opts, const char* op) {
   EMBER_CHECK(steps >= 0, op, ": number of steps must be non-negative, got ", steps);
   Tensor t = empty({&steps, 1}, opts.dtype(opts.dtype_or(default_dtype())).requires_grad(false));
   // One step is `start` (the kernels evaluate the upper half from `end`).
-  if (steps) linspace_kernel[t.device()](t, start.to_double(), steps == 1 ? start.to_double() : end.to_double(), base);
+  if (steps) linspace_kernel[t.device()](t, start.to_double(), steps == 1 ? start.to_double() : end.to_double(),
+                                              log_scale, base);
   if (opts.requires_grad_) t.set_requires_grad(true);
   return t;
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions opts) {
-  return spaced(start, end, steps, 0.0, opts, "linspace");
+  return spaced(start, end, steps, false, 0.0, opts, "linspace");
 }
 
 Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, TensorOptions opts) {
-  EMBER_CHECK(base > 0, "logspace: base must be positive, got ", base);
-  return spaced(start, end, steps, base, opts, "logspace");
+  return spaced(start, end, steps, true, base, opts, "logspace");
 }
 
 Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions opts) {
@@ -123,7 +123,7 @@ Tensor from_blob_copy(const void* data, ScalarType src_dtype, IntArrayRef size, 
   const int64_t n = checked_numel(size, "tensor");
   Tensor src = from_blob(const_cast<void*>(data), src_dtype, size, strides, kCPU, nullptr, n * element_size(src_dtype));
   Tensor out = empty(size, opts.requires_grad(false));
-  copy_(out, src);
+  copy_into(out, src);
   if (opts.requires_grad_) out.set_requires_grad(true);
   return out;
 }

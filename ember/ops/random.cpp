@@ -23,18 +23,23 @@ void check_float(ScalarType t, const char* op) {
   EMBER_CHECK(is_floating(t), op, ": expected a floating point dtype, got ", t);
 }
 
-// Runs fill(contiguous target) on t, going through a temporary when t is not contiguous.
+// Runs fill(contiguous target) on t, going through a temporary when t is not contiguous. Version
+// bumps are left to the public in-place ops: tensors that an op has just made start at version 0.
 template <class F>
 const Tensor& fill_inplace(const Tensor& t, F fill) {
   if (t.numel() == 0) return t;
   if (t.is_contiguous()) {
     fill(t);
-    t.bump_version();
   } else {
     Tensor tmp = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
     fill(tmp);
-    copy_(t, tmp);
+    copy_into(t, tmp);
   }
+  return t;
+}
+
+const Tensor& bumped(const Tensor& t) {
+  t.bump_version();
   return t;
 }
 
@@ -65,11 +70,11 @@ Tensor as_f64(const Tensor& t, IntArrayRef shape) { return contiguous(to(expand(
 }  // namespace
 
 const Tensor& uniform_(const Tensor& t, double from, double to, Generator* gen) {
-  return uniform_impl(t, from, to, gen, "uniform_");
+  return bumped(uniform_impl(t, from, to, gen, "uniform_"));
 }
 
 const Tensor& normal_(const Tensor& t, double mean, double std, Generator* gen) {
-  return normal_impl(t, mean, std, Tensor(), Tensor(), gen, "normal_");
+  return bumped(normal_impl(t, mean, std, Tensor(), Tensor(), gen, "normal_"));
 }
 
 Tensor rand(IntArrayRef size, Generator* gen, TensorOptions opts) {
@@ -115,8 +120,7 @@ Tensor normal(const Tensor& mean, double std, Generator* gen) {
 
 Tensor normal(double mean, const Tensor& std, Generator* gen) {
   check_float(std.dtype(), "normal");
-  Tensor z = zeros_like(std);
-  return normal(z.fill_(mean), std, gen);
+  return normal(full_like(std, mean), std, gen);
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, Generator* gen, TensorOptions opts) {
@@ -146,10 +150,10 @@ const Tensor& random_(const Tensor& t, int64_t from, std::optional<int64_t> to_,
   }
   EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
   Generator& g = pick(gen, t.device(), "random_");
-  return fill_inplace(t, [&](const Tensor& c) {
+  return bumped(fill_inplace(t, [&](const Tensor& c) {
     random_int_kernel[c.device()](c, from, static_cast<uint64_t>(to) - static_cast<uint64_t>(from),
                                   g.take(c.numel() * rnd::kIntWords));
-  });
+  }));
 }
 
 Tensor randperm(int64_t n, Generator* gen, TensorOptions opts) {
@@ -176,18 +180,24 @@ Tensor bernoulli(const Tensor& p, Generator* gen) {
   return out;
 }
 
-const Tensor& bernoulli_(const Tensor& t, double p, Generator* gen) {
-  EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
-  Generator& g = pick(gen, t.device(), "bernoulli_");
+namespace {
+const Tensor& bernoulli_impl(const Tensor& t, double p, Generator* gen, const char* op) {
+  EMBER_CHECK(p >= 0 && p <= 1, op, " expects p to be in [0, 1], but got p=", p);
+  Generator& g = pick(gen, t.device(), op);
   return fill_inplace(t, [&](const Tensor& c) {
     Tensor pt = full(c.sizes(), p, TensorOptions(ScalarType::Float64).device(c.device()));
     bernoulli_kernel[c.device()](c, pt, g.take(c.numel() * rnd::kBernoulliWords));
   });
 }
+}  // namespace
+
+const Tensor& bernoulli_(const Tensor& t, double p, Generator* gen) {
+  return bumped(bernoulli_impl(t, p, gen, "bernoulli_"));
+}
 
 Tensor bernoulli(const Tensor& t, double p, Generator* gen) {
   Tensor out = empty_like(t);
-  bernoulli_(out, p, gen);
+  bernoulli_impl(out, p, gen, "bernoulli");
   return out;
 }
 

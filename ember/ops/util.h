@@ -15,6 +15,9 @@ bool is_non_overlapping_and_dense(const Tensor& t);
 bool has_internal_overlap(const Tensor& t);
 // True when a and b may touch a common byte of one storage.
 bool may_overlap(const Tensor& a, const Tensor& b);
+// copy_ without the version bump, for filling tensors an op has just allocated (new tensors start at
+// version 0, as in PyTorch).
+void copy_into(const Tensor& dst, const Tensor& src);
 // A tensor sharing t's storage with new geometry.
 Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 

@@ -341,13 +341,13 @@ Tensor alias(const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.st
 Tensor contiguous(const Tensor& t) {
   if (t.is_contiguous()) return t;
   Tensor r = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
-  copy_(r, t);
+  copy_into(r, t);
   return r;
 }
 
 Tensor clone(const Tensor& t) {
   Tensor r = empty_like(t);
-  copy_(r, t);
+  copy_into(r, t);
   return r;
 }
 

@@ -40,7 +40,6 @@ from ._C import (  # noqa: F401
     manual_seed,
     seed,
     initial_seed,
-    default_generator,
     get_rng_state,
     set_rng_state,
     rand,
@@ -107,6 +106,7 @@ contiguous_format = _Layout("contiguous_format")
 preserve_format = _Layout("preserve_format")
 
 _C._set_size_type(Size)
+default_generator = _C.default_generator()  # the CPU generator object, as torch.default_generator
 Tensor.__module__ = "ember"
 dtype.__module__ = "ember"
 device.__module__ = "ember"

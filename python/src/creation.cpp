@@ -145,15 +145,15 @@ void init_creation(nb::module_& m) {
     Tensor t = tensor_from_data(data, a.dtype, a.device);
     if (a.requires_grad) t.set_requires_grad(true);
     return t;
-  }, nb::arg("data"), nb::arg("kwargs"));
-  m.def("as_tensor", [](nb::handle data, nb::handle dtype, nb::handle device) {
+  }, nb::arg("data").none(), nb::arg("kwargs"));
+  m.def("as_tensor", [](nb::handle data, nb::handle dtype, nb::handle device) -> nb::object {
     auto dt = to_dtype(dtype);
     auto dev = to_device(device);
     if (nb::isinstance<Tensor>(data)) {
       const Tensor& t = nb::cast<const Tensor&>(data);
-      return to(t, dev.value_or(t.device()), dt.value_or(t.dtype()));
+      return same_or_new(data, to(t, dev.value_or(t.device()), dt.value_or(t.dtype())));
     }
-    return tensor_from_data(data, dt, dev);
+    return nb::cast(tensor_from_data(data, dt, dev));
   }, nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
 
   m.def("empty", [](nb::args args, nb::kwargs kw) -> nb::object {

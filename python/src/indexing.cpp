@@ -21,11 +21,13 @@ bool is_int_like(PyObject* o) {
                    "indices (got ", nb::inst_name(h).c_str(), ")");
 }
 
-Tensor index_int(const Tensor& t, int64_t dim, int64_t i) {
+// `dim` is the dim of the partly indexed tensor t; `input_dim` the same dim of the tensor being indexed.
+Tensor index_int(const Tensor& t, int64_t dim, int64_t i, int64_t input_dim) {
   EMBER_CHECK_INDEX(dim < t.dim(), "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                     "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
   const int64_t size = t.sizes()[dim];
-  EMBER_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ", dim, " with size ", size);
+  EMBER_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ", input_dim, " with size ",
+                    size);
   return select(t, dim, i);
 }
 
@@ -51,7 +53,7 @@ Tensor apply_index(const Tensor& self, nb::handle index) {
     int overflow = 0;
     long long i = PyLong_AsLongLongAndOverflow(o, &overflow);
     EMBER_CHECK_INDEX(!overflow, "index is out of range for int64");
-    return index_int(self, 0, i);
+    return index_int(self, 0, i, 0);
   }
   if (PySlice_Check(o)) return index_slice(self, 0, o);
   if (!PyTuple_Check(o)) {
@@ -71,26 +73,28 @@ Tensor apply_index(const Tensor& self, nb::handle index) {
   }
   EMBER_CHECK_INDEX(used <= self.dim(), "too many indices for tensor of dimension ", self.dim());
   Tensor t = self;
-  int64_t dim = 0;
+  int64_t dim = 0, input_dim = 0;  // the next dim of t, and the same dim of self
   for (Py_ssize_t k = 0; k < n; ++k) {
     PyObject* it = PyTuple_GET_ITEM(o, k);
     if (PySlice_Check(it)) {
       t = index_slice(t, dim, it);
       ++dim;
+      ++input_dim;
     } else if (it == Py_None) {
       t = unsqueeze(t, dim);
       ++dim;
     } else if (it == Py_Ellipsis) {
       dim += self.dim() - used;
+      input_dim += self.dim() - used;
     } else if (PyBool_Check(it)) {  // True adds a dim of size 1; False one of size 0
       t = unsqueeze(t, dim);
       if (it == Py_False) t = slice(t, dim, 0, 0, 1);
       ++dim;
     } else if (is_int_like(it)) {
-      t = index_int(t, dim, to_int(it, "__getitem__", "index"));
+      t = index_int(t, dim, to_int(it, "__getitem__", "index"), input_dim++);
     } else if (nb::isinstance<Tensor>(it) && nb::cast<const Tensor&>(nb::handle(it)).dim() == 0 &&
                is_integral(nb::cast<const Tensor&>(nb::handle(it)).dtype(), false)) {
-      t = index_int(t, dim, item(nb::cast<const Tensor&>(nb::handle(it))).to_int());
+      t = index_int(t, dim, item(nb::cast<const Tensor&>(nb::handle(it))).to_int(), input_dim++);
     } else {
       unsupported(it);
     }

@@ -33,14 +33,13 @@ PhiloxState state_from(const Tensor& t) {
   return s;
 }
 
-Tensor sized(const nb::args& args, const nb::kwargs& kw, const char* fn, bool normal_dist) {
+nb::object sized(const nb::args& args, const nb::kwargs& kw, const char* fn, bool normal_dist) {
   FactoryArgs a;
   parse_factory_kwargs(kw, fn, kDtype | kDevice | kRequiresGrad | kGenerator | kOut | kLayout, a);
   DimVector size = parse_size(args, 0, fn);
   TensorOptions o = a.options(default_dtype());
   Tensor r = normal_dist ? randn(size, a.generator, o) : rand(size, a.generator, o);
-  if (a.out.is_valid() && !a.out.is_none()) copy_(nb::cast<const Tensor&>(a.out), r);
-  return r;
+  return finish_out(std::move(r), a.out, fn);
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ nb::object tolist_rec(const char* p, ScalarType st, IntArrayRef sizes, IntArrayR
 
 // .to(...) accepts: to(dtype), to(device, dtype=None), to(tensor), plus keywords dtype, device,
 // non_blocking, copy, memory_format.
-Tensor to_method(const Tensor& self, nb::args args, nb::kwargs kw) {
+nb::object to_method(nb::handle py_self, nb::args args, nb::kwargs kw) {
+  const Tensor& self = nb::cast<const Tensor&>(py_self);
   std::optional<ScalarType> dtype;
   std::optional<Device> device;
   bool copy = false;
@@ -56,8 +57,8 @@ Tensor to_method(const Tensor& self, nb::args args, nb::kwargs kw) {
     else if (k == "non_blocking" || k == "memory_format") continue;
     else fail<TypeError>("to() got an unexpected keyword argument '", k, "'");
   }
-  if (device) return to(self, *device, dtype, copy);
-  return to(self, dtype.value_or(self.dtype()), copy);
+  if (device) return same_or_new(py_self, to(self, *device, dtype, copy));
+  return same_or_new(py_self, to(self, dtype.value_or(self.dtype()), copy));
 }
 
 DimVector dims_arg(const nb::args& args, const char* fn) { return parse_size(args, 0, fn); }
@@ -161,7 +162,9 @@ void init_tensor(nb::module_& m) {
            nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1)
       .def("unfold", [](const Tensor& t, int64_t d, int64_t s, int64_t st) { return unfold(t, d, s, st); },
            nb::arg("dimension"), nb::arg("size"), nb::arg("step"))
-      .def("contiguous", [](const Tensor& t, nb::handle) { return contiguous(t); },
+      .def("contiguous", [](nb::handle self, nb::handle) {
+             return same_or_new(self, contiguous(nb::cast<const Tensor&>(self)));
+           },
            nb::arg("memory_format") = nb::none())
       .def("clone", [](const Tensor& t, nb::handle) { return clone(t); }, nb::arg("memory_format") = nb::none())
       .def("detach", [](const Tensor& t) { return alias(t); })
@@ -172,14 +175,15 @@ void init_tensor(nb::module_& m) {
 
   // Conversions.
   cls.def("to", &to_method)
-      .def("type", [](const Tensor& t, nb::handle dtype) -> nb::object {
+      .def("type", [](nb::handle self, nb::handle dtype) -> nb::object {
+        const Tensor& t = nb::cast<const Tensor&>(self);
         if (dtype.is_none()) return nb::str(("ember." + std::string(dtype_name(t.dtype()))).c_str());
-        return nb::cast(to(t, to_dtype_required(dtype, "type")));
+        return same_or_new(self, to(t, to_dtype_required(dtype, "type")));
       }, nb::arg("dtype") = nb::none())
-      .def("cpu", [](const Tensor& t) { return to(t, kCPU); })
-      .def("cuda", [](const Tensor& t, nb::handle device, bool) {
+      .def("cpu", [](nb::handle self) { return same_or_new(self, to(nb::cast<const Tensor&>(self), kCPU)); })
+      .def("cuda", [](nb::handle self, nb::handle device, bool) {
              auto d = to_device(device);
-             return to(t, d ? *d : Device(DeviceType::CUDA));
+             return same_or_new(self, to(nb::cast<const Tensor&>(self), d ? *d : Device(DeviceType::CUDA)));
            }, nb::arg("device") = nb::none(), nb::arg("non_blocking") = false)
       .def("item", [](const Tensor& t) { return scalar_to_py(item(t)); })
       .def("tolist", [](const Tensor& t) {
@@ -228,7 +232,8 @@ void init_tensor(nb::module_& m) {
       {"short", ScalarType::Int16}, {"char", ScalarType::Int8}, {"byte", ScalarType::UInt8},
       {"bool", ScalarType::Bool}};
   for (auto [name, st] : casts)
-    cls.def(name, [st](const Tensor& t, nb::handle) { return to(t, st); }, nb::arg("memory_format") = nb::none());
+    cls.def(name, [st](nb::handle self, nb::handle) { return same_or_new(self, to(nb::cast<const Tensor&>(self), st)); },
+            nb::arg("memory_format") = nb::none());
 
   // Module-level forms of the view ops.
   m.def("reshape", [](const Tensor& t, nb::handle s) { return reshape(t, to_int_list(s, "reshape", "shape")); });

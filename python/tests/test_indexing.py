@@ -254,8 +254,6 @@ def test_index_errors(index, message):
         t[index] = 1
 
 
-@pytest.mark.xfail(strict=True, reason="bug: an out-of-range int after another int index names the dim of the "
-                   "partly indexed tensor (0) instead of the input's (1), as PyTorch does")
 def test_out_of_range_index_names_the_dimension_of_the_input():
     with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 1 with size 4"):
         ember.zeros(3, 4)[0, 5]

@@ -38,9 +38,9 @@ void fill_random(const Tensor& dst, int words, PhiloxState s, G g) {
 }
 
 void uniform(const Tensor& dst, double from, double to, PhiloxState s) {
-  const bool f64 = dst.dtype() == ScalarType::Float64;
-  fill_random(dst, rnd::uniform_words(f64), s,
-              [&](int64_t, auto& w) { return from + (to - from) * rnd::uniform(f64, w); });
+  const int bits = rnd::uniform_bits(dst.dtype());
+  fill_random(dst, rnd::uniform_words(bits == 53), s,
+              [&](int64_t, auto& w) { return from + (to - from) * rnd::uniform(bits, w); });
 }
 
 void normal(const Tensor& dst, double mean, double std, const Tensor& mean_t, const Tensor& std_t, PhiloxState s) {

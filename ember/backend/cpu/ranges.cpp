@@ -23,7 +23,7 @@ void arange(const Tensor& dst, const Scalar& start, const Scalar& step) {
 }
 
 // Symmetric evaluation (from both ends) keeps the last element exactly `end`, as PyTorch does.
-void linspace(const Tensor& dst, double start, double end, double base) {
+void linspace(const Tensor& dst, double start, double end, bool log_scale, double base) {
   const int64_t n = dst.numel();
   const double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
   const int64_t half = n / 2;
@@ -32,7 +32,7 @@ void linspace(const Tensor& dst, double start, double end, double base) {
     T* out = static_cast<T*>(dst.data_ptr());
     for (int64_t i = 0; i < n; ++i) {
       double v = i < half ? start + step * static_cast<double>(i) : end - step * static_cast<double>(n - 1 - i);
-      if (base > 0) v = std::pow(base, v);
+      if (log_scale) v = std::pow(base, v);
       out[i] = convert<T>(v);
     }
   });

@@ -41,13 +41,14 @@ struct ArangeFn {
 
 template <class T>
 struct LinspaceFn {
-  char* base;
-  double start, end, step, base_pow;
+  char* out;
+  double start, end, step, base;
   int64_t n;
+  bool log_scale;
   __device__ void operator()(char* const* p) const {
-    const int64_t i = index_of<T>(p[0], base);
+    const int64_t i = index_of<T>(p[0], out);
     double v = i < n / 2 ? start + step * static_cast<double>(i) : end - step * static_cast<double>(n - 1 - i);
-    if (base_pow > 0) v = pow(base_pow, v);
+    if (log_scale) v = pow(base, v);
     *reinterpret_cast<T*>(p[0]) = convert<T>(v);
   }
 };
@@ -79,14 +80,14 @@ void arange(const Tensor& dst, const Scalar& start, const Scalar& step) {
   });
 }
 
-void linspace(const Tensor& dst, double start, double end, double base) {
+void linspace(const Tensor& dst, double start, double end, bool log_scale, double base) {
   StridedIter it = StridedIter::make({&dst}, dst.sizes());
   const int64_t n = dst.numel();
   const double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
   DeviceGuard g(dst.device().index);
   dispatch_all(dst.dtype(), [&](auto o) {
     using T = decltype(o);
-    launch_elementwise<1>(it, LinspaceFn<T>{static_cast<char*>(dst.data_ptr()), start, end, step, base, n});
+    launch_elementwise<1>(it, LinspaceFn<T>{static_cast<char*>(dst.data_ptr()), start, end, step, base, n, log_scale});
   });
 }
 

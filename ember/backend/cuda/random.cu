@@ -22,6 +22,7 @@ struct RandomFn {
   char* out;
   PhiloxState s;
   int words;
+  int bits;             // uniform: random bits per value
   double a, b;          // uniform: from, to; normal: mean, std
   const double* mean_t; // per-element parameters where given
   const double* std_t;
@@ -33,7 +34,7 @@ struct RandomFn {
     Words w{s, static_cast<uint64_t>(i) * words};
     double v = 0;
     if constexpr (D == Dist::Uniform) {
-      v = a + (b - a) * rnd::uniform(std::is_same_v<T, double>, w);
+      v = a + (b - a) * rnd::uniform(bits, w);
     } else if constexpr (D == Dist::Normal) {
       v = (mean_t ? mean_t[i] : a) + (std_t ? std_t[i] : b) * rnd::normal(std::is_same_v<T, double>, w);
     } else if constexpr (D == Dist::Int) {
@@ -56,8 +57,9 @@ void launch_random(const Tensor& dst, PhiloxState s, int words, double a, double
   auto ptr = [](const Tensor& t) { return t.defined() ? static_cast<const double*>(t.data_ptr()) : nullptr; };
   dispatch_all(dst.dtype(), [&](auto o) {
     using T = decltype(o);
-    launch_elementwise<1>(it, RandomFn<T, D>{static_cast<char*>(dst.data_ptr()), s, words, a, b, ptr(mt), ptr(st),
-                                             ptr(p), low, range});
+    launch_elementwise<1>(it, RandomFn<T, D>{static_cast<char*>(dst.data_ptr()), s, words,
+                                             rnd::uniform_bits(dst.dtype()), a, b, ptr(mt), ptr(st), ptr(p), low,
+                                             range});
   });
 }
 
