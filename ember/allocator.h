@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 
 #include "ember/device.h"
@@ -18,6 +19,33 @@ struct MemoryStats {
   int64_t num_frees = 0;
   int64_t num_sys_allocs = 0;  // blocks obtained from the system (malloc / cudaMalloc)
   int64_t num_sys_frees = 0;
+};
+
+// MemoryStats plus the bookkeeping every allocator does; not thread-safe (allocators hold their lock).
+struct MemoryCounter {
+  MemoryStats s;
+  void on_alloc(int64_t bytes) {
+    ++s.num_allocs;
+    s.allocated += bytes;
+    s.peak_allocated = std::max(s.peak_allocated, s.allocated);
+  }
+  void on_free(int64_t bytes) {
+    ++s.num_frees;
+    s.allocated -= bytes;
+  }
+  void on_sys_alloc(int64_t bytes) {
+    ++s.num_sys_allocs;
+    s.reserved += bytes;
+    s.peak_reserved = std::max(s.peak_reserved, s.reserved);
+  }
+  void on_sys_free(int64_t bytes, int64_t count = 1) {
+    s.num_sys_frees += count;
+    s.reserved -= bytes;
+  }
+  void reset_peak() {
+    s.peak_allocated = s.allocated;
+    s.peak_reserved = s.reserved;
+  }
 };
 
 class Allocator {

@@ -62,34 +62,35 @@ EMBER_HOST_DEVICE uint16_t f32_to_bf16(float f) {
 EMBER_HOST_DEVICE float bf16_to_f32(uint16_t b) { return bits_f32(static_cast<uint32_t>(b) << 16); }
 }  // namespace detail
 
-struct Half {
+namespace detail {
+struct HalfFormat {
+  EMBER_HOST_DEVICE static uint16_t encode(float f) { return f32_to_f16(f); }
+  EMBER_HOST_DEVICE static float decode(uint16_t b) { return f16_to_f32(b); }
+};
+struct BFloat16Format {
+  EMBER_HOST_DEVICE static uint16_t encode(float f) { return f32_to_bf16(f); }
+  EMBER_HOST_DEVICE static float decode(uint16_t b) { return bf16_to_f32(b); }
+};
+}  // namespace detail
+
+// A 16-bit float stored as bits; Format says how it encodes a float.
+template <class Format>
+struct Float16Of {
   uint16_t x = 0;
-  Half() = default;
-  EMBER_HOST_DEVICE Half(float f) : x(detail::f32_to_f16(f)) {}
-  EMBER_HOST_DEVICE Half(double d) : Half(static_cast<float>(d)) {}
+  Float16Of() = default;
+  EMBER_HOST_DEVICE Float16Of(float f) : x(Format::encode(f)) {}
+  EMBER_HOST_DEVICE Float16Of(double d) : Float16Of(static_cast<float>(d)) {}
   template <class I, class = std::enable_if_t<std::is_integral_v<I>>>
-  EMBER_HOST_DEVICE Half(I i) : Half(static_cast<float>(i)) {}
-  EMBER_HOST_DEVICE operator float() const { return detail::f16_to_f32(x); }
-  EMBER_HOST_DEVICE static Half from_bits(uint16_t b) {
-    Half h;
+  EMBER_HOST_DEVICE Float16Of(I i) : Float16Of(static_cast<float>(i)) {}
+  EMBER_HOST_DEVICE operator float() const { return Format::decode(x); }
+  EMBER_HOST_DEVICE static Float16Of from_bits(uint16_t b) {
+    Float16Of h;
     h.x = b;
     return h;
   }
 };
 
-struct BFloat16 {
-  uint16_t x = 0;
-  BFloat16() = default;
-  EMBER_HOST_DEVICE BFloat16(float f) : x(detail::f32_to_bf16(f)) {}
-  EMBER_HOST_DEVICE BFloat16(double d) : BFloat16(static_cast<float>(d)) {}
-  template <class I, class = std::enable_if_t<std::is_integral_v<I>>>
-  EMBER_HOST_DEVICE BFloat16(I i) : BFloat16(static_cast<float>(i)) {}
-  EMBER_HOST_DEVICE operator float() const { return detail::bf16_to_f32(x); }
-  EMBER_HOST_DEVICE static BFloat16 from_bits(uint16_t b) {
-    BFloat16 h;
-    h.x = b;
-    return h;
-  }
-};
+using Half = Float16Of<detail::HalfFormat>;
+using BFloat16 = Float16Of<detail::BFloat16Format>;
 
 }  // namespace ember

@@ -42,7 +42,6 @@ class CpuCachingAllocator final : public Allocator {
     size_t rounded;
     int c = size_class(nbytes == 0 ? 1 : nbytes, &rounded);
     std::lock_guard<std::mutex> g(mu_);
-    ++s_.num_allocs;
     void* p;
     if (!free_[c].empty()) {
       p = free_[c].back();
@@ -55,14 +54,11 @@ class CpuCachingAllocator final : public Allocator {
         p = std::aligned_alloc(kAlign, rounded);
       }
       if (!p)
-        fail<OutOfMemoryError>("CPU out of memory: tried to allocate ", nbytes, " bytes (", s_.allocated,
-                               " bytes allocated, ", s_.reserved, " reserved)");
-      ++s_.num_sys_allocs;
-      s_.reserved += rounded;
-      s_.peak_reserved = std::max(s_.peak_reserved, s_.reserved);
+        fail<OutOfMemoryError>("CPU out of memory: tried to allocate ", nbytes, " bytes (", c_.s.allocated,
+                               " bytes allocated, ", c_.s.reserved, " reserved)");
+      c_.on_sys_alloc(rounded);
     }
-    s_.allocated += rounded;
-    s_.peak_allocated = std::max(s_.peak_allocated, s_.allocated);
+    c_.on_alloc(rounded);
     return p;
   }
 
@@ -71,26 +67,23 @@ class CpuCachingAllocator final : public Allocator {
     size_t rounded;
     int c = size_class(nbytes == 0 ? 1 : nbytes, &rounded);
     std::lock_guard<std::mutex> g(mu_);
-    ++s_.num_frees;
-    s_.allocated -= rounded;
+    c_.on_free(rounded);
     if (cached_ + static_cast<int64_t>(rounded) <= cap_) {
       free_[c].push_back(p);
       cached_ += rounded;
     } else {
       std::free(p);
-      ++s_.num_sys_frees;
-      s_.reserved -= rounded;
+      c_.on_sys_free(rounded);
     }
   }
 
   MemoryStats stats() const override {
     std::lock_guard<std::mutex> g(mu_);
-    return s_;
+    return c_.s;
   }
   void reset_peak_stats() override {
     std::lock_guard<std::mutex> g(mu_);
-    s_.peak_allocated = s_.allocated;
-    s_.peak_reserved = s_.reserved;
+    c_.reset_peak();
   }
   void empty_cache() override {
     std::lock_guard<std::mutex> g(mu_);
@@ -99,14 +92,13 @@ class CpuCachingAllocator final : public Allocator {
 
  private:
   void release_cache_locked() {
-    for (int c = 0; c < kClasses; ++c) {
-      for (void* p : free_[c]) {
-        std::free(p);
-        ++s_.num_sys_frees;
-      }
-      free_[c].clear();
+    int64_t count = 0;
+    for (auto& list : free_) {
+      for (void* p : list) std::free(p);
+      count += static_cast<int64_t>(list.size());
+      list.clear();
     }
-    s_.reserved -= cached_;
+    c_.on_sys_free(cached_, count);
     cached_ = 0;
   }
 
@@ -114,7 +106,7 @@ class CpuCachingAllocator final : public Allocator {
   std::vector<void*> free_[kClasses];
   int64_t cached_ = 0;
   int64_t cap_;
-  MemoryStats s_;
+  MemoryCounter c_;
 };
 
 }  // namespace

@@ -27,16 +27,12 @@ class CudaAllocator final : public Allocator {
       cudaMemGetInfo(&free_b, &total_b);
       std::lock_guard<std::mutex> l(mu_);
       fail<OutOfMemoryError>("CUDA out of memory. Tried to allocate ", nbytes, " bytes on cuda:", device_, " (",
-                             s_.allocated, " bytes allocated by ember, ", free_b, " bytes free of ", total_b, ")");
+                             c_.s.allocated, " bytes allocated by ember, ", free_b, " bytes free of ", total_b, ")");
     }
     EMBER_CUDA_CHECK(err);
     std::lock_guard<std::mutex> l(mu_);
-    ++s_.num_allocs;
-    ++s_.num_sys_allocs;
-    s_.allocated += nbytes;
-    s_.reserved += nbytes;
-    s_.peak_allocated = std::max(s_.peak_allocated, s_.allocated);
-    s_.peak_reserved = std::max(s_.peak_reserved, s_.reserved);
+    c_.on_sys_alloc(nbytes);
+    c_.on_alloc(nbytes);
     return p;
   }
 
@@ -45,27 +41,24 @@ class CudaAllocator final : public Allocator {
     DeviceGuard g(device_);
     cudaFree(p);
     std::lock_guard<std::mutex> l(mu_);
-    ++s_.num_frees;
-    ++s_.num_sys_frees;
-    s_.allocated -= nbytes;
-    s_.reserved -= nbytes;
+    c_.on_free(nbytes);
+    c_.on_sys_free(nbytes);
   }
 
   MemoryStats stats() const override {
     std::lock_guard<std::mutex> l(mu_);
-    return s_;
+    return c_.s;
   }
   void reset_peak_stats() override {
     std::lock_guard<std::mutex> l(mu_);
-    s_.peak_allocated = s_.allocated;
-    s_.peak_reserved = s_.reserved;
+    c_.reset_peak();
   }
   void empty_cache() override {}
 
  private:
   int device_;
   mutable std::mutex mu_;
-  MemoryStats s_;
+  MemoryCounter c_;
 };
 
 }  // namespace
