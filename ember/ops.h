@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ember/generator.h"
+#include "ember/ops/binary.h"
 #include "ember/tensor.h"
 
 namespace ember {

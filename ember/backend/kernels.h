@@ -1,6 +1,6 @@
-// The device kernels, each declared once here. A backend registers its implementation with
-// EMBER_REGISTER_KERNEL in its own source files; a device without one raises NotImplementedError naming
-// the kernel and the device. The slots are constant-initialized, so registration at static-init time
+// The device kernels, each declared once: here, or in its op family's header under ember/ops/. A backend
+// registers its implementation with EMBER_REGISTER_KERNEL in its own source files; a device without one
+// raises NotImplementedError naming the kernel and the device. The slots are constant-initialized, so registration at static-init time
 // is safe in any order. Kernels receive validated, allocated operands on one device.
 #pragma once
 
@@ -45,7 +45,6 @@ EMBER_DECLARE_KERNEL(bernoulli, const Tensor& dst, const Tensor& p, PhiloxState 
 EMBER_DECLARE_KERNEL(randperm, const Tensor& dst, PhiloxState s)
 // probs: float64 [rows, categories], rows validated; dst: int64 [rows, num_samples].
 EMBER_DECLARE_KERNEL(multinomial, const Tensor& dst, const Tensor& probs, bool replacement, PhiloxState s)
-#undef EMBER_DECLARE_KERNEL
 
 #define EMBER_CONCAT_(a, b) a##b
 #define EMBER_CONCAT(a, b) EMBER_CONCAT_(a, b)

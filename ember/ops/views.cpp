@@ -67,7 +67,7 @@ bool view_strides(IntArrayRef os, IntArrayRef ost, IntArrayRef ns, int64_t numel
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
   const size_t n = std::max(a.size(), b.size());
   DimVector r(n, 1);
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = n; i-- > 0;) {  // from the last dim, so the error names the one PyTorch names
     const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (da != db && da != 1 && db != 1)

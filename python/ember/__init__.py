@@ -3,82 +3,11 @@
 Every operation on tensor data runs in C++ (ember._C); this package is the thin Pythonic surface.
 """
 from . import _C
-from ._C import (  # noqa: F401
-    Tensor,
-    Generator,
-    dtype,
-    device,
-    OutOfMemoryError,
-    # dtypes
-    bool,
-    uint8,
-    int8,
-    int16,
-    int32,
-    int64,
-    float16,
-    bfloat16,
-    float32,
-    float64,
-    # creation
-    tensor,
-    as_tensor,
-    empty,
-    empty_strided,
-    zeros,
-    ones,
-    full,
-    arange,
-    linspace,
-    logspace,
-    eye,
-    empty_like,
-    zeros_like,
-    ones_like,
-    full_like,
-    # random
-    manual_seed,
-    seed,
-    initial_seed,
-    get_rng_state,
-    set_rng_state,
-    rand,
-    randn,
-    randint,
-    randperm,
-    normal,
-    bernoulli,
-    multinomial,
-    rand_like,
-    randn_like,
-    randint_like,
-    # views and shape
-    reshape,
-    permute,
-    transpose,
-    swapaxes,
-    t,
-    squeeze,
-    unsqueeze,
-    flatten,
-    unflatten,
-    narrow,
-    select,
-    diagonal,
-    as_strided,
-    clone,
-    broadcast_shapes,
-    # dtypes and misc
-    get_default_dtype,
-    set_default_dtype,
-    promote_types,
-    can_cast,
-    result_type,
-    is_tensor,
-    is_floating_point,
-    numel,
-    set_printoptions,
-)
+from ._C import OutOfMemoryError, Tensor, Generator, dtype, device  # noqa: F401
+
+# Every public function and dtype of the extension module is part of the ember namespace, so that a
+# new op needs only its binding (no list here to keep in sync).
+globals().update({k: v for k, v in vars(_C).items() if not k.startswith("_")})
 from ._size import Size
 from . import cuda  # noqa: F401
 

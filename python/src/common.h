@@ -67,5 +67,7 @@ void init_tensor(nb::module_& m);
 void init_creation(nb::module_& m);
 void init_random(nb::module_& m);
 void init_indexing(nb::class_<Tensor>& cls);
+void init_interop(nb::module_& m);
+void init_binary(nb::module_& m);  // NumPy and DLPack (interop.cpp)
 
 }  // namespace ember::py

@@ -61,5 +61,7 @@ NB_MODULE(_C, m) {
   init_tensor(m);
   init_creation(m);
   init_random(m);
+  init_interop(m);
+  init_binary(m);
   init_backend(m);
 }

@@ -2,36 +2,57 @@
 // loops supply the contiguous fast path (a flat loop the compiler vectorizes) and the strided walk.
 #pragma once
 
+#include <tuple>
+
+#include "ember/backend/cpu/convert.h"
 #include "ember/convert.h"
 #include "ember/iterator.h"
+#include "ember/parallel.h"
 
 namespace ember::cpu {
 
-// Calls body(data pointers, inner byte strides, n) once per run of the innermost dim.
+// Calls body(data pointers, inner byte strides, n) for the runs covering linear elements [begin, end)
+// of the iteration order (dim 0 fastest). A run never crosses the innermost dim.
 template <class Body>
-void for_each_run(const StridedIter& it, Body&& body) {
-  if (it.numel == 0) return;
+void for_each_run_range(const StridedIter& it, int64_t begin, int64_t end, Body&& body) {
+  if (begin >= end) return;
   const int nt = it.ntensors;
   std::array<char*, StridedIter::kMaxOperands> ptr = it.data;
   std::array<int64_t, StridedIter::kMaxOperands> inner{};
-  for (int i = 0; i < nt; ++i) inner[i] = it.ndim ? it.strides[i][0] : 0;
-  const int64_t n = it.ndim ? it.shape[0] : 1;
-  if (it.ndim <= 1) {
-    body(ptr.data(), inner.data(), n);
+  if (it.ndim == 0) {
+    body(ptr.data(), inner.data(), end - begin);
     return;
   }
+  for (int i = 0; i < nt; ++i) inner[i] = it.strides[i][0];
   DimVector idx(it.ndim, 0);
-  for (;;) {
+  int64_t rem = begin;
+  for (int d = 0; d < it.ndim; ++d) {  // unravel begin
+    idx[d] = rem % it.shape[d];
+    rem /= it.shape[d];
+    for (int i = 0; i < nt; ++i) ptr[i] += idx[d] * it.strides[i][d];
+  }
+  int64_t pos = begin;
+  while (pos < end) {
+    const int64_t n = std::min(it.shape[0] - idx[0], end - pos);
     body(ptr.data(), inner.data(), n);
-    int d = 1;
-    for (; d < it.ndim; ++d) {  // odometer increment over the outer dims
+    pos += n;
+    if (pos >= end) return;
+    // The run finished its row: back to the row's start, then an odometer step on dims >= 1.
+    for (int i = 0; i < nt; ++i) ptr[i] -= idx[0] * it.strides[i][0];
+    idx[0] = 0;
+    for (int d = 1; d < it.ndim; ++d) {
       for (int i = 0; i < nt; ++i) ptr[i] += it.strides[i][d];
       if (++idx[d] < it.shape[d]) break;
       for (int i = 0; i < nt; ++i) ptr[i] -= it.strides[i][d] * it.shape[d];
       idx[d] = 0;
     }
-    if (d == it.ndim) return;
   }
+}
+
+// Calls body(data pointers, inner byte strides, n) over every run, split across threads.
+template <class Body>
+void for_each_run(const StridedIter& it, Body&& body, int64_t grain = kGrainSize) {
+  parallel_for(0, it.numel, grain, [&](int64_t b, int64_t e) { for_each_run_range(it, b, e, body); });
 }
 
 // out[i] = f(in[i]) with out of type Out and in of type In.
@@ -63,6 +84,73 @@ void nullary_loop(const StridedIter& it, F f) {
       for (int64_t i = 0; i < n; ++i) *reinterpret_cast<Out*>(p[0] + i * s[0]) = f();
     }
   });
+}
+
+// Note [Casting on load]
+// cpu_kernel<Out, In, NIn>(it, f) computes out = f(in_1, ..., in_NIn) with f taking In values and
+// returning Out. When every operand already has its type and unit stride (or stride 0 for inputs),
+// f runs straight over memory in a loop the compiler vectorizes. Otherwise the run is processed in
+// blocks: each input is gathered and converted into a small contiguous buffer (convert.h), f runs over
+// the buffers, and the result is converted and scattered to the output. So one instantiation per
+// compute type handles every dtype mix and layout, with no temporaries the size of the tensor.
+// Work is split across threads above kGrainSize elements (Note [Intra-op parallelism]).
+template <class Out, class In, int NIn, class F>
+void cpu_kernel(const StridedIter& it, F f, int64_t grain = kGrainSize) {
+  static_assert(NIn >= 1 && NIn <= 3);
+  constexpr int64_t kBlock = 256;
+  const ScalarType out_t = scalar_type_of<Out>, in_t = scalar_type_of<In>;
+  std::array<bool, 4> exact{};
+  exact[0] = it.dtypes[0] == out_t;
+  for (int k = 1; k <= NIn; ++k) exact[k] = it.dtypes[k] == in_t;
+  std::array<LoadFn, 4> loads{};
+  for (int k = 1; k <= NIn; ++k) loads[k] = load_fn(it.dtypes[k], in_t);
+  const StoreFn store = store_fn(out_t, it.dtypes[0]);
+
+  auto body = [&](char** p, const int64_t* s, int64_t n) {
+    bool direct_out = exact[0] && s[0] == sizeof(Out);
+    bool all_direct = direct_out;
+    for (int k = 1; k <= NIn; ++k) all_direct &= exact[k] && s[k] == sizeof(In);
+    if (all_direct) {  // the vectorized path
+      Out* o = reinterpret_cast<Out*>(p[0]);
+      const In* a = reinterpret_cast<const In*>(p[1]);
+      if constexpr (NIn == 1) {
+        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+      } else if constexpr (NIn == 2) {
+        const In* b = reinterpret_cast<const In*>(p[2]);
+        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+      } else {
+        const In* b = reinterpret_cast<const In*>(p[2]);
+        const In* c = reinterpret_cast<const In*>(p[3]);
+        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i], c[i]);
+      }
+      return;
+    }
+    alignas(64) In ibuf[NIn][kBlock];
+    alignas(64) Out obuf[kBlock];
+    for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
+      const int64_t m = std::min(kBlock, n - b0);
+      const In* in[NIn];
+      for (int k = 0; k < NIn; ++k) {
+        const char* src = p[k + 1] + b0 * s[k + 1];
+        if (exact[k + 1] && s[k + 1] == sizeof(In)) {
+          in[k] = reinterpret_cast<const In*>(src);
+        } else {
+          loads[k + 1](src, s[k + 1], reinterpret_cast<char*>(ibuf[k]), m);
+          in[k] = ibuf[k];
+        }
+      }
+      Out* o = direct_out ? reinterpret_cast<Out*>(p[0] + b0 * s[0]) : obuf;
+      if constexpr (NIn == 1) {
+        for (int64_t i = 0; i < m; ++i) o[i] = f(in[0][i]);
+      } else if constexpr (NIn == 2) {
+        for (int64_t i = 0; i < m; ++i) o[i] = f(in[0][i], in[1][i]);
+      } else {
+        for (int64_t i = 0; i < m; ++i) o[i] = f(in[0][i], in[1][i], in[2][i]);
+      }
+      if (!direct_out) store(reinterpret_cast<const char*>(obuf), p[0] + b0 * s[0], s[0], m);
+    }
+  };
+  for_each_run(it, body, grain);
 }
 
 }  // namespace ember::cpu

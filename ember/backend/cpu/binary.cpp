@@ -1,0 +1,17 @@
+#include "ember/backend/cpu/binary.h"
+
+namespace ember::cpu {
+
+void zero_division(const char* op) { fail<Error>("ZeroDivisionError: integer division by zero in ", op); }
+
+namespace {
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute, const Scalar& alpha) {
+  StridedIter it = StridedIter::make({&out, &a, &b}, out.sizes());
+  if (!binary_arith(op, it, compute, alpha) && !binary_logic(op, it, compute))
+    fail<NotImplementedError>(binary_op_name(op), ": no CPU kernel for dtype ", compute);
+}
+}  // namespace
+
+EMBER_REGISTER_KERNEL(binary, CPU, binary)
+
+}  // namespace ember::cpu

@@ -1,0 +1,154 @@
+#include "ember/parallel.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "ember/error.h"
+
+namespace ember {
+
+namespace {
+
+thread_local bool t_in_parallel = false;
+
+int default_threads() {
+  if (const char* env = std::getenv("EMBER_NUM_THREADS")) return std::max(1, std::atoi(env));
+  if (const char* env = std::getenv("OMP_NUM_THREADS")) return std::max(1, std::atoi(env));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int n) {
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { loop(i); });
+  }
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Runs f(chunk) for chunk in [0, nchunks): chunk 0 here, the others on workers 1..nchunks-1.
+  void run(int nchunks, const std::function<void(int)>& f) {
+    std::unique_lock<std::mutex> job_lock(job_mu_);  // one parallel job at a time
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      job_ = &f;
+      nchunks_ = nchunks;
+      pending_ = nchunks - 1;
+      error_ = nullptr;
+      ++generation_;
+    }
+    cv_.notify_all();
+    run_chunk(f, 0);
+    std::unique_lock<std::mutex> l(mu_);
+    done_cv_.wait(l, [this] { return pending_ == 0; });
+    job_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void run_chunk(const std::function<void(int)>& f, int chunk) {
+    t_in_parallel = true;
+    try {
+      f(chunk);
+    } catch (...) {
+      std::lock_guard<std::mutex> l(mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+    t_in_parallel = false;
+  }
+
+  void loop(int id) {
+    uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(int)>* f;
+      {
+        std::unique_lock<std::mutex> l(mu_);
+        cv_.wait(l, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        if (id >= nchunks_) continue;
+        f = job_;
+      }
+      run_chunk(*f, id);
+      std::lock_guard<std::mutex> l(mu_);
+      if (--pending_ == 0) done_cv_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex job_mu_;
+  std::mutex mu_;
+  std::condition_variable cv_, done_cv_;
+  const std::function<void(int)>* job_ = nullptr;
+  int nchunks_ = 0, pending_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+};
+
+std::mutex g_pool_mu;
+ThreadPool* g_pool = nullptr;  // created on first use; leaked at exit (workers may still be parked)
+int g_num_threads = 0;
+
+void after_fork_in_child() {
+  // The parent's workers do not exist in the child: forget the pool (without joining) and start over.
+  g_pool = nullptr;
+  new (&g_pool_mu) std::mutex();
+}
+
+ThreadPool& pool() {
+  std::lock_guard<std::mutex> l(g_pool_mu);
+  if (!g_pool) {
+    static bool registered = (pthread_atfork(nullptr, nullptr, after_fork_in_child), true);
+    (void)registered;
+    g_pool = new ThreadPool(get_num_threads());
+  }
+  return *g_pool;
+}
+
+}  // namespace
+
+void set_num_threads(int n) {
+  EMBER_CHECK_VALUE(n > 0, "set_num_threads: expected a positive number of threads, got ", n);
+  EMBER_CHECK(!t_in_parallel, "set_num_threads: cannot be called from inside a parallel region");
+  std::lock_guard<std::mutex> l(g_pool_mu);
+  g_num_threads = n;
+  if (g_pool && g_pool->size() != n) {
+    delete g_pool;
+    g_pool = nullptr;
+  }
+}
+
+int get_num_threads() {
+  if (g_num_threads == 0) g_num_threads = default_threads();
+  return g_num_threads;
+}
+
+bool in_parallel_region() { return t_in_parallel; }
+
+void parallel_for_impl(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
+  ThreadPool& p = pool();
+  const int64_t n = end - begin;
+  const int64_t chunks = std::min<int64_t>(p.size(), (n + grain - 1) / std::max<int64_t>(grain, 1));
+  const int64_t per = (n + chunks - 1) / chunks;
+  p.run(static_cast<int>(chunks), [&](int c) {
+    const int64_t b = begin + c * per, e = std::min(end, b + per);
+    if (b < e) f(b, e);
+  });
+}
+
+}  // namespace ember
