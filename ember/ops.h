@@ -8,6 +8,7 @@
 
 #include "ember/generator.h"
 #include "ember/ops/binary.h"
+#include "ember/ops/unary.h"
 #include "ember/tensor.h"
 
 namespace ember {

@@ -63,5 +63,6 @@ NB_MODULE(_C, m) {
   init_random(m);
   init_interop(m);
   init_binary(m);
+  init_unary(m);
   init_backend(m);
 }

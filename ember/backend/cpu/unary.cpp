@@ -1,0 +1,190 @@
+// CPU unary kernels: one tiny functor per op over cpu_kernel (Note [Casting on load]).
+#include <cmath>
+#include <limits>
+
+#include "ember/backend/cpu/binary.h"
+#include "ember/ops/unary.h"
+
+namespace ember::cpu {
+
+namespace {
+
+// Inverse error function: Giles' single-precision approximation ("Approximating the erfinv
+// function", GPU Gems 4), refined by two Newton steps on erf for double accuracy.
+double erfinv(double y) {
+  if (y <= -1) return y == -1 ? -std::numeric_limits<double>::infinity() : std::nan("");
+  if (y >= 1) return y == 1 ? std::numeric_limits<double>::infinity() : std::nan("");
+  double w = -std::log((1.0 - y) * (1.0 + y)), x;
+  if (w < 5.0) {
+    w -= 2.5;
+    x = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                     -0.00417768164, 0.246640727, 1.50140941})
+      x = c + x * w;
+  } else {
+    w = std::sqrt(w) - 3.0;
+    x = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
+                     1.00167406, 2.83297682})
+      x = c + x * w;
+  }
+  x *= y;
+  for (int i = 0; i < 2; ++i) x -= (std::erf(x) - y) / (2.0 / std::sqrt(M_PI) * std::exp(-x * x));
+  return x;
+}
+
+template <class A>
+A round_half_even(A x, double decimals) {
+  if (decimals == 0) return std::nearbyint(x);
+  const A p = static_cast<A>(std::pow(10.0, std::fabs(decimals)));
+  return decimals > 0 ? std::nearbyint(x * p) / p : std::nearbyint(x / p) * p;
+}
+
+template <class T>
+void run_unary(UnaryOp op, const StridedIter& it, const UnaryArgs& g) {
+  using A = Acc<T>;
+  auto same = [&](auto f) { cpu_kernel<T, T, 1>(it, [f](T a) -> T { return static_cast<T>(f(A(a))); }); };
+  auto pred = [&](auto f) { cpu_kernel<bool, T, 1>(it, [f](T a) -> bool { return f(A(a)); }); };
+  constexpr bool fp = is_fp<T>;
+  switch (op) {
+    case UnaryOp::Neg: if constexpr (!std::is_same_v<T, bool>) same([](A a) { return -a; }); return;
+    case UnaryOp::Abs:
+      if constexpr (fp) same([](A a) { return std::fabs(a); });
+      else if constexpr (std::is_signed_v<T>) same([](A a) { return a < 0 ? A(-a) : a; });
+      else same([](A a) { return a; });
+      return;
+    case UnaryOp::Sign:
+      if constexpr (std::is_same_v<T, bool>) same([](A a) { return a; });
+      else same([](A a) { return static_cast<A>((A(0) < a) - (a < A(0))); });
+      return;
+    case UnaryOp::Square: same([](A a) { return a * a; }); return;
+    case UnaryOp::Relu:
+      if constexpr (std::is_same_v<T, bool>) same([](A a) { return a; });
+      else same([](A a) { return a > A(0) ? a : (a != a ? a : A(0)); });
+      return;
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Trunc:
+    case UnaryOp::Round:
+      if constexpr (fp) {
+        if (op == UnaryOp::Floor) same([](A a) { return std::floor(a); });
+        if (op == UnaryOp::Ceil) same([](A a) { return std::ceil(a); });
+        if (op == UnaryOp::Trunc) same([](A a) { return std::trunc(a); });
+        if (op == UnaryOp::Round) same([d = g.a](A a) { return round_half_even(a, d); });
+      } else {
+        same([](A a) { return a; });
+      }
+      return;
+    case UnaryOp::BitNot:
+      if constexpr (std::is_same_v<T, bool>) same([](A a) { return !a; });
+      else if constexpr (std::is_integral_v<T>) same([](A a) { return static_cast<A>(~a); });
+      return;
+    case UnaryOp::Clamp: {
+      const bool has_lo = !std::isnan(g.a), has_hi = !std::isnan(g.b);
+      const A lo = has_lo ? static_cast<A>(g.a) : A(0), hi = has_hi ? static_cast<A>(g.b) : A(0);
+      same([=](A a) {
+        if constexpr (fp)
+          if (a != a) return a;
+        if (has_lo && a < lo) a = lo;
+        if (has_hi && a > hi) a = hi;
+        return a;
+      });
+      return;
+    }
+    case UnaryOp::NanToNum:
+      if constexpr (fp)
+        same([n = A(g.a), p = A(g.b), m = A(g.c)](A a) { return a != a ? n : a == A(INFINITY) ? p : a == A(-INFINITY) ? m : a; });
+      else same([](A a) { return a; });
+      return;
+    default: break;
+  }
+  if constexpr (fp) {
+    switch (op) {
+      case UnaryOp::Reciprocal: return same([](A a) { return A(1) / a; });
+      case UnaryOp::Sqrt: return same([](A a) { return std::sqrt(a); });
+      case UnaryOp::Rsqrt: return same([](A a) { return A(1) / std::sqrt(a); });
+      case UnaryOp::Exp: return same([](A a) { return std::exp(a); });
+      case UnaryOp::Exp2: return same([](A a) { return std::exp2(a); });
+      case UnaryOp::Expm1: return same([](A a) { return std::expm1(a); });
+      case UnaryOp::Log: return same([](A a) { return std::log(a); });
+      case UnaryOp::Log2: return same([](A a) { return std::log2(a); });
+      case UnaryOp::Log10: return same([](A a) { return std::log10(a); });
+      case UnaryOp::Log1p: return same([](A a) { return std::log1p(a); });
+      case UnaryOp::Sin: return same([](A a) { return std::sin(a); });
+      case UnaryOp::Cos: return same([](A a) { return std::cos(a); });
+      case UnaryOp::Tan: return same([](A a) { return std::tan(a); });
+      case UnaryOp::Asin: return same([](A a) { return std::asin(a); });
+      case UnaryOp::Acos: return same([](A a) { return std::acos(a); });
+      case UnaryOp::Atan: return same([](A a) { return std::atan(a); });
+      case UnaryOp::Sinh: return same([](A a) { return std::sinh(a); });
+      case UnaryOp::Cosh: return same([](A a) { return std::cosh(a); });
+      case UnaryOp::Tanh: return same([](A a) { return std::tanh(a); });
+      case UnaryOp::Asinh: return same([](A a) { return std::asinh(a); });
+      case UnaryOp::Acosh: return same([](A a) { return std::acosh(a); });
+      case UnaryOp::Atanh: return same([](A a) { return std::atanh(a); });
+      case UnaryOp::Sigmoid: return same([](A a) { return A(1) / (A(1) + std::exp(-a)); });
+      case UnaryOp::Logit: {
+        const bool clip = g.a >= 0;
+        const A eps = static_cast<A>(g.a);
+        return same([=](A a) {
+          if (clip) a = a < eps ? eps : (a > A(1) - eps ? A(1) - eps : a);
+          return std::log(a / (A(1) - a));
+        });
+      }
+      case UnaryOp::Gelu: return same([](A a) { return A(0.5) * a * (A(1) + std::erf(a * A(M_SQRT1_2))); });
+      case UnaryOp::GeluTanh:
+        return same([](A a) {
+          const A k = A(M_2_SQRTPI * M_SQRT1_2);  // sqrt(2 / pi)
+          return A(0.5) * a * (A(1) + std::tanh(k * (a + A(0.044715) * a * a * a)));
+        });
+      case UnaryOp::Silu: return same([](A a) { return a / (A(1) + std::exp(-a)); });
+      case UnaryOp::Softplus: {
+        const A beta = static_cast<A>(g.a), threshold = static_cast<A>(g.b);
+        return same([=](A a) { return a * beta > threshold ? a : std::log1p(std::exp(a * beta)) / beta; });
+      }
+      case UnaryOp::Mish: return same([](A a) { return a * std::tanh(std::log1p(std::exp(a))); });
+      case UnaryOp::Erf: return same([](A a) { return std::erf(a); });
+      case UnaryOp::Erfc: return same([](A a) { return std::erfc(a); });
+      case UnaryOp::Erfinv: return same([](A a) { return static_cast<A>(erfinv(static_cast<double>(a))); });
+      case UnaryOp::Frac: return same([](A a) { return a - std::trunc(a); });
+      default: break;
+    }
+  }
+  switch (op) {
+    case UnaryOp::LogicalNot: return pred([](A a) { return a == A(0); });
+    case UnaryOp::IsNan: return pred([](A a) { return a != a; });
+    case UnaryOp::IsInf:
+      if constexpr (fp) return pred([](A a) { return std::isinf(a); });
+      else return pred([](A) { return false; });
+    case UnaryOp::IsPosInf:
+      if constexpr (fp) return pred([](A a) { return a == A(INFINITY); });
+      else return pred([](A) { return false; });
+    case UnaryOp::IsNegInf:
+      if constexpr (fp) return pred([](A a) { return a == A(-INFINITY); });
+      else return pred([](A) { return false; });
+    case UnaryOp::IsFinite:
+      if constexpr (fp) return pred([](A a) { return std::isfinite(a); });
+      else return pred([](A) { return true; });
+    case UnaryOp::SignBit:
+      // The sign bit of the 16-bit types is read from their bits (std::signbit on the converted float
+      // also crashes GCC 12's vectorizer).
+      if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+        return cpu_kernel<bool, T, 1>(it, [](T a) { return (a.x >> 15) != 0; });
+      else if constexpr (fp) return pred([](A a) { return std::signbit(a); });
+      else if constexpr (std::is_signed_v<T>) return pred([](A a) { return a < 0; });
+      else return pred([](A) { return false; });
+    default:
+      fail<NotImplementedError>(unary_op_name(op), ": no CPU kernel for dtype ", scalar_type_of<T>);
+  }
+}
+
+void unary(UnaryOp op, const Tensor& out, const Tensor& in, ScalarType compute, const UnaryArgs& args) {
+  StridedIter it = StridedIter::make({&out, &in}, out.sizes());
+  dispatch_all(compute, [&](auto v) { run_unary<decltype(v)>(op, it, args); });
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(unary, CPU, unary)
+
+}  // namespace ember::cpu

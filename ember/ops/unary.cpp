@@ -1,0 +1,150 @@
+// Unary elementwise ops: dtype rules and output handling; the math is in the device kernels.
+#include "ember/ops/unary.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ember/ops.h"
+#include "ember/ops/util.h"
+
+namespace ember {
+
+namespace {
+
+enum class Kind : uint8_t { Same, Float, Bool };
+
+Kind kind(UnaryOp op) {
+  if (op >= UnaryOp::LogicalNot) return Kind::Bool;
+  if (op >= UnaryOp::Reciprocal) return Kind::Float;
+  return Kind::Same;
+}
+
+const char* const kNames[] = {
+    "neg", "abs", "sign", "square", "relu", "floor", "ceil", "round", "trunc", "bitwise_not", "clamp", "nan_to_num",
+    "reciprocal", "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
+    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "logit", "gelu", "gelu",
+    "silu", "softplus", "mish", "erf", "erfc", "erfinv", "frac", "logical_not", "isnan", "isinf", "isposinf",
+    "isneginf", "isfinite", "signbit"};
+
+}  // namespace
+
+const char* unary_op_name(UnaryOp op) { return kNames[static_cast<int>(op)]; }
+
+Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs& args) {
+  const char* name = unary_op_name(op);
+  ScalarType compute = x.dtype(), result = compute;
+  switch (kind(op)) {
+    case Kind::Float:
+      if (!is_floating(compute)) compute = result = default_dtype();
+      break;
+    case Kind::Bool:
+      result = ScalarType::Bool;
+      break;
+    case Kind::Same:
+      if (op == UnaryOp::Neg)
+        EMBER_CHECK(compute != ScalarType::Bool, "Negation, the `-` operator, on a bool tensor is not supported. If you "
+                    "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+      if (op == UnaryOp::BitNot)
+        EMBER_CHECK(is_integral(compute, true), "\"bitwise_not_cpu\" not implemented for '", dtype_name(compute),
+                    "' (bitwise_not needs integer or bool tensors)");
+      if (op == UnaryOp::Square && compute == ScalarType::Bool) compute = result = ScalarType::Int64;
+      break;
+  }
+  if (op == UnaryOp::Frac)
+    EMBER_CHECK(is_floating(x.dtype()), "\"frac_cpu\" not implemented for '", dtype_name(x.dtype()),
+                "' (frac needs a floating point tensor)");
+  if (!out.defined()) {
+    Tensor r = empty_like(x, TensorOptions(result).device(x.device()));
+    if (r.numel()) unary_kernel[x.device()](op, r, x, compute, args);
+    return r;
+  }
+  EMBER_CHECK(out.device() == x.device(), name, ": Expected all tensors to be on the same device, but found at least "
+              "two devices, ", x.device(), " and ", out.device(), "! (output)");
+  EMBER_CHECK(can_cast(result, out.dtype()), name, ": result type ", result,
+              " can't be cast to the desired output type ", out.dtype());
+  EMBER_CHECK(std::ranges::equal(out.sizes(), x.sizes()), name, ": output with shape ", shape_str(out.sizes()),
+              " doesn't match the input shape ", shape_str(x.sizes()));
+  EMBER_CHECK(!has_internal_overlap(out), name, ": unsupported operation: more than one element of the written-to "
+              "tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
+  if (out.numel()) {
+    const bool same_layout = out.data_ptr() == x.data_ptr() && std::ranges::equal(out.strides(), x.strides());
+    if (may_overlap(out, x) && !same_layout) {
+      Tensor tmp = unary_op(op, x, {}, args);
+      copy_into(out, tmp);
+    } else {
+      unary_kernel[x.device()](op, out, x, compute, args);
+    }
+  }
+  out.bump_version();
+  return out;
+}
+
+#define EMBER_UNARY(fn, OP) \
+  Tensor fn(const Tensor& x) { return unary_op(UnaryOp::OP, x); }
+EMBER_UNARY(neg, Neg)
+EMBER_UNARY(abs, Abs)
+EMBER_UNARY(sign, Sign)
+EMBER_UNARY(square, Square)
+EMBER_UNARY(relu, Relu)
+EMBER_UNARY(floor, Floor)
+EMBER_UNARY(ceil, Ceil)
+EMBER_UNARY(trunc, Trunc)
+EMBER_UNARY(frac, Frac)
+EMBER_UNARY(reciprocal, Reciprocal)
+EMBER_UNARY(sqrt, Sqrt)
+EMBER_UNARY(rsqrt, Rsqrt)
+EMBER_UNARY(exp, Exp)
+EMBER_UNARY(log, Log)
+EMBER_UNARY(sin, Sin)
+EMBER_UNARY(cos, Cos)
+EMBER_UNARY(tanh, Tanh)
+EMBER_UNARY(sigmoid, Sigmoid)
+EMBER_UNARY(silu, Silu)
+EMBER_UNARY(logical_not, LogicalNot)
+EMBER_UNARY(isnan, IsNan)
+EMBER_UNARY(isinf, IsInf)
+EMBER_UNARY(isfinite, IsFinite)
+#undef EMBER_UNARY
+
+Tensor round(const Tensor& x, int64_t decimals) {
+  return unary_op(UnaryOp::Round, x, {}, UnaryArgs{static_cast<double>(decimals)});
+}
+Tensor gelu(const Tensor& x, bool tanh_approximation) {
+  return unary_op(tanh_approximation ? UnaryOp::GeluTanh : UnaryOp::Gelu, x);
+}
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  return unary_op(UnaryOp::Softplus, x, {}, UnaryArgs{beta, threshold});
+}
+
+Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<double> posinf,
+                  std::optional<double> neginf) {
+  // Defaults: the dtype's largest and lowest finite values.
+  double hi = dispatch_all(is_floating(x.dtype()) ? x.dtype() : ScalarType::Float64, [](auto v) -> double {
+    using T = decltype(v);
+    if constexpr (std::is_same_v<T, Half>) return 65504.0;
+    else if constexpr (std::is_same_v<T, BFloat16>) return 3.3895313892515355e38;
+    else return static_cast<double>(std::numeric_limits<T>::max());
+  });
+  return unary_op(UnaryOp::NanToNum, x, {}, UnaryArgs{nan.value_or(0.0), posinf.value_or(hi), neginf.value_or(-hi)});
+}
+
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+  EMBER_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  ResultTypeState rs;
+  rs.update(x);
+  if (min) rs.update(*min);
+  if (max) rs.update(*max);
+  const ScalarType t = rs.result();
+  Tensor in = t == x.dtype() ? x : to(x, t);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return unary_op(UnaryOp::Clamp, in, {}, UnaryArgs{min ? min->to_double() : nan, max ? max->to_double() : nan});
+}
+
+Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max) {
+  Tensor r = x;
+  if (min.defined()) r = maximum(r, min);
+  if (max.defined()) r = minimum(r, max);
+  return r;
+}
+
+}  // namespace ember
