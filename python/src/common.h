@@ -69,7 +69,8 @@ void init_random(nb::module_& m);
 void init_indexing(nb::class_<Tensor>& cls);
 void init_interop(nb::module_& m);
 void init_binary(nb::module_& m);
-void init_unary(nb::module_& m);  // NumPy and DLPack (interop.cpp)
+void init_unary(nb::module_& m);
+void init_reduce(nb::module_& m);  // NumPy and DLPack (interop.cpp)
 
 // A tensor viewing the memory of a NumPy array or scalar of a dtype ember has (of a native, row-major copy
 // when ember can't view its layout), or nullopt for anything else (interop.cpp).

@@ -64,5 +64,6 @@ NB_MODULE(_C, m) {
   init_interop(m);
   init_binary(m);
   init_unary(m);
+  init_reduce(m);
   init_backend(m);
 }

@@ -1,0 +1,50 @@
+// Reductions over any set of dims, with keepdim; and the reductions that also return indices.
+#pragma once
+
+#include <optional>
+#include <utility>
+
+#include "ember/backend/kernels.h"
+#include "ember/tensor.h"
+
+namespace ember {
+
+enum class ReduceOp : uint8_t { Sum, NanSum, Prod, Max, Min, All, Any, CountNonzero };
+
+// out has in's rank with size 1 on the reduced dims (keepdim form). Sums of 16-bit floats accumulate
+// in float32 and float32 sums are pairwise (error O(log n)); integer sums accumulate in int64.
+EMBER_DECLARE_KERNEL(reduce, ReduceOp op, const Tensor& out, const Tensor& in)
+// Max or Min along one dim: values and int64 indices, both in keepdim form. NaN wins, first occurrence.
+EMBER_DECLARE_KERNEL(reduce_with_index, ReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in,
+                     int64_t dim)
+
+// dims empty = all dims. dtype: the accumulation/output dtype for sum and prod (the input is cast).
+Tensor sum(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {});
+Tensor nansum(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {});
+Tensor prod(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {});
+Tensor mean(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {});
+Tensor nanmean(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {});
+Tensor amax(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor all(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor any(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor count_nonzero(const Tensor& x, IntArrayRef dims = {});
+// Whole-tensor max/min (a 0-d tensor; RuntimeError on empty input).
+Tensor max(const Tensor& x);
+Tensor min(const Tensor& x);
+// Along a dim: (values, indices).
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
+// dim nullopt: the index into the flattened tensor.
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim = {}, bool keepdim = false);
+// correction: 1 is Bessel's correction (unbiased), 0 the population statistic.
+Tensor var(const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+Tensor std(const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+std::pair<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+std::pair<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);
+// The normalised reduced dims of x (wrapped, sorted, unique; empty input means all) for the op `name`.
+DimVector reduction_dims(const Tensor& x, IntArrayRef dims, const char* name);
+
+}  // namespace ember
