@@ -1,6 +1,7 @@
-"""Memory bandwidth of large copies, ember beside PyTorch: an op that allocates its output against the
-same copy into a preallocated output. ember's caching CPU allocator (docs/memory.md) should make the
-two nearly equal. Run: scripts/bench bandwidth
+"""Memory-bound ops on large tensors, ember beside PyTorch: copies (allocating against preallocated:
+ember's caching CPU allocator, docs/memory.md, should make them nearly equal), elementwise ops and
+reductions that allocate their outputs. Goal (issue 3): a + b, relu, sum at >= 80% of the bandwidth of a
+preallocated copy. The last column of `main` prints ember / torch time. Run: scripts/bench bandwidth
 """
 import os
 import sys
@@ -17,6 +18,13 @@ CASES = [
     ("to(float64) 16M (allocates)", SETUP, "x.to(lib.float64)"),
     ("copy_ 16M f32->f64 (prealloc.)", SETUP, "z.copy_(x)"),
     ("zeros 16M (allocates)", "", f"lib.zeros({N})"),
+    ("a + b 16M f32 (allocates)", SETUP, "x + y"),
+    ("relu(a) 16M f32 (allocates)", SETUP, "lib.relu(x)"),
+    ("a.sum() 16M f32", SETUP, "x.sum()"),
+    ("a.exp() 16M f32 (allocates)", SETUP, "x.exp()"),
+    ("a * 2 + 1 16M f32", SETUP, "x * 2 + 1"),
+    ("a.sum(0) [4096x4096] f32", "x = lib.ones(4096, 4096)", "x.sum(0)"),
+    ("a.t().contiguous() 4096^2 f32", "x = lib.ones(4096, 4096)", "x.t().contiguous()"),
 ]
 
 if __name__ == "__main__":

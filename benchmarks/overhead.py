@@ -1,6 +1,6 @@
 """Fixed per-call cost of tensor-core operations from Python, ember beside PyTorch.
 
-Goal (issue 2): at most half of PyTorch's cost. Run: scripts/bench overhead
+Goal (issues 2 and 3): at most half of PyTorch's cost. Run: scripts/bench overhead
 """
 import os
 import sys
@@ -21,6 +21,14 @@ CASES = [
     ("tensor([[1, 2], [3, 4]])", "", "lib.tensor([[1, 2], [3, 4]])"),
     ("x.to(float64)", "x = lib.empty(4)", "x.to(lib.float64)"),
     ("rand(4)", "", "lib.rand(4)"),
+    ("a + b  [1 element]", "a = lib.ones(1); b = lib.ones(1)", "a + b"),
+    ("relu(a)  [1 element]", "a = lib.ones(1)", "lib.relu(a)"),
+    ("a.sum()  [1 element]", "a = lib.ones(1)", "a.sum()"),
+    ("a * 2.5  [1 element]", "a = lib.ones(1)", "a * 2.5"),
+    ("a.add_(b)  [1 element]", "a = lib.ones(1); b = lib.ones(1)", "a.add_(b)"),
+    ("a > b  [1 element]", "a = lib.ones(1); b = lib.ones(1)", "a > b"),
+    ("a.exp()  [1 element]", "a = lib.ones(1)", "a.exp()"),
+    ("a.max(0)  [2x3]", "a = lib.ones(2, 3)", "a.max(0)"),
 ]
 
 if __name__ == "__main__":

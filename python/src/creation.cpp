@@ -83,6 +83,8 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, std::o
     const Tensor& t = nb::cast<const Tensor&>(data);
     return to(t, device.value_or(t.device()), dtype.value_or(t.dtype()), /*copy=*/true);
   }
+  // NumPy arrays are copied from their memory in one strided copy, not element by element.
+  if (auto t = numpy_to_tensor(data)) return to(*t, device.value_or(kCPU), dtype.value_or(t->dtype()), /*copy=*/true);
   PyObject* o = data.ptr();
   Leaves leaves;
   std::vector<nb::object> keep;  // temporaries made from non-list sequences

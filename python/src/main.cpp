@@ -2,6 +2,7 @@
 #include "common.h"
 #include "ember/allocator.h"
 #include "ember/cuda.h"
+#include "ember/parallel.h"
 
 namespace ember::py {
 namespace {
@@ -20,6 +21,8 @@ nb::dict stats_dict(const MemoryStats& s) {
 }
 
 void init_backend(nb::module_& m) {
+  m.def("set_num_threads", &set_num_threads, nb::arg("int"));
+  m.def("get_num_threads", &get_num_threads);
   m.def("_cpu_memory_stats", [] { return stats_dict(cpu_allocator()->stats()); });
   m.def("_cpu_reset_peak_memory_stats", [] { cpu_allocator()->reset_peak_stats(); });
   m.def("_cpu_empty_cache", [] { cpu_allocator()->empty_cache(); });
@@ -65,5 +68,7 @@ NB_MODULE(_C, m) {
   init_binary(m);
   init_unary(m);
   init_reduce(m);
+  init_shape(m);
+  init_sort(m);
   init_backend(m);
 }
