@@ -12,6 +12,25 @@ StridedIter StridedIter::make(std::initializer_list<const Tensor*> ops, IntArray
   it.numel = 1;
   for (int64_t s : shape) it.numel *= s;
 
+  // Fast path: every operand contiguous with exactly this shape is one flat dim.
+  bool flat = true;
+  for (const Tensor* t : ops)
+    flat = flat && t->is_contiguous() && t->dim() == nd && std::equal(shape.begin(), shape.end(), t->sizes().begin());
+  if (flat) {
+    int k = 0;
+    for (const Tensor* t : ops) {
+      it.data[k] = static_cast<char*>(t->data_ptr());
+      it.dtypes[k] = t->dtype();
+      if (it.numel != 1) it.strides[k].push_back(static_cast<int64_t>(t->element_size()));
+      ++k;
+    }
+    if (it.numel != 1) {
+      it.shape.push_back(it.numel);
+      it.ndim = 1;
+    }
+    return it;
+  }
+
   // Byte strides per operand, in the operands' (outer-first) dim order; broadcast dims get 0.
   std::array<DimVector, kMaxOperands> st;
   int k = 0;

@@ -40,7 +40,7 @@ const char* type_label(ScalarType t) {  // PyTorch's names in "not implemented f
 // A Python number as a 0-d tensor of the compute dtype on the device of the op.
 Tensor wrap(const Operand& x, ScalarType dtype, Device device) {
   if (x.t) return *x.t;
-  return full({}, x.s, TensorOptions(dtype).device(device));
+  return scalar_tensor(x.s, dtype, device);
 }
 
 }  // namespace

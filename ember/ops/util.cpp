@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ember/cuda.h"
+#include "ember/ops.h"
 
 namespace ember {
 
@@ -77,6 +78,24 @@ bool may_overlap(const Tensor& a, const Tensor& b) {
   auto [alo, ahi] = range(a);
   auto [blo, bhi] = range(b);
   return alo < bhi && blo < ahi;
+}
+
+Tensor scalar_tensor(const Scalar& value, ScalarType dtype, Device device) {
+  if (!device.is_cpu()) return full({}, value, TensorOptions(dtype).device(device));
+  constexpr int kRing = 4;
+  thread_local Tensor ring[kNumScalarTypes][kRing];
+  thread_local int next[kNumScalarTypes] = {};
+  const int d = static_cast<int>(dtype);
+  Tensor& slot = ring[d][next[d]];
+  next[d] = (next[d] + 1) % kRing;
+  // Reuse only when nothing else holds the tensor or its storage.
+  if (!slot.defined() || slot.impl()->use_count() != 1 || slot.impl()->storage()->use_count() != 1)
+    slot = empty({}, TensorOptions(dtype));
+  dispatch_all(dtype, [&](auto v) {
+    using T = decltype(v);
+    *static_cast<T*>(slot.data_ptr()) = value.to<T>();
+  });
+  return slot;
 }
 
 Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {

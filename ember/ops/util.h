@@ -18,6 +18,10 @@ bool may_overlap(const Tensor& a, const Tensor& b);
 // copy_ without the version bump, for filling tensors an op has just allocated (new tensors start at
 // version 0, as in PyTorch).
 void copy_into(const Tensor& dst, const Tensor& src);
+// A 0-d tensor holding `value` as `dtype` on `device`, for passing a Python number to a kernel. On the
+// CPU it comes from a small per-thread ring of reused tensors (no allocation): callers must not keep it
+// beyond the op.
+Tensor scalar_tensor(const Scalar& value, ScalarType dtype, Device device);
 // A tensor sharing t's storage with new geometry.
 Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 

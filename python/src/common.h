@@ -67,10 +67,12 @@ void init_tensor(nb::module_& m);
 void init_creation(nb::module_& m);
 void init_random(nb::module_& m);
 void init_indexing(nb::class_<Tensor>& cls);
-void init_interop(nb::module_& m);
+void init_interop(nb::module_& m);  // NumPy and DLPack (interop.cpp)
 void init_binary(nb::module_& m);
 void init_unary(nb::module_& m);
-void init_reduce(nb::module_& m);  // NumPy and DLPack (interop.cpp)
+void init_reduce(nb::module_& m);
+void init_shape(nb::module_& m);  // shape and indexing ops (shape.cpp)
+void init_sort(nb::module_& m);   // sorting, scans, and the remaining reductions (sort.cpp)
 
 // A tensor viewing the memory of a NumPy array or scalar of a dtype ember has (of a native, row-major copy
 // when ember can't view its layout), or nullopt for anything else (interop.cpp).
