@@ -1,0 +1,177 @@
+#include "ember/backend/cpu/vec_math.h"
+
+#if defined(EMBER_HAVE_SLEEF) && defined(__AVX2__)
+#include <immintrin.h>
+#include <sleef.h>
+
+#include <cstring>
+
+namespace ember::cpu {
+
+namespace {
+
+// One vector function per op; V is __m256 (8 floats) or __m256d (4 doubles).
+template <class V>
+struct Vec;
+
+template <>
+struct Vec<__m256> {
+  using T = float;
+  using V = __m256;
+  static constexpr int kWidth = 8;
+  static V load(const T* p) { return _mm256_loadu_ps(p); }
+  static void store(T* p, V v) { _mm256_storeu_ps(p, v); }
+  static V set1(T x) { return _mm256_set1_ps(x); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V div(V a, V b) { return _mm256_div_ps(a, b); }
+  static V neg(V a) { return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f)); }
+  static V exp(V a) { return Sleef_expf8_u10avx2(a); }
+  static V erf(V a) { return Sleef_erff8_u10avx2(a); }
+  static V tanh(V a) { return Sleef_tanhf8_u10avx2(a); }
+};
+
+template <>
+struct Vec<__m256d> {
+  using T = double;
+  static constexpr int kWidth = 4;
+  using V = __m256d;
+  static V load(const T* p) { return _mm256_loadu_pd(p); }
+  static void store(T* p, V v) { _mm256_storeu_pd(p, v); }
+  static V set1(T x) { return _mm256_set1_pd(x); }
+  static V add(V a, V b) { return _mm256_add_pd(a, b); }
+  static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+  static V div(V a, V b) { return _mm256_div_pd(a, b); }
+  static V neg(V a) { return _mm256_xor_pd(a, _mm256_set1_pd(-0.0)); }
+  static V exp(V a) { return Sleef_expd4_u10avx2(a); }
+  static V erf(V a) { return Sleef_erfd4_u10avx2(a); }
+  static V tanh(V a) { return Sleef_tanhd4_u10avx2(a); }
+};
+
+// Applies f to whole vectors, and to the tail through a padded buffer.
+template <class V, class F>
+void apply(const typename Vec<V>::T* in, typename Vec<V>::T* out, int64_t n, F f) {
+  using W = Vec<V>;
+  int64_t i = 0;
+  for (; i + W::kWidth <= n; i += W::kWidth) W::store(out + i, f(W::load(in + i)));
+  if (i < n) {
+    typename W::T buf[W::kWidth] = {};
+    std::memcpy(buf, in + i, (n - i) * sizeof(buf[0]));
+    W::store(buf, f(W::load(buf)));
+    std::memcpy(out + i, buf, (n - i) * sizeof(buf[0]));
+  }
+}
+
+template <class V, class Fns>
+bool run(UnaryOp op, const typename Vec<V>::T* in, typename Vec<V>::T* out, int64_t n) {
+  using W = Vec<V>;
+  using T = typename W::T;
+  const V one = W::set1(T(1)), half = W::set1(T(0.5));
+  switch (op) {
+    case UnaryOp::Exp: apply<V>(in, out, n, Fns::exp); return true;
+    case UnaryOp::Exp2: apply<V>(in, out, n, Fns::exp2); return true;
+    case UnaryOp::Expm1: apply<V>(in, out, n, Fns::expm1); return true;
+    case UnaryOp::Log: apply<V>(in, out, n, Fns::log); return true;
+    case UnaryOp::Log2: apply<V>(in, out, n, Fns::log2); return true;
+    case UnaryOp::Log10: apply<V>(in, out, n, Fns::log10); return true;
+    case UnaryOp::Log1p: apply<V>(in, out, n, Fns::log1p); return true;
+    case UnaryOp::Sin: apply<V>(in, out, n, Fns::sin); return true;
+    case UnaryOp::Cos: apply<V>(in, out, n, Fns::cos); return true;
+    case UnaryOp::Tan: apply<V>(in, out, n, Fns::tan); return true;
+    case UnaryOp::Asin: apply<V>(in, out, n, Fns::asin); return true;
+    case UnaryOp::Acos: apply<V>(in, out, n, Fns::acos); return true;
+    case UnaryOp::Atan: apply<V>(in, out, n, Fns::atan); return true;
+    case UnaryOp::Sinh: apply<V>(in, out, n, Fns::sinh); return true;
+    case UnaryOp::Cosh: apply<V>(in, out, n, Fns::cosh); return true;
+    case UnaryOp::Tanh: apply<V>(in, out, n, Fns::tanh); return true;
+    case UnaryOp::Asinh: apply<V>(in, out, n, Fns::asinh); return true;
+    case UnaryOp::Acosh: apply<V>(in, out, n, Fns::acosh); return true;
+    case UnaryOp::Atanh: apply<V>(in, out, n, Fns::atanh); return true;
+    case UnaryOp::Erf: apply<V>(in, out, n, Fns::erf); return true;
+    case UnaryOp::Erfc: apply<V>(in, out, n, Fns::erfc); return true;
+    case UnaryOp::Sigmoid:
+      apply<V>(in, out, n, [&](V x) { return W::div(one, W::add(one, W::exp(W::neg(x)))); });
+      return true;
+    case UnaryOp::Silu:
+      apply<V>(in, out, n, [&](V x) { return W::div(x, W::add(one, W::exp(W::neg(x)))); });
+      return true;
+    case UnaryOp::Gelu: {
+      const V k = W::set1(T(0.70710678118654752440));
+      apply<V>(in, out, n, [&](V x) { return W::mul(W::mul(half, x), W::add(one, W::erf(W::mul(x, k)))); });
+      return true;
+    }
+    case UnaryOp::GeluTanh: {
+      const V k = W::set1(T(0.79788456080286535588)), c = W::set1(T(0.044715));
+      apply<V>(in, out, n, [&](V x) {
+        const V inner = W::mul(k, W::add(x, W::mul(c, W::mul(x, W::mul(x, x)))));
+        return W::mul(W::mul(half, x), W::add(one, W::tanh(inner)));
+      });
+      return true;
+    }
+    default: return false;
+  }
+}
+
+struct F32 {
+  static __m256 exp(__m256 x) { return Sleef_expf8_u10avx2(x); }
+  static __m256 exp2(__m256 x) { return Sleef_exp2f8_u10avx2(x); }
+  static __m256 expm1(__m256 x) { return Sleef_expm1f8_u10avx2(x); }
+  static __m256 log(__m256 x) { return Sleef_logf8_u10avx2(x); }
+  static __m256 log2(__m256 x) { return Sleef_log2f8_u10avx2(x); }
+  static __m256 log10(__m256 x) { return Sleef_log10f8_u10avx2(x); }
+  static __m256 log1p(__m256 x) { return Sleef_log1pf8_u10avx2(x); }
+  static __m256 sin(__m256 x) { return Sleef_sinf8_u10avx2(x); }
+  static __m256 cos(__m256 x) { return Sleef_cosf8_u10avx2(x); }
+  static __m256 tan(__m256 x) { return Sleef_tanf8_u10avx2(x); }
+  static __m256 asin(__m256 x) { return Sleef_asinf8_u10avx2(x); }
+  static __m256 acos(__m256 x) { return Sleef_acosf8_u10avx2(x); }
+  static __m256 atan(__m256 x) { return Sleef_atanf8_u10avx2(x); }
+  static __m256 sinh(__m256 x) { return Sleef_sinhf8_u10avx2(x); }
+  static __m256 cosh(__m256 x) { return Sleef_coshf8_u10avx2(x); }
+  static __m256 tanh(__m256 x) { return Sleef_tanhf8_u10avx2(x); }
+  static __m256 asinh(__m256 x) { return Sleef_asinhf8_u10avx2(x); }
+  static __m256 acosh(__m256 x) { return Sleef_acoshf8_u10avx2(x); }
+  static __m256 atanh(__m256 x) { return Sleef_atanhf8_u10avx2(x); }
+  static __m256 erf(__m256 x) { return Sleef_erff8_u10avx2(x); }
+  static __m256 erfc(__m256 x) { return Sleef_erfcf8_u15avx2(x); }
+};
+
+struct F64 {
+  static __m256d exp(__m256d x) { return Sleef_expd4_u10avx2(x); }
+  static __m256d exp2(__m256d x) { return Sleef_exp2d4_u10avx2(x); }
+  static __m256d expm1(__m256d x) { return Sleef_expm1d4_u10avx2(x); }
+  static __m256d log(__m256d x) { return Sleef_logd4_u10avx2(x); }
+  static __m256d log2(__m256d x) { return Sleef_log2d4_u10avx2(x); }
+  static __m256d log10(__m256d x) { return Sleef_log10d4_u10avx2(x); }
+  static __m256d log1p(__m256d x) { return Sleef_log1pd4_u10avx2(x); }
+  static __m256d sin(__m256d x) { return Sleef_sind4_u10avx2(x); }
+  static __m256d cos(__m256d x) { return Sleef_cosd4_u10avx2(x); }
+  static __m256d tan(__m256d x) { return Sleef_tand4_u10avx2(x); }
+  static __m256d asin(__m256d x) { return Sleef_asind4_u10avx2(x); }
+  static __m256d acos(__m256d x) { return Sleef_acosd4_u10avx2(x); }
+  static __m256d atan(__m256d x) { return Sleef_atand4_u10avx2(x); }
+  static __m256d sinh(__m256d x) { return Sleef_sinhd4_u10avx2(x); }
+  static __m256d cosh(__m256d x) { return Sleef_coshd4_u10avx2(x); }
+  static __m256d tanh(__m256d x) { return Sleef_tanhd4_u10avx2(x); }
+  static __m256d asinh(__m256d x) { return Sleef_asinhd4_u10avx2(x); }
+  static __m256d acosh(__m256d x) { return Sleef_acoshd4_u10avx2(x); }
+  static __m256d atanh(__m256d x) { return Sleef_atanhd4_u10avx2(x); }
+  static __m256d erf(__m256d x) { return Sleef_erfd4_u10avx2(x); }
+  static __m256d erfc(__m256d x) { return Sleef_erfcd4_u15avx2(x); }
+};
+
+}  // namespace
+
+bool vec_unary(UnaryOp op, const float* in, float* out, int64_t n) { return run<__m256, F32>(op, in, out, n); }
+bool vec_unary(UnaryOp op, const double* in, double* out, int64_t n) { return run<__m256d, F64>(op, in, out, n); }
+
+}  // namespace ember::cpu
+
+#else  // no Sleef or no AVX2: the scalar functors do the work
+
+namespace ember::cpu {
+bool vec_unary(UnaryOp, const float*, float*, int64_t) { return false; }
+bool vec_unary(UnaryOp, const double*, double*, int64_t) { return false; }
+}  // namespace ember::cpu
+
+#endif
