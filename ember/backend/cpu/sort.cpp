@@ -1,0 +1,274 @@
+// CPU sorting and selection: each slice along the dim is copied into a buffer of (key, position) pairs, ordered
+// there with the standard algorithms (stable_sort, partial_sort, nth_element), and written back; slices run in
+// parallel. Keys are the values widened to Acc<T> (float for 16-bit floats); NaN orders above every number.
+// Also the counting kernels: unique's runs, bincount and histc.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "ember/backend/cpu/binary.h"
+#include "ember/ops.h"
+#include "ember/ops/util.h"
+
+namespace ember::cpu {
+
+namespace {
+
+template <class K>
+bool is_nan(K v) {
+  if constexpr (std::is_floating_point_v<K>) return v != v;
+  else return false;
+}
+
+// Strict orders on keys with NaN the largest value (all NaNs equivalent).
+template <class K>
+bool key_less(K a, K b) {
+  return a < b || (is_nan(b) && !is_nan(a));
+}
+template <class K>
+bool key_greater(K a, K b) {
+  return key_less(b, a);
+}
+
+template <class K>
+struct Entry {
+  K key;
+  int64_t pos;
+};
+
+// Total orders (ties by position), which make selection deterministic.
+template <class K>
+bool entry_less(const Entry<K>& a, const Entry<K>& b) {
+  return key_less(a.key, b.key) || (!key_less(b.key, a.key) && a.pos < b.pos);
+}
+template <class K>
+bool entry_greater(const Entry<K>& a, const Entry<K>& b) {
+  return key_greater(a.key, b.key) || (!key_greater(b.key, a.key) && a.pos < b.pos);
+}
+
+// A slice of `n` elements at byte stride `stride` loaded into buf as entries.
+template <class T>
+void load_slice(std::vector<Entry<Acc<T>>>& buf, const char* p, int64_t n, int64_t stride) {
+  buf.resize(n);
+  for (int64_t i = 0; i < n; ++i) buf[i] = {static_cast<Acc<T>>(*reinterpret_cast<const T*>(p + i * stride)), i};
+}
+
+// The first m entries of buf written to the value and index slices.
+template <class T>
+void store_slice(const std::vector<Entry<Acc<T>>>& buf, int64_t m, char* vp, int64_t vs, char* ip, int64_t is) {
+  for (int64_t i = 0; i < m; ++i) {
+    *reinterpret_cast<T*>(vp + i * vs) = static_cast<T>(buf[i].key);
+    *reinterpret_cast<int64_t*>(ip + i * is) = buf[i].pos;
+  }
+}
+
+// Calls f(buf, values slice, indices slice, input slice) for every slice along dim, in parallel, with a scratch
+// vector of entries. The operands differ only in their size along dim.
+template <class E, class F>
+void for_each_slice(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, F f) {
+  DimVector sz(in.sizes());
+  sz[dim] = 1;
+  auto collapse = [&](const Tensor& t) { return make_view(t, sz, t.strides(), t.storage_offset()); };
+  const Tensor vv = collapse(values), iv = collapse(indices), xv = collapse(in);
+  const StridedIter it = StridedIter::make({&vv, &iv, &xv}, sz);
+  const int64_t n = std::max<int64_t>(in.sizes()[dim], 1);
+  for_each_run(it, [&](char** p, const int64_t* st, int64_t m) {
+    std::vector<E> buf;
+    for (int64_t i = 0; i < m; ++i) f(buf, p[0] + i * st[0], p[1] + i * st[1], p[2] + i * st[2]);
+  }, std::max<int64_t>(1, kGrainSize / n));
+}
+
+// Byte strides along dim of (values, indices, in).
+struct Strides {
+  int64_t v, i, x;
+  Strides(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim)
+      : v(values.strides()[dim] * static_cast<int64_t>(values.element_size())),
+        i(indices.strides()[dim] * 8),
+        x(in.strides()[dim] * static_cast<int64_t>(in.element_size())) {}
+};
+
+void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending) {
+  const int64_t n = in.sizes()[dim];
+  const Strides s(values, indices, in, dim);
+  dispatch_all(in.dtype(), [&](auto v) {
+    using T = decltype(v);
+    using E = Entry<Acc<T>>;
+    auto run = [&](auto cmp) {
+      for_each_slice<E>(values, indices, in, dim, [&](std::vector<E>& buf, char* vp, char* ip, const char* xp) {
+        load_slice<T>(buf, xp, n, s.x);
+        std::stable_sort(buf.begin(), buf.end(), cmp);
+        store_slice<T>(buf, n, vp, s.v, ip, s.i);
+      });
+    };
+    if (descending) run([](const E& a, const E& b) { return key_greater(a.key, b.key); });
+    else run([](const E& a, const E& b) { return key_less(a.key, b.key); });
+  });
+}
+
+void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, int64_t dim, bool largest,
+          bool sorted) {
+  const int64_t n = in.sizes()[dim];
+  const Strides s(values, indices, in, dim);
+  dispatch_all(in.dtype(), [&](auto v) {
+    using T = decltype(v);
+    using E = Entry<Acc<T>>;
+    auto run = [&](auto cmp) {
+      for_each_slice<E>(values, indices, in, dim, [&](std::vector<E>& buf, char* vp, char* ip, const char* xp) {
+        load_slice<T>(buf, xp, n, s.x);
+        // partial_sort costs n log k, nth_element n: the first wins only for small k (PyTorch's rule too).
+        if (sorted && k * 64 <= n) {
+          std::partial_sort(buf.begin(), buf.begin() + k, buf.end(), cmp);
+        } else {
+          if (k < n) std::nth_element(buf.begin(), buf.begin() + (k - 1), buf.end(), cmp);
+          if (sorted) std::sort(buf.begin(), buf.begin() + k, cmp);
+        }
+        store_slice<T>(buf, k, vp, s.v, ip, s.i);
+      });
+    };
+    if (largest) run([](const E& a, const E& b) { return entry_greater(a, b); });
+    else run([](const E& a, const E& b) { return entry_less(a, b); });
+  });
+}
+
+// The most frequent key of buf (sorted in place), the smallest on ties, and its last position.
+template <class K>
+Entry<K> mode_of(std::vector<Entry<K>>& buf) {
+  std::sort(buf.begin(), buf.end(), entry_less<K>);
+  Entry<K> best = buf[0];
+  int64_t best_count = 0, count = 0;
+  const int64_t n = static_cast<int64_t>(buf.size());
+  for (int64_t i = 0; i < n; ++i) {
+    ++count;
+    if (i + 1 == n || buf[i + 1].key != buf[i].key) {  // NaN != NaN: each NaN is its own run, as in PyTorch
+      if (count > best_count) {
+        best = buf[i];  // positions ascend within a run: this is the last occurrence
+        best_count = count;
+      }
+      count = 0;
+    }
+  }
+  return best;
+}
+
+// The entry of buf at rank k of the total order, for slice_select's ops.
+template <class K>
+Entry<K> select_entry(std::vector<Entry<K>>& buf, SelectOp op, int64_t k) {
+  const int64_t n = static_cast<int64_t>(buf.size());
+  if (op == SelectOp::Mode) return mode_of(buf);
+  if (op == SelectOp::Median) {
+    for (const Entry<K>& e : buf)
+      if (is_nan(e.key)) return e;  // the first NaN
+    k = (n - 1) / 2;
+  } else if (op == SelectOp::NanMedian) {
+    const int64_t valid = n - std::count_if(buf.begin(), buf.end(), [](const Entry<K>& e) { return is_nan(e.key); });
+    k = valid > 0 ? (valid - 1) / 2 : 0;  // all NaN: the first NaN
+  }
+  std::nth_element(buf.begin(), buf.begin() + k, buf.end(), entry_less<K>);
+  return buf[k];
+}
+
+void slice_select(SelectOp op, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, int64_t k) {
+  const int64_t n = in.sizes()[dim];
+  const Strides s(values, indices, in, dim);
+  dispatch_all(in.dtype(), [&](auto v) {
+    using T = decltype(v);
+    using E = Entry<Acc<T>>;
+    for_each_slice<E>(values, indices, in, dim, [&](std::vector<E>& buf, char* vp, char* ip, const char* xp) {
+      load_slice<T>(buf, xp, n, s.x);
+      const E e = select_entry(buf, op, k);
+      *reinterpret_cast<T*>(vp) = static_cast<T>(e.key);
+      *reinterpret_cast<int64_t*>(ip) = e.pos;
+    });
+  });
+}
+
+void unique_runs(const Tensor& in, const Tensor& perm, const Tensor& inverse, Tensor& values, Tensor& counts) {
+  const int64_t n = in.numel();
+  dispatch_all(in.dtype(), [&](auto v) {
+    using T = decltype(v);
+    const T* x = static_cast<const T*>(in.data_ptr());
+    std::vector<int64_t> starts;
+    for (int64_t i = 0; i < n; ++i)
+      if (i == 0 || static_cast<Acc<T>>(x[i]) != static_cast<Acc<T>>(x[i - 1])) starts.push_back(i);
+    const int64_t nu = static_cast<int64_t>(starts.size());
+    starts.push_back(n);
+    values = empty({{nu}}, TensorOptions(in.dtype()));
+    counts = empty({{nu}}, TensorOptions(ScalarType::Int64));
+    T* vals = static_cast<T*>(values.data_ptr());
+    auto* cnt = static_cast<int64_t*>(counts.data_ptr());
+    for (int64_t r = 0; r < nu; ++r) {
+      vals[r] = x[starts[r]];
+      cnt[r] = starts[r + 1] - starts[r];
+    }
+    if (!inverse.defined()) return;
+    auto* inv = static_cast<int64_t*>(inverse.data_ptr());
+    const int64_t* pos = perm.defined() ? static_cast<const int64_t*>(perm.data_ptr()) : nullptr;
+    for (int64_t r = 0; r < nu; ++r)
+      for (int64_t i = starts[r]; i < starts[r + 1]; ++i) inv[pos ? pos[i] : i] = r;
+  });
+}
+
+void bincount(const Tensor& out, const Tensor& in, const Tensor& weights) {
+  const int64_t n = in.numel(), xs = in.strides()[0];
+  dispatch_all(in.dtype(), [&](auto v) {
+    using I = decltype(v);
+    if constexpr (std::is_integral_v<I> && !std::is_same_v<I, bool>) {
+      const I* x = static_cast<const I*>(in.data_ptr());
+      dispatch_all(out.dtype(), [&](auto w) {
+        using W = decltype(w);
+        if constexpr (std::is_same_v<W, int64_t> || std::is_same_v<W, float> || std::is_same_v<W, double>) {
+          W* o = static_cast<W*>(out.data_ptr());
+          std::fill(o, o + out.numel(), W(0));
+          if (!weights.defined()) {
+            for (int64_t i = 0; i < n; ++i) o[static_cast<int64_t>(x[i * xs])] += W(1);
+            return;
+          }
+          const W* wp = static_cast<const W*>(weights.data_ptr());
+          const int64_t ws = weights.strides()[0];
+          for (int64_t i = 0; i < n; ++i) o[static_cast<int64_t>(x[i * xs])] += wp[i * ws];
+        }
+      });
+    }
+  });
+}
+
+// The bin of x as PyTorch's histc computes it: in T's arithmetic, rounding after each operation.
+template <class T>
+int64_t histc_bin(Acc<T> x, Acc<T> lo, Acc<T> width, int64_t bins) {
+  using A = Acc<T>;
+  const A scaled = static_cast<A>(static_cast<T>(static_cast<A>(static_cast<T>(x - lo)) * static_cast<A>(bins)));
+  const int64_t b = static_cast<int64_t>(static_cast<A>(static_cast<T>(scaled / width)));
+  return std::clamp<int64_t>(b, 0, bins - 1);  // x == max lands in the last bin
+}
+
+void histc(const Tensor& out, const Tensor& in, double min, double max) {
+  const int64_t bins = out.numel();
+  dispatch_all(in.dtype(), [&](auto v) {
+    using T = decltype(v);
+    if constexpr (is_fp<T>) {
+      using A = Acc<T>;
+      const A lo = static_cast<A>(static_cast<T>(min)), hi = static_cast<A>(static_cast<T>(max));
+      const A width = static_cast<A>(static_cast<T>(hi - lo));
+      std::vector<int64_t> counts(bins, 0);
+      const Tensor x = contiguous(in);
+      const T* p = static_cast<const T*>(x.data_ptr());
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const A e = static_cast<A>(p[i]);
+        if (e >= lo && e <= hi) ++counts[histc_bin<T>(e, lo, width, bins)];  // NaN fails both tests
+      }
+      T* o = static_cast<T*>(out.data_ptr());
+      for (int64_t b = 0; b < bins; ++b) o[b] = static_cast<T>(static_cast<A>(counts[b]));
+    }
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(sort, CPU, sort)
+EMBER_REGISTER_KERNEL(topk, CPU, topk)
+EMBER_REGISTER_KERNEL(slice_select, CPU, slice_select)
+EMBER_REGISTER_KERNEL(unique_runs, CPU, unique_runs)
+EMBER_REGISTER_KERNEL(bincount, CPU, bincount)
+EMBER_REGISTER_KERNEL(histc, CPU, histc)
+
+}  // namespace ember::cpu

@@ -1,0 +1,65 @@
+// Scans along a dim: dims, dtypes and output shapes; the loops are in the device's scan kernel.
+#include "ember/ops.h"
+#include "ember/ops/util.h"
+
+namespace ember {
+
+namespace {
+
+// The scan of x (cast to out_dtype) along dim; `indices` receives int64 positions when given. A 0-d tensor scans
+// as a 1-element vector.
+Tensor scan(ScanOp op, const Tensor& x, int64_t dim, ScalarType out_dtype, const char* name,
+           Tensor* indices = nullptr) {
+  dim = wrap_dim(dim, x.dim(), name);
+  const Tensor in = x.dtype() == out_dtype ? x : to(x, out_dtype);
+  const TensorOptions opts = TensorOptions(out_dtype).device(x.device());
+  Tensor out = empty(x.sizes(), opts);
+  if (indices) *indices = empty(x.sizes(), TensorOptions(ScalarType::Int64).device(x.device()));
+  if (out.numel() == 0) return out;
+  auto as_1d = [&](const Tensor& t) { return t.dim() ? t : reshape(t, {{1}}); };
+  scan_kernel[x.device()](op, as_1d(out), indices ? as_1d(*indices) : Tensor(), as_1d(in), dim);
+  return out;
+}
+
+ScalarType accumulate_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
+  if (dtype) return *dtype;
+  return is_integral(x.dtype(), true) ? ScalarType::Int64 : x.dtype();
+}
+
+const Tensor& scan_inplace(ScanOp op, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype,
+                           const char* name) {
+  EMBER_CHECK(!dtype || *dtype == x.dtype(), name, "(): Bad in-place call: input tensor dtype ", x.dtype(),
+              " and output tensor dtype ", *dtype, " should match");
+  return copy_(x, scan(op, x, dim, x.dtype(), name));
+}
+
+std::pair<Tensor, Tensor> cum_extremum(ScanOp op, const Tensor& x, int64_t dim, const char* name) {
+  Tensor indices;
+  Tensor values = scan(op, x, dim, x.dtype(), name, &indices);
+  return {values, indices};
+}
+
+}  // namespace
+
+Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan(ScanOp::Sum, x, dim, accumulate_dtype(x, dtype), "cumsum");
+}
+Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan(ScanOp::Prod, x, dim, accumulate_dtype(x, dtype), "cumprod");
+}
+const Tensor& cumsum_(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan_inplace(ScanOp::Sum, x, dim, dtype, "cumsum_");
+}
+const Tensor& cumprod_(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  return scan_inplace(ScanOp::Prod, x, dim, dtype, "cumprod_");
+}
+
+std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) { return cum_extremum(ScanOp::Max, x, dim, "cummax"); }
+std::pair<Tensor, Tensor> cummin(const Tensor& x, int64_t dim) { return cum_extremum(ScanOp::Min, x, dim, "cummin"); }
+
+Tensor logcumsumexp(const Tensor& x, int64_t dim) {
+  EMBER_CHECK(is_floating(x.dtype()), "logcumsumexp(): expected a floating point input, but got ", x.dtype());
+  return scan(ScanOp::LogSumExp, x, dim, x.dtype(), "logcumsumexp");
+}
+
+}  // namespace ember
