@@ -9,7 +9,7 @@ from ._C import OutOfMemoryError, Tensor, Generator, dtype, device  # noqa: F401
 # new op needs only its binding (no list here to keep in sync).
 globals().update({k: v for k, v in vars(_C).items() if not k.startswith("_")})
 from ._size import Size
-from . import cuda, linalg, utils  # noqa: F401
+from . import cuda, linalg, nn, utils  # noqa: F401
 
 # PyTorch's aliases of the dtypes.
 half = float16
