@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "ember/backend/cpu/binary.h"
+#include "ember/backend/cpu/vec_math.h"
 #include "ember/ops/unary.h"
 
 namespace ember::cpu {
@@ -178,8 +179,21 @@ void run_unary(UnaryOp op, const StridedIter& it, const UnaryArgs& g) {
   }
 }
 
+// Contiguous float32/float64 data in and out: the Sleef vector functions, chunked across threads.
+template <class T>
+bool try_vectorized(UnaryOp op, const StridedIter& it) {
+  if (!it.is_contiguous() || it.dtypes[0] != scalar_type_of<T> || it.dtypes[1] != scalar_type_of<T>) return false;
+  const T* in = reinterpret_cast<const T*>(it.data[1]);
+  T* out = reinterpret_cast<T*>(it.data[0]);
+  if (!vec_unary(op, in, out, 0)) return false;  // no vector version of this op
+  parallel_for(0, it.numel, kGrainSize, [&](int64_t b, int64_t e) { vec_unary(op, in + b, out + b, e - b); });
+  return true;
+}
+
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, ScalarType compute, const UnaryArgs& args) {
   StridedIter it = StridedIter::make({&out, &in}, out.sizes());
+  if (compute == ScalarType::Float32 && try_vectorized<float>(op, it)) return;
+  if (compute == ScalarType::Float64 && try_vectorized<double>(op, it)) return;
   dispatch_all(compute, [&](auto v) { run_unary<decltype(v)>(op, it, args); });
 }
 
