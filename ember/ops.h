@@ -9,6 +9,8 @@
 #include "ember/generator.h"
 #include "ember/ops/binary.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/shape.h"
+#include "ember/ops/sort.h"
 #include "ember/ops/ternary.h"
 #include "ember/ops/unary.h"
 #include "ember/tensor.h"

@@ -1,5 +1,8 @@
-// Python indexing: t[...] and t[...] = v with PyTorch's semantics for basic indices (ints, slices
-// with steps, None, Ellipsis, bools). Basic indexing returns views.
+// Python indexing: t[...] and t[...] = v with PyTorch's semantics. Basic indices (ints, slices with steps,
+// None, Ellipsis) are applied first and give views; advanced indices (integer tensors and lists, bool masks) are
+// then handed to ember::index / index_put_ with one entry per dim of that view. As in PyTorch, ints select even
+// beside advanced indices, and a scalar bool is a new dim indexed by [0] or [] when the index has other advanced
+// indices or other bools (so that they broadcast into one dim), else a view of size 1 or 0.
 #include "common.h"
 
 namespace ember::py {
@@ -8,15 +11,12 @@ namespace {
 
 bool is_int_like(PyObject* o) {
   // Tensors define __index__ but are not ints: a 1-element tensor index is advanced indexing (it keeps
-  // its dim), and 0-d integer tensors are handled on their own in apply_index.
+  // its dim), and 0-d integer tensors are handled on their own in classify.
   return (PyLong_Check(o) && !PyBool_Check(o)) ||
          (!PyBool_Check(o) && !PyFloat_Check(o) && !nb::isinstance<Tensor>(o) && PyIndex_Check(o));
 }
 
 [[noreturn]] void unsupported(nb::handle h) {
-  if (nb::isinstance<Tensor>(h) || PyList_Check(h.ptr()))
-    fail<NotImplementedError>("indexing with tensors, lists or boolean masks (advanced indexing) is not supported "
-                              "yet; use ints, slices, None and Ellipsis");
   fail<IndexError>("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
                    "indices (got ", nb::inst_name(h).c_str(), ")");
 }
@@ -41,8 +41,168 @@ Tensor index_slice(const Tensor& t, int64_t dim, PyObject* s) {
   return slice(t, dim, start, stop, step);
 }
 
-int64_t consumed(PyObject* o) {
-  return (o == Py_None || o == Py_Ellipsis || PyBool_Check(o)) ? 0 : 1;
+enum class Kind : uint8_t { Int, Slice, None, Ellipsis, Bool, Advanced };
+
+struct Item {
+  Kind kind;
+  PyObject* obj;
+  int64_t value = 0;  // Int: the index; Bool: 0 or 1
+  Tensor tensor;      // Advanced: integer indices or a bool mask
+};
+
+bool is_mask(const Tensor& t) { return t.dtype() == ScalarType::Bool || t.dtype() == ScalarType::UInt8; }
+
+// A list, tuple or array used as an index, as PyTorch's indexing tensors: bool (or uint8) stay masks, anything
+// else becomes int64; an empty list is an empty int64 index.
+Tensor sequence_index(nb::handle h) {
+  Tensor t = tensor_from_data(h, std::nullopt, std::nullopt);
+  if (is_mask(t)) return t;
+  EMBER_CHECK_INDEX(is_integral(t.dtype(), false) || t.numel() == 0,
+                    "tensors used as indices must be long, int, byte or bool tensors (got a sequence of ", t.dtype(),
+                    ")");
+  return to(t, ScalarType::Int64);
+}
+
+Item classify_tensor(PyObject* o, const Tensor& t) {
+  if (t.dim() == 0 && is_mask(t)) return {Kind::Bool, o, item(t).to_bool()};
+  if (t.dim() == 0 && is_integral(t.dtype(), false)) return {Kind::Int, o, item(t).to_int()};
+  EMBER_CHECK_INDEX(is_integral(t.dtype(), true), "tensors used as indices must be long, int, byte or bool tensors "
+                    "(got a tensor of dtype ", t.dtype(), ")");
+  return {Kind::Advanced, o, 0, t};
+}
+
+Item classify(PyObject* o) {
+  if (PySlice_Check(o)) return {Kind::Slice, o};
+  if (o == Py_None) return {Kind::None, o};
+  if (o == Py_Ellipsis) return {Kind::Ellipsis, o};
+  if (PyBool_Check(o)) return {Kind::Bool, o, o == Py_True};
+  if (PyLong_Check(o)) return {Kind::Int, o, to_int(o, "__getitem__", "index")};
+  if (nb::isinstance<Tensor>(o)) return classify_tensor(o, nb::cast<const Tensor&>(nb::handle(o)));
+  // NumPy arrays and scalars index like the tensors they view (they define __index__ too, so come first).
+  if (auto t = numpy_to_tensor(o)) return classify_tensor(o, *t);
+  if (is_int_like(o)) return {Kind::Int, o, to_int(o, "__getitem__", "index")};
+  if (PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o))
+    return {Kind::Advanced, o, 0, sequence_index(o)};
+  unsupported(o);
+}
+
+// PyTorch's rule for a list index: read as a tuple of indices when it holds slices, None, Ellipsis, tensors or
+// sequences (x[[0, slice(None)]] is x[0, :]), else as one integer or bool index.
+bool list_as_tuple(PyObject* o) {
+  const Py_ssize_t n = PyList_GET_SIZE(o);
+  if (n >= 32) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* it = PyList_GET_ITEM(o, i);
+    if (nb::isinstance<Tensor>(it) || PySlice_Check(it) || it == Py_None || it == Py_Ellipsis ||
+        (PySequence_Check(it) && !PyUnicode_Check(it)))
+      return true;
+  }
+  return false;
+}
+
+std::vector<Item> parse_items(nb::handle index) {
+  PyObject* o = index.ptr();
+  std::vector<Item> items;
+  if (PyTuple_Check(o) || (PyList_Check(o) && list_as_tuple(o))) {
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** objs = PySequence_Fast_ITEMS(o);
+    for (Py_ssize_t k = 0; k < n; ++k) items.push_back(classify(objs[k]));
+  } else {
+    items.push_back(classify(o));
+  }
+  return items;
+}
+
+int64_t consumed(const Item& it) {
+  switch (it.kind) {
+    case Kind::Int:
+    case Kind::Slice: return 1;
+    case Kind::Advanced: return is_mask(it.tensor) ? std::max<int64_t>(it.tensor.dim(), 1) : 1;
+    default: return 0;
+  }
+}
+
+// The result of the basic indices, and the advanced ones to apply to it: one entry per dim of `view` up to the
+// last indexed one (undefined: not indexed; a mask covers as many dims as it has).
+struct Parsed {
+  Tensor view;
+  std::vector<Tensor> advanced;
+};
+
+Parsed parse(const Tensor& self, nb::handle index) {
+  std::vector<Item> items = parse_items(index);
+  int64_t used = 0, bools = 0, advanced = 0;
+  bool ellipsis = false;
+  for (const Item& it : items) {
+    if (it.kind == Kind::Ellipsis) {
+      EMBER_CHECK_INDEX(!ellipsis, "an index can only have a single ellipsis ('...')");
+      ellipsis = true;
+    }
+    used += consumed(it);
+    bools += it.kind == Kind::Bool;
+    advanced += it.kind == Kind::Advanced;
+  }
+  EMBER_CHECK_INDEX(used <= self.dim(), "too many indices for tensor of dimension ", self.dim());
+  const bool bools_advanced = bools > 1 || (bools && advanced);
+  Parsed p;
+  Tensor t = self;
+  int64_t dim = 0, input_dim = 0;  // the next dim of t, and the same dim of self
+  std::vector<std::pair<int64_t, Tensor>> recorded;
+  for (const Item& it : items) {
+    switch (it.kind) {
+      case Kind::Slice:
+        t = index_slice(t, dim++, it.obj);
+        ++input_dim;
+        break;
+      case Kind::None:
+        t = unsqueeze(t, dim++);
+        break;
+      case Kind::Ellipsis:
+        dim += self.dim() - used;
+        input_dim += self.dim() - used;
+        break;
+      case Kind::Bool:
+        t = unsqueeze(t, dim);
+        if (bools_advanced) {
+          TensorOptions o = TensorOptions(ScalarType::Int64).device(self.device());
+          recorded.emplace_back(dim, it.value ? zeros({{1}}, o) : empty({{0}}, o));
+        } else if (!it.value) {
+          t = slice(t, dim, 0, 0, 1);
+        }
+        ++dim;
+        break;
+      case Kind::Int:
+        t = index_int(t, dim, it.value, input_dim++);
+        break;
+      case Kind::Advanced:
+        recorded.emplace_back(dim, it.tensor);
+        dim += consumed(it);
+        input_dim += consumed(it);
+        break;
+    }
+  }
+  p.view = t;
+  int64_t next = 0;
+  for (auto& [d, tensor] : recorded) {
+    for (; next < d; ++next) p.advanced.emplace_back();
+    next += is_mask(tensor) ? std::max<int64_t>(tensor.dim(), 1) : 1;
+    p.advanced.push_back(std::move(tensor));
+  }
+  return p;
+}
+
+// A value assigned to t[index], as a tensor of dst's dtype and device without leading size-1 dims (dropped as
+// PyTorch's copy_to and NumPy do).
+Tensor value_tensor(const Tensor& dst, nb::handle value) {
+  Tensor v;
+  if (nb::isinstance<Tensor>(value))
+    v = to(nb::cast<const Tensor&>(value), dst.device(), dst.dtype());
+  else if (is_scalar(value))
+    return full({}, to_scalar(value, "__setitem__"), TensorOptions(dst.dtype()).device(dst.device()));
+  else
+    v = tensor_from_data(value, dst.dtype(), dst.device());
+  while (v.dim() > 0 && v.sizes()[0] == 1) v = squeeze(v, 0);
+  return v;
 }
 
 }  // namespace
@@ -56,71 +216,35 @@ Tensor apply_index(const Tensor& self, nb::handle index) {
     return index_int(self, 0, i, 0);
   }
   if (PySlice_Check(o)) return index_slice(self, 0, o);
-  if (!PyTuple_Check(o)) {
-    nb::object tup = nb::make_tuple(index);
-    return apply_index(self, tup);
+  Parsed p = parse(self, index);
+  if (!p.advanced.empty()) return ember::index(p.view, p.advanced);
+  return p.view.is_same(self) ? alias(self) : p.view;
+}
+
+void assign_index(const Tensor& self, nb::handle index, nb::handle value) {
+  Parsed p = parse(self, index);
+  if (!p.advanced.empty()) {
+    index_put_(p.view, p.advanced, value_tensor(p.view, value));
+    return;
   }
-  const Py_ssize_t n = PyTuple_GET_SIZE(o);
-  int64_t used = 0;
-  bool ellipsis = false;
-  for (Py_ssize_t k = 0; k < n; ++k) {
-    PyObject* it = PyTuple_GET_ITEM(o, k);
-    if (it == Py_Ellipsis) {
-      EMBER_CHECK_INDEX(!ellipsis, "an index can only have a single ellipsis ('...')");
-      ellipsis = true;
-    }
-    used += consumed(it);
+  const Tensor& dst = p.view;
+  if (is_scalar(value)) {
+    fill_(dst, to_scalar(value, "__setitem__"));
+    return;
   }
-  EMBER_CHECK_INDEX(used <= self.dim(), "too many indices for tensor of dimension ", self.dim());
-  Tensor t = self;
-  int64_t dim = 0, input_dim = 0;  // the next dim of t, and the same dim of self
-  for (Py_ssize_t k = 0; k < n; ++k) {
-    PyObject* it = PyTuple_GET_ITEM(o, k);
-    if (PySlice_Check(it)) {
-      t = index_slice(t, dim, it);
-      ++dim;
-      ++input_dim;
-    } else if (it == Py_None) {
-      t = unsqueeze(t, dim);
-      ++dim;
-    } else if (it == Py_Ellipsis) {
-      dim += self.dim() - used;
-      input_dim += self.dim() - used;
-    } else if (PyBool_Check(it)) {  // True adds a dim of size 1; False one of size 0
-      t = unsqueeze(t, dim);
-      if (it == Py_False) t = slice(t, dim, 0, 0, 1);
-      ++dim;
-    } else if (is_int_like(it)) {
-      t = index_int(t, dim, to_int(it, "__getitem__", "index"), input_dim++);
-    } else if (nb::isinstance<Tensor>(it) && nb::cast<const Tensor&>(nb::handle(it)).dim() == 0 &&
-               is_integral(nb::cast<const Tensor&>(nb::handle(it)).dtype(), false)) {
-      t = index_int(t, dim, item(nb::cast<const Tensor&>(nb::handle(it))).to_int(), input_dim++);
-    } else {
-      unsupported(it);
-    }
-  }
-  return t.is_same(self) ? alias(self) : t;
+  Tensor src = nb::isinstance<Tensor>(value) ? nb::cast<const Tensor&>(value)
+                                             : tensor_from_data(value, dst.dtype(), dst.device());
+  // As PyTorch's copy_to (and NumPy): leading dims of size 1 of the value are dropped first.
+  while (src.dim() > dst.dim() && src.sizes()[0] == 1) src = squeeze(src, 0);
+  copy_(dst, src);
 }
 
 void init_indexing(nb::class_<Tensor>& cls) {
   // (.none(): nanobind refuses None for an argument unless told; t[None] is a valid index.)
   cls.def("__getitem__", [](const Tensor& t, nb::handle index) { return apply_index(t, index); },
           nb::arg("index").none());
-  cls.def("__setitem__", [](const Tensor& t, nb::handle index, nb::handle value) {
-    Tensor dst = apply_index(t, index);
-    if (nb::isinstance<Tensor>(value)) {
-      // As PyTorch's copy_to (and NumPy): leading dims of size 1 of the value are dropped first.
-      Tensor src = nb::cast<const Tensor&>(value);
-      while (src.dim() > dst.dim() && src.sizes()[0] == 1) src = squeeze(src, 0);
-      copy_(dst, src);
-    } else if (is_scalar(value))
-      fill_(dst, to_scalar(value, "__setitem__"));
-    else {
-      Tensor src = tensor_from_data(value, dst.dtype(), dst.device());
-      while (src.dim() > dst.dim() && src.sizes()[0] == 1) src = squeeze(src, 0);
-      copy_(dst, src);
-    }
-  }, nb::arg("index").none(), nb::arg("value"));
+  cls.def("__setitem__", [](const Tensor& t, nb::handle index, nb::handle value) { assign_index(t, index, value); },
+          nb::arg("index").none(), nb::arg("value"));
   cls.def("__iter__", [](nb::handle self) {
     const Tensor& t = nb::cast<const Tensor&>(self);
     EMBER_CHECK_TYPE(t.dim() > 0, "iteration over a 0-d tensor");

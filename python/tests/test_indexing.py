@@ -261,8 +261,6 @@ def test_out_of_range_index_names_the_dimension_of_the_input():
         ember.zeros(3, 4, 5)[0, 0, -6]
 
 
-@pytest.mark.xfail(strict=True, reason="bug: each bool in an index adds its own dim; PyTorch and NumPy treat "
-                   "bools as advanced indices that broadcast into one dim")
 @pytest.mark.parametrize("index", [(True, True), (True, False), (True, slice(None), False), (False, 0, False)],
                          ids=repr)
 def test_several_bools_merge_into_one_dim(index):
@@ -288,19 +286,6 @@ def test_non_positive_steps_are_value_errors(index, message):
         t[index]
     with pytest.raises(ValueError, match=message):
         t[index] = 0
-
-
-# (Tensors are made inside the test: ones alive at module level outlive nanobind's shutdown check.)
-@pytest.mark.parametrize("make_index", [
-    lambda: [0, 1], lambda: ember.tensor([0, 1]), lambda: (0, [1]), lambda: ember.tensor([True, False, True]),
-    lambda: ember.tensor([1]), lambda: (0, ember.tensor([2])), lambda: ember.tensor(True),
-], ids=["list", "tensor", "tuple-with-list", "mask", "1-element", "tuple-with-tensor", "0d-bool"])
-def test_advanced_indexing_is_not_implemented_yet(make_index):
-    index = make_index()
-    with pytest.raises(NotImplementedError, match="advanced indexing"):
-        ember.zeros(3, 4)[index]
-    with pytest.raises(NotImplementedError, match="advanced indexing"):
-        ember.zeros(3, 4)[index] = 0
 
 
 @pytest.mark.parametrize("index", [1.5, "a", object()], ids=repr)

@@ -1,0 +1,175 @@
+// CPU kernels of gather and scatter by index (Note [Index kernels]). Pure data movement copies elements as
+// unsigned integers of the element's size, so one instantiation per size serves every dtype.
+#include <cmath>
+#include <cstring>
+
+#include "ember/backend/cpu/loops.h"
+#include "ember/ops.h"
+
+namespace ember::cpu {
+namespace {
+
+[[noreturn, gnu::noinline, gnu::cold]] void out_of_bounds(int64_t k, const IndexDim& d, const char* op) {
+  if (op) fail<IndexError>(op, "(): index ", k, " is out of bounds for dimension ", d.dim, " with size ", d.size);
+  fail<IndexError>("index ", k, " is out of bounds for dimension ", d.dim, " with size ", d.size);
+}
+
+// The element offset idx selects, checked against the dim's size and wrapped when negative.
+inline int64_t offset_of(int64_t k, const IndexDim& d, const char* op) {
+  if (d.size < 0) return k;
+  if (k < (d.wrap ? -d.size : 0) || k >= d.size) [[unlikely]]
+    out_of_bounds(k, d, op);
+  return (k < 0 ? k + d.size : k) * d.stride;
+}
+
+inline int64_t load_index(const char* p) {
+  int64_t k;
+  std::memcpy(&k, p, sizeof k);
+  return k;
+}
+
+template <class F>
+decltype(auto) dispatch_size(size_t size, F&& f) {
+  switch (size) {
+    case 1: return f(uint8_t{});
+    case 2: return f(uint16_t{});
+    case 4: return f(uint32_t{});
+    default: return f(uint64_t{});
+  }
+}
+
+void index_gather(const Tensor& out, const Tensor& src, const Tensor& idx, const IndexDim& d, const char* op) {
+  StridedIter it = StridedIter::make({&out, &src, &idx}, out.sizes());
+  dispatch_size(out.element_size(), [&](auto tag) {
+    using T = decltype(tag);
+    constexpr int64_t es = sizeof(T);
+    for_each_run(it, [&](char** p, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t off = offset_of(load_index(p[2] + i * s[2]), d, op);
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[1] + i * s[1] + off * es);
+      }
+    });
+  });
+}
+
+// Runs body(iter) over parts of the iteration that write disjoint elements of dst: dst (which does not overlap
+// itself) is split along a dim where it moves, so that two parts never meet even with repeated indices. The
+// parts' iterators are built here and run on the pool; below the grain size, one part runs on the caller.
+template <class Body>
+void for_each_disjoint_part(const Tensor& dst, const Tensor& src, const Tensor& idx, Body&& body) {
+  const int64_t numel = dst.numel();
+  int64_t split = -1;
+  for (int64_t k = 0; k < dst.dim(); ++k)
+    if (dst.strides()[k] != 0 && dst.sizes()[k] > 1 && (split < 0 || dst.sizes()[k] > dst.sizes()[split])) split = k;
+  int64_t parts = 1;
+  if (split >= 0 && numel > kGrainSize && !in_parallel_region())
+    parts = std::min<int64_t>({get_num_threads(), dst.sizes()[split], numel / kGrainSize});
+  if (parts <= 1) {
+    body(StridedIter::make({&dst, &src, &idx}, dst.sizes()));
+    return;
+  }
+  std::vector<StridedIter> iters;
+  const int64_t size = dst.sizes()[split];
+  for (int64_t k = 0; k < parts; ++k) {
+    const int64_t b = size * k / parts, e = size * (k + 1) / parts;
+    Tensor dv = slice(dst, split, b, e), sv = slice(src, split, b, e), iv = slice(idx, split, b, e);
+    iters.push_back(StridedIter::make({&dv, &sv, &iv}, dv.sizes()));
+  }
+  parallel_for(0, parts, 1, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) body(iters[k]);
+  });
+}
+
+// dst[off(i)] = f(dst[off(i)], src[i]) in iteration order (so the last of repeated indices wins a Copy).
+template <class T, class F>
+void scatter_loop(const StridedIter& it, const IndexDim& d, const char* op, F f) {
+  for_each_run_range(it, 0, it.numel, [&](char** p, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t off = offset_of(load_index(p[2] + i * s[2]), d, op);
+      T* o = reinterpret_cast<T*>(p[0] + i * s[0] + off * static_cast<int64_t>(sizeof(T)));
+      *o = f(*o, *reinterpret_cast<const T*>(p[1] + i * s[1]));
+    }
+  });
+}
+
+template <class T>
+constexpr bool is_reduced_float = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// The combining modes in T's arithmetic (16-bit floats through float; bool as logical or/and).
+template <class T>
+auto combiner(ScatterMode mode) {
+  using C = std::conditional_t<is_reduced_float<T>, float, T>;
+  return [mode](T a_, T b_) -> T {
+    const C a = static_cast<C>(a_), b = static_cast<C>(b_);
+    if constexpr (std::is_same_v<T, bool>) {
+      return mode == ScatterMode::Add || mode == ScatterMode::Max ? (a || b) : (a && b);
+    } else {
+      switch (mode) {
+        case ScatterMode::Add: return static_cast<T>(a + b);
+        case ScatterMode::Mul: return static_cast<T>(a * b);
+        case ScatterMode::Max:
+          if constexpr (std::is_floating_point_v<C>)
+            if (std::isnan(b)) return b_;
+          return static_cast<T>(std::max(a, b));  // (keeps a NaN already in dst: std::max returns a)
+        default:
+          if constexpr (std::is_floating_point_v<C>)
+            if (std::isnan(b)) return b_;
+          return static_cast<T>(std::min(a, b));
+      }
+    }
+  };
+}
+
+void index_scatter(ScatterMode mode, const Tensor& dst, const Tensor& src, const Tensor& idx, const IndexDim& d,
+                   const char* op) {
+  EMBER_CHECK(src.dtype() == dst.dtype(), "index_scatter: src (", src.dtype(), ") must have dst's dtype (",
+              dst.dtype(), ")");
+  for_each_disjoint_part(dst, src, idx, [&](const StridedIter& it) {
+    if (mode == ScatterMode::Copy) {
+      dispatch_size(dst.element_size(), [&](auto tag) {
+        using T = decltype(tag);
+        scatter_loop<T>(it, d, op, [](T, T b) { return b; });
+      });
+      return;
+    }
+    dispatch_all(dst.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      scatter_loop<T>(it, d, op, combiner<T>(mode));
+    });
+  });
+}
+
+// Up to three indices per pass: offsets = offsets + sum of wrap(idx_k) * stride_k.
+template <int N>
+void add_offsets(const Tensor& offsets, const Tensor* idx, const IndexDim* dims, const char* op) {
+  StridedIter it = N == 1   ? StridedIter::make({&offsets, &offsets, &idx[0]}, offsets.sizes())
+                   : N == 2 ? StridedIter::make({&offsets, &offsets, &idx[0], &idx[1]}, offsets.sizes())
+                            : StridedIter::make({&offsets, &offsets, &idx[0], &idx[1], &idx[2]}, offsets.sizes());
+  for_each_run(it, [&](char** p, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t acc = load_index(p[1] + i * s[1]);
+      for (int k = 0; k < N; ++k) acc += offset_of(load_index(p[2 + k] + i * s[2 + k]), dims[k], op);
+      std::memcpy(p[0] + i * s[0], &acc, sizeof acc);
+    }
+  });
+}
+
+void index_offsets(const Tensor& offsets, const std::vector<Tensor>& indices, const std::vector<IndexDim>& dims,
+                   const char* op) {
+  fill_kernel[offsets.device()](offsets, 0);
+  for (size_t k = 0; k < indices.size(); k += 3) {
+    switch (std::min<size_t>(3, indices.size() - k)) {
+      case 1: add_offsets<1>(offsets, &indices[k], &dims[k], op); break;
+      case 2: add_offsets<2>(offsets, &indices[k], &dims[k], op); break;
+      default: add_offsets<3>(offsets, &indices[k], &dims[k], op); break;
+    }
+  }
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(index_gather, CPU, index_gather)
+EMBER_REGISTER_KERNEL(index_scatter, CPU, index_scatter)
+EMBER_REGISTER_KERNEL(index_offsets, CPU, index_offsets)
+
+}  // namespace ember::cpu

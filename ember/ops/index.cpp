@@ -1,0 +1,621 @@
+// Gather, scatter, masks and advanced indexing: validation, and the restrided views of Note [Index kernels]
+// through which every op here reaches one of two kernels (index_gather, index_scatter). Masks become index
+// tensors through nonzero.
+#include <cmath>
+#include <limits>
+
+#include "ember/ops.h"
+#include "ember/ops/util.h"
+
+namespace ember {
+
+namespace {
+
+const char* type_label(ScalarType t) {  // PyTorch's names in dtype messages
+  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
+  return names[static_cast<int>(t)];
+}
+
+void check_writable(const Tensor& t, const char* op) {
+  EMBER_CHECK(!has_internal_overlap(t), op, ": unsupported operation: more than one element of the written-to tensor "
+              "refers to a single memory location. Please clone() the tensor before performing the operation.");
+}
+
+void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
+  EMBER_CHECK(a.device() == b.device(), op, "(): Expected all tensors to be on the same device, but found at least two "
+              "devices, ", a.device(), " and ", b.device(), "!");
+}
+
+// An operand an in-place op reads while writing `self`: copied first when the two share memory.
+Tensor unaliased(const Tensor& self, const Tensor& t) { return may_overlap(self, t) ? clone(t) : t; }
+
+Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? reshape(t, {{1}}) : t; }
+
+// t viewed with `sizes` and its own strides, except stride 0 along `dim`, the dim the index walks.
+Tensor restride(const Tensor& t, IntArrayRef sizes, int64_t dim) {
+  DimVector st(t.strides());
+  st[dim] = 0;
+  return make_view(t, sizes, st, t.storage_offset());
+}
+
+// A vector index laid along `dim` of `shape` (stride 0 on the other dims).
+Tensor along(const Tensor& index, IntArrayRef shape, int64_t dim) {
+  DimVector st(shape.size(), 0);
+  st[dim] = index.dim() ? index.strides()[0] : 0;
+  return make_view(index, shape, st, index.storage_offset());
+}
+
+// gather, scatter, index_select, index_add and index_copy take no negative indices (PyTorch's rule).
+IndexDim index_dim(const Tensor& t, int64_t dim, bool wrap = false) {
+  return {t.sizes()[dim], t.strides()[dim], dim, wrap};
+}
+
+// The int32 or int64 vector index of index_select and the index_* ops, as an int64 vector.
+Tensor vector_index(const Tensor& index, const char* op, bool int64_only = false) {
+  EMBER_CHECK_INDEX(index.dim() <= 1, op, "(): Index is supposed to be a vector, got shape ",
+                    shape_str(index.sizes()));
+  EMBER_CHECK(index.dtype() == ScalarType::Int64 || (!int64_only && index.dtype() == ScalarType::Int32), op,
+              "(): Expected dtype ", int64_only ? "int64" : "int32 or int64", " for index, got ", index.dtype());
+  return as_1d(to(index, ScalarType::Int64));
+}
+
+// ---------------------------------------------------------------------------------------- gather / scatter
+
+int64_t size_or_1(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes()[d]; }
+
+void check_gather_shapes(const Tensor& self, int64_t dim, const Tensor& index) {
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == nd, "gather(): Index tensor must have the same number of "
+              "dimensions as input tensor (index of shape ", shape_str(index.sizes()), ", input of shape ",
+              shape_str(self.sizes()), ")");
+  for (int64_t d = 0; d < nd; ++d)
+    EMBER_CHECK(d == dim || size_or_1(index, d) <= size_or_1(self, d), "gather(): Size does not match at dimension ",
+                d, " expected index ", shape_str(index.sizes()), " to be smaller than self ", shape_str(self.sizes()),
+                " apart from dimension ", dim);
+}
+
+void check_scatter_shapes(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const char* op) {
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == nd, op, "(): Index tensor must have the same number of dimensions "
+              "as self tensor (index of shape ", shape_str(index.sizes()), ", self of shape ", shape_str(self.sizes()),
+              ")");
+  if (src)
+    EMBER_CHECK(std::max<int64_t>(src->dim(), 1) == nd, op, "(): Index tensor must have the same number of dimensions "
+                "as src tensor (index of shape ", shape_str(index.sizes()), ", src of shape ", shape_str(src->sizes()),
+                ")");
+  bool fits = true;
+  for (int64_t d = 0; d < nd; ++d) {
+    fits &= d == dim || size_or_1(index, d) <= size_or_1(self, d);
+    fits &= !src || size_or_1(index, d) <= size_or_1(*src, d);
+  }
+  if (src)
+    EMBER_CHECK(fits, op, "(): Expected index ", shape_str(index.sizes()), " to be smaller than self ",
+                shape_str(self.sizes()), " apart from dimension ", dim, " and to be smaller size than src ",
+                shape_str(src->sizes()));
+  EMBER_CHECK(fits, op, "(): Expected index ", shape_str(index.sizes()), " to be smaller than self ",
+              shape_str(self.sizes()), " apart from dimension ", dim);
+}
+
+// self[index[i][j]][j] (op)= src[i][j] for dim 0, without the version bump. src undefined: `value` everywhere.
+void scatter_into(ScatterMode mode, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                  const Scalar& value, const char* op) {
+  dim = wrap_dim(dim, self.dim(), op);
+  EMBER_CHECK(index.dtype() == ScalarType::Int64, op, "(): Expected dtype int64 for index, got ", index.dtype());
+  if (src.defined()) {
+    EMBER_CHECK(src.dtype() == self.dtype(), op, "(): Expected self.dtype to be equal to src.dtype (got ",
+                self.dtype(), " and ", src.dtype(), ")");
+    check_same_device(self, src, op);
+  }
+  check_same_device(self, index, op);
+  check_writable(self, op);
+  if (index.numel() == 0) return;
+  check_scatter_shapes(self, dim, index, src.defined() ? &src : nullptr, op);
+  Tensor s = as_1d(self), i = as_1d(unaliased(self, index));
+  Tensor v;
+  if (src.defined()) {
+    Tensor s1 = as_1d(unaliased(self, src));
+    v = make_view(s1, i.sizes(), s1.strides(), s1.storage_offset());
+  } else {
+    v = expand(full({}, value, TensorOptions(self.dtype()).device(self.device())), i.sizes());
+  }
+  index_scatter_kernel[self.device()](mode, restride(s, i.sizes(), dim), v, i, index_dim(s, dim), op);
+}
+
+ScatterMode legacy_reduce_mode(std::optional<std::string_view> reduce) {
+  if (!reduce) return ScatterMode::Copy;
+  if (*reduce == "add") return ScatterMode::Add;
+  if (*reduce == "multiply") return ScatterMode::Mul;
+  fail<Error>("scatter(): reduce argument must be either add or multiply, got '", *reduce, "'");
+}
+
+// The value that leaves any other unchanged under mode (amax: the lowest value of the dtype).
+Scalar identity_of(ScatterMode mode, ScalarType dtype) {
+  if (mode == ScatterMode::Add) return Scalar(int64_t{0});
+  if (mode == ScatterMode::Mul) return Scalar(int64_t{1});
+  const bool lowest = mode == ScatterMode::Max;
+  if (dtype == ScalarType::Bool) return Scalar(!lowest);
+  if (is_floating(dtype)) return Scalar(lowest ? -INFINITY : INFINITY);
+  return dispatch_all(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>)
+      return Scalar(static_cast<int64_t>(lowest ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max()));
+    else
+      return Scalar(0.0);
+  });
+}
+
+// ---------------------------------------------------------------------------------------- advanced indexing
+
+// Where an index of advanced indexing reads or writes self: the restrided self and one int64 index, both of
+// the result's shape (Note [Index kernels]).
+struct IndexPlan {
+  Tensor self;  // restrided: stride 0 on the dims the index walks
+  Tensor idx;
+  IndexDim d;
+  DimVector shape;
+};
+
+// Bool masks become the long indices of their true elements (a k-dim mask gives k indices); a 0-d mask becomes a
+// new dim of size 1 indexed by [0] (true) or [] (false). Integer indices become int64.
+std::vector<Tensor> expand_masks(Tensor& self, const std::vector<Tensor>& indices) {
+  std::vector<Tensor> r;
+  for (const Tensor& idx : indices) {
+    if (!idx.defined()) {
+      r.emplace_back();
+      continue;
+    }
+    const ScalarType t = idx.dtype();
+    EMBER_CHECK_INDEX(is_integral(t, true), "tensors used as indices must be long, int, byte or bool tensors (got ",
+                      t, ")");
+    check_same_device(self, idx, "index");
+    if (t != ScalarType::Bool && t != ScalarType::UInt8) {
+      r.push_back(to(idx, ScalarType::Int64));
+      continue;
+    }
+    const int64_t d = static_cast<int64_t>(r.size());
+    if (idx.dim() == 0) {
+      self = unsqueeze(self, d);
+      r.push_back(item(idx).to_bool() ? zeros({{1}}, TensorOptions(ScalarType::Int64).device(self.device()))
+                                      : empty({{0}}, TensorOptions(ScalarType::Int64).device(self.device())));
+      continue;
+    }
+    EMBER_CHECK_INDEX(d + idx.dim() <= self.dim(), "too many indices for tensor of dimension ", self.dim(),
+                      " (got ", d + idx.dim(), ")");
+    for (int64_t j = 0; j < idx.dim(); ++j)
+      EMBER_CHECK_INDEX(idx.sizes()[j] == self.sizes()[d + j], "The shape of the mask ", shape_str(idx.sizes()),
+                        " at index ", j, " does not match the shape of the indexed tensor ", shape_str(self.sizes()),
+                        " at index ", d + j);
+    Tensor nz = nonzero(idx);
+    for (int64_t j = 0; j < idx.dim(); ++j) r.push_back(select(nz, 1, j));
+  }
+  EMBER_CHECK_INDEX(static_cast<int64_t>(r.size()) <= self.dim(), "too many indices for tensor of dimension ",
+                    self.dim(), " (got ", r.size(), ")");
+  return r;
+}
+
+bool broadcast_into(DimVector& shape, IntArrayRef s) {
+  const size_t n = std::max(shape.size(), s.size());
+  DimVector r(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t a = i < n - shape.size() ? 1 : shape[i - (n - shape.size())];
+    const int64_t b = i < n - s.size() ? 1 : s[i - (n - s.size())];
+    if (a != b && a != 1 && b != 1) return false;
+    r[i] = a == 1 ? b : a;
+  }
+  shape = r;
+  return true;
+}
+
+// check_first: fold even a single index into checked offsets, so that a write fails before touching anything.
+IndexPlan plan_index(const Tensor& self_in, const std::vector<Tensor>& indices_in, bool check_first) {
+  Tensor self = self_in;
+  std::vector<Tensor> indices = expand_masks(self, indices_in);
+  DimVector dims;  // the indexed dims of self
+  std::vector<Tensor> used;
+  for (size_t k = 0; k < indices.size(); ++k)
+    if (indices[k].defined()) {
+      dims.push_back(static_cast<int64_t>(k));
+      used.push_back(indices[k]);
+    }
+  EMBER_CHECK_INDEX(!used.empty(), "index(): expected at least one index tensor");
+  DimVector b(used[0].sizes());
+  bool ok = true;
+  for (const Tensor& t : used) ok &= broadcast_into(b, t.sizes());
+  if (!ok) {
+    std::string shapes;
+    for (const Tensor& t : used) shapes += (shapes.empty() ? "" : ", ") + shape_str(t.sizes());
+    fail<IndexError>("shape mismatch: indexing tensors could not be broadcast together with shapes ", shapes);
+  }
+  // Indexed dims that are not adjacent move to the front, and the result's index dims with them.
+  const int64_t k = static_cast<int64_t>(dims.size());
+  DimVector orig(dims);
+  if (dims.back() - dims[0] + 1 != k) {
+    DimVector perm(dims);
+    for (int64_t d = 0; d < self.dim(); ++d)
+      if (!std::ranges::count(dims, d)) perm.push_back(d);
+    self = permute(self, perm);
+    for (int64_t j = 0; j < k; ++j) dims[j] = j;
+  }
+  const int64_t start = dims[0], nb = static_cast<int64_t>(b.size());
+  IndexPlan p;
+  DimVector st;
+  for (int64_t d = 0; d < start; ++d) {
+    p.shape.push_back(self.sizes()[d]);
+    st.push_back(self.strides()[d]);
+  }
+  for (int64_t s : b) {
+    p.shape.push_back(s);
+    st.push_back(0);
+  }
+  for (int64_t d = start + k; d < self.dim(); ++d) {
+    p.shape.push_back(self.sizes()[d]);
+    st.push_back(self.strides()[d]);
+  }
+  p.self = make_view(self, p.shape, st, self.storage_offset());
+  auto place = [&](const Tensor& t) {  // t broadcast to b, laid on the result's index dims
+    Tensor e = expand(t, b);
+    DimVector est(p.shape.size(), 0);
+    for (int64_t j = 0; j < nb; ++j) est[start + j] = e.strides()[j];
+    return make_view(e, p.shape, est, e.storage_offset());
+  };
+  if (k == 1 && !check_first) {
+    p.idx = place(used[0]);
+    p.d = {self.sizes()[start], self.strides()[start], orig[0]};
+    return p;
+  }
+  std::vector<Tensor> expanded;
+  std::vector<IndexDim> ds;
+  for (int64_t j = 0; j < k; ++j) {
+    expanded.push_back(expand(used[j], b));
+    ds.push_back({self.sizes()[start + j], self.strides()[start + j], orig[j]});
+  }
+  Tensor offsets = empty(b, TensorOptions(ScalarType::Int64).device(self.device()));
+  if (offsets.numel()) index_offsets_kernel[self.device()](offsets, expanded, ds, nullptr);
+  p.idx = place(offsets);
+  p.d = {};
+  return p;
+}
+
+DimVector mask_shape(const Tensor& self, const Tensor& mask, const char* op) {
+  EMBER_CHECK(mask.dtype() == ScalarType::Bool, op, ": expected BoolTensor for mask, got ", mask.dtype());
+  check_same_device(self, mask, op);
+  return broadcast_shapes(self.sizes(), mask.sizes(), op);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------- gather / scatter
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  dim = wrap_dim(dim, self.dim(), "gather");
+  EMBER_CHECK(index.dtype() == ScalarType::Int64, "gather(): Expected dtype int64 for index, got ", index.dtype());
+  check_same_device(self, index, "gather");
+  Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
+  if (index.numel() == 0) return out;
+  check_gather_shapes(self, dim, index);
+  Tensor s = as_1d(self), i = as_1d(index);
+  index_gather_kernel[self.device()](as_1d(out), restride(s, i.sizes(), dim), i, index_dim(s, dim), "gather");
+  return out;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                       std::optional<std::string_view> reduce) {
+  scatter_into(legacy_reduce_mode(reduce), self, dim, index, src, {}, "scatter");
+  self.bump_version();
+  return self;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                       std::optional<std::string_view> reduce) {
+  scatter_into(legacy_reduce_mode(reduce), self, dim, index, {}, value, "scatter");
+  self.bump_version();
+  return self;
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+               std::optional<std::string_view> reduce) {
+  Tensor r = clone(self);
+  scatter_into(legacy_reduce_mode(reduce), r, dim, index, src, {}, "scatter");
+  return r;
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+               std::optional<std::string_view> reduce) {
+  Tensor r = clone(self);
+  scatter_into(legacy_reduce_mode(reduce), r, dim, index, {}, value, "scatter");
+  return r;
+}
+
+const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  scatter_into(ScatterMode::Add, self, dim, index, src, {}, "scatter_add");
+  self.bump_version();
+  return self;
+}
+
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor r = clone(self);
+  scatter_into(ScatterMode::Add, r, dim, index, src, {}, "scatter_add");
+  return r;
+}
+
+const Tensor& scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                              std::string_view reduce, bool include_self) {
+  const char* op = "scatter_reduce";
+  ScatterMode mode;
+  if (reduce == "sum" || reduce == "mean")
+    mode = ScatterMode::Add;
+  else if (reduce == "prod")
+    mode = ScatterMode::Mul;
+  else if (reduce == "amax")
+    mode = ScatterMode::Max;
+  else if (reduce == "amin")
+    mode = ScatterMode::Min;
+  else
+    fail<Error>("scatter_reduce(): reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
+  EMBER_CHECK(src.dtype() == self.dtype(), op, "(): Expected self.dtype to be equal to src.dtype (got ", self.dtype(),
+              " and ", src.dtype(), ")");
+  Tensor source = unaliased(self, src);  // read after self's first write below
+  if (!include_self) scatter_into(ScatterMode::Copy, self, dim, index, {}, identity_of(mode, self.dtype()), op);
+  scatter_into(mode, self, dim, index, source, {}, op);
+  if (reduce == "mean") {
+    Tensor count = include_self ? ones_like(self) : zeros_like(self);
+    scatter_into(ScatterMode::Add, count, dim, index, ones_like(source), {}, op);
+    count = where(eq(count, 0), Operand(1), count);
+    copy_into(self, is_floating(self.dtype()) ? div(self, count) : div(self, count, "floor"));
+  }
+  self.bump_version();
+  return self;
+}
+
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                      bool include_self) {
+  Tensor r = clone(self);
+  scatter_reduce_(r, dim, index, src, reduce, include_self);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------- index_*
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  dim = wrap_dim(dim, self.dim(), "index_select");
+  check_same_device(self, index, "index_select");
+  Tensor idx = vector_index(index, "index_select"), s = as_1d(self);
+  EMBER_CHECK_INDEX(self.dim() > 0 || idx.numel() == 1, "index_select(): Index to scalar can have only 1 value, got ",
+                    idx.numel(), " value(s)");
+  DimVector shape(s.sizes());
+  shape[dim] = idx.numel();
+  Tensor out = empty(shape, TensorOptions(self.dtype()).device(self.device()));
+  if (out.numel())
+    index_gather_kernel[self.device()](out, restride(s, shape, dim), along(idx, shape, dim), index_dim(s, dim),
+                                       "index_select");
+  return self.dim() == 0 ? reshape(out, {}) : out;
+}
+
+namespace {
+
+// self.index_op(dim, index, source): source has self's shape except along dim, where it has one slice per index.
+void index_scatter_into(ScatterMode mode, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                        const char* op) {
+  dim = wrap_dim(dim, self.dim(), op);
+  check_same_device(self, index, op);
+  check_same_device(self, source, op);
+  Tensor idx = vector_index(index, op);
+  EMBER_CHECK(self.dtype() == source.dtype(), op, "(): self (", type_label(self.dtype()), ") and source (",
+              type_label(source.dtype()), ") must have the same scalar type");
+  Tensor s = as_1d(self), src = as_1d(source);
+  EMBER_CHECK(s.dim() == src.dim(), op, "(): When source and destination are not scalars, their dimensionality must "
+              "match. Source dimensionality (", source.dim(), "), destination dimensionality (", self.dim(), ")");
+  EMBER_CHECK_INDEX(idx.numel() == src.sizes()[dim], op, "(): Number of indices (", idx.numel(),
+                    ") should be equal to source.size(dim) (", src.sizes()[dim], ")");
+  for (int64_t d = 0; d < s.dim(); ++d)
+    EMBER_CHECK(d == dim || s.sizes()[d] == src.sizes()[d], op, "(): source tensor shape must match self tensor shape, "
+                "excluding the specified dimension. Got self.shape = ", shape_str(self.sizes()), " source.shape = ",
+                shape_str(source.sizes()));
+  check_writable(self, op);
+  if (src.numel() == 0) return;
+  index_scatter_kernel[self.device()](mode, restride(s, src.sizes(), dim), unaliased(self, src),
+                                      along(unaliased(self, idx), src.sizes(), dim), index_dim(s, dim), op);
+}
+
+}  // namespace
+
+const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                         const Scalar& alpha) {
+  EMBER_CHECK(self.dtype() == source.dtype(), "index_add_(): self (", type_label(self.dtype()), ") and source (",
+              type_label(source.dtype()), ") must have the same scalar type");
+  if (is_integral(self.dtype(), true))
+    EMBER_CHECK(!alpha.is_floating(), "index_add_(): For integral input tensors, argument alpha must not be a floating "
+                "point number.");
+  const bool unit = alpha.is_floating() ? alpha.to_double() == 1.0 : alpha.to_int() == 1;
+  const Tensor scaled = unit ? source : to(mul(source, alpha), self.dtype());
+  index_scatter_into(ScatterMode::Add, self, dim, index, scaled, "index_add_");
+  self.bump_version();
+  return self;
+}
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  Tensor r = clone(self);
+  index_add_(r, dim, index, source, alpha);
+  return r;
+}
+
+const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  index_scatter_into(ScatterMode::Copy, self, dim, index, source, "index_copy_");
+  self.bump_version();
+  return self;
+}
+
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  Tensor r = clone(self);
+  index_copy_(r, dim, index, source);
+  return r;
+}
+
+const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  dim = wrap_dim(dim, self.dim(), "index_fill_");
+  check_same_device(self, index, "index_fill_");
+  Tensor idx = vector_index(index, "index_fill_", true), s = as_1d(self);
+  check_writable(self, "index_fill_");
+  DimVector shape(s.sizes());
+  shape[dim] = idx.numel();
+  if (checked_numel(shape, "index_fill_")) {
+    Tensor v = expand(full({}, value, TensorOptions(self.dtype()).device(self.device())), shape);
+    Tensor i = along(unaliased(self, idx), shape, dim);
+    index_scatter_kernel[self.device()](ScatterMode::Copy, restride(s, shape, dim), v, i, index_dim(s, dim, true),
+                                        "index_fill_");
+  }
+  self.bump_version();
+  return self;
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor r = clone(self);
+  index_fill_(r, dim, index, value);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------- advanced indexing
+
+Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
+  IndexPlan p = plan_index(self, indices, false);
+  Tensor out = empty(p.shape, TensorOptions(self.dtype()).device(self.device()));
+  if (out.numel()) index_gather_kernel[self.device()](out, p.self, p.idx, p.d, nullptr);
+  return out;
+}
+
+const Tensor& index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                         bool accumulate) {
+  EMBER_CHECK(values.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
+              type_label(self.dtype()), " for the destination and ", type_label(values.dtype()), " for the source.");
+  check_same_device(self, values, "index_put_");
+  check_writable(self, "index_put_");
+  IndexPlan p = plan_index(self, indices, true);
+  DimVector shape(p.shape);
+  EMBER_CHECK(values.dim() <= static_cast<int64_t>(shape.size()) && broadcast_into(shape, values.sizes()) &&
+              std::ranges::equal(shape, p.shape), "shape mismatch: value tensor of shape ", shape_str(values.sizes()),
+              " cannot be broadcast to indexing result of shape ", shape_str(p.shape));
+  if (checked_numel(p.shape, "index_put_")) {
+    Tensor v = expand(unaliased(self, values), p.shape);
+    index_scatter_kernel[self.device()](accumulate ? ScatterMode::Add : ScatterMode::Copy, p.self, v,
+                                        unaliased(self, p.idx), p.d, nullptr);
+  }
+  self.bump_version();
+  return self;
+}
+
+Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+  Tensor r = clone(self);
+  index_put_(r, indices, values, accumulate);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------- masks
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  DimVector shape = mask_shape(self, mask, "masked_select");
+  if (shape.empty()) shape.push_back(1);
+  return index(expand(self, shape), {expand(mask, shape)});
+}
+
+const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
+              mask.dtype());
+  EMBER_CHECK(self.dtype() == source.dtype(), "masked_scatter: expected self and source to have same dtypes but got ",
+              type_label(self.dtype()), " and ", type_label(source.dtype()));
+  check_same_device(self, mask, "masked_scatter_");
+  Tensor s = as_1d(self);
+  std::vector<Tensor> where_true = nonzero_tuple(expand(as_1d(mask), s.sizes()));
+  const int64_t n = where_true[0].numel();
+  EMBER_CHECK(source.numel() >= n, "masked_scatter_: Number of elements of source (", source.numel(),
+              ") < number of ones in mask (", n, ")");
+  index_put_(s, where_true, narrow(reshape(source, {{-1}}), 0, 0, n));
+  return self;
+}
+
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  Tensor r = clone(expand(self, mask_shape(self, mask, "masked_scatter")));
+  masked_scatter_(r, mask, source);
+  return r;
+}
+
+const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              mask.dtype());
+  check_same_device(self, mask, "masked_fill_");
+  check_writable(self, "masked_fill_");
+  Tensor m = unaliased(self, expand(mask, self.sizes()));
+  ternary_op(TernaryOp::Where, m, full({}, value, TensorOptions(self.dtype()).device(self.device())), self, self);
+  return self;
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill only supports boolean masks, but got mask with dtype ",
+              mask.dtype());
+  check_same_device(self, mask, "masked_fill");
+  return where(mask, full({}, value, TensorOptions(self.dtype()).device(self.device())), self);
+}
+
+Tensor nonzero(const Tensor& self) {
+  const int64_t n = item(count_nonzero(self)).to_int();
+  Tensor out = empty({{n, self.dim()}}, TensorOptions(ScalarType::Int64).device(self.device()));
+  if (n) nonzero_kernel[self.device()](out, contiguous(self));
+  return out;
+}
+
+std::vector<Tensor> nonzero_tuple(const Tensor& self) { return unbind(nonzero(as_1d(self)), 1); }
+
+Tensor argwhere(const Tensor& self) { return nonzero(self); }
+
+// ---------------------------------------------------------------------------------------- take
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  EMBER_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
+              type_label(index.dtype()));
+  check_same_device(self, index, "take");
+  Tensor flat = reshape(self, {{-1}});
+  Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
+  if (out.numel() == 0) return out;
+  Tensor src = make_view(flat, index.sizes(), DimVector(index.dim(), 0), flat.storage_offset());
+  index_gather_kernel[self.device()](out, src, index, {flat.numel(), flat.strides()[0], 0}, "take");
+  return out;
+}
+
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  EMBER_CHECK(indices.dtype() == ScalarType::Int64, "torch.take_along_dim(): dtype of indices should be Long but got ",
+              type_label(indices.dtype()));
+  if (!dim) return gather(reshape(self, {{-1}}), 0, reshape(indices, {{-1}}));
+  const int64_t d = wrap_dim(*dim, self.dim(), "take_along_dim");
+  EMBER_CHECK(self.dim() == indices.dim(), "torch.take_along_dim(): input and indices should have the same number of "
+              "dimensions, but got ", self.dim(), " dimensions for input, and ", indices.dim(),
+              " dimensions for indices");
+  if (self.dim() == 0) return gather(self, 0, indices);
+  DimVector self_sizes(self.sizes());
+  self_sizes[d] = indices.sizes()[d];
+  DimVector shape = broadcast_shapes(self_sizes, indices.sizes(), "take_along_dim");
+  DimVector self_shape(shape);
+  self_shape[d] = self.sizes()[d];
+  return gather(expand(self, self_shape), d, expand(indices, shape));
+}
+
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  EMBER_CHECK(self.dtype() == ScalarType::Int64, "one_hot is only applicable to index tensor (got dtype ",
+              self.dtype(), ")");
+  DimVector shape(self.sizes());
+  if (self.numel() == 0) {
+    EMBER_CHECK(num_classes != -1, "Can not infer total number of classes from empty tensor.");
+    shape.push_back(num_classes);
+    return zeros(shape, TensorOptions(ScalarType::Int64).device(self.device()));
+  }
+  EMBER_CHECK(item(amin(self)).to_int() >= 0, "Class values must be non-negative.");
+  const int64_t top = item(amax(self)).to_int();
+  if (num_classes == -1)
+    num_classes = top + 1;
+  else
+    EMBER_CHECK(top < num_classes, "Class values must be smaller than num_classes.");
+  shape.push_back(num_classes);
+  Tensor out = zeros(shape, TensorOptions(ScalarType::Int64).device(self.device()));
+  scatter_into(ScatterMode::Copy, out, -1, unsqueeze(self, -1), {}, 1, "one_hot");
+  return out;
+}
+
+}  // namespace ember

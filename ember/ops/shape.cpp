@@ -1,0 +1,424 @@
+// Shape ops: joining, splitting (views), reordering and repetition. Copies go through the copy kernel over
+// views that describe the result's layout (a stride-0 dim repeats, a negative stride reverses), so no op
+// here needs a kernel of its own.
+#include <algorithm>
+#include <numeric>
+
+#include "ember/ops.h"
+#include "ember/ops/util.h"
+
+namespace ember {
+
+namespace {
+
+void check_writable(const Tensor& t, const char* op) {
+  EMBER_CHECK(!has_internal_overlap(t), op, ": unsupported operation: more than one element of the written-to tensor "
+              "refers to a single memory location. Please clone() the tensor before performing the operation.");
+}
+
+// PyTorch keeps accepting 1-d empty tensors in cat whatever the other inputs' shapes (a legacy rule).
+bool is_legacy_empty(const Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
+
+// The result of an op that may write into `out`: checks out's shape and dtype, or allocates.
+Tensor output_for(const Tensor& out, IntArrayRef shape, ScalarType dtype, Device device, const char* op) {
+  if (!out.defined()) return empty(shape, TensorOptions(dtype).device(device));
+  EMBER_CHECK(std::ranges::equal(out.sizes(), shape), op, "(): out= has shape ", shape_str(out.sizes()),
+              " but the result has shape ", shape_str(shape));
+  EMBER_CHECK(can_cast(dtype, out.dtype()), op, "(): input types can't be cast to the desired output type ",
+              out.dtype(), " (result type ", dtype, ")");
+  EMBER_CHECK(out.device() == device, op, "(): Expected all tensors to be on the same device, but found at least two "
+              "devices, ", device, " and ", out.device(), "! (out=)");
+  check_writable(out, op);
+  return out;
+}
+
+Tensor atleast(const Tensor& t, int64_t n) {
+  if (t.dim() >= n) return t;
+  DimVector shape(n - t.dim(), 1);
+  for (int64_t s : t.sizes()) shape.push_back(s);
+  return reshape(t, shape);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------- joining
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
+  EMBER_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  const Tensor* ref = nullptr;
+  ScalarType dtype = tensors[0].dtype();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    EMBER_CHECK(t.dim() > 0, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
+    EMBER_CHECK(t.device() == tensors[0].device(), "torch.cat(): Expected all tensors to be on the same device, but "
+                "found at least two devices, ", tensors[0].device(), " and ", t.device(), "!");
+    dtype = promote_types(dtype, t.dtype());
+    if (!ref && !is_legacy_empty(t)) ref = &t;
+  }
+  const Device device = tensors[0].device();
+  if (!ref) {  // all inputs are 1-d and empty
+    wrap_dim(dim, 1, "cat");
+    Tensor r = output_for(out, {{0}}, dtype, device, "cat");
+    if (out.defined()) out.bump_version();
+    return r;
+  }
+  dim = wrap_dim(dim, ref->dim(), "cat");
+  DimVector shape(ref->sizes());
+  shape[dim] = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (is_legacy_empty(t)) continue;
+    EMBER_CHECK(t.dim() == ref->dim(), "Tensors must have same number of dimensions: got ", ref->dim(), " and ",
+                t.dim());
+    for (int64_t d = 0; d < t.dim(); ++d)
+      EMBER_CHECK(d == dim || t.sizes()[d] == ref->sizes()[d], "Sizes of tensors must match except in dimension ", dim,
+                  ". Expected size ", ref->sizes()[d], " but got size ", t.sizes()[d], " for tensor number ", i,
+                  " in the list.");
+    shape[dim] += t.sizes()[dim];
+  }
+  Tensor r = output_for(out, shape, dtype, device, "cat");
+  if (out.defined())
+    for (const Tensor& t : tensors)
+      EMBER_CHECK(!may_overlap(out, t), "torch.cat(): unsupported operation: some elements of the input tensor and "
+                  "the written-to tensor refer to a single memory location.");
+  int64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    if (is_legacy_empty(t)) continue;
+    const int64_t n = t.sizes()[dim];
+    if (n) copy_into(narrow(r, dim, offset, n), t);
+    offset += n;
+  }
+  if (out.defined()) out.bump_version();
+  return r;
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
+  EMBER_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
+  for (size_t i = 1; i < tensors.size(); ++i)
+    EMBER_CHECK(std::ranges::equal(tensors[i].sizes(), tensors[0].sizes()), "stack expects each tensor to be equal "
+                "size, but got ", shape_str(tensors[0].sizes()), " at entry 0 and ", shape_str(tensors[i].sizes()),
+                " at entry ", i);
+  dim = wrap_dim(dim, tensors[0].dim() + 1, "stack");
+  std::vector<Tensor> parts;
+  parts.reserve(tensors.size());
+  for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, dim));
+  return cat(parts, dim, out);
+}
+
+Tensor hstack(const std::vector<Tensor>& tensors, const Tensor& out) {
+  EMBER_CHECK(!tensors.empty(), "hstack expects a non-empty TensorList");
+  std::vector<Tensor> parts;
+  for (const Tensor& t : tensors) parts.push_back(atleast(t, 1));
+  return cat(parts, parts[0].dim() == 1 ? 0 : 1, out);
+}
+
+Tensor vstack(const std::vector<Tensor>& tensors, const Tensor& out) {
+  EMBER_CHECK(!tensors.empty(), "vstack expects a non-empty TensorList");
+  std::vector<Tensor> parts;
+  for (const Tensor& t : tensors) parts.push_back(atleast(t, 2));
+  return cat(parts, 0, out);
+}
+
+// ---------------------------------------------------------------------------------------- splitting
+
+std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
+  EMBER_CHECK(t.dim() > 0, "split expects at least a 1-dimensional tensor");
+  dim = wrap_dim(dim, t.dim(), "split");
+  EMBER_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
+  const int64_t size = t.sizes()[dim];
+  EMBER_CHECK(split_size > 0 || size == 0,
+              "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
+  const int64_t n = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  std::vector<Tensor> r;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t start = std::min(i * split_size, size);
+    r.push_back(narrow(t, dim, start, std::min(split_size, size - start)));
+  }
+  return r;
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& t, IntArrayRef sizes, int64_t dim) {
+  EMBER_CHECK(t.dim() > 0, "split_with_sizes expects at least a 1-dimensional tensor");
+  dim = wrap_dim(dim, t.dim(), "split_with_sizes");
+  const int64_t size = t.sizes()[dim];
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    EMBER_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
+                shape_str(sizes));
+    total += s;
+  }
+  EMBER_CHECK(total == size, "split_with_sizes expects split_sizes to sum exactly to ", size,
+              " (input tensor's size at dimension ", dim, "), but got split_sizes=", shape_str(sizes));
+  std::vector<Tensor> r;
+  int64_t start = 0;
+  for (int64_t s : sizes) {
+    r.push_back(narrow(t, dim, start, s));
+    start += s;
+  }
+  return r;
+}
+
+std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
+  EMBER_CHECK(t.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  dim = wrap_dim(dim, t.dim(), "chunk");
+  const int64_t size = t.sizes()[dim], split_size = (size + chunks - 1) / chunks;
+  if (size == 0) return split_with_sizes(t, DimVector(chunks, 0), dim);  // `chunks` empty pieces, as PyTorch
+  return split(t, split_size, dim);
+}
+
+std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
+  EMBER_CHECK_INDEX(t.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+  dim = wrap_dim(dim, t.dim(), "unbind");
+  std::vector<Tensor> r;
+  for (int64_t i = 0; i < t.sizes()[dim]; ++i) r.push_back(select(t, dim, i));
+  return r;
+}
+
+Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination) {
+  const int64_t n = t.dim();
+  EMBER_CHECK(source.size() == destination.size(), "movedim: Invalid source or destination dims: source (",
+              shape_str(source), " dims) should contain the same number of dims as destination (",
+              shape_str(destination), " dims)");
+  DimVector src, dst;
+  SmallVector<bool, 8> src_seen(std::max<int64_t>(n, 1), false), dst_seen(std::max<int64_t>(n, 1), false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    src.push_back(wrap_dim(source[i], n, "movedim"));
+    dst.push_back(wrap_dim(destination[i], n, "movedim"));
+    EMBER_CHECK(!src_seen[src.back()], "movedim: repeated dim in `source` (", shape_str(source), ")");
+    EMBER_CHECK(!dst_seen[dst.back()], "movedim: repeated dim in `destination` (", shape_str(destination), ")");
+    src_seen[src.back()] = dst_seen[dst.back()] = true;
+  }
+  if (n == 0) return alias(t);
+  // The destination slots get the moved dims; the other slots get the remaining dims in order.
+  DimVector perm(n, -1);
+  for (size_t i = 0; i < src.size(); ++i) perm[dst[i]] = src[i];
+  int64_t rest = 0;
+  for (int64_t& p : perm) {
+    if (p >= 0) continue;
+    while (src_seen[rest]) ++rest;
+    p = rest++;
+  }
+  return permute(t, perm);
+}
+
+Tensor broadcast_to(const Tensor& t, IntArrayRef size) { return expand(t, size); }
+
+std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors) {
+  DimVector shape;
+  for (const Tensor& t : tensors) shape = broadcast_shapes(shape, t.sizes(), "broadcast_tensors");
+  std::vector<Tensor> r;
+  for (const Tensor& t : tensors) r.push_back(expand(t, shape));
+  return r;
+}
+
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_view indexing) {
+  EMBER_CHECK(!tensors.empty(), "torch.meshgrid: Expected at least one tensor");
+  EMBER_CHECK(indexing == "ij" || indexing == "xy", "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+              "received: ", indexing);
+  const int64_t n = static_cast<int64_t>(tensors.size());
+  DimVector shape;
+  for (const Tensor& t : tensors) {
+    EMBER_CHECK(t.dim() <= 1, "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ",
+                shape_str(t.sizes()));
+    EMBER_CHECK(t.dtype() == tensors[0].dtype(), "torch.meshgrid: Expected all tensors in the tensor list to have the "
+                "same dtype, but got ", tensors[0].dtype(), " and ", t.dtype());
+    EMBER_CHECK(t.device() == tensors[0].device(), "torch.meshgrid: Expected all tensors in the tensor list to be on "
+                "the same device");
+    shape.push_back(t.numel());
+  }
+  // "xy" is Cartesian indexing: the first two inputs vary along dims 1 and 0.
+  const bool swap = indexing == "xy" && n >= 2;
+  if (swap) std::swap(shape[0], shape[1]);
+  std::vector<Tensor> r;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t pos = swap && i < 2 ? 1 - i : i;
+    DimVector view_shape(n, 1);
+    view_shape[pos] = tensors[i].numel();
+    r.push_back(expand(reshape(tensors[i], view_shape), shape));
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------- reordering
+
+Tensor flip(const Tensor& t, IntArrayRef dims) {
+  SmallVector<bool, 8> flipped(std::max<int64_t>(t.dim(), 1), false);
+  for (int64_t d : dims) {
+    d = wrap_dim(d, t.dim(), "flip");
+    EMBER_CHECK(!flipped[d], "flip: dim ", d, " appears multiple times in the list of dims");
+    flipped[d] = true;
+  }
+  // A view walking the flipped dims backwards (a negative stride from the last element); it never leaves
+  // this function, since ember's views otherwise have non-negative strides.
+  DimVector strides(t.strides());
+  int64_t offset = t.storage_offset();
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (flipped[d] && t.sizes()[d] > 1) {
+      offset += (t.sizes()[d] - 1) * strides[d];
+      strides[d] = -strides[d];
+    }
+  Tensor r = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
+  if (t.numel()) copy_into(r, make_view(t, t.sizes(), strides, offset));
+  return r;
+}
+
+Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
+  if (dims.empty()) {
+    EMBER_CHECK(shifts.size() == 1, "roll(): expected one shift when dims is not given, got shifts=",
+                shape_str(shifts));
+    return view(roll(flatten(t), shifts, {{0}}), t.sizes());
+  }
+  EMBER_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:",
+              dims.size());
+  if (t.dim() == 0) {
+    for (int64_t d : dims) wrap_dim(d, 0, "roll");
+    return clone(t);
+  }
+  Tensor r = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
+  if (t.numel() == 0) return r;
+  // Along each rolled dim the output is two blocks, so all of it is 2^k block copies (no intermediate results).
+  // A dim named twice rolls by the sum of its shifts.
+  DimVector wrapped, shift;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = wrap_dim(dims[i], t.dim(), "roll"), size = t.sizes()[d];
+    const int64_t s = ((shifts[i] % size) + size) % size;
+    auto seen = std::ranges::find(wrapped, d);
+    if (seen != wrapped.end()) {
+      int64_t& acc = shift[seen - wrapped.begin()];
+      acc = (acc + s) % size;
+      continue;
+    }
+    wrapped.push_back(d);
+    shift.push_back(s);
+  }
+  const int64_t k = static_cast<int64_t>(wrapped.size());
+  for (int64_t mask = 0; mask < (int64_t{1} << k); ++mask) {
+    Tensor dst = r, src = t;
+    bool empty_block = false;
+    for (int64_t i = 0; i < k; ++i) {
+      const int64_t d = wrapped[i], size = t.sizes()[d], s = shift[i];
+      // bit clear: the output's [s, size) from the input's [0, size - s); set: [0, s) from [size - s, size)
+      const bool tail = (mask >> i) & 1;
+      const int64_t len = tail ? s : size - s;
+      empty_block |= len == 0;
+      if (empty_block) break;
+      dst = narrow(dst, d, tail ? 0 : s, len);
+      src = narrow(src, d, tail ? size - s : 0, len);
+    }
+    if (!empty_block) copy_into(dst, src);
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------- repetition
+
+Tensor repeat(const Tensor& t, IntArrayRef repeats) {
+  const int64_t n = static_cast<int64_t>(repeats.size());
+  EMBER_CHECK(n >= t.dim(), "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+              "tensor (repeats ", shape_str(repeats), ", tensor of shape ", shape_str(t.sizes()), ")");
+  DimVector final_shape(n);
+  const int64_t lead = n - t.dim();
+  for (int64_t i = 0; i < n; ++i) final_shape[i] = repeats[i] * (i < lead ? 1 : t.sizes()[i - lead]);
+  EMBER_CHECK(std::ranges::all_of(repeats, [](int64_t r) { return r >= 0; }), "Trying to create tensor with negative "
+              "dimension ", *std::ranges::min_element(repeats), ": ", shape_str(final_shape));
+  // Each dim i becomes (repeats[i], size[i]) with stride 0 on the repeated part: one copy lays it out.
+  DimVector sizes, strides;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool has = i >= lead;
+    sizes.push_back(repeats[i]);
+    sizes.push_back(has ? t.sizes()[i - lead] : 1);
+    strides.push_back(0);
+    strides.push_back(has ? t.strides()[i - lead] : 0);
+  }
+  Tensor r = empty(sizes, TensorOptions(t.dtype()).device(t.device()));
+  if (r.numel()) copy_into(r, make_view(t, sizes, strides, t.storage_offset()));
+  return view(r, final_shape);
+}
+
+Tensor tile(const Tensor& t, IntArrayRef reps) {
+  DimVector r(reps);
+  while (static_cast<int64_t>(r.size()) < t.dim()) r.insert(0, 1);
+  return repeat(t, r);
+}
+
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim) {
+  EMBER_CHECK(repeats >= 0, "repeat_interleave: repeats can not be negative, got ", repeats);
+  Tensor x = dim ? t : flatten(t);
+  const int64_t d = dim ? wrap_dim(*dim, x.dim(), "repeat_interleave") : 0;
+  if (x.dim() == 0) x = reshape(x, {{1}});
+  DimVector shape(x.sizes()), expanded(x.sizes());
+  shape[d] *= repeats;
+  expanded.insert(d + 1, repeats);
+  Tensor r = empty(expanded, TensorOptions(x.dtype()).device(x.device()));
+  if (r.numel()) copy_into(r, expand(unsqueeze(x, d + 1), expanded));
+  return view(r, shape);
+}
+
+Tensor repeat_interleave(const Tensor& repeats) {
+  EMBER_CHECK(repeats.dim() <= 1, "repeat_interleave: repeats must be 0-dim or 1-dim tensor, got shape ",
+              shape_str(repeats.sizes()));
+  EMBER_CHECK(is_integral(repeats.dtype(), false), "repeat_interleave: repeats has to be Long or Int tensor, got ",
+              repeats.dtype());
+  Tensor r = contiguous(to(flatten(repeats), kCPU, ScalarType::Int64));
+  const int64_t* p = r.data<int64_t>();
+  int64_t total = 0;
+  for (int64_t i = 0; i < r.numel(); ++i) {
+    EMBER_CHECK(p[i] >= 0, "repeat_interleave: repeats can not be negative, got ", p[i]);
+    total += p[i];
+  }
+  Tensor out = empty({{total}}, ScalarType::Int64);
+  if (total) repeat_index_kernel[kCPU](out, r);
+  return to(out, repeats.device());
+}
+
+Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim) {
+  Tensor x = dim ? t : flatten(t);
+  const int64_t d = dim ? wrap_dim(*dim, x.dim(), "repeat_interleave") : 0;
+  if (x.dim() == 0) x = reshape(x, {{1}});
+  EMBER_CHECK(repeats.dim() <= 1, "repeat_interleave: repeats must be 0-dim or 1-dim tensor, got shape ",
+              shape_str(repeats.sizes()));
+  const int64_t size = x.sizes()[d];
+  Tensor reps = repeats;
+  if (repeats.numel() == 1 && size != 1) reps = expand(reshape(repeats, {{1}}), {{size}});
+  EMBER_CHECK(reps.numel() == size, "repeat_interleave: repeats must have the same size as input along dim, but got "
+              "repeats.size(0) = ", reps.numel(), " and input.size(", d, ") = ", size);
+  return index_select(x, d, repeat_interleave(reps));
+}
+
+// ---------------------------------------------------------------------------------------- triangles
+
+namespace {
+
+// keep[i, j] for the last two dims of t: j - i <= diagonal (lower) or >= diagonal (upper).
+Tensor triangle_mask(const Tensor& t, int64_t diagonal, bool lower, const char* op) {
+  EMBER_CHECK(t.dim() >= 2, op, ": input tensor must have at least 2 dimensions (got shape ", shape_str(t.sizes()),
+              ")");
+  const int64_t rows = t.sizes()[t.dim() - 2], cols = t.sizes()[t.dim() - 1];
+  TensorOptions o = TensorOptions(ScalarType::Int64).device(t.device());
+  Tensor diff = sub(reshape(arange(cols, o), {{1, cols}}), reshape(arange(rows, o), {{rows, 1}}));
+  return lower ? le(diff, diagonal) : ge(diff, diagonal);
+}
+
+Tensor triangle(const Tensor& t, int64_t diagonal, bool lower, bool in_place, const char* op) {
+  Tensor keep = triangle_mask(t, diagonal, lower, op);
+  Tensor zero = zeros({}, TensorOptions(t.dtype()).device(t.device()));
+  if (!in_place) return where(keep, t, zero);
+  check_writable(t, op);
+  return ternary_op(TernaryOp::Where, keep, t, zero, t);
+}
+
+}  // namespace
+
+Tensor tril(const Tensor& t, int64_t diagonal) { return triangle(t, diagonal, true, false, "tril"); }
+Tensor triu(const Tensor& t, int64_t diagonal) { return triangle(t, diagonal, false, false, "triu"); }
+const Tensor& tril_(const Tensor& t, int64_t diagonal) {
+  triangle(t, diagonal, true, true, "tril_");
+  return t;
+}
+const Tensor& triu_(const Tensor& t, int64_t diagonal) {
+  triangle(t, diagonal, false, true, "triu_");
+  return t;
+}
+
+}  // namespace ember
