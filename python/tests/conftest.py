@@ -82,6 +82,37 @@ def random_array(rng, shape, dtype):
     return np.array(a, dtype=np_dtype(dtype), ndmin=0)
 
 
+# Layouts a test input can take: each is a view of a larger or differently shaped root.
+LAYOUTS = ["contiguous", "transposed", "stepped", "expanded"]
+
+
+def tie_array(rng, shape, dtype):
+    """Values from a small range (many ties), with some NaNs for floating dtypes."""
+    if dtype is ember.bool:
+        return rng.random(shape) < 0.5
+    a = rng.integers(0 if dtype is ember.uint8 else -3, 4, shape).astype(np_dtype(dtype))
+    if dtype.is_floating_point:
+        a[rng.random(shape) < 0.15] = np.nan
+    return np.array(a, ndmin=0)
+
+
+def make_layout(rng, shape, dtype=ember.float32, layout="contiguous", values=random_array):
+    """A tensor of `shape` laid out as `layout` (a view of a larger or differently shaped root), and its values
+    in NumPy. "expanded" broadcasts a size-1 dim 0."""
+    shape = tuple(shape)
+    if not shape or layout == "contiguous":
+        a = values(rng, shape, dtype)
+        return from_np(a, dtype), a
+    if layout == "transposed":
+        a = values(rng, shape[::-1], dtype)
+        return from_np(a, dtype).permute(*reversed(range(len(shape)))), a.transpose()
+    if layout == "stepped":
+        a = values(rng, shape[:-1] + (shape[-1] * 2,), dtype)
+        return from_np(a, dtype)[..., ::2], a[..., ::2]
+    a = values(rng, (1,) + shape[1:], dtype)
+    return from_np(a, dtype).expand(*shape), np.broadcast_to(a, shape)
+
+
 def assert_equal(t, expected, dtype=None):
     """t has `expected`'s shape and values (NaNs compare equal), and `dtype` when given."""
     expected = np.asarray(expected)

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import FLOAT_DTYPES, assert_equal, dtype_name, from_np, random_array
+from conftest import LAYOUTS, make_layout, FLOAT_DTYPES, assert_equal, dtype_name, from_np, random_array
 
 import ember
 import ember.linalg
@@ -15,29 +15,19 @@ import ember.linalg
 INF = math.inf
 NAN = math.nan
 ORDS = [0, 1, 2, 3, 0.5, -1, -2.5, INF, -INF]
-LAYOUTS = ["contiguous", "transposed", "stepped", "expanded"]
 RTOL = {ember.float16: 2e-3, ember.bfloat16: 1e-2, ember.float32: 2e-6, ember.float64: 1e-13}
 
 
-def make(rng, shape, dtype, layout="contiguous"):
-    """A random tensor of `shape` laid out as `layout`, and its values in NumPy (zeros included, for ord <= 0)."""
-    shape = tuple(shape)
-    if not shape or layout == "contiguous":
-        src = random_array(rng, shape, dtype)
-        view = lambda t, a: (t, a)  # noqa: E731
-    elif layout == "transposed":
-        src = random_array(rng, shape[::-1], dtype)
-        view = lambda t, a: (t.permute(*reversed(range(len(shape)))), a.transpose())  # noqa: E731
-    elif layout == "stepped":
-        src = random_array(rng, shape[:-1] + (shape[-1] * 2,), dtype)
-        view = lambda t, a: (t[..., ::2], a[..., ::2])  # noqa: E731
-    else:
-        src = random_array(rng, (1,) + shape[1:], dtype)
-        view = lambda t, a: (t.expand(*shape), np.broadcast_to(a, shape))  # noqa: E731
-    src = np.array(src, ndmin=0)
+def with_zeros(rng, shape, dtype):
+    """Random values with every fifth element zero (for ord <= 0)."""
+    src = np.array(random_array(rng, shape, dtype), ndmin=0)
     if src.size:
         src.reshape(-1)[::5] = 0
-    return view(from_np(src, dtype), src)
+    return src
+
+
+def make(rng, shape, dtype, layout="contiguous"):
+    return make_layout(rng, shape, dtype, layout, with_zeros)
 
 
 def ref_norm(a, ord, axis=None, keepdims=False):

@@ -4,29 +4,14 @@ transposed, stepped, expanded), with zero-size and 0-d cases and the error paths
 import numpy as np
 import pytest
 
-from conftest import assert_equal, dtype_name, from_np, np_dtype, random_array
+from conftest import LAYOUTS, make_layout, assert_equal, dtype_name, from_np, np_dtype, random_array
 
 import ember
 
 DTYPES = [ember.float32, ember.float64, ember.int64, ember.bool, ember.float16]
-LAYOUTS = ["contiguous", "transposed", "stepped", "expanded"]
 
 
-def make(rng, shape, dtype=ember.float32, layout="contiguous"):
-    """A random tensor of `shape` laid out as `layout` (a view of a larger or differently shaped root), and the
-    same values in NumPy. "expanded" broadcasts a size-1 dim 0, so it must only be read."""
-    shape = tuple(shape)
-    if not shape or layout == "contiguous":
-        a = random_array(rng, shape, dtype)
-        return from_np(a, dtype), a
-    if layout == "transposed":
-        a = random_array(rng, shape[::-1], dtype)
-        return from_np(a, dtype).permute(*reversed(range(len(shape)))), a.transpose()
-    if layout == "stepped":
-        a = random_array(rng, shape[:-1] + (shape[-1] * 2,), dtype)
-        return from_np(a, dtype)[..., ::2], a[..., ::2]
-    a = random_array(rng, (1,) + shape[1:], dtype)
-    return from_np(a, dtype).expand(*shape), np.broadcast_to(a, shape)
+make = make_layout
 
 
 def index_array(rng, shape, high, low=0):

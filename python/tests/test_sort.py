@@ -9,40 +9,16 @@ import math
 
 import numpy as np
 import pytest
-from conftest import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, assert_equal, dtype_name, from_np, np_dtype, random_array
+from conftest import LAYOUTS, make_layout, tie_array, ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, assert_equal, dtype_name, from_np, np_dtype, random_array
 
 import ember
 
-LAYOUTS = ["contiguous", "transposed", "stepped", "expanded"]
 NAN = math.nan
 INF = math.inf
 
 
-def tie_array(rng, shape, dtype):
-    """Values from a small range (many ties), with some NaNs for floating dtypes."""
-    if dtype is ember.bool:
-        return rng.random(shape) < 0.5
-    a = rng.integers(0 if dtype is ember.uint8 else -3, 4, shape).astype(np_dtype(dtype))
-    if dtype.is_floating_point:
-        a[rng.random(shape) < 0.15] = np.nan
-    return np.array(a, ndmin=0)
-
-
 def make(rng, shape, dtype, layout="contiguous", values=tie_array):
-    """A tensor of `shape` laid out as `layout` (a view of a larger or differently shaped root), and its values
-    in NumPy. "expanded" broadcasts a size-1 dim 0."""
-    shape = tuple(shape)
-    if not shape or layout == "contiguous":
-        a = values(rng, shape, dtype)
-        return from_np(a, dtype), a
-    if layout == "transposed":
-        a = values(rng, shape[::-1], dtype)
-        return from_np(a, dtype).permute(*reversed(range(len(shape)))), a.transpose()
-    if layout == "stepped":
-        a = values(rng, shape[:-1] + (shape[-1] * 2,), dtype)
-        return from_np(a, dtype)[..., ::2], a[..., ::2]
-    a = values(rng, (1,) + shape[1:], dtype)
-    return from_np(a, dtype).expand(*shape), np.broadcast_to(a, shape)
+    return make_layout(rng, shape, dtype, layout, values)
 
 
 def key(v):
