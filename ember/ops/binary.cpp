@@ -89,20 +89,25 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
                   "' (", name, " needs integer tensors, got ", compute, ")");
       break;
     case Kind::Arith:
-      if (compute == ScalarType::Bool) {
-        EMBER_CHECK(op != BinaryOp::Sub, "Subtraction, the `-` operator, with two bool tensors is not supported. "
+      if (op == BinaryOp::Sub) {  // PyTorch's sub_check: a bool operand (tensor or number) is an error
+        const bool a_bool = a.t ? a.t->dtype() == ScalarType::Bool : a.s.is_bool();
+        const bool b_bool = b.t ? b.t->dtype() == ScalarType::Bool : b.s.is_bool();
+        EMBER_CHECK(!(a_bool && b_bool), "Subtraction, the `-` operator, with two bool tensors is not supported. "
                     "Use the `^` or `logical_xor()` operator instead.");
+        EMBER_CHECK(!a_bool && !b_bool, "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                    "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+      }
+      if (compute == ScalarType::Bool) {
         if (op != BinaryOp::Add && op != BinaryOp::Mul && op != BinaryOp::Maximum && op != BinaryOp::Minimum &&
             op != BinaryOp::Fmax && op != BinaryOp::Fmin)
           compute = result = ScalarType::Int64;  // e.g. floor_divide of bools computes in integers
       }
       break;
   }
-  if (op == BinaryOp::Add || op == BinaryOp::Sub) {
-    if (is_integral(compute, false))
-      EMBER_CHECK(!alpha.is_floating(), "For integral input tensors, argument alpha must not be a floating point number.");
-    if (compute == ScalarType::Bool)
-      EMBER_CHECK(alpha.is_bool() || alpha.to_int() == 1, "Boolean alpha only supported for Boolean results.");
+  if (op == BinaryOp::Add || op == BinaryOp::Sub) {  // PyTorch's alpha_check, on the result dtype
+    EMBER_CHECK(!alpha.is_bool() || result == ScalarType::Bool, "Boolean alpha only supported for Boolean results.");
+    EMBER_CHECK(is_floating(result) || !alpha.is_floating(),
+                "For integral input tensors, argument alpha must not be a floating point number.");
   }
   if (op == BinaryOp::Pow && is_integral(compute, false) && !b.t && b.s.is_integral())
     EMBER_CHECK(b.s.to_int() >= 0, "Integers to negative integer powers are not allowed.");

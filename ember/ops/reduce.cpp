@@ -163,15 +163,21 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   return r;
 }
 
-std::pair<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  EMBER_CHECK(is_floating(x.dtype()), "var(): input dtype should be floating point, but got ", x.dtype());
+std::pair<Tensor, Tensor> var_mean(const Tensor& x_in, IntArrayRef dims, double correction, bool keepdim) {
+  EMBER_CHECK(is_floating(x_in.dtype()), "var(): input dtype should be floating point, but got ", x_in.dtype());
+  // 16-bit floats compute in float32 (as PyTorch's accumulation type): their intermediate sums overflow
+  // float16 long before the variance does.
+  const bool narrow = x_in.dtype() == ScalarType::Float16 || x_in.dtype() == ScalarType::BFloat16;
+  const Tensor x = narrow ? to(x_in, ScalarType::Float32) : x_in;
   DimVector d = reduction_dims(x, dims, "var");
   Tensor m = mean(x, dims, true);
   Tensor dev = sub(x, m);
   Tensor ss = sum(mul(dev, dev), dims, keepdim);
   const double n = static_cast<double>(reduced_count(x, d)) - correction;
   Tensor v = div(ss, n > 0 ? n : 0.0);  // n <= 0 gives inf/nan, as in PyTorch
-  return {v, keepdim ? m : drop_dims(m, d, false)};
+  if (!keepdim) m = drop_dims(m, d, false);
+  if (narrow) return {to(v, x_in.dtype()), to(m, x_in.dtype())};
+  return {v, m};
 }
 
 Tensor var(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {

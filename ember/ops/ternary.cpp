@@ -1,12 +1,19 @@
 // Ternary elementwise ops: validation, promotion and broadcasting; the math is in the device kernels.
 #include "ember/ops/ternary.h"
 
+#include <limits>
+
 #include "ember/ops.h"
 #include "ember/ops/util.h"
 
 namespace ember {
 
 namespace {
+const char* type_label(ScalarType t) {  // PyTorch's names: "Float", "Long"
+  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
+  return names[static_cast<int>(t)];
+}
+
 const char* name_of(TernaryOp op) {
   static const char* names[] = {"where", "lerp", "addcmul", "addcdiv"};
   return names[static_cast<int>(op)];
@@ -41,6 +48,19 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
       EMBER_CHECK(a.t && (a.t->dtype() == ScalarType::Bool || a.t->dtype() == ScalarType::UInt8),
                   "where expected condition to be a boolean tensor, but got a tensor with dtype ",
                   a.t ? dtype_name(a.t->dtype()) : "(number)");
+      if (is_integral(compute, false)) {  // as PyTorch: a number branch the integer dtype can't hold is an error
+        const auto [lo, hi] = dispatch_all(compute, [](auto v) -> std::pair<double, double> {
+          using T = decltype(v);
+          if constexpr (std::is_integral_v<T>)
+            return {static_cast<double>(std::numeric_limits<T>::lowest()), static_cast<double>(std::numeric_limits<T>::max())};
+          else
+            return {0, 0};
+        });
+        static const char* ctypes[] = {"bool", "uint8_t", "int8_t", "int16_t", "int32_t", "int64_t"};
+        for (const Operand* o : {&b, &c})
+          EMBER_CHECK(o->t || (o->s.to_double() >= lo && o->s.to_double() <= hi), "value cannot be converted to type ",
+                      ctypes[static_cast<int>(compute)], " without overflow");
+      }
       break;
     case TernaryOp::Lerp:
       EMBER_CHECK(is_floating(a.t->dtype()) && a.t->dtype() == b.t->dtype(), "lerp: expected start and end to have the "
@@ -49,9 +69,11 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
                   " for `weight` but got dtype ", c.t->dtype());
       compute = a.t->dtype();
       break;
-    case TernaryOp::AddCDiv:
-      EMBER_CHECK(is_floating(compute), "Integer division with addcdiv is no longer supported, and in a future release "
-                  "addcdiv will perform a true division of tensor1 and tensor2. (got dtype ", compute, ")");
+    case TernaryOp::AddCDiv:  // as PyTorch, the check is on tensor1 and tensor2 (input may be an integer)
+      EMBER_CHECK(is_floating(compute) && !(is_integral(b.t->dtype(), true) && is_integral(c.t->dtype(), true)),
+                  "Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
+                  "perform a true division of tensor1 and tensor2. (got dtypes ", b.t->dtype(), " and ",
+                  c.t->dtype(), ")");
       break;
     case TernaryOp::AddCMul:
       break;
@@ -66,14 +88,22 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
   if (out.defined()) {
     EMBER_CHECK(std::ranges::equal(out.sizes(), shape), name, ": output with shape ", shape_str(out.sizes()),
                 " doesn't match the broadcast shape ", shape_str(shape));
-    EMBER_CHECK(can_cast(compute, out.dtype()), name, ": result type ", compute,
-                " can't be cast to the desired output type ", out.dtype());
+    EMBER_CHECK(can_cast(compute, out.dtype()), name, ": result type ", type_label(compute),
+                " can't be cast to the desired output type ", type_label(out.dtype()));
+    EMBER_CHECK(!has_internal_overlap(out), name, ": unsupported operation: more than one element of the written-to "
+                "tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
   }
-  if (r.numel()) {
+  const bool narrow = compute == ScalarType::Float16 || compute == ScalarType::BFloat16;
+  if (r.numel() && op == TernaryOp::Lerp && !c.t && narrow) {
+    // A number weight is used at float precision (PyTorch's opmath), not rounded to the 16-bit dtype
+    // the kernel loads its operands in: lerp in float32, rounded once.
+    copy_into(r, to(lerp(to(t[0], ScalarType::Float32), to(t[1], ScalarType::Float32), c.s), compute));
+  } else if (r.numel()) {
     bool overlap = false;
     for (const Tensor& x : t)
-      overlap |= out.defined() && may_overlap(out, x) &&
-                 !(x.data_ptr() == out.data_ptr() && std::ranges::equal(x.strides(), out.strides()));
+      overlap |= out.defined() && may_overlap(out, x) &&  // only an input laid out exactly as out is safe
+                 !(x.data_ptr() == out.data_ptr() && std::ranges::equal(x.strides(), out.strides()) &&
+                   std::ranges::equal(x.sizes(), out.sizes()));
     if (overlap) {
       Tensor tmp = empty(shape, TensorOptions(compute).device(device));
       ternary_kernel[device](op, tmp, t[0], t[1], t[2], compute, value);

@@ -19,6 +19,11 @@ Kind kind(UnaryOp op) {
   return Kind::Same;
 }
 
+const char* type_label(ScalarType t) {  // PyTorch's names in "not implemented for 'Float'" messages
+  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
+  return names[static_cast<int>(t)];
+}
+
 const char* const kNames[] = {
     "neg", "abs", "sign", "square", "relu", "floor", "ceil", "round", "trunc", "bitwise_not", "clamp", "nan_to_num",
     "reciprocal", "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
@@ -45,13 +50,16 @@ Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs&
         EMBER_CHECK(compute != ScalarType::Bool, "Negation, the `-` operator, on a bool tensor is not supported. If you "
                     "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
       if (op == UnaryOp::BitNot)
-        EMBER_CHECK(is_integral(compute, true), "\"bitwise_not_cpu\" not implemented for '", dtype_name(compute),
+        EMBER_CHECK(is_integral(compute, true), "\"bitwise_not_cpu\" not implemented for '", type_label(compute),
                     "' (bitwise_not needs integer or bool tensors)");
       if (op == UnaryOp::Square && compute == ScalarType::Bool) compute = result = ScalarType::Int64;
       break;
   }
+  if (op == UnaryOp::Round)  // integers are integral already; to tens or hundreds PyTorch has no kernel
+    EMBER_CHECK(args.a == 0 || is_floating(x.dtype()), "\"round_cpu\" not implemented for '", type_label(x.dtype()),
+                "' (round with decimals=", args.a, " needs a floating point tensor)");
   if (op == UnaryOp::Frac)
-    EMBER_CHECK(is_floating(x.dtype()), "\"frac_cpu\" not implemented for '", dtype_name(x.dtype()),
+    EMBER_CHECK(is_floating(x.dtype()), "\"frac_cpu\" not implemented for '", type_label(x.dtype()),
                 "' (frac needs a floating point tensor)");
   if (!out.defined()) {
     Tensor r = empty_like(x, TensorOptions(result).device(x.device()));
@@ -60,8 +68,8 @@ Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs&
   }
   EMBER_CHECK(out.device() == x.device(), name, ": Expected all tensors to be on the same device, but found at least "
               "two devices, ", x.device(), " and ", out.device(), "! (output)");
-  EMBER_CHECK(can_cast(result, out.dtype()), name, ": result type ", result,
-              " can't be cast to the desired output type ", out.dtype());
+  EMBER_CHECK(can_cast(result, out.dtype()), name, ": result type ", type_label(result),
+              " can't be cast to the desired output type ", type_label(out.dtype()));
   EMBER_CHECK(std::ranges::equal(out.sizes(), x.sizes()), name, ": output with shape ", shape_str(out.sizes()),
               " doesn't match the input shape ", shape_str(x.sizes()));
   EMBER_CHECK(!has_internal_overlap(out), name, ": unsupported operation: more than one element of the written-to "
@@ -135,6 +143,25 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
   if (min) rs.update(*min);
   if (max) rs.update(*max);
   const ScalarType t = rs.result();
+  // The kernel reads a NaN bound as "none": a NaN bound gives NaN everywhere, as NaN propagates through
+  // maximum and minimum (the tensor-bound form).
+  const bool nan_bound = (min && std::isnan(min->to_double())) || (max && std::isnan(max->to_double()));
+  if (nan_bound) return full(x.sizes(), std::numeric_limits<double>::quiet_NaN(), TensorOptions(t).device(x.device()));
+  if (is_integral(t, false)) {  // as PyTorch: a bound the integer dtype can't hold is an error, not a wrap
+    const auto [lo, hi] = dispatch_all(t, [](auto v) -> std::pair<double, double> {
+      using T = decltype(v);
+      if constexpr (std::is_integral_v<T>)
+        return {static_cast<double>(std::numeric_limits<T>::lowest()), static_cast<double>(std::numeric_limits<T>::max())};
+      else
+        return {0, 0};
+    });
+    for (const auto& b : {min, max})
+      if (b) {
+        static const char* ctypes[] = {"bool", "uint8_t", "int8_t", "int16_t", "int32_t", "int64_t"};
+        EMBER_CHECK(b->to_double() >= lo && b->to_double() <= hi, "value cannot be converted to type ",
+                    ctypes[static_cast<int>(t)], " without overflow");
+      }
+  }
   Tensor in = t == x.dtype() ? x : to(x, t);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   return unary_op(UnaryOp::Clamp, in, {}, UnaryArgs{min ? min->to_double() : nan, max ? max->to_double() : nan});

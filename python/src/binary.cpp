@@ -147,6 +147,9 @@ void init_binary(nb::module_& m) {
       {"ge", B::Ge, "__ge__", nullptr, nullptr, false, true, {"greater_equal"}},
   };
   for (const BinaryDef& d : defs) def_binary(m, cls, d);
+  // As PyTorch's: NumPy scalars and arrays on the left defer to the tensor's reflected operators
+  // (np.int64(3) - t is a tensor, not a NumPy array).
+  cls.attr("__array_priority__") = 1000;
   // Tensors hash by identity, as in PyTorch (defining __eq__ would otherwise drop __hash__).
   cls.attr("__hash__") = nb::cpp_function([](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); },
                                           nb::is_method());

@@ -46,6 +46,11 @@ void def_unary(nb::module_& m, nb::handle cls, const UnaryDef& d) {
   }
 }
 
+const char* dtype_label(ScalarType t) {  // PyTorch's names: "Float", "Long"
+  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
+  return names[static_cast<int>(t)];
+}
+
 // Bounds of clamp: None, a number, or a tensor.
 std::optional<Scalar> bound(nb::handle h) {
   if (h.is_none()) return std::nullopt;
@@ -59,14 +64,23 @@ nb::object clamp_impl(nb::handle self, nb::handle lo, nb::handle hi, nb::handle 
     auto as_tensor = [&](nb::handle h) -> Tensor {
       if (h.is_none()) return {};
       if (nb::isinstance<Tensor>(h)) return nb::cast<const Tensor&>(h);
-      return full({}, to_scalar(h, "clamp"), TensorOptions(x.dtype()).device(x.device()));
+      // A number beside a tensor bound: a 0-d tensor of the number's kind, so that it promotes like a
+      // Python number (clamp(int_tensor, tensor_min, 2.5) is float, as clamp(int_tensor, 0, 2.5)); a float
+      // is held in float64 beside floating x, so that its value is not rounded before x's dtype reads it.
+      const Scalar s = to_scalar(h, "clamp");
+      const ScalarType st = s.is_floating() ? (is_floating(x.dtype()) ? ScalarType::Float64 : default_dtype())
+                            : s.is_bool()   ? ScalarType::Bool
+                                            : ScalarType::Int64;
+      return full({}, s, TensorOptions(st).device(x.device()));
     };
     EMBER_CHECK(!lo.is_none() || !hi.is_none(), "torch.clamp: At least one of 'min' or 'max' must not be None");
     r = clamp(x, as_tensor(lo), as_tensor(hi));
   } else {
     r = clamp(x, bound(lo), bound(hi));
   }
-  if (inplace) {
+  if (inplace) {  // as every in-place op: the result dtype must be storable in self's
+    EMBER_CHECK(can_cast(r.dtype(), x.dtype()), "clamp_: result type ", dtype_label(r.dtype()),
+                " can't be cast to the desired output type ", dtype_label(x.dtype()));
     copy_(x, r);
     return nb::borrow(self);
   }

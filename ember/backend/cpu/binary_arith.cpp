@@ -69,8 +69,11 @@ void arith(BinaryOp op, const StridedIter& it, const Scalar& alpha) {
   switch (op) {
     case BinaryOp::Add:
     case BinaryOp::Sub: {
-      if constexpr (std::is_same_v<T, bool>) {
-        run([](A a, A b) { return a || b; });
+      if constexpr (std::is_same_v<T, bool>) {  // a + alpha * b in bool: alpha False leaves a
+        if (alpha.to_bool())
+          run([](A a, A b) { return a || b; });
+        else
+          run([](A a, A) { return a; });
       } else {
         const A s = op == BinaryOp::Sub ? A(-alpha.to<A>()) : alpha.to<A>();
         if (s == A(1))

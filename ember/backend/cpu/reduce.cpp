@@ -6,8 +6,9 @@
 // is the reduction of a strided range ("inner" strategy; pairwise for floating sums, split across
 // threads when there are fewer outputs than threads). If the innermost dim is kept, the reduced
 // elements of a whole contiguous row of outputs are accumulated together, which vectorizes ("outer"
-// strategy, e.g. summing a [N, C] tensor over N). Accumulators: float for 16-bit floats, int64 for
-// integer sums and products.
+// strategy, e.g. summing a [N, C] tensor over N); blocks of 128 rows are combined pairwise, and so are
+// the runs of a strided inner reduction, so float sums keep O(log n) error in every layout.
+// Accumulators: float for 16-bit floats, int64 for integer sums and products.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -138,22 +139,49 @@ typename Policy<T, Op>::Acc reduce_run(const char* p, int64_t n, int64_t s) {
   }
 }
 
-// Reduction of the reduced-space elements [b, e) below the input offset `base`.
+// Reduction of the reduced-space elements [b, e) below the input offset `base`. A range spanning several
+// runs of the innermost reduced dim is split at a run boundary near its middle, so that many short runs
+// also combine pairwise (not one after the other, which for float sums is naive summation).
 template <class T, ReduceOp Op>
 typename Policy<T, Op>::Acc reduce_range(const char* base, const std::vector<Dim>& red, int64_t b, int64_t e) {
   using P = Policy<T, Op>;
-  const Dim& d0 = red[0];
-  typename P::Acc acc{};
-  bool first = true;
-  while (b < e) {
-    const int64_t k0 = b % d0.size, n = std::min(d0.size - k0, e - b);
-    int64_t off = offsets(red, b).first;
-    auto part = reduce_run<T, Op>(base + off, n, d0.in_stride);
-    acc = first ? part : P::merge(acc, part);
-    first = false;
-    b += n;
+  const int64_t size = red[0].size;
+  if (b / size == (e - 1) / size)  // within one run
+    return reduce_run<T, Op>(base + offsets(red, b).first, e - b, red[0].in_stride);
+  int64_t mid = (b + (e - b) / 2) / size * size;
+  if (mid <= b) mid = (b / size + 1) * size;
+  return P::merge(reduce_range<T, Op>(base, red, b, mid), reduce_range<T, Op>(base, red, mid, e));
+}
+
+constexpr int64_t kOuterChunk = 256;  // outputs accumulated together by the outer strategy
+
+// acc[j] for j < m: the reduction of rows [r0, r1) of the outer strategy, row k starting at
+// base + offsets(red, k) with its m elements `stride` bytes apart. Blocks of rows are combined pairwise,
+// as reduce_run does along a row, so that long outer sums keep O(log n) error.
+template <class T, ReduceOp Op>
+void reduce_rows(const char* base, const std::vector<Dim>& red, int64_t stride, int64_t m, int64_t r0, int64_t r1,
+                 typename Policy<T, Op>::Acc* acc) {
+  using P = Policy<T, Op>;
+  constexpr int64_t kBlock = 128;
+  if (r1 - r0 > kBlock) {
+    const int64_t half = ((r1 - r0) / 2 + kBlock - 1) / kBlock * kBlock;
+    typename P::Acc tmp[kOuterChunk];
+    reduce_rows<T, Op>(base, red, stride, m, r0, r0 + half, acc);
+    reduce_rows<T, Op>(base, red, stride, m, r0 + half, r1, tmp);
+    for (int64_t j = 0; j < m; ++j) acc[j] = P::merge(acc[j], tmp[j]);
+    return;
   }
-  return acc;
+  const char* row = base + offsets(red, r0).first;
+  for (int64_t j = 0; j < m; ++j) acc[j] = P::first(*reinterpret_cast<const T*>(row + j * stride));
+  for (int64_t k = r0 + 1; k < r1; ++k) {
+    row = base + offsets(red, k).first;
+    if (stride == sizeof(T)) {
+      const T* x = reinterpret_cast<const T*>(row);
+      for (int64_t j = 0; j < m; ++j) acc[j] = P::step(acc[j], x[j]);
+    } else {
+      for (int64_t j = 0; j < m; ++j) acc[j] = P::step(acc[j], *reinterpret_cast<const T*>(row + j * stride));
+    }
+  }
 }
 
 template <class T, ReduceOp Op>
@@ -217,7 +245,7 @@ void reduce_typed(const Tensor& out, const Tensor& in) {
   // Outer strategy: the innermost dim is kept; accumulate whole rows of it.
   const Dim k0 = g.kept[0];
   const std::vector<Dim> rest(g.kept.begin() + 1, g.kept.end());
-  const int64_t n_rest = g.n_out / k0.size, chunk = 256;
+  const int64_t n_rest = g.n_out / k0.size, chunk = kOuterChunk;
   const int64_t chunks = (k0.size + chunk - 1) / chunk;
   const int64_t grain = std::max<int64_t>(1, kGrainSize / (chunk * g.n_red));
   parallel_for(0, n_rest * chunks, grain, [&](int64_t b, int64_t e) {
@@ -226,16 +254,7 @@ void reduce_typed(const Tensor& out, const Tensor& in) {
       const int64_t r = w / chunks, c0 = (w % chunks) * chunk, m = std::min(chunk, k0.size - c0);
       auto [a, o] = offsets(rest, r);
       const char* base = ip + a + c0 * k0.in_stride;
-      for (int64_t j = 0; j < m; ++j) acc[j] = P::first(*reinterpret_cast<const T*>(base + j * k0.in_stride));
-      for (int64_t k = 1; k < g.n_red; ++k) {
-        const char* row = base + offsets(g.red, k).first;
-        if (k0.in_stride == sizeof(T)) {
-          const T* x = reinterpret_cast<const T*>(row);
-          for (int64_t j = 0; j < m; ++j) acc[j] = P::step(acc[j], x[j]);
-        } else {
-          for (int64_t j = 0; j < m; ++j) acc[j] = P::step(acc[j], *reinterpret_cast<const T*>(row + j * k0.in_stride));
-        }
-      }
+      reduce_rows<T, Op>(base, g.red, k0.in_stride, m, 0, g.n_red, acc);
       for (int64_t j = 0; j < m; ++j) write(op + o + (c0 + j) * k0.out_stride, acc[j]);
     }
   });
