@@ -23,6 +23,11 @@ std::string_view dtype_name(ScalarType t) {
   return names[static_cast<int>(t)];
 }
 
+const char* type_label(ScalarType t) {
+  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
+  return names[static_cast<int>(t)];
+}
+
 std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << dtype_name(t); }
 
 ScalarType promote_types(ScalarType a, ScalarType b) {

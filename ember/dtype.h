@@ -40,6 +40,8 @@ constexpr ScalarType scalar_type_of = CppToScalarType<T>::value;
 
 size_t element_size(ScalarType t);
 std::string_view dtype_name(ScalarType t);  // "float32"
+// PyTorch's C++ type names ("Float", "Long", "Byte"), as its messages print them.
+const char* type_label(ScalarType t);
 inline bool is_floating(ScalarType t) { return t >= ScalarType::Float16; }
 inline bool is_integral(ScalarType t, bool include_bool) {
   return t == ScalarType::Bool ? include_bool : t < ScalarType::Float16;

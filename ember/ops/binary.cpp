@@ -32,10 +32,6 @@ const OpInfo& info(BinaryOp op) {
   return table[static_cast<int>(op)];
 }
 
-const char* type_label(ScalarType t) {  // PyTorch's names in "not implemented for 'Float'" messages
-  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
-  return names[static_cast<int>(t)];
-}
 
 // A Python number as a 0-d tensor of the compute dtype on the device of the op.
 Tensor wrap(const Operand& x, ScalarType dtype, Device device) {

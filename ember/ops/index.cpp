@@ -11,10 +11,6 @@ namespace ember {
 
 namespace {
 
-const char* type_label(ScalarType t) {  // PyTorch's names in dtype messages
-  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
-  return names[static_cast<int>(t)];
-}
 
 void check_writable(const Tensor& t, const char* op) {
   EMBER_CHECK(!has_internal_overlap(t), op, ": unsupported operation: more than one element of the written-to tensor "

@@ -9,10 +9,6 @@
 namespace ember {
 
 namespace {
-const char* type_label(ScalarType t) {  // PyTorch's names: "Float", "Long"
-  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
-  return names[static_cast<int>(t)];
-}
 
 const char* name_of(TernaryOp op) {
   static const char* names[] = {"where", "lerp", "addcmul", "addcdiv"};

@@ -19,10 +19,6 @@ Kind kind(UnaryOp op) {
   return Kind::Same;
 }
 
-const char* type_label(ScalarType t) {  // PyTorch's names in "not implemented for 'Float'" messages
-  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
-  return names[static_cast<int>(t)];
-}
 
 const char* const kNames[] = {
     "neg", "abs", "sign", "square", "relu", "floor", "ceil", "round", "trunc", "bitwise_not", "clamp", "nan_to_num",

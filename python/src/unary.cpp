@@ -46,10 +46,6 @@ void def_unary(nb::module_& m, nb::handle cls, const UnaryDef& d) {
   }
 }
 
-const char* dtype_label(ScalarType t) {  // PyTorch's names: "Float", "Long"
-  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
-  return names[static_cast<int>(t)];
-}
 
 // Bounds of clamp: None, a number, or a tensor.
 std::optional<Scalar> bound(nb::handle h) {
@@ -79,8 +75,8 @@ nb::object clamp_impl(nb::handle self, nb::handle lo, nb::handle hi, nb::handle 
     r = clamp(x, bound(lo), bound(hi));
   }
   if (inplace) {  // as every in-place op: the result dtype must be storable in self's
-    EMBER_CHECK(can_cast(r.dtype(), x.dtype()), "clamp_: result type ", dtype_label(r.dtype()),
-                " can't be cast to the desired output type ", dtype_label(x.dtype()));
+    EMBER_CHECK(can_cast(r.dtype(), x.dtype()), "clamp_: result type ", type_label(r.dtype()),
+                " can't be cast to the desired output type ", type_label(x.dtype()));
     copy_(x, r);
     return nb::borrow(self);
   }
