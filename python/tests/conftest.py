@@ -173,3 +173,12 @@ def pytest_unconfigure(config):
     import gc
 
     gc.callbacks[:] = [cb for cb in gc.callbacks if not getattr(cb, "__module__", "").startswith("hypothesis")]
+
+
+@pytest.fixture
+def four_threads():
+    """More threads than cores, so that every parallel path runs split."""
+    before = ember.get_num_threads()
+    ember.set_num_threads(4)
+    yield
+    ember.set_num_threads(before)

@@ -979,14 +979,6 @@ def test_out_overlapping_a_transposed_input():
 
 # ------------------------------------------------------------------------------------ threading
 
-@pytest.fixture
-def four_threads():
-    before = ember.get_num_threads()
-    ember.set_num_threads(4)
-    yield
-    ember.set_num_threads(before)
-
-
 @pytest.mark.parametrize("op", ['add', 'sub', 'mul', 'div', 'div_floor', 'remainder', 'pow', 'maximum', 'fmin',
                                 'atan2', 'eq', 'lt'])
 def test_large_tensors_in_several_threads_match_numpy(op, four_threads):

@@ -399,14 +399,6 @@ def test_strided_expanded_and_sliced_inputs(rng):
 
 # ------------------------------------------------------------------------------------ large and threaded
 
-@pytest.fixture
-def four_threads():
-    before = ember.get_num_threads()
-    ember.set_num_threads(4)
-    yield
-    ember.set_num_threads(before)
-
-
 @pytest.mark.parametrize("threads", [2, 4])
 def test_large_reductions_split_across_threads(threads, rng):
     before = ember.get_num_threads()

@@ -620,14 +620,6 @@ def test_out_overlapping_the_input():
 
 # ------------------------------------------------------------------------------------ threads
 
-@pytest.fixture
-def four_threads():
-    before = ember.get_num_threads()
-    ember.set_num_threads(4)
-    yield
-    ember.set_num_threads(before)
-
-
 @pytest.mark.parametrize("name", ['exp', 'sin', 'sigmoid', 'gelu', 'sqrt', 'tanh'])
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.bfloat16], ids=dtype_name)
 def test_large_tensors_in_several_threads(name, dtype, four_threads):
