@@ -10,6 +10,7 @@
 // the runs of a strided inner reduction, so float sums keep O(log n) error in every layout.
 // Accumulators: float for 16-bit floats, int64 for integer sums and products.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -247,6 +248,27 @@ void reduce_typed(const Tensor& out, const Tensor& in) {
   const std::vector<Dim> rest(g.kept.begin() + 1, g.kept.end());
   const int64_t n_rest = g.n_out / k0.size, chunk = kOuterChunk;
   const int64_t chunks = (k0.size + chunk - 1) / chunk;
+  if (n_rest * chunks < threads && g.n_red * std::min(chunk, k0.size) >= 4 * kGrainSize) {
+    // Fewer column blocks than threads (a tall, thin input): split the rows instead, then merge.
+    for (int64_t w = 0; w < n_rest * chunks; ++w) {
+      const int64_t r = w / chunks, c0 = (w % chunks) * chunk, m = std::min(chunk, k0.size - c0);
+      auto [a, o] = offsets(rest, r);
+      const char* base = ip + a + c0 * k0.in_stride;
+      std::vector<std::array<Acc, chunk>> parts(threads);
+      const int64_t per = (g.n_red + threads - 1) / threads;
+      parallel_for(0, threads, 1, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t)
+          if (t * per < g.n_red)
+            reduce_rows<T, Op>(base, g.red, k0.in_stride, m, t * per, std::min(g.n_red, (t + 1) * per), parts[t].data());
+      });
+      for (int64_t j = 0; j < m; ++j) {
+        Acc acc = parts[0][j];
+        for (int64_t t = 1; t < threads && t * per < g.n_red; ++t) acc = P::merge(acc, parts[t][j]);
+        write(op + o + (c0 + j) * k0.out_stride, acc);
+      }
+    }
+    return;
+  }
   const int64_t grain = std::max<int64_t>(1, kGrainSize / (chunk * g.n_red));
   parallel_for(0, n_rest * chunks, grain, [&](int64_t b, int64_t e) {
     Acc acc[chunk];
