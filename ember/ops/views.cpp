@@ -37,8 +37,8 @@ DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
 // shape would split a dim that is not contiguous (PyTorch's computeStride).
 bool view_strides(IntArrayRef os, IntArrayRef ost, IntArrayRef ns, int64_t numel, DimVector& out) {
   out = DimVector(ns.size(), 1);
-  if (numel == 0) {
-    out = contiguous_strides(ns);
+  if (numel == 0) {  // any shape views an empty tensor; its own shape keeps its strides (as PyTorch)
+    out = std::ranges::equal(os, ns) ? DimVector(ost) : contiguous_strides(ns);
     return true;
   }
   if (os.empty()) return true;

@@ -400,8 +400,6 @@ def test_random_permutations_match_numpy(case):
             [st for st, n in zip(p.stride(), p.shape) if n != 1]
 
 
-@pytest.mark.xfail(strict=True, reason="bug: view/reshape of a zero-element tensor to its own shape resets the "
-                   "strides to contiguous ones; PyTorch (computeStride) keeps them")
 def test_view_of_zero_element_tensor_to_its_own_shape_keeps_strides():
     p = ember.zeros(0, 0, 2).permute(0, 2, 1)
     assert p.stride() == (2, 1, 2)
