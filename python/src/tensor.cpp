@@ -134,6 +134,11 @@ void init_tensor(nb::module_& m) {
       .def("swapaxes", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); })
       .def("swapdims", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); })
       .def("t", [](const Tensor& x) { return t(x); })
+      .def_prop_ro("T", [](const Tensor& x) {
+        DimVector dims;
+        for (int64_t d = x.dim() - 1; d >= 0; --d) dims.push_back(d);
+        return permute(x, dims);
+      })
       .def_prop_ro("mT", [](const Tensor& x) {
         EMBER_CHECK(x.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got ", x.dim(), "-D tensor.");
         return transpose(x, -2, -1);
@@ -292,6 +297,37 @@ void init_tensor(nb::module_& m) {
   }, nb::arg("precision") = nb::none(), nb::arg("threshold") = nb::none(), nb::arg("edgeitems") = nb::none(),
      nb::arg("linewidth") = nb::none(), nb::arg("profile") = nb::none(), nb::arg("sci_mode") = nb::none());
 
+  // The legacy constructor: ember.Tensor(2, 3) is uninitialized, ember.Tensor([1, 2]) copies data, both in
+  // the default dtype; ember.Tensor() is empty.
+  cls.def("__init__", [](Tensor* self, nb::args args, nb::kwargs kw) {
+    FactoryArgs a;
+    parse_factory_kwargs(kw, "Tensor", kDevice, a);
+    const TensorOptions opts = TensorOptions(default_dtype()).device(a.device.value_or(kCPU));
+    if (args.size() == 1 && nb::isinstance<Tensor>(args[0])) {
+      new (self) Tensor(alias(nb::cast<const Tensor&>(args[0])));
+    } else if (args.size() == 1 && !PyLong_Check(args[0].ptr()) &&
+               (PyTuple_CheckExact(args[0].ptr()) || (!PyTuple_Check(args[0].ptr()) && PySequence_Check(args[0].ptr())))) {
+      // A list, a plain tuple or an array is data; ember.Size (a tuple subclass) is a shape.
+      new (self) Tensor(tensor_from_data(args[0], opts.dtype_, opts.device_));
+    } else {
+      new (self) Tensor(empty(args.size() ? parse_size(args, 0, "Tensor") : DimVector{0}, opts));
+    }
+  });
+  // f"{loss:.4f}" formats a 0-d tensor's value, as PyTorch does; other tensors take only an empty spec.
+  cls.def("__format__", [](nb::handle self, nb::handle spec) -> nb::object {
+    const Tensor& t = nb::cast<const Tensor&>(self);
+    if (t.dim() == 0) return nb::steal(PyObject_Format(scalar_to_py(item(t)).ptr(), spec.ptr()));
+    EMBER_CHECK_TYPE(PyUnicode_GetLength(spec.ptr()) == 0, "unsupported format string passed to Tensor.__format__");
+    return nb::str(self);
+  });
+  cls.def("__contains__", [](const Tensor& t, nb::handle element) {
+    EMBER_CHECK_TYPE(nb::isinstance<Tensor>(element) || is_scalar(element),
+                     "Tensor.__contains__ only supports Tensor or scalar, but you passed in a ",
+                     nb::inst_name(element).c_str());
+    Tensor hit = nb::isinstance<Tensor>(element) ? eq(t, nb::cast<const Tensor&>(element))
+                                                 : eq(t, to_scalar(element, "__contains__"));
+    return item(any(hit)).to_bool();
+  });
   init_indexing(cls);
 }
 

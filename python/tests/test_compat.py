@@ -1,0 +1,39 @@
+"""Small PyTorch idioms that programs rely on: the legacy constructor, formatting, .T, `in`."""
+import numpy as np
+import pytest
+
+import ember
+
+from conftest import to_np
+
+
+def test_legacy_constructor_sizes_data_and_empty():
+    assert ember.Tensor(2, 3).shape == (2, 3) and ember.Tensor(2, 3).dtype == ember.float32
+    assert ember.Tensor(ember.Size([4])).shape == (4,)
+    assert ember.Tensor().shape == (0,)
+    np.testing.assert_array_equal(to_np(ember.Tensor([1, 2])), np.array([1.0, 2.0], np.float32))
+    np.testing.assert_array_equal(to_np(ember.Tensor((2, 3))), np.array([2.0, 3.0], np.float32))  # a tuple is data
+    base = ember.ones(3)
+    view = ember.Tensor(base)
+    view[0] = 5
+    assert base[0].item() == 5  # shares memory, as torch.Tensor(tensor) does
+    with pytest.raises(TypeError, match="unexpected keyword argument 'dtype'"):
+        ember.Tensor([1, 2], dtype=ember.int64)
+
+
+def test_format_of_0d_tensors_formats_the_value():
+    x = ember.tensor(3.14159)
+    assert f"{x:.2f}" == "3.14"
+    assert f"{ember.tensor(7):>4d}" == "   7"
+    assert f"{ember.tensor([1.0, 2.0])}" == "tensor([1., 2.])"
+    with pytest.raises(TypeError, match="unsupported format string"):
+        f"{ember.tensor([1.0, 2.0]):.2f}"
+
+
+def test_T_reverses_dims_and_contains_compares_values():
+    a = np.arange(24).reshape(2, 3, 4)
+    np.testing.assert_array_equal(to_np(ember.tensor(a).T), a.T)
+    assert 3 in ember.arange(5) and 7 not in ember.arange(5)
+    assert ember.tensor(2) in ember.tensor([[1, 2], [3, 4]])
+    with pytest.raises(TypeError, match="only supports Tensor or scalar"):
+        "a" in ember.arange(3)
