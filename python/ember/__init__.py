@@ -42,3 +42,8 @@ device.__module__ = "ember"
 Generator.__module__ = "ember"
 
 __version__ = "0.1.0"
+
+
+def _rebuild_tensor(data, dtype, shape, device, requires_grad):
+    """Unpickles a tensor (Tensor.__reduce_ex__); a Python function so that pickle can name it."""
+    return _C._rebuild_tensor(data, dtype, shape, device, requires_grad)

@@ -320,6 +320,30 @@ void init_tensor(nb::module_& m) {
     EMBER_CHECK_TYPE(PyUnicode_GetLength(spec.ptr()) == 0, "unsupported format string passed to Tensor.__format__");
     return nb::str(self);
   });
+  // Pickling (and so copy.deepcopy and multiprocessing) ships the values, dtype, shape, device and
+  // requires_grad; views are rebuilt as independent tensors. ember.save (issue 6) keeps storage sharing.
+  cls.def("__reduce_ex__", [](const Tensor& t, int) {
+    Tensor c = contiguous(to(t, kCPU));
+    nb::bytes data(static_cast<const char*>(c.data_ptr()), c.nbytes());
+    return nb::make_tuple(nb::module_::import_("ember").attr("_rebuild_tensor"),
+                          nb::make_tuple(data, std::string(dtype_name(t.dtype())), make_size(t.sizes()),
+                                         t.device().str(), t.requires_grad()));
+  });
+  m.def("_rebuild_tensor", [](nb::bytes data, const std::string& dtype, nb::handle shape, const std::string& device,
+                              bool requires_grad) {
+    std::optional<ScalarType> st;
+    for (int i = 0; i < kNumScalarTypes; ++i)
+      if (dtype_name(static_cast<ScalarType>(i)) == dtype) st = static_cast<ScalarType>(i);
+    EMBER_CHECK_VALUE(st.has_value(), "_rebuild_tensor: unknown dtype '", dtype, "'");
+    DimVector size = to_int_list(shape, "_rebuild_tensor", "shape");
+    int64_t n = 1;
+    for (int64_t s : size) n *= s;
+    EMBER_CHECK_VALUE(n >= 0 && static_cast<size_t>(n) * element_size(*st) == data.size(), "_rebuild_tensor: ",
+                      data.size(), " bytes do not hold a ", dtype, " tensor of shape ", shape_str(size));
+    Tensor t = from_blob_copy(data.c_str(), *st, size, TensorOptions(*st).device(Device(device)));
+    if (requires_grad) t.set_requires_grad(true);
+    return t;
+  });
   cls.def("__contains__", [](const Tensor& t, nb::handle element) {
     EMBER_CHECK_TYPE(nb::isinstance<Tensor>(element) || is_scalar(element),
                      "Tensor.__contains__ only supports Tensor or scalar, but you passed in a ",

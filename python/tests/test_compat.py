@@ -37,3 +37,18 @@ def test_T_reverses_dims_and_contains_compares_values():
     assert ember.tensor(2) in ember.tensor([[1, 2], [3, 4]])
     with pytest.raises(TypeError, match="only supports Tensor or scalar"):
         "a" in ember.arange(3)
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.int64, ember.bool, ember.bfloat16])
+def test_pickle_and_deepcopy_round_trip(dtype):
+    import copy
+    import pickle
+
+    x = ember.arange(12).view(3, 4).t().to(dtype)  # non-contiguous on purpose
+    for y in (pickle.loads(pickle.dumps(x)), copy.deepcopy(x)):
+        assert y.dtype is dtype and y.shape == x.shape and y.data_ptr() != x.data_ptr()
+        assert ember.equal(y, x)
+    w = pickle.loads(pickle.dumps(ember.ones(2, requires_grad=True)))
+    assert w.requires_grad and w.is_leaf
+    with pytest.raises(ValueError, match="do not hold"):
+        ember._C._rebuild_tensor(b"abc", "float32", (2,), "cpu", False)
