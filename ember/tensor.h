@@ -42,9 +42,9 @@ class TensorImpl final : public RefCounted {
   AutogradMeta* autograd_meta() const { return autograd_.get(); }
   AutogradMeta& ensure_autograd_meta();
 
-  // The Python object that wraps this tensor, so that one tensor keeps one Python identity
-  // (owned by the bindings; null when none exists).
-  void* pyobj = nullptr;
+  // The Tensor held by this tensor's live Python wrapper, so that one tensor keeps one Python identity
+  // (set by the bindings, cleared by that Tensor's destructor; null when there is no wrapper).
+  const Tensor* pyobj = nullptr;
 
  private:
   void refresh();
@@ -89,6 +89,14 @@ class Tensor {
  public:
   Tensor() = default;
   explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(const Tensor&) = default;
+  Tensor& operator=(Tensor&&) noexcept = default;
+  ~Tensor() {
+    if (impl_ && impl_->pyobj == this) [[unlikely]]
+      impl_->pyobj = nullptr;  // the Python wrapper holding this Tensor is going away
+  }
 
   bool defined() const { return static_cast<bool>(impl_); }
   TensorImpl* impl() const { return impl_.get(); }

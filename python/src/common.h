@@ -10,6 +10,36 @@
 
 namespace nb = nanobind;
 
+// Note [One Python object per tensor]
+// Returning a tensor to Python reuses its live wrapper when it has one (TensorImpl::pyobj), so
+// `x.grad is x.grad`, in-place ops return `self`, and a Python subclass instance (Parameter) comes back
+// as itself. A new wrapper that owns its Tensor records itself; its Tensor's destructor clears the record.
+namespace nanobind::detail {
+template <>
+struct type_caster<ember::Tensor> : type_caster_base<ember::Tensor> {
+  template <typename T>
+  static handle from_cpp(T&& value, rv_policy policy, cleanup_list* cleanup) noexcept {
+    const ember::Tensor* t;
+    if constexpr (is_pointer_v<std::remove_reference_t<T>>)
+      t = value;
+    else
+      t = &value;
+    if (t && t->defined() && t->impl()->pyobj) {
+      // rv_policy::none only looks up an existing instance (a new reference), never makes one.
+      handle live = type_caster_base<ember::Tensor>::from_cpp(*t->impl()->pyobj, rv_policy::none, nullptr);
+      if (live.is_valid()) return live;
+    }
+    const rv_policy owned = infer_policy<T>(policy);
+    ember::TensorImpl* impl = t ? t->impl() : nullptr;  // before a move empties *t
+    handle h = type_caster_base<ember::Tensor>::from_cpp(std::forward<T>(value), policy, cleanup);
+    if (h.is_valid() && impl &&
+        (owned == rv_policy::move || owned == rv_policy::copy || owned == rv_policy::take_ownership))
+      impl->pyobj = nanobind::inst_ptr<ember::Tensor>(h);
+    return h;
+  }
+};
+}  // namespace nanobind::detail
+
 namespace ember::py {
 
 // Python-side dtype objects (ember.float32 ...): one singleton per ScalarType.

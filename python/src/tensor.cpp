@@ -312,6 +312,7 @@ void init_tensor(nb::module_& m) {
     } else {
       new (self) Tensor(empty(args.size() ? parse_size(args, 0, "Tensor") : DimVector{0}, opts));
     }
+    self->impl()->pyobj = self;  // Note [One Python object per tensor]: this instance (maybe a subclass) is the wrapper
   });
   // f"{loss:.4f}" formats a 0-d tensor's value, as PyTorch does; other tensors take only an empty spec.
   cls.def("__format__", [](nb::handle self, nb::handle spec) -> nb::object {

@@ -452,13 +452,29 @@ def test_ops_that_return_their_input_return_the_same_python_object():
     assert x.to(ember.float64) is not x and x.t().contiguous() is not x
 
 
-@pytest.mark.xfail(strict=True, reason="missing: one Python object per tensor (PyObject preservation, planned "
-                   "with autograd in issue 4): x.grad returns a new wrapper of the same tensor each time")
-def test_grad_returns_the_same_python_object():
+def test_one_python_object_per_tensor():
+    import gc
+
     x = ember.zeros(2, 3)
     g = ember.ones(2, 3)
     x.grad = g
-    assert x.grad is g
+    assert x.grad is g and x.grad is x.grad
+    assert x.add_(1) is x and x[0] is not x[0]  # a view is a new tensor, so a new object
+    before = ember._C._cpu_memory_stats()["allocated_bytes"]
+    del g
+    gc.collect()
+    grad = x.grad  # the old wrapper is gone: a new one, same values
+    assert grad.shape == (2, 3) and grad.sum().item() == 6
+    assert ember._C._cpu_memory_stats()["allocated_bytes"] == before
+
+    class Sub(ember.Tensor):
+        pass
+
+    s = Sub(ember.ones(2))
+    x.grad = None
+    holder = ember.zeros(2)
+    holder.grad = s
+    assert holder.grad is s and type(holder.grad) is Sub  # a subclass instance comes back as itself
 
 
 def test_detach_shares_storage_and_drops_requires_grad():
