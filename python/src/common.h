@@ -83,13 +83,6 @@ void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed
 // Writes into `out=` when given (resizing is not supported: shapes must match) or returns r.
 nb::object finish_out(Tensor r, nb::handle out, const char* fn);
 
-// The Python object `self` when r is the tensor it wraps (ops like .to() and .contiguous() may return
-// their input, and PyTorch then returns the same object), else a new wrapper.
-inline nb::object same_or_new(nb::handle self, Tensor r) {
-  if (r.is_same(nb::cast<const Tensor&>(self))) return nb::borrow(self);
-  return nb::cast(std::move(r));
-}
-
 Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, std::optional<Device> device);
 
 void init_dtype(nb::module_& m);

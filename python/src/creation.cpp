@@ -153,7 +153,7 @@ void init_creation(nb::module_& m) {
     auto dev = to_device(device);
     if (nb::isinstance<Tensor>(data)) {
       const Tensor& t = nb::cast<const Tensor&>(data);
-      return same_or_new(data, to(t, dev.value_or(t.device()), dt.value_or(t.dtype())));
+      return nb::cast(to(t, dev.value_or(t.device()), dt.value_or(t.dtype())));
     }
     return nb::cast(tensor_from_data(data, dt, dev));
   }, nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());

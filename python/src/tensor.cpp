@@ -57,8 +57,8 @@ nb::object to_method(nb::handle py_self, nb::args args, nb::kwargs kw) {
     else if (k == "non_blocking" || k == "memory_format") continue;
     else fail<TypeError>("to() got an unexpected keyword argument '", k, "'");
   }
-  if (device) return same_or_new(py_self, to(self, *device, dtype, copy));
-  return same_or_new(py_self, to(self, dtype.value_or(self.dtype()), copy));
+  if (device) return nb::cast(to(self, *device, dtype, copy));
+  return nb::cast(to(self, dtype.value_or(self.dtype()), copy));
 }
 
 DimVector dims_arg(const nb::args& args, const char* fn) { return parse_size(args, 0, fn); }
@@ -168,7 +168,7 @@ void init_tensor(nb::module_& m) {
       .def("unfold", [](const Tensor& t, int64_t d, int64_t s, int64_t st) { return unfold(t, d, s, st); },
            nb::arg("dimension"), nb::arg("size"), nb::arg("step"))
       .def("contiguous", [](nb::handle self, nb::handle) {
-             return same_or_new(self, contiguous(nb::cast<const Tensor&>(self)));
+             return nb::cast(contiguous(nb::cast<const Tensor&>(self)));
            },
            nb::arg("memory_format") = nb::none())
       .def("clone", [](const Tensor& t, nb::handle) { return clone(t); }, nb::arg("memory_format") = nb::none())
@@ -183,12 +183,12 @@ void init_tensor(nb::module_& m) {
       .def("type", [](nb::handle self, nb::handle dtype) -> nb::object {
         const Tensor& t = nb::cast<const Tensor&>(self);
         if (dtype.is_none()) return nb::str(("ember." + std::string(dtype_name(t.dtype()))).c_str());
-        return same_or_new(self, to(t, to_dtype_required(dtype, "type")));
+        return nb::cast(to(t, to_dtype_required(dtype, "type")));
       }, nb::arg("dtype") = nb::none())
-      .def("cpu", [](nb::handle self) { return same_or_new(self, to(nb::cast<const Tensor&>(self), kCPU)); })
+      .def("cpu", [](nb::handle self) { return nb::cast(to(nb::cast<const Tensor&>(self), kCPU)); })
       .def("cuda", [](nb::handle self, nb::handle device, bool) {
              auto d = to_device(device);
-             return same_or_new(self, to(nb::cast<const Tensor&>(self), d ? *d : Device(DeviceType::CUDA)));
+             return nb::cast(to(nb::cast<const Tensor&>(self), d ? *d : Device(DeviceType::CUDA)));
            }, nb::arg("device") = nb::none(), nb::arg("non_blocking") = false)
       .def("item", [](const Tensor& t) { return scalar_to_py(item(t)); })
       .def("tolist", [](const Tensor& t) {
@@ -237,7 +237,7 @@ void init_tensor(nb::module_& m) {
       {"short", ScalarType::Int16}, {"char", ScalarType::Int8}, {"byte", ScalarType::UInt8},
       {"bool", ScalarType::Bool}};
   for (auto [name, st] : casts)
-    cls.def(name, [st](nb::handle self, nb::handle) { return same_or_new(self, to(nb::cast<const Tensor&>(self), st)); },
+    cls.def(name, [st](nb::handle self, nb::handle) { return nb::cast(to(nb::cast<const Tensor&>(self), st)); },
             nb::arg("memory_format") = nb::none());
 
   // Module-level forms of the view ops.
