@@ -32,8 +32,8 @@ std::optional<Device> to_device(nb::handle h) {
   if (nb::isinstance<Device>(h)) return *nb::inst_ptr<Device>(h);
   if (PyUnicode_Check(h.ptr())) return Device(std::string_view(nb::borrow<nb::str>(h).c_str()));
   if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) {
-    int64_t i = PyLong_AsLongLong(h.ptr());
-    EMBER_CHECK(i >= 0, "Device index must not be negative, got ", i);
+    const int64_t i = to_int(h, "device", "index");
+    EMBER_CHECK(i >= 0 && i < 128, "Device index must be in [0, 128), got ", i);
     return Device(DeviceType::CUDA, static_cast<int>(i));
   }
   fail<TypeError>("expected a device (ember.device, str or int), got ", nb::inst_name(h).c_str());
@@ -54,7 +54,11 @@ Scalar to_scalar(nb::handle h, const char* fn) {
   }
   if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
   if (nb::isinstance<Tensor>(h)) return item(nb::cast<const Tensor&>(h));
-  if (PyIndex_Check(o)) return Scalar(static_cast<int64_t>(PyNumber_AsSsize_t(o, PyExc_OverflowError)));
+  if (PyIndex_Check(o)) {
+    const Py_ssize_t v = PyNumber_AsSsize_t(o, PyExc_OverflowError);
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    return Scalar(static_cast<int64_t>(v));
+  }
   if (PyNumber_Check(o)) {  // numpy scalars and other number-likes
     double d = PyFloat_AsDouble(o);
     if (!(d == -1.0 && PyErr_Occurred())) return Scalar(d);
@@ -150,14 +154,14 @@ void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed
   PyObject *key, *value;
   Py_ssize_t pos = 0;
   while (PyDict_Next(kw.ptr(), &pos, &key, &value)) {
-    const char* k = PyUnicode_AsUTF8(key);
+    const char* k = utf8(key);
     nb::handle v(value);
     if ((allowed & kDtype) && !std::strcmp(k, "dtype")) {
       a.dtype = to_dtype(v);
     } else if ((allowed & kDevice) && !std::strcmp(k, "device")) {
       a.device = to_device(v);
     } else if ((allowed & kRequiresGrad) && !std::strcmp(k, "requires_grad")) {
-      a.requires_grad = PyObject_IsTrue(value);
+      a.requires_grad = truthy(value);
     } else if ((allowed & kGenerator) && !std::strcmp(k, "generator")) {
       a.generator = v.is_none() ? nullptr : nb::cast<Generator*>(v);
     } else if ((allowed & kOut) && !std::strcmp(k, "out")) {
@@ -166,7 +170,7 @@ void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed
       EMBER_CHECK_TYPE(v.is_none() || nb::hasattr(v, "_ember_strided"), fn,
                        "(): only the strided layout and contiguous memory format are supported");
     } else if ((allowed & kLayout) && !std::strcmp(k, "pin_memory")) {
-      if (PyObject_IsTrue(value)) cuda::check_available("pin_memory");
+      if (truthy(value)) cuda::check_available("pin_memory");
     } else {
       bool found = false;
       for (auto& [name, slot] : extra)

@@ -52,6 +52,19 @@ ScalarType to_dtype_required(nb::handle h, const char* fn);
 
 std::optional<Device> to_device(nb::handle h);  // None, ember.device, "cuda:1", int (a cuda index)
 
+// Python's truth value of h; a raising __bool__ (a multi-element tensor) propagates as a Python error.
+inline bool truthy(nb::handle h) {
+  const int r = PyObject_IsTrue(h.ptr());
+  if (r < 0) throw nb::python_error();
+  return r != 0;
+}
+// The UTF-8 text of a str (raises the Python error for strings that have none, e.g. lone surrogates).
+inline const char* utf8(nb::handle h) {
+  const char* s = PyUnicode_AsUTF8(h.ptr());
+  if (!s) throw nb::python_error();
+  return s;
+}
+
 // Python number -> Scalar (bool, int, float, or a 1-element tensor); TypeError otherwise.
 bool is_scalar(nb::handle h);
 Scalar to_scalar(nb::handle h, const char* fn);

@@ -192,7 +192,7 @@ nb::object tensor_dlpack(const Tensor& self, nb::handle stream, nb::handle max_v
                      nb::inst_name(max_version).c_str());
     versioned = to_int(max_version[0], "__dlpack__", "max_version[0]") >= 1;
   }
-  const bool copy_true = !copy.is_none() && PyObject_IsTrue(copy.ptr());
+  const bool copy_true = !copy.is_none() && truthy(copy);
   const bool copy_false = !copy.is_none() && !copy_true;
   Tensor t = self;
   bool copied = false;
@@ -336,7 +336,7 @@ Tensor from_dlpack(nb::handle obj, nb::handle device_h, nb::handle copy) {
   if (PyCapsule_CheckExact(obj.ptr())) {
     Tensor t = from_capsule(obj);
     if (auto d = to_device(device_h)) t = to(t, *d);
-    if (!copy.is_none() && PyObject_IsTrue(copy.ptr())) t = clone(t);
+    if (!copy.is_none() && truthy(copy)) t = clone(t);
     return t;
   }
   EMBER_CHECK_TYPE(nb::hasattr(obj, "__dlpack__"), "from_dlpack(): expected an object with __dlpack__ or a DLPack "
@@ -368,10 +368,10 @@ Tensor from_dlpack(nb::handle obj, nb::handle device_h, nb::handle copy) {
   Tensor t = from_capsule(cap);
   if (!handled) {
     if (target && t.device() != *target) {
-      EMBER_CHECK(copy.is_none() || PyObject_IsTrue(copy.ptr()), "from_dlpack(): moving the tensor from ",
+      EMBER_CHECK(copy.is_none() || truthy(copy), "from_dlpack(): moving the tensor from ",
                   t.device(), " to ", *target, " needs a copy, but copy=False");
       t = to(t, *target);
-    } else if (!copy.is_none() && PyObject_IsTrue(copy.ptr())) {
+    } else if (!copy.is_none() && truthy(copy)) {
       t = clone(t);
     }
   }

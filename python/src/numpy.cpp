@@ -352,7 +352,7 @@ void init_numpy(nb::module_& m) {
   cls.attr("__array__") = nb::cpp_function(
       [](const Tensor& t, nb::handle dtype, nb::handle copy) -> nb::object {
         nb::object arr = tensor_to_numpy(t, false);
-        const bool copy_true = !copy.is_none() && PyObject_IsTrue(copy.ptr());
+        const bool copy_true = !copy.is_none() && truthy(copy);
         if (!dtype.is_none()) {
           nb::object want = nb::borrow(g_np.module).attr("dtype")(dtype);
           if (!copy_true && !arr.attr("dtype").equal(want)) {

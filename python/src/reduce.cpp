@@ -62,7 +62,7 @@ nb::object max_min(bool is_max, const Tensor& x, nb::handle dim, bool keepdim) {
 // var/std accept (dim, unbiased, keepdim) positionally, or correction= as a keyword.
 double correction_of(nb::handle unbiased, nb::handle correction) {
   if (correction.is_valid() && !correction.is_none()) return nb::cast<double>(correction);
-  if (unbiased.is_valid() && !unbiased.is_none()) return PyObject_IsTrue(unbiased.ptr()) ? 1.0 : 0.0;
+  if (unbiased.is_valid() && !unbiased.is_none()) return truthy(unbiased) ? 1.0 : 0.0;
   return 1.0;
 }
 

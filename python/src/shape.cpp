@@ -60,7 +60,7 @@ Scalar value_of(nb::handle h, const char* fn) {
 std::optional<std::string_view> opt_str(nb::handle h) {
   if (h.is_none()) return std::nullopt;
   EMBER_CHECK_TYPE(PyUnicode_Check(h.ptr()), "reduce must be a str, not ", nb::inst_name(h).c_str());
-  return std::string_view(PyUnicode_AsUTF8(h.ptr()));
+  return std::string_view(utf8(h));
 }
 
 std::vector<Tensor> optional_tensors(nb::handle h, const char* fn) {

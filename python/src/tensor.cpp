@@ -50,10 +50,10 @@ nb::object to_method(nb::handle py_self, nb::args args, nb::kwargs kw) {
   PyObject *key, *value;
   Py_ssize_t pos = 0;
   while (PyDict_Next(kw.ptr(), &pos, &key, &value)) {
-    std::string_view k = PyUnicode_AsUTF8(key);
+    std::string_view k = utf8(key);
     if (k == "dtype") dtype = to_dtype(value);
     else if (k == "device") device = to_device(value);
-    else if (k == "copy") copy = PyObject_IsTrue(value);
+    else if (k == "copy") copy = truthy(value);
     else if (k == "non_blocking" || k == "memory_format") continue;
     else fail<TypeError>("to() got an unexpected keyword argument '", k, "'");
   }

@@ -434,3 +434,16 @@ def test_copy_and_fill_shape_errors():
         ember.zeros(2, 3).copy_(ember.ones(3, 2))
     with raises(RuntimeError, "fill_ only supports 0-dimension value tensor but got tensor with 1 dimensions"):
         ember.zeros(3).fill_(ember.zeros(1))
+
+
+def test_a_raising_bool_argument_raises_at_once():
+    # A multi-element tensor where a flag is expected must raise in that call, not leave a Python error
+    # pending that surfaces at some later, unrelated line.
+    flag = ember.ones(2)
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        ember.zeros(2, requires_grad=flag)
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        ember.ones(3).to(ember.float64, copy=flag)
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        ember.ones(3).var(0, flag)
+    assert ember.zeros(2).sum().item() == 0  # and the interpreter is in a clean state afterwards
