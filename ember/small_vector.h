@@ -91,7 +91,7 @@ class SmallVector {
   void assign(const T* p, size_t n) {
     size_ = 0;
     reserve(n);
-    std::memcpy(data(), p, n * sizeof(T));
+    if (n) std::memcpy(data(), p, n * sizeof(T));  // an empty span may have a null pointer
     size_ = n;
   }
   void move_from(SmallVector& o) {
