@@ -10,7 +10,8 @@ namespace ember::cpu {
 
 namespace {
 
-// One vector function per op; V is __m256 (8 floats) or __m256d (4 doubles).
+// Vector arithmetic for the composed ops; V is __m256 (8 floats) or __m256d (4 doubles). The Sleef
+// functions themselves are in the F32/F64 tables below.
 template <class V>
 struct Vec;
 
@@ -26,9 +27,6 @@ struct Vec<__m256> {
   static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static V div(V a, V b) { return _mm256_div_ps(a, b); }
   static V neg(V a) { return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f)); }
-  static V exp(V a) { return Sleef_expf8_u10avx2(a); }
-  static V erf(V a) { return Sleef_erff8_u10avx2(a); }
-  static V tanh(V a) { return Sleef_tanhf8_u10avx2(a); }
 };
 
 template <>
@@ -43,9 +41,6 @@ struct Vec<__m256d> {
   static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
   static V div(V a, V b) { return _mm256_div_pd(a, b); }
   static V neg(V a) { return _mm256_xor_pd(a, _mm256_set1_pd(-0.0)); }
-  static V exp(V a) { return Sleef_expd4_u10avx2(a); }
-  static V erf(V a) { return Sleef_erfd4_u10avx2(a); }
-  static V tanh(V a) { return Sleef_tanhd4_u10avx2(a); }
 };
 
 // Applies f to whole vectors, and to the tail through a padded buffer.
@@ -90,21 +85,21 @@ bool run(UnaryOp op, const typename Vec<V>::T* in, typename Vec<V>::T* out, int6
     case UnaryOp::Erf: apply<V>(in, out, n, Fns::erf); return true;
     case UnaryOp::Erfc: apply<V>(in, out, n, Fns::erfc); return true;
     case UnaryOp::Sigmoid:
-      apply<V>(in, out, n, [&](V x) { return W::div(one, W::add(one, W::exp(W::neg(x)))); });
+      apply<V>(in, out, n, [&](V x) { return W::div(one, W::add(one, Fns::exp(W::neg(x)))); });
       return true;
     case UnaryOp::Silu:
-      apply<V>(in, out, n, [&](V x) { return W::div(x, W::add(one, W::exp(W::neg(x)))); });
+      apply<V>(in, out, n, [&](V x) { return W::div(x, W::add(one, Fns::exp(W::neg(x)))); });
       return true;
     case UnaryOp::Gelu: {
       const V k = W::set1(T(0.70710678118654752440));
-      apply<V>(in, out, n, [&](V x) { return W::mul(W::mul(half, x), W::add(one, W::erf(W::mul(x, k)))); });
+      apply<V>(in, out, n, [&](V x) { return W::mul(W::mul(half, x), W::add(one, Fns::erf(W::mul(x, k)))); });
       return true;
     }
     case UnaryOp::GeluTanh: {
       const V k = W::set1(T(0.79788456080286535588)), c = W::set1(T(0.044715));
       apply<V>(in, out, n, [&](V x) {
         const V inner = W::mul(k, W::add(x, W::mul(c, W::mul(x, W::mul(x, x)))));
-        return W::mul(W::mul(half, x), W::add(one, W::tanh(inner)));
+        return W::mul(W::mul(half, x), W::add(one, Fns::tanh(inner)));
       });
       return true;
     }
