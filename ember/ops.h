@@ -61,7 +61,8 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
 Tensor as_strided(const Tensor& t, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> offset = {});
 Tensor diagonal(const Tensor& t, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step);
-Tensor alias(const Tensor& t);  // a new TensorImpl over the same storage (detach's data part)
+Tensor alias(const Tensor& t);       // a new TensorImpl over the same storage, without history (detach)
+Tensor view_alias(const Tensor& t);  // the same, as a differentiable view (identity gradient)
 Tensor contiguous(const Tensor& t);
 Tensor clone(const Tensor& t);
 // The shape of broadcasting a and b; `op` names the caller in the error.

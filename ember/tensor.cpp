@@ -12,7 +12,9 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
   refresh();
 }
 
-TensorImpl::~TensorImpl() = default;
+TensorImpl::~TensorImpl() {
+  if (autograd_) autograd_->owner = nullptr;  // an accumulator may still refer to the metadata
+}
 
 void TensorImpl::set_sizes_strides(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   sizes_ = sizes;
@@ -44,7 +46,10 @@ void TensorImpl::refresh() {
 }
 
 AutogradMeta& TensorImpl::ensure_autograd_meta() {
-  if (!autograd_) autograd_ = std::make_unique<AutogradMeta>();
+  if (!autograd_) {
+    autograd_ = std::make_shared<AutogradMeta>();
+    autograd_->owner = this;
+  }
   return *autograd_;
 }
 
@@ -67,7 +72,10 @@ int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "s
 
 bool Tensor::requires_grad() const {
   auto* m = impl_->autograd_meta();
-  return m && m->requires_grad;
+  if (m && (m->requires_grad || m->grad_fn)) return true;
+  // A view whose base got history by an in-place op through another view (Note [In-place on views]).
+  TensorImpl* b = impl_->view_base();
+  return b && impl_->view_version() != version() && b->autograd_meta() && b->autograd_meta()->grad_fn;
 }
 
 const Tensor& Tensor::set_requires_grad(bool r) const {

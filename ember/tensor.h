@@ -1,9 +1,12 @@
 // TensorImpl holds what a tensor is (a strided view of a storage); Tensor is the handle users pass around.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ember/device.h"
 #include "ember/dtype.h"
@@ -15,6 +18,9 @@ namespace ember {
 
 struct AutogradMeta;
 class Tensor;
+namespace autograd {
+struct Node;
+}
 
 class TensorImpl final : public RefCounted {
  public:
@@ -38,9 +44,23 @@ class TensorImpl final : public RefCounted {
   // Makes this tensor view src's storage with src's geometry (Python's `t.data = src`).
   void set_data(const TensorImpl& src);
 
-  // Autograd metadata is allocated only when a tensor first takes part in autograd.
+  // Autograd metadata is allocated only when a tensor first takes part in autograd. It is shared so that a
+  // leaf's gradient accumulator can refer to it weakly (Note [No reference cycles] in autograd/node.h).
   AutogradMeta* autograd_meta() const { return autograd_.get(); }
+  const std::shared_ptr<AutogradMeta>& autograd_meta_ptr() const { return autograd_; }
   AutogradMeta& ensure_autograd_meta();
+
+  // The tensor this one is a view of (the root of a chain of views), or null. Set by every view op, so
+  // that an in-place op on a view can rewrite its base's history (Note [In-place on views]).
+  TensorImpl* view_base() const { return base_.get(); }
+  // The storage version at which this view's history was last set (when it differs, the base may have been
+  // modified in place since and the view's grad_fn is regenerated).
+  uint32_t view_version() const { return view_version_; }
+  void set_view_base(IntrusivePtr<TensorImpl> base, uint32_t version) {
+    base_ = std::move(base);
+    view_version_ = version;
+  }
+  void set_view_version(uint32_t v) { view_version_ = v; }
 
   // The Tensor held by this tensor's live Python wrapper, so that one tensor keeps one Python identity
   // (set by the bindings, cleared by that Tensor's destructor; null when there is no wrapper).
@@ -55,7 +75,9 @@ class TensorImpl final : public RefCounted {
   int64_t numel_ = 1;
   ScalarType dtype_;
   bool contiguous_ = true;
-  std::unique_ptr<AutogradMeta> autograd_;
+  uint32_t view_version_ = 0;
+  std::shared_ptr<AutogradMeta> autograd_;
+  IntrusivePtr<TensorImpl> base_;
 };
 
 // Options for creating tensors, as libtorch's TensorOptions: ember::zeros({2, 3}, TensorOptions().dtype(...)).
@@ -129,12 +151,19 @@ class Tensor {
   uint32_t version() const { return impl_->storage()->version(); }
   void bump_version() const { impl_->storage()->bump_version(); }
 
-  // Autograd state (issue 4 builds the engine on these slots).
+  // Autograd state (ember/autograd/: the graph, the engine and the hooks).
   bool requires_grad() const;
   const Tensor& set_requires_grad(bool r) const;
   bool is_leaf() const;
   Tensor grad() const;
   void set_grad(const Tensor& g) const;
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  // Runs backward from this tensor (a scalar unless `gradient` is given); see autograd/engine.h.
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = {}, bool create_graph = false) const;
+  void retain_grad() const;
+  bool retains_grad() const;
+  Tensor detach() const;
+  const Tensor& detach_() const;
 
   // Method forms of the ops in ops.h.
   Tensor view(IntArrayRef size) const;
@@ -167,14 +196,22 @@ class Tensor {
   IntrusivePtr<TensorImpl> impl_;
 };
 
-// Autograd metadata; issue 4's engine adds the graph node and hooks.
-struct Node;
+// A hook on a tensor's gradient: returns a replacement, or an undefined tensor to keep the gradient.
+using GradHook = std::function<Tensor(const Tensor&)>;
+// Runs after a leaf's .grad was updated, with the leaf.
+using PostAccumulateGradHook = std::function<void(const Tensor&)>;
+
+// Autograd metadata (ember/autograd/node.h explains the graph).
 struct AutogradMeta {
-  bool requires_grad = false;
+  bool requires_grad = false;  // a leaf that requires grad (non-leaves: grad_fn is set)
   bool retains_grad = false;
   Tensor grad;
-  std::shared_ptr<Node> grad_fn;
-  uint32_t output_nr = 0;
+  std::shared_ptr<autograd::Node> grad_fn;             // null for leaves
+  std::weak_ptr<autograd::Node> grad_accumulator;      // leaves: the AccumulateGrad node, while a graph uses it
+  uint32_t output_nr = 0;                              // which output of grad_fn this tensor is
+  TensorImpl* owner = nullptr;                         // the tensor; cleared when it dies
+  std::vector<std::pair<int, GradHook>> hooks;         // leaves' gradient hooks, with their handle ids
+  std::vector<std::pair<int, PostAccumulateGradHook>> post_accumulate_hooks;
 };
 
 // Wraps a possibly negative dim into [0, ndim); IndexError names the op and the valid range.

@@ -2,6 +2,8 @@
 // device kernels (backend/cpu/binary*.cpp, backend/cuda/).
 #include "ember/ops/binary.h"
 
+#include "ember/autograd/formulas.h"
+#include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
 
@@ -116,7 +118,13 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
   if (!out.defined()) {
     Tensor r = empty(shape, TensorOptions(result).device(device));
     if (r.numel()) binary_kernel[device](op, r, x, y, compute, alpha);
+    autograd::record_binary(op, a, b, r, alpha);
     return r;
+  }
+  if (const Tensor* in[] = {a.t, b.t, &out}; autograd::needs_grad(in)) {
+    EMBER_CHECK(a.t && a.t->is_same(out), name, "(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad.");
+    return autograd::inplace_with_grad(out, name, [&] { return binary_op(op, a, b, {}, alpha); });
   }
   EMBER_CHECK(out.device() == device, name, ": Expected all tensors to be on the same device, but found at least two "
               "devices, ", device, " and ", out.device(), "! (output)");

@@ -1,6 +1,7 @@
 // copy_, fill_, dtype/device conversion and item().
 #include <cstring>
 
+#include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
@@ -35,6 +36,13 @@ void copy_across_devices(const Tensor& dst, const Tensor& src) {
 
 // An in-place op counts as a write even when it changes nothing (as in PyTorch).
 const Tensor& copy_(const Tensor& dst, const Tensor& src) {
+  if (const Tensor* in[] = {&dst, &src}; autograd::needs_grad(in)) {
+    // The new value of dst is src broadcast and cast: recorded as expand and to (Note [In-place ops]).
+    return autograd::inplace_with_grad(dst, "copy_", [&] {
+      Tensor s = std::ranges::equal(src.sizes(), dst.sizes()) ? src : expand(src, dst.sizes());
+      return to(s, dst.device(), dst.dtype(), /*copy=*/true);
+    });
+  }
   copy_into(dst, src);
   dst.bump_version();
   return dst;
@@ -53,15 +61,29 @@ void copy_into(const Tensor& dst, const Tensor& src) {
 }
 
 const Tensor& fill_(const Tensor& t, const Scalar& value) {
+  if (const Tensor* in[] = {&t}; autograd::needs_grad(in))
+    return autograd::inplace_with_grad(t, "fill_", [&] { return full_like(t, value); });
   if (t.numel()) fill_kernel[t.device()](t, value);
   t.bump_version();
   return t;
 }
 
+namespace {
+// to() records ToCopyBackward0: the gradient goes back to the input's device and dtype.
+void record_to(const Tensor& t, const Tensor& r) {
+  auto n = autograd::make_node("ToCopyBackward0", {&t}, [dev = t.device(), dt = t.dtype()](autograd::FormulaNode&,
+                                                                                           autograd::TensorList& g) {
+    return autograd::TensorList{to(g[0], dev, dt)};
+  });
+  if (n) autograd::set_history(r, n);
+}
+}  // namespace
+
 Tensor to(const Tensor& t, ScalarType dtype, bool copy) {
   if (dtype == t.dtype() && !copy) return t;
   Tensor r = empty_like(t, TensorOptions(dtype).device(t.device()));
   copy_into(r, t);
+  record_to(t, r);
   return r;
 }
 
@@ -71,6 +93,7 @@ Tensor to(const Tensor& t, Device device, std::optional<ScalarType> dtype, bool 
   if (device == t.device() && dt == t.dtype() && !copy) return t;
   Tensor r = empty_like(t, TensorOptions(dt).device(device));
   copy_into(r, t);
+  record_to(t, r);
   return r;
 }
 

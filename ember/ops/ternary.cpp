@@ -3,6 +3,8 @@
 
 #include <limits>
 
+#include "ember/autograd/formulas.h"
+#include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
 
@@ -74,6 +76,12 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
     case TernaryOp::AddCMul:
       break;
   }
+  if (const Tensor* in[] = {a.t, b.t, c.t, &out}; out.defined() && autograd::needs_grad(in)) {
+    const Tensor* self = op == TernaryOp::Where ? b.t : a.t;  // where_'s self is the x branch
+    EMBER_CHECK(self && self->is_same(out), name, "(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad.");
+    return autograd::inplace_with_grad(out, name, [&] { return ternary_op(op, a, b, c, {}, value); });
+  }
   Tensor t[3];
   for (int i = 0; i < 3; ++i) {
     t[i] = ops[i]->t ? *ops[i]->t : scalar_tensor(ops[i]->s, compute, device);
@@ -108,7 +116,10 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
       ternary_kernel[device](op, r, t[0], t[1], t[2], compute, value);
     }
   }
-  if (out.defined()) out.bump_version();
+  if (out.defined())
+    out.bump_version();
+  else
+    autograd::record_ternary(op, a, b, c, r, value);
   return r;
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/autograd/formulas.h"
+#include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
 
@@ -60,7 +62,13 @@ Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs&
   if (!out.defined()) {
     Tensor r = empty_like(x, TensorOptions(result).device(x.device()));
     if (r.numel()) unary_kernel[x.device()](op, r, x, compute, args);
+    autograd::record_unary(op, x, r, args);
     return r;
+  }
+  if (const Tensor* in[] = {&x, &out}; autograd::needs_grad(in)) {
+    EMBER_CHECK(x.is_same(out), name, "(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad.");
+    return autograd::inplace_with_grad(out, name, [&] { return unary_op(op, x, {}, args); });
   }
   EMBER_CHECK(out.device() == x.device(), name, ": Expected all tensors to be on the same device, but found at least "
               "two devices, ", x.device(), " and ", out.device(), "! (output)");

@@ -100,7 +100,9 @@ Tensor scalar_tensor(const Scalar& value, ScalarType dtype, Device device) {
 
 Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   Tensor v(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, offset));
-  // Issue 4: views of tensors that require grad get a view node; for now they share the flag.
+  // Every view remembers its root base, for in-place ops on views (Note [In-place on views]).
+  TensorImpl* base = t.impl()->view_base() ? t.impl()->view_base() : t.impl();
+  v.impl()->set_view_base(IntrusivePtr<TensorImpl>(base), t.version());
   return v;
 }
 

@@ -2,13 +2,38 @@
 // contiguous/clone when a copy is unavoidable.
 #include <algorithm>
 
+#include "ember/autograd/functions.h"
 #include "ember/backend/kernels.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
 
 namespace ember {
 
+using autograd::FormulaNode;
+using autograd::TensorList;
+
 namespace {
+
+// Records a view's formula (Note [Recording an op]); views save nothing.
+template <class F>
+Tensor recorded(const Tensor& in, Tensor out, const char* name, F&& f) {
+  if (auto n = autograd::make_node(name, {&in}, std::forward<F>(f))) autograd::set_history(out, n);
+  return out;
+}
+
+// The gradient of the input of a view that picks elements without repeating any: zeros, with the view's
+// region set to g. With create_graph the copy records, so this is differentiable (Note [In-place on views]).
+template <class V>
+Tensor embed(const Tensor& g, IntArrayRef in_sizes, V&& view_fn) {
+  Tensor z = zeros(in_sizes, TensorOptions(g.dtype()).device(g.device()));
+  view_fn(z).copy_(g);
+  return z;
+}
+
+// The input's shape, for formulas that reshape the gradient back.
+auto reshape_back(const Tensor& t) {
+  return [in = DimVector(t.sizes())](FormulaNode&, TensorList& g) { return TensorList{reshape(g[0], in)}; };
+}
 
 // Resolves one -1 in `shape` against numel (PyTorch's infer_size).
 DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
@@ -85,14 +110,14 @@ Tensor view(const Tensor& t, IntArrayRef size) {
               "view size is not compatible with input tensor's size and stride (at least one dimension spans "
               "across two contiguous subspaces). Use .reshape(...) instead. (input shape ",
               shape_str(t.sizes()), ", strides ", shape_str(t.strides()), ", requested ", shape_str(size), ")");
-  return make_view(t, shape, strides, t.storage_offset());
+  return recorded(t, make_view(t, shape, strides, t.storage_offset()), "ViewBackward0", reshape_back(t));
 }
 
 Tensor reshape(const Tensor& t, IntArrayRef size) {
   DimVector shape = infer_size(size, t.numel(), "reshape");
   DimVector strides;
   if (view_strides(t.sizes(), t.strides(), shape, t.numel(), strides))
-    return make_view(t, shape, strides, t.storage_offset());
+    return recorded(t, make_view(t, shape, strides, t.storage_offset()), "ViewBackward0", reshape_back(t));
   return view(clone(t).contiguous(), shape);
 }
 
@@ -110,23 +135,33 @@ Tensor permute(const Tensor& t, IntArrayRef dims) {
     sizes[i] = t.sizes()[d];
     strides[i] = t.strides()[d];
   }
-  return make_view(t, sizes, strides, t.storage_offset());
+  DimVector inverse(n);
+  for (int64_t i = 0; i < n; ++i) inverse[wrap_dim(dims[i], n, "permute")] = i;
+  return recorded(t, make_view(t, sizes, strides, t.storage_offset()), "PermuteBackward0",
+                  [inverse](FormulaNode&, TensorList& g) { return TensorList{permute(g[0], inverse)}; });
 }
 
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
   const int64_t n = t.dim();
   d0 = wrap_dim(d0, n, "transpose");
   d1 = wrap_dim(d1, n, "transpose");
-  if (n == 0) return alias(t);
   DimVector sizes(t.sizes()), strides(t.strides());
-  std::swap(sizes[d0], sizes[d1]);
-  std::swap(strides[d0], strides[d1]);
-  return make_view(t, sizes, strides, t.storage_offset());
+  if (n > 0) {
+    std::swap(sizes[d0], sizes[d1]);
+    std::swap(strides[d0], strides[d1]);
+  }
+  return recorded(t, make_view(t, sizes, strides, t.storage_offset()), "TransposeBackward0",
+                  [d0, d1, n](FormulaNode&, TensorList& g) { return TensorList{n ? transpose(g[0], d0, d1) : g[0]}; });
 }
 
 Tensor t(const Tensor& x) {
   EMBER_CHECK(x.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", x.dim(), "D");
-  return x.dim() < 2 ? alias(x) : transpose(x, 0, 1);
+  return x.dim() < 2 ? view_alias(x) : transpose(x, 0, 1);
+}
+
+Tensor view_alias(const Tensor& t) {
+  return recorded(t, make_view(t, t.sizes(), t.strides(), t.storage_offset()), "AliasBackward0",
+                  [](FormulaNode&, TensorList& g) { return TensorList{g[0]}; });
 }
 
 Tensor expand(const Tensor& t, IntArrayRef size) {
@@ -154,7 +189,9 @@ Tensor expand(const Tensor& t, IntArrayRef size) {
     sizes[i] = s;
     strides[i] = have == s ? t.strides()[j] : 0;
   }
-  return make_view(t, sizes, strides, t.storage_offset());
+  // The engine reduces the gradient to the input's shape (sum_to).
+  return recorded(t, make_view(t, sizes, strides, t.storage_offset()), "ExpandBackward0",
+                  [](FormulaNode&, TensorList& g) { return TensorList{g[0]}; });
 }
 
 Tensor expand_as(const Tensor& t, const Tensor& other) { return expand(t, other.sizes()); }
@@ -166,7 +203,7 @@ Tensor squeeze(const Tensor& t) {
       sizes.push_back(t.sizes()[i]);
       strides.push_back(t.strides()[i]);
     }
-  return make_view(t, sizes, strides, t.storage_offset());
+  return recorded(t, make_view(t, sizes, strides, t.storage_offset()), "SqueezeBackward0", reshape_back(t));
 }
 
 Tensor squeeze(const Tensor& t, IntArrayRef dims) {
@@ -181,7 +218,7 @@ Tensor squeeze(const Tensor& t, IntArrayRef dims) {
       sizes.push_back(t.sizes()[i]);
       strides.push_back(t.strides()[i]);
     }
-  return make_view(t, sizes, strides, t.storage_offset());
+  return recorded(t, make_view(t, sizes, strides, t.storage_offset()), "SqueezeBackward1", reshape_back(t));
 }
 
 Tensor squeeze(const Tensor& t, int64_t dim) { return squeeze(t, IntArrayRef(&dim, 1)); }
@@ -192,7 +229,7 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   const int64_t st = dim < t.dim() ? t.sizes()[dim] * t.strides()[dim] : 1;
   sizes.insert(dim, 1);
   strides.insert(dim, st);
-  return make_view(t, sizes, strides, t.storage_offset());
+  return recorded(t, make_view(t, sizes, strides, t.storage_offset()), "UnsqueezeBackward0", reshape_back(t));
 }
 
 Tensor flatten(const Tensor& t, int64_t start, int64_t end) {
@@ -200,7 +237,7 @@ Tensor flatten(const Tensor& t, int64_t start, int64_t end) {
   end = wrap_dim(end, t.dim(), "flatten");
   EMBER_CHECK(start <= end, "flatten() has invalid args: start_dim cannot come after end_dim");
   if (t.dim() == 0) return reshape(t, {{1}});
-  if (start == end) return alias(t);
+  if (start == end) return view_alias(t);
   DimVector shape;
   int64_t prod = 1;
   for (int64_t i = 0; i < t.dim(); ++i) {
@@ -251,7 +288,10 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   DimVector sizes(t.sizes()), strides(t.strides());
   sizes.erase(dim);
   strides.erase(dim);
-  return make_view(t, sizes, strides, t.storage_offset() + index * t.strides()[dim]);
+  return recorded(t, make_view(t, sizes, strides, t.storage_offset() + index * t.strides()[dim]), "SelectBackward0",
+                  [in = DimVector(t.sizes()), dim, index](FormulaNode&, TensorList& g) {
+                    return TensorList{embed(g[0], in, [&](const Tensor& z) { return select(z, dim, index); })};
+                  });
 }
 
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start_, std::optional<int64_t> end_, int64_t step) {
@@ -267,7 +307,10 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start_, std::o
   DimVector sizes(t.sizes()), strides(t.strides());
   sizes[dim] = (end - start + step - 1) / step;
   strides[dim] *= step;
-  return make_view(t, sizes, strides, t.storage_offset() + start * t.strides()[dim]);
+  return recorded(t, make_view(t, sizes, strides, t.storage_offset() + start * t.strides()[dim]), "SliceBackward0",
+                  [in = DimVector(t.sizes()), dim, start, end, step](FormulaNode&, TensorList& g) {
+                    return TensorList{embed(g[0], in, [&](const Tensor& z) { return slice(z, dim, start, end, step); })};
+                  });
 }
 
 Tensor as_strided(const Tensor& t, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> offset_) {
@@ -287,7 +330,11 @@ Tensor as_strided(const Tensor& t, IntArrayRef size, IntArrayRef stride, std::op
   EMBER_CHECK(need <= have, "as_strided: sizes ", shape_str(size), ", strides ", shape_str(stride),
               ", storage offset ", offset, ", and itemsize ", es, " requiring a storage size of ", need,
               " are out of bounds for storage of size ", have);
-  return make_view(t, size, stride, offset);
+  Tensor out = make_view(t, size, stride, offset);
+  return recorded(t, out, "AsStridedBackward0",
+                  [in = autograd::ViewGeometry::of(t), v = autograd::ViewGeometry::of(out)](FormulaNode&, TensorList& g) {
+                    return TensorList{autograd::view_scatter(g[0], in, v)};
+                  });
 }
 
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
@@ -313,7 +360,10 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
     }
   sizes.push_back(len);
   strides.push_back(t.strides()[dim1] + t.strides()[dim2]);
-  return make_view(t, sizes, strides, start);
+  return recorded(t, make_view(t, sizes, strides, start), "DiagonalBackward0",
+                  [in = DimVector(t.sizes()), offset, dim1, dim2](FormulaNode&, TensorList& g) {
+                    return TensorList{embed(g[0], in, [&](const Tensor& z) { return diagonal(z, offset, dim1, dim2); })};
+                  });
 }
 
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
@@ -333,22 +383,37 @@ Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
     sizes.push_back(size);
     strides.push_back(t.strides()[dim]);
   }
-  return make_view(t, sizes, strides, t.storage_offset());
+  return recorded(t, make_view(t, sizes, strides, t.storage_offset()), "UnfoldBackward0",
+                  [in = DimVector(t.sizes()), dim, size, step](FormulaNode&, TensorList& g) {
+                    if (in.empty()) return TensorList{reshape(g[0], in)};
+                    if (step >= size)  // windows do not overlap
+                      return TensorList{embed(g[0], in, [&](const Tensor& z) { return unfold(z, dim, size, step); })};
+                    // Overlapping windows: add each window's gradient at its positions along dim.
+                    const int64_t windows = g[0].size(dim);
+                    Tensor pos = add(unsqueeze(mul(arange(windows), step), 1), unsqueeze(arange(size), 0));
+                    const int64_t src[] = {-1}, dst[] = {dim + 1}, flat_shape[] = {-1};
+                    Tensor flat = flatten(movedim(g[0], src, dst), dim, dim + 1);
+                    Tensor z = zeros(in, TensorOptions(g[0].dtype()).device(g[0].device()));
+                    return TensorList{index_add(z, dim, reshape(pos, flat_shape).to(g[0].device()), flat)};
+                  });
 }
 
-Tensor alias(const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.storage_offset()); }
+// Not a differentiable view: no base, no history (detach); it shares the version counter.
+Tensor alias(const Tensor& t) {
+  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset()));
+}
 
 Tensor contiguous(const Tensor& t) {
   if (t.is_contiguous()) return t;
   Tensor r = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
   copy_into(r, t);
-  return r;
+  return recorded(t, r, "CloneBackward0", [](FormulaNode&, TensorList& g) { return TensorList{g[0]}; });
 }
 
 Tensor clone(const Tensor& t) {
   Tensor r = empty_like(t);
   copy_into(r, t);
-  return r;
+  return recorded(t, r, "CloneBackward0", [](FormulaNode&, TensorList& g) { return TensorList{g[0]}; });
 }
 
 }  // namespace ember

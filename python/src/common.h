@@ -108,7 +108,9 @@ void init_binary(nb::module_& m);
 void init_unary(nb::module_& m);
 void init_reduce(nb::module_& m);
 void init_shape(nb::module_& m);  // shape and indexing ops (shape.cpp)
-void init_sort(nb::module_& m);   // sorting, scans, and the remaining reductions (sort.cpp)
+void init_sort(nb::module_& m);
+void init_autograd(nb::module_& m);               // autograd.cpp
+void init_tensor_autograd(nb::class_<Tensor>& cls);   // sorting, scans, and the remaining reductions (sort.cpp)
 
 // A tensor viewing the memory of a NumPy array or scalar of a dtype ember has (of a native, row-major copy
 // when ember can't view its layout), or nullopt for anything else (interop.cpp).

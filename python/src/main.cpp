@@ -43,6 +43,10 @@ void init_backend(nb::module_& m) {
 
 NB_MODULE(_C, m) {
   using namespace ember::py;
+  // At interpreter exit, tensors in module globals may still be held from C++ (a graph node of a custom
+  // Function holds its ctx, whose class's globals hold the tensor); Python frees them after nanobind's
+  // leak check would run, so its warnings would be false alarms.
+  nb::set_leak_warnings(false);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
@@ -71,4 +75,5 @@ NB_MODULE(_C, m) {
   init_shape(m);
   init_sort(m);
   init_backend(m);
+  init_autograd(m);
 }

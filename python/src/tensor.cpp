@@ -3,6 +3,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
+#include "ember/autograd/node.h"
 #include "ember/format.h"
 
 namespace ember::py {
@@ -67,6 +68,7 @@ DimVector dims_arg(const nb::args& args, const char* fn) { return parse_size(arg
 
 void init_tensor(nb::module_& m) {
   auto cls = nb::class_<Tensor>(m, "Tensor", nb::dynamic_attr());
+  init_tensor_autograd(cls);
   cls.def_prop_ro("shape", [](const Tensor& t) { return make_size(t.sizes()); })
       .def_prop_ro("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
       .def_prop_ro("device", [](const Tensor& t) { return t.device(); })
@@ -76,7 +78,6 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("itemsize", &Tensor::element_size)
       .def_prop_ro("nbytes", &Tensor::nbytes)
       .def_prop_ro("is_leaf", &Tensor::is_leaf)
-      .def_prop_ro("grad_fn", [](const Tensor&) { return nb::none(); })
       .def_prop_ro("_version", &Tensor::version)
       .def_prop_rw("requires_grad", &Tensor::requires_grad,
                    [](const Tensor& t, bool r) { t.set_requires_grad(r); })
@@ -206,7 +207,10 @@ void init_tensor(nb::module_& m) {
                          "only integer tensors of a single element can be converted to an index");
         return item(t).to_int();
       })
-      .def("__repr__", [](const Tensor& t) { return tensor_repr(t); })
+      .def("__repr__", [](const Tensor& t) {
+        auto& fn = autograd::grad_fn(t);
+        return tensor_repr(t, fn ? fn->name() : std::string());
+      })
       .def("_repr", [](const Tensor& t, std::string_view grad_fn, std::string_view prefix) {
         return tensor_repr(t, grad_fn, prefix);
       })

@@ -1,0 +1,17 @@
+// Recording of the elementwise op families, whose gradient formulas are one table each (elementwise_grad.cpp).
+// The other op families record their formulas next to the op (Note [Recording an op]).
+#pragma once
+
+#include "ember/ops/binary.h"
+#include "ember/ops/ternary.h"
+#include "ember/ops/unary.h"
+
+namespace ember::autograd {
+
+// out = op(a, b) was just computed out of place; records its node when needed.
+void record_binary(BinaryOp op, const Operand& a, const Operand& b, const Tensor& out, const Scalar& alpha);
+void record_unary(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs& args);
+void record_ternary(TernaryOp op, const Operand& a, const Operand& b, const Operand& c, const Tensor& out,
+                    const Scalar& value);
+
+}  // namespace ember::autograd

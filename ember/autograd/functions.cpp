@@ -1,0 +1,120 @@
+#include "ember/autograd/functions.h"
+
+#include "ember/ops.h"
+
+namespace ember::autograd {
+
+// ---- AccumulateGrad
+
+AccumulateGrad::AccumulateGrad(const std::shared_ptr<AutogradMeta>& m) : meta(m) {
+  sequence_nr = UINT64_MAX;  // run as soon as ready (as PyTorch does), so .grad is final early
+}
+
+Tensor AccumulateGrad::variable() const {
+  auto m = meta.lock();
+  return m && m->owner ? Tensor(IntrusivePtr<TensorImpl>(m->owner)) : Tensor();
+}
+
+void AccumulateGrad::run_leaf_hooks(TensorList& grads) const {
+  auto m = meta.lock();
+  if (!m || grads.empty() || !grads[0].defined()) return;
+  auto hooks = m->hooks;  // a hook may remove hooks
+  for (auto& [id, h] : hooks) {
+    Tensor r = h(grads[0]);
+    if (r.defined()) grads[0] = std::move(r);
+  }
+}
+
+void AccumulateGrad::accumulate(AutogradMeta& m, const Tensor& g) {
+  if (!m.grad.defined()) {
+    // Without create_graph, a gradient nobody else holds becomes .grad as is; otherwise .grad gets a copy, so
+    // that later accumulation never writes into a tensor the user holds.
+    const bool sole = g.impl()->use_count() == 1 && g.impl()->storage()->use_count() == 1 && !g.requires_grad();
+    m.grad = sole && g.is_contiguous() ? g : clone(g);
+  } else if (is_grad_enabled()) {
+    m.grad = m.grad + g;  // create_graph: the sum keeps the history of both
+  } else if (m.grad.requires_grad()) {
+    m.grad = m.grad + g;  // .grad has history from an earlier create_graph: never write into it
+  } else {
+    binary_op(BinaryOp::Add, m.grad, g, m.grad);
+  }
+}
+
+TensorList AccumulateGrad::apply(TensorList&& grads) {
+  auto m = meta.lock();
+  if (!m || !m->owner || !grads[0].defined()) return {};
+  accumulate(*m, grads[0]);
+  if (!m->post_accumulate_hooks.empty()) {
+    Tensor v = variable();
+    auto hooks = m->post_accumulate_hooks;
+    for (auto& [id, h] : hooks) h(v);
+  }
+  return {};
+}
+
+// ---- views modified in place
+
+ViewGeometry ViewGeometry::of(const Tensor& t) {
+  return {DimVector(t.sizes()), DimVector(t.strides()), t.storage_offset()};
+}
+
+Tensor view_scatter(const Tensor& g, const ViewGeometry& base, const ViewGeometry& view) {
+  Tensor r = zeros(base.sizes, TensorOptions(g.dtype()).device(g.device()));
+  if (!std::ranges::equal(r.strides(), base.strides)) {
+    r = empty_strided(base.sizes, base.strides, TensorOptions(g.dtype()).device(g.device()));
+    r.zero_();
+  }
+  as_strided(r, view.sizes, view.strides, view.offset - base.offset).copy_(g);
+  return r;
+}
+
+CopySlices::CopySlices(const Tensor& b, const Tensor& v, std::shared_ptr<Node> f)
+    : base(ViewGeometry::of(b)), view(ViewGeometry::of(v)), fn(std::move(f)) {
+  const Tensor* in[] = {&b};
+  set_inputs(in);
+  if (fn) {
+    next_edges.insert(next_edges.end(), fn->next_edges.begin(), fn->next_edges.end());
+    input_meta.insert(input_meta.end(), fn->input_meta.begin(), fn->input_meta.end());
+  }
+}
+
+TensorList CopySlices::apply(TensorList&& grads) {
+  const Tensor& g = grads[0];
+  TensorList out(next_edges.size());
+  Tensor res = empty_strided(base.sizes, base.strides, TensorOptions(g.dtype()).device(g.device()));
+  res.copy_(g);
+  Tensor slice = as_strided(res, view.sizes, view.strides, view.offset - base.offset);
+  if (fn) {
+    TensorList fg = fn->apply({clone(slice)});
+    EMBER_CHECK(fg.size() == fn->next_edges.size(), "function ", fn->name(),
+                " returned an incorrect number of gradients (expected ", fn->next_edges.size(), ", got ", fg.size(),
+                ")");
+    for (size_t k = 0; k < fg.size(); ++k)
+      if (static_cast<int>(k) != self_input) out[k + 1] = std::move(fg[k]);
+    if (self_input >= 0 && fg[self_input].defined()) {
+      Tensor s = fg[self_input];
+      if (!std::ranges::equal(s.sizes(), view.sizes)) s = sum_to(s, view.sizes);
+      slice.copy_(s);
+    } else {
+      slice.zero_();
+    }
+  } else {
+    slice.zero_();
+  }
+  out[0] = std::move(res);
+  return out;
+}
+
+AsStridedBackward::AsStridedBackward(const Tensor& b, const Tensor& v)
+    : base(ViewGeometry::of(b)), view(ViewGeometry::of(v)) {
+  const Tensor* in[] = {&b};
+  set_inputs(in);
+}
+
+TensorList AsStridedBackward::apply(TensorList&& grads) { return {view_scatter(grads[0], base, view)}; }
+
+TensorList NotImplementedBackward::apply(TensorList&&) {
+  fail<NotImplementedError>("the derivative for '", op_, "' is not implemented.");
+}
+
+}  // namespace ember::autograd

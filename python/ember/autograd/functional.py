@@ -1,0 +1,1 @@
+"""ember.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp (filled in by the autograd work)."""

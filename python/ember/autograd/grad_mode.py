@@ -1,0 +1,92 @@
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode (thread-local, in C++).
+
+Each works as a context manager and as a decorator, as in PyTorch.
+"""
+import functools
+
+from .. import _C
+
+
+class _DecoratorContextManager:
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Ops inside do not record the graph."""
+
+    def __enter__(self):
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+        return False
+
+
+class enable_grad(_DecoratorContextManager):
+    """Ops inside record the graph (inside no_grad too)."""
+
+    def __enter__(self):
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(True)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+        return False
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets grad mode on or off; takes effect at once (as a function call) and restores on exit."""
+
+    def __init__(self, mode):
+        self.prev = _C.is_grad_enabled()
+        self.mode = bool(mode)
+        _C._set_grad_enabled(self.mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad, and is_inference_mode_enabled() reports it (ember has no separate inference tensors)."""
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self.prev = (_C.is_grad_enabled(), _C.is_inference_mode_enabled())
+        if self.mode:
+            _C._set_grad_enabled(False)
+        _C._set_inference_mode(self.mode)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev[0])
+        _C._set_inference_mode(self.prev[1])
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+def is_grad_enabled():
+    return _C.is_grad_enabled()
+
+
+def is_inference_mode_enabled():
+    return _C.is_inference_mode_enabled()

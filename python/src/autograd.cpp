@@ -1,0 +1,334 @@
+// Autograd bindings: Tensor.backward and the grad attributes, ember.autograd.backward/grad, grad modes, graph
+// nodes as Python objects (grad_fn), hooks, and the node behind ember.autograd.Function (PyNode).
+//
+// Note [The GIL and the engine]
+// The engine runs with the GIL released (backward and autograd.grad release it). Python code runs only inside
+// hooks and custom functions, which take the GIL; Python objects held by C++ (hooks, a Function's ctx) are kept
+// in GilObject, which takes the GIL to drop its reference, because the graph may be freed on any thread.
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "common.h"
+#include "ember/autograd/engine.h"
+#include "ember/autograd/functions.h"
+
+namespace ember::py {
+
+using autograd::Node;
+using autograd::TensorList;
+
+namespace {
+
+inline bool finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+
+struct GilObject {
+  PyObject* p;
+  explicit GilObject(nb::handle h) : p(h.inc_ref().ptr()) {}
+  GilObject(const GilObject&) = delete;
+  ~GilObject() {
+    if (Py_IsInitialized() || finalizing()) {  // also during shutdown, while modules are cleared
+      nb::gil_scoped_acquire gil;
+      Py_DECREF(p);
+    }
+  }
+  nb::handle get() const { return p; }
+};
+using PyRef = std::shared_ptr<GilObject>;
+PyRef py_ref(nb::handle h) { return std::make_shared<GilObject>(h); }
+
+nb::object tensor_or_none(const Tensor& t) { return t.defined() ? nb::cast(t) : nb::none(); }
+
+TensorList tensor_list(nb::handle seq, bool allow_none) {
+  TensorList r;
+  if (seq.is_none()) return r;
+  if (nb::isinstance<Tensor>(seq)) {
+    r.push_back(nb::cast<Tensor>(seq));
+    return r;
+  }
+  for (nb::handle h : seq) {
+    if (h.is_none() && allow_none)
+      r.emplace_back();
+    else
+      r.push_back(nb::cast<Tensor>(h));
+  }
+  return r;
+}
+
+std::optional<bool> opt_bool(nb::handle h) {
+  if (h.is_none()) return std::nullopt;
+  return truthy(h);
+}
+
+// The Python stack where a node was created (anomaly mode).
+std::string python_stack() {
+  nb::gil_scoped_acquire gil;
+  try {
+    nb::object tb = nb::module_::import_("traceback");
+    nb::list lines = nb::cast<nb::list>(tb.attr("format_stack")());
+    std::string s;
+    for (nb::handle l : lines) s += nb::cast<std::string>(l);
+    return s;
+  } catch (nb::python_error&) {
+    return {};
+  }
+}
+
+// Calls a Python hook with a tensor; a returned tensor replaces the gradient.
+GradHook python_grad_hook(nb::handle fn) {
+  return [f = py_ref(fn)](const Tensor& g) -> Tensor {
+    nb::gil_scoped_acquire gil;
+    nb::object r = f->get()(nb::cast(g));
+    if (r.is_none()) return {};
+    if (!nb::isinstance<Tensor>(r))
+      throw nb::type_error("hook should return None or a Tensor");
+    return nb::cast<Tensor>(r);
+  };
+}
+
+// Python's RemovableHandle: remove() (idempotent), and a context manager that removes on exit.
+struct RemovableHandle {
+  autograd::HookRemover remover;
+  int id;
+  void remove() {
+    if (remover) std::exchange(remover, nullptr)();
+  }
+};
+
+// ---- the node of ember.autograd.Function
+
+struct PyNode final : Node {
+  PyRef ctx;
+  std::string name_;
+  std::vector<autograd::SavedVariable> saved;
+  std::vector<autograd::TensorMeta> out_meta;
+  std::vector<bool> out_is_float;
+
+  std::string name() const override { return name_; }
+  void release_variables() override {
+    for (auto& s : saved) s.reset();
+    released = true;
+  }
+  TensorList apply(TensorList&& grads) override {
+    nb::gil_scoped_acquire gil;
+    nb::handle c = ctx->get();
+    const bool materialize = truthy(c.attr("_materialize_grads"));
+    nb::list args;
+    for (size_t i = 0; i < grads.size(); ++i) {
+      if (grads[i].defined())
+        args.append(nb::cast(grads[i]));
+      else if (materialize && out_is_float[i])
+        args.append(nb::cast(zeros(out_meta[i].shape, TensorOptions(out_meta[i].dtype).device(out_meta[i].device))));
+      else
+        args.append(nb::none());
+    }
+    // ctx._run_backward checks the count and returns one entry per tensor input (None: no gradient).
+    nb::object r = c.attr("_run_backward")(nb::tuple(args));
+    TensorList out;
+    for (nb::handle h : r) out.push_back(h.is_none() ? Tensor() : nb::cast<Tensor>(h));
+    return out;
+  }
+};
+
+// Holds a Function's node weakly, for ctx.saved_tensors (a strong reference would be a cycle).
+struct NodeRef {
+  std::weak_ptr<PyNode> node;
+};
+
+nb::list saved_tensors(const NodeRef& ref) {
+  auto n = ref.node.lock();
+  EMBER_CHECK(n, "the graph of this Function was freed; saved tensors are no longer available");
+  nb::list l;
+  for (auto& s : n->saved) l.append(tensor_or_none(s.unpack(*n)));
+  return l;
+}
+
+// Records an ember.autograd.Function call (python/ember/autograd/function.py) after its forward ran.
+// Returns the outputs, where an input returned unchanged is replaced by a differentiable alias.
+nb::list record_function(nb::handle ctx, const std::string& name, nb::handle inputs_seq, nb::handle outputs_seq,
+                         nb::handle dirty_seq, nb::handle non_diff_seq, nb::handle to_save_seq) {
+  TensorList inputs = tensor_list(inputs_seq, false);
+  TensorList dirty = tensor_list(dirty_seq, false);
+  TensorList non_diff = tensor_list(non_diff_seq, false);
+  auto contains = [](const TensorList& l, const Tensor& t) {
+    return std::ranges::any_of(l, [&](const Tensor& x) { return x.is_same(t); });
+  };
+  auto node = std::make_shared<PyNode>();
+  node->name_ = name;
+  node->ctx = py_ref(ctx);
+  std::vector<const Tensor*> ptrs;
+  for (auto& t : inputs) ptrs.push_back(&t);
+  node->set_inputs(ptrs);
+  std::vector<autograd::Edge> old_edges;
+  for (auto& t : dirty) old_edges.push_back(autograd::gradient_edge(t));
+
+  nb::list outs;
+  std::vector<nb::handle> out_items(outputs_seq.begin(), outputs_seq.end());
+  node->num_outputs = static_cast<uint32_t>(out_items.size());
+  TensorList out_tensors;
+  for (size_t i = 0; i < out_items.size(); ++i) {
+    nb::handle h = out_items[i];
+    if (!nb::isinstance<Tensor>(h)) {
+      outs.append(h);
+      node->out_meta.emplace_back();
+      node->out_is_float.push_back(false);
+      out_tensors.emplace_back();
+      continue;
+    }
+    Tensor t = nb::cast<Tensor>(h);
+    node->out_meta.push_back({DimVector(t.sizes()), t.dtype(), t.device()});
+    node->out_is_float.push_back(is_floating(t.dtype()));
+    const uint32_t nr = static_cast<uint32_t>(i);
+    if (contains(dirty, t)) {
+      size_t k = 0;
+      while (!dirty[k].is_same(t)) ++k;
+      autograd::check_inplace(t, name.c_str());
+      if (!contains(non_diff, t)) autograd::rebase_history(t, node, old_edges[k]);
+      if (t.impl()->autograd_meta()) t.impl()->autograd_meta()->output_nr = nr;
+    } else if (contains(non_diff, t)) {
+      // no history
+    } else {
+      if (contains(inputs, t)) t = alias(t);  // an input returned as is: a new tensor carries the history
+      autograd::set_history(t, node, nr);
+    }
+    out_tensors.push_back(t);
+    outs.append(nb::cast(t));
+  }
+  for (nb::handle h : to_save_seq) {
+    if (h.is_none()) {
+      node->saved.emplace_back();
+      continue;
+    }
+    Tensor t = nb::cast<Tensor>(h);
+    bool is_output = false;
+    for (auto& o : out_tensors)
+      is_output = is_output || (o.defined() && o.is_same(t) && autograd::grad_fn(t) == std::shared_ptr<Node>(node));
+    node->saved.emplace_back(t, is_output);
+  }
+  ctx.attr("_node") = nb::cast(NodeRef{node});
+  return outs;
+}
+
+nb::object node_object(const std::shared_ptr<Node>& n) { return n ? nb::cast(n) : nb::none(); }
+
+}  // namespace
+
+void init_autograd(nb::module_& m) {
+  autograd::set_stack_provider(&python_stack);
+
+  nb::class_<RemovableHandle>(m, "RemovableHandle")
+      .def("remove", &RemovableHandle::remove)
+      .def_ro("id", &RemovableHandle::id)
+      .def("__enter__", [](nb::handle self) { return self; })
+      .def("__exit__", [](RemovableHandle& h, nb::args) { h.remove(); });
+
+  nb::class_<Node>(m, "Node", nb::dynamic_attr())
+      .def("name", &Node::name)
+      .def_prop_ro("next_functions", [](const Node& n) {
+        nb::list l;
+        for (auto& e : n.next_edges) l.append(nb::make_tuple(node_object(e.fn), e.input_nr));
+        return nb::tuple(l);
+      })
+      .def_prop_ro("variable", [](const Node& n) -> nb::object {
+        EMBER_CHECK(n.is_accumulate_grad(), "'", n.name(), "' object has no attribute 'variable'");
+        return tensor_or_none(static_cast<const autograd::AccumulateGrad&>(n).variable());
+      })
+      .def_prop_ro("_sequence_nr", [](const Node& n) { return n.sequence_nr; })
+      .def("_saved_tensors_released", [](const Node& n) { return n.released; })
+      .def("register_hook", [](Node& n, nb::handle fn) {
+        const int id = autograd::next_hook_id();
+        n.post_hooks.emplace_back(id, [f = py_ref(fn)](TensorList& gin, const TensorList& gout) {
+          nb::gil_scoped_acquire gil;
+          nb::list a, b;
+          for (auto& t : gin) a.append(tensor_or_none(t));
+          for (auto& t : gout) b.append(tensor_or_none(t));
+          nb::object r = f->get()(nb::tuple(a), nb::tuple(b));
+          if (r.is_none()) return;
+          TensorList repl = tensor_list(r, true);
+          EMBER_CHECK(repl.size() == gin.size(), "hook returned ", repl.size(), " gradients, expected ", gin.size());
+          gin = std::move(repl);
+        });
+        std::weak_ptr<Node> w = n.shared_from_this();
+        return RemovableHandle{[w, id] {
+          if (auto p = w.lock()) std::erase_if(p->post_hooks, [&](auto& h) { return h.first == id; });
+        }, id};
+      })
+      .def("__repr__", [](nb::handle self) {
+        return "<" + nb::cast<const Node&>(self).name() + " object at " +
+               nb::cast<std::string>(nb::str(nb::int_(reinterpret_cast<uintptr_t>(self.ptr())).attr("__format__")("#x"))) + ">";
+      });
+
+  nb::class_<NodeRef>(m, "_FunctionNodeRef");
+  m.def("_record_function", &record_function);
+  m.def("_saved_tensors", &saved_tensors);
+
+  m.def("is_grad_enabled", &autograd::is_grad_enabled);
+  m.def("_set_grad_enabled", &autograd::set_grad_enabled);
+  m.def("is_inference_mode_enabled", &autograd::is_inference_mode);
+  m.def("_set_inference_mode", &autograd::set_inference_mode);
+  m.def("is_anomaly_enabled", &autograd::is_anomaly_enabled);
+  m.def("is_anomaly_check_nan_enabled", &autograd::is_anomaly_check_nan);
+  m.def("_set_anomaly_enabled", &autograd::set_anomaly_enabled, nb::arg("enabled"), nb::arg("check_nan") = true);
+
+  m.def("_autograd_backward", [](nb::handle tensors, nb::handle grad_tensors, nb::handle retain_graph,
+                                 bool create_graph, nb::handle inputs) {
+    TensorList roots = tensor_list(tensors, false), grads = tensor_list(grad_tensors, true);
+    TensorList ins = tensor_list(inputs, false);
+    EMBER_CHECK_VALUE(inputs.is_none() || !ins.empty(), "'inputs' argument to backward() cannot be empty.");
+    std::optional<bool> retain = opt_bool(retain_graph);
+    nb::gil_scoped_release nogil;
+    autograd::backward(roots, grads, retain, create_graph, ins);
+  }, nb::arg("tensors"), nb::arg("grad_tensors").none(), nb::arg("retain_graph").none(), nb::arg("create_graph"),
+     nb::arg("inputs").none());
+  m.def("_autograd_grad", [](nb::handle outputs, nb::handle inputs, nb::handle grad_outputs, nb::handle retain_graph,
+                             bool create_graph, bool allow_unused) {
+    TensorList roots = tensor_list(outputs, false), ins = tensor_list(inputs, false);
+    TensorList grads = tensor_list(grad_outputs, true);
+    std::optional<bool> retain = opt_bool(retain_graph);
+    TensorList r;
+    {
+      nb::gil_scoped_release nogil;
+      r = autograd::grad(roots, ins, grads, retain, create_graph, allow_unused);
+    }
+    nb::list l;
+    for (auto& t : r) l.append(tensor_or_none(t));
+    return nb::tuple(l);
+  }, nb::arg("outputs"), nb::arg("inputs"), nb::arg("grad_outputs").none(), nb::arg("retain_graph").none(),
+     nb::arg("create_graph"), nb::arg("allow_unused"));
+}
+
+// The autograd attributes and methods of Tensor.
+void init_tensor_autograd(nb::class_<Tensor>& cls) {
+  cls.def_prop_ro("grad_fn", [](const Tensor& t) { return node_object(autograd::grad_fn(t)); })
+      .def_prop_ro("retains_grad", &Tensor::retains_grad)
+      .def_prop_ro("_grad_fn_name", [](const Tensor& t) -> nb::object {
+        auto& fn = autograd::grad_fn(t);
+        return fn ? nb::cast(fn->name()) : nb::none();
+      })
+      .def("retain_grad", &Tensor::retain_grad)
+      .def("detach", &Tensor::detach)
+      .def("detach_", [](nb::handle self) {
+        nb::cast<const Tensor&>(self).detach_();
+        return self;
+      })
+      .def("register_hook", [](const Tensor& t, nb::handle fn) {
+        auto remover = autograd::register_hook(t, python_grad_hook(fn));
+        return RemovableHandle{std::move(remover), 0};
+      })
+      .def("register_post_accumulate_grad_hook", [](const Tensor& t, nb::handle fn) {
+        auto remover = autograd::register_post_accumulate_grad_hook(t, [f = py_ref(fn)](const Tensor& v) {
+          nb::gil_scoped_acquire gil;
+          f->get()(nb::cast(v));
+        });
+        return RemovableHandle{std::move(remover), 0};
+      });
+}
+
+}  // namespace ember::py
