@@ -295,6 +295,10 @@ void record_binary(BinaryOp op, const Operand& a, const Operand& b, const Tensor
   if (!name || !is_floating(out.dtype())) return;
   bool sa, sb, so;
   binary_needs(op, sa, sb, so);
+  // mul and div: an operand is needed only for the other's gradient (x * 2 keeps nothing).
+  const bool a_grad = a.t && a.t->requires_grad(), b_grad = b.t && b.t->requires_grad();
+  if (op == BinaryOp::Mul) sa = b_grad, sb = a_grad;
+  if (op == BinaryOp::Div) sa = b_grad;
   int k = 0;
   Arg A{sa && a.t ? k++ : -1, a.t ? Scalar() : a.s}, B{sb && b.t ? k++ : -1, b.t ? Scalar() : b.s};
   const int io = so ? k++ : -1;

@@ -36,7 +36,9 @@ struct CopySlices final : Node {
   CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn);
   TensorList apply(TensorList&& grads) override;
   std::string name() const override { return "CopySlices"; }
-  void release_variables() override { fn->release_variables(); }
+  void release_variables() override {
+    if (fn) fn->release_variables();
+  }
 
   ViewGeometry base, view;
   std::shared_ptr<Node> fn;  // null when the op's result has no history (e.g. fill_)

@@ -12,6 +12,7 @@
 
 #include "common.h"
 #include "ember/autograd/engine.h"
+#include "ember/autograd/function.h"
 #include "ember/autograd/functions.h"
 
 namespace ember::py {
@@ -104,31 +105,22 @@ struct RemovableHandle {
 
 // ---- the node of ember.autograd.Function
 
-struct PyNode final : Node {
-  PyRef ctx;
+struct PyNode final : autograd::CustomNode {
+  PyRef ctx;  // the Python ctx; saved tensors live in actx
+  autograd::AutogradContext actx;
   std::string name_;
-  std::vector<autograd::SavedVariable> saved;
-  std::vector<autograd::TensorMeta> out_meta;
-  std::vector<bool> out_is_float;
 
   std::string name() const override { return name_; }
   void release_variables() override {
-    for (auto& s : saved) s.reset();
+    for (auto& s : actx.saved) s.reset();
     released = true;
   }
   TensorList apply(TensorList&& grads) override {
     nb::gil_scoped_acquire gil;
     nb::handle c = ctx->get();
-    const bool materialize = truthy(c.attr("_materialize_grads"));
+    if (truthy(c.attr("_materialize_grads"))) materialize(grads);
     nb::list args;
-    for (size_t i = 0; i < grads.size(); ++i) {
-      if (grads[i].defined())
-        args.append(nb::cast(grads[i]));
-      else if (materialize && out_is_float[i])
-        args.append(nb::cast(zeros(out_meta[i].shape, TensorOptions(out_meta[i].dtype).device(out_meta[i].device))));
-      else
-        args.append(nb::none());
-    }
+    for (auto& g : grads) args.append(tensor_or_none(g));
     // ctx._run_backward checks the count and returns one entry per tensor input (None: no gradient).
     nb::object r = c.attr("_run_backward")(nb::tuple(args));
     TensorList out;
@@ -146,7 +138,7 @@ nb::list saved_tensors(const NodeRef& ref) {
   auto n = ref.node.lock();
   EMBER_CHECK(n, "the graph of this Function was freed; saved tensors are no longer available");
   nb::list l;
-  for (auto& s : n->saved) l.append(tensor_or_none(s.unpack(*n)));
+  for (auto& t : n->actx.get_saved_variables()) l.append(tensor_or_none(t));
   return l;
 }
 
@@ -154,64 +146,19 @@ nb::list saved_tensors(const NodeRef& ref) {
 // Returns the outputs, where an input returned unchanged is replaced by a differentiable alias.
 nb::list record_function(nb::handle ctx, const std::string& name, nb::handle inputs_seq, nb::handle outputs_seq,
                          nb::handle dirty_seq, nb::handle non_diff_seq, nb::handle to_save_seq) {
-  TensorList inputs = tensor_list(inputs_seq, false);
-  TensorList dirty = tensor_list(dirty_seq, false);
-  TensorList non_diff = tensor_list(non_diff_seq, false);
-  auto contains = [](const TensorList& l, const Tensor& t) {
-    return std::ranges::any_of(l, [&](const Tensor& x) { return x.is_same(t); });
-  };
   auto node = std::make_shared<PyNode>();
   node->name_ = name;
   node->ctx = py_ref(ctx);
-  std::vector<const Tensor*> ptrs;
-  for (auto& t : inputs) ptrs.push_back(&t);
-  node->set_inputs(ptrs);
-  std::vector<autograd::Edge> old_edges;
-  for (auto& t : dirty) old_edges.push_back(autograd::gradient_edge(t));
-
+  autograd::AutogradContext& a = node->actx;
+  a.dirty = tensor_list(dirty_seq, false);
+  a.non_differentiable = tensor_list(non_diff_seq, false);
+  a.to_save = tensor_list(to_save_seq, true);
+  std::vector<nb::handle> items(outputs_seq.begin(), outputs_seq.end());
+  TensorList outputs;
+  for (nb::handle h : items) outputs.push_back(nb::isinstance<Tensor>(h) ? nb::cast<Tensor>(h) : Tensor());
+  autograd::record_custom_function(node, a, tensor_list(inputs_seq, false), outputs, name.c_str());
   nb::list outs;
-  std::vector<nb::handle> out_items(outputs_seq.begin(), outputs_seq.end());
-  node->num_outputs = static_cast<uint32_t>(out_items.size());
-  TensorList out_tensors;
-  for (size_t i = 0; i < out_items.size(); ++i) {
-    nb::handle h = out_items[i];
-    if (!nb::isinstance<Tensor>(h)) {
-      outs.append(h);
-      node->out_meta.emplace_back();
-      node->out_is_float.push_back(false);
-      out_tensors.emplace_back();
-      continue;
-    }
-    Tensor t = nb::cast<Tensor>(h);
-    node->out_meta.push_back({DimVector(t.sizes()), t.dtype(), t.device()});
-    node->out_is_float.push_back(is_floating(t.dtype()));
-    const uint32_t nr = static_cast<uint32_t>(i);
-    if (contains(dirty, t)) {
-      size_t k = 0;
-      while (!dirty[k].is_same(t)) ++k;
-      autograd::check_inplace(t, name.c_str());
-      if (!contains(non_diff, t)) autograd::rebase_history(t, node, old_edges[k]);
-      if (t.impl()->autograd_meta()) t.impl()->autograd_meta()->output_nr = nr;
-    } else if (contains(non_diff, t)) {
-      // no history
-    } else {
-      if (contains(inputs, t)) t = alias(t);  // an input returned as is: a new tensor carries the history
-      autograd::set_history(t, node, nr);
-    }
-    out_tensors.push_back(t);
-    outs.append(nb::cast(t));
-  }
-  for (nb::handle h : to_save_seq) {
-    if (h.is_none()) {
-      node->saved.emplace_back();
-      continue;
-    }
-    Tensor t = nb::cast<Tensor>(h);
-    bool is_output = false;
-    for (auto& o : out_tensors)
-      is_output = is_output || (o.defined() && o.is_same(t) && autograd::grad_fn(t) == std::shared_ptr<Node>(node));
-    node->saved.emplace_back(t, is_output);
-  }
+  for (size_t i = 0; i < items.size(); ++i) outs.append(outputs[i].defined() ? nb::cast(outputs[i]) : nb::borrow(items[i]));
   ctx.attr("_node") = nb::cast(NodeRef{node});
   return outs;
 }
