@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ember/backend/kernels.h"
+#include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
 #include "ember/random_math.h"
@@ -43,6 +44,31 @@ const Tensor& bumped(const Tensor& t) {
   return t;
 }
 
+// Sampling is not differentiated through its parameters (no reparameterization, as in PyTorch): inputs that
+// require grad get zero gradients, and an in-place sample gives the overwritten value a zero gradient.
+void record_zero_grad(const char* name, std::initializer_list<const Tensor*> inputs, const Tensor& out) {
+  auto n = autograd::make_node(name, inputs, [](autograd::FormulaNode& n, autograd::TensorList& g) {
+    autograd::TensorList r(n.next_edges.size());
+    for (size_t i = 0; i < r.size(); ++i)
+      if (n.needs(i)) r[i] = zeros_like(g[0]);
+    return r;
+  });
+  if (n) autograd::set_history(out, n);
+}
+
+// An in-place sampler: fill(t) writes t; while recording, t's history becomes a zero-gradient node.
+template <class F>
+const Tensor& sample_inplace(const Tensor& t, const char* op, F&& fill) {
+  if (const Tensor* in[] = {&t}; autograd::needs_grad(in))
+    return autograd::inplace_with_grad(t, op, [&] {
+      Tensor r = empty_like(t);
+      fill(r);
+      return r;
+    });
+  fill(t);
+  return bumped(t);
+}
+
 const Tensor& uniform_impl(const Tensor& t, double from, double to, Generator* gen, const char* op) {
   check_float(t.dtype(), op);
   EMBER_CHECK(from <= to, op, ": expects to return a [from, to) range, but found from=", from, " > to=", to);
@@ -70,11 +96,12 @@ Tensor as_f64(const Tensor& t, IntArrayRef shape) { return contiguous(to(expand(
 }  // namespace
 
 const Tensor& uniform_(const Tensor& t, double from, double to, Generator* gen) {
-  return bumped(uniform_impl(t, from, to, gen, "uniform_"));
+  return sample_inplace(t, "uniform_", [&](const Tensor& x) { uniform_impl(x, from, to, gen, "uniform_"); });
 }
 
 const Tensor& normal_(const Tensor& t, double mean, double std, Generator* gen) {
-  return bumped(normal_impl(t, mean, std, Tensor(), Tensor(), gen, "normal_"));
+  return sample_inplace(t, "normal_",
+                        [&](const Tensor& x) { normal_impl(x, mean, std, Tensor(), Tensor(), gen, "normal_"); });
 }
 
 Tensor rand(IntArrayRef size, Generator* gen, TensorOptions opts) {
@@ -109,13 +136,17 @@ Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
   Tensor sd_cpu = to(sd, kCPU);
   for (int64_t i = 0, n = sd_cpu.numel(); i < n; ++i)
     EMBER_CHECK(sd_cpu.data<double>()[i] >= 0, "normal: expects all elements of std >= 0.0");
-  return normal_impl(out, 0, 1, as_f64(mean, shape), sd, gen, "normal");
+  normal_impl(out, 0, 1, as_f64(mean, shape), sd, gen, "normal");
+  record_zero_grad("NormalBackward3", {&mean, &std}, out);
+  return out;
 }
 
 Tensor normal(const Tensor& mean, double std, Generator* gen) {
   check_float(mean.dtype(), "normal");
   Tensor out = empty(mean.sizes(), TensorOptions(mean.dtype()).device(mean.device()));
-  return normal_impl(out, 0, std, as_f64(mean, mean.sizes()), Tensor(), gen, "normal");
+  normal_impl(out, 0, std, as_f64(mean, mean.sizes()), Tensor(), gen, "normal");
+  record_zero_grad("NormalBackward1", {&mean}, out);
+  return out;
 }
 
 Tensor normal(double mean, const Tensor& std, Generator* gen) {
@@ -150,10 +181,12 @@ const Tensor& random_(const Tensor& t, int64_t from, std::optional<int64_t> to_,
   }
   EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
   Generator& g = pick(gen, t.device(), "random_");
-  return bumped(fill_inplace(t, [&](const Tensor& c) {
-    random_int_kernel[c.device()](c, from, static_cast<uint64_t>(to) - static_cast<uint64_t>(from),
-                                  g.take(c.numel() * rnd::kIntWords));
-  }));
+  return sample_inplace(t, "random_", [&](const Tensor& x) {
+    fill_inplace(x, [&](const Tensor& c) {
+      random_int_kernel[c.device()](c, from, static_cast<uint64_t>(to) - static_cast<uint64_t>(from),
+                                    g.take(c.numel() * rnd::kIntWords));
+    });
+  });
 }
 
 Tensor randperm(int64_t n, Generator* gen, TensorOptions opts) {
@@ -177,6 +210,7 @@ Tensor bernoulli(const Tensor& p, Generator* gen) {
   Tensor out = empty(p.sizes(), TensorOptions(p.dtype()).device(p.device()));
   Generator& g = pick(gen, p.device(), "bernoulli");
   if (out.numel()) bernoulli_kernel[out.device()](out, pf, g.take(out.numel() * rnd::kBernoulliWords));
+  record_zero_grad("BernoulliBackward0", {&p}, out);
   return out;
 }
 
@@ -192,7 +226,7 @@ const Tensor& bernoulli_impl(const Tensor& t, double p, Generator* gen, const ch
 }  // namespace
 
 const Tensor& bernoulli_(const Tensor& t, double p, Generator* gen) {
-  return bumped(bernoulli_impl(t, p, gen, "bernoulli_"));
+  return sample_inplace(t, "bernoulli_", [&](const Tensor& x) { bernoulli_impl(x, p, gen, "bernoulli_"); });
 }
 
 Tensor bernoulli(const Tensor& t, double p, Generator* gen) {

@@ -690,3 +690,27 @@ def test_anomaly_mode_adds_the_forward_stack_to_backward_errors():
     finally:
         ember.autograd.set_detect_anomaly(False)
     assert not ember.autograd.is_anomaly_enabled()
+
+
+# ---- random ops: no gradient through sampling (as PyTorch)
+
+def test_sampling_gives_zero_gradients():
+    m, s = f64([0.0, 1.0]), f64([1.0, 2.0])
+    z = ember.normal(m, s)
+    assert z.grad_fn.name() == "NormalBackward3"
+    z.backward(ember.ones(2, dtype=ember.float64))
+    assert npv(m.grad).tolist() == [0.0, 0.0] and npv(s.grad).tolist() == [0.0, 0.0]
+    p = f64([0.2, 0.7])
+    ember.bernoulli(p).backward(ember.ones(2, dtype=ember.float64))
+    assert npv(p.grad).tolist() == [0.0, 0.0]
+
+
+def test_inplace_sampling_overwrites_the_history():
+    x = f64([1.0, 2.0])
+    y = x * 3.0
+    y.uniform_()
+    assert y.grad_fn.name() == "UniformBackward0"
+    (y * x).backward(ember.ones(2, dtype=ember.float64))
+    np.testing.assert_allclose(npv(x.grad), npv(y))  # only through the product
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        x.normal_()
