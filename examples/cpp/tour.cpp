@@ -1,6 +1,7 @@
 // The C++ API: the same tensor core the Python package wraps.
 #include <iostream>
 
+#include "ember/autograd/engine.h"
 #include "ember/ops.h"
 
 int main() {
@@ -12,6 +13,12 @@ int main() {
   std::cout << "y = " << y << "\n";
   manual_seed(0);
   std::cout << "randn: " << randn({{2, 2}}) << "\n";
+  // Autograd from C++: the same engine the Python package uses.
+  Tensor w = arange(3.0);
+  w.set_requires_grad(true);
+  Tensor z = exp(w * w);
+  z.backward(ones_like(z));
+  std::cout << "d exp(w^2)/dw = " << w.grad() << "\n";
   try {
     x.view({{4}});
   } catch (const Error& e) {

@@ -21,3 +21,12 @@ print("same seed, same numbers:", a.tolist() == ember.rand(3).tolist())
 print("randn:", ember.randn(2, 3, dtype=ember.float64))
 print("a permutation:", ember.randperm(8))
 print("cuda available:", ember.cuda.is_available())
+
+# Autograd: the graph is recorded as ops run; the engine and the formulas are C++.
+w = ember.tensor([0.5, -1.0, 2.0], requires_grad=True)
+y = (w * w).sin()
+print("y =", y)
+y.backward(ember.ones(3))
+print("dy/dw = 2 w cos(w^2):", w.grad)
+(g,) = ember.autograd.grad((w * w * w).exp(), w, ember.ones(3), create_graph=True)
+print("a second derivative through create_graph:", ember.autograd.grad(g, w, ember.ones(3))[0])
