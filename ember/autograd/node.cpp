@@ -159,6 +159,13 @@ Tensor SavedVariable::unpack(const Node& owner) const {
   return t;
 }
 
+void SavedVariable::snapshot_if_overwritten(const Tensor& self) {
+  if (!data_.defined() || is_output_ || data_.impl()->storage().get() != self.impl()->storage().get()) return;
+  NoGradGuard off;
+  data_ = clone(data_);
+  version_ = data_.version();
+}
+
 void SavedVariable::reset() {
   data_ = Tensor();
   defer_release(grad_fn_);
@@ -200,13 +207,16 @@ std::vector<const Tensor*> pointers(std::span<const Tensor> ts) {
   return r;
 }
 
-void set_history(const Tensor& out, const std::shared_ptr<Node>& node, uint32_t output_nr) {
+void set_history(const Tensor& out, const std::shared_ptr<Node>& node, uint32_t output_nr, bool is_view) {
   if (!out.defined() || !is_floating(out.dtype())) return;  // integer and bool results are not differentiable
   auto& m = out.impl()->ensure_autograd_meta();
   m.grad_fn = node;
   m.output_nr = output_nr;
   m.requires_grad = false;
-  if (out.impl()->view_base()) out.impl()->set_view_version(out.version());
+  if (!is_view)
+    out.impl()->set_view_base({}, 0);
+  else
+    out.impl()->set_view_version(out.version());
 }
 
 void rebase_history(const Tensor& self, const std::shared_ptr<Node>& node, const Edge& old_edge) {
@@ -230,7 +240,7 @@ void rebase_history(const Tensor& self, const std::shared_ptr<Node>& node, const
   }
   set_history(base, cs);
   auto view_node = std::make_shared<AsStridedBackward>(base, self);
-  set_history(self, view_node);
+  set_history(self, view_node, 0, /*is_view=*/true);
 }
 
 void check_inplace(const Tensor& self, const char* op) {
@@ -254,6 +264,9 @@ void detail::finish_inplace(const Tensor& self, const Tensor& result, const char
   EMBER_CHECK(self.device() == result.device(), op, ": expected ", self.device(), " but the result is on ",
               result.device());
   const Edge old_edge = gradient_edge(self);
+  auto* rm0 = result.impl()->autograd_meta();
+  if (auto* f = rm0 && rm0->grad_fn ? dynamic_cast<FormulaNode*>(rm0->grad_fn.get()) : nullptr)
+    for (auto& s : f->saved) s.snapshot_if_overwritten(self);
   copy_into(self, result);
   self.bump_version();
   auto* rm = result.impl()->autograd_meta();

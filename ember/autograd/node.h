@@ -107,6 +107,9 @@ class SavedVariable {
   // The tensor as it was saved; in grad mode (create_graph) it carries its autograd history.
   Tensor unpack(const Node& owner) const;
   void reset();
+  // An in-place op is about to overwrite `self`: if this saved input shares self's storage, keep a copy of
+  // its current values instead (PyTorch saves the original self the same way).
+  void snapshot_if_overwritten(const Tensor& self);
   bool defined() const { return data_.defined(); }
 
  private:
@@ -159,9 +162,10 @@ std::shared_ptr<FormulaNode> make_node(const char* name, std::initializer_list<c
 }
 std::vector<const Tensor*> pointers(std::span<const Tensor> ts);
 
-// Makes `out` output `output_nr` of `node` (a floating tensor; others never require grad). When out was
-// modified in place this rewrites its history; see Note [In-place on views].
-void set_history(const Tensor& out, const std::shared_ptr<Node>& node, uint32_t output_nr = 0);
+// Makes `out` output `output_nr` of `node` (a floating tensor; others never require grad). Only view ops pass
+// is_view: any other result that happens to share a temporary's storage stops being a view of it, so that an
+// in-place op on it later rewrites its own history, not the temporary's (Note [In-place on views]).
+void set_history(const Tensor& out, const std::shared_ptr<Node>& node, uint32_t output_nr = 0, bool is_view = false);
 // Moves the history of an in-place op's result onto `self`: self becomes output 0 of `node`. When self is a view,
 // its base's history is rewritten instead (Note [In-place on views]).
 // old_edge: self's gradient edge before the op (an input of `node` when the op read self).

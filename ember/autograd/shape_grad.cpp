@@ -20,8 +20,10 @@ Tensor zeros_for(const Tensor& g, IntArrayRef shape) {
 
 Tensor grow_to(const Tensor& g, IntArrayRef shape) {
   if (std::ranges::equal(g.sizes(), shape)) return g;
-  if (g.numel() == checked_numel(shape, "grow_to")) return reshape(g, shape);
+  const int64_t numel = checked_numel(shape, "grow_to");
+  if (g.numel() == numel) return reshape(g, shape);
   Tensor z = zeros_for(g, shape), block = z;
+  if (g.numel() == 0) return z;
   for (int64_t d = 0; d < g.dim(); ++d) block = narrow(block, d, 0, g.size(d));
   block.copy_(g);  // records with create_graph, so this stays differentiable
   return z;

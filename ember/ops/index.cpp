@@ -1,13 +1,18 @@
 // Gather, scatter, masks and advanced indexing: validation, and the restrided views of Note [Index kernels]
 // through which every op here reaches one of two kernels (index_gather, index_scatter). Masks become index
-// tensors through nonzero.
+// tensors through nonzero. Gradient formulas sit with the ops and save the index tensors, not the data (except
+// scatter_reduce's prod, amax and amin); in-place forms record as their out-of-place op (Note [In-place ops]).
 #include <cmath>
 #include <limits>
 
+#include "ember/autograd/shape_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
 
 namespace ember {
+
+using autograd::FormulaNode;
+using autograd::TensorList;
 
 namespace {
 
@@ -25,7 +30,8 @@ void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
 // An operand an in-place op reads while writing `self`: copied first when the two share memory.
 Tensor unaliased(const Tensor& self, const Tensor& t) { return may_overlap(self, t) ? clone(t) : t; }
 
-Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? reshape(t, {{1}}) : t; }
+// A 0-d t as 1-d, for the kernels: a plain view, never recorded.
+Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? make_view(t, {{1}}, {{1}}, t.storage_offset()) : t; }
 
 // t viewed with `sizes` and its own strides, except stride 0 along `dim`, the dim the index walks.
 Tensor restride(const Tensor& t, IntArrayRef sizes, int64_t dim) {
@@ -278,116 +284,148 @@ DimVector mask_shape(const Tensor& self, const Tensor& mask, const char* op) {
   return broadcast_shapes(self.sizes(), mask.sizes(), op);
 }
 
-}  // namespace
-
-// ---------------------------------------------------------------------------------------- gather / scatter
-
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
-  dim = wrap_dim(dim, self.dim(), "gather");
-  EMBER_CHECK(index.dtype() == ScalarType::Int64, "gather(): Expected dtype int64 for index, got ", index.dtype());
-  check_same_device(self, index, "gather");
-  Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
-  if (index.numel() == 0) return out;
-  check_gather_shapes(self, dim, index);
-  Tensor s = as_1d(self), i = as_1d(index);
-  index_gather_kernel[self.device()](as_1d(out), restride(s, i.sizes(), dim), i, index_dim(s, dim), "gather");
-  return out;
-}
-
-const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                       std::optional<std::string_view> reduce) {
-  scatter_into(legacy_reduce_mode(reduce), self, dim, index, src, {}, "scatter");
-  self.bump_version();
-  return self;
-}
-
-const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
-                       std::optional<std::string_view> reduce) {
-  scatter_into(legacy_reduce_mode(reduce), self, dim, index, {}, value, "scatter");
-  self.bump_version();
-  return self;
-}
-
-Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-               std::optional<std::string_view> reduce) {
-  Tensor r = clone(self);
-  scatter_into(legacy_reduce_mode(reduce), r, dim, index, src, {}, "scatter");
+// An out-of-place op's result before it is written: a copy of self that records nothing.
+Tensor copy_of(const Tensor& self) {
+  Tensor r = empty_like(self);
+  copy_into(r, self);
   return r;
 }
 
-Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
-               std::optional<std::string_view> reduce) {
-  Tensor r = clone(self);
-  scatter_into(legacy_reduce_mode(reduce), r, dim, index, {}, value, "scatter");
+bool is_one(const Scalar& s) { return s.is_floating() ? s.to_double() == 1.0 : s.to_int() == 1; }
+
+// The index tensors a formula saved (one entry per index, undefined where there was none).
+std::vector<Tensor> saved_list(const FormulaNode& n, size_t from) {
+  std::vector<Tensor> r;
+  for (size_t i = from; i < n.saved.size(); ++i) r.push_back(n.saved_tensor(i));
   return r;
 }
 
-const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  scatter_into(ScatterMode::Add, self, dim, index, src, {}, "scatter_add");
-  self.bump_version();
-  return self;
+// scatter (mode Copy: self's gradient is zero where src was written; src undefined: the value form) and
+// scatter_add. src's gradient is the result's gradient where each element of src went.
+void record_scatter(const Tensor& r, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                    bool add) {
+  const Tensor* in[] = {&self, src.defined() ? &src : nullptr};
+  const char* name = add ? "ScatterAddBackward0" : src.defined() ? "ScatterBackward0" : "ScatterBackward1";
+  auto n = autograd::make_node(name, in, [add, dim, src_sizes = src.defined() ? DimVector(src.sizes()) : DimVector()](
+                                             FormulaNode& n, TensorList& g) {
+    Tensor idx = n.saved_tensor(0);
+    TensorList r(2);
+    if (n.needs(0)) r[0] = add ? g[0] : scatter(g[0], dim, idx, Scalar(0.0));
+    if (n.needs(1)) r[1] = autograd::grow_to(gather(g[0], dim, idx), src_sizes);
+    return r;
+  });
+  if (!n) return;
+  n->save(index);
+  autograd::set_history(r, n);
 }
 
-Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor r = clone(self);
-  scatter_into(ScatterMode::Add, r, dim, index, src, {}, "scatter_add");
-  return r;
+// scatter with reduce="add"/"multiply" has no formula (as in PyTorch): backward raises.
+void record_scatter_reduce_legacy(const Tensor& r, const Tensor& self, const Tensor& src) {
+  const Tensor* in[] = {&self, src.defined() ? &src : nullptr};
+  autograd::record_not_implemented("scatter with reduce", in, std::span(&r, 1));
 }
 
-const Tensor& scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                              std::string_view reduce, bool include_self) {
+enum class Reduce : uint8_t { Sum, Prod, Mean, Amax, Amin };
+
+Reduce parse_reduce(std::string_view reduce) {
+  if (reduce == "sum") return Reduce::Sum;
+  if (reduce == "prod") return Reduce::Prod;
+  if (reduce == "mean") return Reduce::Mean;
+  if (reduce == "amax") return Reduce::Amax;
+  if (reduce == "amin") return Reduce::Amin;
+  fail<Error>("scatter_reduce(): reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
+}
+
+// Whether scatter_reduce's formula reads self, src and the result (else only the index).
+bool reads_data(Reduce r) { return r == Reduce::Prod || r == Reduce::Amax || r == Reduce::Amin; }
+
+// self = self (op) src at the index, without the version bump; include_self false: the old values take no part.
+void scatter_reduce_into(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Reduce reduce,
+                         bool include_self) {
   const char* op = "scatter_reduce";
-  ScatterMode mode;
-  if (reduce == "sum" || reduce == "mean")
-    mode = ScatterMode::Add;
-  else if (reduce == "prod")
-    mode = ScatterMode::Mul;
-  else if (reduce == "amax")
-    mode = ScatterMode::Max;
-  else if (reduce == "amin")
-    mode = ScatterMode::Min;
-  else
-    fail<Error>("scatter_reduce(): reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
+  static constexpr ScatterMode modes[] = {ScatterMode::Add, ScatterMode::Mul, ScatterMode::Add, ScatterMode::Max,
+                                          ScatterMode::Min};
+  const ScatterMode mode = modes[static_cast<int>(reduce)];
   EMBER_CHECK(src.dtype() == self.dtype(), op, "(): Expected self.dtype to be equal to src.dtype (got ", self.dtype(),
               " and ", src.dtype(), ")");
   Tensor source = unaliased(self, src);  // read after self's first write below
   if (!include_self) scatter_into(ScatterMode::Copy, self, dim, index, {}, identity_of(mode, self.dtype()), op);
   scatter_into(mode, self, dim, index, source, {}, op);
-  if (reduce == "mean") {
+  if (reduce == Reduce::Mean) {
     Tensor count = include_self ? ones_like(self) : zeros_like(self);
     scatter_into(ScatterMode::Add, count, dim, index, ones_like(source), {}, op);
     count = where(eq(count, 0), Operand(1), count);
     copy_into(self, is_floating(self.dtype()) ? div(self, count) : div(self, count, "floor"));
   }
-  self.bump_version();
-  return self;
 }
 
-Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
-                      bool include_self) {
-  Tensor r = clone(self);
-  scatter_reduce_(r, dim, index, src, reduce, include_self);
+// t's leading block of `shape` (the part of scatter's src that the index reads).
+Tensor leading(const Tensor& t, IntArrayRef shape) {
+  Tensor r = t;
+  if (t.dim() != static_cast<int64_t>(shape.size())) return r;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.size(d) != shape[d]) r = narrow(r, d, 0, shape[d]);
   return r;
 }
 
-// ---------------------------------------------------------------------------------------- index_*
-
-Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
-  dim = wrap_dim(dim, self.dim(), "index_select");
-  check_same_device(self, index, "index_select");
-  Tensor idx = vector_index(index, "index_select"), s = as_1d(self);
-  EMBER_CHECK_INDEX(self.dim() > 0 || idx.numel() == 1, "index_select(): Index to scalar can have only 1 value, got ",
-                    idx.numel(), " value(s)");
-  DimVector shape(s.sizes());
-  shape[dim] = idx.numel();
-  Tensor out = empty(shape, TensorOptions(self.dtype()).device(self.device()));
-  if (out.numel())
-    index_gather_kernel[self.device()](out, restride(s, shape, dim), along(idx, shape, dim), index_dim(s, dim),
-                                       "index_select");
-  return self.dim() == 0 ? reshape(out, {}) : out;
+// PyTorch's scatter_reduce_backward. Saved: the index; for prod, amax and amin also self, src and the result.
+TensorList scatter_reduce_backward(const FormulaNode& n, const Tensor& grad, int64_t dim, Reduce reduce,
+                                   bool include_self, IntArrayRef src_sizes) {
+  const Tensor index = n.saved_tensor(0);
+  const bool need_self = n.needs(0), need_src = n.needs(1);
+  Tensor gs, gsrc;
+  switch (reduce) {
+    case Reduce::Sum:
+      gs = grad;
+      if (need_src) gsrc = gather(grad, dim, index);
+      break;
+    case Reduce::Mean: {  // each output is its inputs' mean: they share its gradient equally
+      Tensor count = include_self ? ones_like(grad) : zeros_like(grad);
+      count = scatter_add(count, dim, index, ones_like(index, grad.dtype()));
+      count = masked_fill(count, eq(count, 0), 1);
+      gs = div(grad, count);
+      if (need_src) gsrc = div(gather(grad, dim, index), gather(count, dim, index));
+      break;
+    }
+    case Reduce::Prod: {
+      // The product of the others, computed without dividing by a zero factor.
+      Tensor self = n.saved_tensor(1), src = leading(n.saved_tensor(2), index.sizes()), result = n.saved_tensor(3);
+      if (need_self) {
+        Tensor masked_self = masked_fill(self, eq(self, 0), 1);
+        gs = div(mul(grad, scatter_reduce(masked_self, dim, index, src, "prod", include_self)), masked_self);
+      }
+      if (need_src) {
+        Tensor src_zero = eq(src, 0);
+        Tensor zeros_there = scatter_add(zeros_like(self), dim, index, to(src_zero, self.dtype()));
+        Tensor src_num_zeros = gather(zeros_there, dim, index);
+        Tensor single_zero = logical_and(src_zero, eq(src_num_zeros, 1));
+        Tensor others = scatter_reduce(self, dim, index, masked_fill(src, single_zero, 1), "prod", include_self);
+        gsrc = where(single_zero, gather(mul(grad, others), dim, index),
+                     div(gather(mul(grad, result), dim, index), masked_fill(src, src_zero, 1)));
+        if (autograd::is_grad_enabled() && item(any(gt(src_num_zeros, 1))).to_bool())
+          gsrc = autograd::delayed_error(gsrc, "scatter_reduce(): Double backward is unsupported for src when >1 "
+                                               "zeros in src are scattered to the same position in self");
+      }
+      break;
+    }
+    case Reduce::Amax:
+    case Reduce::Amin: {  // ties share the gradient equally
+      Tensor self = n.saved_tensor(1), src = leading(n.saved_tensor(2), index.sizes()), result = n.saved_tensor(3);
+      Tensor self_is_result = to(eq(self, result), grad.dtype());
+      // Without include_self, an old value equal to the result by chance took no part (PyTorch counts it).
+      if (!include_self) self_is_result = scatter(self_is_result, dim, index, Scalar(0.0));
+      Tensor src_is_result = to(eq(src, gather(result, dim, index)), grad.dtype());
+      Tensor share = div(grad, scatter_add(self_is_result, dim, index, src_is_result));
+      gs = mul(self_is_result, share);
+      if (need_src) gsrc = mul(src_is_result, gather(share, dim, index));
+      break;
+    }
+  }
+  TensorList r(2);
+  if (need_self) r[0] = include_self ? gs : scatter(gs, dim, index, Scalar(0.0));
+  if (need_src) r[1] = autograd::grow_to(gsrc, src_sizes);
+  return r;
 }
-
-namespace {
 
 // self.index_op(dim, index, source): source has self's shape except along dim, where it has one slice per index.
 void index_scatter_into(ScatterMode mode, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
@@ -413,41 +451,17 @@ void index_scatter_into(ScatterMode mode, const Tensor& self, int64_t dim, const
                                       along(unaliased(self, idx), src.sizes(), dim), index_dim(s, dim), op);
 }
 
-}  // namespace
-
-const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
-                         const Scalar& alpha) {
+void index_add_into(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
   EMBER_CHECK(self.dtype() == source.dtype(), "index_add_(): self (", type_label(self.dtype()), ") and source (",
               type_label(source.dtype()), ") must have the same scalar type");
   if (is_integral(self.dtype(), true))
     EMBER_CHECK(!alpha.is_floating(), "index_add_(): For integral input tensors, argument alpha must not be a floating "
                 "point number.");
-  const bool unit = alpha.is_floating() ? alpha.to_double() == 1.0 : alpha.to_int() == 1;
-  const Tensor scaled = unit ? source : to(mul(source, alpha), self.dtype());
+  const Tensor scaled = is_one(alpha) ? source : to(mul(source, alpha), self.dtype());
   index_scatter_into(ScatterMode::Add, self, dim, index, scaled, "index_add_");
-  self.bump_version();
-  return self;
 }
 
-Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
-  Tensor r = clone(self);
-  index_add_(r, dim, index, source, alpha);
-  return r;
-}
-
-const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  index_scatter_into(ScatterMode::Copy, self, dim, index, source, "index_copy_");
-  self.bump_version();
-  return self;
-}
-
-Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  Tensor r = clone(self);
-  index_copy_(r, dim, index, source);
-  return r;
-}
-
-const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+void index_fill_into(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   dim = wrap_dim(dim, self.dim(), "index_fill_");
   check_same_device(self, index, "index_fill_");
   Tensor idx = vector_index(index, "index_fill_", true), s = as_1d(self);
@@ -460,27 +474,9 @@ const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, 
     index_scatter_kernel[self.device()](ScatterMode::Copy, restride(s, shape, dim), v, i, index_dim(s, dim, true),
                                         "index_fill_");
   }
-  self.bump_version();
-  return self;
 }
 
-Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  Tensor r = clone(self);
-  index_fill_(r, dim, index, value);
-  return r;
-}
-
-// ---------------------------------------------------------------------------------------- advanced indexing
-
-Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
-  IndexPlan p = plan_index(self, indices, false);
-  Tensor out = empty(p.shape, TensorOptions(self.dtype()).device(self.device()));
-  if (out.numel()) index_gather_kernel[self.device()](out, p.self, p.idx, p.d, nullptr);
-  return out;
-}
-
-const Tensor& index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
-                         bool accumulate) {
+void index_put_into(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
   EMBER_CHECK(values.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
               type_label(self.dtype()), " for the destination and ", type_label(values.dtype()), " for the source.");
   check_same_device(self, values, "index_put_");
@@ -495,25 +491,9 @@ const Tensor& index_put_(const Tensor& self, const std::vector<Tensor>& indices,
     index_scatter_kernel[self.device()](accumulate ? ScatterMode::Add : ScatterMode::Copy, p.self, v,
                                         unaliased(self, p.idx), p.d, nullptr);
   }
-  self.bump_version();
-  return self;
 }
 
-Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
-  Tensor r = clone(self);
-  index_put_(r, indices, values, accumulate);
-  return r;
-}
-
-// ---------------------------------------------------------------------------------------- masks
-
-Tensor masked_select(const Tensor& self, const Tensor& mask) {
-  DimVector shape = mask_shape(self, mask, "masked_select");
-  if (shape.empty()) shape.push_back(1);
-  return index(expand(self, shape), {expand(mask, shape)});
-}
-
-const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
+void masked_scatter_into(const Tensor& self, const Tensor& mask, const Tensor& source) {
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
               mask.dtype());
   EMBER_CHECK(self.dtype() == source.dtype(), "masked_scatter: expected self and source to have same dtypes but got ",
@@ -524,13 +504,320 @@ const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tens
   const int64_t n = where_true[0].numel();
   EMBER_CHECK(source.numel() >= n, "masked_scatter_: Number of elements of source (", source.numel(),
               ") < number of ones in mask (", n, ")");
-  index_put_(s, where_true, narrow(reshape(source, {{-1}}), 0, 0, n));
+  index_put_into(s, where_true, narrow(reshape(source, {{-1}}), 0, 0, n), false);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------- gather / scatter
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  dim = wrap_dim(dim, self.dim(), "gather");
+  EMBER_CHECK(index.dtype() == ScalarType::Int64, "gather(): Expected dtype int64 for index, got ", index.dtype());
+  check_same_device(self, index, "gather");
+  Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
+  if (index.numel()) {
+    check_gather_shapes(self, dim, index);
+    Tensor s = as_1d(self), i = as_1d(index);
+    index_gather_kernel[self.device()](as_1d(out), restride(s, i.sizes(), dim), i, index_dim(s, dim), "gather");
+  }
+  // Each element goes back where it was read from; one read twice gets both gradients.
+  if (auto n = autograd::make_node("GatherBackward0", {&self}, [dim, in = DimVector(self.sizes())](FormulaNode& n,
+                                                                                                  TensorList& g) {
+        return TensorList{scatter_add(autograd::zeros_for(g[0], in), dim, n.saved_tensor(0), g[0])};
+      })) {
+    n->save(index);
+    autograd::set_history(out, n);
+  }
+  return out;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                       std::optional<std::string_view> reduce) {
+  if (autograd::needs_grad({&self, &src}))
+    return autograd::inplace_with_grad(self, "scatter_", [&] { return scatter(self, dim, index, src, reduce); });
+  scatter_into(legacy_reduce_mode(reduce), self, dim, index, src, {}, "scatter");
+  self.bump_version();
+  return self;
+}
+
+const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                       std::optional<std::string_view> reduce) {
+  if (autograd::needs_grad({&self}))
+    return autograd::inplace_with_grad(self, "scatter_", [&] { return scatter(self, dim, index, value, reduce); });
+  scatter_into(legacy_reduce_mode(reduce), self, dim, index, {}, value, "scatter");
+  self.bump_version();
+  return self;
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+               std::optional<std::string_view> reduce) {
+  const ScatterMode mode = legacy_reduce_mode(reduce);
+  Tensor r = copy_of(self);
+  scatter_into(mode, r, dim, index, src, {}, "scatter");
+  if (mode == ScatterMode::Copy)
+    record_scatter(r, self, dim, index, src, false);
+  else
+    record_scatter_reduce_legacy(r, self, src);
+  return r;
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+               std::optional<std::string_view> reduce) {
+  const ScatterMode mode = legacy_reduce_mode(reduce);
+  Tensor r = copy_of(self);
+  scatter_into(mode, r, dim, index, {}, value, "scatter");
+  if (mode == ScatterMode::Copy)
+    record_scatter(r, self, dim, index, {}, false);
+  else
+    record_scatter_reduce_legacy(r, self, {});
+  return r;
+}
+
+const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::needs_grad({&self, &src}))
+    return autograd::inplace_with_grad(self, "scatter_add_", [&] { return scatter_add(self, dim, index, src); });
+  scatter_into(ScatterMode::Add, self, dim, index, src, {}, "scatter_add");
+  self.bump_version();
+  return self;
+}
+
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor r = copy_of(self);
+  scatter_into(ScatterMode::Add, r, dim, index, src, {}, "scatter_add");
+  record_scatter(r, self, dim, index, src, true);
+  return r;
+}
+
+const Tensor& scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                              std::string_view reduce, bool include_self) {
+  const Reduce red = parse_reduce(reduce);
+  if (autograd::needs_grad({&self, &src})) {
+    // A formula that reads self gets the old self as a copy, as self is about to be overwritten.
+    return autograd::inplace_with_grad(self, "scatter_reduce_", [&] {
+      return scatter_reduce(reads_data(red) ? clone(self) : self, dim, index, src, reduce, include_self);
+    });
+  }
+  scatter_reduce_into(self, dim, index, src, red, include_self);
+  self.bump_version();
+  return self;
+}
+
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                      bool include_self) {
+  const Reduce red = parse_reduce(reduce);
+  Tensor r = copy_of(self);
+  scatter_reduce_into(r, dim, index, src, red, include_self);
+  auto n = autograd::make_node("ScatterReduceBackward0", {&self, &src},
+                               [dim, red, include_self, src_sizes = DimVector(src.sizes())](FormulaNode& n,
+                                                                                            TensorList& g) {
+                                 return scatter_reduce_backward(n, g[0], dim, red, include_self, src_sizes);
+                               });
+  if (n) {
+    n->save(index);
+    if (reads_data(red)) {
+      n->save(self);
+      n->save(src);
+    }
+    autograd::set_history(r, n);
+    if (reads_data(red)) n->save_output(r);
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------- index_*
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  dim = wrap_dim(dim, self.dim(), "index_select");
+  check_same_device(self, index, "index_select");
+  Tensor idx = vector_index(index, "index_select"), s = as_1d(self);
+  EMBER_CHECK_INDEX(self.dim() > 0 || idx.numel() == 1, "index_select(): Index to scalar can have only 1 value, got ",
+                    idx.numel(), " value(s)");
+  DimVector shape(s.sizes());
+  shape[dim] = idx.numel();
+  const TensorOptions o = TensorOptions(self.dtype()).device(self.device());
+  Tensor out = empty(self.dim() ? IntArrayRef(shape) : IntArrayRef(), o);  // a fresh 0-d result for a 0-d self
+  if (out.numel())
+    index_gather_kernel[self.device()](as_1d(out), restride(s, shape, dim), along(idx, shape, dim), index_dim(s, dim),
+                                       "index_select");
+  if (auto n = autograd::make_node("IndexSelectBackward0", {&self}, [dim, in = DimVector(self.sizes())](
+                                                                         FormulaNode& n, TensorList& g) {
+        return TensorList{index_add(autograd::zeros_for(g[0], in), dim, n.saved_tensor(0), g[0])};
+      })) {
+    n->save(idx);
+    autograd::set_history(out, n);
+  }
+  return out;
+}
+
+const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                         const Scalar& alpha) {
+  if (autograd::needs_grad({&self, &source}))
+    return autograd::inplace_with_grad(self, "index_add_", [&] { return index_add(self, dim, index, source, alpha); });
+  index_add_into(self, dim, index, source, alpha);
+  self.bump_version();
+  return self;
+}
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  // source's gradient: the slices of the result's gradient it was added into (the unfold formula relies on it).
+  auto n = autograd::make_node("IndexAddBackward0", {&self, &source},
+                               [dim, alpha, src_sizes = DimVector(source.sizes())](FormulaNode& n, TensorList& g) {
+                                 TensorList r(2);
+                                 if (n.needs(0)) r[0] = g[0];
+                                 if (n.needs(1)) {
+                                   Tensor gs = autograd::grow_to(index_select(g[0], dim, n.saved_tensor(0)), src_sizes);
+                                   r[1] = is_one(alpha) ? gs : mul(gs, alpha);
+                                 }
+                                 return r;
+                               });
+  Tensor r = autograd::untracked(n != nullptr, [&] {
+    Tensor r = copy_of(self);
+    index_add_into(r, dim, index, source, alpha);
+    return r;
+  });
+  if (n) {
+    n->save(index);
+    autograd::set_history(r, n);
+  }
+  return r;
+}
+
+const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  if (autograd::needs_grad({&self, &source}))
+    return autograd::inplace_with_grad(self, "index_copy_", [&] { return index_copy(self, dim, index, source); });
+  index_scatter_into(ScatterMode::Copy, self, dim, index, source, "index_copy_");
+  self.bump_version();
+  return self;
+}
+
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  Tensor r = copy_of(self);
+  index_scatter_into(ScatterMode::Copy, r, dim, index, source, "index_copy_");
+  if (auto n = autograd::make_node("IndexCopyBackward0", {&self, &source},
+                                   [dim, src_sizes = DimVector(source.sizes())](FormulaNode& n, TensorList& g) {
+                                     Tensor idx = n.saved_tensor(0);
+                                     TensorList r(2);
+                                     if (n.needs(0)) r[0] = index_fill(g[0], dim, idx, Scalar(0.0));
+                                     if (n.needs(1)) r[1] = autograd::grow_to(index_select(g[0], dim, idx), src_sizes);
+                                     return r;
+                                   })) {
+    n->save(to(index, ScalarType::Int64));  // index_fill takes int64 only
+    autograd::set_history(r, n);
+  }
+  return r;
+}
+
+const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::needs_grad({&self}))
+    return autograd::inplace_with_grad(self, "index_fill_", [&] { return index_fill(self, dim, index, value); });
+  index_fill_into(self, dim, index, value);
+  self.bump_version();
+  return self;
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor r = copy_of(self);
+  index_fill_into(r, dim, index, value);
+  if (auto n = autograd::make_node("IndexFillBackward0", {&self}, [dim](FormulaNode& n, TensorList& g) {
+        return TensorList{index_fill(g[0], dim, n.saved_tensor(0), Scalar(0.0))};
+      })) {
+    n->save(index);
+    autograd::set_history(r, n);
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------- advanced indexing
+
+Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
+  // Each element goes back where it was read from; one read twice gets both gradients.
+  auto n = autograd::make_node("IndexBackward0", {&self}, [in = DimVector(self.sizes())](FormulaNode& n,
+                                                                                        TensorList& g) {
+    return TensorList{index_put(autograd::zeros_for(g[0], in), saved_list(n, 0), g[0], /*accumulate=*/true)};
+  });
+  Tensor out = autograd::untracked(n != nullptr, [&] {
+    IndexPlan p = plan_index(self, indices, false);
+    Tensor out = empty(p.shape, TensorOptions(self.dtype()).device(self.device()));
+    if (out.numel()) index_gather_kernel[self.device()](out, p.self, p.idx, p.d, nullptr);
+    return out;
+  });
+  if (n) {
+    for (const Tensor& i : indices) n->save(i);
+    autograd::set_history(out, n);
+  }
+  return out;
+}
+
+const Tensor& index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                         bool accumulate) {
+  if (autograd::needs_grad({&self, &values}))
+    return autograd::inplace_with_grad(self, "index_put_",
+                                       [&] { return index_put(self, indices, values, accumulate); });
+  index_put_into(self, indices, values, accumulate);
+  self.bump_version();
+  return self;
+}
+
+Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+  // Without accumulate the written elements of self are lost. Every value gets the gradient of the element it
+  // was written to, duplicates included (as PyTorch); the engine sums it over the dims values was broadcast along.
+  auto n = autograd::make_node("IndexPutBackward0", {&self, &values}, [accumulate](FormulaNode& n, TensorList& g) {
+    std::vector<Tensor> idx = saved_list(n, 0);
+    TensorList r(2);
+    if (n.needs(0)) r[0] = accumulate ? g[0] : index_put(g[0], idx, autograd::zeros_for(g[0], {}), false);
+    if (n.needs(1)) r[1] = index(g[0], idx);
+    return r;
+  });
+  Tensor r = autograd::untracked(n != nullptr, [&] {
+    Tensor r = copy_of(self);
+    index_put_into(r, indices, values, accumulate);
+    return r;
+  });
+  if (n) {
+    for (const Tensor& i : indices) n->save(i);
+    autograd::set_history(r, n);
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------- masks
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  DimVector shape = mask_shape(self, mask, "masked_select");
+  if (shape.empty()) shape.push_back(1);
+  return index(expand(self, shape), {expand(mask, shape)});  // recorded by expand and index
+}
+
+const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  if (autograd::needs_grad({&self, &source}))
+    return autograd::inplace_with_grad(self, "masked_scatter_", [&] { return masked_scatter(self, mask, source); });
+  masked_scatter_into(self, mask, source);
+  self.bump_version();
   return self;
 }
 
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
-  Tensor r = clone(expand(self, mask_shape(self, mask, "masked_scatter")));
-  masked_scatter_(r, mask, source);
+  // source's leading elements went, in order, to the true positions; the rest were not read.
+  auto n = autograd::make_node("MaskedScatterBackward0", {&self, &source},
+                               [src_sizes = DimVector(source.sizes()), count = source.numel()](FormulaNode& n,
+                                                                                               TensorList& g) {
+                                 Tensor mask = n.saved_tensor(0);
+                                 TensorList r(2);
+                                 if (n.needs(0)) r[0] = masked_fill(g[0], mask, 0);
+                                 if (n.needs(1))
+                                   r[1] = reshape(autograd::grow_to(masked_select(g[0], mask), {{count}}), src_sizes);
+                                 return r;
+                               });
+  Tensor r = autograd::untracked(n != nullptr, [&] {
+    Tensor r = copy_of(expand(self, mask_shape(self, mask, "masked_scatter")));
+    masked_scatter_into(r, mask, source);
+    return r;
+  });
+  if (n) {
+    n->save(mask);
+    autograd::set_history(r, n);
+  }
   return r;
 }
 
@@ -539,6 +826,8 @@ const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Scalar&
               mask.dtype());
   check_same_device(self, mask, "masked_fill_");
   check_writable(self, "masked_fill_");
+  if (autograd::needs_grad({&self}))
+    return autograd::inplace_with_grad(self, "masked_fill_", [&] { return masked_fill(self, mask, value); });
   Tensor m = unaliased(self, expand(mask, self.sizes()));
   ternary_op(TernaryOp::Where, m, full({}, value, TensorOptions(self.dtype()).device(self.device())), self, self);
   return self;
@@ -548,7 +837,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill only supports boolean masks, but got mask with dtype ",
               mask.dtype());
   check_same_device(self, mask, "masked_fill");
-  return where(mask, full({}, value, TensorOptions(self.dtype()).device(self.device())), self);
+  return where(mask, full({}, value, TensorOptions(self.dtype()).device(self.device())), self);  // recorded by where
 }
 
 Tensor nonzero(const Tensor& self) {
@@ -568,11 +857,23 @@ Tensor take(const Tensor& self, const Tensor& index) {
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
               type_label(index.dtype()));
   check_same_device(self, index, "take");
-  Tensor flat = reshape(self, {{-1}});
-  Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
-  if (out.numel() == 0) return out;
-  Tensor src = make_view(flat, index.sizes(), DimVector(index.dim(), 0), flat.storage_offset());
-  index_gather_kernel[self.device()](out, src, index, {flat.numel(), flat.strides()[0], 0}, "take");
+  auto n = autograd::make_node("TakeBackward0", {&self}, [in = DimVector(self.sizes()), count = self.numel()](
+                                                             FormulaNode& n, TensorList& g) {
+    Tensor flat = autograd::zeros_for(g[0], {{count}});
+    return TensorList{reshape(index_put(flat, {n.saved_tensor(0)}, g[0], /*accumulate=*/true), in)};
+  });
+  Tensor out = autograd::untracked(n != nullptr, [&] {
+    Tensor flat = reshape(self, {{-1}});
+    Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
+    if (out.numel() == 0) return out;
+    Tensor src = make_view(flat, index.sizes(), DimVector(index.dim(), 0), flat.storage_offset());
+    index_gather_kernel[self.device()](out, src, index, {flat.numel(), flat.strides()[0], 0}, "take");
+    return out;
+  });
+  if (n) {
+    n->save(index);
+    autograd::set_history(out, n);
+  }
   return out;
 }
 

@@ -1,14 +1,19 @@
 // Reductions: dims, dtypes and output shapes; the loops are in the device kernels. Mean, var, std
-// and logsumexp are compositions of the primitive reductions and elementwise ops.
+// and logsumexp are compositions of the primitive reductions and elementwise ops, computed without recording and
+// recorded as one node each (their formulas save less than the composition's nodes would).
 #include "ember/ops/reduce.h"
 
 #include <cmath>
 #include <limits>
 
+#include "ember/autograd/reduce_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
 
 namespace ember {
+
+using autograd::FormulaNode;
+using autograd::TensorList;
 
 namespace {
 
@@ -28,6 +33,46 @@ Tensor drop_dims(const Tensor& t, const DimVector& dims, bool keepdim) {
   return squeeze(t, dims);
 }
 
+// Records the formula of sum, nansum, prod, amax and amin (the others give bool or integer results).
+void record_reduce(ReduceOp op, const Tensor& x, Tensor& r, const DimVector& dims, IntArrayRef keep, bool whole) {
+  const Tensor* in[] = {&x};
+  if (op != ReduceOp::Max && op != ReduceOp::Min) r = autograd::unview(r);
+  switch (op) {
+    case ReduceOp::Sum:
+      autograd::set_history(r, autograd::make_node(whole ? "SumBackward0" : "SumBackward1", in,
+          [keep = DimVector(keep), sizes = DimVector(x.sizes())](FormulaNode&, TensorList& g) {
+            return TensorList{autograd::sum_backward(g[0], keep, sizes)};
+          }));
+      break;
+    case ReduceOp::NanSum: {  // keeps the mask of non-NaN elements, smaller than x
+      auto n = autograd::make_node("NansumBackward0", in,
+          [keep = DimVector(keep), sizes = DimVector(x.sizes())](FormulaNode& n, TensorList& g) {
+            return TensorList{mul(autograd::sum_backward(g[0], keep, sizes), n.saved_tensor(0))};
+          });
+      n->save(logical_not(isnan(x)));
+      autograd::set_history(r, n);
+      break;
+    }
+    case ReduceOp::Prod: {
+      auto n = autograd::make_node(whole ? "ProdBackward0" : "ProdBackward1", in,
+          [dims, keep = DimVector(keep)](FormulaNode& n, TensorList& g) {
+            return TensorList{autograd::prod_backward(g[0], n.saved_tensor(0), n.saved_tensor(1), dims, keep)};
+          });
+      n->save(x);
+      autograd::set_history(r, n);
+      n->save_output(r);
+      break;
+    }
+    case ReduceOp::Max:
+      autograd::record_evenly_distributed(whole ? "MaxBackward1" : "AmaxBackward0", x, r, dims, keep);
+      break;
+    case ReduceOp::Min:
+      autograd::record_evenly_distributed(whole ? "MinBackward1" : "AminBackward0", x, r, dims, keep);
+      break;
+    default: break;
+  }
+}
+
 Tensor reduce(ReduceOp op, const Tensor& x, IntArrayRef dims_in, bool keepdim, ScalarType out_dtype) {
   const char* name = name_of(op);
   DimVector dims = reduction_dims(x, dims_in, name);
@@ -41,7 +86,10 @@ Tensor reduce(ReduceOp op, const Tensor& x, IntArrayRef dims_in, bool keepdim, S
   const bool same_dtype = op == ReduceOp::Sum || op == ReduceOp::NanSum || op == ReduceOp::Prod;
   Tensor in = same_dtype && x.dtype() != out_dtype ? to(x, out_dtype) : x;
   if (out.numel()) reduce_kernel[x.device()](op, out, in);
-  return drop_dims(out, dims, keepdim);
+  Tensor r = drop_dims(out, dims, keepdim);
+  if (autograd::needs_grad({&x})) [[unlikely]]
+    record_reduce(op, x, r, dims, out.sizes(), dims_in.empty());
+  return r;
 }
 
 ScalarType sum_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
@@ -67,6 +115,13 @@ std::pair<Tensor, Tensor> reduce_with_index(ReduceOp op, const Tensor& x, int64_
   if (values.numel()) reduce_with_index_kernel[x.device()](op, values, indices, x, x.dim() ? dim : 0);
   if (!keepdim && x.dim()) return {squeeze(values, dim), squeeze(indices, dim)};
   return {values, indices};
+}
+
+std::pair<Tensor, Tensor> max_min(ReduceOp op, const Tensor& x, int64_t dim, bool keepdim, const char* name,
+                                  const char* grad_name) {
+  auto r = reduce_with_index(op, x, dim, keepdim, name);
+  autograd::record_value_selecting(grad_name, x, r.first, r.second, wrap_dim(dim, x.dim(), name), keepdim);
+  return r;
 }
 
 }  // namespace
@@ -105,9 +160,19 @@ Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scala
   const ScalarType t = dtype.value_or(x.dtype());
   EMBER_CHECK(is_floating(t), "mean(): could not infer output dtype. Input dtype must be either a floating point or "
               "complex dtype. Got: ", t);
-  DimVector d = reduction_dims(x, dims, "mean");
-  Tensor s = sum(x, dims, keepdim, t);
-  return div(s, static_cast<double>(reduced_count(x, d)));
+  const DimVector d = reduction_dims(x, dims, "mean");
+  const double n = static_cast<double>(reduced_count(x, d));
+  Tensor r;
+  {
+    autograd::NoGradGuard no_grad;
+    r = div(sum(x, dims, keepdim, t), n);
+  }
+  if (autograd::needs_grad({&x})) [[unlikely]]
+    autograd::set_history(r, autograd::make_node(dims.empty() ? "MeanBackward0" : "MeanBackward1", {&x},
+        [n, keep = keepdim_shape(x, d), sizes = DimVector(x.sizes())](FormulaNode&, TensorList& g) {
+          return TensorList{div(autograd::sum_backward(g[0], keep, sizes), n)};
+        }));
+  return r;
 }
 
 Tensor nanmean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
@@ -142,10 +207,10 @@ Tensor min(const Tensor& x) {
 }
 
 std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
-  return reduce_with_index(ReduceOp::Max, x, dim, keepdim, "max");
+  return max_min(ReduceOp::Max, x, dim, keepdim, "max", "MaxBackward0");
 }
 std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
-  return reduce_with_index(ReduceOp::Min, x, dim, keepdim, "min");
+  return max_min(ReduceOp::Min, x, dim, keepdim, "min", "MinBackward0");
 }
 
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
@@ -163,42 +228,103 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   return r;
 }
 
-std::pair<Tensor, Tensor> var_mean(const Tensor& x_in, IntArrayRef dims, double correction, bool keepdim) {
+namespace {
+
+enum class Moments : uint8_t { Var, Std, VarMean, StdMean };
+
+// var or std, and the mean when asked, recorded as one node (output 0: var or std; output 1: the mean).
+std::pair<Tensor, Tensor> moments(Moments kind, const Tensor& x_in, IntArrayRef dims, double correction, bool keepdim) {
   EMBER_CHECK(is_floating(x_in.dtype()), "var(): input dtype should be floating point, but got ", x_in.dtype());
-  // 16-bit floats compute in float32 (as PyTorch's accumulation type): their intermediate sums overflow
-  // float16 long before the variance does.
-  const bool narrow = x_in.dtype() == ScalarType::Float16 || x_in.dtype() == ScalarType::BFloat16;
-  const Tensor x = narrow ? to(x_in, ScalarType::Float32) : x_in;
-  DimVector d = reduction_dims(x, dims, "var");
-  Tensor m = mean(x, dims, true);
-  Tensor dev = sub(x, m);
-  Tensor ss = sum(mul(dev, dev), dims, keepdim);
-  const double n = static_cast<double>(reduced_count(x, d)) - correction;
-  Tensor v = div(ss, n > 0 ? n : 0.0);  // n <= 0 gives inf/nan, as in PyTorch
-  if (!keepdim) m = drop_dims(m, d, false);
-  if (narrow) return {to(v, x_in.dtype()), to(m, x_in.dtype())};
+  const bool root = kind == Moments::Std || kind == Moments::StdMean;
+  const bool with_mean = kind == Moments::VarMean || kind == Moments::StdMean;
+  const DimVector d = reduction_dims(x_in, dims, "var");
+  Tensor v, m;
+  {
+    autograd::NoGradGuard no_grad;
+    // 16-bit floats compute in float32 (as PyTorch's accumulation type): their intermediate sums overflow
+    // float16 long before the variance does.
+    const bool narrow = x_in.dtype() == ScalarType::Float16 || x_in.dtype() == ScalarType::BFloat16;
+    const Tensor x = narrow ? to(x_in, ScalarType::Float32) : x_in;
+    m = mean(x, dims, true);
+    Tensor dev = sub(x, m);
+    Tensor ss = sum(mul(dev, dev), dims, keepdim);
+    const double n = static_cast<double>(reduced_count(x, d)) - correction;
+    v = div(ss, n > 0 ? n : 0.0);  // n <= 0 gives inf/nan, as in PyTorch
+    if (root) v = sqrt(v);
+    m = drop_dims(m, d, keepdim);
+    if (narrow) {
+      v = to(v, x_in.dtype());
+      m = to(m, x_in.dtype());
+    }
+  }
+  if (!autograd::needs_grad({&x_in})) [[likely]]
+    return {v, m};
+  m = autograd::unview(m);
+  static const char* const names[] = {"VarBackward0", "StdBackward0", "VarMeanBackward0", "StdMeanBackward0"};
+  auto n = autograd::make_node(names[static_cast<int>(kind)], {&x_in},
+      [root, d, correction, keep = keepdim_shape(x_in, d), sizes = DimVector(x_in.sizes()),
+       count = static_cast<double>(reduced_count(x_in, d))](FormulaNode& n, TensorList& g) {
+        Tensor gv = g[0], gx;
+        if (gv.defined() && root) {  // std = sqrt(var); 0 where std is 0, as PyTorch
+          const Tensor s = n.saved_tensor(1);
+          gv = where(eq(s, 0), 0.0, div(gv, mul(s, 2.0)));
+        }
+        if (gv.defined()) gx = autograd::var_backward(gv, n.saved_tensor(0), d, correction, keep);
+        if (g.size() > 1 && g[1].defined()) {
+          Tensor gm = div(autograd::sum_backward(g[1], keep, sizes), count);
+          gx = gx.defined() ? add(gx, gm) : gm;
+        }
+        return TensorList{gx};
+      });
+  n->num_outputs = with_mean ? 2 : 1;
+  n->save(x_in);
+  autograd::set_history(v, n, 0);
+  if (with_mean) autograd::set_history(m, n, 1);
+  if (root) n->save_output(v);
   return {v, m};
 }
 
-Tensor var(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  return var_mean(x, dims, correction, keepdim).first;
+}  // namespace
+
+std::pair<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  return moments(Moments::VarMean, x, dims, correction, keepdim);
 }
 std::pair<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  auto [v, m] = var_mean(x, dims, correction, keepdim);
-  return {sqrt(v), m};
+  return moments(Moments::StdMean, x, dims, correction, keepdim);
+}
+Tensor var(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  return moments(Moments::Var, x, dims, correction, keepdim).first;
 }
 Tensor std(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
-  return sqrt(var_mean(x, dims, correction, keepdim).first);
+  return moments(Moments::Std, x, dims, correction, keepdim).first;
 }
 
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  Tensor xf = is_floating(x.dtype()) ? x : to(x, default_dtype());
-  if (xf.numel() == 0) return log(sum(exp(xf), dims, keepdim));
-  Tensor m = amax(xf, dims, true);
-  // Rows whose max is infinite would give inf - inf = nan; shift them by 0 instead.
-  Tensor shift = where(isinf(m), zeros_like(m), m);
-  Tensor r = add(log(sum(exp(sub(xf, shift)), dims, true)), shift);
-  return keepdim ? r : drop_dims(r, reduction_dims(x, dims, "logsumexp"), false);
+  const DimVector d = reduction_dims(x, dims, "logsumexp");
+  Tensor r;
+  {
+    autograd::NoGradGuard no_grad;
+    Tensor xf = is_floating(x.dtype()) ? x : to(x, default_dtype());
+    if (xf.numel() == 0) {
+      r = log(sum(exp(xf), dims, keepdim));
+    } else {
+      Tensor m = amax(xf, dims, true);
+      // Rows whose max is infinite would give inf - inf = nan; shift them by 0 instead.
+      Tensor shift = where(isinf(m), zeros_like(m), m);
+      r = drop_dims(add(log(sum(exp(sub(xf, shift)), dims, true)), shift), d, keepdim);
+    }
+  }
+  if (!autograd::needs_grad({&x})) [[likely]]
+    return r;
+  r = autograd::unview(r);
+  auto n = autograd::make_node("LogsumexpBackward0", {&x}, [keep = keepdim_shape(x, d)](FormulaNode& n, TensorList& g) {
+    const Tensor lse = autograd::restore_reduced(n.saved_tensor(1), keep);
+    return TensorList{mul(autograd::restore_reduced(g[0], keep), exp(sub(n.saved_tensor(0), lse)))};
+  });
+  n->save(x);
+  autograd::set_history(r, n);
+  n->save_output(r);
+  return r;
 }
 
 }  // namespace ember

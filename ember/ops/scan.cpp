@@ -1,10 +1,53 @@
 // Scans along a dim: dims, dtypes and output shapes; the loops are in the device's scan kernel.
+#include "ember/autograd/reduce_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
 
 namespace ember {
 
+using autograd::FormulaNode;
+using autograd::TensorList;
+
 namespace {
+
+// Records out = scan(x) along the wrapped dim (Note [Recording an op]); indices: cummax/cummin's positions.
+void record_scan(ScanOp op, const Tensor& x, const Tensor& out, const Tensor& indices, int64_t dim) {
+  const Tensor* in[] = {&x};
+  switch (op) {
+    case ScanOp::Sum:
+      autograd::set_history(out, autograd::make_node("CumsumBackward0", in, [dim](FormulaNode&, TensorList& g) {
+        return TensorList{autograd::reversed_cumsum(g[0], dim)};
+      }));
+      break;
+    case ScanOp::Prod:
+    case ScanOp::LogSumExp: {
+      const bool prod = op == ScanOp::Prod;
+      auto n = autograd::make_node(prod ? "CumprodBackward0" : "LogcumsumexpBackward0", in,
+                                   [dim, prod](FormulaNode& n, TensorList& g) {
+        const Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
+        return TensorList{prod ? autograd::cumprod_backward(g[0], x, y, dim)
+                               : autograd::logcumsumexp_backward(g[0], x, y, dim)};
+      });
+      n->save(x);
+      autograd::set_history(out, n);
+      n->save_output(out);
+      break;
+    }
+    case ScanOp::Max:
+    case ScanOp::Min: {  // every element's gradient goes to where its running extremum came from
+      auto n = autograd::make_node(op == ScanOp::Max ? "CummaxBackward0" : "CumminBackward0", in,
+                                   [dim, sizes = DimVector(x.sizes())](FormulaNode& n, TensorList& g) {
+        if (sizes.empty()) return TensorList{g[0]};
+        Tensor r = zeros(sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
+        scatter_add_(r, dim, n.saved_tensor(0), g[0]);
+        return TensorList{r};
+      });
+      n->save(indices);
+      autograd::set_history(out, n);
+      break;
+    }
+  }
+}
 
 // The scan of x (cast to out_dtype) along dim; `indices` receives int64 positions when given. A 0-d tensor scans
 // as a 1-element vector.
@@ -15,9 +58,12 @@ Tensor scan(ScanOp op, const Tensor& x, int64_t dim, ScalarType out_dtype, const
   const TensorOptions opts = TensorOptions(out_dtype).device(x.device());
   Tensor out = empty(x.sizes(), opts);
   if (indices) *indices = empty(x.sizes(), TensorOptions(ScalarType::Int64).device(x.device()));
-  if (out.numel() == 0) return out;
-  auto as_1d = [&](const Tensor& t) { return t.dim() ? t : reshape(t, {{1}}); };
-  scan_kernel[x.device()](op, as_1d(out), indices ? as_1d(*indices) : Tensor(), as_1d(in), dim);
+  if (out.numel()) {
+    auto as_1d = [&](const Tensor& t) { return t.dim() ? t : make_view(t, {{1}}, {{1}}, t.storage_offset()); };
+    scan_kernel[x.device()](op, as_1d(out), indices ? as_1d(*indices) : Tensor(), as_1d(in), dim);
+  }
+  if (autograd::needs_grad({&x})) [[unlikely]]
+    record_scan(op, x, out, indices ? *indices : Tensor(), dim);
   return out;
 }
 
@@ -30,6 +76,9 @@ const Tensor& scan_inplace(ScanOp op, const Tensor& x, int64_t dim, std::optiona
                            const char* name) {
   EMBER_CHECK(!dtype || *dtype == x.dtype(), name, "(): Bad in-place call: input tensor dtype ", x.dtype(),
               " and output tensor dtype ", *dtype, " should match");
+  if (autograd::needs_grad({&x}))  // cumprod's formula reads the old x, which the write replaces: it gets a copy
+    return autograd::inplace_with_grad(x, name, [&] { return scan(op, op == ScanOp::Prod ? clone(x) : x, dim,
+                                                                  x.dtype(), name); });
   return copy_(x, scan(op, x, dim, x.dtype(), name));
 }
 

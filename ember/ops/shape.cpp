@@ -1,13 +1,18 @@
 // Shape ops: joining, splitting (views), reordering and repetition. Copies go through the copy kernel over
 // views that describe the result's layout (a stride-0 dim repeats, a negative stride reverses), so no op
-// here needs a kernel of its own.
+// here needs a kernel of its own. Gradient formulas sit with the ops; ops composed of others (stack, tile,
+// splits) need none of their own.
 #include <algorithm>
 #include <numeric>
 
+#include "ember/autograd/shape_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
 
 namespace ember {
+
+using autograd::FormulaNode;
+using autograd::TensorList;
 
 namespace {
 
@@ -32,11 +37,36 @@ Tensor output_for(const Tensor& out, IntArrayRef shape, ScalarType dtype, Device
   return out;
 }
 
+// out= takes no part in autograd (as in PyTorch): an error when the op would have to record.
+void check_out_without_grad(const std::vector<Tensor>& tensors, const Tensor& out, const char* op) {
+  EMBER_CHECK(!out.defined() || !autograd::any_needs_grad(tensors, &out), op, "(): functions with out=... arguments "
+              "don't support automatic differentiation, but one of the arguments requires grad.");
+}
+
 Tensor atleast(const Tensor& t, int64_t n) {
   if (t.dim() >= n) return t;
   DimVector shape(n - t.dim(), 1);
   for (int64_t s : t.sizes()) shape.push_back(s);
   return reshape(t, shape);
+}
+
+// The gradient of each input of cat is its block of the result's gradient.
+void record_cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& r) {
+  DimVector lengths;  // along dim; -1: a legacy empty input (its gradient is empty too)
+  for (const Tensor& t : tensors) lengths.push_back(is_legacy_empty(t) ? -1 : t.sizes()[dim]);
+  auto n = autograd::make_node("CatBackward0", autograd::pointers(tensors),
+                               [dim, lengths](FormulaNode& n, TensorList& g) {
+                                 TensorList r(lengths.size());
+                                 int64_t at = 0;
+                                 for (size_t i = 0; i < lengths.size(); ++i) {
+                                   const int64_t len = lengths[i];
+                                   if (n.needs(i))
+                                     r[i] = len < 0 ? autograd::zeros_for(g[0], {{0}}) : narrow(g[0], dim, at, len);
+                                   at += std::max<int64_t>(len, 0);
+                                 }
+                                 return r;
+                               });
+  autograd::set_history(r, n);
 }
 
 }  // namespace
@@ -56,10 +86,13 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
     if (!ref && !is_legacy_empty(t)) ref = &t;
   }
   const Device device = tensors[0].device();
+  check_out_without_grad(tensors, out, "cat");
+  const bool grad = !out.defined() && autograd::any_needs_grad(tensors);
   if (!ref) {  // all inputs are 1-d and empty
-    wrap_dim(dim, 1, "cat");
+    dim = wrap_dim(dim, 1, "cat");
     Tensor r = output_for(out, {{0}}, dtype, device, "cat");
     if (out.defined()) out.bump_version();
+    if (grad) record_cat(tensors, dim, r);
     return r;
   }
   dim = wrap_dim(dim, ref->dim(), "cat");
@@ -89,6 +122,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
     offset += n;
   }
   if (out.defined()) out.bump_version();
+  if (grad) record_cat(tensors, dim, r);
   return r;
 }
 
@@ -99,6 +133,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out)
                 "size, but got ", shape_str(tensors[0].sizes()), " at entry 0 and ", shape_str(tensors[i].sizes()),
                 " at entry ", i);
   dim = wrap_dim(dim, tensors[0].dim() + 1, "stack");
+  check_out_without_grad(tensors, out, "stack");
   std::vector<Tensor> parts;
   parts.reserve(tensors.size());
   for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, dim));
@@ -107,6 +142,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out)
 
 Tensor hstack(const std::vector<Tensor>& tensors, const Tensor& out) {
   EMBER_CHECK(!tensors.empty(), "hstack expects a non-empty TensorList");
+  check_out_without_grad(tensors, out, "hstack");
   std::vector<Tensor> parts;
   for (const Tensor& t : tensors) parts.push_back(atleast(t, 1));
   return cat(parts, parts[0].dim() == 1 ? 0 : 1, out);
@@ -114,6 +150,7 @@ Tensor hstack(const std::vector<Tensor>& tensors, const Tensor& out) {
 
 Tensor vstack(const std::vector<Tensor>& tensors, const Tensor& out) {
   EMBER_CHECK(!tensors.empty(), "vstack expects a non-empty TensorList");
+  check_out_without_grad(tensors, out, "vstack");
   std::vector<Tensor> parts;
   for (const Tensor& t : tensors) parts.push_back(atleast(t, 2));
   return cat(parts, 0, out);
@@ -189,7 +226,7 @@ Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination) {
     EMBER_CHECK(!dst_seen[dst.back()], "movedim: repeated dim in `destination` (", shape_str(destination), ")");
     src_seen[src.back()] = dst_seen[dst.back()] = true;
   }
-  if (n == 0) return alias(t);
+  if (n == 0) return view_alias(t);
   // The destination slots get the moved dims; the other slots get the remaining dims in order.
   DimVector perm(n, -1);
   for (size_t i = 0; i < src.size(); ++i) perm[dst[i]] = src[i];
@@ -260,17 +297,17 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
     }
   Tensor r = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
   if (t.numel()) copy_into(r, make_view(t, t.sizes(), strides, offset));
+  if (auto n = autograd::make_node("FlipBackward0", {&t}, [dims = DimVector(dims)](FormulaNode&, TensorList& g) {
+        return TensorList{flip(g[0], dims)};
+      }))
+    autograd::set_history(r, n);
   return r;
 }
 
-Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
-  if (dims.empty()) {
-    EMBER_CHECK(shifts.size() == 1, "roll(): expected one shift when dims is not given, got shifts=",
-                shape_str(shifts));
-    return view(roll(flatten(t), shifts, {{0}}), t.sizes());
-  }
-  EMBER_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:",
-              dims.size());
+namespace {
+
+// roll over a non-empty list of dims. roll runs it untracked when it records (its narrow views would record).
+Tensor rolled(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
   if (t.dim() == 0) {
     for (int64_t d : dims) wrap_dim(d, 0, "roll");
     return clone(t);
@@ -311,6 +348,28 @@ Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
   return r;
 }
 
+}  // namespace
+
+Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
+  if (dims.empty()) {
+    EMBER_CHECK(shifts.size() == 1, "roll(): expected one shift when dims is not given, got shifts=",
+                shape_str(shifts));
+    return view(roll(flatten(t), shifts, {{0}}), t.sizes());
+  }
+  EMBER_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:",
+              dims.size());
+  // Rolling back undoes it (a dim named twice rolls back by the sum of its shifts).
+  auto n = autograd::make_node("RollBackward0", {&t}, [shifts = DimVector(shifts), dims = DimVector(dims)](
+                                                          FormulaNode&, TensorList& g) {
+    DimVector back;
+    for (int64_t s : shifts) back.push_back(-s);
+    return TensorList{roll(g[0], back, dims)};
+  });
+  Tensor r = autograd::untracked(n != nullptr, [&] { return rolled(t, shifts, dims); });
+  if (n) autograd::set_history(r, n);
+  return r;
+}
+
 // ---------------------------------------------------------------------------------------- repetition
 
 Tensor repeat(const Tensor& t, IntArrayRef repeats) {
@@ -331,9 +390,17 @@ Tensor repeat(const Tensor& t, IntArrayRef repeats) {
     strides.push_back(0);
     strides.push_back(has ? t.strides()[i - lead] : 0);
   }
-  Tensor r = empty(sizes, TensorOptions(t.dtype()).device(t.device()));
-  if (r.numel()) copy_into(r, make_view(t, sizes, strides, t.storage_offset()));
-  return view(r, final_shape);
+  Tensor r = empty(final_shape, TensorOptions(t.dtype()).device(t.device()));
+  if (r.numel()) copy_into(view(r, sizes), make_view(t, sizes, strides, t.storage_offset()));
+  // The gradient sums the copies: over the repeat dims of the (repeats[i], size[i]) layout.
+  if (auto n = autograd::make_node("RepeatBackward0", {&t}, [sizes, in = DimVector(t.sizes())](FormulaNode&,
+                                                                                               TensorList& g) {
+        DimVector copies;
+        for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); i += 2) copies.push_back(i);
+        return TensorList{reshape(sum(reshape(g[0], sizes), copies), in)};
+      }))
+    autograd::set_history(r, n);
+  return r;
 }
 
 Tensor tile(const Tensor& t, IntArrayRef reps) {
@@ -344,15 +411,26 @@ Tensor tile(const Tensor& t, IntArrayRef reps) {
 
 Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim) {
   EMBER_CHECK(repeats >= 0, "repeat_interleave: repeats can not be negative, got ", repeats);
-  Tensor x = dim ? t : flatten(t);
-  const int64_t d = dim ? wrap_dim(*dim, x.dim(), "repeat_interleave") : 0;
-  if (x.dim() == 0) x = reshape(x, {{1}});
-  DimVector shape(x.sizes()), expanded(x.sizes());
+  // Over x: t, or t flattened when dim is not given (a 0-d t counts as 1-d).
+  DimVector xs = dim ? DimVector(t.sizes()) : DimVector{t.numel()};
+  const int64_t d = dim ? wrap_dim(*dim, t.dim(), "repeat_interleave") : 0;
+  if (xs.empty()) xs.push_back(1);
+  DimVector shape(xs), expanded(xs);
   shape[d] *= repeats;
   expanded.insert(d + 1, repeats);
-  Tensor r = empty(expanded, TensorOptions(x.dtype()).device(x.device()));
-  if (r.numel()) copy_into(r, expand(unsqueeze(x, d + 1), expanded));
-  return view(r, shape);
+  Tensor r = empty(shape, TensorOptions(t.dtype()).device(t.device()));
+  // The gradient sums each element's copies: the repeats dim after d.
+  auto n = autograd::make_node("RepeatInterleaveBackward0", {&t},
+                               [d, expanded, in = DimVector(t.sizes())](FormulaNode&, TensorList& g) {
+                                 const int64_t copies[] = {d + 1};
+                                 return TensorList{reshape(sum(reshape(g[0], expanded), copies), in)};
+                               });
+  if (r.numel())
+    autograd::untracked(n != nullptr, [&] {
+      copy_into(view(r, expanded), expand(unsqueeze(reshape(t, xs), d + 1), expanded));
+    });
+  if (n) autograd::set_history(r, n);
+  return r;
 }
 
 Tensor repeat_interleave(const Tensor& repeats) {
@@ -400,25 +478,35 @@ Tensor triangle_mask(const Tensor& t, int64_t diagonal, bool lower, const char* 
   return lower ? le(diff, diagonal) : ge(diff, diagonal);
 }
 
-Tensor triangle(const Tensor& t, int64_t diagonal, bool lower, bool in_place, const char* op) {
+Tensor triangle(const Tensor& t, int64_t diagonal, bool lower) {
+  const char* op = lower ? "tril" : "triu";
+  // The gradient keeps the same triangle; the where inside needs no node of its own (nor its saved mask).
+  auto n = autograd::make_node(lower ? "TrilBackward0" : "TriuBackward0", {&t},
+                               [diagonal, lower](FormulaNode&, TensorList& g) {
+                                 return TensorList{lower ? tril(g[0], diagonal) : triu(g[0], diagonal)};
+                               });
+  Tensor r = autograd::untracked(n != nullptr, [&] {
+    return where(triangle_mask(t, diagonal, lower, op), t, zeros({}, TensorOptions(t.dtype()).device(t.device())));
+  });
+  if (n) autograd::set_history(r, n);
+  return r;
+}
+
+const Tensor& triangle_(const Tensor& t, int64_t diagonal, bool lower) {
+  const char* op = lower ? "tril_" : "triu_";
   Tensor keep = triangle_mask(t, diagonal, lower, op);
-  Tensor zero = zeros({}, TensorOptions(t.dtype()).device(t.device()));
-  if (!in_place) return where(keep, t, zero);
   check_writable(t, op);
-  return ternary_op(TernaryOp::Where, keep, t, zero, t);
+  if (autograd::needs_grad({&t}))
+    return autograd::inplace_with_grad(t, op, [&] { return triangle(t, diagonal, lower); });
+  ternary_op(TernaryOp::Where, keep, t, zeros({}, TensorOptions(t.dtype()).device(t.device())), t);
+  return t;
 }
 
 }  // namespace
 
-Tensor tril(const Tensor& t, int64_t diagonal) { return triangle(t, diagonal, true, false, "tril"); }
-Tensor triu(const Tensor& t, int64_t diagonal) { return triangle(t, diagonal, false, false, "triu"); }
-const Tensor& tril_(const Tensor& t, int64_t diagonal) {
-  triangle(t, diagonal, true, true, "tril_");
-  return t;
-}
-const Tensor& triu_(const Tensor& t, int64_t diagonal) {
-  triangle(t, diagonal, false, true, "triu_");
-  return t;
-}
+Tensor tril(const Tensor& t, int64_t diagonal) { return triangle(t, diagonal, true); }
+Tensor triu(const Tensor& t, int64_t diagonal) { return triangle(t, diagonal, false); }
+const Tensor& tril_(const Tensor& t, int64_t diagonal) { return triangle_(t, diagonal, true); }
+const Tensor& triu_(const Tensor& t, int64_t diagonal) { return triangle_(t, diagonal, false); }
 
 }  // namespace ember

@@ -4,10 +4,14 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/autograd/reduce_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
 
 namespace ember {
+
+using autograd::FormulaNode;
+using autograd::TensorList;
 
 namespace {
 
@@ -23,29 +27,45 @@ void check_nonempty_dim(const Tensor& x, int64_t dim, const char* name) {
                     " to have non-zero size. (input shape ", shape_str(x.sizes()), ")");
 }
 
-// One element per slice along a wrapped, non-empty dim (slice_select's ops).
-std::pair<Tensor, Tensor> select_along(SelectOp op, const Tensor& x, int64_t dim, bool keepdim, int64_t k = 0) {
+// One element per slice along a wrapped, non-empty dim (slice_select's ops); records the gradient as `grad_name`.
+std::pair<Tensor, Tensor> select_along(SelectOp op, const Tensor& x, int64_t dim, bool keepdim, const char* grad_name,
+                                       int64_t k = 0) {
   DimVector shape(x.sizes());
   if (x.dim()) shape[dim] = 1;
   Tensor values = empty(shape, like(x, x.dtype())), indices = empty(shape, like(x, ScalarType::Int64));
   if (values.numel()) slice_select_kernel[x.device()](op, as_1d(values), as_1d(indices), as_1d(x), dim, k);
-  if (!keepdim && x.dim()) return {squeeze(values, dim), squeeze(indices, dim)};
+  if (!keepdim && x.dim()) {
+    values = squeeze(values, dim);
+    indices = squeeze(indices, dim);
+  }
+  autograd::record_value_selecting(grad_name, x, values, indices, dim, keepdim);
   return {values, indices};
 }
 
-std::pair<Tensor, Tensor> median_along(SelectOp op, const Tensor& x, int64_t dim, bool keepdim, const char* name) {
+std::pair<Tensor, Tensor> median_along(SelectOp op, const Tensor& x, int64_t dim, bool keepdim, const char* name,
+                                       const char* grad_name) {
   dim = wrap_dim(dim, x.dim(), name);
   check_nonempty_dim(x, dim, name);
-  return select_along(op, x, dim, keepdim);
+  return select_along(op, x, dim, keepdim, grad_name);
 }
 
-Tensor median_all(SelectOp op, const Tensor& x, const char* name) {
+// The gradient is split evenly among the elements equal to the median, as PyTorch does.
+Tensor median_all(SelectOp op, const Tensor& x, const char* name, const char* grad_name) {
+  Tensor r;
   if (x.numel() == 0) {
     EMBER_CHECK(is_floating(x.dtype()), name, "(): the median of an empty tensor is NaN, which dtype ", x.dtype(),
                 " cannot hold");
-    return full({}, std::numeric_limits<double>::quiet_NaN(), like(x, x.dtype()));
+    r = full({}, std::numeric_limits<double>::quiet_NaN(), like(x, x.dtype()));
+  } else {
+    autograd::NoGradGuard no_grad;  // the flattened x is only the kernel's input
+    r = select_along(op, reshape(x, {{-1}}), 0, false, nullptr).first;
   }
-  return select_along(op, reshape(x, {{-1}}), 0, false).first;
+  if (autograd::needs_grad({&x})) [[unlikely]] {
+    DimVector all(x.dim()), keep(x.dim(), 1);
+    for (int64_t i = 0; i < x.dim(); ++i) all[i] = i;
+    autograd::record_evenly_distributed(grad_name, x, r, all, keep);
+  }
+  return r;
 }
 
 UniqueResult unique_from_runs(const Tensor& runs, const Tensor& perm, const Tensor& x, bool return_inverse) {
@@ -66,18 +86,39 @@ void check_norm_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
   }
 }
 
-// The norm of x cast to `out` (16-bit floats compute in float32, as PyTorch's accumulators do).
-Tensor compute_norm(const Tensor& x, double ord, IntArrayRef dims, bool keepdim, ScalarType out) {
-  const ScalarType compute = element_size(out) < 4 ? ScalarType::Float32 : out;
-  const Tensor xf = to(x, compute);
+// The norm of x cast to `out` (16-bit floats compute in float32, as PyTorch's accumulators do), recorded as one node
+// `grad_name`: its formula saves x and the norm, and is 0 where the norm is 0 (the composition's would be nan).
+Tensor compute_norm(const Tensor& x, double ord, const DimVector& dims, bool keepdim, ScalarType out,
+                    const char* grad_name) {
   Tensor r;
-  if (ord == 0) r = sum(ne(xf, 0), dims, keepdim, compute);
-  else if (ord == std::numeric_limits<double>::infinity()) r = amax(abs(xf), dims, keepdim);
-  else if (ord == -std::numeric_limits<double>::infinity()) r = amin(abs(xf), dims, keepdim);
-  else if (ord == 1) r = sum(abs(xf), dims, keepdim);
-  else if (ord == 2) r = sqrt(sum(mul(xf, xf), dims, keepdim));
-  else r = pow(sum(pow(abs(xf), ord), dims, keepdim), 1.0 / ord);
-  return to(r, out);
+  {
+    autograd::NoGradGuard no_grad;
+    const ScalarType compute = element_size(out) < 4 ? ScalarType::Float32 : out;
+    const Tensor xf = to(x, compute);
+    if (ord == 0) r = sum(ne(xf, 0), dims, keepdim, compute);
+    else if (ord == std::numeric_limits<double>::infinity()) r = amax(abs(xf), dims, keepdim);
+    else if (ord == -std::numeric_limits<double>::infinity()) r = amin(abs(xf), dims, keepdim);
+    else if (ord == 1) r = sum(abs(xf), dims, keepdim);
+    else if (ord == 2) r = sqrt(sum(mul(xf, xf), dims, keepdim));
+    else r = pow(sum(pow(abs(xf), ord), dims, keepdim), 1.0 / ord);
+    r = to(r, out);
+  }
+  if (!autograd::needs_grad({&x})) [[likely]]
+    return r;
+  r = autograd::unview(r);
+  DimVector keep(x.sizes());
+  for (int64_t d : dims) keep[d] = 1;
+  auto n = autograd::make_node(grad_name, {&x}, [ord, dims, keep](FormulaNode& n, TensorList& g) {
+    if (ord == 0) {  // a count: piecewise constant
+      const autograd::TensorMeta& m = n.input_meta[0];
+      return TensorList{zeros(m.shape, TensorOptions(m.dtype).device(m.device))};
+    }
+    return TensorList{autograd::norm_backward(g[0], n.saved_tensor(0), n.saved_tensor(1), ord, dims, keep)};
+  });
+  n->save(ord == 0 ? Tensor() : x);
+  autograd::set_history(r, n);
+  n->save_output(ord == 0 || ord == 1 ? Tensor() : r);
+  return r;
 }
 
 }  // namespace
@@ -88,6 +129,7 @@ std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, bo
   dim = wrap_dim(dim, x.dim(), "sort");
   Tensor values = empty(x.sizes(), like(x, x.dtype())), indices = empty(x.sizes(), like(x, ScalarType::Int64));
   if (x.numel()) sort_kernel[x.device()](as_1d(values), as_1d(indices), as_1d(x), dim, descending);
+  autograd::record_value_selecting("SortBackward0", x, values, indices, dim, true);
   return {values, indices};
 }
 
@@ -107,6 +149,7 @@ std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool lar
   shape[dim] = k;
   Tensor values = empty(shape, like(x, x.dtype())), indices = empty(shape, like(x, ScalarType::Int64));
   if (values.numel()) topk_kernel[x.device()](values, indices, x, k, dim, largest, sorted);
+  autograd::record_value_selecting("TopkBackward0", x, values, indices, dim, true);
   return {values, indices};
 }
 
@@ -116,20 +159,20 @@ std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool
   const int64_t n = slice_size(x, dim);
   EMBER_CHECK(k >= 1 && k <= n, "kthvalue(): selected number k out of range for dimension ", dim, " (k = ", k,
               ", but the dimension has size ", n, ")");
-  return select_along(SelectOp::Kth, x, dim, keepdim, k - 1);
+  return select_along(SelectOp::Kth, x, dim, keepdim, "KthvalueBackward0", k - 1);
 }
 
-Tensor median(const Tensor& x) { return median_all(SelectOp::Median, x, "median"); }
-Tensor nanmedian(const Tensor& x) { return median_all(SelectOp::NanMedian, x, "nanmedian"); }
+Tensor median(const Tensor& x) { return median_all(SelectOp::Median, x, "median", "MedianBackward0"); }
+Tensor nanmedian(const Tensor& x) { return median_all(SelectOp::NanMedian, x, "nanmedian", "NanmedianBackward0"); }
 
 std::pair<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim) {
-  return median_along(SelectOp::Median, x, dim, keepdim, "median");
+  return median_along(SelectOp::Median, x, dim, keepdim, "median", "MedianBackward1");
 }
 std::pair<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim) {
-  return median_along(SelectOp::NanMedian, x, dim, keepdim, "nanmedian");
+  return median_along(SelectOp::NanMedian, x, dim, keepdim, "nanmedian", "NanmedianBackward1");
 }
 std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim, bool keepdim) {
-  return median_along(SelectOp::Mode, x, dim, keepdim, "mode");
+  return median_along(SelectOp::Mode, x, dim, keepdim, "mode", "ModeBackward0");
 }
 
 // ---- counting
@@ -218,7 +261,7 @@ Tensor linalg_vector_norm(const Tensor& x, double ord, IntArrayRef dims, bool ke
       EMBER_CHECK(x.sizes()[i] != 0, name, " cannot compute the ", ord, " norm on the dimension ", i, " because "
                   "this dimension is empty and the operation does not have an identity");
   }
-  return compute_norm(x, ord, d, keepdim, dtype.value_or(x.dtype()));
+  return compute_norm(x, ord, d, keepdim, dtype.value_or(x.dtype()), "LinalgVectorNormBackward0");
 }
 
 Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
@@ -226,7 +269,7 @@ Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim, std::opti
   const DimVector d = reduction_dims(x, dims, "norm");
   const ScalarType out = dtype.value_or(x.dtype());
   if (x.numel() == 0) return sum(x, d, keepdim, out);  // the legacy norm is 0 over nothing, for every p
-  return compute_norm(x, p, d, keepdim, out);
+  return compute_norm(x, p, d, keepdim, out, "NormBackward1");
 }
 
 Tensor norm(const Tensor& x, std::string_view p, IntArrayRef dims, bool keepdim) {

@@ -17,7 +17,7 @@ namespace {
 // Records a view's formula (Note [Recording an op]); views save nothing.
 template <class F>
 Tensor recorded(const Tensor& in, Tensor out, const char* name, F&& f) {
-  if (auto n = autograd::make_node(name, {&in}, std::forward<F>(f))) autograd::set_history(out, n);
+  if (auto n = autograd::make_node(name, {&in}, std::forward<F>(f))) autograd::set_history(out, n, 0, /*is_view=*/true);
   return out;
 }
 

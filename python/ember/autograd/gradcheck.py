@@ -73,6 +73,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               masked=None):
     """Checks the gradients of func at inputs against finite differences; raises GradcheckError on mismatch
     (or returns False when raise_exception=False). Returns True when they agree."""
+    import ember
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff_idx:
@@ -83,6 +84,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             import warnings
             warnings.warn("Input #%d requires gradient and is not a double precision floating point. This check "
                           "will likely fail if all the inputs are not of double precision floating point." % i)
+    with ember.no_grad():
+        if not _outputs(func, inputs):
+            raise GradcheckError("gradcheck: the function returned no tensor to check")
     numerical = _numerical_jacobians(func, inputs, diff_idx, eps)
     analytical = _analytical_jacobians(func, inputs, diff_idx)
     for a, i in enumerate(diff_idx):
@@ -115,6 +119,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
     def first_derivative(*args):
         ins, gos = args[:n], args[n:]
+        with ember.enable_grad():  # gradcheck evaluates this under no_grad for the finite differences
+            return _first_derivative(ins, gos)
+
+    def _first_derivative(ins, gos):
         outs = _outputs(func, ins)
         pairs = [(o, g) for o, g in zip(outs, gos) if o.requires_grad]
         grads = ember.autograd.grad([o for o, _ in pairs], [ins[i] for i in diff_idx], [g for _, g in pairs],
