@@ -1,6 +1,7 @@
 #include "ember/autograd/functions.h"
 
 #include "ember/ops.h"
+#include "ember/ops/util.h"
 
 namespace ember::autograd {
 
@@ -59,13 +60,25 @@ ViewGeometry ViewGeometry::of(const Tensor& t) {
 }
 
 Tensor view_scatter(const Tensor& g, const ViewGeometry& base, const ViewGeometry& view) {
-  Tensor r = zeros(base.sizes, TensorOptions(g.dtype()).device(g.device()));
+  const auto opts = TensorOptions(g.dtype()).device(g.device());
+  Tensor r = zeros(base.sizes, opts);
   if (!std::ranges::equal(r.strides(), base.strides)) {
-    r = empty_strided(base.sizes, base.strides, TensorOptions(g.dtype()).device(g.device()));
+    r = empty_strided(base.sizes, base.strides, opts);
     r.zero_();
   }
-  as_strided(r, view.sizes, view.strides, view.offset - base.offset).copy_(g);
-  return r;
+  Tensor region = as_strided(r, view.sizes, view.strides, view.offset - base.offset);
+  if (!has_internal_overlap(region)) {
+    region.copy_(g);
+    return r;
+  }
+  // A view that reaches some elements more than once (as_strided with overlapping strides): each element of
+  // the base gets the sum of the gradients at all its positions.
+  const int64_t extent = static_cast<int64_t>(r.impl()->storage()->nbytes() / r.element_size());
+  const int64_t flat_shape[] = {-1};
+  Tensor pos = as_strided(arange(extent, TensorOptions(ScalarType::Int64).device(g.device())), view.sizes,
+                          view.strides, view.offset - base.offset);
+  Tensor flat = index_add(zeros(DimVector{extent}, opts), 0, reshape(pos, flat_shape), reshape(g, flat_shape));
+  return as_strided(flat, base.sizes, base.strides, 0);
 }
 
 CopySlices::CopySlices(const Tensor& b, const Tensor& v, std::shared_ptr<Node> f)

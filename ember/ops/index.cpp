@@ -840,6 +840,44 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
   return where(mask, full({}, value, TensorOptions(self.dtype()).device(self.device())), self);  // recorded by where
 }
 
+namespace {
+void check_value_tensor(const Tensor& value, const char* op) {
+  EMBER_CHECK(value.dim() == 0, op, " only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
+              " dimension(s).");
+}
+}  // namespace
+
+// A tensor value that requires grad fills through where, which differentiates with respect to it.
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  check_value_tensor(value, "masked_fill");
+  if (const Tensor* in[] = {&value}; !autograd::needs_grad(in)) return masked_fill(self, mask, item(value));
+  EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill only supports boolean masks, but got mask with dtype ",
+              mask.dtype());
+  check_same_device(self, mask, "masked_fill");
+  return where(mask, to(value, self.device(), self.dtype()), self);
+}
+
+const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  check_value_tensor(value, "masked_fill_");
+  if (const Tensor* in[] = {&self, &value}; autograd::needs_grad(in))
+    return autograd::inplace_with_grad(self, "masked_fill_", [&] { return masked_fill(self, mask, value); });
+  return masked_fill_(self, mask, item(value));
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  check_value_tensor(value, "index_fill");
+  if (const Tensor* in[] = {&value}; !autograd::needs_grad(in)) return index_fill(self, dim, index, item(value));
+  Tensor mask = index_fill(zeros(self.sizes(), TensorOptions(ScalarType::Bool).device(self.device())), dim, index, true);
+  return where(mask, to(value, self.device(), self.dtype()), self);
+}
+
+const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  check_value_tensor(value, "index_fill_");
+  if (const Tensor* in[] = {&self, &value}; autograd::needs_grad(in))
+    return autograd::inplace_with_grad(self, "index_fill_", [&] { return index_fill(self, dim, index, value); });
+  return index_fill_(self, dim, index, item(value));
+}
+
 Tensor nonzero(const Tensor& self) {
   const int64_t n = item(count_nonzero(self)).to_int();
   Tensor out = empty({{n, self.dim()}}, TensorOptions(ScalarType::Int64).device(self.device()));

@@ -116,6 +116,11 @@ const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tens
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
 const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value);
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
+// With a 0-d tensor value, differentiable with respect to it.
+const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
+const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
 Tensor nonzero(const Tensor& self);                    // int64 [count, self.dim()]
 std::vector<Tensor> nonzero_tuple(const Tensor& self);  // one int64 vector per dim (a 0-d self counts as 1-d)
 Tensor argwhere(const Tensor& self);

@@ -215,10 +215,14 @@ Tensor apply_index(const Tensor& self, nb::handle index) {
     EMBER_CHECK_INDEX(!overflow, "index is out of range for int64");
     return index_int(self, 0, i, 0);
   }
-  if (PySlice_Check(o)) return index_slice(self, 0, o);
+  // x[:] and x[...] are new views of x (with history), as in PyTorch.
+  if (PySlice_Check(o)) {
+    Tensor r = index_slice(self, 0, o);
+    return r.is_same(self) ? view_alias(self) : r;
+  }
   Parsed p = parse(self, index);
   if (!p.advanced.empty()) return ember::index(p.view, p.advanced);
-  return p.view.is_same(self) ? alias(self) : p.view;
+  return p.view.is_same(self) ? view_alias(self) : p.view;
 }
 
 void assign_index(const Tensor& self, nb::handle index, nb::handle value) {

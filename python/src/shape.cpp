@@ -291,11 +291,15 @@ void init_index_ops(nb::module_& m, nb::handle cls) {
                                                      nb::arg("index"), nb::arg("source"));
 
   def_both(m, cls, "index_fill", [](const Tensor& t, int64_t dim, const Tensor& index, nb::handle value) {
+    if (nb::isinstance<Tensor>(value)) return index_fill(t, dim, index, nb::cast<const Tensor&>(value));
     return index_fill(t, dim, index, value_of(value, "index_fill"));
   }, nb::arg("dim"), nb::arg("index"), nb::arg("value"));
   def_inplace<int64_t, const Tensor&, nb::handle>(cls, "index_fill_",
       [](const Tensor& t, int64_t dim, const Tensor& index, nb::handle value) {
-        index_fill_(t, dim, index, value_of(value, "index_fill_"));
+        if (nb::isinstance<Tensor>(value))
+          index_fill_(t, dim, index, nb::cast<const Tensor&>(value));
+        else
+          index_fill_(t, dim, index, value_of(value, "index_fill_"));
       }, nb::arg("dim"), nb::arg("index"), nb::arg("value"));
 
   def_both(m, cls, "index_put", [](const Tensor& t, nb::handle indices, const Tensor& values, bool accumulate) {
@@ -339,11 +343,15 @@ void init_masks(nb::module_& m, nb::handle cls) {
   def_inplace<const Tensor&, const Tensor&>(cls, "masked_scatter_", &masked_scatter_, nb::arg("mask"),
                                             nb::arg("source"));
   def_both(m, cls, "masked_fill", [](const Tensor& t, const Tensor& mask, nb::handle value) {
+    if (nb::isinstance<Tensor>(value)) return masked_fill(t, mask, nb::cast<const Tensor&>(value));
     return masked_fill(t, mask, value_of(value, "masked_fill"));
   }, nb::arg("mask"), nb::arg("value"));
   def_inplace<const Tensor&, nb::handle>(cls, "masked_fill_",
       [](const Tensor& t, const Tensor& mask, nb::handle value) {
-        masked_fill_(t, mask, value_of(value, "masked_fill_"));
+        if (nb::isinstance<Tensor>(value))
+          masked_fill_(t, mask, nb::cast<const Tensor&>(value));
+        else
+          masked_fill_(t, mask, value_of(value, "masked_fill_"));
       },
       nb::arg("mask"), nb::arg("value"));
 

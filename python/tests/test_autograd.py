@@ -714,3 +714,37 @@ def test_inplace_sampling_overwrites_the_history():
     np.testing.assert_allclose(npv(x.grad), npv(y))  # only through the product
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
         x.normal_()
+
+
+def test_inplace_op_keeps_the_old_value_its_formula_needs():
+    x = f64([0.5, 1.0])
+    y = x * 1.0
+    y.sin_()  # sin's formula reads the input, which the op overwrites: a copy of it is saved
+    y.backward(ember.ones(2, dtype=ember.float64))
+    np.testing.assert_allclose(npv(x.grad), np.cos([0.5, 1.0]))
+    w = f64([2.0, 3.0])
+    z = ember.full((2,), 5.0, dtype=ember.float64)
+    z.mul_(w)  # d/dw needs z's old value 5
+    z.backward(ember.ones(2, dtype=ember.float64))
+    assert npv(w.grad).tolist() == [5.0, 5.0]
+
+
+def test_a_0d_tensor_fill_value_gets_its_gradient():
+    v = ember.tensor(2.0, dtype=ember.float64, requires_grad=True)
+    mask = ember.tensor([True, False, True, False])
+    out = ember.zeros(4, dtype=ember.float64).masked_fill(mask, v)
+    assert npv(out).tolist() == [2.0, 0.0, 2.0, 0.0]
+    out.backward(ember.ones(4, dtype=ember.float64))
+    assert v.grad.item() == 2.0
+    out = ember.zeros(3, 2, dtype=ember.float64).index_fill(0, ember.tensor([0, 2]), v)
+    out.backward(ember.ones(3, 2, dtype=ember.float64))
+    assert v.grad.item() == 6.0
+    assert ember.autograd.gradcheck(lambda a, b: a.masked_fill(mask, b), (f64([1.0, 2.0, 3.0, 4.0]), f64(0.5)))
+
+
+def test_overlapping_as_strided_sums_the_gradient():
+    x = ember.arange(5.0, dtype=ember.float64).requires_grad_()
+    x.as_strided((3, 3), (1, 1)).backward(ember.ones(3, 3, dtype=ember.float64))  # sliding windows
+    assert npv(x.grad).tolist() == [1.0, 2.0, 3.0, 2.0, 1.0]
+    assert ember.autograd.gradgradcheck(lambda a: a.as_strided((2, 3), (1, 1)) * a.as_strided((2, 3), (1, 1)),
+                                        (f64([0.5, 1.0, 1.5, 2.0]),))

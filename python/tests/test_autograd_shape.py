@@ -403,8 +403,9 @@ def test_index_errors_with_autograd_on():
     assert y.grad_fn.name() == "MulBackward0"
 
 
-@pytest.mark.xfail(strict=True, reason="python/src/indexing.cpp answers x[...] (an index that selects everything) "
-                   "with alias(self), which has no history; view_alias would keep the gradient")
-def test_ellipsis_index_keeps_history():
+def test_whole_tensor_indexes_are_new_views_with_history():
     x = leaf([1.0, 2.0])
-    assert x[...].requires_grad
+    for v in (x[...], x[:]):
+        assert v is not x and v.requires_grad
+        v.backward(ember.tensor([3.0, 4.0], dtype=ember.float64))
+    assert x.grad.tolist() == [6.0, 8.0]
