@@ -20,28 +20,26 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _GradMode(_DecoratorContextManager):
+    _mode = True
+
+    def __enter__(self):
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(self._mode)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+        return False
+
+
+class no_grad(_GradMode):
     """Ops inside do not record the graph."""
-
-    def __enter__(self):
-        self.prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
-
-    def __exit__(self, *exc):
-        _C._set_grad_enabled(self.prev)
-        return False
+    _mode = False
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_GradMode):
     """Ops inside record the graph (inside no_grad too)."""
-
-    def __enter__(self):
-        self.prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(True)
-
-    def __exit__(self, *exc):
-        _C._set_grad_enabled(self.prev)
-        return False
+    _mode = True
 
 
 class set_grad_enabled(_DecoratorContextManager):
