@@ -153,14 +153,12 @@ Tensor logcumsumexp_backward(const Tensor& g, const Tensor& x, const Tensor& y, 
   return sub(part(where(gt(g, 0), log_abs, lo)), part(where(lt(g, 0), log_abs, lo)));
 }
 
-Tensor unview(const Tensor& t) { return t.impl()->view_base() ? alias(t) : t; }
 
 void record_value_selecting(const char* name, const Tensor& x, Tensor& values, const Tensor& indices, int64_t dim,
                             bool keepdim) {
   const Tensor* in[] = {&x};
   if (!needs_grad(in)) [[likely]]
     return;
-  values = unview(values);
   auto n = make_node(name, in, [dim, keepdim, sizes = DimVector(x.sizes())](FormulaNode& n, TensorList& g) {
     if (sizes.empty()) return TensorList{g[0]};  // a 0-d input: its one element
     const Tensor idx = n.saved_tensor(0);
@@ -176,7 +174,6 @@ void record_evenly_distributed(const char* name, const Tensor& x, Tensor& r, Int
   const Tensor* in[] = {&x};
   if (!needs_grad(in)) [[likely]]
     return;
-  r = unview(r);
   auto n = make_node(name, in, [dims = DimVector(dims), keep = DimVector(keep)](FormulaNode& n, TensorList& g) {
     const Tensor x = n.saved_tensor(0), r = restore_reduced(n.saved_tensor(1), keep);
     const Tensor mask = where(isnan(r), isnan(x), eq(x, r));

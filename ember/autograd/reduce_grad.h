@@ -25,14 +25,8 @@ Tensor cumprod_backward(const Tensor& g, const Tensor& x, const Tensor& y, int64
 // y = logcumsumexp(x, dim).
 Tensor logcumsumexp_backward(const Tensor& g, const Tensor& x, const Tensor& y, int64_t dim);
 
-// A result that is a squeezed view of its op's keepdim-form temporary, as a tensor of its own. Ops call it only
-// when they record: history set on such a view would be lost by an in-place op on it, which rewrites the history of
-// the view's base instead (Note [In-place on views]).
-Tensor unview(const Tensor& t);
-
 // Records values = op(x) that picks the elements of x at `indices` along dim (sort, topk, and max/min/kthvalue/
-// median/mode along a dim): the gradient goes back to those positions. keepdim: values has x's rank. Both record_
-// functions make their result a tensor of its own (unview).
+// median/mode along a dim): the gradient goes back to those positions. keepdim: values has x's rank.
 void record_value_selecting(const char* name, const Tensor& x, Tensor& values, const Tensor& indices, int64_t dim,
                             bool keepdim);
 // Records r = an extremum (or median) of x over dims: the gradient is split evenly among the elements of x equal to

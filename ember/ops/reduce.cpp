@@ -36,7 +36,6 @@ Tensor drop_dims(const Tensor& t, const DimVector& dims, bool keepdim) {
 // Records the formula of sum, nansum, prod, amax and amin (the others give bool or integer results).
 void record_reduce(ReduceOp op, const Tensor& x, Tensor& r, const DimVector& dims, IntArrayRef keep, bool whole) {
   const Tensor* in[] = {&x};
-  if (op != ReduceOp::Max && op != ReduceOp::Min) r = autograd::unview(r);
   switch (op) {
     case ReduceOp::Sum:
       autograd::set_history(r, autograd::make_node(whole ? "SumBackward0" : "SumBackward1", in,
@@ -259,7 +258,6 @@ std::pair<Tensor, Tensor> moments(Moments kind, const Tensor& x_in, IntArrayRef 
   }
   if (!autograd::needs_grad({&x_in})) [[likely]]
     return {v, m};
-  m = autograd::unview(m);
   static const char* const names[] = {"VarBackward0", "StdBackward0", "VarMeanBackward0", "StdMeanBackward0"};
   auto n = autograd::make_node(names[static_cast<int>(kind)], {&x_in},
       [root, d, correction, keep = keepdim_shape(x_in, d), sizes = DimVector(x_in.sizes()),
@@ -316,7 +314,6 @@ Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
   }
   if (!autograd::needs_grad({&x})) [[likely]]
     return r;
-  r = autograd::unview(r);
   auto n = autograd::make_node("LogsumexpBackward0", {&x}, [keep = keepdim_shape(x, d)](FormulaNode& n, TensorList& g) {
     const Tensor lse = autograd::restore_reduced(n.saved_tensor(1), keep);
     return TensorList{mul(autograd::restore_reduced(g[0], keep), exp(sub(n.saved_tensor(0), lse)))};

@@ -105,7 +105,6 @@ Tensor compute_norm(const Tensor& x, double ord, const DimVector& dims, bool kee
   }
   if (!autograd::needs_grad({&x})) [[likely]]
     return r;
-  r = autograd::unview(r);
   DimVector keep(x.sizes());
   for (int64_t d : dims) keep[d] = 1;
   auto n = autograd::make_node(grad_name, {&x}, [ord, dims, keep](FormulaNode& n, TensorList& g) {
