@@ -10,7 +10,7 @@ TensorList AutogradContext::get_saved_variables() const {
   auto n = node.lock();
   EMBER_CHECK(n, "the graph of this function was freed; its saved tensors are no longer available");
   TensorList r;
-  for (auto& s : saved) r.push_back(s.unpack(*n));
+  for (auto& s : saved) r.push_back(s.unpack(*n, /*history=*/true));
   return r;
 }
 

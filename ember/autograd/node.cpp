@@ -122,7 +122,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   }
 }
 
-Tensor SavedVariable::unpack(const Node& owner) const {
+Tensor SavedVariable::unpack(const Node& owner, bool history) const {
   if (!data_.defined()) {
     if (!was_defined_) return {};
     fail<Error>("Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -142,7 +142,7 @@ Tensor SavedVariable::unpack(const Node& owner) const {
                 "; enable anomaly detection with ember.autograd.set_detect_anomaly(True) to find where it was "
                 "called in the forward pass.");
   }
-  if (!requires_grad_ || !is_grad_enabled()) return data_;
+  if (!requires_grad_ || (!history && !is_grad_enabled())) return data_;
   // With create_graph, formulas record: hand out the data with the history it was saved with.
   Tensor t = alias(data_);
   auto& m = t.impl()->ensure_autograd_meta();

@@ -104,8 +104,9 @@ class SavedVariable {
   SavedVariable() = default;
   // is_output: t is an output of the node that saves it.
   SavedVariable(const Tensor& t, bool is_output);
-  // The tensor as it was saved; in grad mode (create_graph) it carries its autograd history.
-  Tensor unpack(const Node& owner) const;
+  // The tensor as it was saved; in grad mode (create_graph), or always with `history`, it carries its autograd
+  // history (custom functions see their saved tensors as PyTorch shows them: requiring grad).
+  Tensor unpack(const Node& owner, bool history = false) const;
   void reset();
   // An in-place op is about to overwrite `self`: if this saved input shares self's storage, keep a copy of
   // its current values instead (PyTorch saves the original self the same way).
