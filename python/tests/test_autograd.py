@@ -748,3 +748,25 @@ def test_overlapping_as_strided_sums_the_gradient():
     assert npv(x.grad).tolist() == [1.0, 2.0, 3.0, 2.0, 1.0]
     assert ember.autograd.gradgradcheck(lambda a: a.as_strided((2, 3), (1, 1)) * a.as_strided((2, 3), (1, 1)),
                                         (f64([0.5, 1.0, 1.5, 2.0]),))
+
+
+def test_grad_mode_decorators_without_parentheses():
+    x = f64([1.0])
+
+    @ember.no_grad
+    def f():
+        return x * 2
+
+    @ember.inference_mode
+    def g():
+        return ember.is_inference_mode_enabled(), x * 2
+
+    @ember.enable_grad
+    def h():
+        return x * 2
+
+    assert not f().requires_grad
+    flag, y = g()
+    assert flag and not y.requires_grad
+    with ember.no_grad():
+        assert h().requires_grad

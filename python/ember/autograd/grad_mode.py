@@ -23,6 +23,12 @@ class _DecoratorContextManager:
 class _GradMode(_DecoratorContextManager):
     _mode = True
 
+    def __new__(cls, orig_func=None):
+        # @no_grad without parentheses decorates the function directly (as PyTorch 2 allows).
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
     def __enter__(self):
         self.prev = _C.is_grad_enabled()
         _C._set_grad_enabled(self._mode)
@@ -63,6 +69,11 @@ class set_grad_enabled(_DecoratorContextManager):
 
 class inference_mode(_DecoratorContextManager):
     """Like no_grad, and is_inference_mode_enabled() reports it (ember has no separate inference tensors)."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):  # @inference_mode without parentheses
+            return cls()(mode)
+        return super().__new__(cls)
 
     def __init__(self, mode=True):
         self.mode = bool(mode)
