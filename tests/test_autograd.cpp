@@ -108,6 +108,7 @@ TEST(Autograd, CustomFunction) {
   Tensor x = vec({1, -2});
   Tensor y = Cube::apply(x, 2.0);
   EXPECT_TRUE(y.requires_grad());
+  EXPECT_EQ(y.grad_fn()->name(), "CubeBackward");
   TensorList g = autograd::grad({y}, {x}, {ones_of(y)}, {}, true);
   EXPECT_EQ(values(g[0]), (std::vector<double>{6, 24}));
   TensorList gg = autograd::grad({g[0]}, {x}, {ones_of(y)});  // backward was recorded: differentiable again

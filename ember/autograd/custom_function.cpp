@@ -1,5 +1,8 @@
 // Recording of custom functions (C++ Function<T> and Python's ember.autograd.Function).
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
 
 #include "ember/autograd/function.h"
 #include "ember/ops.h"
@@ -11,6 +14,16 @@ TensorList AutogradContext::get_saved_variables() const {
   EMBER_CHECK(n, "the graph of this function was freed; its saved tensors are no longer available");
   TensorList r;
   for (auto& s : saved) r.push_back(s.unpack(*n, /*history=*/true));
+  return r;
+}
+
+std::string demangled_name(const char* mangled) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string r = status == 0 && d ? d : mangled;
+  std::free(d);
+  // Drop namespaces and template arguments' noise: "ns::Cube" -> "Cube".
+  if (auto p = r.rfind("::"); p != std::string::npos && r.find('<') == std::string::npos) r = r.substr(p + 2);
   return r;
 }
 

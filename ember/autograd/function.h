@@ -21,6 +21,7 @@
 #include <any>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <unordered_map>
 
 #include "ember/autograd/node.h"
@@ -61,6 +62,8 @@ struct CustomNode : Node {
 // context's saved variables. `name` names the op in in-place errors.
 void record_custom_function(const std::shared_ptr<CustomNode>& node, AutogradContext& ctx, const TensorList& inputs,
                             TensorList& outputs, const char* name);
+// "Cube" for typeid(Cube).name() (a node of Function<Cube> is named "CubeBackward").
+std::string demangled_name(const char* mangled);
 
 template <class T>
 struct Function {
@@ -106,7 +109,7 @@ template <class T>
 template <class... Args>
 auto Function<T>::apply(Args&&... args) {
   auto node = std::make_shared<detail::CppNode<T>>();
-  node->name_ = std::string(typeid(T).name()) + "Backward";
+  node->name_ = demangled_name(typeid(T).name()) + "Backward";
   node->num_args = sizeof...(Args);
   TensorList inputs;
   {
