@@ -110,6 +110,9 @@ void init_reduce(nb::module_& m);
 void init_shape(nb::module_& m);  // shape and indexing ops (shape.cpp)
 void init_sort(nb::module_& m);
 void init_autograd(nb::module_& m);               // autograd.cpp
+// nn.cpp: one init_nn_* per op family; m gets what PyTorch has at top level (torch.softmax), nn what it has in
+// torch.nn.functional.
+void init_nn(nb::module_& m, nb::module_& nn);
 void init_tensor_autograd(nb::class_<Tensor>& cls);   // sorting, scans, and the remaining reductions (sort.cpp)
 
 // A tensor viewing the memory of a NumPy array or scalar of a dtype ember has (of a native, row-major copy

@@ -1,0 +1,13 @@
+// The neural-network op families' bindings: each family has its own file (nn_<family>.cpp) with an init
+// function called here. Functions of torch.nn.functional go into ember._C._nn (exported by
+// python/ember/nn/functional.py); those PyTorch also has at top level (torch.softmax) into ember._C.
+#include "common.h"
+
+namespace ember::py {
+
+void init_nn(nb::module_& m, nb::module_& nn) {
+  (void)m;
+  (void)nn;
+}
+
+}  // namespace ember::py
