@@ -88,9 +88,10 @@ void init_tensor(nb::module_& m) {
                    [](const Tensor& t, std::optional<Tensor> g) { t.set_grad(g ? *g : Tensor()); }, nb::arg().none())
       .def_prop_rw("data", [](const Tensor& t) { return alias(t); },
                    [](const Tensor& t, const Tensor& src) {
-                     EMBER_CHECK(src.dtype() == t.dtype() && src.device() == t.device(),
-                                 "data: assigned data must have the same dtype and device (", t.dtype(), " on ",
-                                 t.device(), " vs ", src.dtype(), " on ", src.device(), ")");
+                     // As PyTorch, the new data may have another dtype or device (Module.to/double/cuda use it);
+                     // a .grad of the old kind no longer fits and is dropped.
+                     if (t.grad().defined() && (t.grad().dtype() != src.dtype() || t.grad().device() != src.device()))
+                       t.set_grad(Tensor());
                      t.impl()->set_data(*src.impl());
                    })
       .def("size", [](const Tensor& t, std::optional<int64_t> d) -> nb::object {

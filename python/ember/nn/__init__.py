@@ -1,2 +1,5 @@
-"""ember.nn: neural-network building blocks. Issue 5 adds Module and the layers; for now the functional API."""
-from . import functional  # noqa: F401
+"""ember.nn: modules, parameters, initialisation and the functional API (the math runs in C++)."""
+from . import functional, init, utils  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all  # noqa: F401
+from .parameter import Parameter, UninitializedParameter  # noqa: F401

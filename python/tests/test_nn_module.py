@@ -1,0 +1,253 @@
+"""ember.nn.Module and the containers: registration, traversal, state_dict (keys and shapes equal to PyTorch
+1.13's for the same constructor arguments), load_state_dict errors, modes, conversions, hooks, printing."""
+import copy
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn as nn
+from ember import ones
+
+# state_dict keys and shapes, and repr, that PyTorch 1.13 (Debian's python3-torch) produces for these constructors.
+PYTORCH_STATE_DICTS = {
+    'Linear(3, 4)': [('weight', (4, 3)), ('bias', (4,))],
+    'Linear(3, 4, bias=False)': [('weight', (4, 3))],
+    'Bilinear(2, 3, 4)': [('weight', (4, 2, 3)), ('bias', (4,))],
+    'Conv1d(3, 8, 3)': [('weight', (8, 3, 3)), ('bias', (8,))],
+    'Conv2d(3, 8, 3, bias=False)': [('weight', (8, 3, 3, 3))],
+    'Conv3d(2, 4, 3)': [('weight', (4, 2, 3, 3, 3)), ('bias', (4,))],
+    'ConvTranspose2d(4, 2, 3)': [('weight', (4, 2, 3, 3)), ('bias', (2,))],
+    'BatchNorm1d(5)': [('weight', (5,)), ('bias', (5,)), ('running_mean', (5,)), ('running_var', (5,)), ('num_batches_tracked', ())],
+    'BatchNorm2d(5, affine=False)': [('running_mean', (5,)), ('running_var', (5,)), ('num_batches_tracked', ())],
+    'BatchNorm2d(5, track_running_stats=False)': [('weight', (5,)), ('bias', (5,))],
+    'InstanceNorm2d(3, affine=True, track_running_stats=True)': [('weight', (3,)), ('bias', (3,)), ('running_mean', (3,)), ('running_var', (3,)), ('num_batches_tracked', ())],
+    'InstanceNorm1d(3)': [],
+    'LayerNorm(6)': [('weight', (6,)), ('bias', (6,))],
+    'LayerNorm([2, 3], elementwise_affine=False)': [],
+    'GroupNorm(2, 4)': [('weight', (4,)), ('bias', (4,))],
+    'Embedding(10, 3)': [('weight', (10, 3))],
+    'EmbeddingBag(10, 3)': [('weight', (10, 3))],
+    'PReLU(3)': [('weight', (3,))],
+    'CrossEntropyLoss(weight=ones(3))': [('weight', (3,))],
+    'BCEWithLogitsLoss(pos_weight=ones(3))': [('pos_weight', (3,))],
+    'Sequential(Linear(2, 3), ReLU(), Linear(3, 1))': [('0.weight', (3, 2)), ('0.bias', (3,)), ('2.weight', (1, 3)), ('2.bias', (1,))],
+    'ModuleList([Linear(1, 1), BatchNorm1d(1)])': [('0.weight', (1, 1)), ('0.bias', (1,)), ('1.weight', (1,)), ('1.bias', (1,)), ('1.running_mean', (1,)), ('1.running_var', (1,)), ('1.num_batches_tracked', ())],
+    "ModuleDict({'a': Linear(1, 2), 'b': Conv1d(1, 1, 1)})": [('a.weight', (2, 1)), ('a.bias', (2,)), ('b.weight', (1, 1, 1)), ('b.bias', (1,))],
+}
+PYTORCH_REPRS = {
+    'Linear(3, 4)': 'Linear(in_features=3, out_features=4, bias=True)',
+    'Linear(3, 4, bias=False)': 'Linear(in_features=3, out_features=4, bias=False)',
+    'Bilinear(2, 3, 4)': 'Bilinear(in1_features=2, in2_features=3, out_features=4, bias=True)',
+    'Conv1d(3, 8, 3)': 'Conv1d(3, 8, kernel_size=(3,), stride=(1,))',
+    'Conv2d(3, 8, 3, bias=False)': 'Conv2d(3, 8, kernel_size=(3, 3), stride=(1, 1), bias=False)',
+    'Conv3d(2, 4, 3)': 'Conv3d(2, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1))',
+    'ConvTranspose2d(4, 2, 3)': 'ConvTranspose2d(4, 2, kernel_size=(3, 3), stride=(1, 1))',
+    'BatchNorm1d(5)': 'BatchNorm1d(5, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)',
+    'BatchNorm2d(5, affine=False)': 'BatchNorm2d(5, eps=1e-05, momentum=0.1, affine=False, track_running_stats=True)',
+    'BatchNorm2d(5, track_running_stats=False)': 'BatchNorm2d(5, eps=1e-05, momentum=0.1, affine=True, track_running_stats=False)',
+    'InstanceNorm2d(3, affine=True, track_running_stats=True)': 'InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)',
+    'InstanceNorm1d(3)': 'InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False)',
+    'LayerNorm(6)': 'LayerNorm((6,), eps=1e-05, elementwise_affine=True)',
+    'LayerNorm([2, 3], elementwise_affine=False)': 'LayerNorm((2, 3), eps=1e-05, elementwise_affine=False)',
+    'GroupNorm(2, 4)': 'GroupNorm(2, 4, eps=1e-05, affine=True)',
+    'Embedding(10, 3)': 'Embedding(10, 3)',
+    'EmbeddingBag(10, 3)': 'EmbeddingBag(10, 3, mode=mean)',
+    'PReLU(3)': 'PReLU(num_parameters=3)',
+    'CrossEntropyLoss(weight=ones(3))': 'CrossEntropyLoss()',
+    'BCEWithLogitsLoss(pos_weight=ones(3))': 'BCEWithLogitsLoss()',
+    'Sequential(Linear(2, 3), ReLU(), Linear(3, 1))': 'Sequential(\n  (0): Linear(in_features=2, out_features=3, bias=True)\n  (1): ReLU()\n  (2): Linear(in_features=3, out_features=1, bias=True)\n)',
+    'ModuleList([Linear(1, 1), BatchNorm1d(1)])': 'ModuleList(\n  (0): Linear(in_features=1, out_features=1, bias=True)\n  (1): BatchNorm1d(1, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)\n)',
+    "ModuleDict({'a': Linear(1, 2), 'b': Conv1d(1, 1, 1)})": 'ModuleDict(\n  (a): Linear(in_features=1, out_features=2, bias=True)\n  (b): Conv1d(1, 1, kernel_size=(1,), stride=(1,))\n)',
+}
+
+
+def build(expr):
+    """The module a constructor expression of the tables names (Linear, Sequential, ... resolve in ember.nn)."""
+    return eval(expr, {**{k: getattr(nn, k) for k in dir(nn)}, "ones": ones})
+
+
+@pytest.mark.parametrize("expr", sorted(PYTORCH_STATE_DICTS))
+def test_state_dict_keys_match_pytorch(expr):
+    m = build(expr)
+    got = [(k, tuple(v.shape)) for k, v in m.state_dict().items()]
+    assert got == list(PYTORCH_STATE_DICTS[expr])
+
+
+@pytest.mark.parametrize("expr", sorted(PYTORCH_REPRS))
+def test_repr_matches_pytorch(expr):
+    assert repr(build(expr)) == PYTORCH_REPRS[expr]
+
+
+class Quadratic(nn.Module):
+    """y = a * x^2 + b * x + c with elementwise ops only."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Parameter(ember.zeros(3))
+        self.b = nn.Parameter(ember.zeros(3))
+        self.register_buffer("c", ember.ones(3))
+        self.register_buffer("scratch", ember.zeros(1), persistent=False)
+        self.inner = nn.Sequential(nn.Tanh(), nn.Identity())
+
+    def forward(self, x):
+        return self.inner(self.a * x * x + self.b * x) + self.c
+
+
+def test_registration_and_traversal():
+    m = Quadratic()
+    assert [n for n, _ in m.named_parameters()] == ["a", "b"]
+    assert [n for n, _ in m.named_buffers()] == ["c", "scratch"]
+    assert list(m.state_dict()) == ["a", "b", "c"]  # non-persistent buffers are not saved
+    assert [n for n, _ in m.named_modules()] == ["", "inner", "inner.0", "inner.1"]
+    assert [n for n, _ in m.named_children()] == ["inner"]
+    assert isinstance(m.a, nn.Parameter) and m.a.requires_grad and m.a.is_leaf
+    m.a = nn.Parameter(ember.ones(3))  # reassignment replaces the registration
+    assert m.get_parameter("a").tolist() == [1.0, 1.0, 1.0]
+    m.plain = 5
+    assert "plain" not in m._parameters and m.plain == 5
+    with pytest.raises(TypeError, match="cannot assign 'ember.Tensor' object to parameter 'x'"):
+        m.register_parameter("x", ember.ones(1))
+    with pytest.raises(TypeError, match="cannot assign 'ember.Tensor' as parameter 'a'"):
+        m.a = ember.ones(3)
+    with pytest.raises(KeyError, match="attribute 'plain' already exists"):
+        m.register_buffer("plain", ember.ones(1))
+    with pytest.raises(AttributeError, match="'Quadratic' object has no attribute 'nothing'"):
+        m.nothing
+    shared = nn.Linear(2, 2)
+    seq = nn.Sequential(shared, shared)
+    assert len(list(seq.parameters())) == 2  # duplicates are listed once
+
+
+def test_train_eval_zero_grad_apply_requires_grad():
+    m = Quadratic()
+    assert m.training and m.inner[0].training
+    m.eval()
+    assert not m.training and not m.inner[0].training
+    m.train()
+    assert m.inner[1].training
+    (m(ember.ones(3)) * ember.ones(3)).backward(ember.ones(3))
+    assert m.a.grad is not None
+    m.zero_grad()
+    assert m.a.grad is None
+    seen = []
+    m.apply(lambda mod: seen.append(type(mod).__name__))
+    assert seen == ["Tanh", "Identity", "Sequential", "Quadratic"]
+    m.requires_grad_(False)
+    assert not m.a.requires_grad
+
+
+def test_to_double_keeps_parameter_objects():
+    m = Quadratic()
+    a = m.a
+    m.double()
+    assert m.a is a and a.dtype == ember.float64 and m.c.dtype == ember.float64
+    m.to(ember.float32)
+    assert a.dtype == ember.float32
+    with pytest.raises(TypeError, match="nn.Module.to only accepts floating point dtypes"):
+        m.to(ember.int64)
+
+
+def test_load_state_dict_round_trip_and_errors():
+    src, dst = Quadratic(), Quadratic()
+    with ember.no_grad():
+        src.a.copy_(ember.tensor([1.0, 2.0, 3.0]))
+    result = dst.load_state_dict(src.state_dict())
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    assert dst.a.tolist() == [1.0, 2.0, 3.0]
+    sd = src.state_dict()
+    del sd["b"]
+    sd["extra"] = ember.ones(1)
+    with pytest.raises(RuntimeError, match=r'Error\(s\) in loading state_dict for Quadratic:\n\tMissing key\(s\) in '
+                                           r'state_dict: "b". \n\tUnexpected key\(s\) in state_dict: "extra".'):
+        dst.load_state_dict(sd)
+    keys = dst.load_state_dict(sd, strict=False)
+    assert keys.missing_keys == ["b"] and keys.unexpected_keys == ["extra"]  # reported, not raised
+    bad = src.state_dict()
+    bad["a"] = ember.ones(4)
+    with pytest.raises(RuntimeError, match=r"size mismatch for a: copying a param with shape ember.Size\(\[4\]\) "
+                                           r"from checkpoint, the shape in current model is ember.Size\(\[3\]\)"):
+        dst.load_state_dict(bad)
+
+
+def test_forward_hooks_and_full_backward_hook():
+    m = Quadratic()
+    calls = []
+    h1 = m.register_forward_pre_hook(lambda mod, args: (args[0] * 2,))
+    h2 = m.register_forward_hook(lambda mod, args, out: out + 100)
+    grads = {}
+
+    def bw(mod, grad_input, grad_output):
+        grads["in"] = grad_input[0].tolist()
+        grads["out"] = grad_output[0].tolist()
+        return (grad_input[0] * 0,)
+
+    h3 = m.register_full_backward_hook(bw)
+    x = ember.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with ember.no_grad():
+        m.b.fill_(1.0)
+    y = m(x)
+    np.testing.assert_allclose(y.tolist(), np.tanh(2 * np.array([1.0, 2, 3])) + 1 + 100, rtol=1e-6)
+    y.backward(ember.ones(3))
+    assert grads["out"] == [1.0, 1.0, 1.0]
+    np.testing.assert_allclose(grads["in"], 1 - np.tanh([2.0, 4.0, 6.0]) ** 2, atol=2e-7)
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]  # the hook replaced the input's gradient
+    for h in (h1, h2, h3):
+        h.remove()
+    calls.append(m(ember.ones(3)).tolist())
+    np.testing.assert_allclose(calls[0], np.tanh([1.0, 1.0, 1.0]) + 1, rtol=1e-6)
+
+
+def test_parameter_and_deepcopy():
+    p = nn.Parameter(ember.ones(2))
+    assert repr(p).startswith("Parameter containing:\ntensor([1., 1.], requires_grad=True)")
+    assert isinstance(p * 2, ember.Tensor) and not isinstance(p * 2, nn.Parameter)
+    m = Quadratic()
+    m2 = copy.deepcopy(m)
+    assert isinstance(m2.a, nn.Parameter) and m2.a is not m.a
+    with ember.no_grad():
+        m2.a.fill_(5.0)
+    assert m.a.tolist() == [0.0, 0.0, 0.0]
+    assert not nn.Parameter(ember.ones(1), requires_grad=False).requires_grad
+
+
+def test_containers():
+    seq = nn.Sequential(nn.Tanh(), nn.Sigmoid(), nn.Identity())
+    assert len(seq) == 3 and isinstance(seq[1], nn.Sigmoid) and isinstance(seq[-1], nn.Identity)
+    assert [type(m).__name__ for m in seq[1:]] == ["Sigmoid", "Identity"]
+    del seq[0]
+    assert list(seq._modules) == ["0", "1"]
+    seq.append(nn.ReLU())
+    np.testing.assert_allclose(seq(ember.tensor([0.0, 2.0])).tolist(), [0.5, 1 / (1 + np.exp(-2))], rtol=1e-6)
+    ml = nn.ModuleList([nn.Tanh()])
+    ml.append(nn.ReLU())
+    ml.extend([nn.Identity()])
+    ml.insert(1, nn.Sigmoid())
+    assert [type(m).__name__ for m in ml] == ["Tanh", "Sigmoid", "ReLU", "Identity"]
+    with pytest.raises(IndexError, match="index 4 is out of range"):
+        ml[4]
+    md = nn.ModuleDict({"act": nn.ReLU()})
+    md["lin"] = nn.Linear(2, 2)
+    assert list(md.keys()) == ["act", "lin"] and "lin" in md
+    assert [n for n, _ in md.named_parameters()] == ["lin.weight", "lin.bias"]
+    pl = nn.ParameterList([ember.ones(2), nn.Parameter(ember.zeros(3))])
+    assert len(pl) == 2 and isinstance(pl[0], nn.Parameter) and [n for n, _ in pl.named_parameters()] == ["0", "1"]
+    pd = nn.ParameterDict({"w": ember.ones(2)})
+    assert isinstance(pd["w"], nn.Parameter) and list(pd.keys()) == ["w"]
+
+
+def test_training_a_small_module_with_autograd():
+    ember.manual_seed(0)
+    x = ember.linspace(-1, 1, 50)
+    target = 0.5 * x * x - 0.3 * x + 1.0
+    m = nn.Module()
+    m.a, m.b, m.c = (nn.Parameter(ember.zeros(1)) for _ in range(3))
+    for _ in range(300):
+        loss = ((m.a * x * x + m.b * x + m.c - target) ** 2).mean()
+        m.zero_grad()
+        loss.backward()
+        with ember.no_grad():
+            for p in m.parameters():
+                p -= 0.5 * p.grad
+    assert loss.item() < 1e-4
+    np.testing.assert_allclose([m.a.item(), m.b.item(), m.c.item()], [0.5, -0.3, 1.0], atol=2e-2)
