@@ -5,9 +5,12 @@
 
 namespace ember::py {
 
+void init_nn_rnn(nb::module_& m, nb::module_& nn);
+void init_nn_activation(nb::module_& m, nb::module_& nn);
+
 void init_nn(nb::module_& m, nb::module_& nn) {
-  (void)m;
-  (void)nn;
+  init_nn_activation(m, nn);
+  init_nn_rnn(m, nn);
 }
 
 }  // namespace ember::py

@@ -61,6 +61,28 @@ PYTORCH_REPRS = {
     "ModuleDict({'a': Linear(1, 2), 'b': Conv1d(1, 1, 1)})": 'ModuleDict(\n  (a): Linear(in_features=1, out_features=2, bias=True)\n  (b): Conv1d(1, 1, kernel_size=(1,), stride=(1,))\n)',
 }
 
+PYTORCH_STATE_DICTS.update({
+    'MultiheadAttention(8, 2)': [('in_proj_weight', (24, 8)), ('in_proj_bias', (24,)), ('out_proj.weight', (8, 8)), ('out_proj.bias', (8,))],
+    'MultiheadAttention(8, 2, kdim=4, vdim=6, add_bias_kv=True)': [('q_proj_weight', (8, 8)), ('k_proj_weight', (8, 4)), ('v_proj_weight', (8, 6)), ('in_proj_bias', (24,)), ('bias_k', (1, 1, 8)), ('bias_v', (1, 1, 8)), ('out_proj.weight', (8, 8)), ('out_proj.bias', (8,))],
+    'TransformerEncoderLayer(8, 2, 16)': [('self_attn.in_proj_weight', (24, 8)), ('self_attn.in_proj_bias', (24,)), ('self_attn.out_proj.weight', (8, 8)), ('self_attn.out_proj.bias', (8,)), ('linear1.weight', (16, 8)), ('linear1.bias', (16,)), ('linear2.weight', (8, 16)), ('linear2.bias', (8,)), ('norm1.weight', (8,)), ('norm1.bias', (8,)), ('norm2.weight', (8,)), ('norm2.bias', (8,))],
+    'TransformerDecoderLayer(8, 2, 16)': [('self_attn.in_proj_weight', (24, 8)), ('self_attn.in_proj_bias', (24,)), ('self_attn.out_proj.weight', (8, 8)), ('self_attn.out_proj.bias', (8,)), ('multihead_attn.in_proj_weight', (24, 8)), ('multihead_attn.in_proj_bias', (24,)), ('multihead_attn.out_proj.weight', (8, 8)), ('multihead_attn.out_proj.bias', (8,)), ('linear1.weight', (16, 8)), ('linear1.bias', (16,)), ('linear2.weight', (8, 16)), ('linear2.bias', (8,)), ('norm1.weight', (8,)), ('norm1.bias', (8,)), ('norm2.weight', (8,)), ('norm2.bias', (8,)), ('norm3.weight', (8,)), ('norm3.bias', (8,))],
+    'Transformer(8, 2, 1, 1, 16)': [('encoder.layers.0.self_attn.in_proj_weight', (24, 8)), ('encoder.layers.0.self_attn.in_proj_bias', (24,)), ('encoder.layers.0.self_attn.out_proj.weight', (8, 8)), ('encoder.layers.0.self_attn.out_proj.bias', (8,)), ('encoder.layers.0.linear1.weight', (16, 8)), ('encoder.layers.0.linear1.bias', (16,)), ('encoder.layers.0.linear2.weight', (8, 16)), ('encoder.layers.0.linear2.bias', (8,)), ('encoder.layers.0.norm1.weight', (8,)), ('encoder.layers.0.norm1.bias', (8,)), ('encoder.layers.0.norm2.weight', (8,)), ('encoder.layers.0.norm2.bias', (8,)), ('encoder.norm.weight', (8,)), ('encoder.norm.bias', (8,)), ('decoder.layers.0.self_attn.in_proj_weight', (24, 8)), ('decoder.layers.0.self_attn.in_proj_bias', (24,)), ('decoder.layers.0.self_attn.out_proj.weight', (8, 8)), ('decoder.layers.0.self_attn.out_proj.bias', (8,)), ('decoder.layers.0.multihead_attn.in_proj_weight', (24, 8)), ('decoder.layers.0.multihead_attn.in_proj_bias', (24,)), ('decoder.layers.0.multihead_attn.out_proj.weight', (8, 8)), ('decoder.layers.0.multihead_attn.out_proj.bias', (8,)), ('decoder.layers.0.linear1.weight', (16, 8)), ('decoder.layers.0.linear1.bias', (16,)), ('decoder.layers.0.linear2.weight', (8, 16)), ('decoder.layers.0.linear2.bias', (8,)), ('decoder.layers.0.norm1.weight', (8,)), ('decoder.layers.0.norm1.bias', (8,)), ('decoder.layers.0.norm2.weight', (8,)), ('decoder.layers.0.norm2.bias', (8,)), ('decoder.layers.0.norm3.weight', (8,)), ('decoder.layers.0.norm3.bias', (8,)), ('decoder.norm.weight', (8,)), ('decoder.norm.bias', (8,))],
+    'LSTM(3, 4, 2, bidirectional=True)': [('weight_ih_l0', (16, 3)), ('weight_hh_l0', (16, 4)), ('bias_ih_l0', (16,)), ('bias_hh_l0', (16,)), ('weight_ih_l0_reverse', (16, 3)), ('weight_hh_l0_reverse', (16, 4)), ('bias_ih_l0_reverse', (16,)), ('bias_hh_l0_reverse', (16,)), ('weight_ih_l1', (16, 8)), ('weight_hh_l1', (16, 4)), ('bias_ih_l1', (16,)), ('bias_hh_l1', (16,)), ('weight_ih_l1_reverse', (16, 8)), ('weight_hh_l1_reverse', (16, 4)), ('bias_ih_l1_reverse', (16,)), ('bias_hh_l1_reverse', (16,))],
+    'GRU(3, 4, bias=False)': [('weight_ih_l0', (12, 3)), ('weight_hh_l0', (12, 4))],
+    "RNN(3, 4, nonlinearity='relu')": [('weight_ih_l0', (4, 3)), ('weight_hh_l0', (4, 4)), ('bias_ih_l0', (4,)), ('bias_hh_l0', (4,))],
+    'LSTMCell(3, 4)': [('weight_ih', (16, 3)), ('weight_hh', (16, 4)), ('bias_ih', (16,)), ('bias_hh', (16,))],
+    'GRUCell(3, 4, bias=False)': [('weight_ih', (12, 3)), ('weight_hh', (12, 4))],
+})
+PYTORCH_REPRS.update({
+    'MultiheadAttention(8, 2)': 'MultiheadAttention(\n  (out_proj): NonDynamicallyQuantizableLinear(in_features=8, out_features=8, bias=True)\n)',
+    'MultiheadAttention(8, 2, kdim=4, vdim=6, add_bias_kv=True)': 'MultiheadAttention(\n  (out_proj): NonDynamicallyQuantizableLinear(in_features=8, out_features=8, bias=True)\n)',
+    'LSTM(3, 4, 2, bidirectional=True)': 'LSTM(3, 4, num_layers=2, bidirectional=True)',
+    'GRU(3, 4, bias=False)': 'GRU(3, 4, bias=False)',
+    "RNN(3, 4, nonlinearity='relu')": 'RNN(3, 4)',
+    'LSTMCell(3, 4)': 'LSTMCell(3, 4)',
+    'GRUCell(3, 4, bias=False)': 'GRUCell(3, 4, bias=False)',
+})
+
 
 def build(expr):
     """The module a constructor expression of the tables names (Linear, Sequential, ... resolve in ember.nn)."""

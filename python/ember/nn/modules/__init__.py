@@ -18,6 +18,9 @@ from .loss import (L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithL
 from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d,
                       ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d,
                       CircularPad2d, CircularPad3d, ZeroPad1d, ZeroPad2d)
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
+from .transformer import (MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerDecoder, Transformer)
 from .misc import (Flatten, Unflatten, PixelShuffle, PixelUnshuffle, Upsample, UpsamplingNearest2d,
                    UpsamplingBilinear2d, Fold, Unfold, CosineSimilarity, PairwiseDistance, ChannelShuffle)
 

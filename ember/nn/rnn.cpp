@@ -1,0 +1,186 @@
+#include "ember/nn/rnn.h"
+
+#include "ember/ops.h"
+#include "ember/ops/linalg.h"
+
+namespace ember {
+
+namespace {
+
+const char* mode_name(RNNMode m) {
+  static const char* names[] = {"RNN", "RNN", "LSTM", "GRU"};
+  return names[static_cast<int>(m)];
+}
+
+int64_t gate_count(RNNMode m) { return m == RNNMode::LSTM ? 4 : m == RNNMode::GRU ? 3 : 1; }
+
+// One time step. gi = x W_ih^T + b_ih (+ b_hh, folded in except for GRU, whose candidate gate multiplies the
+// recurrent term by r before adding). Returns (h', c').
+std::pair<Tensor, Tensor> step(RNNMode mode, const Tensor& gi, const Tensor& h, const Tensor& c, const Tensor& w_hh,
+                               const Tensor& b_hh) {
+  switch (mode) {
+    case RNNMode::Tanh:
+      return {tanh(addmm(gi, h, w_hh.t())), {}};
+    case RNNMode::Relu:
+      return {relu(addmm(gi, h, w_hh.t())), {}};
+    case RNNMode::LSTM: {
+      std::vector<Tensor> g = chunk(addmm(gi, h, w_hh.t()), 4, 1);
+      Tensor c2 = sigmoid(g[1]) * c + sigmoid(g[0]) * tanh(g[2]);
+      return {sigmoid(g[3]) * tanh(c2), c2};
+    }
+    case RNNMode::GRU: {
+      std::vector<Tensor> i = chunk(gi, 3, 1), r = chunk(linear(h, w_hh, b_hh), 3, 1);
+      Tensor reset = sigmoid(i[0] + r[0]), update = sigmoid(i[1] + r[1]);
+      Tensor n = tanh(i[2] + reset * r[2]);
+      return {n + update * (h - n), {}};  // (1 - z) * n + z * h
+    }
+  }
+  return {};
+}
+
+// Rows [0, b) of state replaced by the new rows (packed sequences shrink the batch as sequences end).
+Tensor merge_rows(const Tensor& fresh, const Tensor& state) {
+  const int64_t b = fresh.size(0), total = state.size(0);
+  return b == total ? fresh : cat({fresh, state.narrow(0, b, total - b)}, 0);
+}
+
+void check_hidden(const Tensor& h, IntArrayRef expected, const char* what) {
+  EMBER_CHECK(std::ranges::equal(h.sizes(), expected), "Expected ", what, " size ", shape_str(expected), ", got ",
+              shape_str(h.sizes()));
+}
+
+}  // namespace
+
+RNNMode rnn_mode(std::string_view name) {
+  if (name == "RNN_TANH") return RNNMode::Tanh;
+  if (name == "RNN_RELU") return RNNMode::Relu;
+  if (name == "LSTM") return RNNMode::LSTM;
+  if (name == "GRU") return RNNMode::GRU;
+  fail<ValueError>("Unknown mode '", name, "' (expected RNN_TANH, RNN_RELU, LSTM or GRU)");
+}
+
+std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Tensor>& hx,
+                                       const std::vector<Tensor>& params, const RNNOptions& o,
+                                       const Tensor& batch_sizes) {
+  const char* name = mode_name(o.mode);
+  const bool packed = batch_sizes.defined();
+  const int64_t dirs = o.bidirectional ? 2 : 1, per = o.bias ? 4 : 2;
+  EMBER_CHECK(static_cast<int64_t>(params.size()) == o.num_layers * dirs * per, name, ": expected ",
+              o.num_layers * dirs * per, " weights, got ", params.size());
+  const int64_t hidden = params[1].size(1), input_size = params[0].size(1);
+  EMBER_CHECK(params[0].size(0) == gate_count(o.mode) * hidden, name, ": weight_ih_l0 has ", params[0].size(0),
+              " rows, expected ", gate_count(o.mode) * hidden);
+
+  // Time-major [T, B, I] (or packed [N, I]); an unbatched [T, I] gets a batch of one.
+  Tensor x = input;
+  bool unbatched = false;
+  if (packed) {
+    EMBER_CHECK(x.dim() == 2, name, ": packed input must be 2-D, got ", x.dim(), "-D");
+  } else {
+    EMBER_CHECK(x.dim() == 2 || x.dim() == 3, name, ": Expected input to be 2D or 3D, got ", x.dim(), "D instead");
+    unbatched = x.dim() == 2;
+    x = unbatched ? x.unsqueeze(1) : o.batch_first ? x.transpose(0, 1) : x;
+  }
+  EMBER_CHECK(x.size(-1) == input_size, "input.size(-1) must be equal to input_size. Expected ", input_size, ", got ",
+              x.size(-1));
+  std::vector<int64_t> sizes, offsets;  // packed: batch size and first row of each time step
+  if (packed) {
+    Tensor bs = contiguous(to(batch_sizes, kCPU, ScalarType::Int64));
+    int64_t off = 0;
+    for (int64_t t = 0; t < bs.numel(); ++t) {
+      sizes.push_back(bs.data<int64_t>()[t]);
+      offsets.push_back(off);
+      off += sizes.back();
+    }
+    EMBER_CHECK(off == x.size(0), name, ": batch_sizes sum to ", off, " but the packed input has ", x.size(0),
+                " rows");
+  }
+  const int64_t steps = packed ? static_cast<int64_t>(sizes.size()) : x.size(0);
+  const int64_t batch = packed ? (sizes.empty() ? 0 : sizes[0]) : x.size(1);
+  const DimVector state_shape{o.num_layers * dirs, batch, hidden};
+
+  auto initial = [&](size_t k) {
+    if (hx.size() <= k || !hx[k].defined()) return zeros(state_shape, TensorOptions(x.dtype()).device(x.device()));
+    Tensor h = unbatched ? hx[k].unsqueeze(1) : hx[k];
+    check_hidden(h, state_shape, k == 0 ? "hidden" : "cell");
+    return h;
+  };
+  Tensor h0 = initial(0), c0 = o.mode == RNNMode::LSTM ? initial(1) : Tensor();
+
+  std::vector<Tensor> h_n, c_n;
+  Tensor layer_input = x;
+  for (int64_t layer = 0; layer < o.num_layers; ++layer) {
+    std::vector<Tensor> dir_outputs;
+    for (int64_t d = 0; d < dirs; ++d) {
+      const int64_t k = (layer * dirs + d) * per;
+      const Tensor &w_ih = params[k], &w_hh = params[k + 1];
+      Tensor b_ih = o.bias ? params[k + 2] : Tensor(), b_hh = o.bias ? params[k + 3] : Tensor();
+      // The input term of every step in one GEMM; b_hh folds into it except for GRU.
+      Tensor in_bias = o.mode == RNNMode::GRU || !o.bias ? b_ih : b_ih + b_hh;
+      Tensor xproj = linear(layer_input, w_ih, in_bias);
+      Tensor h = h0.select(0, layer * dirs + d), c = c0.defined() ? c0.select(0, layer * dirs + d) : Tensor();
+      const Tensor rec_bias = o.mode == RNNMode::GRU ? b_hh : Tensor();
+      std::vector<Tensor> outs(steps);
+      for (int64_t i = 0; i < steps; ++i) {
+        const int64_t t = d == 0 ? i : steps - 1 - i;
+        if (!packed) {
+          auto [h2, c2] = step(o.mode, xproj.select(0, t), h, c, w_hh, rec_bias);
+          h = h2, c = c2;
+          outs[t] = h;
+        } else {
+          const int64_t b = sizes[t];
+          auto [h2, c2] = step(o.mode, xproj.narrow(0, offsets[t], b), h.narrow(0, 0, b),
+                               c.defined() ? c.narrow(0, 0, b) : c, w_hh, rec_bias);
+          outs[t] = h2;
+          h = merge_rows(h2, h);
+          if (c.defined()) c = merge_rows(c2, c);
+        }
+      }
+      dir_outputs.push_back(packed ? cat(outs, 0) : stack(outs, 0));
+      h_n.push_back(h);
+      if (c.defined()) c_n.push_back(c);
+    }
+    Tensor out = dirs == 1 ? dir_outputs[0] : cat(dir_outputs, -1);
+    if (o.dropout > 0 && o.train && layer + 1 < o.num_layers) {  // dropout between layers, not after the last
+      Tensor keep = bernoulli(full_like(out, 1 - o.dropout));
+      out = out * keep / (1 - o.dropout);
+    }
+    layer_input = out;
+  }
+  Tensor output = layer_input, hn = stack(h_n, 0), cn = c_n.empty() ? Tensor() : stack(c_n, 0);
+  if (unbatched) {
+    output = output.squeeze(1);
+    hn = hn.squeeze(1);
+    if (cn.defined()) cn = cn.squeeze(1);
+  } else if (!packed && o.batch_first) {
+    output = output.transpose(0, 1);
+  }
+  return {output, hn, cn};
+}
+
+std::pair<Tensor, Tensor> rnn_cell(RNNMode mode, const Tensor& input, const Tensor& h, const Tensor& c,
+                                   const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+  const char* name = mode == RNNMode::LSTM ? "LSTMCell" : mode == RNNMode::GRU ? "GRUCell" : "RNNCell";
+  EMBER_CHECK(input.dim() == 1 || input.dim() == 2, name, ": Expected input to be 1D or 2D, got ", input.dim(),
+              "D instead");
+  EMBER_CHECK(input.size(-1) == w_ih.size(1), name, ": input has inconsistent input_size: got ", input.size(-1),
+              " expected ", w_ih.size(1));
+  const bool unbatched = input.dim() == 1;
+  Tensor x = unbatched ? input.unsqueeze(0) : input;
+  auto state = [&](const Tensor& s) {
+    if (!s.defined()) return zeros(DimVector{x.size(0), w_hh.size(1)}, TensorOptions(x.dtype()).device(x.device()));
+    return unbatched ? s.unsqueeze(0) : s;
+  };
+  Tensor hh = state(h), cc = mode == RNNMode::LSTM ? state(c) : Tensor();
+  EMBER_CHECK(hh.size(0) == x.size(0), name, ": Input batch size ", x.size(0), " doesn't match hidden0 batch size ",
+              hh.size(0));
+  Tensor in_bias = mode == RNNMode::GRU || !b_hh.defined() ? b_ih : (b_ih.defined() ? b_ih + b_hh : b_hh);
+  auto [h2, c2] = step(mode, linear(x, w_ih, in_bias), hh, cc, w_hh, mode == RNNMode::GRU ? b_hh : Tensor());
+  if (unbatched) {
+    h2 = h2.squeeze(0);
+    if (c2.defined()) c2 = c2.squeeze(0);
+  }
+  return {h2, c2};
+}
+
+}  // namespace ember

@@ -1,0 +1,40 @@
+// Recurrent layers (RNN with tanh or relu, LSTM, GRU): multi-layer, bidirectional, batch_first, dropout between
+// layers, initial states, packed sequences. The time loop runs here in C++; each step is a few ember ops (one
+// GEMM for the recurrent term, elementwise gates), so autograd records it like any other computation.
+#pragma once
+
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+enum class RNNMode : uint8_t { Tanh, Relu, LSTM, GRU };
+
+RNNMode rnn_mode(std::string_view name);  // "RNN_TANH", "RNN_RELU", "LSTM", "GRU"
+
+struct RNNOptions {
+  RNNMode mode = RNNMode::LSTM;
+  int64_t num_layers = 1;
+  bool bias = true;
+  bool batch_first = false;
+  double dropout = 0;
+  bool train = true;
+  bool bidirectional = false;
+};
+
+// input: [T, B, I] ([B, T, I] with batch_first), or [T, I] unbatched; or packed data [sum(batch_sizes), I] when
+// batch_sizes (int64, non-increasing) is given. hx: h0 (and c0 for LSTM), each [layers * directions, B, H], or
+// empty for zeros. params: per layer and direction, PyTorch's order w_ih, w_hh[, b_ih, b_hh].
+// Returns (output, h_n, c_n) with c_n undefined unless LSTM.
+std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Tensor>& hx,
+                                       const std::vector<Tensor>& params, const RNNOptions& opts,
+                                       const Tensor& batch_sizes = {});
+
+// One step of a cell: returns h' (and c' for LSTM; undefined otherwise). b_ih, b_hh may be undefined.
+std::pair<Tensor, Tensor> rnn_cell(RNNMode mode, const Tensor& input, const Tensor& h, const Tensor& c,
+                                   const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh);
+
+}  // namespace ember
