@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "ember/backend/cpu/blas.h"
 #include "ember/error.h"
 
 namespace ember {
@@ -160,6 +161,7 @@ void set_num_threads(int n) {
   EMBER_CHECK(!t_in_parallel, "set_num_threads: cannot be called from inside a parallel region");
   std::lock_guard<std::mutex> l(g_pool_mu);
   g_num_threads = n;
+  set_blas_num_threads(n);  // OpenBLAS threads inside one call as many as ember's pool (Note [Intra-op parallelism])
   if (g_pool && g_pool->size() != n) {
     delete g_pool;
     g_pool = nullptr;

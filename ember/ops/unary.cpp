@@ -2,6 +2,7 @@
 #include "ember/ops/unary.h"
 
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include "ember/autograd/formulas.h"
@@ -26,8 +27,10 @@ const char* const kNames[] = {
     "neg", "abs", "sign", "square", "relu", "floor", "ceil", "round", "trunc", "bitwise_not", "clamp", "nan_to_num",
     "reciprocal", "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
     "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "logit", "gelu", "gelu",
-    "silu", "softplus", "mish", "erf", "erfc", "erfinv", "frac", "logical_not", "isnan", "isinf", "isposinf",
-    "isneginf", "isfinite", "signbit"};
+    "silu", "softplus", "mish", "erf", "erfc", "erfinv", "frac", "hardtanh", "leaky_relu", "elu", "hardswish",
+    "hardsigmoid", "softsign", "tanhshrink", "threshold", "log_sigmoid", "hardshrink", "softshrink", "logical_not",
+    "isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit"};
+static_assert(std::size(kNames) == static_cast<size_t>(UnaryOp::SignBit) + 1, "one name per UnaryOp");
 
 }  // namespace
 
@@ -56,6 +59,8 @@ Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs&
   if (op == UnaryOp::Round)  // integers are integral already; to tens or hundreds PyTorch has no kernel
     EMBER_CHECK(args.a == 0 || is_floating(x.dtype()), "\"round_cpu\" not implemented for '", type_label(x.dtype()),
                 "' (round with decimals=", args.a, " needs a floating point tensor)");
+  if (op >= UnaryOp::Hardtanh && op < UnaryOp::LogicalNot)  // as PyTorch: no integer kernels for these
+    EMBER_CHECK(is_floating(x.dtype()), "\"", name, "_cpu\" not implemented for '", type_label(x.dtype()), "'");
   if (op == UnaryOp::Frac)
     EMBER_CHECK(is_floating(x.dtype()), "\"frac_cpu\" not implemented for '", type_label(x.dtype()),
                 "' (frac needs a floating point tensor)");

@@ -15,12 +15,17 @@ enum class UnaryOp : uint8_t {
   Reciprocal, Sqrt, Rsqrt, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sin, Cos, Tan, Asin, Acos, Atan,
   Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Sigmoid, Logit, Gelu, GeluTanh, Silu, Softplus, Mish, Erf, Erfc,
   Erfinv, Frac,
+  // activations with parameters (floating inputs only; see ember/nn/activation.h)
+  Hardtanh, LeakyRelu, Elu, Hardswish, Hardsigmoid, Softsign, Tanhshrink, Threshold, LogSigmoid, Hardshrink,
+  Softshrink,
   // bool results
   LogicalNot, IsNan, IsInf, IsPosInf, IsNegInf, IsFinite, SignBit,
 };
 
 // Parameters of the ops that take some: Clamp (lo, hi; NaN means unbounded), Round (decimals),
-// Softplus (beta, threshold), Logit (eps, < 0 for none), NanToNum (nan, posinf, neginf).
+// Softplus (beta, threshold), Logit (eps, < 0 for none), NanToNum (nan, posinf, neginf), Hardtanh (min, max),
+// LeakyRelu (slope), Elu (alpha, scale, input_scale), Threshold (threshold, value), Hardshrink and Softshrink
+// (lambda).
 struct UnaryArgs {
   double a = 0, b = 0, c = 0;
 };

@@ -1,4 +1,5 @@
 // CPU unary kernels: one tiny functor per op over cpu_kernel (Note [Casting on load]).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -148,6 +149,27 @@ void run_unary(UnaryOp op, const StridedIter& it, const UnaryArgs& g) {
       case UnaryOp::Erfc: return same([](A a) { return std::erfc(a); });
       case UnaryOp::Erfinv: return same([](A a) { return static_cast<A>(erfinv(static_cast<double>(a))); });
       case UnaryOp::Frac: return same([](A a) { return a - std::trunc(a); });
+      case UnaryOp::Hardtanh:
+        return same([lo = A(g.a), hi = A(g.b)](A a) { return a < lo ? lo : (a > hi ? hi : a); });
+      // Piecewise-linear ops as min/max sums: a select between computed values is not if-converted by the
+      // compiler under -ftrapping-math (it would branch on the sign instead of vectorizing). NaN propagates.
+      case UnaryOp::LeakyRelu:
+        return same([s = A(g.a)](A a) { return std::max(a, A(0)) + s * std::min(a, A(0)); });
+      case UnaryOp::Elu:  // scale * (x > 0 ? x : alpha * (exp(x * input_scale) - 1))
+        return same([neg = A(g.a * g.b), pos = A(g.b), in = A(g.c)](A a) {
+          return a > A(0) ? a * pos : std::expm1(a * in) * neg;
+        });
+      case UnaryOp::Hardswish:
+        return same([](A a) { return a * std::min(std::max(a + A(3), A(0)), A(6)) / A(6); });
+      case UnaryOp::Hardsigmoid: return same([](A a) { return std::min(std::max(a + A(3), A(0)), A(6)) / A(6); });
+      case UnaryOp::Softsign: return same([](A a) { return a / (A(1) + std::fabs(a)); });
+      case UnaryOp::Tanhshrink: return same([](A a) { return a - std::tanh(a); });
+      case UnaryOp::Threshold: return same([t = A(g.a), v = A(g.b)](A a) { return a <= t ? v : a; });
+      case UnaryOp::LogSigmoid:  // -softplus(-x), stable for large |x|
+        return same([](A a) { return std::min(a, A(0)) - std::log1p(std::exp(-std::fabs(a))); });
+      case UnaryOp::Hardshrink: return same([l = A(g.a)](A a) { return a >= -l && a <= l ? A(0) : a; });
+      case UnaryOp::Softshrink:
+        return same([l = A(g.a)](A a) { return std::max(a - l, A(0)) + std::min(a + l, A(0)); });
       default: break;
     }
   }
@@ -181,19 +203,19 @@ void run_unary(UnaryOp op, const StridedIter& it, const UnaryArgs& g) {
 
 // Contiguous float32/float64 data in and out: the Sleef vector functions, chunked across threads.
 template <class T>
-bool try_vectorized(UnaryOp op, const StridedIter& it) {
+bool try_vectorized(UnaryOp op, const StridedIter& it, const UnaryArgs& args) {
   if (!it.is_contiguous() || it.dtypes[0] != scalar_type_of<T> || it.dtypes[1] != scalar_type_of<T>) return false;
   const T* in = reinterpret_cast<const T*>(it.data[1]);
   T* out = reinterpret_cast<T*>(it.data[0]);
-  if (!vec_unary(op, in, out, 0)) return false;  // no vector version of this op
-  parallel_for(0, it.numel, kGrainSize, [&](int64_t b, int64_t e) { vec_unary(op, in + b, out + b, e - b); });
+  if (!vec_unary(op, in, out, 0, args)) return false;  // no vector version of this op
+  parallel_for(0, it.numel, kGrainSize, [&](int64_t b, int64_t e) { vec_unary(op, in + b, out + b, e - b, args); });
   return true;
 }
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, ScalarType compute, const UnaryArgs& args) {
   StridedIter it = StridedIter::make({&out, &in}, out.sizes());
-  if (compute == ScalarType::Float32 && try_vectorized<float>(op, it)) return;
-  if (compute == ScalarType::Float64 && try_vectorized<double>(op, it)) return;
+  if (compute == ScalarType::Float32 && try_vectorized<float>(op, it, args)) return;
+  if (compute == ScalarType::Float64 && try_vectorized<double>(op, it, args)) return;
   dispatch_all(compute, [&](auto v) { run_unary<decltype(v)>(op, it, args); });
 }
 

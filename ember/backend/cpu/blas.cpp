@@ -1,0 +1,207 @@
+// The matmul kernel on the CPU: batches of GEMMs through OpenBLAS (GEMV and DOT when a side is a vector), with
+// the transpose flags taking row- and column-major operands as they are; integers through a plain loop.
+#include "ember/backend/cpu/blas.h"
+
+#include <cblas.h>
+
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "ember/ops/linalg.h"
+#include "ember/parallel.h"
+
+namespace ember {
+
+void set_blas_num_threads(int n) { openblas_set_num_threads(n); }
+
+void sync_blas_threads_once() {
+  static const bool synced = (set_blas_num_threads(get_num_threads()), true);
+  (void)synced;
+}
+
+namespace cpu {
+namespace {
+
+// Note [Batches of GEMMs]
+// A batch runs its GEMMs one after another, each threaded inside OpenBLAS when it is large enough (as PyTorch's CPU
+// bmm does), never several at once on ember's threads: OpenBLAS 0.3.21 takes a global lock around the work buffer
+// of every call, so concurrent callers spin on it (sched_yield); a batch of 64 GEMMs of 64^3 took 3x longer on two
+// threads than on one. Integer and tiny float products are ember's own loop (loop_matmul), split across threads.
+
+template <class T>
+struct Blas;
+template <>
+struct Blas<float> {
+  static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                   int ldb, float beta, float* c, int ldc) {
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
+                b, ldb, beta, c, ldc);
+  }
+  static void gemv(bool t, int m, int n, float alpha, const float* a, int lda, const float* x, int incx, float beta,
+                   float* y) {
+    cblas_sgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, m, n, alpha, a, lda, x, incx, beta, y, 1);
+  }
+  static float dot(int n, const float* x, int incx, const float* y, int incy) {
+    return cblas_sdot(n, x, incx, y, incy);
+  }
+};
+template <>
+struct Blas<double> {
+  static void gemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
+                   int ldb, double beta, double* c, int ldc) {
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
+                b, ldb, beta, c, ldc);
+  }
+  static void gemv(bool t, int m, int n, double alpha, const double* a, int lda, const double* x, int incx,
+                   double beta, double* y) {
+    cblas_dgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, m, n, alpha, a, lda, x, incx, beta, y, 1);
+  }
+  static double dot(int n, const double* x, int incx, const double* y, int incy) {
+    return cblas_ddot(n, x, incx, y, incy);
+  }
+};
+
+// Element offsets of a's and b's matrices for each matrix of out, in out's (row-major) batch order.
+void batch_offsets(const Tensor& out, const Tensor& a, const Tensor& b, std::vector<int64_t>& ao,
+                   std::vector<int64_t>& bo) {
+  const int64_t nb = out.dim() - 2;
+  int64_t count = 1;
+  for (int64_t d = 0; d < nb; ++d) count *= out.sizes()[d];
+  ao.resize(count);
+  bo.resize(count);
+  DimVector idx(std::max<int64_t>(nb, 1), 0);
+  int64_t oa = 0, ob = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    ao[i] = oa;
+    bo[i] = ob;
+    for (int64_t d = nb - 1; d >= 0; --d) {  // odometer step
+      oa += a.strides()[d];
+      ob += b.strides()[d];
+      if (++idx[d] < out.sizes()[d]) break;
+      oa -= a.strides()[d] * idx[d];
+      ob -= b.strides()[d] * idx[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+int blas_int(int64_t v, const char* what) {
+  EMBER_CHECK(v <= std::numeric_limits<int>::max(), "matmul: ", what, " ", v, " is too large for BLAS (at most ",
+              std::numeric_limits<int>::max(), ")");
+  return static_cast<int>(v);
+}
+
+template <class T>
+void gemm_batch(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, T beta) {
+  const int64_t m = out.sizes()[out.dim() - 2], n = out.sizes()[out.dim() - 1], k = a.sizes()[a.dim() - 1];
+  const int64_t count = out.numel() / (m * n);
+  T* c0 = static_cast<T*>(out.data_ptr());
+  if (k == 0) {  // an empty sum: out = beta * out
+    for (int64_t i = 0; i < out.numel(); ++i) c0[i] = beta == T(0) ? T(0) : beta * c0[i];
+    return;
+  }
+  bool ta, tb;
+  int64_t lda, ldb;
+  const int64_t as0 = a.strides()[a.dim() - 2], as1 = a.strides()[a.dim() - 1];
+  const int64_t bs0 = b.strides()[b.dim() - 2], bs1 = b.strides()[b.dim() - 1];
+  EMBER_CHECK(blas_layout(m, k, as0, as1, ta, lda) && blas_layout(k, n, bs0, bs1, tb, ldb),
+              "matmul: internal error: operands with a layout BLAS does not take");
+  const int im = blas_int(m, "size"), in = blas_int(n, "size"), ik = blas_int(k, "size");
+  const int ilda = blas_int(lda, "leading dimension"), ildb = blas_int(ldb, "leading dimension");
+  // The element strides along k of a row of a and a column of b (vector cases); any stride works for one element.
+  const int inc_a = k == 1 ? 1 : blas_int(as1, "stride"), inc_b = k == 1 ? 1 : blas_int(bs0, "stride");
+  std::vector<int64_t> ao, bo;
+  batch_offsets(out, a, b, ao, bo);
+  const T* a0 = static_cast<const T*>(a.data_ptr());
+  const T* b0 = static_cast<const T*>(b.data_ptr());
+  const bool vector = m == 1 || n == 1;
+  sync_blas_threads_once();
+  for (int64_t i = 0; i < count; ++i) {
+    T* c = c0 + i * m * n;
+    const T* A = a0 + ao[i];
+    const T* B = b0 + bo[i];
+    if (m == 1 && n == 1) {
+      const T d = Blas<T>::dot(ik, A, inc_a, B, inc_b);
+      c[0] = alpha * d + (beta == T(0) ? T(0) : beta * c[0]);
+      continue;
+    }
+    if (vector && beta == T(0)) std::fill(c, c + m * n, T(0));  // GEMV's beta 0 need not clear NaN
+    if (n == 1)  // c = A b: A row-major [m, k], or its transpose stored row-major [k, m]
+      Blas<T>::gemv(ta, ta ? ik : im, ta ? im : ik, alpha, A, ilda, B, inc_b, beta, c);
+    else if (m == 1)  // c^T = B^T a^T
+      Blas<T>::gemv(!tb, tb ? in : ik, tb ? ik : in, alpha, B, ildb, A, inc_a, beta, c);
+    else
+      Blas<T>::gemm(ta, tb, im, in, ik, alpha, A, ilda, B, ildb, beta, c, in);
+  }
+}
+
+// A plain loop, split across threads over the rows of all matrices: for integers (PyTorch multiplies them on the CPU,
+// wrapping around on overflow: accumulated in uint64, where that is defined), and for tiny float products, whose
+// BLAS call would cost more than the arithmetic and could not run in parallel (Note [Batches of GEMMs]).
+template <class T, class Acc>
+void loop_matmul(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, T beta) {
+  const int64_t m = out.sizes()[out.dim() - 2], n = out.sizes()[out.dim() - 1], k = a.sizes()[a.dim() - 1];
+  const int64_t count = out.numel() / (m * n);
+  const int64_t as0 = a.strides()[a.dim() - 2], as1 = a.strides()[a.dim() - 1];
+  const int64_t bs0 = b.strides()[b.dim() - 2], bs1 = b.strides()[b.dim() - 1];
+  std::vector<int64_t> ao, bo;
+  batch_offsets(out, a, b, ao, bo);
+  const T* a0 = static_cast<const T*>(a.data_ptr());
+  const T* b0 = static_cast<const T*>(b.data_ptr());
+  T* c0 = static_cast<T*>(out.data_ptr());
+  const Acc al = static_cast<Acc>(alpha), be = static_cast<Acc>(beta);
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n * k, 1));
+  parallel_for(0, count * m, grain, [&](int64_t r0, int64_t r1) {
+    std::vector<Acc> acc(n);
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t i = r / m, row = r % m;
+      const T* A = a0 + ao[i] + row * as0;
+      const T* B = b0 + bo[i];
+      T* c = c0 + r * n;
+      std::fill(acc.begin(), acc.end(), Acc(0));
+      for (int64_t p = 0; p < k; ++p) {
+        const Acc av = static_cast<Acc>(A[p * as1]);
+        for (int64_t j = 0; j < n; ++j) acc[j] += av * static_cast<Acc>(B[p * bs0 + j * bs1]);
+      }
+      for (int64_t j = 0; j < n; ++j)
+        c[j] = static_cast<T>(al * acc[j] + (be == Acc(0) ? Acc(0) : be * static_cast<Acc>(c[j])));
+    }
+  });
+}
+
+// Products of at most this many multiply-adds per matrix run in loop_matmul (PyTorch's CPU bmm has such a cutoff).
+constexpr int64_t kTinyGemm = 512;
+
+template <class T>
+void float_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
+  const int64_t m = out.sizes()[out.dim() - 2], n = out.sizes()[out.dim() - 1], k = a.sizes()[a.dim() - 1];
+  if (m * n * k <= kTinyGemm) return loop_matmul<T, T>(out, a, b, alpha.to<T>(), beta.to<T>());
+  gemm_batch<T>(out, a, b, alpha.to<T>(), beta.to<T>());
+}
+
+template <class T>
+void int_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
+  loop_matmul<T, uint64_t>(out, a, b, alpha.to<T>(), beta.to<T>());
+}
+
+void matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
+  if (out.numel() == 0) return;
+  switch (out.dtype()) {
+    case ScalarType::Float32: return float_matmul<float>(out, a, b, alpha, beta);
+    case ScalarType::Float64: return float_matmul<double>(out, a, b, alpha, beta);
+    case ScalarType::UInt8: return int_matmul<uint8_t>(out, a, b, alpha, beta);
+    case ScalarType::Int8: return int_matmul<int8_t>(out, a, b, alpha, beta);
+    case ScalarType::Int16: return int_matmul<int16_t>(out, a, b, alpha, beta);
+    case ScalarType::Int32: return int_matmul<int32_t>(out, a, b, alpha, beta);
+    case ScalarType::Int64: return int_matmul<int64_t>(out, a, b, alpha, beta);
+    default: fail<NotImplementedError>("matmul: not implemented for ", type_label(out.dtype()), " tensors");
+  }
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(matmul, CPU, matmul)
+
+}  // namespace cpu
+}  // namespace ember

@@ -1,0 +1,203 @@
+// The CPU convolution kernels: float32 through oneDNN (dnnl.cpp); float64, which oneDNN lacks, through im2col and
+// OpenBLAS's dgemm, exact to the last bits a dgemm gives (it is what gradcheck runs on).
+#include <cblas.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "ember/backend/cpu/dnnl.h"
+#include "ember/nn/conv.h"
+#include "ember/ops.h"
+#include "ember/parallel.h"
+
+namespace ember {
+namespace {
+
+// The geometry padded to three spatial dims (leading dims of size 1), in elements.
+struct Geo3 {
+  std::array<int64_t, 3> in{1, 1, 1}, out{1, 1, 1}, k{1, 1, 1}, s{1, 1, 1}, d{1, 1, 1}, p{0, 0, 0};
+  int64_t in_n() const { return in[0] * in[1] * in[2]; }
+  int64_t out_n() const { return out[0] * out[1] * out[2]; }
+  int64_t k_n() const { return k[0] * k[1] * k[2]; }
+  bool identity() const {  // a 1x1 convolution with unit stride and no padding: im2col is the input itself
+    return k_n() == 1 && s == std::array<int64_t, 3>{1, 1, 1} && p == std::array<int64_t, 3>{0, 0, 0} && in == out;
+  }
+};
+
+// input [N, C, *in], weight [O, C/G, *k], output [N, O, *out].
+Geo3 geo3(const Tensor& input, const Tensor& weight, const Tensor& output, const ConvGeometry& g) {
+  Geo3 r;
+  const size_t off = 3 - g.dims();
+  for (size_t i = 0; i < g.dims(); ++i) {
+    const int64_t dim = static_cast<int64_t>(i) + 2;
+    r.in[off + i] = input.size(dim);
+    r.out[off + i] = output.size(dim);
+    r.k[off + i] = weight.size(dim);
+    r.s[off + i] = g.stride[i];
+    r.d[off + i] = g.dilation[i];
+    r.p[off + i] = g.pad_l[i];
+  }
+  return r;
+}
+
+// Visits every (row of the column matrix, output position) pair with the input offset it reads (-1: padding).
+// Rows are (channel, kernel position); f(row, out_pos, in_offset) over rows [r0, r1).
+template <class F>
+void for_each_tap(const Geo3& g, int64_t r0, int64_t r1, F f) {
+  const int64_t kn = g.k_n();
+  for (int64_t row = r0; row < r1; ++row) {
+    const int64_t c = row / kn, kk = row % kn;
+    const int64_t kw = kk % g.k[2], kh = kk / g.k[2] % g.k[1], kd = kk / (g.k[2] * g.k[1]);
+    int64_t o = 0;
+    for (int64_t od = 0; od < g.out[0]; ++od) {
+      const int64_t id = od * g.s[0] + kd * g.d[0] - g.p[0];
+      for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+        const int64_t ih = oh * g.s[1] + kh * g.d[1] - g.p[1];
+        const bool inside = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1];
+        const int64_t base = ((c * g.in[0] + id) * g.in[1] + ih) * g.in[2];
+        for (int64_t ow = 0; ow < g.out[2]; ++ow, ++o) {
+          const int64_t iw = ow * g.s[2] + kw * g.d[2] - g.p[2];
+          f(row, o, inside && iw >= 0 && iw < g.in[2] ? base + iw : -1);
+        }
+      }
+    }
+  }
+}
+
+// col[C * K, P] from x[C, *in].
+template <class T>
+void im2col(const Geo3& g, int64_t channels, const T* x, T* col) {
+  const int64_t rows = channels * g.k_n(), P = g.out_n();
+  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / P), [&](int64_t b, int64_t e) {
+    for_each_tap(g, b, e, [&](int64_t row, int64_t o, int64_t i) { col[row * P + o] = i >= 0 ? x[i] : T(0); });
+  });
+}
+
+// x[C, *in] += col[C * K, P]; a channel's rows only touch that channel, so channels split across threads.
+template <class T>
+void col2im(const Geo3& g, int64_t channels, const T* col, T* x) {
+  const int64_t kn = g.k_n(), P = g.out_n();
+  parallel_for(0, channels, std::max<int64_t>(1, kGrainSize / (kn * P)), [&](int64_t b, int64_t e) {
+    for_each_tap(g, b * kn, e * kn, [&](int64_t row, int64_t o, int64_t i) {
+      if (i >= 0) x[i] += col[row * P + o];
+    });
+  });
+}
+
+// Row-major C[m, n] = op(A) op(B) + beta C.
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
+          int64_t ldb, double beta, double* c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b,
+              ldb, beta, c, ldc);
+}
+
+using T = double;
+
+void forward_f64(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                 const ConvGeometry& cg) {
+  const Geo3 g = geo3(input, weight, out, cg);
+  const int64_t N = input.size(0), C = input.size(1), O = weight.size(0), G = cg.groups;
+  const int64_t Cg = C / G, Og = O / G, CgK = Cg * g.k_n(), P = g.out_n();
+  Tensor col = g.identity() ? Tensor() : empty({{C * g.k_n() * P}}, TensorOptions(ScalarType::Float64));
+  const T* x = input.data<T>();
+  const T* w = weight.data<T>();
+  T* y = out.data<T>();
+  for (int64_t n = 0; n < N; ++n) {
+    const T* xn = x + n * C * g.in_n();
+    const T* cols = xn;
+    if (col.defined()) {
+      im2col(g, C, xn, col.data<T>());
+      cols = col.data<T>();
+    }
+    for (int64_t gi = 0; gi < G; ++gi)
+      gemm(false, false, Og, P, CgK, w + gi * Og * CgK, CgK, cols + gi * CgK * P, P, 0.0, y + (n * O + gi * Og) * P,
+           P);
+    if (bias.defined()) {
+      const T* b = bias.data<T>();
+      for (int64_t o = 0; o < O; ++o) {
+        T* row = y + (n * O + o) * P;
+        for (int64_t i = 0; i < P; ++i) row[i] += b[o];
+      }
+    }
+  }
+}
+
+void backward_input_f64(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                        const ConvGeometry& cg) {
+  const Geo3 g = geo3(grad_input, weight, grad_out, cg);
+  const int64_t N = grad_input.size(0), C = grad_input.size(1), O = weight.size(0), G = cg.groups;
+  const int64_t Cg = C / G, Og = O / G, CgK = Cg * g.k_n(), P = g.out_n();
+  const bool direct = g.identity();
+  Tensor col = direct ? Tensor() : empty({{C * g.k_n() * P}}, TensorOptions(ScalarType::Float64));
+  const T* gy = grad_out.data<T>();
+  const T* w = weight.data<T>();
+  T* gx = grad_input.data<T>();
+  for (int64_t n = 0; n < N; ++n) {
+    T* gxn = gx + n * C * g.in_n();
+    T* cols = direct ? gxn : col.data<T>();
+    for (int64_t gi = 0; gi < G; ++gi)
+      gemm(true, false, CgK, P, Og, w + gi * Og * CgK, CgK, gy + (n * O + gi * Og) * P, P, 0.0, cols + gi * CgK * P,
+           P);
+    if (!direct) {
+      std::memset(gxn, 0, sizeof(T) * C * g.in_n());
+      col2im(g, C, cols, gxn);
+    }
+  }
+}
+
+void backward_weight_f64(const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,
+                         const Tensor& input, const ConvGeometry& cg) {
+  const Geo3 g = geo3(input, grad_weight, grad_out, cg);
+  const int64_t N = input.size(0), C = input.size(1), O = grad_weight.size(0), G = cg.groups;
+  const int64_t Cg = C / G, Og = O / G, CgK = Cg * g.k_n(), P = g.out_n();
+  Tensor col = g.identity() ? Tensor() : empty({{C * g.k_n() * P}}, TensorOptions(ScalarType::Float64));
+  const T* x = input.data<T>();
+  const T* gy = grad_out.data<T>();
+  T* gw = grad_weight.data<T>();
+  for (int64_t n = 0; n < N; ++n) {
+    const T* xn = x + n * C * g.in_n();
+    const T* cols = xn;
+    if (col.defined()) {
+      im2col(g, C, xn, col.data<T>());
+      cols = col.data<T>();
+    }
+    for (int64_t gi = 0; gi < G; ++gi)
+      gemm(false, true, Og, CgK, P, gy + (n * O + gi * Og) * P, P, cols + gi * CgK * P, P, n ? 1.0 : 0.0,
+           gw + gi * Og * CgK, CgK);
+  }
+  if (grad_bias.defined()) {
+    T* gb = grad_bias.data<T>();
+    for (int64_t o = 0; o < O; ++o) {
+      T s = 0;
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t i = 0; i < P; ++i) s += gy[(n * O + o) * P + i];
+      gb[o] = s;
+    }
+  }
+}
+
+const char* unsupported = "convolution: the CPU kernels support float32 and float64, not ";
+
+void conv_forward_cpu(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      const ConvGeometry& g) {
+  if (input.dtype() == ScalarType::Float32) return dnnl_cpu::conv_forward(out, input, weight, bias, g);
+  EMBER_CHECK_T(NotImplementedError, input.dtype() == ScalarType::Float64, unsupported, input.dtype());
+  forward_f64(out, input, weight, bias, g);
+}
+
+void conv_backward_cpu(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                       const Tensor& grad_out, const Tensor& input, const Tensor& weight, const ConvGeometry& g) {
+  if (grad_out.dtype() == ScalarType::Float32)
+    return dnnl_cpu::conv_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, g);
+  EMBER_CHECK_T(NotImplementedError, grad_out.dtype() == ScalarType::Float64, unsupported, grad_out.dtype());
+  if (grad_input.defined()) backward_input_f64(grad_input, grad_out, weight, g);
+  if (grad_weight.defined()) backward_weight_f64(grad_weight, grad_bias, grad_out, input, g);
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(conv_forward, CPU, conv_forward_cpu)
+EMBER_REGISTER_KERNEL(conv_backward, CPU, conv_backward_cpu)
+
+}  // namespace ember

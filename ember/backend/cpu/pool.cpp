@@ -1,0 +1,228 @@
+// CPU pooling kernels. float32 goes to oneDNN's pooling (JIT code, several times faster than a scalar loop)
+// wherever it computes what PyTorch does (dnnl.h: max pooling's indices are derived from its workspace, and inputs
+// holding NaN stay here, since oneDNN's max skips NaN where PyTorch's propagates it). The rest (float64, adaptive
+// pooling with uneven windows, divisor_override, ceil_mode overhang in include-padding averages, NaNs) runs here:
+// one launcher walks every output of every plane with its window, given per dim as a span of input positions
+// (regular and adaptive pooling differ only in how the spans are made); tiny functors do max, average and the
+// average's adjoint. Planes split across threads.
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "ember/backend/cpu/dnnl.h"
+#include "ember/nn/pooling.h"
+#include "ember/parallel.h"
+
+namespace ember {
+namespace {
+
+// The input positions one output reads along one dim: `count` positions from `first`, `step` apart. div: this
+// dim's factor of an average's divisor.
+struct Span {
+  int64_t first, count, step, div;
+};
+
+// The geometry padded to three dims (leading dims of size 1), with the spans of every output position.
+struct Plan {
+  std::array<std::vector<Span>, 3> spans;
+  std::array<int64_t, 3> in{1, 1, 1};
+  int64_t in_n = 1, out_n = 1, taps = 1;
+  int64_t divisor_override = 0;
+};
+
+Span regular_span(int64_t o, int64_t in, int64_t k, int64_t s, int64_t pad, int64_t d, bool count_include_pad) {
+  const int64_t start = o * s - pad;
+  const int64_t jmin = start < 0 ? (-start + d - 1) / d : 0;  // the first tap inside the input
+  const int64_t jmax = in - 1 - start >= 0 ? std::min(k - 1, (in - 1 - start) / d) : -1;
+  const int64_t count = std::max<int64_t>(0, jmax - jmin + 1);
+  // Average pooling (d = 1): with count_include_pad the divisor counts padding but not ceil_mode's overhang.
+  const int64_t padded = std::min(start + k, in + pad) - start;
+  return {start + jmin * d, count, d, count_include_pad ? padded : count};
+}
+
+Plan make_plan(const PoolGeometry& g) {
+  Plan p;
+  const size_t nsp = g.in.size(), off = 3 - nsp;
+  for (size_t d = 0; d < off; ++d) p.spans[d] = {{0, 1, 1, 1}};
+  for (size_t i = 0; i < nsp; ++i) {
+    const int64_t in = g.in[i], out = g.out[i];
+    std::vector<Span>& v = p.spans[off + i];
+    for (int64_t o = 0; o < out; ++o) {
+      if (g.adaptive()) {
+        const int64_t a = o * in / out, b = ((o + 1) * in + out - 1) / out;
+        v.push_back({a, b - a, 1, b - a});
+      } else {
+        v.push_back(regular_span(o, in, g.kernel[i], g.stride[i], g.padding[i], g.dilation[i], g.count_include_pad));
+      }
+    }
+    p.in[off + i] = in;
+    p.in_n *= in;
+    p.out_n *= out;
+    p.taps *= g.adaptive() ? (in + out - 1) / std::max<int64_t>(out, 1) + 1 : g.kernel[i];
+  }
+  p.divisor_override = g.divisor_override;
+  return p;
+}
+
+// f(plane, output index within the plane, spans of the three dims) for every output; outputs of one plane run in
+// order on one thread.
+template <class F>
+void pool_loop(const Plan& p, int64_t planes, F f) {
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, p.out_n * p.taps));
+  parallel_for(0, planes, grain, [&](int64_t b, int64_t e) {
+    for (int64_t pl = b; pl < e; ++pl) {
+      int64_t o = 0;
+      for (const Span& sd : p.spans[0])
+        for (const Span& sh : p.spans[1])
+          for (const Span& sw : p.spans[2]) f(pl, o++, sd, sh, sw);
+    }
+  });
+}
+
+// f(offset within the plane of a row's first position, count, step) for every row (innermost-dim run) of one
+// window, so that functors run their inner loops over a row.
+template <class F>
+inline void for_window(const Plan& p, const Span& sd, const Span& sh, const Span& sw, F f) {
+  for (int64_t a = 0, id = sd.first; a < sd.count; ++a, id += sd.step)
+    for (int64_t b = 0, ih = sh.first; b < sh.count; ++b, ih += sh.step)
+      f((id * p.in[1] + ih) * p.in[2] + sw.first, sw.count, sw.step);
+}
+
+int64_t divisor(const Plan& p, const Span& sd, const Span& sh, const Span& sw) {
+  return p.divisor_override ? p.divisor_override : sd.div * sh.div * sw.div;
+}
+
+// A sum in double over n consecutive elements, in eight independent lanes (which the compiler vectorizes).
+template <class T>
+double row_sum(const T* x, int64_t n) {
+  double lane[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) lane[j] += x[i + j];
+  double s = 0;
+  for (; i < n; ++i) s += x[i];
+  for (double v : lane) s += v;
+  return s;
+}
+
+template <class T>
+void max_pool_impl(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolGeometry& g) {
+  const Plan p = make_plan(g);
+  const T* x = input.data<T>();
+  T* y = out.data<T>();
+  int64_t* ix = indices.defined() ? indices.data<int64_t>() : nullptr;
+  pool_loop(p, input.numel() / p.in_n, [&](int64_t pl, int64_t o, const Span& sd, const Span& sh, const Span& sw) {
+    const T* xp = x + pl * p.in_n;
+    T best = -std::numeric_limits<T>::infinity();
+    int64_t at = (sd.first * p.in[1] + sh.first) * p.in[2] + sw.first;
+    for_window(p, sd, sh, sw, [&](int64_t off, int64_t n, int64_t step) {
+      for (int64_t c = 0, i = off; c < n; ++c, i += step) {
+        const T v = xp[i];
+        const bool take = v > best || std::isnan(v);  // NaN propagates, as in PyTorch; branch-free selects
+        best = take ? v : best;
+        at = take ? i : at;
+      }
+    });
+    y[pl * p.out_n + o] = best;
+    if (ix) ix[pl * p.out_n + o] = at;
+  });
+}
+
+template <class T>
+void avg_pool_impl(const Tensor& out, const Tensor& input, const PoolGeometry& g) {
+  const Plan p = make_plan(g);
+  const T* x = input.data<T>();
+  T* y = out.data<T>();
+  pool_loop(p, input.numel() / p.in_n, [&](int64_t pl, int64_t o, const Span& sd, const Span& sh, const Span& sw) {
+    const T* xp = x + pl * p.in_n;
+    double sum = 0;
+    for_window(p, sd, sh, sw, [&](int64_t off, int64_t n, int64_t step) {
+      if (step == 1) {
+        sum += row_sum(xp + off, n);
+      } else {
+        for (int64_t c = 0, i = off; c < n; ++c, i += step) sum += xp[i];
+      }
+    });
+    const int64_t div = divisor(p, sd, sh, sw);
+    y[pl * p.out_n + o] = div ? static_cast<T>(sum / div) : T(0);
+  });
+}
+
+template <class T>
+void avg_pool_backward_impl(const Tensor& grad_input, const Tensor& grad_out, const PoolGeometry& g) {
+  const Plan p = make_plan(g);
+  T* gx = grad_input.data<T>();
+  const T* gy = grad_out.data<T>();
+  pool_loop(p, grad_input.numel() / p.in_n,
+            [&](int64_t pl, int64_t o, const Span& sd, const Span& sh, const Span& sw) {
+              T* gp = gx + pl * p.in_n;
+              if (o == 0) std::memset(gp, 0, sizeof(T) * p.in_n);
+              const int64_t div = divisor(p, sd, sh, sw);
+              if (!div) return;
+              const T v = static_cast<T>(static_cast<double>(gy[pl * p.out_n + o]) / div);
+              for_window(p, sd, sh, sw, [&](int64_t off, int64_t n, int64_t step) {
+                for (int64_t c = 0, i = off; c < n; ++c, i += step) gp[i] += v;
+              });
+            });
+}
+
+template <template <class> class K>
+struct FloatDispatch {
+  template <class... A>
+  static void run(ScalarType t, const char* op, const A&... a) {
+    if (t == ScalarType::Float32) return K<float>::run(a...);
+    if (t == ScalarType::Float64) return K<double>::run(a...);
+    fail<NotImplementedError>(op, ": the CPU kernel supports float32 and float64, not ", t);
+  }
+};
+template <class T>
+struct MaxK {
+  static void run(const Tensor& o, const Tensor& i, const Tensor& x, const PoolGeometry& g) {
+    max_pool_impl<T>(o, i, x, g);
+  }
+};
+template <class T>
+struct AvgK {
+  static void run(const Tensor& o, const Tensor& x, const PoolGeometry& g) { avg_pool_impl<T>(o, x, g); }
+};
+template <class T>
+struct AvgBackK {
+  static void run(const Tensor& gi, const Tensor& go, const PoolGeometry& g) { avg_pool_backward_impl<T>(gi, go, g); }
+};
+
+bool has_nan(const Tensor& t) {
+  const float* x = t.data<float>();
+  std::atomic<bool> found{false};
+  parallel_for(0, t.numel(), kGrainSize, [&](int64_t b, int64_t e) {
+    bool any = false;
+    for (int64_t i = b; i < e; ++i) any |= x[i] != x[i];
+    if (any) found = true;
+  });
+  return found;
+}
+
+bool is_f32(const Tensor& t) { return t.dtype() == ScalarType::Float32; }
+
+void max_pool_cpu(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolGeometry& g) {
+  if (is_f32(input) && !has_nan(input) && dnnl_cpu::max_pool(out, indices, input, g)) return;
+  FloatDispatch<MaxK>::run(input.dtype(), "max_pool", out, indices, input, g);
+}
+void avg_pool_cpu(const Tensor& out, const Tensor& input, const PoolGeometry& g) {
+  if (is_f32(input) && dnnl_cpu::avg_pool(out, input, g)) return;
+  FloatDispatch<AvgK>::run(input.dtype(), "avg_pool", out, input, g);
+}
+void avg_pool_backward_cpu(const Tensor& grad_input, const Tensor& grad_out, const PoolGeometry& g) {
+  if (is_f32(grad_out) && dnnl_cpu::avg_pool_backward(grad_input, grad_out, g)) return;
+  FloatDispatch<AvgBackK>::run(grad_out.dtype(), "avg_pool_backward", grad_input, grad_out, g);
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(max_pool, CPU, max_pool_cpu)
+EMBER_REGISTER_KERNEL(avg_pool, CPU, avg_pool_cpu)
+EMBER_REGISTER_KERNEL(avg_pool_backward, CPU, avg_pool_backward_cpu)
+
+}  // namespace ember

@@ -1,0 +1,107 @@
+// CPU softmax and log_softmax: three passes over each slice (max, exp and sum, write). When the softmax dim is
+// the last one, each slice is a contiguous row; otherwise a block of up to kCols neighbouring slices is processed
+// together, so that every pass still runs over contiguous memory (the inner dim) and vectorizes.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ember/backend/cpu/lanes.h"
+#include "ember/backend/cpu/vec_math.h"
+#include "ember/nn/activation.h"
+#include "ember/parallel.h"
+
+namespace ember::cpu {
+
+namespace {
+
+constexpr int64_t kCols = 256;
+
+// y[i] = exp(y[i]), through Sleef where this build has it.
+template <class T>
+void exp_inplace(T* y, int64_t n) {
+  if (vec_unary(UnaryOp::Exp, y, y, n)) return;
+  for (int64_t i = 0; i < n; ++i) y[i] = std::exp(y[i]);
+}
+
+template <class T>
+void softmax_rows(const T* in, T* out, int64_t rows, int64_t n, bool log) {
+  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / n), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const T* x = in + r * n;
+      T* y = out + r * n;
+      const T m = lanes::max_of<T>(n, -std::numeric_limits<T>::infinity(), [x](auto at) { return at(x); });
+      lanes::for_each<T>(n, [x, y, m](auto at) { at.store(y, at(x) - m); });
+      exp_inplace(y, n);
+      const T s = lanes::sum<T>(n, [y](auto at) { return at(y); });
+      if (log) {  // (x - m) - log(s): m + log(s) would round to the precision of m
+        const T ls = std::log(s);
+        lanes::for_each<T>(n, [x, y, m, ls](auto at) { at.store(y, (at(x) - m) - ls); });
+      } else {
+        const T inv = T(1) / s;
+        lanes::for_each<T>(n, [y, inv](auto at) { at.store(y, at(y) * inv); });
+      }
+    }
+  });
+}
+
+// Softmax along the middle dim of [outer, n, inner], inner > 1: blocks of up to kCols columns of one outer index,
+// each pass a row of the block at a time (contiguous), the per-column state in mx and acc.
+template <class T>
+void softmax_strided(const T* in, T* out, int64_t outer, int64_t n, int64_t inner, bool log) {
+  const int64_t blocks = (inner + kCols - 1) / kCols;
+  parallel_for(0, outer * blocks, std::max<int64_t>(1, kGrainSize / (n * std::min(inner, kCols))),
+               [&](int64_t b, int64_t e) {
+    T mx[kCols], acc[kCols];
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t o = task / blocks, j0 = task % blocks * kCols, w = std::min(kCols, inner - j0);
+      const T* x = in + o * n * inner + j0;
+      T* y = out + o * n * inner + j0;
+      std::fill(mx, mx + w, -std::numeric_limits<T>::infinity());
+      std::fill(acc, acc + w, T(0));
+      for (int64_t k = 0; k < n; ++k) {
+        const T* xr = x + k * inner;
+        lanes::for_each<T>(w, [&](auto at) { at.store(mx, lanes::max(at(mx), at(xr))); });
+      }
+      for (int64_t k = 0; k < n; ++k) {
+        const T* xr = x + k * inner;
+        T* yr = y + k * inner;
+        lanes::for_each<T>(w, [&](auto at) { at.store(yr, at(xr) - at(mx)); });
+        exp_inplace(yr, w);
+        lanes::for_each<T>(w, [&](auto at) { at.store(acc, at(acc) + at(yr)); });
+      }
+      if (log) {
+        for (int64_t j = 0; j < w; ++j) acc[j] = std::log(acc[j]);
+        for (int64_t k = 0; k < n; ++k) {
+          const T* xr = x + k * inner;
+          T* yr = y + k * inner;
+          lanes::for_each<T>(w, [&](auto at) { at.store(yr, (at(xr) - at(mx)) - at(acc)); });
+        }
+      } else {
+        for (int64_t j = 0; j < w; ++j) acc[j] = T(1) / acc[j];
+        for (int64_t k = 0; k < n; ++k) {
+          T* yr = y + k * inner;
+          lanes::for_each<T>(w, [&](auto at) { at.store(yr, at(yr) * at(acc)); });
+        }
+      }
+    }
+  });
+}
+
+template <class T>
+void run(const Tensor& out, const Tensor& in, int64_t outer, int64_t n, int64_t inner, bool log) {
+  const T* x = static_cast<const T*>(in.data_ptr());
+  T* y = static_cast<T*>(out.data_ptr());
+  if (inner == 1) softmax_rows(x, y, outer, n, log);
+  else softmax_strided(x, y, outer, n, inner, log);
+}
+
+void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t n, int64_t inner, bool log) {
+  if (in.dtype() == ScalarType::Float64) run<double>(out, in, outer, n, inner, log);
+  else run<float>(out, in, outer, n, inner, log);
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(softmax, CPU, softmax)
+
+}  // namespace ember::cpu

@@ -1,0 +1,822 @@
+// torch.linalg's factorizations and solvers on the LAPACK kernels, and the matrix functions built from them.
+// Each op validates (PyTorch's messages), copies its input into a batch of column-major matrices the kernel
+// overwrites, checks LAPACK's info per matrix, and records its gradient formula, written with ember ops so that it
+// is differentiable again. Results of factorizations are column-major, as PyTorch's are.
+#include <cmath>
+#include <limits>
+
+#include "ember/autograd/node.h"
+#include "ember/ops.h"
+#include "ember/ops/linalg.h"
+#include "ember/ops/util.h"
+
+namespace ember {
+
+using autograd::FormulaNode;
+using autograd::TensorList;
+
+namespace {
+
+Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
+
+int64_t rows(const Tensor& t) { return t.sizes()[t.dim() - 2]; }
+int64_t cols(const Tensor& t) { return t.sizes()[t.dim() - 1]; }
+DimVector batch_of(const Tensor& t) { return DimVector(t.sizes().first(t.dim() - 2)); }
+DimVector with(IntArrayRef batch, std::initializer_list<int64_t> tail) {
+  DimVector r(batch);
+  for (int64_t s : tail) r.push_back(s);
+  return r;
+}
+TensorOptions like(const Tensor& t, ScalarType dt) { return TensorOptions(dt).device(t.device()); }
+TensorOptions like(const Tensor& t) { return like(t, t.dtype()); }
+
+void check_float(const Tensor& A, const char* fn) {
+  EMBER_CHECK(is_floating(A.dtype()), fn, ": Expected a floating point or complex tensor as input. Got ",
+              type_label(A.dtype()));
+  EMBER_CHECK(A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::Float64, fn,
+              ": Low precision dtypes not supported. Got ", type_label(A.dtype()));
+}
+
+void check_matrix(const Tensor& A, const char* fn, bool square) {
+  EMBER_CHECK(A.dim() >= 2, fn, ": The input tensor A must have at least 2 dimensions.");
+  if (square)
+    EMBER_CHECK(rows(A) == cols(A), fn, ": A must be batches of square matrices, but they are ", rows(A), " by ",
+                cols(A), " matrices");
+  check_float(A, fn);
+}
+
+void check_same(const Tensor& A, const Tensor& B, const char* fn) {
+  EMBER_CHECK(A.device() == B.device(), fn, ": Expected all tensors to be on the same device, but found at least two "
+              "devices, ", A.device(), " and ", B.device(), "!");
+  EMBER_CHECK(A.dtype() == B.dtype(), fn, ": Expected A and B to have the same dtype, but found A of type ",
+              type_label(A.dtype()), " and B of type ", type_label(B.dtype()), " instead");
+}
+
+// An uninitialized batch of column-major matrices of this shape (the LAPACK kernels' layout).
+Tensor empty_colmajor(IntArrayRef shape, TensorOptions opts) {
+  DimVector st = contiguous_strides(shape);
+  const size_t n = shape.size();
+  st[n - 2] = 1;
+  st[n - 1] = std::max<int64_t>(shape[n - 2], 1);
+  return empty_strided(shape, st, opts);
+}
+
+// A column-major copy of x broadcast to `shape`, for a kernel to overwrite.
+Tensor colmajor_copy(const Tensor& x, IntArrayRef shape) {
+  Tensor r = empty_colmajor(shape, like(x));
+  copy_into(r, x);
+  return r;
+}
+
+// A tensor over t's storage with this geometry that is not a view of t (t is a buffer the op made, and the result
+// must be a tensor of its own: Note [Composite forwards] in autograd/shape_grad.h).
+Tensor own(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, offset));
+}
+
+Tensor info_tensor(IntArrayRef batch) { return zeros(batch, TensorOptions(ScalarType::Int32)); }
+
+// Raises fn's error for the first matrix whose LAPACK info is non-zero; msg(info) says what went wrong. Batched
+// inputs name the matrix, as PyTorch does.
+template <class F>
+void check_info(const Tensor& info, const char* fn, bool batched, F&& msg) {
+  const int32_t* p = static_cast<const int32_t*>(info.data_ptr());
+  for (int64_t i = 0; i < info.numel(); ++i)
+    if (p[i] != 0) [[unlikely]] {
+      if (batched) fail<Error>(fn, ": (Batch element ", i, "): ", msg(p[i]));
+      fail<Error>(fn, ": ", msg(p[i]));
+    }
+}
+
+// v [..., n] on the diagonal of [..., n, n] matrices (differentiable).
+Tensor diag_embed(const Tensor& v) {
+  const int64_t n = v.sizes()[v.dim() - 1];
+  return mul(unsqueeze(v, -1), eye(n, std::nullopt, like(v)));
+}
+
+double eps_of(ScalarType t) {
+  return t == ScalarType::Float64 ? std::numeric_limits<double>::epsilon()
+                                  : static_cast<double>(std::numeric_limits<float>::epsilon());
+}
+
+// ---- LU
+
+struct LU {
+  Tensor lu, pivots, info;
+};
+
+// LU of A broadcast to `batch` (info left for the caller to check).
+LU lu_factor(const Tensor& A, IntArrayRef batch) {
+  const int64_t n = rows(A), m = cols(A);
+  LU r{colmajor_copy(A, with(batch, {n, m})), empty(with(batch, {std::min(n, m)}), TensorOptions(ScalarType::Int32)),
+       info_tensor(batch)};
+  if (r.lu.numel()) lu_factor_kernel[A.device()](r.lu, r.pivots, r.info);
+  return r;
+}
+
+// X with A X = B for square A and a matrix B [..., n, k] whose batch broadcasts with A's; one node with the formula
+// of linalg.solve (gB = A^-T g, gA = -gB X^T). The public solve reduces its other cases to this.
+Tensor solve_matrix(const Tensor& A, const Tensor& B, const char* fn) {
+  const DimVector batch = broadcast_shapes(batch_of(A), batch_of(B), fn);
+  const int64_t n = rows(A), k = cols(B);
+  Tensor X;
+  {
+    autograd::NoGradGuard no_grad;
+    LU f = lu_factor(A, batch);
+    check_info(f.info, fn, A.dim() > 2, [&](int) { return std::string("The solver failed because the input matrix "
+                                                                     "is singular."); });
+    X = colmajor_copy(B, with(batch, {n, k}));
+    if (X.numel()) lu_solve_kernel[A.device()](f.lu, f.pivots, X, false);
+  }
+  if (auto node = autograd::make_node("LinalgSolveExBackward0", {&A, &B}, [fn](FormulaNode& nd, TensorList& g) {
+        const Tensor gB = solve_matrix(mT(nd.saved_tensor(0)), g[0], fn);
+        Tensor gA;
+        if (nd.needs(0)) gA = neg(matmul(gB, mT(nd.saved_tensor(1))));
+        return TensorList{gA, nd.needs(1) ? gB : Tensor()};
+      })) {
+    node->save(A);
+    autograd::set_history(X, node);
+    node->save_output(X);
+  }
+  return X;
+}
+
+// PyTorch's rule for a vector right-hand side of solve and lstsq.
+bool is_vector_rhs(const Tensor& A, const Tensor& B) {
+  if (B.dim() == 1) return true;
+  if (B.dim() != A.dim() - 1) return false;
+  for (int64_t i = 0; i < B.dim(); ++i)
+    if (B.sizes()[i] != A.sizes()[i]) return false;
+  return true;
+}
+
+// The sign of the permutation of LU's pivots (1-based row swaps): -1 for an odd number of swaps.
+Tensor pivot_sign(const Tensor& pivots, ScalarType dt) {
+  const int64_t n = pivots.sizes()[pivots.dim() - 1];
+  Tensor swaps = sum(ne(pivots, arange(1, n + 1, 1, TensorOptions(ScalarType::Int32).device(pivots.device()))),
+                     {{-1}});
+  return to(sub(1, mul(remainder(swaps, 2), 2)), dt);
+}
+
+// det(A) through U diag(S) Vh, valid for singular A: d det / dA = alpha U diag(prod_{j != i} S_j) Vh.
+Tensor det_backward_svd(const Tensor& g, const Tensor& A) {
+  auto [U, S, Vh] = linalg_svd(A, false);
+  const Tensor alpha = mul(mul(linalg_det(U), linalg_det(Vh)), g);
+  // prod_{j != i} S_j without dividing: exclusive products from both ends.
+  const int64_t n = S.sizes()[S.dim() - 1];
+  const Tensor one = ones_like(narrow(S, -1, 0, 1));
+  const Tensor left = cumprod(cat({one, narrow(S, -1, 0, n - 1)}, -1), -1);
+  const Tensor right = flip(cumprod(flip(cat({narrow(S, -1, 1, n - 1), one}, -1), {{-1}}), -1), {{-1}});
+  const Tensor D = mul(mul(left, right), unsqueeze(alpha, -1));
+  return matmul(mul(U, unsqueeze(D, -2)), Vh);
+}
+
+// ---- SVD
+
+struct Svd {
+  Tensor U, S, Vh;
+};
+
+Svd svd_compute(const Tensor& A, bool vectors, bool full, const char* fn) {
+  const DimVector batch = batch_of(A);
+  const int64_t m = rows(A), n = cols(A), k = std::min(m, n);
+  const int64_t uc = full ? m : k, vr = full ? n : k;
+  Svd r;
+  r.S = empty(with(batch, {k}), like(A));
+  if (vectors) {
+    r.U = empty_colmajor(with(batch, {m, uc}), like(A));
+    r.Vh = empty_colmajor(with(batch, {vr, n}), like(A));
+  }
+  if (k == 0) {  // nothing to factor: the singular vectors are any orthonormal basis
+    if (vectors) {
+      copy_into(r.U, eye(m, uc, like(A)));
+      copy_into(r.Vh, eye(vr, n, like(A)));
+    }
+    return r;
+  }
+  Tensor a = colmajor_copy(A, A.sizes()), info = info_tensor(batch);
+  svd_kernel[A.device()](a, r.U, r.S, r.Vh, info);
+  check_info(info, fn, A.dim() > 2, [&](int code) {
+    if (code < 0 && !all(isfinite(A)).item<bool>())
+      return std::string("The algorithm failed to converge because the input matrix contained non-finite values.");
+    return detail::cat("The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+                       "repeated singular values (error code: ", code, ").");
+  });
+  return r;
+}
+
+// PyTorch's svd_backward for A = U diag(S) Vh with k = min(m, n) singular vectors (undefined gradients: none
+// reached that output). Repeated singular values make the vectors' gradient infinite (as in PyTorch).
+Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U, const Tensor& S,
+                    const Tensor& Vh) {
+  const int64_t m = rows(U), n = cols(Vh);
+  if (!gU.defined() && !gVh.defined()) {
+    if (!gS.defined()) return {};
+    return m >= n ? matmul(U, mul(unsqueeze(gS, -1), Vh)) : matmul(mul(U, unsqueeze(gS, -2)), Vh);
+  }
+  auto skew = [](const Tensor& X) { return sub(X, mT(X)); };
+  const Tensor UhgU = gU.defined() ? skew(matmul(mT(U), gU)) : Tensor();
+  const Tensor VhgV = gVh.defined() ? skew(matmul(Vh, mT(gVh))) : Tensor();
+  const Tensor S2 = mul(S, S);
+  const Tensor E = add(sub(unsqueeze(S2, -2), unsqueeze(S2, -1)), eye(S.sizes()[S.dim() - 1], std::nullopt, like(S)));
+  Tensor gA;
+  if (gU.defined() && gVh.defined())
+    gA = div(add(mul(UhgU, unsqueeze(S, -2)), mul(unsqueeze(S, -1), VhgV)), E);
+  else if (gU.defined())
+    gA = mul(div(UhgU, E), unsqueeze(S, -2));
+  else
+    gA = mul(unsqueeze(S, -1), div(VhgV, E));
+  if (gS.defined()) gA = add(gA, diag_embed(gS));
+  if (m > n && gU.defined()) {
+    gA = matmul(U, gA);
+    const Tensor gUSinv = div(gU, unsqueeze(S, -2));
+    gA = add(gA, sub(gUSinv, matmul(U, matmul(mT(U), gUSinv))));
+    return matmul(gA, Vh);
+  }
+  if (m < n && gVh.defined()) {
+    gA = matmul(gA, Vh);
+    const Tensor SinvgVh = div(gVh, unsqueeze(S, -1));
+    gA = add(gA, sub(SinvgVh, matmul(matmul(SinvgVh, mT(Vh)), Vh)));
+    return matmul(U, gA);
+  }
+  return m >= n ? matmul(U, matmul(gA, Vh)) : matmul(matmul(U, gA), Vh);
+}
+
+// ---- symmetric eigendecomposition
+
+std::pair<Tensor, Tensor> eigh_compute(const Tensor& A, std::string_view uplo, bool vectors, const char* fn) {
+  EMBER_CHECK(uplo == "L" || uplo == "U" || uplo == "l" || uplo == "u",
+              "Expected UPLO argument to be 'L' or 'U', but got ", uplo);
+  check_matrix(A, fn, true);
+  const DimVector batch = batch_of(A);
+  const int64_t n = rows(A);
+  Tensor w = empty(with(batch, {n}), like(A)), V = colmajor_copy(A, A.sizes());
+  if (n > 0 && V.numel()) {
+    Tensor info = info_tensor(batch);
+    eigh_kernel[A.device()](V, w, uplo == "U" || uplo == "u", vectors, info);
+    check_info(info, fn, A.dim() > 2, [&](int code) {
+      return detail::cat("The algorithm failed to converge because the input matrix is ill-conditioned or has too "
+                         "many repeated eigenvalues (error code: ", code, ").");
+    });
+  }
+  return {w, vectors ? V : Tensor()};
+}
+
+// A = V diag(L) V^T: PyTorch's linalg_eig_backward for a Hermitian A.
+Tensor eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
+  if (!gV.defined()) {
+    if (!gL.defined()) return {};
+    return matmul(mul(V, unsqueeze(gL, -2)), mT(V));
+  }
+  Tensor VhgV = matmul(mT(V), gV);
+  VhgV = mul(sub(VhgV, mT(VhgV)), 0.5);
+  const Tensor E = add(sub(unsqueeze(L, -2), unsqueeze(L, -1)), eye(L.sizes()[L.dim() - 1], std::nullopt, like(L)));
+  Tensor gA = div(VhgV, E);
+  if (gL.defined()) gA = add(sub(gA, diag_embed(diagonal(gA, 0, -2, -1))), diag_embed(gL));
+  return matmul(V, matmul(gA, mT(V)));
+}
+
+// The derivative of A^+ in terms of A^+ itself (PyTorch's pinv_backward, products kept small).
+Tensor pinv_backward(const Tensor& g, const Tensor& pinvA, const Tensor& A) {
+  const int64_t m = rows(A), n = cols(A);
+  const Tensor pinvAh = mT(pinvA), gh = mT(g);
+  if (m <= n) {
+    const Tensor K = matmul(gh, pinvA);
+    const Tensor KpinvAh = matmul(K, pinvAh);
+    return add(sub(add(neg(mT(matmul(pinvA, K))), KpinvAh), matmul(matmul(A, pinvA), KpinvAh)),
+               matmul(matmul(pinvAh, pinvA), sub(gh, matmul(K, A))));
+  }
+  const Tensor K = matmul(pinvA, gh);
+  const Tensor pinvAhK = matmul(pinvAh, K);
+  return sub(add(add(neg(mT(matmul(K, pinvA))), matmul(matmul(sub(gh, matmul(A, K)), pinvA), pinvAh)), pinvAhK),
+             matmul(matmul(pinvAhK, pinvA), A));
+}
+
+// Reorders the two matrix dims `dim` of A to the end (for the norms computed from singular values).
+Tensor matrix_dims_last(const Tensor& A, int64_t d0, int64_t d1) {
+  const int64_t src[] = {d0, d1}, dst[] = {-2, -1};
+  return movedim(A, src, dst);
+}
+
+}  // namespace
+
+// ---- inverse and solvers
+
+Tensor linalg_inv(const Tensor& A) {
+  const char* fn = "linalg.inv";
+  check_matrix(A, fn, true);
+  const DimVector batch = batch_of(A);
+  const int64_t n = rows(A);
+  Tensor X;
+  {
+    autograd::NoGradGuard no_grad;
+    LU f = lu_factor(A, batch);
+    check_info(f.info, fn, A.dim() > 2, [](int i) {
+      return detail::cat("The diagonal element ", i, " is zero, the inversion could not be completed because the input "
+                         "matrix is singular.");
+    });
+    X = colmajor_copy(eye(n, std::nullopt, like(A)), A.sizes());
+    if (X.numel()) lu_solve_kernel[A.device()](f.lu, f.pivots, X, false);
+  }
+  if (auto node = autograd::make_node("LinalgInvExBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
+        const Tensor invT = mT(nd.saved_tensor(0));
+        return TensorList{neg(matmul(invT, matmul(g[0], invT)))};
+      })) {
+    autograd::set_history(X, node);
+    node->save_output(X);
+  }
+  return X;
+}
+
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  const char* fn = "linalg.solve";
+  check_matrix(A, fn, true);
+  check_same(A, B, fn);
+  const bool vector = is_vector_rhs(A, B);
+  const Tensor Bm = vector ? unsqueeze(B, -1) : B;
+  EMBER_CHECK(Bm.dim() >= 2, fn, ": The input tensor B must have at least 2 dimensions.");
+  const int64_t n = rows(A), nb = left ? rows(Bm) : cols(Bm);
+  EMBER_CHECK(vector ? B.sizes()[B.dim() - 1] == n : nb == n, fn, ": Incompatible shapes of A and B for the equation ",
+              left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", rows(Bm), "x", cols(Bm), ")");
+  if (vector) return squeeze(solve_matrix(left ? A : mT(A), Bm, fn), -1);
+  return left ? solve_matrix(A, B, fn) : mT(solve_matrix(mT(A), mT(B), fn));
+}
+
+Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  const char* fn = "linalg.solve_triangular";
+  check_matrix(A, fn, true);
+  check_same(A, B, fn);
+  EMBER_CHECK(B.dim() >= 2, fn, ": The input tensor B must have at least 2 dimensions.");
+  const int64_t n = rows(A);
+  EMBER_CHECK((left ? rows(B) : cols(B)) == n, fn, ": Incompatible shapes of A and B for the equation ",
+              left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", rows(B), "x", cols(B), ")");
+  const DimVector batch = broadcast_shapes(batch_of(A), batch_of(B), fn);
+  Tensor X;
+  {
+    autograd::NoGradGuard no_grad;
+    const Tensor a = colmajor_copy(A, with(batch, {n, n}));
+    X = colmajor_copy(B, with(batch, {rows(B), cols(B)}));
+    if (X.numel()) triangular_solve_kernel[A.device()](a, X, upper, left, unitriangular);
+  }
+  if (auto node = autograd::make_node("LinalgSolveTriangularBackward0", {&A, &B},
+          [upper, left, unitriangular](FormulaNode& nd, TensorList& g) {
+            const Tensor gB = linalg_solve_triangular(mT(nd.saved_tensor(0)), g[0], !upper, left, unitriangular);
+            Tensor gA;
+            if (nd.needs(0)) {
+              const Tensor Xt = mT(nd.saved_tensor(1));
+              gA = neg(left ? matmul(gB, Xt) : matmul(Xt, gB));
+              gA = upper ? triu(gA, unitriangular ? 1 : 0) : tril(gA, unitriangular ? -1 : 0);
+            }
+            return TensorList{gA, nd.needs(1) ? gB : Tensor()};
+          })) {
+    node->save(A);
+    autograd::set_history(X, node);
+    node->save_output(X);
+  }
+  return X;
+}
+
+// ---- determinants
+
+Tensor linalg_det(const Tensor& A) {
+  const char* fn = "linalg.det";
+  check_matrix(A, fn, true);
+  Tensor det;
+  {
+    autograd::NoGradGuard no_grad;
+    LU f = lu_factor(A, batch_of(A));  // a zero pivot (info > 0) is a singular matrix: det 0, no error
+    det = mul(prod(diagonal(f.lu, 0, -2, -1), {{-1}}), pivot_sign(f.pivots, A.dtype()));
+  }
+  if (auto node = autograd::make_node("LinalgDetBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
+        const Tensor A = nd.saved_tensor(0), det = nd.saved_tensor(1);
+        if (A.numel() == 0) return TensorList{zeros_like(A)};
+        const Tensor gd = mul(g[0], det);
+        // g det A^-T, through a solve; a (nearly) singular matrix has no inverse: then through the SVD.
+        const bool singular = any(lt(abs(det), 100 * eps_of(A.dtype()))).item<bool>();
+        if (singular) return TensorList{det_backward_svd(g[0], A)};
+        return TensorList{solve_matrix(mT(A), diag_embed(expand(unsqueeze(gd, -1), A.sizes().first(A.dim() - 1))),
+                                       "linalg.det")};
+      })) {
+    node->save(A);
+    autograd::set_history(det, node);
+    node->save_output(det);
+  }
+  return det;
+}
+
+std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
+  const char* fn = "linalg.slogdet";
+  check_matrix(A, fn, true);
+  Tensor sign, logabs;
+  {
+    autograd::NoGradGuard no_grad;
+    LU f = lu_factor(A, batch_of(A));
+    const Tensor d = diagonal(f.lu, 0, -2, -1);
+    sign = mul(prod(ember::sign(d), {{-1}}), pivot_sign(f.pivots, A.dtype()));
+    logabs = sum(log(abs(d)), {{-1}});
+  }
+  if (auto node = autograd::make_node("LinalgSlogdetBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
+        if (!g[1].defined()) return TensorList{Tensor()};  // the sign of a real matrix is piecewise constant
+        const Tensor A = nd.saved_tensor(0);
+        return TensorList{solve_matrix(mT(A), diag_embed(expand(unsqueeze(g[1], -1), A.sizes().first(A.dim() - 1))),
+                                       "linalg.slogdet")};
+      })) {
+    node->num_outputs = 2;
+    node->save(A);
+    autograd::set_history(logabs, node, 1);
+  }
+  return {sign, logabs};
+}
+
+Tensor logdet(const Tensor& A) {
+  check_matrix(A, "logdet", true);
+  auto [sign, logabs] = linalg_slogdet(A);
+  return where(lt(sign, 0), std::numeric_limits<double>::quiet_NaN(), logabs);
+}
+
+// ---- factorizations
+
+Tensor linalg_cholesky(const Tensor& A, bool upper) {
+  const char* fn = "linalg.cholesky";
+  check_matrix(A, fn, true);
+  Tensor L;
+  {
+    autograd::NoGradGuard no_grad;
+    L = colmajor_copy(A, A.sizes());
+    Tensor info = info_tensor(batch_of(A));
+    if (L.numel()) cholesky_kernel[A.device()](L, upper, info);
+    check_info(info, fn, A.dim() > 2, [](int order) {
+      return detail::cat("The factorization could not be completed because the input is not positive-definite (the "
+                         "leading minor of order ", order, " is not positive-definite).");
+    });
+  }
+  if (auto node = autograd::make_node("LinalgCholeskyExBackward0", {&A}, [upper](FormulaNode& nd, TensorList& g) {
+        // gA = L^-H Phi(L^H gL) L^-1, symmetrized; Phi keeps the lower triangle with the diagonal halved.
+        const Tensor L = upper ? mT(nd.saved_tensor(0)) : nd.saved_tensor(0);
+        const Tensor gL = upper ? mT(g[0]) : g[0];
+        Tensor gA = tril(matmul(mT(L), gL));
+        gA = mul(add(gA, mT(tril(gA, -1))), 0.5);
+        gA = linalg_solve_triangular(mT(L), gA, true, true);
+        return TensorList{linalg_solve_triangular(L, gA, false, false)};
+      })) {
+    autograd::set_history(L, node);
+    node->save_output(L);
+  }
+  return L;
+}
+
+std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
+  const char* fn = "linalg.qr";
+  EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '", mode,
+              "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  check_matrix(A, fn, false);
+  const DimVector batch = batch_of(A);
+  const int64_t m = rows(A), n = cols(A), k = std::min(m, n);
+  const bool complete = mode == "complete", with_q = mode != "r";
+  const int64_t qc = complete ? m : k;
+  Tensor Q, R;
+  {
+    autograd::NoGradGuard no_grad;
+    R = empty_colmajor(with(batch, {qc, n}), like(A));
+    Q = with_q ? empty_colmajor(with(batch, {m, qc}), like(A)) : empty({{0}}, like(A));
+    if (A.numel() == 0) {
+      copy_into(R, zeros({}, like(A)));
+      if (with_q) copy_into(Q, eye(m, qc, like(A)));
+    } else {
+      qr_kernel[A.device()](colmajor_copy(A, A.sizes()), with_q ? Q : Tensor(), R);
+    }
+  }
+  if (auto node = autograd::make_node("LinalgQrBackward0", {&A}, [mode = std::string(mode)](FormulaNode& nd,
+                                                                                              TensorList& g) {
+        EMBER_CHECK(mode != "r", "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                    "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+        const Tensor Q = nd.saved_tensor(0), R = nd.saved_tensor(1);
+        const Tensor &gQ = g[0], &gR = g[1];
+        const int64_t m = rows(Q), n = cols(R);
+        EMBER_CHECK(mode == "reduced" || m <= n,
+                    "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+        Tensor gA;
+        if (gQ.defined())
+          gA = gR.defined() ? sub(matmul(gR, mT(R)), matmul(mT(Q), gQ)) : neg(matmul(mT(Q), gQ));
+        else
+          gA = matmul(gR, mT(R));
+        if (m >= n) {  // gA = [gQ + Q sym(triu(...))] R^-T, sym(X) = X + X^T with the diagonal halved
+          Tensor s = triu(gA);
+          s = add(s, mT(s));
+          s = sub(s, diag_embed(mul(diagonal(s, 0, -2, -1), 0.5)));
+          gA = matmul(Q, s);
+          if (gQ.defined()) gA = add(gA, gQ);
+          return TensorList{linalg_solve_triangular(mT(R), gA, false, false)};
+        }
+        // m < n: A = Q [R1 | R2]; the gradient of the square part, then R2's
+        gA = matmul(Q, tril(sub(mT(gA), gA)));
+        gA = linalg_solve_triangular(mT(narrow(R, -1, 0, m)), gA, false, false);
+        DimVector shape(R.sizes());
+        shape.back() = n - m;
+        gA = cat({gA, zeros(shape, like(gA))}, -1);
+        if (gR.defined()) gA = add(gA, matmul(Q, gR));
+        return TensorList{gA};
+      })) {
+    node->num_outputs = 2;
+    autograd::set_history(Q, node, 0);
+    autograd::set_history(R, node, 1);
+    node->save_output(Q);
+    node->save_output(R);
+  }
+  return {Q, R};
+}
+
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices) {
+  const char* fn = "linalg.svd";
+  check_matrix(A, fn, false);
+  Svd r;
+  {
+    autograd::NoGradGuard no_grad;
+    r = svd_compute(A, true, full_matrices, fn);
+  }
+  if (auto node = autograd::make_node("LinalgSvdBackward0", {&A}, [full_matrices](FormulaNode& nd, TensorList& g) {
+        Tensor U = nd.saved_tensor(0), S = nd.saved_tensor(1), Vh = nd.saved_tensor(2);
+        Tensor gU = g[0], gVh = g[2];
+        if (full_matrices) {  // the extra columns of U and rows of Vh are no function of A: their gradient is dropped
+          const int64_t k = S.sizes()[S.dim() - 1];
+          U = narrow(U, -1, 0, k);
+          Vh = narrow(Vh, -2, 0, k);
+          if (gU.defined()) gU = narrow(gU, -1, 0, k);
+          if (gVh.defined()) gVh = narrow(gVh, -2, 0, k);
+        }
+        return TensorList{svd_backward(gU, g[1], gVh, U, S, Vh)};
+      })) {
+    node->num_outputs = 3;
+    autograd::set_history(r.U, node, 0);
+    autograd::set_history(r.S, node, 1);
+    autograd::set_history(r.Vh, node, 2);
+    node->save_output(r.U);
+    node->save_output(r.S);
+    node->save_output(r.Vh);
+  }
+  return {r.U, r.S, r.Vh};
+}
+
+Tensor linalg_svdvals(const Tensor& A) {
+  const char* fn = "linalg.svdvals";
+  check_matrix(A, fn, false);
+  // The gradient needs the singular vectors, as outputs of the SVD's node so that it is differentiable again.
+  if (autograd::needs_grad({&A})) return std::get<1>(linalg_svd(A, false));
+  autograd::NoGradGuard no_grad;
+  return svd_compute(A, false, false, fn).S;
+}
+
+std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view uplo) {
+  const char* fn = "linalg.eigh";
+  std::pair<Tensor, Tensor> r;
+  {
+    autograd::NoGradGuard no_grad;
+    r = eigh_compute(A, uplo, true, fn);
+  }
+  if (auto node = autograd::make_node("LinalgEighBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
+        return TensorList{eigh_backward(g[0], g[1], nd.saved_tensor(0), nd.saved_tensor(1))};
+      })) {
+    node->num_outputs = 2;
+    autograd::set_history(r.first, node, 0);
+    autograd::set_history(r.second, node, 1);
+    node->save_output(r.first);
+    node->save_output(r.second);
+  }
+  return r;
+}
+
+Tensor linalg_eigvalsh(const Tensor& A, std::string_view uplo) {
+  // The gradient needs the eigenvectors, as outputs of eigh's node so that it is differentiable again.
+  if (autograd::needs_grad({&A})) return linalg_eigh(A, uplo).first;
+  autograd::NoGradGuard no_grad;
+  return eigh_compute(A, uplo, false, "linalg.eigvalsh").first;
+}
+
+LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond,
+                         std::optional<std::string_view> driver_in) {
+  const char* fn = "torch.linalg.lstsq";
+  EMBER_CHECK(A.dim() >= 2, fn, ": input must have at least 2 dimensions.");
+  EMBER_CHECK(B.dim() >= 1, fn, ": other must have at least 1 dimension.");
+  check_float(A, fn);
+  EMBER_CHECK(A.dtype() == B.dtype(), fn, ": Expected input and other to have the same dtype, but got input's dtype ",
+              type_label(A.dtype()), " and other's dtype ", type_label(B.dtype()));
+  EMBER_CHECK(A.device() == B.device(), fn, ": Expected input and other to be on the same device, but got input on ",
+              A.device(), " and other on ", B.device());
+  const int64_t dim_diff = A.dim() - B.dim();
+  EMBER_CHECK(dim_diff >= 0 && dim_diff <= 1, fn, ": input.dim() must be greater or equal to other.dim() and "
+              "(input.dim() - other.dim()) <= 1");
+  const bool vector = dim_diff == 1;
+  const int64_t m = rows(A), n = cols(A);
+  EMBER_CHECK(vector ? B.sizes()[B.dim() - 1] == m : rows(B) == m, fn, ": input.size(-2) should match other.size(",
+              vector ? -1 : -2, ")");
+  const std::string_view driver = driver_in.value_or("gelsy");
+  EMBER_CHECK(driver == "gels" || driver == "gelsy" || driver == "gelsd" || driver == "gelss", fn,
+              ": parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+  const Tensor Bm = vector ? unsqueeze(B, -1) : B;
+  const DimVector batch = broadcast_shapes(batch_of(A), batch_of(Bm), fn);
+  const int64_t nrhs = cols(Bm), k = std::min(m, n), ld = std::max(m, n);
+  const double rc = rcond.value_or(eps_of(A.dtype()) * static_cast<double>(std::max(m, n)));
+  LstsqResult r;
+  Tensor buf;
+  {
+    autograd::NoGradGuard no_grad;
+    const auto idx = TensorOptions(ScalarType::Int64).device(A.device());
+    r.rank = driver == "gels" ? empty({{0}}, idx) : zeros(batch, idx);
+    const bool with_sv = driver == "gelsd" || driver == "gelss";
+    r.singular_values = with_sv ? empty(with(batch, {k}), like(A)) : empty({{0}}, like(A));
+    buf = empty_colmajor(with(batch, {ld, nrhs}), like(A));
+    if (buf.numel()) {
+      fill_(buf, 0);
+      copy_into(narrow(buf, -2, 0, m), Bm);
+    }
+    if (k > 0 && nrhs > 0) {
+      Tensor info = info_tensor(batch);
+      lstsq_kernel[A.device()](colmajor_copy(A, with(batch, {m, n})), buf, r.rank, r.singular_values, rc, driver,
+                               info);
+      check_info(info, fn, A.dim() > 2, [&](int code) {
+        if (driver == "gels")
+          return detail::cat("The least squares solution could not be computed because the input matrix does not have "
+                             "full rank (error code: ", code, ").");
+        return detail::cat("The algorithm failed to converge because the input matrix is ill-conditioned or has too "
+                           "many repeated singular values (error code: ", code, ").");
+      });
+    }
+    // Residuals as PyTorch: when m > n, for drivers other than gelsy, and (gelsd, gelss) every matrix of full rank.
+    bool residuals = m > n && driver != "gelsy";
+    if (residuals && driver != "gels") residuals = sum(eq(r.rank, n)).item<int64_t>() == r.rank.numel();
+    r.residuals = residuals ? sum(square(narrow(buf, -2, n, m - n)), {{-2}}) : empty({{0}}, like(A));
+    DimVector sizes = with(batch, {n}), strides(buf.strides().first(batch.size()));
+    strides.push_back(1);
+    if (!vector) {
+      sizes.push_back(nrhs);
+      strides.push_back(ld);
+    }
+    r.solution = own(buf, sizes, strides, buf.storage_offset());
+  }
+  if (auto node = autograd::make_node("LinalgLstsqBackward0", {&A, &B}, [vector](FormulaNode& nd, TensorList& g) {
+        const Tensor A = nd.saved_tensor(0), Bm = vector ? unsqueeze(nd.saved_tensor(1), -1) : nd.saved_tensor(1);
+        const Tensor X = vector ? unsqueeze(nd.saved_tensor(2), -1) : nd.saved_tensor(2);
+        Tensor gA, gB;
+        auto acc = [](Tensor& to, const Tensor& t) { to = to.defined() ? add(to, t) : t; };
+        if (g[0].defined()) {  // X = pinv(A) B
+          const Tensor gX = vector ? unsqueeze(g[0], -1) : g[0];
+          const Tensor pinvA = linalg_pinv(A);
+          if (nd.needs(0)) acc(gA, pinv_backward(matmul(gX, mT(Bm)), pinvA, A));
+          if (nd.needs(1)) acc(gB, matmul(mT(pinvA), gX));
+        }
+        if (g.size() > 1 && g[1].defined() && g[1].numel() > 0) {  // residuals |A X - B|^2 at the optimum
+          const Tensor res = sub(matmul(A, X), Bm), gl = unsqueeze(g[1], -2);
+          if (nd.needs(0)) acc(gA, mul(matmul(mul(gl, res), mT(X)), 2.0));
+          if (nd.needs(1)) acc(gB, mul(mul(gl, res), -2.0));
+        }
+        if (gB.defined() && vector) gB = squeeze(gB, -1);
+        return TensorList{gA, gB};
+      })) {
+    node->num_outputs = 2;
+    node->save(A);
+    node->save(B);
+    autograd::set_history(r.solution, node, 0);
+    if (r.residuals.numel()) autograd::set_history(r.residuals, node, 1);
+    node->save_output(r.solution);
+  }
+  return r;
+}
+
+Tensor linalg_pinv(const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  const char* fn = "linalg.pinv";
+  check_matrix(A, fn, hermitian);
+  const int64_t m = rows(A), n = cols(A);
+  const double at = atol.value_or(0.0);
+  const double rt = rtol ? *rtol : at > 0 ? 0.0 : eps_of(A.dtype()) * static_cast<double>(std::max(m, n));
+  Tensor P;
+  {
+    autograd::NoGradGuard no_grad;
+    if (A.numel() == 0) {
+      P = zeros(with(batch_of(A), {n, m}), like(A));
+    } else if (hermitian) {
+      auto [L, V] = eigh_compute(A, "L", true, fn);
+      const Tensor absL = abs(L);
+      const Tensor tol = maximum(full({}, at, like(A)), mul(amax(absL, {{-1}}, true), rt));
+      const Tensor inv = where(gt(absL, tol), reciprocal(L), 0.0);
+      P = matmul(mul(V, unsqueeze(inv, -2)), mT(V));
+    } else {
+      Svd s = svd_compute(A, true, false, fn);
+      const Tensor tol = maximum(full({}, at, like(A)), mul(amax(s.S, {{-1}}, true), rt));
+      const Tensor inv = where(gt(s.S, tol), reciprocal(s.S), 0.0);
+      P = matmul(mul(mT(s.Vh), unsqueeze(inv, -2)), mT(s.U));
+    }
+  }
+  if (auto node = autograd::make_node("LinalgPinvBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
+        return TensorList{pinv_backward(g[0], nd.saved_tensor(1), nd.saved_tensor(0))};
+      })) {
+    node->save(A);
+    autograd::set_history(P, node);
+    node->save_output(P);
+  }
+  return P;
+}
+
+Tensor linalg_matrix_power(const Tensor& A, int64_t k) {
+  const char* fn = "linalg.matrix_power";
+  EMBER_CHECK(A.dim() >= 2, fn, ": The input tensor A must have at least 2 dimensions.");
+  EMBER_CHECK(rows(A) == cols(A), fn, ": A must be batches of square matrices, but they are ", rows(A), " by ", cols(A),
+              " matrices");
+  if (k == 0) return contiguous(expand(eye(rows(A), std::nullopt, like(A)), A.sizes()));
+  Tensor base = k < 0 ? linalg_inv(A) : A;
+  uint64_t e = k < 0 ? -static_cast<uint64_t>(k) : static_cast<uint64_t>(k);
+  Tensor r;
+  for (;;) {  // binary powering: O(log k) products
+    if (e & 1) r = r.defined() ? matmul(r, base) : base;
+    e >>= 1;
+    if (!e) break;
+    base = matmul(base, base);
+  }
+  return r.is_same(A) ? clone(A) : r;
+}
+
+// ---- norms
+
+Tensor linalg_matrix_norm(const Tensor& A_in, double ord, IntArrayRef dim, bool keepdim,
+                          std::optional<ScalarType> dtype) {
+  const char* fn = "linalg.matrix_norm";
+  EMBER_CHECK(A_in.dim() >= 2, fn, ": The input tensor A must have at least 2 dimensions.");
+  EMBER_CHECK(dim.size() == 2, fn, ": dim must be a 2-tuple. Got ", shape_str(dim));
+  check_float(A_in, fn);
+  const int64_t d0 = wrap_dim(dim[0], A_in.dim(), fn), d1 = wrap_dim(dim[1], A_in.dim(), fn);
+  EMBER_CHECK(d0 != d1, fn, ": dims must be different. Got (", dim[0], ", ", dim[1], ")");
+  const Tensor A = dtype && *dtype != A_in.dtype() ? to(A_in, *dtype) : A_in;
+  const double a = std::abs(ord);
+  if (a == 2) {
+    const Tensor s = linalg_svdvals(matrix_dims_last(A, d0, d1));
+    Tensor r = ord > 0 ? amax(s, {{-1}}) : amin(s, {{-1}});
+    if (keepdim) {
+      r = unsqueeze(r, std::min(d0, d1));
+      r = unsqueeze(r, std::max(d0, d1));
+    }
+    return r;
+  }
+  EMBER_CHECK(a == 1 || std::isinf(a), fn, ": Order ", ord, " not supported.");
+  // 1: the largest column sum of |A|; inf: the largest row sum (min for the negative orders).
+  const int64_t summed = a == 1 ? d0 : d1, other = a == 1 ? d1 : d0;
+  const Tensor s = sum(abs(A), {{summed}}, true);
+  Tensor r = ord > 0 ? amax(s, {{other}}, true) : amin(s, {{other}}, true);
+  if (!keepdim) {
+    const int64_t dims[] = {d0, d1};
+    r = squeeze(r, dims);
+  }
+  return r;
+}
+
+Tensor linalg_matrix_norm(const Tensor& A_in, std::string_view ord, IntArrayRef dim, bool keepdim,
+                          std::optional<ScalarType> dtype) {
+  const char* fn = "linalg.matrix_norm";
+  EMBER_CHECK(ord == "fro" || ord == "nuc", fn, ": Order ", ord, " not supported.");
+  EMBER_CHECK(A_in.dim() >= 2, fn, ": The input tensor A must have at least 2 dimensions.");
+  EMBER_CHECK(dim.size() == 2, fn, ": dim must be a 2-tuple. Got ", shape_str(dim));
+  check_float(A_in, fn);
+  const int64_t d0 = wrap_dim(dim[0], A_in.dim(), fn), d1 = wrap_dim(dim[1], A_in.dim(), fn);
+  EMBER_CHECK(d0 != d1, fn, ": dims must be different. Got (", dim[0], ", ", dim[1], ")");
+  const Tensor A = dtype && *dtype != A_in.dtype() ? to(A_in, *dtype) : A_in;
+  if (ord == "fro") {
+    const int64_t dims[] = {d0, d1};
+    return linalg_vector_norm(A, 2, dims, keepdim);
+  }
+  Tensor r = sum(linalg_svdvals(matrix_dims_last(A, d0, d1)), {{-1}});
+  if (keepdim) {
+    r = unsqueeze(r, std::min(d0, d1));
+    r = unsqueeze(r, std::max(d0, d1));
+  }
+  return r;
+}
+
+Tensor linalg_norm(const Tensor& A, std::optional<double> ord, std::optional<DimVector> dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  const char* fn = "linalg.norm";
+  if (dim) {
+    EMBER_CHECK(dim->size() == 1 || dim->size() == 2, fn, ": If dim is specified, it must be of length 1 or 2. Got ",
+                shape_str(*dim));
+    if (dim->size() == 2)
+      return ord ? linalg_matrix_norm(A, *ord, *dim, keepdim, dtype)
+                 : linalg_matrix_norm(A, "fro", *dim, keepdim, dtype);
+    return linalg_vector_norm(A, ord.value_or(2), *dim, keepdim, dtype);
+  }
+  if (!ord) return linalg_vector_norm(A, 2, {}, keepdim, dtype);
+  EMBER_CHECK(A.dim() == 1 || A.dim() == 2, fn, ": If dim is not specified but ord is, the input must be 1D or 2D. "
+              "Got ", A.dim(), "D.");
+  if (A.dim() == 2) return linalg_matrix_norm(A, *ord, {{0, 1}}, keepdim, dtype);
+  return linalg_vector_norm(A, *ord, {}, keepdim, dtype);
+}
+
+Tensor linalg_norm(const Tensor& A, std::string_view ord, std::optional<DimVector> dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  const char* fn = "linalg.norm";
+  if (dim) {
+    EMBER_CHECK(dim->size() == 2, fn, ": If dim is specified, it must be of length 1 or 2. Got ", shape_str(*dim));
+    return linalg_matrix_norm(A, ord, *dim, keepdim, dtype);
+  }
+  EMBER_CHECK(A.dim() == 2, fn, ": If dim is not specified but ord is, the input must be 1D or 2D. Got ", A.dim(),
+              "D.");
+  return linalg_matrix_norm(A, ord, {{0, 1}}, keepdim, dtype);
+}
+
+}  // namespace ember

@@ -1,0 +1,145 @@
+// Linear algebra: the matrix products (ops/linalg.cpp, einsum in ops/einsum.cpp) and torch.linalg's
+// factorizations, solvers and matrix functions (ops/lapack.cpp). On the CPU the products run on OpenBLAS's GEMM
+// and the factorizations on the LAPACK routines OpenBLAS exports (backend/cpu/blas.cpp, lapack.cpp).
+//
+// Every op here is batched over leading dims and differentiable: products record their formula (a matmul of the
+// gradient with the other operand), factorizations the standard formulas written with ember ops (so they are
+// differentiable again); ops built from other ops (einsum, tensordot, linear, matrix_norm, ...) get their
+// gradient from those.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "ember/backend/kernels.h"
+#include "ember/tensor.h"
+
+namespace ember {
+
+// out [..., m, n] (contiguous) = alpha * a @ b + beta * out, where a [..., m, k] and b [..., k, n] have out's batch
+// shape (broadcast batch dims have stride 0) and their last two dims are row- or column-major (blas_layout);
+// beta 0 ignores out's contents (NaN included). Floating dtypes are float32/float64 (16-bit floats are computed
+// in float32 by the op); integer dtypes run a plain loop.
+EMBER_DECLARE_KERNEL(matmul, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha,
+                     const Scalar& beta)
+
+// The LAPACK kernels work in place on batches of column-major matrices: a tensor [..., rows, cols] whose batch
+// is contiguous and whose matrices are column-major (strides [..., rows * cols, 1, rows]), float32 or float64.
+// `info` is an int32 tensor with one entry per matrix that receives LAPACK's info (0: success).
+//
+// LU with partial pivoting (getrf): a becomes L and U; pivots int32 [..., min(rows, cols)], 1-based.
+EMBER_DECLARE_KERNEL(lu_factor, const Tensor& a, const Tensor& pivots, const Tensor& info)
+// Solves A X = B (or A^T X = B) from lu_factor's result (getrs); b [..., n, nrhs] becomes X.
+EMBER_DECLARE_KERNEL(lu_solve, const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose)
+// Cholesky (potrf): the lower (upper) triangle of a becomes L (U); the other triangle is zeroed.
+EMBER_DECLARE_KERNEL(cholesky, const Tensor& a, bool upper, const Tensor& info)
+// Triangular solve with the triangle of a (trsm): b becomes A^-1 B (left) or B A^-1 (right).
+EMBER_DECLARE_KERNEL(triangular_solve, const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular)
+// QR (geqrf + orgqr) of a [..., m, n] (destroyed): r [..., rr, n] upper triangular, q [..., m, qc] with orthonormal
+// columns, or undefined for mode 'r'.
+EMBER_DECLARE_KERNEL(qr, const Tensor& a, const Tensor& q, const Tensor& r)
+// SVD (gesdd) of a [..., m, n] (destroyed): s [..., k] descending (contiguous, not column-major); u [..., m, uc]
+// and vh [..., vr, n] (uc = vr = k, or m and n for full matrices), or both undefined for the values only.
+EMBER_DECLARE_KERNEL(svd, const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, const Tensor& info)
+// Symmetric eigendecomposition (syevd) reading one triangle of a: w [..., n] ascending (contiguous); with
+// compute_v, a becomes the eigenvectors (columns).
+EMBER_DECLARE_KERNEL(eigh, const Tensor& a, const Tensor& w, bool upper, bool compute_v, const Tensor& info)
+// Least squares (gels, gelsy, gelsd, gelss) of a [..., m, n] (destroyed) and b [..., max(m, n), nrhs]: the first n
+// rows of b become the solution. rank (int64 [...]) and sv ([..., min(m, n)], contiguous) are filled when defined.
+EMBER_DECLARE_KERNEL(lstsq, const Tensor& a, const Tensor& b, const Tensor& rank, const Tensor& sv, double rcond,
+                     std::string_view driver, const Tensor& info)
+
+// ---- matrix products (ops/linalg.cpp). dtypes must match (PyTorch promotes nothing here); 16-bit floats are
+// computed in float32 and rounded, integers with a plain loop, bool is refused.
+// matmul: PyTorch's cases: dot (1-d, 1-d), mv (2-d, 1-d), a 1-d operand as a row/column otherwise, and batched
+// matrix products that broadcast the batch dims.
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor mv(const Tensor& mat, const Tensor& vec);
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor vdot(const Tensor& a, const Tensor& b);  // dot with a conjugated; the same for real tensors
+Tensor outer(const Tensor& a, const Tensor& b);
+Tensor inner(const Tensor& a, const Tensor& b);
+// beta * input + alpha * product; input broadcasts to the product's shape; beta 0 ignores input (NaN included).
+Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+             const Scalar& alpha = 1);
+Tensor addr(const Tensor& input, const Tensor& v1, const Tensor& v2, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
+               const Scalar& alpha = 1);
+// beta * input + alpha * sum over the batch of b1[i] @ b2[i].
+Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
+              const Scalar& alpha = 1);
+// In-place forms: self = op(self, ...).
+const Tensor& addmm_(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta = 1,
+                     const Scalar& alpha = 1);
+const Tensor& addmv_(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+                     const Scalar& alpha = 1);
+const Tensor& addr_(const Tensor& self, const Tensor& v1, const Tensor& v2, const Scalar& beta = 1,
+                    const Scalar& alpha = 1);
+const Tensor& baddbmm_(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
+                       const Scalar& alpha = 1);
+const Tensor& addbmm_(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
+                      const Scalar& alpha = 1);
+// Contracts the last `dims` dims of a with the first `dims` of b, or the listed dims pairwise.
+Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims = 2);
+Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b);
+// Einstein summation (ops/einsum.cpp): explicit ("ij,jk->ik") or implicit output, '...' broadcasting, repeated
+// indices (diagonals), sums over indices missing from the output; contracted left to right through bmm.
+Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands);
+// torch.linalg.multi_dot (1-d first and last operands allowed) and torch.chain_matmul (2-d only).
+Tensor multi_dot(const std::vector<Tensor>& tensors);
+Tensor chain_matmul(const std::vector<Tensor>& matrices);
+// torch.nn.functional.linear: input @ weight.T + bias; bilinear: x1^T W[o] x2 + bias[o] over the last dims.
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const Tensor& bias = {});
+
+// ---- torch.linalg (ops/lapack.cpp): float32 and float64, batched over leading dims.
+Tensor linalg_inv(const Tensor& A);
+// B is a vector right-hand side when it is 1-d or has A's shape without the last dim (PyTorch's rule); the batch
+// dims broadcast. left = false solves X A = B.
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left = true);
+Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true,
+                               bool unitriangular = false);
+Tensor linalg_det(const Tensor& A);
+std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& A);  // (sign, logabsdet)
+Tensor logdet(const Tensor& A);                             // log(det): NaN for a negative determinant
+Tensor linalg_cholesky(const Tensor& A, bool upper = false);
+// mode: "reduced", "complete" or "r" (Q is then undefined).
+std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode = "reduced");
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices = true);  // (U, S, Vh)
+Tensor linalg_svdvals(const Tensor& A);
+// uplo: "L" or "U", the triangle read. (eigenvalues ascending, eigenvectors as columns)
+std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view uplo = "L");
+Tensor linalg_eigvalsh(const Tensor& A, std::string_view uplo = "L");
+struct LstsqResult {
+  Tensor solution, residuals, rank, singular_values;
+};
+// driver: "gelsy" (the default), "gels", "gelsd" or "gelss"; rcond defaults to eps * max(m, n). Outputs as
+// PyTorch's: residuals when m > n and every matrix has full rank (empty otherwise; not for gelsy's rank-deficient
+// case), rank except for gels, singular values for gelsd and gelss.
+LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond = {},
+                         std::optional<std::string_view> driver = {});
+// Pseudo-inverse through the SVD (eigh when hermitian): singular values below max(atol, rtol * largest) are dropped;
+// rtol defaults to eps * max(m, n) when atol is not given, else to 0.
+Tensor linalg_pinv(const Tensor& A, std::optional<double> atol = {}, std::optional<double> rtol = {},
+                   bool hermitian = false);
+Tensor linalg_matrix_power(const Tensor& A, int64_t n);
+// ord: 'fro', 'nuc', +-inf, +-1, +-2 over the two dims `dim`.
+Tensor linalg_matrix_norm(const Tensor& A, double ord, IntArrayRef dim = {{-2, -1}}, bool keepdim = false,
+                          std::optional<ScalarType> dtype = {});
+Tensor linalg_matrix_norm(const Tensor& A, std::string_view ord = "fro", IntArrayRef dim = {{-2, -1}},
+                          bool keepdim = false, std::optional<ScalarType> dtype = {});
+// torch.linalg.norm: a vector norm over one dim (or all of them when ord and dim are not given), a matrix norm
+// over two dims (or a 2-d input with ord given and dim not).
+Tensor linalg_norm(const Tensor& A, std::optional<double> ord, std::optional<DimVector> dim = {},
+                   bool keepdim = false, std::optional<ScalarType> dtype = {});
+Tensor linalg_norm(const Tensor& A, std::string_view ord, std::optional<DimVector> dim = {}, bool keepdim = false,
+                   std::optional<ScalarType> dtype = {});
+Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim = -1);
+
+}  // namespace ember
