@@ -8,6 +8,7 @@
 
 #include "ember/generator.h"
 #include "ember/ops/binary.h"
+#include "ember/ops/linalg.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/sort.h"

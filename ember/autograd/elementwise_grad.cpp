@@ -2,6 +2,7 @@
 // ember ops so that they are differentiable themselves. g is the output's gradient; the engine reduces
 // broadcast gradients to each input's shape.
 #include <cmath>
+#include <iterator>
 #include <numbers>
 
 #include "ember/autograd/formulas.h"
@@ -174,7 +175,10 @@ const char* const kUnaryBackward[] = {
     "TanBackward0", "AsinBackward0", "AcosBackward0", "AtanBackward0", "SinhBackward0", "CoshBackward0",
     "TanhBackward0", "AsinhBackward0", "AcoshBackward0", "AtanhBackward0", "SigmoidBackward0", "LogitBackward0",
     "GeluBackward0", "GeluBackward0", "SiluBackward0", "SoftplusBackward0", "MishBackward0", "ErfBackward0",
-    "ErfcBackward0", "ErfinvBackward0", "FracBackward0"};
+    "ErfcBackward0", "ErfinvBackward0", "FracBackward0", "HardtanhBackward0", "LeakyReluBackward0", "EluBackward0",
+    "HardswishBackward0", "HardsigmoidBackward0", "SoftsignBackward0", "TanhshrinkBackward0", "ThresholdBackward0",
+    "LogSigmoidBackward0", "HardshrinkBackward0", "SoftshrinkBackward0"};
+static_assert(std::size(kUnaryBackward) == static_cast<size_t>(UnaryOp::LogicalNot), "one name per float UnaryOp");
 
 enum class Saves : uint8_t { Nothing, Input, Output };
 
@@ -281,6 +285,19 @@ Tensor unary_formula(UnaryOp op, const UnaryArgs& args, const Tensor& g, const T
     case UnaryOp::Erf: return mul(g, mul(exp(neg(mul(x, x))), 2.0 / kSqrtPi));
     case UnaryOp::Erfc: return mul(g, mul(exp(neg(mul(x, x))), -2.0 / kSqrtPi));
     case UnaryOp::Erfinv: return mul(g, mul(exp(mul(r, r)), kSqrtPi / 2.0));
+    // Activations; the kinks follow PyTorch's backward kernels (e.g. hardtanh passes no gradient at its bounds).
+    case UnaryOp::Hardtanh: return mul(g, logical_and(gt(x, args.a), lt(x, args.b)));
+    case UnaryOp::LeakyRelu: return where(gt(x, 0.0), g, mul(g, args.a));
+    case UnaryOp::Elu:  // args: alpha, scale, input_scale
+      return where(gt(x, 0.0), mul(g, args.b), mul(g, mul(exp(mul(x, args.c)), args.a * args.b * args.c)));
+    case UnaryOp::Hardswish: return where(lt(x, -3.0), 0.0, where(le(x, 3.0), mul(g, add(div(x, 3.0), 0.5)), g));
+    case UnaryOp::Hardsigmoid: return div(mul(g, logical_and(gt(x, -3.0), lt(x, 3.0))), 6.0);
+    case UnaryOp::Softsign: return div(g, square(add(abs(x), 1.0)));
+    case UnaryOp::Tanhshrink: return mul(g, square(tanh(x)));
+    case UnaryOp::Threshold: return where(le(x, args.a), 0.0, g);
+    case UnaryOp::LogSigmoid: return mul(g, sigmoid(neg(x)));
+    case UnaryOp::Hardshrink:
+    case UnaryOp::Softshrink: return where(logical_and(ge(x, -args.a), le(x, args.a)), 0.0, g);
     default: return {};
   }
 }

@@ -46,6 +46,28 @@ Generator.__module__ = "ember"
 __version__ = "0.1.0"
 
 
+# ember's functions are C++ (nanobind) function objects. Like Python functions, they copy by reference
+# (a module that stores F.relu can be deep-copied) and pickle by name.
+import copy as _copy  # noqa: E402
+import copyreg as _copyreg  # noqa: E402
+_copy._deepcopy_dispatch[type(_C.empty)] = _copy._deepcopy_atomic
+
+
+def _function_by_name(module, name):
+    import importlib
+    return getattr(importlib.import_module(module), name)
+
+
+def _reduce_function(f):
+    module, name = getattr(f, "__module__", None), getattr(f, "__name__", None)
+    if not module or not name:
+        raise TypeError("cannot pickle the ember function %r (it has no module and name)" % (f,))
+    return _function_by_name, (module, name)
+
+
+_copyreg.pickle(type(_C.empty), _reduce_function)
+
+
 def _rebuild_tensor(data, dtype, shape, device, requires_grad):
     """Unpickles a tensor (Tensor.__reduce_ex__); a Python function so that pickle can name it."""
     return _C._rebuild_tensor(data, dtype, shape, device, requires_grad)

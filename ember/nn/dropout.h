@@ -1,0 +1,22 @@
+// Dropout (torch.nn.functional's dropout family).
+#pragma once
+
+#include "ember/generator.h"
+#include "ember/tensor.h"
+
+namespace ember {
+
+// Zeroes each element with probability p (from the Philox generator) and scales the rest by 1 / (1 - p); the
+// gradient is g times the same mask. Not training, or p = 0: x itself. inplace: writes x.
+Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, bool inplace = false, Generator* gen = nullptr);
+// One draw per channel: x is [N, C, *], the mask [N, C, 1, ...].
+Tensor feature_dropout(const Tensor& x, double p = 0.5, bool training = true, bool inplace = false,
+                       Generator* gen = nullptr);
+// Dropout for SELU networks: dropped elements take SELU's negative saturation value, and an affine map keeps the
+// mean and variance (Klambauer et al., 2017).
+Tensor alpha_dropout(const Tensor& x, double p = 0.5, bool training = false, bool inplace = false,
+                     Generator* gen = nullptr);
+Tensor feature_alpha_dropout(const Tensor& x, double p = 0.5, bool training = false, bool inplace = false,
+                             Generator* gen = nullptr);
+
+}  // namespace ember
