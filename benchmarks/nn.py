@@ -62,6 +62,23 @@ CASES = [
 ]
 
 
+def conv_cases(cin, cout):
+    """conv2d 3x3, padding 1, batch 32, 32x32 (benchmarks/conv.py has more variants and a --cpu-time mode)."""
+    flops = 2 * 32 * cout * 32 * 32 * cin * 9
+    setup = (f"x = lib.randn(32, {cin}, 32, 32); w = lib.randn({cout}, {cin}, 3, 3) * 0.1; b = lib.randn({cout})\n"
+             f"xg = x.clone().requires_grad_(); wg = w.clone().requires_grad_(); bg = b.clone().requires_grad_()")
+    return [Case(f"conv2d {cin}->{cout} 3x3 b32 32x32 fwd", setup,
+                 "lib.nn.functional.conv2d(x, w, b, padding=1)", flops),
+            Case(f"conv2d {cin}->{cout} 3x3 b32 32x32 fwd+bwd", setup,
+                 "lib.nn.functional.conv2d(xg, wg, bg, padding=1).sum().backward()", 3 * flops)]
+
+
+LSTM_SETUP = "lib.manual_seed(0)\nm = lib.nn.LSTM(256, 256, num_layers=2)\nx = lib.randn(35, 20, 256)"
+CASES += conv_cases(3, 64) + conv_cases(64, 64) + [
+    Case("LSTM 2x256 seq35 b20 fwd+bwd", LSTM_SETUP, "m(x)[0].sum().backward()"),
+]
+
+
 def run(lib_name, cases, threads=None):
     if lib_name == "torch":
         import torch as lib
