@@ -152,26 +152,32 @@ void Module::train(bool on) {
     if (c) c->train(on);
 }
 
-void Module::to(ScalarType dtype) {
+namespace {
+// Replaces the data of every parameter and buffer t of m and its children for which convert(t) is a different
+// tensor, keeping the tensor objects (a .grad of the old kind is dropped).
+template <class F>
+void convert_all(NamedTensors& params, NamedTensors& buffers, F&& convert) {
   autograd::NoGradGuard no_grad;
-  for (auto* list : {&params_, &buffers_})
-    for (auto& [n, t] : *list)
-      if (t.defined() && t.is_floating_point() && t.dtype() != dtype) {
-        if (t.grad().defined()) t.set_grad(Tensor());
-        t.impl()->set_data(*ember::to(t, dtype).impl());
-      }
+  for (auto* list : {&params, &buffers})
+    for (auto& [n, t] : *list) {
+      if (!t.defined()) continue;
+      Tensor c = convert(t);
+      if (c.is_same(t)) continue;
+      if (t.grad().defined()) t.set_grad(Tensor());
+      t.impl()->set_data(*c.impl());
+    }
+}
+}  // namespace
+
+void Module::to(ScalarType dtype) {
+  convert_all(params_, buffers_,
+              [&](const Tensor& t) { return t.is_floating_point() ? ember::to(t, dtype) : t; });
   for (auto& [n, c] : children_)
     if (c) c->to(dtype);
 }
 
 void Module::to(Device device) {
-  autograd::NoGradGuard no_grad;
-  for (auto* list : {&params_, &buffers_})
-    for (auto& [n, t] : *list)
-      if (t.defined() && t.device() != device) {
-        if (t.grad().defined()) t.set_grad(Tensor());
-        t.impl()->set_data(*ember::to(t, device).impl());
-      }
+  convert_all(params_, buffers_, [&](const Tensor& t) { return ember::to(t, device); });
   for (auto& [n, c] : children_)
     if (c) c->to(device);
 }

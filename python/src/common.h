@@ -52,6 +52,13 @@ ScalarType to_dtype_required(nb::handle h, const char* fn);
 
 std::optional<Device> to_device(nb::handle h);  // None, ember.device, "cuda:1", int (a cuda index)
 
+// An argument that defaults to None (nanobind refuses None for an argument not marked .none()).
+inline auto none_arg(const char* name) { return nb::arg(name).none() = nb::none(); }
+// Issues a Python UserWarning from the caller's line (an error raised by a warnings filter propagates).
+inline void warn(const std::string& msg) {
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 2) < 0) throw nb::python_error();
+}
+
 // Python's truth value of h; a raising __bool__ (a multi-element tensor) propagates as a Python error.
 inline bool truthy(nb::handle h) {
   const int r = PyObject_IsTrue(h.ptr());

@@ -15,10 +15,6 @@ using nb::arg;
 
 nb::none none() { return nb::none(); }
 
-void warn(const std::string& msg) {
-  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 2) < 0) throw nb::python_error();
-}
-
 // softmax's dim=None: PyTorch's legacy choice, with its deprecation warning.
 int64_t softmax_dim(nb::handle dim, const Tensor& x, const char* name) {
   if (!dim.is_none()) return to_int(dim, name, "dim");

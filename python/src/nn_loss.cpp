@@ -13,12 +13,6 @@ namespace {
 using nb::arg;
 
 nb::object none() { return nb::none(); }
-// An argument that defaults to None (nanobind refuses None for an argument not marked .none()).
-auto opt(const char* name) { return nb::arg(name).none() = nb::none(); }
-
-void warn(const std::string& msg) {
-  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 2) < 0) throw nb::python_error();
-}
 
 Tensor opt_tensor(nb::handle h, const char* fn, const char* what) {
   if (!h.is_valid() || h.is_none()) return {};
@@ -77,14 +71,14 @@ void init_nn_loss(nb::module_& m, nb::module_& nn) {
                              int64_t ignore_index, nb::handle reduce, nb::handle reduction, double label_smoothing) {
     return cross_entropy(input, target, opt_tensor(weight, "cross_entropy", "weight"), ignore_index,
                          legacy_reduction(size_average, reduce, reduction), label_smoothing);
-  }, arg("input"), arg("target"), opt("weight"), opt("size_average"), arg("ignore_index") = -100,
-     opt("reduce"), arg("reduction") = "mean", arg("label_smoothing") = 0.0);
+  }, arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), arg("ignore_index") = -100,
+     none_arg("reduce"), arg("reduction") = "mean", arg("label_smoothing") = 0.0);
   nn.def("nll_loss", [](const Tensor& input, const Tensor& target, nb::handle weight, nb::handle size_average,
                         int64_t ignore_index, nb::handle reduce, nb::handle reduction) {
     return nll_loss(input, target, opt_tensor(weight, "nll_loss", "weight"), ignore_index,
                     legacy_reduction(size_average, reduce, reduction));
-  }, arg("input"), arg("target"), opt("weight"), opt("size_average"), arg("ignore_index") = -100,
-     opt("reduce"), arg("reduction") = "mean");
+  }, arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), arg("ignore_index") = -100,
+     none_arg("reduce"), arg("reduction") = "mean");
 
   using Elementwise = Tensor (*)(const Tensor&, const Tensor&, Reduction);
   for (auto [name, f] : {std::pair<const char*, Elementwise>{"mse_loss", &mse_loss}, {"l1_loss", &l1_loss}}) {
@@ -92,13 +86,13 @@ void init_nn_loss(nb::module_& m, nb::module_& nn) {
                      nb::handle reduction) {
       warn_broadcast(input, target);
       return f(input, target, legacy_reduction(size_average, reduce, reduction));
-    }, arg("input"), arg("target"), opt("size_average"), opt("reduce"), arg("reduction") = "mean");
+    }, arg("input"), arg("target"), none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean");
   }
   nn.def("smooth_l1_loss", [](const Tensor& input, const Tensor& target, nb::handle size_average, nb::handle reduce,
                               nb::handle reduction, double beta) {
     warn_broadcast(input, target);
     return smooth_l1_loss(input, target, legacy_reduction(size_average, reduce, reduction), beta);
-  }, arg("input"), arg("target"), opt("size_average"), opt("reduce"), arg("reduction") = "mean",
+  }, arg("input"), arg("target"), none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean",
      arg("beta") = 1.0);
   nn.def("huber_loss", [](const Tensor& input, const Tensor& target, nb::handle reduction, double delta) {
     warn_broadcast(input, target);
@@ -108,7 +102,7 @@ void init_nn_loss(nb::module_& m, nb::module_& nn) {
                                     nb::handle size_average, nb::handle reduce, nb::handle reduction) {
     return binary_cross_entropy(input, target, opt_tensor(weight, "binary_cross_entropy", "weight"),
                                 legacy_reduction(size_average, reduce, reduction));
-  }, arg("input"), arg("target"), opt("weight"), opt("size_average"), opt("reduce"),
+  }, arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), none_arg("reduce"),
      arg("reduction") = "mean");
   nn.def("binary_cross_entropy_with_logits", [](const Tensor& input, const Tensor& target, nb::handle weight,
                                                 nb::handle size_average, nb::handle reduce, nb::handle reduction,
@@ -117,14 +111,14 @@ void init_nn_loss(nb::module_& m, nb::module_& nn) {
     return binary_cross_entropy_with_logits(input, target, opt_tensor(weight, fn, "weight"),
                                             legacy_reduction(size_average, reduce, reduction),
                                             opt_tensor(pos_weight, fn, "pos_weight"));
-  }, arg("input"), arg("target"), opt("weight"), opt("size_average"), opt("reduce"),
-     arg("reduction") = "mean", opt("pos_weight"));
+  }, arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), none_arg("reduce"),
+     arg("reduction") = "mean", none_arg("pos_weight"));
   m.def("binary_cross_entropy_with_logits", [](const Tensor& input, const Tensor& target, nb::handle weight,
                                                nb::handle pos_weight, nb::handle reduction) {
     const char* fn = "binary_cross_entropy_with_logits";
     return binary_cross_entropy_with_logits(input, target, opt_tensor(weight, fn, "weight"), reduction_of(reduction),
                                             opt_tensor(pos_weight, fn, "pos_weight"));
-  }, arg("input"), arg("target"), opt("weight"), opt("pos_weight"), arg("reduction") = 1);
+  }, arg("input"), arg("target"), none_arg("weight"), none_arg("pos_weight"), arg("reduction") = 1);
 
   auto kl = [](const Tensor& input, const Tensor& target, nb::handle size_average, nb::handle reduce,
                nb::handle reduction, bool log_target) {
@@ -138,7 +132,7 @@ void init_nn_loss(nb::module_& m, nb::module_& nn) {
     }
     return kl_div(input, target, legacy_reduction(size_average, reduce, reduction), log_target);
   };
-  nn.def("kl_div", kl, arg("input"), arg("target"), opt("size_average"), opt("reduce"),
+  nn.def("kl_div", kl, arg("input"), arg("target"), none_arg("size_average"), none_arg("reduce"),
          arg("reduction") = "mean", arg("log_target") = false);
   m.def("kl_div", [](const Tensor& input, const Tensor& target, nb::handle reduction, bool log_target) {
     return kl_div(input, target, reduction_of(reduction), log_target);
@@ -147,8 +141,8 @@ void init_nn_loss(nb::module_& m, nb::module_& nn) {
   nn.def("poisson_nll_loss", [](const Tensor& input, const Tensor& target, bool log_input, bool full,
                                 nb::handle size_average, double eps, nb::handle reduce, nb::handle reduction) {
     return poisson_nll_loss(input, target, log_input, full, eps, legacy_reduction(size_average, reduce, reduction));
-  }, arg("input"), arg("target"), arg("log_input") = true, arg("full") = false, opt("size_average"),
-     arg("eps") = 1e-8, opt("reduce"), arg("reduction") = "mean");
+  }, arg("input"), arg("target"), arg("log_input") = true, arg("full") = false, none_arg("size_average"),
+     arg("eps") = 1e-8, none_arg("reduce"), arg("reduction") = "mean");
   m.def("poisson_nll_loss", [](const Tensor& input, const Tensor& target, bool log_input, bool full, double eps,
                                nb::handle reduction) {
     return poisson_nll_loss(input, target, log_input, full, eps, reduction_of(reduction));
@@ -166,8 +160,8 @@ void init_nn_loss(nb::module_& m, nb::module_& nn) {
     nn.def(name, [f](const Tensor& a, const Tensor& b, const Tensor& target, double margin, nb::handle size_average,
                      nb::handle reduce, nb::handle reduction) {
       return f(a, b, target, margin, legacy_reduction(size_average, reduce, reduction));
-    }, arg("input1"), arg("input2"), arg("target"), arg("margin") = margin, opt("size_average"),
-       opt("reduce"), arg("reduction") = "mean");
+    }, arg("input1"), arg("input2"), arg("target"), arg("margin") = margin, none_arg("size_average"),
+       none_arg("reduce"), arg("reduction") = "mean");
     m.def(name, [f](const Tensor& a, const Tensor& b, const Tensor& target, double margin, nb::handle reduction) {
       return f(a, b, target, margin, reduction_of(reduction));
     }, arg("input1"), arg("input2"), arg("target"), arg("margin") = 0.0, arg("reduction") = 1);
@@ -181,7 +175,7 @@ void init_nn_loss(nb::module_& m, nb::module_& nn) {
     return triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
                                legacy_reduction(size_average, reduce, reduction));
   }, arg("anchor"), arg("positive"), arg("negative"), arg("margin") = 1.0, arg("p") = 2.0, arg("eps") = 1e-6,
-     arg("swap") = false, opt("size_average"), opt("reduce"), arg("reduction") = "mean");
+     arg("swap") = false, none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean");
   m.def("triplet_margin_loss", [](const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
                                   double p, double eps, bool swap, nb::handle reduction) {
     return triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction_of(reduction));
@@ -199,17 +193,17 @@ void init_nn_loss(nb::module_& m, nb::module_& nn) {
       dist = [f](const Tensor& a, const Tensor& b) { return nb::cast<Tensor>(f(a, b)); };
     }
     return triplet_margin_with_distance_loss(anchor, positive, negative, dist, margin, swap, reduction_of(reduction));
-  }, arg("anchor"), arg("positive"), arg("negative"), nb::kw_only(), opt("distance_function"),
+  }, arg("anchor"), arg("positive"), arg("negative"), nb::kw_only(), none_arg("distance_function"),
      arg("margin") = 1.0, arg("swap") = false, arg("reduction") = "mean");
   nn.def("multilabel_margin_loss", [](const Tensor& input, const Tensor& target, nb::handle size_average,
                                       nb::handle reduce, nb::handle reduction) {
     return multilabel_margin_loss(input, target, legacy_reduction(size_average, reduce, reduction));
-  }, arg("input"), arg("target"), opt("size_average"), opt("reduce"),
+  }, arg("input"), arg("target"), none_arg("size_average"), none_arg("reduce"),
      arg("reduction") = "mean");
   nn.def("hinge_embedding_loss", [](const Tensor& input, const Tensor& target, double margin, nb::handle size_average,
                                     nb::handle reduce, nb::handle reduction) {
     return hinge_embedding_loss(input, target, margin, legacy_reduction(size_average, reduce, reduction));
-  }, arg("input"), arg("target"), arg("margin") = 1.0, opt("size_average"), opt("reduce"),
+  }, arg("input"), arg("target"), arg("margin") = 1.0, none_arg("size_average"), none_arg("reduce"),
      arg("reduction") = "mean");
   m.def("hinge_embedding_loss", [](const Tensor& input, const Tensor& target, double margin, nb::handle reduction) {
     return hinge_embedding_loss(input, target, margin, reduction_of(reduction));
@@ -217,19 +211,19 @@ void init_nn_loss(nb::module_& m, nb::module_& nn) {
   nn.def("soft_margin_loss", [](const Tensor& input, const Tensor& target, nb::handle size_average, nb::handle reduce,
                                 nb::handle reduction) {
     return soft_margin_loss(input, target, legacy_reduction(size_average, reduce, reduction));
-  }, arg("input"), arg("target"), opt("size_average"), opt("reduce"), arg("reduction") = "mean");
+  }, arg("input"), arg("target"), none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean");
   nn.def("multilabel_soft_margin_loss", [](const Tensor& input, const Tensor& target, nb::handle weight,
                                            nb::handle size_average, nb::handle reduce, nb::handle reduction) {
     return multilabel_soft_margin_loss(input, target, opt_tensor(weight, "multilabel_soft_margin_loss", "weight"),
                                        legacy_reduction(size_average, reduce, reduction));
-  }, arg("input"), arg("target"), opt("weight"), opt("size_average"), opt("reduce"),
+  }, arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), none_arg("reduce"),
      arg("reduction") = "mean");
   nn.def("multi_margin_loss", [](const Tensor& input, const Tensor& target, int64_t p, double margin,
                                  nb::handle weight, nb::handle size_average, nb::handle reduce, nb::handle reduction) {
     return multi_margin_loss(input, target, p, margin, opt_tensor(weight, "multi_margin_loss", "weight"),
                              legacy_reduction(size_average, reduce, reduction));
-  }, arg("input"), arg("target"), arg("p") = 1, arg("margin") = 1.0, opt("weight"),
-     opt("size_average"), opt("reduce"), arg("reduction") = "mean");
+  }, arg("input"), arg("target"), arg("p") = 1, arg("margin") = 1.0, none_arg("weight"),
+     none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean");
 
   auto ctc = [](const Tensor& log_probs, const Tensor& targets, nb::handle input_lengths, nb::handle target_lengths,
                 int64_t blank, nb::handle reduction, bool zero_infinity) {

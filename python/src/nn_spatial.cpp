@@ -15,12 +15,6 @@ namespace {
 using nb::arg;
 
 nb::object none() { return nb::none(); }
-// An argument that defaults to None (nanobind refuses None for an argument not marked .none()).
-auto opt(const char* name) { return nb::arg(name).none() = nb::none(); }
-
-void warn(const std::string& msg) {
-  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 2) < 0) throw nb::python_error();
-}
 
 bool is_sequence(nb::handle h) { return PyTuple_Check(h.ptr()) || PyList_Check(h.ptr()); }
 
@@ -76,32 +70,32 @@ Tensor interpolate_py(const Tensor& input, nb::handle size, nb::handle scale_fac
 
 void init_nn_spatial(nb::module_& m, nb::module_& nn) {
   // ---- interpolate and the deprecated upsample forms
-  nn.def("interpolate", &interpolate_py, arg("input"), opt("size"), opt("scale_factor"),
-         arg("mode") = "nearest", opt("align_corners"), opt("recompute_scale_factor"),
+  nn.def("interpolate", &interpolate_py, arg("input"), none_arg("size"), none_arg("scale_factor"),
+         arg("mode") = "nearest", none_arg("align_corners"), none_arg("recompute_scale_factor"),
          arg("antialias") = false);
   nn.def("upsample", [](const Tensor& input, nb::handle size, nb::handle scale_factor, const std::string& mode,
                         nb::handle align_corners) {
     warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.");
     return interpolate_py(input, size, scale_factor, mode, align_corners, none(), false);
-  }, arg("input"), opt("size"), opt("scale_factor"), arg("mode") = "nearest",
-     opt("align_corners"));
+  }, arg("input"), none_arg("size"), none_arg("scale_factor"), arg("mode") = "nearest",
+     none_arg("align_corners"));
   nn.def("upsample_nearest", [](const Tensor& input, nb::handle size, nb::handle scale_factor) {
     warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.");
     return interpolate_py(input, size, scale_factor, "nearest", none(), none(), false);
-  }, arg("input"), opt("size"), opt("scale_factor"));
+  }, arg("input"), none_arg("size"), none_arg("scale_factor"));
   nn.def("upsample_bilinear", [](const Tensor& input, nb::handle size, nb::handle scale_factor) {
     warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.");
     return interpolate_py(input, size, scale_factor, "bilinear", nb::bool_(true), none(), false);
-  }, arg("input"), opt("size"), opt("scale_factor"));
+  }, arg("input"), none_arg("size"), none_arg("scale_factor"));
 
   // ---- sampling grids
   nn.def("grid_sample", [](const Tensor& input, const Tensor& grid, const std::string& mode,
                            const std::string& padding_mode, nb::handle align_corners) {
     return grid_sample(input, grid, mode, padding_mode, opt_bool(align_corners).value_or(false));
-  }, arg("input"), arg("grid"), arg("mode") = "bilinear", arg("padding_mode") = "zeros", opt("align_corners"));
+  }, arg("input"), arg("grid"), arg("mode") = "bilinear", arg("padding_mode") = "zeros", none_arg("align_corners"));
   nn.def("affine_grid", [](const Tensor& theta, nb::handle size, nb::handle align_corners) {
     return affine_grid(theta, ints_of(size, "affine_grid", "size"), opt_bool(align_corners).value_or(false));
-  }, arg("theta"), arg("size"), opt("align_corners"));
+  }, arg("theta"), arg("size"), none_arg("align_corners"));
 
   // ---- pixel shuffle, unfold, fold
   for (nb::module_* mod : {&m, &nn}) {
@@ -130,7 +124,7 @@ void init_nn_spatial(nb::module_& m, nb::module_& nn) {
   }
   m.def("cdist", [](const Tensor& x1, const Tensor& x2, double p, nb::handle compute_mode) {
     return cdist(x1, x2, p, compute_mode.is_none() ? "use_mm_for_euclid_dist_if_necessary" : utf8(compute_mode));
-  }, arg("x1"), arg("x2"), arg("p") = 2.0, opt("compute_mode"));
+  }, arg("x1"), arg("x2"), arg("p") = 2.0, none_arg("compute_mode"));
 
   // ---- attention
   nn.def("scaled_dot_product_attention", [](const Tensor& query, Tensor key, Tensor value, nb::handle attn_mask,
@@ -148,8 +142,8 @@ void init_nn_spatial(nb::module_& m, nb::module_& nn) {
     std::optional<double> s;
     if (!scale.is_none()) s = nb::cast<double>(scale);
     return scaled_dot_product_attention(query, key, value, mask, dropout_p, is_causal, s);
-  }, arg("query"), arg("key"), arg("value"), opt("attn_mask"), arg("dropout_p") = 0.0,
-     arg("is_causal") = false, opt("scale"), arg("enable_gqa") = false);
+  }, arg("query"), arg("key"), arg("value"), none_arg("attn_mask"), arg("dropout_p") = 0.0,
+     arg("is_causal") = false, none_arg("scale"), arg("enable_gqa") = false);
 }
 
 }  // namespace ember::py
