@@ -71,7 +71,7 @@ class Upsample(Module):
     def extra_repr(self):
         info = "scale_factor=" + repr(self.scale_factor) if self.scale_factor is not None else \
             "size=" + repr(self.size)
-        return info + ", mode=" + repr(self.mode)
+        return info + ", mode=" + str(self.mode)  # PyTorch 1.13 prints the mode unquoted
 
 
 class UpsamplingNearest2d(Upsample):

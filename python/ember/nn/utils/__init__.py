@@ -1,4 +1,9 @@
-"""ember.nn.utils: gradient clipping and parameter/vector conversion."""
+"""ember.nn.utils: gradient clipping, parameter/vector conversion, parametrizations, weight and spectral
+normalization."""
 from .clip_grad import clip_grad_norm_, clip_grad_norm, clip_grad_value_
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 from . import rnn  # noqa: F401
+from . import parametrize  # noqa: F401
+from . import parametrizations  # noqa: F401
+from .weight_norm import weight_norm, remove_weight_norm
+from .spectral_norm import spectral_norm, remove_spectral_norm
