@@ -182,10 +182,14 @@ TensorList call_node(GraphTask& task, Node& node, TensorList&& grads) {
 void add_to(TensorList& buffer, size_t n, uint32_t slot, Tensor&& g) {
   if (buffer.empty()) buffer.resize(n);
   Tensor& b = buffer[slot];
-  if (!b.defined())
+  if (!b.defined()) {
     b = std::move(g);
-  else
-    b = b + g;  // out of place: b may be a tensor the user passed or holds
+  } else if (!is_grad_enabled() && b.impl()->use_count() == 1 && b.impl()->storage()->use_count() == 1 &&
+             b.is_contiguous() && std::ranges::equal(b.sizes(), g.sizes()) && b.dtype() == g.dtype()) {
+    binary_op(BinaryOp::Add, b, g, b);  // nobody else holds b: sum in place (no allocation)
+  } else {
+    b = b + g;  // out of place: b may be a tensor the user passed or holds, or part of a graph
+  }
 }
 
 struct ReadyItem {

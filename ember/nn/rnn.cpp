@@ -16,20 +16,23 @@ int64_t gate_count(RNNMode m) { return m == RNNMode::LSTM ? 4 : m == RNNMode::GR
 
 // One time step. gi = x W_ih^T + b_ih (+ b_hh, folded in except for GRU, whose candidate gate multiplies the
 // recurrent term by r before adding). Returns (h', c').
-std::pair<Tensor, Tensor> step(RNNMode mode, const Tensor& gi, const Tensor& h, const Tensor& c, const Tensor& w_hh,
+// w_hh_t is W_hh transposed once per layer, so that the steps' weight gradients add up in one graph node (a
+// transpose per step would accumulate each step's gradient into .grad through a strided copy).
+std::pair<Tensor, Tensor> step(RNNMode mode, const Tensor& gi, const Tensor& h, const Tensor& c, const Tensor& w_hh_t,
                                const Tensor& b_hh) {
   switch (mode) {
     case RNNMode::Tanh:
-      return {tanh(addmm(gi, h, w_hh.t())), {}};
+      return {tanh(addmm(gi, h, w_hh_t)), {}};
     case RNNMode::Relu:
-      return {relu(addmm(gi, h, w_hh.t())), {}};
+      return {relu(addmm(gi, h, w_hh_t)), {}};
     case RNNMode::LSTM: {
-      std::vector<Tensor> g = chunk(addmm(gi, h, w_hh.t()), 4, 1);
+      std::vector<Tensor> g = chunk(addmm(gi, h, w_hh_t), 4, 1);
       Tensor c2 = sigmoid(g[1]) * c + sigmoid(g[0]) * tanh(g[2]);
       return {sigmoid(g[3]) * tanh(c2), c2};
     }
     case RNNMode::GRU: {
-      std::vector<Tensor> i = chunk(gi, 3, 1), r = chunk(linear(h, w_hh, b_hh), 3, 1);
+      Tensor rec = b_hh.defined() ? addmm(b_hh, h, w_hh_t) : matmul(h, w_hh_t);
+      std::vector<Tensor> i = chunk(gi, 3, 1), r = chunk(rec, 3, 1);
       Tensor reset = sigmoid(i[0] + r[0]), update = sigmoid(i[1] + r[1]);
       Tensor n = tanh(i[2] + reset * r[2]);
       return {n + update * (h - n), {}};  // (1 - z) * n + z * h
@@ -83,13 +86,12 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
   }
   EMBER_CHECK(x.size(-1) == input_size, "input.size(-1) must be equal to input_size. Expected ", input_size, ", got ",
               x.size(-1));
-  std::vector<int64_t> sizes, offsets;  // packed: batch size and first row of each time step
+  std::vector<int64_t> sizes;  // packed: the batch size of each time step
   if (packed) {
     Tensor bs = contiguous(to(batch_sizes, kCPU, ScalarType::Int64));
     int64_t off = 0;
     for (int64_t t = 0; t < bs.numel(); ++t) {
       sizes.push_back(bs.data<int64_t>()[t]);
-      offsets.push_back(off);
       off += sizes.back();
     }
     EMBER_CHECK(off == x.size(0), name, ": batch_sizes sum to ", off, " but the packed input has ", x.size(0),
@@ -117,20 +119,23 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
       Tensor b_ih = o.bias ? params[k + 2] : Tensor(), b_hh = o.bias ? params[k + 3] : Tensor();
       // The input term of every step in one GEMM; b_hh folds into it except for GRU.
       Tensor in_bias = o.mode == RNNMode::GRU || !o.bias ? b_ih : b_ih + b_hh;
-      Tensor xproj = linear(layer_input, w_ih, in_bias);
+      // The steps' slices of the projection in one split (one graph node, not one per step).
+      Tensor xproj_all = linear(layer_input, w_ih, in_bias);
+      std::vector<Tensor> xproj = packed ? split_with_sizes(xproj_all, sizes, 0) : unbind(xproj_all, 0);
       Tensor h = h0.select(0, layer * dirs + d), c = c0.defined() ? c0.select(0, layer * dirs + d) : Tensor();
       const Tensor rec_bias = o.mode == RNNMode::GRU ? b_hh : Tensor();
+      const Tensor w_hh_t = w_hh.t();
       std::vector<Tensor> outs(steps);
       for (int64_t i = 0; i < steps; ++i) {
         const int64_t t = d == 0 ? i : steps - 1 - i;
         if (!packed) {
-          auto [h2, c2] = step(o.mode, xproj.select(0, t), h, c, w_hh, rec_bias);
+          auto [h2, c2] = step(o.mode, xproj[t], h, c, w_hh_t, rec_bias);
           h = h2, c = c2;
           outs[t] = h;
         } else {
           const int64_t b = sizes[t];
-          auto [h2, c2] = step(o.mode, xproj.narrow(0, offsets[t], b), h.narrow(0, 0, b),
-                               c.defined() ? c.narrow(0, 0, b) : c, w_hh, rec_bias);
+          auto [h2, c2] = step(o.mode, xproj[t], h.narrow(0, 0, b),
+                               c.defined() ? c.narrow(0, 0, b) : c, w_hh_t, rec_bias);
           outs[t] = h2;
           h = merge_rows(h2, h);
           if (c.defined()) c = merge_rows(c2, c);
@@ -175,7 +180,7 @@ std::pair<Tensor, Tensor> rnn_cell(RNNMode mode, const Tensor& input, const Tens
   EMBER_CHECK(hh.size(0) == x.size(0), name, ": Input batch size ", x.size(0), " doesn't match hidden0 batch size ",
               hh.size(0));
   Tensor in_bias = mode == RNNMode::GRU || !b_hh.defined() ? b_ih : (b_ih.defined() ? b_ih + b_hh : b_hh);
-  auto [h2, c2] = step(mode, linear(x, w_ih, in_bias), hh, cc, w_hh, mode == RNNMode::GRU ? b_hh : Tensor());
+  auto [h2, c2] = step(mode, linear(x, w_ih, in_bias), hh, cc, w_hh.t(), mode == RNNMode::GRU ? b_hh : Tensor());
   if (unbatched) {
     h2 = h2.squeeze(0);
     if (c2.defined()) c2 = c2.squeeze(0);

@@ -158,6 +158,46 @@ Tensor vstack(const std::vector<Tensor>& tensors, const Tensor& out) {
 
 // ---------------------------------------------------------------------------------------- splitting
 
+namespace {
+
+// The pieces of split/chunk/unbind are views recorded as ONE node whose formula joins the pieces' gradients
+// (zeros for pieces that got none): O(size) work in backward, where a node per piece would embed each piece's
+// gradient in a zero tensor of the whole input (O(pieces * size), quadratic for a time loop over unbind).
+std::vector<Tensor> record_pieces(const Tensor& t, std::vector<Tensor> pieces, int64_t dim, bool stacked,
+                                  const char* name) {
+  std::vector<DimVector> shapes;
+  for (auto& p : pieces) shapes.emplace_back(p.sizes());
+  auto n = autograd::make_node(name, {&t}, [dim, stacked, shapes](autograd::FormulaNode&, autograd::TensorList& g) {
+    Tensor like;
+    for (auto& x : g)
+      if (x.defined()) like = x;
+    std::vector<Tensor> parts;
+    for (size_t i = 0; i < g.size(); ++i)
+      parts.push_back(g[i].defined() ? g[i] : zeros(shapes[i], TensorOptions(like.dtype()).device(like.device())));
+    return autograd::TensorList{stacked ? stack(parts, dim) : cat(parts, dim)};
+  });
+  if (n) {
+    n->num_outputs = static_cast<uint32_t>(pieces.size());
+    for (size_t i = 0; i < pieces.size(); ++i) autograd::set_history(pieces[i], n, static_cast<uint32_t>(i), true);
+  }
+  return pieces;
+}
+
+// Runs f (which makes the pieces with view ops) without recording: the pieces get one node instead.
+template <class F>
+std::vector<Tensor> pieces_of(const Tensor& t, int64_t dim, bool stacked, const char* name, F&& f) {
+  const Tensor* in[] = {&t};
+  if (!autograd::needs_grad(in)) return f();
+  std::vector<Tensor> r;
+  {
+    autograd::NoGradGuard off;
+    r = f();
+  }
+  return record_pieces(t, std::move(r), dim, stacked, name);
+}
+
+}  // namespace
+
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
   EMBER_CHECK(t.dim() > 0, "split expects at least a 1-dimensional tensor");
   dim = wrap_dim(dim, t.dim(), "split");
@@ -166,14 +206,15 @@ std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
   EMBER_CHECK(split_size > 0 || size == 0,
               "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
   const int64_t n = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
-  std::vector<Tensor> r;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t start = std::min(i * split_size, size);
-    r.push_back(narrow(t, dim, start, std::min(split_size, size - start)));
-  }
-  return r;
+  return pieces_of(t, dim, false, "SplitBackward0", [&] {
+    std::vector<Tensor> r;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t start = std::min(i * split_size, size);
+      r.push_back(narrow(t, dim, start, std::min(split_size, size - start)));
+    }
+    return r;
+  });
 }
-
 std::vector<Tensor> split_with_sizes(const Tensor& t, IntArrayRef sizes, int64_t dim) {
   EMBER_CHECK(t.dim() > 0, "split_with_sizes expects at least a 1-dimensional tensor");
   dim = wrap_dim(dim, t.dim(), "split_with_sizes");
@@ -186,13 +227,15 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, IntArrayRef sizes, int64_t
   }
   EMBER_CHECK(total == size, "split_with_sizes expects split_sizes to sum exactly to ", size,
               " (input tensor's size at dimension ", dim, "), but got split_sizes=", shape_str(sizes));
-  std::vector<Tensor> r;
-  int64_t start = 0;
-  for (int64_t s : sizes) {
-    r.push_back(narrow(t, dim, start, s));
-    start += s;
-  }
-  return r;
+  return pieces_of(t, dim, false, "SplitWithSizesBackward0", [&] {
+    std::vector<Tensor> r;
+    int64_t start = 0;
+    for (int64_t s : sizes) {
+      r.push_back(narrow(t, dim, start, s));
+      start += s;
+    }
+    return r;
+  });
 }
 
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
@@ -207,9 +250,11 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
   EMBER_CHECK_INDEX(t.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
   dim = wrap_dim(dim, t.dim(), "unbind");
-  std::vector<Tensor> r;
-  for (int64_t i = 0; i < t.sizes()[dim]; ++i) r.push_back(select(t, dim, i));
-  return r;
+  return pieces_of(t, dim, true, "UnbindBackward0", [&] {
+    std::vector<Tensor> r;
+    for (int64_t i = 0; i < t.sizes()[dim]; ++i) r.push_back(select(t, dim, i));
+    return r;
+  });
 }
 
 Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination) {

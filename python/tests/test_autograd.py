@@ -770,3 +770,16 @@ def test_grad_mode_decorators_without_parentheses():
     assert flag and not y.requires_grad
     with ember.no_grad():
         assert h().requires_grad
+
+
+def test_split_and_unbind_record_one_node():
+    x = f64([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]])
+    rows = x.unbind(0)
+    assert rows[0].grad_fn is rows[1].grad_fn and rows[0].grad_fn.name() == "UnbindBackward0"
+    parts = x.chunk(2, 1)
+    assert parts[0].grad_fn is parts[1].grad_fn and parts[0].grad_fn.name() == "SplitBackward0"
+    (rows[1] * 2.0).backward(ember.ones(4, dtype=ember.float64))  # the other row gets zeros
+    assert npv(x.grad).tolist() == [[0.0] * 4, [2.0] * 4]
+    x.grad = None
+    (parts[0] * parts[1]).backward(ember.ones(2, 2, dtype=ember.float64))
+    assert npv(x.grad).tolist() == [[3.0, 4.0, 1.0, 2.0], [7.0, 8.0, 5.0, 6.0]]
