@@ -26,9 +26,12 @@ std::pair<Tensor, Tensor> step(RNNMode mode, const Tensor& gi, const Tensor& h, 
     case RNNMode::Relu:
       return {relu(addmm(gi, h, w_hh_t)), {}};
     case RNNMode::LSTM: {
-      std::vector<Tensor> g = chunk(addmm(gi, h, w_hh_t), 4, 1);
-      Tensor c2 = sigmoid(g[1]) * c + sigmoid(g[0]) * tanh(g[2]);
-      return {sigmoid(g[3]) * tanh(c2), c2};
+      // Transcendentals run vectorized on contiguous data: one sigmoid over all four gates (the cell gate's
+      // part is unused), and the cell gate made contiguous before its tanh.
+      Tensor gates = addmm(gi, h, w_hh_t);
+      std::vector<Tensor> s = chunk(sigmoid(gates), 4, 1), g = chunk(gates, 4, 1);
+      Tensor c2 = s[1] * c + s[0] * tanh(contiguous(g[2]));
+      return {s[3] * tanh(c2), c2};
     }
     case RNNMode::GRU: {
       Tensor rec = b_hh.defined() ? addmm(b_hh, h, w_hh_t) : matmul(h, w_hh_t);
