@@ -8,6 +8,7 @@
 #include "ember/nn/conv.h"
 #include "ember/nn/dropout.h"
 #include "ember/nn/embedding.h"
+#include "ember/nn/modules_internal.h"
 #include "ember/nn/normalization.h"
 #include "ember/nn/pooling.h"
 #include "ember/ops.h"
@@ -15,24 +16,9 @@
 
 namespace ember::nn {
 
-namespace {
-
-// PyTorch's default for Linear and Conv: kaiming_uniform_(a=sqrt(5)) on the weight, which is U(-b, b) with
-// b = 1/sqrt(fan_in), and the same bound for the bias.
-void default_init(Tensor& weight, Tensor& bias, int64_t fan_in) {
-  autograd::NoGradGuard no_grad;
-  const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
-  uniform_(weight, -bound, bound);
-  if (bias.defined()) uniform_(bias, -bound, bound);
-}
-
-std::string tuple_str(IntArrayRef v) {
-  std::string s = "(";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + ")";
-}
-
-}  // namespace
+using detail::default_init;
+using detail::tuple_str;
+using detail::bool_str;
 
 Linear::Linear(int64_t in, int64_t out, bool with_bias) : Module("Linear"), in_features(in), out_features(out) {
   weight = register_parameter("weight", empty(DimVector{out, in}));
@@ -71,8 +57,9 @@ std::string Conv2d::extra_repr() const {
   return s;
 }
 
-BatchNorm2d::BatchNorm2d(int64_t n, double eps, double momentum, bool affine, bool track)
-    : Module("BatchNorm2d"), num_features(n), eps(eps), momentum(momentum) {
+BatchNormNd::BatchNormNd(const char* name, DimVector ranks, int64_t n, double eps, double momentum, bool affine,
+                         bool track)
+    : Module(name), num_features(n), eps(eps), momentum(momentum), ranks_(ranks) {
   if (affine) {
     weight = register_parameter("weight", ones(DimVector{n}));
     bias = register_parameter("bias", zeros(DimVector{n}));
@@ -84,8 +71,12 @@ BatchNorm2d::BatchNorm2d(int64_t n, double eps, double momentum, bool affine, bo
   }
 }
 
-Tensor BatchNorm2d::forward(const Tensor& x) {
-  EMBER_CHECK(x.dim() == 4, "BatchNorm2d: expected 4D input (got ", x.dim(), "D input)");
+Tensor BatchNormNd::forward(const Tensor& x) {
+  if (std::ranges::find(ranks_, x.dim()) == ranks_.end()) {
+    std::string expected;
+    for (size_t i = 0; i < ranks_.size(); ++i) expected += (i ? " or " : "") + std::to_string(ranks_[i]) + "D";
+    fail<ValueError>(name(), ": expected ", expected, " input (got ", x.dim(), "D input)");
+  }
   if (is_training() && num_batches_tracked.defined()) {
     autograd::NoGradGuard no_grad;
     binary_op(BinaryOp::Add, num_batches_tracked, 1, num_batches_tracked);
@@ -94,10 +85,10 @@ Tensor BatchNorm2d::forward(const Tensor& x) {
                     eps);
 }
 
-std::string BatchNorm2d::extra_repr() const {
+std::string BatchNormNd::extra_repr() const {
   std::ostringstream s;
-  s << num_features << ", eps=" << eps << ", momentum=" << momentum << ", affine=" << (weight.defined() ? "True" : "False")
-    << ", track_running_stats=" << (running_mean.defined() ? "True" : "False");
+  s << num_features << ", eps=" << eps << ", momentum=" << momentum << ", affine=" << bool_str(weight.defined())
+    << ", track_running_stats=" << bool_str(running_mean.defined());
   return s.str();
 }
 

@@ -42,15 +42,26 @@ class Conv2d : public Module {
   Conv2dOptions options;
 };
 
-class BatchNorm2d : public Module {
+// BatchNorm1d/2d/3d: the same parameters and buffers; they differ in the input ranks they accept.
+class BatchNormNd : public Module {
  public:
-  explicit BatchNorm2d(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = true,
-                       bool track_running_stats = true);
+  BatchNormNd(const char* name, DimVector ranks, int64_t num_features, double eps, double momentum, bool affine,
+              bool track_running_stats);
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
   Tensor weight, bias, running_mean, running_var, num_batches_tracked;
   int64_t num_features;
   double eps, momentum;
+
+ private:
+  DimVector ranks_;
+};
+
+class BatchNorm2d : public BatchNormNd {
+ public:
+  explicit BatchNorm2d(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = true,
+                       bool track_running_stats = true)
+      : BatchNormNd("BatchNorm2d", {4}, num_features, eps, momentum, affine, track_running_stats) {}
 };
 
 class LayerNorm : public Module {
@@ -126,3 +137,4 @@ class Sequential : public Module {
 };
 
 }  // namespace ember::nn
+#include "ember/nn/modules_extra.h"  // more layers: activations, Conv1d, GRU, cells, losses, ...
