@@ -391,3 +391,15 @@ TEST(NnModuleExtra, TrainsAModelBuiltFromTheNewLayers) {
   }
   EXPECT_LT(last, first * 0.5);
 }
+
+TEST(NnModule, BatchNorm3dChecksItsInputRank) {
+  nn::BatchNorm3d bn(2);
+  EXPECT_EQ(keys(bn.state_dict()), (std::vector<std::string>{"weight", "bias", "running_mean", "running_var",
+                                                             "num_batches_tracked"}));
+  EXPECT_THROW(bn.forward(zeros(DimVector{2, 2, 3, 3})), ValueError);
+  Tensor x = randn(DimVector{2, 2, 1, 2, 3});
+  Tensor y = bn.forward(x);
+  // Training mode: each channel normalized over (N, D, H, W): mean 0.
+  Tensor m = mean(y, DimVector{0, 2, 3, 4});
+  EXPECT_LT(amax(abs(m)).item<double>(), 1e-5);
+}

@@ -136,6 +136,13 @@ class BatchNorm1d : public BatchNormNd {
       : BatchNormNd("BatchNorm1d", {2, 3}, num_features, eps, momentum, affine, track_running_stats) {}
 };
 
+class BatchNorm3d : public BatchNormNd {
+ public:
+  explicit BatchNorm3d(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = true,
+                       bool track_running_stats = true)
+      : BatchNormNd("BatchNorm3d", {5}, num_features, eps, momentum, affine, track_running_stats) {}
+};
+
 class GroupNorm : public Module {
  public:
   GroupNorm(int64_t num_groups, int64_t num_channels, double eps = 1e-5, bool affine = true);
