@@ -403,3 +403,14 @@ TEST(NnModule, BatchNorm3dChecksItsInputRank) {
   Tensor m = mean(y, DimVector{0, 2, 3, 4});
   EXPECT_LT(amax(abs(m)).item<double>(), 1e-5);
 }
+
+TEST(NnModule, ConvLayersShareOneTemplate) {
+  nn::Conv3d c(nn::Conv3dOptions(2, 4, 3).padding(1).bias(false));
+  EXPECT_EQ(keys(c.state_dict()), std::vector<std::string>{"weight"});
+  EXPECT_EQ(shape_str(c.weight.sizes()), "[4, 2, 3, 3, 3]");
+  EXPECT_EQ(c.repr(), "Conv3d(2, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1), bias=False)");
+  Tensor x = randn(DimVector{1, 2, 4, 4, 4});
+  EXPECT_TRUE(all(eq(c.forward(x), conv3d(x, c.weight, {}, DimVector{1, 1, 1}, DimVector{1, 1, 1}))).item<bool>());
+  nn::Conv1d c1(nn::Conv1dOptions(3, 6, 5).stride(2).groups(3));
+  EXPECT_EQ(c1.repr(), "Conv1d(3, 6, kernel_size=(5,), stride=(2,), groups=3)");
+}

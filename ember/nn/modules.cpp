@@ -17,7 +17,6 @@
 namespace ember::nn {
 
 using detail::default_init;
-using detail::tuple_str;
 using detail::bool_str;
 
 Linear::Linear(int64_t in, int64_t out, bool with_bias) : Module("Linear"), in_features(in), out_features(out) {
@@ -33,29 +32,32 @@ std::string Linear::extra_repr() const {
          ", bias=" + (bias.defined() ? "True" : "False");
 }
 
-Conv2d::Conv2d(const Conv2dOptions& o) : Module("Conv2d"), options(o) {
-  EMBER_CHECK(o.groups_ > 0 && o.in_channels % o.groups_ == 0 && o.out_channels % o.groups_ == 0,
-              "Conv2d: in_channels (", o.in_channels, ") and out_channels (", o.out_channels,
-              ") must be divisible by groups (", o.groups_, ")");
-  weight = register_parameter(
-      "weight", empty(DimVector{o.out_channels, o.in_channels / o.groups_, o.kernel_size[0], o.kernel_size[1]}));
+template <size_t D>
+ConvNd<D>::ConvNd(const ConvOptions<D>& o) : Module("Conv" + std::to_string(D) + "d"), options(o) {
+  detail::check_conv(name().c_str(), o);
+  DimVector shape{o.out_channels, o.in_channels / o.groups_};
+  for (int64_t k : o.kernel_size) shape.push_back(k);
+  weight = register_parameter("weight", empty(shape));
   if (o.bias_) bias = register_parameter("bias", empty(DimVector{o.out_channels}));
-  default_init(weight, bias, o.in_channels / o.groups_ * o.kernel_size[0] * o.kernel_size[1]);
+  default_init(weight, bias, o.in_channels / o.groups_ * detail::prod(o.kernel_size));
 }
 
-Tensor Conv2d::forward(const Tensor& x) {
-  return conv2d(x, weight, bias, options.stride_, options.padding_, options.dilation_, options.groups_);
+template <size_t D>
+Tensor ConvNd<D>::forward(const Tensor& x) {
+  const auto& o = options;
+  if constexpr (D == 1) return conv1d(x, weight, bias, o.stride_, o.padding_, o.dilation_, o.groups_);
+  if constexpr (D == 2) return conv2d(x, weight, bias, o.stride_, o.padding_, o.dilation_, o.groups_);
+  if constexpr (D == 3) return conv3d(x, weight, bias, o.stride_, o.padding_, o.dilation_, o.groups_);
 }
 
-std::string Conv2d::extra_repr() const {
-  std::string s = std::to_string(options.in_channels) + ", " + std::to_string(options.out_channels) +
-                  ", kernel_size=" + tuple_str(options.kernel_size) + ", stride=" + tuple_str(options.stride_);
-  if (options.padding_[0] || options.padding_[1]) s += ", padding=" + tuple_str(options.padding_);
-  if (options.dilation_[0] != 1 || options.dilation_[1] != 1) s += ", dilation=" + tuple_str(options.dilation_);
-  if (options.groups_ != 1) s += ", groups=" + std::to_string(options.groups_);
-  if (!bias.defined()) s += ", bias=False";
-  return s;
+template <size_t D>
+std::string ConvNd<D>::extra_repr() const {
+  return detail::conv_repr(options, bias.defined());
 }
+
+template class ConvNd<1>;
+template class ConvNd<2>;
+template class ConvNd<3>;
 
 BatchNormNd::BatchNormNd(const char* name, DimVector ranks, int64_t n, double eps, double momentum, bool affine,
                          bool track)

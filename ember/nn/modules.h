@@ -20,27 +20,48 @@ class Linear : public Module {
   int64_t in_features, out_features;
 };
 
-struct Conv2dOptions {
-  Conv2dOptions(int64_t in, int64_t out, int64_t kernel) : in_channels(in), out_channels(out), kernel_size{kernel, kernel} {}
-  Conv2dOptions& stride(int64_t s) { stride_ = {s, s}; return *this; }
-  Conv2dOptions& padding(int64_t p) { padding_ = {p, p}; return *this; }
-  Conv2dOptions& dilation(int64_t d) { dilation_ = {d, d}; return *this; }
-  Conv2dOptions& groups(int64_t g) { groups_ = g; return *this; }
-  Conv2dOptions& bias(bool b) { bias_ = b; return *this; }
+// Options of a D-dimensional convolution (Conv1d/2d/3d; ConvTranspose2d uses output_padding). Sizes
+// given as one value apply to every spatial dim.
+template <size_t D>
+struct ConvOptions {
+  ConvOptions(int64_t in, int64_t out, int64_t kernel) : in_channels(in), out_channels(out), kernel_size(D, kernel) {}
+  ConvOptions(int64_t in, int64_t out, DimVector kernel) : in_channels(in), out_channels(out), kernel_size(kernel) {}
+  ConvOptions& stride(int64_t s) { stride_ = DimVector(D, s); return *this; }
+  ConvOptions& stride(DimVector s) { stride_ = std::move(s); return *this; }
+  ConvOptions& padding(int64_t p) { padding_ = DimVector(D, p); return *this; }
+  ConvOptions& padding(DimVector p) { padding_ = std::move(p); return *this; }
+  ConvOptions& output_padding(int64_t p) { output_padding_ = DimVector(D, p); return *this; }
+  ConvOptions& output_padding(DimVector p) { output_padding_ = std::move(p); return *this; }
+  ConvOptions& dilation(int64_t d) { dilation_ = DimVector(D, d); return *this; }
+  ConvOptions& dilation(DimVector d) { dilation_ = std::move(d); return *this; }
+  ConvOptions& groups(int64_t g) { groups_ = g; return *this; }
+  ConvOptions& bias(bool b) { bias_ = b; return *this; }
   int64_t in_channels, out_channels;
-  DimVector kernel_size, stride_{1, 1}, padding_{0, 0}, dilation_{1, 1};
+  DimVector kernel_size, stride_ = DimVector(D, 1), padding_ = DimVector(D, 0), output_padding_ = DimVector(D, 0),
+                         dilation_ = DimVector(D, 1);
   int64_t groups_ = 1;
   bool bias_ = true;
 };
+using Conv1dOptions = ConvOptions<1>;
+using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
 
-class Conv2d : public Module {
+// Conv1d/2d/3d: weight [out, in / groups, k...].
+template <size_t D>
+class ConvNd : public Module {
  public:
-  explicit Conv2d(const Conv2dOptions& options);
+  explicit ConvNd(const ConvOptions<D>& options);
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
   Tensor weight, bias;
-  Conv2dOptions options;
+  ConvOptions<D> options;
 };
+extern template class ConvNd<1>;
+extern template class ConvNd<2>;
+extern template class ConvNd<3>;
+using Conv1d = ConvNd<1>;
+using Conv2d = ConvNd<2>;
+using Conv3d = ConvNd<3>;
 
 // BatchNorm1d/2d/3d: the same parameters and buffers; they differ in the input ranks they accept.
 class BatchNormNd : public Module {

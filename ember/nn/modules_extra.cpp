@@ -51,57 +51,9 @@ std::string LogSoftmax::extra_repr() const { return dim_str(dim); }
 
 // ---- convolutions
 
-namespace {
-
-template <size_t D>
-void check_conv(const char* name, const ConvOptions<D>& o) {
-  EMBER_CHECK(o.groups_ > 0 && o.in_channels % o.groups_ == 0 && o.out_channels % o.groups_ == 0, name,
-              ": in_channels (", o.in_channels, ") and out_channels (", o.out_channels,
-              ") must be divisible by groups (", o.groups_, ")");
-  EMBER_CHECK(o.kernel_size.size() == D && o.stride_.size() == D && o.padding_.size() == D &&
-                  o.output_padding_.size() == D && o.dilation_.size() == D,
-              name, ": expected ", D, " value(s) per size argument");
-}
-
-int64_t prod(IntArrayRef v) {
-  int64_t p = 1;
-  for (int64_t x : v) p *= x;
-  return p;
-}
-
-bool all_eq(IntArrayRef v, int64_t x) {
-  for (int64_t e : v)
-    if (e != x) return false;
-  return true;
-}
-
-// torch.nn's _ConvNd.extra_repr.
-template <size_t D>
-std::string conv_repr(const ConvOptions<D>& o, bool has_bias) {
-  std::string s = std::to_string(o.in_channels) + ", " + std::to_string(o.out_channels) +
-                  ", kernel_size=" + tuple_str(o.kernel_size) + ", stride=" + tuple_str(o.stride_);
-  if (!all_eq(o.padding_, 0)) s += ", padding=" + tuple_str(o.padding_);
-  if (!all_eq(o.dilation_, 1)) s += ", dilation=" + tuple_str(o.dilation_);
-  if (!all_eq(o.output_padding_, 0)) s += ", output_padding=" + tuple_str(o.output_padding_);
-  if (o.groups_ != 1) s += ", groups=" + std::to_string(o.groups_);
-  if (!has_bias) s += ", bias=False";
-  return s;
-}
-
-}  // namespace
-
-Conv1d::Conv1d(const Conv1dOptions& o) : Module("Conv1d"), options(o) {
-  check_conv("Conv1d", o);
-  weight = register_parameter("weight", empty(DimVector{o.out_channels, o.in_channels / o.groups_, o.kernel_size[0]}));
-  if (o.bias_) bias = register_parameter("bias", empty(DimVector{o.out_channels}));
-  default_init(weight, bias, o.in_channels / o.groups_ * o.kernel_size[0]);
-}
-
-Tensor Conv1d::forward(const Tensor& x) {
-  return conv1d(x, weight, bias, options.stride_, options.padding_, options.dilation_, options.groups_);
-}
-
-std::string Conv1d::extra_repr() const { return conv_repr(options, bias.defined()); }
+using detail::check_conv;
+using detail::conv_repr;
+using detail::prod;
 
 ConvTranspose2d::ConvTranspose2d(const ConvTranspose2dOptions& o) : Module("ConvTranspose2d"), options(o) {
   check_conv("ConvTranspose2d", o);

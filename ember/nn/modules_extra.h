@@ -81,40 +81,7 @@ class Identity : public Module {
 
 // ---- convolutions
 
-// Options of a D-dimensional convolution (Conv1d: D = 1; ConvTranspose2d: D = 2, with output_padding). Sizes
-// given as one value apply to every spatial dim.
-template <size_t D>
-struct ConvOptions {
-  ConvOptions(int64_t in, int64_t out, int64_t kernel) : in_channels(in), out_channels(out), kernel_size(D, kernel) {}
-  ConvOptions(int64_t in, int64_t out, DimVector kernel) : in_channels(in), out_channels(out), kernel_size(kernel) {}
-  ConvOptions& stride(int64_t s) { stride_ = DimVector(D, s); return *this; }
-  ConvOptions& stride(DimVector s) { stride_ = std::move(s); return *this; }
-  ConvOptions& padding(int64_t p) { padding_ = DimVector(D, p); return *this; }
-  ConvOptions& padding(DimVector p) { padding_ = std::move(p); return *this; }
-  ConvOptions& output_padding(int64_t p) { output_padding_ = DimVector(D, p); return *this; }
-  ConvOptions& output_padding(DimVector p) { output_padding_ = std::move(p); return *this; }
-  ConvOptions& dilation(int64_t d) { dilation_ = DimVector(D, d); return *this; }
-  ConvOptions& dilation(DimVector d) { dilation_ = std::move(d); return *this; }
-  ConvOptions& groups(int64_t g) { groups_ = g; return *this; }
-  ConvOptions& bias(bool b) { bias_ = b; return *this; }
-  int64_t in_channels, out_channels;
-  DimVector kernel_size, stride_ = DimVector(D, 1), padding_ = DimVector(D, 0), output_padding_ = DimVector(D, 0),
-                         dilation_ = DimVector(D, 1);
-  int64_t groups_ = 1;
-  bool bias_ = true;
-};
-using Conv1dOptions = ConvOptions<1>;
 using ConvTranspose2dOptions = ConvOptions<2>;
-
-// weight [out, in / groups, k].
-class Conv1d : public Module {
- public:
-  explicit Conv1d(const Conv1dOptions& options);
-  Tensor forward(const Tensor& x) override;
-  std::string extra_repr() const override;
-  Tensor weight, bias;
-  Conv1dOptions options;
-};
 
 // weight [in, out / groups, kH, kW].
 class ConvTranspose2d : public Module {

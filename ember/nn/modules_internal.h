@@ -8,6 +8,7 @@
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/ops.h"
+#include "ember/nn/modules.h"
 #include "ember/tensor.h"
 
 namespace ember::nn::detail {
@@ -38,5 +39,43 @@ inline std::string float_str(double v) {
 }
 
 inline const char* bool_str(bool b) { return b ? "True" : "False"; }
+
+
+// ---- convolutions
+
+template <size_t D>
+inline void check_conv(const char* name, const ConvOptions<D>& o) {
+  EMBER_CHECK(o.groups_ > 0 && o.in_channels % o.groups_ == 0 && o.out_channels % o.groups_ == 0, name,
+              ": in_channels (", o.in_channels, ") and out_channels (", o.out_channels,
+              ") must be divisible by groups (", o.groups_, ")");
+  EMBER_CHECK(o.kernel_size.size() == D && o.stride_.size() == D && o.padding_.size() == D &&
+                  o.output_padding_.size() == D && o.dilation_.size() == D,
+              name, ": expected ", D, " value(s) per size argument");
+}
+
+inline int64_t prod(IntArrayRef v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+inline bool all_eq(IntArrayRef v, int64_t x) {
+  for (int64_t e : v)
+    if (e != x) return false;
+  return true;
+}
+
+// torch.nn's _ConvNd.extra_repr.
+template <size_t D>
+inline std::string conv_repr(const ConvOptions<D>& o, bool has_bias) {
+  std::string s = std::to_string(o.in_channels) + ", " + std::to_string(o.out_channels) +
+                  ", kernel_size=" + tuple_str(o.kernel_size) + ", stride=" + tuple_str(o.stride_);
+  if (!all_eq(o.padding_, 0)) s += ", padding=" + tuple_str(o.padding_);
+  if (!all_eq(o.dilation_, 1)) s += ", dilation=" + tuple_str(o.dilation_);
+  if (!all_eq(o.output_padding_, 0)) s += ", output_padding=" + tuple_str(o.output_padding_);
+  if (o.groups_ != 1) s += ", groups=" + std::to_string(o.groups_);
+  if (!has_bias) s += ", bias=False";
+  return s;
+}
 
 }  // namespace ember::nn::detail
