@@ -160,9 +160,20 @@ def _prepare_v(v, fn_name, create_graph, other, is_other_tuple, what):
     return v
 
 
+
+def _vector_product(targets, outputs, inputs, v, create_graph, strict, stage, is_outputs_tuple, is_inputs_tuple):
+    """The end of vjp and vhp: (outputs, v^T d(targets)/d(inputs)), zeros where an input is unused."""
+    from .grad_mode import set_grad_enabled
+    with set_grad_enabled(True if create_graph else _C.is_grad_enabled()):
+        grad_res = _autograd_grad(targets, inputs, v, create_graph=create_graph)
+        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, stage)
+    outputs = _grad_postprocess(outputs, create_graph)
+    res = _grad_postprocess(res, create_graph)
+    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns (func(inputs), v^T J): the vector-Jacobian product at inputs."""
-    from .grad_mode import enable_grad, set_grad_enabled
+    from .grad_mode import enable_grad
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -170,12 +181,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "vjp")
         _check_requires_grad(outputs, "outputs", strict=strict)
         v = _prepare_v(v, "vjp", create_graph, outputs, is_outputs_tuple, "outputs")
-    with set_grad_enabled(True if create_graph else _C.is_grad_enabled()):
-        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
+    return _vector_product(outputs, outputs, inputs, v, create_graph, strict, "back", is_outputs_tuple,
+                           is_inputs_tuple)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -348,16 +355,12 @@ def _scalar_function_prologue(func, inputs, v, create_graph, strict, fn_name):
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns (func(inputs), v^T H) for a scalar function."""
-    from .grad_mode import enable_grad, set_grad_enabled
+    from .grad_mode import enable_grad
     with enable_grad():
         is_inputs_tuple, inputs, v, outputs, is_outputs_tuple, jac = _scalar_function_prologue(
             func, inputs, v, create_graph, strict, "vhp")
-    with set_grad_enabled(True if create_graph else _C.is_grad_enabled()):
-        grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
-        res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
+    return _vector_product(jac, outputs, inputs, v, create_graph, strict, "double_back", is_outputs_tuple,
+                           is_inputs_tuple)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
