@@ -94,6 +94,14 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, in
 
 using T = double;
 
+// Sample xn as the GEMM's column matrix: xn itself for a 1x1 unit-stride unpadded convolution (col undefined),
+// else unfolded into col.
+const T* columns(const Geo3& g, int64_t C, const T* xn, const Tensor& col) {
+  if (!col.defined()) return xn;
+  im2col(g, C, xn, col.data<T>());
+  return col.data<T>();
+}
+
 void forward_f64(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                  const ConvGeometry& cg) {
   const Geo3 g = geo3(input, weight, out, cg);
@@ -104,12 +112,7 @@ void forward_f64(const Tensor& out, const Tensor& input, const Tensor& weight, c
   const T* w = weight.data<T>();
   T* y = out.data<T>();
   for (int64_t n = 0; n < N; ++n) {
-    const T* xn = x + n * C * g.in_n();
-    const T* cols = xn;
-    if (col.defined()) {
-      im2col(g, C, xn, col.data<T>());
-      cols = col.data<T>();
-    }
+    const T* cols = columns(g, C, x + n * C * g.in_n(), col);
     for (int64_t gi = 0; gi < G; ++gi)
       gemm(false, false, Og, P, CgK, w + gi * Og * CgK, CgK, cols + gi * CgK * P, P, 0.0, y + (n * O + gi * Og) * P,
            P);
@@ -156,12 +159,7 @@ void backward_weight_f64(const Tensor& grad_weight, const Tensor& grad_bias, con
   const T* gy = grad_out.data<T>();
   T* gw = grad_weight.data<T>();
   for (int64_t n = 0; n < N; ++n) {
-    const T* xn = x + n * C * g.in_n();
-    const T* cols = xn;
-    if (col.defined()) {
-      im2col(g, C, xn, col.data<T>());
-      cols = col.data<T>();
-    }
+    const T* cols = columns(g, C, x + n * C * g.in_n(), col);
     for (int64_t gi = 0; gi < G; ++gi)
       gemm(false, true, Og, CgK, P, gy + (n * O + gi * Og) * P, P, cols + gi * CgK * P, P, n ? 1.0 : 0.0,
            gw + gi * Og * CgK, CgK);

@@ -150,6 +150,16 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     return uniform_(tensor, -bound, bound, generator)
 
 
+def _default_layer_init(weight, bias):
+    """Linear's and Conv's default (PyTorch's): kaiming_uniform_(a=sqrt(5)) on the weight, which is U(-b, b) with
+    b = 1/sqrt(fan_in), and the same bound for the bias."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)
+
+
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op")
