@@ -76,6 +76,8 @@ NB_MODULE(_C, m) {
   init_sort(m);
   init_backend(m);
   init_autograd(m);
+  init_optim(m);
+  init_serialize(m);
   // ember.nn.functional's ops live in ember._C._nn (python/ember/nn/functional.py exports them).
   nb::module_ nn = m.def_submodule("_nn", "the functional ops behind ember.nn.functional");
   init_nn(m, nn);

@@ -1,0 +1,1 @@
+"""Learning-rate schedulers (PyTorch's torch.optim.lr_scheduler)."""
