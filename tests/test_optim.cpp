@@ -1,0 +1,240 @@
+// The C++ frontend's optimizers and schedulers (ember/optim/optimizer.h, scheduler.h): updates against scalar
+// references written from the algorithms' definitions, param groups, state_dict round trips and their errors,
+// the schedulers' closed forms, and training a small model.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "ember/autograd/engine.h"
+#include "ember/generator.h"
+#include "ember/nn/loss.h"
+#include "ember/nn/modules.h"
+#include "ember/ops.h"
+#include "ember/optim/optimizer.h"
+#include "ember/optim/scheduler.h"
+
+using namespace ember;
+
+namespace {
+
+std::vector<double> values(const Tensor& t) {
+  Tensor c = to(t, ScalarType::Float64).contiguous();
+  const double* p = static_cast<const double*>(c.data_ptr());
+  return {p, p + c.numel()};
+}
+
+Tensor vec(const std::vector<double>& v) {
+  return from_blob_copy(v.data(), ScalarType::Float64, DimVector{int64_t(v.size())}, TensorOptions(ScalarType::Float64));
+}
+
+// Runs `steps` updates with the fixed gradient sequence g_k[i] = sin(k + i) and returns the parameter.
+template <class Opt, class Options>
+std::vector<double> run(Options o, int steps, std::vector<double> init = {0.5, -1.0, 2.0}) {
+  Tensor p = vec(init);
+  p.set_requires_grad(true);
+  Opt opt({p}, o);
+  for (int k = 0; k < steps; ++k) {
+    std::vector<double> g;
+    for (size_t i = 0; i < init.size(); ++i) g.push_back(std::sin(double(k + i)));
+    p.set_grad(vec(g));
+    opt.step();
+  }
+  return values(p);
+}
+
+double grad_at(int k, size_t i) { return std::sin(double(k + i)); }
+
+}  // namespace
+
+TEST(Optim, SGDMomentumNesterovMatchesTheDefinition) {
+  const double lr = 0.1, mu = 0.9, wd = 0.01;
+  auto got = run<optim::SGD>(optim::SGDOptions(lr).momentum(mu).nesterov(true).weight_decay(wd), 5);
+  std::vector<double> p = {0.5, -1.0, 2.0}, buf(3);
+  for (int k = 0; k < 5; ++k)
+    for (size_t i = 0; i < 3; ++i) {
+      const double g = grad_at(k, i) + wd * p[i];
+      buf[i] = k == 0 ? g : mu * buf[i] + g;
+      p[i] -= lr * (g + mu * buf[i]);
+    }
+  for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(got[i], p[i], 1e-12);
+}
+
+TEST(Optim, AdamAndAdamWMatchTheDefinition) {
+  for (bool decoupled : {false, true}) {
+    const double lr = 0.01, b1 = 0.9, b2 = 0.999, eps = 1e-8, wd = 0.1;
+    auto got = decoupled ? run<optim::AdamW>(optim::AdamWOptions(lr).weight_decay(wd), 7)
+                         : run<optim::Adam>(optim::AdamOptions(lr).weight_decay(wd), 7);
+    std::vector<double> p = {0.5, -1.0, 2.0}, m(3), v(3);
+    for (int k = 0; k < 7; ++k)
+      for (size_t i = 0; i < 3; ++i) {
+        double g = grad_at(k, i);
+        if (decoupled) p[i] *= 1 - lr * wd;
+        else g += wd * p[i];
+        m[i] = b1 * m[i] + (1 - b1) * g;
+        v[i] = b2 * v[i] + (1 - b2) * g * g;
+        // Kingma & Ba with PyTorch's placement of eps: m_hat / (sqrt(v_hat) + eps).
+        const double mh = m[i] / (1 - std::pow(b1, k + 1)), vh = v[i] / (1 - std::pow(b2, k + 1));
+        p[i] -= lr * mh / (std::sqrt(vh) + eps);
+      }
+    for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(got[i], p[i], 1e-12) << decoupled;
+  }
+}
+
+TEST(Optim, RMSpropCenteredAndAdagradMatchTheDefinition) {
+  {
+    const double lr = 0.01, a = 0.99, eps = 1e-8, mu = 0.5;
+    auto got = run<optim::RMSprop>(optim::RMSpropOptions(lr).centered(true).momentum(mu), 6);
+    std::vector<double> p = {0.5, -1.0, 2.0}, sq(3), ga(3), buf(3);
+    for (int k = 0; k < 6; ++k)
+      for (size_t i = 0; i < 3; ++i) {
+        const double g = grad_at(k, i);
+        sq[i] = a * sq[i] + (1 - a) * g * g;
+        ga[i] = a * ga[i] + (1 - a) * g;
+        buf[i] = mu * buf[i] + g / (std::sqrt(sq[i] - ga[i] * ga[i]) + eps);
+        p[i] -= lr * buf[i];
+      }
+    for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(got[i], p[i], 1e-12);
+  }
+  {
+    const double lr = 0.1, decay = 0.01, init = 0.5, eps = 1e-10;
+    auto got = run<optim::Adagrad>(optim::AdagradOptions(lr).lr_decay(decay).initial_accumulator_value(init), 6);
+    std::vector<double> p = {0.5, -1.0, 2.0}, sum(3, init);
+    for (int k = 0; k < 6; ++k)
+      for (size_t i = 0; i < 3; ++i) {
+        const double g = grad_at(k, i);
+        sum[i] += g * g;
+        p[i] -= lr / (1 + k * decay) * g / (std::sqrt(sum[i]) + eps);
+      }
+    for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(got[i], p[i], 1e-12);
+  }
+}
+
+TEST(Optim, GroupsHaveTheirOwnOptionsAndParametersWithoutGradsStay) {
+  Tensor a = vec({1.0}), b = vec({1.0}), c = vec({1.0});
+  for (Tensor* t : {&a, &b, &c}) t->set_requires_grad(true);
+  optim::SGD opt({a}, optim::SGDOptions(0.1));
+  opt.add_param_group({b}, optim::SGDOptions(1.0));
+  opt.add_param_group({c});
+  a.set_grad(vec({1.0}));
+  b.set_grad(vec({1.0}));
+  opt.step();
+  EXPECT_NEAR(values(a)[0], 0.9, 1e-15);
+  EXPECT_NEAR(values(b)[0], 0.0, 1e-15);
+  EXPECT_EQ(values(c)[0], 1.0);
+  opt.zero_grad();
+  EXPECT_FALSE(a.grad().defined());
+  EXPECT_THROW(opt.add_param_group({a}), ValueError);
+  EXPECT_THROW(optim::SGD({}, optim::SGDOptions(0.1)), ValueError);
+  Tensor nonleaf = mul(a, a);
+  EXPECT_THROW(optim::SGD({nonleaf}, optim::SGDOptions(0.1)), ValueError);
+}
+
+TEST(Optim, StateDictRoundTripResumesExactly) {
+  auto make = [] {
+    Tensor p = vec({0.5, -1.0, 2.0});
+    p.set_requires_grad(true);
+    return p;
+  };
+  auto steps = [](optim::Optimizer& opt, Tensor& p, int from, int to) {
+    for (int k = from; k < to; ++k) {
+      p.set_grad(vec({grad_at(k, 0), grad_at(k, 1), grad_at(k, 2)}));
+      opt.step();
+    }
+  };
+  Tensor straight = make();
+  optim::Adam a1({straight}, optim::AdamOptions(0.01).amsgrad(true));
+  steps(a1, straight, 0, 10);
+
+  Tensor first = make();
+  optim::Adam a2({first}, optim::AdamOptions(0.01).amsgrad(true));
+  steps(a2, first, 0, 5);
+  const auto saved = a2.state_dict();
+  Tensor resumed = first.detach().clone();
+  resumed.set_requires_grad(true);
+  optim::Adam a3({resumed}, optim::AdamOptions(0.5).amsgrad(true));
+  a3.load_state_dict(saved);
+  EXPECT_EQ(a3.lr(0), 0.01);
+  steps(a3, resumed, 5, 10);
+  EXPECT_EQ(values(straight), values(resumed));
+
+  optim::Adam bad({make()}, optim::AdamOptions(0.01));
+  try {
+    bad.load_state_dict({{"state.0.exp_avg", zeros(DimVector{5})}, {"bogus", zeros(DimVector{1})}, {"state.7.exp_avg", zeros(DimVector{3})}});
+    FAIL() << "expected ValueError";
+  } catch (const ValueError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("'state.0.exp_avg' has shape [5] but parameter 0 has shape [3]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("unexpected key 'bogus'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("unexpected key 'state.7.exp_avg'"), std::string::npos) << msg;
+  }
+  EXPECT_TRUE(bad.state_dict().size() == 1);  // only param_groups.0.lr: nothing was loaded
+}
+
+TEST(Optim, SchedulersFollowTheClosedForms) {
+  Tensor p = vec({1.0});
+  p.set_requires_grad(true);
+  optim::SGD opt({p}, optim::SGDOptions(0.1));
+  {
+    optim::StepLR s(opt, 3, 0.5);
+    for (int e = 1; e <= 10; ++e) {
+      s.step();
+      EXPECT_DOUBLE_EQ(opt.lr(0), 0.1 * std::pow(0.5, e / 3)) << e;
+    }
+  }
+  opt.set_lr(0, 0.1);
+  {
+    optim::CosineAnnealingLR s(opt, 10, 0.001);
+    for (int e = 1; e <= 10; ++e) {
+      s.step();
+      EXPECT_NEAR(opt.lr(0), 0.001 + (0.1 - 0.001) * (1 + std::cos(std::numbers::pi * e / 10)) / 2, 1e-15);
+    }
+  }
+  opt.set_lr(0, 0.1);
+  {
+    optim::MultiStepLR s(opt, {2, 5}, 0.1);
+    std::vector<double> want = {0.1, 0.01, 0.01, 0.01, 0.001, 0.001};
+    for (int e = 1; e <= 6; ++e) {
+      s.step();
+      EXPECT_NEAR(opt.lr(0), want[e - 1], 1e-15) << e;
+    }
+  }
+  opt.set_lr(0, 0.1);
+  {
+    optim::LinearLR s(opt, 0.5, 1.0, 4);
+    EXPECT_NEAR(opt.lr(0), 0.05, 1e-15);
+    for (int e = 1; e <= 6; ++e) s.step();
+    EXPECT_NEAR(opt.lr(0), 0.1, 1e-15);
+    EXPECT_THROW(optim::LinearLR(opt, 0.0), ValueError);
+  }
+  opt.set_lr(0, 0.1);
+  {
+    optim::ReduceLROnPlateau s(opt, optim::ReduceLROnPlateau::Mode::Min, 0.5, /*patience=*/1);
+    for (double m : {1.0, 0.9, 0.9, 0.9}) s.step(m);  // two epochs without improvement > patience
+    EXPECT_NEAR(opt.lr(0), 0.05, 1e-15);
+  }
+}
+
+TEST(Optim, TrainingWithAdamAndASchedulerLowersTheLoss) {
+  manual_seed(0);
+  auto model = std::make_shared<nn::Sequential>();
+  model->push_back(std::make_shared<nn::Linear>(4, 16));
+  model->push_back(std::make_shared<nn::Tanh>());
+  model->push_back(std::make_shared<nn::Linear>(16, 1));
+  Tensor x = randn(DimVector{64, 4});
+  Tensor y = sum(mul(x, x), DimVector{1}, true);
+  optim::Adam opt(model->parameters(), optim::AdamOptions(0.01));
+  optim::StepLR sched(opt, 100, 0.5);
+  double first = 0, last = 0;
+  for (int i = 0; i < 300; ++i) {
+    opt.zero_grad();
+    Tensor loss = mse_loss(model->forward(x), y);
+    autograd::backward({loss});
+    opt.step();
+    sched.step();
+    (i == 0 ? first : last) = loss.item<double>();
+  }
+  EXPECT_LT(last, first * 0.1);
+  EXPECT_NEAR(opt.lr(0), 0.01 * 0.125, 1e-15);
+}
