@@ -118,6 +118,8 @@ void init_shape(nb::module_& m);  // shape and indexing ops (shape.cpp)
 void init_sort(nb::module_& m);
 void init_optim(nb::module_& m);                  // optim.cpp: the fused optimizer steps
 void init_serialize(nb::module_& m);              // serialize.cpp: ember's format and safetensors
+void init_data(nb::module_& m);                   // data.cpp: shared-memory tensors, the DataLoader's C++ parts
+void init_vision(nb::module_& m);                 // vision.cpp: image decoding and per-pixel transforms
 void init_autograd(nb::module_& m);               // autograd.cpp
 // nn.cpp: one init_nn_* per op family; m gets what PyTorch has at top level (torch.softmax), nn what it has in
 // torch.nn.functional.

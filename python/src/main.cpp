@@ -78,6 +78,8 @@ NB_MODULE(_C, m) {
   init_autograd(m);
   init_optim(m);
   init_serialize(m);
+  init_data(m);
+  init_vision(m);
   // ember.nn.functional's ops live in ember._C._nn (python/ember/nn/functional.py exports them).
   nb::module_ nn = m.def_submodule("_nn", "the functional ops behind ember.nn.functional");
   init_nn(m, nn);
