@@ -566,3 +566,23 @@ def test_scheduler_facing_attributes():
         p.grad = ember.ones(2)
         opt.step()
     assert opt._opt_called is True and opt.defaults["lr"] == 0.1
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop"])
+def test_resumes_from_a_pytorch_checkpoint_like_pytorch(name):
+    """fixtures/optim_resume.pt: a Linear's state_dict and its optimizer's, saved by torch.save after 3 steps;
+    ember loads both and takes the next 3 steps on the same inputs, ending where PyTorch 1.13 ended."""
+    fx = _fixture()["resume"]
+    ckpt = ember.load(os.path.join(os.path.dirname(FIXTURE), "optim_resume.pt"))[name]
+    lin = ember.nn.Linear(3, 2)
+    lin.load_state_dict(ckpt["model"])
+    kw = {"SGD": dict(lr=0.1, momentum=0.9, nesterov=True), "Adam": dict(lr=1e-2, amsgrad=True),
+          "RMSprop": dict(lr=1e-2, centered=True, momentum=0.5)}[name]
+    opt = getattr(optim, name)(lin.parameters(), **kw)
+    opt.load_state_dict(ckpt["optimizer"])
+    for x in fx["inputs"][3:]:
+        opt.zero_grad()
+        lin(ember.tensor(x)).pow(2).sum().backward()
+        opt.step()
+    for k, v in lin.state_dict().items():
+        np.testing.assert_allclose(v.numpy(), np.array(fx["final"][name][k]), rtol=1e-5, atol=1e-6)

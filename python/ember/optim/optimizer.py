@@ -122,11 +122,15 @@ class Optimizer:
                      "_optimizer_load_state_dict_post_hooks"):
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
-        # A state dict from an older PyTorch may lack newer options (foreach, fused...): give them the defaults.
+        # A state dict from an older PyTorch may lack newer options (foreach, fused...): give them the defaults;
+        # and older optimizers kept the step count as a Python number: make it the 0-d tensor the step expects.
         for group in self.param_groups:
             for k, v in self.defaults.items():
                 if v is not required:
                     group.setdefault(k, v)
+        for st in self.state.values():
+            if isinstance(st, dict) and isinstance(st.get("step"), (int, float)):
+                st["step"] = ember.tensor(float(st["step"]))
 
     def __repr__(self):
         s = self.__class__.__name__ + " ("
