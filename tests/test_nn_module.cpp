@@ -361,7 +361,7 @@ TEST(NnModuleExtra, LossModules) {
   EXPECT_EQ(DimVector(nn::MSELoss(Reduction::None)(logits, t).sizes()), (DimVector{6, 3}));
   EXPECT_TRUE(same(nn::L1Loss(Reduction::Sum)(logits, t), l1_loss(logits, t, Reduction::Sum)));
   Tensor bt = rand(DimVector{6, 3});
-  EXPECT_TRUE(same(nn::BCEWithLogitsLoss({}, Reduction::Mean, w)(logits, bt),
+  EXPECT_TRUE(same(nn::BCEWithLogitsLoss(Tensor(), Reduction::Mean, w)(logits, bt),
                    binary_cross_entropy_with_logits(logits, bt, {}, Reduction::Mean, w)));
   // Through the base class; a loss has no one-input forward.
   std::shared_ptr<nn::LossModule> loss = std::make_shared<nn::CrossEntropyLoss>();
