@@ -1,0 +1,490 @@
+"""The transform classes (torchvision.transforms' names and arguments). Randomness comes from ember's default
+generator (ember.rand, ember.randint, ember.empty(...).uniform_, ember.randperm), so ember.manual_seed makes a
+pipeline reproducible and the DataLoader's per-worker seeding makes workers differ."""
+import math
+import numbers
+from collections.abc import Sequence
+
+import ember
+from ...nn import Module
+from . import functional as F
+from .functional import InterpolationMode
+
+__all__ = ["Compose", "ToTensor", "PILToTensor", "ConvertImageDtype", "Normalize", "Resize", "CenterCrop", "Pad",
+           "RandomCrop", "RandomHorizontalFlip", "RandomVerticalFlip", "RandomResizedCrop", "ColorJitter",
+           "RandomRotation", "RandomErasing", "Lambda", "Grayscale", "RandomGrayscale", "RandomApply",
+           "InterpolationMode"]
+
+
+def _setup_size(size, error_msg):
+    if isinstance(size, numbers.Integral) and not isinstance(size, bool):
+        return int(size), int(size)
+    if isinstance(size, Sequence) and len(size) == 1:
+        return int(size[0]), int(size[0])
+    if not isinstance(size, Sequence) or len(size) != 2:
+        raise ValueError(error_msg)
+    return int(size[0]), int(size[1])
+
+
+def _uniform(lo, hi):
+    return float(ember.empty(1).uniform_(lo, hi).item())
+
+
+def _randint(lo, hi):
+    return int(ember.randint(lo, hi, (1,)).item())
+
+
+class Compose:
+    """Applies transforms one after another."""
+
+    def __init__(self, transforms):
+        self.transforms = list(transforms)
+
+    def __call__(self, img):
+        for t in self.transforms:
+            img = t(img)
+        return img
+
+    def __repr__(self):
+        lines = [self.__class__.__name__ + "("] + ["    %r" % (t,) for t in self.transforms] + [")"]
+        return "\n".join(lines)
+
+
+class ToTensor:
+    """HWC (or HW) NumPy array or tensor -> float [C, H, W]; uint8 is scaled to [0, 1] (functional.to_tensor)."""
+
+    def __call__(self, pic):
+        return F.to_tensor(pic)
+
+    def __repr__(self):
+        return self.__class__.__name__ + "()"
+
+
+class PILToTensor:
+    """HWC (or HW) NumPy array -> [C, H, W] tensor of the same dtype, without scaling."""
+
+    def __call__(self, pic):
+        return F.pil_to_tensor(pic)
+
+    def __repr__(self):
+        return self.__class__.__name__ + "()"
+
+
+class ConvertImageDtype(Module):
+    def __init__(self, dtype):
+        super().__init__()
+        self.dtype = dtype
+
+    def forward(self, image):
+        return F.convert_image_dtype(image, self.dtype)
+
+    def __repr__(self):
+        return "%s(dtype=%s)" % (self.__class__.__name__, self.dtype)
+
+
+class Normalize(Module):
+    def __init__(self, mean, std, inplace=False):
+        super().__init__()
+        self.mean, self.std, self.inplace = mean, std, inplace
+
+    def forward(self, tensor):
+        return F.normalize(tensor, self.mean, self.std, self.inplace)
+
+    def __repr__(self):
+        return "%s(mean=%s, std=%s)" % (self.__class__.__name__, self.mean, self.std)
+
+
+class Resize(Module):
+    def __init__(self, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
+        super().__init__()
+        F._size_list(size)  # validates
+        self.size, self.max_size, self.antialias = size, max_size, antialias
+        self.interpolation = F._interp(interpolation)
+
+    def forward(self, img):
+        return F.resize(img, self.size, self.interpolation, self.max_size, self.antialias)
+
+    def __repr__(self):
+        return "%s(size=%s, interpolation=%s, max_size=%s, antialias=%s)" % (
+            self.__class__.__name__, self.size, self.interpolation.value, self.max_size, self.antialias)
+
+
+class CenterCrop(Module):
+    def __init__(self, size):
+        super().__init__()
+        self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
+
+    def forward(self, img):
+        return F.center_crop(img, self.size)
+
+    def __repr__(self):
+        return "%s(size=%s)" % (self.__class__.__name__, self.size)
+
+
+def _check_padding(padding, fill, padding_mode):
+    F._padding_ltrb(padding)
+    if isinstance(fill, bool) or not isinstance(fill, (numbers.Number, tuple, list)):
+        raise TypeError("Got inappropriate fill arg")
+    if padding_mode not in ("constant", "edge", "reflect", "symmetric"):
+        raise ValueError("Padding mode should be either constant, edge, reflect or symmetric")
+
+
+class Pad(Module):
+    def __init__(self, padding, fill=0, padding_mode="constant"):
+        super().__init__()
+        _check_padding(padding, fill, padding_mode)
+        self.padding, self.fill, self.padding_mode = padding, fill, padding_mode
+
+    def forward(self, img):
+        return F.pad(img, self.padding, self.fill, self.padding_mode)
+
+    def __repr__(self):
+        return "%s(padding=%s, fill=%s, padding_mode=%s)" % (self.__class__.__name__, self.padding, self.fill,
+                                                             self.padding_mode)
+
+
+class RandomCrop(Module):
+    """Crops a random [h, w] window, after optional padding (and padding up to the size with pad_if_needed)."""
+
+    @staticmethod
+    def get_params(img, output_size):
+        _, h, w = F.get_dimensions(img)
+        th, tw = output_size
+        if h < th or w < tw:
+            raise ValueError("Required crop size %s is larger than input image size %s" % ((th, tw), (h, w)))
+        if w == tw and h == th:
+            return 0, 0, h, w
+        i = _randint(0, h - th + 1)
+        j = _randint(0, w - tw + 1)
+        return i, j, th, tw
+
+    def __init__(self, size, padding=None, pad_if_needed=False, fill=0, padding_mode="constant"):
+        super().__init__()
+        self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
+        if padding is not None:
+            _check_padding(padding, fill, padding_mode)
+        else:
+            _check_padding(0, fill, padding_mode)
+        self.padding, self.pad_if_needed, self.fill, self.padding_mode = padding, pad_if_needed, fill, padding_mode
+
+    def forward(self, img):
+        if self.padding is not None:
+            img = F.pad(img, self.padding, self.fill, self.padding_mode)
+        _, h, w = F.get_dimensions(img)
+        if self.pad_if_needed and w < self.size[1]:
+            img = F.pad(img, [self.size[1] - w, 0], self.fill, self.padding_mode)
+        if self.pad_if_needed and h < self.size[0]:
+            img = F.pad(img, [0, self.size[0] - h], self.fill, self.padding_mode)
+        i, j, h, w = self.get_params(img, self.size)
+        return F.crop(img, i, j, h, w)
+
+    def __repr__(self):
+        return "%s(size=%s, padding=%s)" % (self.__class__.__name__, self.size, self.padding)
+
+
+class RandomHorizontalFlip(Module):
+    def __init__(self, p=0.5):
+        super().__init__()
+        self.p = p
+
+    def forward(self, img):
+        if float(ember.rand(1).item()) < self.p:
+            return F.hflip(img)
+        return img
+
+    def __repr__(self):
+        return "%s(p=%s)" % (self.__class__.__name__, self.p)
+
+
+class RandomVerticalFlip(Module):
+    def __init__(self, p=0.5):
+        super().__init__()
+        self.p = p
+
+    def forward(self, img):
+        if float(ember.rand(1).item()) < self.p:
+            return F.vflip(img)
+        return img
+
+    def __repr__(self):
+        return "%s(p=%s)" % (self.__class__.__name__, self.p)
+
+
+class RandomResizedCrop(Module):
+    """A random crop of random area (scale of the image's) and aspect ratio, resized to size."""
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0),
+                 interpolation=InterpolationMode.BILINEAR, antialias=True):
+        super().__init__()
+        self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
+        if not isinstance(scale, Sequence) or len(scale) != 2:
+            raise TypeError("Scale should be a sequence of two numbers")
+        if not isinstance(ratio, Sequence) or len(ratio) != 2:
+            raise TypeError("Ratio should be a sequence of two numbers")
+        if scale[0] > scale[1] or ratio[0] > ratio[1]:
+            raise ValueError("Scale and ratio should be of kind (min, max)")
+        if scale[0] < 0 or ratio[0] <= 0:
+            raise ValueError("Scale must be non-negative and ratio positive, got scale=%s ratio=%s" % (scale, ratio))
+        self.interpolation = F._interp(interpolation)
+        self.scale, self.ratio, self.antialias = tuple(scale), tuple(ratio), antialias
+
+    @staticmethod
+    def get_params(img, scale, ratio):
+        _, height, width = F.get_dimensions(img)
+        area = height * width
+        log_lo, log_hi = math.log(ratio[0]), math.log(ratio[1])
+        for _ in range(10):
+            target_area = area * _uniform(scale[0], scale[1])
+            aspect = math.exp(_uniform(log_lo, log_hi))
+            w = int(round(math.sqrt(target_area * aspect)))
+            h = int(round(math.sqrt(target_area / aspect)))
+            if 0 < w <= width and 0 < h <= height:
+                i = _randint(0, height - h + 1)
+                j = _randint(0, width - w + 1)
+                return i, j, h, w
+        # Fall back to a central crop with the ratio clamped into range.
+        in_ratio = float(width) / float(height)
+        if in_ratio < min(ratio):
+            w = width
+            h = int(round(w / min(ratio)))
+        elif in_ratio > max(ratio):
+            h = height
+            w = int(round(h * max(ratio)))
+        else:
+            w, h = width, height
+        return (height - h) // 2, (width - w) // 2, h, w
+
+    def forward(self, img):
+        i, j, h, w = self.get_params(img, self.scale, self.ratio)
+        return F.resized_crop(img, i, j, h, w, list(self.size), self.interpolation, antialias=self.antialias)
+
+    def __repr__(self):
+        return "%s(size=%s, scale=%s, ratio=%s, interpolation=%s, antialias=%s)" % (
+            self.__class__.__name__, self.size, tuple(round(s, 4) for s in self.scale),
+            tuple(round(r, 4) for r in self.ratio), self.interpolation.value, self.antialias)
+
+
+class ColorJitter(Module):
+    """Random brightness, contrast, saturation and hue changes, applied in a random order."""
+
+    def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
+        super().__init__()
+        self.brightness = self._check_input(brightness, "brightness")
+        self.contrast = self._check_input(contrast, "contrast")
+        self.saturation = self._check_input(saturation, "saturation")
+        self.hue = self._check_input(hue, "hue", center=0, bound=(-0.5, 0.5), clip_first_on_zero=False)
+
+    @staticmethod
+    def _check_input(value, name, center=1, bound=(0, float("inf")), clip_first_on_zero=True):
+        if isinstance(value, numbers.Number) and not isinstance(value, bool):
+            if value < 0:
+                raise ValueError("If %s is a single number, it must be non negative." % name)
+            value = [center - float(value), center + float(value)]
+            if clip_first_on_zero:
+                value[0] = max(value[0], 0.0)
+        elif isinstance(value, (tuple, list)) and len(value) == 2:
+            value = [float(value[0]), float(value[1])]
+        else:
+            raise TypeError("%s should be a single number or a list/tuple with length 2." % name)
+        if not bound[0] <= value[0] <= value[1] <= bound[1]:
+            raise ValueError("%s values should be between %s, but got %s." % (name, list(bound), value))
+        if value[0] == value[1] == center:
+            return None
+        return tuple(value)
+
+    @staticmethod
+    def get_params(brightness, contrast, saturation, hue):
+        order = [int(v) for v in ember.randperm(4).tolist()]
+        b = None if brightness is None else _uniform(brightness[0], brightness[1])
+        c = None if contrast is None else _uniform(contrast[0], contrast[1])
+        s = None if saturation is None else _uniform(saturation[0], saturation[1])
+        h = None if hue is None else _uniform(hue[0], hue[1])
+        return order, b, c, s, h
+
+    def forward(self, img):
+        order, b, c, s, h = self.get_params(self.brightness, self.contrast, self.saturation, self.hue)
+        for k in order:
+            if k == 0 and b is not None:
+                img = F.adjust_brightness(img, b)
+            elif k == 1 and c is not None:
+                img = F.adjust_contrast(img, c)
+            elif k == 2 and s is not None:
+                img = F.adjust_saturation(img, s)
+            elif k == 3 and h is not None:
+                img = F.adjust_hue(img, h)
+        return img
+
+    def __repr__(self):
+        return "%s(brightness=%s, contrast=%s, saturation=%s, hue=%s)" % (
+            self.__class__.__name__, self.brightness, self.contrast, self.saturation, self.hue)
+
+
+class RandomRotation(Module):
+    """Rotates by an angle drawn uniformly from degrees ((-d, d) for a number d)."""
+
+    def __init__(self, degrees, interpolation=InterpolationMode.NEAREST, expand=False, center=None, fill=0):
+        super().__init__()
+        if isinstance(degrees, numbers.Number) and not isinstance(degrees, bool):
+            if degrees < 0:
+                raise ValueError("If degrees is a single number, it must be positive.")
+            degrees = [-float(degrees), float(degrees)]
+        elif isinstance(degrees, Sequence) and len(degrees) == 2:
+            degrees = [float(degrees[0]), float(degrees[1])]
+        else:
+            raise ValueError("If degrees is a sequence, it must be of len 2.")
+        if center is not None and (not isinstance(center, Sequence) or len(center) != 2):
+            raise ValueError("If center is a sequence, it must be of len 2.")
+        if fill is None or isinstance(fill, bool) or not isinstance(fill, (numbers.Number, tuple, list)):
+            raise TypeError("Fill should be either a sequence or a number.")
+        self.degrees, self.center, self.fill, self.expand = degrees, center, fill, expand
+        self.interpolation = F._interp(interpolation)
+
+    @staticmethod
+    def get_params(degrees):
+        return _uniform(float(degrees[0]), float(degrees[1]))
+
+    def forward(self, img):
+        c = F.get_dimensions(img)[0]
+        fill = [float(self.fill)] * c if isinstance(self.fill, numbers.Number) else list(self.fill)
+        angle = self.get_params(self.degrees)
+        return F.rotate(img, angle, self.interpolation, self.expand, self.center, fill)
+
+    def __repr__(self):
+        return "%s(degrees=%s, interpolation=%s, expand=%s, fill=%s)" % (
+            self.__class__.__name__, self.degrees, self.interpolation.value, self.expand, self.fill)
+
+
+class RandomErasing(Module):
+    """Erases a random rectangle of a tensor image (Zhong et al., Random Erasing Data Augmentation).
+
+    value: a number, one per channel, or 'random' (standard normal noise per pixel).
+    """
+
+    def __init__(self, p=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False):
+        super().__init__()
+        if not isinstance(value, (numbers.Number, str, tuple, list)) or isinstance(value, bool):
+            raise TypeError("Argument value should be either a number or str or a sequence")
+        if isinstance(value, str) and value != "random":
+            raise ValueError("If value is str, it should be 'random'")
+        if not isinstance(scale, Sequence) or len(scale) != 2:
+            raise TypeError("Scale should be a sequence")
+        if not isinstance(ratio, Sequence) or len(ratio) != 2:
+            raise TypeError("Ratio should be a sequence")
+        if scale[0] > scale[1] or ratio[0] > ratio[1]:
+            raise ValueError("Scale and ratio should be of kind (min, max)")
+        if scale[0] < 0 or scale[1] > 1:
+            raise ValueError("Scale should be between 0 and 1")
+        if ratio[0] <= 0:
+            raise ValueError("Ratio should be positive")
+        if p < 0 or p > 1:
+            raise ValueError("Random erasing probability should be between 0 and 1")
+        self.p, self.scale, self.ratio, self.value, self.inplace = p, scale, ratio, value, inplace
+
+    @staticmethod
+    def get_params(img, scale, ratio, value=None):
+        c, h_img, w_img = img.shape[-3], img.shape[-2], img.shape[-1]
+        area = h_img * w_img
+        log_lo, log_hi = math.log(ratio[0]), math.log(ratio[1])
+        for _ in range(10):
+            erase_area = area * _uniform(scale[0], scale[1])
+            aspect = math.exp(_uniform(log_lo, log_hi))
+            h = int(round(math.sqrt(erase_area * aspect)))
+            w = int(round(math.sqrt(erase_area / aspect)))
+            if not (h < h_img and w < w_img):
+                continue
+            if value is None:
+                v = ember.empty(c, h, w, dtype=ember.float32).normal_()
+            else:
+                v = ember.tensor(value, dtype=ember.float32)[:, None, None]
+            i = _randint(0, h_img - h + 1)
+            j = _randint(0, w_img - w + 1)
+            return i, j, h, w, v
+        return 0, 0, h_img, w_img, img  # no fitting rectangle: the image is returned unchanged
+
+    def forward(self, img):
+        if not isinstance(img, ember.Tensor):
+            raise TypeError("img should be Tensor Image. Got %s" % type(img).__name__)
+        if img.dim() < 3:
+            raise ValueError("RandomErasing expects a [..., C, H, W] tensor, got shape %s" % (list(img.shape),))
+        if float(ember.rand(1).item()) >= self.p:
+            return img
+        if isinstance(self.value, numbers.Number):
+            value = [float(self.value)]
+        elif isinstance(self.value, str):
+            value = None
+        else:
+            value = [float(v) for v in self.value]
+        c = img.shape[-3]
+        if value is not None and len(value) not in (1, c):
+            raise ValueError("If value is a sequence, it should have either a single value or %d (number of input "
+                             "channels)" % c)
+        i, j, h, w, v = self.get_params(img, self.scale, self.ratio, value)
+        if v is img:
+            return img
+        return F.erase(img, i, j, h, w, v.to(img.dtype), self.inplace)
+
+    def __repr__(self):
+        return "%s(p=%s, scale=%s, ratio=%s, value=%s, inplace=%s)" % (
+            self.__class__.__name__, self.p, self.scale, self.ratio, self.value, self.inplace)
+
+
+class Lambda:
+    """Applies a user function as a transform."""
+
+    def __init__(self, lambd):
+        if not callable(lambd):
+            raise TypeError("Argument lambd should be callable, got %r" % (type(lambd).__name__,))
+        self.lambd = lambd
+
+    def __call__(self, img):
+        return self.lambd(img)
+
+    def __repr__(self):
+        return self.__class__.__name__ + "()"
+
+
+class Grayscale(Module):
+    def __init__(self, num_output_channels=1):
+        super().__init__()
+        self.num_output_channels = num_output_channels
+
+    def forward(self, img):
+        return F.rgb_to_grayscale(img, self.num_output_channels)
+
+    def __repr__(self):
+        return "%s(num_output_channels=%s)" % (self.__class__.__name__, self.num_output_channels)
+
+
+class RandomGrayscale(Module):
+    def __init__(self, p=0.1):
+        super().__init__()
+        self.p = p
+
+    def forward(self, img):
+        c = F.get_dimensions(img)[0]
+        if float(ember.rand(1).item()) < self.p:
+            return F.rgb_to_grayscale(img, c)
+        return img
+
+    def __repr__(self):
+        return "%s(p=%s)" % (self.__class__.__name__, self.p)
+
+
+class RandomApply(Module):
+    """Applies a list of transforms with probability p."""
+
+    def __init__(self, transforms, p=0.5):
+        super().__init__()
+        self.transforms, self.p = list(transforms), p
+
+    def forward(self, img):
+        if self.p < float(ember.rand(1).item()):
+            return img
+        for t in self.transforms:
+            img = t(img)
+        return img
+
+    def __repr__(self):
+        inner = "\n".join("    %r" % (t,) for t in self.transforms)
+        return "%s(\n    p=%s\n%s\n)" % (self.__class__.__name__, self.p, inner)
+
