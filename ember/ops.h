@@ -43,6 +43,9 @@ Tensor from_blob(void* data, ScalarType dtype, IntArrayRef size, IntArrayRef str
 
 // ---- views (ops/views.cpp): share storage with the input
 Tensor view(const Tensor& t, IntArrayRef size);
+// The same bytes read as another dtype (PyTorch's Tensor.view(dtype)); with a different element size the last
+// dimension (stride 1) is split or merged. Not differentiable.
+Tensor view(const Tensor& t, ScalarType dtype);
 Tensor reshape(const Tensor& t, IntArrayRef size);
 Tensor permute(const Tensor& t, IntArrayRef dims);
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1);

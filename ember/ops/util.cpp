@@ -98,8 +98,9 @@ Tensor scalar_tensor(const Scalar& value, ScalarType dtype, Device device) {
   return slot;
 }
 
-Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  Tensor v(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, offset));
+Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                 std::optional<ScalarType> dtype) {
+  Tensor v(make_intrusive<TensorImpl>(t.impl()->storage(), dtype.value_or(t.dtype()), sizes, strides, offset));
   // Every view remembers its root base, for in-place ops on views (Note [In-place on views]).
   TensorImpl* base = t.impl()->view_base() ? t.impl()->view_base() : t.impl();
   v.impl()->set_view_base(IntrusivePtr<TensorImpl>(base), t.version());

@@ -22,7 +22,8 @@ void copy_into(const Tensor& dst, const Tensor& src);
 // CPU it comes from a small per-thread ring of reused tensors (no allocation): callers must not keep it
 // beyond the op.
 Tensor scalar_tensor(const Scalar& value, ScalarType dtype, Device device);
-// A tensor sharing t's storage with new geometry.
-Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+// A tensor sharing t's storage with new geometry (and, for view(dtype), another dtype).
+Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                 std::optional<ScalarType> dtype = std::nullopt);
 
 }  // namespace ember

@@ -113,6 +113,40 @@ Tensor view(const Tensor& t, IntArrayRef size) {
   return recorded(t, make_view(t, shape, strides, t.storage_offset()), "ViewBackward0", reshape_back(t));
 }
 
+Tensor view(const Tensor& t, ScalarType dtype) {
+  const int64_t from = int64_t(element_size(t.dtype())), to = int64_t(element_size(dtype));
+  DimVector sizes(t.sizes()), strides(t.strides());
+  int64_t offset = t.storage_offset();
+  if (from != to) {
+    const auto names = [&] {
+      return std::string(dtype_name(t.dtype())) + " as " + std::string(dtype_name(dtype));
+    };
+    EMBER_CHECK(t.dim() > 0, "view(dtype): self.dim() cannot be 0 to view ", names(),
+                " (different element sizes)");
+    EMBER_CHECK(strides.back() == 1, "view(dtype): self.stride(-1) must be 1 to view ", names(),
+                " (different element sizes), but got ", strides.back());
+    if (from > to) {
+      const int64_t r = from / to;
+      for (size_t i = 0; i + 1 < strides.size(); ++i) strides[i] *= r;
+      sizes.back() *= r;
+      offset *= r;
+    } else {
+      const int64_t r = to / from;
+      EMBER_CHECK(sizes.back() % r == 0, "view(dtype): self.size(-1) must be divisible by ", r, " to view ", names(),
+                  " (different element sizes), but got ", sizes.back());
+      for (size_t i = 0; i + 1 < strides.size(); ++i)
+        EMBER_CHECK(strides[i] % r == 0, "view(dtype): self.stride(", i, ") must be divisible by ", r, " to view ",
+                    names(), " (different element sizes), but got ", strides[i]);
+      EMBER_CHECK(offset % r == 0, "view(dtype): self.storage_offset() must be divisible by ", r, " to view ",
+                  names(), " (different element sizes), but got ", offset);
+      for (size_t i = 0; i + 1 < strides.size(); ++i) strides[i] /= r;
+      sizes.back() /= r;
+      offset /= r;
+    }
+  }
+  return make_view(t, sizes, strides, offset, dtype);
+}
+
 Tensor reshape(const Tensor& t, IntArrayRef size) {
   DimVector shape = infer_size(size, t.numel(), "reshape");
   DimVector strides;

@@ -123,8 +123,7 @@ void init_tensor(nb::module_& m) {
 
   // Views.
   cls.def("view", [](const Tensor& t, nb::args a) {
-        if (a.size() == 1 && (nb::isinstance<DType>(a[0])))
-          fail<NotImplementedError>("view(dtype): reinterpreting a tensor as another dtype is not supported yet");
+        if (a.size() == 1 && (nb::isinstance<DType>(a[0]))) return view(t, nb::cast<DType>(a[0]).st);
         return view(t, dims_arg(a, "view"));
       })
       .def("view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); })

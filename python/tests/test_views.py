@@ -493,3 +493,42 @@ def test_random_reshapes_view_exactly_when_numpy_can(case):
         r = x.reshape(new)
         r.fill_(7)
         assert_equal(t, a)  # reshape copied
+
+
+# -- view(dtype): the same bytes as another dtype ------------------------------------------------------------------
+
+@pytest.mark.parametrize("src,dst", [("float32", "int32"), ("float32", "uint8"), ("int16", "int64"),
+                                     ("float64", "int16"), ("uint8", "float32"), ("int32", "float32")])
+def test_view_dtype_matches_numpy(src, dst):
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 255, (3, 8), dtype=np.uint8).view(np.dtype(src)).copy()
+    t = ember.from_numpy(a)
+    v = t.view(getattr(ember, dst))
+    want = a.view(np.dtype(dst))
+    assert tuple(v.shape) == want.shape and v.dtype == getattr(ember, dst)
+    assert v.stride() == tuple(s // want.itemsize for s in want.strides)
+    np.testing.assert_array_equal(v.numpy(), want)
+    v.zero_()  # shares storage
+    assert not a.any()
+
+
+def test_view_dtype_bfloat16_and_offsets():
+    t = ember.tensor([1.0, -2.5, 3.0], dtype=ember.bfloat16)
+    bits = t.view(ember.int16)
+    assert bits.tolist() == [0x3F80, -16352, 0x4040]  # bfloat16 is the top half of the float32 bits
+    x = ember.arange(16, dtype=ember.int16).reshape(4, 4)
+    v = x[1:].view(ember.int64)
+    assert tuple(v.shape) == (3, 1) and v.storage_offset() == 1
+    assert v.view(ember.int16).tolist() == x[1:].tolist()
+
+
+def test_view_dtype_errors_say_why():
+    x = ember.arange(8, dtype=ember.int16).reshape(2, 4)
+    with pytest.raises(RuntimeError, match=r"self.size\(-1\) must be divisible by 4 to view int16 as int64"):
+        x[:, :3].view(ember.int64)
+    with pytest.raises(RuntimeError, match=r"self.stride\(-1\) must be 1"):
+        x.t().view(ember.int32)
+    with pytest.raises(RuntimeError, match=r"self.dim\(\) cannot be 0"):
+        ember.tensor(1.0).view(ember.int16)
+    with pytest.raises(RuntimeError, match=r"storage_offset\(\) must be divisible by 2"):
+        ember.arange(8, dtype=ember.int16)[1:5].view(ember.int32)
