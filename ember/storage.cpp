@@ -10,6 +10,16 @@ StorageImpl::StorageImpl(size_t nbytes, Device device)
 StorageImpl::StorageImpl(void* data, size_t nbytes, Device device, std::function<void()> deleter)
     : data_(data), nbytes_(nbytes), device_(device), allocator_(nullptr), deleter_(std::move(deleter)) {}
 
+void StorageImpl::set_external_data(void* data, std::function<void()> deleter) {
+  if (allocator_)
+    allocator_->deallocate(data_, nbytes_);
+  else if (deleter_)
+    deleter_();
+  data_ = data;
+  allocator_ = nullptr;
+  deleter_ = std::move(deleter);
+}
+
 StorageImpl::~StorageImpl() {
   if (allocator_)
     allocator_->deallocate(data_, nbytes_);

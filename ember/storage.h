@@ -23,6 +23,10 @@ class StorageImpl final : public RefCounted {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
   bool is_external() const { return allocator_ == nullptr; }
+  // Moves the storage to other memory of the same size in place, so that every tensor viewing it follows
+  // (Tensor.share_memory_ moves a storage into a shared-memory segment): releases the old memory and takes
+  // over `data`, released later by `deleter`. The caller has copied the bytes.
+  void set_external_data(void* data, std::function<void()> deleter);
 
   // Note [Version counter]: in-place writes bump the counter of the storage they write to; views of a
   // storage share it, which is what autograd's saved-tensor check needs (PyTorch shares it between a

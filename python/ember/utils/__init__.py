@@ -1,2 +1,2 @@
 """ember.utils, as torch.utils: helpers outside the tensor API proper."""
-from . import checkpoint, dlpack, hooks  # noqa: F401
+from . import checkpoint, data, dlpack, hooks  # noqa: F401
