@@ -10,6 +10,8 @@ from ._C import OutOfMemoryError, Tensor, Generator, dtype, device  # noqa: F401
 globals().update({k: v for k, v in vars(_C).items() if not k.startswith("_")})
 from ._size import Size
 from . import autograd, cuda, linalg, nn, optim, utils  # noqa: F401
+from . import multiprocessing  # noqa: F401  (registers the shared-memory tensor reducers)
+from .serialization import save, load  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                                  is_grad_enabled, is_inference_mode_enabled)
 

@@ -1,5 +1,11 @@
 """ember.save / ember.load: checkpoints that cannot run code when loaded (docs/serialization.md)."""
+import io
+import os
+
 import ember
+from . import _C
+
+_MAGIC = b"EMBERCKP"
 
 
 def _restore_location(tensor, location, map_location):
@@ -23,3 +29,58 @@ def _restore_location(tensor, location, map_location):
                 "available; pass map_location='cpu' to load it on the CPU")
         return tensor.to(location)
     raise RuntimeError(f"ember.load: don't know how to restore a tensor saved on location '{location}'")
+
+
+def _is_path(f):
+    return isinstance(f, (str, os.PathLike))
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
+    """Saves obj (tensors, containers, numbers, strings: see docs/serialization.md) to f, a path or a writable
+    binary file object. A path is replaced atomically: a reader sees the old file or the complete new one.
+    Views of one storage are stored once and come back as views. pickle_module, pickle_protocol and
+    _use_new_zipfile_serialization are accepted for PyTorch compatibility and ignored: ember never pickles."""
+    if _is_path(f):
+        _C._save(obj, os.fsdecode(f))
+        return
+    if not hasattr(f, "write"):
+        raise TypeError(f"ember.save: f must be a path or a writable binary file object, got {type(f).__name__}")
+    f.write(_C._save(obj, None))
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **kw):
+    """Loads what ember.save wrote (or, through ember._torch_load, a checkpoint written by torch.save) from f,
+    a path or a readable binary file object. Nothing in the file is executed. map_location follows
+    torch.load; mmap=True maps the file copy-on-write instead of reading it (a path is required).
+    weights_only, pickle_module and pickle load arguments are accepted and ignored: loading is always safe."""
+    if _is_path(f):
+        path = os.fsdecode(f)
+        with open(path, "rb") as fh:
+            head = fh.read(len(_MAGIC))
+        if head == _MAGIC:
+            return _load_ember(path, map_location, bool(mmap))
+        from ._torch_load import load_torch_file
+        return load_torch_file(f, map_location=map_location, mmap=mmap)
+    if not hasattr(f, "read"):
+        raise TypeError(f"ember.load: f must be a path or a readable binary file object, got {type(f).__name__}")
+    if mmap:
+        raise ValueError("ember.load: mmap=True needs a file path (a str or os.PathLike), not a file object; "
+                         f"got {type(f).__name__}")
+    seekable = getattr(f, "seekable", lambda: False)()
+    if seekable:
+        start = f.tell()
+        head = f.read(len(_MAGIC))
+        f.seek(start)
+        if head != _MAGIC:
+            from ._torch_load import load_torch_file
+            return load_torch_file(f, map_location=map_location, mmap=mmap)
+        return _load_ember(f.read(), map_location, False)
+    data = f.read()
+    if not data.startswith(_MAGIC):
+        from ._torch_load import load_torch_file
+        return load_torch_file(io.BytesIO(data), map_location=map_location, mmap=mmap)
+    return _load_ember(data, map_location, False)
+
+
+def _load_ember(source, map_location, mmap):
+    return _C._load(source, mmap, lambda tensor, location: _restore_location(tensor, location, map_location))

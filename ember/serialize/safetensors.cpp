@@ -1,0 +1,222 @@
+#include "ember/serialize/safetensors.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "ember/ops.h"
+#include "ember/ops/util.h"
+#include "ember/serialize/json.h"
+#include "ember/serialize/tensor_bytes.h"
+
+namespace ember::safetensors {
+
+using serialize::detail::Json;
+using serialize::detail::Reader;
+
+namespace {
+
+struct Code {
+  ScalarType dtype;
+  const char* name;
+  int rank;  // the position in the reference's Dtype enum, which orders tensors in a file (largest first)
+};
+constexpr Code kCodes[] = {
+    {ScalarType::Bool, "BOOL", 0},    {ScalarType::UInt8, "U8", 1},    {ScalarType::Int8, "I8", 2},
+    {ScalarType::Int16, "I16", 5},    {ScalarType::Float16, "F16", 7}, {ScalarType::BFloat16, "BF16", 8},
+    {ScalarType::Int32, "I32", 9},    {ScalarType::Float32, "F32", 11}, {ScalarType::Float64, "F64", 12},
+    {ScalarType::Int64, "I64", 13},
+};
+// Codes of the format that ember has no dtype for: named in the error instead of "unknown".
+constexpr const char* kForeignCodes[] = {"F8_E5M2", "F8_E4M3", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2",
+                                         "U16", "U32", "U64", "C64"};
+
+int rank_of(ScalarType t) {
+  for (const Code& c : kCodes)
+    if (c.dtype == t) return c.rank;
+  return -1;
+}
+
+}  // namespace
+
+const char* dtype_code(ScalarType t) {
+  for (const Code& c : kCodes)
+    if (c.dtype == t) return c.name;
+  fail<TypeError>("safetensors: no code for dtype ", t);
+}
+
+bool dtype_from_code(std::string_view code, ScalarType& out) {
+  for (const Code& c : kCodes)
+    if (code == c.name) {
+      out = c.dtype;
+      return true;
+    }
+  return false;
+}
+
+void write(const NamedTensors& tensors, const std::optional<Metadata>& metadata, serialize::Sink& out,
+           const char* op) {
+  std::set<std::string> names;
+  for (const auto& [name, t] : tensors) {
+    EMBER_CHECK_VALUE(t.defined(), op, ": tensor '", name, "' is undefined");
+    EMBER_CHECK_VALUE(name != "__metadata__", op, ": '__metadata__' is reserved and can't name a tensor");
+    EMBER_CHECK_VALUE(names.insert(name).second, op, ": the name '", name, "' appears twice");
+    EMBER_CHECK_VALUE(t.is_contiguous(), op, ": You are trying to save a non contiguous tensor: `", name,
+                      "` which is not allowed. It either means you are trying to save tensors which are reference "
+                      "of each other in which case it's recommended to save only the full tensors, and reslice at "
+                      "load time, or simply call `.contiguous()` on your tensor to pack it before saving.");
+  }
+  // Two tensors whose bytes overlap would be written twice and come back independent: refuse, as the reference.
+  std::vector<std::tuple<const StorageImpl*, int64_t, int64_t, const std::string*>> spans;
+  for (const auto& [name, t] : tensors)
+    if (t.numel() > 0) {
+      auto [lo, hi] = serialize::byte_extent(t);
+      spans.emplace_back(t.impl()->storage().get(), lo, hi, &name);
+    }
+  std::sort(spans.begin(), spans.end());
+  for (size_t k = 1; k < spans.size(); ++k) {
+    const auto& [s0, lo0, hi0, n0] = spans[k - 1];
+    const auto& [s1, lo1, hi1, n1] = spans[k];
+    EMBER_CHECK(s0 != s1 || lo1 >= hi0, op, ": Some tensors share memory, this will lead to duplicate memory on disk "
+                "and potential differences when loading them again: [{'", *n0, "', '", *n1, "'}]. Save clones "
+                "(or only one of them) instead.");
+  }
+
+  std::vector<const std::pair<std::string, Tensor>*> order;
+  for (const auto& p : tensors) order.push_back(&p);
+  std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+    const int ra = rank_of(a->second.dtype()), rb = rank_of(b->second.dtype());
+    return ra != rb ? ra > rb : a->first < b->first;
+  });
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (metadata) {
+    nlohmann::ordered_json md = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : *metadata) md[k] = v;
+    header["__metadata__"] = std::move(md);
+  }
+  uint64_t offset = 0;
+  for (const auto* p : order) {
+    const Tensor& t = p->second;
+    nlohmann::ordered_json info = nlohmann::ordered_json::object();
+    info["dtype"] = dtype_code(t.dtype());
+    info["shape"] = std::vector<int64_t>(t.sizes().begin(), t.sizes().end());
+    info["data_offsets"] = {offset, offset + t.nbytes()};
+    header[p->first] = std::move(info);
+    offset += t.nbytes();
+  }
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const nlohmann::json::exception& e) {  // names or metadata that are not valid UTF-8
+    fail<ValueError>(op, ": names and metadata must be valid UTF-8 (", e.what(), ")");
+  }
+  text.append((8 - text.size() % 8) % 8, ' ');
+  const uint64_t n = text.size();
+  out.reserve(8 + n + offset);
+  out.write(&n, sizeof n);
+  out.write(text.data(), text.size());
+  for (const auto* p : order) {
+    const Tensor& t = p->second;
+    if (t.numel() > 0) serialize::write_bytes(t.impl()->storage(), serialize::byte_extent(t).first, t.nbytes(), out);
+  }
+}
+
+File read(const serialize::Source& in, const char* op) {
+  const Reader r{op, in.name()};
+  const uint64_t size = in.size();
+  r.check(size >= 8, "the file is too small to be a safetensors file (", size, " bytes; the header length alone "
+          "takes 8)");
+  uint64_t n;
+  in.read(0, &n, sizeof n);
+  r.check(n <= kMaxHeaderSize, "the header length ", n, " is larger than the limit of ", kMaxHeaderSize, " bytes");
+  r.check(n <= size - 8, "the header length ", n, " runs past the end of the file (", size, " bytes)");
+  r.check(n >= 2, "the header length ", n, " is too small for a JSON object");
+  std::string text(n, '\0');
+  in.read(8, text.data(), n);
+  r.check(text[0] == '{', "the header does not start with '{'");
+  const Json h = serialize::detail::parse_json(text, 64, op, in.name());
+  r.check(h.is_object(), "the header must be a JSON object");
+
+  File f;
+  struct Entry {
+    const std::string* name;
+    ScalarType dtype = ScalarType::UInt8;
+    DimVector shape = {};
+    uint64_t begin = 0, end = 0;
+  };
+  std::vector<Entry> entries;
+  for (const auto& [name, info] : h.items()) {
+    if (name == "__metadata__") {
+      if (info.is_null()) continue;
+      r.check(info.is_object(), "'__metadata__' must be an object of strings");
+      Metadata md;
+      for (const auto& [k, v] : info.items())
+        md.emplace_back(k, r.to_str(v, "'__metadata__' entry '" + k + "'"));
+      f.metadata = std::move(md);
+      continue;
+    }
+    const std::string where = "tensor '" + name + "'";
+    Entry e{&name};
+    const std::string& code = r.to_str(r.field(info, "dtype", where), where + " 'dtype'");
+    if (!dtype_from_code(code, e.dtype)) {
+      const bool foreign = std::ranges::any_of(kForeignCodes, [&](const char* c) { return code == c; });
+      r.fail(where, ": ", foreign ? "ember has no dtype for the safetensors dtype '" : "unknown dtype '", code, "'");
+    }
+    int64_t numel = 1;
+    for (const Json& d : r.to_array(r.field(info, "shape", where), where + " 'shape'")) {
+      const int64_t s = r.to_int(d, where + " 'shape'");
+      r.check(s >= 0, where, ": negative size ", s);
+      e.shape.push_back(s);
+      r.check(e.shape.size() <= 64, where, ": more than 64 dimensions");
+      r.check(serialize::detail::mul_ok(numel, s, numel), where, ": the number of elements of ", shape_str(e.shape),
+              " overflows");
+    }
+    const auto& offs = r.to_array(r.field(info, "data_offsets", where), where + " 'data_offsets'");
+    r.check(offs.size() == 2, where, ": 'data_offsets' must be [begin, end]");
+    e.begin = r.to_uint(offs[0], where + " 'data_offsets'");
+    e.end = r.to_uint(offs[1], where + " 'data_offsets'");
+    r.check(e.begin <= e.end, where, ": data_offsets [", e.begin, ", ", e.end, "] end before they begin");
+    int64_t nbytes;
+    r.check(serialize::detail::mul_ok(numel, static_cast<int64_t>(element_size(e.dtype)), nbytes), where,
+            ": the byte size of shape ", shape_str(e.shape), " overflows");
+    r.check(e.end - e.begin == static_cast<uint64_t>(nbytes), where, ": data_offsets [", e.begin, ", ", e.end,
+            "] hold ", e.end - e.begin, " bytes, but shape ", shape_str(e.shape), " of ", code, " needs ", nbytes);
+    entries.push_back(std::move(e));
+  }
+  // The tensors must tile the data section exactly: in offset order, each begins where the previous ended.
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return std::tie(a.begin, a.end) < std::tie(b.begin, b.end); });
+  uint64_t at = 0;
+  for (const Entry& e : entries) {
+    r.check(e.begin == at, "tensor '", *e.name, "': data_offsets [", e.begin, ", ", e.end, "] ",
+            e.begin < at ? "overlap the previous tensor" : "leave a hole after the previous tensor", " (which ends at ",
+            at, ")");
+    at = e.end;
+  }
+  const uint64_t data = 8 + n;
+  r.check(at <= size - data, "the tensors need ", at, " bytes of data but the file has ", size - data,
+          ": the file is truncated");
+  r.check(at == size - data, "the file has ", size - data - at, " bytes after the last tensor's data");
+
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return *a.name < *b.name; });
+  for (const Entry& e : entries) {
+    const size_t es = element_size(e.dtype);
+    Storage s = in.storage(data + e.begin, e.end - e.begin, es);
+    f.tensors.emplace_back(*e.name,
+                           serialize::view_storage(s, e.dtype, e.shape, contiguous_strides(e.shape), 0));
+  }
+  return f;
+}
+
+void save_file(const NamedTensors& tensors, const std::string& path, const std::optional<Metadata>& metadata) {
+  serialize::AtomicFile out(path);
+  write(tensors, metadata, out, "safetensors.save_file");
+  out.commit();
+}
+
+File load_file(const std::string& path, bool mmap) {
+  auto in = mmap ? serialize::map_file(path) : serialize::open_file(path);
+  return read(*in, "safetensors.load_file");
+}
+
+}  // namespace ember::safetensors

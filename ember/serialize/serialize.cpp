@@ -1,0 +1,124 @@
+#include "ember/serialize/serialize.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/ops.h"
+#include "ember/serialize/format.h"
+
+namespace ember {
+
+using serialize::Document;
+using serialize::Value;
+
+namespace {
+
+void write_file(const Document& doc, const std::string& path) {
+  serialize::AtomicFile out(path);
+  serialize::write_document(doc, out, "ember::save");
+  out.commit();
+}
+
+Document read_file(const std::string& path, const LoadOptions& o) {
+  auto in = o.mmap ? serialize::map_file(path) : serialize::open_file(path);
+  Document doc = serialize::read_document(*in, "ember::load");
+  serialize::relocate(doc, [&](const Tensor& bytes, const std::string& tag) {
+    const Device d = o.map_location.value_or(Device(tag));
+    return d.is_cpu() ? bytes : to(bytes, d);
+  }, "ember::load");
+  return doc;
+}
+
+Document state_document(const std::vector<std::pair<std::string, Tensor>>& state) {
+  Document doc;
+  doc.root = Value::make(Value::Kind::OrderedDict);
+  for (const auto& [name, t] : state) {
+    doc.root.items.push_back(Value::str(name));
+    doc.root.items.push_back(Value::tensor(static_cast<int64_t>(doc.tensors.size())));
+    doc.tensors.push_back({t});
+  }
+  return doc;
+}
+
+}  // namespace
+
+void save(const Tensor& t, const std::string& path) {
+  Document doc;
+  doc.root = Value::tensor(0);
+  doc.tensors.push_back({t});
+  write_file(doc, path);
+}
+
+void save(const std::vector<std::pair<std::string, Tensor>>& state, const std::string& path) {
+  write_file(state_document(state), path);
+}
+
+void save(const std::map<std::string, Tensor>& state, const std::string& path) {
+  write_file(state_document({state.begin(), state.end()}), path);
+}
+
+void save(const nn::Module& module, const std::string& path) { write_file(state_document(module.state_dict()), path); }
+
+Tensor load(const std::string& path, const LoadOptions& options) {
+  Document doc = read_file(path, options);
+  EMBER_CHECK(doc.root.kind == Value::Kind::Tensor, "ember::load: '", path, "' holds a ",
+              serialize::kind_name(doc.root.kind), ", not a Tensor");
+  return doc.tensors[doc.root.i].tensor;
+}
+
+std::vector<std::pair<std::string, Tensor>> load_state_dict(const std::string& path, const LoadOptions& options) {
+  Document doc = read_file(path, options);
+  const Value& root = doc.root;
+  EMBER_CHECK(root.kind == Value::Kind::Dict || root.kind == Value::Kind::OrderedDict, "ember::load: '", path,
+              "' holds a ", serialize::kind_name(root.kind), ", not a state dict (a dict of str to Tensor)");
+  std::vector<std::pair<std::string, Tensor>> out;
+  for (size_t k = 0; k + 1 < root.items.size(); k += 2) {
+    const Value& key = root.items[k];
+    const Value& val = root.items[k + 1];
+    EMBER_CHECK(key.kind == Value::Kind::Str, "ember::load: '", path, "' is not a state dict: it has a key of type ",
+                serialize::kind_name(key.kind));
+    EMBER_CHECK(val.kind == Value::Kind::Tensor, "ember::load: '", path, "' is not a state dict: the value of '",
+                key.s, "' is a ", serialize::kind_name(val.kind));
+    out.emplace_back(key.s, doc.tensors[val.i].tensor);
+  }
+  return out;
+}
+
+void load(nn::Module& module, const std::string& path, const LoadOptions& options) {
+  const auto state = load_state_dict(path, options);
+  const nn::NamedTensors mine = module.state_dict();
+  auto find = [](const auto& list, const std::string& key) {
+    return std::ranges::find_if(list, [&](const auto& p) { return p.first == key; });
+  };
+  std::vector<std::string> missing, unexpected, mismatched;
+  for (const auto& [key, dst] : mine) {
+    auto it = find(state, key);
+    if (it == state.end())
+      missing.push_back(key);
+    else if (!std::ranges::equal(it->second.sizes(), dst.sizes()))
+      mismatched.push_back("size mismatch for " + key + ": copying a param with shape " +
+                           shape_str(it->second.sizes()) + " from checkpoint, the shape in current model is " +
+                           shape_str(dst.sizes()) + ".");
+  }
+  for (const auto& [key, t] : state)
+    if (find(mine, key) == mine.end()) unexpected.push_back(key);
+  // Everything is checked before the first copy, so a bad checkpoint leaves the module as it was.
+  if (!missing.empty() || !unexpected.empty() || !mismatched.empty()) {
+    std::ostringstream msg;
+    auto list = [&](const char* what, const std::vector<std::string>& keys) {
+      if (keys.empty()) return;
+      msg << "\n\t" << what << " key(s) in state_dict: ";
+      for (size_t i = 0; i < keys.size(); ++i) msg << (i ? ", " : "") << '"' << keys[i] << '"';
+      msg << ". ";
+    };
+    list("Missing", missing);
+    list("Unexpected", unexpected);
+    for (const auto& e : mismatched) msg << "\n\t" << e;
+    fail<Error>("Error(s) in loading state_dict for ", module.name(), " from '", path, "':", msg.str());
+  }
+  autograd::NoGradGuard no_grad;
+  for (const auto& [key, dst] : mine) dst.copy_(find(state, key)->second);
+}
+
+}  // namespace ember
