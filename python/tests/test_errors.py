@@ -40,9 +40,9 @@ def test_view_error_names_the_shapes_and_strides():
         ember.arange(6).view(2, 3).t().view(6)
 
 
-def test_view_as_dtype_is_not_implemented_yet():
-    with raises(NotImplementedError, "view\\(dtype\\)"):
-        ember.ones(2).view(ember.int32)
+def test_view_as_dtype_names_the_rule_it_breaks():
+    with raises(RuntimeError, "view\\(dtype\\): self.size\\(-1\\) must be divisible by 2 to view int16 as int32"):
+        ember.ones(3, dtype=ember.int16).view(ember.int32)
 
 
 # --------------------------------------------------------------------------------------- negative sizes
