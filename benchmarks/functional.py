@@ -28,6 +28,16 @@ CASES = [
     ("hardswish [64,1024]", S, "F.hardswish(x)"),
     ("dropout p=0.5 [64,1024]", S, "F.dropout(x, 0.5)"),
     ("gelu [64,1024]", S, "F.gelu(x)"),
+    ("gelu tanh [64,1024]", S, "F.gelu(x, approximate='tanh')"),
+    ("gelu float64 [64,1024]", S + "xd = x.double()", "F.gelu(xd)"),
+    ("gelu fwd+bwd [64,1024]", S, "F.gelu(xg).backward(g)"),
+    ("gelu tanh fwd+bwd [64,1024]", S, "F.gelu(xg, approximate='tanh').backward(g)"),
+    ("elu fwd+bwd [64,1024]", S, "F.elu(xg).backward(g)"),
+    ("silu fwd+bwd [64,1024]", S, "F.silu(xg).backward(g)"),
+    ("mish fwd+bwd [64,1024]", S, "F.mish(xg).backward(g)"),
+    ("softplus fwd+bwd [64,1024]", S, "F.softplus(xg).backward(g)"),
+    ("hardswish fwd+bwd [64,1024]", S, "F.hardswish(xg).backward(g)"),
+    ("leaky_relu fwd+bwd [64,1024]", S, "F.leaky_relu(xg, 0.1).backward(g)"),
 ]
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@
 #include <numbers>
 
 #include "ember/autograd/formulas.h"
+#include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
+#include "ember/nn/activation.h"
 #include "ember/ops.h"
 
 namespace ember::autograd {
@@ -335,7 +337,10 @@ void record_unary(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArg
   if (op >= UnaryOp::LogicalNot || op == UnaryOp::BitNot || !is_floating(out.dtype())) return;
   const Saves saves = unary_saves(op);
   auto n = make_node(kUnaryBackward[static_cast<int>(op)], in, [op, args, saves](FormulaNode& n, TensorList& g) {
-    return TensorList{unary_formula(op, args, g[0], saves == Saves::Nothing ? Tensor() : n.saved_tensor(0))};
+    const Tensor v = saves == Saves::Nothing ? Tensor() : n.saved_tensor(0);
+    if (!is_grad_enabled())  // Note [Fused activation backward]
+      if (Tensor fused = fused_unary_backward(op, g[0], v, args); fused.defined()) return TensorList{fused};
+    return TensorList{unary_formula(op, args, g[0], v)};
   });
   if (saves == Saves::Input) n->save(x);
   set_history(out, n);

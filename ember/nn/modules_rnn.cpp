@@ -22,8 +22,13 @@ RNNMode nonlinearity_mode(const std::string& name, const char* layer) {
 }  // namespace
 
 RNNBase::RNNBase(std::string name, RNNMode mode, int64_t input, int64_t hidden, const RNNLayerOptions& o)
-    : Module(std::move(name)), input_size(input), hidden_size(hidden) {
+    : Module(std::move(name)), input_size(input), hidden_size(hidden), proj_size(o.proj_size) {
   EMBER_CHECK(o.num_layers >= 1, this->name(), ": num_layers must be at least 1");
+  // torch.nn.RNNBase's checks and messages
+  if (o.proj_size < 0) fail<ValueError>("proj_size should be a positive integer or zero to disable projections");
+  if (o.proj_size >= hidden) fail<ValueError>("proj_size has to be smaller than hidden_size");
+  if (o.proj_size > 0 && mode != RNNMode::LSTM)
+    fail<ValueError>("proj_size argument is only supported for LSTM, not RNN or GRU");
   options.mode = mode;
   options.num_layers = o.num_layers;
   options.bias = o.bias;
@@ -31,18 +36,21 @@ RNNBase::RNNBase(std::string name, RNNMode mode, int64_t input, int64_t hidden, 
   options.dropout = o.dropout;
   options.bidirectional = o.bidirectional;
   const int64_t gates = gate_count(mode) * hidden, dirs = o.bidirectional ? 2 : 1;
+  const int64_t out = o.proj_size > 0 ? o.proj_size : hidden;  // the size of h
   const double bound = 1.0 / std::sqrt(static_cast<double>(hidden));
   autograd::NoGradGuard no_grad;
   for (int64_t l = 0; l < o.num_layers; ++l) {
-    const int64_t in = l == 0 ? input : hidden * dirs;
+    const int64_t in = l == 0 ? input : out * dirs;
     for (int64_t d = 0; d < dirs; ++d) {
       const std::string k = std::to_string(l) + (d ? "_reverse" : "");
       uniform_(register_parameter("weight_ih_l" + k, empty(DimVector{gates, in})), -bound, bound);
-      uniform_(register_parameter("weight_hh_l" + k, empty(DimVector{gates, hidden})), -bound, bound);
+      uniform_(register_parameter("weight_hh_l" + k, empty(DimVector{gates, out})), -bound, bound);
       if (o.bias) {
         uniform_(register_parameter("bias_ih_l" + k, empty(DimVector{gates})), -bound, bound);
         uniform_(register_parameter("bias_hh_l" + k, empty(DimVector{gates})), -bound, bound);
       }
+      if (o.proj_size > 0)
+        uniform_(register_parameter("weight_hr_l" + k, empty(DimVector{o.proj_size, hidden})), -bound, bound);
     }
   }
 }
@@ -58,6 +66,7 @@ Tensor RNNBase::forward(const Tensor& x) { return std::get<0>(forward_with_state
 // torch.nn.RNNBase.extra_repr (which leaves out RNN's nonlinearity).
 std::string RNNBase::extra_repr() const {
   std::string s = std::to_string(input_size) + ", " + std::to_string(hidden_size);
+  if (proj_size != 0) s += ", proj_size=" + std::to_string(proj_size);
   if (options.num_layers != 1) s += ", num_layers=" + std::to_string(options.num_layers);
   if (!options.bias) s += ", bias=False";
   if (options.batch_first) s += ", batch_first=True";

@@ -13,14 +13,16 @@
 namespace ember::nn {
 
 // What LSTM, GRU and RNN share (torch.nn.RNNBase): parameters weight_ih_l{k}[_reverse], weight_hh_l{k}[_reverse],
-// bias_ih_l{k}[_reverse], bias_hh_l{k}[_reverse], all U(-1/sqrt(hidden), 1/sqrt(hidden)). forward returns the
-// output; forward_with_state returns (output, h_n, c_n), c_n undefined unless LSTM.
+// bias_ih_l{k}[_reverse], bias_hh_l{k}[_reverse] (and, for an LSTM with proj_size > 0, weight_hr_l{k}[_reverse]
+// [proj_size, hidden_size], which projects h to proj_size features), all U(-1/sqrt(hidden), 1/sqrt(hidden)).
+// forward returns the output; forward_with_state returns (output, h_n, c_n), c_n undefined unless LSTM.
 struct RNNLayerOptions {
   int64_t num_layers = 1;
   bool bias = true;
   bool batch_first = false;
   double dropout = 0;
   bool bidirectional = false;
+  int64_t proj_size = 0;  // LSTM only: 0 < proj_size < hidden_size
 };
 
 class RNNBase : public Module {
@@ -29,7 +31,7 @@ class RNNBase : public Module {
   std::tuple<Tensor, Tensor, Tensor> forward_with_state(const Tensor& x, const std::vector<Tensor>& hx = {});
   std::string extra_repr() const override;
   RNNOptions options;
-  int64_t input_size, hidden_size;
+  int64_t input_size, hidden_size, proj_size = 0;
 
  protected:
   RNNBase(std::string name, RNNMode mode, int64_t input_size, int64_t hidden_size, const RNNLayerOptions& o);

@@ -16,10 +16,11 @@ int64_t gate_count(RNNMode m) { return m == RNNMode::LSTM ? 4 : m == RNNMode::GR
 
 // One time step. gi = x W_ih^T + b_ih (+ b_hh, folded in except for GRU, whose candidate gate multiplies the
 // recurrent term by r before adding). Returns (h', c').
-// w_hh_t is W_hh transposed once per layer, so that the steps' weight gradients add up in one graph node (a
-// transpose per step would accumulate each step's gradient into .grad through a strided copy).
+// w_hh_t (and the LSTM projection w_hr_t, when defined) are transposed once per layer, so that the steps' weight
+// gradients add up in one graph node (a transpose per step would accumulate each step's gradient into .grad
+// through a strided copy).
 std::pair<Tensor, Tensor> step(RNNMode mode, const Tensor& gi, const Tensor& h, const Tensor& c, const Tensor& w_hh_t,
-                               const Tensor& b_hh) {
+                               const Tensor& b_hh, const Tensor& w_hr_t = {}) {
   switch (mode) {
     case RNNMode::Tanh:
       return {tanh(addmm(gi, h, w_hh_t)), {}};
@@ -31,7 +32,8 @@ std::pair<Tensor, Tensor> step(RNNMode mode, const Tensor& gi, const Tensor& h, 
       Tensor gates = addmm(gi, h, w_hh_t);
       std::vector<Tensor> s = chunk(sigmoid(gates), 4, 1), g = chunk(gates, 4, 1);
       Tensor c2 = s[1] * c + s[0] * tanh(contiguous(g[2]));
-      return {s[3] * tanh(c2), c2};
+      Tensor h2 = s[3] * tanh(c2);
+      return {w_hr_t.defined() ? matmul(h2, w_hr_t) : h2, c2};
     }
     case RNNMode::GRU: {
       Tensor rec = b_hh.defined() ? addmm(b_hh, h, w_hh_t) : matmul(h, w_hh_t);
@@ -70,12 +72,22 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
                                        const Tensor& batch_sizes) {
   const char* name = mode_name(o.mode);
   const bool packed = batch_sizes.defined();
-  const int64_t dirs = o.bidirectional ? 2 : 1, per = o.bias ? 4 : 2;
-  EMBER_CHECK(static_cast<int64_t>(params.size()) == o.num_layers * dirs * per, name, ": expected ",
-              o.num_layers * dirs * per, " weights, got ", params.size());
-  const int64_t hidden = params[1].size(1), input_size = params[0].size(1);
-  EMBER_CHECK(params[0].size(0) == gate_count(o.mode) * hidden, name, ": weight_ih_l0 has ", params[0].size(0),
-              " rows, expected ", gate_count(o.mode) * hidden);
+  const int64_t dirs = o.bidirectional ? 2 : 1, groups = o.num_layers * dirs, base = o.bias ? 4 : 2;
+  const int64_t count = static_cast<int64_t>(params.size());
+  const bool proj = o.mode == RNNMode::LSTM && count == groups * (base + 1);  // each group ends with w_hr
+  const int64_t per = base + proj;
+  EMBER_CHECK(count == groups * per, name, ": expected ", groups * base, " weights",
+              o.mode == RNNMode::LSTM ? " (or one more per layer and direction, with projections)" : "", ", got ",
+              count);
+  const int64_t gates = gate_count(o.mode), hidden = params[0].size(0) / gates, input_size = params[0].size(1);
+  const int64_t out_size = proj ? params[per - 1].size(0) : hidden;  // the size of h: proj_size or hidden_size
+  const DimVector hh_shape{gates * hidden, out_size};
+  EMBER_CHECK(params[0].size(0) == gates * hidden && std::ranges::equal(params[1].sizes(), hh_shape), name,
+              ": weight_hh_l0 is ", shape_str(params[1].sizes()), ", expected ", shape_str(hh_shape));
+  if (proj)
+    EMBER_CHECK(std::ranges::equal(params[per - 1].sizes(), DimVector{out_size, hidden}), name,
+                ": weight_hr_l0 is ", shape_str(params[per - 1].sizes()), ", expected ",
+                shape_str(DimVector{out_size, hidden}));
 
   // Time-major [T, B, I] (or packed [N, I]); an unbatched [T, I] gets a batch of one.
   Tensor x = input;
@@ -102,12 +114,13 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
   }
   const int64_t steps = packed ? static_cast<int64_t>(sizes.size()) : x.size(0);
   const int64_t batch = packed ? (sizes.empty() ? 0 : sizes[0]) : x.size(1);
-  const DimVector state_shape{o.num_layers * dirs, batch, hidden};
+  const DimVector h_shape{groups, batch, out_size}, c_shape{groups, batch, hidden};
 
   auto initial = [&](size_t k) {
-    if (hx.size() <= k || !hx[k].defined()) return zeros(state_shape, TensorOptions(x.dtype()).device(x.device()));
+    const DimVector& shape = k == 0 ? h_shape : c_shape;
+    if (hx.size() <= k || !hx[k].defined()) return zeros(shape, TensorOptions(x.dtype()).device(x.device()));
     Tensor h = unbatched ? hx[k].unsqueeze(1) : hx[k];
-    check_hidden(h, state_shape, k == 0 ? "hidden" : "cell");
+    check_hidden(h, shape, k == 0 ? "hidden" : "cell");
     return h;
   };
   Tensor h0 = initial(0), c0 = o.mode == RNNMode::LSTM ? initial(1) : Tensor();
@@ -127,18 +140,18 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
       std::vector<Tensor> xproj = packed ? split_with_sizes(xproj_all, sizes, 0) : unbind(xproj_all, 0);
       Tensor h = h0.select(0, layer * dirs + d), c = c0.defined() ? c0.select(0, layer * dirs + d) : Tensor();
       const Tensor rec_bias = o.mode == RNNMode::GRU ? b_hh : Tensor();
-      const Tensor w_hh_t = w_hh.t();
+      const Tensor w_hh_t = w_hh.t(), w_hr_t = proj ? params[k + per - 1].t() : Tensor();
       std::vector<Tensor> outs(steps);
       for (int64_t i = 0; i < steps; ++i) {
         const int64_t t = d == 0 ? i : steps - 1 - i;
         if (!packed) {
-          auto [h2, c2] = step(o.mode, xproj[t], h, c, w_hh_t, rec_bias);
+          auto [h2, c2] = step(o.mode, xproj[t], h, c, w_hh_t, rec_bias, w_hr_t);
           h = h2, c = c2;
           outs[t] = h;
         } else {
           const int64_t b = sizes[t];
-          auto [h2, c2] = step(o.mode, xproj[t], h.narrow(0, 0, b),
-                               c.defined() ? c.narrow(0, 0, b) : c, w_hh_t, rec_bias);
+          auto [h2, c2] = step(o.mode, xproj[t], h.narrow(0, 0, b), c.defined() ? c.narrow(0, 0, b) : c, w_hh_t,
+                               rec_bias, w_hr_t);
           outs[t] = h2;
           h = merge_rows(h2, h);
           if (c.defined()) c = merge_rows(c2, c);

@@ -26,9 +26,11 @@ struct RNNOptions {
 };
 
 // input: [T, B, I] ([B, T, I] with batch_first), or [T, I] unbatched; or packed data [sum(batch_sizes), I] when
-// batch_sizes (int64, non-increasing) is given. hx: h0 (and c0 for LSTM), each [layers * directions, B, H], or
-// empty for zeros. params: per layer and direction, PyTorch's order w_ih, w_hh[, b_ih, b_hh].
-// Returns (output, h_n, c_n) with c_n undefined unless LSTM.
+// batch_sizes (int64, non-increasing) is given. hx: h0 (and c0 for LSTM), h0 [layers * directions, B, P] and c0
+// [layers * directions, B, H], or empty for zeros. params: per layer and direction, PyTorch's order w_ih, w_hh[,
+// b_ih, b_hh][, w_hr]; an LSTM with w_hr [P, H] projects each step's h to P = proj_size features (torch.nn.LSTM's
+// proj_size, told apart by the number of params), P = H otherwise. Returns (output, h_n, c_n) with c_n undefined
+// unless LSTM.
 std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Tensor>& hx,
                                        const std::vector<Tensor>& params, const RNNOptions& opts,
                                        const Tensor& batch_sizes = {});

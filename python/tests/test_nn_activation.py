@@ -328,3 +328,135 @@ def test_functional_names():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         F.softmax(ember.ones(2), dim=0)
+
+
+# ---- GELU's accuracy, and the fused activation backward (Note [Fused activation backward])
+
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
+_K = math.sqrt(2 / math.pi)
+
+
+def _gelu_exact(x):  # erfc keeps relative accuracy where 1 + erf(z) would cancel
+    return 0.5 * x * _erfc(-x / math.sqrt(2))
+
+
+def _gelu_tanh_exact(x):  # x/2 (1 + tanh(u)) without the cancellation for x << 0
+    with np.errstate(over="ignore"):
+        return x / (1 + np.exp(-2 * _K * (x + 0.044715 * x ** 3)))
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 129, 4099])  # vector tails and the blocks of 8 vectors
+def test_gelu_float32_has_relative_accuracy_in_the_tails(n):
+    x = np.concatenate([np.linspace(-14.5, 20, 200_001), [-1e-30, 1e-30, -0.0, 0.0]]).astype(np.float32)
+    x = np.resize(x, max(n, 1) * (len(x) // max(n, 1)))  # a length of n per row below
+    t = from_np(x.reshape(-1, n) if n > 1 else x)
+    got = to_np(F.gelu(t)).reshape(-1).astype(np.float64)
+    ref = _gelu_exact(x.astype(np.float64))
+    normal = np.abs(ref) > 1.2e-38  # float32's normal range; below it the result is subnormal or 0
+    np.testing.assert_allclose(got[normal], ref[normal], rtol=6e-7, atol=0)
+    np.testing.assert_allclose(got[~normal], ref[~normal], rtol=0, atol=1e-44)  # 7 subnormal steps
+
+
+def test_gelu_tanh_accuracy_and_special_values():
+    x = np.linspace(-9, 20, 100_003)
+    got32 = to_np(F.gelu(from_np(x.astype(np.float32)), approximate="tanh")).astype(np.float64)
+    ref32 = _gelu_tanh_exact(x.astype(np.float32).astype(np.float64))
+    # Relative error bounded by the conditioning of u (x^3 rounds in float32): 1e-6 near 0, 2e-5 at x = -9.
+    np.testing.assert_allclose(got32, ref32, rtol=2e-5, atol=0)
+    mid = np.abs(x) < 3
+    np.testing.assert_allclose(got32[mid], ref32[mid], rtol=1.5e-6, atol=0)
+    np.testing.assert_allclose(to_np(F.gelu(from_np(x), approximate="tanh")), _gelu_tanh_exact(x), rtol=1e-13)
+    # float64 'none' is PyTorch's 1 + erf(z): absolute accuracy where that cancels (x < -3)
+    np.testing.assert_allclose(to_np(F.gelu(from_np(x))), _gelu_exact(x), rtol=1e-13, atol=2e-15)
+    for dtype in (np.float32, np.float64):
+        s = from_np(np.array([math.inf, -math.inf, math.nan, -100.0, 100.0], dtype))
+        for approximate in ("none", "tanh"):
+            got = to_np(F.gelu(s, approximate=approximate))
+            assert got[0] == math.inf and np.isnan(got[1]) and np.isnan(got[2]), (dtype, approximate)
+            assert got[3] == 0 and got[4] == 100
+
+
+def _sig(x):
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-x))
+
+
+def _gelu_tanh_grad(x):
+    u = _K * (x + 0.044715 * x ** 3)
+    t = np.tanh(u)
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _K * (1 + 3 * 0.044715 * x * x)
+
+
+def _mish_grad(x):
+    t = np.tanh(np.logaddexp(0, x))
+    return t + x * _sig(x) * (1 - t * t)
+
+
+# name -> (ember call, float64 NumPy derivative)
+FUSED_GRADS = {
+    "relu": (F.relu, lambda x: (x > 0) * 1.0),
+    "sigmoid": (ember.sigmoid, lambda x: _sig(x) * (1 - _sig(x))),
+    "tanh": (ember.tanh, lambda x: 1 - np.tanh(x) ** 2),
+    "gelu": (F.gelu, lambda x: 0.5 * _erfc(-x / math.sqrt(2)) + x * np.exp(-x * x / 2) / math.sqrt(2 * math.pi)),
+    "gelu_tanh": (lambda t: F.gelu(t, approximate="tanh"), _gelu_tanh_grad),
+    "silu": (F.silu, lambda x: _sig(x) * (1 + x * (1 - _sig(x)))),
+    "mish": (F.mish, _mish_grad),
+    "softplus": (lambda t: F.softplus(t, beta=2, threshold=5), lambda x: np.where(2 * x > 5, 1.0, _sig(2 * x))),
+    "elu": (lambda t: F.elu(t, 1.5), lambda x: np.where(x > 0, 1.0, 1.5 * np.exp(np.minimum(x, 0)))),
+    "selu": (F.selu, lambda x: SELU_SCALE * np.where(x > 0, 1.0, SELU_ALPHA * np.exp(np.minimum(x, 0)))),
+    "celu": (lambda t: F.celu(t, 0.5), lambda x: np.where(x > 0, 1.0, np.exp(np.minimum(x, 0) / 0.5))),
+    "leaky_relu": (lambda t: F.leaky_relu(t, 0.2), lambda x: np.where(x > 0, 1.0, 0.2)),
+    "hardtanh": (lambda t: F.hardtanh(t, -2.5, 1.5), lambda x: ((x > -2.5) & (x < 1.5)) * 1.0),
+    "hardsigmoid": (F.hardsigmoid, lambda x: ((x > -3) & (x < 3)) / 6.0),
+    "hardswish": (F.hardswish, lambda x: np.where(x < -3, 0.0, np.where(x <= 3, x / 3 + 0.5, 1.0))),
+}
+
+
+def _grad(fn, x_np, g, create_graph, strided=False):
+    base = from_np(np.repeat(x_np, 2) if strided else x_np).requires_grad_()
+    x = base[::2] if strided else base
+    (gx,) = ember.autograd.grad(fn(x), base, g, create_graph=create_graph)
+    out = to_np(gx.detach())
+    return out[::2] if strided else out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("name", sorted(FUSED_GRADS))
+def test_fused_activation_backward_against_numpy(name, dtype, rng):
+    fn, deriv = FUSED_GRADS[name]
+    x = (rng.standard_normal(1037) * 4).astype(dtype)
+    x[:10] = [0.0, -0.0, 3.0, -3.0, 1.5, -2.5, 25.0, -25.0, 1e-30, -1e-30]  # kinks, saturation, tiny
+    g = rng.standard_normal(1037).astype(dtype)
+    with np.errstate(all="ignore"):
+        exp = g.astype(np.float64) * deriv(x.astype(np.float64))
+    # float32: the derivatives of sigmoid and tanh come from the rounded result (1 - r^2 cancels), as PyTorch's
+    tol = dict(rtol=1e-12, atol=1e-13) if dtype == np.float64 else dict(rtol=2e-5, atol=3e-6)
+    if name in ("sigmoid", "tanh") and dtype == np.float32:
+        tol = dict(rtol=1e-4, atol=3e-6)
+    # the vector path (contiguous), the strided scalar path, a broadcast gradient, and the composed formula that
+    # create_graph uses: all four against NumPy
+    np.testing.assert_allclose(_grad(fn, x, from_np(g), False), exp, **tol, err_msg=name)
+    np.testing.assert_allclose(_grad(fn, x, from_np(g), False, strided=True), exp, **tol, err_msg=name)
+    ones = from_np(np.ones(1, dtype)).expand(1037)
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(_grad(fn, x, ones, False), deriv(x.astype(np.float64)), **tol, err_msg=name)
+    np.testing.assert_allclose(_grad(fn, x, from_np(g), True), exp, **tol, err_msg=name)
+
+
+@pytest.mark.parametrize("name", ["gelu", "silu", "hardswish", "elu"])
+def test_fused_activation_backward_16_bit_and_second_derivative(name, rng):
+    fn, deriv = FUSED_GRADS[name]
+    x = np.array([-2.0, -0.5, 0.25, 1.75], np.float32)
+    for dtype in (ember.float16, ember.bfloat16):
+        t = ember.tensor(x.tolist(), dtype=dtype, requires_grad=True)
+        fn(t).sum().backward()
+        assert t.grad.dtype is dtype
+        np.testing.assert_allclose(to_np(t.grad.float()), deriv(to_np(t.detach().float()).astype(np.float64)),
+                                   rtol=2e-2, atol=1e-2)
+    # create_graph records the composed formula, so the gradient has its own gradient (central differences here)
+    xs = from_np(x.astype(np.float64)).requires_grad_()
+    (d,) = ember.autograd.grad(fn(xs).sum(), xs, create_graph=True)
+    d.sum().backward()
+    h = 1e-6
+    second = (deriv(x.astype(np.float64) + h) - deriv(x.astype(np.float64) - h)) / (2 * h)
+    np.testing.assert_allclose(to_np(xs.grad), second, rtol=1e-5, atol=1e-7)

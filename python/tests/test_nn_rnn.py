@@ -34,22 +34,26 @@ def np_cell(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
 
 
 def np_rnn(module, x, h0=None, c0=None):
-    """The module's computation in NumPy: x is [T, B, I]; returns (output, h_n, c_n)."""
+    """The module's computation in NumPy: x is [T, B, I]; returns (output, h_n, c_n). With proj_size, each step's h
+    is projected by weight_hr (torch.nn.LSTM's documented formula)."""
     mode, layers, dirs, hid = module.mode, module.num_layers, 2 if module.bidirectional else 1, module.hidden_size
+    proj = getattr(module, "proj_size", 0)
     T, B = x.shape[:2]
-    h0 = np.zeros((layers * dirs, B, hid)) if h0 is None else h0
+    h0 = np.zeros((layers * dirs, B, proj or hid)) if h0 is None else h0
     c0 = np.zeros((layers * dirs, B, hid)) if c0 is None else c0
     hn, cn, inp = [], [], x
     for layer in range(layers):
         outs = []
         for d in range(dirs):
             sfx = "_reverse" if d else ""
-            p = {k: npv(getattr(module, "%s_l%d%s" % (k, layer, sfx))) for k in ("weight_ih", "weight_hh", "bias_ih",
-                                                                                "bias_hh")}
+            names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh") + (("weight_hr",) if proj else ())
+            p = {k: npv(getattr(module, "%s_l%d%s" % (k, layer, sfx))) if module.bias or k[0] == "w" else 0.0
+                 for k in names}  # bias=False: zero biases
             h, c = h0[layer * dirs + d], c0[layer * dirs + d]
             out = [None] * T
             for t in (range(T) if d == 0 else reversed(range(T))):
                 h, c2 = np_cell(mode, inp[t], h, c, p["weight_ih"], p["weight_hh"], p["bias_ih"], p["bias_hh"])
+                h = h @ p["weight_hr"].T if proj else h
                 c = c2 if c2 is not None else c
                 out[t] = h
             outs.append(np.stack(out))
@@ -194,3 +198,99 @@ def test_multihead_attention_matches_numpy():
     y = layer(x)
     assert tuple(y.shape) == (3, 2, 8)
     assert ember.autograd.gradcheck(lambda t: layer(t), (x,))
+
+
+# ---- LSTM with proj_size
+
+# torch.nn.LSTM(3, 5, num_layers=2, bidirectional=True, proj_size=2).state_dict() in PyTorch 1.13: keys and shapes
+TORCH_PROJ_KEYS = [
+    ("weight_ih_l0", (20, 3)), ("weight_hh_l0", (20, 2)), ("bias_ih_l0", (20,)), ("bias_hh_l0", (20,)),
+    ("weight_hr_l0", (2, 5)), ("weight_ih_l0_reverse", (20, 3)), ("weight_hh_l0_reverse", (20, 2)),
+    ("bias_ih_l0_reverse", (20,)), ("bias_hh_l0_reverse", (20,)), ("weight_hr_l0_reverse", (2, 5)),
+    ("weight_ih_l1", (20, 4)), ("weight_hh_l1", (20, 2)), ("bias_ih_l1", (20,)), ("bias_hh_l1", (20,)),
+    ("weight_hr_l1", (2, 5)), ("weight_ih_l1_reverse", (20, 4)), ("weight_hh_l1_reverse", (20, 2)),
+    ("bias_ih_l1_reverse", (20,)), ("bias_hh_l1_reverse", (20,)), ("weight_hr_l1_reverse", (2, 5)),
+]
+
+
+def test_lstm_proj_size_parameters_and_repr_are_torchs():
+    m = nn.LSTM(3, 5, num_layers=2, bidirectional=True, proj_size=2)
+    assert [(k, tuple(v.shape)) for k, v in m.state_dict().items()] == TORCH_PROJ_KEYS
+    assert repr(m) == "LSTM(3, 5, proj_size=2, num_layers=2, bidirectional=True)"
+    assert [n for n, _ in nn.LSTM(3, 5, bias=False, proj_size=4).named_parameters()] == \
+        ["weight_ih_l0", "weight_hh_l0", "weight_hr_l0"]
+    assert len(m.all_weights) == 4 and [tuple(w.shape) for w in m.all_weights[2]] == [
+        (20, 4), (20, 2), (20,), (20,), (2, 5)]
+    bound = 1 / np.sqrt(5)  # every weight U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), weight_hr too
+    assert all(np.abs(npv(p)).max() <= bound for p in m.parameters())
+
+
+@pytest.mark.parametrize("kw", [{}, {"num_layers": 2, "bidirectional": True}, {"batch_first": True},
+                                {"bias": False, "num_layers": 2}])
+def test_lstm_proj_size_matches_numpy(kw):
+    ember.manual_seed(6)
+    m = nn.LSTM(3, 5, proj_size=2, **kw).double()
+    dirs_layers = (2 if m.bidirectional else 1) * m.num_layers
+    x = ember.randn(4, 2, 3, dtype=ember.float64)
+    h0 = ember.randn(dirs_layers, 2, 2, dtype=ember.float64)
+    c0 = ember.randn(dirs_layers, 2, 5, dtype=ember.float64)
+    for states in (None, (h0, c0)):
+        xin = x.transpose(0, 1).contiguous() if m.batch_first else x
+        out, (h, c) = m(xin, states)
+        ref_out, ref_h, ref_c = np_rnn(m, npv(x), *([npv(h0), npv(c0)] if states else []))
+        got = out.transpose(0, 1) if m.batch_first else out
+        assert tuple(got.shape) == (4, 2, 2 * (2 if m.bidirectional else 1))
+        np.testing.assert_allclose(npv(got), ref_out, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(npv(h), ref_h, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(npv(c), ref_c, rtol=1e-10, atol=1e-12)
+
+
+def test_lstm_proj_size_packed_and_unbatched():
+    ember.manual_seed(7)
+    m = nn.LSTM(2, 4, proj_size=3, bidirectional=True).double()
+    seqs = [ember.randn(n, 2, dtype=ember.float64) for n in (2, 5, 3)]
+    out, (h, c) = m(pack_sequence(seqs, enforce_sorted=False))
+    padded, _ = pad_packed_sequence(out)
+    for i, s in enumerate(seqs):
+        ref_out, ref_h, ref_c = np_rnn(m, npv(s.unsqueeze(1)))
+        np.testing.assert_allclose(npv(padded[:s.size(0), i]), ref_out[:, 0], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(npv(h[:, i]), ref_h[:, 0], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(npv(c[:, i]), ref_c[:, 0], rtol=1e-10, atol=1e-12)
+    o_u, (h_u, c_u) = m(seqs[1])  # unbatched [T, I]
+    assert tuple(o_u.shape) == (5, 6) and tuple(h_u.shape) == (2, 3) and tuple(c_u.shape) == (2, 4)
+    np.testing.assert_allclose(npv(o_u), np_rnn(m, npv(seqs[1].unsqueeze(1)))[0][:, 0], rtol=1e-10, atol=1e-12)
+
+
+def test_lstm_proj_size_gradcheck():
+    ember.manual_seed(8)
+    m = nn.LSTM(2, 4, num_layers=2, bidirectional=True, proj_size=3).double()
+    names = [n for n, _ in m.named_parameters()]
+    x = ember.randn(3, 2, 2, dtype=ember.float64, requires_grad=True)
+    h0 = ember.randn(4, 2, 3, dtype=ember.float64, requires_grad=True)
+    c0 = ember.randn(4, 2, 4, dtype=ember.float64, requires_grad=True)
+    weights = [p.detach().clone().requires_grad_() for p in m.parameters()]
+
+    def run(inp, h, c, *ws):
+        out, hn, cn = ember._C._nn._rnn(inp, [h, c], list(ws), "LSTM", 2, True, False, 0.0, True, True)
+        return out, hn, cn
+
+    # every input: x, both initial states, and each weight (weight_hr_l{k} among them)
+    assert ember.autograd.gradcheck(run, (x, h0, c0, *weights))
+    assert ember.autograd.gradgradcheck(lambda inp, w: run(inp, h0.detach(), c0.detach(), *weights[:4], w,
+                                                           *weights[5:])[0], (x, weights[4]))
+    assert names[4] == "weight_hr_l0"
+
+
+def test_lstm_proj_size_errors():
+    with pytest.raises(ValueError, match="proj_size has to be smaller than hidden_size"):
+        nn.LSTM(3, 4, proj_size=4)
+    with pytest.raises(ValueError, match="proj_size should be a positive integer or zero to disable projections"):
+        nn.LSTM(3, 4, proj_size=-1)
+    for cls in (nn.GRU, nn.RNN):
+        with pytest.raises(ValueError, match="proj_size argument is only supported for LSTM, not RNN or GRU"):
+            cls(3, 4, proj_size=2)
+    m = nn.LSTM(3, 4, proj_size=2)
+    with pytest.raises(RuntimeError, match=r"Expected hidden size \[1, 1, 2\], got \[1, 1, 4\]"):
+        m(ember.randn(2, 1, 3), (ember.zeros(1, 1, 4), ember.zeros(1, 1, 4)))
+    with pytest.raises(RuntimeError, match=r"Expected cell size \[1, 1, 4\], got \[1, 1, 2\]"):
+        m(ember.randn(2, 1, 3), (ember.zeros(1, 1, 2), ember.zeros(1, 1, 2)))

@@ -5,6 +5,7 @@
 
 #include "ember/backend/cpu/binary.h"
 #include "ember/backend/cpu/vec_math.h"
+#include "ember/nn/activation.h"
 #include "ember/ops/unary.h"
 
 namespace ember::cpu {
@@ -201,6 +202,56 @@ void run_unary(UnaryOp op, const StridedIter& it, const UnaryArgs& g) {
   }
 }
 
+// grad_in = g * op'(v) for the fused activation backward (nn/activation.h), v the input or the result as the
+// op's formula saves it; any layout and the 16-bit floats. Values at the kinks follow PyTorch's backward kernels.
+// One case per op of fused_unary_backward's list (nn/activation.cpp; test_nn_activation.py runs each of them).
+template <class T>
+void run_unary_backward(UnaryOp op, const StridedIter& it, const UnaryArgs& args) {
+  using A = Acc<T>;
+  auto grad = [&](auto f) { cpu_kernel<T, T, 2>(it, [f](T g, T v) -> T { return static_cast<T>(f(A(g), A(v))); }); };
+  auto sigmoid = [](A x) { return A(1) / (A(1) + std::exp(-x)); };
+  switch (op) {
+    case UnaryOp::Relu: return grad([](A g, A r) { return r > A(0) ? g : A(0); });
+    case UnaryOp::Sigmoid: return grad([](A g, A r) { return g * (r * (A(1) - r)); });
+    case UnaryOp::Tanh: return grad([](A g, A r) { return g * (A(1) - r * r); });
+    case UnaryOp::Gelu:  // Phi(x) + x phi(x)
+      return grad([](A g, A x) {
+        const A cdf = A(0.5) * std::erfc(-x * A(M_SQRT1_2)), pdf = A(0.5 * M_2_SQRTPI * M_SQRT1_2);
+        return g * (cdf + x * pdf * std::exp(A(-0.5) * x * x));
+      });
+    case UnaryOp::GeluTanh:  // x sigmoid(v), v = 2k (x + c x^3)
+      return grad([sigmoid](A g, A x) {
+        const A k2 = A(M_2_SQRTPI * M_SQRT2), c = A(0.044715), s = sigmoid(k2 * (x + c * x * x * x));
+        return g * (s + x * s * (A(1) - s) * k2 * (A(1) + A(3) * c * x * x));
+      });
+    case UnaryOp::Silu:
+      return grad([sigmoid](A g, A x) {
+        const A s = sigmoid(x);
+        return g * (s * (A(1) + x * (A(1) - s)));
+      });
+    case UnaryOp::Mish:
+      return grad([sigmoid](A g, A x) {
+        const A t = std::tanh(std::log1p(std::exp(x)));
+        return g * (t + x * sigmoid(x) * (A(1) - t * t));
+      });
+    case UnaryOp::Softplus:
+      return grad([sigmoid, beta = A(args.a), threshold = A(args.b)](A g, A x) {
+        return x * beta > threshold ? g : g * sigmoid(x * beta);
+      });
+    case UnaryOp::Elu:
+      return grad([pos = A(args.b), neg = A(args.a * args.b * args.c), in = A(args.c)](A g, A x) {
+        return x > A(0) ? g * pos : g * (neg * std::exp(x * in));
+      });
+    case UnaryOp::LeakyRelu: return grad([s = A(args.a)](A g, A x) { return x > A(0) ? g : g * s; });
+    case UnaryOp::Hardtanh:
+      return grad([lo = A(args.a), hi = A(args.b)](A g, A x) { return x > lo && x < hi ? g : A(0); });
+    case UnaryOp::Hardsigmoid: return grad([](A g, A x) { return x > A(-3) && x < A(3) ? g / A(6) : A(0); });
+    case UnaryOp::Hardswish:
+      return grad([](A g, A x) { return x < A(-3) ? A(0) : x <= A(3) ? g * (x / A(3) + A(0.5)) : g; });
+    default: fail<NotImplementedError>(unary_op_name(op), ": no fused backward kernel");
+  }
+}
+
 // Contiguous float32/float64 data in and out: the Sleef vector functions, chunked across threads.
 template <class T>
 bool try_vectorized(UnaryOp op, const StridedIter& it, const UnaryArgs& args) {
@@ -219,8 +270,36 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, ScalarType compute, 
   dispatch_all(compute, [&](auto v) { run_unary<decltype(v)>(op, it, args); });
 }
 
+void unary_backward(UnaryOp op, const Tensor& grad_in, const Tensor& grad_out, const Tensor& v, const UnaryArgs& args) {
+  StridedIter it = StridedIter::make({&grad_in, &grad_out, &v}, grad_in.sizes());
+  const ScalarType t = grad_in.dtype();
+  const bool vec_dtype = t == ScalarType::Float32 || t == ScalarType::Float64;
+  if (vec_dtype && it.is_contiguous() && it.dtypes[1] == t && it.dtypes[2] == t) {
+    auto vec = [&](auto* out, auto* g, auto* x) {
+      if (!vec_unary_backward(op, g, x, out, 0, args)) return false;
+      parallel_for(0, it.numel, kGrainSize,
+                   [&](int64_t b, int64_t e) { vec_unary_backward(op, g + b, x + b, out + b, e - b, args); });
+      return true;
+    };
+    const bool done = t == ScalarType::Float32
+        ? vec(reinterpret_cast<float*>(it.data[0]), reinterpret_cast<const float*>(it.data[1]),
+              reinterpret_cast<const float*>(it.data[2]))
+        : vec(reinterpret_cast<double*>(it.data[0]), reinterpret_cast<const double*>(it.data[1]),
+              reinterpret_cast<const double*>(it.data[2]));
+    if (done) return;
+  }
+  switch (t) {
+    case ScalarType::Float16: return run_unary_backward<Half>(op, it, args);
+    case ScalarType::BFloat16: return run_unary_backward<BFloat16>(op, it, args);
+    case ScalarType::Float32: return run_unary_backward<float>(op, it, args);
+    case ScalarType::Float64: return run_unary_backward<double>(op, it, args);
+    default: fail<TypeError>(unary_op_name(op), " backward: floating dtypes only, got ", type_label(t));
+  }
+}
+
 }  // namespace
 
 EMBER_REGISTER_KERNEL(unary, CPU, unary)
+EMBER_REGISTER_KERNEL(unary_backward, CPU, unary_backward)
 
 }  // namespace ember::cpu

@@ -4,9 +4,16 @@
 #include <immintrin.h>
 #include <sleef.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
-#include <utility>
 #include <type_traits>
+
+// __m512 values pass through always-inlined helpers (Note [Width-generic float32 kernels]) that are inlined into
+// AVX-512 functions before any call is made; GCC would warn about the ABI their standalone forms would have.
+#pragma GCC diagnostic ignored "-Wpsabi"
+// Vector types as template arguments drop their may_alias attribute, which no code here relies on.
+#pragma GCC diagnostic ignored "-Wignored-attributes"
 
 namespace ember::cpu {
 
@@ -33,6 +40,11 @@ struct Vec<__m256> {
   static V min(V a, V b) { return _mm256_min_ps(a, b); }
   static V abs(V a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
   static V select_gt(V a, V b, V t, V f) { return _mm256_blendv_ps(f, t, _mm256_cmp_ps(a, b, _CMP_GT_OQ)); }
+  static V gt(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }  // masks; false for NaN
+  static V lt(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+  static V le(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+  static V land(V a, V b) { return _mm256_and_ps(a, b); }
+  static V blend(V mask, V t, V f) { return _mm256_blendv_ps(f, t, mask); }
 };
 
 template <>
@@ -51,118 +63,365 @@ struct Vec<__m256d> {
   static V min(V a, V b) { return _mm256_min_pd(a, b); }
   static V abs(V a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
   static V select_gt(V a, V b, V t, V f) { return _mm256_blendv_pd(f, t, _mm256_cmp_pd(a, b, _CMP_GT_OQ)); }
+  static V gt(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
+  static V lt(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
+  static V le(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_LE_OQ); }
+  static V land(V a, V b) { return _mm256_and_pd(a, b); }
+  static V blend(V mask, V t, V f) { return _mm256_blendv_pd(f, t, mask); }
 };
 
-// Applies f to whole vectors, and to the tail through a padded buffer.
-template <class V, class F>
-void apply(const typename Vec<V>::T* in, typename Vec<V>::T* out, int64_t n, F f) {
-  using W = Vec<V>;
+// Note [Width-generic float32 kernels]
+// The float32 exp and GELU below are written with GCC's vector extensions (operators on __m256 or __m512 values,
+// comparisons as masks, casts between vectors of one size reinterpreting bits) rather than intrinsics, so that one
+// always-inlined definition compiles to AVX2 code here and to AVX-512 code inside a target("avx512f") function: an
+// intrinsic cannot be inlined into a function lacking its target. The AVX-512 version is chosen at run time, so
+// the x86-64-v3 build still runs everywhere. (On AVX-512 machines PyTorch 1.13's float32 GELU is oneDNN's AVX-512
+// JIT kernel.) Vectors are passed by const reference (a 64-byte vector by value draws ABI notes from GCC), and the
+// few instructions whose exact form matters (an fma's single rounding, minps's NaN order, blendv by the sign bit)
+// are inline asm, whose text serves either width.
+#define EMBER_VEC_INLINE inline __attribute__((always_inline))
+
+// out[i] = f(in[i]) and out[i] = f(a[i], b[i]) for vectors V of T, the tail through padded buffers.
+template <class V, class T, class F>
+EMBER_VEC_INLINE void map_array(const T* in, T* out, int64_t n, F f) {
+  constexpr int kWidth = sizeof(V) / sizeof(T);
   int64_t i = 0;
-  for (; i + W::kWidth <= n; i += W::kWidth) W::store(out + i, f(W::load(in + i)));
+  for (; i + kWidth <= n; i += kWidth) {
+    V x;
+    std::memcpy(&x, in + i, sizeof(V));
+    const V y = f(x);
+    std::memcpy(out + i, &y, sizeof(V));
+  }
   if (i < n) {
-    typename W::T buf[W::kWidth] = {};
-    std::memcpy(buf, in + i, (n - i) * sizeof(buf[0]));
-    W::store(buf, f(W::load(buf)));
-    std::memcpy(out + i, buf, (n - i) * sizeof(buf[0]));
+    T buf[kWidth] = {};
+    std::memcpy(buf, in + i, (n - i) * sizeof(T));
+    V x;
+    std::memcpy(&x, buf, sizeof(V));
+    const V y = f(x);
+    std::memcpy(out + i, &y, (n - i) * sizeof(T));
+  }
+}
+template <class V, class T, class F>
+EMBER_VEC_INLINE void map2_array(const T* a, const T* b, T* out, int64_t n, F f) {
+  constexpr int kWidth = sizeof(V) / sizeof(T);
+  int64_t i = 0;
+  for (; i + kWidth <= n; i += kWidth) {
+    V x, y;
+    std::memcpy(&x, a + i, sizeof(V));
+    std::memcpy(&y, b + i, sizeof(V));
+    const V z = f(x, y);
+    std::memcpy(out + i, &z, sizeof(V));
+  }
+  if (i < n) {
+    T ba[kWidth] = {}, bb[kWidth] = {};
+    std::memcpy(ba, a + i, (n - i) * sizeof(T));
+    std::memcpy(bb, b + i, (n - i) * sizeof(T));
+    V x, y;
+    std::memcpy(&x, ba, sizeof(V));
+    std::memcpy(&y, bb, sizeof(V));
+    const V z = f(x, y);
+    std::memcpy(out + i, &z, (n - i) * sizeof(T));
   }
 }
 
-// For f(x) = post(x, aux, g(arg)) with (arg, aux) = pre(x) and g a Sleef call: a block of vectors goes through
-// pre, then g, then post. The calls are opaque to the compiler and clobber every vector register, so fused per
-// vector the chain pre -> g -> post runs serially; split, the independent calls pipeline as in a plain exp.
-template <class V, class Pre, class G, class Post>
-void apply_split(const typename Vec<V>::T* in, typename Vec<V>::T* out, int64_t n, Pre pre, G g, Post post) {
-  using W = Vec<V>;
-  constexpr int kBlock = 8;  // vectors
-  int64_t i = 0;
-  for (; i + kBlock * W::kWidth <= n; i += kBlock * W::kWidth) {
-    V arg[kBlock], aux[kBlock];
-    for (int j = 0; j < kBlock; ++j) {
-      auto [a, b] = pre(W::load(in + i + j * W::kWidth));
-      arg[j] = a;
-      aux[j] = b;
-    }
-    for (int j = 0; j < kBlock; ++j) arg[j] = g(arg[j]);
-    for (int j = 0; j < kBlock; ++j) {
-      const int64_t at = i + j * W::kWidth;
-      W::store(out + at, post(W::load(in + at), aux[j], arg[j]));
-    }
-  }
-  apply<V>(in + i, out + i, n - i, [&](V x) {
-    auto [a, b] = pre(x);
-    return post(x, b, g(a));
-  });
+namespace f32 {
+
+template <class V>
+struct Bits;
+template <>
+struct Bits<__m256> {
+  using type = int32_t __attribute__((vector_size(32)));
+};
+template <>
+struct Bits<__m512> {
+  using type = int32_t __attribute__((vector_size(64)));
+};
+template <class V>
+using I32 = typename Bits<V>::type;
+
+template <class V>
+EMBER_VEC_INLINE V splat(float x) {
+  return V{} + x;
 }
+template <class V>
+EMBER_VEC_INLINE I32<V> bits(const V& v) {
+  return reinterpret_cast<I32<V>>(v);
+}
+template <class V>
+EMBER_VEC_INLINE V from_bits(const I32<V>& i) {
+  return reinterpret_cast<V>(i);
+}
+// a * b + c rounded once. Elsewhere a * b + c is contracted at the compiler's discretion; where the single rounding
+// is what makes the result exact, it is spelled out (the same instruction for ymm and zmm registers).
+template <class V>
+EMBER_VEC_INLINE V fma_exact(const V& a, const V& b, const V& c) {
+  V r = c;
+  asm("vfmadd231ps %2, %1, %0" : "+v"(r) : "v"(a), "v"(b));
+  return r;
+}
+// x86's minps / maxps: a < b ? a : b and a > b ? a : b, so b passes where either is NaN. One instruction where the
+// generic select costs a compare and a blend on AVX2.
+template <class V>
+EMBER_VEC_INLINE V min_x86(const V& a, const V& b) {
+  V r;
+  asm("vminps %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
+  return r;
+}
+template <class V>
+EMBER_VEC_INLINE V max_x86(const V& a, const V& b) {
+  V r;
+  asm("vmaxps %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
+  return r;
+}
+// x's sign bit set ? neg : pos. AVX2's blendv reads the sign bit itself; AVX-512 compares into a mask.
+template <class V>
+EMBER_VEC_INLINE V select_sign(const V& x, const V& neg, const V& pos) {
+  if constexpr (sizeof(V) == 32) {
+    V r;
+    asm("vblendvps %1, %2, %3, %0" : "=x"(r) : "x"(x), "x"(neg), "x"(pos));
+    return r;
+  } else {
+    return bits(x) < 0 ? neg : pos;
+  }
+}
+// Loads and stores of unaligned vectors of either width.
+template <class V>
+EMBER_VEC_INLINE V load(const float* p) {
+  V v;
+  std::memcpy(&v, p, sizeof(V));
+  return v;
+}
+template <class V>
+EMBER_VEC_INLINE void store(float* p, const V& v) {
+  std::memcpy(p, &v, sizeof(V));
+}
+
+// Note [Inline float32 exp]: exp(y) = 2^n e^r with n = round(y / ln2), read from the low mantissa bits of
+// y / ln2 + 1.5 * 2^23 (the "shifter"), r = y - n ln2 in two steps (ln2_hi has 16 bits, so n ln2_hi is exact), and
+// e^r = 1 + r Q(r) with Q a degree-5 minimax fit made for this file (relative error 1.1e-8 on |r| <= ln2 / 2):
+// below 1 ulp (0.90 measured). Inlined it costs half of Sleef's expf8 call, which clobbers every register and
+// serializes the code around it. 2^n is applied in two factors so that results at the overflow and subnormal ends
+// round once.
+constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693145751953125f, kLn2Lo = 1.428606765330187045e-06f,
+                kShifter = 12582912.0f;  // 1.5 * 2^23
+constexpr int32_t kShifterBits = 0x4B400000;
+
+// Q(r) ~ (e^r - 1) / r; m e^r is then m r Q + m.
+template <class V>
+EMBER_VEC_INLINE V exp_q(const V& r) {
+  constexpr float q[] = {1.388887777e-03f, 8.369068733e-03f, 4.166713614e-02f, 1.666650622e-01f, 4.999999812e-01f,
+                         1.000000011e+00f};
+  V p = splat<V>(q[0]);
+  for (int i = 1; i < 6; ++i) p = p * r + q[i];
+  return p;
+}
+
+// 2^(n + bias) from the shifted value kShifter + n (n + bias within the normal exponents).
+template <class V>
+EMBER_VEC_INLINE V pow2_shifted(const V& shifted, int32_t bias) {
+  return from_bits<V>((bits(shifted) + (bias + 127 - kShifterBits)) << 23);
+}
+
+template <class V>
+EMBER_VEC_INLINE V exp(const V& arg) {
+  // Past [-104, 100] the result is 0 or inf anyway; NaN passes.
+  const V y = min_x86(splat<V>(100.0f), max_x86(splat<V>(-104.0f), arg));
+  const V shifted = y * kLog2e + kShifter, n = shifted - kShifter;
+  V r = n * -kLn2Hi + y;
+  r = n * -kLn2Lo + r;
+  const V p = r * exp_q(r) + 1.0f;
+  // n in [-150, 145] as n1 + n2, each a normal exponent.
+  const I32<V> ni = bits(shifted) - kShifterBits, n1 = ni >> 1, n2 = ni - n1;
+  return p * from_bits<V>((n1 + 127) << 23) * from_bits<V>((n2 + 127) << 23);
+}
+
+// Note [float32 GELU]: gelu(x) = x Phi(x) with Phi(x) = erfc(-x / sqrt2) / 2. For z = |x| / sqrt2 and
+// t = 1 / (1 + z / 2), erfc(z) = t exp(-z^2 + P(t)) with P a degree-9 minimax fit of log(erfc(z) / t) + z^2 on
+// z <= 10.3 (made for this file with float64 NumPy; error 5e-8, Numerical Recipes' erfcc has this form). Then
+// gelu(x) = -|x|/2 erfc(z) for x < 0 and x - |x|/2 erfc(z) for x >= 0: relative accuracy down to x = -14.5, past
+// which gelu leaves the float range. The exponent -x^2/2 + P - n ln2 is formed without rounding -x^2/2 (x^2 + 2 n
+// ln2_hi in one fma) and the exp is inlined into it (Note [Inline float32 exp]); 2^n is applied as 2^(n+32) 2^-32
+// so that subnormal results round once. Measured relative error below 4.1e-7 everywhere, against PyTorch 1.13's
+// 6e-5 at x = -3 and no correct digit below x = -5.5 (its 1 + erf(z) cancels), for the cost of one exp.
+//
+// The work goes in two stages over blocks of 8 vectors (t, P(t) and the reduced exponent; then e^r and the
+// result): one vector's chain (a division feeding two polynomials) is long enough to fill the out-of-order window
+// with a few vectors' serial work, while the stages' independent chains overlap.
+template <class V>
+struct GeluState {
+  V m, r, shifted;  // f t for the factor f below, r, and kShifter + n
+};
+// erfc(z) 2^32 will come out times |x| (for gelu) or times 1 (for its derivative). Written to s: a returned
+// struct of 64-byte vectors draws an ABI note from GCC.
+template <class V>
+EMBER_VEC_INLINE void gelu_first(const V& x, bool times_abs, GeluState<V>& s) {
+  constexpr float p[] = {1.440553516e-01f, -6.762721924e-01f, 1.146613421e+00f, -6.837447041e-01f, -8.966972149e-02f,
+                         5.652589291e-03f, 3.335220733e-02f,  3.868440402e-01f, 9.986166642e-01f,  -1.265447609e+00f};
+  const V ax = min_x86(splat<V>(14.5f), from_bits<V>(bits(x) & 0x7fffffff));  // NaN passes
+  const V t = 1.0f / (ax * 0.35355339059327376f + 1.0f);  // 1 / (1 + z / 2)
+  // P(t) by Estrin's scheme (depth 4 rather than Horner's 9).
+  auto lin = [&](int hi) { return t * p[hi] + p[hi + 1]; };
+  const V t2 = t * t, t4 = t2 * t2, t8 = t4 * t4;
+  const V poly = lin(0) * t8 + ((lin(2) * t2 + lin(4)) * t4 + (lin(6) * t2 + lin(8)));
+  // P - x^2/2 = n ln2 + r
+  const V shifted = ((ax * ax) * -0.5f + poly) * kLog2e + kShifter, n = shifted - kShifter;
+  const V x2n = fma_exact(ax, ax, n * (2 * kLn2Hi));  // x^2 + 2 n ln2_hi, exact before its one rounding
+  s = {times_abs ? ax * t : t, n * -kLn2Lo + (x2n * -0.5f + poly), shifted};
+}
+// f erfc(z) 2^32 = m e^r 2^(n+32).
+template <class V>
+EMBER_VEC_INLINE V erfc_scaled(const GeluState<V>& s) {
+  return (s.m * s.r * exp_q(s.r) + s.m) * pow2_shifted(s.shifted, 32);
+}
+template <class V>
+EMBER_VEC_INLINE V gelu_second(const V& x, const GeluState<V>& s) {
+  const V w = erfc_scaled(s) * -0x1p-33f;  // -|x|/2 erfc(z)
+  // x * 0 + w makes gelu(-inf) NaN, as PyTorch's (|x| is clamped above, so w is finite).
+  return select_sign(x, x * 0.0f + w, x + w);
+}
+// gelu'(x) = Phi(x) + x phi(x), Phi(x) = erfc(z) / 2 for x < 0, 1 - erfc(z) / 2 for x >= 0.
+template <class V>
+EMBER_VEC_INLINE V gelu_grad(const V& x) {
+  GeluState<V> s;
+  gelu_first(x, false, s);
+  const V half_q = erfc_scaled(s) * 0x1p-33f;
+  const V cdf = select_sign(x, half_q, 1.0f - half_q);
+  return x * (exp(x * x * -0.5f) * 0.39894228040143267794f) + cdf;
+}
+
+template <class V>
+EMBER_VEC_INLINE void gelu_array(const float* in, float* out, int64_t n) {
+  constexpr int kWidth = sizeof(V) / sizeof(float), kBlock = 8;
+  int64_t i = 0;
+  for (; i + kBlock * kWidth <= n; i += kBlock * kWidth) {
+    GeluState<V> st[kBlock];
+    for (int j = 0; j < kBlock; ++j) gelu_first(load<V>(in + i + j * kWidth), true, st[j]);
+    for (int j = 0; j < kBlock; ++j) store(out + i + j * kWidth, gelu_second(load<V>(in + i + j * kWidth), st[j]));
+  }
+  for (; i < n; i += kWidth) {  // the tail vector by vector, the last through a padded buffer
+    float buf[kWidth] = {};
+    const int64_t m = std::min<int64_t>(kWidth, n - i);
+    std::memcpy(buf, in + i, m * sizeof(float));
+    const V x = load<V>(buf);
+    GeluState<V> s;
+    gelu_first(x, true, s);
+    store(buf, gelu_second(x, s));
+    std::memcpy(out + i, buf, m * sizeof(float));
+  }
+}
+}  // namespace f32
+
+// GELU's other forms, for either width and element type (Note [Width-generic float32 kernels]).
+// x/2 (1 + tanh(u)) = x / (1 + exp(-2u)): one exp and a division rather than a tanh, and no cancellation for
+// x << 0 where tanh(u) -> -1.
+template <class V, class Exp>
+EMBER_VEC_INLINE V gelu_tanh(const V& x, Exp exp) {
+  using T = std::remove_cvref_t<decltype(x[0])>;
+  return x / (T(1) + exp((x * x * x * T(0.044715) + x) * T(-2 * 0.79788456080286535588)));
+}
+// float64: Phi by Sleef's erf, as PyTorch's (1 + erf(z) loses digits for x < -3).
+template <class V, class Erf>
+EMBER_VEC_INLINE V gelu_erf(const V& x, Erf erf) {
+  return x * 0.5 * (1.0 + erf(x * 0.70710678118654752440));
+}
+
+struct InlineExpF32 {
+  template <class V>
+  EMBER_VEC_INLINE V operator()(const V& v) const {
+    return f32::exp(v);
+  }
+};
+// Sleef's AVX-512 functions are declared by sleef.h only where __AVX512F__ is defined for the whole file.
+extern "C" __m512d Sleef_expd8_u10avx512f(__m512d);
+extern "C" __m512d Sleef_erfd8_u10avx512f(__m512d);
+struct SleefExpF64 {
+  EMBER_VEC_INLINE __m256d operator()(__m256d v) const { return Sleef_expd4_u10avx2(v); }
+  EMBER_VEC_INLINE __m512d operator()(const __m512d& v) const { return Sleef_expd8_u10avx512f(v); }
+};
+struct SleefErfF64 {
+  EMBER_VEC_INLINE __m256d operator()(__m256d v) const { return Sleef_erfd4_u10avx2(v); }
+  EMBER_VEC_INLINE __m512d operator()(const __m512d& v) const { return Sleef_erfd8_u10avx512f(v); }
+};
+template <class V>
+struct GeluTanhFn {
+  using Exp = std::conditional_t<sizeof(V{}[0]) == 4, InlineExpF32, SleefExpF64>;
+  EMBER_VEC_INLINE V operator()(const V& x) const { return gelu_tanh(x, Exp{}); }
+};
+template <class V>
+struct GeluErfFn {
+  EMBER_VEC_INLINE V operator()(const V& x) const { return gelu_erf(x, SleefErfF64{}); }
+};
+template <class V>
+struct GeluGradFn {  // g gelu'(x), float32
+  EMBER_VEC_INLINE V operator()(const V& g, const V& x) const { return g * f32::gelu_grad(x); }
+};
+
+// The AVX-512 versions, chosen at run time: the width-generic bodies at 16 (8) lanes. (Vector extensions and
+// target attributes: this file is for GCC and Clang.)
+namespace avx512 {
+bool available() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+#define EMBER_AVX512 __attribute__((target("avx512f")))
+EMBER_AVX512 void gelu(const float* in, float* out, int64_t n) { f32::gelu_array<__m512>(in, out, n); }
+EMBER_AVX512 void gelu(const double* in, double* out, int64_t n) {
+  map_array<__m512d>(in, out, n, GeluErfFn<__m512d>{});
+}
+EMBER_AVX512 void gelu_grad(const float* g, const float* x, float* out, int64_t n) {
+  map2_array<__m512>(g, x, out, n, GeluGradFn<__m512>{});
+}
+EMBER_AVX512 void gelu_tanh(const float* in, float* out, int64_t n) {
+  map_array<__m512>(in, out, n, GeluTanhFn<__m512>{});
+}
+EMBER_AVX512 void gelu_tanh(const double* in, double* out, int64_t n) {
+  map_array<__m512d>(in, out, n, GeluTanhFn<__m512d>{});
+}
+#undef EMBER_AVX512
+}  // namespace avx512
 
 template <class V, class Fns>
 bool run(UnaryOp op, const typename Vec<V>::T* in, typename Vec<V>::T* out, int64_t n, const UnaryArgs& args) {
   using W = Vec<V>;
   using T = typename W::T;
-  const V one = W::set1(T(1)), half = W::set1(T(0.5)), zero = W::set1(T(0));
+  const V one = W::set1(T(1)), zero = W::set1(T(0));
   switch (op) {
-    case UnaryOp::Exp: apply<V>(in, out, n, Fns::exp); return true;
-    case UnaryOp::Exp2: apply<V>(in, out, n, Fns::exp2); return true;
-    case UnaryOp::Expm1: apply<V>(in, out, n, Fns::expm1); return true;
-    case UnaryOp::Log: apply<V>(in, out, n, Fns::log); return true;
-    case UnaryOp::Log2: apply<V>(in, out, n, Fns::log2); return true;
-    case UnaryOp::Log10: apply<V>(in, out, n, Fns::log10); return true;
-    case UnaryOp::Log1p: apply<V>(in, out, n, Fns::log1p); return true;
-    case UnaryOp::Sin: apply<V>(in, out, n, Fns::sin); return true;
-    case UnaryOp::Cos: apply<V>(in, out, n, Fns::cos); return true;
-    case UnaryOp::Tan: apply<V>(in, out, n, Fns::tan); return true;
-    case UnaryOp::Asin: apply<V>(in, out, n, Fns::asin); return true;
-    case UnaryOp::Acos: apply<V>(in, out, n, Fns::acos); return true;
-    case UnaryOp::Atan: apply<V>(in, out, n, Fns::atan); return true;
-    case UnaryOp::Sinh: apply<V>(in, out, n, Fns::sinh); return true;
-    case UnaryOp::Cosh: apply<V>(in, out, n, Fns::cosh); return true;
-    case UnaryOp::Tanh: apply<V>(in, out, n, Fns::tanh); return true;
-    case UnaryOp::Asinh: apply<V>(in, out, n, Fns::asinh); return true;
-    case UnaryOp::Acosh: apply<V>(in, out, n, Fns::acosh); return true;
-    case UnaryOp::Atanh: apply<V>(in, out, n, Fns::atanh); return true;
-    case UnaryOp::Erf: apply<V>(in, out, n, Fns::erf); return true;
-    case UnaryOp::Erfc: apply<V>(in, out, n, Fns::erfc); return true;
+    case UnaryOp::Exp: map_array<V>(in, out, n, Fns::exp); return true;
+    case UnaryOp::Exp2: map_array<V>(in, out, n, Fns::exp2); return true;
+    case UnaryOp::Expm1: map_array<V>(in, out, n, Fns::expm1); return true;
+    case UnaryOp::Log: map_array<V>(in, out, n, Fns::log); return true;
+    case UnaryOp::Log2: map_array<V>(in, out, n, Fns::log2); return true;
+    case UnaryOp::Log10: map_array<V>(in, out, n, Fns::log10); return true;
+    case UnaryOp::Log1p: map_array<V>(in, out, n, Fns::log1p); return true;
+    case UnaryOp::Sin: map_array<V>(in, out, n, Fns::sin); return true;
+    case UnaryOp::Cos: map_array<V>(in, out, n, Fns::cos); return true;
+    case UnaryOp::Tan: map_array<V>(in, out, n, Fns::tan); return true;
+    case UnaryOp::Asin: map_array<V>(in, out, n, Fns::asin); return true;
+    case UnaryOp::Acos: map_array<V>(in, out, n, Fns::acos); return true;
+    case UnaryOp::Atan: map_array<V>(in, out, n, Fns::atan); return true;
+    case UnaryOp::Sinh: map_array<V>(in, out, n, Fns::sinh); return true;
+    case UnaryOp::Cosh: map_array<V>(in, out, n, Fns::cosh); return true;
+    case UnaryOp::Tanh: map_array<V>(in, out, n, Fns::tanh); return true;
+    case UnaryOp::Asinh: map_array<V>(in, out, n, Fns::asinh); return true;
+    case UnaryOp::Acosh: map_array<V>(in, out, n, Fns::acosh); return true;
+    case UnaryOp::Atanh: map_array<V>(in, out, n, Fns::atanh); return true;
+    case UnaryOp::Erf: map_array<V>(in, out, n, Fns::erf); return true;
+    case UnaryOp::Erfc: map_array<V>(in, out, n, Fns::erfc); return true;
     case UnaryOp::Sigmoid:
-      apply<V>(in, out, n, [&](V x) { return W::div(one, W::add(one, Fns::exp(W::neg(x)))); });
+      map_array<V>(in, out, n, [&](V x) { return W::div(one, W::add(one, Fns::exp(W::neg(x)))); });
       return true;
     case UnaryOp::Silu:
-      apply<V>(in, out, n, [&](V x) { return W::div(x, W::add(one, Fns::exp(W::neg(x)))); });
+      map_array<V>(in, out, n, [&](V x) { return W::div(x, W::add(one, Fns::exp(W::neg(x)))); });
       return true;
-    case UnaryOp::Gelu: {
-      const V k = W::set1(T(0.70710678118654752440));
-      if constexpr (std::is_same_v<T, float>) {
-        // 1 + erf(z), z = x / sqrt(2), as 2 - q or q with q = erfc(|z|) = t exp(-z^2 + P(t)), t = 1 / (1 + |z| / 2):
-        // Numerical Recipes' erfcc, relative error below 1.2e-7 everywhere, so the tail x << 0 keeps its digits
-        // (1 + erf(z) would cancel them); one exp instead of Sleef's erf, which costs several times more.
-        static constexpr float c[] = {0.17087277f, -0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f,
-                                      -0.18628806f, 0.09678418f, 0.37409196f, 1.00002368f, -1.26551223f};
-        const V two = W::set1(2.0f);
-        auto pre = [&](V x) {
-          const V z = W::abs(W::mul(x, k)), t = W::div(one, W::add(one, W::mul(half, z)));
-          // The degree-9 polynomial by Estrin's scheme (depth 4 rather than Horner's 9).
-          auto lin = [&](int hi) { return W::add(W::set1(c[hi + 1]), W::mul(W::set1(c[hi]), t)); };
-          const V t2 = W::mul(t, t), t4 = W::mul(t2, t2), t8 = W::mul(t4, t4);
-          const V lo4 = W::add(lin(8), W::mul(lin(6), t2)), hi4 = W::add(lin(4), W::mul(lin(2), t2));
-          const V poly = W::add(W::add(lo4, W::mul(hi4, t4)), W::mul(lin(0), t8));
-          return std::pair{W::sub(poly, W::mul(z, z)), t};
-        };
-        auto post = [&](V x, V t, V e) {
-          const V q = W::mul(t, e);
-          return W::mul(W::mul(half, x), W::select_gt(x, W::set1(0.0f), W::sub(two, q), q));
-        };
-        apply_split<V>(in, out, n, pre, Fns::exp, post);
-      } else {
-        apply<V>(in, out, n, [&](V x) { return W::mul(W::mul(half, x), W::add(one, Fns::erf(W::mul(x, k)))); });
-      }
+    case UnaryOp::Gelu:  // Note [float32 GELU]; float64: Sleef's erf
+      if (avx512::available()) avx512::gelu(in, out, n);
+      else if constexpr (std::is_same_v<T, float>) f32::gelu_array<V>(in, out, n);
+      else map_array<V>(in, out, n, GeluErfFn<V>{});
       return true;
-    }
-    case UnaryOp::GeluTanh: {
-      const V k = W::set1(T(0.79788456080286535588)), c = W::set1(T(0.044715));
-      apply<V>(in, out, n, [&](V x) {
-        const V inner = W::mul(k, W::add(x, W::mul(c, W::mul(x, W::mul(x, x)))));
-        return W::mul(W::mul(half, x), W::add(one, Fns::tanh(inner)));
-      });
+    case UnaryOp::GeluTanh:
+      if (avx512::available()) avx512::gelu_tanh(in, out, n);
+      else map_array<V>(in, out, n, GeluTanhFn<V>{});
       return true;
-    }
     // Activations (UnaryArgs as the scalar kernels read them). x > 0 is false for NaN, which the other branch keeps.
     case UnaryOp::Elu: {  // x > 0 ? scale * x : alpha * scale * expm1(x * input_scale)
       const V neg = W::set1(T(args.a * args.b)), pos = W::set1(T(args.b)), in_scale = W::set1(T(args.c));
@@ -171,7 +430,7 @@ bool run(UnaryOp op, const typename Vec<V>::T* in, typename Vec<V>::T* out, int6
         // |u| < 0.1, where the subtraction would cancel digits (relative error there below 2e-8; beyond, < 7e-7).
         static constexpr float c[] = {1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f};
         const V small = W::set1(0.1f);
-        apply<V>(in, out, n, [&](V x) {
+        map_array<V>(in, out, n, [&](V x) {
           const V u = W::mul(x, in_scale);
           V taylor = W::set1(c[0]);
           for (int i = 1; i < 5; ++i) taylor = W::add(W::set1(c[i]), W::mul(taylor, u));
@@ -179,19 +438,19 @@ bool run(UnaryOp op, const typename Vec<V>::T* in, typename Vec<V>::T* out, int6
           return W::select_gt(x, zero, W::mul(x, pos), W::mul(em1, neg));  // em1 is discarded where x > 0
         });
       } else {
-        apply<V>(in, out, n, [&](V x) {
+        map_array<V>(in, out, n, [&](V x) {
           return W::select_gt(x, zero, W::mul(x, pos), W::mul(Fns::expm1(W::mul(x, in_scale)), neg));
         });
       }
       return true;
     }
     case UnaryOp::LogSigmoid:  // min(x, 0) - log1p(exp(-|x|))
-      apply<V>(in, out, n, [&](V x) { return W::sub(W::min(x, zero), Fns::log1p(Fns::exp(W::neg(W::abs(x))))); });
+      map_array<V>(in, out, n, [&](V x) { return W::sub(W::min(x, zero), Fns::log1p(Fns::exp(W::neg(W::abs(x))))); });
       return true;
-    case UnaryOp::Tanhshrink: apply<V>(in, out, n, [&](V x) { return W::sub(x, Fns::tanh(x)); }); return true;
+    case UnaryOp::Tanhshrink: map_array<V>(in, out, n, [&](V x) { return W::sub(x, Fns::tanh(x)); }); return true;
     case UnaryOp::Softplus: {  // x * beta > threshold ? x : log1p(exp(x * beta)) / beta
       const V beta = W::set1(T(args.a)), threshold = W::set1(T(args.b));
-      apply<V>(in, out, n, [&](V x) {
+      map_array<V>(in, out, n, [&](V x) {
         const V bx = W::mul(x, beta);
         return W::select_gt(bx, threshold, x, W::div(Fns::log1p(Fns::exp(bx)), beta));
       });
@@ -199,7 +458,7 @@ bool run(UnaryOp op, const typename Vec<V>::T* in, typename Vec<V>::T* out, int6
     }
     case UnaryOp::Mish: {  // x * tanh(log1p(e^x)) = x * m / (m + 2), m = e^x (e^x + 2): one exp; x past 20
       const V two = W::set1(T(2)), big = W::set1(T(20));  // (where tanh(...) rounds to 1, and m overflows later)
-      apply<V>(in, out, n, [&](V x) {
+      map_array<V>(in, out, n, [&](V x) {
         const V e = Fns::exp(x), m = W::mul(e, W::add(e, two));
         return W::select_gt(x, big, x, W::mul(x, W::div(m, W::add(m, two))));
       });
@@ -209,8 +468,103 @@ bool run(UnaryOp op, const typename Vec<V>::T* in, typename Vec<V>::T* out, int6
   }
 }
 
+// grad_in = g * op'(v), v the input or the result as unary_saves (autograd/elementwise_grad.cpp) keeps it; the
+// scalar functors in unary.cpp are the reference (same formulas, PyTorch's choices at the kinks).
+template <class V, class Fns>
+bool run_backward(UnaryOp op, const typename Vec<V>::T* g, const typename Vec<V>::T* v, typename Vec<V>::T* out,
+                  int64_t n, const UnaryArgs& args) {
+  using W = Vec<V>;
+  using T = typename W::T;
+  const V one = W::set1(T(1)), zero = W::set1(T(0));
+  auto grad = [&](auto f) { map2_array<V>(g, v, out, n, f); };
+  auto sigmoid = [&](V x) { return W::div(one, W::add(one, Fns::exp(W::neg(x)))); };
+  switch (op) {
+    case UnaryOp::Relu: grad([&](V g, V r) { return W::blend(W::gt(r, zero), g, zero); }); return true;
+    case UnaryOp::Sigmoid: grad([&](V g, V r) { return W::mul(g, W::mul(r, W::sub(one, r))); }); return true;
+    case UnaryOp::Tanh: grad([&](V g, V r) { return W::mul(g, W::sub(one, W::mul(r, r))); }); return true;
+    case UnaryOp::Gelu:
+      if constexpr (std::is_same_v<T, float>) {
+        if (avx512::available()) avx512::gelu_grad(g, v, out, n);
+        else map2_array<V>(g, v, out, n, GeluGradFn<V>{});
+      } else {  // Phi(x) + x phi(x) with Sleef's erf, as PyTorch's
+        const V k = W::set1(0.70710678118654752440), half = W::set1(0.5), pdf = W::set1(0.39894228040143267794);
+        grad([&](V g, V x) {
+          const V cdf = W::mul(half, W::add(one, Fns::erf(W::mul(x, k))));
+          return W::mul(g, W::add(cdf, W::mul(x, W::mul(pdf, Fns::exp(W::mul(W::mul(x, x), W::neg(half)))))));
+        });
+      }
+      return true;
+    case UnaryOp::GeluTanh: {  // y = x s, s = sigmoid(v), v = 2k (x + c x^3): y' = s + x s (1 - s) v'
+      const V k2 = W::set1(T(2 * 0.79788456080286535588)), c = W::set1(T(0.044715)), c3 = W::set1(T(3 * 0.044715));
+      grad([&](V g, V x) {
+        const V x2 = W::mul(x, x), s = sigmoid(W::mul(k2, W::add(x, W::mul(c, W::mul(x2, x)))));
+        const V dv = W::mul(k2, W::add(one, W::mul(c3, x2)));
+        return W::mul(g, W::add(s, W::mul(W::mul(x, s), W::mul(W::sub(one, s), dv))));
+      });
+      return true;
+    }
+    case UnaryOp::Silu:  // s (1 + x (1 - s))
+      grad([&](V g, V x) {
+        const V s = sigmoid(x);
+        return W::mul(g, W::mul(s, W::add(one, W::mul(x, W::sub(one, s)))));
+      });
+      return true;
+    case UnaryOp::Mish: {  // t + x sigmoid(x) (1 - t^2), t = tanh(softplus(x)) = m / (m + 2), m = e (e + 2), e = e^x
+      const V two = W::set1(T(2)), big = W::set1(T(20));  // past 20, t = 1 and sigmoid = 1: the derivative is 1
+      grad([&](V g, V x) {
+        const V e = Fns::exp(W::min(x, big)), m = W::mul(e, W::add(e, two)), m2 = W::add(m, two);
+        const V t = W::div(m, m2), sech2 = W::div(W::mul(W::set1(T(4)), W::add(m, one)), W::mul(m2, m2));  // 1 - t^2
+        const V d = W::add(t, W::mul(W::mul(x, W::div(e, W::add(one, e))), sech2));
+        return W::mul(g, W::select_gt(x, big, one, d));
+      });
+      return true;
+    }
+    case UnaryOp::Softplus: {  // beta x > threshold ? 1 : sigmoid(beta x)
+      const V beta = W::set1(T(args.a)), threshold = W::set1(T(args.b));
+      grad([&](V g, V x) {
+        const V bx = W::mul(x, beta);
+        return W::blend(W::gt(bx, threshold), g, W::mul(g, sigmoid(bx)));
+      });
+      return true;
+    }
+    case UnaryOp::Elu: {  // x > 0 ? scale : alpha scale input_scale exp(x input_scale)
+      const V pos = W::set1(T(args.b)), neg = W::set1(T(args.a * args.b * args.c)), in_scale = W::set1(T(args.c));
+      grad([&](V g, V x) {
+        return W::mul(g, W::select_gt(x, zero, pos, W::mul(neg, Fns::exp(W::mul(x, in_scale)))));
+      });
+      return true;
+    }
+    case UnaryOp::LeakyRelu: {
+      const V slope = W::set1(T(args.a));
+      grad([&](V g, V x) { return W::blend(W::gt(x, zero), g, W::mul(g, slope)); });
+      return true;
+    }
+    case UnaryOp::Hardtanh: {  // no gradient at the bounds, as PyTorch
+      const V lo = W::set1(T(args.a)), hi = W::set1(T(args.b));
+      grad([&](V g, V x) { return W::blend(W::land(W::gt(x, lo), W::lt(x, hi)), g, zero); });
+      return true;
+    }
+    case UnaryOp::Hardsigmoid: {
+      const V three = W::set1(T(3)), sixth = W::set1(T(1.0 / 6));
+      grad([&](V g, V x) {
+        return W::blend(W::land(W::gt(x, W::neg(three)), W::lt(x, three)), W::mul(g, sixth), zero);
+      });
+      return true;
+    }
+    case UnaryOp::Hardswish: {  // x < -3 ? 0 : x <= 3 ? g (x / 3 + 1/2) : g
+      const V three = W::set1(T(3)), half = W::set1(T(0.5));
+      grad([&](V g, V x) {  // x / 3 rather than x * (1/3): one rounding before the cancellation near x = -1.5
+        const V mid = W::blend(W::le(x, three), W::mul(g, W::add(W::div(x, three), half)), g);
+        return W::blend(W::lt(x, W::neg(three)), zero, mid);
+      });
+      return true;
+    }
+    default: return false;
+  }
+}
+
 struct F32 {
-  static __m256 exp(__m256 x) { return Sleef_expf8_u10avx2(x); }
+  static __m256 exp(__m256 x) { return f32::exp(x); }  // Note [Inline float32 exp]
   static __m256 exp2(__m256 x) { return Sleef_exp2f8_u10avx2(x); }
   static __m256 expm1(__m256 x) { return Sleef_expm1f8_u10avx2(x); }
   static __m256 log(__m256 x) { return Sleef_logf8_u10avx2(x); }
@@ -265,6 +619,13 @@ bool vec_unary(UnaryOp op, const float* in, float* out, int64_t n, const UnaryAr
 bool vec_unary(UnaryOp op, const double* in, double* out, int64_t n, const UnaryArgs& args) {
   return run<__m256d, F64>(op, in, out, n, args);
 }
+bool vec_unary_backward(UnaryOp op, const float* g, const float* v, float* out, int64_t n, const UnaryArgs& args) {
+  return run_backward<__m256, F32>(op, g, v, out, n, args);
+}
+bool vec_unary_backward(UnaryOp op, const double* g, const double* v, double* out, int64_t n,
+                        const UnaryArgs& args) {
+  return run_backward<__m256d, F64>(op, g, v, out, n, args);
+}
 
 }  // namespace ember::cpu
 
@@ -273,6 +634,8 @@ bool vec_unary(UnaryOp op, const double* in, double* out, int64_t n, const Unary
 namespace ember::cpu {
 bool vec_unary(UnaryOp, const float*, float*, int64_t, const UnaryArgs&) { return false; }
 bool vec_unary(UnaryOp, const double*, double*, int64_t, const UnaryArgs&) { return false; }
+bool vec_unary_backward(UnaryOp, const float*, const float*, float*, int64_t, const UnaryArgs&) { return false; }
+bool vec_unary_backward(UnaryOp, const double*, const double*, double*, int64_t, const UnaryArgs&) { return false; }
 }  // namespace ember::cpu
 
 #endif

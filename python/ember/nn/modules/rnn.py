@@ -37,19 +37,24 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be an integer greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than or equal to 1")
-        if proj_size:
-            raise NotImplementedError("ember's LSTM has no proj_size yet")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         gate_size = _GATES[mode] * hidden_size
         num_directions = 2 if bidirectional else 1
+        real_hidden_size = proj_size if proj_size > 0 else hidden_size  # the size of h
         self._flat_weights_names = []
         for layer in range(num_layers):
             for direction in range(num_directions):
-                layer_input_size = input_size if layer == 0 else hidden_size * num_directions
+                layer_input_size = input_size if layer == 0 else real_hidden_size * num_directions
                 suffix = "_reverse" if direction == 1 else ""
                 shapes = [("weight_ih_l{}{}", (gate_size, layer_input_size)),
-                          ("weight_hh_l{}{}", (gate_size, hidden_size))]
+                          ("weight_hh_l{}{}", (gate_size, real_hidden_size))]
                 if bias:
                     shapes += [("bias_ih_l{}{}", (gate_size,)), ("bias_hh_l{}{}", (gate_size,))]
+                if proj_size > 0:  # h = o * tanh(c) projected by weight_hr: [proj_size, hidden_size]
+                    shapes += [("weight_hr_l{}{}", (proj_size, hidden_size))]
                 for fmt, shape in shapes:
                     name = fmt.format(layer, suffix)
                     setattr(self, name, Parameter(_C.empty(*shape, device=device, dtype=dtype)))
@@ -62,7 +67,7 @@ class RNNBase(Module):
 
     @property
     def all_weights(self):
-        per = 4 if self.bias else 2
+        per = (4 if self.bias else 2) + (1 if self.proj_size > 0 else 0)
         w = self._flat_weights
         return [w[i:i + per] for i in range(0, len(w), per)]
 
@@ -73,6 +78,8 @@ class RNNBase(Module):
 
     def extra_repr(self):
         s = "{input_size}, {hidden_size}"
+        if self.proj_size != 0:
+            s += ", proj_size={proj_size}"
         if self.num_layers != 1:
             s += ", num_layers={num_layers}"
         if self.bias is not True:
@@ -117,6 +124,8 @@ class RNN(RNNBase):
         if len(args) > 3:  # RNN(input_size, hidden_size, num_layers, nonlinearity, ...)
             nonlinearity = args[3]
             args = args[:3] + args[4:]
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError("Unknown nonlinearity '{}'. Select from 'tanh' or 'relu'.".format(nonlinearity))
         self.nonlinearity = nonlinearity
@@ -136,6 +145,8 @@ class LSTM(RNNBase):
 
 class GRU(RNNBase):
     def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
 
 
