@@ -86,6 +86,14 @@ TEST(NnModule, LoadStateDictCopiesValuesAndReportsErrors) {
     EXPECT_NE(std::string(e.what()).find("Missing key(s) in state_dict: \"4.bias\""), std::string::npos) << e.what();
   }
   b->load_state_dict(sd, /*strict=*/false);
+  // A bad entry fails the whole load before anything is copied.
+  auto c = small_cnn();
+  const Tensor before = c->parameters()[0].clone();
+  auto bad = a->state_dict();
+  bad.back().second = zeros(DimVector{7});
+  EXPECT_THROW(c->load_state_dict(bad), Error);
+  EXPECT_TRUE(all(eq(c->parameters()[0], before)).item<bool>());
+  EXPECT_FALSE(all(eq(a->parameters()[0], before)).item<bool>());
 }
 
 TEST(NnModule, TrainEvalAndDtype) {

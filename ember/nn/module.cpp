@@ -117,7 +117,7 @@ NamedTensors Module::state_dict() const {
 void Module::load_state_dict(const NamedTensors& state, bool strict) {
   NamedTensors mine = state_dict();
   std::vector<std::string> missing, unexpected, errors;
-  autograd::NoGradGuard no_grad;
+  std::vector<std::pair<Tensor, Tensor>> copies;  // made only once everything checked out: an error changes nothing
   for (auto& [key, dst] : mine) {
     auto it = std::ranges::find_if(state, [&](const auto& p) { return p.first == key; });
     if (it == state.end()) {
@@ -129,7 +129,7 @@ void Module::load_state_dict(const NamedTensors& state, bool strict) {
                        " from checkpoint, the shape in current model is " + shape_str(dst.sizes()) + ".");
       continue;
     }
-    dst.copy_(it->second);
+    copies.emplace_back(dst, it->second);
   }
   for (auto& [key, t] : state)
     if (std::ranges::none_of(mine, [&](const auto& p) { return p.first == key; })) unexpected.push_back(key);
@@ -144,6 +144,8 @@ void Module::load_state_dict(const NamedTensors& state, bool strict) {
   for (auto& e : errors) msg << "\n\t" << e;
   const std::string s = msg.str();
   EMBER_CHECK(s.empty(), "Error(s) in loading state_dict for ", name_, ":", s);
+  autograd::NoGradGuard no_grad;
+  for (auto& [dst, src] : copies) dst.copy_(src);
 }
 
 void Module::train(bool on) {

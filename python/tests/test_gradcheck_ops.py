@@ -20,7 +20,7 @@ for mod in pkgutil.iter_modules(gradcases.__path__):
 NOT_DIFFERENTIABLE = set("""
 all allclose any arange argmax argmin argsort argwhere as_tensor bernoulli bincount bitwise_and bitwise_left_shift
 bitwise_not bitwise_or bitwise_right_shift bitwise_xor broadcast_shapes can_cast count_nonzero default_generator
-empty empty_like empty_strided eq equal eye from_dlpack from_numpy full full_like ge get_default_dtype
+empty empty_like empty_strided eq equal eye from_dlpack from_numpy frombuffer full full_like ge get_default_dtype
 get_num_threads get_rng_state greater greater_equal gt histc initial_seed is_anomaly_check_nan_enabled
 is_anomaly_enabled is_floating_point is_grad_enabled is_inference_mode_enabled is_tensor isclose isfinite isinf
 isnan isneginf isposinf le less less_equal linspace logical_and logical_not logical_or logical_xor logspace lt

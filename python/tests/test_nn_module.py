@@ -527,3 +527,30 @@ def test_training_a_small_module_with_autograd():
                 p -= 0.5 * p.grad
     assert loss.item() < 1e-4
     np.testing.assert_allclose([m.a.item(), m.b.item(), m.c.item()], [0.5, -0.3, 1.0], atol=2e-2)
+
+
+def test_load_state_dict_reports_every_problem_and_leaves_the_model_unchanged():
+    m = ember.nn.Sequential(ember.nn.Linear(2, 3), ember.nn.BatchNorm1d(3), ember.nn.Linear(3, 1))
+    before = {k: v.clone() for k, v in m.state_dict().items()}
+    good = {k: v + 1 for k, v in before.items()}
+    bad = dict(good)
+    bad["0.weight"] = ember.zeros(5, 5)
+    bad["extra"] = ember.zeros(1)
+    del bad["2.bias"]
+    with pytest.raises(RuntimeError) as e:
+        m.load_state_dict(bad)
+    msg = str(e.value)
+    assert 'Missing key(s) in state_dict: "2.bias"' in msg and 'Unexpected key(s) in state_dict: "extra"' in msg
+    assert "size mismatch for 0.weight" in msg
+    for k, v in m.state_dict().items():  # nothing was copied, not even the good entries
+        assert np.array_equal(v.numpy(), before[k].numpy()), k
+    # A size mismatch fails even when strict=False, also without copying anything.
+    with pytest.raises(RuntimeError, match="size mismatch for 0.weight"):
+        m.load_state_dict({"0.weight": ember.zeros(5, 5), "0.bias": ember.ones(3)}, strict=False)
+    assert np.array_equal(m[0].bias.detach().numpy(), before["0.bias"].numpy())
+    assert repr(m.load_state_dict(good)) == "<All keys matched successfully>"
+    for k, v in m.state_dict().items():
+        assert np.array_equal(v.numpy(), good[k].numpy()), k
+    r = m.load_state_dict({"0.bias": ember.zeros(3), "zzz": ember.ones(1)}, strict=False)
+    assert r.missing_keys[0] == "0.weight" and r.unexpected_keys == ["zzz"]
+    assert m[0].bias.tolist() == [0.0, 0.0, 0.0]

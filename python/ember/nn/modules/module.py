@@ -1,6 +1,7 @@
 """Module: the base class of layers and models, with PyTorch's registration, traversal, state_dict, hooks and
 conversion semantics. The math of every layer runs in C++ (ember.nn.functional)."""
 import itertools
+import threading
 from collections import OrderedDict, namedtuple
 
 from ... import _C
@@ -9,7 +10,16 @@ from ...utils.hooks import RemovableHandle
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+_loading = threading.local()  # .dry_run: Module.load_state_dict's checking pass (no copies)
+_loading.dry_run = False
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
 
 _global_forward_pre_hooks = OrderedDict()
 _global_forward_hooks = OrderedDict()
@@ -410,6 +420,8 @@ class Module:
                 error_msgs.append("size mismatch for %s: copying a param with shape %s from checkpoint, the shape "
                                   "in current model is %s." % (key, value.shape, param.shape))
                 continue
+            if _loading.dry_run:
+                continue
             try:
                 with no_grad():
                     param.copy_(value)
@@ -428,16 +440,29 @@ class Module:
     def load_state_dict(self, state_dict, strict=True):
         if not isinstance(state_dict, dict):
             raise TypeError("Expected state_dict to be dict-like, got %s." % type(state_dict))
-        missing_keys, unexpected_keys, error_msgs = [], [], []
-        state_dict = OrderedDict(state_dict)
+        # Two passes over the same code: a dry run that only checks (keys, shapes, types), then, when it found
+        # nothing wrong, the one that copies. So a bad state dict leaves the model as it was (PyTorch copies the
+        # good entries before raising).
+        def load(dry_run):
+            missing, unexpected, errors = [], [], []
+            sd = OrderedDict(state_dict)
 
-        def load(module, prefix=""):
-            module._load_from_state_dict(state_dict, prefix, {}, True, missing_keys, unexpected_keys, error_msgs)
-            for name, child in module._modules.items():
-                if child is not None:
-                    load(child, prefix + name + ".")
+            def visit(module, prefix=""):
+                module._load_from_state_dict(sd, prefix, {}, True, missing, unexpected, errors)
+                for name, child in module._modules.items():
+                    if child is not None:
+                        visit(child, prefix + name + ".")
 
-        load(self)
+            previous, _loading.dry_run = _loading.dry_run, dry_run
+            try:
+                visit(self)
+            finally:
+                _loading.dry_run = previous
+            return missing, unexpected, errors
+
+        missing_keys, unexpected_keys, error_msgs = load(dry_run=True)
+        if not error_msgs and not (strict and (missing_keys or unexpected_keys)):
+            missing_keys, unexpected_keys, error_msgs = load(dry_run=False)
         if strict:
             if unexpected_keys:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: %s. "
