@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "ember/backend/cpu/lanes.h"
 #include "ember/optim/kernels.h"
@@ -62,6 +63,34 @@ void run(const std::vector<optim::Work>& work, F f) {
   });
 }
 
+// The gradient as the update sees it: negated with maximize, plus L2 weight decay (wd * p) when it is on.
+template <class T, class V>
+V l2_grad(V p, V g, T dir, T wd) {
+  g = dir * g;
+  return wd != 0 ? g + wd * p : g;
+}
+
+// What Adam, NAdam and RAdam start with (their first seven coefficients share one layout): weight decay, decoupled
+// (the parameter shrinks) or L2, then the moments m and v updated and stored. Returns (p, g, m, v).
+static_assert(optim::nadam::decoupled == optim::adam::decoupled && optim::radam::decoupled == optim::adam::decoupled &&
+              optim::nadam::dir == optim::adam::dir && optim::radam::dir == optim::adam::dir);
+template <class T, class At>
+auto adam_moments(T* const* q, const T* c, At at) {
+  using namespace optim::adam;
+  auto p = at(q[0]);
+  auto g = c[dir] * at(q[1]);
+  if (c[wd] != 0) {
+    if (c[decoupled] != 0) p = p * (1 - c[lr] * c[wd]);
+    else g = g + c[wd] * p;
+  }
+  auto m = at(q[2]);
+  m = m + (1 - c[b1]) * (g - m);  // lerp(m, g, 1 - b1), as PyTorch's lerp_ computes it for weights < 0.5
+  const auto v = c[b2] * at(q[3]) + (1 - c[b2]) * g * g;
+  at.store(q[2], m);
+  at.store(q[3], v);
+  return std::tuple{p, g, m, v};
+}
+
 // The per-element updates, formula for formula PyTorch's single-tensor implementations (torch/optim/*.py).
 // Coefficients that depend only on the step count were computed per parameter in ember/optim/fused.cpp.
 template <class T>
@@ -72,8 +101,7 @@ void step(optim::Algo algo, const std::vector<optim::Work>& work) {
       return run<T>(work, [](T* const* q, const T* c, auto at) {
         using namespace optim::sgd;
         const auto p = at(q[0]);
-        auto d = c[dir] * at(q[1]);
-        if (c[wd] != 0) d = d + c[wd] * p;
+        auto d = l2_grad(p, at(q[1]), c[dir], c[wd]);
         if (c[momentum] != 0) {
           const auto buf = c[init] != 0 ? d : c[momentum] * at(q[2]) + (1 - c[dampening]) * d;
           at.store(q[2], buf);
@@ -84,17 +112,7 @@ void step(optim::Algo algo, const std::vector<optim::Work>& work) {
     case Algo::Adam:
       return run<T>(work, [](T* const* q, const T* c, auto at) {
         using namespace optim::adam;
-        auto p = at(q[0]);
-        auto g = c[dir] * at(q[1]);
-        if (c[wd] != 0) {
-          if (c[decoupled] != 0) p = p * (1 - c[lr] * c[wd]);
-          else g = g + c[wd] * p;
-        }
-        auto m = at(q[2]);
-        m = m + (1 - c[b1]) * (g - m);
-        auto v = c[b2] * at(q[3]) + (1 - c[b2]) * g * g;
-        at.store(q[2], m);
-        at.store(q[3], v);
+        auto [p, g, m, v] = adam_moments(q, c, at);
         if (c[amsgrad] != 0) {
           v = nanmax(at(q[4]), v);
           at.store(q[4], v);
@@ -102,12 +120,26 @@ void step(optim::Algo algo, const std::vector<optim::Work>& work) {
         const auto denom = vsqrt(v) / c[bc2_sqrt] + c[eps];
         at.store(q[0], p - c[step_size] * (m / denom));
       });
+    case Algo::NAdam:
+      return run<T>(work, [](T* const* q, const T* c, auto at) {
+        using namespace optim::nadam;
+        const auto [p, g, m, v] = adam_moments(q, c, at);
+        const auto denom = vsqrt(v / c[bc2]) + c[eps];
+        at.store(q[0], (p - c[coef_grad] * (g / denom)) - c[coef_avg] * (m / denom));
+      });
+    case Algo::RAdam:
+      return run<T>(work, [](T* const* q, const T* c, auto at) {
+        using namespace optim::radam;
+        const auto [p, g, m, v] = adam_moments(q, c, at);
+        const auto corrected = m / c[bc1];
+        if (c[rect] != 0) at.store(q[0], p - corrected * c[lr] * (c[bc2_sqrt] / (vsqrt(v) + c[eps])) * c[rect]);
+        else at.store(q[0], p - corrected * c[lr]);
+      });
     case Algo::RMSprop:
       return run<T>(work, [](T* const* q, const T* c, auto at) {
         using namespace optim::rmsprop;
         const auto p = at(q[0]);
-        auto g = c[dir] * at(q[1]);
-        if (c[wd] != 0) g = g + c[wd] * p;
+        const auto g = l2_grad(p, at(q[1]), c[dir], c[wd]);
         const auto sq = c[alpha] * at(q[2]) + (1 - c[alpha]) * g * g;
         at.store(q[2], sq);
         auto avg = vsqrt(sq);
@@ -130,8 +162,7 @@ void step(optim::Algo algo, const std::vector<optim::Work>& work) {
       return run<T>(work, [](T* const* q, const T* c, auto at) {
         using namespace optim::adagrad;
         const auto p = at(q[0]);
-        auto g = c[dir] * at(q[1]);
-        if (c[wd] != 0) g = g + c[wd] * p;
+        const auto g = l2_grad(p, at(q[1]), c[dir], c[wd]);
         const auto sum = at(q[2]) + g * g;
         at.store(q[2], sum);
         at.store(q[0], p - c[clr] * (g / (vsqrt(sum) + c[eps])));
@@ -140,8 +171,7 @@ void step(optim::Algo algo, const std::vector<optim::Work>& work) {
       return run<T>(work, [](T* const* q, const T* c, auto at) {
         using namespace optim::adadelta;
         const auto p = at(q[0]);
-        auto g = c[dir] * at(q[1]);
-        if (c[wd] != 0) g = g + c[wd] * p;
+        const auto g = l2_grad(p, at(q[1]), c[dir], c[wd]);
         const auto sq = c[rho] * at(q[2]) + (1 - c[rho]) * g * g;
         const auto acc = at(q[3]);
         const auto delta = vsqrt(acc + c[eps]) / vsqrt(sq + c[eps]) * g;
@@ -153,50 +183,13 @@ void step(optim::Algo algo, const std::vector<optim::Work>& work) {
       return run<T>(work, [](T* const* q, const T* c, auto at) {
         using namespace optim::adamax;
         const auto p = at(q[0]);
-        auto g = c[dir] * at(q[1]);
-        if (c[wd] != 0) g = g + c[wd] * p;
+        const auto g = l2_grad(p, at(q[1]), c[dir], c[wd]);
         auto m = at(q[2]);
         m = m + (1 - c[b1]) * (g - m);
         const auto u = nanmax(c[b2] * at(q[3]), vabs(g) + c[eps]);
         at.store(q[2], m);
         at.store(q[3], u);
         at.store(q[0], p - c[clr] * (m / u));
-      });
-    case Algo::NAdam:
-      return run<T>(work, [](T* const* q, const T* c, auto at) {
-        using namespace optim::nadam;
-        auto p = at(q[0]);
-        auto g = c[dir] * at(q[1]);
-        if (c[wd] != 0) {
-          if (c[decoupled] != 0) p = p * (1 - c[lr] * c[wd]);
-          else g = g + c[wd] * p;
-        }
-        auto m = at(q[2]);
-        m = m + (1 - c[b1]) * (g - m);
-        const auto v = c[b2] * at(q[3]) + (1 - c[b2]) * g * g;
-        at.store(q[2], m);
-        at.store(q[3], v);
-        const auto denom = vsqrt(v / c[bc2]) + c[eps];
-        p = p - c[coef_grad] * (g / denom);
-        at.store(q[0], p - c[coef_avg] * (m / denom));
-      });
-    case Algo::RAdam:
-      return run<T>(work, [](T* const* q, const T* c, auto at) {
-        using namespace optim::radam;
-        auto p = at(q[0]);
-        auto g = c[dir] * at(q[1]);
-        if (c[wd] != 0) {
-          if (c[decoupled] != 0) p = p * (1 - c[lr] * c[wd]);
-          else g = g + c[wd] * p;
-        }
-        auto m = at(q[2]);
-        m = m + (1 - c[b1]) * (g - m);
-        const auto v = c[b2] * at(q[3]) + (1 - c[b2]) * g * g;
-        at.store(q[2], m);
-        at.store(q[3], v);
-        const auto corrected = m / c[bc1];
-        if (c[rect] != 0) at.store(q[0], p - corrected * c[lr] * (c[bc2_sqrt] / (vsqrt(v) + c[eps])) * c[rect]);
-        else at.store(q[0], p - corrected * c[lr]);
       });
   }
 }
