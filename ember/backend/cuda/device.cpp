@@ -1,9 +1,12 @@
 // The CUDA runtime behind ember/cuda.h. CUDA is initialised lazily: nothing here runs until a CUDA
 // function is first called, so importing ember on a machine without a GPU costs nothing.
+#include <cstdlib>
 #include <memory>
+#include <string>
 #include <mutex>
 #include <vector>
 
+#include "ember/backend/caching_allocator.h"
 #include "ember/backend/cuda/check.h"
 #include "ember/cuda.h"
 
@@ -11,55 +14,53 @@ namespace ember::cuda {
 
 namespace {
 
-// Plain cudaMalloc/cudaFree with counters. Issue 8 replaces this with the caching allocator.
-class CudaAllocator final : public Allocator {
+// The device side of the caching allocator (Note [Caching allocator] in ember/backend/caching_allocator.h).
+class CudaMemory final : public DeviceMemory {
  public:
-  explicit CudaAllocator(int device) : device_(device) {}
-
-  void* allocate(size_t nbytes) override {
-    if (nbytes == 0) return nullptr;
+  explicit CudaMemory(int device) : device_(device) {}
+  void* malloc(size_t bytes) override {
     DeviceGuard g(device_);
     void* p = nullptr;
-    cudaError_t err = cudaMalloc(&p, nbytes);
+    const cudaError_t err = cudaMalloc(&p, bytes);
     if (err == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      size_t free_b = 0, total_b = 0;
-      cudaMemGetInfo(&free_b, &total_b);
-      std::lock_guard<std::mutex> l(mu_);
-      fail<OutOfMemoryError>("CUDA out of memory. Tried to allocate ", nbytes, " bytes on cuda:", device_, " (",
-                             c_.s.allocated, " bytes allocated by ember, ", free_b, " bytes free of ", total_b, ")");
+      cudaGetLastError();  // clear it: the allocator frees its cache and retries, or raises OutOfMemoryError
+      return nullptr;
     }
     EMBER_CUDA_CHECK(err);
-    std::lock_guard<std::mutex> l(mu_);
-    c_.on_sys_alloc(nbytes);
-    c_.on_alloc(nbytes);
     return p;
   }
-
-  void deallocate(void* p, size_t nbytes) override {
-    if (!p) return;
+  void free(void* p) override {
     DeviceGuard g(device_);
-    cudaFree(p);
-    std::lock_guard<std::mutex> l(mu_);
-    c_.on_free(nbytes);
-    c_.on_sys_free(nbytes);
+    EMBER_CUDA_CHECK(cudaFree(p));
   }
-
-  MemoryStats stats() const override {
-    std::lock_guard<std::mutex> l(mu_);
-    return c_.s;
+  size_t free_bytes() override {
+    DeviceGuard g(device_);
+    size_t free_b = 0, total_b = 0;
+    return cudaMemGetInfo(&free_b, &total_b) == cudaSuccess ? free_b : 0;
   }
-  void reset_peak_stats() override {
-    std::lock_guard<std::mutex> l(mu_);
-    c_.reset_peak();
+  uintptr_t record_event(uintptr_t stream) override {
+    DeviceGuard g(device_);
+    cudaEvent_t e;
+    EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    EMBER_CUDA_CHECK(cudaEventRecord(e, reinterpret_cast<cudaStream_t>(stream)));
+    return reinterpret_cast<uintptr_t>(e);
   }
-  void empty_cache() override {}
+  bool event_done(uintptr_t event) override {
+    const cudaError_t err = cudaEventQuery(reinterpret_cast<cudaEvent_t>(event));
+    if (err == cudaErrorNotReady) {
+      cudaGetLastError();
+      return false;
+    }
+    EMBER_CUDA_CHECK(err);
+    return true;
+  }
+  void destroy_event(uintptr_t event) override { cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event)); }
 
  private:
   int device_;
-  mutable std::mutex mu_;
-  MemoryCounter c_;
 };
+
+std::unique_ptr<CachingAllocator> make_allocator(int device);
 
 }  // namespace
 
@@ -113,9 +114,9 @@ std::string device_name(int index) {
 
 Allocator* allocator(int index) {
   check_available("cuda allocator");
-  static std::vector<std::unique_ptr<CudaAllocator>>* all = [] {
-    auto* v = new std::vector<std::unique_ptr<CudaAllocator>>();  // leaked: outlives static destructors
-    for (int i = 0; i < device_count(); ++i) v->push_back(std::make_unique<CudaAllocator>(i));
+  static std::vector<std::unique_ptr<CachingAllocator>>* all = [] {
+    auto* v = new std::vector<std::unique_ptr<CachingAllocator>>();  // leaked: outlives static destructors
+    for (int i = 0; i < device_count(); ++i) v->push_back(make_allocator(i));
     return v;
   }();
   if (index < 0) index = current_device();
@@ -126,6 +127,18 @@ Allocator* allocator(int index) {
 namespace {
 constexpr int kMaxDevices = 64;
 thread_local void* t_current_stream[kMaxDevices] = {};
+}  // namespace
+
+namespace {
+// EMBER_CUDA_NO_CACHING=1: every allocation is a cudaMalloc and every free a cudaFree (for compute-sanitizer).
+std::unique_ptr<CachingAllocator> make_allocator(int device) {
+  CachingAllocator::Options o;
+  const char* env = std::getenv("EMBER_CUDA_NO_CACHING");
+  o.caching = !(env && std::string(env) == "1");
+  o.current_stream = [device] { return reinterpret_cast<uintptr_t>(current_stream(device).handle); };
+  return std::make_unique<CachingAllocator>(std::make_unique<CudaMemory>(device), "cuda:" + std::to_string(device),
+                                            o);
+}
 }  // namespace
 
 Stream current_stream(int device) {

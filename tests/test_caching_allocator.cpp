@@ -1,0 +1,188 @@
+// The caching allocator's logic (ember/backend/caching_allocator.h, Note [Caching allocator]) on a fake device whose
+// memory is host memory with a capacity, and whose events complete when the test says so.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "ember/backend/caching_allocator.h"
+#include "ember/error.h"
+
+using namespace ember;
+
+namespace {
+
+constexpr size_t MiB = size_t(1) << 20;
+
+struct FakeDevice : DeviceMemory {
+  size_t capacity, used = 0;
+  int mallocs = 0, frees = 0;
+  std::map<void*, size_t> blocks;
+  std::map<uintptr_t, bool> events;  // event -> done
+  uintptr_t next_event = 1;
+  explicit FakeDevice(size_t cap) : capacity(cap) {}
+  ~FakeDevice() override {
+    for (auto& [p, n] : blocks) std::free(p);
+  }
+  void* malloc(size_t n) override {
+    if (used + n > capacity) return nullptr;
+    void* p = std::malloc(n);
+    blocks[p] = n;
+    used += n;
+    ++mallocs;
+    return p;
+  }
+  void free(void* p) override {
+    used -= blocks.at(p);
+    blocks.erase(p);
+    std::free(p);
+    ++frees;
+  }
+  size_t free_bytes() override { return capacity - used; }
+  uintptr_t record_event(uintptr_t) override {
+    events[next_event] = false;
+    return next_event++;
+  }
+  bool event_done(uintptr_t e) override { return events.at(e); }
+  void destroy_event(uintptr_t e) override { events.erase(e); }
+};
+
+struct Fixture {
+  FakeDevice* dev;
+  std::unique_ptr<CachingAllocator> alloc;
+  explicit Fixture(size_t capacity = 1024 * MiB, CachingAllocator::Options o = {}) {
+    auto d = std::make_unique<FakeDevice>(capacity);
+    dev = d.get();
+    alloc = std::make_unique<CachingAllocator>(std::move(d), "fake:0", o);
+  }
+};
+
+}  // namespace
+
+TEST(CachingAllocator, SmallRequestsAreRoundedAndShareATwoMiBSegment) {
+  Fixture f;
+  char* a = static_cast<char*>(f.alloc->allocate(1));
+  char* b = static_cast<char*>(f.alloc->allocate(1000));
+  EXPECT_EQ(b, a + 512);  // 1 byte takes 512, then the next block of the same segment
+  EXPECT_EQ(f.dev->mallocs, 1);
+  EXPECT_EQ(f.dev->used, 2 * MiB);
+  MemoryStats s = f.alloc->stats();
+  EXPECT_EQ(s.allocated, 512 + 1024);
+  EXPECT_EQ(s.reserved, int64_t(2 * MiB));
+  EXPECT_EQ(s.num_sys_allocs, 1);
+  f.alloc->deallocate(a, 1);
+  f.alloc->deallocate(b, 1000);
+  EXPECT_EQ(f.alloc->stats().allocated, 0);
+  EXPECT_EQ(f.dev->frees, 0);  // cached, not returned
+}
+
+TEST(CachingAllocator, ASteadyLoopMakesNoDeviceCalls) {
+  Fixture f;
+  for (int it = 0; it < 50; ++it) {
+    void* x = f.alloc->allocate(3 * MiB);
+    void* y = f.alloc->allocate(300 * 1024);
+    void* z = f.alloc->allocate(40 * MiB);
+    f.alloc->deallocate(y, 0);
+    f.alloc->deallocate(x, 0);
+    f.alloc->deallocate(z, 0);
+  }
+  EXPECT_EQ(f.dev->mallocs, 3);  // one 20 MiB, one 2 MiB and one 40 MiB segment, then reuse
+  EXPECT_EQ(f.alloc->stats().num_allocs, 150);
+  EXPECT_EQ(f.alloc->stats().peak_allocated, int64_t(3 * MiB + 300 * 1024 + 40 * MiB));
+}
+
+TEST(CachingAllocator, FreedNeighboursMergeAndLargeSegmentsAreSizedByTheRequest) {
+  Fixture f;
+  char* a = static_cast<char*>(f.alloc->allocate(2 * MiB));  // a 20 MiB segment, split
+  char* b = static_cast<char*>(f.alloc->allocate(2 * MiB));
+  char* c = static_cast<char*>(f.alloc->allocate(2 * MiB));
+  EXPECT_EQ(b, a + 2 * MiB);
+  EXPECT_EQ(c, b + 2 * MiB);
+  f.alloc->deallocate(b, 0);
+  f.alloc->deallocate(a, 0);  // merges with b
+  char* d = static_cast<char*>(f.alloc->allocate(4 * MiB));
+  EXPECT_EQ(d, a);
+  EXPECT_EQ(f.dev->mallocs, 1);
+  // 15 MiB does not fit the segment's free 14 MiB; >= 10 MiB: a segment of its own, rounded up to 2 MiB.
+  char* big = static_cast<char*>(f.alloc->allocate(15 * MiB + 1));
+  EXPECT_EQ(f.dev->mallocs, 2);
+  EXPECT_EQ(f.dev->blocks.at(big), 16 * MiB);
+  f.alloc->deallocate(c, 0);
+  f.alloc->deallocate(d, 0);
+  f.alloc->deallocate(big, 0);
+  EXPECT_EQ(f.alloc->num_segments(), 2u);
+  f.alloc->empty_cache();  // every segment is whole again: all go back
+  EXPECT_EQ(f.dev->frees, 2);
+  EXPECT_EQ(f.dev->used, 0u);
+  EXPECT_EQ(f.alloc->stats().reserved, 0);
+  EXPECT_EQ(f.alloc->num_segments(), 0u);
+}
+
+TEST(CachingAllocator, BlocksStayWithTheirStreamAndRecordStreamDefersReuse) {
+  Fixture f;
+  const uintptr_t s1 = 11, s2 = 22;
+  void* a = f.alloc->allocate(4096, s1);
+  f.alloc->deallocate(a, 0);
+  void* b = f.alloc->allocate(4096, s2);  // not a's block: it was freed on s1
+  EXPECT_NE(a, b);
+  EXPECT_EQ(f.dev->mallocs, 2);
+  void* c = f.alloc->allocate(4096, s1);
+  EXPECT_EQ(c, a);  // same stream: reused
+  f.alloc->record_stream(c, s2);  // s2's queued work reads c
+  f.alloc->deallocate(c, 0);
+  void* d = f.alloc->allocate(4096, s1);
+  EXPECT_NE(d, c);  // not until s2's event completes
+  ASSERT_EQ(f.dev->events.size(), 1u);
+  f.dev->events.begin()->second = true;
+  void* e = f.alloc->allocate(4096, s1);
+  EXPECT_EQ(e, c);
+  EXPECT_TRUE(f.dev->events.empty());  // destroyed once seen complete
+  for (void* p : {b, d, e}) f.alloc->deallocate(p, 0);
+}
+
+TEST(CachingAllocator, OutOfMemoryFreesTheCacheRetriesThenRaisesAndRecovers) {
+  Fixture f(64 * MiB);
+  void* a = f.alloc->allocate(30 * MiB);
+  void* b = f.alloc->allocate(30 * MiB);
+  f.alloc->deallocate(a, 0);  // 30 MiB cached
+  void* c = f.alloc->allocate(32 * MiB);  // fails at first, fits after the cache is released
+  EXPECT_EQ(f.dev->frees, 1);
+  try {
+    f.alloc->allocate(40 * MiB);
+    FAIL() << "expected OutOfMemoryError";
+  } catch (const OutOfMemoryError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("fake:0 out of memory. Tried to allocate 40.00 MiB"), std::string::npos) << m;
+    EXPECT_NE(m.find("62.00 MiB allocated and 62.00 MiB reserved"), std::string::npos) << m;
+    EXPECT_NE(m.find("the device has 2.00 MiB free"), std::string::npos) << m;
+  }
+  f.alloc->deallocate(b, 0);
+  void* d = f.alloc->allocate(20 * MiB);  // still works, and reuses b's segment
+  EXPECT_EQ(f.dev->mallocs, 3);
+  f.alloc->deallocate(c, 0);
+  f.alloc->deallocate(d, 0);
+}
+
+TEST(CachingAllocator, OversizeBlocksAreNotSplitAndServeOnlyLargeRequests) {
+  Fixture f(1024 * MiB, {.caching = true, .max_split_size = 16 * MiB});
+  void* big = f.alloc->allocate(64 * MiB);
+  f.alloc->deallocate(big, 0);
+  void* small = f.alloc->allocate(12 * MiB);  // below max_split_size: a segment of its own
+  EXPECT_NE(small, big);
+  void* again = f.alloc->allocate(40 * MiB);  // oversize request: takes the cached 64 MiB block whole
+  EXPECT_EQ(again, big);
+  EXPECT_EQ(f.alloc->stats().allocated, int64_t(64 * MiB + 12 * MiB));
+  f.alloc->deallocate(small, 0);
+  f.alloc->deallocate(again, 0);
+}
+
+TEST(CachingAllocator, WithCachingOffEveryFreeReturnsTheMemory) {
+  Fixture f(1024 * MiB, {.caching = false});
+  for (int i = 0; i < 5; ++i) f.alloc->deallocate(f.alloc->allocate(1000), 0);
+  EXPECT_EQ(f.dev->mallocs, 5);
+  EXPECT_EQ(f.dev->frees, 5);
+  EXPECT_EQ(f.dev->used, 0u);
+  EXPECT_EQ(f.alloc->stats().num_sys_frees, 5);
+  EXPECT_THROW(f.alloc->deallocate(reinterpret_cast<void*>(0x1234), 0), Error);
+}
