@@ -5,6 +5,7 @@ ember has no NumPy interop yet, so values cross over through Python lists: `to_n
 holds every bfloat16 exactly), and `from_np(a)` is `ember.tensor(a.tolist())`.
 """
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -29,6 +30,16 @@ NP_DTYPES = {
     ember.float64: np.float64,
 }
 EMBER_DTYPES = {np.dtype(v): k for k, v in NP_DTYPES.items() if k is not ember.bfloat16}
+
+
+def wait_until(cond, timeout=5.0):
+    """Polls cond() until it is true or `timeout` seconds pass; returns its last value (process and IPC tests)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return cond()
 
 
 def dtype_name(dtype):

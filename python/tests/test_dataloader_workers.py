@@ -11,6 +11,7 @@ import time
 import pytest
 
 import ember
+from conftest import wait_until
 import ember.multiprocessing as mp
 from ember.utils.data import DataLoader, Dataset, IterableDataset, TensorDataset, get_worker_info
 
@@ -42,15 +43,6 @@ def memfd_mappings():
         except OSError:
             pass
     return n
-
-
-def wait_until(cond, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.02)
-    return cond()
 
 
 def alive(pid):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import ember
+from conftest import wait_until
 import ember.multiprocessing as mp
 import ember.nn as nn
 
@@ -41,15 +42,6 @@ def segments(pids=None):
             if pids is None or pid in pids:
                 out.add(name)
     return out
-
-
-def wait_until(cond, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.02)
-    return cond()
 
 
 @pytest.fixture(params=STRATEGIES)

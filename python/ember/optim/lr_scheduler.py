@@ -215,14 +215,22 @@ class LRScheduler:
                 self.last_epoch = epoch
                 closed_form = getattr(self, "_get_closed_form_lr", None)
                 values = closed_form() if closed_form is not None else self.get_lr()
+        self._write_lrs(values, epoch)
+
+    def _write_lrs(self, values, epoch=None):
+        """Sets each group's lr (in place when it is a tensor, as PyTorch does) and records them as the last."""
         for i, (group, lr) in enumerate(zip(self.optimizer.param_groups, values)):
-            if isinstance(group["lr"], Tensor):
-                group["lr"].fill_(float(lr))
-            else:
-                group["lr"] = lr
+            _set_lr(group, lr)
             if getattr(self, "verbose", False):
                 self.print_lr(True, i, lr, epoch)
         self._last_lr = _current_lrs(self.optimizer)
+
+
+def _set_lr(group, lr):
+    if isinstance(group["lr"], Tensor):
+        group["lr"].fill_(float(lr))
+    else:
+        group["lr"] = lr
 
 
 class _LRScheduler(LRScheduler):
@@ -675,10 +683,7 @@ class CyclicLR(LRScheduler):
         base_lrs = _format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
-                if isinstance(group["lr"], Tensor):
-                    group["lr"].fill_(float(lr))
-                else:
-                    group["lr"] = lr
+                _set_lr(group, lr)
         self.max_lrs = _format_param("max_lr", optimizer, max_lr)
 
         step_size_up = float(step_size_up)
@@ -828,14 +833,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
         with _FlagOn(self, "_get_lr_called_within_step"):
             values = self.get_lr()
-        for i, (group, lr) in enumerate(zip(self.optimizer.param_groups, values)):
-            if isinstance(group["lr"], Tensor):
-                group["lr"].fill_(float(lr))
-            else:
-                group["lr"] = lr
-            if getattr(self, "verbose", False):
-                self.print_lr(True, i, lr, epoch)
-        self._last_lr = _current_lrs(self.optimizer)
+        self._write_lrs(values, epoch)
 
 
 class OneCycleLR(LRScheduler):
