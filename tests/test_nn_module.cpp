@@ -16,6 +16,7 @@
 #include "ember/nn/pooling.h"
 #include "ember/nn/rnn.h"
 #include "ember/ops.h"
+#include "ember/optim/optimizer.h"
 
 using namespace ember;
 
@@ -29,6 +30,21 @@ std::shared_ptr<nn::Sequential> small_cnn() {
   m->push_back(std::make_shared<nn::Flatten>());
   m->push_back(std::make_shared<nn::Linear>(4 * 5 * 5, 3));
   return m;
+}
+
+// The first and last loss of `steps` plain SGD steps (lr 0.1) on one batch.
+template <class M, class Loss>
+std::pair<double, double> sgd_losses(M& m, Loss&& loss_fn, const Tensor& x, const Tensor& y, int steps = 20) {
+  optim::SGD opt(m.parameters(), optim::SGDOptions(0.1));
+  double first = 0, last = 0;
+  for (int step = 0; step < steps; ++step) {
+    Tensor loss = loss_fn(m.forward(x), y);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    (step == 0 ? first : last) = loss.item<double>();
+  }
+  return {first, last};
 }
 
 std::vector<std::string> keys(const nn::NamedTensors& v) {
@@ -113,15 +129,7 @@ TEST(NnModule, TrainingStepsLowerTheLoss) {
   auto m = small_cnn();
   Tensor x = randn(DimVector{8, 1, 5, 5});
   Tensor y = randint(0, 3, DimVector{8});
-  double first = 0, last = 0;
-  for (int step = 0; step < 20; ++step) {
-    Tensor loss = cross_entropy(m->forward(x), y);
-    m->zero_grad();
-    loss.backward();
-    autograd::NoGradGuard no_grad;
-    for (Tensor& p : m->parameters()) binary_op(BinaryOp::Sub, p, p.grad() * 0.1, p);
-    (step == 0 ? first : last) = loss.item<double>();
-  }
+  auto [first, last] = sgd_losses(*m, [](const Tensor& o, const Tensor& t) { return cross_entropy(o, t); }, x, y);
   EXPECT_LT(last, first * 0.5);
 }
 
@@ -388,15 +396,7 @@ TEST(NnModuleExtra, TrainsAModelBuiltFromTheNewLayers) {
   nn::CrossEntropyLoss crit;
   Tensor x = randn(DimVector{8, 2, 6});
   Tensor y = randint(0, 3, DimVector{8});
-  double first = 0, last = 0;
-  for (int step = 0; step < 20; ++step) {
-    Tensor loss = crit(m->forward(x), y);
-    m->zero_grad();
-    loss.backward();
-    autograd::NoGradGuard no_grad;
-    for (Tensor& p : m->parameters()) binary_op(BinaryOp::Sub, p, p.grad() * 0.1, p);
-    (step == 0 ? first : last) = loss.item<double>();
-  }
+  auto [first, last] = sgd_losses(*m, crit, x, y);
   EXPECT_LT(last, first * 0.5);
 }
 
