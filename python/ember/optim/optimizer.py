@@ -174,18 +174,8 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Clears the gradients of every parameter (to None by default, as PyTorch 2 does)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+        from ember.nn.modules.module import _clear_grads
+        _clear_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     @_step_wrapper
     def step(self, closure=None):

@@ -13,6 +13,21 @@ from ..parameter import Parameter
 _loading = threading.local()  # .dry_run: Module.load_state_dict's checking pass (no copies)
 _loading.dry_run = False
 
+def _clear_grads(params, set_to_none):
+    """Module.zero_grad and Optimizer.zero_grad: drop each .grad, or zero it in place (detached from any graph)."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+            p.grad.zero_()
+
+
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     def __repr__(self):
         if not self.missing_keys and not self.unexpected_keys:
@@ -294,17 +309,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if p.grad.grad_fn is not None:
-                    p.grad.detach_()
-                else:
-                    p.grad.requires_grad_(False)
-                p.grad.zero_()
+        _clear_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         for module in self.children():
