@@ -36,4 +36,17 @@ void memcpy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device
 // Raises a RuntimeError naming the op unless CUDA is usable on this machine.
 void check_available(const char* what);
 
+// The switches of ember.backends.cuda and ember.backends.cudnn (PyTorch's names and defaults). They exist in
+// every build, so that code setting them runs unchanged without CUDA; the CUDA kernels read them at each call.
+struct Flags {
+  bool allow_tf32_matmul = false;    // backends.cuda.matmul.allow_tf32
+  bool allow_fp16_reduced_precision_reduction = true;
+  bool allow_bf16_reduced_precision_reduction = true;
+  bool cudnn_enabled = true;         // backends.cudnn.enabled
+  bool cudnn_benchmark = false;      // backends.cudnn.benchmark: time the algorithms once per shape, keep the fastest
+  bool cudnn_deterministic = false;  // backends.cudnn.deterministic: only deterministic algorithms
+  bool cudnn_allow_tf32 = true;      // backends.cudnn.allow_tf32
+};
+Flags& flags();
+
 }  // namespace ember::cuda

@@ -103,6 +103,7 @@ void synchronize(int index) {
   check_available("synchronize");
   DeviceGuard g(index);
   EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+  check_device_errors(index < 0 ? current_device() : index);
 }
 
 std::string device_name(int index) {
@@ -161,7 +162,10 @@ void memcpy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device
   auto stream = static_cast<cudaStream_t>(current_stream(device).handle);
   EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, k, stream));
   // Host memory may be pageable and is used by the caller right after: wait for copies touching it.
-  if (kind != CopyKind::DeviceToDevice) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (kind != CopyKind::DeviceToDevice) {
+    EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+    check_device_errors(device);
+  }
 }
 
 }  // namespace ember::cuda

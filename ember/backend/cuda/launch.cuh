@@ -67,7 +67,7 @@ void launch_elementwise(const StridedIter& it, F f) {
     elementwise_kernel<N, true><<<blocks, kThreads, 0, stream>>>(it.numel, g, f);
   else
     elementwise_kernel<N, false><<<blocks, kThreads, 0, stream>>>(it.numel, g, f);
-  EMBER_CUDA_CHECK(cudaGetLastError());
+  after_launch(current_device());
 }
 
 }  // namespace ember::cuda
