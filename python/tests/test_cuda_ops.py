@@ -1,0 +1,896 @@
+"""The op test suite over devices: every case builds its inputs with NumPy, runs the same function on the CPU and on
+CUDA, and asserts that the two agree: outputs' dtypes, shapes, devices and values, and, where inputs require grad,
+the gradients from backward on both devices (the loss is sum(out * w) with one fixed random w per output, the same on
+both). Plus seeded random ops (ember's CPU and CUDA generators share Philox's formulas: docs/random.md), dropout
+statistics, optimizer steps, recurrent modules, and gradcheck in float64 with the computation on CUDA.
+
+Everything skips where `ember.cuda.is_available()` is false. `EMBER_TEST_CUDA_AS=cpu` makes the "cuda" half run on
+the CPU, which checks the harness itself on a machine without a GPU: every case must pass then (a case that fails
+CPU against CPU is a harness bug).
+
+Tolerances (the values are compared elementwise: |cuda - cpu| <= rtol * |cpu| + rtol * scale, where scale is the
+largest finite |cpu| in that tensor, since the error of a sum or a product of matrices grows with its terms, not with
+its result; NaNs must sit in the same places; integer and bool results must be equal):
+- float32: rtol 1e-5 (F32): the default. Elementwise functions differ by a few ulps between CUDA's math library and
+  the CPU's (Sleef); reductions, scans and matmul (TF32 off, ember's default for matmul as in PyTorch) sum in another
+  order.
+- float32 gradients through reductions of many terms: 1e-4 (F32_LOOSE): atomics and tree orders differ.
+- float64: 1e-10 (F64).
+- TF32: norm-wise ||cuda - cpu|| / ||cpu|| <= 5e-3 (TF32). Convolutions run with cudnn.allow_tf32 = True, the
+  default in ember as in PyTorch, so every float32 convolution case (outputs and gradients) uses this tolerance;
+  the explicit TF32 matmul case turns ember.backends.cuda.matmul.allow_tf32 on (skipped until ember.backends exists).
+- float16: rtol 2e-3 (F16, two ulps), bfloat16: rtol 1.6e-2 (BF16, two ulps): both devices compute in float32 and
+  round once; reductions round the result of another summation order. Half-precision matmul and convolution
+  (cuBLAS/cuDNN accumulate in float32 but may split the inner dimension): norm-wise 1e-2 (F16_MM) and 3e-2 (BF16_MM).
+- linear algebra (LAPACK against cuSOLVER, float32 inputs with condition numbers under ~100): rtol 1e-4 (LINALG).
+  Factorizations are compared through what is unique: QR with R's diagonal made positive, SVD and eigh through the
+  singular values / eigenvalues and the reconstructed matrix, never the sign of a vector.
+- random ops: the numbers must be the same (rtol 1e-6 for the float transforms such as Box-Muller, whose log and cos
+  differ by ulps between the devices).
+Notes per op family:
+- sort/topk/kthvalue/median/max-with-indices use distinct values (random floats): which index wins among ties is
+  not compared (CUDA's sort is not stable unless asked to be). unique/sort with stable=True are compared with ties.
+- scatter with duplicate indices (and index_put without accumulate) picks an unspecified writer on CUDA: those cases
+  use distinct indices; index_add/scatter_add/index_put(accumulate=True) use duplicates (float atomics: F32_LOOSE).
+- dropout is compared by statistics only (the fraction of zeros and the scale of the kept values).
+- gradcheck: ember.autograd.gradcheck reads tensors through NumPy, which needs CPU tensors, so the checked function
+  takes float64 CPU leaves, moves them to CUDA, computes there and returns the result to the CPU: forward and backward
+  kernels run on CUDA, finite differences and Jacobians are read on the CPU.
+"""
+import copy
+import os
+import zlib
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn.functional as F
+
+CUDA_AS = os.environ.get("EMBER_TEST_CUDA_AS", "")
+DEV = "cpu" if CUDA_AS == "cpu" else "cuda"
+pytestmark = pytest.mark.skipif(DEV == "cuda" and not ember.cuda.is_available(),
+                                reason="no CUDA device (EMBER_TEST_CUDA_AS=cpu runs the harness on the CPU)")
+
+f16, bf16, f32, f64 = ember.float16, ember.bfloat16, ember.float32, ember.float64
+i32, i64, u8, i8, bool_ = ember.int32, ember.int64, ember.uint8, ember.int8, ember.bool
+
+
+# -- tolerances ---------------------------------------------------------------------------------------------------
+
+class Tol:
+    def __init__(self, rtol, norm=False):
+        self.rtol, self.norm = rtol, norm
+
+    def check(self, got, exp, what):
+        if got.size == 0:
+            return
+        nan_g, nan_e = np.isnan(got), np.isnan(exp)
+        assert np.array_equal(nan_g, nan_e), f"{what}: NaNs in different places"
+        inf_e = np.isinf(exp)
+        assert np.array_equal(got[inf_e], exp[inf_e]), f"{what}: infinities differ"
+        ok = ~(nan_e | inf_e)
+        g, e = got[ok].astype(np.float64), exp[ok].astype(np.float64)
+        if g.size == 0:
+            return
+        if self.norm:
+            err = np.linalg.norm(g - e) / max(np.linalg.norm(e), 1e-30)
+            assert err <= self.rtol, f"{what}: norm-wise relative error {err:.3g} > {self.rtol}"
+            return
+        scale = np.abs(e).max()
+        bad = np.abs(g - e) > self.rtol * (np.abs(e) + scale)
+        if bad.any():
+            k = np.flatnonzero(bad)[0]
+            raise AssertionError(f"{what}: {bad.sum()} of {bad.size} elements differ beyond rtol {self.rtol} "
+                                 f"(scale {scale:.3g}); first: cuda {g[k]!r} vs cpu {e[k]!r}")
+
+
+F32, F32_LOOSE, F64 = Tol(1e-5), Tol(1e-4), Tol(1e-10)
+F16, BF16 = Tol(2e-3), Tol(1.6e-2)
+F16_MM, BF16_MM = Tol(1e-2, norm=True), Tol(3e-2, norm=True)
+TF32 = Tol(5e-3, norm=True)
+LINALG = Tol(1e-4)
+RANDOM = Tol(1e-6)
+
+
+def default_tol(dtype):
+    return {f16: F16, bf16: BF16, f64: F64}.get(dtype, F32)
+
+
+# -- inputs -------------------------------------------------------------------------------------------------------
+
+class In:
+    """One input: make(rng) -> a NumPy array, the ember dtype it becomes, and whether it requires grad."""
+
+    def __init__(self, make, dtype, grad):
+        self.make, self.dtype, self.grad = make, dtype, grad
+
+    def tensor(self, a, device):
+        t = ember.tensor(a, dtype=self.dtype, device=device)
+        if self.grad and self.dtype.is_floating_point:
+            t.requires_grad_(True)
+        return t
+
+
+def R(*shape, dtype=f32, lo=None, hi=None, scale=1.0, grad=True):
+    """Floats: standard normal times `scale`, or uniform in [lo, hi)."""
+    def make(rng):
+        a = rng.uniform(lo, hi, shape) if lo is not None else rng.standard_normal(shape) * scale
+        return np.asarray(a, np.float64 if dtype is f64 else np.float32)
+    return In(make, dtype, grad)
+
+
+def P(*shape, dtype=f32, grad=True):
+    """Positive floats in [0.5, 2)."""
+    return R(*shape, dtype=dtype, lo=0.5, hi=2.0, grad=grad)
+
+
+def I(high, *shape, low=0, dtype=i64):
+    """Integers in [low, high)."""
+    return In(lambda rng: rng.integers(low, high, shape).astype(np.int64), dtype, False)
+
+
+def B(*shape, p=0.5):
+    return In(lambda rng: rng.random(shape) < p, bool_, False)
+
+
+def PERM(n, k=None):
+    """Distinct indices: the first k of a permutation of range(n)."""
+    return In(lambda rng: rng.permutation(n)[: (k or n)].astype(np.int64), i64, False)
+
+
+def A(make, dtype=f32, grad=False):
+    """A custom array."""
+    return In(make, dtype, grad)
+
+
+def SPD(n, batch=(), dtype=f32, grad=True):
+    """Symmetric positive definite (condition number small)."""
+    def make(rng):
+        m = rng.standard_normal(batch + (n, n))
+        return (m @ np.swapaxes(m, -1, -2) / n + np.eye(n)).astype(np.float64 if dtype is f64 else np.float32)
+    return In(make, dtype, grad)
+
+
+def WELL(*shape, dtype=f32, grad=True):
+    """Well-conditioned square matrices: identity times 3 plus noise."""
+    def make(rng):
+        a = rng.standard_normal(shape) * 0.3 + 3 * np.eye(shape[-1])
+        return a.astype(np.float64 if dtype is f64 else np.float32)
+    return In(make, dtype, grad)
+
+
+def WITH_NAN(*shape):
+    def make(rng):
+        a = rng.standard_normal(shape).astype(np.float32)
+        a.flat[:: 7] = np.nan
+        a.flat[3:: 11] = np.inf
+        a.flat[5:: 13] = -np.inf
+        return a
+    return In(make, f32, False)
+
+
+# -- cases --------------------------------------------------------------------------------------------------------
+
+class Case:
+    def __init__(self, id, fn, *ins, tol=None, gtol=None, grad=True):
+        self.id, self.fn, self.ins = id, fn, ins
+        self.tol, self.gtol, self.grad = tol, gtol, grad
+
+    def __repr__(self):
+        return self.id
+
+
+CASES = []
+
+
+def case(id, fn, *ins, **kw):
+    CASES.append(Case(id, fn, *ins, **kw))
+
+
+E = ember
+X = R(13, 17)          # a float32 matrix
+Xnc = R(17, 13)        # transposed inside the function: non-contiguous input
+
+# unary, float32, on a 13x17 matrix (several on non-contiguous views)
+for name, fn, inp in [
+    ("abs", E.abs, X), ("neg", E.neg, X), ("exp", E.exp, X), ("exp2", E.exp2, X), ("expm1", E.expm1, X),
+    ("log", E.log, P(13, 17)), ("log2", E.log2, P(13, 17)), ("log10", E.log10, P(13, 17)),
+    ("log1p", E.log1p, P(13, 17)), ("sqrt", E.sqrt, P(13, 17)), ("rsqrt", E.rsqrt, P(13, 17)),
+    ("sin", E.sin, X), ("cos", E.cos, X), ("tan", E.tan, R(13, 17, lo=-1.2, hi=1.2)), ("sinh", E.sinh, X),
+    ("cosh", E.cosh, X), ("tanh", E.tanh, X), ("asin", E.asin, R(13, 17, lo=-0.95, hi=0.95)),
+    ("acos", E.acos, R(13, 17, lo=-0.95, hi=0.95)), ("atan", E.atan, X), ("asinh", E.asinh, X),
+    ("acosh", E.acosh, R(13, 17, lo=1.1, hi=4)), ("atanh", E.atanh, R(13, 17, lo=-0.9, hi=0.9)),
+    ("sigmoid", E.sigmoid, X), ("erf", E.erf, X), ("erfc", E.erfc, X),
+    ("erfinv", E.erfinv, R(13, 17, lo=-0.9, hi=0.9)), ("reciprocal", E.reciprocal, P(13, 17)),
+    ("square", E.square, X), ("sign", E.sign, X), ("floor", E.floor, R(13, 17, scale=5)),
+    ("ceil", E.ceil, R(13, 17, scale=5)), ("round", E.round, R(13, 17, scale=5)),
+    ("trunc", E.trunc, R(13, 17, scale=5)), ("frac", E.frac, R(13, 17, scale=5)),
+    ("logit", E.logit, R(13, 17, lo=0.05, hi=0.95)),
+    ("relu", F.relu, X), ("gelu", F.gelu, X), ("gelu_tanh", lambda x: F.gelu(x, approximate="tanh"), X),
+    ("silu", F.silu, X), ("mish", F.mish, X), ("softplus", lambda x: F.softplus(x, beta=2.0, threshold=5.0), X),
+    ("elu", F.elu, X), ("selu", F.selu, X), ("celu", lambda x: F.celu(x, 0.7), X),
+    ("leaky_relu", lambda x: F.leaky_relu(x, 0.1), X), ("hardtanh", lambda x: F.hardtanh(x, -0.5, 0.5), X),
+    ("hardswish", F.hardswish, R(13, 17, scale=4)), ("hardsigmoid", F.hardsigmoid, R(13, 17, scale=4)),
+    ("logsigmoid", F.logsigmoid, X), ("softsign", F.softsign, X), ("tanhshrink", F.tanhshrink, X),
+    ("hardshrink", lambda x: F.hardshrink(x, 0.5), X), ("softshrink", lambda x: F.softshrink(x, 0.5), X),
+    ("threshold", lambda x: F.threshold(x, 0.1, -2.0), X), ("relu6", F.relu6, R(13, 17, scale=5)),
+]:
+    case("unary_" + name, fn, inp)
+for name, fn in [("exp", E.exp), ("sin", E.sin), ("sigmoid", E.sigmoid), ("gelu", F.gelu)]:
+    case(f"unary_{name}_noncontiguous", lambda x, fn=fn: fn(x.t()), Xnc)
+    case(f"unary_{name}_stepped", lambda x, fn=fn: fn(x[:, ::3]), R(13, 51))
+case("unary_exp_large_1M", E.exp, R(1 << 20, scale=3, grad=False))
+case("unary_nan_to_num", lambda x: E.nan_to_num(x, nan=0.5, posinf=9.0, neginf=-9.0), WITH_NAN(11, 9))
+case("unary_isnan_isinf", lambda x: (E.isnan(x), E.isinf(x), E.isfinite(x), E.signbit(x)), WITH_NAN(11, 9))
+for dt in (f16, bf16, f64):
+    for name, fn in [("exp", E.exp), ("sin", E.sin), ("sqrt", lambda x: E.sqrt(x.abs())), ("tanh", E.tanh)]:
+        case(f"unary_{name}_{dt}", fn, R(9, 33, dtype=dt))
+case("unary_abs_int32", E.abs, I(100, 9, 7, low=-100, dtype=i32))
+case("unary_neg_int64", E.neg, I(100, 9, 7, low=-100))
+case("unary_bitwise_not_uint8", E.bitwise_not, I(256, 50, dtype=u8))
+case("unary_logical_not", E.logical_not, B(30))
+case("cast_f32_to_f16_bf16_i32", lambda x: (x.half(), x.to(bf16), (x * 10).to(i32), x.double()), R(7, 31))
+case("cast_int_to_float_bool", lambda n: (n.float(), n.to(bool_), n.to(u8)), I(200, 40, low=-50))
+case("clone_contiguous_expanded", lambda x: x.expand(4, 13, 17).contiguous() * 1, X)
+
+# binary: broadcasting, scalars, type promotion
+Y = R(13, 17)
+for name, fn, *ins in [
+    ("add", E.add, X, Y), ("sub", E.sub, X, Y), ("mul", E.mul, X, Y), ("div", E.div, X, P(13, 17)),
+    ("add_alpha", lambda a, b: E.add(a, b, alpha=2.5), X, Y), ("sub_alpha", lambda a, b: E.sub(a, b, alpha=0.5), X, Y),
+    ("add_broadcast", E.add, R(4, 1, 17), R(13, 1)), ("mul_broadcast_row", E.mul, X, R(17)),
+    ("div_broadcast_col", E.div, X, P(13, 1)), ("pow", E.pow, P(13, 17), R(13, 17)),
+    ("pow_scalar", lambda a: E.pow(a, 3), X), ("rpow_scalar", lambda a: 2.0 ** a, X),
+    ("atan2", E.atan2, X, Y), ("maximum", E.maximum, X, Y), ("minimum", E.minimum, X, Y),
+    ("fmax_nan", E.fmax, WITH_NAN(11, 9), R(11, 9)), ("fmin_nan", E.fmin, WITH_NAN(11, 9), R(11, 9)),
+    ("maximum_nan", E.maximum, WITH_NAN(11, 9), R(11, 9)),
+    ("remainder", E.remainder, R(13, 17, scale=5), P(13, 17)), ("fmod", E.fmod, R(13, 17, scale=5), P(13, 17)),
+    ("floor_divide_float", E.floor_divide, R(13, 17, scale=5), P(13, 17)),
+    ("hypot", E.hypot, X, Y), ("copysign", E.copysign, X, Y),
+    ("add_noncontiguous", lambda a, b: a.t() + b, Xnc, Y), ("mul_stepped", lambda a, b: a[:, ::2] * b, R(13, 34), Y),
+    ("add_scalar_tensor", lambda a, b: a + b, X, R()), ("mul_python_scalar", lambda a: a * 2.5 - 1, X),
+    ("rsub", lambda a: 3 - a, X), ("rdiv", lambda a: 1.5 / a, P(13, 17)),
+    ("add_large_broadcast", E.add, R(256, 1, 64, grad=False), R(1, 300, 64, grad=False)),
+]:
+    case("binary_" + name, fn, *ins)
+case("binary_mul_f16", E.mul, R(9, 33, dtype=f16), R(9, 33, dtype=f16))
+case("binary_add_bf16", E.add, R(9, 33, dtype=bf16), R(33, dtype=bf16))
+case("binary_div_f64", E.div, R(9, 33, dtype=f64), P(9, 33, dtype=f64))
+for name, fn in [("eq", E.eq), ("ne", E.ne), ("lt", E.lt), ("le", E.le), ("gt", E.gt), ("ge", E.ge)]:
+    case("compare_" + name, fn, R(13, 17, scale=2), R(17, scale=2))
+case("compare_int_float_ties", lambda a, b: (a == b.float(), a < 1), A(lambda r: r.integers(-2, 2, (9, 9)).astype(np.float32)),
+     I(2, 9, 9, low=-2))
+# type promotion: the result dtype must be the same on both devices
+case("promote_int32_float32", lambda n, x: n + x, I(50, 9, 7, dtype=i32), R(9, 7))
+case("promote_uint8_int8", lambda a, b: a + b, I(100, 30, dtype=u8), I(50, 30, low=-50, dtype=i8))
+case("promote_int64_f16", lambda n, x: n * x, I(10, 30), R(30, dtype=f16))
+case("promote_bool_int", lambda m, n: m + n, B(30), I(10, 30, dtype=i32))
+case("promote_int_true_divide", lambda a, b: a / b, I(100, 30), I(20, 30, low=1))
+case("promote_int_tensor_float_scalar", lambda n: n * 2.5, I(100, 30, dtype=i32))
+case("promote_f16_f32", lambda a, b: a * b, R(30, dtype=f16), R(30))
+case("promote_bf16_f16", lambda a, b: a + b, R(30, dtype=bf16), R(30, dtype=f16))
+case("int_floor_divide_remainder", lambda a, b: (E.floor_divide(a, b), E.remainder(a, b), E.fmod(a, b)),
+     I(100, 40, low=-100), A(lambda r: np.where(r.random(40) < .5, -1, 1) * r.integers(1, 9, 40), i64))
+case("int_bitwise", lambda a, b: (a & b, a | b, a ^ b, a << 2, a >> 1), I(1000, 40, dtype=i32), I(1000, 40, dtype=i32))
+case("logical_ops", lambda a, b: (E.logical_and(a, b), E.logical_or(a, b), E.logical_xor(a, b)), B(40), B(40))
+case("inplace_add_mul", lambda a, b: a.clone().add_(b).mul_(0.5).sub_(a, alpha=0.3), X, Y)
+# (backward through lerp with a number weight, and through clamp_ on a non-leaf, fail on the CPU too: forward only)
+case("binary_lerp_scalar", lambda a, b: E.lerp(a, b, 0.3), X, Y, grad=False)
+case("inplace_clamp", lambda a: (a * 1).clamp_(-0.7, 0.7), X, grad=False)
+case("inplace_int_add", lambda n: n.clone().add_(3).mul_(2), I(100, 40))
+
+# ternary / where / clamp
+case("where", E.where, B(13, 17), X, Y)
+case("where_broadcast_scalar", lambda c, a: E.where(c, a, 0.0), B(13, 1), X)
+case("where_promote", lambda c, n, a: E.where(c, n, a), B(30), I(10, 30), R(30, dtype=f64))
+case("clamp", lambda a: E.clamp(a, -0.5, 0.8), X)
+case("clamp_tensors", lambda a, lo, hi: E.clamp(a, lo, lo + hi.abs()), X, R(17), R(13, 1))
+case("addcmul", lambda a, b, c: E.addcmul(a, b, c, value=0.5), X, Y, R(17))
+case("addcdiv", lambda a, b, c: E.addcdiv(a, b, c, value=-2), X, Y, P(13, 17))
+case("lerp_tensor", E.lerp, X, Y, R(13, 17, lo=0, hi=1))
+case("masked_fill", lambda a, m: a.masked_fill(m, -1.5), X, B(13, 17))
+case("masked_fill_inplace_broadcast", lambda a, m: (a * 1).masked_fill_(m, 2.0), X, B(17))
+
+# reductions
+Z = R(33, 65, 7)
+for name, fn, inp, tol in [
+    ("sum_all", E.sum, Z, F32), ("sum_dim", lambda x: x.sum(1), Z, F32),
+    ("sum_dims_keepdim", lambda x: x.sum((0, 2), keepdim=True), Z, F32),
+    ("sum_neg_dim", lambda x: x.sum(-1), Z, F32), ("sum_dtype_f64", lambda x: x.sum(1, dtype=f64), Z, F32),
+    ("sum_noncontiguous", lambda x: x.permute(2, 0, 1)[:, ::2].sum((1, 2)), Z, F32),
+    ("mean_all", E.mean, Z, F32), ("mean_dim_keepdim", lambda x: x.mean(0, keepdim=True), Z, F32),
+    ("prod_dim", lambda x: x.prod(2), P(33, 65, 7), F32), ("prod_all", lambda x: x.prod(), P(23, dtype=f64), F64),
+    ("var_dim", lambda x: x.var(1), Z, F32), ("var_correction0", lambda x: x.var((0, 1), correction=0), Z, F32),
+    ("std_dim_keepdim", lambda x: x.std(0, keepdim=True), Z, F32),
+    ("std_mean", lambda x: E.std_mean(x, 1), Z, F32), ("var_mean_all", lambda x: E.var_mean(x), Z, F32),
+    ("amax_dims", lambda x: x.amax((0, 2)), Z, F32), ("amin_dim", lambda x: x.amin(1), Z, F32),
+    ("logsumexp_dim", lambda x: E.logsumexp(x, 1), Z, F32),
+    ("norm_2", lambda x: E.norm(x), Z, F32), ("norm_1_dim", lambda x: E.norm(x, 1, dim=1), Z, F32),
+    ("norm_inf", lambda x: E.linalg.vector_norm(x, float("inf"), dim=(0, 2)), Z, F32),
+    ("nansum_nanmean", lambda x: (E.nansum(x, 1), E.nanmean(x, 0)), WITH_NAN(21, 9), F32),
+    ("sum_large_4M", lambda x: (x.sum(), x.reshape(1024, 4096).sum(0), x.reshape(1024, 4096).sum(1)),
+     R(1 << 22, grad=False), F32_LOOSE),
+    ("sum_f16", lambda x: (x.sum(), x.sum(0)), R(300, 40, dtype=f16), F16),
+    ("mean_bf16", lambda x: x.mean(1), R(40, 300, dtype=bf16), BF16),
+    ("sum_f64", lambda x: x.sum(0), R(40, 300, dtype=f64), F64),
+]:
+    case("reduce_" + name, fn, inp, tol=tol, gtol=F32_LOOSE if tol is F32 else None)
+case("reduce_sum_int_default_dtype", lambda n: (n.sum(), n.sum(0), n.to(i32).sum(1), n.to(u8).sum(), n.to(bool_).sum()),
+     I(100, 50, 9))
+case("reduce_prod_int", lambda n: n.prod(0), I(4, 10, 9, low=-3))
+case("reduce_all_any", lambda m: (m.all(), m.any(1), m.all(0), E.count_nonzero(m, 1)), B(20, 30, p=0.9))
+case("reduce_argmax_argmin", lambda x: (x.argmax(), x.argmax(1), x.argmin(0, keepdim=True)), Z)
+case("reduce_max_min_dim", lambda x: (*E.max(x, 1), *E.min(x, 0, keepdim=True)), Z)
+case("reduce_max_min_all", lambda x: (x.max(), x.min()), Z)
+case("reduce_aminmax", lambda x: tuple(E.aminmax(x, dim=1)), Z)
+case("reduce_max_nan", lambda x: (x.max(), E.max(x, 1)[0], x.amax(0)), WITH_NAN(21, 9))
+case("reduce_max_int", lambda n: (n.max(), *E.max(n, 0)), I(1000, 30, 7, dtype=i32))
+case("reduce_mode", lambda n: E.mode(n, 1)[0], I(4, 10, 31))
+
+# indexing
+case("index_basic_slices", lambda x: (x[2:9:3], x[:, -5:], x[4], x[..., 1], x[None, 1:3, ::4]), X)
+case("index_int_tensor", lambda x, i: x[i], X, I(13, 20))
+case("index_int_tensor_dim1", lambda x, i: x[:, i], X, I(17, 4, 5))
+case("index_two_tensors", lambda x, i, j: x[i, j], X, I(13, 30), I(17, 30))
+case("index_bool_mask", lambda x, m: x[m], X, B(13, 17))
+case("index_bool_mask_rows", lambda x, m: x[m], X, B(13))
+case("index_negative", lambda x, i: x[i - 13], X, I(13, 10))
+case("index_select", lambda x, i: (E.index_select(x, 0, i), x.index_select(1, i)), X, I(13, 25))
+case("gather", lambda x, i: E.gather(x, 1, i), X, I(17, 13, 40))
+case("take", E.take, X, I(13 * 17, 50))
+case("take_along_dim", lambda x, i: E.take_along_dim(x, i, 0), X, I(13, 5, 17))
+case("scatter_distinct", lambda x, s, i: x.scatter(0, i.reshape(13, 1).expand(13, 17), s), X, Y, PERM(13))
+case("scatter_value", lambda x, i: x.scatter(1, i.reshape(1, 6).expand(13, 6), 7.0), X, PERM(17, 6))
+case("scatter_add", lambda x, s, i: x.scatter_add(1, i, s), R(13, 5), R(13, 40), I(5, 13, 40), gtol=F32_LOOSE,
+     tol=F32_LOOSE)
+case("scatter_reduce_sum", lambda x, s, i: x.scatter_reduce(0, i, s, "sum"), R(5, 17), R(40, 17), I(5, 40, 17),
+     tol=F32_LOOSE, gtol=F32_LOOSE)
+case("scatter_reduce_amax", lambda x, s, i: x.scatter_reduce(0, i, s, "amax", include_self=False),
+     R(5, 17, grad=False), R(40, 17, grad=False), I(5, 40, 17))
+case("scatter_reduce_mean", lambda x, s, i: x.scatter_reduce(0, i, s, "mean"),
+     R(5, 17, grad=False), R(40, 17, grad=False), I(5, 40, 17), tol=F32_LOOSE)
+case("index_add", lambda x, s, i: x.index_add(0, i, s, alpha=2.0), R(5, 17), R(40, 17), I(5, 40), tol=F32_LOOSE,
+     gtol=F32_LOOSE)
+case("index_copy_distinct", lambda x, s, i: x.index_copy(1, i, s), X, R(13, 6), PERM(17, 6))
+case("index_fill", lambda x, i: x.index_fill(1, i, -3.0), X, I(17, 5))
+case("index_put_accumulate", lambda x, v, i: E.index_put(x, (i,), v, accumulate=True), R(9, 4), R(30, 4),
+     I(9, 30), tol=F32_LOOSE, gtol=F32_LOOSE)
+case("index_put_distinct", lambda x, v, i: E.index_put(x, (i,), v), R(9, 4), R(5, 4), PERM(9, 5))
+case("setitem_slice_and_mask", lambda x, m: _setitem(x, m), X, B(13, 17))
+case("masked_select", E.masked_select, X, B(13, 17))
+case("masked_scatter", lambda x, m, s: x.masked_scatter(m, s), X, B(13, 17), R(13 * 17))
+case("nonzero_argwhere", lambda m: (E.nonzero(m), E.argwhere(m), m.nonzero(as_tuple=True)[1]), B(9, 8, 7))
+case("embedding", lambda w, i: F.embedding(i, w), R(50, 16), I(50, 7, 9), gtol=F32_LOOSE)
+case("embedding_padding_idx", lambda w, i: F.embedding(i, w, padding_idx=3), R(10, 8), I(10, 30), gtol=F32_LOOSE)
+case("one_hot", lambda i: F.one_hot(i, 12), I(12, 5, 6))
+case("bincount_histc", lambda n, x: (E.bincount(n), E.histc(x, 10, -2, 2)), I(20, 300), R(500, grad=False))
+
+
+def _setitem(x, m):
+    y = x * 1
+    y[2:5, ::3] = 0.25
+    y[m] = -1.0
+    y[0] = y[1] * 2
+    return y
+
+
+# shape ops
+case("cat", lambda a, b, c: (E.cat([a, b, c]), E.cat([a.t(), b.t()], 1)), R(3, 17), R(5, 17), R(1, 17))
+case("cat_dtypes", lambda a, n: E.cat([a, n.float()], 1), R(4, 5), I(9, 4, 3))
+case("stack", lambda a, b: (E.stack([a, b]), E.stack([a, b], 2)), X, Y)
+case("reshape_view", lambda x: (x.reshape(17, 13), x.view(-1), x.t().reshape(-1), x.unflatten(1, (1, 17))), X)
+case("permute_contiguous", lambda x: x.permute(2, 0, 1).contiguous(), Z)
+case("transpose_movedim", lambda x: (x.transpose(0, 2), E.movedim(x, 0, -1)), Z)
+case("expand_mul", lambda x: x.expand(5, 13, 17) * 1.5, R(1, 17))
+case("flip_roll", lambda x: (E.flip(x, (0, 1)), E.roll(x, 3, 1), E.roll(x, (-2, 5), (0, 1))), X)
+case("repeat_tile", lambda x: (x.repeat(2, 1, 3), E.tile(x, (2,))), X)
+case("repeat_interleave", lambda x: E.repeat_interleave(x, 3, dim=0), X)
+case("tril_triu", lambda x: (E.tril(x, -1), E.triu(x, 2)), X)
+case("narrow_chunk_split", lambda x: (x.narrow(1, 3, 6), *E.chunk(x, 3, 1), *E.split(x, [4, 9], 0)), X)
+case("unbind_select", lambda x: (*E.unbind(x[:4], 0), x.select(1, 5)), X)
+case("squeeze_unsqueeze", lambda x: (x.unsqueeze(1).squeeze(), x[:, None, :, None].squeeze(1)), X)
+case("diagonal", lambda x: (E.diagonal(x), E.diagonal(x, 2), x.diagonal(-3)), X)
+case("pad_constant", lambda x: F.pad(x, (1, 2, 3, 0), value=0.5), R(2, 3, 5, 6))
+case("pad_reflect", lambda x: F.pad(x, (2, 1, 1, 2), mode="reflect"), R(2, 3, 5, 6))
+case("pad_replicate", lambda x: F.pad(x, (2, 1, 1, 2), mode="replicate"), R(2, 3, 5, 6))
+case("pad_circular", lambda x: F.pad(x, (2, 1), mode="circular"), R(2, 3, 6))
+case("pixel_shuffle", lambda x: (F.pixel_shuffle(x, 2), F.pixel_unshuffle(x, 2)), R(2, 8, 4, 6))
+case("as_strided", lambda x: E.as_strided(x, (4, 5), (3, 1), 2), R(30))
+case("broadcast_to_contiguous", lambda x: E.broadcast_to(x, (3, 13, 17)).contiguous(), X)
+case("fill_zero_copy", lambda x: (E.zeros_like(x), E.ones_like(x) * 2, E.full_like(x, 3.5), E.empty_like(x).fill_(1.0)),
+     R(13, 17, grad=False))
+case("arange_linspace", lambda x: (E.arange(0, 10, 0.5, device=x.device), E.linspace(-1, 1, 33, device=x.device),
+                                   E.arange(50, device=x.device), E.eye(5, 7, device=x.device)), R(1, grad=False))
+
+# sort family
+case("sort", lambda x: tuple(E.sort(x, 1)), X)
+case("sort_descending_dim0", lambda x: tuple(E.sort(x, 0, descending=True)), X)
+case("sort_long_rows", lambda x: tuple(E.sort(x, -1)), R(4, 5000))
+case("sort_stable_ties", lambda n: tuple(E.sort(n, 1, stable=True)), I(5, 7, 300))
+case("sort_int", lambda n: E.sort(n, 1)[0], I(1000, 7, 100, low=-1000, dtype=i32))
+case("argsort", lambda x: E.argsort(x, 0, descending=True), X)
+case("msort", E.msort, X)
+case("topk", lambda x: tuple(E.topk(x, 5, 1)), X)
+case("topk_smallest_unsorted_values", lambda x: E.sort(E.topk(x, 4, 0, largest=False)[0], 0)[0], X)
+case("topk_large", lambda x: tuple(E.topk(x, 10)), R(3, 20000))
+case("kthvalue", lambda x: tuple(E.kthvalue(x, 4, 1)), X)
+case("median_all_dim", lambda x: (E.median(x), *E.median(x, 0)), X)
+case("nanmedian", lambda x: E.nanmedian(x, 1)[0], WITH_NAN(9, 21))
+case("unique", lambda n: tuple(E.unique(n, return_inverse=True, return_counts=True)), I(20, 300, low=-20))
+case("unique_consecutive", lambda n: tuple(E.unique_consecutive(n, return_counts=True)), I(3, 200))
+case("unique_float_nan", lambda x: E.unique(x), A(lambda r: r.integers(0, 5, 100).astype(np.float32)))
+
+# cumulative
+case("cumsum", lambda x: (E.cumsum(x, 1), x.cumsum(0)), X)
+case("cumsum_long", lambda x: E.cumsum(x, 0), R(100000, grad=False), tol=F32_LOOSE)
+case("cumsum_int", lambda n: (E.cumsum(n, 0), E.cumsum(n.to(i32), 1)), I(100, 30, 40))
+case("cumprod", lambda x: E.cumprod(x, 1), P(13, 17))
+case("cummax_cummin", lambda x: (*E.cummax(x, 1), *E.cummin(x, 0)), X)
+case("logcumsumexp", lambda x: E.logcumsumexp(x, 1), X)
+
+# matmul family (TF32 off: float32 tolerance)
+case("mm", E.mm, R(33, 65), R(65, 17))
+case("mm_transposed_operands", lambda a, b: E.mm(a.t(), b.t()), R(65, 33), R(17, 65))
+case("matmul_batched_broadcast", E.matmul, R(3, 1, 9, 33), R(4, 33, 7))
+case("matmul_vector", lambda a, v: (E.matmul(a, v), E.matmul(v[:13], a)), X, R(17))
+case("bmm", E.bmm, R(6, 9, 33), R(6, 33, 12))
+case("mv_dot_outer", lambda a, v, w: (E.mv(a, v), E.dot(v, v), E.outer(w, v)), X, R(17), R(13))
+case("addmm", lambda c, a, b: E.addmm(c, a, b, beta=0.5, alpha=2.0), R(33, 17), R(33, 65), R(65, 17))
+case("baddbmm", lambda c, a, b: E.baddbmm(c, a, b, alpha=0.5), R(4, 9, 12), R(4, 9, 33), R(4, 33, 12))
+case("linear", lambda x, w, b: F.linear(x, w, b), R(5, 7, 33), R(19, 33), R(19))
+case("linear_no_bias_large", lambda x, w: F.linear(x, w), R(256, 512), R(384, 512), gtol=F32_LOOSE)
+case("einsum_bmm", lambda a, b: E.einsum("bij,bjk->bik", a, b), R(4, 9, 33), R(4, 33, 12))
+case("einsum_trace_transpose", lambda a, b: (E.einsum("ii->i", a), E.einsum("ij,kj->ik", a, b)), R(9, 9), R(5, 9))
+case("tensordot", lambda a, b: E.tensordot(a, b, dims=([1, 2], [0, 1])), R(5, 6, 7), R(6, 7, 8))
+case("matmul_f64", E.matmul, R(33, 65, dtype=f64), R(65, 17, dtype=f64))
+case("matmul_f16", E.matmul, R(64, 128, dtype=f16), R(128, 48, dtype=f16), tol=F16_MM, gtol=F16_MM)
+case("matmul_bf16", E.matmul, R(64, 128, dtype=bf16), R(128, 48, dtype=bf16), tol=BF16_MM, gtol=BF16_MM)
+case("matmul_tf32", lambda a, b: _tf32(E.matmul, a, b), R(256, 512), R(512, 128), tol=TF32, gtol=TF32)
+case("linear_f16", lambda x, w, b: F.linear(x, w, b), R(32, 64, dtype=f16), R(48, 64, dtype=f16), R(48, dtype=f16),
+     tol=F16_MM, gtol=F16_MM)
+
+
+def _tf32(fn, *args):
+    backends = getattr(ember, "backends", None)
+    if backends is None:
+        pytest.skip("ember.backends (allow_tf32) is not there yet")
+    before = backends.cuda.matmul.allow_tf32
+    backends.cuda.matmul.allow_tf32 = True
+    try:
+        return fn(*args)
+    finally:
+        backends.cuda.matmul.allow_tf32 = before
+
+
+# linear algebra (compared through what is unique)
+def _qr(a):
+    q, r = E.linalg.qr(a)
+    s = E.sign(E.diagonal(r, 0, -2, -1)).unsqueeze(-2)
+    return q * s, r * s.transpose(-2, -1)
+
+
+def _svd(a):
+    u, s, vh = E.linalg.svd(a, full_matrices=False)
+    return s, (u * s.unsqueeze(-2)) @ vh
+
+
+def _eigh(a):
+    w, v = E.linalg.eigh(a)
+    return w, (v * w.unsqueeze(-2)) @ v.transpose(-2, -1)
+
+
+case("linalg_solve", E.linalg.solve, WELL(3, 8, 8), R(3, 8, 4), tol=LINALG, gtol=LINALG)
+case("linalg_cholesky", E.linalg.cholesky, SPD(9, (2,)), tol=LINALG, gtol=LINALG)
+case("linalg_qr", _qr, R(12, 7), tol=LINALG, gtol=LINALG)
+case("linalg_svd", _svd, R(2, 10, 6), tol=LINALG, gtol=LINALG)
+case("linalg_eigh", _eigh, SPD(8), tol=LINALG, gtol=LINALG)
+case("linalg_lstsq", lambda a, b: E.linalg.lstsq(a, b).solution, R(20, 6), R(20, 3), tol=LINALG, gtol=LINALG)
+case("linalg_inv_det_slogdet", lambda a: (E.linalg.inv(a), E.linalg.det(a), *E.linalg.slogdet(a)),
+     WELL(2, 6, 6), tol=LINALG, gtol=LINALG)
+case("linalg_solve_triangular", lambda a, b: E.linalg.solve_triangular(E.tril(a), b, upper=False),
+     WELL(7, 7), R(7, 3), tol=LINALG, gtol=LINALG)
+case("linalg_pinv_norms", lambda a: (E.linalg.pinv(a), E.linalg.matrix_norm(a), E.linalg.svdvals(a)), R(9, 5),
+     tol=LINALG, gtol=LINALG)
+case("linalg_solve_f64", E.linalg.solve, WELL(8, 8, dtype=f64), R(8, 2, dtype=f64))
+
+# convolution (cudnn TF32 on by default: TF32 tolerance for float32)
+for name, fn, ins in [
+    ("conv1d_stride_pad", lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=3), [R(4, 6, 40), R(8, 6, 5), R(8)]),
+    ("conv2d", lambda x, w, b: F.conv2d(x, w, b, padding=1), [R(2, 8, 12, 12), R(16, 8, 3, 3), R(16)]),
+    ("conv2d_stride_nobias", lambda x, w: F.conv2d(x, w, stride=2), [R(3, 4, 15, 13), R(6, 4, 3, 3)]),
+    ("conv2d_groups", lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=4), [R(2, 8, 10, 10), R(12, 2, 3, 3), R(12)]),
+    ("conv2d_depthwise", lambda x, w: F.conv2d(x, w, padding=2, groups=8), [R(2, 8, 10, 10), R(8, 1, 5, 5)]),
+    ("conv2d_dilation", lambda x, w: F.conv2d(x, w, padding=2, dilation=2), [R(2, 4, 11, 11), R(5, 4, 3, 3)]),
+    ("conv2d_1x1_noncontiguous", lambda x, w: F.conv2d(x.permute(0, 3, 1, 2), w), [R(2, 9, 9, 16), R(32, 16, 1, 1)]),
+    ("conv2d_padding_same", lambda x, w: F.conv2d(x, w, padding="same"), [R(2, 3, 9, 8), R(4, 3, 4, 3)]),
+    ("conv3d", lambda x, w, b: F.conv3d(x, w, b, padding=1, stride=(1, 2, 1)), [R(2, 3, 6, 8, 7), R(4, 3, 3, 3, 3), R(4)]),
+    ("conv_transpose1d", lambda x, w, b: F.conv_transpose1d(x, w, b, stride=2, padding=1, output_padding=1),
+     [R(2, 6, 11), R(6, 4, 4), R(4)]),
+    ("conv_transpose2d", lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1), [R(2, 8, 7, 6), R(8, 5, 3, 3), R(5)]),
+    ("conv_transpose2d_groups_dilation", lambda x, w: F.conv_transpose2d(x, w, groups=2, dilation=2, output_padding=1,
+                                                                         stride=2), [R(2, 4, 6, 5), R(4, 3, 3, 3)]),
+    ("conv_transpose3d", lambda x, w: F.conv_transpose3d(x, w, stride=2), [R(1, 4, 3, 4, 5), R(4, 2, 2, 3, 2)]),
+]:
+    case(name, fn, *ins, tol=TF32, gtol=TF32)
+case("conv2d_f64", lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=2),
+     R(2, 4, 7, 7, dtype=f64), R(6, 2, 3, 3, dtype=f64), R(6, dtype=f64))
+case("conv2d_f16", lambda x, w: F.conv2d(x, w, padding=1), R(2, 16, 10, 10, dtype=f16), R(16, 16, 3, 3, dtype=f16),
+     tol=F16_MM, gtol=F16_MM)
+case("conv2d_bf16", lambda x, w: F.conv2d(x, w, padding=1), R(2, 16, 10, 10, dtype=bf16), R(16, 16, 3, 3, dtype=bf16),
+     tol=BF16_MM, gtol=BF16_MM)
+
+# pooling
+case("max_pool2d_indices", lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True), R(2, 3, 11, 10))
+case("max_pool2d_dilation_ceil", lambda x: F.max_pool2d(x, 2, 2, dilation=2, ceil_mode=True), R(2, 3, 11, 10))
+case("max_pool1d_indices", lambda x: F.max_pool1d(x, 4, 3, return_indices=True), R(2, 5, 30))
+case("max_pool3d", lambda x: F.max_pool3d(x, 2, return_indices=True), R(2, 2, 6, 6, 5))
+case("avg_pool2d", lambda x: F.avg_pool2d(x, 3, 2, 1), R(2, 3, 11, 10))
+case("avg_pool2d_exclude_pad_ceil", lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+     R(2, 3, 11, 10))
+case("avg_pool1d_3d", lambda x, y: (F.avg_pool1d(x, 3), F.avg_pool3d(y, 2, 1)), R(2, 4, 20), R(1, 2, 5, 6, 4))
+case("adaptive_avg_pool", lambda x: (F.adaptive_avg_pool2d(x, (4, 3)), F.adaptive_avg_pool2d(x, 1),
+                                     F.adaptive_avg_pool1d(x.flatten(2), 7)), R(2, 3, 11, 10))
+case("adaptive_max_pool2d_indices", lambda x: F.adaptive_max_pool2d(x, (3, 4), return_indices=True), R(2, 3, 11, 10))
+case("adaptive_avg_pool3d", lambda x: F.adaptive_avg_pool3d(x, (2, 3, 2)), R(1, 2, 5, 6, 7))
+case("max_unpool2d", lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2), R(2, 3, 8, 6))
+
+# normalization
+case("batch_norm_train", lambda x, w, b, rm, rv: (F.batch_norm(x, rm, rv, w, b, training=True, momentum=0.2), rm, rv),
+     R(8, 5, 6, 7), R(5), R(5), R(5, grad=False), P(5, grad=False), gtol=F32_LOOSE)
+case("batch_norm_eval", lambda x, w, b, rm, rv: F.batch_norm(x, rm, rv, w, b, training=False),
+     R(8, 5, 6, 7), R(5), R(5), R(5, grad=False), P(5, grad=False), gtol=F32_LOOSE)
+case("batch_norm_1d", lambda x, rm, rv: (F.batch_norm(x, rm, rv, training=True), rm, rv),
+     R(32, 10), R(10, grad=False), P(10, grad=False), gtol=F32_LOOSE)
+case("layer_norm", lambda x, w, b: F.layer_norm(x, (33,), w, b), R(4, 9, 33), R(33), R(33), gtol=F32_LOOSE)
+case("layer_norm_2d_no_affine", lambda x: F.layer_norm(x, (9, 33)), R(4, 9, 33), gtol=F32_LOOSE)
+case("layer_norm_wide", lambda x, w, b: F.layer_norm(x, (1024,), w, b), R(64, 1024), R(1024), R(1024), gtol=F32_LOOSE)
+case("layer_norm_f16", lambda x, w, b: F.layer_norm(x, (64,), w, b), R(8, 64, dtype=f16), R(64, dtype=f16),
+     R(64, dtype=f16))
+case("group_norm", lambda x, w, b: F.group_norm(x, 4, w, b), R(3, 8, 5, 6), R(8), R(8), gtol=F32_LOOSE)
+case("instance_norm", lambda x: F.instance_norm(x), R(3, 4, 7, 6), gtol=F32_LOOSE)
+case("local_response_norm", lambda x: F.local_response_norm(x, 3), R(2, 6, 5, 5))
+case("normalize", lambda x: F.normalize(x, dim=1), X)
+
+# softmax
+case("softmax_last", lambda x: F.softmax(x, -1), R(13, 333))
+case("softmax_dim0", lambda x: F.softmax(x, 0), X)
+case("log_softmax", lambda x: F.log_softmax(x, 1), R(7, 1000, scale=5))
+case("softmax_noncontiguous_dim", lambda x: F.softmax(x, 1), R(4, 50, 6))
+case("softmax_wide_f32", lambda x: F.log_softmax(x, -1), R(8, 50000, grad=False))
+case("softmax_f16", lambda x: F.softmax(x, -1), R(13, 200, dtype=f16))
+case("softmax_dtype_arg", lambda x: F.log_softmax(x, -1, dtype=f32), R(13, 200, dtype=f16))
+case("softmin", lambda x: F.softmin(x, 1), X)
+
+# losses
+LOGITS, TARGET = R(16, 10, scale=2), I(10, 16)
+case("cross_entropy", lambda x, t: F.cross_entropy(x, t), LOGITS, TARGET)
+case("cross_entropy_ignore_index", lambda x, t: F.cross_entropy(x, t, ignore_index=3), LOGITS, I(5, 16))
+case("cross_entropy_label_smoothing", lambda x, t: F.cross_entropy(x, t, label_smoothing=0.1), LOGITS, TARGET)
+case("cross_entropy_weight_ignore_smoothing", lambda x, t, w: F.cross_entropy(x, t, w, ignore_index=1, label_smoothing=0.2),
+     LOGITS, I(4, 16), P(10, grad=False))
+case("cross_entropy_none_sum", lambda x, t: (F.cross_entropy(x, t, reduction="none"), F.cross_entropy(x, t, reduction="sum")),
+     LOGITS, TARGET)
+case("cross_entropy_probabilities", lambda x, p: F.cross_entropy(x, F.softmax(p, 1)), LOGITS, R(16, 10, grad=False))
+case("cross_entropy_spatial", lambda x, t: F.cross_entropy(x, t, ignore_index=0), R(2, 5, 6, 7), I(5, 2, 6, 7))
+case("cross_entropy_large_vocab", lambda x, t: F.cross_entropy(x, t), R(64, 32000, grad=True), I(32000, 64),
+     gtol=F32_LOOSE)
+case("nll_loss", lambda x, t: F.nll_loss(F.log_softmax(x, 1), t, ignore_index=2), LOGITS, I(10, 16))
+case("mse_l1_smooth_huber", lambda a, b: (F.mse_loss(a, b), F.l1_loss(a, b, reduction="sum"),
+                                          F.smooth_l1_loss(a, b, beta=0.5), F.huber_loss(a, b, delta=0.7)), X, Y)
+case("bce", lambda p, t: F.binary_cross_entropy(p, t), R(13, 17, lo=0.05, hi=0.95), R(13, 17, lo=0, hi=1, grad=False))
+case("bce_with_logits_pos_weight", lambda x, t, w: F.binary_cross_entropy_with_logits(x, t, pos_weight=w), X,
+     R(13, 17, lo=0, hi=1, grad=False), P(17, grad=False))
+case("kl_div", lambda x, t: F.kl_div(F.log_softmax(x, 1), F.softmax(t, 1), reduction="batchmean"), LOGITS, R(16, 10))
+case("margin_cosine_losses", lambda a, b, y: (F.margin_ranking_loss(a[:, 0], b[:, 0], y, margin=0.2),
+                                              F.cosine_embedding_loss(a, b, y), F.hinge_embedding_loss(a, b.sign())),
+     X, Y, A(lambda r: np.where(r.random(13) < .5, -1.0, 1.0).astype(np.float32)))
+case("gaussian_poisson_nll", lambda a, b, v: (F.gaussian_nll_loss(a, b, v), F.poisson_nll_loss(a, b.abs())), X, Y,
+     P(13, 17))
+
+# embedding bag, interpolation, unfold/fold, attention
+case("embedding_bag_mean", lambda w, i, o: F.embedding_bag(i, w, o, mode="mean"), R(20, 6), I(20, 30),
+     A(lambda r: np.array([0, 4, 4, 15, 29]), i64), gtol=F32_LOOSE)
+case("interpolate_nearest", lambda x: F.interpolate(x, size=(9, 13), mode="nearest"), R(2, 3, 5, 6), gtol=F32_LOOSE)
+case("interpolate_bilinear", lambda x: F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False),
+     R(2, 3, 5, 6), gtol=F32_LOOSE)
+case("interpolate_bilinear_align", lambda x: F.interpolate(x, size=(7, 11), mode="bilinear", align_corners=True),
+     R(2, 3, 5, 6), gtol=F32_LOOSE)
+case("interpolate_bicubic", lambda x: F.interpolate(x, size=(8, 9), mode="bicubic"), R(1, 2, 5, 6), gtol=F32_LOOSE)
+case("interpolate_linear_trilinear", lambda x, y: (F.interpolate(x, size=17, mode="linear"),
+                                                   F.interpolate(y, scale_factor=1.5, mode="trilinear")),
+     R(2, 3, 8), R(1, 2, 4, 4, 4), gtol=F32_LOOSE)
+case("unfold_fold", lambda x: (F.unfold(x, 3, padding=1, stride=2),
+                               F.fold(F.unfold(x, 2, stride=2), (8, 10), 2, stride=2)), R(2, 3, 8, 10))
+case("grid_sample_affine_grid", lambda x, th: F.grid_sample(x, F.affine_grid(th, (2, 3, 6, 7), align_corners=False),
+                                                            align_corners=False),
+     R(2, 3, 5, 6), A(lambda r: (np.eye(2, 3) + r.standard_normal((2, 2, 3)) * 0.1).astype(np.float32), grad=True),
+     gtol=F32_LOOSE)
+case("sdpa", lambda q, k, v: F.scaled_dot_product_attention(q, k, v), R(2, 4, 9, 16), R(2, 4, 11, 16), R(2, 4, 11, 16))
+case("sdpa_causal", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), R(2, 3, 10, 8),
+     R(2, 3, 10, 8), R(2, 3, 10, 8))
+case("sdpa_mask", lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m), R(2, 3, 7, 8),
+     R(2, 3, 9, 8), R(2, 3, 9, 8), B(7, 9, p=0.8))
+case("cosine_similarity_pairwise", lambda a, b: (F.cosine_similarity(a, b), F.pairwise_distance(a, b), E.cdist(a, b)),
+     X, Y, gtol=F32_LOOSE)
+case("glu_prelu", lambda x, w: (F.glu(x, 1), F.prelu(x.reshape(2, 9, 4), w)), R(2, 36), R(9))
+
+
+# -- the harness --------------------------------------------------------------------------------------------------
+
+def _flatten(out):
+    if isinstance(out, ember.Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _flatten(o)]
+    return [out]
+
+
+def _np(t):
+    t = t.detach().cpu()
+    if t.dtype is bf16:
+        t = t.float()
+    return t.numpy()
+
+
+def compare(got, exp, tol, what):
+    if not isinstance(exp, ember.Tensor):
+        assert got == exp or (isinstance(exp, float) and np.isclose(got, exp, rtol=tol.rtol)), (what, got, exp)
+        return
+    assert isinstance(got, ember.Tensor), (what, type(got))
+    assert got.dtype == exp.dtype, f"{what}: dtype {got.dtype} on {DEV}, {exp.dtype} on cpu"
+    assert tuple(got.shape) == tuple(exp.shape), f"{what}: shape {tuple(got.shape)} on {DEV}, {tuple(exp.shape)} on cpu"
+    assert got.device.type == DEV, f"{what}: output on {got.device}, expected {DEV}"
+    g, e = _np(got), _np(exp)
+    if exp.dtype.is_floating_point:
+        tol.check(g, e, what)
+    else:
+        np.testing.assert_array_equal(g, e, err_msg=what)
+
+
+def run_both(c):
+    rng = np.random.default_rng(zlib.crc32(c.id.encode()))
+    arrays = [i.make(rng) for i in c.ins]
+    cpu_in = [i.tensor(a, "cpu") for i, a in zip(c.ins, arrays)]
+    dev_in = [i.tensor(a, DEV) for i, a in zip(c.ins, arrays)]
+    out_cpu = _flatten(c.fn(*cpu_in))
+    out_dev = _flatten(c.fn(*dev_in))
+    return rng, cpu_in, dev_in, out_cpu, out_dev
+
+
+@pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
+def test_op(c):
+    rng, cpu_in, dev_in, out_cpu, out_dev = run_both(c)
+    assert len(out_cpu) == len(out_dev)
+    for k, (o_d, o_c) in enumerate(zip(out_dev, out_cpu)):
+        compare(o_d, o_c, c.tol or default_tol(getattr(o_c, "dtype", f32)), f"{c.id} output {k}")
+    if not c.grad:
+        return
+    diff = [k for k, o in enumerate(out_cpu) if isinstance(o, ember.Tensor) and o.requires_grad]
+    leaves = [k for k, t in enumerate(cpu_in) if t.requires_grad]
+    if not diff or not leaves:
+        return
+    for outs, ins, dev in ((out_cpu, cpu_in, "cpu"), (out_dev, dev_in, DEV)):
+        g = np.random.default_rng(zlib.crc32(c.id.encode()) + 1)
+        loss = None
+        for k in diff:
+            o = outs[k]
+            w = ember.tensor(g.standard_normal(tuple(o.shape)).astype(np.float32), device=dev).to(o.dtype)
+            term = (o * w).sum()
+            loss = term if loss is None else loss + term
+        loss.backward()
+    for k in leaves:
+        gc, gd = cpu_in[k].grad, dev_in[k].grad
+        assert (gc is None) == (gd is None), f"{c.id}: gradient of input {k}: cpu {gc is not None}, {DEV} {gd is not None}"
+        if gc is not None:
+            tol = c.gtol or c.tol or default_tol(gc.dtype)
+            compare(gd, gc, tol, f"{c.id} gradient of input {k}")
+
+
+def test_case_count():
+    """The table is the suite: keep it broad."""
+    assert len(CASES) >= 200, len(CASES)
+
+
+# -- seeded random ops: CPU and CUDA share Philox's formulas ------------------------------------------------------
+
+RANDOM_OPS = {
+    "rand": lambda d: ember.rand(1000, 3, device=d),
+    "rand_f64": lambda d: ember.rand(777, dtype=f64, device=d),
+    "rand_f16_bf16": lambda d: (ember.rand(301, dtype=f16, device=d), ember.rand(301, dtype=bf16, device=d)),
+    "randn": lambda d: ember.randn(513, 7, device=d),
+    "randn_f64": lambda d: ember.randn(333, dtype=f64, device=d),
+    "randint": lambda d: ember.randint(-5, 1000, (40, 40), device=d),
+    "randperm": lambda d: ember.randperm(1000, device=d),
+    "normal": lambda d: ember.normal(2.0, 3.0, (1000,), device=d),
+    "bernoulli": lambda d: ember.bernoulli(ember.full((2000,), 0.3, device=d)),
+    "uniform_normal_inplace": lambda d: (ember.empty(100, 10, device=d).uniform_(-2, 2),
+                                         ember.empty(100, 10, device=d).normal_(1, 2)),
+    "multinomial": lambda d: ember.multinomial(ember.tensor([1.0, 2.0, 3.0, 4.0], device=d), 50, True),
+    "consecutive_draws": lambda d: (ember.rand(5, device=d), ember.randn(7, device=d), ember.rand(3, device=d)),
+}
+
+
+@pytest.mark.parametrize("name", list(RANDOM_OPS))
+def test_random_same_numbers(name):
+    outs = []
+    for d in ("cpu", DEV):
+        ember.manual_seed(1234)
+        outs.append(_flatten(RANDOM_OPS[name](d)))
+    for k, (o_d, o_c) in enumerate(zip(outs[1], outs[0])):
+        compare(o_d, o_c, RANDOM, f"{name} output {k}")
+
+
+def test_random_generator_object():
+    outs = []
+    for d in ("cpu", DEV):
+        gen = ember.Generator(device=d)
+        gen.manual_seed(77)
+        outs.append(ember.rand(100, generator=gen, device=d))
+    compare(outs[1], outs[0], RANDOM, "rand with a Generator")
+
+
+@pytest.mark.parametrize("p", [0.1, 0.5])
+def test_dropout_statistics(p):
+    ember.manual_seed(0)
+    x = ember.ones(1 << 20, device=DEV)
+    y = _np(F.dropout(x, p, training=True))
+    zero = np.mean(y == 0)
+    assert abs(zero - p) < 0.005, zero
+    np.testing.assert_allclose(y[y != 0], 1 / (1 - p), rtol=1e-6)
+    xg = ember.ones(4096, device=DEV, requires_grad=True)
+    out = F.dropout(xg, p, training=True)
+    out.sum().backward()
+    np.testing.assert_array_equal(_np(xg.grad), _np(out))  # the gradient uses the same mask and scale
+    assert _np(F.dropout(x, p, training=False)).min() == 1.0
+
+
+# -- optimizers: 3 steps on both devices from the same parameters and gradients -----------------------------------
+
+OPTIMIZERS = {
+    "sgd": lambda ps: ember.optim.SGD(ps, lr=0.1),
+    "sgd_momentum_nesterov_wd": lambda ps: ember.optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-2),
+    "adam": lambda ps: ember.optim.Adam(ps, lr=1e-2),
+    "adam_amsgrad_wd": lambda ps: ember.optim.Adam(ps, lr=1e-2, amsgrad=True, weight_decay=0.1),
+    "adamw": lambda ps: ember.optim.AdamW(ps, lr=1e-2, weight_decay=0.05),
+    "rmsprop_centered_momentum": lambda ps: ember.optim.RMSprop(ps, lr=1e-2, centered=True, momentum=0.5),
+    "rmsprop": lambda ps: ember.optim.RMSprop(ps, lr=1e-2),
+    "adagrad": lambda ps: ember.optim.Adagrad(ps, lr=0.1, lr_decay=0.01),
+}
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_optimizer_steps(name):
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    shapes = [(33, 17), (17,), (4, 3, 3, 3), (1,)]
+    init = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    grads = [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(3)]
+    finals = []
+    for d in ("cpu", DEV):
+        params = [ember.tensor(a, device=d, requires_grad=True) for a in init]
+        opt = OPTIMIZERS[name](params)
+        for step in grads:
+            opt.zero_grad()
+            for p, g in zip(params, step):
+                p.grad = ember.tensor(g, device=d)
+            opt.step()
+        finals.append(params)
+    for k, (p_d, p_c) in enumerate(zip(finals[1], finals[0])):
+        compare(p_d.detach(), p_c.detach(), F32, f"{name} parameter {k}")
+
+
+# -- modules: recurrent layers and a small CNN, same parameters on both devices -----------------------------------
+
+MODULES = {
+    "lstm_2layer_bidirectional": (lambda: ember.nn.LSTM(6, 8, num_layers=2, bidirectional=True, batch_first=True),
+                                  (3, 7, 6)),
+    "gru": (lambda: ember.nn.GRU(5, 9, num_layers=2), (6, 4, 5)),
+    "rnn_tanh": (lambda: ember.nn.RNN(5, 7), (6, 3, 5)),
+    "lstm_proj": (lambda: ember.nn.LSTM(4, 8, proj_size=3), (5, 2, 4)),
+    "cnn_bn_train": (lambda: ember.nn.Sequential(ember.nn.Conv2d(3, 8, 3, padding=1), ember.nn.BatchNorm2d(8),
+                                                 ember.nn.ReLU(), ember.nn.MaxPool2d(2), ember.nn.Flatten(),
+                                                 ember.nn.Linear(8 * 4 * 4, 5)), (4, 3, 8, 8)),
+}
+
+
+@pytest.mark.parametrize("name", list(MODULES))
+def test_module_forward_backward(name):
+    make, shape = MODULES[name]
+    ember.manual_seed(5)
+    m_cpu = make()
+    m_dev = copy.deepcopy(m_cpu).to(DEV)
+    x = np.random.default_rng(zlib.crc32(name.encode())).standard_normal(shape).astype(np.float32)
+    tol = TF32 if name.startswith("cnn") else F32_LOOSE
+    outs = []
+    for m, d in ((m_cpu, "cpu"), (m_dev, DEV)):
+        inp = ember.tensor(x, device=d, requires_grad=True)
+        out = _flatten(m(inp))
+        sum(o.float().pow(2).sum() for o in out if o.is_floating_point()).backward()
+        outs.append((out, inp.grad, [p.grad for p in m.parameters()], [b for b in m.buffers()]))
+    (oc, gc, pc, bc), (od, gd, pd, bd) = outs
+    for k, (a, b) in enumerate(zip(od, oc)):
+        compare(a, b, tol, f"{name} output {k}")
+    compare(gd, gc, tol, f"{name} input gradient")
+    for k, (a, b) in enumerate(zip(pd, pc)):
+        compare(a, b, tol, f"{name} parameter gradient {k}")
+    for k, (a, b) in enumerate(zip(bd, bc)):
+        compare(a, b, tol, f"{name} buffer {k}")
+
+
+# -- gradcheck in float64 with the computation on CUDA ------------------------------------------------------------
+
+def _d(*shape, lo=None, hi=None):
+    return ("f", shape, lo, hi)
+
+
+GRADCHECK = {
+    "exp_sin_mul": (lambda x, y: E.exp(x) * E.sin(y), [_d(3, 4), _d(3, 4)]),
+    "div_broadcast": (lambda x, y: x / y, [_d(3, 4), _d(4, lo=0.5, hi=2)]),
+    "pow_tanh_sigmoid": (lambda x, y: E.pow(x, y) + E.tanh(y) * E.sigmoid(x), [_d(3, 3, lo=0.5, hi=2), _d(3, 3)]),
+    "log_sqrt": (lambda x: E.log(x) + E.sqrt(x), [_d(5, lo=0.5, hi=2)]),
+    "gelu_silu_softplus": (lambda x: F.gelu(x) + F.silu(x) * F.softplus(x), [_d(7)]),
+    "where_clamp": (lambda x, y: E.where(x > 0, x, y).clamp(-0.8, 0.8), [_d(6), _d(6)]),
+    "sum_mean_dims": (lambda x: x.sum(1) * x.mean(0).sum(), [_d(3, 4)]),
+    "prod_var_std": (lambda x: x.prod(0) + x.var(1).sum() + x.std(), [_d(3, 4, lo=0.5, hi=1.5)]),
+    "logsumexp_norm": (lambda x: E.logsumexp(x, 1).sum() + E.norm(x), [_d(3, 4)]),
+    "amax_max": (lambda x: x.amax(1) + E.max(x, 0)[0].sum(), [_d(3, 4)]),
+    "cumsum_cumprod": (lambda x: E.cumsum(x, 1) * E.cumprod(x, 0), [_d(3, 4, lo=0.5, hi=1.5)]),
+    "index_gather_scatter": (lambda x: E.gather(x, 1, E.tensor([[0, 2], [1, 1], [3, 0]], device=x.device)) +
+                             x[E.tensor([2, 0, 2], device=x.device), :2], [_d(3, 4)]),
+    "index_add_put": (lambda x, s: x.index_add(0, E.tensor([0, 2, 0], device=x.device), s), [_d(3, 4), _d(3, 4)]),
+    "cat_stack_permute": (lambda x, y: E.cat([x, y], 1).permute(1, 0) * E.stack([x, y], 2).reshape(2, 6).t(),
+                          [_d(2, 3), _d(2, 3)]),
+    "matmul_bmm": (lambda a, b: E.bmm(a, b).sum(0) + a.sum(0) @ b.sum(0), [_d(2, 3, 4), _d(2, 4, 2)]),
+    "linear": (lambda x, w, b: F.linear(x, w, b), [_d(3, 4), _d(2, 4), _d(2)]),
+    "einsum": (lambda a, b: E.einsum("ij,jk->ik", a, b), [_d(2, 3), _d(3, 2)]),
+    "solve": (lambda a, b: E.linalg.solve(a + 3 * E.eye(3, device=a.device, dtype=a.dtype), b), [_d(3, 3), _d(3, 2)]),
+    "cholesky": (lambda a: E.linalg.cholesky(a @ a.t() + 3 * E.eye(3, device=a.device, dtype=a.dtype)), [_d(3, 3)]),
+    "conv2d": (lambda x, w, b: F.conv2d(x, w, b, padding=1, stride=2), [_d(1, 2, 5, 5), _d(3, 2, 3, 3), _d(3)]),
+    "conv_transpose2d": (lambda x, w: F.conv_transpose2d(x, w, stride=2), [_d(1, 2, 3, 3), _d(2, 2, 2, 2)]),
+    "conv1d_groups": (lambda x, w: F.conv1d(x, w, groups=2, dilation=2), [_d(1, 4, 9), _d(4, 2, 3)]),
+    "max_pool2d": (lambda x: F.max_pool2d(x, 2), [_d(1, 2, 4, 4)]),
+    "avg_adaptive_pool": (lambda x: F.avg_pool2d(x, 2) .sum() + F.adaptive_avg_pool2d(x, 3), [_d(1, 2, 5, 5)]),
+    "batch_norm": (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [_d(4, 3, 2), _d(3), _d(3)]),
+    "layer_norm": (lambda x, w, b: F.layer_norm(x, (4,), w, b), [_d(3, 4), _d(4), _d(4)]),
+    "group_norm": (lambda x: F.group_norm(x, 2), [_d(2, 4, 3)]),
+    "softmax_log_softmax": (lambda x: F.softmax(x, 1) * F.log_softmax(x, 0), [_d(3, 4)]),
+    "cross_entropy_smoothing": (lambda x: F.cross_entropy(x, E.tensor([1, 0, 3], device=x.device), label_smoothing=0.1,
+                                                          ignore_index=0), [_d(3, 4)]),
+    "mse_bce_logits": (lambda x, y: F.mse_loss(x, y) + F.binary_cross_entropy_with_logits(x, y.sigmoid()),
+                       [_d(3, 4), _d(3, 4)]),
+    "embedding": (lambda w: F.embedding(E.tensor([[0, 2], [2, 1]], device=w.device), w), [_d(3, 4)]),
+    "interpolate_bilinear": (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), [_d(1, 1, 3, 3)]),
+    "sdpa": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v), [_d(1, 2, 3), _d(1, 4, 3), _d(1, 4, 3)]),
+    "sort_topk": (lambda x: E.sort(x, 1)[0] * 2 + E.topk(x, 2)[0].sum(), [_d(3, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", list(GRADCHECK))
+def test_gradcheck_on_device(name):
+    fn, specs = GRADCHECK[name]
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    leaves = []
+    for _, shape, lo, hi in specs:
+        a = rng.uniform(lo, hi, shape) if lo is not None else rng.standard_normal(shape)
+        leaves.append(ember.tensor(a, dtype=f64, requires_grad=True))
+
+    def on_device(*xs):
+        out = fn(*[x.to(DEV) for x in xs])
+        outs = out if isinstance(out, tuple) else (out,)
+        for o in outs:
+            assert o.device.type == DEV, o.device
+        return tuple(o.cpu() for o in outs)
+
+    assert ember.autograd.gradcheck(on_device, tuple(leaves))
+
+
+def test_harness_detects_differences():
+    """The comparison itself: a one-ulp-scale change passes F32, a 1e-4 change, a dtype, a shape or a moved NaN fail."""
+    a = ember.tensor(np.linspace(-3, 3, 50, dtype=np.float32))
+    compare(a.to(DEV) * (1 + 2e-7), a, F32, "tiny")
+    for bad, why in [(a * (1 + 1e-4), "values"), (a.double(), "dtype"), (a[:49], "shape"),
+                     (ember.where(a > 2.9, float("nan"), a), "NaN")]:
+        with pytest.raises(AssertionError):
+            compare(bad.to(DEV), a, F32, why)
+    with pytest.raises(AssertionError):
+        TF32.check(np.ones(100) * 1.01, np.ones(100), "norm")
