@@ -234,6 +234,10 @@ case("unary_bitwise_not_uint8", E.bitwise_not, I(256, 50, dtype=u8))
 case("unary_logical_not", E.logical_not, B(30))
 case("cast_f32_to_f16_bf16_i32", lambda x: (x.half(), x.to(bf16), (x * 10).to(i32), x.double()), R(7, 31))
 case("cast_int_to_float_bool", lambda n: (n.float(), n.to(bool_), n.to(u8)), I(200, 40, low=-50))
+case("zero_size", lambda x, w, e: (x + 1, x.sum(0), x.sum(), x.amax(1), E.cat([x, x]), x @ w, e.sum(1), e.mean(1),
+                                    E.exp(e), e.t().contiguous()), R(0, 5), R(5, 3), R(3, 0))
+case("scalar_0d", lambda a, b: (a * b, E.exp(a), a.sum(), E.where(a > b, a, b), a + E.ones(3, device=a.device)),
+     R(), R())
 case("clone_contiguous_expanded", lambda x: x.expand(4, 13, 17).contiguous() * 1, X)
 
 # binary: broadcasting, scalars, type promotion
