@@ -6,7 +6,9 @@
 // parameter, its gradient and its state once and writing them once, with the work of all parameters split across
 // threads together (so a group of many small tensors still uses every core). Tensors that are not contiguous or
 // are float16/bfloat16 go through contiguous float temporaries copied back afterwards: correct for every layout,
-// fast for the usual one.
+// fast for the usual one. Parameters on a CUDA device take the same path into that device's optim_step kernel (one
+// multi-tensor launch per group, ember/backend/cuda/optim.cu); the step counters stay CPU tensors, as PyTorch keeps
+// them for its default (not capturable) optimizers, so a step computes its coefficients without reading the device.
 #include "ember/optim/fused.h"
 
 #include <algorithm>

@@ -70,7 +70,7 @@ __global__ void layer_norm_kernel(T* __restrict__ Y, T* __restrict__ mu, T* __re
     q += d * d;
   }
   const T v = G::sum(q, scratch) / T(N);
-  const T k = T(1) / sqrt(v + eps);
+  const T k = T(1) / dsqrt(v + eps);
   if (G::rank() == 0) mu[r] = m, rs[r] = k;
   for (Index j = G::rank(); j < n; j += G::size())
     y[j] = (x[j] - m) * k * (W ? W[j] : T(1)) + (B ? B[j] : T(0));
@@ -101,6 +101,23 @@ __global__ void layer_norm_dx_kernel(T* __restrict__ DX, const T* __restrict__ G
     dx[j] = s * (g[j] * (W ? W[j] : T(1)) - a - (x[j] - m) * s * c);
 }
 
+// f(index type, warp per row?, blocks, block shape) for a row kernel over [M, N] (Group<Warp>'s launch shape).
+template <class F>
+void for_rows(int64_t M, int64_t N, F f) {
+  const bool warp = N <= 1024;
+  const int64_t blocks = warp ? (M + kWarpRows - 1) / kWarpRows : M;
+  EMBER_CHECK(blocks <= INT_MAX, "layer_norm: too many rows for one CUDA launch (", M, ")");
+  const unsigned nb = static_cast<unsigned>(blocks);
+  const dim3 wb(32, kWarpRows), bb(kBlockThreads);
+  if (fits32(M * N)) {
+    if (warp) f(int32_t(), std::true_type(), nb, wb);
+    else f(int32_t(), std::false_type(), nb, bb);
+  } else {
+    if (warp) f(int64_t(), std::true_type(), nb, wb);
+    else f(int64_t(), std::false_type(), nb, bb);
+  }
+}
+
 void layer_norm(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,
                 const Tensor& b, double eps) {
   const int64_t M = x.size(0), N = x.size(1);
@@ -109,23 +126,10 @@ void layer_norm(const Tensor& y, const Tensor& mean, const Tensor& rstd, const T
   DeviceGuard guard(device);
   by_dtype(x, [&](auto v) {
     using T = decltype(v);
-    auto go = [&](auto index, auto warp) {
-      using Index = decltype(index);
-      constexpr bool kWarp = decltype(warp)::value;
-      const int64_t blocks = kWarp ? (M + kWarpRows - 1) / kWarpRows : M;
-      EMBER_CHECK(blocks <= INT_MAX, "layer_norm: too many rows for one CUDA launch (", M, ")");
-      const dim3 block = kWarp ? dim3(32, kWarpRows) : dim3(kBlockThreads);
-      layer_norm_kernel<T, kWarp, Index><<<static_cast<unsigned>(blocks), block, 0, stream_of(device)>>>(
+    for_rows(M, N, [&](auto index, auto warp, unsigned blocks, dim3 block) {
+      layer_norm_kernel<T, decltype(warp)::value, decltype(index)><<<blocks, block, 0, stream_of(device)>>>(
           mptr<T>(y), mptr<T>(mean), mptr<T>(rstd), cptr<T>(x), cptr<T>(w), cptr<T>(b), M, N, T(eps));
-    };
-    const bool warp = N <= 1024;
-    if (fits32(M * N)) {
-      if (warp) go(int32_t(), std::true_type());
-      else go(int32_t(), std::false_type());
-    } else {
-      if (warp) go(int64_t(), std::true_type());
-      else go(int64_t(), std::false_type());
-    }
+    });
   });
   after_launch(device);
 }
@@ -164,23 +168,10 @@ void layer_norm_backward(const Tensor& dx, const Tensor& dw, const Tensor& db, c
   by_dtype(x, [&](auto v) {
     using T = decltype(v);
     if (dx.defined() && M > 0 && N > 0) {
-      auto go = [&](auto index, auto warp) {
-        using Index = decltype(index);
-        constexpr bool kWarp = decltype(warp)::value;
-        const int64_t blocks = kWarp ? (M + kWarpRows - 1) / kWarpRows : M;
-        EMBER_CHECK(blocks <= INT_MAX, "layer_norm_backward: too many rows for one CUDA launch (", M, ")");
-        const dim3 block = kWarp ? dim3(32, kWarpRows) : dim3(kBlockThreads);
-        layer_norm_dx_kernel<T, kWarp, Index><<<static_cast<unsigned>(blocks), block, 0, stream_of(device)>>>(
+      for_rows(M, N, [&](auto index, auto warp, unsigned blocks, dim3 block) {
+        layer_norm_dx_kernel<T, decltype(warp)::value, decltype(index)><<<blocks, block, 0, stream_of(device)>>>(
             mptr<T>(dx), cptr<T>(g), cptr<T>(x), cptr<T>(mean), cptr<T>(rstd), cptr<T>(w), M, N);
-      };
-      const bool warp = N <= 1024;
-      if (fits32(M * N)) {
-        if (warp) go(int32_t(), std::true_type());
-        else go(int32_t(), std::false_type());
-      } else {
-        if (warp) go(int64_t(), std::true_type());
-        else go(int64_t(), std::false_type());
-      }
+      });
       after_launch(device);
     }
     if (!dw.defined() && !db.defined()) return;

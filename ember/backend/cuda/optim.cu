@@ -85,18 +85,18 @@ __device__ __forceinline__ void update(T* const* q, const T* c, int64_t i) {
       s.v = nanmax(q[4][i], s.v);
       q[4][i] = s.v;
     }
-    const T denom = sqrt(s.v) / c[bc2_sqrt] + c[eps];
+    const T denom = dsqrt(s.v) / c[bc2_sqrt] + c[eps];
     q[0][i] = s.p - c[step_size] * (s.m / denom);
   } else if constexpr (A == Algo::NAdam) {
     using namespace optim::nadam;
     const Moments<T> s = adam_moments(q, c, i);
-    const T denom = sqrt(s.v / c[bc2]) + c[eps];
+    const T denom = dsqrt(s.v / c[bc2]) + c[eps];
     q[0][i] = (s.p - c[coef_grad] * (s.g / denom)) - c[coef_avg] * (s.m / denom);
   } else if constexpr (A == Algo::RAdam) {
     using namespace optim::radam;
     const Moments<T> s = adam_moments(q, c, i);
     const T corrected = s.m / c[bc1];
-    if (c[rect] != 0) q[0][i] = s.p - corrected * c[lr] * (c[bc2_sqrt] / (sqrt(s.v) + c[eps])) * c[rect];
+    if (c[rect] != 0) q[0][i] = s.p - corrected * c[lr] * (c[bc2_sqrt] / (dsqrt(s.v) + c[eps])) * c[rect];
     else q[0][i] = s.p - corrected * c[lr];
   } else if constexpr (A == Algo::RMSprop) {
     using namespace optim::rmsprop;
@@ -104,12 +104,12 @@ __device__ __forceinline__ void update(T* const* q, const T* c, int64_t i) {
     const T g = l2_grad(p, q[1][i], c[dir], c[wd]);
     const T sq = c[alpha] * q[2][i] + (1 - c[alpha]) * g * g;
     q[2][i] = sq;
-    T avg = sqrt(sq);
+    T avg = dsqrt(sq);
     if (c[centered] != 0) {
       T ga = q[3][i];
       ga = ga + (1 - c[alpha]) * (g - ga);
       q[3][i] = ga;
-      avg = sqrt(sq - ga * ga);
+      avg = dsqrt(sq - ga * ga);
     }
     avg = avg + c[eps];
     if (c[momentum] > 0) {
@@ -125,14 +125,14 @@ __device__ __forceinline__ void update(T* const* q, const T* c, int64_t i) {
     const T g = l2_grad(p, q[1][i], c[dir], c[wd]);
     const T sum = q[2][i] + g * g;
     q[2][i] = sum;
-    q[0][i] = p - c[clr] * (g / (sqrt(sum) + c[eps]));
+    q[0][i] = p - c[clr] * (g / (dsqrt(sum) + c[eps]));
   } else if constexpr (A == Algo::Adadelta) {
     using namespace optim::adadelta;
     const T p = q[0][i];
     const T g = l2_grad(p, q[1][i], c[dir], c[wd]);
     const T sq = c[rho] * q[2][i] + (1 - c[rho]) * g * g;
     const T acc = q[3][i];
-    const T delta = sqrt(acc + c[eps]) / sqrt(sq + c[eps]) * g;
+    const T delta = dsqrt(acc + c[eps]) / dsqrt(sq + c[eps]) * g;
     q[2][i] = sq;
     q[3][i] = c[rho] * acc + (1 - c[rho]) * delta * delta;
     q[0][i] = p - c[lr] * delta;
@@ -142,7 +142,7 @@ __device__ __forceinline__ void update(T* const* q, const T* c, int64_t i) {
     const T g = l2_grad(p, q[1][i], c[dir], c[wd]);
     T m = q[2][i];
     m = m + (1 - c[b1]) * (g - m);
-    const T u = nanmax(c[b2] * q[3][i], fabs(g) + c[eps]);
+    const T u = nanmax(c[b2] * q[3][i], dfabs(g) + c[eps]);
     q[2][i] = m;
     q[3][i] = u;
     q[0][i] = p - c[clr] * (m / u);

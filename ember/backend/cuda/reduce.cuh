@@ -165,6 +165,7 @@ inline std::vector<ChunkLaunch> plan_chunk_launches(const std::vector<int64_t>& 
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <type_traits>
 
 #include "ember/backend/cuda/check.h"
 #include "ember/cuda.h"
@@ -302,6 +303,41 @@ struct PairSum {
   }
   __device__ static Acc merge(Acc x, Acc y) { return {x.a + y.a, x.b + y.b}; }
 };
+
+// ---- math on float or double (qualified: inside namespace ember, exp and friends name the tensor ops)
+template <class T>
+__device__ __forceinline__ T dexp(T x) {
+  if constexpr (std::is_same_v<T, float>) return ::expf(x);
+  else return ::exp(x);
+}
+template <class T>
+__device__ __forceinline__ T dlog(T x) {
+  if constexpr (std::is_same_v<T, float>) return ::logf(x);
+  else return ::log(x);
+}
+template <class T>
+__device__ __forceinline__ T dlog1p(T x) {
+  if constexpr (std::is_same_v<T, float>) return ::log1pf(x);
+  else return ::log1p(x);
+}
+template <class T>
+__device__ __forceinline__ T dsqrt(T x) {
+  if constexpr (std::is_same_v<T, float>) return ::sqrtf(x);
+  else return ::sqrt(x);
+}
+template <class T>
+__device__ __forceinline__ T dfabs(T x) {
+  if constexpr (std::is_same_v<T, float>) return ::fabsf(x);
+  else return ::fabs(x);
+}
+template <class T>
+__device__ __forceinline__ bool disinf(T x) {
+  return x == T(INFINITY) || x == T(-INFINITY);
+}
+template <class T>
+__device__ __forceinline__ bool disfinite(T x) {
+  return x - x == T(0);  // false for infinities and NaN
+}
 
 // ---- block-wide reductions for the fused kernels: every thread of the block must call them (they synchronize);
 // all threads get the result. `scratch` holds at least 32 values. The combination order is fixed.

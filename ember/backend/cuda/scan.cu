@@ -2,7 +2,7 @@
 // cumprod, cummax/cummin with indices and logcumsumexp, with the CPU's running-state structs and accumulators (double
 // for float32, as PyTorch's CPU; int64 for integers, wrapping on overflow). Each slice is scanned by one thread, in
 // order, so results match the CPU's summation order; neighbouring threads take neighbouring slices, which is
-// coalesced when the scanned dim is not the innermost one.
+// coalesced when the scanned dim is not the innermost one. Few long slices take a block each (scan_long_kernel).
 #include <climits>
 #include <cmath>
 #include <type_traits>
@@ -38,6 +38,7 @@ struct CumSum {
   ScanAcc<T> acc;
   __device__ void first(T x, int64_t) { acc = convert<ScanAcc<T>>(x); }
   __device__ void step(T x, int64_t) { acc = wrap_add(acc, convert<ScanAcc<T>>(x)); }
+  __device__ void combine(const CumSum& later) { acc = wrap_add(acc, later.acc); }
   __device__ T value() const { return convert<T>(acc); }
   __device__ int64_t index() const { return 0; }
 };
@@ -48,6 +49,7 @@ struct CumProd {
   ScanAcc<T> acc;
   __device__ void first(T x, int64_t) { acc = convert<ScanAcc<T>>(x); }
   __device__ void step(T x, int64_t) { acc = wrap_mul(acc, convert<ScanAcc<T>>(x)); }
+  __device__ void combine(const CumProd& later) { acc = wrap_mul(acc, later.acc); }
   __device__ T value() const { return convert<T>(acc); }
   __device__ int64_t index() const { return 0; }
 };
@@ -69,6 +71,12 @@ struct CumExtremum {
       idx = k;
     }
   }
+  // The state after this range then `later`'s: the same as stepping through later's elements (a NaN sticks and each
+  // later NaN moves the index; otherwise later wins when its best is at least ours, at its last occurrence).
+  __device__ void combine(const CumExtremum& later) {
+    const bool an = best != best, bn = later.best != later.best;
+    if (bn || (!an && (IsMax ? later.best >= best : later.best <= best))) *this = later;
+  }
   __device__ T value() const { return static_cast<T>(best); }
   __device__ int64_t index() const { return idx; }
 };
@@ -80,12 +88,13 @@ struct LogCumSumExp {
   using A = ScanAcc<T>;
   A acc;
   __device__ void first(T x, int64_t) { acc = static_cast<A>(x); }
-  __device__ void step(T x, int64_t) {
-    const A v = static_cast<A>(x);
+  __device__ void step(T x, int64_t) { add(static_cast<A>(x)); }
+  __device__ void combine(const LogCumSumExp& later) { add(later.acc); }
+  __device__ void add(A v) {
     const bool nan = acc != acc;
     // std::min(v, acc) and std::max(v, acc), NaN in v included
     const A lo = nan ? acc : (acc < v ? acc : v), hi = nan ? acc : (v < acc ? acc : v);
-    acc = (lo != hi || isfinite(lo)) ? log1p(exp(lo - hi)) + hi : v;
+    acc = (lo != hi || disfinite(lo)) ? dlog1p(dexp(lo - hi)) + hi : v;
   }
   __device__ T value() const { return static_cast<T>(acc); }
   __device__ int64_t index() const { return 0; }
@@ -118,9 +127,61 @@ __global__ void scan_kernel(ScanGeometry g, T* __restrict__ out, const T* __rest
   }
 }
 
+// Few long slices: a block per slice. Each thread scans a contiguous chunk; thread 0 chains the chunks' states; then
+// each thread rescans its chunk starting from the state before it and writes. Sums are grouped by chunk (a rounding
+// difference from the CPU's strictly serial order at the accumulator's precision); extrema and indices are exact.
+constexpr int kLongThreads = 256;
+template <class S, class T>
+__global__ void __launch_bounds__(kLongThreads)
+    scan_long_kernel(ScanGeometry g, T* __restrict__ out, const T* __restrict__ in, int64_t* __restrict__ ind) {
+  __shared__ S agg[kLongThreads];
+  int64_t rem = blockIdx.x, oo = 0, oi = 0, ox = 0;
+  for (int d = 0; d < g.nd; ++d) {
+    const int64_t k = rem % g.size[d];
+    rem /= g.size[d];
+    oo += k * g.out[d], oi += k * g.in[d], ox += k * g.ind[d];
+  }
+  const int tid = threadIdx.x;
+  const int64_t per = (g.n + kLongThreads - 1) / kLongThreads;
+  const int64_t k0 = tid * per, k1 = std::min<int64_t>(g.n, k0 + per);
+  S st;
+  if (k0 < k1) {
+    st.first(in[oi + k0 * g.d_in], k0);
+    for (int64_t k = k0 + 1; k < k1; ++k) st.step(in[oi + k * g.d_in], k);
+    agg[tid] = st;
+  }
+  __syncthreads();
+  if (tid == 0)  // inclusive prefix of the chunks' states, in order
+    for (int t = 1; t < kLongThreads && t * per < g.n; ++t) {
+      S acc = agg[t - 1];
+      acc.combine(agg[t]);
+      agg[t] = acc;
+    }
+  __syncthreads();
+  if (k0 >= k1) return;
+  if (tid == 0) st.first(in[oi], 0);
+  else {
+    st = agg[tid - 1];
+    st.step(in[oi + k0 * g.d_in], k0);
+  }
+  for (int64_t k = k0;; ) {
+    out[oo + k * g.d_out] = st.value();
+    if constexpr (S::kIndex) ind[ox + k * g.d_ind] = st.index();
+    if (++k >= k1) break;
+    st.step(in[oi + k * g.d_in], k);
+  }
+}
+
 template <class S, class T>
 void launch(const ScanGeometry& g, const Tensor& out, const Tensor& ind, const Tensor& in, int device) {
   auto stream = static_cast<cudaStream_t>(current_stream(device).handle);
+  if (g.n >= 1024 && g.slices <= 65535) {
+    scan_long_kernel<S, T><<<static_cast<unsigned>(g.slices), kLongThreads, 0, stream>>>(
+        g, static_cast<T*>(out.data_ptr()), static_cast<const T*>(in.data_ptr()),
+        ind.defined() ? static_cast<int64_t*>(ind.data_ptr()) : nullptr);
+    after_launch(device);
+    return;
+  }
   const int64_t blocks = std::min<int64_t>((g.slices + 127) / 128, int64_t(1) << 20);
   scan_kernel<S, T><<<static_cast<unsigned>(blocks), 128, 0, stream>>>(
       g, static_cast<T*>(out.data_ptr()), static_cast<const T*>(in.data_ptr()),

@@ -11,15 +11,6 @@ namespace ember::cuda {
 
 namespace {
 
-template <class T>
-__device__ __forceinline__ T dexp(T x) {
-  return exp(x);
-}
-template <class T>
-__device__ __forceinline__ T dlog(T x) {
-  return log(x);
-}
-
 // Writes the row's result given its max m and sum s of exp(x - m).
 template <class T, bool Log>
 __device__ __forceinline__ T finish(T x, T m, T s_or_inv) {
