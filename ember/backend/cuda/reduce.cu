@@ -165,28 +165,64 @@ __global__ void reduce_init_kernel(ReduceGeometry g, StoreOut<P> store) {
     store(g, static_cast<Index>(i), P::init());
 }
 
-template <class T, class P, class Index>
-void run_typed(const ReduceGeometry& g, const T* in, const Outputs& o, int device) {
-  if (g.n_out == 0) return;
-  if (g.n_red == 0) {
-    auto stream = static_cast<cudaStream_t>(current_stream(device).handle);
-    const int64_t blocks = std::min<int64_t>((g.n_out + 255) / 256, 1 << 16);
-    reduce_init_kernel<P, Index><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(g, StoreOut<P>{o});
-    after_launch(device);
-    return;
+// All, Any and CountNonzero only ask whether an element is nonzero: read it as an unsigned integer of its width,
+// with the sign bit masked off for floats (so -0.0 counts as zero; NaN does not).
+template <class U>
+struct LoadNonzero {
+  const U* in;
+  U mask;
+  template <class Index>
+  __device__ __forceinline__ bool operator()(Index off, Index, Index) const {
+    return (in[off] & mask) != 0;
   }
-  launch_reduction<P, Index>(g, LoadIn<T>{in}, StoreOut<P>{o}, device);
+};
+
+template <class P, class Load>
+void run(const ReduceGeometry& g, Load load, const Outputs& o, int device) {
+  auto go = [&](auto index) {
+    using Index = decltype(index);
+    if (g.n_out == 0) return;
+    if (g.n_red == 0) {
+      auto stream = static_cast<cudaStream_t>(current_stream(device).handle);
+      const int64_t blocks = std::min<int64_t>((g.n_out + 255) / 256, 1 << 16);
+      reduce_init_kernel<P, Index><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(g, StoreOut<P>{o});
+      after_launch(device);
+      return;
+    }
+    launch_reduction<P, Index>(g, load, StoreOut<P>{o}, device);
+  };
+  if (g.fits32) go(int32_t());
+  else go(int64_t());
 }
 
-template <class T, class P>
-void run(const ReduceGeometry& g, const Tensor& in, const Outputs& o) {
-  const int device = in.device().index;
-  const T* p = static_cast<const T*>(in.data_ptr());
-  if (g.fits32) run_typed<T, P, int32_t>(g, p, o, device);
-  else run_typed<T, P, int64_t>(g, p, o, device);
+template <class T>
+LoadIn<T> load_in(const Tensor& t) {
+  return {static_cast<const T*>(t.data_ptr())};
+}
+
+template <ReduceOp Op>
+void run_nonzero(const ReduceGeometry& g, const Tensor& in, const Outputs& o, int device) {
+  const bool fp = is_floating(in.dtype());
+  auto go = [&](auto u) {
+    using U = decltype(u);
+    const U mask = fp ? static_cast<U>(~U(0) >> 1) : static_cast<U>(~U(0));
+    run<Policy<std::conditional_t<Op == ReduceOp::CountNonzero, int64_t, bool>, Op>>(
+        g, LoadNonzero<U>{static_cast<const U*>(in.data_ptr()), mask}, o, device);
+  };
+  switch (in.element_size()) {
+    case 1: return go(uint8_t());
+    case 2: return go(uint16_t());
+    case 4: return go(uint32_t());
+    default: return go(uint64_t());
+  }
 }
 
 void reduce(ReduceOp op, const Tensor& out, const Tensor& in) {
+  const bool sum_like = op == ReduceOp::Sum || op == ReduceOp::NanSum || op == ReduceOp::Prod;
+  // Integer sums and products accumulate in int64: read narrower integers through an int64 copy (the op already
+  // passes int64 unless a narrower dtype was asked for), so that only int64 is instantiated.
+  if (sum_like && is_integral(in.dtype(), true) && in.dtype() != ScalarType::Int64)
+    return reduce(op == ReduceOp::NanSum ? ReduceOp::Sum : op, out, to(in, ScalarType::Int64));
   std::vector<ReduceDim> dims;
   for (int64_t d = 0; d < in.dim(); ++d) {
     const bool red = out.sizes()[d] == 1 && in.sizes()[d] != 1;
@@ -194,24 +230,30 @@ void reduce(ReduceOp op, const Tensor& out, const Tensor& in) {
   }
   const ReduceGeometry g = make_reduce_geometry(std::move(dims));
   const Outputs o{static_cast<char*>(out.data_ptr()), nullptr, out.dtype(), static_cast<int64_t>(out.element_size())};
-  DeviceGuard guard(in.device().index);
+  const int device = in.device().index;
+  DeviceGuard guard(device);
+  switch (op) {
+    case ReduceOp::All: return run_nonzero<ReduceOp::All>(g, in, o, device);
+    case ReduceOp::Any: return run_nonzero<ReduceOp::Any>(g, in, o, device);
+    case ReduceOp::CountNonzero: return run_nonzero<ReduceOp::CountNonzero>(g, in, o, device);
+    default: break;
+  }
   dispatch_all(in.dtype(), [&](auto v) {
     using T = decltype(v);
     using A = AccOf<T>;
-    constexpr bool kInt = std::is_integral_v<T>;
-    using SumAcc = std::conditional_t<kInt, int64_t, A>;
-    switch (op) {
-      case ReduceOp::Sum: return run<T, Policy<SumAcc, ReduceOp::Sum>>(g, in, o);
-      case ReduceOp::NanSum:  // integers have no NaN: a plain sum
-        if constexpr (kInt) return run<T, Policy<SumAcc, ReduceOp::Sum>>(g, in, o);
-        else return run<T, Policy<SumAcc, ReduceOp::NanSum>>(g, in, o);
-      case ReduceOp::Prod: return run<T, Policy<SumAcc, ReduceOp::Prod>>(g, in, o);
-      case ReduceOp::Max: return run<T, Policy<A, ReduceOp::Max>>(g, in, o);
-      case ReduceOp::Min: return run<T, Policy<A, ReduceOp::Min>>(g, in, o);
-      case ReduceOp::All: return run<T, Policy<bool, ReduceOp::All>>(g, in, o);
-      case ReduceOp::Any: return run<T, Policy<bool, ReduceOp::Any>>(g, in, o);
-      case ReduceOp::CountNonzero: return run<T, Policy<int64_t, ReduceOp::CountNonzero>>(g, in, o);
+    if constexpr (std::is_floating_point_v<A> || std::is_same_v<T, int64_t>) {
+      switch (op) {
+        case ReduceOp::Sum: return run<Policy<A, ReduceOp::Sum>>(g, load_in<T>(in), o, device);
+        case ReduceOp::NanSum:  // integers have no NaN: a plain sum
+          if constexpr (std::is_integral_v<T>) return run<Policy<A, ReduceOp::Sum>>(g, load_in<T>(in), o, device);
+          else return run<Policy<A, ReduceOp::NanSum>>(g, load_in<T>(in), o, device);
+        case ReduceOp::Prod: return run<Policy<A, ReduceOp::Prod>>(g, load_in<T>(in), o, device);
+        default: break;
+      }
     }
+    if (op == ReduceOp::Max) return run<Policy<A, ReduceOp::Max>>(g, load_in<T>(in), o, device);
+    if (op == ReduceOp::Min) return run<Policy<A, ReduceOp::Min>>(g, load_in<T>(in), o, device);
+    fail<Error>("reduce: unexpected op for dtype ", in.dtype());
   });
 }
 
@@ -226,12 +268,13 @@ void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices,
   // The index is the position along `dim`: its dim must not merge with others (it cannot: the only reduced dim).
   const Outputs o{static_cast<char*>(values.data_ptr()), static_cast<char*>(indices.data_ptr()), values.dtype(),
                   static_cast<int64_t>(values.element_size())};
-  DeviceGuard guard(in.device().index);
+  const int device = in.device().index;
+  DeviceGuard guard(device);
   dispatch_all(in.dtype(), [&](auto v) {
     using T = decltype(v);
     using A = AccOf<T>;
-    if (op == ReduceOp::Max) run<T, IndexPolicy<A, true>>(g, in, o);
-    else run<T, IndexPolicy<A, false>>(g, in, o);
+    if (op == ReduceOp::Max) run<IndexPolicy<A, true>>(g, load_in<T>(in), o, device);
+    else run<IndexPolicy<A, false>>(g, load_in<T>(in), o, device);
   });
 }
 
