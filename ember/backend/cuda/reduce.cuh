@@ -305,31 +305,18 @@ struct PairSum {
 };
 
 // ---- math on float or double (qualified: inside namespace ember, exp and friends name the tensor ops)
-template <class T>
-__device__ __forceinline__ T dexp(T x) {
-  if constexpr (std::is_same_v<T, float>) return ::expf(x);
-  else return ::exp(x);
-}
-template <class T>
-__device__ __forceinline__ T dlog(T x) {
-  if constexpr (std::is_same_v<T, float>) return ::logf(x);
-  else return ::log(x);
-}
-template <class T>
-__device__ __forceinline__ T dlog1p(T x) {
-  if constexpr (std::is_same_v<T, float>) return ::log1pf(x);
-  else return ::log1p(x);
-}
-template <class T>
-__device__ __forceinline__ T dsqrt(T x) {
-  if constexpr (std::is_same_v<T, float>) return ::sqrtf(x);
-  else return ::sqrt(x);
-}
-template <class T>
-__device__ __forceinline__ T dfabs(T x) {
-  if constexpr (std::is_same_v<T, float>) return ::fabsf(x);
-  else return ::fabs(x);
-}
+#define EMBER_DEVICE_MATH(name, float_fn, double_fn)          \
+  template <class T>                                           \
+  __device__ __forceinline__ T name(T x) {                     \
+    if constexpr (std::is_same_v<T, float>) return ::float_fn(x); \
+    else return ::double_fn(x);                                \
+  }
+EMBER_DEVICE_MATH(dexp, expf, exp)
+EMBER_DEVICE_MATH(dlog, logf, log)
+EMBER_DEVICE_MATH(dlog1p, log1pf, log1p)
+EMBER_DEVICE_MATH(dsqrt, sqrtf, sqrt)
+EMBER_DEVICE_MATH(dfabs, fabsf, fabs)
+#undef EMBER_DEVICE_MATH
 template <class T>
 __device__ __forceinline__ bool disinf(T x) {
   return x == T(INFINITY) || x == T(-INFINITY);
