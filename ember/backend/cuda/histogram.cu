@@ -15,9 +15,6 @@ namespace ember::cuda {
 
 namespace {
 
-template <class T>
-using AccOf = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
-
 cudaStream_t stream_of(int device) { return static_cast<cudaStream_t>(current_stream(device).handle); }
 
 unsigned blocks_for(int64_t n) { return static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, int64_t(1) << 16)); }

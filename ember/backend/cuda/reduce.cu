@@ -33,9 +33,6 @@ Tensor device_workspace(int64_t bytes, int device) {
 
 namespace {
 
-template <class T>
-using AccOf = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
-
 // Writes v converted to dtype dt at p.
 template <class A>
 __device__ void store_as(ScalarType dt, char* p, A v) {

@@ -178,6 +178,10 @@ int sm_count(int device);
 // tensor).
 Tensor device_workspace(int64_t bytes, int device);
 
+// The accumulation type of the CPU kernels (cpu::Acc): float for 16-bit floats, else T itself.
+template <class T>
+using AccOf = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+
 // ---- the generic reduction kernel (Note [CUDA reductions]).
 // P (the op): Acc, identity(), step(acc, value, reduced_index), merge(a, b).
 // Load: value = load(input_offset_in_elements, output_index, reduced_index) (reads the input(s)).

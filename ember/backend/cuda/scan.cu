@@ -16,40 +16,28 @@ namespace ember::cuda {
 namespace {
 
 template <class T>
-using AccOf = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
-template <class T>
 using ScanAcc = std::conditional_t<std::is_integral_v<T>, int64_t,
                                    std::conditional_t<std::is_same_v<T, float>, double, AccOf<T>>>;
 
-template <class A>
-__device__ A wrap_add(A a, A b) {
-  if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-  else return a + b;
-}
-template <class A>
-__device__ A wrap_mul(A a, A b) {
-  if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-  else return a * b;
+// a + b (or a * b with Mul); integer accumulators wrap like PyTorch's (through uint64: signed overflow is undefined).
+template <bool Mul, class A>
+__device__ A wrapped(A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    const uint64_t x = static_cast<uint64_t>(a), y = static_cast<uint64_t>(b);
+    return static_cast<A>(Mul ? x * y : x + y);
+  } else {
+    return Mul ? a * b : a + b;
+  }
 }
 
-template <class T>
-struct CumSum {
+// cumsum (Mul false) and cumprod (Mul true).
+template <class T, bool Mul>
+struct CumArith {
   static constexpr bool kIndex = false;
   ScanAcc<T> acc;
   __device__ void first(T x, int64_t) { acc = convert<ScanAcc<T>>(x); }
-  __device__ void step(T x, int64_t) { acc = wrap_add(acc, convert<ScanAcc<T>>(x)); }
-  __device__ void combine(const CumSum& later) { acc = wrap_add(acc, later.acc); }
-  __device__ T value() const { return convert<T>(acc); }
-  __device__ int64_t index() const { return 0; }
-};
-
-template <class T>
-struct CumProd {
-  static constexpr bool kIndex = false;
-  ScanAcc<T> acc;
-  __device__ void first(T x, int64_t) { acc = convert<ScanAcc<T>>(x); }
-  __device__ void step(T x, int64_t) { acc = wrap_mul(acc, convert<ScanAcc<T>>(x)); }
-  __device__ void combine(const CumProd& later) { acc = wrap_mul(acc, later.acc); }
+  __device__ void step(T x, int64_t) { acc = wrapped<Mul>(acc, convert<ScanAcc<T>>(x)); }
+  __device__ void combine(const CumArith& later) { acc = wrapped<Mul>(acc, later.acc); }
   __device__ T value() const { return convert<T>(acc); }
   __device__ int64_t index() const { return 0; }
 };
@@ -216,8 +204,8 @@ void scan(ScanOp op, const Tensor& out, const Tensor& indices, const Tensor& in,
   dispatch_all(in.dtype(), [&](auto v) {
     using T = decltype(v);
     switch (op) {
-      case ScanOp::Sum: return launch<CumSum<T>, T>(g, out, indices, in, device);
-      case ScanOp::Prod: return launch<CumProd<T>, T>(g, out, indices, in, device);
+      case ScanOp::Sum: return launch<CumArith<T, false>, T>(g, out, indices, in, device);
+      case ScanOp::Prod: return launch<CumArith<T, true>, T>(g, out, indices, in, device);
       case ScanOp::Max: return launch<CumExtremum<T, true>, T>(g, out, indices, in, device);
       case ScanOp::Min: return launch<CumExtremum<T, false>, T>(g, out, indices, in, device);
       case ScanOp::LogSumExp:
