@@ -6,7 +6,9 @@
 // parameter, its gradient and its state once and writing them once, with the work of all parameters split across
 // threads together (so a group of many small tensors still uses every core). Tensors that are not contiguous or
 // are float16/bfloat16 go through contiguous float temporaries copied back afterwards: correct for every layout,
-// fast for the usual one.
+// fast for the usual one. Parameters on a CUDA device take the same path into that device's optim_step kernel (one
+// multi-tensor launch per group, ember/backend/cuda/optim.cu); the step counters stay CPU tensors, as PyTorch keeps
+// them for its default (not capturable) optimizers, so a step computes its coefficients without reading the device.
 #include "ember/optim/fused.h"
 
 #include <algorithm>
@@ -52,9 +54,6 @@ void check(const char* op, const TensorVec& params, const TensorVec& grads, std:
     const Tensor& p = params[i];
     EMBER_CHECK_TYPE(is_floating(p.dtype()), op, ": parameter ", i, " has dtype ", dtype_name(p.dtype()),
                      "; optimizers update floating-point parameters only");
-    if (p.device().is_cuda())
-      throw NotImplementedError(std::string(op) + ": parameters on " + p.device().str() +
-                                " are not supported yet (ember's optimizers run on the CPU)");
     check_tensor(op, "gradient", i, p, grads[i]);
     for (const List& l : states) check_tensor(op, l.name, i, p, (*l.tensors)[i]);
     if (steps) {
@@ -97,7 +96,22 @@ void launch(Algo algo, std::vector<Work>& work) {
       t = tmp;
     }
   }
-  cpu::optim_step(algo, work);
+  // Parameters on the CPU run here; those on each CUDA device in one multi-tensor launch there. Step counters stay
+  // on the CPU (as PyTorch keeps them for non-capturable optimizers), so a CUDA step reads nothing back.
+  std::vector<Work> cpu_work;
+  std::vector<std::pair<Device, std::vector<Work>>> device_work;
+  for (Work& w : work) {
+    const Device d = w.t[0].device();
+    if (!d.is_cuda()) {
+      cpu_work.push_back(std::move(w));
+      continue;
+    }
+    auto it = std::ranges::find_if(device_work, [&](const auto& e) { return e.first == d; });
+    if (it == device_work.end()) it = device_work.insert(device_work.end(), {d, {}});
+    it->second.push_back(std::move(w));
+  }
+  if (!cpu_work.empty()) cpu::optim_step(algo, cpu_work);
+  for (auto& [d, items] : device_work) optim_step_kernel[d](algo, items);
   for (auto& [orig, tmp] : write_back) copy_(orig, tmp);
 }
 

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "ember/backend/kernels.h"
 #include "ember/tensor.h"
 
 namespace ember::optim {
@@ -48,6 +49,12 @@ enum { lr, b1, b2, eps, wd, decoupled, dir, bc1, bc2_sqrt, rect };  // t: param,
 }
 
 }  // namespace ember::optim
+
+namespace ember {
+// The device kernel of a step (CUDA: ember/backend/cuda/optim.cu, one multi-tensor launch per group): the items'
+// tensors are contiguous float32/float64 on one device. The CPU's is cpu::optim_step, called directly.
+EMBER_DECLARE_KERNEL(optim_step, optim::Algo algo, const std::vector<optim::Work>& work)
+}  // namespace ember
 
 namespace ember::cpu {
 // Applies `algo` to every element of every work item: one pass over memory, split across threads over the items'
