@@ -22,10 +22,12 @@ const Tensor& copy_(const Tensor& dst, const Tensor& src, bool non_blocking);
 
 namespace ember::cuda {
 
-// Note [Lazy CUDA initialisation]: nothing touches the driver until a function that needs a device runs;
-// device_count() only counts devices. The first such function initialises CUDA for the process (init()); after a
-// fork, a child of a parent that had initialised CUDA cannot use it (the driver's state does not survive fork) and
-// every such function raises "Cannot re-initialize CUDA in forked subprocess..." (pthread_atfork marks the child).
+// Note [Lazy CUDA initialisation]: no CUDA context exists until a function that needs a device runs; device_count()
+// (and is_available()) only count devices. The first such function initialises CUDA for the process (init()). The
+// driver's state does not survive fork: in a child forked after the parent started the driver (by initialising CUDA,
+// or by counting devices where there are some), every such function raises "Cannot re-initialize CUDA in forked
+// subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method" (pthread_atfork marks the
+// child). Forked children that never use CUDA (DataLoader workers) are unaffected.
 bool is_built();            // compiled with CUDA
 int device_count();         // 0 when not built, no driver or no device; never throws
 bool is_available();        // device_count() > 0

@@ -70,24 +70,10 @@ std::unique_ptr<CachingAllocator> make_allocator(int device);
 
 bool is_built() { return true; }
 
-int device_count() {
-  static int count = [] {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-      cudaGetLastError();  // no driver or no device: CUDA is simply unavailable
-      return 0;
-    }
-    return n;
-  }();
-  return count;
-}
-
-bool is_available() { return device_count() > 0; }
-
 // Note [Lazy CUDA initialisation] (ember/cuda.h).
 namespace {
 std::atomic<bool> g_initialized{false};
-std::atomic<bool> g_bad_fork{false};  // this process is a child forked after its parent initialised CUDA
+std::atomic<bool> g_bad_fork{false};  // this process is a child forked after its parent started the driver
 std::once_flag g_init_once;
 
 void forked_child() {
@@ -95,6 +81,23 @@ void forked_child() {
   g_initialized = false;
 }
 }  // namespace
+
+int device_count() {
+  static int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      cudaGetLastError();  // no driver or no device: CUDA is simply unavailable
+      return 0;
+    }
+    // cudaGetDeviceCount has started the driver, whose state a forked child cannot use either (PyTorch counts
+    // through NVML instead): from here on a forked child gets the fork error rather than a driver error.
+    if (n > 0) pthread_atfork(nullptr, nullptr, forked_child);
+    return n;
+  }();
+  return count;
+}
+
+bool is_available() { return device_count() > 0; }
 
 bool is_initialized() { return g_initialized.load(std::memory_order_relaxed) && !g_bad_fork; }
 
@@ -106,7 +109,6 @@ void check_available(const char* what) {
   EMBER_CHECK(device_count() > 0, what, ": no CUDA device is available (ember was built with CUDA, but the driver "
               "found no GPU); ember.cuda.is_available() is False");
   std::call_once(g_init_once, [] {
-    pthread_atfork(nullptr, nullptr, forked_child);
     EMBER_CUDA_CHECK(cudaFree(nullptr));  // creates the primary context of the current device
   });
   g_initialized.store(true, std::memory_order_release);
