@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -88,6 +89,12 @@ class Event {
   int device_ = -1;
   bool timing_, blocking_;
 };
+
+// The allocators' events (DeviceMemory's record_event/event_done/destroy_event): untimed, recorded on s under its
+// device, polled without waiting.
+uintptr_t record_marker(Stream s);
+bool marker_done(uintptr_t event);
+void destroy_marker(uintptr_t event);
 
 // The device caching allocator's stream bookkeeping: ptr (a block start) is also used by work on s.
 void record_stream(void* ptr, Stream s);

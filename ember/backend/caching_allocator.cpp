@@ -210,16 +210,9 @@ void CachingAllocator::release_segment(Block* b) {
 }
 
 void CachingAllocator::process_events() {
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    if (!memory_->event_done(it->first)) {
-      ++it;
-      continue;
-    }
-    memory_->destroy_event(it->first);
-    Block* b = it->second;
-    it = pending_.erase(it);
+  poll_events(*memory_, pending_, [this](Block* b) {
     if (--b->pending_events == 0) free_block(b);
-  }
+  });
 }
 
 void CachingAllocator::release_cached() {

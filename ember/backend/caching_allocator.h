@@ -50,6 +50,22 @@ class DeviceMemory {
   virtual void destroy_event(uintptr_t event) = 0;
 };
 
+// Polls a queue of (event, block) pairs: destroys each completed event and calls on_done(block) (the allocators'
+// freed blocks that streams may still use).
+template <class Block, class F>
+void poll_events(DeviceMemory& memory, std::deque<std::pair<uintptr_t, Block*>>& pending, F&& on_done) {
+  for (auto it = pending.begin(); it != pending.end();) {
+    if (!memory.event_done(it->first)) {
+      ++it;
+      continue;
+    }
+    memory.destroy_event(it->first);
+    Block* b = it->second;
+    it = pending.erase(it);
+    on_done(b);
+  }
+}
+
 // One statistic as PyTorch keeps it: the current value, its high-water mark since reset_peak, and the accumulated
 // amounts added and removed since reset_accumulated.
 struct Stat {

@@ -89,16 +89,9 @@ bool HostCachingAllocator::contains(const void* ptr) const {
 }
 
 void HostCachingAllocator::process_events() {
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    if (!memory_->event_done(it->first)) {
-      ++it;
-      continue;
-    }
-    memory_->destroy_event(it->first);
-    Block* b = it->second;
-    it = pending_.erase(it);
+  poll_events(*memory_, pending_, [this](Block* b) {
     if (--b->pending_events == 0) free_.emplace(b->size, b);
-  }
+  });
 }
 
 void HostCachingAllocator::release_cached() {

@@ -43,22 +43,10 @@ class CudaMemory final : public DeviceMemory {
     return cudaMemGetInfo(&free_b, &total_b) == cudaSuccess ? free_b : 0;
   }
   uintptr_t record_event(uintptr_t stream) override {
-    DeviceGuard g(device_);
-    cudaEvent_t e;
-    EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    EMBER_CUDA_CHECK(cudaEventRecord(e, reinterpret_cast<cudaStream_t>(stream)));
-    return reinterpret_cast<uintptr_t>(e);
+    return record_marker(Stream{device_, reinterpret_cast<void*>(stream)});
   }
-  bool event_done(uintptr_t event) override {
-    const cudaError_t err = cudaEventQuery(reinterpret_cast<cudaEvent_t>(event));
-    if (err == cudaErrorNotReady) {
-      cudaGetLastError();
-      return false;
-    }
-    EMBER_CUDA_CHECK(err);
-    return true;
-  }
-  void destroy_event(uintptr_t event) override { cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event)); }
+  bool event_done(uintptr_t event) override { return marker_done(event); }
+  void destroy_event(uintptr_t event) override { destroy_marker(event); }
 
  private:
   int device_;

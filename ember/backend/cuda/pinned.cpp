@@ -45,24 +45,9 @@ class PinnedMemory final : public DeviceMemory {
   }
   void free(void* p) override { EMBER_CUDA_CHECK(cudaFreeHost(p)); }
   size_t free_bytes() override { return 0; }
-  uintptr_t record_event(uintptr_t key) override {
-    const Stream s = stream_of(key);
-    DeviceGuard g(s.device);
-    cudaEvent_t e;
-    EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    EMBER_CUDA_CHECK(cudaEventRecord(e, static_cast<cudaStream_t>(s.handle)));
-    return reinterpret_cast<uintptr_t>(e);
-  }
-  bool event_done(uintptr_t event) override {
-    const cudaError_t err = cudaEventQuery(reinterpret_cast<cudaEvent_t>(event));
-    if (err == cudaErrorNotReady) {
-      cudaGetLastError();
-      return false;
-    }
-    EMBER_CUDA_CHECK(err);
-    return true;
-  }
-  void destroy_event(uintptr_t event) override { cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event)); }
+  uintptr_t record_event(uintptr_t key) override { return record_marker(stream_of(key)); }
+  bool event_done(uintptr_t event) override { return marker_done(event); }
+  void destroy_event(uintptr_t event) override { destroy_marker(event); }
 };
 
 std::atomic<HostCachingAllocator*> g_host{nullptr};

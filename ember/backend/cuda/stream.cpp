@@ -31,7 +31,29 @@ int checked_device(int device, const char* what) {
 }
 
 cudaStream_t raw(Stream s) { return static_cast<cudaStream_t>(s.handle); }
+
+// The answer of cudaEventQuery / cudaStreamQuery: done, or still pending; other errors raise.
+bool ready(cudaError_t err) {
+  if (err == cudaErrorNotReady) {
+    cudaGetLastError();
+    return false;
+  }
+  EMBER_CUDA_CHECK(err);
+  return true;
+}
 }  // namespace
+
+uintptr_t record_marker(Stream s) {
+  DeviceGuard g(s.device);
+  cudaEvent_t e;
+  EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  EMBER_CUDA_CHECK(cudaEventRecord(e, raw(s)));
+  return reinterpret_cast<uintptr_t>(e);
+}
+
+bool marker_done(uintptr_t event) { return ready(cudaEventQuery(reinterpret_cast<cudaEvent_t>(event))); }
+
+void destroy_marker(uintptr_t event) { cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event)); }
 
 Stream current_stream(int device) {
   device = checked_device(device, "current_stream");
@@ -76,13 +98,7 @@ int stream_priority(Stream s) {
 bool stream_query(Stream s) {
   checked_device(s.device, "Stream.query");
   DeviceGuard g(s.device);
-  const cudaError_t err = cudaStreamQuery(raw(s));
-  if (err == cudaErrorNotReady) {
-    cudaGetLastError();
-    return false;
-  }
-  EMBER_CUDA_CHECK(err);
-  return true;
+  return ready(cudaStreamQuery(raw(s)));
 }
 
 void stream_synchronize(Stream s) {
@@ -132,13 +148,7 @@ bool Event::query() const {
   if (!event_) return true;
   check_available("Event.query");
   DeviceGuard g(device_);
-  const cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event_));
-  if (err == cudaErrorNotReady) {
-    cudaGetLastError();
-    return false;
-  }
-  EMBER_CUDA_CHECK(err);
-  return true;
+  return ready(cudaEventQuery(static_cast<cudaEvent_t>(event_)));
 }
 
 void Event::synchronize() const {

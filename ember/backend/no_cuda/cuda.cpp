@@ -40,6 +40,9 @@ void Event::wait(Stream) { not_built("Event.wait"); }
 bool Event::query() const { return true; }
 void Event::synchronize() const {}
 float Event::elapsed_time(const Event&) const { not_built("Event.elapsed_time"); }
+uintptr_t record_marker(Stream) { not_built("record_marker"); }
+bool marker_done(uintptr_t) { return true; }
+void destroy_marker(uintptr_t) {}
 void record_stream(void*, Stream) { not_built("record_stream"); }
 void memcpy(void*, const void*, size_t, CopyKind, int, bool) { not_built("cuda memcpy"); }
 void* pinned_allocate(size_t) { not_built("pin_memory"); }
