@@ -220,8 +220,8 @@ TEST(CachingAllocatorStats, ABlockWaitingOnAnotherStreamStaysActive) {
 TEST(CachingAllocatorStats, RetriesOomsAndOversizeAreCounted) {
   Fixture f(64 * MiB, {.caching = true, .max_split_size = 16 * MiB});
   void* a = f.alloc->allocate(30 * MiB);
-  EXPECT_EQ(stat(*f.alloc, "oversize_allocations.all.current"), 1);
-  EXPECT_EQ(stat(*f.alloc, "oversize_segments.all.current"), 1);
+  EXPECT_EQ(stat(*f.alloc, "oversize_allocations.current"), 1);
+  EXPECT_EQ(stat(*f.alloc, "oversize_segments.current"), 1);
   EXPECT_EQ(stat(*f.alloc, "max_split_size"), int64_t(16 * MiB));
   f.alloc->deallocate(a, 0);
   void* b = f.alloc->allocate(40 * MiB);  // the cached 30 MiB is freed and the malloc retried
@@ -230,7 +230,7 @@ TEST(CachingAllocatorStats, RetriesOomsAndOversizeAreCounted) {
   EXPECT_EQ(stat(*f.alloc, "num_ooms"), 1);
   EXPECT_EQ(stat(*f.alloc, "num_alloc_retries"), 2);
   f.alloc->deallocate(b, 0);
-  EXPECT_EQ(stat(*f.alloc, "oversize_allocations.all.current"), 0);
+  EXPECT_EQ(stat(*f.alloc, "oversize_allocations.current"), 0);
 }
 
 TEST(CachingAllocatorStats, WithCachingOffEveryAllocationIsADeviceCall) {

@@ -1,5 +1,7 @@
 // ember.cuda and ember.backends: the CUDA runtime (ember/cuda.h) for the Python package python/ember/cuda/. Streams
 // cross the boundary as (device, handle) pairs; python/ember/cuda/streams.py wraps them in PyTorch's classes.
+#include <nanobind/stl/string_view.h>
+
 #include <cstring>
 
 #include "common.h"

@@ -116,7 +116,7 @@ def test_device_contexts_with_no_device_do_nothing():
     with ember.cuda.stream(None):
         pass
     assert ember.cuda.set_stream(None) is None
-    with pytest.raises(ValueError, match="Expected a cuda device, but got: cpu"):
+    with pytest.raises(ValueError, match="Expected a cuda device, but got"):
         ember.cuda.device("cpu")
 
 
@@ -128,7 +128,7 @@ def test_out_of_memory_error_is_a_runtime_error():
 def test_pinned_memory_queries_and_non_blocking_on_the_cpu():
     t = ember.arange(6.0)
     assert t.is_pinned() is False
-    assert t.to("cpu", non_blocking=True) is t  # nothing to do
+    assert t.to("cpu", non_blocking=True).data_ptr() == t.data_ptr()  # nothing to do
     u = ember.zeros(6)
     u.copy_(t, non_blocking=True)
     assert u.tolist() == t.tolist()
@@ -334,7 +334,7 @@ def test_record_stream_defers_reuse_until_the_other_stream_is_done():
     ptr = x.data_ptr()
     s.wait_stream(ember.cuda.current_stream())
     with ember.cuda.stream(s):
-        busy(n=60)  # s is busy for a while ...
+        busy(n=200)  # s is busy for a while ...
         x.add_(1)   # ... then uses x
     x.record_stream(s)
     del x
@@ -375,7 +375,7 @@ def test_pinned_non_blocking_copies_round_trip():
     x = ember.arange(float(MiB))
     p = x.pin_memory()
     assert p.is_pinned() and not x.is_pinned()
-    assert p.pin_memory() is p
+    assert p.pin_memory().data_ptr() == p.data_ptr()
     assert ember.empty(10, pin_memory=True).is_pinned()
     assert p[10:].is_pinned()  # a view of a pinned block
     for _ in range(3):
@@ -393,7 +393,7 @@ def test_pinned_non_blocking_copies_round_trip():
 @needs_gpu
 def test_pinned_blocks_are_not_reused_while_a_copy_may_use_them():
     s = ember.cuda.current_stream()
-    busy(n=60)
+    busy(n=200)
     p = ember.arange(float(MiB)).pin_memory()
     ptr = p.data_ptr()
     d = p.to("cuda", non_blocking=True)  # queued behind the busy work
