@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <map>
+#include <memory>
+#include <utility>
 
 #include "ember/backend/caching_allocator.h"
 
@@ -44,6 +46,19 @@ struct FakeDevice : DeviceMemory {
   void destroy_event(uintptr_t e) override { events.erase(e); }
   void complete_all() {
     for (auto& [e, done] : events) done = true;
+  }
+};
+
+// An allocator over a FakeDevice of `capacity` bytes; args follow the allocator's DeviceMemory argument.
+template <class Alloc>
+struct FakeFixture {
+  FakeDevice* dev;
+  std::unique_ptr<Alloc> alloc;
+  template <class... A>
+  explicit FakeFixture(size_t capacity, A&&... args) {
+    auto d = std::make_unique<FakeDevice>(capacity);
+    dev = d.get();
+    alloc = std::make_unique<Alloc>(std::move(d), std::forward<A>(args)...);
   }
 };
 

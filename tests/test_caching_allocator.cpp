@@ -17,14 +17,8 @@ namespace {
 
 constexpr size_t MiB = size_t(1) << 20;
 
-struct Fixture {
-  FakeDevice* dev;
-  std::unique_ptr<CachingAllocator> alloc;
-  explicit Fixture(size_t capacity = 1024 * MiB, CachingAllocator::Options o = {}) {
-    auto d = std::make_unique<FakeDevice>(capacity);
-    dev = d.get();
-    alloc = std::make_unique<CachingAllocator>(std::move(d), "fake:0", o);
-  }
+struct Fixture : ember::test_support::FakeFixture<CachingAllocator> {
+  explicit Fixture(size_t capacity = 1024 * MiB, CachingAllocator::Options o = {}) : FakeFixture(capacity, "fake:0", o) {}
 };
 
 }  // namespace

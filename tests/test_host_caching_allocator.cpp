@@ -16,14 +16,8 @@ namespace {
 
 constexpr size_t MiB = size_t(1) << 20;
 
-struct HostFixture {
-  FakeDevice* dev;
-  std::unique_ptr<HostCachingAllocator> alloc;
-  explicit HostFixture(size_t capacity = 1024 * MiB) {
-    auto d = std::make_unique<FakeDevice>(capacity);
-    dev = d.get();
-    alloc = std::make_unique<HostCachingAllocator>(std::move(d));
-  }
+struct HostFixture : ember::test_support::FakeFixture<HostCachingAllocator> {
+  explicit HostFixture(size_t capacity = 1024 * MiB) : FakeFixture(capacity) {}
 };
 
 }  // namespace

@@ -76,13 +76,12 @@ void init_cuda(nb::module_& m) {
   m.def("_cuda_host_memory_stats", []() -> nb::dict {
     nb::dict d;
     if (!cuda::is_initialized()) return d;
-    MemoryStats s = cuda::pinned_allocator()->stats();
-    d["allocated_bytes.current"] = s.allocated;
-    d["allocated_bytes.peak"] = s.peak_allocated;
-    d["reserved_bytes.current"] = s.reserved;
-    d["reserved_bytes.peak"] = s.peak_reserved;
-    d["num_host_alloc"] = s.num_sys_allocs;
-    d["num_host_free"] = s.num_sys_frees;
+    const MemoryStats s = cuda::pinned_allocator()->stats();
+    const std::pair<const char*, int64_t> items[] = {
+        {"allocated_bytes.current", s.allocated}, {"allocated_bytes.peak", s.peak_allocated},
+        {"reserved_bytes.current", s.reserved},   {"reserved_bytes.peak", s.peak_reserved},
+        {"num_host_alloc", s.num_sys_allocs},     {"num_host_free", s.num_sys_frees}};
+    for (auto& [key, value] : items) d[key] = value;
     return d;
   });
 
