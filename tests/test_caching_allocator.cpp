@@ -1,5 +1,5 @@
-// The caching allocator's logic (ember/backend/caching_allocator.h, Note [Caching allocator]) on a fake device whose
-// memory is host memory with a capacity, and whose events complete when the test says so.
+// The caching allocator's logic (ember/backend/caching_allocator.h, Note [Caching allocator]) on a fake device
+// (tests/fake_device.h) whose memory is host memory with a capacity, and whose events complete when the test says so.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -8,54 +8,17 @@
 
 #include "ember/backend/caching_allocator.h"
 #include "ember/error.h"
+#include "fake_device.h"
 
 using namespace ember;
+using ember::test_support::FakeDevice;
 
 namespace {
 
 constexpr size_t MiB = size_t(1) << 20;
 
-struct FakeDevice : DeviceMemory {
-  size_t capacity, used = 0;
-  int mallocs = 0, frees = 0;
-  std::map<void*, size_t> blocks;
-  std::map<uintptr_t, bool> events;  // event -> done
-  uintptr_t next_event = 1;
-  explicit FakeDevice(size_t cap) : capacity(cap) {}
-  ~FakeDevice() override {
-    for (auto& [p, n] : blocks) std::free(p);
-  }
-  void* malloc(size_t n) override {
-    if (used + n > capacity) return nullptr;
-    void* p = std::malloc(n);
-    blocks[p] = n;
-    used += n;
-    ++mallocs;
-    return p;
-  }
-  void free(void* p) override {
-    used -= blocks.at(p);
-    blocks.erase(p);
-    std::free(p);
-    ++frees;
-  }
-  size_t free_bytes() override { return capacity - used; }
-  uintptr_t record_event(uintptr_t) override {
-    events[next_event] = false;
-    return next_event++;
-  }
-  bool event_done(uintptr_t e) override { return events.at(e); }
-  void destroy_event(uintptr_t e) override { events.erase(e); }
-};
-
-struct Fixture {
-  FakeDevice* dev;
-  std::unique_ptr<CachingAllocator> alloc;
-  explicit Fixture(size_t capacity = 1024 * MiB, CachingAllocator::Options o = {}) {
-    auto d = std::make_unique<FakeDevice>(capacity);
-    dev = d.get();
-    alloc = std::make_unique<CachingAllocator>(std::move(d), "fake:0", o);
-  }
+struct Fixture : ember::test_support::FakeFixture<CachingAllocator> {
+  explicit Fixture(size_t capacity = 1024 * MiB, CachingAllocator::Options o = {}) : FakeFixture(capacity, "fake:0", o) {}
 };
 
 }  // namespace
@@ -185,4 +148,90 @@ TEST(CachingAllocator, WithCachingOffEveryFreeReturnsTheMemory) {
   EXPECT_EQ(f.dev->used, 0u);
   EXPECT_EQ(f.alloc->stats().num_sys_frees, 5);
   EXPECT_THROW(f.alloc->deallocate(reinterpret_cast<void*>(0x1234), 0), Error);
+}
+
+namespace {
+int64_t stat(const CachingAllocator& a, const std::string& key) {
+  for (auto& [k, v] : a.detailed_stats().flat())
+    if (k == key) return v;
+  ADD_FAILURE() << "no statistic " << key;
+  return -1;
+}
+}  // namespace
+
+TEST(CachingAllocatorStats, PyTorchsKeysTrackBytesBlocksAndDeviceCalls) {
+  Fixture f;
+  void* a = f.alloc->allocate(1000);     // small pool: 1024 bytes of a 2 MiB segment
+  void* b = f.alloc->allocate(3 * MiB);  // large pool: 3 MiB of a 20 MiB segment
+  const CachingAllocator& c = *f.alloc;
+  EXPECT_EQ(stat(c, "allocated_bytes.all.current"), int64_t(1024 + 3 * MiB));
+  EXPECT_EQ(stat(c, "allocated_bytes.small_pool.current"), 1024);
+  EXPECT_EQ(stat(c, "allocated_bytes.large_pool.current"), int64_t(3 * MiB));
+  EXPECT_EQ(stat(c, "requested_bytes.all.current"), int64_t(1000 + 3 * MiB));
+  EXPECT_EQ(stat(c, "reserved_bytes.all.current"), int64_t(22 * MiB));
+  EXPECT_EQ(stat(c, "segment.all.current"), 2);
+  EXPECT_EQ(stat(c, "allocation.all.current"), 2);
+  EXPECT_EQ(stat(c, "num_device_alloc"), 2);
+  // The rest of each segment is a free block of a split segment: not releasable by empty_cache.
+  EXPECT_EQ(stat(c, "inactive_split.all.current"), 2);
+  EXPECT_EQ(stat(c, "inactive_split_bytes.all.current"), int64_t(22 * MiB - 1024 - 3 * MiB));
+  f.alloc->deallocate(a, 0);
+  f.alloc->deallocate(b, 0);
+  EXPECT_EQ(stat(c, "allocated_bytes.all.current"), 0);
+  EXPECT_EQ(stat(c, "allocated_bytes.all.peak"), int64_t(1024 + 3 * MiB));
+  EXPECT_EQ(stat(c, "allocated_bytes.all.allocated"), int64_t(1024 + 3 * MiB));
+  EXPECT_EQ(stat(c, "allocated_bytes.all.freed"), int64_t(1024 + 3 * MiB));
+  EXPECT_EQ(stat(c, "active.all.current"), 0);
+  EXPECT_EQ(stat(c, "inactive_split.all.current"), 0);  // merged back into whole segments
+  EXPECT_EQ(stat(c, "num_device_free"), 0);
+  f.alloc->empty_cache();
+  EXPECT_EQ(stat(c, "num_device_free"), 2);
+  EXPECT_EQ(stat(c, "reserved_bytes.all.current"), 0);
+  EXPECT_EQ(stat(c, "reserved_bytes.all.peak"), int64_t(22 * MiB));
+  EXPECT_EQ(stat(c, "segment.all.freed"), 2);
+  f.alloc->reset_peak_stats();
+  EXPECT_EQ(stat(c, "reserved_bytes.all.peak"), 0);
+  EXPECT_EQ(stat(c, "allocated_bytes.all.peak"), 0);
+  EXPECT_EQ(stat(c, "allocated_bytes.all.allocated"), int64_t(1024 + 3 * MiB));  // accumulated: kept
+  f.alloc->reset_accumulated_stats();
+  EXPECT_EQ(stat(c, "allocated_bytes.all.allocated"), 0);
+  EXPECT_EQ(stat(c, "num_device_alloc"), 0);
+  EXPECT_EQ(stat(c, "max_split_size"), -1);
+}
+
+TEST(CachingAllocatorStats, ABlockWaitingOnAnotherStreamStaysActive) {
+  Fixture f;
+  void* a = f.alloc->allocate(4096, 1);
+  f.alloc->record_stream(a, 2);
+  f.alloc->deallocate(a, 0);
+  EXPECT_EQ(stat(*f.alloc, "allocated_bytes.all.current"), 0);
+  EXPECT_EQ(stat(*f.alloc, "active_bytes.all.current"), 4096);  // stream 2 may still use it
+  f.dev->complete_all();
+  f.alloc->deallocate(f.alloc->allocate(512, 1), 0);  // processes the completed event
+  EXPECT_EQ(stat(*f.alloc, "active_bytes.all.current"), 0);
+}
+
+TEST(CachingAllocatorStats, RetriesOomsAndOversizeAreCounted) {
+  Fixture f(64 * MiB, {.caching = true, .max_split_size = 16 * MiB});
+  void* a = f.alloc->allocate(30 * MiB);
+  EXPECT_EQ(stat(*f.alloc, "oversize_allocations.current"), 1);
+  EXPECT_EQ(stat(*f.alloc, "oversize_segments.current"), 1);
+  EXPECT_EQ(stat(*f.alloc, "max_split_size"), int64_t(16 * MiB));
+  f.alloc->deallocate(a, 0);
+  void* b = f.alloc->allocate(40 * MiB);  // the cached 30 MiB is freed and the malloc retried
+  EXPECT_EQ(stat(*f.alloc, "num_alloc_retries"), 1);
+  EXPECT_THROW(f.alloc->allocate(40 * MiB), OutOfMemoryError);
+  EXPECT_EQ(stat(*f.alloc, "num_ooms"), 1);
+  EXPECT_EQ(stat(*f.alloc, "num_alloc_retries"), 2);
+  f.alloc->deallocate(b, 0);
+  EXPECT_EQ(stat(*f.alloc, "oversize_allocations.current"), 0);
+}
+
+TEST(CachingAllocatorStats, WithCachingOffEveryAllocationIsADeviceCall) {
+  Fixture f(1024 * MiB, {.caching = false});
+  for (int i = 0; i < 4; ++i) f.alloc->deallocate(f.alloc->allocate(1000), 0);
+  EXPECT_EQ(stat(*f.alloc, "num_device_alloc"), 4);
+  EXPECT_EQ(stat(*f.alloc, "num_device_free"), 4);
+  EXPECT_EQ(stat(*f.alloc, "reserved_bytes.all.current"), 0);
+  EXPECT_EQ(stat(*f.alloc, "reserved_bytes.all.peak"), 1024);
 }

@@ -43,6 +43,35 @@ CachingAllocator::~CachingAllocator() {
   release_cached();
 }
 
+void CachingAllocator::stat_update(Stat (&st)[3], bool small, int64_t n) {
+  for (int i : {int(AllocatorStats::kAll), small ? int(AllocatorStats::kSmall) : int(AllocatorStats::kLarge)}) {
+    if (n >= 0)
+      st[i].add(n);
+    else
+      st[i].sub(-n);
+  }
+}
+
+// Free blocks enter and leave their pool only here, which keeps inactive_split (free blocks of a split segment)
+// right: a pooled block's neighbours change only through merges, which take it out of the pool first.
+void CachingAllocator::pool_insert(Block* b) {
+  b->counted_split = b->prev || b->next;
+  if (b->counted_split) {
+    stat_update(st_.inactive_split, b->small, 1);
+    stat_update(st_.inactive_split_bytes, b->small, int64_t(b->size));
+  }
+  pool_of(b).insert(b);
+}
+
+void CachingAllocator::pool_erase(Block* b) {
+  if (b->counted_split) {
+    stat_update(st_.inactive_split, b->small, -1);
+    stat_update(st_.inactive_split_bytes, b->small, -int64_t(b->size));
+    b->counted_split = false;
+  }
+  pool_of(b).erase(b);
+}
+
 CachingAllocator::Block* CachingAllocator::find_free(size_t size, uintptr_t stream, bool small) {
   Pool& pool = small ? small_ : large_;
   Block key{nullptr, size, stream, small};
@@ -50,7 +79,7 @@ CachingAllocator::Block* CachingAllocator::find_free(size_t size, uintptr_t stre
     Block* b = *it;
     // An oversize block serves only oversize requests (splitting it would fragment it for good).
     if (b->size > options_.max_split_size && size <= options_.max_split_size) continue;
-    pool.erase(it);
+    pool_erase(b);
     return b;
   }
   return nullptr;
@@ -60,12 +89,20 @@ CachingAllocator::Block* CachingAllocator::new_segment(size_t size, uintptr_t st
   const size_t bytes = options_.caching ? segment_size(size) : size;
   void* p = memory_->malloc(bytes);
   if (!p) {
+    ++st_.num_alloc_retries;
     release_cached();
     p = memory_->malloc(bytes);
   }
-  if (!p) out_of_memory(size, bytes);
+  if (!p) {
+    ++st_.num_ooms;
+    out_of_memory(size, bytes);
+  }
   counter_.on_sys_alloc(int64_t(bytes));
   ++segments_;
+  ++st_.num_device_alloc;
+  stat_update(st_.segment, small, 1);
+  stat_update(st_.reserved_bytes, small, int64_t(bytes));
+  if (bytes > options_.max_split_size) st_.oversize_segments.add(1);
   return new Block{static_cast<char*>(p), bytes, stream, small};
 }
 
@@ -87,11 +124,18 @@ void* CachingAllocator::allocate(size_t nbytes, uintptr_t stream) {
     if (b->next) b->next->prev = r;
     b->next = r;
     b->size = size;
-    pool_of(r).insert(r);
+    pool_insert(r);
   }
   b->allocated = true;
+  b->requested = nbytes;
   live_[b->ptr] = b;
   counter_.on_alloc(int64_t(b->size));
+  stat_update(st_.allocation, small, 1);
+  stat_update(st_.allocated_bytes, small, int64_t(b->size));
+  stat_update(st_.requested_bytes, small, int64_t(nbytes));
+  stat_update(st_.active, small, 1);
+  stat_update(st_.active_bytes, small, int64_t(b->size));
+  if (b->size > options_.max_split_size) st_.oversize_allocations.add(1);
   return b->ptr;
 }
 
@@ -103,6 +147,10 @@ void CachingAllocator::deallocate(void* ptr, size_t /*nbytes*/) {
   Block* b = it->second;
   live_.erase(it);
   counter_.on_free(int64_t(b->size));
+  stat_update(st_.allocation, b->small, -1);
+  stat_update(st_.allocated_bytes, b->small, -int64_t(b->size));
+  stat_update(st_.requested_bytes, b->small, -int64_t(b->requested));
+  if (b->size > options_.max_split_size) st_.oversize_allocations.sub(1);
   if (!b->uses.empty()) {
     // Work queued on the other streams may still read or write it: reusable once their events have completed.
     for (uintptr_t s : b->uses) {
@@ -122,19 +170,18 @@ void CachingAllocator::record_stream(void* ptr, uintptr_t stream) {
   if (stream != it->second->stream) it->second->uses.insert(stream);
 }
 
+// Called once a block is no longer in use by any stream: it leaves the active statistics.
 void CachingAllocator::free_block(Block* b) {
   b->allocated = false;
+  stat_update(st_.active, b->small, -1);
+  stat_update(st_.active_bytes, b->small, -int64_t(b->size));
   if (!options_.caching) {
-    memory_->free(b->ptr);
-    counter_.on_sys_free(int64_t(b->size));
-    --segments_;
-    delete b;
+    release_segment(b);
     return;
   }
-  Pool& pool = pool_of(b);
   // Merge with free neighbours of the same segment (a neighbour waiting on events counts as in use).
   if (Block* p = b->prev; p && !p->allocated && p->pending_events == 0) {
-    pool.erase(p);
+    pool_erase(p);
     p->size += b->size;
     p->next = b->next;
     if (b->next) b->next->prev = p;
@@ -142,26 +189,30 @@ void CachingAllocator::free_block(Block* b) {
     b = p;
   }
   if (Block* n = b->next; n && !n->allocated && n->pending_events == 0) {
-    pool.erase(n);
+    pool_erase(n);
     b->size += n->size;
     b->next = n->next;
     if (n->next) n->next->prev = b;
     delete n;
   }
-  pool.insert(b);
+  pool_insert(b);
+}
+
+void CachingAllocator::release_segment(Block* b) {
+  memory_->free(b->ptr);
+  counter_.on_sys_free(int64_t(b->size));
+  --segments_;
+  ++st_.num_device_free;
+  stat_update(st_.segment, b->small, -1);
+  stat_update(st_.reserved_bytes, b->small, -int64_t(b->size));
+  if (b->size > options_.max_split_size) st_.oversize_segments.sub(1);
+  delete b;
 }
 
 void CachingAllocator::process_events() {
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    if (!memory_->event_done(it->first)) {
-      ++it;
-      continue;
-    }
-    memory_->destroy_event(it->first);
-    Block* b = it->second;
-    it = pending_.erase(it);
+  poll_events(*memory_, pending_, [this](Block* b) {
     if (--b->pending_events == 0) free_block(b);
-  }
+  });
 }
 
 void CachingAllocator::release_cached() {
@@ -173,11 +224,8 @@ void CachingAllocator::release_cached() {
         ++it;
         continue;
       }
-      memory_->free(b->ptr);
-      counter_.on_sys_free(int64_t(b->size));
-      --segments_;
-      it = pool->erase(it);
-      delete b;
+      it = pool->erase(it);  // a whole segment: never counted in inactive_split
+      release_segment(b);
     }
 }
 
@@ -194,9 +242,61 @@ MemoryStats CachingAllocator::stats() const {
   return counter_.s;
 }
 
+AllocatorStats CachingAllocator::detailed_stats() const {
+  std::lock_guard<std::mutex> l(mu_);
+  AllocatorStats s = st_;
+  s.max_split_size = options_.max_split_size == SIZE_MAX ? -1 : int64_t(options_.max_split_size);
+  return s;
+}
+
 void CachingAllocator::reset_peak_stats() {
   std::lock_guard<std::mutex> l(mu_);
   counter_.reset_peak();
+  for (Stat* a : {st_.allocation, st_.segment, st_.active, st_.inactive_split, st_.allocated_bytes, st_.reserved_bytes,
+                  st_.active_bytes, st_.inactive_split_bytes, st_.requested_bytes})
+    for (int i = 0; i < 3; ++i) a[i].reset_peak();
+  st_.oversize_allocations.reset_peak();
+  st_.oversize_segments.reset_peak();
+}
+
+void CachingAllocator::reset_accumulated_stats() {
+  std::lock_guard<std::mutex> l(mu_);
+  for (Stat* a : {st_.allocation, st_.segment, st_.active, st_.inactive_split, st_.allocated_bytes, st_.reserved_bytes,
+                  st_.active_bytes, st_.inactive_split_bytes, st_.requested_bytes})
+    for (int i = 0; i < 3; ++i) a[i].reset_accumulated();
+  st_.oversize_allocations.reset_accumulated();
+  st_.oversize_segments.reset_accumulated();
+  st_.num_alloc_retries = st_.num_ooms = st_.num_sync_all_streams = 0;
+  st_.num_device_alloc = st_.num_device_free = 0;
+}
+
+std::vector<std::pair<std::string, int64_t>> AllocatorStats::flat() const {
+  std::vector<std::pair<std::string, int64_t>> r;
+  auto put = [&](const std::string& name, const Stat& s) {
+    r.emplace_back(name + ".current", s.current);
+    r.emplace_back(name + ".peak", s.peak);
+    r.emplace_back(name + ".allocated", s.allocated);
+    r.emplace_back(name + ".freed", s.freed);
+  };
+  const std::pair<const char*, const Stat*> arrays[] = {
+      {"active", active},           {"active_bytes", active_bytes},
+      {"allocated_bytes", allocated_bytes}, {"allocation", allocation},
+      {"inactive_split", inactive_split},   {"inactive_split_bytes", inactive_split_bytes},
+      {"requested_bytes", requested_bytes}, {"reserved_bytes", reserved_bytes},
+      {"segment", segment}};
+  for (auto& [name, a] : arrays) {
+    const char* pools[] = {"all", "small_pool", "large_pool"};
+    for (int i = 0; i < 3; ++i) put(std::string(name) + "." + pools[i], a[i]);
+  }
+  r.emplace_back("max_split_size", max_split_size);
+  r.emplace_back("num_alloc_retries", num_alloc_retries);
+  r.emplace_back("num_device_alloc", num_device_alloc);
+  r.emplace_back("num_device_free", num_device_free);
+  r.emplace_back("num_ooms", num_ooms);
+  r.emplace_back("num_sync_all_streams", num_sync_all_streams);
+  put("oversize_allocations", oversize_allocations);
+  put("oversize_segments", oversize_segments);
+  return r;
 }
 
 void CachingAllocator::empty_cache() {

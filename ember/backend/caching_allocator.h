@@ -18,9 +18,12 @@
 //   ember holds (allocated and reserved) and what the device has free; the allocator stays usable.
 // - With caching off (EMBER_CUDA_NO_CACHING=1 for the CUDA backend), every request is its own segment and every free
 //   returns it at once, so tools like compute-sanitizer see every allocation.
+// - Statistics: stats() gives the Allocator interface's MemoryStats; detailed_stats() PyTorch's (memory_stats() keys:
+//   "allocated_bytes.all.current", "num_device_alloc", ...), each a Stat per pool.
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -47,6 +50,52 @@ class DeviceMemory {
   virtual void destroy_event(uintptr_t event) = 0;
 };
 
+// Polls a queue of (event, block) pairs: destroys each completed event and calls on_done(block) (the allocators'
+// freed blocks that streams may still use).
+template <class Block, class F>
+void poll_events(DeviceMemory& memory, std::deque<std::pair<uintptr_t, Block*>>& pending, F&& on_done) {
+  for (auto it = pending.begin(); it != pending.end();) {
+    if (!memory.event_done(it->first)) {
+      ++it;
+      continue;
+    }
+    memory.destroy_event(it->first);
+    Block* b = it->second;
+    it = pending.erase(it);
+    on_done(b);
+  }
+}
+
+// One statistic as PyTorch keeps it: the current value, its high-water mark since reset_peak, and the accumulated
+// amounts added and removed since reset_accumulated.
+struct Stat {
+  int64_t current = 0, peak = 0, allocated = 0, freed = 0;
+  void add(int64_t n) {
+    current += n;
+    allocated += n;
+    peak = std::max(peak, current);
+  }
+  void sub(int64_t n) {
+    current -= n;
+    freed += n;
+  }
+  void reset_peak() { peak = current; }
+  void reset_accumulated() { allocated = freed = 0; }
+};
+
+// PyTorch's caching allocator statistics. The arrays are indexed by pool: all, small_pool, large_pool.
+struct AllocatorStats {
+  enum { kAll = 0, kSmall = 1, kLarge = 2 };
+  Stat allocation[3], segment[3], active[3], inactive_split[3];  // counts of blocks
+  Stat allocated_bytes[3], reserved_bytes[3], active_bytes[3], inactive_split_bytes[3], requested_bytes[3];
+  Stat oversize_allocations, oversize_segments;
+  int64_t num_alloc_retries = 0, num_ooms = 0, num_sync_all_streams = 0;
+  int64_t num_device_alloc = 0, num_device_free = 0;  // cudaMalloc / cudaFree calls
+  int64_t max_split_size = 0;
+  // The flat dictionary of torch.cuda.memory_stats(): "<stat>.<pool>.<current|peak|allocated|freed>" and the counts.
+  std::vector<std::pair<std::string, int64_t>> flat() const;
+};
+
 class CachingAllocator final : public Allocator {
  public:
   struct Options {
@@ -67,7 +116,9 @@ class CachingAllocator final : public Allocator {
   void record_stream(void* ptr, uintptr_t stream);
 
   MemoryStats stats() const override;
+  AllocatorStats detailed_stats() const;
   void reset_peak_stats() override;
+  void reset_accumulated_stats();
   void empty_cache() override;
   size_t num_segments() const;
 
@@ -85,6 +136,8 @@ class CachingAllocator final : public Allocator {
     uintptr_t stream;
     bool small;
     bool allocated = false;
+    bool counted_split = false;  // counted in inactive_split while in its pool
+    size_t requested = 0;        // the caller's nbytes while allocated
     int pending_events = 0;
     Block* prev = nullptr;  // neighbours in the same segment
     Block* next = nullptr;
@@ -96,9 +149,13 @@ class CachingAllocator final : public Allocator {
   using Pool = std::set<Block*, BySize>;
 
   Pool& pool_of(const Block* b) { return b->small ? small_ : large_; }
+  void pool_insert(Block* b);
+  void pool_erase(Block* b);
+  void stat_update(Stat (&st)[3], bool small, int64_t n);
   Block* find_free(size_t size, uintptr_t stream, bool small);
   Block* new_segment(size_t size, uintptr_t stream, bool small);
   void free_block(Block* b);
+  void release_segment(Block* b);  // returns a whole segment to the device
   void process_events();
   void release_cached();
   [[noreturn]] void out_of_memory(size_t requested, size_t segment);
@@ -111,6 +168,7 @@ class CachingAllocator final : public Allocator {
   std::unordered_map<void*, Block*> live_;
   std::deque<std::pair<uintptr_t, Block*>> pending_;  // (event, block) of freed blocks other streams still use
   MemoryCounter counter_;
+  AllocatorStats st_;
   size_t segments_ = 0;  // obtained from the device and not yet returned
 };
 

@@ -1,4 +1,5 @@
 // copy_, fill_, dtype/device conversion and item().
+#include <algorithm>
 #include <cstring>
 
 #include "ember/autograd/node.h"
@@ -19,7 +20,10 @@ void check_writable(const Tensor& dst, const char* op) {
 
 // Copies between devices: stage through a contiguous tensor of dst's dtype on the source side, then one
 // memcpy (into a contiguous staging tensor on the destination side when dst itself is not contiguous).
-void copy_across_devices(const Tensor& dst, const Tensor& src) {
+// non_blocking leaves the host free to run on only when the host side of the memcpy is the caller's own pinned
+// tensor: the block then records the stream, so that it is not reused before the copy is done (Note [Pinned host
+// memory]). Pageable memory and host staging tensors are used right after, so those copies are synchronous.
+void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking) {
   Tensor s = src;
   if (s.dtype() != dst.dtype() || !s.is_contiguous()) {
     s = empty(src.sizes(), TensorOptions(dst.dtype()).device(src.device()));
@@ -28,14 +32,37 @@ void copy_across_devices(const Tensor& dst, const Tensor& src) {
   Tensor d = dst.is_contiguous() ? dst : empty(dst.sizes(), TensorOptions(dst.dtype()).device(dst.device()));
   const auto kind = src.is_cuda() ? (dst.is_cuda() ? cuda::CopyKind::DeviceToDevice : cuda::CopyKind::DeviceToHost)
                                   : cuda::CopyKind::HostToDevice;
-  cuda::memcpy(d.data_ptr(), s.data_ptr(), d.nbytes(), kind, (src.is_cuda() ? src : dst).device().index);
+  const int device = (src.is_cuda() ? src : dst).device().index;
+  bool async = false;
+  if (non_blocking && kind != cuda::CopyKind::DeviceToDevice) {
+    const bool to_host = kind == cuda::CopyKind::DeviceToHost;
+    const Tensor& host = to_host ? d : s;
+    if ((to_host ? d.is_same(dst) : s.is_same(src)) && cuda::is_pinned(host.data_ptr())) {
+      cuda::record_pinned_use(host.data_ptr(), cuda::current_stream(device));
+      async = true;
+    }
+  }
+  cuda::memcpy(d.data_ptr(), s.data_ptr(), d.nbytes(), kind, device, async);
   if (!d.is_same(dst)) copy_kernel[dst.device()](dst, d);
+}
+
+// A contiguous CPU tensor in pinned memory (Note [Pinned host memory]).
+Tensor empty_pinned(IntArrayRef sizes, ScalarType dtype) {
+  const size_t nbytes = size_t(checked_numel(sizes, "pin_memory")) * element_size(dtype);
+  void* p = cuda::pinned_allocate(std::max<size_t>(nbytes, 1));
+  return from_blob(p, dtype, sizes, contiguous_strides(sizes), kCPU, [p] { cuda::pinned_free(p); }, nbytes);
 }
 
 }  // namespace
 
+namespace {
+void copy_into_impl(const Tensor& dst, const Tensor& src, bool non_blocking);
+}  // namespace
+
 // An in-place op counts as a write even when it changes nothing (as in PyTorch).
-const Tensor& copy_(const Tensor& dst, const Tensor& src) {
+const Tensor& copy_(const Tensor& dst, const Tensor& src) { return copy_(dst, src, false); }
+
+const Tensor& copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
   if (const Tensor* in[] = {&dst, &src}; autograd::needs_grad(in)) {
     // The new value of dst is src broadcast and cast: recorded as expand and to (Note [In-place ops]).
     return autograd::inplace_with_grad(dst, "copy_", [&] {
@@ -43,12 +70,15 @@ const Tensor& copy_(const Tensor& dst, const Tensor& src) {
       return to(s, dst.device(), dst.dtype(), /*copy=*/true);
     });
   }
-  copy_into(dst, src);
+  copy_into_impl(dst, src, non_blocking);
   dst.bump_version();
   return dst;
 }
 
-void copy_into(const Tensor& dst, const Tensor& src) {
+void copy_into(const Tensor& dst, const Tensor& src) { copy_into_impl(dst, src, false); }
+
+namespace {
+void copy_into_impl(const Tensor& dst, const Tensor& src, bool non_blocking) {
   if (dst.is_same(src) || dst.numel() == 0) return;
   check_writable(dst, "copy_");
   Tensor s = src.dim() == dst.dim() && std::ranges::equal(src.sizes(), dst.sizes()) ? src : expand(src, dst.sizes());
@@ -57,8 +87,9 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.device() == s.device())
     copy_kernel[dst.device()](dst, s);
   else
-    copy_across_devices(dst, s);
+    copy_across_devices(dst, s, non_blocking);
 }
+}  // namespace
 
 const Tensor& fill_(const Tensor& t, const Scalar& value) {
   if (const Tensor* in[] = {&t}; autograd::needs_grad(in))
@@ -88,13 +119,33 @@ Tensor to(const Tensor& t, ScalarType dtype, bool copy) {
 }
 
 Tensor to(const Tensor& t, Device device, std::optional<ScalarType> dtype, bool copy) {
+  return to(t, device, dtype, copy, false);
+}
+
+Tensor to(const Tensor& t, Device device, std::optional<ScalarType> dtype, bool copy, bool non_blocking) {
   device = resolve_device(device);
   const ScalarType dt = dtype.value_or(t.dtype());
   if (device == t.device() && dt == t.dtype() && !copy) return t;
-  Tensor r = empty_like(t, TensorOptions(dt).device(device));
-  copy_into(r, t);
+  // As PyTorch: a non_blocking copy to the CPU lands in pinned memory, so that it can be asynchronous.
+  const bool pin = non_blocking && t.is_cuda() && device.is_cpu();
+  Tensor r = pin ? empty_pinned(t.sizes(), dt) : empty_like(t, TensorOptions(dt).device(device));
+  copy_into_impl(r, t, non_blocking);
   record_to(t, r);
   return r;
+}
+
+Tensor cuda::pin_memory(const Tensor& t) {
+  EMBER_CHECK(t.device().is_cpu(), "pin_memory: cannot pin a tensor on ", t.device(),
+              ": only dense CPU tensors can be pinned");
+  if (is_pinned(t)) return t;
+  Tensor r = empty_pinned(t.sizes(), t.dtype());
+  if (r.numel()) copy_kernel[kCPU](r, t);
+  record_to(t, r);
+  return r;
+}
+
+bool cuda::is_pinned(const Tensor& t) {
+  return t.device().is_cpu() && t.impl()->storage()->data() && is_pinned(t.impl()->storage()->data());
 }
 
 Scalar item(const Tensor& t) {

@@ -9,7 +9,7 @@ from ._C import OutOfMemoryError, Tensor, Generator, dtype, device  # noqa: F401
 # new op needs only its binding (no list here to keep in sync).
 globals().update({k: v for k, v in vars(_C).items() if not k.startswith("_")})
 from ._size import Size
-from . import autograd, cuda, linalg, nn, optim, utils  # noqa: F401
+from . import autograd, backends, cuda, linalg, nn, optim, utils  # noqa: F401
 from . import multiprocessing  # noqa: F401  (registers the shared-memory tensor reducers)
 from .serialization import save, load  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401

@@ -149,6 +149,15 @@ TensorOptions FactoryArgs::options() const {
   return o;
 }
 
+Tensor FactoryArgs::pinned(Tensor r) const {
+  if (!pin_memory) return r;
+  EMBER_CHECK(r.device().is_cpu(), "pin_memory=True: only dense CPU tensors can be pinned (device ", r.device(), ")");
+  r.set_requires_grad(false);
+  Tensor p = cuda::pin_memory(r);
+  if (requires_grad) p.set_requires_grad(true);
+  return p;
+}
+
 void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed, FactoryArgs& a,
                           std::initializer_list<std::pair<const char*, nb::handle*>> extra) {
   PyObject *key, *value;
@@ -170,7 +179,8 @@ void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed
       EMBER_CHECK_TYPE(v.is_none() || nb::hasattr(v, "_ember_strided"), fn,
                        "(): only the strided layout and contiguous memory format are supported");
     } else if ((allowed & kLayout) && !std::strcmp(k, "pin_memory")) {
-      if (truthy(value)) cuda::check_available("pin_memory");
+      a.pin_memory = truthy(value);
+      if (a.pin_memory) cuda::check_available("pin_memory");
     } else {
       bool found = false;
       for (auto& [name, slot] : extra)

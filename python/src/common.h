@@ -93,7 +93,9 @@ struct FactoryArgs {
   bool requires_grad = false;
   Generator* generator = nullptr;
   nb::handle out;
+  bool pin_memory = false;
   TensorOptions options(ScalarType default_dtype) const;
+  Tensor pinned(Tensor r) const;  // r, or a pinned copy of it with pin_memory=True
   TensorOptions options() const;  // dtype left unset
 };
 enum FactoryKw : unsigned { kDtype = 1, kDevice = 2, kRequiresGrad = 4, kGenerator = 8, kOut = 16, kLayout = 32 };
@@ -121,6 +123,7 @@ void init_serialize(nb::module_& m);              // serialize.cpp: ember's form
 void init_data(nb::module_& m);                   // data.cpp: shared-memory tensors, the DataLoader's C++ parts
 void init_vision(nb::module_& m);                 // vision.cpp: image decoding and per-pixel transforms
 void init_autograd(nb::module_& m);               // autograd.cpp
+void init_cuda(nb::module_& m);                   // cuda.cpp: ember.cuda, ember.backends
 // nn.cpp: one init_nn_* per op family; m gets what PyTorch has at top level (torch.softmax), nn what it has in
 // torch.nn.functional.
 void init_nn(nb::module_& m, nb::module_& nn);

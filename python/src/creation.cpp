@@ -121,7 +121,7 @@ Tensor factory_fill(const nb::args& args, const nb::kwargs& kw, const char* fn, 
   FactoryArgs a;
   parse_factory_kwargs(kw, fn, kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
   DimVector size = parse_size(args, 0, fn);
-  Tensor r = value ? full(size, *value, a.options(default_dtype())) : empty(size, a.options(default_dtype()));
+  Tensor r = a.pinned(value ? full(size, *value, a.options(default_dtype())) : empty(size, a.options(default_dtype())));
   if (a.out.is_valid() && !a.out.is_none()) *out_obj = finish_out(r, a.out, fn);
   return r;
 }
@@ -133,7 +133,7 @@ nb::object like(const Tensor& t, const nb::kwargs& kw, const char* fn, std::opti
   Tensor r = empty_like(t, o);
   if (value) fill_(r, *value);
   if (a.requires_grad) r.set_requires_grad(true);
-  return nb::cast(std::move(r));
+  return nb::cast(a.pinned(std::move(r)));
 }
 
 Scalar scalar_arg(nb::handle h, const char* fn) { return to_scalar(h, fn); }
@@ -146,7 +146,7 @@ void init_creation(nb::module_& m) {
     parse_factory_kwargs(kw, "tensor", kDtype | kDevice | kRequiresGrad | kLayout, a);
     Tensor t = tensor_from_data(data, a.dtype, a.device);
     if (a.requires_grad) t.set_requires_grad(true);
-    return t;
+    return a.pinned(t);
   }, nb::arg("data").none(), nb::arg("kwargs"));
   m.def("as_tensor", [](nb::handle data, nb::handle dtype, nb::handle device) -> nb::object {
     auto dt = to_dtype(dtype);
@@ -177,13 +177,13 @@ void init_creation(nb::module_& m) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "full", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
     DimVector s = PyLong_Check(size.ptr()) ? DimVector{to_int(size, "full", "size")} : to_int_list(size, "full", "size");
-    return finish_out(full(s, scalar_arg(value, "full"), a.options()), a.out, "full");
+    return finish_out(a.pinned(full(s, scalar_arg(value, "full"), a.options())), a.out, "full");
   }, nb::arg("size"), nb::arg("fill_value"), nb::arg("kwargs"));
   m.def("empty_strided", [](nb::handle size, nb::handle stride, nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "empty_strided", kDtype | kDevice | kRequiresGrad | kLayout, a);
-    return empty_strided(to_int_list(size, "empty_strided", "size"), to_int_list(stride, "empty_strided", "stride"),
-                         a.options(default_dtype()));
+    return a.pinned(empty_strided(to_int_list(size, "empty_strided", "size"),
+                                  to_int_list(stride, "empty_strided", "stride"), a.options(default_dtype())));
   }, nb::arg("size"), nb::arg("stride"), nb::arg("kwargs"));
 
   m.def("empty_like", [](const Tensor& t, nb::kwargs kw) { return like(t, kw, "empty_like", std::nullopt); },

@@ -1,7 +1,6 @@
 // The one extension module, ember._C. Each area registers itself through an init_* function.
 #include "common.h"
 #include "ember/allocator.h"
-#include "ember/cuda.h"
 #include "ember/parallel.h"
 
 namespace ember::py {
@@ -26,16 +25,6 @@ void init_backend(nb::module_& m) {
   m.def("_cpu_memory_stats", [] { return stats_dict(cpu_allocator()->stats()); });
   m.def("_cpu_reset_peak_memory_stats", [] { cpu_allocator()->reset_peak_stats(); });
   m.def("_cpu_empty_cache", [] { cpu_allocator()->empty_cache(); });
-  m.def("_cuda_is_built", &cuda::is_built);
-  m.def("_cuda_device_count", &cuda::device_count);
-  m.def("_cuda_current_device", &cuda::current_device);
-  m.def("_cuda_set_device", &cuda::set_device);
-  m.def("_cuda_synchronize", [](int i) { cuda::synchronize(i); }, nb::arg("device") = -1);
-  m.def("_cuda_device_name", &cuda::device_name);
-  m.def("_cuda_memory_stats", [](int i) { return stats_dict(cuda::allocator(i)->stats()); });
-  m.def("_cuda_empty_cache", [] {
-    for (int i = 0; i < cuda::device_count(); ++i) cuda::allocator(i)->empty_cache();
-  });
 }
 
 }  // namespace
@@ -75,6 +64,7 @@ NB_MODULE(_C, m) {
   init_shape(m);
   init_sort(m);
   init_backend(m);
+  init_cuda(m);
   init_autograd(m);
   init_optim(m);
   init_serialize(m);

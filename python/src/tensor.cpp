@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "ember/autograd/node.h"
+#include "ember/cuda.h"
 #include "ember/format.h"
 
 namespace ember::py {
@@ -36,7 +37,7 @@ nb::object to_method(nb::handle py_self, nb::args args, nb::kwargs kw) {
   const Tensor& self = nb::cast<const Tensor&>(py_self);
   std::optional<ScalarType> dtype;
   std::optional<Device> device;
-  bool copy = false;
+  bool copy = false, non_blocking = false;
   for (nb::handle a : args) {
     if (nb::isinstance<DType>(a) || a.ptr() == (PyObject*)&PyFloat_Type || a.ptr() == (PyObject*)&PyLong_Type ||
         a.ptr() == (PyObject*)&PyBool_Type)
@@ -55,10 +56,11 @@ nb::object to_method(nb::handle py_self, nb::args args, nb::kwargs kw) {
     if (k == "dtype") dtype = to_dtype(value);
     else if (k == "device") device = to_device(value);
     else if (k == "copy") copy = truthy(value);
-    else if (k == "non_blocking" || k == "memory_format") continue;
+    else if (k == "non_blocking") non_blocking = truthy(value);
+    else if (k == "memory_format") continue;
     else fail<TypeError>("to() got an unexpected keyword argument '", k, "'");
   }
-  if (device) return nb::cast(to(self, *device, dtype, copy));
+  if (device) return nb::cast(to(self, *device, dtype, copy, non_blocking));
   return nb::cast(to(self, dtype.value_or(self.dtype()), copy));
 }
 
@@ -187,9 +189,10 @@ void init_tensor(nb::module_& m) {
         return nb::cast(to(t, to_dtype_required(dtype, "type")));
       }, nb::arg("dtype") = nb::none())
       .def("cpu", [](nb::handle self) { return nb::cast(to(nb::cast<const Tensor&>(self), kCPU)); })
-      .def("cuda", [](nb::handle self, nb::handle device, bool) {
+      .def("cuda", [](nb::handle self, nb::handle device, bool non_blocking) {
              auto d = to_device(device);
-             return nb::cast(to(nb::cast<const Tensor&>(self), d ? *d : Device(DeviceType::CUDA)));
+             return nb::cast(to(nb::cast<const Tensor&>(self), d ? *d : Device(DeviceType::CUDA), std::nullopt, false,
+                                non_blocking));
            }, nb::arg("device") = nb::none(), nb::arg("non_blocking") = false)
       .def("item", [](const Tensor& t) { return scalar_to_py(item(t)); })
       .def("tolist", [](const Tensor& t) {
@@ -230,8 +233,8 @@ void init_tensor(nb::module_& m) {
         fill_(nb::cast<const Tensor&>(self), 0);
         return nb::borrow(self);
       })
-      .def("copy_", [](nb::handle self, const Tensor& src, bool) {
-        copy_(nb::cast<const Tensor&>(self), src);
+      .def("copy_", [](nb::handle self, const Tensor& src, bool non_blocking) {
+        copy_(nb::cast<const Tensor&>(self), src, non_blocking);
         return nb::borrow(self);
       }, nb::arg("src"), nb::arg("non_blocking") = false);
 

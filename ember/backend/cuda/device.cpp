@@ -1,5 +1,9 @@
 // The CUDA runtime behind ember/cuda.h. CUDA is initialised lazily: nothing here runs until a CUDA
 // function is first called, so importing ember on a machine without a GPU costs nothing.
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -39,22 +43,10 @@ class CudaMemory final : public DeviceMemory {
     return cudaMemGetInfo(&free_b, &total_b) == cudaSuccess ? free_b : 0;
   }
   uintptr_t record_event(uintptr_t stream) override {
-    DeviceGuard g(device_);
-    cudaEvent_t e;
-    EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    EMBER_CUDA_CHECK(cudaEventRecord(e, reinterpret_cast<cudaStream_t>(stream)));
-    return reinterpret_cast<uintptr_t>(e);
+    return record_marker(Stream{device_, reinterpret_cast<void*>(stream)});
   }
-  bool event_done(uintptr_t event) override {
-    const cudaError_t err = cudaEventQuery(reinterpret_cast<cudaEvent_t>(event));
-    if (err == cudaErrorNotReady) {
-      cudaGetLastError();
-      return false;
-    }
-    EMBER_CUDA_CHECK(err);
-    return true;
-  }
-  void destroy_event(uintptr_t event) override { cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event)); }
+  bool event_done(uintptr_t event) override { return marker_done(event); }
+  void destroy_event(uintptr_t event) override { destroy_marker(event); }
 
  private:
   int device_;
@@ -66,6 +58,18 @@ std::unique_ptr<CachingAllocator> make_allocator(int device);
 
 bool is_built() { return true; }
 
+// Note [Lazy CUDA initialisation] (ember/cuda.h).
+namespace {
+std::atomic<bool> g_initialized{false};
+std::atomic<bool> g_bad_fork{false};  // this process is a child forked after its parent started the driver
+std::once_flag g_init_once;
+
+void forked_child() {
+  g_bad_fork = true;
+  g_initialized = false;
+}
+}  // namespace
+
 int device_count() {
   static int count = [] {
     int n = 0;
@@ -73,6 +77,9 @@ int device_count() {
       cudaGetLastError();  // no driver or no device: CUDA is simply unavailable
       return 0;
     }
+    // cudaGetDeviceCount has started the driver, whose state a forked child cannot use either (PyTorch counts
+    // through NVML instead): from here on a forked child gets the fork error rather than a driver error.
+    if (n > 0) pthread_atfork(nullptr, nullptr, forked_child);
     return n;
   }();
   return count;
@@ -80,10 +87,22 @@ int device_count() {
 
 bool is_available() { return device_count() > 0; }
 
+bool is_initialized() { return g_initialized.load(std::memory_order_relaxed) && !g_bad_fork; }
+
 void check_available(const char* what) {
+  if (g_initialized.load(std::memory_order_acquire) && !g_bad_fork.load(std::memory_order_relaxed)) [[likely]]
+    return;
+  EMBER_CHECK(!g_bad_fork, what, ": Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+              "multiprocessing, you must use the 'spawn' start method");
   EMBER_CHECK(device_count() > 0, what, ": no CUDA device is available (ember was built with CUDA, but the driver "
               "found no GPU); ember.cuda.is_available() is False");
+  std::call_once(g_init_once, [] {
+    EMBER_CUDA_CHECK(cudaFree(nullptr));  // creates the primary context of the current device
+  });
+  g_initialized.store(true, std::memory_order_release);
 }
+
+void init() { check_available("init"); }
 
 int current_device() {
   check_available("current_device");
@@ -106,11 +125,42 @@ void synchronize(int index) {
   check_device_errors(index < 0 ? current_device() : index);
 }
 
-std::string device_name(int index) {
-  check_available("get_device_name");
+namespace {
+int checked_index(int index, const char* what) {
+  check_available(what);
+  if (index < 0) index = current_device();
+  EMBER_CHECK(index < device_count(), what, ": invalid device ordinal ", index, " (", device_count(), " devices)");
+  return index;
+}
+}  // namespace
+
+std::string device_name(int index) { return device_properties(checked_index(index, "get_device_name")).name; }
+
+DeviceProperties device_properties(int index) {
+  index = checked_index(index, "get_device_properties");
   cudaDeviceProp p{};
   EMBER_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
-  return p.name;
+  return DeviceProperties{p.name, p.major, p.minor, p.totalGlobalMem, p.multiProcessorCount};
+}
+
+void mem_get_info(int index, size_t* free_bytes, size_t* total_bytes) {
+  index = checked_index(index, "mem_get_info");
+  DeviceGuard g(index);
+  EMBER_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+}
+
+// Loaded at run time so that the core does not link cuDNN just to report its version (needs no device).
+int cudnn_version() {
+  static int v = [] {
+    for (const char* lib : {"libcudnn.so.9", "libcudnn.so"}) {
+      void* h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+      if (!h) continue;
+      auto fn = reinterpret_cast<size_t (*)()>(dlsym(h, "cudnnGetVersion"));
+      return fn ? int(fn()) : 0;
+    }
+    return 0;
+  }();
+  return v;
 }
 
 Allocator* allocator(int index) {
@@ -126,11 +176,6 @@ Allocator* allocator(int index) {
 }
 
 namespace {
-constexpr int kMaxDevices = 64;
-thread_local void* t_current_stream[kMaxDevices] = {};
-}  // namespace
-
-namespace {
 // EMBER_CUDA_NO_CACHING=1: every allocation is a cudaMalloc and every free a cudaFree (for compute-sanitizer).
 std::unique_ptr<CachingAllocator> make_allocator(int device) {
   CachingAllocator::Options o;
@@ -142,18 +187,11 @@ std::unique_ptr<CachingAllocator> make_allocator(int device) {
 }
 }  // namespace
 
-Stream current_stream(int device) {
-  if (device < 0) device = current_device();
-  EMBER_CHECK(device < kMaxDevices, "current_stream: device index ", device, " out of range");
-  return Stream{device, t_current_stream[device]};
+void record_stream(void* ptr, Stream s) {
+  static_cast<CachingAllocator*>(allocator(s.device))->record_stream(ptr, reinterpret_cast<uintptr_t>(s.handle));
 }
 
-void set_current_stream(Stream s) {
-  EMBER_CHECK(s.device >= 0 && s.device < device_count(), "set_current_stream: invalid device ", s.device);
-  t_current_stream[s.device] = s.handle;
-}
-
-void memcpy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device) {
+void memcpy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device, bool non_blocking) {
   if (nbytes == 0) return;
   DeviceGuard g(device);
   const cudaMemcpyKind k = kind == CopyKind::HostToDevice   ? cudaMemcpyHostToDevice
@@ -161,8 +199,9 @@ void memcpy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device
                                                             : cudaMemcpyDeviceToDevice;
   auto stream = static_cast<cudaStream_t>(current_stream(device).handle);
   EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, k, stream));
-  // Host memory may be pageable and is used by the caller right after: wait for copies touching it.
-  if (kind != CopyKind::DeviceToDevice) {
+  // Pageable host memory is used by the caller right after: wait for copies touching it. A non_blocking copy
+  // touches pinned memory, whose block has recorded the stream (Note [Pinned host memory]).
+  if (kind != CopyKind::DeviceToDevice && !non_blocking) {
     EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
     check_device_errors(device);
   }

@@ -1,0 +1,150 @@
+// ember.cuda and ember.backends: the CUDA runtime (ember/cuda.h) for the Python package python/ember/cuda/. Streams
+// cross the boundary as (device, handle) pairs; python/ember/cuda/streams.py wraps them in PyTorch's classes.
+#include <nanobind/stl/string_view.h>
+
+#include <cstring>
+
+#include "common.h"
+#include "ember/backend/caching_allocator.h"
+#include "ember/cuda.h"
+
+namespace ember::py {
+
+namespace {
+
+cuda::Stream make_stream(int device, uintptr_t handle) { return cuda::Stream{device, reinterpret_cast<void*>(handle)}; }
+nb::tuple stream_tuple(cuda::Stream s) { return nb::make_tuple(s.device, reinterpret_cast<uintptr_t>(s.handle)); }
+
+bool& flag(std::string_view name) {
+  cuda::Flags& f = cuda::flags();
+  if (name == "allow_tf32_matmul") return f.allow_tf32_matmul;
+  if (name == "allow_fp16_reduced_precision_reduction") return f.allow_fp16_reduced_precision_reduction;
+  if (name == "allow_bf16_reduced_precision_reduction") return f.allow_bf16_reduced_precision_reduction;
+  if (name == "cudnn_enabled") return f.cudnn_enabled;
+  if (name == "cudnn_benchmark") return f.cudnn_benchmark;
+  if (name == "cudnn_deterministic") return f.cudnn_deterministic;
+  if (name == "cudnn_allow_tf32") return f.cudnn_allow_tf32;
+  fail<ValueError>("unknown CUDA backend flag '", name, "'");
+}
+
+nb::dict flat_stats(const AllocatorStats& s) {
+  nb::dict d;
+  for (auto& [k, v] : s.flat()) d[k.c_str()] = v;
+  return d;
+}
+
+CachingAllocator* caching(int device) { return static_cast<CachingAllocator*>(cuda::allocator(device)); }
+
+}  // namespace
+
+void init_cuda(nb::module_& m) {
+  m.def("_cuda_is_built", &cuda::is_built);
+  m.def("_cuda_device_count", &cuda::device_count);
+  m.def("_cuda_is_initialized", &cuda::is_initialized);
+  m.def("_cuda_init", &cuda::init);
+  m.def("_cuda_check", [](const char* what) { cuda::check_available(what); });  // names the Python function
+  m.def("_cuda_current_device", &cuda::current_device);
+  m.def("_cuda_set_device", &cuda::set_device);
+  m.def("_cuda_synchronize", [](int i) { cuda::synchronize(i); }, nb::arg("device") = -1);
+  m.def("_cuda_device_name", &cuda::device_name);
+  m.def("_cuda_device_properties", [](int i) {
+    cuda::DeviceProperties p = cuda::device_properties(i);
+    return nb::make_tuple(p.name, p.major, p.minor, p.total_memory, p.multi_processor_count);
+  });
+  m.def("_cuda_mem_get_info", [](int i) {
+    size_t free_b = 0, total_b = 0;
+    cuda::mem_get_info(i, &free_b, &total_b);
+    return nb::make_tuple(free_b, total_b);
+  });
+  m.def("_cudnn_version", &cuda::cudnn_version);
+
+  // The allocator. Before CUDA is initialised nothing has been allocated: PyTorch's answers (an empty dict), without
+  // initialising it.
+  m.def("_cuda_memory_stats", [](int i) { return cuda::is_initialized() ? flat_stats(caching(i)->detailed_stats())
+                                                                        : nb::dict(); });
+  m.def("_cuda_reset_peak_memory_stats", [](int i) {
+    if (cuda::is_initialized()) caching(i)->reset_peak_stats();
+  });
+  m.def("_cuda_reset_accumulated_memory_stats", [](int i) {
+    if (cuda::is_initialized()) caching(i)->reset_accumulated_stats();
+  });
+  m.def("_cuda_empty_cache", [] {
+    if (!cuda::is_initialized()) return;
+    for (int i = 0; i < cuda::device_count(); ++i) cuda::allocator(i)->empty_cache();
+    cuda::pinned_allocator()->empty_cache();
+  });
+  m.def("_cuda_host_memory_stats", []() -> nb::dict {
+    nb::dict d;
+    if (!cuda::is_initialized()) return d;
+    const MemoryStats s = cuda::pinned_allocator()->stats();
+    const std::pair<const char*, int64_t> items[] = {
+        {"allocated_bytes.current", s.allocated}, {"allocated_bytes.peak", s.peak_allocated},
+        {"reserved_bytes.current", s.reserved},   {"reserved_bytes.peak", s.peak_reserved},
+        {"num_host_alloc", s.num_sys_allocs},     {"num_host_free", s.num_sys_frees}};
+    for (auto& [key, value] : items) d[key] = value;
+    return d;
+  });
+
+  // Streams and events.
+  m.def("_cuda_new_stream", [](int device, int priority) { return stream_tuple(cuda::new_stream(device, priority)); });
+  m.def("_cuda_current_stream", [](int device) { return stream_tuple(cuda::current_stream(device)); });
+  m.def("_cuda_default_stream", [](int device) { return stream_tuple(cuda::default_stream(device)); });
+  m.def("_cuda_set_stream", [](int device, uintptr_t h) { cuda::set_current_stream(make_stream(device, h)); });
+  m.def("_cuda_stream_query", [](int device, uintptr_t h) { return cuda::stream_query(make_stream(device, h)); });
+  m.def("_cuda_stream_synchronize", [](int device, uintptr_t h) {
+    nb::gil_scoped_release r;
+    cuda::stream_synchronize(make_stream(device, h));
+  });
+  m.def("_cuda_stream_priority", [](int device, uintptr_t h) { return cuda::stream_priority(make_stream(device, h)); });
+  m.def("_cuda_stream_priority_range", [] {
+    int least = 0, greatest = 0;
+    cuda::priority_range(&least, &greatest);
+    return nb::make_tuple(least, greatest);
+  });
+  m.def("_cuda_stream_wait_stream", [](int d, uintptr_t h, int od, uintptr_t oh) {
+    cuda::stream_wait_stream(make_stream(d, h), make_stream(od, oh));
+  });
+  nb::class_<cuda::Event>(m, "_CudaEvent")
+      .def(nb::init<bool, bool>(), nb::arg("enable_timing") = false, nb::arg("blocking") = false)
+      .def("record", [](cuda::Event& e, int d, uintptr_t h) { e.record(make_stream(d, h)); })
+      .def("wait", [](cuda::Event& e, int d, uintptr_t h) { e.wait(make_stream(d, h)); })
+      .def("query", &cuda::Event::query)
+      .def("synchronize", [](const cuda::Event& e) {
+        nb::gil_scoped_release r;
+        e.synchronize();
+      })
+      .def("elapsed_time", &cuda::Event::elapsed_time)
+      .def_prop_ro("device_index", [](const cuda::Event& e) -> nb::object {
+        if (e.device() < 0) return nb::none();
+        return nb::int_(e.device());
+      })
+      .def_prop_ro("cuda_event", [](const cuda::Event& e) { return reinterpret_cast<uintptr_t>(e.handle()); })
+      .def_prop_ro("enable_timing", &cuda::Event::enable_timing)
+      .def_prop_ro("blocking", &cuda::Event::blocking);
+
+  // ember.backends: the switches the CUDA kernels read (ember::cuda::flags()).
+  m.def("_cuda_get_flag", [](std::string_view name) { return flag(name); });
+  m.def("_cuda_set_flag", [](std::string_view name, bool v) { flag(name) = v; });
+
+  // Tensor methods that concern pinned memory and streams.
+  auto cls = nb::type<Tensor>();
+  cls.attr("pin_memory") = nb::cpp_function([](const Tensor& t, nb::handle) { return cuda::pin_memory(t); },
+                                            nb::is_method(), nb::arg("device") = nb::none());
+  cls.attr("is_pinned") = nb::cpp_function([](const Tensor& t, nb::handle) { return cuda::is_pinned(t); },
+                                           nb::is_method(), nb::arg("device") = nb::none());
+  // stream: an ember.cuda.Stream (its device_index and cuda_stream).
+  cls.attr("record_stream") = nb::cpp_function([](const Tensor& t, nb::handle stream) {
+    EMBER_CHECK_TYPE(nb::hasattr(stream, "cuda_stream") && nb::hasattr(stream, "device_index"),
+                     "record_stream(): argument 'stream' must be ember.cuda.Stream");
+    const int device = nb::cast<int>(stream.attr("device_index"));
+    const auto h = nb::cast<uintptr_t>(stream.attr("cuda_stream"));
+    EMBER_CHECK(t.is_cuda(), "record_stream: expected a CUDA tensor, got one on ", t.device());
+    EMBER_CHECK(t.device().index == device, "record_stream: the tensor is on ", t.device(), " but the stream on cuda:",
+                device);
+    // Memory from outside (DLPack) is not the allocator's: its owner orders its reuse.
+    const Storage& st = t.impl()->storage();
+    if (st->data() && !st->is_external()) cuda::record_stream(st->data(), make_stream(device, h));
+  }, nb::is_method(), nb::arg("stream"));
+}
+
+}  // namespace ember::py

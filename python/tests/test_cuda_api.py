@@ -1,0 +1,438 @@
+"""ember.cuda's device API, streams, events, pinned memory and allocator statistics, and ember.backends.
+
+The first half runs everywhere (here: ember built with CUDA on a machine without a GPU, where every function that
+needs a device must raise a RuntimeError naming it); the second half runs where a GPU is present.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import ember
+from ember import _C
+
+needs_gpu = pytest.mark.skipif(not ember.cuda.is_available(), reason="needs a CUDA device")
+no_gpu = pytest.mark.skipif(ember.cuda.is_available(), reason="checks the behaviour without a CUDA device")
+
+# What the error says without a device: built with CUDA but no GPU, or built without CUDA.
+NO_DEVICE = "no CUDA device is available" if ember.cuda.is_built() else "built without CUDA"
+
+
+def run_python(code, env=None):
+    """Runs `code` in a fresh interpreter (CUDA initialisation and env vars are per process)."""
+    e = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=e,
+                          timeout=300)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Without a device
+
+
+@no_gpu
+def test_availability_without_a_device():
+    assert ember.cuda.is_available() is False
+    assert ember.cuda.device_count() == 0
+    assert ember.cuda.is_initialized() is False
+    assert ember.backends.mps.is_available() is False
+
+
+@no_gpu
+@pytest.mark.parametrize("name, call", [
+    ("current_device", lambda: ember.cuda.current_device()),
+    ("set_device", lambda: ember.cuda.set_device(0)),
+    ("synchronize", lambda: ember.cuda.synchronize()),
+    ("get_device_name", lambda: ember.cuda.get_device_name()),
+    ("get_device_properties", lambda: ember.cuda.get_device_properties(0)),
+    ("get_device_capability", lambda: ember.cuda.get_device_capability()),
+    ("mem_get_info", lambda: ember.cuda.mem_get_info()),
+    ("init", lambda: ember.cuda.init()),
+    ("Stream", lambda: ember.cuda.Stream()),
+    ("Stream", lambda: ember.cuda.Stream(priority=-1)),
+    ("current_stream", lambda: ember.cuda.current_stream()),
+    ("default_stream", lambda: ember.cuda.default_stream()),
+    ("Event.record", lambda: ember.cuda.Event().record()),
+    ("Event.wait", lambda: ember.cuda.Event().wait()),
+    ("device", lambda: ember.cuda.device(0).__enter__()),
+    ("pin_memory", lambda: ember.zeros(3).pin_memory()),
+    ("pin_memory", lambda: ember.empty(3, pin_memory=True)),
+    ("pin_memory", lambda: ember.tensor([1.0], pin_memory=True)),
+    ("pin_memory", lambda: ember.zeros_like(ember.zeros(2), pin_memory=True)),
+])
+def test_functions_that_need_a_device_raise_naming_themselves(name, call):
+    with pytest.raises(RuntimeError, match=NO_DEVICE) as e:
+        call()
+    assert str(e.value).startswith(name + ":"), str(e.value)
+    assert ember.cuda.is_initialized() is False
+
+
+@no_gpu
+def test_moving_a_tensor_to_cuda_raises_without_a_device():
+    for call in (lambda: ember.zeros(3).cuda(), lambda: ember.zeros(3).to("cuda", non_blocking=True),
+                 lambda: ember.zeros(3, device="cuda")):
+        with pytest.raises(RuntimeError, match=NO_DEVICE):
+            call()
+
+
+@no_gpu
+def test_memory_functions_before_initialisation_report_nothing_and_do_not_initialise():
+    assert ember.cuda.memory_allocated() == 0
+    assert ember.cuda.max_memory_allocated() == 0
+    assert ember.cuda.memory_reserved() == 0
+    assert ember.cuda.max_memory_reserved() == 0
+    assert ember.cuda.memory_allocated(0) == 0
+    assert ember.cuda.memory_allocated("cuda:0") == 0
+    assert ember.cuda.memory_stats() == {}
+    assert ember.cuda.host_memory_stats() == {}
+    assert ember.cuda.reset_peak_memory_stats() is None
+    assert ember.cuda.reset_accumulated_memory_stats() is None
+    assert ember.cuda.empty_cache() is None
+    summary = ember.cuda.memory_summary()
+    assert "Allocated memory" in summary and "GPU reserved memory" in summary
+    assert ember.cuda.is_initialized() is False
+
+
+def test_events_need_no_device_until_recorded():
+    e = ember.cuda.Event(enable_timing=True, blocking=True)
+    assert e.query() is True  # never recorded: nothing to wait for
+    assert e.synchronize() is None
+    assert e.cuda_event == 0 and e.device is None
+    with pytest.raises(RuntimeError, match="interprocess"):
+        ember.cuda.Event(interprocess=True)
+    if not ember.cuda.is_available():
+        with pytest.raises(RuntimeError, match="elapsed_time"):
+            e.elapsed_time(ember.cuda.Event(enable_timing=True))
+
+
+def test_device_contexts_with_no_device_do_nothing():
+    with ember.cuda.device(None):
+        pass
+    with ember.cuda.device(-1):
+        pass
+    with ember.cuda.device_of(ember.zeros(2)):  # a CPU tensor
+        pass
+    with ember.cuda.stream(None):
+        pass
+    assert ember.cuda.set_stream(None) is None
+    with pytest.raises(ValueError, match="Expected a cuda device, but got"):
+        ember.cuda.device("cpu")
+
+
+def test_out_of_memory_error_is_a_runtime_error():
+    assert ember.cuda.OutOfMemoryError is _C.OutOfMemoryError
+    assert issubclass(ember.cuda.OutOfMemoryError, RuntimeError)
+
+
+def test_pinned_memory_queries_and_non_blocking_on_the_cpu():
+    t = ember.arange(6.0)
+    assert t.is_pinned() is False
+    assert t.to("cpu", non_blocking=True).data_ptr() == t.data_ptr()  # nothing to do
+    u = ember.zeros(6)
+    u.copy_(t, non_blocking=True)
+    assert u.tolist() == t.tolist()
+    assert t.to(ember.float64, non_blocking=True).tolist() == t.tolist()
+    with pytest.raises(TypeError, match="ember.cuda.Stream"):
+        t.record_stream(object())
+
+
+def test_record_stream_needs_a_cuda_tensor():
+    class FakeStream:
+        device_index, cuda_stream = 0, 0
+
+    with pytest.raises(RuntimeError, match="expected a CUDA tensor"):
+        ember.zeros(2).record_stream(FakeStream())
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# ember.backends
+
+
+@pytest.fixture
+def restore_flags():
+    names = ["allow_tf32_matmul", "allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction",
+             "cudnn_enabled", "cudnn_benchmark", "cudnn_deterministic", "cudnn_allow_tf32"]
+    saved = {n: _C._cuda_get_flag(n) for n in names}
+    yield
+    for n, v in saved.items():
+        _C._cuda_set_flag(n, v)
+
+
+def test_backend_flags_have_pytorchs_defaults():
+    assert ember.backends.cuda.matmul.allow_tf32 is False
+    assert ember.backends.cuda.matmul.allow_fp16_reduced_precision_reduction is True
+    assert ember.backends.cuda.matmul.allow_bf16_reduced_precision_reduction is True
+    assert ember.backends.cudnn.enabled is True
+    assert ember.backends.cudnn.benchmark is False
+    assert ember.backends.cudnn.deterministic is False
+    assert ember.backends.cudnn.allow_tf32 is True
+
+
+@pytest.mark.parametrize("module, attr, cname", [
+    ("cuda", "allow_tf32", "allow_tf32_matmul"),
+    ("cuda", "allow_fp16_reduced_precision_reduction", "allow_fp16_reduced_precision_reduction"),
+    ("cuda", "allow_bf16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction"),
+    ("cudnn", "enabled", "cudnn_enabled"),
+    ("cudnn", "benchmark", "cudnn_benchmark"),
+    ("cudnn", "deterministic", "cudnn_deterministic"),
+    ("cudnn", "allow_tf32", "cudnn_allow_tf32"),
+])
+def test_backend_flags_round_trip_and_reach_cpp(restore_flags, module, attr, cname):
+    obj = ember.backends.cuda.matmul if module == "cuda" else ember.backends.cudnn
+    for value in (True, False, True):
+        setattr(obj, attr, value)
+        assert getattr(obj, attr) is value
+        assert _C._cuda_get_flag(cname) is value  # what the CUDA kernels read (ember::cuda::flags())
+
+
+def test_unknown_backend_flags_raise(restore_flags):
+    with pytest.raises(AttributeError):
+        ember.backends.cuda.matmul.allow_tf64 = True
+    with pytest.raises(ValueError, match="unknown CUDA backend flag"):
+        _C._cuda_get_flag("nope")
+
+
+def test_cudnn_flags_context_manager_sets_and_restores(restore_flags):
+    cudnn = ember.backends.cudnn
+    cudnn.benchmark = True
+    with cudnn.flags(enabled=False, benchmark=False, deterministic=True, allow_tf32=False):
+        assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (False, False, True, False)
+        assert _C._cuda_get_flag("cudnn_deterministic") is True
+    assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (True, True, False, True)
+    with pytest.raises(KeyError):
+        with cudnn.flags(enabled=True, deterministic=True):
+            raise KeyError("inside")
+    assert (cudnn.enabled, cudnn.deterministic) == (True, False)
+
+
+def test_cudnn_version_and_availability_agree():
+    v = ember.backends.cudnn.version()
+    assert ember.backends.cudnn.is_available() is (v is not None and ember.cuda.is_built())
+    if v is not None:
+        assert isinstance(v, int) and v >= 8000
+    assert ember.backends.cuda.is_built() is ember.cuda.is_built()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# With a device
+
+MiB = 1 << 20
+
+
+def busy(n=30, mib=128):
+    """Enqueues n device-to-device copies of `mib` MiB on the current stream: GPU work that takes milliseconds."""
+    a = ember.empty(mib * MiB // 4, device="cuda")
+    b = ember.empty_like(a)
+    for _ in range(n):
+        b.copy_(a)
+        a.copy_(b)
+    return a, b
+
+
+@needs_gpu
+def test_device_queries():
+    assert ember.cuda.device_count() >= 1
+    assert ember.cuda.current_device() == 0
+    assert ember.cuda.is_initialized()
+    p = ember.cuda.get_device_properties(0)
+    assert p.total_memory > 0 and p.multi_processor_count > 0
+    assert (p.major, p.minor) == ember.cuda.get_device_capability() and p.major >= 7
+    assert ember.cuda.get_device_name() == p.name and "_CudaDeviceProperties(name=" in repr(p)
+    free, total = ember.cuda.mem_get_info()
+    assert 0 < free <= total == p.total_memory
+    with ember.cuda.device(0):
+        assert ember.cuda.current_device() == 0
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        ember.cuda.get_device_properties(ember.cuda.device_count())
+
+
+@needs_gpu
+def test_streams_current_default_and_context():
+    default = ember.cuda.default_stream()
+    assert ember.cuda.current_stream() == default and default.cuda_stream == 0
+    s = ember.cuda.Stream()
+    hi = ember.cuda.Stream(priority=-1)
+    assert s != default and s.cuda_stream != 0
+    assert hi.priority <= s.priority
+    with ember.cuda.stream(s):
+        assert ember.cuda.current_stream() == s
+    assert ember.cuda.current_stream() == default
+    ember.cuda.set_stream(s)
+    assert ember.cuda.current_stream() == s
+    ember.cuda.set_stream(default)
+
+
+@needs_gpu
+def test_stream_ordering_with_wait_stream_and_events():
+    s = ember.cuda.Stream()
+    x = ember.full((MiB,), 3.0, device="cuda")
+    s.wait_stream(ember.cuda.current_stream())  # x is written on the default stream
+    with ember.cuda.stream(s):
+        busy()
+        y = x.clone()
+        done = s.record_event()
+    assert s.query() is False or done.query() is True  # either still running or already done
+    ember.cuda.current_stream().wait_event(done)
+    assert y.sum().item() == 3.0 * MiB
+    s.synchronize()
+    assert s.query() is True and done.query() is True
+
+
+@needs_gpu
+def test_event_elapsed_time_of_real_work():
+    start, end = ember.cuda.Event(enable_timing=True), ember.cuda.Event(enable_timing=True)
+    start.record()
+    busy()
+    end.record()
+    end.synchronize()
+    assert end.query()
+    assert start.elapsed_time(end) > 0
+    with pytest.raises(RuntimeError, match="enable_timing"):
+        ember.cuda.Event().elapsed_time(end)
+
+
+@needs_gpu
+def test_caching_allocator_reuses_memory_after_a_warm_up_iteration():
+    def step():
+        a = ember.empty(MiB // 4, device="cuda")
+        b = ember.empty(3 * MiB, device="cuda")
+        c = ember.empty(40 * MiB, device="cuda")
+        del a, b, c
+
+    step()
+    before = ember.cuda.memory_stats()["num_device_alloc"]
+    for _ in range(10):
+        step()
+    assert ember.cuda.memory_stats()["num_device_alloc"] == before
+
+
+@needs_gpu
+def test_memory_stats_track_tensors():
+    ember.cuda.synchronize()
+    base = ember.cuda.memory_allocated()
+    ember.cuda.reset_peak_memory_stats()
+    t = ember.empty(1000, dtype=ember.uint8, device="cuda")  # rounded up to 1024 bytes
+    assert ember.cuda.memory_allocated() == base + 1024
+    assert ember.cuda.max_memory_allocated() >= base + 1024
+    assert ember.cuda.memory_reserved() >= ember.cuda.memory_allocated()
+    stats = ember.cuda.memory_stats()
+    for key in ("allocated_bytes.all.current", "allocated_bytes.all.peak", "allocated_bytes.all.allocated",
+                "allocated_bytes.all.freed", "reserved_bytes.all.current", "active_bytes.all.current",
+                "num_alloc_retries", "num_ooms", "num_device_alloc", "num_device_free"):
+        assert key in stats
+    del t
+    assert ember.cuda.memory_allocated() == base
+    assert "Allocated memory" in ember.cuda.memory_summary()
+
+
+@needs_gpu
+def test_record_stream_defers_reuse_until_the_other_stream_is_done():
+    ember.cuda.empty_cache()  # no cached 16 MiB blocks from other tests
+    s = ember.cuda.Stream()
+    x = ember.empty(4 * MiB, device="cuda")
+    ptr = x.data_ptr()
+    s.wait_stream(ember.cuda.current_stream())
+    with ember.cuda.stream(s):
+        busy(n=200)  # s is busy for a while ...
+        x.add_(1)   # ... then uses x
+    x.record_stream(s)
+    del x
+    y = ember.empty(4 * MiB, device="cuda")  # the default stream must not get x's block yet
+    assert y.data_ptr() != ptr
+    s.synchronize()
+    z = ember.empty(4 * MiB, device="cuda")  # the event has completed: reusable
+    assert z.data_ptr() == ptr
+
+
+@needs_gpu
+def test_out_of_memory_is_catchable_and_the_process_recovers():
+    total = ember.cuda.get_device_properties(0).total_memory
+    ooms = ember.cuda.memory_stats()["num_ooms"]
+    with pytest.raises(ember.cuda.OutOfMemoryError) as e:
+        ember.empty(total + (1 << 30), dtype=ember.uint8, device="cuda")
+    msg = str(e.value)
+    for part in ("out of memory", "Tried to allocate", "allocated", "reserved", "free"):
+        assert part in msg, msg
+    assert isinstance(e.value, RuntimeError)
+    assert ember.cuda.memory_stats()["num_ooms"] == ooms + 1
+    t = ember.full((1000,), 2.0, device="cuda")
+    assert t.sum().item() == 2000.0
+
+
+@needs_gpu
+def test_empty_cache_returns_cached_memory():
+    t = ember.empty(100 * MiB, dtype=ember.uint8, device="cuda")
+    del t
+    reserved = ember.cuda.memory_reserved()
+    assert reserved >= 100 * MiB
+    ember.cuda.empty_cache()
+    assert ember.cuda.memory_reserved() <= reserved - 100 * MiB
+
+
+@needs_gpu
+def test_pinned_non_blocking_copies_round_trip():
+    x = ember.arange(float(MiB))
+    p = x.pin_memory()
+    assert p.is_pinned() and not x.is_pinned()
+    assert p.pin_memory().data_ptr() == p.data_ptr()
+    assert ember.empty(10, pin_memory=True).is_pinned()
+    assert p[10:].is_pinned()  # a view of a pinned block
+    for _ in range(3):
+        d = p.to("cuda", non_blocking=True)
+        back = d.to("cpu", non_blocking=True)  # lands in pinned memory, asynchronously
+        assert back.is_pinned()
+        ember.cuda.current_stream().synchronize()
+        assert back.tolist() == x.tolist()
+        c = d.cuda(non_blocking=True).cpu()  # pageable: synchronous
+        assert not c.is_pinned() and c.tolist() == x.tolist()
+    host = ember.cuda.host_memory_stats()
+    assert host["num_host_alloc"] >= 2 and host["allocated_bytes.current"] > 0
+
+
+@needs_gpu
+def test_pinned_blocks_are_not_reused_while_a_copy_may_use_them():
+    s = ember.cuda.current_stream()
+    busy(n=200)
+    p = ember.arange(float(MiB)).pin_memory()
+    ptr = p.data_ptr()
+    d = p.to("cuda", non_blocking=True)  # queued behind the busy work
+    del p
+    q = ember.empty(MiB, pin_memory=True)  # same size class, but the copy may still read p's block
+    assert q.data_ptr() != ptr
+    s.synchronize()
+    assert d[-1].item() == MiB - 1
+
+
+@needs_gpu
+def test_using_cuda_in_a_forked_child_raises_and_suggests_spawn():
+    r = run_python("""
+        import os, ember
+        ember.zeros(1, device="cuda")
+        pid = os.fork()
+        if pid == 0:
+            try:
+                ember.zeros(1, device="cuda")
+                os._exit(3)
+            except RuntimeError as e:
+                os._exit(0 if "Cannot re-initialize CUDA in forked subprocess" in str(e) and "spawn" in str(e) else 4)
+        _, status = os.waitpid(pid, 0)
+        print("child", os.waitstatus_to_exitcode(status))
+    """)
+    assert r.returncode == 0, r.stderr
+    assert "child 0" in r.stdout, r.stdout + r.stderr
+
+
+@needs_gpu
+def test_no_caching_env_makes_every_allocation_a_device_call():
+    r = run_python("""
+        import ember
+        ember.zeros(1, device="cuda")
+        n0 = ember.cuda.memory_stats()["num_device_alloc"]
+        for _ in range(5):
+            t = ember.empty(1000, device="cuda")
+            del t
+        print("grew", ember.cuda.memory_stats()["num_device_alloc"] - n0)
+    """, env={"EMBER_CUDA_NO_CACHING": "1"})
+    assert r.returncode == 0, r.stderr
+    assert "grew 5" in r.stdout, r.stdout
