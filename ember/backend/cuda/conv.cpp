@@ -25,8 +25,7 @@ namespace {
 // Each pass (forward, backward data, backward filter) of each shape picks its algorithm once: by cuDNN's heuristics
 // (cudnnGetConvolution*Algorithm_v7) or, with ember.backends.cudnn.benchmark, by timing them all on the real
 // operands (cudnnFindConvolution*AlgorithmEx). The first result that succeeded, is deterministic when
-// ember.backends.cudnn.deterministic asks for it, and respects allow_tf32 (float32 without TF32 takes only
-// CUDNN_FMA_MATH algorithms) wins; its math type and workspace size are kept with it. The key (conv_cache_key) holds
+// ember.backends.cudnn.deterministic asks for it, and respects allow_tf32 (math_allowed) wins; its math type and workspace size are kept with it. The key (conv_cache_key) holds
 // the descriptors' arrays, the dtype, the device and the three flags, so changing a flag picks again. Workspaces come
 // from the caching allocator for each call.
 struct AlgoChoice {
@@ -53,9 +52,13 @@ cudnnMathType_t base_math(ScalarType t) {
   }
 }
 
+// float32 without TF32: candidates that need tensor cores are out, the others run with CUDNN_FMA_MATH (cuDNN may
+// report them as CUDNN_DEFAULT_MATH); otherwise a candidate runs with the math type cuDNN reported for it.
+bool no_tf32(ScalarType t) { return t == ScalarType::Float32 && !flags().cudnn_allow_tf32; }
 bool math_allowed(ScalarType t, cudnnMathType_t m) {
-  return !(t == ScalarType::Float32 && !flags().cudnn_allow_tf32 && m != CUDNN_FMA_MATH);
+  return !(no_tf32(t) && (m == CUDNN_TENSOR_OP_MATH || m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION));
 }
+cudnnMathType_t math_for(ScalarType t, cudnnMathType_t reported) { return no_tf32(t) ? CUDNN_FMA_MATH : reported; }
 
 // The op's shapes, geometry and dtype for messages, formatted only when one is raised.
 struct What {
@@ -207,6 +210,14 @@ AlgoChoice choose(ConvCall& c, void* x, void* w, void* y) {
     } catch (const OutOfMemoryError&) {
       ws = Workspace();
     }
+    // The weight gradient accumulates over batch chunks: timing must not overwrite what earlier chunks summed.
+    Workspace scratch;
+    if constexpr (P == ConvPass::BackwardFilter) {
+      int64_t n = 1;
+      for (int d : c.plan.w_dims) n *= d;
+      scratch = Workspace(c.dev, static_cast<size_t>(n) * element_size(c.st));
+      w = scratch.get();
+    }
     EMBER_CUDNN_CHECK(T::find(c, x, w, y, T::kCount, &got, perf, ws.get(), ws.size()), c.what.str(), " (", T::kName,
                       " benchmark)");
   } else {
@@ -217,10 +228,11 @@ AlgoChoice choose(ConvCall& c, void* x, void* w, void* y) {
     if (r.status != CUDNN_STATUS_SUCCESS) continue;
     if (f.cudnn_deterministic && r.determinism != CUDNN_DETERMINISTIC) continue;
     if (!math_allowed(c.st, r.mathType)) continue;
-    c.conv.set_math(r.mathType);
+    const cudnnMathType_t math = math_for(c.st, r.mathType);
+    c.conv.set_math(math);
     size_t s = 0;
     if (T::ws_size(c, r.algo, &s) != CUDNN_STATUS_SUCCESS) continue;
-    const AlgoChoice choice{static_cast<int>(r.algo), r.mathType, std::max(s, r.memory)};
+    const AlgoChoice choice{static_cast<int>(r.algo), math, std::max(s, r.memory)};
     std::lock_guard<std::mutex> lock(cache_mutex());
     algo_cache()[key] = choice;
     return choice;
