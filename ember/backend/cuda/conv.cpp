@@ -25,9 +25,9 @@ namespace {
 // Each pass (forward, backward data, backward filter) of each shape picks its algorithm once: by cuDNN's heuristics
 // (cudnnGetConvolution*Algorithm_v7) or, with ember.backends.cudnn.benchmark, by timing them all on the real
 // operands (cudnnFindConvolution*AlgorithmEx). The first result that succeeded, is deterministic when
-// ember.backends.cudnn.deterministic asks for it, and respects allow_tf32 (math_allowed) wins; its math type and workspace size are kept with it. The key (conv_cache_key) holds
-// the descriptors' arrays, the dtype, the device and the three flags, so changing a flag picks again. Workspaces come
-// from the caching allocator for each call.
+// ember.backends.cudnn.deterministic asks for it, and respects allow_tf32 (math_allowed) wins; its math type and
+// workspace size are kept with it. The key (conv_cache_key) holds the descriptors' arrays, the dtype, the device and
+// the three flags, so changing a flag picks again. Workspaces come from the caching allocator for each call.
 struct AlgoChoice {
   int algo = 0;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
@@ -308,7 +308,8 @@ void conv_forward_cuda(const Tensor& out, const Tensor& input, const Tensor& wei
   const What what{op, input, weight, out, g};
   EMBER_CHECK(input.dtype() == out.dtype() && weight.dtype() == out.dtype() &&
                   (!bias.defined() || bias.dtype() == out.dtype()),
-              what.str(), ": operands of one dtype expected, got input ", input.dtype(), " and weight ", weight.dtype());
+              what.str(), ": operands of one dtype expected, got input ", input.dtype(), " and weight ",
+              weight.dtype());
   const int dev = device_index(out.device());
   DeviceGuard guard(dev);
   const ConvPlan p = make_plan(what, input.sizes(), weight.sizes(), out.sizes(), g);

@@ -63,14 +63,13 @@ cusolverDnHandle_t solver_handle(int device) {
 }
 
 // cuSOLVER's routine `name` for float (cusolverDnS...) or double (cusolverDnD...).
-template <class T, class S, class D>
-constexpr auto pick(S s, D d) {
-  if constexpr (std::is_same_v<T, float>)
-    return s;
-  else
-    return d;
-}
-#define SOLVER(T, name) pick<T>(&cusolverDnS##name, &cusolverDnD##name)
+#define SOLVER(T, name)                                   \
+  [] {                                                    \
+    if constexpr (std::is_same_v<T, float>)               \
+      return &cusolverDnS##name;                          \
+    else                                                  \
+      return &cusolverDnD##name;                          \
+  }()
 
 int solver_int(int64_t v, const char* op) {
   EMBER_CHECK(v <= INT_MAX, op, ": dimension ", v, " is too large for cuSOLVER (at most ", INT_MAX, ")");
@@ -82,14 +81,14 @@ template <class T>
 struct Batch {
   T* data;
   int64_t rows, cols, count;
-  explicit Batch(const Tensor& t)
-      : data(static_cast<T*>(t.data_ptr())),
-        rows(t.sizes()[t.dim() - 2]),
-        cols(t.sizes()[t.dim() - 1]),
-        count(rows * cols != 0 ? t.numel() / (rows * cols) : 0) {}
   T* operator[](int64_t i) const { return data + i * rows * cols; }
   int ld(const char* op) const { return solver_int(std::max<int64_t>(rows, 1), op); }
 };
+template <class T>
+Batch<T> batch_of(const Tensor& t) {
+  const int64_t r = t.sizes()[t.dim() - 2], c = t.sizes()[t.dim() - 1];
+  return {static_cast<T*>(t.data_ptr()), r, c, r * c != 0 ? t.numel() / (r * c) : 0};
+}
 
 // The int32 data of `t` (info, pivots) in device memory: t's own when it is a CUDA tensor, else a buffer that
 // load() fills from t and store() copies back to t (waiting for the stream).
@@ -143,7 +142,7 @@ template <class T>
 void lu_factor_impl(const Tensor& a, const Tensor& pivots, const Tensor& info) {
   const char* op = "lu_factor";
   Ctx c(a);
-  Batch<T> A(a);
+  const Batch<T> A = batch_of<T>(a);
   if (A.count == 0) return;
   const int m = solver_int(A.rows, op), n = solver_int(A.cols, op), lda = A.ld(op), k = std::min(m, n);
   cusolverDnHandle_t h = solver_handle(c.dev);
@@ -163,12 +162,12 @@ template <class T>
 void lu_solve_impl(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) {
   const char* op = "lu_solve";
   Ctx c(b);
-  Batch<T> A(lu), B(b);
+  const Batch<T> A = batch_of<T>(lu), B = batch_of<T>(b);
   if (B.count == 0) return;
   const int n = solver_int(A.rows, op), nrhs = solver_int(B.cols, op), lda = A.ld(op), ldb = B.ld(op);
   cusolverDnHandle_t h = solver_handle(c.dev);
-  DeviceInts piv(pivots, c.dev, B.count * n), inf(empty({{B.count}}, TensorOptions(ScalarType::Int32).device(b.device())),
-                                                    c.dev, B.count);
+  const Tensor getrs_info = empty({{B.count}}, TensorOptions(ScalarType::Int32).device(b.device()));
+  DeviceInts piv(pivots, c.dev, B.count * n), inf(getrs_info, c.dev, B.count);
   piv.load();
   for (int64_t i = 0; i < B.count; ++i)
     EMBER_CUSOLVER_CHECK(SOLVER(T, getrs)(h, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, n, nrhs, A[i], lda,
@@ -180,7 +179,7 @@ template <class T>
 void cholesky_impl(const Tensor& a, bool upper, const Tensor& info) {
   const char* op = "cholesky";
   Ctx c(a);
-  Batch<T> A(a);
+  const Batch<T> A = batch_of<T>(a);
   if (A.count == 0) return;
   const int n = solver_int(A.rows, op), lda = A.ld(op);
   const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
@@ -204,7 +203,7 @@ template <class T>
 void triangular_solve_impl(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) {
   const char* op = "triangular_solve";
   Ctx c(b);
-  Batch<T> A(a), B(b);
+  const Batch<T> A = batch_of<T>(a), B = batch_of<T>(b);
   if (B.count == 0) return;
   const int m = solver_int(B.rows, op), n = solver_int(B.cols, op), lda = A.ld(op), ldb = B.ld(op);
   cublasHandle_t h = cublas_handle(c.dev);
@@ -229,7 +228,7 @@ template <class T>
 void qr_impl(const Tensor& a, const Tensor& q, const Tensor& r) {
   const char* op = "qr";
   Ctx c(a);
-  Batch<T> A(a);
+  const Batch<T> A = batch_of<T>(a);
   if (A.count == 0) return;
   const int m = solver_int(A.rows, op), n = solver_int(A.cols, op), lda = A.ld(op), k = std::min(m, n);
   const int qc = q.defined() ? solver_int(q.sizes()[q.dim() - 1], op) : 0;
@@ -267,7 +266,7 @@ template <class T>
 void svd_impl(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, const Tensor& info) {
   const char* op = "svd";
   Ctx c(a);
-  Batch<T> A(a);
+  const Batch<T> A = batch_of<T>(a);
   if (A.count == 0) return;
   const int m = solver_int(A.rows, op), n = solver_int(A.cols, op), lda = A.ld(op), k = std::min(m, n);
   const bool vectors = u.defined();
@@ -322,7 +321,7 @@ template <class T>
 void eigh_impl(const Tensor& a, const Tensor& w, bool upper, bool compute_v, const Tensor& info) {
   const char* op = "eigh";
   Ctx c(a);
-  Batch<T> A(a);
+  const Batch<T> A = batch_of<T>(a);
   if (A.count == 0) return;
   const int n = solver_int(A.rows, op), lda = A.ld(op);
   const cusolverEigMode_t jobz = compute_v ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
@@ -345,7 +344,7 @@ template <class T>
 void lstsq_impl(const Tensor& a, const Tensor& b, const Tensor& rank, const Tensor& sv, double rcond,
                 std::string_view driver, const Tensor& info) {
   const char* op = "lstsq";
-  Batch<T> A(a), B(b);
+  const Batch<T> A = batch_of<T>(a), B = batch_of<T>(b);
   EMBER_CHECK_T(NotImplementedError, driver == "gels", "torch.linalg.lstsq: `driver` other than `gels` is not "
                 "supported on CUDA (got '", driver, "')");
   EMBER_CHECK_T(NotImplementedError, A.rows >= A.cols, "torch.linalg.lstsq: only overdetermined systems "
@@ -396,7 +395,8 @@ void cholesky_cuda(const Tensor& a, bool upper, const Tensor& info) {
   on_float(a, "cholesky", [&](auto t) { cholesky_impl<decltype(t)>(a, upper, info); });
 }
 void triangular_solve_cuda(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) {
-  on_float(a, "triangular_solve", [&](auto t) { triangular_solve_impl<decltype(t)>(a, b, upper, left, unitriangular); });
+  on_float(a, "triangular_solve",
+           [&](auto t) { triangular_solve_impl<decltype(t)>(a, b, upper, left, unitriangular); });
 }
 void qr_cuda(const Tensor& a, const Tensor& q, const Tensor& r) {
   on_float(a, "qr", [&](auto t) { qr_impl<decltype(t)>(a, q, r); });

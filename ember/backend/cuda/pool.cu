@@ -17,7 +17,7 @@ namespace {
 constexpr int kThreads = 256;
 
 // Output index within a plane -> per-dim positions (dims padded to three).
-__device__ __forceinline__ void unflatten(const PoolParams& p, int64_t o, const int64_t* sizes, int64_t pos[3]) {
+__device__ __forceinline__ void unflatten(int64_t o, const int64_t* sizes, int64_t pos[3]) {
   pos[2] = o % sizes[2];
   o /= sizes[2];
   pos[1] = o % sizes[1];
@@ -35,7 +35,7 @@ __global__ void max_pool_kernel(PoolParams p, int64_t total, const T* __restrict
        t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t plane = t / p.out_n, o = t % p.out_n;
     int64_t pos[3];
-    unflatten(p, o, p.out, pos);
+    unflatten(o, p.out, pos);
     const PoolSpan sd = pool_span(p, 0, pos[0]), sh = pool_span(p, 1, pos[1]), sw = pool_span(p, 2, pos[2]);
     const T* xp = x + plane * p.in_n;
     T best = -INFINITY;
@@ -62,14 +62,15 @@ __global__ void avg_pool_kernel(PoolParams p, int64_t total, const T* __restrict
        t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t plane = t / p.out_n, o = t % p.out_n;
     int64_t pos[3];
-    unflatten(p, o, p.out, pos);
+    unflatten(o, p.out, pos);
     const PoolSpan sp[3] = {pool_span(p, 0, pos[0]), pool_span(p, 1, pos[1]), pool_span(p, 2, pos[2])};
     const T* xp = x + plane * p.in_n;
     double sum = 0;  // in double, as the CPU kernel
     for (int64_t a = 0, id = sp[0].first; a < sp[0].count; ++a, id += sp[0].step)
       for (int64_t b = 0, ih = sp[1].first; b < sp[1].count; ++b, ih += sp[1].step) {
         const T* row = xp + (id * p.in[1] + ih) * p.in[2];
-        for (int64_t c = 0, iw = sp[2].first; c < sp[2].count; ++c, iw += sp[2].step) sum += static_cast<double>(row[iw]);
+        for (int64_t c = 0, iw = sp[2].first; c < sp[2].count; ++c, iw += sp[2].step)
+          sum += static_cast<double>(row[iw]);
       }
     const int64_t div = divisor(p, sp);
     y[t] = div ? static_cast<T>(sum / static_cast<double>(div)) : T(0);
@@ -83,7 +84,7 @@ __global__ void avg_pool_backward_kernel(PoolParams p, int64_t total, const T* _
        t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t plane = t / p.in_n, i = t % p.in_n;
     int64_t pos[3];
-    unflatten(p, i, p.in, pos);
+    unflatten(i, p.in, pos);
     int64_t lo[3], hi[3];
     for (int d = 0; d < 3; ++d) covering_outputs(p, d, pos[d], lo[d], hi[d]);
     const T* gp = gy + plane * p.out_n;
@@ -107,67 +108,56 @@ __global__ void avg_pool_backward_kernel(PoolParams p, int64_t total, const T* _
   }
 }
 
+// Where and how wide a kernel runs: the device and current stream of `t`, one thread per element of `total`.
 struct Launch {
   int dev;
   cudaStream_t stream;
   int64_t blocks;
-  explicit Launch(const Tensor& t, int64_t total) {
-    dev = t.device().index >= 0 ? t.device().index : current_device();
-    stream = static_cast<cudaStream_t>(current_stream(dev).handle);
-    blocks = std::min<int64_t>((total + kThreads - 1) / kThreads, int64_t(1) << 20);
-  }
 };
 
-void check_dtype(const char* op, const Tensor& t) {
-  EMBER_CHECK_T(NotImplementedError, t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64, op,
-                ": the CUDA kernel supports float32 and float64, not ", t.dtype(),
+// f(T{}, launch, total) for T = float or double by `in`'s dtype, with `total` = out.numel() threads (none when 0).
+template <class F>
+void launch(const char* op, const Tensor& in, const Tensor& out, F&& f) {
+  EMBER_CHECK_T(NotImplementedError, in.dtype() == ScalarType::Float32 || in.dtype() == ScalarType::Float64, op,
+                ": the CUDA kernel supports float32 and float64, not ", in.dtype(),
                 " (the pooling ops compute 16-bit floats in float32)");
+  const int64_t total = out.numel();
+  if (total == 0) return;
+  const int dev = out.device().index >= 0 ? out.device().index : current_device();
+  DeviceGuard guard(dev);
+  const Launch l{dev, static_cast<cudaStream_t>(current_stream(dev).handle),
+                 std::min<int64_t>((total + kThreads - 1) / kThreads, int64_t(1) << 20)};
+  if (in.dtype() == ScalarType::Float32)
+    f(float{}, l, total);
+  else
+    f(double{}, l, total);
+  after_launch(dev);
 }
 
 void max_pool_cuda(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolGeometry& g) {
-  check_dtype("max_pool", input);
   const PoolParams p = make_pool_params(g);
-  const int64_t total = out.numel();
-  if (total == 0) return;
-  const Launch l(out, total);
-  DeviceGuard guard(l.dev);
   int64_t* ix = indices.defined() ? indices.data<int64_t>() : nullptr;
-  if (input.dtype() == ScalarType::Float32)
-    max_pool_kernel<float><<<l.blocks, kThreads, 0, l.stream>>>(p, total, input.data<float>(), out.data<float>(), ix);
-  else
-    max_pool_kernel<double>
-        <<<l.blocks, kThreads, 0, l.stream>>>(p, total, input.data<double>(), out.data<double>(), ix);
-  after_launch(l.dev);
+  launch("max_pool", input, out, [&](auto t, const Launch& l, int64_t total) {
+    using T = decltype(t);
+    max_pool_kernel<T><<<l.blocks, kThreads, 0, l.stream>>>(p, total, input.data<T>(), out.data<T>(), ix);
+  });
 }
 
 void avg_pool_cuda(const Tensor& out, const Tensor& input, const PoolGeometry& g) {
-  check_dtype("avg_pool", input);
   const PoolParams p = make_pool_params(g);
-  const int64_t total = out.numel();
-  if (total == 0) return;
-  const Launch l(out, total);
-  DeviceGuard guard(l.dev);
-  if (input.dtype() == ScalarType::Float32)
-    avg_pool_kernel<float><<<l.blocks, kThreads, 0, l.stream>>>(p, total, input.data<float>(), out.data<float>());
-  else
-    avg_pool_kernel<double><<<l.blocks, kThreads, 0, l.stream>>>(p, total, input.data<double>(), out.data<double>());
-  after_launch(l.dev);
+  launch("avg_pool", input, out, [&](auto t, const Launch& l, int64_t total) {
+    using T = decltype(t);
+    avg_pool_kernel<T><<<l.blocks, kThreads, 0, l.stream>>>(p, total, input.data<T>(), out.data<T>());
+  });
 }
 
 void avg_pool_backward_cuda(const Tensor& grad_input, const Tensor& grad_out, const PoolGeometry& g) {
-  check_dtype("avg_pool_backward", grad_out);
   const PoolParams p = make_pool_params(g);
-  const int64_t total = grad_input.numel();
-  if (total == 0) return;
-  const Launch l(grad_input, total);
-  DeviceGuard guard(l.dev);
-  if (grad_out.dtype() == ScalarType::Float32)
-    avg_pool_backward_kernel<float>
-        <<<l.blocks, kThreads, 0, l.stream>>>(p, total, grad_out.data<float>(), grad_input.data<float>());
-  else
-    avg_pool_backward_kernel<double>
-        <<<l.blocks, kThreads, 0, l.stream>>>(p, total, grad_out.data<double>(), grad_input.data<double>());
-  after_launch(l.dev);
+  launch("avg_pool_backward", grad_out, grad_input, [&](auto t, const Launch& l, int64_t total) {
+    using T = decltype(t);
+    avg_pool_backward_kernel<T>
+        <<<l.blocks, kThreads, 0, l.stream>>>(p, total, grad_out.data<T>(), grad_input.data<T>());
+  });
 }
 
 }  // namespace
