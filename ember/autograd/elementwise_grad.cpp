@@ -306,6 +306,8 @@ Tensor unary_formula(UnaryOp op, const UnaryArgs& args, const Tensor& g, const T
 
 }  // namespace
 
+bool unary_grad_reads_input(UnaryOp op) { return unary_saves(op) == Saves::Input; }
+
 void record_binary(BinaryOp op, const Operand& a, const Operand& b, const Tensor& out, const Scalar& alpha) {
   const Tensor* in[] = {a.t, b.t};
   if (!needs_grad(in)) [[likely]]
@@ -368,7 +370,7 @@ void record_ternary(TernaryOp op, const Operand& a, const Operand& b, const Oper
         if (n.needs(2)) gc = where(a.t, 0.0, g);
         break;
       case TernaryOp::Lerp:  // a + c * (b - a)
-        if (n.needs(0)) ga = mul(g, sub(1.0, c.op()));
+        if (n.needs(0)) ga = c.is_tensor ? mul(g, sub(1.0, c.t)) : mul(g, 1.0 - c.s.to_double());
         if (n.needs(1)) gb = mul(g, c.op());
         if (n.needs(2)) gc = mul(g, sub(b.t, a.t));
         break;

@@ -11,6 +11,8 @@ namespace ember::autograd {
 // out = op(a, b) was just computed out of place; records its node when needed.
 void record_binary(BinaryOp op, const Operand& a, const Operand& b, const Tensor& out, const Scalar& alpha);
 void record_unary(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs& args);
+// Whether op's gradient formula reads its input (rather than its result or nothing).
+bool unary_grad_reads_input(UnaryOp op);
 void record_ternary(TernaryOp op, const Operand& a, const Operand& b, const Operand& c, const Tensor& out,
                     const Scalar& value);
 

@@ -37,11 +37,16 @@ const OpInfo& info(BinaryOp op) {
 
 // A Python number as a 0-d tensor of the compute dtype on the device of the op.
 Tensor wrap(const Operand& x, ScalarType dtype, Device device) {
-  if (x.t) return *x.t;
-  return scalar_tensor(x.s, dtype, device);
+  if (x.t) return elementwise_operand(*x.t, device);
+  return scalar_tensor(x.s, dtype, device.is_cuda() ? kCPU : device);
 }
 
 }  // namespace
+
+Tensor elementwise_operand(const Tensor& t, Device device) {
+  if (t.device() == device || (device.is_cuda() && t.device().is_cpu() && t.dim() == 0)) return t;
+  return to(t, device);
+}
 
 const char* binary_op_name(BinaryOp op) { return info(op).name; }
 
@@ -111,8 +116,6 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
     EMBER_CHECK(b.s.to_int() >= 0, "Integers to negative integer powers are not allowed.");
 
   Tensor x = wrap(a, compute, device), y = wrap(b, compute, device);
-  if (x.device() != device) x = to(x, device);
-  if (y.device() != device) y = to(y, device);
   DimVector shape = broadcast_shapes(x.sizes(), y.sizes(), name);
 
   if (!out.defined()) {

@@ -73,7 +73,11 @@ Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs&
   if (const Tensor* in[] = {&x, &out}; autograd::needs_grad(in)) {
     EMBER_CHECK(x.is_same(out), name, "(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad.");
-    return autograd::inplace_with_grad(out, name, [&] { return unary_op(op, x, {}, args); });
+    // A gradient that reads the input is computed from a copy, which the write below leaves intact (PyTorch keeps
+    // the original self of such in-place ops the same way).
+    return autograd::inplace_with_grad(out, name, [&] {
+      return unary_op(op, autograd::unary_grad_reads_input(op) ? x.clone() : x, {}, args);
+    });
   }
   EMBER_CHECK(out.device() == x.device(), name, ": Expected all tensors to be on the same device, but found at least "
               "two devices, ", x.device(), " and ", out.device(), "! (output)");

@@ -22,6 +22,9 @@ void copy_into(const Tensor& dst, const Tensor& src);
 // CPU it comes from a small per-thread ring of reused tensors (no allocation): callers must not keep it
 // beyond the op.
 Tensor scalar_tensor(const Scalar& value, ScalarType dtype, Device device);
+// An elementwise op's tensor operand moved to the op's device. A 0-d CPU tensor joining a CUDA op stays on the host:
+// the CUDA kernels take it by value (Note [CUDA elementwise launcher]), saving a host-to-device copy per op.
+Tensor elementwise_operand(const Tensor& t, Device device);
 // A tensor sharing t's storage with new geometry (and, for view(dtype), another dtype).
 Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
                  std::optional<ScalarType> dtype = std::nullopt);

@@ -1,23 +1,36 @@
-// CPU binary kernels, split over two files by op group to keep compile units small.
+// CPU elementwise kernels: the runner that gives the shared formulas (Note [Shared elementwise math]) the CPU's loop;
+// binary kernels split over two files by op group to keep compile units small.
 #pragma once
 
 #include <type_traits>
 
 #include "ember/backend/cpu/loops.h"
+#include "ember/backend/math/common.h"
 #include "ember/ops/binary.h"
 
 namespace ember::cpu {
 
-// The type the math of T runs in: float for the 16-bit floating types (each op rounds once).
-template <class T>
-using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
-template <class T>
-constexpr bool is_fp = std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+using math::Acc;
+using math::is_fp;
+
+[[noreturn]] void zero_division(const char* op);
+
+// The runner of Note [Shared elementwise math]: cpu_kernel over one StridedIter; errors raise at once.
+struct Runner {
+  const StridedIter& it;
+  static constexpr const char* kDevice = "CPU";
+  struct Errors {
+    [[noreturn]] void zero_division(const char* op) const { cpu::zero_division(op); }
+  };
+  Errors errors() const { return {}; }
+  template <class Out, class In, int N, class F>
+  void kernel(F f) const {
+    cpu_kernel<Out, In, N>(it, f);
+  }
+};
 
 // Each returns false when the op is not in its group.
 bool binary_arith(BinaryOp op, const StridedIter& it, ScalarType compute, const Scalar& alpha);
 bool binary_logic(BinaryOp op, const StridedIter& it, ScalarType compute);
-
-[[noreturn]] void zero_division(const char* op);
 
 }  // namespace ember::cpu

@@ -1,4 +1,4 @@
-// CUDA copy/cast, fill, arange and linspace through the one elementwise launcher.
+// CUDA copy/cast, fill, arange and linspace through the one elementwise launcher (launch.cuh).
 #include "ember/backend/cuda/launch.cuh"
 #include "ember/backend/kernels.h"
 #include "ember/convert.h"
@@ -6,11 +6,9 @@
 namespace ember::cuda {
 namespace {
 
-template <class Out, class In>
-struct CastFn {
-  __device__ void operator()(char* const* p) const {
-    *reinterpret_cast<Out*>(p[0]) = convert<Out>(*reinterpret_cast<const In*>(p[1]));
-  }
+template <class T>
+struct Identity {
+  __device__ T operator()(T x) const { return x; }
 };
 
 template <class T>
@@ -53,11 +51,13 @@ struct LinspaceFn {
   }
 };
 
+// One instantiation per destination dtype: a source of another dtype takes the launcher's casting path.
 void copy(const Tensor& dst, const Tensor& src) {
   StridedIter it = StridedIter::make({&dst, &src}, dst.sizes());
   DeviceGuard g(dst.device().index);
   dispatch_all(dst.dtype(), [&](auto o) {
-    dispatch_all(src.dtype(), [&](auto i) { launch_elementwise<2>(it, CastFn<decltype(o), decltype(i)>{}); });
+    using T = decltype(o);
+    gpu_kernel<T, T, 1>(it, Identity<T>{});
   });
 }
 

@@ -54,8 +54,12 @@ void check_device_errors(int device) {
   volatile DeviceErrorReport* r = g_slots[device].host;
   if (r->state != 2) return;
   const std::string op = r->op ? r->op : "cuda kernel";
+  const int kind = r->kind;
   const int64_t index = r->index, dim = r->dim, size = r->size;
   r->state = 0;  // read: the next report may be written
+  if (kind == kZeroDivision)
+    fail<Error>("ZeroDivisionError: integer division by zero in ", index == 0 ? "div" : index == 1 ? "remainder" : "fmod",
+                " (found by a CUDA kernel on cuda:", device, "; the op's output is not valid)");
   fail<IndexError>(op, ": index ", index, " is out of bounds for dimension ", dim, " with size ", size,
                    " (found by a CUDA kernel on cuda:", device, "; the op's output is not valid)");
 }

@@ -73,7 +73,7 @@ __device__ __forceinline__ void update(T* const* q, const T* c, int64_t i) {
     const T p = q[0][i];
     T d = l2_grad(p, q[1][i], c[dir], c[wd]);
     if (c[momentum] != 0) {
-      const T buf = c[init] != 0 ? d : c[momentum] * q[2][i] + (1 - c[dampening]) * d;
+      const T buf = c[optim::sgd::init] != 0 ? d : c[momentum] * q[2][i] + (1 - c[dampening]) * d;
       q[2][i] = buf;
       d = c[nesterov] != 0 ? d + c[momentum] * buf : buf;
     }

@@ -19,6 +19,12 @@ def _outputs(fn, inputs):
     return [o for o in _as_tuple(out) if isinstance(o, Tensor)]
 
 
+def _host(t):
+    """A tensor's values as a flat float64 NumPy array (copied to the CPU from any device)."""
+    import ember
+    return t.detach().to("cpu", ember.float64).numpy().reshape(-1).copy()
+
+
 def _numerical_jacobians(fn, inputs, diff_idx, eps):
     """For each differentiable input: a list (per output) of arrays [input numel, output numel]."""
     import ember
@@ -35,9 +41,9 @@ def _numerical_jacobians(fn, inputs, diff_idx, eps):
             with ember.no_grad():
                 orig = x[idx].item() if x.dim() else x.item()
                 x[idx] = orig + eps
-                plus = [o.detach().to(ember.float64).numpy().reshape(-1).copy() for o in _outputs(fn, inputs)]
+                plus = [_host(o) for o in _outputs(fn, inputs)]
                 x[idx] = orig - eps
-                minus = [o.detach().to(ember.float64).numpy().reshape(-1).copy() for o in _outputs(fn, inputs)]
+                minus = [_host(o) for o in _outputs(fn, inputs)]
                 x[idx] = orig
             for j in range(len(outs0)):
                 per_out[j][k] = (plus[j] - minus[j]) / (2 * eps)
@@ -64,7 +70,7 @@ def _analytical_jacobians(fn, inputs, diff_idx, nondet_tol=0.0):
                     if tuple(gr.shape) != tuple(diff_inputs[a].shape):
                         raise GradcheckError("Gradient has incorrect size: input %d has shape %s, its gradient %s"
                                              % (diff_idx[a], tuple(diff_inputs[a].shape), tuple(gr.shape)))
-                    jacs[a][j][:, k] = gr.detach().to(ember.float64).numpy().reshape(-1)
+                    jacs[a][j][:, k] = _host(gr)
     return jacs
 
 

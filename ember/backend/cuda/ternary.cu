@@ -1,0 +1,21 @@
+// CUDA ternary kernels: the shared formulas (ember/backend/math/ternary.h) over gpu_kernel; operands may be 0-d CPU
+// tensors, passed by value (elementwise.cuh).
+#include "ember/backend/cuda/elementwise.cuh"
+#include "ember/backend/math/ternary.h"
+
+namespace ember::cuda {
+namespace {
+
+void ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c, ScalarType compute,
+             const Scalar& value) {
+  DeviceGuard g(out.device().index);
+  std::array<const Tensor*, 3> host{};
+  const StridedIter it = device_operands<3>(out, {&a, &b, &c}, host);
+  dispatch_all(compute, [&](auto v) { math::ternary_ops<decltype(v)>(op, Runner{it, host, out.device().index}, value); });
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(ternary, CUDA, ternary)
+
+}  // namespace ember::cuda
