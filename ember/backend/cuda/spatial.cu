@@ -9,18 +9,19 @@
 namespace ember::cuda {
 namespace {
 
+// Calls body(T{}, I{}) under a DeviceGuard: T the float type of `in`, I the kernels' index type: 32-bit when every
+// offset fits (integer division dominates these kernels), else 64-bit. The margin keeps the grid-stride step (at
+// most 2^24) from overflowing.
 template <class F>
-void dispatch_float(ScalarType t, F&& f) {
-  if (t == ScalarType::Float64) f(double{});
-  else f(float{});
-}
-
-// 32-bit index arithmetic when every offset fits (integer division dominates these kernels), else 64-bit. The
-// margin keeps the grid-stride step (at most 2^24) from overflowing.
-template <class F>
-void dispatch_index(int64_t max_offset, F&& f) {
-  if (max_offset < (int64_t(1) << 31) - (int64_t(1) << 25)) f(int32_t{});
-  else f(int64_t{});
+void dispatch_spatial(const Tensor& out, const Tensor& in, F&& body) {
+  DeviceGuard g(out.device().index);
+  const bool wide = std::max(in.numel(), out.numel()) >= (int64_t(1) << 31) - (int64_t(1) << 25);
+  auto with_index = [&](auto t) {
+    if (wide) body(t, int64_t{});
+    else body(t, int32_t{});
+  };
+  if (in.dtype() == ScalarType::Float64) with_index(double{});
+  else with_index(float{});
 }
 
 template <class I, class F>
@@ -47,7 +48,8 @@ class Upload {
     return at;
   }
   Tensor to_device(Device d) const {
-    Tensor host = empty({{std::max<int64_t>(static_cast<int64_t>(bytes_.size()), 1)}}, TensorOptions(ScalarType::UInt8));
+    const int64_t n = std::max<int64_t>(static_cast<int64_t>(bytes_.size()), 1);
+    Tensor host = empty({{n}}, TensorOptions(ScalarType::UInt8));
     if (!bytes_.empty()) std::memcpy(host.data_ptr(), bytes_.data(), bytes_.size());
     return to(host, d);
   }
@@ -83,11 +85,7 @@ void resample_typed(const Tensor& out, const Tensor& in, const ResampleTaps& tap
 }
 
 void resample(const Tensor& out, const Tensor& in, const ResampleTaps& taps) {
-  DeviceGuard g(out.device().index);
-  dispatch_float(in.dtype(), [&](auto t) {
-    dispatch_index(std::max(in.numel(), out.numel()),
-                   [&](auto i) { resample_typed<decltype(t), decltype(i)>(out, in, taps); });
-  });
+  dispatch_spatial(out, in, [&](auto t, auto i) { resample_typed<decltype(t), decltype(i)>(out, in, taps); });
 }
 
 // The transposed map as lists per input position: the (output, weight) pairs that read it, in the CPU's order
@@ -133,11 +131,8 @@ void resample_adjoint_typed(const Tensor& out, const Tensor& in, const ResampleT
 }
 
 void resample_adjoint(const Tensor& out, const Tensor& in, const ResampleTaps& taps) {
-  DeviceGuard g(out.device().index);
-  dispatch_float(in.dtype(), [&](auto t) {
-    dispatch_index(std::max(in.numel(), out.numel()),
-                   [&](auto i) { resample_adjoint_typed<decltype(t), decltype(i)>(out, in, taps); });
-  });
+  dispatch_spatial(out, in,
+                   [&](auto t, auto i) { resample_adjoint_typed<decltype(t), decltype(i)>(out, in, taps); });
 }
 
 // The geometry in the kernels' index type.
@@ -191,19 +186,11 @@ void col2im_typed(const Tensor& im, const Tensor& cols, const Im2ColArgs& args) 
 }
 
 void im2col(const Tensor& cols, const Tensor& im, const Im2ColArgs& a) {
-  DeviceGuard g(cols.device().index);
-  dispatch_float(im.dtype(), [&](auto t) {
-    dispatch_index(std::max(cols.numel(), im.numel()),
-                   [&](auto i) { im2col_typed<decltype(t), decltype(i)>(cols, im, a); });
-  });
+  dispatch_spatial(cols, im, [&](auto t, auto i) { im2col_typed<decltype(t), decltype(i)>(cols, im, a); });
 }
 
 void col2im(const Tensor& im, const Tensor& cols, const Im2ColArgs& a) {
-  DeviceGuard g(im.device().index);
-  dispatch_float(im.dtype(), [&](auto t) {
-    dispatch_index(std::max(cols.numel(), im.numel()),
-                   [&](auto i) { col2im_typed<decltype(t), decltype(i)>(im, cols, a); });
-  });
+  dispatch_spatial(im, cols, [&](auto t, auto i) { col2im_typed<decltype(t), decltype(i)>(im, cols, a); });
 }
 
 }  // namespace
