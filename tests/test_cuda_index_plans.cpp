@@ -1,6 +1,7 @@
-// Host-side logic of the CUDA sorting kernels (ember/backend/cuda/sort_plan.h), checked without a GPU: the radix keys
-// order values exactly as the CPU's sort does (NaN last, -0 == +0, 16-bit floats), the two-pass segmented sort built
-// on them reproduces the CPU's stable per-slice order, and the plan's geometry.
+// Host-side logic of the CUDA indexing, sorting and spatial kernels (ember/backend/cuda/index_plans.h), checked
+// without a GPU: the radix keys order values exactly as the CPU's sort does (NaN last, -0 == +0, 16-bit floats), the
+// two-pass segmented sort built on them reproduces the CPU's stable per-slice order, the plan's geometry, and the
+// resampling adjoint's gather lists sum exactly as the CPU's scatter does.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "ember/backend/cuda/sort_plan.h"
+#include "ember/backend/cuda/index_plans.h"
 
 using namespace ember;
 using namespace ember::cuda;
@@ -126,6 +127,38 @@ TEST(CudaSortPlan, TwoPassSegmentedSortIsTheCpusStableSort) {
       check_two_pass(xi, rows, n, desc);
     }
   }
+}
+
+// The CPU's resample_adjoint (ember/backend/cpu/spatial.cpp) for one line, against the gather over adjoint_taps.
+TEST(CudaResamplePlan, AdjointGatherMatchesTheCpusScatter) {
+  std::mt19937 gen(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  ResampleTaps t;
+  t.in_size = 9;
+  t.out_size = 6;
+  t.width = 4;
+  for (int64_t o = 0; o < t.out_size; ++o)
+    for (int64_t k = 0; k < t.width; ++k) {
+      t.index.push_back(std::min<int64_t>(t.in_size - 1, (o * 3) / 2 + k));  // repeated indices at the edge
+      t.weight.push_back(k == 3 && o % 2 ? 0.0 : u(gen));                    // and some zero weights
+    }
+  std::vector<float> g(t.out_size);
+  for (float& v : g) v = static_cast<float>(u(gen));
+  std::vector<float> cpu(t.in_size, 0.0f);
+  for (int64_t o = 0; o < t.out_size; ++o)
+    for (int64_t k = 0; k < t.width; ++k) {
+      const float wt = static_cast<float>(t.weight[o * t.width + k]);
+      if (wt == 0.0f) continue;
+      cpu[t.index[o * t.width + k]] += g[o] * wt;
+    }
+  const AdjointTaps<float> a = adjoint_taps<float>(t);
+  ASSERT_EQ(a.first.size(), static_cast<size_t>(t.in_size + 1));
+  for (int64_t i = 0; i < t.in_size; ++i) {
+    float acc = 0.0f;
+    for (int64_t q = a.first[i]; q < a.first[i + 1]; ++q) acc += g[a.output[q]] * a.weight[q];
+    EXPECT_EQ(acc, cpu[i]) << "input " << i;  // the same additions in the same order: bitwise equal
+  }
+  EXPECT_EQ(a.first.back(), static_cast<int64_t>(a.output.size()));
 }
 
 }  // namespace

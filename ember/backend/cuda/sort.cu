@@ -7,7 +7,7 @@
 
 #include "ember/backend/cuda/launch.cuh"
 #include "ember/backend/cuda/scratch.cuh"
-#include "ember/backend/cuda/sort_plan.h"
+#include "ember/backend/cuda/index_plans.h"
 #include "ember/convert.h"
 #include "ember/ops/sort.h"
 #include "ember/ops/util.h"

@@ -3,6 +3,7 @@
 // contributions in the CPU kernels' order, so results are deterministic and free of float atomics.
 #include <vector>
 
+#include "ember/backend/cuda/index_plans.h"
 #include "ember/backend/cuda/scratch.cuh"
 #include "ember/nn/spatial.h"
 
@@ -88,31 +89,16 @@ void resample(const Tensor& out, const Tensor& in, const ResampleTaps& taps) {
   dispatch_spatial(out, in, [&](auto t, auto i) { resample_typed<decltype(t), decltype(i)>(out, in, taps); });
 }
 
-// The transposed map as lists per input position: the (output, weight) pairs that read it, in the CPU's order
-// (outputs ascending, then taps), without zero weights (the CPU skips them).
+// The transposed map as a gather (adjoint_taps in index_plans.h).
 template <class T, class I>
 void resample_adjoint_typed(const Tensor& out, const Tensor& in, const ResampleTaps& taps) {
   const int device = out.device().index;
-  const int64_t isz = taps.in_size, w = taps.width;
-  std::vector<int64_t> first(isz + 1, 0);
-  for (int64_t o = 0; o < taps.out_size; ++o)
-    for (int64_t k = 0; k < w; ++k)
-      if (static_cast<T>(taps.weight[o * w + k]) != T(0)) ++first[taps.index[o * w + k] + 1];
-  for (int64_t i = 0; i < isz; ++i) first[i + 1] += first[i];
-  std::vector<int64_t> src_of(first[isz]), fill(first.begin(), first.end() - 1);
-  std::vector<T> weight_of(first[isz]);
-  for (int64_t o = 0; o < taps.out_size; ++o)
-    for (int64_t k = 0; k < w; ++k) {
-      const T wt = static_cast<T>(taps.weight[o * w + k]);
-      if (wt == T(0)) continue;
-      const int64_t at = fill[taps.index[o * w + k]]++;
-      src_of[at] = o;
-      weight_of[at] = wt;
-    }
+  const int64_t isz = taps.in_size;
+  const AdjointTaps<T> adj = adjoint_taps<T>(taps);
   Upload up;
-  const int64_t at_first = up.add(first.data(), isz + 1);
-  const int64_t at_src = up.add(src_of.data(), static_cast<int64_t>(src_of.size()));
-  const int64_t at_weight = up.add(weight_of.data(), static_cast<int64_t>(weight_of.size()));
+  const int64_t at_first = up.add(adj.first.data(), isz + 1);
+  const int64_t at_src = up.add(adj.output.data(), static_cast<int64_t>(adj.output.size()));
+  const int64_t at_weight = up.add(adj.weight.data(), static_cast<int64_t>(adj.weight.size()));
   const Tensor dev_taps = up.to_device(out.device());
   const char* base = static_cast<const char*>(dev_taps.data_ptr());
   const int64_t* fp = reinterpret_cast<const int64_t*>(base + at_first);

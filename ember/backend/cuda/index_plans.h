@@ -1,14 +1,17 @@
-// The CUDA sorts' (sort.cu) key encoding and host-side planning, kept free of the CUDA runtime so that the C++
-// tests check them on any machine.
+// Host-side logic of the CUDA indexing, sorting and spatial kernels: the sorts' key encoding and plan (sort.cu) and
+// the resampling adjoint's gather lists (spatial.cu), kept free of the CUDA runtime so that the C++ tests check them
+// on any machine.
 #pragma once
 
 #include <bit>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "ember/error.h"
 #include "ember/half.h"
 #include "ember/macros.h"
+#include "ember/nn/spatial.h"
 #include "ember/tensor.h"
 
 namespace ember::cuda {
@@ -74,6 +77,39 @@ inline DimVector row_buffer_strides(IntArrayRef sizes, int64_t row_len) {
     s *= sizes[d];
   }
   return strides;
+}
+
+// The transpose of a resampling map (Note [Separable resampling]) as lists per input position i: entries
+// first[i]..first[i+1] name the outputs that read i and their weights as T, in the order the CPU's adjoint adds them
+// (outputs ascending, then taps), without the weights that are zero in T (the CPU skips those). Summing a list in
+// order reproduces the CPU's sum for that element exactly, without atomics.
+template <class T>
+struct AdjointTaps {
+  std::vector<int64_t> first, output;
+  std::vector<T> weight;
+};
+
+template <class T>
+AdjointTaps<T> adjoint_taps(const ResampleTaps& taps) {
+  const int64_t isz = taps.in_size, w = taps.width;
+  AdjointTaps<T> a;
+  a.first.assign(isz + 1, 0);
+  for (int64_t o = 0; o < taps.out_size; ++o)
+    for (int64_t k = 0; k < w; ++k)
+      if (static_cast<T>(taps.weight[o * w + k]) != T(0)) ++a.first[taps.index[o * w + k] + 1];
+  for (int64_t i = 0; i < isz; ++i) a.first[i + 1] += a.first[i];
+  a.output.resize(a.first[isz]);
+  a.weight.resize(a.first[isz]);
+  std::vector<int64_t> fill(a.first.begin(), a.first.end() - 1);
+  for (int64_t o = 0; o < taps.out_size; ++o)
+    for (int64_t k = 0; k < w; ++k) {
+      const T wt = static_cast<T>(taps.weight[o * w + k]);
+      if (wt == T(0)) continue;
+      const int64_t at = fill[taps.index[o * w + k]]++;
+      a.output[at] = o;
+      a.weight[at] = wt;
+    }
+  return a;
 }
 
 }  // namespace ember::cuda
