@@ -5,6 +5,7 @@
 
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/util.h"
 
 namespace ember {
 
@@ -24,6 +25,7 @@ Tensor masked_softmax(const Tensor& x) {
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                    const Tensor& attn_mask, double dropout_p, bool is_causal,
                                    std::optional<double> scale, Generator* gen) {
+  check_same_device("scaled_dot_product_attention", {&query, &key, &value, &attn_mask});
   const char* op = "scaled_dot_product_attention";
   EMBER_CHECK(query.dim() >= 2 && key.dim() >= 2 && value.dim() >= 2, op,
               "(): expected query, key and value of at least 2 dims, got shapes ", shape_str(query.sizes()), ", ",

@@ -221,9 +221,7 @@ Tensor convolution(const char* name, size_t nsp, bool transposed, const Tensor& 
               type_label(weight.dtype()));
   EMBER_CHECK(!bias.defined() || bias.dtype() == x.dtype(), "Input type (", c_type_name(x.dtype()),
               ") and bias type (", c_type_name(bias.dtype()), ") should be the same");
-  EMBER_CHECK(x.device() == weight.device() && (!bias.defined() || bias.device() == x.device()),
-              "Expected all tensors to be on the same device, but found input on ", x.device(), ", weight on ",
-              weight.device(), bias.defined() ? " and bias on " : "", bias.defined() ? bias.device() : x.device());
+  check_same_device(name, {&x, &weight, &bias});
   EMBER_CHECK_T(NotImplementedError, is_floating(x.dtype()), "\"", name, "\" not implemented for '",
                 type_label(x.dtype()), "'");
 

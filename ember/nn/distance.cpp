@@ -5,6 +5,7 @@
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/util.h"
 
 namespace ember {
 
@@ -54,12 +55,14 @@ void check_p(double p, const char* op) { EMBER_CHECK(p >= 0, op, " only supports
 }  // namespace
 
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  check_same_device("pairwise_distance", {&x1, &x2});
   Tensor d = add(sub(x1, x2), eps);
   if (d.dim() == 0) return norm(d, p, {}, keepdim);
   return norm(d, p, {{-1}}, keepdim);
 }
 
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+  check_same_device("cosine_similarity", {&x1, &x2});
   auto b = broadcast_tensors({x1, x2});
   const ScalarType t = promote_types(x1.dtype(), x2.dtype());
   const ScalarType ft = is_floating(t) ? t : default_dtype();
@@ -71,6 +74,7 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double
 }
 
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::string_view compute_mode) {
+  check_same_device("cdist", {&x1, &x2});
   EMBER_CHECK(is_floating(x1.dtype()), "cdist only supports floating-point dtypes, X1 got: ", type_label(x1.dtype()));
   EMBER_CHECK(is_floating(x2.dtype()), "cdist only supports floating-point dtypes, X2 got: ", type_label(x2.dtype()));
   EMBER_CHECK(x1.dtype() == x2.dtype(), "cdist(): X1 and X2 must have the same dtype, got ", type_label(x1.dtype()),

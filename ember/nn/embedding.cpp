@@ -6,6 +6,7 @@
 #include "ember/autograd/shape_grad.h"
 #include "ember/nn/embedding.h"
 #include "ember/ops.h"
+#include "ember/ops/util.h"
 
 namespace ember {
 
@@ -34,9 +35,10 @@ Tensor checked_indices(const Tensor& indices, int64_t rows, const char* op) {
               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
               "got ", legacy_type_name(indices.dtype()), " instead (while checking arguments for ", op, ")");
   Tensor idx = reshape(indices.dtype() == ScalarType::Int64 ? indices : to(indices, ScalarType::Int64), DimVector{-1});
-  if (idx.numel()) {
-    const int64_t lo = item(amin(idx)).to<int64_t>(), hi = item(amax(idx)).to<int64_t>();
-    EMBER_CHECK_INDEX(lo >= 0 && hi < rows, "index out of range in self");
+  // On a GPU the gather kernels check each index (Note [Deferred device errors]): no wait for the data here.
+  if (idx.numel() && !idx.is_cuda()) {
+    const auto [lo, hi] = host_extrema(idx);
+    EMBER_CHECK_INDEX(lo.to_int() >= 0 && hi.to_int() < rows, "index out of range in self");
   }
   return idx;
 }
@@ -45,6 +47,7 @@ Tensor checked_indices(const Tensor& indices, int64_t rows, const char* op) {
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
                  bool sparse) {
+  check_same_device("embedding", {&weight, &indices});
   EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   const int64_t rows = weight.size(0), D = weight.size(1);
   const Tensor idx = checked_indices(indices, rows, "embedding");
@@ -75,6 +78,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 }
 
 const Tensor& embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm, double norm_type) {
+  check_same_device("embedding_renorm_", {&weight, &indices});
   EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   autograd::NoGradGuard no_grad;
   const Tensor idx = unique(checked_indices(indices, weight.size(0), "embedding_renorm_")).values;
@@ -90,6 +94,7 @@ const Tensor& embedding_renorm_(const Tensor& weight, const Tensor& indices, dou
 Tensor embedding_bag(const Tensor& indices_in, const Tensor& weight, const Tensor& offsets_in,
                      std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, std::string_view mode,
                      bool sparse, const Tensor& per_sample_weights, bool include_last_offset, int64_t padding_idx) {
+  check_same_device("embedding_bag", {&indices_in, &weight, &offsets_in, &per_sample_weights});
   EMBER_CHECK_VALUE(!per_sample_weights.defined() ||
                         std::ranges::equal(per_sample_weights.sizes(), indices_in.sizes()),
                     "embedding_bag: If per_sample_weights (", shape_str(per_sample_weights.sizes()),

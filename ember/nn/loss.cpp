@@ -12,6 +12,7 @@
 #include "ember/autograd/node.h"
 #include "ember/nn/distance.h"
 #include "ember/ops.h"
+#include "ember/ops/util.h"
 
 namespace ember {
 
@@ -154,6 +155,7 @@ Tensor apply_reduction(const Tensor& loss, Reduction r) {
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                      Reduction reduction, double label_smoothing) {
+  check_same_device("cross_entropy", {&input, &target, &weight});
   EMBER_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0,
               "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
   EMBER_CHECK_VALUE(input.dim() >= 1, "Expected 1 or more dimensions (got ", input.dim(), ")");
@@ -201,6 +203,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                 Reduction reduction) {
+  check_same_device("nll_loss", {&input, &target, &weight});
   EMBER_CHECK_VALUE(input.dim() >= 1, "Expected 1 or more dimensions (got ", input.dim(), ")");
   const bool unbatched = input.dim() == 1;
   EMBER_CHECK(!unbatched || target.dim() == 0, "nll_loss(): a 1-d input of ", input.size(0),
@@ -220,14 +223,17 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  check_same_device("mse_loss", {&input, &target});
   return apply_reduction(square(checked_diff(input, target, "mse_loss")), reduction);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  check_same_device("l1_loss", {&input, &target});
   return apply_reduction(abs(checked_diff(input, target, "l1_loss")), reduction);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
+  check_same_device("smooth_l1_loss", {&input, &target});
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   if (beta == 0) return l1_loss(input, target, reduction);
   Tensor d = abs(checked_diff(input, target, "smooth_l1_loss"));
@@ -235,12 +241,14 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
+  check_same_device("huber_loss", {&input, &target});
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   Tensor d = abs(checked_diff(input, target, "huber_loss"));
   return apply_reduction(where(lt(d, delta), mul(square(d), 0.5), mul(sub(d, 0.5 * delta), delta)), reduction);
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction) {
+  check_same_device("binary_cross_entropy", {&input, &target, &weight});
   EMBER_CHECK_VALUE(std::ranges::equal(input.sizes(), target.sizes()), "Using a target size (", size_repr(target.sizes()),
                     ") that is different to the input size (", size_repr(input.sizes()),
                     ") is deprecated. Please ensure they have the same size.");
@@ -276,6 +284,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         Reduction reduction, const Tensor& pos_weight) {
+  check_same_device("binary_cross_entropy_with_logits", {&input, &target, &weight, &pos_weight});
   EMBER_CHECK_VALUE(std::ranges::equal(input.sizes(), target.sizes()), "Target size (", size_repr(target.sizes()),
                     ") must be the same as input size (", size_repr(input.sizes()), ")");
   Tensor sp = softplus_stable(neg(input));  // -log(sigmoid(x))
@@ -286,6 +295,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target, bool batchmean) {
+  check_same_device("kl_div", {&input, &target});
   Tensor per;
   if (log_target) {
     per = mul(exp(target), sub(target, input));
@@ -301,6 +311,7 @@ Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bo
 
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps,
                         Reduction reduction) {
+  check_same_device("poisson_nll_loss", {&input, &target});
   Tensor per = log_input ? sub(exp(input), mul(target, input)) : sub(input, mul(target, log(add(input, eps))));
   if (full) {  // Stirling's approximation of log(target!), where target > 1
     Tensor big = gt(target, 1);
@@ -313,6 +324,7 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_inpu
 
 Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var_in, bool full, double eps,
                          Reduction reduction) {
+  check_same_device("gaussian_nll_loss", {&input, &target, &var_in});
   Tensor var = var_in;
   if (!std::ranges::equal(var.sizes(), input.sizes())) {
     const IntArrayRef is = input.sizes(), vs = var.sizes();
@@ -341,6 +353,7 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
 
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                              Reduction reduction) {
+  check_same_device("cosine_embedding_loss", {&input1, &input2, &target});
   const int64_t td = target.dim();
   EMBER_CHECK(td <= 1, "0D or 1D target tensor expected, multi-target not supported");
   if (td == 1)
@@ -360,6 +373,7 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
 
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                            Reduction reduction) {
+  check_same_device("margin_ranking_loss", {&input1, &input2, &target});
   EMBER_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(),
               "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: ",
               size_repr(input1.sizes()), ", input2: ", size_repr(input2.sizes()), ", target: ",
@@ -370,6 +384,7 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
 
 Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                                          const DistanceFn& distance, double margin, bool swap, Reduction reduction) {
+  check_same_device("triplet_margin_with_distance_loss", {&anchor, &positive, &negative});
   const int64_t ad = anchor.dim(), pd = positive.dim(), nd = negative.dim();
   EMBER_CHECK(ad == pd && pd == nd, "The anchor, positive, and negative tensors are expected to have the same number "
               "of dimensions, but got: anchor ", ad, "D, positive ", pd, "D, and negative ", nd, "D inputs");
@@ -382,23 +397,27 @@ Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& pos
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
                            double p, double eps, bool swap, Reduction reduction) {
+  check_same_device("triplet_margin_loss", {&anchor, &positive, &negative});
   return triplet_margin_with_distance_loss(
       anchor, positive, negative, [p, eps](const Tensor& a, const Tensor& b) { return pairwise_distance(a, b, p, eps); },
       margin, swap, reduction);
 }
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction) {
+  check_same_device("hinge_embedding_loss", {&input, &target});
   Tensor margin_part = where(ne(target, 1), clamp(sub(margin, input), Scalar(0.0), std::nullopt), 0.0);
   Tensor self_part = where(ne(target, -1), input, 0.0);
   return apply_reduction(add(margin_part, self_part), reduction);
 }
 
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  check_same_device("soft_margin_loss", {&input, &target});
   return apply_reduction(softplus_stable(neg(mul(input, target))), reduction);
 }
 
 Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                                    Reduction reduction) {
+  check_same_device("multilabel_soft_margin_loss", {&input, &target, &weight});
   EMBER_CHECK(input.dim() >= 1, "multilabel_soft_margin_loss(): expected an input with a class dim, got shape ",
               shape_str(input.sizes()));
   // -(t log sigmoid(x) + (1 - t) log sigmoid(-x)) = t softplus(-x) + (1 - t) softplus(x)
@@ -410,6 +429,7 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, co
 }
 
 Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target_in, Reduction reduction) {
+  check_same_device("multilabel_margin_loss", {&input, &target_in});
   EMBER_CHECK(input.dim() >= 1 && input.dim() <= 2 && std::ranges::equal(input.sizes(), target_in.sizes()),
               "inconsistent target size: ", shape_str(target_in.sizes()), " for input of size: ",
               shape_str(input.sizes()));
@@ -437,6 +457,7 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target_in, Redu
 
 Tensor multi_margin_loss(const Tensor& input, const Tensor& target_in, int64_t p, double margin, const Tensor& weight,
                          Reduction reduction) {
+  check_same_device("multi_margin_loss", {&input, &target_in, &weight});
   EMBER_CHECK(p == 1 || p == 2, "only p == 1 and p == 2 supported");
   EMBER_CHECK(input.dim() >= 1 && input.dim() <= 2, "multi_margin_loss(): expected a 1-d or 2-d input, got shape ",
               shape_str(input.sizes()));

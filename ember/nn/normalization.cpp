@@ -15,6 +15,7 @@
 #include "ember/autograd/node.h"
 #include "ember/nn/padding.h"
 #include "ember/ops.h"
+#include "ember/ops/util.h"
 
 namespace ember {
 
@@ -61,6 +62,7 @@ void check_param(const Tensor& t, int64_t c, const char* what) {
 
 Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
+  check_same_device("layer_norm", {&x, &weight, &bias});
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   EMBER_CHECK(k >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
               "element, but got normalized_shape = ", shape_str(normalized_shape));
@@ -142,6 +144,7 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
 
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {
+  check_same_device("batch_norm", {&x, &running_mean, &running_var, &weight, &bias});
   wrap_dim(1, x.dim(), "batch_norm");  // needs a channel dim
   EMBER_CHECK(is_floating(x.dtype()), "batch_norm: expected a floating point input, got ", x.dtype());
   const int64_t C = x.size(1), A = x.size(0), B = x.numel() / std::max<int64_t>(A * C, 1);
@@ -257,6 +260,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
 // ---- group_norm and instance_norm: layer_norm and batch_norm of a reshaped input, as PyTorch builds them
 
 Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  check_same_device("group_norm", {&x, &weight, &bias});
   wrap_dim(1, x.dim(), "group_norm");
   const int64_t N = x.size(0), C = x.size(1);
   EMBER_CHECK(num_groups > 0 && C % num_groups == 0, "Expected number of channels in input to be divisible by "
@@ -278,6 +282,7 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
 
 Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                      const Tensor& bias, bool use_input_stats, double momentum, double eps) {
+  check_same_device("instance_norm", {&x, &running_mean, &running_var, &weight, &bias});
   wrap_dim(1, x.dim(), "instance_norm");
   const int64_t N = x.size(0), C = x.size(1);
   if (use_input_stats) {

@@ -8,6 +8,7 @@
 
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
+#include "ember/ops/util.h"
 
 namespace ember {
 
@@ -236,6 +237,7 @@ std::pair<Tensor, Tensor> adaptive_max_pool(size_t nsp, const char* op, const Te
 
 Tensor max_unpool(size_t nsp, const char* op, const Tensor& x, const Tensor& indices, IntArrayRef kernel_size,
                   IntArrayRef stride_arg, IntArrayRef padding_arg, IntArrayRef output_size) {
+  check_same_device(op, {&x, &indices});
   const int64_t nd = static_cast<int64_t>(nsp);
   EMBER_CHECK(x.dim() == nd + 1 || x.dim() == nd + 2, "Input to max_unpooling", nsp, "d should be a ", nd + 1,
               "d or ", nd + 2, "d Tensor, but got a tensor with ", x.dim(), " dimensions.");

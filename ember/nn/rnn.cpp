@@ -2,6 +2,7 @@
 
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/util.h"
 
 namespace ember {
 
@@ -71,6 +72,10 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
                                        const std::vector<Tensor>& params, const RNNOptions& o,
                                        const Tensor& batch_sizes) {
   const char* name = mode_name(o.mode);
+  std::vector<Tensor> all(hx);
+  all.insert(all.begin(), input);
+  all.insert(all.end(), params.begin(), params.end());
+  check_same_device(name, all);
   const bool packed = batch_sizes.defined();
   const int64_t dirs = o.bidirectional ? 2 : 1, groups = o.num_layers * dirs, base = o.bias ? 4 : 2;
   const int64_t count = static_cast<int64_t>(params.size());
@@ -182,6 +187,7 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
 std::pair<Tensor, Tensor> rnn_cell(RNNMode mode, const Tensor& input, const Tensor& h, const Tensor& c,
                                    const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
   const char* name = mode == RNNMode::LSTM ? "LSTMCell" : mode == RNNMode::GRU ? "GRUCell" : "RNNCell";
+  check_same_device(name, {&input, &h, &c, &w_ih, &w_hh, &b_ih, &b_hh});
   EMBER_CHECK(input.dim() == 1 || input.dim() == 2, name, ": Expected input to be 1D or 2D, got ", input.dim(),
               "D instead");
   EMBER_CHECK(input.size(-1) == w_ih.size(1), name, ": input has inconsistent input_size: got ", input.size(-1),

@@ -11,6 +11,7 @@
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/util.h"
 
 namespace ember {
 
@@ -382,6 +383,7 @@ Tensor to_index(const Tensor& t) { return to(t, ScalarType::Int64); }
 
 Tensor grid_sample(const Tensor& input, const Tensor& grid, std::string_view mode_name,
                    std::string_view padding_name, bool align_corners) {
+  check_same_device("grid_sample", {&input, &grid});
   EMBER_CHECK_VALUE(mode_name == "bilinear" || mode_name == "nearest" || mode_name == "bicubic",
                     "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '",
                     mode_name, "'");

@@ -8,6 +8,7 @@
 
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/util.h"
 
 namespace ember {
 
@@ -91,6 +92,7 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<bool>& summe
 
 Tensor einsum(std::string_view eq, const std::vector<Tensor>& operands) {
   EMBER_CHECK(!operands.empty(), "einsum(): must provide at least one operand");
+  check_same_device("einsum()", operands);
   const size_t arrow = eq.find("->");
   const size_t lhs_end = arrow == std::string_view::npos ? eq.size() : arrow;
   for (size_t i = 0; i < lhs_end; ++i)

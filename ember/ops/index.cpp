@@ -941,8 +941,9 @@ Tensor one_hot(const Tensor& self, int64_t num_classes) {
     shape.push_back(num_classes);
     return zeros(shape, TensorOptions(ScalarType::Int64).device(self.device()));
   }
-  EMBER_CHECK(item(amin(self)).to_int() >= 0, "Class values must be non-negative.");
-  const int64_t top = item(amax(self)).to_int();
+  const auto [lo, hi] = host_extrema(self);
+  EMBER_CHECK(lo.to_int() >= 0, "Class values must be non-negative.");
+  const int64_t top = hi.to_int();
   if (num_classes == -1)
     num_classes = top + 1;
   else

@@ -80,7 +80,8 @@ Tensor info_tensor(IntArrayRef batch) { return zeros(batch, TensorOptions(Scalar
 // inputs name the matrix, as PyTorch does.
 template <class F>
 void check_info(const Tensor& info, const char* fn, bool batched, F&& msg) {
-  const int32_t* p = static_cast<const int32_t*>(info.data_ptr());
+  const Tensor host = info.is_cuda() ? to(info, kCPU) : info;  // read on the host
+  const int32_t* p = static_cast<const int32_t*>(host.data_ptr());
   for (int64_t i = 0; i < info.numel(); ++i)
     if (p[i] != 0) [[unlikely]] {
       if (batched) fail<Error>(fn, ": (Batch element ", i, "): ", msg(p[i]));

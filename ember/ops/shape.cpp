@@ -128,6 +128,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
   EMBER_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
+  check_same_device("stack", tensors);
   for (size_t i = 1; i < tensors.size(); ++i)
     EMBER_CHECK(std::ranges::equal(tensors[i].sizes(), tensors[0].sizes()), "stack expects each tensor to be equal "
                 "size, but got ", shape_str(tensors[0].sizes()), " at entry 0 and ", shape_str(tensors[i].sizes()),
@@ -490,9 +491,13 @@ Tensor repeat_interleave(const Tensor& repeats) {
     EMBER_CHECK(p[i] >= 0, "repeat_interleave: repeats can not be negative, got ", p[i]);
     total += p[i];
   }
-  Tensor out = empty({{total}}, ScalarType::Int64);
-  if (total) repeat_index_kernel[kCPU](out, r);
-  return to(out, repeats.device());
+  // The repeats were read on the host (the output size and the check need them); the output is built on their device.
+  Tensor out = empty({{total}}, TensorOptions(ScalarType::Int64).device(repeats.device()));
+  if (total) {
+    const Tensor reps = repeats.is_cuda() ? contiguous(to(flatten(repeats), ScalarType::Int64)) : r;
+    repeat_index_kernel[repeats.device()](out, reps);
+  }
+  return out;
 }
 
 Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ember/cuda.h"
+#include "ember/autograd/grad_mode.h"
 #include "ember/ops.h"
 
 namespace ember {
@@ -105,6 +106,40 @@ Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_
   TensorImpl* base = t.impl()->view_base() ? t.impl()->view_base() : t.impl();
   v.impl()->set_view_base(IntrusivePtr<TensorImpl>(base), t.version());
   return v;
+}
+
+namespace {
+[[noreturn, gnu::noinline, gnu::cold]] void device_mismatch(const char* op, Device a, Device b) {
+  fail<Error>(op, ": Expected all tensors to be on the same device, but found at least two devices, ", a, " and ", b,
+              "!");
+}
+}  // namespace
+
+void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors) {
+  const Tensor* first = nullptr;
+  for (const Tensor* t : tensors) {
+    if (!t || !t->defined()) continue;
+    if (!first) first = t;
+    else if (t->device() != first->device()) [[unlikely]]
+      device_mismatch(op, first->device(), t->device());
+  }
+}
+
+void check_same_device(const char* op, const std::vector<Tensor>& tensors) {
+  const Tensor* first = nullptr;
+  for (const Tensor& t : tensors) {
+    if (!t.defined()) continue;
+    if (!first) first = &t;
+    else if (t.device() != first->device()) [[unlikely]]
+      device_mismatch(op, first->device(), t.device());
+  }
+}
+
+std::pair<Scalar, Scalar> host_extrema(const Tensor& t) {
+  autograd::NoGradGuard no_grad;
+  if (!t.is_cuda()) return {item(amin(t)), item(amax(t))};
+  const Tensor both = to(stack({amin(t), amax(t)}), kCPU);
+  return {item(select(both, 0, 0)), item(select(both, 0, 1))};
 }
 
 }  // namespace ember

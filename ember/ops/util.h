@@ -1,6 +1,10 @@
 // Helpers shared by the op implementations (not part of the public API).
 #pragma once
 
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
 #include "ember/tensor.h"
 
 namespace ember {
@@ -28,5 +32,13 @@ Tensor elementwise_operand(const Tensor& t, Device device);
 // A tensor sharing t's storage with new geometry (and, for view(dtype), another dtype).
 Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
                  std::optional<ScalarType> dtype = std::nullopt);
+
+// Raises PyTorch's "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+// (prefixed with `op`) unless every defined tensor is on one device. Ops taking several tensors call it before any
+// launch; undefined tensors (optional arguments) and null pointers are skipped.
+void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
+void check_same_device(const char* op, const std::vector<Tensor>& tensors);
+// (min, max) of a non-empty t on the host: a single device-to-host copy (one wait) when t is on a GPU.
+std::pair<Scalar, Scalar> host_extrema(const Tensor& t);
 
 }  // namespace ember
