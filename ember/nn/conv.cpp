@@ -320,9 +320,10 @@ Tensor convolution(const char* name, size_t nsp, bool transposed, const Tensor& 
     }
   }
 
-  // float16 and bfloat16 compute in float32 (the casts record their gradients).
+  // float16 and bfloat16 compute in float32 on the CPU (the casts record their gradients); cuDNN takes them as they
+  // are (tensor cores, float32 accumulation).
   const ScalarType dt = x.dtype();
-  const bool widen = dt == ScalarType::Float16 || dt == ScalarType::BFloat16;
+  const bool widen = !x.is_cuda() && (dt == ScalarType::Float16 || dt == ScalarType::BFloat16);
   const Tensor xw = widen ? to(x, ScalarType::Float32) : x;
   const Tensor ww = widen ? to(weight, ScalarType::Float32) : weight;
   const Tensor bw = widen && bias.defined() ? to(bias, ScalarType::Float32) : bias;

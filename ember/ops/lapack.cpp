@@ -610,9 +610,11 @@ LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, std::optional<double>
   const int64_t m = rows(A), n = cols(A);
   EMBER_CHECK(vector ? B.sizes()[B.dim() - 1] == m : rows(B) == m, fn, ": input.size(-2) should match other.size(",
               vector ? -1 : -2, ")");
-  const std::string_view driver = driver_in.value_or("gelsy");
+  // PyTorch's defaults: gelsy on the CPU, gels (the only one cuSOLVER has) on CUDA.
+  const std::string_view driver = driver_in.value_or(A.is_cuda() ? "gels" : "gelsy");
   EMBER_CHECK(driver == "gels" || driver == "gelsy" || driver == "gelsd" || driver == "gelss", fn,
               ": parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+  EMBER_CHECK(!A.is_cuda() || driver == "gels", fn, ": `driver` other than `gels` is not supported on CUDA");
   const Tensor Bm = vector ? unsqueeze(B, -1) : B;
   const DimVector batch = broadcast_shapes(batch_of(A), batch_of(Bm), fn);
   const int64_t nrhs = cols(Bm), k = std::min(m, n), ld = std::max(m, n);

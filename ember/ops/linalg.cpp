@@ -92,7 +92,8 @@ Tensor fold_rows(const Tensor& a) {
 Tensor compute_product(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& beta, const Scalar& alpha,
                        IntArrayRef batch, IntArrayRef prod, IntArrayRef result) {
   const ScalarType dt = a.dtype();
-  if (dt == ScalarType::Float16 || dt == ScalarType::BFloat16) {  // as PyTorch on the CPU: in float32, rounded
+  // 16-bit floats as PyTorch on the CPU: in float32, rounded; cuBLAS takes them as they are (float32 accumulation).
+  if (!a.is_cuda() && (dt == ScalarType::Float16 || dt == ScalarType::BFloat16)) {
     const auto f = ScalarType::Float32;
     return to(compute_product(to(a, f), to(b, f), c.defined() ? to(c, f) : c, beta, alpha, batch, prod, result), dt);
   }

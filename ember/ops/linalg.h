@@ -119,9 +119,9 @@ Tensor linalg_eigvalsh(const Tensor& A, std::string_view uplo = "L");
 struct LstsqResult {
   Tensor solution, residuals, rank, singular_values;
 };
-// driver: "gelsy" (the default), "gels", "gelsd" or "gelss"; rcond defaults to eps * max(m, n). Outputs as
-// PyTorch's: residuals when m > n and every matrix has full rank (empty otherwise; not for gelsy's rank-deficient
-// case), rank except for gels, singular values for gelsd and gelss.
+// driver: "gelsy" (the default on the CPU), "gels" (the default and only one on CUDA), "gelsd" or "gelss"; rcond
+// defaults to eps * max(m, n). Outputs as PyTorch's: residuals when m > n and every matrix has full rank (empty
+// otherwise; not for gelsy's rank-deficient case), rank except for gels, singular values for gelsd and gelss.
 LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond = {},
                          std::optional<std::string_view> driver = {});
 // Pseudo-inverse through the SVD (eigh when hermitian): singular values below max(atol, rtol * largest) are dropped;
