@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ember/backend/cpu/loops.h"
+#include "ember/backend/math/scatter.h"
 #include "ember/ops.h"
 
 namespace ember::cpu {
@@ -92,32 +93,10 @@ void scatter_loop(const StridedIter& it, const IndexDim& d, const char* op, F f)
   });
 }
 
-template <class T>
-constexpr bool is_reduced_float = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-
-// The combining modes in T's arithmetic (16-bit floats through float; bool as logical or/and).
+// The combining modes (ember/backend/math/scatter.h).
 template <class T>
 auto combiner(ScatterMode mode) {
-  using C = std::conditional_t<is_reduced_float<T>, float, T>;
-  return [mode](T a_, T b_) -> T {
-    const C a = static_cast<C>(a_), b = static_cast<C>(b_);
-    if constexpr (std::is_same_v<T, bool>) {
-      return mode == ScatterMode::Add || mode == ScatterMode::Max ? (a || b) : (a && b);
-    } else {
-      switch (mode) {
-        case ScatterMode::Add: return static_cast<T>(a + b);
-        case ScatterMode::Mul: return static_cast<T>(a * b);
-        case ScatterMode::Max:
-          if constexpr (std::is_floating_point_v<C>)
-            if (std::isnan(b)) return b_;
-          return static_cast<T>(std::max(a, b));  // (keeps a NaN already in dst: std::max returns a)
-        default:
-          if constexpr (std::is_floating_point_v<C>)
-            if (std::isnan(b)) return b_;
-          return static_cast<T>(std::min(a, b));
-      }
-    }
-  };
+  return [mode](T a, T b) -> T { return math::scatter_combine(mode, a, b); };
 }
 
 void index_scatter(ScatterMode mode, const Tensor& dst, const Tensor& src, const Tensor& idx, const IndexDim& d,

@@ -6,6 +6,7 @@
 
 #include "ember/backend/cuda/launch.cuh"
 #include "ember/backend/cuda/scratch.cuh"
+#include "ember/backend/math/scatter.h"
 #include "ember/convert.h"
 #include "ember/ops/shape.h"
 
@@ -105,33 +106,6 @@ __device__ void atomic_update(T* addr, F f) {
   }
 }
 
-template <class T>
-constexpr bool is_reduced_float = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-
-// The CPU's combiner (ember/backend/cpu/index.cpp): 16-bit floats through float, bool as logical or/and, a NaN
-// from src wins max/min and one already in dst stays.
-template <class T>
-__device__ T combine(ScatterMode mode, T a_, T b_) {
-  using C = std::conditional_t<is_reduced_float<T>, float, T>;
-  const C a = convert<C>(a_), b = convert<C>(b_);
-  if constexpr (std::is_same_v<T, bool>) {
-    return mode == ScatterMode::Add || mode == ScatterMode::Max ? (a || b) : (a && b);
-  } else {
-    switch (mode) {
-      case ScatterMode::Add: return static_cast<T>(a + b);
-      case ScatterMode::Mul: return static_cast<T>(a * b);
-      case ScatterMode::Max:
-        if constexpr (std::is_floating_point_v<C>)
-          if (b != b) return b_;
-        return a < b ? b_ : a_;
-      default:
-        if constexpr (std::is_floating_point_v<C>)
-          if (b != b) return b_;
-        return b < a ? b_ : a_;
-    }
-  }
-}
-
 // Add with the native atomics where the hardware has them (16-bit floats: sm_70 / sm_80 and later).
 template <class T>
 __device__ void atomic_add(T* o, T v) {
@@ -144,7 +118,7 @@ __device__ void atomic_add(T* o, T v) {
   } else if constexpr (std::is_same_v<T, BFloat16>) {
     atomicAdd(reinterpret_cast<__nv_bfloat16*>(o), __ushort_as_bfloat16(v.x));
   } else {
-    atomic_update(o, [v](T a) { return combine(ScatterMode::Add, a, v); });
+    atomic_update(o, [v](T a) { return math::scatter_combine(ScatterMode::Add, a, v); });
   }
 }
 
@@ -170,7 +144,7 @@ struct ScatterCombineFn {
     if (mode == ScatterMode::Add)
       atomic_add(o, v);
     else
-      atomic_update(o, [m = mode, v](T a) { return combine(m, a, v); });
+      atomic_update(o, [m = mode, v](T a) { return math::scatter_combine(m, a, v); });
   }
 };
 
