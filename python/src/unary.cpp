@@ -1,5 +1,6 @@
 // Bindings of the unary ops: ember.exp(x, out=), x.exp(), x.exp_(), and the operators -x, abs(x), ~x.
 #include "common.h"
+#include "ember/autograd/grad_mode.h"
 
 namespace ember::py {
 
@@ -54,7 +55,9 @@ std::optional<Scalar> bound(nb::handle h) {
 }
 
 nb::object clamp_impl(nb::handle self, nb::handle lo, nb::handle hi, nb::handle out, bool inplace) {
-  const Tensor& x = nb::cast<const Tensor&>(self);
+  const Tensor& self_t = nb::cast<const Tensor&>(self);
+  // clamp_ with a gradient: clamp's backward reads its input, so it reads a copy that the write below leaves intact.
+  const Tensor x = inplace && self_t.requires_grad() && autograd::is_grad_enabled() ? self_t.clone() : self_t;
   Tensor r;
   if (nb::isinstance<Tensor>(lo) || nb::isinstance<Tensor>(hi)) {
     auto as_tensor = [&](nb::handle h) -> Tensor {
@@ -77,7 +80,7 @@ nb::object clamp_impl(nb::handle self, nb::handle lo, nb::handle hi, nb::handle 
   if (inplace) {  // as every in-place op: the result dtype must be storable in self's
     EMBER_CHECK(can_cast(r.dtype(), x.dtype()), "clamp_: result type ", type_label(r.dtype()),
                 " can't be cast to the desired output type ", type_label(x.dtype()));
-    copy_(x, r);
+    copy_(self_t, r);
     return nb::borrow(self);
   }
   return finish_out(std::move(r), out, "clamp");

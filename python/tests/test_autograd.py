@@ -783,3 +783,24 @@ def test_split_and_unbind_record_one_node():
     x.grad = None
     (parts[0] * parts[1]).backward(ember.ones(2, 2, dtype=ember.float64))
     assert npv(x.grad).tolist() == [[3.0, 4.0, 1.0, 2.0], [7.0, 8.0, 5.0, 6.0]]
+
+
+def test_inplace_ops_whose_gradient_reads_the_input():
+    # PyTorch keeps the original input of such in-place ops: d/dx clamp_ and sin_ on a non-leaf
+    x = np.array([-1.0, 0.2, 0.9, -0.3])
+    a = ember.tensor(x, requires_grad=True)
+    (a * 1).clamp_(-0.5, 0.5).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), ((x >= -0.5) & (x <= 0.5)).astype(float))
+    b = ember.tensor(x, requires_grad=True)
+    c = b * 2
+    c.sin_()
+    c.sum().backward()
+    np.testing.assert_allclose(b.grad.numpy(), 2 * np.cos(2 * x), rtol=1e-12)
+
+
+def test_lerp_gradient_with_a_number_weight():
+    a = ember.tensor([1.0, 2.0], requires_grad=True)
+    b = ember.tensor([3.0, -1.0], requires_grad=True)
+    ember.lerp(a, b, 0.25).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [0.75, 0.75])
+    np.testing.assert_allclose(b.grad.numpy(), [0.25, 0.25])
