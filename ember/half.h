@@ -30,7 +30,14 @@ EMBER_HOST_DEVICE float bits_f32(uint32_t u) {
 #endif
 }
 
+// On the device, float16 conversions are one hardware instruction each (cvt; NaN becomes the canonical 0x7fff, the
+// only difference from the host's bit-level rounding below, which keeps the sign).
 EMBER_HOST_DEVICE uint16_t f32_to_f16(float f) {
+#if defined(__CUDA_ARCH__)
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#endif
   uint32_t x = f32_bits(f);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t ax = x & 0x7fffffffu;
@@ -46,6 +53,11 @@ EMBER_HOST_DEVICE uint16_t f32_to_f16(float f) {
 }
 
 EMBER_HOST_DEVICE float f16_to_f32(uint16_t h) {
+#if defined(__CUDA_ARCH__)
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+#endif
   uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   uint32_t em = h & 0x7fffu;
   if (em >= 0x7c00u) return bits_f32(sign | 0x7f800000u | (static_cast<uint32_t>(em & 0x3ffu) << 13));
