@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ember/backend/cpu/loops.h"
+#include "ember/backend/dispatch_size.h"
 #include "ember/backend/math/scatter.h"
 #include "ember/ops.h"
 
@@ -27,16 +28,6 @@ inline int64_t load_index(const char* p) {
   int64_t k;
   std::memcpy(&k, p, sizeof k);
   return k;
-}
-
-template <class F>
-decltype(auto) dispatch_size(size_t size, F&& f) {
-  switch (size) {
-    case 1: return f(uint8_t{});
-    case 2: return f(uint16_t{});
-    case 4: return f(uint32_t{});
-    default: return f(uint64_t{});
-  }
 }
 
 void index_gather(const Tensor& out, const Tensor& src, const Tensor& idx, const IndexDim& d, const char* op) {

@@ -6,6 +6,7 @@
 
 #include "ember/backend/cuda/launch.cuh"
 #include "ember/backend/cuda/scratch.cuh"
+#include "ember/backend/dispatch_size.h"
 #include "ember/backend/math/scatter.h"
 #include "ember/convert.h"
 #include "ember/ops/shape.h"
@@ -41,16 +42,6 @@ struct Bounds {
 };
 
 __device__ inline int64_t load_index(const char* p) { return *reinterpret_cast<const int64_t*>(p); }
-
-template <class F>
-decltype(auto) dispatch_size(size_t size, F&& f) {
-  switch (size) {
-    case 1: return f(uint8_t{});
-    case 2: return f(uint16_t{});
-    case 4: return f(uint32_t{});
-    default: return f(uint64_t{});
-  }
-}
 
 const char* op_name(const char* op) { return op ? op : "index"; }
 
