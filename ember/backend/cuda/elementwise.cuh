@@ -40,19 +40,19 @@ struct Runner {
 template <size_t N>
 StridedIter device_operands(const Tensor& out, const std::array<const Tensor*, N>& ins,
                             std::array<const Tensor*, 3>& host) {
-  std::vector<const Tensor*> dev{&out};
+  std::array<const Tensor*, N + 1> dev{&out};  // no heap allocation on the launch path
+  size_t n = 1;
   for (size_t k = 0; k < N; ++k) {
     if (ins[k]->device().is_cpu())
       host[k] = ins[k];
     else
-      dev.push_back(ins[k]);
+      dev[n++] = ins[k];
   }
-  switch (dev.size()) {
-    case 1: return StridedIter::make({dev[0]}, out.sizes());
-    case 2: return StridedIter::make({dev[0], dev[1]}, out.sizes());
-    case 3: return StridedIter::make({dev[0], dev[1], dev[2]}, out.sizes());
-    default: return StridedIter::make({dev[0], dev[1], dev[2], dev[3]}, out.sizes());
-  }
+  if (n == 1) return StridedIter::make({dev[0]}, out.sizes());
+  if (n == 2) return StridedIter::make({dev[0], dev[1]}, out.sizes());
+  if constexpr (N >= 3)
+    if (n == 4) return StridedIter::make({dev[0], dev[1], dev[2], dev[3]}, out.sizes());
+  return StridedIter::make({dev[0], dev[1], dev[2]}, out.sizes());
 }
 
 }  // namespace ember::cuda
