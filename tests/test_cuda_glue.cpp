@@ -124,6 +124,35 @@ TEST(CudaGlueGemm, RefusesStridedMatrices) {
 
 TEST(CudaGlueGemm, DimsStr) { EXPECT_EQ(dims_str(V{2, 3, 4}), "[2, 3, 4]"); }
 
+// cuBLASLt's layouts: each stored matrix (rows, cols) column-major with ld >= rows, and op(A) [m, k] @ op(B) [k, n].
+TEST(CudaGlueGemm, LtLayoutsOfRowMajorOperands) {
+  GemmPlan p;
+  ASSERT_TRUE(plan_gemm(V{2, 3}, V{4, 1}, V{3, 1}, 4, p));  // a [2, 4] @ b [4, 3], both row-major
+  const LtShapes s = lt_shapes(p);
+  EXPECT_EQ((V{s.a.rows, s.a.cols, s.a.ld}), (V{3, 4, 3}));  // b seen column-major: b^T [3, 4]
+  EXPECT_EQ((V{s.b.rows, s.b.cols, s.b.ld}), (V{4, 2, 4}));  // a^T [4, 2]
+  EXPECT_EQ((V{s.c.rows, s.c.cols, s.c.ld}), (V{3, 2, 3}));  // out^T [3, 2]: the bias runs along its rows
+}
+
+TEST(CudaGlueGemm, LtLayoutsOfTransposedOperands) {
+  GemmPlan p;
+  // linear's weight.t(): b [4, 3] with strides [1, 4] (w [3, 4] contiguous); a = x.t() [2, 4], strides [1, 2].
+  ASSERT_TRUE(plan_gemm(V{2, 3}, V{1, 2}, V{1, 4}, 4, p));
+  const LtShapes s = lt_shapes(p);
+  EXPECT_EQ((V{s.a.rows, s.a.cols, s.a.ld}), (V{4, 3, 4}));  // w^T stored [4, 3] column-major = w row-major
+  EXPECT_EQ((V{s.b.rows, s.b.cols, s.b.ld}), (V{2, 4, 2}));  // x [4, 2] row-major = [2, 4] column-major
+  EXPECT_EQ((V{s.c.rows, s.c.cols, s.c.ld}), (V{3, 2, 3}));
+  for (const LtLayout& l : {s.a, s.b, s.c}) EXPECT_GE(l.ld, l.rows);
+}
+
+TEST(CudaGlueGemm, LtAlignmentIsTheLargestPowerOfTwoUpTo256) {
+  EXPECT_EQ(lt_alignment(0x7f0000000000), 256u);
+  EXPECT_EQ(lt_alignment(0x7f0000000200 + 4), 4u);    // a float32 view one element in
+  EXPECT_EQ(lt_alignment(0x7f0000000200 + 2), 2u);    // a 16-bit view one element in
+  EXPECT_EQ(lt_alignment(0x7f0000000200 + 48), 16u);
+  EXPECT_EQ(lt_alignment(0x7f0000000200 + 128), 128u);
+}
+
 // ---- cuDNN (Note [Convolutions on cuDNN])
 
 ConvGeometry geometry(V stride, V pad_l, V pad_r, V dilation, int64_t groups = 1) {

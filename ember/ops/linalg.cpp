@@ -8,6 +8,7 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/cpu/blas.h"
 #include "ember/ops.h"
+#include "ember/ops/linalg_epilogue.h"
 #include "ember/ops/util.h"
 
 namespace ember {
@@ -87,6 +88,24 @@ Tensor fold_rows(const Tensor& a) {
   return make_view(a, {{rows, k}}, {{row_stride, a.strides()[nd - 1]}}, a.storage_offset());
 }
 
+// out = alpha * (a @ b) + c with c a bias vector [n], added by the BLAS's epilogue where the backend has one
+// (linalg_epilogue.h); false when the case does not fit, having written nothing.
+bool product_with_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& beta,
+                       const Scalar& alpha, IntArrayRef batch) {
+  auto* fn = matmul_bias_kernel.fn[static_cast<int>(out.device().type)];
+  if (!fn || b.dim() != 2 || c.dim() != 1 || beta.to_double() != 1.0) return false;
+  const int64_t k = b.sizes()[0], n = b.sizes()[1];
+  if (k == 0 || c.sizes()[0] != n || (n > 1 && c.strides()[0] != 1)) return false;
+  Tensor a2 = a;
+  if (!batch.empty()) {
+    a2 = fold_rows(a);
+    if (!a2.defined()) a2 = fold_rows(contiguous(a));
+  }
+  a2 = kernel_operand(a2, {});
+  const int64_t rows = a2.sizes()[0];
+  return fn(make_view(out, {{rows, n}}, {{n, 1}}, 0), a2, kernel_operand(b, {}), c, alpha);
+}
+
 // out (of `result` shape, which is prod's shape without the dims of 1-d operands) = beta * c + alpha * (a @ b),
 // for a [..., m, k] and b [..., k, n] with broadcasting batch dims. No recording.
 Tensor compute_product(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& beta, const Scalar& alpha,
@@ -99,8 +118,9 @@ Tensor compute_product(const Tensor& a, const Tensor& b, const Tensor& c, const 
   }
   Tensor out = empty(result, TensorOptions(dt).device(a.device()));
   const bool use_c = c.defined() && !is_zero(beta);
-  if (use_c) copy_into(out, c);
   if (out.numel() == 0) return out;
+  if (use_c && product_with_bias(out, a, b, c, beta, alpha, batch)) return out;
+  if (use_c) copy_into(out, c);
   const Scalar b_eff = use_c ? beta : Scalar(0);
   const int64_t m = prod[prod.size() - 2], n = prod[prod.size() - 1];
   if (!batch.empty() && b.dim() == 2 && m > 0) {

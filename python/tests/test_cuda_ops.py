@@ -454,6 +454,12 @@ case("matmul_bf16", E.matmul, R(64, 128, dtype=bf16), R(128, 48, dtype=bf16), to
 case("matmul_tf32", lambda a, b: _tf32(E.matmul, a, b), R(256, 512), R(512, 128), tol=TF32, gtol=TF32)
 case("linear_f16", lambda x, w, b: F.linear(x, w, b), R(32, 64, dtype=f16), R(48, 64, dtype=f16), R(48, dtype=f16),
      tol=F16_MM, gtol=F16_MM)
+# the bias added by cuBLASLt's epilogue (beta 1, a bias vector): plain, offset (misaligned) views, a transposed input
+case("addmm_bias_vector", lambda c, a, b: E.addmm(c, a, b, alpha=2.0), R(17), R(33, 65), R(65, 17))
+case("linear_bias_offset_views", lambda x, w, b: F.linear(x[:, 1:], w[:, 1:], b[1:]), R(40, 34), R(20, 34), R(21))
+case("linear_bias_transposed_input", lambda x, w, b: F.linear(x.t(), w, b), R(33, 40), R(19, 33), R(19))
+case("linear_bf16", lambda x, w, b: F.linear(x, w, b), R(4, 8, 64, dtype=bf16), R(48, 64, dtype=bf16),
+     R(48, dtype=bf16), tol=BF16_MM, gtol=BF16_MM)
 
 
 def _tf32(fn, *args):

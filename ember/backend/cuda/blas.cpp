@@ -43,18 +43,6 @@ cublasHandle_t cublas_handle(int device) {
   return h;
 }
 
-namespace {
-
-// cuBLAS's recommended workspace on Hopper (PyTorch's default there too); taken from the caching allocator per call.
-constexpr size_t kGemmWorkspace = size_t(32) << 20;
-
-struct GemmTypes {
-  cudaDataType_t data;
-  cublasComputeType_t compute;
-  bool double_scalars;  // alpha and beta are doubles (64F compute) or floats
-  cublasMath_t math;
-};
-
 GemmTypes gemm_types(ScalarType t) {
   const Flags& f = flags();
   switch (t) {
@@ -77,6 +65,8 @@ GemmTypes gemm_types(ScalarType t) {
       fail<NotImplementedError>("\"addmm_cuda\" not implemented for '", type_label(t), "'");
   }
 }
+
+namespace {
 
 std::string describe(const Tensor& out, const Tensor& a, const Tensor& b) {
   return detail::cat("matmul: a ", dims_str(a.sizes()), " (strides ", dims_str(a.strides()), ") @ b ",

@@ -126,4 +126,26 @@ inline bool plan_gemm(IntArrayRef out_sizes, IntArrayRef a_strides, IntArrayRef 
   return true;
 }
 
+// cuBLASLt's view of one planned GEMM (batch 1, one call): the column-major layouts (rows, cols, leading dim) of its
+// A (ember's b, stored transposed when trans_a), B (ember's a) and C = D (out).
+struct LtLayout {
+  int64_t rows, cols, ld;
+};
+struct LtShapes {
+  LtLayout a, b, c;
+};
+inline LtShapes lt_shapes(const GemmPlan& p) {
+  return {{p.trans_a ? p.k : p.m, p.trans_a ? p.m : p.k, p.lda},
+          {p.trans_b ? p.n : p.k, p.trans_b ? p.k : p.n, p.ldb},
+          {p.m, p.n, p.ldc}};
+}
+
+// The alignment cuBLASLt may assume of a buffer: the largest power of two (at most 256, its default) dividing the
+// address. Its heuristic otherwise assumes 256 and may pick a kernel that faults on a view's offset pointer.
+inline uint32_t lt_alignment(uintptr_t address) {
+  uint32_t a = 256;
+  while (a > 1 && address % a != 0) a /= 2;
+  return a;
+}
+
 }  // namespace ember::cuda

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ember/backend/cuda/check.h"
+#include "ember/dtype.h"
 #include "ember/cuda.h"
 
 namespace ember::cuda {
@@ -105,5 +106,19 @@ inline cudaStream_t stream_of(int device) { return static_cast<cudaStream_t>(cur
 
 // The calling thread's cuBLAS handle for `device`, bound to its current stream.
 cublasHandle_t cublas_handle(int device);
+
+// How a GEMM of a floating dtype runs: data and compute types (TF32 per ember.backends.cuda.matmul.allow_tf32),
+// scalar type, and the math mode (reduced-precision reductions of 16-bit types per the flags). NotImplementedError
+// for other dtypes, with PyTorch's message.
+struct GemmTypes {
+  cudaDataType_t data;
+  cublasComputeType_t compute;
+  bool double_scalars;  // alpha and beta are doubles (64F compute) or floats
+  cublasMath_t math;
+};
+GemmTypes gemm_types(ScalarType t);
+
+// cuBLAS's recommended workspace on Hopper (PyTorch's default there too); taken from the caching allocator per call.
+constexpr size_t kGemmWorkspace = size_t(32) << 20;
 
 }  // namespace ember::cuda
