@@ -71,6 +71,23 @@ TEST(CudaSortKeys, IntegersOrderAsTheCpu) {
   EXPECT_LT(radix_key(false), radix_key(true));
 }
 
+// nonzero's kernel writes element i's coordinates to row nonzero_row(scan, i): each nonzero element to its rank among
+// the nonzero ones, zeros nowhere (row -1 was written before, an out-of-bounds store for a leading zero).
+TEST(CudaNonzeroPlan, RowsAreTheRanksOfTheNonzeroElements) {
+  for (const std::vector<int> flags : {std::vector<int>{0, 1, 1, 0, 0, 1}, std::vector<int>{1, 0, 1, 1},
+                                       std::vector<int>{0, 0, 0}, std::vector<int>{1}, std::vector<int>{0}}) {
+    std::vector<int64_t> scan(flags.size());
+    int64_t sum = 0;
+    for (size_t i = 0; i < flags.size(); ++i) scan[i] = sum += flags[i];
+    int64_t rank = 0;
+    for (size_t i = 0; i < flags.size(); ++i) {
+      const int64_t row = nonzero_row(scan.data(), static_cast<int64_t>(i));
+      if (flags[i]) EXPECT_EQ(row, rank++) << i;
+      else EXPECT_EQ(row, -1) << i;
+    }
+  }
+}
+
 TEST(CudaSortPlan, RowBits) {
   EXPECT_EQ(plan_sort(0, 5).row_bits, 0);
   EXPECT_EQ(plan_sort(1, 5).row_bits, 0);

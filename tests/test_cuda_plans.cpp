@@ -217,6 +217,21 @@ TEST(CudaReducePlan, FullReductionOfTenMillionIsSplitForAccuracyAndParallelism) 
   EXPECT_GE(h.splits * h.chunk, int64_t(1) << 40);
 }
 
+// all/any/count_nonzero mask off only the sign bit of floats, at every width (the 16-bit mask was all ones, so -0.0
+// in float16 and bfloat16 counted as nonzero on CUDA).
+TEST(CudaReducePlan, NonzeroMaskDropsOnlyTheSignBitOfFloats) {
+  EXPECT_EQ(nonzero_mask<uint8_t>(false), 0xffu);
+  EXPECT_EQ(nonzero_mask<uint16_t>(true), 0x7fffu);
+  EXPECT_EQ(nonzero_mask<uint16_t>(false), 0xffffu);
+  EXPECT_EQ(nonzero_mask<uint32_t>(true), 0x7fffffffu);
+  EXPECT_EQ(nonzero_mask<uint64_t>(true), 0x7fffffffffffffffull);
+  EXPECT_EQ(nonzero_mask<uint64_t>(false), ~0ull);
+  const uint16_t neg_zero_f16 = 0x8000, neg_zero_bf16 = 0x8000, tiny_f16 = 0x0001;
+  EXPECT_EQ(neg_zero_f16 & nonzero_mask<uint16_t>(true), 0);
+  EXPECT_EQ(neg_zero_bf16 & nonzero_mask<uint16_t>(true), 0);
+  EXPECT_NE(tiny_f16 & nonzero_mask<uint16_t>(true), 0);
+}
+
 TEST(CudaMultiTensorPlan, ChunksCoverEveryTensorWithinLimits) {
   const std::vector<int64_t> numels = {10, 0, 65536, 65537, 1, 300000, 7};
   for (int max_t : {1, 2, 48})

@@ -42,7 +42,13 @@ void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking
       async = true;
     }
   }
+  // Between two GPUs the copy runs on the source's current stream: it waits for the work queued so far on the
+  // destination's current stream (which may still use d's memory or be writing dst), and that stream waits for the
+  // copy before anything later there reads d.
+  const bool peer = kind == cuda::CopyKind::DeviceToDevice && dst.device().index != device;
+  if (peer) cuda::stream_wait_stream(cuda::current_stream(device), cuda::current_stream(dst.device().index));
   cuda::memcpy(d.data_ptr(), s.data_ptr(), d.nbytes(), kind, device, async);
+  if (peer) cuda::stream_wait_stream(cuda::current_stream(dst.device().index), cuda::current_stream(device));
   if (!d.is_same(dst)) copy_kernel[dst.device()](dst, d);
 }
 

@@ -4,6 +4,7 @@
 // copies elements as unsigned integers of the element's size, as the CPU kernels do.
 #include <cub/device/device_scan.cuh>
 
+#include "ember/backend/cuda/index_plans.h"
 #include "ember/backend/cuda/launch.cuh"
 #include "ember/backend/cuda/scratch.cuh"
 #include "ember/backend/dispatch_size.h"
@@ -238,8 +239,8 @@ void nonzero(const Tensor& out, const Tensor& self) {
   for (int64_t d = 0; d < nd; ++d) c.sizes[d] = self.sizes()[d];
   int64_t* o = out.data<int64_t>();
   launch_flat(device, n, [=] __device__(int64_t i) {
-    const int64_t row = ps[i] - 1;
-    if (row == (i ? ps[i - 1] : 0) || row >= rows) return;  // a zero (the scan did not step), or past out
+    const int64_t row = nonzero_row(ps, i);
+    if (row < 0 || row >= rows) return;  // a zero, or past out
     int64_t rem = i;
     for (int d = c.nd - 1; d >= 0; --d) {
       o[row * c.nd + d] = rem % c.sizes[d];

@@ -55,6 +55,13 @@ EMBER_HOST_DEVICE KeyOf<T> radix_key(T v) {
   }
 }
 
+// nonzero: the output row of element i given `scan`, the inclusive sum of the elements' nonzero flags (1 or 0), or
+// -1 when element i is zero (the sum did not step there).
+EMBER_HOST_DEVICE int64_t nonzero_row(const int64_t* scan, int64_t i) {
+  const int64_t before = i ? scan[i - 1] : 0;
+  return scan[i] == before ? -1 : before;
+}
+
 // A segmented sort as two stable radix sorts (Note [Sort keys] in sort.cu): all elements by key, then by row,
 // which needs only the bits of the largest row number. row_bits 0: a single row, one pass.
 struct SortPlan {

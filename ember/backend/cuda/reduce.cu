@@ -163,7 +163,7 @@ __global__ void reduce_init_kernel(ReduceGeometry g, StoreOut<P> store) {
 }
 
 // All, Any and CountNonzero only ask whether an element is nonzero: read it as an unsigned integer of its width,
-// with the sign bit masked off for floats (so -0.0 counts as zero; NaN does not).
+// with the sign bit masked off for floats (nonzero_mask: -0.0 counts as zero; NaN does not).
 template <class U>
 struct LoadNonzero {
   const U* in;
@@ -202,7 +202,7 @@ void run_nonzero(const ReduceGeometry& g, const Tensor& in, const Outputs& o, in
   const bool fp = is_floating(in.dtype());
   auto go = [&](auto u) {
     using U = decltype(u);
-    const U mask = fp ? static_cast<U>(~U(0) >> 1) : static_cast<U>(~U(0));
+    const U mask = nonzero_mask<U>(fp);
     run<Policy<std::conditional_t<Op == ReduceOp::CountNonzero, int64_t, bool>, Op>>(
         g, LoadNonzero<U>{static_cast<const U*>(in.data_ptr()), mask}, o, device);
   };

@@ -132,6 +132,14 @@ inline ReducePlan plan_reduce(int64_t n_out, int64_t n_red, bool inner, int64_t 
   return p;
 }
 
+// All, Any and CountNonzero read an element as an unsigned integer U of its width: the bits that decide whether it is
+// nonzero are all of them, but the sign bit for floats (-0.0 is zero). Cast before shifting: for a 16-bit U, ~U(0)
+// is the int -1, and -1 >> 1 is still -1 (the sign bit of float16/bfloat16 would count).
+template <class U>
+constexpr U nonzero_mask(bool floating) {
+  return floating ? static_cast<U>(static_cast<U>(~U(0)) >> 1) : static_cast<U>(~U(0));
+}
+
 // ---- multi-tensor kernels (the optimizers): the tensors' elements are cut into chunks of at most `chunk` elements,
 // one block each, and the chunks packed into launches of at most max_tensors tensors and max_chunks chunks (the
 // launch's table travels by value as a kernel argument). A tensor whose chunks do not all fit continues in the next
