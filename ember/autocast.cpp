@@ -1,6 +1,7 @@
 // Autocast state and casts (Note [Autocast] in autocast.h).
 #include "ember/autocast.h"
 
+#include <atomic>
 #include <unordered_map>
 
 #include "ember/error.h"
@@ -16,7 +17,21 @@ struct CacheEntry {
   uint32_t version;
 };
 
+// Threads with autocast enabled for some device type: while there are none (the common case), the ops' check is
+// one relaxed load of this counter, not a thread-local access.
+std::atomic<int> active_threads{0};
+
 struct State {
+  ~State() {
+    if (enabled[0] || enabled[1]) active_threads.fetch_sub(1, std::memory_order_relaxed);
+  }
+  // Sets the flags, keeping active_threads in step.
+  void set(bool cpu, bool cuda) {
+    const bool before = enabled[0] || enabled[1], after = cpu || cuda;
+    enabled[0] = cpu;
+    enabled[1] = cuda;
+    if (before != after) active_threads.fetch_add(after ? 1 : -1, std::memory_order_relaxed);
+  }
   bool enabled[2] = {false, false};  // indexed by idx(DeviceType)
   ScalarType dtype[2] = {ScalarType::BFloat16, ScalarType::Float16};
   bool cache_enabled = true;
@@ -32,7 +47,9 @@ int idx(DeviceType t) { return t == DeviceType::CUDA ? 1 : 0; }
 }  // namespace
 
 bool is_enabled(DeviceType t) { return state.enabled[idx(t)]; }
-void set_enabled(DeviceType t, bool enabled) { state.enabled[idx(t)] = enabled; }
+void set_enabled(DeviceType t, bool enabled) {
+  state.set(t == DeviceType::CPU ? enabled : state.enabled[0], t == DeviceType::CUDA ? enabled : state.enabled[1]);
+}
 ScalarType get_dtype(DeviceType t) { return state.dtype[idx(t)]; }
 void set_dtype(DeviceType t, ScalarType dtype) {
   EMBER_CHECK_TYPE(is_floating(dtype), "set_autocast_dtype(): the autocast dtype must be a floating dtype, got ",
@@ -45,18 +62,17 @@ int increment_nesting() { return ++state.nesting; }
 int decrement_nesting() { return state.nesting > 0 ? --state.nesting : 0; }
 void clear_cache() { state.cache.clear(); }
 size_t cache_size() { return state.cache.size(); }
-bool any_active() { return (state.enabled[0] || state.enabled[1]) && !state.excluded; }
+bool any_active() {
+  if (active_threads.load(std::memory_order_relaxed) == 0) [[likely]]
+    return false;
+  return (state.enabled[0] || state.enabled[1]) && !state.excluded;
+}
 
 ExcludeGuard::ExcludeGuard() : prev_(state.excluded) { state.excluded = true; }
 ExcludeGuard::~ExcludeGuard() { state.excluded = prev_; }
 
-DisabledGuard::DisabledGuard() : prev_cpu_(state.enabled[0]), prev_cuda_(state.enabled[1]) {
-  state.enabled[0] = state.enabled[1] = false;
-}
-DisabledGuard::~DisabledGuard() {
-  state.enabled[0] = prev_cpu_;
-  state.enabled[1] = prev_cuda_;
-}
+DisabledGuard::DisabledGuard() : prev_cpu_(state.enabled[0]), prev_cuda_(state.enabled[1]) { state.set(false, false); }
+DisabledGuard::~DisabledGuard() { state.set(prev_cpu_, prev_cuda_); }
 
 namespace detail {
 

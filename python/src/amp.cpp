@@ -34,11 +34,11 @@ void init_amp(nb::module_& m) {
         autocast::set_dtype(autocast_device(d), to_dtype_required(dtype, "set_autocast_dtype"));
       },
       nb::arg("device_type"), nb::arg("dtype"));
-  m.def("is_autocast_cache_enabled", &autocast::is_cache_enabled);
-  m.def("set_autocast_cache_enabled", &autocast::set_cache_enabled, nb::arg("enabled"));
-  m.def("autocast_increment_nesting", &autocast::increment_nesting);
-  m.def("autocast_decrement_nesting", &autocast::decrement_nesting);
-  m.def("clear_autocast_cache", &autocast::clear_cache);
+  m.def("_is_autocast_cache_enabled", &autocast::is_cache_enabled);
+  m.def("_set_autocast_cache_enabled", &autocast::set_cache_enabled, nb::arg("enabled"));
+  m.def("_autocast_increment_nesting", &autocast::increment_nesting);
+  m.def("_autocast_decrement_nesting", &autocast::decrement_nesting);
+  m.def("_clear_autocast_cache", &autocast::clear_cache);
   m.def("_autocast_cache_size", &autocast::cache_size);
 
   m.def("_amp_foreach_non_finite_check_and_unscale_", &amp::foreach_non_finite_check_and_unscale_, nb::arg("self"),

@@ -202,6 +202,23 @@ def test_state_functions_and_nesting():
     assert ember.mm(r(2, 2), r(2, 2)).dtype is f32
 
 
+def test_nesting_and_cache_functions():
+    assert ember.is_autocast_cache_enabled()
+    ember.set_autocast_cache_enabled(False)
+    with ember.autocast("cpu"):
+        assert not ember.is_autocast_cache_enabled()  # a region takes the current setting by default
+    with ember.autocast("cpu", cache_enabled=True):
+        assert ember.is_autocast_cache_enabled()
+    assert not ember.is_autocast_cache_enabled()
+    ember.set_autocast_cache_enabled(True)
+    assert ember.autocast_increment_nesting() == 1
+    assert ember.autocast_increment_nesting() == 2
+    assert ember.autocast_decrement_nesting() == 1
+    assert ember.autocast_decrement_nesting() == 0
+    ember.clear_autocast_cache()
+    assert ember.amp.is_autocast_available("cpu") and not ember.amp.is_autocast_available("xpu")
+
+
 def test_state_restored_after_exception():
     with pytest.raises(ZeroDivisionError):
         with ember.autocast("cpu"):

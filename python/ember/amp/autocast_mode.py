@@ -71,6 +71,28 @@ def set_autocast_gpu_dtype(dtype):
     _C._autocast_set_dtype("cuda", dtype)
 
 
+def is_autocast_cache_enabled():
+    return _C._is_autocast_cache_enabled()
+
+
+def set_autocast_cache_enabled(enabled):
+    _C._set_autocast_cache_enabled(bool(enabled))
+
+
+def autocast_increment_nesting():
+    """Enters an autocast region (the autocast class does this); returns the new depth."""
+    return _C._autocast_increment_nesting()
+
+
+def autocast_decrement_nesting():
+    """Leaves an autocast region; returns the new depth (the cast cache is cleared by the caller at 0)."""
+    return _C._autocast_decrement_nesting()
+
+
+def clear_autocast_cache():
+    _C._clear_autocast_cache()
+
+
 def _cuda_unavailable():
     return not _C._cuda_device_count() > 0
 
@@ -86,7 +108,7 @@ class autocast:
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         self.device = _check_device_type(device_type)
         self.fast_dtype = get_autocast_dtype(self.device) if dtype is None else dtype
-        self._cache_enabled = _C.is_autocast_cache_enabled() if cache_enabled is None else bool(cache_enabled)
+        self._cache_enabled = _C._is_autocast_cache_enabled() if cache_enabled is None else bool(cache_enabled)
         enabled = bool(enabled)
         if enabled and self.device == "cuda" and _cuda_unavailable():
             warnings.warn("User provided device_type of 'cuda', but CUDA is not available. Disabling")
@@ -102,22 +124,22 @@ class autocast:
         self._enabled = enabled
 
     def __enter__(self):
-        self.prev_cache_enabled = _C.is_autocast_cache_enabled()
+        self.prev_cache_enabled = _C._is_autocast_cache_enabled()
         self.prev = _C._autocast_is_enabled(self.device)
         self.prev_fastdtype = _C._autocast_get_dtype(self.device)
         _C._autocast_set_enabled(self.device, self._enabled)
         if self._enabled:
             _C._autocast_set_dtype(self.device, self.fast_dtype)
-        _C.autocast_increment_nesting()
-        _C.set_autocast_cache_enabled(self._cache_enabled)
+        _C._autocast_increment_nesting()
+        _C._set_autocast_cache_enabled(self._cache_enabled)
         return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
-        if _C.autocast_decrement_nesting() == 0:
-            _C.clear_autocast_cache()
+        if _C._autocast_decrement_nesting() == 0:
+            _C._clear_autocast_cache()
         _C._autocast_set_enabled(self.device, self.prev)
         _C._autocast_set_dtype(self.device, self.prev_fastdtype)
-        _C.set_autocast_cache_enabled(self.prev_cache_enabled)
+        _C._set_autocast_cache_enabled(self.prev_cache_enabled)
         return False
 
     def __call__(self, func):
