@@ -560,6 +560,7 @@ def test_cuda_without_cuda_warns_and_disables():
     with pytest.warns(UserWarning, match="GradScaler is enabled, but CUDA is not available.  Disabling."):
         scaler = ember.cuda.amp.GradScaler()
     assert not scaler.is_enabled()
+    assert ember.cuda.amp.common.amp_definitely_not_available()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ember.cuda.amp.GradScaler(enabled=False)

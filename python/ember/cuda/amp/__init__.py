@@ -1,6 +1,7 @@
 """ember.cuda.amp (torch.cuda.amp): autocast for CUDA tensors (float16 by default), GradScaler, custom_fwd/bwd."""
 import functools
 
+from . import common  # noqa: F401
 from ...amp import autocast_mode as _mode
 from ...amp.grad_scaler import GradScaler as _GradScaler
 from ... import _C
