@@ -9,7 +9,8 @@ seconds in all, default 480, after which the remaining cases are skipped and the
                momentum, cross_entropy): images/s, the number of cudaMalloc calls after the first iteration
                (memory_stats()["num_device_alloc"], PyTorch's key), and per iteration the host's time to enqueue the
                step against the GPU's time for it (CUDA events): the PyTorch paper's Figure 1, the host runs ahead.
-  resnet50_bf16_autocast   the same under bfloat16 autocast: skipped while ember has no autocast.
+  resnet50_bf16_autocast   the same under torch.autocast("cuda", dtype=bfloat16) (convolutions and matmuls in
+               bfloat16, the loss in float32; docs/amp.md).
   matmul_fp32 / matmul_tf32 / matmul_bf16   4096^3 products: TFLOP/s.
   conv3x3      3x3 convolution 64->64 channels on 56x56, batch 64, forward + backward (input and weight gradients).
   add          elementwise add of two 64M-element float32 tensors: GB/s (3 x 256 MiB moved).

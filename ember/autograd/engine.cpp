@@ -13,6 +13,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "ember/autocast.h"
 #include "ember/autograd/functions.h"
 #include "ember/format.h"
 #include "ember/ops.h"
@@ -214,6 +215,7 @@ void execute(GraphTask& task, const std::vector<Edge>& roots, TensorList& root_g
     }
   }
   GradModeGuard mode(task.create_graph);
+  autocast::DisabledGuard no_autocast;  // backward ops run in the forward's dtypes (Note [Autocast])
   while (!ready.empty()) {
     Node* node = ready.top().node;
     ready.pop();

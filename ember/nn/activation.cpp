@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
 
@@ -53,6 +54,7 @@ Tensor softshrink(const Tensor& x, double lambd) {
 }
 
 Tensor prelu(const Tensor& x, const Tensor& weight) {
+  EMBER_AUTOCAST(autocast::kLower, prelu, x, weight);
   const int64_t channels = x.dim() >= 2 ? x.size(1) : 1;
   EMBER_CHECK(weight.numel() == 1 || weight.numel() == channels, "Mismatch of parameter numbers and input channel "
               "size. Found parameter numbers = ", weight.numel(), " and channel size = ", channels, ".");
@@ -150,9 +152,11 @@ Tensor softmax_impl(const Tensor& x_in, int64_t dim, std::optional<ScalarType> d
 }  // namespace
 
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, softmax, x, dim, dtype);
   return softmax_impl(x, dim, dtype, false);
 }
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, log_softmax, x, dim, dtype);
   return softmax_impl(x, dim, dtype, true);
 }
 Tensor softmin(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/autocast.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/util.h"
@@ -25,6 +26,8 @@ Tensor masked_softmax(const Tensor& x) {
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                    const Tensor& attn_mask, double dropout_p, bool is_causal,
                                    std::optional<double> scale, Generator* gen) {
+  EMBER_AUTOCAST(autocast::kLower, scaled_dot_product_attention, query, key, value, attn_mask, dropout_p, is_causal,
+                 scale, gen);
   check_same_device("scaled_dot_product_attention", {&query, &key, &value, &attn_mask});
   const char* op = "scaled_dot_product_attention";
   EMBER_CHECK(query.dim() >= 2 && key.dim() >= 2 && value.dim() >= 2, op,

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 
+#include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
@@ -208,6 +209,8 @@ struct Padding {
 Tensor convolution(const char* name, size_t nsp, bool transposed, const Tensor& input, const Tensor& weight,
                    const Tensor& bias, IntArrayRef stride_arg, Padding padding_arg, IntArrayRef dilation_arg,
                    IntArrayRef output_padding_arg, int64_t groups) {
+  EMBER_AUTOCAST(autocast::kLower, convolution, name, nsp, transposed, input, weight, bias, stride_arg, padding_arg,
+                 dilation_arg, output_padding_arg, groups);
   EMBER_CHECK(input.defined() && weight.defined(), name, "(): input and weight must be defined tensors");
   const int64_t nd = static_cast<int64_t>(nsp);
   EMBER_CHECK(input.dim() == nd + 1 || input.dim() == nd + 2, "Expected ", nd + 1, "D (unbatched) or ", nd + 2,

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
@@ -62,6 +63,7 @@ Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double ep
 }
 
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+  EMBER_AUTOCAST(autocast::kFp32Cuda, cosine_similarity, x1, x2, dim, eps);
   check_same_device("cosine_similarity", {&x1, &x2});
   auto b = broadcast_tensors({x1, x2});
   const ScalarType t = promote_types(x1.dtype(), x2.dtype());
@@ -74,6 +76,7 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double
 }
 
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::string_view compute_mode) {
+  EMBER_AUTOCAST(autocast::kFp32, cdist, x1, x2, p, compute_mode);
   check_same_device("cdist", {&x1, &x2});
   EMBER_CHECK(is_floating(x1.dtype()), "cdist only supports floating-point dtypes, X1 got: ", type_label(x1.dtype()));
   EMBER_CHECK(is_floating(x2.dtype()), "cdist only supports floating-point dtypes, X2 got: ", type_label(x2.dtype()));
@@ -96,6 +99,7 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::string_view comp
 }
 
 Tensor pdist(const Tensor& x, double p) {
+  EMBER_AUTOCAST(autocast::kFp32Cuda, pdist, x, p);
   EMBER_CHECK(x.dim() == 2, "pdist only supports 2D tensors, got: ", x.dim(), "D");
   EMBER_CHECK(is_floating(x.dtype()), "pdist only supports floating-point dtypes");
   check_p(p, "pdist");

@@ -9,6 +9,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/nn/distance.h"
 #include "ember/ops.h"
@@ -155,6 +156,7 @@ Tensor apply_reduction(const Tensor& loss, Reduction r) {
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                      Reduction reduction, double label_smoothing) {
+  EMBER_AUTOCAST(autocast::kFp32, cross_entropy, input, target, weight, ignore_index, reduction, label_smoothing);
   check_same_device("cross_entropy", {&input, &target, &weight});
   EMBER_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0,
               "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
@@ -203,6 +205,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                 Reduction reduction) {
+  EMBER_AUTOCAST(autocast::kFp32, nll_loss, input, target, weight, ignore_index, reduction);
   check_same_device("nll_loss", {&input, &target, &weight});
   EMBER_CHECK_VALUE(input.dim() >= 1, "Expected 1 or more dimensions (got ", input.dim(), ")");
   const bool unbatched = input.dim() == 1;
@@ -223,16 +226,19 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_AUTOCAST(autocast::kFp32, mse_loss, input, target, reduction);
   check_same_device("mse_loss", {&input, &target});
   return apply_reduction(square(checked_diff(input, target, "mse_loss")), reduction);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_AUTOCAST(autocast::kFp32, l1_loss, input, target, reduction);
   check_same_device("l1_loss", {&input, &target});
   return apply_reduction(abs(checked_diff(input, target, "l1_loss")), reduction);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
+  EMBER_AUTOCAST(autocast::kFp32, smooth_l1_loss, input, target, reduction, beta);
   check_same_device("smooth_l1_loss", {&input, &target});
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   if (beta == 0) return l1_loss(input, target, reduction);
@@ -241,13 +247,19 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
+  EMBER_AUTOCAST(autocast::kFp32, huber_loss, input, target, reduction, delta);
   check_same_device("huber_loss", {&input, &target});
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   Tensor d = abs(checked_diff(input, target, "huber_loss"));
   return apply_reduction(where(lt(d, delta), mul(square(d), 0.5), mul(sub(d, 0.5 * delta), delta)), reduction);
 }
 
+// Float32 on the CPU; refused under CUDA autocast, where it is unsafe in float16 (Note [Autocast]).
+constexpr autocast::OpPolicy kBinaryCrossEntropyPolicy{autocast::Policy::Fp32, autocast::Policy::Banned,
+                                                       "torch.nn.functional.binary_cross_entropy"};
+
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction) {
+  EMBER_AUTOCAST(kBinaryCrossEntropyPolicy, binary_cross_entropy, input, target, weight, reduction);
   check_same_device("binary_cross_entropy", {&input, &target, &weight});
   EMBER_CHECK_VALUE(std::ranges::equal(input.sizes(), target.sizes()), "Using a target size (", size_repr(target.sizes()),
                     ") that is different to the input size (", size_repr(input.sizes()),
@@ -284,6 +296,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         Reduction reduction, const Tensor& pos_weight) {
+  EMBER_AUTOCAST(autocast::kFp32, binary_cross_entropy_with_logits, input, target, weight, reduction, pos_weight);
   check_same_device("binary_cross_entropy_with_logits", {&input, &target, &weight, &pos_weight});
   EMBER_CHECK_VALUE(std::ranges::equal(input.sizes(), target.sizes()), "Target size (", size_repr(target.sizes()),
                     ") must be the same as input size (", size_repr(input.sizes()), ")");
@@ -295,6 +308,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target, bool batchmean) {
+  EMBER_AUTOCAST(autocast::kFp32, kl_div, input, target, reduction, log_target, batchmean);
   check_same_device("kl_div", {&input, &target});
   Tensor per;
   if (log_target) {
@@ -311,6 +325,7 @@ Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bo
 
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps,
                         Reduction reduction) {
+  EMBER_AUTOCAST(autocast::kFp32, poisson_nll_loss, input, target, log_input, full, eps, reduction);
   check_same_device("poisson_nll_loss", {&input, &target});
   Tensor per = log_input ? sub(exp(input), mul(target, input)) : sub(input, mul(target, log(add(input, eps))));
   if (full) {  // Stirling's approximation of log(target!), where target > 1
@@ -353,6 +368,7 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
 
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                              Reduction reduction) {
+  EMBER_AUTOCAST(autocast::kFp32, cosine_embedding_loss, input1, input2, target, margin, reduction);
   check_same_device("cosine_embedding_loss", {&input1, &input2, &target});
   const int64_t td = target.dim();
   EMBER_CHECK(td <= 1, "0D or 1D target tensor expected, multi-target not supported");
@@ -373,6 +389,7 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
 
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                            Reduction reduction) {
+  EMBER_AUTOCAST(autocast::kFp32, margin_ranking_loss, input1, input2, target, margin, reduction);
   check_same_device("margin_ranking_loss", {&input1, &input2, &target});
   EMBER_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(),
               "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: ",
@@ -397,6 +414,7 @@ Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& pos
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
                            double p, double eps, bool swap, Reduction reduction) {
+  EMBER_AUTOCAST(autocast::kFp32, triplet_margin_loss, anchor, positive, negative, margin, p, eps, swap, reduction);
   check_same_device("triplet_margin_loss", {&anchor, &positive, &negative});
   return triplet_margin_with_distance_loss(
       anchor, positive, negative, [p, eps](const Tensor& a, const Tensor& b) { return pairwise_distance(a, b, p, eps); },
@@ -404,6 +422,7 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
 }
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction) {
+  EMBER_AUTOCAST(autocast::kFp32, hinge_embedding_loss, input, target, margin, reduction);
   check_same_device("hinge_embedding_loss", {&input, &target});
   Tensor margin_part = where(ne(target, 1), clamp(sub(margin, input), Scalar(0.0), std::nullopt), 0.0);
   Tensor self_part = where(ne(target, -1), input, 0.0);
@@ -411,6 +430,7 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double ma
 }
 
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_AUTOCAST(autocast::kFp32, soft_margin_loss, input, target, reduction);
   check_same_device("soft_margin_loss", {&input, &target});
   return apply_reduction(softplus_stable(neg(mul(input, target))), reduction);
 }
@@ -429,6 +449,7 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, co
 }
 
 Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target_in, Reduction reduction) {
+  EMBER_AUTOCAST(autocast::kFp32, multilabel_margin_loss, input, target_in, reduction);
   check_same_device("multilabel_margin_loss", {&input, &target_in});
   EMBER_CHECK(input.dim() >= 1 && input.dim() <= 2 && std::ranges::equal(input.sizes(), target_in.sizes()),
               "inconsistent target size: ", shape_str(target_in.sizes()), " for input of size: ",
@@ -457,6 +478,7 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target_in, Redu
 
 Tensor multi_margin_loss(const Tensor& input, const Tensor& target_in, int64_t p, double margin, const Tensor& weight,
                          Reduction reduction) {
+  EMBER_AUTOCAST(autocast::kFp32, multi_margin_loss, input, target_in, p, margin, weight, reduction);
   check_same_device("multi_margin_loss", {&input, &target_in, &weight});
   EMBER_CHECK(p == 1 || p == 2, "only p == 1 and p == 2 supported");
   EMBER_CHECK(input.dim() >= 1 && input.dim() <= 2, "multi_margin_loss(): expected a 1-d or 2-d input, got shape ",
@@ -499,6 +521,8 @@ std::vector<int64_t> lengths_of(const Tensor& t, int64_t n, const char* what) {
 
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets_in, const Tensor& input_lengths,
                 const Tensor& target_lengths, int64_t blank, Reduction reduction, bool zero_infinity) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, ctc_loss, log_probs, targets_in, input_lengths, target_lengths, blank, reduction,
+                 zero_infinity);
   EMBER_CHECK(log_probs.dim() == 3 || log_probs.dim() == 2,
               "ctc_loss(): expected log_probs of shape [T, N, C] or [T, C], got ", shape_str(log_probs.sizes()));
   EMBER_CHECK_TYPE(is_floating(log_probs.dtype()), "ctc_loss(): expected floating point log_probs, got ",

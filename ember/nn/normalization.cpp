@@ -12,6 +12,7 @@
 
 #include <algorithm>
 
+#include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/nn/padding.h"
 #include "ember/ops.h"
@@ -62,6 +63,7 @@ void check_param(const Tensor& t, int64_t c, const char* what) {
 
 Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
+  EMBER_AUTOCAST(autocast::kFp32Cuda, layer_norm, x, normalized_shape, weight, bias, eps);
   check_same_device("layer_norm", {&x, &weight, &bias});
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   EMBER_CHECK(k >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
@@ -260,6 +262,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
 // ---- group_norm and instance_norm: layer_norm and batch_norm of a reshaped input, as PyTorch builds them
 
 Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  EMBER_AUTOCAST(autocast::kFp32Cuda, group_norm, x, num_groups, weight, bias, eps);
   check_same_device("group_norm", {&x, &weight, &bias});
   wrap_dim(1, x.dim(), "group_norm");
   const int64_t N = x.size(0), C = x.size(1);
@@ -322,6 +325,7 @@ Tensor local_response_norm(const Tensor& x, int64_t size, double alpha, double b
 }
 
 Tensor normalize(const Tensor& x, double p, int64_t dim, double eps) {
+  EMBER_AUTOCAST(autocast::kFp32Cuda, normalize, x, p, dim, eps);
   const int64_t d[] = {dim};
   return div(x, expand_as(clamp(norm(x, p, d, true), Scalar(eps), std::nullopt), x));
 }

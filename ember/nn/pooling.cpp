@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
@@ -330,6 +331,8 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 }
 Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                 divisor_override);
   return avg_pool(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                   divisor_override);
 }

@@ -1,5 +1,6 @@
 #include "ember/nn/rnn.h"
 
+#include "ember/autocast.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/util.h"
@@ -186,6 +187,7 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
 
 std::pair<Tensor, Tensor> rnn_cell(RNNMode mode, const Tensor& input, const Tensor& h, const Tensor& c,
                                    const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+  EMBER_AUTOCAST(autocast::kLowerCuda, rnn_cell, mode, input, h, c, w_ih, w_hh, b_ih, b_hh);
   const char* name = mode == RNNMode::LSTM ? "LSTMCell" : mode == RNNMode::GRU ? "GRUCell" : "RNNCell";
   check_same_device(name, {&input, &h, &c, &w_ih, &w_hh, &b_ih, &b_hh});
   EMBER_CHECK(input.dim() == 1 || input.dim() == 2, name, ": Expected input to be 1D or 2D, got ", input.dim(),

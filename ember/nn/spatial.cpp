@@ -8,6 +8,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
@@ -381,8 +382,12 @@ Tensor to_index(const Tensor& t) { return to(t, ScalarType::Int64); }
 
 }  // namespace
 
+// Float32 under CPU autocast, the widest input dtype under CUDA autocast (PyTorch's policies).
+constexpr autocast::OpPolicy kGridSamplePolicy{autocast::Policy::Fp32, autocast::Policy::Promote};
+
 Tensor grid_sample(const Tensor& input, const Tensor& grid, std::string_view mode_name,
                    std::string_view padding_name, bool align_corners) {
+  EMBER_AUTOCAST(kGridSamplePolicy, grid_sample, input, grid, mode_name, padding_name, align_corners);
   check_same_device("grid_sample", {&input, &grid});
   EMBER_CHECK_VALUE(mode_name == "bilinear" || mode_name == "nearest" || mode_name == "bicubic",
                     "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '",

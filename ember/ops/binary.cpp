@@ -2,6 +2,7 @@
 // device kernels (backend/cpu/binary*.cpp, backend/cuda/).
 #include "ember/ops/binary.h"
 
+#include "ember/autocast.h"
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
@@ -50,7 +51,27 @@ Tensor elementwise_operand(const Tensor& t, Device device) {
 
 const char* binary_op_name(BinaryOp op) { return info(op).name; }
 
+namespace {
+// Under CUDA autocast pow and scalar / tensor run in float32, atan2 in the widest input dtype (Note [Autocast]).
+autocast::OpPolicy binary_autocast_policy(BinaryOp op, const Operand& a) {
+  if (op == BinaryOp::Pow || (op == BinaryOp::Div && !a.t)) return autocast::kFp32Cuda;
+  if (op == BinaryOp::Atan2) return autocast::kPromoteCuda;
+  return {autocast::Policy::None, autocast::Policy::None};
+}
+}  // namespace
+
 Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& out, const Scalar& alpha) {
+  if (!out.defined() && autocast::any_active()) [[unlikely]] {
+    const autocast::OpPolicy p = binary_autocast_policy(op, a);
+    const Tensor ta = a.t ? *a.t : Tensor(), tb = b.t ? *b.t : Tensor();
+    if (auto pol = autocast::policy_for(p, ta, tb); pol.first != autocast::Policy::None)
+      return autocast::run(
+          pol,
+          [&](const Tensor& x, const Tensor& y) {
+            return binary_op(op, x.defined() ? Operand(x) : a, y.defined() ? Operand(y) : b, out, alpha);
+          },
+          ta, tb);
+  }
   const OpInfo& oi = info(op);
   const char* name = oi.name;
   // Device: tensors share one device, except that a 0-d CPU tensor may join any device (as in PyTorch).

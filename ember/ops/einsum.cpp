@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "ember/autocast.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/util.h"
@@ -91,6 +92,7 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<bool>& summe
 }  // namespace
 
 Tensor einsum(std::string_view eq, const std::vector<Tensor>& operands) {
+  EMBER_AUTOCAST(autocast::kLowerCuda, einsum, eq, operands);
   EMBER_CHECK(!operands.empty(), "einsum(): must provide at least one operand");
   check_same_device("einsum()", operands);
   const size_t arrow = eq.find("->");

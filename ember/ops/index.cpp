@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/autocast.h"
 #include "ember/autograd/shape_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
@@ -583,6 +584,7 @@ const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index,
 }
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_AUTOCAST(autocast::kPromoteCuda, scatter_add, self, dim, index, src);
   Tensor r = copy_of(self);
   scatter_into(ScatterMode::Add, r, dim, index, src, {}, "scatter_add");
   record_scatter(r, self, dim, index, src, true);
@@ -692,6 +694,7 @@ const Tensor& index_copy_(const Tensor& self, int64_t dim, const Tensor& index, 
 }
 
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  EMBER_AUTOCAST(autocast::kPromoteCpu, index_copy, self, dim, index, source);
   Tensor r = copy_of(self);
   index_scatter_into(ScatterMode::Copy, r, dim, index, source, "index_copy_");
   if (auto n = autograd::make_node("IndexCopyBackward0", {&self, &source},
@@ -760,6 +763,7 @@ const Tensor& index_put_(const Tensor& self, const std::vector<Tensor>& indices,
 }
 
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+  EMBER_AUTOCAST(autocast::kPromoteCuda, index_put, self, indices, values, accumulate);
   // Without accumulate the written elements of self are lost. Every value gets the gradient of the element it
   // was written to, duplicates included (as PyTorch); the engine sums it over the dims values was broadcast along.
   auto n = autograd::make_node("IndexPutBackward0", {&self, &values}, [accumulate](FormulaNode& n, TensorList& g) {

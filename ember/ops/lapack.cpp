@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
@@ -304,6 +305,7 @@ Tensor matrix_dims_last(const Tensor& A, int64_t d0, int64_t d1) {
 // ---- inverse and solvers
 
 Tensor linalg_inv(const Tensor& A) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_inv, A);
   const char* fn = "linalg.inv";
   check_matrix(A, fn, true);
   const DimVector batch = batch_of(A);
@@ -330,6 +332,7 @@ Tensor linalg_inv(const Tensor& A) {
 }
 
 Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_solve, A, B, left);
   const char* fn = "linalg.solve";
   check_matrix(A, fn, true);
   check_same(A, B, fn);
@@ -438,6 +441,7 @@ Tensor logdet(const Tensor& A) {
 // ---- factorizations
 
 Tensor linalg_cholesky(const Tensor& A, bool upper) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_cholesky, A, upper);
   const char* fn = "linalg.cholesky";
   check_matrix(A, fn, true);
   Tensor L;
@@ -467,6 +471,7 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
 }
 
 std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_qr, A, mode);
   const char* fn = "linalg.qr";
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '", mode,
               "' but expected one of 'reduced' (default), 'r', or 'complete'");
@@ -528,6 +533,7 @@ std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
 }
 
 std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_svd, A, full_matrices);
   const char* fn = "linalg.svd";
   check_matrix(A, fn, false);
   Svd r;
@@ -568,6 +574,7 @@ Tensor linalg_svdvals(const Tensor& A) {
 }
 
 std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view uplo) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_eigh, A, uplo);
   const char* fn = "linalg.eigh";
   std::pair<Tensor, Tensor> r;
   {
@@ -686,6 +693,7 @@ LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, std::optional<double>
 }
 
 Tensor linalg_pinv(const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_pinv, A, atol, rtol, hermitian);
   const char* fn = "linalg.pinv";
   check_matrix(A, fn, hermitian);
   const int64_t m = rows(A), n = cols(A);
@@ -741,6 +749,7 @@ Tensor linalg_matrix_power(const Tensor& A, int64_t k) {
 
 Tensor linalg_matrix_norm(const Tensor& A_in, double ord, IntArrayRef dim, bool keepdim,
                           std::optional<ScalarType> dtype) {
+  if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, linalg_matrix_norm, A_in, ord, dim, keepdim, dtype);
   const char* fn = "linalg.matrix_norm";
   EMBER_CHECK(A_in.dim() >= 2, fn, ": The input tensor A must have at least 2 dimensions.");
   EMBER_CHECK(dim.size() == 2, fn, ": dim must be a 2-tuple. Got ", shape_str(dim));
@@ -772,6 +781,7 @@ Tensor linalg_matrix_norm(const Tensor& A_in, double ord, IntArrayRef dim, bool 
 
 Tensor linalg_matrix_norm(const Tensor& A_in, std::string_view ord, IntArrayRef dim, bool keepdim,
                           std::optional<ScalarType> dtype) {
+  if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, linalg_matrix_norm, A_in, ord, dim, keepdim, dtype);
   const char* fn = "linalg.matrix_norm";
   EMBER_CHECK(ord == "fro" || ord == "nuc", fn, ": Order ", ord, " not supported.");
   EMBER_CHECK(A_in.dim() >= 2, fn, ": The input tensor A must have at least 2 dimensions.");

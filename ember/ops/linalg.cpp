@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/cpu/blas.h"
 #include "ember/ops.h"
@@ -262,6 +263,7 @@ const Tensor& inplace(const Tensor& self, const Tensor& x, const Tensor& y, cons
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  EMBER_AUTOCAST(autocast::kLower, mm, a, b);
   EMBER_CHECK(a.dim() == 2, "self must be a matrix");
   EMBER_CHECK(b.dim() == 2, "mat2 must be a matrix");
   check_device(a, b, "mm");
@@ -271,19 +273,28 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  EMBER_AUTOCAST(autocast::kLower, bmm, a, b);
   check_bmm_args(a, b);
   return product("BmmBackward0", a, b, {}, 0, 1);
 }
 
 Tensor mv(const Tensor& mat, const Tensor& vec) {
+  EMBER_AUTOCAST(autocast::kLowerCuda, mv, mat, vec);
   check_mv_args(mat, vec, 1);
   return product("MvBackward0", mat, vec, {}, 0, 1, false, true);
 }
 
-Tensor dot(const Tensor& a, const Tensor& b) { return dot_impl(a, b, "dot", "DotBackward0"); }
-Tensor vdot(const Tensor& a, const Tensor& b) { return dot_impl(a, b, "vdot", "VdotBackward0"); }
+Tensor dot(const Tensor& a, const Tensor& b) {
+  EMBER_AUTOCAST(autocast::kPromoteCuda, dot, a, b);
+  return dot_impl(a, b, "dot", "DotBackward0");
+}
+Tensor vdot(const Tensor& a, const Tensor& b) {
+  EMBER_AUTOCAST(autocast::kPromoteCuda, vdot, a, b);
+  return dot_impl(a, b, "vdot", "VdotBackward0");
+}
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  EMBER_AUTOCAST(autocast::kLower, matmul, a, b);
   const int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da >= 1 && db >= 1, "both arguments to matmul need to be at least 1D, but they are ", da, "D and ", db,
               "D");
@@ -316,6 +327,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_AUTOCAST(autocast::kLower, addmm, input, m1, m2, beta, alpha);
   EMBER_CHECK(m1.dim() == 2, "mat1 must be a matrix, got ", m1.dim(), "-D tensor");
   EMBER_CHECK(m2.dim() == 2, "mat2 must be a matrix, got ", m2.dim(), "-D tensor");
   check_device(m1, m2, "addmm");
@@ -328,12 +340,14 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
 }
 
 Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  EMBER_AUTOCAST(autocast::kLowerCuda, addmv, input, mat, vec, beta, alpha);
   check_mv_args(mat, vec, input.dim());
   check_input(input, mat, {{mat.sizes()[0]}}, "addmv");
   return product("AddmvBackward0", mat, vec, input, beta, alpha, false, true);
 }
 
 Tensor addr(const Tensor& input, const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_AUTOCAST(autocast::kLowerCuda, addr, input, v1, v2, beta, alpha);
   EMBER_CHECK(v1.dim() == 1, "addr: Expected 1-D argument vec1, but got ", v1.dim(), "-D");
   EMBER_CHECK(v2.dim() == 1, "addr: Expected 1-D argument vec2, but got ", v2.dim(), "-D");
   check_device(v1, v2, "addr");
@@ -344,12 +358,14 @@ Tensor addr(const Tensor& input, const Tensor& v1, const Tensor& v2, const Scala
 }
 
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_AUTOCAST(autocast::kLower, baddbmm, input, b1, b2, beta, alpha);
   check_bmm_args(b1, b2);
   check_input(input, b1, {{b1.sizes()[0], b1.sizes()[1], b2.sizes()[2]}}, "baddbmm");
   return product("BaddbmmBackward0", b1, b2, input, beta, alpha);
 }
 
 Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_AUTOCAST(autocast::kLower, addbmm, input, b1, b2, beta, alpha);
   EMBER_CHECK(b1.dim() == 3, "batch1 must be a 3D tensor");
   EMBER_CHECK(b2.dim() == 3, "batch2 must be a 3D tensor");
   EMBER_CHECK(b1.sizes()[0] == b2.sizes()[0], "batch1 and batch2 must have same number of batches, got ",
@@ -397,6 +413,7 @@ Tensor inner(const Tensor& a, const Tensor& b) {
 }
 
 Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims) {
+  EMBER_AUTOCAST(autocast::kPromoteCuda, tensordot, a, b, dims);
   EMBER_CHECK(dims >= 0, "tensordot expects dims >= 0, but got dims=", dims);
   EMBER_CHECK(dims <= a.dim() && dims <= b.dim(), "tensordot expects dims < ndim_a or ndim_b, but got dims=", dims);
   DimVector da, db;
@@ -408,6 +425,7 @@ Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims) {
 }
 
 Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b) {
+  EMBER_AUTOCAST(autocast::kPromoteCuda, tensordot, a, b, dims_a, dims_b);
   EMBER_CHECK(dims_a.size() == dims_b.size(), "both dimension lists should have same length");
   check_device(a, b, "tensordot");
   SmallVector<bool, 8> ca(std::max<int64_t>(a.dim(), 1), false), cb(std::max<int64_t>(b.dim(), 1), false);
@@ -441,6 +459,7 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayR
 }
 
 Tensor multi_dot(const std::vector<Tensor>& ts) {
+  EMBER_AUTOCAST(autocast::kLowerCuda, multi_dot, ts);
   const size_t n = ts.size();
   EMBER_CHECK(n >= 2, "multi_dot(): expected at least 2 tensors but got ", n);
   for (size_t i = 0; i < n; ++i) {
@@ -467,6 +486,7 @@ Tensor multi_dot(const std::vector<Tensor>& ts) {
 }
 
 Tensor chain_matmul(const std::vector<Tensor>& ms) {
+  EMBER_AUTOCAST(autocast::kLowerCuda, chain_matmul, ms);
   EMBER_CHECK(!ms.empty(), "chain_matmul(): Expected one or more matrices");
   for (const Tensor& m : ms)
     EMBER_CHECK(m.dim() == 2, "Tensor dimension is ", m.dim(), ", expected 2 instead.");
@@ -475,6 +495,7 @@ Tensor chain_matmul(const std::vector<Tensor>& ms) {
 }
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  EMBER_AUTOCAST(autocast::kLower, linear, input, weight, bias);
   EMBER_CHECK(input.dim() >= 1, "linear(): input must be at least 1-D, got a 0-D tensor");
   EMBER_CHECK(weight.dim() == 1 || weight.dim() == 2, "linear(): weight must be 1-D or 2-D, got ", weight.dim(), "-D");
   check_device(input, weight, "linear");
@@ -499,6 +520,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
 }
 
 Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const Tensor& bias) {
+  EMBER_AUTOCAST(autocast::kPromote, bilinear, x1, x2, weight, bias);
   EMBER_CHECK(x1.dim() == x2.dim(), "bilinear(): input dimensions do not match: got ", x1.dim(), " and ", x2.dim());
   EMBER_CHECK(x1.dim() >= 1, "bilinear(): inputs must be at least 1-D");
   for (int64_t i = 0; i + 1 < x1.dim(); ++i)
@@ -524,6 +546,7 @@ Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const 
 }
 
 Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
+  EMBER_AUTOCAST(autocast::kLower, linalg_vecdot, x, y, dim);
   check_device(x, y, "linalg.vecdot");
   EMBER_CHECK(x.dtype() == y.dtype(), "linalg.vecdot: Expected x and y to have the same dtype, but found x of type ",
               type_label(x.dtype()), " and y of type ", type_label(y.dtype()), " instead");

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/autocast.h"
 #include "ember/autograd/reduce_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
@@ -143,6 +144,7 @@ DimVector reduction_dims(const Tensor& x, IntArrayRef dims, const char* name) {
 }
 
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, sum, x, dims, keepdim, dtype);
   const ScalarType t = sum_dtype(x, dtype);
   return reduce(ReduceOp::Sum, x, dims, keepdim, t);
 }
@@ -152,6 +154,7 @@ Tensor nansum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Sca
 }
 
 Tensor prod(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  if (!dtype) EMBER_AUTOCAST(autocast::kFp32, prod, x, dims, keepdim, dtype);
   return reduce(ReduceOp::Prod, x, dims, keepdim, sum_dtype(x, dtype));
 }
 
@@ -298,6 +301,7 @@ Tensor std(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  EMBER_AUTOCAST(autocast::kFp32Cuda, logsumexp, x, dims, keepdim);
   const DimVector d = reduction_dims(x, dims, "logsumexp");
   Tensor r;
   {

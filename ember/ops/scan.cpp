@@ -1,5 +1,6 @@
 // Scans along a dim: dims, dtypes and output shapes; the loops are in the device's scan kernel.
 #include "ember/autograd/reduce_grad.h"
+#include "ember/autocast.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
 
@@ -91,9 +92,11 @@ std::pair<Tensor, Tensor> cum_extremum(ScanOp op, const Tensor& x, int64_t dim, 
 }  // namespace
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, cumsum, x, dim, dtype);
   return scan(ScanOp::Sum, x, dim, accumulate_dtype(x, dtype), "cumsum");
 }
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, cumprod, x, dim, dtype);
   return scan(ScanOp::Prod, x, dim, accumulate_dtype(x, dtype), "cumprod");
 }
 const Tensor& cumsum_(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {

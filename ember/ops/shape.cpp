@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ember/autocast.h"
 #include "ember/autograd/shape_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
@@ -74,6 +75,7 @@ void record_cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& r
 // ---------------------------------------------------------------------------------------- joining
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
+  if (!out.defined()) EMBER_AUTOCAST(autocast::kPromoteCpu, cat, tensors, dim, out);
   EMBER_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   const Tensor* ref = nullptr;
   ScalarType dtype = tensors[0].dtype();
@@ -127,6 +129,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
+  if (!out.defined()) EMBER_AUTOCAST(autocast::kPromoteCpu, stack, tensors, dim, out);
   EMBER_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   check_same_device("stack", tensors);
   for (size_t i = 1; i < tensors.size(); ++i)

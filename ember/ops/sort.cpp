@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/autocast.h"
 #include "ember/autograd/reduce_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
@@ -244,6 +245,7 @@ std::pair<Tensor, Tensor> aminmax(const Tensor& x, std::optional<int64_t> dim, b
 
 Tensor linalg_vector_norm(const Tensor& x, double ord, IntArrayRef dims, bool keepdim,
                           std::optional<ScalarType> dtype) {
+  if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, linalg_vector_norm, x, ord, dims, keepdim, dtype);
   const char* name = "linalg.vector_norm";
   EMBER_CHECK(is_floating(x.dtype()), name, ": Expected a floating point or complex tensor as input. Got ",
               x.dtype());
@@ -264,6 +266,7 @@ Tensor linalg_vector_norm(const Tensor& x, double ord, IntArrayRef dims, bool ke
 }
 
 Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, norm, x, p, dims, keepdim, dtype);
   check_norm_dtype(x, dtype);
   const DimVector d = reduction_dims(x, dims, "norm");
   const ScalarType out = dtype.value_or(x.dtype());
@@ -272,6 +275,7 @@ Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim, std::opti
 }
 
 Tensor norm(const Tensor& x, std::string_view p, IntArrayRef dims, bool keepdim) {
+  EMBER_AUTOCAST(autocast::kFp32Cuda, norm, x, p, dims, keepdim);
   if (p == "fro") {
     EMBER_CHECK(dims.size() <= 2, "norm(): p='fro' expects at most 2 dims, but got ", dims.size(), " dims: ",
                 shape_str(dims));

@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "ember/autocast.h"
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
@@ -130,9 +131,11 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight) {
   return ternary_op(TernaryOp::Lerp, start, end, weight);
 }
 Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  EMBER_AUTOCAST(autocast::kPromoteCuda, addcmul, input, t1, t2, value);
   return ternary_op(TernaryOp::AddCMul, input, t1, t2, {}, value);
 }
 Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  EMBER_AUTOCAST(autocast::kPromoteCuda, addcdiv, input, t1, t2, value);
   return ternary_op(TernaryOp::AddCDiv, input, t1, t2, {}, value);
 }
 

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <limits>
 
+#include "ember/autocast.h"
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
@@ -36,7 +37,22 @@ static_assert(std::size(kNames) == static_cast<size_t>(UnaryOp::SignBit) + 1, "o
 
 const char* unary_op_name(UnaryOp op) { return kNames[static_cast<int>(op)]; }
 
+namespace {
+// The unary ops CUDA autocast runs in float32 (Note [Autocast]).
+bool autocast_fp32(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Acos: case UnaryOp::Asin: case UnaryOp::Cosh: case UnaryOp::Sinh: case UnaryOp::Tan:
+    case UnaryOp::Erfinv: case UnaryOp::Exp: case UnaryOp::Expm1: case UnaryOp::Log: case UnaryOp::Log2:
+    case UnaryOp::Log10: case UnaryOp::Log1p: case UnaryOp::Reciprocal: case UnaryOp::Rsqrt: case UnaryOp::Softplus:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
 Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs& args) {
+  if (!out.defined() && autocast_fp32(op)) EMBER_AUTOCAST(autocast::kFp32Cuda, unary_op, op, x, out, args);
   const char* name = unary_op_name(op);
   ScalarType compute = x.dtype(), result = compute;
   switch (kind(op)) {

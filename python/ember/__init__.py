@@ -11,6 +11,14 @@ globals().update({k: v for k, v in vars(_C).items() if not k.startswith("_")})
 from ._size import Size
 from . import autograd, backends, cuda, linalg, nn, optim, utils  # noqa: F401
 from . import multiprocessing  # noqa: F401  (registers the shared-memory tensor reducers)
+from . import amp, cpu  # noqa: F401
+from ._C import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_  # noqa: F401
+from .amp.autocast_mode import (autocast, autocast_decrement_nesting, autocast_increment_nesting,  # noqa: F401
+                                clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,
+                                get_autocast_gpu_dtype, is_autocast_available, is_autocast_cache_enabled,
+                                is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled,
+                                set_autocast_cpu_dtype, set_autocast_cpu_enabled, set_autocast_dtype,
+                                set_autocast_enabled, set_autocast_gpu_dtype)
 from .serialization import save, load  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                                  is_grad_enabled, is_inference_mode_enabled)

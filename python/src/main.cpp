@@ -4,6 +4,9 @@
 #include "ember/parallel.h"
 
 namespace ember::py {
+
+void init_amp(nb::module_& m);  // amp.cpp: autocast state, GradScaler's ops
+
 namespace {
 
 nb::dict stats_dict(const MemoryStats& s) {
@@ -66,6 +69,7 @@ NB_MODULE(_C, m) {
   init_backend(m);
   init_cuda(m);
   init_autograd(m);
+  init_amp(m);
   init_optim(m);
   init_serialize(m);
   init_data(m);

@@ -7,6 +7,7 @@ from .. import _C
 from .._C import OutOfMemoryError  # a RuntimeError, as PyTorch's torch.cuda.OutOfMemoryError
 
 from ._utils import _device_index
+from . import amp  # noqa: F401
 from .streams import Event, Stream, StreamContext, current_stream, default_stream, set_stream, stream  # noqa: F401
 from .memory import (empty_cache, host_memory_stats, max_memory_allocated, max_memory_cached,  # noqa: F401
                      max_memory_reserved, mem_get_info, memory_allocated, memory_cached, memory_reserved,
