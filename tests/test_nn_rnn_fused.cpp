@@ -144,7 +144,7 @@ void check_against_loop(const Config& c) {
   const bool packed = !c.batch_sizes.empty();
   int64_t rows = 0;
   for (int64_t b : c.batch_sizes) rows += b;
-  const int64_t batch = packed ? c.batch_sizes[0] : B;
+  const int64_t batch = packed ? c.batch_sizes[0] : c.unbatched ? 1 : B;
   Tensor x = packed ? randn({{rows, c.input}})
              : c.unbatched ? randn({{T, c.input}})
              : c.batch_first ? randn({{B, T, c.input}})
