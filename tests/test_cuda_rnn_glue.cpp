@@ -230,6 +230,12 @@ TEST(CudaRnnGlue, SupportedConfigurations) {
   a.steps = int64_t{1} << 31;
   EXPECT_FALSE(rnn_fused_supported(a, ScalarType::Float32));
   a = args(RNNMode::LSTM, 4, 8);
+  a.steps = 1 << 20;
+  a.batch = 1 << 10;  // 2^30 steps x batch, 8 features: past int32
+  EXPECT_FALSE(rnn_fused_supported(a, ScalarType::Float32));
+  a.batch = 1 << 7;
+  EXPECT_TRUE(rnn_fused_supported(a, ScalarType::Float32));
+  a = args(RNNMode::LSTM, 4, 8);
   a.seq_lengths = {5, 4};  // batch 3
   EXPECT_FALSE(rnn_fused_supported(a, ScalarType::Float32));
   a = args(RNNMode::LSTM, 4, 8);

@@ -3,6 +3,7 @@
 // is taken and what it records for autograd.
 #pragma once
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -98,6 +99,11 @@ inline bool rnn_fused_supported(const RNNFusedArgs& a, ScalarType dtype, std::st
   for (int64_t v : {a.steps, a.batch, gates * a.hidden, a.input_size, a.num_layers * a.dirs(),
                     a.dirs() * a.out_size()})
     if (v > INT_MAX) return no("a size beyond int32");
+  // The state tensors' descriptors take int strides; the data stays within int32 elements as well.
+  const int64_t width = std::max({a.input_size, a.dirs() * a.out_size(), a.hidden});
+  if (a.num_layers * a.dirs() * a.batch * std::max(a.hidden, a.out_size()) > INT_MAX ||
+      a.steps * a.batch * width > INT_MAX)
+    return no("more than INT_MAX elements in one operand");
   if (!a.seq_lengths.empty() && static_cast<int64_t>(a.seq_lengths.size()) != a.batch)
     return no("seq_lengths does not have one entry per batch entry");
   if (a.dropout < 0 || a.dropout >= 1) return no("dropout outside [0, 1)");
