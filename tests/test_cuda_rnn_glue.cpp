@@ -42,10 +42,10 @@ TEST(CudaRnnGlue, LstmGatesMapToCudnnLinearLayersInOrder) {
   // PyTorch's LSTM rows (i, f, g, o) are cuDNN's linear layers 0..3 (W) and 4..7 (R), biases likewise.
   const auto got = flat(rnn_param_chunks(args(RNNMode::LSTM, 10, 6)));
   const std::vector<C> want = {
-      {0, 0, 6, 10, 0, 0, false},  {0, 6, 6, 10, 0, 1, false},  {0, 12, 6, 10, 0, 2, false}, {0, 18, 6, 10, 0, 3, false},
-      {1, 0, 6, 6, 0, 4, false},   {1, 6, 6, 6, 0, 5, false},   {1, 12, 6, 6, 0, 6, false},  {1, 18, 6, 6, 0, 7, false},
-      {2, 0, 6, 1, 0, 0, true},    {2, 6, 6, 1, 0, 1, true},    {2, 12, 6, 1, 0, 2, true},   {2, 18, 6, 1, 0, 3, true},
-      {3, 0, 6, 1, 0, 4, true},    {3, 6, 6, 1, 0, 5, true},    {3, 12, 6, 1, 0, 6, true},   {3, 18, 6, 1, 0, 7, true},
+      {0, 0, 6, 10, 0, 0, false}, {0, 6, 6, 10, 0, 1, false}, {0, 12, 6, 10, 0, 2, false}, {0, 18, 6, 10, 0, 3, false},
+      {1, 0, 6, 6, 0, 4, false},  {1, 6, 6, 6, 0, 5, false},  {1, 12, 6, 6, 0, 6, false},  {1, 18, 6, 6, 0, 7, false},
+      {2, 0, 6, 1, 0, 0, true},   {2, 6, 6, 1, 0, 1, true},   {2, 12, 6, 1, 0, 2, true},   {2, 18, 6, 1, 0, 3, true},
+      {3, 0, 6, 1, 0, 4, true},   {3, 6, 6, 1, 0, 5, true},   {3, 12, 6, 1, 0, 6, true},   {3, 18, 6, 1, 0, 7, true},
   };
   EXPECT_EQ(got, want);
 }

@@ -155,7 +155,8 @@ void check_against_loop(const Config& c) {
   std::vector<Tensor> h0;
   if (c.with_h0) {
     const DimVector hs = c.unbatched ? DimVector{c.layers * dirs, P} : DimVector{c.layers * dirs, batch, P};
-    const DimVector cs = c.unbatched ? DimVector{c.layers * dirs, c.hidden} : DimVector{c.layers * dirs, batch, c.hidden};
+    const DimVector cs =
+        c.unbatched ? DimVector{c.layers * dirs, c.hidden} : DimVector{c.layers * dirs, batch, c.hidden};
     h0.push_back(randn(hs));
     if (c.mode == RNNMode::LSTM) h0.push_back(randn(cs));
   }
@@ -196,7 +197,8 @@ void check_against_loop(const Config& c) {
     return r;
   };
   const Result fused = run(true), plain = run(false);
-  for (size_t i = 0; i < fused.outs.size(); ++i) EXPECT_LT(max_diff(fused.outs[i], plain.outs[i]), 1e-5) << "output " << i;
+  for (size_t i = 0; i < fused.outs.size(); ++i)
+    EXPECT_LT(max_diff(fused.outs[i], plain.outs[i]), 1e-5) << "output " << i;
   ASSERT_EQ(fused.grads.size(), plain.grads.size());
   for (size_t i = 0; i < fused.grads.size(); ++i)
     EXPECT_LT(max_diff(fused.grads[i], plain.grads[i]), 1e-4) << "gradient " << i;

@@ -20,8 +20,9 @@
 
 namespace ember::cuda {
 
-static_assert(static_cast<int>(CellMode::Relu) == CUDNN_RNN_RELU && static_cast<int>(CellMode::Tanh) == CUDNN_RNN_TANH &&
-              static_cast<int>(CellMode::LSTM) == CUDNN_LSTM && static_cast<int>(CellMode::GRU) == CUDNN_GRU);
+static_assert(static_cast<int>(CellMode::Relu) == CUDNN_RNN_RELU &&
+              static_cast<int>(CellMode::Tanh) == CUDNN_RNN_TANH && static_cast<int>(CellMode::LSTM) == CUDNN_LSTM &&
+              static_cast<int>(CellMode::GRU) == CUDNN_GRU);
 static_assert(static_cast<int>(MathType::Default) == CUDNN_DEFAULT_MATH &&
               static_cast<int>(MathType::TensorOp) == CUDNN_TENSOR_OP_MATH &&
               static_cast<int>(MathType::TensorOpAllowConversion) == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION &&
@@ -32,8 +33,8 @@ namespace {
 // The call's configuration for messages, formatted only when one is raised.
 std::string what(const RNNFusedArgs& a, ScalarType st, int dev, const char* pass) {
   static const char* names[] = {"RNN_TANH", "RNN_RELU", "LSTM", "GRU"};
-  return detail::cat(names[static_cast<int>(a.mode)], " (cuDNN ", pass, "): input_size ", a.input_size, ", hidden_size ",
-                     a.hidden, ", proj_size ", a.proj_size, ", num_layers ", a.num_layers,
+  return detail::cat(names[static_cast<int>(a.mode)], " (cuDNN ", pass, "): input_size ", a.input_size,
+                     ", hidden_size ", a.hidden, ", proj_size ", a.proj_size, ", num_layers ", a.num_layers,
                      a.bidirectional ? ", bidirectional" : "", a.bias ? "" : ", no bias", ", steps ", a.steps,
                      ", batch ", a.batch, a.seq_lengths.empty() ? "" : " (packed)", ", dropout ", a.dropout, ", ", st,
                      " on cuda:", dev);
@@ -59,12 +60,12 @@ EMBER_CUDNN_DESC(DropoutDesc, cudnnDropoutDescriptor_t, cudnnCreateDropoutDescri
 // cuDNN's dropout draws from a generator state in device memory that cudnnSetDropoutDescriptor initialises from a
 // seed (a kernel over several MB, too costly for every call) and every training forward advances. Each device keeps
 // one. A forward with dropout takes one draw from the device's ember generator (ember/nn/rnn.cpp) and passes where
-// that draw stands (seed, offset): while the generator moves forward, the state is reused (cudnnRestoreDropoutDescriptor,
-// no kernel, with the call's probability); when the generator was reseeded or set back (manual_seed, set_rng_state),
-// the state is initialised again from a seed mixed from (seed, offset), so that a program rerun after manual_seed
-// draws the same masks. Like PyTorch's, the state is shared by the device's streams: dropout RNNs running
-// concurrently on two streams draw from it unordered. The backward reads the masks from the forward's reserve space
-// and only restores the state.
+// that draw stands (seed, offset): while the generator moves forward, the state is reused
+// (cudnnRestoreDropoutDescriptor, no kernel, with the call's probability); when the generator was reseeded or set
+// back (manual_seed, set_rng_state), the state is initialised again from a seed mixed from (seed, offset), so that a
+// program rerun after manual_seed draws the same masks. Like PyTorch's, the state is shared by the device's
+// streams: dropout RNNs running concurrently on two streams draw from it unordered. The backward reads the masks
+// from the forward's reserve space and only restores the state.
 struct DropoutState {
   Tensor states;
   uint64_t seed = 0, offset = 0;
@@ -137,13 +138,15 @@ struct RNNCall {
     set_dropout(drop, h, dev, a, st, forward);
     const int P = static_cast<int>(a.out_size()), H = static_cast<int>(a.hidden);
     const int groups = static_cast<int>(a.num_layers * a.dirs()), B = static_cast<int>(a.batch);
-    EMBER_CUDNN_CHECK(cudnnSetRNNDescriptor_v8(rnn.d, CUDNN_RNN_ALGO_STANDARD, static_cast<cudnnRNNMode_t>(cell_mode(a.mode)),
+    EMBER_CUDNN_CHECK(cudnnSetRNNDescriptor_v8(rnn.d, CUDNN_RNN_ALGO_STANDARD,
+                                               static_cast<cudnnRNNMode_t>(cell_mode(a.mode)),
                                                a.bias ? CUDNN_RNN_DOUBLE_BIAS : CUDNN_RNN_NO_BIAS,
                                                a.bidirectional ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL,
                                                CUDNN_LINEAR_INPUT, dt, cudnn_dtype(math.compute, "rnn"),
                                                static_cast<cudnnMathType_t>(math.math),
                                                static_cast<int32_t>(a.input_size), H, P,
-                                               static_cast<int32_t>(a.num_layers), drop.d, CUDNN_RNN_PADDED_IO_DISABLED),
+                                               static_cast<int32_t>(a.num_layers), drop.d,
+                                               CUDNN_RNN_PADDED_IO_DISABLED),
                       what(a, st, dev, pass), " (RNN descriptor)");
     // Padded data is packed data whose sequences all run `steps` long (the same memory layout).
     const std::vector<int> len = rnn_data_lengths(a);
@@ -159,11 +162,11 @@ struct RNNCall {
     cd.set(dt, {groups, B, H}, {B * H, H, 1});
     EMBER_CUDNN_CHECK(cudnnGetRNNWeightSpaceSize(h, rnn.d, &weight_bytes), what(a, st, dev, pass),
                       " (weight space size)");
-    EMBER_CUDNN_CHECK(cudnnGetRNNTempSpaceSizes(h, rnn.d, a.training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE,
-                                                x.d, &work_bytes, &reserve_bytes),
+    const cudnnForwardMode_t mode = a.training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE;
+    EMBER_CUDNN_CHECK(cudnnGetRNNTempSpaceSizes(h, rnn.d, mode, x.d, &work_bytes, &reserve_bytes),
                       what(a, st, dev, pass), " (temporary space sizes)");
-    EMBER_CHECK(weight_bytes % element_size(st) == 0, what(a, st, dev, pass), ": internal error: cuDNN's weight space (",
-                weight_bytes, " bytes) is not a whole number of elements");
+    EMBER_CHECK(weight_bytes % element_size(st) == 0, what(a, st, dev, pass),
+                ": internal error: cuDNN's weight space (", weight_bytes, " bytes) is not a whole number of elements");
     lengths = from_blob_copy(len.data(), ScalarType::Int32, {{a.batch}},
                              TensorOptions(ScalarType::Int32).device(Device(DeviceType::CUDA, dev)));
   }
@@ -202,9 +205,9 @@ std::vector<int64_t> chunk_offsets(RNNCall& c, const std::vector<RNNParamChunk>&
                       ch.lin_id, ")");
     void* addr = ch.bias ? b_addr : m_addr;
     auto where = [&] {
-      return detail::cat(what(c.a, c.st, c.dev, "weight layout"), ": internal error: parameter ", ch.param, " rows ",
-                         ch.row0, "..", ch.row0 + ch.rows, ": cuDNN's ", ch.bias ? "bias" : "matrix", " of pseudo-layer ",
-                         ch.pseudo_layer, ", linear layer ", ch.lin_id);
+      return detail::cat(what(c.a, c.st, c.dev, "weight layout"), ": internal error: parameter ", ch.param,
+                         " rows ", ch.row0, "..", ch.row0 + ch.rows, ": cuDNN's ", ch.bias ? "bias" : "matrix",
+                         " of pseudo-layer ", ch.pseudo_layer, ", linear layer ", ch.lin_id);
     };
     EMBER_CHECK(addr != nullptr, where(), " is not in the weight space");
     // Its size must be the chunk's (a wrong gate mapping would mostly show here first).
@@ -278,8 +281,8 @@ void rnn_fused_backward_cuda(const RNNFusedArgs& args, RNNFusedBackward& io) {
   const int dev = device_index(io.y.device());
   DeviceGuard guard(dev);
   check_operands(a, st, dev, "backward", {&io.x, &io.y, &io.hx, &io.cx, &io.dy, &io.dhy, &io.dcy, &io.weights});
-  EMBER_CHECK(std::ranges::equal(io.dy.sizes(), io.y.sizes()), what(a, st, dev, "backward"), ": grad_output is ", dims_str(io.dy.sizes()),
-              ", expected ", dims_str(io.y.sizes()));
+  EMBER_CHECK(std::ranges::equal(io.dy.sizes(), io.y.sizes()), what(a, st, dev, "backward"), ": grad_output is ",
+              dims_str(io.dy.sizes()), ", expected ", dims_str(io.y.sizes()));
   RNNCall c(a, st, dev, "backward", false);
   EMBER_CHECK(io.weights.numel() == c.weight_numel() && io.reserve.defined() &&
                   io.reserve.nbytes() == c.reserve_bytes,
@@ -291,8 +294,9 @@ void rnn_fused_backward_cuda(const RNNFusedArgs& args, RNNFusedBackward& io) {
   // Backward data first: it prepares the reserve space that backward weights reads.
   EMBER_CUDNN_CHECK(cudnnRNNBackwardData_v8(c.h, c.rnn.d, c.dev_lengths(), c.y.d, io.y.data_ptr(), io.dy.data_ptr(),
                                             c.x.d, io.dx.data_ptr(), c.hd.get(), ptr_or_null(io.hx),
-                                            ptr_or_null(io.dhy), mut_ptr_or_null(io.dhx), c.cd.get(), ptr_or_null(io.cx),
-                                            ptr_or_null(io.dcy), mut_ptr_or_null(io.dcx), c.weight_bytes,
+                                            ptr_or_null(io.dhy), mut_ptr_or_null(io.dhx), c.cd.get(),
+                                            ptr_or_null(io.cx), ptr_or_null(io.dcy), mut_ptr_or_null(io.dcx),
+                                            c.weight_bytes,
                                             io.weights.data_ptr(), work.size(), work.get(), c.reserve_bytes,
                                             io.reserve.data_ptr()),
                     what(a, st, dev, "backward data"));
