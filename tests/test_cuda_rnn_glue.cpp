@@ -17,17 +17,8 @@ namespace {
 
 RNNFusedArgs args(RNNMode mode, int64_t input, int64_t hidden, int64_t layers = 1, bool bidir = false,
                   bool bias = true, int64_t proj = 0) {
-  RNNFusedArgs a;
-  a.mode = mode;
-  a.input_size = input;
-  a.hidden = hidden;
-  a.num_layers = layers;
-  a.bidirectional = bidir;
-  a.bias = bias;
-  a.proj_size = proj;
-  a.steps = 5;
-  a.batch = 3;
-  return a;
+  return RNNFusedArgs{.mode = mode, .input_size = input, .hidden = hidden, .proj_size = proj, .num_layers = layers,
+                      .bidirectional = bidir, .bias = bias, .steps = 5, .batch = 3};
 }
 
 // (param, row0, rows, cols, pseudo_layer, lin_id, bias)
