@@ -13,6 +13,9 @@ seconds in all, default 480, after which the remaining cases are skipped and the
                bfloat16, the loss in float32; docs/amp.md).
   matmul_fp32 / matmul_tf32 / matmul_bf16   4096^3 products: TFLOP/s.
   conv3x3      3x3 convolution 64->64 channels on 56x56, batch 64, forward + backward (input and weight gradients).
+  lstm         2-layer LSTM, input and hidden 512, sequence 100, batch 64, float32 (cuDNN's allow_tf32 default),
+               forward + backward (input and parameter gradients): sequences/s. ember copies the parameters into
+               cuDNN's weight layout each call (PyTorch keeps them there, flatten_parameters).
   add          elementwise add of two 64M-element float32 tensors: GB/s (3 x 256 MiB moved).
   sum          sum of 64M float32 elements: GB/s.
   softmax      softmax over the last dim of [4096, 4096] float32.
@@ -223,6 +226,23 @@ def case_conv3x3(lib):
     return {"ms": ms, "TFLOP/s": flops / ms / 1e9}
 
 
+def case_lstm(lib):
+    steps, batch, hidden = (10, 4, 64) if TOY else (50, 32, 512) if QUICK else (100, 64, 512)
+    lib.manual_seed(0)
+    m = lib.nn.LSTM(hidden, hidden, num_layers=2).to(DEVICE)
+    x = lib.randn(steps, batch, hidden, device=DEVICE, requires_grad=True)
+    g = lib.randn(steps, batch, hidden, device=DEVICE)
+
+    def fwd_bwd():
+        x.grad = None
+        for p in m.parameters():
+            p.grad = None
+        m(x)[0].backward(g)
+
+    ms = Timer(lib).ms(fwd_bwd, iters=5)
+    return {"ms": ms, "sequences/s": batch / ms * 1e3}
+
+
 def _numel():
     return (1 if TOY else 16 if QUICK else 64) << 20
 
@@ -274,6 +294,7 @@ CASES = {
     "matmul_tf32": lambda lib: case_matmul(lib, "tf32"),
     "matmul_bf16": lambda lib: case_matmul(lib, "bf16"),
     "conv3x3": case_conv3x3,
+    "lstm": case_lstm,
     "add": case_add,
     "sum": case_sum,
     "softmax": case_softmax,

@@ -1,11 +1,33 @@
+// Note [Fused RNNs]
+// On a device with a fused RNN kernel (CUDA: cuDNN, backend/cuda/rnn.cpp), with cuDNN enabled and a configuration
+// it takes (rnn_fused_supported: float32, float16 or float64, no empty dims), the whole stack of layers runs in one
+// call, as PyTorch's _cudnn_rnn; otherwise the time loop below runs it step by step with ember ops (bfloat16, the
+// CPU, cuDNN disabled). The fused path records one node, CudnnRnnBackward0, whose backward runs cuDNN's backward
+// data and backward weights passes with what the forward kept (the flattened weights and cuDNN's reserve space).
+// - The parameters are copied into cuDNN's flat weight layout at every call (PyTorch's flatten_parameters keeps
+//   them there instead); the weight gradients are views of one flat gradient buffer.
+// - A forward that records (some input requires grad) runs in cuDNN's training mode even when the module is in eval
+//   mode (PyTorch raises on backward through an eval-mode cuDNN RNN instead); `train` only decides dropout.
+// - Dropout between layers uses cuDNN's generator, whose state follows the device generator (manual_seed makes
+//   runs repeat; Note [cuDNN dropout state] in backend/cuda/rnn.cpp): the masks differ from the loop's (and the
+//   CPU's).
+// - The backward is not differentiable: with create_graph it records a node that raises NotImplementedError when a
+//   second derivative reaches it (as PyTorch's). The loop path has derivatives of every order: ember.backends.cudnn
+//   .enabled = False selects it.
 #include "ember/nn/rnn.h"
 
 #include "ember/autocast.h"
+#include "ember/autograd/node.h"
+#include "ember/cuda.h"
+#include "ember/nn/rnn_fused.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/util.h"
 
 namespace ember {
+
+using autograd::FormulaNode;
+using autograd::TensorList;
 
 namespace {
 
@@ -57,6 +79,95 @@ Tensor merge_rows(const Tensor& fresh, const Tensor& state) {
 void check_hidden(const Tensor& h, IntArrayRef expected, const char* what) {
   EMBER_CHECK(std::ranges::equal(h.sizes(), expected), "Expected ", what, " size ", shape_str(expected), ", got ",
               shape_str(h.sizes()));
+}
+
+bool has_fused_kernel(Device d) { return rnn_fused_forward_kernel.fn[static_cast<int>(d.type)] != nullptr; }
+
+// The fused path (Note [Fused RNNs]): x time-major [T, B, I] or packed [N, I]; h0, c0 full-size or undefined.
+std::tuple<Tensor, Tensor, Tensor> rnn_fused(const char* name, RNNFusedArgs a, const Tensor& x, const Tensor& h0,
+                                             const Tensor& c0, const std::vector<Tensor>& params, bool train) {
+  const std::vector<DimVector> shapes = rnn_param_shapes(a);
+  for (size_t i = 0; i < params.size(); ++i)
+    EMBER_CHECK(std::ranges::equal(params[i].sizes(), shapes[i]), name, ": parameter ", i, " has shape ",
+                shape_str(params[i].sizes()), ", expected ", shape_str(shapes[i]));
+  std::vector<const Tensor*> inputs{&x, &h0, &c0};
+  for (const Tensor& p : params) inputs.push_back(&p);
+  const bool record = autograd::needs_grad(inputs);
+  a.dropout = train && a.num_layers > 1 ? a.dropout : 0.0;
+  a.training = record || a.dropout > 0;  // cuDNN applies dropout in training mode only
+  if (a.dropout > 0) {
+    const PhiloxState s = default_generator(x.device()).take(1);
+    a.dropout_seed = s.seed;
+    a.dropout_offset = s.offset;
+  }
+  const TensorOptions opts = TensorOptions(x.dtype()).device(x.device());
+  const int64_t groups = a.num_layers * a.dirs(), P = a.out_size();
+  RNNFusedForward io;
+  {
+    autograd::NoGradGuard no_grad;
+    io.x = contiguous(x);
+    io.hx = h0.defined() ? contiguous(h0) : Tensor();
+    io.cx = c0.defined() ? contiguous(c0) : Tensor();
+    io.params = params;
+    io.y = empty(a.seq_lengths.empty() ? DimVector{a.steps, a.batch, a.dirs() * P} : DimVector{x.size(0), a.dirs() * P},
+                 opts);
+    io.hy = empty({{groups, a.batch, P}}, opts);
+    if (a.mode == RNNMode::LSTM) io.cy = empty({{groups, a.batch, a.hidden}}, opts);
+    rnn_fused_forward_kernel[x.device()](a, io);
+  }
+  const size_t np = params.size();
+  if (auto n = autograd::make_node("CudnnRnnBackward0", inputs, [a, np](FormulaNode& n, TensorList& g) {
+        const bool create_graph = autograd::is_grad_enabled();
+        const Tensor x = n.saved_tensor(0), hx = n.saved_tensor(1), cx = n.saved_tensor(2), y = n.saved_tensor(5);
+        RNNFusedBackward b;
+        {
+          autograd::NoGradGuard no_grad;
+          b.x = contiguous(x);
+          b.hx = hx;
+          b.cx = cx;
+          b.weights = n.saved_tensor(3);
+          b.reserve = n.saved_tensor(4);
+          b.y = y;
+          b.dy = g[0].defined() ? contiguous(to(g[0], y.dtype())) : zeros_like(y);
+          if (g[1].defined()) b.dhy = contiguous(to(g[1], y.dtype()));
+          if (g.size() > 2 && g[2].defined()) b.dcy = contiguous(to(g[2], y.dtype()));
+          b.need_weights = false;
+          for (size_t i = 0; i < np; ++i) b.need_weights = b.need_weights || n.needs(3 + i);
+          rnn_fused_backward_kernel[y.device()](a, b);
+        }
+        TensorList r(3 + np);
+        r[0] = n.needs(0) ? b.dx : Tensor();
+        r[1] = n.needs(1) ? b.dhx : Tensor();
+        r[2] = n.needs(2) ? b.dcx : Tensor();
+        for (size_t i = 0; i < np && b.need_weights; ++i)
+          if (n.needs(3 + i)) r[3 + i] = b.dparams[i];
+        if (create_graph) {  // no second derivatives through cuDNN (Note [Fused RNNs])
+          std::vector<Tensor> keep{x, hx, cx};
+          for (size_t i = 0; i < np; ++i) keep.push_back(n.saved_tensor(6 + i));
+          keep.insert(keep.end(), g.begin(), g.end());
+          std::vector<const Tensor*> ins;
+          for (const Tensor& t : keep) ins.push_back(&t);
+          std::vector<Tensor> outs;
+          for (const Tensor& t : r)
+            if (t.defined()) outs.push_back(t);
+          autograd::record_not_implemented("CudnnRnnBackward0 (double backward through cuDNN's fused RNN)", ins,
+                                           outs);
+        }
+        return r;
+      })) {
+    n->num_outputs = 3;
+    n->save(io.x);
+    n->save(io.hx);
+    n->save(io.cx);
+    n->save(io.weights);
+    n->save(io.reserve);
+    autograd::set_history(io.y, n, 0);
+    autograd::set_history(io.hy, n, 1);
+    if (io.cy.defined()) autograd::set_history(io.cy, n, 2);
+    n->save_output(io.y);
+    for (const Tensor& p : params) n->save(p);
+  }
+  return {io.y, io.hy, io.cy};
 }
 
 }  // namespace
@@ -121,6 +232,45 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
   const int64_t steps = packed ? static_cast<int64_t>(sizes.size()) : x.size(0);
   const int64_t batch = packed ? (sizes.empty() ? 0 : sizes[0]) : x.size(1);
   const DimVector h_shape{groups, batch, out_size}, c_shape{groups, batch, hidden};
+  auto finish = [&](Tensor output, Tensor hn, Tensor cn) {
+    if (unbatched) {
+      output = output.squeeze(1);
+      hn = hn.squeeze(1);
+      if (cn.defined()) cn = cn.squeeze(1);
+    } else if (!packed && o.batch_first) {
+      output = output.transpose(0, 1);
+    }
+    return std::tuple<Tensor, Tensor, Tensor>{output, hn, cn};
+  };
+
+  if (has_fused_kernel(x.device()) && (!x.is_cuda() || cuda::flags().cudnn_enabled) &&
+      std::ranges::all_of(params, [&](const Tensor& p) { return p.dtype() == x.dtype(); })) {
+    RNNFusedArgs a;
+    a.mode = o.mode;
+    a.input_size = input_size;
+    a.hidden = hidden;
+    a.proj_size = proj ? out_size : 0;
+    a.num_layers = o.num_layers;
+    a.bidirectional = o.bidirectional;
+    a.bias = o.bias;
+    a.steps = steps;
+    a.batch = batch;
+    if (packed) a.seq_lengths = seq_lengths_from_batch_sizes(sizes);
+    a.dropout = o.dropout;
+    if ((!packed || !a.seq_lengths.empty()) && rnn_fused_supported(a, x.dtype())) {
+      auto given = [&](size_t k, const DimVector& shape, const char* what) {
+        if (hx.size() <= k || !hx[k].defined()) return Tensor();
+        Tensor h = unbatched ? hx[k].unsqueeze(1) : hx[k];
+        check_hidden(h, shape, what);
+        EMBER_CHECK(h.dtype() == x.dtype(), name, ": expected ", what, " state of dtype ", x.dtype(), ", got ",
+                    h.dtype());
+        return h;
+      };
+      Tensor h0 = given(0, h_shape, "hidden"), c0 = o.mode == RNNMode::LSTM ? given(1, c_shape, "cell") : Tensor();
+      auto [out, hn, cn] = rnn_fused(name, a, x, h0, c0, params, o.train);
+      return finish(out, hn, cn);
+    }
+  }
 
   auto initial = [&](size_t k) {
     const DimVector& shape = k == 0 ? h_shape : c_shape;
@@ -174,15 +324,7 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
     }
     layer_input = out;
   }
-  Tensor output = layer_input, hn = stack(h_n, 0), cn = c_n.empty() ? Tensor() : stack(c_n, 0);
-  if (unbatched) {
-    output = output.squeeze(1);
-    hn = hn.squeeze(1);
-    if (cn.defined()) cn = cn.squeeze(1);
-  } else if (!packed && o.batch_first) {
-    output = output.transpose(0, 1);
-  }
-  return {output, hn, cn};
+  return finish(layer_input, stack(h_n, 0), c_n.empty() ? Tensor() : stack(c_n, 0));
 }
 
 std::pair<Tensor, Tensor> rnn_cell(RNNMode mode, const Tensor& input, const Tensor& h, const Tensor& c,

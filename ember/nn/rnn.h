@@ -1,6 +1,7 @@
 // Recurrent layers (RNN with tanh or relu, LSTM, GRU): multi-layer, bidirectional, batch_first, dropout between
-// layers, initial states, packed sequences. The time loop runs here in C++; each step is a few ember ops (one
-// GEMM for the recurrent term, elementwise gates), so autograd records it like any other computation.
+// layers, initial states, packed sequences. On CUDA with cuDNN, the whole stack runs in one fused call (Note
+// [Fused RNNs] in rnn.cpp); otherwise the time loop runs here in C++, each step a few ember ops (one GEMM for the
+// recurrent term, elementwise gates), so autograd records it like any other computation.
 #pragma once
 
 #include <string_view>

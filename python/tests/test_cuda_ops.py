@@ -828,6 +828,150 @@ def test_module_forward_backward(name):
         compare(a, b, tol, f"{name} buffer {k}")
 
 
+# -- recurrent layers through cuDNN's fused RNNs, TF32 off ----------------------------------------------------------
+# On CUDA these run as one cuDNN call (Note [Fused RNNs] in ember/nn/rnn.cpp), on the CPU as the time loop. With
+# cudnn.allow_tf32 off both compute in float32: outputs and gradients agree within F32_LOOSE (the recurrences sum
+# in other orders), float64 within F64; float16 (cuDNN rounds the states between steps) norm-wise within F16_MM of
+# the float32 CPU result from the same (float16) values.
+
+RNN_FUSED = {
+    # name: (module, input shape, options: h0 (initial states that require grad), lengths (packed), dtype)
+    "lstm_2layer_bidirectional_batch_first": (
+        lambda: ember.nn.LSTM(6, 8, num_layers=2, bidirectional=True, batch_first=True), (3, 7, 6), {}),
+    "lstm_h0_c0": (lambda: ember.nn.LSTM(5, 7), (6, 4, 5), {"h0": True}),
+    "gru_2layer_h0": (lambda: ember.nn.GRU(5, 9, num_layers=2), (6, 4, 5), {"h0": True}),
+    "gru_bidirectional_no_bias": (lambda: ember.nn.GRU(4, 6, bidirectional=True, bias=False), (5, 3, 4), {}),
+    "rnn_tanh_2layer": (lambda: ember.nn.RNN(5, 7, num_layers=2), (6, 3, 5), {"h0": True}),
+    "rnn_relu_bidirectional": (lambda: ember.nn.RNN(5, 7, nonlinearity="relu", bidirectional=True), (6, 3, 5), {}),
+    "rnn_tanh_unbatched": (lambda: ember.nn.RNN(3, 4), (5, 3), {}),
+    "lstm_proj": (lambda: ember.nn.LSTM(4, 8, proj_size=3), (5, 2, 4), {"h0": True}),
+    "lstm_proj_2layer_bidirectional": (
+        lambda: ember.nn.LSTM(4, 8, proj_size=3, num_layers=2, bidirectional=True, batch_first=True), (2, 5, 4),
+        {"h0": True}),
+    "lstm_packed": (lambda: ember.nn.LSTM(3, 5, num_layers=2), (7, 4, 3), {"lengths": [5, 7, 2, 5]}),
+    "gru_packed_bidirectional_h0": (lambda: ember.nn.GRU(3, 5, bidirectional=True, batch_first=True), (4, 6, 3),
+                                    {"lengths": [6, 1, 4, 3], "h0": True}),
+    "lstm_proj_packed_bidirectional": (lambda: ember.nn.LSTM(3, 6, proj_size=2, bidirectional=True), (5, 3, 3),
+                                       {"lengths": [2, 5, 5]}),
+    "lstm_float64": (lambda: ember.nn.LSTM(4, 6, num_layers=2, bidirectional=True), (5, 3, 4),
+                     {"dtype": f64, "h0": True}),
+    "gru_float16": (lambda: ember.nn.GRU(8, 16, num_layers=2), (6, 4, 8), {"dtype": f16}),
+}
+
+
+def _rnn_run(m, x, d, kw, dtype, rng_seed):
+    """Forward and backward of module m on device d: returns (outputs, input grad, state grads, parameter grads)."""
+    pack = ember.nn.utils.rnn.pack_padded_sequence
+    unpack = ember.nn.utils.rnn.pad_packed_sequence
+    inp = ember.tensor(x, device=d).to(dtype).requires_grad_()
+    is_lstm = isinstance(m, ember.nn.LSTM)
+    hx = None
+    if kw.get("h0"):
+        g = np.random.default_rng(rng_seed + 2)
+        dirs = 2 if m.bidirectional else 1
+        batch = x.shape[0] if m.batch_first else x.shape[1]
+        out_size = m.proj_size if is_lstm and m.proj_size else m.hidden_size
+        shapes = [(m.num_layers * dirs, batch, out_size)] + ([(m.num_layers * dirs, batch, m.hidden_size)]
+                                                              if is_lstm else [])
+        hx = [ember.tensor(g.standard_normal(s), device=d).to(dtype).requires_grad_() for s in shapes]
+    arg = pack(inp, kw["lengths"], batch_first=m.batch_first, enforce_sorted=False) if "lengths" in kw else inp
+    out, h = m(arg, (tuple(hx) if is_lstm else hx[0]) if hx else None)
+    if "lengths" in kw:
+        out = unpack(out, batch_first=m.batch_first)[0]
+    outs = [out] + (list(h) if is_lstm else [h])
+    g = np.random.default_rng(rng_seed + 1)
+    loss = None
+    for o in outs:
+        w = ember.tensor(g.standard_normal(tuple(o.shape)), device=d).to(o.dtype)
+        term = (o * w).float().sum()
+        loss = term if loss is None else loss + term
+    loss.backward()
+    return outs, inp.grad, [t.grad for t in hx or []], [p.grad for p in m.parameters()]
+
+
+@pytest.mark.parametrize("name", list(RNN_FUSED))
+def test_rnn_fused_against_cpu(name):
+    make, shape, kw = RNN_FUSED[name]
+    dtype = kw.get("dtype", f32)
+    ember.manual_seed(11)
+    m_dev = make().to(dtype).to(DEV)
+    # The CPU reference: float64 in float64, float32 otherwise (from float16's values, exactly).
+    m_cpu = copy.deepcopy(m_dev).to("cpu").to(f64 if dtype is f64 else f32)
+    seed = zlib.crc32(name.encode())
+    x = np.random.default_rng(seed).standard_normal(shape)
+    if dtype is f16:
+        x = x.astype(np.float16)
+    with ember.backends.cudnn.flags(enabled=True, allow_tf32=False):
+        res_cpu = _rnn_run(m_cpu, x, "cpu", kw, f64 if dtype is f64 else f32, seed)
+        res_dev = _rnn_run(m_dev, x, DEV, kw, dtype, seed)
+    tol = {f64: F64, f16: F16_MM}.get(dtype, F32_LOOSE)
+
+    def cmp(got, exp, what):
+        assert (got is None) == (exp is None), what
+        if got is not None:
+            compare(got.to(exp.dtype), exp, tol, what)
+
+    (oc, gc, hc, pc), (od, gd, hd, pd) = res_cpu, res_dev
+    for k, (a, b) in enumerate(zip(od, oc)):
+        cmp(a, b, f"{name} output {k}")
+    cmp(gd, gc, f"{name} input gradient")
+    for k, (a, b) in enumerate(zip(hd, hc)):
+        cmp(a, b, f"{name} initial state gradient {k}")
+    assert len(pd) == len(pc)
+    for k, (a, b) in enumerate(zip(pd, pc)):
+        cmp(a, b, f"{name} parameter gradient {k}")
+
+
+def test_rnn_fused_eval_and_no_grad():
+    """Inference (no graph recorded) and eval-mode training-graph forwards give the CPU's values; eval-mode backward
+    works (ember runs cuDNN's training mode whenever a graph is recorded)."""
+    ember.manual_seed(3)
+    m_cpu = ember.nn.LSTM(4, 6, num_layers=2, dropout=0.5).eval()
+    m_dev = copy.deepcopy(m_cpu).to(DEV)
+    x = np.random.default_rng(0).standard_normal((5, 2, 4)).astype(np.float32)
+    with ember.backends.cudnn.flags(enabled=True, allow_tf32=False):
+        with ember.no_grad():
+            compare(m_dev(ember.tensor(x, device=DEV))[0], m_cpu(ember.tensor(x))[0], F32_LOOSE, "no_grad output")
+        xd = ember.tensor(x, device=DEV, requires_grad=True)
+        xc = ember.tensor(x, requires_grad=True)
+        m_dev(xd)[0].sum().backward()
+        m_cpu(xc)[0].sum().backward()
+    compare(xd.grad, xc.grad, F32_LOOSE, "eval-mode input gradient")
+
+
+def test_rnn_fused_dropout_repeats_after_manual_seed():
+    """Dropout between layers: the same seed gives the same masks; training output differs from eval output."""
+    m = ember.nn.GRU(8, 32, num_layers=3, dropout=0.5).to(DEV)
+    x = ember.randn(6, 4, 8, device=DEV)
+    outs = []
+    for _ in range(2):
+        ember.manual_seed(21)
+        outs.append(_np(m(x)[0]))
+    np.testing.assert_array_equal(outs[0], outs[1])
+    third = _np(m(x)[0])  # the generator moved on: other masks
+    assert not np.array_equal(third, outs[0])
+    m.eval()
+    assert not np.allclose(_np(m(x)[0]), outs[0])
+
+
+def test_rnn_fused_double_backward():
+    """cuDNN's RNN backward has no derivative: grad of grad raises (as in PyTorch); with cuDNN disabled the loop runs
+    and second derivatives work."""
+    x = ember.randn(4, 2, 3, device=DEV, requires_grad=True)
+    m = ember.nn.LSTM(3, 5).to(DEV)
+    for enabled in (True, False):
+        with ember.backends.cudnn.flags(enabled=enabled, allow_tf32=False):
+            out = m(x)[0]
+            (g,) = ember.autograd.grad(out.pow(2).sum(), x, create_graph=True)
+            if enabled and DEV == "cuda":
+                with pytest.raises(RuntimeError, match="cuDNN"):
+                    g.sum().backward()
+            else:
+                g.sum().backward()
+                assert x.grad is not None
+                x.grad = None
+
+
 # -- gradcheck in float64 with the computation on CUDA ------------------------------------------------------------
 
 def _d(*shape, lo=None, hi=None):
