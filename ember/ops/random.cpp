@@ -11,14 +11,16 @@
 
 namespace ember {
 
-namespace {
-
-Generator& pick(Generator* gen, Device d, const char* op) {
+Generator& rnd::pick_generator(Generator* gen, Device d, const char* op) {
   if (!gen) return default_generator(d);
   EMBER_CHECK(gen->device().type == d.type, op, ": Expected a '", d.is_cuda() ? "cuda" : "cpu",
               "' device type for generator but found '", gen->device().is_cuda() ? "cuda" : "cpu", "'");
   return *gen;
 }
+
+namespace {
+
+Generator& pick(Generator* gen, Device d, const char* op) { return rnd::pick_generator(gen, d, op); }
 
 void check_float(ScalarType t, const char* op) {
   EMBER_CHECK(is_floating(t), op, ": expected a floating point dtype, got ", t);
