@@ -142,13 +142,16 @@ def test_native_dropout_draws_bernoullis_mask_in_one_pass(dtype):
     assert not np.array_equal(to_np(c), to_np(out))  # consecutive calls differ
 
 
-def test_native_dropout_mask_statistics():
-    n, p = 1 << 20, 0.3
+def test_native_dropout_mask_statistics_and_thread_independence(four_threads):
+    n, p = (1 << 20) + 1, 0.3
     ember.manual_seed(0)
     out, mask = ember.native_dropout(ember.ones(n), p, True)
     kept = mask.sum().item()
     assert abs(kept / n - (1 - p)) < 5 * math.sqrt(p * (1 - p) / n)
     assert out.sum().item() == pytest.approx(kept / (1 - p), rel=1e-5)
+    ember.set_num_threads(1)  # the chunks the threads take do not change the numbers
+    ember.manual_seed(0)
+    assert ember.equal(ember.native_dropout(ember.ones(n), p, True)[1], mask)
 
 
 def test_dropout_of_a_non_contiguous_input_uses_its_logical_order():
