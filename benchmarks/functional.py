@@ -27,6 +27,7 @@ CASES = [
     ("elu [64,1024]", S, "F.elu(x)"),
     ("hardswish [64,1024]", S, "F.hardswish(x)"),
     ("dropout p=0.5 [64,1024]", S, "F.dropout(x, 0.5)"),
+    ("dropout fwd+bwd [64,1024]", S, "F.dropout(xg, 0.5).backward(g)"),
     ("gelu [64,1024]", S, "F.gelu(x)"),
     ("gelu tanh [64,1024]", S, "F.gelu(x, approximate='tanh')"),
     ("gelu float64 [64,1024]", S + "xd = x.double()", "F.gelu(xd)"),

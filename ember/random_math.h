@@ -10,6 +10,9 @@
 
 namespace ember::rnd {
 
+// gen, or the default generator of d's device type when null; RuntimeError naming `op` if gen is another device's.
+Generator& pick_generator(Generator* gen, Device d, const char* op);
+
 // Words each element consumes.
 EMBER_HOST_DEVICE int uniform_words(bool f64) { return f64 ? 2 : 1; }
 EMBER_HOST_DEVICE int normal_words(bool f64) { return f64 ? 4 : 2; }

@@ -1,10 +1,22 @@
 // Dropout (torch.nn.functional's dropout family).
 #pragma once
 
+#include <optional>
+#include <utility>
+
+#include "ember/backend/kernels.h"
 #include "ember/generator.h"
 #include "ember/tensor.h"
 
 namespace ember {
+
+// Fused dropout (Note [Fused dropout] in ember/backend/math/dropout.h). x, out (floating, one dtype) and mask (bool,
+// or undefined: not written) are contiguous with one shape; out may be x. Element i is kept when words 2i, 2i+1 of
+// `s` give u64 < q; out = x * (keep ? scale : 0), mask = keep.
+EMBER_DECLARE_KERNEL(dropout, const Tensor& out, const Tensor& mask, const Tensor& x, double q, double scale,
+                     PhiloxState s)
+// Its gradient: out = g * (mask ? scale : 0) over contiguous tensors of one shape (g, out floating; mask bool).
+EMBER_DECLARE_KERNEL(dropout_backward, const Tensor& out, const Tensor& g, const Tensor& mask, double scale)
 
 // Zeroes each element with probability p (from the Philox generator) and scales the rest by 1 / (1 - p); the
 // gradient is g times the same mask. Not training, or p = 0: x itself. inplace: writes x.
@@ -18,5 +30,12 @@ Tensor alpha_dropout(const Tensor& x, double p = 0.5, bool training = false, boo
                      Generator* gen = nullptr);
 Tensor feature_alpha_dropout(const Tensor& x, double p = 0.5, bool training = false, bool inplace = false,
                              Generator* gen = nullptr);
+
+// torch.native_dropout: (output, bool mask) in one pass; the gradient saves only the mask. train = false (or an
+// empty x) follows PyTorch: (a copy of x, all-true mask) (resp. (x, an empty tensor of x's dtype)).
+std::pair<Tensor, Tensor> native_dropout(const Tensor& x, double p, std::optional<bool> train = std::nullopt,
+                                         Generator* gen = nullptr);
+// torch.native_dropout_backward: g * mask * scale in one pass; differentiable (its gradient is itself).
+Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double scale);
 
 }  // namespace ember

@@ -11,14 +11,14 @@
 
 namespace ember {
 
-namespace {
-
-Generator& pick(Generator* gen, Device d, const char* op) {
+Generator& rnd::pick_generator(Generator* gen, Device d, const char* op) {
   if (!gen) return default_generator(d);
   EMBER_CHECK(gen->device().type == d.type, op, ": Expected a '", d.is_cuda() ? "cuda" : "cpu",
               "' device type for generator but found '", gen->device().is_cuda() ? "cuda" : "cpu", "'");
   return *gen;
 }
+
+namespace {
 
 void check_float(ScalarType t, const char* op) {
   EMBER_CHECK(is_floating(t), op, ": expected a floating point dtype, got ", t);
@@ -72,7 +72,7 @@ const Tensor& sample_inplace(const Tensor& t, const char* op, F&& fill) {
 const Tensor& uniform_impl(const Tensor& t, double from, double to, Generator* gen, const char* op) {
   check_float(t.dtype(), op);
   EMBER_CHECK(from <= to, op, ": expects to return a [from, to) range, but found from=", from, " > to=", to);
-  Generator& g = pick(gen, t.device(), op);
+  Generator& g = rnd::pick_generator(gen, t.device(), op);
   return fill_inplace(t, [&](const Tensor& c) {
     const uint64_t words = c.numel() * rnd::uniform_words(c.dtype() == ScalarType::Float64);
     uniform_kernel[c.device()](c, from, to, g.take(words));
@@ -83,7 +83,7 @@ const Tensor& normal_impl(const Tensor& t, double mean, double std, const Tensor
                           Generator* gen, const char* op) {
   check_float(t.dtype(), op);
   EMBER_CHECK(std >= 0, op, ": expects std >= 0.0, but found std ", std);
-  Generator& g = pick(gen, t.device(), op);
+  Generator& g = rnd::pick_generator(gen, t.device(), op);
   return fill_inplace(t, [&](const Tensor& c) {
     const uint64_t words = c.numel() * rnd::normal_words(c.dtype() == ScalarType::Float64);
     normal_kernel[c.device()](c, mean, std, mt, st, g.take(words));
@@ -157,7 +157,7 @@ Tensor normal(double mean, const Tensor& std, Generator* gen) {
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, Generator* gen, TensorOptions opts) {
   EMBER_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
   Tensor t = empty(size, opts.dtype(opts.dtype_or(ScalarType::Int64)));
-  Generator& g = pick(gen, t.device(), "randint");
+  Generator& g = rnd::pick_generator(gen, t.device(), "randint");
   if (t.numel())
     random_int_kernel[t.device()](t, low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low),
                                   g.take(t.numel() * rnd::kIntWords));
@@ -180,7 +180,7 @@ const Tensor& random_(const Tensor& t, int64_t from, std::optional<int64_t> to_,
     });
   }
   EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
-  Generator& g = pick(gen, t.device(), "random_");
+  Generator& g = rnd::pick_generator(gen, t.device(), "random_");
   return sample_inplace(t, "random_", [&](const Tensor& x) {
     fill_inplace(x, [&](const Tensor& c) {
       random_int_kernel[c.device()](c, from, static_cast<uint64_t>(to) - static_cast<uint64_t>(from),
@@ -194,7 +194,7 @@ Tensor randperm(int64_t n, Generator* gen, TensorOptions opts) {
   const ScalarType dtype = opts.dtype_or(ScalarType::Int64);
   Tensor host = empty({&n, 1}, ScalarType::Int64);
   Device dev = resolve_device(opts.device_);
-  Generator& g = pick(gen, dev, "randperm");
+  Generator& g = rnd::pick_generator(gen, dev, "randperm");
   randperm_kernel[kCPU](host, g.take(2 * static_cast<uint64_t>(n)));
   return to(host, dev, dtype);
 }
@@ -208,7 +208,7 @@ Tensor bernoulli(const Tensor& p, Generator* gen) {
     EMBER_CHECK(v >= 0 && v <= 1, "bernoulli: expects all elements of p to be in [0, 1], found ", v);
   }
   Tensor out = empty(p.sizes(), TensorOptions(p.dtype()).device(p.device()));
-  Generator& g = pick(gen, p.device(), "bernoulli");
+  Generator& g = rnd::pick_generator(gen, p.device(), "bernoulli");
   if (out.numel()) bernoulli_kernel[out.device()](out, pf, g.take(out.numel() * rnd::kBernoulliWords));
   record_zero_grad("BernoulliBackward0", {&p}, out);
   return out;
@@ -217,7 +217,7 @@ Tensor bernoulli(const Tensor& p, Generator* gen) {
 namespace {
 const Tensor& bernoulli_impl(const Tensor& t, double p, Generator* gen, const char* op) {
   EMBER_CHECK(p >= 0 && p <= 1, op, " expects p to be in [0, 1], but got p=", p);
-  Generator& g = pick(gen, t.device(), op);
+  Generator& g = rnd::pick_generator(gen, t.device(), op);
   return fill_inplace(t, [&](const Tensor& c) {
     Tensor pt = full(c.sizes(), p, TensorOptions(ScalarType::Float64).device(c.device()));
     bernoulli_kernel[c.device()](c, pt, g.take(c.numel() * rnd::kBernoulliWords));
@@ -261,7 +261,7 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
   }
   const int64_t shape[] = {rows, num_samples};
   Tensor out = empty(shape, ScalarType::Int64);
-  Generator& g = pick(gen, probs.device(), "multinomial");
+  Generator& g = rnd::pick_generator(gen, probs.device(), "multinomial");
   multinomial_kernel[kCPU](out, p, replacement, g.take(2 * static_cast<uint64_t>(rows * num_samples)));
   if (probs.dim() == 1) out = squeeze(out, 0);
   return to(out, probs.device());

@@ -1,6 +1,8 @@
 // Bindings of the activations, softmax and dropout (torch.nn.functional's names and defaults into nn; what PyTorch
 // also has at top level into m, and Tensor methods where PyTorch has them). The normalization, embedding and
 // padding ops are in nn_norm.cpp, registered from here.
+#include <nanobind/stl/pair.h>
+
 #include "common.h"
 #include "ember/nn/activation.h"
 #include "ember/nn/dropout.h"
@@ -170,6 +172,10 @@ void init_nn_activation(nb::module_& m, nb::module_& nn) {
       return f(x, p, train, true, nullptr);
     }, arg("input"), arg("p"), arg("train"));
   }
+  m.def("native_dropout", [](const Tensor& x, double p, std::optional<bool> train) {
+    return native_dropout(x, p, train);
+  }, arg("input"), arg("p"), arg("train").none());
+  m.def("native_dropout_backward", &native_dropout_backward, arg("grad_output"), arg("mask"), arg("scale"));
   for (int spatial : {1, 2, 3})
     nn.def(("dropout" + std::to_string(spatial) + "d").c_str(), [spatial](const Tensor& x, double p, bool training,
                                                                          bool inplace) {

@@ -34,7 +34,8 @@ Notes per op family:
   not compared (CUDA's sort is not stable unless asked to be). unique/sort with stable=True are compared with ties.
 - scatter with duplicate indices (and index_put without accumulate) picks an unspecified writer on CUDA: those cases
   use distinct indices; index_add/scatter_add/index_put(accumulate=True) use duplicates (float atomics: F32_LOOSE).
-- dropout is compared by statistics only (the fraction of zeros and the scale of the kept values).
+- dropout: the fused kernel draws bernoulli's numbers (Note [Fused dropout]), so mask, output and gradient are equal
+  on both devices; the statistics test checks the fraction of zeros and the scale of the kept values.
 - gradcheck: ember.autograd.gradcheck reads tensors through NumPy, which needs CPU tensors, so the checked function
   takes float64 CPU leaves, moves them to CUDA, computes there and returns the result to the CPU: forward and backward
   kernels run on CUDA, finite differences and Jacobians are read on the CPU.
@@ -754,6 +755,25 @@ def test_dropout_statistics(p):
     out.sum().backward()
     np.testing.assert_array_equal(_np(xg.grad), _np(out))  # the gradient uses the same mask and scale
     assert _np(F.dropout(x, p, training=False)).min() == 1.0
+
+
+@pytest.mark.parametrize("dtype", [f32, f64, f16, bf16], ids=lambda d: repr(d).split(".")[-1])
+def test_dropout_same_mask_and_values_on_both_devices(dtype):
+    rng = np.random.default_rng(0)
+    x = ember.tensor(rng.standard_normal(37 * 1001 + 1).tolist()).to(dtype)
+    g = ember.tensor(rng.standard_normal(37 * 1001).tolist()).to(dtype).reshape(37, 1001)
+    outs = []
+    for d in ("cpu", DEV):
+        ember.manual_seed(11)
+        xd = x.to(d)[1:].reshape(37, 1001)  # an odd size, and a data pointer off the vector alignment
+        out, mask = ember.native_dropout(xd, 0.3, True)
+        xg = x.to(d)[:-1].reshape(1001, 37).t().requires_grad_()  # non-contiguous
+        y = F.dropout(xg, 0.6)
+        y.backward(g.to(d))
+        outs.append([out, mask, y, xg.grad])
+    for k, (o_d, o_c) in enumerate(zip(outs[1], outs[0])):
+        assert o_d.dtype == o_c.dtype
+        np.testing.assert_array_equal(_np(o_d), _np(o_c), err_msg=f"dropout output {k}")
 
 
 # -- optimizers: 3 steps on both devices from the same parameters and gradients -----------------------------------

@@ -1,11 +1,13 @@
 """Dropout, embeddings and padding (ember/nn/dropout.cpp, embedding.cpp, padding.cpp): dropout's statistics and its
-determinism under manual_seed, embedding and embedding_bag against NumPy with their gradient options, pad against
-np.pad in every mode, and PyTorch's error messages."""
+determinism under manual_seed, the fused kernel's mask (bernoulli's numbers), values and gradients against NumPy in
+every floating dtype and the memory its backward keeps, embedding and embedding_bag against NumPy with their gradient
+options, pad against np.pad in every mode, and PyTorch's error messages."""
+import gc
 import math
 
 import numpy as np
 import pytest
-from conftest import assert_equal, from_np, to_np
+from conftest import FLOAT_DTYPES, assert_equal, bf16_round, dtype_name, from_np, to_np
 
 import ember
 import ember.nn.functional as F
@@ -106,6 +108,187 @@ def test_alpha_dropout_keeps_mean_and_variance():
     assert abs(yn.mean()) < 0.02 and abs(yn.std() - 1) < 0.02
     f = to_np(F.feature_alpha_dropout(ember.zeros(50, 20, 3), 0.5, training=True))
     assert (f == f[..., :1]).all()  # constant over each channel
+
+
+def dropped(x, mask, p, dtype):
+    """The fused kernel's value in NumPy: x * (mask ? 1 / (1 - p) : 0) in the opmath type (float32 for the 16-bit
+    dtypes, the scale rounded to it), rounded once to dtype (bfloat16 returned as float32)."""
+    acc = np.float64 if dtype is ember.float64 else np.float32
+    with np.errstate(invalid="ignore"):  # a dropped infinity is NaN
+        r = np.asarray(x).astype(acc) * np.where(mask, acc(1 / (1 - p)), acc(0))
+    if dtype is ember.float16:
+        return r.astype(np.float16)
+    return bf16_round(r) if dtype is ember.bfloat16 else r
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_name)
+def test_native_dropout_draws_bernoullis_mask_in_one_pass(dtype):
+    p = 0.3
+    x = ember.randn(123, 45).to(dtype)
+    ember.manual_seed(5)
+    out, mask = ember.native_dropout(x, p, True)
+    after = ember.rand(4)
+    # the mask is bernoulli(1 - p) from the same generator state, and the generator moved past the same words
+    ember.manual_seed(5)
+    keep = ember.bernoulli(ember.full((123, 45), 1 - p, dtype=ember.float64))
+    assert_equal(ember.rand(4), to_np(after))
+    assert mask.dtype == ember.bool and out.dtype == dtype and mask.shape == x.shape
+    m = to_np(mask)
+    assert_equal(keep, m.astype(np.float64))
+    assert_equal(out, dropped(to_np(x), m, p, dtype))
+    ember.manual_seed(5)
+    assert_equal(F.dropout(x, p), to_np(out))  # F.dropout is the same pass
+    c = F.dropout(x, p)
+    assert not np.array_equal(to_np(c), to_np(out))  # consecutive calls differ
+
+
+def test_native_dropout_mask_statistics_and_thread_independence(four_threads):
+    n, p = (1 << 20) + 1, 0.3
+    ember.manual_seed(0)
+    out, mask = ember.native_dropout(ember.ones(n), p, True)
+    kept = mask.sum().item()
+    assert abs(kept / n - (1 - p)) < 5 * math.sqrt(p * (1 - p) / n)
+    assert out.sum().item() == pytest.approx(kept / (1 - p), rel=1e-5)
+    ember.set_num_threads(1)  # the chunks the threads take do not change the numbers
+    ember.manual_seed(0)
+    assert ember.equal(ember.native_dropout(ember.ones(n), p, True)[1], mask)
+
+
+def test_dropout_of_a_non_contiguous_input_uses_its_logical_order():
+    x = ember.randn(30, 41).t()  # [41, 30], transposed
+    ember.manual_seed(3)
+    out, mask = ember.native_dropout(x, 0.5, True)
+    ember.manual_seed(3)
+    out_c, mask_c = ember.native_dropout(x.contiguous(), 0.5, True)
+    assert_equal(mask, to_np(mask_c))
+    assert_equal(out, dropped(to_np(x), to_np(mask_c), 0.5, ember.float32))
+    # in place through the transposed view: the same values, written into the base
+    base = x.t().clone()
+    y = base.t()
+    v = base._version
+    ember.manual_seed(3)
+    assert F.dropout(y, 0.5, inplace=True) is y
+    assert_equal(y, to_np(out_c))
+    assert base._version > v
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        F.dropout(ember.ones(1, 3).expand(4, 3), 0.5, inplace=True)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_name)
+def test_dropout_gradient_is_the_mask_times_the_scale(dtype):
+    p = 0.4
+    x = ember.randn(64, 33).to(dtype).requires_grad_()
+    g = ember.randn(64, 33).to(dtype)
+    ember.manual_seed(9)
+    y = F.dropout(x, p)
+    assert y.grad_fn.name() == "NativeDropoutBackward0"
+    ember.manual_seed(9)
+    mask = to_np(ember.native_dropout(x.detach(), p, True)[1])
+    y.backward(g)
+    assert_equal(x.grad, dropped(to_np(g), mask, p, dtype))
+    # in place on a non-leaf: the same node moves onto the written tensor
+    x.grad = None
+    ember.manual_seed(9)
+    z = x * 1.0
+    F.dropout(z, p, inplace=True)
+    assert_equal(z.detach(), to_np(y.detach()))
+    z.backward(g)
+    assert_equal(x.grad, dropped(to_np(g), mask, p, dtype))
+
+
+def test_dropout_double_backward():
+    p = 0.25
+    x = ember.randn(20, 7, dtype=ember.float64, requires_grad=True)
+    g = ember.randn(20, 7, dtype=ember.float64, requires_grad=True)
+    ember.manual_seed(2)
+    y = F.dropout(x, p)
+    ember.manual_seed(2)
+    mask = to_np(ember.native_dropout(x.detach(), p, True)[1])
+    (gx,) = ember.autograd.grad(y, x, g, create_graph=True)
+    assert gx.grad_fn.name() == "NativeDropoutBackwardBackward0"
+    assert_equal(gx.detach(), dropped(to_np(g.detach()), mask, p, ember.float64))
+    h = ember.randn(20, 7, dtype=ember.float64)
+    gx.backward(h)
+    assert_equal(g.grad, dropped(to_np(h), mask, p, ember.float64))
+    assert x.grad is None  # dropout's gradient does not depend on x
+
+    def f(a):
+        ember.manual_seed(2)
+        return F.dropout(a, p)
+    assert ember.autograd.gradgradcheck(f, (x,))
+
+
+MIB = 1 << 20
+
+
+def allocated():
+    return ember._C._cpu_memory_stats()["allocated_bytes"]
+
+
+def test_dropout_saves_only_a_bool_mask_for_backward():
+    gc.collect()
+    n = MIB
+    x = ember.ones(n, requires_grad=True)  # 4 MiB
+    base = allocated()
+    y = F.dropout(x, 0.5)
+    # y (4 MiB) and the mask its node saves (1 MiB, bool); the composed form kept a float32 noise tensor (4 MiB)
+    assert 5 * MIB <= allocated() - base < 5 * MIB + 4096
+    y.backward(ember.ones(n))
+    del y
+    gc.collect()
+    assert allocated() - base < 4 * MIB + 4096  # x.grad
+    x.grad = None
+    with ember.no_grad():  # nothing recorded: no mask at all
+        z = F.dropout(x, 0.5)
+        assert allocated() - base < 4 * MIB + 4096
+    del z
+
+
+def test_native_dropout_follows_pytorch_at_the_edges():
+    x = ember.randn(4, 5)
+    out, mask = ember.native_dropout(x, 0.5, False)  # not training: a copy and an all-true mask
+    assert out is not x
+    assert_equal(out, to_np(x))
+    assert_equal(mask, np.ones((4, 5), bool))
+    e = ember.empty(0, 3)
+    out, mask = ember.native_dropout(e, 0.5, True)  # empty: x itself, and an empty "mask" of x's dtype
+    assert out is e and mask.dtype == ember.float32 and mask.shape == (0, 3)
+    out, mask = ember.native_dropout(x, 1.0, True)
+    assert_equal(out, np.zeros((4, 5), np.float32))
+    assert_equal(mask, np.zeros((4, 5), bool))
+    out, mask = ember.native_dropout(x, 0.0, True)
+    assert_equal(out, to_np(x))
+    assert_equal(mask, np.ones((4, 5), bool))
+    ember.manual_seed(1)
+    out, mask = ember.native_dropout(x, 0.5, None)  # train=None means training
+    assert not to_np(mask).all()
+    # x * mask * scale, as PyTorch: a dropped NaN or infinity is NaN, a dropped -2 is -0
+    xn = ember.tensor([math.nan, math.inf, -2.0] * 200)
+    out, mask = ember.native_dropout(xn, 0.5, True)
+    o, m = to_np(out), to_np(mask)
+    assert_equal(out, dropped(to_np(xn), m, 0.5, ember.float32))
+    nonfinite = np.arange(600) % 3 < 2
+    assert np.isnan(o[nonfinite & ~m]).all()
+    assert (o[~nonfinite & ~m] == 0).all() and np.signbit(o[~nonfinite & ~m]).all()
+    # dropout's backward as its own op
+    g = ember.randn(4, 5)
+    assert_equal(ember.native_dropout_backward(g, mask[:20].reshape(4, 5), 2.0),
+                 dropped(to_np(g), to_np(mask[:20].reshape(4, 5)), 0.5, ember.float32))
+
+
+def test_dropout_errors_match_pytorch():
+    xi = ember.ones(3, dtype=ember.int64)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        F.dropout(xi, 0.5)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        ember.native_dropout(xi, 0.5, True)
+    assert F.dropout(xi, 0.5, training=False) is xi
+    with pytest.raises(RuntimeError, match=r"bernoulli_ expects p to be in \[0, 1\], but got p=-0.5"):
+        ember.native_dropout(ember.ones(3), 1.5, True)
+    with pytest.raises(RuntimeError, match=r"bernoulli_ expects p to be in \[0, 1\], but got p=1.1"):
+        ember.native_dropout(ember.ones(3), -0.1, True)
+    with pytest.raises(RuntimeError, match="Mask should be Bool Scalar Type"):
+        ember.native_dropout_backward(ember.ones(3), ember.ones(3), 2.0)
 
 
 # ---------------------------------------------------------------------------------------------------- embedding

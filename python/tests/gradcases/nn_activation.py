@@ -75,6 +75,9 @@ add("gumbel_softmax", seeded(lambda a: F.gumbel_softmax(a, tau=0.5)), lambda: (m
 add("dropout", seeded(lambda a: ember.dropout(a, 0.4, True)), lambda: (make(4, 5),))
 add("dropout", seeded(lambda a: F.dropout(a, 0.3)), lambda: (make(4, 5, noncontig=True),), id="F.dropout")
 add("dropout_", seeded(lambda a: ember.dropout_(a * 1.0, 0.3, True)), lambda: (make(6),))
+add("native_dropout", seeded(lambda a: ember.native_dropout(a, 0.4, True)[0]), lambda: (make(5, 3, noncontig=True),))
+add("native_dropout_backward", lambda g: ember.native_dropout_backward(g, ember.arange(12).reshape(3, 4) % 3 > 0, 1.5),
+    lambda: (make(3, 4),))
 add("alpha_dropout", seeded(lambda a: ember.alpha_dropout(a, 0.3, True)), lambda: (make(4, 5),))
 add("alpha_dropout_", seeded(lambda a: ember.alpha_dropout_(a * 1.0, 0.3, True)), lambda: (make(4, 5),))
 add("feature_dropout", seeded(lambda a: ember.feature_dropout(a, 0.5, True)), lambda: (make(3, 4, 2),))
