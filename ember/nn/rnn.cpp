@@ -183,6 +183,7 @@ RNNMode rnn_mode(std::string_view name) {
 std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Tensor>& hx,
                                        const std::vector<Tensor>& params, const RNNOptions& o,
                                        const Tensor& batch_sizes) {
+  EMBER_AUTOCAST(autocast::kLowerCuda, rnn, input, hx, params, o, batch_sizes);  // PyTorch's _cudnn_rnn policy
   const char* name = mode_name(o.mode);
   std::vector<Tensor> all(hx);
   all.insert(all.begin(), input);
