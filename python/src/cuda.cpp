@@ -45,7 +45,13 @@ void init_cuda(nb::module_& m) {
   m.def("_cuda_check", [](const char* what) { cuda::check_available(what); });  // names the Python function
   m.def("_cuda_current_device", &cuda::current_device);
   m.def("_cuda_set_device", &cuda::set_device);
-  m.def("_cuda_synchronize", [](int i) { cuda::synchronize(i); }, nb::arg("device") = -1);
+  m.def(
+      "_cuda_synchronize",
+      [](int i) {
+        nb::gil_scoped_release r;  // other Python threads (data loading) run while this one waits
+        cuda::synchronize(i);
+      },
+      nb::arg("device") = -1);
   m.def("_cuda_device_name", &cuda::device_name);
   m.def("_cuda_device_properties", [](int i) {
     cuda::DeviceProperties p = cuda::device_properties(i);

@@ -194,7 +194,16 @@ void init_tensor(nb::module_& m) {
              return nb::cast(to(nb::cast<const Tensor&>(self), d ? *d : Device(DeviceType::CUDA), std::nullopt, false,
                                 non_blocking));
            }, nb::arg("device") = nb::none(), nb::arg("non_blocking") = false)
-      .def("item", [](const Tensor& t) { return scalar_to_py(item(t)); })
+      .def("item",
+           [](const Tensor& t) {
+             if (!t.is_cuda()) return scalar_to_py(item(t));
+             Scalar v;
+             {
+               nb::gil_scoped_release r;  // it waits for the GPU: let other Python threads run
+               v = item(t);
+             }
+             return scalar_to_py(v);
+           })
       .def("tolist", [](const Tensor& t) {
         Tensor c = t.is_cuda() ? to(t, kCPU) : t;
         return tolist_rec(static_cast<const char*>(c.data_ptr()), c.dtype(), c.sizes(), c.strides(), 0);

@@ -1,7 +1,9 @@
 // The convolution kernels on CUDA, through cuDNN's convolution API: forward, backward data (the input gradient,
-// and with it every transposed convolution: Note [Convolution as three maps] in nn/conv.cpp), backward filter and
-// the bias gradient, for float32, float64, float16 and bfloat16. Geometry mapping: Note [Convolutions on cuDNN] in
-// conv_glue.h; algorithm choice: Note [cuDNN algorithm cache] below.
+// and with it every transposed convolution: Note [Convolution as three maps] in nn/conv.cpp) and backward filter,
+// for float32, float64, float16 and bfloat16. The bias and its gradient are ember's broadcast add and sum (as in
+// PyTorch): cudnnAddTensor and cudnnConvolutionBackwardBias are deprecated in cuDNN 9, with narrower dtype
+// support. Geometry mapping: Note [Convolutions on cuDNN] in conv_glue.h; algorithm choice: Note [cuDNN algorithm
+// cache] below.
 #include <cudnn.h>
 
 #include <map>
@@ -9,6 +11,7 @@
 #include <mutex>
 #include <string>
 
+#include "ember/autograd/grad_mode.h"
 #include "ember/backend/cuda/blas_glue.h"
 #include "ember/backend/cuda/conv_glue.h"
 #include "ember/backend/cuda/cudnn.h"
@@ -81,7 +84,7 @@ struct ConvCall {
   cudnnDataType_t dt;
   cudnnHandle_t h;
   ConvPlan plan;
-  TensorDesc x, y, bias;
+  TensorDesc x, y;
   FilterDesc w;
   ConvDesc conv;
 
@@ -94,9 +97,6 @@ struct ConvCall {
     w.set(dt, plan.w_dims);
     conv.set(plan.pad, plan.stride, plan.dilation, plan.groups,
              st_ == ScalarType::Float64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT, base_math(st_));
-    std::vector<int> bd(plan.nd, 1);
-    bd[1] = plan.y_dims[1];
-    bias.set(dt, bd, contiguous_strides_int(bd));
   }
 };
 
@@ -198,11 +198,19 @@ AlgoChoice choose(ConvCall& c, void* x, void* w, void* y) {
   typename T::Perf perf[T::kCount];
   int got = 0;
   if (f.cudnn_benchmark) {
-    // A workspace as large as any algorithm asks for, as far as memory allows (less rules out the hungriest ones).
+    // A workspace as large as the hungriest algorithm that fits in the device's free memory (PyTorch caps it
+    // likewise): asking for more would make the allocator empty its cache and retry before failing, and leave
+    // every later iteration to cudaMalloc again. Less only rules out the hungriest algorithms (FFT ones, GiBs).
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      free_bytes = 0;
+    }
+    const size_t limit = free_bytes / 10 * 9;
     size_t max_ws = 0;
     for (int a = 0; a < T::kCount; ++a) {
       size_t s = 0;
-      if (T::ws_size(c, a, &s) == CUDNN_STATUS_SUCCESS) max_ws = std::max(max_ws, s);
+      if (T::ws_size(c, a, &s) == CUDNN_STATUS_SUCCESS && s <= limit) max_ws = std::max(max_ws, s);
     }
     Workspace ws;
     try {
@@ -317,13 +325,13 @@ void conv_forward_cuda(const Tensor& out, const Tensor& input, const Tensor& wei
   const int64_t xs = per_sample(p.x_dims), ys = per_sample(p.y_dims);
   for_chunks(what, dev, out.dtype(), p, [&](ConvCall& c, int64_t n0) {
     run_pass<ConvPass::Forward>(c, at(x, n0 * xs), weight.data_ptr(), at(out, n0 * ys), 0.0);
-    if (bias.defined()) {
-      const Scale one(1.0);
-      EMBER_CUDNN_CHECK(cudnnAddTensor(c.h, one.of(c.st), c.bias.get(), bias.data_ptr(), one.of(c.st), c.y.get(),
-                                       at(out, n0 * ys)),
-                        what.str(), " (adding the bias)");
-    }
   });
+  if (bias.defined()) {
+    autograd::NoGradGuard no_grad;
+    DimVector shape(out.dim(), 1);
+    shape[1] = out.sizes()[1];
+    binary_op(BinaryOp::Add, out, reshape(bias, shape), out);
+  }
 }
 
 void conv_backward_cuda(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
@@ -354,13 +362,13 @@ void conv_backward_cuda(const Tensor& grad_input, const Tensor& grad_weight, con
     for_chunks(what, dev, st, p, [&](ConvCall& c, int64_t n0) {  // chunks after the first accumulate
       run_pass<ConvPass::BackwardFilter>(c, at(x, n0 * xs), grad_weight.data_ptr(), at(grad_out, n0 * ys),
                                          n0 ? 1.0 : 0.0);
-      if (grad_bias.defined()) {
-        const Scale one(1.0), beta(n0 ? 1.0 : 0.0);
-        EMBER_CUDNN_CHECK(cudnnConvolutionBackwardBias(c.h, one.of(c.st), c.y.get(), at(grad_out, n0 * ys),
-                                                       beta.of(c.st), c.bias.get(), grad_bias.data_ptr()),
-                          what.str(), " (bias gradient)");
-      }
     });
+  }
+  if (grad_bias.defined()) {  // the sum over every dim but the channels (float32 accumulation for 16-bit types)
+    autograd::NoGradGuard no_grad;
+    DimVector dims{0};
+    for (int64_t d = 2; d < grad_out.dim(); ++d) dims.push_back(d);
+    copy_into(grad_bias, sum(grad_out, dims));
   }
 }
 
