@@ -202,11 +202,11 @@ Tensor randperm(int64_t n, Generator* gen, TensorOptions opts) {
 Tensor bernoulli(const Tensor& p, Generator* gen) {
   check_float(p.dtype(), "bernoulli");
   Tensor pf = as_f64(p, p.sizes());
-  Tensor pp = to(pf, kCPU);
-  for (int64_t i = 0, n = pp.numel(); i < n; ++i) {
-    const double v = pp.data<double>()[i];
-    EMBER_CHECK(v >= 0 && v <= 1, "bernoulli: expects all elements of p to be in [0, 1], found ", v);
-  }
+  if (!pf.is_cuda())  // a CUDA kernel checks p itself (Note [Deferred device errors]): no wait for the GPU here
+    for (int64_t i = 0, n = pf.numel(); i < n; ++i) {
+      const double v = pf.data<double>()[i];
+      EMBER_CHECK(v >= 0 && v <= 1, "bernoulli: expects all elements of p to be in [0, 1], found ", v);
+    }
   Tensor out = empty(p.sizes(), TensorOptions(p.dtype()).device(p.device()));
   Generator& g = rnd::pick_generator(gen, p.device(), "bernoulli");
   if (out.numel()) bernoulli_kernel[out.device()](out, pf, g.take(out.numel() * rnd::kBernoulliWords));

@@ -93,6 +93,17 @@ def test_index_out_of_range_on_gpu(name, call):
     ember.cuda.synchronize()
 
 
+def test_bernoulli_probability_out_of_range_on_gpu():
+    # p stays on the device (no wait for it at the call): the kernel reports the bad element at the next wait.
+    p = ember.tensor([0.5, 1.5, 0.2], device="cuda")
+    with pytest.raises(RuntimeError, match=r"bernoulli: expects all elements of p to be in \[0, 1\].*element 1 "):
+        ember.bernoulli(p).cpu()
+        ember.cuda.synchronize()
+    q = ember.tensor([0.0, 1.0], device="cuda")
+    assert host(ember.bernoulli(q)).tolist() == [0.0, 1.0]  # the device keeps working; the report was consumed
+    ember.cuda.synchronize()
+
+
 def test_negative_indices_wrap_as_on_the_cpu():
     x, xg = both(ember.arange(10.0))
     i = ember.tensor([-1, -10, 3])

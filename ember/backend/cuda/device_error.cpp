@@ -60,6 +60,9 @@ void check_device_errors(int device) {
   if (kind == kZeroDivision)
     fail<Error>("ZeroDivisionError: integer division by zero in ", index == 0 ? "div" : index == 1 ? "remainder" : "fmod",
                 " (found by a CUDA kernel on cuda:", device, "; the op's output is not valid)");
+  if (kind == kProbabilityOutOfRange)
+    fail<Error>(op, ": expects all elements of p to be in [0, 1], but p's element ", index,
+                " (flat index) is not (found by a CUDA kernel on cuda:", device, "; the op's output is not valid)");
   fail<IndexError>(op, ": index ", index, " is out of bounds for dimension ", dim, " with size ", size,
                    " (found by a CUDA kernel on cuda:", device, "; the op's output is not valid)");
 }

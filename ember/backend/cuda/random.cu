@@ -1,5 +1,6 @@
 // CUDA random fills: the same per-element formulas as the CPU (ember/random_math.h), so a seed gives
 // the same numbers on both devices.
+#include "ember/backend/cuda/device_error.cuh"
 #include "ember/backend/cuda/launch.cuh"
 #include "ember/backend/kernels.h"
 #include "ember/convert.h"
@@ -26,7 +27,8 @@ struct RandomFn {
   double a, b;          // uniform: from, to; normal: mean, std
   const double* mean_t; // per-element parameters where given
   const double* std_t;
-  const double* p;      // bernoulli probabilities
+  const double* p;      // bernoulli probabilities, checked here (the op does not read them on the host)
+  DeviceErrorReport* err;
   int64_t low;
   uint64_t range;
   __device__ void operator()(char* const* ptr) const {
@@ -43,7 +45,10 @@ struct RandomFn {
           convert<T>(static_cast<int64_t>(static_cast<uint64_t>(low) + (range ? x % range : x)));
       return;
     } else {
-      v = uniform_f64(w(0), w(1)) < p[i] ? 1.0 : 0.0;
+      const double pi = p[i];
+      if (!(pi >= 0 && pi <= 1)) [[unlikely]]
+        report_error(err, kProbabilityOutOfRange, "bernoulli", i, 0, 0);
+      v = uniform_f64(w(0), w(1)) < pi ? 1.0 : 0.0;
     }
     *reinterpret_cast<T*>(ptr[0]) = convert<T>(v);
   }
@@ -53,13 +58,14 @@ template <Dist D>
 void launch_random(const Tensor& dst, PhiloxState s, int words, double a, double b, const Tensor& mt,
                    const Tensor& st, const Tensor& p, int64_t low, uint64_t range) {
   StridedIter it = StridedIter::make({&dst}, dst.sizes());
-  DeviceGuard g(dst.device().index);
+  const int dev = dst.device().index >= 0 ? dst.device().index : current_device();
+  DeviceGuard g(dev);
   auto ptr = [](const Tensor& t) { return t.defined() ? static_cast<const double*>(t.data_ptr()) : nullptr; };
   dispatch_all(dst.dtype(), [&](auto o) {
     using T = decltype(o);
     launch_elementwise<1>(it, RandomFn<T, D>{static_cast<char*>(dst.data_ptr()), s, words,
-                                             rnd::uniform_bits(dst.dtype()), a, b, ptr(mt), ptr(st), ptr(p), low,
-                                             range});
+                                             rnd::uniform_bits(dst.dtype()), a, b, ptr(mt), ptr(st), ptr(p),
+                                             p.defined() ? device_error_slot(dev) : nullptr, low, range});
   });
 }
 
