@@ -132,10 +132,9 @@ Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
   DimVector shape = broadcast_shapes(mean.sizes(), std.sizes(), "normal");
   Tensor out = empty(shape, TensorOptions(promote_types(mean.dtype(), std.dtype())).device(mean.device()));
   Tensor sd = as_f64(std, shape);
-  // Checked on the host; std's values are needed there anyway for the error message.
-  Tensor sd_cpu = to(sd, kCPU);
-  for (int64_t i = 0, n = sd_cpu.numel(); i < n; ++i)
-    EMBER_CHECK(sd_cpu.data<double>()[i] >= 0, "normal: expects all elements of std >= 0.0");
+  if (!sd.is_cuda())  // a CUDA kernel checks std itself (Note [Deferred device errors]): no wait for the GPU here
+    for (int64_t i = 0, n = sd.numel(); i < n; ++i)
+      EMBER_CHECK(sd.data<double>()[i] >= 0, "normal: expects all elements of std >= 0.0");
   normal_impl(out, 0, 1, as_f64(mean, shape), sd, gen, "normal");
   record_zero_grad("NormalBackward3", {&mean, &std}, out);
   return out;

@@ -104,6 +104,15 @@ def test_bernoulli_probability_out_of_range_on_gpu():
     ember.cuda.synchronize()
 
 
+def test_normal_negative_std_on_gpu():
+    std = ember.tensor([1.0, -1.0], device="cuda")
+    with pytest.raises(RuntimeError, match=r"normal: expects all elements of std >= 0.0.*element 1 "):
+        ember.normal(ember.zeros(2, device="cuda"), std).cpu()
+        ember.cuda.synchronize()
+    assert host(ember.normal(ember.zeros(2, device="cuda"), ember.zeros(2, device="cuda"))).tolist() == [0.0, 0.0]
+    ember.cuda.synchronize()
+
+
 def test_negative_indices_wrap_as_on_the_cpu():
     x, xg = both(ember.arange(10.0))
     i = ember.tensor([-1, -10, 3])

@@ -63,6 +63,9 @@ void check_device_errors(int device) {
   if (kind == kProbabilityOutOfRange)
     fail<Error>(op, ": expects all elements of p to be in [0, 1], but p's element ", index,
                 " (flat index) is not (found by a CUDA kernel on cuda:", device, "; the op's output is not valid)");
+  if (kind == kNegativeStd)
+    fail<Error>(op, ": expects all elements of std >= 0.0, but std's element ", index,
+                " (flat index) is not (found by a CUDA kernel on cuda:", device, "; the op's output is not valid)");
   fail<IndexError>(op, ": index ", index, " is out of bounds for dimension ", dim, " with size ", size,
                    " (found by a CUDA kernel on cuda:", device, "; the op's output is not valid)");
 }

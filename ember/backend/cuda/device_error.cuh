@@ -10,7 +10,7 @@ namespace ember::cuda {
 // One per device, in mapped pinned memory: the first report wins; later ones are dropped until the host reads it.
 struct DeviceErrorReport {
   int state;        // 0 empty, 1 being written, 2 complete
-  int kind;         // kIndexOutOfRange, kZeroDivision or kProbabilityOutOfRange
+  int kind;         // one of the k* below
   int64_t index;    // the offending value (zero division: 0 div, 1 remainder, 2 fmod)
   int64_t size;     // the size of the dimension it indexes
   int64_t dim;      // that dimension
@@ -19,7 +19,8 @@ struct DeviceErrorReport {
 
 constexpr int kIndexOutOfRange = 1;
 constexpr int kZeroDivision = 2;
-constexpr int kProbabilityOutOfRange = 3;  // index: the flat index of the element
+constexpr int kProbabilityOutOfRange = 3;  // bernoulli's p; index: the flat index of the element
+constexpr int kNegativeStd = 4;            // normal's std; index: likewise
 
 // The device pointer of `device`'s report slot (allocated on first use).
 DeviceErrorReport* device_error_slot(int device);

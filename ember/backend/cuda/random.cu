@@ -27,7 +27,7 @@ struct RandomFn {
   double a, b;          // uniform: from, to; normal: mean, std
   const double* mean_t; // per-element parameters where given
   const double* std_t;
-  const double* p;      // bernoulli probabilities, checked here (the op does not read them on the host)
+  const double* p;      // bernoulli probabilities; they and std_t are checked here, not on the host
   DeviceErrorReport* err;
   int64_t low;
   uint64_t range;
@@ -38,7 +38,10 @@ struct RandomFn {
     if constexpr (D == Dist::Uniform) {
       v = a + (b - a) * rnd::uniform(bits, w);
     } else if constexpr (D == Dist::Normal) {
-      v = (mean_t ? mean_t[i] : a) + (std_t ? std_t[i] : b) * rnd::normal(std::is_same_v<T, double>, w);
+      const double sd = std_t ? std_t[i] : b;
+      if (std_t && !(sd >= 0)) [[unlikely]]
+        report_error(err, kNegativeStd, "normal", i, 0, 0);
+      v = (mean_t ? mean_t[i] : a) + sd * rnd::normal(std::is_same_v<T, double>, w);
     } else if constexpr (D == Dist::Int) {
       const uint64_t x = rnd::bits64(w);
       *reinterpret_cast<T*>(ptr[0]) =
@@ -65,7 +68,7 @@ void launch_random(const Tensor& dst, PhiloxState s, int words, double a, double
     using T = decltype(o);
     launch_elementwise<1>(it, RandomFn<T, D>{static_cast<char*>(dst.data_ptr()), s, words,
                                              rnd::uniform_bits(dst.dtype()), a, b, ptr(mt), ptr(st), ptr(p),
-                                             p.defined() ? device_error_slot(dev) : nullptr, low, range});
+                                             p.defined() || st.defined() ? device_error_slot(dev) : nullptr, low, range});
   });
 }
 
