@@ -245,3 +245,21 @@ def test_conv_transpose_and_groups(dtype):
     ref = rounded(F.conv2d(x.float(), wg.float(), groups=4), dtype)
     assert got.dtype == dtype and ember.allclose(got.float(), ref, rtol=0, atol=4 * EPS[dtype] * ref.abs().max().item())
     assert F.conv2d(ember.empty(0, 8, 7, 7, dtype=dtype), wg, groups=4).shape == (0, 8, 5, 5)
+
+
+# ---- threads
+
+
+def test_openmp_wait_policy_default():
+    """Note [OpenMP wait policy]: passive unless the user chose one."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import ember, os; print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))"
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    run = lambda e: subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True,
+                                   check=True).stdout.split()
+    assert run(env) == ["PASSIVE", "None"]
+    assert run({**env, "OMP_WAIT_POLICY": "active"}) == ["active", "None"]
+    assert run({**env, "GOMP_SPINCOUNT": "1000"}) == ["None", "1000"]

@@ -11,6 +11,7 @@
 #include "ember/backend/cpu/dnnl.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/linalg_epilogue.h"
 #include "ember/parallel.h"
 
 namespace ember {
@@ -217,9 +218,20 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& a
   }
 }
 
+// 16-bit products with a bias: oneDNN adds it before the one rounding (float32 and float64 decline: OpenBLAS has no
+// epilogue, so the caller's copy of the bias into out, then beta 1, is as fast).
+bool matmul_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias, const Scalar& alpha) {
+  const ScalarType dt = out.dtype();
+  if (!(dt == ScalarType::BFloat16 || dt == ScalarType::Float16) || alpha.to_double() != 1.0) return false;
+  const int64_t m = out.sizes()[0], n = out.sizes()[1], k = a.sizes()[1];
+  if (m * n * k <= kTinyGemm) return false;
+  return dnnl_cpu::matmul(out, a, b, bias, 1.0f, 0.0f);
+}
+
 }  // namespace
 
 EMBER_REGISTER_KERNEL(matmul, CPU, matmul)
+EMBER_REGISTER_KERNEL(matmul_bias, CPU, matmul_bias)
 
 }  // namespace cpu
 }  // namespace ember
