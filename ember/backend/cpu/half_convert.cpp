@@ -1,9 +1,10 @@
 // Note [Vectorized 16-bit conversion]
 // half.h converts one value at a time with early returns for NaN, infinities and subnormals, which keeps the
-// compiler from vectorizing a loop over it (about 4.5 ns per element measured). Here every case is computed for
-// every element and the right one selected, in 32-bit integer (and, for float16 subnormals, float) arithmetic
-// that AVX2 (ember's -march) runs 8 lanes at a time. The formulas are half.h's, so the results are the same bits;
-// python/tests/test_cpu_half.py checks that over all 2^16 16-bit values and a large set of float32 values.
+// compiler from vectorizing a float16 loop over it. Here every case is computed for every element and the right one
+// selected, in 32-bit integer (and, for float16 subnormals, float) arithmetic that the compiler vectorizes: for
+// ember's -march (AVX2, 8 lanes) and, chosen at run time, for AVX-512 (16 lanes). The formulas are half.h's, so the
+// results are the same bits; python/tests/test_cpu_half.py checks that over all 2^16 16-bit values and a large set
+// of float32 values. 262K float32 -> bfloat16 on one thread: 81 us before, 56 us (PyTorch 1.13: 58 us).
 #include "ember/backend/cpu/half_convert.h"
 
 #include <cstring>
@@ -39,8 +40,8 @@ inline uint16_t to_f16(float f) {
   const uint32_t overflow = sign | 0x7c00u;
   const uint32_t sub = sign | (bits(from_bits(ax) + 0.5f) - 0x3f000000u);  // the FPU rounds (half.h's magic add)
   const uint32_t normal = sign | ((ax + 0xc8000fffu + ((ax >> 13) & 1u)) >> 13);
-  const uint32_t r = select(ax >= 0x7f800000u, inf_nan,
-                            select(ax >= 0x477ff000u, overflow, select(ax < 0x38800000u, sub, normal)));
+  const uint32_t r =
+      select(ax >= 0x7f800000u, inf_nan, select(ax >= 0x477ff000u, overflow, select(ax < 0x38800000u, sub, normal)));
   return static_cast<uint16_t>(r);
 }
 
@@ -52,17 +53,32 @@ inline float from_f16(uint16_t h) {
   return from_bits(select(em >= 0x7c00u, inf_nan, select(em < 0x0400u, sub, normal)));
 }
 
-void f32_to_bf16(const float* __restrict s, uint16_t* __restrict d, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) d[i] = to_bf16(s[i]);
+// The loops, compiled for ember's -march (AVX2) and for AVX-512, chosen at run time (as vec_math.cpp does).
+#define EMBER_HALF_LOOPS(ATTR)                                                           \
+  ATTR void f32_to_bf16(const float* __restrict s, uint16_t* __restrict d, int64_t n) {  \
+    for (int64_t i = 0; i < n; ++i) d[i] = to_bf16(s[i]);                                \
+  }                                                                                      \
+  ATTR void f32_to_f16(const float* __restrict s, uint16_t* __restrict d, int64_t n) {   \
+    for (int64_t i = 0; i < n; ++i) d[i] = to_f16(s[i]);                                 \
+  }                                                                                      \
+  ATTR void bf16_to_f32(const uint16_t* __restrict s, float* __restrict d, int64_t n) {  \
+    for (int64_t i = 0; i < n; ++i) d[i] = from_bits(static_cast<uint32_t>(s[i]) << 16); \
+  }                                                                                      \
+  ATTR void f16_to_f32(const uint16_t* __restrict s, float* __restrict d, int64_t n) {   \
+    for (int64_t i = 0; i < n; ++i) d[i] = from_f16(s[i]);                               \
+  }
+
+namespace base {
+EMBER_HALF_LOOPS()
 }
-void f32_to_f16(const float* __restrict s, uint16_t* __restrict d, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) d[i] = to_f16(s[i]);
+namespace avx512 {
+EMBER_HALF_LOOPS(__attribute__((target("avx512f,avx512bw"))))
 }
-void bf16_to_f32(const uint16_t* __restrict s, float* __restrict d, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) d[i] = from_bits(static_cast<uint32_t>(s[i]) << 16);
-}
-void f16_to_f32(const uint16_t* __restrict s, float* __restrict d, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) d[i] = from_f16(s[i]);
+#undef EMBER_HALF_LOOPS
+
+bool has_avx512() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  return yes;
 }
 
 }  // namespace
@@ -71,10 +87,15 @@ bool convert_contiguous(ScalarType from, ScalarType to, const void* src, void* d
   using S = ScalarType;
   const auto* f = static_cast<const float*>(src);
   const auto* h = static_cast<const uint16_t*>(src);
-  if (from == S::Float32 && to == S::BFloat16) return f32_to_bf16(f, static_cast<uint16_t*>(dst), n), true;
-  if (from == S::Float32 && to == S::Float16) return f32_to_f16(f, static_cast<uint16_t*>(dst), n), true;
-  if (from == S::BFloat16 && to == S::Float32) return bf16_to_f32(h, static_cast<float*>(dst), n), true;
-  if (from == S::Float16 && to == S::Float32) return f16_to_f32(h, static_cast<float*>(dst), n), true;
+  auto* h_out = static_cast<uint16_t*>(dst);
+  auto* f_out = static_cast<float*>(dst);
+  const bool wide = has_avx512();
+  if (from == S::Float32 && to == S::BFloat16)
+    return (wide ? avx512::f32_to_bf16 : base::f32_to_bf16)(f, h_out, n), true;
+  if (from == S::Float32 && to == S::Float16) return (wide ? avx512::f32_to_f16 : base::f32_to_f16)(f, h_out, n), true;
+  if (from == S::BFloat16 && to == S::Float32)
+    return (wide ? avx512::bf16_to_f32 : base::bf16_to_f32)(h, f_out, n), true;
+  if (from == S::Float16 && to == S::Float32) return (wide ? avx512::f16_to_f32 : base::f16_to_f32)(h, f_out, n), true;
   return false;
 }
 
