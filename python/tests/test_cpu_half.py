@@ -247,6 +247,18 @@ def test_conv_transpose_and_groups(dtype):
     assert F.conv2d(ember.empty(0, 8, 7, 7, dtype=dtype), wg, groups=4).shape == (0, 8, 5, 5)
 
 
+@pytest.mark.parametrize("dtype", HALF)
+def test_conv1d_conv3d(dtype):
+    x1, w1, x3, w3, b = half_inputs(dtype, (2, 8, 30), (16, 8, 5), (2, 4, 6, 7, 8), (16, 4, 3, 3, 3), (16,))
+    for got, ref in ((F.conv1d(x1, w1, b, padding=2, dilation=2), F.conv1d(x1.float(), w1.float(), b.float(),
+                                                                            padding=2, dilation=2)),
+                     (F.conv3d(x3, w3, b, stride=(1, 2, 1)), F.conv3d(x3.float(), w3.float(), b.float(),
+                                                                       stride=(1, 2, 1)))):
+        ref = rounded(ref, dtype)
+        assert got.dtype == dtype and got.shape == ref.shape
+        assert ember.allclose(got.float(), ref, rtol=0, atol=4 * EPS[dtype] * ref.abs().max().item())
+
+
 # ---- threads
 
 
