@@ -323,10 +323,11 @@ Tensor convolution(const char* name, size_t nsp, bool transposed, const Tensor& 
     }
   }
 
-  // float16 and bfloat16 compute in float32 on the CPU (the casts record their gradients); cuDNN takes them as they
-  // are (tensor cores, float32 accumulation).
+  // float16 and bfloat16 go to the kernels as they are (oneDNN on the CPU, cuDNN: float32 accumulation, one rounding),
+  // except CPU transposed convolutions, computed in float32 (the casts record their gradients) so that the bias,
+  // added after the kernel here, is rounded together with the sum.
   const ScalarType dt = x.dtype();
-  const bool widen = !x.is_cuda() && (dt == ScalarType::Float16 || dt == ScalarType::BFloat16);
+  const bool widen = !x.is_cuda() && transposed && (dt == ScalarType::Float16 || dt == ScalarType::BFloat16);
   const Tensor xw = widen ? to(x, ScalarType::Float32) : x;
   const Tensor ww = widen ? to(weight, ScalarType::Float32) : weight;
   const Tensor bw = widen && bias.defined() ? to(bias, ScalarType::Float32) : bias;

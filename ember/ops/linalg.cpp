@@ -111,12 +111,8 @@ bool product_with_bias(const Tensor& out, const Tensor& a, const Tensor& b, cons
 // for a [..., m, k] and b [..., k, n] with broadcasting batch dims. No recording.
 Tensor compute_product(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& beta, const Scalar& alpha,
                        IntArrayRef batch, IntArrayRef prod, IntArrayRef result) {
+  // 16-bit floats go to the kernel as they are: float32 accumulation, one rounding (oneDNN on the CPU, cuBLAS).
   const ScalarType dt = a.dtype();
-  // 16-bit floats as PyTorch on the CPU: in float32, rounded; cuBLAS takes them as they are (float32 accumulation).
-  if (!a.is_cuda() && (dt == ScalarType::Float16 || dt == ScalarType::BFloat16)) {
-    const auto f = ScalarType::Float32;
-    return to(compute_product(to(a, f), to(b, f), c.defined() ? to(c, f) : c, beta, alpha, batch, prod, result), dt);
-  }
   Tensor out = empty(result, TensorOptions(dt).device(a.device()));
   const bool use_c = c.defined() && !is_zero(beta);
   if (out.numel() == 0) return out;

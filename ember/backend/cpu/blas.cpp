@@ -8,7 +8,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "ember/backend/cpu/dnnl.h"
+#include "ember/ops.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/linalg_epilogue.h"
 #include "ember/parallel.h"
 
 namespace ember {
@@ -140,7 +143,7 @@ void gemm_batch(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, T 
 // wrapping around on overflow: accumulated in uint64, where that is defined), and for tiny float products, whose
 // BLAS call would cost more than the arithmetic and could not run in parallel (Note [Batches of GEMMs]).
 template <class T, class Acc>
-void loop_matmul(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, T beta) {
+void loop_matmul(const Tensor& out, const Tensor& a, const Tensor& b, Acc al, Acc be) {
   const int64_t m = out.sizes()[out.dim() - 2], n = out.sizes()[out.dim() - 1], k = a.sizes()[a.dim() - 1];
   const int64_t count = out.numel() / (m * n);
   const int64_t as0 = a.strides()[a.dim() - 2], as1 = a.strides()[a.dim() - 1];
@@ -150,7 +153,6 @@ void loop_matmul(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, T
   const T* a0 = static_cast<const T*>(a.data_ptr());
   const T* b0 = static_cast<const T*>(b.data_ptr());
   T* c0 = static_cast<T*>(out.data_ptr());
-  const Acc al = static_cast<Acc>(alpha), be = static_cast<Acc>(beta);
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n * k, 1));
   parallel_for(0, count * m, grain, [&](int64_t r0, int64_t r1) {
     std::vector<Acc> acc(n);
@@ -182,7 +184,22 @@ void float_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Sca
 
 template <class T>
 void int_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
-  loop_matmul<T, uint64_t>(out, a, b, alpha.to<T>(), beta.to<T>());
+  loop_matmul<T, uint64_t>(out, a, b, static_cast<uint64_t>(alpha.to<T>()), static_cast<uint64_t>(beta.to<T>()));
+}
+
+// bfloat16 and float16 as PyTorch computes them on the CPU: 16-bit operands, float32 accumulation, one rounding. Tiny
+// and empty (k = 0) products run in loop_matmul, the rest in oneDNN (AMX / AVX512-BF16 kernels), and what oneDNN
+// has no fast kernel for in float32 through OpenBLAS on widened copies.
+template <class T>
+void half_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
+  const int64_t m = out.sizes()[out.dim() - 2], n = out.sizes()[out.dim() - 1], k = a.sizes()[a.dim() - 1];
+  const float al = alpha.to<float>(), be = beta.to<float>();
+  if (k == 0 || m * n * k <= kTinyGemm) return loop_matmul<T, float>(out, a, b, al, be);
+  if (dnnl_cpu::matmul(out, a, b, Tensor(), al, be)) return;
+  const auto f = ScalarType::Float32;
+  Tensor o = be == 0.0f ? empty(out.sizes(), TensorOptions(f)) : to(out, f);
+  gemm_batch<float>(o, contiguous(to(a, f)), contiguous(to(b, f)), al, be);
+  copy_(out, o);
 }
 
 void matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
@@ -190,6 +207,8 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& a
   switch (out.dtype()) {
     case ScalarType::Float32: return float_matmul<float>(out, a, b, alpha, beta);
     case ScalarType::Float64: return float_matmul<double>(out, a, b, alpha, beta);
+    case ScalarType::BFloat16: return half_matmul<BFloat16>(out, a, b, alpha, beta);
+    case ScalarType::Float16: return half_matmul<Half>(out, a, b, alpha, beta);
     case ScalarType::UInt8: return int_matmul<uint8_t>(out, a, b, alpha, beta);
     case ScalarType::Int8: return int_matmul<int8_t>(out, a, b, alpha, beta);
     case ScalarType::Int16: return int_matmul<int16_t>(out, a, b, alpha, beta);
@@ -199,9 +218,20 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& a
   }
 }
 
+// 16-bit products with a bias: oneDNN adds it before the one rounding (float32 and float64 decline: OpenBLAS has no
+// epilogue, so the caller's copy of the bias into out, then beta 1, is as fast).
+bool matmul_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias, const Scalar& alpha) {
+  const ScalarType dt = out.dtype();
+  if (!(dt == ScalarType::BFloat16 || dt == ScalarType::Float16) || alpha.to_double() != 1.0) return false;
+  const int64_t m = out.sizes()[0], n = out.sizes()[1], k = a.sizes()[1];
+  if (m * n * k <= kTinyGemm) return false;
+  return dnnl_cpu::matmul(out, a, b, bias, 1.0f, 0.0f);
+}
+
 }  // namespace
 
 EMBER_REGISTER_KERNEL(matmul, CPU, matmul)
+EMBER_REGISTER_KERNEL(matmul_bias, CPU, matmul_bias)
 
 }  // namespace cpu
 }  // namespace ember

@@ -1,4 +1,5 @@
-// The CPU convolution kernels: float32 through oneDNN (dnnl.cpp); float64, which oneDNN lacks, through im2col and
+// The CPU convolution kernels: float32, bfloat16 and float16 through oneDNN (dnnl.cpp; 16-bit in float32 where oneDNN
+// has no fast kernel for them); float64, which oneDNN lacks, through im2col and
 // OpenBLAS's dgemm, exact to the last bits a dgemm gives (it is what gradcheck runs on).
 #include <cblas.h>
 
@@ -175,22 +176,53 @@ void backward_weight_f64(const Tensor& grad_weight, const Tensor& grad_bias, con
   }
 }
 
-const char* unsupported = "convolution: the CPU kernels support float32 and float64, not ";
+const char* unsupported = "convolution: the CPU kernels support float32, float64, bfloat16 and float16, not ";
+
+bool is_half(ScalarType t) { return t == ScalarType::BFloat16 || t == ScalarType::Float16; }
+
+// A 16-bit tensor's float32 copy (undefined stays undefined): the fallback where oneDNN has no fast 16-bit kernel.
+Tensor widened(const Tensor& t) { return t.defined() ? to(t, ScalarType::Float32) : t; }
+Tensor widened_out(const Tensor& t) {
+  return t.defined() ? empty(t.sizes(), TensorOptions(ScalarType::Float32)) : t;
+}
+void narrow_into(const Tensor& dst, const Tensor& src) {
+  if (dst.defined()) copy_(dst, src);
+}
 
 void conv_forward_cpu(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                       const ConvGeometry& g) {
-  if (input.dtype() == ScalarType::Float32) return dnnl_cpu::conv_forward(out, input, weight, bias, g);
-  EMBER_CHECK_T(NotImplementedError, input.dtype() == ScalarType::Float64, unsupported, input.dtype());
-  forward_f64(out, input, weight, bias, g);
+  const ScalarType dt = input.dtype();
+  if (dt == ScalarType::Float32) {
+    dnnl_cpu::conv_forward(out, input, weight, bias, g);
+  } else if (is_half(dt)) {  // bfloat16/float16: float32 accumulation, one rounding, as in float32 then rounded
+    if (dnnl_cpu::conv_forward(out, input, weight, bias, g)) return;
+    const Tensor o = widened_out(out);
+    dnnl_cpu::conv_forward(o, widened(input), widened(weight), widened(bias), g);
+    narrow_into(out, o);
+  } else {
+    EMBER_CHECK_T(NotImplementedError, dt == ScalarType::Float64, unsupported, dt);
+    forward_f64(out, input, weight, bias, g);
+  }
 }
 
 void conv_backward_cpu(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                        const Tensor& grad_out, const Tensor& input, const Tensor& weight, const ConvGeometry& g) {
-  if (grad_out.dtype() == ScalarType::Float32)
-    return dnnl_cpu::conv_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, g);
-  EMBER_CHECK_T(NotImplementedError, grad_out.dtype() == ScalarType::Float64, unsupported, grad_out.dtype());
-  if (grad_input.defined()) backward_input_f64(grad_input, grad_out, weight, g);
-  if (grad_weight.defined()) backward_weight_f64(grad_weight, grad_bias, grad_out, input, g);
+  const ScalarType dt = grad_out.dtype();
+  if (dt == ScalarType::Float32) {
+    dnnl_cpu::conv_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, g);
+  } else if (is_half(dt)) {
+    if (dnnl_cpu::conv_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, g)) return;
+    const Tensor gi = widened_out(grad_input), gw = widened_out(grad_weight), gb = widened_out(grad_bias);
+    dnnl_cpu::conv_backward(gi, gw, gb, widened(grad_out), grad_weight.defined() ? widened(input) : Tensor(),
+                            grad_input.defined() ? widened(weight) : Tensor(), g);
+    narrow_into(grad_input, gi);
+    narrow_into(grad_weight, gw);
+    narrow_into(grad_bias, gb);
+  } else {
+    EMBER_CHECK_T(NotImplementedError, dt == ScalarType::Float64, unsupported, dt);
+    if (grad_input.defined()) backward_input_f64(grad_input, grad_out, weight, g);
+    if (grad_weight.defined()) backward_weight_f64(grad_weight, grad_bias, grad_out, input, g);
+  }
 }
 
 }  // namespace

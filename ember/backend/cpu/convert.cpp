@@ -2,10 +2,20 @@
 
 #include <array>
 
+#include "ember/backend/cpu/half_convert.h"
 #include "ember/convert.h"
 
 namespace ember::cpu {
 namespace {
+
+// float32 <-> bfloat16/float16, contiguous: the vectorized conversions (Note [Vectorized 16-bit conversion]).
+template <class From, class To>
+bool fast(const char* src, char* dst, int64_t n) {
+  if constexpr (sizeof(From) + sizeof(To) == 6 && std::is_floating_point_v<From> != std::is_floating_point_v<To>)
+    return convert_contiguous(scalar_type_of<From>, scalar_type_of<To>, src, dst, n);
+  else
+    return false;
+}
 
 template <class From, class To>
 void load(const char* src, int64_t stride, char* dst, int64_t n) {
@@ -14,6 +24,7 @@ void load(const char* src, int64_t stride, char* dst, int64_t n) {
     const To v = convert<To>(*reinterpret_cast<const From*>(src));
     for (int64_t i = 0; i < n; ++i) d[i] = v;
   } else if (stride == sizeof(From)) {
+    if (fast<From, To>(src, dst, n)) return;
     const From* s = reinterpret_cast<const From*>(src);
     for (int64_t i = 0; i < n; ++i) d[i] = convert<To>(s[i]);
   } else {
@@ -25,6 +36,7 @@ template <class From, class To>
 void store(const char* src, char* dst, int64_t stride, int64_t n) {
   const From* s = reinterpret_cast<const From*>(src);
   if (stride == sizeof(To)) {
+    if (fast<From, To>(src, dst, n)) return;
     To* d = reinterpret_cast<To*>(dst);
     for (int64_t i = 0; i < n; ++i) d[i] = convert<To>(s[i]);
   } else {

@@ -1,4 +1,5 @@
 // Copy with casting and fill: the CPU elementwise kernels of the tensor core.
+#include "ember/backend/cpu/half_convert.h"
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/kernels.h"
 
@@ -27,8 +28,19 @@ bool copy_transposed(const StridedIter& it) {
   return true;
 }
 
+// float32 <-> bfloat16/float16 with unit inner strides: the vectorized conversions (Note [Vectorized 16-bit
+// conversion]).
+bool copy_half(const StridedIter& it, ScalarType to, ScalarType from) {
+  if (!fast_convert_pair(from, to)) return false;
+  const int64_t so = to == ScalarType::Float32 ? 4 : 2, si = from == ScalarType::Float32 ? 4 : 2;
+  if (it.ndim > 0 && (it.strides[0][0] != so || it.strides[1][0] != si)) return false;
+  for_each_run(it, [&](char** p, const int64_t*, int64_t n) { convert_contiguous(from, to, p[1], p[0], n); });
+  return true;
+}
+
 void copy(const Tensor& dst, const Tensor& src) {
   StridedIter it = StridedIter::make({&dst, &src}, dst.sizes());
+  if (copy_half(it, dst.dtype(), src.dtype())) return;
   dispatch_all(dst.dtype(), [&](auto o) {
     using Out = decltype(o);
     dispatch_all(src.dtype(), [&](auto i) {

@@ -88,20 +88,6 @@ class Cache {
   std::unordered_map<std::string, std::pair<std::shared_ptr<const Prim>, std::list<std::string>::iterator>> map_;
 };
 
-// Key material: raw bytes of integers.
-struct KeyWriter {
-  std::string s;
-  KeyWriter& operator<<(int64_t v) {
-    s.append(reinterpret_cast<const char*>(&v), sizeof v);
-    return *this;
-  }
-  KeyWriter& operator<<(IntArrayRef v) {
-    *this << static_cast<int64_t>(v.size());
-    for (int64_t x : v) *this << x;
-    return *this;
-  }
-};
-
 memory::dims dims_of(IntArrayRef v) { return memory::dims(v.begin(), v.end()); }
 
 }  // namespace
@@ -256,11 +242,18 @@ std::string conv_key(char op, const Tensor& src, const Tensor& weight, bool bias
   return std::move(k.s);
 }
 
+// float32 convolutions always run in oneDNN; 16-bit ones only where it has a real kernel for them (the caller
+// widens them to float32 otherwise). An empty primitive descriptor is no kernel.
+template <class PD>
+bool fast_enough(const PD& pd, ScalarType t) {
+  return t == ScalarType::Float32 || (pd && fast_impl(pd));
+}
+
 dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d) {
   dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
                                        d.src_any, d.weights_any, d.bias_any, d.dst_any, d.strides, d.dilates,
                                        d.pad_l, d.pad_r);
-  return {desc, default_attr(), engine()};
+  return {desc, default_attr(), engine(), d.src.data_type() != memory::data_type::f32};
 }
 
 template <class F>
@@ -274,13 +267,15 @@ void guarded(const char* what, F f) {
 
 }  // namespace
 
-void conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+bool conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                   const ConvGeometry& g) {
+  bool done = false;
   guarded("convolution", [&] {
     auto p = cached(conv_key('f', input, weight, bias.defined(), out, g), [&] {
       const ConvDescs d = conv_descs(input, weight, bias.defined(), out, g);
-      auto pd = forward_pd(d);
       Prim r;
+      auto pd = forward_pd(d);
+      if (!fast_enough(pd, input.dtype())) return r;
       r.prim = dnnl::convolution_forward(pd);
       r.scratchpad_bytes = pd.scratchpad_desc().get_size();
       r.add(DNNL_ARG_SRC, true, d.src, pd.src_desc());
@@ -289,12 +284,16 @@ void conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, 
       r.add(DNNL_ARG_DST, false, d.dst, pd.dst_desc());
       return r;
     });
+    if (!p->prim) return;
     execute(*p, {&input, &weight, &bias, &out});
+    done = true;
   });
+  return done;
 }
 
-void conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                    const Tensor& grad_out, const Tensor& input, const Tensor& weight, const ConvGeometry& g) {
+  bool done = false;
   guarded("convolution backward", [&] {
     std::shared_ptr<const Prim> data, weights;
     if (grad_input.defined())
@@ -302,8 +301,11 @@ void conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Te
         const ConvDescs d = conv_descs(grad_input, weight, false, grad_out, g);
         dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
                                                    d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
-        dnnl::convolution_backward_data::primitive_desc pd(desc, default_attr(), engine(), forward_pd(d));
         Prim r;
+        const auto fwd = forward_pd(d);
+        if (!fast_enough(fwd, grad_out.dtype())) return r;
+        dnnl::convolution_backward_data::primitive_desc pd(desc, default_attr(), engine(), fwd, true);
+        if (!fast_enough(pd, grad_out.dtype())) return r;
         r.prim = dnnl::convolution_backward_data(pd);
         r.scratchpad_bytes = pd.scratchpad_desc().get_size();
         r.add(DNNL_ARG_DIFF_DST, true, d.dst, pd.diff_dst_desc());
@@ -318,8 +320,11 @@ void conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Te
         dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any,
                                                       d.weights_any, d.bias_any, d.dst_any, d.strides, d.dilates,
                                                       d.pad_l, d.pad_r);
-        dnnl::convolution_backward_weights::primitive_desc pd(desc, default_attr(), engine(), forward_pd(d));
         Prim r;
+        const auto fwd = forward_pd(d);
+        if (!fast_enough(fwd, grad_out.dtype())) return r;
+        dnnl::convolution_backward_weights::primitive_desc pd(desc, default_attr(), engine(), fwd, true);
+        if (!fast_enough(pd, grad_out.dtype())) return r;
         r.prim = dnnl::convolution_backward_weights(pd);
         r.scratchpad_bytes = pd.scratchpad_desc().get_size();
         r.add(DNNL_ARG_DIFF_DST, true, d.dst, pd.diff_dst_desc());
@@ -328,6 +333,7 @@ void conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Te
         r.add(DNNL_ARG_DIFF_BIAS, false, d.bias, pd.diff_bias_desc());
         return r;
       });
+    if ((data && !data->prim) || (weights && !weights->prim)) return;
     // grad_out goes into both primitives: reorder it once when they want the same layout.
     std::vector<std::pair<int, memory>> ready;
     Tensor keep;
@@ -335,7 +341,9 @@ void conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Te
       ready.emplace_back(DNNL_ARG_DIFF_DST, prepare_input(data->args[0], grad_out, keep));
     if (data) execute(*data, {&grad_out, &weight, &grad_input}, ready);
     if (weights) execute(*weights, {&grad_out, &input, &grad_weight, &grad_bias}, ready);
+    done = true;
   });
+  return done;
 }
 
 // ---- pooling

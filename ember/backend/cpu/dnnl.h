@@ -4,6 +4,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -54,15 +55,42 @@ void execute(const Prim& p, std::initializer_list<const Tensor*> tensors,
 // The memory of input operand `a` in the primitive's layout: t itself, or a reordered copy held in `keep`.
 dnnl::memory prepare_input(const Prim::Arg& a, const Tensor& t, Tensor& keep);
 
+// Key material for `cached`: raw bytes of integers.
+struct KeyWriter {
+  std::string s;
+  KeyWriter& operator<<(int64_t v) {
+    s.append(reinterpret_cast<const char*>(&v), sizeof v);
+    return *this;
+  }
+  KeyWriter& operator<<(IntArrayRef v) {
+    *this << static_cast<int64_t>(v.size());
+    for (int64_t x : v) *this << x;
+    return *this;
+  }
+};
+
 // Whether primitives may choose their own (blocked) layouts, reordering ember's plain tensors in and out; set by
 // EMBER_DNNL_LAYOUT=plain|any (Note [oneDNN primitives]).
 bool any_layout();
 
-// float32 convolutions (kernel contracts in ember/nn/conv.h).
-void conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+// Convolutions (kernel contracts in ember/nn/conv.h) in float32, bfloat16 or float16 (all operands of one dtype).
+// They return false, having done nothing, for a 16-bit case oneDNN has no fast kernel for (fast_impl).
+bool conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                   const ConvGeometry& g);
-void conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                    const Tensor& grad_out, const Tensor& input, const Tensor& weight, const ConvGeometry& g);
+
+// Whether a primitive descriptor found a real (JIT/GEMM) implementation rather than oneDNN's reference loops, which
+// are slower than widening 16-bit operands to float32 and running ember's float32 path.
+template <class PD>
+bool fast_impl(const PD& pd) {
+  return std::strncmp(pd.impl_info_str(), "ref", 3) != 0;
+}
+
+// bfloat16/float16 matrix products (the matmul kernel's contract in ember/ops/linalg.h, with out, a, b and bias of
+// one 16-bit dtype): out = alpha * a @ b + beta * out (+ bias [n], only with alpha 1), accumulated in float32 and
+// rounded once. Returns false, having done nothing, where oneDNN has no fast kernel for the case (dnnl_matmul.cpp).
+bool matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias, float alpha, float beta);
 
 // float32 pooling (kernel contracts in ember/nn/pooling.h), where oneDNN computes what PyTorch does: each returns
 // false, having done nothing, where it does not (uneven adaptive windows, divisor_override, an include-padding
