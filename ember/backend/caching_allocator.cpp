@@ -364,7 +364,8 @@ std::vector<SegmentSnapshot> CachingAllocator::snapshot() const {
     }
     r.push_back(std::move(s));
   }
-  std::sort(r.begin(), r.end(), [](const SegmentSnapshot& a, const SegmentSnapshot& b) { return a.address < b.address; });
+  std::sort(r.begin(), r.end(),
+            [](const SegmentSnapshot& a, const SegmentSnapshot& b) { return a.address < b.address; });
   return r;
 }
 

@@ -45,9 +45,20 @@ def set_rng_state_all(new_states):
         g.set_state(state)
 
 
+def _current_generator():
+    """The current device's generator, or None without CUDA. Before CUDA is initialised the current device is 0:
+    seeding then acts on generator 0 without starting CUDA (PyTorch queues the call until initialisation)."""
+    gens = _generators()
+    if not gens:
+        return None
+    return gens[_C._cuda_current_device() if _C._cuda_is_initialized() else 0]
+
+
 def manual_seed(seed):
     """Seeds the current device's generator (a no-op without CUDA, as in PyTorch)."""
-    _C._cuda_manual_seed(seed, False)
+    g = _current_generator()
+    if g is not None:
+        g.manual_seed(seed)
 
 
 def manual_seed_all(seed):
@@ -57,8 +68,9 @@ def manual_seed_all(seed):
 
 def seed():
     """Seeds the current device's generator from a non-deterministic source (a no-op without CUDA)."""
-    if _C._cuda_device_count() > 0:
-        _generators()[_C._cuda_current_device()].seed()
+    g = _current_generator()
+    if g is not None:
+        g.seed()
 
 
 def seed_all():

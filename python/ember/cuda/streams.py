@@ -66,7 +66,8 @@ class ExternalStream(Stream):
 
     def __init__(self, stream_ptr, device=None, **kwargs):
         if not isinstance(stream_ptr, int):
-            raise TypeError(f"ExternalStream: stream_ptr must be an int (a cudaStream_t), got {type(stream_ptr).__name__}")
+            raise TypeError("ExternalStream: stream_ptr must be an int (a cudaStream_t), got "
+                            f"{type(stream_ptr).__name__}")
         _C._cuda_check("ExternalStream")
         idx = _device_index(device)
         self.device_index = _C._cuda_current_device() if idx < 0 else idx
