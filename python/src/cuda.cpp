@@ -4,6 +4,7 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "common.h"
@@ -126,8 +127,10 @@ void init_cuda(nb::module_& m) {
   });
 
   m.def("_cuda_set_memory_fraction", [](double fraction, int i) {
+    // 1.0: the device's own capacity is the bound, so no limit (and no "allowed" in out-of-memory messages).
     const size_t total = cuda::device_properties(i).total_memory;
-    caching(i)->set_memory_limit(static_cast<size_t>(fraction * static_cast<double>(total)));
+    caching(i)->set_memory_limit(fraction >= 1.0 ? SIZE_MAX
+                                                 : static_cast<size_t>(fraction * static_cast<double>(total)));
   });
   m.def("_cuda_memory_snapshot", [] {
     nb::list r;
