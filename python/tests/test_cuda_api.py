@@ -475,6 +475,8 @@ def test_seeding_and_queries_without_a_device_do_nothing_as_pytorchs():
     assert ember.cuda.get_arch_list() == []
     assert ember.cuda.get_gencode_flags() == ""
     assert ember.cuda.is_bf16_supported() is False
+    assert ember.cuda.is_tf32_supported() is False
+    assert ember.cuda.get_allocator_backend() == "native"
     assert ember.cuda.is_current_stream_capturing() is False
     assert ember.cuda.memory_snapshot() == []
     assert ember.cuda.memory_stats_as_nested_dict() == {}
@@ -519,7 +521,8 @@ def test_nvml_functions_without_pynvml_are_pytorchs():
         pass
     else:
         pytest.skip("pynvml is installed")
-    for f in (ember.cuda.memory_usage, ember.cuda.utilization):
+    for f in (ember.cuda.memory_usage, ember.cuda.utilization, ember.cuda.temperature, ember.cuda.power_draw,
+              ember.cuda.clock_rate, ember.cuda.device_memory_used):
         with pytest.raises(ModuleNotFoundError, match="pynvml does not seem to be installed"):
             f()
     assert ember.cuda.list_gpu_processes() == "pynvml module not found, please install pynvml"
@@ -734,6 +737,8 @@ def test_external_stream_wraps_a_foreign_handle():
     assert ember.cuda.current_stream() == ember.cuda.default_stream()
     with pytest.raises(TypeError, match="stream_ptr must be an int"):
         ember.cuda.ExternalStream("0x1")
+    g = ember.cuda.get_stream_from_external(s.cuda_stream, device=0)
+    assert isinstance(g, ember.cuda.ExternalStream) and g == s
 
 
 @needs_gpu
@@ -742,6 +747,7 @@ def test_small_device_queries():
     assert ember.cuda.get_arch_list() == ["sm_90"]
     assert ember.cuda.get_gencode_flags() == "-gencode compute=compute_90,code=sm_90"
     assert ember.cuda.is_bf16_supported() is (major >= 8)
+    assert ember.cuda.is_tf32_supported() is (major >= 8)
     assert ember.cuda.can_device_access_peer(0, 0) is False
     with pytest.raises(AssertionError, match="Invalid peer device id"):
         ember.cuda.can_device_access_peer(0, ember.cuda.device_count())
@@ -755,6 +761,8 @@ def test_small_device_queries():
     except ModuleNotFoundError:
         return
     assert 0 <= ember.cuda.utilization() <= 100 and 0 <= ember.cuda.memory_usage() <= 100
+    assert 0 < ember.cuda.temperature() < 150 and ember.cuda.power_draw() > 0 and ember.cuda.clock_rate() > 0
+    assert ember.cuda.device_memory_used() > 0
     assert ember.cuda.list_gpu_processes().startswith("GPU:0")
 
 

@@ -11,8 +11,9 @@ from . import amp  # noqa: F401
 from . import nvtx  # noqa: F401
 from .streams import (Event, ExternalStream, Stream, StreamContext, current_stream, default_stream,  # noqa: F401
                       set_stream, stream)
-from .memory import (caching_allocator_alloc, caching_allocator_delete, empty_cache, host_memory_stats,  # noqa: F401
-                     list_gpu_processes, max_memory_allocated, max_memory_cached, max_memory_reserved, mem_get_info,
+from .memory import (caching_allocator_alloc, caching_allocator_delete, clock_rate, device_memory_used,  # noqa: F401
+                     empty_cache, get_allocator_backend, host_memory_stats, list_gpu_processes, power_draw,
+                     temperature, max_memory_allocated, max_memory_cached, max_memory_reserved, mem_get_info,
                      memory_allocated, memory_cached, memory_reserved, memory_snapshot, memory_stats,
                      memory_stats_as_nested_dict, memory_summary, memory_usage, reset_accumulated_memory_stats,
                      reset_max_memory_allocated, reset_max_memory_cached, reset_peak_memory_stats,
@@ -172,6 +173,16 @@ def is_bf16_supported(including_emulation=True):
     if not is_available():
         return False
     return get_device_capability()[0] >= 8
+
+
+def is_tf32_supported():
+    """True when the current device has TF32 tensor cores (compute capability 8.0 or later)."""
+    return is_available() and get_device_capability()[0] >= 8
+
+
+def get_stream_from_external(data_ptr, device=None):
+    """An ExternalStream around the cudaStream_t `data_ptr` (an int) made outside ember."""
+    return ExternalStream(data_ptr, device)
 
 
 def can_device_access_peer(device, peer):

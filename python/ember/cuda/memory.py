@@ -161,6 +161,35 @@ def utilization(device=None):
     return pynvml.nvmlDeviceGetUtilizationRates(handle).gpu
 
 
+def temperature(device=None):
+    """The device's temperature in degrees Celsius (NVML, through pynvml)."""
+    pynvml, handle = _nvml_handle(device)
+    return pynvml.nvmlDeviceGetTemperature(handle, 0)  # NVML_TEMPERATURE_GPU
+
+
+def power_draw(device=None):
+    """The device's power draw in milliwatts (NVML, through pynvml)."""
+    pynvml, handle = _nvml_handle(device)
+    return pynvml.nvmlDeviceGetPowerUsage(handle)
+
+
+def clock_rate(device=None):
+    """The device's streaming multiprocessor clock in MHz (NVML, through pynvml)."""
+    pynvml, handle = _nvml_handle(device)
+    return pynvml.nvmlDeviceGetClockInfo(handle, 1)  # NVML_CLOCK_SM
+
+
+def device_memory_used(device=None):
+    """Bytes of device memory in use by every process, as NVML reports them (through pynvml)."""
+    pynvml, handle = _nvml_handle(device)
+    return pynvml.nvmlDeviceGetMemoryInfo(handle).used
+
+
+def get_allocator_backend():
+    """The device allocator: ember's caching allocator ('native', PyTorch's name for its own)."""
+    return "native"
+
+
 def list_gpu_processes(device=None):
     """A readable list of the processes running on the device and the memory each uses (NVML, through pynvml)."""
     try:
