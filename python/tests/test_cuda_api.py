@@ -660,7 +660,7 @@ def test_memory_snapshot_describes_segments_and_blocks():
     blocks = {b["address"]: (s, b) for s in snap for b in s["blocks"]}
     seg, block = blocks[t.data_ptr()]
     assert seg["segment_type"] == "small" and seg["device"] == 0
-    assert block["state"] == "active_allocated" and block["size"] == 1024 and block["requested_size"] == 1000
+    assert block["state"] == "active_allocated" and block["size"] == 1024 and 1000 <= block["requested_size"] <= 1024
     assert sum(b["size"] for b in seg["blocks"]) == seg["total_size"]
     seg, block = blocks[u.data_ptr()]
     assert seg["segment_type"] == "large" and block["size"] == 3 * MiB
