@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ember/allocator.h"
 #include "ember/dtype.h"
@@ -115,6 +116,39 @@ void record_pinned_use(const void* ptr, Stream s);
 Allocator* pinned_allocator();     // for its statistics and empty_cache
 Tensor pin_memory(const Tensor& t);  // t itself when already pinned; else a pinned copy (ember/ops/copy.cpp)
 bool is_pinned(const Tensor& t);
+
+// Note [Sync debug mode]: torch.cuda.set_sync_debug_mode. Every place where ember makes the host wait for the GPU on
+// its own account (copies to or from pageable host memory, so item(), .cpu(), tolist(), and ops whose output size
+// depends on the data such as nonzero) calls on_host_wait(op) first: mode 1 hands "called a synchronizing CUDA
+// operation" naming the op to the warning handler (the Python module's: a UserWarning), mode 2 raises it as an
+// error. Waits the caller asked for (synchronize(), Stream/Event.synchronize) are exempt, as in PyTorch.
+// The op is the outermost SyncOpName in scope on the calling thread, else `fallback`. (ember/backend/sync_debug.cpp)
+int sync_debug_mode();  // 0 default, 1 warn, 2 error
+void set_sync_debug_mode(int mode);
+void set_sync_warning_handler(void (*handler)(const std::string& message));
+void on_host_wait(const char* fallback);
+class SyncOpName {
+ public:
+  explicit SyncOpName(const char* op);
+  ~SyncOpName();
+  SyncOpName(const SyncOpName&) = delete;
+  SyncOpName& operator=(const SyncOpName&) = delete;
+
+ private:
+  const char* prev_;
+};
+
+// Smaller parts of torch.cuda's API (backend/cuda/runtime_api.cpp).
+bool can_device_access_peer(int device, int peer);  // cudaDeviceCanAccessPeer
+uintptr_t current_blas_handle();                    // the calling thread's cuBLAS handle of the current device
+std::vector<int> arch_list();                       // CMAKE_CUDA_ARCHITECTURES of the build (empty without CUDA)
+std::string error_string(int code);                 // cudaGetErrorString
+// NVTX ranges and marks for profilers (Nsight Systems): torch.cuda.nvtx. Without CUDA they raise.
+int nvtx_range_push(const char* message);
+int nvtx_range_pop();
+void nvtx_mark(const char* message);
+uint64_t nvtx_range_start(const char* message);
+void nvtx_range_end(uint64_t id);
 
 // Raises a RuntimeError naming the op unless CUDA is usable on this machine (and initialises it: this is the
 // gate of every function that needs a device, Note [Lazy CUDA initialisation]).

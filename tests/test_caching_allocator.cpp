@@ -235,3 +235,84 @@ TEST(CachingAllocatorStats, WithCachingOffEveryAllocationIsADeviceCall) {
   EXPECT_EQ(stat(*f.alloc, "reserved_bytes.all.current"), 0);
   EXPECT_EQ(stat(*f.alloc, "reserved_bytes.all.peak"), 1024);
 }
+
+// torch.cuda.set_per_process_memory_fraction: reserved memory may not grow past the limit, whatever the device has.
+TEST(CachingAllocatorLimit, ASegmentPastTheLimitFailsAfterFreeingTheCacheThenTheAllocatorRecovers) {
+  Fixture f(1024 * MiB);
+  f.alloc->set_memory_limit(512 * MiB);  // set_per_process_memory_fraction(0.5) of 1 GiB
+  EXPECT_EQ(f.alloc->memory_limit(), 512 * MiB);
+  void* a = f.alloc->allocate(300 * MiB);
+  try {
+    f.alloc->allocate(300 * MiB);  // 600 MiB reserved would pass the limit, though the device has 724 MiB free
+    FAIL() << "expected OutOfMemoryError";
+  } catch (const OutOfMemoryError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("out of memory. Tried to allocate 300.00 MiB"), std::string::npos) << m;
+    EXPECT_NE(m.find("512.00 MiB allowed"), std::string::npos) << m;
+  }
+  EXPECT_EQ(f.dev->mallocs, 1);  // the refused segment never reached the device
+  AllocatorStats s = f.alloc->detailed_stats();
+  EXPECT_EQ(s.num_ooms, 1);
+  EXPECT_EQ(s.num_alloc_retries, 1);
+  // Freed and cached, the 300 MiB segment is returned to make room for a bigger request within the limit.
+  f.alloc->deallocate(a, 0);
+  void* b = f.alloc->allocate(400 * MiB);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(f.dev->frees, 1);
+  EXPECT_EQ(f.alloc->stats().reserved, int64_t(400 * MiB));
+  f.alloc->deallocate(b, 0);
+  f.alloc->set_memory_limit(SIZE_MAX);  // no limit: the device's capacity is the bound again
+  void* c = f.alloc->allocate(900 * MiB);
+  EXPECT_NE(c, nullptr);
+  f.alloc->deallocate(c, 0);
+}
+
+TEST(CachingAllocatorLimit, ALimitOfZeroRefusesEverySegment) {
+  Fixture f(64 * MiB);
+  f.alloc->set_memory_limit(0);
+  EXPECT_THROW(f.alloc->allocate(1), OutOfMemoryError);
+  EXPECT_EQ(f.dev->mallocs, 0);
+  EXPECT_EQ(f.alloc->allocate(0), nullptr);  // nothing to allocate, nothing refused
+}
+
+TEST(CachingAllocatorSnapshot, SegmentsListTheirBlocksWithStatesAndSizes) {
+  Fixture f;
+  EXPECT_TRUE(f.alloc->snapshot().empty());
+  char* a = static_cast<char*>(f.alloc->allocate(1000));      // small segment: [a 1024][rest free]
+  char* b = static_cast<char*>(f.alloc->allocate(3 * MiB, 7));  // large segment on stream 7: [b 3 MiB][rest]
+  EXPECT_TRUE(f.alloc->owns(a));
+  EXPECT_FALSE(f.alloc->owns(a + 512));
+  auto snap = f.alloc->snapshot();
+  ASSERT_EQ(snap.size(), 2u);
+  const SegmentSnapshot& small = snap[0].small ? snap[0] : snap[1];
+  const SegmentSnapshot& large = snap[0].small ? snap[1] : snap[0];
+  EXPECT_EQ(small.address, reinterpret_cast<uintptr_t>(a));
+  EXPECT_EQ(small.total_size, 2 * MiB);
+  EXPECT_EQ(small.allocated_size, 1024u);
+  EXPECT_EQ(small.active_size, 1024u);
+  EXPECT_EQ(small.requested_size, 1000u);
+  EXPECT_EQ(small.stream, 0u);
+  ASSERT_EQ(small.blocks.size(), 2u);
+  EXPECT_STREQ(small.blocks[0].state, "active_allocated");
+  EXPECT_EQ(small.blocks[0].size, 1024u);
+  EXPECT_EQ(small.blocks[0].requested, 1000u);
+  EXPECT_STREQ(small.blocks[1].state, "inactive");
+  EXPECT_EQ(small.blocks[1].address, reinterpret_cast<uintptr_t>(a + 1024));
+  EXPECT_EQ(small.blocks[1].size, 2 * MiB - 1024);
+  EXPECT_EQ(large.stream, 7u);
+  EXPECT_EQ(large.total_size, 20 * MiB);
+  ASSERT_EQ(large.blocks.size(), 2u);
+  EXPECT_EQ(large.blocks[0].size, 3 * MiB);
+  // b freed while stream 9 may still use it: pending until the event completes, then merged and inactive.
+  f.alloc->record_stream(b, 9);
+  f.alloc->deallocate(b, 0);
+  snap = f.alloc->snapshot();
+  const SegmentSnapshot& l2 = snap[0].small ? snap[1] : snap[0];
+  EXPECT_STREQ(l2.blocks[0].state, "active_pending_free");
+  EXPECT_EQ(l2.allocated_size, 0u);
+  EXPECT_EQ(l2.active_size, 3 * MiB);
+  f.dev->complete_all();
+  f.alloc->deallocate(a, 0);
+  f.alloc->empty_cache();  // polls the events, merges, returns both whole segments
+  EXPECT_TRUE(f.alloc->snapshot().empty());
+}

@@ -87,11 +87,16 @@ CachingAllocator::Block* CachingAllocator::find_free(size_t size, uintptr_t stre
 
 CachingAllocator::Block* CachingAllocator::new_segment(size_t size, uintptr_t stream, bool small) {
   const size_t bytes = options_.caching ? segment_size(size) : size;
-  void* p = memory_->malloc(bytes);
+  // Past the limit on reserved memory, the request fails as if the device were out of memory.
+  auto device_malloc = [&]() -> void* {
+    if (limit_ != SIZE_MAX && (bytes > limit_ || size_t(counter_.s.reserved) > limit_ - bytes)) return nullptr;
+    return memory_->malloc(bytes);
+  };
+  void* p = device_malloc();
   if (!p) {
     ++st_.num_alloc_retries;
     release_cached();
-    p = memory_->malloc(bytes);
+    p = device_malloc();
   }
   if (!p) {
     ++st_.num_ooms;
@@ -234,7 +239,9 @@ void CachingAllocator::out_of_memory(size_t requested, size_t segment) {
   throw OutOfMemoryError(device_ + " out of memory. Tried to allocate " + mib(requested) + " (a segment of " +
                          mib(segment) + "); ember has " + mib(size_t(s.allocated)) + " allocated and " +
                          mib(size_t(s.reserved)) + " reserved (allocated + cached); the device has " +
-                         mib(memory_->free_bytes()) + " free");
+                         mib(memory_->free_bytes()) + " free" +
+                         (limit_ == SIZE_MAX ? std::string()
+                                             : "; " + mib(limit_) + " allowed (set_per_process_memory_fraction)"));
 }
 
 MemoryStats CachingAllocator::stats() const {
@@ -307,6 +314,59 @@ void CachingAllocator::empty_cache() {
 size_t CachingAllocator::num_segments() const {
   std::lock_guard<std::mutex> l(mu_);
   return segments_;
+}
+
+void CachingAllocator::set_memory_limit(size_t bytes) {
+  std::lock_guard<std::mutex> l(mu_);
+  limit_ = bytes;
+}
+
+size_t CachingAllocator::memory_limit() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return limit_;
+}
+
+bool CachingAllocator::owns(void* ptr) const {
+  std::lock_guard<std::mutex> l(mu_);
+  return live_.count(ptr) > 0;
+}
+
+std::vector<SegmentSnapshot> CachingAllocator::snapshot() const {
+  std::lock_guard<std::mutex> l(mu_);
+  // Every block is allocated (live_), waiting for other streams' events (pending_) or free in a pool; a segment is
+  // the chain of blocks from one without a predecessor.
+  std::set<const Block*> heads;
+  auto add = [&](const Block* b) {
+    while (b->prev) b = b->prev;
+    heads.insert(b);
+  };
+  for (auto& [p, b] : live_) add(b);
+  for (auto& [e, b] : pending_) add(b);
+  for (const Pool* pool : {&small_, &large_})
+    for (const Block* b : *pool) add(b);
+  std::vector<SegmentSnapshot> r;
+  for (const Block* h : heads) {
+    SegmentSnapshot s;
+    s.address = reinterpret_cast<uintptr_t>(h->ptr);
+    s.stream = h->stream;
+    s.small = h->small;
+    for (const Block* b = h; b; b = b->next) {
+      // A freed block that other streams still use stays `allocated` until their events complete (free_block).
+      const bool pending = b->pending_events > 0, in_use = b->allocated && !pending;
+      const char* state = in_use ? "active_allocated" : pending ? "active_pending_free" : "inactive";
+      s.blocks.push_back({reinterpret_cast<uintptr_t>(b->ptr), b->size, in_use ? b->requested : 0, state});
+      s.total_size += b->size;
+      if (in_use) {
+        s.allocated_size += b->size;
+        s.requested_size += b->requested;
+      }
+      if (b->allocated) s.active_size += b->size;
+    }
+    r.push_back(std::move(s));
+  }
+  std::sort(r.begin(), r.end(),
+            [](const SegmentSnapshot& a, const SegmentSnapshot& b) { return a.address < b.address; });
+  return r;
 }
 
 }  // namespace ember

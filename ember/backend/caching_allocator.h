@@ -18,6 +18,10 @@
 //   ember holds (allocated and reserved) and what the device has free; the allocator stays usable.
 // - With caching off (EMBER_CUDA_NO_CACHING=1 for the CUDA backend), every request is its own segment and every free
 //   returns it at once, so tools like compute-sanitizer see every allocation.
+// - A limit on reserved memory (set_memory_limit, torch.cuda.set_per_process_memory_fraction): a new segment that
+//   would take reserved bytes past it fails like a device out of memory (cached segments are freed and the request
+//   retried, then OutOfMemoryError), whatever the device has free.
+// - snapshot(): the segments and their blocks (torch.cuda.memory_snapshot()).
 // - Statistics: stats() gives the Allocator interface's MemoryStats; detailed_stats() PyTorch's (memory_stats() keys:
 //   "allocated_bytes.all.current", "num_device_alloc", ...), each a Stat per pool.
 #pragma once
@@ -96,6 +100,19 @@ struct AllocatorStats {
   std::vector<std::pair<std::string, int64_t>> flat() const;
 };
 
+// One segment of snapshot(): its blocks in address order.
+struct SegmentSnapshot {
+  struct BlockInfo {
+    uintptr_t address;
+    size_t size, requested;
+    const char* state;  // "active_allocated", "active_pending_free" (freed, other streams still use it), "inactive"
+  };
+  uintptr_t address, stream;
+  size_t total_size = 0, allocated_size = 0, active_size = 0, requested_size = 0;
+  bool small;
+  std::vector<BlockInfo> blocks;
+};
+
 class CachingAllocator final : public Allocator {
  public:
   struct Options {
@@ -121,6 +138,11 @@ class CachingAllocator final : public Allocator {
   void reset_accumulated_stats();
   void empty_cache() override;
   size_t num_segments() const;
+  // Reserved memory may not grow past `bytes` (SIZE_MAX: no limit). Lowering it frees nothing already reserved.
+  void set_memory_limit(size_t bytes);
+  size_t memory_limit() const;
+  bool owns(void* ptr) const;  // ptr is a live allocation of this allocator
+  std::vector<SegmentSnapshot> snapshot() const;
 
   static constexpr size_t kMinBlock = 512;
   static constexpr size_t kSmallSize = size_t(1) << 20;
@@ -169,6 +191,7 @@ class CachingAllocator final : public Allocator {
   std::deque<std::pair<uintptr_t, Block*>> pending_;  // (event, block) of freed blocks other streams still use
   MemoryCounter counter_;
   AllocatorStats st_;
+  size_t limit_ = SIZE_MAX;  // on reserved bytes (set_memory_limit)
   size_t segments_ = 0;  // obtained from the device and not yet returned
 };
 

@@ -158,6 +158,7 @@ Scalar item(const Tensor& t) {
   // ValueError, as PyTorch's item()/float()/int() (the Python conversions all come here).
   EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars (a Tensor with ",
                     t.numel(), " elements cannot be converted to Scalar)");
+  cuda::SyncOpName sync_op("item");  // Note [Sync debug mode]
   Tensor c = t.is_cuda() ? to(t, kCPU) : t;
   return dispatch_all(c.dtype(), [&](auto v) -> Scalar {
     using T = decltype(v);

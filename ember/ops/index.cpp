@@ -7,6 +7,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/shape_grad.h"
+#include "ember/cuda.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
 
@@ -883,6 +884,7 @@ const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, 
 }
 
 Tensor nonzero(const Tensor& self) {
+  cuda::SyncOpName sync_op("nonzero");  // Note [Sync debug mode]
   const int64_t n = item(count_nonzero(self)).to_int();
   Tensor out = empty({{n, self.dim()}}, TensorOptions(ScalarType::Int64).device(self.device()));
   if (n) nonzero_kernel[self.device()](out, contiguous(self));

@@ -19,6 +19,9 @@ from ._C import OutOfMemoryError, Tensor, Generator, dtype, device  # noqa: F401
 # new op needs only its binding (no list here to keep in sync).
 globals().update({k: v for k, v in vars(_C).items() if not k.startswith("_")})
 from ._size import Size
+from ._tensor_types import cpu_types as _legacy_types
+
+globals().update(_legacy_types)  # FloatTensor, LongTensor, ...: PyTorch's legacy tensor types (CPU)
 from . import autograd, backends, cuda, linalg, nn, optim, utils  # noqa: F401
 from . import multiprocessing  # noqa: F401  (registers the shared-memory tensor reducers)
 from . import amp, cpu  # noqa: F401

@@ -1,12 +1,16 @@
 // ember.cuda and ember.backends: the CUDA runtime (ember/cuda.h) for the Python package python/ember/cuda/. Streams
 // cross the boundary as (device, handle) pairs; python/ember/cuda/streams.py wraps them in PyTorch's classes.
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "common.h"
 #include "ember/backend/caching_allocator.h"
 #include "ember/cuda.h"
+#include "ember/generator.h"
 
 namespace ember::py {
 
@@ -34,6 +38,37 @@ nb::dict flat_stats(const AllocatorStats& s) {
 }
 
 CachingAllocator* caching(int device) { return static_cast<CachingAllocator*>(cuda::allocator(device)); }
+
+// Note [Sync debug mode]: 'warn' as a Python UserWarning (an error where a warnings filter makes it one). The waiting
+// thread may have released the GIL.
+void warn_sync(const std::string& msg) {
+  nb::gil_scoped_acquire g;
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw nb::python_error();
+}
+
+// torch.cuda.memory_snapshot()'s segment dictionaries.
+nb::dict segment_dict(int device, const SegmentSnapshot& s) {
+  nb::dict d;
+  d["device"] = device;
+  d["address"] = s.address;
+  d["total_size"] = s.total_size;
+  d["allocated_size"] = s.allocated_size;
+  d["active_size"] = s.active_size;
+  d["requested_size"] = s.requested_size;
+  d["stream"] = s.stream;
+  d["segment_type"] = s.small ? "small" : "large";
+  nb::list blocks;
+  for (const auto& b : s.blocks) {
+    nb::dict bd;
+    bd["address"] = b.address;
+    bd["size"] = b.size;
+    bd["requested_size"] = b.requested;
+    bd["state"] = b.state;
+    blocks.append(bd);
+  }
+  d["blocks"] = blocks;
+  return d;
+}
 
 }  // namespace
 
@@ -90,6 +125,55 @@ void init_cuda(nb::module_& m) {
     for (auto& [key, value] : items) d[key] = value;
     return d;
   });
+
+  m.def("_cuda_set_memory_fraction", [](double fraction, int i) {
+    // 1.0: the device's own capacity is the bound, so no limit (and no "allowed" in out-of-memory messages).
+    const size_t total = cuda::device_properties(i).total_memory;
+    caching(i)->set_memory_limit(fraction >= 1.0 ? SIZE_MAX
+                                                 : static_cast<size_t>(fraction * static_cast<double>(total)));
+  });
+  m.def("_cuda_memory_snapshot", [] {
+    nb::list r;
+    if (!cuda::is_initialized()) return r;
+    for (int i = 0; i < cuda::device_count(); ++i)
+      for (const SegmentSnapshot& s : caching(i)->snapshot()) r.append(segment_dict(i, s));
+    return r;
+  });
+  m.def("_cuda_raw_alloc", [](size_t nbytes, int device, uintptr_t stream) {
+    return reinterpret_cast<uintptr_t>(caching(device)->allocate(nbytes, stream));
+  });
+  m.def("_cuda_raw_delete", [](uintptr_t ptr) {
+    void* p = reinterpret_cast<void*>(ptr);
+    if (!p) return;
+    EMBER_CHECK(cuda::is_initialized(), "caching_allocator_delete: the pointer was not allocated by ember's caching "
+                "allocator (CUDA is not initialised)");
+    for (int i = 0; i < cuda::device_count(); ++i)
+      if (caching(i)->owns(p)) return caching(i)->deallocate(p, 0);
+    fail<Error>("caching_allocator_delete: invalid device pointer: ", p);
+  });
+
+  // Generators (Note [Random numbers]): one per device, made without initialising CUDA.
+  m.def("_cuda_default_generators", [] {
+    nb::list r;
+    for (int i = 0; i < cuda::device_count(); ++i)
+      r.append(nb::cast(&default_generator(Device(DeviceType::CUDA, i)), nb::rv_policy::reference));
+    return nb::tuple(r);
+  });
+
+  // Note [Sync debug mode].
+  cuda::set_sync_warning_handler(&warn_sync);
+  m.def("_cuda_get_sync_debug_mode", &cuda::sync_debug_mode);
+  m.def("_cuda_set_sync_debug_mode", &cuda::set_sync_debug_mode);
+
+  m.def("_cuda_can_device_access_peer", &cuda::can_device_access_peer);
+  m.def("_cuda_current_blas_handle", &cuda::current_blas_handle);
+  m.def("_cuda_arch_list", &cuda::arch_list);
+  m.def("_cuda_error_string", &cuda::error_string);
+  m.def("_nvtx_range_push", [](const std::string& msg) { return cuda::nvtx_range_push(msg.c_str()); });
+  m.def("_nvtx_range_pop", &cuda::nvtx_range_pop);
+  m.def("_nvtx_mark", [](const std::string& msg) { cuda::nvtx_mark(msg.c_str()); });
+  m.def("_nvtx_range_start", [](const std::string& msg) { return cuda::nvtx_range_start(msg.c_str()); });
+  m.def("_nvtx_range_end", &cuda::nvtx_range_end);
 
   // Streams and events.
   m.def("_cuda_new_stream", [](int device, int priority) { return stream_tuple(cuda::new_stream(device, priority)); });

@@ -436,3 +436,344 @@ def test_no_caching_env_makes_every_allocation_a_device_call():
     """, env={"EMBER_CUDA_NO_CACHING": "1"})
     assert r.returncode == 0, r.stderr
     assert "grew 5" in r.stdout, r.stdout
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The rest of torch.cuda's API: generators, allocator controls, sync debug mode, NVTX, small functions, legacy types
+
+
+@no_gpu
+@pytest.mark.parametrize("name, call", [
+    ("get_rng_state", lambda: ember.cuda.get_rng_state()),
+    ("get_rng_state", lambda: ember.cuda.get_rng_state(0)),
+    ("set_rng_state", lambda: ember.cuda.set_rng_state(ember.get_rng_state())),
+    ("get_rng_state_all", lambda: ember.cuda.get_rng_state_all()),
+    ("set_rng_state_all", lambda: ember.cuda.set_rng_state_all([])),
+    ("initial_seed", lambda: ember.cuda.initial_seed()),
+    ("set_per_process_memory_fraction", lambda: ember.cuda.set_per_process_memory_fraction(0.5)),
+    ("caching_allocator_alloc", lambda: ember.cuda.caching_allocator_alloc(100)),
+    ("set_sync_debug_mode", lambda: ember.cuda.set_sync_debug_mode("warn")),
+    ("get_sync_debug_mode", lambda: ember.cuda.get_sync_debug_mode()),
+    ("ExternalStream", lambda: ember.cuda.ExternalStream(1)),
+    ("can_device_access_peer", lambda: ember.cuda.can_device_access_peer(0, 0)),
+    ("current_blas_handle", lambda: ember.cuda.current_blas_handle()),
+    ("ipc_collect", lambda: ember.cuda.ipc_collect()),
+    ("device 'cuda'", lambda: ember.cuda.FloatTensor(2, 3)),
+    ("device 'cuda'", lambda: ember.zeros(2).type("torch.cuda.FloatTensor")),
+])
+def test_more_functions_that_need_a_device_raise_naming_themselves(name, call):
+    test_functions_that_need_a_device_raise_naming_themselves(name, call)
+
+
+@no_gpu
+def test_seeding_and_queries_without_a_device_do_nothing_as_pytorchs():
+    # PyTorch's seeding functions are silent no-ops without CUDA; the queries answer "nothing here".
+    for f in (lambda: ember.cuda.manual_seed(3), lambda: ember.cuda.manual_seed_all(3), ember.cuda.seed,
+              ember.cuda.seed_all):
+        assert f() is None
+    assert ember.cuda.default_generators == ()
+    assert ember.cuda.get_arch_list() == []
+    assert ember.cuda.get_gencode_flags() == ""
+    assert ember.cuda.is_bf16_supported() is False
+    assert ember.cuda.is_tf32_supported() is False
+    assert ember.cuda.get_allocator_backend() == "native"
+    assert ember.cuda.is_current_stream_capturing() is False
+    assert ember.cuda.memory_snapshot() == []
+    assert ember.cuda.memory_stats_as_nested_dict() == {}
+    assert ember.cuda.caching_allocator_delete(0) is None  # a null pointer: nothing to give back
+    assert ember.cuda.is_initialized() is False
+
+
+def test_flags_and_error_types():
+    assert ember.cuda.has_half is True and ember.cuda.has_magma is False
+    assert issubclass(ember.cuda.CudaError, RuntimeError)
+    assert issubclass(ember.cuda.DeferredCudaCallError, Exception)
+    assert ember.cuda.check_error(0) is None
+    with pytest.raises(ember.cuda.CudaError, match=r"\(2\)$") as e:
+        ember.cuda.check_error(2)
+    assert e.value.code == 2
+    if ember.cuda.is_built():
+        assert str(e.value) == "out of memory (2)"  # cudaGetErrorString(cudaErrorMemoryAllocation)
+    for name in ("CUDAGraph", "graph", "make_graphed_callables"):  # not implemented (docs/differences.md)
+        assert not hasattr(ember.cuda, name)
+    with pytest.raises(AttributeError, match="has no attribute 'nonexistent'"):
+        ember.cuda.nonexistent  # noqa: B018
+
+
+def test_memory_fraction_argument_errors_are_pytorchs():
+    with pytest.raises(TypeError, match="Invalid type for fraction argument, must be `float`"):
+        ember.cuda.set_per_process_memory_fraction(1)
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ValueError, match=f"Invalid fraction value: {bad}. Allowed range: 0~1"):
+            ember.cuda.set_per_process_memory_fraction(bad)
+
+
+def test_deprecated_reset_functions_warn_like_pytorchs():
+    for f in (ember.cuda.reset_max_memory_cached, ember.cuda.reset_max_memory_allocated):
+        with pytest.warns(FutureWarning, match="reset_peak_memory_stats, which resets /all/ peak memory stats"):
+            assert f() is None
+
+
+def test_nvml_functions_without_pynvml_are_pytorchs():
+    try:
+        import pynvml  # noqa: F401
+    except ModuleNotFoundError:
+        pass
+    else:
+        pytest.skip("pynvml is installed")
+    for f in (ember.cuda.memory_usage, ember.cuda.utilization, ember.cuda.temperature, ember.cuda.power_draw,
+              ember.cuda.clock_rate, ember.cuda.device_memory_used):
+        with pytest.raises(ModuleNotFoundError, match="pynvml does not seem to be installed"):
+            f()
+    assert ember.cuda.list_gpu_processes() == "pynvml module not found, please install pynvml"
+
+
+def test_nvtx_in_this_build():
+    nvtx = ember.cuda.nvtx
+    if not ember.cuda.is_built():  # PyTorch's stub without CUDA
+        for call in (lambda: nvtx.range_push("a"), nvtx.range_pop, lambda: nvtx.mark("a"),
+                     lambda: nvtx.range_start("a"), lambda: nvtx.range_end(1)):
+            with pytest.raises(RuntimeError, match="NVTX functions not installed. Are you sure you have a CUDA build"):
+                call()
+        return
+    # Built with CUDA: no device is needed, and without a profiler the calls do nothing.
+    assert isinstance(nvtx.range_push("outer"), int)
+    assert isinstance(nvtx.range_pop(), int)
+    assert nvtx.mark("here") is None
+    rid = nvtx.range_start("async")
+    assert isinstance(rid, int)
+    assert nvtx.range_end(rid) is None
+    with nvtx.range("step {}", 3):
+        pass
+
+    @nvtx.range("decorated")
+    def f(x):
+        return x + 1
+
+    assert f(1) == 2
+
+
+def test_legacy_tensor_types_construct_and_check_cpu_tensors():
+    x = ember.FloatTensor(2, 3)
+    assert x.shape == (2, 3) and x.dtype == ember.float32 and x.device.type == "cpu"
+    assert isinstance(x, ember.FloatTensor) and isinstance(x, ember.Tensor)
+    assert not isinstance(x, ember.DoubleTensor) and not isinstance(x, ember.cuda.FloatTensor)
+    assert not isinstance(3.0, ember.FloatTensor)
+    y = ember.LongTensor([1, 2, 3])
+    assert y.dtype == ember.int64 and y.tolist() == [1, 2, 3]
+    assert ember.FloatTensor().shape == (0,)
+    assert ember.FloatTensor(ember.Size([4, 1])).shape == (4, 1)
+    assert ember.DoubleTensor([[1.5]]).tolist() == [[1.5]]
+    assert ember.FloatTensor(x) is x  # a tensor of the type itself
+    with pytest.raises(TypeError, match="expected ember.FloatTensor"):
+        ember.FloatTensor(y)
+    with pytest.raises(TypeError, match="expected sizes"):
+        ember.FloatTensor(2, "a")
+    for name, dt in [("FloatTensor", ember.float32), ("DoubleTensor", ember.float64), ("HalfTensor", ember.float16),
+                     ("BFloat16Tensor", ember.bfloat16), ("LongTensor", ember.int64), ("IntTensor", ember.int32),
+                     ("ShortTensor", ember.int16), ("CharTensor", ember.int8), ("ByteTensor", ember.uint8),
+                     ("BoolTensor", ember.bool)]:
+        cpu_t, cuda_t = getattr(ember, name), getattr(ember.cuda, name)
+        assert cpu_t.dtype == dt and cuda_t.dtype == dt
+        assert cpu_t.is_cuda is False and cuda_t.is_cuda is True
+        assert repr(cpu_t) == f"<class 'ember.{name}'>" and repr(cuda_t) == f"<class 'ember.cuda.{name}'>"
+        t = ember.zeros(2, dtype=dt)
+        assert isinstance(t, cpu_t) and not isinstance(t, cuda_t)
+        assert t.type() == f"ember.{name}"
+
+
+def test_tensor_type_converts_to_legacy_types_and_their_names():
+    x = ember.tensor([1.5, 2.5])
+    d = x.type(ember.DoubleTensor)
+    assert d.dtype == ember.float64 and d.tolist() == [1.5, 2.5]
+    assert x.type("torch.IntTensor").dtype == ember.int32
+    assert x.type("ember.LongTensor").tolist() == [1, 2]
+    assert x.type(ember.FloatTensor) is x
+    assert x.type(ember.float16).dtype == ember.float16  # a dtype, as before
+    with pytest.raises(ValueError, match="invalid type: 'torch.NopeTensor'"):
+        x.type("torch.NopeTensor")
+
+
+# ---- with a GPU
+
+
+@needs_gpu
+def test_cuda_rng_state_round_trip_and_seeds():
+    gens = ember.cuda.default_generators
+    assert len(gens) == ember.cuda.device_count() and isinstance(gens[0], ember.Generator)
+    assert gens[0].device == ember.device("cuda:0")
+    ember.cuda.manual_seed(1234)
+    assert ember.cuda.initial_seed() == 1234
+    state = ember.cuda.get_rng_state()
+    assert state.dtype == ember.uint8 and state.device.type == "cpu" and state.shape == (16,)
+    a = ember.randn(1000, device="cuda")
+    b = ember.randn(1000, device="cuda")
+    assert not ember.equal(a, b)
+    ember.cuda.set_rng_state(state)
+    assert ember.equal(ember.randn(1000, device="cuda"), a)
+    # Note [Random numbers]: the CUDA generator draws the CPU's numbers for the same seed and offset.
+    ember.manual_seed(1234)
+    cpu = ember.randn(1000)
+    ember.cuda.set_rng_state(state, device="cuda:0")
+    assert ember.allclose(ember.randn(1000, device="cuda").cpu(), cpu, rtol=1e-5, atol=1e-6)
+    states = ember.cuda.get_rng_state_all()
+    assert len(states) == ember.cuda.device_count()
+    ember.cuda.set_rng_state_all(states)
+    ember.cuda.seed()
+    s1 = ember.cuda.initial_seed()
+    ember.cuda.seed_all()
+    assert ember.cuda.initial_seed() != s1  # 64 random bits twice: equal with probability 2^-64
+    ember.cuda.manual_seed_all(7)
+    assert all(g.initial_seed() == 7 for g in ember.cuda.default_generators)
+
+
+@needs_gpu
+def test_memory_fraction_limits_reserved_memory_then_recovers():
+    total = ember.cuda.get_device_properties(0).total_memory
+    ember.cuda.empty_cache()
+    try:
+        ember.cuda.set_per_process_memory_fraction(0.05)
+        limit = int(0.05 * total)
+        ooms = ember.cuda.memory_stats()["num_ooms"]
+        with pytest.raises(ember.cuda.OutOfMemoryError, match="allowed") as e:
+            ember.empty(limit + (64 << 20), dtype=ember.uint8, device="cuda")
+        assert "Tried to allocate" in str(e.value)
+        assert ember.cuda.memory_stats()["num_ooms"] == ooms + 1
+        assert ember.cuda.memory_reserved() <= limit
+        t = ember.full((1000,), 2.0, device="cuda")  # small requests still fit under the limit
+        assert t.sum().item() == 2000.0
+    finally:
+        ember.cuda.set_per_process_memory_fraction(1.0)
+    big = ember.empty(limit + (64 << 20), dtype=ember.uint8, device="cuda")  # the limit is lifted
+    assert big.numel() == limit + (64 << 20)
+
+
+@needs_gpu
+def test_memory_snapshot_describes_segments_and_blocks():
+    ember.cuda.empty_cache()
+    t = ember.empty(1000, dtype=ember.uint8, device="cuda")
+    u = ember.empty(3 * MiB, dtype=ember.uint8, device="cuda")
+    snap = ember.cuda.memory_snapshot()
+    keys = {"device", "address", "total_size", "allocated_size", "active_size", "requested_size", "stream",
+            "segment_type", "blocks"}
+    assert snap and all(keys <= set(s) for s in snap)
+    blocks = {b["address"]: (s, b) for s in snap for b in s["blocks"]}
+    seg, block = blocks[t.data_ptr()]
+    assert seg["segment_type"] == "small" and seg["device"] == 0
+    assert block["state"] == "active_allocated" and block["size"] == 1024 and 1000 <= block["requested_size"] <= 1024
+    assert sum(b["size"] for b in seg["blocks"]) == seg["total_size"]
+    seg, block = blocks[u.data_ptr()]
+    assert seg["segment_type"] == "large" and block["size"] == 3 * MiB
+    assert {b["state"] for s in snap for b in s["blocks"]} <= {"active_allocated", "active_pending_free", "inactive"}
+    nested = ember.cuda.memory_stats_as_nested_dict()
+    assert nested["allocated_bytes"]["all"]["current"] == ember.cuda.memory_allocated()
+    assert nested["num_device_alloc"] == ember.cuda.memory_stats()["num_device_alloc"]
+    del t, u
+
+
+@needs_gpu
+def test_caching_allocator_alloc_and_delete():
+    base = ember.cuda.memory_allocated()
+    p = ember.cuda.caching_allocator_alloc(1000)
+    assert isinstance(p, int) and p != 0
+    assert ember.cuda.memory_allocated() == base + 1024
+    ember.cuda.caching_allocator_delete(p)
+    assert ember.cuda.memory_allocated() == base
+    s = ember.cuda.Stream()
+    q = ember.cuda.caching_allocator_alloc(4096, device=0, stream=s)
+    assert ember.cuda.caching_allocator_alloc(0) == 0
+    ember.cuda.caching_allocator_delete(q)
+    with pytest.raises(TypeError, match="Invalid type for stream argument"):
+        ember.cuda.caching_allocator_alloc(10, stream="s")
+    with pytest.raises(RuntimeError, match="invalid device pointer"):
+        ember.cuda.caching_allocator_delete(q)  # already given back
+
+
+@needs_gpu
+def test_sync_debug_mode_warns_or_raises_at_host_waits():
+    import warnings
+
+    x = ember.arange(6.0, device="cuda")
+    assert ember.cuda.get_sync_debug_mode() == 0
+    try:
+        ember.cuda.set_sync_debug_mode("error")
+        assert ember.cuda.get_sync_debug_mode() == 2
+        with pytest.raises(RuntimeError, match="called a synchronizing CUDA operation: item"):
+            x.sum().item()
+        with pytest.raises(RuntimeError, match="called a synchronizing CUDA operation: nonzero"):
+            ember.nonzero(x)
+        with pytest.raises(RuntimeError, match="called a synchronizing CUDA operation"):
+            x.cpu()
+        y = (x * 2).add_(1)  # no host wait: fine in 'error' mode
+        ember.cuda.synchronize()  # an explicit wait is exempt
+        ember.cuda.set_sync_debug_mode(1)
+        with pytest.warns(UserWarning, match="called a synchronizing CUDA operation: item"):
+            assert y.sum().item() == 36.0
+        ember.cuda.set_sync_debug_mode("default")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert x.sum().item() == 15.0
+        with pytest.raises(RuntimeError, match="invalid value of debug_mode"):
+            ember.cuda.set_sync_debug_mode("loud")
+        with pytest.raises(RuntimeError, match="invalid value of debug_mode"):
+            ember.cuda.set_sync_debug_mode(3)
+    finally:
+        ember.cuda.set_sync_debug_mode(0)
+    assert x.sum().item() == 15.0  # the process works on after the errors
+
+
+@needs_gpu
+def test_external_stream_wraps_a_foreign_handle():
+    s = ember.cuda.Stream()
+    e = ember.cuda.ExternalStream(s.cuda_stream)
+    assert isinstance(e, ember.cuda.Stream) and e == s and e.device_index == ember.cuda.current_device()
+    x = ember.ones(1000, device="cuda")
+    e.wait_stream(ember.cuda.current_stream())
+    with ember.cuda.stream(e):
+        y = x * 3
+        assert ember.cuda.current_stream() == e
+    e.synchronize()
+    assert y.sum().item() == 3000.0
+    assert ember.cuda.current_stream() == ember.cuda.default_stream()
+    with pytest.raises(TypeError, match="stream_ptr must be an int"):
+        ember.cuda.ExternalStream("0x1")
+    g = ember.cuda.get_stream_from_external(s.cuda_stream, device=0)
+    assert isinstance(g, ember.cuda.ExternalStream) and g == s
+
+
+@needs_gpu
+def test_small_device_queries():
+    major, minor = ember.cuda.get_device_capability()
+    assert ember.cuda.get_arch_list() == ["sm_90"]
+    assert ember.cuda.get_gencode_flags() == "-gencode compute=compute_90,code=sm_90"
+    assert ember.cuda.is_bf16_supported() is (major >= 8)
+    assert ember.cuda.is_tf32_supported() is (major >= 8)
+    assert ember.cuda.can_device_access_peer(0, 0) is False
+    with pytest.raises(AssertionError, match="Invalid peer device id"):
+        ember.cuda.can_device_access_peer(0, ember.cuda.device_count())
+    ember.ones(4, 4, device="cuda") @ ember.ones(4, 4, device="cuda")
+    h = ember.cuda.current_blas_handle()
+    assert isinstance(h, int) and h != 0 and ember.cuda.current_blas_handle() == h
+    assert ember.cuda.ipc_collect() is None
+    assert ember.cuda.is_current_stream_capturing() is False
+    try:
+        import pynvml  # noqa: F401
+    except ModuleNotFoundError:
+        return
+    assert 0 <= ember.cuda.utilization() <= 100 and 0 <= ember.cuda.memory_usage() <= 100
+    assert 0 < ember.cuda.temperature() < 150 and ember.cuda.power_draw() > 0 and ember.cuda.clock_rate() > 0
+    assert ember.cuda.device_memory_used() > 0
+    assert ember.cuda.list_gpu_processes().startswith("GPU:0")
+
+
+@needs_gpu
+def test_legacy_cuda_tensor_types():
+    x = ember.cuda.FloatTensor(2, 3)
+    assert x.is_cuda and x.dtype == ember.float32 and x.shape == (2, 3)
+    assert isinstance(x, ember.cuda.FloatTensor) and not isinstance(x, ember.FloatTensor)
+    assert x.type() == "ember.cuda.FloatTensor"
+    y = ember.cuda.LongTensor([1, 2])
+    assert y.is_cuda and y.tolist() == [1, 2]
+    z = ember.tensor([1.5]).type("torch.cuda.HalfTensor")
+    assert z.is_cuda and z.dtype == ember.float16
+    assert z.type(ember.FloatTensor).device.type == "cpu"

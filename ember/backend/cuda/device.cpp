@@ -198,6 +198,10 @@ void memcpy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device
                            : kind == CopyKind::DeviceToHost ? cudaMemcpyDeviceToHost
                                                             : cudaMemcpyDeviceToDevice;
   auto stream = static_cast<cudaStream_t>(current_stream(device).handle);
+  // Checked before the copy is queued, so that an error leaves no copy in flight into memory the caller frees.
+  if (kind != CopyKind::DeviceToDevice && !non_blocking)
+    on_host_wait(kind == CopyKind::DeviceToHost ? "copy from cuda to the host"
+                                                : "copy from pageable host memory to cuda");
   EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, k, stream));
   // Pageable host memory is used by the caller right after: wait for copies touching it. A non_blocking copy
   // touches pinned memory, whose block has recorded the stream (Note [Pinned host memory]).

@@ -303,6 +303,7 @@ void unique_runs(const Tensor& in, const Tensor& perm, const Tensor& inverse, Te
   cub_run(dev, [&](void* tmp, size_t& bytes) {
     return cub::DeviceScan::InclusiveSum(tmp, bytes, rp, rp, n, stream_of(device));
   });
+  SyncOpName sync_op("unique");  // Note [Sync debug mode]
   const int64_t nu = read_scalar(rp + (n - 1), device);  // the output size: the one read back
   values = empty({{nu}}, TensorOptions(in.dtype()).device(dev));
   counts = empty({{nu}}, TensorOptions(ScalarType::Int64).device(dev));

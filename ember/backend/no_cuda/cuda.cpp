@@ -51,5 +51,18 @@ bool is_pinned(const void*) { return false; }
 void record_pinned_use(const void*, Stream) { not_built("pin_memory"); }
 Allocator* pinned_allocator() { not_built("pinned memory allocator"); }
 void check_available(const char* what) { not_built(what); }
+bool can_device_access_peer(int, int) { not_built("can_device_access_peer"); }
+uintptr_t current_blas_handle() { not_built("current_blas_handle"); }
+std::vector<int> arch_list() { return {}; }
+std::string error_string(int code) { return "CUDA error " + std::to_string(code) + " (ember was built without CUDA)"; }
+// torch.cuda.nvtx's stub in a build without CUDA raises this.
+namespace {
+[[noreturn]] void no_nvtx() { fail<Error>("NVTX functions not installed. Are you sure you have a CUDA build?"); }
+}  // namespace
+int nvtx_range_push(const char*) { no_nvtx(); }
+int nvtx_range_pop() { no_nvtx(); }
+void nvtx_mark(const char*) { no_nvtx(); }
+uint64_t nvtx_range_start(const char*) { no_nvtx(); }
+void nvtx_range_end(uint64_t) { no_nvtx(); }
 
 }  // namespace ember::cuda

@@ -8,11 +8,50 @@ from .._C import OutOfMemoryError  # a RuntimeError, as PyTorch's torch.cuda.Out
 
 from ._utils import _device_index
 from . import amp  # noqa: F401
-from .streams import Event, Stream, StreamContext, current_stream, default_stream, set_stream, stream  # noqa: F401
-from .memory import (empty_cache, host_memory_stats, max_memory_allocated, max_memory_cached,  # noqa: F401
-                     max_memory_reserved, mem_get_info, memory_allocated, memory_cached, memory_reserved,
-                     memory_stats, memory_summary, reset_accumulated_memory_stats, reset_max_memory_allocated,
-                     reset_peak_memory_stats)
+from . import nvtx  # noqa: F401
+from .streams import (Event, ExternalStream, Stream, StreamContext, current_stream, default_stream,  # noqa: F401
+                      set_stream, stream)
+from .memory import (caching_allocator_alloc, caching_allocator_delete, clock_rate, device_memory_used,  # noqa: F401
+                     empty_cache, get_allocator_backend, host_memory_stats, list_gpu_processes, power_draw,
+                     temperature, max_memory_allocated, max_memory_cached, max_memory_reserved, mem_get_info,
+                     memory_allocated, memory_cached, memory_reserved, memory_snapshot, memory_stats,
+                     memory_stats_as_nested_dict, memory_summary, memory_usage, reset_accumulated_memory_stats,
+                     reset_max_memory_allocated, reset_max_memory_cached, reset_peak_memory_stats,
+                     set_per_process_memory_fraction, utilization)
+from .random import (get_rng_state, get_rng_state_all, initial_seed, manual_seed, manual_seed_all, seed,  # noqa: F401
+                     seed_all, set_rng_state, set_rng_state_all)
+from .._tensor_types import cuda_types as _legacy_types
+
+globals().update(_legacy_types)  # FloatTensor, LongTensor, ... (CUDA tensors of those dtypes)
+
+has_half = True
+has_magma = False  # ember's CUDA linear algebra is cuSOLVER's
+
+
+class DeferredCudaCallError(Exception):
+    pass
+
+
+class CudaError(RuntimeError):
+    """A CUDA runtime error code, with the runtime's description."""
+
+    def __init__(self, code):
+        self.code = code
+        super().__init__(f"{_C._cuda_error_string(code)} ({code})")
+
+
+def check_error(res):
+    """Raises CudaError unless `res` is cudaSuccess (0)."""
+    if res != 0:
+        raise CudaError(res)
+
+
+def __getattr__(name):
+    # default_generators: a tuple of each device's ember.Generator, looked up when asked for, so that importing ember
+    # never touches the driver (Note [Lazy CUDA initialisation]).
+    if name == "default_generators":
+        return _C._cuda_default_generators()
+    raise AttributeError(f"module 'ember.cuda' has no attribute '{name}'")
 
 
 def is_available():
@@ -115,11 +154,78 @@ def synchronize(device=None):
     _C._cuda_synchronize(_current_or(device, "synchronize"))
 
 
-def manual_seed(seed):
-    """Seeds the current CUDA device's generator (a no-op without CUDA, as in PyTorch)."""
-    _C._cuda_manual_seed(seed, False)
 
 
-def manual_seed_all(seed):
-    """Seeds every CUDA device's generator. ember.manual_seed does this too."""
-    _C._cuda_manual_seed(seed, True)
+def get_arch_list():
+    """The architectures this build's kernels were compiled for (['sm_90']); [] without CUDA."""
+    if not is_available():
+        return []
+    return [f"sm_{a}" for a in _C._cuda_arch_list()]
+
+
+def get_gencode_flags():
+    """nvcc's -gencode flags for get_arch_list() ('' without CUDA)."""
+    return " ".join(f"-gencode compute=compute_{a[3:]},code=sm_{a[3:]}" for a in get_arch_list())
+
+
+def is_bf16_supported(including_emulation=True):
+    """True when the current device computes in bfloat16 natively (compute capability 8.0 or later)."""
+    if not is_available():
+        return False
+    return get_device_capability()[0] >= 8
+
+
+def is_tf32_supported():
+    """True when the current device has TF32 tensor cores (compute capability 8.0 or later)."""
+    return is_available() and get_device_capability()[0] >= 8
+
+
+def get_stream_from_external(data_ptr, device=None):
+    """An ExternalStream around the cudaStream_t `data_ptr` (an int) made outside ember."""
+    return ExternalStream(data_ptr, device)
+
+
+def can_device_access_peer(device, peer):
+    """Whether `device` can access the memory of `peer` directly (cudaDeviceCanAccessPeer)."""
+    _C._cuda_check("can_device_access_peer")
+    device, peer = (current_device() if i < 0 else i for i in (_device_index(device), _device_index(peer)))
+    if device < 0 or device >= device_count():
+        raise AssertionError("Invalid device id")
+    if peer < 0 or peer >= device_count():
+        raise AssertionError("Invalid peer device id")
+    return _C._cuda_can_device_access_peer(device, peer)
+
+
+def current_blas_handle():
+    """The calling thread's cuBLAS handle (cublasHandle_t) of the current device, as an int."""
+    return _C._cuda_current_blas_handle()
+
+
+def ipc_collect():
+    """Frees CUDA memory shared with other processes that they no longer use. ember shares no CUDA memory between
+    processes (docs/differences.md), so there is nothing to free."""
+    _C._cuda_check("ipc_collect")
+
+
+def is_current_stream_capturing():
+    """False: ember has no CUDA graph capture (docs/differences.md)."""
+    return False
+
+
+def set_sync_debug_mode(debug_mode):
+    """What to do when an operation makes the host wait for the GPU (item(), copies to the host, nonzero, ...):
+    0 or "default": nothing; 1 or "warn": a UserWarning; 2 or "error": a RuntimeError. Explicit waits
+    (synchronize(), Stream.synchronize(), Event.synchronize()) are exempt."""
+    _C._cuda_check("set_sync_debug_mode")
+    if isinstance(debug_mode, str):
+        modes = {"default": 0, "warn": 1, "error": 2}
+        if debug_mode not in modes:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, `error`")
+        debug_mode = modes[debug_mode]
+    _C._cuda_set_sync_debug_mode(debug_mode)
+
+
+def get_sync_debug_mode():
+    """The sync debug mode: 0 (default), 1 (warn) or 2 (error)."""
+    _C._cuda_check("get_sync_debug_mode")
+    return _C._cuda_get_sync_debug_mode()

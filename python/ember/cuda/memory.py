@@ -3,6 +3,8 @@
 Before CUDA is initialised nothing has been allocated: the statistics are empty or zero and the controls do nothing,
 without initialising CUDA (as PyTorch)."""
 import collections
+import os
+import warnings
 
 from .. import _C
 from ._utils import _device_index
@@ -59,7 +61,153 @@ def reset_peak_memory_stats(device=None):
 
 
 def reset_max_memory_allocated(device=None):
+    """Deprecated (as in PyTorch): resets every peak statistic."""
+    warnings.warn("ember.cuda.reset_max_memory_allocated now calls ember.cuda.reset_peak_memory_stats, which resets "
+                  "/all/ peak memory stats.", FutureWarning, stacklevel=2)
     reset_peak_memory_stats(device)
+
+
+def reset_max_memory_cached(device=None):
+    """Deprecated (as in PyTorch): resets every peak statistic."""
+    warnings.warn("ember.cuda.reset_max_memory_cached now calls ember.cuda.reset_peak_memory_stats, which resets "
+                  "/all/ peak memory stats.", FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
+
+
+def memory_stats_as_nested_dict(device=None):
+    """memory_stats(device) as nested dictionaries: {"allocated_bytes": {"all": {"current": ...}}, ...}."""
+    nested = {}
+    for key, value in memory_stats(device).items():
+        *path, last = key.split(".")
+        d = nested
+        for part in path:
+            d = d.setdefault(part, {})
+        d[last] = value
+    return nested
+
+
+def set_per_process_memory_fraction(fraction, device=None):
+    """Limits the memory the caching allocator reserves on `device` to fraction * its total memory: a request that
+    would pass it frees the cached blocks and retries, then raises OutOfMemoryError, as if the device were full."""
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    if fraction < 0 or fraction > 1:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    _C._cuda_check("set_per_process_memory_fraction")
+    _C._cuda_set_memory_fraction(fraction, _index(device))
+
+
+def caching_allocator_alloc(size, device=None, stream=None):
+    """size bytes from the caching allocator, for `stream` (default: the device's current stream), as an int
+    address; give it back with caching_allocator_delete."""
+    from .streams import Stream, current_stream
+
+    _C._cuda_check("caching_allocator_alloc")
+    idx = _index(device)
+    if stream is None:
+        stream = current_stream(idx)
+    if isinstance(stream, Stream):
+        stream = stream.cuda_stream
+    if not isinstance(stream, int):
+        raise TypeError("Invalid type for stream argument, must be `ember.cuda.Stream` or `int` representing a pointer "
+                        "to a existing stream")
+    return _C._cuda_raw_alloc(size, idx, stream)
+
+
+def caching_allocator_delete(mem_ptr):
+    """Returns memory from caching_allocator_alloc to the caching allocator."""
+    _C._cuda_raw_delete(mem_ptr)
+
+
+def memory_snapshot():
+    """The caching allocator's segments on every device: a list of dictionaries with PyTorch's keys (device, address,
+    total_size, allocated_size, active_size, requested_size, stream, segment_type 'small'/'large', blocks: a list of
+    {address, size, requested_size, state: 'active_allocated', 'active_pending_free' or 'inactive'})."""
+    return _C._cuda_memory_snapshot()
+
+
+def _nvml_handle(device):
+    """pynvml's handle of `device`, as PyTorch gets it (NVML counts devices without CUDA_VISIBLE_DEVICES)."""
+    try:
+        import pynvml
+    except ModuleNotFoundError as e:
+        raise ModuleNotFoundError("pynvml does not seem to be installed or it can't be imported.") from e
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError_DriverNotLoaded as e:
+        raise RuntimeError("cuda driver can't be loaded, is cuda enabled?") from e
+    return pynvml, pynvml.nvmlDeviceGetHandleByIndex(_nvml_index(device))
+
+
+def _nvml_index(device):
+    idx = _index(device)
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible:
+        ids = [v.strip() for v in visible.split(",")]
+        if all(v.isdigit() for v in ids) and idx < len(ids):
+            return int(ids[idx])
+    return idx
+
+
+def memory_usage(device=None):
+    """Percent of the last sample period during which device memory was read or written (NVML, through pynvml)."""
+    pynvml, handle = _nvml_handle(device)
+    return pynvml.nvmlDeviceGetUtilizationRates(handle).memory
+
+
+def utilization(device=None):
+    """Percent of the last sample period during which a kernel ran on the device (NVML, through pynvml)."""
+    pynvml, handle = _nvml_handle(device)
+    return pynvml.nvmlDeviceGetUtilizationRates(handle).gpu
+
+
+def temperature(device=None):
+    """The device's temperature in degrees Celsius (NVML, through pynvml)."""
+    pynvml, handle = _nvml_handle(device)
+    return pynvml.nvmlDeviceGetTemperature(handle, 0)  # NVML_TEMPERATURE_GPU
+
+
+def power_draw(device=None):
+    """The device's power draw in milliwatts (NVML, through pynvml)."""
+    pynvml, handle = _nvml_handle(device)
+    return pynvml.nvmlDeviceGetPowerUsage(handle)
+
+
+def clock_rate(device=None):
+    """The device's streaming multiprocessor clock in MHz (NVML, through pynvml)."""
+    pynvml, handle = _nvml_handle(device)
+    return pynvml.nvmlDeviceGetClockInfo(handle, 1)  # NVML_CLOCK_SM
+
+
+def device_memory_used(device=None):
+    """Bytes of device memory in use by every process, as NVML reports them (through pynvml)."""
+    pynvml, handle = _nvml_handle(device)
+    return pynvml.nvmlDeviceGetMemoryInfo(handle).used
+
+
+def get_allocator_backend():
+    """The device allocator: ember's caching allocator ('native', PyTorch's name for its own)."""
+    return "native"
+
+
+def list_gpu_processes(device=None):
+    """A readable list of the processes running on the device and the memory each uses (NVML, through pynvml)."""
+    try:
+        import pynvml
+    except ModuleNotFoundError:
+        return "pynvml module not found, please install pynvml"
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError_DriverNotLoaded:
+        return "cuda driver can't be loaded, is cuda enabled?"
+    idx = _nvml_index(device)
+    procs = pynvml.nvmlDeviceGetComputeRunningProcesses(pynvml.nvmlDeviceGetHandleByIndex(idx))
+    lines = [f"GPU:{idx}"]
+    if not procs:
+        lines.append("no processes are running")
+    for p in procs:
+        lines.append(f"process {p.pid:>10d} uses {p.usedGpuMemory / (1024 * 1024):>12.3f} MB GPU memory")
+    return "\n".join(lines)
 
 
 def reset_accumulated_memory_stats(device=None):

@@ -60,6 +60,20 @@ class Stream:
         return f"<ember.cuda.Stream device=cuda:{self.device_index} cuda_stream={self.cuda_stream:#x}>"
 
 
+class ExternalStream(Stream):
+    """A Stream around a cudaStream_t made outside ember (stream_ptr, an int), on `device` (default: the current
+    device). ember enqueues work on it like on its own streams and never destroys it: keep it alive while in use."""
+
+    def __init__(self, stream_ptr, device=None, **kwargs):
+        if not isinstance(stream_ptr, int):
+            raise TypeError("ExternalStream: stream_ptr must be an int (a cudaStream_t), got "
+                            f"{type(stream_ptr).__name__}")
+        _C._cuda_check("ExternalStream")
+        idx = _device_index(device)
+        self.device_index = _C._cuda_current_device() if idx < 0 else idx
+        self.cuda_stream = stream_ptr
+
+
 def _device_type(kind, index):
     return _C.device(f"{kind}:{index}")
 
