@@ -21,8 +21,8 @@ namespace ember {
 
 // out [..., m, n] (contiguous) = alpha * a @ b + beta * out, where a [..., m, k] and b [..., k, n] have out's batch
 // shape (broadcast batch dims have stride 0) and their last two dims are row- or column-major (blas_layout);
-// beta 0 ignores out's contents (NaN included). Floating dtypes are float32/float64 (16-bit floats are computed
-// in float32 by the op); integer dtypes run a plain loop.
+// beta 0 ignores out's contents (NaN included). Floating dtypes: float32, float64, and float16/bfloat16 with float32
+// accumulation and one rounding (oneDNN on the CPU, cuBLAS on CUDA); integer dtypes run a plain loop.
 EMBER_DECLARE_KERNEL(matmul, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha,
                      const Scalar& beta)
 
