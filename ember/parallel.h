@@ -3,9 +3,11 @@
 // most get_num_threads() contiguous chunks, runs chunk 0 on the calling thread and the others on the
 // workers, and returns when all are done (rethrowing the first exception). Work below `grain`
 // elements per chunk, and any parallel_for nested inside another, runs serially on the caller.
-// Workers sleep on a condition variable between jobs (no spinning), so they do not fight OpenBLAS's
-// or oneDNN's threads for the cores; ember calls into those libraries outside parallel regions and
-// sets their thread counts to the same number (issue 5). A forked child starts with a fresh pool.
+// After a job the workers spin briefly (back-to-back ops then skip a futex wake) and then sleep on a
+// condition variable. ember calls OpenBLAS and oneDNN outside parallel regions with the same thread
+// count, and parks its workers first (park_threads): a worker still spinning would hold a core that
+// the library's threads need (a 128x256x512 GEMM right after an elementwise op ran 2.3x slower on two
+// cores). A forked child starts with a fresh pool.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,8 @@ constexpr int64_t kGrainSize = 32768;  // elements per task below which threadin
 void set_num_threads(int n);
 int get_num_threads();
 bool in_parallel_region();
+// Spinning workers go to sleep now: call before handing the cores to another library's threads.
+void park_threads();
 
 void parallel_for_impl(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f);
 

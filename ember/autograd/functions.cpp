@@ -29,9 +29,11 @@ void AccumulateGrad::run_leaf_hooks(TensorList& grads) const {
 void AccumulateGrad::accumulate(AutogradMeta& m, const Tensor& g) {
   if (!m.grad.defined()) {
     // Without create_graph, a gradient nobody else holds becomes .grad as is; otherwise .grad gets a copy, so
-    // that later accumulation never writes into a tensor the user holds.
+    // that later accumulation never writes into a tensor the user holds. A copy is contiguous, as PyTorch's
+    // layout contract gives (a linear layer's weight gradient arrives transposed): p.grad.view(-1) works and the
+    // optimizers' fused steps see dense tensors.
     const bool sole = g.impl()->use_count() == 1 && g.impl()->storage()->use_count() == 1 && !g.requires_grad();
-    m.grad = sole && g.is_contiguous() ? g : clone(g);
+    m.grad = sole && g.is_contiguous() ? g : g.is_contiguous() ? clone(g) : contiguous(g);
   } else if (is_grad_enabled()) {
     m.grad = m.grad + g;  // create_graph: the sum keeps the history of both
   } else if (m.grad.requires_grad()) {

@@ -804,3 +804,17 @@ def test_lerp_gradient_with_a_number_weight():
     ember.lerp(a, b, 0.25).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), [0.75, 0.75])
     np.testing.assert_allclose(b.grad.numpy(), [0.25, 0.25])
+
+
+def test_leaf_grad_is_contiguous_like_pytorch():
+    # A linear layer's weight gradient is computed transposed; .grad follows PyTorch's layout contract (dense,
+    # the parameter's strides), so p.grad.view(-1) works.
+    m = ember.nn.Linear(4, 3)
+    x = ember.randn(5, 4)
+    m(x).sum().backward()
+    g = m.weight.grad
+    assert g.is_contiguous() and g.stride() == (4, 1)
+    np.testing.assert_allclose(g.view(-1).numpy(), np.tile(x.sum(0).numpy(), 3), rtol=1e-5)
+    m(x).sum().backward()  # accumulation keeps the layout
+    assert m.weight.grad.stride() == (4, 1)
+    np.testing.assert_allclose(m.weight.grad.numpy(), 2 * np.tile(x.sum(0).numpy(), (3, 1)), rtol=1e-5)

@@ -120,6 +120,7 @@ void gemm_batch(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, T 
   const T* b0 = static_cast<const T*>(b.data_ptr());
   const bool vector = m == 1 || n == 1;
   sync_blas_threads_once();
+  park_threads();  // OpenBLAS's threads need the cores (Note [Intra-op parallelism])
   for (int64_t i = 0; i < count; ++i) {
     T* c = c0 + i * m * n;
     const T* A = a0 + ao[i];
