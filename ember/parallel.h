@@ -5,9 +5,11 @@
 // elements per chunk, and any parallel_for nested inside another, runs serially on the caller.
 // After a job the workers spin briefly (back-to-back ops then skip a futex wake) and then sleep on a
 // condition variable. ember calls OpenBLAS and oneDNN outside parallel regions with the same thread
-// count, and parks its workers first (park_threads): a worker still spinning would hold a core that
-// the library's threads need (a 128x256x512 GEMM right after an elementwise op ran 2.3x slower on two
-// cores). A forked child starts with a fresh pool.
+// count. Before an OpenBLAS GEMM it parks its workers (park_threads): a worker still spinning would
+// hold a core that OpenBLAS's threads need (a 128x256x512 GEMM right after an elementwise op ran 2.3x
+// slower on two cores). Not before oneDNN: its OpenMP threads start slower, and the training steps of
+// benchmarks/amp.py were slower with the park (the workers' wake-up afterwards cost more than it saved).
+// A forked child starts with a fresh pool.
 #pragma once
 
 #include <cstdint>

@@ -30,7 +30,6 @@
 #include "ember/error.h"
 #include "ember/ops.h"
 #include "ember/parallel.h"
-#include "ember/parallel.h"
 
 namespace ember::dnnl_cpu {
 
@@ -188,7 +187,6 @@ void execute(const Prim& p, std::initializer_list<const Tensor*> tensors,
     }
   }
   m.emplace(DNNL_ARG_SCRATCHPAD, scratch_mem);
-  park_threads();  // oneDNN's OpenMP threads need the cores (Note [Intra-op parallelism])
   p.prim.execute(s, m);
   for (auto& [a, user] : outputs) a->reorder->execute(s, {{DNNL_ARG_FROM, m.at(a->id)}, {DNNL_ARG_TO, user}});
   s.wait();
