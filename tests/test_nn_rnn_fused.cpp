@@ -24,7 +24,52 @@ struct Seen {
   int forwards = 0, backwards = 0;
   RNNFusedArgs args;
   std::vector<Tensor> params;  // the stand-in's backward recomputes from them (cuDNN uses its flat copy)
+  bool weights_hold_params = false;  // io.weights had every piece at the layout's offset
+  bool weights_alias_params = false;  // io.weights was the parameters' own storage (flattened)
 } seen;
+
+// The stand-in's weight layouts (Note [Flat RNN weights]): Scattered puts the pieces in reverse order with gaps, so
+// no parameter is one run; Grouped keeps each parameter's pieces together, parameters in reverse order with gaps.
+enum class Layout { Scattered, Grouped } layout_kind = Layout::Scattered;
+
+void fake_layout(const RNNFusedArgs& a, ScalarType, Device, RNNWeightLayout& out) {
+  const std::vector<RNNParamChunk> chunks = rnn_param_chunks(a);
+  out.offsets.assign(chunks.size(), 0);
+  int64_t at = 3;  // a leading gap
+  if (layout_kind == Layout::Scattered) {
+    for (size_t i = chunks.size(); i-- > 0;) {
+      out.offsets[i] = at;
+      at += chunks[i].numel() + 2;
+    }
+  } else {
+    for (int64_t p = chunks.back().param; p >= 0; --p) {
+      for (size_t i = 0; i < chunks.size(); ++i)
+        if (chunks[i].param == p) {
+          out.offsets[i] = at;
+          at += chunks[i].numel();
+        }
+      at += 2;
+    }
+  }
+  out.numel = at;
+}
+
+bool same(const Tensor& a, const Tensor& b) {
+  return std::ranges::equal(a.sizes(), b.sizes()) && (a.numel() == 0 || max(abs(sub(a, b))).item<double>() == 0);
+}
+
+bool weights_hold(const RNNFusedArgs& a, const Tensor& w, const std::vector<Tensor>& params) {
+  RNNWeightLayout l;
+  fake_layout(a, w.dtype(), w.device(), l);
+  if (w.numel() != l.numel) return false;
+  const std::vector<RNNParamChunk> chunks = rnn_param_chunks(a);
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const RNNParamChunk& c = chunks[i];
+    Tensor want = reshape(narrow(params[static_cast<size_t>(c.param)], 0, c.row0, c.rows), {{-1}});
+    if (!same(narrow(w, 0, l.offsets[i], c.numel()), want)) return false;
+  }
+  return true;
+}
 
 RNNOptions loop_options(const RNNFusedArgs& a) {
   RNNOptions o;
@@ -64,11 +109,12 @@ void fake_forward(const RNNFusedArgs& a, RNNFusedForward& io) {
   seen.params = io.params;
   EXPECT_FALSE(autograd::is_grad_enabled());
   EXPECT_TRUE(io.x.is_contiguous());
+  seen.weights_hold_params = weights_hold(a, io.weights, io.params);
+  seen.weights_alias_params = io.weights.impl()->storage().get() == io.params[0].impl()->storage().get();
   auto [y, hy, cy] = loop(a, io.x, io.hx, io.cx, io.params);
   copy_into(io.y, y);
   copy_into(io.hy, hy);
   if (io.cy.defined()) copy_into(io.cy, cy);
-  io.weights = zeros({{1}}, TensorOptions(io.x.dtype()));
   io.reserve = a.training ? empty({{0}}, TensorOptions(ScalarType::UInt8)) : Tensor();
 }
 
@@ -102,12 +148,15 @@ void fake_backward(const RNNFusedArgs& a, RNNFusedBackward& io) {
 struct StandIn {
   StandIn() {
     seen = Seen{};
+    layout_kind = Layout::Scattered;
     rnn_fused_forward_kernel.fn[kCpu] = fake_forward;
     rnn_fused_backward_kernel.fn[kCpu] = fake_backward;
+    rnn_fused_layout_kernel.fn[kCpu] = fake_layout;
   }
   ~StandIn() {
     rnn_fused_forward_kernel.fn[kCpu] = nullptr;
     rnn_fused_backward_kernel.fn[kCpu] = nullptr;
+    rnn_fused_layout_kernel.fn[kCpu] = nullptr;
   }
 };
 
@@ -192,6 +241,8 @@ void check_against_loop(const Config& c) {
       EXPECT_EQ(seen.args.batch, batch);
       EXPECT_EQ(seen.args.proj_size, c.proj);
       EXPECT_EQ(seen.args.seq_lengths.empty(), !packed);
+      EXPECT_TRUE(seen.weights_hold_params);  // packed into the layout
+      EXPECT_FALSE(seen.weights_alias_params);
       delete s;
     }
     return r;
@@ -251,6 +302,67 @@ TEST(NnRnnFused, BfloatAndEmptyBatchesTakeTheLoop) {
   EXPECT_EQ(seen.forwards, 0);
   rnn(randn({{3, 1, 2}}), {}, ps, o);
   EXPECT_EQ(seen.forwards, 1);
+}
+
+// flatten_parameters' C++ half: the parameters become views of one buffer in the layout, a call then passes that
+// buffer without a copy, results and gradients stay the loop's, and an in-place update between forward and backward
+// is caught through the shared version counter.
+TEST(NnRnnFused, FlattenedWeightsAreUsedInPlace) {
+  StandIn s;
+  layout_kind = Layout::Grouped;
+  RNNOptions o;
+  o.mode = RNNMode::LSTM;
+  o.num_layers = 2;
+  o.bidirectional = true;
+  manual_seed(3);
+  std::vector<Tensor> ps;
+  for (int64_t l = 0; l < 2; ++l)
+    for (int64_t d = 0; d < 2; ++d)
+      for (const DimVector& shape : {DimVector{12, l == 0 ? 2 : 6}, DimVector{12, 3}, DimVector{12}, DimVector{12}})
+        ps.push_back(randn(shape));
+  std::vector<Tensor> loop_ps;
+  for (const Tensor& p : ps) loop_ps.push_back(clone(p).set_requires_grad(true));
+  const std::vector<Tensor> views = rnn_flatten_weights(ps, o);
+  ASSERT_EQ(views.size(), ps.size());
+  for (size_t i = 0; i < ps.size(); ++i) {
+    EXPECT_TRUE(same(views[i], ps[i])) << i;
+    EXPECT_EQ(views[i].impl()->storage().get(), views[0].impl()->storage().get());
+    ps[i].impl()->set_data(*views[i].impl());  // what Python's `param.data = view` does
+    ps[i].set_requires_grad(true);
+  }
+  EXPECT_TRUE(rnn_flatten_weights(ps, o).empty());  // already flat
+
+  Tensor x = randn({{4, 2, 2}});
+  auto [y, h, c] = rnn(x, {}, ps, o);
+  EXPECT_TRUE(seen.weights_alias_params);
+  EXPECT_TRUE(seen.weights_hold_params);
+  autograd::backward({add(sum(mul(y, y)), sum(c))});
+  auto [y2, h2, c2] = loop(seen.args, x, {}, {}, loop_ps);
+  autograd::backward({add(sum(mul(y2, y2)), sum(c2))});
+  EXPECT_LT(max_diff(y, y2), 1e-5);
+  for (size_t i = 0; i < ps.size(); ++i) EXPECT_LT(max_diff(ps[i].grad(), loop_ps[i].grad()), 1e-4) << i;
+
+  auto [y3, h3, c3] = rnn(x, {}, ps, o);
+  {
+    autograd::NoGradGuard no_grad;
+    ps[5].fill_(1.0);  // one parameter, but the whole buffer's version moves
+  }
+  EXPECT_THROW(autograd::backward({sum(y3)}), Error);
+
+  // A parameter that is not one run of the layout cannot become a view: nothing is flattened.
+  layout_kind = Layout::Scattered;
+  std::vector<Tensor> fresh;
+  for (const Tensor& p : ps) fresh.push_back(clone(p));
+  EXPECT_TRUE(rnn_flatten_weights(fresh, o).empty());
+}
+
+TEST(NnRnnFused, FlattenIsANoOpWithoutAFusedKernel) {
+  RNNOptions o;
+  o.mode = RNNMode::GRU;
+  std::vector<Tensor> ps{randn({{9, 2}}), randn({{9, 3}}), randn({{9}}), randn({{9}})};
+  EXPECT_TRUE(rnn_flatten_weights(ps, o).empty());
+  ps.pop_back();
+  EXPECT_THROW(rnn_flatten_weights(ps, o), Error);  // wrong parameter count, as rnn() says
 }
 
 TEST(NnRnnFused, DoubleBackwardRaisesNamingTheNode) {

@@ -4,8 +4,8 @@
 // call, as PyTorch's _cudnn_rnn; otherwise the time loop below runs it step by step with ember ops (bfloat16, the
 // CPU, cuDNN disabled). The fused path records one node, CudnnRnnBackward0, whose backward runs cuDNN's backward
 // data and backward weights passes with what the forward kept (the flattened weights and cuDNN's reserve space).
-// - The parameters are copied into cuDNN's flat weight layout at every call (PyTorch's flatten_parameters keeps
-//   them there instead); the weight gradients are views of one flat gradient buffer.
+// - The kernel reads the parameters from one buffer in its own layout (Note [Flat RNN weights]); the weight
+//   gradients are views of one flat gradient buffer.
 // - A forward that records (some input requires grad) runs in cuDNN's training mode even when the module is in eval
 //   mode (PyTorch raises on backward through an eval-mode cuDNN RNN instead); `train` only decides dropout.
 // - Dropout between layers uses cuDNN's generator, whose state follows the device generator (manual_seed makes
@@ -81,7 +81,93 @@ void check_hidden(const Tensor& h, IntArrayRef expected, const char* what) {
               shape_str(h.sizes()));
 }
 
-bool has_fused_kernel(Device d) { return rnn_fused_forward_kernel.fn[static_cast<int>(d.type)] != nullptr; }
+bool has_fused_kernel(Device d) {
+  const int k = static_cast<int>(d.type);
+  return rnn_fused_forward_kernel.fn[k] != nullptr && rnn_fused_layout_kernel.fn[k] != nullptr;
+}
+
+// What the parameters say of the configuration (PyTorch's order and shapes), checked.
+struct Geometry {
+  bool proj = false;  // an LSTM with projections: each group ends with w_hr
+  int64_t per = 0, hidden = 0, input_size = 0, out_size = 0;  // params per group; out_size: the size of h
+};
+Geometry geometry(const char* name, const std::vector<Tensor>& params, const RNNOptions& o) {
+  const int64_t groups = o.num_layers * (o.bidirectional ? 2 : 1), base = o.bias ? 4 : 2;
+  const int64_t count = static_cast<int64_t>(params.size());
+  Geometry g;
+  g.proj = o.mode == RNNMode::LSTM && count == groups * (base + 1);
+  g.per = base + g.proj;
+  EMBER_CHECK(count == groups * g.per && count > 0, name, ": expected ", groups * base, " weights",
+              o.mode == RNNMode::LSTM ? " (or one more per layer and direction, with projections)" : "", ", got ",
+              count);
+  EMBER_CHECK(params[0].dim() == 2 && params[1].dim() == 2, name, ": weight_ih_l0 and weight_hh_l0 must be 2-D, got ",
+              shape_str(params[0].sizes()), " and ", shape_str(params[1].sizes()));
+  const int64_t gates = gate_count(o.mode);
+  g.hidden = params[0].size(0) / gates;
+  g.input_size = params[0].size(1);
+  g.out_size = g.proj ? params[g.per - 1].size(0) : g.hidden;
+  const DimVector hh_shape{gates * g.hidden, g.out_size};
+  EMBER_CHECK(params[0].size(0) == gates * g.hidden && std::ranges::equal(params[1].sizes(), hh_shape), name,
+              ": weight_hh_l0 is ", shape_str(params[1].sizes()), ", expected ", shape_str(hh_shape));
+  if (g.proj)
+    EMBER_CHECK(std::ranges::equal(params[g.per - 1].sizes(), DimVector{g.out_size, g.hidden}), name,
+                ": weight_hr_l0 is ", shape_str(params[g.per - 1].sizes()), ", expected ",
+                shape_str(DimVector{g.out_size, g.hidden}));
+  return g;
+}
+
+RNNFusedArgs fused_args(const Geometry& g, const RNNOptions& o) {
+  RNNFusedArgs a;
+  a.mode = o.mode;
+  a.input_size = g.input_size;
+  a.hidden = g.hidden;
+  a.proj_size = g.proj ? g.out_size : 0;
+  a.num_layers = o.num_layers;
+  a.bidirectional = o.bidirectional;
+  a.bias = o.bias;
+  return a;
+}
+
+// Note [Flat RNN weights]
+// A fused kernel reads every parameter from one buffer in the device's layout (rnn_fused_layout; cuDNN's: Note
+// [cuDNN RNN weights]). As in PyTorch, nn.RNN/LSTM/GRU.flatten_parameters() (which .cuda() and .to() call) makes
+// the module's parameters views of such a buffer (rnn_flatten_weights), so that a call passes that buffer as it is;
+// a call whose parameters are not laid out so (a module not flattened, a parameter replaced or shared) packs them
+// into a fresh buffer first, at the cost of one copy of the weights. Which case holds is read from the parameters'
+// geometry alone (one storage, each piece at its offset from one base), a few integer comparisons per call. The
+// buffer shares the parameters' storage and so its version counter: an in-place update of a parameter between
+// forward and backward is caught as for any saved tensor.
+Tensor weights_in_place(const std::vector<Tensor>& params, const std::vector<RNNCopySpan>& spans, int64_t numel) {
+  if (params.empty() || spans.empty()) return {};
+  const StorageImpl* storage = params[0].impl()->storage().get();
+  for (const Tensor& p : params)
+    if (!p.is_contiguous() || p.impl()->storage().get() != storage) return {};
+  const RNNCopySpan& s0 = spans[0];
+  const int64_t base = params[static_cast<size_t>(s0.param)].storage_offset() + s0.src - s0.dst;
+  const int64_t es = static_cast<int64_t>(element_size(params[0].dtype()));
+  if (base < 0 || (base + numel) * es > static_cast<int64_t>(storage->nbytes())) return {};
+  for (const RNNCopySpan& s : spans)
+    if (params[static_cast<size_t>(s.param)].storage_offset() + s.src != base + s.dst) return {};
+  return make_view(params[0], {{numel}}, {{1}}, base);
+}
+
+// The parameters copied into a fresh buffer of the layout; gaps the layout leaves stay zero.
+Tensor pack_weights(const std::vector<Tensor>& params, const std::vector<RNNCopySpan>& spans, int64_t numel) {
+  Tensor w = zeros({{numel}}, TensorOptions(params[0].dtype()).device(params[0].device()));
+  std::vector<Tensor> flat;
+  for (const Tensor& p : params) flat.push_back(reshape(contiguous(p), {{-1}}));
+  for (const RNNCopySpan& s : spans)
+    copy_into(narrow(w, 0, s.dst, s.numel), narrow(flat[static_cast<size_t>(s.param)], 0, s.src, s.numel));
+  return w;
+}
+
+RNNWeightLayout weight_layout(const RNNFusedArgs& a, ScalarType dtype, Device device) {
+  RNNWeightLayout layout;
+  rnn_fused_layout_kernel[device](a, dtype, device, layout);
+  EMBER_CHECK(layout.offsets.size() == rnn_param_chunks(a).size() && layout.numel > 0,
+              "rnn: internal error: the device's weight layout has ", layout.offsets.size(), " pieces");
+  return layout;
+}
 
 // The fused path (Note [Fused RNNs]): x time-major [T, B, I] or packed [N, I]; h0, c0 full-size or undefined.
 std::tuple<Tensor, Tensor, Tensor> rnn_fused(const char* name, RNNFusedArgs a, const Tensor& x, const Tensor& h0,
@@ -109,6 +195,10 @@ std::tuple<Tensor, Tensor, Tensor> rnn_fused(const char* name, RNNFusedArgs a, c
     io.hx = h0.defined() ? contiguous(h0) : Tensor();
     io.cx = c0.defined() ? contiguous(c0) : Tensor();
     io.params = params;
+    const RNNWeightLayout layout = weight_layout(a, x.dtype(), x.device());
+    const std::vector<RNNCopySpan> spans = rnn_copy_spans(rnn_param_chunks(a), layout.offsets);
+    io.weights = weights_in_place(params, spans, layout.numel);
+    if (!io.weights.defined()) io.weights = pack_weights(params, spans, layout.numel);
     io.y = empty(a.seq_lengths.empty() ? DimVector{a.steps, a.batch, a.dirs() * P} : DimVector{x.size(0), a.dirs() * P},
                  opts);
     io.hy = empty({{groups, a.batch, P}}, opts);
@@ -190,22 +280,10 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
   all.insert(all.end(), params.begin(), params.end());
   check_same_device(name, all);
   const bool packed = batch_sizes.defined();
-  const int64_t dirs = o.bidirectional ? 2 : 1, groups = o.num_layers * dirs, base = o.bias ? 4 : 2;
-  const int64_t count = static_cast<int64_t>(params.size());
-  const bool proj = o.mode == RNNMode::LSTM && count == groups * (base + 1);  // each group ends with w_hr
-  const int64_t per = base + proj;
-  EMBER_CHECK(count == groups * per, name, ": expected ", groups * base, " weights",
-              o.mode == RNNMode::LSTM ? " (or one more per layer and direction, with projections)" : "", ", got ",
-              count);
-  const int64_t gates = gate_count(o.mode), hidden = params[0].size(0) / gates, input_size = params[0].size(1);
-  const int64_t out_size = proj ? params[per - 1].size(0) : hidden;  // the size of h: proj_size or hidden_size
-  const DimVector hh_shape{gates * hidden, out_size};
-  EMBER_CHECK(params[0].size(0) == gates * hidden && std::ranges::equal(params[1].sizes(), hh_shape), name,
-              ": weight_hh_l0 is ", shape_str(params[1].sizes()), ", expected ", shape_str(hh_shape));
-  if (proj)
-    EMBER_CHECK(std::ranges::equal(params[per - 1].sizes(), DimVector{out_size, hidden}), name,
-                ": weight_hr_l0 is ", shape_str(params[per - 1].sizes()), ", expected ",
-                shape_str(DimVector{out_size, hidden}));
+  const int64_t dirs = o.bidirectional ? 2 : 1, groups = o.num_layers * dirs;
+  const Geometry geo = geometry(name, params, o);
+  const bool proj = geo.proj;
+  const int64_t per = geo.per, hidden = geo.hidden, input_size = geo.input_size, out_size = geo.out_size;
 
   // Time-major [T, B, I] (or packed [N, I]); an unbatched [T, I] gets a batch of one.
   Tensor x = input;
@@ -246,14 +324,7 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
 
   if (has_fused_kernel(x.device()) && (!x.is_cuda() || cuda::flags().cudnn_enabled) &&
       std::ranges::all_of(params, [&](const Tensor& p) { return p.dtype() == x.dtype(); })) {
-    RNNFusedArgs a;
-    a.mode = o.mode;
-    a.input_size = input_size;
-    a.hidden = hidden;
-    a.proj_size = proj ? out_size : 0;
-    a.num_layers = o.num_layers;
-    a.bidirectional = o.bidirectional;
-    a.bias = o.bias;
+    RNNFusedArgs a = fused_args(geo, o);
     a.steps = steps;
     a.batch = batch;
     if (packed) a.seq_lengths = seq_lengths_from_batch_sizes(sizes);
@@ -326,6 +397,39 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
     layer_input = out;
   }
   return finish(layer_input, stack(h_n, 0), c_n.empty() ? Tensor() : stack(c_n, 0));
+}
+
+std::vector<Tensor> rnn_flatten_weights(const std::vector<Tensor>& params, const RNNOptions& o) {
+  const char* name = mode_name(o.mode);
+  const Geometry geo = geometry(name, params, o);
+  check_same_device(name, params);
+  const Device device = params[0].device();
+  const ScalarType dtype = params[0].dtype();
+  if (!has_fused_kernel(device) || (device.type == DeviceType::CUDA && !cuda::flags().cudnn_enabled)) return {};
+  RNNFusedArgs a = fused_args(geo, o);
+  a.steps = a.batch = 1;
+  if (!rnn_fused_supported(a, dtype) ||
+      !std::ranges::all_of(params, [&](const Tensor& p) { return p.dtype() == dtype; }))
+    return {};
+  const std::vector<DimVector> shapes = rnn_param_shapes(a);
+  for (size_t i = 0; i < params.size(); ++i)
+    EMBER_CHECK(std::ranges::equal(params[i].sizes(), shapes[i]), name, ": parameter ", i, " has shape ",
+                shape_str(params[i].sizes()), ", expected ", shape_str(shapes[i]));
+  const RNNWeightLayout layout = weight_layout(a, dtype, device);
+  const std::vector<RNNCopySpan> spans = rnn_copy_spans(rnn_param_chunks(a), layout.offsets);
+  // Each parameter must be one run of the buffer to become a view of it.
+  std::vector<int64_t> start(params.size(), -1);
+  for (const RNNCopySpan& s : spans) {
+    const size_t i = static_cast<size_t>(s.param);
+    if (start[i] != -1 || s.src != 0 || s.numel != params[i].numel()) return {};
+    start[i] = s.dst;
+  }
+  autograd::NoGradGuard no_grad;
+  if (weights_in_place(params, spans, layout.numel).defined()) return {};  // already flat
+  const Tensor w = pack_weights(params, spans, layout.numel);
+  std::vector<Tensor> views;
+  for (size_t i = 0; i < params.size(); ++i) views.push_back(reshape(narrow(w, 0, start[i], params[i].numel()), shapes[i]));
+  return views;
 }
 
 std::pair<Tensor, Tensor> rnn_cell(RNNMode mode, const Tensor& input, const Tensor& h, const Tensor& c,

@@ -36,6 +36,12 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
                                        const std::vector<Tensor>& params, const RNNOptions& opts,
                                        const Tensor& batch_sizes = {});
 
+// The parameters (as for rnn) copied into one buffer in the layout of the device's fused kernel, returned as views
+// of it in params' order and shapes (Note [Flat RNN weights] in rnn.cpp): a caller that makes its parameters these
+// views (nn.RNNBase.flatten_parameters) saves rnn() a copy of the weights per call. Empty when there is nothing to
+// do: no fused kernel for the device or this configuration, or the parameters are already laid out so.
+std::vector<Tensor> rnn_flatten_weights(const std::vector<Tensor>& params, const RNNOptions& opts);
+
 // One step of a cell: returns h' (and c' for LSTM; undefined otherwise). b_ih, b_hh may be undefined.
 std::pair<Tensor, Tensor> rnn_cell(RNNMode mode, const Tensor& input, const Tensor& h, const Tensor& c,
                                    const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh);

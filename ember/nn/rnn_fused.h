@@ -34,17 +34,26 @@ struct RNNFusedArgs {
 };
 
 // Forward: x (contiguous), hx [layers * dirs, batch, P] and cx [layers * dirs, batch, hidden] (contiguous, or
-// undefined for zeros), params in PyTorch's order (w_ih, w_hh[, b_ih, b_hh][, w_hr] per layer and direction, any
-// layout). Writes y ([steps, batch, dirs * P], or packed [rows, dirs * P]), hy and cy (cy: LSTM only), all
-// allocated contiguous by the caller, and sets weights (the parameters flattened into the device's layout) and,
-// when training, reserve (what the backward needs); the backward takes both back.
+// undefined for zeros), weights (the parameters in the device's flat layout, rnn_fused_layout: Note [Flat RNN
+// weights] in rnn.cpp). Writes y ([steps, batch, dirs * P], or packed [rows, dirs * P]), hy and cy (cy: LSTM only),
+// all allocated contiguous by the caller, and, when training, sets reserve (what the backward needs); the backward
+// takes weights and reserve back. params (PyTorch's order and shapes) are there for kernels that want them.
 struct RNNFusedForward {
   Tensor x, hx, cx;
   std::vector<Tensor> params;
+  Tensor weights;
   Tensor y, hy, cy;
-  Tensor weights, reserve;
+  Tensor reserve;
 };
 EMBER_DECLARE_KERNEL(rnn_fused_forward, const RNNFusedArgs& a, RNNFusedForward& io)
+
+// The device's flat weight layout for a configuration of `dtype` parameters (steps, batch, lengths and dropout do not
+// matter): its size in elements and the element offset of each piece of rnn_param_chunks(a), in that order.
+struct RNNWeightLayout {
+  int64_t numel = 0;
+  std::vector<int64_t> offsets;
+};
+EMBER_DECLARE_KERNEL(rnn_fused_layout, const RNNFusedArgs& a, ScalarType dtype, Device device, RNNWeightLayout& out)
 
 // Backward of a training forward: x, y, hx, cx, weights and reserve as the forward had them, dy (contiguous, of
 // y's shape), dhy, dcy (contiguous, or undefined for zeros). Sets dx and, where hx / cx are defined, dhx / dcx;
@@ -108,6 +117,63 @@ inline bool rnn_fused_supported(const RNNFusedArgs& a, ScalarType dtype, std::st
     return no("seq_lengths does not have one entry per batch entry");
   if (a.dropout < 0 || a.dropout >= 1) return no("dropout outside [0, 1)");
   return true;
+}
+
+// One piece of one parameter: `rows` rows of `cols` elements from row `row0` (a bias is one column), found in
+// cuDNN's weight space as the matrix (or the bias) of linear layer `lin_id` of pseudo-layer `pseudo_layer`.
+struct RNNParamChunk {
+  int64_t param = 0;  // index into the parameter list
+  int64_t row0 = 0, rows = 0, cols = 1;
+  int pseudo_layer = 0, lin_id = 0;
+  bool bias = false;
+  int64_t numel() const { return rows * cols; }
+};
+
+// The pieces of every parameter, in parameter order, gates ascending: each gate's rows of a matrix or bias are one
+// piece, as cuDNN addresses them (Note [cuDNN RNN weights] in backend/cuda/rnn_glue.h gives the linear-layer IDs).
+inline std::vector<RNNParamChunk> rnn_param_chunks(const RNNFusedArgs& a) {
+  const int64_t gates = rnn_gates(a.mode), H = a.hidden, P = a.out_size(), per = rnn_params_per_group(a);
+  std::vector<RNNParamChunk> out;
+  for (int64_t layer = 0; layer < a.num_layers; ++layer)
+    for (int64_t d = 0; d < a.dirs(); ++d) {
+      const int pseudo = static_cast<int>(layer * a.dirs() + d);
+      const int64_t base = (layer * a.dirs() + d) * per, in = layer == 0 ? a.input_size : a.dirs() * P;
+      for (int64_t g = 0; g < gates; ++g) out.push_back({base, g * H, H, in, pseudo, static_cast<int>(g), false});
+      for (int64_t g = 0; g < gates; ++g)
+        out.push_back({base + 1, g * H, H, P, pseudo, static_cast<int>(gates + g), false});
+      if (a.bias) {
+        for (int64_t g = 0; g < gates; ++g) out.push_back({base + 2, g * H, H, 1, pseudo, static_cast<int>(g), true});
+        for (int64_t g = 0; g < gates; ++g)
+          out.push_back({base + 3, g * H, H, 1, pseudo, static_cast<int>(gates + g), true});
+      }
+      if (a.proj_size > 0) out.push_back({base + per - 1, 0, P, H, pseudo, 8, false});
+    }
+  return out;
+}
+
+// A run of elements copied between a parameter (contiguous, from element `src`) and the flat weight space (from
+// element `dst`): chunks merged where both sides continue.
+struct RNNCopySpan {
+  int64_t param = 0, src = 0, dst = 0, numel = 0;
+};
+
+// chunks: rnn_param_chunks; offsets: each chunk's element offset in the weight space (cuDNN's answer).
+inline std::vector<RNNCopySpan> rnn_copy_spans(const std::vector<RNNParamChunk>& chunks,
+                                               const std::vector<int64_t>& offsets) {
+  std::vector<RNNCopySpan> spans;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const RNNParamChunk& c = chunks[i];
+    const int64_t src = c.row0 * c.cols;
+    if (!spans.empty()) {
+      RNNCopySpan& s = spans.back();
+      if (s.param == c.param && s.src + s.numel == src && s.dst + s.numel == offsets[i]) {
+        s.numel += c.numel();
+        continue;
+      }
+    }
+    spans.push_back({c.param, src, offsets[i], c.numel()});
+  }
+  return spans;
 }
 
 // The length of each of the packed batch's sequences, from the batch size of each step (positive, non-increasing):

@@ -33,6 +33,15 @@ void init_nn_rnn(nb::module_& m, nb::module_& nn) {
   }, nb::arg("input"), nb::arg("hx").none(), nb::arg("params"), nb::arg("mode"), nb::arg("num_layers"),
      nb::arg("bias"), nb::arg("batch_first"), nb::arg("dropout"), nb::arg("train"), nb::arg("bidirectional"),
      nb::arg("batch_sizes").none() = nb::none());
+  nn.def("_rnn_flatten_weights", [](nb::handle params, std::string_view mode, int64_t num_layers, bool bias,
+                                     bool bidirectional) {
+    RNNOptions o;
+    o.mode = rnn_mode(mode);
+    o.num_layers = num_layers;
+    o.bias = bias;
+    o.bidirectional = bidirectional;
+    return rnn_flatten_weights(tensors_or_undefined(params), o);
+  }, nb::arg("params"), nb::arg("mode"), nb::arg("num_layers"), nb::arg("bias"), nb::arg("bidirectional"));
   nn.def("_rnn_cell", [](std::string_view mode, const Tensor& input, nb::handle h, nb::handle c, const Tensor& w_ih,
                          const Tensor& w_hh, nb::handle b_ih, nb::handle b_hh) {
     auto [h2, c2] = rnn_cell(rnn_mode(mode), input, opt(h), opt(c), w_ih, w_hh, opt(b_ih), opt(b_hh));

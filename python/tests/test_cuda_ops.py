@@ -942,6 +942,37 @@ def test_rnn_fused_against_cpu(name):
         cmp(a, b, f"{name} parameter gradient {k}")
 
 
+def test_rnn_flatten_parameters():
+    """.to(DEV) calls flatten_parameters (as PyTorch's RNNBase._apply): on CUDA the parameters become views of one
+    buffer in cuDNN's layout (Note [Flat RNN weights]), so they lie in one block no longer than their total size
+    plus cuDNN's alignment gaps, and a second call changes nothing. The Parameter objects stay the same, and values,
+    gradients and optimizer steps are the CPU's."""
+    ember.manual_seed(5)
+    m_cpu = ember.nn.LSTM(4, 6, num_layers=2, bidirectional=True)
+    m_dev = copy.deepcopy(m_cpu)
+    before = list(m_dev.parameters())
+    m_dev.to(DEV)
+    assert all(a is b for a, b in zip(before, m_dev.parameters()))
+    for a, b in zip(m_dev.parameters(), m_cpu.parameters()):
+        np.testing.assert_array_equal(_np(a), _np(b))
+    if DEV == "cuda":
+        spans = [(p.data_ptr(), p.numel() * p.element_size()) for p in m_dev.parameters()]
+        lo, hi = min(a for a, _ in spans), max(a + n for a, n in spans)
+        assert hi - lo <= sum(n for _, n in spans) + 1024 * len(spans)
+        m_dev.flatten_parameters()
+        assert [p.data_ptr() for p in m_dev.parameters()] == [a for a, _ in spans]
+    opts = [ember.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in (m_cpu, m_dev)]
+    x = np.random.default_rng(1).standard_normal((5, 3, 4)).astype(np.float32)
+    with ember.backends.cudnn.flags(enabled=True, allow_tf32=False):
+        for _ in range(3):
+            for m, opt, d in ((m_cpu, opts[0], "cpu"), (m_dev, opts[1], DEV)):
+                opt.zero_grad()
+                m(ember.tensor(x, device=d))[0].pow(2).sum().backward()
+                opt.step()
+    for k, (a, b) in enumerate(zip(m_dev.parameters(), m_cpu.parameters())):
+        compare(a, b, F32_LOOSE, f"parameter {k} after 3 SGD steps")
+
+
 def test_rnn_fused_eval_and_no_grad():
     """Inference (no graph recorded) and eval-mode training-graph forwards give the CPU's values; eval-mode backward
     works (ember runs cuDNN's training mode whenever a graph is recorded)."""

@@ -294,3 +294,19 @@ def test_lstm_proj_size_errors():
         m(ember.randn(2, 1, 3), (ember.zeros(1, 1, 4), ember.zeros(1, 1, 4)))
     with pytest.raises(RuntimeError, match=r"Expected cell size \[1, 1, 4\], got \[1, 1, 2\]"):
         m(ember.randn(2, 1, 3), (ember.zeros(1, 1, 2), ember.zeros(1, 1, 2)))
+
+
+def test_flatten_parameters_is_a_no_op_on_the_cpu():
+    """PyTorch code calls flatten_parameters() (DataParallel recipes, after .cuda()); on the CPU there is no fused
+    kernel and nothing to flatten: the parameters keep their memory, values and identity, and training works after."""
+    m = ember.nn.GRU(3, 4, num_layers=2)
+    before = [(p, p.data_ptr(), p.detach().clone()) for p in m.parameters()]
+    assert m.flatten_parameters() is None
+    m.to(ember.float64).to(ember.float32)  # _apply runs flatten_parameters too
+    for (p, _, v), q in zip(before, m.parameters()):
+        assert p is q
+        np.testing.assert_array_equal(q.detach().numpy(), v.numpy())
+    m.flatten_parameters()
+    out, h = m(ember.randn(5, 2, 3))
+    out.sum().backward()
+    assert all(p.grad is not None and tuple(p.grad.shape) == tuple(p.shape) for p in m.parameters())

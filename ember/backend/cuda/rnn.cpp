@@ -174,24 +174,32 @@ struct RNNCall {
   int64_t weight_numel() const { return static_cast<int64_t>(weight_bytes / element_size(st)); }
 };
 
-// The element offset of every chunk of rnn_param_chunks in the weight space at `base` (which only locates them: the
-// layout depends on the configuration alone, so it is cached under rnn_weight_key).
+// The weight space's size and the element offset of every chunk of rnn_param_chunks in it. The layout depends on the
+// configuration alone, so it is cached under rnn_weight_key; cuDNN locates the pieces from a base address, which a
+// scratch buffer of the weight space's size provides on a cache miss.
 std::mutex& layout_mutex() {
   static auto* m = new std::mutex();
   return *m;
 }
-std::map<std::vector<int64_t>, std::vector<int64_t>>& layout_cache() {
-  static auto* c = new std::map<std::vector<int64_t>, std::vector<int64_t>>();  // leaked, as the other caches
+std::map<std::vector<int64_t>, RNNWeightLayout>& layout_cache() {
+  static auto* c = new std::map<std::vector<int64_t>, RNNWeightLayout>();  // leaked, as the other caches
   return *c;
 }
 
-std::vector<int64_t> chunk_offsets(RNNCall& c, const std::vector<RNNParamChunk>& chunks, void* base) {
+// The cached layout under `key`, or null.
+const RNNWeightLayout* cached_layout(const std::vector<int64_t>& key) {
+  std::lock_guard<std::mutex> lock(layout_mutex());
+  auto it = layout_cache().find(key);
+  return it == layout_cache().end() ? nullptr : &it->second;  // std::map nodes stay put
+}
+
+const RNNWeightLayout& weight_layout(RNNCall& c) {
   const std::vector<int64_t> key = rnn_weight_key(c.a, c.st, c.math.math, c.dev);
-  {
-    std::lock_guard<std::mutex> lock(layout_mutex());
-    auto it = layout_cache().find(key);
-    if (it != layout_cache().end()) return it->second;
-  }
+  if (const RNNWeightLayout* l = cached_layout(key)) return *l;
+  const std::vector<RNNParamChunk> chunks = rnn_param_chunks(c.a);
+  const Tensor scratch = empty({{static_cast<int64_t>(c.weight_bytes)}},
+                               TensorOptions(ScalarType::UInt8).device(Device(DeviceType::CUDA, c.dev)));
+  void* base = scratch.data_ptr();
   const int64_t es = static_cast<int64_t>(element_size(c.st));
   TensorDesc m, b;
   std::vector<int64_t> offsets;
@@ -223,8 +231,7 @@ std::vector<int64_t> chunk_offsets(RNNCall& c, const std::vector<RNNParamChunk>&
     offsets.push_back(bytes / es);
   }
   std::lock_guard<std::mutex> lock(layout_mutex());
-  layout_cache()[key] = offsets;
-  return offsets;
+  return layout_cache().try_emplace(key, RNNWeightLayout{c.weight_numel(), std::move(offsets)}).first->second;
 }
 
 const void* ptr_or_null(const Tensor& t) { return t.defined() ? t.data_ptr() : nullptr; }
@@ -244,23 +251,11 @@ void rnn_fused_forward_cuda(const RNNFusedArgs& a, RNNFusedForward& io) {
   DeviceGuard guard(dev);
   check_operands(a, st, dev, "forward", {&io.x, &io.hx, &io.cx, &io.y, &io.hy, &io.cy});
   RNNCall c(a, st, dev, "forward", true);
-  const TensorOptions opts = TensorOptions(st).device(io.x.device());
-  // The parameters in cuDNN's layout (Note [cuDNN RNN weights]); gaps cuDNN leaves for alignment stay zero.
-  io.weights = zeros({{c.weight_numel()}}, opts);
-  const std::vector<RNNParamChunk> chunks = rnn_param_chunks(a);
-  const std::vector<int64_t> offsets = chunk_offsets(c, chunks, io.weights.data_ptr());
-  const std::vector<DimVector> shapes = rnn_param_shapes(a);
-  EMBER_CHECK(io.params.size() == shapes.size(), what(a, st, dev, "forward"), ": expected ", shapes.size(),
-              " parameters, got ", io.params.size());
-  std::vector<Tensor> flat(io.params.size());
-  for (size_t i = 0; i < flat.size(); ++i) {
-    EMBER_CHECK(std::ranges::equal(io.params[i].sizes(), shapes[i]) && io.params[i].dtype() == st,
-                what(a, st, dev, "forward"), ": parameter ", i, " is ", io.params[i].dtype(), " ",
-                dims_str(io.params[i].sizes()), ", expected ", st, " ", dims_str(shapes[i]));
-    flat[i] = reshape(contiguous(io.params[i]), {{-1}});
-  }
-  for (const RNNCopySpan& s : rnn_copy_spans(chunks, offsets))
-    copy_into(narrow(io.weights, 0, s.dst, s.numel), narrow(flat[static_cast<size_t>(s.param)], 0, s.src, s.numel));
+  // The caller passes the parameters in cuDNN's layout (Note [Flat RNN weights] in nn/rnn.cpp).
+  EMBER_CHECK(io.weights.defined() && io.weights.dtype() == st && io.weights.is_cuda() &&
+                  io.weights.is_contiguous() && io.weights.numel() == c.weight_numel(),
+              what(a, st, dev, "forward"), ": internal error: the flat weights do not fit cuDNN's ",
+              c.weight_numel(), "-element weight space");
   Workspace work(dev, c.work_bytes);
   io.reserve = a.training ? empty({{static_cast<int64_t>(c.reserve_bytes)}},
                                   TensorOptions(ScalarType::UInt8).device(io.x.device()))
@@ -311,7 +306,7 @@ void rnn_fused_backward_cuda(const RNNFusedArgs& args, RNNFusedBackward& io) {
   // Each parameter's gradient: a view of dw where its pieces are consecutive there, else their concatenation.
   const std::vector<RNNParamChunk> chunks = rnn_param_chunks(a);
   const std::vector<DimVector> shapes = rnn_param_shapes(a);
-  const std::vector<int64_t> offsets = chunk_offsets(c, chunks, dw.data_ptr());
+  const std::vector<int64_t>& offsets = weight_layout(c).offsets;
   std::vector<std::vector<Tensor>> pieces(shapes.size());
   for (const RNNCopySpan& s : rnn_copy_spans(chunks, offsets))
     pieces[static_cast<size_t>(s.param)].push_back(narrow(dw, 0, s.dst, s.numel));
@@ -319,8 +314,27 @@ void rnn_fused_backward_cuda(const RNNFusedArgs& args, RNNFusedBackward& io) {
     io.dparams.push_back(reshape(pieces[i].size() == 1 ? pieces[i][0] : cat(pieces[i], 0), shapes[i]));
 }
 
+// Cached after the first call per configuration: only the key is computed then (no descriptors).
+void rnn_fused_layout_cuda(const RNNFusedArgs& args, ScalarType st, Device device, RNNWeightLayout& out) {
+  RNNFusedArgs a = args;
+  a.steps = a.batch = 1;  // the layout depends on none of these
+  a.seq_lengths.clear();
+  a.dropout = 0;
+  a.training = false;
+  const int dev = device_index(device);
+  const std::vector<int64_t> key = rnn_weight_key(a, st, rnn_math(st, flags().cudnn_allow_tf32).math, dev);
+  if (const RNNWeightLayout* l = cached_layout(key)) {
+    out = *l;
+    return;
+  }
+  DeviceGuard guard(dev);
+  RNNCall c(a, st, dev, "weight layout", false);
+  out = weight_layout(c);
+}
+
 }  // namespace
 
+EMBER_REGISTER_KERNEL(rnn_fused_layout, CUDA, rnn_fused_layout_cuda)
 EMBER_REGISTER_KERNEL(rnn_fused_forward, CUDA, rnn_fused_forward_cuda)
 EMBER_REGISTER_KERNEL(rnn_fused_backward, CUDA, rnn_fused_backward_cuda)
 

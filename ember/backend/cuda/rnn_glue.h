@@ -40,62 +40,6 @@ inline CellMode cell_mode(RNNMode m) {
   return CellMode::Tanh;
 }
 
-// One piece of one parameter: `rows` rows of `cols` elements from row `row0` (a bias is one column), found in
-// cuDNN's weight space as the matrix (or the bias) of linear layer `lin_id` of pseudo-layer `pseudo_layer`.
-struct RNNParamChunk {
-  int64_t param = 0;  // index into the parameter list
-  int64_t row0 = 0, rows = 0, cols = 1;
-  int pseudo_layer = 0, lin_id = 0;
-  bool bias = false;
-  int64_t numel() const { return rows * cols; }
-};
-
-// The pieces of every parameter (Note [cuDNN RNN weights]), in parameter order, gates ascending.
-inline std::vector<RNNParamChunk> rnn_param_chunks(const RNNFusedArgs& a) {
-  const int64_t gates = rnn_gates(a.mode), H = a.hidden, P = a.out_size(), per = rnn_params_per_group(a);
-  std::vector<RNNParamChunk> out;
-  for (int64_t layer = 0; layer < a.num_layers; ++layer)
-    for (int64_t d = 0; d < a.dirs(); ++d) {
-      const int pseudo = static_cast<int>(layer * a.dirs() + d);
-      const int64_t base = (layer * a.dirs() + d) * per, in = layer == 0 ? a.input_size : a.dirs() * P;
-      for (int64_t g = 0; g < gates; ++g) out.push_back({base, g * H, H, in, pseudo, static_cast<int>(g), false});
-      for (int64_t g = 0; g < gates; ++g)
-        out.push_back({base + 1, g * H, H, P, pseudo, static_cast<int>(gates + g), false});
-      if (a.bias) {
-        for (int64_t g = 0; g < gates; ++g) out.push_back({base + 2, g * H, H, 1, pseudo, static_cast<int>(g), true});
-        for (int64_t g = 0; g < gates; ++g)
-          out.push_back({base + 3, g * H, H, 1, pseudo, static_cast<int>(gates + g), true});
-      }
-      if (a.proj_size > 0) out.push_back({base + per - 1, 0, P, H, pseudo, 8, false});
-    }
-  return out;
-}
-
-// A run of elements copied between a parameter (contiguous, from element `src`) and the flat weight space (from
-// element `dst`): chunks merged where both sides continue.
-struct RNNCopySpan {
-  int64_t param = 0, src = 0, dst = 0, numel = 0;
-};
-
-// chunks: rnn_param_chunks; offsets: each chunk's element offset in the weight space (cuDNN's answer).
-inline std::vector<RNNCopySpan> rnn_copy_spans(const std::vector<RNNParamChunk>& chunks,
-                                               const std::vector<int64_t>& offsets) {
-  std::vector<RNNCopySpan> spans;
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    const RNNParamChunk& c = chunks[i];
-    const int64_t src = c.row0 * c.cols;
-    if (!spans.empty()) {
-      RNNCopySpan& s = spans.back();
-      if (s.param == c.param && s.src + s.numel == src && s.dst + s.numel == offsets[i]) {
-        s.numel += c.numel();
-        continue;
-      }
-    }
-    spans.push_back({c.param, src, offsets[i], c.numel()});
-  }
-  return spans;
-}
-
 // What the RNN descriptor says about precision: compute in float (double for float64 data; float16 data computes
 // in float32, as ember's CPU path does); tensor cores for float16, TF32 for float32 only when
 // ember.backends.cudnn.allow_tf32 says so (CUDNN_FMA_MATH rules it out), none for float64.

@@ -5,6 +5,7 @@ import warnings
 
 from ... import _C
 from ..._C import Tensor
+from ...autograd.grad_mode import no_grad
 from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
@@ -64,6 +65,26 @@ class RNNBase(Module):
     @property
     def _flat_weights(self):
         return [getattr(self, n) for n in self._flat_weights_names]
+
+    def flatten_parameters(self):
+        """Makes the parameters views of one buffer in cuDNN's weight layout, so that each call passes them to cuDNN
+        without a copy (Note [Flat RNN weights] in ember/nn/rnn.cpp). A no-op where there is no fused kernel (the
+        CPU, cuDNN disabled, bfloat16), when the parameters differ in dtype or device, or when they are already flat.
+        The Parameter objects stay the same (an optimizer holding them keeps working)."""
+        w = self._flat_weights
+        if any(p is None for p in w) or len({(p.device, p.dtype) for p in w}) != 1:
+            return
+        if len({p.data_ptr() for p in w}) != len(w):  # shared parameters: flattening would untie them
+            return
+        views = _C._nn._rnn_flatten_weights(w, self.mode, self.num_layers, self.bias, self.bidirectional)
+        with no_grad():
+            for p, v in zip(w, views):
+                p.data = v
+
+    def _apply(self, fn):
+        ret = super()._apply(fn)
+        self.flatten_parameters()  # as PyTorch: .cuda() / .to() leave the parameters flat
+        return ret
 
     @property
     def all_weights(self):
