@@ -61,10 +61,9 @@ void check_param(const Tensor& t, int64_t c, const char* what) {
 
 // ---- layer_norm
 
-Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
-                  double eps) {
-  EMBER_AUTOCAST(autocast::kFp32Cuda, layer_norm, x, normalized_shape, weight, bias, eps);
-  check_same_device("layer_norm", {&x, &weight, &bias});
+// The checks layer_norm and rms_norm share (PyTorch's messages); returns the number of leading dims.
+static int64_t check_normalized_shape(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight,
+                                      const Tensor& bias) {
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   EMBER_CHECK(k >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
               "element, but got normalized_shape = ", shape_str(normalized_shape));
@@ -81,6 +80,15 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
                 return s;
               }(),
               "], but got input of size", shape_str(x.sizes()));
+  return lead;
+}
+
+Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  EMBER_AUTOCAST(autocast::kFp32Cuda, layer_norm, x, normalized_shape, weight, bias, eps);
+  check_same_device("layer_norm", {&x, &weight, &bias});
+  const int64_t lead = check_normalized_shape(x, normalized_shape, weight, bias);
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
   EMBER_CHECK(is_floating(x.dtype()), "layer_norm: expected a floating point input, got ", x.dtype());
   int64_t M = 1, N = 1;
   for (int64_t d = 0; d < lead; ++d) M *= x.size(d);
@@ -143,6 +151,25 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
 }
 
 // ---- batch_norm
+
+// A composition (as PyTorch's): y = x / sqrt(mean(x^2) + eps) * weight over the trailing dims, computed in float32 for
+// 16-bit inputs and rounded once; autograd differentiates the parts.
+Tensor rms_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight, std::optional<double> eps) {
+  check_same_device("rms_norm", {&x, &weight});
+  const int64_t lead = check_normalized_shape(x, normalized_shape, weight, {});
+  EMBER_CHECK(is_floating(x.dtype()), "rms_norm: expected a floating point input, got ", x.dtype());
+  DimVector dims;
+  for (int64_t d = lead; d < x.dim(); ++d) dims.push_back(d);
+  // eps=None: the input dtype's machine epsilon (torch.finfo(input.dtype).eps).
+  const double e = eps ? *eps : x.dtype() == ScalarType::Float64   ? 2.220446049250313e-16
+                                : x.dtype() == ScalarType::Float16 ? 0.0009765625
+                                : x.dtype() == ScalarType::BFloat16 ? 0.0078125
+                                                                    : 1.1920928955078125e-07;
+  const Tensor xf = to(x, compute_dtype(x.dtype()));
+  Tensor y = mul(xf, rsqrt(add(mean(mul(xf, xf), dims, /*keepdim=*/true), e)));
+  if (weight.defined()) y = mul(y, weight);
+  return to(y, x.dtype());
+}
 
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {

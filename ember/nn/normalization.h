@@ -28,6 +28,10 @@ EMBER_DECLARE_KERNEL(channel_affine, const Tensor& out, const Tensor& a, const T
 // Normalizes over the trailing dims given by normalized_shape; weight and bias (optional) have that shape.
 Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
                   double eps = 1e-5);
+// Root-mean-square normalization over the trailing dims (nn.RMSNorm); weight (optional) has normalized_shape;
+// eps defaults to the machine epsilon of x's dtype.
+Tensor rms_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight = {},
+                std::optional<double> eps = std::nullopt);
 // Input [N, C, *]: statistics per channel over N and the spatial dims (training: the batch's, which also update
 // running_mean and running_var in place with `momentum`, the variance unbiased; eval: the running ones).
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight = {},

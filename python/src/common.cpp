@@ -141,10 +141,21 @@ TensorOptions FactoryArgs::options(ScalarType default_dtype) const {
   return options().dtype(dtype.value_or(default_dtype));
 }
 
+// Note [Default device]
+// ember.set_default_device (PyTorch 2's torch.set_default_device, and `with ember.device(...)`) names the device of
+// tensors made without a device= and without a tensor to take one from: factory functions, ember.tensor of Python
+// data, module parameters. The *_like functions, new_* methods and ops on tensors keep their inputs' device.
+// Process-wide, as PyTorch's default device is for every thread that did not set one.
+std::optional<Device> g_default_device;
+std::vector<std::optional<Device>> g_device_contexts;  // what each open `with ember.device(...)` replaced
+
+std::optional<Device> default_device() { return g_default_device; }
+
 TensorOptions FactoryArgs::options() const {
   TensorOptions o;
   o.dtype_ = dtype;
   if (device) o.device_ = *device;
+  else if (g_default_device) o.device_ = *g_default_device;
   o.requires_grad_ = requires_grad;
   return o;
 }
@@ -255,7 +266,20 @@ void init_dtype(nb::module_& m) {
         return nb::isinstance<Device>(b) && a == *nb::inst_ptr<Device>(b);
       })
       .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; })
-      .def("__reduce__", [](const Device& d) { return nb::make_tuple(nb::type<Device>(), nb::make_tuple(d.str())); });
+      .def("__reduce__", [](const Device& d) { return nb::make_tuple(nb::type<Device>(), nb::make_tuple(d.str())); })
+      .def("__enter__", [](nb::handle self) {  // Note [Default device]
+        g_device_contexts.push_back(g_default_device);
+        g_default_device = *nb::inst_ptr<Device>(self);
+        return self;
+      })
+      .def("__exit__", [](const Device&, nb::args) {
+        EMBER_CHECK(!g_device_contexts.empty(), "device.__exit__: no `with device(...)` block is open");
+        g_default_device = g_device_contexts.back();
+        g_device_contexts.pop_back();
+        return false;
+      });
+  m.def("_set_default_device", [](std::optional<Device> d) { g_default_device = d; }, nb::arg("device").none());
+  m.def("_get_default_device", [] { return g_default_device; });
 
   m.def("_set_size_type", &set_size_type);
   m.def("get_default_dtype", [] { return dtype_object(default_dtype()); });

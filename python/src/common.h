@@ -86,6 +86,9 @@ int64_t to_int(nb::handle h, const char* fn, const char* what);
 void set_size_type(nb::handle type);
 nb::object make_size(IntArrayRef s);
 
+// The device ember.set_default_device chose, if any (Note [Default device] in common.cpp).
+std::optional<Device> default_device();
+
 // Keyword arguments of factory functions.
 struct FactoryArgs {
   std::optional<ScalarType> dtype;

@@ -144,7 +144,9 @@ void init_creation(nb::module_& m) {
   m.def("tensor", [](nb::handle data, nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "tensor", kDtype | kDevice | kRequiresGrad | kLayout, a);
-    Tensor t = tensor_from_data(data, a.dtype, a.device);
+    // Python data goes to the default device (Note [Default device]); a tensor keeps its own unless told.
+    const bool is_tensor = nb::isinstance<Tensor>(data);
+    Tensor t = tensor_from_data(data, a.dtype, a.device || is_tensor ? a.device : default_device());
     if (a.requires_grad) t.set_requires_grad(true);
     return a.pinned(t);
   }, nb::arg("data").none(), nb::arg("kwargs"));
@@ -155,7 +157,9 @@ void init_creation(nb::module_& m) {
       const Tensor& t = nb::cast<const Tensor&>(data);
       return nb::cast(to(t, dev.value_or(t.device()), dt.value_or(t.dtype())));
     }
-    return nb::cast(tensor_from_data(data, dt, dev));
+    // A NumPy array shares its memory when dtype and device allow (torch.from_numpy's view), else it is converted.
+    if (auto t = numpy_to_tensor(data)) return nb::cast(to(*t, dev.value_or(kCPU), dt.value_or(t->dtype())));
+    return nb::cast(tensor_from_data(data, dt, dev ? dev : default_device()));
   }, nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
 
   m.def("empty", [](nb::args args, nb::kwargs kw) -> nb::object {

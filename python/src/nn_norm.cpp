@@ -1,5 +1,7 @@
 // Bindings of the normalization ops, embeddings and padding (torch.nn.functional's signatures into nn; torch's
 // top-level forms, whose argument orders differ, into m). Registered from nn_activation.cpp.
+#include <nanobind/stl/optional.h>
+
 #include "common.h"
 #include "ember/nn/embedding.h"
 #include "ember/nn/normalization.h"
@@ -50,6 +52,12 @@ void init_nn_norm(nb::module_& m, nb::module_& nn) {
     return layer_norm(x, int_list(shape, "layer_norm", "normalized_shape"), opt(w), opt(b), eps);
   }, arg("input"), arg("normalized_shape"), arg("weight") = none(), arg("bias") = none(), arg("eps") = 1e-5,
         arg("cudnn_enable") = true);
+  nn.def("rms_norm", [](const Tensor& x, nb::handle shape, nb::handle w, std::optional<double> eps) {
+    return rms_norm(x, int_list(shape, "rms_norm", "normalized_shape"), opt(w), eps);
+  }, arg("input"), arg("normalized_shape"), arg("weight") = none(), arg("eps") = none());
+  m.def("rms_norm", [](const Tensor& x, nb::handle shape, nb::handle w, std::optional<double> eps) {
+    return rms_norm(x, int_list(shape, "rms_norm", "normalized_shape"), opt(w), eps);
+  }, arg("input"), arg("normalized_shape"), arg("weight") = none(), arg("eps") = none());
   nn.def("batch_norm", [](const Tensor& x, nb::handle rm, nb::handle rv, nb::handle w, nb::handle b, bool training,
                           double momentum, double eps) {
     return batch_norm(x, opt(rm), opt(rv), opt(w), opt(b), training, momentum, eps);

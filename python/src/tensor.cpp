@@ -318,7 +318,7 @@ void init_tensor(nb::module_& m) {
   cls.def("__init__", [](Tensor* self, nb::args args, nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "Tensor", kDevice, a);
-    const TensorOptions opts = TensorOptions(default_dtype()).device(a.device.value_or(kCPU));
+    const TensorOptions opts = TensorOptions(default_dtype()).device(a.device.value_or(default_device().value_or(kCPU)));
     if (args.size() == 1 && nb::isinstance<Tensor>(args[0])) {
       new (self) Tensor(alias(nb::cast<const Tensor&>(args[0])));
     } else if (args.size() == 1 && !PyLong_Check(args[0].ptr()) &&

@@ -163,9 +163,10 @@ def check_view(base, view, np_base, fn):
 
 @pytest.fixture(autouse=True)
 def _restore_global_state():
-    """Tests that change the default dtype must not leak it into others."""
+    """Tests that change the default dtype or device must not leak them into others."""
     yield
     ember.set_default_dtype(ember.float32)
+    ember.set_default_device(None)
 
 
 @pytest.fixture

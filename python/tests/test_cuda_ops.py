@@ -942,6 +942,19 @@ def test_rnn_fused_against_cpu(name):
         cmp(a, b, f"{name} parameter gradient {k}")
 
 
+def test_default_device_makes_factories_and_modules_there():
+    """ember.set_default_device / `with ember.device(...)` (Note [Default device]): factories, Python data and module
+    parameters land on the device; tensors made from tensors keep theirs."""
+    cpu = ember.ones(2)
+    with ember.device(DEV):
+        for t in (ember.zeros(2), ember.tensor([1.0]), ember.randn(3), ember.arange(3),
+                  ember.nn.Linear(2, 2).weight):
+            assert t.device.type == DEV
+        assert ember.zeros_like(cpu).device.type == "cpu"
+        np.testing.assert_array_equal(_np(ember.tensor([[1, 2]]) * 2), [[2, 4]])
+    assert ember.zeros(1).device.type == "cpu"
+
+
 def test_rnn_flatten_parameters():
     """.to(DEV) calls flatten_parameters (as PyTorch's RNNBase._apply): on CUDA the parameters become views of one
     buffer in cuDNN's layout (Note [Flat RNN weights]), so they lie in one block no longer than their total size

@@ -7,6 +7,7 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, 
                         is_inference_mode_enabled)
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError
 from . import functional, graph
+from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "gradcheck", "gradgradcheck", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "detect_anomaly", "set_detect_anomaly", "functional"]
