@@ -188,3 +188,17 @@ def test_backends_availability():
     assert ember.backends.openmp.is_available() is True
     assert ember.backends.mkl.is_available() is False
     assert ember.backends.mps.is_available() is False
+
+
+def test_data_parallel_wraps_the_module():
+    m = ember.nn.Sequential(ember.nn.Linear(3, 2), ember.nn.ReLU())
+    dp = ember.nn.DataParallel(m)
+    assert dp.module is m
+    x = ember.randn(4, 3)
+    np.testing.assert_array_equal(to_np(dp(x)), to_np(m(x)))
+    assert sorted(dp.state_dict()) == ["module.0.bias", "module.0.weight"]  # PyTorch's keys
+    dp(x).sum().backward()
+    assert m[0].weight.grad is not None
+    assert "DataParallel(\n  (module): Sequential(" in repr(dp)
+    if not ember.cuda.is_available():
+        assert dp.device_ids == [] and dp.output_device is None

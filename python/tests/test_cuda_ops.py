@@ -955,6 +955,19 @@ def test_default_device_makes_factories_and_modules_there():
     assert ember.zeros(1).device.type == "cpu"
 
 
+def test_data_parallel_on_one_device():
+    """nn.DataParallel on one GPU moves the inputs to device_ids[0] and calls the module there; parameters left on
+    another device raise PyTorch's error."""
+    m = ember.nn.Linear(3, 2).to(DEV)
+    x = ember.randn(4, 3)
+    out = ember.nn.DataParallel(m)(x if DEV == "cuda" else x.to(DEV))
+    assert out.device.type == DEV
+    compare(out, m(x.to(DEV)), F32, "DataParallel output")
+    if DEV == "cuda":
+        with pytest.raises(RuntimeError, match=r"device_ids\[0\]"):
+            ember.nn.DataParallel(ember.nn.Linear(3, 2))(x)
+
+
 def test_rnn_flatten_parameters():
     """.to(DEV) calls flatten_parameters (as PyTorch's RNNBase._apply): on CUDA the parameters become views of one
     buffer in cuDNN's layout (Note [Flat RNN weights]), so they lie in one block no longer than their total size
