@@ -35,7 +35,7 @@ from .amp.autocast_mode import (autocast, autocast_decrement_nesting, autocast_i
 from .serialization import save, load  # noqa: F401
 from ._compile import compile  # noqa: F401,A004
 from ._creation import asarray, get_default_device, set_default_device  # noqa: F401
-from . import jit  # noqa: F401,E402
+from . import func, jit  # noqa: F401,E402
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                                  is_grad_enabled, is_inference_mode_enabled)
 

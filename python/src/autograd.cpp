@@ -184,7 +184,11 @@ void init_autograd(nb::module_& m) {
         return nb::tuple(l);
       })
       .def_prop_ro("variable", [](const Node& n) -> nb::object {
-        EMBER_CHECK(n.is_accumulate_grad(), "'", n.name(), "' object has no attribute 'variable'");
+        if (!n.is_accumulate_grad()) {  // AttributeError, so that hasattr/getattr(node, "variable", None) work
+          const std::string msg = "'" + n.name() + "' object has no attribute 'variable'";
+          PyErr_SetString(PyExc_AttributeError, msg.c_str());
+          throw nb::python_error();
+        }
         return tensor_or_none(static_cast<const autograd::AccumulateGrad&>(n).variable());
       })
       .def_prop_ro("_sequence_nr", [](const Node& n) { return n.sequence_nr; })

@@ -818,3 +818,12 @@ def test_leaf_grad_is_contiguous_like_pytorch():
     m(x).sum().backward()  # accumulation keeps the layout
     assert m.weight.grad.stride() == (4, 1)
     np.testing.assert_allclose(m.weight.grad.numpy(), 2 * np.tile(x.sum(0).numpy(), (3, 1)), rtol=1e-5)
+
+
+def test_node_variable_is_an_attribute_of_accumulate_grad_only():
+    w = ember.ones(2, requires_grad=True)
+    y = (w * 2).sum()
+    assert y.grad_fn.next_functions[0][0].next_functions[0][0].variable is w
+    assert not hasattr(y.grad_fn, "variable")  # AttributeError, as PyTorch's nodes raise
+    with pytest.raises(AttributeError, match="'SumBackward0' object has no attribute 'variable'"):
+        y.grad_fn.variable
