@@ -66,6 +66,12 @@ const Tensor& resize_(const Tensor& t, IntArrayRef size);
 // put_: self.flatten()[index] = source (or +=), negative indices count from the end.
 const Tensor& put_(const Tensor& t, const Tensor& index, const Tensor& source, bool accumulate = false);
 Tensor put(const Tensor& t, const Tensor& index, const Tensor& source, bool accumulate = false);
+// index_reduce: self[..., index[i], ...] combined with source[..., i, ...] along dim; reduce: prod, mean, amax or
+// amin (scatter_reduce's semantics, include_self included).
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    std::string_view reduce, bool include_self = true);
+const Tensor& index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                            std::string_view reduce, bool include_self = true);
 // sum_to_size: g summed over the dims that broadcast `size` to t's shape.
 Tensor sum_to_size(const Tensor& t, IntArrayRef size);
 

@@ -231,6 +231,16 @@ void init_metadata(nb::module_& m, nb::handle cls) {
   def_inplace<const Tensor&, const Tensor&, bool>(cls, "put_",
       [](const Tensor& t, const Tensor& index, const Tensor& source, bool acc) { put_(t, index, source, acc); },
       nb::arg("index"), nb::arg("source"), nb::arg("accumulate") = false);
+  def_both(m, cls, "index_reduce", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
+                                     std::string reduce, bool include_self) {
+    return index_reduce(t, dim, index, source, reduce, include_self);
+  }, nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::arg("reduce"), nb::kw_only(),
+           nb::arg("include_self") = true);
+  def_inplace<int64_t, const Tensor&, const Tensor&, std::string, bool>(cls, "index_reduce_",
+      [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, std::string reduce, bool incl) {
+        index_reduce_(t, dim, index, source, reduce, incl);
+      }, nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::arg("reduce"), nb::kw_only(),
+      nb::arg("include_self") = true);
   cls.attr("sum_to_size") = nb::cpp_function([](const Tensor& t, nb::args size) {
     return sum_to_size(t, parse_size(size, 0, "sum_to_size"));
   }, nb::is_method());

@@ -436,6 +436,8 @@ case("vander_trapezoid", lambda x, y: (E.vander(x[:5], 4), E.linalg.vander(x[:6]
 case("quantile", lambda x: (E.quantile(x, 0.3), E.quantile(x, E.tensor([0.1, 0.5, 0.9], device=x.device), dim=1),
                             E.nanquantile(x, 0.7, 0, keepdim=True, interpolation="nearest"),
                             E.quantile(x, 0.25, 1, interpolation="midpoint")), X)
+case("index_reduce", lambda x, s, i: (x.index_reduce(0, i, s, "amax"), x.index_reduce(0, i, s, "mean", include_self=False)),
+     R(5, 17, grad=False), R(40, 17, grad=False), I(5, 40), tol=F32_LOOSE)
 case("put_inplace_shape", lambda x, v, i: (E.put(x, i, v, accumulate=True), (x * 1).t_(), (x * 1).unsqueeze_(1)),
      X, R(20), I(13 * 17, 20), tol=F32_LOOSE, gtol=F32_LOOSE)
 case("pad_constant", lambda x: F.pad(x, (1, 2, 3, 0), value=0.5), R(2, 3, 5, 6))

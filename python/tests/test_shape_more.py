@@ -417,6 +417,41 @@ def test_put_against_numpy(rng):
         ember.zeros(2, 3).put_(ember.tensor([1]), ember.tensor([1.0], dtype=ember.float64))
 
 
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_reduce_against_reference(rng, reduce, include_self):
+    self_np, src = rnd(rng, 4, 3), rnd(rng, 6, 3)
+    idx = np.array([0, 2, 0, 3, 2, 0])
+    exp = self_np.copy()
+    fn = {"prod": np.prod, "mean": np.mean, "amax": np.max, "amin": np.min}[reduce]
+    for row in range(4):
+        vals = list(src[idx == row])
+        if not vals:
+            continue
+        exp[row] = fn(np.stack(([self_np[row]] if include_self else []) + vals), axis=0)
+    r = ember.index_reduce(from_np(self_np), 0, from_np(idx), from_np(src), reduce, include_self=include_self)
+    close(r, exp, rtol=1e-12)
+    t = from_np(self_np).t().contiguous().t()
+    assert t.index_reduce_(0, from_np(idx).int(), from_np(src), reduce, include_self=include_self) is t
+    close(t, exp, rtol=1e-12)
+    close(from_np(self_np.T).index_reduce(1, from_np(idx), from_np(src.T), reduce, include_self=include_self), exp.T,
+          rtol=1e-12)
+
+
+def test_index_reduce_errors():
+    x, s = ember.ones(3, 2), ember.ones(3, 2)
+    with pytest.raises(RuntimeError, match="Expected reduce to be one of prod, mean, amax or amin but got sum"):
+        x.index_reduce(0, ember.tensor([0, 2, 0]), s, "sum")
+    with pytest.raises(IndexError, match="Index is supposed to be a vector"):
+        x.index_reduce(0, ember.tensor([[0, 2, 0]]), s, "prod")
+    with pytest.raises(RuntimeError, match=r"Number of indices \(2\) should be equal to source.size\(dim\): \(3\)"):
+        x.index_reduce(0, ember.tensor([0, 2]), s, "prod")
+    with pytest.raises(RuntimeError, match="Expected dtype int32/int64 for index"):
+        x.index_reduce(0, ember.tensor([0.0, 2, 1]), s, "prod")
+    with pytest.raises(IndexError):
+        x.index_reduce(0, ember.tensor([0, 5, 1]), s, "prod")
+
+
 def test_tensor_methods_misc():
     assert ember.ones(2).type_as(ember.ones(1, dtype=ember.int32)).dtype is ember.int32
     assert ember.ones(2).is_same_size(ember.ones(2)) and not ember.is_same_size(ember.ones(2), ember.ones(1))

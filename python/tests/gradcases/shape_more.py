@@ -54,6 +54,9 @@ add("narrow_copy", lambda a: ember.narrow_copy(a, 1, 1, 2), lambda: (make(3, 4, 
 add("put", lambda a, v: ember.put(a, long([1, -1, 4]), v), lambda: (make(2, 3), make(3)))
 add("put", lambda a, v: ember.put(a, long([[1, 1], [0, 5]]), v, accumulate=True), lambda: (make(2, 3), make(2, 2)),
     id="put_accumulate")
+add("index_reduce", lambda a, s: a.index_reduce(0, long([0, 2, 0]), s, "prod"), lambda: (make(3, 2), make(3, 2)))
+add("index_reduce", lambda a, s: ember.index_reduce(a, 1, long([1, 1]), s, "mean", include_self=False),
+    lambda: (make(2, 3), make(2, 2)), id="index_reduce_mean")
 add("fill", lambda a, v: ember.fill(a, v), lambda: (make(2, 3), make(seed=3)))
 add("positive", ember.positive, lambda: (make(3),))
 add("unsqueeze_", lambda a: (a * 1).unsqueeze_(1), lambda: (make(2, 3),))
