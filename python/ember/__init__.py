@@ -22,6 +22,9 @@ from ._size import Size
 from ._tensor_types import cpu_types as _legacy_types
 
 globals().update(_legacy_types)  # FloatTensor, LongTensor, ...: PyTorch's legacy tensor types (CPU)
+from ._derived import install as _install_derived
+
+_install_derived(globals())  # torch.abs_, torch.view_copy, torch.detach, ...: derived from the Tensor methods
 from . import autograd, backends, cuda, linalg, nn, optim, utils  # noqa: F401
 from . import multiprocessing  # noqa: F401  (registers the shared-memory tensor reducers)
 from . import amp, cpu  # noqa: F401

@@ -6,6 +6,8 @@
 namespace ember::py {
 
 void init_amp(nb::module_& m);  // amp.cpp: autocast state, GradScaler's ops
+void init_search(nb::module_& m);  // search.cpp: searchsorted, bucketize, isin
+void init_shape_more(nb::module_& m);  // shape_more.cpp: the diag family, splits, stacks, statistics
 
 namespace {
 
@@ -70,6 +72,8 @@ NB_MODULE(_C, m) {
   init_cuda(m);
   init_autograd(m);
   init_amp(m);
+  init_search(m);
+  init_shape_more(m);
   init_optim(m);
   init_serialize(m);
   init_data(m);

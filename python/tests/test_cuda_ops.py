@@ -397,6 +397,49 @@ case("narrow_chunk_split", lambda x: (x.narrow(1, 3, 6), *E.chunk(x, 3, 1), *E.s
 case("unbind_select", lambda x: (*E.unbind(x[:4], 0), x.select(1, 5)), X)
 case("squeeze_unsqueeze", lambda x: (x.unsqueeze(1).squeeze(), x[:, None, :, None].squeeze(1)), X)
 case("diagonal", lambda x: (E.diagonal(x), E.diagonal(x, 2), x.diagonal(-3)), X)
+# searchsorted/bucketize/isin (one binary-search kernel) and the shape_more/stats compositions
+SORTED = A(lambda r: np.sort(r.integers(-20, 20, 40)).astype(np.float32))  # ties on purpose
+case("searchsorted_1d", lambda s, v: (E.searchsorted(s, v), E.searchsorted(s, v, right=True, out_int32=True)),
+     SORTED, R(7, 9, scale=15, grad=False))
+case("searchsorted_batched", lambda s, v: (E.searchsorted(s, v), E.searchsorted(s, v.t().contiguous().t(), side="right")),
+     A(lambda r: np.sort(r.standard_normal((6, 33)), -1).astype(np.float32)), R(6, 20, grad=False))
+case("searchsorted_sorter_nan", lambda s, v: E.searchsorted(s, v, sorter=E.argsort(s)),
+     A(lambda r: r.permutation(50).astype(np.float64)), A(lambda r: np.r_[r.uniform(-5, 55, 30), np.nan], f64))
+for _dt in (i64, i32, u8, f16, bf16, f64):
+    case(f"searchsorted_{_dt}".replace("ember.", ""), lambda s, v: E.searchsorted(s, v),
+         A(lambda r: np.sort(r.integers(0, 100, 64)).astype(np.float32), _dt),
+         A(lambda r: r.integers(0, 105, (3, 50)).astype(np.float32), _dt))
+case("bucketize", lambda b, x: (E.bucketize(x, b), E.bucketize(x, b, right=True, out_int32=True)),
+     SORTED, R(5, 30, scale=20, grad=False))
+case("isin", lambda e, t: (E.isin(e, t), E.isin(e, t[:3], invert=True), E.isin(e.float(), t.float())),
+     I(40, 9, 13), I(40, 25))
+case("diag_family", lambda x, v: (E.diag(v, 2), E.diag(x, -1), E.diag_embed(x[:3], 1), E.diagflat(x[:2, :3]),
+                                  E.trace(x)), X, R(6))
+case("fill_diagonal", lambda x: (x * 1).fill_diagonal_(3.0, wrap=True), R(17, 4))
+case("tri_indices", lambda x: (E.tril_indices(5, 7, 1, device=x.device), E.triu_indices(6, 4, -1, device=x.device)),
+     R(1, grad=False))
+case("scatter_views", lambda x, s: (E.diagonal_scatter(x, s[:13], 0), E.select_scatter(x, s, 0, 3),
+                                    E.slice_scatter(x, x[:, :3] * 2, 1, 2, 8, 2),
+                                    E.as_strided_scatter(x, s[:4].reshape(2, 2), (2, 2), (1, 3), 5)), X, R(17))
+case("cross_kron_rot90", lambda a, b: (E.cross(a, b), E.linalg.cross(a.t(), b.t(), dim=0), E.kron(a[:2], b[:3]),
+                                       E.rot90(a, 1), E.rot90(a, -2, (1, 0))), R(5, 3), R(5, 3))
+case("block_cartesian_combinations", lambda a, b: (E.block_diag(a, b, a[0]), E.cartesian_prod(a[0], b[:, 0]),
+                                                   E.combinations(b[:, 0], 2)), R(2, 3), R(4, 2))
+case("splits_stacks", lambda x: (*E.tensor_split(x, 4, 1), *E.hsplit(x, [2, 5]), *E.vsplit(x[:12], 3),
+                                 E.dstack([x, x]), E.column_stack([x[:, 0], x]), E.ravel(x.t())), X)
+case("diff_renorm_dist", lambda x, y: (E.diff(x, 2, 0), E.diff(x, prepend=y[:, :2]), E.renorm(x, 2, 1, 1.5),
+                                       E.dist(x, y, 3)), X, Y, gtol=F32_LOOSE)
+case("cov_corrcoef", lambda x, w: (E.cov(x), E.cov(x, aweights=w), E.corrcoef(x)), R(4, 30), P(30, grad=False),
+     tol=F32_LOOSE, gtol=F32_LOOSE)
+case("vander_trapezoid", lambda x, y: (E.vander(x[:5], 4), E.linalg.vander(x[:6].reshape(2, 3)), E.trapezoid(y),
+                                       E.trapezoid(y, x[:17], dim=1), E.cumulative_trapezoid(y, dx=0.5)), R(17), X)
+case("quantile", lambda x: (E.quantile(x, 0.3), E.quantile(x, E.tensor([0.1, 0.5, 0.9], device=x.device), dim=1),
+                            E.nanquantile(x, 0.7, 0, keepdim=True, interpolation="nearest"),
+                            E.quantile(x, 0.25, 1, interpolation="midpoint")), X)
+case("index_reduce", lambda x, s, i: (x.index_reduce(0, i, s, "amax"), x.index_reduce(0, i, s, "mean", include_self=False)),
+     R(5, 17, grad=False), R(40, 17, grad=False), I(5, 40), tol=F32_LOOSE)
+case("put_inplace_shape", lambda x, v, i: (E.put(x, i, v, accumulate=True), (x * 1).t_(), (x * 1).unsqueeze_(1)),
+     X, R(20), I(13 * 17, 20), tol=F32_LOOSE, gtol=F32_LOOSE)
 case("pad_constant", lambda x: F.pad(x, (1, 2, 3, 0), value=0.5), R(2, 3, 5, 6))
 case("pad_reflect", lambda x: F.pad(x, (2, 1, 1, 2), mode="reflect"), R(2, 3, 5, 6))
 case("pad_replicate", lambda x: F.pad(x, (2, 1, 1, 2), mode="replicate"), R(2, 3, 5, 6))
@@ -1094,6 +1137,8 @@ GRADCHECK = {
     "interpolate_bilinear": (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), [_d(1, 1, 3, 3)]),
     "sdpa": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v), [_d(1, 2, 3), _d(1, 4, 3), _d(1, 4, 3)]),
     "sort_topk": (lambda x: E.sort(x, 1)[0] * 2 + E.topk(x, 2)[0].sum(), [_d(3, 4)]),
+    "diag_embed_quantile_scatter": (lambda x, s: E.diag_embed(x).sum(0) + E.quantile(x, 0.3, dim=0) +
+                                    E.diagonal_scatter(x[:, :3], s).sum(), [_d(3, 4), _d(3)]),
 }
 
 

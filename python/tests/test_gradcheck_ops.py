@@ -27,6 +27,7 @@ isnan isneginf isposinf le less less_equal linspace logical_and logical_not logi
 manual_seed multinomial ne nonzero not_equal numel ones ones_like promote_types rand rand_like randint
 randint_like randn randn_like randperm result_type seed set_default_dtype set_num_threads set_printoptions
 set_rng_state signbit tensor unique unique_consecutive zeros zeros_like normal
+searchsorted bucketize isin tril_indices triu_indices is_same_size is_nonzero is_signed resize_as_
 """.split())
 # Aliases: covered by the case of the op they alias.
 ALIASES = {
