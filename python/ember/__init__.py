@@ -33,6 +33,14 @@ from .amp.autocast_mode import (autocast, autocast_decrement_nesting, autocast_i
                                 set_autocast_cpu_dtype, set_autocast_cpu_enabled, set_autocast_dtype,
                                 set_autocast_enabled, set_autocast_gpu_dtype)
 from .serialization import save, load  # noqa: F401
+from ._utils import (pi, e, inf, nan, finfo, iinfo, use_deterministic_algorithms,  # noqa: F401
+                     are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled,
+                     set_deterministic_debug_mode, get_deterministic_debug_mode, set_float32_matmul_precision,
+                     get_float32_matmul_precision, get_num_interop_threads, set_num_interop_threads, is_complex,
+                     is_storage, typename, set_default_tensor_type)
+from . import func, testing  # noqa: F401
+from .nn.functional import bilinear, channel_shuffle  # noqa: F401
+native_channel_shuffle = channel_shuffle
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                                  is_grad_enabled, is_inference_mode_enabled)
 

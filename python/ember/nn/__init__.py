@@ -2,4 +2,4 @@
 from . import functional, init, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all  # noqa: F401
-from .parameter import Parameter, UninitializedParameter  # noqa: F401
+from .parameter import Parameter, UninitializedParameter, UninitializedBuffer  # noqa: F401
