@@ -302,4 +302,46 @@ void radam_step(const TensorVec& params, const TensorVec& grads, const TensorVec
   launch(Algo::RAdam, work);
 }
 
+void rprop_step(const TensorVec& params, const TensorVec& grads, const TensorVec& prevs, const TensorVec& step_sizes,
+                const TensorVec& steps, const RpropOptions& o) {
+  autograd::NoGradGuard no_grad;
+  check("rprop_step", params, grads, {{"prev", &prevs}, {"step_size", &step_sizes}}, &steps);
+  std::vector<Work> work;
+  for (size_t i = 0; i < params.size(); ++i) {
+    Work w = work_of({params[i], grads[i], prevs[i], step_sizes[i]});
+    bump(steps[i]);
+    using namespace rprop;
+    w.c[etaminus] = o.etas().first, w.c[etaplus] = o.etas().second;
+    w.c[lo] = o.step_sizes().first, w.c[hi] = o.step_sizes().second, w.c[dir] = direction(o.maximize());
+    work.push_back(w);
+  }
+  launch(Algo::Rprop, work);
+}
+
+void asgd_step(const TensorVec& params, const TensorVec& grads, const TensorVec& axs, const TensorVec& mus,
+               const TensorVec& etas, const TensorVec& steps, const ASGDOptions& o) {
+  constexpr const char* op = "asgd_step";
+  autograd::NoGradGuard no_grad;
+  check(op, params, grads, {{"ax", &axs}}, &steps);
+  EMBER_CHECK(mus.size() == params.size() && etas.size() == params.size(), op, ": got ", params.size(),
+              " parameters but ", mus.size(), " mu and ", etas.size(), " eta tensors");
+  std::vector<Work> work;
+  for (size_t i = 0; i < params.size(); ++i) {
+    for (const Tensor* t : {&mus[i], &etas[i]})
+      EMBER_CHECK(t->defined() && t->numel() == 1 && is_floating(t->dtype()) && !t->device().is_cuda(), op,
+                  ": the eta and mu of parameter ", i, " must be one-element floating-point CPU tensors");
+    Work w = work_of({params[i], grads[i], axs[i]});
+    const double s = bump(steps[i]);
+    // This step uses eta and mu as stored (float32 tensors in PyTorch, so rounded), then sets the next step's.
+    const double eta_v = item(etas[i]).to<double>(), mu_v = item(mus[i]).to<double>();
+    using namespace asgd;
+    w.c[decay] = 1 - o.lambd() * eta_v, w.c[neg_eta] = -eta_v, w.c[wd] = o.weight_decay();
+    w.c[dir] = direction(o.maximize()), w.c[mu] = mu_v, w.c[average] = mu_v != 1;
+    fill_(etas[i], Scalar(o.lr() / std::pow(1 + o.lambd() * o.lr() * s, o.alpha())));
+    fill_(mus[i], Scalar(1 / std::max(1.0, s - o.t0())));
+    work.push_back(w);
+  }
+  launch(Algo::ASGD, work);
+}
+
 }  // namespace ember::optim

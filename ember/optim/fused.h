@@ -40,4 +40,12 @@ void nadam_step(const TensorVec& params, const TensorVec& grads, const TensorVec
 void radam_step(const TensorVec& params, const TensorVec& grads, const TensorVec& exp_avgs,
                 const TensorVec& exp_avg_sqs, const TensorVec& steps, const RAdamOptions& o);
 
+// prevs and step_sizes: Rprop's state['prev'] and state['step_size'], like the parameter.
+void rprop_step(const TensorVec& params, const TensorVec& grads, const TensorVec& prevs, const TensorVec& step_sizes,
+                const TensorVec& steps, const RpropOptions& o);
+// axs: the averages, like the parameter; etas and mus: 0-d floating CPU tensors (PyTorch's state['eta'] and
+// state['mu']), read for this step and then set for the next one.
+void asgd_step(const TensorVec& params, const TensorVec& grads, const TensorVec& axs, const TensorVec& mus,
+               const TensorVec& etas, const TensorVec& steps, const ASGDOptions& o);
+
 }  // namespace ember::optim

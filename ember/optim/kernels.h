@@ -9,7 +9,7 @@
 
 namespace ember::optim {
 
-enum class Algo { SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam };
+enum class Algo { SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD };
 
 constexpr int kSlots = 5;   // parameter, gradient, up to three state tensors
 constexpr int kCoefs = 12;
@@ -46,6 +46,13 @@ enum { lr, b1, b2, eps, wd, decoupled, dir, bc2, coef_grad, coef_avg };  // t: p
 }
 namespace radam {
 enum { lr, b1, b2, eps, wd, decoupled, dir, bc1, bc2_sqrt, rect };  // t: param, grad, m, v; rect 0: no rectification
+}
+
+namespace rprop {
+enum { etaminus, etaplus, lo, hi, dir };  // t: param, grad, prev (the last step's gradient), step size
+}
+namespace asgd {
+enum { decay, neg_eta, wd, dir, mu, average };  // t: param, grad, ax; average 0: ax is a copy of the parameter
 }
 
 }  // namespace ember::optim

@@ -105,4 +105,22 @@ struct RAdamOptions {
   EMBER_OPTIM_ARG(bool, maximize) = false;
 };
 
+struct RpropOptions {
+  explicit RpropOptions(double lr = 1e-2) : lr_(lr) {}
+  EMBER_OPTIM_ARG(double, lr);
+  EMBER_OPTIM_ARG(Betas, etas) = {0.5, 1.2};          // (etaminus, etaplus)
+  EMBER_OPTIM_ARG(Betas, step_sizes) = {1e-6, 50.0};  // (min, max)
+  EMBER_OPTIM_ARG(bool, maximize) = false;
+};
+
+struct ASGDOptions {
+  explicit ASGDOptions(double lr = 1e-2) : lr_(lr) {}
+  EMBER_OPTIM_ARG(double, lr);
+  EMBER_OPTIM_ARG(double, lambd) = 1e-4;
+  EMBER_OPTIM_ARG(double, alpha) = 0.75;
+  EMBER_OPTIM_ARG(double, t0) = 1e6;
+  EMBER_OPTIM_ARG(double, weight_decay) = 0;
+  EMBER_OPTIM_ARG(bool, maximize) = false;
+};
+
 }  // namespace ember::optim

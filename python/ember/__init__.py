@@ -38,7 +38,14 @@ from .amp.autocast_mode import (autocast, autocast_decrement_nesting, autocast_i
 from .serialization import save, load  # noqa: F401
 from ._compile import compile  # noqa: F401,A004
 from ._creation import asarray, get_default_device, set_default_device  # noqa: F401
-from . import func, jit  # noqa: F401,E402
+from ._utils import (pi, e, inf, nan, finfo, iinfo, use_deterministic_algorithms,  # noqa: F401
+                     are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled,
+                     set_deterministic_debug_mode, get_deterministic_debug_mode, set_float32_matmul_precision,
+                     get_float32_matmul_precision, get_num_interop_threads, set_num_interop_threads, is_complex,
+                     is_storage, typename, set_default_tensor_type)
+from . import func, jit, testing  # noqa: F401,E402
+from .nn.functional import bilinear, channel_shuffle  # noqa: F401
+native_channel_shuffle = channel_shuffle
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
                                  is_grad_enabled, is_inference_mode_enabled)
 

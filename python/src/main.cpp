@@ -1,6 +1,7 @@
 // The one extension module, ember._C. Each area registers itself through an init_* function.
 #include "common.h"
 #include "ember/allocator.h"
+#include "ember/determinism.h"
 #include "ember/parallel.h"
 
 namespace ember::py {
@@ -24,7 +25,18 @@ nb::dict stats_dict(const MemoryStats& s) {
   return d;
 }
 
+// Note [Deterministic algorithms]: warn_only's message as a Python UserWarning.
+void warn_not_deterministic(const std::string& msg) {
+  nb::gil_scoped_acquire g;
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw nb::python_error();
+}
+
 void init_backend(nb::module_& m) {
+  set_determinism_warning_handler(&warn_not_deterministic);
+  m.def("_set_deterministic_algorithms", &set_deterministic_algorithms, nb::arg("mode"), nb::arg("warn_only") = false);
+  m.def("_get_deterministic_algorithms", &deterministic_algorithms);
+  m.def("_get_deterministic_algorithms_warn_only", &deterministic_algorithms_warn_only);
+  m.def("_alert_not_deterministic", [](const std::string& op) { alert_not_deterministic(op); });
   m.def("set_num_threads", &set_num_threads, nb::arg("int"));
   m.def("get_num_threads", &get_num_threads);
   m.def("_cpu_memory_stats", [] { return stats_dict(cpu_allocator()->stats()); });

@@ -94,6 +94,21 @@ void init_optim(nb::module_& m) {
     nb::gil_scoped_release nogil;
     optim::radam_step(params, grads, exp_avgs, exp_avg_sqs, steps, opts);
   });
+  o.def("rprop_step", [](const TensorVec& params, const TensorVec& grads, const TensorVec& prevs,
+                         const TensorVec& step_sizes, const TensorVec& steps, double lr, nb::handle etas,
+                         nb::handle step_sizes_range, bool maximize) {
+    const auto opts = optim::RpropOptions(lr).etas(betas(etas)).step_sizes(betas(step_sizes_range)).maximize(maximize);
+    nb::gil_scoped_release nogil;
+    optim::rprop_step(params, grads, prevs, step_sizes, steps, opts);
+  });
+  o.def("asgd_step", [](const TensorVec& params, const TensorVec& grads, const TensorVec& axs, const TensorVec& mus,
+                        const TensorVec& etas, const TensorVec& steps, double lr, double lambd, double alpha, double t0,
+                        double weight_decay, bool maximize) {
+    const auto opts = optim::ASGDOptions(lr).lambd(lambd).alpha(alpha).t0(t0).weight_decay(weight_decay)
+                          .maximize(maximize);
+    nb::gil_scoped_release nogil;
+    optim::asgd_step(params, grads, axs, mus, etas, steps, opts);
+  });
 }
 
 }  // namespace ember::py

@@ -589,6 +589,16 @@ case("adaptive_avg_pool", lambda x: (F.adaptive_avg_pool2d(x, (4, 3)), F.adaptiv
 case("adaptive_max_pool2d_indices", lambda x: F.adaptive_max_pool2d(x, (3, 4), return_indices=True), R(2, 3, 11, 10))
 case("adaptive_avg_pool3d", lambda x: F.adaptive_avg_pool3d(x, (2, 3, 2)), R(1, 2, 5, 6, 7))
 case("max_unpool2d", lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2), R(2, 3, 8, 6))
+case("adaptive_max_pool1d_3d_indices", lambda x, y: (F.adaptive_max_pool1d(x, 7, return_indices=True),
+                                                     F.adaptive_max_pool3d(y, (2, 3, 2), return_indices=True)),
+     R(2, 3, 20), R(1, 2, 5, 6, 7))
+case("max_unpool1d_3d", lambda x, y: (F.max_unpool1d(*F.max_pool1d(x, 3, return_indices=True), 3, output_size=[20]),
+                                      F.max_unpool3d(*F.max_pool3d(y, 2, return_indices=True), 2)),
+     R(2, 3, 20), R(1, 2, 4, 6, 4))
+case("lp_pool1d_2d", lambda x, y: (F.lp_pool1d(x, 2.0, 3, 2), F.lp_pool2d(y, 3.0, (2, 3), ceil_mode=True)),
+     R(2, 3, 20, lo=0.1, hi=2), R(2, 3, 7, 8, lo=0.1, hi=2))
+case("channel_shuffle", lambda x: E.channel_shuffle(x, 3) * 2, R(2, 6, 5, 4))
+case("rrelu_eval_softmax2d", lambda x: (F.rrelu(x, 0.1, 0.3, training=False), E.nn.Softmax2d()(x)), R(2, 3, 5, 4))
 
 # normalization
 case("batch_norm_train", lambda x, w, b, rm, rv: (F.batch_norm(x, rm, rv, w, b, training=True, momentum=0.2), rm, rv),
@@ -642,6 +652,13 @@ case("margin_cosine_losses", lambda a, b, y: (F.margin_ranking_loss(a[:, 0], b[:
      X, Y, A(lambda r: np.where(r.random(13) < .5, -1.0, 1.0).astype(np.float32)))
 case("gaussian_poisson_nll", lambda a, b, v: (F.gaussian_nll_loss(a, b, v), F.poisson_nll_loss(a, b.abs())), X, Y,
      P(13, 17))
+case("multilabel_margin_triplet_distance",
+     lambda x, t, a, p, n: (F.multilabel_margin_loss(x, t),
+                            F.triplet_margin_with_distance_loss(a, p, n, swap=True),
+                            E.nn.TripletMarginWithDistanceLoss(distance_function=E.nn.CosineSimilarity(),
+                                                               margin=0.5)(a, p, n)),
+     R(6, 5), A(lambda r: np.array([[3, 0, -1, 1, 2]] * 3 + [[1, 2, 3, 4, 0]] * 2 + [[-1, 0, 0, 0, 0]]), i64),
+     R(8, 6), R(8, 6), R(8, 6))
 
 # embedding bag, interpolation, unfold/fold, attention
 case("embedding_bag_mean", lambda w, i, o: F.embedding_bag(i, w, o, mode="mean"), R(20, 6), I(20, 30),
@@ -830,6 +847,9 @@ OPTIMIZERS = {
     "rmsprop_centered_momentum": lambda ps: ember.optim.RMSprop(ps, lr=1e-2, centered=True, momentum=0.5),
     "rmsprop": lambda ps: ember.optim.RMSprop(ps, lr=1e-2),
     "adagrad": lambda ps: ember.optim.Adagrad(ps, lr=0.1, lr_decay=0.01),
+    "rprop": lambda ps: ember.optim.Rprop(ps, lr=0.05, etas=(0.4, 1.3), step_sizes=(1e-3, 0.5)),
+    "rprop_maximize": lambda ps: ember.optim.Rprop(ps, maximize=True),
+    "asgd_averaging_wd": lambda ps: ember.optim.ASGD(ps, lr=0.05, lambd=0.01, t0=1, weight_decay=0.1),
 }
 
 
@@ -1125,6 +1145,8 @@ GRADCHECK = {
     "conv1d_groups": (lambda x, w: F.conv1d(x, w, groups=2, dilation=2), [_d(1, 4, 9), _d(4, 2, 3)]),
     "max_pool2d": (lambda x: F.max_pool2d(x, 2), [_d(1, 2, 4, 4)]),
     "avg_adaptive_pool": (lambda x: F.avg_pool2d(x, 2) .sum() + F.adaptive_avg_pool2d(x, 3), [_d(1, 2, 5, 5)]),
+    "lp_pool_avg_pool3d": (lambda x, y: F.lp_pool2d(x, 2.0, 2).sum() + F.avg_pool3d(y, 2, 1, count_include_pad=False),
+                           [_d(1, 2, 4, 4, lo=0.5, hi=2), _d(1, 1, 3, 4, 3)]),
     "batch_norm": (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [_d(4, 3, 2), _d(3), _d(3)]),
     "layer_norm": (lambda x, w, b: F.layer_norm(x, (4,), w, b), [_d(3, 4), _d(4), _d(4)]),
     "group_norm": (lambda x: F.group_norm(x, 2), [_d(2, 4, 3)]),
@@ -1159,6 +1181,30 @@ def test_gradcheck_on_device(name):
         return tuple(o.cpu() for o in outs)
 
     assert ember.autograd.gradcheck(on_device, tuple(leaves))
+
+
+@pytest.mark.skipif(DEV != "cuda", reason="only CUDA's float atomics are nondeterministic (the CPU kernels are not)")
+def test_deterministic_algorithms_refuse_float_atomics():
+    src = ember.randn(50, 4, device=DEV)
+    idx = ember.randint(0, 5, (50,), device=DEV)
+    try:
+        ember.use_deterministic_algorithms(True)
+        with pytest.raises(RuntimeError, match="index_add_ on CUDA does not have a deterministic implementation"):
+            ember.zeros(5, 4, device=DEV).index_add_(0, idx, src)
+        with pytest.raises(RuntimeError, match="scatter_add_ on CUDA does not have a deterministic"):
+            ember.zeros(5, 4, device=DEV).scatter_add_(0, idx[:, None].expand(50, 4).contiguous(), src)
+        with pytest.raises(RuntimeError, match="bincount with floating-point weights on CUDA"):
+            ember.bincount(idx, weights=src[:, 0])
+        # Integer atomics are exact, max/min are order-independent, copies with distinct indices too: allowed.
+        ember.zeros(5, 4, dtype=i64, device=DEV).index_add_(0, idx, ember.ones(50, 4, dtype=i64, device=DEV))
+        ember.zeros(5, device=DEV).scatter_reduce_(0, idx, src[:, 0], "amax")
+        ember.use_deterministic_algorithms(True, warn_only=True)
+        with pytest.warns(UserWarning, match="index_add_ on CUDA does not have a deterministic implementation"):
+            out = ember.zeros(5, 4, device=DEV).index_add_(0, idx, src)
+        np.testing.assert_allclose(out.cpu().numpy(), ember.zeros(5, 4).index_add_(0, idx.cpu(), src.cpu()).numpy(),
+                                   rtol=1e-5, atol=1e-5)
+    finally:
+        ember.use_deterministic_algorithms(False)
 
 
 def test_harness_detects_differences():

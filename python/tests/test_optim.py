@@ -131,8 +131,31 @@ def ref_radam(p, g, st, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, d
     return p - lr * mhat
 
 
+def ref_rprop(p, g, st, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), maximize=False):
+    g = -g if maximize else g
+    sign = np.sign(g * st.get("prev", 0.0))
+    step = np.clip(st.get("step", lr) * np.where(sign > 0, etas[1], np.where(sign < 0, etas[0], 1.0)), *step_sizes)
+    g = np.where(sign < 0, 0.0, g)  # after a sign change: no move, and nothing to compare with next time
+    st["prev"], st["step"] = g, step
+    return p - np.sign(g) * step
+
+
+def ref_asgd(p, g, st, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, maximize=False):
+    def f32(x):  # PyTorch keeps eta and mu in float32 tensors
+        return float(np.float32(x))
+    g = -g if maximize else g
+    g = g + weight_decay * p
+    t = st["t"] = st.get("t", 0) + 1
+    eta, mu = st.get("eta", f32(lr)), st.get("mu", 1.0)
+    p = p * (1 - lambd * eta) - eta * g
+    st["ax"] = p.copy() if mu == 1 else st["ax"] + (p - st["ax"]) * mu
+    st["eta"], st["mu"] = f32(lr / (1 + lambd * lr * t) ** alpha), f32(1 / max(1, t - t0))
+    return p
+
+
 REFS = {"SGD": ref_sgd, "Adam": ref_adam, "AdamW": ref_adamw, "RMSprop": ref_rmsprop, "Adagrad": ref_adagrad,
-        "Adadelta": ref_adadelta, "Adamax": ref_adamax, "NAdam": ref_nadam, "RAdam": ref_radam}
+        "Adadelta": ref_adadelta, "Adamax": ref_adamax, "NAdam": ref_nadam, "RAdam": ref_radam, "Rprop": ref_rprop,
+        "ASGD": ref_asgd}
 
 CONFIGS = [
     ("SGD", dict(lr=0.1)),
@@ -154,6 +177,10 @@ CONFIGS = [
     ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
     ("RAdam", dict(lr=0.01)),
     ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("Rprop", dict(lr=0.01)),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1), maximize=True)),
+    ("ASGD", dict(lr=0.01)),
+    ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=2, weight_decay=0.1, maximize=True)),
 ]
 
 
@@ -285,6 +312,8 @@ GROUP_KEYS = {
     "Adamax": {"lr", "betas", "eps", "weight_decay", "foreach", "maximize"},
     "NAdam": {"lr", "betas", "eps", "weight_decay", "momentum_decay", "foreach"},
     "RAdam": {"lr", "betas", "eps", "weight_decay", "foreach"},
+    "Rprop": {"lr", "etas", "step_sizes", "foreach", "maximize"},
+    "ASGD": {"lr", "lambd", "alpha", "t0", "weight_decay", "foreach", "maximize"},
     "LBFGS": {"lr", "max_iter", "max_eval", "tolerance_grad", "tolerance_change", "history_size", "line_search_fn"},
 }
 STATE_KEYS = {
@@ -294,7 +323,8 @@ STATE_KEYS = {
     ("RMSprop", "centered"): {"step", "square_avg", "momentum_buffer", "grad_avg"},
     ("Adagrad", ""): {"step", "sum"}, ("Adadelta", ""): {"step", "square_avg", "acc_delta"},
     ("Adamax", ""): {"step", "exp_avg", "exp_inf"}, ("NAdam", ""): {"step", "mu_product", "exp_avg", "exp_avg_sq"},
-    ("RAdam", ""): {"step", "exp_avg", "exp_avg_sq"},
+    ("RAdam", ""): {"step", "exp_avg", "exp_avg_sq"}, ("Rprop", ""): {"step", "prev", "step_size"},
+    ("ASGD", ""): {"step", "eta", "mu", "ax"},
 }
 STATE_KW = {"momentum": dict(lr=0.1, momentum=0.9), "amsgrad": dict(amsgrad=True),
             "centered": dict(centered=True, momentum=0.5), "": {}}
@@ -504,6 +534,11 @@ def test_optimizer_pickles_and_deepcopies():
     (lambda p: optim.AdamW(p, weight_decay=-1), ValueError, "Invalid weight_decay value: -1"),
     (lambda p: optim.Adadelta(p, rho=1.5), ValueError, "Invalid rho value: 1.5"),
     (lambda p: optim.Adam(p, differentiable=True), NotImplementedError, "differentiable=True"),
+    (lambda p: optim.Rprop(p, lr=-0.1), ValueError, "Invalid learning rate: -0.1"),
+    (lambda p: optim.Rprop(p, etas=(1.1, 1.2)), ValueError, "Invalid eta values: 1.1, 1.2"),
+    (lambda p: optim.Rprop(p, etas=(0.5, 0.9)), ValueError, "Invalid eta values: 0.5, 0.9"),
+    (lambda p: optim.ASGD(p, lr=-1), ValueError, "Invalid learning rate: -1"),
+    (lambda p: optim.ASGD(p, weight_decay=-0.5), ValueError, "Invalid weight_decay value: -0.5"),
     (lambda p: optim.LBFGS(p, line_search_fn="armijo"), ValueError, "line_search_fn"),
     (lambda p: optim.SGD(p[0], lr=0.1), TypeError, "should be an iterable of Tensors or dicts, but got "
                                                    "ember.FloatTensor"),

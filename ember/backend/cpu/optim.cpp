@@ -191,6 +191,37 @@ void step(optim::Algo algo, const std::vector<optim::Work>& work) {
         at.store(q[3], u);
         at.store(q[0], p - c[clr] * (m / u));
       });
+    case Algo::Rprop:
+      return run<T>(work, [](T* const* q, const T* c, auto at) {
+        using namespace optim::rprop;
+        using V = decltype(at(q[0]));
+        const V zero{}, one = zero + T(1);
+        const V g = c[dir] * at(q[1]);
+        const V prod = g * at(q[2]);
+        const V eta = prod > 0 ? zero + c[etaplus] : (prod < 0 ? zero + c[etaminus] : one);
+        V step = at(q[3]) * eta;
+        step = step < c[lo] ? zero + c[lo] : (step > c[hi] ? zero + c[hi] : step);  // clamp, NaN kept
+        const V kept = prod < 0 ? zero : g;  // a sign change: no move now, and no sign to compare next time
+        const V sign = kept > 0 ? one : (kept < 0 ? -one : zero);
+        at.store(q[3], step);
+        at.store(q[0], at(q[0]) - sign * step);
+        at.store(q[2], kept);
+      });
+    case Algo::ASGD:
+      return run<T>(work, [](T* const* q, const T* c, auto at) {
+        using namespace optim::asgd;
+        auto p = at(q[0]);
+        const auto g = l2_grad(p, at(q[1]), c[dir], c[wd]);
+        p = p * c[decay];
+        p = p + c[neg_eta] * g;
+        at.store(q[0], p);
+        if (c[average] != 0) {
+          const auto ax = at(q[2]);
+          at.store(q[2], ax + (p - ax) * c[mu]);
+        } else {
+          at.store(q[2], p);
+        }
+      });
   }
 }
 

@@ -15,6 +15,7 @@
 #include "ember/backend/cuda/blas_glue.h"
 #include "ember/backend/cuda/conv_glue.h"
 #include "ember/backend/cuda/cudnn.h"
+#include "ember/determinism.h"
 #include "ember/nn/conv.h"
 #include "ember/ops.h"
 #include "ember/ops/util.h"
@@ -187,7 +188,9 @@ struct Pass<ConvPass::BackwardFilter> {
 template <ConvPass P>
 AlgoChoice choose(ConvCall& c, void* x, void* w, void* y) {
   using T = Pass<P>;
-  const Flags f = flags();
+  Flags f = flags();
+  // torch.use_deterministic_algorithms(True) asks cuDNN for deterministic algorithms too, as in PyTorch.
+  f.cudnn_deterministic = f.cudnn_deterministic || deterministic_algorithms();
   const std::vector<int64_t> key = conv_cache_key(c.plan, P, static_cast<int>(c.st), c.dev, f.cudnn_deterministic,
                                                   f.cudnn_allow_tf32, f.cudnn_benchmark);
   {
@@ -246,7 +249,9 @@ AlgoChoice choose(ConvCall& c, void* x, void* w, void* y) {
     return choice;
   }
   fail<Error>(c.what.str(), ": cuDNN has no ", T::kName, " algorithm for this convolution",
-              f.cudnn_deterministic ? " that is deterministic (ember.backends.cudnn.deterministic is True)" : "",
+              f.cudnn_deterministic
+                  ? " that is deterministic (ember.backends.cudnn.deterministic or use_deterministic_algorithms is on)"
+                  : "",
               c.st == ScalarType::Float32 && !f.cudnn_allow_tf32 ? " without TF32" : "");
 }
 

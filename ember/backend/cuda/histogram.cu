@@ -8,6 +8,7 @@
 
 #include "ember/backend/cuda/device_error.cuh"
 #include "ember/backend/cuda/reduce.cuh"
+#include "ember/determinism.h"
 #include "ember/ops.h"
 #include "ember/ops/sort.h"
 
@@ -49,6 +50,8 @@ void bincount(const Tensor& out, const Tensor& in, const Tensor& weights) {
   EMBER_CUDA_CHECK(cudaMemsetAsync(out.data_ptr(), 0, out.numel() * out.element_size(), stream_of(device)));
   const int64_t n = in.numel();
   if (n == 0) return;
+  if (weights.defined() && is_floating(out.dtype()))
+    alert_not_deterministic("bincount with floating-point weights on CUDA");  // Note [Deterministic algorithms]
   const int64_t xs = in.strides()[0];
   dispatch_all(in.dtype(), [&](auto v) {
     using I = decltype(v);

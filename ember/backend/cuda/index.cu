@@ -10,6 +10,7 @@
 #include "ember/backend/dispatch_size.h"
 #include "ember/backend/math/scatter.h"
 #include "ember/convert.h"
+#include "ember/determinism.h"
 #include "ember/ops/shape.h"
 
 #include <cuda_bf16.h>
@@ -150,6 +151,9 @@ void index_scatter(ScatterMode mode, const Tensor& dst, const Tensor& src, const
   DeviceGuard g(device);
   StridedIter it = StridedIter::make({&dst, &src, &idx}, dst.sizes());
   const Bounds b(d, op_name(op), device);
+  // Float sums and products in the atomics' order differ run to run (Note [Deterministic algorithms]).
+  if ((mode == ScatterMode::Add || mode == ScatterMode::Mul) && is_floating(dst.dtype()))
+    alert_not_deterministic(std::string(op ? op : "index_put_(accumulate=True)") + " on CUDA");
   if (mode == ScatterMode::Copy) {
     dispatch_size(dst.element_size(), [&](auto tag) { launch_elementwise<3>(it, ScatterCopyFn<decltype(tag)>{b}); });
     return;

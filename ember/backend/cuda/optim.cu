@@ -136,6 +136,26 @@ __device__ __forceinline__ void update(T* const* q, const T* c, int64_t i) {
     q[2][i] = sq;
     q[3][i] = c[rho] * acc + (1 - c[rho]) * delta * delta;
     q[0][i] = p - c[lr] * delta;
+  } else if constexpr (A == Algo::Rprop) {
+    using namespace optim::rprop;
+    const T g = c[dir] * q[1][i];
+    const T prod = g * q[2][i];
+    const T eta = prod > 0 ? c[etaplus] : (prod < 0 ? c[etaminus] : T(1));
+    T step = q[3][i] * eta;
+    step = step < c[lo] ? c[lo] : (step > c[hi] ? c[hi] : step);
+    const T kept = prod < 0 ? T(0) : g;
+    const T sign = kept > 0 ? T(1) : (kept < 0 ? T(-1) : T(0));
+    q[3][i] = step;
+    q[0][i] = q[0][i] - sign * step;
+    q[2][i] = kept;
+  } else if constexpr (A == Algo::ASGD) {
+    using namespace optim::asgd;
+    T p = q[0][i];
+    const T g = l2_grad(p, q[1][i], c[dir], c[wd]);
+    p = p * c[decay];
+    p = p + c[neg_eta] * g;
+    q[0][i] = p;
+    q[2][i] = c[average] != 0 ? q[2][i] + (p - q[2][i]) * c[mu] : p;
   } else {  // Adamax
     using namespace optim::adamax;
     const T p = q[0][i];
@@ -197,6 +217,8 @@ void step_typed(Algo algo, const std::vector<const optim::Work*>& work, int devi
     case Algo::Adamax: return run<Algo::Adamax, T>(work, device);
     case Algo::NAdam: return run<Algo::NAdam, T>(work, device);
     case Algo::RAdam: return run<Algo::RAdam, T>(work, device);
+    case Algo::Rprop: return run<Algo::Rprop, T>(work, device);
+    case Algo::ASGD: return run<Algo::ASGD, T>(work, device);
   }
 }
 

@@ -3,4 +3,4 @@ from . import functional, init, parallel, utils  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all  # noqa: F401
-from .parameter import Parameter, UninitializedParameter  # noqa: F401
+from .parameter import Parameter, UninitializedParameter, UninitializedBuffer  # noqa: F401

@@ -85,6 +85,8 @@ def _step_wrapper(step):
 class Optimizer:
     """Base class of all optimizers: `params` is an iterable of tensors or of dicts (param groups)."""
 
+    _cpu_state_keys = ("step",)  # per-parameter state kept as 0-d CPU tensors whatever the parameter's device
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         step = cls.__dict__.get("step")
@@ -282,8 +284,11 @@ class Optimizer:
 
         def cast(param, value, key=None):
             if isinstance(value, ember.Tensor):
-                # The step counter stays a CPU float tensor; the rest follows the parameter's dtype and device.
-                if key != "step" and param.is_floating_point():
+                # The step counter (and ASGD's eta and mu) stay CPU float tensors; the rest follows the
+                # parameter's dtype and device.
+                if key in self._cpu_state_keys:
+                    return value.to(device="cpu", copy=True)
+                if param.is_floating_point():
                     return value.to(dtype=param.dtype, device=param.device, copy=True)
                 return value.to(device=param.device, copy=True)
             if isinstance(value, dict):

@@ -120,6 +120,30 @@ class PReLU(Module):
         return "num_parameters={}".format(self.num_parameters)
 
 
+class RReLU(Module):
+    """Randomized leaky ReLU: in training each negative element's slope is drawn from U(lower, upper); in eval the
+    slope is (lower + upper) / 2 (F.rrelu, C++)."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return "lower={}, upper={}{}".format(self.lower, self.upper, ", inplace=True" if self.inplace else "")
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of a (C, H, W) or (N, C, H, W) input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError("Softmax2d: expected input to be 3D or 4D, got {}D instead".format(input.dim()))
+        return F.softmax(input, -3, _stacklevel=5)
+
+
 class _SoftmaxBase(Module):
     _fn = "softmax"
 

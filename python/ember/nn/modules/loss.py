@@ -1,5 +1,6 @@
 """Loss modules: wrappers over ember.nn.functional's losses (C++)."""
 from .. import functional as F
+from .misc import PairwiseDistance
 from .module import Module
 
 
@@ -111,6 +112,19 @@ class PoissonNLLLoss(_Loss):
                                   reduction=self.reduction)
 
 
+class GaussianNLLLoss(_Loss):
+    """The negative log-likelihood of target under N(input, var): 0.5 * (log(max(var, eps)) + (input - target)^2 /
+    max(var, eps)) (+ 0.5 * log(2 pi) with full=True); var has input's shape or one dimension fewer, or size 1 in it
+    (heteroscedastic / homoscedastic)."""
+
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+        super().__init__(None, None, reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input, target, var):
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
 class CosineEmbeddingLoss(_Loss):
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
@@ -139,6 +153,24 @@ class TripletMarginLoss(_Loss):
                                      swap=self.swap, reduction=self.reduction)
 
 
+class TripletMarginWithDistanceLoss(_Loss):
+    """max(d(a, p) - d(a, n) + margin, 0) with any distance function (default: PairwiseDistance, the Euclidean
+    distance); swap uses min(d(a, n), d(p, n)) as the negative distance."""
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(None, None, reduction)
+        if margin <= 0:
+            raise ValueError("TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {} instead"
+                             .format(margin))
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                   distance_function=self.distance_function, margin=self.margin,
+                                                   swap=self.swap, reduction=self.reduction)
+
+
 class HingeEmbeddingLoss(_Loss):
     def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
@@ -156,6 +188,13 @@ class SoftMarginLoss(_Loss):
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """The multi-class multi-label hinge loss: target holds each sample's class indices, ended by the first -1."""
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiMarginLoss(_WeightedLoss):

@@ -135,9 +135,7 @@ class ChannelShuffle(Module):
         self.groups = groups
 
     def forward(self, input):
-        n, c = input.shape[0], input.shape[1]
-        rest = tuple(input.shape[2:])
-        return input.reshape(n, self.groups, c // self.groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+        return F.channel_shuffle(input, self.groups)
 
     def extra_repr(self):
         return "groups={}".format(self.groups)

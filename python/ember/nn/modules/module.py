@@ -8,7 +8,7 @@ from ... import _C
 from ..._C import Tensor
 from ...utils.hooks import RemovableHandle
 from ...autograd.grad_mode import no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 
 _loading = threading.local()  # .dry_run: Module.load_state_dict's checking pass (no copies)
 _loading.dry_run = False
@@ -333,7 +333,11 @@ class Module:
                 if grad is not None and grad is not param.grad:
                     param.grad = grad
             for key, buf in self._buffers.items():
-                if buf is not None:
+                if buf is None:
+                    continue
+                if is_lazy(buf):
+                    buf.data = fn(buf)  # an uninitialized buffer stays one, on the new device / in the new dtype
+                else:
                     self._buffers[key] = fn(buf)
         return self
 

@@ -72,6 +72,51 @@ class AvgPool2d(Module):
                             self.count_include_pad, self.divisor_override)
 
 
+class AvgPool3d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if (stride is not None) else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def extra_repr(self):
+        return "kernel_size={}, stride={}, padding={}".format(self.kernel_size, self.stride, self.padding)
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class _LPPoolNd(Module):
+    _fn = None
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, " \
+               "ceil_mode={ceil_mode}".format(**self.__dict__)
+
+    def forward(self, input):
+        return getattr(F, self._fn)(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool1d(_LPPoolNd):
+    _fn = "lp_pool1d"
+
+
+class LPPool2d(_LPPoolNd):
+    _fn = "lp_pool2d"
+
+
 class _AdaptivePoolNd(Module):
     _fn = None
     _max = False
@@ -102,28 +147,64 @@ class AdaptiveAvgPool2d(_AdaptivePoolNd):
         super().__init__(output_size)
 
 
+class AdaptiveAvgPool3d(_AdaptivePoolNd):
+    _fn = "adaptive_avg_pool3d"
+
+    def __init__(self, output_size):
+        super().__init__(output_size)
+
+
+class AdaptiveMaxPool1d(_AdaptivePoolNd):
+    _fn = "adaptive_max_pool1d"
+    _max = True
+
+
 class AdaptiveMaxPool2d(_AdaptivePoolNd):
     _fn = "adaptive_max_pool2d"
     _max = True
 
 
-class MaxUnpool2d(Module):
+class AdaptiveMaxPool3d(_AdaptivePoolNd):
+    _fn = "adaptive_max_pool3d"
+    _max = True
+
+
+class _MaxUnpoolNd(Module):
+    _n = 2
+
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
-        self.kernel_size = _pair(kernel_size)
-        self.stride = _pair(stride if stride is not None else kernel_size)
-        self.padding = _pair(padding)
+        self.kernel_size = _ntuple(kernel_size, self._n)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, self._n)
+        self.padding = _ntuple(padding, self._n)
 
     def extra_repr(self):
         return "kernel_size={}, stride={}, padding={}".format(self.kernel_size, self.stride, self.padding)
 
     def forward(self, input, indices, output_size=None):
-        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+        fn = getattr(F, "max_unpool%dd" % self._n)
+        return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _n = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _n = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _n = 3
+
+
+def _ntuple(x, n):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,) * n
 
 
 def _single(x):
-    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+    return _ntuple(x, 1)
 
 
 def _pair(x):
-    return tuple(x) if isinstance(x, (tuple, list)) else (x, x)
+    return _ntuple(x, 2)

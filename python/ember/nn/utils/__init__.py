@@ -7,3 +7,6 @@ from . import parametrize  # noqa: F401
 from . import parametrizations  # noqa: F401
 from .weight_norm import weight_norm, remove_weight_norm
 from .spectral_norm import spectral_norm, remove_spectral_norm
+from . import stateless  # noqa: F401
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights  # noqa: F401
+from .init import skip_init  # noqa: F401
