@@ -27,6 +27,10 @@ add("layer_norm", lambda x, w: F.layer_norm(x, (3, 2), w, eps=1e-3), lambda: (ma
 add("layer_norm", lambda x, b: F.layer_norm(x, [5], bias=b), lambda: (make(2, 5), make(5)))
 add("layer_norm", lambda x: F.layer_norm(x, [3]), lambda: (make(3),))
 
+# ---- rms_norm (a composition)
+add("rms_norm", lambda x, w: ember.rms_norm(x, [4], w, 1e-3), lambda: (make(3, 4, noncontig=True), make(4)))
+add("rms_norm", lambda x: F.rms_norm(x, (2, 3)), lambda: (make(2, 2, 3),))
+
 # ---- batch_norm: training (batch statistics; the running ones are updated in place on every call) and eval
 add("batch_norm", lambda x, w, b: F.batch_norm(x, const(3), const(3), w, b, training=True),
     lambda: (make(4, 3, noncontig=True), make(3), make(3)))
