@@ -145,3 +145,25 @@ def test_stack_module_state():
     models[1].eval()
     with pytest.raises(RuntimeError, match="training/eval"):
         stack_module_state(models)
+
+
+def test_per_sample_gradients_and_ensembles_with_functional_call(rng):
+    from ember.func import functional_call
+    model = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.Tanh(), ember.nn.Linear(4, 1)).double()
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x, y = t64(rng.standard_normal((5, 3))), t64(rng.standard_normal((5, 1)))
+
+    def loss(p, xi, yi):
+        return ((functional_call(model, p, (xi.unsqueeze(0),)) - yi) ** 2).sum()
+
+    per = vmap(grad(loss), in_dims=(None, 0, 0))(params, x, y)
+    for i in range(5):
+        model.zero_grad()
+        ((model(x[i:i + 1]) - y[i]) ** 2).sum().backward()
+        for k, p in model.named_parameters():
+            np.testing.assert_allclose(to_np(per[k][i]), to_np(p.grad), rtol=1e-12, atol=1e-15)
+    models = [ember.nn.Linear(3, 2).double() for _ in range(3)]
+    stacked, buffers = stack_module_state(models)
+    out = vmap(lambda p, b, xx: functional_call(models[0], (p, b), (xx,)), in_dims=(0, 0, None))(stacked, buffers, x)
+    for i, m in enumerate(models):
+        np.testing.assert_allclose(to_np(out[i]), to_np(m(x).detach()), rtol=1e-12)
