@@ -260,6 +260,23 @@ void init_creation(nb::module_& m) {
     parse_factory_kwargs(kw, "new_full", kDtype | kDevice | kRequiresGrad | kLayout, a);
     return full(to_int_list(size, "new_full", "size"), to_scalar(v, "new_full"), new_opts(t, a));
   }, nb::is_method());
+  // The legacy x.new(...): as the legacy constructor (ember.Tensor(...)) with x's dtype and device: sizes give an
+  // uninitialized tensor, a sequence is data, a tensor is aliased, nothing gives an empty one.
+  cls.attr("new") = nb::cpp_function([](const Tensor& t, nb::args args, nb::kwargs kw) {
+    FactoryArgs a;
+    parse_factory_kwargs(kw, "new", kDevice, a);
+    const TensorOptions o = TensorOptions(t.dtype()).device(a.device.value_or(t.device()));
+    if (args.size() == 1 && nb::isinstance<Tensor>(args[0])) {
+      const Tensor& src = nb::cast<const Tensor&>(args[0]);
+      EMBER_CHECK_TYPE(src.dtype() == t.dtype() && src.device() == o.device_, "new(): expected a tensor of dtype ",
+                       t.dtype(), " on ", o.device_, " (as self), got ", src.dtype(), " on ", src.device());
+      return alias(src);
+    }
+    if (args.size() == 1 && !PyLong_Check(args[0].ptr()) &&
+        (PyTuple_CheckExact(args[0].ptr()) || (!PyTuple_Check(args[0].ptr()) && PySequence_Check(args[0].ptr()))))
+      return tensor_from_data(args[0], t.dtype(), o.device_);
+    return empty(args.size() ? parse_size(args, 0, "new") : DimVector{0}, o);
+  }, nb::is_method());
   cls.attr("new_tensor") = nb::cpp_function([](const Tensor& t, nb::handle data, nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "new_tensor", kDtype | kDevice | kRequiresGrad | kLayout, a);

@@ -52,3 +52,19 @@ def test_pickle_and_deepcopy_round_trip(dtype):
     assert w.requires_grad and w.is_leaf
     with pytest.raises(ValueError, match="do not hold"):
         ember._C._rebuild_tensor(b"abc", "float32", (2,), "cpu", False)
+
+
+def test_legacy_new_method():
+    x = ember.ones(2, dtype=ember.float64)
+    u = x.new(3, 4)
+    assert u.shape == (3, 4) and u.dtype == ember.float64 and u.device == x.device
+    d = x.new([1, 2])
+    assert d.dtype == ember.float64
+    np.testing.assert_array_equal(to_np(d), [1.0, 2.0])
+    assert x.new().shape == (0,)
+    assert x.new(ember.Size([2, 1])).shape == (2, 1)
+    a = x.new(x)
+    a[0] = 7.0
+    assert x[0].item() == 7.0  # aliases, as PyTorch's
+    with pytest.raises(TypeError, match="new\\(\\): expected a tensor of dtype ember.float64"):
+        x.new(ember.ones(2))
