@@ -66,5 +66,5 @@ def test_legacy_new_method():
     a = x.new(x)
     a[0] = 7.0
     assert x[0].item() == 7.0  # aliases, as PyTorch's
-    with pytest.raises(TypeError, match="new\\(\\): expected a tensor of dtype ember.float64"):
+    with pytest.raises(TypeError, match="new\\(\\): expected a tensor of dtype float64 on cpu \\(as self\\), got float32"):
         x.new(ember.ones(2))
