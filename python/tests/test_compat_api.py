@@ -202,3 +202,33 @@ def test_data_parallel_wraps_the_module():
     assert "DataParallel(\n  (module): Sequential(" in repr(dp)
     if not ember.cuda.is_available():
         assert dp.device_ids == [] and dp.output_device is None
+
+
+def test_sdp_backend_switches_are_recorded_and_results_unchanged(rng):
+    from ember.nn.attention import SDPBackend, sdpa_kernel
+    cuda = ember.backends.cuda
+    q, k, v = (ember.tensor(rng.standard_normal((2, 3, 4)).astype(np.float32)) for _ in range(3))
+    ref = to_np(F.scaled_dot_product_attention(q, k, v))
+    s = to_np(q) @ to_np(k).transpose(0, 2, 1) / 2.0
+    p = np.exp(s - s.max(-1, keepdims=True))
+    np.testing.assert_allclose(ref, (p / p.sum(-1, keepdims=True)) @ to_np(v), rtol=1e-5, atol=1e-6)
+    with cuda.sdp_kernel(enable_flash=True, enable_math=False, enable_mem_efficient=False):
+        assert cuda.flash_sdp_enabled() and not cuda.math_sdp_enabled() and not cuda.mem_efficient_sdp_enabled()
+        np.testing.assert_array_equal(to_np(F.scaled_dot_product_attention(q, k, v)), ref)
+    assert cuda.math_sdp_enabled() and cuda.mem_efficient_sdp_enabled()
+    with sdpa_kernel([SDPBackend.MATH]):
+        assert cuda.math_sdp_enabled() and not cuda.flash_sdp_enabled() and not cuda.cudnn_sdp_enabled()
+    with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
+        assert cuda.mem_efficient_sdp_enabled() and not cuda.math_sdp_enabled()
+    assert cuda.flash_sdp_enabled() and cuda.cudnn_sdp_enabled()
+    with pytest.raises(AssertionError, match="SDPBackend"):
+        with sdpa_kernel(["math"]):
+            pass
+    cuda.enable_flash_sdp(False)
+    assert not cuda.flash_sdp_enabled()
+    cuda.enable_flash_sdp(True)
+    assert cuda.preferred_linalg_library() == "default"
+    assert cuda.preferred_linalg_library("cusolver") == "cusolver"
+    cuda.preferred_linalg_library("default")
+    with pytest.raises(RuntimeError, match="Choose from"):
+        cuda.preferred_linalg_library("lapack")

@@ -24,3 +24,75 @@ matmul = cuBLASModule()
 def is_built():
     """True when ember was built with CUDA (whether or not a GPU is present)."""
     return _C._cuda_is_built()
+
+
+# Scaled dot-product attention backends. ember has one implementation of F.scaled_dot_product_attention on every
+# device, the composition PyTorch calls MATH (ember/nn/attention.cpp); these switches are kept and read back so that
+# programs choosing a backend run unchanged, and select nothing (docs/differences.md), as optimizers' `fused=`.
+_SDP = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
+
+
+def enable_flash_sdp(enabled):
+    _SDP["flash"] = bool(enabled)
+
+
+def flash_sdp_enabled():
+    return _SDP["flash"]
+
+
+def enable_mem_efficient_sdp(enabled):
+    _SDP["mem_efficient"] = bool(enabled)
+
+
+def mem_efficient_sdp_enabled():
+    return _SDP["mem_efficient"]
+
+
+def enable_math_sdp(enabled):
+    _SDP["math"] = bool(enabled)
+
+
+def math_sdp_enabled():
+    return _SDP["math"]
+
+
+def enable_cudnn_sdp(enabled):
+    _SDP["cudnn"] = bool(enabled)
+
+
+def cudnn_sdp_enabled():
+    return _SDP["cudnn"]
+
+
+class sdp_kernel:
+    """Context manager setting the four switches for a block and restoring them after (PyTorch's deprecated form of
+    ember.nn.attention.sdpa_kernel)."""
+
+    def __init__(self, enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True):
+        self._new = {"flash": enable_flash, "math": enable_math, "mem_efficient": enable_mem_efficient,
+                     "cudnn": enable_cudnn}
+
+    def __enter__(self):
+        self._old = dict(_SDP)
+        _SDP.update({k: bool(v) for k, v in self._new.items()})
+        return self
+
+    def __exit__(self, *exc):
+        _SDP.update(self._old)
+        return False
+
+
+_LINALG_LIBRARIES = ("default", "cusolver", "magma")
+_linalg_library = "default"
+
+
+def preferred_linalg_library(backend=None):
+    """Reads (and with a name, sets) the preferred CUDA linear algebra library; ember's CUDA linalg is cuSOLVER
+    whatever is preferred (there is no MAGMA)."""
+    global _linalg_library
+    if backend is not None:
+        name = backend.lower() if isinstance(backend, str) else str(backend)
+        if name not in _LINALG_LIBRARIES:
+            raise RuntimeError("Unknown input value. Choose from: %s." % ", ".join(_LINALG_LIBRARIES))
+        _linalg_library = name
+    return _linalg_library
