@@ -16,8 +16,6 @@ using autograd::TensorList;
 
 namespace {
 
-Device device_of(const std::vector<Tensor>& ts) { return ts.empty() ? Device(kCPU) : ts[0].device(); }
-
 // A copy of self with src written into view_fn's region of it. One node: self's gradient is g with the region
 // zeroed (the same op with zeros as src), src's is the region of g.
 template <class V>

@@ -1,6 +1,7 @@
 // Bindings of searchsorted, bucketize and isin (ember/ops/search.h), with PyTorch's signatures: a Python number
 // may stand for the values (searchsorted, bucketize) or for either side of isin.
 #include "common.h"
+#include "shape_defs.h"
 #include "ember/ops/search.h"
 
 namespace ember::py {
@@ -14,19 +15,12 @@ std::optional<std::string_view> side_of(nb::handle side) {
   return std::string_view(utf8(side));
 }
 
-Tensor optional_tensor(nb::handle h, const char* fn, const char* what) {
-  if (h.is_none()) return {};
-  EMBER_CHECK_TYPE(nb::isinstance<Tensor>(h), fn, "(): argument '", what, "' must be Tensor, not ",
-                   nb::inst_name(h).c_str());
-  return nb::cast<Tensor>(h);
-}
-
 }  // namespace
 
 void init_search(nb::module_& m) {
   m.def("searchsorted", [](const Tensor& seq, nb::handle values, bool out_int32, bool right, nb::handle side,
                            nb::handle out, nb::handle sorter) {
-    const Tensor s = optional_tensor(sorter, "searchsorted", "sorter");
+    const Tensor s = opt_tensor(sorter, "searchsorted", "sorter");
     if (nb::isinstance<Tensor>(values))
       return finish_out(searchsorted(seq, nb::cast<const Tensor&>(values), out_int32, right, side_of(side), s), out,
                         "searchsorted");

@@ -1,47 +1,16 @@
 // Bindings of the shape and indexing ops: functions (ember.cat), methods (t.split), in-place forms
 // (t.scatter_) and out=, with PyTorch's signatures.
 #include "common.h"
+#include "shape_defs.h"
 
 namespace ember::py {
 
 namespace {
 
-std::vector<Tensor> tensor_list(nb::handle h, const char* fn) {
-  EMBER_CHECK_TYPE(PyTuple_Check(h.ptr()) || PyList_Check(h.ptr()), fn,
-                   "(): argument 'tensors' must be tuple of Tensors, not ", nb::inst_name(h).c_str());
-  std::vector<Tensor> r;
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(h.ptr());
-  PyObject** items = PySequence_Fast_ITEMS(h.ptr());
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    nb::handle item(items[i]);
-    EMBER_CHECK_TYPE(nb::isinstance<Tensor>(item), fn, "(): expected Tensor as element ", i,
-                     " in argument 'tensors', but got ", nb::inst_name(item).c_str());
-    r.push_back(nb::cast<const Tensor&>(item));
-  }
-  return r;
-}
-
-// f(*tensors) or f(tensors) (a single tuple or list).
-std::vector<Tensor> tensor_varargs(const nb::args& args, const char* fn) {
-  if (args.size() == 1 && !nb::isinstance<Tensor>(args[0])) return tensor_list(args[0], fn);
-  return tensor_list(args, fn);
-}
-
-nb::tuple to_tuple(const std::vector<Tensor>& v) {
-  nb::list l;
-  for (const Tensor& t : v) l.append(nb::cast(t));
-  return nb::tuple(l);
-}
-
 // An int or a sequence of ints.
 DimVector ints(nb::handle h, const char* fn, const char* what) {
   if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) return to_int_list(h, fn, what);
   return {to_int(h, fn, what)};
-}
-
-std::optional<int64_t> opt_int(nb::handle h, const char* fn, const char* what) {
-  if (h.is_none()) return std::nullopt;
-  return to_int(h, fn, what);
 }
 
 Tensor out_of(nb::handle out) { return out.is_valid() && !out.is_none() ? nb::cast<Tensor>(out) : Tensor(); }
@@ -77,24 +46,6 @@ std::vector<Tensor> optional_tensors(nb::handle h, const char* fn) {
     r.push_back(nb::cast<const Tensor&>(item));
   }
   return r;
-}
-
-// Defines ember.name(input, ...) and Tensor.name(...) from one function taking the tensor first.
-template <class F, class... Extra>
-void def_both(nb::module_& m, nb::handle cls, const char* name, F f, const Extra&... extra) {
-  m.attr(name) = nb::cpp_function(f, nb::arg("input"), extra...);
-  cls.attr(name) = nb::cpp_function(f, nb::is_method(), extra...);
-}
-
-// Tensor.name_(...): runs f(self, ...) and returns self.
-template <class... A, class F, class... Extra>
-void def_inplace(nb::handle cls, const char* name, F f, const Extra&... extra) {
-  cls.attr(name) = nb::cpp_function(
-      [f](nb::handle self, A... a) {
-        f(nb::cast<const Tensor&>(self), a...);
-        return nb::borrow(self);
-      },
-      nb::is_method(), extra...);
 }
 
 void init_joining(nb::module_& m, nb::handle cls) {

@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "common.h"
+#include "shape_defs.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/ops/shape_more.h"
@@ -13,59 +14,7 @@ namespace ember::py {
 
 namespace {
 
-template <class F, class... Extra>
-void def_both(nb::module_& m, nb::handle cls, const char* name, F f, const Extra&... extra) {
-  m.attr(name) = nb::cpp_function(f, nb::arg("input"), extra...);
-  cls.attr(name) = nb::cpp_function(f, nb::is_method(), extra...);
-}
-
-// Tensor.name_(...): runs f(self, ...) and returns self.
-template <class... A, class F, class... Extra>
-void def_inplace(nb::handle cls, const char* name, F f, const Extra&... extra) {
-  cls.attr(name) = nb::cpp_function(
-      [f](nb::handle self, A... a) {
-        f(nb::cast<const Tensor&>(self), a...);
-        return nb::borrow(self);
-      },
-      nb::is_method(), extra...);
-}
-
-nb::tuple to_tuple(const std::vector<Tensor>& v) {
-  nb::list l;
-  for (const Tensor& t : v) l.append(nb::cast(t));
-  return nb::tuple(l);
-}
-
 bool is_seq(nb::handle h) { return PyTuple_Check(h.ptr()) || PyList_Check(h.ptr()); }
-
-std::vector<Tensor> tensor_seq(nb::handle h, const char* fn) {
-  EMBER_CHECK_TYPE(is_seq(h), fn, "(): argument 'tensors' must be tuple of Tensors, not ", nb::inst_name(h).c_str());
-  std::vector<Tensor> r;
-  for (nb::handle item : nb::borrow<nb::sequence>(h)) {
-    EMBER_CHECK_TYPE(nb::isinstance<Tensor>(item), fn, "(): expected Tensor as element ", r.size(),
-                     " in argument 'tensors', but got ", nb::inst_name(item).c_str());
-    r.push_back(nb::cast<const Tensor&>(item));
-  }
-  return r;
-}
-
-// f(*tensors) or f(tensors).
-std::vector<Tensor> varargs(const nb::args& args, const char* fn) {
-  if (args.size() == 1 && !nb::isinstance<Tensor>(args[0])) return tensor_seq(args[0], fn);
-  return tensor_seq(args, fn);
-}
-
-Tensor opt_tensor(nb::handle h, const char* fn, const char* what) {
-  if (h.is_none()) return {};
-  EMBER_CHECK_TYPE(nb::isinstance<Tensor>(h), fn, "(): argument '", what, "' must be Tensor, not ",
-                   nb::inst_name(h).c_str());
-  return nb::cast<Tensor>(h);
-}
-
-std::optional<int64_t> opt_int(nb::handle h, const char* fn, const char* what) {
-  if (h.is_none()) return std::nullopt;
-  return to_int(h, fn, what);
-}
 
 // indices_or_sections of tensor_split and hsplit/vsplit/dsplit: an int, a sequence of ints, or an int64 tensor
 // (0-d: sections, 1-d: indices; read on the host, as PyTorch does).
@@ -87,9 +36,9 @@ std::variant<int64_t, DimVector> sections_or_indices(nb::handle h, const char* f
 nb::object tuple_of(nb::handle first, const nb::args& rest, const char* fn, Tensor (*f)(const Tensor&)) {
   // atleast_Nd(t) -> tensor; atleast_Nd(t1, t2, ...) or atleast_Nd((t1, t2)) -> tuple
   if (rest.size() == 0 && nb::isinstance<Tensor>(first)) return nb::cast(f(nb::cast<const Tensor&>(first)));
-  std::vector<Tensor> ts = rest.size() == 0 ? tensor_seq(first, fn) : [&] {
+  std::vector<Tensor> ts = rest.size() == 0 ? tensor_list(first, fn) : [&] {
     std::vector<Tensor> v{nb::cast<Tensor>(first)};
-    for (const Tensor& t : tensor_seq(rest, fn)) v.push_back(t);
+    for (const Tensor& t : tensor_list(rest, fn)) v.push_back(t);
     return v;
   }();
   for (Tensor& t : ts) t = f(t);
@@ -152,8 +101,8 @@ void init_products(nb::module_& m, nb::handle cls) {
   def_both(m, cls, "rot90", [](const Tensor& t, int64_t k, nb::handle dims) {
     return rot90(t, k, to_int_list(dims, "rot90", "dims"));
   }, nb::arg("k") = 1, nb::arg("dims") = nb::make_tuple(0, 1));
-  m.def("block_diag", [](nb::args tensors) { return block_diag(tensor_seq(tensors, "block_diag")); });
-  m.def("cartesian_prod", [](nb::args tensors) { return cartesian_prod(tensor_seq(tensors, "cartesian_prod")); });
+  m.def("block_diag", [](nb::args tensors) { return block_diag(tensor_list(tensors, "block_diag")); });
+  m.def("cartesian_prod", [](nb::args tensors) { return cartesian_prod(tensor_list(tensors, "cartesian_prod")); });
   m.def("combinations", [](const Tensor& t, int64_t r, bool with_replacement) {
     return combinations(t, r, with_replacement);
   }, nb::arg("input"), nb::arg("r") = 2, nb::arg("with_replacement") = false);
@@ -183,7 +132,7 @@ void init_splitting(nb::module_& m, nb::handle cls) {
     const char* fn = name;
     m.attr(name) = nb::cpp_function([f, fn](nb::handle tensors, nb::handle out) -> nb::object {
       Tensor o = opt_tensor(out, fn, "out");
-      Tensor r = f(tensor_seq(tensors, fn), o);
+      Tensor r = f(tensor_list(tensors, fn), o);
       return out.is_none() ? nb::cast(std::move(r)) : nb::borrow(out);
     }, nb::arg("tensors"), nb::kw_only(), none_arg("out"));
   }

@@ -70,6 +70,15 @@ def test_diag_embed_against_numpy(rng):
         ember.diag_embed(ember.tensor(2.0))
 
 
+def test_linalg_diagonal_is_a_view_of_the_last_two_dims(rng):
+    a = rnd(rng, 2, 3, 4)
+    d = ember.linalg.diagonal(from_np(a), offset=1)
+    assert_equal(d, np.diagonal(a, 1, -2, -1))
+    t = from_np(a)
+    ember.linalg.diagonal(t, dim1=0, dim2=2).fill_(0)
+    assert to_np(t)[0, :, 0].tolist() == [0, 0, 0]
+
+
 def test_trace(rng):
     m = rnd(rng, 3, 5)
     close(ember.trace(from_np(m)), np.trace(m))
