@@ -53,7 +53,9 @@ class AvgPool1d(Module):
                             self.count_include_pad)
 
 
-class AvgPool2d(Module):
+class _AvgPoolNd(Module):
+    _fn = None
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):
         super().__init__()
@@ -68,27 +70,16 @@ class AvgPool2d(Module):
         return "kernel_size={}, stride={}, padding={}".format(self.kernel_size, self.stride, self.padding)
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return getattr(F, self._fn)(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                    self.count_include_pad, self.divisor_override)
 
 
-class AvgPool3d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-                 divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if (stride is not None) else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
+class AvgPool2d(_AvgPoolNd):
+    _fn = "avg_pool2d"
 
-    def extra_repr(self):
-        return "kernel_size={}, stride={}, padding={}".format(self.kernel_size, self.stride, self.padding)
 
-    def forward(self, input):
-        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+class AvgPool3d(_AvgPoolNd):
+    _fn = "avg_pool3d"
 
 
 class _LPPoolNd(Module):
@@ -193,12 +184,13 @@ class _FractionalMaxPoolNd(Module):
                   _random_samples=self._random_samples)
 
 
-class FractionalMaxPool2d(_FractionalMaxPoolNd):
-    _n = 2
+def _per_dims(base, prefix, dims):
+    """The classes <prefix>1d, 2d, ... of `base` for the given numbers of spatial dimensions."""
+    return tuple(type("%s%dd" % (prefix, n), (base,), {"_n": n, "__module__": __name__,
+                                                       "__qualname__": "%s%dd" % (prefix, n)}) for n in dims)
 
 
-class FractionalMaxPool3d(_FractionalMaxPoolNd):
-    _n = 3
+FractionalMaxPool2d, FractionalMaxPool3d = _per_dims(_FractionalMaxPoolNd, "FractionalMaxPool", (2, 3))
 
 
 class _MaxUnpoolNd(Module):
@@ -218,16 +210,7 @@ class _MaxUnpoolNd(Module):
         return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
-class MaxUnpool1d(_MaxUnpoolNd):
-    _n = 1
-
-
-class MaxUnpool2d(_MaxUnpoolNd):
-    _n = 2
-
-
-class MaxUnpool3d(_MaxUnpoolNd):
-    _n = 3
+MaxUnpool1d, MaxUnpool2d, MaxUnpool3d = _per_dims(_MaxUnpoolNd, "MaxUnpool", (1, 2, 3))
 
 
 def _ntuple(x, n):
