@@ -273,6 +273,15 @@ def test_multilabel_margin_loss_from_its_definition():
     assert gradcheck(lambda a: nn.MultiLabelMarginLoss()(a, yt), (t64(x, True),))
 
 
+def test_nllloss2d_is_nllloss():
+    x = F.log_softmax(ember.randn(2, 3, 4, 5), 1)
+    t = ember.randint(0, 3, (2, 4, 5))
+    m = nn.NLLLoss2d(ignore_index=1, reduction="sum")
+    assert isinstance(m, nn.NLLLoss)
+    picked = np.take_along_axis(x.numpy(), t.numpy()[:, None], 1)[:, 0]
+    np.testing.assert_allclose(m(x, t).item(), -(picked * (t.numpy() != 1)).sum(), rtol=1e-5)
+
+
 def test_triplet_margin_with_distance_loss():
     rng = np.random.default_rng(3)
     a, p, n = (rng.standard_normal((6, 5)) for _ in range(3))
