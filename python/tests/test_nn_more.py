@@ -167,6 +167,26 @@ def test_uninitialized_copy_pickle_and_materialize():
     assert nn.parameter.is_lazy(UninitializedBuffer()) and not nn.parameter.is_lazy(ember.ones(1))
 
 
+def test_copied_and_pickled_lazy_modules_initialize_on_their_own():
+    m = nn.LazyLinear(3)
+    c = copy.deepcopy(m)
+    c(ember.randn(2, 4))
+    assert type(c) is nn.Linear and tuple(c.weight.shape) == (3, 4)
+    assert type(m) is nn.LazyLinear and is_lazy(m.weight)  # the copy's hooks were its own
+    p = pickle.loads(pickle.dumps(m))
+    p(ember.randn(2, 6))
+    m(ember.randn(2, 5))
+    assert tuple(p.weight.shape) == (3, 6) and tuple(m.weight.shape) == (3, 5)
+    # A copied hook handle removes the copy's hook only.
+    lin = nn.Linear(2, 2)
+    handle = lin.register_forward_hook(lambda *a: None)
+    lin2 = copy.deepcopy(lin)
+    copy.deepcopy(handle).remove()
+    assert len(lin._forward_hooks) == 1 and len(lin2._forward_hooks) == 1
+    handle.remove()
+    assert len(lin._forward_hooks) == 0
+
+
 def test_lazy_module_not_fully_initialized_raises():
     class Half(nn.modules.lazy.LazyModuleMixin, nn.Module):
         def __init__(self):
