@@ -32,15 +32,15 @@ native_channel_shuffle = channel_shuffle
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling: (sum over each window of x^p)^(1/p), as PyTorch composes it from avg_pool1d."""
-    out = avg_pool1d(input.pow(norm_type), kernel_size, stride if stride is not None else kernel_size, 0, ceil_mode)
-    return (out.sign() * relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
+    out = _C._nn.avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * _C._nn.relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """lp_pool1d over 2-D windows (avg_pool2d of x^p, times the window's size, to the power 1/p)."""
     kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
-    out = avg_pool2d(input.pow(norm_type), kernel_size, stride if stride is not None else kernel_size, 0, ceil_mode)
-    return (out.sign() * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
+    out = _C._nn.avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * _C._nn.relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
 
 
 # Which of a plane's random samples places the windows along each spatial dimension (PyTorch's kernels: 2-d uses
