@@ -3,6 +3,7 @@
 // the schedulers' closed forms, and training a small model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "ember/nn/loss.h"
 #include "ember/nn/modules.h"
 #include "ember/ops.h"
+#include "ember/optim/fused.h"
 #include "ember/optim/optimizer.h"
 #include "ember/optim/scheduler.h"
 
@@ -237,4 +239,58 @@ TEST(Optim, TrainingWithAdamAndASchedulerLowersTheLoss) {
   }
   EXPECT_LT(last, first * 0.2);  // 26.8 -> 3.3 with these settings
   EXPECT_NEAR(opt.lr(0), 0.01 * 0.125, 1e-15);
+}
+
+// The fused Rprop and ASGD steps (ember.optim.Rprop / ASGD call them), against their definitions.
+TEST(Optim, RpropStepMatchesTheDefinition) {
+  const std::vector<double> init = {0.5, -1.0, 2.0, 0.0};
+  Tensor p = vec(init), prev = vec({0, 0, 0, 0}), step_size = vec({0.1, 0.1, 0.1, 0.1}), steps = full({}, 0.0);
+  const auto o = optim::RpropOptions(0.1).etas({0.5, 1.2}).step_sizes({0.01, 0.15});
+  std::vector<double> ref = init, rprev(4, 0.0), rstep(4, 0.1);
+  for (int k = 0; k < 6; ++k) {
+    std::vector<double> g;
+    for (size_t i = 0; i < 4; ++i) g.push_back(i == 3 ? 0.0 : std::sin(1.7 * k + double(i)));
+    optim::rprop_step({p}, {vec(g)}, {prev}, {step_size}, {steps}, o);
+    for (size_t i = 0; i < 4; ++i) {
+      const double s = g[i] * rprev[i];
+      rstep[i] = std::clamp(rstep[i] * (s > 0 ? 1.2 : s < 0 ? 0.5 : 1.0), 0.01, 0.15);
+      const double kept = s < 0 ? 0.0 : g[i];
+      ref[i] -= (kept > 0 ? 1.0 : kept < 0 ? -1.0 : 0.0) * rstep[i];
+      rprev[i] = kept;
+    }
+  }
+  const auto got = values(p), got_step = values(step_size);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(got[i], ref[i], 1e-12);
+    EXPECT_NEAR(got_step[i], rstep[i], 1e-12);
+  }
+  EXPECT_EQ(item(steps).to<double>(), 6.0);
+}
+
+TEST(Optim, ASGDStepMatchesTheDefinitionAndAverages) {
+  const double lr = 0.05, lambd = 0.01, alpha = 0.75, t0 = 2, wd = 0.1;
+  Tensor p = vec({0.5, -1.0, 2.0}), ax = vec({0, 0, 0}), steps = full({}, 0.0);
+  Tensor eta = full({}, Scalar(lr), TensorOptions(ScalarType::Float64));
+  Tensor mu = full({}, 1.0, TensorOptions(ScalarType::Float64));
+  const auto o = optim::ASGDOptions(lr).lambd(lambd).alpha(alpha).t0(t0).weight_decay(wd);
+  std::vector<double> ref = {0.5, -1.0, 2.0}, rax(3, 0.0);
+  double reta = lr, rmu = 1;
+  for (int k = 0; k < 6; ++k) {
+    std::vector<double> g;
+    for (size_t i = 0; i < 3; ++i) g.push_back(grad_at(k, i));
+    optim::asgd_step({p}, {vec(g)}, {ax}, {mu}, {eta}, {steps}, o);
+    for (size_t i = 0; i < 3; ++i) {
+      ref[i] = ref[i] * (1 - lambd * reta) - reta * (g[i] + wd * ref[i]);
+      rax[i] = rmu == 1 ? ref[i] : rax[i] + (ref[i] - rax[i]) * rmu;
+    }
+    reta = lr / std::pow(1 + lambd * lr * (k + 1), alpha);
+    rmu = 1 / std::max(1.0, k + 1 - t0);
+  }
+  const auto got = values(p), got_ax = values(ax);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_NEAR(got[i], ref[i], 1e-12);
+    EXPECT_NEAR(got_ax[i], rax[i], 1e-12);
+  }
+  EXPECT_NEAR(item(eta).to<double>(), reta, 1e-15);
+  EXPECT_NEAR(item(mu).to<double>(), rmu, 1e-15);
 }

@@ -598,6 +598,11 @@ case("max_unpool1d_3d", lambda x, y: (F.max_unpool1d(*F.max_pool1d(x, 3, return_
 case("lp_pool1d_2d", lambda x, y: (F.lp_pool1d(x, 2.0, 3, 2), F.lp_pool2d(y, 3.0, (2, 3), ceil_mode=True)),
      R(2, 3, 20, lo=0.1, hi=2), R(2, 3, 7, 8, lo=0.1, hi=2))
 case("channel_shuffle", lambda x: E.channel_shuffle(x, 3) * 2, R(2, 6, 5, 4))
+case("fractional_max_pool2d_3d", lambda x, s, y, s3: (
+    F.fractional_max_pool2d(x, (3, 2), output_size=(4, 5), return_indices=True, _random_samples=s),
+    F.fractional_max_pool3d(y, 2, output_size=(3, 2, 3), return_indices=True, _random_samples=s3)),
+     R(2, 3, 9, 11), A(lambda r: r.random((2, 3, 2)).astype(np.float32)), R(1, 2, 6, 5, 7),
+     A(lambda r: r.random((1, 2, 3)).astype(np.float32)))
 case("rrelu_eval_softmax2d", lambda x: (F.rrelu(x, 0.1, 0.3, training=False), E.nn.Softmax2d()(x)), R(2, 3, 5, 4))
 
 # normalization

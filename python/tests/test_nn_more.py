@@ -167,6 +167,26 @@ def test_uninitialized_copy_pickle_and_materialize():
     assert nn.parameter.is_lazy(UninitializedBuffer()) and not nn.parameter.is_lazy(ember.ones(1))
 
 
+def test_copied_and_pickled_lazy_modules_initialize_on_their_own():
+    m = nn.LazyLinear(3)
+    c = copy.deepcopy(m)
+    c(ember.randn(2, 4))
+    assert type(c) is nn.Linear and tuple(c.weight.shape) == (3, 4)
+    assert type(m) is nn.LazyLinear and is_lazy(m.weight)  # the copy's hooks were its own
+    p = pickle.loads(pickle.dumps(m))
+    p(ember.randn(2, 6))
+    m(ember.randn(2, 5))
+    assert tuple(p.weight.shape) == (3, 6) and tuple(m.weight.shape) == (3, 5)
+    # A copied hook handle removes the copy's hook only.
+    lin = nn.Linear(2, 2)
+    handle = lin.register_forward_hook(lambda *a: None)
+    lin2 = copy.deepcopy(lin)
+    copy.deepcopy(handle).remove()
+    assert len(lin._forward_hooks) == 1 and len(lin2._forward_hooks) == 1
+    handle.remove()
+    assert len(lin._forward_hooks) == 0
+
+
 def test_lazy_module_not_fully_initialized_raises():
     class Half(nn.modules.lazy.LazyModuleMixin, nn.Module):
         def __init__(self):
@@ -271,6 +291,15 @@ def test_multilabel_margin_loss_from_its_definition():
     np.testing.assert_allclose(nn.MultiLabelMarginLoss(reduction="sum")(t64(x[0]), yt[0]).item(), ref[0] * 1,
                                rtol=1e-12)
     assert gradcheck(lambda a: nn.MultiLabelMarginLoss()(a, yt), (t64(x, True),))
+
+
+def test_nllloss2d_is_nllloss():
+    x = F.log_softmax(ember.randn(2, 3, 4, 5), 1)
+    t = ember.randint(0, 3, (2, 4, 5))
+    m = nn.NLLLoss2d(ignore_index=1, reduction="sum")
+    assert isinstance(m, nn.NLLLoss)
+    picked = np.take_along_axis(x.numpy(), t.numpy()[:, None], 1)[:, 0]
+    np.testing.assert_allclose(m(x, t).item(), -(picked * (t.numpy() != 1)).sum(), rtol=1e-5)
 
 
 def test_triplet_margin_with_distance_loss():
@@ -589,3 +618,113 @@ def test_functional_call_tied_weights():
     np.testing.assert_allclose(y.detach().numpy(), 2 * x.numpy() @ m.a.weight.detach().numpy().T, rtol=1e-5)
     with pytest.raises(ValueError, match="which are tied"):
         nn.utils.stateless.functional_call(m, {"a.weight": eye, "b.weight": ember.eye(2)}, (x,))
+
+
+# -- fractional max pooling, adaptive log-softmax ---------------------------------------------------------------------
+
+def frac_starts(u, n_in, n_out, k):
+    if n_out == 1:
+        return [n_in - k]
+    alpha = (n_in - k) / (n_out - 1)
+    return [int((i + u) * alpha) - int(u * alpha) for i in range(n_out - 1)] + [n_in - k]
+
+
+def test_fractional_max_pool2d_against_a_window_loop():
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((2, 3, 11, 13))
+    s = rng.random((2, 3, 2))
+    y, idx = F.fractional_max_pool2d(t64(x), (3, 2), output_size=(5, 7), return_indices=True,
+                                     _random_samples=t64(s))
+    for b, c in itertools.product(range(2), range(3)):
+        rows = frac_starts(s[b, c, 1], 11, 5, 3)  # sample 1 places the rows, sample 0 the columns (as PyTorch)
+        cols = frac_starts(s[b, c, 0], 13, 7, 2)
+        for i, j in itertools.product(range(5), range(7)):
+            w = x[b, c, rows[i]:rows[i] + 3, cols[j]:cols[j] + 2]
+            r, q = np.unravel_index(w.argmax(), w.shape)
+            assert y[b, c, i, j].item() == w.max()
+            assert idx[b, c, i, j].item() == (rows[i] + r) * 13 + cols[j] + q
+    xs = t64(x[:1, :1, :6, :6], True)
+    ss = t64(s[:1, :1])
+    assert gradcheck(lambda a: F.fractional_max_pool2d(a, 2, output_size=3, _random_samples=ss), (xs,))
+
+
+def test_fractional_max_pool_matches_pytorchs_sample_order_and_float32_rounding():
+    # Recorded with PyTorch 1.13: F.fractional_max_pool2d(arange(100.).reshape(1, 1, 10, 10), 2, output_size=(4, 4),
+    # return_indices=True, _random_samples=tensor([[[0.9, 0.1]]])) and the 3-d analogue with samples (0.9, 0.1, 0.3).
+    x = ember.arange(100.0).reshape(1, 1, 10, 10)
+    _, i = F.fractional_max_pool2d(x, 2, output_size=(4, 4), return_indices=True,
+                                   _random_samples=ember.tensor([[[0.9, 0.1]]]))
+    assert i.flatten().tolist() == [11, 14, 16, 19, 31, 34, 36, 39, 61, 64, 66, 69, 91, 94, 96, 99]
+    x3 = ember.arange(1000.0).reshape(1, 1, 10, 10, 10)
+    _, i3 = F.fractional_max_pool3d(x3, 2, output_size=(4, 4, 4), return_indices=True,
+                                    _random_samples=ember.tensor([[[0.9, 0.1, 0.3]]]))
+    i3 = np.array(i3.flatten().tolist())
+    assert sorted(set(i3 // 100 - 1)) == [0, 3, 5, 8]       # time: sample 0
+    assert sorted(set(i3 // 10 % 10 - 1)) == [0, 2, 5, 8]   # height: sample 1
+    assert sorted(set(i3 % 10 - 1)) == [0, 3, 6, 8]         # width: sample 2
+
+
+def test_fractional_max_pool_modules_and_errors():
+    m = nn.FractionalMaxPool2d(3, output_ratio=0.5)
+    assert tuple(m(ember.randn(2, 3, 10, 12)).shape) == (2, 3, 5, 6)
+    assert tuple(m(ember.randn(3, 10, 12)).shape) == (3, 5, 6)  # unbatched
+    v, i = nn.FractionalMaxPool3d(2, output_size=3, return_indices=True)(ember.randn(1, 2, 6, 6, 6))
+    assert tuple(v.shape) == tuple(i.shape) == (1, 2, 3, 3, 3) and i.dtype == ember.int64
+    ember.manual_seed(1)
+    a = nn.FractionalMaxPool2d(2, output_size=4)(ember.arange(64.0).reshape(1, 1, 8, 8))
+    ember.manual_seed(1)
+    b = nn.FractionalMaxPool2d(2, output_size=4)(ember.arange(64.0).reshape(1, 1, 8, 8))
+    assert ember.equal(a, b)  # the random placement follows the generator
+    with pytest.raises(ValueError, match="requires specifying either an output size, or a pooling ratio"):
+        nn.FractionalMaxPool2d(2)
+    with pytest.raises(ValueError, match="only one of output_size and output_ratio may be specified"):
+        nn.FractionalMaxPool2d(2, output_size=2, output_ratio=0.5)
+    with pytest.raises(ValueError, match=r"output_ratio must be between 0 and 1 \(got 1.5\)"):
+        nn.FractionalMaxPool2d(2, output_ratio=1.5)
+    with pytest.raises(ValueError, match="fractional_max_pool2d requires specifying either an output_size"):
+        F.fractional_max_pool2d(ember.randn(1, 1, 4, 4), 2)
+    with pytest.raises(RuntimeError, match="fractional_max_pool2d\\(\\): pool height 5 too large relative to input "
+                                           "height 7"):
+        F.fractional_max_pool2d(ember.randn(2, 3, 7, 9), 5, output_size=(4, 6))
+    with pytest.raises(RuntimeError, match="Expected _random_samples to have shape"):
+        F.fractional_max_pool2d(ember.randn(2, 3, 7, 9), 2, output_size=3, _random_samples=ember.rand(2, 3, 1))
+
+
+def test_adaptive_log_softmax_with_loss():
+    ember.manual_seed(0)
+    m = nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0).double()
+    assert [tuple(l.weight.shape) for l in m.tail[0]] == [(4, 8), (3, 4)]
+    assert [tuple(l.weight.shape) for l in m.tail[1]] == [(2, 8), (4, 2)]
+    assert tuple(m.head.weight.shape) == (5, 8) and m.head.bias is None
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((6, 8))
+    t = ember.tensor([0, 4, 9, 2, 7, 5])
+    out = m(t64(x), t)
+    # From the definition: head log-softmax for shortlist classes; head's cluster entry + the cluster's log-softmax.
+    W = lambda lin: lin.weight.detach().numpy()  # noqa: E731
+
+    def log_softmax(z):
+        z = z - z.max(1, keepdims=True)
+        return z - np.log(np.exp(z).sum(1, keepdims=True))
+
+    head = log_softmax(x @ W(m.head).T)
+    full = [head[:, :3]]
+    for c in range(2):
+        full.append(log_softmax(x @ W(m.tail[c][0]).T @ W(m.tail[c][1]).T) + head[:, 3 + c:4 + c])
+    full = np.concatenate(full, 1)
+    np.testing.assert_allclose(m.log_prob(t64(x)).detach().numpy(), full, rtol=1e-12)
+    np.testing.assert_allclose(out.output.detach().numpy(), full[np.arange(6), t.numpy()], rtol=1e-12)
+    np.testing.assert_allclose(out.loss.item(), -full[np.arange(6), t.numpy()].mean(), rtol=1e-12)
+    assert m.predict(t64(x)).tolist() == full.argmax(1).tolist()
+    single = m(t64(x[1]), t[1])
+    np.testing.assert_allclose(single.output.item(), full[1, 4], rtol=1e-12)
+    xg = t64(x, True)
+    assert gradcheck(lambda a: m(a, t).loss, (xg,))
+    with pytest.raises(ValueError, match="cutoffs should be a sequence of unique, positive integers"):
+        nn.AdaptiveLogSoftmaxWithLoss(8, 10, [6, 3])
+    with pytest.raises(RuntimeError, match=r"Target values should be in \[0, 9\]"):
+        m(t64(x[:1]), ember.tensor([10]))
+    with pytest.raises(RuntimeError, match="Input and target should have the same size in the batch dimension"):
+        m(t64(x), ember.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match="0D or 1D target tensor expected"):
+        m(t64(x), ember.zeros(6, 2, dtype=ember.int64))

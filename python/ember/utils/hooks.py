@@ -20,6 +20,19 @@ class RemovableHandle:
             if d is not None and self.id in d:
                 del d[self.id]
 
+    # Copies and pickles refer to the copied dicts (deepcopy and pickle copy what the state names), as PyTorch's.
+    def __getstate__(self):
+        return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_refs))
+
+    def __setstate__(self, state):
+        def ref(d):
+            return weakref.ref(d) if d is not None else (lambda: None)
+
+        self.hooks_dict_ref = ref(state[0])
+        self.id = state[1]
+        self.extra_dict_refs = tuple(ref(d) for d in state[2])
+        RemovableHandle._ids = itertools.count(max(next(RemovableHandle._ids), self.id + 1))
+
     def __enter__(self):
         return self
 

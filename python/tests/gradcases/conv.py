@@ -65,3 +65,14 @@ add("max_unpool2d", lambda x: F.max_unpool2d(x, ember.tensor([[[[0, 3], [9, 15]]
     lambda: (make(1, 1, 2, 2),))
 add("max_unpool1d", lambda x: F.max_unpool1d(x, ember.tensor([[[1, 2, 5]]]), 2, output_size=(7,)),
     lambda: (make(1, 1, 3),))
+# The Python compositions PyTorch has as functions: lp_pool (avg_pool of x^p), channel_shuffle, fractional max pooling
+# (fixed random samples: the windows are fixed, as for max_pool).
+add("lp_pool1d", lambda x: F.lp_pool1d(x, 2.0, 3, 2), lambda: (make(2, 3, 8, low=0.2, high=2.0),))
+add("lp_pool2d", lambda x: F.lp_pool2d(x, 3.0, (2, 3), ceil_mode=True), lambda: (make(1, 2, 5, 7, low=0.2, high=2),))
+add("channel_shuffle", lambda x: F.channel_shuffle(x, 2), lambda: (make(2, 4, 3, noncontig=True),))
+add("fractional_max_pool2d", lambda x: F.fractional_max_pool2d(
+    x, 2, output_size=(3, 4), _random_samples=ember.tensor([[[0.3, 0.7], [0.9, 0.1]]], dtype=ember.float64)),
+    lambda: (make(1, 2, 6, 7),))
+add("fractional_max_pool3d", lambda x: F.fractional_max_pool3d(
+    x, 2, output_ratio=0.5, _random_samples=ember.tensor([[[0.3, 0.7, 0.5]]], dtype=ember.float64)),
+    lambda: (make(1, 1, 4, 5, 6),))

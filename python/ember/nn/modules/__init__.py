@@ -10,13 +10,14 @@ from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Con
                    LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d)
 from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d, AdaptiveAvgPool1d,
                       AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,
-                      LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+                      LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, FractionalMaxPool2d,
+                      FractionalMaxPool3d)
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
                             LayerNorm, GroupNorm, LocalResponseNorm, LazyBatchNorm1d, LazyBatchNorm2d,
                             LazyBatchNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, RMSNorm)
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout
 from .sparse import Embedding, EmbeddingBag
-from .loss import (L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss, HuberLoss,
+from .loss import (L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, NLLLoss2d, BCELoss, BCEWithLogitsLoss, SmoothL1Loss, HuberLoss,
                    KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, CosineEmbeddingLoss, MarginRankingLoss,
                    TripletMarginLoss, TripletMarginWithDistanceLoss, HingeEmbeddingLoss, SoftMarginLoss,
                    MultiLabelSoftMarginLoss, MultiLabelMarginLoss, MultiMarginLoss, CTCLoss)
@@ -26,6 +27,7 @@ from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .transformer import (MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer,
                           TransformerEncoder, TransformerDecoder, Transformer)
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .misc import (Flatten, Unflatten, PixelShuffle, PixelUnshuffle, Upsample, UpsamplingNearest2d,
                    UpsamplingBilinear2d, Fold, Unfold, CosineSimilarity, PairwiseDistance, ChannelShuffle)
 

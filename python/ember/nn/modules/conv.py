@@ -4,7 +4,7 @@ from ... import _C
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter, UninitializedParameter
-from .lazy import LazyModuleMixin
+from .lazy import LazyModuleMixin, lazy_class
 from .module import Module
 
 
@@ -215,25 +215,8 @@ class _LazyConvTransposeNd(_LazyConvXdMixin, _ConvTransposeNd):
         self._lazy_init(out_channels, bias, device, dtype)
 
 
-class LazyConv1d(_LazyConvNd, Conv1d):
-    cls_to_become = Conv1d
-
-
-class LazyConv2d(_LazyConvNd, Conv2d):
-    cls_to_become = Conv2d
-
-
-class LazyConv3d(_LazyConvNd, Conv3d):
-    cls_to_become = Conv3d
-
-
-class LazyConvTranspose1d(_LazyConvTransposeNd, ConvTranspose1d):
-    cls_to_become = ConvTranspose1d
-
-
-class LazyConvTranspose2d(_LazyConvTransposeNd, ConvTranspose2d):
-    cls_to_become = ConvTranspose2d
-
-
-class LazyConvTranspose3d(_LazyConvTransposeNd, ConvTranspose3d):
-    cls_to_become = ConvTranspose3d
+LazyConv1d, LazyConv2d, LazyConv3d = (lazy_class("Lazy" + c.__name__, _LazyConvNd, c, __name__)
+                                      for c in (Conv1d, Conv2d, Conv3d))
+LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
+    lazy_class("Lazy" + c.__name__, _LazyConvTransposeNd, c, __name__)
+    for c in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))

@@ -58,3 +58,9 @@ class LazyModuleMixin:
     def _replicate_for_data_parallel(self):
         raise RuntimeError("Modules with uninitialized parameters can't be used with `DataParallel`. Run a dummy "
                            "forward pass to correctly initialize the modules")
+
+
+def lazy_class(name, lazy_base, eager, module):
+    """class <name>(lazy_base, eager) that becomes `eager` once initialized (LazyConv2d = lazy_class("LazyConv2d",
+    _LazyConvNd, Conv2d, __name__))."""
+    return type(name, (lazy_base, eager), {"cls_to_become": eager, "__module__": module, "__qualname__": name})

@@ -59,6 +59,10 @@ class NLLLoss(_WeightedLoss):
                           reduction=self.reduction)
 
 
+class NLLLoss2d(NLLLoss):
+    """The old name of NLLLoss for (N, C, H, W) inputs (NLLLoss takes any number of spatial dimensions)."""
+
+
 class BCELoss(_WeightedLoss):
     def forward(self, input, target):
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)

@@ -6,7 +6,7 @@ from .. import functional as F
 from .. import init
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
-from .lazy import LazyModuleMixin
+from .lazy import LazyModuleMixin, lazy_class
 from .module import Module
 
 
@@ -179,16 +179,8 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
                 self.reset_parameters()
 
 
-class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
-    cls_to_become = BatchNorm1d
-
-
-class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
-    cls_to_become = BatchNorm2d
-
-
-class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
-    cls_to_become = BatchNorm3d
+LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (lazy_class("Lazy" + c.__name__, _LazyNormBase, c, __name__)
+                                                   for c in (BatchNorm1d, BatchNorm2d, BatchNorm3d))
 
 
 class _LazyInstanceNorm(_LazyNormBase):
@@ -197,16 +189,9 @@ class _LazyInstanceNorm(_LazyNormBase):
         return input.shape[0 if input.dim() == self._expected_dims[0] else 1]  # unbatched: (C, ...)
 
 
-class LazyInstanceNorm1d(_LazyInstanceNorm, InstanceNorm1d):
-    cls_to_become = InstanceNorm1d
-
-
-class LazyInstanceNorm2d(_LazyInstanceNorm, InstanceNorm2d):
-    cls_to_become = InstanceNorm2d
-
-
-class LazyInstanceNorm3d(_LazyInstanceNorm, InstanceNorm3d):
-    cls_to_become = InstanceNorm3d
+LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = (
+    lazy_class("Lazy" + c.__name__, _LazyInstanceNorm, c, __name__)
+    for c in (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d))
 
 
 class LayerNorm(Module):

@@ -53,7 +53,9 @@ class AvgPool1d(Module):
                             self.count_include_pad)
 
 
-class AvgPool2d(Module):
+class _AvgPoolNd(Module):
+    _fn = None
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):
         super().__init__()
@@ -68,27 +70,16 @@ class AvgPool2d(Module):
         return "kernel_size={}, stride={}, padding={}".format(self.kernel_size, self.stride, self.padding)
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return getattr(F, self._fn)(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                    self.count_include_pad, self.divisor_override)
 
 
-class AvgPool3d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-                 divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if (stride is not None) else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
+class AvgPool2d(_AvgPoolNd):
+    _fn = "avg_pool2d"
 
-    def extra_repr(self):
-        return "kernel_size={}, stride={}, padding={}".format(self.kernel_size, self.stride, self.padding)
 
-    def forward(self, input):
-        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+class AvgPool3d(_AvgPoolNd):
+    _fn = "avg_pool3d"
 
 
 class _LPPoolNd(Module):
@@ -169,6 +160,39 @@ class AdaptiveMaxPool3d(_AdaptivePoolNd):
     _max = True
 
 
+class _FractionalMaxPoolNd(Module):
+    _n = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
+        super().__init__()
+        self.kernel_size = _ntuple(kernel_size, self._n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, self._n) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, self._n) if output_ratio is not None else None
+        name = type(self).__name__
+        if output_size is None and output_ratio is None:
+            raise ValueError("{} requires specifying either an output size, or a pooling ratio".format(name))
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError("output_ratio must be between 0 and 1 (got {})".format(output_ratio))
+
+    def forward(self, input):
+        fn = getattr(F, "fractional_max_pool%dd" % self._n)
+        return fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                  _random_samples=self._random_samples)
+
+
+def _per_dims(base, prefix, dims):
+    """The classes <prefix>1d, 2d, ... of `base` for the given numbers of spatial dimensions."""
+    return tuple(type("%s%dd" % (prefix, n), (base,), {"_n": n, "__module__": __name__,
+                                                       "__qualname__": "%s%dd" % (prefix, n)}) for n in dims)
+
+
+FractionalMaxPool2d, FractionalMaxPool3d = _per_dims(_FractionalMaxPoolNd, "FractionalMaxPool", (2, 3))
+
+
 class _MaxUnpoolNd(Module):
     _n = 2
 
@@ -186,16 +210,7 @@ class _MaxUnpoolNd(Module):
         return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
-class MaxUnpool1d(_MaxUnpoolNd):
-    _n = 1
-
-
-class MaxUnpool2d(_MaxUnpoolNd):
-    _n = 2
-
-
-class MaxUnpool3d(_MaxUnpoolNd):
-    _n = 3
+MaxUnpool1d, MaxUnpool2d, MaxUnpool3d = _per_dims(_MaxUnpoolNd, "MaxUnpool", (1, 2, 3))
 
 
 def _ntuple(x, n):
