@@ -438,6 +438,10 @@ case("quantile", lambda x: (E.quantile(x, 0.3), E.quantile(x, E.tensor([0.1, 0.5
                             E.quantile(x, 0.25, 1, interpolation="midpoint")), X)
 case("index_reduce", lambda x, s, i: (x.index_reduce(0, i, s, "amax"), x.index_reduce(0, i, s, "mean", include_self=False)),
      R(5, 17, grad=False), R(40, 17, grad=False), I(5, 40), tol=F32_LOOSE)
+case("copies_fill_resize", lambda x, v: (E.atleast_3d(x), *E.dsplit(x.reshape(13, 1, 17), [5]), E.narrow_copy(x, 1, 2, 9),
+                                         E.view_copy(x, (17, 13)), E.t_copy(x), E.fill(x, v), x.clamp_min(v),
+                                         E.cumulative_trapezoid(x, x[0].cumsum(0)), x.detach().clone().resize_(20, 3)),
+     X, R(grad=True))
 case("put_inplace_shape", lambda x, v, i: (E.put(x, i, v, accumulate=True), (x * 1).t_(), (x * 1).unsqueeze_(1)),
      X, R(20), I(13 * 17, 20), tol=F32_LOOSE, gtol=F32_LOOSE)
 case("pad_constant", lambda x: F.pad(x, (1, 2, 3, 0), value=0.5), R(2, 3, 5, 6))
