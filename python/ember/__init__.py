@@ -57,8 +57,9 @@ short = int16
 int = int32  # noqa: A001
 long = int64
 
-# The default layout and memory format; ember tensors are always strided.
-class _Layout:
+# The layout (ember tensors are always strided) and the memory formats (python/src: to_memory_format reads
+# `_ember_memory_format`, the value of ember::MemoryFormat).
+class layout:
     _ember_strided = True
 
     def __init__(self, name):
@@ -68,9 +69,26 @@ class _Layout:
         return "ember." + self._name
 
 
-strided = _Layout("strided")
-contiguous_format = _Layout("contiguous_format")
-preserve_format = _Layout("preserve_format")
+class memory_format:
+    _ember_strided = True
+
+    def __init__(self, name, value):
+        self._name = name
+        self._ember_memory_format = value
+
+    def __repr__(self):
+        return "ember." + self._name
+
+    def __reduce__(self):
+        return self._name
+
+
+strided = layout("strided")
+contiguous_format = memory_format("contiguous_format", 0)
+preserve_format = memory_format("preserve_format", 1)
+channels_last = memory_format("channels_last", 2)
+channels_last_3d = memory_format("channels_last_3d", 3)
+legacy_contiguous_format = contiguous_format
 
 _C._set_size_type(Size)
 default_generator = _C.default_generator()  # the CPU generator object, as torch.default_generator

@@ -137,6 +137,15 @@ nb::object make_size(IntArrayRef s) {
   return nb::steal(t);
 }
 
+std::optional<MemoryFormat> to_memory_format(nb::handle h, const char* fn) {
+  if (h.is_none()) return std::nullopt;
+  EMBER_CHECK_TYPE(nb::hasattr(h, "_ember_memory_format"), fn, "(): memory_format must be ember.contiguous_format, "
+                   "preserve_format, channels_last or channels_last_3d, got ", nb::inst_name(h).c_str());
+  const int v = nb::cast<int>(h.attr("_ember_memory_format"));
+  EMBER_CHECK(v >= 0 && v <= 3, fn, "(): unknown memory format ", v);
+  return static_cast<MemoryFormat>(v);
+}
+
 TensorOptions FactoryArgs::options(ScalarType default_dtype) const {
   return options().dtype(dtype.value_or(default_dtype));
 }
@@ -186,9 +195,11 @@ void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed
       a.generator = v.is_none() ? nullptr : nb::cast<Generator*>(v);
     } else if ((allowed & kOut) && !std::strcmp(k, "out")) {
       a.out = v;
-    } else if ((allowed & kLayout) && (!std::strcmp(k, "layout") || !std::strcmp(k, "memory_format"))) {
+    } else if ((allowed & kLayout) && !std::strcmp(k, "layout")) {
       EMBER_CHECK_TYPE(v.is_none() || nb::hasattr(v, "_ember_strided"), fn,
-                       "(): only the strided layout and contiguous memory format are supported");
+                       "(): only the strided layout is supported");
+    } else if ((allowed & kLayout) && !std::strcmp(k, "memory_format")) {
+      a.memory_format = to_memory_format(v, fn);
     } else if ((allowed & kLayout) && !std::strcmp(k, "pin_memory")) {
       a.pin_memory = truthy(value);
       if (a.pin_memory) cuda::check_available("pin_memory");

@@ -7,6 +7,7 @@
 #include <nanobind/stl/string.h>
 
 #include "ember/ops.h"
+#include "ember/ops/memory_format.h"
 
 namespace nb = nanobind;
 
@@ -89,6 +90,9 @@ nb::object make_size(IntArrayRef s);
 // The device ember.set_default_device chose, if any (Note [Default device] in common.cpp).
 std::optional<Device> default_device();
 
+// ember.contiguous_format, channels_last, ...: None gives nullopt; anything else raises TypeError naming fn.
+std::optional<MemoryFormat> to_memory_format(nb::handle h, const char* fn);
+
 // Keyword arguments of factory functions.
 struct FactoryArgs {
   std::optional<ScalarType> dtype;
@@ -97,6 +101,7 @@ struct FactoryArgs {
   Generator* generator = nullptr;
   nb::handle out;
   bool pin_memory = false;
+  std::optional<MemoryFormat> memory_format;
   TensorOptions options(ScalarType default_dtype) const;
   Tensor pinned(Tensor r) const;  // r, or a pinned copy of it with pin_memory=True
   TensorOptions options() const;  // dtype left unset

@@ -121,7 +121,18 @@ Tensor factory_fill(const nb::args& args, const nb::kwargs& kw, const char* fn, 
   FactoryArgs a;
   parse_factory_kwargs(kw, fn, kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
   DimVector size = parse_size(args, 0, fn);
-  Tensor r = a.pinned(value ? full(size, *value, a.options(default_dtype())) : empty(size, a.options(default_dtype())));
+  Tensor r;
+  if (a.memory_format == MemoryFormat::ChannelsLast || a.memory_format == MemoryFormat::ChannelsLast3d) {
+    TensorOptions o = a.options(default_dtype());
+    const bool grad = o.requires_grad_;
+    o.requires_grad_ = false;  // set on the final tensor, which is then a leaf
+    r = empty(size, o, *a.memory_format);
+    if (value) fill_(r, *value);
+    if (grad) r.set_requires_grad(true);
+    r = a.pinned(r);
+  } else {
+    r = a.pinned(value ? full(size, *value, a.options(default_dtype())) : empty(size, a.options(default_dtype())));
+  }
   if (a.out.is_valid() && !a.out.is_none()) *out_obj = finish_out(r, a.out, fn);
   return r;
 }
@@ -130,7 +141,9 @@ nb::object like(const Tensor& t, const nb::kwargs& kw, const char* fn, std::opti
   FactoryArgs a;
   parse_factory_kwargs(kw, fn, kDtype | kDevice | kRequiresGrad | kLayout, a);
   TensorOptions o = TensorOptions(a.dtype.value_or(t.dtype())).device(a.device.value_or(t.device()));
-  Tensor r = empty_like(t, o);
+  // preserve_format (the default) keeps a channels-last layout; other layouts give row-major results.
+  const MemoryFormat mf = a.memory_format.value_or(MemoryFormat::Preserve);
+  Tensor r = empty(t.sizes(), o, mf == MemoryFormat::Preserve ? suggest_memory_format(t) : mf);
   if (value) fill_(r, *value);
   if (a.requires_grad) r.set_requires_grad(true);
   return nb::cast(a.pinned(std::move(r)));

@@ -139,23 +139,32 @@ void init_random(nb::module_& m) {
   }, nb::arg("input"), nb::arg("num_samples"), nb::arg("replacement") = false, nb::arg("kwargs"));
 
   auto like_opts = [](const Tensor& t, const FactoryArgs& a) {
-    return TensorOptions(a.dtype.value_or(t.dtype())).device(a.device.value_or(t.device())).requires_grad(a.requires_grad);
+    return TensorOptions(a.dtype.value_or(t.dtype())).device(a.device.value_or(t.device()));
   };
-  m.def("rand_like", [like_opts](const Tensor& t, nb::kwargs kw) {
+  // The *_like result in t's memory format (preserve_format, the default, keeps a channels-last layout), then a
+  // leaf that requires grad when asked.
+  auto finish_like = [](Tensor r, const Tensor& t, const FactoryArgs& a) {
+    const MemoryFormat mf = a.memory_format.value_or(MemoryFormat::Preserve);
+    r = contiguous(r, mf == MemoryFormat::Preserve ? suggest_memory_format(t) : mf);
+    if (a.requires_grad) r.set_requires_grad(true);
+    return r;
+  };
+  m.def("rand_like", [like_opts, finish_like](const Tensor& t, nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "rand_like", kDtype | kDevice | kRequiresGrad | kGenerator | kLayout, a);
-    return rand(t.sizes(), a.generator, like_opts(t, a));
+    return finish_like(rand(t.sizes(), a.generator, like_opts(t, a)), t, a);
   }, nb::arg("input"), nb::arg("kwargs"));
-  m.def("randn_like", [like_opts](const Tensor& t, nb::kwargs kw) {
+  m.def("randn_like", [like_opts, finish_like](const Tensor& t, nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "randn_like", kDtype | kDevice | kRequiresGrad | kGenerator | kLayout, a);
-    return randn(t.sizes(), a.generator, like_opts(t, a));
+    return finish_like(randn(t.sizes(), a.generator, like_opts(t, a)), t, a);
   }, nb::arg("input"), nb::arg("kwargs"));
-  m.def("randint_like", [like_opts](const Tensor& t, int64_t a0, std::optional<int64_t> a1, nb::kwargs kw) {
+  m.def("randint_like", [like_opts, finish_like](const Tensor& t, int64_t a0, std::optional<int64_t> a1,
+                                                 nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "randint_like", kDtype | kDevice | kRequiresGrad | kGenerator | kLayout, a);
     const int64_t low = a1 ? a0 : 0, high = a1 ? *a1 : a0;
-    return randint(low, high, t.sizes(), a.generator, like_opts(t, a));
+    return finish_like(randint(low, high, t.sizes(), a.generator, like_opts(t, a)), t, a);
   }, nb::arg("input"), nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("kwargs"));
 
   auto cls = nb::type<Tensor>();

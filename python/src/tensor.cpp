@@ -31,6 +31,11 @@ nb::object tolist_rec(const char* p, ScalarType st, IntArrayRef sizes, IntArrayR
   return l;
 }
 
+// r in the memory format a conversion asked for (none, or preserve_format: as it is).
+Tensor in_format(const Tensor& r, std::optional<MemoryFormat> f) {
+  return f && *f != MemoryFormat::Preserve ? contiguous(r, *f) : r;
+}
+
 // .to(...) accepts: to(dtype), to(device, dtype=None), to(tensor), plus keywords dtype, device,
 // non_blocking, copy, memory_format.
 nb::object to_method(nb::handle py_self, nb::args args, nb::kwargs kw) {
@@ -38,6 +43,7 @@ nb::object to_method(nb::handle py_self, nb::args args, nb::kwargs kw) {
   std::optional<ScalarType> dtype;
   std::optional<Device> device;
   bool copy = false, non_blocking = false;
+  std::optional<MemoryFormat> format;
   for (nb::handle a : args) {
     if (nb::isinstance<DType>(a) || a.ptr() == (PyObject*)&PyFloat_Type || a.ptr() == (PyObject*)&PyLong_Type ||
         a.ptr() == (PyObject*)&PyBool_Type)
@@ -57,11 +63,11 @@ nb::object to_method(nb::handle py_self, nb::args args, nb::kwargs kw) {
     else if (k == "device") device = to_device(value);
     else if (k == "copy") copy = truthy(value);
     else if (k == "non_blocking") non_blocking = truthy(value);
-    else if (k == "memory_format") continue;
+    else if (k == "memory_format") format = to_memory_format(value, "to");
     else fail<TypeError>("to() got an unexpected keyword argument '", k, "'");
   }
-  if (device) return nb::cast(to(self, *device, dtype, copy, non_blocking));
-  return nb::cast(to(self, dtype.value_or(self.dtype()), copy));
+  if (device) return nb::cast(in_format(to(self, *device, dtype, copy, non_blocking), format));
+  return nb::cast(in_format(to(self, dtype.value_or(self.dtype()), copy), format));
 }
 
 DimVector dims_arg(const nb::args& args, const char* fn) { return parse_size(args, 0, fn); }
@@ -113,7 +119,9 @@ void init_tensor(nb::module_& m) {
       .def("element_size", &Tensor::element_size)
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("storage_offset", &Tensor::storage_offset)
-      .def("is_contiguous", [](const Tensor& t, nb::handle) { return t.is_contiguous(); },
+      .def("is_contiguous", [](const Tensor& t, nb::handle f) {
+             return is_contiguous(t, to_memory_format(f, "is_contiguous").value_or(MemoryFormat::Contiguous));
+           },
            nb::arg("memory_format") = nb::none())
       .def("is_floating_point", &Tensor::is_floating_point)
       .def("is_complex", [](const Tensor&) { return false; })
@@ -170,11 +178,17 @@ void init_tensor(nb::module_& m) {
            nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1)
       .def("unfold", [](const Tensor& t, int64_t d, int64_t s, int64_t st) { return unfold(t, d, s, st); },
            nb::arg("dimension"), nb::arg("size"), nb::arg("step"))
-      .def("contiguous", [](nb::handle self, nb::handle) {
-             return nb::cast(contiguous(nb::cast<const Tensor&>(self)));
+      .def("contiguous", [](nb::handle self, nb::handle f) {
+             const Tensor& t = nb::cast<const Tensor&>(self);
+             const MemoryFormat mf = to_memory_format(f, "contiguous").value_or(MemoryFormat::Contiguous);
+             EMBER_CHECK(mf != MemoryFormat::Preserve, "contiguous(): preserve memory format is unsupported by the "
+                         "contiguous operator");
+             const Tensor r = contiguous(t, mf);
+             return r.impl() == t.impl() ? nb::borrow(self) : nb::cast(r);  // self when nothing changes
            },
            nb::arg("memory_format") = nb::none())
-      .def("clone", [](const Tensor& t, nb::handle) { return clone(t); }, nb::arg("memory_format") = nb::none())
+      .def("clone", [](const Tensor& t, nb::handle f) { return clone(t, to_memory_format(f, "clone").value_or(MemoryFormat::Preserve)); },
+           nb::arg("memory_format") = nb::none())
       .def("detach", [](const Tensor& t) { return alias(t); })
       .def("requires_grad_", [](nb::handle self, bool r) {
              nb::cast<const Tensor&>(self).set_requires_grad(r);
@@ -253,8 +267,9 @@ void init_tensor(nb::module_& m) {
       {"short", ScalarType::Int16}, {"char", ScalarType::Int8}, {"byte", ScalarType::UInt8},
       {"bool", ScalarType::Bool}};
   for (auto [name, st] : casts)
-    cls.def(name, [st](nb::handle self, nb::handle) { return nb::cast(to(nb::cast<const Tensor&>(self), st)); },
-            nb::arg("memory_format") = nb::none());
+    cls.def(name, [st, name](nb::handle self, nb::handle f) {
+      return nb::cast(in_format(to(nb::cast<const Tensor&>(self), st), to_memory_format(f, name)));
+    }, nb::arg("memory_format") = nb::none());
 
   // Module-level forms of the view ops.
   m.def("reshape", [](const Tensor& t, nb::handle s) { return reshape(t, to_int_list(s, "reshape", "shape")); });
@@ -280,8 +295,8 @@ void init_tensor(nb::module_& m) {
   m.def("as_strided", [](const Tensor& t, nb::handle size, nb::handle stride, std::optional<int64_t> off) {
     return as_strided(t, to_int_list(size, "as_strided", "size"), to_int_list(stride, "as_strided", "stride"), off);
   }, nb::arg("input"), nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none());
-  m.def("clone", [](const Tensor& t, nb::handle) { return clone(t); }, nb::arg("input"),
-        nb::arg("memory_format") = nb::none());
+  m.def("clone", [](const Tensor& t, nb::handle f) { return clone(t, to_memory_format(f, "clone").value_or(MemoryFormat::Preserve)); },
+        nb::arg("input"), nb::arg("memory_format") = nb::none());
   m.def("broadcast_shapes", [](nb::args shapes) {
     DimVector r;
     for (nb::handle s : shapes) {

@@ -1040,6 +1040,27 @@ def test_data_parallel_on_one_device():
             ember.nn.DataParallel(ember.nn.Linear(3, 2))(x)
 
 
+def test_channels_last_small_cnn():
+    """A small CNN converted with .to(memory_format=channels_last) and fed channels-last input on the device agrees
+    with the row-major CPU run (cuDNN reads the NHWC strides, or ember copies; either way the values match)."""
+    ember.manual_seed(4)
+    m_cpu = ember.nn.Sequential(ember.nn.Conv2d(3, 8, 3, padding=1), ember.nn.BatchNorm2d(8), ember.nn.ReLU(),
+                                ember.nn.MaxPool2d(2), ember.nn.Conv2d(8, 4, 3), ember.nn.AdaptiveAvgPool2d(1),
+                                ember.nn.Flatten())
+    m_dev = copy.deepcopy(m_cpu).to(DEV).to(memory_format=ember.channels_last)
+    assert m_dev[0].weight.is_contiguous(memory_format=ember.channels_last)
+    x = np.random.default_rng(2).standard_normal((2, 3, 12, 12)).astype(np.float32)
+    xd = ember.tensor(x, device=DEV).contiguous(memory_format=ember.channels_last).requires_grad_()
+    xc = ember.tensor(x, requires_grad=True)
+    with ember.backends.cudnn.flags(enabled=True, allow_tf32=False):
+        yd, yc = m_dev(xd), m_cpu(xc)
+        compare(yd, yc, F32_LOOSE, "channels-last CNN output")
+        yd.sum().backward()
+        yc.sum().backward()
+    compare(xd.grad, xc.grad, F32_LOOSE, "channels-last CNN input gradient")
+    compare(m_dev[0].weight.grad, m_cpu[0].weight.grad, F32_LOOSE, "channels-last CNN weight gradient")
+
+
 def test_rnn_flatten_parameters():
     """.to(DEV) calls flatten_parameters (as PyTorch's RNNBase._apply): on CUDA the parameters become views of one
     buffer in cuDNN's layout (Note [Flat RNN weights]), so they lie in one block no longer than their total size

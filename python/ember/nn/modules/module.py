@@ -342,14 +342,18 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        device, dtype, non_blocking = _parse_to(*args, **kwargs)
+        device, dtype, non_blocking, memory_format = _parse_to(*args, **kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point dtypes, but got desired dtype=%s" % dtype)
 
         def convert(t):
             if dtype is not None and t.is_floating_point():
-                return t.to(device if device is not None else t.device, dtype)
-            return t.to(device) if device is not None else t
+                t = t.to(device if device is not None else t.device, dtype)
+            elif device is not None:
+                t = t.to(device)
+            if memory_format is not None and t.dim() in (4, 5):  # PyTorch converts 4-d and 5-d tensors only
+                t = t.contiguous(memory_format=memory_format)
+            return t
 
         return self._apply(convert)
 
@@ -584,12 +588,12 @@ class Module:
 
 
 def _parse_to(*args, **kwargs):
-    """(device, dtype, non_blocking) from Module.to's arguments: to(device), to(dtype), to(tensor), to(device,
-    dtype)."""
+    """(device, dtype, non_blocking, memory_format) from Module.to's arguments: to(device), to(dtype), to(tensor),
+    to(device, dtype), to(memory_format=)."""
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError("to() got unexpected keyword arguments %s" % list(kwargs))
     for a in args:
@@ -603,7 +607,7 @@ def _parse_to(*args, **kwargs):
             device = _C.device(a) if not isinstance(a, _C.device) else a
     if device is not None and not isinstance(device, _C.device):
         device = _C.device(device)
-    return device, dtype, non_blocking
+    return device, dtype, non_blocking, memory_format
 
 
 class _BackwardHookState:

@@ -1,0 +1,92 @@
+"""Memory formats: channels_last conversions give channels-last strides (NumPy's NHWC layout), ops accept them and
+agree with the row-major results, modules convert their 4-d parameters."""
+import numpy as np
+import pytest
+
+import ember
+import ember.nn.functional as F
+
+from conftest import to_np
+
+CL, CL3, CF, PF = ember.channels_last, ember.channels_last_3d, ember.contiguous_format, ember.preserve_format
+
+
+def nhwc_strides(shape):
+    """The element strides of an (N, C, *spatial) tensor stored as (N, *spatial, C), from NumPy."""
+    perm = [0] + list(range(2, len(shape))) + [1]
+    a = np.empty([shape[p] for p in perm], np.float32)
+    inv = np.argsort(perm)
+    return tuple(s // 4 for s in np.transpose(a, inv).strides)
+
+
+def test_conversions_give_channels_last_strides(rng):
+    x = ember.tensor(rng.standard_normal((2, 3, 4, 5)).astype(np.float32))
+    c = x.contiguous(memory_format=CL)
+    assert c.stride() == nhwc_strides((2, 3, 4, 5)) == (60, 1, 15, 3)
+    np.testing.assert_array_equal(to_np(c), to_np(x))
+    assert c.is_contiguous(memory_format=CL) and not c.is_contiguous() and x.is_contiguous(memory_format=CF)
+    assert not x.is_contiguous(memory_format=CL)
+    assert c.contiguous(memory_format=CL) is c  # already in that format: itself
+    assert c.contiguous().stride() == (60, 20, 5, 1)
+    for made in (ember.empty(2, 3, 4, 5, memory_format=CL), ember.zeros_like(c), ember.empty_like(c), c.clone(),
+                 x.clone(memory_format=CL), x.to(memory_format=CL), x.double(memory_format=CL),
+                 ember.rand_like(c)):
+        assert made.stride() == (60, 1, 15, 3), made.stride()
+    assert c.clone(memory_format=CF).stride() == (60, 20, 5, 1)
+    assert ember.zeros_like(c, memory_format=CF).stride() == (60, 20, 5, 1)
+    assert ember.ones(2, 3, 4, 5, memory_format=CL, requires_grad=True).is_leaf
+    v = ember.tensor(rng.standard_normal((2, 3, 2, 4, 5)).astype(np.float32))
+    v3 = v.contiguous(memory_format=CL3)
+    assert v3.stride() == nhwc_strides((2, 3, 2, 4, 5))
+    np.testing.assert_array_equal(to_np(v3), to_np(v))
+    one = ember.randn(1, 3, 1, 1).contiguous(memory_format=CL)  # size-1 dims take any stride, as in PyTorch
+    assert one.is_contiguous(memory_format=CL) and one.is_contiguous()
+
+
+def test_conversion_errors():
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        ember.randn(3, 4, 5).contiguous(memory_format=CL)
+    with pytest.raises(RuntimeError, match="required rank 5 tensor to use channels_last_3d format"):
+        ember.randn(2, 3, 4, 5).to(memory_format=CL3)
+    with pytest.raises(RuntimeError, match="preserve memory format is unsupported"):
+        ember.randn(2, 2).contiguous(memory_format=PF)
+    with pytest.raises(TypeError, match="memory_format must be"):
+        ember.randn(2, 2).contiguous(memory_format="channels_last")
+    with pytest.raises(RuntimeError, match="required rank 4"):
+        ember.empty(2, 3, memory_format=CL)
+    assert not ember.randn(3, 4).is_contiguous(memory_format=CL)
+
+
+def test_gradients_flow_through_conversions(rng):
+    x = ember.tensor(rng.standard_normal((2, 3, 2, 2)), requires_grad=True)
+    w = rng.standard_normal((2, 3, 2, 2))
+    (x.contiguous(memory_format=CL) * ember.tensor(w)).sum().backward()
+    np.testing.assert_allclose(to_np(x.grad), w)
+    x.grad = None
+    (x.clone(memory_format=CL) ** 2).sum().backward()
+    np.testing.assert_allclose(to_np(x.grad), 2 * to_np(x.detach()))
+
+
+def test_ops_on_channels_last_inputs_match_row_major(rng):
+    x = ember.tensor(rng.standard_normal((2, 3, 8, 8)).astype(np.float32))
+    c = x.contiguous(memory_format=CL)
+    conv = ember.nn.Conv2d(3, 4, 3, padding=1)
+    bn = ember.nn.BatchNorm2d(3)
+    for f in (conv, bn, lambda t: F.max_pool2d(t, 2), lambda t: F.avg_pool2d(t, 2), F.relu,
+              lambda t: t + 1, lambda t: t.sum((2, 3)), lambda t: F.interpolate(t, scale_factor=2),
+              lambda t: F.adaptive_avg_pool2d(t, 1)):
+        np.testing.assert_allclose(to_np(f(c).detach()), to_np(f(x).detach()), rtol=1e-5, atol=1e-5)
+
+
+def test_module_to_channels_last(rng):
+    m = ember.nn.Sequential(ember.nn.Conv2d(3, 4, 3), ember.nn.BatchNorm2d(4), ember.nn.Flatten(),
+                            ember.nn.Linear(4 * 6 * 6, 2))
+    x = ember.tensor(rng.standard_normal((2, 3, 8, 8)).astype(np.float32))
+    before = to_np(m(x).detach())
+    w = m[0].weight
+    assert m.to(memory_format=CL) is m
+    assert m[0].weight is w and w.is_contiguous(memory_format=CL)  # the Parameter keeps its identity
+    assert m[3].weight.is_contiguous()  # 2-d parameters are left alone
+    np.testing.assert_allclose(to_np(m(x.contiguous(memory_format=CL)).detach()), before, rtol=1e-5, atol=1e-6)
+    m(x).sum().backward()
+    assert w.grad.shape == w.shape
