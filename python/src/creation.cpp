@@ -141,9 +141,9 @@ nb::object like(const Tensor& t, const nb::kwargs& kw, const char* fn, std::opti
   FactoryArgs a;
   parse_factory_kwargs(kw, fn, kDtype | kDevice | kRequiresGrad | kLayout, a);
   TensorOptions o = TensorOptions(a.dtype.value_or(t.dtype())).device(a.device.value_or(t.device()));
-  // preserve_format (the default) keeps a channels-last layout; other layouts give row-major results.
+  // preserve_format (the default) keeps a dense t's strides (empty_like), other formats give theirs.
   const MemoryFormat mf = a.memory_format.value_or(MemoryFormat::Preserve);
-  Tensor r = empty(t.sizes(), o, mf == MemoryFormat::Preserve ? suggest_memory_format(t) : mf);
+  Tensor r = mf == MemoryFormat::Preserve ? empty_like(t, o) : empty(t.sizes(), o, mf);
   if (value) fill_(r, *value);
   if (a.requires_grad) r.set_requires_grad(true);
   return nb::cast(a.pinned(std::move(r)));

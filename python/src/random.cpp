@@ -141,11 +141,17 @@ void init_random(nb::module_& m) {
   auto like_opts = [](const Tensor& t, const FactoryArgs& a) {
     return TensorOptions(a.dtype.value_or(t.dtype())).device(a.device.value_or(t.device()));
   };
-  // The *_like result in t's memory format (preserve_format, the default, keeps a channels-last layout), then a
-  // leaf that requires grad when asked.
+  // The *_like result in the requested memory format (preserve_format, the default: t's strides when t is dense, as
+  // empty_like), then a leaf that requires grad when asked.
   auto finish_like = [](Tensor r, const Tensor& t, const FactoryArgs& a) {
     const MemoryFormat mf = a.memory_format.value_or(MemoryFormat::Preserve);
-    r = contiguous(r, mf == MemoryFormat::Preserve ? suggest_memory_format(t) : mf);
+    if (mf != MemoryFormat::Preserve) {
+      r = contiguous(r, mf);
+    } else if (!t.is_contiguous() && is_contiguous(t, MemoryFormat::Preserve)) {
+      Tensor out = empty_like(t, TensorOptions(r.dtype()).device(r.device()));
+      copy_(out, r);
+      r = out;
+    }
     if (a.requires_grad) r.set_requires_grad(true);
     return r;
   };

@@ -90,3 +90,12 @@ def test_module_to_channels_last(rng):
     np.testing.assert_allclose(to_np(m(x.contiguous(memory_format=CL)).detach()), before, rtol=1e-5, atol=1e-6)
     m(x).sum().backward()
     assert w.grad.shape == w.shape
+
+
+def test_like_functions_preserve_dense_strides():
+    t = ember.randn(4, 6).t()
+    for made in (ember.zeros_like(t), ember.rand_like(t), ember.randn_like(t), ember.randint_like(t, 5)):
+        assert made.stride() == t.stride()
+    assert ember.rand_like(t, memory_format=CF).is_contiguous()
+    sliced = ember.randn(4, 6)[:, ::2]  # not dense: row-major results
+    assert ember.zeros_like(sliced).is_contiguous() and ember.rand_like(sliced).is_contiguous()
