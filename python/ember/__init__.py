@@ -44,6 +44,7 @@ from ._utils import (pi, e, inf, nan, finfo, iinfo, use_deterministic_algorithms
                      get_float32_matmul_precision, get_num_interop_threads, set_num_interop_threads, is_complex,
                      is_storage, typename, set_default_tensor_type)
 from . import func, jit, testing  # noqa: F401,E402
+from .func import vmap  # noqa: F401,E402
 from .nn.functional import bilinear, channel_shuffle  # noqa: F401
 native_channel_shuffle = channel_shuffle
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401

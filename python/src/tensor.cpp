@@ -154,6 +154,20 @@ void init_tensor(nb::module_& m) {
         EMBER_CHECK(x.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got ", x.dim(), "-D tensor.");
         return transpose(x, -2, -1);
       })
+      // The conjugate transposes: plain transposes, ember's tensors being real.
+      .def_prop_ro("mH", [](const Tensor& x) {
+        EMBER_CHECK(x.dim() >= 2, "tensor.mH is only supported on matrices or batches of matrices. Got ", x.dim(), "-D tensor.");
+        return transpose(x, -2, -1);
+      })
+      .def("adjoint", [](const Tensor& x) {
+        EMBER_CHECK(x.dim() >= 2, "adjoint() is only supported on matrices or batches of matrices. Got ", x.dim(), "-D tensor.");
+        return transpose(x, -2, -1);
+      })
+      .def_prop_ro("H", [](const Tensor& x) {
+        EMBER_CHECK(x.dim() == 2 || x.dim() == 0, "tensor.H is only supported on matrices (2-D tensors). Got ",
+                    x.dim(), "-D tensor.");
+        return x.dim() == 2 ? transpose(x, 0, 1) : x;
+      })
       .def("expand", [](const Tensor& t, nb::args a) { return expand(t, dims_arg(a, "expand")); })
       .def("expand_as", [](const Tensor& t, const Tensor& o) { return expand_as(t, o); })
       .def("squeeze", [](const Tensor& t, nb::handle dim) {
@@ -277,6 +291,10 @@ void init_tensor(nb::module_& m) {
   m.def("transpose", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); });
   m.def("swapaxes", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); });
   m.def("t", [](const Tensor& x) { return t(x); });
+  m.def("adjoint", [](const Tensor& x) {
+    EMBER_CHECK(x.dim() >= 2, "adjoint() is only supported on matrices or batches of matrices. Got ", x.dim(), "-D tensor.");
+    return transpose(x, -2, -1);
+  });
   m.def("squeeze", [](const Tensor& t, nb::handle dim) {
     if (dim.is_none()) return squeeze(t);
     if (PyTuple_Check(dim.ptr()) || PyList_Check(dim.ptr())) return squeeze(t, to_int_list(dim, "squeeze", "dim"));

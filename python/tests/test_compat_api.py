@@ -232,3 +232,35 @@ def test_sdp_backend_switches_are_recorded_and_results_unchanged(rng):
     cuda.preferred_linalg_library("default")
     with pytest.raises(RuntimeError, match="Choose from"):
         cuda.preferred_linalg_library("lapack")
+
+
+def test_conjugate_transposes_and_vmap_alias(rng):
+    a = rng.standard_normal((2, 3, 4))
+    t = ember.tensor(a)
+    np.testing.assert_array_equal(to_np(t.mH), a.transpose(0, 2, 1))
+    np.testing.assert_array_equal(to_np(t.adjoint()), a.transpose(0, 2, 1))
+    np.testing.assert_array_equal(to_np(ember.adjoint(t)), a.transpose(0, 2, 1))
+    np.testing.assert_array_equal(to_np(t[0].H), a[0].T)
+    assert ember.tensor(2.0).H.item() == 2.0
+    with pytest.raises(RuntimeError, match="tensor.H is only supported on matrices"):
+        t.H
+    with pytest.raises(RuntimeError, match="tensor.mH is only supported on matrices"):
+        ember.ones(3).mH
+    assert ember.vmap is ember.func.vmap
+
+
+def test_total_norm_and_clipping_with_it(rng):
+    ps = [ember.tensor(rng.standard_normal(s), requires_grad=True) for s in ((3,), (2, 2))]
+    gs = [rng.standard_normal(s) for s in ((3,), (2, 2))]
+    for p, g in zip(ps, gs):
+        p.grad = ember.tensor(g)
+    total = np.sqrt(sum((g ** 2).sum() for g in gs))
+    n = ember.nn.utils.get_total_norm([p.grad for p in ps])
+    np.testing.assert_allclose(n.item(), total, rtol=1e-12)
+    np.testing.assert_allclose(ember.nn.utils.get_total_norm([p.grad for p in ps], 1.0).item(),
+                               sum(np.abs(g).sum() for g in gs), rtol=1e-12)
+    ember.nn.utils.clip_grads_with_norm_(ps, 0.5, n)
+    for p, g in zip(ps, gs):
+        np.testing.assert_allclose(to_np(p.grad), g * 0.5 / (total + 1e-6), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="non-finite"):
+        ember.nn.utils.get_total_norm([ember.tensor([float("inf")])], error_if_nonfinite=True)

@@ -1,6 +1,6 @@
 """ember.nn.utils: gradient clipping, parameter/vector conversion, parametrizations, weight and spectral
 normalization."""
-from .clip_grad import clip_grad_norm_, clip_grad_norm, clip_grad_value_
+from .clip_grad import clip_grad_norm_, clip_grad_norm, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 from . import rnn  # noqa: F401
 from . import parametrize  # noqa: F401
