@@ -727,3 +727,21 @@ def test_adaptive_log_softmax_with_loss():
         m(t64(x), ember.tensor([1, 2]))
     with pytest.raises(RuntimeError, match="0D or 1D target tensor expected"):
         m(t64(x), ember.zeros(6, 2, dtype=ember.int64))
+
+
+def test_sync_batch_norm_without_a_process_group_is_batch_norm():
+    x = ember.randn(4, 3, 5, 2)
+    sbn, bn = nn.SyncBatchNorm(3, momentum=0.2), nn.BatchNorm2d(3, momentum=0.2)
+    np.testing.assert_allclose(sbn(x).detach().numpy(), bn(x).detach().numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(sbn.running_var.numpy(), bn.running_var.numpy(), rtol=1e-6)
+    assert tuple(sbn(ember.randn(4, 3)).shape) == (4, 3)  # any number of spatial dimensions
+    assert repr(sbn) == "SyncBatchNorm(3, eps=1e-05, momentum=0.2, affine=True, track_running_stats=True)"
+    with pytest.raises(ValueError, match="expected at least 2D input"):
+        sbn(ember.randn(3))
+    with pytest.raises(ValueError, match="number of input channels should be non-zero"):
+        nn.SyncBatchNorm(0)(ember.randn(2, 0, 3))
+    net = nn.Sequential(nn.Conv2d(3, 4, 1), nn.BatchNorm2d(4), nn.Sequential(nn.BatchNorm1d(4))).eval()
+    conv = nn.SyncBatchNorm.convert_sync_batchnorm(net)
+    assert type(conv[1]) is nn.SyncBatchNorm and type(conv[2][0]) is nn.SyncBatchNorm
+    assert conv[1].weight is net[1].weight and conv[1].running_mean is net[1].running_mean
+    assert not conv[1].training
