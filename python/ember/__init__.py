@@ -37,8 +37,9 @@ from ._utils import (pi, e, inf, nan, finfo, iinfo, use_deterministic_algorithms
                      are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled,
                      set_deterministic_debug_mode, get_deterministic_debug_mode, set_float32_matmul_precision,
                      get_float32_matmul_precision, get_num_interop_threads, set_num_interop_threads, is_complex,
-                     is_storage, typename, set_default_tensor_type)
-from . import func, testing  # noqa: F401
+                     is_storage, typename, set_default_tensor_type, set_warn_always, is_warn_always_enabled,
+                     set_flush_denormal, set_anomaly_enabled, compile)
+from . import func, jit, testing, version  # noqa: F401
 from .nn.functional import bilinear, channel_shuffle  # noqa: F401
 native_channel_shuffle = channel_shuffle
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
@@ -74,7 +75,7 @@ dtype.__module__ = "ember"
 device.__module__ = "ember"
 Generator.__module__ = "ember"
 
-__version__ = "0.1.0"
+__version__ = version.__version__
 
 
 # ember's functions are C++ (nanobind) function objects. Like Python functions, they copy by reference
