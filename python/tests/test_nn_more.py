@@ -71,6 +71,17 @@ def test_lazy_module_warns_and_works_in_sequential_with_optimizer():
     assert not ember.equal(before, net[4].weight.detach())
 
 
+def test_optimizer_built_before_the_first_forward():
+    m = nn.LazyLinear(2)
+    opt = ember.optim.Adam(m.parameters(), lr=0.1)  # holds the uninitialized objects, which become the parameters
+    x = ember.randn(4, 3)
+    m(x).pow(2).sum().backward()
+    before = m.weight.detach().clone()
+    opt.step()
+    assert opt.param_groups[0]["params"][0] is m.weight and tuple(opt.state[m.weight]["exp_avg"].shape) == (2, 3)
+    assert not ember.equal(before, m.weight.detach())
+
+
 def test_lazy_to_dtype_before_initialization():
     m = nn.LazyLinear(3).double()
     bn = nn.LazyBatchNorm1d().to(ember.float64)
