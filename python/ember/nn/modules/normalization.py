@@ -145,10 +145,8 @@ class SyncBatchNorm(_BatchNorm):
                 with no_grad():
                     out.weight = module.weight
                     out.bias = module.bias
-            out.running_mean = module.running_mean
-            out.running_var = module.running_var
-            out.num_batches_tracked = module.num_batches_tracked
-            out.training = module.training
+            for name in ("running_mean", "running_var", "num_batches_tracked", "training"):
+                setattr(out, name, getattr(module, name))
         for name, child in module.named_children():
             out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         return out
