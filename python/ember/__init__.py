@@ -42,8 +42,9 @@ from ._utils import (pi, e, inf, nan, finfo, iinfo, use_deterministic_algorithms
                      are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled,
                      set_deterministic_debug_mode, get_deterministic_debug_mode, set_float32_matmul_precision,
                      get_float32_matmul_precision, get_num_interop_threads, set_num_interop_threads, is_complex,
-                     is_storage, typename, set_default_tensor_type)
-from . import func, jit, testing  # noqa: F401,E402
+                     is_storage, typename, set_default_tensor_type, set_warn_always, is_warn_always_enabled,
+                     set_flush_denormal, set_anomaly_enabled)
+from . import func, jit, testing, version  # noqa: F401,E402
 from .func import vmap  # noqa: F401,E402
 from .nn.functional import bilinear, channel_shuffle  # noqa: F401
 native_channel_shuffle = channel_shuffle
@@ -98,7 +99,7 @@ dtype.__module__ = "ember"
 device.__module__ = "ember"
 Generator.__module__ = "ember"
 
-__version__ = "0.1.0"
+__version__ = version.__version__
 
 
 # ember's functions are C++ (nanobind) function objects. Like Python functions, they copy by reference

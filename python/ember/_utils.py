@@ -222,3 +222,27 @@ def set_default_tensor_type(t):
         raise NotImplementedError("set_default_tensor_type: ember has no default device, so CUDA tensor types "
                                   "cannot be the default; create tensors with device='cuda'")
     _C.set_default_dtype(legacy.dtype)
+
+
+# ---- warnings, denormals, anomaly mode, compile ----------------------------------------------------------------------
+
+_warn_always = [False]
+
+
+def set_warn_always(b):
+    """Stored and read back (PyTorch's switch for its C++ warn-once warnings; ember's warnings are Python's, which
+    the warnings module filters)."""
+    _warn_always[0] = bool(b)
+
+
+def is_warn_always_enabled():
+    return _warn_always[0]
+
+
+def set_flush_denormal(mode):
+    """False: ember does not switch the CPU to flushing denormals (PyTorch returns False where unsupported)."""
+    return False
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    _C._set_anomaly_enabled(bool(enabled), bool(check_nan))

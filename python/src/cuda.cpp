@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "ember/backend/caching_allocator.h"
+#include "ember/backend/cuda_version.h"
 #include "ember/cuda.h"
 #include "ember/generator.h"
 
@@ -98,6 +99,7 @@ void init_cuda(nb::module_& m) {
     return nb::make_tuple(free_b, total_b);
   });
   m.def("_cudnn_version", &cuda::cudnn_version);
+  m.def("_cuda_runtime_version", &cuda::runtime_version);
 
   // The allocator. Before CUDA is initialised nothing has been allocated: PyTorch's answers (an empty dict), without
   // initialising it.

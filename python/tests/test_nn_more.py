@@ -44,8 +44,7 @@ def test_lazy_linear_infers_in_features_and_becomes_linear():
     y = m(x)
     ember.manual_seed(0)
     ref = nn.Linear(7, 4)  # the same initialisation draws, in the same order
-    assert type(m) is nn.Linear and type(m.weight) is nn.Parameter and not m.has_uninitialized_params() \
-        if hasattr(m, "has_uninitialized_params") else type(m) is nn.Linear
+    assert type(m) is nn.Linear and type(m.weight) is nn.Parameter and type(m.bias) is nn.Parameter
     assert m.in_features == 7 and tuple(m.weight.shape) == (4, 7) and m.weight.requires_grad
     np.testing.assert_array_equal(m.weight.detach().numpy(), ref.weight.detach().numpy())
     np.testing.assert_array_equal(m.bias.detach().numpy(), ref.bias.detach().numpy())
@@ -70,6 +69,17 @@ def test_lazy_module_warns_and_works_in_sequential_with_optimizer():
     net(x).sum().backward()
     opt.step()
     assert not ember.equal(before, net[4].weight.detach())
+
+
+def test_optimizer_built_before_the_first_forward():
+    m = nn.LazyLinear(2)
+    opt = ember.optim.Adam(m.parameters(), lr=0.1)  # holds the uninitialized objects, which become the parameters
+    x = ember.randn(4, 3)
+    m(x).pow(2).sum().backward()
+    before = m.weight.detach().clone()
+    opt.step()
+    assert opt.param_groups[0]["params"][0] is m.weight and tuple(opt.state[m.weight]["exp_avg"].shape) == (2, 3)
+    assert not ember.equal(before, m.weight.detach())
 
 
 def test_lazy_to_dtype_before_initialization():
@@ -728,3 +738,21 @@ def test_adaptive_log_softmax_with_loss():
         m(t64(x), ember.tensor([1, 2]))
     with pytest.raises(RuntimeError, match="0D or 1D target tensor expected"):
         m(t64(x), ember.zeros(6, 2, dtype=ember.int64))
+
+
+def test_sync_batch_norm_without_a_process_group_is_batch_norm():
+    x = ember.randn(4, 3, 5, 2)
+    sbn, bn = nn.SyncBatchNorm(3, momentum=0.2), nn.BatchNorm2d(3, momentum=0.2)
+    np.testing.assert_allclose(sbn(x).detach().numpy(), bn(x).detach().numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(sbn.running_var.numpy(), bn.running_var.numpy(), rtol=1e-6)
+    assert tuple(sbn(ember.randn(4, 3)).shape) == (4, 3)  # any number of spatial dimensions
+    assert repr(sbn) == "SyncBatchNorm(3, eps=1e-05, momentum=0.2, affine=True, track_running_stats=True)"
+    with pytest.raises(ValueError, match="expected at least 2D input"):
+        sbn(ember.randn(3))
+    with pytest.raises(ValueError, match="number of input channels should be non-zero"):
+        nn.SyncBatchNorm(0)(ember.randn(2, 0, 3))
+    net = nn.Sequential(nn.Conv2d(3, 4, 1), nn.BatchNorm2d(4), nn.Sequential(nn.BatchNorm1d(4))).eval()
+    conv = nn.SyncBatchNorm.convert_sync_batchnorm(net)
+    assert type(conv[1]) is nn.SyncBatchNorm and type(conv[2][0]) is nn.SyncBatchNorm
+    assert conv[1].weight is net[1].weight and conv[1].running_mean is net[1].running_mean
+    assert not conv[1].training

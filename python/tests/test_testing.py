@@ -152,6 +152,9 @@ def test_make_tensor_options():
     f = make_tensor(10, dtype=ember.float32, device="cpu", low=0, high=0, exclude_zero=True)
     assert (f.numpy() == np.float32(ember.finfo(ember.float32).tiny)).all()
     assert make_tensor(dtype=ember.float32, device="cpu").shape == ()
+    assert make_tensor(2, 3, dtype=ember.float32, device="cpu", memory_format=ember.contiguous_format).is_contiguous()
+    with pytest.raises(NotImplementedError, match="contiguous"):
+        make_tensor(2, dtype=ember.float32, device="cpu", memory_format="channels_last")
     with pytest.raises(ValueError, match="requires_grad must be False for integral dtype"):
         make_tensor(2, dtype=ember.int64, device="cpu", requires_grad=True)
     with pytest.raises(ValueError, match="low must be weakly less than high"):

@@ -220,3 +220,57 @@ def test_top_level_bilinear_and_channel_shuffle_are_the_functional_ones():
     x = ember.arange(12.0).reshape(1, 6, 2)
     np.testing.assert_array_equal(ember.native_channel_shuffle(x, 3).numpy(),
                                   x.numpy().reshape(1, 3, 2, 2).transpose(0, 2, 1, 3).reshape(1, 6, 2))
+
+
+# -- version, jit, compile, small switches ---------------------------------------------------------------------------
+
+def test_version_module():
+    assert ember.version.__version__ == ember.__version__
+    assert ember.version.debug is False and ember.version.hip is None
+    if ember.backends.cuda.is_built():
+        major, minor = ember.version.cuda.split(".")
+        assert int(major) >= 11 and int(minor) >= 0
+    else:
+        assert ember.version.cuda is None
+
+
+def test_jit_runs_eagerly():
+    @ember.jit.script
+    def double(x):
+        return x * 2
+
+    np.testing.assert_array_equal(double(ember.ones(2)).numpy(), [2.0, 2.0])
+    m = ember.nn.Linear(2, 2)
+    assert ember.jit.script(m) is m and ember.jit.trace(m, ember.ones(1, 2)) is m
+    assert ember.jit.is_scripting() is False and ember.jit.is_tracing() is False
+
+    @ember.jit.ignore
+    def a():
+        return 1
+
+    @ember.jit.unused
+    def b():
+        return 2
+
+    assert a() == 1 and b() == 2 and ember.jit.ignore(drop=True)(a) is a and ember.jit.export(a) is a
+    assert ember.jit.annotate(int, 3) == 3
+    with pytest.raises(NotImplementedError, match="ember has no TorchScript"):
+        ember.jit.save(m, "x.pt")
+
+
+def test_compile_returns_the_model_and_small_switches():
+    m = ember.nn.Linear(2, 2)
+    assert ember.compile(m) is m and ember.compile(mode="max-autotune")(m) is m
+    assert ember.set_flush_denormal(True) is False
+    assert ember.is_warn_always_enabled() is False
+    ember.set_warn_always(True)
+    try:
+        assert ember.is_warn_always_enabled() is True
+    finally:
+        ember.set_warn_always(False)
+    ember.set_anomaly_enabled(True)
+    try:
+        assert ember.is_anomaly_enabled() and ember.autograd.is_anomaly_enabled()
+    finally:
+        ember.set_anomaly_enabled(False)
+    assert not ember.is_anomaly_enabled()

@@ -12,6 +12,7 @@
 
 #include "ember/backend/caching_allocator.h"
 #include "ember/backend/cuda/check.h"
+#include "ember/backend/cuda_version.h"
 #include "ember/cuda.h"
 
 namespace ember::cuda {
@@ -161,6 +162,11 @@ int cudnn_version() {
     return 0;
   }();
   return v;
+}
+
+int runtime_version() {
+  int v = 0;
+  return cudaRuntimeGetVersion(&v) == cudaSuccess ? v : 0;
 }
 
 Allocator* allocator(int index) {

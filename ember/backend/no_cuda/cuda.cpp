@@ -1,4 +1,5 @@
 // What a build without CUDA links instead of backend/cuda: no devices, and a clear error on use.
+#include "ember/backend/cuda_version.h"
 #include "ember/cuda.h"
 #include "ember/error.h"
 
@@ -23,6 +24,7 @@ std::string device_name(int) { not_built("get_device_name"); }
 DeviceProperties device_properties(int) { not_built("get_device_properties"); }
 void mem_get_info(int, size_t*, size_t*) { not_built("mem_get_info"); }
 int cudnn_version() { return 0; }
+int runtime_version() { return 0; }
 Allocator* allocator(int) { not_built("cuda allocator"); }
 Stream current_stream(int) { not_built("current_stream"); }
 void set_current_stream(Stream) { not_built("set_stream"); }

@@ -41,22 +41,12 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
         result = high * rand + low * (1 - rand)
     else:
         raise TypeError(f"The requested dtype '{dtype}' is not supported by ember.testing.make_tensor().")
+    if memory_format is not None and not getattr(memory_format, "_ember_strided", False):
+        raise NotImplementedError("make_tensor: ember tensors have the contiguous (strided) format only")
     if noncontiguous and result.numel() > 1:
         result = result.repeat_interleave(2, dim=-1)[..., ::2]
-    elif memory_format is not None and memory_format is not _C_contiguous():
-        raise NotImplementedError("make_tensor: ember tensors are always in the contiguous (strided) format")
     if exclude_zero:
-        if name in _FLOATING:
-            replace = finfo(dtype).tiny
-        else:
-            replace = 1
-        result = _C.where(result == 0, _C.full((), replace, dtype=dtype, device=result.device), result) \
-            if not noncontiguous else result.masked_fill_(result == 0, replace)
+        result.masked_fill_(result == 0, finfo(dtype).tiny if name in _FLOATING else 1)
     if name in _FLOATING:
         result.requires_grad_(requires_grad)
     return result
-
-
-def _C_contiguous():
-    import ember
-    return ember.contiguous_format

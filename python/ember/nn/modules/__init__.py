@@ -13,7 +13,7 @@ from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, Avg
                       LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, FractionalMaxPool2d,
                       FractionalMaxPool3d)
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
-                            LayerNorm, GroupNorm, LocalResponseNorm, LazyBatchNorm1d, LazyBatchNorm2d,
+                            LayerNorm, GroupNorm, LocalResponseNorm, SyncBatchNorm, LazyBatchNorm1d, LazyBatchNorm2d,
                             LazyBatchNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, RMSNorm)
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout
 from .sparse import Embedding, EmbeddingBag

@@ -142,6 +142,44 @@ class RMSNorm(Module):
         return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)
 
 
+class SyncBatchNorm(_BatchNorm):
+    """BatchNorm over any number of spatial dimensions whose statistics PyTorch reduces across the processes of a
+    distributed group while training. ember has no torch.distributed yet, so it always normalizes with the local
+    batch's statistics: what PyTorch does in a single process (or in eval mode)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError("expected at least 2D input (got {}D input)".format(input.dim()))
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """`module` with every BatchNorm*d replaced by a SyncBatchNorm sharing its parameters and buffers."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
+            out = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                module.track_running_stats, process_group)
+            if module.affine:
+                with no_grad():
+                    out.weight = module.weight
+                    out.bias = module.bias
+            for name in ("running_mean", "running_var", "num_batches_tracked", "training"):
+                setattr(out, name, getattr(module, name))
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
+
+
 class _LazyNormBase(LazyModuleMixin, _NormBase):
     """num_features from the first input's channel dimension; weight, bias and the running statistics are
     uninitialized until then (PyTorch's defaults: affine=True, track_running_stats=True, for the lazy instance
