@@ -489,4 +489,27 @@ bool special_binary_ops(BinaryOp op, const K& k) {
   return false;
 }
 
+// The backends' entry points: dispatch on the compute dtype, the 16-bit floats to the float formulas (cast on load
+// and on store) except for nextafter and heaviside, which work on the 16-bit values themselves.
+template <class K>
+bool special_unary(UnaryOp op, const K& k, ScalarType compute, const UnaryArgs& args) {
+  switch (compute) {
+    case ScalarType::Float64: return special_unary_ops<double>(op, k, args);
+    case ScalarType::Float32:
+    case ScalarType::Float16:
+    case ScalarType::BFloat16: return special_unary_ops<float>(op, k, args);
+    default: return false;
+  }
+}
+
+template <class K>
+bool special_binary(BinaryOp op, const K& k, ScalarType compute) {
+  return dispatch_all(compute, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+      if (op != BinaryOp::Nextafter && op != BinaryOp::Heaviside) return special_binary_ops<float>(op, k);
+    return special_binary_ops<T>(op, k);
+  });
+}
+
 }  // namespace ember::math
