@@ -25,7 +25,7 @@ globals().update(_legacy_types)  # FloatTensor, LongTensor, ...: PyTorch's legac
 from ._derived import install as _install_derived
 
 _install_derived(globals())  # torch.abs_, torch.view_copy, torch.detach, ...: derived from the Tensor methods
-from . import autograd, backends, cuda, linalg, nn, optim, utils  # noqa: F401
+from . import autograd, backends, cuda, linalg, nn, optim, special, utils  # noqa: F401
 from . import multiprocessing  # noqa: F401  (registers the shared-memory tensor reducers)
 from . import amp, cpu  # noqa: F401
 from ._C import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_  # noqa: F401

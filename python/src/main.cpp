@@ -9,6 +9,7 @@ namespace ember::py {
 void init_amp(nb::module_& m);  // amp.cpp: autocast state, GradScaler's ops
 void init_search(nb::module_& m);  // search.cpp: searchsorted, bucketize, isin
 void init_shape_more(nb::module_& m);  // shape_more.cpp: the diag family, splits, stacks, statistics
+void init_special(nb::module_& m);  // special.cpp: the special functions with parameters, frexp, the windows
 
 namespace {
 
@@ -77,6 +78,7 @@ NB_MODULE(_C, m) {
   init_interop(m);
   init_binary(m);
   init_unary(m);
+  init_special(m);
   init_reduce(m);
   init_shape(m);
   init_sort(m);
