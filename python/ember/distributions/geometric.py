@@ -1,30 +1,21 @@
 """Geometric(probs=None, logits=None): the number of failures before the first success, {0, 1, ...}."""
-from numbers import Number
-
 import ember
 import ember.nn.functional as F
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, finfo, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _BinaryParams, broadcast_all, finfo
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(_BinaryParams, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        probs_or_logits = probs if probs is not None else logits
-        batch_shape = ember.Size() if isinstance(probs_or_logits, Number) else (
-            self.probs if probs is not None else self.logits).size()
+        is_scalar = self._init_binary_params(probs, logits)
+        batch_shape = ember.Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             # Add an extra check beyond unit_interval
@@ -36,7 +27,7 @@ class Geometric(Distribution):
                                  f"values:\n{value}")
 
     def expand(self, batch_shape, _instance=None):
-        return self._expand_params(Geometric, batch_shape, _instance, ("probs", "logits"))[0]
+        return self._expand_binary(self._expand_params(Geometric, batch_shape, _instance, ("probs", "logits"))[0])
 
     @property
     def mean(self):
@@ -49,14 +40,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=ember.Size()):
         shape = self._extended_shape(sample_shape)

@@ -120,3 +120,35 @@ def vec_to_tril_matrix(vec, diag=0):
     mat = vec.new_zeros(vec.shape[:-1] + (n, n))
     mat[..., rows, cols] = vec
     return mat
+
+
+class _BinaryParams:
+    """The probs / logits pair of a binary parameterization (Bernoulli, Binomial, Geometric, RelaxedBernoulli): exactly
+    one is given; the other is computed on first use."""
+
+    def _init_binary_params(self, probs, logits):
+        """Sets self.probs or self.logits (broadcast to tensors) and self._param; returns whether it was a number."""
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            (self.probs,) = broadcast_all(probs)
+        else:
+            (self.logits,) = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        return isinstance(probs if probs is not None else logits, Number)
+
+    def _expand_binary(self, new):
+        new._param = new.probs if "probs" in self.__dict__ else new.logits
+        return new
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
