@@ -43,7 +43,8 @@ Tensor draw(int kind, IntArrayRef shape, Device dev, const Tensor& a, const Tens
   }
   Generator& g = rnd::pick_generator(gen, dev, op);
   if (out.numel())
-    sample_kernel[dev](out, kind, a, b, sa, sb, tiny, g.take(static_cast<uint64_t>(out.numel()) * rnd::sample_words(kind)));
+    sample_kernel[dev](out, kind, a, b, sa, sb, tiny,
+                       g.take(static_cast<uint64_t>(out.numel()) * rnd::sample_words(kind)));
   return out;
 }
 

@@ -48,6 +48,7 @@ import numpy as np
 import pytest
 
 import ember
+import ember.distributions as Dist
 import ember.nn.functional as F
 
 CUDA_AS = os.environ.get("EMBER_TEST_CUDA_AS", "")
@@ -629,6 +630,19 @@ case("glu_prelu", lambda x, w: (F.glu(x, 1), F.prelu(x.reshape(2, 9, 4), w)), R(
 # the gamma reparameterization gradient (series, and Wilson-Hilferty from alpha 1e4: Note [Gamma reparameterization
 # gradient]); float32 and float64, broadcast alpha
 # gradient]); float32 and float64, broadcast alpha; x within a few standard deviations of alpha, where samples lie
+# ember.distributions: compositions of ember ops, on the device of their parameters (validation off: it reads values)
+case("distributions_log_prob_entropy_kl",
+     lambda m, s, x: (Dist.Normal(m, s, validate_args=False).log_prob(x),
+                      Dist.Laplace(m, s, validate_args=False).cdf(x),
+                      Dist.Cauchy(m, s, validate_args=False).entropy(),
+                      Dist.kl_divergence(Dist.Normal(m, s, validate_args=False),
+                                         Dist.Normal(x, s + 1, validate_args=False))),
+     R(4, 5), P(4, 5), R(4, 5))
+case("distributions_mvn_categorical",
+     lambda m, L, x, lg: (Dist.MultivariateNormal(m, scale_tril=L.tril() + 3 * E.eye(4, device=L.device),
+                                                  validate_args=False).log_prob(x),
+                          Dist.Categorical(logits=lg, validate_args=False).entropy()),
+     R(3, 4), R(4, 4, scale=0.3), R(3, 4), R(3, 6))
 case("standard_gamma_grad", lambda a, r: E._standard_gamma_grad(a, a * r), R(9, 11, lo=0.05, hi=30, grad=False),
      R(9, 11, lo=0.3, hi=2.5, grad=False))
 case("standard_gamma_grad_f64", lambda a, r: E._standard_gamma_grad(a * 1000, a * 1000 * r),
