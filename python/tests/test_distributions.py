@@ -46,6 +46,10 @@ CONTINUOUS = [
     ("Beta", lambda: D.Beta(t64(A), t64(B)), st.beta(AB[0], AB[1]), np.array([0.1, 0.5, 0.9])),
     ("StudentT", lambda: D.StudentT(t64(B) + 2, t64(A), t64(B)), st.t(AB[1] + 2, AB[0], AB[1]),
      np.array([-1.0, 0.5, 3.0])),
+    ("Pareto", lambda: D.Pareto(t64(A), t64(B) + 2), st.pareto(AB[1] + 2, scale=AB[0]), np.array([2.1, 2.5, 4.0])),
+    ("Weibull", lambda: D.Weibull(t64(A), t64(B)), st.weibull_min(AB[1], scale=AB[0]), np.array([0.1, 1.0, 2.0])),
+    ("FisherSnedecor", lambda: D.FisherSnedecor(t64(A) + 1, t64(B) + 4), st.f(AB[0] + 1, AB[1] + 4),
+     np.array([0.1, 1.0, 2.0])),
 ]
 HAS = {  # which of cdf / icdf / entropy / mean / variance each family defines (as PyTorch)
     "Normal": "cdf icdf entropy mean variance", "Uniform": "cdf icdf entropy mean variance",
@@ -53,7 +57,8 @@ HAS = {  # which of cdf / icdf / entropy / mean / variance each family defines (
     "Cauchy": "cdf icdf entropy", "Gumbel": "entropy mean variance", "LogNormal": "cdf icdf entropy mean variance",
     "HalfNormal": "cdf icdf entropy mean variance", "HalfCauchy": "cdf icdf entropy",
     "Gamma": "entropy mean variance", "Chi2": "entropy mean variance", "Beta": "entropy mean variance",
-    "StudentT": "entropy mean variance",
+    "StudentT": "entropy mean variance", "Pareto": "cdf icdf entropy mean variance",
+    "Weibull": "cdf icdf entropy mean variance", "FisherSnedecor": "mean variance",
 }
 
 
@@ -104,6 +109,8 @@ DISCRETE = [
     ("Poisson", lambda: D.Poisson(t64([0.5, 4.0, 30.0])), st.poisson([0.5, 4.0, 30.0]), [0.0, 3.0, 31.0]),
     ("Binomial", lambda: D.Binomial(t64([5.0, 10.0, 40.0]), probs=t64([0.2, 0.5, 0.9])),
      st.binom([5, 10, 40], [0.2, 0.5, 0.9]), [1.0, 5.0, 39.0]),
+    ("NegativeBinomial", lambda: D.NegativeBinomial(t64([3.0, 0.5, 10.0]), probs=t64([0.2, 0.5, 0.7])),
+     st.nbinom([3.0, 0.5, 10.0], [0.8, 0.5, 0.3]), [0.0, 2.0, 20.0]),
 ]
 
 
@@ -131,6 +138,25 @@ def test_binomial_logits_extremes():
     close(D.Binomial(10, probs=t64([0.2, 0.7])).entropy(), st.binom(10, [0.2, 0.7]).entropy(), rtol=1e-6)
     with pytest.raises(NotImplementedError, match="Inhomogeneous"):
         D.Binomial(t64([5.0, 10.0]), probs=t64([0.2, 0.7])).entropy()
+
+
+def test_kumaraswamy_and_logistic_normal():
+    a, b = 2.0, 3.5
+    d = D.Kumaraswamy(t64(a), t64(b))
+    x = np.array([0.1, 0.5, 0.9])
+    close(d.log_prob(t64(x)), np.log(a * b * x ** (a - 1) * (1 - x ** a) ** (b - 1)))
+    grid = np.linspace(1e-9, 1 - 1e-9, 200001)
+    dens = a * b * grid ** (a - 1) * (1 - grid ** a) ** (b - 1)
+    close(d.mean, np.trapezoid(grid * dens, grid), rtol=1e-6)
+    close(d.variance, np.trapezoid((grid - float(to_np(d.mean))) ** 2 * dens, grid), rtol=1e-5)
+    close(d.entropy(), -np.trapezoid(dens * np.log(dens), grid), rtol=1e-5)
+    ember.manual_seed(3)
+    s = to_np(d.sample((20000,)))
+    assert st.kstest(s, lambda y: 1 - (1 - y ** a) ** b).pvalue > 1e-4
+    ln = D.LogisticNormal(t64([0.0, 1.0]), t64([1.0, 0.5]))
+    y = ln.sample((5,))
+    assert y.shape == (5, 3) and np.allclose(to_np(y).sum(-1), 1)
+    assert np.isfinite(to_np(ln.log_prob(y))).all()
 
 
 def test_categorical_and_one_hot():
