@@ -143,4 +143,15 @@ Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen) {
             promote_types(count.dtype(), prob.dtype()));
 }
 
+Tensor sample_von_mises(const Tensor& loc, const Tensor& concentration, Generator* gen) {
+  check_floating(loc, "_sample_von_mises", "loc");
+  check_floating(concentration, "_sample_von_mises", "concentration");
+  EMBER_CHECK(loc.device() == concentration.device(), "_sample_von_mises: Expected all tensors to be on the same "
+              "device, but found at least two devices, ", loc.device(), " and ", concentration.device(), "!");
+  DimVector shape = broadcast_shapes(loc.sizes(), concentration.sizes(), "_sample_von_mises");
+  return to(draw(rnd::kVonMises, shape, loc.device(), f64_of(loc, shape), f64_of(concentration, shape), 0, 0, 0, gen,
+                 "_sample_von_mises", "expects finite loc and concentration >= 0"),
+            promote_types(loc.dtype(), concentration.dtype()));
+}
+
 }  // namespace ember

@@ -29,5 +29,7 @@ Tensor sample_dirichlet(const Tensor& alpha, Generator* gen = nullptr);
 Tensor poisson(const Tensor& rates, Generator* gen = nullptr);
 // count and prob broadcast; the result has their promoted floating dtype.
 Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen = nullptr);
+// von Mises samples on [-pi, pi) (ember.distributions.VonMises); loc and concentration broadcast.
+Tensor sample_von_mises(const Tensor& loc, const Tensor& concentration, Generator* gen = nullptr);
 
 }  // namespace ember

@@ -14,6 +14,9 @@ void init_sampling(nb::module_& m) {
         nb::arg("input"), nb::arg("generator") = nb::none());
   m.def("_standard_gamma_grad", [](const Tensor& alpha, const Tensor& x) { return standard_gamma_grad(alpha, x); },
         nb::arg("input"), nb::arg("output"));
+  m.def("_sample_von_mises", [](const Tensor& loc, const Tensor& conc, Generator* g) {
+    return sample_von_mises(loc, conc, g);
+  }, nb::arg("loc"), nb::arg("concentration"), nb::arg("generator") = nb::none());
   m.def("_sample_dirichlet", [](const Tensor& alpha, Generator* g) { return sample_dirichlet(alpha, g); },
         nb::arg("input"), nb::arg("generator") = nb::none());
 

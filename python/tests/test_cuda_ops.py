@@ -752,6 +752,8 @@ RANDOM_OPS = {
                                          ember._standard_gamma(ember.full((300,), 4.0, dtype=f16, device=d))),
     "sample_dirichlet": lambda d: ember._sample_dirichlet(ember.tensor([[0.2, 1.0, 5.0]] * 100, device=d)),
     "poisson": lambda d: ember.poisson(ember.tensor([0.0, 0.3, 5.0, 9.99, 10.0, 200.0, 1e5] * 40, device=d)),
+    "von_mises": lambda d: ember._sample_von_mises(ember.tensor([[0.0], [3.0]] * 20, device=d),
+                                                   ember.tensor([0.0, 1e-6, 0.5, 2.0, 50.0], device=d)),
     "binomial": lambda d: ember.binomial(ember.tensor([[0.0], [5.0], [20.0], [1000.0]] * 20, device=d),
                                          ember.tensor([0.0, 0.1, 0.5, 0.93, 1.0], device=d)),
 }

@@ -264,11 +264,36 @@ def test_binomial_edges_broadcast_errors():
         ember.binomial(ember.tensor([5]), ember.tensor([0.5]))
 
 
+@pytest.mark.parametrize("kappa", [0.0, 1e-6, 0.01, 0.5, 2.0, 50.0, 1e4])
+def test_sample_von_mises(kappa):
+    ember.manual_seed(24)
+    x = to_np(ember._sample_von_mises(ember.zeros(N, dtype=ember.float64),
+                                      ember.full((N,), kappa, dtype=ember.float64)))
+    assert (x >= -math.pi).all() and (x < math.pi).all()
+    ref = st.vonmises(kappa).cdf if kappa > 0 else st.uniform(-math.pi, 2 * math.pi).cdf
+    assert ks_ok(x, ref)
+
+
+def test_sample_von_mises_loc_wraps_and_errors():
+    ember.manual_seed(25)
+    y = to_np(ember._sample_von_mises(ember.tensor([[3.0], [-3.0]]), ember.tensor([5.0, 100.0])))
+    assert y.shape == (2, 2) and (y >= -math.pi).all() and (y < math.pi).all()
+    # around loc = 3 (near pi) samples wrap to the negative side
+    w = to_np(ember._sample_von_mises(ember.full((5000,), 3.0, dtype=ember.float64),
+                                      ember.full((5000,), 4.0, dtype=ember.float64)))
+    assert (w < 0).mean() > 0.1
+    c = np.angle(np.exp(1j * w).mean())
+    assert abs(c - 3.0) < 0.02
+    with pytest.raises(RuntimeError, match="_sample_von_mises: expects finite loc and concentration >= 0"):
+        ember._sample_von_mises(ember.tensor([0.0]), ember.tensor([-1.0]))
+
+
 def test_samplers_reproduce():
     fs = [lambda **g: ember._standard_gamma(ember.full((300,), 0.7), **g),
           lambda **g: ember.poisson(ember.full((300,), 30.0), **g),
           lambda **g: ember.binomial(ember.full((300,), 40.0), ember.full((300,), 0.4), **g),
-          lambda **g: ember._sample_dirichlet(ember.ones(100, 3), **g)]
+          lambda **g: ember._sample_dirichlet(ember.ones(100, 3), **g),
+          lambda **g: ember._sample_von_mises(ember.zeros(300), ember.full((300,), 2.0), **g)]
     for f in fs:
         ember.manual_seed(99)
         a = to_np(f())

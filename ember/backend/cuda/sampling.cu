@@ -18,6 +18,7 @@ const char* domain_message(int kind) {
   switch (kind) {
     case rnd::kGamma: return "_standard_gamma: expects all elements of alpha to be non-negative";
     case rnd::kPoisson: return "poisson: invalid Poisson rate, expected rate to be non-negative";
+    case rnd::kVonMises: return "_sample_von_mises: expects finite loc and concentration >= 0";
     default: return "binomial: expects count >= 0 and prob in [0, 1]";
   }
 }

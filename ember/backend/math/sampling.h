@@ -11,15 +11,15 @@
 
 namespace ember::rnd {
 
-enum SampleKind : int { kExponential, kGeometric, kCauchy, kLogNormal, kGamma, kPoisson, kBinomial };
+enum SampleKind : int { kExponential, kGeometric, kCauchy, kLogNormal, kGamma, kPoisson, kBinomial, kVonMises };
 
 // Words of the op's range that one element takes (Note [Random numbers]).
 EMBER_HOST_DEVICE int sample_words(int kind) { return kind == kLogNormal ? 4 : 2; }
 
 // Note [Rejection samplers]
-// gamma, poisson and binomial loop until a candidate is accepted, so an element cannot have a fixed number of
-// words. Each element takes 2 words of the op's range like any other sampler; they are the 64-bit Philox key of
-// the element's own stream, from which its loop draws as many words as it needs. The numbers therefore still
+// gamma, poisson, binomial and von Mises loop until a candidate is accepted, so an element cannot have a fixed
+// number of words. Each element takes 2 words of the op's range like any other sampler; they are the 64-bit Philox
+// key of the element's own stream, from which its loop draws as many words as it needs. The numbers therefore still
 // depend only on (seed, offset, element index), not on threads or the device.
 struct SubStream {
   uint64_t key;
@@ -125,9 +125,36 @@ EMBER_HOST_DEVICE double sample_binomial(double n, double p, SubStream& r) {
   return p > 0.5 ? n - binomial_low_p(n, 1 - p, r) : binomial_low_p(n, p, r);
 }
 
+// von Mises(loc, kappa) on [-pi, pi): Best and Fisher's (1979) wrapped-Cauchy envelope. The envelope's parameter
+// r = (1 + rho^2) / (2 rho), rho = (tau - sqrt(2 tau)) / (2 kappa), tau = 1 + sqrt(1 + 4 kappa^2), is computed without
+// the cancellation of tau - sqrt(2 tau) at small kappa; kappa below 1e-8 is the uniform distribution.
+EMBER_HOST_DEVICE double sample_von_mises(double loc, double kappa, SubStream& r) {
+  constexpr double kPi = 3.141592653589793;
+  double x;
+  if (kappa < 1e-8) {
+    x = kPi * (2 * r.uniform() - 1);
+  } else {
+    const double s = std::sqrt(1 + 4 * kappa * kappa), tau = 1 + s;
+    const double rho = 2 * kappa * tau / ((s + 1) * (tau + std::sqrt(2 * tau)));
+    const double rr = (1 + rho * rho) / (2 * rho);
+    for (;;) {
+      const double u1 = r.uniform(), u2 = 1.0 - r.uniform(), u3 = r.uniform();
+      const double z = std::cos(kPi * u1), f = (1 + rr * z) / (rr + z), c = kappa * (rr - f);
+      if (c * (2 - c) - u2 > 0 || std::log(c / u2) + 1 - c >= 0) {
+        x = (u3 >= 0.5 ? 1.0 : -1.0) * std::acos(f < -1 ? -1 : f > 1 ? 1 : f);
+        break;
+      }
+    }
+  }
+  double y = std::fmod(x + loc + kPi, 2 * kPi);
+  if (y < 0) y += 2 * kPi;
+  return y - kPi;
+}
+
 // Whether a tensor parameter lies in its sampler's domain (a, b: the element's parameters).
 EMBER_HOST_DEVICE bool sample_params_ok(int kind, double a, double b) {
   if (kind == kBinomial) return a >= 0 && b >= 0 && b <= 1;
+  if (kind == kVonMises) return std::isfinite(a) && b >= 0;
   return a >= 0;  // gamma's alpha, poisson's rate (NaN fails)
 }
 
@@ -155,6 +182,7 @@ EMBER_HOST_DEVICE double sample_one(int kind, double a, double b, double tiny, W
     return g < tiny ? tiny : g;
   }
   if (kind == kPoisson) return sample_poisson(a, r);
+  if (kind == kVonMises) return sample_von_mises(a, b, r);
   return sample_binomial(a, b, r);
 }
 
