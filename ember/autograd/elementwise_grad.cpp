@@ -49,6 +49,15 @@ const char* binary_backward_name(BinaryOp op, bool a_tensor, bool b_tensor) {
     case BinaryOp::Fmin: return "FminBackward0";
     case BinaryOp::Hypot: return "HypotBackward0";
     case BinaryOp::Copysign: return "CopysignBackward0";
+    case BinaryOp::Logaddexp: return "LogaddexpBackward0";
+    case BinaryOp::Logaddexp2: return "Logaddexp2Backward0";
+    case BinaryOp::Xlogy: return "XlogyBackward0";
+    case BinaryOp::Xlog1py: return "SpecialXlog1PyBackward0";
+    case BinaryOp::Heaviside: return "HeavisideBackward0";
+    case BinaryOp::Nextafter: return "NextafterBackward0";
+    case BinaryOp::Igamma: return "IgammaBackward0";
+    case BinaryOp::Igammac: return "IgammacBackward0";
+    case BinaryOp::Zeta: return "SpecialZetaBackward0";
     default: return nullptr;  // comparisons, logical and bitwise ops: no gradient (integer or bool results)
   }
 }
@@ -73,6 +82,13 @@ void binary_needs(BinaryOp op, bool& a, bool& b, bool& out) {
     case BinaryOp::Pow:
     case BinaryOp::Hypot: a = b = out = true; break;
     case BinaryOp::Copysign: a = out = true; break;
+    case BinaryOp::Logaddexp:
+    case BinaryOp::Logaddexp2:
+    case BinaryOp::Xlogy:
+    case BinaryOp::Xlog1py:
+    case BinaryOp::Igamma:
+    case BinaryOp::Igammac:
+    case BinaryOp::Zeta: a = b = true; break;
     default: break;
   }
 }
@@ -164,6 +180,38 @@ TensorList binary_formula(BinaryOp op, const Scalar& alpha, const FormulaNode& n
       if (na) ga = mul(g, where(eq(a.t, 0), 0.0, div(r, a.t)));
       if (nb) gb = zeros_like(g);
       break;
+    case BinaryOp::Logaddexp:
+    case BinaryOp::Logaddexp2: {  // d/da = 1 / (1 + base^(b - a))
+      const UnaryOp e = op == BinaryOp::Logaddexp ? UnaryOp::Exp : UnaryOp::Exp2;
+      if (na) ga = div(g, add(unary_op(e, sub(b.op(), a.op())), 1.0));
+      if (nb) gb = div(g, add(unary_op(e, sub(a.op(), b.op())), 1.0));
+      break;
+    }
+    case BinaryOp::Xlogy:
+    case BinaryOp::Xlog1py: {  // d/dx = xlogy(x != 0, y), d/dy = x / y (x / (y + 1))
+      if (na) ga = mul(g, binary_op(op, ne(a.t, 0), b.op()));
+      if (nb) gb = mul(g, div(a.op(), op == BinaryOp::Xlogy ? b.t : add(b.t, 1.0)));
+      break;
+    }
+    case BinaryOp::Igamma:
+    case BinaryOp::Igammac: {  // d/dx P(a, x) = x^(a-1) e^-x / Gamma(a); none for a, as PyTorch
+      if (na) fail<NotImplementedError>("the derivative for '", binary_op_name(op), ": input' is not implemented.");
+      if (nb) {
+        Tensor d = exp(sub(sub(mul(sub(a.op(), 1.0), log(b.t)), b.t), unary_op(UnaryOp::Lgamma, a.t)));
+        gb = op == BinaryOp::Igamma ? mul(g, d) : neg(mul(g, d));
+      }
+      break;
+    }
+    case BinaryOp::Zeta:  // d/dq zeta(s, q) = -s zeta(s + 1, q); none for s, as PyTorch
+      if (na) fail<NotImplementedError>("the derivative for 'zeta' is not implemented.");
+      if (nb) {
+        Tensor s1 = a.is_tensor ? add(a.t, 1.0) : full({}, a.s.to_double() + 1.0, TensorOptions(g.dtype()));
+        gb = neg(mul(g, mul(binary_op(BinaryOp::Zeta, s1, b.t), a.op())));
+      }
+      break;
+    case BinaryOp::Heaviside:
+    case BinaryOp::Nextafter:
+      fail<NotImplementedError>("the derivative for '", binary_op_name(op), "' is not implemented.");
     default: break;
   }
   return {ga, gb};
@@ -177,7 +225,10 @@ const char* const kUnaryBackward[] = {
     "TanBackward0", "AsinBackward0", "AcosBackward0", "AtanBackward0", "SinhBackward0", "CoshBackward0",
     "TanhBackward0", "AsinhBackward0", "AcoshBackward0", "AtanhBackward0", "SigmoidBackward0", "LogitBackward0",
     "GeluBackward0", "GeluBackward0", "SiluBackward0", "SoftplusBackward0", "MishBackward0", "ErfBackward0",
-    "ErfcBackward0", "ErfinvBackward0", "FracBackward0", "HardtanhBackward0", "LeakyReluBackward0", "EluBackward0",
+    "ErfcBackward0", "ErfinvBackward0", "FracBackward0", "LgammaBackward0", "DigammaBackward0", "PolygammaBackward0",
+    "I0Backward0", "SpecialI0EBackward0", "SpecialI1Backward0", "SpecialI1EBackward0", "SincBackward0",
+    "Deg2RadBackward0", "Rad2DegBackward0", "SpecialErfcxBackward0", "SpecialNdtrBackward0", "SpecialNdtriBackward0",
+    "SpecialLogNdtrBackward0", "SpecialEntrBackward0", "FrexpBackward0", "HardtanhBackward0", "LeakyReluBackward0", "EluBackward0",
     "HardswishBackward0", "HardsigmoidBackward0", "SoftsignBackward0", "TanhshrinkBackward0", "ThresholdBackward0",
     "LogSigmoidBackward0", "HardshrinkBackward0", "SoftshrinkBackward0"};
 static_assert(std::size(kUnaryBackward) == static_cast<size_t>(UnaryOp::LogicalNot), "one name per float UnaryOp");
@@ -203,7 +254,10 @@ Saves unary_saves(UnaryOp op) {
     case UnaryOp::Tan:
     case UnaryOp::Tanh:
     case UnaryOp::Sigmoid:
-    case UnaryOp::Erfinv: return Saves::Output;
+    case UnaryOp::Erfinv:
+    case UnaryOp::Ndtri: return Saves::Output;
+    case UnaryOp::Deg2Rad:
+    case UnaryOp::Rad2Deg: return Saves::Nothing;
     default: return Saves::Input;
   }
 }
@@ -287,6 +341,31 @@ Tensor unary_formula(UnaryOp op, const UnaryArgs& args, const Tensor& g, const T
     case UnaryOp::Erf: return mul(g, mul(exp(neg(mul(x, x))), 2.0 / kSqrtPi));
     case UnaryOp::Erfc: return mul(g, mul(exp(neg(mul(x, x))), -2.0 / kSqrtPi));
     case UnaryOp::Erfinv: return mul(g, mul(exp(mul(r, r)), kSqrtPi / 2.0));
+    // Special functions (math/special.h). Each derivative is again an op with a gradient.
+    case UnaryOp::Lgamma: return mul(g, unary_op(UnaryOp::Digamma, x));
+    case UnaryOp::Digamma: return mul(g, unary_op(UnaryOp::Polygamma, x, {}, UnaryArgs{1}));
+    case UnaryOp::Polygamma: return mul(g, unary_op(UnaryOp::Polygamma, x, {}, UnaryArgs{args.a + 1}));
+    case UnaryOp::I0: return mul(g, unary_op(UnaryOp::I1, x));
+    case UnaryOp::I0e:  // i1e(x) - sgn(x) i0e(x)
+      return mul(g, sub(unary_op(UnaryOp::I1e, x), mul(sign(x), unary_op(UnaryOp::I0e, x))));
+    case UnaryOp::I1:  // i0(x) - i1(x) / x, and 1/2 at 0
+      return mul(g, where(eq(x, 0.0), 0.5, sub(unary_op(UnaryOp::I0, x), div(unary_op(UnaryOp::I1, x), x))));
+    case UnaryOp::I1e:  // i0e(x) - i1e(x) (sgn(x) + 1/x), and 1/2 at 0
+      return mul(g, where(eq(x, 0.0), 0.5,
+                          sub(unary_op(UnaryOp::I0e, x), mul(unary_op(UnaryOp::I1e, x), add(sign(x), reciprocal(x))))));
+    case UnaryOp::Sinc: {  // (cos(pi x) pi x - sin(pi x)) / (pi x^2), and 0 at 0
+      Tensor px = mul(x, std::numbers::pi);
+      Tensor d = div(sub(mul(cos(px), px), sin(px)), mul(px, x));
+      return mul(g, where(eq(x, 0.0), 0.0, d));
+    }
+    case UnaryOp::Deg2Rad: return mul(g, std::numbers::pi / 180.0);
+    case UnaryOp::Rad2Deg: return mul(g, 180.0 / std::numbers::pi);
+    case UnaryOp::Erfcx: return mul(g, sub(mul(mul(x, unary_op(UnaryOp::Erfcx, x)), 2.0), 2.0 / kSqrtPi));
+    case UnaryOp::Ndtr: return mul(g, mul(exp(mul(mul(x, x), -0.5)), 1.0 / (kSqrtPi * std::numbers::sqrt2)));
+    case UnaryOp::Ndtri: return mul(g, mul(exp(mul(mul(r, r), 0.5)), kSqrtPi * std::numbers::sqrt2));
+    case UnaryOp::LogNdtr:  // pdf(x) / ndtr(x) = 1 / (sqrt(pi/2) erfcx(-x/sqrt2)): no cancellation in the left tail
+      return div(g, mul(unary_op(UnaryOp::Erfcx, mul(x, -kInvSqrt2)), kSqrtPi * kInvSqrt2));
+    case UnaryOp::Entr: return mul(g, neg(add(log(x), 1.0)));
     // Activations; the kinks follow PyTorch's backward kernels (e.g. hardtanh passes no gradient at its bounds).
     case UnaryOp::Hardtanh: return mul(g, logical_and(gt(x, args.a), lt(x, args.b)));
     case UnaryOp::LeakyRelu: return where(gt(x, 0.0), g, mul(g, args.a));

@@ -2,6 +2,8 @@
 // device kernels (backend/cpu/binary*.cpp, backend/cuda/).
 #include "ember/ops/binary.h"
 
+#include <iterator>
+
 #include "ember/autocast.h"
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/node.h"
@@ -12,7 +14,8 @@ namespace ember {
 
 namespace {
 
-enum class Kind : uint8_t { Arith, TrueDiv, FloatMath, Compare, Logical, Bitwise, Shift };
+// FloatOnly: floating operands only (no integer kernels, as PyTorch); SameDtype: both operands of one dtype.
+enum class Kind : uint8_t { Arith, TrueDiv, FloatMath, FloatOnly, Compare, Logical, Bitwise, Shift, Integer, SameDtype };
 
 struct OpInfo {
   const char* name;
@@ -31,7 +34,12 @@ const OpInfo& info(BinaryOp op) {
       {"logical_and", Kind::Logical}, {"logical_or", Kind::Logical}, {"logical_xor", Kind::Logical},
       {"eq", Kind::Compare},        {"ne", Kind::Compare},         {"lt", Kind::Compare},
       {"le", Kind::Compare},        {"gt", Kind::Compare},         {"ge", Kind::Compare},
+      {"logaddexp", Kind::FloatOnly}, {"logaddexp2", Kind::FloatOnly}, {"xlogy", Kind::FloatMath},
+      {"special_xlog1py", Kind::FloatMath}, {"heaviside", Kind::SameDtype}, {"gcd", Kind::Integer},
+      {"lcm", Kind::Integer},       {"nextafter", Kind::FloatOnly}, {"igamma", Kind::FloatOnly},
+      {"igammac", Kind::FloatOnly}, {"special_zeta", Kind::FloatMath},
   };
+  static_assert(std::size(table) == static_cast<size_t>(BinaryOp::Zeta) + 1, "one entry per BinaryOp");
   return table[static_cast<int>(op)];
 }
 
@@ -100,6 +108,19 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
     case Kind::FloatMath:
       if (!is_floating(compute)) compute = result = default_dtype();
       break;
+    case Kind::FloatOnly:
+      EMBER_CHECK(is_floating(compute), "\"", name, "_cpu\" not implemented for '", type_label(compute), "' (", name,
+                  " needs floating point tensors)");
+      break;
+    case Kind::Integer:
+      EMBER_CHECK(is_integral(compute, false), "\"", name, "_cpu\" not implemented for '", type_label(compute),
+                  "' (", name, " needs integer tensors)");
+      break;
+    case Kind::SameDtype: {
+      const ScalarType ta = a.t ? a.t->dtype() : compute, tb = b.t ? b.t->dtype() : compute;
+      EMBER_CHECK(ta == tb, name, " is not yet implemented for tensors with different dtypes.");
+      break;
+    }
     case Kind::Compare:
     case Kind::Logical:
       result = ScalarType::Bool;

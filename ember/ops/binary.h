@@ -14,7 +14,12 @@ enum class BinaryOp : uint8_t {
   Add, Sub, Mul, Div, DivTrunc, DivFloor, Remainder, Fmod, Pow, Atan2, Maximum, Minimum, Fmax, Fmin,
   Hypot, Copysign, BitAnd, BitOr, BitXor, Shl, Shr, LogicalAnd, LogicalOr, LogicalXor,
   Eq, Ne, Lt, Le, Gt, Ge,
+  // special functions (ember/backend/math/special.h; declared in ember/ops/special.h)
+  Logaddexp, Logaddexp2, Xlogy, Xlog1py, Heaviside, Gcd, Lcm, Nextafter, Igamma, Igammac, Zeta,
 };
+
+// The special functions' ops, whose kernels are in backend/<device>/special.* (ember/backend/math/special.h).
+inline bool is_special(BinaryOp op) { return op >= BinaryOp::Logaddexp; }
 
 // out = op(a, b) over broadcast operands of one device; compute is the dtype the math runs in
 // (the kernel casts operands on load and the result on store). alpha scales b for Add and Sub.

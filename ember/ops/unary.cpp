@@ -28,10 +28,12 @@ const char* const kNames[] = {
     "neg", "abs", "sign", "square", "relu", "floor", "ceil", "round", "trunc", "bitwise_not", "clamp", "nan_to_num",
     "reciprocal", "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
     "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "logit", "gelu", "gelu",
-    "silu", "softplus", "mish", "erf", "erfc", "erfinv", "frac", "hardtanh", "leaky_relu", "elu", "hardswish",
+    "silu", "softplus", "mish", "erf", "erfc", "erfinv", "frac", "lgamma", "digamma", "polygamma", "i0",
+    "special_i0e", "special_i1", "special_i1e", "sinc", "deg2rad", "rad2deg", "special_erfcx", "special_ndtr",
+    "special_ndtri", "special_log_ndtr", "special_entr", "frexp", "hardtanh", "leaky_relu", "elu", "hardswish",
     "hardsigmoid", "softsign", "tanhshrink", "threshold", "log_sigmoid", "hardshrink", "softshrink", "logical_not",
-    "isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit"};
-static_assert(std::size(kNames) == static_cast<size_t>(UnaryOp::SignBit) + 1, "one name per UnaryOp");
+    "isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit", "frexp"};
+static_assert(std::size(kNames) == static_cast<size_t>(UnaryOp::FrexpExponent) + 1, "one name per UnaryOp");
 
 }  // namespace
 
@@ -77,6 +79,7 @@ Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs&
                 "' (round with decimals=", args.a, " needs a floating point tensor)");
   if (op >= UnaryOp::Hardtanh && op < UnaryOp::LogicalNot)  // as PyTorch: no integer kernels for these
     EMBER_CHECK(is_floating(x.dtype()), "\"", name, "_cpu\" not implemented for '", type_label(x.dtype()), "'");
+  if (op == UnaryOp::Polygamma) EMBER_CHECK(args.a >= 0, "polygamma(n, x) does not support negative n.");
   if (op == UnaryOp::Frac)
     EMBER_CHECK(is_floating(x.dtype()), "\"frac_cpu\" not implemented for '", type_label(x.dtype()),
                 "' (frac needs a floating point tensor)");

@@ -15,20 +15,30 @@ enum class UnaryOp : uint8_t {
   Reciprocal, Sqrt, Rsqrt, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sin, Cos, Tan, Asin, Acos, Atan,
   Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Sigmoid, Logit, Gelu, GeluTanh, Silu, Softplus, Mish, Erf, Erfc,
   Erfinv, Frac,
+  // special functions (ember/backend/math/special.h; floating compute dtypes only)
+  Lgamma, Digamma, Polygamma, I0, I0e, I1, I1e, Sinc, Deg2Rad, Rad2Deg, Erfcx, Ndtr, Ndtri, LogNdtr, Entr,
+  FrexpMantissa,
   // activations with parameters (floating inputs only; see ember/nn/activation.h)
   Hardtanh, LeakyRelu, Elu, Hardswish, Hardsigmoid, Softsign, Tanhshrink, Threshold, LogSigmoid, Hardshrink,
   Softshrink,
   // bool results
   LogicalNot, IsNan, IsInf, IsPosInf, IsNegInf, IsFinite, SignBit,
+  // int32 result: the exponent of frexp (run by ember::frexp only)
+  FrexpExponent,
 };
 
 // Parameters of the ops that take some: Clamp (lo, hi; NaN means unbounded), Round (decimals),
 // Softplus (beta, threshold), Logit (eps, < 0 for none), NanToNum (nan, posinf, neginf), Hardtanh (min, max),
 // LeakyRelu (slope), Elu (alpha, scale, input_scale), Threshold (threshold, value), Hardshrink and Softshrink
-// (lambda).
+// (lambda), Polygamma (n).
 struct UnaryArgs {
   double a = 0, b = 0, c = 0;
 };
+
+// The special functions' ops, whose kernels are in backend/<device>/special.* (ember/backend/math/special.h).
+inline bool is_special(UnaryOp op) {
+  return (op >= UnaryOp::Lgamma && op <= UnaryOp::FrexpMantissa) || op == UnaryOp::FrexpExponent;
+}
 
 EMBER_DECLARE_KERNEL(unary, UnaryOp op, const Tensor& out, const Tensor& in, ScalarType compute, const UnaryArgs& args)
 

@@ -22,7 +22,7 @@ from ._size import Size
 from ._tensor_types import cpu_types as _legacy_types
 
 globals().update(_legacy_types)  # FloatTensor, LongTensor, ...: PyTorch's legacy tensor types (CPU)
-from . import autograd, backends, cuda, linalg, nn, optim, utils  # noqa: F401
+from . import autograd, backends, cuda, linalg, nn, optim, special, utils  # noqa: F401
 from . import multiprocessing  # noqa: F401  (registers the shared-memory tensor reducers)
 from . import amp, cpu  # noqa: F401
 from ._C import _sample_dirichlet, _sample_von_mises, _standard_gamma, _standard_gamma_grad  # noqa: F401

@@ -22,7 +22,17 @@ struct BinaryDef {
   bool has_alpha = false;
   bool inplace = true;            // t.name_() exists
   std::initializer_list<const char*> aliases = {};
+  bool tensor_only = false;       // both operands must be tensors (PyTorch's signature has no Scalar overload)
+  bool method = true;             // t.name() exists
+  const char* other = "other";    // the second argument's name
 };
+
+// PyTorch's argument-parser TypeError for a number where its signature takes a Tensor.
+void check_tensor_arg(nb::handle h, const char* fn, const char* arg, int pos) {
+  if (nb::isinstance<Tensor>(h)) return;
+  fail<TypeError>(fn, "(): argument '", arg, "' (position ", pos, ") must be Tensor, not ",
+                  nb::type_name(h.type()).c_str());
+}
 
 // rounding_mode applies to div only; alpha to add and sub.
 BinaryOp div_op(nb::handle mode) {
@@ -37,10 +47,16 @@ void def_binary(nb::module_& m, nb::handle cls, const BinaryDef& d) {
   const BinaryOp op = d.op;
   const char* name = d.name;
   const bool is_div = op == BinaryOp::Div;
+  const bool tensor_only = d.tensor_only;
+  const char* other = d.other;
 
   // ember.name(input, other, *, alpha=1, rounding_mode=None, out=None)
   auto fn = nb::cpp_function(
-      [op, name, is_div](nb::handle a, nb::handle b, nb::kwargs kw) -> nb::object {
+      [op, name, is_div, tensor_only, other](nb::handle a, nb::handle b, nb::kwargs kw) -> nb::object {
+        if (tensor_only) {
+          check_tensor_arg(a, name, "input", 1);
+          check_tensor_arg(b, name, other, 2);
+        }
         nb::handle alpha_h, mode_h, out_h;
         FactoryArgs unused;
         parse_factory_kwargs(kw, name, kOut, unused, {{"alpha", &alpha_h}, {"rounding_mode", &mode_h}});
@@ -52,25 +68,28 @@ void def_binary(nb::module_& m, nb::handle cls, const BinaryDef& d) {
         }
         return nb::cast(binary_op(o, operand(a, name), operand(b, name), {}, alpha));
       },
-      nb::arg("input"), nb::arg("other"), nb::arg("kwargs"));
+      nb::arg("input"), nb::arg(other), nb::arg("kwargs"));
   m.attr(name) = fn;
   for (const char* alias : d.aliases) m.attr(alias) = fn;
+  if (!d.method) return;
 
   // t.name(other, ...) and t.name_(other, ...)
   auto method = nb::cpp_function(
-      [op, name, is_div](const Tensor& self, nb::handle b, nb::kwargs kw) {
+      [op, name, is_div, tensor_only, other](const Tensor& self, nb::handle b, nb::kwargs kw) {
+        if (tensor_only) check_tensor_arg(b, name, other, 1);
         nb::handle alpha_h, mode_h;
         FactoryArgs unused;
         parse_factory_kwargs(kw, name, 0, unused, {{"alpha", &alpha_h}, {"rounding_mode", &mode_h}});
         const BinaryOp o = is_div && mode_h.is_valid() ? div_op(mode_h) : op;
         return binary_op(o, self, operand(b, name), {}, alpha_h.is_valid() ? to_scalar(alpha_h, name) : Scalar(1));
       },
-      nb::is_method(), nb::arg("other"), nb::arg("kwargs"));
+      nb::is_method(), nb::arg(other), nb::arg("kwargs"));
   cls.attr(name) = method;
   for (const char* alias : d.aliases) cls.attr(alias) = method;
   if (d.inplace) {
     auto imethod = nb::cpp_function(
-        [op, name, is_div](nb::handle self, nb::handle b, nb::kwargs kw) {
+        [op, name, is_div, tensor_only, other](nb::handle self, nb::handle b, nb::kwargs kw) {
+          if (tensor_only) check_tensor_arg(b, name, other, 1);
           nb::handle alpha_h, mode_h;
           FactoryArgs unused;
           parse_factory_kwargs(kw, name, 0, unused, {{"alpha", &alpha_h}, {"rounding_mode", &mode_h}});
@@ -79,7 +98,7 @@ void def_binary(nb::module_& m, nb::handle cls, const BinaryDef& d) {
           binary_op(o, t, operand(b, name), t, alpha_h.is_valid() ? to_scalar(alpha_h, name) : Scalar(1));
           return nb::borrow(self);
         },
-        nb::is_method(), nb::arg("other"), nb::arg("kwargs"));
+        nb::is_method(), nb::arg(other), nb::arg("kwargs"));
     cls.attr((std::string(name) + "_").c_str()) = imethod;
     for (const char* alias : d.aliases) cls.attr((std::string(alias) + "_").c_str()) = imethod;
   }
@@ -145,6 +164,18 @@ void init_binary(nb::module_& m) {
       {"le", B::Le, "__le__", nullptr, nullptr, false, true, {"less_equal"}},
       {"gt", B::Gt, "__gt__", nullptr, nullptr, false, true, {"greater"}},
       {"ge", B::Ge, "__ge__", nullptr, nullptr, false, true, {"greater_equal"}},
+      // special functions (ember.special names the torch.special ones: python/ember/special.py)
+      {"logaddexp", B::Logaddexp, nullptr, nullptr, nullptr, false, false, {}, true},
+      {"logaddexp2", B::Logaddexp2, nullptr, nullptr, nullptr, false, false, {}, true},
+      {"xlogy", B::Xlogy},
+      {"_special_xlog1py", B::Xlog1py, nullptr, nullptr, nullptr, false, false, {}, false, false},
+      {"heaviside", B::Heaviside, nullptr, nullptr, nullptr, false, true, {}, true, true, "values"},
+      {"gcd", B::Gcd, nullptr, nullptr, nullptr, false, true, {}, true},
+      {"lcm", B::Lcm, nullptr, nullptr, nullptr, false, true, {}, true},
+      {"nextafter", B::Nextafter, nullptr, nullptr, nullptr, false, true, {}, true},
+      {"igamma", B::Igamma, nullptr, nullptr, nullptr, false, true, {}, true},
+      {"igammac", B::Igammac, nullptr, nullptr, nullptr, false, true, {}, true},
+      {"_special_zeta", B::Zeta, nullptr, nullptr, nullptr, false, false, {}, false, false},
   };
   for (const BinaryDef& d : defs) def_binary(m, cls, d);
   // As PyTorch's: NumPy scalars and arrays on the left defer to the tensor's reflected operators

@@ -6,6 +6,7 @@
 namespace ember::py {
 
 void init_amp(nb::module_& m);  // amp.cpp: autocast state, GradScaler's ops
+void init_special(nb::module_& m);  // special.cpp: the special functions with parameters, frexp, the windows
 
 namespace {
 
@@ -63,6 +64,7 @@ NB_MODULE(_C, m) {
   init_interop(m);
   init_binary(m);
   init_unary(m);
+  init_special(m);
   init_reduce(m);
   init_shape(m);
   init_sort(m);

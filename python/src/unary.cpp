@@ -12,6 +12,7 @@ struct UnaryDef {
   bool inplace = true;
   std::initializer_list<const char*> aliases = {};
   bool public_fn = true;  // ember.name (else only ember._C._name, for ember.nn.functional)
+  bool method = true;     // Tensor.name
 };
 
 nb::object call_unary(UnaryOp op, nb::handle self, const Tensor& x, nb::handle out, const UnaryArgs& args,
@@ -35,6 +36,7 @@ void def_unary(nb::module_& m, nb::handle cls, const UnaryDef& d) {
   const std::string fname = d.public_fn ? d.name : std::string("_") + d.name;
   m.attr(fname.c_str()) = fn;
   for (const char* a : d.aliases) m.attr(a) = fn;
+  if (!d.method) return;
   auto method = nb::cpp_function(
       [op](nb::handle x) { return call_unary(op, x, nb::cast<const Tensor&>(x), {}, {}, false); }, nb::is_method());
   cls.attr(d.name) = method;
@@ -92,7 +94,7 @@ void init_unary(nb::module_& m) {
   nb::handle cls = nb::type<Tensor>();
   using U = UnaryOp;
   const UnaryDef defs[] = {
-      {"neg", U::Neg, true, {"negative"}}, {"abs", U::Abs, true, {"absolute"}}, {"sign", U::Sign},
+      {"neg", U::Neg, true, {"negative"}}, {"abs", U::Abs, true, {"absolute"}}, {"sign", U::Sign, true, {"sgn"}},
       {"square", U::Square}, {"relu", U::Relu}, {"floor", U::Floor}, {"ceil", U::Ceil}, {"trunc", U::Trunc, true, {"fix"}},
       {"frac", U::Frac}, {"bitwise_not", U::BitNot}, {"reciprocal", U::Reciprocal}, {"sqrt", U::Sqrt},
       {"rsqrt", U::Rsqrt}, {"exp", U::Exp}, {"exp2", U::Exp2}, {"expm1", U::Expm1}, {"log", U::Log},
@@ -104,6 +106,13 @@ void init_unary(nb::module_& m) {
       {"isnan", U::IsNan, false}, {"isinf", U::IsInf, false}, {"isposinf", U::IsPosInf, false},
       {"isneginf", U::IsNegInf, false}, {"isfinite", U::IsFinite, false}, {"signbit", U::SignBit, false},
       {"silu", U::Silu, true, {}, false}, {"mish", U::Mish, true, {}, false},
+      // special functions (ember.special names the torch.special ones: python/ember/special.py)
+      {"lgamma", U::Lgamma}, {"digamma", U::Digamma}, {"i0", U::I0}, {"sinc", U::Sinc}, {"deg2rad", U::Deg2Rad},
+      {"rad2deg", U::Rad2Deg}, {"special_i0e", U::I0e, false, {}, false, false},
+      {"special_i1", U::I1, false, {}, false, false}, {"special_i1e", U::I1e, false, {}, false, false},
+      {"special_erfcx", U::Erfcx, false, {}, false, false}, {"special_ndtr", U::Ndtr, false, {}, false, false},
+      {"special_ndtri", U::Ndtri, false, {}, false, false},
+      {"special_log_ndtr", U::LogNdtr, false, {}, false, false}, {"special_entr", U::Entr, false, {}, false, false},
   };
   for (const UnaryDef& d : defs) def_unary(m, cls, d);
 

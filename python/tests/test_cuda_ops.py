@@ -649,6 +649,61 @@ case("standard_gamma_grad_f64", lambda a, r: E._standard_gamma_grad(a * 1000, a 
      R(7, 1, dtype=f64, lo=0.5, hi=30, grad=False), R(7, 5, dtype=f64, lo=0.9, hi=1.1, grad=False))
 
 
+# special functions (ember/backend/math/special.h: the same formulas on both devices; float32 within F32_LOOSE, since
+# the device's lgamma/exp/log/tan differ from the CPU's by ulps and the series and recurrences carry them)
+SP = ember.special
+for name, fn, inp in [
+    ("lgamma", E.lgamma, R(13, 17, lo=-4.8, hi=9)), ("digamma", E.digamma, R(13, 17, lo=0.2, hi=9)),
+    ("digamma_negative", E.digamma, A(lambda r: (r.integers(-5, 0, (9, 7)) + r.uniform(0.2, 0.8, (9, 7))).astype(
+        np.float32), grad=True)),
+    ("polygamma1", lambda x: E.polygamma(1, x), R(13, 17, lo=0.2, hi=9)),
+    ("polygamma3", lambda x: E.polygamma(3, x), R(13, 17, lo=0.3, hi=9)),
+    ("mvlgamma", lambda x: E.mvlgamma(x, 3), R(13, 17, lo=1.2, hi=9)),
+    ("i0", E.i0, R(13, 17, scale=8)), ("i0e", SP.i0e, R(13, 17, scale=20)), ("i1", SP.i1, R(13, 17, scale=8)),
+    ("i1e", SP.i1e, R(13, 17, scale=20)), ("sinc", E.sinc, R(13, 17, scale=3)),
+    ("deg2rad_rad2deg", lambda x: (E.deg2rad(x), E.rad2deg(x)), R(13, 17, scale=3)),
+    ("erfcx", SP.erfcx, R(13, 17, lo=-5, hi=30)), ("ndtr", SP.ndtr, R(13, 17, scale=3)),
+    ("ndtri", SP.ndtri, R(13, 17, lo=0.001, hi=0.999)), ("log_ndtr", SP.log_ndtr, R(13, 17, lo=-30, hi=5)),
+    ("entr", SP.entr, R(13, 17, lo=0.05, hi=4)),
+    ("lgamma_noncontiguous", lambda x: E.lgamma(x.t()), R(17, 13, lo=0.1, hi=9)),
+]:
+    case("special_" + name, fn, inp, tol=F32_LOOSE)
+case("special_edges", lambda x: (E.lgamma(x), E.digamma(x), E.polygamma(1, x), E.polygamma(2, x), E.i0(x), SP.i1e(x),
+                                 E.sinc(x), SP.erfcx(x), SP.ndtri(x), SP.log_ndtr(x), SP.entr(x)),
+     A(lambda r: np.array([0.0, -0.0, -1.0, -2.0, -2.5, 1.0, 0.5, np.inf, -np.inf, np.nan, 1e-30, -1e-30],
+                          np.float32)), tol=F32_LOOSE)
+for dt in (f16, bf16, f64):
+    case(f"special_gamma_{dt}", lambda x: (E.lgamma(x), E.digamma(x), E.polygamma(2, x), SP.erfcx(x), E.i0(x)),
+         R(9, 33, dtype=dt, lo=0.3, hi=6), tol=F64 if dt is f64 else None)
+case("special_binary", lambda a, b: (E.logaddexp(a, b), E.logaddexp2(a, b), E.xlogy(a, b.abs()),
+                                     SP.xlog1py(a, b.abs()), E.heaviside(a, b), E.nextafter(a, b)),
+     R(13, 17, scale=5), R(17, scale=5), tol=F32_LOOSE, grad=False)
+case("special_binary_grad", lambda a, b: (E.logaddexp(a, b), E.logaddexp2(a, b), E.xlogy(a, b.abs()),
+                                          SP.xlog1py(a, b.abs())), R(13, 17, scale=5), R(17, scale=5), tol=F32_LOOSE)
+case("special_binary_scalars", lambda a: (E.xlogy(2.5, a.abs()), E.xlogy(a, 3.0), SP.zeta(3.0, a.abs() + 0.5),
+                                          E.float_power(a, 2), E.float_power(2, a)), R(13, 17), tol=F32_LOOSE)
+case("special_igamma_zeta", lambda a, x: (E.igamma(a, x), E.igammac(a, x), SP.zeta(a + 1.5, x)),
+     R(13, 17, lo=0.1, hi=30, grad=False), R(13, 17, lo=0.01, hi=40), tol=F32_LOOSE)
+case("special_igamma_f64", lambda a, x: (E.igamma(a, x), E.igammac(a, x)), R(9, 7, lo=0.1, hi=300, dtype=f64,
+                                                                                grad=False),
+     R(9, 7, lo=0.01, hi=300, dtype=f64))
+case("special_binary_16bit", lambda a, b: (E.logaddexp(a, b), E.nextafter(a, b), E.heaviside(a, b)),
+     R(9, 33, dtype=f16), R(9, 33, dtype=f16), grad=False)
+case("special_nextafter_bf16", lambda a, b: E.nextafter(a, b), R(9, 33, dtype=bf16), R(33, dtype=bf16), grad=False)
+case("special_gcd_lcm", lambda a, b: (E.gcd(a, b), E.lcm(a, b), E.heaviside(a, b)), I(1000, 40, low=-1000),
+     I(1000, 40, low=-1000))
+case("special_gcd_int16", lambda a, b: (E.gcd(a, b), E.lcm(a, b)), I(100, 40, low=-100, dtype=i32),
+     I(100, 1, low=-100, dtype=i32))
+case("special_ldexp", lambda x, e: E.ldexp(x, e), R(13, 17), I(10, 17, low=-10))
+case("special_frexp", lambda x: tuple(E.frexp(x)), R(13, 17, scale=100))
+case("special_frexp_f16", lambda x: tuple(E.frexp(x)), R(9, 33, dtype=f16, scale=100, grad=False))
+case("special_windows", lambda x: (x, E.hann_window(9, device=x.device), E.hamming_window(8, False, device=x.device),
+                                   E.blackman_window(7, device=x.device), E.bartlett_window(6, device=x.device),
+                                   E.kaiser_window(10, dtype=f64, device=x.device)), R(1, grad=False))
+case("special_inplace", lambda x: ((x * 1).lgamma_(), (x * 1).digamma_(), (x * 1).polygamma_(2), (x * 1).i0_(),
+                                   (x * 1).xlogy_(x)), P(13, 17), tol=F32_LOOSE)
+
+
 # -- the harness --------------------------------------------------------------------------------------------------
 
 def _flatten(out):
@@ -1086,6 +1141,12 @@ GRADCHECK = {
     "interpolate_bilinear": (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), [_d(1, 1, 3, 3)]),
     "sdpa": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v), [_d(1, 2, 3), _d(1, 4, 3), _d(1, 4, 3)]),
     "sort_topk": (lambda x: E.sort(x, 1)[0] * 2 + E.topk(x, 2)[0].sum(), [_d(3, 4)]),
+    "lgamma_digamma_polygamma": (lambda x: E.lgamma(x) + E.digamma(x) * E.polygamma(2, x), [_d(5, lo=0.3, hi=4)]),
+    "i0_sinc_erfcx_ndtri": (lambda x: E.i0(x) + E.sinc(x) + ember.special.erfcx(x) + ember.special.log_ndtr(x) +
+                            ember.special.ndtri(x.sigmoid()), [_d(5, lo=0.3, hi=2)]),
+    "logaddexp_xlogy_igamma": (lambda x, y: E.logaddexp(x, y) + E.xlogy(x, y) + ember.special.zeta(3.0, y) +
+                               E.igamma(E.full((4,), 2.5, dtype=f64, device=y.device), y),
+                               [_d(4, lo=0.5, hi=3), _d(4, lo=0.5, hi=3)]),
 }
 
 

@@ -7,6 +7,7 @@
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/math/common.h"
 #include "ember/ops/binary.h"
+#include "ember/ops/unary.h"
 
 namespace ember::cpu {
 
@@ -32,5 +33,8 @@ struct Runner {
 // Each returns false when the op is not in its group.
 bool binary_arith(BinaryOp op, const StridedIter& it, ScalarType compute, const Scalar& alpha);
 bool binary_logic(BinaryOp op, const StridedIter& it, ScalarType compute);
+// The special functions (special.cpp): false when op is not one or has no kernel for compute.
+bool binary_special(BinaryOp op, const StridedIter& it, ScalarType compute);
+bool unary_special(UnaryOp op, const StridedIter& it, ScalarType compute, const UnaryArgs& args);
 
 }  // namespace ember::cpu

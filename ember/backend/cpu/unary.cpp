@@ -27,6 +27,11 @@ bool try_vectorized(UnaryOp op, const StridedIter& it, const UnaryArgs& args) {
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, ScalarType compute, const UnaryArgs& args) {
   StridedIter it = StridedIter::make({&out, &in}, out.sizes());
+  if (is_special(op)) {
+    if (!unary_special(op, it, compute, args))
+      fail<NotImplementedError>(unary_op_name(op), ": no CPU kernel for dtype ", compute);
+    return;
+  }
   if (compute == ScalarType::Float32 && try_vectorized<float>(op, it, args)) return;
   if (compute == ScalarType::Float64 && try_vectorized<double>(op, it, args)) return;
   dispatch_all(compute, [&](auto v) { math::unary_ops<decltype(v)>(op, Runner{it}, args); });

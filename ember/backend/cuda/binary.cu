@@ -4,6 +4,9 @@
 #include "ember/backend/math/binary.h"
 
 namespace ember::cuda {
+
+bool binary_special(BinaryOp op, const Runner& r, ScalarType compute);  // special.cu
+
 namespace {
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute, const Scalar& alpha) {
@@ -11,6 +14,11 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
   std::array<const Tensor*, 3> host{};
   const StridedIter it = device_operands<2>(out, {&a, &b}, host);
   const Runner r{it, host, out.device().index};
+  if (is_special(op)) {
+    if (!binary_special(op, r, compute))
+      fail<NotImplementedError>(binary_op_name(op), ": no CUDA kernel for dtype ", compute);
+    return;
+  }
   const bool done = dispatch_all(compute, [&](auto v) {
     using T = decltype(v);
     return math::arith_ops<T>(op, r, alpha) || math::logic_ops<T>(op, r);

@@ -5,11 +5,19 @@
 #include "ember/nn/activation.h"
 
 namespace ember::cuda {
+
+bool unary_special(UnaryOp op, const Runner& r, ScalarType compute, const UnaryArgs& args);  // special.cu
+
 namespace {
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, ScalarType compute, const UnaryArgs& args) {
   DeviceGuard g(out.device().index);
   StridedIter it = StridedIter::make({&out, &in}, out.sizes());
+  if (is_special(op)) {
+    if (!unary_special(op, Runner{it, {}, out.device().index}, compute, args))
+      fail<NotImplementedError>(unary_op_name(op), ": no CUDA kernel for dtype ", compute);
+    return;
+  }
   dispatch_all(compute, [&](auto v) { math::unary_ops<decltype(v)>(op, Runner{it, {}, out.device().index}, args); });
 }
 

@@ -1,0 +1,65 @@
+// Special functions (PyTorch's torch.special and the matching torch.* names), window functions, frexp, ldexp and
+// float_power. The elementwise ones are UnaryOp/BinaryOp cases (math in ember/backend/math/special.h); the others
+// compose ember ops. Integer inputs compute in the default float dtype where PyTorch does so.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include "ember/ops/binary.h"
+#include "ember/ops/unary.h"
+
+namespace ember {
+
+// The gamma family. polygamma needs n >= 0; mvlgamma (special.multigammaln) p >= 1.
+Tensor lgamma(const Tensor& x);
+Tensor digamma(const Tensor& x);
+Tensor polygamma(int64_t n, const Tensor& x);
+Tensor mvlgamma(const Tensor& x, int64_t p);
+
+Tensor i0(const Tensor& x);
+Tensor special_i0e(const Tensor& x);
+Tensor special_i1(const Tensor& x);
+Tensor special_i1e(const Tensor& x);
+Tensor sinc(const Tensor& x);
+Tensor deg2rad(const Tensor& x);
+Tensor rad2deg(const Tensor& x);
+Tensor special_erfcx(const Tensor& x);
+Tensor special_ndtr(const Tensor& x);
+Tensor special_ndtri(const Tensor& x);
+Tensor special_log_ndtr(const Tensor& x);
+Tensor special_entr(const Tensor& x);
+// (mantissa, exponent): x = mantissa * 2^exponent, |mantissa| in [0.5, 1), exponent int32. Floating x only.
+std::pair<Tensor, Tensor> frexp(const Tensor& x);
+
+Tensor logaddexp(const Tensor& a, const Tensor& b);
+Tensor logaddexp2(const Tensor& a, const Tensor& b);
+Tensor xlogy(const Operand& x, const Operand& y);
+Tensor special_xlog1py(const Operand& x, const Operand& y);
+Tensor heaviside(const Tensor& x, const Tensor& values);
+Tensor gcd(const Tensor& a, const Tensor& b);
+Tensor lcm(const Tensor& a, const Tensor& b);
+Tensor nextafter(const Tensor& a, const Tensor& b);
+Tensor igamma(const Tensor& a, const Tensor& x);   // special.gammainc
+Tensor igammac(const Tensor& a, const Tensor& x);  // special.gammaincc
+Tensor special_zeta(const Operand& s, const Operand& q);
+// x * 2^e (a composition, as PyTorch's); out= of the in-place form: x itself.
+Tensor ldexp(const Tensor& x, const Tensor& e, const Tensor& out = {});
+// pow computed in float64 (the result is float64).
+Tensor float_power(const Operand& a, const Operand& b);
+
+// Window functions (creation ops). dtype: a floating dtype (default: the default dtype).
+struct WindowOptions {
+  std::optional<ScalarType> dtype;
+  Device device = kCPU;
+  bool requires_grad = false;
+};
+Tensor hann_window(int64_t length, bool periodic = true, const WindowOptions& opts = {});
+Tensor hamming_window(int64_t length, bool periodic = true, double alpha = 0.54, double beta = 0.46,
+                      const WindowOptions& opts = {});
+Tensor blackman_window(int64_t length, bool periodic = true, const WindowOptions& opts = {});
+Tensor bartlett_window(int64_t length, bool periodic = true, const WindowOptions& opts = {});
+Tensor kaiser_window(int64_t length, bool periodic = true, double beta = 12.0, const WindowOptions& opts = {});
+
+}  // namespace ember
