@@ -56,7 +56,7 @@ HAS = {  # which of cdf / icdf / entropy / mean / variance each family defines (
     "Exponential": "cdf icdf entropy mean variance", "Laplace": "cdf icdf entropy mean variance",
     "Cauchy": "cdf icdf entropy", "Gumbel": "entropy mean variance", "LogNormal": "cdf icdf entropy mean variance",
     "HalfNormal": "cdf icdf entropy mean variance", "HalfCauchy": "cdf icdf entropy",
-    "Gamma": "entropy mean variance", "Chi2": "entropy mean variance", "Beta": "entropy mean variance",
+    "Gamma": "cdf entropy mean variance", "Chi2": "cdf entropy mean variance", "Beta": "entropy mean variance",
     "StudentT": "entropy mean variance", "Pareto": "cdf icdf entropy mean variance",
     "Weibull": "cdf icdf entropy mean variance", "FisherSnedecor": "mean variance",
 }
@@ -138,6 +138,21 @@ def test_binomial_logits_extremes():
     close(D.Binomial(10, probs=t64([0.2, 0.7])).entropy(), st.binom(10, [0.2, 0.7]).entropy(), rtol=1e-6)
     with pytest.raises(NotImplementedError, match="Inhomogeneous"):
         D.Binomial(t64([5.0, 10.0]), probs=t64([0.2, 0.7])).entropy()
+
+
+def test_von_mises():
+    loc, k = np.array([0.5, -2.0, 3.0]), np.array([0.3, 2.0, 40.0])
+    d = D.VonMises(t64(loc), t64(k))
+    x = np.array([0.1, -2.5, -3.0])
+    close(d.log_prob(t64(x)), st.vonmises(k, loc=loc).logpdf(x), rtol=1e-6)  # scipy's pdf is 2 pi periodic
+    close(d.variance, 1 - sp.i1e(k) / sp.i0e(k), rtol=1e-6)
+    ember.manual_seed(26)
+    s = to_np(d.sample((20000,)))
+    assert s.shape == (20000, 3) and (s >= -math.pi).all() and (s < math.pi).all()
+    np.testing.assert_allclose(np.angle(np.exp(1j * s).mean(0)), loc, atol=0.05)
+    np.testing.assert_allclose(1 - np.abs(np.exp(1j * s).mean(0)), to_np(d.variance), atol=0.02)
+    with pytest.raises(ValueError):
+        D.VonMises(0.0, -1.0)
 
 
 def test_kumaraswamy_and_logistic_normal():

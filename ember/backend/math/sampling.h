@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "ember/backend/math/special.h"
 #include "ember/generator.h"
 #include "ember/macros.h"
 
@@ -186,18 +187,6 @@ EMBER_HOST_DEVICE double sample_one(int kind, double a, double b, double tiny, W
   return sample_binomial(a, b, r);
 }
 
-// digamma for z > 0: recurrence up to z >= 10, then the asymptotic (Stirling) series.
-EMBER_HOST_DEVICE double digamma_positive(double z) {
-  double acc = 0;
-  while (z < 10) {
-    acc -= 1 / z;
-    z += 1;
-  }
-  const double f = 1 / (z * z);
-  return acc + std::log(z) - 0.5 / z -
-         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
-}
-
 // Note [Gamma reparameterization gradient]
 // For x ~ Gamma(alpha, 1) drawn by inverting its CDF P(alpha, x), dx/dalpha = -(dP/dalpha) / pdf(x). With the
 // series P(alpha, x) = e^-x sum_n x^(alpha+n) / Gamma(alpha+n+1),
@@ -210,7 +199,7 @@ EMBER_HOST_DEVICE double standard_gamma_grad_one(double alpha, double x) {
   if (std::isinf(x) || std::isinf(alpha)) return x / alpha;
   if (alpha < 1e4) {
     const double lx = std::log(x);
-    double psi = digamma_positive(alpha + 1), r = 1, sum = lx - psi, abs_sum = std::fabs(sum);
+    double psi = math::sf::digamma_positive(alpha + 1), r = 1, sum = lx - psi, abs_sum = std::fabs(sum);
     for (int n = 1; n < 200000; ++n) {
       r *= x / (alpha + n);
       psi += 1 / (alpha + n);

@@ -53,8 +53,8 @@ class Gamma(ExponentialFamily):
         value = ember.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
         if self._validate_args:
             self._validate_sample(value)
-        return (_xlogy(self.concentration, self.rate) + _xlogy(self.concentration - 1, value) - self.rate * value
-                - ember.lgamma(self.concentration))
+        return (ember.xlogy(self.concentration, self.rate) + ember.xlogy(self.concentration - 1, value)
+                - self.rate * value - ember.lgamma(self.concentration))
 
     def entropy(self):
         return (self.concentration - ember.log(self.rate) + ember.lgamma(self.concentration)
@@ -67,8 +67,8 @@ class Gamma(ExponentialFamily):
     def _log_normalizer(self, x, y):
         return ember.lgamma(x + 1) + (x + 1) * ember.log(-y.reciprocal())
 
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return ember.special.gammainc(self.concentration, self.rate * value)
 
-def _xlogy(x, y):
-    """x * log(y), 0 where x == 0 (also for y == 0)."""
-    x, y = ember.broadcast_tensors(ember.as_tensor(x), ember.as_tensor(y))
-    return ember.where(x == 0, ember.zeros_like(x), x * ember.log(y))

@@ -43,9 +43,7 @@ class Poisson(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
-        # value * log(rate) with 0 * log(0) = 0
-        vlogr = ember.where(value == 0, ember.zeros_like(rate), value * rate.log())
-        return vlogr - rate - ember.lgamma(value + 1)
+        return ember.xlogy(value, rate) - rate - ember.lgamma(value + 1)
 
     @property
     def _natural_params(self):
