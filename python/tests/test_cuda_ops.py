@@ -638,6 +638,13 @@ case("distributions_log_prob_entropy_kl",
                       Dist.kl_divergence(Dist.Normal(m, s, validate_args=False),
                                          Dist.Normal(x, s + 1, validate_args=False))),
      R(4, 5), P(4, 5), R(4, 5))
+case("distributions_gamma_beta_dirichlet",
+     lambda a, b, x: (Dist.Gamma(a, b, validate_args=False).log_prob(x),
+                      Dist.Beta(a, b, validate_args=False).entropy(),
+                      Dist.kl_divergence(Dist.Dirichlet(a, validate_args=False),
+                                         Dist.Dirichlet(b, validate_args=False)),
+                      Dist.Poisson(a, validate_args=False).log_prob(E.floor(x * 3))),
+     P(3, 4), P(3, 4), P(3, 4))
 case("distributions_mvn_categorical",
      lambda m, L, x, lg: (Dist.MultivariateNormal(m, scale_tril=L.tril() + 3 * E.eye(4, device=L.device),
                                                   validate_args=False).log_prob(x),
