@@ -121,15 +121,23 @@ Tensor sample_dirichlet(const Tensor& alpha, Generator* gen) {
   Tensor g = draw(rnd::kGamma, alpha.sizes(), alpha.device(), f64_of(alpha, alpha.sizes()), {}, 0, 0,
                   tiny_of(alpha.dtype()), gen, "_sample_dirichlet", "expects all elements of alpha to be non-negative");
   const int64_t last = -1;
-  Tensor x = to(g / sum(g, {&last, 1}, true), alpha.dtype());
-  return clamp(x, tiny_of(alpha.dtype()), std::nullopt);
+  Tensor x = clamp(to(g / sum(g, {&last, 1}, true), alpha.dtype()), tiny_of(alpha.dtype()), std::nullopt);
+  const Tensor* in[] = {&alpha};
+  autograd::record_not_implemented("_sample_dirichlet", in, std::span(&x, 1));  // as PyTorch
+  return x;
 }
 
 Tensor poisson(const Tensor& rates, Generator* gen) {
   check_floating(rates, "poisson", "rates tensor");
-  return to(draw(rnd::kPoisson, rates.sizes(), rates.device(), f64_of(rates, rates.sizes()), {}, 0, 0, 0, gen,
-                 "poisson", "invalid Poisson rate, expected rate to be non-negative"),
-            rates.dtype());
+  Tensor out = to(draw(rnd::kPoisson, rates.sizes(), rates.device(), f64_of(rates, rates.sizes()), {}, 0, 0, 0, gen,
+                       "poisson", "invalid Poisson rate, expected rate to be non-negative"),
+                  rates.dtype());
+  // as PyTorch: the rates get a zero gradient
+  if (auto n = autograd::make_node("PoissonBackward0", {&rates}, [](autograd::FormulaNode&, autograd::TensorList& g) {
+        return autograd::TensorList{zeros_like(g[0])};
+      }))
+    autograd::set_history(out, n);
+  return out;
 }
 
 Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen) {
@@ -138,9 +146,12 @@ Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen) {
   EMBER_CHECK(count.device() == prob.device(), "binomial: Expected all tensors to be on the same device, but found "
               "at least two devices, ", count.device(), " and ", prob.device(), "!");
   DimVector shape = broadcast_shapes(count.sizes(), prob.sizes(), "binomial");
-  return to(draw(rnd::kBinomial, shape, count.device(), f64_of(count, shape), f64_of(prob, shape), 0, 0, 0, gen,
-                 "binomial", "expects count >= 0 and prob in [0, 1]"),
-            promote_types(count.dtype(), prob.dtype()));
+  Tensor r = to(draw(rnd::kBinomial, shape, count.device(), f64_of(count, shape), f64_of(prob, shape), 0, 0, 0, gen,
+                     "binomial", "expects count >= 0 and prob in [0, 1]"),
+                promote_types(count.dtype(), prob.dtype()));
+  const Tensor* in[] = {&count, &prob};
+  autograd::record_not_implemented("binomial", in, std::span(&r, 1));  // as PyTorch
+  return r;
 }
 
 Tensor sample_von_mises(const Tensor& loc, const Tensor& concentration, Generator* gen) {

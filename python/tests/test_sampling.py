@@ -288,6 +288,23 @@ def test_sample_von_mises_loc_wraps_and_errors():
         ember._sample_von_mises(ember.tensor([0.0]), ember.tensor([-1.0]))
 
 
+def test_sampler_autograd_as_pytorch():
+    r = ember.tensor([1.0, 2.0], requires_grad=True)
+    p = ember.poisson(r)
+    assert p.requires_grad
+    p.sum().backward()
+    np.testing.assert_array_equal(to_np(r.grad), [0.0, 0.0])  # PoissonBackward0: zeros
+    c = ember.tensor([5.0], requires_grad=True)
+    b = ember.binomial(c, ember.tensor([0.5]))
+    with pytest.raises(NotImplementedError, match="binomial"):
+        b.sum().backward()
+    d = ember._sample_dirichlet(ember.tensor([1.0, 2.0], requires_grad=True))
+    with pytest.raises(NotImplementedError, match="_sample_dirichlet"):
+        d.sum().backward()
+    with ember.no_grad():
+        assert not ember.poisson(r).requires_grad
+
+
 def test_samplers_reproduce():
     fs = [lambda **g: ember._standard_gamma(ember.full((300,), 0.7), **g),
           lambda **g: ember.poisson(ember.full((300,), 30.0), **g),
