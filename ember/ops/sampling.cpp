@@ -140,29 +140,31 @@ Tensor poisson(const Tensor& rates, Generator* gen) {
   return out;
 }
 
+namespace {
+// A sampler of two broadcast tensor parameters a (named an) and b (bn); the result has their promoted dtype.
+Tensor sample_two(int kind, const Tensor& a, const Tensor& b, Generator* gen, const char* op, const char* an,
+                  const char* bn, const char* domain) {
+  check_floating(a, op, an);
+  check_floating(b, op, bn);
+  EMBER_CHECK(a.device() == b.device(), op, ": Expected all tensors to be on the same device, but found at least two "
+              "devices, ", a.device(), " and ", b.device(), "!");
+  DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), op);
+  return to(draw(kind, shape, a.device(), f64_of(a, shape), f64_of(b, shape), 0, 0, 0, gen, op, domain),
+            promote_types(a.dtype(), b.dtype()));
+}
+}  // namespace
+
 Tensor binomial(const Tensor& count, const Tensor& prob, Generator* gen) {
-  check_floating(count, "binomial", "count");
-  check_floating(prob, "binomial", "prob");
-  EMBER_CHECK(count.device() == prob.device(), "binomial: Expected all tensors to be on the same device, but found "
-              "at least two devices, ", count.device(), " and ", prob.device(), "!");
-  DimVector shape = broadcast_shapes(count.sizes(), prob.sizes(), "binomial");
-  Tensor r = to(draw(rnd::kBinomial, shape, count.device(), f64_of(count, shape), f64_of(prob, shape), 0, 0, 0, gen,
-                     "binomial", "expects count >= 0 and prob in [0, 1]"),
-                promote_types(count.dtype(), prob.dtype()));
+  Tensor r = sample_two(rnd::kBinomial, count, prob, gen, "binomial", "count", "prob",
+                        "expects count >= 0 and prob in [0, 1]");
   const Tensor* in[] = {&count, &prob};
   autograd::record_not_implemented("binomial", in, std::span(&r, 1));  // as PyTorch
   return r;
 }
 
 Tensor sample_von_mises(const Tensor& loc, const Tensor& concentration, Generator* gen) {
-  check_floating(loc, "_sample_von_mises", "loc");
-  check_floating(concentration, "_sample_von_mises", "concentration");
-  EMBER_CHECK(loc.device() == concentration.device(), "_sample_von_mises: Expected all tensors to be on the same "
-              "device, but found at least two devices, ", loc.device(), " and ", concentration.device(), "!");
-  DimVector shape = broadcast_shapes(loc.sizes(), concentration.sizes(), "_sample_von_mises");
-  return to(draw(rnd::kVonMises, shape, loc.device(), f64_of(loc, shape), f64_of(concentration, shape), 0, 0, 0, gen,
-                 "_sample_von_mises", "expects finite loc and concentration >= 0"),
-            promote_types(loc.dtype(), concentration.dtype()));
+  return sample_two(rnd::kVonMises, loc, concentration, gen, "_sample_von_mises", "loc", "concentration",
+                    "expects finite loc and concentration >= 0");
 }
 
 }  // namespace ember

@@ -8,6 +8,22 @@ from .utils import lazy_property, logits_to_probs, probs_to_logits
 __all__ = ["Categorical"]
 
 
+class _CategoricalParams:
+    """probs / logits / param_shape of a distribution built on a Categorical in self._categorical."""
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+
 class Categorical(Distribution):
     """probs need not sum to 1 (they are normalized); logits are unnormalized log probabilities."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}

@@ -5,23 +5,15 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, finfo
+from .utils import _LocMeanMode, broadcast_all, finfo
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(_LocMeanMode, Distribution):
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

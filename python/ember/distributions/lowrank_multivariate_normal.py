@@ -6,7 +6,7 @@ import ember
 from . import constraints
 from .distribution import Distribution
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
-from .utils import _standard_normal, lazy_property
+from .utils import _LocMeanMode, _standard_normal, lazy_property
 
 __all__ = ["LowRankMultivariateNormal"]
 
@@ -33,7 +33,7 @@ def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
     return mahalanobis_term1 - mahalanobis_term2
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(_LocMeanMode, Distribution):
     arg_constraints = {"loc": constraints.real_vector, "cov_factor": constraints.independent(constraints.real, 2),
                        "cov_diag": constraints.independent(constraints.positive, 1)}
     support = constraints.real_vector
@@ -77,14 +77,6 @@ class LowRankMultivariateNormal(Distribution):
         Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @lazy_property
     def variance(self):

@@ -5,7 +5,7 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _standard_normal, lazy_property
+from .utils import _LocMeanMode, _standard_normal, lazy_property
 
 __all__ = ["MultivariateNormal"]
 
@@ -32,7 +32,7 @@ def _precision_to_scale_tril(P):
     return ember.linalg.solve_triangular(L_inv, Id, upper=False)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(_LocMeanMode, Distribution):
     """Parameterized by exactly one of covariance_matrix, precision_matrix or scale_tril (lower Cholesky factor of
     the covariance, the cheapest)."""
     arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
@@ -104,14 +104,6 @@ class MultivariateNormal(Distribution):
         return ember.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
             self._batch_shape + self._event_shape + self._event_shape) if hasattr(ember, "cholesky_inverse") \
             else ember.linalg.inv(self.covariance_matrix)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

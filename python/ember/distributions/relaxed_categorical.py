@@ -2,7 +2,7 @@
 import ember
 
 from . import constraints
-from .categorical import Categorical
+from .categorical import Categorical, _CategoricalParams
 from .distribution import Distribution
 from .relaxed_bernoulli import _RelaxedParams
 from .transformed_distribution import TransformedDistribution
@@ -12,7 +12,7 @@ from .utils import clamp_probs
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(_CategoricalParams, Distribution):
     """The log of a RelaxedOneHotCategorical sample (Maddison et al., 2017)."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.real_vector
@@ -33,18 +33,6 @@ class ExpRelaxedCategorical(Distribution):
         Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
 
     def rsample(self, sample_shape=ember.Size()):
         shape = self._extended_shape(sample_shape)

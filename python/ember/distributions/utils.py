@@ -152,3 +152,15 @@ class _BinaryParams:
     @property
     def param_shape(self):
         return self._param.size()
+
+
+class _LocMeanMode:
+    """mean and mode at the location parameter (the symmetric unimodal families)."""
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc

@@ -5,12 +5,12 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import _LocMeanMode, broadcast_all
 
 __all__ = ["VonMises"]
 
 
-class VonMises(Distribution):
+class VonMises(_LocMeanMode, Distribution):
     """Samples come from the C++ rejection sampler ember._sample_von_mises (Best and Fisher); not reparameterized."""
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
     support = constraints.real
@@ -34,14 +34,6 @@ class VonMises(Distribution):
         shape = self._extended_shape(sample_shape)
         with ember.no_grad():
             return ember._sample_von_mises(self.loc.expand(shape), self.concentration.expand(shape))
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):
