@@ -17,9 +17,8 @@ void sample(const Tensor& dst, int kind, const Tensor& a, const Tensor& b, doubl
   // Elements are independent (each reads its own words), so the range is split across threads.
   parallel_for(0, n, 256, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
-      const uint64_t base = static_cast<uint64_t>(i) * words;
-      auto w = [&](int k) { return philox_word(s, base + k); };
-      out[i] = rnd::sample_one(kind, pa ? pa[i] : sa, pb ? pb[i] : sb, tiny, w);
+      out[i] = rnd::sample_one(kind, pa ? pa[i] : sa, pb ? pb[i] : sb, tiny,
+                               rnd::ElementWords(s, static_cast<uint64_t>(i) * words));
     }
   });
 }

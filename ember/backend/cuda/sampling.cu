@@ -23,12 +23,6 @@ const char* domain_message(int kind) {
   }
 }
 
-struct Words {
-  PhiloxState s;
-  uint64_t base;
-  __device__ uint32_t operator()(int k) const { return philox_word(s, base + k); }
-};
-
 __global__ void sample_fill(double* out, int64_t n, int kind, const double* a, const double* b, double sa, double sb,
                             double tiny, PhiloxState s, DeviceErrorReport* err, const char* msg) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
@@ -39,7 +33,8 @@ __global__ void sample_fill(double* out, int64_t n, int kind, const double* a, c
       out[i] = NAN;
       continue;
     }
-    out[i] = rnd::sample_one(kind, pa, pb, tiny, Words{s, static_cast<uint64_t>(i) * rnd::sample_words(kind)});
+    out[i] = rnd::sample_one(kind, pa, pb, tiny,
+                             rnd::ElementWords(s, static_cast<uint64_t>(i) * rnd::sample_words(kind)));
   }
 }
 
