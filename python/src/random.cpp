@@ -44,7 +44,10 @@ nb::object sized(const nb::args& args, const nb::kwargs& kw, const char* fn, boo
 
 }  // namespace
 
+void init_sampling(nb::module_& m);  // sampling.cpp
+
 void init_random(nb::module_& m) {
+  init_sampling(m);
   nb::class_<Generator>(m, "Generator")
       .def("__init__", [](Generator* g, nb::handle device) {
         auto d = to_device(device);

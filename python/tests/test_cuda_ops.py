@@ -48,6 +48,7 @@ import numpy as np
 import pytest
 
 import ember
+import ember.distributions as Dist
 import ember.nn.functional as F
 
 CUDA_AS = os.environ.get("EMBER_TEST_CUDA_AS", "")
@@ -695,6 +696,33 @@ case("sdpa_mask", lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, att
 case("cosine_similarity_pairwise", lambda a, b: (F.cosine_similarity(a, b), F.pairwise_distance(a, b), E.cdist(a, b)),
      X, Y, gtol=F32_LOOSE)
 case("glu_prelu", lambda x, w: (F.glu(x, 1), F.prelu(x.reshape(2, 9, 4), w)), R(2, 36), R(9))
+# the gamma reparameterization gradient (series, and Wilson-Hilferty from alpha 1e4: Note [Gamma reparameterization
+# gradient]); float32 and float64, broadcast alpha
+# gradient]); float32 and float64, broadcast alpha; x within a few standard deviations of alpha, where samples lie
+# ember.distributions: compositions of ember ops, on the device of their parameters (validation off: it reads values)
+case("distributions_log_prob_entropy_kl",
+     lambda m, s, x: (Dist.Normal(m, s, validate_args=False).log_prob(x),
+                      Dist.Laplace(m, s, validate_args=False).cdf(x),
+                      Dist.Cauchy(m, s, validate_args=False).entropy(),
+                      Dist.kl_divergence(Dist.Normal(m, s, validate_args=False),
+                                         Dist.Normal(x, s + 1, validate_args=False))),
+     R(4, 5), P(4, 5), R(4, 5))
+case("distributions_gamma_beta_dirichlet",
+     lambda a, b, x: (Dist.Gamma(a, b, validate_args=False).log_prob(x),
+                      Dist.Beta(a, b, validate_args=False).entropy(),
+                      Dist.kl_divergence(Dist.Dirichlet(a, validate_args=False),
+                                         Dist.Dirichlet(b, validate_args=False)),
+                      Dist.Poisson(a, validate_args=False).log_prob(E.floor(x * 3))),
+     P(3, 4), P(3, 4), P(3, 4))
+case("distributions_mvn_categorical",
+     lambda m, L, x, lg: (Dist.MultivariateNormal(m, scale_tril=L.tril() + 3 * E.eye(4, device=L.device),
+                                                  validate_args=False).log_prob(x),
+                          Dist.Categorical(logits=lg, validate_args=False).entropy()),
+     R(3, 4), R(4, 4, scale=0.3), R(3, 4), R(3, 6))
+case("standard_gamma_grad", lambda a, r: E._standard_gamma_grad(a, a * r), R(9, 11, lo=0.05, hi=30, grad=False),
+     R(9, 11, lo=0.3, hi=2.5, grad=False))
+case("standard_gamma_grad_f64", lambda a, r: E._standard_gamma_grad(a * 1000, a * 1000 * r),
+     R(7, 1, dtype=f64, lo=0.5, hi=30, grad=False), R(7, 5, dtype=f64, lo=0.9, hi=1.1, grad=False))
 
 
 # special functions (ember/backend/math/special.h: the same formulas on both devices; float32 within F32_LOOSE, since
@@ -844,6 +872,21 @@ RANDOM_OPS = {
                                          ember.empty(100, 10, device=d).normal_(1, 2)),
     "multinomial": lambda d: ember.multinomial(ember.tensor([1.0, 2.0, 3.0, 4.0], device=d), 50, True),
     "consecutive_draws": lambda d: (ember.rand(5, device=d), ember.randn(7, device=d), ember.rand(3, device=d)),
+    # the distribution samplers (Note [Rejection samplers]): every gamma/poisson/binomial branch
+    "exponential_geometric_": lambda d: (ember.empty(500, device=d).exponential_(2.0),
+                                         ember.empty(300, dtype=i64, device=d).geometric_(0.3)),
+    "cauchy_log_normal_": lambda d: (ember.empty(40, 5, dtype=f64, device=d).cauchy_(1, 2),
+                                     ember.empty(5, 40, device=d).t().log_normal_(0, 0.5)),
+    "standard_gamma": lambda d: ember._standard_gamma(
+        ember.tensor([0.0, 0.05, 0.5, 1.0, 2.5, 30.0, 1e4] * 40, dtype=f64, device=d)),
+    "standard_gamma_f32_f16": lambda d: (ember._standard_gamma(ember.full((300,), 0.3, device=d)),
+                                         ember._standard_gamma(ember.full((300,), 4.0, dtype=f16, device=d))),
+    "sample_dirichlet": lambda d: ember._sample_dirichlet(ember.tensor([[0.2, 1.0, 5.0]] * 100, device=d)),
+    "poisson": lambda d: ember.poisson(ember.tensor([0.0, 0.3, 5.0, 9.99, 10.0, 200.0, 1e5] * 40, device=d)),
+    "von_mises": lambda d: ember._sample_von_mises(ember.tensor([[0.0], [3.0]] * 20, device=d),
+                                                   ember.tensor([0.0, 1e-6, 0.5, 2.0, 50.0], device=d)),
+    "binomial": lambda d: ember.binomial(ember.tensor([[0.0], [5.0], [20.0], [1000.0]] * 20, device=d),
+                                         ember.tensor([0.0, 0.1, 0.5, 0.93, 1.0], device=d)),
 }
 
 
@@ -855,6 +898,19 @@ def test_random_same_numbers(name):
         outs.append(_flatten(RANDOM_OPS[name](d)))
     for k, (o_d, o_c) in enumerate(zip(outs[1], outs[0])):
         compare(o_d, o_c, RANDOM, f"{name} output {k}")
+
+
+def test_sampler_errors_deferred():
+    """A sampler's parameter out of range raises (on CUDA at the next synchronizing call, Note [Deferred device
+    errors]) naming the op, and later ops still work."""
+    for make, msg in ((lambda: ember.poisson(ember.tensor([1.0, -1.0], device=DEV)), "poisson"),
+                      (lambda: ember.binomial(ember.tensor([3.0], device=DEV), ember.tensor([1.5], device=DEV)),
+                       "binomial"),
+                      (lambda: ember._standard_gamma(ember.tensor([-1.0], device=DEV)), "_standard_gamma")):
+        with pytest.raises(RuntimeError, match=msg):
+            make().cpu()
+            ember.cuda.synchronize() if DEV == "cuda" else None
+    assert ember.poisson(ember.ones(3, device=DEV)).cpu().shape == (3,)
 
 
 def test_random_generator_object():

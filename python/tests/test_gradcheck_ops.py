@@ -26,7 +26,7 @@ is_anomaly_enabled is_floating_point is_grad_enabled is_inference_mode_enabled i
 isnan isneginf isposinf le less less_equal linspace logical_and logical_not logical_or logical_xor logspace lt
 manual_seed multinomial ne nonzero not_equal numel ones ones_like promote_types rand rand_like randint
 randint_like randn randn_like randperm result_type seed set_default_dtype set_num_threads set_printoptions
-set_rng_state signbit tensor unique unique_consecutive zeros zeros_like normal
+set_rng_state signbit tensor unique unique_consecutive zeros zeros_like normal poisson binomial
 searchsorted bucketize isin tril_indices triu_indices is_same_size is_nonzero is_signed resize_as_
 gcd lcm heaviside nextafter hann_window hamming_window blackman_window bartlett_window kaiser_window
 """.split())

@@ -66,6 +66,9 @@ void check_device_errors(int device) {
   if (kind == kNegativeStd)
     fail<Error>(op, ": expects all elements of std >= 0.0, but std's element ", index,
                 " (flat index) is not (found by a CUDA kernel on cuda:", device, "; the op's output is not valid)");
+  if (kind == kInvalidParameter)
+    fail<Error>(op, " (element ", index, " is out of range; found by a CUDA kernel on cuda:", device,
+                "; the op's output is not valid)");
   fail<IndexError>(op, ": index ", index, " is out of bounds for dimension ", dim, " with size ", size,
                    " (found by a CUDA kernel on cuda:", device, "; the op's output is not valid)");
 }

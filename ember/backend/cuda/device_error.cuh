@@ -21,6 +21,7 @@ constexpr int kIndexOutOfRange = 1;
 constexpr int kZeroDivision = 2;
 constexpr int kProbabilityOutOfRange = 3;  // bernoulli's p; index: the flat index of the element
 constexpr int kNegativeStd = 4;            // normal's std; index: likewise
+constexpr int kInvalidParameter = 5;       // a sampler's parameter; op: the whole message; index: likewise
 
 // The device pointer of `device`'s report slot (allocated on first use).
 DeviceErrorReport* device_error_slot(int device);
