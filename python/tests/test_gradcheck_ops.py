@@ -28,6 +28,7 @@ manual_seed multinomial ne nonzero not_equal numel ones ones_like promote_types 
 randint_like randn randn_like randperm result_type seed set_default_dtype set_num_threads set_printoptions
 set_rng_state signbit tensor unique unique_consecutive zeros zeros_like normal
 searchsorted bucketize isin tril_indices triu_indices is_same_size is_nonzero is_signed resize_as_
+geqrf
 """.split())
 # Aliases: covered by the case of the op they alias.
 ALIASES = {
