@@ -297,10 +297,7 @@ Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
 
 Tensor cholesky_inverse(const Tensor& L, bool upper) {
   const char* fn = "cholesky_inverse";
-  EMBER_CHECK(L.dim() >= 2, fn, ": The input tensor A must have at least 2 dimensions.");
-  EMBER_CHECK(rows(L) == cols(L), fn, ": A must be batches of square matrices, but they are ", rows(L), " by ",
-              cols(L), " matrices");
-  check_float(L, fn);
+  check_matrix(L, fn, true);
   const int64_t n = rows(L);
   Tensor R;
   {

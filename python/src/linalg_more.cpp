@@ -9,6 +9,8 @@
 
 namespace ember::py {
 
+nb::object tuple_of(nb::handle type, std::initializer_list<Tensor> ts);  // nn_linalg.cpp
+
 namespace {
 
 using nb::arg;
@@ -18,13 +20,6 @@ struct ReturnTypes {
       lu_with_info;
 } g_more;
 
-nb::object tuple_of(nb::handle type, std::initializer_list<Tensor> ts) {
-  nb::list l;
-  for (const Tensor& t : ts) l.append(nb::cast(t));
-  PyObject* r = PyObject_CallObject(type.ptr(), nb::tuple(l).ptr());
-  if (!r) throw nb::python_error();
-  return nb::steal(r);
-}
 
 // A tolerance given as None, a number or a tensor.
 Tensor tol_of(nb::handle h, const char* fn) {

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.linalg as sl
 from conftest import from_np, make_layout
+from test_linalg import arr, rng, spd  # noqa: F401  (rng: the shared fixture)
 
 import ember
 import ember.linalg as LA
@@ -13,10 +14,6 @@ import ember.linalg as LA
 FLOATS = [ember.float32, ember.float64]
 TOL = {ember.float32: dict(rtol=1e-4, atol=1e-4), ember.float64: dict(rtol=1e-10, atol=1e-10)}
 LAYOUTS = ["contiguous", "transposed", "stepped"]
-
-
-def arr(t):
-    return np.array(t.tolist(), dtype=np.float64).reshape(tuple(t.shape))
 
 
 def close(t, expected, **tol):
@@ -33,17 +30,6 @@ def rand(rng, *shape, dtype=ember.float64, layout="contiguous", shift=0.0):
         return np.array(a, dtype=np.float32 if dtype is ember.float32 else np.float64, ndmin=0)
     t, a = make_layout(rng, shape, dtype, layout, values)
     return t, np.asarray(a, np.float64)
-
-
-def spd(rng, n, batch=(), dtype=ember.float64):
-    x = rng.uniform(-1, 1, batch + (n, n))
-    a = x @ np.swapaxes(x, -1, -2) + n * np.eye(n)
-    return from_np(a, dtype), a
-
-
-@pytest.fixture
-def rng():
-    return np.random.default_rng(0)
 
 
 SINGULAR = [[1.0, 2.0], [2.0, 4.0]]
