@@ -153,6 +153,16 @@ std::pair<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot) {
   return {LU, piv};
 }
 
+std::tuple<Tensor, Tensor, Tensor> lu_with_info(const Tensor& A, bool pivot) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, lu_with_info, A, pivot);
+  return lu_factor_impl(A, pivot, false, "torch.lu");
+}
+
+Tensor lu_solve(const Tensor& b, const Tensor& LU, const Tensor& pivots) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, lu_solve, b, LU, pivots);
+  return linalg_lu_solve(LU, pivots, b);
+}
+
 std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data_,
                                              bool unpack_pivots_) {
   const char* fn = "torch.lu_unpack";
@@ -260,6 +270,7 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
 // ---- Cholesky helpers and the deprecated triangular solve
 
 Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, cholesky_solve, B, L, upper);
   const char* fn = "cholesky_solve";
   EMBER_CHECK(B.dim() >= 2, fn, ": b should have at least 2 dimensions, but has ", B.dim(), " dimensions instead");
   EMBER_CHECK(L.dim() >= 2, fn, ": u should have at least 2 dimensions, but has ", L.dim(), " dimensions instead");
@@ -296,6 +307,7 @@ Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
 }
 
 Tensor cholesky_inverse(const Tensor& L, bool upper) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, cholesky_inverse, L, upper);
   const char* fn = "cholesky_inverse";
   check_matrix(L, fn, true);
   const int64_t n = rows(L);
@@ -331,6 +343,7 @@ Tensor cholesky_inverse(const Tensor& L, bool upper) {
 std::pair<Tensor, Tensor> triangular_solve(const Tensor& b, const Tensor& A, bool upper, bool transpose,
                                            bool unitriangular) {
   const char* fn = "torch.triangular_solve";
+  EMBER_AUTOCAST(autocast::kFp32Cpu, triangular_solve, b, A, upper, transpose, unitriangular);
   EMBER_CHECK(b.dim() >= 2, fn, ": Expected b to have at least 2 dimensions, but it has ", b.dim(),
               " dimensions instead");
   EMBER_CHECK(A.dim() >= 2, fn, ": Expected A to have at least 2 dimensions, but it has ", A.dim(),
@@ -343,6 +356,7 @@ std::pair<Tensor, Tensor> triangular_solve(const Tensor& b, const Tensor& A, boo
 // ---- matrix functions
 
 Tensor linalg_matrix_rank(const Tensor& A, const Tensor& atol, const Tensor& rtol, bool hermitian) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_matrix_rank, A, atol, rtol, hermitian);
   const char* fn = "torch.linalg.matrix_rank";
   EMBER_CHECK(A.dim() >= 2, fn, ": The input tensor input must have at least 2 dimensions.");
   check_float(A, fn);
@@ -386,6 +400,7 @@ Tensor cond_by_inverse(const Tensor& A, Ord p, const std::string& label) {
 }  // namespace
 
 Tensor linalg_cond(const Tensor& A, std::optional<double> p) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_cond, A, p);
   const char* fn = "linalg.cond";
   if (p) {
     const double a = std::abs(*p);
@@ -402,6 +417,7 @@ Tensor linalg_cond(const Tensor& A, std::optional<double> p) {
 }
 
 Tensor linalg_cond(const Tensor& A, std::string_view p) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_cond, A, p);
   const char* fn = "linalg.cond";
   EMBER_CHECK(p == "fro" || p == "nuc", fn, " got an invalid norm type: ", p);
   EMBER_CHECK(A.dim() >= 2, fn, ": The input tensor must have at least 2 dimensions.");
@@ -460,6 +476,7 @@ Tensor linalg_matrix_exp(const Tensor& A) {
 }
 
 Tensor linalg_tensorinv(const Tensor& A, int64_t ind) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_tensorinv, A, ind);
   const char* fn = "linalg.tensorinv";
   EMBER_CHECK(ind > 0, fn, ": Expected a strictly positive integer for 'ind', but got ", ind);
   EMBER_CHECK(ind <= A.dim(), fn, ": Expected 'ind' to be at most the number of dimensions (", A.dim(), "), but got ",
@@ -480,6 +497,7 @@ Tensor linalg_tensorinv(const Tensor& A, int64_t ind) {
 }
 
 Tensor linalg_tensorsolve(const Tensor& A_in, const Tensor& B, std::optional<DimVector> dims) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_tensorsolve, A_in, B, dims);
   const char* fn = "linalg.tensorsolve";
   Tensor A = A_in;
   if (dims && !dims->empty()) {
@@ -500,6 +518,7 @@ Tensor linalg_tensorsolve(const Tensor& A_in, const Tensor& B, std::optional<Dim
 }
 
 Tensor linalg_householder_product(const Tensor& A, const Tensor& tau) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_householder_product, A, tau);
   const char* fn = "torch.linalg.householder_product";
   EMBER_CHECK(A.dim() >= 2, fn, ": input must have at least 2 dimensions.");
   EMBER_CHECK(rows(A) >= cols(A), fn, ": input.shape[-2] must be greater than or equal to input.shape[-1]");
@@ -528,6 +547,7 @@ Tensor linalg_householder_product(const Tensor& A, const Tensor& tau) {
 }
 
 std::pair<Tensor, Tensor> geqrf(const Tensor& A) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, geqrf, A);
   const char* fn = "torch.geqrf";
   EMBER_CHECK(A.dim() >= 2, fn, ": input must have at least 2 dimensions.");
   check_float(A, fn);

@@ -39,6 +39,10 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
 // Solves A X = B (left) or X A = B, with A^T for adjoint, from lu_factor's result; batch dims broadcast.
 Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true,
                        bool adjoint = false);
+// The deprecated torch.lu (PyTorch's _lu_with_info: never raises for a singular U) and torch.lu_solve(b, LU,
+// pivots); unlike the linalg forms they run in float32 under CPU autocast, as PyTorch's.
+std::tuple<Tensor, Tensor, Tensor> lu_with_info(const Tensor& A, bool pivot = true);
+Tensor lu_solve(const Tensor& b, const Tensor& LU, const Tensor& pivots);
 
 // torch.cholesky_solve(B, L): X with (L L^T) X = B (U^T U for upper); torch.cholesky_inverse: (L L^T)^-1.
 Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper = false);

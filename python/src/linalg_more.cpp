@@ -129,13 +129,13 @@ void init_top(nb::module_& m, nb::handle cls) {
         arg("unpack_pivots") = true);
   // torch.lu (deprecated): never raises for a singular U; get_infos adds the info tensor.
   auto lu = [](const Tensor& A, bool pivot, bool get_infos) -> nb::object {
-    auto [LU, piv, info] = linalg_lu_factor_ex(A, pivot, false);
+    auto [LU, piv, info] = lu_with_info(A, pivot);
     if (get_infos) return tuple_of(g_more.lu_with_info, {LU, piv, info});
     return nb::make_tuple(LU, piv);
   };
   m.def("lu", lu, arg("A"), arg("pivot") = true, arg("get_infos") = false);
   cls.attr("lu") = nb::cpp_function(lu, nb::is_method(), arg("pivot") = true, arg("get_infos") = false);
-  auto lu_solve = [](const Tensor& b, const Tensor& LU, const Tensor& piv) { return linalg_lu_solve(LU, piv, b); };
+  auto lu_solve = [](const Tensor& b, const Tensor& LU, const Tensor& piv) { return ember::lu_solve(b, LU, piv); };
   m.def("lu_solve", [lu_solve](const Tensor& b, const Tensor& LU, const Tensor& piv, nb::handle out) {
     return finish_out(lu_solve(b, LU, piv), out, "lu_solve");
   }, arg("input"), arg("LU_data"), arg("LU_pivots"), nb::kw_only(), arg("out") = nb::none());

@@ -432,3 +432,24 @@ def test_names_exported():
     for name in ("lu", "lu_solve", "cholesky_solve", "cholesky_inverse", "matrix_exp", "triangular_solve", "orgqr",
                  "geqrf"):
         assert callable(getattr(ember.Tensor, name))
+
+
+def test_cpu_autocast_runs_in_float32(rng):
+    """PyTorch 1.13's CPU autocast fp32 list: the deprecated lu/lu_solve, the Cholesky helpers, triangular_solve,
+    householder_product/orgqr, geqrf, tensorinv/tensorsolve (matrix_rank and cond through their factorizations);
+    linalg.lu_factor and linalg.lu_solve are not on it and refuse bfloat16."""
+    A32, _ = rand(rng, 3, 3, dtype=ember.float32, shift=3.0)
+    A = A32.bfloat16()
+    B = ember.ones(3, 2, dtype=ember.bfloat16)
+    L = LA.cholesky(A32 @ A32.mT).bfloat16()
+    LU, piv = LA.lu_factor(A32)
+    tau = ember.ones(3, dtype=ember.bfloat16)
+    with ember.autocast("cpu", dtype=ember.bfloat16):
+        results = [ember.lu(A)[0], ember.lu_solve(B, LU.bfloat16(), piv), ember.cholesky_solve(B, L),
+                   ember.cholesky_inverse(L), ember.triangular_solve(B, A)[0], LA.householder_product(A, tau),
+                   ember.orgqr(A, tau), ember.geqrf(A)[0], LA.tensorinv(A, ind=1), LA.tensorsolve(A, B[:, 0]),
+                   LA.cond(A), LA.inv_ex(A)[0], LA.cholesky_ex(L @ L.mT)[0]]
+        assert all(r.dtype == ember.float32 for r in results), [r.dtype for r in results]
+        assert LA.matrix_rank(A).item() == 3
+        with pytest.raises(RuntimeError, match="lu_factor"):
+            LA.lu_factor(A)
