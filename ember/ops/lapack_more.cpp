@@ -267,6 +267,85 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   return X;
 }
 
+// ---- LDL^T
+
+namespace {
+
+// A node for outputs PyTorch gives no derivative: backward raises.
+void no_derivative(std::initializer_list<const Tensor*> inputs, std::initializer_list<const Tensor*> outputs,
+                   const char* name, const char* op) {
+  if (auto node = autograd::make_node(name, inputs, [op](FormulaNode&, TensorList&) -> TensorList {
+        fail<NotImplementedError>("the derivative for '", op, "' is not implemented.");
+      })) {
+    node->num_outputs = static_cast<uint32_t>(outputs.size());
+    uint32_t i = 0;
+    for (const Tensor* t : outputs) autograd::set_history(*t, node, i++);
+  }
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool hermitian, bool check_errors) {
+  (void)hermitian;  // real matrices: symmetric and Hermitian are one thing
+  const char* fn = check_errors ? "torch.linalg.ldl_factor" : "torch.linalg.ldl_factor_ex";
+  check_matrix(A, "torch.linalg.ldl_factor_ex", true);
+  const DimVector batch = batch_of(A);
+  const int64_t n = rows(A);
+  Tensor LD, piv, info;
+  {
+    autograd::NoGradGuard no_grad;
+    Tensor buf = colmajor_copy(A, A.sizes());
+    piv = zeros(with(batch, {n}), like(A, ScalarType::Int32));
+    info = info_tensor(batch, A.device());
+    if (buf.numel()) ldl_factor_kernel[A.device()](buf, piv, info);
+    LD = tril(buf);
+    if (check_errors)
+      check_info(info, fn, A.dim() > 2, [](int i) {
+        return detail::cat("The factorization could not be completed because the block diagonal matrix D is exactly "
+                           "singular (D[", i, ",", i, "] is zero).");
+      });
+  }
+  no_derivative({&A}, {&LD}, "LinalgLdlFactorExBackward0", "linalg_ldl_factor_ex");
+  return {LD, piv, info};
+}
+
+std::pair<Tensor, Tensor> linalg_ldl_factor(const Tensor& A, bool hermitian) {
+  auto [LD, piv, info] = linalg_ldl_factor_ex(A, hermitian, true);
+  return {LD, piv};
+}
+
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+  (void)hermitian;
+  const char* fn = "torch.linalg.ldl_solve";
+  check_matrix(LD, fn, true);
+  EMBER_CHECK(B.dim() >= 2, fn, ": The input tensor B must have at least 2 dimensions.");
+  EMBER_CHECK(pivots.dtype() == ScalarType::Int32 || pivots.dtype() == ScalarType::Int64, fn,
+              ": pivots should be a Tensor of scalar type torch.int32");
+  EMBER_CHECK(same_shape(pivots.sizes(), LD.sizes().first(LD.dim() - 1)), fn, ": Expected LD.shape[:-1] and "
+              "pivots.shape to be the same, but got pivots with shape ", shape_str(pivots.sizes()), " instead");
+  EMBER_CHECK(B.dtype() == LD.dtype(), fn, ": Expected b and A to have the same dtype, but found b of type ",
+              type_label(B.dtype()), " and A of type ", type_label(LD.dtype()), " instead.");
+  EMBER_CHECK(LD.device() == B.device() && LD.device() == pivots.device(), fn,
+              ": Expected LD, pivots and B on the same device, but got ", LD.device(), ", ", pivots.device(), " and ",
+              B.device());
+  const int64_t n = rows(LD);
+  EMBER_CHECK(rows(B) == n, "Incompatible matrix sizes for ", fn, ": each A matrix is ", n, " by ", n,
+              " but each b matrix is ", rows(B), " by ", cols(B));
+  const DimVector batch = broadcast_shapes(batch_of(LD), batch_of(B), fn);
+  Tensor X;
+  {
+    autograd::NoGradGuard no_grad;
+    X = colmajor_copy(B, with(batch, {n, cols(B)}));
+    if (X.numel()) {
+      const Tensor ld = colmajor_copy(LD, with(batch, {n, n}));
+      const Tensor piv = contiguous(to(expand(pivots, with(batch, {n})), ScalarType::Int32));
+      ldl_solve_kernel[LD.device()](ld, piv, X);
+    }
+  }
+  no_derivative({&LD, &B}, {&X}, "LinalgLdlSolveBackward0", "linalg_ldl_solve");
+  return X;
+}
+
 // ---- Cholesky helpers and the deprecated triangular solve
 
 Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
@@ -578,13 +657,7 @@ std::pair<Tensor, Tensor> geqrf(const Tensor& A) {
       copy_into(x, v);
     }
   }
-  if (auto node = autograd::make_node("GeqrfBackward0", {&A}, [](FormulaNode&, TensorList&) -> TensorList {
-        fail<NotImplementedError>("the derivative for 'geqrf' is not implemented.");
-      })) {
-    node->num_outputs = 2;
-    autograd::set_history(R, node, 0);
-    autograd::set_history(tau, node, 1);
-  }
+  no_derivative({&A}, {&R, &tau}, "GeqrfBackward0", "geqrf");
   return {R, tau};
 }
 

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "ember/backend/kernels.h"
 #include "ember/error.h"
 #include "ember/tensor.h"
 
@@ -19,6 +20,12 @@ namespace ember {
 struct LinAlgError : Error {
   using Error::Error;
 };
+
+// Bunch-Kaufman LDL^T of symmetric matrices (LAPACK sytrf reading the lower triangle; cuSOLVER sytrf) in the layout
+// of ops/linalg.h: a becomes L and D compactly, pivots int32 [..., n] in LAPACK's format (negative for 2x2 blocks).
+EMBER_DECLARE_KERNEL(ldl_factor, const Tensor& a, const Tensor& pivots, const Tensor& info)
+// Solves A X = B from ldl_factor's result (sytrs; cuSOLVER's Xsytrs); b [..., n, nrhs] becomes X.
+EMBER_DECLARE_KERNEL(ldl_solve, const Tensor& ld, const Tensor& pivots, const Tensor& b)
 
 // The *_ex forms return (result, info): info int32 [...] on the input's device, LAPACK's code per matrix (0: fine);
 // check_errors raises LinAlgError as the plain form does.
@@ -43,6 +50,13 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
 // pivots); unlike the linalg forms they run in float32 under CPU autocast, as PyTorch's.
 std::tuple<Tensor, Tensor, Tensor> lu_with_info(const Tensor& A, bool pivot = true);
 Tensor lu_solve(const Tensor& b, const Tensor& LU, const Tensor& pivots);
+
+// torch.linalg.ldl_factor(_ex) and ldl_solve for real symmetric A (hermitian changes nothing for real matrices);
+// LD holds D and L's multipliers in its lower triangle (the rest zero). Not differentiable (as in PyTorch 1.13).
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool hermitian = false,
+                                                        bool check_errors = false);
+std::pair<Tensor, Tensor> linalg_ldl_factor(const Tensor& A, bool hermitian = false);
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian = false);
 
 // torch.cholesky_solve(B, L): X with (L L^T) X = B (U^T U for upper); torch.cholesky_inverse: (L L^T)^-1.
 Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper = false);

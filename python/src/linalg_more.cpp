@@ -1,4 +1,4 @@
-// Bindings of ops/linalg_more.h: the LU family, the *_ex forms, cholesky_solve/inverse, matrix_rank, cond,
+// Bindings of ops/linalg_more.h: the LU and LDL^T families, the *_ex forms, cholesky_solve/inverse, matrix_rank, cond,
 // matrix_exp, tensorinv/tensorsolve, householder_product/orgqr, geqrf and the deprecated lu, lu_solve and
 // triangular_solve; in ember._C._linalg (exported by python/ember/linalg.py), at top level, and as Tensor methods.
 // linalg.LinAlgError is ember._C._LinAlgError (a RuntimeError), as torch's is torch._C._LinAlgError.
@@ -17,7 +17,7 @@ using nb::arg;
 
 struct ReturnTypes {
   nb::handle lu_factor, lu_factor_ex, lu, lu_unpack, inv_ex, solve_ex, cholesky_ex, triangular_solve, geqrf,
-      lu_with_info;
+      lu_with_info, ldl_factor, ldl_factor_ex;
 } g_more;
 
 
@@ -41,10 +41,12 @@ void init_return_types(nb::module_& la) {
       namedtuple("triangular_solve", nb::make_tuple("solution", "cloned_coefficient")),
       namedtuple("geqrf", nb::make_tuple("a", "tau")),
       namedtuple("_lu_with_info", nb::make_tuple("LU", "pivots", "info")),
+      namedtuple("linalg_ldl_factor", nb::make_tuple("LD", "pivots")),
+      namedtuple("linalg_ldl_factor_ex", nb::make_tuple("LD", "pivots", "info")),
   };
   nb::handle* slots[] = {&g_more.lu_factor, &g_more.lu_factor_ex, &g_more.lu,          &g_more.lu_unpack,
                          &g_more.inv_ex,    &g_more.solve_ex,     &g_more.cholesky_ex, &g_more.triangular_solve,
-                         &g_more.geqrf,     &g_more.lu_with_info};
+                         &g_more.geqrf,     &g_more.lu_with_info, &g_more.ldl_factor, &g_more.ldl_factor_ex};
   nb::list keep;
   for (size_t i = 0; i < std::size(types); ++i) {
     *slots[i] = types[i];
@@ -71,6 +73,17 @@ void init_linalg_ns(nb::module_& la) {
     return finish_out(linalg_lu_solve(LU, piv, B, left, adjoint), out, "linalg.lu_solve");
   }, arg("LU"), arg("pivots"), arg("B"), nb::kw_only(), arg("left") = true, arg("adjoint") = false,
          arg("out") = nb::none());
+  la.def("ldl_factor", [](const Tensor& A, bool hermitian) {
+    auto [LD, piv] = linalg_ldl_factor(A, hermitian);
+    return tuple_of(g_more.ldl_factor, {LD, piv});
+  }, arg("A"), nb::kw_only(), arg("hermitian") = false);
+  la.def("ldl_factor_ex", [](const Tensor& A, bool hermitian, bool check_errors) {
+    auto [LD, piv, info] = linalg_ldl_factor_ex(A, hermitian, check_errors);
+    return tuple_of(g_more.ldl_factor_ex, {LD, piv, info});
+  }, arg("A"), nb::kw_only(), arg("hermitian") = false, arg("check_errors") = false);
+  la.def("ldl_solve", [](const Tensor& LD, const Tensor& piv, const Tensor& B, bool hermitian, nb::handle out) {
+    return finish_out(linalg_ldl_solve(LD, piv, B, hermitian), out, "linalg.ldl_solve");
+  }, arg("LD"), arg("pivots"), arg("B"), nb::kw_only(), arg("hermitian") = false, arg("out") = nb::none());
   la.def("inv_ex", [](const Tensor& A, bool check_errors) {
     auto [X, info] = linalg_inv_ex(A, check_errors);
     return tuple_of(g_more.inv_ex, {X, info});

@@ -606,6 +606,18 @@ case("linalg_tensorinv_tensorsolve", lambda a, b: (E.linalg.tensorinv(a.reshape(
                                                    E.linalg.tensorsolve(a.reshape(2, 3, 6), b)),
      WELL(6, 6), R(2, 3), tol=LINALG, gtol=LINALG)
 case("geqrf_householder_product", _householder, R(2, 7, 4, grad=False), tol=LINALG)
+# sytrf's pivots may differ between LAPACK and cuSOLVER in near ties: compare the solution and info only
+# sytrf's pivots may differ between LAPACK and cuSOLVER in near ties: compare the solutions and info only. A zero
+# diagonal block forces 2x2 pivots; [[0, W], [W^T, 0]] has W's singular values (+-): well conditioned.
+def _ldl(w, b):
+    z = E.zeros_like(w)
+    a = E.cat([E.cat([z, w], -1), E.cat([w.transpose(-2, -1), z], -1)], -2)
+    LD, piv, info = E.linalg.ldl_factor_ex(a)
+    LD1, piv1 = E.linalg.ldl_factor(a[0] + 4 * E.eye(6, device=a.device))
+    return E.linalg.ldl_solve(LD, piv, b), E.linalg.ldl_solve(LD1, piv1, b[0]), info.float()
+
+
+case("linalg_ldl", _ldl, WELL(2, 3, 3, grad=False), R(2, 6, 3, grad=False), tol=LINALG)
 case("householder_product_grad", lambda a: E.orgqr(a, E.geqrf(a.detach())[1]), R(6, 4), tol=LINALG, gtol=LINALG)
 
 # convolution (cudnn TF32 on by default: TF32 tolerance for float32)

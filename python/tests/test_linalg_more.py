@@ -1,4 +1,4 @@
-"""The LU family, the *_ex forms, the Cholesky helpers and the composed matrix functions of ember.linalg, against
+"""The LU and LDL^T families, the *_ex forms, the Cholesky helpers and the composed matrix functions of ember.linalg, against
 NumPy and scipy.linalg: batched, non-contiguous, empty (0x0 and batch 0) and singular inputs, and the errors
 (LinAlgError for singular / not positive-definite inputs, with PyTorch's messages). Gradients: gradcases/linalg_more.py.
 """
@@ -424,7 +424,8 @@ def test_geqrf_householder_errors():
 
 def test_names_exported():
     for name in ("lu_factor", "lu_factor_ex", "lu", "lu_solve", "solve_ex", "inv_ex", "cholesky_ex", "matrix_rank",
-                 "cond", "matrix_exp", "tensorinv", "tensorsolve", "householder_product", "LinAlgError"):
+                 "cond", "matrix_exp", "tensorinv", "tensorsolve", "householder_product", "LinAlgError", "ldl_factor",
+                 "ldl_factor_ex", "ldl_solve"):
         assert name in LA.__all__ and hasattr(LA, name)
     for name in ("lu", "lu_solve", "lu_unpack", "cholesky_solve", "cholesky_inverse", "matrix_exp",
                  "triangular_solve", "orgqr", "geqrf"):
@@ -453,3 +454,77 @@ def test_cpu_autocast_runs_in_float32(rng):
         assert LA.matrix_rank(A).item() == 3
         with pytest.raises(RuntimeError, match="lu_factor"):
             LA.lu_factor(A)
+
+
+# ------------------------------------------------------------------------------------------------ LDL^T
+
+def sym_indefinite(rng, *shape, dtype=ember.float64, layout="contiguous"):
+    t, a = rand(rng, *shape, dtype=dtype, layout=layout)
+    s = a + np.swapaxes(a, -1, -2)
+    return from_np(s, dtype), s
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (3, 5, 5), (2, 1, 6, 6)])
+def test_ldl_factor_matches_lapack(rng, dtype, shape):
+    t, a = sym_indefinite(rng, *shape, dtype=dtype)
+    LD, piv, info = LA.ldl_factor_ex(t)
+    assert piv.dtype == ember.int32 and tuple(piv.shape) == shape[:-1] and tuple(info.shape) == shape[:-2]
+    lapack = sl.lapack.ssytrf if dtype is ember.float32 else sl.lapack.dsytrf
+    n = shape[-1]
+    flat = a.reshape(-1, n, n).astype(np.float32 if dtype is ember.float32 else np.float64)
+    for i, m in enumerate(flat):
+        ld, ipiv, code = lapack(m, lower=1)
+        close(LD.reshape(-1, n, n)[i], np.tril(ld))
+        np.testing.assert_array_equal(arr(piv).reshape(-1, n)[i], ipiv)
+        assert code == 0
+    B, b = rand(rng, *shape[:-2], n, 3, dtype=dtype, layout="transposed")
+    close(LA.ldl_solve(LD, piv, B), np.linalg.solve(a, b), **(dict(rtol=1e-3, atol=1e-3) if dtype is ember.float32
+                                                               else {}))
+    LD2, piv2 = LA.ldl_factor(t, hermitian=True)
+    close(LD2, arr(LD))
+
+
+def test_ldl_upper_triangle_ignored_broadcast_and_empty(rng):
+    t, a = sym_indefinite(rng, 4, 4)
+    garbage = t.tril() + 100 * ember.ones(4, 4, dtype=ember.float64).triu(1)
+    LD, piv = LA.ldl_factor(garbage)
+    LD2, piv2 = LA.ldl_factor(t)
+    close(LD, arr(LD2))
+    B, b = rand(rng, 2, 3, 4, 2)
+    close(LA.ldl_solve(LD, piv, B), np.linalg.solve(a, b))      # the factor broadcast over B's batch
+    close(LA.ldl_solve(LD, piv.long(), B), np.linalg.solve(a, b))
+    assert tuple(LA.ldl_factor(ember.zeros(0, 0)).LD.shape) == (0, 0)
+    assert tuple(LA.ldl_factor(ember.zeros(2, 0, 0)).pivots.shape) == (2, 0)
+    assert tuple(LA.ldl_solve(LD, piv, ember.zeros(4, 0, dtype=ember.float64)).shape) == (4, 0)
+
+
+def test_ldl_errors():
+    LD, piv, info = LA.ldl_factor_ex(ember.zeros(2, 3, 3))
+    assert info.tolist() == [1, 1]
+    with pytest.raises(LA.LinAlgError, match=r"torch.linalg.ldl_factor: \(Batch element 0\): The factorization could "
+                       "not be completed because the block diagonal matrix D is exactly singular"):
+        LA.ldl_factor(ember.zeros(2, 3, 3))
+    with pytest.raises(LA.LinAlgError, match="D is exactly singular"):
+        LA.ldl_factor_ex(ember.zeros(3, 3), check_errors=True)
+    with pytest.raises(RuntimeError, match="ldl_factor_ex: A must be batches of square matrices"):
+        LA.ldl_factor(ember.ones(2, 3))
+    with pytest.raises(RuntimeError, match="ldl_factor_ex: The input tensor A must have at least 2 dimensions"):
+        LA.ldl_factor(ember.ones(3))
+    with pytest.raises(RuntimeError, match="floating point"):
+        LA.ldl_factor(ember.ones(3, 3, dtype=ember.int64))
+    LD, piv = LA.ldl_factor(ember.eye(3, dtype=ember.float64))
+    with pytest.raises(RuntimeError, match="Expected b and A to have the same dtype"):
+        LA.ldl_solve(LD, piv, ember.ones(3, 1))
+    with pytest.raises(RuntimeError, match="Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is "
+                       "3 by 3 but each b matrix is 4 by 1"):
+        LA.ldl_solve(LD, piv, ember.ones(4, 1, dtype=ember.float64))
+    with pytest.raises(RuntimeError, match=r"Expected LD.shape\[:-1\] and pivots.shape to be the same"):
+        LA.ldl_solve(LD, piv[:2], ember.ones(3, 1, dtype=ember.float64))
+    with pytest.raises(RuntimeError, match="B must have at least 2 dimensions"):
+        LA.ldl_solve(LD, piv, ember.ones(3, dtype=ember.float64))
+    x = ember.ones(3, 3, dtype=ember.float64, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="the derivative for 'linalg_ldl_factor_ex' is not implemented"):
+        LA.ldl_factor(x + 2 * ember.eye(3, dtype=ember.float64))[0].sum().backward()
+    with pytest.raises(NotImplementedError, match="the derivative for 'linalg_ldl_solve' is not implemented"):
+        LA.ldl_solve(LD, piv, x).sum().backward()
