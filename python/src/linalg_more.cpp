@@ -21,6 +21,25 @@ struct ReturnTypes {
 } g_more;
 
 
+// The namedtuple of ts; with out= (a tuple of as many tensors of the results' shapes and dtypes), the results are
+// written into out's tensors, which the namedtuple then holds.
+nb::object results(nb::handle type, std::initializer_list<Tensor> ts, nb::handle out, const char* fn) {
+  if (!out.is_valid() || out.is_none()) return tuple_of(type, ts);
+  const Py_ssize_t n = static_cast<Py_ssize_t>(ts.size());
+  EMBER_CHECK_TYPE((PyTuple_Check(out.ptr()) || PyList_Check(out.ptr())) && PySequence_Size(out.ptr()) == n, fn,
+                   "(): out= must be a tuple of ", n, " tensors");
+  nb::list l;
+  Py_ssize_t i = 0;
+  for (const Tensor& t : ts) {
+    nb::object o = nb::steal(PySequence_GetItem(out.ptr(), i++));
+    EMBER_CHECK_TYPE(nb::isinstance<Tensor>(o), fn, "(): out= must be a tuple of ", n, " tensors");
+    l.append(finish_out(t, o, fn));
+  }
+  PyObject* r = PyObject_CallObject(type.ptr(), nb::tuple(l).ptr());
+  if (!r) throw nb::python_error();
+  return nb::steal(r);
+}
+
 // A tolerance given as None, a number or a tensor.
 Tensor tol_of(nb::handle h, const char* fn) {
   if (h.is_none()) return {};
@@ -56,46 +75,46 @@ void init_return_types(nb::module_& la) {
 }
 
 void init_linalg_ns(nb::module_& la) {
-  la.def("lu_factor", [](const Tensor& A, bool pivot) {
+  la.def("lu_factor", [](const Tensor& A, bool pivot, nb::handle out) {
     auto [LU, piv] = linalg_lu_factor(A, pivot);
-    return tuple_of(g_more.lu_factor, {LU, piv});
-  }, arg("A"), nb::kw_only(), arg("pivot") = true);
-  la.def("lu_factor_ex", [](const Tensor& A, bool pivot, bool check_errors) {
+    return results(g_more.lu_factor, {LU, piv}, out, "linalg.lu_factor");
+  }, arg("A"), nb::kw_only(), arg("pivot") = true, arg("out") = nb::none());
+  la.def("lu_factor_ex", [](const Tensor& A, bool pivot, bool check_errors, nb::handle out) {
     auto [LU, piv, info] = linalg_lu_factor_ex(A, pivot, check_errors);
-    return tuple_of(g_more.lu_factor_ex, {LU, piv, info});
-  }, arg("A"), nb::kw_only(), arg("pivot") = true, arg("check_errors") = false);
-  la.def("lu", [](const Tensor& A, bool pivot) {
+    return results(g_more.lu_factor_ex, {LU, piv, info}, out, "linalg.lu_factor_ex");
+  }, arg("A"), nb::kw_only(), arg("pivot") = true, arg("check_errors") = false, arg("out") = nb::none());
+  la.def("lu", [](const Tensor& A, bool pivot, nb::handle out) {
     auto [P, L, U] = linalg_lu(A, pivot);
-    return tuple_of(g_more.lu, {P, L, U});
-  }, arg("A"), nb::kw_only(), arg("pivot") = true);
+    return results(g_more.lu, {P, L, U}, out, "linalg.lu");
+  }, arg("A"), nb::kw_only(), arg("pivot") = true, arg("out") = nb::none());
   la.def("lu_solve", [](const Tensor& LU, const Tensor& piv, const Tensor& B, bool left, bool adjoint,
                         nb::handle out) {
     return finish_out(linalg_lu_solve(LU, piv, B, left, adjoint), out, "linalg.lu_solve");
   }, arg("LU"), arg("pivots"), arg("B"), nb::kw_only(), arg("left") = true, arg("adjoint") = false,
          arg("out") = nb::none());
-  la.def("ldl_factor", [](const Tensor& A, bool hermitian) {
+  la.def("ldl_factor", [](const Tensor& A, bool hermitian, nb::handle out) {
     auto [LD, piv] = linalg_ldl_factor(A, hermitian);
-    return tuple_of(g_more.ldl_factor, {LD, piv});
-  }, arg("A"), nb::kw_only(), arg("hermitian") = false);
-  la.def("ldl_factor_ex", [](const Tensor& A, bool hermitian, bool check_errors) {
+    return results(g_more.ldl_factor, {LD, piv}, out, "linalg.ldl_factor");
+  }, arg("A"), nb::kw_only(), arg("hermitian") = false, arg("out") = nb::none());
+  la.def("ldl_factor_ex", [](const Tensor& A, bool hermitian, bool check_errors, nb::handle out) {
     auto [LD, piv, info] = linalg_ldl_factor_ex(A, hermitian, check_errors);
-    return tuple_of(g_more.ldl_factor_ex, {LD, piv, info});
-  }, arg("A"), nb::kw_only(), arg("hermitian") = false, arg("check_errors") = false);
+    return results(g_more.ldl_factor_ex, {LD, piv, info}, out, "linalg.ldl_factor_ex");
+  }, arg("A"), nb::kw_only(), arg("hermitian") = false, arg("check_errors") = false, arg("out") = nb::none());
   la.def("ldl_solve", [](const Tensor& LD, const Tensor& piv, const Tensor& B, bool hermitian, nb::handle out) {
     return finish_out(linalg_ldl_solve(LD, piv, B, hermitian), out, "linalg.ldl_solve");
   }, arg("LD"), arg("pivots"), arg("B"), nb::kw_only(), arg("hermitian") = false, arg("out") = nb::none());
-  la.def("inv_ex", [](const Tensor& A, bool check_errors) {
+  la.def("inv_ex", [](const Tensor& A, bool check_errors, nb::handle out) {
     auto [X, info] = linalg_inv_ex(A, check_errors);
-    return tuple_of(g_more.inv_ex, {X, info});
-  }, arg("A"), nb::kw_only(), arg("check_errors") = false);
-  la.def("solve_ex", [](const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+    return results(g_more.inv_ex, {X, info}, out, "linalg.inv_ex");
+  }, arg("A"), nb::kw_only(), arg("check_errors") = false, arg("out") = nb::none());
+  la.def("solve_ex", [](const Tensor& A, const Tensor& B, bool left, bool check_errors, nb::handle out) {
     auto [X, info] = linalg_solve_ex(A, B, left, check_errors);
-    return tuple_of(g_more.solve_ex, {X, info});
-  }, arg("A"), arg("B"), nb::kw_only(), arg("left") = true, arg("check_errors") = false);
-  la.def("cholesky_ex", [](const Tensor& A, bool upper, bool check_errors) {
+    return results(g_more.solve_ex, {X, info}, out, "linalg.solve_ex");
+  }, arg("A"), arg("B"), nb::kw_only(), arg("left") = true, arg("check_errors") = false, arg("out") = nb::none());
+  la.def("cholesky_ex", [](const Tensor& A, bool upper, bool check_errors, nb::handle out) {
     auto [L, info] = linalg_cholesky_ex(A, upper, check_errors);
-    return tuple_of(g_more.cholesky_ex, {L, info});
-  }, arg("A"), nb::kw_only(), arg("upper") = false, arg("check_errors") = false);
+    return results(g_more.cholesky_ex, {L, info}, out, "linalg.cholesky_ex");
+  }, arg("A"), nb::kw_only(), arg("upper") = false, arg("check_errors") = false, arg("out") = nb::none());
   la.def("matrix_rank", [](const Tensor& A, nb::handle tol, bool hermitian, nb::handle atol, nb::handle rtol,
                            nb::handle out) {
     const char* fn = "linalg.matrix_rank";
@@ -134,12 +153,11 @@ void init_linalg_ns(nb::module_& la) {
 
 // The top-level names (torch.*) and their Tensor methods.
 void init_top(nb::module_& m, nb::handle cls) {
-  auto lu_unpack_ = [](const Tensor& LU, const Tensor& piv, bool data, bool pivots) {
+  m.def("lu_unpack", [](const Tensor& LU, const Tensor& piv, bool data, bool pivots, nb::handle out) {
     auto [P, L, U] = lu_unpack(LU, piv, data, pivots);
-    return tuple_of(g_more.lu_unpack, {P, L, U});
-  };
-  m.def("lu_unpack", lu_unpack_, arg("LU_data"), arg("LU_pivots"), arg("unpack_data") = true,
-        arg("unpack_pivots") = true);
+    return results(g_more.lu_unpack, {P, L, U}, out, "lu_unpack");
+  }, arg("LU_data"), arg("LU_pivots"), arg("unpack_data") = true, arg("unpack_pivots") = true, nb::kw_only(),
+        arg("out") = nb::none());
   // torch.lu (deprecated): never raises for a singular U; get_infos adds the info tensor.
   auto lu = [](const Tensor& A, bool pivot, bool get_infos) -> nb::object {
     auto [LU, piv, info] = lu_with_info(A, pivot);
@@ -167,24 +185,27 @@ void init_top(nb::module_& m, nb::handle cls) {
   }, nb::is_method(), arg("upper") = false);
   m.def("matrix_exp", &linalg_matrix_exp, arg("input"));
   cls.attr("matrix_exp") = nb::cpp_function(&linalg_matrix_exp, nb::is_method());
-  auto tri = [](const Tensor& b, const Tensor& A, bool upper, bool transpose, bool unitriangular) {
+  auto tri = [](const Tensor& b, const Tensor& A, bool upper, bool transpose, bool unitriangular, nb::handle out) {
     auto [X, C] = triangular_solve(b, A, upper, transpose, unitriangular);
-    return tuple_of(g_more.triangular_solve, {X, C});
+    return results(g_more.triangular_solve, {X, C}, out, "triangular_solve");
   };
   m.def("triangular_solve", tri, arg("input"), arg("A"), arg("upper") = true, arg("transpose") = false,
-        arg("unitriangular") = false);
-  cls.attr("triangular_solve") = nb::cpp_function(tri, nb::is_method(), arg("A"), arg("upper") = true,
-                                                  arg("transpose") = false, arg("unitriangular") = false);
+        arg("unitriangular") = false, nb::kw_only(), arg("out") = nb::none());
+  cls.attr("triangular_solve") = nb::cpp_function(
+      [tri](const Tensor& b, const Tensor& A, bool upper, bool transpose, bool unitriangular) {
+        return tri(b, A, upper, transpose, unitriangular, {});
+      },
+      nb::is_method(), arg("A"), arg("upper") = true, arg("transpose") = false, arg("unitriangular") = false);
   m.def("orgqr", [](const Tensor& A, const Tensor& tau, nb::handle out) {
     return finish_out(linalg_householder_product(A, tau), out, "orgqr");
   }, arg("input"), arg("tau"), nb::kw_only(), arg("out") = nb::none());
   cls.attr("orgqr") = nb::cpp_function(&linalg_householder_product, nb::is_method(), arg("input2"));
-  auto geqrf_ = [](const Tensor& A) {
+  auto geqrf_ = [](const Tensor& A, nb::handle out) {
     auto [a, tau] = geqrf(A);
-    return tuple_of(g_more.geqrf, {a, tau});
+    return results(g_more.geqrf, {a, tau}, out, "geqrf");
   };
-  m.def("geqrf", geqrf_, arg("input"));
-  cls.attr("geqrf") = nb::cpp_function(geqrf_, nb::is_method());
+  m.def("geqrf", geqrf_, arg("input"), nb::kw_only(), arg("out") = nb::none());
+  cls.attr("geqrf") = nb::cpp_function([geqrf_](const Tensor& A) { return geqrf_(A, {}); }, nb::is_method());
 }
 
 }  // namespace

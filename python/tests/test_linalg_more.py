@@ -528,3 +528,42 @@ def test_ldl_errors():
         LA.ldl_factor(x + 2 * ember.eye(3, dtype=ember.float64))[0].sum().backward()
     with pytest.raises(NotImplementedError, match="the derivative for 'linalg_ldl_solve' is not implemented"):
         LA.ldl_solve(LD, piv, x).sum().backward()
+
+
+def test_out_tuples(rng):
+    A, a = rand(rng, 2, 3, 3, shift=3.0)
+    LU, piv = LA.lu_factor(A)
+    out = (ember.empty(2, 3, 3, dtype=ember.float64), ember.empty(2, 3, dtype=ember.int32))
+    r = LA.lu_factor(A, out=out)
+    assert r.LU is out[0] and r.pivots is out[1]
+    close(out[0], arr(LU))
+    assert out[1].tolist() == piv.tolist()
+    o = (ember.empty(2, 3, 3, dtype=ember.float64), ember.empty(2, dtype=ember.int32))
+    LA.inv_ex(A, out=o)
+    close(o[0], np.linalg.inv(a))
+    with pytest.raises(TypeError, match="out= must be a tuple of 2 tensors"):
+        LA.inv_ex(A, out=o[:1])
+    with pytest.raises(RuntimeError, match="out= has shape"):
+        LA.lu_factor(A, out=(ember.empty(3, 3, dtype=ember.float64), out[1]))
+    P = ember.empty(2, 3, 3, dtype=ember.float64)
+    r = ember.lu_unpack(LU, piv, out=(P, ember.empty(2, 3, 3, dtype=ember.float64),
+                                      ember.empty(2, 3, 3, dtype=ember.float64)))
+    close(r.P @ r.L @ r.U, a)
+
+
+def test_expanded_batches(rng):
+    """Batches broadcast from one matrix (stride 0) factor and solve like copies."""
+    A, a = rand(rng, 1, 4, 4, shift=3.0)
+    E = A.expand(3, 4, 4)
+    e = np.broadcast_to(a, (3, 4, 4))
+    LU, piv = LA.lu_factor(E)
+    P, L, U = ember.lu_unpack(LU, piv)
+    close(P @ L @ U, e)
+    close(LA.inv_ex(E).inverse, np.linalg.inv(e))
+    close(LA.matrix_exp(E), np.stack([sl.expm(m) for m in e]))
+    S, s = spd(rng, 4)
+    close(ember.cholesky_inverse(LA.cholesky(S).expand(2, 4, 4)), np.broadcast_to(np.linalg.inv(s), (2, 4, 4)))
+    LD, piv = LA.ldl_factor(S.expand(2, 4, 4))
+    B, b = rand(rng, 4, 1)
+    close(LA.ldl_solve(LD, piv, B.expand(2, 4, 1)), np.broadcast_to(np.linalg.solve(s, b), (2, 4, 1)))
+    close(LA.householder_product(*ember.geqrf(E)), np.linalg.qr(e)[0])
