@@ -1,5 +1,5 @@
-// The LU family, the Cholesky helpers and the matrix functions of torch.linalg built on the LAPACK kernels of
-// ops/lapack.cpp (getrf, getrs, trsm) or composed of ember ops (matrix_rank, cond, matrix_exp, tensorinv,
+// The LU and LDL^T families, the Cholesky helpers and the matrix functions of torch.linalg built on the LAPACK
+// kernels (getrf, getrs, sytrf, sytrs, trsm) or composed of ember ops (matrix_rank, cond, matrix_exp, tensorinv,
 // tensorsolve, householder_product, geqrf): compositions get their gradient, CUDA support and batching from the
 // ops they are made of; the rest record PyTorch's formulas, written with ember ops.
 #include <algorithm>
@@ -250,7 +250,8 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
             const Tensor LU = nd.saved_tensor(0), piv = nd.saved_tensor(1), X = nd.saved_tensor(2);
             const Tensor gB = linalg_lu_solve(LU, piv, g[0], left, !adjoint);
             Tensor gLU;
-            if (nd.needs(0)) {  // gA of A = P L U, then through the unpacking: gL = tril(P^T gA U^T), gU = triu(L^T P^T gA)
+            // gA of A = P L U, then through the unpacking: gL = tril(P^T gA U^T, -1), gU = triu(L^T P^T gA)
+            if (nd.needs(0)) {
               Tensor gA = neg(left ? matmul(gB, mT(X)) : matmul(mT(X), gB));
               if (adjoint) gA = mT(gA);
               auto [P, L, U] = lu_unpack(LU, piv);

@@ -1,7 +1,8 @@
-// More of torch.linalg (ops/lapack.cpp, ops/lapack_more.cpp): the LU family, the *_ex forms that hand LAPACK's info
-// back instead of raising, the Cholesky helpers, and the matrix functions composed of other ops (matrix_rank, cond,
-// matrix_exp, tensorinv/tensorsolve, householder_product, geqrf). float32 and float64, batched over leading dims,
-// differentiable where PyTorch's are. Kept apart from ops/linalg.h so that adding to it rebuilds few files.
+// More of torch.linalg (ops/lapack.cpp, ops/lapack_more.cpp): the LU and LDL^T families, the *_ex forms that hand
+// LAPACK's info back instead of raising, the Cholesky helpers, and the matrix functions composed of other ops
+// (matrix_rank, cond, matrix_exp, tensorinv/tensorsolve, householder_product, geqrf). float32 and float64, batched
+// over leading dims, differentiable where PyTorch's are. Kept apart from ops/linalg.h so that adding to it rebuilds
+// few files.
 #pragma once
 
 #include <optional>

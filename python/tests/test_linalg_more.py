@@ -1,12 +1,13 @@
-"""The LU and LDL^T families, the *_ex forms, the Cholesky helpers and the composed matrix functions of ember.linalg, against
-NumPy and scipy.linalg: batched, non-contiguous, empty (0x0 and batch 0) and singular inputs, and the errors
-(LinAlgError for singular / not positive-definite inputs, with PyTorch's messages). Gradients: gradcases/linalg_more.py.
+"""The LU and LDL^T families, the *_ex forms, the Cholesky helpers and the composed matrix functions of
+ember.linalg, against NumPy and scipy.linalg: batched, non-contiguous, empty (0x0 and batch 0) and singular inputs,
+and the errors (LinAlgError for singular / not positive-definite inputs, with PyTorch's messages). Gradients:
+gradcases/linalg_more.py.
 """
 import numpy as np
 import pytest
 import scipy.linalg as sl
 from conftest import from_np, make_layout
-from test_linalg import arr, rng, spd  # noqa: F401  (rng: the shared fixture)
+from test_linalg import arr, spd
 
 import ember
 import ember.linalg as LA
@@ -352,7 +353,8 @@ def test_matrix_exp_closed_forms_and_errors():
     close(LA.matrix_exp(ember.zeros(3, 3)), np.eye(3))
     assert tuple(LA.matrix_exp(ember.zeros(0, 0)).shape) == (0, 0)
     assert tuple(LA.matrix_exp(ember.zeros(0, 2, 2)).shape) == (0, 2, 2)
-    with pytest.raises(RuntimeError, match="matrix_exp: Expected a floating point or complex tensor as input. Got Long"):
+    with pytest.raises(RuntimeError, match="matrix_exp: Expected a floating point or complex tensor as input. Got "
+                       "Long"):
         LA.matrix_exp(ember.ones(2, 2, dtype=ember.int64))
     with pytest.raises(RuntimeError, match="linalg.matrix_exp: A must be batches of square matrices"):
         LA.matrix_exp(ember.ones(2, 3))

@@ -80,7 +80,8 @@ add("linalg.cond", lambda a: LA.cond(dominant(a)), lambda: (make(3, 3),))
 for p in ("fro", "nuc", 1, -1, float("inf"), -2):
     add("linalg.cond", lambda a, p=p: LA.cond(dominant(a), p), lambda: (make(2, 3, 3),), id="cond_%s" % p)
 add("linalg.tensorinv", lambda a: LA.tensorinv(dominant(a).reshape(2, 2, 4), ind=2), lambda: (make(4, 4),))
-add("linalg.tensorsolve", lambda a, b: LA.tensorsolve(dominant(a).reshape(2, 3, 6), b), lambda: (make(6, 6), make(2, 3)))
+add("linalg.tensorsolve", lambda a, b: LA.tensorsolve(dominant(a).reshape(2, 3, 6), b),
+    lambda: (make(6, 6), make(2, 3)))
 add("linalg.tensorsolve", lambda a, b: LA.tensorsolve(dominant(a).reshape(6, 2, 3), b, dims=(0,)),
     lambda: (make(6, 6), make(2, 3)), id="tensorsolve_dims")
 add("linalg.householder_product", lambda a, t: LA.householder_product(a, t), lambda: (make(4, 3), make(2)))
