@@ -9,124 +9,32 @@
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/lapack_util.h"
 #include "ember/ops/util.h"
 
 namespace ember {
 
 using autograd::FormulaNode;
 using autograd::TensorList;
+using namespace linalg_detail;
 
 namespace {
 
-Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
-
-int64_t rows(const Tensor& t) { return t.sizes()[t.dim() - 2]; }
-int64_t cols(const Tensor& t) { return t.sizes()[t.dim() - 1]; }
-DimVector batch_of(const Tensor& t) { return DimVector(t.sizes().first(t.dim() - 2)); }
-DimVector with(IntArrayRef batch, std::initializer_list<int64_t> tail) {
-  DimVector r(batch);
-  for (int64_t s : tail) r.push_back(s);
-  return r;
-}
-TensorOptions like(const Tensor& t, ScalarType dt) { return TensorOptions(dt).device(t.device()); }
-TensorOptions like(const Tensor& t) { return like(t, t.dtype()); }
-
-void check_float(const Tensor& A, const char* fn) {
-  EMBER_CHECK(is_floating(A.dtype()), fn, ": Expected a floating point or complex tensor as input. Got ",
-              type_label(A.dtype()));
-  EMBER_CHECK(A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::Float64, fn,
-              ": Low precision dtypes not supported. Got ", type_label(A.dtype()));
-}
-
-void check_matrix(const Tensor& A, const char* fn, bool square) {
-  EMBER_CHECK(A.dim() >= 2, fn, ": The input tensor A must have at least 2 dimensions.");
-  if (square)
-    EMBER_CHECK(rows(A) == cols(A), fn, ": A must be batches of square matrices, but they are ", rows(A), " by ",
-                cols(A), " matrices");
-  check_float(A, fn);
-}
-
-void check_same(const Tensor& A, const Tensor& B, const char* fn) {
-  EMBER_CHECK(A.device() == B.device(), fn, ": Expected all tensors to be on the same device, but found at least two "
-              "devices, ", A.device(), " and ", B.device(), "!");
-  EMBER_CHECK(A.dtype() == B.dtype(), fn, ": Expected A and B to have the same dtype, but found A of type ",
-              type_label(A.dtype()), " and B of type ", type_label(B.dtype()), " instead");
-}
-
-// An uninitialized batch of column-major matrices of this shape (the LAPACK kernels' layout).
-Tensor empty_colmajor(IntArrayRef shape, TensorOptions opts) {
-  DimVector st = contiguous_strides(shape);
-  const size_t n = shape.size();
-  st[n - 2] = 1;
-  st[n - 1] = std::max<int64_t>(shape[n - 2], 1);
-  return empty_strided(shape, st, opts);
-}
-
-// A column-major copy of x broadcast to `shape`, for a kernel to overwrite.
-Tensor colmajor_copy(const Tensor& x, IntArrayRef shape) {
-  Tensor r = empty_colmajor(shape, like(x));
-  copy_into(r, x);
-  return r;
-}
-
-// A tensor over t's storage with this geometry that is not a view of t (t is a buffer the op made, and the result
-// must be a tensor of its own: Note [Composite forwards] in autograd/shape_grad.h).
-Tensor own(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, offset));
-}
-
-Tensor info_tensor(IntArrayRef batch) { return zeros(batch, TensorOptions(ScalarType::Int32)); }
-
-// Raises fn's error for the first matrix whose LAPACK info is non-zero; msg(info) says what went wrong. Batched
-// inputs name the matrix, as PyTorch does.
-template <class F>
-void check_info(const Tensor& info, const char* fn, bool batched, F&& msg) {
-  const Tensor host = info.is_cuda() ? to(info, kCPU) : info;  // read on the host
-  const int32_t* p = static_cast<const int32_t*>(host.data_ptr());
-  for (int64_t i = 0; i < info.numel(); ++i)
-    if (p[i] != 0) [[unlikely]] {
-      if (batched) fail<Error>(fn, ": (Batch element ", i, "): ", msg(p[i]));
-      fail<Error>(fn, ": ", msg(p[i]));
-    }
-}
-
-// v [..., n] on the diagonal of [..., n, n] matrices (differentiable).
-Tensor diag_embed(const Tensor& v) {
-  const int64_t n = v.sizes()[v.dim() - 1];
-  return mul(unsqueeze(v, -1), eye(n, std::nullopt, like(v)));
-}
-
-double eps_of(ScalarType t) {
-  return t == ScalarType::Float64 ? std::numeric_limits<double>::epsilon()
-                                  : static_cast<double>(std::numeric_limits<float>::epsilon());
-}
-
-// ---- LU
-
-struct LU {
-  Tensor lu, pivots, info;
-};
-
-// LU of A broadcast to `batch` (info left for the caller to check).
-LU lu_factor(const Tensor& A, IntArrayRef batch) {
-  const int64_t n = rows(A), m = cols(A);
-  LU r{colmajor_copy(A, with(batch, {n, m})), empty(with(batch, {std::min(n, m)}), TensorOptions(ScalarType::Int32)),
-       info_tensor(batch)};
-  if (r.lu.numel()) lu_factor_kernel[A.device()](r.lu, r.pivots, r.info);
-  return r;
-}
-
 // X with A X = B for square A and a matrix B [..., n, k] whose batch broadcasts with A's; one node with the formula
-// of linalg.solve (gB = A^-T g, gA = -gB X^T). The public solve reduces its other cases to this.
-Tensor solve_matrix(const Tensor& A, const Tensor& B, const char* fn) {
+// of linalg.solve (gB = A^-T g, gA = -gB X^T). The public solve reduces its other cases to this. With info_out,
+// LAPACK's info is handed back (on A's device) instead of checked.
+Tensor solve_matrix(const Tensor& A, const Tensor& B, const char* fn, Tensor* info_out = nullptr) {
   const DimVector batch = broadcast_shapes(batch_of(A), batch_of(B), fn);
   const int64_t n = rows(A), k = cols(B);
   Tensor X;
   {
     autograd::NoGradGuard no_grad;
-    LU f = lu_factor(A, batch);
-    check_info(f.info, fn, A.dim() > 2, [&](int) { return std::string("The solver failed because the input matrix "
-                                                                     "is singular."); });
+    LU f = lu_factor(A, batch, info_out != nullptr);
+    if (info_out)
+      *info_out = f.info;
+    else
+      check_info(f.info, fn, A.dim() > 2, [&](int) { return std::string("The solver failed because the input matrix "
+                                                                       "is singular."); });
     X = colmajor_copy(B, with(batch, {n, k}));
     if (X.numel()) lu_solve_kernel[A.device()](f.lu, f.pivots, X, false);
   }
@@ -304,20 +212,22 @@ Tensor matrix_dims_last(const Tensor& A, int64_t d0, int64_t d1) {
 
 // ---- inverse and solvers
 
-Tensor linalg_inv(const Tensor& A) {
-  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_inv, A);
-  const char* fn = "linalg.inv";
+namespace {
+
+std::pair<Tensor, Tensor> inv_impl(const Tensor& A, const char* fn, bool check_errors) {
   check_matrix(A, fn, true);
   const DimVector batch = batch_of(A);
   const int64_t n = rows(A);
-  Tensor X;
+  Tensor X, info;
   {
     autograd::NoGradGuard no_grad;
-    LU f = lu_factor(A, batch);
-    check_info(f.info, fn, A.dim() > 2, [](int i) {
-      return detail::cat("The diagonal element ", i, " is zero, the inversion could not be completed because the input "
-                         "matrix is singular.");
-    });
+    LU f = lu_factor(A, batch, true);
+    info = f.info;
+    if (check_errors)
+      check_info(info, fn, A.dim() > 2, [](int i) {
+        return detail::cat("The diagonal element ", i, " is zero, the inversion could not be completed because the "
+                           "input matrix is singular.");
+      });
     X = colmajor_copy(eye(n, std::nullopt, like(A)), A.sizes());
     if (X.numel()) lu_solve_kernel[A.device()](f.lu, f.pivots, X, false);
   }
@@ -328,12 +238,11 @@ Tensor linalg_inv(const Tensor& A) {
     autograd::set_history(X, node);
     node->save_output(X);
   }
-  return X;
+  return {X, info};
 }
 
-Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
-  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_solve, A, B, left);
-  const char* fn = "linalg.solve";
+// The vector and left = false cases reduced to solve_matrix.
+std::pair<Tensor, Tensor> solve_impl(const Tensor& A, const Tensor& B, bool left, const char* fn, bool check_errors) {
   check_matrix(A, fn, true);
   check_same(A, B, fn);
   const bool vector = is_vector_rhs(A, B);
@@ -342,8 +251,37 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
   const int64_t n = rows(A), nb = left ? rows(Bm) : cols(Bm);
   EMBER_CHECK(vector ? B.sizes()[B.dim() - 1] == n : nb == n, fn, ": Incompatible shapes of A and B for the equation ",
               left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", rows(Bm), "x", cols(Bm), ")");
-  if (vector) return squeeze(solve_matrix(left ? A : mT(A), Bm, fn), -1);
-  return left ? solve_matrix(A, B, fn) : mT(solve_matrix(mT(A), mT(B), fn));
+  Tensor info, X;
+  if (vector)
+    X = squeeze(solve_matrix(left ? A : mT(A), Bm, fn, &info), -1);
+  else
+    X = left ? solve_matrix(A, B, fn, &info) : mT(solve_matrix(mT(A), mT(B), fn, &info));
+  if (check_errors)
+    check_info(info, fn, A.dim() > 2, [](int) { return std::string("The solver failed because the input matrix is "
+                                                                   "singular."); });
+  return {X, info};
+}
+
+}  // namespace
+
+Tensor linalg_inv(const Tensor& A) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_inv, A);
+  return inv_impl(A, "linalg.inv", true).first;
+}
+
+std::pair<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_inv_ex, A, check_errors);
+  return inv_impl(A, "linalg.inv_ex", check_errors);
+}
+
+Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_solve, A, B, left);
+  return solve_impl(A, B, left, "torch.linalg.solve", true).first;
+}
+
+std::pair<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_solve_ex, A, B, left, check_errors);
+  return solve_impl(A, B, left, "torch.linalg.solve_ex", check_errors);
 }
 
 Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
@@ -440,20 +378,21 @@ Tensor logdet(const Tensor& A) {
 
 // ---- factorizations
 
-Tensor linalg_cholesky(const Tensor& A, bool upper) {
-  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_cholesky, A, upper);
-  const char* fn = "linalg.cholesky";
+namespace {
+
+std::pair<Tensor, Tensor> cholesky_impl(const Tensor& A, bool upper, const char* fn, bool check_errors) {
   check_matrix(A, fn, true);
-  Tensor L;
+  Tensor L, info;
   {
     autograd::NoGradGuard no_grad;
     L = colmajor_copy(A, A.sizes());
-    Tensor info = info_tensor(batch_of(A));
+    info = info_tensor(batch_of(A), A.device());
     if (L.numel()) cholesky_kernel[A.device()](L, upper, info);
-    check_info(info, fn, A.dim() > 2, [](int order) {
-      return detail::cat("The factorization could not be completed because the input is not positive-definite (the "
-                         "leading minor of order ", order, " is not positive-definite).");
-    });
+    if (check_errors)
+      check_info(info, fn, A.dim() > 2, [](int order) {
+        return detail::cat("The factorization could not be completed because the input is not positive-definite "
+                           "(the leading minor of order ", order, " is not positive-definite).");
+      });
   }
   if (auto node = autograd::make_node("LinalgCholeskyExBackward0", {&A}, [upper](FormulaNode& nd, TensorList& g) {
         // gA = L^-H Phi(L^H gL) L^-1, symmetrized; Phi keeps the lower triangle with the diagonal halved.
@@ -467,7 +406,19 @@ Tensor linalg_cholesky(const Tensor& A, bool upper) {
     autograd::set_history(L, node);
     node->save_output(L);
   }
-  return L;
+  return {L, info};
+}
+
+}  // namespace
+
+Tensor linalg_cholesky(const Tensor& A, bool upper) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_cholesky, A, upper);
+  return cholesky_impl(A, upper, "linalg.cholesky", true).first;
+}
+
+std::pair<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, linalg_cholesky_ex, A, upper, check_errors);
+  return cholesky_impl(A, upper, "linalg.cholesky_ex", check_errors);
 }
 
 std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {

@@ -10,6 +10,7 @@ void init_amp(nb::module_& m);  // amp.cpp: autocast state, GradScaler's ops
 void init_search(nb::module_& m);  // search.cpp: searchsorted, bucketize, isin
 void init_shape_more(nb::module_& m);  // shape_more.cpp: the diag family, splits, stacks, statistics
 void init_special(nb::module_& m);  // special.cpp: the special functions with parameters, frexp, the windows
+void init_linalg_more(nb::module_& m);  // linalg_more.cpp: the LU family, matrix functions, LinAlgError
 
 namespace {
 
@@ -95,4 +96,5 @@ NB_MODULE(_C, m) {
   // ember.nn.functional's ops live in ember._C._nn (python/ember/nn/functional.py exports them).
   nb::module_ nn = m.def_submodule("_nn", "the functional ops behind ember.nn.functional");
   init_nn(m, nn);
+  init_linalg_more(m);  // after init_nn (which makes ember._C._linalg); its error type is tried first
 }

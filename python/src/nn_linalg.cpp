@@ -9,6 +9,15 @@
 
 namespace ember::py {
 
+// An instance of the namedtuple type `type` (torch.return_types) holding ts; also used by linalg_more.cpp.
+nb::object tuple_of(nb::handle type, std::initializer_list<Tensor> ts) {
+  nb::list l;
+  for (const Tensor& t : ts) l.append(nb::cast(t));
+  PyObject* r = PyObject_CallObject(type.ptr(), nb::tuple(l).ptr());
+  if (!r) throw nb::python_error();
+  return nb::steal(r);
+}
+
 namespace {
 
 using nb::arg;
@@ -47,13 +56,6 @@ struct ReturnTypes {
   nb::handle slogdet, qr, svd, eigh, lstsq, legacy_slogdet, legacy_qr, legacy_svd;
 } g_types;
 
-nb::object tuple_of(nb::handle type, std::initializer_list<Tensor> ts) {
-  nb::list l;
-  for (const Tensor& t : ts) l.append(nb::cast(t));
-  PyObject* r = PyObject_CallObject(type.ptr(), nb::tuple(l).ptr());
-  if (!r) throw nb::python_error();
-  return nb::steal(r);
-}
 
 // Defines ember.name(input, other, *, out=None) and Tensor.name(other).
 template <class F>

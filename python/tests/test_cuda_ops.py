@@ -554,6 +554,77 @@ case("linalg_pinv_norms", lambda a: (E.linalg.pinv(a), E.linalg.matrix_norm(a), 
      tol=LINALG, gtol=LINALG)
 case("linalg_solve_f64", E.linalg.solve, WELL(8, 8, dtype=f64), R(8, 2, dtype=f64))
 
+
+# the LU family, the *_ex forms, the Cholesky helpers and the composed matrix functions (ops/lapack_more.cpp)
+def _plu(a):
+    P, L, U = E.linalg.lu(a)
+    return P @ L @ U, L @ U
+
+
+def _lu_solves(a, b, c):
+    LU, piv = E.linalg.lu_factor(a)
+    return (E.linalg.lu_solve(LU, piv, b), E.linalg.lu_solve(LU, piv, c, left=False, adjoint=True),
+            E.lu_solve(b, *E.lu(a)))
+
+
+def _unpacked(a):
+    P, L, U = E.lu_unpack(*E.linalg.lu_factor_ex(a)[:2])
+    return P @ L @ U
+
+
+def _ex_forms(a, b):
+    inv, i1 = E.linalg.inv_ex(a)
+    x, i2 = E.linalg.solve_ex(a, b)
+    L, i3 = E.linalg.cholesky_ex(a @ a.transpose(-2, -1))
+    return inv, x, L, (i1 + i2 + i3).float()
+
+
+def _chol_helpers(a, b):
+    L = E.linalg.cholesky(a)
+    U = E.linalg.cholesky(a, upper=True)
+    return (E.cholesky_solve(b, L), E.cholesky_solve(b, U, upper=True), E.cholesky_inverse(L),
+            E.cholesky_inverse(U, upper=True))
+
+
+def _householder(a):
+    qa, tau = E.geqrf(a)
+    q = E.linalg.householder_product(qa, tau)
+    return qa, tau, q
+
+
+case("linalg_lu", _plu, R(2, 6, 6), tol=LINALG, gtol=LINALG)
+case("linalg_lu_wide_tall", lambda a, b: (*_plu(a), *_plu(b)), R(4, 7), R(7, 4), tol=LINALG, gtol=LINALG)
+case("linalg_lu_unpack", _unpacked, R(3, 5, 5), tol=LINALG, gtol=LINALG)
+case("linalg_lu_solve", _lu_solves, WELL(2, 5, 5), R(5, 3), R(2, 3, 5), tol=LINALG, gtol=LINALG)
+case("linalg_ex_forms", _ex_forms, WELL(3, 5, 5), R(3, 5, 2), tol=LINALG, gtol=LINALG)
+case("linalg_ex_singular", lambda a: (E.linalg.lu_factor_ex(a * 0)[2].float(), E.linalg.inv_ex(a * 0)[1].float(),
+                                      E.linalg.cholesky_ex(-a)[1].float()), WELL(2, 3, 3, grad=False))
+case("cholesky_solve_inverse", _chol_helpers, SPD(5, (2,)), R(5, 3), tol=LINALG, gtol=LINALG)
+case("triangular_solve", lambda b, a: E.triangular_solve(b, a, upper=False, transpose=True)[0], R(2, 6, 3),
+     WELL(6, 6), tol=LINALG, gtol=LINALG)
+case("matrix_exp", lambda a: (E.linalg.matrix_exp(a), E.matrix_exp(3 * a[0])), R(2, 5, 5), tol=LINALG,
+     gtol=LINALG)
+case("linalg_cond_rank", lambda a: (E.linalg.cond(a), E.linalg.cond(a, "fro"), E.linalg.cond(a, 1),
+                                    E.linalg.cond(a, "nuc"), E.linalg.matrix_rank(a).float()),
+     WELL(3, 4, 4), tol=LINALG, gtol=LINALG)
+case("linalg_tensorinv_tensorsolve", lambda a, b: (E.linalg.tensorinv(a.reshape(2, 3, 6)),
+                                                   E.linalg.tensorsolve(a.reshape(2, 3, 6), b)),
+     WELL(6, 6), R(2, 3), tol=LINALG, gtol=LINALG)
+case("geqrf_householder_product", _householder, R(2, 7, 4, grad=False), tol=LINALG)
+# sytrf's pivots may differ between LAPACK and cuSOLVER in near ties: compare the solution and info only
+# sytrf's pivots may differ between LAPACK and cuSOLVER in near ties: compare the solutions and info only. A zero
+# diagonal block forces 2x2 pivots; [[0, W], [W^T, 0]] has W's singular values (+-): well conditioned.
+def _ldl(w, b):
+    z = E.zeros_like(w)
+    a = E.cat([E.cat([z, w], -1), E.cat([w.transpose(-2, -1), z], -1)], -2)
+    LD, piv, info = E.linalg.ldl_factor_ex(a)
+    LD1, piv1 = E.linalg.ldl_factor(a[0] + 4 * E.eye(6, device=a.device))
+    return E.linalg.ldl_solve(LD, piv, b), E.linalg.ldl_solve(LD1, piv1, b[0]), info.float()
+
+
+case("linalg_ldl", _ldl, WELL(2, 3, 3, grad=False), R(2, 6, 3, grad=False), tol=LINALG)
+case("householder_product_grad", lambda a: E.orgqr(a, E.geqrf(a.detach())[1]), R(6, 4), tol=LINALG, gtol=LINALG)
+
 # convolution (cudnn TF32 on by default: TF32 tolerance for float32)
 for name, fn, ins in [
     ("conv1d_stride_pad", lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=3), [R(4, 6, 40), R(8, 6, 5), R(8)]),

@@ -11,6 +11,7 @@
 
 #include "ember/backend/cpu/blas.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/linalg_more.h"
 
 // LAPACK's Fortran interface (OpenBLAS has no LAPACKE header here). The trailing size_t arguments are the hidden
 // lengths of the character arguments that gfortran-compiled routines expect.
@@ -23,6 +24,14 @@ void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, 
              double* b, const int* ldb, int* info, size_t);
 void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info, size_t);
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, size_t);
+void ssytrf_(const char* uplo, const int* n, float* a, const int* lda, int* ipiv, float* work, const int* lwork,
+             int* info, size_t);
+void dsytrf_(const char* uplo, const int* n, double* a, const int* lda, int* ipiv, double* work, const int* lwork,
+             int* info, size_t);
+void ssytrs_(const char* uplo, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv, float* b,
+             const int* ldb, int* info, size_t);
+void dsytrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
+             double* b, const int* ldb, int* info, size_t);
 void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork,
              int* info);
 void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
@@ -125,6 +134,37 @@ void lu_solve_impl(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool
   over_batch(B.count, [&](int64_t s, int64_t e) {
     int info = 0;
     for (int64_t i = s; i < e; ++i) LAPACK(T, getrs)(&trans, &n, &nrhs, A[i], &lda, piv + i * n, B[i], &ldb, &info, 1);
+  });
+}
+
+// Bunch-Kaufman LDL^T of the lower triangle; one workspace (the query for the first matrix) serves the batch.
+template <class T>
+void ldl_factor_impl(const Tensor& a, const Tensor& pivots, const Tensor& info) {
+  Batch<T> A(a);
+  if (A.count == 0) return;
+  const int n = lapack_int(A.rows), lda = A.ld(), query = -1;
+  const char uplo = 'L';
+  int* piv = static_cast<int*>(pivots.data_ptr());
+  T size = 0;
+  int qinfo = 0;
+  LAPACK(T, sytrf)(&uplo, &n, A[0], &lda, piv, &size, &query, &qinfo, 1);
+  const int lwork = query_size(size);
+  std::vector<T> work(lwork);
+  over_batch(A.count, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i)
+      LAPACK(T, sytrf)(&uplo, &n, A[i], &lda, piv + i * n, work.data(), &lwork, info_at(info, i), 1);
+  });
+}
+
+template <class T>
+void ldl_solve_impl(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
+  Batch<T> A(ld), B(b);
+  const int n = lapack_int(A.rows), nrhs = lapack_int(B.cols), lda = A.ld(), ldb = B.ld();
+  const char uplo = 'L';
+  const int* piv = static_cast<const int*>(pivots.data_ptr());
+  over_batch(B.count, [&](int64_t s, int64_t e) {
+    int info = 0;
+    for (int64_t i = s; i < e; ++i) LAPACK(T, sytrs)(&uplo, &n, &nrhs, A[i], &lda, piv + i * n, B[i], &ldb, &info, 1);
   });
 }
 
@@ -306,6 +346,12 @@ void lu_factor(const Tensor& a, const Tensor& pivots, const Tensor& info) {
 void lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) {
   on_float(lu, [&](auto t) { lu_solve_impl<decltype(t)>(lu, pivots, b, transpose); });
 }
+void ldl_factor(const Tensor& a, const Tensor& pivots, const Tensor& info) {
+  on_float(a, [&](auto t) { ldl_factor_impl<decltype(t)>(a, pivots, info); });
+}
+void ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
+  on_float(ld, [&](auto t) { ldl_solve_impl<decltype(t)>(ld, pivots, b); });
+}
 void cholesky(const Tensor& a, bool upper, const Tensor& info) {
   on_float(a, [&](auto t) { cholesky_impl<decltype(t)>(a, upper, info); });
 }
@@ -331,6 +377,8 @@ void lstsq(const Tensor& a, const Tensor& b, const Tensor& rank, const Tensor& s
 EMBER_REGISTER_KERNEL(lu_factor, CPU, lu_factor)
 EMBER_REGISTER_KERNEL(lu_solve, CPU, lu_solve)
 EMBER_REGISTER_KERNEL(cholesky, CPU, cholesky)
+EMBER_REGISTER_KERNEL(ldl_factor, CPU, ldl_factor)
+EMBER_REGISTER_KERNEL(ldl_solve, CPU, ldl_solve)
 EMBER_REGISTER_KERNEL(triangular_solve, CPU, triangular_solve)
 EMBER_REGISTER_KERNEL(qr, CPU, qr)
 EMBER_REGISTER_KERNEL(svd, CPU, svd)

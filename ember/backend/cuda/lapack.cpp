@@ -14,11 +14,13 @@
 #include <climits>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "ember/backend/cuda/blas_glue.h"
 #include "ember/backend/cuda/cublas.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/linalg_more.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/util.h"
 
@@ -172,6 +174,56 @@ void lu_solve_impl(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool
   for (int64_t i = 0; i < B.count; ++i)
     EMBER_CUSOLVER_CHECK(SOLVER(T, getrs)(h, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, n, nrhs, A[i], lda,
                                           piv.get() + i * n, B[i], ldb, inf.get() + i),
+                         shape_of(op, b));
+}
+
+// Bunch-Kaufman LDL^T of the lower triangle (cuSOLVER's sytrf: LAPACK's pivot format).
+template <class T>
+void ldl_factor_impl(const Tensor& a, const Tensor& pivots, const Tensor& info) {
+  const char* op = "ldl_factor";
+  Ctx c(a);
+  const Batch<T> A = batch_of<T>(a);
+  if (A.count == 0) return;
+  const int n = solver_int(A.rows, op), lda = A.ld(op);
+  cusolverDnHandle_t h = solver_handle(c.dev);
+  int lwork = 0;
+  EMBER_CUSOLVER_CHECK(SOLVER(T, sytrf_bufferSize)(h, n, A[0], lda, &lwork), shape_of(op, a));
+  Workspace work(c.dev, sizeof(T) * std::max(lwork, 1));
+  DeviceInts piv(pivots, c.dev, A.count * n), inf(info, c.dev, A.count);
+  for (int64_t i = 0; i < A.count; ++i)
+    EMBER_CUSOLVER_CHECK(SOLVER(T, sytrf)(h, CUBLAS_FILL_MODE_LOWER, n, A[i], lda, piv.get() + i * n,
+                                          static_cast<T*>(work.get()), lwork, inf.get() + i),
+                         shape_of(op, a));
+  piv.store();
+  inf.store();
+}
+
+// sytrs through cuSOLVER's 64-bit API (the only one it has): int64 pivots on the device, device and host workspaces.
+template <class T>
+void ldl_solve_impl(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
+  const char* op = "ldl_solve";
+  Ctx c(b);
+  const Batch<T> A = batch_of<T>(ld), B = batch_of<T>(b);
+  if (B.count == 0) return;
+  EMBER_CHECK(A.count == B.count && A.rows == B.rows && pivots.numel() == B.count * A.rows, shape_of(op, b),
+              ": internal error: ", A.count, " factors and ", pivots.numel(), " pivots for ", B.count,
+              " right-hand sides");
+  const int64_t n = A.rows, nrhs = B.cols, lda = std::max<int64_t>(n, 1), ldb = std::max<int64_t>(B.rows, 1);
+  const Tensor piv64 = contiguous(to(pivots, b.device(), ScalarType::Int64));
+  const int64_t* piv = static_cast<const int64_t*>(piv64.data_ptr());
+  const cudaDataType dt = std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_64F;
+  cusolverDnHandle_t h = solver_handle(c.dev);
+  size_t dev_bytes = 0, host_bytes = 0;
+  EMBER_CUSOLVER_CHECK(cusolverDnXsytrs_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, nrhs, dt, A[0], lda, piv, dt, B[0],
+                                                   ldb, &dev_bytes, &host_bytes),
+                       shape_of(op, b));
+  Workspace dwork(c.dev, std::max<size_t>(dev_bytes, 1));
+  std::vector<char> hwork(std::max<size_t>(host_bytes, 1));
+  const Tensor sytrs_info = empty({{B.count}}, TensorOptions(ScalarType::Int32).device(b.device()));
+  DeviceInts inf(sytrs_info, c.dev, B.count);
+  for (int64_t i = 0; i < B.count; ++i)
+    EMBER_CUSOLVER_CHECK(cusolverDnXsytrs(h, CUBLAS_FILL_MODE_LOWER, n, nrhs, dt, A[i], lda, piv + i * n, dt, B[i], ldb,
+                                          dwork.get(), dev_bytes, hwork.data(), host_bytes, inf.get() + i),
                          shape_of(op, b));
 }
 
@@ -391,6 +443,12 @@ void lu_factor_cuda(const Tensor& a, const Tensor& pivots, const Tensor& info) {
 void lu_solve_cuda(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) {
   on_float(lu, "lu_solve", [&](auto t) { lu_solve_impl<decltype(t)>(lu, pivots, b, transpose); });
 }
+void ldl_factor_cuda(const Tensor& a, const Tensor& pivots, const Tensor& info) {
+  on_float(a, "ldl_factor", [&](auto t) { ldl_factor_impl<decltype(t)>(a, pivots, info); });
+}
+void ldl_solve_cuda(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
+  on_float(ld, "ldl_solve", [&](auto t) { ldl_solve_impl<decltype(t)>(ld, pivots, b); });
+}
 void cholesky_cuda(const Tensor& a, bool upper, const Tensor& info) {
   on_float(a, "cholesky", [&](auto t) { cholesky_impl<decltype(t)>(a, upper, info); });
 }
@@ -417,6 +475,8 @@ void lstsq_cuda(const Tensor& a, const Tensor& b, const Tensor& rank, const Tens
 EMBER_REGISTER_KERNEL(lu_factor, CUDA, lu_factor_cuda)
 EMBER_REGISTER_KERNEL(lu_solve, CUDA, lu_solve_cuda)
 EMBER_REGISTER_KERNEL(cholesky, CUDA, cholesky_cuda)
+EMBER_REGISTER_KERNEL(ldl_factor, CUDA, ldl_factor_cuda)
+EMBER_REGISTER_KERNEL(ldl_solve, CUDA, ldl_solve_cuda)
 EMBER_REGISTER_KERNEL(triangular_solve, CUDA, triangular_solve_cuda)
 EMBER_REGISTER_KERNEL(qr, CUDA, qr_cuda)
 EMBER_REGISTER_KERNEL(svd, CUDA, svd_cuda)
