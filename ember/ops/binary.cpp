@@ -15,7 +15,9 @@ namespace ember {
 namespace {
 
 // FloatOnly: floating operands only (no integer kernels, as PyTorch); SameDtype: both operands of one dtype.
-enum class Kind : uint8_t { Arith, TrueDiv, FloatMath, FloatOnly, Compare, Logical, Bitwise, Shift, Integer, SameDtype };
+enum class Kind : uint8_t {
+  Arith, TrueDiv, FloatMath, FloatOnly, Compare, Logical, Bitwise, Shift, Integer, SameDtype
+};
 
 struct OpInfo {
   const char* name;

@@ -78,7 +78,8 @@ void init_special(nb::module_& m) {
       [polygamma_fn](nb::handle x, int64_t n) { return polygamma_fn(n, x, {}, true); }, nb::is_method(), nb::arg("n"));
 
   // mvlgamma(input, p, *, out=None) (special.multigammaln); Tensor.mvlgamma(p), mvlgamma_(p).
-  m.def("mvlgamma", [](const Tensor& x, int64_t p, nb::handle out) { return finish_out(mvlgamma(x, p), out, "mvlgamma"); },
+  m.def("mvlgamma",
+        [](const Tensor& x, int64_t p, nb::handle out) { return finish_out(mvlgamma(x, p), out, "mvlgamma"); },
         nb::arg("input"), nb::arg("p"), nb::kw_only(), nb::arg("out") = nb::none());
   cls.attr("mvlgamma") = nb::cpp_function([](const Tensor& x, int64_t p) { return mvlgamma(x, p); }, nb::is_method(),
                                           nb::arg("p"));
@@ -89,7 +90,6 @@ void init_special(nb::module_& m) {
   // frexp(input, *, out=None) -> (mantissa, exponent), a torch.return_types.frexp-like namedtuple.
   nb::object namedtuple = nb::module_::import_("collections").attr("namedtuple");
   nb::object frexp_type = namedtuple("frexp", nb::make_tuple("mantissa", "exponent"));
-  frexp_type.attr("__module__") = "ember.return_types";
   m.attr("_frexp_return_type") = frexp_type;
   g_frexp_type = frexp_type;
   auto frexp_fn = [](const Tensor& x, nb::handle out) -> nb::object {
@@ -136,6 +136,10 @@ void init_special(nb::module_& m) {
   }, nb::is_method(), nb::arg("exponent"));
 
   def_windows(m);
+
+  // PyTorch's functional in-place forms of these: ember.i0_(x) is x.i0_().
+  for (const char* name : {"i0_", "sinc_", "deg2rad_", "rad2deg_", "xlogy_", "gcd_", "lcm_", "ldexp_"})
+    m.attr(name) = cls.attr(name);
 }
 
 }  // namespace ember::py

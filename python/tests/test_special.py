@@ -343,6 +343,12 @@ def test_methods_inplace_and_out():
     assert a.logaddexp(ember.tensor([0.0, 0.0])).tolist() == ember.logaddexp(a, ember.tensor([0.0, 0.0])).tolist()
     assert not hasattr(a, "logaddexp_")
     assert ember.tensor([3.0]).xlogy_(2).tolist() == pytest.approx([3 * math.log(2)])
+    y = ember.tensor([0.5, 2.0])
+    assert ember.i0_(y) is y and y.tolist() == ember.i0(ember.tensor([0.5, 2.0])).tolist()
+    y = ember.tensor([1.0, 4.0])
+    assert ember.xlogy_(y, 2.0) is y and y.tolist() == pytest.approx([math.log(2), 4 * math.log(2)])
+    n = ember.tensor([4, 6])
+    assert ember.gcd_(n, ember.tensor([6, 4])) is n and n.tolist() == [2, 2]
     d = ember.tensor([2.0], dtype=ember.float64)
     assert d.float_power_(ember.tensor([2.0])) is d and d.tolist() == [4.0]
     assert ember.tensor([2.0]).float_power(2).dtype == ember.float64

@@ -273,7 +273,8 @@ EMBER_HOST_DEVICE A ndtri(A p) {
   A x = -(t - (A(2.515517) + t * (A(0.802853) + t * A(0.010328))) /
                   (A(1) + t * (A(1.432788) + t * (A(0.189269) + t * A(0.001308)))));
   const A lq = std::log(q);
-  // Newton on log ndtr(x) = log q: the step is (log ndtr(x) - log q) ndtr(x) / pdf(x) = (...) sqrt(pi/2) erfcx(-x/sqrt2)
+  // Newton on log ndtr(x) = log q: the step is (log ndtr(x) - log q) ndtr(x) / pdf(x), and
+  // ndtr(x) / pdf(x) = sqrt(pi/2) erfcx(-x/sqrt2)
   for (int i = 0; i < (is_double<A>() ? 4 : 3); ++i)
     x -= (log_ndtr(x) - lq) * A(1.25331413731550025121) * erfcx(-x * A(0.70710678118654752440));
   return upper ? -x : x;
