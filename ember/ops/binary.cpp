@@ -39,9 +39,10 @@ const OpInfo& info(BinaryOp op) {
       {"logaddexp", Kind::FloatOnly}, {"logaddexp2", Kind::FloatOnly}, {"xlogy", Kind::FloatMath},
       {"special_xlog1py", Kind::FloatMath}, {"heaviside", Kind::SameDtype}, {"gcd", Kind::Integer},
       {"lcm", Kind::Integer},       {"nextafter", Kind::FloatOnly}, {"igamma", Kind::FloatOnly},
-      {"igammac", Kind::FloatOnly}, {"special_zeta", Kind::FloatMath},
+      {"igammac", Kind::FloatOnly}, {"special_zeta", Kind::FloatMath}, {"orthogonal_polynomial", Kind::FloatMath},
   };
-  static_assert(std::size(table) == static_cast<size_t>(BinaryOp::Zeta) + 1, "one entry per BinaryOp");
+  static_assert(std::size(table) == static_cast<size_t>(BinaryOp::OrthogonalPolynomial) + 1,
+                "one entry per BinaryOp");
   return table[static_cast<int>(op)];
 }
 

@@ -137,6 +137,27 @@ void init_special(nb::module_& m) {
 
   def_windows(m);
 
+  // torch.special's orthogonal polynomials, as ember._C._special_<name>(input, n, *, out=None) for ember.special.
+  static const std::pair<const char*, Polynomial> polynomials[] = {
+      {"chebyshev_polynomial_t", Polynomial::ChebyshevT}, {"chebyshev_polynomial_u", Polynomial::ChebyshevU},
+      {"chebyshev_polynomial_v", Polynomial::ChebyshevV}, {"chebyshev_polynomial_w", Polynomial::ChebyshevW},
+      {"shifted_chebyshev_polynomial_t", Polynomial::ShiftedChebyshevT},
+      {"shifted_chebyshev_polynomial_u", Polynomial::ShiftedChebyshevU},
+      {"shifted_chebyshev_polynomial_v", Polynomial::ShiftedChebyshevV},
+      {"shifted_chebyshev_polynomial_w", Polynomial::ShiftedChebyshevW},
+      {"hermite_polynomial_h", Polynomial::HermiteH}, {"hermite_polynomial_he", Polynomial::HermiteHe},
+      {"laguerre_polynomial_l", Polynomial::LaguerreL}, {"legendre_polynomial_p", Polynomial::LegendreP},
+  };
+  for (const auto& [name, family] : polynomials) {
+    const char* fn = name;
+    const Polynomial p = family;
+    m.def((std::string("_special_") + name).c_str(), [fn, p](nb::handle x, nb::handle n, nb::handle out) {
+      EMBER_CHECK_TYPE(nb::isinstance<Tensor>(x) || nb::isinstance<Tensor>(n), fn,
+                       "(): expected at least one tensor argument");
+      return finish_out(special_polynomial(p, operand(x, fn), operand(n, fn)), out, fn);
+    }, nb::arg("input"), nb::arg("n"), nb::kw_only(), nb::arg("out") = nb::none());
+  }
+
   // PyTorch's functional in-place forms of these: ember.i0_(x) is x.i0_().
   for (const char* name : {"i0_", "sinc_", "deg2rad_", "rad2deg_", "xlogy_", "gcd_", "lcm_", "ldexp_"})
     m.attr(name) = cls.attr(name);
