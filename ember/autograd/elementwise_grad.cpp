@@ -228,7 +228,8 @@ const char* const kUnaryBackward[] = {
     "ErfcBackward0", "ErfinvBackward0", "FracBackward0", "LgammaBackward0", "DigammaBackward0", "PolygammaBackward0",
     "I0Backward0", "SpecialI0EBackward0", "SpecialI1Backward0", "SpecialI1EBackward0", "SincBackward0",
     "Deg2RadBackward0", "Rad2DegBackward0", "SpecialErfcxBackward0", "SpecialNdtrBackward0", "SpecialNdtriBackward0",
-    "SpecialLogNdtrBackward0", "SpecialEntrBackward0", "FrexpBackward0", "HardtanhBackward0", "LeakyReluBackward0", "EluBackward0",
+    "SpecialLogNdtrBackward0", "SpecialEntrBackward0", "FrexpBackward0", "HardtanhBackward0", "LeakyReluBackward0",
+    "EluBackward0",
     "HardswishBackward0", "HardsigmoidBackward0", "SoftsignBackward0", "TanhshrinkBackward0", "ThresholdBackward0",
     "LogSigmoidBackward0", "HardshrinkBackward0", "SoftshrinkBackward0"};
 static_assert(std::size(kUnaryBackward) == static_cast<size_t>(UnaryOp::LogicalNot), "one name per float UnaryOp");

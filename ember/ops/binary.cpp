@@ -15,7 +15,9 @@ namespace ember {
 namespace {
 
 // FloatOnly: floating operands only (no integer kernels, as PyTorch); SameDtype: both operands of one dtype.
-enum class Kind : uint8_t { Arith, TrueDiv, FloatMath, FloatOnly, Compare, Logical, Bitwise, Shift, Integer, SameDtype };
+enum class Kind : uint8_t {
+  Arith, TrueDiv, FloatMath, FloatOnly, Compare, Logical, Bitwise, Shift, Integer, SameDtype
+};
 
 struct OpInfo {
   const char* name;
@@ -37,9 +39,10 @@ const OpInfo& info(BinaryOp op) {
       {"logaddexp", Kind::FloatOnly}, {"logaddexp2", Kind::FloatOnly}, {"xlogy", Kind::FloatMath},
       {"special_xlog1py", Kind::FloatMath}, {"heaviside", Kind::SameDtype}, {"gcd", Kind::Integer},
       {"lcm", Kind::Integer},       {"nextafter", Kind::FloatOnly}, {"igamma", Kind::FloatOnly},
-      {"igammac", Kind::FloatOnly}, {"special_zeta", Kind::FloatMath},
+      {"igammac", Kind::FloatOnly}, {"special_zeta", Kind::FloatMath}, {"orthogonal_polynomial", Kind::FloatMath},
   };
-  static_assert(std::size(table) == static_cast<size_t>(BinaryOp::Zeta) + 1, "one entry per BinaryOp");
+  static_assert(std::size(table) == static_cast<size_t>(BinaryOp::OrthogonalPolynomial) + 1,
+                "one entry per BinaryOp");
   return table[static_cast<int>(op)];
 }
 

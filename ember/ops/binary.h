@@ -16,6 +16,7 @@ enum class BinaryOp : uint8_t {
   Eq, Ne, Lt, Le, Gt, Ge,
   // special functions (ember/backend/math/special.h; declared in ember/ops/special.h)
   Logaddexp, Logaddexp2, Xlogy, Xlog1py, Heaviside, Gcd, Lcm, Nextafter, Igamma, Igammac, Zeta,
+  OrthogonalPolynomial,  // p_n(x) of (x, n): the family (ember::Polynomial) travels as the kernel's alpha
 };
 
 // The special functions' ops, whose kernels are in backend/<device>/special.* (ember/backend/math/special.h).

@@ -73,6 +73,10 @@ Tensor igamma(const Tensor& a, const Tensor& x) { return binary_op(BinaryOp::Iga
 Tensor igammac(const Tensor& a, const Tensor& x) { return binary_op(BinaryOp::Igammac, a, x); }
 Tensor special_zeta(const Operand& s, const Operand& q) { return binary_op(BinaryOp::Zeta, s, q); }
 
+Tensor special_polynomial(Polynomial family, const Operand& x, const Operand& n) {
+  return binary_op(BinaryOp::OrthogonalPolynomial, x, n, {}, Scalar(static_cast<int64_t>(family)));
+}
+
 Tensor ldexp(const Tensor& x, const Tensor& e, const Tensor& out) {
   const Tensor scale = pow(2.0, e);
   return out.defined() ? binary_op(BinaryOp::Mul, x, scale, out) : mul(x, scale);

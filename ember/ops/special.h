@@ -44,6 +44,14 @@ Tensor nextafter(const Tensor& a, const Tensor& b);
 Tensor igamma(const Tensor& a, const Tensor& x);   // special.gammainc
 Tensor igammac(const Tensor& a, const Tensor& x);  // special.gammaincc
 Tensor special_zeta(const Operand& s, const Operand& q);
+// The orthogonal polynomials p_n(x) of torch.special (chebyshev_polynomial_t, ..., legendre_polynomial_p): n is
+// truncated to an integer, p_n = 0 for n < 0. No gradient (as PyTorch).
+enum class Polynomial : uint8_t {
+  ChebyshevT, ChebyshevU, ChebyshevV, ChebyshevW, ShiftedChebyshevT, ShiftedChebyshevU, ShiftedChebyshevV,
+  ShiftedChebyshevW, HermiteH, HermiteHe, LaguerreL, LegendreP,
+};
+Tensor special_polynomial(Polynomial family, const Operand& x, const Operand& n);
+
 // x * 2^e (a composition, as PyTorch's); out= of the in-place form: x itself.
 Tensor ldexp(const Tensor& x, const Tensor& e, const Tensor& out = {});
 // pow computed in float64 (the result is float64).

@@ -78,7 +78,8 @@ void init_special(nb::module_& m) {
       [polygamma_fn](nb::handle x, int64_t n) { return polygamma_fn(n, x, {}, true); }, nb::is_method(), nb::arg("n"));
 
   // mvlgamma(input, p, *, out=None) (special.multigammaln); Tensor.mvlgamma(p), mvlgamma_(p).
-  m.def("mvlgamma", [](const Tensor& x, int64_t p, nb::handle out) { return finish_out(mvlgamma(x, p), out, "mvlgamma"); },
+  m.def("mvlgamma",
+        [](const Tensor& x, int64_t p, nb::handle out) { return finish_out(mvlgamma(x, p), out, "mvlgamma"); },
         nb::arg("input"), nb::arg("p"), nb::kw_only(), nb::arg("out") = nb::none());
   cls.attr("mvlgamma") = nb::cpp_function([](const Tensor& x, int64_t p) { return mvlgamma(x, p); }, nb::is_method(),
                                           nb::arg("p"));
@@ -89,7 +90,6 @@ void init_special(nb::module_& m) {
   // frexp(input, *, out=None) -> (mantissa, exponent), a torch.return_types.frexp-like namedtuple.
   nb::object namedtuple = nb::module_::import_("collections").attr("namedtuple");
   nb::object frexp_type = namedtuple("frexp", nb::make_tuple("mantissa", "exponent"));
-  frexp_type.attr("__module__") = "ember.return_types";
   m.attr("_frexp_return_type") = frexp_type;
   g_frexp_type = frexp_type;
   auto frexp_fn = [](const Tensor& x, nb::handle out) -> nb::object {
@@ -136,6 +136,31 @@ void init_special(nb::module_& m) {
   }, nb::is_method(), nb::arg("exponent"));
 
   def_windows(m);
+
+  // torch.special's orthogonal polynomials, as ember._C._special_<name>(input, n, *, out=None) for ember.special.
+  static const std::pair<const char*, Polynomial> polynomials[] = {
+      {"chebyshev_polynomial_t", Polynomial::ChebyshevT}, {"chebyshev_polynomial_u", Polynomial::ChebyshevU},
+      {"chebyshev_polynomial_v", Polynomial::ChebyshevV}, {"chebyshev_polynomial_w", Polynomial::ChebyshevW},
+      {"shifted_chebyshev_polynomial_t", Polynomial::ShiftedChebyshevT},
+      {"shifted_chebyshev_polynomial_u", Polynomial::ShiftedChebyshevU},
+      {"shifted_chebyshev_polynomial_v", Polynomial::ShiftedChebyshevV},
+      {"shifted_chebyshev_polynomial_w", Polynomial::ShiftedChebyshevW},
+      {"hermite_polynomial_h", Polynomial::HermiteH}, {"hermite_polynomial_he", Polynomial::HermiteHe},
+      {"laguerre_polynomial_l", Polynomial::LaguerreL}, {"legendre_polynomial_p", Polynomial::LegendreP},
+  };
+  for (const auto& [name, family] : polynomials) {
+    const char* fn = name;
+    const Polynomial p = family;
+    m.def((std::string("_special_") + name).c_str(), [fn, p](nb::handle x, nb::handle n, nb::handle out) {
+      EMBER_CHECK_TYPE(nb::isinstance<Tensor>(x) || nb::isinstance<Tensor>(n), fn,
+                       "(): expected at least one tensor argument");
+      return finish_out(special_polynomial(p, operand(x, fn), operand(n, fn)), out, fn);
+    }, nb::arg("input"), nb::arg("n"), nb::kw_only(), nb::arg("out") = nb::none());
+  }
+
+  // PyTorch's functional in-place forms of these: ember.i0_(x) is x.i0_().
+  for (const char* name : {"i0_", "sinc_", "deg2rad_", "rad2deg_", "xlogy_", "gcd_", "lcm_", "ldexp_"})
+    m.attr(name) = cls.attr(name);
 }
 
 }  // namespace ember::py

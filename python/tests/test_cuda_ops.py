@@ -847,6 +847,13 @@ case("special_frexp_f16", lambda x: tuple(E.frexp(x)), R(9, 33, dtype=f16, scale
 case("special_windows", lambda x: (x, E.hann_window(9, device=x.device), E.hamming_window(8, False, device=x.device),
                                    E.blackman_window(7, device=x.device), E.bartlett_window(6, device=x.device),
                                    E.kaiser_window(10, dtype=f64, device=x.device)), R(1, grad=False))
+case("special_polynomials", lambda x: tuple(getattr(SP, p)(x, n) for p, n in [
+    ("chebyshev_polynomial_t", 5), ("chebyshev_polynomial_u", 12), ("chebyshev_polynomial_v", 3),
+    ("chebyshev_polynomial_w", 11), ("shifted_chebyshev_polynomial_t", 4), ("hermite_polynomial_h", 6),
+    ("hermite_polynomial_he", 5), ("laguerre_polynomial_l", 7), ("legendre_polynomial_p", 9)]),
+     R(13, 17, lo=-1.2, hi=1.2, grad=False), tol=F32_LOOSE)
+case("special_polynomial_tensor_n", lambda x, n: SP.legendre_polynomial_p(x, n), R(13, 17, lo=-1, hi=1, grad=False),
+     I(12, 17, low=-2))
 case("special_inplace", lambda x: ((x * 1).lgamma_(), (x * 1).digamma_(), (x * 1).polygamma_(2), (x * 1).i0_(),
                                    (x * 1).xlogy_(x)), P(13, 17), tol=F32_LOOSE)
 

@@ -28,7 +28,7 @@ manual_seed multinomial ne nonzero not_equal numel ones ones_like promote_types 
 randint_like randn randn_like randperm result_type seed set_default_dtype set_num_threads set_printoptions
 set_rng_state signbit tensor unique unique_consecutive zeros zeros_like normal poisson binomial
 searchsorted bucketize isin tril_indices triu_indices is_same_size is_nonzero is_signed resize_as_
-gcd lcm heaviside nextafter hann_window hamming_window blackman_window bartlett_window kaiser_window
+gcd gcd_ lcm lcm_ heaviside nextafter hann_window hamming_window blackman_window bartlett_window kaiser_window
 geqrf
 """.split())
 # Aliases: covered by the case of the op they alias.
@@ -37,7 +37,8 @@ ALIASES = {
     "arctan": "atan", "arctan2": "atan2", "arctanh": "atanh", "clip": "clamp", "concat": "cat",
     "concatenate": "cat", "divide": "div", "true_divide": "div", "multiply": "mul", "negative": "neg",
     "subtract": "sub", "moveaxis": "movedim", "swapaxes": "transpose", "swapdims": "transpose",
-    "row_stack": "vstack", "fliplr": "flip", "flipud": "flip", "sgn": "sign",
+    "row_stack": "vstack", "fliplr": "flip", "flipud": "flip", "sgn": "sign", "adjoint": "transpose", "i0_": "i0", "sinc_": "sinc",
+    "deg2rad_": "deg2rad", "rad2deg_": "rad2deg", "xlogy_": "xlogy", "ldexp_": "ldexp",
 }
 
 

@@ -343,6 +343,12 @@ def test_methods_inplace_and_out():
     assert a.logaddexp(ember.tensor([0.0, 0.0])).tolist() == ember.logaddexp(a, ember.tensor([0.0, 0.0])).tolist()
     assert not hasattr(a, "logaddexp_")
     assert ember.tensor([3.0]).xlogy_(2).tolist() == pytest.approx([3 * math.log(2)])
+    y = ember.tensor([0.5, 2.0])
+    assert ember.i0_(y) is y and y.tolist() == ember.i0(ember.tensor([0.5, 2.0])).tolist()
+    y = ember.tensor([1.0, 4.0])
+    assert ember.xlogy_(y, 2.0) is y and y.tolist() == pytest.approx([math.log(2), 4 * math.log(2)])
+    n = ember.tensor([4, 6])
+    assert ember.gcd_(n, ember.tensor([6, 4])) is n and n.tolist() == [2, 2]
     d = ember.tensor([2.0], dtype=ember.float64)
     assert d.float_power_(ember.tensor([2.0])) is d and d.tolist() == [4.0]
     assert ember.tensor([2.0]).float_power(2).dtype == ember.float64
@@ -519,3 +525,63 @@ def test_errors():
         ember.tensor([1.0]).float_power_(2)
     with pytest.raises(RuntimeError, match="the base given to float_power_ has dtype Float"):
         ember.tensor([1.0]).float_power_(2)
+
+
+# ---- orthogonal polynomials (torch.special's; no gradient, as PyTorch)
+
+def _chebyv(n, x):
+    return sp.eval_chebyu(n, x) - (sp.eval_chebyu(n - 1, x) if n > 0 else 0.0)
+
+
+def _chebyw(n, x):
+    return sp.eval_chebyu(n, x) + (sp.eval_chebyu(n - 1, x) if n > 0 else 0.0)
+
+
+POLYNOMIALS = {
+    "chebyshev_polynomial_t": sp.eval_chebyt, "chebyshev_polynomial_u": sp.eval_chebyu,
+    "chebyshev_polynomial_v": _chebyv, "chebyshev_polynomial_w": _chebyw,
+    "shifted_chebyshev_polynomial_t": sp.eval_sh_chebyt, "shifted_chebyshev_polynomial_u": sp.eval_sh_chebyu,
+    "shifted_chebyshev_polynomial_v": lambda n, x: _chebyv(n, 2 * x - 1),
+    "shifted_chebyshev_polynomial_w": lambda n, x: _chebyw(n, 2 * x - 1),
+    "hermite_polynomial_h": sp.eval_hermite, "hermite_polynomial_he": sp.eval_hermitenorm,
+    "laguerre_polynomial_l": sp.eval_laguerre, "legendre_polynomial_p": sp.eval_legendre,
+}
+
+
+@pytest.mark.parametrize("name", list(POLYNOMIALS))
+def test_orthogonal_polynomials_against_scipy(name):
+    fn, ref = getattr(ember.special, name), POLYNOMIALS[name]
+    x = np.random.default_rng(7).uniform(-1.5, 1.5, 60)
+    for n in (0, 1, 2, 5, 9, 14):  # 9 and 14: the trigonometric forms of the Chebyshev families inside (-1, 1)
+        expected = ref(n, x)
+        check_close(fn(from_np(x), n), expected, rtol=1e-10, atol=1e-10 * max(1.0, np.abs(expected).max()))
+    # n as a tensor (broadcast), truncated toward zero; negative n gives 0
+    ns = np.array([[0.0], [3.7], [-1.0], [-0.5]])
+    expected = np.stack([ref(0, x), ref(3, x), np.zeros_like(x), ref(0, x)])
+    check_close(fn(from_np(x), from_np(ns)), expected, rtol=1e-12, atol=1e-12)
+    assert fn(ember.tensor([1, 2]), ember.tensor([2, 3])).dtype == ember.float32
+    assert fn(0.5, ember.tensor([2.0])).shape == (1,)
+    assert not fn(ember.tensor([0.5], requires_grad=True), 3).requires_grad
+
+
+def test_orthogonal_polynomial_edges_as_pytorch():
+    x = ember.tensor([0.3, -0.7, 1.0, -1.0, 2.5, nan, 0.0])
+    expected = {  # PyTorch 1.13, n = 3
+        "chebyshev_polynomial_t": [-0.792, 0.728, 1.0, -1.0, 55.0, nan, -0.0],
+        "chebyshev_polynomial_u": [-0.984, 0.056, 4.0, -4.0, 115.0, nan, -0.0],
+        "chebyshev_polynomial_v": [-0.344, -0.904, 1.0, -7.0, 91.0, nan, 1.0],
+        "chebyshev_polynomial_w": [-1.624, 1.016, 7.0, -1.0, 139.0, nan, -1.0],
+        "hermite_polynomial_h": [-3.384, 5.656, -4.0, 4.0, 95.0, nan, -0.0],
+        "hermite_polynomial_he": [-0.873, 1.757, -2.0, 2.0, 8.125, nan, -0.0],
+        "laguerre_polynomial_l": [0.2305, 3.8921667, -0.6666667, 5.6666667, 0.2708333, nan, 1.0],
+        "legendre_polynomial_p": [-0.3825, 0.1925, 1.0, -1.0, 35.3125, nan, -0.0],
+        "shifted_chebyshev_polynomial_t": [0.944, -48.096, 1.0, -99.0, 244.0, nan, -1.0],
+    }
+    for name, values in expected.items():
+        fn = getattr(ember.special, name)
+        np.testing.assert_allclose(to_np(fn(x, 3)), values, rtol=2e-6, atol=1e-6, equal_nan=True, err_msg=name)
+        np.testing.assert_array_equal(to_np(fn(x, -1)), np.zeros(7))
+    out = ember.empty(7)
+    assert ember.special.legendre_polynomial_p(x, 2, out=out) is out
+    with pytest.raises(TypeError):
+        ember.special.hermite_polynomial_h(0.5, 2)

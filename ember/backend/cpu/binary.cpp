@@ -8,7 +8,7 @@ namespace {
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute, const Scalar& alpha) {
   StridedIter it = StridedIter::make({&out, &a, &b}, out.sizes());
   if (is_special(op)) {
-    if (!binary_special(op, it, compute))
+    if (!binary_special(op, it, compute, alpha))
       fail<NotImplementedError>(binary_op_name(op), ": no CPU kernel for dtype ", compute);
     return;
   }

@@ -34,7 +34,7 @@ struct Runner {
 bool binary_arith(BinaryOp op, const StridedIter& it, ScalarType compute, const Scalar& alpha);
 bool binary_logic(BinaryOp op, const StridedIter& it, ScalarType compute);
 // The special functions (special.cpp): false when op is not one or has no kernel for compute.
-bool binary_special(BinaryOp op, const StridedIter& it, ScalarType compute);
+bool binary_special(BinaryOp op, const StridedIter& it, ScalarType compute, const Scalar& alpha);
 bool unary_special(UnaryOp op, const StridedIter& it, ScalarType compute, const UnaryArgs& args);
 
 }  // namespace ember::cpu

@@ -8,8 +8,8 @@ bool unary_special(UnaryOp op, const StridedIter& it, ScalarType compute, const 
   return math::special_unary(op, Runner{it}, compute, args);
 }
 
-bool binary_special(BinaryOp op, const StridedIter& it, ScalarType compute) {
-  return math::special_binary(op, Runner{it}, compute);
+bool binary_special(BinaryOp op, const StridedIter& it, ScalarType compute, const Scalar& alpha) {
+  return math::special_binary(op, Runner{it}, compute, alpha);
 }
 
 }  // namespace ember::cpu

@@ -5,7 +5,7 @@
 
 namespace ember::cuda {
 
-bool binary_special(BinaryOp op, const Runner& r, ScalarType compute);  // special.cu
+bool binary_special(BinaryOp op, const Runner& r, ScalarType compute, const Scalar& alpha);  // special.cu
 
 namespace {
 
@@ -15,7 +15,7 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
   const StridedIter it = device_operands<2>(out, {&a, &b}, host);
   const Runner r{it, host, out.device().index};
   if (is_special(op)) {
-    if (!binary_special(op, r, compute))
+    if (!binary_special(op, r, compute, alpha))
       fail<NotImplementedError>(binary_op_name(op), ": no CUDA kernel for dtype ", compute);
     return;
   }

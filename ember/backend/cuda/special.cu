@@ -9,6 +9,8 @@ bool unary_special(UnaryOp op, const Runner& r, ScalarType compute, const UnaryA
   return math::special_unary(op, r, compute, args);
 }
 
-bool binary_special(BinaryOp op, const Runner& r, ScalarType compute) { return math::special_binary(op, r, compute); }
+bool binary_special(BinaryOp op, const Runner& r, ScalarType compute, const Scalar& alpha) {
+  return math::special_binary(op, r, compute, alpha);
+}
 
 }  // namespace ember::cuda

@@ -15,6 +15,7 @@
 //   and 2 exp(x^2) - erfcx(-x) for x < 0; ndtr and log_ndtr from erfc and erfcx (no cancellation in either tail);
 // - ndtri: sqrt(2) erfinv(2p - 1) for p in [1/8, 7/8]; in the tails Abramowitz-Stegun 26.2.23 (error < 4.5e-4)
 //   refined by Newton steps on log_ndtr(x) = log(p), which converge quadratically;
+// - the orthogonal polynomials: three-term recurrences (Chebyshev: also cos(n acos x)-type forms for |x| < 1);
 // - igamma, igammac: the series of P(a, x) for x < a + 1, else Lentz's evaluation of the continued fraction of
 //   Q(a, x); the prefactor x^a e^-x / Gamma(a) in logarithms. Near x ~ a the iteration count grows like sqrt(a)
 //   (capped; relative accuracy about 1e-9 for a beyond 1e5).
@@ -273,7 +274,8 @@ EMBER_HOST_DEVICE A ndtri(A p) {
   A x = -(t - (A(2.515517) + t * (A(0.802853) + t * A(0.010328))) /
                   (A(1) + t * (A(1.432788) + t * (A(0.189269) + t * A(0.001308)))));
   const A lq = std::log(q);
-  // Newton on log ndtr(x) = log q: the step is (log ndtr(x) - log q) ndtr(x) / pdf(x) = (...) sqrt(pi/2) erfcx(-x/sqrt2)
+  // Newton on log ndtr(x) = log q: the step is (log ndtr(x) - log q) ndtr(x) / pdf(x), and
+  // ndtr(x) / pdf(x) = sqrt(pi/2) erfcx(-x/sqrt2)
   for (int i = 0; i < (is_double<A>() ? 4 : 3); ++i)
     x -= (log_ndtr(x) - lq) * A(1.25331413731550025121) * erfcx(-x * A(0.70710678118654752440));
   return upper ? -x : x;
@@ -395,6 +397,65 @@ EMBER_HOST_DEVICE T nextafter16(T a, T b) {
   return T::from_bits(static_cast<uint16_t>(away_from_zero ? a.x + 1u : a.x - 1u));
 }
 
+// The orthogonal polynomials p_n(x) (ember::Polynomial), n already truncated and >= 0. Chebyshev-type families
+// by their three-term recurrence (p_{k+1} = 2x p_k - p_{k-1}), or for |x| < 1 and n > 8 by their trigonometric forms
+// in theta = acos(x), as PyTorch; their exact values at x = +-1; the others by their recurrences. A recurrence stops
+// once its value is no longer finite.
+template <class A>
+EMBER_HOST_DEVICE A chebyshev(int kind, A x, int64_t n) {  // kind 0..3: T, U, V, W
+  const bool odd = n % 2 != 0;
+  const A n1 = A(n + 1), n21 = A(2 * n + 1);
+  if (x == A(1)) return kind == 0 || kind == 2 ? A(1) : kind == 1 ? n1 : n21;
+  if (x == A(-1)) {
+    const A m = kind == 0 || kind == 3 ? A(1) : kind == 1 ? n1 : n21;
+    return odd ? -m : m;
+  }
+  if (n > 8 && std::fabs(x) < A(1)) {
+    const A t = std::acos(x), h = A(n) + A(0.5);
+    switch (kind) {
+      case 0: return std::cos(A(n) * t);
+      case 1: return std::sin(n1 * t) / std::sin(t);
+      case 2: return std::cos(h * t) / std::cos(t / A(2));
+      default: return std::sin(h * t) / std::sin(t / A(2));
+    }
+  }
+  if (n == 0) return A(1);
+  A p = A(1), q = kind == 0 ? x : kind == 1 ? x + x : kind == 2 ? x + x - A(1) : x + x + A(1);
+  for (int64_t k = 2; k <= n && std::isfinite(q); ++k) {
+    const A r = (x + x) * q - p;
+    p = q;
+    q = r;
+  }
+  return q;
+}
+
+template <class A>
+EMBER_HOST_DEVICE A orthogonal_polynomial(int family, A x, A nf) {
+  if (nf != nf) return nf;
+  const A nt = std::trunc(nf);
+  if (nt < A(0)) return A(0);
+  const int64_t n = nt > A(9e18) ? INT64_MAX : static_cast<int64_t>(nt);
+  if (family < 4) return chebyshev(family, x, n);
+  if (family < 8) return chebyshev(family - 4, x + x - A(1), n);  // shifted: p*_n(x) = p_n(2x - 1)
+  if (family == 10 && x == A(0)) return A(1);                      // Laguerre L_n(0)
+  if (family == 11 && std::fabs(x) == A(1)) return x > A(0) || n % 2 == 0 ? A(1) : A(-1);  // Legendre P_n(+-1)
+  if (n == 0) return A(1);
+  A p = A(1), q = family == 8 ? x + x : family == 9 ? x : family == 10 ? A(1) - x : x;
+  for (int64_t k = 1; k < n && std::isfinite(q); ++k) {  // q = p_k -> p_(k+1)
+    const A kk = A(k);
+    A r;
+    switch (family) {
+      case 8: r = (x + x) * q - (kk + kk) * p; break;                            // Hermite H
+      case 9: r = x * q - kk * p; break;                                          // Hermite He
+      case 10: r = ((kk + kk + A(1) - x) * q - kk * p) / (kk + A(1)); break;     // Laguerre L
+      default: r = ((kk + kk + A(1)) * x * q - kk * p) / (kk + A(1)); break;     // Legendre P
+    }
+    p = q;
+    q = r;
+  }
+  return q;
+}
+
 }  // namespace sf
 
 // The special UnaryOps (UnaryOp::Lgamma .. FrexpExponent) for compute type T: float or double (the 16-bit types run
@@ -445,7 +506,7 @@ bool special_unary_ops(UnaryOp op, const K& k, const UnaryArgs& g) {
 // float and double for the floating ops, the 16-bit floats for nextafter and heaviside, integers for gcd, lcm and
 // heaviside, bool for heaviside). Returns false for the other ops and dtypes.
 template <class T, class K>
-bool special_binary_ops(BinaryOp op, const K& k) {
+bool special_binary_ops(BinaryOp op, const K& k, const Scalar& alpha) {
   using A = Acc<T>;
   auto run = [&](auto f) { k.template kernel<T, T, 2>(f); };
   if (op == BinaryOp::Heaviside) {
@@ -483,6 +544,11 @@ bool special_binary_ops(BinaryOp op, const K& k) {
       case BinaryOp::Igamma: run([] EMBER_LAMBDA (A a, A x) { return sf::incomplete_gamma(a, x, false); }); return true;
       case BinaryOp::Igammac: run([] EMBER_LAMBDA (A a, A x) { return sf::incomplete_gamma(a, x, true); }); return true;
       case BinaryOp::Zeta: run([] EMBER_LAMBDA (A s, A q) { return sf::zeta(s, q); }); return true;
+      case BinaryOp::OrthogonalPolynomial: {  // alpha: the family (ember::Polynomial)
+        const int family = static_cast<int>(alpha.to_int());
+        run([family] EMBER_LAMBDA (A x, A n) { return sf::orthogonal_polynomial(family, x, n); });
+        return true;
+      }
       default: break;
     }
   }
@@ -503,12 +569,12 @@ bool special_unary(UnaryOp op, const K& k, ScalarType compute, const UnaryArgs& 
 }
 
 template <class K>
-bool special_binary(BinaryOp op, const K& k, ScalarType compute) {
+bool special_binary(BinaryOp op, const K& k, ScalarType compute, const Scalar& alpha) {
   return dispatch_all(compute, [&](auto v) {
     using T = decltype(v);
     if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
-      if (op != BinaryOp::Nextafter && op != BinaryOp::Heaviside) return special_binary_ops<float>(op, k);
-    return special_binary_ops<T>(op, k);
+      if (op != BinaryOp::Nextafter && op != BinaryOp::Heaviside) return special_binary_ops<float>(op, k, alpha);
+    return special_binary_ops<T>(op, k, alpha);
   });
 }
 
