@@ -114,22 +114,29 @@ class InstanceNorm3d(_InstanceNorm):
     _expected_dims = (4, 5)
 
 
+def _init_trailing_norm(m, normalized_shape, eps, elementwise_affine, affine, device, dtype):
+    """The attributes LayerNorm and RMSNorm share: normalized_shape as a tuple, eps, and the affine parameters
+    named in `affine` (each of that shape, or registered as None without elementwise_affine), then initialized."""
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (normalized_shape,)
+    m.normalized_shape = tuple(normalized_shape)
+    m.eps = eps
+    m.elementwise_affine = elementwise_affine
+    for name in affine:
+        if elementwise_affine:
+            setattr(m, name, Parameter(_C.empty(*m.normalized_shape, device=device, dtype=dtype)))
+        else:
+            m.register_parameter(name, None)
+    m.reset_parameters()
+
+
 class RMSNorm(Module):
     """Root-mean-square normalization over the trailing dims (PyTorch 2.4's nn.RMSNorm): x / sqrt(mean(x^2) + eps)
     * weight, eps=None meaning the input dtype's machine epsilon."""
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_C.empty(*self.normalized_shape, device=device, dtype=dtype))
-        else:
-            self.register_parameter("weight", None)
-        self.reset_parameters()
+        _init_trailing_norm(self, normalized_shape, eps, elementwise_affine, ("weight",), device, dtype)
 
     def reset_parameters(self):
         if self.elementwise_affine:
@@ -235,21 +242,10 @@ LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = (
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_C.empty(*self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_C.empty(*self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
+        if not bias:
             self.register_parameter("bias", None)
-        self.reset_parameters()
+        affine = ("weight", "bias") if bias else ("weight",)
+        _init_trailing_norm(self, normalized_shape, eps, elementwise_affine, affine, device, dtype)
 
     def reset_parameters(self):
         if self.elementwise_affine:
