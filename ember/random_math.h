@@ -13,6 +13,24 @@ namespace ember::rnd {
 // gen, or the default generator of d's device type when null; RuntimeError naming `op` if gen is another device's.
 Generator& pick_generator(Generator* gen, Device d, const char* op);
 
+// The words of an op's Philox stream by index, computing each 4-word block once (nearby reads share it).
+struct PhiloxWords {
+  PhiloxState s;
+  uint64_t block = ~0ull;
+  uint32_t v[4] = {0, 0, 0, 0};
+
+  EMBER_HOST_DEVICE explicit PhiloxWords(PhiloxState st) : s(st) {}
+  EMBER_HOST_DEVICE uint32_t operator()(uint64_t word) {
+    const uint64_t b = word / 4;
+    if (b != block) {
+      Philox4x32 p(s.seed, s.offset + b);
+      for (int j = 0; j < 4; ++j) v[j] = p.v[j];
+      block = b;
+    }
+    return v[word % 4];
+  }
+};
+
 // Words each element consumes.
 EMBER_HOST_DEVICE int uniform_words(bool f64) { return f64 ? 2 : 1; }
 EMBER_HOST_DEVICE int normal_words(bool f64) { return f64 ? 4 : 2; }

@@ -11,19 +11,10 @@ namespace {
 // Calls f(i, w) for each element i, where w(k) gives its k-th word; one Philox block serves 4 words.
 template <class F>
 void for_each_words(int64_t n, int words, PhiloxState s, F f) {
-  uint32_t cache[4];
-  uint64_t cached_block = ~0ull;
+  rnd::PhiloxWords stream(s);  // consecutive elements share blocks
   for (int64_t i = 0; i < n; ++i) {
     const uint64_t base = static_cast<uint64_t>(i) * words;
-    auto w = [&](int k) {
-      const uint64_t word = base + k, block = word / 4;
-      if (block != cached_block) {
-        Philox4x32 p(s.seed, s.offset + block);
-        for (int j = 0; j < 4; ++j) cache[j] = p.v[j];
-        cached_block = block;
-      }
-      return cache[word % 4];
-    };
+    auto w = [&](int k) { return stream(base + static_cast<uint64_t>(k)); };
     f(i, w);
   }
 }

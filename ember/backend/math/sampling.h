@@ -9,6 +9,7 @@
 #include "ember/backend/math/special.h"
 #include "ember/generator.h"
 #include "ember/macros.h"
+#include "ember/random_math.h"
 
 namespace ember::rnd {
 
@@ -17,23 +18,13 @@ enum SampleKind : int { kExponential, kGeometric, kCauchy, kLogNormal, kGamma, k
 // Words of the op's range that one element takes (Note [Random numbers]).
 EMBER_HOST_DEVICE int sample_words(int kind) { return kind == kLogNormal ? 4 : 2; }
 
-// The words of one element (base .. base + k - 1 of the op's range), computing each Philox block once.
+// The words of one element (base .. base + k - 1 of the op's range).
 struct ElementWords {
-  PhiloxState s;
+  PhiloxWords words;
   uint64_t base;
-  uint64_t block = ~0ull;
-  uint32_t v[4] = {0, 0, 0, 0};
 
-  EMBER_HOST_DEVICE ElementWords(PhiloxState st, uint64_t b) : s(st), base(b) {}
-  EMBER_HOST_DEVICE uint32_t operator()(int k) {
-    const uint64_t w = base + k, b = w / 4;
-    if (b != block) {
-      Philox4x32 p(s.seed, s.offset + b);
-      for (int j = 0; j < 4; ++j) v[j] = p.v[j];
-      block = b;
-    }
-    return v[w % 4];
-  }
+  EMBER_HOST_DEVICE ElementWords(PhiloxState st, uint64_t b) : words(st), base(b) {}
+  EMBER_HOST_DEVICE uint32_t operator()(int k) { return words(base + static_cast<uint64_t>(k)); }
 };
 
 // Note [Rejection samplers]
