@@ -9,6 +9,7 @@
 #include "ember/autograd/engine.h"
 #include "ember/autograd/function.h"
 #include "ember/ops.h"
+#include "test_values.h"
 
 using namespace ember;
 using autograd::TensorList;
@@ -22,10 +23,7 @@ Tensor vec(std::vector<double> v, bool requires_grad = true) {
   return t;
 }
 
-std::vector<double> values(const Tensor& t) {
-  Tensor c = contiguous(t.to(ScalarType::Float64));
-  return std::vector<double>(c.data<double>(), c.data<double>() + c.numel());
-}
+using ember::testing::values;
 
 Tensor ones_of(const Tensor& t) { return ones_like(t); }
 

@@ -8,15 +8,13 @@
 #include "ember/nn/conv.h"
 #include "ember/nn/pooling.h"
 #include "ember/ops.h"
+#include "test_values.h"
 
 using namespace ember;
 
 namespace {
 
-std::vector<double> values(const Tensor& t) {
-  Tensor c = contiguous(to(t, ScalarType::Float64));
-  return std::vector<double>(c.data<double>(), c.data<double>() + c.numel());
-}
+using ember::testing::values;
 
 Tensor filled(IntArrayRef shape, ScalarType dtype, double phase) {
   int64_t n = 1;

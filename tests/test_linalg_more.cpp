@@ -7,16 +7,13 @@
 
 #include "ember/ops.h"
 #include "ember/ops/linalg_more.h"
+#include "test_values.h"
 
 using namespace ember;
 
 namespace {
 
-std::vector<double> values(const Tensor& t) {
-  const Tensor c = contiguous(to(t, ScalarType::Float64));
-  const double* p = c.data<double>();
-  return std::vector<double>(p, p + c.numel());
-}
+using ember::testing::values;
 
 void expect_near(const Tensor& a, const Tensor& b, double tol) {
   ASSERT_EQ(a.sizes().size(), b.sizes().size());

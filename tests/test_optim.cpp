@@ -16,16 +16,13 @@
 #include "ember/optim/fused.h"
 #include "ember/optim/optimizer.h"
 #include "ember/optim/scheduler.h"
+#include "test_values.h"
 
 using namespace ember;
 
 namespace {
 
-std::vector<double> values(const Tensor& t) {
-  Tensor c = to(t, ScalarType::Float64).contiguous();
-  const double* p = static_cast<const double*>(c.data_ptr());
-  return {p, p + c.numel()};
-}
+using ember::testing::values;
 
 Tensor vec(const std::vector<double>& v) {
   return from_blob_copy(v.data(), ScalarType::Float64, DimVector{int64_t(v.size())}, TensorOptions(ScalarType::Float64));

@@ -9,16 +9,13 @@
 
 #include "ember/ops.h"
 #include "ember/ops/special.h"
+#include "test_values.h"
 
 using namespace ember;
 
 namespace {
 
-std::vector<double> values(const Tensor& t) {
-  const Tensor c = contiguous(to(t, ScalarType::Float64));
-  const double* p = c.data<double>();
-  return std::vector<double>(p, p + c.numel());
-}
+using ember::testing::values;
 
 Tensor f64(std::vector<double> v) {
   const int64_t n = static_cast<int64_t>(v.size());
