@@ -42,6 +42,7 @@ struct GraphTask {
   bool filtered = false;  // only nodes leading to the wanted inputs run
   std::unordered_map<Node*, NodeInfo> info;
   TensorList captured;
+  std::vector<std::function<void()>> final_callbacks;  // queue_callback, run after the graph
 
   NodeInfo& at(const std::shared_ptr<Node>& n) {
     auto& i = info[n.get()];
@@ -199,7 +200,27 @@ struct ReadyItem {
   bool operator<(const ReadyItem& o) const { return priority < o.priority; }
 };
 
+// The graph tasks running on this thread, innermost last (a hook may start a nested backward).
+thread_local std::vector<GraphTask*> running_tasks;
+
+struct RunningTask {
+  explicit RunningTask(GraphTask& t) { running_tasks.push_back(&t); }
+  ~RunningTask() { running_tasks.pop_back(); }
+};
+
+void run_graph(GraphTask& task, const std::vector<Edge>& roots, TensorList& root_grads);
+
 void execute(GraphTask& task, const std::vector<Edge>& roots, TensorList& root_grads) {
+  RunningTask running(task);
+  run_graph(task, roots, root_grads);
+  // Callbacks may queue more callbacks: index, not iterators.
+  for (size_t i = 0; i < task.final_callbacks.size(); ++i) {
+    auto fn = std::move(task.final_callbacks[i]);
+    fn();
+  }
+}
+
+void run_graph(GraphTask& task, const std::vector<Edge>& roots, TensorList& root_grads) {
   walk(task, roots);
   std::priority_queue<ReadyItem> ready;
   for (size_t i = 0; i < roots.size(); ++i) {
@@ -267,6 +288,11 @@ std::vector<Edge> root_edges(const TensorList& roots, const TensorList& grads, T
 }
 
 }  // namespace
+
+void queue_callback(std::function<void()> fn) {
+  EMBER_CHECK(!running_tasks.empty(), "Final callbacks can only be installed during backward pass.");
+  running_tasks.back()->final_callbacks.push_back(std::move(fn));
+}
 
 void backward(const TensorList& roots, const TensorList& grads, std::optional<bool> retain_graph, bool create_graph,
               const TensorList& inputs) {

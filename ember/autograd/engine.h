@@ -1,6 +1,7 @@
 // The backward engine: runs the graph from some tensors back to the leaves (Note [The engine] in engine.cpp).
 #pragma once
 
+#include <functional>
 #include <optional>
 
 #include "ember/autograd/node.h"
@@ -17,5 +18,9 @@ void backward(const TensorList& roots, const TensorList& grads = {}, std::option
 // An input the roots do not depend on gets an undefined tensor when allow_unused, else an error.
 TensorList grad(const TensorList& roots, const TensorList& inputs, const TensorList& grads = {},
                 std::optional<bool> retain_graph = {}, bool create_graph = false, bool allow_unused = false);
+
+// Variable._execution_engine.queue_callback: runs `fn` once the innermost running backward has finished its graph
+// (before backward()/grad() returns, on the same thread); a callback may queue more. Outside a backward: an error.
+void queue_callback(std::function<void()> fn);
 
 }  // namespace ember::autograd

@@ -228,6 +228,13 @@ void init_autograd(nb::module_& m) {
   m.def("is_anomaly_check_nan_enabled", &autograd::is_anomaly_check_nan);
   m.def("_set_anomaly_enabled", &autograd::set_anomaly_enabled, nb::arg("enabled"), nb::arg("check_nan") = true);
 
+  m.def("_queue_callback", [](nb::handle fn) {
+    autograd::queue_callback([f = py_ref(fn)] {
+      nb::gil_scoped_acquire gil;
+      f->get()();
+    });
+  }, nb::arg("callback"));
+
   m.def("_autograd_backward", [](nb::handle tensors, nb::handle grad_tensors, nb::handle retain_graph,
                                  bool create_graph, nb::handle inputs) {
     TensorList roots = tensor_list(tensors, false), grads = tensor_list(grad_tensors, true);

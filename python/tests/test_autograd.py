@@ -235,6 +235,30 @@ def test_post_accumulate_grad_hook_sees_the_updated_grad():
         (x * 2.0).register_post_accumulate_grad_hook(lambda t: None)
 
 
+def test_queue_callback_runs_after_the_whole_graph():
+    from ember.autograd import Variable
+    x, y = f64([1.0, 2.0]), f64([3.0])
+    seen = []
+
+    def cb():
+        # Both leaves are accumulated by the time the callback runs, whichever hook queued it.
+        seen.append((npv(x.grad).tolist(), npv(y.grad).tolist()))
+        if len(seen) == 1:
+            Variable._execution_engine.queue_callback(lambda: seen.append("chained"))
+
+    x.register_post_accumulate_grad_hook(lambda t: Variable._execution_engine.queue_callback(cb))
+    ((x * 2.0).sum() * y).sum().backward()
+    assert seen == [([6.0, 6.0], [6.0]), "chained"]
+    with pytest.raises(RuntimeError, match="Final callbacks can only be installed during backward pass"):
+        Variable._execution_engine.queue_callback(lambda: None)
+    # An exception in a callback reaches the caller of backward.
+    z = f64([1.0])
+    z.register_post_accumulate_grad_hook(
+        lambda t: Variable._execution_engine.queue_callback(lambda: (_ for _ in ()).throw(ValueError("from cb"))))
+    with pytest.raises(ValueError, match="from cb"):
+        (z * 3.0).sum().backward()
+
+
 def test_node_post_hook():
     x = f64([1.0, 2.0])
     y = x.exp()
