@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ember/backend/cpu/philox.h"
 #include "ember/ops.h"
 
 using namespace ember;
@@ -15,6 +16,23 @@ TEST(Philox, KnownAnswers) {
   EXPECT_EQ(zero.v[1], 0xe169c58du);
   EXPECT_EQ(zero.v[2], 0xbc57ac4cu);
   EXPECT_EQ(zero.v[3], 0x9b00dbd8u);
+}
+
+// The bulk generator (eight or sixteen blocks per step) gives the block-at-a-time words, at any start and length,
+// across a carry into the counter's high word, and for keys with both halves set.
+TEST(Philox, BulkWordsMatchTheScalarGenerator) {
+  for (PhiloxState s : {PhiloxState{0, 0}, PhiloxState{0x123456789abcdefull, 7}, PhiloxState{42, 0xFFFFFFFFull - 9}}) {
+    for (uint64_t first : {0ull, 1ull, 3ull, 4ull, 61ull}) {
+      for (int64_t n : {0, 1, 3, 4, 31, 64, 65, 200, 1000}) {
+        std::vector<uint32_t> got(n + 1, 0xDEADBEEFu);
+        cpu::philox_words(s, first, n, got.data());
+        for (int64_t j = 0; j < n; ++j)
+          ASSERT_EQ(got[j], philox_word(s, first + j)) << "seed " << s.seed << " offset " << s.offset << " first "
+                                                       << first << " n " << n << " word " << j;
+        EXPECT_EQ(got[n], 0xDEADBEEFu);  // nothing written past n
+      }
+    }
+  }
 }
 
 TEST(Random, SameSeedSameNumbers) {

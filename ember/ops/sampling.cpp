@@ -51,11 +51,10 @@ Tensor draw(int kind, IntArrayRef shape, Device dev, const Tensor& a, const Tens
 // Fills t in place with `kind` samples (random.cpp's in-place samplers' conventions: a sampled value has no
 // gradient; while recording, the overwritten tensor's history is replaced).
 const Tensor& fill_(const Tensor& t, int kind, double sa, double sb, Generator* gen, const char* op) {
-  auto sampled = [&] {
-    return to(draw(kind, t.sizes(), t.device(), {}, {}, sa, sb, 0, gen, op, ""), t.dtype());
-  };
-  if (const Tensor* in[] = {&t}; autograd::needs_grad(in)) return autograd::inplace_with_grad(t, op, sampled);
-  if (t.numel()) copy_into(t, sampled());
+  auto draw_f64 = [&] { return draw(kind, t.sizes(), t.device(), {}, {}, sa, sb, 0, gen, op, ""); };
+  if (const Tensor* in[] = {&t}; autograd::needs_grad(in))
+    return autograd::inplace_with_grad(t, op, [&] { return to(draw_f64(), t.dtype()); });
+  if (t.numel()) copy_into(t, draw_f64());  // the copy casts to t's dtype
   t.bump_version();
   return t;
 }

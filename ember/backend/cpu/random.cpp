@@ -1,30 +1,59 @@
 // Random fills from the Philox stream (Note [Random numbers]); the per-element math is in random_math.h.
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
 #include "ember/backend/cpu/loops.h"
+#include "ember/backend/cpu/philox.h"
+#include "ember/backend/cpu/vec_math.h"
 #include "ember/backend/kernels.h"
 #include "ember/random_math.h"
-
-#include <vector>
 
 namespace ember::cpu {
 namespace {
 
-// Calls f(i, w) for each element i, where w(k) gives its k-th word; one Philox block serves 4 words.
+// Calls f(i, w) for each element i of [begin, end), where w(k) gives its k-th word; one Philox block serves 4 words.
 template <class F>
-void for_each_words(int64_t n, int words, PhiloxState s, F f) {
+void for_each_words(int64_t begin, int64_t end, int words, PhiloxState s, F f) {
   rnd::PhiloxWords stream(s);  // consecutive elements share blocks
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = begin; i < end; ++i) {
     const uint64_t base = static_cast<uint64_t>(i) * words;
     auto w = [&](int k) { return stream(base + static_cast<uint64_t>(k)); };
     f(i, w);
   }
 }
 
+// Elements are drawn in blocks of kBlock: their words, consecutive in the stream, are generated in bulk.
+constexpr int64_t kBlock = 256;
+
+// Calls f(j, w) for the elements begin + j of [begin, end) in blocks, where w(k) gives the element's k-th word;
+// done(i0, n) runs after each block of n elements starting at i0.
+template <class F, class Done>
+void for_blocks(int64_t begin, int64_t end, int words, PhiloxState s, F f, Done done) {
+  uint32_t buf[kBlock * 4];
+  for (int64_t i0 = begin; i0 < end; i0 += kBlock) {
+    const int64_t n = std::min(kBlock, end - i0);
+    philox_words(s, static_cast<uint64_t>(i0) * words, n * words, buf);
+    for (int64_t j = 0; j < n; ++j) {
+      const uint32_t* e = buf + j * words;
+      f(j, [e](int k) { return e[k]; });
+    }
+    done(i0, n);
+  }
+}
+
+// An element's words depend only on its index, so a fill splits across threads and gives the same numbers.
 template <class G>
 void fill_random(const Tensor& dst, int words, PhiloxState s, G g) {
   dispatch_all(dst.dtype(), [&](auto o) {
     using T = decltype(o);
     T* out = static_cast<T*>(dst.data_ptr());
-    for_each_words(dst.numel(), words, s, [&](int64_t i, auto& w) { out[i] = convert<T>(g(i, w)); });
+    parallel_for(0, dst.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
+      int64_t base = begin;
+      for_blocks(begin, end, words, s, [&](int64_t j, auto w) { out[base + j] = convert<T>(g(base + j, w)); },
+                 [&](int64_t, int64_t n) { base += n; });
+    });
   });
 }
 
@@ -34,12 +63,50 @@ void uniform(const Tensor& dst, double from, double to, PhiloxState s) {
               [&](int64_t, auto& w) { return from + (to - from) * rnd::uniform(bits, w); });
 }
 
+// rnd::normal's Box-Muller over blocks of elements, with log and cos vectorized (Sleef, 1 ULP): C is the compute
+// type (float, or double for float64 outputs), T the output type.
+template <class C, class T>
+void normal_blocks(T* out, int64_t begin, int64_t end, double mean, double std, const double* m, const double* sd,
+                   PhiloxState s) {
+  constexpr bool f64 = std::is_same_v<C, double>;
+  C u1[kBlock], u2[kBlock];
+  for_blocks(begin, end, rnd::normal_words(f64), s, [&](int64_t j, auto w) {
+    if constexpr (f64) {
+      u1[j] = 1.0 - uniform_f64(w(0), w(1));
+      u2[j] = 6.283185307179586 * uniform_f64(w(2), w(3));
+    } else {
+      u1[j] = 1.0f - uniform_f32(w(0));
+      u2[j] = 6.2831855f * uniform_f32(w(1));
+    }
+  }, [&](int64_t i0, int64_t n) {
+    vec_or_scalar(UnaryOp::Log, u1, n, [](C x) { return std::log(x); });
+    vec_or_scalar(UnaryOp::Cos, u2, n, [](C x) { return std::cos(x); });
+    for (int64_t j = 0; j < n; ++j) u1[j] *= C(-2);
+    vec_or_scalar(UnaryOp::Sqrt, u1, n, [](C x) { return std::sqrt(x); });
+    for (int64_t j = 0; j < n; ++j) u1[j] *= u2[j];
+    T* o = out + i0;
+    if (!m && !sd) {  // the common case, without per-element branches so that it vectorizes
+      for (int64_t j = 0; j < n; ++j) o[j] = convert<T>(mean + std * static_cast<double>(u1[j]));
+    } else {
+      for (int64_t j = 0; j < n; ++j)
+        o[j] = convert<T>((m ? m[i0 + j] : mean) + (sd ? sd[i0 + j] : std) * static_cast<double>(u1[j]));
+    }
+  });
+}
+
 void normal(const Tensor& dst, double mean, double std, const Tensor& mean_t, const Tensor& std_t, PhiloxState s) {
-  const bool f64 = dst.dtype() == ScalarType::Float64;
   const double* m = mean_t.defined() ? mean_t.data<double>() : nullptr;
   const double* sd = std_t.defined() ? std_t.data<double>() : nullptr;
-  fill_random(dst, rnd::normal_words(f64), s, [&](int64_t i, auto& w) {
-    return (m ? m[i] : mean) + (sd ? sd[i] : std) * rnd::normal(f64, w);
+  dispatch_all(dst.dtype(), [&](auto o) {
+    using T = decltype(o);
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+      T* out = static_cast<T*>(dst.data_ptr());
+      parallel_for(0, dst.numel(), kGrainSize / 4,
+                   [&](int64_t begin, int64_t end) { normal_blocks<C>(out, begin, end, mean, std, m, sd, s); });
+    } else {
+      fail<TypeError>("normal_: expected a floating point tensor, got ", dst.dtype());
+    }
   });
 }
 
@@ -61,7 +128,7 @@ void randperm(const Tensor& dst, PhiloxState s) {
   const int64_t n = dst.numel();
   for (int64_t i = 0; i < n; ++i) out[i] = i;
   // Step k (k = 0..n-2) swaps position n-1-k with j uniform in [0, n-1-k], from words 2k, 2k+1.
-  for_each_words(n > 1 ? n - 1 : 0, 2, s, [&](int64_t k, auto& w) {
+  for_each_words(0, n > 1 ? n - 1 : 0, 2, s, [&](int64_t k, auto& w) {
     const int64_t i = n - 1 - k;
     const int64_t j = static_cast<int64_t>(rnd::bits64(w) % static_cast<uint64_t>(i + 1));
     std::swap(out[i], out[j]);
@@ -74,7 +141,7 @@ void multinomial(const Tensor& dst, const Tensor& probs, bool replacement, Philo
   const double* p = probs.data<double>();
   int64_t* out = dst.data<int64_t>();
   std::vector<double> w(cats);
-  for_each_words(rows * ns, 2, s, [&](int64_t idx, auto& word) {
+  for_each_words(0, rows * ns, 2, s, [&](int64_t idx, auto& word) {
     const int64_t r = idx / ns, k = idx % ns;
     if (k == 0) std::copy(p + r * cats, p + (r + 1) * cats, w.begin());
     double total = 0;

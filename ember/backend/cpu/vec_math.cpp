@@ -39,6 +39,7 @@ struct Vec<__m256> {
   static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
   static V min(V a, V b) { return _mm256_min_ps(a, b); }
   static V abs(V a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+  static V sqrt(V a) { return _mm256_sqrt_ps(a); }
   static V select_gt(V a, V b, V t, V f) { return _mm256_blendv_ps(f, t, _mm256_cmp_ps(a, b, _CMP_GT_OQ)); }
   static V gt(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }  // masks; false for NaN
   static V lt(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
@@ -62,6 +63,7 @@ struct Vec<__m256d> {
   static V sub(V a, V b) { return _mm256_sub_pd(a, b); }
   static V min(V a, V b) { return _mm256_min_pd(a, b); }
   static V abs(V a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
+  static V sqrt(V a) { return _mm256_sqrt_pd(a); }
   static V select_gt(V a, V b, V t, V f) { return _mm256_blendv_pd(f, t, _mm256_cmp_pd(a, b, _CMP_GT_OQ)); }
   static V gt(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
   static V lt(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
@@ -390,6 +392,7 @@ bool run(UnaryOp op, const typename Vec<V>::T* in, typename Vec<V>::T* out, int6
     case UnaryOp::Exp2: map_array<V>(in, out, n, Fns::exp2); return true;
     case UnaryOp::Expm1: map_array<V>(in, out, n, Fns::expm1); return true;
     case UnaryOp::Log: map_array<V>(in, out, n, Fns::log); return true;
+    case UnaryOp::Sqrt: map_array<V>(in, out, n, [](V x) { return W::sqrt(x); }); return true;
     case UnaryOp::Log2: map_array<V>(in, out, n, Fns::log2); return true;
     case UnaryOp::Log10: map_array<V>(in, out, n, Fns::log10); return true;
     case UnaryOp::Log1p: map_array<V>(in, out, n, Fns::log1p); return true;

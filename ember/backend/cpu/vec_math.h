@@ -17,4 +17,11 @@ bool vec_unary_backward(UnaryOp op, const float* g, const float* v, float* out, 
 bool vec_unary_backward(UnaryOp op, const double* g, const double* v, double* out, int64_t n,
                         const UnaryArgs& args);
 
+// p[i] = op(p[i]) in place: vectorized where this build has a vector version of op, else with the scalar f.
+template <class T, class F>
+void vec_or_scalar(UnaryOp op, T* p, int64_t n, F f) {
+  if (!vec_unary(op, p, p, n))
+    for (int64_t i = 0; i < n; ++i) p[i] = f(p[i]);
+}
+
 }  // namespace ember::cpu
