@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ember/backend/cpu/philox.h"
 #include "ember/backend/kernels.h"
 #include "ember/backend/math/dropout.h"
 #include "ember/nn/dropout.h"
@@ -11,16 +12,14 @@
 namespace ember::cpu {
 namespace {
 
-constexpr int kBlocks = 16;  // Philox blocks per batch: 32 elements
+constexpr int kBlocks = 16;  // Philox blocks per batch: 32 elements, one step of the bulk generator
 
-// keep[0 .. 2 * kBlocks) for the elements of blocks s.offset + first + [0, kBlocks). The loop over blocks runs in
-// vector lanes (GCC vectorizes Philox's 32 x 32 -> 64 multiplies across blocks).
+// keep[0 .. 2 * kBlocks) for the elements of blocks s.offset + first + [0, kBlocks): block j serves elements 2j
+// (words 0, 1) and 2j + 1 (words 2, 3).
 void draw_keep(PhiloxState s, uint64_t first, uint64_t threshold, uint8_t* keep) {
-  for (int j = 0; j < kBlocks; ++j) {  // block j serves elements 2j (words 0, 1) and 2j + 1 (words 2, 3)
-    const Philox4x32 r(s.seed, s.offset + first + j);
-    keep[2 * j] = math::dropout_keep(r.v[0], r.v[1], threshold);
-    keep[2 * j + 1] = math::dropout_keep(r.v[2], r.v[3], threshold);
-  }
+  uint32_t w[4 * kBlocks];
+  philox_words(s, 4 * first, 4 * kBlocks, w);
+  for (int e = 0; e < 2 * kBlocks; ++e) keep[e] = math::dropout_keep(w[2 * e], w[2 * e + 1], threshold);
 }
 
 // out[i] = x[i] * (keep[i] ? scale : 0) for i < n; out may be x.
