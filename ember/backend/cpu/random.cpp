@@ -13,34 +13,16 @@
 namespace ember::cpu {
 namespace {
 
-// Calls f(i, w) for each element i of [begin, end), where w(k) gives its k-th word; one Philox block serves 4 words.
+// Calls f(i, w) for each element i of [begin, end), where w(k) gives its k-th word.
 template <class F>
 void for_each_words(int64_t begin, int64_t end, int words, PhiloxState s, F f) {
-  rnd::PhiloxWords stream(s);  // consecutive elements share blocks
-  for (int64_t i = begin; i < end; ++i) {
-    const uint64_t base = static_cast<uint64_t>(i) * words;
-    auto w = [&](int k) { return stream(base + static_cast<uint64_t>(k)); };
-    f(i, w);
-  }
-}
-
-// Elements are drawn in blocks of kBlock: their words, consecutive in the stream, are generated in bulk.
-constexpr int64_t kBlock = 256;
-
-// Calls f(j, w) for the elements begin + j of [begin, end) in blocks, where w(k) gives the element's k-th word;
-// done(i0, n) runs after each block of n elements starting at i0.
-template <class F, class Done>
-void for_blocks(int64_t begin, int64_t end, int words, PhiloxState s, F f, Done done) {
-  uint32_t buf[kBlock * 4];
-  for (int64_t i0 = begin; i0 < end; i0 += kBlock) {
-    const int64_t n = std::min(kBlock, end - i0);
-    philox_words(s, static_cast<uint64_t>(i0) * words, n * words, buf);
+  for_word_blocks(begin, end, words, s, [&](int64_t i0, int64_t n, const uint32_t* w) {
     for (int64_t j = 0; j < n; ++j) {
-      const uint32_t* e = buf + j * words;
-      f(j, [e](int k) { return e[k]; });
+      const uint32_t* e = w + j * words;
+      auto word = [e](int k) { return e[k]; };
+      f(i0 + j, word);
     }
-    done(i0, n);
-  }
+  });
 }
 
 // An element's words depend only on its index, so a fill splits across threads and gives the same numbers.
@@ -50,9 +32,7 @@ void fill_random(const Tensor& dst, int words, PhiloxState s, G g) {
     using T = decltype(o);
     T* out = static_cast<T*>(dst.data_ptr());
     parallel_for(0, dst.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
-      int64_t base = begin;
-      for_blocks(begin, end, words, s, [&](int64_t j, auto w) { out[base + j] = convert<T>(g(base + j, w)); },
-                 [&](int64_t, int64_t n) { base += n; });
+      for_each_words(begin, end, words, s, [&](int64_t i, auto& w) { out[i] = convert<T>(g(i, w)); });
     });
   });
 }
@@ -69,16 +49,19 @@ template <class C, class T>
 void normal_blocks(T* out, int64_t begin, int64_t end, double mean, double std, const double* m, const double* sd,
                    PhiloxState s) {
   constexpr bool f64 = std::is_same_v<C, double>;
+  const int words = rnd::normal_words(f64);
   C u1[kBlock], u2[kBlock];
-  for_blocks(begin, end, rnd::normal_words(f64), s, [&](int64_t j, auto w) {
-    if constexpr (f64) {
-      u1[j] = 1.0 - uniform_f64(w(0), w(1));
-      u2[j] = 6.283185307179586 * uniform_f64(w(2), w(3));
-    } else {
-      u1[j] = 1.0f - uniform_f32(w(0));
-      u2[j] = 6.2831855f * uniform_f32(w(1));
+  for_word_blocks(begin, end, words, s, [&](int64_t i0, int64_t n, const uint32_t* w) {
+    for (int64_t j = 0; j < n; ++j) {
+      const uint32_t* e = w + j * words;
+      if constexpr (f64) {
+        u1[j] = 1.0 - uniform_f64(e[0], e[1]);
+        u2[j] = 6.283185307179586 * uniform_f64(e[2], e[3]);
+      } else {
+        u1[j] = 1.0f - uniform_f32(e[0]);
+        u2[j] = 6.2831855f * uniform_f32(e[1]);
+      }
     }
-  }, [&](int64_t i0, int64_t n) {
     vec_or_scalar(UnaryOp::Log, u1, n, [](C x) { return std::log(x); });
     vec_or_scalar(UnaryOp::Cos, u2, n, [](C x) { return std::cos(x); });
     for (int64_t j = 0; j < n; ++j) u1[j] *= C(-2);
@@ -127,11 +110,14 @@ void randperm(const Tensor& dst, PhiloxState s) {
   int64_t* out = dst.data<int64_t>();
   const int64_t n = dst.numel();
   for (int64_t i = 0; i < n; ++i) out[i] = i;
-  // Step k (k = 0..n-2) swaps position n-1-k with j uniform in [0, n-1-k], from words 2k, 2k+1.
-  for_each_words(0, n > 1 ? n - 1 : 0, 2, s, [&](int64_t k, auto& w) {
-    const int64_t i = n - 1 - k;
-    const int64_t j = static_cast<int64_t>(rnd::bits64(w) % static_cast<uint64_t>(i + 1));
-    std::swap(out[i], out[j]);
+  // Step k (k = 0..n-2) swaps position n-1-k with j uniform in [0, n-1-k], from words 2k, 2k+1. The steps are
+  // serial; their words come in bulk.
+  for_word_blocks(0, n > 1 ? n - 1 : 0, 2, s, [&](int64_t k0, int64_t m, const uint32_t* w) {
+    for (int64_t t = 0; t < m; ++t) {
+      const int64_t i = n - 1 - (k0 + t);
+      const uint64_t x = static_cast<uint64_t>(w[2 * t]) << 32 | w[2 * t + 1];
+      std::swap(out[i], out[static_cast<int64_t>(x % static_cast<uint64_t>(i + 1))]);
+    }
   });
 }
 
