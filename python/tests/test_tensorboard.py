@@ -217,10 +217,12 @@ def test_image_format_errors(tmp_path):
             w.add_image("x", [[0.0]], 0, dataformats="HW")
 
 
+@pytest.mark.parametrize("pillow", [True, False])
 @pytest.mark.parametrize("channels", [1, 2, 3, 4])
-def test_png_encoder_without_pillow(monkeypatch, rng, channels):
+def test_png_encoder(monkeypatch, rng, channels, pillow):
     img = rng.integers(0, 256, (5, 7, channels)).astype(np.uint8)
-    monkeypatch.setattr(_convert, "_PILImage", None)
+    if not pillow:
+        monkeypatch.setattr(_convert, "_PILImage", None)
     data = _convert.encode_png(img)
     assert data.startswith(b"\x89PNG\r\n\x1a\n")
     decoded = decode_png(data)

@@ -4,8 +4,8 @@ Pruning `name` of a module moves the parameter to `name + "_orig"`, registers th
 `name + "_mask"` and installs the pruning method as a forward pre-hook that recomputes
 `name = name_mask * name_orig` before every forward; state_dict keys are therefore `<name>_orig` and
 `<name>_mask`, as in PyTorch. Pruning the same tensor again composes the masks in a PruningContainer (each
-new method only sees the entries / channels still unpruned). Masks are computed with ember ops (topk,
-kthvalue, norm, index_fill_ / index_copy_); nothing loops over elements in Python.
+new method only sees the entries / channels still unpruned). Masks are computed with ember ops (topk, norm,
+index_fill_, index_copy); nothing loops over elements in Python.
 """
 import numbers
 from abc import ABC, abstractmethod
@@ -210,8 +210,8 @@ class Identity(BasePruningMethod):
         return super(Identity, cls).apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes `amount` entries chosen uniformly at random."""
+class _UnstructuredByScore(BasePruningMethod):
+    """Prunes the `amount` entries that come first in `_drop_scores(t)` order (topk over the flattened tensor)."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -225,49 +225,38 @@ class RandomUnstructured(BasePruningMethod):
         _validate_pruning_amount(k, size)
         mask = default_mask.clone(memory_format=ember.contiguous_format)
         if k != 0:
-            scores = ember.rand_like(t, dtype=ember.float32) if not t.is_floating_point() else ember.rand_like(t)
-            idx = ember.topk(scores.reshape(-1), k=k).indices
+            scores, largest = self._drop_scores(t)
+            idx = ember.topk(scores.reshape(-1), k=k, largest=largest).indices
             mask.view(-1).index_fill_(0, idx, 0)
         return mask
+
+
+class RandomUnstructured(_UnstructuredByScore):
+    """Prunes `amount` entries chosen uniformly at random."""
+
+    def _drop_scores(self, t):
+        return ember.rand_like(t, dtype=t.dtype if t.is_floating_point() else ember.float32), True
 
     @classmethod
     def apply(cls, module, name, amount):
         return super(RandomUnstructured, cls).apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_UnstructuredByScore):
     """Prunes the `amount` entries with the smallest absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount):
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        size = t.numel()
-        k = _compute_nparams_toprune(self.amount, size)
-        _validate_pruning_amount(k, size)
-        mask = default_mask.clone(memory_format=ember.contiguous_format)
-        if k != 0:
-            idx = ember.topk(ember.abs(t).reshape(-1), k=k, largest=False).indices
-            mask.view(-1).index_fill_(0, idx, 0)
-        return mask
+    def _drop_scores(self, t):
+        return ember.abs(t), False
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
         return super(L1Unstructured, cls).apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
-class RandomStructured(BasePruningMethod):
-    """Prunes `amount` whole channels along `dim`, chosen at random."""
+class _StructuredByScore(BasePruningMethod):
+    """Prunes the `amount` channels along `dim` with the lowest `_keep_scores(t)` (one score per channel)."""
 
     PRUNING_TYPE = "structured"
-
-    def __init__(self, amount, dim=-1):
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
-        self.dim = dim
 
     def compute_mask(self, t, default_mask):
         _validate_structured_pruning(t)
@@ -277,21 +266,29 @@ class RandomStructured(BasePruningMethod):
         _validate_pruning_amount(k, channels)
         if k == 0:
             return default_mask
-        prob = ember.rand(channels, device=t.device)
-        keep = ember.topk(prob, k=channels - k).indices
+        keep = ember.topk(self._keep_scores(t, channels), k=channels - k, largest=True).indices
         mask = _channel_mask(t, self.dim, keep)
         return mask * default_mask.to(dtype=mask.dtype)
+
+
+class RandomStructured(_StructuredByScore):
+    """Prunes `amount` whole channels along `dim`, chosen at random."""
+
+    def __init__(self, amount, dim=-1):
+        _validate_pruning_amount_init(amount)
+        self.amount = amount
+        self.dim = dim
+
+    def _keep_scores(self, t, channels):
+        return ember.rand(channels, device=t.device)
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
         return super(RandomStructured, cls).apply(module, name, amount=amount, dim=dim)
 
 
-class LnStructured(BasePruningMethod):
-    """Prunes the `amount` channels along `dim` with the smallest L`n` norm (n: int, float, inf, -inf,
-    'fro' or 'nuc' as in ember.norm)."""
-
-    PRUNING_TYPE = "structured"
+class LnStructured(_StructuredByScore):
+    """Prunes the `amount` channels along `dim` with the smallest L`n` norm (n: a number, inf or -inf)."""
 
     def __init__(self, amount, n, dim=-1):
         _validate_pruning_amount_init(amount)
@@ -299,18 +296,8 @@ class LnStructured(BasePruningMethod):
         self.n = n
         self.dim = dim
 
-    def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        channels = t.shape[self.dim]
-        k = _compute_nparams_toprune(self.amount, channels)
-        _validate_pruning_amount(k, channels)
-        norm = _compute_norm(t, self.n, self.dim)
-        keep = ember.topk(norm, k=channels - k, largest=True).indices
-        if k == 0:
-            return default_mask
-        mask = _channel_mask(t, self.dim, keep)
-        return mask * default_mask.to(dtype=mask.dtype)
+    def _keep_scores(self, t, channels):
+        return _compute_norm(t, self.n, self.dim)
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
