@@ -7,18 +7,15 @@ Checkpoints are read with ember.load, which never runs code from the file.
 """
 import builtins
 import contextlib
-import hashlib
 import importlib.util
 import os
 import re
 import shutil
 import sys
-import uuid
 import warnings
-import zipfile
-from urllib.error import HTTPError, URLError
-from urllib.parse import urlparse
-from urllib.request import Request, urlopen
+
+# urllib.request, hashlib and zipfile are imported where they are used: `import ember` imports this module, and
+# urllib.request alone (http.client, ssl) costs tens of milliseconds
 
 __all__ = ["download_url_to_file", "get_dir", "help", "list", "load", "load_state_dict_from_url", "set_dir"]
 
@@ -94,6 +91,9 @@ def set_dir(d):
 
 def _open(request, doing):
     """urlopen, with an error that says what was being fetched when the network is unreachable."""
+    from urllib.error import HTTPError, URLError
+    from urllib.request import urlopen
+
     try:
         return urlopen(request)
     except HTTPError:
@@ -107,6 +107,10 @@ def download_url_to_file(url, dst, hash_prefix=None, progress=True):
     """Download `url` (http(s), file, ...) to `dst`. The bytes go to a temporary file beside `dst` that is
     renamed only when complete and, given `hash_prefix`, only when the SHA-256 digest starts with it
     (RuntimeError otherwise)."""
+    import hashlib
+    import uuid
+    from urllib.request import Request
+
     response = _open(Request(url, headers={"User-Agent": "ember.hub"}), "download " + url)
     dst = os.path.expanduser(os.fspath(dst))
     tmp = "%s.%s.partial" % (dst, uuid.uuid4().hex)
@@ -135,6 +139,8 @@ def download_url_to_file(url, dst, hash_prefix=None, progress=True):
 
 
 def _is_legacy_zip_format(filename):
+    import zipfile
+
     if zipfile.is_zipfile(filename):
         with zipfile.ZipFile(filename) as z:
             members = z.infolist()
@@ -149,6 +155,9 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
     SHA-256 of the file (torchvision's naming). weights_only is accepted: ember.load never runs code."""
     if os.getenv("TORCH_MODEL_ZOO"):
         warnings.warn("TORCH_MODEL_ZOO is deprecated, please use env TORCH_HOME instead")
+    import zipfile
+    from urllib.parse import urlparse
+
     import ember
 
     if model_dir is None:
@@ -183,6 +192,8 @@ def _parse_repo_info(github):
         raise ValueError('Invalid GitHub repository "{}": expected "repo_owner/repo_name[:ref]"'.format(github))
     owner, name = parts
     if not ref:
+        from urllib.error import HTTPError
+
         try:
             with _open("{}/{}/{}/tree/main/".format(_GITHUB_URL, owner, name),
                        "reach {} to find the default branch of {}/{}".format(_GITHUB_URL, owner, name)):
@@ -196,6 +207,7 @@ def _parse_repo_info(github):
 
 def _read_json(url):
     import json
+    from urllib.request import Request
 
     headers = {"Accept": "application/vnd.github.v3+json"}
     token = os.environ.get(ENV_GITHUB_TOKEN)
@@ -280,6 +292,9 @@ def _get_cache_or_reload(github, force_reload, trust_repo, calling_fn, verbose=T
         return repo_dir
     if not skip_validation:
         _validate_not_a_forked_repo(owner, name, ref)
+    import zipfile
+    from urllib.error import HTTPError
+
     archive = os.path.join(hub_dir, normalized_ref + ".zip")
     _remove_if_exists(archive)
     url = "{}/{}/{}/zipball/{}".format(_GITHUB_URL, owner, name, ref)
