@@ -16,7 +16,7 @@ class Tensor;
 
 namespace ember::profiler {
 
-// Bit 0: recording; the other bits say what, or that emit_nvtx is on (Note [Profiler]). Written only by start()/stop().
+// Bit 0: recording; the other bits: what, or that emit_nvtx is on (Note [Profiler]). Set by start/stop/set_nvtx.
 extern std::atomic<uint32_t> g_state;
 
 inline bool active() { return g_state.load(std::memory_order_relaxed) != 0; }

@@ -28,7 +28,8 @@ std::atomic<uint32_t> g_state{0};
 
 namespace {
 
-constexpr uint32_t kOn = 1, kShapes = 2, kMemory = 4, kDevice = 8, kNvtx = 16, kRecording = kOn | kShapes | kMemory | kDevice;
+constexpr uint32_t kOn = 1, kShapes = 2, kMemory = 4, kDevice = 8, kNvtx = 16;
+constexpr uint32_t kRecording = kOn | kShapes | kMemory | kDevice;
 
 struct Record {
   Event e;
@@ -57,16 +58,26 @@ int64_t now_ns() {
       .count();
 }
 
+// The calling thread's buffer; nullptr once the thread's thread-locals are being destroyed (a tensor freed by a
+// later thread-local's destructor then goes unrecorded).
+thread_local bool t_exiting = false;
+struct BufferHolder {
+  std::shared_ptr<ThreadBuffer> buf;
+  ~BufferHolder() { t_exiting = true; }
+};
+
 ThreadBuffer* this_thread() {
-  thread_local std::shared_ptr<ThreadBuffer> buf;
-  if (!buf) [[unlikely]] {
+  if (t_exiting) [[unlikely]]
+    return nullptr;
+  thread_local BufferHolder holder;
+  if (!holder.buf) [[unlikely]] {
     auto b = std::make_shared<ThreadBuffer>();
     b->tid = g_next_tid.fetch_add(1);
     std::lock_guard<std::mutex> l(g_mu);
     g_buffers.push_back(b);
-    buf = std::move(b);
+    holder.buf = std::move(b);
   }
-  return buf.get();
+  return holder.buf.get();
 }
 
 // Under b.mu: the buffer of the current session, the innermost open scope's id (-1 if none).
@@ -82,6 +93,7 @@ int64_t prepare(ThreadBuffer& b, uint64_t gen) {
 
 ScopeHandle open(std::string name, EventKind kind, Device device, int64_t start) {
   ThreadBuffer* b = this_thread();
+  if (!b) return {};
   const uint64_t gen = g_generation.load();
   ScopeHandle h{b, -1, g_next_id.fetch_add(1), gen};
   std::lock_guard<std::mutex> l(b->mu);
@@ -159,6 +171,7 @@ KernelScope::KernelScope(const char* slot, Device device, std::initializer_list<
   }
   if (!(state & kOn)) return;
   h_ = open(std::move(name), EventKind::Kernel, device, start);
+  if (!h_.thread) return;
   DeviceTimer* timer = (state & kDevice) ? g_timers[static_cast<int>(device.type)] : nullptr;
   const int64_t dstart = timer ? timer->record(device) : -1;
   timed_ = timer != nullptr;
@@ -215,6 +228,7 @@ void record_memory_slow(const void* ptr, int64_t bytes, Device device) {
   if (!bytes) return;
   const int64_t t = now_ns();
   ThreadBuffer* b = this_thread();
+  if (!b) return;
   const uint64_t gen = g_generation.load();
   std::lock_guard<std::mutex> l(b->mu);
   Record r;
