@@ -10,6 +10,7 @@
 #include "ember/autograd/engine.h"
 
 #include <cstdio>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 
@@ -17,6 +18,7 @@
 #include "ember/autograd/functions.h"
 #include "ember/format.h"
 #include "ember/ops.h"
+#include "ember/profiler/profiler.h"
 
 namespace ember::autograd {
 
@@ -165,6 +167,9 @@ TensorList call_node(GraphTask& task, Node& node, TensorList&& grads) {
   if (!node.post_hooks.empty()) inputs_copy = grads;
   TensorList out;
   const bool anomaly = is_anomaly_enabled();
+  std::optional<profiler::RecordScope> scope;
+  if (profiler::active()) [[unlikely]]
+    scope.emplace("autograd::engine::evaluate_function: " + node.name(), profiler::EventKind::Autograd);
   try {
     out = node.apply(std::move(grads));
     validate(node, out);

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <tuple>
 
 #include "ember/error.h"
+#include "ember/profiler/profiler.h"
 
 namespace ember {
 
@@ -24,6 +26,12 @@ std::string mib(size_t bytes) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.2f MiB", double(bytes) / double(1 << 20));
   return buf;
+}
+
+// The device a memory event is recorded for, from the allocator's name ("cuda:1").
+Device profiled_device(const std::string& name) {
+  const auto colon = name.find(':');
+  return Device(DeviceType::CUDA, colon == std::string::npos ? -1 : std::atoi(name.c_str() + colon + 1));
 }
 
 }  // namespace
@@ -141,6 +149,8 @@ void* CachingAllocator::allocate(size_t nbytes, uintptr_t stream) {
   stat_update(st_.active, small, 1);
   stat_update(st_.active_bytes, small, int64_t(b->size));
   if (b->size > options_.max_split_size) st_.oversize_allocations.add(1);
+  if (profiler::memory_active()) [[unlikely]]
+    profiler::record_memory_slow(b->ptr, int64_t(nbytes), profiled_device(device_));
   return b->ptr;
 }
 
@@ -151,6 +161,8 @@ void CachingAllocator::deallocate(void* ptr, size_t /*nbytes*/) {
   EMBER_CHECK(it != live_.end(), device_, " caching allocator: freeing a pointer it did not allocate");
   Block* b = it->second;
   live_.erase(it);
+  if (profiler::memory_active()) [[unlikely]]
+    profiler::record_memory_slow(ptr, -int64_t(b->requested), profiled_device(device_));
   counter_.on_free(int64_t(b->size));
   stat_update(st_.allocation, b->small, -1);
   stat_update(st_.allocated_bytes, b->small, -int64_t(b->size));

@@ -6,20 +6,40 @@
 
 #include "ember/error.h"
 #include "ember/generator.h"
+#include "ember/profiler/hook.h"
 #include "ember/tensor.h"
 
 namespace ember {
 
 template <class Fn>
-struct KernelSlot {
+struct KernelSlot;
+
+template <class R, class... Args>
+struct KernelSlot<R(Args...)> {
+  using Fn = R(Args...);
   const char* name;
   Fn* fn[2] = {nullptr, nullptr};  // indexed by DeviceType
 
-  Fn* operator[](Device d) const {
+  // What `slot[device]` gives: the kernel, called inside a profiler scope named after the slot while the
+  // profiler is on (ember/profiler/hook.h); when it is off, the cost is one relaxed load.
+  struct Call {
+    const char* name;
+    Fn* f;
+    Device d;
+    R operator()(Args... args) const {
+      if (profiler::active()) [[unlikely]] {
+        profiler::KernelScope scope(name, d, {profiler::kernel_arg(args)...});
+        return f(std::forward<Args>(args)...);
+      }
+      return f(std::forward<Args>(args)...);
+    }
+  };
+
+  Call operator[](Device d) const {
     Fn* f = fn[static_cast<int>(d.type)];
     if (!f) [[unlikely]]
       fail<NotImplementedError>(name, ": not implemented for ", d.is_cuda() ? "cuda" : "cpu", " tensors");
-    return f;
+    return {name, f, d};
   }
 };
 

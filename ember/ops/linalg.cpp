@@ -104,7 +104,8 @@ bool product_with_bias(const Tensor& out, const Tensor& a, const Tensor& b, cons
   }
   a2 = kernel_operand(a2, {});
   const int64_t rows = a2.sizes()[0];
-  return fn(make_view(out, {{rows, n}}, {{n, 1}}, 0), a2, kernel_operand(b, {}), c, alpha);
+  return matmul_bias_kernel[out.device()](make_view(out, {{rows, n}}, {{n, 1}}, 0), a2, kernel_operand(b, {}), c,
+                                         alpha);
 }
 
 // out (of `result` shape, which is prod's shape without the dims of 1-d operands) = beta * c + alpha * (a @ b),

@@ -46,7 +46,7 @@ from ._utils import (pi, e, inf, nan, finfo, iinfo, use_deterministic_algorithms
                      get_float32_matmul_precision, get_num_interop_threads, set_num_interop_threads, is_complex,
                      is_storage, typename, set_default_tensor_type, set_warn_always, is_warn_always_enabled,
                      set_flush_denormal, set_anomaly_enabled)
-from . import func, hub, jit, testing, version  # noqa: F401,E402
+from . import func, hub, jit, profiler, testing, version  # noqa: F401,E402
 from .func import vmap  # noqa: F401,E402
 from .nn.functional import bilinear, channel_shuffle  # noqa: F401
 native_channel_shuffle = channel_shuffle

@@ -11,6 +11,7 @@ void init_search(nb::module_& m);  // search.cpp: searchsorted, bucketize, isin
 void init_shape_more(nb::module_& m);  // shape_more.cpp: the diag family, splits, stacks, statistics
 void init_special(nb::module_& m);  // special.cpp: the special functions with parameters, frexp, the windows
 void init_linalg_more(nb::module_& m);  // linalg_more.cpp: the LU family, matrix functions, LinAlgError
+void init_profiler(nb::module_& m);  // profiler.cpp: the event recorder behind ember.profiler
 
 namespace {
 
@@ -86,6 +87,7 @@ NB_MODULE(_C, m) {
   init_backend(m);
   init_cuda(m);
   init_autograd(m);
+  init_profiler(m);
   init_amp(m);
   init_search(m);
   init_shape_more(m);

@@ -11,6 +11,7 @@
 
 #include "ember/allocator.h"
 #include "ember/error.h"
+#include "ember/profiler/profiler.h"
 
 namespace ember {
 namespace {
@@ -59,11 +60,13 @@ class CpuCachingAllocator final : public Allocator {
       c_.on_sys_alloc(rounded);
     }
     c_.on_alloc(rounded);
+    profiler::record_memory(p, static_cast<int64_t>(nbytes), Device(DeviceType::CPU));
     return p;
   }
 
   void deallocate(void* p, size_t nbytes) override {
     if (!p) return;
+    profiler::record_memory(p, -static_cast<int64_t>(nbytes), Device(DeviceType::CPU));
     size_t rounded;
     int c = size_class(nbytes == 0 ? 1 : nbytes, &rounded);
     std::lock_guard<std::mutex> g(mu_);

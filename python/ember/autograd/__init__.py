@@ -6,7 +6,7 @@ from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                         is_inference_mode_enabled)
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError
-from . import functional, graph
+from . import functional, graph, profiler, profiler_util  # noqa: F401
 from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "gradcheck", "gradgradcheck", "no_grad", "enable_grad",

@@ -65,21 +65,28 @@ def _step_wrapper(step):
     """Runs the step hooks around a subclass's step, under no_grad (the closure runs with grad enabled)."""
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        for hook in chain(_global_step_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
-            result = hook(self, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(
-                        f"{hook} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
-                args, kwargs = result
-        with ember.no_grad():
-            out = step(self, *args, **kwargs)
-        self._opt_called = True
-        for hook in chain(self._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()):
-            hook(self, args, kwargs)
-        return out
+        if ember._C._profiler_enabled():  # the step as one scope, named as PyTorch names it
+            with ember.autograd.profiler.record_function(f"Optimizer.step#{type(self).__name__}.step"):
+                return _run_step(step, self, args, kwargs)
+        return _run_step(step, self, args, kwargs)
     wrapper._ember_step_wrapped = True
     return wrapper
+
+
+def _run_step(step, self, args, kwargs):
+    for hook in chain(_global_step_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
+        result = hook(self, args, kwargs)
+        if result is not None:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError(
+                    f"{hook} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
+            args, kwargs = result
+    with ember.no_grad():
+        out = step(self, *args, **kwargs)
+    self._opt_called = True
+    for hook in chain(self._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()):
+        hook(self, args, kwargs)
+    return out
 
 
 class Optimizer:

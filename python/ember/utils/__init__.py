@@ -1,2 +1,2 @@
 """ember.utils, as torch.utils: helpers outside the tensor API proper."""
-from . import checkpoint, data, dlpack, hooks  # noqa: F401
+from . import benchmark, checkpoint, data, dlpack, hooks  # noqa: F401

@@ -1,0 +1,1 @@
+"""The parts of ember.utils.benchmark, in the modules PyTorch keeps them in."""
