@@ -175,7 +175,10 @@ std::string describe(const int64_t* s) {
 
 [[noreturn]] void rethrow_gloo(const std::string& op, Millis timeout, const std::exception& e) {
   std::string what = e.what();
-  if (what.find("imed out") != std::string::npos || what.find("imeout") != std::string::npos)
+  if (what.find("Application timeout caused pair closure") != std::string::npos)
+    fail<Error>("[", op, "] failed: the connection was closed after an earlier timeout in this group (gloo: ", what,
+                ")");
+  if (what.find("Timed out") != std::string::npos || what.find("timed out") != std::string::npos)
     fail<Error>("[", op, "] timed out after ", timeout.count(), " ms waiting for the other ranks (gloo: ", what, ")");
   fail<Error>("[", op, "] failed: ", what);
 }
@@ -483,8 +486,13 @@ class ProcessGroupGloo : public ProcessGroup {
     check_peer(name, dst, size_, false);
     EMBER_CHECK_VALUE(dst != rank_, "[send] a rank cannot send to itself (rank ", rank_, ")");
     Tensor buf = t.contiguous().clone();
-    auto ub = ctx_->createUnboundBuffer(ptr_of(buf), buf.nbytes());
-    ub->send(dst, p2p_slot(tag));
+    std::unique_ptr<gloo::transport::UnboundBuffer> ub;
+    try {
+      ub = ctx_->createUnboundBuffer(ptr_of(buf), buf.nbytes());
+      ub->send(dst, p2p_slot(tag));
+    } catch (const gloo::Exception& e) {
+      rethrow_gloo(name, timeout_, e);
+    }
     return std::make_shared<P2PWork>(name, std::move(ub), true, t, buf, timeout_);
   }
 
@@ -494,14 +502,19 @@ class ProcessGroupGloo : public ProcessGroup {
     check_peer(name, src, size_, true);
     EMBER_CHECK_VALUE(src != rank_, "[recv] a rank cannot receive from itself (rank ", rank_, ")");
     Tensor buf = staged(t);
-    auto ub = ctx_->createUnboundBuffer(ptr_of(buf), buf.nbytes());
-    if (src >= 0) {
-      ub->recv(src, p2p_slot(tag));
-    } else {
-      std::vector<int> all;
-      for (int r = 0; r < size_; ++r)
-        if (r != rank_) all.push_back(r);
-      ub->recv(all, p2p_slot(tag));
+    std::unique_ptr<gloo::transport::UnboundBuffer> ub;
+    try {
+      ub = ctx_->createUnboundBuffer(ptr_of(buf), buf.nbytes());
+      if (src >= 0) {
+        ub->recv(src, p2p_slot(tag));
+      } else {
+        std::vector<int> all;
+        for (int r = 0; r < size_; ++r)
+          if (r != rank_) all.push_back(r);
+        ub->recv(all, p2p_slot(tag));
+      }
+    } catch (const gloo::Exception& e) {
+      rethrow_gloo(name, timeout_, e);
     }
     return std::make_shared<P2PWork>(name, std::move(ub), false, t, buf, timeout_);
   }

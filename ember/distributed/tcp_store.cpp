@@ -229,9 +229,12 @@ struct TCPStore::Server {
         if (!need(1)) break;
         reply(fd, {to_bytes(kv.map.erase(to_string(a[0])) ? "1" : "0")});
         return;
-      case NUM:
-        reply(fd, {store_detail::int_bytes(static_cast<int64_t>(kv.map.size()))});
+      case NUM: {
+        int64_t n = 0;  // the store's own bookkeeping keys are not counted
+        for (const auto& [k, v] : kv.map) n += k.rfind("__ember_store_", 0) != 0;
+        reply(fd, {store_detail::int_bytes(n)});
         return;
+      }
       case CHECK: {
         std::vector<std::string> keys;
         for (auto& b : a) keys.push_back(to_string(b));

@@ -89,11 +89,16 @@ class Backend(str):
         return str.__new__(cls, value)
 
 
+def _cuda():
+    from .. import cuda
+    return cuda
+
+
 def _device_backends(backend):
     """{device type: backend name} for a backend string; None means gloo, plus nccl for CUDA where it can run."""
     if backend is None or backend == Backend.UNDEFINED:
         m = {"cpu": Backend.GLOO}
-        if is_nccl_available() and _C.cuda_is_available():
+        if is_nccl_available() and _cuda().is_available():
             m["cuda"] = Backend.NCCL
         return m
     name = Backend(backend)
@@ -711,7 +716,7 @@ def _tensor_to_object(tensor, size):
 def _object_device(g):
     if "cpu" in g._backends and g._backends["cpu"].name() == Backend.GLOO:
         return "cpu"
-    return "cuda:{}".format(_C.cuda_current_device())
+    return "cuda:{}".format(_cuda().current_device())
 
 
 def all_gather_object(object_list, obj, group=None):
