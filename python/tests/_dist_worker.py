@@ -69,6 +69,10 @@ def env_and_sizes():
     assert dist.get_backend() == "gloo"
     assert int(os.environ["LOCAL_RANK"]) == RANK and int(os.environ["LOCAL_WORLD_SIZE"]) == WORLD
     assert dist.group.WORLD is dist.GroupMember.WORLD and dist.group.WORLD is not None
+    # DistributedSampler takes its replicas and rank from the default group
+    from ember.utils.data import DistributedSampler
+    s = DistributedSampler(range(10), shuffle=False)
+    assert s.num_replicas == WORLD and s.rank == RANK and list(s)[0] == RANK
 
 
 @check
