@@ -195,7 +195,7 @@ class ProcessGroupNCCL : public ProcessGroup {
     Tensor buf = staged(t);
     return run(name, t, {buf}, [&](ncclComm_t c, cudaStream_t s) {
       NCCL_CHECK(name, nccl().all_reduce(buf.data_ptr(), buf.data_ptr(), buf.numel(), dt, rop, c, s), c);
-    }, [&] { unstage(t, buf); }, {t});
+    }, [&] { unstage(t, buf); }, {t}, !buf.is_same(t));
   }
 
   WorkPtr broadcast(const Tensor& t, int root) override {
@@ -205,7 +205,7 @@ class ProcessGroupNCCL : public ProcessGroup {
     Tensor buf = staged(t);
     return run(name, t, {buf}, [&](ncclComm_t c, cudaStream_t s) {
       NCCL_CHECK(name, nccl().broadcast(buf.data_ptr(), buf.data_ptr(), buf.nbytes(), ncclUint8, root, c, s), c);
-    }, [&] { unstage(t, buf); }, {t});
+    }, [&] { unstage(t, buf); }, {t}, !buf.is_same(t));
   }
 
   WorkPtr reduce(const Tensor& t, int root, ReduceOp op) override {
@@ -220,7 +220,7 @@ class ProcessGroupNCCL : public ProcessGroup {
       NCCL_CHECK(name, nccl().reduce(buf.data_ptr(), buf.data_ptr(), buf.numel(), dt, rop, root, c, s), c);
     }, [&] {
       if (rank_ == root) unstage(t, buf);
-    }, {t});
+    }, {t}, rank_ == root && !buf.is_same(t));
   }
 
   WorkPtr all_gather(const std::vector<Tensor>& outs, const Tensor& in) override {
@@ -234,7 +234,7 @@ class ProcessGroupNCCL : public ProcessGroup {
     }, [&] {
       for (int r = 0; r < size_; ++r)
         outs[r].detach().copy_(flat.narrow(0, r * src.numel(), src.numel()).view(outs[r].sizes()));
-    }, outs);
+    }, outs, true);
   }
 
   WorkPtr all_gather_into_tensor(const Tensor& out, const Tensor& in) override {
@@ -247,7 +247,7 @@ class ProcessGroupNCCL : public ProcessGroup {
     Tensor src = staged(in), dst = staged(out);
     return run(name, in, {src, dst}, [&](ncclComm_t c, cudaStream_t s) {
       NCCL_CHECK(name, nccl().all_gather(src.data_ptr(), dst.data_ptr(), src.nbytes(), ncclUint8, c, s), c);
-    }, [&] { unstage(out, dst); }, {out});
+    }, [&] { unstage(out, dst); }, {out}, !dst.is_same(out));
   }
 
   WorkPtr reduce_scatter(const Tensor& out, const std::vector<Tensor>& ins, ReduceOp op) override {
@@ -289,7 +289,7 @@ class ProcessGroupNCCL : public ProcessGroup {
       if (rank_ == root)
         for (int r = 0; r < size_; ++r)
           outs[r].detach().copy_(flat.narrow(0, r * src.numel(), src.numel()).view(outs[r].sizes()));
-    }, rank_ == root ? outs : std::vector<Tensor>{});
+    }, rank_ == root ? outs : std::vector<Tensor>{}, rank_ == root);
   }
 
   WorkPtr scatter(const Tensor& out, const std::vector<Tensor>& ins, int root) override {
@@ -315,7 +315,7 @@ class ProcessGroupNCCL : public ProcessGroup {
         }
         NCCL_CHECK(name, nccl().recv(dst.data_ptr(), n, ncclUint8, root, c, s), c);
       });
-    }, [&] { unstage(out, dst); }, {out});
+    }, [&] { unstage(out, dst); }, {out}, !dst.is_same(out));
   }
 
   WorkPtr all_to_all(const std::vector<Tensor>& outs, const std::vector<Tensor>& ins) override {
@@ -344,7 +344,7 @@ class ProcessGroupNCCL : public ProcessGroup {
                    outs[r].detach().copy_(dst.narrow(0, off, out_n[r]).view(outs[r].sizes()));
                    off += out_n[r];
                  }
-               }, outs);
+               }, outs, true);
   }
 
   WorkPtr all_to_all_single(const Tensor& out, const Tensor& in, const std::vector<int64_t>& out_splits,
@@ -361,7 +361,7 @@ class ProcessGroupNCCL : public ProcessGroup {
     for (auto& v : out_n) v *= out_row;
     Tensor src = staged(in), dst = staged(out);
     return run(name, in, {src, dst}, [&](ncclComm_t c, cudaStream_t s) { exchange(name, c, s, src, dst, in_n, out_n); },
-               [&] { unstage(out, dst); }, {out});
+               [&] { unstage(out, dst); }, {out}, !dst.is_same(out));
   }
 
   // A one-element all_reduce on the group's device, and the host waits for it (c10d's barrier blocks too).
@@ -381,7 +381,7 @@ class ProcessGroupNCCL : public ProcessGroup {
     Tensor buf = staged(t);
     return run(name, t, {buf}, [&](ncclComm_t c, cudaStream_t s) {
       NCCL_CHECK(name, nccl().send(buf.data_ptr(), buf.nbytes(), ncclUint8, dst, c, s), c);
-    }, [] {}, {});
+    }, [] {}, {}, false);
   }
 
   WorkPtr recv(const Tensor& t, int src, int tag) override {
@@ -393,7 +393,7 @@ class ProcessGroupNCCL : public ProcessGroup {
     Tensor buf = staged(t);
     auto w = run(name, t, {buf}, [&](ncclComm_t c, cudaStream_t s) {
       NCCL_CHECK(name, nccl().recv(buf.data_ptr(), buf.nbytes(), ncclUint8, src, c, s), c);
-    }, [&] { unstage(t, buf); }, {t});
+    }, [&] { unstage(t, buf); }, {t}, !buf.is_same(t));
     w->set_source_rank(src);
     return w;
   }
@@ -433,9 +433,11 @@ class ProcessGroupNCCL : public ProcessGroup {
     stream_ = cuda::new_stream(device);
   }
 
+  // Runs launch on the communication stream (Note [NCCL streams]). copy_back: after() copies results into the
+  // caller's tensors, on the current stream, which then has to wait for the op at once.
   template <class Launch, class After>
   WorkPtr run(const char* op, const Tensor& like, const std::vector<Tensor>& used, Launch&& launch, After&& after,
-              std::vector<Tensor> result) {
+              std::vector<Tensor> result, bool copy_back) {
     const int device = like.device().has_index() ? like.device().index : cuda::current_device();
     std::lock_guard<std::mutex> l(comm_->mu);
     ensure_comm(op, device);
@@ -449,9 +451,10 @@ class ProcessGroupNCCL : public ProcessGroup {
     auto w = std::make_shared<NcclWork>(op, device, timeout_);
     w->end().record(stream_);
     w->set_abort([state = comm_] { state->abort(); });
-    // Copies back into the caller's tensors run on the current stream, after the op.
-    w->end().wait(current);
-    after();
+    if (copy_back) {
+      w->end().wait(current);
+      after();
+    }
     w->set_result(std::move(result));
     return w;
   }
@@ -490,7 +493,7 @@ class ProcessGroupNCCL : public ProcessGroup {
     Tensor dst = staged(out);
     return run(name, out, {flat, dst}, [&](ncclComm_t c, cudaStream_t s) {
       NCCL_CHECK(name, nccl().reduce_scatter(flat.data_ptr(), dst.data_ptr(), dst.numel(), dt, rop, c, s), c);
-    }, [&] { unstage(out, dst); }, {out});
+    }, [&] { unstage(out, dst); }, {out}, !dst.is_same(out));
   }
 
   void check_async(const char* op) {
