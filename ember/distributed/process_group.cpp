@@ -2,6 +2,7 @@
 #include "ember/distributed/process_group.h"
 
 #include "ember/error.h"
+#include "ember/ops.h"
 
 namespace ember::distributed {
 
@@ -148,6 +149,57 @@ std::vector<int64_t> resolve_splits(const char* op, const std::vector<int64_t>& 
   EMBER_CHECK_VALUE(total == n, "[", op, "] ", which, "_split_sizes sum to ", total, " but the ", which,
                     " tensor's first dimension is ", n);
   return splits;
+}
+
+Counts all_to_all_single_counts(const char* op, const Tensor& out, const Tensor& in,
+                                const std::vector<int64_t>& out_splits, const std::vector<int64_t>& in_splits,
+                                int size, DeviceType type, const char* backend) {
+  check_device(op, in, type, backend);
+  check_device(op, out, type, backend);
+  check_same_dtype(op, out, in);
+  Counts c{resolve_splits(op, in_splits, in, size, "input"), resolve_splits(op, out_splits, out, size, "output")};
+  const int64_t in_row = in.dim() && in.size(0) ? in.numel() / in.size(0) : 0;
+  const int64_t out_row = out.dim() && out.size(0) ? out.numel() / out.size(0) : 0;
+  for (auto& v : c.in) v *= in_row;
+  for (auto& v : c.out) v *= out_row;
+  return c;
+}
+
+Counts all_to_all_counts(const char* op, const std::vector<Tensor>& outs, const std::vector<Tensor>& ins, int size,
+                         DeviceType type, const char* backend, Tensor* flat_in) {
+  EMBER_CHECK_VALUE(static_cast<int>(ins.size()) == size && static_cast<int>(outs.size()) == size, "[", op,
+                    "] expected lists of ", size, " tensors, got ", outs.size(), " outputs and ", ins.size(),
+                    " inputs");
+  check_device(op, ins[0], type, backend);
+  check_list(op, ins, size, ins[0], false);
+  check_list(op, outs, size, ins[0], false);
+  Counts c;
+  std::vector<Tensor> flat;
+  for (int r = 0; r < size; ++r) {
+    c.in.push_back(ins[r].numel());
+    c.out.push_back(outs[r].numel());
+    flat.push_back(ins[r].flatten());
+  }
+  *flat_in = cat(flat);
+  return c;
+}
+
+void check_whole_and_part(const char* op, const Tensor& big, const Tensor& small, int size, DeviceType type,
+                          const char* backend, const char* big_name) {
+  check_device(op, big, type, backend);
+  check_device(op, small, type, backend);
+  check_same_dtype(op, big, small);
+  EMBER_CHECK_VALUE(big.numel() == small.numel() * size, "[", op, "] the ", big_name, " must have world_size (", size,
+                    ") times the ", std::string_view(big_name) == "output" ? "input" : "output", "'s ",
+                    small.numel(), " elements, got ", big.numel());
+}
+
+void copy_chunks(const Tensor& flat, const std::vector<Tensor>& outs) {
+  int64_t off = 0;
+  for (const auto& o : outs) {
+    o.detach().copy_(flat.narrow(0, off, o.numel()).view(o.sizes()));
+    off += o.numel();
+  }
 }
 
 }  // namespace pg_detail

@@ -122,6 +122,22 @@ void check_list(const char* op, const std::vector<Tensor>& ts, int size, const T
 void check_reduce_op(const char* op, ReduceOp r, ScalarType t, const char* backend);
 std::vector<int64_t> resolve_splits(const char* op, const std::vector<int64_t>& splits, const Tensor& t, int size,
                                     const char* which);
+// all_to_all_single's checks; the element counts sent to (in) and received from (out) each rank.
+struct Counts {
+  std::vector<int64_t> in, out;
+};
+Counts all_to_all_single_counts(const char* op, const Tensor& out, const Tensor& in,
+                                const std::vector<int64_t>& out_splits, const std::vector<int64_t>& in_splits,
+                                int size, DeviceType type, const char* backend);
+// all_to_all's checks; the element counts, and the inputs flattened into one tensor.
+Counts all_to_all_counts(const char* op, const std::vector<Tensor>& outs, const std::vector<Tensor>& ins, int size,
+                         DeviceType type, const char* backend, Tensor* flat_in);
+// The checks of the single-tensor forms: big (all_gather_into_tensor's output, reduce_scatter_tensor's input) holds
+// size times small's elements; both on the backend's device with one dtype. big_name: "output" or "input".
+void check_whole_and_part(const char* op, const Tensor& big, const Tensor& small, int size, DeviceType type,
+                          const char* backend, const char* big_name);
+// Copies consecutive pieces of the 1-d flat into outs (each as many elements as it has).
+void copy_chunks(const Tensor& flat, const std::vector<Tensor>& outs);
 }  // namespace pg_detail
 
 }  // namespace ember::distributed

@@ -327,19 +327,14 @@ class ProcessGroupGloo : public ProcessGroup {
     return enqueue(name, sig(kAllGather, in), [=, this](Work& w) {
       Tensor flat = flat_empty(src.numel() * size_, src);
       gather_all(src, flat);
-      for (int r = 0; r < size_; ++r)
-        outs[r].detach().copy_(flat.narrow(0, r * src.numel(), src.numel()).view(outs[r].sizes()));
+      copy_chunks(flat, outs);
       w.set_result(outs);
     });
   }
 
   WorkPtr all_gather_into_tensor(const Tensor& out, const Tensor& in) override {
     const char* name = "all_gather_into_tensor";
-    check_device(name, in, DeviceType::CPU, kBackend);
-    check_device(name, out, DeviceType::CPU, kBackend);
-    check_same_dtype(name, out, in);
-    EMBER_CHECK_VALUE(out.numel() == in.numel() * size_, "[", name, "] the output must have world_size (", size_,
-                      ") times the input's ", in.numel(), " elements, got ", out.numel());
+    check_whole_and_part(name, out, in, size_, DeviceType::CPU, kBackend, "output");
     Tensor src = staged(in), dst = staged(out);
     return enqueue(name, sig(kAllGather, in), [=, this](Work& w) {
       gather_all(src, dst);
@@ -361,12 +356,8 @@ class ProcessGroupGloo : public ProcessGroup {
 
   WorkPtr reduce_scatter_tensor(const Tensor& out, const Tensor& in, ReduceOp op) override {
     const char* name = "reduce_scatter_tensor";
-    check_device(name, out, DeviceType::CPU, kBackend);
-    check_device(name, in, DeviceType::CPU, kBackend);
-    check_same_dtype(name, out, in);
+    check_whole_and_part(name, in, out, size_, DeviceType::CPU, kBackend, "input");
     check_reduce_op(name, op, out.dtype(), kBackend);
-    EMBER_CHECK_VALUE(in.numel() == out.numel() * size_, "[", name, "] the input must have world_size (", size_,
-                      ") times the output's ", out.numel(), " elements, got ", in.numel());
     return reduce_scatter_flat(name, out, in.contiguous().clone().flatten(), op);
   }
 
@@ -387,8 +378,7 @@ class ProcessGroupGloo : public ProcessGroup {
         gloo::gather(o);
       }
       if (rank_ == root) {
-        for (int r = 0; r < size_; ++r)
-          outs[r].detach().copy_(flat.narrow(0, r * src.numel(), src.numel()).view(outs[r].sizes()));
+        copy_chunks(flat, outs);
         w.set_result(outs);
       }
     });
@@ -424,28 +414,12 @@ class ProcessGroupGloo : public ProcessGroup {
 
   WorkPtr all_to_all(const std::vector<Tensor>& outs, const std::vector<Tensor>& ins) override {
     const char* name = "all_to_all";
-    EMBER_CHECK_VALUE(static_cast<int>(ins.size()) == size_ && static_cast<int>(outs.size()) == size_, "[", name,
-                      "] expected lists of ", size_, " tensors, got ", outs.size(), " outputs and ", ins.size(),
-                      " inputs");
-    check_device(name, ins[0], DeviceType::CPU, kBackend);
-    check_list(name, ins, size_, ins[0], false);
-    check_list(name, outs, size_, ins[0], false);
-    std::vector<int64_t> in_counts, out_counts;
-    std::vector<Tensor> flat_ins;
-    for (int r = 0; r < size_; ++r) {
-      in_counts.push_back(ins[r].numel());
-      out_counts.push_back(outs[r].numel());
-      flat_ins.push_back(ins[r].flatten());
-    }
-    Tensor src = cat(flat_ins);
+    Tensor src;
+    Counts c = all_to_all_counts(name, outs, ins, size_, DeviceType::CPU, kBackend, &src);
     return enqueue(name, sig(kAllToAll, ins[0]), [=, this](Work& w) {
-      Tensor dst = flat_empty(sum_of(out_counts), src);
-      exchange(name, src, dst, in_counts, out_counts);
-      int64_t off = 0;
-      for (int r = 0; r < size_; ++r) {
-        outs[r].detach().copy_(dst.narrow(0, off, out_counts[r]).view(outs[r].sizes()));
-        off += out_counts[r];
-      }
+      Tensor dst = flat_empty(sum_of(c.out), src);
+      exchange(name, src, dst, c.in, c.out);
+      copy_chunks(dst, outs);
       w.set_result(outs);
     });
   }
@@ -453,18 +427,10 @@ class ProcessGroupGloo : public ProcessGroup {
   WorkPtr all_to_all_single(const Tensor& out, const Tensor& in, const std::vector<int64_t>& out_splits,
                             const std::vector<int64_t>& in_splits) override {
     const char* name = "all_to_all_single";
-    check_device(name, in, DeviceType::CPU, kBackend);
-    check_device(name, out, DeviceType::CPU, kBackend);
-    check_same_dtype(name, out, in);
-    auto ins = resolve_splits(name, in_splits, in, size_, "input");
-    auto outs = resolve_splits(name, out_splits, out, size_, "output");
-    int64_t in_row = in.dim() && in.size(0) ? in.numel() / in.size(0) : 0;
-    int64_t out_row = out.dim() && out.size(0) ? out.numel() / out.size(0) : 0;
-    for (auto& s : ins) s *= in_row;
-    for (auto& s : outs) s *= out_row;
+    Counts c = all_to_all_single_counts(name, out, in, out_splits, in_splits, size_, DeviceType::CPU, kBackend);
     Tensor src = staged(in), dst = staged(out);
     return enqueue(name, sig(kAllToAll, in), [=, this](Work& w) {
-      exchange(name, src, dst, ins, outs);
+      exchange(name, src, dst, c.in, c.out);
       unstage(out, dst);
       w.set_result({out});
     });

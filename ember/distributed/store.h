@@ -47,6 +47,18 @@ class Store {
   Millis timeout_;
 };
 
+// The declarations every store below overrides.
+#define EMBER_STORE_OVERRIDES                                                                    \
+  void set(const std::string& key, const Bytes& value) override;                               \
+  Bytes get(const std::string& key) override;                                                  \
+  int64_t add(const std::string& key, int64_t delta) override;                                 \
+  Bytes compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) override; \
+  bool delete_key(const std::string& key) override;                                            \
+  int64_t num_keys() override;                                                                 \
+  bool check(const std::vector<std::string>& keys) override;                                   \
+  void wait(const std::vector<std::string>& keys, Millis timeout) override;                    \
+  using Store::wait;
+
 // c10d's TCPStore: the master (is_master) runs the server in a thread of its process; every instance, the master's
 // included, talks to it over its own connection. port 0 on the master picks a free port (port() tells which).
 // With world_size > 0 and wait_for_workers, the master's constructor returns once world_size instances joined.
@@ -54,15 +66,7 @@ class TCPStore : public Store {
  public:
   TCPStore(std::string host, int port, int world_size, bool is_master, Millis timeout, bool wait_for_workers = true);
   ~TCPStore() override;
-  void set(const std::string& key, const Bytes& value) override;
-  Bytes get(const std::string& key) override;
-  int64_t add(const std::string& key, int64_t delta) override;
-  Bytes compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) override;
-  bool delete_key(const std::string& key) override;
-  int64_t num_keys() override;
-  bool check(const std::vector<std::string>& keys) override;
-  void wait(const std::vector<std::string>& keys, Millis timeout) override;
-  using Store::wait;
+  EMBER_STORE_OVERRIDES
   const std::string& host() const { return host_; }
   int port() const { return port_; }
 
@@ -81,15 +85,7 @@ class FileStore : public Store {
  public:
   FileStore(std::string path, int world_size, Millis timeout = kDefaultTimeout);
   ~FileStore() override;
-  void set(const std::string& key, const Bytes& value) override;
-  Bytes get(const std::string& key) override;
-  int64_t add(const std::string& key, int64_t delta) override;
-  Bytes compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) override;
-  bool delete_key(const std::string& key) override;
-  int64_t num_keys() override;
-  bool check(const std::vector<std::string>& keys) override;
-  void wait(const std::vector<std::string>& keys, Millis timeout) override;
-  using Store::wait;
+  EMBER_STORE_OVERRIDES
   const std::string& path() const { return path_; }
 
  private:
@@ -101,15 +97,7 @@ class FileStore : public Store {
 class PrefixStore : public Store {
  public:
   PrefixStore(std::string prefix, std::shared_ptr<Store> store);
-  void set(const std::string& key, const Bytes& value) override;
-  Bytes get(const std::string& key) override;
-  int64_t add(const std::string& key, int64_t delta) override;
-  Bytes compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) override;
-  bool delete_key(const std::string& key) override;
-  int64_t num_keys() override;
-  bool check(const std::vector<std::string>& keys) override;
-  void wait(const std::vector<std::string>& keys, Millis timeout) override;
-  using Store::wait;
+  EMBER_STORE_OVERRIDES
   void set_timeout(Millis t) override;
   const std::shared_ptr<Store>& underlying() const { return store_; }
   const std::string& prefix() const { return prefix_; }
@@ -126,15 +114,7 @@ class HashStore : public Store {
  public:
   HashStore();
   ~HashStore() override;
-  void set(const std::string& key, const Bytes& value) override;
-  Bytes get(const std::string& key) override;
-  int64_t add(const std::string& key, int64_t delta) override;
-  Bytes compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) override;
-  bool delete_key(const std::string& key) override;
-  int64_t num_keys() override;
-  bool check(const std::vector<std::string>& keys) override;
-  void wait(const std::vector<std::string>& keys, Millis timeout) override;
-  using Store::wait;
+  EMBER_STORE_OVERRIDES
 
  private:
   struct State;

@@ -231,19 +231,12 @@ class ProcessGroupNCCL : public ProcessGroup {
     Tensor flat = empty(std::array<int64_t, 1>{src.numel() * size_}, TensorOptions(src.dtype()).device(src.device()));
     return run(name, in, {src, flat}, [&](ncclComm_t c, cudaStream_t s) {
       NCCL_CHECK(name, nccl().all_gather(src.data_ptr(), flat.data_ptr(), src.nbytes(), ncclUint8, c, s), c);
-    }, [&] {
-      for (int r = 0; r < size_; ++r)
-        outs[r].detach().copy_(flat.narrow(0, r * src.numel(), src.numel()).view(outs[r].sizes()));
-    }, outs, true);
+    }, [&] { copy_chunks(flat, outs); }, outs, true);
   }
 
   WorkPtr all_gather_into_tensor(const Tensor& out, const Tensor& in) override {
     const char* name = "all_gather_into_tensor";
-    check_device(name, in, DeviceType::CUDA, kBackend);
-    check_device(name, out, DeviceType::CUDA, kBackend);
-    check_same_dtype(name, out, in);
-    EMBER_CHECK_VALUE(out.numel() == in.numel() * size_, "[", name, "] the output must have world_size (", size_,
-                      ") times the input's ", in.numel(), " elements, got ", out.numel());
+    check_whole_and_part(name, out, in, size_, DeviceType::CUDA, kBackend, "output");
     Tensor src = staged(in), dst = staged(out);
     return run(name, in, {src, dst}, [&](ncclComm_t c, cudaStream_t s) {
       NCCL_CHECK(name, nccl().all_gather(src.data_ptr(), dst.data_ptr(), src.nbytes(), ncclUint8, c, s), c);
@@ -261,11 +254,7 @@ class ProcessGroupNCCL : public ProcessGroup {
 
   WorkPtr reduce_scatter_tensor(const Tensor& out, const Tensor& in, ReduceOp op) override {
     const char* name = "reduce_scatter_tensor";
-    check_device(name, out, DeviceType::CUDA, kBackend);
-    check_device(name, in, DeviceType::CUDA, kBackend);
-    check_same_dtype(name, out, in);
-    EMBER_CHECK_VALUE(in.numel() == out.numel() * size_, "[", name, "] the input must have world_size (", size_,
-                      ") times the output's ", out.numel(), " elements, got ", in.numel());
+    check_whole_and_part(name, in, out, size_, DeviceType::CUDA, kBackend, "input");
     return scatter_reduced(name, out, staged(in), op);
   }
 
@@ -286,9 +275,7 @@ class ProcessGroupNCCL : public ProcessGroup {
         NCCL_CHECK(name, nccl().send(src.data_ptr(), n, ncclUint8, root, c, s), c);
       });
     }, [&] {
-      if (rank_ == root)
-        for (int r = 0; r < size_; ++r)
-          outs[r].detach().copy_(flat.narrow(0, r * src.numel(), src.numel()).view(outs[r].sizes()));
+      if (rank_ == root) copy_chunks(flat, outs);
     }, rank_ == root ? outs : std::vector<Tensor>{}, rank_ == root);
   }
 
@@ -320,47 +307,21 @@ class ProcessGroupNCCL : public ProcessGroup {
 
   WorkPtr all_to_all(const std::vector<Tensor>& outs, const std::vector<Tensor>& ins) override {
     const char* name = "all_to_all";
-    EMBER_CHECK_VALUE(static_cast<int>(ins.size()) == size_ && static_cast<int>(outs.size()) == size_, "[", name,
-                      "] expected lists of ", size_, " tensors, got ", outs.size(), " outputs and ", ins.size(),
-                      " inputs");
-    check_device(name, ins[0], DeviceType::CUDA, kBackend);
-    check_list(name, ins, size_, ins[0], false);
-    check_list(name, outs, size_, ins[0], false);
-    std::vector<Tensor> flat_in;
-    std::vector<int64_t> in_n, out_n;
-    int64_t total_out = 0;
-    for (int r = 0; r < size_; ++r) {
-      flat_in.push_back(ins[r].flatten());
-      in_n.push_back(ins[r].numel());
-      out_n.push_back(outs[r].numel());
-      total_out += outs[r].numel();
-    }
-    Tensor src = cat(flat_in);
-    Tensor dst = empty(std::array<int64_t, 1>{total_out}, TensorOptions(src.dtype()).device(src.device()));
-    return run(name, ins[0], {src, dst}, [&](ncclComm_t c, cudaStream_t s) { exchange(name, c, s, src, dst, in_n, out_n); },
-               [&] {
-                 int64_t off = 0;
-                 for (int r = 0; r < size_; ++r) {
-                   outs[r].detach().copy_(dst.narrow(0, off, out_n[r]).view(outs[r].sizes()));
-                   off += out_n[r];
-                 }
-               }, outs, true);
+    Tensor src;
+    Counts n = all_to_all_counts(name, outs, ins, size_, DeviceType::CUDA, kBackend, &src);
+    int64_t total = 0;
+    for (int64_t v : n.out) total += v;
+    Tensor dst = empty(std::array<int64_t, 1>{total}, TensorOptions(src.dtype()).device(src.device()));
+    return run(name, ins[0], {src, dst}, [&](ncclComm_t c, cudaStream_t s) { exchange(name, c, s, src, dst, n.in, n.out); },
+               [&] { copy_chunks(dst, outs); }, outs, true);
   }
 
   WorkPtr all_to_all_single(const Tensor& out, const Tensor& in, const std::vector<int64_t>& out_splits,
                             const std::vector<int64_t>& in_splits) override {
     const char* name = "all_to_all_single";
-    check_device(name, in, DeviceType::CUDA, kBackend);
-    check_device(name, out, DeviceType::CUDA, kBackend);
-    check_same_dtype(name, out, in);
-    auto in_n = resolve_splits(name, in_splits, in, size_, "input");
-    auto out_n = resolve_splits(name, out_splits, out, size_, "output");
-    int64_t in_row = in.dim() && in.size(0) ? in.numel() / in.size(0) : 0;
-    int64_t out_row = out.dim() && out.size(0) ? out.numel() / out.size(0) : 0;
-    for (auto& v : in_n) v *= in_row;
-    for (auto& v : out_n) v *= out_row;
+    Counts n = all_to_all_single_counts(name, out, in, out_splits, in_splits, size_, DeviceType::CUDA, kBackend);
     Tensor src = staged(in), dst = staged(out);
-    return run(name, in, {src, dst}, [&](ncclComm_t c, cudaStream_t s) { exchange(name, c, s, src, dst, in_n, out_n); },
+    return run(name, in, {src, dst}, [&](ncclComm_t c, cudaStream_t s) { exchange(name, c, s, src, dst, n.in, n.out); },
                [&] { unstage(out, dst); }, {out}, !dst.is_same(out));
   }
 

@@ -542,19 +542,23 @@ def _reduce_scatter_base(output, input, op=ReduceOp.SUM, group=None, async_op=Fa
     return reduce_scatter_tensor(output, input, op, group, async_op)
 
 
+def _root_list(g, root, lst, op, name, where, non_where):
+    """The tensor list that only the root passes (gather's outputs, scatter's inputs); [] elsewhere."""
+    if g._rank == root:
+        if not lst:
+            raise ValueError("Argument ``{}`` must be specified on {} rank.".format(name, where))
+        return _tensor_list(lst, op, name)
+    if lst:
+        raise ValueError("Argument ``{}`` must NOT be specified on {} ranks.".format(name, non_where))
+    return []
+
+
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     g = _group_or_default(group)
     if _not_in_group(g):
         return _warn_not_in_group("gather")
     root = get_group_rank(g, dst)
-    if g._rank == root:
-        if not gather_list:
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-        outs = _tensor_list(gather_list, "gather", "gather_list")
-    else:
-        if gather_list:
-            raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
-        outs = []
+    outs = _root_list(g, root, gather_list, "gather", "gather_list", "destination", "non-destination")
     return _finish(g._for(tensor, "gather").gather(outs, tensor, root), g, async_op)
 
 
@@ -563,14 +567,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     if _not_in_group(g):
         return _warn_not_in_group("scatter")
     root = get_group_rank(g, src)
-    if g._rank == root:
-        if not scatter_list:
-            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        ins = _tensor_list(scatter_list, "scatter", "scatter_list")
-    else:
-        if scatter_list:
-            raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
-        ins = []
+    ins = _root_list(g, root, scatter_list, "scatter", "scatter_list", "source", "non-source")
     return _finish(g._for(tensor, "scatter").scatter(tensor, ins, root), g, async_op)
 
 
@@ -719,19 +716,24 @@ def _object_device(g):
     return "cuda:{}".format(_cuda().current_device())
 
 
+def _padded_object(obj, g, dev):
+    """obj pickled into a uint8 tensor padded to the longest of the group's, and every rank's length."""
+    t, size = _object_to_tensor(obj, dev)
+    sizes = [_C.zeros(1, dtype=_C.int64, device=dev) for _ in range(g.size())]
+    all_gather(sizes, size, group=g)
+    sizes = [int(s.item()) for s in sizes]
+    padded = _C.zeros(max(sizes), dtype=_C.uint8, device=dev)
+    padded[:t.numel()] = t
+    return padded, sizes
+
+
 def all_gather_object(object_list, obj, group=None):
     g = _group_or_default(group)
     if _not_in_group(g):
         return _warn_not_in_group("all_gather_object")
     dev = _object_device(g)
-    t, size = _object_to_tensor(obj, dev)
-    n = g.size()
-    sizes = [_C.zeros(1, dtype=_C.int64, device=dev) for _ in range(n)]
-    all_gather(sizes, size, group=g)
-    sizes = [int(s.item()) for s in sizes]
-    longest = max(sizes)
-    padded = _C.zeros(longest, dtype=_C.uint8, device=dev)
-    padded[:t.numel()] = t
+    padded, sizes = _padded_object(obj, g, dev)
+    n, longest = g.size(), padded.numel()
     outs = [_C.empty(longest, dtype=_C.uint8, device=dev) for _ in range(n)]
     all_gather(outs, padded, group=g)
     for i in range(n):
@@ -746,14 +748,8 @@ def gather_object(obj, object_gather_list=None, dst=0, group=None):
     if g._rank == root and object_gather_list is None:
         raise ValueError("Argument ``object_gather_list`` must be specified on destination rank.")
     dev = _object_device(g)
-    t, size = _object_to_tensor(obj, dev)
-    n = g.size()
-    sizes = [_C.zeros(1, dtype=_C.int64, device=dev) for _ in range(n)]
-    all_gather(sizes, size, group=g)
-    sizes = [int(s.item()) for s in sizes]
-    longest = max(sizes)
-    padded = _C.zeros(longest, dtype=_C.uint8, device=dev)
-    padded[:t.numel()] = t
+    padded, sizes = _padded_object(obj, g, dev)
+    n, longest = g.size(), padded.numel()
     outs = [_C.empty(longest, dtype=_C.uint8, device=dev) for _ in range(n)] if g._rank == root else None
     gather(padded, outs, dst=dst, group=g)
     if g._rank == root:

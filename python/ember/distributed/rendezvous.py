@@ -24,6 +24,16 @@ def _query_int(query, name, given):
     return -1
 
 
+def _rank_and_size(query, rank, world_size):
+    rank = _query_int(query, "rank", rank)
+    world_size = _query_int(query, "world_size", world_size)
+    if rank < 0:
+        raise ValueError("rank parameter missing")
+    if world_size < 0:
+        raise ValueError("world size parameter missing")
+    return rank, world_size
+
+
 def rendezvous(url, rank=-1, world_size=-1, timeout=_default_store_timeout):
     """(store, rank, world_size) for the init_method url; a generator like PyTorch's, which yields once."""
     if not isinstance(url, str):
@@ -35,23 +45,13 @@ def rendezvous(url, rank=-1, world_size=-1, timeout=_default_store_timeout):
     if parsed.scheme == "env":
         yield _env_rendezvous(rank, world_size, timeout)
     elif parsed.scheme == "tcp":
-        rank = _query_int(query, "rank", rank)
-        world_size = _query_int(query, "world_size", world_size)
-        if rank < 0:
-            raise ValueError("rank parameter missing")
-        if world_size < 0:
-            raise ValueError("world size parameter missing")
+        rank, world_size = _rank_and_size(query, rank, world_size)
         if not parsed.hostname or parsed.port is None:
             raise ValueError("tcp:// init_method needs host:port, got {!r}".format(url))
         store = _d.TCPStore(parsed.hostname, parsed.port, world_size, rank == 0, timeout)
         yield store, rank, world_size
     elif parsed.scheme == "file":
-        rank = _query_int(query, "rank", rank)
-        world_size = _query_int(query, "world_size", world_size)
-        if rank < 0:
-            raise ValueError("rank parameter missing")
-        if world_size < 0:
-            raise ValueError("world size parameter missing")
+        rank, world_size = _rank_and_size(query, rank, world_size)
         path = parsed.path if not parsed.netloc else parsed.netloc + parsed.path
         yield _d.FileStore(path, world_size, timeout), rank, world_size
     else:
