@@ -174,12 +174,16 @@ class ProcessGroupNCCL : public ProcessGroup {
   ~ProcessGroupNCCL() override {
     std::lock_guard<std::mutex> l(comm_->mu);
     if (comm_->comm && cuda::is_initialized()) {
+      // An op still pending (a peer gone) would make ncclCommDestroy wait forever: abort the communicator then.
+      bool idle = false;
       try {
-        cuda::DeviceGuard g(device_);
-        cudaStreamSynchronize(raw(stream_));
+        idle = cuda::stream_query(stream_);
       } catch (const std::exception&) {
       }
-      nccl().comm_destroy(comm_->comm);
+      if (idle)
+        nccl().comm_destroy(comm_->comm);
+      else
+        nccl().comm_abort(comm_->comm);
       comm_->comm = nullptr;
     }
   }
@@ -407,8 +411,13 @@ class ProcessGroupNCCL : public ProcessGroup {
     cuda::stream_wait_stream(stream_, current);
     launch(comm_->comm, raw(stream_));
     check_async(op);
-    for (const auto& t : used)
-      if (t.defined() && t.numel()) cuda::record_stream(t.impl()->storage()->data(), stream_);
+    for (const auto& t : used) {
+      if (!t.defined() || !t.numel()) continue;
+      try {
+        cuda::record_stream(t.impl()->storage()->data(), stream_);
+      } catch (const Error&) {  // memory ember's allocator did not make (DLPack): its owner keeps it alive
+      }
+    }
     auto w = std::make_shared<NcclWork>(op, device, timeout_);
     w->end().record(stream_);
     w->set_abort([state = comm_] { state->abort(); });
