@@ -37,6 +37,16 @@ def launch(nproc, args, port=None, extra=(), module="ember.distributed.run", **k
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
 
 
+def finish(proc, timeout):
+    """The launcher's output once it exits; past timeout it is stopped (it stops its workers) and the test fails."""
+    try:
+        return proc.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        log = proc.communicate(timeout=30)[0]
+        pytest.fail("the launcher ran past {} s:\n{}".format(timeout, log))
+
+
 @pytest.fixture(scope="module")
 def worlds(tmp_path_factory):
     """Runs the worker with 2 ranks (env:// rendezvous) and 3 ranks (tcp://) at once; {world: [rank results]}."""
@@ -46,7 +56,7 @@ def worlds(tmp_path_factory):
         runs[world] = (out, launch(world, [WORKER, out, init]))
     results = {}
     for world, (out, proc) in runs.items():
-        log, _ = proc.communicate(timeout=120)
+        log = finish(proc, 120)
         assert proc.returncode == 0, log
         results[world] = [json.loads((out / "rank{}.json".format(r)).read_text()) for r in range(world)]
     return results
@@ -293,7 +303,7 @@ def test_launcher_environment(tmp_path):
     script.write_text(ENV_SCRIPT)
     port = free_port()
     proc = launch(2, [script, tmp_path / "out", "--flag", "x"], port=port)
-    log, _ = proc.communicate(timeout=60)
+    log = finish(proc, 60)
     assert proc.returncode == 0, log
     for r in range(2):
         info = json.loads((tmp_path / "out{}".format(r)).read_text())
@@ -308,7 +318,7 @@ def test_launcher_propagates_failure(tmp_path):
     script.write_text(ENV_SCRIPT)
     t0 = time.monotonic()
     proc = launch(2, [script, tmp_path / "out", "fail"])
-    log, _ = proc.communicate(timeout=60)
+    log = finish(proc, 60)
     assert proc.returncode == 3, log
     assert "exited with code 3" in log
     assert time.monotonic() - t0 < 30  # rank 0 (sleeping 60 s) was stopped
@@ -318,12 +328,12 @@ def test_launch_alias_passes_local_rank(tmp_path):
     script = tmp_path / "lr.py"
     script.write_text("import sys, os\nprint('ARGS', os.environ['LOCAL_RANK'], sys.argv[1:])\n")
     proc = launch(2, [script, "a"], module="ember.distributed.launch")
-    log, _ = proc.communicate(timeout=60)
+    log = finish(proc, 60)
     assert proc.returncode == 0, log
     assert "ARGS 0 ['--local_rank=0', 'a']" in log and "ARGS 1 ['--local_rank=1', 'a']" in log
     assert "deprecated" in log
     proc = launch(1, [script, "a"], module="ember.distributed.launch", extra=["--use_env"])
-    log, _ = proc.communicate(timeout=60)
+    log = finish(proc, 60)
     assert "ARGS 0 ['a']" in log
 
 
