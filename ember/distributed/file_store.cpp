@@ -115,13 +115,13 @@ auto locked(const std::string& path, bool exclusive, F&& f) {
 }  // namespace
 
 FileStore::FileStore(std::string path, int world_size, Millis timeout)
-    : Store(timeout), path_(std::move(path)), world_size_(world_size) {
+    : Store(timeout), path_(std::move(path)), world_size_(world_size), owner_(::getpid()) {
   EMBER_CHECK_VALUE(!path_.empty(), "[FileStore] the file name is empty");
   LockedFile touch(path_, false);  // creates it, or raises naming the path
 }
 
 FileStore::~FileStore() {
-  if (world_size_ <= 0) return;
+  if (world_size_ <= 0 || ::getpid() != owner_) return;  // a forked child does not count as a user
   try {
     if (add(kCleanupKey, 1) >= world_size_) ::unlink(path_.c_str());
   } catch (const std::exception&) {  // the file may already be gone; a destructor does not raise

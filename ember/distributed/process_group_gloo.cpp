@@ -246,16 +246,25 @@ class ProcessGroupGloo : public ProcessGroup {
     } catch (const gloo::Exception& e) {
       fail<Error>("[init_process_group] gloo could not connect rank ", rank, " of ", size, ": ", e.what());
     }
-    worker_ = std::thread([this] { run(); });
+    worker_ = std::make_unique<std::thread>([this] { run(); });
   }
 
   ~ProcessGroupGloo() override {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      stop_ = true;
+    if (::getpid() != owner_) {
+      // A forked child (a DataLoader worker) has this memory but not the threads behind it (ours, Gloo's loop):
+      // joining them would abort or hang, so the child leaves them alone.
+      (void)worker_.release();
+      (void)q_.release();  // its condition variable had the parent's worker waiting: destroying it would block
+      (void)new std::shared_ptr<gloo::rendezvous::Context>(std::move(ctx_));
+      (void)new std::shared_ptr<gloo::transport::Device>(std::move(device_));
+      return;
     }
-    cv_.notify_all();
-    if (worker_.joinable()) worker_.join();
+    {
+      std::lock_guard<std::mutex> l(q_->mu);
+      q_->stop = true;
+    }
+    q_->cv.notify_all();
+    if (worker_->joinable()) worker_->join();
   }
 
   std::string backend_name() const override { return kBackend; }
@@ -513,11 +522,11 @@ class ProcessGroupGloo : public ProcessGroup {
   WorkPtr enqueue(const char* op, Signature s, std::function<void(Work&)> fn) {
     auto w = std::make_shared<Work>(op);
     {
-      std::lock_guard<std::mutex> l(mu_);
-      EMBER_CHECK(!stop_, "[", op, "] the process group has been destroyed");
-      queue_.push_back(Task{w, s, std::move(fn)});
+      std::lock_guard<std::mutex> l(q_->mu);
+      EMBER_CHECK(!q_->stop, "[", op, "] the process group has been destroyed");
+      q_->tasks.push_back(Task{w, s, std::move(fn)});
     }
-    cv_.notify_one();
+    q_->cv.notify_one();
     return w;
   }
 
@@ -525,11 +534,11 @@ class ProcessGroupGloo : public ProcessGroup {
     for (;;) {
       Task task;
       {
-        std::unique_lock<std::mutex> l(mu_);
-        cv_.wait(l, [&] { return stop_ || !queue_.empty(); });
-        if (queue_.empty()) return;  // stopping, and everything issued has run
-        task = std::move(queue_.front());
-        queue_.pop_front();
+        std::unique_lock<std::mutex> l(q_->mu);
+        q_->cv.wait(l, [&] { return q_->stop || !q_->tasks.empty(); });
+        if (q_->tasks.empty()) return;  // stopping, and everything issued has run
+        task = std::move(q_->tasks.front());
+        q_->tasks.pop_front();
       }
       std::exception_ptr err;
       try {
@@ -627,12 +636,16 @@ class ProcessGroupGloo : public ProcessGroup {
   bool check_;
   std::shared_ptr<gloo::transport::Device> device_;
   std::shared_ptr<gloo::rendezvous::Context> ctx_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Task> queue_;
-  bool stop_ = false;
+  struct Queue {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<Task> tasks;
+    bool stop = false;
+  };
+  std::unique_ptr<Queue> q_ = std::make_unique<Queue>();
   uint32_t tag_ = 0;  // the worker's only
-  std::thread worker_;
+  pid_t owner_ = ::getpid();
+  std::unique_ptr<std::thread> worker_;
 };
 
 }  // namespace

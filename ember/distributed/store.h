@@ -91,6 +91,7 @@ class FileStore : public Store {
  private:
   std::string path_;
   int world_size_;
+  int owner_;  // the process that made it (getpid)
 };
 
 // Keys of `store` under "prefix/" (c10d's PrefixStore); the timeout is the underlying store's.

@@ -95,7 +95,7 @@ struct TCPStore::Server {
   };
   int listen_fd = -1;
   int wake[2] = {-1, -1};
-  std::thread thread;
+  std::unique_ptr<std::thread> thread;
   store_detail::KeyValueMap kv;
   std::list<Conn> conns;
   std::list<Waiter> waiters;
@@ -138,14 +138,20 @@ struct TCPStore::Server {
     }
     EMBER_CHECK(::listen(listen_fd, 1024) == 0, "[TCPStore] listen: ", std::strerror(errno));
     EMBER_CHECK(::pipe2(wake, O_CLOEXEC) == 0, "[TCPStore] pipe: ", std::strerror(errno));
-    thread = std::thread([this] { run(); });
+    thread = std::make_unique<std::thread>([this] { run(); });
   }
 
+  pid_t owner = ::getpid();
+
   ~Server() {
+    if (::getpid() != owner) {  // a forked child: the thread and the listening socket are the parent's
+      (void)thread.release();
+      return;
+    }
     char c = 0;
     if (::write(wake[1], &c, 1) < 0) {
     }
-    if (thread.joinable()) thread.join();
+    if (thread->joinable()) thread->join();
     for (auto& c2 : conns) ::close(c2.fd);
     ::close(listen_fd);
     ::close(wake[0]);

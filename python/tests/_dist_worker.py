@@ -388,6 +388,27 @@ def sync_batch_norm():
 
 
 @check
+def forked_child_leaves_groups_alone():
+    # A forked child (a DataLoader worker) that tears the groups down, or just exits, must not stop the parent's
+    # threads, its store server or its connections.
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            dist.destroy_process_group()
+        except BaseException:
+            code = 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    x = t(ALL[RANK])
+    dist.all_reduce(x)
+    eq(x, np.stack(ALL).sum(0))
+    dist.get_rank()
+    dist.barrier()
+
+
+@check
 def mismatch_errors():
     # dtype and size mismatches across ranks raise on every rank instead of hanging
     x = t(ALL[RANK], ember.float32 if RANK == 0 else ember.float64)
