@@ -505,7 +505,10 @@ int nccl_version() {
 std::shared_ptr<ProcessGroup> make_process_group_nccl(std::shared_ptr<Store> store, int rank, int size,
                                                       const ProcessGroupOptions& options) {
   EMBER_CHECK_VALUE(store != nullptr, "[init_process_group] no store given");
-  cuda::check_available("init_process_group(backend='nccl')");
+  // Only counts devices: the CUDA context is made on the first CUDA op, on that op's device (a CPU-only job with
+  // backend=None must not put a context on GPU 0 in every process).
+  EMBER_CHECK(cuda::device_count() > 0, "[init_process_group] the nccl backend needs a CUDA device, but none is "
+              "available (ember.cuda.is_available() is False)");
   return std::make_shared<ProcessGroupNCCL>(std::move(store), rank, size, options);
 }
 
