@@ -48,6 +48,11 @@ bool Work::wait(Millis timeout) {
   return true;
 }
 
+bool Work::wait_for(Millis timeout) {
+  std::unique_lock<std::mutex> l(mu_);
+  return cv_.wait_for(l, timeout, [&] { return done_; });
+}
+
 std::vector<Tensor> Work::result() {
   std::lock_guard<std::mutex> l(mu_);
   return result_;

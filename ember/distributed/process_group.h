@@ -37,6 +37,9 @@ class Work {
   // Waits until the op is done (timeout < 0: without limit) and raises its error, if it failed. A wait that runs
   // out raises a RuntimeError naming the op; the op itself goes on. Returns true.
   virtual bool wait(Millis timeout);
+  // Waits up to timeout for the op to finish, without raising; true when it has. Works finished by wait itself
+  // (send/recv, NCCL) are never done here before their wait: true means "call wait now".
+  virtual bool wait_for(Millis timeout);
   // The tensors the op wrote (its outputs), and for recv from any source the rank that sent.
   std::vector<Tensor> result();
   int source_rank();

@@ -104,6 +104,18 @@ void init_distributed(nb::module_& m) {
   nb::class_<Work>(d, "Work")
       .def("wait", [](Work& w, nb::handle timeout) {
         Millis t = to_millis(timeout, Millis(-1));
+        if (t.count() < 0) {
+          // Without a timeout, wait in slices so that Ctrl-C (a Python signal handler) gets through.
+          for (;;) {
+            bool done;
+            {
+              nb::gil_scoped_release r;
+              done = w.wait_for(Millis(100));
+            }
+            if (done) break;
+            if (PyErr_CheckSignals() != 0) throw nb::python_error();
+          }
+        }
         nb::gil_scoped_release r;
         return w.wait(t);
       }, nb::arg("timeout").none() = nb::none())

@@ -442,6 +442,34 @@ def timeouts():
 
 
 @check
+def wait_is_interruptible():
+    # A signal handler's exception (Ctrl-C's KeyboardInterrupt) gets out of a Work.wait() that has no timeout.
+    import signal
+
+    class Interrupted(Exception):
+        pass
+
+    g = dist.new_group(timeout=timedelta(milliseconds=1500))
+    if RANK == 0:
+        def handler(signum, frame):
+            raise Interrupted()
+        old = signal.signal(signal.SIGALRM, handler)
+        try:
+            w = dist.all_reduce(ember.zeros(1), group=g, async_op=True)  # nobody else joins
+            signal.setitimer(signal.ITIMER_REAL, 0.2)
+            start = time.perf_counter()
+            try:
+                w.wait()
+                raise AssertionError("wait returned")
+            except Interrupted:
+                assert time.perf_counter() - start < 1.2
+        finally:
+            signal.signal(signal.SIGALRM, old)
+        raises(RuntimeError, ["timed out after 1500 ms"], lambda: w.wait())
+    dist.barrier()
+
+
+@check
 def monitored_barrier_():
     dist.monitored_barrier(timeout=timedelta(seconds=20))
     g = dist.new_group()

@@ -138,6 +138,7 @@ class NcclWork : public Work {
   void set_abort(std::function<void()> abort) { abort_ = std::move(abort); }
 
   bool is_completed() override { return end_.query(); }
+  bool wait_for(Millis) override { return true; }
 
   // The caller's current stream waits for the op; with a timeout (>= 0) the host waits too, and past it the
   // communicator is aborted (NCCL cannot cancel one op) and an error naming the op raised.
