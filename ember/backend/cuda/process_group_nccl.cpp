@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "ember/backend/cuda/check.h"
+#include "ember/backend/cuda/nccl_glue.h"
 #include "ember/cuda.h"
 #include "ember/distributed/process_group.h"
 #include "ember/error.h"
@@ -99,34 +100,21 @@ void check(ncclResult_t r, const std::string& op, const char* what, ncclComm_t c
 }
 #define NCCL_CHECK(op, expr, comm) check((expr), (op), #expr, (comm))
 
-// NCCL's element type for reductions; ops that only move data use bytes.
-ncclDataType_t nccl_type(const std::string& op, ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-    case ScalarType::UInt8: return ncclUint8;
-    case ScalarType::Int8: return ncclInt8;
-    case ScalarType::Int32: return ncclInt32;
-    case ScalarType::Int64: return ncclInt64;
-    case ScalarType::Float16: return ncclFloat16;
-    case ScalarType::BFloat16: return ncclBfloat16;
-    case ScalarType::Float32: return ncclFloat32;
-    case ScalarType::Float64: return ncclFloat64;
-    default: break;
-  }
-  fail<TypeError>("[", op, "] the nccl backend cannot reduce ", dtype_name(t), " tensors");
-}
+// nccl_glue.h's numbers are NCCL's.
+constexpr bool same(int a, int b) { return a == b; }
+static_assert(same(ncclInt8, cuda::nccl_glue::Int8) && same(ncclUint8, cuda::nccl_glue::Uint8) &&
+              same(ncclInt32, cuda::nccl_glue::Int32) && same(ncclInt64, cuda::nccl_glue::Int64) &&
+              same(ncclFloat16, cuda::nccl_glue::Float16) && same(ncclFloat32, cuda::nccl_glue::Float32) &&
+              same(ncclFloat64, cuda::nccl_glue::Float64) && same(ncclBfloat16, cuda::nccl_glue::Bfloat16));
+static_assert(same(ncclSum, cuda::nccl_glue::Sum) && same(ncclProd, cuda::nccl_glue::Prod) &&
+              same(ncclMax, cuda::nccl_glue::Max) && same(ncclMin, cuda::nccl_glue::Min) &&
+              same(ncclAvg, cuda::nccl_glue::Avg));
 
-ncclRedOp_t nccl_op(const std::string& op, ReduceOp r, ScalarType t) {
-  const bool is_bool = t == ScalarType::Bool;  // as c10d: bool SUM is MAX (logical or), PRODUCT is MIN (and)
-  switch (r) {
-    case ReduceOp::SUM: return is_bool ? ncclMax : ncclSum;
-    case ReduceOp::PRODUCT: return is_bool ? ncclMin : ncclProd;
-    case ReduceOp::MIN: return ncclMin;
-    case ReduceOp::MAX: return ncclMax;
-    case ReduceOp::AVG: return ncclAvg;
-    default: break;
-  }
-  fail<ValueError>("[", op, "] ReduceOp.", reduce_op_name(r), " is not supported by the nccl backend");
+ncclDataType_t nccl_type(const char* op, ScalarType t) {
+  return static_cast<ncclDataType_t>(cuda::nccl_glue::reduction_type(op, t));
+}
+ncclRedOp_t nccl_op(const char* op, ReduceOp r, ScalarType t) {
+  return static_cast<ncclRedOp_t>(cuda::nccl_glue::reduction_op(op, r, t));
 }
 
 cudaStream_t raw(cuda::Stream s) { return static_cast<cudaStream_t>(s.handle); }
