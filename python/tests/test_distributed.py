@@ -326,15 +326,19 @@ def test_launcher_propagates_failure(tmp_path):
 
 def test_launch_alias_passes_local_rank(tmp_path):
     script = tmp_path / "lr.py"
-    script.write_text("import sys, os\nprint('ARGS', os.environ['LOCAL_RANK'], sys.argv[1:])\n")
-    proc = launch(2, [script, "a"], module="ember.distributed.launch")
+    script.write_text("import json, os, sys\n"
+                      "with open(sys.argv[-1] + os.environ['LOCAL_RANK'], 'w') as f: json.dump(sys.argv[1:-1], f)\n")
+    out = tmp_path / "argv"
+    proc = launch(2, [script, "a", out], module="ember.distributed.launch")
     log = finish(proc, 60)
     assert proc.returncode == 0, log
-    assert "ARGS 0 ['--local_rank=0', 'a']" in log and "ARGS 1 ['--local_rank=1', 'a']" in log
     assert "deprecated" in log
-    proc = launch(1, [script, "a"], module="ember.distributed.launch", extra=["--use_env"])
+    for r in range(2):
+        assert json.loads((tmp_path / "argv{}".format(r)).read_text()) == ["--local_rank={}".format(r), "a"]
+    proc = launch(1, [script, "a", out], module="ember.distributed.launch", extra=["--use_env"])
     log = finish(proc, 60)
-    assert "ARGS 0 ['a']" in log
+    assert proc.returncode == 0, log
+    assert json.loads((tmp_path / "argv0").read_text()) == ["a"]
 
 
 def test_launcher_argument_errors():
