@@ -1,6 +1,7 @@
 // The host-side logic of the CUDA library glue, checked without a GPU (nothing here calls the CUDA runtime): how
 // matmul operands become cuBLAS calls (blas_glue.h), convolutions cuDNN descriptors and cache keys (conv_glue.h),
-// and the pooling windows of the CUDA kernels (pool_glue.h), against hand-worked cases and brute force.
+// the pooling windows of the CUDA kernels (pool_glue.h), against hand-worked cases and brute force, and the NCCL
+// backend's element types and reductions (nccl_glue.h).
 #include <gtest/gtest.h>
 
 #include <climits>
@@ -8,6 +9,7 @@
 
 #include "ember/backend/cuda/blas_glue.h"
 #include "ember/backend/cuda/conv_glue.h"
+#include "ember/backend/cuda/nccl_glue.h"
 #include "ember/backend/cuda/pool_glue.h"
 
 using namespace ember;
@@ -405,6 +407,27 @@ TEST(CudaGluePool, CoveringOutputsAgreeWithBruteForce) {
       g.out = {out};
       expect_cover_matches_brute_force(make_pool_params(g), 2);
     }
+}
+
+// ---- NCCL (backend/cuda/process_group_nccl.cpp)
+
+TEST(CudaGlueNccl, ReductionTypesAndOps) {
+  using namespace nccl_glue;
+  using RO = distributed::ReduceOp;
+  EXPECT_EQ(reduction_type("all_reduce", ScalarType::BFloat16), Bfloat16);
+  EXPECT_EQ(reduction_type("all_reduce", ScalarType::Bool), Uint8);
+  EXPECT_EQ(reduction_type("all_reduce", ScalarType::Int64), Int64);
+  EXPECT_THROW(reduction_type("all_reduce", ScalarType::Int16), TypeError);  // NCCL has no 16-bit integers
+  EXPECT_EQ(reduction_op("all_reduce", RO::SUM, ScalarType::Float32), Sum);
+  EXPECT_EQ(reduction_op("all_reduce", RO::SUM, ScalarType::Bool), Max);
+  EXPECT_EQ(reduction_op("all_reduce", RO::PRODUCT, ScalarType::Bool), Min);
+  EXPECT_EQ(reduction_op("all_reduce", RO::AVG, ScalarType::Float16), Avg);
+  try {
+    reduction_op("reduce", RO::BXOR, ScalarType::Int32);
+    FAIL() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_STREQ(e.what(), "[reduce] ReduceOp.BXOR is not supported by the nccl backend");
+  }
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ from . import multiprocessing  # noqa: F401  (registers the shared-memory tensor
 from . import amp, cpu  # noqa: F401
 from ._C import _sample_dirichlet, _sample_von_mises, _standard_gamma, _standard_gamma_grad  # noqa: F401
 from . import distributions  # noqa: F401
+from . import distributed  # noqa: F401,E402  (ember.distributed without its own import, as torch.distributed)
 from ._C import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_  # noqa: F401
 from .amp.autocast_mode import (autocast, autocast_decrement_nesting, autocast_increment_nesting,  # noqa: F401
                                 clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,

@@ -12,6 +12,7 @@ void init_shape_more(nb::module_& m);  // shape_more.cpp: the diag family, split
 void init_special(nb::module_& m);  // special.cpp: the special functions with parameters, frexp, the windows
 void init_linalg_more(nb::module_& m);  // linalg_more.cpp: the LU family, matrix functions, LinAlgError
 void init_profiler(nb::module_& m);  // profiler.cpp: the event recorder behind ember.profiler
+void init_distributed(nb::module_& m);  // distributed.cpp: stores, process groups, Work (ember.distributed)
 
 namespace {
 
@@ -95,6 +96,7 @@ NB_MODULE(_C, m) {
   init_serialize(m);
   init_data(m);
   init_vision(m);
+  init_distributed(m);
   // ember.nn.functional's ops live in ember._C._nn (python/ember/nn/functional.py exports them).
   nb::module_ nn = m.def_submodule("_nn", "the functional ops behind ember.nn.functional");
   init_nn(m, nn);

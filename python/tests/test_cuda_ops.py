@@ -1442,3 +1442,51 @@ def test_harness_detects_differences():
             compare(bad.to(DEV), a, F32, why)
     with pytest.raises(AssertionError):
         TF32.check(np.ones(100) * 1.01, np.ones(100), "norm")
+
+
+def test_distributed_collectives_on_device():
+    """ember.distributed on the device's backend (NCCL for CUDA; Gloo when the harness runs on the CPU) in a group of
+    one process: values as on the CPU, async Work, the communication stream ordered after the current stream."""
+    import ember.distributed as dist
+    backend = "gloo" if DEV == "cpu" else "nccl"
+    dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        rng = np.random.default_rng(3)
+        a = rng.standard_normal((64, 33)).astype(np.float32)
+        x = ember.tensor(a, device=DEV) * 2  # queued on the current stream before the collective
+        dist.all_reduce(x)
+        np.testing.assert_allclose(x.cpu().numpy(), a * 2, rtol=1e-6)
+        for dt in (f16, bf16, f64, i32, i64, u8):
+            y = ember.tensor(a * 10, device=DEV).to(dt)
+            want = y.cpu().numpy() if dt is not bf16 else y.cpu().float().numpy()
+            w = dist.all_reduce(y, op=dist.ReduceOp.MAX, async_op=True)
+            w.wait()
+            got = y.cpu().numpy() if dt is not bf16 else y.cpu().float().numpy()
+            np.testing.assert_array_equal(got, want)
+        z = ember.tensor(a, device=DEV).t()  # non-contiguous
+        dist.all_reduce(z, op=dist.ReduceOp.AVG)
+        np.testing.assert_allclose(z.cpu().numpy(), a.T, rtol=1e-6)
+        dist.broadcast(z, src=0)
+        out = ember.zeros(64, 33, device=DEV)
+        dist.all_gather_into_tensor(out, ember.tensor(a, device=DEV))
+        np.testing.assert_array_equal(out.cpu().numpy(), a)
+        rs = ember.zeros(64, 33, device=DEV)
+        dist.reduce_scatter_tensor(rs, ember.tensor(a, device=DEV))
+        np.testing.assert_array_equal(rs.cpu().numpy(), a)
+        a2a = ember.zeros(64, 33, device=DEV)
+        dist.all_to_all_single(a2a, ember.tensor(a, device=DEV))
+        np.testing.assert_array_equal(a2a.cpu().numpy(), a)
+        outs = [ember.zeros(64, 33, device=DEV)]
+        dist.all_gather(outs, ember.tensor(a, device=DEV))
+        np.testing.assert_array_equal(outs[0].cpu().numpy(), a)
+        dist.barrier()
+        objs = [None]
+        dist.all_gather_object(objs, {"x": 1})
+        assert objs == [{"x": 1}]
+        if DEV == "cuda":
+            with pytest.raises(RuntimeError, match=r"\[all_reduce\] the nccl backend takes CUDA tensors"):
+                dist.all_reduce(ember.zeros(2))
+            with pytest.raises(ValueError, match="BAND is not supported by the nccl backend"):
+                dist.all_reduce(ember.zeros(2, dtype=i64, device=DEV), op=dist.ReduceOp.BAND)
+    finally:
+        dist.destroy_process_group()

@@ -6,6 +6,7 @@ from .. import functional as F
 from .. import init
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from ._functions import SyncBatchNorm as _SyncBatchNormFn
 from .lazy import LazyModuleMixin, lazy_class
 from .module import Module
 
@@ -150,9 +151,10 @@ class RMSNorm(Module):
 
 
 class SyncBatchNorm(_BatchNorm):
-    """BatchNorm over any number of spatial dimensions whose statistics PyTorch reduces across the processes of a
-    distributed group while training. ember has no torch.distributed yet, so it always normalizes with the local
-    batch's statistics: what PyTorch does in a single process (or in eval mode)."""
+    """BatchNorm over any number of spatial dimensions whose batch statistics are reduced across the processes of a
+    distributed group while training (the group's all_reduce of per-channel sums, sums of squares and counts in
+    forward, of the two gradient sums in backward). Without an initialized process group, with a group of one
+    process, or in eval mode it is BatchNorm. Unlike PyTorch it also runs on CPU tensors (over Gloo)."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  process_group=None, device=None, dtype=None):
@@ -163,11 +165,29 @@ class SyncBatchNorm(_BatchNorm):
         if input.dim() < 2:
             raise ValueError("expected at least 2D input (got {}D input)".format(input.dim()))
 
+    def _sync_group(self):
+        from ... import distributed as dist
+        if not dist.is_initialized():
+            return None, 1
+        group = self.process_group if self.process_group is not None else dist.group.WORLD
+        return group, dist.get_world_size(group)
+
     def forward(self, input):
         self._check_input_dim(input)
         if input.size(1) == 0:
             raise ValueError("SyncBatchNorm number of input channels should be non-zero")
-        return super().forward(input)
+        group, world_size = self._sync_group() if self.training else (None, 1)
+        if world_size <= 1:
+            return super().forward(input)
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # cumulative moving average
+                momentum = 1.0 / float(self.num_batches_tracked)
+        running_mean = self.running_mean if self.track_running_stats else None
+        running_var = self.running_var if self.track_running_stats else None
+        return _SyncBatchNormFn.apply(input, self.weight, self.bias, running_mean, running_var, self.eps, momentum,
+                                      group, world_size)
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):
