@@ -13,4 +13,5 @@ from .distributed_c10d import (  # noqa: E402,F401
     _get_default_group, _get_default_store, _get_global_rank, _object_to_tensor, _tensor_to_object, _all_gather_base,
     _reduce_scatter_base,
 )
+from ._grad_bucket import GradBucket  # noqa: E402,F401
 from .rendezvous import rendezvous  # noqa: E402,F401

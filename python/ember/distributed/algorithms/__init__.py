@@ -1,0 +1,2 @@
+"""ember.distributed.algorithms: DistributedDataParallel's communication hooks."""
+from . import ddp_comm_hooks  # noqa: F401
