@@ -377,3 +377,67 @@ def test_samples_are_independent_across_a_tensor():
     u = to_np(ember.rand(N, dtype=ember.float64))
     assert abs(np.corrcoef(u[:-4], u[4:])[0, 1]) < 0.02
     assert math.isclose(np.mean(u < 0.5), 0.5, abs_tol=0.01)
+
+
+# ember.random (torch.random): the top-level functions themselves, and fork_rng.
+def test_random_module_names():
+    import ember.random as R
+    for name in ("manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state"):
+        assert getattr(R, name) is getattr(ember, name)
+    assert R.default_generator is ember.default_generator
+    assert R.Generator is ember.Generator
+    assert R.manual_seed(11) is ember.default_generator and R.initial_seed() == 11
+
+
+def test_fork_rng_restores_state():
+    ember.manual_seed(5)
+    expected = ember.rand(6).tolist()
+    ember.manual_seed(5)
+    with ember.random.fork_rng():
+        inside = ember.randn(10).tolist()
+        ember.manual_seed(123)  # even a reseed inside is undone
+        ember.rand(3)
+    assert ember.rand(6).tolist() == expected
+    assert inside != expected[:len(inside)]
+
+
+def test_fork_rng_nested_and_devices_iterable():
+    ember.manual_seed(9)
+    expected = ember.rand(4).tolist()
+    ember.manual_seed(9)
+    with ember.random.fork_rng(devices=iter([])):
+        a = ember.rand(4).tolist()
+        with ember.random.fork_rng(devices=[]):
+            b = ember.rand(4).tolist()  # continues the outer fork's stream
+        assert ember.rand(4).tolist() == b  # the inner fork was undone
+    assert a == expected and b != a
+    assert ember.rand(4).tolist() == expected
+
+
+def test_fork_rng_disabled_and_exception():
+    ember.manual_seed(2)
+    first = ember.rand(3).tolist()
+    ember.manual_seed(2)
+    with ember.random.fork_rng(enabled=False):
+        assert ember.rand(3).tolist() == first
+    assert ember.rand(3).tolist() != first  # not forked: the stream moved on
+    ember.manual_seed(2)
+    with pytest.raises(ValueError):
+        with ember.random.fork_rng():
+            ember.rand(7)
+            raise ValueError("inside")
+    assert ember.rand(3).tolist() == first  # restored on the way out of an exception
+
+
+def test_fork_rng_cuda_devices_need_cuda():
+    if ember.cuda.is_available():
+        ember.cuda.manual_seed(4)
+        expected = ember.rand(5, device="cuda").tolist()
+        ember.cuda.manual_seed(4)
+        with ember.random.fork_rng(devices=[0]):
+            ember.rand(100, device="cuda")
+        assert ember.rand(5, device="cuda").tolist() == expected
+    else:
+        with pytest.raises(RuntimeError):
+            with ember.random.fork_rng(devices=[0]):
+                pass
