@@ -96,7 +96,8 @@ channels_last_3d = memory_format("channels_last_3d", 3)
 legacy_contiguous_format = contiguous_format
 
 _C._set_size_type(Size)
-default_generator = _C.default_generator()  # the CPU generator object, as torch.default_generator
+from . import futures, random  # noqa: E402,A004  (ember.futures and ember.random, as in torch)
+default_generator = random.default_generator  # the CPU generator object, as torch.default_generator
 Tensor.__module__ = "ember"
 dtype.__module__ = "ember"
 device.__module__ = "ember"

@@ -302,7 +302,13 @@ def async_ops():
     fut = dist.all_reduce(y, async_op=True).get_future()
     doubled = fut.then(lambda f: f.value()[0] * 2)
     eq(doubled.wait(), np.stack(ALL).sum(0) * 2)
-    assert fut.done()
+    assert fut.done() and isinstance(fut, ember.futures.Future) and isinstance(doubled, ember.futures.Future)
+    seen = []
+    fut.add_done_callback(lambda f: seen.append(f.value()[0]))  # already done: runs at once
+    assert len(seen) == 1 and seen[0] is y
+    fut2 = dist.all_reduce(t(ALL[RANK]), async_op=True).get_future()
+    summed = ember.futures.wait_all([fut2.then(lambda f: f.value()[0].sum())])[0]
+    assert abs(summed.item() - np.stack(ALL).sum()) < 1e-9
     w = dist.broadcast(t(ALL[RANK]), 0, async_op=True)
     w.wait(timeout=timedelta(seconds=30))
     eq(w.result()[0], ALL[0])

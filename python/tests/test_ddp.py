@@ -123,7 +123,23 @@ def _worker_comm_hooks(rank, store_path):
         assert sum(g.numel() for g in bucket.gradients()) == bucket.buffer().numel()
         return dist.all_reduce(bucket.buffer(), async_op=True).get_future()
 
-    for hook, tol in ((hooks.allreduce_hook, 1e-12), (raw_future, 1e-12), (hooks.fp16_compress_hook, 2e-3),
+    def user_future(state, bucket):  # a hook may reduce synchronously and hand back a Future it completed itself
+        buffer = bucket.buffer()
+        dist.all_reduce(buffer)
+        fut = ember.futures.Future()
+        fut.set_result(buffer.div_(dist.get_world_size()))
+        return fut
+
+    def chained_user_future(state, bucket):  # ... or one it completes later, seen through then()
+        fut = ember.futures.Future()
+        out = fut.then(lambda f: f.value().div_(dist.get_world_size()))
+        work = dist.all_reduce(bucket.buffer(), async_op=True)
+        work.wait()
+        fut.set_result(bucket.buffer())
+        return out
+
+    for hook, tol in ((hooks.allreduce_hook, 1e-12), (raw_future, 1e-12), (user_future, 1e-12),
+                      (chained_user_future, 1e-12), (hooks.fp16_compress_hook, 2e-3),
                       (hooks.bf16_compress_hook, 2e-2)):
         model = _mlp(rank)
         ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=0.0002)

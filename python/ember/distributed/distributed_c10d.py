@@ -11,6 +11,7 @@ from datetime import timedelta
 
 import numpy as np
 
+from ..futures import Future
 from .. import _C
 from .._C import _distributed as _d
 from .rendezvous import rendezvous
@@ -153,45 +154,36 @@ class Work:
         self.wait()
 
     def get_future(self):
-        return _Future(self)
+        return _WorkFuture(self)
 
     def __repr__(self):
         return "<ember.distributed.Work {} completed={}>".format(self._work.op, self.is_completed())
 
 
-class _Future:
-    """Work.get_future(): wait()/value() give the op's output tensors. then(fn) returns a Future of fn(self);
-    unlike torch.futures, fn runs when the result is asked for (wait/value), not on a background thread."""
+class _WorkFuture(Future):
+    """Work.get_future(): an ember.futures.Future completed with the op's output tensors when the Work is found
+    finished (done()) or waited (wait()/value()), which then runs its callbacks (Note [Lazy futures])."""
 
-    def __init__(self, work=None, parent=None, fn=None):
-        self._work, self._parent, self._fn = work, parent, fn
-        self._done, self._value = False, None
+    def __init__(self, work):
+        super().__init__()
+        self._work = work
 
-    def done(self):
-        if self._done:
-            return True
-        return self._work.is_completed() if self._work is not None else self._parent.done()
+    def _poll(self):
+        if not self._completed and self._work.is_completed():
+            self._drive()
 
-    def wait(self):
-        if not self._done:
-            if self._work is not None:
-                self._work.wait()
-                self._value = self._work.result()
-            else:
-                self._parent.wait()
-                self._value = self._fn(self._parent)
-            self._done = True
-        return self._value
-
-    def value(self):
-        return self.wait()
-
-    def then(self, callback):
-        return _Future(parent=self, fn=callback)
-
-    def add_done_callback(self, callback):
-        self.wait()
-        callback(self)
+    def _drive(self):
+        with self._cond:
+            if self._completed or getattr(self, "_driving", False):
+                return
+            self._driving = True
+        try:
+            self._work.wait()
+            result = self._work.result()
+        except Exception as e:  # noqa: BLE001  (the Work's error is the Future's)
+            self.set_exception(e)
+        else:
+            self.set_result(result)
 
 
 class ProcessGroup:
