@@ -25,6 +25,9 @@ globals().update(_legacy_types)  # FloatTensor, LongTensor, ...: PyTorch's legac
 from ._derived import install as _install_derived
 
 _install_derived(globals())  # torch.abs_, torch.view_copy, torch.detach, ...: derived from the Tensor methods
+from ._real_complex import install as _install_real_complex  # noqa: E402
+
+_install_real_complex(globals())  # conj, angle, real, isreal, scalar_tensor, has_cuda, ... (real-tensor forms)
 from . import autograd, backends, cuda, linalg, nn, optim, special, utils  # noqa: F401
 from . import multiprocessing  # noqa: F401  (registers the shared-memory tensor reducers)
 from . import amp, cpu  # noqa: F401
