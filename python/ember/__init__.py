@@ -28,6 +28,11 @@ _install_derived(globals())  # torch.abs_, torch.view_copy, torch.detach, ...: d
 from ._real_complex import install as _install_real_complex  # noqa: E402
 
 _install_real_complex(globals())  # conj, angle, real, isreal, scalar_tensor, has_cuda, ... (real-tensor forms)
+from . import return_types  # noqa: E402,F401
+from ._histogram import histogram, histogramdd  # noqa: E402,F401
+
+if not hasattr(Tensor, "histogram"):
+    Tensor.histogram = histogram
 from . import autograd, backends, cuda, linalg, nn, optim, special, utils  # noqa: F401
 from . import multiprocessing  # noqa: F401  (registers the shared-memory tensor reducers)
 from . import amp, cpu  # noqa: F401

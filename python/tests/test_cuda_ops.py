@@ -372,6 +372,11 @@ case("embedding", lambda w, i: F.embedding(i, w), R(50, 16), I(50, 7, 9), gtol=F
 case("embedding_padding_idx", lambda w, i: F.embedding(i, w, padding_idx=3), R(10, 8), I(10, 30), gtol=F32_LOOSE)
 case("one_hot", lambda i: F.one_hot(i, 12), I(12, 5, 6))
 case("bincount_histc", lambda n, x: (E.bincount(n), E.histc(x, 10, -2, 2)), I(20, 300), R(500, grad=False))
+case("histogram", lambda x, w: (*E.histogram(x, 7, weight=w, density=True), E.histogram(x, 4, range=(-1.0, 1.0)).hist),
+     R(300, grad=False), R(300, grad=False, lo=0.1, hi=2.0), tol=F32_LOOSE)
+case("histogramdd", lambda x, e: (E.histogramdd(x, [3, 4]).hist, E.histogramdd(x, [e.sort().values] * 2).hist),
+     R(200, 2, grad=False), R(5, grad=False), tol=F32_LOOSE)
+case("angle_isreal", lambda x: (E.angle(x), E.isreal(x)), R(40, grad=False))
 
 
 def _setitem(x, m):

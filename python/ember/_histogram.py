@@ -1,0 +1,172 @@
+"""histogram and histogramdd (torch 1.13): bin edges, binning and counts as compositions of C++ ops (linspace,
+searchsorted, index_add_); the only Python loop is over the D dimensions of a histogramdd.
+
+As PyTorch: each bin is [e_i, e_{i+1}) except the last, which includes its right edge; elements outside
+[e_0, e_last] (and NaN) are not counted, nor their weights; without `range`, the outer edges are the input's min and
+max (0 and 1 for an empty input), widened by 0.5 on each side when equal; density divides by the total weight times
+the bin's width (volume)."""
+from . import _C
+from ._C import Tensor
+from .return_types import histogram as _histogram_t, histogramdd as _histogramdd_t
+
+_FLOATS = (_C.float32, _C.float64)
+_builtin_range = range  # the functions below take an argument named range, as PyTorch's
+
+
+def _dtype_name(dtype):
+    return {_C.float16: "Half", _C.bfloat16: "BFloat16", _C.int64: "Long", _C.int32: "Int", _C.int16: "Short",
+            _C.int8: "Char", _C.uint8: "Byte", _C.bool: "Bool"}.get(dtype, str(dtype).split(".")[-1])
+
+
+def _check_input(op, input):
+    if not isinstance(input, Tensor):
+        raise TypeError("{}(): argument 'input' (position 1) must be Tensor, not {}".format(op, type(input).__name__))
+    if input.dtype not in _FLOATS:
+        raise RuntimeError('"{}" not implemented for \'{}\''.format("histogramdd", _dtype_name(input.dtype)))
+
+
+def _outer_edges(column, lo, hi, d):
+    """The outer edges of dimension d: the range given, else the column's min and max; checked and widened."""
+    if lo is None:
+        if column.numel() == 0:
+            lo, hi = 0.0, 1.0
+        else:
+            mm = _C.aminmax(column)
+            lo, hi = mm.min.item(), mm.max.item()
+    lo, hi = float(lo), float(hi)
+    if not (lo <= hi) and lo == lo and hi == hi:
+        raise RuntimeError("histogramdd(): min should not exceed max, but got min {:g} max {:g} for dimension {}"
+                           .format(lo, hi, d))
+    if not (abs(lo) < float("inf") and abs(hi) < float("inf")):
+        raise RuntimeError("histogramdd(): dimension {}'s range [{:g}, {:g}] is not finite".format(d, lo, hi))
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return lo, hi
+
+
+def _histogramdd_impl(op, points, bins, range, weight, density):
+    """points: (N, D) of a float dtype; bins: D ints or D 1-d edge tensors; range: None or 2*D floats."""
+    n, dims = points.shape
+    if weight is not None:
+        weight = weight.reshape(-1)
+    edges, counts = [], []
+    for d in _builtin_range(dims):
+        b = bins[d]
+        column = points.select(1, d)
+        if isinstance(b, Tensor):
+            if b.dtype != points.dtype:
+                raise RuntimeError("{}(): input tensor and bins tensors should have the same dtype, but got input "
+                                   "with dtype {} and bins for dimension {} with dtype {}".format(
+                                       op, points.dtype, d, b.dtype))
+            if b.dim() != 1:
+                raise RuntimeError("{}(): bins tensor should have one dimension, but got {} dimensions in the bins "
+                                   "tensor for dimension {}".format(op, b.dim(), d))
+            if b.numel() < 2:
+                raise RuntimeError("{}(): bins must be > 0, but got {} for dimension {}".format(op, b.numel() - 1, d))
+            e = b.to(points.device)
+        else:
+            if isinstance(b, bool) or not isinstance(b, int):
+                raise TypeError("{}(): bins must be an int or a 1-d tensor of bin edges, not {}".format(
+                    op, type(b).__name__))
+            if b <= 0:
+                raise RuntimeError("{}(): bins must be > 0, but got {} for dimension {}".format(op, b, d))
+            lo, hi = (None, None) if range is None else (range[2 * d], range[2 * d + 1])
+            lo, hi = _outer_edges(column, lo, hi, d)
+            e = _C.linspace(lo, hi, b + 1, dtype=points.dtype, device=points.device)
+        edges.append(e)
+        counts.append(e.numel() - 1)
+    # Note: bin i of a dimension holds e_i <= x < e_{i+1} (searchsorted right - 1); x == e_last goes to the last bin.
+    valid = _C.ones((n,), dtype=_C.bool, device=points.device)
+    flat = _C.zeros((n,), dtype=_C.int64, device=points.device)
+    for d, e in enumerate(edges):
+        column = points.select(1, d).contiguous()
+        valid = valid & (column >= e[0]) & (column <= e[-1])
+        idx = (_C.searchsorted(e, column, right=True) - 1).clamp(0, counts[d] - 1)
+        flat = flat * counts[d] + idx
+    total = 1
+    for c in counts:
+        total *= c
+    values = _C.ones((n,), dtype=points.dtype, device=points.device) if weight is None else weight
+    values = _C.where(valid, values, _C.zeros((), dtype=points.dtype, device=points.device))
+    hist = _C.zeros((total,), dtype=points.dtype, device=points.device)
+    hist.index_add_(0, _C.where(valid, flat, _C.zeros((), dtype=_C.int64, device=points.device)), values)
+    hist = hist.reshape(counts)
+    if density:
+        hist = hist / hist.sum()
+        for d, e in enumerate(edges):
+            shape = [1] * dims
+            shape[d] = counts[d]
+            hist = hist / _C.diff(e).reshape(shape)
+    return hist, tuple(edges)
+
+
+
+def _check_weight(op, input, weight, expected_shape):
+    if weight is None:
+        return
+    if not isinstance(weight, Tensor):
+        raise TypeError("{}(): argument 'weight' must be Tensor, not {}".format(op, type(weight).__name__))
+    if weight.dtype != input.dtype:
+        raise RuntimeError("{}(): if weight tensor is provided, input tensor and weight tensor should have the same "
+                           "dtype, but got input({}), and weight({})".format(op, input.dtype, weight.dtype))
+    if tuple(weight.shape) != tuple(expected_shape):
+        raise RuntimeError("{}(): if weight tensor is provided it should have the same shape as the input tensor "
+                           "excluding its innermost dimension, but got input with shape {} and weight with shape {}"
+                           .format(op, list(input.shape), list(weight.shape)))
+
+
+def _write_out(result, out, op):
+    if out is None:
+        return result
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError("{}(): out must be a tuple of 2 tensors (hist, bin_edges)".format(op))
+    for src, dst in zip(result, out):
+        if dst.shape != src.shape:
+            dst.resize_(src.shape)
+        dst.copy_(src)
+    return type(result)(*out)
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False, out=None):  # noqa: A002
+    """torch.histogram: the histogram of input's values in `bins` equal bins over `range` (default: the values' min
+    and max), or in the bins between the edges of a 1-d tensor `bins`. Returns (hist, bin_edges)."""
+    _check_input("histogram", input)
+    if isinstance(bins, Tensor):
+        if range is not None:
+            raise TypeError("histogram(): range cannot be given with a tensor of bin edges (bins)")
+    elif isinstance(bins, bool) or not isinstance(bins, int):
+        raise TypeError("histogram(): argument 'bins' must be int or Tensor, not {}".format(type(bins).__name__))
+    if range is not None and len(range) != 2:
+        raise RuntimeError("histogram(): for a 1-dimensional histogram range should have 2 elements, but got {}"
+                           .format(len(range)))
+    _check_weight("histogram", input, weight, input.shape)
+    hist, edges = _histogramdd_impl("histogram", input.reshape(-1, 1), [bins], range, weight, density)
+    return _write_out(_histogram_t(hist, edges[0]), out, "histogram")
+
+
+def histogramdd(input, bins, range=None, weight=None, density=False, *, out=None):  # noqa: A002
+    """torch.histogramdd: input (..., D) holds D-dimensional points; bins is an int (every dimension), D ints, or D
+    1-d tensors of edges; range is 2*D floats (min, max per dimension). Returns (hist, bin_edges: D tensors)."""
+    _check_input("histogramdd", input)
+    if input.dim() < 2:
+        raise RuntimeError("histogramdd(): input tensor should have at least 2 dimensions")
+    dims = input.shape[-1]
+    if isinstance(bins, Tensor):
+        raise TypeError("histogramdd(): bins must be an int, a sequence of ints or a sequence of tensors, not a "
+                        "Tensor")
+    if isinstance(bins, int) and not isinstance(bins, bool):
+        bins = [bins] * dims
+    bins = list(bins)
+    if len(bins) != dims:
+        raise RuntimeError("histogramdd(): expected {} sequences of bin edges for a {}-dimensional histogram but got "
+                           "{}".format(dims, dims, len(bins)))
+    if range is not None:
+        if any(isinstance(b, Tensor) for b in bins):
+            raise TypeError("histogramdd(): range cannot be given with tensors of bin edges (bins)")
+        range = [float(r) for r in range]  # noqa: A001
+        if len(range) != 2 * dims:
+            raise RuntimeError("histogramdd(): for a {}-dimensional histogram range should have {} elements, but got "
+                               "{}".format(dims, 2 * dims, len(range)))
+    _check_weight("histogramdd", input, weight, input.shape[:-1])
+    hist, edges = _histogramdd_impl("histogramdd", input.reshape(-1, dims), bins, range, weight, density)
+    return _write_out(_histogramdd_t(hist, edges), out, "histogramdd")
