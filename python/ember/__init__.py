@@ -33,6 +33,9 @@ from ._histogram import histogram, histogramdd  # noqa: E402,F401
 
 if not hasattr(Tensor, "histogram"):
     Tensor.histogram = histogram
+from ._norm_ops import install as _install_norm_ops  # noqa: E402
+
+_install_norm_ops(globals())  # frobenius_norm, native_layer_norm, batch_norm_stats, ...
 from . import autograd, backends, cuda, linalg, nn, optim, special, utils  # noqa: F401
 from . import multiprocessing  # noqa: F401  (registers the shared-memory tensor reducers)
 from . import amp, cpu  # noqa: F401
