@@ -441,3 +441,26 @@ def test_fork_rng_cuda_devices_need_cuda():
         with pytest.raises(RuntimeError):
             with ember.random.fork_rng(devices=[0]):
                 pass
+
+
+def test_fork_rng_warns_once_for_several_devices(monkeypatch):
+    import ember.random as R
+    states = {0: ember.tensor([1], dtype=ember.uint8), 1: ember.tensor([2], dtype=ember.uint8)}
+    restored = []
+    monkeypatch.setattr(ember.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(ember.cuda, "get_rng_state", lambda device="cuda": states[device])
+    monkeypatch.setattr(ember.cuda, "set_rng_state", lambda state, device="cuda": restored.append((device, state)))
+    monkeypatch.setattr(R, "_fork_rng_warned_already", False)
+    with pytest.warns(UserWarning, match="CUDA reports that you have 2 available devices, and you have used "
+                                         "my_fn without explicitly specifying which devices are being used.*'devs'"):
+        with R.fork_rng(_caller="my_fn", _devices_kw="devs"):
+            pass
+    assert [d for d, _ in restored] == [0, 1] and restored[1][1] is states[1]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # only the first use warns
+        with R.fork_rng():
+            pass
+        with R.fork_rng(devices=[1]):
+            pass
+    assert [d for d, _ in restored] == [0, 1, 0, 1, 1]
