@@ -23,53 +23,38 @@ def _write_out(result, out):
     return out.copy_(result)
 
 
-def conj(input):
-    """The conjugate of a real tensor is the tensor itself (torch.conj)."""
-    _check_tensor("conj", input)
-    return input
+def _constant(name, doc, result):
+    """A function of a tensor that returns result(input) (the input itself, or False)."""
+    def f(input):
+        _check_tensor(name, input)
+        return result(input)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+def _identity(name, doc):
+    return _constant(name, doc, lambda t: t)
+
+
+def _false(name, doc):
+    return _constant(name, doc, lambda t: False)
+
+
+conj = _identity("conj", "The conjugate of a real tensor is the tensor itself (torch.conj).")
+conj_physical_ = _identity("conj_physical_", "In-place conjugate: a real tensor is left as it is.")
+resolve_conj = _identity("resolve_conj", "A real tensor has no conjugate bit: the tensor itself.")
+resolve_neg = _identity("resolve_neg", "A real tensor has no negative bit: the tensor itself.")
+real = _identity("real", "The real part of a real tensor is the tensor itself (torch.real).")
+is_conj = _false("is_conj", "False: real tensors have no conjugate bit.")
+is_neg = _false("is_neg", "False: real tensors have no negative bit.")
+is_inference = _false("is_inference", "False: ember's inference_mode makes no inference tensors (docs/differences.md).")
 
 
 def conj_physical(input, *, out=None):
     """torch.conj_physical: for a real tensor, the tensor itself (a copy into `out` when given)."""
     _check_tensor("conj_physical", input)
     return input if out is None else _write_out(input, out)
-
-
-def conj_physical_(input):
-    _check_tensor("conj_physical_", input)
-    return input
-
-
-def resolve_conj(input):
-    _check_tensor("resolve_conj", input)
-    return input
-
-
-def resolve_neg(input):
-    _check_tensor("resolve_neg", input)
-    return input
-
-
-def is_conj(input):
-    _check_tensor("is_conj", input)
-    return False
-
-
-def is_neg(input):
-    _check_tensor("is_neg", input)
-    return False
-
-
-def is_inference(input):
-    """False: ember's inference_mode makes no inference tensors (docs/differences.md)."""
-    _check_tensor("is_inference", input)
-    return False
-
-
-def real(input):
-    """The real part of a real tensor is the tensor itself (torch.real)."""
-    _check_tensor("real", input)
-    return input
 
 
 def imag(input):
