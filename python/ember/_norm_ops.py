@@ -4,7 +4,6 @@ the saved statistics), and the batch_norm_* pieces that SyncBatchNorm implementa
 batch_norm_gather_stats(_with_counts), batch_norm_update_stats, batch_norm_elemt, batch_norm_backward_reduce,
 batch_norm_backward_elemt; CUDA-only in PyTorch, on every device here)."""
 from . import _C
-from ._C import Tensor
 
 
 def _linalg():
@@ -193,6 +192,3 @@ def install(namespace):
     for f in _FUNCTIONS:
         f.__module__ = "ember"
         namespace.setdefault(f.__name__, f)
-
-
-del Tensor
