@@ -84,24 +84,13 @@ class Attribute:
         return value
 
 
-class _Future:
-    def __init__(self, value):
-        self._value = value
-
-    def wait(self):
-        return self._value
-
-    def done(self):
-        return True
-
-    def value(self):
-        return self._value
-
-
 def fork(func, *args, **kwargs):
     """Runs func(*args, **kwargs) now and returns a future holding its result (TorchScript may run it on another
     thread; ember's ops already use every core)."""
-    return _Future(func(*args, **kwargs))
+    from .futures import Future
+    fut = Future()
+    fut.set_result(func(*args, **kwargs))
+    return fut
 
 
 def wait(future):

@@ -55,6 +55,7 @@ def test_jit_runs_eagerly_and_refuses_archives(tmp_path):
     assert ember.jit.annotate(list, [1]) == [1]
     fut = ember.jit.fork(lambda t: t * 3, ember.ones(1))
     assert ember.jit.wait(fut).item() == 3.0
+    assert isinstance(fut, ember.futures.Future) and fut.done() and fut.then(lambda f: f.value() + 1).wait().item() == 4
     with pytest.raises(NotImplementedError, match="state_dict"):
         ember.jit.save(m, str(tmp_path / "m.pt"))
     with pytest.raises(NotImplementedError, match="TorchScript"):
