@@ -5,6 +5,8 @@ As PyTorch: each bin is [e_i, e_{i+1}) except the last, which includes its right
 [e_0, e_last] (and NaN) are not counted, nor their weights; without `range`, the outer edges are the input's min and
 max (0 and 1 for an empty input), widened by 0.5 on each side when equal; density divides by the total weight times
 the bin's width (volume)."""
+import operator
+
 from . import _C
 from ._C import Tensor
 from .return_types import histogram as _histogram_t, histogramdd as _histogramdd_t
@@ -16,6 +18,13 @@ _builtin_range = range  # the functions below take an argument named range, as P
 def _dtype_name(dtype):
     return {_C.float16: "Half", _C.bfloat16: "BFloat16", _C.int64: "Long", _C.int32: "Int", _C.int16: "Short",
             _C.int8: "Char", _C.uint8: "Byte", _C.bool: "Bool"}.get(dtype, str(dtype).split(".")[-1])
+
+
+def _as_int(b):
+    """b as an int if it is an integer (int, numpy integer: anything with __index__ but bool and Tensor), else None."""
+    if isinstance(b, (bool, Tensor)) or not hasattr(type(b), "__index__"):
+        return None
+    return operator.index(b)
 
 
 def _check_input(op, input):
@@ -65,9 +74,10 @@ def _histogramdd_impl(op, points, bins, range, weight, density):
                 raise RuntimeError("{}(): bins must be > 0, but got {} for dimension {}".format(op, b.numel() - 1, d))
             e = b.to(points.device)
         else:
-            if isinstance(b, bool) or not isinstance(b, int):
+            if _as_int(b) is None:
                 raise TypeError("{}(): bins must be an int or a 1-d tensor of bin edges, not {}".format(
                     op, type(b).__name__))
+            b = _as_int(b)
             if b <= 0:
                 raise RuntimeError("{}(): bins must be > 0, but got {} for dimension {}".format(op, b, d))
             lo, hi = (None, None) if range is None else (range[2 * d], range[2 * d + 1])
@@ -134,7 +144,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     if isinstance(bins, Tensor):
         if range is not None:
             raise TypeError("histogram(): range cannot be given with a tensor of bin edges (bins)")
-    elif isinstance(bins, bool) or not isinstance(bins, int):
+    elif _as_int(bins) is None:
         raise TypeError("histogram(): argument 'bins' must be int or Tensor, not {}".format(type(bins).__name__))
     if range is not None and len(range) != 2:
         raise RuntimeError("histogram(): for a 1-dimensional histogram range should have 2 elements, but got {}"
@@ -154,8 +164,8 @@ def histogramdd(input, bins, range=None, weight=None, density=False, *, out=None
     if isinstance(bins, Tensor):
         raise TypeError("histogramdd(): bins must be an int, a sequence of ints or a sequence of tensors, not a "
                         "Tensor")
-    if isinstance(bins, int) and not isinstance(bins, bool):
-        bins = [bins] * dims
+    if _as_int(bins) is not None:
+        bins = [_as_int(bins)] * dims
     bins = list(bins)
     if len(bins) != dims:
         raise RuntimeError("histogramdd(): expected {} sequences of bin edges for a {}-dimensional histogram but got "

@@ -53,6 +53,9 @@ def test_histogram_edges_tensor_last_edge_and_outside():
     hist, _ = np.histogram(to_np(x), bins=to_np(edges), weights=to_np(w), density=True)
     _close(ember.histogram(x, edges, weight=w, density=True).hist, hist)
     _close(x.histogram(edges).hist, [1.0, 2.0, 3.0])  # the Tensor method
+    assert ember.histogram(x, np.int64(3)).hist.tolist() == ember.histogram(x, 3).hist.tolist()  # bins by __index__
+    with pytest.raises(TypeError, match="bins"):
+        ember.histogram(x, True)
 
 
 def test_histogram_nan_inf_and_degenerate_ranges():
