@@ -197,9 +197,24 @@ class _Idle(nn.Module):
         return self.used(x)
 
 
+class _Twice(nn.Module):
+    """One Linear used outside and inside a reentrant checkpoint: its gradient is accumulated in two backward passes."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(2, 2)
+
+    def forward(self, x):
+        from ember.utils.checkpoint import checkpoint
+        return self.lin(checkpoint(self.lin, x, use_reentrant=True))
+
+
 def _worker_errors(rank, store_path):
     _init(rank, store_path)
     ember.manual_seed(0)
+    ddp = nn.parallel.DistributedDataParallel(_Twice())
+    with pytest.raises(RuntimeError, match=r"parameter \d \(lin\.(weight|bias)\) being marked ready twice"):
+        ddp(ember.ones(1, 2, requires_grad=True)).sum().backward()
     # A parameter without a gradient and no find_unused_parameters: the message names it.
     ddp = nn.parallel.DistributedDataParallel(_Idle(2))
     with pytest.raises(RuntimeError, match=r"not used in producing loss: idle\.weight, idle\.bias"):

@@ -187,7 +187,7 @@ class DistributedDataParallel(Module):
                 "Expected to mark a variable ready only once. This error is caused by the parameter {} ({}) being "
                 "marked ready twice in one backward pass: it is used in a reentrant backward, or a module's output "
                 "is used in several backward passes before DDP could reduce it. Use no_sync() for the passes before "
-                "the last, or static_graph=True.".format(i, self._param_names[i]))
+                "the last.".format(i, self._param_names[i]))
         self._queue_finalize()
         self._ready[i] = True
         self._used[i] = used
