@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "ember/backend/cpu/blas.h"
+#include "ember/backend/blas.h"
 #include "ember/error.h"
 
 namespace ember {

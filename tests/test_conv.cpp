@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "ember/nn/conv.h"
-#include "ember/nn/pooling.h"
+#include "ember/nn/functional/conv.h"
+#include "ember/nn/functional/pooling.h"
 #include "ember/ops.h"
 #include "test_values.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ember/backend/cuda/rnn_glue.h"
-#include "ember/nn/rnn_fused.h"
+#include "ember/backend/kernels/nn/rnn.h"
 
 using namespace ember;
 using namespace ember::cuda;

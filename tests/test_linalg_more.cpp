@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ember/ops.h"
-#include "ember/ops/linalg_more.h"
+#include "ember/ops/lu.h"
 #include "test_values.h"
 
 using namespace ember;

@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "ember/autograd/engine.h"
-#include "ember/nn/activation.h"
-#include "ember/nn/conv.h"
-#include "ember/nn/dropout.h"
-#include "ember/nn/loss.h"
+#include "ember/nn/functional/activation.h"
+#include "ember/nn/functional/conv.h"
+#include "ember/nn/functional/dropout.h"
+#include "ember/nn/functional/loss.h"
 #include "ember/nn/modules.h"
-#include "ember/nn/normalization.h"
-#include "ember/nn/pooling.h"
-#include "ember/nn/rnn.h"
+#include "ember/nn/functional/normalization.h"
+#include "ember/nn/functional/pooling.h"
+#include "ember/nn/functional/rnn.h"
 #include "ember/ops.h"
 #include "ember/optim/optimizer.h"
 

@@ -9,10 +9,10 @@
 
 #include "ember/autograd/engine.h"
 #include "ember/autograd/grad_mode.h"
-#include "ember/nn/rnn.h"
-#include "ember/nn/rnn_fused.h"
+#include "ember/nn/functional/rnn.h"
+#include "ember/backend/kernels/nn/rnn.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 using namespace ember;
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "ember/nn/modules_rnn.h"
+#include "ember/nn/modules/rnn.h"
 #include "ember/ops.h"
 
 using namespace ember;

@@ -10,7 +10,7 @@
 
 #include "ember/autograd/engine.h"
 #include "ember/generator.h"
-#include "ember/nn/loss.h"
+#include "ember/nn/functional/loss.h"
 #include "ember/nn/modules.h"
 #include "ember/ops.h"
 #include "ember/optim/fused.h"

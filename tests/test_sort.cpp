@@ -9,7 +9,7 @@
 #include "ember/backend/math/search.h"
 #include "ember/ops.h"
 #include "ember/ops/search.h"
-#include "ember/ops/shape_more.h"
+#include "ember/ops/diagonal.h"
 
 using namespace ember;
 

@@ -1,7 +1,7 @@
 #include "ember/autograd/functions.h"
 
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember::autograd {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember::autograd {
 

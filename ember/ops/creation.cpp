@@ -4,7 +4,7 @@
 #include "ember/backend/kernels.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

@@ -1,13 +1,13 @@
 // More shape ops (ops/shape_more.h), each a composition of existing ops: their gradients come from the ops they
 // are made of, except for the *_scatter family, which records one formula (Note [Composite forwards]).
-#include "ember/ops/shape_more.h"
+#include "ember/ops/diagonal.h"
 
 #include <algorithm>
 #include <cstdlib>
 
 #include "ember/autograd/shape_grad.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

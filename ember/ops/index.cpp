@@ -9,7 +9,7 @@
 #include "ember/autograd/shape_grad.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

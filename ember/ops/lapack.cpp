@@ -9,8 +9,8 @@
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
-#include "ember/ops/lapack_util.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/lapack_util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

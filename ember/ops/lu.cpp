@@ -9,7 +9,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
-#include "ember/ops/lapack_util.h"
+#include "ember/ops/detail/lapack_util.h"
 
 namespace ember {
 

@@ -7,10 +7,10 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
-#include "ember/backend/cpu/blas.h"
+#include "ember/backend/blas.h"
 #include "ember/ops.h"
-#include "ember/ops/linalg_epilogue.h"
-#include "ember/ops/util.h"
+#include "ember/backend/kernels/blas.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

@@ -6,7 +6,7 @@
 #include "ember/backend/kernels.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 #include "ember/random_math.h"
 
 namespace ember {

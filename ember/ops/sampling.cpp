@@ -8,7 +8,7 @@
 #include "ember/backend/math/sampling.h"
 #include "ember/ops.h"
 #include "ember/ops/reduce.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 #include "ember/random_math.h"
 
 namespace ember {

@@ -2,7 +2,7 @@
 #include "ember/autograd/reduce_grad.h"
 #include "ember/autocast.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

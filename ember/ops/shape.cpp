@@ -8,7 +8,7 @@
 #include "ember/autocast.h"
 #include "ember/autograd/shape_grad.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

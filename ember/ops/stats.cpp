@@ -4,8 +4,8 @@
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/ops.h"
-#include "ember/ops/shape_more.h"
-#include "ember/ops/util.h"
+#include "ember/ops/diagonal.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

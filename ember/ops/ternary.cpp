@@ -7,7 +7,7 @@
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

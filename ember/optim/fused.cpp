@@ -18,7 +18,7 @@
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/ops.h"
-#include "ember/optim/kernels.h"
+#include "ember/backend/kernels/optim.h"
 
 namespace ember::optim {
 

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 #include "ember/serialize/json.h"
 #include "ember/serialize/tensor_bytes.h"
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "ember/nn/module.h"
+#include "ember/nn/modules/module.h"
 #include "ember/serialize/safetensors.h"
 #include "ember/tensor.h"
 

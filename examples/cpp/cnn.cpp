@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "ember/autograd/engine.h"
-#include "ember/nn/loss.h"
+#include "ember/nn/functional/loss.h"
 #include "ember/nn/modules.h"
 #include "ember/ops.h"
 

@@ -11,7 +11,7 @@
 #include "ember/autograd/engine.h"
 #include "ember/data/dataloader.h"
 #include "ember/generator.h"
-#include "ember/nn/loss.h"
+#include "ember/nn/functional/loss.h"
 #include "ember/nn/modules.h"
 #include "ember/ops.h"
 #include "ember/optim/optimizer.h"

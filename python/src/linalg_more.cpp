@@ -5,7 +5,7 @@
 #include <string>
 
 #include "common.h"
-#include "ember/ops/linalg_more.h"
+#include "ember/ops/lu.h"
 
 namespace ember::py {
 

@@ -4,8 +4,8 @@
 #include <nanobind/stl/pair.h>
 
 #include "common.h"
-#include "ember/nn/activation.h"
-#include "ember/nn/dropout.h"
+#include "ember/nn/functional/activation.h"
+#include "ember/nn/functional/dropout.h"
 
 namespace ember::py {
 

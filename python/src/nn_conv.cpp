@@ -4,8 +4,8 @@
 #include <nanobind/stl/pair.h>
 
 #include "common.h"
-#include "ember/nn/conv.h"
-#include "ember/nn/pooling.h"
+#include "ember/nn/functional/conv.h"
+#include "ember/nn/functional/pooling.h"
 
 namespace ember::py {
 

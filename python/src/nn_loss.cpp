@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "common.h"
-#include "ember/nn/loss.h"
+#include "ember/nn/functional/loss.h"
 
 namespace ember::py {
 

@@ -3,9 +3,9 @@
 #include <nanobind/stl/optional.h>
 
 #include "common.h"
-#include "ember/nn/embedding.h"
-#include "ember/nn/normalization.h"
-#include "ember/nn/padding.h"
+#include "ember/nn/functional/embedding.h"
+#include "ember/nn/functional/normalization.h"
+#include "ember/nn/functional/padding.h"
 
 namespace ember::py {
 

@@ -3,7 +3,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
-#include "ember/nn/rnn.h"
+#include "ember/nn/functional/rnn.h"
 
 namespace ember::py {
 

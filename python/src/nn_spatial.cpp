@@ -4,9 +4,9 @@
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
-#include "ember/nn/attention.h"
-#include "ember/nn/distance.h"
-#include "ember/nn/spatial.h"
+#include "ember/nn/functional/attention.h"
+#include "ember/nn/functional/distance.h"
+#include "ember/nn/functional/spatial.h"
 
 namespace ember::py {
 

@@ -8,7 +8,7 @@
 #include "shape_defs.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
-#include "ember/ops/shape_more.h"
+#include "ember/ops/diagonal.h"
 
 namespace ember::py {
 

@@ -1,6 +1,6 @@
 // The matmul kernel on the CPU: batches of GEMMs through OpenBLAS (GEMV and DOT when a side is a vector), with
 // the transpose flags taking row- and column-major operands as they are; integers through a plain loop.
-#include "ember/backend/cpu/blas.h"
+#include "ember/backend/blas.h"
 
 #include <cblas.h>
 
@@ -11,7 +11,7 @@
 #include "ember/backend/cpu/dnnl.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
-#include "ember/ops/linalg_epilogue.h"
+#include "ember/backend/kernels/blas.h"
 #include "ember/parallel.h"
 
 namespace ember {

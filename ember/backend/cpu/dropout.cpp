@@ -6,7 +6,7 @@
 #include "ember/backend/cpu/philox.h"
 #include "ember/backend/kernels.h"
 #include "ember/backend/math/dropout.h"
-#include "ember/nn/dropout.h"
+#include "ember/nn/functional/dropout.h"
 #include "ember/parallel.h"
 
 namespace ember::cpu {

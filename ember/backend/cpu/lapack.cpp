@@ -9,9 +9,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "ember/backend/cpu/blas.h"
+#include "ember/backend/blas.h"
 #include "ember/ops/linalg.h"
-#include "ember/ops/linalg_more.h"
+#include "ember/ops/lu.h"
 
 // LAPACK's Fortran interface (OpenBLAS has no LAPACKE header here). The trailing size_t arguments are the hidden
 // lengths of the character arguments that gfortran-compiled routines expect.

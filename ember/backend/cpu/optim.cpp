@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "ember/backend/cpu/lanes.h"
-#include "ember/optim/kernels.h"
+#include "ember/backend/kernels/optim.h"
 #include "ember/parallel.h"
 
 namespace ember::cpu {

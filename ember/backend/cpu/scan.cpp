@@ -6,7 +6,7 @@
 
 #include "ember/backend/cpu/binary.h"
 #include "ember/ops/sort.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember::cpu {
 

@@ -8,7 +8,7 @@
 
 #include "ember/backend/cpu/binary.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember::cpu {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/backend/cpu/blas.h"
+#include "ember/backend/blas.h"
 #include "ember/small_vector.h"
 
 namespace ember::cuda {

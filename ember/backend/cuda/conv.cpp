@@ -16,9 +16,9 @@
 #include "ember/backend/cuda/conv_glue.h"
 #include "ember/backend/cuda/cudnn.h"
 #include "ember/determinism.h"
-#include "ember/nn/conv.h"
+#include "ember/nn/functional/conv.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // the legacy convolution API (cudnn.h)
 

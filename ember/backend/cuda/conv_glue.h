@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/nn/conv.h"
+#include "ember/nn/functional/conv.h"
 
 namespace ember::cuda {
 

@@ -6,7 +6,7 @@
 #include "ember/backend/cuda/launch.cuh"
 #include "ember/backend/kernels.h"
 #include "ember/backend/math/dropout.h"
-#include "ember/nn/dropout.h"
+#include "ember/nn/functional/dropout.h"
 
 namespace ember::cuda {
 namespace {

@@ -11,7 +11,7 @@
 #include "ember/error.h"
 #include "ember/half.h"
 #include "ember/macros.h"
-#include "ember/nn/spatial.h"
+#include "ember/nn/functional/spatial.h"
 #include "ember/tensor.h"
 
 namespace ember::cuda {

@@ -20,9 +20,9 @@
 #include "ember/backend/cuda/cublas.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
-#include "ember/ops/linalg_more.h"
+#include "ember/ops/lu.h"
 #include "ember/ops/shape.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember::cuda {
 namespace {

@@ -9,7 +9,7 @@
 #include "ember/backend/cuda/device_error.cuh"
 #include "ember/backend/cuda/reduce.cuh"
 #include "ember/cuda.h"
-#include "ember/nn/loss.h"
+#include "ember/nn/functional/loss.h"
 
 namespace ember::cuda {
 

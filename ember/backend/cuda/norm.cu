@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "ember/backend/cuda/reduce.cuh"
-#include "ember/nn/normalization.h"
+#include "ember/nn/functional/normalization.h"
 
 namespace ember::cuda {
 

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "ember/backend/cuda/reduce.cuh"
-#include "ember/optim/kernels.h"
+#include "ember/backend/kernels/optim.h"
 
 namespace ember::cuda {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "ember/macros.h"
-#include "ember/nn/pooling.h"
+#include "ember/nn/functional/pooling.h"
 
 namespace ember::cuda {
 

@@ -12,9 +12,9 @@
 #include "ember/backend/cuda/cudnn.h"
 #include "ember/backend/cuda/rnn_glue.h"
 #include "ember/generator.h"
-#include "ember/nn/rnn_fused.h"
+#include "ember/backend/kernels/nn/rnn.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // the legacy tensor descriptors (cudnn.h)
 

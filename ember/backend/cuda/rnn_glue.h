@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ember/nn/rnn_fused.h"
+#include "ember/backend/kernels/nn/rnn.h"
 
 namespace ember::cuda {
 

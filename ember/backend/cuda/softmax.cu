@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "ember/backend/cuda/reduce.cuh"
-#include "ember/nn/activation.h"
+#include "ember/nn/functional/activation.h"
 
 namespace ember::cuda {
 

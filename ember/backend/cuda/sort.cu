@@ -10,7 +10,7 @@
 #include "ember/backend/cuda/index_plans.h"
 #include "ember/convert.h"
 #include "ember/ops/sort.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember::cuda {
 namespace {

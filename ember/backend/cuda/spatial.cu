@@ -5,7 +5,7 @@
 
 #include "ember/backend/cuda/index_plans.h"
 #include "ember/backend/cuda/scratch.cuh"
-#include "ember/nn/spatial.h"
+#include "ember/nn/functional/spatial.h"
 
 namespace ember::cuda {
 namespace {

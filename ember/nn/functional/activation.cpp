@@ -1,7 +1,7 @@
 // Activations and softmax. The elementwise activations are UnaryOp cases (one kernel and one formula each); prelu,
 // rrelu and glu are compositions whose gradients come from their parts; softmax has its own fused kernel
 // (backend/cpu/softmax.cpp) and formula.
-#include "ember/nn/activation.h"
+#include "ember/nn/functional/activation.h"
 
 #include <algorithm>
 

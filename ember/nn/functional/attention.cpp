@@ -1,4 +1,4 @@
-#include "ember/nn/attention.h"
+#include "ember/nn/functional/attention.h"
 
 #include <cmath>
 #include <limits>
@@ -6,7 +6,7 @@
 #include "ember/autocast.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

@@ -13,14 +13,14 @@
 // conv_transpose is B on the geometry whose input is the transposed convolution's output (its weight
 // [C_in, C_out / groups, *k] is then exactly the forward weight's layout) plus the bias; its output_padding
 // lengthens that input, which pad_r (or, past what the stride absorbs, crop) accounts for.
-#include "ember/nn/conv.h"
+#include "ember/nn/functional/conv.h"
 
 #include <algorithm>
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

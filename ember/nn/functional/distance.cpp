@@ -1,4 +1,4 @@
-#include "ember/nn/distance.h"
+#include "ember/nn/functional/distance.h"
 
 #include <vector>
 
@@ -6,7 +6,7 @@
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

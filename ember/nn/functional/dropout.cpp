@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "ember/autograd/node.h"
-#include "ember/nn/dropout.h"
+#include "ember/nn/functional/dropout.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 #include "ember/random_math.h"
 
 namespace ember {

@@ -4,9 +4,9 @@
 
 #include "ember/autograd/node.h"
 #include "ember/autograd/shape_grad.h"
-#include "ember/nn/embedding.h"
+#include "ember/nn/functional/embedding.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

@@ -2,7 +2,7 @@
 // from the ops' formulas; binary_cross_entropy records PyTorch's formula (the composition's gradient is NaN where
 // the input is exactly 0 or 1), cross_entropy over class indices fuses its log-softmax into one kernel, ctc_loss
 // is a kernel with a recorded formula.
-#include "ember/nn/loss.h"
+#include "ember/nn/functional/loss.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,9 +11,9 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
-#include "ember/nn/distance.h"
+#include "ember/nn/functional/distance.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

@@ -8,15 +8,15 @@
 // computes the same gradients with ember ops instead, recomputing the statistics from x so that their dependence
 // on x is part of the recorded graph. gradcheck covers the fused path, gradgradcheck the composite one, and
 // test_nn_norm.py checks that the two give one gradient.
-#include "ember/nn/normalization.h"
+#include "ember/nn/functional/normalization.h"
 
 #include <algorithm>
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
-#include "ember/nn/padding.h"
+#include "ember/nn/functional/padding.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

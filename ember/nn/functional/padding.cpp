@@ -1,13 +1,13 @@
 // Padding. Constant padding copies x into a filled tensor (its gradient is the negated padding of g); the other
 // modes gather along each padded dim with an index computed once per dim, so their gradient (index_select's,
 // which sums the rows an output read twice) and its derivatives come from the indexing ops.
-#include "ember/nn/padding.h"
+#include "ember/nn/functional/padding.h"
 
 #include <algorithm>
 
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

@@ -2,14 +2,14 @@
 // Gradients: max pooling (and adaptive max pooling) sends each output's gradient to the position its index names,
 // a scatter_add, whose own formula (a gather) gives the second derivative; average pooling and its backward are
 // linear maps adjoint to each other, so each is the other's formula and derivatives of every order are exact.
-#include "ember/nn/pooling.h"
+#include "ember/nn/functional/pooling.h"
 
 #include <string>
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

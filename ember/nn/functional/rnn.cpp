@@ -14,15 +14,15 @@
 // - The backward is not differentiable: with create_graph it records a node that raises NotImplementedError when a
 //   second derivative reaches it (as PyTorch's). The loop path has derivatives of every order: ember.backends.cudnn
 //   .enabled = False selects it.
-#include "ember/nn/rnn.h"
+#include "ember/nn/functional/rnn.h"
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/cuda.h"
-#include "ember/nn/rnn_fused.h"
+#include "ember/backend/kernels/nn/rnn.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

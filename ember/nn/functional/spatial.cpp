@@ -2,7 +2,7 @@
 // compositions of ember ops (gathers of the corner values, weights from the coordinates: the gradients with respect
 // to input and grid, and second gradients, come from the ops); pixel_shuffle as a reshape-permute-reshape; unfold
 // and fold through the im2col/col2im kernel pair.
-#include "ember/nn/spatial.h"
+#include "ember/nn/functional/spatial.h"
 
 #include <cmath>
 #include <numeric>
@@ -12,7 +12,7 @@
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 

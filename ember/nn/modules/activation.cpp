@@ -1,9 +1,9 @@
-#include "ember/nn/modules_act.h"
+#include "ember/nn/modules/activation.h"
 
 #include <cmath>
 
-#include "ember/nn/activation.h"
-#include "ember/nn/modules_internal.h"
+#include "ember/nn/functional/activation.h"
+#include "ember/nn/modules/detail/util.h"
 #include "ember/ops.h"
 
 namespace ember::nn {

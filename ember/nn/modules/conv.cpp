@@ -1,8 +1,8 @@
-#include "ember/nn/modules_conv.h"
+#include "ember/nn/modules/conv.h"
 
-#include "ember/nn/conv.h"
-#include "ember/nn/modules_internal.h"
-#include "ember/nn/padding.h"
+#include "ember/nn/functional/conv.h"
+#include "ember/nn/modules/detail/util.h"
+#include "ember/nn/functional/padding.h"
 #include "ember/ops.h"
 
 namespace ember::nn {

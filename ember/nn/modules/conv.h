@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "ember/nn/module.h"
+#include "ember/nn/modules/module.h"
 
 namespace ember::nn {
 

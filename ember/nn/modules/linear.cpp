@@ -1,9 +1,9 @@
-#include "ember/nn/modules_basic.h"
+#include "ember/nn/modules/linear.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "ember/nn/modules_internal.h"
+#include "ember/nn/modules/detail/util.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
 

@@ -1,6 +1,6 @@
-#include "ember/nn/modules_loss.h"
+#include "ember/nn/modules/loss.h"
 
-#include "ember/nn/loss.h"
+#include "ember/nn/functional/loss.h"
 
 namespace ember::nn {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <utility>
 
-#include "ember/nn/loss.h"
-#include "ember/nn/module.h"
+#include "ember/nn/functional/loss.h"
+#include "ember/nn/modules/module.h"
 
 namespace ember::nn {
 

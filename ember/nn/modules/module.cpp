@@ -1,4 +1,4 @@
-#include "ember/nn/module.h"
+#include "ember/nn/modules/module.h"
 
 #include <algorithm>
 #include <functional>

@@ -1,9 +1,9 @@
-#include "ember/nn/modules_norm.h"
+#include "ember/nn/modules/normalization.h"
 
 #include <algorithm>
 
-#include "ember/nn/modules_internal.h"
-#include "ember/nn/normalization.h"
+#include "ember/nn/modules/detail/util.h"
+#include "ember/nn/functional/normalization.h"
 #include "ember/ops.h"
 
 namespace ember::nn {

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "ember/nn/module.h"
+#include "ember/nn/modules/module.h"
 
 namespace ember::nn {
 

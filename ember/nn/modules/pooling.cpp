@@ -1,7 +1,7 @@
-#include "ember/nn/modules_pool.h"
+#include "ember/nn/modules/pooling.h"
 
-#include "ember/nn/modules_internal.h"
-#include "ember/nn/pooling.h"
+#include "ember/nn/modules/detail/util.h"
+#include "ember/nn/functional/pooling.h"
 
 namespace ember::nn {
 

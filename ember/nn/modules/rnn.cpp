@@ -1,8 +1,8 @@
-#include "ember/nn/modules_rnn.h"
+#include "ember/nn/modules/rnn.h"
 
 #include <cmath>
 
-#include "ember/nn/modules_internal.h"
+#include "ember/nn/modules/detail/util.h"
 #include "ember/ops.h"
 
 namespace ember::nn {

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "ember/nn/module.h"
-#include "ember/nn/rnn.h"
+#include "ember/nn/modules/module.h"
+#include "ember/nn/functional/rnn.h"
 
 namespace ember::nn {
 

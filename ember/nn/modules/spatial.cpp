@@ -1,11 +1,11 @@
-#include "ember/nn/modules_misc.h"
+#include "ember/nn/modules/spatial.h"
 
-#include "ember/nn/distance.h"
-#include "ember/nn/dropout.h"
-#include "ember/nn/embedding.h"
-#include "ember/nn/modules_internal.h"
-#include "ember/nn/padding.h"
-#include "ember/nn/spatial.h"
+#include "ember/nn/functional/distance.h"
+#include "ember/nn/functional/dropout.h"
+#include "ember/nn/functional/embedding.h"
+#include "ember/nn/modules/detail/util.h"
+#include "ember/nn/functional/padding.h"
+#include "ember/nn/functional/spatial.h"
 #include "ember/ops.h"
 
 namespace ember::nn {

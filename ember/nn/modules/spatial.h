@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "ember/nn/module.h"
+#include "ember/nn/modules/module.h"
 
 namespace ember::nn {
 

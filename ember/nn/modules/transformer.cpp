@@ -1,12 +1,12 @@
-#include "ember/nn/modules_transformer.h"
+#include "ember/nn/modules/transformer.h"
 
 #include <cmath>
 #include <limits>
 
-#include "ember/nn/activation.h"
-#include "ember/nn/dropout.h"
-#include "ember/nn/modules_internal.h"
-#include "ember/nn/padding.h"
+#include "ember/nn/functional/activation.h"
+#include "ember/nn/functional/dropout.h"
+#include "ember/nn/modules/detail/util.h"
+#include "ember/nn/functional/padding.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
 

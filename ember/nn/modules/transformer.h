@@ -10,10 +10,10 @@
 #include <string>
 #include <utility>
 
-#include "ember/nn/module.h"
-#include "ember/nn/modules_basic.h"
-#include "ember/nn/modules_misc.h"
-#include "ember/nn/modules_norm.h"
+#include "ember/nn/modules/module.h"
+#include "ember/nn/modules/linear.h"
+#include "ember/nn/modules/spatial.h"
+#include "ember/nn/modules/normalization.h"
 
 namespace ember::nn {
 

@@ -8,8 +8,8 @@
 
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
-#include "ember/ops/linalg_more.h"
-#include "ember/ops/util.h"
+#include "ember/ops/lu.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember::linalg_detail {
 

@@ -1,4 +1,4 @@
-#include "ember/ops/util.h"
+#include "ember/ops/detail/util.h"
 
 #include <algorithm>
 

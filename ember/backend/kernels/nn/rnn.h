@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ember/backend/kernels.h"
-#include "ember/nn/rnn.h"
+#include "ember/nn/functional/rnn.h"
 
 namespace ember {
 

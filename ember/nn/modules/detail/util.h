@@ -9,7 +9,7 @@
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/ops.h"
-#include "ember/nn/modules_conv.h"
+#include "ember/nn/modules/conv.h"
 #include "ember/tensor.h"
 
 namespace ember::nn::detail {
