@@ -11,6 +11,8 @@
 #include "ember/backend/cuda/conv_glue.h"
 #include "ember/backend/cuda/nccl_glue.h"
 #include "ember/backend/cuda/pool_glue.h"
+#include "ember/backend/kernels/nn/conv.h"
+#include "ember/backend/kernels/nn/pooling.h"
 
 using namespace ember;
 using namespace ember::cuda;

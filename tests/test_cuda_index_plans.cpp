@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ember/backend/cuda/index_plans.h"
+#include "ember/backend/kernels/nn/spatial.h"
 
 using namespace ember;
 using namespace ember::cuda;

@@ -9,6 +9,7 @@
 
 #include "ember/autograd/engine.h"
 #include "ember/backend/caching_allocator.h"
+#include "ember/backend/kernels/reduce.h"
 #include "ember/ops.h"
 #include "ember/profiler/profiler.h"
 #include "fake_device.h"

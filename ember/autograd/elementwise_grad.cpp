@@ -8,7 +8,7 @@
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
-#include "ember/nn/functional/activation.h"
+#include "ember/ops/detail/unary_backward.h"
 #include "ember/ops.h"
 
 namespace ember::autograd {

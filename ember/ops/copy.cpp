@@ -4,6 +4,7 @@
 
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
+#include "ember/backend/kernels/copy.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"

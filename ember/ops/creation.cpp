@@ -2,6 +2,8 @@
 #include <cmath>
 
 #include "ember/backend/kernels.h"
+#include "ember/backend/kernels/copy.h"
+#include "ember/backend/kernels/creation.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"

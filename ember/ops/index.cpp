@@ -7,6 +7,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/shape_grad.h"
+#include "ember/backend/kernels/index.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"

@@ -7,10 +7,11 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/lapack.h"
 #include "ember/ops.h"
-#include "ember/ops/linalg.h"
 #include "ember/ops/detail/lapack_util.h"
 #include "ember/ops/detail/util.h"
+#include "ember/ops/linalg.h"
 
 namespace ember {
 

@@ -14,43 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "ember/backend/kernels.h"
 #include "ember/tensor.h"
 
 namespace ember {
-
-// out [..., m, n] (contiguous) = alpha * a @ b + beta * out, where a [..., m, k] and b [..., k, n] have out's batch
-// shape (broadcast batch dims have stride 0) and their last two dims are row- or column-major (blas_layout);
-// beta 0 ignores out's contents (NaN included). Floating dtypes: float32, float64, and float16/bfloat16 with float32
-// accumulation and one rounding (oneDNN on the CPU, cuBLAS on CUDA); integer dtypes run a plain loop.
-EMBER_DECLARE_KERNEL(matmul, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha,
-                     const Scalar& beta)
-
-// The LAPACK kernels work in place on batches of column-major matrices: a tensor [..., rows, cols] whose batch
-// is contiguous and whose matrices are column-major (strides [..., rows * cols, 1, rows]), float32 or float64.
-// `info` is an int32 tensor with one entry per matrix that receives LAPACK's info (0: success).
-//
-// LU with partial pivoting (getrf): a becomes L and U; pivots int32 [..., min(rows, cols)], 1-based.
-EMBER_DECLARE_KERNEL(lu_factor, const Tensor& a, const Tensor& pivots, const Tensor& info)
-// Solves A X = B (or A^T X = B) from lu_factor's result (getrs); b [..., n, nrhs] becomes X.
-EMBER_DECLARE_KERNEL(lu_solve, const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose)
-// Cholesky (potrf): the lower (upper) triangle of a becomes L (U); the other triangle is zeroed.
-EMBER_DECLARE_KERNEL(cholesky, const Tensor& a, bool upper, const Tensor& info)
-// Triangular solve with the triangle of a (trsm): b becomes A^-1 B (left) or B A^-1 (right).
-EMBER_DECLARE_KERNEL(triangular_solve, const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular)
-// QR (geqrf + orgqr) of a [..., m, n] (destroyed): r [..., rr, n] upper triangular, q [..., m, qc] with orthonormal
-// columns, or undefined for mode 'r'.
-EMBER_DECLARE_KERNEL(qr, const Tensor& a, const Tensor& q, const Tensor& r)
-// SVD (gesdd) of a [..., m, n] (destroyed): s [..., k] descending (contiguous, not column-major); u [..., m, uc]
-// and vh [..., vr, n] (uc = vr = k, or m and n for full matrices), or both undefined for the values only.
-EMBER_DECLARE_KERNEL(svd, const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, const Tensor& info)
-// Symmetric eigendecomposition (syevd) reading one triangle of a: w [..., n] ascending (contiguous); with
-// compute_v, a becomes the eigenvectors (columns).
-EMBER_DECLARE_KERNEL(eigh, const Tensor& a, const Tensor& w, bool upper, bool compute_v, const Tensor& info)
-// Least squares (gels, gelsy, gelsd, gelss) of a [..., m, n] (destroyed) and b [..., max(m, n), nrhs]: the first n
-// rows of b become the solution. rank (int64 [...]) and sv ([..., min(m, n)], contiguous) are filled when defined.
-EMBER_DECLARE_KERNEL(lstsq, const Tensor& a, const Tensor& b, const Tensor& rank, const Tensor& sv, double rcond,
-                     std::string_view driver, const Tensor& info)
 
 // ---- matrix products (ops/linalg.cpp). dtypes must match (PyTorch promotes nothing here); 16-bit floats are
 // computed in float32 and rounded, integers with a plain loop, bool is refused.

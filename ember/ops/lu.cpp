@@ -9,6 +9,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/lapack.h"
 #include "ember/ops/detail/lapack_util.h"
 
 namespace ember {

@@ -10,7 +10,6 @@
 #include <tuple>
 #include <utility>
 
-#include "ember/backend/kernels.h"
 #include "ember/error.h"
 #include "ember/tensor.h"
 
@@ -21,12 +20,6 @@ namespace ember {
 struct LinAlgError : Error {
   using Error::Error;
 };
-
-// Bunch-Kaufman LDL^T of symmetric matrices (LAPACK sytrf reading the lower triangle; cuSOLVER sytrf) in the layout
-// of ops/linalg.h: a becomes L and D compactly, pivots int32 [..., n] in LAPACK's format (negative for 2x2 blocks).
-EMBER_DECLARE_KERNEL(ldl_factor, const Tensor& a, const Tensor& pivots, const Tensor& info)
-// Solves A X = B from ldl_factor's result (sytrs; cuSOLVER's Xsytrs); b [..., n, nrhs] becomes X.
-EMBER_DECLARE_KERNEL(ldl_solve, const Tensor& ld, const Tensor& pivots, const Tensor& b)
 
 // The *_ex forms return (result, info): info int32 [...] on the input's device, LAPACK's code per matrix (0: fine);
 // check_errors raises LinAlgError as the plain form does.

@@ -3,8 +3,9 @@
 #include <cmath>
 #include <limits>
 
-#include "ember/backend/kernels.h"
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels.h"
+#include "ember/backend/kernels/random.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/random_math.h"

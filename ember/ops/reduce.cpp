@@ -8,6 +8,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/reduce_grad.h"
+#include "ember/backend/kernels/reduce.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 

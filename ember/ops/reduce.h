@@ -4,19 +4,9 @@
 #include <optional>
 #include <utility>
 
-#include "ember/backend/kernels.h"
 #include "ember/tensor.h"
 
 namespace ember {
-
-enum class ReduceOp : uint8_t { Sum, NanSum, Prod, Max, Min, All, Any, CountNonzero };
-
-// out has in's rank with size 1 on the reduced dims (keepdim form). Sums of 16-bit floats accumulate
-// in float32 and float32 sums are pairwise (error O(log n)); integer sums accumulate in int64.
-EMBER_DECLARE_KERNEL(reduce, ReduceOp op, const Tensor& out, const Tensor& in)
-// Max or Min along one dim: values and int64 indices, both in keepdim form. NaN wins, first occurrence.
-EMBER_DECLARE_KERNEL(reduce_with_index, ReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in,
-                     int64_t dim)
 
 // dims empty = all dims. dtype: the accumulation/output dtype for sum and prod (the input is cast).
 Tensor sum(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false, std::optional<ScalarType> dtype = {});

@@ -5,10 +5,11 @@
 #include <cmath>
 
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/sampling.h"
 #include "ember/backend/math/sampling.h"
 #include "ember/ops.h"
-#include "ember/ops/reduce.h"
 #include "ember/ops/detail/util.h"
+#include "ember/ops/reduce.h"
 #include "ember/random_math.h"
 
 namespace ember {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/backend/kernels/search.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 

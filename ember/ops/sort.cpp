@@ -6,6 +6,8 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/reduce_grad.h"
+#include "ember/backend/kernels/histogram.h"
+#include "ember/backend/kernels/sort.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 

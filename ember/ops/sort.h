@@ -6,39 +6,9 @@
 #include <string_view>
 #include <utility>
 
-#include "ember/backend/kernels.h"
 #include "ember/tensor.h"
 
 namespace ember {
-
-enum class ScanOp : uint8_t { Sum, Prod, Max, Min, LogSumExp };
-enum class SelectOp : uint8_t { Kth, Median, NanMedian, Mode };
-
-// out and in have one shape and dtype, in.dim() >= 1. Sum and Prod accumulate as PyTorch's CPU kernels do (int64
-// for integers and bool, double for float32, float for 16-bit floats); Max and Min also write int64 indices (the
-// latest position of the running extremum; a NaN sticks), the other ops get an undefined `indices`.
-EMBER_DECLARE_KERNEL(scan, ScanOp op, const Tensor& out, const Tensor& indices, const Tensor& in, int64_t dim)
-// A stable sort of each slice along dim; values and int64 indices have in's shape (in.dim() >= 1).
-EMBER_DECLARE_KERNEL(sort, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
-                     bool descending)
-// The k largest (smallest) of each slice, ties by position; values and indices have size k along dim.
-EMBER_DECLARE_KERNEL(topk, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, int64_t dim,
-                     bool largest, bool sorted)
-// One element per slice along dim, in keepdim form: the k-th smallest (0-based; ties by position), the lower
-// median (NaN if the slice has one), the lower median of the non-NaN elements, or the most frequent value
-// (the smallest on ties, with the index of its last occurrence).
-EMBER_DECLARE_KERNEL(slice_select, SelectOp op, const Tensor& values, const Tensor& indices, const Tensor& in,
-                     int64_t dim, int64_t k)
-// Runs of equal elements (NaN equals nothing) of a 1-d contiguous `in`: allocates `values` (the first element of
-// each run) and int64 `counts`, because their size depends on the data. When `inverse` is defined it gets each
-// element's run, at position perm[i] when perm is defined (in is then a sorted copy and perm its source positions).
-EMBER_DECLARE_KERNEL(unique_runs, const Tensor& in, const Tensor& perm, const Tensor& inverse, Tensor& values,
-                     Tensor& counts)
-// out[v] counts (or sums the weights of) the elements of 1-d integral `in` equal to v; in's values are in range.
-// weights is undefined or 1-d of out's dtype.
-EMBER_DECLARE_KERNEL(bincount, const Tensor& out, const Tensor& in, const Tensor& weights)
-// out (in's floating dtype, 1-d) counts the elements of in in each of out.numel() equal bins of [min, max].
-EMBER_DECLARE_KERNEL(histc, const Tensor& out, const Tensor& in, double min, double max)
 
 // ---- scans (ops/scan.cpp). dtype: the output dtype (the input is cast first); integers and bool give int64.
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = {});

@@ -14,6 +14,9 @@
 #include <mutex>
 #include <typeinfo>
 
+#include "ember/backend/kernels/reduce.h"
+#include "ember/backend/kernels/scan.h"
+#include "ember/backend/kernels/sort.h"
 #include "ember/error.h"
 #include "ember/ops/binary.h"
 #include "ember/ops/reduce.h"

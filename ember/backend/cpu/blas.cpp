@@ -10,7 +10,6 @@
 
 #include "ember/backend/cpu/dnnl.h"
 #include "ember/ops.h"
-#include "ember/ops/linalg.h"
 #include "ember/backend/kernels/blas.h"
 #include "ember/parallel.h"
 

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "ember/backend/cpu/dnnl.h"
-#include "ember/nn/functional/conv.h"
+#include "ember/backend/kernels/nn/conv.h"
 #include "ember/ops.h"
 #include "ember/parallel.h"
 

@@ -2,6 +2,7 @@
 #include "ember/backend/cpu/half_convert.h"
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/kernels.h"
+#include "ember/backend/kernels/copy.h"
 
 namespace ember::cpu {
 namespace {

@@ -27,6 +27,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "ember/backend/kernels/nn/conv.h"
+#include "ember/backend/kernels/nn/pooling.h"
 #include "ember/error.h"
 #include "ember/ops.h"
 #include "ember/parallel.h"

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "ember/nn/functional/conv.h"
-#include "ember/nn/functional/pooling.h"
+#include "ember/backend/kernels/nn/conv.h"
+#include "ember/backend/kernels/nn/pooling.h"
 #include "ember/tensor.h"
 
 namespace ember::dnnl_cpu {

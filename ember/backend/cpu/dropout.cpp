@@ -5,8 +5,8 @@
 
 #include "ember/backend/cpu/philox.h"
 #include "ember/backend/kernels.h"
+#include "ember/backend/kernels/nn/dropout.h"
 #include "ember/backend/math/dropout.h"
-#include "ember/nn/functional/dropout.h"
 #include "ember/parallel.h"
 
 namespace ember::cpu {

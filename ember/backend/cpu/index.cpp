@@ -5,6 +5,8 @@
 
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/dispatch_size.h"
+#include "ember/backend/kernels/copy.h"
+#include "ember/backend/kernels/index.h"
 #include "ember/backend/math/scatter.h"
 #include "ember/ops.h"
 

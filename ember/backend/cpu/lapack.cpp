@@ -10,8 +10,7 @@
 #include <vector>
 
 #include "ember/backend/blas.h"
-#include "ember/ops/linalg.h"
-#include "ember/ops/lu.h"
+#include "ember/backend/kernels/lapack.h"
 
 // LAPACK's Fortran interface (OpenBLAS has no LAPACKE header here). The trailing size_t arguments are the hidden
 // lengths of the character arguments that gfortran-compiled routines expect.

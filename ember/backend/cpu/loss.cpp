@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ember/backend/cpu/vec_math.h"
-#include "ember/nn/functional/loss.h"
+#include "ember/backend/kernels/nn/loss.h"
 #include "ember/parallel.h"
 
 namespace ember::cpu {

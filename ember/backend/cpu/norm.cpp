@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ember/backend/cpu/lanes.h"
-#include "ember/nn/functional/normalization.h"
+#include "ember/backend/kernels/nn/normalization.h"
 #include "ember/parallel.h"
 
 namespace ember::cpu {

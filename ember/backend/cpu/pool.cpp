@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ember/backend/cpu/dnnl.h"
-#include "ember/nn/functional/pooling.h"
+#include "ember/backend/kernels/nn/pooling.h"
 #include "ember/parallel.h"
 
 namespace ember {

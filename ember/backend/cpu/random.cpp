@@ -8,6 +8,7 @@
 #include "ember/backend/cpu/philox.h"
 #include "ember/backend/cpu/vec_math.h"
 #include "ember/backend/kernels.h"
+#include "ember/backend/kernels/random.h"
 #include "ember/random_math.h"
 
 namespace ember::cpu {

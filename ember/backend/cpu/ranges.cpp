@@ -3,6 +3,7 @@
 
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/kernels.h"
+#include "ember/backend/kernels/creation.h"
 
 namespace ember::cpu {
 namespace {

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "ember/backend/cpu/binary.h"
+#include "ember/backend/kernels/reduce.h"
 #include "ember/ops.h"
-#include "ember/ops/reduce.h"
 
 namespace ember::cpu {
 

@@ -6,8 +6,8 @@
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/cpu/philox.h"
 #include "ember/backend/cpu/vec_math.h"
+#include "ember/backend/kernels/sampling.h"
 #include "ember/backend/math/sampling.h"
-#include "ember/ops/sampling.h"
 
 namespace ember::cpu {
 namespace {

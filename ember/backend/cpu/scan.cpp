@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "ember/backend/cpu/binary.h"
-#include "ember/ops/sort.h"
+#include "ember/backend/kernels/scan.h"
 #include "ember/ops/detail/util.h"
 
 namespace ember::cpu {

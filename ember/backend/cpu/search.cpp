@@ -1,8 +1,8 @@
 // CPU searchsorted (Note [searchsorted kernel] in ops/search.h): each value's binary search, split across threads.
 #include <type_traits>
 
+#include "ember/backend/kernels/search.h"
 #include "ember/backend/math/search.h"
-#include "ember/ops/search.h"
 #include "ember/parallel.h"
 
 namespace ember {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ember/backend/cpu/loops.h"
+#include "ember/backend/kernels/index.h"
 #include "ember/ops.h"
 
 namespace ember::cpu {

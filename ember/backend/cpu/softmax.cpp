@@ -7,7 +7,7 @@
 
 #include "ember/backend/cpu/lanes.h"
 #include "ember/backend/cpu/vec_math.h"
-#include "ember/nn/functional/activation.h"
+#include "ember/backend/kernels/nn/softmax.h"
 #include "ember/parallel.h"
 
 namespace ember::cpu {

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "ember/backend/cpu/binary.h"
+#include "ember/backend/kernels/histogram.h"
+#include "ember/backend/kernels/sort.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 

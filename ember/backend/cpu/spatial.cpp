@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "ember/nn/functional/spatial.h"
+#include "ember/backend/kernels/nn/spatial.h"
 #include "ember/parallel.h"
 
 namespace ember::cpu {

@@ -8,7 +8,7 @@
 
 #include "ember/backend/cuda/blas_glue.h"
 #include "ember/backend/cuda/cublas.h"
-#include "ember/ops/linalg.h"
+#include "ember/backend/kernels/blas.h"
 
 namespace ember::cuda {
 

@@ -15,8 +15,8 @@
 #include "ember/backend/cuda/blas_glue.h"
 #include "ember/backend/cuda/conv_glue.h"
 #include "ember/backend/cuda/cudnn.h"
+#include "ember/backend/kernels/nn/conv.h"
 #include "ember/determinism.h"
-#include "ember/nn/functional/conv.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 

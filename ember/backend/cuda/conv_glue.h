@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/nn/functional/conv.h"
+#include "ember/backend/kernels/nn/conv.h"
 
 namespace ember::cuda {
 

@@ -1,6 +1,8 @@
 // CUDA copy/cast, fill, arange and linspace through the one elementwise launcher (launch.cuh).
 #include "ember/backend/cuda/launch.cuh"
 #include "ember/backend/kernels.h"
+#include "ember/backend/kernels/copy.h"
+#include "ember/backend/kernels/creation.h"
 #include "ember/convert.h"
 
 namespace ember::cuda {

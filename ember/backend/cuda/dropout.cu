@@ -5,8 +5,8 @@
 
 #include "ember/backend/cuda/launch.cuh"
 #include "ember/backend/kernels.h"
+#include "ember/backend/kernels/nn/dropout.h"
 #include "ember/backend/math/dropout.h"
-#include "ember/nn/functional/dropout.h"
 
 namespace ember::cuda {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "ember/backend/cuda/device_error.cuh"
 #include "ember/backend/cuda/reduce.cuh"
+#include "ember/backend/kernels/histogram.h"
 #include "ember/determinism.h"
 #include "ember/ops.h"
-#include "ember/ops/sort.h"
 
 namespace ember::cuda {
 

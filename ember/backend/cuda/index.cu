@@ -8,10 +8,11 @@
 #include "ember/backend/cuda/launch.cuh"
 #include "ember/backend/cuda/scratch.cuh"
 #include "ember/backend/dispatch_size.h"
+#include "ember/backend/kernels/copy.h"
+#include "ember/backend/kernels/index.h"
 #include "ember/backend/math/scatter.h"
 #include "ember/convert.h"
 #include "ember/determinism.h"
-#include "ember/ops/shape.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

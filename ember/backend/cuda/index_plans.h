@@ -8,10 +8,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "ember/backend/kernels/nn/spatial.h"
 #include "ember/error.h"
 #include "ember/half.h"
 #include "ember/macros.h"
-#include "ember/nn/functional/spatial.h"
 #include "ember/tensor.h"
 
 namespace ember::cuda {

@@ -18,10 +18,8 @@
 
 #include "ember/backend/cuda/blas_glue.h"
 #include "ember/backend/cuda/cublas.h"
+#include "ember/backend/kernels/lapack.h"
 #include "ember/ops.h"
-#include "ember/ops/linalg.h"
-#include "ember/ops/lu.h"
-#include "ember/ops/shape.h"
 #include "ember/ops/detail/util.h"
 
 namespace ember::cuda {

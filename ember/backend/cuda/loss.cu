@@ -8,8 +8,8 @@
 
 #include "ember/backend/cuda/device_error.cuh"
 #include "ember/backend/cuda/reduce.cuh"
+#include "ember/backend/kernels/nn/loss.h"
 #include "ember/cuda.h"
-#include "ember/nn/functional/loss.h"
 
 namespace ember::cuda {
 

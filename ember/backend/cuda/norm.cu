@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "ember/backend/cuda/reduce.cuh"
-#include "ember/nn/functional/normalization.h"
+#include "ember/backend/kernels/nn/normalization.h"
 
 namespace ember::cuda {
 

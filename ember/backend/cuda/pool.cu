@@ -8,8 +8,8 @@
 
 #include "ember/backend/cuda/check.h"
 #include "ember/backend/cuda/pool_glue.h"
+#include "ember/backend/kernels/nn/pooling.h"
 #include "ember/cuda.h"
-#include "ember/nn/functional/pooling.h"
 
 namespace ember::cuda {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
+#include "ember/backend/kernels/nn/pooling.h"
 #include "ember/macros.h"
-#include "ember/nn/functional/pooling.h"
 
 namespace ember::cuda {
 

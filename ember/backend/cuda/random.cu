@@ -3,6 +3,7 @@
 #include "ember/backend/cuda/device_error.cuh"
 #include "ember/backend/cuda/launch.cuh"
 #include "ember/backend/kernels.h"
+#include "ember/backend/kernels/random.h"
 #include "ember/convert.h"
 #include "ember/random_math.h"
 

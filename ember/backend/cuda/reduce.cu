@@ -9,9 +9,9 @@
 #include <limits>
 
 #include "ember/backend/cuda/reduce.cuh"
+#include "ember/backend/kernels/reduce.h"
 #include "ember/convert.h"
 #include "ember/ops.h"
-#include "ember/ops/reduce.h"
 
 namespace ember::cuda {
 

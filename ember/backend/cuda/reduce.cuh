@@ -176,6 +176,7 @@ inline std::vector<ChunkLaunch> plan_chunk_launches(const std::vector<int64_t>& 
 #include <type_traits>
 
 #include "ember/backend/cuda/check.h"
+#include "ember/backend/kernels/reduce.h"
 #include "ember/cuda.h"
 
 namespace ember::cuda {

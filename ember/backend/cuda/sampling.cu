@@ -4,9 +4,9 @@
 
 #include "ember/backend/cuda/check.h"
 #include "ember/backend/cuda/device_error.cuh"
+#include "ember/backend/kernels/sampling.h"
 #include "ember/backend/math/sampling.h"
 #include "ember/cuda.h"
-#include "ember/ops/sampling.h"
 
 namespace ember::cuda {
 namespace {

@@ -8,8 +8,8 @@
 #include <type_traits>
 
 #include "ember/backend/cuda/reduce.cuh"
+#include "ember/backend/kernels/scan.h"
 #include "ember/convert.h"
-#include "ember/ops/sort.h"
 
 namespace ember::cuda {
 

@@ -5,9 +5,9 @@
 #include <type_traits>
 
 #include "ember/backend/cuda/check.h"
+#include "ember/backend/kernels/search.h"
 #include "ember/backend/math/search.h"
 #include "ember/cuda.h"
-#include "ember/ops/search.h"
 
 namespace ember::cuda {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "ember/backend/cuda/reduce.cuh"
-#include "ember/nn/functional/activation.h"
+#include "ember/backend/kernels/nn/softmax.h"
 
 namespace ember::cuda {
 

@@ -5,11 +5,12 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include "ember/backend/cuda/index_plans.h"
 #include "ember/backend/cuda/launch.cuh"
 #include "ember/backend/cuda/scratch.cuh"
-#include "ember/backend/cuda/index_plans.h"
+#include "ember/backend/kernels/copy.h"
+#include "ember/backend/kernels/sort.h"
 #include "ember/convert.h"
-#include "ember/ops/sort.h"
 #include "ember/ops/detail/util.h"
 
 namespace ember::cuda {

@@ -5,7 +5,7 @@
 
 #include "ember/backend/cuda/index_plans.h"
 #include "ember/backend/cuda/scratch.cuh"
-#include "ember/nn/functional/spatial.h"
+#include "ember/backend/kernels/nn/spatial.h"
 
 namespace ember::cuda {
 namespace {

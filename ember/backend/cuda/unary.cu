@@ -2,7 +2,7 @@
 // gpu_kernel.
 #include "ember/backend/cuda/elementwise.cuh"
 #include "ember/backend/math/unary.h"
-#include "ember/nn/functional/activation.h"
+#include "ember/backend/kernels/unary_backward.h"
 
 namespace ember::cuda {
 

@@ -1,5 +1,5 @@
-// Between ember/optim/fused.cpp (validation, per-parameter coefficients) and the device kernels (the per-element
-// update formulas). Not a public header.
+// The fused optimizer kernels, between ember/optim/fused.cpp (validation, per-parameter coefficients) and the device
+// kernels (the per-element update formulas; Note [Fused optimizer steps] in backend/cpu/optim.cpp).
 #pragma once
 
 #include <vector>

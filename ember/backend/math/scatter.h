@@ -6,7 +6,7 @@
 
 #include "ember/backend/math/common.h"
 #include "ember/convert.h"
-#include "ember/ops/shape.h"
+#include "ember/backend/kernels/index.h"
 
 namespace ember::math {
 

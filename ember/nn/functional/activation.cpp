@@ -7,6 +7,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/nn/softmax.h"
 #include "ember/ops.h"
 
 namespace ember {
@@ -90,22 +91,6 @@ Tensor glu(const Tensor& x, int64_t dim) {
   const int64_t n = x.size(dim);
   EMBER_CHECK(n % 2 == 0, "Halving dimension must be even, but dimension ", dim, " is size ", n);
   return mul(narrow(x, dim, 0, n / 2), sigmoid(narrow(x, dim, n / 2, n / 2)));
-}
-
-Tensor fused_unary_backward(UnaryOp op, const Tensor& grad_out, const Tensor& v, const UnaryArgs& args) {
-  switch (op) {
-    case UnaryOp::Relu: case UnaryOp::Sigmoid: case UnaryOp::Tanh: case UnaryOp::Gelu: case UnaryOp::GeluTanh:
-    case UnaryOp::Silu: case UnaryOp::Mish: case UnaryOp::Softplus: case UnaryOp::Elu: case UnaryOp::LeakyRelu:
-    case UnaryOp::Hardtanh: case UnaryOp::Hardsigmoid: case UnaryOp::Hardswish: break;
-    default: return {};
-  }
-  if (!v.defined() || !grad_out.defined() || grad_out.dtype() != v.dtype() || !is_floating(v.dtype()) ||
-      grad_out.device() != v.device() || !std::ranges::equal(grad_out.sizes(), v.sizes()) ||
-      !unary_backward_kernel.fn[static_cast<int>(v.device().type)])
-    return {};
-  Tensor grad_in = empty(v.sizes(), TensorOptions(v.dtype()).device(v.device()));
-  if (grad_in.numel()) unary_backward_kernel[v.device()](op, grad_in, grad_out, v, args);
-  return grad_in;
 }
 
 // ---- softmax

@@ -5,29 +5,11 @@
 
 #include <optional>
 
-#include "ember/backend/kernels.h"
 #include "ember/generator.h"
 #include "ember/ops/unary.h"
 #include "ember/tensor.h"
 
 namespace ember {
-
-// out = (log_)softmax of in along the middle dim of in viewed as [outer, n, inner]; in and out are contiguous
-// float32 or float64 tensors of one dtype, n >= 1.
-EMBER_DECLARE_KERNEL(softmax, const Tensor& out, const Tensor& in, int64_t outer, int64_t n, int64_t inner, bool log)
-// grad_in = grad_out * op'(v) in one pass (Note [Fused activation backward]); all three of one shape, floating dtype
-// and device, grad_in contiguous.
-EMBER_DECLARE_KERNEL(unary_backward, UnaryOp op, const Tensor& grad_in, const Tensor& grad_out, const Tensor& v,
-                     const UnaryArgs& args)
-
-// Note [Fused activation backward]
-// The gradients of relu, sigmoid, tanh, gelu (both forms), silu, mish, softplus, elu (selu, celu), leaky_relu,
-// hardtanh, hardsigmoid and hardswish run as one kernel pass over (grad_out, v), v the input or the result as the
-// op's formula saves it, instead of the several ops of their composed formulas (autograd/elementwise_grad.cpp).
-// The kernel is not differentiable, so it serves only backward passes that are not recorded (create_graph off);
-// with create_graph the composition runs and gives the second derivatives. Undefined when it does not apply (another
-// op, dtypes or shapes that differ, or no kernel for the device): the caller then composes.
-Tensor fused_unary_backward(UnaryOp op, const Tensor& grad_out, const Tensor& v, const UnaryArgs& args);
 
 Tensor relu(const Tensor& x, bool inplace);
 Tensor relu6(const Tensor& x, bool inplace = false);

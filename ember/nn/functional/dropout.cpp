@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/nn/dropout.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"

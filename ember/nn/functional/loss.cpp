@@ -11,6 +11,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/nn/loss.h"
 #include "ember/nn/functional/distance.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"

@@ -14,6 +14,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/nn/normalization.h"
 #include "ember/nn/functional/padding.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"

@@ -4,26 +4,9 @@
 
 #include <optional>
 
-#include "ember/backend/kernels.h"
 #include "ember/tensor.h"
 
 namespace ember {
-
-// Layer norm of the rows of contiguous x [M, N]: y = (x - mean) * rstd * w + b with w, b [N] or undefined;
-// mean and rstd [M] of x's dtype (rstd = 1 / sqrt(biased var + eps)).
-EMBER_DECLARE_KERNEL(layer_norm, const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
-                     const Tensor& w, const Tensor& b, double eps)
-// Its gradients for g [M, N]; each of dx, dw, db may be undefined (not wanted).
-EMBER_DECLARE_KERNEL(layer_norm_backward, const Tensor& dx, const Tensor& dw, const Tensor& db, const Tensor& g,
-                     const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& w)
-// Per-channel sums over contiguous [A, C, B] tensors of one dtype: s1[c] = sum of g, s2[c] = sum of g * (x - m[c]);
-// s1 and s2 are float64 [C], m is float64 [C] (or undefined: 0).
-EMBER_DECLARE_KERNEL(channel_moments, const Tensor& s1, const Tensor& s2, const Tensor& g, const Tensor& x,
-                     const Tensor& m, IntArrayRef acb)
-// out = a * ka[c] + x * kx[c] + k0[c] over contiguous [A, C, B] tensors; coefficients float64 [C]; x and kx may be
-// undefined.
-EMBER_DECLARE_KERNEL(channel_affine, const Tensor& out, const Tensor& a, const Tensor& ka, const Tensor& x,
-                     const Tensor& kx, const Tensor& k0, IntArrayRef acb)
 
 // Normalizes over the trailing dims given by normalized_shape; weight and bias (optional) have that shape.
 Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},

@@ -8,6 +8,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/nn/pooling.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 

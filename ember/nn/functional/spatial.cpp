@@ -10,9 +10,10 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/nn/spatial.h"
 #include "ember/ops.h"
-#include "ember/ops/linalg.h"
 #include "ember/ops/detail/util.h"
+#include "ember/ops/linalg.h"
 
 namespace ember {
 

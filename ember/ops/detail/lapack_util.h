@@ -6,10 +6,11 @@
 #include <limits>
 #include <string>
 
+#include "ember/backend/kernels/lapack.h"
 #include "ember/ops.h"
+#include "ember/ops/detail/util.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/lu.h"
-#include "ember/ops/detail/util.h"
 
 namespace ember::linalg_detail {
 

@@ -1,6 +1,6 @@
-// A whole recurrent layer stack in one library call: the kernels behind the fused path of ember::rnn (rnn.cpp) on
-// devices that have one (CUDA: cuDNN's RNN API, backend/cuda/rnn.cpp). Note [Fused RNNs] in rnn.cpp says when it
-// is taken and what it records for autograd.
+// A whole recurrent layer stack in one library call: the kernels behind the fused path of ember::rnn
+// (nn/functional/rnn.cpp) on devices that have one (CUDA: cuDNN's RNN API, backend/cuda/rnn.cpp). Note [Fused RNNs]
+// in nn/functional/rnn.cpp says when it is taken and what it records for autograd.
 #pragma once
 
 #include <algorithm>
