@@ -1,9 +1,11 @@
-// More shape ops (ops/shape_more.h), each a composition of existing ops: their gradients come from the ops they
-// are made of, except for the *_scatter family, which records one formula (Note [Composite forwards]).
+// The diagonal family (diag, diag_embed, diagflat, trace, fill_diagonal_, block_diag, tril/triu_indices) and the
+// *_scatter ops that write a view's region of a copy (diag_embed is one). Compositions of existing ops, except the
+// *_scatter ops and fill_diagonal_, which record one formula each (Note [Composite forwards]).
 #include "ember/ops/diagonal.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 #include "ember/autograd/shape_grad.h"
 #include "ember/ops.h"
@@ -42,13 +44,6 @@ Tensor view_scatter(const Tensor& self, const Tensor& src, const char* op, const
   });
   if (n) autograd::set_history(r, n);
   return r;
-}
-
-Tensor atleast(const Tensor& t, int64_t n) {
-  if (t.dim() >= n) return t;
-  DimVector shape(n - t.dim(), 1);
-  for (int64_t s : t.sizes()) shape.push_back(s);
-  return reshape(t, shape);
 }
 
 // The (row, col) pairs of a triangle of a row x col matrix, row-major, as a [2, count] tensor.
@@ -101,46 +96,7 @@ Tensor filled_diagonal(const Tensor& t, const Scalar& value, bool wrap) {
   return r;
 }
 
-int64_t first_dim_of_size3(IntArrayRef shape) {
-  for (size_t i = 0; i < shape.size(); ++i)
-    if (shape[i] == 3) return static_cast<int64_t>(i);
-  fail<Error>("cross: no dimension of size 3 in input (shape ", shape_str(shape), ")");
-}
-
-Tensor cross_along(const Tensor& a_in, const Tensor& b_in, int64_t dim, const char* op) {
-  check_same_device(op, {&a_in, &b_in});
-  auto ab = broadcast_tensors({a_in, b_in});
-  const Tensor &a = ab[0], &b = ab[1];
-  auto c = [&](const Tensor& x, int64_t i) { return select(x, dim, i); };
-  Tensor x = sub(mul(c(a, 1), c(b, 2)), mul(c(a, 2), c(b, 1)));
-  Tensor y = sub(mul(c(a, 2), c(b, 0)), mul(c(a, 0), c(b, 2)));
-  Tensor z = sub(mul(c(a, 0), c(b, 1)), mul(c(a, 1), c(b, 0)));
-  return stack({x, y, z}, dim);
-}
-
-int64_t hvd_dim(const Tensor& t, char which) {
-  const int64_t need = which == 'h' ? 1 : which == 'v' ? 2 : 3;
-  const char* name = which == 'h' ? "hsplit" : which == 'v' ? "vsplit" : "dsplit";
-  EMBER_CHECK(t.dim() >= need, "torch.", name, " requires a tensor with at least ", need, " dimension",
-              which == 'h' ? "" : "s", ", but got a tensor with ", t.dim(), " dimension",
-              t.dim() == 1 ? "" : "s", "!");
-  return which == 'h' ? (t.dim() == 1 ? 0 : 1) : which == 'v' ? 0 : 2;
-}
-
-// Makes self take view's geometry in place: a metadata-only change, bumping the version (as PyTorch), and, when
-// recording, the view's node as self's grad_fn.
-const Tensor& take_geometry(const Tensor& self, const Tensor& view, const char* op) {
-  if (autograd::needs_grad({&self})) autograd::check_inplace(self, op);
-  const auto& fn = view.grad_fn();
-  self.impl()->set_sizes_strides(view.sizes(), view.strides(), view.storage_offset());
-  self.bump_version();
-  if (fn) autograd::set_history(self, fn, 0, /*is_view=*/true);
-  return self;
-}
-
 }  // namespace
-
-// ---------------------------------------------------------------------------------------- the diagonal family
 
 Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   const int64_t n = t.dim() + 1;
@@ -213,49 +169,6 @@ Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef siz
                       });
 }
 
-// ---------------------------------------------------------------------------------------- products, rotations
-
-Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
-  EMBER_CHECK(a.dtype() == b.dtype(), "cross: expected both inputs to have the same dtype, got ", a.dtype(), " and ",
-              b.dtype());
-  EMBER_CHECK(a.dim() == b.dim(), "linalg.cross: inputs must have the same number of dimensions (got shapes ",
-              shape_str(a.sizes()), " and ", shape_str(b.sizes()), ")");
-  const DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), "cross");
-  const int64_t d = dim ? wrap_dim(*dim, a.dim(), "cross") : first_dim_of_size3(shape);
-  EMBER_CHECK(a.sizes()[d] == 3 && b.sizes()[d] == 3, "linalg.cross: inputs dimension ", dim ? *dim : d,
-              " must have length 3. Got ", a.sizes()[d], " and ", b.sizes()[d]);
-  return cross_along(a, b, d, "cross");
-}
-
-Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim) { return cross(a, b, dim); }
-
-Tensor kron(const Tensor& a, const Tensor& b) {
-  check_same_device("kron", {&a, &b});
-  const int64_t n = std::max(a.dim(), b.dim());
-  DimVector as(n, 1), bs(n, 1), ai, bi, out;
-  for (int64_t i = 0; i < a.dim(); ++i) as[n - a.dim() + i] = a.sizes()[i];
-  for (int64_t i = 0; i < b.dim(); ++i) bs[n - b.dim() + i] = b.sizes()[i];
-  for (int64_t i = 0; i < n; ++i) {
-    ai.push_back(as[i]), ai.push_back(1);
-    bi.push_back(1), bi.push_back(bs[i]);
-    out.push_back(as[i] * bs[i]);
-  }
-  return reshape(mul(reshape(a, ai), reshape(b, bi)), out);
-}
-
-Tensor rot90(const Tensor& t, int64_t k, IntArrayRef dims) {
-  EMBER_CHECK(dims.size() == 2, "rot90: expected total rotation dims == 2, but got dims = ", dims.size());
-  EMBER_CHECK(t.dim() >= 2, "rot90: expected total dims >= 2, but got total dims = ", t.dim());
-  const int64_t d0 = wrap_dim(dims[0], t.dim(), "rot90"), d1 = wrap_dim(dims[1], t.dim(), "rot90");
-  EMBER_CHECK(d0 != d1, "rot90: expected rotation dims to be different, but got dim0 = ", d0, " and dim1 = ", d1);
-  switch (((k % 4) + 4) % 4) {
-    case 1: return transpose(flip(t, {{d1}}), d0, d1);
-    case 2: return flip(t, {{d0, d1}});
-    case 3: return transpose(flip(t, {{d0}}), d0, d1);
-    default: return clone(t);
-  }
-}
-
 Tensor block_diag(const std::vector<Tensor>& tensors) {
   if (tensors.empty()) return empty({{1, 0}}, TensorOptions(default_dtype()));
   check_same_device("block_diag", tensors);
@@ -279,226 +192,6 @@ Tensor block_diag(const std::vector<Tensor>& tensors) {
     at += c;
   }
   return cat(rows, 0);
-}
-
-Tensor cartesian_prod(const std::vector<Tensor>& tensors) {
-  EMBER_CHECK(!tensors.empty(), "cartesian_prod: expected at least one tensor");
-  for (const Tensor& t : tensors)
-    EMBER_CHECK(t.dim() == 1, "cartesian_prod: Expect a 1D vector, but got shape ", shape_str(t.sizes()));
-  if (tensors.size() == 1) return tensors[0];
-  std::vector<Tensor> grids = meshgrid(tensors, "ij");
-  for (Tensor& g : grids) g = reshape(g, {{-1}});
-  return stack(grids, 1);
-}
-
-Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
-  EMBER_CHECK(t.dim() == 1, "combinations: Expect a 1D vector, but got shape ", shape_str(t.sizes()));
-  EMBER_CHECK(r >= 0, "combinations: Expect a non-negative number, but got ", r);
-  if (r == 0) return empty({{0}}, TensorOptions(t.dtype()).device(t.device()));
-  const int64_t n = t.numel();
-  // The index tuples in lexicographic order: increasing (non-decreasing with replacement) positions.
-  std::vector<int64_t> idx;
-  DimVector cur(r, 0);
-  if (!with_replacement)
-    for (int64_t i = 0; i < r; ++i) cur[i] = i;
-  auto valid = [&] { return r == 0 || cur[r - 1] < n; };
-  int64_t count = 0;
-  while (valid()) {
-    idx.insert(idx.end(), cur.begin(), cur.end());
-    ++count;
-    int64_t i = r - 1;  // the last position that can still move
-    while (i >= 0 && cur[i] >= n - (with_replacement ? 1 : r - i)) --i;
-    if (i < 0) break;
-    ++cur[i];
-    for (int64_t j = i + 1; j < r; ++j) cur[j] = with_replacement ? cur[i] : cur[j - 1] + 1;
-  }
-  const Tensor index = from_blob_copy(idx.data(), ScalarType::Int64, {{count * r}},
-                                      TensorOptions(ScalarType::Int64).device(t.device()));
-  return reshape(index_select(t, 0, index), {{count, r}});
-}
-
-// ---------------------------------------------------------------------------------------- dims, splitting, stacking
-
-Tensor atleast_1d(const Tensor& t) { return atleast(t, 1); }
-Tensor atleast_2d(const Tensor& t) { return atleast(t, 2); }
-Tensor atleast_3d(const Tensor& t) {
-  if (t.dim() == 0) return reshape(t, {{1, 1, 1}});
-  if (t.dim() == 1) return reshape(t, {{1, t.numel(), 1}});
-  if (t.dim() == 2) return unsqueeze(t, 2);
-  return t;
-}
-Tensor ravel(const Tensor& t) { return reshape(t, {{-1}}); }
-
-std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim) {
-  EMBER_CHECK(t.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with ", t.dim(),
-              " dims");
-  EMBER_CHECK(sections > 0, "tensor_split: number of sections must be larger than 0, got ", sections);
-  dim = wrap_dim(dim, t.dim(), "tensor_split");
-  const int64_t size = t.sizes()[dim], base = size / sections, extra = size % sections;
-  DimVector sizes;
-  for (int64_t i = 0; i < sections; ++i) sizes.push_back(base + (i < extra ? 1 : 0));
-  return split_with_sizes(t, sizes, dim);
-}
-
-std::vector<Tensor> tensor_split_indices(const Tensor& t, IntArrayRef indices, int64_t dim) {
-  EMBER_CHECK(t.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with ", t.dim(),
-              " dims");
-  dim = wrap_dim(dim, t.dim(), "tensor_split");
-  std::vector<Tensor> r;
-  int64_t start = 0;
-  for (int64_t i : indices) {
-    r.push_back(slice(t, dim, start, i));
-    start = i;
-  }
-  r.push_back(slice(t, dim, start, std::nullopt));
-  return r;
-}
-
-std::vector<Tensor> hvd_split(const Tensor& t, int64_t sections, char which) {
-  const int64_t dim = hvd_dim(t, which);
-  const char* name = which == 'h' ? "hsplit" : which == 'v' ? "vsplit" : "dsplit";
-  EMBER_CHECK(sections != 0 && t.sizes()[dim] % sections == 0, "torch.", name, " attempted to split along dimension ",
-              dim, ", but the size of the dimension ", t.sizes()[dim], " is not divisible by the split_size ",
-              sections, "!");
-  return tensor_split(t, sections, dim);
-}
-
-std::vector<Tensor> hvd_split_indices(const Tensor& t, IntArrayRef indices, char which) {
-  return tensor_split_indices(t, indices, hvd_dim(t, which));
-}
-
-Tensor dstack(const std::vector<Tensor>& tensors, const Tensor& out) {
-  EMBER_CHECK(!tensors.empty(), "dstack expects a non-empty TensorList");
-  std::vector<Tensor> parts;
-  for (const Tensor& t : tensors) parts.push_back(atleast_3d(t));
-  return cat(parts, 2, out);
-}
-
-Tensor column_stack(const std::vector<Tensor>& tensors, const Tensor& out) {
-  EMBER_CHECK(!tensors.empty(), "column_stack expects a non-empty TensorList");
-  std::vector<Tensor> parts;
-  for (const Tensor& t : tensors) parts.push_back(t.dim() <= 1 ? reshape(t, {{t.numel(), 1}}) : t);
-  return cat(parts, 1, out);
-}
-
-// ---------------------------------------------------------------------------------------- in place on metadata
-
-const Tensor& unsqueeze_(const Tensor& t, int64_t dim) { return take_geometry(t, unsqueeze(t, dim), "unsqueeze_"); }
-const Tensor& squeeze_(const Tensor& t, std::optional<int64_t> dim) {
-  return take_geometry(t, dim ? squeeze(t, *dim) : squeeze(t), "squeeze_");
-}
-const Tensor& transpose_(const Tensor& t, int64_t d0, int64_t d1) {
-  return take_geometry(t, transpose(t, d0, d1), "transpose_");
-}
-const Tensor& t_(const Tensor& x) {
-  EMBER_CHECK(x.dim() <= 2, "t_() expects a tensor with <= 2 dimensions, but self is ", x.dim(), "D");
-  return take_geometry(x, t(x), "t_");
-}
-const Tensor& as_strided_(const Tensor& t, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> offset) {
-  return take_geometry(t, as_strided(t, size, stride, offset), "as_strided_");
-}
-
-const Tensor& resize_(const Tensor& t, IntArrayRef size) {
-  EMBER_CHECK(!t.requires_grad(), "cannot resize variables that require grad");
-  const int64_t numel = checked_numel(size, "resize_");
-  const size_t need = static_cast<size_t>(t.storage_offset() + numel) * t.element_size();
-  const DimVector strides = contiguous_strides(size);
-  const Storage& old = t.impl()->storage();
-  if (numel == 0 || need <= old->nbytes()) {
-    t.impl()->set_sizes_strides(size, strides, t.storage_offset());
-    return t;
-  }
-  // A larger storage holding the old bytes (Note: other tensors viewing the old storage keep it).
-  Tensor bytes = empty({{static_cast<int64_t>(need)}}, TensorOptions(ScalarType::UInt8).device(t.device()));
-  if (old->nbytes()) {
-    Tensor old_bytes(IntrusivePtr<TensorImpl>(
-        new TensorImpl(old, ScalarType::UInt8, {{static_cast<int64_t>(old->nbytes())}}, {{1}}, 0)));
-    copy_into(narrow(bytes, 0, 0, static_cast<int64_t>(old->nbytes())), old_bytes);
-  }
-  TensorImpl fresh(bytes.impl()->storage(), t.dtype(), size, strides, t.storage_offset());
-  t.impl()->set_data(fresh);
-  return t;
-}
-
-const Tensor& put_(const Tensor& t, const Tensor& index, const Tensor& source, bool accumulate) {
-  check_same_device("put_", {&t, &index, &source});
-  EMBER_CHECK_TYPE(index.dtype() == ScalarType::Int64, "put_(): Expected a long tensor for index, but got ",
-                   index.dtype());
-  EMBER_CHECK(t.dtype() == source.dtype(), "put_(): self and source expected to have the same dtype, but got "
-              "self.dtype = ", t.dtype(), " and source.dtype = ", source.dtype());
-  EMBER_CHECK_INDEX(index.numel() == source.numel(), "put_(): Expected source and index to have the same number of "
-                    "elements, but got source.numel() = ", source.numel(), ", index.numel() = ", index.numel());
-  if (index.numel() == 0) return t;
-  EMBER_CHECK_INDEX(t.numel() > 0, "put_(): cannot put into an empty tensor (index of ", index.numel(),
-                    " elements)");
-  const std::vector<Tensor> idx{reshape(index, {{-1}})};
-  if (t.is_contiguous()) {
-    index_put_(view(t, {{-1}}), idx, reshape(source, {{-1}}), accumulate);
-  } else {
-    Tensor flat = index_put(reshape(t, {{-1}}), idx, reshape(source, {{-1}}), accumulate);
-    t.copy_(reshape(flat, t.sizes()));
-  }
-  return t;
-}
-
-Tensor put(const Tensor& t, const Tensor& index, const Tensor& source, bool accumulate) {
-  return put_(clone(t), index, source, accumulate);
-}
-
-namespace {
-
-// index (a vector along dim) as a scatter index of source's shape.
-Tensor index_reduce_index(const Tensor& self, int64_t& dim, const Tensor& index, const Tensor& source,
-                          std::string_view reduce, const char* op) {
-  check_same_device(op, {&self, &index, &source});
-  EMBER_CHECK(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin", "index_reduce(): Expected "
-              "reduce to be one of prod, mean, amax or amin but got ", reduce, ".");
-  EMBER_CHECK_INDEX(index.dim() <= 1, op, "(): Index is supposed to be a vector, but got dim: ", index.dim(),
-                    " with type: ", index.dtype(), " and size: ", shape_str(index.sizes()));
-  EMBER_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, op,
-              "(): Expected dtype int32/int64 for index but got: ", index.dtype());
-  EMBER_CHECK(self.dtype() == source.dtype(), op, "(): self (", self.dtype(), ") and source (", source.dtype(),
-              ") must have the same scalar type");
-  dim = wrap_dim(dim, self.dim(), op);
-  const Tensor src = source.dim() == 0 ? reshape(source, {{1}}) : source;
-  EMBER_CHECK(std::max<int64_t>(self.dim(), 1) == src.dim(), op, "(): Self and source should have same number of "
-              "dimensions (self ", shape_str(self.sizes()), ", source ", shape_str(source.sizes()), ")");
-  EMBER_CHECK(index.numel() == src.sizes()[dim], op, "(): Number of indices (", index.numel(), ") should be equal to "
-              "source.size(dim): (", src.sizes()[dim], "), for dim: ", dim);
-  for (int64_t d = 0; d < self.dim(); ++d)
-    EMBER_CHECK(d == dim || self.sizes()[d] == src.sizes()[d], op, "(): self and source must have the same size "
-                "except along dim ", dim, " (self ", shape_str(self.sizes()), ", source ", shape_str(source.sizes()),
-                ")");
-  DimVector shape(src.dim(), 1);
-  shape[dim] = index.numel();
-  return expand(reshape(to(index, ScalarType::Int64), shape), src.sizes());
-}
-
-}  // namespace
-
-Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
-                    std::string_view reduce, bool include_self) {
-  const Tensor idx = index_reduce_index(self, dim, index, source, reduce, "index_reduce");
-  const Tensor s = self.dim() == 0 ? reshape(self, {{1}}) : self;
-  const Tensor src = source.dim() == 0 ? reshape(source, {{1}}) : source;
-  return reshape(scatter_reduce(s, dim, idx, src, reduce, include_self), self.sizes());
-}
-
-const Tensor& index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
-                            std::string_view reduce, bool include_self) {
-  const Tensor idx = index_reduce_index(self, dim, index, source, reduce, "index_reduce_");
-  if (self.dim() == 0) {
-    self.copy_(index_reduce(self, dim, index, source, reduce, include_self));
-    return self;
-  }
-  scatter_reduce_(self, dim, idx, source.dim() == 0 ? reshape(source, {{1}}) : source, reduce, include_self);
-  return self;
-}
-
-Tensor sum_to_size(const Tensor& t, IntArrayRef size) {
-  EMBER_CHECK(autograd::is_expandable_to(size, t.sizes()), "sum_to_size: size {", shape_str(size),
-              "} is not expandable to size {", shape_str(t.sizes()), "}.");
-  return autograd::sum_to(t, size);
 }
 
 }  // namespace ember

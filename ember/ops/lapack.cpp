@@ -203,12 +203,6 @@ Tensor pinv_backward(const Tensor& g, const Tensor& pinvA, const Tensor& A) {
              matmul(matmul(pinvAhK, pinvA), A));
 }
 
-// Reorders the two matrix dims `dim` of A to the end (for the norms computed from singular values).
-Tensor matrix_dims_last(const Tensor& A, int64_t d0, int64_t d1) {
-  const int64_t src[] = {d0, d1}, dst[] = {-2, -1};
-  return movedim(A, src, dst);
-}
-
 }  // namespace
 
 // ---- inverse and solvers
@@ -697,91 +691,90 @@ Tensor linalg_matrix_power(const Tensor& A, int64_t k) {
   return r.is_same(A) ? clone(A) : r;
 }
 
-// ---- norms
+// ---- Cholesky solves and the deprecated triangular solve
 
-Tensor linalg_matrix_norm(const Tensor& A_in, double ord, IntArrayRef dim, bool keepdim,
-                          std::optional<ScalarType> dtype) {
-  if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, linalg_matrix_norm, A_in, ord, dim, keepdim, dtype);
-  const char* fn = "linalg.matrix_norm";
-  EMBER_CHECK(A_in.dim() >= 2, fn, ": The input tensor A must have at least 2 dimensions.");
-  EMBER_CHECK(dim.size() == 2, fn, ": dim must be a 2-tuple. Got ", shape_str(dim));
-  check_float(A_in, fn);
-  const int64_t d0 = wrap_dim(dim[0], A_in.dim(), fn), d1 = wrap_dim(dim[1], A_in.dim(), fn);
-  EMBER_CHECK(d0 != d1, fn, ": dims must be different. Got (", dim[0], ", ", dim[1], ")");
-  const Tensor A = dtype && *dtype != A_in.dtype() ? to(A_in, *dtype) : A_in;
-  const double a = std::abs(ord);
-  if (a == 2) {
-    const Tensor s = linalg_svdvals(matrix_dims_last(A, d0, d1));
-    Tensor r = ord > 0 ? amax(s, {{-1}}) : amin(s, {{-1}});
-    if (keepdim) {
-      r = unsqueeze(r, std::min(d0, d1));
-      r = unsqueeze(r, std::max(d0, d1));
+Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, cholesky_solve, B, L, upper);
+  const char* fn = "cholesky_solve";
+  EMBER_CHECK(B.dim() >= 2, fn, ": b should have at least 2 dimensions, but has ", B.dim(), " dimensions instead");
+  EMBER_CHECK(L.dim() >= 2, fn, ": u should have at least 2 dimensions, but has ", L.dim(), " dimensions instead");
+  EMBER_CHECK(B.dtype() == L.dtype(), fn, ": Expected b and A to have the same dtype, but found b of type ",
+              type_label(B.dtype()), " and A of type ", type_label(L.dtype()), " instead.");
+  check_float(L, fn);
+  EMBER_CHECK(L.device() == B.device(), fn, ": Expected b and A to be on the same device, but found b on ",
+              B.device(), " and A on ", L.device(), " instead.");
+  EMBER_CHECK(rows(L) == cols(L) && rows(L) == rows(B), "Incompatible matrix sizes for ", fn, ": each A matrix is ",
+              rows(L), " by ", cols(L), " but each b matrix is ", rows(B), " by ", cols(B));
+  Tensor X;
+  {
+    autograd::NoGradGuard no_grad;
+    const Tensor Y = linalg_solve_triangular(upper ? mT(L) : L, B, false);
+    X = linalg_solve_triangular(upper ? L : mT(L), Y, true);
+  }
+  // PyTorch's formula: L is differentiated as a full matrix of A = L L^T (U^T U).
+  if (auto node = autograd::make_node("CholeskySolveBackward0", {&B, &L}, [upper](FormulaNode& nd, TensorList& g) {
+        const Tensor L = nd.saved_tensor(0), X = nd.saved_tensor(1);
+        const Tensor gB = cholesky_solve(g[0], L, upper);
+        Tensor gL;
+        if (nd.needs(1)) {
+          Tensor common = matmul(gB, mT(X));
+          common = add(common, mT(common));
+          gL = neg(upper ? matmul(L, common) : matmul(common, L));
+        }
+        return TensorList{nd.needs(0) ? gB : Tensor(), gL};
+      })) {
+    node->save(L);
+    autograd::set_history(X, node);
+    node->save_output(X);
+  }
+  return X;
+}
+
+Tensor cholesky_inverse(const Tensor& L, bool upper) {
+  EMBER_AUTOCAST(autocast::kFp32Cpu, cholesky_inverse, L, upper);
+  const char* fn = "cholesky_inverse";
+  check_matrix(L, fn, true);
+  const int64_t n = rows(L);
+  Tensor R;
+  {
+    autograd::NoGradGuard no_grad;
+    if (L.numel()) {  // LAPACK's potri: info i for the first zero on the diagonal
+      const Tensor zero = eq(diagonal(L, 0, -2, -1), 0);
+      if (any(zero).item<bool>()) {
+        const Tensor info = to(where(any(zero, {{-1}}), add(argmax(to(zero, ScalarType::Int32), -1), 1), 0),
+                               ScalarType::Int32);
+        check_info(info, fn, L.dim() > 2, [](int i) {
+          return detail::cat("The diagonal element ", i, " is zero, the inversion could not be completed because the "
+                             "input matrix is singular.");
+        });
+      }
     }
-    return r;
+    const Tensor Linv = linalg_solve_triangular(L, expand(eye(n, std::nullopt, like(L)), L.sizes()), upper);
+    R = upper ? matmul(Linv, mT(Linv)) : matmul(mT(Linv), Linv);
   }
-  EMBER_CHECK(a == 1 || std::isinf(a), fn, ": Order ", ord, " not supported.");
-  // 1: the largest column sum of |A|; inf: the largest row sum (min for the negative orders).
-  const int64_t summed = a == 1 ? d0 : d1, other = a == 1 ? d1 : d0;
-  const Tensor s = sum(abs(A), {{summed}}, true);
-  Tensor r = ord > 0 ? amax(s, {{other}}, true) : amin(s, {{other}}, true);
-  if (!keepdim) {
-    const int64_t dims[] = {d0, d1};
-    r = squeeze(r, dims);
+  if (auto node = autograd::make_node("CholeskyInverseBackward0", {&L}, [upper](FormulaNode& nd, TensorList& g) {
+        const Tensor L = nd.saved_tensor(0), R = nd.saved_tensor(1);
+        const Tensor common = matmul(R, matmul(add(g[0], mT(g[0])), R));
+        return TensorList{neg(upper ? matmul(L, common) : matmul(common, L))};
+      })) {
+    node->save(L);
+    autograd::set_history(R, node);
+    node->save_output(R);
   }
-  return r;
+  return R;
 }
 
-Tensor linalg_matrix_norm(const Tensor& A_in, std::string_view ord, IntArrayRef dim, bool keepdim,
-                          std::optional<ScalarType> dtype) {
-  if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, linalg_matrix_norm, A_in, ord, dim, keepdim, dtype);
-  const char* fn = "linalg.matrix_norm";
-  EMBER_CHECK(ord == "fro" || ord == "nuc", fn, ": Order ", ord, " not supported.");
-  EMBER_CHECK(A_in.dim() >= 2, fn, ": The input tensor A must have at least 2 dimensions.");
-  EMBER_CHECK(dim.size() == 2, fn, ": dim must be a 2-tuple. Got ", shape_str(dim));
-  check_float(A_in, fn);
-  const int64_t d0 = wrap_dim(dim[0], A_in.dim(), fn), d1 = wrap_dim(dim[1], A_in.dim(), fn);
-  EMBER_CHECK(d0 != d1, fn, ": dims must be different. Got (", dim[0], ", ", dim[1], ")");
-  const Tensor A = dtype && *dtype != A_in.dtype() ? to(A_in, *dtype) : A_in;
-  if (ord == "fro") {
-    const int64_t dims[] = {d0, d1};
-    return linalg_vector_norm(A, 2, dims, keepdim);
-  }
-  Tensor r = sum(linalg_svdvals(matrix_dims_last(A, d0, d1)), {{-1}});
-  if (keepdim) {
-    r = unsqueeze(r, std::min(d0, d1));
-    r = unsqueeze(r, std::max(d0, d1));
-  }
-  return r;
-}
-
-Tensor linalg_norm(const Tensor& A, std::optional<double> ord, std::optional<DimVector> dim, bool keepdim,
-                   std::optional<ScalarType> dtype) {
-  const char* fn = "linalg.norm";
-  if (dim) {
-    EMBER_CHECK(dim->size() == 1 || dim->size() == 2, fn, ": If dim is specified, it must be of length 1 or 2. Got ",
-                shape_str(*dim));
-    if (dim->size() == 2)
-      return ord ? linalg_matrix_norm(A, *ord, *dim, keepdim, dtype)
-                 : linalg_matrix_norm(A, "fro", *dim, keepdim, dtype);
-    return linalg_vector_norm(A, ord.value_or(2), *dim, keepdim, dtype);
-  }
-  if (!ord) return linalg_vector_norm(A, 2, {}, keepdim, dtype);
-  EMBER_CHECK(A.dim() == 1 || A.dim() == 2, fn, ": If dim is not specified but ord is, the input must be 1D or 2D. "
-              "Got ", A.dim(), "D.");
-  if (A.dim() == 2) return linalg_matrix_norm(A, *ord, {{0, 1}}, keepdim, dtype);
-  return linalg_vector_norm(A, *ord, {}, keepdim, dtype);
-}
-
-Tensor linalg_norm(const Tensor& A, std::string_view ord, std::optional<DimVector> dim, bool keepdim,
-                   std::optional<ScalarType> dtype) {
-  const char* fn = "linalg.norm";
-  if (dim) {
-    EMBER_CHECK(dim->size() == 2, fn, ": If dim is specified, it must be of length 1 or 2. Got ", shape_str(*dim));
-    return linalg_matrix_norm(A, ord, *dim, keepdim, dtype);
-  }
-  EMBER_CHECK(A.dim() == 2, fn, ": If dim is not specified but ord is, the input must be 1D or 2D. Got ", A.dim(),
-              "D.");
-  return linalg_matrix_norm(A, ord, {{0, 1}}, keepdim, dtype);
+std::pair<Tensor, Tensor> triangular_solve(const Tensor& b, const Tensor& A, bool upper, bool transpose,
+                                           bool unitriangular) {
+  const char* fn = "torch.triangular_solve";
+  EMBER_AUTOCAST(autocast::kFp32Cpu, triangular_solve, b, A, upper, transpose, unitriangular);
+  EMBER_CHECK(b.dim() >= 2, fn, ": Expected b to have at least 2 dimensions, but it has ", b.dim(),
+              " dimensions instead");
+  EMBER_CHECK(A.dim() >= 2, fn, ": Expected A to have at least 2 dimensions, but it has ", A.dim(),
+              " dimensions instead");
+  const DimVector batch = broadcast_shapes(batch_of(b), batch_of(A), fn);
+  const Tensor X = linalg_solve_triangular(transpose ? mT(A) : A, b, upper != transpose, true, unitriangular);
+  return {X, contiguous(expand(A, with(batch, {rows(A), cols(A)})))};
 }
 
 }  // namespace ember

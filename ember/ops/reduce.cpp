@@ -329,4 +329,10 @@ Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
   return r;
 }
 
+Tensor sum_to_size(const Tensor& t, IntArrayRef size) {
+  EMBER_CHECK(autograd::is_expandable_to(size, t.sizes()), "sum_to_size: size {", shape_str(size),
+              "} is not expandable to size {", shape_str(t.sizes()), "}.");
+  return autograd::sum_to(t, size);
+}
+
 }  // namespace ember

@@ -1,12 +1,11 @@
-// Sorting, selection and counting ops, aminmax and the vector norms: dims, dtypes, output shapes and argument
-// checks. The per-slice work is in the device kernels; aminmax and the norms compose reductions and elementwise ops.
+// Sorting, selection (topk, kthvalue, median, mode, aminmax) and unique: dims, dtypes, output shapes and argument
+// checks. The per-slice work is in the device kernels; aminmax composes reductions.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "ember/autocast.h"
 #include "ember/autograd/reduce_grad.h"
-#include "ember/backend/kernels/histogram.h"
 #include "ember/backend/kernels/sort.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
@@ -79,50 +78,6 @@ UniqueResult unique_from_runs(const Tensor& runs, const Tensor& perm, const Tens
   return r;
 }
 
-void check_norm_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
-  if (dtype) {
-    EMBER_CHECK(is_floating(*dtype), "norm(): the desired output dtype should be either floating point or complex. "
-                "Got ", *dtype, " instead.");
-  } else {
-    EMBER_CHECK(is_floating(x.dtype()), "norm(): input dtype should be either floating point or complex. Got ",
-                x.dtype(), " instead.");
-  }
-}
-
-// The norm of x cast to `out` (16-bit floats compute in float32, as PyTorch's accumulators do), recorded as one node
-// `grad_name`: its formula saves x and the norm, and is 0 where the norm is 0 (the composition's would be nan).
-Tensor compute_norm(const Tensor& x, double ord, const DimVector& dims, bool keepdim, ScalarType out,
-                    const char* grad_name) {
-  Tensor r;
-  {
-    autograd::NoGradGuard no_grad;
-    const ScalarType compute = element_size(out) < 4 ? ScalarType::Float32 : out;
-    const Tensor xf = to(x, compute);
-    if (ord == 0) r = sum(ne(xf, 0), dims, keepdim, compute);
-    else if (ord == std::numeric_limits<double>::infinity()) r = amax(abs(xf), dims, keepdim);
-    else if (ord == -std::numeric_limits<double>::infinity()) r = amin(abs(xf), dims, keepdim);
-    else if (ord == 1) r = sum(abs(xf), dims, keepdim);
-    else if (ord == 2) r = sqrt(sum(mul(xf, xf), dims, keepdim));
-    else r = pow(sum(pow(abs(xf), ord), dims, keepdim), 1.0 / ord);
-    r = to(r, out);
-  }
-  if (!autograd::needs_grad({&x})) [[likely]]
-    return r;
-  DimVector keep(x.sizes());
-  for (int64_t d : dims) keep[d] = 1;
-  auto n = autograd::make_node(grad_name, {&x}, [ord, dims, keep](FormulaNode& n, TensorList& g) {
-    if (ord == 0) {  // a count: piecewise constant
-      const autograd::TensorMeta& m = n.input_meta[0];
-      return TensorList{zeros(m.shape, TensorOptions(m.dtype).device(m.device))};
-    }
-    return TensorList{autograd::norm_backward(g[0], n.saved_tensor(0), n.saved_tensor(1), ord, dims, keep)};
-  });
-  n->save(ord == 0 ? Tensor() : x);
-  autograd::set_history(r, n);
-  n->save_output(ord == 0 || ord == 1 ? Tensor() : r);
-  return r;
-}
-
 }  // namespace
 
 // ---- sorting
@@ -188,49 +143,6 @@ UniqueResult unique_consecutive(const Tensor& x, bool return_inverse) {
   return unique_from_runs(contiguous(reshape(x, {{-1}})), Tensor(), x, return_inverse);
 }
 
-Tensor bincount(const Tensor& x, const Tensor& weights, int64_t minlength) {
-  const char* domain = "bincount only supports 1-d non-negative integral inputs.";
-  EMBER_CHECK(x.dim() == 1 && is_integral(x.dtype(), false), domain);
-  EMBER_CHECK(minlength >= 0, "bincount(): minlength should be >= 0, but got ", minlength);
-  if (weights.defined()) {
-    EMBER_CHECK(weights.dim() == 1 && weights.numel() == x.numel(), "bincount(): weights should be 1-d and have "
-                "the same length as input (input shape ", shape_str(x.sizes()), ", weights shape ",
-                shape_str(weights.sizes()), ")");
-    EMBER_CHECK(weights.device() == x.device(), "bincount(): weights are on ", weights.device(), " but input is on ",
-                x.device());
-  }
-  int64_t len = minlength;
-  if (x.numel()) {
-    EMBER_CHECK(item(amin(x)).to_int() >= 0, domain);
-    len = std::max(len, item(amax(x)).to_int() + 1);
-  }
-  const ScalarType out_t = !weights.defined()                     ? ScalarType::Int64
-                           : weights.dtype() == ScalarType::Float32 ? ScalarType::Float32
-                                                                    : ScalarType::Float64;
-  const Tensor w = weights.defined() ? to(weights, out_t) : weights;
-  Tensor out = empty({{len}}, like(x, out_t));
-  bincount_kernel[x.device()](out, x, w);
-  return out;
-}
-
-Tensor histc(const Tensor& x, int64_t bins, double min, double max) {
-  EMBER_CHECK(is_floating(x.dtype()), "histc(): expected a floating point input, but got ", x.dtype());
-  EMBER_CHECK(bins > 0, "histc(): bins must be > 0, but got ", bins);
-  if (min == max && x.numel()) {  // the data's range
-    min = item(amin(x)).to_double();
-    max = item(amax(x)).to_double();
-  }
-  if (min == max) {
-    min -= 1;
-    max += 1;
-  }
-  EMBER_CHECK(std::isfinite(min) && std::isfinite(max), "histc(): range of [", min, ", ", max, "] is not finite");
-  EMBER_CHECK(min < max, "histc(): max must be larger than min (min = ", min, ", max = ", max, ")");
-  Tensor out = empty({{bins}}, like(x, x.dtype()));
-  histc_kernel[x.device()](out, x, min, max);
-  return out;
-}
-
 std::pair<Tensor, Tensor> aminmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   if (!dim) {
     EMBER_CHECK(x.numel() > 0, "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
@@ -241,53 +153,6 @@ std::pair<Tensor, Tensor> aminmax(const Tensor& x, std::optional<int64_t> dim, b
   check_nonempty_dim(x, d, "aminmax");
   const IntArrayRef dims(&d, 1);
   return {amin(x, dims, keepdim), amax(x, dims, keepdim)};
-}
-
-// ---- norms
-
-Tensor linalg_vector_norm(const Tensor& x, double ord, IntArrayRef dims, bool keepdim,
-                          std::optional<ScalarType> dtype) {
-  if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, linalg_vector_norm, x, ord, dims, keepdim, dtype);
-  const char* name = "linalg.vector_norm";
-  EMBER_CHECK(is_floating(x.dtype()), name, ": Expected a floating point or complex tensor as input. Got ",
-              x.dtype());
-  if (dtype) {
-    EMBER_CHECK(is_floating(*dtype), name, ": dtype should be floating point or complex, but got ", *dtype);
-    EMBER_CHECK(promote_types(x.dtype(), *dtype) == *dtype, name, ": the dtype of the input (", x.dtype(),
-                ") should be convertible without narrowing to the specified dtype (", *dtype, ")");
-  }
-  const DimVector d = reduction_dims(x, dims, name);
-  if (x.numel() == 0 && (ord < 0 || std::isinf(ord))) {
-    EMBER_CHECK(!dims.empty(), name, " cannot compute the ", ord, " norm on an empty tensor because the operation "
-                "does not have an identity");
-    for (int64_t i : d)
-      EMBER_CHECK(x.sizes()[i] != 0, name, " cannot compute the ", ord, " norm on the dimension ", i, " because "
-                  "this dimension is empty and the operation does not have an identity");
-  }
-  return compute_norm(x, ord, d, keepdim, dtype.value_or(x.dtype()), "LinalgVectorNormBackward0");
-}
-
-Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
-  if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, norm, x, p, dims, keepdim, dtype);
-  check_norm_dtype(x, dtype);
-  const DimVector d = reduction_dims(x, dims, "norm");
-  const ScalarType out = dtype.value_or(x.dtype());
-  if (x.numel() == 0) return sum(x, d, keepdim, out);  // the legacy norm is 0 over nothing, for every p
-  return compute_norm(x, p, d, keepdim, out, "NormBackward1");
-}
-
-Tensor norm(const Tensor& x, std::string_view p, IntArrayRef dims, bool keepdim) {
-  EMBER_AUTOCAST(autocast::kFp32Cuda, norm, x, p, dims, keepdim);
-  if (p == "fro") {
-    EMBER_CHECK(dims.size() <= 2, "norm(): p='fro' expects at most 2 dims, but got ", dims.size(), " dims: ",
-                shape_str(dims));
-    if (dims.size() == 2)
-      EMBER_CHECK(wrap_dim(dims[0], x.dim(), "norm") != wrap_dim(dims[1], x.dim(), "norm"),
-                  "norm(): Expected dims to be different, got ", shape_str(dims), " instead");
-    return norm(x, 2.0, dims, keepdim);
-  }
-  if (p == "nuc") fail<NotImplementedError>("norm(): p='nuc' (the nuclear norm) is not supported by ember yet");
-  fail<Error>("norm(): only valid string values are 'fro' and 'nuc', found ", p);
 }
 
 }  // namespace ember

@@ -285,6 +285,8 @@ Tensor flatten(const Tensor& t, int64_t start, int64_t end) {
   return reshape(t, shape);
 }
 
+Tensor ravel(const Tensor& t) { return reshape(t, {{-1}}); }
+
 Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes) {
   dim = wrap_dim(dim, t.dim(), "unflatten");
   EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
