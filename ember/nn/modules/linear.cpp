@@ -1,11 +1,7 @@
 #include "ember/nn/modules/linear.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include "ember/nn/modules/detail/util.h"
 #include "ember/ops.h"
-#include "ember/ops/linalg.h"
 
 namespace ember::nn {
 
@@ -38,59 +34,6 @@ Tensor Bilinear::forward(const Tensor& x1, const Tensor& x2) { return bilinear(x
 std::string Bilinear::extra_repr() const {
   return "in1_features=" + std::to_string(in1_features) + ", in2_features=" + std::to_string(in2_features) +
          ", out_features=" + std::to_string(out_features) + ", bias=" + bool_str(bias.defined());
-}
-
-Tensor Flatten::forward(const Tensor& x) { return x.flatten(start_dim, end_dim); }
-
-std::string Flatten::extra_repr() const {
-  return "start_dim=" + std::to_string(start_dim) + ", end_dim=" + std::to_string(end_dim);
-}
-
-Tensor Unflatten::forward(const Tensor& x) { return unflatten(x, dim, unflattened_size); }
-
-std::string Unflatten::extra_repr() const {
-  return "dim=" + std::to_string(dim) + ", unflattened_size=" + detail::tuple_str(unflattened_size);
-}
-
-Tensor Sequential::forward(const Tensor& x) {
-  Tensor y = x;
-  for (auto& m : children()) y = m->forward(y);
-  return y;
-}
-
-namespace {
-
-// Python's index rule for a container of n items.
-size_t checked_index(int64_t i, size_t n, const char* what) {
-  const auto size = static_cast<int64_t>(n);
-  EMBER_CHECK_INDEX(i >= -size && i < size, what, ": index ", i, " is out of range (size ", size, ")");
-  return static_cast<size_t>(i < 0 ? i + size : i);
-}
-
-}  // namespace
-
-std::shared_ptr<Module> Sequential::operator[](int64_t i) const {
-  return named_children()[checked_index(i, size(), "Sequential")].second;
-}
-
-std::shared_ptr<Module> ModuleList::operator[](int64_t i) const {
-  return items_[checked_index(i, items_.size(), "ModuleList")];
-}
-
-bool ModuleDict::contains(const std::string& key) const {
-  return std::ranges::any_of(named_children(), [&](const auto& p) { return p.first == key; });
-}
-
-std::shared_ptr<Module> ModuleDict::operator[](const std::string& key) const {
-  for (const auto& [k, m] : named_children())
-    if (k == key) return m;
-  fail<IndexError>("ModuleDict: no module named '", key, "'");
-}
-
-std::vector<std::string> ModuleDict::keys() const {
-  std::vector<std::string> r;
-  for (const auto& [k, m] : named_children()) r.push_back(k);
-  return r;
 }
 
 }  // namespace ember::nn

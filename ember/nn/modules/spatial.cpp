@@ -1,186 +1,14 @@
 #include "ember/nn/modules/spatial.h"
 
-#include "ember/nn/functional/distance.h"
-#include "ember/nn/functional/dropout.h"
-#include "ember/nn/functional/embedding.h"
-#include "ember/nn/modules/detail/util.h"
-#include "ember/nn/functional/padding.h"
 #include "ember/nn/functional/spatial.h"
+#include "ember/nn/modules/detail/util.h"
 #include "ember/ops.h"
 
 namespace ember::nn {
 
-using detail::bool_str;
 using detail::float_str;
 using detail::int_or_tuple_str;
 using detail::tuple_str;
-
-// ---- dropout
-
-namespace {
-
-constexpr const char* dropout_name(DropoutKind k) {
-  constexpr const char* names[] = {"Dropout",   "Dropout1d",    "Dropout2d",
-                                   "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"};
-  return names[static_cast<int>(k)];
-}
-
-// Channel dropout over D spatial dims: torch.nn.functional.dropout{D}d's rank rule (an unbatched input of D + 1 dims
-// for D = 1 and 3; dropout2d reads a 3-d input as batched [N, C, L], as PyTorch 1.13 does).
-Tensor channel_dropout(const Tensor& x, int64_t spatial, double p, bool training, bool inplace, const char* name) {
-  const int64_t nd = x.dim();
-  EMBER_CHECK(spatial != 1 || nd == 2 || nd == 3, name, ": Expected 2D or 3D input, but received a ", nd,
-              "D input ", shape_str(x.sizes()), ". Note that dropout1d exists to provide channel-wise dropout on inputs "
-              "with 1 spatial dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).");
-  if (spatial == 2 || nd != spatial + 1) return feature_dropout(x, p, training, inplace);
-  Tensor r = feature_dropout(x.unsqueeze(0), p, training, inplace);
-  return inplace ? x : r.squeeze(0);
-}
-
-}  // namespace
-
-template <DropoutKind K>
-DropoutT<K>::DropoutT(double p, bool inplace) : Module(dropout_name(K)), p(p), inplace(inplace) {
-  EMBER_CHECK_VALUE(p >= 0 && p <= 1, name(), ": dropout probability has to be between 0 and 1, but got ", p);
-}
-
-template <DropoutKind K>
-Tensor DropoutT<K>::forward(const Tensor& x) {
-  const bool training = is_training();
-  switch (K) {
-    case DropoutKind::Plain: return dropout(x, p, training, inplace);
-    case DropoutKind::Channel1d: return channel_dropout(x, 1, p, training, inplace, "Dropout1d");
-    case DropoutKind::Channel2d: return channel_dropout(x, 2, p, training, inplace, "Dropout2d");
-    case DropoutKind::Channel3d: return channel_dropout(x, 3, p, training, inplace, "Dropout3d");
-    case DropoutKind::Alpha: return alpha_dropout(x, p, training, inplace);
-    case DropoutKind::FeatureAlpha: return feature_alpha_dropout(x, p, training, inplace);
-  }
-  return x;
-}
-
-template <DropoutKind K>
-std::string DropoutT<K>::extra_repr() const {
-  return "p=" + float_str(p) + ", inplace=" + bool_str(inplace);
-}
-
-template class DropoutT<DropoutKind::Plain>;
-template class DropoutT<DropoutKind::Channel1d>;
-template class DropoutT<DropoutKind::Channel2d>;
-template class DropoutT<DropoutKind::Channel3d>;
-template class DropoutT<DropoutKind::Alpha>;
-template class DropoutT<DropoutKind::FeatureAlpha>;
-
-// ---- embeddings
-
-namespace {
-
-// A negative padding_idx counts from the end; out of range: ValueError.
-std::optional<int64_t> checked_padding_idx(std::optional<int64_t> idx, int64_t n, const char* layer) {
-  if (!idx) return idx;
-  EMBER_CHECK_VALUE(*idx >= -n && *idx < n, layer, ": padding_idx (", *idx, ") must be within num_embeddings (", n,
-                    ")");
-  return *idx < 0 ? *idx + n : *idx;
-}
-
-// N(0, 1), the padding row zero: torch.nn.Embedding(Bag).reset_parameters.
-void init_embedding(const Tensor& weight, std::optional<int64_t> padding_idx) {
-  autograd::NoGradGuard no_grad;
-  normal_(weight);
-  if (padding_idx) fill_(weight.select(0, *padding_idx), 0.0);
-}
-
-}  // namespace
-
-Embedding::Embedding(int64_t n, int64_t d, EmbeddingOptions o)
-    : Module("Embedding"), num_embeddings(n), embedding_dim(d), options(std::move(o)) {
-  options.padding_idx = checked_padding_idx(options.padding_idx, n, "Embedding");
-  weight = register_parameter("weight", empty(DimVector{n, d}));
-  init_embedding(weight, options.padding_idx);
-}
-
-Tensor Embedding::forward(const Tensor& indices) {
-  if (options.max_norm) {
-    autograd::NoGradGuard no_grad;
-    embedding_renorm_(weight, indices, *options.max_norm, options.norm_type);
-  }
-  return embedding(weight, indices, options.padding_idx.value_or(-1), options.scale_grad_by_freq, options.sparse);
-}
-
-std::string Embedding::extra_repr() const {
-  std::string s = std::to_string(num_embeddings) + ", " + std::to_string(embedding_dim);
-  if (options.padding_idx) s += ", padding_idx=" + std::to_string(*options.padding_idx);
-  if (options.max_norm) s += ", max_norm=" + float_str(*options.max_norm);
-  if (options.norm_type != 2) s += ", norm_type=" + float_str(options.norm_type);
-  if (options.scale_grad_by_freq) s += ", scale_grad_by_freq=True";
-  if (options.sparse) s += ", sparse=True";
-  return s;
-}
-
-EmbeddingBag::EmbeddingBag(int64_t n, int64_t d, EmbeddingBagOptions o)
-    : Module("EmbeddingBag"), num_embeddings(n), embedding_dim(d), options(std::move(o)) {
-  EMBER_CHECK_VALUE(options.mode == "sum" || options.mode == "mean" || options.mode == "max",
-                    "EmbeddingBag: mode has to be one of sum, mean or max, got '", options.mode, "'");
-  options.padding_idx = checked_padding_idx(options.padding_idx, n, "EmbeddingBag");
-  weight = register_parameter("weight", empty(DimVector{n, d}));
-  init_embedding(weight, options.padding_idx);
-}
-
-Tensor EmbeddingBag::forward(const Tensor& input, const Tensor& offsets, const Tensor& per_sample_weights) {
-  const auto& o = options;
-  return embedding_bag(input, weight, offsets, o.max_norm, o.norm_type, o.scale_grad_by_freq, o.mode, o.sparse,
-                       per_sample_weights, o.include_last_offset, o.padding_idx.value_or(-1));
-}
-
-std::string EmbeddingBag::extra_repr() const {
-  std::string s = std::to_string(num_embeddings) + ", " + std::to_string(embedding_dim);
-  if (options.max_norm) s += ", max_norm=" + float_str(*options.max_norm);
-  if (options.norm_type != 2) s += ", norm_type=" + float_str(options.norm_type);
-  if (options.scale_grad_by_freq) s += ", scale_grad_by_freq=True";
-  s += ", mode=" + options.mode;
-  if (options.padding_idx) s += ", padding_idx=" + std::to_string(*options.padding_idx);
-  return s;
-}
-
-// ---- padding
-
-namespace {
-
-constexpr const char* kPadFamily[] = {"ZeroPad", "ConstantPad", "ReflectionPad", "ReplicationPad", "CircularPad"};
-constexpr const char* kPadMode[] = {"constant", "constant", "reflect", "replicate", "circular"};
-
-}  // namespace
-
-template <size_t D, PadMode M>
-PadNd<D, M>::PadNd(DimVector p, double v)
-    : Module(kPadFamily[static_cast<int>(M)] + std::to_string(D) + "d"), padding(std::move(p)), value(v) {
-  EMBER_CHECK_VALUE(padding.size() == 2 * D, name(), ": padding must have 1 or ", 2 * D, " values, got ",
-                    shape_str(padding));
-}
-
-template <size_t D, PadMode M>
-Tensor PadNd<D, M>::forward(const Tensor& x) {
-  if constexpr (M == PadMode::Zero || M == PadMode::Constant) return constant_pad_nd(x, padding, value);
-  return pad(x, padding, kPadMode[static_cast<int>(M)]);
-}
-
-template <size_t D, PadMode M>
-std::string PadNd<D, M>::extra_repr() const {
-  if constexpr (M == PadMode::Constant) return "padding=" + tuple_str(padding) + ", value=" + float_str(value);
-  return tuple_str(padding);
-}
-
-#define EMBER_NN_PAD_INSTANCES(D)                  \
-  template class PadNd<D, PadMode::Zero>;          \
-  template class PadNd<D, PadMode::Constant>;      \
-  template class PadNd<D, PadMode::Reflect>;       \
-  template class PadNd<D, PadMode::Replicate>;     \
-  template class PadNd<D, PadMode::Circular>;
-EMBER_NN_PAD_INSTANCES(1)
-EMBER_NN_PAD_INSTANCES(2)
-EMBER_NN_PAD_INSTANCES(3)
-#undef EMBER_NN_PAD_INSTANCES
-
-// ---- resampling
 
 Upsample::Upsample(Options o) : Module("Upsample"), options(std::move(o)) {
   EMBER_CHECK_VALUE(options.size.empty() != options.scale_factor.empty(),
@@ -258,14 +86,6 @@ std::string Unfold::extra_repr() const {
   const auto& o = options;
   return "kernel_size=" + int_or_tuple_str(o.kernel_size) + ", dilation=" + int_or_tuple_str(o.dilation) +
          ", padding=" + int_or_tuple_str(o.padding) + ", stride=" + int_or_tuple_str(o.stride);
-}
-
-// ---- distances
-
-Tensor CosineSimilarity::forward(const Tensor& x1, const Tensor& x2) { return cosine_similarity(x1, x2, dim, eps); }
-
-Tensor PairwiseDistance::forward(const Tensor& x1, const Tensor& x2) {
-  return pairwise_distance(x1, x2, norm, eps, keepdim);
 }
 
 }  // namespace ember::nn

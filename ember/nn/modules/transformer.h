@@ -12,7 +12,7 @@
 
 #include "ember/nn/modules/module.h"
 #include "ember/nn/modules/linear.h"
-#include "ember/nn/modules/spatial.h"
+#include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/normalization.h"
 
 namespace ember::nn {

@@ -1,0 +1,18 @@
+// Saving and loading a module's state (its state_dict) as a checkpoint, as libtorch's torch::save(module, path) and
+// torch::load(module, path): the files of ember/serialize/serialize.h, which ember.load reads as a state dict.
+#pragma once
+
+#include <string>
+
+#include "ember/nn/modules/module.h"
+#include "ember/serialize/serialize.h"
+
+namespace ember {
+
+// The module's state_dict().
+void save(const nn::Module& module, const std::string& path);
+// Copies a saved state dict into the module's parameters and buffers. Missing, unexpected and mis-shaped
+// keys are reported together (as PyTorch's load_state_dict), and then nothing in the module has changed.
+void load(nn::Module& module, const std::string& path, const LoadOptions& options = {});
+
+}  // namespace ember
