@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ember/data/dataset.h"
-#include "ember/optim/options.h"
+#include "ember/arg.h"
 
 namespace ember::data {
 

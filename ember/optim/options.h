@@ -4,27 +4,20 @@
 
 #include <utility>
 
-namespace ember::optim {
+#include "ember/arg.h"
 
-// A field with a chainable setter `name(v)` and a getter `name()`.
-#define EMBER_OPTIM_ARG(T, name)          \
-  auto& name(const T& v) {                \
-    name##_ = v;                          \
-    return *this;                         \
-  }                                       \
-  const T& name() const { return name##_; } \
-  T name##_
+namespace ember::optim {
 
 using Betas = std::pair<double, double>;
 
 struct SGDOptions {
   explicit SGDOptions(double lr = 1e-3) : lr_(lr) {}
-  EMBER_OPTIM_ARG(double, lr);
-  EMBER_OPTIM_ARG(double, momentum) = 0;
-  EMBER_OPTIM_ARG(double, dampening) = 0;
-  EMBER_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_OPTIM_ARG(bool, nesterov) = false;
-  EMBER_OPTIM_ARG(bool, maximize) = false;
+  EMBER_ARG(double, lr);
+  EMBER_ARG(double, momentum) = 0;
+  EMBER_ARG(double, dampening) = 0;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(bool, nesterov) = false;
+  EMBER_ARG(bool, maximize) = false;
 };
 
 // Adam and AdamW differ only in weight decay's default (and in how it is applied: adam_step's `decoupled`).
@@ -35,92 +28,92 @@ struct AdamFamilyOptions {
   explicit AdamFamilyOptions(const AdamFamilyOptions<V>& o)
       : lr_(o.lr()), betas_(o.betas()), eps_(o.eps()), weight_decay_(o.weight_decay()), amsgrad_(o.amsgrad()),
         maximize_(o.maximize()) {}
-  EMBER_OPTIM_ARG(double, lr);
-  EMBER_OPTIM_ARG(Betas, betas) = {0.9, 0.999};
-  EMBER_OPTIM_ARG(double, eps) = 1e-8;
-  EMBER_OPTIM_ARG(double, weight_decay) = W ? 1e-2 : 0.0;
-  EMBER_OPTIM_ARG(bool, amsgrad) = false;
-  EMBER_OPTIM_ARG(bool, maximize) = false;
+  EMBER_ARG(double, lr);
+  EMBER_ARG(Betas, betas) = {0.9, 0.999};
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(double, weight_decay) = W ? 1e-2 : 0.0;
+  EMBER_ARG(bool, amsgrad) = false;
+  EMBER_ARG(bool, maximize) = false;
 };
 using AdamOptions = AdamFamilyOptions<false>;
 using AdamWOptions = AdamFamilyOptions<true>;
 
 struct RMSpropOptions {
   explicit RMSpropOptions(double lr = 1e-2) : lr_(lr) {}
-  EMBER_OPTIM_ARG(double, lr);
-  EMBER_OPTIM_ARG(double, alpha) = 0.99;
-  EMBER_OPTIM_ARG(double, eps) = 1e-8;
-  EMBER_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_OPTIM_ARG(double, momentum) = 0;
-  EMBER_OPTIM_ARG(bool, centered) = false;
-  EMBER_OPTIM_ARG(bool, maximize) = false;
+  EMBER_ARG(double, lr);
+  EMBER_ARG(double, alpha) = 0.99;
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(double, momentum) = 0;
+  EMBER_ARG(bool, centered) = false;
+  EMBER_ARG(bool, maximize) = false;
 };
 
 struct AdagradOptions {
   explicit AdagradOptions(double lr = 1e-2) : lr_(lr) {}
-  EMBER_OPTIM_ARG(double, lr);
-  EMBER_OPTIM_ARG(double, lr_decay) = 0;
-  EMBER_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_OPTIM_ARG(double, initial_accumulator_value) = 0;
-  EMBER_OPTIM_ARG(double, eps) = 1e-10;
-  EMBER_OPTIM_ARG(bool, maximize) = false;
+  EMBER_ARG(double, lr);
+  EMBER_ARG(double, lr_decay) = 0;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(double, initial_accumulator_value) = 0;
+  EMBER_ARG(double, eps) = 1e-10;
+  EMBER_ARG(bool, maximize) = false;
 };
 
 struct AdadeltaOptions {
   explicit AdadeltaOptions(double lr = 1.0) : lr_(lr) {}
-  EMBER_OPTIM_ARG(double, lr);
-  EMBER_OPTIM_ARG(double, rho) = 0.9;
-  EMBER_OPTIM_ARG(double, eps) = 1e-6;
-  EMBER_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_OPTIM_ARG(bool, maximize) = false;
+  EMBER_ARG(double, lr);
+  EMBER_ARG(double, rho) = 0.9;
+  EMBER_ARG(double, eps) = 1e-6;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(bool, maximize) = false;
 };
 
 struct AdamaxOptions {
   explicit AdamaxOptions(double lr = 2e-3) : lr_(lr) {}
-  EMBER_OPTIM_ARG(double, lr);
-  EMBER_OPTIM_ARG(Betas, betas) = {0.9, 0.999};
-  EMBER_OPTIM_ARG(double, eps) = 1e-8;
-  EMBER_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_OPTIM_ARG(bool, maximize) = false;
+  EMBER_ARG(double, lr);
+  EMBER_ARG(Betas, betas) = {0.9, 0.999};
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(bool, maximize) = false;
 };
 
 struct NAdamOptions {
   explicit NAdamOptions(double lr = 2e-3) : lr_(lr) {}
-  EMBER_OPTIM_ARG(double, lr);
-  EMBER_OPTIM_ARG(Betas, betas) = {0.9, 0.999};
-  EMBER_OPTIM_ARG(double, eps) = 1e-8;
-  EMBER_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_OPTIM_ARG(double, momentum_decay) = 4e-3;
-  EMBER_OPTIM_ARG(bool, decoupled_weight_decay) = false;
-  EMBER_OPTIM_ARG(bool, maximize) = false;
+  EMBER_ARG(double, lr);
+  EMBER_ARG(Betas, betas) = {0.9, 0.999};
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(double, momentum_decay) = 4e-3;
+  EMBER_ARG(bool, decoupled_weight_decay) = false;
+  EMBER_ARG(bool, maximize) = false;
 };
 
 struct RAdamOptions {
   explicit RAdamOptions(double lr = 1e-3) : lr_(lr) {}
-  EMBER_OPTIM_ARG(double, lr);
-  EMBER_OPTIM_ARG(Betas, betas) = {0.9, 0.999};
-  EMBER_OPTIM_ARG(double, eps) = 1e-8;
-  EMBER_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_OPTIM_ARG(bool, decoupled_weight_decay) = false;
-  EMBER_OPTIM_ARG(bool, maximize) = false;
+  EMBER_ARG(double, lr);
+  EMBER_ARG(Betas, betas) = {0.9, 0.999};
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(bool, decoupled_weight_decay) = false;
+  EMBER_ARG(bool, maximize) = false;
 };
 
 struct RpropOptions {
   explicit RpropOptions(double lr = 1e-2) : lr_(lr) {}
-  EMBER_OPTIM_ARG(double, lr);
-  EMBER_OPTIM_ARG(Betas, etas) = {0.5, 1.2};          // (etaminus, etaplus)
-  EMBER_OPTIM_ARG(Betas, step_sizes) = {1e-6, 50.0};  // (min, max)
-  EMBER_OPTIM_ARG(bool, maximize) = false;
+  EMBER_ARG(double, lr);
+  EMBER_ARG(Betas, etas) = {0.5, 1.2};          // (etaminus, etaplus)
+  EMBER_ARG(Betas, step_sizes) = {1e-6, 50.0};  // (min, max)
+  EMBER_ARG(bool, maximize) = false;
 };
 
 struct ASGDOptions {
   explicit ASGDOptions(double lr = 1e-2) : lr_(lr) {}
-  EMBER_OPTIM_ARG(double, lr);
-  EMBER_OPTIM_ARG(double, lambd) = 1e-4;
-  EMBER_OPTIM_ARG(double, alpha) = 0.75;
-  EMBER_OPTIM_ARG(double, t0) = 1e6;
-  EMBER_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_OPTIM_ARG(bool, maximize) = false;
+  EMBER_ARG(double, lr);
+  EMBER_ARG(double, lambd) = 1e-4;
+  EMBER_ARG(double, alpha) = 0.75;
+  EMBER_ARG(double, t0) = 1e6;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(bool, maximize) = false;
 };
 
 }  // namespace ember::optim
