@@ -1,4 +1,4 @@
-#include "ember/autograd/reduce_grad.h"
+#include "ember/autograd/detail/reduce_grad.h"
 
 #include <cmath>
 #include <limits>

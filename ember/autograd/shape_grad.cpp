@@ -1,4 +1,4 @@
-#include "ember/autograd/shape_grad.h"
+#include "ember/autograd/detail/shape_grad.h"
 
 #include <algorithm>
 

@@ -9,7 +9,7 @@
 #include <functional>
 #include <thread>
 
-#include "ember/distributed/kv_map.h"
+#include "ember/distributed/detail/kv_map.h"
 #include "ember/distributed/store.h"
 #include "ember/error.h"
 

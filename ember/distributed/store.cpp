@@ -2,7 +2,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "ember/distributed/kv_map.h"
+#include "ember/distributed/detail/kv_map.h"
 #include "ember/distributed/store.h"
 #include "ember/error.h"
 

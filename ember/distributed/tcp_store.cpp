@@ -19,7 +19,7 @@
 #include <mutex>
 #include <thread>
 
-#include "ember/distributed/kv_map.h"
+#include "ember/distributed/detail/kv_map.h"
 #include "ember/distributed/store.h"
 #include "ember/error.h"
 

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "ember/autocast.h"
-#include "ember/autograd/shape_grad.h"
+#include "ember/autograd/detail/shape_grad.h"
 #include "ember/backend/kernels/index.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"

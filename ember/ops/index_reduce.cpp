@@ -1,5 +1,5 @@
 // put_ and index_reduce: index ops composed of index_put_ and scatter_reduce (their gradients come from those).
-#include "ember/ops/index_reduce.h"
+#include "ember/ops/index.h"
 
 #include <string_view>
 #include <vector>

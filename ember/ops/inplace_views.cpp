@@ -1,7 +1,7 @@
 // The in-place forms of the view ops and resize_: they change a tensor's geometry, not its data.
 #include "ember/ops/inplace_views.h"
 
-#include "ember/autograd/shape_grad.h"
+#include "ember/autograd/detail/shape_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "ember/autocast.h"
-#include "ember/autograd/reduce_grad.h"
+#include "ember/autograd/detail/reduce_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/lapack_util.h"
 #include "ember/ops/detail/util.h"

@@ -8,7 +8,7 @@
 #include "ember/backend/kernels/random.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
-#include "ember/random_math.h"
+#include "ember/detail/random_math.h"
 
 namespace ember {
 

@@ -10,7 +10,7 @@
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/ops/reduce.h"
-#include "ember/random_math.h"
+#include "ember/detail/random_math.h"
 
 namespace ember {
 

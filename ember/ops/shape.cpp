@@ -8,7 +8,7 @@
 #include <numeric>
 
 #include "ember/autocast.h"
-#include "ember/autograd/shape_grad.h"
+#include "ember/autograd/detail/shape_grad.h"
 #include "ember/backend/kernels/index.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "ember/autocast.h"
-#include "ember/autograd/reduce_grad.h"
+#include "ember/autograd/detail/reduce_grad.h"
 #include "ember/backend/kernels/sort.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"

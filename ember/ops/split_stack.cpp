@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "ember/autograd/shape_grad.h"
+#include "ember/autograd/detail/shape_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 

@@ -7,8 +7,8 @@
 #include <unordered_map>
 
 #include "ember/ops.h"
-#include "ember/serialize/json.h"
-#include "ember/serialize/tensor_bytes.h"
+#include "ember/serialize/detail/json.h"
+#include "ember/serialize/detail/tensor_bytes.h"
 
 namespace ember::serialize {
 

@@ -1,4 +1,4 @@
-#include "ember/serialize/json.h"
+#include "ember/serialize/detail/json.h"
 
 #include <unordered_set>
 #include <vector>

@@ -6,8 +6,8 @@
 
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
-#include "ember/serialize/json.h"
-#include "ember/serialize/tensor_bytes.h"
+#include "ember/serialize/detail/json.h"
+#include "ember/serialize/detail/tensor_bytes.h"
 
 namespace ember::safetensors {
 

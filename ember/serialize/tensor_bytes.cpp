@@ -1,7 +1,7 @@
-#include "ember/serialize/tensor_bytes.h"
+#include "ember/serialize/detail/tensor_bytes.h"
 
 #include "ember/ops.h"
-#include "ember/serialize/json.h"
+#include "ember/serialize/detail/json.h"
 
 namespace ember::serialize {
 

@@ -2,7 +2,7 @@
 #include <cstring>
 
 #include "ember/ops.h"
-#include "ember/vision/image_util.h"
+#include "ember/vision/detail/image_util.h"
 
 namespace ember::vision {
 

@@ -3,7 +3,7 @@
 #include <array>
 
 #include "ember/backend/cpu/half_convert.h"
-#include "ember/convert.h"
+#include "ember/detail/convert.h"
 
 namespace ember::cpu {
 namespace {

@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "ember/backend/cpu/convert.h"
-#include "ember/convert.h"
+#include "ember/detail/convert.h"
 #include "ember/iterator.h"
 #include "ember/parallel.h"
 

@@ -9,7 +9,7 @@
 #include "ember/backend/cpu/vec_math.h"
 #include "ember/backend/kernels.h"
 #include "ember/backend/kernels/random.h"
-#include "ember/random_math.h"
+#include "ember/detail/random_math.h"
 
 namespace ember::cpu {
 namespace {

@@ -3,7 +3,7 @@
 #include "ember/backend/kernels.h"
 #include "ember/backend/kernels/copy.h"
 #include "ember/backend/kernels/creation.h"
-#include "ember/convert.h"
+#include "ember/detail/convert.h"
 
 namespace ember::cuda {
 namespace {

@@ -11,7 +11,7 @@
 #include "ember/backend/kernels/copy.h"
 #include "ember/backend/kernels/index.h"
 #include "ember/backend/math/scatter.h"
-#include "ember/convert.h"
+#include "ember/detail/convert.h"
 #include "ember/determinism.h"
 
 #include <cuda_bf16.h>

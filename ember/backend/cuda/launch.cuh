@@ -22,7 +22,7 @@
 
 #include "ember/backend/cuda/check.h"
 #include "ember/backend/launch_plan.h"
-#include "ember/convert.h"
+#include "ember/detail/convert.h"
 #include "ember/cuda.h"
 #include "ember/iterator.h"
 

@@ -4,8 +4,8 @@
 #include "ember/backend/cuda/launch.cuh"
 #include "ember/backend/kernels.h"
 #include "ember/backend/kernels/random.h"
-#include "ember/convert.h"
-#include "ember/random_math.h"
+#include "ember/detail/convert.h"
+#include "ember/detail/random_math.h"
 
 namespace ember::cuda {
 namespace {

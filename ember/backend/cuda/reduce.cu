@@ -10,7 +10,7 @@
 
 #include "ember/backend/cuda/reduce.cuh"
 #include "ember/backend/kernels/reduce.h"
-#include "ember/convert.h"
+#include "ember/detail/convert.h"
 #include "ember/ops.h"
 
 namespace ember::cuda {

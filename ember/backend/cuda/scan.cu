@@ -9,7 +9,7 @@
 
 #include "ember/backend/cuda/reduce.cuh"
 #include "ember/backend/kernels/scan.h"
-#include "ember/convert.h"
+#include "ember/detail/convert.h"
 
 namespace ember::cuda {
 

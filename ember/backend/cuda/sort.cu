@@ -10,7 +10,7 @@
 #include "ember/backend/cuda/scratch.cuh"
 #include "ember/backend/kernels/copy.h"
 #include "ember/backend/kernels/sort.h"
-#include "ember/convert.h"
+#include "ember/detail/convert.h"
 #include "ember/ops/detail/util.h"
 
 namespace ember::cuda {

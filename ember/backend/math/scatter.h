@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "ember/backend/math/common.h"
-#include "ember/convert.h"
+#include "ember/detail/convert.h"
 #include "ember/backend/kernels/index.h"
 
 namespace ember::math {

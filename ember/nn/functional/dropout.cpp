@@ -9,7 +9,7 @@
 #include "ember/nn/functional/dropout.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
-#include "ember/random_math.h"
+#include "ember/detail/random_math.h"
 
 namespace ember {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "ember/autograd/node.h"
-#include "ember/autograd/shape_grad.h"
+#include "ember/autograd/detail/shape_grad.h"
 #include "ember/nn/functional/embedding.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
