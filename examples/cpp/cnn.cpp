@@ -2,10 +2,7 @@
 // ReLU, MaxPool2d, Flatten and Linear layers, cross-entropy, backward and SGD steps; prints held-out accuracy.
 #include <iostream>
 
-#include "ember/autograd/engine.h"
-#include "ember/nn/functional/loss.h"
-#include "ember/nn/modules.h"
-#include "ember/ops.h"
+#include "ember/ember.h"
 
 using namespace ember;
 

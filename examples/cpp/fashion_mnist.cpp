@@ -8,14 +8,7 @@
 #include <iostream>
 #include <string>
 
-#include "ember/autograd/engine.h"
-#include "ember/data/dataloader.h"
-#include "ember/generator.h"
-#include "ember/nn/functional/loss.h"
-#include "ember/nn/modules.h"
-#include "ember/ops.h"
-#include "ember/optim/optimizer.h"
-#include "ember/optim/scheduler.h"
+#include "ember/ember.h"
 
 using namespace ember;
 

@@ -3,10 +3,7 @@
 #include <cmath>
 #include <iostream>
 
-#include "ember/autograd/engine.h"
-#include "ember/nn/functional/loss.h"
-#include "ember/nn/modules.h"
-#include "ember/ops.h"
+#include "ember/ember.h"
 
 using namespace ember;
 

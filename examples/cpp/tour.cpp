@@ -1,8 +1,7 @@
 // The C++ API: the same tensor core the Python package wraps.
 #include <iostream>
 
-#include "ember/autograd/engine.h"
-#include "ember/ops.h"
+#include "ember/ember.h"
 
 int main() {
   using namespace ember;
