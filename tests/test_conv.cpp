@@ -1,4 +1,4 @@
-// Convolution and pooling from C++ (ember/nn/conv.h, ember/nn/pooling.h): conv2d against a direct loop in float32
+// Convolution and pooling from C++ (ember/nn/functional/conv.h, pooling.h): conv2d against a direct loop in float32
 // (oneDNN) and float64 (im2col), its gradients, and max pooling with indices.
 #include <gtest/gtest.h>
 

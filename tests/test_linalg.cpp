@@ -1,4 +1,4 @@
-// The C++ API of the linear algebra ops (ember/ops/linalg.h): matmul's cases against a plain triple loop, the
+// The C++ API of the linear algebra ops (ember/ops/matmul.h, linalg.h): matmul's cases against a plain triple loop, the
 // gradient of a matrix product, a solve, and the errors.
 #include <gtest/gtest.h>
 

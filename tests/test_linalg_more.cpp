@@ -1,5 +1,6 @@
-// The C++ API of ember/ops/linalg_more.h: the LU family reconstructs its input and solves, the *_ex forms hand
-// LAPACK's info back, LinAlgError is an Error, and the composed matrix functions meet closed forms.
+// The C++ API of ember/ops/lu.h, matrix_functions.h and linalg.h's *_ex forms: the LU family reconstructs its input and
+// solves, the *_ex forms hand LAPACK's info back, LinAlgError is an Error, and the composed matrix functions meet
+// closed forms.
 #include <gtest/gtest.h>
 
 #include <cmath>

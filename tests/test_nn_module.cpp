@@ -1,5 +1,5 @@
-// The C++ frontend (ember/nn/module.h, modules.h): registration and PyTorch's state_dict names, load_state_dict
-// and its errors, train/eval, dtype conversion, and one training step that lowers the loss.
+// The C++ frontend (ember/nn/modules/module.h, ember/nn/modules.h): registration and PyTorch's state_dict names,
+// load_state_dict and its errors, train/eval, dtype conversion, and one training step that lowers the loss.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,10 +11,10 @@
 #include "ember/nn/functional/conv.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/loss.h"
-#include "ember/nn/modules.h"
 #include "ember/nn/functional/normalization.h"
 #include "ember/nn/functional/pooling.h"
 #include "ember/nn/functional/rnn.h"
+#include "ember/nn/modules.h"
 #include "ember/ops.h"
 #include "ember/optim/optimizer.h"
 

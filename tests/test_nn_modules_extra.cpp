@@ -18,11 +18,11 @@
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/embedding.h"
 #include "ember/nn/functional/loss.h"
-#include "ember/nn/modules.h"
 #include "ember/nn/functional/normalization.h"
 #include "ember/nn/functional/padding.h"
 #include "ember/nn/functional/pooling.h"
 #include "ember/nn/functional/spatial.h"
+#include "ember/nn/modules.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
 

@@ -1,5 +1,5 @@
-// The fused RNN path of ember::rnn (Note [Fused RNNs] in ember/nn/rnn.cpp) without a GPU: a stand-in fused kernel
-// registered for the CPU computes with the time loop, so that the host side (the arguments the kernels get, the
+// The fused RNN path of ember::rnn (Note [Fused RNNs] in ember/nn/functional/rnn.cpp) without a GPU: a stand-in fused
+// kernel registered for the CPU computes with the time loop, so that the host side (the arguments the kernels get, the
 // autograd node, which gradient reaches which input, packed / batch_first / unbatched handling, the double-backward
 // error) is checked against the plain loop on the same inputs.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 
 #include "ember/autograd/engine.h"
 #include "ember/autograd/grad_mode.h"
-#include "ember/nn/functional/rnn.h"
 #include "ember/backend/kernels/nn/rnn.h"
+#include "ember/nn/functional/rnn.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 

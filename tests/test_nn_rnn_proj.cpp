@@ -1,4 +1,4 @@
-// The C++ frontend's LSTM with proj_size (ember/nn/modules_rnn.h): PyTorch's parameter names and shapes, repr,
+// The C++ frontend's LSTM with proj_size (ember/nn/modules/rnn.h): PyTorch's parameter names and shapes, repr,
 // the forward against a step-by-step reference written with ember ops, and the constructor's errors.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,6 @@
-// The C++ API of the sort op family (ember/ops/sort.h): scans, sorting, selection, counting and norms; the binary
-// search of ember/ops/search.h (shared by the CPU and CUDA kernels) and a few ops of ember/ops/shape_more.h.
+// The C++ API of the sort op family (ember/ops/sort.h, scan.h, histogram.h, norm.h): scans, sorting, selection,
+// counting and norms; the binary search of ember/ops/search.h (shared by the CPU and CUDA kernels) and a few ops of
+// ember/ops/diagonal.h, products.h and split_stack.h.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,8 +9,8 @@
 
 #include "ember/backend/math/search.h"
 #include "ember/ops.h"
-#include "ember/ops/search.h"
 #include "ember/ops/diagonal.h"
+#include "ember/ops/search.h"
 
 using namespace ember;
 

@@ -8,8 +8,8 @@
 
 #include "ember/autocast.h"
 #include "ember/ops.h"
-#include "ember/ops/linalg.h"
 #include "ember/ops/detail/util.h"
+#include "ember/ops/linalg.h"
 
 namespace ember {
 

@@ -8,8 +8,8 @@
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/blas.h"
-#include "ember/ops.h"
 #include "ember/backend/kernels/blas.h"
+#include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 
 namespace ember {
@@ -90,7 +90,7 @@ Tensor fold_rows(const Tensor& a) {
 }
 
 // out = alpha * (a @ b) + c with c a bias vector [n], added by the BLAS's epilogue where the backend has one
-// (linalg_epilogue.h); false when the case does not fit, having written nothing.
+// (backend/kernels/blas.h); false when the case does not fit, having written nothing.
 bool product_with_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& beta,
                        const Scalar& alpha, IntArrayRef batch) {
   auto* fn = matmul_bias_kernel.fn[static_cast<int>(out.device().type)];

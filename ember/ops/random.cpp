@@ -6,9 +6,9 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels.h"
 #include "ember/backend/kernels/random.h"
+#include "ember/detail/random_math.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
-#include "ember/detail/random_math.h"
 
 namespace ember {
 

@@ -7,10 +7,10 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/sampling.h"
 #include "ember/backend/math/sampling.h"
+#include "ember/detail/random_math.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/ops/reduce.h"
-#include "ember/detail/random_math.h"
 
 namespace ember {
 

@@ -17,8 +17,8 @@
 #include <utility>
 
 #include "ember/autograd/grad_mode.h"
-#include "ember/ops.h"
 #include "ember/backend/kernels/optim.h"
+#include "ember/ops.h"
 
 namespace ember::optim {
 

@@ -1,5 +1,5 @@
-// Helpers for recording the shape and indexing ops (ops/shape.cpp, ops/index.cpp), whose formulas sit next to
-// the ops.
+// Helpers for recording the shape and indexing ops (ops/shape.cpp, split_stack.cpp, index.cpp, diagonal.cpp, ...),
+// whose formulas sit next to the ops.
 //
 // Note [Composite forwards]
 // Many of these ops build their result with other ops (clone, views, where, nonzero) and then write into it with

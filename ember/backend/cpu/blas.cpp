@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "ember/backend/cpu/dnnl.h"
-#include "ember/ops.h"
 #include "ember/backend/kernels/blas.h"
+#include "ember/ops.h"
 #include "ember/parallel.h"
 
 namespace ember {

@@ -73,8 +73,8 @@ struct KeyWriter {
 // EMBER_DNNL_LAYOUT=plain|any (Note [oneDNN primitives]).
 bool any_layout();
 
-// Convolutions (kernel contracts in ember/nn/conv.h) in float32, bfloat16 or float16 (all operands of one dtype).
-// They return false, having done nothing, for a 16-bit case oneDNN has no fast kernel for (fast_impl).
+// Convolutions (kernel contracts in ember/backend/kernels/nn/conv.h) in float32, bfloat16 or float16 (all operands of
+// one dtype). They return false, having done nothing, for a 16-bit case oneDNN has no fast kernel for (fast_impl).
 bool conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                   const ConvGeometry& g);
 bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
@@ -87,15 +87,15 @@ bool fast_impl(const PD& pd) {
   return std::strncmp(pd.impl_info_str(), "ref", 3) != 0;
 }
 
-// bfloat16/float16 matrix products (the matmul kernel's contract in ember/ops/linalg.h, with out, a, b and bias of
-// one 16-bit dtype): out = alpha * a @ b + beta * out (+ bias [n], only with alpha 1), accumulated in float32 and
-// rounded once. Returns false, having done nothing, where oneDNN has no fast kernel for the case (dnnl_matmul.cpp).
+// bfloat16/float16 matrix products (the matmul kernel's contract in ember/backend/kernels/blas.h, with out, a, b and
+// bias of one 16-bit dtype): out = alpha * a @ b + beta * out (+ bias [n], only with alpha 1), accumulated in float32
+// and rounded once. Returns false, having done nothing, where oneDNN has no fast kernel for the case (dnnl_matmul.cpp).
 bool matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias, float alpha, float beta);
 
-// float32 pooling (kernel contracts in ember/nn/pooling.h), where oneDNN computes what PyTorch does: each returns
-// false, having done nothing, where it does not (uneven adaptive windows, divisor_override, an include-padding
-// average whose ceil_mode windows reach past the padding) or is slower (adaptive averages). max_pool's indices may
-// be undefined (values only); callers rule out NaNs, which oneDNN's max skips but PyTorch's propagates.
+// float32 pooling (kernel contracts in ember/backend/kernels/nn/pooling.h), where oneDNN computes what PyTorch does:
+// each returns false, having done nothing, where it does not (uneven adaptive windows, divisor_override, an
+// include-padding average whose ceil_mode windows reach past the padding) or is slower (adaptive averages). max_pool's
+// indices may be undefined (values only); callers rule out NaNs, which oneDNN's max skips but PyTorch's propagates.
 bool max_pool(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolGeometry& g);
 bool avg_pool(const Tensor& out, const Tensor& input, const PoolGeometry& g);
 bool avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const PoolGeometry& g);

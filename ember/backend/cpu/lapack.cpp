@@ -1,5 +1,5 @@
-// The LAPACK kernels of ember.linalg on the CPU: the routines OpenBLAS exports, called once per matrix of a batch
-// of column-major matrices (ops/linalg.h), one after another with OpenBLAS threading inside (concurrent calls
+// The LAPACK kernels of ember.linalg on the CPU: the routines OpenBLAS exports, called once per matrix of a batch of
+// column-major matrices (backend/kernels/lapack.h), one after another with OpenBLAS threading inside (concurrent calls
 // contend on OpenBLAS's buffer lock: Note [Batches of GEMMs] in blas.cpp).
 #include <cblas.h>
 
@@ -84,7 +84,7 @@ int lapack_int(int64_t v) {
   return static_cast<int>(v);
 }
 
-// A matrix of a batch of column-major matrices (ops/linalg.h): rows, cols and the pointer to matrix i.
+// A matrix of a batch of column-major matrices (backend/kernels/lapack.h): rows, cols and the pointer to matrix i.
 template <class T>
 struct Batch {
   T* data;

@@ -1,5 +1,5 @@
 // CPU kernels of the losses that are not compositions: cross entropy over class indices (Note [Fused cross entropy]
-// in ember/nn/loss.cpp) and CTC (the alpha and beta recursions of Graves et al. 2006, in log space).
+// in ember/nn/functional/loss.cpp) and CTC (the alpha and beta recursions of Graves et al. 2006, in log space).
 #include <algorithm>
 #include <cmath>
 #include <limits>

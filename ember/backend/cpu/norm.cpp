@@ -1,6 +1,6 @@
-// CPU kernels of the normalization layers (ember/nn/normalization.h): layer norm's fused forward and backward over
-// rows, and the per-channel sums and affine maps that batch (and instance) norm are built from. Rows are reduced
-// with explicit SIMD (lanes.h); statistics are two-pass (mean, then centred squares) for accuracy.
+// CPU kernels of the normalization layers (ember/backend/kernels/nn/normalization.h): layer norm's fused forward and
+// backward over rows, and the per-channel sums and affine maps that batch (and instance) norm are built from. Rows are
+// reduced with explicit SIMD (lanes.h); statistics are two-pass (mean, then centred squares) for accuracy.
 #include <cmath>
 #include <vector>
 

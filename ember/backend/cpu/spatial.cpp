@@ -1,6 +1,6 @@
-// CPU kernels of the spatial ops: separable resampling (Note [Separable resampling] in ember/nn/spatial.h) and
-// im2col/col2im. Both come in adjoint pairs; the *_adjoint/col2im halves accumulate, so each parallel task owns
-// whole output planes.
+// CPU kernels of the spatial ops: separable resampling (Note [Separable resampling] in
+// ember/backend/kernels/nn/spatial.h) and im2col/col2im. Both come in adjoint pairs; the *_adjoint/col2im halves
+// accumulate, so each parallel task owns whole output planes.
 #include <algorithm>
 #include <cstring>
 

@@ -12,7 +12,8 @@ namespace ember::cpu {
 // 1.5 ULP); float32 exp is inlined (below 1 ULP) and float32 GELU is a fused erfc form (relative error < 4e-7).
 bool vec_unary(UnaryOp op, const float* in, float* out, int64_t n, const UnaryArgs& args = {});
 bool vec_unary(UnaryOp op, const double* in, double* out, int64_t n, const UnaryArgs& args = {});
-// out[i] = g[i] * op'(v[i]) (the fused activation backward, nn/activation.h); false when there is no vector version.
+// out[i] = g[i] * op'(v[i]) (the fused activation backward, ops/detail/unary_backward.h); false when there is no vector
+// version.
 bool vec_unary_backward(UnaryOp op, const float* g, const float* v, float* out, int64_t n, const UnaryArgs& args);
 bool vec_unary_backward(UnaryOp op, const double* g, const double* v, double* out, int64_t n,
                         const UnaryArgs& args);

@@ -54,9 +54,9 @@ struct GemmPlan {
   }
 };
 
-// Plans out [..., m, n] (contiguous) = a [..., m, k] @ b [..., k, n]: sizes and element strides of the three
-// tensors, all with out's number of dims (the matmul kernel's contract, ember/ops/linalg.h). Returns false, with
-// the reason in `why`, when a matrix's layout is neither row- nor column-major (the caller copies it first).
+// Plans out [..., m, n] (contiguous) = a [..., m, k] @ b [..., k, n]: sizes and element strides of the three tensors,
+// all with out's number of dims (the matmul kernel's contract, ember/backend/kernels/blas.h). Returns false, with the
+// reason in `why`, when a matrix's layout is neither row- nor column-major (the caller copies it first).
 inline bool plan_gemm(IntArrayRef out_sizes, IntArrayRef a_strides, IntArrayRef b_strides, int64_t k, GemmPlan& p,
                       std::string* why = nullptr) {
   const size_t nd = out_sizes.size();

@@ -1,9 +1,8 @@
-// The convolution kernels on CUDA, through cuDNN's convolution API: forward, backward data (the input gradient,
-// and with it every transposed convolution: Note [Convolution as three maps] in nn/conv.cpp) and backward filter,
-// for float32, float64, float16 and bfloat16. The bias and its gradient are ember's broadcast add and sum (as in
-// PyTorch): cudnnAddTensor and cudnnConvolutionBackwardBias are deprecated in cuDNN 9, with narrower dtype
-// support. Geometry mapping: Note [Convolutions on cuDNN] in conv_glue.h; algorithm choice: Note [cuDNN algorithm
-// cache] below.
+// The convolution kernels on CUDA, through cuDNN's convolution API: forward, backward data (the input gradient, and
+// with it every transposed convolution: Note [Convolution as three maps] in nn/functional/conv.cpp) and backward
+// filter, for float32, float64, float16 and bfloat16. The bias and its gradient are ember's broadcast add and sum (as
+// in PyTorch): cudnnAddTensor and cudnnConvolutionBackwardBias are deprecated in cuDNN 9, with narrower dtype support.
+// Geometry mapping: Note [Convolutions on cuDNN] in conv_glue.h; algorithm choice: Note [cuDNN algorithm cache] below.
 #include <cudnn.h>
 
 #include <map>

@@ -1,7 +1,7 @@
-// CUDA bincount and histc (ember/ops/sort.h; CPU reference ember/backend/cpu/sort.cpp). Counts are integer atomics,
-// so they are exact and deterministic. bincount with float32/float64 weights adds them with floating atomics: the
-// order of the additions varies from run to run, so the sums may differ in the last bits (as PyTorch's CUDA
-// bincount, which documents it as nondeterministic).
+// CUDA bincount and histc (ember/backend/kernels/histogram.h; CPU reference ember/backend/cpu/sort.cpp). Counts are
+// integer atomics, so they are exact and deterministic. bincount with float32/float64 weights adds them with floating
+// atomics: the order of the additions varies from run to run, so the sums may differ in the last bits (as PyTorch's
+// CUDA bincount, which documents it as nondeterministic).
 #include <algorithm>
 #include <climits>
 #include <type_traits>

@@ -1,7 +1,7 @@
-// CUDA kernels of gather and scatter by index (Note [Index kernels] in ember/ops/shape.h), index_offsets, nonzero
-// and repeat_index. Out-of-range indices are reported through Note [Deferred device errors] (check.h) and the
-// element is skipped (a gather writes zero); the host raises the IndexError at its next wait. Pure data movement
-// copies elements as unsigned integers of the element's size, as the CPU kernels do.
+// CUDA kernels of gather and scatter by index (Note [Index kernels] in ember/backend/kernels/index.h), index_offsets,
+// nonzero and repeat_index. Out-of-range indices are reported through Note [Deferred device errors] (check.h) and the
+// element is skipped (a gather writes zero); the host raises the IndexError at its next wait. Pure data movement copies
+// elements as unsigned integers of the element's size, as the CPU kernels do.
 #include <cub/device/device_scan.cuh>
 
 #include "ember/backend/cuda/index_plans.h"

@@ -1,7 +1,7 @@
-// The LAPACK kernels of ember.linalg on CUDA: cuSOLVER's dense routines (and cuBLAS's trsm), called once per matrix
-// of a batch of column-major matrices (ops/linalg.h) on the current stream; float32 and float64. cuSOLVER's batched
-// routines are limited (getrf/potrf batched take pointer arrays, gesvdj batched stops at 32 x 32), so every routine
-// loops over the batch here; batched variants are the place to speed up many small matrices.
+// The LAPACK kernels of ember.linalg on CUDA: cuSOLVER's dense routines (and cuBLAS's trsm), called once per matrix of
+// a batch of column-major matrices (backend/kernels/lapack.h) on the current stream; float32 and float64. cuSOLVER's
+// batched routines are limited (getrf/potrf batched take pointer arrays, gesvdj batched stops at 32 x 32), so every
+// routine loops over the batch here; batched variants are the place to speed up many small matrices.
 //
 // The ops may hand over `info`, `pivots` and `rank` in host memory (ops/lapack.cpp makes them on the CPU): those go
 // through a device buffer and are copied back (which waits for the stream), so a host tensor and a device tensor both

@@ -22,8 +22,8 @@
 
 #include "ember/backend/cuda/check.h"
 #include "ember/backend/launch_plan.h"
-#include "ember/detail/convert.h"
 #include "ember/cuda.h"
+#include "ember/detail/convert.h"
 #include "ember/iterator.h"
 
 namespace ember::cuda {

@@ -1,8 +1,8 @@
-// CUDA cross entropy over class indices (the `cross_entropy_logits` slot, ember/nn/loss.h; CPU reference
-// ember/backend/cpu/loss.cpp): per position, lse = logsumexp over the classes (shifted by the max, or by 0 when the
-// max is infinite) and nll = lse - x[target] (0 where target == ignore_index). A target outside [0, C) is reported
-// through Note [Deferred device errors] and raised at the next host wait as an IndexError naming cross_entropy.
-// Also CTC's forward and backward recursions.
+// CUDA cross entropy over class indices (the `cross_entropy_logits` slot, ember/backend/kernels/nn/loss.h; CPU
+// reference ember/backend/cpu/loss.cpp): per position, lse = logsumexp over the classes (shifted by the max, or by 0
+// when the max is infinite) and nll = lse - x[target] (0 where target == ignore_index). A target outside [0, C) is
+// reported through Note [Deferred device errors] and raised at the next host wait as an IndexError naming
+// cross_entropy. Also CTC's forward and backward recursions.
 #include <climits>
 #include <cmath>
 

@@ -1,8 +1,8 @@
-// CUDA kernels of the normalization layers (ember/nn/normalization.h; CPU reference ember/backend/cpu/norm.cpp):
-// layer norm's forward and backward over the rows of [M, N] (a warp per row up to N = 1024, a block per row above;
-// two-pass statistics like the CPU's), and batch norm's per-channel sums and affine maps over [A, C, B]. The column
-// sums (layer norm's dw and db, the channel moments) go through the reduction framework (reduce.cuh), so they are
-// deterministic.
+// CUDA kernels of the normalization layers (ember/backend/kernels/nn/normalization.h; CPU reference
+// ember/backend/cpu/norm.cpp): layer norm's forward and backward over the rows of [M, N] (a warp per row up to N =
+// 1024, a block per row above; two-pass statistics like the CPU's), and batch norm's per-channel sums and affine maps
+// over [A, C, B]. The column sums (layer norm's dw and db, the channel moments) go through the reduction framework
+// (reduce.cuh), so they are deterministic.
 #include <climits>
 #include <cmath>
 

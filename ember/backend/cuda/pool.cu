@@ -1,7 +1,7 @@
 // Pooling on CUDA: one thread per output (max, average) or per input element (the average's backward, a gather over
 // the windows that cover it: no atomics, deterministic), with the windows of pool_glue.h, which are the CPU's.
 // float32 and float64 (the ops pool 16-bit floats in float32). Max pooling's gradient is a scatter_add with its
-// indices (nn/pooling.cpp), so it needs no kernel here.
+// indices (nn/functional/pooling.cpp), so it needs no kernel here.
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// CUDA random fills: the same per-element formulas as the CPU (ember/random_math.h), so a seed gives
+// CUDA random fills: the same per-element formulas as the CPU (ember/detail/random_math.h), so a seed gives
 // the same numbers on both devices.
 #include "ember/backend/cuda/device_error.cuh"
 #include "ember/backend/cuda/launch.cuh"

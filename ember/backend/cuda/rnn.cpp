@@ -1,5 +1,5 @@
-// The fused recurrent layers on CUDA (Note [Fused RNNs] in nn/rnn.cpp) through cuDNN's RNN API: the "_v8" API that
-// cuDNN 9 keeps (cudnnSetRNNDescriptor_v8, RNN data descriptors, cudnnRNNForward, cudnnRNNBackwardData_v8,
+// The fused recurrent layers on CUDA (Note [Fused RNNs] in nn/functional/rnn.cpp) through cuDNN's RNN API: the "_v8"
+// API that cuDNN 9 keeps (cudnnSetRNNDescriptor_v8, RNN data descriptors, cudnnRNNForward, cudnnRNNBackwardData_v8,
 // cudnnRNNBackwardWeights_v8). Where PyTorch's parameters live in cuDNN's flat weight space: Note [cuDNN RNN weights]
 // in rnn_glue.h.
 #include <cudnn.h>
@@ -11,8 +11,8 @@
 #include "ember/backend/cuda/blas_glue.h"
 #include "ember/backend/cuda/cudnn.h"
 #include "ember/backend/cuda/rnn_glue.h"
-#include "ember/generator.h"
 #include "ember/backend/kernels/nn/rnn.h"
+#include "ember/generator.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 
@@ -59,8 +59,8 @@ EMBER_CUDNN_DESC(DropoutDesc, cudnnDropoutDescriptor_t, cudnnCreateDropoutDescri
 // Note [cuDNN dropout state]
 // cuDNN's dropout draws from a generator state in device memory that cudnnSetDropoutDescriptor initialises from a
 // seed (a kernel over several MB, too costly for every call) and every training forward advances. Each device keeps
-// one. A forward with dropout takes one draw from the device's ember generator (ember/nn/rnn.cpp) and passes where
-// that draw stands (seed, offset): while the generator moves forward, the state is reused
+// one. A forward with dropout takes one draw from the device's ember generator (ember/nn/functional/rnn.cpp) and
+// passes where that draw stands (seed, offset): while the generator moves forward, the state is reused
 // (cudnnRestoreDropoutDescriptor, no kernel, with the call's probability); when the generator was reseeded or set
 // back (manual_seed, set_rng_state), the state is initialised again from a seed mixed from (seed, offset), so that a
 // program rerun after manual_seed draws the same masks. Like PyTorch's, the state is shared by the device's
@@ -251,7 +251,7 @@ void rnn_fused_forward_cuda(const RNNFusedArgs& a, RNNFusedForward& io) {
   DeviceGuard guard(dev);
   check_operands(a, st, dev, "forward", {&io.x, &io.hx, &io.cx, &io.y, &io.hy, &io.cy});
   RNNCall c(a, st, dev, "forward", true);
-  // The caller passes the parameters in cuDNN's layout (Note [Flat RNN weights] in nn/rnn.cpp).
+  // The caller passes the parameters in cuDNN's layout (Note [Flat RNN weights] in nn/functional/rnn.cpp).
   EMBER_CHECK(io.weights.defined() && io.weights.dtype() == st && io.weights.is_cuda() &&
                   io.weights.is_contiguous() && io.weights.numel() == c.weight_numel(),
               what(a, st, dev, "forward"), ": internal error: the flat weights do not fit cuDNN's ",

@@ -1,7 +1,7 @@
-// CUDA scans along one dim (the `scan` slot, ember/ops/sort.h; CPU reference ember/backend/cpu/scan.cpp): cumsum,
-// cumprod, cummax/cummin with indices and logcumsumexp, with the CPU's running-state structs and accumulators (double
-// for float32, as PyTorch's CPU; int64 for integers, wrapping on overflow). Each slice is scanned by one thread, in
-// order, so results match the CPU's summation order; neighbouring threads take neighbouring slices, which is
+// CUDA scans along one dim (the `scan` slot, ember/backend/kernels/scan.h; CPU reference ember/backend/cpu/scan.cpp):
+// cumsum, cumprod, cummax/cummin with indices and logcumsumexp, with the CPU's running-state structs and accumulators
+// (double for float32, as PyTorch's CPU; int64 for integers, wrapping on overflow). Each slice is scanned by one
+// thread, in order, so results match the CPU's summation order; neighbouring threads take neighbouring slices, which is
 // coalesced when the scanned dim is not the innermost one. Few long slices take a block each (scan_long_kernel).
 #include <climits>
 #include <cmath>

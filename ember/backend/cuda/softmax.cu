@@ -1,6 +1,6 @@
-// CUDA softmax and log_softmax (the `softmax` slot, ember/nn/activation.h): contiguous float32/float64 [outer, n,
-// inner] (the op converts 16-bit floats to float32 and back). Three passes per slice as on the CPU (max, sum of
-// exp(x - max), write); log gives (x - max) - log(sum). Rows (inner == 1) are a warp each up to n = 1024 and a block
+// CUDA softmax and log_softmax (the `softmax` slot, ember/backend/kernels/nn/softmax.h): contiguous float32/float64
+// [outer, n, inner] (the op converts 16-bit floats to float32 and back). Three passes per slice as on the CPU (max, sum
+// of exp(x - max), write); log gives (x - max) - log(sum). Rows (inner == 1) are a warp each up to n = 1024 and a block
 // each above; inner > 1 is a thread per column, whose threads read neighbouring memory at each step along n.
 #include <cmath>
 

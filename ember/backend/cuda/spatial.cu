@@ -1,6 +1,6 @@
-// CUDA kernels of the spatial ops (Note [Separable resampling] in ember/nn/spatial.h, im2col/col2im): one thread per
-// output element. The adjoints (resample_adjoint, col2im) are gathers, not scatters: each output element sums its
-// contributions in the CPU kernels' order, so results are deterministic and free of float atomics.
+// CUDA kernels of the spatial ops (Note [Separable resampling] in ember/backend/kernels/nn/spatial.h, im2col/col2im):
+// one thread per output element. The adjoints (resample_adjoint, col2im) are gathers, not scatters: each output element
+// sums its contributions in the CPU kernels' order, so results are deterministic and free of float atomics.
 #include <vector>
 
 #include "ember/backend/cuda/index_plans.h"

@@ -5,8 +5,8 @@
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
-#include "ember/ops/linalg.h"
 #include "ember/ops/detail/util.h"
+#include "ember/ops/linalg.h"
 
 namespace ember {
 

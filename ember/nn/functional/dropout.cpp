@@ -6,10 +6,10 @@
 
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/dropout.h"
+#include "ember/detail/random_math.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
-#include "ember/detail/random_math.h"
 
 namespace ember {
 

@@ -2,8 +2,8 @@
 // embedding_bag as a composition of it with index_add / scatter_reduce, whose formulas give the bag gradients.
 #include <algorithm>
 
-#include "ember/autograd/node.h"
 #include "ember/autograd/detail/shape_grad.h"
+#include "ember/autograd/node.h"
 #include "ember/nn/functional/embedding.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"

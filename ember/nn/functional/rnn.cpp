@@ -18,11 +18,11 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
-#include "ember/cuda.h"
 #include "ember/backend/kernels/nn/rnn.h"
+#include "ember/cuda.h"
 #include "ember/ops.h"
-#include "ember/ops/linalg.h"
 #include "ember/ops/detail/util.h"
+#include "ember/ops/linalg.h"
 
 namespace ember {
 

@@ -1,8 +1,8 @@
 #include "ember/nn/modules/conv.h"
 
 #include "ember/nn/functional/conv.h"
-#include "ember/nn/modules/detail/util.h"
 #include "ember/nn/functional/padding.h"
+#include "ember/nn/modules/detail/util.h"
 #include "ember/ops.h"
 
 namespace ember::nn {

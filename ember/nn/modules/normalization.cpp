@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "ember/nn/modules/detail/util.h"
 #include "ember/nn/functional/normalization.h"
+#include "ember/nn/modules/detail/util.h"
 #include "ember/ops.h"
 
 namespace ember::nn {

@@ -1,7 +1,7 @@
 #include "ember/nn/modules/pooling.h"
 
-#include "ember/nn/modules/detail/util.h"
 #include "ember/nn/functional/pooling.h"
+#include "ember/nn/modules/detail/util.h"
 
 namespace ember::nn {
 

@@ -1,4 +1,4 @@
-// Recurrent layers: RNN, LSTM, GRU over sequences (the time loop of ember/nn/rnn.h) and the cells RNNCell,
+// Recurrent layers: RNN, LSTM, GRU over sequences (the time loop of ember/nn/functional/rnn.h) and the cells RNNCell,
 // LSTMCell, GRUCell (one step).
 #pragma once
 
@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "ember/nn/modules/module.h"
 #include "ember/nn/functional/rnn.h"
+#include "ember/nn/modules/module.h"
 
 namespace ember::nn {
 

@@ -1,5 +1,5 @@
-// Helpers shared by the torch.linalg ops (ops/lapack.cpp, ops/lapack_more.cpp): layout of the LAPACK kernels'
-// operands, PyTorch's argument checks and LAPACK info checks. Internal: included by those files only.
+// Helpers shared by the torch.linalg ops (ops/lapack.cpp, lu.cpp, matrix_functions.cpp, norm.cpp): layout of the LAPACK
+// kernels' operands, PyTorch's argument checks and LAPACK info checks. Internal: included by those files only.
 #pragma once
 
 #include <algorithm>
@@ -66,7 +66,7 @@ inline Tensor colmajor_copy(const Tensor& x, IntArrayRef shape) {
 }
 
 // A tensor over t's storage with this geometry that is not a view of t (t is a buffer the op made, and the result
-// must be a tensor of its own: Note [Composite forwards] in autograd/shape_grad.h).
+// must be a tensor of its own: Note [Composite forwards] in autograd/detail/shape_grad.h).
 inline Tensor own(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), sizes, strides, offset));
 }

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "ember/cuda.h"
 #include "ember/autograd/grad_mode.h"
+#include "ember/cuda.h"
 #include "ember/ops.h"
 
 namespace ember {

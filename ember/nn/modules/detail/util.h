@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "ember/autograd/grad_mode.h"
-#include "ember/ops.h"
 #include "ember/nn/modules/conv.h"
+#include "ember/ops.h"
 #include "ember/tensor.h"
 
 namespace ember::nn::detail {
