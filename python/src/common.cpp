@@ -217,6 +217,16 @@ void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed
   if (!a.dtype && a.out.is_valid() && nb::isinstance<Tensor>(a.out)) a.dtype = nb::cast<const Tensor&>(a.out).dtype();
 }
 
+std::string method_doc(const char* function_doc, const char* name) {
+  std::string_view doc(function_doc);
+  while (!doc.empty() && doc.front() == '\n') doc.remove_prefix(1);
+  return std::string(doc.substr(0, doc.find('\n'))) + "\n\nSee :func:`ember." + name + "`.";
+}
+
+std::string inplace_doc(const char* name) {
+  return std::string("In-place version of :meth:`Tensor.") + name + "`: writes the result into ``self`` and returns it.";
+}
+
 nb::object finish_out(Tensor r, nb::handle out, const char* fn) {
   if (!out.is_valid() || out.is_none()) return nb::cast(std::move(r));
   const Tensor& o = nb::cast<const Tensor&>(out);

@@ -110,6 +110,11 @@ enum FactoryKw : unsigned { kDtype = 1, kDevice = 2, kRequiresGrad = 4, kGenerat
 void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed, FactoryArgs& a,
                           std::initializer_list<std::pair<const char*, nb::handle*>> extra = {});
 
+// Docstrings of Tensor methods bound from the same callable as a function (Note [Python surface],
+// docs/architecture.md): the function's first line and "See :func:`ember.name`."; an in-place method's.
+std::string method_doc(const char* function_doc, const char* name);
+std::string inplace_doc(const char* name);
+
 // Writes into `out=` when given (resizing is not supported: shapes must match) or returns r.
 nb::object finish_out(Tensor r, nb::handle out, const char* fn);
 

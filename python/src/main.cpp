@@ -48,6 +48,30 @@ void init_backend(nb::module_& m) {
   m.def("_cpu_empty_cache", [] { cpu_allocator()->empty_cache(); });
 }
 
+// Note [Signatures of C++ functions]
+// inspect.signature (and so help(), IDEs and documentation tools) reads `__signature__`; nanobind's function types
+// describe a function only in `__nb_signature__`. A lazily evaluated `__signature__` property on those three types
+// (functions, methods, bound methods) turns the latter into the former (python/ember/_signatures.py), so every
+// binding's `nb::sig` or `nb::arg` names become its Python signature at no cost per call. The types are immutable to
+// Python code, so the property goes into their dictionaries from here.
+void install_signatures(nb::module_& m) {
+  nb::object property = nb::module_::import_("builtins").attr("property");
+  auto put = [&](nb::handle type, const char* getter) {
+    nb::object fget = nb::cpp_function([getter](nb::handle f) {
+      return nb::module_::import_("ember._signatures").attr(getter)(f);
+    });
+    PyTypeObject* tp = reinterpret_cast<PyTypeObject*>(type.ptr());
+    if (PyDict_SetItemString(tp->tp_dict, "__signature__", property(fget).ptr()) < 0) throw nb::python_error();
+    PyType_Modified(tp);
+  };
+  nb::handle tensor = nb::type<Tensor>();
+  put(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(m.attr("get_num_threads").ptr()))), "function_signature");
+  nb::object method = tensor.attr("__dict__")["dim"];
+  put(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(method.ptr()))), "function_signature");
+  nb::object bound = method.attr("__get__")(nb::int_(0), tensor);  // any object: only its type is used
+  put(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(bound.ptr()))), "bound_signature");
+}
+
 }  // namespace
 }  // namespace ember::py
 
@@ -101,4 +125,5 @@ NB_MODULE(_C, m) {
   nb::module_ nn = m.def_submodule("_nn", "the functional ops behind ember.nn.functional");
   init_nn(m, nn);
   init_linalg_more(m);  // after init_nn (which makes ember._C._linalg); its error type is tried first
+  install_signatures(m);
 }
