@@ -1,4 +1,4 @@
-// Gradient formulas of the elementwise op families (binary, unary, ternary): one table per family, written with
+// Gradient formulas of the binary and ternary elementwise ops (the unary ones: unary_grad.cpp), written with
 // ember ops so that they are differentiable themselves. g is the output's gradient; the engine reduces
 // broadcast gradients to each input's shape.
 #include <cmath>
@@ -8,7 +8,6 @@
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
-#include "ember/ops/detail/unary_backward.h"
 #include "ember/ops.h"
 
 namespace ember::autograd {
@@ -217,176 +216,7 @@ TensorList binary_formula(BinaryOp op, const Scalar& alpha, const FormulaNode& n
   return {ga, gb};
 }
 
-const char* const kUnaryBackward[] = {
-    "NegBackward0", "AbsBackward0", "SignBackward0", "PowBackward0", "ReluBackward0", "FloorBackward0",
-    "CeilBackward0", "RoundBackward0", "TruncBackward0", nullptr, "ClampBackward1", "NanToNumBackward0",
-    "ReciprocalBackward0", "SqrtBackward0", "RsqrtBackward0", "ExpBackward0", "Exp2Backward0", "Expm1Backward0",
-    "LogBackward0", "Log2Backward0", "Log10Backward0", "Log1PBackward0", "SinBackward0", "CosBackward0",
-    "TanBackward0", "AsinBackward0", "AcosBackward0", "AtanBackward0", "SinhBackward0", "CoshBackward0",
-    "TanhBackward0", "AsinhBackward0", "AcoshBackward0", "AtanhBackward0", "SigmoidBackward0", "LogitBackward0",
-    "GeluBackward0", "GeluBackward0", "SiluBackward0", "SoftplusBackward0", "MishBackward0", "ErfBackward0",
-    "ErfcBackward0", "ErfinvBackward0", "FracBackward0", "LgammaBackward0", "DigammaBackward0", "PolygammaBackward0",
-    "I0Backward0", "SpecialI0EBackward0", "SpecialI1Backward0", "SpecialI1EBackward0", "SincBackward0",
-    "Deg2RadBackward0", "Rad2DegBackward0", "SpecialErfcxBackward0", "SpecialNdtrBackward0", "SpecialNdtriBackward0",
-    "SpecialLogNdtrBackward0", "SpecialEntrBackward0", "FrexpBackward0", "HardtanhBackward0", "LeakyReluBackward0",
-    "EluBackward0",
-    "HardswishBackward0", "HardsigmoidBackward0", "SoftsignBackward0", "TanhshrinkBackward0", "ThresholdBackward0",
-    "LogSigmoidBackward0", "HardshrinkBackward0", "SoftshrinkBackward0"};
-static_assert(std::size(kUnaryBackward) == static_cast<size_t>(UnaryOp::LogicalNot), "one name per float UnaryOp");
-
-enum class Saves : uint8_t { Nothing, Input, Output };
-
-Saves unary_saves(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Neg:
-    case UnaryOp::Sign:
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
-    case UnaryOp::Round:
-    case UnaryOp::Trunc:
-    case UnaryOp::Frac: return Saves::Nothing;
-    case UnaryOp::Relu:  // Chainer's retain_outputs: these formulas read only the result
-    case UnaryOp::Reciprocal:
-    case UnaryOp::Sqrt:
-    case UnaryOp::Rsqrt:
-    case UnaryOp::Exp:
-    case UnaryOp::Exp2:
-    case UnaryOp::Expm1:
-    case UnaryOp::Tan:
-    case UnaryOp::Tanh:
-    case UnaryOp::Sigmoid:
-    case UnaryOp::Erfinv:
-    case UnaryOp::Ndtri: return Saves::Output;
-    case UnaryOp::Deg2Rad:
-    case UnaryOp::Rad2Deg: return Saves::Nothing;
-    default: return Saves::Input;
-  }
-}
-
-Tensor unary_formula(UnaryOp op, const UnaryArgs& args, const Tensor& g, const Tensor& v) {
-  // v: the saved input x, or the saved result r (unary_saves).
-  const Tensor& x = v;
-  const Tensor& r = v;
-  constexpr double kSqrtPi = 1.7724538509055160273, kInvSqrt2 = 0.70710678118654752440;
-  switch (op) {
-    case UnaryOp::Neg: return neg(g);
-    case UnaryOp::Abs: return mul(g, sign(x));
-    case UnaryOp::Sign:
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
-    case UnaryOp::Round:
-    case UnaryOp::Trunc: return zeros_like(g);
-    case UnaryOp::Frac: return g;
-    case UnaryOp::Square: return mul(g, mul(x, 2.0));
-    case UnaryOp::Relu: return mul(g, gt(r, 0));
-    case UnaryOp::Clamp: {
-      Tensor keep = ones_like(x, ScalarType::Bool);
-      if (!std::isnan(args.a)) keep = logical_and(keep, ge(x, args.a));
-      if (!std::isnan(args.b)) keep = logical_and(keep, le(x, args.b));
-      return mul(g, keep);
-    }
-    case UnaryOp::NanToNum: return mul(g, isfinite(x));
-    case UnaryOp::Reciprocal: return neg(mul(g, mul(r, r)));
-    case UnaryOp::Sqrt: return div(g, mul(r, 2.0));
-    case UnaryOp::Rsqrt: return mul(g, mul(pow(r, 3.0), -0.5));
-    case UnaryOp::Exp: return mul(g, r);
-    case UnaryOp::Exp2: return mul(g, mul(r, std::numbers::ln2));
-    case UnaryOp::Expm1: return mul(g, add(r, 1.0));
-    case UnaryOp::Log: return div(g, x);
-    case UnaryOp::Log2: return div(g, mul(x, std::numbers::ln2));
-    case UnaryOp::Log10: return div(g, mul(x, std::numbers::ln10));
-    case UnaryOp::Log1p: return div(g, add(x, 1.0));
-    case UnaryOp::Sin: return mul(g, cos(x));
-    case UnaryOp::Cos: return neg(mul(g, sin(x)));
-    case UnaryOp::Tan: return mul(g, add(mul(r, r), 1.0));
-    case UnaryOp::Asin: return mul(g, rsqrt(sub(1.0, mul(x, x))));
-    case UnaryOp::Acos: return neg(mul(g, rsqrt(sub(1.0, mul(x, x)))));
-    case UnaryOp::Atan: return div(g, add(mul(x, x), 1.0));
-    case UnaryOp::Sinh: return mul(g, unary_op(UnaryOp::Cosh, x));
-    case UnaryOp::Cosh: return mul(g, unary_op(UnaryOp::Sinh, x));
-    case UnaryOp::Tanh: return mul(g, sub(1.0, mul(r, r)));
-    case UnaryOp::Asinh: return mul(g, rsqrt(add(mul(x, x), 1.0)));
-    case UnaryOp::Acosh: return mul(g, rsqrt(sub(mul(x, x), 1.0)));
-    case UnaryOp::Atanh: return div(g, sub(1.0, mul(x, x)));
-    case UnaryOp::Sigmoid: return mul(g, mul(r, sub(1.0, r)));
-    case UnaryOp::Logit: {
-      Tensor d = div(g, mul(x, sub(1.0, x)));
-      if (args.a < 0) return where(logical_or(lt(x, 0.0), gt(x, 1.0)), std::nan(""), d);
-      return where(logical_or(lt(x, args.a), gt(x, 1.0 - args.a)), 0.0, d);
-    }
-    case UnaryOp::Gelu: {  // Phi(x) + x phi(x)
-      Tensor cdf = mul(add(unary_op(UnaryOp::Erf, mul(x, kInvSqrt2)), 1.0), 0.5);
-      Tensor pdf = mul(exp(mul(mul(x, x), -0.5)), 1.0 / (kSqrtPi * std::numbers::sqrt2));
-      return mul(g, add(cdf, mul(x, pdf)));
-    }
-    case UnaryOp::GeluTanh: {
-      const double k = std::numbers::sqrt2 / kSqrtPi, c = 0.044715;
-      Tensor x2 = mul(x, x);
-      Tensor t = tanh(mul(add(x, mul(mul(x2, x), c)), k));
-      Tensor left = mul(add(t, 1.0), 0.5);
-      Tensor right = mul(mul(mul(x, sub(1.0, mul(t, t))), add(mul(x2, 3 * c), 1.0)), 0.5 * k);
-      return mul(g, add(left, right));
-    }
-    case UnaryOp::Silu: {
-      Tensor s = sigmoid(x);
-      return mul(g, mul(s, add(mul(x, sub(1.0, s)), 1.0)));
-    }
-    case UnaryOp::Softplus: {  // beta = args.a, threshold = args.b: linear above the threshold
-      Tensor bx = mul(x, args.a);
-      return where(gt(bx, args.b), g, mul(g, sigmoid(bx)));
-    }
-    case UnaryOp::Mish: {
-      Tensor t = tanh(softplus(x));
-      return mul(g, add(t, mul(mul(x, sigmoid(x)), sub(1.0, mul(t, t)))));
-    }
-    case UnaryOp::Erf: return mul(g, mul(exp(neg(mul(x, x))), 2.0 / kSqrtPi));
-    case UnaryOp::Erfc: return mul(g, mul(exp(neg(mul(x, x))), -2.0 / kSqrtPi));
-    case UnaryOp::Erfinv: return mul(g, mul(exp(mul(r, r)), kSqrtPi / 2.0));
-    // Special functions (math/special.h). Each derivative is again an op with a gradient.
-    case UnaryOp::Lgamma: return mul(g, unary_op(UnaryOp::Digamma, x));
-    case UnaryOp::Digamma: return mul(g, unary_op(UnaryOp::Polygamma, x, {}, UnaryArgs{1}));
-    case UnaryOp::Polygamma: return mul(g, unary_op(UnaryOp::Polygamma, x, {}, UnaryArgs{args.a + 1}));
-    case UnaryOp::I0: return mul(g, unary_op(UnaryOp::I1, x));
-    case UnaryOp::I0e:  // i1e(x) - sgn(x) i0e(x)
-      return mul(g, sub(unary_op(UnaryOp::I1e, x), mul(sign(x), unary_op(UnaryOp::I0e, x))));
-    case UnaryOp::I1:  // i0(x) - i1(x) / x, and 1/2 at 0
-      return mul(g, where(eq(x, 0.0), 0.5, sub(unary_op(UnaryOp::I0, x), div(unary_op(UnaryOp::I1, x), x))));
-    case UnaryOp::I1e:  // i0e(x) - i1e(x) (sgn(x) + 1/x), and 1/2 at 0
-      return mul(g, where(eq(x, 0.0), 0.5,
-                          sub(unary_op(UnaryOp::I0e, x), mul(unary_op(UnaryOp::I1e, x), add(sign(x), reciprocal(x))))));
-    case UnaryOp::Sinc: {  // (cos(pi x) pi x - sin(pi x)) / (pi x^2), and 0 at 0
-      Tensor px = mul(x, std::numbers::pi);
-      Tensor d = div(sub(mul(cos(px), px), sin(px)), mul(px, x));
-      return mul(g, where(eq(x, 0.0), 0.0, d));
-    }
-    case UnaryOp::Deg2Rad: return mul(g, std::numbers::pi / 180.0);
-    case UnaryOp::Rad2Deg: return mul(g, 180.0 / std::numbers::pi);
-    case UnaryOp::Erfcx: return mul(g, sub(mul(mul(x, unary_op(UnaryOp::Erfcx, x)), 2.0), 2.0 / kSqrtPi));
-    case UnaryOp::Ndtr: return mul(g, mul(exp(mul(mul(x, x), -0.5)), 1.0 / (kSqrtPi * std::numbers::sqrt2)));
-    case UnaryOp::Ndtri: return mul(g, mul(exp(mul(mul(r, r), 0.5)), kSqrtPi * std::numbers::sqrt2));
-    case UnaryOp::LogNdtr:  // pdf(x) / ndtr(x) = 1 / (sqrt(pi/2) erfcx(-x/sqrt2)): no cancellation in the left tail
-      return div(g, mul(unary_op(UnaryOp::Erfcx, mul(x, -kInvSqrt2)), kSqrtPi * kInvSqrt2));
-    case UnaryOp::Entr: return mul(g, neg(add(log(x), 1.0)));
-    // Activations; the kinks follow PyTorch's backward kernels (e.g. hardtanh passes no gradient at its bounds).
-    case UnaryOp::Hardtanh: return mul(g, logical_and(gt(x, args.a), lt(x, args.b)));
-    case UnaryOp::LeakyRelu: return where(gt(x, 0.0), g, mul(g, args.a));
-    case UnaryOp::Elu:  // args: alpha, scale, input_scale
-      return where(gt(x, 0.0), mul(g, args.b), mul(g, mul(exp(mul(x, args.c)), args.a * args.b * args.c)));
-    case UnaryOp::Hardswish: return where(lt(x, -3.0), 0.0, where(le(x, 3.0), mul(g, add(div(x, 3.0), 0.5)), g));
-    case UnaryOp::Hardsigmoid: return div(mul(g, logical_and(gt(x, -3.0), lt(x, 3.0))), 6.0);
-    case UnaryOp::Softsign: return div(g, square(add(abs(x), 1.0)));
-    case UnaryOp::Tanhshrink: return mul(g, square(tanh(x)));
-    case UnaryOp::Threshold: return where(le(x, args.a), 0.0, g);
-    case UnaryOp::LogSigmoid: return mul(g, sigmoid(neg(x)));
-    case UnaryOp::Hardshrink:
-    case UnaryOp::Softshrink: return where(logical_and(ge(x, -args.a), le(x, args.a)), 0.0, g);
-    default: return {};
-  }
-}
-
 }  // namespace
-
-bool unary_grad_reads_input(UnaryOp op) { return unary_saves(op) == Saves::Input; }
 
 void record_binary(BinaryOp op, const Operand& a, const Operand& b, const Tensor& out, const Scalar& alpha) {
   const Tensor* in[] = {a.t, b.t};
@@ -410,23 +240,6 @@ void record_binary(BinaryOp op, const Operand& a, const Operand& b, const Tensor
   if (B.saved >= 0) n->save(*b.t);
   set_history(out, n);
   if (io >= 0) n->save_output(out);
-}
-
-void record_unary(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs& args) {
-  const Tensor* in[] = {&x};
-  if (!needs_grad(in)) [[likely]]
-    return;
-  if (op >= UnaryOp::LogicalNot || op == UnaryOp::BitNot || !is_floating(out.dtype())) return;
-  const Saves saves = unary_saves(op);
-  auto n = make_node(kUnaryBackward[static_cast<int>(op)], in, [op, args, saves](FormulaNode& n, TensorList& g) {
-    const Tensor v = saves == Saves::Nothing ? Tensor() : n.saved_tensor(0);
-    if (!is_grad_enabled())  // Note [Fused activation backward]
-      if (Tensor fused = fused_unary_backward(op, g[0], v, args); fused.defined()) return TensorList{fused};
-    return TensorList{unary_formula(op, args, g[0], v)};
-  });
-  if (saves == Saves::Input) n->save(x);
-  set_history(out, n);
-  if (saves == Saves::Output) n->save_output(out);
 }
 
 void record_ternary(TernaryOp op, const Operand& a, const Operand& b, const Operand& c, const Tensor& out,

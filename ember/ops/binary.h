@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "ember/backend/kernels.h"
+#include "ember/ops/operand.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -26,16 +27,6 @@ inline bool is_special(BinaryOp op) { return op >= BinaryOp::Logaddexp; }
 // (the kernel casts operands on load and the result on store). alpha scales b for Add and Sub.
 EMBER_DECLARE_KERNEL(binary, BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute,
                      const Scalar& alpha)
-
-// One side of a binary op: a tensor or a Python number (a weak type in promotion).
-struct Operand {
-  const Tensor* t = nullptr;
-  Scalar s;
-  Operand(const Tensor& x) : t(&x) {}
-  Operand(const Scalar& x) : s(x) {}
-  template <class N, std::enable_if_t<std::is_arithmetic_v<N>, int> = 0>
-  Operand(N x) : s(x) {}
-};
 
 // The general entry: out-of-place when out is undefined, else writes into out (in-place when out is a).
 Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& out = {}, const Scalar& alpha = 1);

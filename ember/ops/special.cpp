@@ -1,20 +1,16 @@
-// Special functions: the entry points of the UnaryOp/BinaryOp cases (dtype rules in unary.cpp and binary.cpp, the
-// math in ember/backend/math/special.h), and the compositions: mvlgamma, frexp, ldexp, float_power, the windows.
+// Special functions: the entry points of the BinaryOp cases (dtype rules in binary.cpp, the math in
+// ember/backend/math/special.h), and the compositions: mvlgamma, frexp, ldexp, float_power, the windows. The unary
+// special functions are rows of ember/ops/unary.def (their C++ functions are in ops/unary.cpp).
 #include "ember/ops/special.h"
 
 #include <cmath>
 #include <numbers>
 
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/unary.h"
 #include "ember/ops.h"
 
 namespace ember {
-
-Tensor lgamma(const Tensor& x) { return unary_op(UnaryOp::Lgamma, x); }
-Tensor digamma(const Tensor& x) { return unary_op(UnaryOp::Digamma, x); }
-Tensor polygamma(int64_t n, const Tensor& x) {
-  return unary_op(UnaryOp::Polygamma, x, {}, UnaryArgs{static_cast<double>(n)});
-}
 
 // sum_{j < p} lgamma(x - j/2) + p (p - 1) / 4 log(pi). As PyTorch 1.13, x <= (p - 1) / 2 is not checked (the
 // result there is lgamma's of negative arguments).
@@ -26,19 +22,6 @@ Tensor mvlgamma(const Tensor& x, int64_t p) {
   const int64_t last[] = {-1};
   return add(sum(terms, last), static_cast<double>(p * (p - 1)) / 4.0 * std::log(std::numbers::pi));
 }
-
-Tensor i0(const Tensor& x) { return unary_op(UnaryOp::I0, x); }
-Tensor special_i0e(const Tensor& x) { return unary_op(UnaryOp::I0e, x); }
-Tensor special_i1(const Tensor& x) { return unary_op(UnaryOp::I1, x); }
-Tensor special_i1e(const Tensor& x) { return unary_op(UnaryOp::I1e, x); }
-Tensor sinc(const Tensor& x) { return unary_op(UnaryOp::Sinc, x); }
-Tensor deg2rad(const Tensor& x) { return unary_op(UnaryOp::Deg2Rad, x); }
-Tensor rad2deg(const Tensor& x) { return unary_op(UnaryOp::Rad2Deg, x); }
-Tensor special_erfcx(const Tensor& x) { return unary_op(UnaryOp::Erfcx, x); }
-Tensor special_ndtr(const Tensor& x) { return unary_op(UnaryOp::Ndtr, x); }
-Tensor special_ndtri(const Tensor& x) { return unary_op(UnaryOp::Ndtri, x); }
-Tensor special_log_ndtr(const Tensor& x) { return unary_op(UnaryOp::LogNdtr, x); }
-Tensor special_entr(const Tensor& x) { return unary_op(UnaryOp::Entr, x); }
 
 std::pair<Tensor, Tensor> frexp(const Tensor& x) {
   EMBER_CHECK(is_floating(x.dtype()), "torch.frexp() only supports floating-point dtypes");

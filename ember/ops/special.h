@@ -12,24 +12,11 @@
 
 namespace ember {
 
-// The gamma family. polygamma needs n >= 0; mvlgamma (special.multigammaln) p >= 1.
-Tensor lgamma(const Tensor& x);
-Tensor digamma(const Tensor& x);
-Tensor polygamma(int64_t n, const Tensor& x);
-Tensor mvlgamma(const Tensor& x, int64_t p);
+// The unary special functions (lgamma, digamma, polygamma, i0, special_i0e, ..., special_bessel_j0, ...) are rows of
+// ember/ops/unary.def, declared in ember/ops/unary.h.
 
-Tensor i0(const Tensor& x);
-Tensor special_i0e(const Tensor& x);
-Tensor special_i1(const Tensor& x);
-Tensor special_i1e(const Tensor& x);
-Tensor sinc(const Tensor& x);
-Tensor deg2rad(const Tensor& x);
-Tensor rad2deg(const Tensor& x);
-Tensor special_erfcx(const Tensor& x);
-Tensor special_ndtr(const Tensor& x);
-Tensor special_ndtri(const Tensor& x);
-Tensor special_log_ndtr(const Tensor& x);
-Tensor special_entr(const Tensor& x);
+// The multivariate log-gamma function (special.multigammaln), p >= 1.
+Tensor mvlgamma(const Tensor& x, int64_t p);
 // (mantissa, exponent): x = mantissa * 2^exponent, |mantissa| in [0.5, 1), exponent int32. Floating x only.
 std::pair<Tensor, Tensor> frexp(const Tensor& x);
 

@@ -1,13 +1,14 @@
-// Unary elementwise ops: dtype rules and output handling; the math is in the device kernels.
+// Unary elementwise ops: dtype rules and output handling (from the table, ember/ops/unary.def); the math is in the
+// device kernels.
 #include "ember/ops/unary.h"
 
 #include <cmath>
-#include <iterator>
 #include <limits>
 
 #include "ember/autocast.h"
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/unary.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 
@@ -15,74 +16,48 @@ namespace ember {
 
 namespace {
 
-enum class Kind : uint8_t { Same, Float, Bool };
-
-Kind kind(UnaryOp op) {
-  if (op >= UnaryOp::LogicalNot) return Kind::Bool;
-  if (op >= UnaryOp::Reciprocal) return Kind::Float;
-  return Kind::Same;
-}
-
-
-const char* const kNames[] = {
-    "neg", "abs", "sign", "square", "relu", "floor", "ceil", "round", "trunc", "bitwise_not", "clamp", "nan_to_num",
-    "reciprocal", "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
-    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "logit", "gelu", "gelu",
-    "silu", "softplus", "mish", "erf", "erfc", "erfinv", "frac", "lgamma", "digamma", "polygamma", "i0",
-    "special_i0e", "special_i1", "special_i1e", "sinc", "deg2rad", "rad2deg", "special_erfcx", "special_ndtr",
-    "special_ndtri", "special_log_ndtr", "special_entr", "frexp", "hardtanh", "leaky_relu", "elu", "hardswish",
-    "hardsigmoid", "softsign", "tanhshrink", "threshold", "log_sigmoid", "hardshrink", "softshrink", "logical_not",
-    "isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit", "frexp"};
-static_assert(std::size(kNames) == static_cast<size_t>(UnaryOp::FrexpExponent) + 1, "one name per UnaryOp");
-
-}  // namespace
-
-const char* unary_op_name(UnaryOp op) { return kNames[static_cast<int>(op)]; }
-
-namespace {
-// The unary ops CUDA autocast runs in float32 (Note [Autocast]).
-bool autocast_fp32(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Acos: case UnaryOp::Asin: case UnaryOp::Cosh: case UnaryOp::Sinh: case UnaryOp::Tan:
-    case UnaryOp::Erfinv: case UnaryOp::Exp: case UnaryOp::Expm1: case UnaryOp::Log: case UnaryOp::Log2:
-    case UnaryOp::Log10: case UnaryOp::Log1p: case UnaryOp::Reciprocal: case UnaryOp::Rsqrt: case UnaryOp::Softplus:
-      return true;
-    default:
-      return false;
+// The dtype checks PyTorch makes before it looks for a kernel (its messages name the kernel, "<op>_cpu").
+void check_input(UnaryOp op, const UnaryOpInfo& info, ScalarType t, const UnaryArgs& args) {
+  const char* name = info.name;
+  switch (info.input) {
+    case UnaryInput::Any: break;
+    case UnaryInput::Floating:
+      EMBER_CHECK(is_floating(t), "\"", name, "_cpu\" not implemented for '", type_label(t), "' (", name,
+                  " needs a floating point tensor)");
+      break;
+    case UnaryInput::Integral:
+      EMBER_CHECK(is_integral(t, true), "\"", name, "_cpu\" not implemented for '", type_label(t), "' (", name,
+                  " needs integer or bool tensors)");
+      break;
   }
+  if (op == UnaryOp::Neg)
+    EMBER_CHECK(t != ScalarType::Bool, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  if (op == UnaryOp::Round)  // integers are integral already; to tens or hundreds PyTorch has no kernel
+    EMBER_CHECK(args.a == 0 || is_floating(t), "\"round_cpu\" not implemented for '", type_label(t),
+                "' (round with decimals=", args.a, " needs a floating point tensor)");
+  if (op == UnaryOp::Polygamma) EMBER_CHECK(args.a >= 0, "polygamma(n, x) does not support negative n.");
 }
+
 }  // namespace
 
 Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs& args) {
-  if (!out.defined() && autocast_fp32(op)) EMBER_AUTOCAST(autocast::kFp32Cuda, unary_op, op, x, out, args);
-  const char* name = unary_op_name(op);
+  const UnaryOpInfo info = unary_info(op);
+  if (!out.defined() && (info.flags & unary_flag::kAutocastFp32))
+    EMBER_AUTOCAST(autocast::kFp32Cuda, unary_op, op, x, out, args);
+  const char* name = info.name;
+  check_input(op, info, x.dtype(), args);
   ScalarType compute = x.dtype(), result = compute;
-  switch (kind(op)) {
-    case Kind::Float:
-      if (!is_floating(compute)) compute = result = default_dtype();
-      break;
-    case Kind::Bool:
-      result = ScalarType::Bool;
-      break;
-    case Kind::Same:
-      if (op == UnaryOp::Neg)
-        EMBER_CHECK(compute != ScalarType::Bool, "Negation, the `-` operator, on a bool tensor is not supported. If you "
-                    "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-      if (op == UnaryOp::BitNot)
-        EMBER_CHECK(is_integral(compute, true), "\"bitwise_not_cpu\" not implemented for '", type_label(compute),
-                    "' (bitwise_not needs integer or bool tensors)");
+  switch (info.result) {
+    case UnaryResult::Same:
       if (op == UnaryOp::Square && compute == ScalarType::Bool) compute = result = ScalarType::Int64;
       break;
+    case UnaryResult::Float:
+      if (!is_floating(compute)) compute = result = default_dtype();
+      break;
+    case UnaryResult::Bool: result = ScalarType::Bool; break;
+    case UnaryResult::Int32: result = ScalarType::Int32; break;
   }
-  if (op == UnaryOp::Round)  // integers are integral already; to tens or hundreds PyTorch has no kernel
-    EMBER_CHECK(args.a == 0 || is_floating(x.dtype()), "\"round_cpu\" not implemented for '", type_label(x.dtype()),
-                "' (round with decimals=", args.a, " needs a floating point tensor)");
-  if (op >= UnaryOp::Hardtanh && op < UnaryOp::LogicalNot)  // as PyTorch: no integer kernels for these
-    EMBER_CHECK(is_floating(x.dtype()), "\"", name, "_cpu\" not implemented for '", type_label(x.dtype()), "'");
-  if (op == UnaryOp::Polygamma) EMBER_CHECK(args.a >= 0, "polygamma(n, x) does not support negative n.");
-  if (op == UnaryOp::Frac)
-    EMBER_CHECK(is_floating(x.dtype()), "\"frac_cpu\" not implemented for '", type_label(x.dtype()),
-                "' (frac needs a floating point tensor)");
   if (!out.defined()) {
     Tensor r = empty_like(x, TensorOptions(result).device(x.device()));
     if (r.numel()) unary_kernel[x.device()](op, r, x, compute, args);
@@ -119,32 +94,16 @@ Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs&
   return out;
 }
 
-#define EMBER_UNARY(fn, OP) \
-  Tensor fn(const Tensor& x) { return unary_op(UnaryOp::OP, x); }
-EMBER_UNARY(neg, Neg)
-EMBER_UNARY(abs, Abs)
-EMBER_UNARY(sign, Sign)
-EMBER_UNARY(square, Square)
-EMBER_UNARY(relu, Relu)
-EMBER_UNARY(floor, Floor)
-EMBER_UNARY(ceil, Ceil)
-EMBER_UNARY(trunc, Trunc)
-EMBER_UNARY(frac, Frac)
-EMBER_UNARY(reciprocal, Reciprocal)
-EMBER_UNARY(sqrt, Sqrt)
-EMBER_UNARY(rsqrt, Rsqrt)
-EMBER_UNARY(exp, Exp)
-EMBER_UNARY(log, Log)
-EMBER_UNARY(sin, Sin)
-EMBER_UNARY(cos, Cos)
-EMBER_UNARY(tanh, Tanh)
-EMBER_UNARY(sigmoid, Sigmoid)
-EMBER_UNARY(silu, Silu)
-EMBER_UNARY(logical_not, LogicalNot)
-EMBER_UNARY(isnan, IsNan)
-EMBER_UNARY(isinf, IsInf)
-EMBER_UNARY(isfinite, IsFinite)
-#undef EMBER_UNARY
+// The table's functions without parameters.
+#define EMBER_UNARY_OP(op, name, ...) \
+  Tensor name(const Tensor& x) { return unary_op(UnaryOp::op, x); }
+#define EMBER_UNARY_SPECIAL(op, name, ...) \
+  Tensor name(const Tensor& x) { return unary_op(UnaryOp::op, x); }
+#define EMBER_UNARY_CUSTOM(...)
+#include "ember/ops/unary.def"
+#undef EMBER_UNARY_OP
+#undef EMBER_UNARY_SPECIAL
+#undef EMBER_UNARY_CUSTOM
 
 Tensor round(const Tensor& x, int64_t decimals) {
   return unary_op(UnaryOp::Round, x, {}, UnaryArgs{static_cast<double>(decimals)});
@@ -154,6 +113,12 @@ Tensor gelu(const Tensor& x, bool tanh_approximation) {
 }
 Tensor softplus(const Tensor& x, double beta, double threshold) {
   return unary_op(UnaryOp::Softplus, x, {}, UnaryArgs{beta, threshold});
+}
+Tensor logit(const Tensor& x, std::optional<double> eps) {
+  return unary_op(UnaryOp::Logit, x, {}, UnaryArgs{eps.value_or(-1.0)});
+}
+Tensor polygamma(int64_t n, const Tensor& x) {
+  return unary_op(UnaryOp::Polygamma, x, {}, UnaryArgs{static_cast<double>(n)});
 }
 
 Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<double> posinf,
@@ -168,8 +133,9 @@ Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<doub
   return unary_op(UnaryOp::NanToNum, x, {}, UnaryArgs{nan.value_or(0.0), posinf.value_or(hi), neginf.value_or(-hi)});
 }
 
-Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
-  EMBER_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+namespace {
+
+Tensor clamp_scalars(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   ResultTypeState rs;
   rs.update(x);
   if (min) rs.update(*min);
@@ -199,10 +165,28 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
   return unary_op(UnaryOp::Clamp, in, {}, UnaryArgs{min ? min->to_double() : nan, max ? max->to_double() : nan});
 }
 
-Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max) {
+}  // namespace
+
+Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::optional<Operand>& max) {
+  EMBER_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  const bool tensors = (min && min->t) || (max && max->t);
+  if (!tensors)
+    return clamp_scalars(x, min ? std::optional<Scalar>(min->s) : std::nullopt,
+                         max ? std::optional<Scalar>(max->s) : std::nullopt);
+  // A number beside a tensor bound is a 0-d tensor of the number's kind, so that it promotes like a Python number
+  // (clamp(int_tensor, tensor_min, 2.5) is float, as clamp(int_tensor, 0, 2.5)); a float is held in float64 beside
+  // a floating x, so that its value is not rounded before x's dtype reads it.
+  auto bound = [&](const std::optional<Operand>& b) -> Tensor {
+    if (!b) return {};
+    if (b->t) return *b->t;
+    const ScalarType st = b->s.is_floating() ? (is_floating(x.dtype()) ? ScalarType::Float64 : default_dtype())
+                          : b->s.is_bool()   ? ScalarType::Bool
+                                             : ScalarType::Int64;
+    return full({}, b->s, TensorOptions(st).device(x.device()));
+  };
   Tensor r = x;
-  if (min.defined()) r = maximum(r, min);
-  if (max.defined()) r = minimum(r, max);
+  if (Tensor lo = bound(min); lo.defined()) r = maximum(r, lo);
+  if (Tensor hi = bound(max); hi.defined()) r = minimum(r, hi);
   return r;
 }
 

@@ -1,31 +1,63 @@
-// Unary elementwise ops: math, activations, rounding, predicates.
+// Unary elementwise ops: math, activations, rounding, predicates, special functions. The ops, their names, dtype
+// rules and C++ functions come from one table, ember/ops/unary.def (Note [Op tables]).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
-#include "ember/backend/kernels.h"
+#include "ember/ops/operand.h"
+#include "ember/scalar.h"
 #include "ember/tensor.h"
 
 namespace ember {
 
 enum class UnaryOp : uint8_t {
-  // same dtype as the input (bool and integers included where meaningful)
-  Neg, Abs, Sign, Square, Relu, Floor, Ceil, Round, Trunc, BitNot, Clamp, NanToNum,
-  // floating results (integer inputs compute in the default float dtype)
-  Reciprocal, Sqrt, Rsqrt, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sin, Cos, Tan, Asin, Acos, Atan,
-  Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Sigmoid, Logit, Gelu, GeluTanh, Silu, Softplus, Mish, Erf, Erfc,
-  Erfinv, Frac,
-  // special functions (ember/backend/math/special.h; floating compute dtypes only)
-  Lgamma, Digamma, Polygamma, I0, I0e, I1, I1e, Sinc, Deg2Rad, Rad2Deg, Erfcx, Ndtr, Ndtri, LogNdtr, Entr,
-  FrexpMantissa,
-  // activations with parameters (floating inputs only; see ember/nn/activation.h)
-  Hardtanh, LeakyRelu, Elu, Hardswish, Hardsigmoid, Softsign, Tanhshrink, Threshold, LogSigmoid, Hardshrink,
-  Softshrink,
-  // bool results
-  LogicalNot, IsNan, IsInf, IsPosInf, IsNegInf, IsFinite, SignBit,
-  // int32 result: the exponent of frexp (run by ember::frexp only)
-  FrexpExponent,
+#define EMBER_UNARY_OP(op, ...) op,
+#define EMBER_UNARY_SPECIAL(op, ...) op,
+#define EMBER_UNARY_CUSTOM(op, ...) op,
+#include "ember/ops/unary.def"
+#undef EMBER_UNARY_OP
+#undef EMBER_UNARY_SPECIAL
+#undef EMBER_UNARY_CUSTOM
 };
+
+// The result dtype: the input's, a floating one (integer and bool inputs give the default dtype), bool, or int32.
+enum class UnaryResult : uint8_t { Same, Float, Bool, Int32 };
+// The input dtypes the op accepts (the others raise TypeError... as PyTorch: RuntimeError "not implemented for").
+enum class UnaryInput : uint8_t { Any, Floating, Integral };
+
+namespace unary_flag {
+inline constexpr uint8_t kSpecial = 1;       // kernel in backend/<device>/special.* (ember/backend/math/special.h)
+inline constexpr uint8_t kAutocastFp32 = 2;  // CUDA autocast runs it in float32 (Note [Autocast])
+}  // namespace unary_flag
+
+struct UnaryOpInfo {
+  const char* name;
+  UnaryResult result;
+  UnaryInput input;
+  uint8_t flags;
+};
+
+// An op's row of unary.def (a switch the compiler turns into a table lookup).
+constexpr UnaryOpInfo unary_info(UnaryOp op) {
+  using namespace unary_flag;
+  switch (op) {
+#define EMBER_UNARY_OP(op, name, result, input, flags, ...) \
+  case UnaryOp::op: return {#name, UnaryResult::result, UnaryInput::input, flags};
+#define EMBER_UNARY_SPECIAL(op, name, ...) \
+  case UnaryOp::op: return {#name, UnaryResult::Float, UnaryInput::Any, kSpecial};
+#define EMBER_UNARY_CUSTOM(op, name, result, input, flags, ...) \
+  case UnaryOp::op: return {#name, UnaryResult::result, UnaryInput::input, flags};
+#include "ember/ops/unary.def"
+#undef EMBER_UNARY_OP
+#undef EMBER_UNARY_SPECIAL
+#undef EMBER_UNARY_CUSTOM
+  }
+  return {"?", UnaryResult::Same, UnaryInput::Any, 0};
+}
+
+constexpr const char* unary_op_name(UnaryOp op) { return unary_info(op).name; }
+constexpr bool is_special(UnaryOp op) { return unary_info(op).flags & unary_flag::kSpecial; }
 
 // Parameters of the ops that take some: Clamp (lo, hi; NaN means unbounded), Round (decimals),
 // Softplus (beta, threshold), Logit (eps, < 0 for none), NanToNum (nan, posinf, neginf), Hardtanh (min, max),
@@ -35,47 +67,31 @@ struct UnaryArgs {
   double a = 0, b = 0, c = 0;
 };
 
-// The special functions' ops, whose kernels are in backend/<device>/special.* (ember/backend/math/special.h).
-inline bool is_special(UnaryOp op) {
-  return (op >= UnaryOp::Lgamma && op <= UnaryOp::FrexpMantissa) || op == UnaryOp::FrexpExponent;
-}
-
-EMBER_DECLARE_KERNEL(unary, UnaryOp op, const Tensor& out, const Tensor& in, ScalarType compute, const UnaryArgs& args)
-
+// The general entry: out-of-place when out is undefined, else writes into out (in place when out is x).
 Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out = {}, const UnaryArgs& args = {});
-const char* unary_op_name(UnaryOp op);
 
-Tensor neg(const Tensor& x);
-Tensor abs(const Tensor& x);
-Tensor sign(const Tensor& x);
-Tensor square(const Tensor& x);
-Tensor relu(const Tensor& x);
-Tensor floor(const Tensor& x);
-Tensor ceil(const Tensor& x);
+// One function per op of the table without parameters: ember::exp(x), ember::special_i0e(x), ...
+#define EMBER_UNARY_OP(op, name, ...) Tensor name(const Tensor& x);
+#define EMBER_UNARY_SPECIAL(op, name, ...) Tensor name(const Tensor& x);
+#define EMBER_UNARY_CUSTOM(...)
+#include "ember/ops/unary.def"
+#undef EMBER_UNARY_OP
+#undef EMBER_UNARY_SPECIAL
+#undef EMBER_UNARY_CUSTOM
+
+// The ops with parameters.
 Tensor round(const Tensor& x, int64_t decimals = 0);
-Tensor trunc(const Tensor& x);
-Tensor frac(const Tensor& x);
-Tensor reciprocal(const Tensor& x);
-Tensor sqrt(const Tensor& x);
-Tensor rsqrt(const Tensor& x);
-Tensor exp(const Tensor& x);
-Tensor log(const Tensor& x);
-Tensor sin(const Tensor& x);
-Tensor cos(const Tensor& x);
-Tensor tanh(const Tensor& x);
-Tensor sigmoid(const Tensor& x);
 Tensor gelu(const Tensor& x, bool tanh_approximation = false);
-Tensor silu(const Tensor& x);
 Tensor softplus(const Tensor& x, double beta = 1, double threshold = 20);
-Tensor logical_not(const Tensor& x);
-Tensor isnan(const Tensor& x);
-Tensor isinf(const Tensor& x);
-Tensor isfinite(const Tensor& x);
+// logit(x) = log(x / (1 - x)), with x first clamped into [eps, 1 - eps] when eps is given.
+Tensor logit(const Tensor& x, std::optional<double> eps = std::nullopt);
+Tensor polygamma(int64_t n, const Tensor& x);
 Tensor nan_to_num(const Tensor& x, std::optional<double> nan = {}, std::optional<double> posinf = {},
                   std::optional<double> neginf = {});
-// Scalar bounds; at least one must be given. Tensor bounds compose maximum and minimum.
-Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
-Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max);
+// Bounds are numbers or tensors (broadcast against x); at least one must be given. The result's dtype is the
+// promotion of x with the bounds, numbers as weak types (a float bound on an integer tensor gives a float result).
+// A NaN bound gives NaN; with number bounds only, an integer dtype that cannot hold a bound raises.
+Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::optional<Operand>& max);
 
 inline Tensor operator-(const Tensor& x) { return neg(x); }
 

@@ -1,27 +1,16 @@
-"""ember.special: torch.special's functions (the math runs in C++: ember/backend/math/special.h).
+"""ember.special: torch.special's functions.
 
-Most names are the ember ops PyTorch aliases (gammaln is lgamma, psi and digamma are digamma, expit is sigmoid,
-gammainc is igamma, ...); the others (i0e, i1, i1e, erfcx, ndtr, ndtri, log_ndtr, entr, xlog1py, zeta, the
-orthogonal polynomials) exist only here, as in PyTorch. Not available: the Bessel functions of the first and second
-kind (bessel_j0/j1/y0/y1), the modified Bessel functions of the second kind (k0, k1), airy_ai, spherical_bessel_j0.
+The elementwise ones are C++ ops bound in ember._C._special from their op tables (the rows of ember/ops/unary.def and
+binary.def name their `special.` forms; the math is in ember/backend/math/special.h and bessel.h); softmax,
+log_softmax and logsumexp are the top-level ops under their torch.special names.
 """
-from . import _C
-from ._C import (digamma, erf, erfc, erfinv, exp2, expm1, i0, log1p, log_softmax, logit, logsumexp,  # noqa: F401
-                 polygamma, round, sinc, softmax, xlogy)
-from ._C import _special_entr as entr  # noqa: F401
-from ._C import _special_erfcx as erfcx  # noqa: F401
-from ._C import _special_i0e as i0e  # noqa: F401
-from ._C import _special_i1 as i1  # noqa: F401
-from ._C import _special_i1e as i1e  # noqa: F401
-from ._C import _special_log_ndtr as log_ndtr  # noqa: F401
-from ._C import _special_ndtr as ndtr  # noqa: F401
-from ._C import _special_ndtri as ndtri  # noqa: F401
+from ._C import _special
+from ._C._special import *  # noqa: F403  (every name of _special.__all__; signatures in ember/_C/_special.pyi)
 from ._C import _special_xlog1py as xlog1py  # noqa: F401
 from ._C import _special_zeta as zeta  # noqa: F401
 from ._C import igamma as gammainc  # noqa: F401
 from ._C import igammac as gammaincc  # noqa: F401
-from ._C import lgamma as gammaln  # noqa: F401
-from ._C import sigmoid as expit  # noqa: F401
+from ._C import log_softmax, logsumexp, softmax, xlogy  # noqa: F401
 from ._C import (_special_chebyshev_polynomial_t as chebyshev_polynomial_t,  # noqa: F401
                  _special_chebyshev_polynomial_u as chebyshev_polynomial_u,
                  _special_chebyshev_polynomial_v as chebyshev_polynomial_v,
@@ -34,21 +23,17 @@ from ._C import (_special_chebyshev_polynomial_t as chebyshev_polynomial_t,  # n
                  _special_shifted_chebyshev_polynomial_u as shifted_chebyshev_polynomial_u,
                  _special_shifted_chebyshev_polynomial_v as shifted_chebyshev_polynomial_v,
                  _special_shifted_chebyshev_polynomial_w as shifted_chebyshev_polynomial_w)
-
-psi = digamma
-modified_bessel_i0 = i0
-modified_bessel_i1 = i1
+from ._C import mvlgamma as _mvlgamma
+from ._C import polygamma  # noqa: F401
 
 
 def multigammaln(input, p, *, out=None):
     """The multivariate log-gamma function of dimension p (ember.mvlgamma)."""
-    return _C.mvlgamma(input, p, out=out)
+    return _mvlgamma(input, p, out=out)
 
 
-__all__ = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
-           "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
+__all__ = [*_special.__all__, "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+           "chebyshev_polynomial_w", "gammainc", "gammaincc", "hermite_polynomial_h", "hermite_polynomial_he",
+           "laguerre_polynomial_l", "legendre_polynomial_p", "log_softmax", "logsumexp", "multigammaln", "polygamma",
            "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
-           "shifted_chebyshev_polynomial_w", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
-           "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
-           "modified_bessel_i0", "modified_bessel_i1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
-           "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
+           "shifted_chebyshev_polynomial_w", "softmax", "xlog1py", "xlogy", "zeta"]

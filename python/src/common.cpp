@@ -217,6 +217,11 @@ void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed
   if (!a.dtype && a.out.is_valid() && nb::isinstance<Tensor>(a.out)) a.dtype = nb::cast<const Tensor&>(a.out).dtype();
 }
 
+nb::module_ special_module(nb::module_& m) {
+  if (nb::hasattr(m, "_special")) return nb::borrow<nb::module_>(m.attr("_special"));
+  return m.def_submodule("_special", "the C++ functions of ember.special (python/ember/special.py exports them)");
+}
+
 std::string method_doc(const char* function_doc, const char* name) {
   std::string_view doc(function_doc);
   while (!doc.empty() && doc.front() == '\n') doc.remove_prefix(1);

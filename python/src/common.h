@@ -115,6 +115,11 @@ void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed
 std::string method_doc(const char* function_doc, const char* name);
 std::string inplace_doc(const char* name);
 
+// ember._C._special, the C++ functions of ember.special (made by the first binding file that needs it).
+nb::module_ special_module(nb::module_& m);
+// The docstring of a unary op's row (ember/ops/unary.def), for the bindings of the ops with parameters.
+const char* unary_doc(UnaryOp op);
+
 // Writes into `out=` when given (resizing is not supported: shapes must match) or returns r.
 nb::object finish_out(Tensor r, nb::handle out, const char* fn);
 

@@ -159,7 +159,7 @@ void init_special(nb::module_& m) {
   }
 
   // PyTorch's functional in-place forms of these: ember.i0_(x) is x.i0_().
-  for (const char* name : {"i0_", "sinc_", "deg2rad_", "rad2deg_", "xlogy_", "gcd_", "lcm_", "ldexp_"})
+  for (const char* name : {"xlogy_", "gcd_", "lcm_", "ldexp_"})
     m.attr(name) = cls.attr(name);
 }
 

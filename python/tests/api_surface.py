@@ -7,6 +7,7 @@ test_api_surface.py asserts on it; `python python/tests/api_surface.py [-v]` pri
 import ast
 import inspect
 import json
+import keyword
 import os
 import re
 import sys
@@ -108,7 +109,8 @@ def accepted_names(obj, sig):
             if p.kind is inspect.Parameter.VAR_KEYWORD:
                 var_kw = True
             elif p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
-                names.add(p.name)
+                # a parameter named after a Python keyword is shown as `from_` (ember._signatures)
+                names.add(p.name[:-1] if p.name.endswith("_") and keyword.iskeyword(p.name[:-1]) else p.name)
     return names, var_kw
 
 

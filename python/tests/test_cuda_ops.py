@@ -49,6 +49,7 @@ import pytest
 
 import ember
 import ember.distributions as Dist
+from special_functions import ROWS
 import ember.nn.functional as F
 
 CUDA_AS = os.environ.get("EMBER_TEST_CUDA_AS", "")
@@ -820,6 +821,9 @@ for name, fn, inp in [
     ("lgamma_noncontiguous", lambda x: E.lgamma(x.t()), R(17, 13, lo=0.1, hi=9)),
 ]:
     case("special_" + name, fn, inp, tol=F32_LOOSE)
+for name, row in ROWS.items():  # the table of special_functions.py, on its value range
+    case("special_" + name, row.fn, R(13, 17, lo=row.values[0], hi=min(row.values[1], 80), grad=row.grad is not None),
+         tol=F32_LOOSE)
 case("special_edges", lambda x: (E.lgamma(x), E.digamma(x), E.polygamma(1, x), E.polygamma(2, x), E.i0(x), SP.i1e(x),
                                  E.sinc(x), SP.erfcx(x), SP.ndtri(x), SP.log_ndtr(x), SP.entr(x)),
      A(lambda r: np.array([0.0, -0.0, -1.0, -2.0, -2.5, 1.0, 0.5, np.inf, -np.inf, np.nan, 1e-30, -1e-30],

@@ -7,6 +7,7 @@
 #include "ember/backend/cpu/binary.h"
 #include "ember/backend/math/unary.h"
 #include "ember/backend/cpu/vec_math.h"
+#include "ember/backend/kernels/unary.h"
 #include "ember/backend/kernels/unary_backward.h"
 #include "ember/ops/unary.h"
 

@@ -2,6 +2,7 @@
 // gpu_kernel.
 #include "ember/backend/cuda/elementwise.cuh"
 #include "ember/backend/math/unary.h"
+#include "ember/backend/kernels/unary.h"
 #include "ember/backend/kernels/unary_backward.h"
 
 namespace ember::cuda {

@@ -27,6 +27,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ember/backend/math/bessel.h"
 #include "ember/backend/math/common.h"
 #include "ember/backend/math/unary.h"
 #include "ember/error.h"
@@ -290,6 +291,19 @@ EMBER_HOST_DEVICE A entr(A x) {
 }
 
 template <class A>
+EMBER_HOST_DEVICE A lgamma(A x) {
+  return std::lgamma(x);
+}
+template <class A>
+EMBER_HOST_DEVICE A deg2rad(A x) {
+  return x * A(M_PI / 180.0);
+}
+template <class A>
+EMBER_HOST_DEVICE A rad2deg(A x) {
+  return x * A(180.0 / M_PI);
+}
+
+template <class A>
 EMBER_HOST_DEVICE A sinc(A x) {
   if (x == A(0)) return A(1);
   const A px = pi<A>() * x;
@@ -466,25 +480,20 @@ bool special_unary_ops(UnaryOp op, const K& k, const UnaryArgs& g) {
   using A = T;
   auto run = [&](auto f) { k.template kernel<T, T, 1>(f); };
   switch (op) {
-    case UnaryOp::Lgamma: run([] EMBER_LAMBDA (A a) { return std::lgamma(a); }); return true;
-    case UnaryOp::Digamma: run([] EMBER_LAMBDA (A a) { return sf::digamma(a); }); return true;
+    // The rows of ember/ops/unary.def that name their formula.
+#define EMBER_UNARY_OP(...)
+#define EMBER_UNARY_CUSTOM(...)
+#define EMBER_UNARY_SPECIAL(op, name, formula, ...) \
+  case UnaryOp::op: run([] EMBER_LAMBDA (A a) { return formula(a); }); return true;
+#include "ember/ops/unary.def"
+#undef EMBER_UNARY_OP
+#undef EMBER_UNARY_CUSTOM
+#undef EMBER_UNARY_SPECIAL
     case UnaryOp::Polygamma: {
       const int n = static_cast<int>(g.a);
       run([n] EMBER_LAMBDA (A a) { return sf::polygamma(n, a); });
       return true;
     }
-    case UnaryOp::I0: run([] EMBER_LAMBDA (A a) { return sf::i0(a); }); return true;
-    case UnaryOp::I0e: run([] EMBER_LAMBDA (A a) { return sf::i0e(a); }); return true;
-    case UnaryOp::I1: run([] EMBER_LAMBDA (A a) { return sf::i1(a); }); return true;
-    case UnaryOp::I1e: run([] EMBER_LAMBDA (A a) { return sf::i1e(a); }); return true;
-    case UnaryOp::Sinc: run([] EMBER_LAMBDA (A a) { return sf::sinc(a); }); return true;
-    case UnaryOp::Deg2Rad: run([] EMBER_LAMBDA (A a) { return a * A(M_PI / 180.0); }); return true;
-    case UnaryOp::Rad2Deg: run([] EMBER_LAMBDA (A a) { return a * A(180.0 / M_PI); }); return true;
-    case UnaryOp::Erfcx: run([] EMBER_LAMBDA (A a) { return sf::erfcx(a); }); return true;
-    case UnaryOp::Ndtr: run([] EMBER_LAMBDA (A a) { return sf::ndtr(a); }); return true;
-    case UnaryOp::Ndtri: run([] EMBER_LAMBDA (A a) { return sf::ndtri(a); }); return true;
-    case UnaryOp::LogNdtr: run([] EMBER_LAMBDA (A a) { return sf::log_ndtr(a); }); return true;
-    case UnaryOp::Entr: run([] EMBER_LAMBDA (A a) { return sf::entr(a); }); return true;
     case UnaryOp::FrexpMantissa:
       run([] EMBER_LAMBDA (A a) {
         int e;

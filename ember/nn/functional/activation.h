@@ -22,7 +22,7 @@ Tensor celu(const Tensor& x, double alpha = 1, bool inplace = false);
 Tensor hardswish(const Tensor& x, bool inplace = false);
 Tensor hardsigmoid(const Tensor& x, bool inplace = false);
 Tensor silu(const Tensor& x, bool inplace);
-Tensor mish(const Tensor& x, bool inplace = false);
+Tensor mish(const Tensor& x, bool inplace);  // mish(x): ember::mish, the unary op
 Tensor softsign(const Tensor& x);
 Tensor tanhshrink(const Tensor& x);
 // x > threshold ? x : value

@@ -1,6 +1,7 @@
 """Gradient cases of the special functions (ember/ops/special.h): the gamma family, Bessel, the normal distribution,
 the binary ones (with the operand PyTorch has no gradient for left without requires_grad), and the compositions."""
 import ember
+from special_functions import ROWS
 
 from . import Case, make
 
@@ -36,6 +37,11 @@ add("special.ndtr", ember.special.ndtr, lambda: (make(3, 2, low=-3, high=3, nonc
 add("special.ndtri", ember.special.ndtri, lambda: (make(3, 2, low=0.05, high=0.95, noncontig=True),))
 add("special.log_ndtr", ember.special.log_ndtr, lambda: (make(3, 2, low=-8, high=3, noncontig=True),))
 add("special.entr", ember.special.entr, lambda: (make(3, 2, low=0.2, high=3, noncontig=True),))
+
+# the rows of special_functions.py that have a derivative
+for _name, _row in ROWS.items():
+    if _row.grad is not None:
+        add("special." + _name, _row.fn, lambda r=_row: (make(3, 2, low=r.grad[0], high=r.grad[1], noncontig=True),))
 
 # binary, with broadcasting; numbers on either side where PyTorch takes them
 add("logaddexp", ember.logaddexp, lambda: (make(3, 4, noncontig=True), make(4)))
