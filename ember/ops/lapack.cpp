@@ -137,7 +137,7 @@ Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const
     gA = mul(div(UhgU, E), unsqueeze(S, -2));
   else
     gA = mul(unsqueeze(S, -1), div(VhgV, E));
-  if (gS.defined()) gA = add(gA, diag_embed(gS));
+  if (gS.defined()) gA = add(gA, diag_matrix(gS));
   if (m > n && gU.defined()) {
     gA = matmul(U, gA);
     const Tensor gUSinv = div(gU, unsqueeze(S, -2));
@@ -183,7 +183,7 @@ Tensor eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const 
   VhgV = mul(sub(VhgV, mT(VhgV)), 0.5);
   const Tensor E = add(sub(unsqueeze(L, -2), unsqueeze(L, -1)), eye(L.sizes()[L.dim() - 1], std::nullopt, like(L)));
   Tensor gA = div(VhgV, E);
-  if (gL.defined()) gA = add(sub(gA, diag_embed(diagonal(gA, 0, -2, -1))), diag_embed(gL));
+  if (gL.defined()) gA = add(sub(gA, diag_matrix(diagonal(gA, 0, -2, -1))), diag_matrix(gL));
   return matmul(V, matmul(gA, mT(V)));
 }
 
@@ -331,7 +331,7 @@ Tensor linalg_det(const Tensor& A) {
         // g det A^-T, through a solve; a (nearly) singular matrix has no inverse: then through the SVD.
         const bool singular = any(lt(abs(det), 100 * eps_of(A.dtype()))).item<bool>();
         if (singular) return TensorList{det_backward_svd(g[0], A)};
-        return TensorList{solve_matrix(mT(A), diag_embed(expand(unsqueeze(gd, -1), A.sizes().first(A.dim() - 1))),
+        return TensorList{solve_matrix(mT(A), diag_matrix(expand(unsqueeze(gd, -1), A.sizes().first(A.dim() - 1))),
                                        "linalg.det")};
       })) {
     node->save(A);
@@ -355,7 +355,7 @@ std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
   if (auto node = autograd::make_node("LinalgSlogdetBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
         if (!g[1].defined()) return TensorList{Tensor()};  // the sign of a real matrix is piecewise constant
         const Tensor A = nd.saved_tensor(0);
-        return TensorList{solve_matrix(mT(A), diag_embed(expand(unsqueeze(g[1], -1), A.sizes().first(A.dim() - 1))),
+        return TensorList{solve_matrix(mT(A), diag_matrix(expand(unsqueeze(g[1], -1), A.sizes().first(A.dim() - 1))),
                                        "linalg.slogdet")};
       })) {
     node->num_outputs = 2;
@@ -455,7 +455,7 @@ std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
         if (m >= n) {  // gA = [gQ + Q sym(triu(...))] R^-T, sym(X) = X + X^T with the diagonal halved
           Tensor s = triu(gA);
           s = add(s, mT(s));
-          s = sub(s, diag_embed(mul(diagonal(s, 0, -2, -1), 0.5)));
+          s = sub(s, diag_matrix(mul(diagonal(s, 0, -2, -1), 0.5)));
           gA = matmul(Q, s);
           if (gQ.defined()) gA = add(gA, gQ);
           return TensorList{linalg_solve_triangular(mT(R), gA, false, false)};

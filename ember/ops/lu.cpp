@@ -22,8 +22,6 @@ void check_pivot(bool pivot, const Tensor& A, const char* fn) {
   EMBER_CHECK(pivot, fn, ": LU without pivoting is not implemented", A.is_cuda() ? " in ember" : " on the CPU");
 }
 
-bool same_shape(IntArrayRef a, IntArrayRef b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
-
 void check_dims(const Tensor& A, const char* fn) {
   EMBER_CHECK(A.dim() >= 2, fn, ": Expected tensor with 2 or more dimensions. Got size: ", shape_str(A.sizes()),
               " instead");
@@ -268,22 +266,6 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
 }
 
 // ---- LDL^T
-
-namespace {
-
-// A node for outputs PyTorch gives no derivative: backward raises.
-void no_derivative(std::initializer_list<const Tensor*> inputs, std::initializer_list<const Tensor*> outputs,
-                   const char* name, const char* op) {
-  if (auto node = autograd::make_node(name, inputs, [op](FormulaNode&, TensorList&) -> TensorList {
-        fail<NotImplementedError>("the derivative for '", op, "' is not implemented.");
-      })) {
-    node->num_outputs = static_cast<uint32_t>(outputs.size());
-    uint32_t i = 0;
-    for (const Tensor* t : outputs) autograd::set_history(*t, node, i++);
-  }
-}
-
-}  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool hermitian, bool check_errors) {
   (void)hermitian;  // real matrices: symmetric and Hermitian are one thing

@@ -34,6 +34,8 @@ Tensor std(const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool k
 std::pair<Tensor, Tensor> var_mean(const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
 std::pair<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);
+// t summed over the dims that broadcast `size` to t's shape (Tensor.sum_to_size).
+Tensor sum_to_size(const Tensor& t, IntArrayRef size);
 // The normalised reduced dims of x (wrapped, sorted, unique; empty input means all) for the op `name`.
 DimVector reduction_dims(const Tensor& x, IntArrayRef dims, const char* name);
 

@@ -3,6 +3,7 @@
 // ember/backend/math/sampling.h and docs/random.md.
 #pragma once
 
+#include "ember/generator.h"
 #include "ember/tensor.h"
 
 namespace ember {

@@ -18,6 +18,15 @@ namespace ember {
 using autograd::FormulaNode;
 using autograd::TensorList;
 
+namespace {
+
+void check_writable(const Tensor& t, const char* op) {
+  EMBER_CHECK(!has_internal_overlap(t), op, ": unsupported operation: more than one element of the written-to tensor "
+              "refers to a single memory location. Please clone() the tensor before performing the operation.");
+}
+
+}  // namespace
+
 Tensor movedim(const Tensor& t, IntArrayRef source, IntArrayRef destination) {
   const int64_t n = t.dim();
   EMBER_CHECK(source.size() == destination.size(), "movedim: Invalid source or destination dims: source (",

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "ember/autocast.h"
 #include "ember/autograd/detail/shape_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"

@@ -23,6 +23,7 @@ Tensor squeeze(const Tensor& t, int64_t dim);
 Tensor squeeze(const Tensor& t, IntArrayRef dims);
 Tensor unsqueeze(const Tensor& t, int64_t dim);
 Tensor flatten(const Tensor& t, int64_t start = 0, int64_t end = -1);
+Tensor ravel(const Tensor& t);  // reshape(t, {-1})
 Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes);
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& t, int64_t dim, int64_t index);

@@ -19,8 +19,6 @@
 #include "ember/backend/kernels/sort.h"
 #include "ember/error.h"
 #include "ember/ops/binary.h"
-#include "ember/ops/reduce.h"
-#include "ember/ops/sort.h"
 #include "ember/ops/ternary.h"
 #include "ember/ops/unary.h"
 #include "ember/tensor.h"

@@ -20,6 +20,7 @@
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/conv.h"
+#include "ember/nn/functional/detail/conv.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 

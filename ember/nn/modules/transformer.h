@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "ember/nn/modules/module.h"
+#include "ember/nn/modules/container.h"
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/normalization.h"

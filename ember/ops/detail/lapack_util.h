@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ember/backend/kernels/lapack.h"
+#include "ember/autograd/node.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/ops/linalg.h"
@@ -88,10 +89,25 @@ inline void check_info(const Tensor& info, const char* fn, bool batched, F&& msg
     }
 }
 
-// v [..., n] on the diagonal of [..., n, n] matrices (differentiable).
-inline Tensor diag_embed(const Tensor& v) {
+// v [..., n] on the diagonal of [..., n, n] matrices (differentiable; ember::diag_embed without its view_scatter).
+inline Tensor diag_matrix(const Tensor& v) {
   const int64_t n = v.sizes()[v.dim() - 1];
   return mul(unsqueeze(v, -1), eye(n, std::nullopt, like(v)));
+}
+
+inline bool same_shape(IntArrayRef a, IntArrayRef b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
+
+// A node for outputs PyTorch gives no derivative: backward raises.
+inline void no_derivative(std::initializer_list<const Tensor*> inputs, std::initializer_list<const Tensor*> outputs,
+                          const char* name, const char* op) {
+  if (auto node = autograd::make_node(name, inputs, [op](autograd::FormulaNode&, autograd::TensorList&)
+                                                        -> autograd::TensorList {
+        fail<NotImplementedError>("the derivative for '", op, "' is not implemented.");
+      })) {
+    node->num_outputs = static_cast<uint32_t>(outputs.size());
+    uint32_t i = 0;
+    for (const Tensor* t : outputs) autograd::set_history(*t, node, i++);
+  }
 }
 
 inline double eps_of(ScalarType t) {
