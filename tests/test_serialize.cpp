@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/nn/modules/serialize.h"
 #include "ember/ops.h"
 #include "ember/serialize/format.h"
 #include "ember/serialize/safetensors.h"
