@@ -1,14 +1,18 @@
 // The C++ frontend's datasets and DataLoader (ember/data/dataset.h, dataloader.h): batch contents and order,
-// shuffling (a permutation per epoch, reproducible from the seed), drop_last, worker threads giving the same batches
-// as none, errors from a dataset reaching the loop, and MNIST read from small IDX files written here.
+// shuffling (a permutation per epoch, reproducible from the seed), drop_last, a replica's share (DistributedSampler's
+// rule, epoch_indices), worker threads giving the same batches as none, errors from a dataset reaching the loop, and
+// MNIST read from small IDX files written here.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "ember/data/dataloader.h"
+#include "ember/generator.h"
 #include "ember/ops.h"
 
 using namespace ember;
@@ -73,6 +77,47 @@ TEST(DataLoader, ShuffleIsAPermutationPerEpochReproducibleFromTheSeed) {
   data::DataLoader resumed(ds, opts);
   resumed.set_epoch(1);
   EXPECT_EQ(epoch_targets(resumed), e1);
+}
+
+// epoch_indices is torch.utils.data.DistributedSampler's rule (the Python DistributedSampler calls it): padding with
+// the order's own first indices, or cutting with drop_last, then a stride of num_replicas from rank.
+TEST(DataLoader, EpochIndicesAreDistributedSamplers) {
+  using V = std::vector<int64_t>;
+  EXPECT_EQ(ints(data::epoch_indices(10, std::nullopt, 3, 0)), (V{0, 3, 6, 9}));
+  EXPECT_EQ(ints(data::epoch_indices(10, std::nullopt, 3, 1)), (V{1, 4, 7, 0}));
+  EXPECT_EQ(ints(data::epoch_indices(10, std::nullopt, 3, 2)), (V{2, 5, 8, 1}));
+  EXPECT_EQ(ints(data::epoch_indices(10, std::nullopt, 3, 2, true)), (V{2, 5, 8}));
+  for (int64_t r = 0; r < 5; ++r)  // more padding than data: the order repeats
+    EXPECT_EQ(ints(data::epoch_indices(2, std::nullopt, 5, r)), (V{r % 2}));
+  EXPECT_EQ(ints(data::epoch_indices(2, std::nullopt, 5, 1, true)), V{});  // ceil((2 - 5) / 5) = 0
+  EXPECT_EQ(ints(data::epoch_indices(0, std::nullopt, 2, 1)), V{});
+  // Shuffled: the permutation randperm draws with the seed, then the same padding and stride.
+  Generator gen(kCPU);
+  gen.manual_seed(7);
+  const V perm = ints(randperm(9, &gen));
+  EXPECT_EQ(ints(data::epoch_indices(9, 7)), perm);
+  EXPECT_EQ(ints(data::epoch_indices(9, 7, 2, 1)), (V{perm[1], perm[3], perm[5], perm[7], perm[0]}));
+  EXPECT_THROW(data::epoch_indices(9, 7, 2, 2), ValueError);
+  EXPECT_THROW(data::epoch_indices(9, 7, 0, 0), ValueError);
+}
+
+TEST(DataLoader, ReplicasReadTheirShareInTheSamplersOrder) {
+  auto ds = squares(11);
+  auto opts = data::DataLoaderOptions().batch_size(4).shuffle(true).seed(5).num_replicas(3);
+  std::multiset<int64_t> seen;
+  for (int64_t r = 0; r < 3; ++r) {
+    data::DataLoader loader(ds, data::DataLoaderOptions(opts).rank(r));
+    loader.set_epoch(2);
+    EXPECT_EQ(loader.size(), 1);  // ceil(11 / 3) = 4 indices: one batch
+    auto batches = epoch_targets(loader);
+    ASSERT_EQ(batches.size(), 1u);
+    std::vector<int64_t> want;
+    for (int64_t i : ints(data::epoch_indices(11, 5 + 2, 3, r))) want.push_back(i * i);
+    EXPECT_EQ(batches[0], want);
+    seen.insert(batches[0].begin(), batches[0].end());
+  }
+  EXPECT_EQ(seen.size(), 12u);  // 11 examples, one read twice (the padding)
+  EXPECT_THROW(data::DataLoader(ds, data::DataLoaderOptions().num_replicas(2).rank(2)), ValueError);
 }
 
 TEST(DataLoader, WorkersGiveTheSameBatchesAndStopWhenTheLoopBreaks) {

@@ -498,6 +498,14 @@ TEST(NnModulesExtra, Embeddings) {
   renorm(idx);
   EXPECT_LE(norm(renorm.weight.select(0, 1)).item<double>(), 1.0 + 1e-5);
   EXPECT_THROW(nn::Embedding(10, 3, {.padding_idx = 10}), ValueError);
+  // The op the module and F.embedding call: with max_norm, the rows looked up are rescaled in place to norm
+  // max_norm / (norm + 1e-7) * norm, the others kept.
+  Tensor w = full(DimVector{4, 2}, 3.0);
+  Tensor looked = embedding(w, tensor(std::vector<int64_t>{2, 0, 2}), -1, false, false, 1.0, 2.0);
+  const double scaled = 3.0 / (3.0 * std::sqrt(2.0) + 1e-7);
+  EXPECT_TRUE(close(w.select(0, 0), full(DimVector{2}, scaled)));
+  EXPECT_TRUE(same(w.select(0, 1), full(DimVector{2}, 3.0)));
+  EXPECT_TRUE(close(looked.select(0, 1), w.select(0, 0)));
 
   nn::EmbeddingBag bag(10, 3);
   EXPECT_EQ(keys(bag), (Keys{"weight"}));
@@ -642,10 +650,10 @@ TEST(NnModulesExtra, MultiheadAttentionKeysAndValues) {
   auto [o2, w2] = mha.forward(q, k, v, kpm);
   EXPECT_EQ(sum(w2.narrow(2, 5, 2)).item<double>(), 0.0);
   EXPECT_TRUE(close(o2, mha.forward(q, k.narrow(0, 0, 5), v.narrow(0, 0, 5)).first));
-  // is_causal: the causal mask.
-  Tensor sq = randn(DimVector{4, 3, 8});
-  EXPECT_TRUE(close(mha.forward(sq, sq, sq, {}, false, {}, true, true).first,
-                    mha.forward(sq, sq, sq, {}, false, nn::generate_square_subsequent_mask(4)).first));
+  // is_causal: a hint that attn_mask is the causal mask (without weights, the causal attention itself).
+  Tensor sq = randn(DimVector{4, 3, 8}), causal = nn::generate_square_subsequent_mask(4);
+  EXPECT_TRUE(close(mha.forward(sq, sq, sq, {}, false, causal, true, true).first,
+                    mha.forward(sq, sq, sq, {}, false, causal).first));
   // bias_kv / add_zero_attn: one more key position each.
   nn::MultiheadAttention zero_attn(8, 2, {.add_bias_kv = true, .add_zero_attn = true});
   EXPECT_EQ(DimVector(zero_attn.forward(q, k, v).second.sizes()), (DimVector{3, 5, 9}));

@@ -215,6 +215,53 @@ TEST(Optim, SchedulersFollowTheClosedForms) {
   }
 }
 
+// The closed forms shared with the Python schedulers (ember._C._optim._lr_factor_*), against torch.optim's formulas
+// written out here; a fractional epoch (Python's step(epoch)) rounds with Python's floor division.
+TEST(Optim, ClosedFormFactorsArePyTorchs) {
+  namespace f = optim::lr_factor;
+  for (double e : {0.0, 1.0, 5.0, 6.0, 7.5, 29.0}) {
+    EXPECT_EQ(f::step(e, 3, 0.5), std::pow(0.5, std::floor(e / 3))) << e;
+    EXPECT_EQ(f::exponential(e, 0.9), std::pow(0.9, e)) << e;
+    EXPECT_EQ(f::constant(e, 0.25, 6), e >= 6 ? 0.25 + 1.0 * (1 - 0.25) : 0.25) << e;
+    EXPECT_EQ(f::linear(e, 0.1, 0.6, 12), 0.1 + (0.6 - 0.1) * std::min(12.0, e) / 12) << e;
+    EXPECT_EQ(f::polynomial(e, 25, 2.0), std::pow(1.0 - std::min(25.0, e) / 25, 2.0)) << e;
+    EXPECT_EQ(f::cosine(e, 10), (1 + std::cos(std::numbers::pi * e / 10)) / 2) << e;
+  }
+  EXPECT_EQ(f::step(-1, 3, 0.5), 2.0);  // -1 // 3 == -1
+  EXPECT_EQ(f::step(1.0, 0.1, 2.0), 512.0);  // Python: 1 // 0.1 == 9.0 (fmod-based), while floor(1 / 0.1) == 10
+  // A repeated milestone counts twice; the epoch equal to a milestone has passed it.
+  EXPECT_EQ(f::multi_step(4, {2, 4, 4, 9}, 0.5), 0.125);
+  EXPECT_EQ(f::multi_step(3.5, {2, 4, 4, 9}, 0.5), 0.5);
+  EXPECT_EQ(f::multi_step(1, {2, 4, 4, 9}, 0.5), 1.0);
+}
+
+TEST(Optim, ConstantAndPolynomialSchedulers) {
+  Tensor p = vec({1.0});
+  p.set_requires_grad(true);
+  optim::SGD opt({p}, optim::SGDOptions(0.1));
+  {
+    optim::ConstantLR s(opt, 0.5, 3);
+    std::vector<double> want = {0.05, 0.05, 0.05, 0.1, 0.1};
+    EXPECT_EQ(opt.lr(0), want[0]);
+    for (size_t e = 1; e < want.size(); ++e) {
+      s.step();
+      EXPECT_DOUBLE_EQ(opt.lr(0), want[e]) << e;
+    }
+    EXPECT_THROW(optim::ConstantLR(opt, 1.5), ValueError);
+  }
+  opt.set_lr(0, 0.1);
+  {
+    optim::PolynomialLR s(opt, 4, 2.0);
+    std::vector<double> want = {0.1, 0.05625, 0.025, 0.00625, 0.0, 0.0};
+    EXPECT_EQ(opt.lr(0), want[0]);
+    for (size_t e = 1; e < want.size(); ++e) {
+      s.step();
+      EXPECT_NEAR(opt.lr(0), want[e], 1e-16) << e;
+    }
+    EXPECT_THROW(optim::PolynomialLR(opt, 0), ValueError);
+  }
+}
+
 TEST(Optim, TrainingWithAdamAndASchedulerLowersTheLoss) {
   manual_seed(0);
   auto model = std::make_shared<nn::Sequential>();

@@ -77,6 +77,43 @@ struct DataLoader::Epoch {
   }
 };
 
+namespace {
+
+// DistributedSampler's num_samples.
+int64_t share_size(int64_t n, int64_t replicas, bool drop_last) {
+  if (drop_last && n % replicas != 0) {
+    const int64_t x = n - replicas;  // ceil(x / replicas), x >= -replicas
+    return x >= 0 ? (x + replicas - 1) / replicas : -(-x / replicas);
+  }
+  return (n + replicas - 1) / replicas;
+}
+
+}  // namespace
+
+Tensor epoch_indices(int64_t n, std::optional<uint64_t> shuffle_seed, int64_t num_replicas, int64_t rank,
+                     bool drop_last) {
+  EMBER_CHECK_VALUE(n >= 0, "epoch_indices: the dataset size must be non-negative, got ", n);
+  EMBER_CHECK_VALUE(num_replicas >= 1, "epoch_indices: num_replicas must be positive, got ", num_replicas);
+  EMBER_CHECK_VALUE(rank >= 0 && rank < num_replicas, "Invalid rank ", rank, ", rank should be in the interval [0, ",
+                    num_replicas - 1, "]");
+  Tensor order;
+  if (shuffle_seed) {
+    Generator gen(kCPU);
+    gen.manual_seed(*shuffle_seed);
+    order = contiguous(randperm(n, &gen));
+  }
+  const int64_t count = n == 0 ? 0 : share_size(n, num_replicas, drop_last);
+  Tensor out = empty(DimVector{count}, ScalarType::Int64);
+  const int64_t* p = order.defined() ? order.data<int64_t>() : nullptr;
+  int64_t* o = out.data<int64_t>();
+  // The padded (or cut) order is order[i % n] for i < count * num_replicas; this replica takes i = rank + j * R.
+  for (int64_t j = 0; j < count; ++j) {
+    const int64_t i = (rank + j * num_replicas) % n;
+    o[j] = p ? p[i] : i;
+  }
+  return out;
+}
+
 DataLoader::DataLoader(const Dataset& dataset, DataLoaderOptions options) : dataset_(dataset), options_(options) {
   EMBER_CHECK_VALUE(options.batch_size() > 0, "DataLoader: batch_size should be a positive integer value, but got "
                     "batch_size=", options.batch_size());
@@ -84,26 +121,26 @@ DataLoader::DataLoader(const Dataset& dataset, DataLoaderOptions options) : data
                     options.workers());
   EMBER_CHECK_VALUE(options.prefetch_factor() > 0, "DataLoader: prefetch_factor should be positive, got ",
                     options.prefetch_factor());
+  EMBER_CHECK_VALUE(options.num_replicas() >= 1, "DataLoader: num_replicas should be positive, got ",
+                    options.num_replicas());
+  EMBER_CHECK_VALUE(options.rank() >= 0 && options.rank() < options.num_replicas(), "DataLoader: Invalid rank ",
+                    options.rank(), ", rank should be in the interval [0, ", options.num_replicas() - 1, "]");
   end_index_ = size();
 }
 
 int64_t DataLoader::size() const {
-  const int64_t n = dataset_.size(), b = options_.batch_size();
+  const int64_t n = share_size(dataset_.size(), options_.num_replicas(), false), b = options_.batch_size();
   return options_.drop_last() ? n / b : (n + b - 1) / b;
 }
 
 DataLoader::Iterator DataLoader::begin() {
-  const int64_t n = dataset_.size();
-  std::vector<int64_t> order(n);
-  if (options_.shuffle()) {
-    Generator gen(kCPU);
-    gen.manual_seed(options_.seed() + uint64_t(epoch_));
-    Tensor perm = randperm(n, &gen);
-    const int64_t* p = static_cast<const int64_t*>(perm.data_ptr());
-    order.assign(p, p + n);
-  } else {
-    for (int64_t i = 0; i < n; ++i) order[i] = i;
-  }
+  std::optional<uint64_t> shuffle_seed;
+  if (options_.shuffle()) shuffle_seed = options_.seed() + uint64_t(epoch_);
+  const Tensor indices =
+      epoch_indices(dataset_.size(), shuffle_seed, options_.num_replicas(), options_.rank(), false);
+  const int64_t n = indices.numel();
+  const int64_t* idx = indices.data<int64_t>();
+  const std::vector<int64_t> order(idx, idx + n);
   std::vector<std::vector<int64_t>> plan;
   for (int64_t b = 0; b < size(); ++b) {
     const int64_t lo = b * options_.batch_size(), hi = std::min(n, lo + options_.batch_size());

@@ -1,5 +1,6 @@
-// The C++ frontend's DataLoader: batches of a Dataset (ember/data/dataset.h), in order or shuffled, with worker
-// threads preparing the next batches while the model trains on the current one.
+// The C++ frontend's DataLoader: batches of a Dataset (ember/data/dataset.h), in order or shuffled, optionally one
+// replica's share of them, with worker threads preparing the next batches while the model trains on the current one.
+// Its order is epoch_indices, the function behind the Python DistributedSampler too.
 //
 //   data::MNIST train("/usr/share/datasets/fashion-mnist");
 //   data::DataLoader loader(train, data::DataLoaderOptions().batch_size(128).shuffle(true).workers(1));
@@ -9,12 +10,21 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "ember/data/dataset.h"
 #include "ember/arg.h"
 
 namespace ember::data {
+
+// The indices one replica reads in an epoch, torch.utils.data.DistributedSampler's rule: 0 .. n - 1, or (with
+// shuffle_seed) the permutation randperm draws from a CPU generator seeded with it; without drop_last padded with
+// its own first indices (repeated as needed) to a multiple of num_replicas, with drop_last cut down to one; then
+// every num_replicas-th index from rank. int64 [num_samples]: ceil(n / num_replicas), or with drop_last (and n not
+// a multiple) ceil((n - num_replicas) / num_replicas). The Python DistributedSampler calls it with seed + epoch.
+Tensor epoch_indices(int64_t n, std::optional<uint64_t> shuffle_seed, int64_t num_replicas = 1, int64_t rank = 0,
+                     bool drop_last = false);
 
 struct DataLoaderOptions {
   EMBER_OPTIM_ARG(int64_t, batch_size) = 1;
@@ -27,12 +37,16 @@ struct DataLoaderOptions {
   // The shuffle order of epoch e is a permutation drawn from a generator seeded with seed + e, so a run (and a
   // resumed run) sees the same batches.
   EMBER_OPTIM_ARG(uint64_t, seed) = 0;
+  // Distributed training: this process reads the share `rank` of `num_replicas` (DistributedSampler's, padded to
+  // equal shares), the same indices as a Python DistributedSampler with this seed and epoch.
+  EMBER_OPTIM_ARG(int64_t, num_replicas) = 1;
+  EMBER_OPTIM_ARG(int64_t, rank) = 0;
 };
 
 class DataLoader {
  public:
   DataLoader(const Dataset& dataset, DataLoaderOptions options = {});
-  // Batches per epoch.
+  // Batches per epoch (of this replica's share).
   int64_t size() const;
   // The epoch that the next begin() starts (begin() advances it); set it to resume a run.
   int64_t epoch() const { return epoch_; }

@@ -1,6 +1,8 @@
 // The C++ frontend's learning-rate schedulers: each sets its optimizer's group learning rates to PyTorch's closed
-// form for the epoch count (torch.optim.lr_scheduler's _get_closed_form_lr), so a C++ schedule equals the Python
-// one when used alone.
+// form for the epoch count (torch.optim.lr_scheduler's _get_closed_form_lr). The closed forms are written once, in
+// namespace lr_factor below, which the Python schedulers' _get_closed_form_lr call too; the Python step() follows
+// PyTorch's chainable (recursive) forms, which agree with these to rounding (docs/architecture.md, "Behaviour
+// written once").
 //
 //   ember::optim::StepLR sched(opt, /*step_size=*/30, /*gamma=*/0.1);
 //   for (epoch...) { train(); sched.step(); }
@@ -15,6 +17,25 @@
 #include "ember/optim/optimizer.h"
 
 namespace ember::optim {
+
+// The closed forms of torch.optim.lr_scheduler: the factor on a group's initial lr at `epoch` (a double: Python's
+// step(epoch) may pass a fractional one), with PyTorch's operations in PyTorch's order, so that Python's
+// initial_lr * factor is bit-identical to PyTorch's own formula. Bound as ember._C._optim._lr_factor_*.
+namespace lr_factor {
+// gamma ** (epoch // step_size), with Python's floor division.
+double step(double epoch, double step_size, double gamma);
+// gamma ** (number of milestones <= epoch); milestones sorted, a repeated one counts each time.
+double multi_step(double epoch, const std::vector<int64_t>& milestones, double gamma);
+// factor before total_iters, then 1 (as factor + (1 - factor)).
+double constant(double epoch, double factor, double total_iters);
+// start_factor + (end_factor - start_factor) * min(total_iters, epoch) / total_iters.
+double linear(double epoch, double start_factor, double end_factor, double total_iters);
+double exponential(double epoch, double gamma);  // gamma ** epoch
+// (1 - min(total_iters, epoch) / total_iters) ** power.
+double polynomial(double epoch, double total_iters, double power);
+// (1 + cos(pi * epoch / T_max)) / 2: lr = eta_min + (initial_lr - eta_min) * factor.
+double cosine(double epoch, double T_max);
+}  // namespace lr_factor
 
 class LRScheduler {
  public:
@@ -57,6 +78,17 @@ class MultiStepLR : public LRScheduler {
   double gamma_;
 };
 
+// The factor on the initial lr is `factor` for the first total_iters epochs, then 1.
+class ConstantLR : public LRScheduler {
+ public:
+  ConstantLR(Optimizer& optimizer, double factor = 1.0 / 3, int64_t total_iters = 5);
+
+ protected:
+  double lr_at(double base, int64_t epoch) const override;
+  double factor_;
+  int64_t total_;
+};
+
 class ExponentialLR : public LRScheduler {
  public:
   ExponentialLR(Optimizer& optimizer, double gamma);
@@ -84,6 +116,17 @@ class LinearLR : public LRScheduler {
   double lr_at(double base, int64_t epoch) const override;
   double start_, end_;
   int64_t total_;
+};
+
+// lr = initial_lr * (1 - min(epoch, total_iters) / total_iters) ** power.
+class PolynomialLR : public LRScheduler {
+ public:
+  PolynomialLR(Optimizer& optimizer, int64_t total_iters = 5, double power = 1.0);
+
+ protected:
+  double lr_at(double base, int64_t epoch) const override;
+  int64_t total_;
+  double power_;
 };
 
 class LambdaLR : public LRScheduler {

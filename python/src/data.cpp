@@ -6,6 +6,7 @@
 
 #include "common.h"
 #include "ember/data/collate.h"
+#include "ember/data/dataloader.h"
 #include "ember/data/shared_memory.h"
 
 namespace ember::py {
@@ -87,6 +88,9 @@ void init_data(nb::module_& m) {
   }, nb::arg("size"), nb::arg("dtype"));
   m.def("_collate_stack", [](std::vector<Tensor> batch, bool shared) { return data::collate_stack(batch, shared); },
         nb::arg("batch"), nb::arg("shared"));
+  // DistributedSampler's order: the C++ DataLoader's function (shuffle_seed None: in order).
+  m.def("_epoch_indices", &data::epoch_indices, nb::arg("n"), nb::arg("shuffle_seed").none(),
+        nb::arg("num_replicas"), nb::arg("rank"), nb::arg("drop_last"));
 }
 
 }  // namespace ember::py

@@ -52,32 +52,26 @@ void def_inplace_act(nb::module_& nn, const char* name, InplaceFn f, bool unders
   }
 }
 
-// dropout1d/2d/3d: torch.nn.functional's checks, warnings and unbatched-input handling around feature_dropout.
+// dropout1d/2d/3d: torch.nn.functional's deprecation warnings (ember's C++ core has no warning channel), then the
+// C++ op (its checks and the unbatched-input rule).
 Tensor feature_dropout_nd(const Tensor& x, double p, bool training, bool inplace, int spatial) {
-  EMBER_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+  using Fn = Tensor (*)(const Tensor&, double, bool, bool, Generator*);
+  const Fn fn = spatial == 1 ? &dropout1d : spatial == 2 ? &dropout2d : &dropout3d;
   const int64_t nd = x.dim();
   const std::string name = "dropout" + std::to_string(spatial) + "d";
-  if (spatial == 1) {
-    EMBER_CHECK(nd == 2 || nd == 3, "dropout1d: Expected 2D or 3D input, but received a ", nd, "D input. Note that "
-                "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a channel "
-                "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).");
-  } else if (nd != spatial + 1 && nd != spatial + 2) {
+  const bool valid_p = p >= 0 && p <= 1;  // an invalid p raises in the op, before any warning (as PyTorch)
+  if (valid_p && spatial != 1 && nd != spatial + 1 && nd != spatial + 2)
     warn(name + ": Received a " + std::to_string(nd) + "-D input to " + name + ", which is deprecated and will result "
          "in an error in a future release. To retain the behavior and silence this warning, please use dropout "
          "instead. Note that " + name + " exists to provide channel-wise dropout on inputs with " +
          std::to_string(spatial) + " spatial dimensions, a channel dimension, and an optional batch dimension (i.e. " +
          std::to_string(spatial + 1) + "D or " + std::to_string(spatial + 2) + "D inputs).");
-  }
-  if (spatial == 2 && nd == 3)
+  if (valid_p && spatial == 2 && nd == 3)
     warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is desired - "
          "input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will change in a future "
          "release to interpret the input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
          "channel-wise dropout behavior, please switch to using dropout1d instead.");
-  const bool unbatched = spatial != 2 && nd == spatial + 1;
-  if (!unbatched) return feature_dropout(x, p, training, inplace);
-  Tensor r = feature_dropout(unsqueeze(x, 0), p, training, inplace);
-  if (inplace) return x;  // written through the view
-  return squeeze(r, 0);
+  return fn(x, p, training, inplace, nullptr);
 }
 
 }  // namespace

@@ -94,13 +94,14 @@ void init_nn_norm(nb::module_& m, nb::module_& nn) {
   // ---- embeddings
   nn.def("embedding", [](const Tensor& indices, const Tensor& weight, nb::handle padding_idx,
                          std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, bool sparse) {
-    const int64_t p = padding_index(padding_idx, weight);
-    if (max_norm) embedding_renorm_(weight, contiguous(indices), *max_norm, norm_type);
-    return embedding(weight, indices, p, scale_grad_by_freq, sparse);
+    return embedding(weight, indices, padding_index(padding_idx, weight), scale_grad_by_freq, sparse, max_norm,
+                     norm_type);
   }, arg("input"), arg("weight"), arg("padding_idx") = none(), arg("max_norm") = none(), arg("norm_type") = 2.0,
          arg("scale_grad_by_freq") = false, arg("sparse") = false);
-  m.def("embedding", &embedding, arg("weight"), arg("input"), arg("padding_idx") = -1,
-        arg("scale_grad_by_freq") = false, arg("sparse") = false);
+  m.def("embedding", [](const Tensor& weight, const Tensor& input, int64_t padding_idx, bool scale_grad_by_freq,
+                        bool sparse) { return embedding(weight, input, padding_idx, scale_grad_by_freq, sparse); },
+        arg("weight"), arg("input"), arg("padding_idx") = -1, arg("scale_grad_by_freq") = false,
+        arg("sparse") = false);
   nn.def("embedding_bag", [](const Tensor& indices, const Tensor& weight, nb::handle offsets,
                              std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq,
                              const std::string& mode, bool sparse, nb::handle psw, bool include_last_offset,

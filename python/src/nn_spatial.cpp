@@ -1,14 +1,15 @@
-// Bindings of the spatial ops (interpolate, grid_sample, affine_grid, pixel_shuffle, unfold/fold), the distances
-// and scaled_dot_product_attention: torch.nn.functional's names and defaults into nn, the ones PyTorch also has at
-// top level (torch.cdist, torch.pixel_shuffle, ...) into m.
+// Bindings of the spatial ops (interpolate, grid_sample, affine_grid, pixel_shuffle, unfold/fold) and the distances:
+// torch.nn.functional's names and defaults into nn, the ones PyTorch also has at top level (torch.cdist,
+// torch.pixel_shuffle, ...) into m. The attention ops are in nn_attention.cpp, registered from here.
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
-#include "ember/nn/functional/attention.h"
 #include "ember/nn/functional/distance.h"
 #include "ember/nn/functional/spatial.h"
 
 namespace ember::py {
+
+void init_nn_attention(nb::module_& m, nb::module_& nn);  // nn_attention.cpp
 
 namespace {
 
@@ -126,24 +127,7 @@ void init_nn_spatial(nb::module_& m, nb::module_& nn) {
     return cdist(x1, x2, p, compute_mode.is_none() ? "use_mm_for_euclid_dist_if_necessary" : utf8(compute_mode));
   }, arg("x1"), arg("x2"), arg("p") = 2.0, none_arg("compute_mode"));
 
-  // ---- attention
-  nn.def("scaled_dot_product_attention", [](const Tensor& query, Tensor key, Tensor value, nb::handle attn_mask,
-                                            double dropout_p, bool is_causal, nb::handle scale, bool enable_gqa) {
-    // Grouped-query attention: each key/value head serves query.size(-3) / key.size(-3) query heads.
-    if (enable_gqa && query.dim() >= 3 && key.dim() >= 3 && key.size(-3) != query.size(-3)) {
-      EMBER_CHECK(key.size(-3) > 0 && query.size(-3) % key.size(-3) == 0, "scaled_dot_product_attention(): the "
-                  "number of query heads (", query.size(-3), ") must be a multiple of the key/value heads (",
-                  key.size(-3), ")");
-      const int64_t groups = query.size(-3) / key.size(-3);
-      key = repeat_interleave(key, groups, key.dim() - 3);
-      value = repeat_interleave(value, groups, value.dim() - 3);
-    }
-    Tensor mask = attn_mask.is_none() ? Tensor() : nb::cast<Tensor>(attn_mask);
-    std::optional<double> s;
-    if (!scale.is_none()) s = nb::cast<double>(scale);
-    return scaled_dot_product_attention(query, key, value, mask, dropout_p, is_causal, s);
-  }, arg("query"), arg("key"), arg("value"), none_arg("attn_mask"), arg("dropout_p") = 0.0,
-     arg("is_causal") = false, none_arg("scale"), arg("enable_gqa") = false);
+  init_nn_attention(m, nn);
 }
 
 }  // namespace ember::py

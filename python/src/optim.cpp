@@ -7,6 +7,8 @@
 
 namespace ember::py {
 
+void init_optim_lr(nb::module_& o);  // optim_lr.cpp: the schedulers' closed forms
+
 namespace {
 
 using optim::TensorVec;
@@ -25,6 +27,7 @@ optim::Betas betas(nb::handle h) { return {nb::cast<double>(h[0]), nb::cast<doub
 
 void init_optim(nb::module_& m) {
   nb::module_ o = m.def_submodule("_optim", "the fused optimizer steps behind ember.optim");
+  init_optim_lr(o);
   o.def("sgd_step", [](const TensorVec& params, const TensorVec& grads, const nb::list& bufs, double lr,
                        double momentum, double dampening, double weight_decay, bool nesterov, bool maximize) {
     TensorVec b = tensors_or_none(bufs);

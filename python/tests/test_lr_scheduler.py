@@ -1,6 +1,7 @@
 """ember.optim.lr_scheduler: learning-rate sequences against closed forms and against PyTorch's own
 sequences (fixtures/lr_sequences.json, written by fixtures/make_lr_sequences.py with PyTorch 1.13),
 state_dict round trips, warnings and error paths."""
+import bisect
 import copy
 import json
 import math
@@ -404,6 +405,41 @@ def test_step_with_epoch_uses_closed_form_and_warns():
     with pytest.warns(UserWarning, match="deprecated where possible"):
         sched.step(4)
     assert lrs_of(opt)[0] == pytest.approx(0.1 * (1 + math.cos(math.pi * 0.4)), **TOL)
+
+
+# torch.optim.lr_scheduler's _get_closed_form_lr, written out in Python as PyTorch writes it; ember's multiply the
+# initial lr by a factor from C++ (ember/optim/scheduler.h, lr_factor, which the C++ schedulers use too). They must
+# agree bit for bit, integer and fractional epochs (step(epoch)) alike, and keep a tensor initial lr a tensor.
+PYTORCH_CLOSED_FORMS = [
+    (lambda o: L.StepLR(o, step_size=3, gamma=0.7), lambda s, b: b * s.gamma ** (s.last_epoch // s.step_size)),
+    (lambda o: L.StepLR(o, step_size=0.1, gamma=2.0), lambda s, b: b * s.gamma ** (s.last_epoch // s.step_size)),
+    (lambda o: L.MultiStepLR(o, [6, 2, 6, 11], gamma=0.3),
+     lambda s, b: b * s.gamma ** bisect.bisect_right(sorted(s.milestones.elements()), s.last_epoch)),
+    (lambda o: L.ConstantLR(o, factor=0.3, total_iters=7),
+     lambda s, b: b * (s.factor + (s.last_epoch >= s.total_iters) * (1 - s.factor))),
+    (lambda o: L.LinearLR(o, start_factor=0.1, end_factor=0.6, total_iters=12),
+     lambda s, b: b * (s.start_factor + (s.end_factor - s.start_factor) * min(s.total_iters, s.last_epoch)
+                       / s.total_iters)),
+    (lambda o: L.ExponentialLR(o, gamma=0.9), lambda s, b: b * s.gamma ** s.last_epoch),
+    (lambda o: L.PolynomialLR(o, total_iters=25, power=1.7),
+     lambda s, b: b * (1.0 - min(s.total_iters, s.last_epoch) / s.total_iters) ** s.power),
+    (lambda o: L.CosineAnnealingLR(o, T_max=9, eta_min=0.01),
+     lambda s, b: s.eta_min + (b - s.eta_min) * ((1 + math.cos(math.pi * s.last_epoch / s.T_max)) / 2)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(PYTORCH_CLOSED_FORMS)))
+def test_closed_forms_are_pytorchs_bit_for_bit(k):
+    factory, formula = PYTORCH_CLOSED_FORMS[k]
+    opt = make_optimizer((0.1, 0.37))
+    sched = factory(opt)
+    for epoch in [0, 1, 2, 3, 5, 6, 7, 11, 12, 24, 25, 40, 0.5, 2.25, 6.75, 1e-3]:
+        sched.last_epoch = epoch
+        assert sched._get_closed_form_lr() == [formula(sched, b) for b in sched.base_lrs], epoch
+    sched.base_lrs = [ember.tensor(0.1, dtype=ember.float64)]
+    sched.last_epoch = 4
+    got = sched._get_closed_form_lr()[0]
+    assert isinstance(got, ember.Tensor) and got.item() == formula(sched, 0.1)
 
 
 # ----------------------------------------------------------------------------------------------------

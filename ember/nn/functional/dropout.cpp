@@ -107,7 +107,29 @@ Tensor dropout_impl(const Tensor& x, double p, bool training, bool inplace, bool
   return inplace ? binary_op(BinaryOp::Add, r, shift, r) : add(r, shift);
 }
 
+// dropout1d/2d/3d: PyTorch's rank rule around feature_dropout (an unbatched input gets a batch dim of one).
+Tensor channel_dropout(const Tensor& x, int64_t spatial, double p, bool training, bool inplace, Generator* gen) {
+  EMBER_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+  const int64_t nd = x.dim();
+  EMBER_CHECK(spatial != 1 || nd == 2 || nd == 3, "dropout1d: Expected 2D or 3D input, but received a ", nd,
+              "D input. Note that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+              "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).");
+  if (spatial == 2 || nd != spatial + 1) return feature_dropout(x, p, training, inplace, gen);
+  Tensor r = feature_dropout(x.unsqueeze(0), p, training, inplace, gen);
+  return inplace ? x : r.squeeze(0);  // in place: written through the view
+}
+
 }  // namespace
+
+Tensor dropout1d(const Tensor& x, double p, bool training, bool inplace, Generator* gen) {
+  return channel_dropout(x, 1, p, training, inplace, gen);
+}
+Tensor dropout2d(const Tensor& x, double p, bool training, bool inplace, Generator* gen) {
+  return channel_dropout(x, 2, p, training, inplace, gen);
+}
+Tensor dropout3d(const Tensor& x, double p, bool training, bool inplace, Generator* gen) {
+  return channel_dropout(x, 3, p, training, inplace, gen);
+}
 
 Tensor dropout(const Tensor& x, double p, bool training, bool inplace, Generator* gen) {
   return dropout_impl(x, p, training, inplace, false, false, gen);

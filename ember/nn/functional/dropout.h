@@ -15,6 +15,12 @@ Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, bool inpla
 // One draw per channel: x is [N, C, *], the mask [N, C, 1, ...].
 Tensor feature_dropout(const Tensor& x, double p = 0.5, bool training = true, bool inplace = false,
                        Generator* gen = nullptr);
+// torch.nn.functional.dropout1d/2d/3d: feature_dropout over whole channels of [N, C, *spatial] or unbatched
+// [C, *spatial] (dropout2d reads a 3-d input as [N, C, L], as PyTorch does; dropout1d takes only 2-d or 3-d inputs).
+// The C++ Dropout1d/2d/3d modules and the Python functions call these (the Python ones add PyTorch's warnings).
+Tensor dropout1d(const Tensor& x, double p = 0.5, bool training = true, bool inplace = false, Generator* gen = nullptr);
+Tensor dropout2d(const Tensor& x, double p = 0.5, bool training = true, bool inplace = false, Generator* gen = nullptr);
+Tensor dropout3d(const Tensor& x, double p = 0.5, bool training = true, bool inplace = false, Generator* gen = nullptr);
 // Dropout for SELU networks: dropped elements take SELU's negative saturation value, and an affine map keeps the
 // mean and variance (Klambauer et al., 2017).
 Tensor alpha_dropout(const Tensor& x, double p = 0.5, bool training = false, bool inplace = false,

@@ -46,9 +46,10 @@ Tensor checked_indices(const Tensor& indices, int64_t rows, const char* op) {
 }  // namespace
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
-                 bool sparse) {
+                 bool sparse, std::optional<double> max_norm, double norm_type) {
   check_same_device("embedding", {&weight, &indices});
   EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
+  if (max_norm) embedding_renorm_(weight, indices, *max_norm, norm_type);
   const int64_t rows = weight.size(0), D = weight.size(1);
   const Tensor idx = checked_indices(indices, rows, "embedding");
   Tensor out;

@@ -35,11 +35,8 @@ Embedding::Embedding(int64_t n, int64_t d, EmbeddingOptions o)
 }
 
 Tensor Embedding::forward(const Tensor& indices) {
-  if (options.max_norm) {
-    autograd::NoGradGuard no_grad;
-    embedding_renorm_(weight, indices, *options.max_norm, options.norm_type);
-  }
-  return embedding(weight, indices, options.padding_idx.value_or(-1), options.scale_grad_by_freq, options.sparse);
+  return embedding(weight, indices, options.padding_idx.value_or(-1), options.scale_grad_by_freq, options.sparse,
+                   options.max_norm, options.norm_type);
 }
 
 std::string Embedding::extra_repr() const {

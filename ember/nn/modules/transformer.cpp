@@ -1,32 +1,19 @@
 #include "ember/nn/modules/transformer.h"
 
-#include <cmath>
 #include <limits>
 
 #include "ember/nn/functional/activation.h"
+#include "ember/nn/functional/attention.h"
 #include "ember/nn/functional/dropout.h"
-#include "ember/nn/modules/detail/util.h"
 #include "ember/nn/functional/padding.h"
+#include "ember/nn/modules/detail/util.h"
 #include "ember/ops.h"
-#include "ember/ops/linalg.h"
 
 namespace ember::nn {
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// A bool mask (True = not allowed) becomes an additive float mask of -inf; a float mask is used as it is.
-Tensor canonical_mask(const Tensor& mask, const char* what, ScalarType dtype) {
-  if (!mask.defined()) return mask;
-  if (mask.dtype() == ScalarType::Bool) return masked_fill(zeros(mask.sizes(), dtype), mask, -kInf);
-  EMBER_CHECK_TYPE(is_floating(mask.dtype()), "MultiheadAttention: only bool and floating types of ", what,
-                   " are supported, got ", dtype_name(mask.dtype()));
-  return mask;
-}
-
-// One more key position (bias_k or the zero attention) that every query may attend to.
-Tensor pad_last(const Tensor& mask) { return mask.defined() ? pad(mask, DimVector{0, 1}) : mask; }
 
 }  // namespace
 
@@ -67,82 +54,23 @@ MultiheadAttention::MultiheadAttention(int64_t e, int64_t h, MultiheadAttentionO
   }
 }
 
-std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query_in, const Tensor& key_in,
-                                                      const Tensor& value_in, const Tensor& key_padding_mask_in,
-                                                      bool need_weights, const Tensor& attn_mask_in,
-                                                      bool average_attn_weights, bool is_causal) {
-  EMBER_CHECK_VALUE(query_in.dim() == 2 || query_in.dim() == 3,
-                    "MultiheadAttention: query should be unbatched 2D or batched 3D tensor but received ",
-                    query_in.dim(), "-D query tensor ", shape_str(query_in.sizes()));
-  EMBER_CHECK_VALUE(key_in.dim() == query_in.dim() && value_in.dim() == query_in.dim(),
-                    "MultiheadAttention: query ", shape_str(query_in.sizes()), ", key ", shape_str(key_in.sizes()),
-                    " and value ", shape_str(value_in.sizes()), " must have the same number of dims");
-  const bool unbatched = query_in.dim() == 2;
-  Tensor query = query_in, key = key_in, value = value_in, key_padding_mask = key_padding_mask_in;
-  if (options.batch_first && !unbatched) {
-    query = query.transpose(0, 1);
-    key = key.transpose(0, 1);
-    value = value.transpose(0, 1);
-  }
-  if (unbatched) {
-    query = query.unsqueeze(1);
-    key = key.unsqueeze(1);
-    value = value.unsqueeze(1);
-    if (key_padding_mask.defined()) key_padding_mask = key_padding_mask.unsqueeze(0);
-  }
-  const int64_t tgt_len = query.size(0), bsz = query.size(1), e = embed_dim, h = num_heads, d = head_dim;
-  EMBER_CHECK_VALUE(query.size(2) == e, "MultiheadAttention: was expecting embedding dimension of ", e,
-                    ", but got query ", shape_str(query_in.sizes()));
-  EMBER_CHECK_VALUE(key.size(2) == kdim && value.size(2) == vdim && key.size(0) == value.size(0) &&
-                        key.size(1) == bsz && value.size(1) == bsz,
-                    "MultiheadAttention: key ", shape_str(key_in.sizes()), " and value ", shape_str(value_in.sizes()),
-                    " do not match the query ", shape_str(query_in.sizes()), " (kdim ", kdim, ", vdim ", vdim, ")");
-
-  const Tensor& b = in_proj_bias;
-  auto part = [](const Tensor& t, int64_t i, int64_t n) { return t.defined() ? t.narrow(0, i * n, n) : t; };
-  const bool packed = in_proj_weight.defined();
-  Tensor q = linear(query, packed ? part(in_proj_weight, 0, e) : q_proj_weight, part(b, 0, e));
-  Tensor k = linear(key, packed ? part(in_proj_weight, 1, e) : k_proj_weight, part(b, 1, e));
-  Tensor v = linear(value, packed ? part(in_proj_weight, 2, e) : v_proj_weight, part(b, 2, e));
-
-  Tensor attn_mask = canonical_mask(attn_mask_in, "attn_mask", q.dtype());
-  key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", q.dtype());
-  if (is_causal && !attn_mask.defined()) attn_mask = generate_square_subsequent_mask(tgt_len, q.dtype());
-  if (bias_k.defined()) {
-    k = cat({k, bias_k.expand(DimVector{1, bsz, e})});
-    v = cat({v, bias_v.expand(DimVector{1, bsz, e})});
-    attn_mask = pad_last(attn_mask);
-    key_padding_mask = pad_last(key_padding_mask);
-  }
-  // [L, B, E] -> [B * H, L, D]
-  q = q.reshape(DimVector{tgt_len, bsz * h, d}).transpose(0, 1);
-  k = k.reshape(DimVector{k.size(0), bsz * h, d}).transpose(0, 1);
-  v = v.reshape(DimVector{v.size(0), bsz * h, d}).transpose(0, 1);
-  if (options.add_zero_attn) {
-    k = cat({k, zeros(DimVector{bsz * h, 1, d}, k.dtype())}, 1);
-    v = cat({v, zeros(DimVector{bsz * h, 1, d}, v.dtype())}, 1);
-    attn_mask = pad_last(attn_mask);
-    key_padding_mask = pad_last(key_padding_mask);
-  }
-  const int64_t src_len = k.size(1);
-  Tensor scores = matmul(q * (1.0 / std::sqrt(static_cast<double>(d))), k.transpose(1, 2));  // [B * H, L, S]
-  if (attn_mask.defined())
-    scores = scores + (attn_mask.dim() == 2 ? attn_mask : attn_mask.reshape(DimVector{bsz * h, tgt_len, src_len}));
-  if (key_padding_mask.defined())
-    scores = (scores.reshape(DimVector{bsz, h, tgt_len, src_len}) +
-              key_padding_mask.reshape(DimVector{bsz, 1, 1, src_len}))
-                 .reshape(DimVector{bsz * h, tgt_len, src_len});
-  Tensor weights = softmax(scores, -1);
-  if (options.dropout > 0 && is_training()) weights = ember::dropout(weights, options.dropout, true);
-  Tensor out = matmul(weights, v).transpose(0, 1).reshape(DimVector{tgt_len * bsz, e});  // [L * B, E]
-  out = linear(out, out_proj->weight, out_proj->bias).reshape(DimVector{tgt_len, bsz, e});
-  if (options.batch_first && !unbatched) out = out.transpose(0, 1);
-  if (unbatched) out = out.squeeze(1);
-  if (!need_weights) return {out, Tensor()};
-  weights = weights.reshape(DimVector{bsz, h, tgt_len, src_len});
-  if (average_attn_weights) weights = mean(weights, DimVector{1});
-  if (unbatched) weights = weights.squeeze(0);
-  return {out, weights};
+std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                                      const Tensor& key_padding_mask, bool need_weights,
+                                                      const Tensor& attn_mask, bool average_attn_weights,
+                                                      bool is_causal) {
+  // batch_first: the math runs on [L, N, E]; an unbatched input has no batch dim to move.
+  const bool transpose = options.batch_first && query.dim() == 3;
+  auto seq_first = [&](const Tensor& t) { return transpose && t.dim() == 3 ? t.transpose(0, 1) : t; };
+  // Self-attention stays one tensor (one in-projection).
+  Tensor q = seq_first(query);
+  Tensor k = key.is_same(query) ? q : seq_first(key);
+  Tensor v = value.is_same(key) ? k : seq_first(value);
+  auto [out, weights] = multi_head_attention_forward(
+      q, k, v, embed_dim, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, options.add_zero_attn,
+      options.dropout, out_proj->weight, out_proj->bias, is_training(), key_padding_mask, need_weights, attn_mask,
+      !in_proj_weight.defined(), q_proj_weight, k_proj_weight, v_proj_weight, {}, {}, average_attn_weights,
+      is_causal);
+  return {transpose ? out.transpose(0, 1) : out, weights};
 }
 
 // ---- the layers

@@ -1,7 +1,7 @@
-// MultiheadAttention and the Transformer layers, composed of ember ops (linear, matmul, softmax, layer_norm, dropout)
-// as torch.nn's are, with its parameter names (state_dict keys equal torch.nn's for the same arguments), default
-// initialisation and mask conventions: a bool mask is True where attention is not allowed; a float mask is added
-// to the scores.
+// MultiheadAttention and the Transformer layers, composed of ember ops as torch.nn's are (MultiheadAttention's
+// math is multi_head_attention_forward in ember/nn/attention.h, which the Python module calls too), with its
+// parameter names (state_dict keys equal torch.nn's for the same arguments), default initialisation and mask
+// conventions: a bool mask is True where attention is not allowed; a float mask is added to the scores.
 #pragma once
 
 #include <functional>
@@ -34,7 +34,8 @@ struct MultiheadAttentionOptions {
 
 // Parameters: in_proj_weight [3E, E] (or q/k/v_proj_weight when kdim or vdim differ from E), in_proj_bias [3E],
 // out_proj (weight [E, E], bias [E]), bias_k and bias_v [1, 1, E] with add_bias_kv. Inputs [L, B, E] ([B, L, E]
-// with batch_first) or unbatched [L, E].
+// with batch_first) or unbatched [L, E]. is_causal is PyTorch's hint that attn_mask is the causal mask (it needs
+// attn_mask).
 class MultiheadAttention : public Module {
  public:
   MultiheadAttention(int64_t embed_dim, int64_t num_heads, MultiheadAttentionOptions options = {});

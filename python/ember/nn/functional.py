@@ -9,6 +9,7 @@ def one_hot(tensor, num_classes=-1):
 # The ops bound in C++ (ember._C._nn, python/src/nn*.cpp) with PyTorch's signatures; where one has the name of a
 # Python form above, the C++ one is used.
 globals().update({k: v for k, v in vars(_C._nn).items() if not k.startswith("_")})
+multi_head_attention_forward = _C._nn.multi_head_attention_forward  # nn.MultiheadAttention's math (C++)
 
 
 def channel_shuffle(input, groups):

@@ -1,9 +1,11 @@
 """Learning-rate schedulers (PyTorch's torch.optim.lr_scheduler).
 
 A scheduler reads and writes ``optimizer.param_groups`` (a list of dicts with 'lr', 'momentum' or
-'betas', ...): a few Python floats per step, so there is nothing here for the C++ core to do. The
-behaviour follows a recent PyTorch (2.x): the same constructor arguments and defaults, the same
-chainable (recursive) ``get_lr`` and closed forms, the same state_dict keys and the same warnings.
+'betas', ...): a few Python floats per step. The behaviour follows a recent PyTorch (2.x): the same
+constructor arguments and defaults, the same chainable (recursive) ``get_lr`` and closed forms, the
+same state_dict keys and the same warnings. The closed forms' factors come from C++ (ember/optim/
+scheduler.h, lr_factor), which the C++ frontend's schedulers use too; the classes stay Python because
+users subclass them and they hold Python objects (docs/architecture.md, "Behaviour written once").
 See docs/optim_schedulers.md.
 """
 import math
@@ -15,6 +17,7 @@ from collections import Counter
 from functools import partial, wraps
 
 from .._C import Tensor
+from .._C import _optim
 
 __all__ = [
     "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR", "ExponentialLR",
@@ -313,7 +316,8 @@ class StepLR(LRScheduler):
         return [lr * self.gamma for lr in _current_lrs(self.optimizer)]
 
     def _get_closed_form_lr(self):
-        return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
+        f = _optim._lr_factor_step(self.last_epoch, self.step_size, self.gamma)
+        return [base_lr * f for base_lr in self.base_lrs]
 
 
 class MultiStepLR(LRScheduler):
@@ -332,9 +336,8 @@ class MultiStepLR(LRScheduler):
         return [lr * factor for lr in _current_lrs(self.optimizer)]
 
     def _get_closed_form_lr(self):
-        milestones = sorted(self.milestones.elements())
-        passed = bisect_right(milestones, self.last_epoch)
-        return [base_lr * self.gamma ** passed for base_lr in self.base_lrs]
+        f = _optim._lr_factor_multi_step(self.last_epoch, sorted(self.milestones.elements()), self.gamma)
+        return [base_lr * f for base_lr in self.base_lrs]
 
 
 class ConstantLR(LRScheduler):
@@ -356,8 +359,8 @@ class ConstantLR(LRScheduler):
         return [lr * (1.0 / self.factor) for lr in _current_lrs(self.optimizer)]
 
     def _get_closed_form_lr(self):
-        done = self.last_epoch >= self.total_iters
-        return [base_lr * (self.factor + done * (1 - self.factor)) for base_lr in self.base_lrs]
+        f = _optim._lr_factor_constant(self.last_epoch, self.factor, self.total_iters)
+        return [base_lr * f for base_lr in self.base_lrs]
 
 
 class LinearLR(LRScheduler):
@@ -386,9 +389,8 @@ class LinearLR(LRScheduler):
         return [lr * ratio for lr in _current_lrs(self.optimizer)]
 
     def _get_closed_form_lr(self):
-        t = min(self.total_iters, self.last_epoch)
-        return [base_lr * (self.start_factor + (self.end_factor - self.start_factor) * t / self.total_iters)
-                for base_lr in self.base_lrs]
+        f = _optim._lr_factor_linear(self.last_epoch, self.start_factor, self.end_factor, self.total_iters)
+        return [base_lr * f for base_lr in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
@@ -406,7 +408,8 @@ class ExponentialLR(LRScheduler):
         return [lr * self.gamma for lr in _current_lrs(self.optimizer)]
 
     def _get_closed_form_lr(self):
-        return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
+        f = _optim._lr_factor_exponential(self.last_epoch, self.gamma)
+        return [base_lr * f for base_lr in self.base_lrs]
 
 
 class PolynomialLR(LRScheduler):
@@ -426,8 +429,8 @@ class PolynomialLR(LRScheduler):
         return [lr * decay for lr in _current_lrs(self.optimizer)]
 
     def _get_closed_form_lr(self):
-        t = min(self.total_iters, self.last_epoch)
-        return [base_lr * (1.0 - t / self.total_iters) ** self.power for base_lr in self.base_lrs]
+        f = _optim._lr_factor_polynomial(self.last_epoch, self.total_iters, self.power)
+        return [base_lr * f for base_lr in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -455,7 +458,7 @@ class CosineAnnealingLR(LRScheduler):
         return [ratio_num / ratio_den * (lr - eta_min) + eta_min for lr in _current_lrs(self.optimizer)]
 
     def _get_closed_form_lr(self):
-        c = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+        c = _optim._lr_factor_cosine(self.last_epoch, self.T_max)
         return [self.eta_min + (base_lr - self.eta_min) * c for base_lr in self.base_lrs]
 
 

@@ -1,7 +1,7 @@
-"""MultiheadAttention and the Transformer layers, composed of ember ops (matmul, softmax, layer_norm, dropout run in
-C++), with PyTorch's constructor arguments, parameter names and semantics."""
+"""MultiheadAttention and the Transformer layers, composed of ember ops (MultiheadAttention's math is
+F.multi_head_attention_forward, the C++ function the C++ frontend's module calls too), with PyTorch's constructor
+arguments, parameter names and semantics."""
 import copy
-import math
 
 from ... import _C
 from ..._C import Tensor
@@ -17,17 +17,6 @@ from .normalization import LayerNorm
 
 class NonDynamicallyQuantizableLinear(Linear):
     """The name PyTorch gives MultiheadAttention.out_proj's class."""
-
-
-def _canonical_mask(mask, name, dtype):
-    """A bool mask (True = not allowed) becomes an additive float mask of -inf; a float mask is used as is."""
-    if mask is None:
-        return None
-    if mask.dtype == _C.bool:
-        return _C.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
-    if not mask.is_floating_point():
-        raise AssertionError("only bool and floating types of {} are supported".format(name))
-    return mask
 
 
 class MultiheadAttention(Module):
@@ -88,73 +77,27 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
-        unbatched = query.dim() == 2
-        if self.batch_first and not unbatched:
-            query, key, value = (x.transpose(0, 1) for x in (query, key, value))
-        if unbatched:
-            query, key, value = (x.unsqueeze(1) for x in (query, key, value))
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        tgt_len, bsz, embed_dim = query.shape
-        if embed_dim != self.embed_dim:
-            raise AssertionError("was expecting embedding dimension of {}, but got {}".format(self.embed_dim,
-                                                                                             embed_dim))
-        e, h, d = self.embed_dim, self.num_heads, self.head_dim
-        b = self.in_proj_bias
-        bq, bk, bv = (None, None, None) if b is None else (b[:e], b[e:2 * e], b[2 * e:])
-        if self._qkv_same_embed_dim:
-            w = self.in_proj_weight
-            wq, wk, wv = w[:e], w[e:2 * e], w[2 * e:]
-        else:
-            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        q, k, v = F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", q.dtype)
-        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", q.dtype)
-        if is_causal and attn_mask is None:
-            attn_mask = Transformer.generate_square_subsequent_mask(tgt_len, dtype=q.dtype)
-        if self.bias_k is not None:
-            k = _C.cat([k, self.bias_k.expand(1, bsz, e)])
-            v = _C.cat([v, self.bias_v.expand(1, bsz, e)])
-            if attn_mask is not None:
-                attn_mask = F.pad(attn_mask, (0, 1))
-            if key_padding_mask is not None:
-                key_padding_mask = F.pad(key_padding_mask, (0, 1))
-        # [L, B, E] -> [B * H, L, D]
-        q = q.reshape(tgt_len, bsz * h, d).transpose(0, 1)
-        k = k.reshape(k.size(0), bsz * h, d).transpose(0, 1)
-        v = v.reshape(v.size(0), bsz * h, d).transpose(0, 1)
-        if self.add_zero_attn:
-            k = _C.cat([k, _C.zeros(bsz * h, 1, d, dtype=k.dtype, device=k.device)], 1)
-            v = _C.cat([v, _C.zeros(bsz * h, 1, d, dtype=v.dtype, device=v.device)], 1)
-            if attn_mask is not None:
-                attn_mask = F.pad(attn_mask, (0, 1))
-            if key_padding_mask is not None:
-                key_padding_mask = F.pad(key_padding_mask, (0, 1))
-        src_len = k.size(1)
-        scores = _C.matmul(q * (1.0 / math.sqrt(d)), k.transpose(1, 2))  # [B * H, L, S]
-        if attn_mask is not None:
-            scores = scores + (attn_mask if attn_mask.dim() == 2 else attn_mask.reshape(bsz * h, tgt_len, src_len))
-        if key_padding_mask is not None:
-            scores = (scores.reshape(bsz, h, tgt_len, src_len) + key_padding_mask.reshape(bsz, 1, 1, src_len)) \
-                .reshape(bsz * h, tgt_len, src_len)
-        weights = F.softmax(scores, dim=-1)
-        if self.dropout > 0.0 and self.training:
-            weights = F.dropout(weights, p=self.dropout)
-        out = _C.matmul(weights, v)  # [B * H, L, D]
-        out = out.transpose(0, 1).reshape(tgt_len * bsz, e)
-        out = F.linear(out, self.out_proj.weight, self.out_proj.bias).reshape(tgt_len, bsz, e)
-        if self.batch_first and not unbatched:
-            out = out.transpose(0, 1)
-        if unbatched:
-            out = out.squeeze(1)
-        if not need_weights:
-            return out, None
-        weights = weights.reshape(bsz, h, tgt_len, src_len)
-        if average_attn_weights:
-            weights = weights.mean(1)
-        if unbatched:
-            weights = weights.squeeze(0)
-        return out, weights
+        """(attention output, attention weights or None); the math is F.multi_head_attention_forward (C++)."""
+        # batch_first: the math runs on [L, N, E]; self-attention stays one tensor (one in-projection).
+        transpose = self.batch_first and query.dim() == 3
+        if transpose:
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = not self._qkv_same_embed_dim
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,
+            self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        return (out.transpose(1, 0) if transpose else out), weights
 
 
 def _get_activation_fn(activation):

@@ -44,25 +44,10 @@ class DistributedSampler(Sampler):
         self.seed = seed
 
     def __iter__(self):
-        n = len(self.dataset)
-        if self.shuffle:
-            g = _C.Generator()
-            g.manual_seed(self.seed + self.epoch)
-            indices = _C.randperm(n, generator=g).tolist()
-        else:
-            indices = list(range(n))
-        if not self.drop_last:
-            padding = self.total_size - len(indices)
-            if padding <= len(indices):
-                indices += indices[:padding]
-            else:
-                indices += (indices * math.ceil(padding / len(indices)))[:padding]
-        else:
-            indices = indices[:self.total_size]
-        assert len(indices) == self.total_size
-        indices = indices[self.rank:self.total_size:self.num_replicas]
-        assert len(indices) == self.num_samples
-        return iter(indices)
+        # The order (permutation, padding, this replica's stride) is computed in C++ by the function the C++
+        # DataLoader uses (ember/data/dataloader.h, epoch_indices); the seed keeps its low 64 bits, as manual_seed.
+        seed = (self.seed + self.epoch) & 0xFFFFFFFFFFFFFFFF if self.shuffle else None
+        return iter(_C._epoch_indices(len(self.dataset), seed, self.num_replicas, self.rank, self.drop_last).tolist())
 
     def __len__(self):
         return self.num_samples
