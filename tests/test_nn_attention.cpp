@@ -1,4 +1,4 @@
-// torch.nn.functional.multi_head_attention_forward (ember/nn/attention.h) and the C++ frontend's
+// torch.nn.functional.multi_head_attention_forward (ember/nn/functional/attention.h) and the C++ frontend's
 // MultiheadAttention, which calls it (as the Python module does): values against an independent NumPy reference,
 // the masks, bias_k/bias_v, add_zero_attn, separate projections, static keys/values, batch_first, unbatched inputs,
 // the need_weights=False path, and the errors; scaled_dot_product_attention's grouped-query attention.

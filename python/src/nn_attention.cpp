@@ -1,4 +1,4 @@
-// Bindings of the attention ops (ember/nn/attention.h): torch.nn.functional.scaled_dot_product_attention and
+// Bindings of the attention ops (ember/nn/functional/attention.h): torch.nn.functional.scaled_dot_product_attention and
 // multi_head_attention_forward (the function nn.MultiheadAttention calls), with PyTorch's signatures. The logic,
 // grouped-query attention included, is in the C++ ops; this file converts arguments. Registered from nn_spatial.cpp.
 #include <nanobind/stl/pair.h>

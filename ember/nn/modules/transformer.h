@@ -1,5 +1,5 @@
 // MultiheadAttention and the Transformer layers, composed of ember ops as torch.nn's are (MultiheadAttention's
-// math is multi_head_attention_forward in ember/nn/attention.h, which the Python module calls too), with its
+// math is multi_head_attention_forward in ember/nn/functional/attention.h, which the Python module calls too), with its
 // parameter names (state_dict keys equal torch.nn's for the same arguments), default initialisation and mask
 // conventions: a bool mask is True where attention is not allowed; a float mask is added to the scores.
 #pragma once
