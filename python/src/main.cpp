@@ -72,6 +72,29 @@ void install_signatures(nb::module_& m) {
   put(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(bound.ptr()))), "bound_signature");
 }
 
+// Note [__all__ of the extension modules]
+// ember._C and each of its submodules (_nn, _linalg, _special, ...) list their public names (every name bound in them
+// that does not start with an underscore and is not a submodule: functions, types, the dtypes) in `__all__`, so that
+// the Python namespaces re-export them with `from ._C._nn import *` and name them in their own `__all__` (Note
+// [Python surface] in docs/architecture.md). Called once, at the end of the module's initialisation, it walks the
+// submodules itself: a new one needs no call of its own.
+void export_all(nb::module_ m) {
+  const std::string prefix = nb::cast<std::string>(m.attr("__name__")) + ".";
+  nb::list names;
+  nb::dict dict = nb::borrow<nb::dict>(m.attr("__dict__"));
+  for (auto [key, value] : dict) {
+    const std::string name = nb::cast<std::string>(key);
+    if (PyModule_Check(value.ptr())) {
+      const std::string sub = nb::cast<std::string>(value.attr("__name__"));
+      if (sub.rfind(prefix, 0) == 0) export_all(nb::borrow<nb::module_>(value));  // its own, not an imported one
+      continue;
+    }
+    if (!name.empty() && name[0] != '_') names.append(key);
+  }
+  names.sort();
+  m.attr("__all__") = names;
+}
+
 }  // namespace
 }  // namespace ember::py
 
@@ -126,4 +149,5 @@ NB_MODULE(_C, m) {
   init_nn(m, nn);
   init_linalg_more(m);  // after init_nn (which makes ember._C._linalg); its error type is tried first
   install_signatures(m);
+  export_all(m);  // last: every name is bound by now
 }
