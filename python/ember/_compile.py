@@ -2,8 +2,8 @@
 import builtins
 
 
-def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, name=None,  # noqa: A001
-            disable=False, recompile_limit=None, isolate_recompiles=False, dynamic_shapes=None):
+def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None,  # noqa: A001
+            name=None, disable=False, recompile_limit=None, isolate_recompiles=False, dynamic_shapes=None):
     """Optimizes a model or function for execution: in ember, returns `model` unchanged.
 
     ember has no graph compiler: the eager program runs with the same results (docs/differences.md). The arguments

@@ -385,7 +385,7 @@ def slice_copy(input, dim=0, start=None, end=None, step=1):
     return _copied(input[(slice(None),) * dim + (slice(start, end, step),)])
 
 
-# ---- the elementwise ops' in-place forms ---------------------------------------------------------------------------------
+# ---- the elementwise ops' in-place forms -------------------------------------------------------------------------
 
 # Note [In-place forms of the elementwise ops]
 # ember.abs_, ember.add_, ...: the unary and binary op tables (python/src/unary.cpp, binary.cpp) bind these in ember._C

@@ -1,6 +1,7 @@
 """The Tensor methods written in Python, attached to ember.Tensor here and nowhere else (Note [Python surface] in
 docs/architecture.md): every other method is bound in C++ by its op family's binding file (python/src)."""
 from . import _C, _histogram, _real_complex, _tensor_types
+from . import autograd as _autograd
 
 Tensor = _C.Tensor
 _type_binding = Tensor.type  # the C++ binding: type() names the dtype, type(dtype) converts to it
@@ -30,8 +31,7 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
         >>> x.grad
         tensor([2., 4.])
     """
-    from .autograd import backward as _backward
-    _backward(self, gradient, retain_graph, create_graph, inputs)
+    _autograd.backward(self, gradient, retain_graph, create_graph, inputs)
 
 
 def type(self, dtype=None, non_blocking=False, **kwargs):  # noqa: A001
@@ -63,7 +63,7 @@ def type(self, dtype=None, non_blocking=False, **kwargs):  # noqa: A001
     return self.to(device=device, dtype=legacy.dtype, non_blocking=non_blocking)
 
 
-# ---- the complex-number helpers on real tensors (ember._real_complex) -------------------------------------------------
+# ---- the complex-number helpers on real tensors (ember._real_complex) ----------------------------------------------
 
 def conj(self):
     """Returns the complex conjugate of this tensor: for ember's real dtypes, the tensor itself. See
@@ -151,7 +151,7 @@ _METHODS = {
     "resolve_neg": resolve_neg, "is_conj": is_conj, "is_neg": is_neg, "is_inference": is_inference,
     "isreal": isreal, "angle": angle, "logit_": logit_,
     "real": property(_real_get, _real_set, doc="The real part of the tensor: the tensor itself (real dtypes)."),
-    "imag": property(_imag_get, _imag_set, doc="The imaginary part: raises RuntimeError (ember has no complex dtypes)."),
+    "imag": property(_imag_get, _imag_set, doc="The imaginary part: raises RuntimeError (no complex dtypes in ember)."),
 }
 # Replaced on purpose: the binding of `type`, which knows dtypes only (kept above as _type_binding).
 _REPLACES_BINDING = ("type",)
