@@ -13,69 +13,63 @@ if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
     _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
 
 from . import _C  # noqa: E402
-from ._C import OutOfMemoryError, Tensor, Generator, dtype, device  # noqa: F401
-
-# Every public function and dtype of the extension module is part of the ember namespace, so that a
-# new op needs only its binding (no list here to keep in sync).
-globals().update({k: v for k, v in vars(_C).items() if not k.startswith("_")})
-from ._size import Size
-from ._tensor_types import cpu_types as _legacy_types
-
-globals().update(_legacy_types)  # FloatTensor, LongTensor, ...: PyTorch's legacy tensor types (CPU)
-from ._derived import install as _install_derived
-
-_install_derived(globals())  # torch.abs_, torch.view_copy, torch.detach, ...: derived from the Tensor methods
-from ._real_complex import install as _install_real_complex  # noqa: E402
-
-_install_real_complex(globals())  # conj, angle, real, isreal, scalar_tensor, has_cuda, ... (real-tensor forms)
+# Note [Python surface] (docs/architecture.md): every public name of ember is listed in __all__ below. The functions,
+# types and dtypes bound in C++ come from ember._C (its __all__, made at the end of python/src/main.cpp); the rest are
+# defined in the Python modules imported here, each named in __all__.
+from ._C import *  # noqa: E402,F403
+from ._C import Generator, Tensor, device, dtype  # noqa: E402  (named for the code below)
+from ._size import Size  # noqa: E402
+_C._set_size_type(Size)
+from ._tensor_types import *  # noqa: E402,F403  FloatTensor, LongTensor, ...: PyTorch's legacy tensor types (CPU)
+from ._derived import *  # noqa: E402,F403  addmv_, detach_, view_copy, ...: Tensor methods as functions of `input`
+from ._real_complex import *  # noqa: E402,F403  conj, angle, real, isreal, scalar_tensor, has_cuda, ...
+from ._norm_ops import *  # noqa: E402,F403  frobenius_norm, native_layer_norm, batch_norm_stats, ...
+from ._histogram import histogram, histogramdd  # noqa: E402
+from . import _tensor  # noqa: E402,F401  (attaches the Tensor methods written in Python)
+from . import _derived, _norm_ops, _real_complex, _tensor_types  # noqa: E402
 from . import return_types  # noqa: E402,F401
-from ._histogram import histogram, histogramdd  # noqa: E402,F401
-
-if not hasattr(Tensor, "histogram"):
-    Tensor.histogram = histogram
-from ._norm_ops import install as _install_norm_ops  # noqa: E402
-
-_install_norm_ops(globals())  # frobenius_norm, native_layer_norm, batch_norm_stats, ...
-from . import autograd, backends, cuda, linalg, nn, optim, special, utils  # noqa: F401
-from . import multiprocessing  # noqa: F401  (registers the shared-memory tensor reducers)
-from . import amp, cpu  # noqa: F401
-from ._C import _sample_dirichlet, _sample_von_mises, _standard_gamma, _standard_gamma_grad  # noqa: F401
-from . import distributions  # noqa: F401
-from . import distributed  # noqa: F401,E402  (ember.distributed without its own import, as torch.distributed)
-from ._C import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_  # noqa: F401
-from .amp.autocast_mode import (autocast, autocast_decrement_nesting, autocast_increment_nesting,  # noqa: F401
+from . import autograd, backends, cuda, linalg, nn, optim, special, utils  # noqa: E402,F401
+from . import multiprocessing  # noqa: E402,F401  (registers the shared-memory tensor reducers)
+from . import amp, cpu  # noqa: E402,F401
+from ._C import _sample_dirichlet, _sample_von_mises, _standard_gamma, _standard_gamma_grad  # noqa: E402,F401
+from . import distributions  # noqa: E402,F401
+from . import distributed  # noqa: E402,F401  (ember.distributed without its own import, as torch.distributed)
+from ._C import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_  # noqa: E402,F401
+from .amp.autocast_mode import (autocast, autocast_decrement_nesting, autocast_increment_nesting,  # noqa: E402
                                 clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,
                                 get_autocast_gpu_dtype, is_autocast_available, is_autocast_cache_enabled,
                                 is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled,
                                 set_autocast_cpu_dtype, set_autocast_cpu_enabled, set_autocast_dtype,
                                 set_autocast_enabled, set_autocast_gpu_dtype)
-from .serialization import save, load  # noqa: F401
-from ._compile import compile  # noqa: F401,A004
-from ._creation import asarray, get_default_device, set_default_device  # noqa: F401
-from ._utils import (pi, e, inf, nan, finfo, iinfo, use_deterministic_algorithms,  # noqa: F401
+from .serialization import save, load  # noqa: E402
+from ._compile import compile  # noqa: E402,A004
+from ._creation import asarray, get_default_device, set_default_device  # noqa: E402
+from ._utils import (pi, e, inf, nan, finfo, iinfo, use_deterministic_algorithms,  # noqa: E402
                      are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled,
                      set_deterministic_debug_mode, get_deterministic_debug_mode, set_float32_matmul_precision,
                      get_float32_matmul_precision, get_num_interop_threads, set_num_interop_threads, is_complex,
                      is_storage, typename, set_default_tensor_type, set_warn_always, is_warn_always_enabled,
                      set_flush_denormal, set_anomaly_enabled)
-from . import func, hub, jit, profiler, testing, version  # noqa: F401,E402
-from .func import vmap  # noqa: F401,E402
-from .nn.functional import bilinear, channel_shuffle  # noqa: F401
-native_channel_shuffle = channel_shuffle
-from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
-                                 is_grad_enabled, is_inference_mode_enabled)
+from . import func, hub, jit, profiler, testing, version  # noqa: E402,F401
+from .func import vmap  # noqa: E402
+from .nn.functional import bilinear, channel_shuffle, native_channel_shuffle  # noqa: E402
+from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402
 
 # PyTorch's aliases of the dtypes.
-half = float16
-float = float32  # noqa: A001
-double = float64
-short = int16
-int = int32  # noqa: A001
-long = int64
+half = float16  # noqa: F405
+float = float32  # noqa: A001,F405
+double = float64  # noqa: F405
+short = int16  # noqa: F405
+int = int32  # noqa: A001,F405
+long = int64  # noqa: F405
+
 
 # The layout (ember tensors are always strided) and the memory formats (python/src: to_memory_format reads
 # `_ember_memory_format`, the value of ember::MemoryFormat).
 class layout:
+    """The memory layout of a tensor. ember's tensors are all dense and strided: its one layout is
+    ``ember.strided``, the value of every ``layout=`` argument and of ``Tensor.layout``."""
+
     _ember_strided = True
 
     def __init__(self, name):
@@ -86,6 +80,10 @@ class layout:
 
 
 class memory_format:
+    """The order in which a tensor's elements are laid out in memory: ``ember.contiguous_format`` (row-major),
+    ``ember.channels_last`` (NHWC for a 4-D tensor), ``ember.channels_last_3d`` (NDHWC for a 5-D one), or
+    ``ember.preserve_format`` (keep the input's), as ``memory_format=`` arguments take them."""
+
     _ember_strided = True
 
     def __init__(self, name, value):
@@ -106,7 +104,6 @@ channels_last = memory_format("channels_last", 2)
 channels_last_3d = memory_format("channels_last_3d", 3)
 legacy_contiguous_format = contiguous_format
 
-_C._set_size_type(Size)
 from . import futures, random  # noqa: E402,A004  (ember.futures and ember.random, as in torch)
 default_generator = random.default_generator  # the CPU generator object, as torch.default_generator
 Tensor.__module__ = "ember"
@@ -115,6 +112,34 @@ device.__module__ = "ember"
 Generator.__module__ = "ember"
 
 __version__ = version.__version__
+
+__all__ = [
+    # the functions, types and dtypes bound in C++; _C.default_generator() returns the generator that
+    # ember.default_generator is (below), as in PyTorch
+    *(name for name in _C.__all__ if name != "default_generator"),
+    "Size",
+    *_tensor_types.__all__,
+    *_derived.__all__,
+    *_real_complex.__all__,
+    *_norm_ops.__all__,
+    "histogram", "histogramdd",
+    "autocast", "autocast_decrement_nesting", "autocast_increment_nesting", "clear_autocast_cache",
+    "get_autocast_cpu_dtype", "get_autocast_dtype", "get_autocast_gpu_dtype", "is_autocast_available",
+    "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
+    "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
+    "set_autocast_gpu_dtype",
+    "save", "load", "compile", "asarray", "get_default_device", "set_default_device",
+    "pi", "e", "inf", "nan", "finfo", "iinfo", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+    "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode", "get_deterministic_debug_mode",
+    "set_float32_matmul_precision", "get_float32_matmul_precision", "get_num_interop_threads",
+    "set_num_interop_threads", "is_complex", "is_storage", "typename", "set_default_tensor_type", "set_warn_always",
+    "is_warn_always_enabled", "set_flush_denormal", "set_anomaly_enabled",
+    "vmap", "bilinear", "channel_shuffle", "native_channel_shuffle",
+    "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+    "half", "float", "double", "short", "int", "long",
+    "layout", "memory_format", "strided", "contiguous_format", "preserve_format", "channels_last", "channels_last_3d",
+    "legacy_contiguous_format", "default_generator",
+]
 
 
 # ember's functions are C++ (nanobind) function objects. Like Python functions, they copy by reference

@@ -1,25 +1,60 @@
 """Creation helpers written over the C++ factories: the default device (torch.set_default_device) and asarray."""
 from . import _C
-from ._C import Tensor
 
 
 def set_default_device(device):
-    """Sets the device of tensors made without device= from Python data or sizes (factory functions, ember.tensor,
-    module parameters); None goes back to the CPU. Tensors made from other tensors keep theirs (Note [Default device]
-    in python/src/common.cpp). `with ember.device("cuda"):` does the same for a block."""
+    """Sets the default device: that of the tensors made without ``device=`` from Python data or sizes (factory
+    functions, :func:`ember.tensor`, module parameters).
+
+    Tensors made from other tensors keep theirs (Note [Default device] in python/src/common.cpp). ``with
+    ember.device("cuda"):`` does the same for a block.
+
+    Args:
+        device (device or str or None): the new default device; None goes back to the CPU.
+
+    Example::
+
+        >>> ember.set_default_device("cpu")
+        >>> ember.zeros(1).device
+        device(type='cpu')
+    """
     _C._set_default_device(None if device is None else _C.device(device))
 
 
 def get_default_device():
-    """The device set by set_default_device (or the innermost `with ember.device(...)`), else cpu."""
+    """Returns the default device: the one :func:`ember.set_default_device` (or the innermost ``with
+    ember.device(...)``) set, else the CPU."""
     d = _C._get_default_device()
     return _C.device("cpu") if d is None else d
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    """torch.asarray: a tensor of obj, sharing its memory where it can (a tensor, a NumPy array or a buffer of the
-    requested dtype on the CPU). copy=True always copies; copy=False raises ValueError where a copy is needed."""
-    if isinstance(obj, Tensor):
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """Converts `obj` to a tensor, sharing its memory where it can.
+
+    `obj` may be a tensor, a NumPy array or any object with the array interface, a buffer (bytes, bytearray,
+    memoryview: read as uint8), a Python number or a (nested) sequence of them. The result aliases `obj`'s memory
+    when it is a tensor, an array or a buffer already of the requested dtype and device.
+
+    Args:
+        obj (object): the data.
+
+    Keyword args:
+        dtype (dtype, optional): the result's dtype; by default `obj`'s (or inferred from Python data).
+        device (device, optional): the result's device; by default `obj`'s (or the default device).
+        copy (bool, optional): True always copies; False never does (ValueError where a copy is needed); None
+            copies only when needed.
+        requires_grad (bool, optional): whether autograd records operations on the result (a leaf); None is False.
+
+    Example::
+
+        >>> import numpy as np
+        >>> a = np.array([1.0, 2.0], dtype=np.float32)
+        >>> t = ember.asarray(a)
+        >>> t[0] = 5.0
+        >>> a
+        array([5., 2.], dtype=float32)
+    """
+    if isinstance(obj, _C.Tensor):
         t = obj.to(device=obj.device if device is None else device, dtype=obj.dtype if dtype is None else dtype)
         shared = t is obj
     elif hasattr(obj, "__array_interface__") or hasattr(obj, "__array__") or isinstance(obj, (bytes, bytearray,

@@ -138,8 +138,32 @@ def _write_out(result, out, op):
 
 
 def histogram(input, bins, *, range=None, weight=None, density=False, out=None):  # noqa: A002
-    """torch.histogram: the histogram of input's values in `bins` equal bins over `range` (default: the values' min
-    and max), or in the bins between the edges of a 1-d tensor `bins`. Returns (hist, bin_edges)."""
+    """Computes a histogram of the values in `input`.
+
+    With an int `bins`, the bins are that many equal-width ones over `range` (by default the values' min and max);
+    with a 1-D tensor `bins`, they lie between its increasing edges. Each bin is ``[e_i, e_{i+1})`` except the last,
+    which includes its right edge; values outside the edges (and NaN) are not counted. `input` is float32 or
+    float64.
+
+    Args:
+        input (Tensor): the values (any shape).
+        bins (int or Tensor): the number of bins, or their edges.
+
+    Keyword args:
+        range (tuple of float, optional): the outer edges ``(min, max)``, with an int `bins` only.
+        weight (Tensor, optional): a weight for each value (`input`'s shape); each value counts its weight.
+        density (bool): divide each count by the total count and the bin's width, so that the histogram integrates
+            to 1.
+        out (tuple of Tensors, optional): the ``(hist, bin_edges)`` tensors to write into.
+
+    Returns:
+        a named tuple ``(hist, bin_edges)``: the counts (or densities) and the ``bins + 1`` edges.
+
+    Example::
+
+        >>> ember.histogram(ember.tensor([1.0, 2.0, 1.0]), bins=4, range=(0.0, 3.0))
+        histogram(hist=tensor([0., 2., 1., 0.]), bin_edges=tensor([0.0000, 0.7500, 1.5000, 2.2500, 3.0000]))
+    """
     _check_input("histogram", input)
     if isinstance(bins, Tensor):
         if range is not None:
@@ -155,8 +179,35 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
 
 
 def histogramdd(input, bins, range=None, weight=None, density=False, *, out=None):  # noqa: A002
-    """torch.histogramdd: input (..., D) holds D-dimensional points; bins is an int (every dimension), D ints, or D
-    1-d tensors of edges; range is 2*D floats (min, max per dimension). Returns (hist, bin_edges: D tensors)."""
+    """Computes a multi-dimensional histogram of the points in `input`.
+
+    The last dimension of `input` (of size D) holds the coordinates of each point. Along each of the D dimensions,
+    the bins are as :func:`ember.histogram` makes them: equal-width ones over the range (by default the points' min
+    and max in that dimension), or those between given edges.
+
+    Args:
+        input (Tensor): the points, of shape ``(..., D)``, float32 or float64.
+        bins (int, sequence of ints or sequence of Tensors): the number of bins in every dimension, the number in
+            each, or the edges in each (D 1-D tensors).
+        range (sequence of float, optional): ``2 * D`` outer edges, ``(min, max)`` for each dimension in turn,
+            with numbers of bins only.
+        weight (Tensor, optional): a weight for each point (`input`'s shape without its last dimension).
+        density (bool): divide each count by the total count and the bin's volume.
+
+    Keyword args:
+        out (tuple of Tensors, optional): the ``(hist, bin_edges)`` to write into.
+
+    Returns:
+        a named tuple ``(hist, bin_edges)``: the counts, of shape ``(bins_0, ..., bins_{D-1})``, and a tuple of D
+        tensors of edges.
+
+    Example::
+
+        >>> r = ember.histogramdd(ember.tensor([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0]]), bins=2)
+        >>> r.hist
+        tensor([[1., 0.],
+                [1., 1.]])
+    """
     _check_input("histogramdd", input)
     if input.dim() < 2:
         raise RuntimeError("histogramdd(): input tensor should have at least 2 dimensions")

@@ -16,7 +16,17 @@ def _dims_list(dim):
 
 
 def frobenius_norm(input, dim=None, keepdim=False, *, out=None):
-    """sqrt(sum(x**2)) over `dim` (one or two dims; all of them when None or empty)."""
+    """Returns the Frobenius norm of `input`, ``sqrt(sum(x ** 2))``, over `dim` (one or two dims; all of them when
+    None or empty). Deprecated in PyTorch for :func:`ember.linalg.vector_norm`, which computes it.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (int or tuple of ints, optional): the dimensions to reduce.
+        keepdim (bool): whether the reduced dimensions are kept, with size 1.
+
+    Keyword args:
+        out (Tensor, optional): the output tensor.
+    """
     if dim is None or (not isinstance(dim, int) and len(dim) == 0):
         result = _linalg().vector_norm(input, 2)
         if keepdim:
@@ -31,7 +41,17 @@ def frobenius_norm(input, dim=None, keepdim=False, *, out=None):
 
 
 def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
-    """The sum of the singular values of the matrices over `dim` (two dims; the input must be 2-d when None)."""
+    """Returns the nuclear norm of `input`: the sum of the singular values of the matrices over `dim` (two dims;
+    `input` must be 2-D when None). Deprecated in PyTorch for :func:`ember.linalg.matrix_norm` with ``ord="nuc"``.
+
+    Args:
+        input (Tensor): the input tensor.
+        dim (tuple of two ints, optional): the dimensions of the matrices.
+        keepdim (bool): whether the reduced dimensions are kept, with size 1.
+
+    Keyword args:
+        out (Tensor, optional): the output tensor.
+    """
     if isinstance(dim, bool):  # nuclear_norm(input, keepdim) positionally, as PyTorch's first overload
         dim, keepdim = None, dim
     if dim is None:
@@ -53,8 +73,9 @@ def _stats(x, dims):
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
-    """(layer_norm(input), mean, rstd): mean and rstd = 1 / sqrt(var + eps) over the normalized dims, shaped
-    input.shape[:axis] + [1] * len(normalized_shape)."""
+    """Returns ``(layer_norm(input), mean, rstd)``: the layer normalization of `input` and the statistics of its
+    normalized dims (the last ``len(normalized_shape)``), ``rstd = 1 / sqrt(var + eps)`` with the biased variance,
+    shaped ``input.shape[:axis] + [1] * len(normalized_shape)``. See :func:`ember.nn.functional.layer_norm`."""
     normalized_shape = _dims_list(normalized_shape)
     out = _C.layer_norm(input, normalized_shape, weight, bias, eps)
     k = len(normalized_shape)
@@ -64,7 +85,9 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
 
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    """(group_norm(input), mean, rstd) with mean and rstd of shape (N, group)."""
+    """Returns ``(group_norm(input), mean, rstd)``: the group normalization of `input` (viewed as `N` samples of `C`
+    channels of `HxW` elements each, in `group` groups) and the statistics of each group, of shape ``(N, group)``.
+    See :func:`ember.nn.functional.group_norm`."""
     if input.numel() != N * C * HxW:
         raise RuntimeError("native_group_norm(): expected input with N*C*HxW = {} elements, got input of shape {}"
                            .format(N * C * HxW, list(input.shape)))
@@ -85,8 +108,9 @@ def _channel_shape(input):
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    """(batch_norm(input), save_mean, save_invstd): in training the batch's per-channel mean and 1 / sqrt(biased var
-    + eps) (running stats updated as batch_norm does); in evaluation two empty tensors."""
+    """Returns ``(batch_norm(input), save_mean, save_invstd)``: in training, the batch's per-channel mean and
+    ``1 / sqrt(biased var + eps)`` (the running statistics updated as batch_norm does); in evaluation, two empty
+    tensors. See :func:`ember.nn.functional.batch_norm`."""
     if training:
         var, mean = _C.var_mean(input, _channel_dims(input), correction=0)
         save_mean, save_invstd = mean, (var + eps).rsqrt()
@@ -102,7 +126,8 @@ def _acc(input):
 
 
 def batch_norm_stats(input, eps):
-    """The per-channel (dim 1) mean and 1 / sqrt(biased var + eps), in float32 (float64 for float64 input)."""
+    """Returns the per-channel (dim 1) mean and ``1 / sqrt(biased var + eps)`` of `input`, in float32 (float64 for
+    a float64 input): the local statistics of a synchronized batch norm."""
     var, mean = _C.var_mean(input.to(_acc(input)), _channel_dims(input), correction=0)
     return mean, (var + eps).rsqrt()
 
@@ -116,8 +141,8 @@ def _update_running(running_mean, running_var, mean, var, total, momentum):
 
 
 def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts):
-    """Combines per-process statistics (mean, invstd: (W, C); counts: (W,)) into the global mean and invstd, and
-    updates the running stats (the variance unbiased by the total count)."""
+    """Combines per-process statistics (`mean`, `invstd` of shape ``(W, C)``, `counts` of shape ``(W,)``) into the
+    global mean and invstd, and updates the running statistics (the variance unbiased by the total count)."""
     n = counts.to(mean.dtype).reshape(-1, 1)
     total = n.sum()
     global_mean = (mean * n).sum(0) / total
@@ -128,13 +153,15 @@ def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, runni
 
 
 def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count):
-    """batch_norm_gather_stats_with_counts with the same count for every process."""
+    """Combines per-process statistics as :func:`ember.batch_norm_gather_stats_with_counts` does, with the same
+    `count` for every process."""
     counts = _C.full((mean.size(0),), float(count), dtype=mean.dtype, device=mean.device)
     return batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts)
 
 
 def batch_norm_update_stats(input, running_mean, running_var, momentum):
-    """The per-channel mean and biased variance of input; updates the running stats (the variance unbiased)."""
+    """Returns the per-channel mean and biased variance of `input`, and updates the running statistics with them
+    (the variance unbiased)."""
     x = input.to(_acc(input))
     var, mean = _C.var_mean(x, _channel_dims(input), correction=0)
     total = input.numel() // input.size(1)
@@ -143,7 +170,8 @@ def batch_norm_update_stats(input, running_mean, running_var, momentum):
 
 
 def batch_norm_elemt(input, weight, bias, mean, invstd, eps, *, out=None):
-    """(input - mean) * invstd * weight + bias, per channel (eps is unused, as in PyTorch)."""
+    """Returns ``(input - mean) * invstd * weight + bias``, per channel: the elementwise step of a synchronized batch
+    norm (`eps` is unused, as in PyTorch)."""
     shape = _channel_shape(input)
     y = (input.to(mean.dtype) - mean.view(shape)) * invstd.view(shape)
     if weight is not None:
@@ -155,8 +183,8 @@ def batch_norm_elemt(input, weight, bias, mean, invstd, eps, *, out=None):
 
 
 def batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g):
-    """(sum_dy, sum_dy_xmu, grad_weight, grad_bias) per channel; each is None when its flag (input_g for the first
-    two) is False."""
+    """Returns the per-channel sums of a synchronized batch norm's backward, ``(sum_dy, sum_dy_xmu, grad_weight,
+    grad_bias)``; each is None when its flag (`input_g` for the first two) is False."""
     shape = _channel_shape(input)
     dims = _channel_dims(input)
     g = grad_out.to(mean.dtype)
@@ -171,8 +199,8 @@ def batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, w
 
 
 def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count):
-    """The input's gradient from the all-reduced sums: (dy - mean_dy - (x - mean) * invstd**2 * mean_dy_xmu) *
-    invstd * weight, where mean_* = sum_* / count.sum()."""
+    """Returns the input's gradient of a synchronized batch norm from the all-reduced sums: ``(dy - mean_dy - (x -
+    mean) * invstd ** 2 * mean_dy_xmu) * invstd * weight``, where ``mean_* = sum_* / count.sum()``."""
     shape = _channel_shape(input)
     total = count.to(mean.dtype).sum()
     mean_dy = (sum_dy / total).view(shape)
@@ -183,12 +211,6 @@ def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum
     return ((grad_out.to(mean.dtype) - mean_dy - xmu * inv * inv * mean_dy_xmu) * scale).to(input.dtype)
 
 
-_FUNCTIONS = (frobenius_norm, nuclear_norm, native_layer_norm, native_group_norm, native_batch_norm,
-              batch_norm_stats, batch_norm_gather_stats_with_counts, batch_norm_gather_stats, batch_norm_update_stats,
-              batch_norm_elemt, batch_norm_backward_reduce, batch_norm_backward_elemt)
-
-
-def install(namespace):
-    for f in _FUNCTIONS:
-        f.__module__ = "ember"
-        namespace.setdefault(f.__name__, f)
+__all__ = ["batch_norm_backward_elemt", "batch_norm_backward_reduce", "batch_norm_elemt", "batch_norm_gather_stats",
+           "batch_norm_gather_stats_with_counts", "batch_norm_stats", "batch_norm_update_stats", "frobenius_norm",
+           "native_batch_norm", "native_group_norm", "native_layer_norm", "nuclear_norm"]

@@ -1,17 +1,17 @@
 """PyTorch's complex-number helpers, defined for real tensors as PyTorch defines them there (ember has no complex
 dtype): conj, conj_physical, resolve_conj, resolve_neg, real return the tensor itself; imag raises; angle is 0 or pi
 (NaN for NaN); isreal is all True; is_conj, is_neg and is_inference are False. Also scalar_tensor, logit_, and the
-torch.has_* build flags. The numeric work (angle) is a composition of C++ ops."""
-import math
+torch.has_* build flags. The numeric work (angle) is a composition of C++ ops. Their Tensor methods are attached by
+ember._tensor."""
+import math as _math
 
 from . import _C
-from ._C import Tensor
 
 _IMAG_ERROR = "imag is not implemented for tensors with non-complex dtypes."
 
 
 def _check_tensor(name, input):
-    if not isinstance(input, Tensor):
+    if not isinstance(input, _C.Tensor):
         raise TypeError("{}(): argument 'input' (position 1) must be Tensor, not {}".format(name, type(input).__name__))
 
 
@@ -23,57 +23,111 @@ def _write_out(result, out):
     return out.copy_(result)
 
 
-def _constant(name, doc, result):
-    """A function of a tensor that returns result(input) (the input itself, or False)."""
-    def f(input):
-        _check_tensor(name, input)
-        return result(input)
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = doc
-    return f
+def conj(input):
+    """Returns the complex conjugate of `input`: for ember's real dtypes, `input` itself.
 
-
-def _identity(name, doc):
-    return _constant(name, doc, lambda t: t)
-
-
-def _false(name, doc):
-    return _constant(name, doc, lambda t: False)
-
-
-conj = _identity("conj", "The conjugate of a real tensor is the tensor itself (torch.conj).")
-conj_physical_ = _identity("conj_physical_", "In-place conjugate: a real tensor is left as it is.")
-resolve_conj = _identity("resolve_conj", "A real tensor has no conjugate bit: the tensor itself.")
-resolve_neg = _identity("resolve_neg", "A real tensor has no negative bit: the tensor itself.")
-real = _identity("real", "The real part of a real tensor is the tensor itself (torch.real).")
-is_conj = _false("is_conj", "False: real tensors have no conjugate bit.")
-is_neg = _false("is_neg", "False: real tensors have no negative bit.")
-is_inference = _false("is_inference", "False: ember's inference_mode makes no inference tensors (docs/differences.md).")
+    Args:
+        input (Tensor): the input tensor.
+    """
+    _check_tensor("conj", input)
+    return input
 
 
 def conj_physical(input, *, out=None):
-    """torch.conj_physical: for a real tensor, the tensor itself (a copy into `out` when given)."""
+    """Computes the elementwise complex conjugate of `input`: for ember's real dtypes, `input` itself.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Keyword args:
+        out (Tensor, optional): a tensor `input` is copied into (and returned) instead.
+    """
     _check_tensor("conj_physical", input)
     return input if out is None else _write_out(input, out)
 
 
+def conj_physical_(input):
+    """In-place version of :func:`ember.conj_physical`: a real tensor is left as it is, and returned."""
+    _check_tensor("conj_physical_", input)
+    return input
+
+
+def resolve_conj(input):
+    """Returns `input` with its conjugation materialized: real tensors have no conjugate bit, so `input` itself."""
+    _check_tensor("resolve_conj", input)
+    return input
+
+
+def resolve_neg(input):
+    """Returns `input` with its negation materialized: real tensors have no negative bit, so `input` itself."""
+    _check_tensor("resolve_neg", input)
+    return input
+
+
+def real(input):
+    """Returns the real part of `input`: for ember's real dtypes, `input` itself."""
+    _check_tensor("real", input)
+    return input
+
+
 def imag(input):
+    """Returns the imaginary part of a complex tensor; raises RuntimeError, as ember's tensors are real."""
     _check_tensor("imag", input)
     raise RuntimeError(_IMAG_ERROR)
 
 
+def is_conj(input):
+    """Returns True if `input`'s conjugate bit is set: always False, as real tensors have none."""
+    _check_tensor("is_conj", input)
+    return False
+
+
+def is_neg(input):
+    """Returns True if `input`'s negative bit is set: always False, as real tensors have none."""
+    _check_tensor("is_neg", input)
+    return False
+
+
+def is_inference(input):
+    """Returns True if `input` is an inference tensor: always False, as ember's inference_mode makes none
+    (docs/differences.md)."""
+    _check_tensor("is_inference", input)
+    return False
+
+
 def isreal(input):
-    """All True: every element of a real tensor is real (NaN and inf included)."""
+    """Returns a boolean tensor of `input`'s shape that says which elements are real: all True for a real tensor
+    (NaN and inf included).
+
+    Example::
+
+        >>> ember.isreal(ember.tensor([1.0, float("nan")]))
+        tensor([True, True])
+    """
     _check_tensor("isreal", input)
     return _C.ones_like(input, dtype=_C.bool)
 
 
 def angle(input, *, out=None):
-    """The argument of a real number: 0 for x >= 0 (and -0.0), pi for x < 0, NaN for NaN; integer and bool tensors
-    give the default float dtype. Its gradient is zero, as PyTorch's for real inputs."""
+    """Computes the elementwise angle (argument, in radians) of `input`.
+
+    For a real number it is 0 for x >= 0 (and -0.0), pi for x < 0, and NaN for NaN. Integer and bool tensors give
+    the default floating-point dtype. Its gradient is zero, as PyTorch's for real inputs.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Keyword args:
+        out (Tensor, optional): the output tensor.
+
+    Example::
+
+        >>> ember.angle(ember.tensor([-2.0, 0.0, 3.0]))
+        tensor([3.1416, 0.0000, 0.0000])
+    """
     _check_tensor("angle", input)
     x = input if input.is_floating_point() else input.to(_C.get_default_dtype())
-    result = _C.zeros_like(x).masked_fill_(x < 0, math.pi).masked_fill_(_C.isnan(x), math.nan)
+    result = _C.zeros_like(x).masked_fill_(x < 0, _math.pi).masked_fill_(_C.isnan(x), _math.nan)
     if x.requires_grad and _C.is_grad_enabled():
         # a zero that depends on x (finite elements only, so that inf * 0 makes no NaN): the gradient is zeros
         result = result + _C.where(_C.isfinite(x), x, _C.zeros_like(x)) * 0
@@ -81,8 +135,25 @@ def angle(input, *, out=None):
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
-    """A 0-dim tensor holding the number s, in the default float dtype unless `dtype` says otherwise."""
-    if isinstance(s, Tensor) and s.numel() == 1:
+    """Returns a 0-dimensional tensor holding the number `s`, in the default floating-point dtype unless `dtype`
+    says otherwise.
+
+    Args:
+        s (Number): the value (a one-element tensor is taken as its number).
+
+    Keyword args:
+        dtype (dtype, optional): the result's dtype.
+        layout (layout, optional): accepted for PyTorch's signature; ember's tensors are strided.
+        device (device, optional): the result's device.
+        pin_memory (bool): return the tensor in pinned memory (CPU only).
+        requires_grad (bool): whether autograd records operations on the result.
+
+    Example::
+
+        >>> ember.scalar_tensor(3)
+        tensor(3.)
+    """
+    if isinstance(s, _C.Tensor) and s.numel() == 1:
         s = s.item()  # a one-element tensor is a Scalar, as in PyTorch
     if isinstance(s, complex):
         raise RuntimeError("scalar_tensor: ember has no complex dtype (got {!r})".format(s))
@@ -94,58 +165,26 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, 
     return t.requires_grad_() if requires_grad else t
 
 
-def _logit_(self, eps=None):
-    """In-place logit (Tensor.logit_): floating tensors only, as the result cannot be cast back to an integer one."""
-    if not self.is_floating_point():
+def logit_(input, eps=None):
+    """In-place version of :func:`ember.logit`: ``input`` (a floating-point tensor) becomes ``log(p / (1 - p))`` of
+    its elements, clamped to ``[eps, 1 - eps]`` first when `eps` is given, and is returned."""
+    if not input.is_floating_point():
         raise RuntimeError("logit_: result type Float can't be cast to the desired output type {}".format(
-            str(self.dtype).split(".")[-1].capitalize()))
-    return self.copy_(_C.logit(self, eps))
+            str(input.dtype).split(".")[-1].capitalize()))
+    return input.copy_(_C.logit(input, eps))
 
 
-def _real_get(self):
-    return self
+# The build's features, as torch.has_*: cuDNN is part of every CUDA build; LAPACK comes with OpenBLAS; oneDNN runs on
+# OpenMP; no MKL, MPS or FFT.
+has_cuda = bool(_C._cuda_is_built())
+has_cudnn = has_cuda
+has_lapack = True
+has_mkl = False
+has_mkldnn = True
+has_openmp = True
+has_mps = False
+has_spectral = False
 
-
-def _real_set(self, value):
-    self.copy_(value)
-
-
-def _imag_get(self):
-    raise RuntimeError(_IMAG_ERROR)
-
-
-def _imag_set(self, value):
-    raise RuntimeError(_IMAG_ERROR)
-
-
-def _build_flags():
-    cuda = bool(_C._cuda_is_built())
-    # cuDNN is part of every CUDA build; LAPACK comes with OpenBLAS; oneDNN runs on OpenMP; no MKL, MPS or FFT.
-    return {"has_cuda": cuda, "has_cudnn": cuda, "has_lapack": True, "has_mkl": False, "has_mkldnn": True,
-            "has_openmp": True, "has_mps": False, "has_spectral": False}
-
-
-_FUNCTIONS = (conj, conj_physical, conj_physical_, resolve_conj, resolve_neg, is_conj, is_neg, is_inference, real,
-              imag, isreal, angle)
-
-
-def install(namespace):
-    """Adds the functions and flags to ember's namespace and the methods/properties to Tensor (never replacing one
-    that exists)."""
-    for f in _FUNCTIONS:
-        f.__module__ = "ember"
-        namespace.setdefault(f.__name__, f)
-    scalar_tensor.__module__ = "ember"
-    namespace.setdefault("scalar_tensor", scalar_tensor)
-    namespace.setdefault("get_device", Tensor.get_device)
-    for name, value in _build_flags().items():
-        namespace.setdefault(name, value)
-    methods = {f.__name__: f for f in _FUNCTIONS if f.__name__ not in ("real", "imag")}
-    methods["logit_"] = _logit_
-    for name, f in methods.items():
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, f)
-    if not hasattr(Tensor, "real"):
-        Tensor.real = property(_real_get, _real_set, doc="The real part: the tensor itself (real dtypes).")
-        Tensor.imag = property(_imag_get, _imag_set, doc="Raises RuntimeError: ember has no complex dtypes.")
-    namespace.setdefault("logit_", Tensor.logit_)
+__all__ = ["angle", "conj", "conj_physical", "conj_physical_", "imag", "is_conj", "is_inference", "is_neg", "isreal",
+           "logit_", "real", "resolve_conj", "resolve_neg", "scalar_tensor",
+           "has_cuda", "has_cudnn", "has_lapack", "has_mkl", "has_mkldnn", "has_mps", "has_openmp", "has_spectral"]

@@ -1,7 +1,8 @@
 """PyTorch's legacy tensor types: ember.FloatTensor, ember.cuda.LongTensor, ... A type is a constructor of tensors of
 its dtype and device (FloatTensor(2, 3): uninitialised 2x3; LongTensor([1, 2]): from data; FloatTensor(): empty)
 and an isinstance() test (isinstance(x, ember.cuda.FloatTensor): x is a float32 CUDA tensor), as PyTorch's are
-(a metaclass's __instancecheck__); x.type(ember.cuda.HalfTensor) and x.type("torch.cuda.HalfTensor") convert."""
+(a metaclass's __instancecheck__); x.type(ember.cuda.HalfTensor) and x.type("torch.cuda.HalfTensor") convert
+(Tensor.type, in ember._tensor)."""
 from . import _C
 
 _NAMES = [("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("HalfTensor", "float16"),
@@ -36,13 +37,31 @@ def _new(cls, *args, device=None):
 
 def _make(name, dtype_name, is_cuda):
     module = "ember.cuda" if is_cuda else "ember"
+    where = "CUDA" if is_cuda else "CPU"
+    doc = ("The legacy type of %s %s tensors: %s(*sizes) makes an uninitialised tensor of that shape, %s(data) one "
+           "from data, and isinstance(x, %s) tells whether x is one." % (where, dtype_name, name, name, name))
     return _LegacyTensorType(name, (), {"dtype": getattr(_C, dtype_name), "is_cuda": is_cuda, "__module__": module,
-                                        "__new__": _new})
+                                        "__new__": _new, "__doc__": doc})
 
 
 cpu_types = {name: _make(name, d, False) for name, d in _NAMES}
-cuda_types = {name: _make(name, d, True) for name, d in _NAMES}
+cuda_types = {name: _make(name, d, True) for name, d in _NAMES}  # ember.cuda's
 _BY_DTYPE = {(cpu_types[n].dtype, False): n for n, _ in _NAMES}
+
+# The CPU types are ember's (ember.FloatTensor, ...); the names are _NAMES's.
+FloatTensor = cpu_types["FloatTensor"]
+DoubleTensor = cpu_types["DoubleTensor"]
+HalfTensor = cpu_types["HalfTensor"]
+BFloat16Tensor = cpu_types["BFloat16Tensor"]
+LongTensor = cpu_types["LongTensor"]
+IntTensor = cpu_types["IntTensor"]
+ShortTensor = cpu_types["ShortTensor"]
+CharTensor = cpu_types["CharTensor"]
+ByteTensor = cpu_types["ByteTensor"]
+BoolTensor = cpu_types["BoolTensor"]
+
+__all__ = ["BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
+           "IntTensor", "LongTensor", "ShortTensor"]
 
 
 def _type_name(t):
@@ -65,27 +84,3 @@ def _resolve(spec):
                 return table[parts[-1]]
         raise ValueError(f"invalid type: '{spec}'")
     return None
-
-
-def _install_type_method():
-    dtype_type = _C.Tensor.type  # the binding: type() names the dtype, type(dtype) converts
-
-    def type(self, dtype=None, non_blocking=False, **kwargs):
-        """x.type(): the legacy type's name ('ember.cuda.FloatTensor'); x.type(T): x converted to T (a dtype, a
-        legacy type or its name, 'torch.cuda.FloatTensor'); x itself when it is one already."""
-        if dtype is None:
-            return _type_name(self)
-        legacy = _resolve(dtype)
-        if legacy is None:
-            return dtype_type(self, dtype)
-        if isinstance(self, legacy):
-            return self
-        device = "cuda" if legacy.is_cuda else "cpu"
-        if legacy.is_cuda and self.is_cuda:
-            device = self.device
-        return self.to(device=device, dtype=legacy.dtype, non_blocking=non_blocking)
-
-    _C.Tensor.type = type
-
-
-_install_type_method()

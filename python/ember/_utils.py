@@ -35,6 +35,7 @@ def _dtype_arg(fn, type):
 
 
 builtin_type = type
+builtin_int = int
 
 
 def _dtype_name(dtype):
@@ -42,8 +43,20 @@ def _dtype_name(dtype):
 
 
 class finfo:
-    """The numerical properties of a floating-point dtype (the default dtype when none is given), as torch.finfo:
-    bits, eps, max, min, tiny (= smallest_normal), resolution and dtype (its name)."""
+    """The numerical properties of a floating-point dtype (the default dtype when none is given).
+
+    Attributes: ``bits`` (its width), ``eps`` (the gap between 1 and the next larger number), ``max`` and ``min``
+    (the largest and lowest finite numbers), ``tiny`` and ``smallest_normal`` (the smallest positive normal number),
+    ``resolution`` (10 to the minus its decimal digits of precision) and ``dtype`` (its name).
+
+    Args:
+        type (dtype, optional): a floating-point dtype; by default :func:`ember.get_default_dtype`.
+
+    Example::
+
+        >>> ember.finfo(ember.float16).max
+        65504.0
+    """
 
     __hash__ = None
 
@@ -67,7 +80,17 @@ class finfo:
 
 
 class iinfo:
-    """The numerical properties of an integer dtype, as torch.iinfo: bits, min, max and dtype (its name)."""
+    """The numerical properties of an integer dtype: ``bits`` (its width), ``min`` and ``max`` (its lowest and largest
+    values) and ``dtype`` (its name).
+
+    Args:
+        type (dtype): an integer dtype (not bool).
+
+    Example::
+
+        >>> ember.iinfo(ember.int8).min
+        -128
+    """
 
     __hash__ = None
 
@@ -91,9 +114,18 @@ class iinfo:
 # ---- deterministic algorithms (Note [Deterministic algorithms] in ember/determinism.cpp) ---------------------------
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
-    """With mode=True, ops whose only implementation is nondeterministic (on CUDA: floating-point atomics in
+    """Sets whether operations must use deterministic algorithms.
+
+    With `mode` True, ops whose only implementation is nondeterministic (on CUDA: floating-point atomics in
     index_add_, scatter_add_, scatter_reduce_, index_put_(accumulate=True), bincount with weights) raise a
-    RuntimeError, or warn when warn_only=True; cuDNN convolutions use deterministic algorithms only."""
+    RuntimeError, or warn when `warn_only` is True; cuDNN convolutions use deterministic algorithms only.
+
+    Args:
+        mode (bool): whether deterministic algorithms are required.
+
+    Keyword args:
+        warn_only (bool): warn instead of raising where an op has no deterministic implementation.
+    """
     if not isinstance(mode, bool):
         raise TypeError(f"use_deterministic_algorithms(): argument 'mode' (position 1) must be bool, not "
                         f"{builtin_type(mode).__name__}")
@@ -104,15 +136,22 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
 
 
 def are_deterministic_algorithms_enabled():
+    """Returns True if :func:`ember.use_deterministic_algorithms` turned deterministic algorithms on."""
     return _C._get_deterministic_algorithms()
 
 
 def is_deterministic_algorithms_warn_only_enabled():
+    """Returns True if deterministic algorithms are on with ``warn_only=True`` (ops without one warn, not raise)."""
     return _C._get_deterministic_algorithms_warn_only()
 
 
 def set_deterministic_debug_mode(debug_mode):
-    """0 / "default": off; 1 / "warn": warn_only; 2 / "error": on (use_deterministic_algorithms's two switches)."""
+    """Sets the deterministic-algorithms mode from a level: 0 or ``"default"`` (off), 1 or ``"warn"`` (on, warning
+    only) and 2 or ``"error"`` (on). The same switches as :func:`ember.use_deterministic_algorithms`.
+
+    Args:
+        debug_mode (str or int): the level.
+    """
     if isinstance(debug_mode, str):
         modes = {"default": 0, "warn": 1, "error": 2}
         if debug_mode not in modes:
@@ -132,6 +171,8 @@ def set_deterministic_debug_mode(debug_mode):
 
 
 def get_deterministic_debug_mode():
+    """Returns the deterministic-algorithms level: 0 (off), 1 (on, warning only) or 2 (on). See
+    :func:`ember.set_deterministic_debug_mode`."""
     if not are_deterministic_algorithms_enabled():
         return 0
     return 1 if is_deterministic_algorithms_warn_only_enabled() else 2
@@ -143,8 +184,15 @@ _matmul_precision = ["highest"]  # what the last set_float32_matmul_precision as
 
 
 def set_float32_matmul_precision(precision):
-    """"highest": float32 matmuls in full float32; "high" and "medium": TF32 allowed on CUDA (ember has no bfloat16
-    decomposition, so "medium" is "high"). The same switch as ember.backends.cuda.matmul.allow_tf32, as in PyTorch 2."""
+    """Sets the internal precision of float32 matrix multiplications.
+
+    ``"highest"``: full float32; ``"high"`` and ``"medium"``: TF32 allowed on CUDA (ember has no bfloat16
+    decomposition, so ``"medium"`` is ``"high"``). The same switch as ``ember.backends.cuda.matmul.allow_tf32``, as
+    in PyTorch 2. Any other value warns and changes nothing.
+
+    Args:
+        precision (str): ``"highest"``, ``"high"`` or ``"medium"``.
+    """
     if precision not in ("highest", "high", "medium"):
         warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
                       "set_float32_matmul_precision call has no effect.", stacklevel=2)
@@ -154,6 +202,8 @@ def set_float32_matmul_precision(precision):
 
 
 def get_float32_matmul_precision():
+    """Returns the float32 matmul precision: ``"highest"``, ``"high"`` or ``"medium"``. See
+    :func:`ember.set_float32_matmul_precision`."""
     if not _C._cuda_get_flag("allow_tf32_matmul"):
         return "highest"
     return "high" if _matmul_precision[0] == "highest" else _matmul_precision[0]
@@ -165,13 +215,25 @@ _interop_threads = [None]  # set once, as PyTorch allows
 
 
 def get_num_interop_threads():
-    """The inter-op parallelism setting. ember runs ops one after another on the calling thread (each op splits its
-    work over the intra-op pool of get_num_threads()), so this is stored for compatibility and read back."""
+    """Returns the number of threads for inter-op parallelism.
+
+    ember runs ops one after another on the calling thread (each op splits its work over the intra-op pool of
+    :func:`ember.get_num_threads`), so this is the value :func:`ember.set_num_interop_threads` stored, else the
+    intra-op thread count."""
     return _interop_threads[0] if _interop_threads[0] is not None else _C.get_num_threads()
 
 
-def set_num_interop_threads(num):
-    if builtin_type(num) is not int or num <= 0:
+def set_num_interop_threads(int):  # noqa: A002  (PyTorch's name for it)
+    """Sets the number of threads for inter-op parallelism, once per process.
+
+    ember runs ops one after another (see :func:`ember.get_num_interop_threads`), so the value is stored and read
+    back; a second call raises RuntimeError, as in PyTorch.
+
+    Args:
+        int (int): a positive number of threads.
+    """
+    num = int
+    if builtin_type(num) is not builtin_int or num <= 0:
         raise RuntimeError("set_num_interop_threads expects a positive integer")
     if _interop_threads[0] is not None:
         raise RuntimeError("Error: cannot set number of interop threads after parallel work has started or "
@@ -182,19 +244,31 @@ def set_num_interop_threads(num):
 # ---- types ---------------------------------------------------------------------------------------------------------------
 
 def is_complex(input):
-    """False for every ember tensor: ember has no complex dtypes."""
+    """Returns True if `input` has a complex dtype: False for every ember tensor, as ember has none.
+
+    Args:
+        input (Tensor): the tensor to test.
+    """
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"is_complex(): argument 'input' (position 1) must be Tensor, not {builtin_type(input).__name__}")
     return input.dtype.is_complex
 
 
-def is_storage(obj):
-    """False: ember tensors have no separate storage objects."""
+def is_storage(obj, /):
+    """Returns True if `obj` is a storage object: always False, as ember's tensors have no separate storage
+    objects."""
     return False
 
 
-def typename(obj):
-    """The legacy type name of a tensor ('ember.FloatTensor'), else the object's module-qualified class name."""
+def typename(obj, /):
+    """Returns the type name of `obj`: a tensor's legacy type name (``'ember.FloatTensor'``), else the object's
+    module-qualified class name (``'builtins'`` left out).
+
+    Example::
+
+        >>> ember.typename(ember.zeros(1, dtype=ember.int64))
+        'ember.LongTensor'
+    """
     if isinstance(obj, _C.Tensor):
         return obj.type()
     module = ""
@@ -210,8 +284,13 @@ def typename(obj):
     return module + name
 
 
-def set_default_tensor_type(t):
-    """Sets the default floating-point dtype from a legacy tensor type or its name ('torch.DoubleTensor')."""
+def set_default_tensor_type(t, /):
+    """Sets the default floating-point dtype from a legacy tensor type or its name (``'torch.DoubleTensor'``).
+    Deprecated in PyTorch for :func:`ember.set_default_dtype`.
+
+    Args:
+        t (type or str): a floating-point CPU legacy type (``ember.DoubleTensor``) or its name.
+    """
     from ._tensor_types import _resolve
     legacy = _resolve(t)
     if legacy is None:
@@ -229,20 +308,36 @@ def set_default_tensor_type(t):
 _warn_always = [False]
 
 
-def set_warn_always(b):
-    """Stored and read back (PyTorch's switch for its C++ warn-once warnings; ember's warnings are Python's, which
-    the warnings module filters)."""
+def set_warn_always(b, /):
+    """Sets whether warnings that are issued once are issued every time. The value is stored and read back:
+    ember's warnings are Python's, which the warnings module filters.
+
+    Args:
+        b (bool): the new value.
+    """
     _warn_always[0] = bool(b)
 
 
 def is_warn_always_enabled():
+    """Returns the value :func:`ember.set_warn_always` stored (False by default)."""
     return _warn_always[0]
 
 
 def set_flush_denormal(mode):
-    """False: ember does not switch the CPU to flushing denormals (PyTorch returns False where unsupported)."""
+    """Sets whether the CPU flushes denormal floating-point numbers to zero, and returns whether it could: False,
+    as ember does not switch the CPU's mode (PyTorch returns False where the CPU cannot).
+
+    Args:
+        mode (bool): whether to flush denormals.
+    """
     return False
 
 
 def set_anomaly_enabled(enabled, check_nan=True):
+    """Turns autograd's anomaly detection on or off, as :class:`ember.autograd.set_detect_anomaly` does.
+
+    Args:
+        enabled (bool): whether anomaly detection is on.
+        check_nan (bool): whether a backward function that returns NaN raises.
+    """
     _C._set_anomaly_enabled(bool(enabled), bool(check_nan))

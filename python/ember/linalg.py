@@ -3,15 +3,12 @@
 Factorizations return namedtuples as torch.linalg's do. Not available: the general (non-symmetric) eigenvalue
 problem (eig, eigvals: complex results) and the complex dtypes.
 """
+from ._C import _linalg  # noqa: F401  (its __all__: the functions below bound in C++)
+from ._C._linalg import *  # noqa: F403  cholesky, det, eigh, inv, lstsq, lu, matrix_norm, norm, qr, solve, svd, ...
 from ._C import _linalg_vector_norm as vector_norm
-from ._C import _linalg_cross as cross, _linalg_vander as vander  # noqa: F401
+from ._C import _linalg_cross as cross, _linalg_vander as vander
 from ._C import diagonal as _diagonal
-from ._C import _LinAlgError as LinAlgError  # noqa: F401  (a RuntimeError, as torch.linalg.LinAlgError)
-from ._C._linalg import (cholesky_ex, cond, householder_product, inv_ex, ldl_factor, ldl_factor_ex,  # noqa: F401
-                         ldl_solve, lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp, matrix_rank, solve_ex,
-                         tensorinv, tensorsolve)
-from ._C._linalg import (cholesky, det, eigh, eigvalsh, inv, lstsq, matmul, matrix_norm, matrix_power,  # noqa: F401
-                         multi_dot, norm, pinv, qr, slogdet, solve, solve_triangular, svd, svdvals, vecdot)
+from ._C import _LinAlgError as LinAlgError  # a RuntimeError, as torch.linalg.LinAlgError
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
@@ -19,8 +16,4 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return _diagonal(A, offset, dim1, dim2)
 
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
-           "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu",
-           "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
-           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
-           "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
+__all__ = [*_linalg.__all__, "LinAlgError", "cross", "diagonal", "vander", "vector_norm"]

@@ -15,8 +15,19 @@ _fork_rng_warned_already = False
 
 @contextlib.contextmanager
 def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices"):
-    """Forks the RNG: on exit, the CPU generator's state and those of the CUDA devices `devices` (all devices when
-    None, with a warning where there are several) are what they were on entry. enabled=False forks nothing."""
+    """Forks the random number generators: a context manager on whose exit the CPU generator's state and those of
+    the CUDA devices `devices` are what they were on entry.
+
+    Args:
+        devices (iterable of int, optional): the CUDA devices whose generators are forked; all of them when None
+            (with a warning where there are several).
+        enabled (bool): False forks nothing.
+
+    Example::
+
+        >>> with ember.random.fork_rng():
+        ...     _ = ember.rand(3)
+    """
     from . import cuda
     global _fork_rng_warned_already
 

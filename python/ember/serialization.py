@@ -1,6 +1,7 @@
 """ember.save / ember.load: checkpoints that cannot run code when loaded (docs/serialization.md)."""
 import io
 import os
+import pickle
 
 import ember
 from . import _C
@@ -35,11 +36,30 @@ def _is_path(f):
     return isinstance(f, (str, os.PathLike))
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
-    """Saves obj (tensors, containers, numbers, strings: see docs/serialization.md) to f, a path or a writable
-    binary file object. A path is replaced atomically: a reader sees the old file or the complete new one.
-    Views of one storage are stored once and come back as views. pickle_module, pickle_protocol and
-    _use_new_zipfile_serialization are accepted for PyTorch compatibility and ignored: ember never pickles."""
+def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
+    """Saves an object to a file: tensors, and dicts, lists, tuples, numbers, strings and None that hold them (see
+    docs/serialization.md).
+
+    A path is replaced atomically: a reader sees the old file or the complete new one. Views of one storage are
+    stored once and come back as views. The file is read back by :func:`ember.load`, and loading it never runs
+    code: ember does not pickle.
+
+    Args:
+        obj (object): the object to save.
+        f (str, os.PathLike or file): a path, or a writable binary file object.
+        pickle_module (module): accepted for PyTorch's signature and not used.
+        pickle_protocol (int): accepted for PyTorch's signature and not used.
+
+    Example::
+
+        >>> import io
+        >>> buf = io.BytesIO()
+        >>> ember.save({"w": ember.ones(2)}, buf)
+        >>> _ = buf.seek(0)
+        >>> ember.load(buf)
+        {'w': tensor([1., 1.])}
+    """
     if _is_path(f):
         _C._save(obj, os.fsdecode(f))
         return
@@ -48,11 +68,25 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     f.write(_C._save(obj, None))
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **kw):
-    """Loads what ember.save wrote (or, through ember._torch_load, a checkpoint written by torch.save) from f,
-    a path or a readable binary file object. Nothing in the file is executed. map_location follows
-    torch.load; mmap=True maps the file copy-on-write instead of reading it (a path is required).
-    weights_only, pickle_module and pickle load arguments are accepted and ignored: loading is always safe."""
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
+    """Loads an object saved by :func:`ember.save`, or a checkpoint written by ``torch.save``, from a file.
+
+    Nothing in the file is executed: a PyTorch checkpoint's pickle is read by a restricted reader
+    (ember._torch_load) that only rebuilds tensors and plain containers.
+
+    Args:
+        f (str, os.PathLike or file): a path, or a readable binary file object.
+        map_location (device, str, dict or Callable, optional): where to put the tensors, as ``torch.load`` takes
+            it: None keeps the saved locations; a device or string moves everything there; a dict renames
+            locations (``{"cuda:1": "cuda:0"}``); a callable gets ``(tensor, location)`` and returns the tensor to
+            use.
+        pickle_module (module, optional): accepted for PyTorch's signature and not used.
+
+    Keyword args:
+        weights_only (bool, optional): accepted for PyTorch's signature: loading is always safe.
+        mmap (bool, optional): map the file copy-on-write instead of reading it (`f` must be a path).
+        **pickle_load_args: accepted for PyTorch's signature and not used.
+    """
     if _is_path(f):
         path = os.fsdecode(f)
         with open(path, "rb") as fh:

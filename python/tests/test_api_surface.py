@@ -65,3 +65,50 @@ def test_signatures_of_cpp_functions_are_inspectable():
     assert list(inspect.signature(ember.ones(1).dim).parameters) == []
     sig = inspect.signature(ember.get_num_threads)
     assert list(sig.parameters) == [] and str(sig.return_annotation) == "int"
+
+
+def _extension_modules(module):
+    """ember._C and its submodules (_nn, _linalg, ...), however deep."""
+    yield module
+    for value in vars(module).values():
+        if inspect.ismodule(value) and value.__name__.startswith(module.__name__ + "."):
+            yield from _extension_modules(value)
+
+
+def _public_names(module):
+    return {name for name, value in vars(module).items() if not name.startswith("_") and not inspect.ismodule(value)}
+
+
+@pytest.mark.parametrize("module", [ember, ember.nn.functional, ember.linalg, ember.special, ember._derived,
+                                    ember._real_complex, ember._norm_ops, *_extension_modules(ember._C)],
+                         ids=lambda m: m.__name__)
+def test_all_lists_exactly_the_public_names(module):
+    # Note [Python surface]: a namespace's __all__ is its public names, each once; nothing public is left out of it
+    # and nothing in it is missing from the module.
+    names = module.__all__
+    assert len(names) == len(set(names)), "listed twice: %s" % sorted({n for n in names if names.count(n) > 1})
+    assert not sorted(_public_names(module) - set(names)), "public but not in __all__"
+    assert not sorted(set(names) - set(vars(module))), "in __all__ but not defined"
+
+
+def test_extension_modules_list_their_bindings():
+    # Note [__all__ of the extension modules]: made in C++ for every submodule, sorted, without private names.
+    C = ember._C
+    assert {"Tensor", "dtype", "float32", "add", "transpose"} <= set(C.__all__)
+    assert {"conv2d", "relu"} <= set(C._nn.__all__) and {"solve", "qr"} <= set(C._linalg.__all__)
+    for module in _extension_modules(C):
+        assert module.__all__ == sorted(module.__all__)
+        assert not [n for n in module.__all__ if n.startswith("_")]
+
+
+def test_each_name_is_defined_in_one_place():
+    # A Python module that ember re-exports never redefines a name bound in C++ (which one would win would depend
+    # on the order of the imports); likewise for nn.functional and linalg.
+    for module in (ember._derived, ember._real_complex, ember._norm_ops, ember._tensor_types):
+        assert not set(module.__all__) & set(ember._C.__all__), module.__name__
+    assert not set(ember.nn.functional.__all__[len(ember._C._nn.__all__):]) & set(ember._C._nn.__all__)
+    assert not set(ember.linalg.__all__[len(ember._C._linalg.__all__):]) & set(ember._C._linalg.__all__)
+    # star-importing ember gives exactly its __all__
+    namespace = {}
+    exec("from ember import *", namespace)
+    assert set(namespace) - {"__builtins__"} == set(ember.__all__)

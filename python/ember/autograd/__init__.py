@@ -59,10 +59,3 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         from .. import zeros_like
         r = tuple(zeros_like(i) if g is None else g for g, i in zip(r, inputs))
     return r
-
-
-def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    backward(self, gradient, retain_graph, create_graph, inputs)
-
-
-Tensor.backward = _tensor_backward

@@ -6,10 +6,10 @@ def one_hot(tensor, num_classes=-1):
     return _C._one_hot(tensor, num_classes)
 
 
-# The ops bound in C++ (ember._C._nn, python/src/nn*.cpp) with PyTorch's signatures; where one has the name of a
-# Python form above, the C++ one is used.
-globals().update({k: v for k, v in vars(_C._nn).items() if not k.startswith("_")})
-multi_head_attention_forward = _C._nn.multi_head_attention_forward  # nn.MultiheadAttention's math (C++)
+# The ops bound in C++ (ember._C._nn, python/src/nn*.cpp; their list is _nn.__all__) with PyTorch's signatures; where
+# one has the name of a Python form above, the C++ one is used.
+from .._C import _nn  # noqa: E402
+from .._C._nn import *  # noqa: E402,F403
 
 
 def channel_shuffle(input, groups):
@@ -130,3 +130,8 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                                        _random_samples=None):
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+__all__ = [*_nn.__all__, "channel_shuffle", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+           "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d",
+           "native_channel_shuffle", "one_hot"]

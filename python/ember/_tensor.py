@@ -1,0 +1,170 @@
+"""The Tensor methods written in Python, attached to ember.Tensor here and nowhere else (Note [Python surface] in
+docs/architecture.md): every other method is bound in C++ by its op family's binding file (python/src)."""
+from . import _C, _histogram, _real_complex, _tensor_types
+from . import autograd as _autograd
+
+Tensor = _C.Tensor
+_type_binding = Tensor.type  # the C++ binding: type() names the dtype, type(dtype) converts to it
+
+
+def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Computes the gradient of this tensor with respect to the leaves of the graph that made it, and accumulates
+    it into their ``.grad``.
+
+    The graph is differentiated by the chain rule. A tensor of more than one element needs `gradient`: the gradient
+    of the differentiated quantity with respect to this tensor, of its shape. Gradients accumulate: zero the leaves'
+    ``.grad`` (or set it to None) between steps. See :func:`ember.autograd.backward`.
+
+    Args:
+        gradient (Tensor, optional): the gradient with respect to this tensor; may be omitted for a one-element
+            tensor (it is then 1).
+        retain_graph (bool, optional): keep the graph's saved tensors so that backward can run through it again;
+            by default the value of `create_graph`.
+        create_graph (bool): record the backward pass itself, so that higher-order derivatives can be taken.
+        inputs (sequence of Tensor, optional): the tensors whose ``.grad`` receives gradients; by default every leaf
+            of the graph.
+
+    Example::
+
+        >>> x = ember.tensor([1.0, 2.0], requires_grad=True)
+        >>> (x * x).sum().backward()
+        >>> x.grad
+        tensor([2., 4.])
+    """
+    _autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+
+
+def type(self, dtype=None, non_blocking=False, **kwargs):  # noqa: A001
+    """Returns the legacy type's name of this tensor when `dtype` is not given, else this tensor converted to
+    `dtype`.
+
+    ``x.type()`` is a name such as ``'ember.FloatTensor'`` or ``'ember.cuda.LongTensor'``. `dtype` may be a dtype,
+    a legacy type (``ember.cuda.HalfTensor``) or its name (``'torch.cuda.HalfTensor'``); the tensor itself is
+    returned when it already has that type.
+
+    Args:
+        dtype (dtype, type or str, optional): the type to convert to.
+        non_blocking (bool): copy asynchronously between pinned CPU memory and a CUDA device.
+        **kwargs: ``async``, PyTorch's old name of `non_blocking`.
+    """
+    non_blocking = non_blocking or bool(kwargs.pop("async", False))
+    if kwargs:
+        raise TypeError("type() got an unexpected keyword argument '%s'" % next(iter(kwargs)))
+    if dtype is None:
+        return _tensor_types._type_name(self)
+    legacy = _tensor_types._resolve(dtype)
+    if legacy is None:
+        return _type_binding(self, dtype)
+    if isinstance(self, legacy):
+        return self
+    device = "cuda" if legacy.is_cuda else "cpu"
+    if legacy.is_cuda and self.is_cuda:
+        device = self.device
+    return self.to(device=device, dtype=legacy.dtype, non_blocking=non_blocking)
+
+
+# ---- the complex-number helpers on real tensors (ember._real_complex) ----------------------------------------------
+
+def conj(self):
+    """Returns the complex conjugate of this tensor: for ember's real dtypes, the tensor itself. See
+    :func:`ember.conj`."""
+    return self
+
+
+def conj_physical(self):
+    """Returns the elementwise complex conjugate of this tensor: for ember's real dtypes, the tensor itself. See
+    :func:`ember.conj_physical`."""
+    return self
+
+
+def conj_physical_(self):
+    """In-place version of :meth:`Tensor.conj_physical`: a real tensor is left as it is, and returned."""
+    return self
+
+
+def resolve_conj(self):
+    """Returns this tensor with its conjugation materialized: real tensors have no conjugate bit, so the tensor
+    itself. See :func:`ember.resolve_conj`."""
+    return self
+
+
+def resolve_neg(self):
+    """Returns this tensor with its negation materialized: real tensors have no negative bit, so the tensor itself.
+    See :func:`ember.resolve_neg`."""
+    return self
+
+
+def is_conj(self):
+    """Returns True if this tensor's conjugate bit is set: always False, as real tensors have none."""
+    return False
+
+
+def is_neg(self):
+    """Returns True if this tensor's negative bit is set: always False, as real tensors have none."""
+    return False
+
+
+def is_inference(self):
+    """Returns True if this is an inference tensor: always False, as ember's inference_mode makes none."""
+    return False
+
+
+def isreal(self):
+    """Returns a boolean tensor that says which elements are real: all True. See :func:`ember.isreal`."""
+    return _real_complex.isreal(self)
+
+
+def angle(self):
+    """Returns the elementwise angle of this tensor: 0 for x >= 0, pi for x < 0, NaN for NaN. See
+    :func:`ember.angle`."""
+    return _real_complex.angle(self)
+
+
+def logit_(self, eps=None):
+    """In-place version of :meth:`Tensor.logit`: writes the logit into this (floating-point) tensor and returns it.
+    See :func:`ember.logit`."""
+    return _real_complex.logit_(self, eps)
+
+
+def _real_get(self):
+    return self
+
+
+def _real_set(self, value):
+    self.copy_(value)
+
+
+def _imag_get(self):
+    raise RuntimeError(_real_complex._IMAG_ERROR)
+
+
+def _imag_set(self, value):
+    raise RuntimeError(_real_complex._IMAG_ERROR)
+
+
+_METHODS = {
+    "backward": backward,
+    "type": type,
+    # x.histogram(bins, ...) is ember.histogram(x, bins, ...): the same function, whose first parameter is `input`
+    "histogram": _histogram.histogram,
+    "conj": conj, "conj_physical": conj_physical, "conj_physical_": conj_physical_, "resolve_conj": resolve_conj,
+    "resolve_neg": resolve_neg, "is_conj": is_conj, "is_neg": is_neg, "is_inference": is_inference,
+    "isreal": isreal, "angle": angle, "logit_": logit_,
+    "real": property(_real_get, _real_set, doc="The real part of the tensor: the tensor itself (real dtypes)."),
+    "imag": property(_imag_get, _imag_set, doc="The imaginary part: raises RuntimeError (no complex dtypes in ember)."),
+}
+# Replaced on purpose: the binding of `type`, which knows dtypes only (kept above as _type_binding).
+_REPLACES_BINDING = ("type",)
+
+
+def _attach():
+    for name, value in _METHODS.items():
+        if name in Tensor.__dict__ and name not in _REPLACES_BINDING:
+            # One place per method: a C++ binding of the same name would be silently shadowed.
+            raise RuntimeError("ember._tensor: Tensor.%s is bound in C++ already; define it in one place" % name)
+        if getattr(value, "__module__", None) == __name__:
+            value.__qualname__ = "Tensor." + name  # pickles and prints as the method it is
+        setattr(Tensor, name, value)
+
+
+_attach()
