@@ -71,8 +71,16 @@ def _install_type_method():
     dtype_type = _C.Tensor.type  # the binding: type() names the dtype, type(dtype) converts
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
-        """x.type(): the legacy type's name ('ember.cuda.FloatTensor'); x.type(T): x converted to T (a dtype, a
-        legacy type or its name, 'torch.cuda.FloatTensor'); x itself when it is one already."""
+        """Returns the legacy type name of ``self`` when no ``dtype`` is given, else ``self`` converted to ``dtype``.
+
+        ``x.type()`` is the name of the legacy tensor type (``'ember.FloatTensor'``, ``'ember.cuda.LongTensor'``);
+        ``x.type(T)`` converts ``x`` to ``T``, a dtype, a legacy type or its name (``'torch.cuda.FloatTensor'``), and
+        returns ``x`` itself when it is one already.
+
+        Args:
+            dtype (ember.dtype, type or str, optional): the type to convert to.
+            non_blocking (bool, optional): copy between pinned CPU memory and a GPU without waiting. Default: False.
+        """
         if dtype is None:
             return _type_name(self)
         legacy = _resolve(dtype)
