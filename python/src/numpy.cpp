@@ -343,9 +343,9 @@ std::optional<Tensor> numpy_to_tensor(nb::handle data) {
 constexpr const char* kFromNumpyDoc = R"(
 Creates a tensor that shares its memory with the NumPy array ``ndarray``.
 
-Writes to the tensor show in the array and the other way round; the array stays alive as long as the tensor. The
-tensor cannot be resized. Supported dtypes: float64, float32, float16, int64, int32, int16, int8, uint8 and bool;
-arrays with negative strides, or with another byte order than the machine's, raise ``ValueError`` (copy them first).
+Writes to the tensor show in the array and the other way round; the array stays alive as long as the tensor.
+Supported dtypes: float64, float32, float16, int64, int32, int16, int8, uint8 and bool; arrays with negative strides,
+or with another byte order than the machine's, raise ``ValueError`` (copy them first).
 A read-only array gives a warning, since writing to the tensor would change it.
 
 Args:

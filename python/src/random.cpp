@@ -191,9 +191,9 @@ Returns a tensor of random numbers drawn from normal distributions of the given 
 .. math::
     \text{out}_{i} \sim \mathcal{N}(\text{mean}_{i}, \text{std}_{i}^2)
 
-``mean`` and ``std`` may be tensors (of the same number of elements; the result has ``mean``'s shape, or ``std``'s
-when only it is a tensor) or floats. When both are floats, ``size`` gives the shape of the result, and the factory
-keywords (``dtype``, ``device``, ...) apply.
+``mean`` and ``std`` may be tensors, which broadcast together (the result has their broadcast shape and dtype), or
+floats. When both are floats, ``size`` gives the shape of the result, and the factory keywords (``dtype``,
+``device``, ...) apply.
 
 Args:
     mean (Tensor or float, optional): the means. Default: ``0.0``.
