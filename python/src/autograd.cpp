@@ -165,19 +165,99 @@ nb::list record_function(nb::handle ctx, const std::string& name, nb::handle inp
 
 nb::object node_object(const std::shared_ptr<Node>& n) { return n ? nb::cast(n) : nb::none(); }
 
+nb::handle detach_inplace(nb::handle self) {
+  nb::cast<const Tensor&>(self).detach_();
+  return self;
+}
+
 }  // namespace
+
+constexpr const char* kDetachDoc = R"(
+Returns a new tensor that shares ``input``'s data but is detached from the autograd graph.
+
+The result never requires grad and has no ``grad_fn``; gradients do not flow through it. It shares storage with
+``input``, so in-place changes to either show in both (and autograd reports a use of a saved tensor changed this way).
+
+Args:
+    input (Tensor): the tensor to detach.
+
+Example::
+
+    >>> x = ember.ones(2, requires_grad=True)
+    >>> y = (x * 2).detach()
+    >>> y.requires_grad
+    False
+)";
+
+constexpr const char* kDetachInplaceDoc = R"(
+Detaches ``input`` from the autograd graph in place: it becomes a leaf that does not require grad. Returns it.
+
+Views cannot be detached in place.
+
+Args:
+    input (Tensor): the tensor to detach.
+)";
+
+constexpr const char* kRegisterHookDoc = R"(
+Registers a backward hook: ``hook(grad)`` is called each time the gradient with respect to ``self`` is computed.
+
+The hook receives the gradient and may return a tensor to replace it (or ``None`` to keep it); it must not modify
+its argument. On a non-leaf the hook runs before ``self``'s ``grad_fn``; on a leaf, before the gradient is
+accumulated into ``.grad``. Several hooks run in registration order, each seeing the previous one's result.
+
+Args:
+    hook (Callable[[Tensor], Tensor | None]): the hook.
+
+Returns:
+    A handle whose ``remove()`` unregisters the hook (also a context manager that removes it on exit).
+
+Example::
+
+    >>> v = ember.tensor([0.0, 0.0, 0.0], requires_grad=True)
+    >>> h = v.register_hook(lambda grad: grad * 2)
+    >>> v.backward(ember.tensor([1.0, 2.0, 3.0]))
+    >>> v.grad
+    tensor([2., 4., 6.])
+    >>> h.remove()
+)";
+
+constexpr const char* kPostAccumulateHookDoc = R"(
+Registers a hook that runs after the gradient of the leaf ``self`` was accumulated into ``self.grad``.
+
+``hook(self)`` receives the tensor itself (whose ``.grad`` holds the new gradient) and must return ``None``; an
+optimizer step fused into backward is the usual use. Only leaves that require grad accept it.
+
+Args:
+    hook (Callable[[Tensor], None]): the hook.
+
+Returns:
+    A handle whose ``remove()`` unregisters the hook.
+)";
 
 void init_autograd(nb::module_& m) {
   autograd::set_stack_provider(&python_stack);
 
-  nb::class_<RemovableHandle>(m, "RemovableHandle")
-      .def("remove", &RemovableHandle::remove)
+  nb::class_<RemovableHandle>(m, "RemovableHandle",
+                              "The handle of a hook registered on a tensor or a graph node: ``remove()`` unregisters "
+                              "it.\n\nAlso a context manager that removes the hook on exit. Made by "
+                              ":meth:`Tensor.register_hook` and its kin, not by users.")
+      .def("__init__", [](RemovableHandle*) {
+        fail<TypeError>("cannot create 'ember.RemovableHandle' instances: register_hook() returns them");
+      }, nb::sig("def __init__(self) -> None"))
+      .def("remove", &RemovableHandle::remove, "Unregisters the hook; calling it again does nothing.")
       .def_ro("id", &RemovableHandle::id)
       .def("__enter__", [](nb::handle self) { return self; })
       .def("__exit__", [](RemovableHandle& h, nb::args) { h.remove(); });
 
-  nb::class_<Node>(m, "Node", nb::dynamic_attr())
-      .def("name", &Node::name)
+  nb::class_<Node>(m, "Node", nb::dynamic_attr(),
+                   "A node of the autograd graph: the backward function of an operation (a tensor's ``grad_fn``).\n\n"
+                   "``next_functions`` gives the nodes its gradients flow to, ``name()`` its name "
+                   "(``\"MulBackward0\"``), and\n``register_hook`` a hook on its gradients. Made by autograd, not "
+                   "by users.")
+      .def("__init__", [](Node*) {
+        fail<TypeError>("cannot create 'ember.Node' instances: autograd makes them (Tensor.grad_fn)");
+      }, nb::sig("def __init__(self) -> None"))
+      .def("name", &Node::name, "Returns the node's name, such as ``\"AddBackward0\"``.")
       .def_prop_ro("next_functions", [](const Node& n) {
         nb::list l;
         for (auto& e : n.next_edges) l.append(nb::make_tuple(node_object(e.fn), e.input_nr));
@@ -210,22 +290,33 @@ void init_autograd(nb::module_& m) {
         return RemovableHandle{[w, id] {
           if (auto p = w.lock()) std::erase_if(p->post_hooks, [&](auto& h) { return h.first == id; });
         }, id};
-      })
+      }, nb::arg("fn"),
+         nb::sig("def register_hook(self, fn: Callable[[tuple, tuple], tuple | None]) -> RemovableHandle"),
+         "Registers ``fn(grad_inputs, grad_outputs)``, called after the node ran; it may return new ``grad_inputs``.")
       .def("__repr__", [](nb::handle self) {
         return "<" + nb::cast<const Node&>(self).name() + " object at " +
                nb::cast<std::string>(nb::str(nb::int_(reinterpret_cast<uintptr_t>(self.ptr())).attr("__format__")("#x"))) + ">";
       });
 
   nb::class_<NodeRef>(m, "_FunctionNodeRef");
-  m.def("_record_function", &record_function);
+  m.def("_record_function", &record_function, nb::arg("ctx"), nb::arg("name"), nb::arg("inputs"), nb::arg("outputs"),
+        nb::arg("dirty"), nb::arg("non_differentiable"), nb::arg("to_save"));
   m.def("_saved_tensors", &saved_tensors);
 
-  m.def("is_grad_enabled", &autograd::is_grad_enabled);
-  m.def("_set_grad_enabled", &autograd::set_grad_enabled);
-  m.def("is_inference_mode_enabled", &autograd::is_inference_mode);
-  m.def("_set_inference_mode", &autograd::set_inference_mode);
-  m.def("is_anomaly_enabled", &autograd::is_anomaly_enabled);
-  m.def("is_anomaly_check_nan_enabled", &autograd::is_anomaly_check_nan);
+  m.def("is_grad_enabled", &autograd::is_grad_enabled,
+        "Returns whether autograd records operations in this thread (``False`` inside :class:`ember.no_grad`).");
+  m.def("_set_grad_enabled", &autograd::set_grad_enabled, nb::arg("mode"));
+  m.def("is_inference_mode_enabled", &autograd::is_inference_mode,
+        "Returns whether this thread is inside :class:`ember.inference_mode`.");
+  m.def("_set_inference_mode", &autograd::set_inference_mode, nb::arg("mode"));
+  m.def("is_anomaly_enabled", &autograd::is_anomaly_enabled,
+        "Returns whether anomaly detection (:class:`ember.autograd.detect_anomaly`) is on in this thread.");
+  m.def("is_anomaly_check_nan_enabled", &autograd::is_anomaly_check_nan,
+        "Returns whether anomaly detection also checks backward results for NaN values.");
+  // PyTorch's top-level forms of Tensor.detach/detach_, named as PyTorch's (input).
+  m.def("detach", [](const Tensor& t) { return t.detach(); }, nb::arg("input"), kDetachDoc);
+  m.def("detach_", &detach_inplace, nb::arg("input"), nb::sig("def detach_(input: Tensor) -> Tensor"),
+        kDetachInplaceDoc);
   m.def("_set_anomaly_enabled", &autograd::set_anomaly_enabled, nb::arg("enabled"), nb::arg("check_nan") = true);
 
   m.def("_queue_callback", [](nb::handle fn) {
@@ -270,23 +361,25 @@ void init_tensor_autograd(nb::class_<Tensor>& cls) {
         auto& fn = autograd::grad_fn(t);
         return fn ? nb::cast(fn->name()) : nb::none();
       })
-      .def("retain_grad", &Tensor::retain_grad)
-      .def("detach", &Tensor::detach)
-      .def("detach_", [](nb::handle self) {
-        nb::cast<const Tensor&>(self).detach_();
-        return self;
-      })
+      .def("retain_grad", &Tensor::retain_grad,
+           "Makes a non-leaf tensor keep its gradient in ``.grad`` after backward (leaves always do).")
+      .def("detach", &Tensor::detach, method_doc(kDetachDoc, "detach").c_str())
+      .def("detach_", &detach_inplace, method_doc(kDetachInplaceDoc, "detach_").c_str())
       .def("register_hook", [](const Tensor& t, nb::handle fn) {
         auto remover = autograd::register_hook(t, python_grad_hook(fn));
         return RemovableHandle{std::move(remover), 0};
-      })
+      }, nb::arg("hook"),
+         nb::sig("def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle"),
+         kRegisterHookDoc)
       .def("register_post_accumulate_grad_hook", [](const Tensor& t, nb::handle fn) {
         auto remover = autograd::register_post_accumulate_grad_hook(t, [f = py_ref(fn)](const Tensor& v) {
           nb::gil_scoped_acquire gil;
           f->get()(nb::cast(v));
         });
         return RemovableHandle{std::move(remover), 0};
-      });
+      }, nb::arg("hook"),
+         nb::sig("def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle"),
+         kPostAccumulateHookDoc);
 }
 
 }  // namespace ember::py

@@ -122,6 +122,13 @@ DimVector parse_size(const nb::args& args, size_t first, const char* fn) {
   return r;
 }
 
+DimVector size_arg(const nb::args& args, nb::handle size_kw, const char* fn) {
+  if (!size_kw.is_valid()) return parse_size(args, 0, fn);
+  EMBER_CHECK_TYPE(args.size() == 0, fn, "() got multiple values for argument 'size'");
+  if (PyTuple_Check(size_kw.ptr()) || PyList_Check(size_kw.ptr())) return to_int_list(size_kw, fn, "size");
+  return DimVector{to_int(size_kw, fn, "size")};
+}
+
 void set_size_type(nb::handle type) {
   EMBER_CHECK(PyType_Check(type.ptr()) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type.ptr()), &PyTuple_Type),
               "Size type must subclass tuple");
@@ -242,12 +249,129 @@ nb::object finish_out(Tensor r, nb::handle out, const char* fn) {
   return nb::borrow(out);
 }
 
+namespace {
+
+constexpr const char* kDtypeDoc = R"(
+The data type of a tensor's elements, such as ``ember.float32`` or ``ember.int64``.
+
+The dtypes are module constants (``ember.float32``, ``ember.float64``, ``ember.float16``, ``ember.bfloat16``,
+``ember.int64``, ``ember.int32``, ``ember.int16``, ``ember.int8``, ``ember.uint8``, ``ember.bool``, and aliases such
+as ``ember.float`` and ``ember.long``); instances cannot be created. A dtype tells whether it is a floating point
+one (``is_floating_point``), a signed one (``is_signed``) and its size in bytes (``itemsize``).
+
+Example::
+
+    >>> ember.float32.itemsize
+    4
+    >>> ember.tensor([1, 2]).dtype
+    ember.int64
+)";
+
+constexpr const char* kDeviceDoc = R"(
+The device a tensor's memory is on: the CPU or one CUDA GPU.
+
+A device has a ``type`` (``"cpu"`` or ``"cuda"``) and an optional ``index`` (the GPU's number; none means the current
+one). It is made from a string (``ember.device("cuda:1")``, ``ember.device("cpu")``), from a type and an index
+(``ember.device("cuda", 1)``) or from an int, a CUDA device's index. Functions that take a ``device`` also accept such
+strings and ints directly. ``with ember.device(d):`` makes ``d`` the default device of the factory functions inside
+the block.
+
+Args:
+    type (str, int or :class:`ember.device`): the device type, optionally with an index (``"cuda:0"``), or a CUDA
+        index.
+    index (int, optional): the device's index, when ``type`` names none.
+
+Example::
+
+    >>> ember.device("cuda", 0)
+    device(type='cuda', index=0)
+    >>> ember.device("cpu").type
+    'cpu'
+)";
+
+constexpr const char* kSetDefaultDtypeDoc = R"(
+Sets the default floating point dtype to ``d``.
+
+The default dtype is that of tensors made from Python floats (:func:`ember.tensor`) and of the factory functions
+called without ``dtype`` (:func:`ember.zeros`, :func:`ember.rand`, ...). It must be a floating point type:
+``ember.float32`` (the initial one), ``ember.float64``, ``ember.float16`` or ``ember.bfloat16``.
+
+Args:
+    d (:class:`ember.dtype`): the new default dtype.
+
+Example::
+
+    >>> ember.set_default_dtype(ember.float64)
+    >>> ember.tensor([1.2, 3]).dtype
+    ember.float64
+    >>> ember.set_default_dtype(ember.float32)
+)";
+
+constexpr const char* kPromoteTypesDoc = R"(
+Returns the smallest dtype to which both ``type1`` and ``type2`` can be converted without losing their kind.
+
+Floating point beats integral beats bool; within a kind the larger type wins (``int32`` and ``float16`` give
+``float16``, ``uint8`` and ``int8`` give ``int16``). This is how binary operations choose their result's dtype.
+
+Args:
+    type1 (:class:`ember.dtype`): the first dtype.
+    type2 (:class:`ember.dtype`): the second dtype.
+
+Example::
+
+    >>> ember.promote_types(ember.int32, ember.float32)
+    ember.float32
+    >>> ember.promote_types(ember.uint8, ember.int8)
+    ember.int16
+)";
+
+constexpr const char* kCanCastDoc = R"(
+Returns whether ``from_`` may be converted to ``to`` under the casting rules of in-place and ``out=`` operations.
+
+A cast may not go to a lower kind: floating point to integral or bool, or integral to bool, is refused.
+
+Args:
+    from_ (:class:`ember.dtype`): the dtype converted from.
+    to (:class:`ember.dtype`): the dtype converted to.
+
+Example::
+
+    >>> ember.can_cast(ember.float64, ember.float32)
+    True
+    >>> ember.can_cast(ember.float32, ember.int32)
+    False
+)";
+
+constexpr const char* kResultTypeDoc = R"(
+Returns the dtype of the result of an arithmetic operation on ``tensor1`` and ``tensor2`` (tensors or numbers).
+
+Dimensioned tensors decide over 0-D ones, which decide over Python numbers, unless a lower category holds a higher
+kind (a float number with an integer tensor gives the default dtype).
+
+Args:
+    tensor1 (Tensor or Number): the first operand.
+    tensor2 (Tensor or Number): the second operand.
+
+Example::
+
+    >>> ember.result_type(ember.tensor([1, 2], dtype=ember.int32), 1.0)
+    ember.float32
+    >>> ember.result_type(ember.tensor([1, 2], dtype=ember.uint8), ember.tensor(1))
+    ember.uint8
+)";
+
+}  // namespace
+
 void init_dtype(nb::module_& m) {
-  nb::class_<DType>(m, "dtype")
-      .def_prop_ro("is_floating_point", [](const DType& d) { return is_floating(d.st); })
-      .def_prop_ro("is_complex", [](const DType&) { return false; })
-      .def_prop_ro("is_signed", [](const DType& d) { return is_signed(d.st); })
-      .def_prop_ro("itemsize", [](const DType& d) { return element_size(d.st); })
+  nb::class_<DType>(m, "dtype", kDtypeDoc)
+      .def("__init__", [](DType*) { fail<TypeError>("cannot create 'ember.dtype' instances"); },
+           nb::sig("def __init__(self) -> None"))
+      .def_prop_ro("is_floating_point", [](const DType& d) { return is_floating(d.st); },
+                   "Whether the dtype is a floating point one.")
+      .def_prop_ro("is_complex", [](const DType&) { return false; }, "Whether the dtype is a complex one: never.")
+      .def_prop_ro("is_signed", [](const DType& d) { return is_signed(d.st); },
+                   "Whether the dtype holds negative values.")
+      .def_prop_ro("itemsize", [](const DType& d) { return element_size(d.st); }, "The size of an element in bytes.")
       .def("__repr__", [](const DType& d) { return "ember." + std::string(dtype_name(d.st)); })
       .def("__reduce__", [](const DType& d) { return std::string(dtype_name(d.st)); });
   for (int i = 0; i < kNumScalarTypes; ++i) {
@@ -257,7 +381,7 @@ void init_dtype(nb::module_& m) {
     m.attr(std::string(dtype_name(st)).c_str()) = obj;
   }
 
-  nb::class_<Device>(m, "device")
+  nb::class_<Device>(m, "device", kDeviceDoc)
       .def("__init__",
            [](Device* self, nb::handle spec, std::optional<int> index) {
              if (PyLong_Check(spec.ptr())) {
@@ -277,11 +401,13 @@ void init_dtype(nb::module_& m) {
              }
              new (self) Device(d);
            },
-           nb::arg("type"), nb::arg("index") = nb::none())
-      .def_prop_ro("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
+           nb::arg("type"), nb::arg("index") = nb::none(),
+           nb::sig("def __init__(self, type: str | int | device, index: int | None = None) -> None"))
+      .def_prop_ro("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; },
+                   "The device type: ``\"cpu\"`` or ``\"cuda\"``.")
       .def_prop_ro("index", [](const Device& d) -> std::optional<int> {
         return d.has_index() ? std::optional<int>(d.index) : std::nullopt;
-      })
+      }, "The device's index, or ``None`` for the current device of its type.")
       .def("__repr__", [](const Device& d) {
         std::string s = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
         if (d.has_index()) s += ", index=" + std::to_string(d.index);
@@ -307,15 +433,20 @@ void init_dtype(nb::module_& m) {
   m.def("_set_default_device", [](std::optional<Device> d) { g_default_device = d; }, nb::arg("device").none());
   m.def("_get_default_device", [] { return g_default_device; });
 
-  m.def("_set_size_type", &set_size_type);
-  m.def("get_default_dtype", [] { return dtype_object(default_dtype()); });
-  m.def("set_default_dtype", [](nb::handle d) { set_default_dtype(to_dtype_required(d, "set_default_dtype")); });
+  m.def("_set_size_type", &set_size_type, nb::arg("type"));
+  m.def("get_default_dtype", [] { return dtype_object(default_dtype()); },
+        nb::sig("def get_default_dtype() -> dtype"),
+        "Returns the default floating point dtype (``ember.float32`` unless :func:`ember.set_default_dtype` changed "
+        "it).");
+  m.def("set_default_dtype", [](nb::handle d) { set_default_dtype(to_dtype_required(d, "set_default_dtype")); },
+        nb::arg("d"), nb::sig("def set_default_dtype(d: dtype) -> None"), kSetDefaultDtypeDoc);
   m.def("promote_types", [](nb::handle a, nb::handle b) {
     return dtype_object(promote_types(to_dtype_required(a, "promote_types"), to_dtype_required(b, "promote_types")));
-  });
+  }, nb::arg("type1"), nb::arg("type2"), nb::sig("def promote_types(type1: dtype, type2: dtype) -> dtype"),
+     kPromoteTypesDoc);
   m.def("can_cast", [](nb::handle from, nb::handle to) {
     return can_cast(to_dtype_required(from, "can_cast"), to_dtype_required(to, "can_cast"));
-  });
+  }, nb::arg("from_"), nb::arg("to"), nb::sig("def can_cast(from_: dtype, to: dtype) -> bool"), kCanCastDoc);
   m.def("result_type", [](nb::handle a, nb::handle b) {
     ResultTypeState s;
     for (nb::handle h : {a, b}) {
@@ -325,7 +456,8 @@ void init_dtype(nb::module_& m) {
         s.update(to_scalar(h, "result_type"));
     }
     return dtype_object(s.result());
-  });
+  }, nb::arg("tensor1"), nb::arg("tensor2"),
+     nb::sig("def result_type(tensor1: Tensor | Number, tensor2: Tensor | Number) -> dtype"), kResultTypeDoc);
 }
 
 }  // namespace ember::py

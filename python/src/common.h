@@ -80,6 +80,9 @@ nb::object scalar_to_py(const Scalar& s);
 
 // Sizes given as f(2, 3), f((2, 3)), f([2, 3]) or f(ember.Size([2, 3])); `first` skips leading args.
 DimVector parse_size(const nb::args& args, size_t first, const char* fn);
+// The size of a factory given as varargs (zeros(2, 3), zeros((2, 3))) or, as PyTorch also accepts, as the keyword
+// `size` (zeros(size=(2, 3)), size_kw valid), not both.
+DimVector size_arg(const nb::args& args, nb::handle size_kw, const char* fn);
 DimVector to_int_list(nb::handle h, const char* fn, const char* what);
 int64_t to_int(nb::handle h, const char* fn, const char* what);
 

@@ -119,8 +119,9 @@ namespace {
 Tensor factory_fill(const nb::args& args, const nb::kwargs& kw, const char* fn, std::optional<Scalar> value,
                     nb::object* out_obj) {
   FactoryArgs a;
-  parse_factory_kwargs(kw, fn, kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
-  DimVector size = parse_size(args, 0, fn);
+  nb::handle size_kw;
+  parse_factory_kwargs(kw, fn, kDtype | kDevice | kRequiresGrad | kOut | kLayout, a, {{"size", &size_kw}});
+  DimVector size = size_arg(args, size_kw, fn);
   Tensor r;
   if (a.memory_format == MemoryFormat::ChannelsLast || a.memory_format == MemoryFormat::ChannelsLast3d) {
     TensorOptions o = a.options(default_dtype());
@@ -151,6 +152,377 @@ nb::object like(const Tensor& t, const nb::kwargs& kw, const char* fn, std::opti
 
 Scalar scalar_arg(nb::handle h, const char* fn) { return to_scalar(h, fn); }
 
+// Docstrings of the factories (Note [Python surface], docs/architecture.md). The factories parse `*size` and
+// `**kwargs` themselves for speed; their nb::sig gives PyTorch's signature.
+constexpr const char* kTensorDoc = R"(
+Constructs a tensor with no autograd history by copying ``data``.
+
+``data`` may be a Python number, a (nested) list or tuple of numbers or tensors, a NumPy array, or a tensor. Without
+``dtype`` the type is inferred: bools give ``ember.bool``, ints ``ember.int64``, floats the default dtype
+(:func:`ember.get_default_dtype`); mixed values promote. The data is always copied; use :func:`ember.as_tensor` or
+:func:`ember.from_numpy` to share memory, and :meth:`Tensor.detach` / :meth:`Tensor.clone` to copy a tensor.
+
+Args:
+    data (array_like): the values of the tensor.
+
+Keyword args:
+    dtype (:class:`ember.dtype`, optional): the desired data type. Default: inferred from ``data``.
+    device (:class:`ember.device`, optional): the desired device. Default: ``data``'s device if it is a tensor, else
+        the default device (:func:`ember.set_default_device`).
+    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.
+    pin_memory (bool, optional): put the result in pinned (page-locked) memory; CPU tensors only, needs CUDA.
+        Default: ``False``.
+
+Example::
+
+    >>> ember.tensor([[0.1, 1.2], [2.2, 3.1]])
+    tensor([[0.1000, 1.2000],
+            [2.2000, 3.1000]])
+    >>> ember.tensor([1, 2, 3])
+    tensor([1, 2, 3])
+    >>> ember.tensor(3.5)
+    tensor(3.5000)
+    >>> ember.tensor([1, 2], dtype=ember.float64)
+    tensor([1., 2.], dtype=ember.float64)
+)";
+
+constexpr const char* kEmptyDoc = R"(
+Returns a tensor of the shape ``size`` whose memory is not initialized.
+
+Args:
+    size (int...): the shape, as ints or as one list, tuple or :class:`ember.Size`; may also be passed as the
+        keyword ``size``.
+
+Keyword args:
+    out (Tensor, optional): a tensor of that shape to write the result into.
+    dtype (:class:`ember.dtype`, optional): the desired data type. Default: the default dtype
+        (:func:`ember.get_default_dtype`).
+    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.
+    device (:class:`ember.device`, optional): the desired device. Default: the default device.
+    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.
+    pin_memory (bool, optional): put the result in pinned memory (CPU tensors, needs CUDA). Default: ``False``.
+    memory_format (:class:`ember.memory_format`, optional): the memory layout of the result.
+        Default: ``ember.contiguous_format``.
+
+Example::
+
+    >>> ember.empty(2, 3).shape
+    ember.Size([2, 3])
+    >>> ember.empty(size=(4,), dtype=ember.int32).dtype
+    ember.int32
+)";
+
+constexpr const char* kZerosDoc = R"(
+Returns a tensor of the shape ``size`` filled with the scalar value 0.
+
+Args:
+    size (int...): the shape, as ints or as one list, tuple or :class:`ember.Size`; may also be passed as the
+        keyword ``size``.
+
+Keyword args:
+    out (Tensor, optional): a tensor of that shape to write the result into.
+    dtype (:class:`ember.dtype`, optional): the desired data type. Default: the default dtype
+        (:func:`ember.get_default_dtype`).
+    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.
+    device (:class:`ember.device`, optional): the desired device. Default: the default device.
+    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.
+    pin_memory (bool, optional): put the result in pinned memory (CPU tensors, needs CUDA). Default: ``False``.
+
+Example::
+
+    >>> ember.zeros(2, 3)
+    tensor([[0., 0., 0.],
+            [0., 0., 0.]])
+    >>> ember.zeros(size=(3,), dtype=ember.int64)
+    tensor([0, 0, 0])
+)";
+
+constexpr const char* kOnesDoc = R"(
+Returns a tensor of the shape ``size`` filled with the scalar value 1.
+
+Args:
+    size (int...): the shape, as ints or as one list, tuple or :class:`ember.Size`; may also be passed as the
+        keyword ``size``.
+
+Keyword args:
+    out (Tensor, optional): a tensor of that shape to write the result into.
+    dtype (:class:`ember.dtype`, optional): the desired data type. Default: the default dtype
+        (:func:`ember.get_default_dtype`).
+    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.
+    device (:class:`ember.device`, optional): the desired device. Default: the default device.
+    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.
+    pin_memory (bool, optional): put the result in pinned memory (CPU tensors, needs CUDA). Default: ``False``.
+
+Example::
+
+    >>> ember.ones(2, 3)
+    tensor([[1., 1., 1.],
+            [1., 1., 1.]])
+    >>> ember.ones((2,), dtype=ember.bool)
+    tensor([True, True])
+)";
+
+constexpr const char* kFullDoc = R"(
+Returns a tensor of the shape ``size`` filled with ``fill_value``.
+
+Without ``dtype`` the type follows ``fill_value``: ``ember.bool`` for a bool, ``ember.int64`` for an int, the
+default dtype for a float.
+
+Args:
+    size (int or sequence of ints): the shape.
+    fill_value (Number): the value of every element.
+
+Keyword args:
+    out (Tensor, optional): a tensor of that shape to write the result into.
+    dtype (:class:`ember.dtype`, optional): the desired data type. Default: inferred from ``fill_value``.
+    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.
+    device (:class:`ember.device`, optional): the desired device. Default: the default device.
+    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.
+    pin_memory (bool, optional): put the result in pinned memory (CPU tensors, needs CUDA). Default: ``False``.
+
+Example::
+
+    >>> ember.full((2, 3), 3.25)
+    tensor([[3.2500, 3.2500, 3.2500],
+            [3.2500, 3.2500, 3.2500]])
+    >>> ember.full((2,), 7)
+    tensor([7, 7])
+)";
+
+constexpr const char* kEmptyStridedDoc = R"(
+Returns an uninitialized tensor of the shape ``size`` whose elements are ``stride`` apart in memory.
+
+The memory is large enough for the highest-addressed element; strides may leave gaps or let elements overlap.
+
+Args:
+    size (sequence of ints): the shape.
+    stride (sequence of ints): the stride of each dimension, in elements.
+
+Keyword args:
+    dtype (:class:`ember.dtype`, optional): the desired data type. Default: the default dtype.
+    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.
+    device (:class:`ember.device`, optional): the desired device. Default: the default device.
+    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.
+    pin_memory (bool, optional): put the result in pinned memory (CPU tensors, needs CUDA). Default: ``False``.
+
+Example::
+
+    >>> t = ember.empty_strided((2, 3), (1, 2))
+    >>> t.stride()
+    (1, 2)
+)";
+
+// The keyword arguments of the *_like functions, shared by their docstrings.
+#define EMBER_LIKE_KWARGS                                                                                         \
+  "    dtype (:class:`ember.dtype`, optional): the desired data type. Default: ``input``'s.\n"                    \
+  "    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.\n"                          \
+  "    device (:class:`ember.device`, optional): the desired device. Default: ``input``'s.\n"                    \
+  "    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.\n" \
+  "    memory_format (:class:`ember.memory_format`, optional): the memory layout of the result. Default:\n"      \
+  "        ``ember.preserve_format``, ``input``'s strides when ``input`` is dense, else contiguous.\n"
+
+constexpr const char* kEmptyLikeDoc =
+    "Returns an uninitialized tensor of the same size as ``input``.\n\n"
+    "``ember.empty_like(input)`` is ``ember.empty(input.size(), dtype=input.dtype, device=input.device)``, with "
+    "``input``'s\nmemory layout.\n\n"
+    "Args:\n    input (Tensor): the tensor whose size (and by default dtype, device and layout) the result takes.\n\n"
+    "Keyword args:\n" EMBER_LIKE_KWARGS
+    "\nExample::\n\n    >>> ember.empty_like(ember.ones(2, 3)).shape\n    ember.Size([2, 3])\n";
+
+constexpr const char* kZerosLikeDoc =
+    "Returns a tensor filled with the scalar value 0, of the same size as ``input``.\n\n"
+    "``ember.zeros_like(input)`` is ``ember.zeros(input.size(), dtype=input.dtype, device=input.device)``.\n\n"
+    "Args:\n    input (Tensor): the tensor whose size (and by default dtype, device and layout) the result takes.\n\n"
+    "Keyword args:\n" EMBER_LIKE_KWARGS
+    "\nExample::\n\n    >>> ember.zeros_like(ember.empty(2, 3))\n    tensor([[0., 0., 0.],\n"
+    "            [0., 0., 0.]])\n";
+
+constexpr const char* kOnesLikeDoc =
+    "Returns a tensor filled with the scalar value 1, of the same size as ``input``.\n\n"
+    "``ember.ones_like(input)`` is ``ember.ones(input.size(), dtype=input.dtype, device=input.device)``.\n\n"
+    "Args:\n    input (Tensor): the tensor whose size (and by default dtype, device and layout) the result takes.\n\n"
+    "Keyword args:\n" EMBER_LIKE_KWARGS
+    "\nExample::\n\n    >>> ember.ones_like(ember.empty(2, dtype=ember.int32))\n"
+    "    tensor([1, 1], dtype=ember.int32)\n";
+
+constexpr const char* kFullLikeDoc =
+    "Returns a tensor filled with ``fill_value``, of the same size as ``input``.\n\n"
+    "``ember.full_like(input, v)`` is ``ember.full(input.size(), v, dtype=input.dtype, device=input.device)``: "
+    "the\nvalue is converted to ``input``'s dtype unless ``dtype`` is given.\n\n"
+    "Args:\n    input (Tensor): the tensor whose size (and by default dtype, device and layout) the result takes.\n"
+    "    fill_value (Number): the value of every element.\n\n"
+    "Keyword args:\n" EMBER_LIKE_KWARGS
+    "\nExample::\n\n    >>> ember.full_like(ember.zeros(3), 2.5)\n    tensor([2.5000, 2.5000, 2.5000])\n";
+#undef EMBER_LIKE_KWARGS
+
+constexpr const char* kArangeDoc = R"(
+Returns a 1-D tensor of the values from ``start`` up to, not including, ``end``, ``step`` apart.
+
+One positional argument is ``end``; two are ``start, end``; three are ``start, end, step``. The result has
+:math:`\left\lceil \frac{\text{end} - \text{start}}{\text{step}} \right\rceil` elements,
+
+.. math::
+    \text{out}_{i} = \text{start} + i \times \text{step}
+
+Without ``dtype`` the result is ``ember.int64`` when all three values are ints, else the default dtype.
+
+Args:
+    start (Number, optional): the first value. Default: ``0``.
+    end (Number): the end of the range, excluded.
+    step (Number, optional): the gap between neighbouring values (non-zero, may be negative). Default: ``1``.
+
+Keyword args:
+    out (Tensor, optional): a tensor of the result's shape to write it into.
+    dtype (:class:`ember.dtype`, optional): the desired data type. Default: inferred as above.
+    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.
+    device (:class:`ember.device`, optional): the desired device. Default: the default device.
+    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.
+
+Example::
+
+    >>> ember.arange(5)
+    tensor([0, 1, 2, 3, 4])
+    >>> ember.arange(1, 4)
+    tensor([1, 2, 3])
+    >>> ember.arange(1, 2.5, 0.5)
+    tensor([1.0000, 1.5000, 2.0000])
+)";
+
+constexpr const char* kLinspaceDoc = R"(
+Returns a 1-D tensor of ``steps`` values evenly spaced from ``start`` to ``end``, both included.
+
+.. math::
+    \text{out}_{i} = \text{start} + i \times \frac{\text{end} - \text{start}}{\text{steps} - 1}
+
+Args:
+    start (Number): the first value.
+    end (Number): the last value.
+    steps (int): the number of values (``1`` gives ``[start]``, ``0`` an empty tensor).
+
+Keyword args:
+    out (Tensor, optional): a tensor of the result's shape to write it into.
+    dtype (:class:`ember.dtype`, optional): the desired data type. Default: the default dtype.
+    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.
+    device (:class:`ember.device`, optional): the desired device. Default: the default device.
+    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.
+
+Example::
+
+    >>> ember.linspace(0, 1, steps=5)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
+    >>> ember.linspace(-10, 10, steps=1)
+    tensor([-10.])
+)";
+
+constexpr const char* kLogspaceDoc = R"(
+Returns a 1-D tensor of ``steps`` values evenly spaced on a logarithmic scale, from ``base ** start`` to
+``base ** end``.
+
+.. math::
+    \text{out}_{i} = \text{base}^{\left(\text{start} + i \times
+        \frac{\text{end} - \text{start}}{\text{steps} - 1}\right)}
+
+Args:
+    start (Number): the exponent of the first value.
+    end (Number): the exponent of the last value.
+    steps (int): the number of values.
+    base (float, optional): the base of the logarithm. Default: ``10.0``.
+
+Keyword args:
+    out (Tensor, optional): a tensor of the result's shape to write it into.
+    dtype (:class:`ember.dtype`, optional): the desired data type. Default: the default dtype.
+    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.
+    device (:class:`ember.device`, optional): the desired device. Default: the default device.
+    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.
+
+Example::
+
+    >>> ember.logspace(0, 2, steps=3)
+    tensor([  1.,  10., 100.])
+    >>> ember.logspace(0, 3, steps=4, base=2)
+    tensor([1., 2., 4., 8.])
+)";
+
+constexpr const char* kEyeDoc = R"(
+Returns a 2-D tensor with ones on the diagonal and zeros elsewhere.
+
+Args:
+    n (int): the number of rows.
+    m (int, optional): the number of columns. Default: ``n``.
+
+Keyword args:
+    out (Tensor, optional): a tensor of the result's shape to write it into.
+    dtype (:class:`ember.dtype`, optional): the desired data type. Default: the default dtype.
+    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.
+    device (:class:`ember.device`, optional): the desired device. Default: the default device.
+    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.
+
+Example::
+
+    >>> ember.eye(2, 3)
+    tensor([[1., 0., 0.],
+            [0., 1., 0.]])
+)";
+
+// The keyword arguments of the Tensor.new_* methods, shared by their docstrings.
+#define EMBER_NEW_KWARGS                                                                                          \
+  "Keyword args:\n"                                                                                               \
+  "    dtype (:class:`ember.dtype`, optional): the desired data type. Default: ``self``'s.\n"                     \
+  "    device (:class:`ember.device`, optional): the desired device. Default: ``self``'s.\n"                      \
+  "    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.\n" \
+  "    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.\n"                          \
+  "    pin_memory (bool, optional): put the result in pinned memory (CPU tensors, needs CUDA). Default: "         \
+  "``False``.\n"
+
+constexpr const char* kNewEmptyDoc =
+    "Returns an uninitialized tensor of the shape ``size``, with ``self``'s dtype and device by default.\n\n"
+    "Args:\n    size (int...): the shape, as ints or as one list, tuple or :class:`ember.Size`.\n\n" EMBER_NEW_KWARGS
+    "\nExample::\n\n    >>> x = ember.ones(2, dtype=ember.float64)\n    >>> x.new_empty((2, 3)).dtype\n"
+    "    ember.float64\n";
+constexpr const char* kNewZerosDoc =
+    "Returns a tensor of the shape ``size`` filled with 0, with ``self``'s dtype and device by default.\n\n"
+    "Args:\n    size (int...): the shape, as ints or as one list, tuple or :class:`ember.Size`.\n\n" EMBER_NEW_KWARGS
+    "\nExample::\n\n    >>> x = ember.tensor([1, 2], dtype=ember.int32)\n    >>> x.new_zeros((2, 2))\n"
+    "    tensor([[0, 0],\n            [0, 0]], dtype=ember.int32)\n";
+constexpr const char* kNewOnesDoc =
+    "Returns a tensor of the shape ``size`` filled with 1, with ``self``'s dtype and device by default.\n\n"
+    "Args:\n    size (int...): the shape, as ints or as one list, tuple or :class:`ember.Size`.\n\n" EMBER_NEW_KWARGS
+    "\nExample::\n\n    >>> x = ember.zeros(3)\n    >>> x.new_ones(2)\n    tensor([1., 1.])\n";
+constexpr const char* kNewFullDoc =
+    "Returns a tensor of the shape ``size`` filled with ``fill_value``, with ``self``'s dtype and device by "
+    "default.\n\n"
+    "Args:\n    size (sequence of ints): the shape.\n    fill_value (Number): the value of every element.\n\n"
+    EMBER_NEW_KWARGS
+    "\nExample::\n\n    >>> x = ember.zeros(3, dtype=ember.int64)\n    >>> x.new_full((2,), 7)\n"
+    "    tensor([7, 7])\n";
+constexpr const char* kNewTensorDoc =
+    "Returns a new tensor holding a copy of ``data``, with ``self``'s dtype and device by default.\n\n"
+    "``data`` is read as by :func:`ember.tensor`; the result has no autograd history.\n\n"
+    "Args:\n    data (array_like): the values of the tensor.\n\n" EMBER_NEW_KWARGS
+    "\nExample::\n\n    >>> x = ember.zeros(2, dtype=ember.int8)\n    >>> x.new_tensor([1, 2, 3])\n"
+    "    tensor([1, 2, 3], dtype=ember.int8)\n";
+#undef EMBER_NEW_KWARGS
+
+constexpr const char* kNewDoc = R"(
+Makes a tensor of ``self``'s dtype and device, the legacy way (as the ``ember.Tensor(...)`` constructor).
+
+``x.new(2, 3)`` (sizes, or one :class:`ember.Size`) is uninitialized; ``x.new([1, 2])`` (a list, a tuple or an
+array) copies data converted to ``self``'s dtype; ``x.new(t)`` with a tensor ``t`` of ``self``'s dtype and device
+returns an alias of it; ``x.new()`` is an empty tensor. Prefer :meth:`Tensor.new_empty` and
+:meth:`Tensor.new_tensor`.
+
+Keyword args:
+    device (:class:`ember.device`, optional): the desired device. Default: ``self``'s.
+
+Example::
+
+    >>> x = ember.zeros(1, dtype=ember.int32)
+    >>> x.new([1, 2])
+    tensor([1, 2], dtype=ember.int32)
+    >>> x.new(2, 3).shape
+    ember.Size([2, 3])
+)";
+
 }  // namespace
 
 void init_creation(nb::module_& m) {
@@ -162,7 +534,10 @@ void init_creation(nb::module_& m) {
     Tensor t = tensor_from_data(data, a.dtype, a.device || is_tensor ? a.device : default_device());
     if (a.requires_grad) t.set_requires_grad(true);
     return a.pinned(t);
-  }, nb::arg("data").none(), nb::arg("kwargs"));
+  }, nb::arg("data").none(), nb::arg("kwargs"),
+     nb::sig("def tensor(data: Any, *, dtype: dtype | None = None, device: device | None = None, requires_grad: bool "
+             "= False, pin_memory: bool = False) -> Tensor"),
+     kTensorDoc);
   m.def("as_tensor", [](nb::handle data, nb::handle dtype, nb::handle device) -> nb::object {
     auto dt = to_dtype(dtype);
     auto dev = to_device(device);
@@ -179,39 +554,70 @@ void init_creation(nb::module_& m) {
     nb::object out;
     Tensor r = factory_fill(args, kw, "empty", std::nullopt, &out);
     return out.is_valid() ? out : nb::cast(std::move(r));
-  });
+  }, nb::sig("def empty(*size: int, out: Tensor | None = None, dtype: dtype | None = None, layout: layout | None = "
+             "None, device: device | None = None, requires_grad: bool = False, pin_memory: bool = False, "
+             "memory_format: memory_format = ember.contiguous_format) -> Tensor"),
+     kEmptyDoc);
   m.def("zeros", [](nb::args args, nb::kwargs kw) -> nb::object {
     nb::object out;
     Tensor r = factory_fill(args, kw, "zeros", Scalar(0), &out);
     return out.is_valid() ? out : nb::cast(std::move(r));
-  });
+  }, nb::sig("def zeros(*size: int, out: Tensor | None = None, dtype: dtype | None = None, layout: layout | None = "
+             "None, device: device | None = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor"),
+     kZerosDoc);
   m.def("ones", [](nb::args args, nb::kwargs kw) -> nb::object {
     nb::object out;
     Tensor r = factory_fill(args, kw, "ones", Scalar(1), &out);
     return out.is_valid() ? out : nb::cast(std::move(r));
-  });
+  }, nb::sig("def ones(*size: int, out: Tensor | None = None, dtype: dtype | None = None, layout: layout | None = "
+             "None, device: device | None = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor"),
+     kOnesDoc);
   m.def("full", [](nb::handle size, nb::handle value, nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "full", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
     DimVector s = PyLong_Check(size.ptr()) ? DimVector{to_int(size, "full", "size")} : to_int_list(size, "full", "size");
     return finish_out(a.pinned(full(s, scalar_arg(value, "full"), a.options())), a.out, "full");
-  }, nb::arg("size"), nb::arg("fill_value"), nb::arg("kwargs"));
+  }, nb::arg("size"), nb::arg("fill_value"), nb::arg("kwargs"),
+     nb::sig("def full(size: Sequence[int], fill_value: Number, *, out: Tensor | None = None, dtype: dtype | None = "
+             "None, layout: layout | None = None, device: device | None = None, requires_grad: bool = False, "
+             "pin_memory: bool = False) -> Tensor"),
+     kFullDoc);
   m.def("empty_strided", [](nb::handle size, nb::handle stride, nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "empty_strided", kDtype | kDevice | kRequiresGrad | kLayout, a);
     return a.pinned(empty_strided(to_int_list(size, "empty_strided", "size"),
                                   to_int_list(stride, "empty_strided", "stride"), a.options(default_dtype())));
-  }, nb::arg("size"), nb::arg("stride"), nb::arg("kwargs"));
+  }, nb::arg("size"), nb::arg("stride"), nb::arg("kwargs"),
+     nb::sig("def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: dtype | None = None, layout: "
+             "layout | None = None, device: device | None = None, requires_grad: bool = False, pin_memory: bool = "
+             "False) -> Tensor"),
+     kEmptyStridedDoc);
 
   m.def("empty_like", [](const Tensor& t, nb::kwargs kw) { return like(t, kw, "empty_like", std::nullopt); },
-        nb::arg("input"), nb::arg("kwargs"));
+        nb::arg("input"), nb::arg("kwargs"),
+        nb::sig("def empty_like(input: Tensor, *, dtype: dtype | None = None, layout: layout | None = None, device: "
+                "device | None = None, requires_grad: bool = False, memory_format: memory_format = "
+                "ember.preserve_format) -> Tensor"),
+        kEmptyLikeDoc);
   m.def("zeros_like", [](const Tensor& t, nb::kwargs kw) { return like(t, kw, "zeros_like", Scalar(0)); },
-        nb::arg("input"), nb::arg("kwargs"));
+        nb::arg("input"), nb::arg("kwargs"),
+        nb::sig("def zeros_like(input: Tensor, *, dtype: dtype | None = None, layout: layout | None = None, device: "
+                "device | None = None, requires_grad: bool = False, memory_format: memory_format = "
+                "ember.preserve_format) -> Tensor"),
+        kZerosLikeDoc);
   m.def("ones_like", [](const Tensor& t, nb::kwargs kw) { return like(t, kw, "ones_like", Scalar(1)); },
-        nb::arg("input"), nb::arg("kwargs"));
+        nb::arg("input"), nb::arg("kwargs"),
+        nb::sig("def ones_like(input: Tensor, *, dtype: dtype | None = None, layout: layout | None = None, device: "
+                "device | None = None, requires_grad: bool = False, memory_format: memory_format = "
+                "ember.preserve_format) -> Tensor"),
+        kOnesLikeDoc);
   m.def("full_like", [](const Tensor& t, nb::handle v, nb::kwargs kw) {
     return like(t, kw, "full_like", scalar_arg(v, "full_like"));
-  }, nb::arg("input"), nb::arg("fill_value"), nb::arg("kwargs"));
+  }, nb::arg("input"), nb::arg("fill_value"), nb::arg("kwargs"),
+     nb::sig("def full_like(input: Tensor, fill_value: Number, *, dtype: dtype | None = None, layout: layout | None "
+             "= None, device: device | None = None, requires_grad: bool = False, memory_format: memory_format = "
+             "ember.preserve_format) -> Tensor"),
+     kFullLikeDoc);
 
   m.def("arange", [](nb::args args, nb::kwargs kw) {
     FactoryArgs a;
@@ -220,33 +626,55 @@ void init_creation(nb::module_& m) {
                          {{"start", &start}, {"end", &end}, {"step", &step}});
     const size_t n = args.size();
     EMBER_CHECK_TYPE(n <= 3, "arange() takes at most 3 positional arguments (", n, " given)");
-    if (n == 1) end = args[0];
-    if (n >= 2) start = args[0], end = args[1];
-    if (n == 3) step = args[2];
+    if (n == 1 && !end.is_valid()) {
+      end = args[0];  // arange(end)
+    } else {
+      // arange(start, end[, step]); arange(1, end=5) is start=1
+      nb::handle* slots[] = {&start, &end, &step};
+      const char* names[] = {"start", "end", "step"};
+      for (size_t i = 0; i < n; ++i) {
+        EMBER_CHECK_TYPE(!slots[i]->is_valid(), "arange() got multiple values for argument '", names[i], "'");
+        *slots[i] = args[i];
+      }
+    }
     EMBER_CHECK_TYPE(end.is_valid(), "arange() missing required argument 'end'");
     Scalar s0 = start.is_valid() ? scalar_arg(start, "arange") : Scalar(0);
     Scalar s1 = scalar_arg(end, "arange");
     Scalar st = step.is_valid() ? scalar_arg(step, "arange") : Scalar(1);
     return finish_out(arange(s0, s1, st, a.options()), a.out, "arange");
-  });
+  }, nb::sig("def arange(*args: Number, start: Number = 0, end: Number, step: Number = 1, out: Tensor | None = None, "
+             "dtype: dtype | None = None, layout: layout | None = None, device: device | None = None, "
+             "requires_grad: bool = False) -> Tensor"),
+     kArangeDoc);
   m.def("linspace", [](nb::handle start, nb::handle end, int64_t steps, nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "linspace", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
     return finish_out(linspace(scalar_arg(start, "linspace"), scalar_arg(end, "linspace"), steps, a.options()), a.out,
                       "linspace");
-  }, nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::arg("kwargs"));
+  }, nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::arg("kwargs"),
+     nb::sig("def linspace(start: Number, end: Number, steps: int, *, out: Tensor | None = None, dtype: dtype | None = "
+             "None, layout: layout | None = None, device: device | None = None, requires_grad: bool = False) -> "
+             "Tensor"),
+     kLinspaceDoc);
   m.def("logspace", [](nb::handle start, nb::handle end, int64_t steps, double base, nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "logspace", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
     return finish_out(
         logspace(scalar_arg(start, "logspace"), scalar_arg(end, "logspace"), steps, base, a.options()), a.out,
         "logspace");
-  }, nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::arg("base") = 10.0, nb::arg("kwargs"));
+  }, nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::arg("base") = 10.0, nb::arg("kwargs"),
+     nb::sig("def logspace(start: Number, end: Number, steps: int, base: float = 10.0, *, out: Tensor | None = None, "
+             "dtype: dtype | None = None, layout: layout | None = None, device: device | None = None, requires_grad: "
+             "bool = False) -> Tensor"),
+     kLogspaceDoc);
   m.def("eye", [](int64_t n, std::optional<int64_t> mcols, nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "eye", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
     return finish_out(eye(n, mcols, a.options()), a.out, "eye");
-  }, nb::arg("n"), nb::arg("m") = nb::none(), nb::arg("kwargs"));
+  }, nb::arg("n"), nb::arg("m") = nb::none(), nb::arg("kwargs"),
+     nb::sig("def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: dtype | None = None, layout: "
+             "layout | None = None, device: device | None = None, requires_grad: bool = False) -> Tensor"),
+     kEyeDoc);
 
   // Tensor.new_*: dtype and device default to self's.
   auto cls = nb::type<Tensor>();
@@ -255,24 +683,41 @@ void init_creation(nb::module_& m) {
   };
   cls.attr("new_empty") = nb::cpp_function([new_opts](const Tensor& t, nb::args args, nb::kwargs kw) {
     FactoryArgs a;
-    parse_factory_kwargs(kw, "new_empty", kDtype | kDevice | kRequiresGrad | kLayout, a);
-    return empty(parse_size(args, 0, "new_empty"), new_opts(t, a));
-  }, nb::is_method());
+    nb::handle size_kw;
+    parse_factory_kwargs(kw, "new_empty", kDtype | kDevice | kRequiresGrad | kLayout, a, {{"size", &size_kw}});
+    return a.pinned(empty(size_arg(args, size_kw, "new_empty"), new_opts(t, a)));
+  }, nb::is_method(), nb::scope(cls), nb::name("new_empty"),
+     nb::sig("def new_empty(self, size: Sequence[int], *, dtype: dtype | None = None, device: device | None = None, "
+             "requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = False) -> Tensor"),
+     kNewEmptyDoc);
   cls.attr("new_zeros") = nb::cpp_function([new_opts](const Tensor& t, nb::args args, nb::kwargs kw) {
     FactoryArgs a;
-    parse_factory_kwargs(kw, "new_zeros", kDtype | kDevice | kRequiresGrad | kLayout, a);
-    return zeros(parse_size(args, 0, "new_zeros"), new_opts(t, a));
-  }, nb::is_method());
+    nb::handle size_kw;
+    parse_factory_kwargs(kw, "new_zeros", kDtype | kDevice | kRequiresGrad | kLayout, a, {{"size", &size_kw}});
+    return a.pinned(zeros(size_arg(args, size_kw, "new_zeros"), new_opts(t, a)));
+  }, nb::is_method(), nb::scope(cls), nb::name("new_zeros"),
+     nb::sig("def new_zeros(self, size: Sequence[int], *, dtype: dtype | None = None, device: device | None = None, "
+             "requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = False) -> Tensor"),
+     kNewZerosDoc);
   cls.attr("new_ones") = nb::cpp_function([new_opts](const Tensor& t, nb::args args, nb::kwargs kw) {
     FactoryArgs a;
-    parse_factory_kwargs(kw, "new_ones", kDtype | kDevice | kRequiresGrad | kLayout, a);
-    return ones(parse_size(args, 0, "new_ones"), new_opts(t, a));
-  }, nb::is_method());
+    nb::handle size_kw;
+    parse_factory_kwargs(kw, "new_ones", kDtype | kDevice | kRequiresGrad | kLayout, a, {{"size", &size_kw}});
+    return a.pinned(ones(size_arg(args, size_kw, "new_ones"), new_opts(t, a)));
+  }, nb::is_method(), nb::scope(cls), nb::name("new_ones"),
+     nb::sig("def new_ones(self, size: Sequence[int], *, dtype: dtype | None = None, device: device | None = None, "
+             "requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = False) -> Tensor"),
+     kNewOnesDoc);
   cls.attr("new_full") = nb::cpp_function([new_opts](const Tensor& t, nb::handle size, nb::handle v, nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "new_full", kDtype | kDevice | kRequiresGrad | kLayout, a);
-    return full(to_int_list(size, "new_full", "size"), to_scalar(v, "new_full"), new_opts(t, a));
-  }, nb::is_method());
+    return a.pinned(full(to_int_list(size, "new_full", "size"), to_scalar(v, "new_full"), new_opts(t, a)));
+  }, nb::is_method(), nb::scope(cls), nb::name("new_full"),
+     nb::arg("size"), nb::arg("fill_value"), nb::arg("kwargs"),
+     nb::sig("def new_full(self, size: Sequence[int], fill_value: Number, *, dtype: dtype | None = None, device: "
+             "device | None = None, requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = "
+             "False) -> Tensor"),
+     kNewFullDoc);
   // The legacy x.new(...): as the legacy constructor (ember.Tensor(...)) with x's dtype and device: sizes give an
   // uninitialized tensor, a sequence is data, a tensor is aliased, nothing gives an empty one.
   cls.attr("new") = nb::cpp_function([](const Tensor& t, nb::args args, nb::kwargs kw) {
@@ -289,14 +734,19 @@ void init_creation(nb::module_& m) {
         (PyTuple_CheckExact(args[0].ptr()) || (!PyTuple_Check(args[0].ptr()) && PySequence_Check(args[0].ptr()))))
       return tensor_from_data(args[0], t.dtype(), o.device_);
     return empty(args.size() ? parse_size(args, 0, "new") : DimVector{0}, o);
-  }, nb::is_method());
+  }, nb::is_method(), nb::scope(cls), nb::name("new"),
+     nb::sig("def new(self, *args: int | Sequence[int] | Tensor, device: device | None = None) -> Tensor"), kNewDoc);
   cls.attr("new_tensor") = nb::cpp_function([](const Tensor& t, nb::handle data, nb::kwargs kw) {
     FactoryArgs a;
     parse_factory_kwargs(kw, "new_tensor", kDtype | kDevice | kRequiresGrad | kLayout, a);
     Tensor r = tensor_from_data(data, a.dtype.value_or(t.dtype()), a.device.value_or(t.device()));
     if (a.requires_grad) r.set_requires_grad(true);
-    return r;
-  }, nb::is_method());
+    return a.pinned(r);
+  }, nb::is_method(), nb::scope(cls), nb::name("new_tensor"),
+     nb::arg("data"), nb::arg("kwargs"),
+     nb::sig("def new_tensor(self, data: Any, *, dtype: dtype | None = None, device: device | None = None, "
+             "requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = False) -> Tensor"),
+     kNewTensorDoc);
 }
 
 }  // namespace ember::py

@@ -380,6 +380,33 @@ Tensor from_dlpack(nb::handle obj, nb::handle device_h, nb::handle copy) {
 
 }  // namespace
 
+constexpr const char* kFromDlpackDoc = R"(
+Converts a tensor from another library into an ember tensor through the DLPack protocol, sharing its memory.
+
+``ext_tensor`` is an object with a ``__dlpack__`` method (a NumPy array, a tensor of another framework, an ember
+tensor) or a DLPack capsule (which can be consumed once). The result views the producer's memory: writes to one show
+in the other. For a CUDA producer, ember passes its current stream so that the producer orders its pending work
+before ember's. Supported dtypes: bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32 and float64; on
+the CPU and on CUDA.
+
+Args:
+    ext_tensor (object): the tensor, or a DLPack capsule, to convert.
+
+Keyword args:
+    device (:class:`ember.device`, optional): the device of the result; a copy is made when it is not the
+        producer's. Default: the producer's device.
+    copy (bool, optional): ``True`` always copies, ``False`` never does (and raises where a copy is needed),
+        ``None`` copies only where needed. Default: ``None``.
+
+Example::
+
+    >>> a = numpy.arange(4)
+    >>> t = ember.from_dlpack(a)
+    >>> a[0] = 9
+    >>> t
+    tensor([9, 1, 2, 3])
+)";
+
 void init_dlpack(nb::module_& m) {
   auto cls = nb::type<Tensor>();
   cls.attr("__dlpack__") = nb::cpp_function(&tensor_dlpack, nb::is_method(), nb::arg("stream") = nb::none(),
@@ -389,7 +416,10 @@ void init_dlpack(nb::module_& m) {
   cls.attr("__dlpack_device__") = nb::cpp_function([](const Tensor& t) { return dlpack_device_tuple(t.device()); },
                                                    nb::is_method(), nb::name("__dlpack_device__"), nb::scope(cls));
   m.def("from_dlpack", &from_dlpack, nb::arg("ext_tensor").none(), nb::kw_only(), nb::arg("device") = nb::none(),
-        nb::arg("copy") = nb::none());
+        nb::arg("copy") = nb::none(),
+        nb::sig("def from_dlpack(ext_tensor: Any, *, device: device | None = None, copy: bool | None = None) -> "
+                "Tensor"),
+        kFromDlpackDoc);
   m.def("_to_dlpack", [](const Tensor& t) { return tensor_dlpack(t, nb::none(), nb::none(), nb::none(), nb::none()); },
         nb::arg("tensor"));
 }

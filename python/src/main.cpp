@@ -41,8 +41,11 @@ void init_backend(nb::module_& m) {
   m.def("_get_deterministic_algorithms", &deterministic_algorithms);
   m.def("_get_deterministic_algorithms_warn_only", &deterministic_algorithms_warn_only);
   m.def("_alert_not_deterministic", [](const std::string& op) { alert_not_deterministic(op); });
-  m.def("set_num_threads", &set_num_threads, nb::arg("int"));
-  m.def("get_num_threads", &get_num_threads);
+  m.def("set_num_threads", &set_num_threads, nb::arg("int"),
+        "Sets the number of threads ember uses to run an operation on the CPU (its intra-op thread pool).\n\n"
+        "Args:\n    int (int): the number of threads, at least 1.");
+  m.def("get_num_threads", &get_num_threads,
+        "Returns the number of threads ember uses to run an operation on the CPU (its intra-op thread pool).");
   m.def("_cpu_memory_stats", [] { return stats_dict(cpu_allocator()->stats()); });
   m.def("_cpu_reset_peak_memory_stats", [] { cpu_allocator()->reset_peak_stats(); });
   m.def("_cpu_empty_cache", [] { cpu_allocator()->empty_cache(); });

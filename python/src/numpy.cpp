@@ -340,15 +340,78 @@ std::optional<Tensor> numpy_to_tensor(nb::handle data) {
   return t;
 }
 
+constexpr const char* kFromNumpyDoc = R"(
+Creates a tensor that shares its memory with the NumPy array ``ndarray``.
+
+Writes to the tensor show in the array and the other way round; the array stays alive as long as the tensor.
+Supported dtypes: float64, float32, float16, int64, int32, int16, int8, uint8 and bool; arrays with negative strides,
+or with another byte order than the machine's, raise ``ValueError`` (copy them first).
+A read-only array gives a warning, since writing to the tensor would change it.
+
+Args:
+    ndarray (numpy.ndarray): the array whose memory the tensor views.
+
+Example::
+
+    >>> a = numpy.array([1, 2, 3])
+    >>> t = ember.from_numpy(a)
+    >>> t
+    tensor([1, 2, 3])
+    >>> t[0] = -1
+    >>> a
+    array([-1,  2,  3])
+)";
+
+constexpr const char* kNumpyDoc = R"(
+Returns the tensor as a NumPy ``ndarray`` that shares its memory.
+
+Writes to the array show in the tensor and the other way round. The tensor must be on the CPU and not require grad,
+unless ``force`` is given; ``bfloat16`` tensors, which NumPy cannot hold, must be converted first.
+
+Keyword args:
+    force (bool, optional): when ``True``, a tensor on another device is copied to the CPU and one that requires
+        grad is detached first, so the array may not share memory with ``self``. Default: ``False``.
+
+Example::
+
+    >>> t = ember.ones(3)
+    >>> a = t.numpy()
+    >>> a[0] = 5
+    >>> t
+    tensor([5., 1., 1.])
+)";
+
+constexpr const char* kAsTensorDoc = R"(
+Converts ``data`` into a tensor, sharing memory where it can.
+
+A tensor of the requested dtype and device is returned as it is; one of another dtype or device is converted (a
+copy, recorded by autograd). A NumPy array of a dtype ember has shares its memory when no conversion is asked for,
+as :func:`ember.from_numpy` does. Other data (lists, tuples, numbers) is copied as by :func:`ember.tensor`.
+
+Args:
+    data (array_like): the values of the tensor.
+    dtype (:class:`ember.dtype`, optional): the desired data type. Default: ``data``'s, or inferred.
+    device (:class:`ember.device`, optional): the desired device. Default: ``data``'s if it is a tensor, the CPU for a
+        NumPy array, else the default device.
+
+Example::
+
+    >>> a = numpy.array([1, 2, 3])
+    >>> t = ember.as_tensor(a)
+    >>> t[0] = -1
+    >>> a
+    array([-1,  2,  3])
+)";
+
 void init_numpy(nb::module_& m) {
   init_owner_type(m);
   auto cls = nb::type<Tensor>();
 
   m.def("from_numpy", [](nb::handle a) { return from_numpy(a, /*warn_readonly=*/true, "from_numpy"); },
-        nb::arg("ndarray").none());
+        nb::arg("ndarray").none(), nb::sig("def from_numpy(ndarray: numpy.ndarray) -> Tensor"), kFromNumpyDoc);
   cls.attr("numpy") = nb::cpp_function([](const Tensor& t, bool force) { return tensor_to_numpy(t, force); },
                                        nb::is_method(), nb::kw_only(), nb::arg("force") = false, nb::name("numpy"),
-                                       nb::scope(cls));
+                                       nb::scope(cls), kNumpyDoc);
   cls.attr("__array__") = nb::cpp_function(
       [](const Tensor& t, nb::handle dtype, nb::handle copy) -> nb::object {
         nb::object arr = tensor_to_numpy(t, false);
@@ -382,7 +445,9 @@ void init_numpy(nb::module_& m) {
         const std::optional<Device> dev = to_device(device);
         return nb::cast(to(t, dev.value_or(kCPU), dt.value_or(t.dtype())));
       },
-      nb::arg("data").none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+      nb::arg("data").none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::sig("def as_tensor(data: Any, dtype: dtype | None = None, device: device | None = None) -> Tensor"),
+      kAsTensorDoc);
 }
 
 }  // namespace ember::py

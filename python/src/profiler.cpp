@@ -48,7 +48,7 @@ void init_profiler(nb::module_& m) {
   m.def("_record_function_exit", &profiler::pop_scope, nb::arg("handle"));
   m.def("_record_function_event_id", [](int64_t handle) {
     return handle ? reinterpret_cast<profiler::RecordScope*>(handle)->id() : int64_t(0);
-  });
+  }, nb::arg("handle"));
   m.def("_nvtx_available", &profiler::nvtx_available);
   m.def("_set_nvtx", &profiler::set_nvtx, nb::arg("on"));
 }

@@ -352,7 +352,31 @@ void init_serialize(nb::module_& m) {
         nb::arg("path").none());
   m.def("_safetensors_load", &load_safetensors, nb::arg("source"), nb::arg("mmap"));
   m.def("frombuffer", &frombuffer, nb::arg("buffer"), nb::kw_only(), nb::arg("dtype"), nb::arg("count") = -1,
-        nb::arg("offset") = 0, nb::arg("requires_grad") = false);
+        nb::arg("offset") = 0, nb::arg("requires_grad") = false,
+        nb::sig("def frombuffer(buffer: Buffer, *, dtype: dtype, count: int = -1, offset: int = 0, requires_grad: bool "
+                "= False) -> Tensor"),
+        R"(Creates a 1-D tensor that views the memory of an object that exposes the Python buffer protocol.
+
+The tensor shares the buffer's memory (writes show in both) and keeps the object alive. A read-only buffer (such as
+``bytes``) gives a warning, since writing to the tensor would change it.
+
+Args:
+    buffer (object): an object with the buffer protocol (``bytearray``, ``memoryview``, ``array.array``, ...).
+
+Keyword args:
+    dtype (:class:`ember.dtype`): the dtype of the elements.
+    count (int, optional): the number of elements to read; ``-1`` reads to the end of the buffer. Default: ``-1``.
+    offset (int, optional): the number of bytes to skip at the start of the buffer. Default: ``0``.
+    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.
+
+Example::
+
+    >>> import array
+    >>> a = array.array("i", [1, 2, 3])
+    >>> t = ember.frombuffer(a, dtype=ember.int32)
+    >>> t[0] = -1
+    >>> a
+    array('i', [-1, 2, 3]))");
 }
 
 }  // namespace ember::py

@@ -426,3 +426,78 @@ def test_out_without_dtype_takes_the_dtype_of_out():
 def test_out_with_a_conflicting_dtype_is_an_error():
     with pytest.raises(RuntimeError, match="dtype"):
         ember.zeros(3, dtype=ember.float64, out=ember.zeros(3, dtype=ember.int64))
+
+
+# ------------------------------------------------------------------- PyTorch's keyword forms (Note [Python surface])
+
+@pytest.mark.parametrize("name, value", [("zeros", 0), ("ones", 1), ("empty", None)])
+@pytest.mark.parametrize("size", [(2, 3), [2, 3], ember.Size([2, 3]), 4], ids=str)
+def test_size_as_a_keyword(name, value, size):
+    f = getattr(ember, name)
+    t = f(size=size, dtype=ember.float64)
+    shape = (size,) if isinstance(size, int) else tuple(size)
+    assert t.shape == shape and t.dtype is ember.float64
+    assert t.shape == f(size).shape
+    if value is not None:
+        assert_equal(t, np.full(shape, value, np.float64))
+
+
+@pytest.mark.parametrize("call", [lambda: ember.zeros(2, size=(3,)), lambda: ember.ones((2,), size=(2,)),
+                                  lambda: ember.empty(1, size=1), lambda: ember.zeros(3).new_zeros(2, size=(2,))])
+def test_size_given_twice_is_a_type_error(call):
+    with pytest.raises(TypeError, match=r"got multiple values for argument 'size'"):
+        call()
+
+
+@pytest.mark.parametrize("name, value", [("new_zeros", 0), ("new_ones", 1), ("new_empty", None)])
+def test_new_factories_take_size_by_keyword(name, value):
+    x = ember.tensor([1, 2], dtype=ember.int32)
+    for t in (getattr(x, name)(size=(2, 3)), getattr(x, name)((2, 3)), getattr(x, name)(2, 3)):
+        assert t.shape == (2, 3) and t.dtype is ember.int32
+        if value is not None:
+            assert_equal(t, np.full((2, 3), value, np.int32))
+    assert getattr(x, name)(size=[4], dtype=ember.float64).dtype is ember.float64
+
+
+def test_keyword_forms_of_the_other_factories():
+    x = ember.zeros(2, 2, dtype=ember.int16)
+    assert_equal(x.new_full(size=(2,), fill_value=7), np.full(2, 7, np.int16))
+    assert_equal(x.new_tensor(data=[1, 2]), np.array([1, 2], np.int16))
+    assert_equal(ember.full(size=(2, 2), fill_value=1.5), np.full((2, 2), 1.5, np.float32))
+    assert_equal(ember.full_like(input=x, fill_value=3), np.full((2, 2), 3, np.int16))
+    assert_equal(ember.eye(n=2, m=3), np.eye(2, 3, dtype=np.float32))
+    assert_equal(ember.linspace(start=0, end=1, steps=5), np.linspace(0, 1, 5, dtype=np.float32))
+    assert_equal(ember.logspace(start=0, end=3, steps=4, base=2), np.logspace(0, 3, 4, base=2, dtype=np.float32))
+    assert ember.empty_strided(size=(2, 3), stride=(1, 2)).stride() == (1, 2)
+    assert_equal(ember.tensor(data=[[1, 2]]), np.array([[1, 2]]))
+    assert_equal(ember.as_tensor(data=[1.5], dtype=ember.float64), np.array([1.5]))
+    for name in ("empty_like", "zeros_like", "ones_like"):
+        assert getattr(ember, name)(input=x).shape == (2, 2)
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda: ember.arange(end=5), np.arange(5)),
+    (lambda: ember.arange(start=1, end=5), np.arange(1, 5)),
+    (lambda: ember.arange(1, end=5), np.arange(1, 5)),
+    (lambda: ember.arange(1, 9, step=3), np.arange(1, 9, 3)),
+    (lambda: ember.arange(start=1.0, end=2.0, step=0.25), np.arange(1, 2, 0.25, dtype=np.float32)),
+], ids=["end", "start-end", "start+end-kw", "step-kw", "floats"])
+def test_arange_keyword_forms(call, expected):
+    assert_equal(call(), expected)
+
+
+def test_arange_value_given_twice_is_a_type_error():
+    with pytest.raises(TypeError, match=r"arange\(\) got multiple values for argument 'start'"):
+        ember.arange(1, 5, start=2)
+
+
+def test_factory_signatures_are_pytorchs():
+    import inspect
+    p = inspect.signature(ember.zeros).parameters
+    assert p["size"].kind is inspect.Parameter.VAR_POSITIONAL
+    assert [n for n in p if p[n].kind is inspect.Parameter.KEYWORD_ONLY] == [
+        "out", "dtype", "layout", "device", "requires_grad", "pin_memory"]
+    p = inspect.signature(ember.zeros(1).new_zeros).parameters
+    assert list(p)[0] == "size" and p["dtype"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert list(inspect.signature(ember.full).parameters)[:2] == ["size", "fill_value"]
+    assert str(inspect.signature(ember.empty_like).parameters["memory_format"].default) == "ember.preserve_format"

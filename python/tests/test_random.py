@@ -464,3 +464,78 @@ def test_fork_rng_warns_once_for_several_devices(monkeypatch):
         with R.fork_rng(devices=[1]):
             pass
     assert [d for d, _ in restored] == [0, 1, 0, 1, 1]
+
+
+# ------------------------------------------------------------------- PyTorch's keyword forms (Note [Python surface])
+
+def test_manual_seed_by_keyword_matches_positional():
+    assert ember.manual_seed(seed=3) is ember.default_generator
+    a = ember.rand(4)
+    ember.manual_seed(3)
+    assert_equal(ember.rand(4), to_np(a))
+    g = ember.Generator(device="cpu").manual_seed(seed=5)
+    assert g.initial_seed() == 5
+    state = g.get_state()
+    x = ember.rand(3, generator=g)
+    assert_equal(ember.rand(3, generator=g.set_state(new_state=state)), to_np(x))
+    state = ember.get_rng_state()
+    y = ember.randn(2)
+    ember.set_rng_state(new_state=state)
+    assert_equal(ember.randn(2), to_np(y))
+
+
+@pytest.mark.parametrize("name", ["rand", "randn"])
+def test_size_of_rand_by_keyword(name):
+    f = getattr(ember, name)
+    a = f(size=(2, 3), generator=ember.Generator().manual_seed(1))
+    b = f(2, 3, generator=ember.Generator().manual_seed(1))
+    assert a.shape == (2, 3)
+    assert_equal(a, to_np(b))
+
+
+def test_randint_keyword_forms():
+    def draw(*args, **kw):
+        return ember.randint(*args, generator=ember.Generator().manual_seed(7), **kw)
+    ref = to_np(draw(2, 9, (50,)))
+    assert ref.min() >= 2 and ref.max() < 9
+    assert_equal(draw(low=2, high=9, size=(50,)), ref)
+    assert_equal(draw(2, high=9, size=(50,)), ref)
+    assert_equal(draw(2, 9, size=(50,)), ref)
+    assert_equal(draw(9, size=(50,)), to_np(draw(0, 9, (50,))))
+    assert_equal(draw(high=9, size=(50,)), to_np(draw(0, 9, (50,))))
+
+
+def test_randint_like_keyword_forms():
+    x = ember.zeros(200)
+    for lo, hi, kw in [(0, 4, dict(high=4)), (2, 6, dict(low=2, high=6)), (0, 3, {})]:
+        args = (3,) if not kw else ()
+        r = to_np(ember.randint_like(x, *args, **kw))
+        assert r.min() >= lo and r.max() < hi and set(r.tolist()) == set(range(lo, hi))
+    with pytest.raises(TypeError, match="missing required argument 'high'"):
+        ember.randint_like(x)
+
+
+def test_sampler_keywords():
+    out = ember.empty(3)
+    r = ember.bernoulli(input=ember.tensor([0.0, 1.0, 1.0]), out=out)
+    assert r is out
+    assert_equal(out, np.array([0, 1, 1], np.float32))
+    assert_equal(ember.bernoulli(ember.zeros(4), p=1.0), np.ones(4, np.float32))
+    idx = ember.empty(2, dtype=ember.int64)
+    assert ember.multinomial(input=ember.tensor([0.0, 5.0]), num_samples=2, replacement=True, out=idx) is idx
+    assert_equal(idx, np.array([1, 1]))
+    assert_equal(ember.randperm(n=5).sort().values, np.arange(5))
+    assert_equal(ember.poisson(input=ember.zeros(3)), np.zeros(3, np.float32))
+    assert_equal(ember.binomial(count=ember.tensor([4.0, 4.0]), prob=ember.tensor([0.0, 1.0])),
+                 np.array([0, 4], np.float32))
+    x = ember.empty(100)
+    assert 2 <= float(x.uniform_(**{"from": 2, "to": 3}).min()) and float(x.max()) < 3
+    assert 3 <= float(x.random_(**{"from": 3, "to": 5}).min()) and float(x.max()) <= 4
+    assert float(x.random_(to=2).max()) <= 1
+    assert_equal(ember.zeros(3).bernoulli(p=1.0), np.ones(3, np.float32))
+    assert float(x.exponential_(lambd=2.0).min()) >= 0
+    g = to_np(x.geometric_(p=0.5))
+    assert g.min() >= 1 and (g == np.round(g)).all()
+    g = ember.Generator()
+    assert_equal(ember.normal(mean=ember.zeros(2), std=ember.zeros(2), generator=g), np.zeros(2, np.float32))
+    assert ember.normal(mean=1.0, std=2.0, size=(3,), dtype=ember.float64).dtype is ember.float64

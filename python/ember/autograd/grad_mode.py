@@ -93,9 +93,6 @@ class inference_mode(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
-def is_grad_enabled():
-    return _C.is_grad_enabled()
-
-
-def is_inference_mode_enabled():
-    return _C.is_inference_mode_enabled()
+# The C++ functions themselves (documented in python/src/autograd.cpp), as ember.is_grad_enabled is.
+is_grad_enabled = _C.is_grad_enabled
+is_inference_mode_enabled = _C.is_inference_mode_enabled
