@@ -137,8 +137,8 @@ void init_interop(nb::module_& m);  // NumPy and DLPack (interop.cpp)
 void init_binary(nb::module_& m);
 void init_unary(nb::module_& m);
 void init_reduce(nb::module_& m);
-void init_shape(nb::module_& m);  // shape and indexing ops (shape.cpp)
-void init_sort(nb::module_& m);
+void init_shape(nb::module_& m);  // dims and element order (shape.cpp)
+void init_sort(nb::module_& m);  // sorting, selection, unique (sort.cpp)
 void init_optim(nb::module_& m);                  // optim.cpp: the fused optimizer steps
 void init_serialize(nb::module_& m);              // serialize.cpp: ember's format and safetensors
 void init_data(nb::module_& m);                   // data.cpp: shared-memory tensors, the DataLoader's C++ parts

@@ -8,7 +8,17 @@ namespace ember::py {
 
 void init_amp(nb::module_& m);  // amp.cpp: autocast state, GradScaler's ops
 void init_search(nb::module_& m);  // search.cpp: searchsorted, bucketize, isin
-void init_shape_more(nb::module_& m);  // shape_more.cpp: the diag family, splits, stacks, statistics
+void init_join_split(nb::module_& m);  // join_split.cpp: cat, the stacks, split, chunk, tensor_split, ...
+void init_gather_scatter(nb::module_& m);  // gather_scatter.cpp: gather, scatter, index_*, take, put, *_scatter
+void init_masked(nb::module_& m);  // masked.cpp: masked_*, nonzero, argwhere, where(condition)
+void init_diag(nb::module_& m);  // diag.cpp: diag, diag_embed, trace, tril/triu and their indices
+void init_products(nb::module_& m);  // products.cpp: cross, kron, block_diag, cartesian_prod, combinations
+void init_statistics(nb::module_& m);  // statistics.cpp: cov, quantile, diff, trapezoid, vander, histc, bincount
+void init_norms(nb::module_& m);  // norms.cpp: norm, renorm, dist, linalg.vector_norm
+void init_scan(nb::module_& m);  // scan.cpp: cumsum, cumprod, cummax, cummin, logcumsumexp
+void init_predicates(nb::module_& m);  // predicates.cpp: equal, isclose, allclose, is_same_size, ...
+void init_like(nb::module_& m);  // like.cpp: type_as, new_empty_strided, fill
+void init_unary_forms(nb::module_& m);  // unary_forms.cpp: clamp_min, clamp_max, positive
 void init_special(nb::module_& m);  // special.cpp: the special functions with parameters, frexp, the windows
 void init_linalg_more(nb::module_& m);  // linalg_more.cpp: the LU family, matrix functions, LinAlgError
 void init_profiler(nb::module_& m);  // profiler.cpp: the event recorder behind ember.profiler
@@ -134,14 +144,24 @@ NB_MODULE(_C, m) {
   init_special(m);
   init_reduce(m);
   init_shape(m);
+  init_join_split(m);
+  init_gather_scatter(m);
+  init_masked(m);  // after init_reduce: wraps its ember.where
+  init_diag(m);
+  init_products(m);
+  init_statistics(m);
+  init_norms(m);
+  init_scan(m);
   init_sort(m);
+  init_predicates(m);
+  init_like(m);
+  init_unary_forms(m);  // after init_unary: replaces its clamp_min/clamp_max
   init_backend(m);
   init_cuda(m);
   init_autograd(m);
   init_profiler(m);
   init_amp(m);
   init_search(m);
-  init_shape_more(m);
   init_optim(m);
   init_serialize(m);
   init_data(m);

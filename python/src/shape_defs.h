@@ -1,7 +1,10 @@
-// Binding helpers shared by the shape-op bindings (shape.cpp, shape_more.cpp, search.cpp): tensor sequences,
-// optional arguments, and defining a function and its Tensor method (or in-place method) from one callable.
+// Binding helpers shared by the bindings of the shape, indexing, reduction, sorting and search ops: tensor sequences,
+// optional arguments, and defining a function and its Tensor method (or in-place method) from one callable, each
+// with its Python signature and docstring (Note [Python surface], docs/architecture.md).
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "common.h"
@@ -36,6 +39,14 @@ inline nb::tuple to_tuple(const std::vector<Tensor>& v) {
   return nb::tuple(l);
 }
 
+inline bool is_seq(nb::handle h) { return PyTuple_Check(h.ptr()) || PyList_Check(h.ptr()); }
+
+// An int or a sequence of ints.
+inline DimVector int_or_ints(nb::handle h, const char* fn, const char* what) {
+  if (is_seq(h)) return to_int_list(h, fn, what);
+  return {to_int(h, fn, what)};
+}
+
 inline std::optional<int64_t> opt_int(nb::handle h, const char* fn, const char* what) {
   if (h.is_none()) return std::nullopt;
   return to_int(h, fn, what);
@@ -48,22 +59,116 @@ inline Tensor opt_tensor(nb::handle h, const char* fn, const char* what) {
   return nb::cast<Tensor>(h);
 }
 
-// Defines ember.name(input, ...) and Tensor.name(...) from one function taking the tensor first.
-template <class F, class... Extra>
-void def_both(nb::module_& m, nb::handle cls, const char* name, F f, const Extra&... extra) {
-  m.attr(name) = nb::cpp_function(f, nb::arg("input"), extra...);
-  cls.attr(name) = nb::cpp_function(f, nb::is_method(), extra...);
+// A named-tuple type of torch.return_types with the fields (first, second), appended to the module's list `attr`
+// (_return_types, _sort_return_types: ember.return_types lists them), which keeps it alive.
+inline nb::handle return_type(nb::module_& m, const char* attr, const char* name, const char* first = "values",
+                              const char* second = "indices") {
+  if (!nb::hasattr(m, attr)) m.attr(attr) = nb::list();
+  nb::object t = nb::module_::import_("collections").attr("namedtuple")(name, nb::make_tuple(first, second));
+  m.attr(attr).attr("append")(t);
+  return t;
 }
 
-// Tensor.name_(...): runs f(self, ...) and returns self.
+// r as a `type` named tuple (a plain tuple for an invalid handle); with out=(a, b), the results are written there
+// and the result holds those tensors.
+inline nb::object pair_result(nb::handle type, const char* name, std::pair<Tensor, Tensor> r, nb::handle out) {
+  auto make = [type](nb::handle a, nb::handle b) {
+    return type.is_valid() ? type(a, b) : nb::object(nb::make_tuple(a, b));
+  };
+  if (!out.is_valid() || out.is_none()) return make(nb::cast(std::move(r.first)), nb::cast(std::move(r.second)));
+  const bool ok = is_seq(out) && PySequence_Size(out.ptr()) == 2;
+  nb::object a = ok ? nb::steal(PySequence_GetItem(out.ptr(), 0)) : nb::none();
+  nb::object b = ok ? nb::steal(PySequence_GetItem(out.ptr(), 1)) : nb::none();
+  EMBER_CHECK_TYPE(nb::isinstance<Tensor>(a) && nb::isinstance<Tensor>(b), name,
+                   "(): out= must be a tuple of two tensors");
+  return make(finish_out(std::move(r.first), a, name), finish_out(std::move(r.second), b, name));
+}
+
+// The Python signatures of a function and its method from one description: the parameters after the tensor
+// (`input` for the function, `self` for the method) and the return annotation.
+struct Sig {
+  const char* params;  // "dim: int = 0, keepdim: bool = False"; "" for none
+  const char* ret = "Tensor";
+
+  std::string text(const char* name, const char* first) const {
+    return std::string("def ") + name + "(" + first + (*params ? ", " : "") + params + ") -> " + ret;
+  }
+};
+
+// Binds scope.name (a function, or with nb::is_method() a method) from f and the annotations in `extra` (nb::arg,
+// nb::sig, the docstring), replacing an earlier binding of that name: nanobind would add a new definition in the
+// same scope to the existing one as an overload. nb::name comes first: an nb::sig in `extra` then gives the Python
+// signature, and the name still sets __name__ and __qualname__ (which nb::sig alone leaves empty).
+template <class F, class... Extra>
+void def_fn(nb::handle scope, const char* name, F&& f, const Extra&... extra) {
+  if (PyObject_HasAttrString(scope.ptr(), name) && PyObject_DelAttrString(scope.ptr(), name) < 0)
+    throw nb::python_error();
+  nb::cpp_function_def(std::forward<F>(f), nb::scope(scope), nb::name(name), extra...);
+}
+
+// Binds the method Tensor.name (see def_fn).
+template <class F, class... Extra>
+void def_method(nb::handle cls, const char* name, F&& f, const Extra&... extra) {
+  def_fn(cls, name, std::forward<F>(f), nb::is_method(), extra...);
+}
+
+// Tensor.name(*ints) and Tensor.name(kw=ints): PyTorch's methods take sizes and dims either way (an overload per
+// keyword spelling; positional calls take the first).
+template <class F>
+void def_ints_method(nb::handle cls, const char* name, const char* var, std::initializer_list<const char*> kws, F f,
+                     const char* doc) {
+  def_method(cls, name, [f, name](const Tensor& t, nb::args ints) { return f(t, parse_size(ints, 0, name)); },
+             nb::sig((std::string("def ") + name + "(self, *" + var + ": int) -> Tensor").c_str()), doc);
+  for (const char* kw : kws)
+    nb::cpp_function_def([f, name, kw](const Tensor& t, nb::handle ints) { return f(t, int_or_ints(ints, name, kw)); },
+                         nb::scope(cls), nb::is_method(), nb::arg(kw), doc,
+                         nb::sig((std::string("def ") + name + "(self, " + kw + ": int | Sequence[int]) -> Tensor")
+                                     .c_str()));
+}
+
+// Defines ember.name(input, ...) and Tensor.name(...) from one function taking the tensor first; doc is the
+// function's docstring, the method gets method_doc(doc, name). `extra` names the parameters after the tensor.
+template <class F, class... Extra>
+void def_both(nb::module_& m, nb::handle cls, const char* name, F f, const char* doc, const Extra&... extra) {
+  def_fn(m, name, f, nb::arg("input"), extra..., doc);
+  def_fn(cls, name, f, nb::is_method(), extra..., method_doc(doc, name).c_str());
+}
+
+// As above, with the Python signatures written out (for parameters that nanobind would show as `object`).
+template <class F, class... Extra>
+void def_both(nb::module_& m, nb::handle cls, const char* name, const Sig& sig, F f, const char* doc,
+              const Extra&... extra) {
+  def_fn(m, name, f, nb::sig(sig.text(name, "input: Tensor").c_str()), nb::arg("input"), extra..., doc);
+  def_fn(cls, name, f, nb::sig(sig.text(name, "self").c_str()), nb::is_method(), extra...,
+         method_doc(doc, name).c_str());
+}
+
+// Tensor.name_(...): runs f(self, ...) and returns self, documented by inplace_doc(name without the "_").
 template <class... A, class F, class... Extra>
 void def_inplace(nb::handle cls, const char* name, F f, const Extra&... extra) {
-  cls.attr(name) = nb::cpp_function(
-      [f](nb::handle self, A... a) {
+  std::string base(name);
+  base.pop_back();
+  def_fn(
+      cls, name,
+      [f](nb::handle self, A... a) -> nb::typed<nb::object, Tensor> {
         f(nb::cast<const Tensor&>(self), a...);
         return nb::borrow(self);
       },
-      nb::is_method(), extra...);
+      nb::is_method(), extra..., inplace_doc(base.c_str()).c_str());
+}
+
+// As above, with the Python signature's parameters after `self` written out.
+template <class... A, class F, class... Extra>
+void def_inplace(nb::handle cls, const char* name, const Sig& sig, F f, const Extra&... extra) {
+  std::string base(name);
+  base.pop_back();
+  def_fn(
+      cls, name,
+      [f](nb::handle self, A... a) -> nb::typed<nb::object, Tensor> {
+        f(nb::cast<const Tensor&>(self), a...);
+        return nb::borrow(self);
+      },
+      nb::sig(sig.text(name, "self").c_str()), nb::is_method(), extra..., inplace_doc(base.c_str()).c_str());
 }
 
 }  // namespace ember::py

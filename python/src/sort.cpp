@@ -1,165 +1,325 @@
-// Bindings of the sort op family: scans, sorting and selection (namedtuple results like torch.return_types),
-// unique, bincount, histc, aminmax and the norms (ember.norm, and ember._C._linalg_vector_norm for ember.linalg).
-#include <map>
-#include <string>
-
+// Bindings of sorting and selection (ember/ops/sort.h): sort, argsort, msort, topk, kthvalue, median, nanmedian,
+// mode and unique, with PyTorch's signatures (named-tuple results like torch.return_types) and docstrings.
 #include "common.h"
+#include "shape_defs.h"
 
 namespace ember::py {
 
 namespace {
 
-// namedtuple types by op name, owned by the module attribute _sort_return_types.
-std::map<std::string, nb::handle> g_types;
+nb::handle g_sort_t, g_topk_t, g_kthvalue_t, g_median_t, g_nanmedian_t, g_mode_t;
 
-bool given(nb::handle h) { return h.is_valid() && !h.is_none(); }
+// A dim that PyTorch documents as optional: None is the last dim.
+int64_t dim_or_last(nb::handle dim, const char* fn) { return dim.is_none() ? -1 : to_int(dim, fn, "dim"); }
 
-// A namedtuple of the op's type; with out=(a, b), the results are written there and the result holds those tensors.
-nb::object pair_result(const char* name, std::pair<Tensor, Tensor> r, nb::handle out = {}) {
-  nb::handle type = g_types.at(name);
-  if (!given(out)) return type(nb::cast(std::move(r.first)), nb::cast(std::move(r.second)));
-  const bool ok = (PyTuple_Check(out.ptr()) || PyList_Check(out.ptr())) && PySequence_Size(out.ptr()) == 2;
-  nb::object a = ok ? nb::steal(PySequence_GetItem(out.ptr(), 0)) : nb::none();
-  nb::object b = ok ? nb::steal(PySequence_GetItem(out.ptr(), 1)) : nb::none();
-  EMBER_CHECK_TYPE(nb::isinstance<Tensor>(a) && nb::isinstance<Tensor>(b), name,
-                   "(): out= must be a tuple of two tensors");
-  return type(finish_out(std::move(r.first), a, name), finish_out(std::move(r.second), b, name));
-}
+constexpr const char* kSortDoc = R"(
+Sorts the elements of ``input`` along ``dim``, returning the sorted values and their original positions.
 
-// dim=None (all dims), an int, or a sequence of ints (() also means all dims, as in torch.norm).
-DimVector dims_of(nb::handle h, const char* fn) {
-  if (!given(h)) return {};
-  if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) return to_int_list(h, fn, "dim");
-  return {to_int(h, fn, "dim")};
-}
+A named tuple ``(values, indices)`` of ``input``'s shape: ``values`` holds each slice along ``dim`` in ascending
+order (descending with ``descending=True``), and ``indices`` the position each value had in its slice. NaN sorts
+above every number. The sort is always stable (equal elements keep their order), so ``stable`` changes nothing.
 
-// The accumulation dtype of cumsum/cumprod: dtype=, else out='s (PyTorch computes in the out tensor's dtype).
-std::optional<ScalarType> cum_dtype(nb::handle dtype, nb::handle out) {
-  if (given(dtype)) return to_dtype(dtype);
-  if (given(out) && nb::isinstance<Tensor>(out)) return nb::cast<const Tensor&>(out).dtype();
-  return std::nullopt;
-}
+Args:
+    input (Tensor): the input tensor.
+    dim (int): the dim to sort along. Default: the last.
+    descending (bool): sort in descending order. Default: ``False``.
 
-using CumFn = Tensor (*)(const Tensor&, int64_t, std::optional<ScalarType>);
-using CumInplaceFn = const Tensor& (*)(const Tensor&, int64_t, std::optional<ScalarType>);
+Keyword args:
+    stable (bool): accepted for PyTorch's API; ember's sort is always stable. Default: ``False``.
+    out (tuple of two Tensors, optional): the output tensors ``(values, indices)``.
 
-void def_cum(nb::module_& m, nb::handle cls, const char* name, CumFn f, CumInplaceFn f_) {
-  auto impl = [f, name](const Tensor& x, int64_t dim, nb::handle dtype, nb::handle out) {
-    return finish_out(f(x, dim, cum_dtype(dtype, out)), out, name);
-  };
-  m.attr(name) = nb::cpp_function(impl, nb::arg("input"), nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-                                  nb::arg("out") = nb::none());
-  cls.attr(name) = nb::cpp_function([impl](const Tensor& x, int64_t dim, nb::handle dtype) {
-    return impl(x, dim, dtype, {});
-  }, nb::is_method(), nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
-  cls.attr((std::string(name) + "_").c_str()) = nb::cpp_function([f_](nb::handle self, int64_t dim, nb::handle dtype) {
-    f_(nb::cast<const Tensor&>(self), dim, to_dtype(dtype));
-    return nb::borrow(self);
-  }, nb::is_method(), nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
-}
+Example::
 
-using PairDimFn = std::pair<Tensor, Tensor> (*)(const Tensor&, int64_t);
+    >>> ember.sort(ember.tensor([3., 1., 2.]))
+    sort(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
+    >>> ember.sort(ember.tensor([3., 1., 2.]), descending=True).values
+    tensor([3., 2., 1.])
+)";
 
-void def_cum_extremum(nb::module_& m, nb::handle cls, const char* name, PairDimFn f) {
-  auto impl = [f, name](const Tensor& x, int64_t dim, nb::handle out) { return pair_result(name, f(x, dim), out); };
-  m.attr(name) = nb::cpp_function(impl, nb::arg("input"), nb::arg("dim"), nb::kw_only(), nb::arg("out") = nb::none());
-  cls.attr(name) = nb::cpp_function([impl](const Tensor& x, int64_t dim) { return impl(x, dim, {}); },
-                                    nb::is_method(), nb::arg("dim"));
-}
+constexpr const char* kArgsortDoc = R"(
+Returns the indices that sort ``input`` along ``dim``.
 
-void def_scans(nb::module_& m, nb::handle cls) {
-  def_cum(m, cls, "cumsum", &cumsum, &cumsum_);
-  def_cum(m, cls, "cumprod", &cumprod, &cumprod_);
-  def_cum_extremum(m, cls, "cummax", &cummax);
-  def_cum_extremum(m, cls, "cummin", &cummin);
-  auto lcse = [](const Tensor& x, int64_t dim, nb::handle out) {
-    return finish_out(logcumsumexp(x, dim), out, "logcumsumexp");
-  };
-  m.attr("logcumsumexp") = nb::cpp_function(lcse, nb::arg("input"), nb::arg("dim"), nb::kw_only(),
-                                            nb::arg("out") = nb::none());
-  cls.attr("logcumsumexp") = nb::cpp_function([](const Tensor& x, int64_t dim) { return logcumsumexp(x, dim); },
-                                              nb::is_method(), nb::arg("dim"));
-}
+The ``indices`` of :func:`ember.sort` with the same arguments (``int64``; a stable sort, NaN above every number).
+
+Args:
+    input (Tensor): the input tensor.
+    dim (int): the dim to sort along. Default: the last.
+    descending (bool): sort in descending order. Default: ``False``.
+
+Keyword args:
+    stable (bool): accepted for PyTorch's API; ember's sort is always stable. Default: ``False``.
+
+Example::
+
+    >>> ember.argsort(ember.tensor([[3., 1., 2.], [0., 5., 4.]]), dim=1)
+    tensor([[1, 2, 0],
+            [0, 2, 1]])
+)";
+
+constexpr const char* kMsortDoc = R"(
+Sorts the elements of ``input`` along its first dim, in ascending order.
+
+``msort(input)`` is ``sort(input, dim=0).values``.
+
+Args:
+    input (Tensor): the input tensor.
+
+Keyword args:
+    out (Tensor, optional): the output tensor.
+
+Example::
+
+    >>> ember.msort(ember.tensor([[3., 1.], [0., 5.]]))
+    tensor([[0., 1.],
+            [3., 5.]])
+)";
+
+constexpr const char* kTopkDoc = R"(
+Returns the ``k`` largest elements of ``input`` along ``dim``, with their indices.
+
+A named tuple ``(values, indices)`` whose size along ``dim`` is ``k``; with ``largest=False``, the ``k`` smallest.
+With ``sorted=True`` the values are in order (largest first, or smallest first); ties go to the lower position.
+
+Args:
+    input (Tensor): the input tensor.
+    k (int): how many elements to return.
+    dim (int, optional): the dim to select along. Default: the last.
+    largest (bool): the largest (``True``) or the smallest (``False``) elements. Default: ``True``.
+    sorted (bool): return the elements in sorted order. Default: ``True``.
+
+Keyword args:
+    out (tuple of two Tensors, optional): the output tensors ``(values, indices)``.
+
+Example::
+
+    >>> ember.topk(ember.tensor([1., 4., 2., 8.]), 2)
+    topk(values=tensor([8., 4.]), indices=tensor([3, 1]))
+)";
+
+constexpr const char* kKthvalueDoc = R"(
+Returns the ``k``-th smallest element of each slice of ``input`` along ``dim``, with its index.
+
+A named tuple ``(values, indices)``; ``k`` counts from 1. ``dim`` is removed from the results unless ``keepdim`` is
+true.
+
+Args:
+    input (Tensor): the input tensor.
+    k (int): which smallest element, from 1.
+    dim (int, optional): the dim to select along. Default: the last.
+    keepdim (bool): whether ``dim`` stays in the results with size 1. Default: ``False``.
+
+Keyword args:
+    out (tuple of two Tensors, optional): the output tensors ``(values, indices)``.
+
+Example::
+
+    >>> ember.kthvalue(ember.tensor([3., 1., 2.]), 2)
+    kthvalue(values=tensor(2.), indices=tensor(2))
+)";
+
+constexpr const char* kMedianDoc = R"(
+Returns the median of the elements of ``input``, or of each slice along ``dim`` with its index.
+
+``median(input)`` returns a 0-d tensor: the lower of the two middle values for an even count (not their mean), NaN
+if any element is NaN.
+
+``median(input, dim, keepdim=False)`` returns a named tuple ``(values, indices)``: the median of each slice along
+``dim`` and its position in the slice. ``dim`` is removed from the results unless ``keepdim`` is true.
+
+Args:
+    input (Tensor): the input tensor.
+    dim (int): the dim to reduce.
+    keepdim (bool): whether ``dim`` stays in the results with size 1. Default: ``False``.
+
+Keyword args:
+    out (tuple of two Tensors, optional): the output tensors ``(values, indices)``, with ``dim``.
+
+Example::
+
+    >>> ember.median(ember.tensor([1., 3., 2., 4.]))
+    tensor(2.)
+    >>> ember.median(ember.tensor([[3., 1., 2.], [0., 5., 4.]]), 1).values
+    tensor([2., 4.])
+)";
+
+constexpr const char* kNanmedianDoc = R"(
+Returns the median of the non-NaN elements of ``input``, or of each slice along ``dim`` with its index.
+
+:func:`ember.median` ignoring NaNs: a slice is NaN only when all its elements are.
+
+Args:
+    input (Tensor): the input tensor.
+    dim (int): the dim to reduce.
+    keepdim (bool): whether ``dim`` stays in the results with size 1. Default: ``False``.
+
+Keyword args:
+    out (tuple of two Tensors, optional): the output tensors ``(values, indices)``, with ``dim``.
+
+Example::
+
+    >>> ember.nanmedian(ember.tensor([1., float('nan'), 3., 2.]))
+    tensor(2.)
+)";
+
+constexpr const char* kModeDoc = R"(
+Returns the most frequent value of each slice of ``input`` along ``dim``, with its index.
+
+A named tuple ``(values, indices)``: on ties the smallest of the most frequent values, and the position of its last
+occurrence. ``dim`` is removed from the results unless ``keepdim`` is true.
+
+Args:
+    input (Tensor): the input tensor.
+    dim (int): the dim to reduce. Default: the last.
+    keepdim (bool): whether ``dim`` stays in the results with size 1. Default: ``False``.
+
+Keyword args:
+    out (tuple of two Tensors, optional): the output tensors ``(values, indices)``.
+
+Example::
+
+    >>> ember.mode(ember.tensor([1, 2, 2, 3, 3]))
+    mode(values=tensor(2), indices=tensor(2))
+)";
+
+constexpr const char* kUniqueDoc = R"(
+Returns the distinct elements of ``input``, sorted, optionally with the inverse indices and the counts.
+
+``input`` is flattened; the result is 1-d and sorted whatever ``sorted`` says. Each NaN is distinct.
+
+Args:
+    input (Tensor): the input tensor.
+    sorted (bool): accepted for PyTorch's API; the result is always sorted. Default: ``True``.
+    return_inverse (bool): also return, for each element of ``input``, its position in the result. Default:
+        ``False``.
+    return_counts (bool): also return how many times each distinct element occurs. Default: ``False``.
+    dim (int, optional): only ``None`` (the flattened input) is supported; another value raises
+        ``NotImplementedError``.
+
+Returns:
+    Tensor, or a tuple ``(output, inverse_indices, counts)`` of those asked for.
+
+Example::
+
+    >>> ember.unique(ember.tensor([2, 1, 2, 3]), return_counts=True)
+    (tensor([1, 2, 3]), tensor([1, 2, 1]))
+)";
+
+constexpr const char* kUniqueConsecutiveDoc = R"(
+Returns the first element of each run of equal consecutive elements of ``input``.
+
+``input`` is flattened (NaNs never compare equal); ``return_inverse`` adds each element's run, ``return_counts`` the
+length of each run.
+
+Args:
+    input (Tensor): the input tensor.
+    return_inverse (bool): also return, for each element of ``input``, the index of its run. Default: ``False``.
+    return_counts (bool): also return the length of each run. Default: ``False``.
+    dim (int, optional): only ``None`` (the flattened input) is supported; another value raises
+        ``NotImplementedError``.
+
+Returns:
+    Tensor, or a tuple ``(output, inverse_indices, counts)`` of those asked for.
+
+Example::
+
+    >>> ember.unique_consecutive(ember.tensor([1, 1, 2, 2, 1]), return_counts=True)
+    (tensor([1, 2, 1]), tensor([2, 2, 1]))
+)";
 
 void def_sorting(nb::module_& m, nb::handle cls) {
   auto sort_fn = [](const Tensor& x, int64_t dim, bool descending, nb::handle stable, nb::handle out) {
-    return pair_result("sort", sort(x, dim, descending, given(stable) && nb::cast<bool>(stable)), out);
+    return pair_result(g_sort_t, "sort", sort(x, dim, descending, truthy(stable)), out);
   };
-  m.attr("sort") = nb::cpp_function(sort_fn, nb::arg("input"), nb::arg("dim") = -1, nb::arg("descending") = false,
-                                    nb::kw_only(), nb::arg("stable") = nb::none(), nb::arg("out") = nb::none());
-  cls.attr("sort") = nb::cpp_function([sort_fn](const Tensor& x, int64_t dim, bool descending, nb::handle stable) {
+  def_fn(m, "sort", sort_fn, nb::sig("def sort(input: Tensor, dim: int = -1, descending: bool = False, *, "
+                                     "stable: bool | None = False, out: tuple[Tensor, Tensor] | None = None) -> "
+                                     "return_types.sort"),
+         nb::arg("input"), nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(),
+         nb::arg("stable").none() = false, nb::arg("out") = nb::none(), kSortDoc);
+  def_method(cls, "sort", [sort_fn](const Tensor& x, int64_t dim, bool descending, nb::handle stable) {
     return sort_fn(x, dim, descending, stable, {});
-  }, nb::is_method(), nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(),
-     nb::arg("stable") = nb::none());
+  }, nb::sig("def sort(self, dim: int = -1, descending: bool = False, *, stable: bool | None = False) -> "
+             "return_types.sort"),
+             nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable").none() = false,
+             method_doc(kSortDoc, "sort").c_str());
 
   auto argsort_fn = [](const Tensor& x, int64_t dim, bool descending, bool stable) {
     return argsort(x, dim, descending, stable);
   };
-  m.attr("argsort") = nb::cpp_function(argsort_fn, nb::arg("input"), nb::arg("dim") = -1,
-                                       nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false);
-  cls.attr("argsort") = nb::cpp_function(argsort_fn, nb::is_method(), nb::arg("dim") = -1,
-                                         nb::arg("descending") = false, nb::kw_only(), nb::arg("stable") = false);
+  def_both(m, cls, "argsort", argsort_fn, kArgsortDoc, nb::arg("dim") = -1, nb::arg("descending") = false,
+           nb::kw_only(), nb::arg("stable") = false);
 
-  m.attr("msort") = nb::cpp_function([](const Tensor& x, nb::handle out) { return finish_out(msort(x), out, "msort"); },
-                                     nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none());
-  cls.attr("msort") = nb::cpp_function([](const Tensor& x) { return msort(x); }, nb::is_method());
+  def_fn(m, "msort", [](const Tensor& x, nb::handle out) { return finish_out(msort(x), out, "msort"); },
+         nb::sig("def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor"), nb::arg("input"), nb::kw_only(),
+         nb::arg("out") = nb::none(), kMsortDoc);
+  def_method(cls, "msort", [](const Tensor& x) { return msort(x); }, method_doc(kMsortDoc, "msort").c_str());
 
-  auto topk_fn = [](const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted, nb::handle out) {
-    return pair_result("topk", topk(x, k, dim, largest, sorted), out);
+  auto topk_fn = [](const Tensor& x, int64_t k, nb::handle dim, bool largest, bool sorted, nb::handle out) {
+    return pair_result(g_topk_t, "topk", topk(x, k, dim_or_last(dim, "topk"), largest, sorted), out);
   };
-  m.attr("topk") = nb::cpp_function(topk_fn, nb::arg("input"), nb::arg("k"), nb::arg("dim") = -1,
-                                    nb::arg("largest") = true, nb::arg("sorted") = true, nb::kw_only(),
-                                    nb::arg("out") = nb::none());
-  cls.attr("topk") = nb::cpp_function([topk_fn](const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+  constexpr const char* kTopkParams = "k: int, dim: int | None = None, largest: bool = True, sorted: bool = True";
+  def_fn(m, "topk", topk_fn, nb::sig(Sig{(std::string(kTopkParams) + ", *, out: tuple[Tensor, Tensor] | None = None")
+                                             .c_str(), "return_types.topk"}.text("topk", "input: Tensor").c_str()),
+         nb::arg("input"), nb::arg("k"), nb::arg("dim") = nb::none(), nb::arg("largest") = true,
+         nb::arg("sorted") = true, nb::kw_only(), nb::arg("out") = nb::none(), kTopkDoc);
+  def_method(cls, "topk", [topk_fn](const Tensor& x, int64_t k, nb::handle dim, bool largest, bool sorted) {
     return topk_fn(x, k, dim, largest, sorted, {});
-  }, nb::is_method(), nb::arg("k"), nb::arg("dim") = -1, nb::arg("largest") = true, nb::arg("sorted") = true);
+  }, nb::sig(Sig{kTopkParams, "return_types.topk"}.text("topk", "self").c_str()), nb::arg("k"),
+             nb::arg("dim") = nb::none(), nb::arg("largest") = true, nb::arg("sorted") = true,
+             method_doc(kTopkDoc, "topk").c_str());
 }
 
 void def_selection(nb::module_& m, nb::handle cls) {
-  auto kth_fn = [](const Tensor& x, int64_t k, int64_t dim, bool keepdim, nb::handle out) {
-    return pair_result("kthvalue", kthvalue(x, k, dim, keepdim), out);
+  auto kth_fn = [](const Tensor& x, int64_t k, nb::handle dim, bool keepdim, nb::handle out) {
+    return pair_result(g_kthvalue_t, "kthvalue", kthvalue(x, k, dim_or_last(dim, "kthvalue"), keepdim), out);
   };
-  m.attr("kthvalue") = nb::cpp_function(kth_fn, nb::arg("input"), nb::arg("k"), nb::arg("dim") = -1,
-                                        nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = nb::none());
-  cls.attr("kthvalue") = nb::cpp_function([kth_fn](const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
+  def_fn(m, "kthvalue", kth_fn, nb::sig("def kthvalue(input: Tensor, k: int, dim: int | None = None, keepdim: bool = "
+                                        "False, *, out: tuple[Tensor, Tensor] | None = None) -> return_types.kthvalue"),
+         nb::arg("input"), nb::arg("k"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+         nb::arg("out") = nb::none(), kKthvalueDoc);
+  def_method(cls, "kthvalue", [kth_fn](const Tensor& x, int64_t k, nb::handle dim, bool keepdim) {
     return kth_fn(x, k, dim, keepdim, {});
-  }, nb::is_method(), nb::arg("k"), nb::arg("dim") = -1, nb::arg("keepdim") = false);
+  }, nb::sig("def kthvalue(self, k: int, dim: int | None = None, keepdim: bool = False) -> return_types.kthvalue"),
+             nb::arg("k"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
+             method_doc(kKthvalueDoc, "kthvalue").c_str());
 
-  // median(input) -> the value; median(input, dim, keepdim=False) -> (values, indices). Likewise nanmedian.
+  // median(input) -> the value; median(input, dim, keepdim=False) -> (values, indices): two overloads, as in
+  // PyTorch (dim is required in the second). The method's dim=None means the first. Likewise nanmedian.
   for (bool ignore_nan : {false, true}) {
     const char* name = ignore_nan ? "nanmedian" : "median";
-    auto fn = [ignore_nan, name](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) -> nb::object {
-      if (!given(dim)) {
-        EMBER_CHECK_TYPE(!keepdim && !given(out), name, "(): keepdim and out= need a dim");
-        return nb::cast(ignore_nan ? nanmedian(x) : median(x));
-      }
-      const int64_t d = to_int(dim, name, "dim");
-      return pair_result(name, ignore_nan ? nanmedian(x, d, keepdim) : median(x, d, keepdim), out);
+    const char* doc = ignore_nan ? kNanmedianDoc : kMedianDoc;
+    nb::handle type = ignore_nan ? g_nanmedian_t : g_median_t;
+    auto along = [ignore_nan, name, type](const Tensor& x, int64_t dim, bool keepdim, nb::handle out) {
+      return pair_result(type, name, ignore_nan ? nanmedian(x, dim, keepdim) : median(x, dim, keepdim), out);
     };
-    m.attr(name) = nb::cpp_function(fn, nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
-                                    nb::kw_only(), nb::arg("out") = nb::none());
-    cls.attr(name) = nb::cpp_function([fn](const Tensor& x, nb::handle dim, bool keepdim) {
-      return fn(x, dim, keepdim, {});
-    }, nb::is_method(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+    def_fn(m, name, [ignore_nan](const Tensor& x) { return ignore_nan ? nanmedian(x) : median(x); },
+           nb::sig(Sig{""}.text(name, "input: Tensor").c_str()), nb::arg("input"), doc);
+    const std::string ret = std::string("return_types.") + name;
+    nb::cpp_function_def(along, nb::scope(m), nb::sig(Sig{"dim: int, keepdim: bool = False, *, "
+                                                          "out: tuple[Tensor, Tensor] | None = None", ret.c_str()}
+                                                          .text(name, "input: Tensor").c_str()),
+                         nb::arg("input"), nb::arg("dim"), nb::arg("keepdim") = false, nb::kw_only(),
+                         nb::arg("out") = nb::none(), doc);
+    def_method(cls, name, [ignore_nan, name, along](const Tensor& x, nb::handle dim, bool keepdim) -> nb::object {
+      if (!dim.is_none()) return along(x, to_int(dim, name, "dim"), keepdim, {});
+      EMBER_CHECK_TYPE(!keepdim, name, "(): keepdim=True needs a dim");
+      return nb::cast(ignore_nan ? nanmedian(x) : median(x));
+    }, nb::sig(Sig{"dim: int | None = None, keepdim: bool = False", ("Tensor | " + ret).c_str()}.text(name, "self")
+                   .c_str()),
+               nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, method_doc(doc, name).c_str());
   }
 
-  auto mode_fn = [](const Tensor& x, int64_t dim, bool keepdim, nb::handle out) {
-    return pair_result("mode", mode(x, dim, keepdim), out);
+  auto mode_fn = [](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
+    return pair_result(g_mode_t, "mode", mode(x, dim_or_last(dim, "mode"), keepdim), out);
   };
-  m.attr("mode") = nb::cpp_function(mode_fn, nb::arg("input"), nb::arg("dim") = -1, nb::arg("keepdim") = false,
-                                    nb::kw_only(), nb::arg("out") = nb::none());
-  cls.attr("mode") = nb::cpp_function([mode_fn](const Tensor& x, int64_t dim, bool keepdim) {
+  // PyTorch documents the function's dim as -1 and the method's as None: both mean the last dim.
+  def_fn(m, "mode", mode_fn, nb::sig("def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, "
+                                     "out: tuple[Tensor, Tensor] | None = None) -> return_types.mode"),
+         nb::arg("input"), nb::arg("dim") = -1, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = nb::none(),
+         kModeDoc);
+  def_method(cls, "mode", [mode_fn](const Tensor& x, nb::handle dim, bool keepdim) {
     return mode_fn(x, dim, keepdim, {});
-  }, nb::is_method(), nb::arg("dim") = -1, nb::arg("keepdim") = false);
-
-  auto aminmax_fn = [](const Tensor& x, std::optional<int64_t> dim, bool keepdim, nb::handle out) {
-    return pair_result("aminmax", aminmax(x, dim, keepdim), out);
-  };
-  m.attr("aminmax") = nb::cpp_function(aminmax_fn, nb::arg("input"), nb::kw_only(), nb::arg("dim") = nb::none(),
-                                       nb::arg("keepdim") = false, nb::arg("out") = nb::none());
-  cls.attr("aminmax") = nb::cpp_function([aminmax_fn](const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-    return aminmax_fn(x, dim, keepdim, {});
-  }, nb::is_method(), nb::kw_only(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  }, nb::sig("def mode(self, dim: int | None = None, keepdim: bool = False) -> return_types.mode"),
+             nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, method_doc(kModeDoc, "mode").c_str());
 }
 
 // A tensor alone, or a tuple with the inverse and counts asked for, as torch.unique returns.
@@ -170,100 +330,43 @@ nb::object unique_result(UniqueResult r, bool return_inverse, bool return_counts
 }
 
 void check_unique_dim(nb::handle dim, const char* name) {
-  if (given(dim))
+  if (!dim.is_none())
     fail<NotImplementedError>(name, "(): dim=", to_int(dim, name, "dim"), " is not supported by ember yet (only "
                               "dim=None, which flattens the input)");
 }
 
-void def_counting(nb::module_& m, nb::handle cls) {
+void def_unique(nb::module_& m, nb::handle cls) {
   auto unique_fn = [](const Tensor& x, bool sorted, bool inverse, bool counts, nb::handle dim) {
     check_unique_dim(dim, "unique");
     return unique_result(unique(x, sorted, inverse), inverse, counts);
   };
-  m.attr("unique") = nb::cpp_function(unique_fn, nb::arg("input"), nb::arg("sorted") = true,
-                                      nb::arg("return_inverse") = false, nb::arg("return_counts") = false,
-                                      nb::arg("dim") = nb::none());
-  cls.attr("unique") = nb::cpp_function(unique_fn, nb::is_method(), nb::arg("sorted") = true,
-                                        nb::arg("return_inverse") = false, nb::arg("return_counts") = false,
-                                        nb::arg("dim") = nb::none());
+  def_both(m, cls, "unique", Sig{"sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, "
+                                 "dim: int | None = None", "Tensor | tuple[Tensor, ...]"},
+           unique_fn, kUniqueDoc, nb::arg("sorted") = true, nb::arg("return_inverse") = false,
+           nb::arg("return_counts") = false, nb::arg("dim") = nb::none());
   auto consecutive_fn = [](const Tensor& x, bool inverse, bool counts, nb::handle dim) {
     check_unique_dim(dim, "unique_consecutive");
     return unique_result(unique_consecutive(x, inverse), inverse, counts);
   };
-  m.attr("unique_consecutive") = nb::cpp_function(consecutive_fn, nb::arg("input"), nb::arg("return_inverse") = false,
-                                                  nb::arg("return_counts") = false, nb::arg("dim") = nb::none());
-  cls.attr("unique_consecutive") = nb::cpp_function(consecutive_fn, nb::is_method(), nb::arg("return_inverse") = false,
-                                                    nb::arg("return_counts") = false, nb::arg("dim") = nb::none());
-
-  auto bincount_fn = [](const Tensor& x, std::optional<Tensor> weights, int64_t minlength) {
-    return bincount(x, weights.value_or(Tensor()), minlength);
-  };
-  m.attr("bincount") = nb::cpp_function(bincount_fn, nb::arg("input"), nb::arg("weights") = nb::none(),
-                                        nb::arg("minlength") = 0);
-  cls.attr("bincount") = nb::cpp_function(bincount_fn, nb::is_method(), nb::arg("weights") = nb::none(),
-                                          nb::arg("minlength") = 0);
-
-  auto histc_fn = [](const Tensor& x, int64_t bins, double min, double max, nb::handle out) {
-    return finish_out(histc(x, bins, min, max), out, "histc");
-  };
-  m.attr("histc") = nb::cpp_function(histc_fn, nb::arg("input"), nb::arg("bins") = 100, nb::arg("min") = 0.0,
-                                     nb::arg("max") = 0.0, nb::kw_only(), nb::arg("out") = nb::none());
-  cls.attr("histc") = nb::cpp_function([histc_fn](const Tensor& x, int64_t bins, double min, double max) {
-    return histc_fn(x, bins, min, max, {});
-  }, nb::is_method(), nb::arg("bins") = 100, nb::arg("min") = 0.0, nb::arg("max") = 0.0);
-}
-
-// torch.norm: p is a number, None (2), 'fro' or 'nuc'.
-Tensor norm_impl(const Tensor& x, nb::handle p, nb::handle dim, bool keepdim, nb::handle dtype) {
-  const DimVector dims = dims_of(dim, "norm");
-  if (given(p) && PyUnicode_Check(p.ptr())) {
-    const std::string s = nb::cast<std::string>(p);
-    if (given(dtype) && (s == "fro" || s == "nuc"))
-      fail<ValueError>("dtype argument is not supported in ", s == "fro" ? "frobenius" : "nuclear", " norm");
-    return norm(x, std::string_view(s), dims, keepdim);
-  }
-  const double pv = given(p) ? to_scalar(p, "norm").to_double() : 2.0;
-  return norm(x, pv, dims, keepdim, to_dtype(dtype));
-}
-
-void def_norms(nb::module_& m, nb::handle cls) {
-  m.attr("norm") = nb::cpp_function([](const Tensor& x, nb::handle p, nb::handle dim, bool keepdim, nb::handle out,
-                                       nb::handle dtype) {
-    return finish_out(norm_impl(x, p, dim, keepdim, dtype), out, "norm");
-  }, nb::arg("input"), nb::arg("p").none() = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
-     nb::arg("out") = nb::none(), nb::arg("dtype") = nb::none());
-  cls.attr("norm") = nb::cpp_function(&norm_impl, nb::is_method(), nb::arg("p").none() = "fro",
-                                      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
-                                      nb::arg("dtype") = nb::none());
-  m.def("_linalg_vector_norm", [](const Tensor& x, double ord, nb::handle dim, bool keepdim, nb::handle dtype,
-                                  nb::handle out) {
-    return finish_out(linalg_vector_norm(x, ord, dims_of(dim, "linalg.vector_norm"), keepdim, to_dtype(dtype)), out,
-                      "linalg.vector_norm");
-  }, nb::arg("x"), nb::arg("ord") = 2.0, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
-        nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none());
+  def_both(m, cls, "unique_consecutive", Sig{"return_inverse: bool = False, return_counts: bool = False, "
+                                             "dim: int | None = None", "Tensor | tuple[Tensor, ...]"},
+           consecutive_fn, kUniqueConsecutiveDoc, nb::arg("return_inverse") = false, nb::arg("return_counts") = false,
+           nb::arg("dim") = nb::none());
 }
 
 }  // namespace
 
 void init_sort(nb::module_& m) {
   nb::handle cls = nb::type<Tensor>();
-  nb::object namedtuple = nb::module_::import_("collections").attr("namedtuple");
-  nb::list types;
-  for (const char* name : {"cummax", "cummin", "sort", "topk", "kthvalue", "median", "nanmedian", "mode"}) {
-    nb::object t = namedtuple(name, nb::make_tuple("values", "indices"));
-    types.append(t);
-    g_types[name] = t;
-  }
-  nb::object aminmax_t = namedtuple("aminmax", nb::make_tuple("min", "max"));
-  types.append(aminmax_t);
-  g_types["aminmax"] = aminmax_t;
-  m.attr("_sort_return_types") = types;
-
-  def_scans(m, cls);
+  g_sort_t = return_type(m, "_sort_return_types", "sort");
+  g_topk_t = return_type(m, "_sort_return_types", "topk");
+  g_kthvalue_t = return_type(m, "_sort_return_types", "kthvalue");
+  g_median_t = return_type(m, "_sort_return_types", "median");
+  g_nanmedian_t = return_type(m, "_sort_return_types", "nanmedian");
+  g_mode_t = return_type(m, "_sort_return_types", "mode");
   def_sorting(m, cls);
   def_selection(m, cls);
-  def_counting(m, cls);
-  def_norms(m, cls);
+  def_unique(m, cls);
 }
 
 }  // namespace ember::py

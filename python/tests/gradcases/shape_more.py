@@ -63,6 +63,7 @@ add("unsqueeze_", lambda a: (a * 1).unsqueeze_(1), lambda: (make(2, 3),))
 add("t_", lambda a: (a * 1).t_(), lambda: (make(2, 3),))
 add("squeeze_", lambda a: (a * 1).squeeze_(1), lambda: (make(2, 1, 3),))
 add("transpose_", lambda a: (a * 1).transpose_(0, 2), lambda: (make(2, 1, 3),))
+add("as_strided_", lambda a: ember.as_strided_(a * 1, (2, 3), (1, 3), 1), lambda: (make(10),))
 
 # ---- statistics
 add("diff", lambda a, p: ember.diff(a, 2, 1, prepend=p), lambda: (make(2, 4), make(2, 1)))
