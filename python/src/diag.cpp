@@ -2,7 +2,7 @@
 // diagflat, trace, fill_diagonal_, tril/triu and their index forms, with PyTorch's signatures and docstrings.
 #include "common.h"
 #include "shape_defs.h"
-#include "ember/ops/shape_more.h"
+#include "ember/ops.h"
 
 namespace ember::py {
 

@@ -3,7 +3,7 @@
 // (diagonal_scatter, ...), with PyTorch's signatures and docstrings.
 #include "common.h"
 #include "shape_defs.h"
-#include "ember/ops/shape_more.h"
+#include "ember/ops.h"
 
 namespace ember::py {
 

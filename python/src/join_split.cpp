@@ -4,7 +4,7 @@
 
 #include "common.h"
 #include "shape_defs.h"
-#include "ember/ops/shape_more.h"
+#include "ember/ops.h"
 
 namespace ember::py {
 

@@ -4,7 +4,7 @@
 #include "shape_defs.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
-#include "ember/ops/shape_more.h"
+#include "ember/ops.h"
 
 namespace ember::py {
 

@@ -3,7 +3,7 @@
 // ember.linalg.cross.
 #include "common.h"
 #include "shape_defs.h"
-#include "ember/ops/shape_more.h"
+#include "ember/ops.h"
 
 namespace ember::py {
 

@@ -5,7 +5,7 @@
 
 #include "common.h"
 #include "shape_defs.h"
-#include "ember/ops/shape_more.h"
+#include "ember/ops.h"
 
 namespace ember::py {
 
