@@ -247,6 +247,16 @@ Example::
     tensor([-0.6321,  2.0000])
 )doc";
 
+constexpr const char* kEluInplaceArgs = R"doc(.. math::
+    \text{ELU}(x) = \text{scale} \cdot \begin{cases} x & x > 0 \\ \alpha \cdot (\exp(x \cdot
+    \text{input\_scale}) - 1) & x \le 0 \end{cases}
+
+Args:
+    input (Tensor): the input, overwritten with the result.
+    alpha (float, optional): the :math:`\alpha` of the formula. Default: 1.0
+    scale (float, optional): multiplies the result. Default: 1.0
+    input_scale (float, optional): multiplies negative inputs inside the exponential. Default: 1.0)doc";
+
 constexpr const char* kCeluDoc =
     R"doc(Applies the continuously differentiable exponential linear unit (CELU) element-wise.
 
@@ -748,8 +758,11 @@ void init_nn_activation(nb::module_& m, nb::module_& nn) {
          arg("min_val") = -1.0, arg("max_val") = 1.0, inplace_fn_doc("ember.nn.functional.hardtanh").c_str());
   nn.def("elu", [](const Tensor& x, double a, bool i) { return elu(x, a, 1, 1, i); }, arg("input"),
          arg("alpha") = 1.0, arg("inplace") = false, kEluDoc);
-  nn.def("elu_", [](const Tensor& x, double a) { return elu(x, a, 1, 1, true); }, arg("input"), arg("alpha") = 1.0,
-         inplace_fn_doc("ember.nn.functional.elu").c_str());
+  // PyTorch's F.elu_ is ATen's, with scale and input_scale: scale * (x > 0 ? x : alpha * (exp(input_scale * x) - 1)).
+  nn.def("elu_", [](const Tensor& x, double a, double scale, double input_scale) {
+    return elu(x, a, scale, input_scale, true);
+  }, arg("input"), arg("alpha") = 1.0, arg("scale") = 1.0, arg("input_scale") = 1.0,
+     (inplace_fn_doc("ember.nn.functional.elu") + "\n\n" + kEluInplaceArgs).c_str());
   nn.def("celu", [](const Tensor& x, double a, bool i) { return celu(x, a, i); }, arg("input"), arg("alpha") = 1.0,
          arg("inplace") = false, kCeluDoc);
   for (nb::module_* mod : {&nn, &m})
@@ -776,14 +789,17 @@ void init_nn_activation(nb::module_& m, nb::module_& nn) {
   }, arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false, arg("inplace") = false,
      kRreluDoc);
   for (nb::module_* mod : {&nn, &m})
-    mod->def("rrelu_", [](const Tensor& x, double lo, double hi, bool training) {
-      return rrelu(x, lo, hi, training, true);
+    mod->def("rrelu_", [](const Tensor& x, double lo, double hi, bool training, Generator* gen) {
+      return rrelu(x, lo, hi, training, true, gen);
     }, arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false,
+       arg("generator") = nb::none(),
        inplace_fn_doc(mod == &m ? "ember.rrelu" : "ember.nn.functional.rrelu").c_str());
-  m.def("rrelu", [](const Tensor& x, double lo, double hi, bool training) { return rrelu(x, lo, hi, training); },
-        arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false,
-        see_doc(kRreluDoc, "The form of :func:`ember.nn.functional.rrelu` at top level, without ``inplace``.")
-            .c_str());
+  m.def("rrelu", [](const Tensor& x, double lo, double hi, bool training, Generator* gen) {
+    return rrelu(x, lo, hi, training, false, gen);
+  }, arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false,
+        arg("generator") = nb::none(),
+        see_doc(kRreluDoc, "The form of :func:`ember.nn.functional.rrelu` at top level: no ``inplace``, and the "
+                           "random slopes\ncome from ``generator`` when one is given.").c_str());
   nn.def("gelu", [](const Tensor& x, const std::string& approximate) {
     EMBER_CHECK_VALUE(approximate == "none" || approximate == "tanh",
                       "gelu: approximate argument must be either none or tanh, got '", approximate, "'");

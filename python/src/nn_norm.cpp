@@ -254,9 +254,9 @@ The form of :func:`ember.nn.functional.embedding` at top level: the weight comes
 
 Args:
     weight (Tensor): the embedding matrix, of shape :math:`(\text{num\_embeddings}, \text{embedding\_dim})`.
-    input (Tensor): the indices (int64 or int32).
+    indices (Tensor): the indices (int64 or int32).
     padding_idx (int, optional): a row that gets no gradient; -1 for none. Default: -1
-    scale_grad_by_freq (bool, optional): divide each row's gradient by its index's count in ``input``. Default:
+    scale_grad_by_freq (bool, optional): divide each row's gradient by its index's count in ``indices``. Default:
         ``False``
     sparse (bool, optional): accepted for compatibility; the gradient is dense. Default: ``False``
 )doc";
@@ -423,7 +423,7 @@ void init_nn_norm(nb::module_& m, nb::module_& nn) {
              "None, norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor"),
      arg("input"), arg("weight"), arg("padding_idx") = none(), arg("max_norm") = none(), arg("norm_type") = 2.0,
      arg("scale_grad_by_freq") = false, arg("sparse") = false, kEmbeddingDoc);
-  m.def("embedding", &embedding, arg("weight"), arg("input"), arg("padding_idx") = -1,
+  m.def("embedding", &embedding, arg("weight"), arg("indices"), arg("padding_idx") = -1,
         arg("scale_grad_by_freq") = false, arg("sparse") = false, kTopEmbeddingDoc);
   nn.def("embedding_bag", [](const Tensor& indices, const Tensor& weight, nb::handle offsets,
                              std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq,

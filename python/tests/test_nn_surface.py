@@ -161,6 +161,25 @@ def test_keyword_forms_activations_and_softmax():
     y = x.clone()
     assert F.elu_(input=y, alpha=1.0) is y
     np.testing.assert_allclose(to_np(y), np.where(xa > 0, xa, np.expm1(xa)), rtol=1e-12)
+    # F.elu_ is ATen's elu_, with scale and input_scale.
+    y = x.clone()
+    F.elu_(y, alpha=0.5, scale=2.0, input_scale=3.0)
+    np.testing.assert_allclose(to_np(y), 2.0 * np.where(xa > 0, xa, 0.5 * np.expm1(3.0 * xa)), rtol=1e-12)
+
+
+def test_rrelu_generator():
+    # torch.rrelu and torch.rrelu_ take a generator (PyTorch's ATen signature); F.rrelu has none.
+    x = -ember.ones(200, dtype=ember.float64)
+    g = ember.Generator()
+    g.manual_seed(7)
+    a = ember.rrelu(input=x, lower=0.1, upper=0.3, training=True, generator=g)
+    g.manual_seed(7)
+    b = x.clone()
+    assert ember.rrelu_(b, 0.1, 0.3, True, g) is b
+    slopes = -to_np(a)
+    assert to_np(b).tolist() == to_np(a).tolist()
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3 and len(set(slopes.tolist())) > 100
+    assert "generator" not in inspect.signature(F.rrelu).parameters
 
 
 def test_keyword_forms_dropout():
@@ -197,7 +216,7 @@ def test_keyword_forms_normalization_and_embedding():
     weight = from_np(_rand(rng, 6, 2))
     idx = ember.tensor([[5, 0], [1, 1]])
     e1 = F.embedding(input=idx, weight=weight, padding_idx=None, max_norm=None)
-    e2 = ember.embedding(weight=weight, input=idx, padding_idx=-1)
+    e2 = ember.embedding(weight=weight, indices=idx, padding_idx=-1)
     np.testing.assert_array_equal(to_np(e1), to_np(weight)[[[5, 0], [1, 1]]])
     np.testing.assert_array_equal(to_np(e2), to_np(e1))
     np.testing.assert_array_equal(to_np(ember.constant_pad_nd(input=from_np([1.0]), pad=[1, 0], value=7)), [7.0, 1.0])
