@@ -60,9 +60,9 @@ native_channel_shuffle = channel_shuffle
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     r"""Applies a 1-D power-average pooling over an input signal made of several input planes.
 
-    Each output is :math:`(\sum_{x \in \text{window}} x^p)^{1/p}` with :math:`p` the ``norm_type``: the maximum
-    for :math:`p = \infty`, the sum for :math:`p = 1`. It is computed from :func:`avg_pool1d` of :math:`x^p`, as
-    PyTorch does.
+    Each output is :math:`(\sum_{x \in \text{window}} x^p)^{1/p}` with :math:`p` the ``norm_type``: the sum for
+    :math:`p = 1`, approaching the maximum as :math:`p` grows. It is computed from :func:`avg_pool1d` of
+    :math:`x^p`, as PyTorch does.
 
     Args:
         input (Tensor): the input, of shape :math:`(N, C, L)` or :math:`(C, L)`.
