@@ -525,7 +525,7 @@ over the elements :math:`x_j` of each slice along ``dim``, so that each slice is
 maximum of each slice is subtracted first, so large inputs do not overflow.
 
 Args:
-    input (Tensor): the input (float32 or float64, or cast by ``dtype``).
+    input (Tensor): the input (floating point, or cast by ``dtype``).
     dim (int): the dimension along which softmax is computed. ``None`` (deprecated, with a warning) picks
         PyTorch's legacy default: 0 for 0-, 1- and 3-d inputs, else 1.
     _stacklevel (int, optional): accepted for compatibility; unused.
@@ -546,7 +546,7 @@ constexpr const char* kLogSoftmaxDoc = R"doc(Applies a softmax followed by a log
 computed in one numerically stable pass (more accurate than ``log(softmax(x))``).
 
 Args:
-    input (Tensor): the input (float32 or float64, or cast by ``dtype``).
+    input (Tensor): the input (floating point, or cast by ``dtype``).
     dim (int): the dimension along which it is computed. ``None`` (deprecated, with a warning) picks PyTorch's
         legacy default: 0 for 0-, 1- and 3-d inputs, else 1.
     _stacklevel (int, optional): accepted for compatibility; unused.
@@ -565,7 +565,7 @@ constexpr const char* kSoftminDoc =
     \text{Softmin}(x_i) = \frac{\exp(-x_i)}{\sum_j \exp(-x_j)}
 
 Args:
-    input (Tensor): the input (float32 or float64, or cast by ``dtype``).
+    input (Tensor): the input (floating point, or cast by ``dtype``).
     dim (int): the dimension along which it is computed. ``None`` (deprecated, with a warning) picks PyTorch's
         legacy default: 0 for 0-, 1- and 3-d inputs, else 1.
     _stacklevel (int, optional): accepted for compatibility; unused.

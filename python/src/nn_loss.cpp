@@ -85,8 +85,9 @@ For class-index targets, the loss of a sample is
     \ell = -w_{y} \log \frac{\exp(x_{y})}{\sum_c \exp(x_c)}
 
 with :math:`y` its target class and :math:`w` the class weights; for class-probability targets it is
-:math:`-\sum_c w_c p_c \log \text{softmax}(x)_c`. ``'mean'`` divides the sum by the total weight of the targets
-that count (not ignored). The log-softmax is computed in one numerically stable pass.
+:math:`-\sum_c w_c p_c \log \text{softmax}(x)_c`. ``'mean'`` divides the sum by the total weight of the class
+indices that are not ignored, or by the number of samples for probabilities. The log-softmax is computed in one
+numerically stable pass.
 
 Args:
     input (Tensor): unnormalized logits of shape :math:`(C)`, :math:`(N, C)` or :math:`(N, C, d_1, ..., d_K)`.
@@ -240,8 +241,8 @@ Args:
     input (Tensor): logits.
     target (Tensor): targets of the input's shape, in :math:`[0, 1]`.
     weight (Tensor, optional): a weight that broadcasts to the input. Default: ``None``
-$legacy    pos_weight (Tensor, optional): a weight of the positive term, broadcast along the last dimension (one per
-        class). Default: ``None``
+$legacy    pos_weight (Tensor, optional): a weight of the positive term that broadcasts to the target, for example
+        one per class along the last dimension. Default: ``None``
 
 Example::
 
