@@ -3,6 +3,21 @@ from .. import _C
 
 
 def one_hot(tensor, num_classes=-1):
+    """Returns the one-hot encoding of a tensor of class indices.
+
+    The result has shape ``(*tensor.shape, num_classes)`` and dtype int64: 1 at the index of each value, 0 elsewhere.
+
+    Args:
+        tensor (Tensor): class indices (int64), not negative.
+        num_classes (int, optional): the number of classes; -1 means one more than the largest value of ``tensor``.
+            Default: -1
+
+    Example::
+
+        >>> F.one_hot(ember.tensor([0, 2]), 3)
+        tensor([[1, 0, 0],
+                [0, 0, 1]])
+    """
     return _C._one_hot(tensor, num_classes)
 
 
@@ -13,8 +28,20 @@ from .._C._nn import *  # noqa: E402,F403
 
 
 def channel_shuffle(input, groups):
-    """Splits the channels (dim 1) into `groups` groups and interleaves them: (N, g, C/g, *) -> (N, C/g, g, *). A
-    reshape and a transpose; the result is a contiguous copy, as PyTorch's."""
+    """Divides the channels of a tensor into groups and interleaves them.
+
+    The channels (dimension 1) are viewed as ``(groups, C / groups)`` and transposed to ``(C / groups, groups)``, as
+    ShuffleNet does (Zhang et al., 2017); the result is a contiguous copy.
+
+    Args:
+        input (Tensor): the input, of shape :math:`(N, C, *)` with at least 3 dimensions.
+        groups (int): the number of groups; positive, and divides :math:`C`.
+
+    Example::
+
+        >>> F.channel_shuffle(ember.arange(4.).reshape(1, 4, 1), 2).flatten()
+        tensor([0., 2., 1., 3.])
+    """
     if input.dim() <= 2:
         raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with sizes %s"
                            % list(input.shape))
@@ -32,13 +59,46 @@ native_channel_shuffle = channel_shuffle
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """Power-average pooling: (sum over each window of x^p)^(1/p), as PyTorch composes it from avg_pool1d."""
+    r"""Applies a 1-D power-average pooling over an input signal made of several input planes.
+
+    Each output is :math:`(\sum_{x \in \text{window}} x^p)^{1/p}` with :math:`p` the ``norm_type``: the sum for
+    :math:`p = 1`, approaching the maximum as :math:`p` grows. It is computed from :func:`avg_pool1d` of
+    :math:`x^p`, as PyTorch does.
+
+    Args:
+        input (Tensor): the input, of shape :math:`(N, C, L)` or :math:`(C, L)`.
+        norm_type (float): the power :math:`p`.
+        kernel_size (int): the size of the window.
+        stride (int, optional): the step of the window. Default: ``kernel_size``
+        ceil_mode (bool, optional): round the output size up instead of down. Default: ``False``
+
+    Example::
+
+        >>> F.lp_pool1d(ember.tensor([[[3.0, 4.0, 6.0, 8.0]]]), 2, 2)
+        tensor([[[ 5., 10.]]])
+    """
     out = _C._nn.avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (out.sign() * _C._nn.relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """lp_pool1d over 2-D windows (avg_pool2d of x^p, times the window's size, to the power 1/p)."""
+    r"""Applies a 2-D power-average pooling over an input signal made of several input planes.
+
+    Each output is :math:`(\sum_{x \in \text{window}} x^p)^{1/p}` with :math:`p` the ``norm_type``, computed from
+    :func:`avg_pool2d` of :math:`x^p` as PyTorch does.
+
+    Args:
+        input (Tensor): the input, of shape :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+        norm_type (float): the power :math:`p`.
+        kernel_size (int or tuple): the size of the window.
+        stride (int or tuple, optional): the step of the window. Default: ``kernel_size``
+        ceil_mode (bool, optional): round the output size up instead of down. Default: ``False``
+
+    Example::
+
+        >>> F.lp_pool2d(ember.full((1, 1, 2, 2), 2.0), 2, 2)
+        tensor([[[[4.]]]])
+    """
     kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
     out = _C._nn.avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (out.sign() * _C._nn.relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
@@ -114,21 +174,115 @@ def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, retur
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
+    r"""Applies a 2-D fractional max pooling over an input signal made of several input planes.
+
+    The windows of size ``kernel_size`` are placed pseudo-randomly so that the output has the requested size, which
+    need not divide the input's (Graham, 2014, "Fractional Max-Pooling"): along each spatial dimension window
+    :math:`i` starts at :math:`\lfloor (i + u) \alpha \rfloor - \lfloor u \alpha \rfloor`, with
+    :math:`\alpha = (\text{in} - k) / (\text{out} - 1)` and one uniform sample :math:`u` per sample, channel and
+    dimension (drawn from the default generator), and the last window ends at the input's end.
+
+    Args:
+        input (Tensor): the input, of shape :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+        kernel_size (int or tuple): the size of the window.
+        output_size (int or tuple, optional): the spatial size of the output. Give this or ``output_ratio``.
+        output_ratio (float or tuple, optional): the output's size as a fraction of the input's, in :math:`(0, 1)`.
+        return_indices (bool, optional): also return the indices of the maxima (flat within each plane of the
+            input, as :func:`max_unpool2d` takes them). Default: ``False``
+        _random_samples (Tensor, optional): the samples :math:`u`, of shape :math:`(N, C, 2)`, instead of random
+            ones.
+
+    Example::
+
+        >>> F.fractional_max_pool2d(ember.randn(1, 2, 8, 8), 2, output_size=4).shape
+        ember.Size([1, 2, 4, 4])
+    """
     return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
 
 
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
+    r"""Applies a 3-D fractional max pooling over an input signal made of several input planes.
+
+    The windows of size ``kernel_size`` are placed pseudo-randomly so that the output has the requested size, which
+    need not divide the input's (Graham, 2014, "Fractional Max-Pooling"): along each spatial dimension window
+    :math:`i` starts at :math:`\lfloor (i + u) \alpha \rfloor - \lfloor u \alpha \rfloor`, with
+    :math:`\alpha = (\text{in} - k) / (\text{out} - 1)` and one uniform sample :math:`u` per sample, channel and
+    dimension (drawn from the default generator), and the last window ends at the input's end.
+
+    Args:
+        input (Tensor): the input, of shape :math:`(N, C, T, H, W)` or :math:`(C, T, H, W)`.
+        kernel_size (int or tuple): the size of the window.
+        output_size (int or tuple, optional): the spatial size of the output. Give this or ``output_ratio``.
+        output_ratio (float or tuple, optional): the output's size as a fraction of the input's, in :math:`(0, 1)`.
+        return_indices (bool, optional): also return the indices of the maxima (flat within each plane of the
+            input, as :func:`max_unpool3d` takes them). Default: ``False``
+        _random_samples (Tensor, optional): the samples :math:`u`, of shape :math:`(N, C, 3)`, instead of random
+            ones.
+
+    Example::
+
+        >>> F.fractional_max_pool3d(ember.randn(1, 2, 8, 8, 8), 2, output_size=4).shape
+        ember.Size([1, 2, 4, 4, 4])
+    """
     return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
 
 
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                                        _random_samples=None):
+    r"""Applies a 2-D fractional max pooling and returns the values with the indices of the maxima.
+
+    The windows of size ``kernel_size`` are placed pseudo-randomly so that the output has the requested size, which
+    need not divide the input's (Graham, 2014, "Fractional Max-Pooling"): along each spatial dimension window
+    :math:`i` starts at :math:`\lfloor (i + u) \alpha \rfloor - \lfloor u \alpha \rfloor`, with
+    :math:`\alpha = (\text{in} - k) / (\text{out} - 1)` and one uniform sample :math:`u` per sample, channel and
+    dimension (drawn from the default generator), and the last window ends at the input's end.
+
+    Args:
+        input (Tensor): the input, of shape :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+        kernel_size (int or tuple): the size of the window.
+        output_size (int or tuple, optional): the spatial size of the output. Give this or ``output_ratio``.
+        output_ratio (float or tuple, optional): the output's size as a fraction of the input's, in :math:`(0, 1)`.
+        return_indices (bool, optional): also return the indices of the maxima (flat within each plane of the
+            input, as :func:`max_unpool2d` takes them). Default: ``False`` (this form
+            always returns them)
+        _random_samples (Tensor, optional): the samples :math:`u`, of shape :math:`(N, C, 2)`, instead of random
+            ones.
+
+    Example::
+
+        >>> F.fractional_max_pool2d(ember.randn(1, 2, 8, 8), 2, output_size=4).shape
+        ember.Size([1, 2, 4, 4])
+    """
     return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
 
 
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                                        _random_samples=None):
+    r"""Applies a 3-D fractional max pooling and returns the values with the indices of the maxima.
+
+    The windows of size ``kernel_size`` are placed pseudo-randomly so that the output has the requested size, which
+    need not divide the input's (Graham, 2014, "Fractional Max-Pooling"): along each spatial dimension window
+    :math:`i` starts at :math:`\lfloor (i + u) \alpha \rfloor - \lfloor u \alpha \rfloor`, with
+    :math:`\alpha = (\text{in} - k) / (\text{out} - 1)` and one uniform sample :math:`u` per sample, channel and
+    dimension (drawn from the default generator), and the last window ends at the input's end.
+
+    Args:
+        input (Tensor): the input, of shape :math:`(N, C, T, H, W)` or :math:`(C, T, H, W)`.
+        kernel_size (int or tuple): the size of the window.
+        output_size (int or tuple, optional): the spatial size of the output. Give this or ``output_ratio``.
+        output_ratio (float or tuple, optional): the output's size as a fraction of the input's, in :math:`(0, 1)`.
+        return_indices (bool, optional): also return the indices of the maxima (flat within each plane of the
+            input, as :func:`max_unpool3d` takes them). Default: ``False`` (this form
+            always returns them)
+        _random_samples (Tensor, optional): the samples :math:`u`, of shape :math:`(N, C, 3)`, instead of random
+            ones.
+
+    Example::
+
+        >>> F.fractional_max_pool3d(ember.randn(1, 2, 8, 8, 8), 2, output_size=4).shape
+        ember.Size([1, 2, 4, 4, 4])
+    """
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
 
 
