@@ -3,10 +3,8 @@
 Factorizations return namedtuples as torch.linalg's do. Not available: the general (non-symmetric) eigenvalue
 problem (eig, eigvals: complex results) and the complex dtypes.
 """
-from ._C import _linalg_vector_norm as vector_norm
-from ._C import _linalg_cross as cross, _linalg_vander as vander  # noqa: F401
 from ._C import diagonal as _diagonal
-from ._C import _LinAlgError as LinAlgError  # noqa: F401  (a RuntimeError, as torch.linalg.LinAlgError)
+from ._C._linalg import LinAlgError, cross, vander, vector_norm  # noqa: F401  (LinAlgError is ember._C._LinAlgError)
 from ._C._linalg import (cholesky_ex, cond, householder_product, inv_ex, ldl_factor, ldl_factor_ex,  # noqa: F401
                          ldl_solve, lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp, matrix_rank, solve_ex,
                          tensorinv, tensorsolve)
@@ -15,7 +13,28 @@ from ._C._linalg import (cholesky, det, eigh, eigvalsh, inv, lstsq, matmul, matr
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    """torch.linalg.diagonal: ember.diagonal with the defaults on the last two dims (a view)."""
+    """Returns a view of the diagonals of the matrices in ``A``, by default over its last two dimensions.
+
+    :func:`ember.diagonal` with defaults suited to batches of matrices: for ``A`` of shape :math:`(*, m, n)` the
+    result has shape :math:`(*, k)`, the diagonal's length :math:`k`. ``offset`` picks a diagonal above (positive)
+    or below (negative) the main one. The result shares ``A``'s memory. Differentiable.
+
+    Args:
+        A (Tensor): a tensor of at least 2 dimensions.
+
+    Keyword args:
+        offset (int, optional): which diagonal: 0 the main one, positive above it, negative below it. Default: 0.
+        dim1 (int, optional): the dimension of the rows. Default: -2.
+        dim2 (int, optional): the dimension of the columns. Default: -1.
+
+    Example::
+
+        >>> A = ember.arange(9.).reshape(3, 3)
+        >>> ember.linalg.diagonal(A)
+        tensor([0., 4., 8.])
+        >>> ember.linalg.diagonal(A, offset=1)
+        tensor([1., 5.])
+    """
     return _diagonal(A, offset, dim1, dim2)
 
 
