@@ -11,8 +11,7 @@ histogramdd = _collections.namedtuple("histogramdd", ("hist", "bin_edges"))
 
 def _binding_types():
     la = _C._linalg
-    groups = (_C._return_types, _C._sort_return_types, (_C._frexp_return_type,), la._return_types,
-              la._return_types_more)
+    groups = (_C._return_types, _C._sort_return_types, (_C._frexp_return_type,), la._return_types)
     return [t for group in groups for t in group]
 
 

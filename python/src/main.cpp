@@ -20,7 +20,10 @@ void init_predicates(nb::module_& m);  // predicates.cpp: equal, isclose, allclo
 void init_like(nb::module_& m);  // like.cpp: type_as, new_empty_strided, fill
 void init_unary_forms(nb::module_& m);  // unary_forms.cpp: clamp_min, clamp_max, positive
 void init_special(nb::module_& m);  // special.cpp: the special functions with parameters, frexp, the windows
-void init_linalg_more(nb::module_& m);  // linalg_more.cpp: the LU family, matrix functions, LinAlgError
+void init_linalg_products(nb::module_& m);  // linalg_products.cpp: matmul, mm, ..., einsum, linalg.multi_dot
+void init_linalg_decompositions(nb::module_& m);  // linalg_decompositions.cpp: cholesky, qr, svd, eigh, lu, ldl
+void init_linalg_solvers(nb::module_& m);  // linalg_solvers.cpp: solve, lstsq, inv, pinv, ..., LinAlgError
+void init_linalg_functions(nb::module_& m);  // linalg_functions.cpp: det, norms, cond, rank, matrix_power/exp
 void init_profiler(nb::module_& m);  // profiler.cpp: the event recorder behind ember.profiler
 void init_distributed(nb::module_& m);  // distributed.cpp: stores, process groups, Work (ember.distributed)
 
@@ -170,7 +173,10 @@ NB_MODULE(_C, m) {
   // ember.nn.functional's ops live in ember._C._nn (python/ember/nn/functional.py exports them).
   nb::module_ nn = m.def_submodule("_nn", "the functional ops behind ember.nn.functional");
   init_nn(m, nn);
-  init_linalg_more(m);  // after init_nn (which makes ember._C._linalg); its error type is tried first
+  init_linalg_products(m);
+  init_linalg_decompositions(m);
+  init_linalg_solvers(m);  // registers LinAlgError after the generic translator, so it is tried first
+  init_linalg_functions(m);
   install_signatures(m);
   export_all(m);  // last: every name is bound by now
 }

@@ -6,7 +6,7 @@
 namespace ember::py {
 
 void init_nn_rnn(nb::module_& m, nb::module_& nn);
-void init_nn_linalg(nb::module_& m, nb::module_& nn);
+void init_nn_linear(nb::module_& m, nb::module_& nn);
 void init_nn_activation(nb::module_& m, nb::module_& nn);
 void init_nn_loss(nb::module_& m, nb::module_& nn);
 void init_nn_spatial(nb::module_& m, nb::module_& nn);
@@ -18,7 +18,7 @@ void init_nn(nb::module_& m, nb::module_& nn) {
   init_nn_spatial(m, nn);
   init_nn_activation(m, nn);
   init_nn_rnn(m, nn);
-  init_nn_linalg(m, nn);
+  init_nn_linear(m, nn);
 }
 
 }  // namespace ember::py

@@ -1,5 +1,5 @@
 // Bindings of the vector norms and the ops built on them (ember/ops/sort.h, ops/stats.cpp): norm, renorm, dist, and
-// ember._C._linalg_vector_norm behind ember.linalg.vector_norm, with PyTorch's signatures and docstrings.
+// with PyTorch's signatures and docstrings (ember.linalg.vector_norm is bound in linalg_functions.cpp).
 #include "common.h"
 #include "shape_defs.h"
 #include "ember/autograd/grad_mode.h"
@@ -124,14 +124,6 @@ void init_norms(nb::module_& m) {
                                               "None = None) -> Tensor"),
              nb::arg("p").none() = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
              nb::arg("dtype") = nb::none(), method_doc(kNormDoc, "norm").c_str());
-  // ember.linalg.vector_norm (python/ember/linalg.py documents it).
-  m.def("_linalg_vector_norm", [](const Tensor& x, double ord, nb::handle dim, bool keepdim, nb::handle dtype,
-                                  nb::handle out) {
-    return finish_out(linalg_vector_norm(x, ord, dims_of(dim, "linalg.vector_norm"), keepdim, to_dtype(dtype)), out,
-                      "linalg.vector_norm");
-  }, nb::arg("x"), nb::arg("ord") = 2.0, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
-        nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none());
-
   auto renorm_fn = [](const Tensor& t, double p, int64_t dim, double maxnorm) { return renorm(t, p, dim, maxnorm); };
   def_fn(m, "renorm", [renorm_fn](const Tensor& t, double p, int64_t dim, double maxnorm, nb::handle out) {
     return finish_out(renorm_fn(t, p, dim, maxnorm), out, "renorm");

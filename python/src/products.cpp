@@ -1,6 +1,6 @@
-// Bindings of the products of tensors built from shape ops (ember/ops/shape_more.h): cross, kron, block_diag,
-// cartesian_prod and combinations, with PyTorch's signatures and docstrings; and ember._C._linalg_cross behind
-// ember.linalg.cross.
+// Bindings of the products of tensors built from shape ops (ember/ops/split_stack.h, calculus.h): cross, kron,
+// block_diag, cartesian_prod and combinations, with PyTorch's signatures and docstrings (ember.linalg.cross is bound
+// in linalg_products.cpp).
 #include "common.h"
 #include "shape_defs.h"
 #include "ember/ops.h"
@@ -113,9 +113,6 @@ void init_products(nb::module_& m) {
          kCrossDoc);
   def_method(cls, "cross", cross_fn, nb::arg("other"), nb::arg("dim") = nb::none(),
              method_doc(kCrossDoc, "cross").c_str());
-  // ember.linalg.cross (python/ember/linalg.py documents it).
-  m.def("_linalg_cross", [](const Tensor& a, const Tensor& b, int64_t dim) { return linalg_cross(a, b, dim); },
-        nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("dim") = -1);
 
   auto kron_fn = [](const Tensor& a, const Tensor& b) { return kron(a, b); };
   def_fn(m, "kron", [kron_fn](const Tensor& a, const Tensor& b, nb::handle out) {

@@ -311,9 +311,6 @@ void def_differences(nb::module_& m, nb::handle cls) {
     return vander(x, opt_int(n, "vander", "N"), increasing);
   }, nb::sig("def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor"), nb::arg("x"),
          none_arg("N"), nb::arg("increasing") = false, kVanderDoc);
-  // ember.linalg.vander (python/ember/linalg.py documents it).
-  m.def("_linalg_vander", [](const Tensor& x, nb::handle n) { return linalg_vander(x, opt_int(n, "vander", "N")); },
-        nb::arg("x"), nb::kw_only(), none_arg("N"));
 }
 
 void def_counts(nb::module_& m, nb::handle cls) {

@@ -1,7 +1,7 @@
-"""Linear algebra (ember/ops/linalg.h; python/src/nn_linalg.cpp; python/ember/linalg.py): the matrix products
-against NumPy for every matmul case (dot, mv, 1-d operands, folded and broadcast batches, zero sizes) in row-major,
-column-major, strided and broadcast layouts; integer and 16-bit matmul; add* ops, einsum, tensordot, linear and
-bilinear; ember.linalg against numpy.linalg; and the error paths with PyTorch's messages."""
+"""Linear algebra (ember/ops/linalg.h; python/src/linalg_*.cpp and nn_linear.cpp; python/ember/linalg.py): the
+matrix products against NumPy for every matmul case (dot, mv, 1-d operands, folded and broadcast batches, zero
+sizes) in row-major, column-major, strided and broadcast layouts; integer and 16-bit matmul; add* ops, einsum,
+tensordot, linear and bilinear; ember.linalg against numpy.linalg; and the error paths with PyTorch's messages."""
 import ctypes
 import math
 
