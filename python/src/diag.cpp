@@ -1,4 +1,4 @@
-// Bindings of the diagonal and triangular ops (ember/ops/shape_more.h, ember/ops/shape.h): diag, diag_embed,
+// Bindings of the diagonal and triangular ops (ember/ops/diagonal.h, ember/ops/shape.h): diag, diag_embed,
 // diagflat, trace, fill_diagonal_, tril/triu and their index forms, with PyTorch's signatures and docstrings.
 #include "common.h"
 #include "shape_defs.h"

@@ -1,4 +1,4 @@
-// Bindings of the ops that read or write a tensor by index (ember/ops/shape.h, ember/ops/shape_more.h): gather and
+// Bindings of the ops that read or write a tensor by index (ember/ops/shape.h, split_stack.h, index.h): gather and
 // the scatter family, index_select/add/copy/fill/put/reduce, take, take_along_dim, put, and the *_scatter ops
 // (diagonal_scatter, ...), with PyTorch's signatures and docstrings.
 #include "common.h"

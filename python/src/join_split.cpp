@@ -1,4 +1,4 @@
-// Bindings of joining and splitting (ember/ops/shape.h, ember/ops/shape_more.h): cat and its aliases, the stacks,
+// Bindings of joining and splitting (ember/ops/shape.h, split_stack.h, index.h): cat and its aliases, the stacks,
 // split, chunk, unbind, tensor_split and hsplit/vsplit/dsplit, with PyTorch's signatures and docstrings.
 #include <variant>
 

@@ -5,7 +5,6 @@
 #include <optional>
 #include <string>
 
-#include "ember/ops/shape_more.h"  // linalg_vander
 #include "ember/ops/sort.h"        // linalg_vector_norm
 #include "linalg_common.h"
 

@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "ember/ops/shape_more.h"  // linalg_cross
 #include "linalg_common.h"
 
 namespace ember::py {

@@ -1,4 +1,4 @@
-// Bindings of the ops on dims and element order (ember/ops/shape.h, ember/ops/shape_more.h): moving and broadcasting
+// Bindings of the ops on dims and element order (ember/ops/shape.h, split_stack.h, index.h): moving and broadcasting
 // dims, atleast_Nd, ravel, narrow_copy, flips, rolls and rotations, repetition, and the in-place metadata ops
 // (unsqueeze_, t_, resize_, ...), with PyTorch's signatures and docstrings.
 #include <tuple>

@@ -1,4 +1,4 @@
-// Bindings of the statistics and numeric helpers (ember/ops/shape_more.h, ops/stats.cpp; histc and bincount from
+// Bindings of the statistics and numeric helpers (ember/ops/stats.h, histogram.h; histc and bincount from
 // ember/ops/sort.h): cov, corrcoef, quantile, diff, the trapezoid rule, vander, histc and bincount, with PyTorch's
 // signatures and docstrings.
 #include "common.h"
