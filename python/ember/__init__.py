@@ -66,12 +66,12 @@ from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inferen
                                  is_grad_enabled, is_inference_mode_enabled)
 
 # PyTorch's aliases of the dtypes.
-half = float16
-float = float32  # noqa: A001
-double = float64
-short = int16
-int = int32  # noqa: A001
-long = int64
+half = _C.float16
+float = _C.float32  # noqa: A001
+double = _C.float64
+short = _C.int16
+int = _C.int32  # noqa: A001
+long = _C.int64
 
 # The layout (ember tensors are always strided) and the memory formats (python/src: to_memory_format reads
 # `_ember_memory_format`, the value of ember::MemoryFormat).

@@ -3,8 +3,8 @@ import builtins
 
 
 
-def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001
-            disable=False):
+def compile(  # noqa: A001 (after the parenthesis, where the formatter keeps it on the def's line)
+        model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False):
     """Returns model unchanged (or, called without it, a decorator that does): ember has no graph compiler, the
     eager program runs with the same results (docs/differences.md). The arguments are checked as PyTorch checks
     them, so a typo still raises."""

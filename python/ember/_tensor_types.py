@@ -70,7 +70,7 @@ def _resolve(spec):
 def _install_type_method():
     dtype_type = _C.Tensor.type  # the binding: type() names the dtype, type(dtype) converts
 
-    def type(self, dtype=None, non_blocking=False, **kwargs):
+    def type(self, dtype=None, non_blocking=False, **kwargs):  # noqa: A001
         """x.type(): the legacy type's name ('ember.cuda.FloatTensor'); x.type(T): x converted to T (a dtype, a
         legacy type or its name, 'torch.cuda.FloatTensor'); x itself when it is one already."""
         if dtype is None:

@@ -7,7 +7,8 @@ kind (bessel_j0/j1/y0/y1), the modified Bessel functions of the second kind (k0,
 """
 from . import _C
 from ._C import (digamma, erf, erfc, erfinv, exp2, expm1, i0, log1p, log_softmax, logit, logsumexp,  # noqa: F401
-                 polygamma, round, sinc, softmax, xlogy)
+                 polygamma, sinc, softmax, xlogy)
+from ._C import round as round  # noqa: A004 (torch.special.round; a statement of its own, which isort keeps)
 from ._C import _special_entr as entr  # noqa: F401
 from ._C import _special_erfcx as erfcx  # noqa: F401
 from ._C import _special_i0e as i0e  # noqa: F401

@@ -4,7 +4,6 @@ import copy
 import math
 
 from ... import _C
-from ..._C import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
