@@ -107,8 +107,9 @@ def main():
     except Exception as e:  # no PyTorch: print ember's figures alone
         print("PyTorch run failed: {}".format(str(e).splitlines()[0]))
         theirs, version = {}, None
-    print("distributed.py: gloo, {} processes x {} thread(s), per call in ms, median of {} runs; ember vs PyTorch {}"
-          .format(WORLD, os.environ.get("THREADS", "1"), REPEATS, version or "-"))
+    threads = os.environ.get("THREADS", "1")
+    print(f"distributed.py: gloo, {WORLD} processes x {threads} thread(s), per call in ms, median of {REPEATS} runs; "
+          f"ember vs PyTorch {version or '-'}")
     print("{:44s} {:>9s} {:>9s} {:>7s}".format("case", "ember", "torch", "ratio"))
     for name, t in ours.items():
         o = theirs.get(name)

@@ -385,7 +385,8 @@ def run_in_child(lib_name, name):
 def versions():
     """PyTorch's version and the GPU's name, from a short PyTorch process."""
     python = os.environ.get("TORCH_PYTHON", sys.executable)
-    code = "import torch; print(torch.__version__); print(torch.cuda.get_device_name(0) if torch.cuda.is_available() else '?')"
+    code = ("import torch; print(torch.__version__); "
+            "print(torch.cuda.get_device_name(0) if torch.cuda.is_available() else '?')")
     try:
         out = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=120).stdout.split("\n")
         return out[0].strip() or None, out[1].strip() if len(out) > 1 else "?"

@@ -1,5 +1,6 @@
 """Random fills and samplers: ember beside PyTorch, per-call medians (1M elements unless named).
-THREADS=n sets both libraries' thread count. Run: scripts/bench sampling (not "random": that would shadow the standard module)"""
+THREADS=n sets both libraries' thread count. Run: scripts/bench sampling (not "random": that would shadow the
+standard module)"""
 import os
 import sys
 

@@ -44,12 +44,15 @@ TEST(CudaRnnGlue, LstmGatesMapToCudnnLinearLayersInOrder) {
 TEST(CudaRnnGlue, GruGatesMapToCudnnLinearLayersInOrder) {
   // PyTorch's GRU rows (r, z, n) are cuDNN's (reset, update, new): W 0..2, R 3..5.
   const auto got = flat(rnn_param_chunks(args(RNNMode::GRU, 4, 5)));
+  // One row per parameter (w_ih, w_hh, b_ih, b_hh), one column per gate.
+  // clang-format off
   const std::vector<C> want = {
       {0, 0, 5, 4, 0, 0, false}, {0, 5, 5, 4, 0, 1, false}, {0, 10, 5, 4, 0, 2, false},
       {1, 0, 5, 5, 0, 3, false}, {1, 5, 5, 5, 0, 4, false}, {1, 10, 5, 5, 0, 5, false},
       {2, 0, 5, 1, 0, 0, true},  {2, 5, 5, 1, 0, 1, true},  {2, 10, 5, 1, 0, 2, true},
       {3, 0, 5, 1, 0, 3, true},  {3, 5, 5, 1, 0, 4, true},  {3, 10, 5, 1, 0, 5, true},
   };
+  // clang-format on
   EXPECT_EQ(got, want);
 }
 

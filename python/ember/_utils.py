@@ -1,6 +1,6 @@
-"""PyTorch's top-level utilities that are not tensor ops: finfo / iinfo, the math constants, the deterministic-algorithms
-switch, float32 matmul precision, inter-op threads, and the type helpers (is_complex, is_storage, typename,
-set_default_tensor_type). ember.__init__ exports them."""
+"""PyTorch's top-level utilities that are not tensor ops: finfo / iinfo, the math constants, the
+deterministic-algorithms switch, float32 matmul precision, inter-op threads, and the type helpers (is_complex,
+is_storage, typename, set_default_tensor_type). ember.__init__ exports them."""
 import math
 import sys
 import warnings
@@ -209,7 +209,7 @@ def get_float32_matmul_precision():
     return "high" if _matmul_precision[0] == "highest" else _matmul_precision[0]
 
 
-# ---- inter-op threads --------------------------------------------------------------------------------------------------
+# ---- inter-op threads ------------------------------------------------------------------------------------------------
 
 _interop_threads = [None]  # set once, as PyTorch allows
 
@@ -241,7 +241,7 @@ def set_num_interop_threads(int):  # noqa: A002  (PyTorch's name for it)
     _interop_threads[0] = num
 
 
-# ---- types ---------------------------------------------------------------------------------------------------------------
+# ---- types -----------------------------------------------------------------------------------------------------------
 
 def is_complex(input):
     """Returns True if `input` has a complex dtype: False for every ember tensor, as ember has none.

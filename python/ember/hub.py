@@ -374,7 +374,7 @@ def _repo_dir(repo_or_dir, source, force_reload, skip_validation, trust_repo, ca
                                 skip_validation=skip_validation)
 
 
-def list(github, force_reload=False, skip_validation=False, trust_repo=None, verbose=True, *, source="github"):
+def list(github, force_reload=False, skip_validation=False, trust_repo=None, verbose=True, *, source="github"):  # noqa: A001
     """Names of the entrypoints (public callables) of a hubconf.py. `source='local'` (an ember extension)
     reads a local folder."""
     repo_dir = _repo_dir(github, source, force_reload, skip_validation, trust_repo, "list", verbose)
@@ -383,7 +383,7 @@ def list(github, force_reload=False, skip_validation=False, trust_repo=None, ver
     return [f for f in dir(module) if callable(getattr(module, f)) and not f.startswith("_")]
 
 
-def help(github, model, force_reload=False, skip_validation=False, trust_repo=None, *, source="github"):
+def help(github, model, force_reload=False, skip_validation=False, trust_repo=None, *, source="github"):  # noqa: A001
     """The docstring of entrypoint `model`."""
     repo_dir = _repo_dir(github, source, force_reload, skip_validation, trust_repo, "help")
     with _on_sys_path(repo_dir):

@@ -2,7 +2,6 @@
 and closed forms): tie splitting, zeros in prod and cumprod, where max(dim) and sort send the gradient, norms at
 zero, dtype and empty-tensor edge cases, in-place scans, and what the graph keeps alive."""
 import gc
-import itertools
 
 import numpy as np
 import pytest

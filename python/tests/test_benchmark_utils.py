@@ -90,8 +90,9 @@ def test_units_and_sigfigs():
 
 
 def test_compare_table():
-    spec = lambda sub, desc, threads=1: TaskSpec(stmt="x + x", setup="pass", label="add", sub_label=sub,  # noqa
-                                                 description=desc, num_threads=threads)
+    def spec(sub, desc, threads=1):
+        return TaskSpec(stmt="x + x", setup="pass", label="add", sub_label=sub, description=desc, num_threads=threads)
+
     results = [Measurement(1, [1e-6, 1.1e-6, 1.05e-6, 0.95e-6], spec("n=10", "ember")),
                Measurement(1, [2e-6, 2.1e-6, 2.05e-6, 1.95e-6], spec("n=1000", "ember")),
                Measurement(1, [3e-6, 3.1e-6, 3.05e-6, 2.95e-6], spec("n=10", "other")),

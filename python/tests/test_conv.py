@@ -391,15 +391,15 @@ def x4(*shape, dtype=ember.float32):
     (F.conv_transpose2d, (x4(3, 8), x4(3, 4, 3, 3)), {}, RuntimeError,
      r"Expected 3D \(unbatched\) or 4D \(batched\) input to conv_transpose2d"),
     (F.conv2d, (x4(32, 4, 32, 32), x4(64, 3, 3, 3)), {}, RuntimeError,
-     r"Given groups=1, weight of size \[64, 3, 3, 3\], expected input\[32, 4, 32, 32\] to have 3 channels, but got "
-     r"4 channels instead"),
+     r"Given groups=1, weight of size \[64, 3, 3, 3\], expected input\[32, 4, 32, 32\] to have 3 channels, "
+     r"but got 4 channels instead"),
     (F.conv2d, (x4(4, 8, 8), x4(64, 3, 3, 3)), {}, RuntimeError,
      r"expected input\[1, 4, 8, 8\] to have 3 channels, but got 4 channels instead"),
     (F.conv_transpose2d, (x4(32, 4, 32, 32), x4(3, 64, 3, 3)), {}, RuntimeError,
      r"Given transposed=1, weight of size \[3, 64, 3, 3\], expected input\[32, 4, 32, 32\] to have 3 channels"),
     (F.conv2d, (x4(1, 3, 2, 2), x4(64, 3, 3, 3)), {}, RuntimeError,
-     r"Calculated padded input size per channel: \(2 x 2\). Kernel size: \(3 x 3\). Kernel size can't be greater "
-     r"than actual input size"),
+     r"Calculated padded input size per channel: \(2 x 2\). Kernel size: \(3 x 3\). Kernel size can't "
+     r"be greater than actual input size"),
     (F.conv2d, (x4(1, 3, 4, 4), x4(2, 3, 3, 3)), dict(dilation=2), RuntimeError,
      r"Calculated padded input size per channel: \(4 x 4\). Kernel size: \(5 x 5\)"),
     (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3)), dict(padding=-1), RuntimeError, "negative padding is not supported"),
@@ -409,12 +409,13 @@ def x4(*shape, dtype=ember.float32):
      "dilation should be greater than zero"),
     (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3)), dict(groups=0), RuntimeError, "non-positive groups is not supported"),
     (F.conv2d, (x4(1, 6, 8, 8), x4(3, 3, 3, 3)), dict(groups=2), RuntimeError,
-     r"Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of size \[3, 3, 3, 3\]"),
+     r"Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of size "
+     r"\[3, 3, 3, 3\]"),
     (F.conv2d, (x4(1, 3, 8, 8), x4(0, 3, 3, 3)), {}, RuntimeError,
      r"Given groups=1, expected weight to be at least 1 at dimension 0"),
     (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3)), dict(stride=(1, 1, 1)), RuntimeError,
-     r"expected stride to be a single integer value or a list of 2 values to match the convolution dimensions, but "
-     r"got stride=\[1, 1, 1\]"),
+     r"expected stride to be a single integer value or a list of 2 values to match the convolution "
+     r"dimensions, but got stride=\[1, 1, 1\]"),
     (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3)), dict(padding=(1, 1, 1)), RuntimeError,
      r"expected padding to be a single integer value or a list of 2 values"),
     (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3)), {}, RuntimeError,
@@ -429,16 +430,16 @@ def x4(*shape, dtype=ember.float32):
     (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3), x4(2, dtype=ember.float64)), {}, RuntimeError,
      r"Input type \(float\) and bias type \(double\) should be the same"),
     (F.conv2d, (x4(1, 3, 8, 8), x4(64, 3, 3, 3), x4(32)), {}, RuntimeError,
-     r"Given weight of size \[64, 3, 3, 3\], expected bias to be 1-dimensional with 64 elements, but got bias of "
-     r"size \[32\] instead"),
+     r"Given weight of size \[64, 3, 3, 3\], expected bias to be 1-dimensional with 64 elements, but got "
+     r"bias of size \[32\] instead"),
     (F.conv2d, (x4(1, 3, 8, 8, dtype=ember.int64), x4(2, 3, 3, 3, dtype=ember.int64)), {}, NotImplementedError,
      "\"conv2d\" not implemented for 'Long'"),
     (F.conv_transpose2d, (x4(1, 3, 8, 8), x4(3, 4, 3, 3)), dict(output_padding=1), RuntimeError,
      "output padding must be smaller than either stride or dilation, but got output_padding_height: 1 "
      "output_padding_width: 1 stride_height: 1 stride_width: 1 dilation_height: 1 dilation_width: 1"),
     (F.conv_transpose2d, (x4(1, 3, 2, 2), x4(3, 4, 3, 3)), dict(padding=3), RuntimeError,
-     r"Given input size per channel: \(2 x 2\). Calculated output size per channel: \(-2 x -2\). Output size is too "
-     r"small"),
+     r"Given input size per channel: \(2 x 2\). Calculated output size per channel: \(-2 x -2\). Output size "
+     r"is too small"),
     (F.conv_transpose2d, (x4(1, 4, 8, 8), x4(3, 4, 3, 3)), dict(groups=2), RuntimeError,
      "expected weight to be divisible by 2 at dimension 0"),
     (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3), 5), {}, TypeError, "argument 'bias' must be Tensor"),
@@ -678,8 +679,8 @@ def test_pool_zero_batch():
     (F.adaptive_avg_pool2d, (x4(8), 2), {}, RuntimeError,
      r"adaptive_avg_pool2d\(\): Expected 3D or 4D tensor, but got \[8\]"),
     (F.adaptive_avg_pool2d, (x4(1, 3, 0, 8), 2), {}, RuntimeError,
-     r"adaptive_avg_pool2d\(\): Expected input to have non-zero size for non-batch dimensions, but input has sizes "
-     r"\[1, 3, 0, 8\] with dimension 2 being empty"),
+     r"adaptive_avg_pool2d\(\): Expected input to have non-zero size for non-batch dimensions, but input "
+     r"has sizes \[1, 3, 0, 8\] with dimension 2 being empty"),
     (F.adaptive_avg_pool2d, (x4(2, 3, 8, 8), (2, 2, 2)), {}, RuntimeError,
      "adaptive_avg_pool2d: output_size must be 2"),
     (F.adaptive_avg_pool2d, (x4(2, 3, 8, 8), -1), {}, RuntimeError,
@@ -690,8 +691,8 @@ def test_pool_zero_batch():
     (F.max_unpool2d, (x4(1, 1, 2, 2), ember.full((1, 1, 2, 2), 100)), dict(kernel_size=2), RuntimeError,
      r"Found an invalid max index: 100 \(output volumes are of size 4x4\)"),
     (F.max_unpool2d, (x4(1, 1, 2, 2), ember.zeros(1, 1, 2, 3, dtype=ember.int64), 2), {}, RuntimeError,
-     r"Expected shape of indices to be same as that of the input tensor \(\[1, 1, 2, 2\]\) but got indices tensor "
-     r"with shape: \[1, 1, 2, 3\]"),
+     r"Expected shape of indices to be same as that of the input tensor \(\[1, 1, 2, 2\]\) but got "
+     r"indices tensor with shape: \[1, 1, 2, 3\]"),
     (F.max_unpool2d, (x4(1, 1, 2, 2), ember.zeros(1, 1, 2, 2, dtype=ember.int32), 2), {}, RuntimeError,
      "elements in indices should be type int64 but got: Int"),
     (F.max_unpool2d, (x4(1, 1, 2, 2), ember.zeros(1, 1, 2, 2, dtype=ember.int64), 2), dict(output_size=(9, 9)),

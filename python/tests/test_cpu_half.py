@@ -270,8 +270,11 @@ def test_openmp_wait_policy_default():
 
     code = "import ember, os; print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))"
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
-    run = lambda e: subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True,
-                                   check=True).stdout.split()
+
+    def run(e):
+        return subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True,
+                              check=True).stdout.split()
+
     assert run(env) == ["PASSIVE", "None"]
     assert run({**env, "OMP_WAIT_POLICY": "active"}) == ["active", "None"]
     assert run({**env, "GOMP_SPINCOUNT": "1000"}) == ["None", "1000"]

@@ -466,7 +466,7 @@ def test_max_unpool_puts_the_maxima_back(n):
         assert gradcheck(lambda a: nn.MaxUnpool1d(2)(a, i), (v.double().requires_grad_(),))
 
 
-# -- channel shuffle, bilinear, init -------------------------------------------------------------------------------------
+# -- channel shuffle, bilinear, init -----------------------------------------------------------------------------------
 
 def test_channel_shuffle_and_errors():
     x = np.arange(2 * 6 * 2 * 3, dtype=np.float32).reshape(2, 6, 2, 3)

@@ -3,7 +3,6 @@ against hand-computed cases and NumPy implementations of PyTorch's formulas writ
 mode, grid_sample and affine_grid, pixel_shuffle, unfold/fold, cosine_similarity, pairwise_distance, cdist, pdist and
 scaled_dot_product_attention; with the error paths."""
 import math
-import warnings
 
 import numpy as np
 import pytest

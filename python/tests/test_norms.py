@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import LAYOUTS, make_layout, FLOAT_DTYPES, assert_equal, dtype_name, from_np, random_array
+from conftest import LAYOUTS, make_layout, FLOAT_DTYPES, assert_equal, dtype_name, random_array
 
 import ember
 import ember.linalg
@@ -145,11 +145,11 @@ def test_vector_norm_errors(call, exc, pattern):
 @pytest.mark.parametrize("p", ORDS + ["fro", None], ids=str)
 def test_norm_matches_numpy(rng, p, dtype):
     x, a = make(rng, (4, 3, 5), dtype, "transposed")
-    ord = 2 if p in ("fro", None) else p
+    order = 2 if p in ("fro", None) else p
     for dim in [None, 1, -1, (0, 2)]:
         for keepdim in (False, True):
-            check(ember.norm(x, p, dim, keepdim), ref_norm(a, ord, dim, keepdim), dtype)
-            check(x.norm(p, dim, keepdim), ref_norm(a, ord, dim, keepdim), dtype)
+            check(ember.norm(x, p, dim, keepdim), ref_norm(a, order, dim, keepdim), dtype)
+            check(x.norm(p, dim, keepdim), ref_norm(a, order, dim, keepdim), dtype)
     check(ember.norm(x), ref_norm(a, 2), dtype)
     check(x.norm(), ref_norm(a, 2), dtype)
 

@@ -19,6 +19,8 @@ def _default_printoptions():
     ember.set_default_dtype(ember.float32)
 
 
+# The expected reprs keep PyTorch's line breaks, one string per printed line.
+# fmt: off
 CASES = [
     ("float_1d", lambda: ember.arange(6.),
      "tensor([0., 1., 2., 3., 4., 5.])"),
@@ -291,6 +293,7 @@ CASES = [
      "        [ 6007.5000,  7008.7500,  8010.0000,  9011.2500, 10012.5000, 11013.7500]],\n"
      "       dtype=torch.float64)"),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize("name,make,want", CASES, ids=[c[0] for c in CASES])
@@ -298,6 +301,7 @@ def test_repr_matches_pytorch(name, make, want):
     assert repr(make()) == expected(want)
 
 
+# fmt: off
 OPTION_CASES = [
     ("precision_2", dict(precision=2), lambda: ember.tensor([1.12345, -2.5]),
      "tensor([ 1.12, -2.50])"),
@@ -343,6 +347,7 @@ OPTION_CASES = [
     ("profile_short_summarized", dict(profile="short"), lambda: ember.arange(2000),
      "tensor([   0,    1,  ..., 1998, 1999])"),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize("name,opts,make,want", OPTION_CASES, ids=[c[0] for c in OPTION_CASES])

@@ -2,7 +2,6 @@
 from the published format, round trips of every dtype, safe_open (keys, slices that read only what they touch,
 metadata), a ResNet-style state dict, and the malformed headers the loader must refuse."""
 import json
-import os
 import struct
 
 import numpy as np

@@ -19,7 +19,7 @@ import pytest
 
 import ember
 import ember.nn as nn
-from conftest import ALL_DTYPES, FLOAT_DTYPES, assert_equal, random_array, to_np
+from conftest import ALL_DTYPES, assert_equal, random_array, to_np
 
 
 def _load_ember(f, map_location=None, mmap=False):

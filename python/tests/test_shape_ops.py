@@ -4,7 +4,7 @@ transposed, stepped, expanded), with zero-size and 0-d cases and the error paths
 import numpy as np
 import pytest
 
-from conftest import LAYOUTS, make_layout, assert_equal, dtype_name, from_np, np_dtype, random_array
+from conftest import LAYOUTS, make_layout, assert_equal, dtype_name, from_np, np_dtype
 
 import ember
 
@@ -81,8 +81,8 @@ def test_cat_out(rng):
     (lambda: [ember.zeros(2, 3), ember.zeros(2, 3, 1)], RuntimeError,
      "Tensors must have same number of dimensions: got 2 and 3"),
     (lambda: [ember.zeros(2, 3), ember.zeros(2, 4), ember.zeros(3, 3)], RuntimeError,
-     r"^Sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor number 1 in "
-     r"the list.$"),
+     r"^Sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor number "
+     r"1 in the list.$"),
 ])
 def test_cat_errors(tensors, error, message):
     with pytest.raises(error, match=message):
@@ -671,8 +671,8 @@ def test_scatter_reduce_propagates_nan():
     (lambda t: t.scatter_(0, ember.zeros(1, 5, dtype=ember.int64), 1.0), RuntimeError,
      r"Expected index \[1, 5\] to be smaller than self \[3, 4\] apart from dimension 0$"),
     (lambda t: t.scatter_(0, ember.zeros(2, 2, dtype=ember.int64), ember.ones(1, 4)), RuntimeError,
-     r"Expected index \[2, 2\] to be smaller than self \[3, 4\] apart from dimension 0 and to be smaller size than "
-     r"src \[1, 4\]"),
+     r"Expected index \[2, 2\] to be smaller than self \[3, 4\] apart from dimension 0 and to be smaller "
+     r"size than src \[1, 4\]"),
     (lambda t: ember.zeros(1, 3).expand(3, 3).scatter_(0, ember.zeros(1, 1, dtype=ember.int64), 1.0), RuntimeError,
      "more than one element of the written-to tensor refers to a single memory location"),
 ])

@@ -241,6 +241,7 @@ void svd_impl(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& v
   const bool full_v = vectors && vh.sizes()[vh.dim() - 2] == n && n != k;
   const char jobz = !vectors ? 'N' : (full || full_v) ? 'A' : 'S';
   const int ucols = jobz == 'A' ? m : k, vrows = jobz == 'A' ? n : k;
+  const auto gesdd = LAPACK(T, gesdd);  // named: clang-format takes a wrapped LAPACK(T, name)(...) for two statements
   const int ldu = std::max(m, 1), ldvt = std::max(vrows, 1);
   T* s0 = static_cast<T*>(s.data_ptr());
   T* u0 = vectors ? static_cast<T*>(u.data_ptr()) : nullptr;
@@ -251,8 +252,7 @@ void svd_impl(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& v
     int inf = 0;
     const int query = -1;
     std::vector<int> iwork(8 * std::max(k, 1));
-    LAPACK(T, gesdd)(&jobz, &m, &n, nullptr, &lda, nullptr, &dummy, &ldu, &dummy, &ldvt, &w, &query, iwork.data(),
-                     &inf, 1);
+    gesdd(&jobz, &m, &n, nullptr, &lda, nullptr, &dummy, &ldu, &dummy, &ldvt, &w, &query, iwork.data(), &inf, 1);
     lwork = query_size(w);
   }
   over_batch(A.count, [&](int64_t b, int64_t e) {
@@ -260,8 +260,8 @@ void svd_impl(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& v
     std::vector<int> iwork(8 * std::max(k, 1));
     T dummy = 0;
     for (int64_t i = b; i < e; ++i)
-      LAPACK(T, gesdd)(&jobz, &m, &n, A[i], &lda, s0 + i * k, vectors ? u0 + i * m * ucols : &dummy, &ldu,
-                  vectors ? v0 + i * vrows * n : &dummy, &ldvt, work.data(), &lwork, iwork.data(), info_at(info, i), 1);
+      gesdd(&jobz, &m, &n, A[i], &lda, s0 + i * k, vectors ? u0 + i * m * ucols : &dummy, &ldu,
+            vectors ? v0 + i * vrows * n : &dummy, &ldvt, work.data(), &lwork, iwork.data(), info_at(info, i), 1);
   });
 }
 
@@ -270,13 +270,14 @@ void eigh_impl(const Tensor& a, const Tensor& w, bool upper, bool compute_v, con
   Batch<T> A(a);
   const int n = lapack_int(A.rows), lda = A.ld();
   const char jobz = compute_v ? 'V' : 'N', uplo = upper ? 'U' : 'L';
+  const auto syevd = LAPACK(T, syevd);
   T* w0 = static_cast<T*>(w.data_ptr());
   int lwork = 1, liwork = 1;
   {
     T wq = 0;
     int iwq = 0, inf = 0;
     const int query = -1;
-    LAPACK(T, syevd)(&jobz, &uplo, &n, nullptr, &lda, nullptr, &wq, &query, &iwq, &query, &inf, 1, 1);
+    syevd(&jobz, &uplo, &n, nullptr, &lda, nullptr, &wq, &query, &iwq, &query, &inf, 1, 1);
     lwork = query_size(wq);
     liwork = std::max(1, iwq);
   }
@@ -284,8 +285,8 @@ void eigh_impl(const Tensor& a, const Tensor& w, bool upper, bool compute_v, con
     std::vector<T> work(lwork);
     std::vector<int> iwork(liwork);
     for (int64_t i = b; i < e; ++i)
-      LAPACK(T, syevd)(&jobz, &uplo, &n, A[i], &lda, w0 + i * n, work.data(), &lwork, iwork.data(), &liwork,
-                  info_at(info, i), 1, 1);
+      syevd(&jobz, &uplo, &n, A[i], &lda, w0 + i * n, work.data(), &lwork, iwork.data(), &liwork, info_at(info, i),
+            1, 1);
   });
 }
 

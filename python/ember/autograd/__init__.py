@@ -48,7 +48,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Returns the gradients of outputs with respect to inputs (a tuple), without touching .grad."""
     if is_grads_batched:
         raise NotImplementedError("ember.autograd.grad: is_grads_batched=True is not supported")
-    single = isinstance(inputs, Tensor)
     outputs = _tensors(outputs, "outputs")
     inputs = _tensors(inputs, "inputs")
     if allow_unused is None:

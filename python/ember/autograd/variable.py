@@ -1,5 +1,6 @@
 """Variable: PyTorch's pre-0.4 wrapper, kept for old programs. Variables and tensors are one type since then:
-`Variable(t, requires_grad=True)` gives a tensor sharing t's data, and isinstance(x, Variable) holds for every tensor."""
+`Variable(t, requires_grad=True)` gives a tensor sharing t's data, and isinstance(x, Variable) holds for every
+tensor."""
 import warnings
 
 from .._C import Tensor

@@ -32,7 +32,7 @@ def mark(msg):
 
 
 @contextmanager
-def range(msg, *args, **kwargs):
+def range(msg, *args, **kwargs):  # noqa: A001
     """with range("step {}", i): ... (or @range("name") on a function) wraps the block in a range."""
     range_push(msg.format(*args, **kwargs))
     try:

@@ -1,5 +1,4 @@
 """LogisticNormal(loc, scale): the stick-breaking image of a diagonal Normal, on the simplex."""
-import ember
 
 from . import constraints
 from .independent import Independent

@@ -1,5 +1,4 @@
 """Pareto(scale, alpha): scale * exp(E) for E ~ Exponential(alpha)."""
-import ember
 
 from . import constraints
 from .exponential import Exponential

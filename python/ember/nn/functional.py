@@ -114,7 +114,10 @@ def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, retur
     trunc((i + u) * alpha) - trunc(u * alpha), alpha = (in - k) / (out - 1) in the input's dtype, the last at in - k,
     with u one uniform sample per (batch, channel, dimension). Composed of gathers and a max (so autograd follows)."""
     name = "fractional_max_pool%dd" % n
-    tup = (lambda v: tuple(v) if isinstance(v, (list, tuple)) else (v,) * n)
+
+    def tup(v):
+        return tuple(v) if isinstance(v, (list, tuple)) else (v,) * n
+
     if output_size is None and output_ratio is None:
         raise ValueError("%s requires specifying either an output_size or an output_ratio" % name)
     spatial = tuple(input.shape[-n:])

@@ -173,7 +173,7 @@ class _TensorLikePair(_Pair):
         try:
             actual, expected = [x if isinstance(x, _C.Tensor) else _C.as_tensor(x) for x in (actual, expected)]
         except Exception:  # noqa: BLE001 (a NumPy array ember cannot hold: not a pair this class handles)
-            raise _Unsupported()
+            raise _Unsupported() from None
         super().__init__(actual, expected, id=id)
         self.rtol, self.atol = _tolerances(_dtype_name(actual.dtype), _dtype_name(expected.dtype), rtol=rtol,
                                            atol=atol, id=id)

@@ -145,8 +145,8 @@ add("linalg.lstsq", lambda a, b: LA.lstsq(a, b, driver="gelsd")[:2], lambda: (ma
     id="linalg.lstsq_residuals")
 
 # ---- norms
-for ord in ["fro", "nuc", 2, -2, 1, -1, float("inf"), -float("inf")]:
-    add("linalg.matrix_norm", lambda a, o=ord: LA.matrix_norm(a, o), lambda: (make(2, 3, 4),),
-        id="linalg.matrix_norm_%s" % ord)
+for order in ["fro", "nuc", 2, -2, 1, -1, float("inf"), -float("inf")]:
+    add("linalg.matrix_norm", lambda a, o=order: LA.matrix_norm(a, o), lambda: (make(2, 3, 4),),
+        id="linalg.matrix_norm_%s" % order)
 add("linalg.norm", lambda a: LA.norm(a, "nuc", dim=(0, 2)), lambda: (make(3, 2, 4),))
 add("linalg.norm", lambda a: LA.norm(a), lambda: (make(3, 4),), id="linalg.norm_vector")

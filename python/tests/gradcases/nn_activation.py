@@ -20,7 +20,9 @@ def seeded(fn, seed=0):
     return f
 
 
-x34 = lambda kinks=None, **kw: (lambda: (make(3, 4, noncontig=True, away_from=kinks, **kw),))
+def x34(kinks=None, **kw):
+    return lambda: (make(3, 4, noncontig=True, away_from=kinks, **kw),)
+
 
 # ---- elementwise activations (UnaryOp formulas), functional and top-level names
 add("relu", lambda a: F.relu(a), x34(0), id="F.relu")

@@ -4,7 +4,6 @@ arguments, parameter names and semantics."""
 import copy
 
 from ... import _C
-from ..._C import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -1,5 +1,5 @@
-"""ember.nn.utils.parametrizations: weight_norm, spectral_norm and orthogonal as parametrizations
-(torch.nn.utils.parametrizations), registered with ember.nn.utils.parametrize. All math uses ember's tensor ops."""
+"""ember.nn.utils.parametrizations: weight_norm and spectral_norm as parametrizations (torch.nn.utils.parametrizations;
+orthogonal is not available), registered with ember.nn.utils.parametrize. All math uses ember's tensor ops."""
 from ... import _C
 from ...linalg import vector_norm as _vector_norm
 from ..._C import Tensor
@@ -9,7 +9,7 @@ from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from . import parametrize
 
-__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
+__all__ = ["spectral_norm", "weight_norm"]
 
 
 def _norm_except_dim(v, pow_, dim):

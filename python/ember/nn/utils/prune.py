@@ -26,9 +26,6 @@ class BasePruningMethod(ABC):
 
     _tensor_name: str
 
-    def __init__(self):
-        pass
-
     def __call__(self, module, inputs):
         # forward pre-hook: refresh the pruned tensor from the (possibly updated) original and mask
         setattr(module, self._tensor_name, self.apply_mask(module))
