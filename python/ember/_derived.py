@@ -73,17 +73,6 @@ def bernoulli_(input, p=0.5, *, generator=None):
     return input.bernoulli_(p, generator=generator)
 
 
-def clamp_(input, min=None, max=None):  # noqa: A002
-    """In-place version of :func:`ember.clamp`: limits every element of ``input`` to ``[min, max]`` and returns
-    it."""
-    return input.clamp_(min, max)
-
-
-def clip_(input, min=None, max=None):  # noqa: A002
-    """In-place version of :func:`ember.clip` (an alias of :func:`ember.clamp_`)."""
-    return input.clip_(min, max)
-
-
 def clamp_max_(input, max):  # noqa: A002
     """In-place version of :func:`ember.clamp_max`: limits every element of ``input`` to at most `max` and returns
     it."""
@@ -158,12 +147,6 @@ def mvlgamma_(input, p):
     return input.mvlgamma_(p)
 
 
-def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
-    """In-place version of :func:`ember.nan_to_num`: replaces NaN, +inf and -inf in ``input`` with `nan`, `posinf`
-    and `neginf` (by default 0 and the dtype's largest and lowest finite values) and returns it."""
-    return input.nan_to_num_(nan, posinf, neginf)
-
-
 def normal_(input, mean=0, std=1, *, generator=None):
     """Fills ``input`` with draws from the normal distribution N(`mean`, `std` ** 2) and returns it."""
     return input.normal_(mean, std, generator=generator)
@@ -185,11 +168,6 @@ def renorm_(input, p, dim, maxnorm):
     """In-place version of :func:`ember.renorm`: rescales each slice of ``input`` along `dim` whose `p`-norm exceeds
     `maxnorm` to that norm."""
     return input.renorm_(p, dim, maxnorm)
-
-
-def round_(input, *, decimals=0):
-    """In-place version of :func:`ember.round`: rounds ``input`` half to even, to `decimals` decimal places."""
-    return input.round_(decimals=decimals)
 
 
 def scatter_(input, dim, index, src=None, *, value=None, reduce=None):
@@ -254,30 +232,7 @@ def unsqueeze_(input, dim):
     return input.unsqueeze_(dim)
 
 
-def detach_(input):
-    """Detaches ``input`` from the graph that created it, in place: it becomes a leaf that does not require grad.
-    Returns ``input``."""
-    return input.detach_()
-
-
-def zero_(input):
-    """Fills ``input`` with zeros and returns it."""
-    return input.zero_()
-
-
-def fill_(input, value):
-    """Fills ``input`` with `value` (a number, or a one-element tensor) and returns it."""
-    return input.fill_(value)
-
-
 # ---- Tensor methods at top level -------------------------------------------------------------------------------------
-
-
-def detach(input):
-    """Returns a new tensor that shares ``input``'s data but not its history: it does not require grad, and
-    gradients do not flow through it."""
-    return input.detach()
-
 
 def get_device(input):
     """Returns the index of the CUDA device ``input`` is on, or -1 for a CPU tensor."""
@@ -388,16 +343,11 @@ def slice_copy(input, dim=0, start=None, end=None, step=1):
 # ---- the elementwise ops' in-place forms -------------------------------------------------------------------------
 
 # Note [In-place forms of the elementwise ops]
-# ember.abs_, ember.add_, ...: the unary and binary op tables (python/src/unary.cpp, binary.cpp) bind these in ember._C
-# with the rest of each op. A name in these two lists that ember._C does not bind (yet) is made here from the Tensor
-# method, so that it exists either way and is defined in one place; one that ember._C binds is left to it. Once the
-# tables bind them all, the lists go.
-_UNARY_INPLACE = (
-    "abs_", "absolute_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
-    "asin_", "asinh_", "atan_", "atanh_", "bitwise_not_", "ceil_", "cos_", "cosh_", "digamma_", "erf_", "erfc_",
-    "erfinv_", "exp2_", "exp_", "expm1_", "fix_", "floor_", "frac_", "lgamma_", "log10_", "log1p_", "log2_", "log_",
-    "logical_not_", "neg_", "negative_", "reciprocal_", "rsqrt_", "sgn_", "sigmoid_", "sign_", "sin_", "sinh_",
-    "sqrt_", "square_", "tan_", "tanh_", "trunc_")
+# ember.abs_, ember.xlogy_, ...: the unary and binary op tables (ember/ops/unary.def, binary.def) bind PyTorch's
+# functional in-place forms in ember._C with the rest of each op. A name in this list that ember._C does not bind (yet)
+# is made here from the Tensor method, so that it exists either way and is defined in one place; one that ember._C
+# binds is left to it. Once the binary table binds them, the list goes.
+_UNARY_INPLACE = ()
 _BINARY_INPLACE = (
     "add_", "arctan2_", "atan2_", "bitwise_and_", "bitwise_left_shift_", "bitwise_or_", "bitwise_right_shift_",
     "bitwise_xor_", "copysign_", "div_", "divide_", "eq_", "floor_divide_", "fmod_", "ge_", "greater_",
@@ -428,13 +378,12 @@ del _name
 __all__ = [
     # in-place functions
     "addbmm_", "addcdiv_", "addcmul_", "addmm_", "addmv_", "addr_", "as_strided_", "baddbmm_", "bernoulli_",
-    "clamp_", "clamp_max_", "clamp_min_", "clip_", "cumprod_", "cumsum_", "detach_", "fill_", "float_power_",
+    "clamp_max_", "clamp_min_", "cumprod_", "cumsum_", "float_power_",
     "index_add_", "index_copy_", "index_fill_", "index_reduce_", "lerp_", "masked_fill_", "masked_scatter_",
-    "mvlgamma_", "nan_to_num_", "normal_", "polygamma_", "put_", "renorm_", "round_", "scatter_", "scatter_add_",
+    "mvlgamma_", "normal_", "polygamma_", "put_", "renorm_", "scatter_", "scatter_add_",
     "scatter_reduce_", "squeeze_", "swapaxes_", "swapdims_", "t_", "transpose_", "tril_", "triu_", "unsqueeze_",
-    "zero_",
     # Tensor methods at top level
-    "detach", "get_device",
+    "get_device",
     # *_copy functions
     "alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy", "permute_copy", "select_copy",
     "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy",

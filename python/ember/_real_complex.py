@@ -1,6 +1,6 @@
 """PyTorch's complex-number helpers, defined for real tensors as PyTorch defines them there (ember has no complex
 dtype): conj, conj_physical, resolve_conj, resolve_neg, real return the tensor itself; imag raises; angle is 0 or pi
-(NaN for NaN); isreal is all True; is_conj, is_neg and is_inference are False. Also scalar_tensor, logit_, and the
+(NaN for NaN); isreal is all True; is_conj, is_neg and is_inference are False. Also scalar_tensor and the
 torch.has_* build flags. The numeric work (angle) is a composition of C++ ops. Their Tensor methods are attached by
 ember._tensor."""
 import math as _math
@@ -165,14 +165,6 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, 
     return t.requires_grad_() if requires_grad else t
 
 
-def logit_(input, eps=None):
-    """In-place version of :func:`ember.logit`: ``input`` (a floating-point tensor) becomes ``log(p / (1 - p))`` of
-    its elements, clamped to ``[eps, 1 - eps]`` first when `eps` is given, and is returned."""
-    if not input.is_floating_point():
-        raise RuntimeError("logit_: result type Float can't be cast to the desired output type {}".format(
-            str(input.dtype).split(".")[-1].capitalize()))
-    return input.copy_(_C.logit(input, eps))
-
 
 # The build's features, as torch.has_*: cuDNN is part of every CUDA build; LAPACK comes with OpenBLAS; oneDNN runs on
 # OpenMP; no MKL, MPS or FFT.
@@ -186,5 +178,5 @@ has_mps = False
 has_spectral = False
 
 __all__ = ["angle", "conj", "conj_physical", "conj_physical_", "imag", "is_conj", "is_inference", "is_neg", "isreal",
-           "logit_", "real", "resolve_conj", "resolve_neg", "scalar_tensor",
+           "real", "resolve_conj", "resolve_neg", "scalar_tensor",
            "has_cuda", "has_cudnn", "has_lapack", "has_mkl", "has_mkldnn", "has_mps", "has_openmp", "has_spectral"]

@@ -120,11 +120,6 @@ def angle(self):
     return _real_complex.angle(self)
 
 
-def logit_(self, eps=None):
-    """In-place version of :meth:`Tensor.logit`: writes the logit into this (floating-point) tensor and returns it.
-    See :func:`ember.logit`."""
-    return _real_complex.logit_(self, eps)
-
 
 def _real_get(self):
     return self
@@ -149,7 +144,7 @@ _METHODS = {
     "histogram": _histogram.histogram,
     "conj": conj, "conj_physical": conj_physical, "conj_physical_": conj_physical_, "resolve_conj": resolve_conj,
     "resolve_neg": resolve_neg, "is_conj": is_conj, "is_neg": is_neg, "is_inference": is_inference,
-    "isreal": isreal, "angle": angle, "logit_": logit_,
+    "isreal": isreal, "angle": angle,
     "real": property(_real_get, _real_set, doc="The real part of the tensor: the tensor itself (real dtypes)."),
     "imag": property(_imag_get, _imag_set, doc="The imaginary part: raises RuntimeError (no complex dtypes in ember)."),
 }

@@ -8,7 +8,7 @@
 #include "ember/autocast.h"
 #include "ember/nn/functional/activation.h"
 #include "ember/nn/functional/dropout.h"
-#include "ember/nn/padding.h"
+#include "ember/nn/functional/padding.h"
 #include "ember/ops.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/detail/util.h"
