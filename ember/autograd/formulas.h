@@ -4,7 +4,7 @@
 
 #include "ember/ops/binary.h"
 #include "ember/ops/ternary.h"
-#include "ember/ops/unary.h"
+#include "ember/ops/unary_op.h"
 
 namespace ember::autograd {
 

@@ -1,71 +1,16 @@
 // Unary elementwise ops: math, activations, rounding, predicates, special functions. The ops, their names, dtype
-// rules and C++ functions come from one table, ember/ops/unary.def (Note [Op tables]).
+// rules and C++ functions come from one table, ember/ops/unary.def (Note [Op tables]); the enum is in unary_op.h.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 
 #include "ember/ops/operand.h"
+#include "ember/ops/unary_op.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 
 namespace ember {
-
-enum class UnaryOp : uint8_t {
-#define EMBER_UNARY_OP(op, ...) op,
-#define EMBER_UNARY_SPECIAL(op, ...) op,
-#define EMBER_UNARY_CUSTOM(op, ...) op,
-#include "ember/ops/unary.def"
-#undef EMBER_UNARY_OP
-#undef EMBER_UNARY_SPECIAL
-#undef EMBER_UNARY_CUSTOM
-};
-
-// The result dtype: the input's, a floating one (integer and bool inputs give the default dtype), bool, or int32.
-enum class UnaryResult : uint8_t { Same, Float, Bool, Int32 };
-// The input dtypes the op accepts (the others raise TypeError... as PyTorch: RuntimeError "not implemented for").
-enum class UnaryInput : uint8_t { Any, Floating, Integral };
-
-namespace unary_flag {
-inline constexpr uint8_t kSpecial = 1;       // kernel in backend/<device>/special.* (ember/backend/math/special.h)
-inline constexpr uint8_t kAutocastFp32 = 2;  // CUDA autocast runs it in float32 (Note [Autocast])
-}  // namespace unary_flag
-
-struct UnaryOpInfo {
-  const char* name;
-  UnaryResult result;
-  UnaryInput input;
-  uint8_t flags;
-};
-
-// An op's row of unary.def (a switch the compiler turns into a table lookup).
-constexpr UnaryOpInfo unary_info(UnaryOp op) {
-  using namespace unary_flag;
-  switch (op) {
-#define EMBER_UNARY_OP(op, name, result, input, flags, ...) \
-  case UnaryOp::op: return {#name, UnaryResult::result, UnaryInput::input, flags};
-#define EMBER_UNARY_SPECIAL(op, name, ...) \
-  case UnaryOp::op: return {#name, UnaryResult::Float, UnaryInput::Any, kSpecial};
-#define EMBER_UNARY_CUSTOM(op, name, result, input, flags, ...) \
-  case UnaryOp::op: return {#name, UnaryResult::result, UnaryInput::input, flags};
-#include "ember/ops/unary.def"
-#undef EMBER_UNARY_OP
-#undef EMBER_UNARY_SPECIAL
-#undef EMBER_UNARY_CUSTOM
-  }
-  return {"?", UnaryResult::Same, UnaryInput::Any, 0};
-}
-
-constexpr const char* unary_op_name(UnaryOp op) { return unary_info(op).name; }
-constexpr bool is_special(UnaryOp op) { return unary_info(op).flags & unary_flag::kSpecial; }
-
-// Parameters of the ops that take some: Clamp (lo, hi; NaN means unbounded), Round (decimals),
-// Softplus (beta, threshold), Logit (eps, < 0 for none), NanToNum (nan, posinf, neginf), Hardtanh (min, max),
-// LeakyRelu (slope), Elu (alpha, scale, input_scale), Threshold (threshold, value), Hardshrink and Softshrink
-// (lambda), Polygamma (n).
-struct UnaryArgs {
-  double a = 0, b = 0, c = 0;
-};
 
 // The general entry: out-of-place when out is undefined, else writes into out (in place when out is x).
 Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out = {}, const UnaryArgs& args = {});

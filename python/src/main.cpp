@@ -72,20 +72,30 @@ void init_backend(nb::module_& m) {
 // Python code, so the property goes into their dictionaries from here.
 void install_signatures(nb::module_& m) {
   nb::object property = nb::module_::import_("builtins").attr("property");
-  auto put = [&](nb::handle type, const char* getter) {
+  auto put = [&](nb::handle type, const char* name, nb::handle value) {
+    PyTypeObject* tp = reinterpret_cast<PyTypeObject*>(type.ptr());
+    if (PyDict_GetItemString(tp->tp_dict, name)) return;  // the type has it (a method type's __get__)
+    if (PyDict_SetItemString(tp->tp_dict, name, value.ptr()) < 0) throw nb::python_error();
+    PyType_Modified(tp);
+  };
+  auto signature = [&](nb::handle type, const char* getter) {
     nb::object fget = nb::cpp_function([getter](nb::handle f) {
       return nb::module_::import_("ember._signatures").attr(getter)(f);
     });
-    PyTypeObject* tp = reinterpret_cast<PyTypeObject*>(type.ptr());
-    if (PyDict_SetItemString(tp->tp_dict, "__signature__", property(fget).ptr()) < 0) throw nb::python_error();
-    PyType_Modified(tp);
+    put(type, "__signature__", property(fget));
+    // A `__get__` in the dictionary (not in the type's slot, so attribute lookup and binding are unchanged: a function
+    // stored on a class stays unbound, as a builtin does) makes inspect.isroutine true, so that help() and pydoc
+    // document the function as a routine with its signature, as they do PyTorch's builtins.
+    put(type, "__get__", nb::cpp_function([](nb::handle self, nb::handle, nb::handle) { return nb::borrow(self); },
+                                          nb::arg("self"), nb::arg("instance").none(),
+                                          nb::arg("owner").none() = nb::none()));
   };
   nb::handle tensor = nb::type<Tensor>();
-  put(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(m.attr("get_num_threads").ptr()))), "function_signature");
+  signature(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(m.attr("get_num_threads").ptr()))), "function_signature");
   nb::object method = tensor.attr("__dict__")["dim"];
-  put(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(method.ptr()))), "function_signature");
+  signature(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(method.ptr()))), "function_signature");
   nb::object bound = method.attr("__get__")(nb::int_(0), tensor);  // any object: only its type is used
-  put(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(bound.ptr()))), "bound_signature");
+  signature(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(bound.ptr()))), "bound_signature");
 }
 
 // Note [__all__ of the extension modules]

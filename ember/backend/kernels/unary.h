@@ -3,7 +3,8 @@
 #pragma once
 
 #include "ember/backend/kernels.h"
-#include "ember/ops/unary.h"
+#include "ember/ops/unary_op.h"
+#include "ember/tensor.h"
 
 namespace ember {
 
