@@ -56,11 +56,6 @@ def addr_(input, vec1, vec2, *, beta=1, alpha=1):
     return input.addr_(vec1, vec2, beta=beta, alpha=alpha)
 
 
-def as_strided_(input, size, stride, storage_offset=None):
-    """Makes ``input`` a view of its own storage with the given `size`, `stride` and `storage_offset` (in elements;
-    None keeps the current offset), in place, and returns it. See :func:`ember.as_strided`."""
-    return input.as_strided_(size, stride, storage_offset)
-
 
 def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
     """In-place version of :func:`ember.baddbmm`: ``input`` becomes ``beta * input + alpha * (batch1 @ batch2)`` and
@@ -377,7 +372,7 @@ del _name
 
 __all__ = [
     # in-place functions
-    "addbmm_", "addcdiv_", "addcmul_", "addmm_", "addmv_", "addr_", "as_strided_", "baddbmm_", "bernoulli_",
+    "addbmm_", "addcdiv_", "addcmul_", "addmm_", "addmv_", "addr_", "baddbmm_", "bernoulli_",
     "clamp_max_", "clamp_min_", "cumprod_", "cumsum_", "float_power_",
     "index_add_", "index_copy_", "index_fill_", "index_reduce_", "lerp_", "masked_fill_", "masked_scatter_",
     "mvlgamma_", "normal_", "polygamma_", "put_", "renorm_", "scatter_", "scatter_add_",

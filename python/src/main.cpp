@@ -146,7 +146,15 @@ NB_MODULE(_C, m) {
     }
   });
   // Registered after the generic translator so that it is tried first.
-  nb::exception<ember::OutOfMemoryError>(m, "OutOfMemoryError", PyExc_RuntimeError);
+  nb::exception<ember::OutOfMemoryError> oom(m, "OutOfMemoryError", PyExc_RuntimeError);
+  oom.attr("__doc__") = "Raised when a device or the host runs out of memory for a tensor (a RuntimeError, as "
+                        "torch.OutOfMemoryError).\n\nThe message names the allocation's size and the device's "
+                        "allocator statistics; ember.cuda.empty_cache() releases the caching allocator's unused "
+                        "blocks.";
+  nb::module_ inspect = nb::module_::import_("inspect");  // imported by ember's Python modules anyway
+  nb::object parameter = inspect.attr("Parameter");
+  oom.attr("__signature__") =
+      inspect.attr("Signature")(nb::make_tuple(parameter("args", parameter.attr("VAR_POSITIONAL"))));
   init_dtype(m);
   init_tensor(m);
   init_creation(m);

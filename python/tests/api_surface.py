@@ -109,8 +109,7 @@ def accepted_names(obj, sig):
             if p.kind is inspect.Parameter.VAR_KEYWORD:
                 var_kw = True
             elif p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
-                # a parameter named after a Python keyword is shown as `from_` (ember._signatures)
-                names.add(p.name[:-1] if p.name.endswith("_") and keyword.iskeyword(p.name[:-1]) else p.name)
+                names.add(p.name)
     return names, var_kw
 
 
@@ -137,6 +136,8 @@ def name_problems(label, name, obj, sig, reference):
         for pname, kind, default in o:
             if kind not in ("any", "kw") or pname in ("self",):
                 continue
+            if keyword.iskeyword(pname):  # inspect shows a parameter named `from` as `from_` (ember._signatures)
+                pname += "_"
             if pname not in names and not var_kw:
                 problems.append("does not accept PyTorch's keyword %r" % pname)
                 continue

@@ -408,7 +408,7 @@ def test_search_by_keyword():
 # Names whose docstrings carry examples (ember.name, or Tensor.name for methods only).
 EXAMPLES = ("all allclose amax amin aminmax any argmax argmin argsort argwhere as_strided_scatter atleast_1d "
             "atleast_2d atleast_3d bincount block_diag broadcast_tensors broadcast_to bucketize cartesian_prod cat "
-            "chunk clamp_max clamp_min column_stack combinations corrcoef count_nonzero cov cross cummax cummin "
+            "chunk column_stack combinations corrcoef count_nonzero cov cross cummax cummin "
             "cumprod cumsum cumulative_trapezoid diag diag_embed diagflat diagonal_scatter diff dist dsplit dstack "
             "equal fill flip fliplr flipud gather histc hsplit hstack index_add index_copy index_fill index_put "
             "index_reduce index_select is_nonzero is_same_size is_signed isclose isin kron kthvalue logcumsumexp "

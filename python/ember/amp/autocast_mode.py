@@ -20,16 +20,31 @@ def _check_device_type(device_type):
 # ---- the state functions PyTorch has at top level (torch.is_autocast_enabled, ...)
 
 def is_autocast_available(device_type):
+    """Returns whether autocast can run on `device_type` ("cpu" and "cuda" can).
+
+    Args:
+        device_type (str): the device type, e.g. ``"cuda"``.
+    """
     return device_type in _SUPPORTED_DTYPES
 
 
 def is_autocast_enabled(device_type=None):
-    """Whether autocast is on for device_type on this thread (no argument: CUDA, as PyTorch)."""
+    """Returns whether autocast is on for `device_type` on this thread (without an argument: CUDA, as PyTorch).
+
+    Args:
+        device_type (str, optional): ``"cpu"`` or ``"cuda"``.
+    """
     return _C._autocast_is_enabled(_check_device_type("cuda" if device_type is None else device_type))
 
 
 def set_autocast_enabled(*args):
-    """set_autocast_enabled(enabled) sets CUDA's flag; set_autocast_enabled(device_type, enabled) any."""
+    """Turns autocast on or off for a device type on this thread: ``set_autocast_enabled(device_type, enabled)``, or
+    ``set_autocast_enabled(enabled)`` for CUDA (PyTorch's older form).
+
+    Args:
+        device_type (str, optional): ``"cpu"`` or ``"cuda"``. Default: ``"cuda"``.
+        enabled (bool): the new state.
+    """
     if len(args) == 1:
         device_type, enabled = "cuda", args[0]
     elif len(args) == 2:
@@ -40,42 +55,79 @@ def set_autocast_enabled(*args):
 
 
 def get_autocast_dtype(device_type):
+    """Returns the dtype autocast casts to on `device_type` on this thread (float16 on CUDA, bfloat16 on the CPU by
+    default).
+
+    Args:
+        device_type (str): ``"cpu"`` or ``"cuda"``.
+    """
     return _C._autocast_get_dtype(_check_device_type(device_type))
 
 
 def set_autocast_dtype(device_type, dtype):
+    """Sets the dtype autocast casts to on `device_type` on this thread (the autocast class's `dtype`).
+
+    Args:
+        device_type (str): ``"cpu"`` or ``"cuda"``.
+        dtype (ember.dtype): float16 or bfloat16.
+    """
     _C._autocast_set_dtype(_check_device_type(device_type), dtype)
 
 
 def is_autocast_cpu_enabled():
+    """Returns whether autocast is on for the CPU on this thread (``is_autocast_enabled("cpu")``)."""
     return _C._autocast_is_enabled("cpu")
 
 
 def set_autocast_cpu_enabled(enabled):
+    """Turns autocast on the CPU on or off for this thread (``set_autocast_enabled("cpu", enabled)``).
+
+    Args:
+        enabled (bool): the new state.
+    """
     _C._autocast_set_enabled("cpu", bool(enabled))
 
 
 def get_autocast_cpu_dtype():
+    """Returns the dtype autocast casts to on the CPU on this thread (``get_autocast_dtype("cpu")``)."""
     return _C._autocast_get_dtype("cpu")
 
 
 def set_autocast_cpu_dtype(dtype):
+    """Sets the dtype autocast casts to on the CPU on this thread (``set_autocast_dtype("cpu", dtype)``).
+
+    Args:
+        dtype (ember.dtype): float16 or bfloat16.
+    """
     _C._autocast_set_dtype("cpu", dtype)
 
 
 def get_autocast_gpu_dtype():
+    """Returns the dtype autocast casts to on CUDA on this thread (``get_autocast_dtype("cuda")``)."""
     return _C._autocast_get_dtype("cuda")
 
 
 def set_autocast_gpu_dtype(dtype):
+    """Sets the dtype autocast casts to on CUDA on this thread (``set_autocast_dtype("cuda", dtype)``).
+
+    Args:
+        dtype (ember.dtype): float16 or bfloat16.
+    """
     _C._autocast_set_dtype("cuda", dtype)
 
 
 def is_autocast_cache_enabled():
+    """Returns whether autocast keeps the low-precision copies of leaf weights it made for reuse within a region."""
     return _C._is_autocast_cache_enabled()
 
 
 def set_autocast_cache_enabled(enabled):
+    """Turns autocast's cache of casted leaf weights on or off for this thread (on by default; the cache is cleared
+    when the outermost autocast region exits).
+
+    Args:
+        enabled (bool): the new state.
+    """
     _C._set_autocast_cache_enabled(bool(enabled))
 
 
@@ -90,6 +142,7 @@ def autocast_decrement_nesting():
 
 
 def clear_autocast_cache():
+    """Drops the low-precision copies of weights autocast cached on this thread."""
     _C._clear_autocast_cache()
 
 
