@@ -12,20 +12,49 @@ int float_rank(ScalarType t) { return t == ScalarType::Float32 ? 2 : t == Scalar
 }  // namespace
 
 size_t element_size(ScalarType t) {
-  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
-  return sizes[static_cast<int>(t)];
+  switch (t) {
+#define EMBER_SIZE(T, N, P) \
+  case ScalarType::N: return sizeof(T);
+    EMBER_FORALL_DTYPES(EMBER_SIZE)
+#undef EMBER_SIZE
+  }
+  return 0;
 }
 
 std::string_view dtype_name(ScalarType t) {
-#define EMBER_NAME(T, N, P) #P,
-  static constexpr std::string_view names[] = {EMBER_FORALL_DTYPES(EMBER_NAME)};
+  switch (t) {
+#define EMBER_NAME(T, N, P) \
+  case ScalarType::N: return #P;
+    EMBER_FORALL_DTYPES(EMBER_NAME)
 #undef EMBER_NAME
-  return names[static_cast<int>(t)];
+  }
+  return "?";
+}
+
+const char* cpp_element_name(ScalarType t) {
+  switch (t) {
+#define EMBER_C_NAME(T, N, P) \
+  case ScalarType::N: return #T;
+    EMBER_FORALL_DTYPES(EMBER_C_NAME)
+#undef EMBER_C_NAME
+  }
+  return "?";
 }
 
 const char* type_label(ScalarType t) {
-  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
-  return names[static_cast<int>(t)];
+  switch (t) {
+    case ScalarType::Bool: return "Bool";
+    case ScalarType::UInt8: return "Byte";
+    case ScalarType::Int8: return "Char";
+    case ScalarType::Int16: return "Short";
+    case ScalarType::Int32: return "Int";
+    case ScalarType::Int64: return "Long";
+    case ScalarType::Float16: return "Half";
+    case ScalarType::BFloat16: return "BFloat16";
+    case ScalarType::Float32: return "Float";
+    case ScalarType::Float64: return "Double";
+  }
+  return "?";
 }
 
 std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << dtype_name(t); }

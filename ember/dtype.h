@@ -42,6 +42,8 @@ size_t element_size(ScalarType t);
 std::string_view dtype_name(ScalarType t);  // "float32"
 // PyTorch's C++ type names ("Float", "Long", "Byte"), as its messages print them.
 const char* type_label(ScalarType t);
+// The C++ element type ("int64_t", "float"), as PyTorch's overflow messages print it.
+const char* cpp_element_name(ScalarType t);
 inline bool is_floating(ScalarType t) { return t >= ScalarType::Float16; }
 inline bool is_integral(ScalarType t, bool include_bool) {
   return t == ScalarType::Bool ? include_bool : t < ScalarType::Float16;

@@ -346,9 +346,10 @@ bool reads_data(Reduce r) { return r == Reduce::Prod || r == Reduce::Amax || r =
 void scatter_reduce_into(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, Reduce reduce,
                          bool include_self) {
   const char* op = "scatter_reduce";
-  static constexpr ScatterMode modes[] = {ScatterMode::Add, ScatterMode::Mul, ScatterMode::Add, ScatterMode::Max,
-                                          ScatterMode::Min};
-  const ScatterMode mode = modes[static_cast<int>(reduce)];
+  const ScatterMode mode = reduce == Reduce::Prod   ? ScatterMode::Mul
+                           : reduce == Reduce::Amax ? ScatterMode::Max
+                           : reduce == Reduce::Amin ? ScatterMode::Min
+                                                    : ScatterMode::Add;  // sum, and mean (divided afterwards)
   EMBER_CHECK(src.dtype() == self.dtype(), op, "(): Expected self.dtype to be equal to src.dtype (got ", self.dtype(),
               " and ", src.dtype(), ")");
   Tensor source = unaliased(self, src);  // read after self's first write below

@@ -21,9 +21,19 @@ namespace {
 
 // The names PyTorch prints for dtypes in some matmul messages (C++ type names: "float != double").
 const char* cpp_type_name(ScalarType t) {
-  static const char* names[] = {"bool",      "unsigned char", "signed char", "short int", "int",
-                                "long int",  "c10::Half",     "c10::BFloat16", "float",   "double"};
-  return names[static_cast<int>(t)];
+  switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::UInt8: return "unsigned char";
+    case ScalarType::Int8: return "signed char";
+    case ScalarType::Int16: return "short int";
+    case ScalarType::Int32: return "int";
+    case ScalarType::Int64: return "long int";
+    case ScalarType::Float16: return "c10::Half";
+    case ScalarType::BFloat16: return "c10::BFloat16";
+    case ScalarType::Float32: return "float";
+    case ScalarType::Float64: return "double";
+  }
+  return "?";
 }
 
 Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }

@@ -20,8 +20,17 @@ using autograd::TensorList;
 namespace {
 
 const char* name_of(ReduceOp op) {
-  static const char* names[] = {"sum", "nansum", "prod", "amax", "amin", "all", "any", "count_nonzero"};
-  return names[static_cast<int>(op)];
+  switch (op) {
+    case ReduceOp::Sum: return "sum";
+    case ReduceOp::NanSum: return "nansum";
+    case ReduceOp::Prod: return "prod";
+    case ReduceOp::Max: return "amax";
+    case ReduceOp::Min: return "amin";
+    case ReduceOp::All: return "all";
+    case ReduceOp::Any: return "any";
+    case ReduceOp::CountNonzero: return "count_nonzero";
+  }
+  return "?";
 }
 
 DimVector keepdim_shape(const Tensor& x, const DimVector& dims) {
@@ -262,8 +271,10 @@ std::pair<Tensor, Tensor> moments(Moments kind, const Tensor& x_in, IntArrayRef 
   }
   if (!autograd::needs_grad({&x_in})) [[likely]]
     return {v, m};
-  static const char* const names[] = {"VarBackward0", "StdBackward0", "VarMeanBackward0", "StdMeanBackward0"};
-  auto n = autograd::make_node(names[static_cast<int>(kind)], {&x_in},
+  const char* node = kind == Moments::Var ? "VarBackward0" : kind == Moments::Std ? "StdBackward0"
+                     : kind == Moments::VarMean                                 ? "VarMeanBackward0"
+                                                                                : "StdMeanBackward0";
+  auto n = autograd::make_node(node, {&x_in},
       [root, d, correction, keep = keepdim_shape(x_in, d), sizes = DimVector(x_in.sizes()),
        count = static_cast<double>(reduced_count(x_in, d))](FormulaNode& n, TensorList& g) {
         Tensor gv = g[0], gx;

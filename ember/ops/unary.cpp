@@ -155,9 +155,8 @@ Tensor clamp_scalars(const Tensor& x, std::optional<Scalar> min, std::optional<S
     });
     for (const auto& b : {min, max})
       if (b) {
-        static const char* ctypes[] = {"bool", "uint8_t", "int8_t", "int16_t", "int32_t", "int64_t"};
         EMBER_CHECK(b->to_double() >= lo && b->to_double() <= hi, "value cannot be converted to type ",
-                    ctypes[static_cast<int>(t)], " without overflow");
+                    cpp_element_name(t), " without overflow");
       }
   }
   Tensor in = t == x.dtype() ? x : to(x, t);

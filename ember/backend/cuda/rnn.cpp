@@ -32,8 +32,10 @@ namespace {
 
 // The call's configuration for messages, formatted only when one is raised.
 std::string what(const RNNFusedArgs& a, ScalarType st, int dev, const char* pass) {
-  static const char* names[] = {"RNN_TANH", "RNN_RELU", "LSTM", "GRU"};
-  return detail::cat(names[static_cast<int>(a.mode)], " (cuDNN ", pass, "): input_size ", a.input_size,
+  const char* mode = a.mode == RNNMode::Tanh ? "RNN_TANH" : a.mode == RNNMode::Relu ? "RNN_RELU"
+                     : a.mode == RNNMode::LSTM                                     ? "LSTM"
+                                                                                   : "GRU";
+  return detail::cat(mode, " (cuDNN ", pass, "): input_size ", a.input_size,
                      ", hidden_size ", a.hidden, ", proj_size ", a.proj_size, ", num_layers ", a.num_layers,
                      a.bidirectional ? ", bidirectional" : "", a.bias ? "" : ", no bias", ", steps ", a.steps,
                      ", batch ", a.batch, a.seq_lengths.empty() ? "" : " (packed)", ", dropout ", a.dropout, ", ", st,

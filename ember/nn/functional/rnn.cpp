@@ -31,10 +31,7 @@ using autograd::TensorList;
 
 namespace {
 
-const char* mode_name(RNNMode m) {
-  static const char* names[] = {"RNN", "RNN", "LSTM", "GRU"};
-  return names[static_cast<int>(m)];
-}
+const char* mode_name(RNNMode m) { return m == RNNMode::LSTM ? "LSTM" : m == RNNMode::GRU ? "GRU" : "RNN"; }
 
 int64_t gate_count(RNNMode m) { return m == RNNMode::LSTM ? 4 : m == RNNMode::GRU ? 3 : 1; }
 

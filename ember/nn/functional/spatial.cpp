@@ -226,14 +226,21 @@ ResampleTaps make_antialias_taps(bool cubic, int64_t in, int64_t out, bool align
 
 // The name of interpolate's nodes, after PyTorch's ops.
 const char* upsample_node_name(Mode mode, int64_t dims, bool antialias) {
-  static const char* const names[5][3] = {
-      {"UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0", "UpsampleNearest3DBackward0"},
-      {"UpsampleNearestExact1DBackward0", "UpsampleNearestExact2DBackward0", "UpsampleNearestExact3DBackward0"},
-      {"UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0", "UpsampleTrilinear3DBackward0"},
-      {"UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackward0", "UpsampleBicubic2DBackward0"},
-      {"AdaptiveAvgPool1DBackward0", "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0"}};
   if (antialias) return mode == Mode::Cubic ? "UpsampleBicubic2DAaBackward0" : "UpsampleBilinear2DAaBackward0";
-  return names[static_cast<int>(mode)][dims - 1];
+  auto by_dims = [dims](const char* d1, const char* d2, const char* d3) { return dims == 1 ? d1 : dims == 2 ? d2 : d3; };
+  switch (mode) {
+    case Mode::Nearest:
+      return by_dims("UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0", "UpsampleNearest3DBackward0");
+    case Mode::NearestExact:
+      return by_dims("UpsampleNearestExact1DBackward0", "UpsampleNearestExact2DBackward0",
+                     "UpsampleNearestExact3DBackward0");
+    case Mode::Linear:
+      return by_dims("UpsampleLinear1DBackward0", "UpsampleBilinear2DBackward0", "UpsampleTrilinear3DBackward0");
+    case Mode::Cubic: return "UpsampleBicubic2DBackward0";
+    case Mode::Area:
+      return by_dims("AdaptiveAvgPool1DBackward0", "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0");
+  }
+  return "?";
 }
 
 [[noreturn]] void unsupported_interpolate(int64_t ndim, std::string_view mode) {

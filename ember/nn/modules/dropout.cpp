@@ -12,9 +12,15 @@ using detail::float_str;
 namespace {
 
 constexpr const char* dropout_name(DropoutKind k) {
-  constexpr const char* names[] = {"Dropout",   "Dropout1d",    "Dropout2d",
-                                   "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"};
-  return names[static_cast<int>(k)];
+  switch (k) {
+    case DropoutKind::Plain: return "Dropout";
+    case DropoutKind::Channel1d: return "Dropout1d";
+    case DropoutKind::Channel2d: return "Dropout2d";
+    case DropoutKind::Channel3d: return "Dropout3d";
+    case DropoutKind::Alpha: return "AlphaDropout";
+    case DropoutKind::FeatureAlpha: return "FeatureAlphaDropout";
+  }
+  return "?";
 }
 
 }  // namespace

@@ -11,14 +11,33 @@ using detail::tuple_str;
 
 namespace {
 
-constexpr const char* kPadFamily[] = {"ZeroPad", "ConstantPad", "ReflectionPad", "ReplicationPad", "CircularPad"};
-constexpr const char* kPadMode[] = {"constant", "constant", "reflect", "replicate", "circular"};
+constexpr const char* pad_family(PadMode m) {
+  switch (m) {
+    case PadMode::Zero: return "ZeroPad";
+    case PadMode::Constant: return "ConstantPad";
+    case PadMode::Reflect: return "ReflectionPad";
+    case PadMode::Replicate: return "ReplicationPad";
+    case PadMode::Circular: return "CircularPad";
+  }
+  return "?";
+}
+
+constexpr const char* pad_mode(PadMode m) {
+  switch (m) {
+    case PadMode::Zero:
+    case PadMode::Constant: return "constant";
+    case PadMode::Reflect: return "reflect";
+    case PadMode::Replicate: return "replicate";
+    case PadMode::Circular: return "circular";
+  }
+  return "?";
+}
 
 }  // namespace
 
 template <size_t D, PadMode M>
 PadNd<D, M>::PadNd(DimVector p, double v)
-    : Module(kPadFamily[static_cast<int>(M)] + std::to_string(D) + "d"), padding(std::move(p)), value(v) {
+    : Module(pad_family(M) + std::to_string(D) + "d"), padding(std::move(p)), value(v) {
   EMBER_CHECK_VALUE(padding.size() == 2 * D, name(), ": padding must have 1 or ", 2 * D, " values, got ",
                     shape_str(padding));
 }
@@ -26,7 +45,7 @@ PadNd<D, M>::PadNd(DimVector p, double v)
 template <size_t D, PadMode M>
 Tensor PadNd<D, M>::forward(const Tensor& x) {
   if constexpr (M == PadMode::Zero || M == PadMode::Constant) return constant_pad_nd(x, padding, value);
-  return pad(x, padding, kPadMode[static_cast<int>(M)]);
+  return pad(x, padding, pad_mode(M));
 }
 
 template <size_t D, PadMode M>
