@@ -1,4 +1,4 @@
-// Helpers shared by the C++ layers' sources (modules_*.cpp): PyTorch's default initialisations and the formatting
+// Helpers shared by the C++ layers' sources (nn/modules/*.cpp): PyTorch's default initialisations and the formatting
 // of extra_repr values as Python prints them. Internal: not part of the public headers.
 #pragma once
 
