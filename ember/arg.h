@@ -11,7 +11,3 @@
   }                                         \
   const T& name() const { return name##_; } \
   T name##_
-
-// The macro's former name, still used by ember/data/dataloader.h (edited on another branch): rename its uses to
-// EMBER_ARG there, then remove this line.
-#define EMBER_OPTIM_ARG(T, name) EMBER_ARG(T, name)

@@ -27,20 +27,20 @@ Tensor epoch_indices(int64_t n, std::optional<uint64_t> shuffle_seed, int64_t nu
                      bool drop_last = false);
 
 struct DataLoaderOptions {
-  EMBER_OPTIM_ARG(int64_t, batch_size) = 1;
-  EMBER_OPTIM_ARG(bool, shuffle) = false;
-  EMBER_OPTIM_ARG(bool, drop_last) = false;
+  EMBER_ARG(int64_t, batch_size) = 1;
+  EMBER_ARG(bool, shuffle) = false;
+  EMBER_ARG(bool, drop_last) = false;
   // Threads that build batches ahead (0: each batch is built when the loop asks for it).
-  EMBER_OPTIM_ARG(int64_t, workers) = 0;
+  EMBER_ARG(int64_t, workers) = 0;
   // Batches each worker may have ready ahead of the loop.
-  EMBER_OPTIM_ARG(int64_t, prefetch_factor) = 2;
+  EMBER_ARG(int64_t, prefetch_factor) = 2;
   // The shuffle order of epoch e is a permutation drawn from a generator seeded with seed + e, so a run (and a
   // resumed run) sees the same batches.
-  EMBER_OPTIM_ARG(uint64_t, seed) = 0;
+  EMBER_ARG(uint64_t, seed) = 0;
   // Distributed training: this process reads the share `rank` of `num_replicas` (DistributedSampler's, padded to
   // equal shares), the same indices as a Python DistributedSampler with this seed and epoch.
-  EMBER_OPTIM_ARG(int64_t, num_replicas) = 1;
-  EMBER_OPTIM_ARG(int64_t, rank) = 0;
+  EMBER_ARG(int64_t, num_replicas) = 1;
+  EMBER_ARG(int64_t, rank) = 0;
 };
 
 class DataLoader {

@@ -19,19 +19,7 @@ using autograd::TensorList;
 
 namespace {
 
-const char* name_of(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Sum: return "sum";
-    case ReduceOp::NanSum: return "nansum";
-    case ReduceOp::Prod: return "prod";
-    case ReduceOp::Max: return "amax";
-    case ReduceOp::Min: return "amin";
-    case ReduceOp::All: return "all";
-    case ReduceOp::Any: return "any";
-    case ReduceOp::CountNonzero: return "count_nonzero";
-  }
-  return "?";
-}
+const char* name_of(ReduceOp op) { return reduce_op_name(op); }
 
 DimVector keepdim_shape(const Tensor& x, const DimVector& dims) {
   DimVector s(x.sizes());

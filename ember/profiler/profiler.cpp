@@ -20,7 +20,7 @@
 #include "ember/error.h"
 #include "ember/ops/binary.h"
 #include "ember/ops/ternary.h"
-#include "ember/ops/unary.h"
+#include "ember/ops/unary_op.h"
 #include "ember/tensor.h"
 
 namespace ember::profiler {
@@ -140,14 +140,11 @@ const char* enum_label(const KernelArg& a) {
   const int v = a.enum_value;
   if (t == typeid(UnaryOp)) return unary_op_name(static_cast<UnaryOp>(v));
   if (t == typeid(BinaryOp)) return binary_op_name(static_cast<BinaryOp>(v));
-  static const char* const reduce[] = {"sum", "nansum", "prod", "amax", "amin", "all", "any", "count_nonzero"};
-  if (t == typeid(ReduceOp) && v >= 0 && v < 8) return reduce[v];
+  if (t == typeid(ReduceOp)) return reduce_op_name(static_cast<ReduceOp>(v));
   static const char* const ternary[] = {"where", "lerp", "addcmul", "addcdiv"};
   if (t == typeid(TernaryOp) && v >= 0 && v < 4) return ternary[v];
-  static const char* const scan[] = {"cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"};
-  if (t == typeid(ScanOp) && v >= 0 && v < 5) return scan[v];
-  static const char* const select[] = {"kthvalue", "median", "nanmedian", "mode"};
-  if (t == typeid(SelectOp) && v >= 0 && v < 4) return select[v];
+  if (t == typeid(ScanOp)) return scan_op_name(static_cast<ScanOp>(v));
+  if (t == typeid(SelectOp)) return select_op_name(static_cast<SelectOp>(v));
   return nullptr;
 }
 

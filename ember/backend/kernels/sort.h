@@ -9,6 +9,16 @@ namespace ember {
 
 enum class SelectOp : uint8_t { Kth, Median, NanMedian, Mode };
 
+constexpr const char* select_op_name(SelectOp op) {
+  switch (op) {
+    case SelectOp::Kth: return "kthvalue";
+    case SelectOp::Median: return "median";
+    case SelectOp::NanMedian: return "nanmedian";
+    case SelectOp::Mode: return "mode";
+  }
+  return "?";
+}
+
 // A stable sort of each slice along dim; values and int64 indices have in's shape (in.dim() >= 1).
 EMBER_DECLARE_KERNEL(sort, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
                      bool descending)
