@@ -12,6 +12,7 @@ tensor in it is summed, so that out-of-bounds views would be touched. Prints the
 any failure (the failing inputs are written to $FUZZ_FAILURES or ./torch_zip_failures/).
 """
 import io
+import importlib.util
 import os
 import pickle
 import random
@@ -25,7 +26,10 @@ import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), ""))  # python/ for a source checkout
+if importlib.util.find_spec("ember") is None:  # run from a source checkout without an installed ember: python/
+    # (appended, not prepended: a test run that imports this module must not make its spawned children find the
+    # source package, which has no extension module, before the built one)
+    sys.path.append(os.path.join(os.path.dirname(os.path.dirname(HERE)), ""))
 
 import numpy as np  # noqa: E402
 
