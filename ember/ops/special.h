@@ -12,7 +12,7 @@
 
 namespace ember {
 
-// The unary special functions (lgamma, digamma, polygamma, i0, special_i0e, ..., special_bessel_j0, ...) are rows of
+// The unary special functions (lgamma, digamma, polygamma, i0, special_i0e, the Bessel functions, ...) are rows of
 // ember/ops/unary.def, declared in ember/ops/unary.h.
 
 // The multivariate log-gamma function (special.multigammaln), p >= 1.
