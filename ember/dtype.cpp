@@ -11,16 +11,6 @@ ScalarType g_default_dtype = ScalarType::Float32;
 int float_rank(ScalarType t) { return t == ScalarType::Float32 ? 2 : t == ScalarType::Float64 ? 3 : 1; }
 }  // namespace
 
-size_t element_size(ScalarType t) {
-  switch (t) {
-#define EMBER_SIZE(T, N, P) \
-  case ScalarType::N: return sizeof(T);
-    EMBER_FORALL_DTYPES(EMBER_SIZE)
-#undef EMBER_SIZE
-  }
-  return 0;
-}
-
 std::string_view dtype_name(ScalarType t) {
   switch (t) {
 #define EMBER_NAME(T, N, P) \

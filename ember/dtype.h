@@ -10,9 +10,6 @@
 
 namespace ember {
 
-enum class ScalarType : int8_t { Bool, UInt8, Int8, Int16, Int32, Int64, Float16, BFloat16, Float32, Float64 };
-constexpr int kNumScalarTypes = 10;
-
 // The macro list keeps every per-dtype table in one place: X(C++ type, enum name, python name).
 #define EMBER_FORALL_DTYPES(X)     \
   X(bool, Bool, bool)              \
@@ -26,6 +23,14 @@ constexpr int kNumScalarTypes = 10;
   X(float, Float32, float32)       \
   X(double, Float64, float64)
 
+// Generated from the list, so every table below that the list generates is in the enum's order by construction.
+enum class ScalarType : int8_t {
+#define EMBER_ENUM(T, N, P) N,
+  EMBER_FORALL_DTYPES(EMBER_ENUM)
+#undef EMBER_ENUM
+};
+constexpr int kNumScalarTypes = 10;
+
 template <class T>
 struct CppToScalarType;
 #define EMBER_CPP_TO_ST(T, N, _) \
@@ -38,7 +43,12 @@ EMBER_FORALL_DTYPES(EMBER_CPP_TO_ST)
 template <class T>
 constexpr ScalarType scalar_type_of = CppToScalarType<T>::value;
 
-size_t element_size(ScalarType t);
+inline size_t element_size(ScalarType t) {
+#define EMBER_SIZE(T, N, P) sizeof(T),
+  constexpr size_t sizes[] = {EMBER_FORALL_DTYPES(EMBER_SIZE)};
+#undef EMBER_SIZE
+  return sizes[static_cast<int>(t)];
+}
 std::string_view dtype_name(ScalarType t);  // "float32"
 // PyTorch's C++ type names ("Float", "Long", "Byte"), as its messages print them.
 const char* type_label(ScalarType t);

@@ -35,22 +35,20 @@ struct UnaryOpInfo {
   uint8_t flags;
 };
 
-// An op's row of unary.def (a switch the compiler turns into a table lookup).
+// An op's row of unary.def: a table generated from the rows that generate the enum, so it is in the enum's order by
+// construction (no hand-kept list to fall out of step).
 constexpr UnaryOpInfo unary_info(UnaryOp op) {
   using namespace unary_flag;
-  switch (op) {
-#define EMBER_UNARY_OP(op, name, result, input, flags, ...) \
-  case UnaryOp::op: return {#name, UnaryResult::result, UnaryInput::input, flags};
-#define EMBER_UNARY_SPECIAL(op, name, ...) \
-  case UnaryOp::op: return {#name, UnaryResult::Float, UnaryInput::Any, kSpecial};
-#define EMBER_UNARY_CUSTOM(op, name, result, input, flags, ...) \
-  case UnaryOp::op: return {#name, UnaryResult::result, UnaryInput::input, flags};
+  constexpr UnaryOpInfo rows[] = {
+#define EMBER_UNARY_OP(op, name, result, input, flags, ...) {#name, UnaryResult::result, UnaryInput::input, flags},
+#define EMBER_UNARY_SPECIAL(op, name, ...) {#name, UnaryResult::Float, UnaryInput::Any, kSpecial},
+#define EMBER_UNARY_CUSTOM(op, name, result, input, flags, ...) {#name, UnaryResult::result, UnaryInput::input, flags},
 #include "ember/ops/unary.def"
 #undef EMBER_UNARY_OP
 #undef EMBER_UNARY_SPECIAL
 #undef EMBER_UNARY_CUSTOM
-  }
-  return {"?", UnaryResult::Same, UnaryInput::Any, 0};
+  };
+  return rows[static_cast<int>(op)];
 }
 
 constexpr const char* unary_op_name(UnaryOp op) { return unary_info(op).name; }
