@@ -57,6 +57,10 @@ RULES = [
     ("ember/backend/no_cuda/**", "backend"),
     ("ember/backend/*", "core"),  # the kernel registry, allocators, launch plans, BLAS layout rules
     ("ember/autograd/**", "autograd"),
+    # An op family's identities (its table and enum: Note [Op tables]) are vocabulary the kernels' declarations and
+    # the formulas share, below both; the ops' functions are the ops layer.
+    ("ember/ops/*.def", "core"),
+    ("ember/ops/*_op.h", "core"),
     ("ember/ops/**", "ops"),
     ("ember/serialize/**", "serialize"),
     ("ember/vision/**", "vision"),

@@ -142,8 +142,7 @@ const char* enum_label(const KernelArg& a) {
   if (t == typeid(BinaryOp)) return binary_op_name(static_cast<BinaryOp>(v));
   static const char* const reduce[] = {"sum", "nansum", "prod", "amax", "amin", "all", "any", "count_nonzero"};
   if (t == typeid(ReduceOp) && v >= 0 && v < 8) return reduce[v];
-  static const char* const ternary[] = {"where", "lerp", "addcmul", "addcdiv"};
-  if (t == typeid(TernaryOp) && v >= 0 && v < 4) return ternary[v];
+  if (t == typeid(TernaryOp)) return ternary_op_name(static_cast<TernaryOp>(v));
   static const char* const scan[] = {"cumsum", "cumprod", "cummax", "cummin", "logcumsumexp"};
   if (t == typeid(ScanOp) && v >= 0 && v < 5) return scan[v];
   static const char* const select[] = {"kthvalue", "median", "nanmedian", "mode"};
