@@ -10,6 +10,7 @@ void init_amp(nb::module_& m);  // amp.cpp: autocast state, GradScaler's ops
 void init_search(nb::module_& m);  // search.cpp: searchsorted, bucketize, isin
 void init_shape_more(nb::module_& m);  // shape_more.cpp: the diag family, splits, stacks, statistics
 void init_special(nb::module_& m);  // special.cpp: the special functions with parameters, frexp, the windows
+void init_ternary(nb::module_& m);  // ternary.cpp: where, lerp, addcmul, addcdiv (the ternary op table)
 void init_linalg_more(nb::module_& m);  // linalg_more.cpp: the LU family, matrix functions, LinAlgError
 void init_profiler(nb::module_& m);  // profiler.cpp: the event recorder behind ember.profiler
 void init_distributed(nb::module_& m);  // distributed.cpp: stores, process groups, Work (ember.distributed)
@@ -130,6 +131,7 @@ NB_MODULE(_C, m) {
   init_unary(m);
   init_special(m);
   init_reduce(m);
+  init_ternary(m);  // before init_shape, which wraps its ember.where
   init_shape(m);
   init_sort(m);
   init_backend(m);
