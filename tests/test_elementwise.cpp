@@ -83,7 +83,7 @@ TEST(Elementwise, OperandWithNumbersIsWeak) {
   EXPECT_EQ(values<int64_t>(div(i64({7, -7}), 2, "trunc")), (std::vector<int64_t>{3, -3}));
   EXPECT_EQ(values<int64_t>(remainder(i64({7, -7, 7, -7}), i64({3, 3, -3, -3}))), (std::vector<int64_t>{1, 2, -2, -1}));
   EXPECT_EQ(values<int64_t>(fmod(i64({7, -7, 7, -7}), i64({3, 3, -3, -3}))), (std::vector<int64_t>{1, -1, 1, -1}));
-  EXPECT_EQ(values<bool>(lt(3, i64({1, 5}))), (std::vector<bool>{false, true}));
+  EXPECT_EQ(values<bool>(gt(i64({1, 5}), 3)), (std::vector<bool>{false, true}));  // (Tensor, Scalar), as PyTorch
   EXPECT_EQ(values<int64_t>(pow(2, i64({0, 3, 10}))), (std::vector<int64_t>{1, 8, 1024}));
   EXPECT_EQ(values<int64_t>(bitwise_left_shift(i64({1, 1}), i64({3, 64}))), (std::vector<int64_t>{8, 0}));
 }

@@ -1,12 +1,11 @@
-// Binary elementwise ops: validation, promotion, broadcasting, output allocation; the math is in the
-// device kernels (backend/cpu/binary*.cpp, backend/cuda/).
+// Binary elementwise ops: validation, promotion, broadcasting, output allocation (from the table,
+// ember/ops/binary.def); the math is in the device kernels (backend/cpu/binary*.cpp, backend/cuda/).
 #include "ember/ops/binary.h"
-
-#include <iterator>
 
 #include "ember/autocast.h"
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/binary.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 
@@ -14,43 +13,19 @@ namespace ember {
 
 namespace {
 
-// FloatOnly: floating operands only (no integer kernels, as PyTorch); SameDtype: both operands of one dtype.
-enum class Kind : uint8_t {
-  Arith, TrueDiv, FloatMath, FloatOnly, Compare, Logical, Bitwise, Shift, Integer, SameDtype
-};
-
-struct OpInfo {
-  const char* name;
-  Kind kind;
-};
-
-const OpInfo& info(BinaryOp op) {
-  static const OpInfo table[] = {
-      {"add", Kind::Arith},         {"sub", Kind::Arith},          {"mul", Kind::Arith},
-      {"div", Kind::TrueDiv},       {"div", Kind::Arith},          {"floor_divide", Kind::Arith},
-      {"remainder", Kind::Arith},   {"fmod", Kind::Arith},         {"pow", Kind::Arith},
-      {"atan2", Kind::FloatMath},   {"maximum", Kind::Arith},      {"minimum", Kind::Arith},
-      {"fmax", Kind::Arith},        {"fmin", Kind::Arith},         {"hypot", Kind::FloatMath},
-      {"copysign", Kind::FloatMath}, {"bitwise_and", Kind::Bitwise}, {"bitwise_or", Kind::Bitwise},
-      {"bitwise_xor", Kind::Bitwise}, {"bitwise_left_shift", Kind::Shift}, {"bitwise_right_shift", Kind::Shift},
-      {"logical_and", Kind::Logical}, {"logical_or", Kind::Logical}, {"logical_xor", Kind::Logical},
-      {"eq", Kind::Compare},        {"ne", Kind::Compare},         {"lt", Kind::Compare},
-      {"le", Kind::Compare},        {"gt", Kind::Compare},         {"ge", Kind::Compare},
-      {"logaddexp", Kind::FloatOnly}, {"logaddexp2", Kind::FloatOnly}, {"xlogy", Kind::FloatMath},
-      {"special_xlog1py", Kind::FloatMath}, {"heaviside", Kind::SameDtype}, {"gcd", Kind::Integer},
-      {"lcm", Kind::Integer},       {"nextafter", Kind::FloatOnly}, {"igamma", Kind::FloatOnly},
-      {"igammac", Kind::FloatOnly}, {"special_zeta", Kind::FloatMath}, {"orthogonal_polynomial", Kind::FloatMath},
-  };
-  static_assert(std::size(table) == static_cast<size_t>(BinaryOp::OrthogonalPolynomial) + 1,
-                "one entry per BinaryOp");
-  return table[static_cast<int>(op)];
-}
-
-
 // A Python number as a 0-d tensor of the compute dtype on the device of the op.
 Tensor wrap(const Operand& x, ScalarType dtype, Device device) {
   if (x.t) return elementwise_operand(*x.t, device);
   return scalar_tensor(x.s, dtype, device.is_cuda() ? kCPU : device);
+}
+
+// The row's CUDA autocast policy (Note [Autocast]): pow and a number divided by a tensor run in float32, atan2 in
+// the widest input dtype.
+autocast::OpPolicy autocast_policy(uint8_t flags, const Operand& a) {
+  using namespace binary_flag;
+  if ((flags & kAutocastFp32) || ((flags & kAutocastFp32Number) && !a.t)) return autocast::kFp32Cuda;
+  if (flags & kAutocastPromote) return autocast::kPromoteCuda;
+  return {autocast::Policy::None, autocast::Policy::None};
 }
 
 }  // namespace
@@ -60,20 +35,17 @@ Tensor elementwise_operand(const Tensor& t, Device device) {
   return to(t, device);
 }
 
-const char* binary_op_name(BinaryOp op) { return info(op).name; }
-
-namespace {
-// Under CUDA autocast pow and scalar / tensor run in float32, atan2 in the widest input dtype (Note [Autocast]).
-autocast::OpPolicy binary_autocast_policy(BinaryOp op, const Operand& a) {
-  if (op == BinaryOp::Pow || (op == BinaryOp::Div && !a.t)) return autocast::kFp32Cuda;
-  if (op == BinaryOp::Atan2) return autocast::kPromoteCuda;
-  return {autocast::Policy::None, autocast::Policy::None};
+BinaryOp rounded(BinaryOp op, std::optional<std::string_view> mode) {
+  if (!mode) return op;
+  if (*mode == "trunc") return BinaryOp::DivTrunc;
+  if (*mode == "floor") return BinaryOp::DivFloor;
+  fail<Error>("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
 }
-}  // namespace
 
 Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& out, const Scalar& alpha) {
+  const BinaryOpInfo& info = binary_info(op);
   if (!out.defined() && autocast::any_active()) [[unlikely]] {
-    const autocast::OpPolicy p = binary_autocast_policy(op, a);
+    const autocast::OpPolicy p = autocast_policy(info.flags, a);
     const Tensor ta = a.t ? *a.t : Tensor(), tb = b.t ? *b.t : Tensor();
     if (auto pol = autocast::policy_for(p, ta, tb); pol.first != autocast::Policy::None)
       return autocast::run(
@@ -83,8 +55,7 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
           },
           ta, tb);
   }
-  const OpInfo& oi = info(op);
-  const char* name = oi.name;
+  const char* name = info.name;
   // Device: tensors share one device, except that a 0-d CPU tensor may join any device (as in PyTorch).
   Device device = kCPU;
   if (a.t && b.t) {
@@ -99,6 +70,11 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
     }
   } else {
     EMBER_CHECK(a.t || b.t, name, ": expected at least one tensor operand");
+    // The row's numbers: PyTorch's overloads (the Python bindings raise its TypeError first).
+    EMBER_CHECK_TYPE(a.t || info.numbers == BinaryNumbers::Both, name, "(): argument 'input' must be a Tensor, not a "
+                     "number");
+    EMBER_CHECK_TYPE(b.t || info.numbers != BinaryNumbers::Neither, name, "(): argument 'other' must be a Tensor, "
+                     "not a number");
     device = (a.t ? *a.t : *b.t).device();
   }
 
@@ -106,37 +82,37 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
   a.t ? rs.update(*a.t) : rs.update(a.s);
   b.t ? rs.update(*b.t) : rs.update(b.s);
   ScalarType compute = rs.result(), result = compute;
-  switch (oi.kind) {
-    case Kind::TrueDiv:
-    case Kind::FloatMath:
+  switch (info.kind) {
+    case BinaryKind::TrueDiv:
+    case BinaryKind::FloatMath:
       if (!is_floating(compute)) compute = result = default_dtype();
       break;
-    case Kind::FloatOnly:
+    case BinaryKind::FloatOnly:
       EMBER_CHECK(is_floating(compute), "\"", name, "_cpu\" not implemented for '", type_label(compute), "' (", name,
                   " needs floating point tensors)");
       break;
-    case Kind::Integer:
+    case BinaryKind::Integer:
       EMBER_CHECK(is_integral(compute, false), "\"", name, "_cpu\" not implemented for '", type_label(compute),
                   "' (", name, " needs integer tensors)");
       break;
-    case Kind::SameDtype: {
+    case BinaryKind::SameDtype: {
       const ScalarType ta = a.t ? a.t->dtype() : compute, tb = b.t ? b.t->dtype() : compute;
       EMBER_CHECK(ta == tb, name, " is not yet implemented for tensors with different dtypes.");
       break;
     }
-    case Kind::Compare:
-    case Kind::Logical:
+    case BinaryKind::Compare:
+    case BinaryKind::Logical:
       result = ScalarType::Bool;
       break;
-    case Kind::Bitwise:
+    case BinaryKind::Bitwise:
       EMBER_CHECK(is_integral(compute, true), "\"", name, "_cpu\" not implemented for '", type_label(compute),
                   "' (", name, " needs integer or bool tensors, got ", compute, ")");
       break;
-    case Kind::Shift:
+    case BinaryKind::Shift:
       EMBER_CHECK(is_integral(compute, false), "\"", name, "_cpu\" not implemented for '", type_label(compute),
                   "' (", name, " needs integer tensors, got ", compute, ")");
       break;
-    case Kind::Arith:
+    case BinaryKind::Arith:
       if (op == BinaryOp::Sub) {  // PyTorch's sub_check: a bool operand (tensor or number) is an error
         const bool a_bool = a.t ? a.t->dtype() == ScalarType::Bool : a.s.is_bool();
         const bool b_bool = b.t ? b.t->dtype() == ScalarType::Bool : b.s.is_bool();
@@ -145,14 +121,11 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
         EMBER_CHECK(!a_bool && !b_bool, "Subtraction, the `-` operator, with a bool tensor is not supported. "
                     "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
       }
-      if (compute == ScalarType::Bool) {
-        if (op != BinaryOp::Add && op != BinaryOp::Mul && op != BinaryOp::Maximum && op != BinaryOp::Minimum &&
-            op != BinaryOp::Fmax && op != BinaryOp::Fmin)
-          compute = result = ScalarType::Int64;  // e.g. floor_divide of bools computes in integers
-      }
+      if (compute == ScalarType::Bool && (info.flags & binary_flag::kBoolInt64))
+        compute = result = ScalarType::Int64;  // e.g. floor_divide of bools computes in integers
       break;
   }
-  if (op == BinaryOp::Add || op == BinaryOp::Sub) {  // PyTorch's alpha_check, on the result dtype
+  if (op == BinaryOp::Add || op == BinaryOp::Sub) {  // PyTorch's alpha_check (the rows with alpha), on the result
     EMBER_CHECK(!alpha.is_bool() || result == ScalarType::Bool, "Boolean alpha only supported for Boolean results.");
     EMBER_CHECK(is_floating(result) || !alpha.is_floating(),
                 "For integral input tensors, argument alpha must not be a floating point number.");
@@ -187,7 +160,8 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
       return t.data_ptr() == out.data_ptr() && std::ranges::equal(t.strides(), out.strides()) &&
              std::ranges::equal(t.sizes(), out.sizes());
     };
-    if ((may_overlap(out, x) && !same_layout(x)) || (may_overlap(out, y) && !same_layout(y))) {
+    // an operand laid out exactly as out (a += b's a) is safe: checked first, as the cheaper test
+    if ((!same_layout(x) && may_overlap(out, x)) || (!same_layout(y) && may_overlap(out, y))) {
       Tensor tmp = empty(shape, TensorOptions(result).device(device));
       binary_kernel[device](op, tmp, x, y, compute, alpha);
       copy_into(out, tmp);
@@ -199,39 +173,36 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
   return out;
 }
 
-Tensor add(const Operand& a, const Operand& b, const Scalar& alpha) { return binary_op(BinaryOp::Add, a, b, {}, alpha); }
-Tensor sub(const Operand& a, const Operand& b, const Scalar& alpha) { return binary_op(BinaryOp::Sub, a, b, {}, alpha); }
-Tensor mul(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Mul, a, b); }
-Tensor div(const Operand& a, const Operand& b, std::optional<std::string_view> mode) {
-  if (!mode) return binary_op(BinaryOp::Div, a, b);
-  if (*mode == "trunc") return binary_op(BinaryOp::DivTrunc, a, b);
-  if (*mode == "floor") return binary_op(BinaryOp::DivFloor, a, b);
-  fail<Error>("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
+// The table's functions (their parameter types come from the row's numbers: ember/ops/binary.h).
+#define EMBER_BINARY_ARG_none
+#define EMBER_BINARY_ARG_alpha , const Scalar& alpha
+#define EMBER_BINARY_ARG_rounding_mode , std::optional<std::string_view> rounding_mode
+#define EMBER_BINARY_CALL_none(op) binary_op(BinaryOp::op, input, other)
+#define EMBER_BINARY_CALL_alpha(op) binary_op(BinaryOp::op, input, other, {}, alpha)
+#define EMBER_BINARY_CALL_rounding_mode(op) binary_op(rounded(BinaryOp::op, rounding_mode), input, other)
+#define EMBER_BINARY_OP(op, name, kind, flags, numbers, keyword, ...)                                         \
+  Tensor name(EMBER_BINARY_INPUT_##numbers input, EMBER_BINARY_OTHER_##numbers other EMBER_BINARY_ARG_##keyword) { \
+    return EMBER_BINARY_CALL_##keyword(op);                                                                    \
+  }
+#define EMBER_BINARY_SPECIAL(op, name, kind, formula, numbers, ...)                        \
+  Tensor name(EMBER_BINARY_INPUT_##numbers input, EMBER_BINARY_OTHER_##numbers other) { \
+    return binary_op(BinaryOp::op, input, other);                                        \
+  }
+#define EMBER_BINARY_CUSTOM(...)
+#define EMBER_BINARY_ALIAS(...)
+#define EMBER_BINARY_POLYNOMIAL(family, name, ...)                      \
+  Tensor special_##name(const Operand& x, const Operand& n) {           \
+    return special_polynomial(Polynomial::family, x, n);                \
+  }
+#include "ember/ops/binary.def"
+#undef EMBER_BINARY_OP
+#undef EMBER_BINARY_SPECIAL
+#undef EMBER_BINARY_CUSTOM
+#undef EMBER_BINARY_ALIAS
+#undef EMBER_BINARY_POLYNOMIAL
+
+Tensor special_polynomial(Polynomial family, const Operand& x, const Operand& n) {
+  return binary_op(BinaryOp::OrthogonalPolynomial, x, n, {}, Scalar(static_cast<int64_t>(family)));
 }
-Tensor floor_divide(const Operand& a, const Operand& b) { return binary_op(BinaryOp::DivFloor, a, b); }
-Tensor remainder(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Remainder, a, b); }
-Tensor fmod(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Fmod, a, b); }
-Tensor pow(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Pow, a, b); }
-Tensor atan2(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Atan2, a, b); }
-Tensor maximum(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Maximum, a, b); }
-Tensor minimum(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Minimum, a, b); }
-Tensor fmax(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Fmax, a, b); }
-Tensor fmin(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Fmin, a, b); }
-Tensor hypot(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Hypot, a, b); }
-Tensor copysign(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Copysign, a, b); }
-Tensor bitwise_and(const Operand& a, const Operand& b) { return binary_op(BinaryOp::BitAnd, a, b); }
-Tensor bitwise_or(const Operand& a, const Operand& b) { return binary_op(BinaryOp::BitOr, a, b); }
-Tensor bitwise_xor(const Operand& a, const Operand& b) { return binary_op(BinaryOp::BitXor, a, b); }
-Tensor bitwise_left_shift(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Shl, a, b); }
-Tensor bitwise_right_shift(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Shr, a, b); }
-Tensor logical_and(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::LogicalAnd, a, b); }
-Tensor logical_or(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::LogicalOr, a, b); }
-Tensor logical_xor(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::LogicalXor, a, b); }
-Tensor eq(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Eq, a, b); }
-Tensor ne(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Ne, a, b); }
-Tensor lt(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Lt, a, b); }
-Tensor le(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Le, a, b); }
-Tensor gt(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Gt, a, b); }
-Tensor ge(const Operand& a, const Operand& b) { return binary_op(BinaryOp::Ge, a, b); }
 
 }  // namespace ember

@@ -1,69 +1,70 @@
-// Binary elementwise ops: arithmetic, comparison, logical and bitwise, with broadcasting and
-// PyTorch's type promotion (Python numbers are weak: docs/dtypes.md).
+// Binary elementwise ops: arithmetic, comparison, logical and bitwise ops and the binary special functions, with
+// broadcasting and PyTorch's type promotion (Python numbers are weak: docs/dtypes.md). The ops, their names, dtype
+// rules and C++ functions come from one table, ember/ops/binary.def (Note [Op tables]); the enum is in binary_op.h.
 #pragma once
 
 #include <optional>
 #include <string_view>
 
-#include "ember/backend/kernels.h"
+#include "ember/ops/binary_op.h"
 #include "ember/ops/operand.h"
+#include "ember/scalar.h"
 #include "ember/tensor.h"
 
 namespace ember {
 
-enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, Div, DivTrunc, DivFloor, Remainder, Fmod, Pow, Atan2, Maximum, Minimum, Fmax, Fmin,
-  Hypot, Copysign, BitAnd, BitOr, BitXor, Shl, Shr, LogicalAnd, LogicalOr, LogicalXor,
-  Eq, Ne, Lt, Le, Gt, Ge,
-  // special functions (ember/backend/math/special.h; declared in ember/ops/special.h)
-  Logaddexp, Logaddexp2, Xlogy, Xlog1py, Heaviside, Gcd, Lcm, Nextafter, Igamma, Igammac, Zeta,
-  OrthogonalPolynomial,  // p_n(x) of (x, n): the family (ember::Polynomial) travels as the kernel's alpha
-};
-
-// The special functions' ops, whose kernels are in backend/<device>/special.* (ember/backend/math/special.h).
-inline bool is_special(BinaryOp op) { return op >= BinaryOp::Logaddexp; }
-
-// out = op(a, b) over broadcast operands of one device; compute is the dtype the math runs in
-// (the kernel casts operands on load and the result on store). alpha scales b for Add and Sub.
-EMBER_DECLARE_KERNEL(binary, BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, ScalarType compute,
-                     const Scalar& alpha)
-
-// The general entry: out-of-place when out is undefined, else writes into out (in-place when out is a).
+// The general entry: out-of-place when out is undefined, else writes into out (in-place when out is a). alpha
+// scales b for Add and Sub; it carries the family of OrthogonalPolynomial.
 Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& out = {}, const Scalar& alpha = 1);
 
-Tensor add(const Operand& a, const Operand& b, const Scalar& alpha = 1);
-Tensor sub(const Operand& a, const Operand& b, const Scalar& alpha = 1);
-Tensor mul(const Operand& a, const Operand& b);
-// rounding_mode: nullopt (true division), "trunc" or "floor".
-Tensor div(const Operand& a, const Operand& b, std::optional<std::string_view> rounding_mode = std::nullopt);
-Tensor floor_divide(const Operand& a, const Operand& b);
-Tensor remainder(const Operand& a, const Operand& b);
-Tensor fmod(const Operand& a, const Operand& b);
-Tensor pow(const Operand& a, const Operand& b);
-Tensor atan2(const Operand& a, const Operand& b);
-Tensor maximum(const Tensor& a, const Tensor& b);
-Tensor minimum(const Tensor& a, const Tensor& b);
-Tensor fmax(const Tensor& a, const Tensor& b);
-Tensor fmin(const Tensor& a, const Tensor& b);
-Tensor hypot(const Tensor& a, const Tensor& b);
-Tensor copysign(const Operand& a, const Operand& b);
-Tensor bitwise_and(const Operand& a, const Operand& b);
-Tensor bitwise_or(const Operand& a, const Operand& b);
-Tensor bitwise_xor(const Operand& a, const Operand& b);
-Tensor bitwise_left_shift(const Operand& a, const Operand& b);
-Tensor bitwise_right_shift(const Operand& a, const Operand& b);
-Tensor logical_and(const Tensor& a, const Tensor& b);
-Tensor logical_or(const Tensor& a, const Tensor& b);
-Tensor logical_xor(const Tensor& a, const Tensor& b);
-Tensor eq(const Operand& a, const Operand& b);
-Tensor ne(const Operand& a, const Operand& b);
-Tensor lt(const Operand& a, const Operand& b);
-Tensor le(const Operand& a, const Operand& b);
-Tensor gt(const Operand& a, const Operand& b);
-Tensor ge(const Operand& a, const Operand& b);
+// div's op for a rounding mode: nullopt (true division, op itself), "trunc" or "floor"; raises for anything else.
+BinaryOp rounded(BinaryOp op, std::optional<std::string_view> rounding_mode);
 
-// The name PyTorch users know for an op ("add", "bitwise_and", ...), for error messages.
-const char* binary_op_name(BinaryOp op);
+// The parameter types of a row's function: an Operand where its `numbers` lets a Python number stand for the operand
+// (PyTorch's Scalar overloads), else a Tensor; and its keyword parameter.
+#define EMBER_BINARY_INPUT_Both const Operand&
+#define EMBER_BINARY_INPUT_Other const Tensor&
+#define EMBER_BINARY_INPUT_Neither const Tensor&
+#define EMBER_BINARY_OTHER_Both const Operand&
+#define EMBER_BINARY_OTHER_Other const Operand&
+#define EMBER_BINARY_OTHER_Neither const Tensor&
+#define EMBER_BINARY_KEYWORD_none
+#define EMBER_BINARY_KEYWORD_alpha , const Scalar& alpha = 1
+#define EMBER_BINARY_KEYWORD_rounding_mode , std::optional<std::string_view> rounding_mode = std::nullopt
+
+// One function per row of the table: ember::add(input, other, alpha = 1), ember::div(input, other, rounding_mode),
+// ember::eq(const Tensor&, const Operand&), ember::maximum(const Tensor&, const Tensor&), ember::xlogy,
+// ember::special_zeta, ...
+#define EMBER_BINARY_OP(op, name, kind, flags, numbers, keyword, ...)                         \
+  Tensor name(EMBER_BINARY_INPUT_##numbers input, EMBER_BINARY_OTHER_##numbers other \
+                  EMBER_BINARY_KEYWORD_##keyword);
+#define EMBER_BINARY_SPECIAL(op, name, kind, formula, numbers, ...) \
+  Tensor name(EMBER_BINARY_INPUT_##numbers input, EMBER_BINARY_OTHER_##numbers other);
+#define EMBER_BINARY_CUSTOM(...)
+#define EMBER_BINARY_ALIAS(...)
+#define EMBER_BINARY_POLYNOMIAL(...)
+#include "ember/ops/binary.def"
+#undef EMBER_BINARY_OP
+#undef EMBER_BINARY_SPECIAL
+#undef EMBER_BINARY_CUSTOM
+#undef EMBER_BINARY_ALIAS
+#undef EMBER_BINARY_POLYNOMIAL
+
+// The orthogonal polynomials p_n(x) of torch.special (chebyshev_polynomial_t, ..., legendre_polynomial_p): n is
+// truncated to an integer, p_n = 0 for n < 0. No gradient (as PyTorch). One function per family too:
+// ember::special_chebyshev_polynomial_t(x, n), ...
+Tensor special_polynomial(Polynomial family, const Operand& x, const Operand& n);
+#define EMBER_BINARY_OP(...)
+#define EMBER_BINARY_SPECIAL(...)
+#define EMBER_BINARY_CUSTOM(...)
+#define EMBER_BINARY_ALIAS(...)
+#define EMBER_BINARY_POLYNOMIAL(family, name, ...) Tensor special_##name(const Operand& x, const Operand& n);
+#include "ember/ops/binary.def"
+#undef EMBER_BINARY_OP
+#undef EMBER_BINARY_SPECIAL
+#undef EMBER_BINARY_CUSTOM
+#undef EMBER_BINARY_ALIAS
+#undef EMBER_BINARY_POLYNOMIAL
 
 inline Tensor operator+(const Tensor& a, const Operand& b) { return add(a, b); }
 inline Tensor operator-(const Tensor& a, const Operand& b) { return sub(a, b); }

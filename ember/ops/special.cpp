@@ -1,6 +1,5 @@
-// Special functions: the entry points of the BinaryOp cases (dtype rules in binary.cpp, the math in
-// ember/backend/math/special.h), and the compositions: mvlgamma, frexp, ldexp, float_power, the windows. The unary
-// special functions are rows of ember/ops/unary.def (their C++ functions are in ops/unary.cpp).
+// Special functions that compose ember ops: mvlgamma, frexp, ldexp, float_power, the windows. The elementwise ones
+// are rows of ember/ops/unary.def and binary.def (their C++ functions are in ops/unary.cpp and ops/binary.cpp).
 #include "ember/ops/special.h"
 
 #include <cmath>
@@ -42,22 +41,6 @@ std::pair<Tensor, Tensor> frexp(const Tensor& x) {
     autograd::set_history(m, n);
   }
   return {m, e};
-}
-
-Tensor logaddexp(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Logaddexp, a, b); }
-Tensor logaddexp2(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Logaddexp2, a, b); }
-Tensor xlogy(const Operand& x, const Operand& y) { return binary_op(BinaryOp::Xlogy, x, y); }
-Tensor special_xlog1py(const Operand& x, const Operand& y) { return binary_op(BinaryOp::Xlog1py, x, y); }
-Tensor heaviside(const Tensor& x, const Tensor& values) { return binary_op(BinaryOp::Heaviside, x, values); }
-Tensor gcd(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Gcd, a, b); }
-Tensor lcm(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Lcm, a, b); }
-Tensor nextafter(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Nextafter, a, b); }
-Tensor igamma(const Tensor& a, const Tensor& x) { return binary_op(BinaryOp::Igamma, a, x); }
-Tensor igammac(const Tensor& a, const Tensor& x) { return binary_op(BinaryOp::Igammac, a, x); }
-Tensor special_zeta(const Operand& s, const Operand& q) { return binary_op(BinaryOp::Zeta, s, q); }
-
-Tensor special_polynomial(Polynomial family, const Operand& x, const Operand& n) {
-  return binary_op(BinaryOp::OrthogonalPolynomial, x, n, {}, Scalar(static_cast<int64_t>(family)));
 }
 
 Tensor ldexp(const Tensor& x, const Tensor& e, const Tensor& out) {

@@ -1,5 +1,5 @@
 // Special functions (PyTorch's torch.special and the matching torch.* names), window functions, frexp, ldexp and
-// float_power. The elementwise ones are UnaryOp/BinaryOp cases (math in ember/backend/math/special.h); the others
+// float_power. The elementwise ones are UnaryOp/BinaryOp rows (math in ember/backend/math/special.h); the others
 // compose ember ops. Integer inputs compute in the default float dtype where PyTorch does so.
 #pragma once
 
@@ -13,31 +13,13 @@
 namespace ember {
 
 // The unary special functions (lgamma, digamma, polygamma, i0, special_i0e, the Bessel functions, ...) are rows of
-// ember/ops/unary.def, declared in ember/ops/unary.h.
+// ember/ops/unary.def, declared in ember/ops/unary.h; the binary ones (logaddexp, xlogy, gcd, igamma, the orthogonal
+// polynomials, ...) rows of ember/ops/binary.def, declared in ember/ops/binary.h.
 
 // The multivariate log-gamma function (special.multigammaln), p >= 1.
 Tensor mvlgamma(const Tensor& x, int64_t p);
 // (mantissa, exponent): x = mantissa * 2^exponent, |mantissa| in [0.5, 1), exponent int32. Floating x only.
 std::pair<Tensor, Tensor> frexp(const Tensor& x);
-
-Tensor logaddexp(const Tensor& a, const Tensor& b);
-Tensor logaddexp2(const Tensor& a, const Tensor& b);
-Tensor xlogy(const Operand& x, const Operand& y);
-Tensor special_xlog1py(const Operand& x, const Operand& y);
-Tensor heaviside(const Tensor& x, const Tensor& values);
-Tensor gcd(const Tensor& a, const Tensor& b);
-Tensor lcm(const Tensor& a, const Tensor& b);
-Tensor nextafter(const Tensor& a, const Tensor& b);
-Tensor igamma(const Tensor& a, const Tensor& x);   // special.gammainc
-Tensor igammac(const Tensor& a, const Tensor& x);  // special.gammaincc
-Tensor special_zeta(const Operand& s, const Operand& q);
-// The orthogonal polynomials p_n(x) of torch.special (chebyshev_polynomial_t, ..., legendre_polynomial_p): n is
-// truncated to an integer, p_n = 0 for n < 0. No gradient (as PyTorch).
-enum class Polynomial : uint8_t {
-  ChebyshevT, ChebyshevU, ChebyshevV, ChebyshevW, ShiftedChebyshevT, ShiftedChebyshevU, ShiftedChebyshevV,
-  ShiftedChebyshevW, HermiteH, HermiteHe, LaguerreL, LegendreP,
-};
-Tensor special_polynomial(Polynomial family, const Operand& x, const Operand& n);
 
 // x * 2^e (a composition, as PyTorch's); out= of the in-place form: x itself.
 Tensor ldexp(const Tensor& x, const Tensor& e, const Tensor& out = {});

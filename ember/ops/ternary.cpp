@@ -1,4 +1,5 @@
-// Ternary elementwise ops: validation, promotion and broadcasting; the math is in the device kernels.
+// Ternary elementwise ops: validation, promotion and broadcasting (from the table, ember/ops/ternary.def); the math
+// is in the device kernels.
 #include "ember/ops/ternary.h"
 
 #include <limits>
@@ -6,22 +7,27 @@
 #include "ember/autocast.h"
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/ternary.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 
 namespace ember {
 
-namespace {
-
-const char* name_of(TernaryOp op) {
-  static const char* names[] = {"where", "lerp", "addcmul", "addcdiv"};
-  return names[static_cast<int>(op)];
-}
-}  // namespace
-
 Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operand& c, const Tensor& out,
                   const Scalar& value) {
-  const char* name = name_of(op);
+  const TernaryOpInfo& info = ternary_info(op);
+  if (!out.defined() && (info.flags & ternary_flag::kAutocastPromote) && autocast::any_active()) [[unlikely]] {
+    const Tensor ta = a.t ? *a.t : Tensor(), tb = b.t ? *b.t : Tensor(), tc = c.t ? *c.t : Tensor();
+    if (auto pol = autocast::policy_for(autocast::kPromoteCuda, ta, tb, tc); pol.first != autocast::Policy::None)
+      return autocast::run(
+          pol,
+          [&](const Tensor& x, const Tensor& y, const Tensor& z) {
+            return ternary_op(op, x.defined() ? Operand(x) : a, y.defined() ? Operand(y) : b,
+                              z.defined() ? Operand(z) : c, out, value);
+          },
+          ta, tb, tc);
+  }
+  const char* name = info.name;
   const Operand* ops[3] = {&a, &b, &c};
   // The device of the first dimensioned tensor; 0-d CPU tensors and numbers may join it.
   Device device = kCPU;
@@ -39,7 +45,7 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
                   " and ", o->t->device(), "!");
 
   ResultTypeState rs;
-  const int first = op == TernaryOp::Where ? 1 : 0;  // where's condition does not take part in promotion
+  const int first = info.flags & ternary_flag::kCondition ? 1 : 0;  // a condition takes no part in promotion
   for (int i = first; i < 3; ++i) ops[i]->t ? rs.update(*ops[i]->t) : rs.update(ops[i]->s);
   ScalarType compute = rs.result();
   switch (op) {
@@ -78,7 +84,7 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
       break;
   }
   if (const Tensor* in[] = {a.t, b.t, c.t, &out}; out.defined() && autograd::needs_grad(in)) {
-    const Tensor* self = op == TernaryOp::Where ? b.t : a.t;  // where_'s self is the x branch
+    const Tensor* self = info.flags & ternary_flag::kCondition ? b.t : a.t;  // where's self: the input branch
     EMBER_CHECK(self && self->is_same(out), name, "(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad.");
     return autograd::inplace_with_grad(out, name, [&] { return ternary_op(op, a, b, c, {}, value); });
@@ -105,10 +111,11 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
     copy_into(r, to(lerp(to(t[0], ScalarType::Float32), to(t[1], ScalarType::Float32), c.s), compute));
   } else if (r.numel()) {
     bool overlap = false;
-    for (const Tensor& x : t)
-      overlap |= out.defined() && may_overlap(out, x) &&  // only an input laid out exactly as out is safe
+    for (const Tensor& x : t)  // only an input laid out exactly as out is safe (the cheaper test first)
+      overlap |= out.defined() &&
                  !(x.data_ptr() == out.data_ptr() && std::ranges::equal(x.strides(), out.strides()) &&
-                   std::ranges::equal(x.sizes(), out.sizes()));
+                   std::ranges::equal(x.sizes(), out.sizes())) &&
+                 may_overlap(out, x);
     if (overlap) {
       Tensor tmp = empty(shape, TensorOptions(compute).device(device));
       ternary_kernel[device](op, tmp, t[0], t[1], t[2], compute, value);
@@ -124,19 +131,16 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
   return r;
 }
 
-Tensor where(const Tensor& condition, const Operand& x, const Operand& y) {
-  return ternary_op(TernaryOp::Where, condition, x, y);
-}
-Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight) {
-  return ternary_op(TernaryOp::Lerp, start, end, weight);
-}
-Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  EMBER_AUTOCAST(autocast::kPromoteCuda, addcmul, input, t1, t2, value);
-  return ternary_op(TernaryOp::AddCMul, input, t1, t2, {}, value);
-}
-Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  EMBER_AUTOCAST(autocast::kPromoteCuda, addcdiv, input, t1, t2, value);
-  return ternary_op(TernaryOp::AddCDiv, input, t1, t2, {}, value);
-}
+// The table's functions.
+#define EMBER_TERNARY_KEYWORD_ARG_none
+#define EMBER_TERNARY_KEYWORD_ARG_value , const Scalar& value
+#define EMBER_TERNARY_KEYWORD_CALL_none
+#define EMBER_TERNARY_KEYWORD_CALL_value , {}, value
+#define EMBER_TERNARY_OP(op, name, flags, A, B, C, keyword, ...)                   \
+  Tensor name(const A& a, const B& b, const C& c EMBER_TERNARY_KEYWORD_ARG_##keyword) { \
+    return ternary_op(TernaryOp::op, a, b, c EMBER_TERNARY_KEYWORD_CALL_##keyword);     \
+  }
+#include "ember/ops/ternary.def"
+#undef EMBER_TERNARY_OP
 
 }  // namespace ember

@@ -141,8 +141,7 @@ const char* enum_label(const KernelArg& a) {
   if (t == typeid(UnaryOp)) return unary_op_name(static_cast<UnaryOp>(v));
   if (t == typeid(BinaryOp)) return binary_op_name(static_cast<BinaryOp>(v));
   if (t == typeid(ReduceOp)) return reduce_op_name(static_cast<ReduceOp>(v));
-  static const char* const ternary[] = {"where", "lerp", "addcmul", "addcdiv"};
-  if (t == typeid(TernaryOp) && v >= 0 && v < 4) return ternary[v];
+  if (t == typeid(TernaryOp)) return ternary_op_name(static_cast<TernaryOp>(v));
   if (t == typeid(ScanOp)) return scan_op_name(static_cast<ScanOp>(v));
   if (t == typeid(SelectOp)) return select_op_name(static_cast<SelectOp>(v));
   return nullptr;

@@ -1,193 +1,334 @@
-// Bindings of the binary ops: functions (ember.add), methods (t.add, t.add_), and Python operators
-// (+, +=, reflected forms). One table drives them all.
+// Bindings of the binary ops, generated from their table (ember/ops/binary.def, Note [Op tables]): each row's Python
+// names (ember.add, Tensor.add, Tensor.add_, the operators +, +=, the reflected forms, ember.special.xlogy, ...) with
+// PyTorch's signatures and the row's docstring; the orthogonal polynomials of ember.special; and rsub.
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "common.h"
 
 namespace ember::py {
 
 namespace {
 
-bool is_operand(nb::handle h) { return nb::isinstance<Tensor>(h) || is_scalar(h) || PyIndex_Check(h.ptr()); }
+enum class Keyword : uint8_t { none, alpha, rounding_mode };
 
-Operand operand(nb::handle h, const char* fn) {
-  if (nb::isinstance<Tensor>(h)) return Operand(nb::cast<const Tensor&>(h));
-  return Operand(to_scalar(h, fn));
-}
-
-struct BinaryDef {
-  const char* name;
+struct Row {
   BinaryOp op;
-  const char* dunder = nullptr;   // __add__
-  const char* rdunder = nullptr;  // __radd__
-  const char* idunder = nullptr;  // __iadd__
-  bool has_alpha = false;
-  bool inplace = true;            // t.name_() exists
-  std::initializer_list<const char*> aliases = {};
-  bool tensor_only = false;       // both operands must be tensors (PyTorch's signature has no Scalar overload)
-  bool method = true;             // t.name() exists
-  const char* other = "other";    // the second argument's name
+  BinaryNumbers numbers;
+  Keyword keyword;
+  const char* params;
+  const char* python;
+  const char* doc;
+  int64_t family = -1;  // a polynomial row: its Polynomial, passed as the kernel's alpha
 };
 
-// PyTorch's argument-parser TypeError for a number where its signature takes a Tensor.
-void check_tensor_arg(nb::handle h, const char* fn, const char* arg, int pos) {
-  if (nb::isinstance<Tensor>(h)) return;
-  fail<TypeError>(fn, "(): argument '", arg, "' (position ", pos, ") must be Tensor, not ",
+constexpr Row kRows[] = {
+#define EMBER_BINARY_OP(op, name, kind, flags, numbers, keyword, params, python, doc) \
+  {BinaryOp::op, BinaryNumbers::numbers, Keyword::keyword, params, python, doc},
+#define EMBER_BINARY_SPECIAL(op, name, kind, formula, numbers, params, python, doc) \
+  {BinaryOp::op, BinaryNumbers::numbers, Keyword::none, params, python, doc},
+#define EMBER_BINARY_CUSTOM(...)
+#define EMBER_BINARY_ALIAS(op, params, python, doc) \
+  {BinaryOp::op, binary_info(BinaryOp::op).numbers, Keyword::none, params, python, doc},
+#define EMBER_BINARY_POLYNOMIAL(family, name, doc)                                                          \
+  {BinaryOp::OrthogonalPolynomial, BinaryNumbers::Both, Keyword::none, "input n", "special." #name, doc, \
+   static_cast<int64_t>(Polynomial::family)},
+#include "ember/ops/binary.def"
+#undef EMBER_BINARY_OP
+#undef EMBER_BINARY_SPECIAL
+#undef EMBER_BINARY_CUSTOM
+#undef EMBER_BINARY_ALIAS
+#undef EMBER_BINARY_POLYNOMIAL
+};
+
+// One bound Python name: what its calls need (kept alive for the module's lifetime; the bindings hold a pointer).
+struct Spec {
+  BinaryOp op;
+  BinaryNumbers numbers;
+  Keyword keyword;
+  Scalar alpha;       // the kernel's alpha when the name takes none (a polynomial's family), else 1
+  std::string name;   // the Python name, in errors
+  std::string input;  // the operands' parameter names
+  std::string other;
+};
+
+std::deque<Spec>& specs() {
+  static std::deque<Spec> s;  // a deque: the addresses the bindings keep stay valid as it grows
+  return s;
+}
+
+std::vector<std::string> words(std::string_view s) {
+  std::vector<std::string> out;
+  for (std::string_view rest = s; !rest.empty();) {
+    const size_t end = rest.find(' ');
+    if (end) out.emplace_back(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+  }
+  return out;
+}
+
+// The tensor a Python argument holds, or null: one type check against the cached type object (nb::isinstance and
+// nb::cast each look the type up; these bindings are the hottest path in ember).
+const Tensor* tensor_of(nb::handle h) {
+  static PyTypeObject* const type = reinterpret_cast<PyTypeObject*>(nb::type<Tensor>().ptr());
+  return PyObject_TypeCheck(h.ptr(), type) ? nb::inst_ptr<Tensor>(h) : nullptr;
+}
+
+[[noreturn]] void not_a_tensor(const Spec& s, const std::string& param, int pos, nb::handle h) {
+  fail<TypeError>(s.name, "(): argument '", param, "' (position ", pos, ") must be Tensor, not ",
                   nb::type_name(h.type()).c_str());
 }
 
-// rounding_mode applies to div only; alpha to add and sub.
-BinaryOp div_op(nb::handle mode) {
-  if (mode.is_none()) return BinaryOp::Div;
-  std::string m = nb::cast<std::string>(mode);
-  if (m == "trunc") return BinaryOp::DivTrunc;
-  if (m == "floor") return BinaryOp::DivFloor;
-  fail<Error>("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", m, "'");
+// An operand: a tensor, or a number where the row's numbers let one stand for it (PyTorch's TypeError otherwise).
+Operand input_arg(const Spec& s, nb::handle h) {
+  if (const Tensor* t = tensor_of(h)) return Operand(*t);
+  if (s.numbers != BinaryNumbers::Both) not_a_tensor(s, s.input, 1, h);
+  return Operand(to_scalar(h, s.name.c_str()));
+}
+Operand other_arg(const Spec& s, nb::handle h, int pos) {
+  if (const Tensor* t = tensor_of(h)) return Operand(*t);
+  if (s.numbers == BinaryNumbers::Neither) not_a_tensor(s, s.other, pos, h);
+  return Operand(to_scalar(h, s.name.c_str()));
 }
 
-void def_binary(nb::module_& m, nb::handle cls, const BinaryDef& d) {
-  const BinaryOp op = d.op;
-  const char* name = d.name;
-  const bool is_div = op == BinaryOp::Div;
-  const bool tensor_only = d.tensor_only;
-  const char* other = d.other;
+// The op and alpha of a call: the keyword (alpha, or div's rounding mode) when the name takes one.
+BinaryOp call_op(const Spec& s, nb::handle kw) {
+  if (s.keyword != Keyword::rounding_mode || kw.is_none()) return s.op;
+  if (!PyUnicode_Check(kw.ptr()))
+    fail<TypeError>(s.name, "(): argument 'rounding_mode' must be str or None, not ", nb::type_name(kw.type()).c_str());
+  return rounded(s.op, std::string_view(utf8(kw)));
+}
+Scalar call_alpha(const Spec& s, nb::handle kw) {
+  if (s.keyword != Keyword::alpha || kw.is_none()) return s.alpha;
+  return to_scalar(kw, s.name.c_str());
+}
 
-  // ember.name(input, other, *, alpha=1, rounding_mode=None, out=None)
-  auto fn = nb::cpp_function(
-      [op, name, is_div, tensor_only, other](nb::handle a, nb::handle b, nb::kwargs kw) -> nb::object {
-        if (tensor_only) {
-          check_tensor_arg(a, name, "input", 1);
-          check_tensor_arg(b, name, other, 2);
-        }
-        nb::handle alpha_h, mode_h, out_h;
-        FactoryArgs unused;
-        parse_factory_kwargs(kw, name, kOut, unused, {{"alpha", &alpha_h}, {"rounding_mode", &mode_h}});
-        const BinaryOp o = is_div && mode_h.is_valid() ? div_op(mode_h) : op;
-        const Scalar alpha = alpha_h.is_valid() ? to_scalar(alpha_h, name) : Scalar(1);
-        if (unused.out.is_valid() && !unused.out.is_none()) {
-          binary_op(o, operand(a, name), operand(b, name), nb::cast<const Tensor&>(unused.out), alpha);
-          return nb::borrow(unused.out);
-        }
-        return nb::cast(binary_op(o, operand(a, name), operand(b, name), {}, alpha));
-      },
-      nb::arg("input"), nb::arg(other), nb::arg("kwargs"));
-  m.attr(name) = fn;
-  for (const char* alias : d.aliases) m.attr(alias) = fn;
-  if (!d.method) return;
+const Tensor& out_arg(const Spec& s, nb::handle out) {
+  const Tensor* t = tensor_of(out);
+  if (!t) fail<TypeError>(s.name, "(): argument 'out' must be Tensor, not ", nb::type_name(out.type()).c_str());
+  return *t;
+}
 
-  // t.name(other, ...) and t.name_(other, ...)
-  auto method = nb::cpp_function(
-      [op, name, is_div, tensor_only, other](const Tensor& self, nb::handle b, nb::kwargs kw) {
-        if (tensor_only) check_tensor_arg(b, name, other, 1);
-        nb::handle alpha_h, mode_h;
-        FactoryArgs unused;
-        parse_factory_kwargs(kw, name, 0, unused, {{"alpha", &alpha_h}, {"rounding_mode", &mode_h}});
-        const BinaryOp o = is_div && mode_h.is_valid() ? div_op(mode_h) : op;
-        return binary_op(o, self, operand(b, name), {}, alpha_h.is_valid() ? to_scalar(alpha_h, name) : Scalar(1));
-      },
-      nb::is_method(), nb::arg(other), nb::arg("kwargs"));
-  cls.attr(name) = method;
-  for (const char* alias : d.aliases) cls.attr(alias) = method;
-  if (d.inplace) {
-    auto imethod = nb::cpp_function(
-        [op, name, is_div, tensor_only, other](nb::handle self, nb::handle b, nb::kwargs kw) {
-          if (tensor_only) check_tensor_arg(b, name, other, 1);
-          nb::handle alpha_h, mode_h;
-          FactoryArgs unused;
-          parse_factory_kwargs(kw, name, 0, unused, {{"alpha", &alpha_h}, {"rounding_mode", &mode_h}});
-          const BinaryOp o = is_div && mode_h.is_valid() ? div_op(mode_h) : op;
-          const Tensor& t = nb::cast<const Tensor&>(self);
-          binary_op(o, t, operand(b, name), t, alpha_h.is_valid() ? to_scalar(alpha_h, name) : Scalar(1));
-          return nb::borrow(self);
-        },
-        nb::is_method(), nb::arg(other), nb::arg("kwargs"));
-    cls.attr((std::string(name) + "_").c_str()) = imethod;
-    for (const char* alias : d.aliases) cls.attr((std::string(alias) + "_").c_str()) = imethod;
+// ember.f(input, other, *, [keyword,] out=None)
+nb::object call_function(const Spec& s, nb::handle a, nb::handle b, nb::handle kw, nb::handle out) {
+  const Operand x = input_arg(s, a), y = other_arg(s, b, 2);
+  if (!x.t && !y.t) not_a_tensor(s, s.input, 1, a);
+  const BinaryOp op = call_op(s, kw);
+  const Scalar alpha = call_alpha(s, kw);
+  if (!out.is_none()) {
+    binary_op(op, x, y, out_arg(s, out), alpha);
+    return nb::borrow(out);
   }
+  return nb::cast(binary_op(op, x, y, {}, alpha));
+}
 
-  // Operators return NotImplemented for other types, so Python can try the reflected form.
-  if (d.dunder)
-    cls.attr(d.dunder) = nb::cpp_function(
-        [op, name](const Tensor& self, nb::handle b) -> nb::object {
-          if (!is_operand(b)) return nb::not_implemented();
-          return nb::cast(binary_op(op, self, operand(b, name)));
-        },
-        nb::is_method(), nb::arg("other").none());
-  if (d.rdunder)
-    cls.attr(d.rdunder) = nb::cpp_function(
-        [op, name](const Tensor& self, nb::handle b) -> nb::object {
-          if (!is_operand(b)) return nb::not_implemented();
-          return nb::cast(binary_op(op, operand(b, name), self));
-        },
-        nb::is_method(), nb::arg("other").none());
-  if (d.idunder)
-    cls.attr(d.idunder) = nb::cpp_function(
-        [op, name](nb::handle self, nb::handle b) -> nb::object {
+// Tensor.f(other, *, [keyword]) and Tensor.f_(other, *, [keyword]); the functional in-place ember.f_(input, other).
+// functional: ember.f_, whose operand positions count input.
+nb::object call_method(const Spec& s, nb::handle self, nb::handle b, nb::handle kw, bool inplace,
+                       bool functional = false) {
+  const Tensor* t = tensor_of(self);
+  if (!t) not_a_tensor(s, s.input, 1, self);
+  const Tensor& x = *t;
+  const Operand y = other_arg(s, b, functional ? 2 : 1);
+  const BinaryOp op = call_op(s, kw);
+  const Scalar alpha = call_alpha(s, kw);
+  if (!inplace) return nb::cast(binary_op(op, x, y, {}, alpha));
+  binary_op(op, x, y, x, alpha);
+  return nb::borrow(self);
+}
+
+bool is_operand(nb::handle h) { return tensor_of(h) || is_scalar(h) || PyIndex_Check(h.ptr()); }
+
+Operand operand(nb::handle h, const char* fn) {
+  if (const Tensor* t = tensor_of(h)) return Operand(*t);
+  return Operand(to_scalar(h, fn));
+}
+
+// The Python signature text (and the docstring's type) of an operand, and the keyword's signature.
+std::string type_of(bool number) { return number ? "Tensor | Number" : "Tensor"; }
+std::string doc_type(bool number) { return number ? "Tensor or Number" : "Tensor"; }
+std::string keyword_sig(Keyword k) {
+  switch (k) {
+    case Keyword::alpha: return "alpha: Number = 1";
+    case Keyword::rounding_mode: return "rounding_mode: str | None = None";
+    case Keyword::none: break;
+  }
+  return "";
+}
+
+// The row's docstring, with `Args:` and `Keyword args:` from its operands and keyword unless it has its own.
+std::string function_doc(const Row& r, const std::string& input, const std::string& other) {
+  std::string doc = r.doc;
+  if (doc.find("\nArgs:") != std::string::npos) return doc;
+  const bool both = r.numbers == BinaryNumbers::Both, number_other = r.numbers != BinaryNumbers::Neither;
+  if (r.family >= 0) {
+    doc += "\n\nThe degree n is truncated toward zero, and a negative degree gives 0. There is no gradient (as in "
+           "PyTorch).\n\nArgs:\n    " + input + " (Tensor or Number): the points x.\n    " + other +
+           " (Tensor or Number): the degree n. At least one of the two is a tensor.";
+  } else {
+    doc += "\n\nArgs:\n    " + input + " (" + doc_type(both) + "): the first operand.\n    " + other + " (" +
+           doc_type(number_other) + "): the second operand." + (both ? " At least one of the two is a tensor." : "");
+  }
+  doc += "\n\nKeyword args:\n";
+  if (r.keyword == Keyword::alpha) doc += "    alpha (Number): the multiplier of `" + other + "`. Default: 1.\n";
+  doc += "    out (Tensor, optional): the output tensor.";
+  return doc;
+}
+
+// Python's reflected operator of `name` ("__radd__" of "__add__"), listed in the same row.
+bool is_reflected(const std::string& name, const std::vector<std::string>& names) {
+  if (name.rfind("__r", 0) != 0) return false;
+  const std::string forward = "__" + name.substr(3);
+  for (const std::string& n : names)
+    if (n == "Tensor." + forward) return true;
+  return false;
+}
+
+void def_operator(nb::handle cls, const std::string& name, const std::vector<std::string>& names, BinaryOp op,
+                  const char* fn) {
+  // Operators return NotImplemented for other types, so that Python can try the reflected form (x == None is
+  // False).
+  if (name.rfind("__i", 0) == 0) {
+    cls.attr(name.c_str()) = nb::cpp_function(
+        [op, fn](nb::handle self, nb::handle b) -> nb::object {
           if (!is_operand(b)) return nb::not_implemented();
           const Tensor& t = nb::cast<const Tensor&>(self);
-          binary_op(op, t, operand(b, name), t);
+          binary_op(op, t, operand(b, fn), t);
           return nb::borrow(self);
         },
         nb::is_method(), nb::arg("other").none());
+  } else if (is_reflected(name, names)) {
+    cls.attr(name.c_str()) = nb::cpp_function(
+        [op, fn](const Tensor& self, nb::handle b) -> nb::object {
+          if (!is_operand(b)) return nb::not_implemented();
+          return nb::cast(binary_op(op, operand(b, fn), self));
+        },
+        nb::is_method(), nb::arg("other").none());
+  } else {
+    cls.attr(name.c_str()) = nb::cpp_function(
+        [op, fn](const Tensor& self, nb::handle b) -> nb::object {
+          if (!is_operand(b)) return nb::not_implemented();
+          return nb::cast(binary_op(op, self, operand(b, fn)));
+        },
+        nb::is_method(), nb::arg("other").none());
+  }
 }
+
+// One row's Python names (the grammar is in binary.def's header).
+void def_row(nb::module_& m, nb::module_& special, nb::handle cls, const Row& r) {
+  std::vector<std::string> params = words(r.params);
+  // "input|self": the first operand may also be passed as self (an overload of the functions).
+  std::string input = params.at(0), self_alias;
+  if (const size_t bar = input.find('|'); bar != std::string::npos) {
+    self_alias = input.substr(bar + 1);
+    input = input.substr(0, bar);
+  }
+  const std::string& other = params.at(1);
+  const bool number_input = r.numbers == BinaryNumbers::Both, number_other = r.numbers != BinaryNumbers::Neither;
+  const std::string doc = function_doc(r, input, other);
+  const std::vector<std::string> names = words(r.python);
+  // The function the methods' docstrings point to: the row's first function name.
+  std::string main_fn;
+  for (const std::string& n : names)
+    if (n.rfind("Tensor.", 0) != 0 && n.back() != '_' && n.front() != '_') {
+      main_fn = n;
+      break;
+    }
+  const std::string kw = keyword_sig(r.keyword), kw_name = r.keyword == Keyword::alpha ? "alpha" : "rounding_mode";
+  const char* operator_fn = binary_op_name(r.op);
+  for (const std::string& full : names) {
+    const bool method = full.rfind("Tensor.", 0) == 0, in_special = full.rfind("special.", 0) == 0;
+    const std::string name = method ? full.substr(7) : in_special ? full.substr(8) : full;
+    if (method && name.rfind("__", 0) == 0) {
+      def_operator(cls, name, names, r.op, operator_fn);
+      continue;
+    }
+    const bool inplace = name.back() == '_';
+    const std::string base = inplace ? name.substr(0, name.size() - 1) : name;
+    const Spec* s = &specs().emplace_back(
+        Spec{r.op, r.numbers, r.keyword, r.family >= 0 ? Scalar(r.family) : Scalar(1), name, input, other});
+    const std::string other_sig = other + ": " + type_of(number_other);
+    if (method) {
+      const std::string sig = "def " + name + "(self, " + other_sig + (kw.empty() ? "" : ", *, " + kw) + ") -> Tensor";
+      const std::string mdoc = inplace ? inplace_doc(base.c_str()) : method_doc(doc.c_str(), main_fn.c_str());
+      if (r.keyword == Keyword::none)
+        cls.attr(name.c_str()) = nb::cpp_function(
+            [s, inplace](nb::handle self, nb::handle b) { return call_method(*s, self, b, nb::none(), inplace); },
+            nb::is_method(), nb::arg(other.c_str()), nb::name(name.c_str()), nb::scope(cls), nb::sig(sig.c_str()),
+            mdoc.c_str());
+      else
+        cls.attr(name.c_str()) = nb::cpp_function(
+            [s, inplace](nb::handle self, nb::handle b, nb::handle k) { return call_method(*s, self, b, k, inplace); },
+            nb::is_method(), nb::arg(other.c_str()), nb::kw_only(), nb::arg(kw_name.c_str()) = nb::none(),
+            nb::name(name.c_str()), nb::scope(cls), nb::sig(sig.c_str()), mdoc.c_str());
+    } else if (inplace) {  // ember.xlogy_(input, other)
+      const std::string sig = "def " + name + "(" + input + ": Tensor, " + other_sig + ") -> Tensor";
+      const std::string idoc = "In-place version of :func:`ember." + base + "`: writes the result into ``" + input +
+                               "`` and returns it.\n\nArgs:\n    " + input +
+                               " (Tensor): the tensor to overwrite.\n    " + other + " (" + doc_type(number_other) +
+                               "): the second operand.";
+      m.def(name.c_str(), [s](nb::handle a, nb::handle b) { return call_method(*s, a, b, nb::none(), true, true); },
+            nb::arg(input.c_str()), nb::arg(other.c_str()), nb::sig(sig.c_str()), idoc.c_str());
+    } else {
+      nb::module_& target = in_special ? special : m;
+      const std::string params_sig = input + ": " + type_of(number_input) + ", " + other_sig + ", *, " +
+                                     (kw.empty() ? "" : kw + ", ") + "out: Tensor | None = None";
+      const std::string sig = "def " + name + "(" + params_sig + ") -> Tensor";
+      if (r.keyword == Keyword::none)
+        target.def(name.c_str(), [s](nb::handle a, nb::handle b, nb::handle out) {
+          return call_function(*s, a, b, nb::none(), out);
+        }, nb::arg(input.c_str()), nb::arg(other.c_str()), nb::kw_only(), nb::arg("out") = nb::none(),
+           nb::sig(sig.c_str()), doc.c_str());
+      else
+        target.def(name.c_str(), [s](nb::handle a, nb::handle b, nb::handle k, nb::handle out) {
+          return call_function(*s, a, b, k, out);
+        }, nb::arg(input.c_str()), nb::arg(other.c_str()), nb::kw_only(), nb::arg(kw_name.c_str()) = nb::none(),
+           nb::arg("out") = nb::none(), nb::sig(sig.c_str()), doc.c_str());
+      if (!self_alias.empty()) {  // pow(self: Number, exponent: Tensor): the base named self (an overload)
+        const std::string alias_sig = "def " + name + "(" + self_alias + ": Number, " + other +
+                                      ": Tensor, *, out: Tensor | None = None) -> Tensor";
+        target.def(name.c_str(), [s](nb::handle a, nb::handle b, nb::handle out) {
+          return call_function(*s, a, b, nb::none(), out);
+        }, nb::arg(self_alias.c_str()), nb::arg(other.c_str()), nb::kw_only(), nb::arg("out") = nb::none(),
+           nb::sig(alias_sig.c_str()), doc.c_str());
+      }
+    }
+  }
+}
+
+constexpr const char* kRsubDoc =
+    R"doc(Subtracts `input`, scaled by `alpha`, from `other` (:func:`ember.sub` reflected).
+
+.. math::
+    \text{out}_i = \text{other}_i - \text{alpha} \times \text{input}_i
+
+``2 - t`` calls it. The operands broadcast and promote as in :func:`ember.sub` (a bool operand raises).
+
+Args:
+    input (Tensor): the tensor subtracted.
+    other (Tensor or Number): the tensor or number subtracted from.
+
+Keyword args:
+    alpha (Number): the multiplier of `input`. Default: 1.)doc";
 
 }  // namespace
 
 void init_binary(nb::module_& m) {
   nb::handle cls = nb::type<Tensor>();
-  using B = BinaryOp;
-  const BinaryDef defs[] = {
-      {"add", B::Add, "__add__", "__radd__", "__iadd__", true},
-      {"sub", B::Sub, "__sub__", "__rsub__", "__isub__", true, true, {"subtract"}},
-      {"mul", B::Mul, "__mul__", "__rmul__", "__imul__", false, true, {"multiply"}},
-      {"div", B::Div, "__truediv__", "__rtruediv__", "__itruediv__", false, true, {"divide", "true_divide"}},
-      {"floor_divide", B::DivFloor, "__floordiv__", "__rfloordiv__", "__ifloordiv__"},
-      {"remainder", B::Remainder, "__mod__", "__rmod__", "__imod__"},
-      {"fmod", B::Fmod},
-      {"pow", B::Pow, "__pow__", "__rpow__", "__ipow__"},
-      {"atan2", B::Atan2, nullptr, nullptr, nullptr, false, true, {"arctan2"}},
-      {"hypot", B::Hypot},
-      {"copysign", B::Copysign},
-      {"maximum", B::Maximum, nullptr, nullptr, nullptr, false, false},
-      {"minimum", B::Minimum, nullptr, nullptr, nullptr, false, false},
-      {"fmax", B::Fmax, nullptr, nullptr, nullptr, false, false},
-      {"fmin", B::Fmin, nullptr, nullptr, nullptr, false, false},
-      {"bitwise_and", B::BitAnd, "__and__", "__rand__", "__iand__"},
-      {"bitwise_or", B::BitOr, "__or__", "__ror__", "__ior__"},
-      {"bitwise_xor", B::BitXor, "__xor__", "__rxor__", "__ixor__"},
-      {"bitwise_left_shift", B::Shl, "__lshift__", "__rlshift__", "__ilshift__"},
-      {"bitwise_right_shift", B::Shr, "__rshift__", "__rrshift__", "__irshift__"},
-      {"logical_and", B::LogicalAnd},
-      {"logical_or", B::LogicalOr},
-      {"logical_xor", B::LogicalXor},
-      {"eq", B::Eq, "__eq__"},
-      {"ne", B::Ne, "__ne__", nullptr, nullptr, false, true, {"not_equal"}},
-      {"lt", B::Lt, "__lt__", nullptr, nullptr, false, true, {"less"}},
-      {"le", B::Le, "__le__", nullptr, nullptr, false, true, {"less_equal"}},
-      {"gt", B::Gt, "__gt__", nullptr, nullptr, false, true, {"greater"}},
-      {"ge", B::Ge, "__ge__", nullptr, nullptr, false, true, {"greater_equal"}},
-      // special functions (ember.special names the torch.special ones: python/ember/special.py)
-      {"logaddexp", B::Logaddexp, nullptr, nullptr, nullptr, false, false, {}, true},
-      {"logaddexp2", B::Logaddexp2, nullptr, nullptr, nullptr, false, false, {}, true},
-      {"xlogy", B::Xlogy},
-      {"_special_xlog1py", B::Xlog1py, nullptr, nullptr, nullptr, false, false, {}, false, false},
-      {"heaviside", B::Heaviside, nullptr, nullptr, nullptr, false, true, {}, true, true, "values"},
-      {"gcd", B::Gcd, nullptr, nullptr, nullptr, false, true, {}, true},
-      {"lcm", B::Lcm, nullptr, nullptr, nullptr, false, true, {}, true},
-      {"nextafter", B::Nextafter, nullptr, nullptr, nullptr, false, true, {}, true},
-      {"igamma", B::Igamma, nullptr, nullptr, nullptr, false, true, {}, true},
-      {"igammac", B::Igammac, nullptr, nullptr, nullptr, false, true, {}, true},
-      {"_special_zeta", B::Zeta, nullptr, nullptr, nullptr, false, false, {}, false, false},
-  };
-  for (const BinaryDef& d : defs) def_binary(m, cls, d);
+  nb::module_ special = special_module(m);
+  for (const Row& r : kRows) def_row(m, special, cls, r);
   // As PyTorch's: NumPy scalars and arrays on the left defer to the tensor's reflected operators
   // (np.int64(3) - t is a tensor, not a NumPy array).
   cls.attr("__array_priority__") = 1000;
   // Tensors hash by identity, as in PyTorch (defining __eq__ would otherwise drop __hash__).
   cls.attr("__hash__") = nb::cpp_function([](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); },
                                           nb::is_method());
-  // rsub(input, other, alpha) = other - alpha * input
   m.def("rsub", [](const Tensor& a, nb::handle b, nb::handle alpha) {
     return binary_op(BinaryOp::Sub, operand(b, "rsub"), a, {}, alpha.is_none() ? Scalar(1) : to_scalar(alpha, "rsub"));
-  }, nb::arg("input"), nb::arg("other"), nb::arg("alpha") = nb::none());
+  }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none(),
+     nb::sig("def rsub(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor"), kRsubDoc);
 }
 
 }  // namespace ember::py

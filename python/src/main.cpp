@@ -24,6 +24,7 @@ void init_linalg_products(nb::module_& m);  // linalg_products.cpp: matmul, mm, 
 void init_linalg_decompositions(nb::module_& m);  // linalg_decompositions.cpp: cholesky, qr, svd, eigh, lu, ldl
 void init_linalg_solvers(nb::module_& m);  // linalg_solvers.cpp: solve, lstsq, inv, pinv, ..., LinAlgError
 void init_linalg_functions(nb::module_& m);  // linalg_functions.cpp: det, norms, cond, rank, matrix_power/exp
+void init_ternary(nb::module_& m);  // ternary.cpp: where, lerp, addcmul, addcdiv (the ternary op table)
 void init_profiler(nb::module_& m);  // profiler.cpp: the event recorder behind ember.profiler
 void init_distributed(nb::module_& m);  // distributed.cpp: stores, process groups, Work (ember.distributed)
 
@@ -164,6 +165,7 @@ NB_MODULE(_C, m) {
   init_unary(m);
   init_special(m);
   init_reduce(m);
+  init_ternary(m);  // before init_shape, which wraps its ember.where
   init_shape(m);
   init_join_split(m);
   init_gather_scatter(m);

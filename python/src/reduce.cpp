@@ -1,6 +1,5 @@
 // Bindings of the reductions (ember/ops/reduce.h): sums, means, extrema and their indices, moments, logsumexp,
-// aminmax and sum_to_size, with PyTorch's signatures and docstrings; and the ternary ops (where, lerp, addcmul,
-// addcdiv), which move to the ternary op table.
+// aminmax and sum_to_size, with PyTorch's signatures and docstrings (the ternary ops are in ternary.cpp).
 #include <tuple>
 
 #include "common.h"
@@ -106,11 +105,6 @@ void def_var_like(nb::module_& m, nb::handle cls, const char* name, const char* 
   }, nb::sig(Sig{params.c_str(), ret}.text(name, "self").c_str()), nb::is_method(), nb::arg("dim") = nb::none(),
          nb::arg("unbiased") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
          nb::arg("correction") = nb::none(), method_doc(doc, name).c_str());
-}
-
-Operand operand_of(nb::handle h, const char* fn) {
-  if (nb::isinstance<Tensor>(h)) return Operand(nb::cast<const Tensor&>(h));
-  return Operand(to_scalar(h, fn));
 }
 
 constexpr const char* kSumDoc = R"(
@@ -678,36 +672,6 @@ void init_reduce(nb::module_& m) {
   def_extrema(m, cls);
   def_moments(m, cls);
 
-  // Ternary ops.
-  m.def("where", [](const Tensor& c, nb::handle x, nb::handle y) {
-    return where(c, operand_of(x, "where"), operand_of(y, "where"));
-  });
-  cls.attr("where") = nb::cpp_function([](const Tensor& self, const Tensor& c, nb::handle y) {
-    return where(c, self, operand_of(y, "where"));
-  }, nb::is_method(), nb::arg("condition"), nb::arg("other"));
-  auto lerp_fn = [](const Tensor& s, const Tensor& e, nb::handle w) { return lerp(s, e, operand_of(w, "lerp")); };
-  m.def("lerp", lerp_fn, nb::arg("input"), nb::arg("end"), nb::arg("weight"));
-  cls.attr("lerp") = nb::cpp_function(lerp_fn, nb::is_method(), nb::arg("end"), nb::arg("weight"));
-  cls.attr("lerp_") = nb::cpp_function([](nb::handle self, const Tensor& e, nb::handle w) {
-    const Tensor& s = nb::cast<const Tensor&>(self);
-    ternary_op(TernaryOp::Lerp, s, e, operand_of(w, "lerp_"), s);
-    return nb::borrow(self);
-  }, nb::is_method(), nb::arg("end"), nb::arg("weight"));
-  for (auto [name, op] : {std::pair{"addcmul", TernaryOp::AddCMul}, std::pair{"addcdiv", TernaryOp::AddCDiv}}) {
-    m.attr(name) = nb::cpp_function([op](const Tensor& x, const Tensor& a, const Tensor& b, nb::handle value) {
-      return ternary_op(op, x, a, b, {}, value.is_none() ? Scalar(1) : to_scalar(value, "addcmul"));
-    }, nb::arg("input"), nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = nb::none());
-    cls.attr(name) = nb::cpp_function([op](const Tensor& x, const Tensor& a, const Tensor& b, nb::handle value) {
-      return ternary_op(op, x, a, b, {}, value.is_none() ? Scalar(1) : to_scalar(value, "addcmul"));
-    }, nb::is_method(), nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = nb::none());
-    cls.attr((std::string(name) + "_").c_str()) = nb::cpp_function(
-        [op](nb::handle self, const Tensor& a, const Tensor& b, nb::handle value) {
-          const Tensor& x = nb::cast<const Tensor&>(self);
-          ternary_op(op, x, a, b, x, value.is_none() ? Scalar(1) : to_scalar(value, "addcmul_"));
-          return nb::borrow(self);
-        },
-        nb::is_method(), nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = nb::none());
-  }
 }
 
 }  // namespace ember::py

@@ -1013,3 +1013,217 @@ def test_large_integer_tensors_in_several_threads(four_threads):
     a32 = a.to(ember.int32)
     assert_equal(a32 * b, (a_np.astype(np.int32) * b_np), dtype=ember.int64)
     assert_equal((a32 << 3) >> 2, (a_np.astype(np.int32) << 3) >> 2)
+
+
+# ------------------------------------------------------------------------------------ the table's bindings
+# The bindings generated from ember/ops/binary.def: PyTorch's parameter names (read from each function's signature)
+# work as keywords and give the positional result and NumPy's; numbers are taken where PyTorch's overloads take them
+# and refused with its TypeError elsewhere; the gradient nodes carry PyTorch 2.15's names.
+
+import gc  # noqa: E402
+import inspect  # noqa: E402
+
+import scipy.special as sp  # noqa: E402
+
+F64_REF = {  # name -> (NumPy/scipy reference, operand range)
+    'add': (np.add, (0.5, 3)), 'sub': (np.subtract, (0.5, 3)), 'subtract': (np.subtract, (0.5, 3)),
+    'mul': (np.multiply, (0.5, 3)), 'multiply': (np.multiply, (0.5, 3)), 'div': (np.divide, (0.5, 3)),
+    'divide': (np.divide, (0.5, 3)), 'true_divide': (np.divide, (0.5, 3)),
+    'floor_divide': (np.floor_divide, (0.5, 3)), 'remainder': (np.remainder, (0.5, 3)), 'fmod': (np.fmod, (0.5, 3)),
+    'pow': (np.power, (0.5, 3)), 'atan2': (np.arctan2, (-3, 3)), 'arctan2': (np.arctan2, (-3, 3)),
+    'hypot': (np.hypot, (-3, 3)), 'copysign': (np.copysign, (-3, 3)), 'maximum': (np.maximum, (-3, 3)),
+    'minimum': (np.minimum, (-3, 3)), 'fmax': (np.fmax, (-3, 3)), 'fmin': (np.fmin, (-3, 3)),
+    'logical_and': (np.logical_and, (-1, 1)), 'logical_or': (np.logical_or, (-1, 1)),
+    'logical_xor': (np.logical_xor, (-1, 1)), 'eq': (np.equal, (0, 3)), 'ne': (np.not_equal, (0, 3)),
+    'not_equal': (np.not_equal, (0, 3)), 'lt': (np.less, (0, 3)), 'less': (np.less, (0, 3)),
+    'le': (np.less_equal, (0, 3)), 'less_equal': (np.less_equal, (0, 3)), 'gt': (np.greater, (0, 3)),
+    'greater': (np.greater, (0, 3)), 'ge': (np.greater_equal, (0, 3)), 'greater_equal': (np.greater_equal, (0, 3)),
+    'logaddexp': (np.logaddexp, (-3, 3)), 'logaddexp2': (np.logaddexp2, (-3, 3)), 'xlogy': (sp.xlogy, (0.5, 3)),
+    'heaviside': (np.heaviside, (-1, 1)), 'nextafter': (np.nextafter, (-3, 3)), 'igamma': (sp.gammainc, (0.5, 3)),
+    'igammac': (sp.gammaincc, (0.5, 3)),
+}
+INT_REF = {'bitwise_and': np.bitwise_and, 'bitwise_or': np.bitwise_or, 'bitwise_xor': np.bitwise_xor,
+           'bitwise_left_shift': np.left_shift, 'bitwise_right_shift': np.right_shift, 'gcd': np.gcd, 'lcm': np.lcm}
+SPECIAL_REF = {'xlogy': sp.xlogy, 'xlog1py': sp.xlog1py, 'zeta': sp.zeta, 'gammainc': sp.gammainc,
+               'gammaincc': sp.gammaincc}
+
+
+def _params(fn):
+    return [p for p in inspect.signature(fn).parameters if p not in ('self', 'out')]
+
+
+def _operands(name, rng):
+    if name in INT_REF:
+        return rng.integers(-20, 20, (3, 4)).astype(np.int64), rng.integers(0, 6, 4).astype(np.int64)
+    lo, hi = F64_REF.get(name, (None, (1.2, 3)))[1]
+    a = np.round(rng.uniform(lo, hi, (3, 4)), 1)  # rounded: comparisons see ties
+    return a, np.round(rng.uniform(lo, hi, 4), 1)
+
+
+@pytest.mark.parametrize("name", sorted(F64_REF) + sorted(INT_REF))
+def test_keyword_forms_match_positional_and_numpy(name, rng):
+    fn = getattr(ember, name)
+    ref = F64_REF[name][0] if name in F64_REF else INT_REF[name]
+    a, b = _operands(name, rng)
+    ta, tb = from_np(a), from_np(b)
+    p0, p1 = _params(fn)[:2]
+    expected = ref(a, b)
+    positional = fn(ta, tb)
+    np.testing.assert_allclose(to_np(positional), expected, rtol=1e-12, atol=1e-300)
+    for got in (fn(**{p0: ta, p1: tb}), fn(ta, **{p1: tb})):
+        assert got.dtype is positional.dtype and got.tolist() == positional.tolist()
+    out = ember.empty(positional.shape, dtype=positional.dtype)
+    assert fn(**{p0: ta, p1: tb}, out=out) is out and out.tolist() == positional.tolist()
+    # the method and, where PyTorch has it, the in-place method (into a copy of input's dtype)
+    method = getattr(ember.Tensor, name, None)
+    if method is not None:
+        assert getattr(ta, name)(**{_params(method)[0]: tb}).tolist() == positional.tolist()
+    if hasattr(ember.Tensor, name + "_"):
+        x = ta.clone()
+        assert getattr(x, name + "_")(**{_params(getattr(ember.Tensor, name + "_"))[0]: tb}) is x
+        assert x.tolist() == positional.to(x.dtype).tolist()
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL_REF))
+def test_special_keyword_forms(name, rng):
+    fn = getattr(ember.special, name)
+    a, b = rng.uniform(1.2, 3, (3, 4)), rng.uniform(0.5, 3, 4)
+    p0, p1 = _params(fn)
+    assert (p0, p1) == ('input', 'other')
+    got = fn(**{p0: from_np(a), p1: from_np(b)})
+    np.testing.assert_allclose(to_np(got), SPECIAL_REF[name](a, b), rtol=1e-12)
+    out = ember.empty(3, 4, dtype=ember.float64)
+    assert fn(from_np(a), other=from_np(b), out=out) is out and out.tolist() == got.tolist()
+
+
+def test_keywords_alpha_rounding_mode_and_pow_self(rng):
+    a, b = rng.uniform(-5, 5, (2, 3)), rng.uniform(0.5, 3, 3)
+    ta, tb = from_np(a), from_np(b)
+    np.testing.assert_allclose(to_np(ember.add(input=ta, other=tb, alpha=2.5)), a + 2.5 * b, rtol=1e-15)
+    np.testing.assert_allclose(to_np(ember.sub(ta, other=3, alpha=2)), a - 6, rtol=1e-15)
+    np.testing.assert_allclose(to_np(ta.sub(other=tb, alpha=-1)), a + b, rtol=1e-15)
+    x = ta.clone()
+    assert x.add_(other=tb, alpha=0.5) is x
+    np.testing.assert_allclose(to_np(x), a + 0.5 * b, rtol=1e-15)
+    np.testing.assert_allclose(to_np(ember.rsub(ta, other=tb, alpha=2)), b - 2 * a, rtol=1e-15)
+    np.testing.assert_array_equal(to_np(ember.div(input=ta, other=tb, rounding_mode="floor")), np.floor_divide(a, b))
+    np.testing.assert_array_equal(to_np(ember.divide(ta, tb, rounding_mode="trunc")), np.trunc(a / b))
+    np.testing.assert_array_equal(to_np(ta.div(tb, rounding_mode=None)), a / b)
+    y = ta.clone()
+    y.div_(other=tb, rounding_mode="floor")
+    np.testing.assert_array_equal(to_np(y), np.floor_divide(a, b))
+    # pow's number base, named self as in PyTorch's pow(self: Number, exponent: Tensor)
+    np.testing.assert_allclose(to_np(ember.pow(self=2, exponent=tb)), 2.0 ** b, rtol=1e-15)
+    np.testing.assert_allclose(to_np(ember.pow(2, exponent=tb)), 2.0 ** b, rtol=1e-15)
+    np.testing.assert_allclose(to_np(ember.pow(input=tb, exponent=3)), b ** 3, rtol=1e-15)
+    np.testing.assert_allclose(to_np(tb.pow(exponent=0.5)), np.sqrt(b), rtol=1e-15)
+    sig = inspect.signature(ember.div)
+    assert sig.parameters['rounding_mode'].kind is inspect.Parameter.KEYWORD_ONLY
+    assert sig.parameters['rounding_mode'].default is None
+    assert inspect.signature(ember.add).parameters['alpha'].default == 1
+    assert list(inspect.signature(ember.true_divide).parameters) == ['input', 'other', 'out']  # no rounding_mode
+    with pytest.raises(TypeError):
+        ember.true_divide(ta, tb, rounding_mode="floor")
+    with pytest.raises(TypeError, match="rounding_mode"):
+        ember.div(ta, tb, rounding_mode=1)
+    with pytest.raises(RuntimeError, match="div expected rounding_mode to be one of None, 'trunc', or 'floor'"):
+        ta.div_(tb, rounding_mode="round")
+    with pytest.raises(TypeError):
+        ember.add(ta, tb, 2)  # alpha is keyword-only, as PyTorch's
+
+
+def test_functional_inplace_forms(rng):
+    y = from_np(rng.uniform(0.5, 3, 4))
+    x = from_np(np.array([0.0, 1.0, 2.0, -1.0]))
+    expected = sp.xlogy(to_np(x), to_np(y))
+    assert ember.xlogy_(input=x, other=y) is x
+    np.testing.assert_allclose(to_np(x), expected, rtol=1e-15)
+    n = ember.tensor([12, 18, -8])
+    assert ember.gcd_(n, other=ember.tensor([8, 12, 6])) is n and n.tolist() == [4, 6, 2]
+    assert ember.lcm_(input=n, other=ember.tensor([6, 4, 3])) is n and n.tolist() == [12, 12, 6]
+    assert list(inspect.signature(ember.xlogy_).parameters) == ['input', 'other']
+
+
+# numbers where PyTorch's overloads take them (binary.def's `numbers`): either side, the second only, neither
+BOTH = ['add', 'sub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'pow', 'bitwise_and',
+        'bitwise_left_shift', 'xlogy']
+OTHER = ['fmod', 'copysign', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'not_equal', 'less', 'greater_equal']
+NEITHER = ['atan2', 'arctan2', 'hypot', 'maximum', 'minimum', 'fmax', 'fmin', 'logical_and', 'logical_or',
+           'logical_xor', 'logaddexp', 'logaddexp2', 'heaviside', 'gcd', 'lcm', 'nextafter', 'igamma', 'igammac']
+
+
+@pytest.mark.parametrize("name", BOTH + OTHER + NEITHER)
+def test_numbers_where_pytorch_takes_them(name):
+    fn = getattr(ember, name)
+    t = ember.tensor([1, 2]) if name in INT_REF else ember.tensor([1.0, 2.0])
+    p0, p1 = _params(fn)[:2]
+    def refused(param, pos, kind):
+        return pytest.raises(TypeError, match=r"%s\(\): argument '%s' \(position %d\) must be Tensor, not %s"
+                             % (name, param, pos, kind))
+
+    if name in BOTH + OTHER:
+        assert fn(t, 2).shape == (2,)
+        assert getattr(t, name)(2).shape == (2,)
+    else:
+        with refused(p1, 2, "int"):
+            fn(t, 2)
+        with refused(p1, 1, "int"):
+            getattr(t, name)(2)
+    if name in BOTH:
+        assert fn(2, t).shape == (2,)
+    else:
+        with refused(p0, 1, "int"):
+            fn(2, t)
+    with refused(p0, 1, "float"):
+        fn(2.0, 3.0)  # two numbers: no overload takes them
+
+
+def test_gradient_node_names_are_pytorchs():
+    x = ember.tensor([1.5, 2.5], dtype=ember.float64, requires_grad=True)
+    y = ember.tensor([2.0, 3.0], dtype=ember.float64, requires_grad=True)
+    names = {
+        "SubBackward0": [x - y, x - 2], "RsubBackward1": [2 - x, ember.rsub(x, 2)],
+        "PowBackward0": [x ** 2], "PowBackward1": [x ** y], "PowBackward2": [2 ** x],
+        "RemainderBackward1": [x % y], "RemainderBackward0": [x % 2], "FmodBackward1": [ember.fmod(x, y)],
+        "FmodBackward0": [ember.fmod(x, 2)], "CopysignBackward0": [ember.copysign(x, y)],
+        "CopysignBackward1": [ember.copysign(x, -1)], "XlogyBackward0": [ember.xlogy(x, y)],
+        "XlogyBackward1": [ember.xlogy(2, y)], "XlogyBackward2": [ember.xlogy(x, 2)],
+        "SpecialXlog1PyBackward1": [ember.special.xlog1py(2, y)], "SpecialZetaBackward2": [ember.special.zeta(x, 2.0)],
+        "DivBackward0": [x / y, ember.true_divide(x, 2)], "DivBackward2": [ember.div(x, y, rounding_mode="trunc"),
+                                                                           x // y],
+        "AddBackward0": [x + y, 2 + x], "MulBackward0": [x * y, 2 * x], "Atan2Backward0": [ember.atan2(x, y)],
+        "MaximumBackward0": [ember.maximum(x, y)], "HypotBackward0": [ember.hypot(x, y)],
+    }
+    for name, results in names.items():
+        for r in results:
+            assert r.grad_fn.name() == name, (name, r.grad_fn.name())
+
+
+MIB = 1 << 20
+
+
+def _allocated():
+    gc.collect()
+    return ember._C._cpu_memory_stats()["allocated_bytes"]
+
+
+def test_formulas_save_only_what_a_needed_gradient_reads():
+    # binary_derivatives.def's reads: y = h * c with only h needing a gradient keeps c, not h; h ** c keeps h and c
+    # (the exponent's gradient, which would read the result, is not needed), so the result is not kept either.
+    x = ember.ones(MIB // 4, requires_grad=True)
+    c = ember.full((MIB // 4,), 2.0)
+    h = x * 3.0
+    base = _allocated()
+    y = h * c
+    assert _allocated() - base >= MIB  # y
+    del h
+    assert _allocated() - base < MIB + 1024  # h's memory went: MulBackward0 saved only c
+    p = (x + 0.0) ** c
+    s = p.sum()
+    before = _allocated()
+    del p
+    assert before - _allocated() >= MIB  # the result was not saved by PowBackward1
+    s.backward()
+    np.testing.assert_allclose(to_np(x.grad[:3]), [2.0] * 3)  # d/dx (x ** 2)
+    y.sum().backward()
+    np.testing.assert_allclose(to_np(x.grad[:3]), [2.0 + 6.0] * 3)  # and d/dx (3x * 2)

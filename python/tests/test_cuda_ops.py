@@ -49,7 +49,7 @@ import pytest
 
 import ember
 import ember.distributions as Dist
-from special_functions import ROWS
+from special_functions import BINARY_ROWS, ROWS
 import ember.nn.functional as F
 
 CUDA_AS = os.environ.get("EMBER_TEST_CUDA_AS", "")
@@ -824,6 +824,9 @@ for name, fn, inp in [
 for name, row in ROWS.items():  # the table of special_functions.py, on its value range
     case("special_" + name, row.fn, R(13, 17, lo=row.values[0], hi=min(row.values[1], 80), grad=row.grad is not None),
          tol=F32_LOOSE)
+for name, row in BINARY_ROWS.items():  # the binary table of special_functions.py, on its value ranges
+    case("special_" + name, row.fn, R(13, 17, lo=row.x[0], hi=min(row.x[1], 80), grad=row.grad[0]),
+         R(17, lo=row.y[0], hi=min(row.y[1], 80), grad=row.grad[1]), tol=F32_LOOSE)
 case("special_edges", lambda x: (E.lgamma(x), E.digamma(x), E.polygamma(1, x), E.polygamma(2, x), E.i0(x), SP.i1e(x),
                                  E.sinc(x), SP.erfcx(x), SP.ndtri(x), SP.log_ndtr(x), SP.entr(x)),
      A(lambda r: np.array([0.0, -0.0, -1.0, -2.0, -2.5, 1.0, 0.5, np.inf, -np.inf, np.nan, 1e-30, -1e-30],

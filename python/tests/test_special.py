@@ -2,6 +2,7 @@
 values against scipy.special and NumPy in float64 and float32, PyTorch 1.13's edge values, dtype rules (integers
 compute in the default float dtype, the 16-bit floats in float32), layouts, in-place and out= forms, errors, the
 window functions and frexp."""
+import inspect
 import math
 
 import numpy as np
@@ -10,7 +11,7 @@ import scipy.special as sp
 from conftest import bf16_round, from_np, to_np
 
 import ember
-from special_functions import ROWS
+from special_functions import BINARY_ROWS, ROWS
 
 inf, nan = math.inf, math.nan
 
@@ -134,6 +135,57 @@ def test_table_derivatives():
         if row.grad is None:
             with pytest.raises(NotImplementedError, match="the derivative for 'special.%s' is not implemented" % name):
                 y.sum().backward()
+
+
+# ---- the binary table of special_functions.py: values, dtypes, the missing derivatives
+
+def _binary_operands(row, seed, n=120):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(*row.x, (n, 1)), rng.uniform(*row.y, (1, 5))  # broadcast to (n, 5)
+
+
+@pytest.mark.parametrize("name", list(BINARY_ROWS))
+def test_binary_table_float64_against_scipy(name):
+    row = BINARY_ROWS[name]
+    x, y = _binary_operands(row, 5)
+    check_close(row.fn(from_np(x), from_np(y)), row.ref(x, y), rtol=row.rtol, atol=row.atol, dtype=ember.float64)
+    # a number on the side PyTorch takes one (either side, except for gammainc/gammaincc)
+    if row.integers:
+        check_close(row.fn(float(x[0, 0]), from_np(y)), row.ref(x[0, 0], y), rtol=row.rtol, atol=row.atol)
+        check_close(row.fn(from_np(x), float(y[0, 0])), row.ref(x, y[0, 0]), rtol=row.rtol, atol=row.atol)
+
+
+@pytest.mark.parametrize("name", list(BINARY_ROWS))
+def test_binary_table_float32_and_integer_inputs(name):
+    row = BINARY_ROWS[name]
+    x, y = _binary_operands(row, 6)
+    x32, y32 = x.astype(np.float32), y.astype(np.float32)
+    with np.errstate(all="ignore"):
+        expected = row.ref(x32.astype(np.float64), y32.astype(np.float64))
+    check_close(row.fn(from_np(x32), from_np(y32)), expected, rtol=row.rtol32, atol=1e-6, dtype=ember.float32)
+    xi, yi = ember.tensor([2, 3]), ember.tensor([4, 5])
+    if row.integers:
+        check_close(row.fn(xi, yi), row.ref(np.array([2.0, 3.0]), np.array([4.0, 5.0])), rtol=1e-6,
+                    dtype=ember.float32)
+    else:
+        with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+            row.fn(xi, yi)
+
+
+@pytest.mark.parametrize("name", list(BINARY_ROWS))
+def test_binary_table_missing_derivatives(name):
+    row = BINARY_ROWS[name]
+    x, y = _binary_operands(row, 7, n=3)
+    for i, has in enumerate(row.grad):
+        ops = [from_np(x), from_np(y)]
+        ops[i].requires_grad_(True)
+        r = row.fn(*ops)
+        if has:
+            r.sum().backward()
+            assert ops[i].grad is not None and ops[i].grad.shape == ops[i].shape
+        else:
+            with pytest.raises(NotImplementedError, match="the derivative for '.*' is not implemented"):
+                r.sum().backward()
 
 
 # PyTorch 1.13's values at the edges (float32), where they are not the limits scipy gives.
@@ -636,3 +688,59 @@ def test_orthogonal_polynomial_edges_as_pytorch():
     assert ember.special.legendre_polynomial_p(x, 2, out=out) is out
     with pytest.raises(TypeError):
         ember.special.hermite_polynomial_h(0.5, 2)
+
+
+# ---- the bindings of python/src/special.cpp: PyTorch's keyword forms, compared with the positional calls and scipy
+
+def test_keyword_forms_of_the_special_bindings():
+    x = f64([0.7, 1.5, 4.0])
+    expected = sp.polygamma(2, [0.7, 1.5, 4.0])
+    for got in (ember.polygamma(n=2, input=x), ember.polygamma(2, input=x), ember.special.polygamma(n=2, input=x),
+                x.polygamma(n=2)):
+        check_close(got, expected, rtol=1e-12)
+    y = x.clone()
+    assert y.polygamma_(n=1) is y
+    check_close(y, sp.polygamma(1, [0.7, 1.5, 4.0]), rtol=1e-12)
+    z = f64([2.0, 3.5])
+    expected = [sp.multigammaln(2.0, 3), sp.multigammaln(3.5, 3)]
+    for got in (ember.mvlgamma(input=z, p=3), ember.special.multigammaln(input=z, p=3), z.mvlgamma(p=3)):
+        check_close(got, expected, rtol=1e-13)
+    out = ember.empty(2, dtype=ember.float64)
+    assert ember.special.multigammaln(z, 3, out=out) is out
+    check_close(out, expected, rtol=1e-13)
+    m, e = ember.frexp(input=f64([6.0, -0.375]))
+    assert m.tolist() == [0.75, -0.75] and e.tolist() == [3, -1]
+    e_int = ember.tensor([3, -1], dtype=ember.int32)
+    check_close(ember.ldexp(input=f64([0.75, -0.75]), other=e_int), [6.0, -0.375], rtol=0)
+    w = f64([0.75, -0.75])
+    assert ember.ldexp_(input=w, other=e_int) is w and w.tolist() == [6.0, -0.375]
+    assert f64([0.5]).ldexp(other=ember.tensor([2])).tolist() == [2.0]
+    check_close(ember.float_power(input=ember.tensor([2, 3]), exponent=-1), [0.5, 1 / 3], rtol=1e-15,
+                dtype=ember.float64)
+    check_close(ember.float_power(2, exponent=f64([0.5])), [math.sqrt(2)], rtol=1e-15)
+    check_close(ember.tensor([4.0]).float_power(exponent=0.5), [2.0], rtol=0, dtype=ember.float64)
+    # the windows' factory keywords
+    w = ember.hann_window(window_length=5, periodic=False, dtype=ember.float64, layout=ember.strided, device="cpu",
+                          pin_memory=False, requires_grad=True)
+    assert w.dtype == ember.float64 and w.requires_grad
+    check_close(w.detach(), np.hanning(5), rtol=1e-13, atol=1e-15)
+    check_close(ember.hamming_window(window_length=5, periodic=False, alpha=0.5, beta=0.5), np.hanning(5), rtol=1e-6,
+                atol=1e-7)
+    check_close(ember.kaiser_window(6, periodic=False, beta=3.0), np.kaiser(6, 3.0), rtol=1e-5)
+    with pytest.raises(TypeError, match="only the strided layout is supported"):
+        ember.bartlett_window(4, layout="sparse")
+    params = inspect.signature(ember.blackman_window).parameters
+    assert list(params) == ["window_length", "periodic", "dtype", "layout", "device", "pin_memory", "requires_grad"]
+    assert params["periodic"].default is True and params["requires_grad"].default is False
+
+
+def test_every_special_name_is_bound_in_c_and_documented():
+    # ember.special re-exports ember._C._special (plus softmax, log_softmax, logsumexp): each name there is a table row
+    # (unary.def, binary.def) or a binding of special.cpp, with a signature and a docstring
+    own = set(ember.special.__all__) - {"softmax", "log_softmax", "logsumexp"}
+    assert own == set(ember._C._special.__all__)
+    for name in own:
+        fn = getattr(ember.special, name)
+        assert fn.__module__ == "ember._C._special", name
+        assert "input" in inspect.signature(fn).parameters, name
+        assert fn.__doc__ and "Args:" in fn.__doc__, name

@@ -1,4 +1,4 @@
-"""Ternary elementwise ops (ember/ops/ternary.cpp, backend/cpu/ternary.cpp, bindings in python/src/reduce.cpp):
+"""Ternary elementwise ops (ember/ops/ternary.cpp, backend/cpu/ternary.cpp, bindings in python/src/ternary.cpp):
 where, lerp, addcmul and addcdiv against NumPy, with promotion, broadcasting, layouts and in-place forms."""
 import math
 
@@ -306,3 +306,90 @@ def test_ternary_large_inputs_in_several_threads():
                                                             x_np[:100_000].reshape(400, 250).T, 0.0))
     finally:
         ember.set_num_threads(before)
+
+
+# ------------------------------------------------------------------------------------ the table's bindings
+# The bindings generated from ember/ops/ternary.def (python/src/ternary.cpp): PyTorch's parameter names as keywords,
+# out=, value's default, the methods (self is the operand named input), where's one-argument form, PyTorch's
+# TypeError for a number where a tensor is needed, and the gradient nodes.
+
+import inspect  # noqa: E402
+
+
+def test_keyword_forms_match_positional_and_numpy(rng):
+    s, e = rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, 4)
+    w = rng.uniform(0, 1, (3, 1))
+    ts, te, tw = from_np(s), from_np(e), from_np(w)
+    lerp = s + w * (e - s)
+    for got in (ember.lerp(input=ts, end=te, weight=tw), ember.lerp(ts, te, weight=tw), ts.lerp(end=te, weight=tw)):
+        np.testing.assert_allclose(to_np(got), lerp, rtol=1e-14, atol=1e-15)
+    out = ember.empty(3, 4, dtype=ember.float64)
+    assert ember.lerp(ts, te, 0.25, out=out) is out
+    np.testing.assert_allclose(to_np(out), s + 0.25 * (e - s), rtol=1e-14, atol=1e-15)
+    x = ts.clone()
+    assert x.lerp_(end=te, weight=0.5) is x
+    np.testing.assert_allclose(to_np(x), s + 0.5 * (e - s), rtol=1e-14, atol=1e-15)
+
+    t1, t2 = rng.uniform(-2, 2, (3, 1)), rng.uniform(0.5, 2, 4)
+    for name, ref in (("addcmul", lambda v: s + v * t1 * t2), ("addcdiv", lambda v: s + v * t1 / t2)):
+        fn = getattr(ember, name)
+        kw = dict(input=ts, tensor1=from_np(t1), tensor2=from_np(t2))
+        np.testing.assert_allclose(to_np(fn(**kw)), ref(1), rtol=1e-14)  # value defaults to 1
+        np.testing.assert_allclose(to_np(fn(**kw, value=-0.5)), ref(-0.5), rtol=1e-14)
+        np.testing.assert_allclose(to_np(getattr(ts, name)(tensor1=from_np(t1), tensor2=from_np(t2), value=2)),
+                                   ref(2), rtol=1e-14)
+        assert fn(**kw, out=out) is out
+        np.testing.assert_allclose(to_np(out), ref(1), rtol=1e-14)
+        y = ts.clone()
+        assert getattr(y, name + "_")(from_np(t1), tensor2=from_np(t2), value=3) is y
+        np.testing.assert_allclose(to_np(y), ref(3), rtol=1e-14)
+        assert inspect.signature(fn).parameters["value"].default == 1
+        assert inspect.signature(fn).parameters["value"].kind is inspect.Parameter.KEYWORD_ONLY
+
+    c = rng.uniform(-1, 1, (3, 4)) > 0
+    tc = from_np(c)
+    # ember.where: ternary.cpp's binding, which python/src/shape.cpp (masked.cpp after the split) wraps in this tree
+    for got in (ember.where(condition=tc, input=ts, other=te), ember.where(tc, ts, other=te),
+                ts.where(condition=tc, other=te)):
+        np.testing.assert_array_equal(to_np(got), np.where(c, s, e))
+    np.testing.assert_array_equal(to_np(ts.where(tc, other=0.5)), np.where(c, s, 0.5))
+    idx = ember.where(condition=tc)  # where(condition): nonzero(condition, as_tuple=True)
+    assert isinstance(idx, tuple) and len(idx) == 2
+    np.testing.assert_array_equal([to_np(i) for i in idx], np.nonzero(c))
+    assert [str(p) for p in inspect.signature(ember.Tensor.where).parameters.values()] == [
+        "self", "condition: Tensor", "other: Tensor | Number"]
+    if "out" in inspect.signature(ember.where).parameters:  # not through shape.cpp's wrapper, which has no out=
+        assert ember.where(tc, ts, te, out=out) is out
+        np.testing.assert_array_equal(to_np(out), np.where(c, s, e))
+
+
+def test_tensor_arguments_refuse_numbers():
+    t = ember.tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match=r"lerp\(\): argument 'end' \(position 2\) must be Tensor, not float"):
+        ember.lerp(t, 2.0, 0.5)
+    with pytest.raises(TypeError, match=r"lerp\(\): argument 'end' \(position 1\) must be Tensor, not float"):
+        t.lerp(2.0, 0.5)
+    with pytest.raises(TypeError, match=r"addcmul\(\): argument 'tensor2' \(position 3\) must be Tensor, not int"):
+        ember.addcmul(t, t, 2)
+    with pytest.raises(TypeError, match=r"addcdiv_\(\): argument 'tensor1' \(position 1\) must be Tensor, not int"):
+        t.addcdiv_(1, t)
+    with pytest.raises(TypeError, match=r"where\(\): argument 'condition' \(position 1\) must be Tensor, not bool"):
+        ember.where(True, t, t)
+    with pytest.raises(TypeError, match="argument 'out' must be Tensor"):
+        ember.lerp(t, t, 0.5, out=3)
+
+
+def test_gradient_nodes_and_what_they_keep():
+    s = ember.tensor([1.0, 2.0], dtype=ember.float64, requires_grad=True)
+    e = ember.tensor([3.0, 5.0], dtype=ember.float64, requires_grad=True)
+    w = ember.tensor([0.25, 0.75], dtype=ember.float64, requires_grad=True)
+    assert ember.lerp(s, e, 0.5).grad_fn.name() == "LerpBackward0"  # PyTorch 2.15's names by weight's kind
+    r = ember.lerp(s, e, w)
+    assert r.grad_fn.name() == "LerpBackward1"
+    r.sum().backward()
+    np.testing.assert_allclose(to_np(s.grad), [0.75, 0.25])
+    np.testing.assert_allclose(to_np(e.grad), [0.25, 0.75])
+    np.testing.assert_allclose(to_np(w.grad), [2.0, 3.0])
+    assert ember.addcmul(s, e, w).grad_fn.name() == "AddcmulBackward0"
+    assert ember.addcdiv(s, e, w).grad_fn.name() == "AddcdivBackward0"
+    assert ember.where(s > 1, s, e).grad_fn.name() == "WhereBackward0"

@@ -1,4 +1,5 @@
 #include "ember/backend/cpu/binary.h"
+#include "ember/backend/kernels/binary.h"
 
 namespace ember::cpu {
 

@@ -6,7 +6,7 @@
 
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/math/common.h"
-#include "ember/ops/binary.h"
+#include "ember/ops/binary_op.h"
 #include "ember/ops/unary.h"
 
 namespace ember::cpu {

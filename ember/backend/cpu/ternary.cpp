@@ -1,5 +1,6 @@
 // CPU ternary kernels: the shared formulas (ember/backend/math/ternary.h) over cpu_kernel.
 #include "ember/backend/cpu/binary.h"
+#include "ember/backend/kernels/ternary.h"
 #include "ember/backend/math/ternary.h"
 
 namespace ember::cpu {

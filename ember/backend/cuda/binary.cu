@@ -1,6 +1,7 @@
 // CUDA binary kernels: the shared formulas (ember/backend/math/binary.h) over gpu_kernel. An operand may be a 0-d
 // CPU tensor (a Python number, or a CPU scalar joining a CUDA op): it is passed by value (elementwise.cuh).
 #include "ember/backend/cuda/elementwise.cuh"
+#include "ember/backend/kernels/binary.h"
 #include "ember/backend/math/binary.h"
 
 namespace ember::cuda {

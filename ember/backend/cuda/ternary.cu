@@ -1,6 +1,7 @@
 // CUDA ternary kernels: the shared formulas (ember/backend/math/ternary.h) over gpu_kernel; operands may be 0-d CPU
 // tensors, passed by value (elementwise.cuh).
 #include "ember/backend/cuda/elementwise.cuh"
+#include "ember/backend/kernels/ternary.h"
 #include "ember/backend/math/ternary.h"
 
 namespace ember::cuda {

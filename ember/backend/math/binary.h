@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "ember/backend/math/common.h"
-#include "ember/ops/binary.h"
+#include "ember/ops/binary_op.h"
 #include "ember/scalar.h"
 
 namespace ember::math {

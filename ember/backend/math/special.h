@@ -1,6 +1,8 @@
 // Special functions for every backend (Note [Shared elementwise math] in common.h): the gamma family, modified
 // Bessel functions of order 0 and 1, the normal distribution, the regularized incomplete gamma functions, Hurwitz's
-// zeta, and the small ones (sinc, entr, xlogy, logaddexp, gcd, nextafter, heaviside).
+// zeta, the orthogonal polynomials, and the small ones (sinc, entr, xlogy, logaddexp, gcd, nextafter, heaviside).
+// The rows of ember/ops/unary.def and binary.def that name their formula (EMBER_*_SPECIAL) become the cases of the
+// kernels' switches below.
 //
 // Note [Special function methods]
 // Each function is written from a standard method, templated on the type it computes in (float for float32 and the
@@ -31,7 +33,7 @@
 #include "ember/backend/math/common.h"
 #include "ember/backend/math/unary.h"
 #include "ember/error.h"
-#include "ember/ops/binary.h"
+#include "ember/ops/binary_op.h"
 #include "ember/ops/unary.h"
 
 namespace ember::math {
@@ -359,6 +361,25 @@ EMBER_HOST_DEVICE A incomplete_gamma(A a, A x, bool upper) {
 }
 
 template <class A>
+EMBER_HOST_DEVICE A igamma(A a, A x) {
+  return incomplete_gamma(a, x, false);
+}
+template <class A>
+EMBER_HOST_DEVICE A igammac(A a, A x) {
+  return incomplete_gamma(a, x, true);
+}
+
+// x log(y) and x log(1 + y), 0 where x is 0 (unless y is NaN).
+template <class A>
+EMBER_HOST_DEVICE A xlogy(A x, A y) {
+  return y != y ? y : x == A(0) ? A(0) : x * std::log(y);
+}
+template <class A>
+EMBER_HOST_DEVICE A xlog1py(A x, A y) {
+  return y != y ? y : x == A(0) ? A(0) : x * std::log1p(y);
+}
+
+template <class A>
 EMBER_HOST_DEVICE A logaddexp(A a, A b) {
   if (std::isinf(a) && a == b) return a;
   const A m = a > b ? a : b;
@@ -415,26 +436,29 @@ EMBER_HOST_DEVICE T nextafter16(T a, T b) {
 // by their three-term recurrence (p_{k+1} = 2x p_k - p_{k-1}), or for |x| < 1 and n > 8 by their trigonometric forms
 // in theta = acos(x), as PyTorch; their exact values at x = +-1; the others by their recurrences. A recurrence stops
 // once its value is no longer finite.
+enum class ChebyshevKind : uint8_t { T, U, V, W };
+
 template <class A>
-EMBER_HOST_DEVICE A chebyshev(int kind, A x, int64_t n) {  // kind 0..3: T, U, V, W
+EMBER_HOST_DEVICE A chebyshev(ChebyshevKind kind, A x, int64_t n) {
+  using K = ChebyshevKind;
   const bool odd = n % 2 != 0;
   const A n1 = A(n + 1), n21 = A(2 * n + 1);
-  if (x == A(1)) return kind == 0 || kind == 2 ? A(1) : kind == 1 ? n1 : n21;
+  if (x == A(1)) return kind == K::T || kind == K::V ? A(1) : kind == K::U ? n1 : n21;
   if (x == A(-1)) {
-    const A m = kind == 0 || kind == 3 ? A(1) : kind == 1 ? n1 : n21;
+    const A m = kind == K::T || kind == K::W ? A(1) : kind == K::U ? n1 : n21;
     return odd ? -m : m;
   }
   if (n > 8 && std::fabs(x) < A(1)) {
     const A t = std::acos(x), h = A(n) + A(0.5);
     switch (kind) {
-      case 0: return std::cos(A(n) * t);
-      case 1: return std::sin(n1 * t) / std::sin(t);
-      case 2: return std::cos(h * t) / std::cos(t / A(2));
-      default: return std::sin(h * t) / std::sin(t / A(2));
+      case K::T: return std::cos(A(n) * t);
+      case K::U: return std::sin(n1 * t) / std::sin(t);
+      case K::V: return std::cos(h * t) / std::cos(t / A(2));
+      case K::W: return std::sin(h * t) / std::sin(t / A(2));
     }
   }
   if (n == 0) return A(1);
-  A p = A(1), q = kind == 0 ? x : kind == 1 ? x + x : kind == 2 ? x + x - A(1) : x + x + A(1);
+  A p = A(1), q = kind == K::T ? x : kind == K::U ? x + x : kind == K::V ? x + x - A(1) : x + x + A(1);
   for (int64_t k = 2; k <= n && std::isfinite(q); ++k) {
     const A r = (x + x) * q - p;
     p = q;
@@ -443,31 +467,49 @@ EMBER_HOST_DEVICE A chebyshev(int kind, A x, int64_t n) {  // kind 0..3: T, U, V
   return q;
 }
 
+// Hermite (physicists' H and probabilists' He), Laguerre and Legendre polynomials by their recurrences.
 template <class A>
-EMBER_HOST_DEVICE A orthogonal_polynomial(int family, A x, A nf) {
-  if (nf != nf) return nf;
-  const A nt = std::trunc(nf);
-  if (nt < A(0)) return A(0);
-  const int64_t n = nt > A(9e18) ? INT64_MAX : static_cast<int64_t>(nt);
-  if (family < 4) return chebyshev(family, x, n);
-  if (family < 8) return chebyshev(family - 4, x + x - A(1), n);  // shifted: p*_n(x) = p_n(2x - 1)
-  if (family == 10 && x == A(0)) return A(1);                      // Laguerre L_n(0)
-  if (family == 11 && std::fabs(x) == A(1)) return x > A(0) || n % 2 == 0 ? A(1) : A(-1);  // Legendre P_n(+-1)
+EMBER_HOST_DEVICE A recurrence_polynomial(Polynomial family, A x, int64_t n) {
+  using P = Polynomial;
+  if (family == P::LaguerreL && x == A(0)) return A(1);
+  if (family == P::LegendreP && std::fabs(x) == A(1)) return x > A(0) || n % 2 == 0 ? A(1) : A(-1);
   if (n == 0) return A(1);
-  A p = A(1), q = family == 8 ? x + x : family == 9 ? x : family == 10 ? A(1) - x : x;
+  A p = A(1), q = family == P::HermiteH ? x + x : family == P::LaguerreL ? A(1) - x : x;
   for (int64_t k = 1; k < n && std::isfinite(q); ++k) {  // q = p_k -> p_(k+1)
     const A kk = A(k);
     A r;
     switch (family) {
-      case 8: r = (x + x) * q - (kk + kk) * p; break;                            // Hermite H
-      case 9: r = x * q - kk * p; break;                                          // Hermite He
-      case 10: r = ((kk + kk + A(1) - x) * q - kk * p) / (kk + A(1)); break;     // Laguerre L
-      default: r = ((kk + kk + A(1)) * x * q - kk * p) / (kk + A(1)); break;     // Legendre P
+      case P::HermiteH: r = (x + x) * q - (kk + kk) * p; break;
+      case P::HermiteHe: r = x * q - kk * p; break;
+      case P::LaguerreL: r = ((kk + kk + A(1) - x) * q - kk * p) / (kk + A(1)); break;
+      default: r = ((kk + kk + A(1)) * x * q - kk * p) / (kk + A(1)); break;  // Legendre P
     }
     p = q;
     q = r;
   }
   return q;
+}
+
+template <class A>
+EMBER_HOST_DEVICE A orthogonal_polynomial(Polynomial family, A x, A nf) {
+  using P = Polynomial;
+  using K = ChebyshevKind;
+  if (nf != nf) return nf;
+  const A nt = std::trunc(nf);
+  if (nt < A(0)) return A(0);
+  const int64_t n = nt > A(9e18) ? INT64_MAX : static_cast<int64_t>(nt);
+  const A shifted = x + x - A(1);  // the shifted families: p*_n(x) = p_n(2x - 1)
+  switch (family) {
+    case P::ChebyshevT: return chebyshev(K::T, x, n);
+    case P::ChebyshevU: return chebyshev(K::U, x, n);
+    case P::ChebyshevV: return chebyshev(K::V, x, n);
+    case P::ChebyshevW: return chebyshev(K::W, x, n);
+    case P::ShiftedChebyshevT: return chebyshev(K::T, shifted, n);
+    case P::ShiftedChebyshevU: return chebyshev(K::U, shifted, n);
+    case P::ShiftedChebyshevV: return chebyshev(K::V, shifted, n);
+    case P::ShiftedChebyshevW: return chebyshev(K::W, shifted, n);
+    default: return recurrence_polynomial(family, x, n);
+  }
 }
 
 }  // namespace sf
@@ -511,9 +553,9 @@ bool special_unary_ops(UnaryOp op, const K& k, const UnaryArgs& g) {
   }
 }
 
-// The special BinaryOps for compute type T (any dtype; each op runs for the dtypes ops/special.cpp lets through:
-// float and double for the floating ops, the 16-bit floats for nextafter and heaviside, integers for gcd, lcm and
-// heaviside, bool for heaviside). Returns false for the other ops and dtypes.
+// The special BinaryOps for compute type T (any dtype; each op runs for the dtypes its row's kind lets through
+// (ops/binary.cpp): float and double for the floating ops, the 16-bit floats for nextafter and heaviside, integers for
+// gcd, lcm and heaviside, bool for heaviside). Returns false for the other ops and dtypes.
 template <class T, class K>
 bool special_binary_ops(BinaryOp op, const K& k, const Scalar& alpha) {
   using A = Acc<T>;
@@ -541,20 +583,22 @@ bool special_binary_ops(BinaryOp op, const K& k, const Scalar& alpha) {
   }
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     switch (op) {
-      case BinaryOp::Logaddexp: run([] EMBER_LAMBDA (A a, A b) { return sf::logaddexp(a, b); }); return true;
-      case BinaryOp::Logaddexp2: run([] EMBER_LAMBDA (A a, A b) { return sf::logaddexp2(a, b); }); return true;
-      case BinaryOp::Xlogy:
-        run([] EMBER_LAMBDA (A x, A y) { return y != y ? y : x == A(0) ? A(0) : x * std::log(y); });
-        return true;
-      case BinaryOp::Xlog1py:
-        run([] EMBER_LAMBDA (A x, A y) { return y != y ? y : x == A(0) ? A(0) : x * std::log1p(y); });
-        return true;
+      // The rows of ember/ops/binary.def that name their formula.
+#define EMBER_BINARY_OP(...)
+#define EMBER_BINARY_CUSTOM(...)
+#define EMBER_BINARY_ALIAS(...)
+#define EMBER_BINARY_POLYNOMIAL(...)
+#define EMBER_BINARY_SPECIAL(op, name, kind, formula, ...) \
+  case BinaryOp::op: run([] EMBER_LAMBDA (A a, A b) { return formula(a, b); }); return true;
+#include "ember/ops/binary.def"
+#undef EMBER_BINARY_OP
+#undef EMBER_BINARY_CUSTOM
+#undef EMBER_BINARY_ALIAS
+#undef EMBER_BINARY_POLYNOMIAL
+#undef EMBER_BINARY_SPECIAL
       case BinaryOp::Nextafter: run([] EMBER_LAMBDA (A a, A b) { return std::nextafter(a, b); }); return true;
-      case BinaryOp::Igamma: run([] EMBER_LAMBDA (A a, A x) { return sf::incomplete_gamma(a, x, false); }); return true;
-      case BinaryOp::Igammac: run([] EMBER_LAMBDA (A a, A x) { return sf::incomplete_gamma(a, x, true); }); return true;
-      case BinaryOp::Zeta: run([] EMBER_LAMBDA (A s, A q) { return sf::zeta(s, q); }); return true;
       case BinaryOp::OrthogonalPolynomial: {  // alpha: the family (ember::Polynomial)
-        const int family = static_cast<int>(alpha.to_int());
+        const auto family = static_cast<Polynomial>(alpha.to_int());
         run([family] EMBER_LAMBDA (A x, A n) { return sf::orthogonal_polynomial(family, x, n); });
         return true;
       }

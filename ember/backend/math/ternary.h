@@ -3,7 +3,7 @@
 #pragma once
 
 #include "ember/backend/math/common.h"
-#include "ember/ops/ternary.h"
+#include "ember/ops/ternary_op.h"
 #include "ember/scalar.h"
 
 namespace ember::math {

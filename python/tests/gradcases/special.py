@@ -1,7 +1,7 @@
 """Gradient cases of the special functions (ember/ops/special.h): the gamma family, Bessel, the normal distribution,
 the binary ones (with the operand PyTorch has no gradient for left without requires_grad), and the compositions."""
 import ember
-from special_functions import ROWS
+from special_functions import BINARY_ROWS, ROWS
 
 from . import Case, make
 
@@ -42,6 +42,16 @@ add("special.entr", ember.special.entr, lambda: (make(3, 2, low=0.2, high=3, non
 for _name, _row in ROWS.items():
     if _row.grad is not None:
         add("special." + _name, _row.fn, lambda r=_row: (make(3, 2, low=r.grad[0], high=r.grad[1], noncontig=True),))
+
+# the rows of special_functions.py's binary table, each differentiable operand on its range (the other a constant)
+for _name, _row in BINARY_ROWS.items():
+    for _i, _has in enumerate(_row.grad):
+        if _has:
+            def _inputs(r=_row, i=_i):
+                x = make(3, 1, low=r.x[0], high=r.x[1], requires_grad=i == 0, seed=11)
+                y = make(1, 4, low=r.y[0], high=r.y[1], requires_grad=i == 1, seed=12)
+                return (x, y)
+            add("special." + _name, _row.fn, _inputs, id="special.%s_%s" % (_name, ("input", "other")[_i]))
 
 # binary, with broadcasting; numbers on either side where PyTorch takes them
 add("logaddexp", ember.logaddexp, lambda: (make(3, 4, noncontig=True), make(4)))
