@@ -2,7 +2,8 @@
 import builtins
 
 
-def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None,  # noqa: A001
+def compile(  # noqa: A001 (torch.compile's name; the comment stays on this line when formatted)
+        model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None,
             name=None, disable=False, recompile_limit=None, isolate_recompiles=False, dynamic_shapes=None):
     """Optimizes a model or function for execution: in ember, returns `model` unchanged.
 

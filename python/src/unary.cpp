@@ -261,16 +261,16 @@ void def_logit(nb::module_& m, nb::module_& special, nb::handle cls) {
 
 const char* unary_doc(UnaryOp op) {
   switch (op) {
-#define EMBER_UNARY_OP(op, name, result, input, flags, python, doc) \
-  case UnaryOp::op: return doc;
-#define EMBER_UNARY_SPECIAL(op, name, formula, python, doc) \
-  case UnaryOp::op: return doc;
-#define EMBER_UNARY_CUSTOM(op, name, result, input, flags, doc) \
-  case UnaryOp::op: return doc;
+    // clang-format 14 would join these definitions, which sit between case labels, into one
+    // clang-format off
+#define EMBER_UNARY_OP(op, name, result, input, flags, python, doc) case UnaryOp::op: return doc;
+#define EMBER_UNARY_SPECIAL(op, name, formula, python, doc) case UnaryOp::op: return doc;
+#define EMBER_UNARY_CUSTOM(op, name, result, input, flags, doc) case UnaryOp::op: return doc;
 #include "ember/ops/unary.def"
 #undef EMBER_UNARY_OP
 #undef EMBER_UNARY_SPECIAL
 #undef EMBER_UNARY_CUSTOM
+    // clang-format on
   }
   return "";
 }

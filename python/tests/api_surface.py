@@ -1,6 +1,6 @@
 """Walks ember's public Python surface: every public callable of ember, Tensor, nn.functional, linalg, special and
-fft, with whether inspect.signature gives its parameters and whether it has a real docstring, and checks parameter names and
-defaults against PyTorch's (fixtures/torch_api.json, written by scripts/torch-api-reference).
+fft, with whether inspect.signature gives its parameters and whether it has a real docstring, and checks parameter
+names and defaults against PyTorch's (fixtures/torch_api.json, written by scripts/torch-api-reference).
 
 test_api_surface.py asserts on it; `python python/tests/api_surface.py [-v]` prints the counts (and -v the gaps).
 """
