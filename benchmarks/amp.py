@@ -2,6 +2,7 @@
 and under torch.autocast("cpu") (+ a GradScaler("cpu") step for the MLP on ember, whose PyTorch 1.13 reference
 has no CPU GradScaler, so that case runs a plain step in PyTorch), then micro cases: 512^3 matmul and a 64->64
 3x3 convolution in float32 and bfloat16, and float32 <-> 16-bit casts. Run: .venv/bin/python benchmarks/amp.py"""
+
 import os
 import sys
 

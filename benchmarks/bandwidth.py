@@ -3,6 +3,7 @@ ember's caching CPU allocator, docs/memory.md, should make them nearly equal), e
 reductions that allocate their outputs. Goal (issue 3): a + b, relu, sum at >= 80% of the bandwidth of a
 preallocated copy. The last column of `main` prints ember / torch time. Run: scripts/bench bandwidth
 """
+
 import os
 import sys
 

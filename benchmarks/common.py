@@ -1,5 +1,6 @@
 """Runs the same workload in ember (this interpreter) and in PyTorch (its own process, by default
 Debian's python3-torch through /usr/bin/python3) and prints both with the ratio ember / torch."""
+
 import json
 import os
 import subprocess
@@ -39,8 +40,9 @@ def main(script, cases, unit=1e-6, unit_name="us"):
     try:
         proc = subprocess.run([TORCH_PYTHON, script, "--child", "torch"], capture_output=True, text=True, check=True)
         theirs = json.loads(proc.stdout.strip().splitlines()[-1])
-        version = subprocess.run([TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"],
-                                 capture_output=True, text=True).stdout.strip()
+        version = subprocess.run(
+            [TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"(PyTorch not available through {TORCH_PYTHON}: {e}; showing ember only)")
     print(f"{os.path.basename(script)}: per call in {unit_name}, median of 7 runs; ember vs PyTorch {version or '-'}")

@@ -9,6 +9,7 @@ clock, which with --threads 1 gives stable figures on a machine that other work 
 waiting for a core). EMBER_DNNL_LAYOUT=plain|any picks the oneDNN layout strategy (Note [oneDNN primitives] in
 ember/backend/cpu/dnnl.cpp).
 """
+
 import json
 import os
 import subprocess
@@ -40,10 +41,17 @@ def flops(cin, cout):
 CASES = []
 for cin, cout in ((3, 64), (64, 64)):
     grad_input = cin != 3  # a first layer's input needs no gradient
-    CASES.append((f"{cin}->{cout} forward", setup(cin, cout, False, False), "F.conv2d(x, w, b, padding=1)",
-                  flops(cin, cout)))
-    CASES.append((f"{cin}->{cout} forward+backward", setup(cin, cout, grad_input, True),
-                  "F.conv2d(x, w, b, padding=1).backward(gy)", flops(cin, cout) * (3 if grad_input else 2)))
+    CASES.append(
+        (f"{cin}->{cout} forward", setup(cin, cout, False, False), "F.conv2d(x, w, b, padding=1)", flops(cin, cout))
+    )
+    CASES.append(
+        (
+            f"{cin}->{cout} forward+backward",
+            setup(cin, cout, grad_input, True),
+            "F.conv2d(x, w, b, padding=1).backward(gy)",
+            flops(cin, cout) * (3 if grad_input else 2),
+        )
+    )
 
 
 def time_per_call(stmt, setup, namespace, timer, target_s=0.5, repeats=7):
@@ -73,20 +81,29 @@ def main():
         print(json.dumps(run(arg("--child", "torch"), int(arg("--threads", 1)), cpu_time)))
         return
     import ember
+
     threads = int(arg("--threads", ember.get_num_threads()))
     ours = run("ember", threads, cpu_time)
     theirs, version = None, None
     try:
-        proc = subprocess.run([TORCH_PYTHON, __file__, "--child", "torch", "--threads", str(threads)] +
-                              (["--cpu-time"] if cpu_time else []), capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            [TORCH_PYTHON, __file__, "--child", "torch", "--threads", str(threads)]
+            + (["--cpu-time"] if cpu_time else []),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         theirs = json.loads(proc.stdout.strip().splitlines()[-1])
-        version = subprocess.run([TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"],
-                                 capture_output=True, text=True).stdout.strip()
+        version = subprocess.run(
+            [TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"(PyTorch not available through {TORCH_PYTHON}: {e}; showing ember only)")
     layout = os.environ.get("EMBER_DNNL_LAYOUT", "any")
-    print(f"conv.py: conv2d {K}x{K}, padding 1, batch {N}, {HW}x{HW}, float32, {threads} threads, oneDNN layout "
-          f"{layout}; median of 7 runs ({'CPU' if cpu_time else 'wall'} time); ember vs PyTorch {version or '-'}")
+    print(
+        f"conv.py: conv2d {K}x{K}, padding 1, batch {N}, {HW}x{HW}, float32, {threads} threads, oneDNN layout "
+        f"{layout}; median of 7 runs ({'CPU' if cpu_time else 'wall'} time); ember vs PyTorch {version or '-'}"
+    )
     print(f"{'case':<26}{'ember ms':>10}{'GFLOP/s':>9}{'torch ms':>10}{'GFLOP/s':>9}{'ratio':>7}")
     for name, _, _, fl in CASES:
         e = ours[name]

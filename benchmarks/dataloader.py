@@ -7,6 +7,7 @@ Iterating starts worker processes, so this script has its own harness instead of
 case runs `--epochs` epochs (median reported); PyTorch runs the same code in its own process through
 /usr/bin/python3 (Debian's python3-torch). Run: scripts/bench dataloader  (or python benchmarks/dataloader.py)
 """
+
 import json
 import os
 import statistics
@@ -36,8 +37,9 @@ def make_datasets(lib):
 
 
 def run_case(lib, ds, workers, epochs):
-    loader = lib.utils.data.DataLoader(ds, batch_size=BATCH, shuffle=True, num_workers=workers,
-                                       persistent_workers=False)
+    loader = lib.utils.data.DataLoader(
+        ds, batch_size=BATCH, shuffle=True, num_workers=workers, persistent_workers=False
+    )
     firsts, rates = [], []
     for _ in range(epochs):
         t0 = time.perf_counter()
@@ -72,26 +74,38 @@ def main():
     ours = run_all("ember", epochs)
     theirs, version = None, None
     try:
-        proc = subprocess.run([TORCH_PYTHON, __file__, "--child", "torch", "--epochs", str(epochs)],
-                              capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            [TORCH_PYTHON, __file__, "--child", "torch", "--epochs", str(epochs)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         theirs = json.loads(proc.stdout.strip().splitlines()[-1])
-        version = subprocess.run([TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"],
-                                 capture_output=True, text=True).stdout.strip()
+        version = subprocess.run(
+            [TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError) as e:
         print("(PyTorch not available through %s: %s; showing ember only)" % (TORCH_PYTHON, e))
-    print("dataloader.py: %d samples of 28x28 float32, batch %d, shuffled; median of %d epochs; ember vs PyTorch %s"
-          % (N, BATCH, epochs, version or "-"))
-    print("%-34s%11s%11s%8s%13s%13s%8s" % ("case", "ember b/s", "torch b/s", "e/t", "ember 1st ms",
-                                           "torch 1st ms", "e/t"))
+    print(
+        "dataloader.py: %d samples of 28x28 float32, batch %d, shuffled; median of %d epochs; ember vs PyTorch %s"
+        % (N, BATCH, epochs, version or "-")
+    )
+    print(
+        "%-34s%11s%11s%8s%13s%13s%8s" % ("case", "ember b/s", "torch b/s", "e/t", "ember 1st ms", "torch 1st ms", "e/t")
+    )
     for name, (rate, first) in ours.items():
         if theirs:
             trate, tfirst = theirs[name]
-            print("%-34s%11.0f%11.0f%8.2f%13.1f%13.1f%8.2f" % (name, rate, trate, rate / trate, first * 1e3,
-                                                             tfirst * 1e3, first / tfirst))
+            print(
+                "%-34s%11.0f%11.0f%8.2f%13.1f%13.1f%8.2f"
+                % (name, rate, trate, rate / trate, first * 1e3, tfirst * 1e3, first / tfirst)
+            )
         else:
             print("%-34s%11.0f%11s%8s%13.1f%13s%8s" % (name, rate, "-", "-", first * 1e3, "-", "-"))
-    print("(b/s: batches per second over the epoch after the first batch, higher is better; 1st: time from iter() "
-          "to the first batch, lower is better)")
+    print(
+        "(b/s: batches per second over the epoch after the first batch, higher is better; 1st: time from iter() "
+        "to the first batch, lower is better)"
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Collectives and a DistributedDataParallel training step over Gloo on the CPU: ember beside PyTorch, two processes
 per library (run one library after the other), per-call medians on rank 0. THREADS=n sets the threads per process
 (default 1). Run: scripts/bench distributed"""
+
 import json
 import os
 import socket
@@ -16,6 +17,7 @@ REPEATS = 7
 def worker(lib_name, rank, port):
     lib = __import__(lib_name)
     import importlib
+
     dist = importlib.import_module(lib_name + ".distributed")
     lib.set_num_threads(int(os.environ.get("THREADS", "1")))
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
@@ -46,8 +48,10 @@ def worker(lib_name, rank, port):
     y = lib.ones(262144)
     timed("broadcast float32 1 MB", lambda: dist.broadcast(y, 0))
     w = [lib.ones(1024) for _ in range(16)]
-    timed("16 async all_reduce 4 KB, then wait", lambda: [h.wait() for h in [dist.all_reduce(t, async_op=True)
-                                                                            for t in w]])
+    timed(
+        "16 async all_reduce 4 KB, then wait",
+        lambda: [h.wait() for h in [dist.all_reduce(t, async_op=True) for t in w]],
+    )
 
     nn = lib.nn
     lib.manual_seed(0)
@@ -85,8 +89,16 @@ def run(python, lib_name):
     port = _free_port()
     env = dict(os.environ)
     env.pop("PYTHONPATH", None) if lib_name == "torch" else None
-    procs = [subprocess.Popen([python, __file__, "--worker", lib_name, str(r), str(port)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env) for r in range(WORLD)]
+    procs = [
+        subprocess.Popen(
+            [python, __file__, "--worker", lib_name, str(r), str(port)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for r in range(WORLD)
+    ]
     outs = [p.communicate(timeout=600) for p in procs]
     for p, (o, e) in zip(procs, outs):
         if p.returncode != 0:
@@ -102,19 +114,25 @@ def main():
     ours = run(sys.executable, "ember")
     try:
         theirs = run(TORCH_PYTHON, "torch")
-        version = subprocess.run([TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True,
-                                 text=True).stdout.strip()
+        version = subprocess.run(
+            [TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True
+        ).stdout.strip()
     except Exception as e:  # no PyTorch: print ember's figures alone
         print("PyTorch run failed: {}".format(str(e).splitlines()[0]))
         theirs, version = {}, None
     threads = os.environ.get("THREADS", "1")
-    print(f"distributed.py: gloo, {WORLD} processes x {threads} thread(s), per call in ms, median of {REPEATS} runs; "
-          f"ember vs PyTorch {version or '-'}")
+    print(
+        f"distributed.py: gloo, {WORLD} processes x {threads} thread(s), per call in ms, median of {REPEATS} runs; "
+        f"ember vs PyTorch {version or '-'}"
+    )
     print("{:44s} {:>9s} {:>9s} {:>7s}".format("case", "ember", "torch", "ratio"))
     for name, t in ours.items():
         o = theirs.get(name)
-        print("{:44s} {:9.3f} {:>9s} {:>7s}".format(name, t * 1e3, "-" if o is None else "%.3f" % (o * 1e3),
-                                                   "-" if o is None else "%.2f" % (t / o)))
+        print(
+            "{:44s} {:9.3f} {:>9s} {:>7s}".format(
+                name, t * 1e3, "-" if o is None else "%.3f" % (o * 1e3), "-" if o is None else "%.2f" % (t / o)
+            )
+        )
 
 
 if __name__ == "__main__":

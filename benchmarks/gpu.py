@@ -25,6 +25,7 @@ Times are medians over repeats, measured with CUDA events where the library has 
 A case that fails in ember (an op or API not there yet) prints "skipped: <why>" and the run goes on.
 Ratios are ember time / PyTorch time: below 1 is ember faster.
 """
+
 import json
 import math
 import os
@@ -121,9 +122,11 @@ def num_device_alloc(lib):
 
 # -- cases: each takes the library and returns a dict of numbers (ms: the time a ratio is taken of) ------------
 
+
 def resnet50_models(lib):
     if lib.__name__ == "torch":
         import torchvision
+
         return torchvision.models.resnet50
     return _need(lib, "vision.models.resnet50")
 
@@ -184,12 +187,16 @@ def case_resnet50(lib, bf16_autocast=False):
         "batch": batch,
         "host enqueue ms (median)": statistics.median(host_ms),
         "gpu ms (median)": statistics.median(gpu_ms) if gpu_ms else None,
-        "cudaMalloc after 1st iteration": (allocs_after - allocs_after_first
-                                           if allocs_after is not None and allocs_after_first is not None else None),
+        "cudaMalloc after 1st iteration": (
+            allocs_after - allocs_after_first if allocs_after is not None and allocs_after_first is not None else None
+        ),
         "loss first/last": f"{first_loss:.3f}/{last_loss:.3f}",
         "tf32 switch": tf32,
-        "peak GB": (lib.cuda.max_memory_allocated() / 2**30
-                    if DEVICE == "cuda" and hasattr(lib.cuda, "max_memory_allocated") else None),
+        "peak GB": (
+            lib.cuda.max_memory_allocated() / 2**30
+            if DEVICE == "cuda" and hasattr(lib.cuda, "max_memory_allocated")
+            else None
+        ),
     }
     if not math.isfinite(last_loss):
         raise Skip(f"loss is {last_loss}: the training step is broken")
@@ -331,17 +338,20 @@ def run_all(lib_name, names):
             out[name] = {"skipped": str(e)}
         except Exception as e:  # an op or an API ember lacks: report and go on
             last = traceback.extract_tb(e.__traceback__)[-1]
-            out[name] = {"skipped": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''} "
-                                    f"(at {os.path.basename(last.filename)}:{last.lineno})"}
+            out[name] = {
+                "skipped": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''} "
+                f"(at {os.path.basename(last.filename)}:{last.lineno})"
+            }
         finally:
             try:
                 import gc
+
                 gc.collect()
                 if DEVICE == "cuda":
                     lib.cuda.synchronize()
                     lib.cuda.empty_cache()
             except Exception as e:  # a sticky CUDA error: the remaining cases cannot run
-                for rest in names[names.index(name) + 1:]:
+                for rest in names[names.index(name) + 1 :]:
                     out[rest] = {"skipped": f"after {name}: {type(e).__name__}: {e}"}
                 return out
     return out
@@ -385,8 +395,10 @@ def run_in_child(lib_name, name):
 def versions():
     """PyTorch's version and the GPU's name, from a short PyTorch process."""
     python = os.environ.get("TORCH_PYTHON", sys.executable)
-    code = ("import torch; print(torch.__version__); "
-            "print(torch.cuda.get_device_name(0) if torch.cuda.is_available() else '?')")
+    code = (
+        "import torch; print(torch.__version__); "
+        "print(torch.cuda.get_device_name(0) if torch.cuda.is_available() else '?')"
+    )
     try:
         out = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=120).stdout.split("\n")
         return out[0].strip() or None, out[1].strip() if len(out) > 1 else "?"
@@ -403,8 +415,10 @@ def fmt(v):
 
 
 def report(names, ours, theirs, version, dev):
-    print(f"\n== benchmarks/gpu.py on {dev}: ember vs PyTorch {version or '-'}"
-          f"{' (--quick: smaller sizes)' if QUICK else ''}; ratio = ember time / torch time (below 1: ember faster)")
+    print(
+        f"\n== benchmarks/gpu.py on {dev}: ember vs PyTorch {version or '-'}"
+        f"{' (--quick: smaller sizes)' if QUICK else ''}; ratio = ember time / torch time (below 1: ember faster)"
+    )
     print(f"{'case':<26}{'ember ms':>11}{'torch ms':>11}{'ratio':>8}  details (ember | torch)")
     skipped = []
     for n in names:
@@ -420,14 +434,18 @@ def report(names, ours, theirs, version, dev):
         print(f"{n:<26}{fmt(ems) if ems else 'skipped':>11}{fmt(tms) if tms else '-':>11}{ratio:>8}  {details}")
     r = ours.get("resnet50", {})
     if "ms" in r:
-        print(f"\nResNet-50 training: ember {r['images/s']:.1f} images/s"
-              + (f", PyTorch {theirs['resnet50']['images/s']:.1f} images/s"
-                 if "ms" in theirs.get("resnet50", {}) else "")
-              + f"; cudaMalloc calls after the first iteration: ember {fmt(r.get('cudaMalloc after 1st iteration'))}"
-              + (f", PyTorch {fmt(theirs['resnet50'].get('cudaMalloc after 1st iteration'))}"
-                 if "ms" in theirs.get("resnet50", {}) else "")
-              + f"; ember per iteration: host enqueue {fmt(r['host enqueue ms (median)'])} ms, "
-                f"GPU {fmt(r['gpu ms (median)'])} ms (the host should run well ahead: enqueue < GPU)")
+        print(
+            f"\nResNet-50 training: ember {r['images/s']:.1f} images/s"
+            + (f", PyTorch {theirs['resnet50']['images/s']:.1f} images/s" if "ms" in theirs.get("resnet50", {}) else "")
+            + f"; cudaMalloc calls after the first iteration: ember {fmt(r.get('cudaMalloc after 1st iteration'))}"
+            + (
+                f", PyTorch {fmt(theirs['resnet50'].get('cudaMalloc after 1st iteration'))}"
+                if "ms" in theirs.get("resnet50", {})
+                else ""
+            )
+            + f"; ember per iteration: host enqueue {fmt(r['host enqueue ms (median)'])} ms, "
+            f"GPU {fmt(r['gpu ms (median)'])} ms (the host should run well ahead: enqueue < GPU)"
+        )
     if skipped:
         print("\nskipped:")
         for s in skipped:
@@ -450,12 +468,23 @@ def main():
         print(f"  torch {name}: {theirs[name]}", flush=True)
     version, device = versions()
     report(names, ours, theirs, version, device)
-    path = os.environ.get("GPU_BENCH_JSON") or (os.path.join(os.environ["OUT"], "gpu_bench.json")
-                                                 if os.environ.get("OUT") else None)
+    path = os.environ.get("GPU_BENCH_JSON") or (
+        os.path.join(os.environ["OUT"], "gpu_bench.json") if os.environ.get("OUT") else None
+    )
     if path:
         with open(path, "w") as f:
-            json.dump({"ember": ours, "torch": theirs, "torch_version": version, "device": device, "quick": QUICK,
-                       "iters": ITERS}, f, indent=1)
+            json.dump(
+                {
+                    "ember": ours,
+                    "torch": theirs,
+                    "torch_version": version,
+                    "device": device,
+                    "quick": QUICK,
+                    "iters": ITERS,
+                },
+                f,
+                indent=1,
+            )
         print(f"(all numbers: {path})")
 
 

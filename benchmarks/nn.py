@@ -10,6 +10,7 @@ CASES is the list to extend (convolutions, LSTMs): a Case has a name, a setup an
 to ember or torch, the FLOPs of one call (0: no GFLOP/s column), and optionally the direct library's setup and
 statement (run with `np` and `blas` bound; see DIRECT_SETUP).
 """
+
 import ctypes
 import json
 import os
@@ -43,21 +44,36 @@ def sgemm_call(a, b, c):
 
 def matmul_case(n, dtype="float32"):
     setup = f"a = lib.randn({n}, {n}, dtype=lib.{dtype}); b = lib.randn({n}, {n}, dtype=lib.{dtype})"
-    direct = (f"a = np.random.default_rng(0).standard_normal(({n}, {n})).astype(np.float32); b = a.copy(); "
-              f"c = np.empty_like(a); call = sgemm_call(a, b, c)", "call()")
-    return Case(f"matmul {n}x{n} {dtype}", setup, "a @ b", 2 * n ** 3, direct)
+    direct = (
+        f"a = np.random.default_rng(0).standard_normal(({n}, {n})).astype(np.float32); b = a.copy(); "
+        f"c = np.empty_like(a); call = sgemm_call(a, b, c)",
+        "call()",
+    )
+    return Case(f"matmul {n}x{n} {dtype}", setup, "a @ b", 2 * n**3, direct)
 
 
 CASES = [
     matmul_case(256),
     matmul_case(1024),
     matmul_case(2048),
-    Case("bmm 64x(64x64) float32", "a = lib.randn(64, 64, 64); b = lib.randn(64, 64, 64)", "lib.bmm(a, b)",
-         64 * 2 * 64 ** 3),
-    Case("linear 128x1024 -> 1024 +bias", "x = lib.randn(128, 1024); w = lib.randn(1024, 1024); b = lib.randn(1024)",
-         "lib.nn.functional.linear(x, w, b)", 2 * 128 * 1024 * 1024),
-    Case("linear [32,64,512] -> 512", "x = lib.randn(32, 64, 512); w = lib.randn(512, 512)",
-         "lib.nn.functional.linear(x, w)", 2 * 32 * 64 * 512 * 512),
+    Case(
+        "bmm 64x(64x64) float32",
+        "a = lib.randn(64, 64, 64); b = lib.randn(64, 64, 64)",
+        "lib.bmm(a, b)",
+        64 * 2 * 64**3,
+    ),
+    Case(
+        "linear 128x1024 -> 1024 +bias",
+        "x = lib.randn(128, 1024); w = lib.randn(1024, 1024); b = lib.randn(1024)",
+        "lib.nn.functional.linear(x, w, b)",
+        2 * 128 * 1024 * 1024,
+    ),
+    Case(
+        "linear [32,64,512] -> 512",
+        "x = lib.randn(32, 64, 512); w = lib.randn(512, 512)",
+        "lib.nn.functional.linear(x, w)",
+        2 * 32 * 64 * 512 * 512,
+    ),
     Case("mv 2048x2048", "a = lib.randn(2048, 2048); v = lib.randn(2048)", "lib.mv(a, v)", 2 * 2048 * 2048),
 ]
 
@@ -65,24 +81,36 @@ CASES = [
 def conv_cases(cin, cout):
     """conv2d 3x3, padding 1, batch 32, 32x32 (benchmarks/conv.py has more variants and a --cpu-time mode)."""
     flops = 2 * 32 * cout * 32 * 32 * cin * 9
-    setup = (f"x = lib.randn(32, {cin}, 32, 32); w = lib.randn({cout}, {cin}, 3, 3) * 0.1; b = lib.randn({cout})\n"
-             f"xg = x.clone().requires_grad_(); wg = w.clone().requires_grad_(); bg = b.clone().requires_grad_()")
-    return [Case(f"conv2d {cin}->{cout} 3x3 b32 32x32 fwd", setup,
-                 "lib.nn.functional.conv2d(x, w, b, padding=1)", flops),
-            Case(f"conv2d {cin}->{cout} 3x3 b32 32x32 fwd+bwd", setup,
-                 "lib.nn.functional.conv2d(xg, wg, bg, padding=1).sum().backward()", 3 * flops)]
+    setup = (
+        f"x = lib.randn(32, {cin}, 32, 32); w = lib.randn({cout}, {cin}, 3, 3) * 0.1; b = lib.randn({cout})\n"
+        f"xg = x.clone().requires_grad_(); wg = w.clone().requires_grad_(); bg = b.clone().requires_grad_()"
+    )
+    return [
+        Case(f"conv2d {cin}->{cout} 3x3 b32 32x32 fwd", setup, "lib.nn.functional.conv2d(x, w, b, padding=1)", flops),
+        Case(
+            f"conv2d {cin}->{cout} 3x3 b32 32x32 fwd+bwd",
+            setup,
+            "lib.nn.functional.conv2d(xg, wg, bg, padding=1).sum().backward()",
+            3 * flops,
+        ),
+    ]
 
 
 LSTM_SETUP = "lib.manual_seed(0)\nm = lib.nn.LSTM(256, 256, num_layers=2)\nx = lib.randn(35, 20, 256)"
-CASES += conv_cases(3, 64) + conv_cases(64, 64) + [
-    Case("LSTM 2x256 seq35 b20 fwd+bwd", LSTM_SETUP, "m(x)[0].sum().backward()"),
-]
+CASES += (
+    conv_cases(3, 64)
+    + conv_cases(64, 64)
+    + [
+        Case("LSTM 2x256 seq35 b20 fwd+bwd", LSTM_SETUP, "m(x)[0].sum().backward()"),
+    ]
+)
 
 
 def run(lib_name, cases, threads=None):
     if lib_name == "torch":
         import torch as lib
         import torch.nn.functional  # noqa: F401
+
         if threads:  # the same thread count as ember (Debian's torch may default to 1 in a container)
             lib.set_num_threads(threads)
     else:
@@ -98,6 +126,7 @@ def run_paired(cases):
 
     import ember
     import ember.nn.functional  # noqa: F401
+
     direct_ns = {"np": np, "ctypes": ctypes, "blas": ctypes.CDLL("libopenblas.so.0")}  # the library ember loaded
     exec(DIRECT_SETUP, direct_ns)
     ours, direct = {}, {}
@@ -124,29 +153,40 @@ def run_paired(cases):
 
 def main():
     argv = sys.argv[1:]
-    args = [a for i, a in enumerate(argv) if not a.startswith("--") and not (i and argv[i - 1] in ("--child",
-                                                                                                   "--threads"))]
+    args = [
+        a for i, a in enumerate(argv) if not a.startswith("--") and not (i and argv[i - 1] in ("--child", "--threads"))
+    ]
     cases = [c for c in CASES if not args or any(a in c.name for a in args)]
     if "--child" in sys.argv:
         threads = int(sys.argv[sys.argv.index("--threads") + 1])
         print(json.dumps(run(sys.argv[sys.argv.index("--child") + 1], cases, threads)))
         return
     import ember
+
     threads = ember.get_num_threads()
     ours, direct = run_paired(cases)
     theirs, version = {}, "-"
     try:
-        proc = subprocess.run([TORCH_PYTHON, __file__, "--child", "torch", "--threads", str(threads), *args],
-                              capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            [TORCH_PYTHON, __file__, "--child", "torch", "--threads", str(threads), *args],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         theirs = json.loads(proc.stdout.strip().splitlines()[-1])
-        version = subprocess.run([TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"],
-                                 capture_output=True, text=True).stdout.strip()
+        version = subprocess.run(
+            [TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"(PyTorch not available through {TORCH_PYTHON}: {e}; showing ember only)")
-    print(f"nn.py: median of 7 runs, {threads} threads each; ember vs PyTorch {version} vs the library ember calls, "
-          f"called directly (ember and direct alternate run by run)")
-    print(f"{'case':<34}{'ember ms':>10}{'torch ms':>10}{'direct ms':>10}{'ember GF/s':>11}{'torch GF/s':>11}"
-          f"{'direct GF/s':>12}{'e/torch':>9}{'e/direct':>9}")
+    print(
+        f"nn.py: median of 7 runs, {threads} threads each; ember vs PyTorch {version} vs the library ember calls, "
+        f"called directly (ember and direct alternate run by run)"
+    )
+    print(
+        f"{'case':<34}{'ember ms':>10}{'torch ms':>10}{'direct ms':>10}{'ember GF/s':>11}{'torch GF/s':>11}"
+        f"{'direct GF/s':>12}{'e/torch':>9}{'e/direct':>9}"
+    )
     for c in cases:
         e, t, d = ours[c.name], theirs.get(c.name), direct.get(c.name)
 

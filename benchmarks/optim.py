@@ -2,6 +2,7 @@
 1K to ~400K, like a mid-sized CNN), gradients present, for SGD with momentum, Adam, AdamW and RMSprop; and 100
 small parameters (1K floats each), where per-parameter overhead dominates. ember makes one fused C++ call per group
 (ember/optim/fused.cpp); PyTorch 1.13's CPU default is its single-tensor loop. Run: scripts/bench optim"""
+
 import os
 import sys
 

@@ -2,6 +2,7 @@
 
 Goal (issues 2 and 3): at most half of PyTorch's cost. Run: scripts/bench overhead
 """
+
 import os
 import sys
 

@@ -1,6 +1,7 @@
 """Random fills and samplers: ember beside PyTorch, per-call medians (1M elements unless named).
 THREADS=n sets both libraries' thread count. Run: scripts/bench sampling (not "random": that would shadow the
 standard module)"""
+
 import os
 import sys
 
@@ -8,9 +9,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import main  # noqa: E402
 
 T = int(os.environ.get("THREADS", "0"))
-S = (("lib.set_num_threads(%d)\n" % T if T else "") +
-     "x = lib.empty(1000000); xd = lib.empty(1000000, dtype=lib.float64)\n"
-     "rate = lib.rand(1000000) * 5; alpha = lib.rand(1000000) + 0.5\n")
+S = (
+    ("lib.set_num_threads(%d)\n" % T if T else "")
+    + "x = lib.empty(1000000); xd = lib.empty(1000000, dtype=lib.float64)\n"
+    "rate = lib.rand(1000000) * 5; alpha = lib.rand(1000000) + 0.5\n"
+)
 CASES = [
     ("uniform_ float32", S, "x.uniform_()"),
     ("normal_ float32", S, "x.normal_()"),

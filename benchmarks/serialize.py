@@ -6,6 +6,7 @@ cache, so load times are the format's cost, not the disk's. ember.save fsyncs (N
 of its time, and torch.save does not do it. Medians of 5 runs.
 Run: scripts/bench serialize    (or: python benchmarks/serialize.py)
 """
+
 import json
 import os
 import subprocess
@@ -41,8 +42,10 @@ def run(lib_name):
         if lib_name == "ember":
             out["load mmap=True"] = median_time(lambda: lib.load(path, mmap=True))
             out["load mmap=True + read all"] = median_time(
-                lambda: [t.sum() for t in lib.load(path, mmap=True).values()])
+                lambda: [t.sum() for t in lib.load(path, mmap=True).values()]
+            )
             from ember import safetensors
+
             st = os.path.join(d, "model.safetensors")
             out["safetensors save_file"] = median_time(lambda: safetensors.save_file(sd, st))
             out["safetensors load_file"] = median_time(lambda: safetensors.load_file(st))
@@ -57,16 +60,20 @@ def main():
     ours = run("ember")
     theirs, version = {}, "-"
     try:
-        proc = subprocess.run([TORCH_PYTHON, os.path.abspath(__file__), "--child", "torch"], capture_output=True,
-                              text=True, check=True)
+        proc = subprocess.run(
+            [TORCH_PYTHON, os.path.abspath(__file__), "--child", "torch"], capture_output=True, text=True, check=True
+        )
         theirs = json.loads(proc.stdout.strip().splitlines()[-1])
-        version = subprocess.run([TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True,
-                                 text=True).stdout.strip()
+        version = subprocess.run(
+            [TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"(PyTorch not available through {TORCH_PYTHON}: {e}; showing ember only)")
-    print(f"serialize.py: seconds, median of {REPEATS} runs; {N_TENSORS} tensors of {ROWS}x{COLS} float32 "
-          f"({ours['file MB']:.1f} MB file); ember vs PyTorch {version} (torch.save's file: "
-          f"{theirs.get('file MB', float('nan')):.1f} MB)")
+    print(
+        f"serialize.py: seconds, median of {REPEATS} runs; {N_TENSORS} tensors of {ROWS}x{COLS} float32 "
+        f"({ours['file MB']:.1f} MB file); ember vs PyTorch {version} (torch.save's file: "
+        f"{theirs.get('file MB', float('nan')):.1f} MB)"
+    )
     print(f"{'case':<30}{'ember':>10}{'torch':>10}{'ratio':>8}")
     for name, e in ours.items():
         if name == "file MB":

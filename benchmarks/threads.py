@@ -2,6 +2,7 @@
 size where waking a worker can cost more than it saves. Goal (issue 3): 2 threads never slower than 1.
 Also prints PyTorch's 2-vs-1 ratio where PyTorch is available. Run: scripts/bench threads
 """
+
 import json
 import os
 import subprocess

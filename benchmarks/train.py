@@ -1,6 +1,7 @@
 """One training step of the main job's CNN (examples/python/fashion_mnist.py: two conv-BN-ReLU-pool blocks, dropout,
 two linear layers; 420K parameters) on a batch of 128 28x28 images: forward, cross-entropy, backward, AdamW step.
 ember beside PyTorch. Run: scripts/bench train"""
+
 import os
 import sys
 

@@ -2,8 +2,8 @@
 // ember.cuda.memory_stats-style APIs read.
 #pragma once
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 #include "ember/device.h"
@@ -15,7 +15,7 @@ struct MemoryStats {
   int64_t peak_allocated = 0;  // high-water mark of `allocated` since the last reset
   int64_t reserved = 0;        // bytes held from the system (allocated + cached)
   int64_t peak_reserved = 0;
-  int64_t num_allocs = 0;      // calls to allocate()
+  int64_t num_allocs = 0;  // calls to allocate()
   int64_t num_frees = 0;
   int64_t num_sys_allocs = 0;  // blocks obtained from the system (malloc / cudaMalloc)
   int64_t num_sys_frees = 0;

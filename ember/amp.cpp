@@ -52,8 +52,8 @@ const Tensor& update_scale_(const Tensor& scale, const Tensor& growth_tracker, c
   const Tensor successful = add(growth_tracker, 1);
   const Tensor grow = logical_and(eq(successful, growth_interval), logical_not(found));
   const Tensor grown = mul(scale, growth_factor);
-  const Tensor new_scale =
-      where(found, mul(scale, backoff_factor), where(logical_and(grow, isfinite(grown)), grown, scale));
+  const Tensor new_scale = where(found, mul(scale, backoff_factor),
+                                 where(logical_and(grow, isfinite(grown)), grown, scale));
   const Tensor new_tracker = where(logical_or(found, grow), zeros_like(growth_tracker), successful);
   scale.copy_(new_scale);
   growth_tracker.copy_(new_tracker);

@@ -171,8 +171,8 @@ decltype(auto) run(std::pair<Policy, DeviceType> pol, F&& f, const Args&... args
 
 // One line at the top of an op: under autocast, casts the arguments per `policy` and returns fn(casted...) run
 // with autocast excluded (Note [Autocast]).
-#define EMBER_AUTOCAST(policy, fn, ...)                                                                            \
-  if (auto ember_autocast_ = ::ember::autocast::policy_for(policy, __VA_ARGS__);                                   \
-      ember_autocast_.first != ::ember::autocast::Policy::None) [[unlikely]]                                       \
-  return ::ember::autocast::run(                                                                                   \
+#define EMBER_AUTOCAST(policy, fn, ...)                                          \
+  if (auto ember_autocast_ = ::ember::autocast::policy_for(policy, __VA_ARGS__); \
+      ember_autocast_.first != ::ember::autocast::Policy::None) [[unlikely]]     \
+  return ::ember::autocast::run(                                                 \
       ember_autocast_, [&](const auto&... ember_xs_) -> decltype(auto) { return fn(ember_xs_...); }, __VA_ARGS__)

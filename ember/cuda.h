@@ -30,11 +30,11 @@ namespace ember::cuda {
 // or by counting devices where there are some), every such function raises "Cannot re-initialize CUDA in forked
 // subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method" (pthread_atfork marks the
 // child). Forked children that never use CUDA (DataLoader workers) are unaffected.
-bool is_built();            // compiled with CUDA
-int device_count();         // 0 when not built, no driver or no device; never throws
-bool is_available();        // device_count() > 0
-bool is_initialized();      // init() has run in this process (false in a forked child)
-void init();                // initialises CUDA now; raises where no device is usable
+bool is_built();        // compiled with CUDA
+int device_count();     // 0 when not built, no driver or no device; never throws
+bool is_available();    // device_count() > 0
+bool is_initialized();  // init() has run in this process (false in a forked child)
+void init();            // initialises CUDA now; raises where no device is usable
 int current_device();
 void set_device(int index);
 void synchronize(int index = -1);
@@ -47,7 +47,7 @@ struct DeviceProperties {
 };
 DeviceProperties device_properties(int index);
 void mem_get_info(int index, size_t* free_bytes, size_t* total_bytes);  // cudaMemGetInfo
-int cudnn_version();        // cuDNN's version when its library can be loaded, else 0 (needs no device)
+int cudnn_version();  // cuDNN's version when its library can be loaded, else 0 (needs no device)
 Allocator* allocator(int index);
 
 // A stream is a device plus an opaque queue handle (cudaStream_t; null is the default, legacy stream). Work
@@ -64,8 +64,8 @@ Stream default_stream(int device = -1);
 Stream new_stream(int device = -1, int priority = 0);  // priority < 0: the high-priority pool
 int stream_priority(Stream s);
 void priority_range(int* least, int* greatest);
-bool stream_query(Stream s);        // all work queued on s has completed
-void stream_synchronize(Stream s);  // host waits for s (and raises deferred device errors)
+bool stream_query(Stream s);                      // all work queued on s has completed
+void stream_synchronize(Stream s);                // host waits for s (and raises deferred device errors)
 void stream_wait_stream(Stream s, Stream other);  // work queued on s from now waits for other's work so far
 
 // A CUDA event, created on its first record (on the recording stream's device).
@@ -76,9 +76,9 @@ class Event {
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   void record(Stream s);
-  void wait(Stream s);                   // s waits for the recorded work (no-op if never recorded)
-  bool query() const;                    // recorded work completed (true if never recorded)
-  void synchronize() const;              // host waits for it
+  void wait(Stream s);                         // s waits for the recorded work (no-op if never recorded)
+  bool query() const;                          // recorded work completed (true if never recorded)
+  void synchronize() const;                    // host waits for it
   float elapsed_time(const Event& end) const;  // milliseconds from this event to end; both recorded, timing on
   void* handle() const { return event_; }
   int device() const { return device_; }
@@ -111,9 +111,9 @@ void memcpy(void* dst, const void* src, size_t nbytes, CopyKind kind, int device
 // recorded when they were freed.
 void* pinned_allocate(size_t nbytes);
 void pinned_free(void* ptr);
-bool is_pinned(const void* ptr);   // ptr lies in a live pinned block (false, and no initialisation, before any)
+bool is_pinned(const void* ptr);  // ptr lies in a live pinned block (false, and no initialisation, before any)
 void record_pinned_use(const void* ptr, Stream s);
-Allocator* pinned_allocator();     // for its statistics and empty_cache
+Allocator* pinned_allocator();       // for its statistics and empty_cache
 Tensor pin_memory(const Tensor& t);  // t itself when already pinned; else a pinned copy (ember/ops/copy.cpp)
 bool is_pinned(const Tensor& t);
 
@@ -157,7 +157,7 @@ void check_available(const char* what);
 // The switches of ember.backends.cuda and ember.backends.cudnn (PyTorch's names and defaults). They exist in
 // every build, so that code setting them runs unchanged without CUDA; the CUDA kernels read them at each call.
 struct Flags {
-  bool allow_tf32_matmul = false;    // backends.cuda.matmul.allow_tf32
+  bool allow_tf32_matmul = false;  // backends.cuda.matmul.allow_tf32
   bool allow_fp16_reduced_precision_reduction = true;
   bool allow_bf16_reduced_precision_reduction = true;
   bool cudnn_enabled = true;         // backends.cudnn.enabled

@@ -78,9 +78,9 @@ bool can_cast(ScalarType from, ScalarType to) {
 
 ScalarType default_dtype() { return g_default_dtype; }
 void set_default_dtype(ScalarType t) {
-  EMBER_CHECK_TYPE(t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::Float16 ||
-                       t == ScalarType::BFloat16,
-                   "set_default_dtype: only floating-point types are supported as the default type, got ", t);
+  EMBER_CHECK_TYPE(
+      t == ScalarType::Float32 || t == ScalarType::Float64 || t == ScalarType::Float16 || t == ScalarType::BFloat16,
+      "set_default_dtype: only floating-point types are supported as the default type, got ", t);
   g_default_dtype = t;
 }
 

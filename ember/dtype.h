@@ -11,16 +11,16 @@
 namespace ember {
 
 // The macro list keeps every per-dtype table in one place: X(C++ type, enum name, python name).
-#define EMBER_FORALL_DTYPES(X)     \
-  X(bool, Bool, bool)              \
-  X(uint8_t, UInt8, uint8)         \
-  X(int8_t, Int8, int8)            \
-  X(int16_t, Int16, int16)         \
-  X(int32_t, Int32, int32)         \
-  X(int64_t, Int64, int64)         \
-  X(::ember::Half, Float16, float16) \
+#define EMBER_FORALL_DTYPES(X)             \
+  X(bool, Bool, bool)                      \
+  X(uint8_t, UInt8, uint8)                 \
+  X(int8_t, Int8, int8)                    \
+  X(int16_t, Int16, int16)                 \
+  X(int32_t, Int32, int32)                 \
+  X(int64_t, Int64, int64)                 \
+  X(::ember::Half, Float16, float16)       \
   X(::ember::BFloat16, BFloat16, bfloat16) \
-  X(float, Float32, float32)       \
+  X(float, Float32, float32)               \
   X(double, Float64, float64)
 
 // Generated from the list, so every table below that the list generates is in the enum's order by construction.
@@ -33,9 +33,9 @@ constexpr int kNumScalarTypes = 10;
 
 template <class T>
 struct CppToScalarType;
-#define EMBER_CPP_TO_ST(T, N, _) \
-  template <>                    \
-  struct CppToScalarType<T> {    \
+#define EMBER_CPP_TO_ST(T, N, _)                       \
+  template <>                                          \
+  struct CppToScalarType<T> {                          \
     static constexpr ScalarType value = ScalarType::N; \
   };
 EMBER_FORALL_DTYPES(EMBER_CPP_TO_ST)
@@ -73,8 +73,7 @@ std::ostream& operator<<(std::ostream& os, ScalarType t);
 
 // Calls f(T{}) with the C++ type for t. Only the types listed in the caller's set are instantiated.
 #define EMBER_DISPATCH_CASE(T, N, _) \
-  case ::ember::ScalarType::N:       \
-    return f(T{});
+  case ::ember::ScalarType::N: return f(T{});
 template <class F>
 decltype(auto) dispatch_all(ScalarType t, F&& f) {
   switch (t) { EMBER_FORALL_DTYPES(EMBER_DISPATCH_CASE) }

@@ -44,10 +44,10 @@ template <class E, class... A>
 
 }  // namespace ember
 
-#define EMBER_CHECK_T(type, cond, ...)                 \
-  do {                                                 \
-    if (!(cond)) [[unlikely]]                          \
-      ::ember::fail<::ember::type>(__VA_ARGS__);       \
+#define EMBER_CHECK_T(type, cond, ...)           \
+  do {                                           \
+    if (!(cond)) [[unlikely]]                    \
+      ::ember::fail<::ember::type>(__VA_ARGS__); \
   } while (0)
 #define EMBER_CHECK(cond, ...) EMBER_CHECK_T(Error, cond, __VA_ARGS__)
 #define EMBER_CHECK_INDEX(cond, ...) EMBER_CHECK_T(IndexError, cond, __VA_ARGS__)

@@ -21,7 +21,6 @@ struct PhiloxState {
   uint64_t offset;  // in 128-bit blocks
 };
 
-
 struct Philox4x32 {
   uint32_t v[4];
   EMBER_HOST_DEVICE Philox4x32(uint64_t seed, uint64_t block) {

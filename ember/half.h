@@ -43,7 +43,7 @@ EMBER_HOST_DEVICE uint16_t f32_to_f16(float f) {
   uint32_t ax = x & 0x7fffffffu;
   if (ax >= 0x7f800000u) return static_cast<uint16_t>(sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u));
   if (ax >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
-  if (ax < 0x38800000u) {  // subnormal or zero in half: let the FPU round via a magic add
+  if (ax < 0x38800000u) {           // subnormal or zero in half: let the FPU round via a magic add
     float r = bits_f32(ax) + 0.5f;  // 0.5 = 2^-1: aligns the half subnormal ulp (2^-24) to float's ulp
     return static_cast<uint16_t>(sign | (f32_bits(r) - 0x3f000000u));
   }

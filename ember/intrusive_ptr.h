@@ -47,7 +47,7 @@ class IntrusivePtr {
     p_ = nullptr;
   }
   T* release() { return std::exchange(p_, nullptr); }  // the caller takes over one reference
-  static IntrusivePtr adopt(T* p) {  // takes over a reference released earlier
+  static IntrusivePtr adopt(T* p) {                    // takes over a reference released earlier
     IntrusivePtr r;
     r.p_ = p;
     return r;

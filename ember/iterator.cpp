@@ -63,8 +63,7 @@ StridedIter StridedIter::make(std::initializer_list<const Tensor*> ops, IntArray
     if (it.ndim > 0) {
       const int64_t prev = it.shape[it.ndim - 1];
       bool merge = true;
-      for (int i = 0; i < it.ntensors && merge; ++i)
-        merge = st[i][d] == it.strides[i][it.ndim - 1] * prev;
+      for (int i = 0; i < it.ntensors && merge; ++i) merge = st[i][d] == it.strides[i][it.ndim - 1] * prev;
       if (merge) {
         it.shape[it.ndim - 1] *= shape[d];
         continue;

@@ -17,9 +17,9 @@ namespace ember {
 struct StridedIter {
   static constexpr int kMaxOperands = 5;
   int ntensors = 0;
-  int ndim = 0;                                      // after coalescing; dim 0 is the innermost
-  DimVector shape;                                   // inner-first
-  std::array<DimVector, kMaxOperands> strides;       // in bytes, inner-first
+  int ndim = 0;                                 // after coalescing; dim 0 is the innermost
+  DimVector shape;                              // inner-first
+  std::array<DimVector, kMaxOperands> strides;  // in bytes, inner-first
   std::array<char*, kMaxOperands> data{};
   std::array<ScalarType, kMaxOperands> dtypes{};
   int64_t numel = 0;

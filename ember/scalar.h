@@ -46,9 +46,7 @@ class Scalar {
 
   // The dtype a tensor made from this number gets (torch.tensor(3) is int64, torch.tensor(3.) float32).
   ScalarType default_dtype() const {
-    return kind_ == Kind::Bool ? ScalarType::Bool
-           : kind_ == Kind::Int ? ScalarType::Int64
-                                : ::ember::default_dtype();
+    return kind_ == Kind::Bool ? ScalarType::Bool : kind_ == Kind::Int ? ScalarType::Int64 : ::ember::default_dtype();
   }
 
  private:

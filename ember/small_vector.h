@@ -17,9 +17,7 @@ class SmallVector {
 
  public:
   SmallVector() = default;
-  explicit SmallVector(size_t n, T v = T()) {
-    resize(n, v);
-  }
+  explicit SmallVector(size_t n, T v = T()) { resize(n, v); }
   SmallVector(std::initializer_list<T> l) { assign(l.begin(), l.size()); }
   SmallVector(std::span<const T> s) { assign(s.data(), s.size()); }
   SmallVector(const SmallVector& o) { assign(o.data(), o.size()); }
@@ -83,9 +81,7 @@ class SmallVector {
     heap_ = h;
     cap_ = cap;
   }
-  bool operator==(const SmallVector& o) const {
-    return size_ == o.size_ && std::equal(begin(), end(), o.begin());
-  }
+  bool operator==(const SmallVector& o) const { return size_ == o.size_ && std::equal(begin(), end(), o.begin()); }
 
  private:
   void assign(const T* p, size_t n) {

@@ -56,8 +56,8 @@ AutogradMeta& TensorImpl::ensure_autograd_meta() {
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = ndim == 0 ? 1 : ndim;  // a 0-d tensor accepts dim 0 and -1, as in PyTorch
   if (dim < -n || dim >= n) [[unlikely]]
-    fail<IndexError>(op, ": Dimension out of range (expected to be in range of [", -n, ", ", n - 1,
-                     "], but got ", dim, ")");
+    fail<IndexError>(op, ": Dimension out of range (expected to be in range of [", -n, ", ", n - 1, "], but got ", dim,
+                     ")");
   return dim < 0 ? dim + n : dim;
 }
 
@@ -80,13 +80,13 @@ bool Tensor::requires_grad() const {
 
 const Tensor& Tensor::set_requires_grad(bool r) const {
   if (r)
-    EMBER_CHECK(is_floating(dtype()),
-                "only Tensors of floating point dtype can require gradients (got ", dtype(), ")");
+    EMBER_CHECK(is_floating(dtype()), "only Tensors of floating point dtype can require gradients (got ", dtype(), ")");
   auto* m = impl_->autograd_meta();
   if (m && m->grad_fn && !r)
-    fail<Error>("you can only change requires_grad flags of leaf variables. If you want to use a "
-                "computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach().");
+    fail<Error>(
+        "you can only change requires_grad flags of leaf variables. If you want to use a "
+        "computed variable in a subgraph that doesn't require differentiation use "
+        "var_no_grad = var.detach().");
   if (r || m) impl_->ensure_autograd_meta().requires_grad = r;
   return *this;
 }
@@ -104,8 +104,8 @@ Tensor Tensor::grad() const {
 void Tensor::set_grad(const Tensor& g) const {
   if (g.defined()) {
     EMBER_CHECK(g.dtype() == dtype() && g.device() == device(),
-                "assigned grad has data of a different type or device: expected ", dtype(), " on ", device(),
-                ", got ", g.dtype(), " on ", g.device());
+                "assigned grad has data of a different type or device: expected ", dtype(), " on ", device(), ", got ",
+                g.dtype(), " on ", g.device());
     EMBER_CHECK(std::ranges::equal(g.sizes(), sizes()), "assigned grad has data of a different size: expected ",
                 shape_str(sizes()), ", got ", shape_str(g.sizes()));
   }

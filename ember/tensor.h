@@ -141,8 +141,7 @@ class Tensor {
   void* data_ptr() const { return impl_->data(); }
   template <class T>
   T* data() const {
-    EMBER_CHECK(scalar_type_of<T> == dtype(), "expected a tensor of dtype ", scalar_type_of<T>, " but got ",
-                dtype());
+    EMBER_CHECK(scalar_type_of<T> == dtype(), "expected a tensor of dtype ", scalar_type_of<T>, " but got ", dtype());
     return reinterpret_cast<T*>(impl_->data());
   }
   bool is_floating_point() const { return is_floating(dtype()); }
@@ -206,18 +205,18 @@ struct AutogradMeta {
   bool requires_grad = false;  // a leaf that requires grad (non-leaves: grad_fn is set)
   bool retains_grad = false;
   Tensor grad;
-  std::shared_ptr<autograd::Node> grad_fn;             // null for leaves
-  std::weak_ptr<autograd::Node> grad_accumulator;      // leaves: the AccumulateGrad node, while a graph uses it
-  uint32_t output_nr = 0;                              // which output of grad_fn this tensor is
-  TensorImpl* owner = nullptr;                         // the tensor; cleared when it dies
-  std::vector<std::pair<int, GradHook>> hooks;         // leaves' gradient hooks, with their handle ids
+  std::shared_ptr<autograd::Node> grad_fn;         // null for leaves
+  std::weak_ptr<autograd::Node> grad_accumulator;  // leaves: the AccumulateGrad node, while a graph uses it
+  uint32_t output_nr = 0;                          // which output of grad_fn this tensor is
+  TensorImpl* owner = nullptr;                     // the tensor; cleared when it dies
+  std::vector<std::pair<int, GradHook>> hooks;     // leaves' gradient hooks, with their handle ids
   std::vector<std::pair<int, PostAccumulateGradHook>> post_accumulate_hooks;
 };
 
 // Wraps a possibly negative dim into [0, ndim); IndexError names the op and the valid range.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 
-std::string shape_str(IntArrayRef s);  // "[2, 3]"
+std::string shape_str(IntArrayRef s);                         // "[2, 3]"
 std::ostream& operator<<(std::ostream& os, const Tensor& t);  // like repr(t) in Python
 
 }  // namespace ember

@@ -18,19 +18,19 @@ import sys
 
 # The layers, lowest first. Each may include itself and the layers before it.
 LAYERS = [
-    "core",           # Tensor, dtypes, devices, storage, allocators, the kernel registry, the profiler's recorder
-    "kernels",        # backend/kernels/: the device kernels' declarations (one slot per kernel)
-    "autograd",       # the graph: nodes, grad mode, engine and custom-function API (headers)
-    "ops",            # the public ops and their sources; the gradient formulas, which are written with ops
-    "serialize",      # checkpoints and safetensors (tensors and state dicts)
-    "vision",         # image and IDX files, colour kernels
-    "distributed",    # stores and process groups
+    "core",  # Tensor, dtypes, devices, storage, allocators, the kernel registry, the profiler's recorder
+    "kernels",  # backend/kernels/: the device kernels' declarations (one slot per kernel)
+    "autograd",  # the graph: nodes, grad mode, engine and custom-function API (headers)
+    "ops",  # the public ops and their sources; the gradient formulas, which are written with ops
+    "serialize",  # checkpoints and safetensors (tensors and state dicts)
+    "vision",  # image and IDX files, colour kernels
+    "distributed",  # stores and process groups
     "nn.functional",  # torch.nn.functional's ops, and backend/kernels/nn/ (their kernels speak nn's types)
-    "nn.modules",     # the C++ frontend's Module classes (and saving/loading a module)
-    "optim",          # optimizers and schedulers
-    "data",           # datasets, DataLoader, shared memory and collation
-    "backend",        # the devices' kernels and glue (cpu, cuda, no_cuda): implement the slots, may use any op
-    "top",            # ember/ember.h, the Python bindings and the tests
+    "nn.modules",  # the C++ frontend's Module classes (and saving/loading a module)
+    "optim",  # optimizers and schedulers
+    "data",  # datasets, DataLoader, shared memory and collation
+    "backend",  # the devices' kernels and glue (cpu, cuda, no_cuda): implement the slots, may use any op
+    "top",  # ember/ember.h, the Python bindings and the tests
 ]
 
 # Which layer a path is in: the first pattern that matches ("*" stays within a folder, "**" crosses folders).
@@ -185,15 +185,20 @@ def violations(root):
     for src, included in sorted(set(EXCEPTIONS) - used):
         if not os.path.exists(os.path.join(root, src)):
             continue
-        lines.append(f"{src}:1: the exception for including {included} is no longer needed: remove it from "
-                     "EXCEPTIONS in scripts/check_layers.py")
+        lines.append(
+            f"{src}:1: the exception for including {included} is no longer needed: remove it from "
+            "EXCEPTIONS in scripts/check_layers.py"
+        )
     return lines
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        help="the repository root (default: the parent of this script's folder)")
+    parser.add_argument(
+        "--root",
+        default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        help="the repository root (default: the parent of this script's folder)",
+    )
     args = parser.parse_args(argv)
     lines = violations(args.root)
     for line in lines:

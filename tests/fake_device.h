@@ -15,7 +15,7 @@ struct FakeDevice : DeviceMemory {
   size_t capacity, used = 0;
   int mallocs = 0, frees = 0;
   std::map<void*, size_t> blocks;
-  std::map<uintptr_t, bool> events;  // event -> done
+  std::map<uintptr_t, bool> events;             // event -> done
   std::map<uintptr_t, uintptr_t> event_stream;  // event -> the stream it was recorded on
   uintptr_t next_event = 1;
   explicit FakeDevice(size_t cap) : capacity(cap) {}

@@ -18,7 +18,8 @@ namespace {
 constexpr size_t MiB = size_t(1) << 20;
 
 struct Fixture : ember::test_support::FakeFixture<CachingAllocator> {
-  explicit Fixture(size_t capacity = 1024 * MiB, CachingAllocator::Options o = {}) : FakeFixture(capacity, "fake:0", o) {}
+  explicit Fixture(size_t capacity = 1024 * MiB, CachingAllocator::Options o = {})
+      : FakeFixture(capacity, "fake:0", o) {}
 };
 
 }  // namespace
@@ -91,7 +92,7 @@ TEST(CachingAllocator, BlocksStayWithTheirStreamAndRecordStreamDefersReuse) {
   EXPECT_NE(a, b);
   EXPECT_EQ(f.dev->mallocs, 2);
   void* c = f.alloc->allocate(4096, s1);
-  EXPECT_EQ(c, a);  // same stream: reused
+  EXPECT_EQ(c, a);                // same stream: reused
   f.alloc->record_stream(c, s2);  // s2's queued work reads c
   f.alloc->deallocate(c, 0);
   void* d = f.alloc->allocate(4096, s1);
@@ -108,7 +109,7 @@ TEST(CachingAllocator, OutOfMemoryFreesTheCacheRetriesThenRaisesAndRecovers) {
   Fixture f(64 * MiB);
   void* a = f.alloc->allocate(30 * MiB);
   void* b = f.alloc->allocate(30 * MiB);
-  f.alloc->deallocate(a, 0);  // 30 MiB cached
+  f.alloc->deallocate(a, 0);              // 30 MiB cached
   void* c = f.alloc->allocate(32 * MiB);  // fails at first, fits after the cache is released
   EXPECT_EQ(f.dev->frees, 1);
   try {
@@ -278,7 +279,7 @@ TEST(CachingAllocatorLimit, ALimitOfZeroRefusesEverySegment) {
 TEST(CachingAllocatorSnapshot, SegmentsListTheirBlocksWithStatesAndSizes) {
   Fixture f;
   EXPECT_TRUE(f.alloc->snapshot().empty());
-  char* a = static_cast<char*>(f.alloc->allocate(1000));      // small segment: [a 1024][rest free]
+  char* a = static_cast<char*>(f.alloc->allocate(1000));        // small segment: [a 1024][rest free]
   char* b = static_cast<char*>(f.alloc->allocate(3 * MiB, 7));  // large segment on stream 7: [b 3 MiB][rest]
   EXPECT_TRUE(f.alloc->owns(a));
   EXPECT_FALSE(f.alloc->owns(a + 512));

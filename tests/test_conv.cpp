@@ -87,8 +87,9 @@ TEST(Conv, SamePaddingAndErrors) {
     conv2d(filled({{1, 4, 5, 5}}, ScalarType::Float32, 0), filled({{2, 3, 3, 3}}, ScalarType::Float32, 0));
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "Given groups=1, weight of size [2, 3, 3, 3], expected input[1, 4, 5, 5] to have 3 "
-                           "channels, but got 4 channels instead");
+    EXPECT_STREQ(e.what(),
+                 "Given groups=1, weight of size [2, 3, 3, 3], expected input[1, 4, 5, 5] to have 3 "
+                 "channels, but got 4 channels instead");
   }
   EXPECT_THROW(conv2d(x, w, {}, {{2}}, "same"), Error);
 }

@@ -151,8 +151,8 @@ TEST(CudaGlueGemm, LtLayoutsOfTransposedOperands) {
 
 TEST(CudaGlueGemm, LtAlignmentIsTheLargestPowerOfTwoUpTo256) {
   EXPECT_EQ(lt_alignment(0x7f0000000000), 256u);
-  EXPECT_EQ(lt_alignment(0x7f0000000200 + 4), 4u);    // a float32 view one element in
-  EXPECT_EQ(lt_alignment(0x7f0000000200 + 2), 2u);    // a 16-bit view one element in
+  EXPECT_EQ(lt_alignment(0x7f0000000200 + 4), 4u);  // a float32 view one element in
+  EXPECT_EQ(lt_alignment(0x7f0000000200 + 2), 2u);  // a 16-bit view one element in
   EXPECT_EQ(lt_alignment(0x7f0000000200 + 48), 16u);
   EXPECT_EQ(lt_alignment(0x7f0000000200 + 128), 128u);
 }

@@ -24,16 +24,18 @@ namespace {
 template <class T>
 bool cpu_less(T a_, T b_) {
   const Acc<T> a = static_cast<Acc<T>>(a_), b = static_cast<Acc<T>>(b_);
-  if constexpr (is_float_type<T>) return a < b || (b != b && a == a);
-  else return a < b;
+  if constexpr (is_float_type<T>)
+    return a < b || (b != b && a == a);
+  else
+    return a < b;
 }
 
 template <class T>
 void expect_key_order(const std::vector<T>& values) {
   for (T a : values)
     for (T b : values) {
-      EXPECT_EQ(cpu_less(a, b), radix_key(a) < radix_key(b)) << static_cast<double>(static_cast<Acc<T>>(a)) << " vs "
-                                                             << static_cast<double>(static_cast<Acc<T>>(b));
+      EXPECT_EQ(cpu_less(a, b), radix_key(a) < radix_key(b))
+          << static_cast<double>(static_cast<Acc<T>>(a)) << " vs " << static_cast<double>(static_cast<Acc<T>>(b));
       // descending: the complemented keys order as the CPU's key_greater
       EXPECT_EQ(cpu_less(b, a), static_cast<KeyOf<T>>(~radix_key(a)) < static_cast<KeyOf<T>>(~radix_key(b)));
     }
@@ -65,10 +67,10 @@ TEST(CudaSortKeys, IntegersOrderAsTheCpu) {
   expect_key_order(std::vector<int8_t>{-128, -1, 0, 1, 127, 5});
   expect_key_order(std::vector<uint8_t>{0, 1, 127, 128, 255});
   expect_key_order(std::vector<int16_t>{-32768, -300, 0, 300, 32767});
-  expect_key_order(std::vector<int32_t>{std::numeric_limits<int32_t>::min(), -1, 0, 7,
-                                        std::numeric_limits<int32_t>::max()});
-  expect_key_order(std::vector<int64_t>{std::numeric_limits<int64_t>::min(), -1, 0, 1,
-                                        std::numeric_limits<int64_t>::max()});
+  expect_key_order(
+      std::vector<int32_t>{std::numeric_limits<int32_t>::min(), -1, 0, 7, std::numeric_limits<int32_t>::max()});
+  expect_key_order(
+      std::vector<int64_t>{std::numeric_limits<int64_t>::min(), -1, 0, 1, std::numeric_limits<int64_t>::max()});
   EXPECT_LT(radix_key(false), radix_key(true));
 }
 
@@ -83,8 +85,10 @@ TEST(CudaNonzeroPlan, RowsAreTheRanksOfTheNonzeroElements) {
     int64_t rank = 0;
     for (size_t i = 0; i < flags.size(); ++i) {
       const int64_t row = nonzero_row(scan.data(), static_cast<int64_t>(i));
-      if (flags[i]) EXPECT_EQ(row, rank++) << i;
-      else EXPECT_EQ(row, -1) << i;
+      if (flags[i])
+        EXPECT_EQ(row, rank++) << i;
+      else
+        EXPECT_EQ(row, -1) << i;
     }
   }
 }

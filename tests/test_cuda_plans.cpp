@@ -195,8 +195,8 @@ void check_plan(int64_t n_out, int64_t n_red, bool inner, int64_t target, int64_
 TEST(CudaReducePlan, SplitsCoverEveryElementOnce) {
   for (bool inner : {true, false})
     for (int64_t n_out : {int64_t(0), int64_t(1), int64_t(3), int64_t(32), int64_t(100), int64_t(1000)})
-      for (int64_t n_red : {int64_t(0), int64_t(1), int64_t(2), int64_t(31), int64_t(256), int64_t(1000),
-                            int64_t(40000)})
+      for (int64_t n_red :
+           {int64_t(0), int64_t(1), int64_t(2), int64_t(31), int64_t(256), int64_t(1000), int64_t(40000)})
         check_plan(n_out, n_red, inner, 528, 128);
 }
 

@@ -15,10 +15,17 @@ using namespace ember::cuda;
 
 namespace {
 
-RNNFusedArgs args(RNNMode mode, int64_t input, int64_t hidden, int64_t layers = 1, bool bidir = false,
-                  bool bias = true, int64_t proj = 0) {
-  return RNNFusedArgs{.mode = mode, .input_size = input, .hidden = hidden, .proj_size = proj, .num_layers = layers,
-                      .bidirectional = bidir, .bias = bias, .steps = 5, .batch = 3};
+RNNFusedArgs args(RNNMode mode, int64_t input, int64_t hidden, int64_t layers = 1, bool bidir = false, bool bias = true,
+                  int64_t proj = 0) {
+  return RNNFusedArgs{.mode = mode,
+                      .input_size = input,
+                      .hidden = hidden,
+                      .proj_size = proj,
+                      .num_layers = layers,
+                      .bidirectional = bidir,
+                      .bias = bias,
+                      .steps = 5,
+                      .batch = 3};
 }
 
 // (param, row0, rows, cols, pseudo_layer, lin_id, bias)
@@ -169,8 +176,10 @@ TEST(CudaRnnGlue, CopySpansCoverEveryElementOnceAndMergeContiguousGates) {
     EXPECT_TRUE(found);
     // Unaligned, gates of one matrix are back to back: one span per parameter. Aligned to 4, 6 * 5 = 30-element
     // gates are padded apart and stay separate spans.
-    if (align == 1) EXPECT_EQ(spans.size(), shapes.size());
-    else EXPECT_GT(spans.size(), shapes.size());
+    if (align == 1)
+      EXPECT_EQ(spans.size(), shapes.size());
+    else
+      EXPECT_GT(spans.size(), shapes.size());
   }
 }
 

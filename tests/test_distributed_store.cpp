@@ -14,12 +14,12 @@ using namespace ember;
 using ember::distributed::Bytes;
 using ember::distributed::FileStore;
 using ember::distributed::HashStore;
+using ember::distributed::make_process_group_gloo;
 using ember::distributed::Millis;
 using ember::distributed::PrefixStore;
 using ember::distributed::ProcessGroupOptions;
 using ember::distributed::Store;
 using ember::distributed::TCPStore;
-using ember::distributed::make_process_group_gloo;
 using RO = ember::distributed::ReduceOp;
 using namespace std::chrono_literals;
 

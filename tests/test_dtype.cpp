@@ -10,11 +10,11 @@ using S = ScalarType;
 // torch.promote_types for every pair, as PyTorch 1.13 prints it (rows and columns in enum order:
 // b1 u1 i1 i2 i4 i8 f2 bf f4 f8).
 TEST(DType, PromotionTableMatchesPyTorch) {
-  const char* table[] = {
-      "b1 u1 i1 i2 i4 i8 f2 bf f4 f8", "u1 u1 i2 i2 i4 i8 f2 bf f4 f8", "i1 i2 i1 i2 i4 i8 f2 bf f4 f8",
-      "i2 i2 i2 i2 i4 i8 f2 bf f4 f8", "i4 i4 i4 i4 i4 i8 f2 bf f4 f8", "i8 i8 i8 i8 i8 i8 f2 bf f4 f8",
-      "f2 f2 f2 f2 f2 f2 f2 f4 f4 f8", "bf bf bf bf bf bf f4 bf f4 f8", "f4 f4 f4 f4 f4 f4 f4 f4 f4 f8",
-      "f8 f8 f8 f8 f8 f8 f8 f8 f8 f8"};
+  const char* table[] = {"b1 u1 i1 i2 i4 i8 f2 bf f4 f8", "u1 u1 i2 i2 i4 i8 f2 bf f4 f8",
+                         "i1 i2 i1 i2 i4 i8 f2 bf f4 f8", "i2 i2 i2 i2 i4 i8 f2 bf f4 f8",
+                         "i4 i4 i4 i4 i4 i8 f2 bf f4 f8", "i8 i8 i8 i8 i8 i8 f2 bf f4 f8",
+                         "f2 f2 f2 f2 f2 f2 f2 f4 f4 f8", "bf bf bf bf bf bf f4 bf f4 f8",
+                         "f4 f4 f4 f4 f4 f4 f4 f4 f4 f8", "f8 f8 f8 f8 f8 f8 f8 f8 f8 f8"};
   const char* codes[] = {"b1", "u1", "i1", "i2", "i4", "i8", "f2", "bf", "f4", "f8"};
   for (int a = 0; a < kNumScalarTypes; ++a)
     for (int b = 0; b < kNumScalarTypes; ++b) {
@@ -40,8 +40,8 @@ TEST(DType, HalfConversions) {
   EXPECT_EQ(Half(1.0f).x, 0x3c00);
   EXPECT_EQ(Half(-2.0f).x, 0xc000);
   EXPECT_EQ(Half(65504.0f).x, 0x7bff);
-  EXPECT_EQ(Half(65520.0f).x, 0x7c00);  // rounds up to inf
-  EXPECT_EQ(Half(5.9604645e-8f).x, 0x0001);  // smallest subnormal
+  EXPECT_EQ(Half(65520.0f).x, 0x7c00);            // rounds up to inf
+  EXPECT_EQ(Half(5.9604645e-8f).x, 0x0001);       // smallest subnormal
   EXPECT_EQ(Half(1.0f + 1.0f / 2048).x, 0x3c00);  // tie rounds to even
   EXPECT_EQ(Half(1.0f + 3.0f / 2048).x, 0x3c02);
   EXPECT_FLOAT_EQ(static_cast<float>(Half::from_bits(0x3555)), 0.333251953125f);

@@ -68,7 +68,7 @@ TEST(Elementwise, OperandWithNumbersIsWeak) {
   Tensor r = mul(i32, 2.5);  // a float number lifts integers to the default float dtype
   EXPECT_EQ(r.dtype(), ScalarType::Float32);
   EXPECT_EQ(values<float>(r), (std::vector<float>{2.5f, 5, 7.5f}));
-  EXPECT_EQ(add(i32, 1).dtype(), ScalarType::Int32);                        // an int number keeps int32
+  EXPECT_EQ(add(i32, 1).dtype(), ScalarType::Int32);  // an int number keeps int32
   EXPECT_EQ(add(to(f32({1}), ScalarType::Float16), 1.0).dtype(), ScalarType::Float16);
   Tensor u8 = to(i64({1, 2}), ScalarType::UInt8);
   Tensor w = add(u8, 1000);  // stays uint8 and wraps, as PyTorch
@@ -122,13 +122,15 @@ TEST(Elementwise, ThreadedPathMatchesScalarLoop) {
   ASSERT_EQ(r.dtype(), ScalarType::Float32);
   const std::vector<float> rv = values<float>(r);
   for (int64_t i = 0; i < 128; i += 7)
-    for (int64_t j = 0; j < 5 * 256; j += 11) ASSERT_EQ(rv[i * 5 * 256 + j], static_cast<float>((j * 128 + i) % 1000) + 0.5f);
+    for (int64_t j = 0; j < 5 * 256; j += 11)
+      ASSERT_EQ(rv[i * 5 * 256 + j], static_cast<float>((j * 128 + i) % 1000) + 0.5f);
   // integer division by zero inside a threaded run comes back as an exception
   Tensor d = ones(DimVector{n}, TensorOptions(ScalarType::Int32));
   fill_(d.slice(0, n - 5, n - 4), 0);
   EXPECT_THROW(floor_divide(d, d), Error);
   EXPECT_THROW(remainder(d, 0), Error);
-  EXPECT_NO_THROW(floor_divide(full(DimVector{3}, std::numeric_limits<int32_t>::min(), TensorOptions(ScalarType::Int32)), -1));
+  EXPECT_NO_THROW(
+      floor_divide(full(DimVector{3}, std::numeric_limits<int32_t>::min(), TensorOptions(ScalarType::Int32)), -1));
 }
 
 TEST(Elementwise, UnaryAndTernary) {
@@ -181,9 +183,11 @@ TEST(ElementwiseReduce, PermutedTensor) {
 TEST(ElementwiseReduce, LongSumsAreExactAndThreaded) {
   Threads threads(4);
   EXPECT_EQ(values<float>(sum(ones(DimVector{1 << 25})))[0], 33554432.0f);
-  EXPECT_EQ(values<float>(sum(ones(DimVector{4096}, TensorOptions(ScalarType::Float16))).to(ScalarType::Float32))[0], 4096.0f);
+  EXPECT_EQ(values<float>(sum(ones(DimVector{4096}, TensorOptions(ScalarType::Float16))).to(ScalarType::Float32))[0],
+            4096.0f);
   // the outer strategy: a long reduced outer dim
-  const std::vector<float> o = values<float>(sum(full(DimVector{1000000, 2}, 0.1, TensorOptions(ScalarType::Float32)), {{0}}));
+  const std::vector<float> o = values<float>(
+      sum(full(DimVector{1000000, 2}, 0.1, TensorOptions(ScalarType::Float32)), {{0}}));
   EXPECT_NEAR(o[0], 1e6 * 0.1f, 1.0);
   EXPECT_NEAR(o[1], 1e6 * 0.1f, 1.0);
   Tensor big = remainder(arange(200001, TensorOptions(ScalarType::Int64)), 1000);
@@ -192,21 +196,21 @@ TEST(ElementwiseReduce, LongSumsAreExactAndThreaded) {
 }
 
 TEST(ElementwiseErrors, TypesOfExceptions) {
-  EXPECT_THROW(f32({1, 2, 3}) + f32({1, 2}), Error);                       // shapes don't broadcast
-  EXPECT_THROW(floor_divide(i64({1}), 0), Error);                           // integer division by zero
-  EXPECT_THROW(pow(i64({2}), -1), Error);                                   // negative integer power
+  EXPECT_THROW(f32({1, 2, 3}) + f32({1, 2}), Error);  // shapes don't broadcast
+  EXPECT_THROW(floor_divide(i64({1}), 0), Error);     // integer division by zero
+  EXPECT_THROW(pow(i64({2}), -1), Error);             // negative integer power
   EXPECT_THROW(sub(bools({1}), bools({1})), Error);
   EXPECT_THROW(sub(i64({1}), true), Error);
   EXPECT_THROW(bitwise_and(f32({1}), f32({1})), Error);
   EXPECT_THROW(div(f32({1}), f32({1}), "round"), Error);
   EXPECT_THROW(binary_op(BinaryOp::Add, i64({1}), 1.5, i64({1})), Error);  // Float can't be cast to Long
   EXPECT_THROW(neg(bools({1})), Error);
-  EXPECT_THROW(sum(f32({1, 2}), {{1}}), IndexError);                        // dim out of range
-  EXPECT_THROW(sum(f32({1, 2}), {{0, 0}}), Error);                          // repeated dim
-  EXPECT_THROW(max(zeros(DimVector{0, 3}), 0), IndexError);                          // reduction over an empty dim
+  EXPECT_THROW(sum(f32({1, 2}), {{1}}), IndexError);         // dim out of range
+  EXPECT_THROW(sum(f32({1, 2}), {{0, 0}}), Error);           // repeated dim
+  EXPECT_THROW(max(zeros(DimVector{0, 3}), 0), IndexError);  // reduction over an empty dim
   EXPECT_THROW(max(zeros(DimVector{0})), Error);
   EXPECT_THROW(mean(i64({1, 2})), Error);
-  EXPECT_THROW(where(i64({1}), f32({1}), f32({2})), Error);                 // non-bool condition
+  EXPECT_THROW(where(i64({1}), f32({1}), f32({2})), Error);  // non-bool condition
   EXPECT_THROW(clamp(to(i64({1}), ScalarType::UInt8), Scalar(-1), Scalar(300)), Error);
   try {
     sum(f32({1, 2}), {{3}});

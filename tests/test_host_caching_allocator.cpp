@@ -30,7 +30,7 @@ TEST(HostCachingAllocator, SizesAreRoundedToPowersOfTwoAndFreedBlocksAreReused) 
   void* a = f.alloc->allocate(3000);
   EXPECT_EQ(f.dev->blocks.at(a), 4096u);
   f.alloc->deallocate(a);
-  EXPECT_EQ(f.dev->frees, 0);  // cached
+  EXPECT_EQ(f.dev->frees, 0);         // cached
   void* b = f.alloc->allocate(2500);  // same size class: the same block
   EXPECT_EQ(b, a);
   void* c = f.alloc->allocate(5000);  // another size class: a new block
@@ -86,7 +86,7 @@ TEST(HostCachingAllocator, ContainsFindsPointersInsideLiveBlocksOnly) {
   int local = 0;
   EXPECT_FALSE(f.alloc->contains(&local));
   f.alloc->deallocate(a);
-  EXPECT_FALSE(f.alloc->contains(a));  // cached, not handed out
+  EXPECT_FALSE(f.alloc->contains(a));           // cached, not handed out
   EXPECT_THROW(f.alloc->deallocate(a), Error);  // double free
   EXPECT_THROW(f.alloc->record_stream(&local, 1), Error);
 }
@@ -94,7 +94,7 @@ TEST(HostCachingAllocator, ContainsFindsPointersInsideLiveBlocksOnly) {
 TEST(HostCachingAllocator, OutOfMemoryReleasesTheCacheRetriesThenRaises) {
   HostFixture f(8 * MiB);
   void* a = f.alloc->allocate(4 * MiB);
-  f.alloc->deallocate(a);  // 4 MiB cached
+  f.alloc->deallocate(a);                // 4 MiB cached
   void* b = f.alloc->allocate(6 * MiB);  // an 8 MiB block: fits only once the cache is released
   EXPECT_EQ(f.dev->frees, 1);
   try {

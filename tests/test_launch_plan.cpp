@@ -72,10 +72,10 @@ StridedIter fake(int64_t n, int64_t out_stride, int64_t in_stride) {
 }
 
 TEST(LaunchPlan, ThirtyTwoBitIndexingOnlyWhenEveryOffsetFits) {
-  EXPECT_TRUE(plan(fake(int64_t(1) << 28, 4, 4), {F32, F32}).index32);          // 1 GiB per operand
-  EXPECT_FALSE(plan(fake(int64_t(1) << 29, 4, 4), {F32, F32}).index32);         // 2 GiB: offsets overflow
-  EXPECT_FALSE(plan(fake(int64_t(1) << 31, 4, 0), {F32, F32}).index32);         // 2^31 elements
-  EXPECT_FALSE(plan(fake(int64_t(1) << 20, 4, 4096), {F32, F32}).index32);      // a widely strided input
+  EXPECT_TRUE(plan(fake(int64_t(1) << 28, 4, 4), {F32, F32}).index32);      // 1 GiB per operand
+  EXPECT_FALSE(plan(fake(int64_t(1) << 29, 4, 4), {F32, F32}).index32);     // 2 GiB: offsets overflow
+  EXPECT_FALSE(plan(fake(int64_t(1) << 31, 4, 0), {F32, F32}).index32);     // 2^31 elements
+  EXPECT_FALSE(plan(fake(int64_t(1) << 20, 4, 4096), {F32, F32}).index32);  // a widely strided input
   EXPECT_EQ(plan(fake(int64_t(1) << 20, 4, 4096), {F32, F32}).kind, LaunchPlan::Strided);
   EXPECT_EQ(plan(fake(int64_t(1) << 20, 4, 0), {F32, F32}).kind, LaunchPlan::Linear);
 }

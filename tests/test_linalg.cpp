@@ -46,8 +46,8 @@ TEST(Linalg, MatmulMatchesTheDefinitionInEveryLayout) {
   const Tensor a = f64({{7, 5}}, 1), b = f64({{5, 6}}, 2);
   const std::vector<double> expected = reference_mm(a, b);
   expect_near(values<double>(matmul(a, b)), expected);
-  expect_near(values<double>(mm(t(contiguous(t(a))), b)), expected);              // a column-major
-  expect_near(values<double>(mm(a, t(contiguous(t(b))))), expected);              // b column-major
+  expect_near(values<double>(mm(t(contiguous(t(a))), b)), expected);             // a column-major
+  expect_near(values<double>(mm(a, t(contiguous(t(b))))), expected);             // b column-major
   expect_near(values<double>(mm(select(stack({a, a}, 2), 2, 0), b)), expected);  // a strided: copied
 }
 

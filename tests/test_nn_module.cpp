@@ -120,7 +120,7 @@ TEST(NnModule, TrainEvalAndDtype) {
   EXPECT_TRUE(m->children()[1]->is_training());
   Tensor w = m->parameters()[0];
   m->to(ScalarType::Float64);
-  EXPECT_EQ(w.dtype(), ScalarType::Float64);  // the same tensor, converted in place
+  EXPECT_EQ(w.dtype(), ScalarType::Float64);                        // the same tensor, converted in place
   EXPECT_EQ(m->state_dict()[6].second.dtype(), ScalarType::Int64);  // num_batches_tracked stays an integer
 }
 
@@ -129,7 +129,8 @@ TEST(NnModule, TrainingStepsLowerTheLoss) {
   auto m = small_cnn();
   Tensor x = randn(DimVector{8, 1, 5, 5});
   Tensor y = randint(0, 3, DimVector{8});
-  auto [first, last] = sgd_losses(*m, [](const Tensor& o, const Tensor& t) { return cross_entropy(o, t); }, x, y);
+  auto [first, last] = sgd_losses(
+      *m, [](const Tensor& o, const Tensor& t) { return cross_entropy(o, t); }, x, y);
   EXPECT_LT(last, first * 0.5);
 }
 
@@ -209,11 +210,11 @@ TEST(NnModuleExtra, ReprsAreTorchs) {
             "Conv1d(2, 4, kernel_size=(3,), stride=(2,), padding=(1,), dilation=(2,), groups=2, bias=False)");
   EXPECT_EQ(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(4, 6, 3)).repr(),
             "ConvTranspose2d(4, 6, kernel_size=(3, 3), stride=(1, 1))");
-  EXPECT_EQ(
-      nn::ConvTranspose2d(nn::ConvTranspose2dOptions(4, 6, 3).stride(2).padding(1).output_padding(1).groups(2).bias(false))
-          .repr(),
-      "ConvTranspose2d(4, 6, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), output_padding=(1, 1), groups=2, "
-      "bias=False)");
+  EXPECT_EQ(nn::ConvTranspose2d(
+                nn::ConvTranspose2dOptions(4, 6, 3).stride(2).padding(1).output_padding(1).groups(2).bias(false))
+                .repr(),
+            "ConvTranspose2d(4, 6, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), output_padding=(1, 1), groups=2, "
+            "bias=False)");
   EXPECT_EQ(nn::BatchNorm1d(5).repr(),
             "BatchNorm1d(5, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)");
   EXPECT_EQ(nn::GroupNorm(2, 6).repr(), "GroupNorm(2, 6, eps=1e-05, affine=True)");
@@ -402,8 +403,8 @@ TEST(NnModuleExtra, TrainsAModelBuiltFromTheNewLayers) {
 
 TEST(NnModule, BatchNorm3dChecksItsInputRank) {
   nn::BatchNorm3d bn(2);
-  EXPECT_EQ(keys(bn.state_dict()), (std::vector<std::string>{"weight", "bias", "running_mean", "running_var",
-                                                             "num_batches_tracked"}));
+  EXPECT_EQ(keys(bn.state_dict()),
+            (std::vector<std::string>{"weight", "bias", "running_mean", "running_var", "num_batches_tracked"}));
   EXPECT_THROW(bn.forward(zeros(DimVector{2, 2, 3, 3})), ValueError);
   Tensor x = randn(DimVector{2, 2, 1, 2, 3});
   Tensor y = bn.forward(x);

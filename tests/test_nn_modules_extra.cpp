@@ -50,7 +50,8 @@ bool same(const Tensor& a, const Tensor& b) {
 }
 
 Tensor tensor(const std::vector<double>& v) {
-  return from_blob_copy(v.data(), ScalarType::Float64, DimVector{int64_t(v.size())}, TensorOptions(ScalarType::Float64));
+  return from_blob_copy(v.data(), ScalarType::Float64, DimVector{int64_t(v.size())},
+                        TensorOptions(ScalarType::Float64));
 }
 Tensor tensor(const std::vector<int64_t>& v) {
   return from_blob_copy(v.data(), ScalarType::Int64, DimVector{int64_t(v.size())}, TensorOptions(ScalarType::Int64));
@@ -249,10 +250,10 @@ TEST(NnModulesExtra, PoolingFamilies) {
 
   // Closed forms: max and mean of each window.
   Tensor r = arange(8).to(ScalarType::Float32).reshape(DimVector{1, 1, 8});
-  EXPECT_TRUE(close(nn::MaxPool1d(2)(r), tensor(std::vector<double>{1, 3, 5, 7}).to(ScalarType::Float32).reshape(
-                                             DimVector{1, 1, 4})));
-  EXPECT_TRUE(close(nn::AvgPool1d(4)(r), tensor(std::vector<double>{1.5, 5.5}).to(ScalarType::Float32).reshape(
-                                             DimVector{1, 1, 2})));
+  EXPECT_TRUE(close(nn::MaxPool1d(2)(r),
+                    tensor(std::vector<double>{1, 3, 5, 7}).to(ScalarType::Float32).reshape(DimVector{1, 1, 4})));
+  EXPECT_TRUE(close(nn::AvgPool1d(4)(r),
+                    tensor(std::vector<double>{1.5, 5.5}).to(ScalarType::Float32).reshape(DimVector{1, 1, 2})));
   EXPECT_TRUE(close(nn::AdaptiveAvgPool1d(1)(r), full(DimVector{1, 1, 1}, 3.5)));
 
   // MaxPool with indices feeds MaxUnpool: the maxima back in place, zeros elsewhere.
@@ -369,8 +370,8 @@ TEST(NnModulesExtra, ConvTransposeFamilyAndConvPaddingModes) {
   Tensor xs = randn(DimVector{2, 4, 9});
   Tensor ys = same_reflect(xs);
   EXPECT_EQ(DimVector(ys.sizes()), (DimVector{2, 8, 9}));
-  EXPECT_TRUE(same(ys, conv1d(pad(xs, DimVector{2, 2}, "reflect"), same_reflect.weight, same_reflect.bias,
-                              DimVector{1}, DimVector{0}, DimVector{2}, 2)));
+  EXPECT_TRUE(same(ys, conv1d(pad(xs, DimVector{2, 2}, "reflect"), same_reflect.weight, same_reflect.bias, DimVector{1},
+                              DimVector{0}, DimVector{2}, 2)));
   nn::Conv2d circ(nn::Conv2dOptions(2, 2, 3).padding(1).padding_mode("circular"));
   Tensor xc = randn(DimVector{1, 2, 5, 5});
   EXPECT_TRUE(same(circ(xc), conv2d(pad(xc, DimVector{1, 1, 1, 1}, "circular"), circ.weight, circ.bias)));
@@ -520,8 +521,8 @@ TEST(NnModulesExtra, Embeddings) {
   EXPECT_TRUE(close(bags.select(0, 0), (bag.weight.select(0, 0) + bag.weight.select(0, 2)) * 0.5));
   nn::EmbeddingBag sum_bag(10, 3, {.mode = "sum"});
   Tensor psw = tensor(std::vector<double>{1, 2, 0.5, 1, 1}).to(ScalarType::Float32);
-  EXPECT_TRUE(close(sum_bag(flat, offsets, psw).select(0, 0),
-                    sum_bag.weight.select(0, 0) + sum_bag.weight.select(0, 2) * 2));
+  EXPECT_TRUE(
+      close(sum_bag(flat, offsets, psw).select(0, 0), sum_bag.weight.select(0, 0) + sum_bag.weight.select(0, 2) * 2));
   EXPECT_THROW(nn::EmbeddingBag(10, 3, {.mode = "median"}), ValueError);
 }
 
@@ -570,7 +571,8 @@ TEST(NnModulesExtra, PaddingResamplingAndDistances) {
   EXPECT_EQ(nn::PixelUnshuffle(3).repr(), "PixelUnshuffle(downscale_factor=3)");
   nn::ChannelShuffle cs(2);
   Tensor ch = arange(4).to(ScalarType::Float32).reshape(DimVector{1, 4, 1});
-  EXPECT_TRUE(same(cs(ch), tensor(std::vector<double>{0, 2, 1, 3}).to(ScalarType::Float32).reshape(DimVector{1, 4, 1})));
+  EXPECT_TRUE(
+      same(cs(ch), tensor(std::vector<double>{0, 2, 1, 3}).to(ScalarType::Float32).reshape(DimVector{1, 4, 1})));
   EXPECT_EQ(cs.repr(), "ChannelShuffle(groups=2)");
 
   nn::Unfold unfold({.kernel_size = {2, 3}, .padding = {1}, .stride = {2}});
@@ -637,9 +639,8 @@ TEST(NnModulesExtra, MultiheadAttentionKeysAndValues) {
   // batch_first and unbatched inputs give the same values; per-head weights with average_attn_weights=false.
   nn::MultiheadAttention bf(8, 2, {.batch_first = true});
   bf.load_state_dict(mha.state_dict());
-  EXPECT_TRUE(close(bf.forward(q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1), {}, false, mask)
-                        .first.transpose(0, 1),
-                    out));
+  EXPECT_TRUE(close(
+      bf.forward(q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1), {}, false, mask).first.transpose(0, 1), out));
   auto [single, single_w] = mha.forward(q.select(1, 2), k.select(1, 2), v.select(1, 2), {}, true, mask, false);
   EXPECT_TRUE(close(single, out.select(1, 2)));
   EXPECT_EQ(DimVector(single_w.sizes()), (DimVector{2, 5, 7}));
@@ -803,8 +804,8 @@ TEST(NnModulesExtra, TrainsAModelOfNewLayersAndRestoresItsState) {
     return m;
   };
   auto m = make();
-  EXPECT_EQ(keys(*m), (Keys{"1.weight", "1.bias", "2.weight", "2.bias", "3.weight", "5.weight", "5.bias", "9.weight",
-                            "9.bias"}));
+  EXPECT_EQ(keys(*m),
+            (Keys{"1.weight", "1.bias", "2.weight", "2.bias", "3.weight", "5.weight", "5.bias", "9.weight", "9.bias"}));
   Tensor x = randn(DimVector{16, 2, 6});
   Tensor y = randint(0, 3, DimVector{16});
   nn::CrossEntropyLoss crit;

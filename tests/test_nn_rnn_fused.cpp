@@ -23,8 +23,8 @@ constexpr int kCpu = static_cast<int>(DeviceType::CPU);
 struct Seen {
   int forwards = 0, backwards = 0;
   RNNFusedArgs args;
-  std::vector<Tensor> params;  // the stand-in's backward recomputes from them (cuDNN uses its flat copy)
-  bool weights_hold_params = false;  // io.weights had every piece at the layout's offset
+  std::vector<Tensor> params;         // the stand-in's backward recomputes from them (cuDNN uses its flat copy)
+  bool weights_hold_params = false;   // io.weights had every piece at the layout's offset
   bool weights_alias_params = false;  // io.weights was the parameters' own storage (flattened)
 } seen;
 
@@ -194,8 +194,8 @@ void check_against_loop(const Config& c) {
   int64_t rows = 0;
   for (int64_t b : c.batch_sizes) rows += b;
   const int64_t batch = packed ? c.batch_sizes[0] : c.unbatched ? 1 : B;
-  Tensor x = packed ? randn({{rows, c.input}})
-             : c.unbatched ? randn({{T, c.input}})
+  Tensor x = packed          ? randn({{rows, c.input}})
+             : c.unbatched   ? randn({{T, c.input}})
              : c.batch_first ? randn({{B, T, c.input}})
                              : randn({{T, B, c.input}});
   Tensor bs = packed ? from_blob_copy(c.batch_sizes.data(), ScalarType::Int64,
@@ -204,8 +204,8 @@ void check_against_loop(const Config& c) {
   std::vector<Tensor> h0;
   if (c.with_h0) {
     const DimVector hs = c.unbatched ? DimVector{c.layers * dirs, P} : DimVector{c.layers * dirs, batch, P};
-    const DimVector cs =
-        c.unbatched ? DimVector{c.layers * dirs, c.hidden} : DimVector{c.layers * dirs, batch, c.hidden};
+    const DimVector cs = c.unbatched ? DimVector{c.layers * dirs, c.hidden}
+                                     : DimVector{c.layers * dirs, batch, c.hidden};
     h0.push_back(randn(hs));
     if (c.mode == RNNMode::LSTM) h0.push_back(randn(cs));
   }

@@ -20,13 +20,26 @@ double max_diff(const Tensor& a, const Tensor& b) { return max(abs(sub(a, b))).i
 TEST(NnLstmProj, ParametersAndReprAreTorchs) {
   nn::LSTM m(3, 5, nn::RNNLayerOptions{.num_layers = 2, .bidirectional = true, .proj_size = 2});
   // torch.nn.LSTM(3, 5, num_layers=2, bidirectional=True, proj_size=2).state_dict() in PyTorch 1.13
-  const std::vector<std::pair<std::string, DimVector>> torch_keys = {
-      {"weight_ih_l0", {20, 3}}, {"weight_hh_l0", {20, 2}}, {"bias_ih_l0", {20}}, {"bias_hh_l0", {20}},
-      {"weight_hr_l0", {2, 5}}, {"weight_ih_l0_reverse", {20, 3}}, {"weight_hh_l0_reverse", {20, 2}},
-      {"bias_ih_l0_reverse", {20}}, {"bias_hh_l0_reverse", {20}}, {"weight_hr_l0_reverse", {2, 5}},
-      {"weight_ih_l1", {20, 4}}, {"weight_hh_l1", {20, 2}}, {"bias_ih_l1", {20}}, {"bias_hh_l1", {20}},
-      {"weight_hr_l1", {2, 5}}, {"weight_ih_l1_reverse", {20, 4}}, {"weight_hh_l1_reverse", {20, 2}},
-      {"bias_ih_l1_reverse", {20}}, {"bias_hh_l1_reverse", {20}}, {"weight_hr_l1_reverse", {2, 5}}};
+  const std::vector<std::pair<std::string, DimVector>> torch_keys = {{"weight_ih_l0", {20, 3}},
+                                                                     {"weight_hh_l0", {20, 2}},
+                                                                     {"bias_ih_l0", {20}},
+                                                                     {"bias_hh_l0", {20}},
+                                                                     {"weight_hr_l0", {2, 5}},
+                                                                     {"weight_ih_l0_reverse", {20, 3}},
+                                                                     {"weight_hh_l0_reverse", {20, 2}},
+                                                                     {"bias_ih_l0_reverse", {20}},
+                                                                     {"bias_hh_l0_reverse", {20}},
+                                                                     {"weight_hr_l0_reverse", {2, 5}},
+                                                                     {"weight_ih_l1", {20, 4}},
+                                                                     {"weight_hh_l1", {20, 2}},
+                                                                     {"bias_ih_l1", {20}},
+                                                                     {"bias_hh_l1", {20}},
+                                                                     {"weight_hr_l1", {2, 5}},
+                                                                     {"weight_ih_l1_reverse", {20, 4}},
+                                                                     {"weight_hh_l1_reverse", {20, 2}},
+                                                                     {"bias_ih_l1_reverse", {20}},
+                                                                     {"bias_hh_l1_reverse", {20}},
+                                                                     {"weight_hr_l1_reverse", {2, 5}}};
   std::vector<std::pair<std::string, DimVector>> got;
   for (auto& [k, t] : m.state_dict()) got.emplace_back(k, DimVector(t.sizes()));
   EXPECT_EQ(got, torch_keys);

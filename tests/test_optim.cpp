@@ -25,7 +25,8 @@ namespace {
 using ember::testing::values;
 
 Tensor vec(const std::vector<double>& v) {
-  return from_blob_copy(v.data(), ScalarType::Float64, DimVector{int64_t(v.size())}, TensorOptions(ScalarType::Float64));
+  return from_blob_copy(v.data(), ScalarType::Float64, DimVector{int64_t(v.size())},
+                        TensorOptions(ScalarType::Float64));
 }
 
 // Runs `steps` updates with the fixed gradient sequence g_k[i] = sin(k + i) and returns the parameter.
@@ -69,8 +70,10 @@ TEST(Optim, AdamAndAdamWMatchTheDefinition) {
     for (int k = 0; k < 7; ++k)
       for (size_t i = 0; i < 3; ++i) {
         double g = grad_at(k, i);
-        if (decoupled) p[i] *= 1 - lr * wd;
-        else g += wd * p[i];
+        if (decoupled)
+          p[i] *= 1 - lr * wd;
+        else
+          g += wd * p[i];
         m[i] = b1 * m[i] + (1 - b1) * g;
         v[i] = b2 * v[i] + (1 - b2) * g * g;
         // Kingma & Ba with PyTorch's placement of eps: m_hat / (sqrt(v_hat) + eps).
@@ -160,7 +163,9 @@ TEST(Optim, StateDictRoundTripResumesExactly) {
 
   optim::Adam bad({make()}, optim::AdamOptions(0.01));
   try {
-    bad.load_state_dict({{"state.0.exp_avg", zeros(DimVector{5})}, {"bogus", zeros(DimVector{1})}, {"state.7.exp_avg", zeros(DimVector{3})}});
+    bad.load_state_dict({{"state.0.exp_avg", zeros(DimVector{5})},
+                         {"bogus", zeros(DimVector{1})},
+                         {"state.7.exp_avg", zeros(DimVector{3})}});
     FAIL() << "expected ValueError";
   } catch (const ValueError& e) {
     const std::string msg = e.what();
@@ -227,7 +232,7 @@ TEST(Optim, ClosedFormFactorsArePyTorchs) {
     EXPECT_EQ(f::polynomial(e, 25, 2.0), std::pow(1.0 - std::min(25.0, e) / 25, 2.0)) << e;
     EXPECT_EQ(f::cosine(e, 10), (1 + std::cos(std::numbers::pi * e / 10)) / 2) << e;
   }
-  EXPECT_EQ(f::step(-1, 3, 0.5), 2.0);  // -1 // 3 == -1
+  EXPECT_EQ(f::step(-1, 3, 0.5), 2.0);       // -1 // 3 == -1
   EXPECT_EQ(f::step(1.0, 0.1, 2.0), 512.0);  // Python: 1 // 0.1 == 9.0 (fmod-based), while floor(1 / 0.1) == 10
   // A repeated milestone counts twice; the epoch equal to a milestone has passed it.
   EXPECT_EQ(f::multi_step(4, {2, 4, 4, 9}, 0.5), 0.125);

@@ -27,8 +27,8 @@ TEST(Philox, BulkWordsMatchTheScalarGenerator) {
         std::vector<uint32_t> got(n + 1, 0xDEADBEEFu);
         cpu::philox_words(s, first, n, got.data());
         for (int64_t j = 0; j < n; ++j)
-          ASSERT_EQ(got[j], philox_word(s, first + j)) << "seed " << s.seed << " offset " << s.offset << " first "
-                                                       << first << " n " << n << " word " << j;
+          ASSERT_EQ(got[j], philox_word(s, first + j))
+              << "seed " << s.seed << " offset " << s.offset << " first " << first << " n " << n << " word " << j;
         EXPECT_EQ(got[n], 0xDEADBEEFu);  // nothing written past n
       }
     }

@@ -125,8 +125,7 @@ TEST(Serialize, StateDictBytesMatchTheDocumentedFormat) {
   save(std::vector<std::pair<std::string, Tensor>>{{"w", arange(4, ScalarType::Float32)},
                                                    {"b", arange(1, 3, 1, ScalarType::Int64)}},
        path);
-  const std::string expected =
-      ember_file(kStateManifest, {{0, raw<float>({0, 1, 2, 3})}, {64, raw<int64_t>({1, 2})}});
+  const std::string expected = ember_file(kStateManifest, {{0, raw<float>({0, 1, 2, 3})}, {64, raw<int64_t>({1, 2})}});
   EXPECT_EQ(read_bytes(path), expected);
   auto back = load_state_dict(path);
   ASSERT_EQ(back.size(), 2u);
@@ -177,7 +176,8 @@ TEST(Serialize, TensorRoundTripEveryDtypeAndLayout) {
   const std::string path = temp_dir() + "/t.ckpt";
   for (int d = 0; d < kNumScalarTypes; ++d) {
     const auto dt = static_cast<ScalarType>(d);
-    Tensor t = to(remainder(arange(24, ScalarType::Int64), 7), dt).reshape(DimVector{2, 3, 4}).permute(DimVector{2, 0, 1});
+    Tensor t =
+        to(remainder(arange(24, ScalarType::Int64), 7), dt).reshape(DimVector{2, 3, 4}).permute(DimVector{2, 0, 1});
     save(t, path);
     Tensor back = load(path);
     EXPECT_TRUE(same(back, t)) << dtype_name(dt);
@@ -247,8 +247,7 @@ TEST(Serialize, SavingReplacesAtomicallyAndLeavesNoTemporaryFile) {
   save(zeros(DimVector{5}), path);
   EXPECT_TRUE(same(load(path), zeros(DimVector{5})));
   // A save that fails part-way (an undefined tensor is found after the file was opened) keeps the old file.
-  EXPECT_NE(error_of([&] { save(std::vector<std::pair<std::string, Tensor>>{{"a", Tensor()}}, path); }),
-            "(no error)");
+  EXPECT_NE(error_of([&] { save(std::vector<std::pair<std::string, Tensor>>{{"a", Tensor()}}, path); }), "(no error)");
   EXPECT_TRUE(same(load(path), zeros(DimVector{5})));
   std::vector<std::string> names;
   DIR* d = opendir(dir.c_str());
@@ -256,8 +255,9 @@ TEST(Serialize, SavingReplacesAtomicallyAndLeavesNoTemporaryFile) {
     if (e->d_name[0] != '.' || std::strlen(e->d_name) > 2) names.push_back(e->d_name);
   closedir(d);
   EXPECT_EQ(names, (std::vector<std::string>{"x.ckpt"}));
-  EXPECT_NE(error_of([&] { save(ones(DimVector{1}), dir + "/no/such/dir/x.ckpt"); }).find("cannot create a temporary file"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { save(ones(DimVector{1}), dir + "/no/such/dir/x.ckpt"); }).find("cannot create a temporary file"),
+      std::string::npos);
 }
 
 TEST(Serialize, LoaderErrorsNameTheFileAndTheProblem) {
@@ -287,13 +287,15 @@ TEST(Serialize, LoaderErrorsNameTheFileAndTheProblem) {
   std::string v2 = good;
   v2[8] = 2;
   EXPECT_TRUE(has(load_error(v2), "format version 2 is not supported"));
-  EXPECT_TRUE(has(load_error(ember_file(with("DTYPE", "float33"), {{0, raw<float>({1, 2})}})), "unknown dtype 'float33'"));
-  EXPECT_TRUE(has(load_error(ember_file(with("\"nbytes\":8", "\"nbytes\":4611686018427387904"), {{0, raw<float>({1, 2})}})),
-                  "run past the end of the file"));
+  EXPECT_TRUE(
+      has(load_error(ember_file(with("DTYPE", "float33"), {{0, raw<float>({1, 2})}})), "unknown dtype 'float33'"));
+  EXPECT_TRUE(
+      has(load_error(ember_file(with("\"nbytes\":8", "\"nbytes\":4611686018427387904"), {{0, raw<float>({1, 2})}})),
+          "run past the end of the file"));
   EXPECT_TRUE(has(load_error(ember_file(with("DTYPE", "float64"), {{0, raw<float>({1, 2})}})),
                   "need 16 bytes, but the storage has 8"));
-  EXPECT_TRUE(has(load_error(ember_file(with("\"size\":[2]", "\"size\":[-2]"), {{0, raw<float>({1, 2})}})),
-                  "negative size"));
+  EXPECT_TRUE(
+      has(load_error(ember_file(with("\"size\":[2]", "\"size\":[-2]"), {{0, raw<float>({1, 2})}})), "negative size"));
   EXPECT_TRUE(has(load_error(ember_file(with("{\"tensor\":0}", "{\"tensor\":1}"), {{0, raw<float>({1, 2})}})),
                   "tensor 1 does not exist"));
   EXPECT_TRUE(has(load_error(ember_file(with("{\"tensor\":0}", "{\"lambda\":0}"), {{0, raw<float>({1, 2})}})),
@@ -330,8 +332,10 @@ TEST(SerializeSafetensors, BytesMatchTheReferenceImplementation) {
   EXPECT_EQ(bytes_of({}, safetensors::Metadata{{"framework", "pt"}}),
             le64(40) + R"({"__metadata__":{"framework":"pt"}})" + std::string(5, ' '));
   // Order: descending dtype alignment (I64 > F64 > F32 > U8 in the reference's enum), then name.
-  const std::string mixed = bytes_of({{"c", zeros(DimVector{3}, ScalarType::UInt8)}, {"a", ones(DimVector{2})},
-                                      {"d", ones(DimVector{1}, ScalarType::Float64)}, {"b", ones(DimVector{1}, ScalarType::Int64)},
+  const std::string mixed = bytes_of({{"c", zeros(DimVector{3}, ScalarType::UInt8)},
+                                      {"a", ones(DimVector{2})},
+                                      {"d", ones(DimVector{1}, ScalarType::Float64)},
+                                      {"b", ones(DimVector{1}, ScalarType::Int64)},
                                       {"e", ones(DimVector{1})}},
                                      {});
   const std::string h = R"({"b":{"dtype":"I64","shape":[1],"data_offsets":[0,8]},)"
@@ -349,7 +353,8 @@ TEST(SerializeSafetensors, RoundTripAndErrors) {
   safetensors::NamedTensors in;
   for (int d = 0; d < kNumScalarTypes; ++d) {
     const auto dt = static_cast<ScalarType>(d);
-    in.emplace_back(std::string(dtype_name(dt)), to(remainder(arange(12, ScalarType::Int64), 5), dt).reshape(DimVector{3, 4}));
+    in.emplace_back(std::string(dtype_name(dt)),
+                    to(remainder(arange(12, ScalarType::Int64), 5), dt).reshape(DimVector{3, 4}));
   }
   safetensors::save_file(in, path, safetensors::Metadata{{"format", "pt"}});
   for (bool mmap : {false, true}) {
@@ -372,13 +377,19 @@ TEST(SerializeSafetensors, RoundTripAndErrors) {
   };
   const std::string f8(8, '\0');
   EXPECT_EQ(st_error(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", f8), "(no error)");
-  EXPECT_TRUE(has(st_error(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", f8),
-                  "repeats the key \"a\""));
+  EXPECT_TRUE(has(
+      st_error(
+          R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+          f8),
+      "repeats the key \"a\""));
   EXPECT_TRUE(has(st_error(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", f8), "needs 12"));
   EXPECT_TRUE(has(st_error(R"({"a":{"dtype":"F31","shape":[2],"data_offsets":[0,8]}})", f8), "unknown dtype 'F31'"));
   EXPECT_TRUE(has(st_error(R"({"a":{"dtype":"U16","shape":[4],"data_offsets":[0,8]}})", f8), "no dtype for"));
-  EXPECT_TRUE(has(st_error(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}})", f8),
-                  "overlap"));
+  EXPECT_TRUE(has(
+      st_error(
+          R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}})",
+          f8),
+      "overlap"));
   EXPECT_TRUE(has(st_error(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", f8), "leave a hole"));
   EXPECT_TRUE(has(st_error(R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", f8), "truncated"));
   EXPECT_TRUE(has(st_error(R"([{"a":1}])", ""), "does not start with '{'"));
@@ -388,7 +399,9 @@ TEST(SerializeSafetensors, RoundTripAndErrors) {
   // Saving refuses what the reference refuses.
   Tensor x = arange(6, ScalarType::Float32).reshape(DimVector{2, 3});
   EXPECT_NE(error_of([&] { safetensors::save_file({{"t", x.t()}}, path); }).find("non contiguous"), std::string::npos);
-  EXPECT_NE(error_of([&] { safetensors::save_file({{"a", x}, {"b", x.select(0, 1)}}, path); }).find("share memory"),
+  EXPECT_NE(error_of([&] {
+              safetensors::save_file({{"a", x}, {"b", x.select(0, 1)}}, path);
+            }).find("share memory"),
             std::string::npos);
 }
 

@@ -41,7 +41,9 @@ TEST(Shape, CatPromotesAndChecksShapes) {
   EXPECT_EQ(r.dtype(), ScalarType::Float32);
   EXPECT_EQ(vec(r.sizes()), (std::vector<int64_t>{3, 3}));
   EXPECT_EQ(values(r), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 1, 1, 1}));
-  EXPECT_EQ(error_of([&] { cat({a, ones({{2, 4}})}, 0); }),
+  EXPECT_EQ(error_of([&] {
+              cat({a, ones({{2, 4}})}, 0);
+            }),
             "Sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor number 1 in "
             "the list.");
   EXPECT_THROW(cat({}), Error);
@@ -80,11 +82,15 @@ TEST(Index, GatherScatterRoundTrip) {
 TEST(Index, OutOfBoundsIsAnIndexErrorNamingOpValueAndSize) {
   Tensor src = zeros({{3, 4}});
   EXPECT_THROW(gather(src, 1, longs({0, 7}, {{1, 2}})), IndexError);
-  EXPECT_EQ(error_of([&] { gather(src, 1, longs({0, 7}, {{1, 2}})); }),
+  EXPECT_EQ(error_of([&] {
+              gather(src, 1, longs({0, 7}, {{1, 2}}));
+            }),
             "gather(): index 7 is out of bounds for dimension 1 with size 4");
   EXPECT_EQ(error_of([&] { index_select(src, 0, longs({5})); }),
             "index_select(): index 5 is out of bounds for dimension 0 with size 3");
-  EXPECT_EQ(error_of([&] { index(src, {longs({1}), longs({-5})}); }),
+  EXPECT_EQ(error_of([&] {
+              index(src, {longs({1}), longs({-5})});
+            }),
             "index -5 is out of bounds for dimension 1 with size 4");
 }
 

@@ -60,10 +60,10 @@ TEST(Tensor, ViewsShareStorageAndVersion) {
 
 TEST(Tensor, ViewOfNonContiguousFollowsPyTorchRules) {
   Tensor x = arange(24.0).view({{2, 3, 4}}).permute({{1, 0, 2}});  // sizes [3, 2, 4], strides [4, 12, 1]
-  Tensor v = x.view({{3, 2, 2, 2}});  // splitting the last dim is legal
+  Tensor v = x.view({{3, 2, 2, 2}});                               // splitting the last dim is legal
   EXPECT_EQ(vec(v.strides()), (std::vector<int64_t>{4, 12, 2, 1}));
   EXPECT_THROW(x.view({{6, 4}}), Error);  // merging dims 0 and 1 is not
-  Tensor r = x.reshape({{6, 4}});  // reshape copies instead
+  Tensor r = x.reshape({{6, 4}});         // reshape copies instead
   EXPECT_TRUE(r.is_contiguous());
   EXPECT_NE(r.data_ptr(), x.data_ptr());
   EXPECT_EQ(r.data<float>()[4], 12.f);  // row 1 = x[0][1] = base[1][0]

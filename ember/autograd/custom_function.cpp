@@ -68,7 +68,9 @@ void record_custom_function(const std::shared_ptr<CustomNode>& node, AutogradCon
   }
   for (const Tensor& t : ctx.to_save) {
     bool is_output = false;
-    for (auto& o : outputs) is_output = is_output || (t.defined() && o.defined() && o.is_same(t) && grad_fn(t) == std::shared_ptr<Node>(node));
+    for (auto& o : outputs)
+      is_output = is_output ||
+                  (t.defined() && o.defined() && o.is_same(t) && grad_fn(t) == std::shared_ptr<Node>(node));
     ctx.saved.emplace_back(t, is_output);
   }
   ctx.to_save.clear();

@@ -48,7 +48,8 @@ struct BinaryGrad {
 constexpr BinaryGrad binary_grad(BinaryOp op) {
   switch (op) {
 #define EMBER_BINARY_GRAD(op, node, reads_a, reads_b, ...) \
-  case BinaryOp::op: return {true, reads_a, reads_b};
+  case BinaryOp::op:                                       \
+    return {true, reads_a, reads_b};
 #include "ember/autograd/binary_derivatives.def"
 #undef EMBER_BINARY_GRAD
     default: return {false, 0, 0};
@@ -62,7 +63,8 @@ const char* binary_node(BinaryOp op, bool a_tensor, bool b_tensor) {
   };
   switch (op) {
 #define EMBER_BINARY_GRAD(op, node, ...) \
-  case BinaryOp::op: return node;
+  case BinaryOp::op:                     \
+    return node;
 #include "ember/autograd/binary_derivatives.def"
 #undef EMBER_BINARY_GRAD
     default: return nullptr;
@@ -82,10 +84,10 @@ TensorList binary_formula(BinaryOp op, const Scalar& alpha, const FormulaNode& n
   [[maybe_unused]] const Tensor r = result >= 0 ? n.saved_tensor(result) : Tensor();
   Tensor ga, gb;
   switch (op) {
-#define EMBER_BINARY_GRAD(op, node, reads_a, reads_b, ...)           \
-  case BinaryOp::op:                                                 \
-    if (n.needs(0)) ga = EMBER_BINARY_GRAD_A(__VA_ARGS__);           \
-    if (n.needs(1)) gb = EMBER_BINARY_GRAD_B(__VA_ARGS__);           \
+#define EMBER_BINARY_GRAD(op, node, reads_a, reads_b, ...) \
+  case BinaryOp::op:                                       \
+    if (n.needs(0)) ga = EMBER_BINARY_GRAD_A(__VA_ARGS__); \
+    if (n.needs(1)) gb = EMBER_BINARY_GRAD_B(__VA_ARGS__); \
     break;
 #include "ember/autograd/binary_derivatives.def"
 #undef EMBER_BINARY_GRAD
@@ -103,7 +105,8 @@ struct TernaryGrad {
 constexpr TernaryGrad ternary_grad(TernaryOp op) {
   switch (op) {
 #define EMBER_TERNARY_GRAD(op, node, reads_a, reads_b, reads_c, ...) \
-  case TernaryOp::op: return {{reads_a, reads_b, reads_c}};
+  case TernaryOp::op:                                                \
+    return {{reads_a, reads_b, reads_c}};
 #include "ember/autograd/ternary_derivatives.def"
 #undef EMBER_TERNARY_GRAD
   }
@@ -114,7 +117,8 @@ const char* ternary_node(TernaryOp op, [[maybe_unused]] bool a_tensor, [[maybe_u
                          [[maybe_unused]] bool c_tensor) {
   switch (op) {
 #define EMBER_TERNARY_GRAD(op, node, ...) \
-  case TernaryOp::op: return node;
+  case TernaryOp::op:                     \
+    return node;
 #include "ember/autograd/ternary_derivatives.def"
 #undef EMBER_TERNARY_GRAD
   }
@@ -155,8 +159,10 @@ uint8_t plan_saves(const Operand* const (&ops)[N], const uint8_t (&reads)[N], Ar
   int k = 0;
   for (size_t i = 0; i < N; ++i) {
     args[i].tensor = ops[i]->t != nullptr;
-    if (!ops[i]->t) args[i].s = ops[i]->s;
-    else if (read & (1 << i)) args[i].saved = k++;
+    if (!ops[i]->t)
+      args[i].s = ops[i]->s;
+    else if (read & (1 << i))
+      args[i].saved = k++;
   }
   return read;
 }
@@ -179,10 +185,10 @@ void record_binary(BinaryOp op, const Operand& a, const Operand& b, const Tensor
   const Operand* ops[] = {&a, &b};
   const uint8_t read = plan_saves(ops, {grad.reads_a, grad.reads_b}, args);
   const int result = read & R ? (args[0].saved >= 0) + (args[1].saved >= 0) : -1;  // saved after the operands
-  auto n = make_node(binary_node(op, a.t, b.t), in, [op, alpha, A_ = args[0], B_ = args[1], result](
-                                                        FormulaNode& n, TensorList& g) {
-    return binary_formula(op, alpha, n, A_, B_, result, g[0]);
-  });
+  auto n = make_node(binary_node(op, a.t, b.t), in,
+                     [op, alpha, A_ = args[0], B_ = args[1], result](FormulaNode& n, TensorList& g) {
+                       return binary_formula(op, alpha, n, A_, B_, result, g[0]);
+                     });
   save_planned(*n, ops, args);
   set_history(out, n);
   if (result >= 0) n->save_output(out);

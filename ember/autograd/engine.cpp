@@ -266,8 +266,8 @@ void run_graph(GraphTask& task, const std::vector<Edge>& roots, TensorList& root
 }
 
 std::vector<Edge> root_edges(const TensorList& roots, const TensorList& grads, TensorList& root_grads) {
-  EMBER_CHECK(grads.empty() || grads.size() == roots.size(), "grad_tensors: got ", grads.size(),
-              " gradients for ", roots.size(), " tensors");
+  EMBER_CHECK(grads.empty() || grads.size() == roots.size(), "grad_tensors: got ", grads.size(), " gradients for ",
+              roots.size(), " tensors");
   std::vector<Edge> edges;
   for (size_t i = 0; i < roots.size(); ++i) {
     const Tensor& r = roots[i];
@@ -279,9 +279,8 @@ std::vector<Edge> root_edges(const TensorList& roots, const TensorList& grads, T
                   shape_str(r.sizes()), ")");
       g = ones_like(r);
     } else {
-      EMBER_CHECK(std::ranges::equal(g.sizes(), r.sizes()), "Mismatch in shape: grad_output[", i,
-                  "] has a shape of ", shape_str(g.sizes()), " and output[", i, "] has a shape of ",
-                  shape_str(r.sizes()), ".");
+      EMBER_CHECK(std::ranges::equal(g.sizes(), r.sizes()), "Mismatch in shape: grad_output[", i, "] has a shape of ",
+                  shape_str(g.sizes()), " and output[", i, "] has a shape of ", shape_str(r.sizes()), ".");
       EMBER_CHECK(g.device() == r.device(), "Mismatch in device: grad_output[", i, "] is on ", g.device(),
                   " and output[", i, "] is on ", r.device(), ".");
       if (g.dtype() != r.dtype()) g = to(g, r.dtype());

@@ -77,8 +77,8 @@ Tensor view_scatter(const Tensor& g, const ViewGeometry& base, const ViewGeometr
   // the base gets the sum of the gradients at all its positions.
   const int64_t extent = static_cast<int64_t>(r.impl()->storage()->nbytes() / r.element_size());
   const int64_t flat_shape[] = {-1};
-  Tensor pos = as_strided(arange(extent, TensorOptions(ScalarType::Int64).device(g.device())), view.sizes,
-                          view.strides, view.offset - base.offset);
+  Tensor pos = as_strided(arange(extent, TensorOptions(ScalarType::Int64).device(g.device())), view.sizes, view.strides,
+                          view.offset - base.offset);
   Tensor flat = index_add(zeros(DimVector{extent}, opts), 0, reshape(pos, flat_shape), reshape(g, flat_shape));
   return as_strided(flat, base.sizes, base.strides, 0);
 }

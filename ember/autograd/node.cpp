@@ -125,11 +125,12 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
 Tensor SavedVariable::unpack(const Node& owner, bool history) const {
   if (!data_.defined()) {
     if (!was_defined_) return {};
-    fail<Error>("Trying to backward through the graph a second time (or directly access saved tensors after they "
-                "have already been freed). Saved intermediate values of the graph are freed when you call "
-                ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
-                "a second time or if you need to access saved tensors after calling backward. (in ",
-                owner.name(), ")");
+    fail<Error>(
+        "Trying to backward through the graph a second time (or directly access saved tensors after they "
+        "have already been freed). Saved intermediate values of the graph are freed when you call "
+        ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
+        "a second time or if you need to access saved tensors after calling backward. (in ",
+        owner.name(), ")");
   }
   if (data_.version() != version_) [[unlikely]] {
     std::string which = is_output_ || grad_fn_ ? "output " + std::to_string(output_nr_) + " of " +

@@ -85,8 +85,8 @@ struct Node : std::enable_shared_from_this<Node> {
   // Sets next_edges and input_meta from the op's inputs (null or undefined entries get no edge).
   void set_inputs(std::span<const Tensor* const> inputs);
 
-  uint64_t sequence_nr;        // creation order; the engine runs later nodes first
-  uint32_t num_outputs = 1;    // of the forward op
+  uint64_t sequence_nr;      // creation order; the engine runs later nodes first
+  uint32_t num_outputs = 1;  // of the forward op
   std::vector<Edge> next_edges;
   std::vector<TensorMeta> input_meta;  // parallel to next_edges
   // Hooks on the gradient of one output, before apply: (handle id, output, hook), in registration order.
@@ -94,8 +94,8 @@ struct Node : std::enable_shared_from_this<Node> {
   // Non-leaf tensors that retain their grad: (output, the tensor's metadata).
   std::vector<std::pair<uint32_t, std::weak_ptr<AutogradMeta>>> retained;
   std::vector<std::pair<int, NodePostHook>> post_hooks;
-  std::string trace;       // anomaly mode: where the forward op was called
-  bool released = false;   // saved tensors were freed
+  std::string trace;      // anomaly mode: where the forward op was called
+  bool released = false;  // saved tensors were freed
 };
 
 // A tensor saved for a formula, checked against in-place modification when unpacked (Note [No reference cycles]).

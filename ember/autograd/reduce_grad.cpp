@@ -130,7 +130,7 @@ Tensor cumprod_backward(const Tensor& g, const Tensor& x, const Tensor& y, int64
     const Tensor k = arange(x.size(dim), TensorOptions(ScalarType::Int64).device(x.device()));
     const Tensor row = unsqueeze(k, 1), col = unsqueeze(k, 0);
     const Tensor rows = where(eq(row, col), 1.0, unsqueeze(transpose(x, dim, -1), -2));  // [..., k, j]
-    const Tensor terms = mul(cumprod(rows, -1), unsqueeze(transpose(g, dim, -1), -2));     // [..., k, i]
+    const Tensor terms = mul(cumprod(rows, -1), unsqueeze(transpose(g, dim, -1), -2));   // [..., k, i]
     return transpose(sum(where(ge(col, row), terms, 0.0), kLast), dim, -1);
   }
   const Tensor zeros_so_far = cumsum(is_zero, dim);
@@ -147,12 +147,9 @@ Tensor logcumsumexp_backward(const Tensor& g, const Tensor& x, const Tensor& y, 
   const IntArrayRef d(&dim, 1);
   const double lo = lowest(g.dtype());
   const Tensor log_abs = log(abs(g));
-  auto part = [&](const Tensor& log_g) {
-    return exp(add(flip(logcumsumexp(flip(sub(log_g, y), d), dim), d), x));
-  };
+  auto part = [&](const Tensor& log_g) { return exp(add(flip(logcumsumexp(flip(sub(log_g, y), d), dim), d), x)); };
   return sub(part(where(gt(g, 0), log_abs, lo)), part(where(lt(g, 0), log_abs, lo)));
 }
-
 
 void record_value_selecting(const char* name, const Tensor& x, Tensor& values, const Tensor& indices, int64_t dim,
                             bool keepdim) {

@@ -23,7 +23,8 @@ struct UnaryGrad {
 constexpr UnaryGrad unary_grad(UnaryOp op) {
   switch (op) {
 #define EMBER_UNARY_GRAD(op, node, saves, ...) \
-  case UnaryOp::op: return {node, Saves::saves};
+  case UnaryOp::op:                            \
+    return {node, Saves::saves};
 #include "ember/autograd/unary_derivatives.def"
 #undef EMBER_UNARY_GRAD
     default: return {nullptr, Saves::Nothing};
@@ -37,7 +38,8 @@ Tensor unary_formula(UnaryOp op, const UnaryArgs& args, const Tensor& g, const T
   [[maybe_unused]] constexpr double kSqrtPi = 1.7724538509055160273, kInvSqrt2 = 0.70710678118654752440;
   switch (op) {
 #define EMBER_UNARY_GRAD(op, node, saves, ...) \
-  case UnaryOp::op: return __VA_ARGS__;
+  case UnaryOp::op:                            \
+    return __VA_ARGS__;
 #include "ember/autograd/unary_derivatives.def"
 #undef EMBER_UNARY_GRAD
     default: return {};

@@ -12,8 +12,9 @@ namespace ember {
 
 namespace {
 
-size_t round_size(size_t n) { return n < CachingAllocator::kMinBlock ? CachingAllocator::kMinBlock
-                                                                     : (n + 511) / 512 * 512; }
+size_t round_size(size_t n) {
+  return n < CachingAllocator::kMinBlock ? CachingAllocator::kMinBlock : (n + 511) / 512 * 512;
+}
 
 size_t segment_size(size_t size) {
   if (size <= CachingAllocator::kSmallSize) return CachingAllocator::kSmallSegment;
@@ -248,12 +249,11 @@ void CachingAllocator::release_cached() {
 
 void CachingAllocator::out_of_memory(size_t requested, size_t segment) {
   const MemoryStats& s = counter_.s;
-  throw OutOfMemoryError(device_ + " out of memory. Tried to allocate " + mib(requested) + " (a segment of " +
-                         mib(segment) + "); ember has " + mib(size_t(s.allocated)) + " allocated and " +
-                         mib(size_t(s.reserved)) + " reserved (allocated + cached); the device has " +
-                         mib(memory_->free_bytes()) + " free" +
-                         (limit_ == SIZE_MAX ? std::string()
-                                             : "; " + mib(limit_) + " allowed (set_per_process_memory_fraction)"));
+  throw OutOfMemoryError(
+      device_ + " out of memory. Tried to allocate " + mib(requested) + " (a segment of " + mib(segment) +
+      "); ember has " + mib(size_t(s.allocated)) + " allocated and " + mib(size_t(s.reserved)) +
+      " reserved (allocated + cached); the device has " + mib(memory_->free_bytes()) + " free" +
+      (limit_ == SIZE_MAX ? std::string() : "; " + mib(limit_) + " allowed (set_per_process_memory_fraction)"));
 }
 
 MemoryStats CachingAllocator::stats() const {
@@ -297,12 +297,15 @@ std::vector<std::pair<std::string, int64_t>> AllocatorStats::flat() const {
     r.emplace_back(name + ".allocated", s.allocated);
     r.emplace_back(name + ".freed", s.freed);
   };
-  const std::pair<const char*, const Stat*> arrays[] = {
-      {"active", active},           {"active_bytes", active_bytes},
-      {"allocated_bytes", allocated_bytes}, {"allocation", allocation},
-      {"inactive_split", inactive_split},   {"inactive_split_bytes", inactive_split_bytes},
-      {"requested_bytes", requested_bytes}, {"reserved_bytes", reserved_bytes},
-      {"segment", segment}};
+  const std::pair<const char*, const Stat*> arrays[] = {{"active", active},
+                                                        {"active_bytes", active_bytes},
+                                                        {"allocated_bytes", allocated_bytes},
+                                                        {"allocation", allocation},
+                                                        {"inactive_split", inactive_split},
+                                                        {"inactive_split_bytes", inactive_split_bytes},
+                                                        {"requested_bytes", requested_bytes},
+                                                        {"reserved_bytes", reserved_bytes},
+                                                        {"segment", segment}};
   for (auto& [name, a] : arrays) {
     const char* pools[] = {"all", "small_pool", "large_pool"};
     for (int i = 0; i < 3; ++i) put(std::string(name) + "." + pools[i], a[i]);

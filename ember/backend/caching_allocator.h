@@ -26,8 +26,8 @@
 //   "allocated_bytes.all.current", "num_device_alloc", ...), each a Stat per pool.
 #pragma once
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -48,7 +48,7 @@ class DeviceMemory {
   virtual ~DeviceMemory() = default;
   virtual void* malloc(size_t bytes) = 0;  // nullptr when the device is out of memory
   virtual void free(void* ptr) = 0;
-  virtual size_t free_bytes() = 0;  // for the out-of-memory message
+  virtual size_t free_bytes() = 0;                       // for the out-of-memory message
   virtual uintptr_t record_event(uintptr_t stream) = 0;  // after the work queued on `stream` so far
   virtual bool event_done(uintptr_t event) = 0;
   virtual void destroy_event(uintptr_t event) = 0;
@@ -117,7 +117,7 @@ class CachingAllocator final : public Allocator {
  public:
   struct Options {
     bool caching = true;
-    size_t max_split_size = SIZE_MAX;  // blocks above this are never split
+    size_t max_split_size = SIZE_MAX;           // blocks above this are never split
     std::function<uintptr_t()> current_stream;  // the stream allocate(nbytes) allocates for (none: stream 0)
   };
   CachingAllocator(std::unique_ptr<DeviceMemory> memory, std::string device_name, Options options);
@@ -192,7 +192,7 @@ class CachingAllocator final : public Allocator {
   MemoryCounter counter_;
   AllocatorStats st_;
   size_t limit_ = SIZE_MAX;  // on reserved bytes (set_memory_limit)
-  size_t segments_ = 0;  // obtained from the device and not yet returned
+  size_t segments_ = 0;      // obtained from the device and not yet returned
 };
 
 }  // namespace ember

@@ -17,9 +17,7 @@ HostCachingAllocator::~HostCachingAllocator() {
   release_cached();
 }
 
-size_t HostCachingAllocator::round_size(size_t nbytes) {
-  return nbytes <= 512 ? 512 : std::bit_ceil(nbytes);
-}
+size_t HostCachingAllocator::round_size(size_t nbytes) { return nbytes <= 512 ? 512 : std::bit_ceil(nbytes); }
 
 void* HostCachingAllocator::allocate(size_t nbytes) {
   if (nbytes == 0) return nullptr;

@@ -60,8 +60,8 @@ class HostCachingAllocator final : public Allocator {
 
   std::unique_ptr<DeviceMemory> memory_;
   mutable std::mutex mu_;
-  std::map<const char*, Block*> blocks_;           // every block held, by start (for the range lookups)
-  std::multimap<size_t, Block*> free_;             // reusable blocks by size
+  std::map<const char*, Block*> blocks_;              // every block held, by start (for the range lookups)
+  std::multimap<size_t, Block*> free_;                // reusable blocks by size
   std::deque<std::pair<uintptr_t, Block*>> pending_;  // (event, block) of freed blocks streams may still use
   MemoryCounter counter_;
 };

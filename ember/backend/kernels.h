@@ -48,8 +48,9 @@ struct KernelSlot<R(Args...)> {
 
 #define EMBER_CONCAT_(a, b) a##b
 #define EMBER_CONCAT(a, b) EMBER_CONCAT_(a, b)
-#define EMBER_REGISTER_KERNEL(name, device, impl)                                   \
-  [[maybe_unused]] static const bool EMBER_CONCAT(ember_reg_##name##_, __LINE__) = \
-      (::ember::name##_kernel.fn[static_cast<int>(::ember::DeviceType::device)] = (impl), true);
+#define EMBER_REGISTER_KERNEL(name, device, impl)  \
+  [[maybe_unused]] static const bool EMBER_CONCAT( \
+      ember_reg_##name##_,                         \
+      __LINE__) = (::ember::name##_kernel.fn[static_cast<int>(::ember::DeviceType::device)] = (impl), true);
 
 }  // namespace ember

@@ -115,8 +115,10 @@ Tensor epoch_indices(int64_t n, std::optional<uint64_t> shuffle_seed, int64_t nu
 }
 
 DataLoader::DataLoader(const Dataset& dataset, DataLoaderOptions options) : dataset_(dataset), options_(options) {
-  EMBER_CHECK_VALUE(options.batch_size() > 0, "DataLoader: batch_size should be a positive integer value, but got "
-                    "batch_size=", options.batch_size());
+  EMBER_CHECK_VALUE(options.batch_size() > 0,
+                    "DataLoader: batch_size should be a positive integer value, but got "
+                    "batch_size=",
+                    options.batch_size());
   EMBER_CHECK_VALUE(options.workers() >= 0, "DataLoader: workers option should be non-negative, got ",
                     options.workers());
   EMBER_CHECK_VALUE(options.prefetch_factor() > 0, "DataLoader: prefetch_factor should be positive, got ",
@@ -136,8 +138,7 @@ int64_t DataLoader::size() const {
 DataLoader::Iterator DataLoader::begin() {
   std::optional<uint64_t> shuffle_seed;
   if (options_.shuffle()) shuffle_seed = options_.seed() + uint64_t(epoch_);
-  const Tensor indices =
-      epoch_indices(dataset_.size(), shuffle_seed, options_.num_replicas(), options_.rank(), false);
+  const Tensor indices = epoch_indices(dataset_.size(), shuffle_seed, options_.num_replicas(), options_.rank(), false);
   const int64_t n = indices.numel();
   const int64_t* idx = indices.data<int64_t>();
   const std::vector<int64_t> order(idx, idx + n);

@@ -13,8 +13,8 @@
 #include <optional>
 #include <vector>
 
-#include "ember/data/dataset.h"
 #include "ember/arg.h"
+#include "ember/data/dataset.h"
 
 namespace ember::data {
 

@@ -21,8 +21,8 @@ TensorDataset::TensorDataset(Tensor data, Tensor targets) { set(std::move(data),
 
 void TensorDataset::set(Tensor data, Tensor targets) {
   EMBER_CHECK_VALUE(data.dim() > 0 && targets.dim() > 0 && data.size(0) == targets.size(0),
-                    "TensorDataset: data and targets must have the same first dimension, got ",
-                    shape_str(data.sizes()), " and ", shape_str(targets.sizes()));
+                    "TensorDataset: data and targets must have the same first dimension, got ", shape_str(data.sizes()),
+                    " and ", shape_str(targets.sizes()));
   data_ = std::move(data);
   targets_ = std::move(targets);
 }

@@ -41,7 +41,7 @@
 namespace ember::data {
 namespace {
 
-constexpr size_t kTrailer = 64;  // named segments: the holders' and in-flight counts, a cache line after the data
+constexpr size_t kTrailer = 64;     // named segments: the holders' and in-flight counts, a cache line after the data
 constexpr size_t kSentRing = 1024;  // names whose delivery a process waits for at exit (the latest ones)
 
 std::string errno_str(int e) { return std::strerror(e); }
@@ -68,7 +68,8 @@ void tracker_send(char op, const std::string& name) {
     sa.sun_family = AF_UNIX;
     const size_t n = std::min(std::strlen(addr), sizeof(sa.sun_path) - 2);
     std::memcpy(sa.sun_path + 1, addr, n);  // an abstract name: sun_path[0] = '\0'
-    if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&sa), socklen_t(offsetof(sockaddr_un, sun_path) + 1 + n)) == 0)
+    if (fd >= 0 &&
+        connect(fd, reinterpret_cast<sockaddr*>(&sa), socklen_t(offsetof(sockaddr_un, sun_path) + 1 + n)) == 0)
       g_tracker_fd = fd;
     else if (fd >= 0)
       close(fd);
@@ -96,7 +97,7 @@ struct Segment {
   size_t capacity = 0;  // bytes usable for data
   int fd = -1;          // memfd segments keep their descriptor (to send it again); named ones close it
   std::string name;     // named segments
-  std::atomic<int64_t>* holders = nullptr;  // trailer word 0
+  std::atomic<int64_t>* holders = nullptr;    // trailer word 0
   std::atomic<int64_t>* in_flight = nullptr;  // trailer word 1
   dev_t dev = 0;
   ino_t ino = 0;
@@ -109,7 +110,7 @@ struct Registry {
   std::unordered_map<void*, std::weak_ptr<Segment>> by_addr;
   std::map<std::pair<dev_t, ino_t>, std::weak_ptr<Segment>> by_id;
   std::map<std::string, pid_t> created;  // named segments this process made and has not unlinked
-  std::vector<std::string> sent;  // names this process sent (a ring of the latest kSentRing)
+  std::vector<std::string> sent;         // names this process sent (a ring of the latest kSentRing)
   size_t sent_next = 0;
   pid_t sent_pid = 0;
   SharingStrategy strategy = SharingStrategy::FileDescriptor;
@@ -179,8 +180,7 @@ std::pair<dev_t, ino_t> file_id(int fd) {
 
 void* map_fd(int fd, size_t len) {
   void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED)
-    fail<OutOfMemoryError>("[shared memory] mmap of ", len, " bytes failed: ", errno_str(errno));
+  if (p == MAP_FAILED) fail<OutOfMemoryError>("[shared memory] mmap of ", len, " bytes failed: ", errno_str(errno));
   return p;
 }
 
@@ -215,7 +215,7 @@ std::shared_ptr<Segment> create_segment(size_t nbytes) {
   if (strategy == SharingStrategy::FileDescriptor) {
     int fd = memfd_create("ember_shm", MFD_CLOEXEC);
     EMBER_CHECK(fd >= 0, "[share_memory_] memfd_create failed: ", errno_str(errno));
-    s->fd = fd;  // from here on, s's destructor closes it
+    s->fd = fd;                                              // from here on, s's destructor closes it
     s->map_len = s->capacity = std::max<size_t>(nbytes, 1);  // mmap refuses 0 bytes
     EMBER_CHECK(ftruncate(fd, off_t(s->map_len)) == 0, "[share_memory_] could not size a shared-memory segment of ",
                 s->map_len, " bytes: ", errno_str(errno));
@@ -330,8 +330,10 @@ SegmentHandle share_handle(const Storage& s) {
       r.sent_next = 0;
       r.sent_pid = getpid();
     }
-    if (r.sent.size() < kSentRing) r.sent.push_back(seg->name);
-    else r.sent[r.sent_next++ % kSentRing] = seg->name;
+    if (r.sent.size() < kSentRing)
+      r.sent.push_back(seg->name);
+    else
+      r.sent[r.sent_next++ % kSentRing] = seg->name;
   } else {
     h.fd = seg->fd;
   }
@@ -430,18 +432,19 @@ Storage attach_name(const std::string& name, size_t nbytes) {
   return storage_on(s, nbytes);
 }
 
-Tensor tensor_from_storage(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
-                           int64_t offset) {
+Tensor tensor_from_storage(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   EMBER_CHECK_VALUE(sizes.size() == strides.size(), "[shared memory] ", sizes.size(), " sizes but ", strides.size(),
                     " strides");
   EMBER_CHECK_VALUE(offset >= 0, "[shared memory] negative storage offset ", offset);
   int64_t last = offset;  // the highest element index the tensor reaches
   bool empty = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
-    EMBER_CHECK_VALUE(sizes[d] >= 0 && strides[d] >= 0, "[shared memory] invalid geometry: sizes ",
-                      shape_str(sizes), ", strides ", shape_str(strides));
-    if (sizes[d] == 0) empty = true;
-    else last += (sizes[d] - 1) * strides[d];
+    EMBER_CHECK_VALUE(sizes[d] >= 0 && strides[d] >= 0, "[shared memory] invalid geometry: sizes ", shape_str(sizes),
+                      ", strides ", shape_str(strides));
+    if (sizes[d] == 0)
+      empty = true;
+    else
+      last += (sizes[d] - 1) * strides[d];
   }
   const int64_t es = int64_t(element_size(dtype));
   EMBER_CHECK_VALUE(empty || (last + 1) * es <= int64_t(storage->nbytes()), "[shared memory] a tensor of sizes ",

@@ -33,8 +33,8 @@ Tensor empty_shared(IntArrayRef size, ScalarType dtype);
 // before the receiver maps the segment.
 struct SegmentHandle {
   bool named = false;
-  int fd = -1;       // memfd segments: this process's descriptor (still owned by the segment)
-  std::string name;  // named segments
+  int fd = -1;        // memfd segments: this process's descriptor (still owned by the segment)
+  std::string name;   // named segments
   size_t nbytes = 0;  // the storage's size
 };
 SegmentHandle share_handle(const Storage& s);  // shares the storage first when needed
@@ -45,8 +45,7 @@ Storage attach_fd(int fd, size_t nbytes);
 Storage attach_name(const std::string& name, size_t nbytes);
 
 // A tensor over a storage with the given geometry (checked against the storage's size).
-Tensor tensor_from_storage(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
-                           int64_t offset);
+Tensor tensor_from_storage(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 
 // Waits until the messages this process sent with named segments were received (or their names are gone), at most
 // timeout_s seconds; false on a timeout. Run at a child process's exit, before the tracker unlinks its names.

@@ -103,10 +103,10 @@ void check_peer(const char* op, int peer, int size, bool allow_any) {
 void check_device(const char* op, const Tensor& t, DeviceType type, const char* backend) {
   EMBER_CHECK_VALUE(t.defined(), "[", op, "] a tensor argument is None");
   if (t.device().type == type) return;
-  fail<Error>("[", op, "] the ", backend, " backend takes ", type == DeviceType::CPU ? "CPU" : "CUDA",
-              " tensors, got a tensor on ", t.device().is_cuda() ? "cuda" : "cpu",
-              type == DeviceType::CPU ? " (use the nccl backend for CUDA tensors)"
-                                      : " (use the gloo backend for CPU tensors)");
+  fail<Error>(
+      "[", op, "] the ", backend, " backend takes ", type == DeviceType::CPU ? "CPU" : "CUDA",
+      " tensors, got a tensor on ", t.device().is_cuda() ? "cuda" : "cpu",
+      type == DeviceType::CPU ? " (use the nccl backend for CUDA tensors)" : " (use the gloo backend for CPU tensors)");
 }
 
 void check_same_dtype(const char* op, const Tensor& a, const Tensor& b) {
@@ -130,8 +130,8 @@ void check_reduce_op(const char* op, ReduceOp r, ScalarType t, const char* backe
   bool bitwise = r == ReduceOp::BAND || r == ReduceOp::BOR || r == ReduceOp::BXOR;
   EMBER_CHECK_TYPE(!bitwise || !is_floating(t), "[", op, "] ReduceOp.", reduce_op_name(r),
                    " is only defined for integer and bool tensors, got ", dtype_name(t));
-  EMBER_CHECK_TYPE(r != ReduceOp::AVG || is_floating(t), "[", op,
-                   "] ReduceOp.AVG takes floating-point tensors, got ", dtype_name(t), " (", backend, ")");
+  EMBER_CHECK_TYPE(r != ReduceOp::AVG || is_floating(t), "[", op, "] ReduceOp.AVG takes floating-point tensors, got ",
+                   dtype_name(t), " (", backend, ")");
 }
 
 std::vector<int64_t> resolve_splits(const char* op, const std::vector<int64_t>& splits, const Tensor& t, int size,
@@ -157,8 +157,8 @@ std::vector<int64_t> resolve_splits(const char* op, const std::vector<int64_t>& 
 }
 
 Counts all_to_all_single_counts(const char* op, const Tensor& out, const Tensor& in,
-                                const std::vector<int64_t>& out_splits, const std::vector<int64_t>& in_splits,
-                                int size, DeviceType type, const char* backend) {
+                                const std::vector<int64_t>& out_splits, const std::vector<int64_t>& in_splits, int size,
+                                DeviceType type, const char* backend) {
   check_device(op, in, type, backend);
   check_device(op, out, type, backend);
   check_same_dtype(op, out, in);
@@ -195,8 +195,8 @@ void check_whole_and_part(const char* op, const Tensor& big, const Tensor& small
   check_device(op, small, type, backend);
   check_same_dtype(op, big, small);
   EMBER_CHECK_VALUE(big.numel() == small.numel() * size, "[", op, "] the ", big_name, " must have world_size (", size,
-                    ") times the ", std::string_view(big_name) == "output" ? "input" : "output", "'s ",
-                    small.numel(), " elements, got ", big.numel());
+                    ") times the ", std::string_view(big_name) == "output" ? "input" : "output", "'s ", small.numel(),
+                    " elements, got ", big.numel());
 }
 
 void copy_chunks(const Tensor& flat, const std::vector<Tensor>& outs) {

@@ -61,9 +61,9 @@ class Work {
 
 struct ProcessGroupOptions {
   Millis timeout = Millis(1800000);  // PyTorch's default_pg_timeout: 30 minutes
-  std::string hostname;               // Gloo: the address to listen on (empty: chosen from the master's address)
-  std::string iface;                  // Gloo: the network interface (GLOO_SOCKET_IFNAME) instead of hostname
-  bool check_signatures = true;       // Gloo: compare op, dtype and size across ranks before each collective
+  std::string hostname;              // Gloo: the address to listen on (empty: chosen from the master's address)
+  std::string iface;                 // Gloo: the network interface (GLOO_SOCKET_IFNAME) instead of hostname
+  bool check_signatures = true;      // Gloo: compare op, dtype and size across ranks before each collective
 };
 
 class ProcessGroup {
@@ -130,8 +130,8 @@ struct Counts {
   std::vector<int64_t> in, out;
 };
 Counts all_to_all_single_counts(const char* op, const Tensor& out, const Tensor& in,
-                                const std::vector<int64_t>& out_splits, const std::vector<int64_t>& in_splits,
-                                int size, DeviceType type, const char* backend);
+                                const std::vector<int64_t>& out_splits, const std::vector<int64_t>& in_splits, int size,
+                                DeviceType type, const char* backend);
 // all_to_all's checks; the element counts, and the inputs flattened into one tensor.
 Counts all_to_all_counts(const char* op, const std::vector<Tensor>& outs, const std::vector<Tensor>& ins, int size,
                          DeviceType type, const char* backend, Tensor* flat_in);

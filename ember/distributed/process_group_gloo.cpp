@@ -62,13 +62,48 @@ class GlooStore : public gloo::rendezvous::Store {
 };
 
 // ---- reduction functions (Gloo's signature: c = a op b over n elements). Half and bfloat16 compute in float.
-struct Sum { template <class T> T operator()(T a, T b) const { return a + b; } };
-struct Prod { template <class T> T operator()(T a, T b) const { return a * b; } };
-struct Min { template <class T> T operator()(T a, T b) const { return b < a ? b : a; } };
-struct Max { template <class T> T operator()(T a, T b) const { return a < b ? b : a; } };
-struct And { template <class T> T operator()(T a, T b) const { return a & b; } };
-struct Or { template <class T> T operator()(T a, T b) const { return a | b; } };
-struct Xor { template <class T> T operator()(T a, T b) const { return a ^ b; } };
+struct Sum {
+  template <class T>
+  T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+struct Prod {
+  template <class T>
+  T operator()(T a, T b) const {
+    return a * b;
+  }
+};
+struct Min {
+  template <class T>
+  T operator()(T a, T b) const {
+    return b < a ? b : a;
+  }
+};
+struct Max {
+  template <class T>
+  T operator()(T a, T b) const {
+    return a < b ? b : a;
+  }
+};
+struct And {
+  template <class T>
+  T operator()(T a, T b) const {
+    return a & b;
+  }
+};
+struct Or {
+  template <class T>
+  T operator()(T a, T b) const {
+    return a | b;
+  }
+};
+struct Xor {
+  template <class T>
+  T operator()(T a, T b) const {
+    return a ^ b;
+  }
+};
 
 template <class T>
 using Compute = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float,
@@ -151,11 +186,19 @@ Tensor flat_empty(int64_t n, const Tensor& like) {
 }
 
 enum OpCode : int64_t {
-  kAllReduce = 1, kBroadcast, kReduce, kAllGather, kReduceScatter, kGather, kScatter, kAllToAll, kBarrier
+  kAllReduce = 1,
+  kBroadcast,
+  kReduce,
+  kAllGather,
+  kReduceScatter,
+  kGather,
+  kScatter,
+  kAllToAll,
+  kBarrier
 };
 const char* op_code_name(int64_t c) {
-  static const char* names[] = {"?", "all_reduce", "broadcast", "reduce", "all_gather", "reduce_scatter",
-                                "gather", "scatter", "all_to_all", "barrier"};
+  static const char* names[] = {"?",      "all_reduce", "broadcast",  "reduce", "all_gather", "reduce_scatter",
+                                "gather", "scatter",    "all_to_all", "barrier"};
   return c >= 1 && c <= kBarrier ? names[c] : "?";
 }
 

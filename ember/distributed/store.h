@@ -48,15 +48,15 @@ class Store {
 };
 
 // The declarations every store below overrides.
-#define EMBER_STORE_OVERRIDES                                                                    \
-  void set(const std::string& key, const Bytes& value) override;                               \
-  Bytes get(const std::string& key) override;                                                  \
-  int64_t add(const std::string& key, int64_t delta) override;                                 \
+#define EMBER_STORE_OVERRIDES                                                                      \
+  void set(const std::string& key, const Bytes& value) override;                                   \
+  Bytes get(const std::string& key) override;                                                      \
+  int64_t add(const std::string& key, int64_t delta) override;                                     \
   Bytes compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) override; \
-  bool delete_key(const std::string& key) override;                                            \
-  int64_t num_keys() override;                                                                 \
-  bool check(const std::vector<std::string>& keys) override;                                   \
-  void wait(const std::vector<std::string>& keys, Millis timeout) override;                    \
+  bool delete_key(const std::string& key) override;                                                \
+  int64_t num_keys() override;                                                                     \
+  bool check(const std::vector<std::string>& keys) override;                                       \
+  void wait(const std::vector<std::string>& keys, Millis timeout) override;                        \
   using Store::wait;
 
 // c10d's TCPStore: the master (is_master) runs the server in a thread of its process; every instance, the master's

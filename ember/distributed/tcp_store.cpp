@@ -259,8 +259,7 @@ struct TCPStore::Server {
         }
         return;
       }
-      default:
-        break;
+      default: break;
     }
     reply(fd, {to_bytes("bad request")});
   }

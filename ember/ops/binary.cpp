@@ -62,8 +62,10 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
     const Tensor &x = *a.t, &y = *b.t;
     if (x.device() != y.device()) {
       const bool x_scalar = x.dim() == 0 && x.device().is_cpu(), y_scalar = y.dim() == 0 && y.device().is_cpu();
-      EMBER_CHECK(x_scalar || y_scalar, name, ": Expected all tensors to be on the same device, but found at least "
-                  "two devices, ", x.device(), " and ", y.device(), "!");
+      EMBER_CHECK(x_scalar || y_scalar, name,
+                  ": Expected all tensors to be on the same device, but found at least "
+                  "two devices, ",
+                  x.device(), " and ", y.device(), "!");
       device = x_scalar ? y.device() : x.device();
     } else {
       device = x.device();
@@ -71,9 +73,11 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
   } else {
     EMBER_CHECK(a.t || b.t, name, ": expected at least one tensor operand");
     // The row's numbers: PyTorch's overloads (the Python bindings raise its TypeError first).
-    EMBER_CHECK_TYPE(a.t || info.numbers == BinaryNumbers::Both, name, "(): argument 'input' must be a Tensor, not a "
+    EMBER_CHECK_TYPE(a.t || info.numbers == BinaryNumbers::Both, name,
+                     "(): argument 'input' must be a Tensor, not a "
                      "number");
-    EMBER_CHECK_TYPE(b.t || info.numbers != BinaryNumbers::Neither, name, "(): argument 'other' must be a Tensor, "
+    EMBER_CHECK_TYPE(b.t || info.numbers != BinaryNumbers::Neither, name,
+                     "(): argument 'other' must be a Tensor, "
                      "not a number");
     device = (a.t ? *a.t : *b.t).device();
   }
@@ -92,8 +96,8 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
                   " needs floating point tensors)");
       break;
     case BinaryKind::Integer:
-      EMBER_CHECK(is_integral(compute, false), "\"", name, "_cpu\" not implemented for '", type_label(compute),
-                  "' (", name, " needs integer tensors)");
+      EMBER_CHECK(is_integral(compute, false), "\"", name, "_cpu\" not implemented for '", type_label(compute), "' (",
+                  name, " needs integer tensors)");
       break;
     case BinaryKind::SameDtype: {
       const ScalarType ta = a.t ? a.t->dtype() : compute, tb = b.t ? b.t->dtype() : compute;
@@ -101,24 +105,24 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
       break;
     }
     case BinaryKind::Compare:
-    case BinaryKind::Logical:
-      result = ScalarType::Bool;
-      break;
+    case BinaryKind::Logical: result = ScalarType::Bool; break;
     case BinaryKind::Bitwise:
-      EMBER_CHECK(is_integral(compute, true), "\"", name, "_cpu\" not implemented for '", type_label(compute),
-                  "' (", name, " needs integer or bool tensors, got ", compute, ")");
+      EMBER_CHECK(is_integral(compute, true), "\"", name, "_cpu\" not implemented for '", type_label(compute), "' (",
+                  name, " needs integer or bool tensors, got ", compute, ")");
       break;
     case BinaryKind::Shift:
-      EMBER_CHECK(is_integral(compute, false), "\"", name, "_cpu\" not implemented for '", type_label(compute),
-                  "' (", name, " needs integer tensors, got ", compute, ")");
+      EMBER_CHECK(is_integral(compute, false), "\"", name, "_cpu\" not implemented for '", type_label(compute), "' (",
+                  name, " needs integer tensors, got ", compute, ")");
       break;
     case BinaryKind::Arith:
       if (op == BinaryOp::Sub) {  // PyTorch's sub_check: a bool operand (tensor or number) is an error
         const bool a_bool = a.t ? a.t->dtype() == ScalarType::Bool : a.s.is_bool();
         const bool b_bool = b.t ? b.t->dtype() == ScalarType::Bool : b.s.is_bool();
-        EMBER_CHECK(!(a_bool && b_bool), "Subtraction, the `-` operator, with two bool tensors is not supported. "
+        EMBER_CHECK(!(a_bool && b_bool),
+                    "Subtraction, the `-` operator, with two bool tensors is not supported. "
                     "Use the `^` or `logical_xor()` operator instead.");
-        EMBER_CHECK(!a_bool && !b_bool, "Subtraction, the `-` operator, with a bool tensor is not supported. "
+        EMBER_CHECK(!a_bool && !b_bool,
+                    "Subtraction, the `-` operator, with a bool tensor is not supported. "
                     "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
       }
       if (compute == ScalarType::Bool && (info.flags & binary_flag::kBoolInt64))
@@ -142,18 +146,22 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
     autograd::record_binary(op, a, b, r, alpha);
     return r;
   }
-  if (const Tensor* in[] = {a.t, b.t, &out}; autograd::needs_grad(in)) {
-    EMBER_CHECK(a.t && a.t->is_same(out), name, "(): functions with out=... arguments don't support automatic "
+  if (const Tensor * in[] = {a.t, b.t, &out}; autograd::needs_grad(in)) {
+    EMBER_CHECK(a.t && a.t->is_same(out), name,
+                "(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad.");
     return autograd::inplace_with_grad(out, name, [&] { return binary_op(op, a, b, {}, alpha); });
   }
-  EMBER_CHECK(out.device() == device, name, ": Expected all tensors to be on the same device, but found at least two "
-              "devices, ", device, " and ", out.device(), "! (output)");
+  EMBER_CHECK(out.device() == device, name,
+              ": Expected all tensors to be on the same device, but found at least two "
+              "devices, ",
+              device, " and ", out.device(), "! (output)");
   EMBER_CHECK(can_cast(result, out.dtype()), name, ": result type ", type_label(result),
               " can't be cast to the desired output type ", type_label(out.dtype()));
   EMBER_CHECK(std::ranges::equal(out.sizes(), shape), name, ": output with shape ", shape_str(out.sizes()),
               " doesn't match the broadcast shape ", shape_str(shape));
-  EMBER_CHECK(!has_internal_overlap(out), name, ": unsupported operation: more than one element of the written-to "
+  EMBER_CHECK(!has_internal_overlap(out), name,
+              ": unsupported operation: more than one element of the written-to "
               "tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
   if (out.numel()) {
     auto same_layout = [&](const Tensor& t) {
@@ -180,20 +188,18 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
 #define EMBER_BINARY_CALL_none(op) binary_op(BinaryOp::op, input, other)
 #define EMBER_BINARY_CALL_alpha(op) binary_op(BinaryOp::op, input, other, {}, alpha)
 #define EMBER_BINARY_CALL_rounding_mode(op) binary_op(rounded(BinaryOp::op, rounding_mode), input, other)
-#define EMBER_BINARY_OP(op, name, kind, flags, numbers, keyword, ...)                                         \
+#define EMBER_BINARY_OP(op, name, kind, flags, numbers, keyword, ...)                                              \
   Tensor name(EMBER_BINARY_INPUT_##numbers input, EMBER_BINARY_OTHER_##numbers other EMBER_BINARY_ARG_##keyword) { \
-    return EMBER_BINARY_CALL_##keyword(op);                                                                    \
+    return EMBER_BINARY_CALL_##keyword(op);                                                                        \
   }
-#define EMBER_BINARY_SPECIAL(op, name, kind, formula, numbers, ...)                        \
+#define EMBER_BINARY_SPECIAL(op, name, kind, formula, numbers, ...)                     \
   Tensor name(EMBER_BINARY_INPUT_##numbers input, EMBER_BINARY_OTHER_##numbers other) { \
-    return binary_op(BinaryOp::op, input, other);                                        \
+    return binary_op(BinaryOp::op, input, other);                                       \
   }
 #define EMBER_BINARY_CUSTOM(...)
 #define EMBER_BINARY_ALIAS(...)
-#define EMBER_BINARY_POLYNOMIAL(family, name, ...)                      \
-  Tensor special_##name(const Operand& x, const Operand& n) {           \
-    return special_polynomial(Polynomial::family, x, n);                \
-  }
+#define EMBER_BINARY_POLYNOMIAL(family, name, ...) \
+  Tensor special_##name(const Operand& x, const Operand& n) { return special_polynomial(Polynomial::family, x, n); }
 #include "ember/ops/binary.def"
 #undef EMBER_BINARY_OP
 #undef EMBER_BINARY_SPECIAL

@@ -35,9 +35,8 @@ BinaryOp rounded(BinaryOp op, std::optional<std::string_view> rounding_mode);
 // One function per row of the table: ember::add(input, other, alpha = 1), ember::div(input, other, rounding_mode),
 // ember::eq(const Tensor&, const Operand&), ember::maximum(const Tensor&, const Tensor&), ember::xlogy,
 // ember::special_zeta, ...
-#define EMBER_BINARY_OP(op, name, kind, flags, numbers, keyword, ...)                         \
-  Tensor name(EMBER_BINARY_INPUT_##numbers input, EMBER_BINARY_OTHER_##numbers other \
-                  EMBER_BINARY_KEYWORD_##keyword);
+#define EMBER_BINARY_OP(op, name, kind, flags, numbers, keyword, ...) \
+  Tensor name(EMBER_BINARY_INPUT_##numbers input, EMBER_BINARY_OTHER_##numbers other EMBER_BINARY_KEYWORD_##keyword);
 #define EMBER_BINARY_SPECIAL(op, name, kind, formula, numbers, ...) \
   Tensor name(EMBER_BINARY_INPUT_##numbers input, EMBER_BINARY_OTHER_##numbers other);
 #define EMBER_BINARY_CUSTOM(...)

@@ -27,8 +27,18 @@ enum class BinaryOp : uint8_t {
 // The dtype rule of an op (ops/binary.cpp): the promoted dtype (Arith), a floating one (TrueDiv, FloatMath: integer
 // and bool operands give the default dtype), floating operands only (FloatOnly), a bool result (Compare, Logical),
 // integers and bool (Bitwise), integers (Shift, Integer), or one dtype for both operands (SameDtype).
-enum class BinaryKind : uint8_t { Arith, TrueDiv, FloatMath, FloatOnly, Compare, Logical, Bitwise, Shift, Integer,
-                                  SameDtype };
+enum class BinaryKind : uint8_t {
+  Arith,
+  TrueDiv,
+  FloatMath,
+  FloatOnly,
+  Compare,
+  Logical,
+  Bitwise,
+  Shift,
+  Integer,
+  SameDtype
+};
 
 namespace binary_flag {
 inline constexpr uint8_t kSpecial = 1;             // kernel in backend/<device>/special.* (math/special.h)

@@ -53,8 +53,10 @@ Tensor diff(const Tensor& t, int64_t n, int64_t dim, const Tensor& prepend, cons
   EMBER_CHECK(t.dim() >= 1, "diff expects input to be at least one-dimensional");
   dim = wrap_dim(dim, t.dim(), "diff");
   for (const Tensor* p : {&prepend, &append})
-    EMBER_CHECK(!p->defined() || p->dim() == t.dim(), "diff expects prepend or append to be the same dimension as "
-                "input (input shape ", shape_str(t.sizes()), ", got ", p->defined() ? shape_str(p->sizes()) : "", ")");
+    EMBER_CHECK(!p->defined() || p->dim() == t.dim(),
+                "diff expects prepend or append to be the same dimension as "
+                "input (input shape ",
+                shape_str(t.sizes()), ", got ", p->defined() ? shape_str(p->sizes()) : "", ")");
   if (n == 0) return t;  // PyTorch ignores prepend and append then
   Tensor x = t;
   if (prepend.defined() || append.defined()) {

@@ -57,7 +57,8 @@ void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking
 Tensor empty_pinned(IntArrayRef sizes, ScalarType dtype) {
   const size_t nbytes = size_t(checked_numel(sizes, "pin_memory")) * element_size(dtype);
   void* p = cuda::pinned_allocate(std::max<size_t>(nbytes, 1));
-  return from_blob(p, dtype, sizes, contiguous_strides(sizes), kCPU, [p] { cuda::pinned_free(p); }, nbytes);
+  return from_blob(
+      p, dtype, sizes, contiguous_strides(sizes), kCPU, [p] { cuda::pinned_free(p); }, nbytes);
 }
 
 }  // namespace
@@ -70,7 +71,7 @@ void copy_into_impl(const Tensor& dst, const Tensor& src, bool non_blocking);
 const Tensor& copy_(const Tensor& dst, const Tensor& src) { return copy_(dst, src, false); }
 
 const Tensor& copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
-  if (const Tensor* in[] = {&dst, &src}; autograd::needs_grad(in)) {
+  if (const Tensor * in[] = {&dst, &src}; autograd::needs_grad(in)) {
     // The new value of dst is src broadcast and cast: recorded as expand and to (Note [In-place ops]).
     return autograd::inplace_with_grad(dst, "copy_", [&] {
       Tensor s = std::ranges::equal(src.sizes(), dst.sizes()) ? src : expand(src, dst.sizes());
@@ -99,7 +100,7 @@ void copy_into_impl(const Tensor& dst, const Tensor& src, bool non_blocking) {
 }  // namespace
 
 const Tensor& fill_(const Tensor& t, const Scalar& value) {
-  if (const Tensor* in[] = {&t}; autograd::needs_grad(in))
+  if (const Tensor * in[] = {&t}; autograd::needs_grad(in))
     return autograd::inplace_with_grad(t, "fill_", [&] { return full_like(t, value); });
   if (t.numel()) fill_kernel[t.device()](t, value);
   t.bump_version();
@@ -109,10 +110,10 @@ const Tensor& fill_(const Tensor& t, const Scalar& value) {
 namespace {
 // to() records ToCopyBackward0: the gradient goes back to the input's device and dtype.
 void record_to(const Tensor& t, const Tensor& r) {
-  auto n = autograd::make_node("ToCopyBackward0", {&t}, [dev = t.device(), dt = t.dtype()](autograd::FormulaNode&,
-                                                                                           autograd::TensorList& g) {
-    return autograd::TensorList{to(g[0], dev, dt)};
-  });
+  auto n = autograd::make_node("ToCopyBackward0", {&t},
+                               [dev = t.device(), dt = t.dtype()](autograd::FormulaNode&, autograd::TensorList& g) {
+                                 return autograd::TensorList{to(g[0], dev, dt)};
+                               });
   if (n) autograd::set_history(r, n);
 }
 }  // namespace

@@ -16,8 +16,8 @@ Tensor empty(IntArrayRef size, TensorOptions opts) {
 }
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions opts) {
-  EMBER_CHECK(size.size() == stride.size(), "empty_strided: mismatch in length of strides and shape (",
-              shape_str(size), " vs ", shape_str(stride), ")");
+  EMBER_CHECK(size.size() == stride.size(), "empty_strided: mismatch in length of strides and shape (", shape_str(size),
+              " vs ", shape_str(stride), ")");
   const ScalarType dtype = opts.dtype_or(default_dtype());
   const Device device = resolve_device(opts.device_);
   const int64_t n = checked_numel(size, "empty");
@@ -52,7 +52,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   // Integer outputs step by the step truncated to an integer (PyTorch's accumulate type), which must
   // not be 0 either.
   EMBER_CHECK(s != 0 && (is_floating(dtype) || step.to_int() != 0), "arange: step must be nonzero");
-  EMBER_CHECK((s > 0 && b >= a) || (s < 0 && b <= a), "arange: upper bound and larger bound inconsistent with step sign");
+  EMBER_CHECK((s > 0 && b >= a) || (s < 0 && b <= a),
+              "arange: upper bound and larger bound inconsistent with step sign");
   int64_t n;
   // Exact integer arithmetic, ceil((b - a) / s), for integer arguments and, as PyTorch, on the truncated
   // arguments for int64 outputs.
@@ -73,8 +74,9 @@ static Tensor spaced(const Scalar& start, const Scalar& end, int64_t steps, bool
   EMBER_CHECK(steps >= 0, op, ": number of steps must be non-negative, got ", steps);
   Tensor t = empty({&steps, 1}, opts.dtype(opts.dtype_or(default_dtype())).requires_grad(false));
   // One step is `start` (the kernels evaluate the upper half from `end`).
-  if (steps) linspace_kernel[t.device()](t, start.to_double(), steps == 1 ? start.to_double() : end.to_double(),
-                                              log_scale, base);
+  if (steps)
+    linspace_kernel[t.device()](t, start.to_double(), steps == 1 ? start.to_double() : end.to_double(), log_scale,
+                                base);
   if (opts.requires_grad_) t.set_requires_grad(true);
   return t;
 }

@@ -28,8 +28,10 @@ Tensor view_scatter(const Tensor& self, const Tensor& src, const char* op, const
     autograd::NoGradGuard off;
     slot = DimVector(view_fn(self).sizes());
   }
-  EMBER_CHECK(std::ranges::equal(slot, src.sizes()), op, ": expected src to have a size equal to the slice of self. "
-              "src size = ", shape_str(src.sizes()), ", slice size = ", shape_str(slot));
+  EMBER_CHECK(std::ranges::equal(slot, src.sizes()), op,
+              ": expected src to have a size equal to the slice of self. "
+              "src size = ",
+              shape_str(src.sizes()), ", slice size = ", shape_str(slot));
   auto n = autograd::make_node(node, {&self, &src}, [view_fn, op, node, slot](FormulaNode& n, TensorList& g) {
     TensorList r(2);
     if (n.needs(0)) r[0] = view_scatter(g[0], autograd::zeros_for(g[0], slot), op, node, view_fn);
@@ -112,8 +114,10 @@ Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
 }
 
 Tensor diag(const Tensor& t, int64_t d) {
-  EMBER_CHECK(t.dim() == 1 || t.dim() == 2, "diag(): Supports 1D or 2D tensors (matrix or a vector expected), got "
-              "shape ", shape_str(t.sizes()));
+  EMBER_CHECK(t.dim() == 1 || t.dim() == 2,
+              "diag(): Supports 1D or 2D tensors (matrix or a vector expected), got "
+              "shape ",
+              shape_str(t.sizes()));
   if (t.dim() == 1) return diag_embed(t, d, 0, 1);
   return clone(diagonal(t, d));
 }
@@ -136,8 +140,10 @@ Tensor triu_indices(int64_t row, int64_t col, int64_t offset, TensorOptions opts
 const Tensor& fill_diagonal_(const Tensor& t, const Scalar& value, bool wrap) {
   EMBER_CHECK(t.dim() >= 2, "fill_diagonal_: dimensions must larger than 1 (got shape ", shape_str(t.sizes()), ")");
   for (int64_t s : t.sizes())
-    EMBER_CHECK(t.dim() == 2 || s == t.sizes()[0], "fill_diagonal_: all dimensions of input must be of equal length "
-                "(got shape ", shape_str(t.sizes()), ")");
+    EMBER_CHECK(t.dim() == 2 || s == t.sizes()[0],
+                "fill_diagonal_: all dimensions of input must be of equal length "
+                "(got shape ",
+                shape_str(t.sizes()), ")");
   if (autograd::needs_grad({&t}))
     return autograd::inplace_with_grad(t, "fill_diagonal_", [&] { return filled_diagonal(t, value, wrap); });
   fill_diagonal_raw(t, value, wrap);

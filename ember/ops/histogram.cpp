@@ -20,9 +20,10 @@ Tensor bincount(const Tensor& x, const Tensor& weights, int64_t minlength) {
   EMBER_CHECK(x.dim() == 1 && is_integral(x.dtype(), false), domain);
   EMBER_CHECK(minlength >= 0, "bincount(): minlength should be >= 0, but got ", minlength);
   if (weights.defined()) {
-    EMBER_CHECK(weights.dim() == 1 && weights.numel() == x.numel(), "bincount(): weights should be 1-d and have "
-                "the same length as input (input shape ", shape_str(x.sizes()), ", weights shape ",
-                shape_str(weights.sizes()), ")");
+    EMBER_CHECK(weights.dim() == 1 && weights.numel() == x.numel(),
+                "bincount(): weights should be 1-d and have "
+                "the same length as input (input shape ",
+                shape_str(x.sizes()), ", weights shape ", shape_str(weights.sizes()), ")");
     EMBER_CHECK(weights.device() == x.device(), "bincount(): weights are on ", weights.device(), " but input is on ",
                 x.device());
   }
@@ -31,7 +32,7 @@ Tensor bincount(const Tensor& x, const Tensor& weights, int64_t minlength) {
     EMBER_CHECK(item(amin(x)).to_int() >= 0, domain);
     len = std::max(len, item(amax(x)).to_int() + 1);
   }
-  const ScalarType out_t = !weights.defined()                     ? ScalarType::Int64
+  const ScalarType out_t = !weights.defined()                       ? ScalarType::Int64
                            : weights.dtype() == ScalarType::Float32 ? ScalarType::Float32
                                                                     : ScalarType::Float64;
   const Tensor w = weights.defined() ? to(weights, out_t) : weights;

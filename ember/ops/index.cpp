@@ -19,15 +19,17 @@ using autograd::TensorList;
 
 namespace {
 
-
 void check_writable(const Tensor& t, const char* op) {
-  EMBER_CHECK(!has_internal_overlap(t), op, ": unsupported operation: more than one element of the written-to tensor "
+  EMBER_CHECK(!has_internal_overlap(t), op,
+              ": unsupported operation: more than one element of the written-to tensor "
               "refers to a single memory location. Please clone() the tensor before performing the operation.");
 }
 
 void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
-  EMBER_CHECK(a.device() == b.device(), op, "(): Expected all tensors to be on the same device, but found at least two "
-              "devices, ", a.device(), " and ", b.device(), "!");
+  EMBER_CHECK(a.device() == b.device(), op,
+              "(): Expected all tensors to be on the same device, but found at least two "
+              "devices, ",
+              a.device(), " and ", b.device(), "!");
 }
 
 // An operand an in-place op reads while writing `self`: copied first when the two share memory.
@@ -57,8 +59,7 @@ IndexDim index_dim(const Tensor& t, int64_t dim, bool wrap = false) {
 
 // The int32 or int64 vector index of index_select and the index_* ops, as an int64 vector.
 Tensor vector_index(const Tensor& index, const char* op, bool int64_only = false) {
-  EMBER_CHECK_INDEX(index.dim() <= 1, op, "(): Index is supposed to be a vector, got shape ",
-                    shape_str(index.sizes()));
+  EMBER_CHECK_INDEX(index.dim() <= 1, op, "(): Index is supposed to be a vector, got shape ", shape_str(index.sizes()));
   EMBER_CHECK(index.dtype() == ScalarType::Int64 || (!int64_only && index.dtype() == ScalarType::Int32), op,
               "(): Expected dtype ", int64_only ? "int64" : "int32 or int64", " for index, got ", index.dtype());
   return as_1d(to(index, ScalarType::Int64));
@@ -70,24 +71,27 @@ int64_t size_or_1(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.size
 
 void check_gather_shapes(const Tensor& self, int64_t dim, const Tensor& index) {
   const int64_t nd = std::max<int64_t>(self.dim(), 1);
-  EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == nd, "gather(): Index tensor must have the same number of "
-              "dimensions as input tensor (index of shape ", shape_str(index.sizes()), ", input of shape ",
-              shape_str(self.sizes()), ")");
+  EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == nd,
+              "gather(): Index tensor must have the same number of "
+              "dimensions as input tensor (index of shape ",
+              shape_str(index.sizes()), ", input of shape ", shape_str(self.sizes()), ")");
   for (int64_t d = 0; d < nd; ++d)
-    EMBER_CHECK(d == dim || size_or_1(index, d) <= size_or_1(self, d), "gather(): Size does not match at dimension ",
-                d, " expected index ", shape_str(index.sizes()), " to be smaller than self ", shape_str(self.sizes()),
+    EMBER_CHECK(d == dim || size_or_1(index, d) <= size_or_1(self, d), "gather(): Size does not match at dimension ", d,
+                " expected index ", shape_str(index.sizes()), " to be smaller than self ", shape_str(self.sizes()),
                 " apart from dimension ", dim);
 }
 
 void check_scatter_shapes(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const char* op) {
   const int64_t nd = std::max<int64_t>(self.dim(), 1);
-  EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == nd, op, "(): Index tensor must have the same number of dimensions "
-              "as self tensor (index of shape ", shape_str(index.sizes()), ", self of shape ", shape_str(self.sizes()),
-              ")");
+  EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == nd, op,
+              "(): Index tensor must have the same number of dimensions "
+              "as self tensor (index of shape ",
+              shape_str(index.sizes()), ", self of shape ", shape_str(self.sizes()), ")");
   if (src)
-    EMBER_CHECK(std::max<int64_t>(src->dim(), 1) == nd, op, "(): Index tensor must have the same number of dimensions "
-                "as src tensor (index of shape ", shape_str(index.sizes()), ", src of shape ", shape_str(src->sizes()),
-                ")");
+    EMBER_CHECK(std::max<int64_t>(src->dim(), 1) == nd, op,
+                "(): Index tensor must have the same number of dimensions "
+                "as src tensor (index of shape ",
+                shape_str(index.sizes()), ", src of shape ", shape_str(src->sizes()), ")");
   bool fits = true;
   for (int64_t d = 0; d < nd; ++d) {
     fits &= d == dim || size_or_1(index, d) <= size_or_1(self, d);
@@ -107,8 +111,8 @@ void scatter_into(ScatterMode mode, const Tensor& self, int64_t dim, const Tenso
   dim = wrap_dim(dim, self.dim(), op);
   EMBER_CHECK(index.dtype() == ScalarType::Int64, op, "(): Expected dtype int64 for index, got ", index.dtype());
   if (src.defined()) {
-    EMBER_CHECK(src.dtype() == self.dtype(), op, "(): Expected self.dtype to be equal to src.dtype (got ",
-                self.dtype(), " and ", src.dtype(), ")");
+    EMBER_CHECK(src.dtype() == self.dtype(), op, "(): Expected self.dtype to be equal to src.dtype (got ", self.dtype(),
+                " and ", src.dtype(), ")");
     check_same_device(self, src, op);
   }
   check_same_device(self, index, op);
@@ -170,8 +174,8 @@ std::vector<Tensor> expand_masks(Tensor& self, const std::vector<Tensor>& indice
       continue;
     }
     const ScalarType t = idx.dtype();
-    EMBER_CHECK_INDEX(is_integral(t, true), "tensors used as indices must be long, int, byte or bool tensors (got ",
-                      t, ")");
+    EMBER_CHECK_INDEX(is_integral(t, true), "tensors used as indices must be long, int, byte or bool tensors (got ", t,
+                      ")");
     check_same_device(self, idx, "index");
     if (t != ScalarType::Bool && t != ScalarType::UInt8) {
       r.push_back(to(idx, ScalarType::Int64));
@@ -184,8 +188,8 @@ std::vector<Tensor> expand_masks(Tensor& self, const std::vector<Tensor>& indice
                                       : empty({{0}}, TensorOptions(ScalarType::Int64).device(self.device())));
       continue;
     }
-    EMBER_CHECK_INDEX(d + idx.dim() <= self.dim(), "too many indices for tensor of dimension ", self.dim(),
-                      " (got ", d + idx.dim(), ")");
+    EMBER_CHECK_INDEX(d + idx.dim() <= self.dim(), "too many indices for tensor of dimension ", self.dim(), " (got ",
+                      d + idx.dim(), ")");
     for (int64_t j = 0; j < idx.dim(); ++j)
       EMBER_CHECK_INDEX(idx.sizes()[j] == self.sizes()[d + j], "The shape of the mask ", shape_str(idx.sizes()),
                         " at index ", j, " does not match the shape of the indexed tensor ", shape_str(self.sizes()),
@@ -309,14 +313,15 @@ void record_scatter(const Tensor& r, const Tensor& self, int64_t dim, const Tens
                     bool add) {
   const Tensor* in[] = {&self, src.defined() ? &src : nullptr};
   const char* name = add ? "ScatterAddBackward0" : src.defined() ? "ScatterBackward0" : "ScatterBackward1";
-  auto n = autograd::make_node(name, in, [add, dim, src_sizes = src.defined() ? DimVector(src.sizes()) : DimVector()](
-                                             FormulaNode& n, TensorList& g) {
-    Tensor idx = n.saved_tensor(0);
-    TensorList r(2);
-    if (n.needs(0)) r[0] = add ? g[0] : scatter(g[0], dim, idx, Scalar(0.0));
-    if (n.needs(1)) r[1] = autograd::grow_to(gather(g[0], dim, idx), src_sizes);
-    return r;
-  });
+  auto n = autograd::make_node(
+      name, in,
+      [add, dim, src_sizes = src.defined() ? DimVector(src.sizes()) : DimVector()](FormulaNode& n, TensorList& g) {
+        Tensor idx = n.saved_tensor(0);
+        TensorList r(2);
+        if (n.needs(0)) r[0] = add ? g[0] : scatter(g[0], dim, idx, Scalar(0.0));
+        if (n.needs(1)) r[1] = autograd::grow_to(gather(g[0], dim, idx), src_sizes);
+        return r;
+      });
   if (!n) return;
   n->save(index);
   autograd::set_history(r, n);
@@ -407,8 +412,9 @@ TensorList scatter_reduce_backward(const FormulaNode& n, const Tensor& grad, int
         gsrc = where(single_zero, gather(mul(grad, others), dim, index),
                      div(gather(mul(grad, result), dim, index), masked_fill(src, src_zero, 1)));
         if (autograd::is_grad_enabled() && item(any(gt(src_num_zeros, 1))).to_bool())
-          gsrc = autograd::delayed_error(gsrc, "scatter_reduce(): Double backward is unsupported for src when >1 "
-                                               "zeros in src are scattered to the same position in self");
+          gsrc = autograd::delayed_error(gsrc,
+                                         "scatter_reduce(): Double backward is unsupported for src when >1 "
+                                         "zeros in src are scattered to the same position in self");
       }
       break;
     }
@@ -441,14 +447,17 @@ void index_scatter_into(ScatterMode mode, const Tensor& self, int64_t dim, const
   EMBER_CHECK(self.dtype() == source.dtype(), op, "(): self (", type_label(self.dtype()), ") and source (",
               type_label(source.dtype()), ") must have the same scalar type");
   Tensor s = as_1d(self), src = as_1d(source);
-  EMBER_CHECK(s.dim() == src.dim(), op, "(): When source and destination are not scalars, their dimensionality must "
-              "match. Source dimensionality (", source.dim(), "), destination dimensionality (", self.dim(), ")");
+  EMBER_CHECK(s.dim() == src.dim(), op,
+              "(): When source and destination are not scalars, their dimensionality must "
+              "match. Source dimensionality (",
+              source.dim(), "), destination dimensionality (", self.dim(), ")");
   EMBER_CHECK_INDEX(idx.numel() == src.sizes()[dim], op, "(): Number of indices (", idx.numel(),
                     ") should be equal to source.size(dim) (", src.sizes()[dim], ")");
   for (int64_t d = 0; d < s.dim(); ++d)
-    EMBER_CHECK(d == dim || s.sizes()[d] == src.sizes()[d], op, "(): source tensor shape must match self tensor shape, "
-                "excluding the specified dimension. Got self.shape = ", shape_str(self.sizes()), " source.shape = ",
-                shape_str(source.sizes()));
+    EMBER_CHECK(d == dim || s.sizes()[d] == src.sizes()[d], op,
+                "(): source tensor shape must match self tensor shape, "
+                "excluding the specified dimension. Got self.shape = ",
+                shape_str(self.sizes()), " source.shape = ", shape_str(source.sizes()));
   check_writable(self, op);
   if (src.numel() == 0) return;
   index_scatter_kernel[self.device()](mode, restride(s, src.sizes(), dim), unaliased(self, src),
@@ -459,7 +468,8 @@ void index_add_into(const Tensor& self, int64_t dim, const Tensor& index, const 
   EMBER_CHECK(self.dtype() == source.dtype(), "index_add_(): self (", type_label(self.dtype()), ") and source (",
               type_label(source.dtype()), ") must have the same scalar type");
   if (is_integral(self.dtype(), true))
-    EMBER_CHECK(!alpha.is_floating(), "index_add_(): For integral input tensors, argument alpha must not be a floating "
+    EMBER_CHECK(!alpha.is_floating(),
+                "index_add_(): For integral input tensors, argument alpha must not be a floating "
                 "point number.");
   const Tensor scaled = is_one(alpha) ? source : to(mul(source, alpha), self.dtype());
   index_scatter_into(ScatterMode::Add, self, dim, index, scaled, "index_add_");
@@ -488,7 +498,8 @@ void index_put_into(const Tensor& self, const std::vector<Tensor>& indices, cons
   IndexPlan p = plan_index(self, indices, true);
   DimVector shape(p.shape);
   EMBER_CHECK(values.dim() <= static_cast<int64_t>(shape.size()) && broadcast_into(shape, values.sizes()) &&
-              std::ranges::equal(shape, p.shape), "shape mismatch: value tensor of shape ", shape_str(values.sizes()),
+                  std::ranges::equal(shape, p.shape),
+              "shape mismatch: value tensor of shape ", shape_str(values.sizes()),
               " cannot be broadcast to indexing result of shape ", shape_str(p.shape));
   if (checked_numel(p.shape, "index_put_")) {
     Tensor v = expand(unaliased(self, values), p.shape);
@@ -526,10 +537,10 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
     index_gather_kernel[self.device()](as_1d(out), restride(s, i.sizes(), dim), i, index_dim(s, dim), "gather");
   }
   // Each element goes back where it was read from; one read twice gets both gradients.
-  if (auto n = autograd::make_node("GatherBackward0", {&self}, [dim, in = DimVector(self.sizes())](FormulaNode& n,
-                                                                                                  TensorList& g) {
-        return TensorList{scatter_add(autograd::zeros_for(g[0], in), dim, n.saved_tensor(0), g[0])};
-      })) {
+  if (auto n = autograd::make_node(
+          "GatherBackward0", {&self}, [dim, in = DimVector(self.sizes())](FormulaNode& n, TensorList& g) {
+            return TensorList{scatter_add(autograd::zeros_for(g[0], in), dim, n.saved_tensor(0), g[0])};
+          })) {
     n->save(index);
     autograd::set_history(out, n);
   }
@@ -613,11 +624,11 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
   const Reduce red = parse_reduce(reduce);
   Tensor r = copy_of(self);
   scatter_reduce_into(r, dim, index, src, red, include_self);
-  auto n = autograd::make_node("ScatterReduceBackward0", {&self, &src},
-                               [dim, red, include_self, src_sizes = DimVector(src.sizes())](FormulaNode& n,
-                                                                                            TensorList& g) {
-                                 return scatter_reduce_backward(n, g[0], dim, red, include_self, src_sizes);
-                               });
+  auto n = autograd::make_node(
+      "ScatterReduceBackward0", {&self, &src},
+      [dim, red, include_self, src_sizes = DimVector(src.sizes())](FormulaNode& n, TensorList& g) {
+        return scatter_reduce_backward(n, g[0], dim, red, include_self, src_sizes);
+      });
   if (n) {
     n->save(index);
     if (reads_data(red)) {
@@ -645,10 +656,10 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   if (out.numel())
     index_gather_kernel[self.device()](as_1d(out), restride(s, shape, dim), along(idx, shape, dim), index_dim(s, dim),
                                        "index_select");
-  if (auto n = autograd::make_node("IndexSelectBackward0", {&self}, [dim, in = DimVector(self.sizes())](
-                                                                         FormulaNode& n, TensorList& g) {
-        return TensorList{index_add(autograd::zeros_for(g[0], in), dim, n.saved_tensor(0), g[0])};
-      })) {
+  if (auto n = autograd::make_node(
+          "IndexSelectBackward0", {&self}, [dim, in = DimVector(self.sizes())](FormulaNode& n, TensorList& g) {
+            return TensorList{index_add(autograd::zeros_for(g[0], in), dim, n.saved_tensor(0), g[0])};
+          })) {
     n->save(idx);
     autograd::set_history(out, n);
   }
@@ -738,10 +749,10 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Sc
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
   // Each element goes back where it was read from; one read twice gets both gradients.
-  auto n = autograd::make_node("IndexBackward0", {&self}, [in = DimVector(self.sizes())](FormulaNode& n,
-                                                                                        TensorList& g) {
-    return TensorList{index_put(autograd::zeros_for(g[0], in), saved_list(n, 0), g[0], /*accumulate=*/true)};
-  });
+  auto n = autograd::make_node(
+      "IndexBackward0", {&self}, [in = DimVector(self.sizes())](FormulaNode& n, TensorList& g) {
+        return TensorList{index_put(autograd::zeros_for(g[0], in), saved_list(n, 0), g[0], /*accumulate=*/true)};
+      });
   Tensor out = autograd::untracked(n != nullptr, [&] {
     IndexPlan p = plan_index(self, indices, false);
     Tensor out = empty(p.shape, TensorOptions(self.dtype()).device(self.device()));
@@ -806,16 +817,15 @@ const Tensor& masked_scatter_(const Tensor& self, const Tensor& mask, const Tens
 
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
   // source's leading elements went, in order, to the true positions; the rest were not read.
-  auto n = autograd::make_node("MaskedScatterBackward0", {&self, &source},
-                               [src_sizes = DimVector(source.sizes()), count = source.numel()](FormulaNode& n,
-                                                                                               TensorList& g) {
-                                 Tensor mask = n.saved_tensor(0);
-                                 TensorList r(2);
-                                 if (n.needs(0)) r[0] = masked_fill(g[0], mask, 0);
-                                 if (n.needs(1))
-                                   r[1] = reshape(autograd::grow_to(masked_select(g[0], mask), {{count}}), src_sizes);
-                                 return r;
-                               });
+  auto n = autograd::make_node(
+      "MaskedScatterBackward0", {&self, &source},
+      [src_sizes = DimVector(source.sizes()), count = source.numel()](FormulaNode& n, TensorList& g) {
+        Tensor mask = n.saved_tensor(0);
+        TensorList r(2);
+        if (n.needs(0)) r[0] = masked_fill(g[0], mask, 0);
+        if (n.needs(1)) r[1] = reshape(autograd::grow_to(masked_select(g[0], mask), {{count}}), src_sizes);
+        return r;
+      });
   Tensor r = autograd::untracked(n != nullptr, [&] {
     Tensor r = copy_of(expand(self, mask_shape(self, mask, "masked_scatter")));
     masked_scatter_into(r, mask, source);
@@ -857,7 +867,7 @@ void check_value_tensor(const Tensor& value, const char* op) {
 // A tensor value that requires grad fills through where, which differentiates with respect to it.
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
   check_value_tensor(value, "masked_fill");
-  if (const Tensor* in[] = {&value}; !autograd::needs_grad(in)) return masked_fill(self, mask, item(value));
+  if (const Tensor * in[] = {&value}; !autograd::needs_grad(in)) return masked_fill(self, mask, item(value));
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill only supports boolean masks, but got mask with dtype ",
               mask.dtype());
   check_same_device(self, mask, "masked_fill");
@@ -866,21 +876,22 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
 
 const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
   check_value_tensor(value, "masked_fill_");
-  if (const Tensor* in[] = {&self, &value}; autograd::needs_grad(in))
+  if (const Tensor * in[] = {&self, &value}; autograd::needs_grad(in))
     return autograd::inplace_with_grad(self, "masked_fill_", [&] { return masked_fill(self, mask, value); });
   return masked_fill_(self, mask, item(value));
 }
 
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   check_value_tensor(value, "index_fill");
-  if (const Tensor* in[] = {&value}; !autograd::needs_grad(in)) return index_fill(self, dim, index, item(value));
-  Tensor mask = index_fill(zeros(self.sizes(), TensorOptions(ScalarType::Bool).device(self.device())), dim, index, true);
+  if (const Tensor * in[] = {&value}; !autograd::needs_grad(in)) return index_fill(self, dim, index, item(value));
+  Tensor mask = index_fill(zeros(self.sizes(), TensorOptions(ScalarType::Bool).device(self.device())), dim, index,
+                           true);
   return where(mask, to(value, self.device(), self.dtype()), self);
 }
 
 const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   check_value_tensor(value, "index_fill_");
-  if (const Tensor* in[] = {&self, &value}; autograd::needs_grad(in))
+  if (const Tensor * in[] = {&self, &value}; autograd::needs_grad(in))
     return autograd::inplace_with_grad(self, "index_fill_", [&] { return index_fill(self, dim, index, value); });
   return index_fill_(self, dim, index, item(value));
 }
@@ -903,11 +914,11 @@ Tensor take(const Tensor& self, const Tensor& index) {
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
               type_label(index.dtype()));
   check_same_device(self, index, "take");
-  auto n = autograd::make_node("TakeBackward0", {&self}, [in = DimVector(self.sizes()), count = self.numel()](
-                                                             FormulaNode& n, TensorList& g) {
-    Tensor flat = autograd::zeros_for(g[0], {{count}});
-    return TensorList{reshape(index_put(flat, {n.saved_tensor(0)}, g[0], /*accumulate=*/true), in)};
-  });
+  auto n = autograd::make_node(
+      "TakeBackward0", {&self}, [in = DimVector(self.sizes()), count = self.numel()](FormulaNode& n, TensorList& g) {
+        Tensor flat = autograd::zeros_for(g[0], {{count}});
+        return TensorList{reshape(index_put(flat, {n.saved_tensor(0)}, g[0], /*accumulate=*/true), in)};
+      });
   Tensor out = autograd::untracked(n != nullptr, [&] {
     Tensor flat = reshape(self, {{-1}});
     Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
@@ -928,9 +939,10 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
               type_label(indices.dtype()));
   if (!dim) return gather(reshape(self, {{-1}}), 0, reshape(indices, {{-1}}));
   const int64_t d = wrap_dim(*dim, self.dim(), "take_along_dim");
-  EMBER_CHECK(self.dim() == indices.dim(), "torch.take_along_dim(): input and indices should have the same number of "
-              "dimensions, but got ", self.dim(), " dimensions for input, and ", indices.dim(),
-              " dimensions for indices");
+  EMBER_CHECK(self.dim() == indices.dim(),
+              "torch.take_along_dim(): input and indices should have the same number of "
+              "dimensions, but got ",
+              self.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
   if (self.dim() == 0) return gather(self, 0, indices);
   DimVector self_sizes(self.sizes());
   self_sizes[d] = indices.sizes()[d];
@@ -941,8 +953,8 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<i
 }
 
 Tensor one_hot(const Tensor& self, int64_t num_classes) {
-  EMBER_CHECK(self.dtype() == ScalarType::Int64, "one_hot is only applicable to index tensor (got dtype ",
-              self.dtype(), ")");
+  EMBER_CHECK(self.dtype() == ScalarType::Int64, "one_hot is only applicable to index tensor (got dtype ", self.dtype(),
+              ")");
   DimVector shape(self.sizes());
   if (self.numel() == 0) {
     EMBER_CHECK(num_classes != -1, "Can not infer total number of classes from empty tensor.");

@@ -57,7 +57,7 @@ const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Tensor&
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
 const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
-Tensor nonzero(const Tensor& self);                    // int64 [count, self.dim()]
+Tensor nonzero(const Tensor& self);                     // int64 [count, self.dim()]
 std::vector<Tensor> nonzero_tuple(const Tensor& self);  // one int64 vector per dim (a 0-d self counts as 1-d)
 Tensor argwhere(const Tensor& self);
 Tensor take(const Tensor& self, const Tensor& index);  // index into the flattened self
@@ -71,8 +71,8 @@ const Tensor& put_(const Tensor& t, const Tensor& index, const Tensor& source, b
 Tensor put(const Tensor& t, const Tensor& index, const Tensor& source, bool accumulate = false);
 // index_reduce: self[..., index[i], ...] combined with source[..., i, ...] along dim; reduce: prod, mean, amax or
 // amin (scatter_reduce's semantics, include_self included).
-Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
-                    std::string_view reduce, bool include_self = true);
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                    bool include_self = true);
 const Tensor& index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                             std::string_view reduce, bool include_self = true);
 

@@ -13,13 +13,16 @@ const Tensor& put_(const Tensor& t, const Tensor& index, const Tensor& source, b
   check_same_device("put_", {&t, &index, &source});
   EMBER_CHECK_TYPE(index.dtype() == ScalarType::Int64, "put_(): Expected a long tensor for index, but got ",
                    index.dtype());
-  EMBER_CHECK(t.dtype() == source.dtype(), "put_(): self and source expected to have the same dtype, but got "
-              "self.dtype = ", t.dtype(), " and source.dtype = ", source.dtype());
-  EMBER_CHECK_INDEX(index.numel() == source.numel(), "put_(): Expected source and index to have the same number of "
-                    "elements, but got source.numel() = ", source.numel(), ", index.numel() = ", index.numel());
+  EMBER_CHECK(t.dtype() == source.dtype(),
+              "put_(): self and source expected to have the same dtype, but got "
+              "self.dtype = ",
+              t.dtype(), " and source.dtype = ", source.dtype());
+  EMBER_CHECK_INDEX(index.numel() == source.numel(),
+                    "put_(): Expected source and index to have the same number of "
+                    "elements, but got source.numel() = ",
+                    source.numel(), ", index.numel() = ", index.numel());
   if (index.numel() == 0) return t;
-  EMBER_CHECK_INDEX(t.numel() > 0, "put_(): cannot put into an empty tensor (index of ", index.numel(),
-                    " elements)");
+  EMBER_CHECK_INDEX(t.numel() > 0, "put_(): cannot put into an empty tensor (index of ", index.numel(), " elements)");
   const std::vector<Tensor> idx{reshape(index, {{-1}})};
   if (t.is_contiguous()) {
     index_put_(view(t, {{-1}}), idx, reshape(source, {{-1}}), accumulate);
@@ -40,8 +43,10 @@ namespace {
 Tensor index_reduce_index(const Tensor& self, int64_t& dim, const Tensor& index, const Tensor& source,
                           std::string_view reduce, const char* op) {
   check_same_device(op, {&self, &index, &source});
-  EMBER_CHECK(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin", "index_reduce(): Expected "
-              "reduce to be one of prod, mean, amax or amin but got ", reduce, ".");
+  EMBER_CHECK(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
+              "index_reduce(): Expected "
+              "reduce to be one of prod, mean, amax or amin but got ",
+              reduce, ".");
   EMBER_CHECK_INDEX(index.dim() <= 1, op, "(): Index is supposed to be a vector, but got dim: ", index.dim(),
                     " with type: ", index.dtype(), " and size: ", shape_str(index.sizes()));
   EMBER_CHECK(index.dtype() == ScalarType::Int64 || index.dtype() == ScalarType::Int32, op,
@@ -50,14 +55,19 @@ Tensor index_reduce_index(const Tensor& self, int64_t& dim, const Tensor& index,
               ") must have the same scalar type");
   dim = wrap_dim(dim, self.dim(), op);
   const Tensor src = source.dim() == 0 ? reshape(source, {{1}}) : source;
-  EMBER_CHECK(std::max<int64_t>(self.dim(), 1) == src.dim(), op, "(): Self and source should have same number of "
-              "dimensions (self ", shape_str(self.sizes()), ", source ", shape_str(source.sizes()), ")");
-  EMBER_CHECK(index.numel() == src.sizes()[dim], op, "(): Number of indices (", index.numel(), ") should be equal to "
-              "source.size(dim): (", src.sizes()[dim], "), for dim: ", dim);
+  EMBER_CHECK(std::max<int64_t>(self.dim(), 1) == src.dim(), op,
+              "(): Self and source should have same number of "
+              "dimensions (self ",
+              shape_str(self.sizes()), ", source ", shape_str(source.sizes()), ")");
+  EMBER_CHECK(index.numel() == src.sizes()[dim], op, "(): Number of indices (", index.numel(),
+              ") should be equal to "
+              "source.size(dim): (",
+              src.sizes()[dim], "), for dim: ", dim);
   for (int64_t d = 0; d < self.dim(); ++d)
-    EMBER_CHECK(d == dim || self.sizes()[d] == src.sizes()[d], op, "(): self and source must have the same size "
-                "except along dim ", dim, " (self ", shape_str(self.sizes()), ", source ", shape_str(source.sizes()),
-                ")");
+    EMBER_CHECK(d == dim || self.sizes()[d] == src.sizes()[d], op,
+                "(): self and source must have the same size "
+                "except along dim ",
+                dim, " (self ", shape_str(self.sizes()), ", source ", shape_str(source.sizes()), ")");
   DimVector shape(src.dim(), 1);
   shape[dim] = index.numel();
   return expand(reshape(to(index, ScalarType::Int64), shape), src.sizes());
@@ -65,8 +75,8 @@ Tensor index_reduce_index(const Tensor& self, int64_t& dim, const Tensor& index,
 
 }  // namespace
 
-Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
-                    std::string_view reduce, bool include_self) {
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                    bool include_self) {
   const Tensor idx = index_reduce_index(self, dim, index, source, reduce, "index_reduce");
   const Tensor s = self.dim() == 0 ? reshape(self, {{1}}) : self;
   const Tensor src = source.dim() == 0 ? reshape(source, {{1}}) : source;

@@ -34,8 +34,11 @@ Tensor solve_matrix(const Tensor& A, const Tensor& B, const char* fn, Tensor* in
     if (info_out)
       *info_out = f.info;
     else
-      check_info(f.info, fn, A.dim() > 2, [&](int) { return std::string("The solver failed because the input matrix "
-                                                                       "is singular."); });
+      check_info(f.info, fn, A.dim() > 2, [&](int) {
+        return std::string(
+            "The solver failed because the input matrix "
+            "is singular.");
+      });
     X = colmajor_copy(B, with(batch, {n, k}));
     if (X.numel()) lu_solve_kernel[A.device()](f.lu, f.pivots, X, false);
   }
@@ -64,8 +67,7 @@ bool is_vector_rhs(const Tensor& A, const Tensor& B) {
 // The sign of the permutation of LU's pivots (1-based row swaps): -1 for an odd number of swaps.
 Tensor pivot_sign(const Tensor& pivots, ScalarType dt) {
   const int64_t n = pivots.sizes()[pivots.dim() - 1];
-  Tensor swaps = sum(ne(pivots, arange(1, n + 1, 1, TensorOptions(ScalarType::Int32).device(pivots.device()))),
-                     {{-1}});
+  Tensor swaps = sum(ne(pivots, arange(1, n + 1, 1, TensorOptions(ScalarType::Int32).device(pivots.device()))), {{-1}});
   return to(sub(1, mul(remainder(swaps, 2), 2)), dt);
 }
 
@@ -110,8 +112,10 @@ Svd svd_compute(const Tensor& A, bool vectors, bool full, const char* fn) {
   check_info(info, fn, A.dim() > 2, [&](int code) {
     if (code < 0 && !all(isfinite(A)).item<bool>())
       return std::string("The algorithm failed to converge because the input matrix contained non-finite values.");
-    return detail::cat("The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
-                       "repeated singular values (error code: ", code, ").");
+    return detail::cat(
+        "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+        "repeated singular values (error code: ",
+        code, ").");
   });
   return r;
 }
@@ -166,8 +170,10 @@ std::pair<Tensor, Tensor> eigh_compute(const Tensor& A, std::string_view uplo, b
     Tensor info = info_tensor(batch);
     eigh_kernel[A.device()](V, w, uplo == "U" || uplo == "u", vectors, info);
     check_info(info, fn, A.dim() > 2, [&](int code) {
-      return detail::cat("The algorithm failed to converge because the input matrix is ill-conditioned or has too "
-                         "many repeated eigenvalues (error code: ", code, ").");
+      return detail::cat(
+          "The algorithm failed to converge because the input matrix is ill-conditioned or has too "
+          "many repeated eigenvalues (error code: ",
+          code, ").");
     });
   }
   return {w, vectors ? V : Tensor()};
@@ -220,7 +226,8 @@ std::pair<Tensor, Tensor> inv_impl(const Tensor& A, const char* fn, bool check_e
     info = f.info;
     if (check_errors)
       check_info(info, fn, A.dim() > 2, [](int i) {
-        return detail::cat("The diagonal element ", i, " is zero, the inversion could not be completed because the "
+        return detail::cat("The diagonal element ", i,
+                           " is zero, the inversion could not be completed because the "
                            "input matrix is singular.");
       });
     X = colmajor_copy(eye(n, std::nullopt, like(A)), A.sizes());
@@ -252,8 +259,11 @@ std::pair<Tensor, Tensor> solve_impl(const Tensor& A, const Tensor& B, bool left
   else
     X = left ? solve_matrix(A, B, fn, &info) : mT(solve_matrix(mT(A), mT(B), fn, &info));
   if (check_errors)
-    check_info(info, fn, A.dim() > 2, [](int) { return std::string("The solver failed because the input matrix is "
-                                                                   "singular."); });
+    check_info(info, fn, A.dim() > 2, [](int) {
+      return std::string(
+          "The solver failed because the input matrix is "
+          "singular.");
+    });
   return {X, info};
 }
 
@@ -295,8 +305,8 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
     X = colmajor_copy(B, with(batch, {rows(B), cols(B)}));
     if (X.numel()) triangular_solve_kernel[A.device()](a, X, upper, left, unitriangular);
   }
-  if (auto node = autograd::make_node("LinalgSolveTriangularBackward0", {&A, &B},
-          [upper, left, unitriangular](FormulaNode& nd, TensorList& g) {
+  if (auto node = autograd::make_node(
+          "LinalgSolveTriangularBackward0", {&A, &B}, [upper, left, unitriangular](FormulaNode& nd, TensorList& g) {
             const Tensor gB = linalg_solve_triangular(mT(nd.saved_tensor(0)), g[0], !upper, left, unitriangular);
             Tensor gA;
             if (nd.needs(0)) {
@@ -331,8 +341,8 @@ Tensor linalg_det(const Tensor& A) {
         // g det A^-T, through a solve; a (nearly) singular matrix has no inverse: then through the SVD.
         const bool singular = any(lt(abs(det), 100 * eps_of(A.dtype()))).item<bool>();
         if (singular) return TensorList{det_backward_svd(g[0], A)};
-        return TensorList{solve_matrix(mT(A), diag_matrix(expand(unsqueeze(gd, -1), A.sizes().first(A.dim() - 1))),
-                                       "linalg.det")};
+        return TensorList{
+            solve_matrix(mT(A), diag_matrix(expand(unsqueeze(gd, -1), A.sizes().first(A.dim() - 1))), "linalg.det")};
       })) {
     node->save(A);
     autograd::set_history(det, node);
@@ -385,8 +395,10 @@ std::pair<Tensor, Tensor> cholesky_impl(const Tensor& A, bool upper, const char*
     if (L.numel()) cholesky_kernel[A.device()](L, upper, info);
     if (check_errors)
       check_info(info, fn, A.dim() > 2, [](int order) {
-        return detail::cat("The factorization could not be completed because the input is not positive-definite "
-                           "(the leading minor of order ", order, " is not positive-definite).");
+        return detail::cat(
+            "The factorization could not be completed because the input is not positive-definite "
+            "(the leading minor of order ",
+            order, " is not positive-definite).");
       });
   }
   if (auto node = autograd::make_node("LinalgCholeskyExBackward0", {&A}, [upper](FormulaNode& nd, TensorList& g) {
@@ -438,37 +450,38 @@ std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
       qr_kernel[A.device()](colmajor_copy(A, A.sizes()), with_q ? Q : Tensor(), R);
     }
   }
-  if (auto node = autograd::make_node("LinalgQrBackward0", {&A}, [mode = std::string(mode)](FormulaNode& nd,
-                                                                                              TensorList& g) {
-        EMBER_CHECK(mode != "r", "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
-                    "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
-        const Tensor Q = nd.saved_tensor(0), R = nd.saved_tensor(1);
-        const Tensor &gQ = g[0], &gR = g[1];
-        const int64_t m = rows(Q), n = cols(R);
-        EMBER_CHECK(mode == "reduced" || m <= n,
-                    "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
-        Tensor gA;
-        if (gQ.defined())
-          gA = gR.defined() ? sub(matmul(gR, mT(R)), matmul(mT(Q), gQ)) : neg(matmul(mT(Q), gQ));
-        else
-          gA = matmul(gR, mT(R));
-        if (m >= n) {  // gA = [gQ + Q sym(triu(...))] R^-T, sym(X) = X + X^T with the diagonal halved
-          Tensor s = triu(gA);
-          s = add(s, mT(s));
-          s = sub(s, diag_matrix(mul(diagonal(s, 0, -2, -1), 0.5)));
-          gA = matmul(Q, s);
-          if (gQ.defined()) gA = add(gA, gQ);
-          return TensorList{linalg_solve_triangular(mT(R), gA, false, false)};
-        }
-        // m < n: A = Q [R1 | R2]; the gradient of the square part, then R2's
-        gA = matmul(Q, tril(sub(mT(gA), gA)));
-        gA = linalg_solve_triangular(mT(narrow(R, -1, 0, m)), gA, false, false);
-        DimVector shape(R.sizes());
-        shape.back() = n - m;
-        gA = cat({gA, zeros(shape, like(gA))}, -1);
-        if (gR.defined()) gA = add(gA, matmul(Q, gR));
-        return TensorList{gA};
-      })) {
+  if (auto node = autograd::make_node(
+          "LinalgQrBackward0", {&A}, [mode = std::string(mode)](FormulaNode& nd, TensorList& g) {
+            EMBER_CHECK(mode != "r",
+                        "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                        "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+            const Tensor Q = nd.saved_tensor(0), R = nd.saved_tensor(1);
+            const Tensor &gQ = g[0], &gR = g[1];
+            const int64_t m = rows(Q), n = cols(R);
+            EMBER_CHECK(mode == "reduced" || m <= n,
+                        "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+            Tensor gA;
+            if (gQ.defined())
+              gA = gR.defined() ? sub(matmul(gR, mT(R)), matmul(mT(Q), gQ)) : neg(matmul(mT(Q), gQ));
+            else
+              gA = matmul(gR, mT(R));
+            if (m >= n) {  // gA = [gQ + Q sym(triu(...))] R^-T, sym(X) = X + X^T with the diagonal halved
+              Tensor s = triu(gA);
+              s = add(s, mT(s));
+              s = sub(s, diag_matrix(mul(diagonal(s, 0, -2, -1), 0.5)));
+              gA = matmul(Q, s);
+              if (gQ.defined()) gA = add(gA, gQ);
+              return TensorList{linalg_solve_triangular(mT(R), gA, false, false)};
+            }
+            // m < n: A = Q [R1 | R2]; the gradient of the square part, then R2's
+            gA = matmul(Q, tril(sub(mT(gA), gA)));
+            gA = linalg_solve_triangular(mT(narrow(R, -1, 0, m)), gA, false, false);
+            DimVector shape(R.sizes());
+            shape.back() = n - m;
+            gA = cat({gA, zeros(shape, like(gA))}, -1);
+            if (gR.defined()) gA = add(gA, matmul(Q, gR));
+            return TensorList{gA};
+          })) {
     node->num_outputs = 2;
     autograd::set_history(Q, node, 0);
     autograd::set_history(R, node, 1);
@@ -557,7 +570,8 @@ LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, std::optional<double>
   EMBER_CHECK(A.device() == B.device(), fn, ": Expected input and other to be on the same device, but got input on ",
               A.device(), " and other on ", B.device());
   const int64_t dim_diff = A.dim() - B.dim();
-  EMBER_CHECK(dim_diff >= 0 && dim_diff <= 1, fn, ": input.dim() must be greater or equal to other.dim() and "
+  EMBER_CHECK(dim_diff >= 0 && dim_diff <= 1, fn,
+              ": input.dim() must be greater or equal to other.dim() and "
               "(input.dim() - other.dim()) <= 1");
   const bool vector = dim_diff == 1;
   const int64_t m = rows(A), n = cols(A);
@@ -587,14 +601,17 @@ LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, std::optional<double>
     }
     if (k > 0 && nrhs > 0) {
       Tensor info = info_tensor(batch);
-      lstsq_kernel[A.device()](colmajor_copy(A, with(batch, {m, n})), buf, r.rank, r.singular_values, rc, driver,
-                               info);
+      lstsq_kernel[A.device()](colmajor_copy(A, with(batch, {m, n})), buf, r.rank, r.singular_values, rc, driver, info);
       check_info(info, fn, A.dim() > 2, [&](int code) {
         if (driver == "gels")
-          return detail::cat("The least squares solution could not be computed because the input matrix does not have "
-                             "full rank (error code: ", code, ").");
-        return detail::cat("The algorithm failed to converge because the input matrix is ill-conditioned or has too "
-                           "many repeated singular values (error code: ", code, ").");
+          return detail::cat(
+              "The least squares solution could not be computed because the input matrix does not have "
+              "full rank (error code: ",
+              code, ").");
+        return detail::cat(
+            "The algorithm failed to converge because the input matrix is ill-conditioned or has too "
+            "many repeated singular values (error code: ",
+            code, ").");
       });
     }
     // Residuals as PyTorch: when m > n, for drivers other than gelsy, and (gelsd, gelss) every matrix of full rank.
@@ -701,8 +718,8 @@ Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
   EMBER_CHECK(B.dtype() == L.dtype(), fn, ": Expected b and A to have the same dtype, but found b of type ",
               type_label(B.dtype()), " and A of type ", type_label(L.dtype()), " instead.");
   check_float(L, fn);
-  EMBER_CHECK(L.device() == B.device(), fn, ": Expected b and A to be on the same device, but found b on ",
-              B.device(), " and A on ", L.device(), " instead.");
+  EMBER_CHECK(L.device() == B.device(), fn, ": Expected b and A to be on the same device, but found b on ", B.device(),
+              " and A on ", L.device(), " instead.");
   EMBER_CHECK(rows(L) == cols(L) && rows(L) == rows(B), "Incompatible matrix sizes for ", fn, ": each A matrix is ",
               rows(L), " by ", cols(L), " but each b matrix is ", rows(B), " by ", cols(B));
   Tensor X;
@@ -744,7 +761,8 @@ Tensor cholesky_inverse(const Tensor& L, bool upper) {
         const Tensor info = to(where(any(zero, {{-1}}), add(argmax(to(zero, ScalarType::Int32), -1), 1), 0),
                                ScalarType::Int32);
         check_info(info, fn, L.dim() > 2, [](int i) {
-          return detail::cat("The diagonal element ", i, " is zero, the inversion could not be completed because the "
+          return detail::cat("The diagonal element ", i,
+                             " is zero, the inversion could not be completed because the "
                              "input matrix is singular.");
         });
       }

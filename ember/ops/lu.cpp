@@ -96,7 +96,8 @@ Tensor unpack_pivots(const Tensor& pivots, int64_t m, Device dev, ScalarType dt)
     if (b >= count) continue;
     for (int64_t i = 0; i < k; ++i) {
       const int32_t p = pv[b * k + i];
-      EMBER_CHECK(p >= 1 && p <= m, "lu_unpack: pivots passed to lu_unpack must be between 1 and LU.size(-2) "
+      EMBER_CHECK(p >= 1 && p <= m,
+                  "lu_unpack: pivots passed to lu_unpack must be between 1 and LU.size(-2) "
                   "inclusive.Did you properly pass the result of lu_factor?");
       std::swap(row[i], row[p - 1]);
     }
@@ -108,7 +109,8 @@ Tensor unpack_pivots(const Tensor& pivots, int64_t m, Device dev, ScalarType dt)
 }
 
 std::string lu_message(int i) {
-  return detail::cat("U[", i, ",", i, "] is zero and using it on lu_solve would result in a division by zero. If you "
+  return detail::cat("U[", i, ",", i,
+                     "] is zero and using it on lu_solve would result in a division by zero. If you "
                      "still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
                      "linalg.lu_factor_ex(A, pivot)");
 }
@@ -164,7 +166,8 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
                                              bool unpack_pivots_) {
   const char* fn = "torch.lu_unpack";
   check_dims(LU, fn);
-  EMBER_CHECK(pivots.dtype() == ScalarType::Int32, fn, ": LU_pivots is expected to be a contiguous tensor of "
+  EMBER_CHECK(pivots.dtype() == ScalarType::Int32, fn,
+              ": LU_pivots is expected to be a contiguous tensor of "
               "torch.int32 dtype.\nNote: this function is intended to be used with the output produced by "
               "torch.linalg.lu_factor");
   const int64_t m = rows(LU), n = cols(LU), k = std::min(m, n);
@@ -242,8 +245,8 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
     }
     if (!left) X = contiguous(mT(X));
   }
-  if (auto node = autograd::make_node("LinalgLuSolveBackward0", {&LU, &B},
-          [left, adjoint](FormulaNode& nd, TensorList& g) {
+  if (auto node = autograd::make_node(
+          "LinalgLuSolveBackward0", {&LU, &B}, [left, adjoint](FormulaNode& nd, TensorList& g) {
             const Tensor LU = nd.saved_tensor(0), piv = nd.saved_tensor(1), X = nd.saved_tensor(2);
             const Tensor gB = linalg_lu_solve(LU, piv, g[0], left, !adjoint);
             Tensor gLU;
@@ -283,8 +286,10 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool he
     LD = tril(buf);
     if (check_errors)
       check_info(info, fn, A.dim() > 2, [](int i) {
-        return detail::cat("The factorization could not be completed because the block diagonal matrix D is exactly "
-                           "singular (D[", i, ",", i, "] is zero).");
+        return detail::cat(
+            "The factorization could not be completed because the block diagonal matrix D is exactly "
+            "singular (D[",
+            i, ",", i, "] is zero).");
       });
   }
   no_derivative({&A}, {&LD}, "LinalgLdlFactorExBackward0", "linalg_ldl_factor_ex");
@@ -303,8 +308,10 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
   EMBER_CHECK(B.dim() >= 2, fn, ": The input tensor B must have at least 2 dimensions.");
   EMBER_CHECK(pivots.dtype() == ScalarType::Int32 || pivots.dtype() == ScalarType::Int64, fn,
               ": pivots should be a Tensor of scalar type torch.int32");
-  EMBER_CHECK(same_shape(pivots.sizes(), LD.sizes().first(LD.dim() - 1)), fn, ": Expected LD.shape[:-1] and "
-              "pivots.shape to be the same, but got pivots with shape ", shape_str(pivots.sizes()), " instead");
+  EMBER_CHECK(same_shape(pivots.sizes(), LD.sizes().first(LD.dim() - 1)), fn,
+              ": Expected LD.shape[:-1] and "
+              "pivots.shape to be the same, but got pivots with shape ",
+              shape_str(pivots.sizes()), " instead");
   EMBER_CHECK(B.dtype() == LD.dtype(), fn, ": Expected b and A to have the same dtype, but found b of type ",
               type_label(B.dtype()), " and A of type ", type_label(LD.dtype()), " instead.");
   EMBER_CHECK(LD.device() == B.device() && LD.device() == pivots.device(), fn,

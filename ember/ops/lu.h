@@ -19,8 +19,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot = true)
 std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data = true,
                                              bool unpack_pivots = true);
 // Solves A X = B (left) or X A = B, with A^T for adjoint, from lu_factor's result; batch dims broadcast.
-Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true,
-                       bool adjoint = false);
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false);
 // The deprecated torch.lu (PyTorch's _lu_with_info: never raises for a singular U) and torch.lu_solve(b, LU,
 // pivots); unlike the linalg forms they run in float32 under CPU autocast, as PyTorch's.
 std::tuple<Tensor, Tensor, Tensor> lu_with_info(const Tensor& A, bool pivot = true);

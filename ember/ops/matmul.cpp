@@ -53,9 +53,7 @@ void check_not_bool(const Tensor& a) {
     fail<NotImplementedError>("\"addmm_impl_cpu_\" not implemented for 'Bool'");
 }
 
-std::string mat_str(const Tensor& t) {
-  return detail::cat(t.sizes()[t.dim() - 2], "x", t.sizes()[t.dim() - 1]);
-}
+std::string mat_str(const Tensor& t) { return detail::cat(t.sizes()[t.dim() - 2], "x", t.sizes()[t.dim() - 1]); }
 
 DimVector batch_of(const Tensor& t) { return DimVector(t.sizes().first(t.dim() - 2)); }
 
@@ -115,7 +113,7 @@ bool product_with_bias(const Tensor& out, const Tensor& a, const Tensor& b, cons
   a2 = kernel_operand(a2, {});
   const int64_t rows = a2.sizes()[0];
   return matmul_bias_kernel[out.device()](make_view(out, {{rows, n}}, {{n, 1}}, 0), a2, kernel_operand(b, {}), c,
-                                         alpha);
+                                          alpha);
 }
 
 // out (of `result` shape, which is prod's shape without the dims of 1-d operands) = beta * c + alpha * (a @ b),
@@ -170,8 +168,8 @@ Tensor product(const char* name, const Tensor& a_in, const Tensor& b_in, const T
     return out;
   // b without batch dims and a with: gb as one GEMM over all of a's rows, rather than a batch summed afterwards.
   const bool fold = b_in.dim() <= 2 && a_in.dim() > 2;
-  auto node = autograd::make_node(name, {&a_in, &b_in, &c},
-      [beta, alpha, a_vec, b_vec, fold, prod](FormulaNode& n, TensorList& g) {
+  auto node = autograd::make_node(
+      name, {&a_in, &b_in, &c}, [beta, alpha, a_vec, b_vec, fold, prod](FormulaNode& n, TensorList& g) {
         const Tensor gp = reshape(g[0], prod);
         Tensor A = n.saved_tensor(0), B = n.saved_tensor(1), ga, gb, gc;
         if (A.defined() && a_vec) A = unsqueeze(A, 0);
@@ -212,8 +210,8 @@ void check_bmm_dtypes(const Tensor& a, const Tensor& b) {
 void check_input(const Tensor& input, const Tensor& m, IntArrayRef shape, const char* op) {
   check_device(m, input, op);
   if (!autograd::is_expandable_to(input.sizes(), shape)) expand(input, shape);  // raises expand's message
-  EMBER_CHECK(input.dtype() == m.dtype(), "self and mat2 must have the same dtype, but got ",
-              type_label(input.dtype()), " and ", type_label(m.dtype()));
+  EMBER_CHECK(input.dtype() == m.dtype(), "self and mat2 must have the same dtype, but got ", type_label(input.dtype()),
+              " and ", type_label(m.dtype()));
 }
 
 void check_mm_shapes(const Tensor& a, const Tensor& b) {
@@ -232,12 +230,12 @@ void check_bmm_args(const Tensor& a, const Tensor& b) {
 }
 
 void check_mv_args(const Tensor& mat, const Tensor& vec, int64_t input_dim) {
-  EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1 && input_dim <= 1, "vector + matrix @ vector expected, got ",
-              input_dim, ", ", mat.dim(), ", ", vec.dim());
+  EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1 && input_dim <= 1, "vector + matrix @ vector expected, got ", input_dim,
+              ", ", mat.dim(), ", ", vec.dim());
   check_device(mat, vec, "mv");
   check_bmm_dtypes(mat, vec);
-  EMBER_CHECK(mat.sizes()[1] == vec.sizes()[0], "size mismatch, got input (", mat.sizes()[0], "), mat (",
-              mat_str(mat), "), vec (", vec.sizes()[0], ")");
+  EMBER_CHECK(mat.sizes()[1] == vec.sizes()[0], "size mismatch, got input (", mat.sizes()[0], "), mat (", mat_str(mat),
+              "), vec (", vec.sizes()[0], ")");
 }
 
 Tensor dot_impl(const Tensor& a, const Tensor& b, const char* op, const char* grad_name) {
@@ -317,8 +315,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   }
   if (da >= 3 && db <= 2) {  // folded into one matrix product, as PyTorch
     check_mm_dtypes(a, b);
-    EMBER_CHECK(ka == kb, "mat1 and mat2 shapes cannot be multiplied (", a.numel() / std::max<int64_t>(ka, 1), "x",
-                ka, " and ", kb, "x", db == 1 ? 1 : b.sizes()[1], ")");
+    EMBER_CHECK(ka == kb, "mat1 and mat2 shapes cannot be multiplied (", a.numel() / std::max<int64_t>(ka, 1), "x", ka,
+                " and ", kb, "x", db == 1 ? 1 : b.sizes()[1], ")");
     return product("MmBackward0", a, b, {}, 0, 1, false, db == 1);
   }
   check_bmm_dtypes(a, b);
@@ -338,8 +336,9 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
   EMBER_CHECK(m1.dim() == 2, "mat1 must be a matrix, got ", m1.dim(), "-D tensor");
   EMBER_CHECK(m2.dim() == 2, "mat2 must be a matrix, got ", m2.dim(), "-D tensor");
   check_device(m1, m2, "addmm");
-  EMBER_CHECK(m1.dtype() == m2.dtype(), "expected mat1 and mat2 to have the same dtype, but got: ",
-              cpp_type_name(m1.dtype()), " != ", cpp_type_name(m2.dtype()));
+  EMBER_CHECK(m1.dtype() == m2.dtype(),
+              "expected mat1 and mat2 to have the same dtype, but got: ", cpp_type_name(m1.dtype()),
+              " != ", cpp_type_name(m2.dtype()));
   check_not_bool(m1);
   check_mm_shapes(m1, m2);
   check_input(input, m1, {{m1.sizes()[0], m2.sizes()[1]}}, "addmm");
@@ -375,10 +374,10 @@ Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sca
   EMBER_AUTOCAST(autocast::kLower, addbmm, input, b1, b2, beta, alpha);
   EMBER_CHECK(b1.dim() == 3, "batch1 must be a 3D tensor");
   EMBER_CHECK(b2.dim() == 3, "batch2 must be a 3D tensor");
-  EMBER_CHECK(b1.sizes()[0] == b2.sizes()[0], "batch1 and batch2 must have same number of batches, got ",
-              b1.sizes()[0], " and ", b2.sizes()[0]);
-  EMBER_CHECK(b1.sizes()[2] == b2.sizes()[1], "Incompatible matrix sizes for bmm (", mat_str(b1), " and ",
-              mat_str(b2), ")");
+  EMBER_CHECK(b1.sizes()[0] == b2.sizes()[0], "batch1 and batch2 must have same number of batches, got ", b1.sizes()[0],
+              " and ", b2.sizes()[0]);
+  EMBER_CHECK(b1.sizes()[2] == b2.sizes()[1], "Incompatible matrix sizes for bmm (", mat_str(b1), " and ", mat_str(b2),
+              ")");
   check_device(b1, b2, "addbmm");
   check_bmm_dtypes(b1, b2);
   // The sum over the batch of b1[i] @ b2[i] is one product along the concatenated inner dims.
@@ -400,8 +399,7 @@ const Tensor& baddbmm_(const Tensor& self, const Tensor& b1, const Tensor& b2, c
                        const Scalar& alpha) {
   return inplace(self, b1, b2, "baddbmm_", [&] { return baddbmm(self, b1, b2, beta, alpha); });
 }
-const Tensor& addbmm_(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
-                      const Scalar& alpha) {
+const Tensor& addbmm_(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
   return inplace(self, b1, b2, "addbmm_", [&] { return addbmm(self, b1, b2, beta, alpha); });
 }
 
@@ -440,8 +438,8 @@ Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayR
   int64_t k = 1;
   for (size_t i = 0; i < dims_a.size(); ++i) {
     const int64_t x = wrap_dim(dims_a[i], a.dim(), "tensordot"), y = wrap_dim(dims_b[i], b.dim(), "tensordot");
-    EMBER_CHECK(a.sizes()[x] == b.sizes()[y], "contracted dimensions need to match, but first has size ",
-                a.sizes()[x], " in dim ", x, " and second has size ", b.sizes()[y], " in dim ", y);
+    EMBER_CHECK(a.sizes()[x] == b.sizes()[y], "contracted dimensions need to match, but first has size ", a.sizes()[x],
+                " in dim ", x, " and second has size ", b.sizes()[y], " in dim ", y);
     EMBER_CHECK(!ca[x] && !cb[y], "tensordot: a dim appears more than once in the contracted dims");
     ca[x] = cb[y] = true;
     k *= a.sizes()[x];
@@ -495,8 +493,7 @@ Tensor multi_dot(const std::vector<Tensor>& ts) {
 Tensor chain_matmul(const std::vector<Tensor>& ms) {
   EMBER_AUTOCAST(autocast::kLowerCuda, chain_matmul, ms);
   EMBER_CHECK(!ms.empty(), "chain_matmul(): Expected one or more matrices");
-  for (const Tensor& m : ms)
-    EMBER_CHECK(m.dim() == 2, "Tensor dimension is ", m.dim(), ", expected 2 instead.");
+  for (const Tensor& m : ms) EMBER_CHECK(m.dim() == 2, "Tensor dimension is ", m.dim(), ", expected 2 instead.");
   if (ms.size() == 1) return clone(ms[0]);
   return multi_dot(ms);
 }

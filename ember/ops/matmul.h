@@ -31,8 +31,7 @@ Tensor addr(const Tensor& input, const Tensor& v1, const Tensor& v2, const Scala
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
                const Scalar& alpha = 1);
 // beta * input + alpha * sum over the batch of b1[i] @ b2[i].
-Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1,
-              const Scalar& alpha = 1);
+Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1);
 // In-place forms: self = op(self, ...).
 const Tensor& addmm_(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta = 1,
                      const Scalar& alpha = 1);

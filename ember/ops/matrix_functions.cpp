@@ -29,8 +29,9 @@ Tensor linalg_matrix_rank(const Tensor& A, const Tensor& atol, const Tensor& rto
   const auto opts = like(A);
   const Tensor at = atol.defined() ? to(atol, A.device(), A.dtype()) : zeros({}, opts);
   const Tensor def = full({}, eps_of(A.dtype()) * static_cast<double>(std::max(m, n)), opts);
-  const Tensor rt = rtol.defined() ? to(rtol, A.device(), A.dtype()) : atol.defined() ? where(gt(at, 0), 0.0, def)
-                                                                                        : def;
+  const Tensor rt = rtol.defined()   ? to(rtol, A.device(), A.dtype())
+                    : atol.defined() ? where(gt(at, 0), 0.0, def)
+                                     : def;
   if (std::min(m, n) == 0) {
     const DimVector shape = broadcast_shapes(broadcast_shapes(batch_of(A), at.sizes(), fn), rt.sizes(), fn);
     return zeros(shape, like(A, ScalarType::Int64));
@@ -51,8 +52,8 @@ template <class Ord>
 Tensor cond_by_inverse(const Tensor& A, Ord p, const std::string& label) {
   const std::string fn = "linalg.cond(ord=" + label + ")";
   check_float(A, "linalg.cond");
-  EMBER_CHECK(rows(A) == cols(A), fn, ": A must be batches of square matrices, but they are ", rows(A), " by ",
-              cols(A), " matrices");
+  EMBER_CHECK(rows(A) == cols(A), fn, ": A must be batches of square matrices, but they are ", rows(A), " by ", cols(A),
+              " matrices");
   if (A.numel() == 0) return zeros(batch_of(A), like(A));
   auto [inv, info] = linalg_inv_ex(A);
   const Tensor singular = unsqueeze(unsqueeze(gt(info, 0), -1), -1);
@@ -104,10 +105,20 @@ Tensor linalg_matrix_exp(const Tensor& A) {
   // Scaling and squaring (Higham 2005): A / 2^s has 1-norm <= theta_13, where the [13/13] Pade approximant is exact
   // to double precision; then R^(2^s). s is chosen per matrix; a batch squares as often as its largest s needs.
   constexpr double theta13 = 5.371920351148152;
-  constexpr double b[] = {64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
-                          129060195264000.,   10559470521600.,    670442572800.,    33522128640.,
-                          1323241920.,        40840800.,          960960.,          16380.,
-                          182.,               1.};
+  constexpr double b[] = {64764752532480000.,
+                          32382376266240000.,
+                          7771770303897600.,
+                          1187353796428800.,
+                          129060195264000.,
+                          10559470521600.,
+                          670442572800.,
+                          33522128640.,
+                          1323241920.,
+                          40840800.,
+                          960960.,
+                          16380.,
+                          182.,
+                          1.};
   Tensor s;
   int64_t smax = 0;
   {
@@ -154,8 +165,10 @@ Tensor linalg_tensorinv(const Tensor& A, int64_t ind) {
     lead *= A.sizes()[i];
     shape.push_back(A.sizes()[i]);
   }
-  EMBER_CHECK(lead == rest, fn, ": Expected self to satisfy the requirement prod(self.shape[ind:]) == "
-              "prod(self.shape[:ind]), but got ", rest, " != ", lead);
+  EMBER_CHECK(lead == rest, fn,
+              ": Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+              "prod(self.shape[:ind]), but got ",
+              rest, " != ", lead);
   return reshape(linalg_inv(reshape(A, {{lead, rest}})), shape);
 }
 
@@ -169,14 +182,14 @@ Tensor linalg_tensorsolve(const Tensor& A_in, const Tensor& B, std::optional<Dim
     for (int64_t i = 0; i < nd; ++i) dest.push_back(A.dim() - nd + i);
     A = movedim(A, *dims, dest);
   }
-  EMBER_CHECK(B.dim() <= A.dim(), fn, ": Expected other.ndim (", B.dim(), ") to be at most self.ndim (", A.dim(),
-              ")");
+  EMBER_CHECK(B.dim() <= A.dim(), fn, ": Expected other.ndim (", B.dim(), ") to be at most self.ndim (", A.dim(), ")");
   const DimVector result_shape(A.sizes().subspan(std::min(B.dim(), A.dim())));
   int64_t result_product = 1;
   for (int64_t s : result_shape) result_product *= s;
-  EMBER_CHECK(result_product == B.numel(), fn, ": Expected self to satisfy the requirement "
-              "prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), but got ", result_product, " != ",
-              B.numel());
+  EMBER_CHECK(result_product == B.numel(), fn,
+              ": Expected self to satisfy the requirement "
+              "prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), but got ",
+              result_product, " != ", B.numel());
   return reshape(linalg_solve(reshape(A, {{result_product, result_product}}), flatten(B)), result_shape);
 }
 
@@ -187,8 +200,10 @@ Tensor linalg_householder_product(const Tensor& A, const Tensor& tau) {
   EMBER_CHECK(rows(A) >= cols(A), fn, ": input.shape[-2] must be greater than or equal to input.shape[-1]");
   EMBER_CHECK(tau.dim() >= 1 && cols(A) >= tau.sizes()[tau.dim() - 1], fn,
               ": input.shape[-1] must be greater than or equal to tau.shape[-1]");
-  EMBER_CHECK(A.dim() - tau.dim() == 1, fn, ": Expected tau to have one dimension less than input, but got "
-              "tau.ndim equal to ", tau.dim(), " and input.ndim is equal to ", A.dim());
+  EMBER_CHECK(A.dim() - tau.dim() == 1, fn,
+              ": Expected tau to have one dimension less than input, but got "
+              "tau.ndim equal to ",
+              tau.dim(), " and input.ndim is equal to ", A.dim());
   EMBER_CHECK(same_shape(tau.sizes().first(tau.dim() - 1), batch_of(A)), fn,
               ": Expected batch dimensions of tau to be equal to input.shape[:-2], but got ",
               shape_str(tau.sizes().first(tau.dim() - 1)));

@@ -42,8 +42,7 @@ void check_rank(const Tensor& t, MemoryFormat f) {
   if (f == MemoryFormat::ChannelsLast)
     EMBER_CHECK(t.dim() == 4, "required rank 4 tensor to use channels_last format, got a ", t.dim(), "-d tensor");
   if (f == MemoryFormat::ChannelsLast3d)
-    EMBER_CHECK(t.dim() == 5, "required rank 5 tensor to use channels_last_3d format, got a ", t.dim(),
-                "-d tensor");
+    EMBER_CHECK(t.dim() == 5, "required rank 5 tensor to use channels_last_3d format, got a ", t.dim(), "-d tensor");
 }
 
 }  // namespace
@@ -53,8 +52,7 @@ bool is_contiguous(const Tensor& t, MemoryFormat f) {
     case MemoryFormat::Contiguous: return t.is_contiguous();
     case MemoryFormat::Preserve: return is_dense(t);
     case MemoryFormat::ChannelsLast:
-    case MemoryFormat::ChannelsLast3d:
-      return t.dim() == rank_of(f) && strides_follow(t, channels_last_order(t.dim()));
+    case MemoryFormat::ChannelsLast3d: return t.dim() == rank_of(f) && strides_follow(t, channels_last_order(t.dim()));
   }
   return false;
 }

@@ -23,8 +23,10 @@ namespace {
 
 void check_norm_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
   if (dtype) {
-    EMBER_CHECK(is_floating(*dtype), "norm(): the desired output dtype should be either floating point or complex. "
-                "Got ", *dtype, " instead.");
+    EMBER_CHECK(is_floating(*dtype),
+                "norm(): the desired output dtype should be either floating point or complex. "
+                "Got ",
+                *dtype, " instead.");
   } else {
     EMBER_CHECK(is_floating(x.dtype()), "norm(): input dtype should be either floating point or complex. Got ",
                 x.dtype(), " instead.");
@@ -40,12 +42,18 @@ Tensor compute_norm(const Tensor& x, double ord, const DimVector& dims, bool kee
     autograd::NoGradGuard no_grad;
     const ScalarType compute = element_size(out) < 4 ? ScalarType::Float32 : out;
     const Tensor xf = to(x, compute);
-    if (ord == 0) r = sum(ne(xf, 0), dims, keepdim, compute);
-    else if (ord == std::numeric_limits<double>::infinity()) r = amax(abs(xf), dims, keepdim);
-    else if (ord == -std::numeric_limits<double>::infinity()) r = amin(abs(xf), dims, keepdim);
-    else if (ord == 1) r = sum(abs(xf), dims, keepdim);
-    else if (ord == 2) r = sqrt(sum(mul(xf, xf), dims, keepdim));
-    else r = pow(sum(pow(abs(xf), ord), dims, keepdim), 1.0 / ord);
+    if (ord == 0)
+      r = sum(ne(xf, 0), dims, keepdim, compute);
+    else if (ord == std::numeric_limits<double>::infinity())
+      r = amax(abs(xf), dims, keepdim);
+    else if (ord == -std::numeric_limits<double>::infinity())
+      r = amin(abs(xf), dims, keepdim);
+    else if (ord == 1)
+      r = sum(abs(xf), dims, keepdim);
+    else if (ord == 2)
+      r = sqrt(sum(mul(xf, xf), dims, keepdim));
+    else
+      r = pow(sum(pow(abs(xf), ord), dims, keepdim), 1.0 / ord);
     r = to(r, out);
   }
   if (!autograd::needs_grad({&x})) [[likely]]
@@ -79,8 +87,7 @@ Tensor linalg_vector_norm(const Tensor& x, double ord, IntArrayRef dims, bool ke
                           std::optional<ScalarType> dtype) {
   if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, linalg_vector_norm, x, ord, dims, keepdim, dtype);
   const char* name = "linalg.vector_norm";
-  EMBER_CHECK(is_floating(x.dtype()), name, ": Expected a floating point or complex tensor as input. Got ",
-              x.dtype());
+  EMBER_CHECK(is_floating(x.dtype()), name, ": Expected a floating point or complex tensor as input. Got ", x.dtype());
   if (dtype) {
     EMBER_CHECK(is_floating(*dtype), name, ": dtype should be floating point or complex, but got ", *dtype);
     EMBER_CHECK(promote_types(x.dtype(), *dtype) == *dtype, name, ": the dtype of the input (", x.dtype(),
@@ -88,10 +95,12 @@ Tensor linalg_vector_norm(const Tensor& x, double ord, IntArrayRef dims, bool ke
   }
   const DimVector d = reduction_dims(x, dims, name);
   if (x.numel() == 0 && (ord < 0 || std::isinf(ord))) {
-    EMBER_CHECK(!dims.empty(), name, " cannot compute the ", ord, " norm on an empty tensor because the operation "
+    EMBER_CHECK(!dims.empty(), name, " cannot compute the ", ord,
+                " norm on an empty tensor because the operation "
                 "does not have an identity");
     for (int64_t i : d)
-      EMBER_CHECK(x.sizes()[i] != 0, name, " cannot compute the ", ord, " norm on the dimension ", i, " because "
+      EMBER_CHECK(x.sizes()[i] != 0, name, " cannot compute the ", ord, " norm on the dimension ", i,
+                  " because "
                   "this dimension is empty and the operation does not have an identity");
   }
   return compute_norm(x, ord, d, keepdim, dtype.value_or(x.dtype()), "LinalgVectorNormBackward0");
@@ -109,8 +118,8 @@ Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim, std::opti
 Tensor norm(const Tensor& x, std::string_view p, IntArrayRef dims, bool keepdim) {
   EMBER_AUTOCAST(autocast::kFp32Cuda, norm, x, p, dims, keepdim);
   if (p == "fro") {
-    EMBER_CHECK(dims.size() <= 2, "norm(): p='fro' expects at most 2 dims, but got ", dims.size(), " dims: ",
-                shape_str(dims));
+    EMBER_CHECK(dims.size() <= 2, "norm(): p='fro' expects at most 2 dims, but got ", dims.size(),
+                " dims: ", shape_str(dims));
     if (dims.size() == 2)
       EMBER_CHECK(wrap_dim(dims[0], x.dim(), "norm") != wrap_dim(dims[1], x.dim(), "norm"),
                   "norm(): Expected dims to be different, got ", shape_str(dims), " instead");
@@ -189,8 +198,10 @@ Tensor linalg_norm(const Tensor& A, std::optional<double> ord, std::optional<Dim
     return linalg_vector_norm(A, ord.value_or(2), *dim, keepdim, dtype);
   }
   if (!ord) return linalg_vector_norm(A, 2, {}, keepdim, dtype);
-  EMBER_CHECK(A.dim() == 1 || A.dim() == 2, fn, ": If dim is not specified but ord is, the input must be 1D or 2D. "
-              "Got ", A.dim(), "D.");
+  EMBER_CHECK(A.dim() == 1 || A.dim() == 2, fn,
+              ": If dim is not specified but ord is, the input must be 1D or 2D. "
+              "Got ",
+              A.dim(), "D.");
   if (A.dim() == 2) return linalg_matrix_norm(A, *ord, {{0, 1}}, keepdim, dtype);
   return linalg_vector_norm(A, *ord, {}, keepdim, dtype);
 }

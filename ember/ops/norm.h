@@ -26,8 +26,8 @@ Tensor linalg_matrix_norm(const Tensor& A, std::string_view ord = "fro", IntArra
                           bool keepdim = false, std::optional<ScalarType> dtype = {});
 // torch.linalg.norm: a vector norm over one dim (or all of them when ord and dim are not given), a matrix norm
 // over two dims (or a 2-d input with ord given and dim not).
-Tensor linalg_norm(const Tensor& A, std::optional<double> ord, std::optional<DimVector> dim = {},
-                   bool keepdim = false, std::optional<ScalarType> dtype = {});
+Tensor linalg_norm(const Tensor& A, std::optional<double> ord, std::optional<DimVector> dim = {}, bool keepdim = false,
+                   std::optional<ScalarType> dtype = {});
 Tensor linalg_norm(const Tensor& A, std::string_view ord, std::optional<DimVector> dim = {}, bool keepdim = false,
                    std::optional<ScalarType> dtype = {});
 

@@ -96,8 +96,10 @@ Tensor combinations(const Tensor& t, int64_t r, bool with_replacement) {
 }
 
 Tensor linalg_vander(const Tensor& x, std::optional<int64_t> n) {
-  EMBER_CHECK(x.dtype() != ScalarType::Bool, "linalg.vander supports floating point, complex, and integer tensors, "
-              "but got ", x.dtype());
+  EMBER_CHECK(x.dtype() != ScalarType::Bool,
+              "linalg.vander supports floating point, complex, and integer tensors, "
+              "but got ",
+              x.dtype());
   const int64_t count = n ? *n : (x.dim() ? x.sizes().back() : 1);
   EMBER_CHECK(count > 1, "linalg.vander: N must be greater than 1 (got ", count, ")");
   EMBER_CHECK(x.dim() >= 1, "linalg.vander: x must have at least one dimension");

@@ -60,7 +60,7 @@ void record_zero_grad(const char* name, std::initializer_list<const Tensor*> inp
 // An in-place sampler: fill(t) writes t; while recording, t's history becomes a zero-gradient node.
 template <class F>
 const Tensor& sample_inplace(const Tensor& t, const char* op, F&& fill) {
-  if (const Tensor* in[] = {&t}; autograd::needs_grad(in))
+  if (const Tensor * in[] = {&t}; autograd::needs_grad(in))
     return autograd::inplace_with_grad(t, op, [&] {
       Tensor r = empty_like(t);
       fill(r);
@@ -80,8 +80,8 @@ const Tensor& uniform_impl(const Tensor& t, double from, double to, Generator* g
   });
 }
 
-const Tensor& normal_impl(const Tensor& t, double mean, double std, const Tensor& mt, const Tensor& st,
-                          Generator* gen, const char* op) {
+const Tensor& normal_impl(const Tensor& t, double mean, double std, const Tensor& mt, const Tensor& st, Generator* gen,
+                          const char* op) {
   check_float(t.dtype(), op);
   EMBER_CHECK(std >= 0, op, ": expects std >= 0.0, but found std ", std);
   Generator& g = rnd::pick_generator(gen, t.device(), op);
@@ -127,8 +127,10 @@ Tensor normal(double mean, double std, IntArrayRef size, Generator* gen, TensorO
 }
 
 Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
-  EMBER_CHECK(mean.device() == std.device(), "normal: Expected all tensors to be on the same device, but found at "
-              "least two devices, ", mean.device(), " and ", std.device(), "!");
+  EMBER_CHECK(mean.device() == std.device(),
+              "normal: Expected all tensors to be on the same device, but found at "
+              "least two devices, ",
+              mean.device(), " and ", std.device(), "!");
   check_float(mean.dtype(), "normal");
   DimVector shape = broadcast_shapes(mean.sizes(), std.sizes(), "normal");
   Tensor out = empty(shape, TensorOptions(promote_types(mean.dtype(), std.dtype())).device(mean.device()));
@@ -171,12 +173,18 @@ const Tensor& random_(const Tensor& t, int64_t from, std::optional<int64_t> to_,
   } else {  // the largest value of the dtype that integers map to exactly, plus one
     to = dispatch_all(t.dtype(), [](auto v) -> int64_t {
       using T = decltype(v);
-      if constexpr (std::is_same_v<T, bool>) return 2;
-      else if constexpr (std::is_same_v<T, int64_t>) return std::numeric_limits<int64_t>::max();
-      else if constexpr (std::is_integral_v<T>) return int64_t(std::numeric_limits<T>::max()) + 1;
-      else if constexpr (std::is_same_v<T, Half>) return (1 << 11) + 1;
-      else if constexpr (std::is_same_v<T, BFloat16>) return (1 << 8) + 1;
-      else return (int64_t(1) << std::numeric_limits<T>::digits) + 1;
+      if constexpr (std::is_same_v<T, bool>)
+        return 2;
+      else if constexpr (std::is_same_v<T, int64_t>)
+        return std::numeric_limits<int64_t>::max();
+      else if constexpr (std::is_integral_v<T>)
+        return int64_t(std::numeric_limits<T>::max()) + 1;
+      else if constexpr (std::is_same_v<T, Half>)
+        return (1 << 11) + 1;
+      else if constexpr (std::is_same_v<T, BFloat16>)
+        return (1 << 8) + 1;
+      else
+        return (int64_t(1) << std::numeric_limits<T>::digits) + 1;
     });
   }
   EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
@@ -251,12 +259,14 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
     int64_t nonzero = 0;
     for (int64_t c = 0; c < cats; ++c) {
       const double v = p.data<double>()[r * cats + c];
-      EMBER_CHECK(std::isfinite(v) && v >= 0, "multinomial: probability tensor contains either `inf`, `nan` or element < 0");
+      EMBER_CHECK(std::isfinite(v) && v >= 0,
+                  "multinomial: probability tensor contains either `inf`, `nan` or element < 0");
       sum += v;
       nonzero += v > 0;
     }
     EMBER_CHECK(sum > 0, "multinomial: invalid multinomial distribution (sum of probabilities <= 0)");
-    EMBER_CHECK(replacement || nonzero >= num_samples, "multinomial: invalid multinomial distribution (with "
+    EMBER_CHECK(replacement || nonzero >= num_samples,
+                "multinomial: invalid multinomial distribution (with "
                 "replacement=False, not enough non-negative category to sample)");
   }
   const int64_t shape[] = {rows, num_samples};

@@ -37,14 +37,15 @@ void record_reduce(ReduceOp op, const Tensor& x, Tensor& r, const DimVector& dim
   const Tensor* in[] = {&x};
   switch (op) {
     case ReduceOp::Sum:
-      autograd::set_history(r, autograd::make_node(whole ? "SumBackward0" : "SumBackward1", in,
-          [keep = DimVector(keep), sizes = DimVector(x.sizes())](FormulaNode&, TensorList& g) {
-            return TensorList{autograd::sum_backward(g[0], keep, sizes)};
-          }));
+      autograd::set_history(
+          r, autograd::make_node(whole ? "SumBackward0" : "SumBackward1", in,
+                                 [keep = DimVector(keep), sizes = DimVector(x.sizes())](FormulaNode&, TensorList& g) {
+                                   return TensorList{autograd::sum_backward(g[0], keep, sizes)};
+                                 }));
       break;
     case ReduceOp::NanSum: {  // keeps the mask of non-NaN elements, smaller than x
-      auto n = autograd::make_node("NansumBackward0", in,
-          [keep = DimVector(keep), sizes = DimVector(x.sizes())](FormulaNode& n, TensorList& g) {
+      auto n = autograd::make_node(
+          "NansumBackward0", in, [keep = DimVector(keep), sizes = DimVector(x.sizes())](FormulaNode& n, TensorList& g) {
             return TensorList{mul(autograd::sum_backward(g[0], keep, sizes), n.saved_tensor(0))};
           });
       n->save(logical_not(isnan(x)));
@@ -52,8 +53,8 @@ void record_reduce(ReduceOp op, const Tensor& x, Tensor& r, const DimVector& dim
       break;
     }
     case ReduceOp::Prod: {
-      auto n = autograd::make_node(whole ? "ProdBackward0" : "ProdBackward1", in,
-          [dims, keep = DimVector(keep)](FormulaNode& n, TensorList& g) {
+      auto n = autograd::make_node(
+          whole ? "ProdBackward0" : "ProdBackward1", in, [dims, keep = DimVector(keep)](FormulaNode& n, TensorList& g) {
             return TensorList{autograd::prod_backward(g[0], n.saved_tensor(0), n.saved_tensor(1), dims, keep)};
           });
       n->save(x);
@@ -158,8 +159,10 @@ Tensor prod(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scala
 
 Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   const ScalarType t = dtype.value_or(x.dtype());
-  EMBER_CHECK(is_floating(t), "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-              "complex dtype. Got: ", t);
+  EMBER_CHECK(is_floating(t),
+              "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+              "complex dtype. Got: ",
+              t);
   const DimVector d = reduction_dims(x, dims, "mean");
   const double n = static_cast<double>(reduced_count(x, d));
   Tensor r;
@@ -169,9 +172,10 @@ Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scala
   }
   if (autograd::needs_grad({&x})) [[unlikely]]
     autograd::set_history(r, autograd::make_node(dims.empty() ? "MeanBackward0" : "MeanBackward1", {&x},
-        [n, keep = keepdim_shape(x, d), sizes = DimVector(x.sizes())](FormulaNode&, TensorList& g) {
-          return TensorList{div(autograd::sum_backward(g[0], keep, sizes), n)};
-        }));
+                                                 [n, keep = keepdim_shape(x, d), sizes = DimVector(x.sizes())](
+                                                     FormulaNode&, TensorList& g) {
+                                                   return TensorList{div(autograd::sum_backward(g[0], keep, sizes), n)};
+                                                 }));
   return r;
 }
 
@@ -182,8 +186,12 @@ Tensor nanmean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Sc
   return div(nansum(x, dims, keepdim, t), count);
 }
 
-Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) { return reduce(ReduceOp::Max, x, dims, keepdim, x.dtype()); }
-Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) { return reduce(ReduceOp::Min, x, dims, keepdim, x.dtype()); }
+Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  return reduce(ReduceOp::Max, x, dims, keepdim, x.dtype());
+}
+Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  return reduce(ReduceOp::Min, x, dims, keepdim, x.dtype());
+}
 
 Tensor all(const Tensor& x, IntArrayRef dims, bool keepdim) {
   return reduce(ReduceOp::All, x, dims, keepdim, x.dtype() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool);
@@ -196,12 +204,14 @@ Tensor count_nonzero(const Tensor& x, IntArrayRef dims) {
 }
 
 Tensor max(const Tensor& x) {
-  EMBER_CHECK(x.numel() > 0, "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+  EMBER_CHECK(x.numel() > 0,
+              "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
               "reduction dim with the 'dim' argument.");
   return reduce(ReduceOp::Max, x, {}, false, x.dtype());
 }
 Tensor min(const Tensor& x) {
-  EMBER_CHECK(x.numel() > 0, "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+  EMBER_CHECK(x.numel() > 0,
+              "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
               "reduction dim with the 'dim' argument.");
   return reduce(ReduceOp::Min, x, {}, false, x.dtype());
 }
@@ -259,24 +269,26 @@ std::pair<Tensor, Tensor> moments(Moments kind, const Tensor& x_in, IntArrayRef 
   }
   if (!autograd::needs_grad({&x_in})) [[likely]]
     return {v, m};
-  const char* node = kind == Moments::Var ? "VarBackward0" : kind == Moments::Std ? "StdBackward0"
-                     : kind == Moments::VarMean                                 ? "VarMeanBackward0"
-                                                                                : "StdMeanBackward0";
+  const char* node = kind == Moments::Var       ? "VarBackward0"
+                     : kind == Moments::Std     ? "StdBackward0"
+                     : kind == Moments::VarMean ? "VarMeanBackward0"
+                                                : "StdMeanBackward0";
   auto n = autograd::make_node(node, {&x_in},
-      [root, d, correction, keep = keepdim_shape(x_in, d), sizes = DimVector(x_in.sizes()),
-       count = static_cast<double>(reduced_count(x_in, d))](FormulaNode& n, TensorList& g) {
-        Tensor gv = g[0], gx;
-        if (gv.defined() && root) {  // std = sqrt(var); 0 where std is 0, as PyTorch
-          const Tensor s = n.saved_tensor(1);
-          gv = where(eq(s, 0), 0.0, div(gv, mul(s, 2.0)));
-        }
-        if (gv.defined()) gx = autograd::var_backward(gv, n.saved_tensor(0), d, correction, keep);
-        if (g.size() > 1 && g[1].defined()) {
-          Tensor gm = div(autograd::sum_backward(g[1], keep, sizes), count);
-          gx = gx.defined() ? add(gx, gm) : gm;
-        }
-        return TensorList{gx};
-      });
+                               [root, d, correction, keep = keepdim_shape(x_in, d), sizes = DimVector(x_in.sizes()),
+                                count = static_cast<double>(reduced_count(x_in, d))](FormulaNode& n, TensorList& g) {
+                                 Tensor gv = g[0], gx;
+                                 if (gv.defined() && root) {  // std = sqrt(var); 0 where std is 0, as PyTorch
+                                   const Tensor s = n.saved_tensor(1);
+                                   gv = where(eq(s, 0), 0.0, div(gv, mul(s, 2.0)));
+                                 }
+                                 if (gv.defined())
+                                   gx = autograd::var_backward(gv, n.saved_tensor(0), d, correction, keep);
+                                 if (g.size() > 1 && g[1].defined()) {
+                                   Tensor gm = div(autograd::sum_backward(g[1], keep, sizes), count);
+                                   gx = gx.defined() ? add(gx, gm) : gm;
+                                 }
+                                 return TensorList{gx};
+                               });
   n->num_outputs = with_mean ? 2 : 1;
   n->save(x_in);
   autograd::set_history(v, n, 0);

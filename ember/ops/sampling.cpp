@@ -53,7 +53,7 @@ Tensor draw(int kind, IntArrayRef shape, Device dev, const Tensor& a, const Tens
 // gradient; while recording, the overwritten tensor's history is replaced).
 const Tensor& fill_(const Tensor& t, int kind, double sa, double sb, Generator* gen, const char* op) {
   auto draw_f64 = [&] { return draw(kind, t.sizes(), t.device(), {}, {}, sa, sb, 0, gen, op, ""); };
-  if (const Tensor* in[] = {&t}; autograd::needs_grad(in))
+  if (const Tensor * in[] = {&t}; autograd::needs_grad(in))
     return autograd::inplace_with_grad(t, op, [&] { return to(draw_f64(), t.dtype()); });
   if (t.numel()) copy_into(t, draw_f64());  // the copy casts to t's dtype
   t.bump_version();
@@ -87,14 +87,14 @@ const Tensor& log_normal_(const Tensor& t, double mean, double std, Generator* g
 
 Tensor standard_gamma(const Tensor& alpha, Generator* gen) {
   check_floating(alpha, "_standard_gamma", "alpha");
-  Tensor out = to(draw(rnd::kGamma, alpha.sizes(), alpha.device(), f64_of(alpha, alpha.sizes()), {}, 0, 0,
-                       tiny_of(alpha.dtype()), gen, "_standard_gamma",
-                       "expects all elements of alpha to be non-negative"),
-                  alpha.dtype());
-  if (auto n = autograd::make_node("StandardGammaBackward0", {&alpha}, [](autograd::FormulaNode& n,
-                                                                            autograd::TensorList& g) {
-        return autograd::TensorList{g[0] * standard_gamma_grad(n.saved_tensor(0), n.saved_tensor(1))};
-      })) {
+  Tensor out = to(
+      draw(rnd::kGamma, alpha.sizes(), alpha.device(), f64_of(alpha, alpha.sizes()), {}, 0, 0, tiny_of(alpha.dtype()),
+           gen, "_standard_gamma", "expects all elements of alpha to be non-negative"),
+      alpha.dtype());
+  if (auto n = autograd::make_node(
+          "StandardGammaBackward0", {&alpha}, [](autograd::FormulaNode& n, autograd::TensorList& g) {
+            return autograd::TensorList{g[0] * standard_gamma_grad(n.saved_tensor(0), n.saved_tensor(1))};
+          })) {
     n->save(alpha);
     n->save_output(out);
     autograd::set_history(out, n);
@@ -104,8 +104,10 @@ Tensor standard_gamma(const Tensor& alpha, Generator* gen) {
 
 Tensor standard_gamma_grad(const Tensor& alpha, const Tensor& x) {
   check_floating(alpha, "_standard_gamma_grad", "alpha");
-  EMBER_CHECK(alpha.device() == x.device(), "_standard_gamma_grad: Expected all tensors to be on the same device, "
-              "but found at least two devices, ", alpha.device(), " and ", x.device(), "!");
+  EMBER_CHECK(alpha.device() == x.device(),
+              "_standard_gamma_grad: Expected all tensors to be on the same device, "
+              "but found at least two devices, ",
+              alpha.device(), " and ", x.device(), "!");
   DimVector shape = broadcast_shapes(alpha.sizes(), x.sizes(), "_standard_gamma_grad");
   Tensor out = empty(shape, TensorOptions(ScalarType::Float64).device(alpha.device()));
   if (out.numel()) standard_gamma_grad_kernel[out.device()](out, f64_of(alpha, shape), f64_of(x, shape));
@@ -146,8 +148,10 @@ Tensor sample_two(int kind, const Tensor& a, const Tensor& b, Generator* gen, co
                   const char* bn, const char* domain) {
   check_floating(a, op, an);
   check_floating(b, op, bn);
-  EMBER_CHECK(a.device() == b.device(), op, ": Expected all tensors to be on the same device, but found at least two "
-              "devices, ", a.device(), " and ", b.device(), "!");
+  EMBER_CHECK(a.device() == b.device(), op,
+              ": Expected all tensors to be on the same device, but found at least two "
+              "devices, ",
+              a.device(), " and ", b.device(), "!");
   DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), op);
   return to(draw(kind, shape, a.device(), f64_of(a, shape), f64_of(b, shape), 0, 0, 0, gen, op, domain),
             promote_types(a.dtype(), b.dtype()));

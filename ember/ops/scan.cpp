@@ -18,18 +18,18 @@ void record_scan(ScanOp op, const Tensor& x, const Tensor& out, const Tensor& in
   switch (op) {
     case ScanOp::Sum:
       autograd::set_history(out, autograd::make_node("CumsumBackward0", in, [dim](FormulaNode&, TensorList& g) {
-        return TensorList{autograd::reversed_cumsum(g[0], dim)};
-      }));
+                              return TensorList{autograd::reversed_cumsum(g[0], dim)};
+                            }));
       break;
     case ScanOp::Prod:
     case ScanOp::LogSumExp: {
       const bool prod = op == ScanOp::Prod;
       auto n = autograd::make_node(prod ? "CumprodBackward0" : "LogcumsumexpBackward0", in,
                                    [dim, prod](FormulaNode& n, TensorList& g) {
-        const Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
-        return TensorList{prod ? autograd::cumprod_backward(g[0], x, y, dim)
-                               : autograd::logcumsumexp_backward(g[0], x, y, dim)};
-      });
+                                     const Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
+                                     return TensorList{prod ? autograd::cumprod_backward(g[0], x, y, dim)
+                                                            : autograd::logcumsumexp_backward(g[0], x, y, dim)};
+                                   });
       n->save(x);
       autograd::set_history(out, n);
       n->save_output(out);
@@ -39,11 +39,11 @@ void record_scan(ScanOp op, const Tensor& x, const Tensor& out, const Tensor& in
     case ScanOp::Min: {  // every element's gradient goes to where its running extremum came from
       auto n = autograd::make_node(op == ScanOp::Max ? "CummaxBackward0" : "CumminBackward0", in,
                                    [dim, sizes = DimVector(x.sizes())](FormulaNode& n, TensorList& g) {
-        if (sizes.empty()) return TensorList{g[0]};
-        Tensor r = zeros(sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
-        scatter_add_(r, dim, n.saved_tensor(0), g[0]);
-        return TensorList{r};
-      });
+                                     if (sizes.empty()) return TensorList{g[0]};
+                                     Tensor r = zeros(sizes, TensorOptions(g[0].dtype()).device(g[0].device()));
+                                     scatter_add_(r, dim, n.saved_tensor(0), g[0]);
+                                     return TensorList{r};
+                                   });
       n->save(indices);
       autograd::set_history(out, n);
       break;
@@ -54,7 +54,7 @@ void record_scan(ScanOp op, const Tensor& x, const Tensor& out, const Tensor& in
 // The scan of x (cast to out_dtype) along dim; `indices` receives int64 positions when given. A 0-d tensor scans
 // as a 1-element vector.
 Tensor scan(ScanOp op, const Tensor& x, int64_t dim, ScalarType out_dtype, const char* name,
-           Tensor* indices = nullptr) {
+            Tensor* indices = nullptr) {
   dim = wrap_dim(dim, x.dim(), name);
   const Tensor in = x.dtype() == out_dtype ? x : to(x, out_dtype);
   const TensorOptions opts = TensorOptions(out_dtype).device(x.device());
@@ -74,13 +74,12 @@ ScalarType accumulate_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
   return is_integral(x.dtype(), true) ? ScalarType::Int64 : x.dtype();
 }
 
-const Tensor& scan_inplace(ScanOp op, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype,
-                           const char* name) {
+const Tensor& scan_inplace(ScanOp op, const Tensor& x, int64_t dim, std::optional<ScalarType> dtype, const char* name) {
   EMBER_CHECK(!dtype || *dtype == x.dtype(), name, "(): Bad in-place call: input tensor dtype ", x.dtype(),
               " and output tensor dtype ", *dtype, " should match");
   if (autograd::needs_grad({&x}))  // cumprod's formula reads the old x, which the write replaces: it gets a copy
-    return autograd::inplace_with_grad(x, name, [&] { return scan(op, op == ScanOp::Prod ? clone(x) : x, dim,
-                                                                  x.dtype(), name); });
+    return autograd::inplace_with_grad(
+        x, name, [&] { return scan(op, op == ScanOp::Prod ? clone(x) : x, dim, x.dtype(), name); });
   return copy_(x, scan(op, x, dim, x.dtype(), name));
 }
 

@@ -17,7 +17,8 @@ bool resolve_right(bool right, std::optional<std::string_view> side) {
   if (!side) return right;
   EMBER_CHECK(*side == "left" || *side == "right", "torch.searchsorted(): side can only be 'left' or 'right' but got ",
               *side);
-  EMBER_CHECK(!(right && *side == "left"), "torch.searchsorted(): side and right can't be set to opposites, got side "
+  EMBER_CHECK(!(right && *side == "left"),
+              "torch.searchsorted(): side and right can't be set to opposites, got side "
               "of left while right was True");
   return *side == "right";
 }
@@ -26,15 +27,18 @@ bool resolve_right(bool right, std::optional<std::string_view> side) {
 Tensor search(const Tensor& seq, const Tensor& values, ScalarType common, bool out_int32, bool right,
               const Tensor& sorter, bool values_scalar) {
   check_same_device("torch.searchsorted()", {&seq, &values, &sorter});
-  EMBER_CHECK(seq.dim() > 0, "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+  EMBER_CHECK(seq.dim() > 0,
+              "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
               "dimension");
   if (seq.dim() > 1) {
-    EMBER_CHECK(!values_scalar && values.dim() > 0, "torch.searchsorted(): input value can be a scalar only when "
-                "boundaries tensor dimension is 1, but we got boundaries tensor dim(", seq.dim(),
-                ") and input value's dim(", values.dim(), ") numel(", values.numel(), ")");
+    EMBER_CHECK(!values_scalar && values.dim() > 0,
+                "torch.searchsorted(): input value can be a scalar only when "
+                "boundaries tensor dimension is 1, but we got boundaries tensor dim(",
+                seq.dim(), ") and input value's dim(", values.dim(), ") numel(", values.numel(), ")");
     bool match = values.dim() == seq.dim();
     for (int64_t d = 0; match && d + 1 < seq.dim(); ++d) match = values.sizes()[d] == seq.sizes()[d];
-    EMBER_CHECK(match, "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+    EMBER_CHECK(match,
+                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
                 "boundaries tensor and input value tensor must match, but we got boundaries tensor ",
                 shape_str(seq.sizes()), " and input value tensor ", shape_str(values.sizes()));
   }
@@ -42,16 +46,20 @@ Tensor search(const Tensor& seq, const Tensor& values, ScalarType common, bool o
               ", values ", values.dtype(), ")");
   const int64_t n = seq.sizes().back();
   if (sorter.defined()) {
-    EMBER_CHECK(sorter.dtype() == ScalarType::Int64, "torch.searchsorted(): sorter must be a tensor of long dtype but "
-                "got dtype ", sorter.dtype());
-    EMBER_CHECK(std::ranges::equal(sorter.sizes(), seq.sizes()), "torch.searchsorted(): boundary and sorter must have "
-                "the same size, but got boundary tensor ", shape_str(seq.sizes()), " and got sorter tensor ",
-                shape_str(sorter.sizes()));
+    EMBER_CHECK(sorter.dtype() == ScalarType::Int64,
+                "torch.searchsorted(): sorter must be a tensor of long dtype but "
+                "got dtype ",
+                sorter.dtype());
+    EMBER_CHECK(std::ranges::equal(sorter.sizes(), seq.sizes()),
+                "torch.searchsorted(): boundary and sorter must have "
+                "the same size, but got boundary tensor ",
+                shape_str(seq.sizes()), " and got sorter tensor ", shape_str(sorter.sizes()));
     if (sorter.numel()) {
       auto [lo, hi] = host_extrema(sorter);
-      EMBER_CHECK_INDEX(lo.to<int64_t>() >= 0 && hi.to<int64_t>() < n, "torch.searchsorted(): sorter index out of "
-                        "range: its entries must lie in [0, ", n, "), got [", lo.to<int64_t>(), ", ",
-                        hi.to<int64_t>(), "]");
+      EMBER_CHECK_INDEX(lo.to<int64_t>() >= 0 && hi.to<int64_t>() < n,
+                        "torch.searchsorted(): sorter index out of "
+                        "range: its entries must lie in [0, ",
+                        n, "), got [", lo.to<int64_t>(), ", ", hi.to<int64_t>(), "]");
     }
   }
   const ScalarType out_dtype = out_int32 ? ScalarType::Int32 : ScalarType::Int64;
@@ -102,8 +110,8 @@ Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_uni
   (void)assume_unique;  // a hint for PyTorch's algorithm choice; the result is the same
   check_same_device("isin", {&elements, &test_elements});
   const ScalarType common = result_type(elements, test_elements);
-  EMBER_CHECK(common != ScalarType::Bool, "Unsupported input type encountered for isin(): ",
-              common, " (elements ", elements.dtype(), ", test_elements ", test_elements.dtype(), ")");
+  EMBER_CHECK(common != ScalarType::Bool, "Unsupported input type encountered for isin(): ", common, " (elements ",
+              elements.dtype(), ", test_elements ", test_elements.dtype(), ")");
   autograd::NoGradGuard no_grad;
   const Tensor e = to(elements, common);
   const Tensor t = flatten(to(test_elements, common));

@@ -21,7 +21,8 @@ using autograd::TensorList;
 namespace {
 
 void check_writable(const Tensor& t, const char* op) {
-  EMBER_CHECK(!has_internal_overlap(t), op, ": unsupported operation: more than one element of the written-to tensor "
+  EMBER_CHECK(!has_internal_overlap(t), op,
+              ": unsupported operation: more than one element of the written-to tensor "
               "refers to a single memory location. Please clone() the tensor before performing the operation.");
 }
 
@@ -66,16 +67,21 @@ std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors) {
 
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_view indexing) {
   EMBER_CHECK(!tensors.empty(), "torch.meshgrid: Expected at least one tensor");
-  EMBER_CHECK(indexing == "ij" || indexing == "xy", "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
-              "received: ", indexing);
+  EMBER_CHECK(indexing == "ij" || indexing == "xy",
+              "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+              "received: ",
+              indexing);
   const int64_t n = static_cast<int64_t>(tensors.size());
   DimVector shape;
   for (const Tensor& t : tensors) {
-    EMBER_CHECK(t.dim() <= 1, "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ",
-                shape_str(t.sizes()));
-    EMBER_CHECK(t.dtype() == tensors[0].dtype(), "torch.meshgrid: Expected all tensors in the tensor list to have the "
-                "same dtype, but got ", tensors[0].dtype(), " and ", t.dtype());
-    EMBER_CHECK(t.device() == tensors[0].device(), "torch.meshgrid: Expected all tensors in the tensor list to be on "
+    EMBER_CHECK(t.dim() <= 1,
+                "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: ", shape_str(t.sizes()));
+    EMBER_CHECK(t.dtype() == tensors[0].dtype(),
+                "torch.meshgrid: Expected all tensors in the tensor list to have the "
+                "same dtype, but got ",
+                tensors[0].dtype(), " and ", t.dtype());
+    EMBER_CHECK(t.device() == tensors[0].device(),
+                "torch.meshgrid: Expected all tensors in the tensor list to be on "
                 "the same device");
     shape.push_back(t.numel());
   }
@@ -167,19 +173,19 @@ Tensor rolled(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
 
 Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
   if (dims.empty()) {
-    EMBER_CHECK(shifts.size() == 1, "roll(): expected one shift when dims is not given, got shifts=",
-                shape_str(shifts));
+    EMBER_CHECK(shifts.size() == 1,
+                "roll(): expected one shift when dims is not given, got shifts=", shape_str(shifts));
     return view(roll(flatten(t), shifts, {{0}}), t.sizes());
   }
-  EMBER_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:",
-              dims.size());
+  EMBER_CHECK(shifts.size() == dims.size(), "shifts and dimensions must align. shifts: ", shifts.size(),
+              ", dims:", dims.size());
   // Rolling back undoes it (a dim named twice rolls back by the sum of its shifts).
-  auto n = autograd::make_node("RollBackward0", {&t}, [shifts = DimVector(shifts), dims = DimVector(dims)](
-                                                          FormulaNode&, TensorList& g) {
-    DimVector back;
-    for (int64_t s : shifts) back.push_back(-s);
-    return TensorList{roll(g[0], back, dims)};
-  });
+  auto n = autograd::make_node("RollBackward0", {&t},
+                               [shifts = DimVector(shifts), dims = DimVector(dims)](FormulaNode&, TensorList& g) {
+                                 DimVector back;
+                                 for (int64_t s : shifts) back.push_back(-s);
+                                 return TensorList{roll(g[0], back, dims)};
+                               });
   Tensor r = autograd::untracked(n != nullptr, [&] { return rolled(t, shifts, dims); });
   if (n) autograd::set_history(r, n);
   return r;
@@ -202,13 +208,17 @@ Tensor rot90(const Tensor& t, int64_t k, IntArrayRef dims) {
 
 Tensor repeat(const Tensor& t, IntArrayRef repeats) {
   const int64_t n = static_cast<int64_t>(repeats.size());
-  EMBER_CHECK(n >= t.dim(), "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
-              "tensor (repeats ", shape_str(repeats), ", tensor of shape ", shape_str(t.sizes()), ")");
+  EMBER_CHECK(n >= t.dim(),
+              "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+              "tensor (repeats ",
+              shape_str(repeats), ", tensor of shape ", shape_str(t.sizes()), ")");
   DimVector final_shape(n);
   const int64_t lead = n - t.dim();
   for (int64_t i = 0; i < n; ++i) final_shape[i] = repeats[i] * (i < lead ? 1 : t.sizes()[i - lead]);
-  EMBER_CHECK(std::ranges::all_of(repeats, [](int64_t r) { return r >= 0; }), "Trying to create tensor with negative "
-              "dimension ", *std::ranges::min_element(repeats), ": ", shape_str(final_shape));
+  EMBER_CHECK(std::ranges::all_of(repeats, [](int64_t r) { return r >= 0; }),
+              "Trying to create tensor with negative "
+              "dimension ",
+              *std::ranges::min_element(repeats), ": ", shape_str(final_shape));
   // Each dim i becomes (repeats[i], size[i]) with stride 0 on the repeated part: one copy lays it out.
   DimVector sizes, strides;
   for (int64_t i = 0; i < n; ++i) {
@@ -221,12 +231,13 @@ Tensor repeat(const Tensor& t, IntArrayRef repeats) {
   Tensor r = empty(final_shape, TensorOptions(t.dtype()).device(t.device()));
   if (r.numel()) copy_into(view(r, sizes), make_view(t, sizes, strides, t.storage_offset()));
   // The gradient sums the copies: over the repeat dims of the (repeats[i], size[i]) layout.
-  if (auto n = autograd::make_node("RepeatBackward0", {&t}, [sizes, in = DimVector(t.sizes())](FormulaNode&,
-                                                                                               TensorList& g) {
-        DimVector copies;
-        for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); i += 2) copies.push_back(i);
-        return TensorList{reshape(sum(reshape(g[0], sizes), copies), in)};
-      }))
+  if (auto n = autograd::make_node("RepeatBackward0", {&t},
+                                   [sizes, in = DimVector(t.sizes())](FormulaNode&, TensorList& g) {
+                                     DimVector copies;
+                                     for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); i += 2)
+                                       copies.push_back(i);
+                                     return TensorList{reshape(sum(reshape(g[0], sizes), copies), in)};
+                                   }))
     autograd::set_history(r, n);
   return r;
 }
@@ -254,9 +265,8 @@ Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t
                                  return TensorList{reshape(sum(reshape(g[0], expanded), copies), in)};
                                });
   if (r.numel())
-    autograd::untracked(n != nullptr, [&] {
-      copy_into(view(r, expanded), expand(unsqueeze(reshape(t, xs), d + 1), expanded));
-    });
+    autograd::untracked(n != nullptr,
+                        [&] { copy_into(view(r, expanded), expand(unsqueeze(reshape(t, xs), d + 1), expanded)); });
   if (n) autograd::set_history(r, n);
   return r;
 }
@@ -291,8 +301,10 @@ Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<i
   const int64_t size = x.sizes()[d];
   Tensor reps = repeats;
   if (repeats.numel() == 1 && size != 1) reps = expand(reshape(repeats, {{1}}), {{size}});
-  EMBER_CHECK(reps.numel() == size, "repeat_interleave: repeats must have the same size as input along dim, but got "
-              "repeats.size(0) = ", reps.numel(), " and input.size(", d, ") = ", size);
+  EMBER_CHECK(reps.numel() == size,
+              "repeat_interleave: repeats must have the same size as input along dim, but got "
+              "repeats.size(0) = ",
+              reps.numel(), " and input.size(", d, ") = ", size);
   return index_select(x, d, repeat_interleave(reps));
 }
 

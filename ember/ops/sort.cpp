@@ -145,7 +145,8 @@ UniqueResult unique_consecutive(const Tensor& x, bool return_inverse) {
 
 std::pair<Tensor, Tensor> aminmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   if (!dim) {
-    EMBER_CHECK(x.numel() > 0, "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+    EMBER_CHECK(x.numel() > 0,
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                 "identity.");
     return {amin(x, {}, keepdim), amax(x, {}, keepdim)};
   }

@@ -60,9 +60,9 @@ namespace {
 // The n-point grid of a window: 2 pi k / (n - 1), k < n, as a tensor of the compute dtype (float32 for 16-bit).
 struct Window {
   const char* name;
-  int64_t length;     // the points computed (length + 1 when periodic)
-  int64_t returned;   // the points returned
-  ScalarType dtype;   // the result dtype
+  int64_t length;    // the points computed (length + 1 when periodic)
+  int64_t returned;  // the points returned
+  ScalarType dtype;  // the result dtype
   ScalarType compute;
   Device device;
   bool requires_grad;

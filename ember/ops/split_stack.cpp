@@ -18,7 +18,8 @@ using autograd::TensorList;
 namespace {
 
 void check_writable(const Tensor& t, const char* op) {
-  EMBER_CHECK(!has_internal_overlap(t), op, ": unsupported operation: more than one element of the written-to tensor "
+  EMBER_CHECK(!has_internal_overlap(t), op,
+              ": unsupported operation: more than one element of the written-to tensor "
               "refers to a single memory location. Please clone() the tensor before performing the operation.");
 }
 
@@ -32,15 +33,18 @@ Tensor output_for(const Tensor& out, IntArrayRef shape, ScalarType dtype, Device
               " but the result has shape ", shape_str(shape));
   EMBER_CHECK(can_cast(dtype, out.dtype()), op, "(): input types can't be cast to the desired output type ",
               out.dtype(), " (result type ", dtype, ")");
-  EMBER_CHECK(out.device() == device, op, "(): Expected all tensors to be on the same device, but found at least two "
-              "devices, ", device, " and ", out.device(), "! (out=)");
+  EMBER_CHECK(out.device() == device, op,
+              "(): Expected all tensors to be on the same device, but found at least two "
+              "devices, ",
+              device, " and ", out.device(), "! (out=)");
   check_writable(out, op);
   return out;
 }
 
 // out= takes no part in autograd (as in PyTorch): an error when the op would have to record.
 void check_out_without_grad(const std::vector<Tensor>& tensors, const Tensor& out, const char* op) {
-  EMBER_CHECK(!out.defined() || !autograd::any_needs_grad(tensors, &out), op, "(): functions with out=... arguments "
+  EMBER_CHECK(!out.defined() || !autograd::any_needs_grad(tensors, &out), op,
+              "(): functions with out=... arguments "
               "don't support automatic differentiation, but one of the arguments requires grad.");
 }
 
@@ -74,8 +78,7 @@ int64_t hvd_dim(const Tensor& t, char which) {
   const int64_t need = which == 'h' ? 1 : which == 'v' ? 2 : 3;
   const char* name = which == 'h' ? "hsplit" : which == 'v' ? "vsplit" : "dsplit";
   EMBER_CHECK(t.dim() >= need, "torch.", name, " requires a tensor with at least ", need, " dimension",
-              which == 'h' ? "" : "s", ", but got a tensor with ", t.dim(), " dimension",
-              t.dim() == 1 ? "" : "s", "!");
+              which == 'h' ? "" : "s", ", but got a tensor with ", t.dim(), " dimension", t.dim() == 1 ? "" : "s", "!");
   return which == 'h' ? (t.dim() == 1 ? 0 : 1) : which == 'v' ? 0 : 2;
 }
 
@@ -91,8 +94,10 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     EMBER_CHECK(t.dim() > 0, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
-    EMBER_CHECK(t.device() == tensors[0].device(), "torch.cat(): Expected all tensors to be on the same device, but "
-                "found at least two devices, ", tensors[0].device(), " and ", t.device(), "!");
+    EMBER_CHECK(t.device() == tensors[0].device(),
+                "torch.cat(): Expected all tensors to be on the same device, but "
+                "found at least two devices, ",
+                tensors[0].device(), " and ", t.device(), "!");
     dtype = promote_types(dtype, t.dtype());
     if (!ref && !is_legacy_empty(t)) ref = &t;
   }
@@ -123,7 +128,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
   Tensor r = output_for(out, shape, dtype, device, "cat");
   if (out.defined())
     for (const Tensor& t : tensors)
-      EMBER_CHECK(!may_overlap(out, t), "torch.cat(): unsupported operation: some elements of the input tensor and "
+      EMBER_CHECK(!may_overlap(out, t),
+                  "torch.cat(): unsupported operation: some elements of the input tensor and "
                   "the written-to tensor refer to a single memory location.");
   int64_t offset = 0;
   for (const Tensor& t : tensors) {
@@ -142,9 +148,10 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out)
   EMBER_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   check_same_device("stack", tensors);
   for (size_t i = 1; i < tensors.size(); ++i)
-    EMBER_CHECK(std::ranges::equal(tensors[i].sizes(), tensors[0].sizes()), "stack expects each tensor to be equal "
-                "size, but got ", shape_str(tensors[0].sizes()), " at entry 0 and ", shape_str(tensors[i].sizes()),
-                " at entry ", i);
+    EMBER_CHECK(std::ranges::equal(tensors[i].sizes(), tensors[0].sizes()),
+                "stack expects each tensor to be equal "
+                "size, but got ",
+                shape_str(tensors[0].sizes()), " at entry 0 and ", shape_str(tensors[i].sizes()), " at entry ", i);
   dim = wrap_dim(dim, tensors[0].dim() + 1, "stack");
   check_out_without_grad(tensors, out, "stack");
   std::vector<Tensor> parts;
@@ -308,8 +315,8 @@ std::vector<Tensor> hvd_split(const Tensor& t, int64_t sections, char which) {
   const int64_t dim = hvd_dim(t, which);
   const char* name = which == 'h' ? "hsplit" : which == 'v' ? "vsplit" : "dsplit";
   EMBER_CHECK(sections != 0 && t.sizes()[dim] % sections == 0, "torch.", name, " attempted to split along dimension ",
-              dim, ", but the size of the dimension ", t.sizes()[dim], " is not divisible by the split_size ",
-              sections, "!");
+              dim, ", but the size of the dimension ", t.sizes()[dim], " is not divisible by the split_size ", sections,
+              "!");
   return tensor_split(t, sections, dim);
 }
 

@@ -20,30 +20,40 @@ Tensor cov(const Tensor& t, int64_t correction, const Tensor& fweights, const Te
   if (fweights.defined()) {
     EMBER_CHECK(fweights.dim() <= 1, "cov(): expected fweights to have one or fewer dimensions but got fweights with ",
                 fweights.dim(), " dimensions");
-    EMBER_CHECK(is_integral(fweights.dtype(), false), "cov(): expected fweights to have integral dtype but got "
-                "fweights with ", fweights.dtype(), " dtype");
-    EMBER_CHECK(fweights.numel() == observations, "cov(): expected fweights to have the same numel as there are "
-                "observations in the input but got ", fweights.numel(), " != ", observations);
+    EMBER_CHECK(is_integral(fweights.dtype(), false),
+                "cov(): expected fweights to have integral dtype but got "
+                "fweights with ",
+                fweights.dtype(), " dtype");
+    EMBER_CHECK(fweights.numel() == observations,
+                "cov(): expected fweights to have the same numel as there are "
+                "observations in the input but got ",
+                fweights.numel(), " != ", observations);
     EMBER_CHECK(observations == 0 || item(amin(fweights)).to<int64_t>() >= 0, "cov(): fweights cannot be negative");
     w = fweights;
   }
   if (aweights.defined()) {
     EMBER_CHECK(aweights.dim() <= 1, "cov(): expected aweights to have one or fewer dimensions but got aweights with ",
                 aweights.dim(), " dimensions");
-    EMBER_CHECK(is_floating(aweights.dtype()), "cov(): expected aweights to have floating point dtype but got "
-                "aweights with ", aweights.dtype(), " dtype");
-    EMBER_CHECK(aweights.numel() == observations, "cov(): expected aweights to have the same numel as there are "
-                "observations in the input but got ", aweights.numel(), " != ", observations);
+    EMBER_CHECK(is_floating(aweights.dtype()),
+                "cov(): expected aweights to have floating point dtype but got "
+                "aweights with ",
+                aweights.dtype(), " dtype");
+    EMBER_CHECK(aweights.numel() == observations,
+                "cov(): expected aweights to have the same numel as there are "
+                "observations in the input but got ",
+                aweights.numel(), " != ", observations);
     EMBER_CHECK(observations == 0 || item(amin(aweights)).to<double>() >= 0, "cov(): aweights cannot be negative");
     w = w.defined() ? mul(w, aweights) : aweights;
   }
   const int64_t obs_dim[] = {1};
-  const Tensor w_sum = w.defined() ? sum(w) : full({}, observations, TensorOptions(ScalarType::Int64).device(t.device()));
+  const Tensor w_sum = w.defined() ? sum(w)
+                                   : full({}, observations, TensorOptions(ScalarType::Int64).device(t.device()));
   const Tensor avg = div(sum(w.defined() ? mul(x, w) : x, obs_dim), w_sum);
   Tensor norm_factor;
   if (w.defined() && correction != 0)
-    norm_factor = sub(w_sum, aweights.defined() ? mul(div(sum(mul(w, aweights)), w_sum), Scalar(correction))
-                                                : full({}, correction, TensorOptions(w_sum.dtype()).device(t.device())));
+    norm_factor = sub(w_sum, aweights.defined()
+                                 ? mul(div(sum(mul(w, aweights)), w_sum), Scalar(correction))
+                                 : full({}, correction, TensorOptions(w_sum.dtype()).device(t.device())));
   else
     norm_factor = sub(w_sum, Scalar(correction));
   // Degrees of freedom <= 0 give a zero factor (inf/NaN results), as PyTorch (which also warns).
@@ -52,7 +62,6 @@ Tensor cov(const Tensor& t, int64_t correction, const Tensor& fweights, const Te
   const Tensor c = mm(centered, transpose(w.defined() ? mul(centered, w) : centered, 0, 1));
   return squeeze(div(c, norm_factor));
 }
-
 
 Tensor corrcoef(const Tensor& t) {
   EMBER_CHECK(t.dim() <= 2, "corrcoef(): expected input to have two or fewer dimensions but got an input with ",
@@ -72,12 +81,11 @@ Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bo
   EMBER_CHECK(q.dim() <= 1, op, " q must be a scalar or 1D tensor (got shape ", shape_str(q.sizes()), ")");
   EMBER_CHECK(t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64, op,
               " input tensor must be either float or double dtype (got ", t.dtype(), ")");
-  EMBER_CHECK(q.dtype() == t.dtype(), op, " q tensor must be same dtype as the input tensor (input ", t.dtype(),
-              ", q ", q.dtype(), ")");
+  EMBER_CHECK(q.dtype() == t.dtype(), op, " q tensor must be same dtype as the input tensor (input ", t.dtype(), ", q ",
+              q.dtype(), ")");
   EMBER_CHECK(interpolation == "linear" || interpolation == "lower" || interpolation == "higher" ||
                   interpolation == "midpoint" || interpolation == "nearest",
-              op, " interpolation must be one of linear, lower, higher, midpoint or nearest, but got ",
-              interpolation);
+              op, " interpolation must be one of linear, lower, higher, midpoint or nearest, but got ", interpolation);
   if (q.numel()) {
     auto [lo, hi] = host_extrema(q);
     EMBER_CHECK(lo.to<double>() >= 0 && hi.to<double>() <= 1, op, " q values must be in the range [0, 1]");

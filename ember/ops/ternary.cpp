@@ -41,8 +41,8 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
   for (const Operand* o : ops)
     if (o->t)
       EMBER_CHECK(o->t->device() == device || (o->t->dim() == 0 && o->t->device().is_cpu()), name,
-                  ": Expected all tensors to be on the same device, but found at least two devices, ", device,
-                  " and ", o->t->device(), "!");
+                  ": Expected all tensors to be on the same device, but found at least two devices, ", device, " and ",
+                  o->t->device(), "!");
 
   ResultTypeState rs;
   const int first = info.flags & ternary_flag::kCondition ? 1 : 0;  // a condition takes no part in promotion
@@ -57,7 +57,8 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
         const auto [lo, hi] = dispatch_all(compute, [](auto v) -> std::pair<double, double> {
           using T = decltype(v);
           if constexpr (std::is_integral_v<T>)
-            return {static_cast<double>(std::numeric_limits<T>::lowest()), static_cast<double>(std::numeric_limits<T>::max())};
+            return {static_cast<double>(std::numeric_limits<T>::lowest()),
+                    static_cast<double>(std::numeric_limits<T>::max())};
           else
             return {0, 0};
         });
@@ -68,8 +69,10 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
       }
       break;
     case TernaryOp::Lerp:
-      EMBER_CHECK(is_floating(a.t->dtype()) && a.t->dtype() == b.t->dtype(), "lerp: expected start and end to have the "
-                  "same floating point dtype, got ", a.t->dtype(), " and ", b.t->dtype());
+      EMBER_CHECK(is_floating(a.t->dtype()) && a.t->dtype() == b.t->dtype(),
+                  "lerp: expected start and end to have the "
+                  "same floating point dtype, got ",
+                  a.t->dtype(), " and ", b.t->dtype());
       EMBER_CHECK(!c.t || c.t->dtype() == a.t->dtype(), "lerp: expected dtype ", a.t->dtype(),
                   " for `weight` but got dtype ", c.t->dtype());
       compute = a.t->dtype();
@@ -77,15 +80,15 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
     case TernaryOp::AddCDiv:  // as PyTorch, the check is on tensor1 and tensor2 (input may be an integer)
       EMBER_CHECK(is_floating(compute) && !(is_integral(b.t->dtype(), true) && is_integral(c.t->dtype(), true)),
                   "Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
-                  "perform a true division of tensor1 and tensor2. (got dtypes ", b.t->dtype(), " and ",
-                  c.t->dtype(), ")");
+                  "perform a true division of tensor1 and tensor2. (got dtypes ",
+                  b.t->dtype(), " and ", c.t->dtype(), ")");
       break;
-    case TernaryOp::AddCMul:
-      break;
+    case TernaryOp::AddCMul: break;
   }
-  if (const Tensor* in[] = {a.t, b.t, c.t, &out}; out.defined() && autograd::needs_grad(in)) {
+  if (const Tensor * in[] = {a.t, b.t, c.t, &out}; out.defined() && autograd::needs_grad(in)) {
     const Tensor* self = info.flags & ternary_flag::kCondition ? b.t : a.t;  // where's self: the input branch
-    EMBER_CHECK(self && self->is_same(out), name, "(): functions with out=... arguments don't support automatic "
+    EMBER_CHECK(self && self->is_same(out), name,
+                "(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad.");
     return autograd::inplace_with_grad(out, name, [&] { return ternary_op(op, a, b, c, {}, value); });
   }
@@ -101,8 +104,10 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
                 " doesn't match the broadcast shape ", shape_str(shape));
     EMBER_CHECK(can_cast(compute, out.dtype()), name, ": result type ", type_label(compute),
                 " can't be cast to the desired output type ", type_label(out.dtype()));
-    EMBER_CHECK(!has_internal_overlap(out), name, ": unsupported operation: more than one element of the written-to "
-                "tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
+    EMBER_CHECK(
+        !has_internal_overlap(out), name,
+        ": unsupported operation: more than one element of the written-to "
+        "tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
   }
   const bool narrow = compute == ScalarType::Float16 || compute == ScalarType::BFloat16;
   if (r.numel() && op == TernaryOp::Lerp && !c.t && narrow) {
@@ -136,7 +141,7 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
 #define EMBER_TERNARY_KEYWORD_ARG_value , const Scalar& value
 #define EMBER_TERNARY_KEYWORD_CALL_none
 #define EMBER_TERNARY_KEYWORD_CALL_value , {}, value
-#define EMBER_TERNARY_OP(op, name, flags, A, B, C, keyword, ...)                   \
+#define EMBER_TERNARY_OP(op, name, flags, A, B, C, keyword, ...)                        \
   Tensor name(const A& a, const B& b, const C& c EMBER_TERNARY_KEYWORD_ARG_##keyword) { \
     return ternary_op(TernaryOp::op, a, b, c EMBER_TERNARY_KEYWORD_CALL_##keyword);     \
   }

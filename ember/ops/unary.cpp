@@ -31,7 +31,8 @@ void check_input(UnaryOp op, const UnaryOpInfo& info, ScalarType t, const UnaryA
       break;
   }
   if (op == UnaryOp::Neg)
-    EMBER_CHECK(t != ScalarType::Bool, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+    EMBER_CHECK(t != ScalarType::Bool,
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are "
                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   if (op == UnaryOp::Round)  // integers are integral already; to tens or hundreds PyTorch has no kernel
     EMBER_CHECK(args.a == 0 || is_floating(t), "\"round_cpu\" not implemented for '", type_label(t),
@@ -64,22 +65,25 @@ Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs&
     autograd::record_unary(op, x, r, args);
     return r;
   }
-  if (const Tensor* in[] = {&x, &out}; autograd::needs_grad(in)) {
-    EMBER_CHECK(x.is_same(out), name, "(): functions with out=... arguments don't support automatic "
+  if (const Tensor * in[] = {&x, &out}; autograd::needs_grad(in)) {
+    EMBER_CHECK(x.is_same(out), name,
+                "(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad.");
     // A gradient that reads the input is computed from a copy, which the write below leaves intact (PyTorch keeps
     // the original self of such in-place ops the same way).
-    return autograd::inplace_with_grad(out, name, [&] {
-      return unary_op(op, autograd::unary_grad_reads_input(op) ? x.clone() : x, {}, args);
-    });
+    return autograd::inplace_with_grad(
+        out, name, [&] { return unary_op(op, autograd::unary_grad_reads_input(op) ? x.clone() : x, {}, args); });
   }
-  EMBER_CHECK(out.device() == x.device(), name, ": Expected all tensors to be on the same device, but found at least "
-              "two devices, ", x.device(), " and ", out.device(), "! (output)");
+  EMBER_CHECK(out.device() == x.device(), name,
+              ": Expected all tensors to be on the same device, but found at least "
+              "two devices, ",
+              x.device(), " and ", out.device(), "! (output)");
   EMBER_CHECK(can_cast(result, out.dtype()), name, ": result type ", type_label(result),
               " can't be cast to the desired output type ", type_label(out.dtype()));
   EMBER_CHECK(std::ranges::equal(out.sizes(), x.sizes()), name, ": output with shape ", shape_str(out.sizes()),
               " doesn't match the input shape ", shape_str(x.sizes()));
-  EMBER_CHECK(!has_internal_overlap(out), name, ": unsupported operation: more than one element of the written-to "
+  EMBER_CHECK(!has_internal_overlap(out), name,
+              ": unsupported operation: more than one element of the written-to "
               "tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
   if (out.numel()) {
     const bool same_layout = out.data_ptr() == x.data_ptr() && std::ranges::equal(out.strides(), x.strides());
@@ -126,9 +130,12 @@ Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<doub
   // Defaults: the dtype's largest and lowest finite values.
   double hi = dispatch_all(is_floating(x.dtype()) ? x.dtype() : ScalarType::Float64, [](auto v) -> double {
     using T = decltype(v);
-    if constexpr (std::is_same_v<T, Half>) return 65504.0;
-    else if constexpr (std::is_same_v<T, BFloat16>) return 3.3895313892515355e38;
-    else return static_cast<double>(std::numeric_limits<T>::max());
+    if constexpr (std::is_same_v<T, Half>)
+      return 65504.0;
+    else if constexpr (std::is_same_v<T, BFloat16>)
+      return 3.3895313892515355e38;
+    else
+      return static_cast<double>(std::numeric_limits<T>::max());
   });
   return unary_op(UnaryOp::NanToNum, x, {}, UnaryArgs{nan.value_or(0.0), posinf.value_or(hi), neginf.value_or(-hi)});
 }
@@ -149,7 +156,8 @@ Tensor clamp_scalars(const Tensor& x, std::optional<Scalar> min, std::optional<S
     const auto [lo, hi] = dispatch_all(t, [](auto v) -> std::pair<double, double> {
       using T = decltype(v);
       if constexpr (std::is_integral_v<T>)
-        return {static_cast<double>(std::numeric_limits<T>::lowest()), static_cast<double>(std::numeric_limits<T>::max())};
+        return {static_cast<double>(std::numeric_limits<T>::lowest()),
+                static_cast<double>(std::numeric_limits<T>::max())};
       else
         return {0, 0};
     });

@@ -118,11 +118,8 @@ Tensor view(const Tensor& t, ScalarType dtype) {
   DimVector sizes(t.sizes()), strides(t.strides());
   int64_t offset = t.storage_offset();
   if (from != to) {
-    const auto names = [&] {
-      return std::string(dtype_name(t.dtype())) + " as " + std::string(dtype_name(dtype));
-    };
-    EMBER_CHECK(t.dim() > 0, "view(dtype): self.dim() cannot be 0 to view ", names(),
-                " (different element sizes)");
+    const auto names = [&] { return std::string(dtype_name(t.dtype())) + " as " + std::string(dtype_name(dtype)); };
+    EMBER_CHECK(t.dim() > 0, "view(dtype): self.dim() cannot be 0 to view ", names(), " (different element sizes)");
     EMBER_CHECK(strides.back() == 1, "view(dtype): self.stride(-1) must be 1 to view ", names(),
                 " (different element sizes), but got ", strides.back());
     if (from > to) {
@@ -137,8 +134,8 @@ Tensor view(const Tensor& t, ScalarType dtype) {
       for (size_t i = 0; i + 1 < strides.size(); ++i)
         EMBER_CHECK(strides[i] % r == 0, "view(dtype): self.stride(", i, ") must be divisible by ", r, " to view ",
                     names(), " (different element sizes), but got ", strides[i]);
-      EMBER_CHECK(offset % r == 0, "view(dtype): self.storage_offset() must be divisible by ", r, " to view ",
-                  names(), " (different element sizes), but got ", offset);
+      EMBER_CHECK(offset % r == 0, "view(dtype): self.storage_offset() must be divisible by ", r, " to view ", names(),
+                  " (different element sizes), but got ", offset);
       for (size_t i = 0; i + 1 < strides.size(); ++i) strides[i] /= r;
       sizes.back() /= r;
       offset /= r;
@@ -159,7 +156,8 @@ Tensor permute(const Tensor& t, IntArrayRef dims) {
   const int64_t n = t.dim();
   EMBER_CHECK(static_cast<int64_t>(dims.size()) == n,
               "permute(): number of dimensions in the tensor input does not match the length of the desired "
-              "ordering of dimensions i.e. input.dim() = ", n, " is not equal to len(dims) = ", dims.size());
+              "ordering of dimensions i.e. input.dim() = ",
+              n, " is not equal to len(dims) = ", dims.size());
   DimVector sizes(n), strides(n);
   SmallVector<bool, 8> seen(n, false);
   for (int64_t i = 0; i < n; ++i) {
@@ -216,9 +214,9 @@ Tensor expand(const Tensor& t, IntArrayRef size) {
     }
     const int64_t have = t.sizes()[j];
     if (s == -1) s = have;
-    EMBER_CHECK(have == s || have == 1, "The expanded size of the tensor (", s,
-                ") must match the existing size (", have, ") at non-singleton dimension ", i,
-                ".  Target sizes: ", shape_str(size), ".  Tensor sizes: ", shape_str(t.sizes()));
+    EMBER_CHECK(have == s || have == 1, "The expanded size of the tensor (", s, ") must match the existing size (",
+                have, ") at non-singleton dimension ", i, ".  Target sizes: ", shape_str(size),
+                ".  Tensor sizes: ", shape_str(t.sizes()));
     EMBER_CHECK(s >= 0, "expand: invalid size ", s, " at dimension ", i, " (target sizes ", shape_str(size), ")");
     sizes[i] = s;
     strides[i] = have == s ? t.strides()[j] : 0;
@@ -306,11 +304,11 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   dim = wrap_dim(dim, t.dim(), "narrow");
   EMBER_CHECK(length >= 0, "narrow(): length must be non-negative.");
   const int64_t size = t.sizes()[dim];
-  EMBER_CHECK_INDEX(start >= -size && start <= size, "start out of range (expected to be in range of [", -size,
-                    ", ", size, "], but got ", start, ")");
+  EMBER_CHECK_INDEX(start >= -size && start <= size, "start out of range (expected to be in range of [", -size, ", ",
+                    size, "], but got ", start, ")");
   if (start < 0) start += size;
-  EMBER_CHECK(start + length <= size, "start (", start, ") + length (", length, ") exceeds dimension size (",
-              size, ").");
+  EMBER_CHECK(start + length <= size, "start (", start, ") + length (", length, ") exceeds dimension size (", size,
+              ").");
   return slice(t, dim, start, start + length, 1);
 }
 
@@ -343,34 +341,34 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start_, std::o
   DimVector sizes(t.sizes()), strides(t.strides());
   sizes[dim] = (end - start + step - 1) / step;
   strides[dim] *= step;
-  return recorded(t, make_view(t, sizes, strides, t.storage_offset() + start * t.strides()[dim]), "SliceBackward0",
-                  [in = DimVector(t.sizes()), dim, start, end, step](FormulaNode&, TensorList& g) {
-                    return TensorList{embed(g[0], in, [&](const Tensor& z) { return slice(z, dim, start, end, step); })};
-                  });
+  return recorded(
+      t, make_view(t, sizes, strides, t.storage_offset() + start * t.strides()[dim]), "SliceBackward0",
+      [in = DimVector(t.sizes()), dim, start, end, step](FormulaNode&, TensorList& g) {
+        return TensorList{embed(g[0], in, [&](const Tensor& z) { return slice(z, dim, start, end, step); })};
+      });
 }
 
 Tensor as_strided(const Tensor& t, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> offset_) {
-  EMBER_CHECK(size.size() == stride.size(), "as_strided: mismatch in length of strides and shape (",
-              shape_str(size), " vs ", shape_str(stride), ")");
+  EMBER_CHECK(size.size() == stride.size(), "as_strided: mismatch in length of strides and shape (", shape_str(size),
+              " vs ", shape_str(stride), ")");
   const int64_t offset = offset_.value_or(t.storage_offset());
   EMBER_CHECK(offset >= 0, "as_strided: Tensor: invalid storage offset ", offset);
   int64_t n = checked_numel(size, "as_strided"), last = offset;
   for (size_t i = 0; i < size.size(); ++i) {
-    EMBER_CHECK(stride[i] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
-                shape_str(stride));
+    EMBER_CHECK(stride[i] >= 0,
+                "as_strided: Negative strides are not supported at the moment, got strides: ", shape_str(stride));
     last += (size[i] - 1) * stride[i];
   }
   const int64_t es = static_cast<int64_t>(t.element_size());
   const int64_t need = n == 0 ? 0 : (last + 1) * es;
   const int64_t have = static_cast<int64_t>(t.impl()->storage()->nbytes());
-  EMBER_CHECK(need <= have, "as_strided: sizes ", shape_str(size), ", strides ", shape_str(stride),
-              ", storage offset ", offset, ", and itemsize ", es, " requiring a storage size of ", need,
+  EMBER_CHECK(need <= have, "as_strided: sizes ", shape_str(size), ", strides ", shape_str(stride), ", storage offset ",
+              offset, ", and itemsize ", es, " requiring a storage size of ", need,
               " are out of bounds for storage of size ", have);
   Tensor out = make_view(t, size, stride, offset);
   return recorded(t, out, "AsStridedBackward0",
-                  [in = autograd::ViewGeometry::of(t), v = autograd::ViewGeometry::of(out)](FormulaNode&, TensorList& g) {
-                    return TensorList{autograd::view_scatter(g[0], in, v)};
-                  });
+                  [in = autograd::ViewGeometry::of(t), v = autograd::ViewGeometry::of(out)](
+                      FormulaNode&, TensorList& g) { return TensorList{autograd::view_scatter(g[0], in, v)}; });
 }
 
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
@@ -396,17 +394,17 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
     }
   sizes.push_back(len);
   strides.push_back(t.strides()[dim1] + t.strides()[dim2]);
-  return recorded(t, make_view(t, sizes, strides, start), "DiagonalBackward0",
-                  [in = DimVector(t.sizes()), offset, dim1, dim2](FormulaNode&, TensorList& g) {
-                    return TensorList{embed(g[0], in, [&](const Tensor& z) { return diagonal(z, offset, dim1, dim2); })};
-                  });
+  return recorded(
+      t, make_view(t, sizes, strides, start), "DiagonalBackward0",
+      [in = DimVector(t.sizes()), offset, dim1, dim2](FormulaNode&, TensorList& g) {
+        return TensorList{embed(g[0], in, [&](const Tensor& z) { return diagonal(z, offset, dim1, dim2); })};
+      });
 }
 
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
   dim = wrap_dim(dim, t.dim(), "unfold");
   const int64_t have = t.dim() == 0 ? 1 : t.sizes()[dim];
-  EMBER_CHECK(size <= have, "unfold: maximum size for tensor at dimension ", dim, " is ", have, " but size is ",
-              size);
+  EMBER_CHECK(size <= have, "unfold: maximum size for tensor at dimension ", dim, " is ", have, " but size is ", size);
   EMBER_CHECK(size >= 0, "unfold: size is ", size, " but must be >= 0");
   EMBER_CHECK(step > 0, "unfold: step is ", step, " but must be > 0");
   DimVector sizes(t.sizes()), strides(t.strides());

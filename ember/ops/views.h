@@ -27,8 +27,7 @@ Tensor ravel(const Tensor& t);  // reshape(t, {-1})
 Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes);
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& t, int64_t dim, int64_t index);
-Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
-             int64_t step = 1);
+Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step = 1);
 Tensor as_strided(const Tensor& t, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> offset = {});
 Tensor diagonal(const Tensor& t, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step);

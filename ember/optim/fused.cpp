@@ -31,8 +31,8 @@ struct List {
 
 void check_tensor(const char* op, const char* what, size_t i, const Tensor& p, const Tensor& t) {
   EMBER_CHECK(t.defined(), op, ": ", what, " of parameter ", i, " is missing");
-  EMBER_CHECK(std::ranges::equal(t.sizes(), p.sizes()), op, ": ", what, " of parameter ", i, " has shape ", shape_str(t.sizes()),
-              " but the parameter has shape ", shape_str(p.sizes()));
+  EMBER_CHECK(std::ranges::equal(t.sizes(), p.sizes()), op, ": ", what, " of parameter ", i, " has shape ",
+              shape_str(t.sizes()), " but the parameter has shape ", shape_str(p.sizes()));
   EMBER_CHECK(t.dtype() == p.dtype(), op, ": ", what, " of parameter ", i, " has dtype ", dtype_name(t.dtype()),
               " but the parameter has dtype ", dtype_name(p.dtype()));
   EMBER_CHECK(t.device() == p.device(), op, ": ", what, " of parameter ", i, " is on ", t.device().str(),
@@ -45,8 +45,8 @@ void check(const char* op, const TensorVec& params, const TensorVec& grads, std:
   EMBER_CHECK(grads.size() == params.size(), op, ": got ", params.size(), " parameters but ", grads.size(),
               " gradients");
   for (const List& l : states)
-    EMBER_CHECK(l.tensors->size() == params.size(), op, ": got ", params.size(), " parameters but ",
-                l.tensors->size(), " ", l.name, " tensors");
+    EMBER_CHECK(l.tensors->size() == params.size(), op, ": got ", params.size(), " parameters but ", l.tensors->size(),
+                " ", l.name, " tensors");
   if (steps)
     EMBER_CHECK(steps->size() == params.size(), op, ": got ", params.size(), " parameters but ", steps->size(),
                 " step counters");
@@ -149,14 +149,13 @@ void sgd_step(const TensorVec& params, const TensorVec& grads, TensorVec& moment
   launch(Algo::SGD, work);
 }
 
-void adam_step(const TensorVec& params, const TensorVec& grads, const TensorVec& exp_avgs,
-               const TensorVec& exp_avg_sqs, const TensorVec& max_exp_avg_sqs, const TensorVec& steps,
-               const AdamOptions& o, bool decoupled) {
+void adam_step(const TensorVec& params, const TensorVec& grads, const TensorVec& exp_avgs, const TensorVec& exp_avg_sqs,
+               const TensorVec& max_exp_avg_sqs, const TensorVec& steps, const AdamOptions& o, bool decoupled) {
   const char* op = decoupled ? "adamw_step" : "adam_step";
   autograd::NoGradGuard no_grad;
   if (o.amsgrad())
-    check(op, params, grads, {{"exp_avg", &exp_avgs}, {"exp_avg_sq", &exp_avg_sqs}, {"max_exp_avg_sq", &max_exp_avg_sqs}},
-          &steps);
+    check(op, params, grads,
+          {{"exp_avg", &exp_avgs}, {"exp_avg_sq", &exp_avg_sqs}, {"max_exp_avg_sq", &max_exp_avg_sqs}}, &steps);
   else
     check(op, params, grads, {{"exp_avg", &exp_avgs}, {"exp_avg_sq", &exp_avg_sqs}}, &steps);
   const auto [beta1, beta2] = o.betas();
@@ -181,7 +180,8 @@ void rmsprop_step(const TensorVec& params, const TensorVec& grads, const TensorV
   constexpr const char* op = "rmsprop_step";
   autograd::NoGradGuard no_grad;
   check(op, params, grads,
-        {{"square_avg", &square_avgs}, {"grad_avg", o.centered() ? &grad_avgs : &params},
+        {{"square_avg", &square_avgs},
+         {"grad_avg", o.centered() ? &grad_avgs : &params},
          {"momentum_buffer", o.momentum() > 0 ? &momentum_buffers : &params}},
         &steps);
   std::vector<Work> work;
@@ -198,8 +198,8 @@ void rmsprop_step(const TensorVec& params, const TensorVec& grads, const TensorV
   launch(Algo::RMSprop, work);
 }
 
-void adagrad_step(const TensorVec& params, const TensorVec& grads, const TensorVec& state_sums,
-                  const TensorVec& steps, const AdagradOptions& o) {
+void adagrad_step(const TensorVec& params, const TensorVec& grads, const TensorVec& state_sums, const TensorVec& steps,
+                  const AdagradOptions& o) {
   autograd::NoGradGuard no_grad;
   check("adagrad_step", params, grads, {{"sum", &state_sums}}, &steps);
   std::vector<Work> work;
@@ -230,8 +230,8 @@ void adadelta_step(const TensorVec& params, const TensorVec& grads, const Tensor
   launch(Algo::Adadelta, work);
 }
 
-void adamax_step(const TensorVec& params, const TensorVec& grads, const TensorVec& exp_avgs,
-                 const TensorVec& exp_infs, const TensorVec& steps, const AdamaxOptions& o) {
+void adamax_step(const TensorVec& params, const TensorVec& grads, const TensorVec& exp_avgs, const TensorVec& exp_infs,
+                 const TensorVec& steps, const AdamaxOptions& o) {
   autograd::NoGradGuard no_grad;
   check("adamax_step", params, grads, {{"exp_avg", &exp_avgs}, {"exp_inf", &exp_infs}}, &steps);
   const auto [beta1, beta2] = o.betas();
@@ -253,8 +253,8 @@ void nadam_step(const TensorVec& params, const TensorVec& grads, const TensorVec
   constexpr const char* op = "nadam_step";
   autograd::NoGradGuard no_grad;
   check(op, params, grads, {{"exp_avg", &exp_avgs}, {"exp_avg_sq", &exp_avg_sqs}}, &steps);
-  EMBER_CHECK(mu_products.size() == params.size(), op, ": got ", params.size(), " parameters but ",
-              mu_products.size(), " mu_product tensors");
+  EMBER_CHECK(mu_products.size() == params.size(), op, ": got ", params.size(), " parameters but ", mu_products.size(),
+              " mu_product tensors");
   const auto [beta1, beta2] = o.betas();
   std::vector<Work> work;
   for (size_t i = 0; i < params.size(); ++i) {
@@ -296,7 +296,8 @@ void radam_step(const TensorVec& params, const TensorVec& grads, const TensorVec
     w.c[lr] = o.lr(), w.c[b1] = beta1, w.c[b2] = beta2, w.c[eps] = o.eps(), w.c[wd] = o.weight_decay();
     w.c[decoupled] = o.decoupled_weight_decay(), w.c[dir] = direction(o.maximize());
     w.c[bc1] = 1 - std::pow(beta1, s), w.c[bc2_sqrt] = std::sqrt(bias2);
-    w.c[rect] = rho_t > 5 ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) : 0;
+    w.c[rect] = rho_t > 5 ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+                          : 0;
     work.push_back(w);
   }
   launch(Algo::RAdam, work);

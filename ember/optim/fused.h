@@ -20,19 +20,18 @@ using TensorVec = std::vector<Tensor>;
 // update direction, as PyTorch does. Without momentum the list may be empty.
 void sgd_step(const TensorVec& params, const TensorVec& grads, TensorVec& momentum_buffers, const SGDOptions& o);
 // max_exp_avg_sqs is used (and must be full) only with amsgrad. `decoupled`: AdamW's weight decay.
-void adam_step(const TensorVec& params, const TensorVec& grads, const TensorVec& exp_avgs,
-               const TensorVec& exp_avg_sqs, const TensorVec& max_exp_avg_sqs, const TensorVec& steps,
-               const AdamOptions& o, bool decoupled);
+void adam_step(const TensorVec& params, const TensorVec& grads, const TensorVec& exp_avgs, const TensorVec& exp_avg_sqs,
+               const TensorVec& max_exp_avg_sqs, const TensorVec& steps, const AdamOptions& o, bool decoupled);
 // grad_avgs only when centered, momentum_buffers only when momentum > 0.
 void rmsprop_step(const TensorVec& params, const TensorVec& grads, const TensorVec& square_avgs,
                   const TensorVec& grad_avgs, const TensorVec& momentum_buffers, const TensorVec& steps,
                   const RMSpropOptions& o);
-void adagrad_step(const TensorVec& params, const TensorVec& grads, const TensorVec& state_sums,
-                  const TensorVec& steps, const AdagradOptions& o);
+void adagrad_step(const TensorVec& params, const TensorVec& grads, const TensorVec& state_sums, const TensorVec& steps,
+                  const AdagradOptions& o);
 void adadelta_step(const TensorVec& params, const TensorVec& grads, const TensorVec& square_avgs,
                    const TensorVec& acc_deltas, const TensorVec& steps, const AdadeltaOptions& o);
-void adamax_step(const TensorVec& params, const TensorVec& grads, const TensorVec& exp_avgs,
-                 const TensorVec& exp_infs, const TensorVec& steps, const AdamaxOptions& o);
+void adamax_step(const TensorVec& params, const TensorVec& grads, const TensorVec& exp_avgs, const TensorVec& exp_infs,
+                 const TensorVec& steps, const AdamaxOptions& o);
 // mu_products: 0-d float32 tensors (PyTorch's state['mu_product']), updated in place.
 void nadam_step(const TensorVec& params, const TensorVec& grads, const TensorVec& exp_avgs,
                 const TensorVec& exp_avg_sqs, const TensorVec& mu_products, const TensorVec& steps,

@@ -26,8 +26,10 @@ void Optimizer::zero_grad(bool set_to_none) {
     for (const Tensor& p : params(g)) {
       const Tensor grad = p.grad();
       if (!grad.defined()) continue;
-      if (set_to_none) p.set_grad(Tensor());
-      else fill_(grad, Scalar(0.0));
+      if (set_to_none)
+        p.set_grad(Tensor());
+      else
+        fill_(grad, Scalar(0.0));
     }
 }
 
@@ -92,7 +94,8 @@ void Optimizer::load_state_dict(const NamedTensors& state) {
       if (t.dim() > 0 && !std::ranges::equal(t.sizes(), all[i].sizes()))
         problems.push_back("'" + key + "' has shape " + shape_str(t.sizes()) + " but parameter " + index +
                            " has shape " + shape_str(all[i].sizes()));
-      else entries.emplace_back(i, name, t);
+      else
+        entries.emplace_back(i, name, t);
     } else {
       problems.push_back("unexpected key '" + key + "'");
     }

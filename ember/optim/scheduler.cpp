@@ -91,8 +91,10 @@ double MultiStepLR::lr_at(double base, int64_t e) const {
 
 ConstantLR::ConstantLR(Optimizer& optimizer, double factor, int64_t total_iters)
     : LRScheduler(optimizer), factor_(factor), total_(total_iters) {
-  EMBER_CHECK_VALUE(factor >= 0 && factor <= 1, "ConstantLR: Constant multiplicative factor expected to be between 0 "
-                    "and 1, got ", factor);
+  EMBER_CHECK_VALUE(factor >= 0 && factor <= 1,
+                    "ConstantLR: Constant multiplicative factor expected to be between 0 "
+                    "and 1, got ",
+                    factor);
   apply();
 }
 double ConstantLR::lr_at(double base, int64_t e) const {
@@ -113,10 +115,14 @@ double CosineAnnealingLR::lr_at(double base, int64_t e) const {
 
 LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor, int64_t total_iters)
     : LRScheduler(optimizer), start_(start_factor), end_(end_factor), total_(total_iters) {
-  EMBER_CHECK_VALUE(start_factor > 0 && start_factor <= 1, "LinearLR: starting multiplicative factor expected to be "
-                    "greater than 0 and less or equal to 1, got ", start_factor);
-  EMBER_CHECK_VALUE(end_factor >= 0 && end_factor <= 1, "LinearLR: ending multiplicative factor expected to be "
-                    "between 0 and 1, got ", end_factor);
+  EMBER_CHECK_VALUE(start_factor > 0 && start_factor <= 1,
+                    "LinearLR: starting multiplicative factor expected to be "
+                    "greater than 0 and less or equal to 1, got ",
+                    start_factor);
+  EMBER_CHECK_VALUE(end_factor >= 0 && end_factor <= 1,
+                    "LinearLR: ending multiplicative factor expected to be "
+                    "between 0 and 1, got ",
+                    end_factor);
   apply();
 }
 double LinearLR::lr_at(double base, int64_t e) const {
@@ -138,9 +144,8 @@ LambdaLR::LambdaLR(Optimizer& optimizer, std::function<double(int64_t)> lr_lambd
 }
 double LambdaLR::lr_at(double base, int64_t e) const { return base * lambda_(e); }
 
-ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& optimizer, Mode mode, double factor, int64_t patience,
-                                     double threshold, ThresholdMode threshold_mode, int64_t cooldown, double min_lr,
-                                     double eps)
+ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& optimizer, Mode mode, double factor, int64_t patience, double threshold,
+                                     ThresholdMode threshold_mode, int64_t cooldown, double min_lr, double eps)
     : optimizer_(optimizer), mode_(mode), factor_(factor), patience_(patience), threshold_(threshold),
       threshold_mode_(threshold_mode), cooldown_(cooldown), min_lr_(min_lr), eps_(eps),
       best_(mode == Mode::Min ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity()) {

@@ -248,8 +248,8 @@ void start(const Config& c) {
   // Threads that have ended and left only an old session's events behind.
   std::erase_if(g_buffers, [](const std::shared_ptr<ThreadBuffer>& b) { return b.use_count() == 1; });
   g_generation.fetch_add(1);
-  g_state.store((g_state.load() & kNvtx) | kOn | (c.record_shapes ? kShapes : 0) |
-                (c.profile_memory ? kMemory : 0) | (c.device_timing ? kDevice : 0));
+  g_state.store((g_state.load() & kNvtx) | kOn | (c.record_shapes ? kShapes : 0) | (c.profile_memory ? kMemory : 0) |
+                (c.device_timing ? kDevice : 0));
 }
 
 void clear() {

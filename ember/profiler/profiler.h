@@ -17,15 +17,15 @@ struct Event {
   std::string name;
   EventKind kind = EventKind::User;
   int64_t id = 0;
-  int64_t parent = -1;      // the id of the innermost scope open on the same thread when this one began
-  int64_t start_ns = 0;     // steady clock
-  int64_t end_ns = 0;       // == start_ns for memory events
-  uint64_t thread = 0;      // 1, 2, ... in the order threads first recorded
-  Device device;            // kernels: their operands' device; memory events: the allocator's
-  std::vector<std::vector<int64_t>> shapes;  // record_shapes: one per argument ([] for non-tensors)
-  std::vector<std::string> dtypes;           // "" for non-tensors
-  int64_t bytes = 0;        // memory events: allocated (> 0) or freed (< 0)
-  uint64_t address = 0;     // memory events
+  int64_t parent = -1;   // the id of the innermost scope open on the same thread when this one began
+  int64_t start_ns = 0;  // steady clock
+  int64_t end_ns = 0;    // == start_ns for memory events
+  uint64_t thread = 0;   // 1, 2, ... in the order threads first recorded
+  Device device;         // kernels: their operands' device; memory events: the allocator's
+  std::vector<std::vector<int64_t>> shapes;          // record_shapes: one per argument ([] for non-tensors)
+  std::vector<std::string> dtypes;                   // "" for non-tensors
+  int64_t bytes = 0;                                 // memory events: allocated (> 0) or freed (< 0)
+  uint64_t address = 0;                              // memory events
   int64_t device_start_ns = -1, device_end_ns = -1;  // activity "device": the kernel's time on the device
 };
 
@@ -48,7 +48,7 @@ class RecordScope {
  public:
   explicit RecordScope(std::string name, EventKind kind = EventKind::User);
   ~RecordScope() { end(); }
-  void end();  // closes it early (idempotent)
+  void end();                           // closes it early (idempotent)
   int64_t id() const { return h_.id; }  // its event's id (0 when nothing is recorded)
   RecordScope(const RecordScope&) = delete;
   RecordScope& operator=(const RecordScope&) = delete;

@@ -167,8 +167,8 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     temp_ = dir + "." + base + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd() & 0xffffff);
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0 && (errno == EEXIST || errno == EINTR) && attempt < 100) continue;
-    EMBER_CHECK(fd_ >= 0, "cannot save to '", path_, "': cannot create a temporary file in its directory: ",
-                errno_text());
+    EMBER_CHECK(fd_ >= 0, "cannot save to '", path_,
+                "': cannot create a temporary file in its directory: ", errno_text());
   }
   if (existed) (void)::fchmod(fd_, st.st_mode & 07777);  // the replacement keeps the old file's permissions
 }

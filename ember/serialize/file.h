@@ -42,7 +42,7 @@ class Sink {
   virtual ~Sink() = default;
   virtual void write(const void* data, size_t n) = 0;
   virtual void reserve(uint64_t total) {}  // a hint: the whole output will be `total` bytes
-  void zeros(size_t n);  // padding
+  void zeros(size_t n);                    // padding
   uint64_t position() const { return position_; }
 
  protected:

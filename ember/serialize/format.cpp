@@ -23,7 +23,8 @@ const char* kind_name(Value::Kind k) {
   switch (k) {
     case Value::Kind::None: return "None";
     case Value::Kind::Bool: return "bool";
-    case Value::Kind::Int: case Value::Kind::BigInt: return "int";
+    case Value::Kind::Int:
+    case Value::Kind::BigInt: return "int";
     case Value::Kind::Float: return "float";
     case Value::Kind::Complex: return "complex";
     case Value::Kind::Str: return "str";
@@ -132,8 +133,8 @@ OJson to_json(const Value& v, int depth, size_t ntensors, const char* op) {
   auto pairs = [&] {
     OJson a = OJson::array();
     for (size_t k = 0; k + 1 < v.items.size(); k += 2)
-      a.push_back(OJson::array({to_json(v.items[k], depth + 1, ntensors, op),
-                               to_json(v.items[k + 1], depth + 1, ntensors, op)}));
+      a.push_back(OJson::array(
+          {to_json(v.items[k], depth + 1, ntensors, op), to_json(v.items[k + 1], depth + 1, ntensors, op)}));
     return a;
   };
   switch (v.kind) {
@@ -186,16 +187,10 @@ struct TreeReader {
     Value v;
     switch (j.type()) {
       case Json::value_t::null: return v;
-      case Json::value_t::boolean:
-        v.kind = Value::Kind::Bool, v.b = j.get<bool>();
-        return v;
+      case Json::value_t::boolean: v.kind = Value::Kind::Bool, v.b = j.get<bool>(); return v;
       case Json::value_t::number_integer:
-      case Json::value_t::number_unsigned:
-        v.kind = Value::Kind::Int, v.i = r.to_int(j, where);
-        return v;
-      case Json::value_t::number_float:
-        v.kind = Value::Kind::Float, v.re = j.get<double>();
-        return v;
+      case Json::value_t::number_unsigned: v.kind = Value::Kind::Int, v.i = r.to_int(j, where); return v;
+      case Json::value_t::number_float: v.kind = Value::Kind::Float, v.re = j.get<double>(); return v;
       case Json::value_t::string: return Value::str(j.get<std::string>());
       case Json::value_t::array:
         v.kind = Value::Kind::List;
@@ -327,16 +322,16 @@ void write_document(const Document& doc, Sink& out, const char* op) {
     const int64_t es = static_cast<int64_t>(t.element_size());
     const int64_t offset = t.numel() > 0 ? (t.storage_offset() * es - s.lo) / es : 0;
     tensors.push_back(OJson{{"storage", tensor_slot[k]},
-                           {"offset", offset},
-                           {"size", std::vector<int64_t>(t.sizes().begin(), t.sizes().end())},
-                           {"stride", std::vector<int64_t>(t.strides().begin(), t.strides().end())},
-                           {"dtype", std::string(dtype_name(t.dtype()))},
-                           {"requires_grad", t.requires_grad()},
-                           {"parameter", doc.tensors[k].parameter}});
+                            {"offset", offset},
+                            {"size", std::vector<int64_t>(t.sizes().begin(), t.sizes().end())},
+                            {"stride", std::vector<int64_t>(t.strides().begin(), t.strides().end())},
+                            {"dtype", std::string(dtype_name(t.dtype()))},
+                            {"requires_grad", t.requires_grad()},
+                            {"parameter", doc.tensors[k].parameter}});
   }
   OJson manifest = {{"storages", std::move(storages)},
-                   {"tensors", std::move(tensors)},
-                   {"root", to_json(doc.root, 0, doc.tensors.size(), op)}};
+                    {"tensors", std::move(tensors)},
+                    {"root", to_json(doc.root, 0, doc.tensors.size(), op)}};
   std::string text;
   try {
     text = manifest.dump();
@@ -370,8 +365,8 @@ Document read_document(const Source& in, const char* op) {
           kFormatVersion, ")");
   r.check(flags == 0, "unknown flags ", flags, " in the preamble");
   const uint64_t mlen = get_le<uint64_t>(pre + 16);
-  r.check(mlen <= size - kPreambleSize, "the manifest length ", mlen, " runs past the end of the file (",
-          size, " bytes): the file is truncated or corrupt");
+  r.check(mlen <= size - kPreambleSize, "the manifest length ", mlen, " runs past the end of the file (", size,
+          " bytes): the file is truncated or corrupt");
   std::string text(mlen, '\0');
   in.read(kPreambleSize, text.data(), mlen);
   const Json m = detail::parse_json(text, kMaxDepth, op, in.name());
@@ -422,8 +417,8 @@ Document read_document(const Source& in, const char* op) {
     const Json& e = tensors[k];
     Geometry g;
     const int64_t s = r.to_int(r.field(e, "storage", where), where + " 'storage'");
-    r.check(s >= 0 && static_cast<size_t>(s) < storages.size(), where, ": storage ", s, " does not exist (the file has ",
-            storages.size(), ")");
+    r.check(s >= 0 && static_cast<size_t>(s) < storages.size(), where, ": storage ", s,
+            " does not exist (the file has ", storages.size(), ")");
     g.storage = static_cast<size_t>(s);
     const std::string& dt = r.to_str(r.field(e, "dtype", where), where + " 'dtype'");
     r.check(detail::dtype_from_name(dt, g.dtype), where, ": unknown dtype '", dt, "'");
@@ -471,9 +466,12 @@ void relocate(Document& doc, const std::function<Tensor(const Tensor& bytes, con
     const int64_t n = static_cast<int64_t>(s->nbytes());
     const int64_t size[1] = {n}, stride[1] = {1};
     Tensor r = place(view_storage(s, ScalarType::UInt8, size, stride, 0), doc.storages[k].device);
-    EMBER_CHECK(r.defined() && r.dtype() == ScalarType::UInt8 && r.numel() == n, op, ": map_location must return "
-                "the storage's bytes (a uint8 tensor of ", n, " elements), got ", r.defined() ? "a " : "an undefined ",
-                r.defined() ? ::ember::detail::cat(dtype_name(r.dtype()), " tensor of shape ", shape_str(r.sizes())) : "tensor");
+    EMBER_CHECK(r.defined() && r.dtype() == ScalarType::UInt8 && r.numel() == n, op,
+                ": map_location must return "
+                "the storage's bytes (a uint8 tensor of ",
+                n, " elements), got ", r.defined() ? "a " : "an undefined ",
+                r.defined() ? ::ember::detail::cat(dtype_name(r.dtype()), " tensor of shape ", shape_str(r.sizes()))
+                            : "tensor");
     if (!r.is_contiguous()) r = contiguous(r);
     if (r.storage_offset() % 8 != 0) r = clone(r);  // views need whole elements of any dtype
     moved[k] = r.impl()->storage();

@@ -53,8 +53,7 @@ Json parse_json(std::string_view text, int max_depth, const char* what, const st
         if (!keys.empty() && !keys.back().insert(parsed.get_ref<const std::string&>()).second)
           throw DuplicateKey{parsed.get<std::string>()};
         break;
-      default:
-        break;
+      default: break;
     }
     return true;
   };

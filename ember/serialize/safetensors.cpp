@@ -22,14 +22,14 @@ struct Code {
   int rank;  // the position in the reference's Dtype enum, which orders tensors in a file (largest first)
 };
 constexpr Code kCodes[] = {
-    {ScalarType::Bool, "BOOL", 0},    {ScalarType::UInt8, "U8", 1},    {ScalarType::Int8, "I8", 2},
-    {ScalarType::Int16, "I16", 5},    {ScalarType::Float16, "F16", 7}, {ScalarType::BFloat16, "BF16", 8},
-    {ScalarType::Int32, "I32", 9},    {ScalarType::Float32, "F32", 11}, {ScalarType::Float64, "F64", 12},
+    {ScalarType::Bool, "BOOL", 0},  {ScalarType::UInt8, "U8", 1},     {ScalarType::Int8, "I8", 2},
+    {ScalarType::Int16, "I16", 5},  {ScalarType::Float16, "F16", 7},  {ScalarType::BFloat16, "BF16", 8},
+    {ScalarType::Int32, "I32", 9},  {ScalarType::Float32, "F32", 11}, {ScalarType::Float64, "F64", 12},
     {ScalarType::Int64, "I64", 13},
 };
 // Codes of the format that ember has no dtype for: named in the error instead of "unknown".
-constexpr const char* kForeignCodes[] = {"F8_E5M2", "F8_E4M3", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2",
-                                         "U16", "U32", "U64", "C64"};
+constexpr const char* kForeignCodes[] = {"F8_E5M2", "F8_E4M3", "F8_E8M0", "F4",  "F6_E2M3",
+                                         "F6_E3M2", "U16",     "U32",     "U64", "C64"};
 
 int rank_of(ScalarType t) {
   for (const Code& c : kCodes)
@@ -54,8 +54,7 @@ bool dtype_from_code(std::string_view code, ScalarType& out) {
   return false;
 }
 
-void write(const NamedTensors& tensors, const std::optional<Metadata>& metadata, serialize::Sink& out,
-           const char* op) {
+void write(const NamedTensors& tensors, const std::optional<Metadata>& metadata, serialize::Sink& out, const char* op) {
   std::set<std::string> names;
   for (const auto& [name, t] : tensors) {
     EMBER_CHECK_VALUE(t.defined(), op, ": tensor '", name, "' is undefined");
@@ -77,8 +76,11 @@ void write(const NamedTensors& tensors, const std::optional<Metadata>& metadata,
   for (size_t k = 1; k < spans.size(); ++k) {
     const auto& [s0, lo0, hi0, n0] = spans[k - 1];
     const auto& [s1, lo1, hi1, n1] = spans[k];
-    EMBER_CHECK(s0 != s1 || lo1 >= hi0, op, ": Some tensors share memory, this will lead to duplicate memory on disk "
-                "and potential differences when loading them again: [{'", *n0, "', '", *n1, "'}]. Save clones "
+    EMBER_CHECK(s0 != s1 || lo1 >= hi0, op,
+                ": Some tensors share memory, this will lead to duplicate memory on disk "
+                "and potential differences when loading them again: [{'",
+                *n0, "', '", *n1,
+                "'}]. Save clones "
                 "(or only one of them) instead.");
   }
 
@@ -124,7 +126,8 @@ void write(const NamedTensors& tensors, const std::optional<Metadata>& metadata,
 File read(const serialize::Source& in, const char* op) {
   const Reader r{op, in.name()};
   const uint64_t size = in.size();
-  r.check(size >= 8, "the file is too small to be a safetensors file (", size, " bytes; the header length alone "
+  r.check(size >= 8, "the file is too small to be a safetensors file (", size,
+          " bytes; the header length alone "
           "takes 8)");
   uint64_t n;
   in.read(0, &n, sizeof n);
@@ -150,8 +153,7 @@ File read(const serialize::Source& in, const char* op) {
       if (info.is_null()) continue;
       r.check(info.is_object(), "'__metadata__' must be an object of strings");
       Metadata md;
-      for (const auto& [k, v] : info.items())
-        md.emplace_back(k, r.to_str(v, "'__metadata__' entry '" + k + "'"));
+      for (const auto& [k, v] : info.items()) md.emplace_back(k, r.to_str(v, "'__metadata__' entry '" + k + "'"));
       f.metadata = std::move(md);
       continue;
     }
@@ -202,8 +204,7 @@ File read(const serialize::Source& in, const char* op) {
   for (const Entry& e : entries) {
     const size_t es = element_size(e.dtype);
     Storage s = in.storage(data + e.begin, e.end - e.begin, es);
-    f.tensors.emplace_back(*e.name,
-                           serialize::view_storage(s, e.dtype, e.shape, contiguous_strides(e.shape), 0));
+    f.tensors.emplace_back(*e.name, serialize::view_storage(s, e.dtype, e.shape, contiguous_strides(e.shape), 0));
   }
   return f;
 }

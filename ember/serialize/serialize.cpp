@@ -19,10 +19,13 @@ void write_file(const Document& doc, const std::string& path) {
 Document read_file(const std::string& path, const LoadOptions& o) {
   auto in = o.mmap ? serialize::map_file(path) : serialize::open_file(path);
   Document doc = serialize::read_document(*in, "ember::load");
-  serialize::relocate(doc, [&](const Tensor& bytes, const std::string& tag) {
-    const Device d = o.map_location.value_or(Device(tag));
-    return d.is_cpu() ? bytes : to(bytes, d);
-  }, "ember::load");
+  serialize::relocate(
+      doc,
+      [&](const Tensor& bytes, const std::string& tag) {
+        const Device d = o.map_location.value_or(Device(tag));
+        return d.is_cpu() ? bytes : to(bytes, d);
+      },
+      "ember::load");
   return doc;
 }
 
@@ -72,8 +75,8 @@ std::vector<std::pair<std::string, Tensor>> load_state_dict(const std::string& p
     const Value& val = root.items[k + 1];
     EMBER_CHECK(key.kind == Value::Kind::Str, "ember::load: '", path, "' is not a state dict: it has a key of type ",
                 serialize::kind_name(key.kind));
-    EMBER_CHECK(val.kind == Value::Kind::Tensor, "ember::load: '", path, "' is not a state dict: the value of '",
-                key.s, "' is a ", serialize::kind_name(val.kind));
+    EMBER_CHECK(val.kind == Value::Kind::Tensor, "ember::load: '", path, "' is not a state dict: the value of '", key.s,
+                "' is a ", serialize::kind_name(val.kind));
     out.emplace_back(key.s, doc.tensors[val.i].tensor);
   }
   return out;

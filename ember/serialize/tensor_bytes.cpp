@@ -24,7 +24,8 @@ std::string check_geometry(IntArrayRef size, IntArrayRef stride, int64_t offset,
     empty |= size[d] == 0;
   }
   for (size_t d = 0; d < size.size(); ++d)
-    if (!mul_ok(numel, size[d], numel)) return ::ember::detail::cat("the number of elements of ", shape_str(size), " overflows");
+    if (!mul_ok(numel, size[d], numel))
+      return ::ember::detail::cat("the number of elements of ", shape_str(size), " overflows");
   if (empty) return "";  // no element to reach: any strides and offset are fine, as for as_strided
   for (size_t d = 0; d < size.size(); ++d) {
     int64_t step;
@@ -36,7 +37,8 @@ std::string check_geometry(IntArrayRef size, IntArrayRef stride, int64_t offset,
     return ::ember::detail::cat("sizes ", shape_str(size), " and strides ", shape_str(stride), " overflow");
   if (static_cast<uint64_t>(need) > nbytes)
     return ::ember::detail::cat("sizes ", shape_str(size), ", strides ", shape_str(stride), ", storage offset ", offset,
-                       " and dtype ", dtype_name(dtype), " need ", need, " bytes, but the storage has ", nbytes);
+                                " and dtype ", dtype_name(dtype), " need ", need, " bytes, but the storage has ",
+                                nbytes);
   return "";
 }
 

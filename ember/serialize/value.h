@@ -13,13 +13,29 @@ namespace ember::serialize {
 
 struct Value {
   enum class Kind : uint8_t {
-    None, Bool, Int, BigInt, Float, Complex, Str, Bytes, List, Tuple, Dict, OrderedDict, NamedTuple,
-    DType, Device, Size, Slice, Tensor
+    None,
+    Bool,
+    Int,
+    BigInt,
+    Float,
+    Complex,
+    Str,
+    Bytes,
+    List,
+    Tuple,
+    Dict,
+    OrderedDict,
+    NamedTuple,
+    DType,
+    Device,
+    Size,
+    Slice,
+    Tensor
   };
   Kind kind = Kind::None;
   bool b = false;
-  int64_t i = 0;             // Int; Tensor: the index into Document::tensors
-  double re = 0, im = 0;     // Float (re), Complex
+  int64_t i = 0;                           // Int; Tensor: the index into Document::tensors
+  double re = 0, im = 0;                   // Float (re), Complex
   ScalarType dtype = ScalarType::Float32;  // DType
   std::string s;             // Str, Bytes, BigInt (decimal digits), NamedTuple (type name), Device ("cuda:1")
   std::vector<Value> items;  // List, Tuple, NamedTuple, Slice (start, stop, step); dicts: key, value, key, value...

@@ -76,24 +76,12 @@ void hue_shift(C r, C g, C b, C hue, C* ro, C* go, C* bo) {
   const C q = clamp01(v * (C(1) - s * f));
   const C t = clamp01(v * (C(1) - s * (C(1) - f)));
   switch (i) {
-    case 0:
-      *ro = v, *go = t, *bo = p;
-      break;
-    case 1:
-      *ro = q, *go = v, *bo = p;
-      break;
-    case 2:
-      *ro = p, *go = v, *bo = t;
-      break;
-    case 3:
-      *ro = p, *go = q, *bo = v;
-      break;
-    case 4:
-      *ro = t, *go = p, *bo = v;
-      break;
-    default:
-      *ro = v, *go = p, *bo = q;
-      break;
+    case 0: *ro = v, *go = t, *bo = p; break;
+    case 1: *ro = q, *go = v, *bo = p; break;
+    case 2: *ro = p, *go = v, *bo = t; break;
+    case 3: *ro = p, *go = q, *bo = v; break;
+    case 4: *ro = t, *go = p, *bo = v; break;
+    default: *ro = v, *go = p, *bo = q; break;
   }
 }
 
@@ -140,8 +128,7 @@ Tensor rgb_to_grayscale(const Tensor& image, int64_t num_output_channels) {
     case ScalarType::Float32:
       gray_loop<float, float>(src.data<float>(), out.data<float>(), images, pixels, num_output_channels);
       break;
-    default:
-      gray_loop<double, double>(src.data<double>(), out.data<double>(), images, pixels, num_output_channels);
+    default: gray_loop<double, double>(src.data<double>(), out.data<double>(), images, pixels, num_output_channels);
   }
   return out;
 }
@@ -159,8 +146,7 @@ Tensor adjust_hue(const Tensor& image, double hue_factor) {
     case ScalarType::Float32:
       hue_loop<float, float>(src.data<float>(), out.data<float>(), images, pixels, float(hue_factor));
       break;
-    default:
-      hue_loop<double, double>(src.data<double>(), out.data<double>(), images, pixels, hue_factor);
+    default: hue_loop<double, double>(src.data<double>(), out.data<double>(), images, pixels, hue_factor);
   }
   return out;
 }

@@ -20,26 +20,13 @@ struct IdxType {
 
 bool idx_type(uint8_t code, IdxType* out) {
   switch (code) {
-    case 0x08:
-      *out = {ScalarType::UInt8, 1};
-      return true;
-    case 0x09:
-      *out = {ScalarType::Int8, 1};
-      return true;
-    case 0x0B:
-      *out = {ScalarType::Int16, 2};
-      return true;
-    case 0x0C:
-      *out = {ScalarType::Int32, 4};
-      return true;
-    case 0x0D:
-      *out = {ScalarType::Float32, 4};
-      return true;
-    case 0x0E:
-      *out = {ScalarType::Float64, 8};
-      return true;
-    default:
-      return false;
+    case 0x08: *out = {ScalarType::UInt8, 1}; return true;
+    case 0x09: *out = {ScalarType::Int8, 1}; return true;
+    case 0x0B: *out = {ScalarType::Int16, 2}; return true;
+    case 0x0C: *out = {ScalarType::Int32, 4}; return true;
+    case 0x0D: *out = {ScalarType::Float32, 4}; return true;
+    case 0x0E: *out = {ScalarType::Float64, 8}; return true;
+    default: return false;
   }
 }
 

@@ -55,8 +55,7 @@ int main() {
   }
   model->eval();
   autograd::NoGradGuard no_grad;
-  const double accuracy =
-      mean(eq(argmax(model->forward(x_test), 1), y_test).to(ScalarType::Float32)).item<double>();
+  const double accuracy = mean(eq(argmax(model->forward(x_test), 1), y_test).to(ScalarType::Float32)).item<double>();
   std::cout << "held-out accuracy " << accuracy << "\n";
   return accuracy > 0.9 ? 0 : 1;
 }

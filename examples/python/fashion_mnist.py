@@ -7,6 +7,7 @@ transforms, a DataLoader with worker processes, AdamW with a one-cycle schedule,
 
 The data is Debian's dataset-fashion-mnist (/usr/share/datasets/fashion-mnist); scripts/demo installs it.
 """
+
 import argparse
 import hashlib
 import os
@@ -31,11 +32,23 @@ class Net(nn.Module):
     def __init__(self):
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv2d(1, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(inplace=True), nn.MaxPool2d(2),
-            nn.Conv2d(32, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(inplace=True), nn.MaxPool2d(2))
+            nn.Conv2d(1, 32, 3, padding=1),
+            nn.BatchNorm2d(32),
+            nn.ReLU(inplace=True),
+            nn.MaxPool2d(2),
+            nn.Conv2d(32, 64, 3, padding=1),
+            nn.BatchNorm2d(64),
+            nn.ReLU(inplace=True),
+            nn.MaxPool2d(2),
+        )
         self.classifier = nn.Sequential(
-            nn.Flatten(), nn.Dropout(0.25), nn.Linear(64 * 7 * 7, 128), nn.ReLU(inplace=True), nn.Dropout(0.25),
-            nn.Linear(128, 10))
+            nn.Flatten(),
+            nn.Dropout(0.25),
+            nn.Linear(64 * 7 * 7, 128),
+            nn.ReLU(inplace=True),
+            nn.Dropout(0.25),
+            nn.Linear(128, 10),
+        )
 
     def forward(self, x):
         return self.classifier(self.features(x))
@@ -49,6 +62,7 @@ class Progress:
         self.postfix = ""
         try:
             from tqdm import tqdm
+
             self.bar = tqdm(total=total, desc=desc, unit="img", unit_scale=True, leave=True, file=sys.stdout)
         except ImportError:
             self.bar = None
@@ -67,8 +81,12 @@ class Progress:
         elapsed = now - self.start
         width = 30
         filled = int(width * self.done / self.total)
-        print(f"\r{self.desc} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {elapsed:5.1f}s "
-              f"{self.done / max(elapsed, 1e-9):7.0f} img/s {text}", end="", flush=True)
+        print(
+            f"\r{self.desc} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {elapsed:5.1f}s "
+            f"{self.done / max(elapsed, 1e-9):7.0f} img/s {text}",
+            end="",
+            flush=True,
+        )
 
     def close(self):
         if self.bar is not None:
@@ -95,15 +113,17 @@ def plot(history, path, size=(360, 640)):
     h, w = size
     img = np.ones((3, h, w), dtype=np.float32)
     left, right, top, bottom = 40, w - 20, 20, h - 30
-    img[:, top:bottom + 1, left] = 0  # axes
-    img[:, bottom, left:right + 1] = 0
+    img[:, top : bottom + 1, left] = 0  # axes
+    img[:, bottom, left : right + 1] = 0
     n = len(history["train_loss"])
     loss = np.array(history["train_loss"])
-    curves = [(loss / max(loss.max(), 1e-12), (0.12, 0.47, 0.71)),
-              (np.array(history["train_acc"]), (1.0, 0.5, 0.05)),
-              (np.array(history["test_acc"]), (0.17, 0.63, 0.17))]
+    curves = [
+        (loss / max(loss.max(), 1e-12), (0.12, 0.47, 0.71)),
+        (np.array(history["train_acc"]), (1.0, 0.5, 0.05)),
+        (np.array(history["test_acc"]), (0.17, 0.63, 0.17)),
+    ]
     for frac in (0.25, 0.5, 0.75, 1.0):  # light grid lines at quarters of the range
-        img[:, int(bottom - frac * (bottom - top)), left + 1:right + 1] = 0.85
+        img[:, int(bottom - frac * (bottom - top)), left + 1 : right + 1] = 0.85
     xs = left + 10 + np.arange(n) / max(n - 1, 1) * (right - left - 20)
     line = np.array([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)])  # 3-pixel-wide lines
     marker = np.array([(dx, dy) for dx in range(-3, 4) for dy in range(-3, 4)])  # 7x7 squares at the epochs
@@ -112,8 +132,12 @@ def plot(history, path, size=(360, 640)):
         t = np.linspace(0, 1, 200)
         px = np.concatenate([xs[:1]] + [xs[i] + t * (xs[i + 1] - xs[i]) for i in range(n - 1)])
         py = np.concatenate([ys[:1]] + [ys[i] + t * (ys[i + 1] - ys[i]) for i in range(n - 1)])
-        cx = np.concatenate([(np.round(px)[:, None] + line[:, 0]).ravel(), (np.round(xs)[:, None] + marker[:, 0]).ravel()])
-        cy = np.concatenate([(np.round(py)[:, None] + line[:, 1]).ravel(), (np.round(ys)[:, None] + marker[:, 1]).ravel()])
+        cx = np.concatenate(
+            [(np.round(px)[:, None] + line[:, 0]).ravel(), (np.round(xs)[:, None] + marker[:, 0]).ravel()]
+        )
+        cy = np.concatenate(
+            [(np.round(py)[:, None] + line[:, 1]).ravel(), (np.round(ys)[:, None] + marker[:, 1]).ravel()]
+        )
         cx, cy = np.clip(cx, 0, w - 1).astype(int), np.clip(cy, 0, h - 1).astype(int)
         img[:, cy, cx] = np.array(color, dtype=np.float32)[:, None]
     save_image(ember.from_numpy(img), path)
@@ -138,8 +162,12 @@ def main(argv=None):
     p.add_argument("--data", default=None, help="dataset root (default: Debian's /usr/share/datasets/fashion-mnist)")
     p.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt")
     p.add_argument("--limit", type=int, default=None, help="use only the first N training images (quick runs)")
-    p.add_argument("--stop-after", type=int, default=None,
-                   help="stop after this many epochs of this run, as if interrupted (then use --resume)")
+    p.add_argument(
+        "--stop-after",
+        type=int,
+        default=None,
+        help="stop after this many epochs of this run, as if interrupted (then use --resume)",
+    )
     args = p.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     ckpt_path = os.path.join(args.out, "checkpoint.pt")
@@ -156,8 +184,9 @@ def main(argv=None):
     model = Net()
     opt = ember.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps_per_epoch = (len(train_set) + args.batch_size - 1) // args.batch_size
-    sched = ember.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, epochs=args.epochs,
-                                                steps_per_epoch=steps_per_epoch)
+    sched = ember.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=args.lr, epochs=args.epochs, steps_per_epoch=steps_per_epoch
+    )
     history = {"train_loss": [], "train_acc": [], "test_loss": [], "test_acc": [], "seconds": []}
     start_epoch = 0
     if args.resume:
@@ -165,8 +194,10 @@ def main(argv=None):
             sys.exit(f"--resume: no checkpoint at {ckpt_path}")
         ckpt = ember.load(ckpt_path)
         if ckpt["epochs"] != args.epochs:
-            sys.exit(f"--resume: the checkpoint belongs to a {ckpt['epochs']}-epoch run (the schedule depends on it); "
-                     f"pass --epochs {ckpt['epochs']}")
+            sys.exit(
+                f"--resume: the checkpoint belongs to a {ckpt['epochs']}-epoch run (the schedule depends on it); "
+                f"pass --epochs {ckpt['epochs']}"
+            )
         model.load_state_dict(ckpt["model"])
         opt.load_state_dict(ckpt["optimizer"])
         sched.load_state_dict(ckpt["scheduler"])
@@ -174,16 +205,19 @@ def main(argv=None):
         history, start_epoch = ckpt["history"], ckpt["epoch"] + 1
         print(f"resumed from {ckpt_path} after epoch {ckpt['epoch'] + 1}")
 
-    print(f"ember {ember.__version__}: {len(train_set)} training and {len(test_set)} test images, "
-          f"{sum(p.numel() for p in model.parameters())} parameters, {ember.get_num_threads()} threads, "
-          f"{args.workers} loader worker(s)")
+    print(
+        f"ember {ember.__version__}: {len(train_set)} training and {len(test_set)} test images, "
+        f"{sum(p.numel() for p in model.parameters())} parameters, {ember.get_num_threads()} threads, "
+        f"{args.workers} loader worker(s)"
+    )
     last_epoch = args.epochs if args.stop_after is None else min(args.epochs, start_epoch + args.stop_after)
     for epoch in range(start_epoch, last_epoch):
         # The shuffle order depends only on (seed, epoch), so a resumed run sees the same batches.
         gen = ember.Generator()
         gen.manual_seed(args.seed * 1000 + epoch)
-        loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True, num_workers=args.workers,
-                            generator=gen)
+        loader = DataLoader(
+            train_set, batch_size=args.batch_size, shuffle=True, num_workers=args.workers, generator=gen
+        )
         model.train()
         bar = Progress(len(train_set), f"epoch {epoch + 1}/{args.epochs}")
         t0 = time.perf_counter()
@@ -203,20 +237,38 @@ def main(argv=None):
         bar.close()
         seconds = time.perf_counter() - t0
         test_loss, test_acc = evaluate(model, test_loader)
-        for k, v in [("train_loss", loss_sum / seen), ("train_acc", correct / seen), ("test_loss", test_loss),
-                     ("test_acc", test_acc), ("seconds", seconds)]:
+        for k, v in [
+            ("train_loss", loss_sum / seen),
+            ("train_acc", correct / seen),
+            ("test_loss", test_loss),
+            ("test_acc", test_acc),
+            ("seconds", seconds),
+        ]:
             history[k].append(v)
-        print(f"epoch {epoch + 1}: train loss {loss_sum / seen:.4f} acc {correct / seen:.4f} | test loss "
-              f"{test_loss:.4f} acc {test_acc:.4f} | {seconds:.1f}s, {seen / seconds:.0f} img/s")
-        ember.save({"epoch": epoch, "epochs": args.epochs, "model": model.state_dict(), "optimizer": opt.state_dict(),
-                    "scheduler": sched.state_dict(), "rng_state": ember.get_rng_state(), "history": history},
-                   ckpt_path)
+        print(
+            f"epoch {epoch + 1}: train loss {loss_sum / seen:.4f} acc {correct / seen:.4f} | test loss "
+            f"{test_loss:.4f} acc {test_acc:.4f} | {seconds:.1f}s, {seen / seconds:.0f} img/s"
+        )
+        ember.save(
+            {
+                "epoch": epoch,
+                "epochs": args.epochs,
+                "model": model.state_dict(),
+                "optimizer": opt.state_dict(),
+                "scheduler": sched.state_dict(),
+                "rng_state": ember.get_rng_state(),
+                "history": history,
+            },
+            ckpt_path,
+        )
     plot_path = os.path.join(args.out, "curves.png")
     if history["train_loss"]:
         plot(history, plot_path)
     total = sum(history["seconds"])
-    print(f"training time {total:.1f}s over {len(history['seconds'])} epochs "
-          f"({'within' if total <= 600 else 'OVER'} the 10-minute budget)")
+    print(
+        f"training time {total:.1f}s over {len(history['seconds'])} epochs "
+        f"({'within' if total <= 600 else 'OVER'} the 10-minute budget)"
+    )
     if history["test_acc"]:
         print(f"final test accuracy {history['test_acc'][-1]:.4f}; curves: {plot_path}; checkpoint: {ckpt_path}")
     print(f"parameter checksum {checksum(model)}")

@@ -6,6 +6,7 @@ Start it with ember's launcher, as one would with torchrun:
 
 Each process uses ember.get_num_threads() // nproc threads; rank 0 evaluates, prints and saves the checkpoint.
 """
+
 import argparse
 import hashlib
 import os
@@ -64,8 +65,10 @@ def main(argv=None):
     model = DDP(Net().to(device), device_ids=[device.index] if use_cuda else None)
     opt = ember.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     if rank == 0:
-        print(f"ember {ember.__version__}: {world} processes x {ember.get_num_threads()} threads, "
-              f"{len(train_set)} training images, {len(sampler)} per process per epoch")
+        print(
+            f"ember {ember.__version__}: {world} processes x {ember.get_num_threads()} threads, "
+            f"{len(train_set)} training images, {len(sampler)} per process per epoch"
+        )
     for epoch in range(args.epochs):
         sampler.set_epoch(epoch)  # a new shuffle every epoch, the same on every rank
         model.train()
@@ -86,16 +89,20 @@ def main(argv=None):
             test_set = datasets.FashionMNIST(train=False, transform=tf, **root)
             test_loss, test_acc = evaluate(model.module, DataLoader(test_set, batch_size=1000))
             total = stats.tolist()
-            print(f"epoch {epoch + 1}: train loss {total[0] / total[1]:.4f} | test loss {test_loss:.4f} "
-                  f"acc {test_acc:.4f} | {seconds:.1f}s, {total[1] / seconds:.0f} img/s over {world} processes")
+            print(
+                f"epoch {epoch + 1}: train loss {total[0] / total[1]:.4f} | test loss {test_loss:.4f} "
+                f"acc {test_acc:.4f} | {seconds:.1f}s, {total[1] / seconds:.0f} img/s over {world} processes"
+            )
     # Every replica holds the same parameters; rank 0 writes the model.
     digests = [None] * world
     dist.all_gather_object(digests, param_checksum(model.module))
     if rank == 0:
         os.makedirs(args.out, exist_ok=True)
         ember.save(model.module.state_dict(), os.path.join(args.out, "model.pt"))
-        print(f"parameter checksums {'identical' if len(set(digests)) == 1 else 'DIFFER'} on the {world} ranks: "
-              f"{digests[0]}")
+        print(
+            f"parameter checksums {'identical' if len(set(digests)) == 1 else 'DIFFER'} on the {world} ranks: "
+            f"{digests[0]}"
+        )
     dist.destroy_process_group()
     return digests
 

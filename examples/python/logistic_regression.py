@@ -4,6 +4,7 @@ product and a sum): every step records the graph in C++, backward runs the C++ e
 Two Gaussian classes in 20 dimensions; prints the loss falling and the held-out accuracy, and checks the
 gradient autograd computes against the closed form dL/dlogits = sigmoid(logits) - y.
 """
+
 import time
 
 import ember

@@ -8,6 +8,7 @@ about 20 s (about a minute when the cores are busy with other work) and reach ab
 
     python examples/python/mnist_hogwild.py [--num-processes 2] [--epochs 3] [--train-size 60000] [--start-method fork]
 """
+
 import argparse
 import gzip
 import os
@@ -76,8 +77,10 @@ def train(rank, args, model, dataset):
             optimizer.step()  # writes straight into the shared parameters, without a lock
             if i % args.log_interval == 0:
                 # One write per line, so that the processes' lines do not interleave.
-                sys.stdout.write("[process %d] epoch %d [%5d/%d] loss %.4f\n"
-                                 % (rank, epoch, i * len(data), len(dataset), loss.item()))
+                sys.stdout.write(
+                    "[process %d] epoch %d [%5d/%d] loss %.4f\n"
+                    % (rank, epoch, i * len(data), len(dataset), loss.item())
+                )
                 sys.stdout.flush()
 
 

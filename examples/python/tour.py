@@ -1,12 +1,13 @@
 """A short tour of ember's tensor core: creation, views sharing memory, dtypes, random numbers."""
+
 import ember
 
-x = ember.arange(6.).view(2, 3).t()
+x = ember.arange(6.0).view(2, 3).t()
 print("x =", x)
 print("contiguous:", x.is_contiguous(), "strides:", x.stride(), "shape:", x.shape)
 
 base = ember.zeros(3, 4)
-base[1] = 5.0            # basic indexing returns views; assignment writes through
+base[1] = 5.0  # basic indexing returns views; assignment writes through
 base[:, ::2] = ember.tensor([1.0, 2.0])
 print("base =", base)
 

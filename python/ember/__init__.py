@@ -2,6 +2,7 @@
 
 Every operation on tensor data runs in C++ (ember._C); this package is the thin Pythonic surface.
 """
+
 import os as _os
 
 # Note [OpenMP wait policy]
@@ -13,47 +14,105 @@ if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
     _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
 
 from . import _C  # noqa: E402
+
 # Note [Python surface] (docs/architecture.md): every public name of ember is listed in __all__ below. The functions,
 # types and dtypes bound in C++ come from ember._C (its __all__, made at the end of python/src/main.cpp); the rest are
 # defined in the Python modules imported here, each named in __all__.
 from ._C import *  # noqa: E402,F403
 from ._C import Generator, Tensor, device, dtype  # noqa: E402  (named for the code below)
 from ._size import Size  # noqa: E402
+
 _C._set_size_type(Size)
-from ._tensor_types import *  # noqa: E402,F403  FloatTensor, LongTensor, ...: PyTorch's legacy tensor types (CPU)
-from ._derived import *  # noqa: E402,F403  addmv_, detach_, view_copy, ...: Tensor methods as functions of `input`
-from ._real_complex import *  # noqa: E402,F403  conj, angle, real, isreal, scalar_tensor, has_cuda, ...
-from ._norm_ops import *  # noqa: E402,F403  frobenius_norm, native_layer_norm, batch_norm_stats, ...
-from ._histogram import histogram, histogramdd  # noqa: E402
-from . import _tensor  # noqa: E402,F401  (attaches the Tensor methods written in Python)
-from . import _derived, _norm_ops, _real_complex, _tensor_types  # noqa: E402
-from . import return_types  # noqa: E402,F401
-from . import autograd, backends, cuda, linalg, nn, optim, special, utils  # noqa: E402,F401
-from . import multiprocessing  # noqa: E402,F401  (registers the shared-memory tensor reducers)
-from . import amp, cpu  # noqa: E402,F401
-from ._C import _sample_dirichlet, _sample_von_mises, _standard_gamma, _standard_gamma_grad  # noqa: E402,F401
-from . import distributions  # noqa: E402,F401
-from . import distributed  # noqa: E402,F401  (ember.distributed without its own import, as torch.distributed)
-from ._C import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_  # noqa: E402,F401
-from .amp.autocast_mode import (autocast, autocast_decrement_nesting, autocast_increment_nesting,  # noqa: E402
-                                clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,
-                                get_autocast_gpu_dtype, is_autocast_available, is_autocast_cache_enabled,
-                                is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled,
-                                set_autocast_cpu_dtype, set_autocast_cpu_enabled, set_autocast_dtype,
-                                set_autocast_enabled, set_autocast_gpu_dtype)
-from .serialization import save, load  # noqa: E402
+from . import (  # noqa: E402  # noqa: E402,F401  # noqa: E402,F401  # noqa: E402,F401
+    _derived,
+    _norm_ops,
+    _real_complex,
+    _tensor,  # noqa: E402,F401  (attaches the Tensor methods written in Python)
+    _tensor_types,
+    amp,
+    autograd,
+    backends,
+    cpu,
+    cuda,
+    distributed,  # noqa: E402,F401  (ember.distributed without its own import, as torch.distributed)
+    distributions,  # noqa: E402,F401
+    func,
+    hub,
+    jit,
+    linalg,
+    multiprocessing,  # noqa: E402,F401  (registers the shared-memory tensor reducers)
+    nn,
+    optim,
+    profiler,
+    return_types,  # noqa: E402,F401
+    special,
+    testing,
+    utils,
+    version,
+)
+from ._C import (  # noqa: E402,F401  # noqa: E402,F401
+    _amp_foreach_non_finite_check_and_unscale_,
+    _amp_update_scale_,
+    _sample_dirichlet,
+    _sample_von_mises,
+    _standard_gamma,
+    _standard_gamma_grad,
+)
 from ._compile import compile  # noqa: E402,A004
 from ._creation import asarray, get_default_device, set_default_device  # noqa: E402
-from ._utils import (pi, e, inf, nan, finfo, iinfo, use_deterministic_algorithms,  # noqa: E402
-                     are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled,
-                     set_deterministic_debug_mode, get_deterministic_debug_mode, set_float32_matmul_precision,
-                     get_float32_matmul_precision, get_num_interop_threads, set_num_interop_threads, is_complex,
-                     is_storage, typename, set_default_tensor_type, set_warn_always, is_warn_always_enabled,
-                     set_flush_denormal, set_anomaly_enabled)
-from . import func, hub, jit, profiler, testing, version  # noqa: E402,F401
+from ._derived import *  # noqa: E402,F403  addmv_, detach_, view_copy, ...: Tensor methods as functions of `input`
+from ._histogram import histogram, histogramdd  # noqa: E402
+from ._norm_ops import *  # noqa: E402,F403  frobenius_norm, native_layer_norm, batch_norm_stats, ...
+from ._real_complex import *  # noqa: E402,F403  conj, angle, real, isreal, scalar_tensor, has_cuda, ...
+from ._tensor_types import *  # noqa: E402,F403  FloatTensor, LongTensor, ...: PyTorch's legacy tensor types (CPU)
+from ._utils import (  # noqa: E402
+    are_deterministic_algorithms_enabled,
+    e,
+    finfo,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    iinfo,
+    inf,
+    is_complex,
+    is_deterministic_algorithms_warn_only_enabled,
+    is_storage,
+    is_warn_always_enabled,
+    nan,
+    pi,
+    set_anomaly_enabled,
+    set_default_tensor_type,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    set_flush_denormal,
+    set_num_interop_threads,
+    set_warn_always,
+    typename,
+    use_deterministic_algorithms,
+)
+from .amp.autocast_mode import (  # noqa: E402
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_available,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+    set_autocast_gpu_dtype,
+)
+from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402
 from .func import vmap  # noqa: E402
 from .nn.functional import bilinear, channel_shuffle, native_channel_shuffle  # noqa: E402
-from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 # PyTorch's aliases of the dtypes.
 half = float16  # noqa: F405
@@ -105,6 +164,7 @@ channels_last_3d = memory_format("channels_last_3d", 3)
 legacy_contiguous_format = contiguous_format
 
 from . import futures, random  # noqa: E402,A004  (ember.futures and ember.random, as in torch)
+
 default_generator = random.default_generator  # the CPU generator object, as torch.default_generator
 Tensor.__module__ = "ember"
 dtype.__module__ = "ember"
@@ -122,23 +182,77 @@ __all__ = [
     *_derived.__all__,
     *_real_complex.__all__,
     *_norm_ops.__all__,
-    "histogram", "histogramdd",
-    "autocast", "autocast_decrement_nesting", "autocast_increment_nesting", "clear_autocast_cache",
-    "get_autocast_cpu_dtype", "get_autocast_dtype", "get_autocast_gpu_dtype", "is_autocast_available",
-    "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
-    "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",
+    "histogram",
+    "histogramdd",
+    "autocast",
+    "autocast_decrement_nesting",
+    "autocast_increment_nesting",
+    "clear_autocast_cache",
+    "get_autocast_cpu_dtype",
+    "get_autocast_dtype",
+    "get_autocast_gpu_dtype",
+    "is_autocast_available",
+    "is_autocast_cache_enabled",
+    "is_autocast_cpu_enabled",
+    "is_autocast_enabled",
+    "set_autocast_cache_enabled",
+    "set_autocast_cpu_dtype",
+    "set_autocast_cpu_enabled",
+    "set_autocast_dtype",
+    "set_autocast_enabled",
     "set_autocast_gpu_dtype",
-    "save", "load", "compile", "asarray", "get_default_device", "set_default_device",
-    "pi", "e", "inf", "nan", "finfo", "iinfo", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
-    "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode", "get_deterministic_debug_mode",
-    "set_float32_matmul_precision", "get_float32_matmul_precision", "get_num_interop_threads",
-    "set_num_interop_threads", "is_complex", "is_storage", "typename", "set_default_tensor_type", "set_warn_always",
-    "is_warn_always_enabled", "set_flush_denormal", "set_anomaly_enabled",
-    "vmap", "bilinear", "channel_shuffle", "native_channel_shuffle",
-    "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-    "half", "float", "double", "short", "int", "long",
-    "layout", "memory_format", "strided", "contiguous_format", "preserve_format", "channels_last", "channels_last_3d",
-    "legacy_contiguous_format", "default_generator",
+    "save",
+    "load",
+    "compile",
+    "asarray",
+    "get_default_device",
+    "set_default_device",
+    "pi",
+    "e",
+    "inf",
+    "nan",
+    "finfo",
+    "iinfo",
+    "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled",
+    "is_deterministic_algorithms_warn_only_enabled",
+    "set_deterministic_debug_mode",
+    "get_deterministic_debug_mode",
+    "set_float32_matmul_precision",
+    "get_float32_matmul_precision",
+    "get_num_interop_threads",
+    "set_num_interop_threads",
+    "is_complex",
+    "is_storage",
+    "typename",
+    "set_default_tensor_type",
+    "set_warn_always",
+    "is_warn_always_enabled",
+    "set_flush_denormal",
+    "set_anomaly_enabled",
+    "vmap",
+    "bilinear",
+    "channel_shuffle",
+    "native_channel_shuffle",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "half",
+    "float",
+    "double",
+    "short",
+    "int",
+    "long",
+    "layout",
+    "memory_format",
+    "strided",
+    "contiguous_format",
+    "preserve_format",
+    "channels_last",
+    "channels_last_3d",
+    "legacy_contiguous_format",
+    "default_generator",
 ]
 
 
@@ -146,11 +260,13 @@ __all__ = [
 # (a module that stores F.relu can be deep-copied) and pickle by name.
 import copy as _copy  # noqa: E402
 import copyreg as _copyreg  # noqa: E402
+
 _copy._deepcopy_dispatch[type(_C.empty)] = _copy._deepcopy_atomic
 
 
 def _function_by_name(module, name):
     import importlib
+
     return getattr(importlib.import_module(module), name)
 
 

@@ -1,10 +1,22 @@
 """ember.compile: torch.compile's entry point for an eager-only library."""
+
 import builtins
 
 
 def compile(  # noqa: A001 (torch.compile's name; the comment stays on this line when formatted)
-        model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None,
-            name=None, disable=False, recompile_limit=None, isolate_recompiles=False, dynamic_shapes=None):
+    model=None,
+    *,
+    fullgraph=False,
+    dynamic=None,
+    backend=None,
+    mode=None,
+    options=None,
+    name=None,
+    disable=False,
+    recompile_limit=None,
+    isolate_recompiles=False,
+    dynamic_shapes=None,
+):
     """Optimizes a model or function for execution: in ember, returns `model` unchanged.
 
     ember has no graph compiler: the eager program runs with the same results (docs/differences.md). The arguments
@@ -36,12 +48,24 @@ def compile(  # noqa: A001 (torch.compile's name; the comment stays on this line
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
     if mode is not None and mode not in ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"):
-        raise RuntimeError("Unrecognized mode=%s, should be one of: default, reduce-overhead, max-autotune, "
-                           "max-autotune-no-cudagraphs" % mode)
+        raise RuntimeError(
+            "Unrecognized mode=%s, should be one of: default, reduce-overhead, max-autotune, "
+            "max-autotune-no-cudagraphs" % mode
+        )
     if model is None:
-        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
-                                 options=options, name=name, disable=disable, recompile_limit=recompile_limit,
-                                 isolate_recompiles=isolate_recompiles, dynamic_shapes=dynamic_shapes)
+        return lambda m: compile(
+            m,
+            fullgraph=fullgraph,
+            dynamic=dynamic,
+            backend=backend,
+            mode=mode,
+            options=options,
+            name=name,
+            disable=disable,
+            recompile_limit=recompile_limit,
+            isolate_recompiles=isolate_recompiles,
+            dynamic_shapes=dynamic_shapes,
+        )
     if not builtins.callable(model):
         raise RuntimeError("compile: the model must be callable, got %s" % type(model).__name__)
     return model

@@ -1,4 +1,5 @@
 """Creation helpers written over the C++ factories: the default device (torch.set_default_device) and asarray."""
+
 from . import _C
 
 
@@ -57,10 +58,14 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     if isinstance(obj, _C.Tensor):
         t = obj.to(device=obj.device if device is None else device, dtype=obj.dtype if dtype is None else dtype)
         shared = t is obj
-    elif hasattr(obj, "__array_interface__") or hasattr(obj, "__array__") or isinstance(obj, (bytes, bytearray,
-                                                                                                memoryview)):
+    elif (
+        hasattr(obj, "__array_interface__")
+        or hasattr(obj, "__array__")
+        or isinstance(obj, (bytes, bytearray, memoryview))
+    ):
         if isinstance(obj, (bytes, bytearray, memoryview)):
             import numpy as np
+
             obj = np.frombuffer(obj, dtype=np.uint8)
         t = _C.as_tensor(obj, dtype=dtype, device=device)
         shared = t.device.type == "cpu" and _shares_memory(t, obj)
@@ -80,5 +85,6 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
 
 def _shares_memory(t, arr):
     import numpy as np
+
     a = np.asarray(arr)
     return a.size > 0 and t.numel() > 0 and t.data_ptr() == a.__array_interface__["data"][0]

@@ -8,6 +8,7 @@ function of `input` as PyTorch's are:
 The elementwise ops' in-place forms (abs_, exp_, add_, ...) belong to their op tables (python/src/unary.cpp,
 binary.cpp); Note [In-place forms of the elementwise ops] says how the ones not bound there yet are made here.
 """
+
 from . import _C
 
 # ---- in-place functions ---------------------------------------------------------------------------------------------
@@ -54,7 +55,6 @@ def addr_(input, vec1, vec2, *, beta=1, alpha=1):
     """In-place version of :func:`ember.addr`: ``input`` becomes ``beta * input + alpha * outer(vec1, vec2)`` and is
     returned."""
     return input.addr_(vec1, vec2, beta=beta, alpha=alpha)
-
 
 
 def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
@@ -229,6 +229,7 @@ def unsqueeze_(input, dim):
 
 # ---- Tensor methods at top level -------------------------------------------------------------------------------------
 
+
 def get_device(input):
     """Returns the index of the CUDA device ``input`` is on, or -1 for a CPU tensor."""
     return input.get_device()
@@ -237,6 +238,7 @@ def get_device(input):
 # ---- *_copy functions ------------------------------------------------------------------------------------------------
 # Each returns what its view op returns, in memory of its own (a list or tuple of them for the splitting ones), so that
 # writing to the result never writes to `input`.
+
 
 def _copied(r):
     if isinstance(r, (tuple, list)):
@@ -344,24 +346,61 @@ def slice_copy(input, dim=0, start=None, end=None, step=1):
 # binds is left to it. Once the binary table binds them, the list goes.
 _UNARY_INPLACE = ()
 _BINARY_INPLACE = (
-    "add_", "arctan2_", "atan2_", "bitwise_and_", "bitwise_left_shift_", "bitwise_or_", "bitwise_right_shift_",
-    "bitwise_xor_", "copysign_", "div_", "divide_", "eq_", "floor_divide_", "fmod_", "ge_", "greater_",
-    "greater_equal_", "gt_", "heaviside_", "hypot_", "igamma_", "igammac_", "le_", "less_", "less_equal_",
-    "logical_and_", "logical_or_", "logical_xor_", "lt_", "mul_", "multiply_", "ne_", "nextafter_", "not_equal_",
-    "pow_", "remainder_", "sub_", "subtract_", "true_divide_")
+    "add_",
+    "arctan2_",
+    "atan2_",
+    "bitwise_and_",
+    "bitwise_left_shift_",
+    "bitwise_or_",
+    "bitwise_right_shift_",
+    "bitwise_xor_",
+    "copysign_",
+    "div_",
+    "divide_",
+    "eq_",
+    "floor_divide_",
+    "fmod_",
+    "ge_",
+    "greater_",
+    "greater_equal_",
+    "gt_",
+    "heaviside_",
+    "hypot_",
+    "igamma_",
+    "igammac_",
+    "le_",
+    "less_",
+    "less_equal_",
+    "logical_and_",
+    "logical_or_",
+    "logical_xor_",
+    "lt_",
+    "mul_",
+    "multiply_",
+    "ne_",
+    "nextafter_",
+    "not_equal_",
+    "pow_",
+    "remainder_",
+    "sub_",
+    "subtract_",
+    "true_divide_",
+)
 
 
 def _elementwise_inplace(name, binary):
     method = getattr(_C.Tensor, name)
     if binary:
+
         def f(input, other, **kwargs):
             return method(input, other, **kwargs)
     else:
+
         def f(input):
             return method(input)
+
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = ("In-place version of :func:`ember.%s`: writes the result into ``input`` and returns it."
-                 % name[:-1])
+    f.__doc__ = "In-place version of :func:`ember.%s`: writes the result into ``input`` and returns it." % name[:-1]
     return f
 
 
@@ -372,17 +411,62 @@ del _name
 
 __all__ = [
     # in-place functions
-    "addbmm_", "addcdiv_", "addcmul_", "addmm_", "addmv_", "addr_", "baddbmm_", "bernoulli_",
-    "clamp_max_", "clamp_min_", "cumprod_", "cumsum_", "float_power_",
-    "index_add_", "index_copy_", "index_fill_", "index_reduce_", "lerp_", "masked_fill_", "masked_scatter_",
-    "mvlgamma_", "normal_", "polygamma_", "put_", "renorm_", "scatter_", "scatter_add_",
-    "scatter_reduce_", "squeeze_", "swapaxes_", "swapdims_", "t_", "transpose_", "tril_", "triu_", "unsqueeze_",
+    "addbmm_",
+    "addcdiv_",
+    "addcmul_",
+    "addmm_",
+    "addmv_",
+    "addr_",
+    "baddbmm_",
+    "bernoulli_",
+    "clamp_max_",
+    "clamp_min_",
+    "cumprod_",
+    "cumsum_",
+    "float_power_",
+    "index_add_",
+    "index_copy_",
+    "index_fill_",
+    "index_reduce_",
+    "lerp_",
+    "masked_fill_",
+    "masked_scatter_",
+    "mvlgamma_",
+    "normal_",
+    "polygamma_",
+    "put_",
+    "renorm_",
+    "scatter_",
+    "scatter_add_",
+    "scatter_reduce_",
+    "squeeze_",
+    "swapaxes_",
+    "swapdims_",
+    "t_",
+    "transpose_",
+    "tril_",
+    "triu_",
+    "unsqueeze_",
     # Tensor methods at top level
     "get_device",
     # *_copy functions
-    "alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy", "permute_copy", "select_copy",
-    "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy",
-    "unfold_copy", "unsqueeze_copy", "view_copy",
+    "alias_copy",
+    "as_strided_copy",
+    "detach_copy",
+    "diagonal_copy",
+    "expand_copy",
+    "permute_copy",
+    "select_copy",
+    "slice_copy",
+    "split_copy",
+    "split_with_sizes_copy",
+    "squeeze_copy",
+    "t_copy",
+    "transpose_copy",
+    "unbind_copy",
+    "unfold_copy",
+    "unsqueeze_copy",
+    "view_copy",
     # Note [In-place forms of the elementwise ops]
     *_elementwise,
 ]

@@ -5,19 +5,29 @@ As PyTorch: each bin is [e_i, e_{i+1}) except the last, which includes its right
 [e_0, e_last] (and NaN) are not counted, nor their weights; without `range`, the outer edges are the input's min and
 max (0 and 1 for an empty input), widened by 0.5 on each side when equal; density divides by the total weight times
 the bin's width (volume)."""
+
 import operator
 
 from . import _C
 from ._C import Tensor
-from .return_types import histogram as _histogram_t, histogramdd as _histogramdd_t
+from .return_types import histogram as _histogram_t
+from .return_types import histogramdd as _histogramdd_t
 
 _FLOATS = (_C.float32, _C.float64)
 _builtin_range = range  # the functions below take an argument named range, as PyTorch's
 
 
 def _dtype_name(dtype):
-    return {_C.float16: "Half", _C.bfloat16: "BFloat16", _C.int64: "Long", _C.int32: "Int", _C.int16: "Short",
-            _C.int8: "Char", _C.uint8: "Byte", _C.bool: "Bool"}.get(dtype, str(dtype).split(".")[-1])
+    return {
+        _C.float16: "Half",
+        _C.bfloat16: "BFloat16",
+        _C.int64: "Long",
+        _C.int32: "Int",
+        _C.int16: "Short",
+        _C.int8: "Char",
+        _C.uint8: "Byte",
+        _C.bool: "Bool",
+    }.get(dtype, str(dtype).split(".")[-1])
 
 
 def _as_int(b):
@@ -31,7 +41,7 @@ def _check_input(op, input):
     if not isinstance(input, Tensor):
         raise TypeError("{}(): argument 'input' (position 1) must be Tensor, not {}".format(op, type(input).__name__))
     if input.dtype not in _FLOATS:
-        raise RuntimeError('"{}" not implemented for \'{}\''.format("histogramdd", _dtype_name(input.dtype)))
+        raise RuntimeError("\"{}\" not implemented for '{}'".format("histogramdd", _dtype_name(input.dtype)))
 
 
 def _outer_edges(column, lo, hi, d):
@@ -44,8 +54,9 @@ def _outer_edges(column, lo, hi, d):
             lo, hi = mm.min.item(), mm.max.item()
     lo, hi = float(lo), float(hi)
     if not (lo <= hi) and lo == lo and hi == hi:
-        raise RuntimeError("histogramdd(): min should not exceed max, but got min {:g} max {:g} for dimension {}"
-                           .format(lo, hi, d))
+        raise RuntimeError(
+            "histogramdd(): min should not exceed max, but got min {:g} max {:g} for dimension {}".format(lo, hi, d)
+        )
     if not (abs(lo) < float("inf") and abs(hi) < float("inf")):
         raise RuntimeError("histogramdd(): dimension {}'s range [{:g}, {:g}] is not finite".format(d, lo, hi))
     if lo == hi:
@@ -64,19 +75,23 @@ def _histogramdd_impl(op, points, bins, range, weight, density):
         column = points.select(1, d)
         if isinstance(b, Tensor):
             if b.dtype != points.dtype:
-                raise RuntimeError("{}(): input tensor and bins tensors should have the same dtype, but got input "
-                                   "with dtype {} and bins for dimension {} with dtype {}".format(
-                                       op, points.dtype, d, b.dtype))
+                raise RuntimeError(
+                    "{}(): input tensor and bins tensors should have the same dtype, but got input "
+                    "with dtype {} and bins for dimension {} with dtype {}".format(op, points.dtype, d, b.dtype)
+                )
             if b.dim() != 1:
-                raise RuntimeError("{}(): bins tensor should have one dimension, but got {} dimensions in the bins "
-                                   "tensor for dimension {}".format(op, b.dim(), d))
+                raise RuntimeError(
+                    "{}(): bins tensor should have one dimension, but got {} dimensions in the bins "
+                    "tensor for dimension {}".format(op, b.dim(), d)
+                )
             if b.numel() < 2:
                 raise RuntimeError("{}(): bins must be > 0, but got {} for dimension {}".format(op, b.numel() - 1, d))
             e = b.to(points.device)
         else:
             if _as_int(b) is None:
-                raise TypeError("{}(): bins must be an int or a 1-d tensor of bin edges, not {}".format(
-                    op, type(b).__name__))
+                raise TypeError(
+                    "{}(): bins must be an int or a 1-d tensor of bin edges, not {}".format(op, type(b).__name__)
+                )
             b = _as_int(b)
             if b <= 0:
                 raise RuntimeError("{}(): bins must be > 0, but got {} for dimension {}".format(op, b, d))
@@ -110,19 +125,23 @@ def _histogramdd_impl(op, points, bins, range, weight, density):
     return hist, tuple(edges)
 
 
-
 def _check_weight(op, input, weight, expected_shape):
     if weight is None:
         return
     if not isinstance(weight, Tensor):
         raise TypeError("{}(): argument 'weight' must be Tensor, not {}".format(op, type(weight).__name__))
     if weight.dtype != input.dtype:
-        raise RuntimeError("{}(): if weight tensor is provided, input tensor and weight tensor should have the same "
-                           "dtype, but got input({}), and weight({})".format(op, input.dtype, weight.dtype))
+        raise RuntimeError(
+            "{}(): if weight tensor is provided, input tensor and weight tensor should have the same "
+            "dtype, but got input({}), and weight({})".format(op, input.dtype, weight.dtype)
+        )
     if tuple(weight.shape) != tuple(expected_shape):
-        raise RuntimeError("{}(): if weight tensor is provided it should have the same shape as the input tensor "
-                           "excluding its innermost dimension, but got input with shape {} and weight with shape {}"
-                           .format(op, list(input.shape), list(weight.shape)))
+        raise RuntimeError(
+            "{}(): if weight tensor is provided it should have the same shape as the input tensor "
+            "excluding its innermost dimension, but got input with shape {} and weight with shape {}".format(
+                op, list(input.shape), list(weight.shape)
+            )
+        )
 
 
 def _write_out(result, out, op):
@@ -171,8 +190,9 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     elif _as_int(bins) is None:
         raise TypeError("histogram(): argument 'bins' must be int or Tensor, not {}".format(type(bins).__name__))
     if range is not None and len(range) != 2:
-        raise RuntimeError("histogram(): for a 1-dimensional histogram range should have 2 elements, but got {}"
-                           .format(len(range)))
+        raise RuntimeError(
+            "histogram(): for a 1-dimensional histogram range should have 2 elements, but got {}".format(len(range))
+        )
     _check_weight("histogram", input, weight, input.shape)
     hist, edges = _histogramdd_impl("histogram", input.reshape(-1, 1), [bins], range, weight, density)
     return _write_out(_histogram_t(hist, edges[0]), out, "histogram")
@@ -213,21 +233,26 @@ def histogramdd(input, bins, range=None, weight=None, density=False, *, out=None
         raise RuntimeError("histogramdd(): input tensor should have at least 2 dimensions")
     dims = input.shape[-1]
     if isinstance(bins, Tensor):
-        raise TypeError("histogramdd(): bins must be an int, a sequence of ints or a sequence of tensors, not a "
-                        "Tensor")
+        raise TypeError("histogramdd(): bins must be an int, a sequence of ints or a sequence of tensors, not a Tensor")
     if _as_int(bins) is not None:
         bins = [_as_int(bins)] * dims
     bins = list(bins)
     if len(bins) != dims:
-        raise RuntimeError("histogramdd(): expected {} sequences of bin edges for a {}-dimensional histogram but got "
-                           "{}".format(dims, dims, len(bins)))
+        raise RuntimeError(
+            "histogramdd(): expected {} sequences of bin edges for a {}-dimensional histogram but got {}".format(
+                dims, dims, len(bins)
+            )
+        )
     if range is not None:
         if any(isinstance(b, Tensor) for b in bins):
             raise TypeError("histogramdd(): range cannot be given with tensors of bin edges (bins)")
         range = [float(r) for r in range]  # noqa: A001
         if len(range) != 2 * dims:
-            raise RuntimeError("histogramdd(): for a {}-dimensional histogram range should have {} elements, but got "
-                               "{}".format(dims, 2 * dims, len(range)))
+            raise RuntimeError(
+                "histogramdd(): for a {}-dimensional histogram range should have {} elements, but got {}".format(
+                    dims, 2 * dims, len(range)
+                )
+            )
     _check_weight("histogramdd", input, weight, input.shape[:-1])
     hist, edges = _histogramdd_impl("histogramdd", input.reshape(-1, dims), bins, range, weight, density)
     return _write_out(_histogramdd_t(hist, edges), out, "histogramdd")

@@ -3,11 +3,13 @@ frobenius_norm, nuclear_norm (ember.linalg), native_layer_norm / native_batch_no
 the saved statistics), and the batch_norm_* pieces that SyncBatchNorm implementations call (batch_norm_stats,
 batch_norm_gather_stats(_with_counts), batch_norm_update_stats, batch_norm_elemt, batch_norm_backward_reduce,
 batch_norm_backward_elemt; CUDA-only in PyTorch, on every device here)."""
+
 from . import _C
 
 
 def _linalg():
     from . import linalg
+
     return linalg
 
 
@@ -34,8 +36,9 @@ def frobenius_norm(input, dim=None, keepdim=False, *, out=None):
     else:
         dims = _dims_list(dim)
         if len(dims) > 2:
-            raise RuntimeError("frobenius_norm(): Expected at most 2 dimensions, but got {} dimensions instead."
-                               .format(len(dims)))
+            raise RuntimeError(
+                "frobenius_norm(): Expected at most 2 dimensions, but got {} dimensions instead.".format(len(dims))
+            )
         result = _linalg().vector_norm(input, 2, dim=dims, keepdim=keepdim)
     return result if out is None else out.resize_(result.shape).copy_(result)
 
@@ -56,8 +59,10 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
         dim, keepdim = None, dim
     if dim is None:
         if input.dim() != 2:
-            raise RuntimeError("nuclear_norm(): Expected a tensor with 2 dimensions, but got a tensor with {} "
-                               "dimensions instead.".format(input.dim()))
+            raise RuntimeError(
+                "nuclear_norm(): Expected a tensor with 2 dimensions, but got a tensor with {} "
+                "dimensions instead.".format(input.dim())
+            )
         dim = (0, 1)
     dims = _dims_list(dim)
     if len(dims) != 2:
@@ -89,11 +94,16 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     channels of `HxW` elements each, in `group` groups) and the statistics of each group, of shape ``(N, group)``.
     See :func:`ember.nn.functional.group_norm`."""
     if input.numel() != N * C * HxW:
-        raise RuntimeError("native_group_norm(): expected input with N*C*HxW = {} elements, got input of shape {}"
-                           .format(N * C * HxW, list(input.shape)))
+        raise RuntimeError(
+            "native_group_norm(): expected input with N*C*HxW = {} elements, got input of shape {}".format(
+                N * C * HxW, list(input.shape)
+            )
+        )
     if group <= 0 or C % group != 0:
-        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
-                           "shape {} and num_groups={}".format(list(input.shape), group))
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input of "
+            "shape {} and num_groups={}".format(list(input.shape), group)
+        )
     out = _C.group_norm(input, group, weight, bias, eps)
     mean, var = _stats(input.reshape(N, group, -1), [2])
     return out, mean.reshape(N, group), (var + eps).rsqrt().reshape(N, group)
@@ -211,6 +221,17 @@ def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum
     return ((grad_out.to(mean.dtype) - mean_dy - xmu * inv * inv * mean_dy_xmu) * scale).to(input.dtype)
 
 
-__all__ = ["batch_norm_backward_elemt", "batch_norm_backward_reduce", "batch_norm_elemt", "batch_norm_gather_stats",
-           "batch_norm_gather_stats_with_counts", "batch_norm_stats", "batch_norm_update_stats", "frobenius_norm",
-           "native_batch_norm", "native_group_norm", "native_layer_norm", "nuclear_norm"]
+__all__ = [
+    "batch_norm_backward_elemt",
+    "batch_norm_backward_reduce",
+    "batch_norm_elemt",
+    "batch_norm_gather_stats",
+    "batch_norm_gather_stats_with_counts",
+    "batch_norm_stats",
+    "batch_norm_update_stats",
+    "frobenius_norm",
+    "native_batch_norm",
+    "native_group_norm",
+    "native_layer_norm",
+    "nuclear_norm",
+]

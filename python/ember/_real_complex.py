@@ -3,6 +3,7 @@ dtype): conj, conj_physical, resolve_conj, resolve_neg, real return the tensor i
 (NaN for NaN); isreal is all True; is_conj, is_neg and is_inference are False. Also scalar_tensor and the
 torch.has_* build flags. The numeric work (angle) is a composition of C++ ops. Their Tensor methods are attached by
 ember._tensor."""
+
 import math as _math
 
 from . import _C
@@ -165,7 +166,6 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, 
     return t.requires_grad_() if requires_grad else t
 
 
-
 # The build's features, as torch.has_*: cuDNN is part of every CUDA build; LAPACK comes with OpenBLAS; oneDNN runs on
 # OpenMP; no MKL, MPS or FFT.
 has_cuda = bool(_C._cuda_is_built())
@@ -177,6 +177,26 @@ has_openmp = True
 has_mps = False
 has_spectral = False
 
-__all__ = ["angle", "conj", "conj_physical", "conj_physical_", "imag", "is_conj", "is_inference", "is_neg", "isreal",
-           "real", "resolve_conj", "resolve_neg", "scalar_tensor",
-           "has_cuda", "has_cudnn", "has_lapack", "has_mkl", "has_mkldnn", "has_mps", "has_openmp", "has_spectral"]
+__all__ = [
+    "angle",
+    "conj",
+    "conj_physical",
+    "conj_physical_",
+    "imag",
+    "is_conj",
+    "is_inference",
+    "is_neg",
+    "isreal",
+    "real",
+    "resolve_conj",
+    "resolve_neg",
+    "scalar_tensor",
+    "has_cuda",
+    "has_cudnn",
+    "has_lapack",
+    "has_mkl",
+    "has_mkldnn",
+    "has_mps",
+    "has_openmp",
+    "has_spectral",
+]

@@ -6,6 +6,7 @@ into a tuple of the default objects) and its docstring. `inspect` does not read 
 puts a `__signature__` property built by this module on nanobind's three function types: the signature is parsed
 when someone asks for it, and a call costs nothing more.
 """
+
 import ast
 import inspect
 import keyword
@@ -38,7 +39,7 @@ def _annotation(node, text):
 
 def _default(node, text, defaults):
     if isinstance(node, ast.Name) and node.id.startswith("_nb_default_"):
-        return defaults[int(node.id[len("_nb_default_"):])]
+        return defaults[int(node.id[len("_nb_default_") :])]
     try:
         return ast.literal_eval(node)
     except ValueError:
@@ -60,15 +61,20 @@ def parse(def_line, defaults=None):
         default = inspect.Parameter.empty if d is None else _default(d, text, defaults)
         params.append(inspect.Parameter(arg.arg, kind, default=default, annotation=_annotation(arg.annotation, text)))
     if a.vararg:
-        params.append(inspect.Parameter(a.vararg.arg, _KINDS.VAR_POSITIONAL,
-                                        annotation=_annotation(a.vararg.annotation, text)))
+        params.append(
+            inspect.Parameter(a.vararg.arg, _KINDS.VAR_POSITIONAL, annotation=_annotation(a.vararg.annotation, text))
+        )
     for arg, d in zip(a.kwonlyargs, a.kw_defaults):
         default = inspect.Parameter.empty if d is None else _default(d, text, defaults)
-        params.append(inspect.Parameter(arg.arg, _KINDS.KEYWORD_ONLY, default=default,
-                                        annotation=_annotation(arg.annotation, text)))
+        params.append(
+            inspect.Parameter(
+                arg.arg, _KINDS.KEYWORD_ONLY, default=default, annotation=_annotation(arg.annotation, text)
+            )
+        )
     if a.kwarg:
-        params.append(inspect.Parameter(a.kwarg.arg, _KINDS.VAR_KEYWORD, annotation=_annotation(a.kwarg.annotation,
-                                                                                               text)))
+        params.append(
+            inspect.Parameter(a.kwarg.arg, _KINDS.VAR_KEYWORD, annotation=_annotation(a.kwarg.annotation, text))
+        )
     returns = _annotation(fn.returns, text)
     return inspect.Signature(params, return_annotation=returns, __validate_parameters__=False)
 

@@ -1,5 +1,6 @@
 """The Tensor methods written in Python, attached to ember.Tensor here and nowhere else (Note [Python surface] in
 docs/architecture.md): every other method is bound in C++ by its op family's binding file (python/src)."""
+
 from . import _C, _histogram, _real_complex, _tensor_types
 from . import autograd as _autograd
 
@@ -65,6 +66,7 @@ def type(self, dtype=None, non_blocking=False, **kwargs):  # noqa: A001
 
 # ---- the complex-number helpers on real tensors (ember._real_complex) ----------------------------------------------
 
+
 def conj(self):
     """Returns the complex conjugate of this tensor: for ember's real dtypes, the tensor itself. See
     :func:`ember.conj`."""
@@ -120,7 +122,6 @@ def angle(self):
     return _real_complex.angle(self)
 
 
-
 def _real_get(self):
     return self
 
@@ -142,9 +143,16 @@ _METHODS = {
     "type": type,
     # x.histogram(bins, ...) is ember.histogram(x, bins, ...): the same function, whose first parameter is `input`
     "histogram": _histogram.histogram,
-    "conj": conj, "conj_physical": conj_physical, "conj_physical_": conj_physical_, "resolve_conj": resolve_conj,
-    "resolve_neg": resolve_neg, "is_conj": is_conj, "is_neg": is_neg, "is_inference": is_inference,
-    "isreal": isreal, "angle": angle,
+    "conj": conj,
+    "conj_physical": conj_physical,
+    "conj_physical_": conj_physical_,
+    "resolve_conj": resolve_conj,
+    "resolve_neg": resolve_neg,
+    "is_conj": is_conj,
+    "is_neg": is_neg,
+    "is_inference": is_inference,
+    "isreal": isreal,
+    "angle": angle,
     "real": property(_real_get, _real_set, doc="The real part of the tensor: the tensor itself (real dtypes)."),
     "imag": property(_imag_get, _imag_set, doc="The imaginary part: raises RuntimeError (no complex dtypes in ember)."),
 }

@@ -3,11 +3,21 @@ its dtype and device (FloatTensor(2, 3): uninitialised 2x3; LongTensor([1, 2]): 
 and an isinstance() test (isinstance(x, ember.cuda.FloatTensor): x is a float32 CUDA tensor), as PyTorch's are
 (a metaclass's __instancecheck__); x.type(ember.cuda.HalfTensor) and x.type("torch.cuda.HalfTensor") convert
 (Tensor.type, in ember._tensor)."""
+
 from . import _C
 
-_NAMES = [("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("HalfTensor", "float16"),
-          ("BFloat16Tensor", "bfloat16"), ("LongTensor", "int64"), ("IntTensor", "int32"), ("ShortTensor", "int16"),
-          ("CharTensor", "int8"), ("ByteTensor", "uint8"), ("BoolTensor", "bool")]
+_NAMES = [
+    ("FloatTensor", "float32"),
+    ("DoubleTensor", "float64"),
+    ("HalfTensor", "float16"),
+    ("BFloat16Tensor", "bfloat16"),
+    ("LongTensor", "int64"),
+    ("IntTensor", "int32"),
+    ("ShortTensor", "int16"),
+    ("CharTensor", "int8"),
+    ("ByteTensor", "uint8"),
+    ("BoolTensor", "bool"),
+]
 
 
 class _LegacyTensorType(type):
@@ -38,10 +48,15 @@ def _new(cls, *args, device=None):
 def _make(name, dtype_name, is_cuda):
     module = "ember.cuda" if is_cuda else "ember"
     where = "CUDA" if is_cuda else "CPU"
-    doc = ("The legacy type of %s %s tensors: %s(*sizes) makes an uninitialised tensor of that shape, %s(data) one "
-           "from data, and isinstance(x, %s) tells whether x is one." % (where, dtype_name, name, name, name))
-    return _LegacyTensorType(name, (), {"dtype": getattr(_C, dtype_name), "is_cuda": is_cuda, "__module__": module,
-                                        "__new__": _new, "__doc__": doc})
+    doc = (
+        "The legacy type of %s %s tensors: %s(*sizes) makes an uninitialised tensor of that shape, %s(data) one "
+        "from data, and isinstance(x, %s) tells whether x is one." % (where, dtype_name, name, name, name)
+    )
+    return _LegacyTensorType(
+        name,
+        (),
+        {"dtype": getattr(_C, dtype_name), "is_cuda": is_cuda, "__module__": module, "__new__": _new, "__doc__": doc},
+    )
 
 
 cpu_types = {name: _make(name, d, False) for name, d in _NAMES}
@@ -60,8 +75,18 @@ CharTensor = cpu_types["CharTensor"]
 ByteTensor = cpu_types["ByteTensor"]
 BoolTensor = cpu_types["BoolTensor"]
 
-__all__ = ["BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
-           "IntTensor", "LongTensor", "ShortTensor"]
+__all__ = [
+    "BFloat16Tensor",
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
+]
 
 
 def _type_name(t):

@@ -14,6 +14,7 @@ Safety rests on three layers (Note [restricted unpickling]):
 3. every size that leads to an allocation (a storage's element count, a member's size) is checked
    against the bytes the file really holds before anything is allocated.
 """
+
 import collections
 import ctypes
 import io
@@ -61,8 +62,20 @@ _STORAGE_TYPES = {
     "UntypedStorage": ("uint8", "u1", 1),
 }
 # dtype globals (a pickled torch.dtype is a reference to the module attribute, e.g. torch.float32)
-_DTYPE_NAMES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
-                "bool", "complex64", "complex128"]
+_DTYPE_NAMES = [
+    "float32",
+    "float64",
+    "float16",
+    "bfloat16",
+    "int64",
+    "int32",
+    "int16",
+    "int8",
+    "uint8",
+    "bool",
+    "complex64",
+    "complex128",
+]
 _SAFE_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,200}$")
 
 
@@ -163,10 +176,10 @@ def _load(src, map_location, mmap):
     if len(head) >= 262 and head[257:262] == b"ustar":
         raise RuntimeError(
             f"ember.load: '{src.name}' is a tar archive: PyTorch's oldest checkpoint format (tar, before "
-            "PyTorch 0.4) is not supported; load it with an old PyTorch and save it again")
+            "PyTorch 0.4) is not supported; load it with an old PyTorch and save it again"
+        )
     what = "it is empty" if not head else f"it starts with {head[:16]!r}"
-    raise RuntimeError(
-        f"ember.load: '{src.name}' is neither an ember checkpoint nor a PyTorch checkpoint ({what})")
+    raise RuntimeError(f"ember.load: '{src.name}' is neither an ember checkpoint nor a PyTorch checkpoint ({what})")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -247,6 +260,7 @@ def _check_pickle(stream, where):
 # Allow-list helpers: what the allowed globals map to. Each checks its arguments, so a pickle can call
 # them only with the plain values they are meant for.
 
+
 def _int(v, what):
     if type(v) is not int or not -(1 << 63) <= v < (1 << 63):
         raise RuntimeError(f"{what} must be a 64-bit integer, got {type(v).__name__} {v!r:.60}")
@@ -269,8 +283,11 @@ def _make_size(*args):
 
 
 def _make_device(*args):
-    if not 1 <= len(args) <= 2 or not isinstance(args[0], str) or (len(args) == 2 and args[1] is not None
-                                                                   and type(args[1]) is not int):
+    if (
+        not 1 <= len(args) <= 2
+        or not isinstance(args[0], str)
+        or (len(args) == 2 and args[1] is not None and type(args[1]) is not int)
+    ):
         raise RuntimeError(f"torch.device expects (type, [index]), got {args!r:.100}")
     return ember.device(*args)
 
@@ -359,8 +376,8 @@ def _tensor_from_buffer(buf, stype, byteorder, where):
     dtype = getattr(ember, stype.dtype_name, None)
     if dtype is None:
         raise RuntimeError(
-            f"{where}: the storage holds {stype.dtype_name} data ({stype!r}), and ember has no "
-            f"{stype.dtype_name} dtype")
+            f"{where}: the storage holds {stype.dtype_name} data ({stype!r}), and ember has no {stype.dtype_name} dtype"
+        )
     if stype.itemsize > 1 and byteorder == "big":
         buf.view(np.dtype(stype.np_dtype).newbyteorder(">")).byteswap(inplace=True)
     if stype.dtype_name == "bfloat16":
@@ -419,7 +436,8 @@ class _Loader:
             def persistent_load(self, pid):
                 if persistent_load is None:
                     raise pickle.UnpicklingError(
-                        f"ember.load: '{loader.name}': {what} refers to a storage where none may appear")
+                        f"ember.load: '{loader.name}': {what} refers to a storage where none may appear"
+                    )
                 return persistent_load(pid)
 
         try:
@@ -432,8 +450,8 @@ class _Loader:
             raise RuntimeError(f"ember.load: '{self.name}': {what}: {e}") from e
         except Exception as e:
             raise pickle.UnpicklingError(
-                f"ember.load: '{self.name}': {what} is not a valid checkpoint pickle ({type(e).__name__}: "
-                f"{e})") from e
+                f"ember.load: '{self.name}': {what} is not a valid checkpoint pickle ({type(e).__name__}: {e})"
+            ) from e
 
     def find_class(self, module, name):
         if module == "__builtin__":  # pickles written by Python 2
@@ -444,8 +462,10 @@ class _Loader:
             return obj
         hint = ""
         if module.startswith("torch.nn.modules") or module == "__main__":
-            hint = (" The file holds pickled Python objects (torch.save(model) rather than "
-                    "torch.save(model.state_dict())); save the state_dict with PyTorch and load that.")
+            hint = (
+                " The file holds pickled Python objects (torch.save(model) rather than "
+                "torch.save(model.state_dict())); save the state_dict with PyTorch and load that."
+            )
         elif module.startswith("__torch__"):
             hint = " This looks like a TorchScript archive (torch.jit.save), which ember does not read."
         elif module.startswith("numpy"):
@@ -454,27 +474,32 @@ class _Loader:
             f"ember.load: refusing to load '{self.name}': its pickle refers to the global '{full}', which is "
             "not on the allow-list (tensor and storage rebuild functions, storage types, torch.Size, "
             "torch.device, dtypes, OrderedDict, set, frozenset, complex, slice, bytes); ember never runs "
-            f"code from a checkpoint (see docs/torch_checkpoints.md).{hint}")
+            f"code from a checkpoint (see docs/torch_checkpoints.md).{hint}"
+        )
 
     def _parse_pid(self, pid, length):
         if not isinstance(pid, tuple) or len(pid) != length:
             raise pickle.UnpicklingError(
                 f"ember.load: '{self.name}': unexpected persistent id {pid!r:.100} (expected a "
-                f"{length}-tuple ('storage', type, key, location, numel{', view' if length == 6 else ''}))")
+                f"{length}-tuple ('storage', type, key, location, numel{', view' if length == 6 else ''}))"
+            )
         kind, stype, key, location, numel = pid[:5]
         if isinstance(kind, bytes):
             kind = kind.decode("ascii", "replace")
         if kind != "storage":
             raise pickle.UnpicklingError(
-                f"ember.load: '{self.name}': only storages may be persistent objects, got {kind!r:.60}")
+                f"ember.load: '{self.name}': only storages may be persistent objects, got {kind!r:.60}"
+            )
         if not isinstance(stype, _StorageType):
             raise pickle.UnpicklingError(
-                f"ember.load: '{self.name}': storage type {stype!r:.60} is not a torch storage type")
+                f"ember.load: '{self.name}': storage type {stype!r:.60} is not a torch storage type"
+            )
         if isinstance(location, bytes):
             location = location.decode("ascii", "replace")
         if not isinstance(key, str) or not _SAFE_KEY.match(key) or not isinstance(location, str):
             raise pickle.UnpicklingError(
-                f"ember.load: '{self.name}': bad storage key {key!r:.60} or location {location!r:.60}")
+                f"ember.load: '{self.name}': bad storage key {key!r:.60} or location {location!r:.60}"
+            )
         if type(numel) is not int or numel < 0:
             raise pickle.UnpicklingError(f"ember.load: '{self.name}': bad storage size {numel!r:.60}")
         return stype, key, location, numel
@@ -484,11 +509,15 @@ class _Loader:
 
         restored = _restore_location(tensor, location, self.map_location)
         if not isinstance(restored, ember.Tensor):
-            raise RuntimeError(f"ember.load: '{self.name}': map_location returned {type(restored).__name__} "
-                               f"for storage '{key}', expected a Tensor")
+            raise RuntimeError(
+                f"ember.load: '{self.name}': map_location returned {type(restored).__name__} "
+                f"for storage '{key}', expected a Tensor"
+            )
         if restored.dtype != tensor.dtype:
-            raise RuntimeError(f"ember.load: '{self.name}': map_location returned a {restored.dtype} tensor "
-                               f"for storage '{key}' of dtype {tensor.dtype}")
+            raise RuntimeError(
+                f"ember.load: '{self.name}': map_location returned a {restored.dtype} tensor "
+                f"for storage '{key}' of dtype {tensor.dtype}"
+            )
         if restored.dim() != 1 or not restored.is_contiguous():
             restored = restored.contiguous().view(-1)
         return restored
@@ -498,7 +527,8 @@ class _Loader:
             raise RuntimeError(
                 f"ember.load: '{self.name}': {what} needs {nbytes} bytes, more than the file holds "
                 f"({self.src.size} bytes in all, {max(self.budget, 0)} not yet used by other storages); "
-                "the file is truncated or corrupted")
+                "the file is truncated or corrupted"
+            )
         self.budget -= nbytes
 
     # -- tensor rebuild functions (what torch._utils._rebuild_* map to) -----------------------------
@@ -506,17 +536,22 @@ class _Loader:
         if self.probe:
             return None
         if not isinstance(storage, ember.Tensor) or id(storage) not in self.storage_ids:
-            raise RuntimeError(f"ember.load: '{self.name}': a tensor's storage is {type(storage).__name__}, "
-                               "not a storage of this checkpoint")
+            raise RuntimeError(
+                f"ember.load: '{self.name}': a tensor's storage is {type(storage).__name__}, "
+                "not a storage of this checkpoint"
+            )
         size = _int_tuple(size, "a tensor's size")
         stride = _int_tuple(stride, "a tensor's stride")
         offset = _int(storage_offset, "a tensor's storage offset")
         if len(size) != len(stride):
-            raise RuntimeError(f"ember.load: '{self.name}': tensor size {list(size)} and stride {list(stride)} "
-                               "have different lengths")
+            raise RuntimeError(
+                f"ember.load: '{self.name}': tensor size {list(size)} and stride {list(stride)} have different lengths"
+            )
         if offset < 0 or any(s < 0 for s in size) or any(s < 0 for s in stride):
-            raise RuntimeError(f"ember.load: '{self.name}': negative size, stride or offset (size {list(size)}, "
-                               f"stride {list(stride)}, offset {offset})")
+            raise RuntimeError(
+                f"ember.load: '{self.name}': negative size, stride or offset (size {list(size)}, "
+                f"stride {list(stride)}, offset {offset})"
+            )
         # Python integers cannot overflow: check the extent here, then ember checks it again in C++.
         n = storage.numel()
         if all(size):
@@ -524,18 +559,22 @@ class _Loader:
             if end > n:
                 raise RuntimeError(
                     f"ember.load: '{self.name}': a tensor of size {list(size)}, stride {list(stride)} and "
-                    f"storage offset {offset} reaches element {end - 1} of a storage of {n} elements")
+                    f"storage offset {offset} reaches element {end - 1} of a storage of {n} elements"
+                )
         try:
             return storage.as_strided(size, stride, storage.storage_offset() + offset)
         except (RuntimeError, ValueError, TypeError, IndexError) as e:
-            raise RuntimeError(f"ember.load: '{self.name}': cannot rebuild a tensor of size {list(size)}, "
-                               f"stride {list(stride)}, offset {offset}: {e}") from e
+            raise RuntimeError(
+                f"ember.load: '{self.name}': cannot rebuild a tensor of size {list(size)}, "
+                f"stride {list(stride)}, offset {offset}: {e}"
+            ) from e
 
     def _rebuild_tensor(self, storage, storage_offset, size, stride):
         return self._as_strided(storage, storage_offset, size, stride)
 
-    def _rebuild_tensor_v2(self, storage, storage_offset, size, stride, requires_grad=False,
-                           backward_hooks=None, metadata=None):
+    def _rebuild_tensor_v2(
+        self, storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None
+    ):
         t = self._as_strided(storage, storage_offset, size, stride)
         if t is not None and requires_grad is not False:
             if requires_grad is not True:
@@ -547,8 +586,10 @@ class _Loader:
         if self.probe:
             return None
         if not isinstance(data, ember.Tensor) or type(requires_grad) is not bool:
-            raise RuntimeError(f"ember.load: '{self.name}': a Parameter needs a tensor and a bool, got "
-                               f"{type(data).__name__} and {type(requires_grad).__name__}")
+            raise RuntimeError(
+                f"ember.load: '{self.name}': a Parameter needs a tensor and a bool, got "
+                f"{type(data).__name__} and {type(requires_grad).__name__}"
+            )
         try:
             return ember.nn.Parameter(data, requires_grad)
         except (RuntimeError, ValueError, TypeError) as e:
@@ -574,8 +615,10 @@ class _ZipLoader(_Loader):
         except (RuntimeError, pickle.UnpicklingError, MemoryError, TypeError, AttributeError, NameError):
             raise  # the last three would be bugs here: let them show
         except Exception as e:  # zipfile.BadZipFile, zlib.error, OSError, EOFError, struct.error, ...
-            raise RuntimeError(f"ember.load: '{self.name}' is a zip archive that cannot be read as a PyTorch "
-                               f"checkpoint (truncated or corrupted?): {type(e).__name__}: {e}") from e
+            raise RuntimeError(
+                f"ember.load: '{self.name}' is a zip archive that cannot be read as a PyTorch "
+                f"checkpoint (truncated or corrupted?): {type(e).__name__}: {e}"
+            ) from e
 
     def _load(self):
         src = self.src
@@ -583,8 +626,10 @@ class _ZipLoader(_Loader):
         try:
             zf = zipfile.ZipFile(src.fp if src.base == 0 else io.BytesIO(src.read_at(0, src.size)))
         except (zipfile.BadZipFile, OSError, EOFError, ValueError, struct.error, UnicodeError) as e:
-            self.fail(f"starts like a zip archive (a torch.save checkpoint) but is not a readable one "
-                      f"(truncated or corrupted?): {e}")
+            self.fail(
+                f"starts like a zip archive (a torch.save checkpoint) but is not a readable one "
+                f"(truncated or corrupted?): {e}"
+            )
         infos = zf.infolist()
         if not infos:
             self.fail("is an empty zip archive, not a torch.save checkpoint")
@@ -593,8 +638,9 @@ class _ZipLoader(_Loader):
         self.prefix = top + "/"
         pkl = self.members.get(self.prefix + "data.pkl")
         if pkl is None:
-            if self.prefix + "constants.pkl" in self.members or any(n.startswith(self.prefix + "code/")
-                                                                    for n in self.members):
+            if self.prefix + "constants.pkl" in self.members or any(
+                n.startswith(self.prefix + "code/") for n in self.members
+            ):
                 self.fail("is a TorchScript archive (torch.jit.save); ember reads torch.save checkpoints only")
             self.fail(f"is a zip archive without '{top}/data.pkl', so not a torch.save checkpoint")
         for info in infos:
@@ -613,15 +659,20 @@ class _ZipLoader(_Loader):
         if info.flag_bits & 0x1:
             self.fail(f"member '{info.filename}' is encrypted")
         if info.header_offset < 0 or info.header_offset + info.compress_size > self.src.size:
-            self.fail(f"member '{info.filename}' claims {info.compress_size} bytes at offset "
-                      f"{info.header_offset}, past the end of the file ({self.src.size} bytes): truncated?")
+            self.fail(
+                f"member '{info.filename}' claims {info.compress_size} bytes at offset "
+                f"{info.header_offset}, past the end of the file ({self.src.size} bytes): truncated?"
+            )
         if info.compress_type == zipfile.ZIP_STORED:
             if info.file_size != info.compress_size:
-                self.fail(f"stored member '{info.filename}' has size {info.file_size} but "
-                          f"{info.compress_size} stored bytes")
+                self.fail(
+                    f"stored member '{info.filename}' has size {info.file_size} but {info.compress_size} stored bytes"
+                )
         elif info.file_size > _MAX_INFLATE_RATIO * info.compress_size + 1024:
-            self.fail(f"compressed member '{info.filename}' claims to inflate {info.compress_size} bytes to "
-                      f"{info.file_size}, more than compression allows")
+            self.fail(
+                f"compressed member '{info.filename}' claims to inflate {info.compress_size} bytes to "
+                f"{info.file_size}, more than compression allows"
+            )
 
     def _read_small(self, zf, info, limit):
         if info.file_size > limit:
@@ -643,12 +694,16 @@ class _ZipLoader(_Loader):
         where = f"ember.load: '{self.name}': storage '{key}'"
         info = self.members.get(f"{self.prefix}data/{key}")
         if info is None:
-            self.fail(f"the pickle refers to storage '{key}', but the archive has no member "
-                      f"'{self.prefix}data/{key}' (truncated or corrupted?)")
+            self.fail(
+                f"the pickle refers to storage '{key}', but the archive has no member "
+                f"'{self.prefix}data/{key}' (truncated or corrupted?)"
+            )
         nbytes = numel * stype.itemsize
         if info.file_size != nbytes:
-            self.fail(f"storage '{key}' should hold {numel} x {stype.itemsize} = {nbytes} bytes "
-                      f"({stype!r}), but member '{info.filename}' has {info.file_size}")
+            self.fail(
+                f"storage '{key}' should hold {numel} x {stype.itemsize} = {nbytes} bytes "
+                f"({stype!r}), but member '{info.filename}' has {info.file_size}"
+            )
         self.take_budget(info.compress_size, f"storage '{key}'")
         buf = self._storage_bytes(info, nbytes, stype.itemsize)
         tensor = _tensor_from_buffer(buf, stype, self.byteorder, where)
@@ -686,7 +741,7 @@ class _ZipLoader(_Loader):
                 chunk = m.read(min(_CHUNK, nbytes - pos))
                 if not chunk:
                     break
-                view[pos:pos + len(chunk)] = chunk
+                view[pos : pos + len(chunk)] = chunk
                 pos += len(chunk)
         if pos != nbytes:
             self.fail(f"member '{info.filename}' ended after {pos} of {nbytes} bytes (truncated?)")
@@ -734,8 +789,10 @@ class _LegacyLoader(_Loader):
         fp.seek(self.src.base)
         magic = self.unpickle(self.next_pickle("the first pickle"), "the first pickle")
         if magic != _LEGACY_MAGIC:
-            self.fail("is a pickle file but not a PyTorch checkpoint (no torch.save magic number); "
-                      "ember.load does not read arbitrary pickles")
+            self.fail(
+                "is a pickle file but not a PyTorch checkpoint (no torch.save magic number); "
+                "ember.load does not read arbitrary pickles"
+            )
         version = self.unpickle(self.next_pickle("the protocol version"), "the protocol version")
         if version != _LEGACY_PROTOCOL:
             self.fail(f"legacy checkpoint with protocol version {version!r:.40}, expected {_LEGACY_PROTOCOL}")
@@ -788,9 +845,17 @@ class _LegacyLoader(_Loader):
             self.fail(f"storage '{key}' appears with two different types or sizes")
         view = pid[5]
         if view is not None:
-            if (not isinstance(view, tuple) or len(view) != 3 or not isinstance(view[0], str)
-                    or not _SAFE_KEY.match(view[0]) or type(view[1]) is not int or type(view[2]) is not int
-                    or view[1] < 0 or view[2] < 0 or view[1] + view[2] > numel):
+            if (
+                not isinstance(view, tuple)
+                or len(view) != 3
+                or not isinstance(view[0], str)
+                or not _SAFE_KEY.match(view[0])
+                or type(view[1]) is not int
+                or type(view[2]) is not int
+                or view[1] < 0
+                or view[2] < 0
+                or view[1] + view[2] > numel
+            ):
                 self.fail(f"bad storage view {view!r:.100} of storage '{key}' ({numel} elements)")
             if view[0] in self.specs and self.specs[view[0]][0] is not None and view[0] != key:
                 self.fail(f"storage view '{view[0]}' reuses the key of a storage")

@@ -1,6 +1,7 @@
 """PyTorch's top-level utilities that are not tensor ops: finfo / iinfo, the math constants, the
 deterministic-algorithms switch, float32 matmul precision, inter-op threads, and the type helpers (is_complex,
 is_storage, typename, set_default_tensor_type). ember.__init__ exports them."""
+
 import math
 import sys
 import warnings
@@ -17,13 +18,18 @@ nan = math.nan
 
 # bits, eps, max, tiny (smallest normal), resolution (10 ** -(decimal digits of precision)), as torch.finfo reports.
 _FINFO = {
-    "float16": (16, 2.0 ** -10, 65504.0, 2.0 ** -14, 0.001),
-    "bfloat16": (16, 2.0 ** -7, 3.3895313892515355e38, 2.0 ** -126, 0.01),
-    "float32": (32, 2.0 ** -23, 3.4028234663852886e38, 2.0 ** -126, 1e-06),
-    "float64": (64, 2.0 ** -52, sys.float_info.max, 2.0 ** -1022, 1e-15),
+    "float16": (16, 2.0**-10, 65504.0, 2.0**-14, 0.001),
+    "bfloat16": (16, 2.0**-7, 3.3895313892515355e38, 2.0**-126, 0.01),
+    "float32": (32, 2.0**-23, 3.4028234663852886e38, 2.0**-126, 1e-06),
+    "float64": (64, 2.0**-52, sys.float_info.max, 2.0**-1022, 1e-15),
 }
-_IINFO = {"uint8": (8, 0, 255), "int8": (8, -128, 127), "int16": (16, -32768, 32767),
-          "int32": (32, -2 ** 31, 2 ** 31 - 1), "int64": (64, -2 ** 63, 2 ** 63 - 1)}
+_IINFO = {
+    "uint8": (8, 0, 255),
+    "int8": (8, -128, 127),
+    "int16": (16, -32768, 32767),
+    "int32": (32, -(2**31), 2**31 - 1),
+    "int64": (64, -(2**63), 2**63 - 1),
+}
 
 
 def _dtype_arg(fn, type):
@@ -64,8 +70,9 @@ class finfo:
         dtype = _dtype_arg("finfo", type)
         name = _dtype_name(dtype)
         if name not in _FINFO:
-            raise TypeError("ember.finfo() requires a floating point input type. Use ember.iinfo to handle "
-                            "'ember.finfo'")
+            raise TypeError(
+                "ember.finfo() requires a floating point input type. Use ember.iinfo to handle 'ember.finfo'"
+            )
         self.bits, self.eps, self.max, self.tiny, self.resolution = _FINFO[name]
         self.min = -self.max
         self.smallest_normal = self.tiny
@@ -75,8 +82,15 @@ class finfo:
         return isinstance(other, finfo) and other.dtype == self.dtype
 
     def __repr__(self):
-        return ("finfo(resolution=%g, min=%g, max=%g, eps=%g, smallest_normal=%g, tiny=%g, dtype=%s)"
-                % (self.resolution, self.min, self.max, self.eps, self.smallest_normal, self.tiny, self.dtype))
+        return "finfo(resolution=%g, min=%g, max=%g, eps=%g, smallest_normal=%g, tiny=%g, dtype=%s)" % (
+            self.resolution,
+            self.min,
+            self.max,
+            self.eps,
+            self.smallest_normal,
+            self.tiny,
+            self.dtype,
+        )
 
 
 class iinfo:
@@ -113,6 +127,7 @@ class iinfo:
 
 # ---- deterministic algorithms (Note [Deterministic algorithms] in ember/determinism.cpp) ---------------------------
 
+
 def use_deterministic_algorithms(mode, *, warn_only=False):
     """Sets whether operations must use deterministic algorithms.
 
@@ -127,11 +142,14 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
         warn_only (bool): warn instead of raising where an op has no deterministic implementation.
     """
     if not isinstance(mode, bool):
-        raise TypeError(f"use_deterministic_algorithms(): argument 'mode' (position 1) must be bool, not "
-                        f"{builtin_type(mode).__name__}")
+        raise TypeError(
+            f"use_deterministic_algorithms(): argument 'mode' (position 1) must be bool, not "
+            f"{builtin_type(mode).__name__}"
+        )
     if not isinstance(warn_only, bool):
-        raise TypeError(f"use_deterministic_algorithms(): argument 'warn_only' must be bool, not "
-                        f"{builtin_type(warn_only).__name__}")
+        raise TypeError(
+            f"use_deterministic_algorithms(): argument 'warn_only' must be bool, not {builtin_type(warn_only).__name__}"
+        )
     _C._set_deterministic_algorithms(mode, warn_only)
 
 
@@ -155,8 +173,9 @@ def set_deterministic_debug_mode(debug_mode):
     if isinstance(debug_mode, str):
         modes = {"default": 0, "warn": 1, "error": 2}
         if debug_mode not in modes:
-            raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
-                               f"{debug_mode}")
+            raise RuntimeError(
+                f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got {debug_mode}"
+            )
         debug_mode = modes[debug_mode]
     elif not isinstance(debug_mode, int) or isinstance(debug_mode, bool):
         raise TypeError(f"debug_mode must be str or int, but got {builtin_type(debug_mode)}")
@@ -194,8 +213,11 @@ def set_float32_matmul_precision(precision):
         precision (str): ``"highest"``, ``"high"`` or ``"medium"``.
     """
     if precision not in ("highest", "high", "medium"):
-        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
-                      "set_float32_matmul_precision call has no effect.", stacklevel=2)
+        warnings.warn(
+            f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+            "set_float32_matmul_precision call has no effect.",
+            stacklevel=2,
+        )
         return
     _matmul_precision[0] = precision
     _C._cuda_set_flag("allow_tf32_matmul", precision != "highest")
@@ -236,12 +258,15 @@ def set_num_interop_threads(int):  # noqa: A002  (PyTorch's name for it)
     if builtin_type(num) is not builtin_int or num <= 0:
         raise RuntimeError("set_num_interop_threads expects a positive integer")
     if _interop_threads[0] is not None:
-        raise RuntimeError("Error: cannot set number of interop threads after parallel work has started or "
-                           "set_num_interop_threads called")
+        raise RuntimeError(
+            "Error: cannot set number of interop threads after parallel work has started or "
+            "set_num_interop_threads called"
+        )
     _interop_threads[0] = num
 
 
 # ---- types -----------------------------------------------------------------------------------------------------------
+
 
 def is_complex(input):
     """Returns True if `input` has a complex dtype: False for every ember tensor, as ember has none.
@@ -250,7 +275,9 @@ def is_complex(input):
         input (Tensor): the tensor to test.
     """
     if not isinstance(input, _C.Tensor):
-        raise TypeError(f"is_complex(): argument 'input' (position 1) must be Tensor, not {builtin_type(input).__name__}")
+        raise TypeError(
+            f"is_complex(): argument 'input' (position 1) must be Tensor, not {builtin_type(input).__name__}"
+        )
     return input.dtype.is_complex
 
 
@@ -292,14 +319,17 @@ def set_default_tensor_type(t, /):
         t (type or str): a floating-point CPU legacy type (``ember.DoubleTensor``) or its name.
     """
     from ._tensor_types import _resolve
+
     legacy = _resolve(t)
     if legacy is None:
         raise TypeError("invalid type object: only floating-point types are supported as the default type")
     if not legacy.dtype.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     if legacy.is_cuda:
-        raise NotImplementedError("set_default_tensor_type: ember has no default device, so CUDA tensor types "
-                                  "cannot be the default; create tensors with device='cuda'")
+        raise NotImplementedError(
+            "set_default_tensor_type: ember has no default device, so CUDA tensor types "
+            "cannot be the default; create tensors with device='cuda'"
+        )
     _C.set_default_dtype(legacy.dtype)
 
 

@@ -11,16 +11,28 @@
   randomness="same", which replays the generator's state for every slice.
 docs/differences.md lists these differences.
 """
+
 from . import _C
 from ._C import Tensor
 from .autograd import grad as _autograd_grad
 from .autograd.grad_mode import enable_grad
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call",
-           "stack_module_state"]
+__all__ = [
+    "grad",
+    "grad_and_value",
+    "vjp",
+    "jvp",
+    "jacrev",
+    "jacfwd",
+    "hessian",
+    "vmap",
+    "functional_call",
+    "stack_module_state",
+]
 
 
 # -- pytrees of tensors: tuples, lists, dicts (values) and leaves ------------------------------------------------
+
 
 def _flatten(tree):
     """(leaves, rebuild) where rebuild(new_leaves) gives tree's structure back."""
@@ -31,11 +43,12 @@ def _flatten(tree):
         def rebuild(leaves):
             out, at = [], 0
             for (_, rb), n in zip(parts, sizes):
-                out.append(rb(leaves[at:at + n]))
+                out.append(rb(leaves[at : at + n]))
                 at += n
             if isinstance(tree, tuple) and hasattr(tree, "_fields"):
                 return type(tree)(*out)
             return type(tree)(out)
+
         return [leaf for p in parts for leaf in p[0]], rebuild
     if isinstance(tree, dict):
         keys = list(tree)
@@ -64,8 +77,10 @@ def _track(args, nums, fn):
         fresh = []
         for t in leaves:
             if not isinstance(t, Tensor):
-                raise RuntimeError("%s: expected the differentiated arguments to be tensors (or tuples, lists, dicts "
-                                   "of them), got %s" % (fn, type(t).__name__))
+                raise RuntimeError(
+                    "%s: expected the differentiated arguments to be tensors (or tuples, lists, dicts "
+                    "of them), got %s" % (fn, type(t).__name__)
+                )
             if not t.is_floating_point():
                 raise RuntimeError("%s: only floating point tensors can be differentiated, got %s" % (fn, t.dtype))
             nested = nested or (t.requires_grad and _C.is_grad_enabled())
@@ -77,12 +92,17 @@ def _track(args, nums, fn):
 
 def _grads(outputs, per_arg, grad_outputs, create_graph, retain_graph=None):
     flat = [t for fresh, _ in per_arg for t in fresh]
-    gs = _autograd_grad(outputs, flat, grad_outputs, retain_graph=retain_graph, create_graph=create_graph,
-                          allow_unused=True) if flat else []
+    gs = (
+        _autograd_grad(
+            outputs, flat, grad_outputs, retain_graph=retain_graph, create_graph=create_graph, allow_unused=True
+        )
+        if flat
+        else []
+    )
     gs = [_C.zeros_like(t) if g is None else g for g, t in zip(gs, flat)]
     out, at = [], 0
     for fresh, rebuild in per_arg:
-        out.append(rebuild(gs[at:at + len(fresh)]))
+        out.append(rebuild(gs[at : at + len(fresh)]))
         at += len(fresh)
     return out
 
@@ -115,15 +135,18 @@ def _split_aux(out, has_aux, fn):
     if not has_aux:
         return out, None
     if not (isinstance(out, tuple) and len(out) == 2):
-        raise RuntimeError("%s(f)(*args): output of function f should be a tuple: (output, aux) if has_aux is True"
-                           % fn)
+        raise RuntimeError(
+            "%s(f)(*args): output of function f should be a tuple: (output, aux) if has_aux is True" % fn
+        )
     return out
 
 
 # -- transforms ------------------------------------------------------------------------------------------------------
 
+
 def grad_and_value(func, argnums=0, has_aux=False):
     """Returns a function computing (gradient of func's scalar output with respect to args[argnums], output)."""
+
     def wrapper(*args, **kwargs):
         nums = _argnums(argnums, len(args), "grad_and_value")
         outer_grad = _C.is_grad_enabled()
@@ -131,20 +154,24 @@ def grad_and_value(func, argnums=0, has_aux=False):
             targs, per_arg, nested = _track(args, nums, "grad_and_value")
             out, aux = _split_aux(func(*targs, **kwargs), has_aux, "grad_and_value")
             if not isinstance(out, Tensor):
-                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got %s"
-                                   % type(out).__name__)
+                raise RuntimeError(
+                    "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got %s" % type(out).__name__
+                )
             if out.numel() != 1:
-                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
-                                   "tensor with %d dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
-                                   % out.dim())
+                raise RuntimeError(
+                    "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
+                    "tensor with %d dims. Maybe you wanted to use the vjp or jacrev APIs instead?" % out.dim()
+                )
             # A graph for an outer differentiation: of the inputs (nested transforms) or of what func captured.
             g = _grads([out], per_arg, None, create_graph=outer_grad)
-            nested = nested or (outer_grad and _reaches_outside(_flatten(g)[0] + [out],
-                                                               [t for fresh, _ in per_arg for t in fresh]))
+            nested = nested or (
+                outer_grad and _reaches_outside(_flatten(g)[0] + [out], [t for fresh, _ in per_arg for t in fresh])
+            )
         g = _detach_tree(g, nested)
         g = g[0] if isinstance(argnums, int) else tuple(g)
         value = out if nested else out.detach()
         return (g, (value, _detach_tree(aux, nested))) if has_aux else (g, value)
+
     return wrapper
 
 
@@ -155,6 +182,7 @@ def grad(func, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         g, value = gv(*args, **kwargs)
         return (g, value[1]) if has_aux else g
+
     return wrapper
 
 
@@ -170,12 +198,15 @@ def vjp(func, *primals, has_aux=False):
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
         ct, _ = _flatten(cotangents)
         if len(ct) != len(out_leaves):
-            raise RuntimeError("vjp_fn: expected %d cotangents (the structure of the output), got %d"
-                               % (len(out_leaves), len(ct)))
+            raise RuntimeError(
+                "vjp_fn: expected %d cotangents (the structure of the output), got %d" % (len(out_leaves), len(ct))
+            )
         for c, o in zip(ct, out_leaves):
             if tuple(c.shape) != tuple(o.shape):
-                raise RuntimeError("vjp_fn: Mismatch in shape: cotangent has shape %s and output has shape %s"
-                                   % (tuple(c.shape), tuple(o.shape)))
+                raise RuntimeError(
+                    "vjp_fn: Mismatch in shape: cotangent has shape %s and output has shape %s"
+                    % (tuple(c.shape), tuple(o.shape))
+                )
         cg = nested or any(c.requires_grad for c in ct) if create_graph is None else create_graph
         with enable_grad():
             return tuple(_grads(out_leaves, per_arg, ct, create_graph=cg, retain_graph=retain_graph))
@@ -189,8 +220,10 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to be tuples")
     if len(primals) != len(tangents):
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same length, got "
-                           "%d and %d" % (len(primals), len(tangents)))
+        raise RuntimeError(
+            "jvp(f, primals, tangents): Expected primals and tangents to have the same length, got "
+            "%d and %d" % (len(primals), len(tangents))
+        )
     with enable_grad():
         targs, per_arg, nested = _track(primals, tuple(range(len(primals))), "jvp")
         out, aux = _split_aux(func(*targs), has_aux, "jvp")
@@ -200,12 +233,15 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         tl = [x for t in tangents for x in _flatten(t)[0]]
         for t, p in zip(tl, (x for fresh, _ in per_arg for x in fresh)):
             if tuple(t.shape) != tuple(p.shape):
-                raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same shape, "
-                                   "got %s and %s" % (tuple(p.shape), tuple(t.shape)))
+                raise RuntimeError(
+                    "jvp(f, primals, tangents): Expected primals and tangents to have the same shape, "
+                    "got %s and %s" % (tuple(p.shape), tuple(t.shape))
+                )
         pairs = [(gi, ti) for gi, ti in zip(g, tl) if gi.requires_grad]
         if pairs:
-            outs = _autograd_grad([p[0] for p in pairs], us, [p[1] for p in pairs], create_graph=nested,
-                                    allow_unused=True)
+            outs = _autograd_grad(
+                [p[0] for p in pairs], us, [p[1] for p in pairs], create_graph=nested, allow_unused=True
+            )
         else:
             outs = [None] * len(us)
         jv = [_C.zeros_like(o) if j is None else j for j, o in zip(outs, out_leaves)]
@@ -216,6 +252,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """The Jacobian of func's output(s) with respect to args[argnums], shaped output.shape + input.shape, one reverse
     pass per output element."""
+
     def wrapper(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacrev")
         with enable_grad():
@@ -230,8 +267,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
                 of = o.reshape(-1)
                 rows = [[] for _ in flat_in]
                 for i in range(of.numel()):
-                    gs = _autograd_grad([of[i]], flat_in, None, retain_graph=True, create_graph=nested,
-                                          allow_unused=True)
+                    gs = _autograd_grad(
+                        [of[i]], flat_in, None, retain_graph=True, create_graph=nested, allow_unused=True
+                    )
                     for k, (g, t) in enumerate(zip(gs, flat_in)):
                         rows[k].append(_C.zeros_like(t) if g is None else g)
                 per_in = []
@@ -243,11 +281,12 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         for per_in in jacs:
             parts, at = [], 0
             for fresh, rebuild in per_arg:
-                parts.append(rebuild(per_in[at:at + len(fresh)]))
+                parts.append(rebuild(per_in[at : at + len(fresh)]))
                 at += len(fresh)
             results.append(parts[0] if isinstance(argnums, int) else tuple(parts))
         res = _detach_tree(rebuild_out(results), nested)
         return (res, _detach_tree(aux, nested)) if has_aux else res
+
     return wrapper
 
 
@@ -264,14 +303,17 @@ def hessian(func, argnums=0):
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """Maps func over a dimension of its inputs: one call per slice, results stacked along out_dims."""
     if randomness not in ("error", "different", "same"):
-        raise RuntimeError("Only allowed values for randomness are 'error', 'different', or 'same'. Got %s"
-                           % randomness)
+        raise RuntimeError(
+            "Only allowed values for randomness are 'error', 'different', or 'same'. Got %s" % randomness
+        )
 
     def wrapper(*args, **kwargs):
         dims = in_dims if isinstance(in_dims, (tuple, list)) else (in_dims,) * len(args)
         if len(dims) != len(args):
-            raise ValueError("vmap(f, in_dims=%r)(<inputs>): in_dims is not compatible with the structure of inputs: "
-                             "%d in_dims for %d positional arguments" % (in_dims, len(dims), len(args)))
+            raise ValueError(
+                "vmap(f, in_dims=%r)(<inputs>): in_dims is not compatible with the structure of inputs: "
+                "%d in_dims for %d positional arguments" % (in_dims, len(dims), len(args))
+            )
         flat, size = [], None
         for a, d in zip(args, dims):
             leaves, rebuild = _flatten(a)
@@ -281,20 +323,28 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             for t, dd in zip(leaves, ds):
                 if dd is None or not isinstance(t, Tensor):
                     if dd is not None:
-                        raise ValueError("vmap: Got in_dim=%r for an input but the input is of type %s. We cannot "
-                                         "vmap over non-Tensor arguments" % (dd, type(t).__name__))
+                        raise ValueError(
+                            "vmap: Got in_dim=%r for an input but the input is of type %s. We cannot "
+                            "vmap over non-Tensor arguments" % (dd, type(t).__name__)
+                        )
                     continue
                 if not isinstance(dd, int) or not -t.dim() <= dd < max(t.dim(), 1) or t.dim() == 0:
-                    raise ValueError("vmap: Got in_dim=%r for an input but the input is of dimension %d" % (dd, t.dim()))
+                    raise ValueError(
+                        "vmap: Got in_dim=%r for an input but the input is of dimension %d" % (dd, t.dim())
+                    )
                 n = t.shape[dd]
                 if size is not None and n != size:
-                    raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, got "
-                                     "sizes %d and %d for the mapped dimension" % (size, n))
+                    raise ValueError(
+                        "vmap: Expected all tensors to have the same size in the mapped dimension, got "
+                        "sizes %d and %d for the mapped dimension" % (size, n)
+                    )
                 size = n
             flat.append((leaves, rebuild, ds))
         if size is None:
-            raise ValueError("vmap(f, in_dims=%r)(<inputs>): at least one input must be a tensor mapped over a "
-                             "dimension" % (in_dims,))
+            raise ValueError(
+                "vmap(f, in_dims=%r)(<inputs>): at least one input must be a tensor mapped over a "
+                "dimension" % (in_dims,)
+            )
         if size == 0:
             raise ValueError("vmap: the mapped dimension has size 0; there is nothing to map over")
         state = _C.get_rng_state() if randomness == "same" else None
@@ -304,8 +354,14 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 _C.set_rng_state(state)
             call = []
             for leaves, rebuild, ds in flat:
-                call.append(rebuild([t.select(dd, b) if isinstance(t, Tensor) and dd is not None else t
-                                     for t, dd in zip(leaves, ds)]))
+                call.append(
+                    rebuild(
+                        [
+                            t.select(dd, b) if isinstance(t, Tensor) and dd is not None else t
+                            for t, dd in zip(leaves, ds)
+                        ]
+                    )
+                )
             outs.append(func(*call, **kwargs))
         leaves0, rebuild = _flatten(outs[0])
         odims = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(leaves0)
@@ -315,16 +371,20 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         for k, od in enumerate(odims):
             parts = [_flatten(o)[0][k] for o in outs]
             if not all(isinstance(p, Tensor) for p in parts):
-                raise ValueError("vmap: `%s` must only return Tensors, got type %s. Did you mean to set out_dims= to "
-                                 "None for output?" % (getattr(func, "__name__", "func"), type(parts[0]).__name__))
+                raise ValueError(
+                    "vmap: `%s` must only return Tensors, got type %s. Did you mean to set out_dims= to "
+                    "None for output?" % (getattr(func, "__name__", "func"), type(parts[0]).__name__)
+                )
             stacked.append(parts[0] if od is None else _C.stack(parts, od))
         return rebuild(stacked)
+
     return wrapper
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True, strict=False):
     """Calls module with its parameters and buffers replaced by the given tensors (nn.utils.stateless)."""
     from .nn.utils.stateless import functional_call as call
+
     if isinstance(parameter_and_buffer_dicts, (tuple, list)):
         merged = {}
         for d in parameter_and_buffer_dicts:
@@ -347,7 +407,9 @@ def stack_module_state(models):
     t0 = type(models[0])
     if not all(type(m) is t0 for m in models):
         raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
-    params = {k: _C.stack([dict(m.named_parameters())[k].detach() for m in models]).requires_grad_()
-              for k, _ in models[0].named_parameters()}
+    params = {
+        k: _C.stack([dict(m.named_parameters())[k].detach() for m in models]).requires_grad_()
+        for k, _ in models[0].named_parameters()
+    }
     buffers = {k: _C.stack([dict(m.named_buffers())[k] for m in models]) for k, _ in models[0].named_buffers()}
     return params, buffers

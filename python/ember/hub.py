@@ -5,6 +5,7 @@ $XDG_CACHE_HOME/ember/hub (~/.cache/ember/hub). GitHub repositories are download
 `_GITHUB_URL` (https://github.com) into that cache; downloads use urllib, so file:// URLs work as well.
 Checkpoints are read with ember.load, which never runs code from the file.
 """
+
 import builtins
 import contextlib
 import importlib.util
@@ -99,8 +100,10 @@ def _open(request, doing):
     except HTTPError:
         raise
     except URLError as e:
-        raise URLError("ember.hub: cannot {}: {} (is the network reachable? without one, use source='local' or a "
-                       "file:// URL)".format(doing, e.reason)) from e
+        raise URLError(
+            "ember.hub: cannot {}: {} (is the network reachable? without one, use source='local' or a "
+            "file:// URL)".format(doing, e.reason)
+        ) from e
 
 
 def download_url_to_file(url, dst, hash_prefix=None, progress=True):
@@ -130,7 +133,7 @@ def download_url_to_file(url, dst, hash_prefix=None, progress=True):
         bar.close()
         if sha256 is not None:
             digest = sha256.hexdigest()
-            if digest[:len(hash_prefix)] != hash_prefix:
+            if digest[: len(hash_prefix)] != hash_prefix:
                 raise RuntimeError('invalid hash value (expected "{}", got "{}")'.format(hash_prefix, digest))
         shutil.move(tmp, dst)
     finally:
@@ -148,8 +151,9 @@ def _is_legacy_zip_format(filename):
     return False
 
 
-def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=True, check_hash=False,
-                             file_name=None, weights_only=False):
+def load_state_dict_from_url(
+    url, model_dir=None, map_location=None, progress=True, check_hash=False, file_name=None, weights_only=False
+):
     """Download a checkpoint into `model_dir` (default <get_dir()>/checkpoints) unless it is already there,
     and return ember.load(file, map_location). check_hash: the file name's `-<hex>.` part must prefix the
     SHA-256 of the file (torchvision's naming). weights_only is accepted: ember.load never runs code."""
@@ -195,8 +199,10 @@ def _parse_repo_info(github):
         from urllib.error import HTTPError
 
         try:
-            with _open("{}/{}/{}/tree/main/".format(_GITHUB_URL, owner, name),
-                       "reach {} to find the default branch of {}/{}".format(_GITHUB_URL, owner, name)):
+            with _open(
+                "{}/{}/{}/tree/main/".format(_GITHUB_URL, owner, name),
+                "reach {} to find the default branch of {}/{}".format(_GITHUB_URL, owner, name),
+            ):
                 ref = "main"
         except HTTPError as e:
             if e.code != 404:
@@ -223,14 +229,17 @@ def _validate_not_a_forked_repo(owner, name, ref):
         page = 0
         while True:
             page += 1
-            items = _read_json("{}/repos/{}/{}/{}?per_page=100&page={}".format(_GITHUB_API_URL, owner, name, kind,
-                                                                                page))
+            items = _read_json(
+                "{}/repos/{}/{}/{}?per_page=100&page={}".format(_GITHUB_API_URL, owner, name, kind, page)
+            )
             if not items:
                 break
             if any(it["name"] == ref or it["commit"]["sha"].startswith(ref) for it in items):
                 return
-    raise ValueError("Cannot find {} in https://github.com/{}/{}. If it's a commit from a forked repo, please call "
-                     "hub.load() with forked repo directly.".format(ref, owner, name))
+    raise ValueError(
+        "Cannot find {} in https://github.com/{}/{}. If it's a commit from a forked repo, please call "
+        "hub.load() with forked repo directly.".format(ref, owner, name)
+    )
 
 
 def _check_repo_is_trusted(owner, name, owner_name_branch, trust_repo, calling_fn="load"):
@@ -251,13 +260,15 @@ def _check_repo_is_trusted(owner, name, owner_name_branch, trust_repo, calling_f
                 "trust_repo=False) and a command prompt will appear asking for an explicit confirmation of trust, "
                 "or {0}(..., trust_repo=True), which will assume that the prompt is to be answered with 'yes'. You "
                 "can also use {0}(..., trust_repo='check') which will only prompt for confirmation if the repo is "
-                "not already trusted. This will eventually be the default behaviour".format(calling_fn))
+                "not already trusted. This will eventually be the default behaviour".format(calling_fn)
+            )
         return
     if trust_repo is False or (trust_repo == "check" and not is_trusted):
         answer = builtins.input(
             "The repository {} does not belong to the list of trusted repositories and as such cannot be "
             "downloaded. Do you trust this repository and wish to add it to the trusted list of repositories "
-            "(y/N)?".format(owner_name))
+            "(y/N)?".format(owner_name)
+        )
         if answer.lower() in ("y", "yes"):
             if is_trusted:
                 print("The repository is already trusted.")
@@ -305,10 +316,12 @@ def _get_cache_or_reload(github, force_reload, trust_repo, calling_fn, verbose=T
     except HTTPError as e:
         if e.code != 300:
             raise
-        warnings.warn("The ref {} is ambiguous. Perhaps it is both a tag and a branch in the repo? Torchhub will now "
-                      "assume that it's a branch. You can disambiguate tags and branches by explicitly passing "
-                      "refs/heads/branch_name or refs/tags/tag_name as the ref. That might require using "
-                      "skip_validation=True.".format(ref))
+        warnings.warn(
+            "The ref {} is ambiguous. Perhaps it is both a tag and a branch in the repo? Torchhub will now "
+            "assume that it's a branch. You can disambiguate tags and branches by explicitly passing "
+            "refs/heads/branch_name or refs/tags/tag_name as the ref. That might require using "
+            "skip_validation=True.".format(ref)
+        )
         url = "{}/{}/{}/zipball/refs/heads/{}".format(_GITHUB_URL, owner, name, ref)
         download_url_to_file(url, archive, progress=False)
     with zipfile.ZipFile(archive) as z:
@@ -370,8 +383,9 @@ def _check_source(source):
 def _repo_dir(repo_or_dir, source, force_reload, skip_validation, trust_repo, calling_fn, verbose=True):
     if _check_source(source) == "local":
         return os.fspath(repo_or_dir)
-    return _get_cache_or_reload(repo_or_dir, force_reload, trust_repo, calling_fn, verbose=verbose,
-                                skip_validation=skip_validation)
+    return _get_cache_or_reload(
+        repo_or_dir, force_reload, trust_repo, calling_fn, verbose=verbose, skip_validation=skip_validation
+    )
 
 
 def list(github, force_reload=False, skip_validation=False, trust_repo=None, verbose=True, *, source="github"):  # noqa: A001
@@ -391,8 +405,17 @@ def help(github, model, force_reload=False, skip_validation=False, trust_repo=No
     return _load_entry_from_hubconf(module, model).__doc__
 
 
-def load(repo_or_dir, model, *args, source="github", trust_repo=None, force_reload=False, verbose=True,
-         skip_validation=False, **kwargs):
+def load(
+    repo_or_dir,
+    model,
+    *args,
+    source="github",
+    trust_repo=None,
+    force_reload=False,
+    verbose=True,
+    skip_validation=False,
+    **kwargs,
+):
     """Call entrypoint `model` of the hubconf.py in `repo_or_dir` with *args, **kwargs and return the result.
     source='github': repo_or_dir is 'owner/name[:ref]', downloaded into get_dir() (cached); source='local': a
     folder. The entrypoint's code runs: only load repositories you trust."""

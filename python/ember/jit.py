@@ -5,12 +5,34 @@ eagerly with the same results as before (ember's per-op overhead is already low)
 TorchScript compiler (`ignore`, `unused`, `export`, `interface`) return the function unchanged. Saving or loading a
 TorchScript archive raises NotImplementedError naming the alternative (`ember.save(model.state_dict())`).
 """
+
 import warnings
 
-__all__ = ["script", "trace", "trace_module", "ignore", "unused", "export", "interface", "is_scripting",
-           "is_tracing", "annotate", "Final", "fork", "wait", "save", "load", "freeze", "optimize_for_inference",
-           "enable_onednn_fusion", "onednn_fusion_enabled", "Attribute", "ScriptModule", "ScriptFunction",
-           "script_if_tracing"]
+__all__ = [
+    "script",
+    "trace",
+    "trace_module",
+    "ignore",
+    "unused",
+    "export",
+    "interface",
+    "is_scripting",
+    "is_tracing",
+    "annotate",
+    "Final",
+    "fork",
+    "wait",
+    "save",
+    "load",
+    "freeze",
+    "optimize_for_inference",
+    "enable_onednn_fusion",
+    "onednn_fusion_enabled",
+    "Attribute",
+    "ScriptModule",
+    "ScriptFunction",
+    "script_if_tracing",
+]
 
 
 def script(obj=None, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
@@ -20,9 +42,20 @@ def script(obj=None, optimize=None, _frames_up=0, _rcb=None, example_inputs=None
     return obj
 
 
-def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None, check_tolerance=1e-5,
-          strict=True, _force_outplace=False, _module_class=None, _compilation_unit=None, example_kwarg_inputs=None,
-          _store_inputs=True):
+def trace(
+    func,
+    example_inputs=None,
+    optimize=None,
+    check_trace=True,
+    check_inputs=None,
+    check_tolerance=1e-5,
+    strict=True,
+    _force_outplace=False,
+    _module_class=None,
+    _compilation_unit=None,
+    example_kwarg_inputs=None,
+    _store_inputs=True,
+):
     """Returns func (a function or a module) unchanged: ember runs it eagerly. Unlike a TorchScript trace, Python
     control flow keeps depending on the inputs."""
     if not callable(func):
@@ -35,9 +68,20 @@ def script_if_tracing(fn):
     return fn
 
 
-def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None, check_tolerance=1e-5,
-                 strict=True, _force_outplace=False, _module_class=None, _compilation_unit=None,
-                 example_inputs_is_kwarg=False, _store_inputs=True):
+def trace_module(
+    mod,
+    inputs,
+    optimize=None,
+    check_trace=True,
+    check_inputs=None,
+    check_tolerance=1e-5,
+    strict=True,
+    _force_outplace=False,
+    _module_class=None,
+    _compilation_unit=None,
+    example_inputs_is_kwarg=False,
+    _store_inputs=True,
+):
     """Returns mod unchanged (see trace)."""
     return trace(mod)
 
@@ -88,6 +132,7 @@ def fork(func, *args, **kwargs):
     """Runs func(*args, **kwargs) now and returns a future holding its result (TorchScript may run it on another
     thread; ember's ops already use every core)."""
     from .futures import Future
+
     fut = Future()
     fut.set_result(func(*args, **kwargs))
     return fut
@@ -101,7 +146,8 @@ def wait(future):
 def _no_archive(what):
     raise NotImplementedError(
         "ember.jit.%s: ember has no TorchScript archives; save the weights with ember.save(model.state_dict()) and "
-        "rebuild the model in Python" % what)
+        "rebuild the model in Python" % what
+    )
 
 
 def save(m, f, _extra_files=None):

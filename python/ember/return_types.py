@@ -1,6 +1,7 @@
 """ember.return_types (torch.return_types): the named-tuple types of the ops that return several tensors, so that
 `isinstance(r, ember.return_types.max)` works. The types are those the bindings (python/src) build; each also has
 its `<name>_out` alias, as in PyTorch."""
+
 import collections as _collections
 
 from . import _C
@@ -18,7 +19,7 @@ def _binding_types():
 def _doc(t):
     """The docstring of the named tuple type `t`: which function returns it, and its fields."""
     name = t.__name__
-    op = "linalg." + name[len("linalg_"):] if name.startswith("linalg_") else name
+    op = "linalg." + name[len("linalg_") :] if name.startswith("linalg_") else name
     return "The named tuple that :func:`ember.%s` returns: (%s)." % (op, ", ".join(t._fields))
 
 

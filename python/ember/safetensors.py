@@ -1,16 +1,28 @@
 """ember.safetensors: the safetensors format (huggingface/safetensors) with the API of its `safetensors.torch`
 module and `safe_open`. Files are byte-identical to the reference implementation's; loading validates the
 whole header first and never runs code (docs/serialization.md)."""
+
 import os
 
 import ember
+
 from . import _C
 
 __all__ = ["save", "save_file", "load", "load_file", "safe_open"]
 
 _FRAMEWORKS = ("pt", "torch", "pytorch", "np", "numpy")
-_CODES = {ember.bool: "BOOL", ember.uint8: "U8", ember.int8: "I8", ember.int16: "I16", ember.float16: "F16",
-          ember.bfloat16: "BF16", ember.int32: "I32", ember.float32: "F32", ember.float64: "F64", ember.int64: "I64"}
+_CODES = {
+    ember.bool: "BOOL",
+    ember.uint8: "U8",
+    ember.int8: "I8",
+    ember.int16: "I16",
+    ember.float16: "F16",
+    ember.bfloat16: "BF16",
+    ember.int32: "I32",
+    ember.float32: "F32",
+    ember.float64: "F64",
+    ember.int64: "I64",
+}
 
 
 def _check_tensors(tensors):

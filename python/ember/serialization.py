@@ -1,9 +1,11 @@
 """ember.save / ember.load: checkpoints that cannot run code when loaded (docs/serialization.md)."""
+
 import io
 import os
 import pickle
 
 import ember
+
 from . import _C
 
 _MAGIC = b"EMBERCKP"
@@ -27,7 +29,8 @@ def _restore_location(tensor, location, map_location):
         if not ember.cuda.is_available():
             raise RuntimeError(
                 f"ember.load: attempting to deserialize a tensor saved on device '{location}' but CUDA is not "
-                "available; pass map_location='cpu' to load it on the CPU")
+                "available; pass map_location='cpu' to load it on the CPU"
+            )
         return tensor.to(location)
     raise RuntimeError(f"ember.load: don't know how to restore a tensor saved on location '{location}'")
 
@@ -36,8 +39,14 @@ def _is_path(f):
     return isinstance(f, (str, os.PathLike))
 
 
-def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False):
+def save(
+    obj,
+    f,
+    pickle_module=pickle,
+    pickle_protocol=2,
+    _use_new_zipfile_serialization=True,
+    _disable_byteorder_record=False,
+):
     """Saves an object to a file: tensors, and dicts, lists, tuples, numbers, strings and None that hold them (see
     docs/serialization.md).
 
@@ -94,12 +103,14 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         if head == _MAGIC:
             return _load_ember(path, map_location, bool(mmap))
         from ._torch_load import load_torch_file
+
         return load_torch_file(f, map_location=map_location, mmap=mmap)
     if not hasattr(f, "read"):
         raise TypeError(f"ember.load: f must be a path or a readable binary file object, got {type(f).__name__}")
     if mmap:
-        raise ValueError("ember.load: mmap=True needs a file path (a str or os.PathLike), not a file object; "
-                         f"got {type(f).__name__}")
+        raise ValueError(
+            f"ember.load: mmap=True needs a file path (a str or os.PathLike), not a file object; got {type(f).__name__}"
+        )
     seekable = getattr(f, "seekable", lambda: False)()
     if seekable:
         start = f.tell()
@@ -107,11 +118,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         f.seek(start)
         if head != _MAGIC:
             from ._torch_load import load_torch_file
+
             return load_torch_file(f, map_location=map_location, mmap=mmap)
         return _load_ember(f.read(), map_location, False)
     data = f.read()
     if not data.startswith(_MAGIC):
         from ._torch_load import load_torch_file
+
         return load_torch_file(io.BytesIO(data), map_location=map_location, mmap=mmap)
     return _load_ember(data, map_location, False)
 

@@ -1,5 +1,6 @@
 """ember.version, as torch.version: the package version and the CUDA runtime it was built with ("13.0"; None in a
 build without CUDA)."""
+
 from . import _C
 
 __version__ = "0.1.0"

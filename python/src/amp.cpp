@@ -21,10 +21,12 @@ DeviceType autocast_device(const std::string& s) {
 }  // namespace
 
 void init_amp(nb::module_& m) {
-  m.def("_autocast_is_enabled", [](const std::string& d) { return autocast::is_enabled(autocast_device(d)); },
-        nb::arg("device_type"));
-  m.def("_autocast_set_enabled", [](const std::string& d, bool e) { autocast::set_enabled(autocast_device(d), e); },
-        nb::arg("device_type"), nb::arg("enabled"));
+  m.def(
+      "_autocast_is_enabled", [](const std::string& d) { return autocast::is_enabled(autocast_device(d)); },
+      nb::arg("device_type"));
+  m.def(
+      "_autocast_set_enabled", [](const std::string& d, bool e) { autocast::set_enabled(autocast_device(d), e); },
+      nb::arg("device_type"), nb::arg("enabled"));
   m.def(
       "_autocast_get_dtype", [](const std::string& d) { return dtype_object(autocast::get_dtype(autocast_device(d))); },
       nb::arg("device_type"));

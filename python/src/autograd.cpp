@@ -88,8 +88,7 @@ GradHook python_grad_hook(nb::handle fn) {
     nb::gil_scoped_acquire gil;
     nb::object r = f->get()(nb::cast(g));
     if (r.is_none()) return {};
-    if (!nb::isinstance<Tensor>(r))
-      throw nb::type_error("hook should return None or a Tensor");
+    if (!nb::isinstance<Tensor>(r)) throw nb::type_error("hook should return None or a Tensor");
     return nb::cast<Tensor>(r);
   };
 }
@@ -158,7 +157,8 @@ nb::list record_function(nb::handle ctx, const std::string& name, nb::handle inp
   for (nb::handle h : items) outputs.push_back(nb::isinstance<Tensor>(h) ? nb::cast<Tensor>(h) : Tensor());
   autograd::record_custom_function(node, a, tensor_list(inputs_seq, false), outputs, name.c_str());
   nb::list outs;
-  for (size_t i = 0; i < items.size(); ++i) outs.append(outputs[i].defined() ? nb::cast(outputs[i]) : nb::borrow(items[i]));
+  for (size_t i = 0; i < items.size(); ++i)
+    outs.append(outputs[i].defined() ? nb::cast(outputs[i]) : nb::borrow(items[i]));
   ctx.attr("_node") = nb::cast(NodeRef{node});
   return outs;
 }
@@ -241,9 +241,12 @@ void init_autograd(nb::module_& m) {
                               "The handle of a hook registered on a tensor or a graph node: ``remove()`` unregisters "
                               "it.\n\nAlso a context manager that removes the hook on exit. Made by "
                               ":meth:`Tensor.register_hook` and its kin, not by users.")
-      .def("__init__", [](RemovableHandle*) {
-        fail<TypeError>("cannot create 'ember.RemovableHandle' instances: register_hook() returns them");
-      }, nb::sig("def __init__(self) -> None"))
+      .def(
+          "__init__",
+          [](RemovableHandle*) {
+            fail<TypeError>("cannot create 'ember.RemovableHandle' instances: register_hook() returns them");
+          },
+          nb::sig("def __init__(self) -> None"))
       .def("remove", &RemovableHandle::remove, "Unregisters the hook; calling it again does nothing.")
       .def_ro("id", &RemovableHandle::id)
       .def("__enter__", [](nb::handle self) { return self; })
@@ -254,48 +257,60 @@ void init_autograd(nb::module_& m) {
                    "``next_functions`` gives the nodes its gradients flow to, ``name()`` its name "
                    "(``\"MulBackward0\"``), and\n``register_hook`` a hook on its gradients. Made by autograd, not "
                    "by users.")
-      .def("__init__", [](Node*) {
-        fail<TypeError>("cannot create 'ember.Node' instances: autograd makes them (Tensor.grad_fn)");
-      }, nb::sig("def __init__(self) -> None"))
+      .def(
+          "__init__",
+          [](Node*) { fail<TypeError>("cannot create 'ember.Node' instances: autograd makes them (Tensor.grad_fn)"); },
+          nb::sig("def __init__(self) -> None"))
       .def("name", &Node::name, "Returns the node's name, such as ``\"AddBackward0\"``.")
-      .def_prop_ro("next_functions", [](const Node& n) {
-        nb::list l;
-        for (auto& e : n.next_edges) l.append(nb::make_tuple(node_object(e.fn), e.input_nr));
-        return nb::tuple(l);
-      })
-      .def_prop_ro("variable", [](const Node& n) -> nb::object {
-        if (!n.is_accumulate_grad()) {  // AttributeError, so that hasattr/getattr(node, "variable", None) work
-          const std::string msg = "'" + n.name() + "' object has no attribute 'variable'";
-          PyErr_SetString(PyExc_AttributeError, msg.c_str());
-          throw nb::python_error();
-        }
-        return tensor_or_none(static_cast<const autograd::AccumulateGrad&>(n).variable());
-      })
+      .def_prop_ro("next_functions",
+                   [](const Node& n) {
+                     nb::list l;
+                     for (auto& e : n.next_edges) l.append(nb::make_tuple(node_object(e.fn), e.input_nr));
+                     return nb::tuple(l);
+                   })
+      .def_prop_ro(
+          "variable",
+          [](const Node& n) -> nb::object {
+            if (!n.is_accumulate_grad()) {  // AttributeError, so that hasattr/getattr(node, "variable", None) work
+              const std::string msg = "'" + n.name() + "' object has no attribute 'variable'";
+              PyErr_SetString(PyExc_AttributeError, msg.c_str());
+              throw nb::python_error();
+            }
+            return tensor_or_none(static_cast<const autograd::AccumulateGrad&>(n).variable());
+          })
       .def_prop_ro("_sequence_nr", [](const Node& n) { return n.sequence_nr; })
       .def("_saved_tensors_released", [](const Node& n) { return n.released; })
-      .def("register_hook", [](Node& n, nb::handle fn) {
-        const int id = autograd::next_hook_id();
-        n.post_hooks.emplace_back(id, [f = py_ref(fn)](TensorList& gin, const TensorList& gout) {
-          nb::gil_scoped_acquire gil;
-          nb::list a, b;
-          for (auto& t : gin) a.append(tensor_or_none(t));
-          for (auto& t : gout) b.append(tensor_or_none(t));
-          nb::object r = f->get()(nb::tuple(a), nb::tuple(b));
-          if (r.is_none()) return;
-          TensorList repl = tensor_list(r, true);
-          EMBER_CHECK(repl.size() == gin.size(), "hook returned ", repl.size(), " gradients, expected ", gin.size());
-          gin = std::move(repl);
-        });
-        std::weak_ptr<Node> w = n.shared_from_this();
-        return RemovableHandle{[w, id] {
-          if (auto p = w.lock()) std::erase_if(p->post_hooks, [&](auto& h) { return h.first == id; });
-        }, id};
-      }, nb::arg("fn"),
-         nb::sig("def register_hook(self, fn: Callable[[tuple, tuple], tuple | None]) -> RemovableHandle"),
-         "Registers ``fn(grad_inputs, grad_outputs)``, called after the node ran; it may return new ``grad_inputs``.")
+      .def(
+          "register_hook",
+          [](Node& n, nb::handle fn) {
+            const int id = autograd::next_hook_id();
+            n.post_hooks.emplace_back(id, [f = py_ref(fn)](TensorList& gin, const TensorList& gout) {
+              nb::gil_scoped_acquire gil;
+              nb::list a, b;
+              for (auto& t : gin) a.append(tensor_or_none(t));
+              for (auto& t : gout) b.append(tensor_or_none(t));
+              nb::object r = f->get()(nb::tuple(a), nb::tuple(b));
+              if (r.is_none()) return;
+              TensorList repl = tensor_list(r, true);
+              EMBER_CHECK(repl.size() == gin.size(), "hook returned ", repl.size(), " gradients, expected ",
+                          gin.size());
+              gin = std::move(repl);
+            });
+            std::weak_ptr<Node> w = n.shared_from_this();
+            return RemovableHandle{[w, id] {
+                                     if (auto p = w.lock())
+                                       std::erase_if(p->post_hooks, [&](auto& h) { return h.first == id; });
+                                   },
+                                   id};
+          },
+          nb::arg("fn"),
+          nb::sig("def register_hook(self, fn: Callable[[tuple, tuple], tuple | None]) -> RemovableHandle"),
+          "Registers ``fn(grad_inputs, grad_outputs)``, called after the node ran; it may return new ``grad_inputs``.")
       .def("__repr__", [](nb::handle self) {
         return "<" + nb::cast<const Node&>(self).name() + " object at " +
-               nb::cast<std::string>(nb::str(nb::int_(reinterpret_cast<uintptr_t>(self.ptr())).attr("__format__")("#x"))) + ">";
+               nb::cast<std::string>(
+                   nb::str(nb::int_(reinterpret_cast<uintptr_t>(self.ptr())).attr("__format__")("#x"))) +
+               ">";
       });
 
   nb::class_<NodeRef>(m, "_FunctionNodeRef");
@@ -314,72 +329,88 @@ void init_autograd(nb::module_& m) {
   m.def("is_anomaly_check_nan_enabled", &autograd::is_anomaly_check_nan,
         "Returns whether anomaly detection also checks backward results for NaN values.");
   // PyTorch's top-level forms of Tensor.detach/detach_, named as PyTorch's (input).
-  m.def("detach", [](const Tensor& t) { return t.detach(); }, nb::arg("input"), kDetachDoc);
+  m.def(
+      "detach", [](const Tensor& t) { return t.detach(); }, nb::arg("input"), kDetachDoc);
   m.def("detach_", &detach_inplace, nb::arg("input"), nb::sig("def detach_(input: Tensor) -> Tensor"),
         kDetachInplaceDoc);
   m.def("_set_anomaly_enabled", &autograd::set_anomaly_enabled, nb::arg("enabled"), nb::arg("check_nan") = true);
 
-  m.def("_queue_callback", [](nb::handle fn) {
-    autograd::queue_callback([f = py_ref(fn)] {
-      nb::gil_scoped_acquire gil;
-      f->get()();
-    });
-  }, nb::arg("callback"));
+  m.def(
+      "_queue_callback",
+      [](nb::handle fn) {
+        autograd::queue_callback([f = py_ref(fn)] {
+          nb::gil_scoped_acquire gil;
+          f->get()();
+        });
+      },
+      nb::arg("callback"));
 
-  m.def("_autograd_backward", [](nb::handle tensors, nb::handle grad_tensors, nb::handle retain_graph,
-                                 bool create_graph, nb::handle inputs) {
-    TensorList roots = tensor_list(tensors, false), grads = tensor_list(grad_tensors, true);
-    TensorList ins = tensor_list(inputs, false);
-    EMBER_CHECK_VALUE(inputs.is_none() || !ins.empty(), "'inputs' argument to backward() cannot be empty.");
-    std::optional<bool> retain = opt_bool(retain_graph);
-    nb::gil_scoped_release nogil;
-    autograd::backward(roots, grads, retain, create_graph, ins);
-  }, nb::arg("tensors"), nb::arg("grad_tensors").none(), nb::arg("retain_graph").none(), nb::arg("create_graph"),
-     nb::arg("inputs").none());
-  m.def("_autograd_grad", [](nb::handle outputs, nb::handle inputs, nb::handle grad_outputs, nb::handle retain_graph,
-                             bool create_graph, bool allow_unused) {
-    TensorList roots = tensor_list(outputs, false), ins = tensor_list(inputs, false);
-    TensorList grads = tensor_list(grad_outputs, true);
-    std::optional<bool> retain = opt_bool(retain_graph);
-    TensorList r;
-    {
-      nb::gil_scoped_release nogil;
-      r = autograd::grad(roots, ins, grads, retain, create_graph, allow_unused);
-    }
-    nb::list l;
-    for (auto& t : r) l.append(tensor_or_none(t));
-    return nb::tuple(l);
-  }, nb::arg("outputs"), nb::arg("inputs"), nb::arg("grad_outputs").none(), nb::arg("retain_graph").none(),
-     nb::arg("create_graph"), nb::arg("allow_unused"));
+  m.def(
+      "_autograd_backward",
+      [](nb::handle tensors, nb::handle grad_tensors, nb::handle retain_graph, bool create_graph, nb::handle inputs) {
+        TensorList roots = tensor_list(tensors, false), grads = tensor_list(grad_tensors, true);
+        TensorList ins = tensor_list(inputs, false);
+        EMBER_CHECK_VALUE(inputs.is_none() || !ins.empty(), "'inputs' argument to backward() cannot be empty.");
+        std::optional<bool> retain = opt_bool(retain_graph);
+        nb::gil_scoped_release nogil;
+        autograd::backward(roots, grads, retain, create_graph, ins);
+      },
+      nb::arg("tensors"), nb::arg("grad_tensors").none(), nb::arg("retain_graph").none(), nb::arg("create_graph"),
+      nb::arg("inputs").none());
+  m.def(
+      "_autograd_grad",
+      [](nb::handle outputs, nb::handle inputs, nb::handle grad_outputs, nb::handle retain_graph, bool create_graph,
+         bool allow_unused) {
+        TensorList roots = tensor_list(outputs, false), ins = tensor_list(inputs, false);
+        TensorList grads = tensor_list(grad_outputs, true);
+        std::optional<bool> retain = opt_bool(retain_graph);
+        TensorList r;
+        {
+          nb::gil_scoped_release nogil;
+          r = autograd::grad(roots, ins, grads, retain, create_graph, allow_unused);
+        }
+        nb::list l;
+        for (auto& t : r) l.append(tensor_or_none(t));
+        return nb::tuple(l);
+      },
+      nb::arg("outputs"), nb::arg("inputs"), nb::arg("grad_outputs").none(), nb::arg("retain_graph").none(),
+      nb::arg("create_graph"), nb::arg("allow_unused"));
 }
 
 // The autograd attributes and methods of Tensor.
 void init_tensor_autograd(nb::class_<Tensor>& cls) {
   cls.def_prop_ro("grad_fn", [](const Tensor& t) { return node_object(autograd::grad_fn(t)); })
       .def_prop_ro("retains_grad", &Tensor::retains_grad)
-      .def_prop_ro("_grad_fn_name", [](const Tensor& t) -> nb::object {
-        auto& fn = autograd::grad_fn(t);
-        return fn ? nb::cast(fn->name()) : nb::none();
-      })
+      .def_prop_ro("_grad_fn_name",
+                   [](const Tensor& t) -> nb::object {
+                     auto& fn = autograd::grad_fn(t);
+                     return fn ? nb::cast(fn->name()) : nb::none();
+                   })
       .def("retain_grad", &Tensor::retain_grad,
            "Makes a non-leaf tensor keep its gradient in ``.grad`` after backward (leaves always do).")
       .def("detach", &Tensor::detach, method_doc(kDetachDoc, "detach").c_str())
       .def("detach_", &detach_inplace, method_doc(kDetachInplaceDoc, "detach_").c_str())
-      .def("register_hook", [](const Tensor& t, nb::handle fn) {
-        auto remover = autograd::register_hook(t, python_grad_hook(fn));
-        return RemovableHandle{std::move(remover), 0};
-      }, nb::arg("hook"),
-         nb::sig("def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle"),
-         kRegisterHookDoc)
-      .def("register_post_accumulate_grad_hook", [](const Tensor& t, nb::handle fn) {
-        auto remover = autograd::register_post_accumulate_grad_hook(t, [f = py_ref(fn)](const Tensor& v) {
-          nb::gil_scoped_acquire gil;
-          f->get()(nb::cast(v));
-        });
-        return RemovableHandle{std::move(remover), 0};
-      }, nb::arg("hook"),
-         nb::sig("def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle"),
-         kPostAccumulateHookDoc);
+      .def(
+          "register_hook",
+          [](const Tensor& t, nb::handle fn) {
+            auto remover = autograd::register_hook(t, python_grad_hook(fn));
+            return RemovableHandle{std::move(remover), 0};
+          },
+          nb::arg("hook"),
+          nb::sig("def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle"),
+          kRegisterHookDoc)
+      .def(
+          "register_post_accumulate_grad_hook",
+          [](const Tensor& t, nb::handle fn) {
+            auto remover = autograd::register_post_accumulate_grad_hook(t, [f = py_ref(fn)](const Tensor& v) {
+              nb::gil_scoped_acquire gil;
+              f->get()(nb::cast(v));
+            });
+            return RemovableHandle{std::move(remover), 0};
+          },
+          nb::arg("hook"),
+          nb::sig("def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle"),
+          kPostAccumulateHookDoc);
 }
 
 }  // namespace ember::py

@@ -32,8 +32,8 @@ constexpr Row kRows[] = {
 #define EMBER_BINARY_CUSTOM(...)
 #define EMBER_BINARY_ALIAS(op, params, python, doc) \
   {BinaryOp::op, binary_info(BinaryOp::op).numbers, Keyword::none, params, python, doc},
-#define EMBER_BINARY_POLYNOMIAL(family, name, doc)                                                          \
-  {BinaryOp::OrthogonalPolynomial, BinaryNumbers::Both, Keyword::none, "input n", "special." #name, doc, \
+#define EMBER_BINARY_POLYNOMIAL(family, name, doc)                                                                \
+  {BinaryOp::OrthogonalPolynomial,          BinaryNumbers::Both, Keyword::none, "input n", "special." #name, doc, \
    static_cast<int64_t>(Polynomial::family)},
 #include "ember/ops/binary.def"
 #undef EMBER_BINARY_OP
@@ -164,9 +164,11 @@ std::string function_doc(const Row& r, const std::string& input, const std::stri
   if (doc.find("\nArgs:") != std::string::npos) return doc;
   const bool both = r.numbers == BinaryNumbers::Both, number_other = r.numbers != BinaryNumbers::Neither;
   if (r.family >= 0) {
-    doc += "\n\nThe degree n is truncated toward zero, and a negative degree gives 0. There is no gradient (as in "
-           "PyTorch).\n\nArgs:\n    " + input + " (Tensor or Number): the points x.\n    " + other +
-           " (Tensor or Number): the degree n. At least one of the two is a tensor.";
+    doc +=
+        "\n\nThe degree n is truncated toward zero, and a negative degree gives 0. There is no gradient (as in "
+        "PyTorch).\n\nArgs:\n    " +
+        input + " (Tensor or Number): the points x.\n    " + other +
+        " (Tensor or Number): the degree n. At least one of the two is a tensor.";
   } else {
     doc += "\n\nArgs:\n    " + input + " (" + doc_type(both) + "): the first operand.\n    " + other + " (" +
            doc_type(number_other) + "): the second operand." + (both ? " At least one of the two is a tensor." : "");
@@ -269,30 +271,34 @@ void def_row(nb::module_& m, nb::module_& special, nb::handle cls, const Row& r)
                                "`` and returns it.\n\nArgs:\n    " + input +
                                " (Tensor): the tensor to overwrite.\n    " + other + " (" + doc_type(number_other) +
                                "): the second operand.";
-      m.def(name.c_str(), [s](nb::handle a, nb::handle b) { return call_method(*s, a, b, nb::none(), true, true); },
-            nb::arg(input.c_str()), nb::arg(other.c_str()), nb::sig(sig.c_str()), idoc.c_str());
+      m.def(
+          name.c_str(), [s](nb::handle a, nb::handle b) { return call_method(*s, a, b, nb::none(), true, true); },
+          nb::arg(input.c_str()), nb::arg(other.c_str()), nb::sig(sig.c_str()), idoc.c_str());
     } else {
       nb::module_& target = in_special ? special : m;
       const std::string params_sig = input + ": " + type_of(number_input) + ", " + other_sig + ", *, " +
                                      (kw.empty() ? "" : kw + ", ") + "out: Tensor | None = None";
       const std::string sig = "def " + name + "(" + params_sig + ") -> Tensor";
       if (r.keyword == Keyword::none)
-        target.def(name.c_str(), [s](nb::handle a, nb::handle b, nb::handle out) {
-          return call_function(*s, a, b, nb::none(), out);
-        }, nb::arg(input.c_str()), nb::arg(other.c_str()), nb::kw_only(), nb::arg("out") = nb::none(),
-           nb::sig(sig.c_str()), doc.c_str());
+        target.def(
+            name.c_str(),
+            [s](nb::handle a, nb::handle b, nb::handle out) { return call_function(*s, a, b, nb::none(), out); },
+            nb::arg(input.c_str()), nb::arg(other.c_str()), nb::kw_only(), nb::arg("out") = nb::none(),
+            nb::sig(sig.c_str()), doc.c_str());
       else
-        target.def(name.c_str(), [s](nb::handle a, nb::handle b, nb::handle k, nb::handle out) {
-          return call_function(*s, a, b, k, out);
-        }, nb::arg(input.c_str()), nb::arg(other.c_str()), nb::kw_only(), nb::arg(kw_name.c_str()) = nb::none(),
-           nb::arg("out") = nb::none(), nb::sig(sig.c_str()), doc.c_str());
+        target.def(
+            name.c_str(),
+            [s](nb::handle a, nb::handle b, nb::handle k, nb::handle out) { return call_function(*s, a, b, k, out); },
+            nb::arg(input.c_str()), nb::arg(other.c_str()), nb::kw_only(), nb::arg(kw_name.c_str()) = nb::none(),
+            nb::arg("out") = nb::none(), nb::sig(sig.c_str()), doc.c_str());
       if (!self_alias.empty()) {  // pow(self: Number, exponent: Tensor): the base named self (an overload)
         const std::string alias_sig = "def " + name + "(" + self_alias + ": Number, " + other +
                                       ": Tensor, *, out: Tensor | None = None) -> Tensor";
-        target.def(name.c_str(), [s](nb::handle a, nb::handle b, nb::handle out) {
-          return call_function(*s, a, b, nb::none(), out);
-        }, nb::arg(self_alias.c_str()), nb::arg(other.c_str()), nb::kw_only(), nb::arg("out") = nb::none(),
-           nb::sig(alias_sig.c_str()), doc.c_str());
+        target.def(
+            name.c_str(),
+            [s](nb::handle a, nb::handle b, nb::handle out) { return call_function(*s, a, b, nb::none(), out); },
+            nb::arg(self_alias.c_str()), nb::arg(other.c_str()), nb::kw_only(), nb::arg("out") = nb::none(),
+            nb::sig(alias_sig.c_str()), doc.c_str());
       }
     }
   }
@@ -325,10 +331,14 @@ void init_binary(nb::module_& m) {
   // Tensors hash by identity, as in PyTorch (defining __eq__ would otherwise drop __hash__).
   cls.attr("__hash__") = nb::cpp_function([](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); },
                                           nb::is_method());
-  m.def("rsub", [](const Tensor& a, nb::handle b, nb::handle alpha) {
-    return binary_op(BinaryOp::Sub, operand(b, "rsub"), a, {}, alpha.is_none() ? Scalar(1) : to_scalar(alpha, "rsub"));
-  }, nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none(),
-     nb::sig("def rsub(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor"), kRsubDoc);
+  m.def(
+      "rsub",
+      [](const Tensor& a, nb::handle b, nb::handle alpha) {
+        return binary_op(BinaryOp::Sub, operand(b, "rsub"), a, {},
+                         alpha.is_none() ? Scalar(1) : to_scalar(alpha, "rsub"));
+      },
+      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("alpha") = nb::none(),
+      nb::sig("def rsub(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor"), kRsubDoc);
 }
 
 }  // namespace ember::py

@@ -39,9 +39,7 @@ std::optional<Device> to_device(nb::handle h) {
   fail<TypeError>("expected a device (ember.device, str or int), got ", nb::inst_name(h).c_str());
 }
 
-bool is_scalar(nb::handle h) {
-  return PyBool_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr());
-}
+bool is_scalar(nb::handle h) { return PyBool_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr()); }
 
 Scalar to_scalar(nb::handle h, const char* fn) {
   PyObject* o = h.ptr();
@@ -146,8 +144,10 @@ nb::object make_size(IntArrayRef s) {
 
 std::optional<MemoryFormat> to_memory_format(nb::handle h, const char* fn) {
   if (h.is_none()) return std::nullopt;
-  EMBER_CHECK_TYPE(nb::hasattr(h, "_ember_memory_format"), fn, "(): memory_format must be ember.contiguous_format, "
-                   "preserve_format, channels_last or channels_last_3d, got ", nb::inst_name(h).c_str());
+  EMBER_CHECK_TYPE(nb::hasattr(h, "_ember_memory_format"), fn,
+                   "(): memory_format must be ember.contiguous_format, "
+                   "preserve_format, channels_last or channels_last_3d, got ",
+                   nb::inst_name(h).c_str());
   const int v = nb::cast<int>(h.attr("_ember_memory_format"));
   EMBER_CHECK(v >= 0 && v <= 3, fn, "(): unknown memory format ", v);
   return static_cast<MemoryFormat>(v);
@@ -170,8 +170,10 @@ std::optional<Device> default_device() { return g_default_device; }
 TensorOptions FactoryArgs::options() const {
   TensorOptions o;
   o.dtype_ = dtype;
-  if (device) o.device_ = *device;
-  else if (g_default_device) o.device_ = *g_default_device;
+  if (device)
+    o.device_ = *device;
+  else if (g_default_device)
+    o.device_ = *g_default_device;
   o.requires_grad_ = requires_grad;
   return o;
 }
@@ -203,8 +205,7 @@ void parse_factory_kwargs(const nb::kwargs& kw, const char* fn, unsigned allowed
     } else if ((allowed & kOut) && !std::strcmp(k, "out")) {
       a.out = v;
     } else if ((allowed & kLayout) && !std::strcmp(k, "layout")) {
-      EMBER_CHECK_TYPE(v.is_none() || nb::hasattr(v, "_ember_strided"), fn,
-                       "(): only the strided layout is supported");
+      EMBER_CHECK_TYPE(v.is_none() || nb::hasattr(v, "_ember_strided"), fn, "(): only the strided layout is supported");
     } else if ((allowed & kLayout) && !std::strcmp(k, "memory_format")) {
       a.memory_format = to_memory_format(v, fn);
     } else if ((allowed & kLayout) && !std::strcmp(k, "pin_memory")) {
@@ -236,7 +237,8 @@ std::string method_doc(const char* function_doc, const char* name) {
 }
 
 std::string inplace_doc(const char* name) {
-  return std::string("In-place version of :meth:`Tensor.") + name + "`: writes the result into ``self`` and returns it.";
+  return std::string("In-place version of :meth:`Tensor.") + name +
+         "`: writes the result into ``self`` and returns it.";
 }
 
 nb::object finish_out(Tensor r, nb::handle out, const char* fn) {
@@ -364,14 +366,18 @@ Example::
 
 void init_dtype(nb::module_& m) {
   nb::class_<DType>(m, "dtype", kDtypeDoc)
-      .def("__init__", [](DType*) { fail<TypeError>("cannot create 'ember.dtype' instances"); },
-           nb::sig("def __init__(self) -> None"))
-      .def_prop_ro("is_floating_point", [](const DType& d) { return is_floating(d.st); },
-                   "Whether the dtype is a floating point one.")
-      .def_prop_ro("is_complex", [](const DType&) { return false; }, "Whether the dtype is a complex one: never.")
-      .def_prop_ro("is_signed", [](const DType& d) { return is_signed(d.st); },
-                   "Whether the dtype holds negative values.")
-      .def_prop_ro("itemsize", [](const DType& d) { return element_size(d.st); }, "The size of an element in bytes.")
+      .def(
+          "__init__", [](DType*) { fail<TypeError>("cannot create 'ember.dtype' instances"); },
+          nb::sig("def __init__(self) -> None"))
+      .def_prop_ro(
+          "is_floating_point", [](const DType& d) { return is_floating(d.st); },
+          "Whether the dtype is a floating point one.")
+      .def_prop_ro(
+          "is_complex", [](const DType&) { return false; }, "Whether the dtype is a complex one: never.")
+      .def_prop_ro(
+          "is_signed", [](const DType& d) { return is_signed(d.st); }, "Whether the dtype holds negative values.")
+      .def_prop_ro(
+          "itemsize", [](const DType& d) { return element_size(d.st); }, "The size of an element in bytes.")
       .def("__repr__", [](const DType& d) { return "ember." + std::string(dtype_name(d.st)); })
       .def("__reduce__", [](const DType& d) { return std::string(dtype_name(d.st)); });
   for (int i = 0; i < kNumScalarTypes; ++i) {
@@ -382,82 +388,102 @@ void init_dtype(nb::module_& m) {
   }
 
   nb::class_<Device>(m, "device", kDeviceDoc)
-      .def("__init__",
-           [](Device* self, nb::handle spec, std::optional<int> index) {
-             if (PyLong_Check(spec.ptr())) {
-               EMBER_CHECK(!index, "device(): an int spec takes no index");
-               new (self) Device(*to_device(spec));
-               return;
-             }
-             EMBER_CHECK_TYPE(PyUnicode_Check(spec.ptr()) || nb::isinstance<Device>(spec),
-                              "device(): expected a str, int or device, got ", nb::inst_name(spec).c_str());
-             Device d = *to_device(spec);
-             if (index) {
-               EMBER_CHECK(!d.has_index(), "device(): type (string) must not include an index because index "
-                           "was passed explicitly: ", d);
-               EMBER_CHECK(*index >= 0, "Device index must not be negative");
-               EMBER_CHECK(!d.is_cpu() || *index == 0, "CPU device index must be 0, got ", *index);
-               d.index = static_cast<int8_t>(*index);
-             }
-             new (self) Device(d);
-           },
-           nb::arg("type"), nb::arg("index") = nb::none(),
-           nb::sig("def __init__(self, type: str | int | device, index: int | None = None) -> None"))
-      .def_prop_ro("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; },
-                   "The device type: ``\"cpu\"`` or ``\"cuda\"``.")
-      .def_prop_ro("index", [](const Device& d) -> std::optional<int> {
-        return d.has_index() ? std::optional<int>(d.index) : std::nullopt;
-      }, "The device's index, or ``None`` for the current device of its type.")
-      .def("__repr__", [](const Device& d) {
-        std::string s = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
-        if (d.has_index()) s += ", index=" + std::to_string(d.index);
-        return s + ")";
-      })
+      .def(
+          "__init__",
+          [](Device* self, nb::handle spec, std::optional<int> index) {
+            if (PyLong_Check(spec.ptr())) {
+              EMBER_CHECK(!index, "device(): an int spec takes no index");
+              new (self) Device(*to_device(spec));
+              return;
+            }
+            EMBER_CHECK_TYPE(PyUnicode_Check(spec.ptr()) || nb::isinstance<Device>(spec),
+                             "device(): expected a str, int or device, got ", nb::inst_name(spec).c_str());
+            Device d = *to_device(spec);
+            if (index) {
+              EMBER_CHECK(!d.has_index(),
+                          "device(): type (string) must not include an index because index "
+                          "was passed explicitly: ",
+                          d);
+              EMBER_CHECK(*index >= 0, "Device index must not be negative");
+              EMBER_CHECK(!d.is_cpu() || *index == 0, "CPU device index must be 0, got ", *index);
+              d.index = static_cast<int8_t>(*index);
+            }
+            new (self) Device(d);
+          },
+          nb::arg("type"), nb::arg("index") = nb::none(),
+          nb::sig("def __init__(self, type: str | int | device, index: int | None = None) -> None"))
+      .def_prop_ro(
+          "type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; },
+          "The device type: ``\"cpu\"`` or ``\"cuda\"``.")
+      .def_prop_ro(
+          "index",
+          [](const Device& d) -> std::optional<int> {
+            return d.has_index() ? std::optional<int>(d.index) : std::nullopt;
+          },
+          "The device's index, or ``None`` for the current device of its type.")
+      .def("__repr__",
+           [](const Device& d) {
+             std::string s = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
+             if (d.has_index()) s += ", index=" + std::to_string(d.index);
+             return s + ")";
+           })
       .def("__str__", &Device::str)
-      .def("__eq__", [](const Device& a, nb::handle b) {
-        return nb::isinstance<Device>(b) && a == *nb::inst_ptr<Device>(b);
-      })
+      .def("__eq__",
+           [](const Device& a, nb::handle b) { return nb::isinstance<Device>(b) && a == *nb::inst_ptr<Device>(b); })
       .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; })
       .def("__reduce__", [](const Device& d) { return nb::make_tuple(nb::type<Device>(), nb::make_tuple(d.str())); })
-      .def("__enter__", [](nb::handle self) {  // Note [Default device]
-        g_device_contexts.push_back(g_default_device);
-        g_default_device = *nb::inst_ptr<Device>(self);
-        return self;
-      })
+      .def("__enter__",
+           [](nb::handle self) {  // Note [Default device]
+             g_device_contexts.push_back(g_default_device);
+             g_default_device = *nb::inst_ptr<Device>(self);
+             return self;
+           })
       .def("__exit__", [](const Device&, nb::args) {
         EMBER_CHECK(!g_device_contexts.empty(), "device.__exit__: no `with device(...)` block is open");
         g_default_device = g_device_contexts.back();
         g_device_contexts.pop_back();
         return false;
       });
-  m.def("_set_default_device", [](std::optional<Device> d) { g_default_device = d; }, nb::arg("device").none());
+  m.def(
+      "_set_default_device", [](std::optional<Device> d) { g_default_device = d; }, nb::arg("device").none());
   m.def("_get_default_device", [] { return g_default_device; });
 
   m.def("_set_size_type", &set_size_type, nb::arg("type"));
-  m.def("get_default_dtype", [] { return dtype_object(default_dtype()); },
-        nb::sig("def get_default_dtype() -> dtype"),
-        "Returns the default floating point dtype (``ember.float32`` unless :func:`ember.set_default_dtype` changed "
-        "it).");
-  m.def("set_default_dtype", [](nb::handle d) { set_default_dtype(to_dtype_required(d, "set_default_dtype")); },
-        nb::arg("d"), nb::sig("def set_default_dtype(d: dtype) -> None"), kSetDefaultDtypeDoc);
-  m.def("promote_types", [](nb::handle a, nb::handle b) {
-    return dtype_object(promote_types(to_dtype_required(a, "promote_types"), to_dtype_required(b, "promote_types")));
-  }, nb::arg("type1"), nb::arg("type2"), nb::sig("def promote_types(type1: dtype, type2: dtype) -> dtype"),
-     kPromoteTypesDoc);
-  m.def("can_cast", [](nb::handle from, nb::handle to) {
-    return can_cast(to_dtype_required(from, "can_cast"), to_dtype_required(to, "can_cast"));
-  }, nb::arg("from_"), nb::arg("to"), nb::sig("def can_cast(from_: dtype, to: dtype) -> bool"), kCanCastDoc);
-  m.def("result_type", [](nb::handle a, nb::handle b) {
-    ResultTypeState s;
-    for (nb::handle h : {a, b}) {
-      if (nb::isinstance<Tensor>(h))
-        s.update(nb::cast<const Tensor&>(h));
-      else
-        s.update(to_scalar(h, "result_type"));
-    }
-    return dtype_object(s.result());
-  }, nb::arg("tensor1"), nb::arg("tensor2"),
-     nb::sig("def result_type(tensor1: Tensor | Number, tensor2: Tensor | Number) -> dtype"), kResultTypeDoc);
+  m.def(
+      "get_default_dtype", [] { return dtype_object(default_dtype()); }, nb::sig("def get_default_dtype() -> dtype"),
+      "Returns the default floating point dtype (``ember.float32`` unless :func:`ember.set_default_dtype` changed "
+      "it).");
+  m.def(
+      "set_default_dtype", [](nb::handle d) { set_default_dtype(to_dtype_required(d, "set_default_dtype")); },
+      nb::arg("d"), nb::sig("def set_default_dtype(d: dtype) -> None"), kSetDefaultDtypeDoc);
+  m.def(
+      "promote_types",
+      [](nb::handle a, nb::handle b) {
+        return dtype_object(
+            promote_types(to_dtype_required(a, "promote_types"), to_dtype_required(b, "promote_types")));
+      },
+      nb::arg("type1"), nb::arg("type2"), nb::sig("def promote_types(type1: dtype, type2: dtype) -> dtype"),
+      kPromoteTypesDoc);
+  m.def(
+      "can_cast",
+      [](nb::handle from, nb::handle to) {
+        return can_cast(to_dtype_required(from, "can_cast"), to_dtype_required(to, "can_cast"));
+      },
+      nb::arg("from_"), nb::arg("to"), nb::sig("def can_cast(from_: dtype, to: dtype) -> bool"), kCanCastDoc);
+  m.def(
+      "result_type",
+      [](nb::handle a, nb::handle b) {
+        ResultTypeState s;
+        for (nb::handle h : {a, b}) {
+          if (nb::isinstance<Tensor>(h))
+            s.update(nb::cast<const Tensor&>(h));
+          else
+            s.update(to_scalar(h, "result_type"));
+        }
+        return dtype_object(s.result());
+      },
+      nb::arg("tensor1"), nb::arg("tensor2"),
+      nb::sig("def result_type(tensor1: Tensor | Number, tensor2: Tensor | Number) -> dtype"), kResultTypeDoc);
 }
 
 }  // namespace ember::py

@@ -137,18 +137,18 @@ void init_interop(nb::module_& m);  // NumPy and DLPack (interop.cpp)
 void init_binary(nb::module_& m);
 void init_unary(nb::module_& m);
 void init_reduce(nb::module_& m);
-void init_shape(nb::module_& m);  // dims and element order (shape.cpp)
-void init_sort(nb::module_& m);  // sorting, selection, unique (sort.cpp)
-void init_optim(nb::module_& m);                  // optim.cpp: the fused optimizer steps
-void init_serialize(nb::module_& m);              // serialize.cpp: ember's format and safetensors
-void init_data(nb::module_& m);                   // data.cpp: shared-memory tensors, the DataLoader's C++ parts
-void init_vision(nb::module_& m);                 // vision.cpp: image decoding and per-pixel transforms
-void init_autograd(nb::module_& m);               // autograd.cpp
-void init_cuda(nb::module_& m);                   // cuda.cpp: ember.cuda, ember.backends
+void init_shape(nb::module_& m);      // dims and element order (shape.cpp)
+void init_sort(nb::module_& m);       // sorting, selection, unique (sort.cpp)
+void init_optim(nb::module_& m);      // optim.cpp: the fused optimizer steps
+void init_serialize(nb::module_& m);  // serialize.cpp: ember's format and safetensors
+void init_data(nb::module_& m);       // data.cpp: shared-memory tensors, the DataLoader's C++ parts
+void init_vision(nb::module_& m);     // vision.cpp: image decoding and per-pixel transforms
+void init_autograd(nb::module_& m);   // autograd.cpp
+void init_cuda(nb::module_& m);       // cuda.cpp: ember.cuda, ember.backends
 // nn.cpp: one init_nn_* per op family; m gets what PyTorch has at top level (torch.softmax), nn what it has in
 // torch.nn.functional.
 void init_nn(nb::module_& m, nb::module_& nn);
-void init_tensor_autograd(nb::class_<Tensor>& cls);   // sorting, scans, and the remaining reductions (sort.cpp)
+void init_tensor_autograd(nb::class_<Tensor>& cls);  // sorting, scans, and the remaining reductions (sort.cpp)
 
 // A tensor viewing the memory of a NumPy array or scalar of a dtype ember has (of a native, row-major copy
 // when ember can't view its layout), or nullopt for anything else (interop.cpp).

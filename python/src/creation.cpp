@@ -63,13 +63,20 @@ ScalarType infer_dtype(const Leaves& leaves) {
   bool any = false;
   for (PyObject* o : leaves) {
     ScalarType t;
-    if (PyBool_Check(o)) t = ScalarType::Bool;
-    else if (PyLong_Check(o)) t = ScalarType::Int64;
-    else if (PyFloat_Check(o)) t = default_dtype();
-    else if (nb::isinstance<Tensor>(o)) t = nb::cast<const Tensor&>(nb::handle(o)).dtype();
-    else if (PyIndex_Check(o)) t = ScalarType::Int64;
-    else if (PyNumber_Check(o)) t = default_dtype();
-    else fail<Error>("tensor(): Could not infer dtype of ", Py_TYPE(o)->tp_name);  // RuntimeError, as PyTorch
+    if (PyBool_Check(o))
+      t = ScalarType::Bool;
+    else if (PyLong_Check(o))
+      t = ScalarType::Int64;
+    else if (PyFloat_Check(o))
+      t = default_dtype();
+    else if (nb::isinstance<Tensor>(o))
+      t = nb::cast<const Tensor&>(nb::handle(o)).dtype();
+    else if (PyIndex_Check(o))
+      t = ScalarType::Int64;
+    else if (PyNumber_Check(o))
+      t = default_dtype();
+    else
+      fail<Error>("tensor(): Could not infer dtype of ", Py_TYPE(o)->tp_name);  // RuntimeError, as PyTorch
     r = any ? promote_types(r, t) : t;
     any = true;
   }
@@ -313,9 +320,9 @@ Example::
 )";
 
 // The keyword arguments of the *_like functions, shared by their docstrings.
-#define EMBER_LIKE_KWARGS                                                                                         \
-  "    dtype (:class:`ember.dtype`, optional): the desired data type. Default: ``input``'s.\n"                    \
-  "    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.\n"                          \
+#define EMBER_LIKE_KWARGS                                                                                        \
+  "    dtype (:class:`ember.dtype`, optional): the desired data type. Default: ``input``'s.\n"                   \
+  "    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.\n"                         \
   "    device (:class:`ember.device`, optional): the desired device. Default: ``input``'s.\n"                    \
   "    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.\n" \
   "    memory_format (:class:`ember.memory_format`, optional): the memory layout of the result. Default:\n"      \
@@ -465,13 +472,13 @@ Example::
 )";
 
 // The keyword arguments of the Tensor.new_* methods, shared by their docstrings.
-#define EMBER_NEW_KWARGS                                                                                          \
-  "Keyword args:\n"                                                                                               \
-  "    dtype (:class:`ember.dtype`, optional): the desired data type. Default: ``self``'s.\n"                     \
-  "    device (:class:`ember.device`, optional): the desired device. Default: ``self``'s.\n"                      \
+#define EMBER_NEW_KWARGS                                                                                         \
+  "Keyword args:\n"                                                                                              \
+  "    dtype (:class:`ember.dtype`, optional): the desired data type. Default: ``self``'s.\n"                    \
+  "    device (:class:`ember.device`, optional): the desired device. Default: ``self``'s.\n"                     \
   "    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.\n" \
-  "    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.\n"                          \
-  "    pin_memory (bool, optional): put the result in pinned memory (CPU tensors, needs CUDA). Default: "         \
+  "    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.\n"                         \
+  "    pin_memory (bool, optional): put the result in pinned memory (CPU tensors, needs CUDA). Default: "        \
   "``False``.\n"
 
 constexpr const char* kNewEmptyDoc =
@@ -491,8 +498,8 @@ constexpr const char* kNewOnesDoc =
 constexpr const char* kNewFullDoc =
     "Returns a tensor of the shape ``size`` filled with ``fill_value``, with ``self``'s dtype and device by "
     "default.\n\n"
-    "Args:\n    size (sequence of ints): the shape.\n    fill_value (Number): the value of every element.\n\n"
-    EMBER_NEW_KWARGS
+    "Args:\n    size (sequence of ints): the shape.\n    fill_value (Number): the value of every "
+    "element.\n\n" EMBER_NEW_KWARGS
     "\nExample::\n\n    >>> x = ember.zeros(3, dtype=ember.int64)\n    >>> x.new_full((2,), 7)\n"
     "    tensor([7, 7])\n";
 constexpr const char* kNewTensorDoc =
@@ -526,227 +533,278 @@ Example::
 }  // namespace
 
 void init_creation(nb::module_& m) {
-  m.def("tensor", [](nb::handle data, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "tensor", kDtype | kDevice | kRequiresGrad | kLayout, a);
-    // Python data goes to the default device (Note [Default device]); a tensor keeps its own unless told.
-    const bool is_tensor = nb::isinstance<Tensor>(data);
-    Tensor t = tensor_from_data(data, a.dtype, a.device || is_tensor ? a.device : default_device());
-    if (a.requires_grad) t.set_requires_grad(true);
-    return a.pinned(t);
-  }, nb::arg("data").none(), nb::arg("kwargs"),
-     nb::sig("def tensor(data: Any, *, dtype: dtype | None = None, device: device | None = None, requires_grad: bool "
-             "= False, pin_memory: bool = False) -> Tensor"),
-     kTensorDoc);
-  m.def("as_tensor", [](nb::handle data, nb::handle dtype, nb::handle device) -> nb::object {
-    auto dt = to_dtype(dtype);
-    auto dev = to_device(device);
-    if (nb::isinstance<Tensor>(data)) {
-      const Tensor& t = nb::cast<const Tensor&>(data);
-      return nb::cast(to(t, dev.value_or(t.device()), dt.value_or(t.dtype())));
-    }
-    // A NumPy array shares its memory when dtype and device allow (torch.from_numpy's view), else it is converted.
-    if (auto t = numpy_to_tensor(data)) return nb::cast(to(*t, dev.value_or(kCPU), dt.value_or(t->dtype())));
-    return nb::cast(tensor_from_data(data, dt, dev ? dev : default_device()));
-  }, nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  m.def(
+      "tensor",
+      [](nb::handle data, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "tensor", kDtype | kDevice | kRequiresGrad | kLayout, a);
+        // Python data goes to the default device (Note [Default device]); a tensor keeps its own unless told.
+        const bool is_tensor = nb::isinstance<Tensor>(data);
+        Tensor t = tensor_from_data(data, a.dtype, a.device || is_tensor ? a.device : default_device());
+        if (a.requires_grad) t.set_requires_grad(true);
+        return a.pinned(t);
+      },
+      nb::arg("data").none(), nb::arg("kwargs"),
+      nb::sig("def tensor(data: Any, *, dtype: dtype | None = None, device: device | None = None, requires_grad: bool "
+              "= False, pin_memory: bool = False) -> Tensor"),
+      kTensorDoc);
+  m.def(
+      "as_tensor",
+      [](nb::handle data, nb::handle dtype, nb::handle device) -> nb::object {
+        auto dt = to_dtype(dtype);
+        auto dev = to_device(device);
+        if (nb::isinstance<Tensor>(data)) {
+          const Tensor& t = nb::cast<const Tensor&>(data);
+          return nb::cast(to(t, dev.value_or(t.device()), dt.value_or(t.dtype())));
+        }
+        // A NumPy array shares its memory when dtype and device allow (torch.from_numpy's view), else it is converted.
+        if (auto t = numpy_to_tensor(data)) return nb::cast(to(*t, dev.value_or(kCPU), dt.value_or(t->dtype())));
+        return nb::cast(tensor_from_data(data, dt, dev ? dev : default_device()));
+      },
+      nb::arg("data"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
 
-  m.def("empty", [](nb::args args, nb::kwargs kw) -> nb::object {
-    nb::object out;
-    Tensor r = factory_fill(args, kw, "empty", std::nullopt, &out);
-    return out.is_valid() ? out : nb::cast(std::move(r));
-  }, nb::sig("def empty(*size: int, out: Tensor | None = None, dtype: dtype | None = None, layout: layout | None = "
-             "None, device: device | None = None, requires_grad: bool = False, pin_memory: bool = False, "
-             "memory_format: memory_format = ember.contiguous_format) -> Tensor"),
-     kEmptyDoc);
-  m.def("zeros", [](nb::args args, nb::kwargs kw) -> nb::object {
-    nb::object out;
-    Tensor r = factory_fill(args, kw, "zeros", Scalar(0), &out);
-    return out.is_valid() ? out : nb::cast(std::move(r));
-  }, nb::sig("def zeros(*size: int, out: Tensor | None = None, dtype: dtype | None = None, layout: layout | None = "
-             "None, device: device | None = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor"),
-     kZerosDoc);
-  m.def("ones", [](nb::args args, nb::kwargs kw) -> nb::object {
-    nb::object out;
-    Tensor r = factory_fill(args, kw, "ones", Scalar(1), &out);
-    return out.is_valid() ? out : nb::cast(std::move(r));
-  }, nb::sig("def ones(*size: int, out: Tensor | None = None, dtype: dtype | None = None, layout: layout | None = "
-             "None, device: device | None = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor"),
-     kOnesDoc);
-  m.def("full", [](nb::handle size, nb::handle value, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "full", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
-    DimVector s = PyLong_Check(size.ptr()) ? DimVector{to_int(size, "full", "size")} : to_int_list(size, "full", "size");
-    return finish_out(a.pinned(full(s, scalar_arg(value, "full"), a.options())), a.out, "full");
-  }, nb::arg("size"), nb::arg("fill_value"), nb::arg("kwargs"),
-     nb::sig("def full(size: Sequence[int], fill_value: Number, *, out: Tensor | None = None, dtype: dtype | None = "
-             "None, layout: layout | None = None, device: device | None = None, requires_grad: bool = False, "
-             "pin_memory: bool = False) -> Tensor"),
-     kFullDoc);
-  m.def("empty_strided", [](nb::handle size, nb::handle stride, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "empty_strided", kDtype | kDevice | kRequiresGrad | kLayout, a);
-    return a.pinned(empty_strided(to_int_list(size, "empty_strided", "size"),
-                                  to_int_list(stride, "empty_strided", "stride"), a.options(default_dtype())));
-  }, nb::arg("size"), nb::arg("stride"), nb::arg("kwargs"),
-     nb::sig("def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: dtype | None = None, layout: "
-             "layout | None = None, device: device | None = None, requires_grad: bool = False, pin_memory: bool = "
-             "False) -> Tensor"),
-     kEmptyStridedDoc);
+  m.def(
+      "empty",
+      [](nb::args args, nb::kwargs kw) -> nb::object {
+        nb::object out;
+        Tensor r = factory_fill(args, kw, "empty", std::nullopt, &out);
+        return out.is_valid() ? out : nb::cast(std::move(r));
+      },
+      nb::sig("def empty(*size: int, out: Tensor | None = None, dtype: dtype | None = None, layout: layout | None = "
+              "None, device: device | None = None, requires_grad: bool = False, pin_memory: bool = False, "
+              "memory_format: memory_format = ember.contiguous_format) -> Tensor"),
+      kEmptyDoc);
+  m.def(
+      "zeros",
+      [](nb::args args, nb::kwargs kw) -> nb::object {
+        nb::object out;
+        Tensor r = factory_fill(args, kw, "zeros", Scalar(0), &out);
+        return out.is_valid() ? out : nb::cast(std::move(r));
+      },
+      nb::sig("def zeros(*size: int, out: Tensor | None = None, dtype: dtype | None = None, layout: layout | None = "
+              "None, device: device | None = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor"),
+      kZerosDoc);
+  m.def(
+      "ones",
+      [](nb::args args, nb::kwargs kw) -> nb::object {
+        nb::object out;
+        Tensor r = factory_fill(args, kw, "ones", Scalar(1), &out);
+        return out.is_valid() ? out : nb::cast(std::move(r));
+      },
+      nb::sig("def ones(*size: int, out: Tensor | None = None, dtype: dtype | None = None, layout: layout | None = "
+              "None, device: device | None = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor"),
+      kOnesDoc);
+  m.def(
+      "full",
+      [](nb::handle size, nb::handle value, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "full", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
+        DimVector s = PyLong_Check(size.ptr()) ? DimVector{to_int(size, "full", "size")}
+                                               : to_int_list(size, "full", "size");
+        return finish_out(a.pinned(full(s, scalar_arg(value, "full"), a.options())), a.out, "full");
+      },
+      nb::arg("size"), nb::arg("fill_value"), nb::arg("kwargs"),
+      nb::sig("def full(size: Sequence[int], fill_value: Number, *, out: Tensor | None = None, dtype: dtype | None = "
+              "None, layout: layout | None = None, device: device | None = None, requires_grad: bool = False, "
+              "pin_memory: bool = False) -> Tensor"),
+      kFullDoc);
+  m.def(
+      "empty_strided",
+      [](nb::handle size, nb::handle stride, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "empty_strided", kDtype | kDevice | kRequiresGrad | kLayout, a);
+        return a.pinned(empty_strided(to_int_list(size, "empty_strided", "size"),
+                                      to_int_list(stride, "empty_strided", "stride"), a.options(default_dtype())));
+      },
+      nb::arg("size"), nb::arg("stride"), nb::arg("kwargs"),
+      nb::sig("def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: dtype | None = None, layout: "
+              "layout | None = None, device: device | None = None, requires_grad: bool = False, pin_memory: bool = "
+              "False) -> Tensor"),
+      kEmptyStridedDoc);
 
-  m.def("empty_like", [](const Tensor& t, nb::kwargs kw) { return like(t, kw, "empty_like", std::nullopt); },
-        nb::arg("input"), nb::arg("kwargs"),
-        nb::sig("def empty_like(input: Tensor, *, dtype: dtype | None = None, layout: layout | None = None, device: "
-                "device | None = None, requires_grad: bool = False, memory_format: memory_format = "
-                "ember.preserve_format) -> Tensor"),
-        kEmptyLikeDoc);
-  m.def("zeros_like", [](const Tensor& t, nb::kwargs kw) { return like(t, kw, "zeros_like", Scalar(0)); },
-        nb::arg("input"), nb::arg("kwargs"),
-        nb::sig("def zeros_like(input: Tensor, *, dtype: dtype | None = None, layout: layout | None = None, device: "
-                "device | None = None, requires_grad: bool = False, memory_format: memory_format = "
-                "ember.preserve_format) -> Tensor"),
-        kZerosLikeDoc);
-  m.def("ones_like", [](const Tensor& t, nb::kwargs kw) { return like(t, kw, "ones_like", Scalar(1)); },
-        nb::arg("input"), nb::arg("kwargs"),
-        nb::sig("def ones_like(input: Tensor, *, dtype: dtype | None = None, layout: layout | None = None, device: "
-                "device | None = None, requires_grad: bool = False, memory_format: memory_format = "
-                "ember.preserve_format) -> Tensor"),
-        kOnesLikeDoc);
-  m.def("full_like", [](const Tensor& t, nb::handle v, nb::kwargs kw) {
-    return like(t, kw, "full_like", scalar_arg(v, "full_like"));
-  }, nb::arg("input"), nb::arg("fill_value"), nb::arg("kwargs"),
-     nb::sig("def full_like(input: Tensor, fill_value: Number, *, dtype: dtype | None = None, layout: layout | None "
-             "= None, device: device | None = None, requires_grad: bool = False, memory_format: memory_format = "
-             "ember.preserve_format) -> Tensor"),
-     kFullLikeDoc);
+  m.def(
+      "empty_like", [](const Tensor& t, nb::kwargs kw) { return like(t, kw, "empty_like", std::nullopt); },
+      nb::arg("input"), nb::arg("kwargs"),
+      nb::sig("def empty_like(input: Tensor, *, dtype: dtype | None = None, layout: layout | None = None, device: "
+              "device | None = None, requires_grad: bool = False, memory_format: memory_format = "
+              "ember.preserve_format) -> Tensor"),
+      kEmptyLikeDoc);
+  m.def(
+      "zeros_like", [](const Tensor& t, nb::kwargs kw) { return like(t, kw, "zeros_like", Scalar(0)); },
+      nb::arg("input"), nb::arg("kwargs"),
+      nb::sig("def zeros_like(input: Tensor, *, dtype: dtype | None = None, layout: layout | None = None, device: "
+              "device | None = None, requires_grad: bool = False, memory_format: memory_format = "
+              "ember.preserve_format) -> Tensor"),
+      kZerosLikeDoc);
+  m.def(
+      "ones_like", [](const Tensor& t, nb::kwargs kw) { return like(t, kw, "ones_like", Scalar(1)); }, nb::arg("input"),
+      nb::arg("kwargs"),
+      nb::sig("def ones_like(input: Tensor, *, dtype: dtype | None = None, layout: layout | None = None, device: "
+              "device | None = None, requires_grad: bool = False, memory_format: memory_format = "
+              "ember.preserve_format) -> Tensor"),
+      kOnesLikeDoc);
+  m.def(
+      "full_like",
+      [](const Tensor& t, nb::handle v, nb::kwargs kw) { return like(t, kw, "full_like", scalar_arg(v, "full_like")); },
+      nb::arg("input"), nb::arg("fill_value"), nb::arg("kwargs"),
+      nb::sig("def full_like(input: Tensor, fill_value: Number, *, dtype: dtype | None = None, layout: layout | None "
+              "= None, device: device | None = None, requires_grad: bool = False, memory_format: memory_format = "
+              "ember.preserve_format) -> Tensor"),
+      kFullLikeDoc);
 
-  m.def("arange", [](nb::args args, nb::kwargs kw) {
-    FactoryArgs a;
-    nb::handle start, end, step;
-    parse_factory_kwargs(kw, "arange", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a,
-                         {{"start", &start}, {"end", &end}, {"step", &step}});
-    const size_t n = args.size();
-    EMBER_CHECK_TYPE(n <= 3, "arange() takes at most 3 positional arguments (", n, " given)");
-    if (n == 1 && !end.is_valid()) {
-      end = args[0];  // arange(end)
-    } else {
-      // arange(start, end[, step]); arange(1, end=5) is start=1
-      nb::handle* slots[] = {&start, &end, &step};
-      const char* names[] = {"start", "end", "step"};
-      for (size_t i = 0; i < n; ++i) {
-        EMBER_CHECK_TYPE(!slots[i]->is_valid(), "arange() got multiple values for argument '", names[i], "'");
-        *slots[i] = args[i];
-      }
-    }
-    EMBER_CHECK_TYPE(end.is_valid(), "arange() missing required argument 'end'");
-    Scalar s0 = start.is_valid() ? scalar_arg(start, "arange") : Scalar(0);
-    Scalar s1 = scalar_arg(end, "arange");
-    Scalar st = step.is_valid() ? scalar_arg(step, "arange") : Scalar(1);
-    return finish_out(arange(s0, s1, st, a.options()), a.out, "arange");
-  }, nb::sig("def arange(*args: Number, start: Number = 0, end: Number, step: Number = 1, out: Tensor | None = None, "
-             "dtype: dtype | None = None, layout: layout | None = None, device: device | None = None, "
-             "requires_grad: bool = False) -> Tensor"),
-     kArangeDoc);
-  m.def("linspace", [](nb::handle start, nb::handle end, int64_t steps, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "linspace", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
-    return finish_out(linspace(scalar_arg(start, "linspace"), scalar_arg(end, "linspace"), steps, a.options()), a.out,
-                      "linspace");
-  }, nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::arg("kwargs"),
-     nb::sig("def linspace(start: Number, end: Number, steps: int, *, out: Tensor | None = None, dtype: dtype | None = "
-             "None, layout: layout | None = None, device: device | None = None, requires_grad: bool = False) -> "
-             "Tensor"),
-     kLinspaceDoc);
-  m.def("logspace", [](nb::handle start, nb::handle end, int64_t steps, double base, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "logspace", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
-    return finish_out(
-        logspace(scalar_arg(start, "logspace"), scalar_arg(end, "logspace"), steps, base, a.options()), a.out,
-        "logspace");
-  }, nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::arg("base") = 10.0, nb::arg("kwargs"),
-     nb::sig("def logspace(start: Number, end: Number, steps: int, base: float = 10.0, *, out: Tensor | None = None, "
-             "dtype: dtype | None = None, layout: layout | None = None, device: device | None = None, requires_grad: "
-             "bool = False) -> Tensor"),
-     kLogspaceDoc);
-  m.def("eye", [](int64_t n, std::optional<int64_t> mcols, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "eye", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
-    return finish_out(eye(n, mcols, a.options()), a.out, "eye");
-  }, nb::arg("n"), nb::arg("m") = nb::none(), nb::arg("kwargs"),
-     nb::sig("def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: dtype | None = None, layout: "
-             "layout | None = None, device: device | None = None, requires_grad: bool = False) -> Tensor"),
-     kEyeDoc);
+  m.def(
+      "arange",
+      [](nb::args args, nb::kwargs kw) {
+        FactoryArgs a;
+        nb::handle start, end, step;
+        parse_factory_kwargs(kw, "arange", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a,
+                             {{"start", &start}, {"end", &end}, {"step", &step}});
+        const size_t n = args.size();
+        EMBER_CHECK_TYPE(n <= 3, "arange() takes at most 3 positional arguments (", n, " given)");
+        if (n == 1 && !end.is_valid()) {
+          end = args[0];  // arange(end)
+        } else {
+          // arange(start, end[, step]); arange(1, end=5) is start=1
+          nb::handle* slots[] = {&start, &end, &step};
+          const char* names[] = {"start", "end", "step"};
+          for (size_t i = 0; i < n; ++i) {
+            EMBER_CHECK_TYPE(!slots[i]->is_valid(), "arange() got multiple values for argument '", names[i], "'");
+            *slots[i] = args[i];
+          }
+        }
+        EMBER_CHECK_TYPE(end.is_valid(), "arange() missing required argument 'end'");
+        Scalar s0 = start.is_valid() ? scalar_arg(start, "arange") : Scalar(0);
+        Scalar s1 = scalar_arg(end, "arange");
+        Scalar st = step.is_valid() ? scalar_arg(step, "arange") : Scalar(1);
+        return finish_out(arange(s0, s1, st, a.options()), a.out, "arange");
+      },
+      nb::sig("def arange(*args: Number, start: Number = 0, end: Number, step: Number = 1, out: Tensor | None = None, "
+              "dtype: dtype | None = None, layout: layout | None = None, device: device | None = None, "
+              "requires_grad: bool = False) -> Tensor"),
+      kArangeDoc);
+  m.def(
+      "linspace",
+      [](nb::handle start, nb::handle end, int64_t steps, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "linspace", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
+        return finish_out(linspace(scalar_arg(start, "linspace"), scalar_arg(end, "linspace"), steps, a.options()),
+                          a.out, "linspace");
+      },
+      nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::arg("kwargs"),
+      nb::sig(
+          "def linspace(start: Number, end: Number, steps: int, *, out: Tensor | None = None, dtype: dtype | None = "
+          "None, layout: layout | None = None, device: device | None = None, requires_grad: bool = False) -> "
+          "Tensor"),
+      kLinspaceDoc);
+  m.def(
+      "logspace",
+      [](nb::handle start, nb::handle end, int64_t steps, double base, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "logspace", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
+        return finish_out(
+            logspace(scalar_arg(start, "logspace"), scalar_arg(end, "logspace"), steps, base, a.options()), a.out,
+            "logspace");
+      },
+      nb::arg("start"), nb::arg("end"), nb::arg("steps"), nb::arg("base") = 10.0, nb::arg("kwargs"),
+      nb::sig("def logspace(start: Number, end: Number, steps: int, base: float = 10.0, *, out: Tensor | None = None, "
+              "dtype: dtype | None = None, layout: layout | None = None, device: device | None = None, requires_grad: "
+              "bool = False) -> Tensor"),
+      kLogspaceDoc);
+  m.def(
+      "eye",
+      [](int64_t n, std::optional<int64_t> mcols, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "eye", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
+        return finish_out(eye(n, mcols, a.options()), a.out, "eye");
+      },
+      nb::arg("n"), nb::arg("m") = nb::none(), nb::arg("kwargs"),
+      nb::sig("def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: dtype | None = None, layout: "
+              "layout | None = None, device: device | None = None, requires_grad: bool = False) -> Tensor"),
+      kEyeDoc);
 
   // Tensor.new_*: dtype and device default to self's.
   auto cls = nb::type<Tensor>();
   auto new_opts = [](const Tensor& t, const FactoryArgs& a) {
-    return TensorOptions(a.dtype.value_or(t.dtype())).device(a.device.value_or(t.device())).requires_grad(a.requires_grad);
+    return TensorOptions(a.dtype.value_or(t.dtype()))
+        .device(a.device.value_or(t.device()))
+        .requires_grad(a.requires_grad);
   };
-  cls.attr("new_empty") = nb::cpp_function([new_opts](const Tensor& t, nb::args args, nb::kwargs kw) {
-    FactoryArgs a;
-    nb::handle size_kw;
-    parse_factory_kwargs(kw, "new_empty", kDtype | kDevice | kRequiresGrad | kLayout, a, {{"size", &size_kw}});
-    return a.pinned(empty(size_arg(args, size_kw, "new_empty"), new_opts(t, a)));
-  }, nb::is_method(), nb::scope(cls), nb::name("new_empty"),
-     nb::sig("def new_empty(self, size: Sequence[int], *, dtype: dtype | None = None, device: device | None = None, "
-             "requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = False) -> Tensor"),
-     kNewEmptyDoc);
-  cls.attr("new_zeros") = nb::cpp_function([new_opts](const Tensor& t, nb::args args, nb::kwargs kw) {
-    FactoryArgs a;
-    nb::handle size_kw;
-    parse_factory_kwargs(kw, "new_zeros", kDtype | kDevice | kRequiresGrad | kLayout, a, {{"size", &size_kw}});
-    return a.pinned(zeros(size_arg(args, size_kw, "new_zeros"), new_opts(t, a)));
-  }, nb::is_method(), nb::scope(cls), nb::name("new_zeros"),
-     nb::sig("def new_zeros(self, size: Sequence[int], *, dtype: dtype | None = None, device: device | None = None, "
-             "requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = False) -> Tensor"),
-     kNewZerosDoc);
-  cls.attr("new_ones") = nb::cpp_function([new_opts](const Tensor& t, nb::args args, nb::kwargs kw) {
-    FactoryArgs a;
-    nb::handle size_kw;
-    parse_factory_kwargs(kw, "new_ones", kDtype | kDevice | kRequiresGrad | kLayout, a, {{"size", &size_kw}});
-    return a.pinned(ones(size_arg(args, size_kw, "new_ones"), new_opts(t, a)));
-  }, nb::is_method(), nb::scope(cls), nb::name("new_ones"),
-     nb::sig("def new_ones(self, size: Sequence[int], *, dtype: dtype | None = None, device: device | None = None, "
-             "requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = False) -> Tensor"),
-     kNewOnesDoc);
-  cls.attr("new_full") = nb::cpp_function([new_opts](const Tensor& t, nb::handle size, nb::handle v, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "new_full", kDtype | kDevice | kRequiresGrad | kLayout, a);
-    return a.pinned(full(to_int_list(size, "new_full", "size"), to_scalar(v, "new_full"), new_opts(t, a)));
-  }, nb::is_method(), nb::scope(cls), nb::name("new_full"),
-     nb::arg("size"), nb::arg("fill_value"), nb::arg("kwargs"),
-     nb::sig("def new_full(self, size: Sequence[int], fill_value: Number, *, dtype: dtype | None = None, device: "
-             "device | None = None, requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = "
-             "False) -> Tensor"),
-     kNewFullDoc);
+  cls.attr("new_empty") = nb::cpp_function(
+      [new_opts](const Tensor& t, nb::args args, nb::kwargs kw) {
+        FactoryArgs a;
+        nb::handle size_kw;
+        parse_factory_kwargs(kw, "new_empty", kDtype | kDevice | kRequiresGrad | kLayout, a, {{"size", &size_kw}});
+        return a.pinned(empty(size_arg(args, size_kw, "new_empty"), new_opts(t, a)));
+      },
+      nb::is_method(), nb::scope(cls), nb::name("new_empty"),
+      nb::sig("def new_empty(self, size: Sequence[int], *, dtype: dtype | None = None, device: device | None = None, "
+              "requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = False) -> Tensor"),
+      kNewEmptyDoc);
+  cls.attr("new_zeros") = nb::cpp_function(
+      [new_opts](const Tensor& t, nb::args args, nb::kwargs kw) {
+        FactoryArgs a;
+        nb::handle size_kw;
+        parse_factory_kwargs(kw, "new_zeros", kDtype | kDevice | kRequiresGrad | kLayout, a, {{"size", &size_kw}});
+        return a.pinned(zeros(size_arg(args, size_kw, "new_zeros"), new_opts(t, a)));
+      },
+      nb::is_method(), nb::scope(cls), nb::name("new_zeros"),
+      nb::sig("def new_zeros(self, size: Sequence[int], *, dtype: dtype | None = None, device: device | None = None, "
+              "requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = False) -> Tensor"),
+      kNewZerosDoc);
+  cls.attr("new_ones") = nb::cpp_function(
+      [new_opts](const Tensor& t, nb::args args, nb::kwargs kw) {
+        FactoryArgs a;
+        nb::handle size_kw;
+        parse_factory_kwargs(kw, "new_ones", kDtype | kDevice | kRequiresGrad | kLayout, a, {{"size", &size_kw}});
+        return a.pinned(ones(size_arg(args, size_kw, "new_ones"), new_opts(t, a)));
+      },
+      nb::is_method(), nb::scope(cls), nb::name("new_ones"),
+      nb::sig("def new_ones(self, size: Sequence[int], *, dtype: dtype | None = None, device: device | None = None, "
+              "requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = False) -> Tensor"),
+      kNewOnesDoc);
+  cls.attr("new_full") = nb::cpp_function(
+      [new_opts](const Tensor& t, nb::handle size, nb::handle v, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "new_full", kDtype | kDevice | kRequiresGrad | kLayout, a);
+        return a.pinned(full(to_int_list(size, "new_full", "size"), to_scalar(v, "new_full"), new_opts(t, a)));
+      },
+      nb::is_method(), nb::scope(cls), nb::name("new_full"), nb::arg("size"), nb::arg("fill_value"), nb::arg("kwargs"),
+      nb::sig("def new_full(self, size: Sequence[int], fill_value: Number, *, dtype: dtype | None = None, device: "
+              "device | None = None, requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = "
+              "False) -> Tensor"),
+      kNewFullDoc);
   // The legacy x.new(...): as the legacy constructor (ember.Tensor(...)) with x's dtype and device: sizes give an
   // uninitialized tensor, a sequence is data, a tensor is aliased, nothing gives an empty one.
-  cls.attr("new") = nb::cpp_function([](const Tensor& t, nb::args args, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "new", kDevice, a);
-    const TensorOptions o = TensorOptions(t.dtype()).device(a.device.value_or(t.device()));
-    if (args.size() == 1 && nb::isinstance<Tensor>(args[0])) {
-      const Tensor& src = nb::cast<const Tensor&>(args[0]);
-      EMBER_CHECK_TYPE(src.dtype() == t.dtype() && src.device() == o.device_, "new(): expected a tensor of dtype ",
-                       t.dtype(), " on ", o.device_, " (as self), got ", src.dtype(), " on ", src.device());
-      return alias(src);
-    }
-    if (args.size() == 1 && !PyLong_Check(args[0].ptr()) &&
-        (PyTuple_CheckExact(args[0].ptr()) || (!PyTuple_Check(args[0].ptr()) && PySequence_Check(args[0].ptr()))))
-      return tensor_from_data(args[0], t.dtype(), o.device_);
-    return empty(args.size() ? parse_size(args, 0, "new") : DimVector{0}, o);
-  }, nb::is_method(), nb::scope(cls), nb::name("new"),
-     nb::sig("def new(self, *args: int | Sequence[int] | Tensor, device: device | None = None) -> Tensor"), kNewDoc);
-  cls.attr("new_tensor") = nb::cpp_function([](const Tensor& t, nb::handle data, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "new_tensor", kDtype | kDevice | kRequiresGrad | kLayout, a);
-    Tensor r = tensor_from_data(data, a.dtype.value_or(t.dtype()), a.device.value_or(t.device()));
-    if (a.requires_grad) r.set_requires_grad(true);
-    return a.pinned(r);
-  }, nb::is_method(), nb::scope(cls), nb::name("new_tensor"),
-     nb::arg("data"), nb::arg("kwargs"),
-     nb::sig("def new_tensor(self, data: Any, *, dtype: dtype | None = None, device: device | None = None, "
-             "requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = False) -> Tensor"),
-     kNewTensorDoc);
+  cls.attr("new") = nb::cpp_function(
+      [](const Tensor& t, nb::args args, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "new", kDevice, a);
+        const TensorOptions o = TensorOptions(t.dtype()).device(a.device.value_or(t.device()));
+        if (args.size() == 1 && nb::isinstance<Tensor>(args[0])) {
+          const Tensor& src = nb::cast<const Tensor&>(args[0]);
+          EMBER_CHECK_TYPE(src.dtype() == t.dtype() && src.device() == o.device_, "new(): expected a tensor of dtype ",
+                           t.dtype(), " on ", o.device_, " (as self), got ", src.dtype(), " on ", src.device());
+          return alias(src);
+        }
+        if (args.size() == 1 && !PyLong_Check(args[0].ptr()) &&
+            (PyTuple_CheckExact(args[0].ptr()) || (!PyTuple_Check(args[0].ptr()) && PySequence_Check(args[0].ptr()))))
+          return tensor_from_data(args[0], t.dtype(), o.device_);
+        return empty(args.size() ? parse_size(args, 0, "new") : DimVector{0}, o);
+      },
+      nb::is_method(), nb::scope(cls), nb::name("new"),
+      nb::sig("def new(self, *args: int | Sequence[int] | Tensor, device: device | None = None) -> Tensor"), kNewDoc);
+  cls.attr("new_tensor") = nb::cpp_function(
+      [](const Tensor& t, nb::handle data, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "new_tensor", kDtype | kDevice | kRequiresGrad | kLayout, a);
+        Tensor r = tensor_from_data(data, a.dtype.value_or(t.dtype()), a.device.value_or(t.device()));
+        if (a.requires_grad) r.set_requires_grad(true);
+        return a.pinned(r);
+      },
+      nb::is_method(), nb::scope(cls), nb::name("new_tensor"), nb::arg("data"), nb::arg("kwargs"),
+      nb::sig("def new_tensor(self, data: Any, *, dtype: dtype | None = None, device: device | None = None, "
+              "requires_grad: bool = False, layout: layout | None = None, pin_memory: bool = False) -> Tensor"),
+      kNewTensorDoc);
 }
 
 }  // namespace ember::py

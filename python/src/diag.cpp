@@ -1,8 +1,8 @@
 // Bindings of the diagonal and triangular ops (ember/ops/diagonal.h, ember/ops/shape.h): diag, diag_embed,
 // diagflat, trace, fill_diagonal_, tril/triu and their index forms, with PyTorch's signatures and docstrings.
 #include "common.h"
-#include "shape_defs.h"
 #include "ember/ops.h"
+#include "shape_defs.h"
 
 namespace ember::py {
 
@@ -202,47 +202,62 @@ Example::
 void init_diag(nb::module_& m) {
   nb::handle cls = nb::type<Tensor>();
   auto diag_fn = [](const Tensor& t, int64_t d) { return diag(t, d); };
-  def_fn(m, "diag", [diag_fn](const Tensor& t, int64_t d, nb::handle out) {
-    return finish_out(diag_fn(t, d), out, "diag");
-  }, nb::sig("def diag(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor"), nb::arg("input"),
-         nb::arg("diagonal") = 0, nb::kw_only(), nb::arg("out") = nb::none(), kDiagDoc);
+  def_fn(
+      m, "diag",
+      [diag_fn](const Tensor& t, int64_t d, nb::handle out) { return finish_out(diag_fn(t, d), out, "diag"); },
+      nb::sig("def diag(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor"), nb::arg("input"),
+      nb::arg("diagonal") = 0, nb::kw_only(), nb::arg("out") = nb::none(), kDiagDoc);
   def_method(cls, "diag", diag_fn, nb::arg("diagonal") = 0, method_doc(kDiagDoc, "diag").c_str());
-  def_both(m, cls, "diag_embed", [](const Tensor& t, int64_t o, int64_t d1, int64_t d2) {
-    return diag_embed(t, o, d1, d2);
-  }, kDiagEmbedDoc, nb::arg("offset") = 0, nb::arg("dim1") = -2, nb::arg("dim2") = -1);
-  def_both(m, cls, "diagflat", [](const Tensor& t, int64_t o) { return diagflat(t, o); }, kDiagflatDoc,
-           nb::arg("offset") = 0);
-  def_both(m, cls, "trace", [](const Tensor& t) { return trace(t); }, kTraceDoc);
-  def_method(cls, "fill_diagonal_", [](nb::handle self, nb::handle v, bool wrap) -> nb::typed<nb::object, Tensor> {
-    fill_diagonal_(nb::cast<const Tensor&>(self), number(v, "fill_diagonal_"), wrap);
-    return nb::borrow(self);
-  }, nb::sig("def fill_diagonal_(self, fill_value: float, wrap: bool = False) -> Tensor"), nb::arg("fill_value"),
-             nb::arg("wrap") = false, kFillDiagonalDoc);
+  def_both(
+      m, cls, "diag_embed", [](const Tensor& t, int64_t o, int64_t d1, int64_t d2) { return diag_embed(t, o, d1, d2); },
+      kDiagEmbedDoc, nb::arg("offset") = 0, nb::arg("dim1") = -2, nb::arg("dim2") = -1);
+  def_both(
+      m, cls, "diagflat", [](const Tensor& t, int64_t o) { return diagflat(t, o); }, kDiagflatDoc,
+      nb::arg("offset") = 0);
+  def_both(
+      m, cls, "trace", [](const Tensor& t) { return trace(t); }, kTraceDoc);
+  def_method(
+      cls, "fill_diagonal_",
+      [](nb::handle self, nb::handle v, bool wrap) -> nb::typed<nb::object, Tensor> {
+        fill_diagonal_(nb::cast<const Tensor&>(self), number(v, "fill_diagonal_"), wrap);
+        return nb::borrow(self);
+      },
+      nb::sig("def fill_diagonal_(self, fill_value: float, wrap: bool = False) -> Tensor"), nb::arg("fill_value"),
+      nb::arg("wrap") = false, kFillDiagonalDoc);
 
   for (bool lower : {true, false}) {
     const char* name = lower ? "tril" : "triu";
     const char* doc = lower ? kTrilDoc : kTriuDoc;
     auto f = [lower](const Tensor& t, int64_t diagonal) { return lower ? tril(t, diagonal) : triu(t, diagonal); };
-    def_fn(m, name, [f, lower](const Tensor& t, int64_t diagonal, nb::handle out) {
-      return finish_out(f(t, diagonal), out, lower ? "tril" : "triu");
-    }, nb::sig(Sig{"diagonal: int = 0, *, out: Tensor | None = None"}.text(name, "input: Tensor").c_str()),
-           nb::arg("input"), nb::arg("diagonal") = 0, nb::kw_only(), nb::arg("out") = nb::none(), doc);
+    def_fn(
+        m, name,
+        [f, lower](const Tensor& t, int64_t diagonal, nb::handle out) {
+          return finish_out(f(t, diagonal), out, lower ? "tril" : "triu");
+        },
+        nb::sig(Sig{"diagonal: int = 0, *, out: Tensor | None = None"}.text(name, "input: Tensor").c_str()),
+        nb::arg("input"), nb::arg("diagonal") = 0, nb::kw_only(), nb::arg("out") = nb::none(), doc);
     def_method(cls, name, f, nb::arg("diagonal") = 0, method_doc(doc, name).c_str());
-    def_inplace<int64_t>(cls, lower ? "tril_" : "triu_", [lower](const Tensor& t, int64_t diagonal) {
-      lower ? tril_(t, diagonal) : triu_(t, diagonal);
-    }, nb::arg("diagonal") = 0);
+    def_inplace<int64_t>(
+        cls, lower ? "tril_" : "triu_",
+        [lower](const Tensor& t, int64_t diagonal) { lower ? tril_(t, diagonal) : triu_(t, diagonal); },
+        nb::arg("diagonal") = 0);
 
     // dtype, device and layout are parsed from **kwargs as the factory functions do; the signature names them.
     const char* iname = lower ? "tril_indices" : "triu_indices";
-    def_fn(m, iname, [lower, iname](int64_t row, int64_t col, int64_t offset, nb::kwargs kw) {
-      FactoryArgs a;
-      parse_factory_kwargs(kw, iname, kDtype | kDevice | kLayout, a);
-      const TensorOptions o = a.options(ScalarType::Int64);
-      return lower ? tril_indices(row, col, offset, o) : triu_indices(row, col, offset, o);
-    }, nb::sig(Sig{"col: int, offset: int = 0, *, dtype: dtype = ember.int64, device: device = 'cpu', "
-                   "layout: layout = ember.strided"}.text(iname, "row: int").c_str()),
-           nb::arg("row"), nb::arg("col"), nb::arg("offset") = 0, nb::arg("kwargs"),
-           lower ? kTrilIndicesDoc : kTriuIndicesDoc);
+    def_fn(
+        m, iname,
+        [lower, iname](int64_t row, int64_t col, int64_t offset, nb::kwargs kw) {
+          FactoryArgs a;
+          parse_factory_kwargs(kw, iname, kDtype | kDevice | kLayout, a);
+          const TensorOptions o = a.options(ScalarType::Int64);
+          return lower ? tril_indices(row, col, offset, o) : triu_indices(row, col, offset, o);
+        },
+        nb::sig(Sig{"col: int, offset: int = 0, *, dtype: dtype = ember.int64, device: device = 'cpu', "
+                    "layout: layout = ember.strided"}
+                    .text(iname, "row: int")
+                    .c_str()),
+        nb::arg("row"), nb::arg("col"), nb::arg("offset") = 0, nb::arg("kwargs"),
+        lower ? kTrilIndicesDoc : kTriuIndicesDoc);
   }
 }
 

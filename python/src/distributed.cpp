@@ -44,48 +44,63 @@ void init_distributed(nb::module_& m) {
   nb::module_ d = m.def_submodule("_distributed", "stores and process groups of ember.distributed");
 
   nb::class_<Store>(d, "Store")
-      .def("set", [](Store& s, const std::string& k, nb::handle v) {
-        Bytes b = to_bytes(v);
-        nb::gil_scoped_release r;
-        s.set(k, b);
-      }, nb::arg("key"), nb::arg("value"))
-      .def("get", [](Store& s, const std::string& k) {
-        Bytes b;
-        {
-          nb::gil_scoped_release r;
-          b = s.get(k);
-        }
-        return from_bytes(b);
-      }, nb::arg("key"))
+      .def(
+          "set",
+          [](Store& s, const std::string& k, nb::handle v) {
+            Bytes b = to_bytes(v);
+            nb::gil_scoped_release r;
+            s.set(k, b);
+          },
+          nb::arg("key"), nb::arg("value"))
+      .def(
+          "get",
+          [](Store& s, const std::string& k) {
+            Bytes b;
+            {
+              nb::gil_scoped_release r;
+              b = s.get(k);
+            }
+            return from_bytes(b);
+          },
+          nb::arg("key"))
       .def("add", &Store::add, nb::arg("key"), nb::arg("value"), Release())
-      .def("compare_set", [](Store& s, const std::string& k, nb::handle e, nb::handle v) {
-        Bytes ex = to_bytes(e), de = to_bytes(v), out;
-        {
-          nb::gil_scoped_release r;
-          out = s.compare_set(k, ex, de);
-        }
-        return from_bytes(out);
-      }, nb::arg("key"), nb::arg("expected_value"), nb::arg("desired_value"))
+      .def(
+          "compare_set",
+          [](Store& s, const std::string& k, nb::handle e, nb::handle v) {
+            Bytes ex = to_bytes(e), de = to_bytes(v), out;
+            {
+              nb::gil_scoped_release r;
+              out = s.compare_set(k, ex, de);
+            }
+            return from_bytes(out);
+          },
+          nb::arg("key"), nb::arg("expected_value"), nb::arg("desired_value"))
       .def("delete_key", &Store::delete_key, nb::arg("key"), Release())
       .def("num_keys", &Store::num_keys, Release())
       .def("check", &Store::check, nb::arg("keys"), Release())
-      .def("wait", [](Store& s, const std::vector<std::string>& keys, nb::handle timeout) {
-        Millis t = to_millis(timeout, Store::kUseStoreTimeout);
-        nb::gil_scoped_release r;
-        s.wait(keys, t);
-      }, nb::arg("keys"), nb::arg("timeout").none() = nb::none())
-      .def("set_timeout", [](Store& s, Millis t) { s.set_timeout(t); }, nb::arg("timeout"))
+      .def(
+          "wait",
+          [](Store& s, const std::vector<std::string>& keys, nb::handle timeout) {
+            Millis t = to_millis(timeout, Store::kUseStoreTimeout);
+            nb::gil_scoped_release r;
+            s.wait(keys, t);
+          },
+          nb::arg("keys"), nb::arg("timeout").none() = nb::none())
+      .def(
+          "set_timeout", [](Store& s, Millis t) { s.set_timeout(t); }, nb::arg("timeout"))
       .def_prop_ro("timeout", [](Store& s) { return s.timeout(); });
 
   nb::class_<TCPStore, Store>(d, "TCPStore")
-      .def("__init__", [](TCPStore* self, const std::string& host, int port, nb::handle world_size, bool is_master,
-                          Millis timeout, bool wait_for_workers) {
-        int ws = world_size.is_none() ? -1 : nb::cast<int>(world_size);
-        nb::gil_scoped_release r;
-        new (self) TCPStore(host, port, ws, is_master, timeout, wait_for_workers);
-      }, nb::arg("host_name"), nb::arg("port"), nb::arg("world_size").none() = nb::none(),
-         nb::arg("is_master") = false, nb::arg("timeout") = Store::kDefaultTimeout,
-         nb::arg("wait_for_workers") = true)
+      .def(
+          "__init__",
+          [](TCPStore* self, const std::string& host, int port, nb::handle world_size, bool is_master, Millis timeout,
+             bool wait_for_workers) {
+            int ws = world_size.is_none() ? -1 : nb::cast<int>(world_size);
+            nb::gil_scoped_release r;
+            new (self) TCPStore(host, port, ws, is_master, timeout, wait_for_workers);
+          },
+          nb::arg("host_name"), nb::arg("port"), nb::arg("world_size").none() = nb::none(),
+          nb::arg("is_master") = false, nb::arg("timeout") = Store::kDefaultTimeout, nb::arg("wait_for_workers") = true)
       .def_prop_ro("host", &TCPStore::host)
       .def_prop_ro("port", &TCPStore::port);
 
@@ -102,34 +117,38 @@ void init_distributed(nb::module_& m) {
   nb::class_<HashStore, Store>(d, "HashStore").def(nb::init<>());
 
   nb::class_<Work>(d, "Work")
-      .def("wait", [](Work& w, nb::handle timeout) {
-        Millis t = to_millis(timeout, Millis(-1));
-        if (t.count() < 0) {
-          // Without a timeout, wait in slices so that Ctrl-C (a Python signal handler) gets through.
-          for (;;) {
-            bool done;
-            {
-              nb::gil_scoped_release r;
-              done = w.wait_for(Millis(100));
+      .def(
+          "wait",
+          [](Work& w, nb::handle timeout) {
+            Millis t = to_millis(timeout, Millis(-1));
+            if (t.count() < 0) {
+              // Without a timeout, wait in slices so that Ctrl-C (a Python signal handler) gets through.
+              for (;;) {
+                bool done;
+                {
+                  nb::gil_scoped_release r;
+                  done = w.wait_for(Millis(100));
+                }
+                if (done) break;
+                if (PyErr_CheckSignals() != 0) throw nb::python_error();
+              }
             }
-            if (done) break;
-            if (PyErr_CheckSignals() != 0) throw nb::python_error();
-          }
-        }
-        nb::gil_scoped_release r;
-        return w.wait(t);
-      }, nb::arg("timeout").none() = nb::none())
+            nb::gil_scoped_release r;
+            return w.wait(t);
+          },
+          nb::arg("timeout").none() = nb::none())
       .def("is_completed", &Work::is_completed)
       .def("is_success", &Work::is_success)
-      .def("exception", [](Work& w) -> nb::object {
-        auto e = w.exception();
-        if (!e) return nb::none();
-        try {
-          std::rethrow_exception(e);
-        } catch (const std::exception& ex) {
-          return nb::module_::import_("builtins").attr("RuntimeError")(ex.what());
-        }
-      })
+      .def("exception",
+           [](Work& w) -> nb::object {
+             auto e = w.exception();
+             if (!e) return nb::none();
+             try {
+               std::rethrow_exception(e);
+             } catch (const std::exception& ex) {
+               return nb::module_::import_("builtins").attr("RuntimeError")(ex.what());
+             }
+           })
       .def("result", &Work::result)
       .def("_source_rank", &Work::source_rank)
       .def_prop_ro("op", &Work::op);
@@ -161,8 +180,8 @@ void init_distributed(nb::module_& m) {
       .def("gather", &PG::gather, nb::arg("outputs"), nb::arg("input"), nb::arg("root"), Release())
       .def("scatter", &PG::scatter, nb::arg("output"), nb::arg("inputs"), nb::arg("root"), Release())
       .def("alltoall", &PG::all_to_all, nb::arg("outputs"), nb::arg("inputs"), Release())
-      .def("alltoall_base", &PG::all_to_all_single, nb::arg("output"), nb::arg("input"),
-           nb::arg("output_split_sizes"), nb::arg("input_split_sizes"), Release())
+      .def("alltoall_base", &PG::all_to_all_single, nb::arg("output"), nb::arg("input"), nb::arg("output_split_sizes"),
+           nb::arg("input_split_sizes"), Release())
       .def("barrier", &PG::barrier, Release())
       .def("send", &PG::send, nb::arg("tensor"), nb::arg("dst"), nb::arg("tag"), Release())
       .def("recv", &PG::recv, nb::arg("tensor"), nb::arg("src"), nb::arg("tag"), Release());

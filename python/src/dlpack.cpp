@@ -79,13 +79,14 @@ bool to_dl_dtype(ScalarType st, DLDataType& d) {
   switch (st) {
     case ScalarType::Bool: d = {kDLBool, 8, 1}; return true;
     case ScalarType::UInt8: d = {kDLUInt, bits, 1}; return true;
-    case ScalarType::Int8: case ScalarType::Int16: case ScalarType::Int32: case ScalarType::Int64:
-      d = {kDLInt, bits, 1};
-      return true;
+    case ScalarType::Int8:
+    case ScalarType::Int16:
+    case ScalarType::Int32:
+    case ScalarType::Int64: d = {kDLInt, bits, 1}; return true;
     case ScalarType::BFloat16: d = {kDLBfloat, 16, 1}; return true;
-    case ScalarType::Float16: case ScalarType::Float32: case ScalarType::Float64:
-      d = {kDLFloat, bits, 1};
-      return true;
+    case ScalarType::Float16:
+    case ScalarType::Float32:
+    case ScalarType::Float64: d = {kDLFloat, bits, 1}; return true;
   }
   return false;
 }
@@ -205,8 +206,7 @@ nb::object tensor_dlpack(const Tensor& self, nb::handle stream, nb::handle max_v
     const DLDevice own = to_dl_device(t.device());
     if (type != own.device_type || id != own.device_id) {
       if (type != kDLCPU)
-        buffer_error("__dlpack__(): can't export a tensor on ", t.device(), " to DLPack device (", type, ", ", id,
-                     ")");
+        buffer_error("__dlpack__(): can't export a tensor on ", t.device(), " to DLPack device (", type, ", ", id, ")");
       if (copy_false)
         buffer_error("__dlpack__(): exporting a tensor on ", t.device(), " to the CPU needs a copy, but copy=False");
       t = to(t, kCPU);
@@ -250,8 +250,9 @@ Tensor from_capsule(nb::handle cap) {
   const bool versioned = !std::strcmp(name, kCapsuleVersioned);
   if (!versioned && std::strcmp(name, kCapsule)) {
     if (!std::strcmp(name, kUsedCapsule) || !std::strcmp(name, kUsedCapsuleVersioned))
-      fail<Error>("from_dlpack(): received an invalid capsule. Note that DLTensor capsules can be consumed only "
-                  "once, so you might have already constructed a tensor from it once.");
+      fail<Error>(
+          "from_dlpack(): received an invalid capsule. Note that DLTensor capsules can be consumed only "
+          "once, so you might have already constructed a tensor from it once.");
     fail<Error>("from_dlpack(): expected a capsule named 'dltensor' or 'dltensor_versioned', got '", name, "'");
   }
   void* managed = PyCapsule_GetPointer(cap.ptr(), name);
@@ -284,7 +285,8 @@ Tensor from_capsule(nb::handle cap) {
   const std::optional<ScalarType> st = from_dl_dtype(dl->dtype);
   if (!st)
     buffer_error("from_dlpack(): unsupported DLPack dtype (code ", int(dl->dtype.code), ", bits ", int(dl->dtype.bits),
-                 ", lanes ", dl->dtype.lanes, "); ember supports bool, uint8, int8, int16, int32, int64, float16, "
+                 ", lanes ", dl->dtype.lanes,
+                 "); ember supports bool, uint8, int8, int16, int32, int64, float16, "
                  "bfloat16, float32 and float64");
   Device device = kCPU;
   if (dl->device.device_type == kDLCUDA) {
@@ -321,7 +323,8 @@ Tensor from_capsule(nb::handle cap) {
   char* data = static_cast<char*>(dl->data) + dl->byte_offset;
   const size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(extent) * element_size(*st);
   auto owner = std::make_shared<Imported>(Imported{managed, versioned});
-  Tensor t = from_blob(data, *st, sizes, strides, device, [owner] { owner->release(); }, nbytes);
+  Tensor t = from_blob(
+      data, *st, sizes, strides, device, [owner] { owner->release(); }, nbytes);
   if (PyCapsule_SetName(cap.ptr(), versioned ? kUsedCapsuleVersioned : kUsedCapsule) != 0) throw nb::python_error();
   owner->armed = true;
   return t;
@@ -339,8 +342,10 @@ Tensor from_dlpack(nb::handle obj, nb::handle device_h, nb::handle copy) {
     if (!copy.is_none() && truthy(copy)) t = clone(t);
     return t;
   }
-  EMBER_CHECK_TYPE(nb::hasattr(obj, "__dlpack__"), "from_dlpack(): expected an object with __dlpack__ or a DLPack "
-                   "capsule, got ", nb::inst_name(obj).c_str());
+  EMBER_CHECK_TYPE(nb::hasattr(obj, "__dlpack__"),
+                   "from_dlpack(): expected an object with __dlpack__ or a DLPack "
+                   "capsule, got ",
+                   nb::inst_name(obj).c_str());
   const std::optional<Device> target = to_device(device_h);
   nb::dict kw;
   kw["max_version"] = nb::make_tuple(kDLPackMajor, kDLPackMinor);
@@ -368,8 +373,8 @@ Tensor from_dlpack(nb::handle obj, nb::handle device_h, nb::handle copy) {
   Tensor t = from_capsule(cap);
   if (!handled) {
     if (target && t.device() != *target) {
-      EMBER_CHECK(copy.is_none() || truthy(copy), "from_dlpack(): moving the tensor from ",
-                  t.device(), " to ", *target, " needs a copy, but copy=False");
+      EMBER_CHECK(copy.is_none() || truthy(copy), "from_dlpack(): moving the tensor from ", t.device(), " to ", *target,
+                  " needs a copy, but copy=False");
       t = to(t, *target);
     } else if (!copy.is_none() && truthy(copy)) {
       t = clone(t);
@@ -420,8 +425,9 @@ void init_dlpack(nb::module_& m) {
         nb::sig("def from_dlpack(ext_tensor: Any, *, device: device | None = None, copy: bool | None = None) -> "
                 "Tensor"),
         kFromDlpackDoc);
-  m.def("_to_dlpack", [](const Tensor& t) { return tensor_dlpack(t, nb::none(), nb::none(), nb::none(), nb::none()); },
-        nb::arg("tensor"));
+  m.def(
+      "_to_dlpack", [](const Tensor& t) { return tensor_dlpack(t, nb::none(), nb::none(), nb::none(), nb::none()); },
+      nb::arg("tensor"));
 }
 
 }  // namespace ember::py

@@ -2,8 +2,8 @@
 // the scatter family, index_select/add/copy/fill/put/reduce, take, take_along_dim, put, and the *_scatter ops
 // (diagonal_scatter, ...), with PyTorch's signatures and docstrings.
 #include "common.h"
-#include "shape_defs.h"
 #include "ember/ops.h"
+#include "shape_defs.h"
 
 namespace ember::py {
 
@@ -430,16 +430,19 @@ Example::
 )";
 
 void def_gather_scatter(nb::module_& m, nb::handle cls) {
-  def_fn(m, "gather", [](const Tensor& t, int64_t dim, const Tensor& index, bool, nb::handle out) {
-    return finish_out(gather(t, dim, index), out, "gather");
-  }, nb::sig("def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, "
-             "out: Tensor | None = None) -> Tensor"),
-         nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false,
-         nb::arg("out") = nb::none(), kGatherDoc);
-  def_method(cls, "gather", [](const Tensor& t, int64_t dim, const Tensor& index, bool) {
-    return gather(t, dim, index);
-  }, nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false,
-             method_doc(kGatherDoc, "gather").c_str());
+  def_fn(
+      m, "gather",
+      [](const Tensor& t, int64_t dim, const Tensor& index, bool, nb::handle out) {
+        return finish_out(gather(t, dim, index), out, "gather");
+      },
+      nb::sig("def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, "
+              "out: Tensor | None = None) -> Tensor"),
+      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false,
+      nb::arg("out") = nb::none(), kGatherDoc);
+  def_method(
+      cls, "gather", [](const Tensor& t, int64_t dim, const Tensor& index, bool) { return gather(t, dim, index); },
+      nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("sparse_grad") = false,
+      method_doc(kGatherDoc, "gather").c_str());
 
   // scatter(input, dim, index, src) or scatter(input, dim, index, value), with reduce='add'|'multiply'.
   auto scatter_fn = [](bool in_place) {
@@ -456,30 +459,38 @@ void def_gather_scatter(nb::module_& m, nb::handle cls) {
       return in_place ? scatter_(t, dim, index, v, r) : scatter(t, dim, index, v, r);
     };
   };
-  const Sig scatter_sig{"dim: int, index: Tensor, src: Tensor | float | None = None, *, value: float | None = None, "
-                        "reduce: str | None = None"};
+  const Sig scatter_sig{
+      "dim: int, index: Tensor, src: Tensor | float | None = None, *, value: float | None = None, "
+      "reduce: str | None = None"};
   def_both(m, cls, "scatter", scatter_sig, scatter_fn(false), kScatterDoc, nb::arg("dim"), nb::arg("index"),
            nb::arg("src") = nb::none(), nb::kw_only(), nb::arg("value") = nb::none(), nb::arg("reduce") = nb::none());
-  def_method(cls, "scatter_", [f = scatter_fn(true)](nb::handle self, int64_t dim, const Tensor& index, nb::handle src,
-                                                     nb::handle value, nb::handle reduce)
-                                  -> nb::typed<nb::object, Tensor> {
-    f(nb::cast<const Tensor&>(self), dim, index, src, value, reduce);
-    return nb::borrow(self);
-  }, nb::sig(scatter_sig.text("scatter_", "self").c_str()), nb::arg("dim"), nb::arg("index"),
-             nb::arg("src") = nb::none(), nb::kw_only(), nb::arg("value") = nb::none(), nb::arg("reduce") = nb::none(),
-             kScatterInplaceDoc);
+  def_method(
+      cls, "scatter_",
+      [f = scatter_fn(true)](nb::handle self, int64_t dim, const Tensor& index, nb::handle src, nb::handle value,
+                             nb::handle reduce) -> nb::typed<nb::object, Tensor> {
+        f(nb::cast<const Tensor&>(self), dim, index, src, value, reduce);
+        return nb::borrow(self);
+      },
+      nb::sig(scatter_sig.text("scatter_", "self").c_str()), nb::arg("dim"), nb::arg("index"),
+      nb::arg("src") = nb::none(), nb::kw_only(), nb::arg("value") = nb::none(), nb::arg("reduce") = nb::none(),
+      kScatterInplaceDoc);
 
-  def_both(m, cls, "scatter_add", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
-    return scatter_add(t, dim, index, src);
-  }, kScatterAddDoc, nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  def_both(
+      m, cls, "scatter_add",
+      [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+        return scatter_add(t, dim, index, src);
+      },
+      kScatterAddDoc, nb::arg("dim"), nb::arg("index"), nb::arg("src"));
   def_inplace<int64_t, const Tensor&, const Tensor&>(cls, "scatter_add_", &scatter_add_, nb::arg("dim"),
                                                      nb::arg("index"), nb::arg("src"));
 
-  def_both(m, cls, "scatter_reduce", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
-                                        std::string reduce, bool include_self) {
-    return scatter_reduce(t, dim, index, src, reduce, include_self);
-  }, kScatterReduceDoc, nb::arg("dim"), nb::arg("index"), nb::arg("src"), nb::arg("reduce"), nb::kw_only(),
-           nb::arg("include_self") = true);
+  def_both(
+      m, cls, "scatter_reduce",
+      [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src, std::string reduce, bool include_self) {
+        return scatter_reduce(t, dim, index, src, reduce, include_self);
+      },
+      kScatterReduceDoc, nb::arg("dim"), nb::arg("index"), nb::arg("src"), nb::arg("reduce"), nb::kw_only(),
+      nb::arg("include_self") = true);
   def_inplace<int64_t, const Tensor&, const Tensor&, std::string, bool>(
       cls, "scatter_reduce_",
       [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src, std::string reduce, bool include_self) {
@@ -490,25 +501,31 @@ void def_gather_scatter(nb::module_& m, nb::handle cls) {
 }
 
 void def_index_ops(nb::module_& m, nb::handle cls) {
-  def_fn(m, "index_select", [](const Tensor& t, int64_t dim, const Tensor& index, nb::handle out) {
-    return finish_out(index_select(t, dim, index), out, "index_select");
-  }, nb::sig("def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None = None) -> Tensor"),
-         nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("out") = nb::none(),
-         kIndexSelectDoc);
-  def_method(cls, "index_select", [](const Tensor& t, int64_t dim, const Tensor& index) {
-    return index_select(t, dim, index);
-  }, nb::arg("dim"), nb::arg("index"), method_doc(kIndexSelectDoc, "index_select").c_str());
+  def_fn(
+      m, "index_select",
+      [](const Tensor& t, int64_t dim, const Tensor& index, nb::handle out) {
+        return finish_out(index_select(t, dim, index), out, "index_select");
+      },
+      nb::sig("def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None = None) -> Tensor"),
+      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::kw_only(), nb::arg("out") = nb::none(), kIndexSelectDoc);
+  def_method(
+      cls, "index_select",
+      [](const Tensor& t, int64_t dim, const Tensor& index) { return index_select(t, dim, index); }, nb::arg("dim"),
+      nb::arg("index"), method_doc(kIndexSelectDoc, "index_select").c_str());
 
   auto index_add_fn = [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, nb::handle alpha) {
     return index_add(t, dim, index, source, to_scalar(alpha, "index_add"));
   };
-  def_fn(m, "index_add", [index_add_fn](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
-                                        nb::handle alpha, nb::handle out) {
-    return finish_out(index_add_fn(t, dim, index, source, alpha), out, "index_add");
-  }, nb::sig("def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: float = 1, "
-             "out: Tensor | None = None) -> Tensor"),
-         nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(), nb::arg("alpha") = 1,
-         nb::arg("out") = nb::none(), kIndexAddDoc);
+  def_fn(
+      m, "index_add",
+      [index_add_fn](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, nb::handle alpha,
+                     nb::handle out) {
+        return finish_out(index_add_fn(t, dim, index, source, alpha), out, "index_add");
+      },
+      nb::sig("def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: float = 1, "
+              "out: Tensor | None = None) -> Tensor"),
+      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(), nb::arg("alpha") = 1,
+      nb::arg("out") = nb::none(), kIndexAddDoc);
   const Sig index_add_sig{"dim: int, index: Tensor, source: Tensor, *, alpha: float = 1"};
   def_method(cls, "index_add", index_add_fn, nb::sig(index_add_sig.text("index_add", "self").c_str()), nb::arg("dim"),
              nb::arg("index"), nb::arg("source"), nb::kw_only(), nb::arg("alpha") = 1,
@@ -525,81 +542,100 @@ void def_index_ops(nb::module_& m, nb::handle cls) {
   auto index_copy_fn = [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) {
     return index_copy(t, dim, index, source);
   };
-  def_fn(m, "index_copy", [index_copy_fn](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
-                                          nb::handle out) {
-    return finish_out(index_copy_fn(t, dim, index, source), out, "index_copy");
-  }, nb::sig("def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out: Tensor | None = None) -> "
-             "Tensor"),
-         nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(),
-         nb::arg("out") = nb::none(), kIndexCopyDoc);
+  def_fn(
+      m, "index_copy",
+      [index_copy_fn](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, nb::handle out) {
+        return finish_out(index_copy_fn(t, dim, index, source), out, "index_copy");
+      },
+      nb::sig("def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, *, out: Tensor | None = None) -> "
+              "Tensor"),
+      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::kw_only(), nb::arg("out") = nb::none(),
+      kIndexCopyDoc);
   const std::string index_copy_mdoc = method_doc(kIndexCopyDoc, "index_copy");
   def_method(cls, "index_copy", index_copy_fn, nb::arg("dim"), nb::arg("index"), nb::arg("source"),
              index_copy_mdoc.c_str());
   nb::cpp_function_def(index_copy_fn, nb::scope(cls), nb::name("index_copy"), nb::is_method(), nb::arg("dim"),
                        nb::arg("index"), nb::arg("tensor2"), index_copy_mdoc.c_str());
-  def_inplace<int64_t, const Tensor&, const Tensor&>(cls, "index_copy_", &index_copy_, nb::arg("dim"),
-                                                     nb::arg("index"), nb::arg("source"));
-  nb::cpp_function_def([](nb::handle self, int64_t dim, const Tensor& index, const Tensor& source)
-                           -> nb::typed<nb::object, Tensor> {
-    index_copy_(nb::cast<const Tensor&>(self), dim, index, source);
-    return nb::borrow(self);
-  }, nb::scope(cls), nb::name("index_copy_"), nb::is_method(), nb::arg("dim"), nb::arg("index"), nb::arg("tensor"),
-                       inplace_doc("index_copy").c_str());
+  def_inplace<int64_t, const Tensor&, const Tensor&>(cls, "index_copy_", &index_copy_, nb::arg("dim"), nb::arg("index"),
+                                                     nb::arg("source"));
+  nb::cpp_function_def(
+      [](nb::handle self, int64_t dim, const Tensor& index, const Tensor& source) -> nb::typed<nb::object, Tensor> {
+        index_copy_(nb::cast<const Tensor&>(self), dim, index, source);
+        return nb::borrow(self);
+      },
+      nb::scope(cls), nb::name("index_copy_"), nb::is_method(), nb::arg("dim"), nb::arg("index"), nb::arg("tensor"),
+      inplace_doc("index_copy").c_str());
 
   const Sig fill_sig{"dim: int, index: Tensor, value: Tensor | float"};
-  def_both(m, cls, "index_fill", fill_sig, [](const Tensor& t, int64_t dim, const Tensor& index, nb::handle value) {
-    if (nb::isinstance<Tensor>(value)) return index_fill(t, dim, index, nb::cast<const Tensor&>(value));
-    return index_fill(t, dim, index, value_of(value, "index_fill"));
-  }, kIndexFillDoc, nb::arg("dim"), nb::arg("index"), nb::arg("value"));
-  def_inplace<int64_t, const Tensor&, nb::handle>(cls, "index_fill_", fill_sig,
+  def_both(
+      m, cls, "index_fill", fill_sig,
+      [](const Tensor& t, int64_t dim, const Tensor& index, nb::handle value) {
+        if (nb::isinstance<Tensor>(value)) return index_fill(t, dim, index, nb::cast<const Tensor&>(value));
+        return index_fill(t, dim, index, value_of(value, "index_fill"));
+      },
+      kIndexFillDoc, nb::arg("dim"), nb::arg("index"), nb::arg("value"));
+  def_inplace<int64_t, const Tensor&, nb::handle>(
+      cls, "index_fill_", fill_sig,
       [](const Tensor& t, int64_t dim, const Tensor& index, nb::handle value) {
         if (nb::isinstance<Tensor>(value))
           index_fill_(t, dim, index, nb::cast<const Tensor&>(value));
         else
           index_fill_(t, dim, index, value_of(value, "index_fill_"));
-      }, nb::arg("dim"), nb::arg("index"), nb::arg("value"));
+      },
+      nb::arg("dim"), nb::arg("index"), nb::arg("value"));
 
   const Sig put_sig{"indices: Sequence[Tensor | None], values: Tensor, accumulate: bool = False"};
-  def_both(m, cls, "index_put", put_sig, [](const Tensor& t, nb::handle indices, const Tensor& values, bool acc) {
-    return index_put(t, optional_tensors(indices, "index_put"), values, acc);
-  }, kIndexPutDoc, nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
-  def_inplace<nb::handle, const Tensor&, bool>(cls, "index_put_", put_sig,
+  def_both(
+      m, cls, "index_put", put_sig,
+      [](const Tensor& t, nb::handle indices, const Tensor& values, bool acc) {
+        return index_put(t, optional_tensors(indices, "index_put"), values, acc);
+      },
+      kIndexPutDoc, nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
+  def_inplace<nb::handle, const Tensor&, bool>(
+      cls, "index_put_", put_sig,
       [](const Tensor& t, nb::handle indices, const Tensor& values, bool accumulate) {
         index_put_(t, optional_tensors(indices, "index_put_"), values, accumulate);
-      }, nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
-  def_fn(m, "index_put_", [](nb::handle self, nb::handle indices, const Tensor& values, bool accumulate)
-                              -> nb::typed<nb::object, Tensor> {
-    index_put_(nb::cast<const Tensor&>(self), optional_tensors(indices, "index_put_"), values, accumulate);
-    return nb::borrow(self);
-  }, nb::sig(put_sig.text("index_put_", "input: Tensor").c_str()), nb::arg("input"), nb::arg("indices"),
-         nb::arg("values"), nb::arg("accumulate") = false, kIndexPutInplaceDoc);
+      },
+      nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false);
+  def_fn(
+      m, "index_put_",
+      [](nb::handle self, nb::handle indices, const Tensor& values, bool accumulate) -> nb::typed<nb::object, Tensor> {
+        index_put_(nb::cast<const Tensor&>(self), optional_tensors(indices, "index_put_"), values, accumulate);
+        return nb::borrow(self);
+      },
+      nb::sig(put_sig.text("index_put_", "input: Tensor").c_str()), nb::arg("input"), nb::arg("indices"),
+      nb::arg("values"), nb::arg("accumulate") = false, kIndexPutInplaceDoc);
 
-  auto index_reduce_fn = [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
-                            std::string reduce, bool include_self) {
-    return index_reduce(t, dim, index, source, reduce, include_self);
-  };
-  def_fn(m, "index_reduce", [index_reduce_fn](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
-                                              std::string reduce, bool include_self, nb::handle out) {
-    return finish_out(index_reduce_fn(t, dim, index, source, std::move(reduce), include_self), out, "index_reduce");
-  }, nb::sig("def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, "
-             "include_self: bool = True, out: Tensor | None = None) -> Tensor"),
-         nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::arg("reduce"), nb::kw_only(),
-         nb::arg("include_self") = true, nb::arg("out") = nb::none(), kIndexReduceDoc);
+  auto index_reduce_fn = [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, std::string reduce,
+                            bool include_self) { return index_reduce(t, dim, index, source, reduce, include_self); };
+  def_fn(
+      m, "index_reduce",
+      [index_reduce_fn](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, std::string reduce,
+                        bool include_self, nb::handle out) {
+        return finish_out(index_reduce_fn(t, dim, index, source, std::move(reduce), include_self), out, "index_reduce");
+      },
+      nb::sig("def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, "
+              "include_self: bool = True, out: Tensor | None = None) -> Tensor"),
+      nb::arg("input"), nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::arg("reduce"), nb::kw_only(),
+      nb::arg("include_self") = true, nb::arg("out") = nb::none(), kIndexReduceDoc);
   def_method(cls, "index_reduce", index_reduce_fn, nb::arg("dim"), nb::arg("index"), nb::arg("source"),
              nb::arg("reduce"), nb::kw_only(), nb::arg("include_self") = true,
              method_doc(kIndexReduceDoc, "index_reduce").c_str());
-  def_inplace<int64_t, const Tensor&, const Tensor&, std::string, bool>(cls, "index_reduce_",
+  def_inplace<int64_t, const Tensor&, const Tensor&, std::string, bool>(
+      cls, "index_reduce_",
       [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, std::string reduce, bool incl) {
         index_reduce_(t, dim, index, source, reduce, incl);
-      }, nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::arg("reduce"), nb::kw_only(),
+      },
+      nb::arg("dim"), nb::arg("index"), nb::arg("source"), nb::arg("reduce"), nb::kw_only(),
       nb::arg("include_self") = true);
 }
 
 void def_take_put(nb::module_& m, nb::handle cls) {
-  def_fn(m, "take", [](const Tensor& t, const Tensor& index, nb::handle out) {
-    return finish_out(take(t, index), out, "take");
-  }, nb::sig("def take(input: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor"), nb::arg("input"),
-         nb::arg("index"), nb::kw_only(), nb::arg("out") = nb::none(), kTakeDoc);
+  def_fn(
+      m, "take",
+      [](const Tensor& t, const Tensor& index, nb::handle out) { return finish_out(take(t, index), out, "take"); },
+      nb::sig("def take(input: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor"), nb::arg("input"),
+      nb::arg("index"), nb::kw_only(), nb::arg("out") = nb::none(), kTakeDoc);
   // The method's index is `indices` in PyTorch's documentation and `index` in its binding: both work.
   const std::string take_mdoc = method_doc(kTakeDoc, "take");
   auto take_fn = [](const Tensor& t, const Tensor& index) { return take(t, index); };
@@ -607,15 +643,21 @@ void def_take_put(nb::module_& m, nb::handle cls) {
   nb::cpp_function_def(take_fn, nb::scope(cls), nb::name("take"), nb::is_method(), nb::arg("indices"),
                        take_mdoc.c_str());
 
-  def_fn(m, "take_along_dim", [](const Tensor& t, const Tensor& indices, std::optional<int64_t> dim, nb::handle out) {
-    return finish_out(take_along_dim(t, indices, dim), out, "take_along_dim");
-  }, nb::sig("def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, "
-             "out: Tensor | None = None) -> Tensor"),
-         nb::arg("input"), nb::arg("indices"), nb::arg("dim") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none(),
-         kTakeAlongDimDoc);
-  def_method(cls, "take_along_dim", [](const Tensor& t, const Tensor& indices, std::optional<int64_t> dim) {
-    return take_along_dim(t, indices, dim);
-  }, nb::arg("indices"), nb::arg("dim") = nb::none(), method_doc(kTakeAlongDimDoc, "take_along_dim").c_str());
+  def_fn(
+      m, "take_along_dim",
+      [](const Tensor& t, const Tensor& indices, std::optional<int64_t> dim, nb::handle out) {
+        return finish_out(take_along_dim(t, indices, dim), out, "take_along_dim");
+      },
+      nb::sig("def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, "
+              "out: Tensor | None = None) -> Tensor"),
+      nb::arg("input"), nb::arg("indices"), nb::arg("dim") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none(),
+      kTakeAlongDimDoc);
+  def_method(
+      cls, "take_along_dim",
+      [](const Tensor& t, const Tensor& indices, std::optional<int64_t> dim) {
+        return take_along_dim(t, indices, dim);
+      },
+      nb::arg("indices"), nb::arg("dim") = nb::none(), method_doc(kTakeAlongDimDoc, "take_along_dim").c_str());
 
   auto put_fn = [](const Tensor& t, const Tensor& index, const Tensor& source, bool accumulate) {
     return put(t, index, source, accumulate);
@@ -623,42 +665,53 @@ void def_take_put(nb::module_& m, nb::handle cls) {
   def_fn(m, "put", put_fn, nb::arg("input"), nb::arg("index"), nb::arg("source"), nb::arg("accumulate") = false,
          kPutDoc);
   // PyTorch documents the method as put(input, index, source, accumulate=False), input being self.
-  def_method(cls, "put", put_fn, nb::sig("def put(input, index: Tensor, source: Tensor, accumulate: bool = False) -> "
-                                         "Tensor"),
+  def_method(cls, "put", put_fn,
+             nb::sig("def put(input, index: Tensor, source: Tensor, accumulate: bool = False) -> "
+                     "Tensor"),
              nb::arg("index"), nb::arg("source"), nb::arg("accumulate") = false, method_doc(kPutDoc, "put").c_str());
-  def_method(cls, "put_", [](nb::handle self, const Tensor& index, const Tensor& source, bool accumulate)
-                              -> nb::typed<nb::object, Tensor> {
-    put_(nb::cast<const Tensor&>(self), index, source, accumulate);
-    return nb::borrow(self);
-  }, nb::arg("index"), nb::arg("source"), nb::arg("accumulate") = false, kPutInplaceDoc);
+  def_method(
+      cls, "put_",
+      [](nb::handle self, const Tensor& index, const Tensor& source, bool accumulate) -> nb::typed<nb::object, Tensor> {
+        put_(nb::cast<const Tensor&>(self), index, source, accumulate);
+        return nb::borrow(self);
+      },
+      nb::arg("index"), nb::arg("source"), nb::arg("accumulate") = false, kPutInplaceDoc);
 
-  m.def("_one_hot", [](const Tensor& t, int64_t num_classes) { return one_hot(t, num_classes); }, nb::arg("tensor"),
-        nb::arg("num_classes") = -1);
+  m.def(
+      "_one_hot", [](const Tensor& t, int64_t num_classes) { return one_hot(t, num_classes); }, nb::arg("tensor"),
+      nb::arg("num_classes") = -1);
 }
 
 void def_view_scatters(nb::module_& m, nb::handle cls) {
-  def_both(m, cls, "diagonal_scatter", [](const Tensor& t, const Tensor& src, int64_t o, int64_t d1, int64_t d2) {
-    return diagonal_scatter(t, src, o, d1, d2);
-  }, kDiagonalScatterDoc, nb::arg("src"), nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1);
-  def_both(m, cls, "select_scatter", [](const Tensor& t, const Tensor& src, int64_t dim, int64_t index) {
-    return select_scatter(t, src, dim, index);
-  }, kSelectScatterDoc, nb::arg("src"), nb::arg("dim"), nb::arg("index"));
-  def_both(m, cls, "slice_scatter", Sig{"src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, "
-                                        "step: int = 1"},
-           [](const Tensor& t, const Tensor& src, int64_t dim, nb::handle start, nb::handle end, int64_t step) {
-             return slice_scatter(t, src, dim, opt_int(start, "slice_scatter", "start"),
-                                  opt_int(end, "slice_scatter", "end"), step);
-           },
-           kSliceScatterDoc, nb::arg("src"), nb::arg("dim") = 0, none_arg("start"), none_arg("end"),
-           nb::arg("step") = 1);
-  def_both(m, cls, "as_strided_scatter", Sig{"src: Tensor, size: Sequence[int], stride: Sequence[int], "
-                                             "storage_offset: int | None = None"},
-           [](const Tensor& t, const Tensor& src, nb::handle size, nb::handle stride, nb::handle offset) {
-             return as_strided_scatter(t, src, to_int_list(size, "as_strided_scatter", "size"),
-                                       to_int_list(stride, "as_strided_scatter", "stride"),
-                                       opt_int(offset, "as_strided_scatter", "storage_offset"));
-           },
-           kAsStridedScatterDoc, nb::arg("src"), nb::arg("size"), nb::arg("stride"), none_arg("storage_offset"));
+  def_both(
+      m, cls, "diagonal_scatter",
+      [](const Tensor& t, const Tensor& src, int64_t o, int64_t d1, int64_t d2) {
+        return diagonal_scatter(t, src, o, d1, d2);
+      },
+      kDiagonalScatterDoc, nb::arg("src"), nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1);
+  def_both(
+      m, cls, "select_scatter",
+      [](const Tensor& t, const Tensor& src, int64_t dim, int64_t index) { return select_scatter(t, src, dim, index); },
+      kSelectScatterDoc, nb::arg("src"), nb::arg("dim"), nb::arg("index"));
+  def_both(
+      m, cls, "slice_scatter",
+      Sig{"src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, "
+          "step: int = 1"},
+      [](const Tensor& t, const Tensor& src, int64_t dim, nb::handle start, nb::handle end, int64_t step) {
+        return slice_scatter(t, src, dim, opt_int(start, "slice_scatter", "start"),
+                             opt_int(end, "slice_scatter", "end"), step);
+      },
+      kSliceScatterDoc, nb::arg("src"), nb::arg("dim") = 0, none_arg("start"), none_arg("end"), nb::arg("step") = 1);
+  def_both(
+      m, cls, "as_strided_scatter",
+      Sig{"src: Tensor, size: Sequence[int], stride: Sequence[int], "
+          "storage_offset: int | None = None"},
+      [](const Tensor& t, const Tensor& src, nb::handle size, nb::handle stride, nb::handle offset) {
+        return as_strided_scatter(t, src, to_int_list(size, "as_strided_scatter", "size"),
+                                  to_int_list(stride, "as_strided_scatter", "stride"),
+                                  opt_int(offset, "as_strided_scatter", "storage_offset"));
+      },
+      kAsStridedScatterDoc, nb::arg("src"), nb::arg("size"), nb::arg("stride"), none_arg("storage_offset"));
 }
 
 }  // namespace

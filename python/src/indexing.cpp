@@ -17,13 +17,16 @@ bool is_int_like(PyObject* o) {
 }
 
 [[noreturn]] void unsupported(nb::handle h) {
-  fail<IndexError>("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
-                   "indices (got ", nb::inst_name(h).c_str(), ")");
+  fail<IndexError>(
+      "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+      "indices (got ",
+      nb::inst_name(h).c_str(), ")");
 }
 
 // `dim` is the dim of the partly indexed tensor t; `input_dim` the same dim of the tensor being indexed.
 Tensor index_int(const Tensor& t, int64_t dim, int64_t i, int64_t input_dim) {
-  EMBER_CHECK_INDEX(dim < t.dim(), "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+  EMBER_CHECK_INDEX(dim < t.dim(),
+                    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                     "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
   const int64_t size = t.sizes()[dim];
   EMBER_CHECK_INDEX(i >= -size && i < size, "index ", i, " is out of bounds for dimension ", input_dim, " with size ",
@@ -66,8 +69,10 @@ Tensor sequence_index(nb::handle h) {
 Item classify_tensor(PyObject* o, const Tensor& t) {
   if (t.dim() == 0 && is_mask(t)) return {Kind::Bool, o, item(t).to_bool()};
   if (t.dim() == 0 && is_integral(t.dtype(), false)) return {Kind::Int, o, item(t).to_int()};
-  EMBER_CHECK_INDEX(is_integral(t.dtype(), true), "tensors used as indices must be long, int, byte or bool tensors "
-                    "(got a tensor of dtype ", t.dtype(), ")");
+  EMBER_CHECK_INDEX(is_integral(t.dtype(), true),
+                    "tensors used as indices must be long, int, byte or bool tensors "
+                    "(got a tensor of dtype ",
+                    t.dtype(), ")");
   return {Kind::Advanced, o, 0, t};
 }
 
@@ -81,8 +86,7 @@ Item classify(PyObject* o) {
   // NumPy arrays and scalars index like the tensors they view (they define __index__ too, so come first).
   if (auto t = numpy_to_tensor(o)) return classify_tensor(o, *t);
   if (is_int_like(o)) return {Kind::Int, o, to_int(o, "__getitem__", "index")};
-  if (PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o))
-    return {Kind::Advanced, o, 0, sequence_index(o)};
+  if (PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o)) return {Kind::Advanced, o, 0, sequence_index(o)};
   unsupported(o);
 }
 
@@ -154,9 +158,7 @@ Parsed parse(const Tensor& self, nb::handle index) {
         t = index_slice(t, dim++, it.obj);
         ++input_dim;
         break;
-      case Kind::None:
-        t = unsqueeze(t, dim++);
-        break;
+      case Kind::None: t = unsqueeze(t, dim++); break;
       case Kind::Ellipsis:
         dim += self.dim() - used;
         input_dim += self.dim() - used;
@@ -171,9 +173,7 @@ Parsed parse(const Tensor& self, nb::handle index) {
         }
         ++dim;
         break;
-      case Kind::Int:
-        t = index_int(t, dim, it.value, input_dim++);
-        break;
+      case Kind::Int: t = index_int(t, dim, it.value, input_dim++); break;
       case Kind::Advanced:
         recorded.emplace_back(dim, it.tensor);
         dim += consumed(it);
@@ -245,10 +245,11 @@ void assign_index(const Tensor& self, nb::handle index, nb::handle value) {
 
 void init_indexing(nb::class_<Tensor>& cls) {
   // (.none(): nanobind refuses None for an argument unless told; t[None] is a valid index.)
-  cls.def("__getitem__", [](const Tensor& t, nb::handle index) { return apply_index(t, index); },
-          nb::arg("index").none());
-  cls.def("__setitem__", [](const Tensor& t, nb::handle index, nb::handle value) { assign_index(t, index, value); },
-          nb::arg("index").none(), nb::arg("value"));
+  cls.def(
+      "__getitem__", [](const Tensor& t, nb::handle index) { return apply_index(t, index); }, nb::arg("index").none());
+  cls.def(
+      "__setitem__", [](const Tensor& t, nb::handle index, nb::handle value) { assign_index(t, index, value); },
+      nb::arg("index").none(), nb::arg("value"));
   cls.def("__iter__", [](nb::handle self) {
     const Tensor& t = nb::cast<const Tensor&>(self);
     EMBER_CHECK_TYPE(t.dim() > 0, "iteration over a 0-d tensor");

@@ -3,8 +3,8 @@
 #include <variant>
 
 #include "common.h"
-#include "shape_defs.h"
 #include "ember/ops.h"
+#include "shape_defs.h"
 
 namespace ember::py {
 
@@ -17,10 +17,14 @@ Tensor out_of(nb::handle out) { return out.is_none() ? Tensor() : nb::cast<Tenso
 std::variant<int64_t, DimVector> sections_or_indices(nb::handle h, const char* fn) {
   if (nb::isinstance<Tensor>(h)) {
     const Tensor& t = nb::cast<const Tensor&>(h);
-    EMBER_CHECK(t.dim() <= 1, fn, " expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional "
-                "tensor, but got a tensor with ", t.dim(), " dims");
-    EMBER_CHECK(t.dtype() == ScalarType::Int64, fn, " expected tensor_indices_or_sections to have dtype of long, but "
-                "got ", t.dtype());
+    EMBER_CHECK(t.dim() <= 1, fn,
+                " expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional "
+                "tensor, but got a tensor with ",
+                t.dim(), " dims");
+    EMBER_CHECK(t.dtype() == ScalarType::Int64, fn,
+                " expected tensor_indices_or_sections to have dtype of long, but "
+                "got ",
+                t.dtype());
     const Tensor c = contiguous(to(t, kCPU));
     if (t.dim() == 0) return c.data<int64_t>()[0];
     return DimVector(IntArrayRef(c.data<int64_t>(), static_cast<size_t>(c.numel())));
@@ -338,7 +342,8 @@ Example::
 void def_joining(nb::module_& m) {
   using Join = Tensor (*)(const std::vector<Tensor>&, int64_t, const Tensor&);
   for (auto [name, f, doc] : {std::tuple<const char*, Join, const char*>{"cat", &cat, kCatDoc},
-                              {"concat", &cat, kConcatDoc}, {"concatenate", &cat, kConcatenateDoc},
+                              {"concat", &cat, kConcatDoc},
+                              {"concatenate", &cat, kConcatenateDoc},
                               {"stack", &stack, kStackDoc}}) {
     auto impl = [f, fn = name](nb::handle tensors, int64_t dim, nb::handle out) -> nb::object {
       Tensor r = f(tensor_list(tensors, fn), dim, out_of(out));
@@ -351,21 +356,27 @@ void def_joining(nb::module_& m) {
       continue;
     }
     // concatenate: NumPy's axis=, and dim= (an overload).
-    def_fn(m, name, impl, nb::sig("def concatenate(tensors: Sequence[Tensor], axis: int = 0, *, "
-                                  "out: Tensor | None = None) -> Tensor"),
+    def_fn(m, name, impl,
+           nb::sig("def concatenate(tensors: Sequence[Tensor], axis: int = 0, *, "
+                   "out: Tensor | None = None) -> Tensor"),
            nb::arg("tensors"), nb::arg("axis") = 0, nb::kw_only(), nb::arg("out") = nb::none(), doc);
     nb::cpp_function_def(impl, nb::scope(m), nb::sig(sig.c_str()), nb::arg("tensors"), nb::arg("dim") = 0,
                          nb::kw_only(), nb::arg("out") = nb::none(), doc);
   }
   using Join2 = Tensor (*)(const std::vector<Tensor>&, const Tensor&);
   for (auto [name, f, doc] : {std::tuple<const char*, Join2, const char*>{"hstack", &hstack, kHstackDoc},
-                              {"vstack", &vstack, kVstackDoc}, {"row_stack", &vstack, kRowStackDoc},
-                              {"dstack", &dstack, kDstackDoc}, {"column_stack", &column_stack, kColumnStackDoc}}) {
-    def_fn(m, name, [f, fn = name](nb::handle tensors, nb::handle out) -> nb::object {
-      Tensor r = f(tensor_list(tensors, fn), opt_tensor(out, fn, "out"));
-      return out.is_none() ? nb::cast(std::move(r)) : nb::borrow(out);
-    }, nb::sig(Sig{"*, out: Tensor | None = None"}.text(name, "tensors: Sequence[Tensor]").c_str()),
-           nb::arg("tensors"), nb::kw_only(), nb::arg("out") = nb::none(), doc);
+                              {"vstack", &vstack, kVstackDoc},
+                              {"row_stack", &vstack, kRowStackDoc},
+                              {"dstack", &dstack, kDstackDoc},
+                              {"column_stack", &column_stack, kColumnStackDoc}}) {
+    def_fn(
+        m, name,
+        [f, fn = name](nb::handle tensors, nb::handle out) -> nb::object {
+          Tensor r = f(tensor_list(tensors, fn), opt_tensor(out, fn, "out"));
+          return out.is_none() ? nb::cast(std::move(r)) : nb::borrow(out);
+        },
+        nb::sig(Sig{"*, out: Tensor | None = None"}.text(name, "tensors: Sequence[Tensor]").c_str()),
+        nb::arg("tensors"), nb::kw_only(), nb::arg("out") = nb::none(), doc);
   }
 }
 
@@ -377,37 +388,45 @@ nb::tuple split_impl(const Tensor& t, nb::handle size, int64_t dim, const char* 
 void def_splitting(nb::module_& m, nb::handle cls) {
   constexpr const char* kRet = "tuple[Tensor, ...]";
   auto split_fn = [](const Tensor& t, nb::handle size, int64_t dim) { return split_impl(t, size, dim, "split"); };
-  def_fn(m, "split", split_fn, nb::sig("def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], "
-                                       "dim: int = 0) -> tuple[Tensor, ...]"),
+  def_fn(m, "split", split_fn,
+         nb::sig("def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], "
+                 "dim: int = 0) -> tuple[Tensor, ...]"),
          nb::arg("tensor"), nb::arg("split_size_or_sections"), nb::arg("dim") = 0, kSplitDoc);
-  def_method(cls, "split", split_fn, nb::sig("def split(self, split_size: int | Sequence[int], dim: int = 0) -> "
-                                             "tuple[Tensor, ...]"),
+  def_method(cls, "split", split_fn,
+             nb::sig("def split(self, split_size: int | Sequence[int], dim: int = 0) -> "
+                     "tuple[Tensor, ...]"),
              nb::arg("split_size"), nb::arg("dim") = 0, method_doc(kSplitDoc, "split").c_str());
-  def_both(m, cls, "split_with_sizes", Sig{"split_sizes: Sequence[int], dim: int = 0", kRet},
-           [](const Tensor& t, nb::handle sizes, int64_t dim) {
-             return to_tuple(split_with_sizes(t, to_int_list(sizes, "split_with_sizes", "split_sizes"), dim));
-           },
-           kSplitWithSizesDoc, nb::arg("split_sizes"), nb::arg("dim") = 0);
+  def_both(
+      m, cls, "split_with_sizes", Sig{"split_sizes: Sequence[int], dim: int = 0", kRet},
+      [](const Tensor& t, nb::handle sizes, int64_t dim) {
+        return to_tuple(split_with_sizes(t, to_int_list(sizes, "split_with_sizes", "split_sizes"), dim));
+      },
+      kSplitWithSizesDoc, nb::arg("split_sizes"), nb::arg("dim") = 0);
   // PyTorch's unsafe_ variants skip the view bookkeeping of chunk/split; ember's pieces are the same views.
   for (auto [name, doc] : {std::pair{"chunk", kChunkDoc}, std::pair{"unsafe_chunk", kUnsafeChunkDoc}})
-    def_both(m, cls, name, Sig{"chunks: int, dim: int = 0", kRet},
-             [](const Tensor& t, int64_t chunks, int64_t dim) { return to_tuple(chunk(t, chunks, dim)); }, doc,
-             nb::arg("chunks"), nb::arg("dim") = 0);
+    def_both(
+        m, cls, name, Sig{"chunks: int, dim: int = 0", kRet},
+        [](const Tensor& t, int64_t chunks, int64_t dim) { return to_tuple(chunk(t, chunks, dim)); }, doc,
+        nb::arg("chunks"), nb::arg("dim") = 0);
   // unsafe_split: PyTorch documents (tensor, split_size_or_sections) and its binding takes (input, split_size).
   auto unsafe_split_fn = [](const Tensor& t, nb::handle size, int64_t dim) {
     return split_impl(t, size, dim, "unsafe_split");
   };
-  def_fn(m, "unsafe_split", unsafe_split_fn, nb::sig("def unsafe_split(tensor: Tensor, split_size_or_sections: int | "
-                                                     "Sequence[int], dim: int = 0) -> tuple[Tensor, ...]"),
+  def_fn(m, "unsafe_split", unsafe_split_fn,
+         nb::sig("def unsafe_split(tensor: Tensor, split_size_or_sections: int | "
+                 "Sequence[int], dim: int = 0) -> tuple[Tensor, ...]"),
          nb::arg("tensor"), nb::arg("split_size_or_sections"), nb::arg("dim") = 0, kUnsafeSplitDoc);
-  nb::cpp_function_def(unsafe_split_fn, nb::scope(m), nb::sig("def unsafe_split(input: Tensor, split_size: int | "
-                                                              "Sequence[int], dim: int = 0) -> tuple[Tensor, ...]"),
+  nb::cpp_function_def(unsafe_split_fn, nb::scope(m),
+                       nb::sig("def unsafe_split(input: Tensor, split_size: int | "
+                               "Sequence[int], dim: int = 0) -> tuple[Tensor, ...]"),
                        nb::arg("input"), nb::arg("split_size"), nb::arg("dim") = 0, kUnsafeSplitDoc);
-  def_method(cls, "unsafe_split", unsafe_split_fn, nb::sig("def unsafe_split(self, split_size: int | Sequence[int], "
-                                                           "dim: int = 0) -> tuple[Tensor, ...]"),
+  def_method(cls, "unsafe_split", unsafe_split_fn,
+             nb::sig("def unsafe_split(self, split_size: int | Sequence[int], "
+                     "dim: int = 0) -> tuple[Tensor, ...]"),
              nb::arg("split_size"), nb::arg("dim") = 0, method_doc(kUnsafeSplitDoc, "unsafe_split").c_str());
-  def_both(m, cls, "unbind", Sig{"dim: int = 0", kRet},
-           [](const Tensor& t, int64_t dim) { return to_tuple(unbind(t, dim)); }, kUnbindDoc, nb::arg("dim") = 0);
+  def_both(
+      m, cls, "unbind", Sig{"dim: int = 0", kRet},
+      [](const Tensor& t, int64_t dim) { return to_tuple(unbind(t, dim)); }, kUnbindDoc, nb::arg("dim") = 0);
 
   // tensor_split(input, indices_or_sections, dim=0), with PyTorch's other spellings of the second argument,
   // sections= and indices=, as overloads.

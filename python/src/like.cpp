@@ -66,30 +66,36 @@ void init_like(nb::module_& m) {
   nb::cpp_function_def(type_as, nb::scope(cls), nb::name("type_as"), nb::is_method(), nb::arg("tensor"), kTypeAsDoc);
 
   // dtype, device, requires_grad, layout and pin_memory are parsed from **kwargs as the factory functions do.
-  def_method(cls, "new_empty_strided", [](const Tensor& t, nb::handle size, nb::handle stride, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "new_empty_strided", kDtype | kDevice | kRequiresGrad | kLayout, a);
-    const TensorOptions o = TensorOptions(a.dtype.value_or(t.dtype()))
-                                .device(a.device.value_or(t.device()))
-                                .requires_grad(a.requires_grad);
-    return a.pinned(empty_strided(to_int_list(size, "new_empty_strided", "size"),
-                                  to_int_list(stride, "new_empty_strided", "stride"), o));
-  }, nb::sig("def new_empty_strided(self, size: Sequence[int], stride: Sequence[int], *, dtype: dtype | None = None, "
-             "device: device | None = None, requires_grad: bool = False, layout: layout = ember.strided, "
-             "pin_memory: bool = False) -> Tensor"),
-             nb::arg("size"), nb::arg("stride"), nb::arg("kwargs"), kNewEmptyStridedDoc);
+  def_method(
+      cls, "new_empty_strided",
+      [](const Tensor& t, nb::handle size, nb::handle stride, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "new_empty_strided", kDtype | kDevice | kRequiresGrad | kLayout, a);
+        const TensorOptions o = TensorOptions(a.dtype.value_or(t.dtype()))
+                                    .device(a.device.value_or(t.device()))
+                                    .requires_grad(a.requires_grad);
+        return a.pinned(empty_strided(to_int_list(size, "new_empty_strided", "size"),
+                                      to_int_list(stride, "new_empty_strided", "stride"), o));
+      },
+      nb::sig("def new_empty_strided(self, size: Sequence[int], stride: Sequence[int], *, dtype: dtype | None = None, "
+              "device: device | None = None, requires_grad: bool = False, layout: layout = ember.strided, "
+              "pin_memory: bool = False) -> Tensor"),
+      nb::arg("size"), nb::arg("stride"), nb::arg("kwargs"), kNewEmptyStridedDoc);
 
   // torch.fill: a new tensor of input's shape and dtype holding value (a number or a 0-d tensor, differentiable).
-  def_fn(m, "fill", [](const Tensor& t, nb::handle value) {
-    if (nb::isinstance<Tensor>(value)) {
-      const Tensor& v = nb::cast<const Tensor&>(value);
-      EMBER_CHECK(v.dim() == 0, "fill only supports 0-dimension value tensor but got tensor with ", v.dim(),
-                  " dimensions.");
-      return contiguous(expand(to(v.device() == t.device() ? v : to(v, t.device()), t.dtype()), t.sizes()));
-    }
-    return full_like(t, to_scalar(value, "fill"));
-  }, nb::sig("def fill(input: Tensor, value: Tensor | float) -> Tensor"), nb::arg("input"), nb::arg("value"),
-         kFillDoc);
+  def_fn(
+      m, "fill",
+      [](const Tensor& t, nb::handle value) {
+        if (nb::isinstance<Tensor>(value)) {
+          const Tensor& v = nb::cast<const Tensor&>(value);
+          EMBER_CHECK(v.dim() == 0, "fill only supports 0-dimension value tensor but got tensor with ", v.dim(),
+                      " dimensions.");
+          return contiguous(expand(to(v.device() == t.device() ? v : to(v, t.device()), t.dtype()), t.sizes()));
+        }
+        return full_like(t, to_scalar(value, "fill"));
+      },
+      nb::sig("def fill(input: Tensor, value: Tensor | float) -> Tensor"), nb::arg("input"), nb::arg("value"),
+      kFillDoc);
 }
 
 }  // namespace ember::py

@@ -1,5 +1,5 @@
-// Bindings of the matrix decompositions (ember/ops/linalg.h, lu.h, matrix_functions.h): Cholesky, QR, SVD, the symmetric
-// eigendecomposition, LU and LDL^T with their *_ex forms, and the Householder products; in ember._C._linalg
+// Bindings of the matrix decompositions (ember/ops/linalg.h, lu.h, matrix_functions.h): Cholesky, QR, SVD, the
+// symmetric eigendecomposition, LU and LDL^T with their *_ex forms, and the Householder products; in ember._C._linalg
 // (ember.linalg), and the older top-level names (torch.cholesky, svd, qr, lu, lu_unpack, geqrf, orgqr) with their
 // Tensor methods. Decompositions return namedtuples, as torch.return_types.
 #include <string>
@@ -496,97 +496,126 @@ Keyword args:
 )";
 
 void init_linalg_ns(nb::module_& la) {
-  def_aliased(la, "cholesky", "A", "input", kCholeskyDoc,
-              ", *, upper: bool = False, out: Tensor | None = None) -> Tensor",
-              [](const Tensor& A, bool upper, nb::handle out) {
-                return finish_out(linalg_cholesky(A, upper), out, "linalg.cholesky");
-              }, nb::kw_only(), arg("upper") = false, arg("out") = nb::none());
-  def_aliased(la, "cholesky_ex", "A", "input", kCholeskyExDoc,
-              ", *, upper: bool = False, check_errors: bool = False, out: tuple[Tensor, Tensor] | None = None) -> "
-              "tuple[Tensor, Tensor]",
-              [](const Tensor& A, bool upper, bool check_errors, nb::handle out) {
-                auto [L, info] = linalg_cholesky_ex(A, upper, check_errors);
-                return results(g_types.cholesky_ex, {L, info}, out, "linalg.cholesky_ex");
-              }, nb::kw_only(), arg("upper") = false, arg("check_errors") = false, arg("out") = nb::none());
-  la.def("qr", [](const Tensor& A, const std::string& mode, nb::handle out) {
-    auto [Q, R] = linalg_qr(A, mode);
-    return results(g_types.qr, {Q, R}, out, "linalg.qr");
-  }, arg("A"), arg("mode") = "reduced", nb::kw_only(), arg("out") = nb::none(),
-         nb::sig("def qr(A: Tensor, mode: str = 'reduced', *, out: tuple[Tensor, Tensor] | None = None) -> "
-                 "tuple[Tensor, Tensor]"),
-         kQrDoc);
-  la.def("svd", [](const Tensor& A, bool full_matrices, nb::handle, nb::handle out) {
-    auto [U, S, Vh] = linalg_svd(A, full_matrices);
-    return results(g_types.svd, {U, S, Vh}, out, "linalg.svd");
-  }, arg("A"), arg("full_matrices") = true, nb::kw_only(), arg("driver") = nb::none(), arg("out") = nb::none(),
-         nb::sig("def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None, "
-                 "out: tuple[Tensor, Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor, Tensor]"),
-         kSvdDoc);
-  la.def("svdvals", [](const Tensor& A, nb::handle, nb::handle out) {
-    return finish_out(linalg_svdvals(A), out, "linalg.svdvals");
-  }, arg("A"), nb::kw_only(), arg("driver") = nb::none(), arg("out") = nb::none(),
-         nb::sig("def svdvals(A: Tensor, *, driver: str | None = None, out: Tensor | None = None) -> Tensor"),
-         kSvdvalsDoc);
-  def_aliased(la, "eigh", "A", "input", kEighDoc,
-              ", UPLO: str = 'L', *, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]",
-              [](const Tensor& A, const std::string& uplo, nb::handle out) {
-                auto [L, V] = linalg_eigh(A, uplo);
-                return results(g_types.eigh, {L, V}, out, "linalg.eigh");
-              }, arg("UPLO") = "L", nb::kw_only(), arg("out") = nb::none());
-  def_aliased(la, "eigvalsh", "A", "input", kEigvalshDoc,
-              ", UPLO: str = 'L', *, out: Tensor | None = None) -> Tensor",
-              [](const Tensor& A, const std::string& uplo, nb::handle out) {
-                return finish_out(linalg_eigvalsh(A, uplo), out, "linalg.eigvalsh");
-              }, arg("UPLO") = "L", nb::kw_only(), arg("out") = nb::none());
-  la.def("lu_factor", [](const Tensor& A, bool pivot, nb::handle out) {
-    auto [LU, piv] = linalg_lu_factor(A, pivot);
-    return results(g_types.lu_factor, {LU, piv}, out, "linalg.lu_factor");
-  }, arg("A"), nb::kw_only(), arg("pivot") = true, arg("out") = nb::none(),
-         nb::sig("def lu_factor(A: Tensor, *, pivot: bool = True, out: tuple[Tensor, Tensor] | None = None) -> "
-                 "tuple[Tensor, Tensor]"),
-         kLuFactorDoc);
-  la.def("lu_factor_ex", [](const Tensor& A, bool pivot, bool check_errors, nb::handle out) {
-    auto [LU, piv, info] = linalg_lu_factor_ex(A, pivot, check_errors);
-    return results(g_types.lu_factor_ex, {LU, piv, info}, out, "linalg.lu_factor_ex");
-  }, arg("A"), nb::kw_only(), arg("pivot") = true, arg("check_errors") = false, arg("out") = nb::none(),
-         nb::sig("def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, "
-                 "out: tuple[Tensor, Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor, Tensor]"),
-         kLuFactorExDoc);
-  la.def("lu", [](const Tensor& A, bool pivot, nb::handle out) {
-    auto [P, L, U] = linalg_lu(A, pivot);
-    return results(g_types.lu, {P, L, U}, out, "linalg.lu");
-  }, arg("A"), nb::kw_only(), arg("pivot") = true, arg("out") = nb::none(),
-         nb::sig("def lu(A: Tensor, *, pivot: bool = True, out: tuple[Tensor, Tensor, Tensor] | None = None) -> "
-                 "tuple[Tensor, Tensor, Tensor]"),
-         kLuDoc);
-  def_aliased(la, "ldl_factor", "A", "input", kLdlFactorDoc,
-              ", *, hermitian: bool = False, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]",
-              [](const Tensor& A, bool hermitian, nb::handle out) {
-                auto [LD, piv] = linalg_ldl_factor(A, hermitian);
-                return results(g_types.ldl_factor, {LD, piv}, out, "linalg.ldl_factor");
-              }, nb::kw_only(), arg("hermitian") = false, arg("out") = nb::none());
-  def_aliased(la, "ldl_factor_ex", "A", "input", kLdlFactorExDoc,
-              ", *, hermitian: bool = False, check_errors: bool = False, "
-              "out: tuple[Tensor, Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor, Tensor]",
-              [](const Tensor& A, bool hermitian, bool check_errors, nb::handle out) {
-                auto [LD, piv, info] = linalg_ldl_factor_ex(A, hermitian, check_errors);
-                return results(g_types.ldl_factor_ex, {LD, piv, info}, out, "linalg.ldl_factor_ex");
-              }, nb::kw_only(), arg("hermitian") = false, arg("check_errors") = false, arg("out") = nb::none());
-  def_aliased(la, "householder_product", "A", "input", kHouseholderProductDoc,
-              ", tau: Tensor, *, out: Tensor | None = None) -> Tensor",
-              [](const Tensor& A, const Tensor& tau, nb::handle out) {
-                return finish_out(linalg_householder_product(A, tau), out, "linalg.householder_product");
-              }, arg("tau"), nb::kw_only(), arg("out") = nb::none());
+  def_aliased(
+      la, "cholesky", "A", "input", kCholeskyDoc, ", *, upper: bool = False, out: Tensor | None = None) -> Tensor",
+      [](const Tensor& A, bool upper, nb::handle out) {
+        return finish_out(linalg_cholesky(A, upper), out, "linalg.cholesky");
+      },
+      nb::kw_only(), arg("upper") = false, arg("out") = nb::none());
+  def_aliased(
+      la, "cholesky_ex", "A", "input", kCholeskyExDoc,
+      ", *, upper: bool = False, check_errors: bool = False, out: tuple[Tensor, Tensor] | None = None) -> "
+      "tuple[Tensor, Tensor]",
+      [](const Tensor& A, bool upper, bool check_errors, nb::handle out) {
+        auto [L, info] = linalg_cholesky_ex(A, upper, check_errors);
+        return results(g_types.cholesky_ex, {L, info}, out, "linalg.cholesky_ex");
+      },
+      nb::kw_only(), arg("upper") = false, arg("check_errors") = false, arg("out") = nb::none());
+  la.def(
+      "qr",
+      [](const Tensor& A, const std::string& mode, nb::handle out) {
+        auto [Q, R] = linalg_qr(A, mode);
+        return results(g_types.qr, {Q, R}, out, "linalg.qr");
+      },
+      arg("A"), arg("mode") = "reduced", nb::kw_only(), arg("out") = nb::none(),
+      nb::sig("def qr(A: Tensor, mode: str = 'reduced', *, out: tuple[Tensor, Tensor] | None = None) -> "
+              "tuple[Tensor, Tensor]"),
+      kQrDoc);
+  la.def(
+      "svd",
+      [](const Tensor& A, bool full_matrices, nb::handle, nb::handle out) {
+        auto [U, S, Vh] = linalg_svd(A, full_matrices);
+        return results(g_types.svd, {U, S, Vh}, out, "linalg.svd");
+      },
+      arg("A"), arg("full_matrices") = true, nb::kw_only(), arg("driver") = nb::none(), arg("out") = nb::none(),
+      nb::sig("def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None, "
+              "out: tuple[Tensor, Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor, Tensor]"),
+      kSvdDoc);
+  la.def(
+      "svdvals",
+      [](const Tensor& A, nb::handle, nb::handle out) { return finish_out(linalg_svdvals(A), out, "linalg.svdvals"); },
+      arg("A"), nb::kw_only(), arg("driver") = nb::none(), arg("out") = nb::none(),
+      nb::sig("def svdvals(A: Tensor, *, driver: str | None = None, out: Tensor | None = None) -> Tensor"),
+      kSvdvalsDoc);
+  def_aliased(
+      la, "eigh", "A", "input", kEighDoc,
+      ", UPLO: str = 'L', *, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]",
+      [](const Tensor& A, const std::string& uplo, nb::handle out) {
+        auto [L, V] = linalg_eigh(A, uplo);
+        return results(g_types.eigh, {L, V}, out, "linalg.eigh");
+      },
+      arg("UPLO") = "L", nb::kw_only(), arg("out") = nb::none());
+  def_aliased(
+      la, "eigvalsh", "A", "input", kEigvalshDoc, ", UPLO: str = 'L', *, out: Tensor | None = None) -> Tensor",
+      [](const Tensor& A, const std::string& uplo, nb::handle out) {
+        return finish_out(linalg_eigvalsh(A, uplo), out, "linalg.eigvalsh");
+      },
+      arg("UPLO") = "L", nb::kw_only(), arg("out") = nb::none());
+  la.def(
+      "lu_factor",
+      [](const Tensor& A, bool pivot, nb::handle out) {
+        auto [LU, piv] = linalg_lu_factor(A, pivot);
+        return results(g_types.lu_factor, {LU, piv}, out, "linalg.lu_factor");
+      },
+      arg("A"), nb::kw_only(), arg("pivot") = true, arg("out") = nb::none(),
+      nb::sig("def lu_factor(A: Tensor, *, pivot: bool = True, out: tuple[Tensor, Tensor] | None = None) -> "
+              "tuple[Tensor, Tensor]"),
+      kLuFactorDoc);
+  la.def(
+      "lu_factor_ex",
+      [](const Tensor& A, bool pivot, bool check_errors, nb::handle out) {
+        auto [LU, piv, info] = linalg_lu_factor_ex(A, pivot, check_errors);
+        return results(g_types.lu_factor_ex, {LU, piv, info}, out, "linalg.lu_factor_ex");
+      },
+      arg("A"), nb::kw_only(), arg("pivot") = true, arg("check_errors") = false, arg("out") = nb::none(),
+      nb::sig("def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, "
+              "out: tuple[Tensor, Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor, Tensor]"),
+      kLuFactorExDoc);
+  la.def(
+      "lu",
+      [](const Tensor& A, bool pivot, nb::handle out) {
+        auto [P, L, U] = linalg_lu(A, pivot);
+        return results(g_types.lu, {P, L, U}, out, "linalg.lu");
+      },
+      arg("A"), nb::kw_only(), arg("pivot") = true, arg("out") = nb::none(),
+      nb::sig("def lu(A: Tensor, *, pivot: bool = True, out: tuple[Tensor, Tensor, Tensor] | None = None) -> "
+              "tuple[Tensor, Tensor, Tensor]"),
+      kLuDoc);
+  def_aliased(
+      la, "ldl_factor", "A", "input", kLdlFactorDoc,
+      ", *, hermitian: bool = False, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]",
+      [](const Tensor& A, bool hermitian, nb::handle out) {
+        auto [LD, piv] = linalg_ldl_factor(A, hermitian);
+        return results(g_types.ldl_factor, {LD, piv}, out, "linalg.ldl_factor");
+      },
+      nb::kw_only(), arg("hermitian") = false, arg("out") = nb::none());
+  def_aliased(
+      la, "ldl_factor_ex", "A", "input", kLdlFactorExDoc,
+      ", *, hermitian: bool = False, check_errors: bool = False, "
+      "out: tuple[Tensor, Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor, Tensor]",
+      [](const Tensor& A, bool hermitian, bool check_errors, nb::handle out) {
+        auto [LD, piv, info] = linalg_ldl_factor_ex(A, hermitian, check_errors);
+        return results(g_types.ldl_factor_ex, {LD, piv, info}, out, "linalg.ldl_factor_ex");
+      },
+      nb::kw_only(), arg("hermitian") = false, arg("check_errors") = false, arg("out") = nb::none());
+  def_aliased(
+      la, "householder_product", "A", "input", kHouseholderProductDoc,
+      ", tau: Tensor, *, out: Tensor | None = None) -> Tensor",
+      [](const Tensor& A, const Tensor& tau, nb::handle out) {
+        return finish_out(linalg_householder_product(A, tau), out, "linalg.householder_product");
+      },
+      arg("tau"), nb::kw_only(), arg("out") = nb::none());
 }
 
 // The older top-level names (torch.*) and their Tensor methods.
 void init_top(nb::module_& m, nb::handle cls) {
   auto chol = [](const Tensor& a, bool upper) { return linalg_cholesky(a, upper); };
-  m.def("cholesky", [chol](const Tensor& a, bool upper, nb::handle out) {
-    return finish_out(chol(a, upper), out, "cholesky");
-  }, arg("input"), arg("upper") = false, nb::kw_only(), arg("out") = nb::none(),
-        nb::sig("def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor"),
-        kTorchCholeskyDoc);
+  m.def(
+      "cholesky",
+      [chol](const Tensor& a, bool upper, nb::handle out) { return finish_out(chol(a, upper), out, "cholesky"); },
+      arg("input"), arg("upper") = false, nb::kw_only(), arg("out") = nb::none(),
+      nb::sig("def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor"),
+      kTorchCholeskyDoc);
   cls.attr("cholesky") = nb::cpp_function(chol, nb::is_method(), nb::scope(cls), nb::name("cholesky"),
                                           arg("upper") = false, method_doc(kTorchCholeskyDoc, "cholesky").c_str());
 
@@ -604,16 +633,15 @@ void init_top(nb::module_& m, nb::handle cls) {
     auto [U, S, Vh] = linalg_svd(a, !some);
     return results(g_types.legacy_svd, {U, S, transpose(Vh, -2, -1)}, out, "svd");
   };
-  m.def("svd", svd, arg("input"), arg("some") = true, arg("compute_uv") = true, nb::kw_only(),
-        arg("out") = nb::none(),
+  m.def("svd", svd, arg("input"), arg("some") = true, arg("compute_uv") = true, nb::kw_only(), arg("out") = nb::none(),
         nb::sig("def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, "
                 "out: tuple[Tensor, Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor, Tensor]"),
         kTorchSvdDoc);
-  cls.attr("svd") = nb::cpp_function([svd](const Tensor& a, bool some, bool compute_uv) {
-    return svd(a, some, compute_uv, nb::handle());
-  }, nb::is_method(), nb::scope(cls), nb::name("svd"), arg("some") = true, arg("compute_uv") = true,
-     nb::sig("def svd(self, some: bool = True, compute_uv: bool = True) -> tuple[Tensor, Tensor, Tensor]"),
-     method_doc(kTorchSvdDoc, "svd").c_str());
+  cls.attr("svd") = nb::cpp_function(
+      [svd](const Tensor& a, bool some, bool compute_uv) { return svd(a, some, compute_uv, nb::handle()); },
+      nb::is_method(), nb::scope(cls), nb::name("svd"), arg("some") = true, arg("compute_uv") = true,
+      nb::sig("def svd(self, some: bool = True, compute_uv: bool = True) -> tuple[Tensor, Tensor, Tensor]"),
+      method_doc(kTorchSvdDoc, "svd").c_str());
 
   auto qr = [](const Tensor& a, bool some, nb::handle out) {
     auto [Q, R] = linalg_qr(a, some ? "reduced" : "complete");
@@ -638,21 +666,24 @@ void init_top(nb::module_& m, nb::handle cls) {
         nb::sig("def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, "
                 "out: tuple[Tensor, ...] | None = None) -> tuple[Tensor, ...]"),
         kTorchLuDoc);
-  cls.attr("lu") = nb::cpp_function([lu](const Tensor& A, bool pivot, bool get_infos) {
-    return lu(A, pivot, get_infos, nb::handle());
-  }, nb::is_method(), nb::scope(cls), nb::name("lu"), arg("pivot") = true, arg("get_infos") = false,
-     nb::sig("def lu(self, pivot: bool = True, get_infos: bool = False) -> tuple[Tensor, ...]"),
-     method_doc(kTorchLuDoc, "lu").c_str());
+  cls.attr("lu") = nb::cpp_function(
+      [lu](const Tensor& A, bool pivot, bool get_infos) { return lu(A, pivot, get_infos, nb::handle()); },
+      nb::is_method(), nb::scope(cls), nb::name("lu"), arg("pivot") = true, arg("get_infos") = false,
+      nb::sig("def lu(self, pivot: bool = True, get_infos: bool = False) -> tuple[Tensor, ...]"),
+      method_doc(kTorchLuDoc, "lu").c_str());
 
-  m.def("lu_unpack", [](const Tensor& LU, const Tensor& piv, bool data, bool pivots, nb::handle out) {
-    auto [P, L, U] = lu_unpack(LU, piv, data, pivots);
-    return results(g_types.lu_unpack, {P, L, U}, out, "lu_unpack");
-  }, arg("LU_data"), arg("LU_pivots"), arg("unpack_data") = true, arg("unpack_pivots") = true, nb::kw_only(),
-        arg("out") = nb::none(),
-        nb::sig("def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, "
-                "unpack_pivots: bool = True, *, out: tuple[Tensor, Tensor, Tensor] | None = None) -> "
-                "tuple[Tensor, Tensor, Tensor]"),
-        kLuUnpackDoc);
+  m.def(
+      "lu_unpack",
+      [](const Tensor& LU, const Tensor& piv, bool data, bool pivots, nb::handle out) {
+        auto [P, L, U] = lu_unpack(LU, piv, data, pivots);
+        return results(g_types.lu_unpack, {P, L, U}, out, "lu_unpack");
+      },
+      arg("LU_data"), arg("LU_pivots"), arg("unpack_data") = true, arg("unpack_pivots") = true, nb::kw_only(),
+      arg("out") = nb::none(),
+      nb::sig("def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, "
+              "unpack_pivots: bool = True, *, out: tuple[Tensor, Tensor, Tensor] | None = None) -> "
+              "tuple[Tensor, Tensor, Tensor]"),
+      kLuUnpackDoc);
 
   auto geqrf_ = [](const Tensor& A, nb::handle out) {
     auto [a, tau] = geqrf(A);
@@ -661,10 +692,9 @@ void init_top(nb::module_& m, nb::handle cls) {
   m.def("geqrf", geqrf_, arg("input"), nb::kw_only(), arg("out") = nb::none(),
         nb::sig("def geqrf(input: Tensor, *, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]"),
         kGeqrfDoc);
-  cls.attr("geqrf") = nb::cpp_function([geqrf_](const Tensor& A) { return geqrf_(A, {}); }, nb::is_method(),
-                                       nb::scope(cls), nb::name("geqrf"),
-                                       nb::sig("def geqrf(self) -> tuple[Tensor, Tensor]"),
-                                       method_doc(kGeqrfDoc, "geqrf").c_str());
+  cls.attr("geqrf") = nb::cpp_function(
+      [geqrf_](const Tensor& A) { return geqrf_(A, {}); }, nb::is_method(), nb::scope(cls), nb::name("geqrf"),
+      nb::sig("def geqrf(self) -> tuple[Tensor, Tensor]"), method_doc(kGeqrfDoc, "geqrf").c_str());
 
   // torch.orgqr(input, tau) as documented; PyTorch's parser calls tau input2.
   auto orgqr = [](const Tensor& A, const Tensor& tau, nb::handle out) {
@@ -675,8 +705,8 @@ void init_top(nb::module_& m, nb::handle cls) {
   m.def("orgqr", orgqr, arg("input"), arg("input2"), nb::kw_only(), arg("out") = nb::none(),
         nb::sig("def orgqr(input: Tensor, input2: Tensor, *, out: Tensor | None = None) -> Tensor"),
         parsed_names_doc("``input2`` for ``tau``").c_str());
-  cls.attr("orgqr") = nb::cpp_function(&linalg_householder_product, nb::is_method(), nb::scope(cls),
-                                       nb::name("orgqr"), arg("input2"), method_doc(kOrgqrDoc, "orgqr").c_str());
+  cls.attr("orgqr") = nb::cpp_function(&linalg_householder_product, nb::is_method(), nb::scope(cls), nb::name("orgqr"),
+                                       arg("input2"), method_doc(kOrgqrDoc, "orgqr").c_str());
 }
 
 }  // namespace

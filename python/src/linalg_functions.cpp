@@ -1,11 +1,11 @@
-// Bindings of the functions of a matrix (ember/ops/linalg.h, lu.h, matrix_functions.h): determinants, norms, condition number,
-// rank, integer powers and the exponential, and the Vandermonde matrix; in ember._C._linalg (ember.linalg), and the
-// top-level names (torch.det, logdet, slogdet, matrix_power, matrix_exp) with their Tensor methods.
+// Bindings of the functions of a matrix (ember/ops/linalg.h, lu.h, matrix_functions.h): determinants, norms, condition
+// number, rank, integer powers and the exponential, and the Vandermonde matrix; in ember._C._linalg (ember.linalg), and
+// the top-level names (torch.det, logdet, slogdet, matrix_power, matrix_exp) with their Tensor methods.
 #include <cmath>
 #include <optional>
 #include <string>
 
-#include "ember/ops/sort.h"        // linalg_vector_norm
+#include "ember/ops/sort.h"  // linalg_vector_norm
 #include "linalg_common.h"
 
 namespace ember::py {
@@ -339,92 +339,112 @@ Tensor matrix_rank_of(const Tensor& A, nb::handle atol, nb::handle rtol, bool he
 }
 
 void init_linalg_ns(nb::module_& la) {
-  la.def("det", [](const Tensor& A, nb::handle out) { return finish_out(linalg_det(A), out, "linalg.det"); },
-         arg("A"), nb::kw_only(), arg("out") = nb::none(),
-         nb::sig("def det(A: Tensor, *, out: Tensor | None = None) -> Tensor"), kDetDoc);
-  la.def("slogdet", [](const Tensor& A, nb::handle out) {
-    auto [s, l] = linalg_slogdet(A);
-    return results(g_types.slogdet, {s, l}, out, "linalg.slogdet");
-  }, arg("A"), nb::kw_only(), arg("out") = nb::none(),
-         nb::sig("def slogdet(A: Tensor, *, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]"),
-         kSlogdetDoc);
-  la.def("norm", [](const Tensor& A, nb::handle ord, nb::handle dim, bool keepdim, nb::handle out, nb::handle dtype) {
-    const auto d = opt_dims(dim, "linalg.norm");
-    const auto dt = to_dtype(dtype);
-    Tensor r = ord.is_none() ? linalg_norm(A, std::optional<double>(), d, keepdim, dt)
-                             : with_ord(ord, [&](auto o) { return linalg_norm(A, o, d, keepdim, dt); });
-    return finish_out(r, out, "linalg.norm");
-  }, arg("input"), arg("ord") = nb::none(), arg("dim") = nb::none(), arg("keepdim") = false, nb::kw_only(),
-         arg("out") = nb::none(), arg("dtype") = nb::none(),
-         nb::sig("def norm(input: Tensor, ord: float | str | None = None, dim: int | Sequence[int] | None = None, "
-                 "keepdim: bool = False, *, out: Tensor | None = None, dtype: dtype | None = None) -> Tensor"),
-         kNormDoc);
-  def_aliased(la, "vector_norm", "x", "input", kVectorNormDoc,
-              ", ord: float = 2, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, "
-              "dtype: dtype | None = None, out: Tensor | None = None) -> Tensor",
-              [](const Tensor& x, double ord, nb::handle dim, bool keepdim, nb::handle dtype, nb::handle out) {
-                const char* fn = "linalg.vector_norm";
-                const DimVector d = opt_dims(dim, fn).value_or(DimVector{});
-                return finish_out(linalg_vector_norm(x, ord, d, keepdim, to_dtype(dtype)), out, fn);
-              }, arg("ord") = 2.0, arg("dim") = nb::none(), arg("keepdim") = false, nb::kw_only(),
-              arg("dtype") = nb::none(), arg("out") = nb::none());
-  def_aliased(la, "matrix_norm", "A", "input", kMatrixNormDoc,
-              ", ord: float | str = 'fro', dim: Sequence[int] = (-2, -1), keepdim: bool = False, *, "
-              "dtype: dtype | None = None, out: Tensor | None = None) -> Tensor",
-              [](const Tensor& A, nb::handle ord, nb::handle dim, bool keepdim, nb::handle dtype, nb::handle out) {
-                const DimVector d = to_int_list(dim, "linalg.matrix_norm", "dim");
-                const auto dt = to_dtype(dtype);
-                return finish_out(with_ord(ord, [&](auto o) { return linalg_matrix_norm(A, o, d, keepdim, dt); }),
-                                  out, "linalg.matrix_norm");
-              }, arg("ord") = "fro", arg("dim") = nb::make_tuple(-2, -1), arg("keepdim") = false, nb::kw_only(),
-              arg("dtype") = nb::none(), arg("out") = nb::none());
-  def_aliased(la, "cond", "A", "input", kCondDoc,
-              ", p: float | str | None = None, *, out: Tensor | None = None) -> Tensor",
-              [](const Tensor& A, nb::handle p, nb::handle out) {
-                Tensor r;
-                if (p.is_none())
-                  r = linalg_cond(A);
-                else if (PyUnicode_Check(p.ptr()))
-                  r = linalg_cond(A, std::string_view(utf8(p)));
-                else
-                  r = linalg_cond(A, to_scalar(p, "linalg.cond").to_double());
-                return finish_out(r, out, "linalg.cond");
-              }, arg("p") = nb::none(), nb::kw_only(), arg("out") = nb::none());
+  la.def(
+      "det", [](const Tensor& A, nb::handle out) { return finish_out(linalg_det(A), out, "linalg.det"); }, arg("A"),
+      nb::kw_only(), arg("out") = nb::none(), nb::sig("def det(A: Tensor, *, out: Tensor | None = None) -> Tensor"),
+      kDetDoc);
+  la.def(
+      "slogdet",
+      [](const Tensor& A, nb::handle out) {
+        auto [s, l] = linalg_slogdet(A);
+        return results(g_types.slogdet, {s, l}, out, "linalg.slogdet");
+      },
+      arg("A"), nb::kw_only(), arg("out") = nb::none(),
+      nb::sig("def slogdet(A: Tensor, *, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]"),
+      kSlogdetDoc);
+  la.def(
+      "norm",
+      [](const Tensor& A, nb::handle ord, nb::handle dim, bool keepdim, nb::handle out, nb::handle dtype) {
+        const auto d = opt_dims(dim, "linalg.norm");
+        const auto dt = to_dtype(dtype);
+        Tensor r = ord.is_none() ? linalg_norm(A, std::optional<double>(), d, keepdim, dt)
+                                 : with_ord(ord, [&](auto o) { return linalg_norm(A, o, d, keepdim, dt); });
+        return finish_out(r, out, "linalg.norm");
+      },
+      arg("input"), arg("ord") = nb::none(), arg("dim") = nb::none(), arg("keepdim") = false, nb::kw_only(),
+      arg("out") = nb::none(), arg("dtype") = nb::none(),
+      nb::sig("def norm(input: Tensor, ord: float | str | None = None, dim: int | Sequence[int] | None = None, "
+              "keepdim: bool = False, *, out: Tensor | None = None, dtype: dtype | None = None) -> Tensor"),
+      kNormDoc);
+  def_aliased(
+      la, "vector_norm", "x", "input", kVectorNormDoc,
+      ", ord: float = 2, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, "
+      "dtype: dtype | None = None, out: Tensor | None = None) -> Tensor",
+      [](const Tensor& x, double ord, nb::handle dim, bool keepdim, nb::handle dtype, nb::handle out) {
+        const char* fn = "linalg.vector_norm";
+        const DimVector d = opt_dims(dim, fn).value_or(DimVector{});
+        return finish_out(linalg_vector_norm(x, ord, d, keepdim, to_dtype(dtype)), out, fn);
+      },
+      arg("ord") = 2.0, arg("dim") = nb::none(), arg("keepdim") = false, nb::kw_only(), arg("dtype") = nb::none(),
+      arg("out") = nb::none());
+  def_aliased(
+      la, "matrix_norm", "A", "input", kMatrixNormDoc,
+      ", ord: float | str = 'fro', dim: Sequence[int] = (-2, -1), keepdim: bool = False, *, "
+      "dtype: dtype | None = None, out: Tensor | None = None) -> Tensor",
+      [](const Tensor& A, nb::handle ord, nb::handle dim, bool keepdim, nb::handle dtype, nb::handle out) {
+        const DimVector d = to_int_list(dim, "linalg.matrix_norm", "dim");
+        const auto dt = to_dtype(dtype);
+        return finish_out(with_ord(ord, [&](auto o) { return linalg_matrix_norm(A, o, d, keepdim, dt); }), out,
+                          "linalg.matrix_norm");
+      },
+      arg("ord") = "fro", arg("dim") = nb::make_tuple(-2, -1), arg("keepdim") = false, nb::kw_only(),
+      arg("dtype") = nb::none(), arg("out") = nb::none());
+  def_aliased(
+      la, "cond", "A", "input", kCondDoc, ", p: float | str | None = None, *, out: Tensor | None = None) -> Tensor",
+      [](const Tensor& A, nb::handle p, nb::handle out) {
+        Tensor r;
+        if (p.is_none())
+          r = linalg_cond(A);
+        else if (PyUnicode_Check(p.ptr()))
+          r = linalg_cond(A, std::string_view(utf8(p)));
+        else
+          r = linalg_cond(A, to_scalar(p, "linalg.cond").to_double());
+        return finish_out(r, out, "linalg.cond");
+      },
+      arg("p") = nb::none(), nb::kw_only(), arg("out") = nb::none());
 
   // matrix_rank(A, *, atol, rtol, hermitian, out) as documented, the same with PyTorch's parser's name input, and
   // the older matrix_rank(input, tol, hermitian=False, *, out) (tol is atol with rtol 0).
-  def_aliased(la, "matrix_rank", "A", "input", kMatrixRankDoc,
-              ", *, atol: float | Tensor | None = None, rtol: float | Tensor | None = None, hermitian: bool = False, "
-              "out: Tensor | None = None) -> Tensor",
-              [](const Tensor& A, nb::handle atol, nb::handle rtol, bool hermitian, nb::handle out) {
-                return finish_out(matrix_rank_of(A, atol, rtol, hermitian), out, "linalg.matrix_rank");
-              }, nb::kw_only(), arg("atol") = nb::none(), arg("rtol") = nb::none(), arg("hermitian") = false,
-              arg("out") = nb::none());
-  la.def("matrix_rank", [](const Tensor& A, nb::handle tol, bool hermitian, nb::handle out) {
-    const nb::object rtol = tol.is_none() ? nb::none() : nb::cast(0.0);
-    return finish_out(matrix_rank_of(A, tol, rtol, hermitian), out, "linalg.matrix_rank");
-  }, arg("input"), arg("tol"), arg("hermitian") = false, nb::kw_only(), arg("out") = nb::none(),
-         nb::sig("def matrix_rank(input: Tensor, tol: float | Tensor, hermitian: bool = False, *, "
-                 "out: Tensor | None = None) -> Tensor"),
-         "PyTorch's older form: ``tol`` is ``atol``, with ``rtol`` 0.");
+  def_aliased(
+      la, "matrix_rank", "A", "input", kMatrixRankDoc,
+      ", *, atol: float | Tensor | None = None, rtol: float | Tensor | None = None, hermitian: bool = False, "
+      "out: Tensor | None = None) -> Tensor",
+      [](const Tensor& A, nb::handle atol, nb::handle rtol, bool hermitian, nb::handle out) {
+        return finish_out(matrix_rank_of(A, atol, rtol, hermitian), out, "linalg.matrix_rank");
+      },
+      nb::kw_only(), arg("atol") = nb::none(), arg("rtol") = nb::none(), arg("hermitian") = false,
+      arg("out") = nb::none());
+  la.def(
+      "matrix_rank",
+      [](const Tensor& A, nb::handle tol, bool hermitian, nb::handle out) {
+        const nb::object rtol = tol.is_none() ? nb::none() : nb::cast(0.0);
+        return finish_out(matrix_rank_of(A, tol, rtol, hermitian), out, "linalg.matrix_rank");
+      },
+      arg("input"), arg("tol"), arg("hermitian") = false, nb::kw_only(), arg("out") = nb::none(),
+      nb::sig("def matrix_rank(input: Tensor, tol: float | Tensor, hermitian: bool = False, *, "
+              "out: Tensor | None = None) -> Tensor"),
+      "PyTorch's older form: ``tol`` is ``atol``, with ``rtol`` 0.");
 
-  def_aliased(la, "matrix_power", "A", "input", kMatrixPowerDoc, ", n: int, *, out: Tensor | None = None) -> Tensor",
-              [](const Tensor& A, int64_t n, nb::handle out) {
-                return finish_out(linalg_matrix_power(A, n), out, "linalg.matrix_power");
-              }, arg("n"), nb::kw_only(), arg("out") = nb::none());
+  def_aliased(
+      la, "matrix_power", "A", "input", kMatrixPowerDoc, ", n: int, *, out: Tensor | None = None) -> Tensor",
+      [](const Tensor& A, int64_t n, nb::handle out) {
+        return finish_out(linalg_matrix_power(A, n), out, "linalg.matrix_power");
+      },
+      arg("n"), nb::kw_only(), arg("out") = nb::none());
   def_aliased(la, "matrix_exp", "A", "input", kMatrixExpDoc, ") -> Tensor",
               [](const Tensor& A) { return linalg_matrix_exp(A); });
-  la.def("vander", [](const Tensor& x, std::optional<int64_t> n) { return linalg_vander(x, n); }, arg("x"),
-         nb::kw_only(), arg("N").none() = nb::none(),
-         nb::sig("def vander(x: Tensor, *, N: int | None = None) -> Tensor"), kVanderDoc);
+  la.def(
+      "vander", [](const Tensor& x, std::optional<int64_t> n) { return linalg_vander(x, n); }, arg("x"), nb::kw_only(),
+      arg("N").none() = nb::none(), nb::sig("def vander(x: Tensor, *, N: int | None = None) -> Tensor"), kVanderDoc);
 }
 
 // The top-level names (torch.*) and their Tensor methods.
 void init_top(nb::module_& m, nb::handle cls) {
   auto def1 = [&](const char* name, Tensor (*f)(const Tensor&), const char* doc) {
     const std::string sig = std::string("def ") + name + "(input: Tensor, *, out: Tensor | None = None) -> Tensor";
-    m.def(name, [f, name](const Tensor& a, nb::handle out) { return finish_out(f(a), out, name); }, arg("input"),
-          nb::kw_only(), arg("out") = nb::none(), nb::sig(sig.c_str()), doc);
+    m.def(
+        name, [f, name](const Tensor& a, nb::handle out) { return finish_out(f(a), out, name); }, arg("input"),
+        nb::kw_only(), arg("out") = nb::none(), nb::sig(sig.c_str()), doc);
     cls.attr(name) = nb::cpp_function([f](const Tensor& a) { return f(a); }, nb::is_method(), nb::scope(cls),
                                       nb::name(name), method_doc(doc, name).c_str());
   };
@@ -438,23 +458,25 @@ void init_top(nb::module_& m, nb::handle cls) {
   m.def("slogdet", slog, arg("input"), nb::kw_only(), arg("out") = nb::none(),
         nb::sig("def slogdet(input: Tensor, *, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]"),
         kTorchSlogdetDoc);
-  cls.attr("slogdet") = nb::cpp_function([slog](const Tensor& a) { return slog(a, nb::handle()); }, nb::is_method(),
-                                         nb::scope(cls), nb::name("slogdet"),
-                                         nb::sig("def slogdet(self) -> tuple[Tensor, Tensor]"),
-                                         method_doc(kTorchSlogdetDoc, "slogdet").c_str());
+  cls.attr("slogdet") = nb::cpp_function(
+      [slog](const Tensor& a) { return slog(a, nb::handle()); }, nb::is_method(), nb::scope(cls), nb::name("slogdet"),
+      nb::sig("def slogdet(self) -> tuple[Tensor, Tensor]"), method_doc(kTorchSlogdetDoc, "slogdet").c_str());
 
-  m.def("matrix_power", [](const Tensor& a, int64_t n, nb::handle out) {
-    return finish_out(linalg_matrix_power(a, n), out, "matrix_power");
-  }, arg("input"), arg("n"), nb::kw_only(), arg("out") = nb::none(),
-        nb::sig("def matrix_power(input: Tensor, n: int, *, out: Tensor | None = None) -> Tensor"), kMatrixPowerDoc);
+  m.def(
+      "matrix_power",
+      [](const Tensor& a, int64_t n, nb::handle out) {
+        return finish_out(linalg_matrix_power(a, n), out, "matrix_power");
+      },
+      arg("input"), arg("n"), nb::kw_only(), arg("out") = nb::none(),
+      nb::sig("def matrix_power(input: Tensor, n: int, *, out: Tensor | None = None) -> Tensor"), kMatrixPowerDoc);
   cls.attr("matrix_power") = nb::cpp_function([](const Tensor& a, int64_t n) { return linalg_matrix_power(a, n); },
                                               nb::is_method(), nb::scope(cls), nb::name("matrix_power"), arg("n"),
                                               method_doc(kMatrixPowerDoc, "matrix_power").c_str());
 
   def_aliased(m, "matrix_exp", "A", "input", kMatrixExpDoc, ") -> Tensor",
               [](const Tensor& A) { return linalg_matrix_exp(A); });
-  cls.attr("matrix_exp") = nb::cpp_function(&linalg_matrix_exp, nb::is_method(), nb::scope(cls),
-                                            nb::name("matrix_exp"), method_doc(kMatrixExpDoc, "matrix_exp").c_str());
+  cls.attr("matrix_exp") = nb::cpp_function(&linalg_matrix_exp, nb::is_method(), nb::scope(cls), nb::name("matrix_exp"),
+                                            method_doc(kMatrixExpDoc, "matrix_exp").c_str());
 }
 
 }  // namespace

@@ -506,8 +506,8 @@ using ProductFn = Tensor (*)(const Tensor&, const Tensor&);
 
 struct Product {
   const char* name;
-  const char* other;          // the second operand's name in ember.<name> and Tensor.<name> as PyTorch parses it
-  const char* method_other;   // its name in Tensor.<name>'s documented signature, where PyTorch's docs differ
+  const char* other;         // the second operand's name in ember.<name> and Tensor.<name> as PyTorch parses it
+  const char* method_other;  // its name in Tensor.<name>'s documented signature, where PyTorch's docs differ
   ProductFn f;
   const char* doc;
 };
@@ -518,8 +518,8 @@ struct Product {
 bool upcast_for(nb::handle out_dtype, const Tensor& a, const char* fn) {
   const ScalarType dt = to_dtype_required(out_dtype, fn);
   if (dt == a.dtype()) return false;
-  EMBER_CHECK(dt == ScalarType::Float32 && (a.dtype() == ScalarType::Float16 || a.dtype() == ScalarType::BFloat16),
-              fn, ": out_dtype must be the same as input dtype or fp32 for fp16/bf16 inputs");
+  EMBER_CHECK(dt == ScalarType::Float32 && (a.dtype() == ScalarType::Float16 || a.dtype() == ScalarType::BFloat16), fn,
+              ": out_dtype must be the same as input dtype or fp32 for fp16/bf16 inputs");
   return true;
 }
 
@@ -530,9 +530,12 @@ Tensor f32(const Tensor& t) { return to(t, ScalarType::Float32); }
 void def_product(nb::module_& m, nb::handle cls, const Product& p) {
   const std::string fsig = std::string("def ") + p.name + "(input: Tensor, " + p.other +
                            ": Tensor, *, out: Tensor | None = None) -> Tensor";
-  m.def(p.name, [f = p.f, name = p.name](const Tensor& a, const Tensor& b, nb::handle out) {
-    return finish_out(f(a, b), out, name);
-  }, arg("input"), arg(p.other), nb::kw_only(), arg("out") = nb::none(), nb::sig(fsig.c_str()), p.doc);
+  m.def(
+      p.name,
+      [f = p.f, name = p.name](const Tensor& a, const Tensor& b, nb::handle out) {
+        return finish_out(f(a, b), out, name);
+      },
+      arg("input"), arg(p.other), nb::kw_only(), arg("out") = nb::none(), nb::sig(fsig.c_str()), p.doc);
   const std::string mdoc = method_doc(p.doc, p.name);
   auto method = [f = p.f](const Tensor& a, const Tensor& b) { return f(a, b); };
   const char* documented = p.method_other ? p.method_other : p.other;
@@ -549,11 +552,14 @@ void def_product(nb::module_& m, nb::handle cls, const Product& p) {
 void def_out_dtype(nb::module_& m, const char* name, ProductFn f) {
   const std::string sig = std::string("def ") + name +
                           "(input: Tensor, mat2: Tensor, out_dtype: dtype, *, out: Tensor | None = None) -> Tensor";
-  m.def(name, [f, name](const Tensor& a, const Tensor& b, nb::handle out_dtype, nb::handle out) {
-    const bool up = upcast_for(out_dtype, a, name);
-    return finish_out(up ? f(f32(a), f32(b)) : f(a, b), out, name);
-  }, arg("input"), arg("mat2"), arg("out_dtype"), nb::kw_only(), arg("out") = nb::none(), nb::sig(sig.c_str()),
-        "The same, returning ``out_dtype``: the operands' own dtype, or float32 for float16 and bfloat16 operands.");
+  m.def(
+      name,
+      [f, name](const Tensor& a, const Tensor& b, nb::handle out_dtype, nb::handle out) {
+        const bool up = upcast_for(out_dtype, a, name);
+        return finish_out(up ? f(f32(a), f32(b)) : f(a, b), out, name);
+      },
+      arg("input"), arg("mat2"), arg("out_dtype"), nb::kw_only(), arg("out") = nb::none(), nb::sig(sig.c_str()),
+      "The same, returning ``out_dtype``: the operands' own dtype, or float32 for float16 and bfloat16 operands.");
 }
 
 using AddFn = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&);
@@ -576,40 +582,47 @@ void def_add(nb::module_& m, nb::handle cls, const AddProduct& p) {
   const std::string operands = std::string("(input: Tensor, ") + p.x + ": Tensor, " + p.y + ": Tensor";
   const std::string kw = "*, beta: Number = 1, alpha: Number = 1";
   const std::string fsig = "def " + std::string(name) + operands + ", " + kw + ", out: Tensor | None = None) -> Tensor";
-  m.def(name, [f, name](const Tensor& in, const Tensor& a, const Tensor& b, nb::handle beta, nb::handle alpha,
-                        nb::handle out) {
-    return finish_out(f(in, a, b, to_scalar(beta, name), to_scalar(alpha, name)), out, name);
-  }, arg("input"), arg(p.x), arg(p.y), nb::kw_only(), arg("beta") = 1, arg("alpha") = 1, arg("out") = nb::none(),
-        nb::sig(fsig.c_str()), p.doc);
+  m.def(
+      name,
+      [f, name](const Tensor& in, const Tensor& a, const Tensor& b, nb::handle beta, nb::handle alpha, nb::handle out) {
+        return finish_out(f(in, a, b, to_scalar(beta, name), to_scalar(alpha, name)), out, name);
+      },
+      arg("input"), arg(p.x), arg(p.y), nb::kw_only(), arg("beta") = 1, arg("alpha") = 1, arg("out") = nb::none(),
+      nb::sig(fsig.c_str()), p.doc);
   if (p.out_dtype) {
     const std::string dsig = "def " + std::string(name) + operands + ", out_dtype: dtype, " + kw +
                              ", out: Tensor | None = None) -> Tensor";
-    m.def(name, [f, name](const Tensor& in, const Tensor& a, const Tensor& b, nb::handle out_dtype, nb::handle beta,
-                          nb::handle alpha, nb::handle out) {
-      const Scalar be = to_scalar(beta, name), al = to_scalar(alpha, name);
-      const Tensor r = upcast_for(out_dtype, a, name) ? f(f32(in), f32(a), f32(b), be, al) : f(in, a, b, be, al);
-      return finish_out(r, out, name);
-    }, arg("input"), arg(p.x), arg(p.y), arg("out_dtype"), nb::kw_only(), arg("beta") = 1, arg("alpha") = 1,
-          arg("out") = nb::none(), nb::sig(dsig.c_str()),
-          "The same, returning ``out_dtype``: the operands' own dtype, or float32 for float16 and bfloat16 operands.");
+    m.def(
+        name,
+        [f, name](const Tensor& in, const Tensor& a, const Tensor& b, nb::handle out_dtype, nb::handle beta,
+                  nb::handle alpha, nb::handle out) {
+          const Scalar be = to_scalar(beta, name), al = to_scalar(alpha, name);
+          const Tensor r = upcast_for(out_dtype, a, name) ? f(f32(in), f32(a), f32(b), be, al) : f(in, a, b, be, al);
+          return finish_out(r, out, name);
+        },
+        arg("input"), arg(p.x), arg(p.y), arg("out_dtype"), nb::kw_only(), arg("beta") = 1, arg("alpha") = 1,
+        arg("out") = nb::none(), nb::sig(dsig.c_str()),
+        "The same, returning ``out_dtype``: the operands' own dtype, or float32 for float16 and bfloat16 operands.");
   }
   const std::string self = std::string("(self, ") + p.x + ": Tensor, " + p.y + ": Tensor, " + kw + ") -> Tensor";
   const std::string msig = "def " + std::string(name) + self;
   const std::string mdoc = method_doc(p.doc, name);
-  cls.attr(name) = nb::cpp_function([f, name](const Tensor& in, const Tensor& a, const Tensor& b, nb::handle beta,
-                                              nb::handle alpha) {
-    return f(in, a, b, to_scalar(beta, name), to_scalar(alpha, name));
-  }, nb::is_method(), nb::scope(cls), nb::name(name), arg(p.x), arg(p.y), nb::kw_only(), arg("beta") = 1,
-     arg("alpha") = 1, nb::sig(msig.c_str()), mdoc.c_str());
+  cls.attr(name) = nb::cpp_function(
+      [f, name](const Tensor& in, const Tensor& a, const Tensor& b, nb::handle beta, nb::handle alpha) {
+        return f(in, a, b, to_scalar(beta, name), to_scalar(alpha, name));
+      },
+      nb::is_method(), nb::scope(cls), nb::name(name), arg(p.x), arg(p.y), nb::kw_only(), arg("beta") = 1,
+      arg("alpha") = 1, nb::sig(msig.c_str()), mdoc.c_str());
   const std::string iname = std::string(name) + "_";
   const std::string isig = "def " + iname + self;
   const std::string idoc = inplace_doc(name);
-  cls.attr(iname.c_str()) = nb::cpp_function([fi = p.fi, name](nb::handle s, const Tensor& a, const Tensor& b,
-                                                               nb::handle beta, nb::handle alpha) {
-    fi(nb::cast<const Tensor&>(s), a, b, to_scalar(beta, name), to_scalar(alpha, name));
-    return nb::borrow(s);
-  }, nb::is_method(), nb::scope(cls), nb::name(iname.c_str()), arg(p.x), arg(p.y), nb::kw_only(), arg("beta") = 1,
-     arg("alpha") = 1, nb::sig(isig.c_str()), idoc.c_str());
+  cls.attr(iname.c_str()) = nb::cpp_function(
+      [fi = p.fi, name](nb::handle s, const Tensor& a, const Tensor& b, nb::handle beta, nb::handle alpha) {
+        fi(nb::cast<const Tensor&>(s), a, b, to_scalar(beta, name), to_scalar(alpha, name));
+        return nb::borrow(s);
+      },
+      nb::is_method(), nb::scope(cls), nb::name(iname.c_str()), arg(p.x), arg(p.y), nb::kw_only(), arg("beta") = 1,
+      arg("alpha") = 1, nb::sig(isig.c_str()), idoc.c_str());
 }
 
 // einsum's sublist format: einsum(op0, [0, 1], op1, [1, 2], [0, 2]) -> "ab,bc->ac".
@@ -642,7 +655,8 @@ std::string sublist_equation(const nb::args& args, std::vector<Tensor>& ops) {
 }
 
 Tensor einsum_of(const nb::args& args) {
-  EMBER_CHECK_TYPE(args.size() >= 1, "einsum(): must specify the equation string and at least one operand, or at "
+  EMBER_CHECK_TYPE(args.size() >= 1,
+                   "einsum(): must specify the equation string and at least one operand, or at "
                    "least one operand and its subscripts list");
   std::vector<Tensor> ops;
   if (!PyUnicode_Check(args[0].ptr())) {
@@ -681,27 +695,33 @@ Tensor tensordot_of(const Tensor& a, const Tensor& b, nb::handle dims) {
 
 void def_operators(nb::handle cls) {
   // x @ y; other types give NotImplemented so Python tries the reflected operator.
-  cls.attr("__matmul__") = nb::cpp_function([](const Tensor& a, nb::handle b) -> nb::object {
-    if (!nb::isinstance<Tensor>(b)) return nb::not_implemented();
-    return nb::cast(matmul(a, nb::cast<const Tensor&>(b)));
-  }, nb::is_method(), nb::scope(cls), nb::name("__matmul__"), arg("other").none(),
-     nb::sig("def __matmul__(self, other: Tensor) -> Tensor"), "Returns ``self @ other`` (:func:`ember.matmul`).");
-  cls.attr("__rmatmul__") = nb::cpp_function([](const Tensor& a, nb::handle b) -> nb::object {
-    if (!nb::isinstance<Tensor>(b)) return nb::not_implemented();
-    return nb::cast(matmul(nb::cast<const Tensor&>(b), a));
-  }, nb::is_method(), nb::scope(cls), nb::name("__rmatmul__"), arg("other").none(),
-     nb::sig("def __rmatmul__(self, other: Tensor) -> Tensor"), "Returns ``other @ self`` (:func:`ember.matmul`).");
-  cls.attr("__imatmul__") = nb::cpp_function([](nb::handle self, nb::handle b) -> nb::object {
-    if (!nb::isinstance<Tensor>(b)) return nb::not_implemented();
-    const Tensor& t = nb::cast<const Tensor&>(self);
-    const Tensor r = matmul(t, nb::cast<const Tensor&>(b));
-    EMBER_CHECK(std::ranges::equal(r.sizes(), t.sizes()), "matmul_: the result of shape ", shape_str(r.sizes()),
-                " cannot be written into self of shape ", shape_str(t.sizes()));
-    copy_(t, r);
-    return nb::borrow(self);
-  }, nb::is_method(), nb::scope(cls), nb::name("__imatmul__"), arg("other").none(),
-     nb::sig("def __imatmul__(self, other: Tensor) -> Tensor"),
-     "Computes ``self @ other`` and writes it into ``self``, which must have the result's shape.");
+  cls.attr("__matmul__") = nb::cpp_function(
+      [](const Tensor& a, nb::handle b) -> nb::object {
+        if (!nb::isinstance<Tensor>(b)) return nb::not_implemented();
+        return nb::cast(matmul(a, nb::cast<const Tensor&>(b)));
+      },
+      nb::is_method(), nb::scope(cls), nb::name("__matmul__"), arg("other").none(),
+      nb::sig("def __matmul__(self, other: Tensor) -> Tensor"), "Returns ``self @ other`` (:func:`ember.matmul`).");
+  cls.attr("__rmatmul__") = nb::cpp_function(
+      [](const Tensor& a, nb::handle b) -> nb::object {
+        if (!nb::isinstance<Tensor>(b)) return nb::not_implemented();
+        return nb::cast(matmul(nb::cast<const Tensor&>(b), a));
+      },
+      nb::is_method(), nb::scope(cls), nb::name("__rmatmul__"), arg("other").none(),
+      nb::sig("def __rmatmul__(self, other: Tensor) -> Tensor"), "Returns ``other @ self`` (:func:`ember.matmul`).");
+  cls.attr("__imatmul__") = nb::cpp_function(
+      [](nb::handle self, nb::handle b) -> nb::object {
+        if (!nb::isinstance<Tensor>(b)) return nb::not_implemented();
+        const Tensor& t = nb::cast<const Tensor&>(self);
+        const Tensor r = matmul(t, nb::cast<const Tensor&>(b));
+        EMBER_CHECK(std::ranges::equal(r.sizes(), t.sizes()), "matmul_: the result of shape ", shape_str(r.sizes()),
+                    " cannot be written into self of shape ", shape_str(t.sizes()));
+        copy_(t, r);
+        return nb::borrow(self);
+      },
+      nb::is_method(), nb::scope(cls), nb::name("__imatmul__"), arg("other").none(),
+      nb::sig("def __imatmul__(self, other: Tensor) -> Tensor"),
+      "Computes ``self @ other`` and writes it into ``self``, which must have the result's shape.");
 }
 
 }  // namespace
@@ -733,39 +753,54 @@ void init_linalg_products(nb::module_& m) {
   };
   for (const AddProduct& p : adds) def_add(m, cls, p);
 
-  m.def("einsum", [](nb::args args) { return einsum_of(args); },
-        nb::sig("def einsum(equation: str, /, *operands: Tensor) -> Tensor"), kEinsumDoc);
-  m.def("tensordot", [](const Tensor& a, const Tensor& b, nb::handle dims, nb::handle out) {
-    return finish_out(tensordot_of(a, b, dims), out, "tensordot");
-  }, arg("a"), arg("b"), arg("dims") = 2, arg("out") = nb::none(),
-        nb::sig("def tensordot(a: Tensor, b: Tensor, dims: int | tuple[Sequence[int], Sequence[int]] | Tensor = 2, "
-                "out: Tensor | None = None) -> Tensor"),
-        kTensordotDoc);
+  m.def(
+      "einsum", [](nb::args args) { return einsum_of(args); },
+      nb::sig("def einsum(equation: str, /, *operands: Tensor) -> Tensor"), kEinsumDoc);
+  m.def(
+      "tensordot",
+      [](const Tensor& a, const Tensor& b, nb::handle dims, nb::handle out) {
+        return finish_out(tensordot_of(a, b, dims), out, "tensordot");
+      },
+      arg("a"), arg("b"), arg("dims") = 2, arg("out") = nb::none(),
+      nb::sig("def tensordot(a: Tensor, b: Tensor, dims: int | tuple[Sequence[int], Sequence[int]] | Tensor = 2, "
+              "out: Tensor | None = None) -> Tensor"),
+      kTensordotDoc);
   // chain_matmul(*matrices, out=None); one list of matrices is accepted too.
-  m.def("chain_matmul", [](nb::args matrices, nb::handle out) {
-    const std::vector<Tensor> ts = matrices.size() == 1 && !nb::isinstance<Tensor>(matrices[0])
-                                       ? tensors_of(matrices[0], "chain_matmul")
-                                       : tensors_of(matrices, "chain_matmul");
-    return finish_out(chain_matmul(ts), out, "chain_matmul");
-  }, arg("matrices"), arg("out") = nb::none(),
-        nb::sig("def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor"), kChainMatmulDoc);
+  m.def(
+      "chain_matmul",
+      [](nb::args matrices, nb::handle out) {
+        const std::vector<Tensor> ts = matrices.size() == 1 && !nb::isinstance<Tensor>(matrices[0])
+                                           ? tensors_of(matrices[0], "chain_matmul")
+                                           : tensors_of(matrices, "chain_matmul");
+        return finish_out(chain_matmul(ts), out, "chain_matmul");
+      },
+      arg("matrices"), arg("out") = nb::none(),
+      nb::sig("def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor"), kChainMatmulDoc);
 
   nb::module_ la = linalg_module(m);
   la.attr("matmul") = m.attr("matmul");
-  la.def("multi_dot", [](nb::handle tensors, nb::handle out) {
-    return finish_out(multi_dot(tensors_of(tensors, "linalg.multi_dot")), out, "linalg.multi_dot");
-  }, arg("tensors"), nb::kw_only(), arg("out") = nb::none(),
-         nb::sig("def multi_dot(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor"), kMultiDotDoc);
-  la.def("vecdot", [](const Tensor& x, const Tensor& y, int64_t dim, nb::handle out) {
-    return finish_out(linalg_vecdot(x, y, dim), out, "linalg.vecdot");
-  }, arg("x"), arg("y"), nb::kw_only(), arg("dim") = -1, arg("out") = nb::none(),
-         nb::sig("def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor"),
-         kVecdotDoc);
-  la.def("cross", [](const Tensor& a, const Tensor& b, int64_t dim, nb::handle out) {
-    return finish_out(linalg_cross(a, b, dim), out, "linalg.cross");
-  }, arg("input"), arg("other"), nb::kw_only(), arg("dim") = -1, arg("out") = nb::none(),
-         nb::sig("def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor"),
-         kLinalgCrossDoc);
+  la.def(
+      "multi_dot",
+      [](nb::handle tensors, nb::handle out) {
+        return finish_out(multi_dot(tensors_of(tensors, "linalg.multi_dot")), out, "linalg.multi_dot");
+      },
+      arg("tensors"), nb::kw_only(), arg("out") = nb::none(),
+      nb::sig("def multi_dot(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor"), kMultiDotDoc);
+  la.def(
+      "vecdot",
+      [](const Tensor& x, const Tensor& y, int64_t dim, nb::handle out) {
+        return finish_out(linalg_vecdot(x, y, dim), out, "linalg.vecdot");
+      },
+      arg("x"), arg("y"), nb::kw_only(), arg("dim") = -1, arg("out") = nb::none(),
+      nb::sig("def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor"), kVecdotDoc);
+  la.def(
+      "cross",
+      [](const Tensor& a, const Tensor& b, int64_t dim, nb::handle out) {
+        return finish_out(linalg_cross(a, b, dim), out, "linalg.cross");
+      },
+      arg("input"), arg("other"), nb::kw_only(), arg("dim") = -1, arg("out") = nb::none(),
+      nb::sig("def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor"),
+      kLinalgCrossDoc);
   publish_linalg(la);
 }
 

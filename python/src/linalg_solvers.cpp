@@ -1,5 +1,5 @@
-// Bindings of the linear solvers and inverses (ember/ops/linalg.h, lu.h, matrix_functions.h): solve, solve_triangular, lstsq,
-// the solves from LU and LDL^T factors, inv, pinv, tensorinv and tensorsolve with their *_ex forms, in
+// Bindings of the linear solvers and inverses (ember/ops/linalg.h, lu.h, matrix_functions.h): solve, solve_triangular,
+// lstsq, the solves from LU and LDL^T factors, inv, pinv, tensorinv and tensorsolve with their *_ex forms, in
 // ember._C._linalg (ember.linalg); the older top-level names (torch.inverse, pinverse, lu_solve, cholesky_solve,
 // cholesky_inverse, triangular_solve) with their Tensor methods; and ember.linalg.LinAlgError.
 #include <optional>
@@ -446,26 +446,31 @@ Example::
 )";
 
 void init_linalg_ns(nb::module_& la) {
-  la.def("solve", [](const Tensor& A, const Tensor& B, bool left, nb::handle out) {
-    return finish_out(linalg_solve(A, B, left), out, "linalg.solve");
-  }, arg("A"), arg("B"), nb::kw_only(), arg("left") = true, arg("out") = nb::none(),
-         nb::sig("def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor"),
-         kSolveDoc);
-  la.def("solve_ex", [](const Tensor& A, const Tensor& B, bool left, bool check_errors, nb::handle out) {
-    auto [X, info] = linalg_solve_ex(A, B, left, check_errors);
-    return results(g_types.solve_ex, {X, info}, out, "linalg.solve_ex");
-  }, arg("A"), arg("B"), nb::kw_only(), arg("left") = true, arg("check_errors") = false, arg("out") = nb::none(),
-         nb::sig("def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, "
-                 "out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]"),
-         kSolveExDoc);
-  def_aliased(la, "solve_triangular", "A", "input", kSolveTriangularDoc,
-              ", B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False, "
-              "out: Tensor | None = None) -> Tensor",
-              [](const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular, nb::handle out) {
-                return finish_out(linalg_solve_triangular(A, B, upper, left, unitriangular), out,
-                                  "linalg.solve_triangular");
-              }, arg("B"), nb::kw_only(), arg("upper"), arg("left") = true, arg("unitriangular") = false,
-              arg("out") = nb::none());
+  la.def(
+      "solve",
+      [](const Tensor& A, const Tensor& B, bool left, nb::handle out) {
+        return finish_out(linalg_solve(A, B, left), out, "linalg.solve");
+      },
+      arg("A"), arg("B"), nb::kw_only(), arg("left") = true, arg("out") = nb::none(),
+      nb::sig("def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor"), kSolveDoc);
+  la.def(
+      "solve_ex",
+      [](const Tensor& A, const Tensor& B, bool left, bool check_errors, nb::handle out) {
+        auto [X, info] = linalg_solve_ex(A, B, left, check_errors);
+        return results(g_types.solve_ex, {X, info}, out, "linalg.solve_ex");
+      },
+      arg("A"), arg("B"), nb::kw_only(), arg("left") = true, arg("check_errors") = false, arg("out") = nb::none(),
+      nb::sig("def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, "
+              "out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]"),
+      kSolveExDoc);
+  def_aliased(
+      la, "solve_triangular", "A", "input", kSolveTriangularDoc,
+      ", B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False, "
+      "out: Tensor | None = None) -> Tensor",
+      [](const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular, nb::handle out) {
+        return finish_out(linalg_solve_triangular(A, B, upper, left, unitriangular), out, "linalg.solve_triangular");
+      },
+      arg("B"), nb::kw_only(), arg("upper"), arg("left") = true, arg("unitriangular") = false, arg("out") = nb::none());
 
   auto lstsq = [](const Tensor& A, const Tensor& B, nb::handle rcond, nb::handle driver) {
     std::optional<std::string> d;
@@ -487,30 +492,39 @@ void init_linalg_ns(nb::module_& la) {
                  "tuple[Tensor, Tensor, Tensor, Tensor]"),
          parsed_names_doc("``input`` for ``A``, ``b`` for ``B``").c_str());
 
-  la.def("lu_solve", [](const Tensor& LU, const Tensor& piv, const Tensor& B, bool left, bool adjoint,
-                        nb::handle out) {
-    return finish_out(linalg_lu_solve(LU, piv, B, left, adjoint), out, "linalg.lu_solve");
-  }, arg("LU"), arg("pivots"), arg("B"), nb::kw_only(), arg("left") = true, arg("adjoint") = false,
-         arg("out") = nb::none(),
-         nb::sig("def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False, "
-                 "out: Tensor | None = None) -> Tensor"),
-         kLuSolveDoc);
-  la.def("ldl_solve", [](const Tensor& LD, const Tensor& piv, const Tensor& B, bool hermitian, nb::handle out) {
-    return finish_out(linalg_ldl_solve(LD, piv, B, hermitian), out, "linalg.ldl_solve");
-  }, arg("LD"), arg("pivots"), arg("B"), nb::kw_only(), arg("hermitian") = false, arg("out") = nb::none(),
-         nb::sig("def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False, "
-                 "out: Tensor | None = None) -> Tensor"),
-         kLdlSolveDoc);
-  la.def("inv", [](const Tensor& A, nb::handle out) { return finish_out(linalg_inv(A), out, "linalg.inv"); },
-         arg("A"), nb::kw_only(), arg("out") = nb::none(),
-         nb::sig("def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor"), kInvDoc);
-  la.def("inv_ex", [](const Tensor& A, bool check_errors, nb::handle out) {
-    auto [X, info] = linalg_inv_ex(A, check_errors);
-    return results(g_types.inv_ex, {X, info}, out, "linalg.inv_ex");
-  }, arg("A"), nb::kw_only(), arg("check_errors") = false, arg("out") = nb::none(),
-         nb::sig("def inv_ex(A: Tensor, *, check_errors: bool = False, out: tuple[Tensor, Tensor] | None = None) -> "
-                 "tuple[Tensor, Tensor]"),
-         kInvExDoc);
+  la.def(
+      "lu_solve",
+      [](const Tensor& LU, const Tensor& piv, const Tensor& B, bool left, bool adjoint, nb::handle out) {
+        return finish_out(linalg_lu_solve(LU, piv, B, left, adjoint), out, "linalg.lu_solve");
+      },
+      arg("LU"), arg("pivots"), arg("B"), nb::kw_only(), arg("left") = true, arg("adjoint") = false,
+      arg("out") = nb::none(),
+      nb::sig("def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False, "
+              "out: Tensor | None = None) -> Tensor"),
+      kLuSolveDoc);
+  la.def(
+      "ldl_solve",
+      [](const Tensor& LD, const Tensor& piv, const Tensor& B, bool hermitian, nb::handle out) {
+        return finish_out(linalg_ldl_solve(LD, piv, B, hermitian), out, "linalg.ldl_solve");
+      },
+      arg("LD"), arg("pivots"), arg("B"), nb::kw_only(), arg("hermitian") = false, arg("out") = nb::none(),
+      nb::sig("def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False, "
+              "out: Tensor | None = None) -> Tensor"),
+      kLdlSolveDoc);
+  la.def(
+      "inv", [](const Tensor& A, nb::handle out) { return finish_out(linalg_inv(A), out, "linalg.inv"); }, arg("A"),
+      nb::kw_only(), arg("out") = nb::none(), nb::sig("def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor"),
+      kInvDoc);
+  la.def(
+      "inv_ex",
+      [](const Tensor& A, bool check_errors, nb::handle out) {
+        auto [X, info] = linalg_inv_ex(A, check_errors);
+        return results(g_types.inv_ex, {X, info}, out, "linalg.inv_ex");
+      },
+      arg("A"), nb::kw_only(), arg("check_errors") = false, arg("out") = nb::none(),
+      nb::sig("def inv_ex(A: Tensor, *, check_errors: bool = False, out: tuple[Tensor, Tensor] | None = None) -> "
+              "tuple[Tensor, Tensor]"),
+      kInvExDoc);
 
   // pinv(A, *, atol, rtol, hermitian, out) as documented, the same with PyTorch's parser's name input, and the older
   // pinv(input, rcond, hermitian=False, *, out) (rcond is rtol with atol 0).
@@ -523,18 +537,23 @@ void init_linalg_ns(nb::module_& la) {
               "out: Tensor | None = None) -> Tensor",
               pinv, nb::kw_only(), arg("atol") = nb::none(), arg("rtol") = nb::none(), arg("hermitian") = false,
               arg("out") = nb::none());
-  la.def("pinv", [](const Tensor& A, nb::handle rcond, bool hermitian, nb::handle out) {
-    const char* fn = "linalg.pinv";
-    return finish_out(linalg_pinv(A, 0.0, opt_number(rcond, fn), hermitian), out, fn);
-  }, arg("input"), arg("rcond"), arg("hermitian") = false, nb::kw_only(), arg("out") = nb::none(),
-         nb::sig("def pinv(input: Tensor, rcond: float, hermitian: bool = False, *, out: Tensor | None = None) -> "
-                 "Tensor"),
-         "PyTorch's older form: ``rcond`` is ``rtol``, with ``atol`` 0.");
+  la.def(
+      "pinv",
+      [](const Tensor& A, nb::handle rcond, bool hermitian, nb::handle out) {
+        const char* fn = "linalg.pinv";
+        return finish_out(linalg_pinv(A, 0.0, opt_number(rcond, fn), hermitian), out, fn);
+      },
+      arg("input"), arg("rcond"), arg("hermitian") = false, nb::kw_only(), arg("out") = nb::none(),
+      nb::sig("def pinv(input: Tensor, rcond: float, hermitian: bool = False, *, out: Tensor | None = None) -> "
+              "Tensor"),
+      "PyTorch's older form: ``rcond`` is ``rtol``, with ``atol`` 0.");
 
-  def_aliased(la, "tensorinv", "A", "input", kTensorinvDoc, ", ind: int = 2, *, out: Tensor | None = None) -> Tensor",
-              [](const Tensor& A, int64_t ind, nb::handle out) {
-                return finish_out(linalg_tensorinv(A, ind), out, "linalg.tensorinv");
-              }, arg("ind") = 2, nb::kw_only(), arg("out") = nb::none());
+  def_aliased(
+      la, "tensorinv", "A", "input", kTensorinvDoc, ", ind: int = 2, *, out: Tensor | None = None) -> Tensor",
+      [](const Tensor& A, int64_t ind, nb::handle out) {
+        return finish_out(linalg_tensorinv(A, ind), out, "linalg.tensorinv");
+      },
+      arg("ind") = 2, nb::kw_only(), arg("out") = nb::none());
   // Documented as tensorsolve(A, B, ...); PyTorch's parser calls them input and other.
   auto tensorsolve = [](const Tensor& A, const Tensor& B, nb::handle dims, nb::handle out) {
     std::optional<DimVector> d;
@@ -555,34 +574,35 @@ void init_linalg_ns(nb::module_& la) {
 
 // The older top-level names (torch.*) and their Tensor methods.
 void init_top(nb::module_& m, nb::handle cls) {
-  m.def("inverse", [](const Tensor& a, nb::handle out) { return finish_out(linalg_inv(a), out, "inverse"); },
-        arg("input"), nb::kw_only(), arg("out") = nb::none(),
-        nb::sig("def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor"), kInverseDoc);
-  cls.attr("inverse") = nb::cpp_function([](const Tensor& a) { return linalg_inv(a); }, nb::is_method(),
-                                         nb::scope(cls), nb::name("inverse"),
-                                         method_doc(kInverseDoc, "inverse").c_str());
+  m.def(
+      "inverse", [](const Tensor& a, nb::handle out) { return finish_out(linalg_inv(a), out, "inverse"); },
+      arg("input"), nb::kw_only(), arg("out") = nb::none(),
+      nb::sig("def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor"), kInverseDoc);
+  cls.attr("inverse") = nb::cpp_function([](const Tensor& a) { return linalg_inv(a); }, nb::is_method(), nb::scope(cls),
+                                         nb::name("inverse"), method_doc(kInverseDoc, "inverse").c_str());
 
   auto pinverse = [](const Tensor& a, double rcond) { return linalg_pinv(a, 0.0, rcond); };
   m.def("pinverse", pinverse, arg("input"), arg("rcond") = 1e-15, kPinverseDoc);
   cls.attr("pinverse") = nb::cpp_function(pinverse, nb::is_method(), nb::scope(cls), nb::name("pinverse"),
                                           arg("rcond") = 1e-15, method_doc(kPinverseDoc, "pinverse").c_str());
 
-  def_aliased(m, "lu_solve", "b", "input", kTorchLuSolveDoc,
-              ", LU_data: Tensor, LU_pivots: Tensor, *, out: Tensor | None = None) -> Tensor",
-              [](const Tensor& b, const Tensor& LU, const Tensor& piv, nb::handle out) {
-                return finish_out(ember::lu_solve(b, LU, piv), out, "lu_solve");
-              }, arg("LU_data"), arg("LU_pivots"), nb::kw_only(), arg("out") = nb::none());
-  cls.attr("lu_solve") = nb::cpp_function([](const Tensor& b, const Tensor& LU, const Tensor& piv) {
-    return ember::lu_solve(b, LU, piv);
-  }, nb::is_method(), nb::scope(cls), nb::name("lu_solve"), arg("LU_data"), arg("LU_pivots"),
-     method_doc(kTorchLuSolveDoc, "lu_solve").c_str());
+  def_aliased(
+      m, "lu_solve", "b", "input", kTorchLuSolveDoc,
+      ", LU_data: Tensor, LU_pivots: Tensor, *, out: Tensor | None = None) -> Tensor",
+      [](const Tensor& b, const Tensor& LU, const Tensor& piv, nb::handle out) {
+        return finish_out(ember::lu_solve(b, LU, piv), out, "lu_solve");
+      },
+      arg("LU_data"), arg("LU_pivots"), nb::kw_only(), arg("out") = nb::none());
+  cls.attr("lu_solve") = nb::cpp_function(
+      [](const Tensor& b, const Tensor& LU, const Tensor& piv) { return ember::lu_solve(b, LU, piv); }, nb::is_method(),
+      nb::scope(cls), nb::name("lu_solve"), arg("LU_data"), arg("LU_pivots"),
+      method_doc(kTorchLuSolveDoc, "lu_solve").c_str());
 
   // cholesky_solve(B, L, ...) as documented; PyTorch's parser calls them input and input2.
   auto chol_solve = [](const Tensor& b, const Tensor& L, bool upper, nb::handle out) {
     return finish_out(cholesky_solve(b, L, upper), out, "cholesky_solve");
   };
-  m.def("cholesky_solve", chol_solve, arg("B"), arg("L"), arg("upper") = false, nb::kw_only(),
-        arg("out") = nb::none(),
+  m.def("cholesky_solve", chol_solve, arg("B"), arg("L"), arg("upper") = false, nb::kw_only(), arg("out") = nb::none(),
         nb::sig("def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out: Tensor | None = None) -> "
                 "Tensor"),
         kCholeskySolveDoc);
@@ -591,20 +611,21 @@ void init_top(nb::module_& m, nb::handle cls) {
         nb::sig("def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, "
                 "out: Tensor | None = None) -> Tensor"),
         parsed_names_doc("``input`` for ``B``, ``input2`` for ``L``").c_str());
-  cls.attr("cholesky_solve") = nb::cpp_function([](const Tensor& b, const Tensor& L, bool upper) {
-    return cholesky_solve(b, L, upper);
-  }, nb::is_method(), nb::scope(cls), nb::name("cholesky_solve"), arg("input2"), arg("upper") = false,
-     method_doc(kCholeskySolveDoc, "cholesky_solve").c_str());
+  cls.attr("cholesky_solve") = nb::cpp_function(
+      [](const Tensor& b, const Tensor& L, bool upper) { return cholesky_solve(b, L, upper); }, nb::is_method(),
+      nb::scope(cls), nb::name("cholesky_solve"), arg("input2"), arg("upper") = false,
+      method_doc(kCholeskySolveDoc, "cholesky_solve").c_str());
 
-  def_aliased(m, "cholesky_inverse", "L", "input", kCholeskyInverseDoc,
-              ", upper: bool = False, *, out: Tensor | None = None) -> Tensor",
-              [](const Tensor& L, bool upper, nb::handle out) {
-                return finish_out(cholesky_inverse(L, upper), out, "cholesky_inverse");
-              }, arg("upper") = false, nb::kw_only(), arg("out") = nb::none());
-  cls.attr("cholesky_inverse") = nb::cpp_function([](const Tensor& L, bool upper) {
-    return cholesky_inverse(L, upper);
-  }, nb::is_method(), nb::scope(cls), nb::name("cholesky_inverse"), arg("upper") = false,
-     method_doc(kCholeskyInverseDoc, "cholesky_inverse").c_str());
+  def_aliased(
+      m, "cholesky_inverse", "L", "input", kCholeskyInverseDoc,
+      ", upper: bool = False, *, out: Tensor | None = None) -> Tensor",
+      [](const Tensor& L, bool upper, nb::handle out) {
+        return finish_out(cholesky_inverse(L, upper), out, "cholesky_inverse");
+      },
+      arg("upper") = false, nb::kw_only(), arg("out") = nb::none());
+  cls.attr("cholesky_inverse") = nb::cpp_function(
+      [](const Tensor& L, bool upper) { return cholesky_inverse(L, upper); }, nb::is_method(), nb::scope(cls),
+      nb::name("cholesky_inverse"), arg("upper") = false, method_doc(kCholeskyInverseDoc, "cholesky_inverse").c_str());
 
   auto tri = [](const Tensor& b, const Tensor& A, bool upper, bool transpose, bool unitriangular, nb::handle out) {
     auto [X, C] = triangular_solve(b, A, upper, transpose, unitriangular);
@@ -613,15 +634,14 @@ void init_top(nb::module_& m, nb::handle cls) {
   def_aliased(m, "triangular_solve", "b", "input", kTriangularSolveDoc,
               ", A: Tensor, upper: bool = True, transpose: bool = False, unitriangular: bool = False, *, "
               "out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]",
-              tri, arg("A"), arg("upper") = true, arg("transpose") = false, arg("unitriangular") = false,
-              nb::kw_only(), arg("out") = nb::none());
+              tri, arg("A"), arg("upper") = true, arg("transpose") = false, arg("unitriangular") = false, nb::kw_only(),
+              arg("out") = nb::none());
   cls.attr("triangular_solve") = nb::cpp_function(
       [tri](const Tensor& b, const Tensor& A, bool upper, bool transpose, bool unitriangular) {
         return tri(b, A, upper, transpose, unitriangular, {});
       },
       nb::is_method(), nb::scope(cls), nb::name("triangular_solve"), arg("A"), arg("upper") = true,
-      arg("transpose") = false,
-      arg("unitriangular") = false,
+      arg("transpose") = false, arg("unitriangular") = false,
       nb::sig("def triangular_solve(self, A: Tensor, upper: bool = True, transpose: bool = False, "
               "unitriangular: bool = False) -> tuple[Tensor, Tensor]"),
       method_doc(kTriangularSolveDoc, "triangular_solve").c_str());
@@ -637,8 +657,8 @@ void init_linalg_solvers(nb::module_& m) {
   error.attr("__doc__") = kLinAlgErrorDoc + 1;  // without the raw string's first newline
   nb::module_ inspect = nb::module_::import_("inspect");
   nb::object parameter = inspect.attr("Parameter");
-  error.attr("__signature__") =
-      inspect.attr("Signature")(nb::make_tuple(parameter("args", parameter.attr("VAR_POSITIONAL"))));
+  error.attr("__signature__") = inspect.attr("Signature")(
+      nb::make_tuple(parameter("args", parameter.attr("VAR_POSITIONAL"))));
   nb::module_ la = linalg_module(m);
   la.attr("LinAlgError") = error;
   g_types.lstsq = return_type(la, "linalg_lstsq", {"solution", "residuals", "rank", "singular_values"});

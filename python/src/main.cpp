@@ -6,27 +6,27 @@
 
 namespace ember::py {
 
-void init_amp(nb::module_& m);  // amp.cpp: autocast state, GradScaler's ops
-void init_search(nb::module_& m);  // search.cpp: searchsorted, bucketize, isin
-void init_join_split(nb::module_& m);  // join_split.cpp: cat, the stacks, split, chunk, tensor_split, ...
-void init_gather_scatter(nb::module_& m);  // gather_scatter.cpp: gather, scatter, index_*, take, put, *_scatter
-void init_masked(nb::module_& m);  // masked.cpp: masked_*, nonzero, argwhere, where(condition)
-void init_diag(nb::module_& m);  // diag.cpp: diag, diag_embed, trace, tril/triu and their indices
-void init_products(nb::module_& m);  // products.cpp: cross, kron, block_diag, cartesian_prod, combinations
-void init_statistics(nb::module_& m);  // statistics.cpp: cov, quantile, diff, trapezoid, vander, histc, bincount
-void init_norms(nb::module_& m);  // norms.cpp: norm, renorm, dist, linalg.vector_norm
-void init_scan(nb::module_& m);  // scan.cpp: cumsum, cumprod, cummax, cummin, logcumsumexp
-void init_predicates(nb::module_& m);  // predicates.cpp: equal, isclose, allclose, is_same_size, ...
-void init_like(nb::module_& m);  // like.cpp: type_as, new_empty_strided, fill
-void init_unary_forms(nb::module_& m);  // unary_forms.cpp: clamp_min, clamp_max, positive
-void init_special(nb::module_& m);  // special.cpp: the special functions with parameters, frexp, the windows
+void init_amp(nb::module_& m);              // amp.cpp: autocast state, GradScaler's ops
+void init_search(nb::module_& m);           // search.cpp: searchsorted, bucketize, isin
+void init_join_split(nb::module_& m);       // join_split.cpp: cat, the stacks, split, chunk, tensor_split, ...
+void init_gather_scatter(nb::module_& m);   // gather_scatter.cpp: gather, scatter, index_*, take, put, *_scatter
+void init_masked(nb::module_& m);           // masked.cpp: masked_*, nonzero, argwhere, where(condition)
+void init_diag(nb::module_& m);             // diag.cpp: diag, diag_embed, trace, tril/triu and their indices
+void init_products(nb::module_& m);         // products.cpp: cross, kron, block_diag, cartesian_prod, combinations
+void init_statistics(nb::module_& m);       // statistics.cpp: cov, quantile, diff, trapezoid, vander, histc, bincount
+void init_norms(nb::module_& m);            // norms.cpp: norm, renorm, dist, linalg.vector_norm
+void init_scan(nb::module_& m);             // scan.cpp: cumsum, cumprod, cummax, cummin, logcumsumexp
+void init_predicates(nb::module_& m);       // predicates.cpp: equal, isclose, allclose, is_same_size, ...
+void init_like(nb::module_& m);             // like.cpp: type_as, new_empty_strided, fill
+void init_unary_forms(nb::module_& m);      // unary_forms.cpp: clamp_min, clamp_max, positive
+void init_special(nb::module_& m);          // special.cpp: the special functions with parameters, frexp, the windows
 void init_linalg_products(nb::module_& m);  // linalg_products.cpp: matmul, mm, ..., einsum, linalg.multi_dot
 void init_linalg_decompositions(nb::module_& m);  // linalg_decompositions.cpp: cholesky, qr, svd, eigh, lu, ldl
-void init_linalg_solvers(nb::module_& m);  // linalg_solvers.cpp: solve, lstsq, inv, pinv, ..., LinAlgError
-void init_linalg_functions(nb::module_& m);  // linalg_functions.cpp: det, norms, cond, rank, matrix_power/exp
-void init_ternary(nb::module_& m);  // ternary.cpp: where, lerp, addcmul, addcdiv (the ternary op table)
-void init_profiler(nb::module_& m);  // profiler.cpp: the event recorder behind ember.profiler
-void init_distributed(nb::module_& m);  // distributed.cpp: stores, process groups, Work (ember.distributed)
+void init_linalg_solvers(nb::module_& m);         // linalg_solvers.cpp: solve, lstsq, inv, pinv, ..., LinAlgError
+void init_linalg_functions(nb::module_& m);       // linalg_functions.cpp: det, norms, cond, rank, matrix_power/exp
+void init_ternary(nb::module_& m);                // ternary.cpp: where, lerp, addcmul, addcdiv (the ternary op table)
+void init_profiler(nb::module_& m);               // profiler.cpp: the event recorder behind ember.profiler
+void init_distributed(nb::module_& m);            // distributed.cpp: stores, process groups, Work (ember.distributed)
 
 namespace {
 
@@ -80,16 +80,15 @@ void install_signatures(nb::module_& m) {
     PyType_Modified(tp);
   };
   auto signature = [&](nb::handle type, const char* getter) {
-    nb::object fget = nb::cpp_function([getter](nb::handle f) {
-      return nb::module_::import_("ember._signatures").attr(getter)(f);
-    });
+    nb::object fget = nb::cpp_function(
+        [getter](nb::handle f) { return nb::module_::import_("ember._signatures").attr(getter)(f); });
     put(type, "__signature__", property(fget));
     // A `__get__` in the dictionary (not in the type's slot, so attribute lookup and binding are unchanged: a function
     // stored on a class stays unbound, as a builtin does) makes inspect.isroutine true, so that help() and pydoc
     // document the function as a routine with its signature, as they do PyTorch's builtins.
-    put(type, "__get__", nb::cpp_function([](nb::handle self, nb::handle, nb::handle) { return nb::borrow(self); },
-                                          nb::arg("self"), nb::arg("instance").none(),
-                                          nb::arg("owner").none() = nb::none()));
+    put(type, "__get__",
+        nb::cpp_function([](nb::handle self, nb::handle, nb::handle) { return nb::borrow(self); }, nb::arg("self"),
+                         nb::arg("instance").none(), nb::arg("owner").none() = nb::none()));
   };
   nb::handle tensor = nb::type<Tensor>();
   signature(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(m.attr("get_num_threads").ptr()))), "function_signature");
@@ -148,14 +147,15 @@ NB_MODULE(_C, m) {
   });
   // Registered after the generic translator so that it is tried first.
   nb::exception<ember::OutOfMemoryError> oom(m, "OutOfMemoryError", PyExc_RuntimeError);
-  oom.attr("__doc__") = "Raised when a device or the host runs out of memory for a tensor (a RuntimeError, as "
-                        "torch.OutOfMemoryError).\n\nThe message names the allocation's size and the device's "
-                        "allocator statistics; ember.cuda.empty_cache() releases the caching allocator's unused "
-                        "blocks.";
+  oom.attr("__doc__") =
+      "Raised when a device or the host runs out of memory for a tensor (a RuntimeError, as "
+      "torch.OutOfMemoryError).\n\nThe message names the allocation's size and the device's "
+      "allocator statistics; ember.cuda.empty_cache() releases the caching allocator's unused "
+      "blocks.";
   nb::module_ inspect = nb::module_::import_("inspect");  // imported by ember's Python modules anyway
   nb::object parameter = inspect.attr("Parameter");
-  oom.attr("__signature__") =
-      inspect.attr("Signature")(nb::make_tuple(parameter("args", parameter.attr("VAR_POSITIONAL"))));
+  oom.attr("__signature__") = inspect.attr("Signature")(
+      nb::make_tuple(parameter("args", parameter.attr("VAR_POSITIONAL"))));
   init_dtype(m);
   init_tensor(m);
   init_creation(m);

@@ -144,12 +144,16 @@ Example::
 
 void init_masked(nb::module_& m) {
   nb::handle cls = nb::type<Tensor>();
-  def_fn(m, "masked_select", [](const Tensor& t, const Tensor& mask, nb::handle out) {
-    return finish_out(masked_select(t, mask), out, "masked_select");
-  }, nb::sig("def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor"),
-         nb::arg("input"), nb::arg("mask"), nb::kw_only(), nb::arg("out") = nb::none(), kMaskedSelectDoc);
-  def_method(cls, "masked_select", [](const Tensor& t, const Tensor& mask) { return masked_select(t, mask); },
-             nb::arg("mask"), method_doc(kMaskedSelectDoc, "masked_select").c_str());
+  def_fn(
+      m, "masked_select",
+      [](const Tensor& t, const Tensor& mask, nb::handle out) {
+        return finish_out(masked_select(t, mask), out, "masked_select");
+      },
+      nb::sig("def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor"),
+      nb::arg("input"), nb::arg("mask"), nb::kw_only(), nb::arg("out") = nb::none(), kMaskedSelectDoc);
+  def_method(
+      cls, "masked_select", [](const Tensor& t, const Tensor& mask) { return masked_select(t, mask); }, nb::arg("mask"),
+      method_doc(kMaskedSelectDoc, "masked_select").c_str());
 
   // masked_scatter: the method's source is `tensor` in PyTorch's documentation and `source` in its binding: both
   // work (an overload).
@@ -157,17 +161,21 @@ void init_masked(nb::module_& m) {
     return masked_scatter(t, mask, source);
   };
   def_both(m, cls, "masked_scatter", masked_scatter_fn, kMaskedScatterDoc, nb::arg("mask"), nb::arg("source"));
-  nb::cpp_function_def(masked_scatter_fn, nb::scope(cls), nb::name("masked_scatter"), nb::is_method(),
-                       nb::arg("mask"), nb::arg("tensor"), method_doc(kMaskedScatterDoc, "masked_scatter").c_str());
+  nb::cpp_function_def(masked_scatter_fn, nb::scope(cls), nb::name("masked_scatter"), nb::is_method(), nb::arg("mask"),
+                       nb::arg("tensor"), method_doc(kMaskedScatterDoc, "masked_scatter").c_str());
   def_inplace<const Tensor&, const Tensor&>(cls, "masked_scatter_", &masked_scatter_, nb::arg("mask"),
                                             nb::arg("source"));
 
   const Sig fill_sig{"mask: Tensor, value: Tensor | float"};
-  def_both(m, cls, "masked_fill", fill_sig, [](const Tensor& t, const Tensor& mask, nb::handle value) {
-    if (nb::isinstance<Tensor>(value)) return masked_fill(t, mask, nb::cast<const Tensor&>(value));
-    return masked_fill(t, mask, value_of(value, "masked_fill"));
-  }, kMaskedFillDoc, nb::arg("mask"), nb::arg("value"));
-  def_inplace<const Tensor&, nb::handle>(cls, "masked_fill_", fill_sig,
+  def_both(
+      m, cls, "masked_fill", fill_sig,
+      [](const Tensor& t, const Tensor& mask, nb::handle value) {
+        if (nb::isinstance<Tensor>(value)) return masked_fill(t, mask, nb::cast<const Tensor&>(value));
+        return masked_fill(t, mask, value_of(value, "masked_fill"));
+      },
+      kMaskedFillDoc, nb::arg("mask"), nb::arg("value"));
+  def_inplace<const Tensor&, nb::handle>(
+      cls, "masked_fill_", fill_sig,
       [](const Tensor& t, const Tensor& mask, nb::handle value) {
         if (nb::isinstance<Tensor>(value))
           masked_fill_(t, mask, nb::cast<const Tensor&>(value));
@@ -180,26 +188,29 @@ void init_masked(nb::module_& m) {
     if (as_tuple) return to_tuple(nonzero_tuple(t));
     return finish_out(nonzero(t), out, "nonzero");
   };
-  def_fn(m, "nonzero", nonzero_fn, nb::sig("def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = "
-                                           "False) -> Tensor | tuple[Tensor, ...]"),
+  def_fn(m, "nonzero", nonzero_fn,
+         nb::sig("def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = "
+                 "False) -> Tensor | tuple[Tensor, ...]"),
          nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none(), nb::arg("as_tuple") = false, kNonzeroDoc);
-  def_method(cls, "nonzero", [nonzero_fn](const Tensor& t, bool as_tuple) {
-    return nonzero_fn(t, nb::none(), as_tuple);
-  },
-             nb::sig("def nonzero(self, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]"), nb::kw_only(),
-             nb::arg("as_tuple") = false, method_doc(kNonzeroDoc, "nonzero").c_str());
-  def_both(m, cls, "argwhere", [](const Tensor& t) { return argwhere(t); }, kArgwhereDoc);
+  def_method(
+      cls, "nonzero", [nonzero_fn](const Tensor& t, bool as_tuple) { return nonzero_fn(t, nb::none(), as_tuple); },
+      nb::sig("def nonzero(self, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]"), nb::kw_only(),
+      nb::arg("as_tuple") = false, method_doc(kNonzeroDoc, "nonzero").c_str());
+  def_both(
+      m, cls, "argwhere", [](const Tensor& t) { return argwhere(t); }, kArgwhereDoc);
 
   // ember.where(condition) is nonzero(condition, as_tuple=True) (an overload); the three-argument form calls the
   // ternary op bound before (init_reduce), with PyTorch's keyword names and out=.
   nb::object where3 = m.attr("where");
-  def_fn(m, "where", [where3](nb::handle condition, nb::handle input, nb::handle other, nb::handle out) {
-    nb::object r = where3(condition, input, other);
-    return out.is_none() ? r : finish_out(nb::cast<Tensor>(r), out, "where");
-  }, nb::sig("def where(condition: Tensor, input: Tensor | float, other: Tensor | float, *, "
-             "out: Tensor | None = None) -> Tensor"),
-         nb::arg("condition"), nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none(),
-         kWhereDoc);
+  def_fn(
+      m, "where",
+      [where3](nb::handle condition, nb::handle input, nb::handle other, nb::handle out) {
+        nb::object r = where3(condition, input, other);
+        return out.is_none() ? r : finish_out(nb::cast<Tensor>(r), out, "where");
+      },
+      nb::sig("def where(condition: Tensor, input: Tensor | float, other: Tensor | float, *, "
+              "out: Tensor | None = None) -> Tensor"),
+      nb::arg("condition"), nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none(), kWhereDoc);
   nb::cpp_function_def([](const Tensor& condition) { return to_tuple(nonzero_tuple(condition)); }, nb::scope(m),
                        nb::sig("def where(condition: Tensor) -> tuple[Tensor, ...]"), nb::arg("condition"), kWhereDoc);
 }

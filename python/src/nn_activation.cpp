@@ -21,7 +21,8 @@ nb::none none() { return nb::none(); }
 // softmax's dim=None: PyTorch's legacy choice, with its deprecation warning.
 int64_t softmax_dim(nb::handle dim, const Tensor& x, const char* name) {
   if (!dim.is_none()) return to_int(dim, name, "dim");
-  warn(std::string("Implicit dimension choice for ") + name + " has been deprecated. Change the call to include "
+  warn(std::string("Implicit dimension choice for ") + name +
+       " has been deprecated. Change the call to include "
        "dim=X as an argument.");
   return softmax_default_dim(x.dim());
 }
@@ -33,22 +34,28 @@ using SoftmaxFn = Tensor (*)(const Tensor&, int64_t, std::optional<ScalarType>);
 void def_softmax(nb::module_& m, nb::module_& nn, nb::handle cls, const char* name, SoftmaxFn f, bool top,
                  const char* doc) {
   const std::string n(name);
-  nn.def(name, [f, name](const Tensor& x, nb::handle dim, int, nb::handle dtype) {
-    return f(x, softmax_dim(dim, x, name), to_dtype(dtype));
-  }, nb::sig(("def " + n + "(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: dtype | None = "
-              "None) -> Tensor").c_str()), arg("input"), arg("dim") = none(), arg("_stacklevel") = 3,
-     arg("dtype") = none(), doc);
+  nn.def(
+      name,
+      [f, name](const Tensor& x, nb::handle dim, int, nb::handle dtype) {
+        return f(x, softmax_dim(dim, x, name), to_dtype(dtype));
+      },
+      nb::sig(("def " + n +
+               "(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: dtype | None = "
+               "None) -> Tensor")
+                  .c_str()),
+      arg("input"), arg("dim") = none(), arg("_stacklevel") = 3, arg("dtype") = none(), doc);
   if (!top) return;
   auto fixed = [f](const Tensor& x, int64_t dim, nb::handle dtype) { return f(x, dim, to_dtype(dtype)); };
-  const std::string see = "The form of :func:`ember.nn.functional." + n + "` at top level: ``dim`` is required.\n\n"
+  const std::string see = "The form of :func:`ember.nn.functional." + n +
+                          "` at top level: ``dim`` is required.\n\n"
                           "Args:\n    input (Tensor): the input.\n    dim (int): the dimension along which it is "
                           "computed.\n    dtype (:class:`ember.dtype`, optional): the input is cast to it first. "
                           "Default: ``None``";
   m.def(name, fixed, nb::sig(("def " + n + "(input: Tensor, dim: int, dtype: dtype | None = None) -> Tensor").c_str()),
         arg("input"), arg("dim"), arg("dtype") = none(), see_doc(doc, see).c_str());
   nb::cpp_function(fixed, nb::scope(cls), nb::name(name), nb::is_method(),
-                   nb::sig(("def " + n + "(self, dim: int, dtype: dtype | None = None) -> Tensor").c_str()),
-                   arg("dim"), arg("dtype") = none(), method_doc(doc, name).c_str());
+                   nb::sig(("def " + n + "(self, dim: int, dtype: dtype | None = None) -> Tensor").c_str()), arg("dim"),
+                   arg("dtype") = none(), method_doc(doc, name).c_str());
 }
 
 // name(input, inplace=False); with `underscore` also name_(input) (relu_ and selu_, as PyTorch); with `top` also
@@ -62,8 +69,9 @@ void def_inplace_act(nb::module_& nn, const char* name, InplaceFn f, const char*
   const std::string fname = "ember.nn.functional." + std::string(name);
   if (underscore) nn.def(iname.c_str(), in_place, arg("input"), inplace_fn_doc(fname).c_str());
   if (top) {
-    top->def(name, [f](const Tensor& x) { return f(x, false); }, arg("input"),
-             see_doc(doc, "The form of :func:`" + fname + "` at top level, without ``inplace``.").c_str());
+    top->def(
+        name, [f](const Tensor& x) { return f(x, false); }, arg("input"),
+        see_doc(doc, "The form of :func:`" + fname + "` at top level, without ``inplace``.").c_str());
     top->def(iname.c_str(), in_place, arg("input"), inplace_fn_doc("ember." + std::string(name)).c_str());
   }
 }
@@ -77,16 +85,19 @@ Tensor feature_dropout_nd(const Tensor& x, double p, bool training, bool inplace
   const std::string name = "dropout" + std::to_string(spatial) + "d";
   const bool valid_p = p >= 0 && p <= 1;  // an invalid p raises in the op, before any warning (as PyTorch)
   if (valid_p && spatial != 1 && nd != spatial + 1 && nd != spatial + 2)
-    warn(name + ": Received a " + std::to_string(nd) + "-D input to " + name + ", which is deprecated and will result "
+    warn(name + ": Received a " + std::to_string(nd) + "-D input to " + name +
+         ", which is deprecated and will result "
          "in an error in a future release. To retain the behavior and silence this warning, please use dropout "
-         "instead. Note that " + name + " exists to provide channel-wise dropout on inputs with " +
-         std::to_string(spatial) + " spatial dimensions, a channel dimension, and an optional batch dimension (i.e. " +
+         "instead. Note that " +
+         name + " exists to provide channel-wise dropout on inputs with " + std::to_string(spatial) +
+         " spatial dimensions, a channel dimension, and an optional batch dimension (i.e. " +
          std::to_string(spatial + 1) + "D or " + std::to_string(spatial + 2) + "D inputs).");
   if (valid_p && spatial == 2 && nd == 3)
-    warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is desired - "
-         "input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will change in a future "
-         "release to interpret the input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
-         "channel-wise dropout behavior, please switch to using dropout1d instead.");
+    warn(
+        "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is desired - "
+        "input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will change in a future "
+        "release to interpret the input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+        "channel-wise dropout behavior, please switch to using dropout1d instead.");
   return fn(x, p, training, inplace, nullptr);
 }
 
@@ -729,7 +740,8 @@ Args:
 std::string dropout_nd_doc(int n) {
   const char* shape = n == 1 ? "L" : n == 2 ? "H, W" : "D, H, W";
   const char* note = n == 2 ? "\n\nA 3-d input is read as :math:`(N, C, L)` (batched 1-d channels, with a warning), "
-                              "as PyTorch does for now." : "";
+                              "as PyTorch does for now."
+                            : "";
   return fill(kDropoutNdDoc, {{"$note", note}, {"$n", std::to_string(n)}, {"$shape", shape}});
 }
 
@@ -738,71 +750,107 @@ std::string dropout_nd_doc(int n) {
 void init_nn_activation(nb::module_& m, nb::module_& nn) {
   nb::handle cls = nb::type<Tensor>();
   // ---- elementwise activations
-  def_inplace_act(nn, "relu", [](const Tensor& x, bool i) { return relu(x, i); }, kReluDoc, true);
-  m.def("relu_", [](const Tensor& x) { return relu(x, true); }, arg("input"), inplace_fn_doc("ember.relu").c_str());
-  def_inplace_act(nn, "relu6", [](const Tensor& x, bool i) { return relu6(x, i); }, kRelu6Doc);
-  def_inplace_act(nn, "selu", [](const Tensor& x, bool i) { return selu(x, i); }, kSeluDoc, true, &m);
-  def_inplace_act(nn, "hardswish", [](const Tensor& x, bool i) { return hardswish(x, i); }, kHardswishDoc);
-  def_inplace_act(nn, "hardsigmoid", [](const Tensor& x, bool i) { return hardsigmoid(x, i); }, kHardsigmoidDoc);
-  def_inplace_act(nn, "silu", [](const Tensor& x, bool i) { return silu(x, i); }, kSiluDoc);
-  def_inplace_act(nn, "mish", [](const Tensor& x, bool i) { return mish(x, i); }, kMishDoc);
-  nn.def("hardtanh", [](const Tensor& x, double lo, double hi, bool i) { return hardtanh(x, lo, hi, i); },
-         arg("input"), arg("min_val") = -1.0, arg("max_val") = 1.0, arg("inplace") = false, kHardtanhDoc);
-  nn.def("hardtanh_", [](const Tensor& x, double lo, double hi) { return hardtanh(x, lo, hi, true); }, arg("input"),
-         arg("min_val") = -1.0, arg("max_val") = 1.0, inplace_fn_doc("ember.nn.functional.hardtanh").c_str());
-  nn.def("elu", [](const Tensor& x, double a, bool i) { return elu(x, a, 1, 1, i); }, arg("input"),
-         arg("alpha") = 1.0, arg("inplace") = false, kEluDoc);
+  def_inplace_act(
+      nn, "relu", [](const Tensor& x, bool i) { return relu(x, i); }, kReluDoc, true);
+  m.def(
+      "relu_", [](const Tensor& x) { return relu(x, true); }, arg("input"), inplace_fn_doc("ember.relu").c_str());
+  def_inplace_act(
+      nn, "relu6", [](const Tensor& x, bool i) { return relu6(x, i); }, kRelu6Doc);
+  def_inplace_act(
+      nn, "selu", [](const Tensor& x, bool i) { return selu(x, i); }, kSeluDoc, true, &m);
+  def_inplace_act(
+      nn, "hardswish", [](const Tensor& x, bool i) { return hardswish(x, i); }, kHardswishDoc);
+  def_inplace_act(
+      nn, "hardsigmoid", [](const Tensor& x, bool i) { return hardsigmoid(x, i); }, kHardsigmoidDoc);
+  def_inplace_act(
+      nn, "silu", [](const Tensor& x, bool i) { return silu(x, i); }, kSiluDoc);
+  def_inplace_act(
+      nn, "mish", [](const Tensor& x, bool i) { return mish(x, i); }, kMishDoc);
+  nn.def(
+      "hardtanh", [](const Tensor& x, double lo, double hi, bool i) { return hardtanh(x, lo, hi, i); }, arg("input"),
+      arg("min_val") = -1.0, arg("max_val") = 1.0, arg("inplace") = false, kHardtanhDoc);
+  nn.def(
+      "hardtanh_", [](const Tensor& x, double lo, double hi) { return hardtanh(x, lo, hi, true); }, arg("input"),
+      arg("min_val") = -1.0, arg("max_val") = 1.0, inplace_fn_doc("ember.nn.functional.hardtanh").c_str());
+  nn.def(
+      "elu", [](const Tensor& x, double a, bool i) { return elu(x, a, 1, 1, i); }, arg("input"), arg("alpha") = 1.0,
+      arg("inplace") = false, kEluDoc);
   // PyTorch's F.elu_ is ATen's, with scale and input_scale: scale * (x > 0 ? x : alpha * (exp(input_scale * x) - 1)).
-  nn.def("elu_", [](const Tensor& x, double a, double scale, double input_scale) {
-    return elu(x, a, scale, input_scale, true);
-  }, arg("input"), arg("alpha") = 1.0, arg("scale") = 1.0, arg("input_scale") = 1.0,
-     (inplace_fn_doc("ember.nn.functional.elu") + "\n\n" + kEluInplaceArgs).c_str());
-  nn.def("celu", [](const Tensor& x, double a, bool i) { return celu(x, a, i); }, arg("input"), arg("alpha") = 1.0,
-         arg("inplace") = false, kCeluDoc);
+  nn.def(
+      "elu_",
+      [](const Tensor& x, double a, double scale, double input_scale) { return elu(x, a, scale, input_scale, true); },
+      arg("input"), arg("alpha") = 1.0, arg("scale") = 1.0, arg("input_scale") = 1.0,
+      (inplace_fn_doc("ember.nn.functional.elu") + "\n\n" + kEluInplaceArgs).c_str());
+  nn.def(
+      "celu", [](const Tensor& x, double a, bool i) { return celu(x, a, i); }, arg("input"), arg("alpha") = 1.0,
+      arg("inplace") = false, kCeluDoc);
   for (nb::module_* mod : {&nn, &m})
-    mod->def("celu_", [](const Tensor& x, double a) { return celu(x, a, true); }, arg("input"), arg("alpha") = 1.0,
-             inplace_fn_doc(mod == &m ? "ember.celu" : "ember.nn.functional.celu").c_str());
-  m.def("celu", [](const Tensor& x, double a) { return celu(x, a, false); }, arg("input"), arg("alpha") = 1.0,
-        see_doc(kCeluDoc, "The form of :func:`ember.nn.functional.celu` at top level, without ``inplace``.").c_str());
-  nn.def("leaky_relu", [](const Tensor& x, double s, bool i) { return leaky_relu(x, s, i); }, arg("input"),
-         arg("negative_slope") = 0.01, arg("inplace") = false, kLeakyReluDoc);
-  nn.def("leaky_relu_", [](const Tensor& x, double s) { return leaky_relu(x, s, true); }, arg("input"),
-         arg("negative_slope") = 0.01, inplace_fn_doc("ember.nn.functional.leaky_relu").c_str());
-  nn.def("threshold", [](const Tensor& x, double t, double v, bool i) { return threshold(x, t, v, i); },
-         arg("input"), arg("threshold"), arg("value"), arg("inplace") = false, kThresholdDoc);
+    mod->def(
+        "celu_", [](const Tensor& x, double a) { return celu(x, a, true); }, arg("input"), arg("alpha") = 1.0,
+        inplace_fn_doc(mod == &m ? "ember.celu" : "ember.nn.functional.celu").c_str());
+  m.def(
+      "celu", [](const Tensor& x, double a) { return celu(x, a, false); }, arg("input"), arg("alpha") = 1.0,
+      see_doc(kCeluDoc, "The form of :func:`ember.nn.functional.celu` at top level, without ``inplace``.").c_str());
+  nn.def(
+      "leaky_relu", [](const Tensor& x, double s, bool i) { return leaky_relu(x, s, i); }, arg("input"),
+      arg("negative_slope") = 0.01, arg("inplace") = false, kLeakyReluDoc);
+  nn.def(
+      "leaky_relu_", [](const Tensor& x, double s) { return leaky_relu(x, s, true); }, arg("input"),
+      arg("negative_slope") = 0.01, inplace_fn_doc("ember.nn.functional.leaky_relu").c_str());
+  nn.def(
+      "threshold", [](const Tensor& x, double t, double v, bool i) { return threshold(x, t, v, i); }, arg("input"),
+      arg("threshold"), arg("value"), arg("inplace") = false, kThresholdDoc);
   for (nb::module_* mod : {&nn, &m})
-    mod->def("threshold_", [](const Tensor& x, double t, double v) { return threshold(x, t, v, true); }, arg("input"),
-             arg("threshold"), arg("value"),
-             inplace_fn_doc(mod == &m ? "ember.threshold" : "ember.nn.functional.threshold").c_str());
-  m.def("threshold", [](const Tensor& x, double t, double v) { return threshold(x, t, v, false); }, arg("input"),
+    mod->def(
+        "threshold_", [](const Tensor& x, double t, double v) { return threshold(x, t, v, true); }, arg("input"),
         arg("threshold"), arg("value"),
-        see_doc(kThresholdDoc, "The form of :func:`ember.nn.functional.threshold` at top level, without "
-                               "``inplace``.").c_str());
-  nn.def("rrelu", [](const Tensor& x, double lo, double hi, bool training, bool i) {
-    return rrelu(x, lo, hi, training, i);
-  }, arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false, arg("inplace") = false,
-     kRreluDoc);
+        inplace_fn_doc(mod == &m ? "ember.threshold" : "ember.nn.functional.threshold").c_str());
+  m.def(
+      "threshold", [](const Tensor& x, double t, double v) { return threshold(x, t, v, false); }, arg("input"),
+      arg("threshold"), arg("value"),
+      see_doc(kThresholdDoc,
+              "The form of :func:`ember.nn.functional.threshold` at top level, without "
+              "``inplace``.")
+          .c_str());
+  nn.def(
+      "rrelu",
+      [](const Tensor& x, double lo, double hi, bool training, bool i) { return rrelu(x, lo, hi, training, i); },
+      arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false, arg("inplace") = false,
+      kRreluDoc);
   for (nb::module_* mod : {&nn, &m})
-    mod->def("rrelu_", [](const Tensor& x, double lo, double hi, bool training, Generator* gen) {
-      return rrelu(x, lo, hi, training, true, gen);
-    }, arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false,
-       arg("generator") = nb::none(),
-       inplace_fn_doc(mod == &m ? "ember.rrelu" : "ember.nn.functional.rrelu").c_str());
-  m.def("rrelu", [](const Tensor& x, double lo, double hi, bool training, Generator* gen) {
-    return rrelu(x, lo, hi, training, false, gen);
-  }, arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false,
-        arg("generator") = nb::none(),
-        see_doc(kRreluDoc, "The form of :func:`ember.nn.functional.rrelu` at top level: no ``inplace``, and the "
-                           "random slopes\ncome from ``generator`` when one is given.").c_str());
-  nn.def("gelu", [](const Tensor& x, const std::string& approximate) {
-    EMBER_CHECK_VALUE(approximate == "none" || approximate == "tanh",
-                      "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
-    return gelu(x, approximate == "tanh");
-  }, arg("input"), arg("approximate") = "none", kGeluDoc);
-  nn.def("softplus", [](const Tensor& x, double beta, double threshold) { return softplus(x, beta, threshold); },
-         arg("input"), arg("beta") = 1.0, arg("threshold") = 20.0, kSoftplusDoc);
-  nn.def("sigmoid", [](const Tensor& x) { return sigmoid(x); }, arg("input"), kSigmoidDoc);
-  nn.def("tanh", [](const Tensor& x) { return tanh(x); }, arg("input"), kTanhDoc);
+    mod->def(
+        "rrelu_",
+        [](const Tensor& x, double lo, double hi, bool training, Generator* gen) {
+          return rrelu(x, lo, hi, training, true, gen);
+        },
+        arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false,
+        arg("generator") = nb::none(), inplace_fn_doc(mod == &m ? "ember.rrelu" : "ember.nn.functional.rrelu").c_str());
+  m.def(
+      "rrelu",
+      [](const Tensor& x, double lo, double hi, bool training, Generator* gen) {
+        return rrelu(x, lo, hi, training, false, gen);
+      },
+      arg("input"), arg("lower") = 1.0 / 8, arg("upper") = 1.0 / 3, arg("training") = false,
+      arg("generator") = nb::none(),
+      see_doc(kRreluDoc,
+              "The form of :func:`ember.nn.functional.rrelu` at top level: no ``inplace``, and the "
+              "random slopes\ncome from ``generator`` when one is given.")
+          .c_str());
+  nn.def(
+      "gelu",
+      [](const Tensor& x, const std::string& approximate) {
+        EMBER_CHECK_VALUE(approximate == "none" || approximate == "tanh",
+                          "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
+        return gelu(x, approximate == "tanh");
+      },
+      arg("input"), arg("approximate") = "none", kGeluDoc);
+  nn.def(
+      "softplus", [](const Tensor& x, double beta, double threshold) { return softplus(x, beta, threshold); },
+      arg("input"), arg("beta") = 1.0, arg("threshold") = 20.0, kSoftplusDoc);
+  nn.def(
+      "sigmoid", [](const Tensor& x) { return sigmoid(x); }, arg("input"), kSigmoidDoc);
+  nn.def(
+      "tanh", [](const Tensor& x) { return tanh(x); }, arg("input"), kTanhDoc);
   nn.def("logsigmoid", &logsigmoid, arg("input"), kLogsigmoidDoc);
   nn.def("softsign", &softsign, arg("input"), kSoftsignDoc);
   nn.def("tanhshrink", &tanhshrink, arg("input"), kTanhshrinkDoc);
@@ -821,10 +869,12 @@ void init_nn_activation(nb::module_& m, nb::module_& nn) {
   def_softmax(m, nn, cls, "softmax", &softmax, true, kSoftmaxDoc);
   def_softmax(m, nn, cls, "log_softmax", &log_softmax, true, kLogSoftmaxDoc);
   def_softmax(m, nn, cls, "softmin", &softmin, false, kSoftminDoc);
-  nn.def("gumbel_softmax", [](const Tensor& logits, double tau, bool hard, double eps, int64_t dim) {
-    return gumbel_softmax(logits, tau, hard, eps, dim);
-  }, arg("logits"), arg("tau") = 1.0, arg("hard") = false,
-         arg("eps") = 1e-10, arg("dim") = -1, kGumbelSoftmaxDoc);
+  nn.def(
+      "gumbel_softmax",
+      [](const Tensor& logits, double tau, bool hard, double eps, int64_t dim) {
+        return gumbel_softmax(logits, tau, hard, eps, dim);
+      },
+      arg("logits"), arg("tau") = 1.0, arg("hard") = false, arg("eps") = 1e-10, arg("dim") = -1, kGumbelSoftmaxDoc);
 
   // ---- dropout
   using DropoutFn = Tensor (*)(const Tensor&, double, bool, bool, Generator*);
@@ -836,27 +886,31 @@ void init_nn_activation(nb::module_& m, nb::module_& nn) {
       {"feature_dropout", &feature_dropout, true, nullptr, kFeatureDropoutDoc}};
   for (auto [name, f, train_default, doc, top_doc] : dropouts) {
     if (doc)
-      nn.def(name, [f](const Tensor& x, double p, bool training, bool inplace) {
-        return f(x, p, training, inplace, nullptr);
-      }, arg("input"), arg("p") = 0.5, arg("training") = train_default, arg("inplace") = false, doc);
+      nn.def(
+          name,
+          [f](const Tensor& x, double p, bool training, bool inplace) { return f(x, p, training, inplace, nullptr); },
+          arg("input"), arg("p") = 0.5, arg("training") = train_default, arg("inplace") = false, doc);
     // torch.dropout(input, p, train) and torch.dropout_(input, p, train)
-    m.def(name, [f](const Tensor& x, double p, bool train) { return f(x, p, train, false, nullptr); }, arg("input"),
-          arg("p"), arg("train"), top_doc);
-    m.def((std::string(name) + "_").c_str(), [f](const Tensor& x, double p, bool train) {
-      return f(x, p, train, true, nullptr);
-    }, arg("input"), arg("p"), arg("train"), inplace_fn_doc("ember." + std::string(name)).c_str());
+    m.def(
+        name, [f](const Tensor& x, double p, bool train) { return f(x, p, train, false, nullptr); }, arg("input"),
+        arg("p"), arg("train"), top_doc);
+    m.def((std::string(name) + "_").c_str(),
+          [f](const Tensor& x, double p, bool train) { return f(x, p, train, true, nullptr); }, arg("input"), arg("p"),
+          arg("train"), inplace_fn_doc("ember." + std::string(name)).c_str());
   }
-  m.def("native_dropout", [](const Tensor& x, double p, std::optional<bool> train) {
-    return native_dropout(x, p, train);
-  }, arg("input"), arg("p"), arg("train").none(), kNativeDropoutDoc);
+  m.def(
+      "native_dropout",
+      [](const Tensor& x, double p, std::optional<bool> train) { return native_dropout(x, p, train); }, arg("input"),
+      arg("p"), arg("train").none(), kNativeDropoutDoc);
   m.def("native_dropout_backward", &native_dropout_backward, arg("grad_output"), arg("mask"), arg("scale"),
         kNativeDropoutBackwardDoc);
   for (int spatial : {1, 2, 3})
-    nn.def(("dropout" + std::to_string(spatial) + "d").c_str(), [spatial](const Tensor& x, double p, bool training,
-                                                                         bool inplace) {
-      return feature_dropout_nd(x, p, training, inplace, spatial);
-    }, arg("input"), arg("p") = 0.5, arg("training") = true, arg("inplace") = false,
-       dropout_nd_doc(spatial).c_str());
+    nn.def(("dropout" + std::to_string(spatial) + "d").c_str(),
+           [spatial](const Tensor& x, double p, bool training, bool inplace) {
+             return feature_dropout_nd(x, p, training, inplace, spatial);
+           },
+           arg("input"), arg("p") = 0.5, arg("training") = true, arg("inplace") = false,
+           dropout_nd_doc(spatial).c_str());
 
   init_nn_norm(m, nn);
 }

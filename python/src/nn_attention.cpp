@@ -113,48 +113,49 @@ Returns:
 
 void init_nn_attention(nb::module_& m, nb::module_& nn) {
   (void)m;
-  nn.def("scaled_dot_product_attention", [](const Tensor& query, const Tensor& key, const Tensor& value,
-                                            nb::handle attn_mask, double dropout_p, bool is_causal, nb::handle scale,
-                                            bool enable_gqa) {
-    std::optional<double> s;
-    if (!scale.is_none()) s = nb::cast<double>(scale);
-    return scaled_dot_product_attention(query, key, value,
-                                        opt_tensor(attn_mask, "scaled_dot_product_attention", "attn_mask"),
-                                        dropout_p, is_causal, s, enable_gqa);
-  }, arg("query"), arg("key"), arg("value"), none_arg("attn_mask"), arg("dropout_p") = 0.0,
-     arg("is_causal") = false, none_arg("scale"), arg("enable_gqa") = false, nb::sig(kSdpaSig), kSdpaDoc);
+  nn.def(
+      "scaled_dot_product_attention",
+      [](const Tensor& query, const Tensor& key, const Tensor& value, nb::handle attn_mask, double dropout_p,
+         bool is_causal, nb::handle scale, bool enable_gqa) {
+        std::optional<double> s;
+        if (!scale.is_none()) s = nb::cast<double>(scale);
+        return scaled_dot_product_attention(query, key, value,
+                                            opt_tensor(attn_mask, "scaled_dot_product_attention", "attn_mask"),
+                                            dropout_p, is_causal, s, enable_gqa);
+      },
+      arg("query"), arg("key"), arg("value"), none_arg("attn_mask"), arg("dropout_p") = 0.0, arg("is_causal") = false,
+      none_arg("scale"), arg("enable_gqa") = false, nb::sig(kSdpaSig), kSdpaDoc);
 
-  nn.def("multi_head_attention_forward", [](const Tensor& query, const Tensor& key, const Tensor& value,
-                                            int64_t embed_dim_to_check, int64_t num_heads, nb::handle in_proj_weight,
-                                            nb::handle in_proj_bias, nb::handle bias_k, nb::handle bias_v,
-                                            bool add_zero_attn, double dropout_p, const Tensor& out_proj_weight,
-                                            nb::handle out_proj_bias, bool training, nb::handle key_padding_mask,
-                                            bool need_weights, nb::handle attn_mask, bool use_separate_proj_weight,
-                                            nb::handle q_proj_weight, nb::handle k_proj_weight,
-                                            nb::handle v_proj_weight, nb::handle static_k, nb::handle static_v,
-                                            bool average_attn_weights, bool is_causal) {
-    const char* fn = "multi_head_attention_forward";
-    const Tensor kpm = opt_tensor(key_padding_mask, fn, "key_padding_mask"), mask = opt_tensor(attn_mask, fn,
-                                                                                                "attn_mask");
-    // torch.nn.functional._canonical_mask's deprecation warning (ember's C++ core has no warning channel).
-    if (kpm.defined() && mask.defined() && kpm.dtype() != mask.dtype())
-      warn("Support for mismatched key_padding_mask and attn_mask is deprecated. Use same type for both instead.");
-    auto [out, weights] = multi_head_attention_forward(
-        query, key, value, embed_dim_to_check, num_heads, opt_tensor(in_proj_weight, fn, "in_proj_weight"),
-        opt_tensor(in_proj_bias, fn, "in_proj_bias"), opt_tensor(bias_k, fn, "bias_k"),
-        opt_tensor(bias_v, fn, "bias_v"), add_zero_attn, dropout_p, out_proj_weight,
-        opt_tensor(out_proj_bias, fn, "out_proj_bias"), training, kpm, need_weights, mask, use_separate_proj_weight,
-        opt_tensor(q_proj_weight, fn, "q_proj_weight"), opt_tensor(k_proj_weight, fn, "k_proj_weight"),
-        opt_tensor(v_proj_weight, fn, "v_proj_weight"), opt_tensor(static_k, fn, "static_k"),
-        opt_tensor(static_v, fn, "static_v"), average_attn_weights, is_causal);
-    return nb::make_tuple(out, or_none(weights));
-  }, arg("query"), arg("key"), arg("value"), arg("embed_dim_to_check"), arg("num_heads"),
-     arg("in_proj_weight").none(), arg("in_proj_bias").none(), arg("bias_k").none(), arg("bias_v").none(),
-     arg("add_zero_attn"), arg("dropout_p"), arg("out_proj_weight"), arg("out_proj_bias").none(),
-     arg("training") = true, none_arg("key_padding_mask"), arg("need_weights") = true, none_arg("attn_mask"),
-     arg("use_separate_proj_weight") = false, none_arg("q_proj_weight"), none_arg("k_proj_weight"),
-     none_arg("v_proj_weight"), none_arg("static_k"), none_arg("static_v"), arg("average_attn_weights") = true,
-     arg("is_causal") = false, nb::sig(kMhaSig), kMhaDoc);
+  nn.def(
+      "multi_head_attention_forward",
+      [](const Tensor& query, const Tensor& key, const Tensor& value, int64_t embed_dim_to_check, int64_t num_heads,
+         nb::handle in_proj_weight, nb::handle in_proj_bias, nb::handle bias_k, nb::handle bias_v, bool add_zero_attn,
+         double dropout_p, const Tensor& out_proj_weight, nb::handle out_proj_bias, bool training,
+         nb::handle key_padding_mask, bool need_weights, nb::handle attn_mask, bool use_separate_proj_weight,
+         nb::handle q_proj_weight, nb::handle k_proj_weight, nb::handle v_proj_weight, nb::handle static_k,
+         nb::handle static_v, bool average_attn_weights, bool is_causal) {
+        const char* fn = "multi_head_attention_forward";
+        const Tensor kpm = opt_tensor(key_padding_mask, fn, "key_padding_mask"),
+                     mask = opt_tensor(attn_mask, fn, "attn_mask");
+        // torch.nn.functional._canonical_mask's deprecation warning (ember's C++ core has no warning channel).
+        if (kpm.defined() && mask.defined() && kpm.dtype() != mask.dtype())
+          warn("Support for mismatched key_padding_mask and attn_mask is deprecated. Use same type for both instead.");
+        auto [out, weights] = multi_head_attention_forward(
+            query, key, value, embed_dim_to_check, num_heads, opt_tensor(in_proj_weight, fn, "in_proj_weight"),
+            opt_tensor(in_proj_bias, fn, "in_proj_bias"), opt_tensor(bias_k, fn, "bias_k"),
+            opt_tensor(bias_v, fn, "bias_v"), add_zero_attn, dropout_p, out_proj_weight,
+            opt_tensor(out_proj_bias, fn, "out_proj_bias"), training, kpm, need_weights, mask, use_separate_proj_weight,
+            opt_tensor(q_proj_weight, fn, "q_proj_weight"), opt_tensor(k_proj_weight, fn, "k_proj_weight"),
+            opt_tensor(v_proj_weight, fn, "v_proj_weight"), opt_tensor(static_k, fn, "static_k"),
+            opt_tensor(static_v, fn, "static_v"), average_attn_weights, is_causal);
+        return nb::make_tuple(out, or_none(weights));
+      },
+      arg("query"), arg("key"), arg("value"), arg("embed_dim_to_check"), arg("num_heads"), arg("in_proj_weight").none(),
+      arg("in_proj_bias").none(), arg("bias_k").none(), arg("bias_v").none(), arg("add_zero_attn"), arg("dropout_p"),
+      arg("out_proj_weight"), arg("out_proj_bias").none(), arg("training") = true, none_arg("key_padding_mask"),
+      arg("need_weights") = true, none_arg("attn_mask"), arg("use_separate_proj_weight") = false,
+      none_arg("q_proj_weight"), none_arg("k_proj_weight"), none_arg("v_proj_weight"), none_arg("static_k"),
+      none_arg("static_v"), arg("average_attn_weights") = true, arg("is_causal") = false, nb::sig(kMhaSig), kMhaDoc);
 }
 
 }  // namespace ember::py

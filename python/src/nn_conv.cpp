@@ -96,8 +96,12 @@ std::string nd_text(std::string_view t, size_t n) {
   static const char* const sz[] = {"8", "8, 8", "8, 8, 8"};
   static const char* const ks[] = {"3", "3, 3", "3, 3, 3"};
   static const char* const half[] = {"4", "4, 4", "4, 4, 4"};
-  return fill(t, {{"$sp", sp[n - 1]}, {"$ks", ks[n - 1]}, {"$sz", sz[n - 1]}, {"$half", half[n - 1]},
-                  {"$k", k[n - 1]}, {"$n", std::to_string(n)}});
+  return fill(t, {{"$sp", sp[n - 1]},
+                  {"$ks", ks[n - 1]},
+                  {"$sz", sz[n - 1]},
+                  {"$half", half[n - 1]},
+                  {"$k", k[n - 1]},
+                  {"$n", std::to_string(n)}});
 }
 
 constexpr const char* kSizeArg = "int | Sequence[int]";
@@ -381,13 +385,15 @@ void def_family(nb::module_& m, nb::module_& nn, const Family& f) {
   auto sig = [](const char* name, const std::string& params, const char* ret) {
     return std::string("def ") + name + "(" + params + ") -> " + ret;
   };
-  const std::string conv_sig = sig(f.conv, "input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: " +
-                                               size + " = 1, padding: " + size + " | str = 0, dilation: " + size +
-                                               " = 1, groups: int = 1", "Tensor");
+  const std::string conv_sig = sig(f.conv,
+                                   "input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: " + size +
+                                       " = 1, padding: " + size + " | str = 0, dilation: " + size +
+                                       " = 1, groups: int = 1",
+                                   "Tensor");
   const std::string conv_doc = nd_text(kConvDoc, n);
   auto conv = nb::cpp_function(
-      [f](const Tensor& x, const Tensor& w, nb::handle bias, nb::handle stride, nb::handle padding,
-          nb::handle dilation, int64_t groups) {
+      [f](const Tensor& x, const Tensor& w, nb::handle bias, nb::handle stride, nb::handle padding, nb::handle dilation,
+          int64_t groups) {
         const Tensor b = opt_tensor(bias, f.conv, "bias");
         const DimVector s = ints(stride, f.conv, "stride"), d = ints(dilation, f.conv, "dilation");
         if (PyUnicode_Check(padding.ptr())) return f.conv_str_fn(x, w, b, s, utf8(padding), d, groups);
@@ -396,18 +402,20 @@ void def_family(nb::module_& m, nb::module_& nn, const Family& f) {
       nb::scope(m), nb::name(f.conv), nb::sig(conv_sig.c_str()), nb::arg("input"), nb::arg("weight"),
       nb::arg("bias") = nb::none(), nb::arg("stride") = 1, nb::arg("padding") = 0, nb::arg("dilation") = 1,
       nb::arg("groups") = 1, conv_doc.c_str());
-  const std::string conv_t_sig =
-      sig(f.conv_t, "input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: " + size +
-                        " = 1, padding: " + size + " = 0, output_padding: " + size + " = 0, groups: int = 1, "
-                        "dilation: " + size + " = 1", "Tensor");
+  const std::string conv_t_sig = sig(f.conv_t,
+                                     "input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: " + size +
+                                         " = 1, padding: " + size + " = 0, output_padding: " + size +
+                                         " = 0, groups: int = 1, "
+                                         "dilation: " +
+                                         size + " = 1",
+                                     "Tensor");
   const std::string conv_t_doc = nd_text(kConvTransposeDoc, n);
   auto conv_t = nb::cpp_function(
       [f](const Tensor& x, const Tensor& w, nb::handle bias, nb::handle stride, nb::handle padding,
           nb::handle output_padding, int64_t groups, nb::handle dilation) {
         const char* fn = f.conv_t;
-        return f.conv_t_fn(x, w, opt_tensor(bias, fn, "bias"), ints(stride, fn, "stride"),
-                           ints(padding, fn, "padding"), ints(output_padding, fn, "output_padding"), groups,
-                           ints(dilation, fn, "dilation"));
+        return f.conv_t_fn(x, w, opt_tensor(bias, fn, "bias"), ints(stride, fn, "stride"), ints(padding, fn, "padding"),
+                           ints(output_padding, fn, "output_padding"), groups, ints(dilation, fn, "dilation"));
       },
       nb::scope(m), nb::name(f.conv_t), nb::sig(conv_t_sig.c_str()), nb::arg("input"), nb::arg("weight"),
       nb::arg("bias") = nb::none(), nb::arg("stride") = 1, nb::arg("padding") = 0, nb::arg("output_padding") = 0,
@@ -430,8 +438,8 @@ void def_family(nb::module_& m, nb::module_& nn, const Family& f) {
   // torch.nn.functional.max_pool*d(..., return_indices=False) and *_with_indices (always the pair).
   for (bool with_indices : {false, true}) {
     const char* name = with_indices ? f.max_pool_wi : f.max_pool;
-    const std::string s = sig(name, pool_params, with_indices ? "tuple[Tensor, Tensor]"
-                                                              : "Tensor | tuple[Tensor, Tensor]");
+    const std::string s = sig(name, pool_params,
+                              with_indices ? "tuple[Tensor, Tensor]" : "Tensor | tuple[Tensor, Tensor]");
     const std::string doc = pool_doc(with_indices ? kMaxPoolWithIndicesDoc : kMaxPoolDoc, n);
     nb::cpp_function(
         [max_pool, with_indices](const Tensor& x, nb::handle k, nb::handle stride, nb::handle padding,
@@ -446,18 +454,17 @@ void def_family(nb::module_& m, nb::module_& nn, const Family& f) {
   for (bool with_indices : {false, true}) {
     if (with_indices && n != 1) continue;
     const char* name = with_indices ? f.max_pool_wi : f.max_pool;
-    const std::string s = sig(name, "input: Tensor, kernel_size: " + size + ", stride: " + size + " = (), padding: " +
-                                        size + " = 0, dilation: " + size + " = 1, ceil_mode: bool = False",
+    const std::string s = sig(name,
+                              "input: Tensor, kernel_size: " + size + ", stride: " + size + " = (), padding: " + size +
+                                  " = 0, dilation: " + size + " = 1, ceil_mode: bool = False",
                               with_indices ? "tuple[Tensor, Tensor]" : "Tensor");
     const std::string doc = pool_doc(with_indices ? kTopMaxPoolWithIndicesDoc : kTopMaxPoolDoc, n);
-    nb::cpp_function(
-        [max_pool, with_indices](const Tensor& x, nb::handle k, nb::handle stride, nb::handle padding,
-                                 nb::handle dilation, bool ceil_mode) {
-          return max_pool(x, k, stride, padding, dilation, ceil_mode, with_indices);
-        },
-        nb::scope(m), nb::name(name), nb::sig(s.c_str()), nb::arg("input"), nb::arg("kernel_size"),
-        nb::arg("stride") = nb::tuple(), nb::arg("padding") = 0, nb::arg("dilation") = 1, nb::arg("ceil_mode") = false,
-        doc.c_str());
+    nb::cpp_function([max_pool, with_indices](
+                         const Tensor& x, nb::handle k, nb::handle stride, nb::handle padding, nb::handle dilation,
+                         bool ceil_mode) { return max_pool(x, k, stride, padding, dilation, ceil_mode, with_indices); },
+                     nb::scope(m), nb::name(name), nb::sig(s.c_str()), nb::arg("input"), nb::arg("kernel_size"),
+                     nb::arg("stride") = nb::tuple(), nb::arg("padding") = 0, nb::arg("dilation") = 1,
+                     nb::arg("ceil_mode") = false, doc.c_str());
   }
 
   const std::string avg_params = "input: Tensor, kernel_size: " + size + ", stride: " + size +
@@ -527,9 +534,11 @@ void def_family(nb::module_& m, nb::module_& nn, const Family& f) {
         kTopAdaptiveMaxDoc);
   }
 
-  const std::string unpool_sig = sig(f.unpool, "input: Tensor, indices: Tensor, kernel_size: " + size + ", stride: " +
-                                                   size + " | None = None, padding: " + size +
-                                                   " = 0, output_size: Sequence[int] | None = None", "Tensor");
+  const std::string unpool_sig = sig(f.unpool,
+                                     "input: Tensor, indices: Tensor, kernel_size: " + size + ", stride: " + size +
+                                         " | None = None, padding: " + size +
+                                         " = 0, output_size: Sequence[int] | None = None",
+                                     "Tensor");
   const std::string unpool_doc = pool_doc(kUnpoolDoc, n);
   nb::cpp_function(
       [f](const Tensor& x, const Tensor& indices, nb::handle k, nb::handle stride, nb::handle padding,

@@ -63,16 +63,22 @@ Example::
 }  // namespace
 
 void init_nn_linear(nb::module_&, nb::module_& nn) {
-  nn.def("linear", [](const Tensor& input, const Tensor& weight, nb::handle bias) {
-    return linear(input, weight, opt_bias(bias, "linear"));
-  }, arg("input"), arg("weight"), arg("bias") = nb::none(),
-         nb::sig("def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor"), kLinearDoc);
-  nn.def("bilinear", [](const Tensor& x1, const Tensor& x2, const Tensor& weight, nb::handle bias) {
-    return bilinear(x1, x2, weight, opt_bias(bias, "bilinear"));
-  }, arg("input1"), arg("input2"), arg("weight"), arg("bias") = nb::none(),
-         nb::sig("def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> "
-                 "Tensor"),
-         kBilinearDoc);
+  nn.def(
+      "linear",
+      [](const Tensor& input, const Tensor& weight, nb::handle bias) {
+        return linear(input, weight, opt_bias(bias, "linear"));
+      },
+      arg("input"), arg("weight"), arg("bias") = nb::none(),
+      nb::sig("def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor"), kLinearDoc);
+  nn.def(
+      "bilinear",
+      [](const Tensor& x1, const Tensor& x2, const Tensor& weight, nb::handle bias) {
+        return bilinear(x1, x2, weight, opt_bias(bias, "bilinear"));
+      },
+      arg("input1"), arg("input2"), arg("weight"), arg("bias") = nb::none(),
+      nb::sig("def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> "
+              "Tensor"),
+      kBilinearDoc);
 }
 
 }  // namespace ember::py

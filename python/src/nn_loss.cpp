@@ -33,7 +33,9 @@ Reduction reduction_of(nb::handle h) {
   return reduction_from(utf8(h));
 }
 
-const char* reduction_name(Reduction r) { return r == Reduction::None ? "none" : r == Reduction::Mean ? "mean" : "sum"; }
+const char* reduction_name(Reduction r) {
+  return r == Reduction::None ? "none" : r == Reduction::Mean ? "mean" : "sum";
+}
 
 // PyTorch's _Reduction.legacy_get_string: size_average and reduce default to True; either given overrides reduction.
 Reduction legacy_reduction(nb::handle size_average, nb::handle reduce, nb::handle reduction) {
@@ -52,7 +54,8 @@ std::string size_repr(IntArrayRef s) { return "ember.Size(" + shape_str(s) + ")"
 void warn_broadcast(const Tensor& input, const Tensor& target) {
   if (std::ranges::equal(input.sizes(), target.sizes())) return;
   warn("Using a target size (" + size_repr(target.sizes()) + ") that is different to the input size (" +
-       size_repr(input.sizes()) + "). This will likely lead to incorrect results due to broadcasting. Please ensure "
+       size_repr(input.sizes()) +
+       "). This will likely lead to incorrect results due to broadcasting. Please ensure "
        "they have the same size.");
 }
 
@@ -60,7 +63,7 @@ void warn_broadcast(const Tensor& input, const Tensor& target) {
 Tensor lengths_arg(nb::handle h, const char* what) {
   if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
   DimVector v = PyTuple_Check(h.ptr()) || PyList_Check(h.ptr()) ? to_int_list(h, "ctc_loss", what)
-                                                                  : DimVector{to_int(h, "ctc_loss", what)};
+                                                                : DimVector{to_int(h, "ctc_loss", what)};
   return from_blob_copy(v.data(), ScalarType::Int64, {{static_cast<int64_t>(v.size())}},
                         TensorOptions(ScalarType::Int64));
 }
@@ -532,8 +535,10 @@ std::string legacy_doc(const char* t) { return fill(t, {{"$legacy", kLegacyReduc
 
 // The top-level (ATen) form of a loss: its reduction is an enum value, and it has no deprecated arguments.
 std::string top_loss_doc(const char* doc, const char* name, const char* args) {
-  return see_doc(doc, "The form of :func:`ember.nn.functional." + std::string(name) + "` at top level,\nwith the "
-                      "reduction as PyTorch's enum value.\n\nArgs:\n" + args);
+  return see_doc(doc, "The form of :func:`ember.nn.functional." + std::string(name) +
+                          "` at top level,\nwith the "
+                          "reduction as PyTorch's enum value.\n\nArgs:\n" +
+                          args);
 }
 
 }  // namespace
@@ -541,89 +546,116 @@ std::string top_loss_doc(const char* doc, const char* name, const char* args) {
 void init_nn_loss(nb::module_& m, nb::module_& nn) {
   // nb::sig gives PyTorch's signatures where the bindings take handles (None, a bool, or an int or str reduction).
   const std::string legacy = "size_average: bool | None = None, reduce: bool | None = None, reduction: str = 'mean'";
-  nn.def("cross_entropy", [](const Tensor& input, const Tensor& target, nb::handle weight, nb::handle size_average,
-                             int64_t ignore_index, nb::handle reduce, nb::handle reduction, double label_smoothing) {
-    return cross_entropy(input, target, opt_tensor(weight, "cross_entropy", "weight"), ignore_index,
-                         legacy_reduction(size_average, reduce, reduction), label_smoothing);
-  }, nb::sig("def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None "
-             "= None, ignore_index: int = -100, reduce: bool | None = None, reduction: str = 'mean', label_smoothing: "
-             "float = 0.0) -> Tensor"),
-     arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), arg("ignore_index") = -100,
-     none_arg("reduce"), arg("reduction") = "mean", arg("label_smoothing") = 0.0, kCrossEntropyDoc);
-  nn.def("nll_loss", [](const Tensor& input, const Tensor& target, nb::handle weight, nb::handle size_average,
-                        int64_t ignore_index, nb::handle reduce, nb::handle reduction) {
-    return nll_loss(input, target, opt_tensor(weight, "nll_loss", "weight"), ignore_index,
-                    legacy_reduction(size_average, reduce, reduction));
-  }, nb::sig("def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = "
-             "None, ignore_index: int = -100, reduce: bool | None = None, reduction: str = 'mean') -> Tensor"),
-     arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), arg("ignore_index") = -100,
-     none_arg("reduce"), arg("reduction") = "mean", kNllLossDoc);
+  nn.def(
+      "cross_entropy",
+      [](const Tensor& input, const Tensor& target, nb::handle weight, nb::handle size_average, int64_t ignore_index,
+         nb::handle reduce, nb::handle reduction, double label_smoothing) {
+        return cross_entropy(input, target, opt_tensor(weight, "cross_entropy", "weight"), ignore_index,
+                             legacy_reduction(size_average, reduce, reduction), label_smoothing);
+      },
+      nb::sig(
+          "def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None "
+          "= None, ignore_index: int = -100, reduce: bool | None = None, reduction: str = 'mean', label_smoothing: "
+          "float = 0.0) -> Tensor"),
+      arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), arg("ignore_index") = -100,
+      none_arg("reduce"), arg("reduction") = "mean", arg("label_smoothing") = 0.0, kCrossEntropyDoc);
+  nn.def(
+      "nll_loss",
+      [](const Tensor& input, const Tensor& target, nb::handle weight, nb::handle size_average, int64_t ignore_index,
+         nb::handle reduce, nb::handle reduction) {
+        return nll_loss(input, target, opt_tensor(weight, "nll_loss", "weight"), ignore_index,
+                        legacy_reduction(size_average, reduce, reduction));
+      },
+      nb::sig("def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = "
+              "None, ignore_index: int = -100, reduce: bool | None = None, reduction: str = 'mean') -> Tensor"),
+      arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), arg("ignore_index") = -100,
+      none_arg("reduce"), arg("reduction") = "mean", kNllLossDoc);
 
   using Elementwise = Tensor (*)(const Tensor&, const Tensor&, Reduction);
   for (auto [name, f, doc] : {std::tuple<const char*, Elementwise, const char*>{"mse_loss", &mse_loss, kMseLossDoc},
                               {"l1_loss", &l1_loss, kL1LossDoc}}) {
-    nn.def(name, [f, name](const Tensor& input, const Tensor& target, nb::handle size_average, nb::handle reduce,
-                           nb::handle reduction, nb::handle weight) {
-      warn_broadcast(input, target);
-      const Reduction r = legacy_reduction(size_average, reduce, reduction);
-      if (weight.is_none()) return f(input, target, r);
-      return weighted_loss(f(input, target, Reduction::None), input, opt_tensor(weight, name, "weight"), r, true);
-    }, nb::sig(("def " + std::string(name) + "(input: Tensor, target: Tensor, " + legacy +
-                ", weight: Tensor | None = None) -> Tensor").c_str()),
-       arg("input"), arg("target"), none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean",
-       none_arg("weight"), legacy_doc(doc).c_str());
+    nn.def(
+        name,
+        [f, name](const Tensor& input, const Tensor& target, nb::handle size_average, nb::handle reduce,
+                  nb::handle reduction, nb::handle weight) {
+          warn_broadcast(input, target);
+          const Reduction r = legacy_reduction(size_average, reduce, reduction);
+          if (weight.is_none()) return f(input, target, r);
+          return weighted_loss(f(input, target, Reduction::None), input, opt_tensor(weight, name, "weight"), r, true);
+        },
+        nb::sig(("def " + std::string(name) + "(input: Tensor, target: Tensor, " + legacy +
+                 ", weight: Tensor | None = None) -> Tensor")
+                    .c_str()),
+        arg("input"), arg("target"), none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean",
+        none_arg("weight"), legacy_doc(doc).c_str());
   }
-  nn.def("smooth_l1_loss", [](const Tensor& input, const Tensor& target, nb::handle size_average, nb::handle reduce,
-                              nb::handle reduction, double beta) {
-    warn_broadcast(input, target);
-    return smooth_l1_loss(input, target, legacy_reduction(size_average, reduce, reduction), beta);
-  }, nb::sig(("def smooth_l1_loss(input: Tensor, target: Tensor, " + legacy + ", beta: float = 1.0) -> Tensor")
-                 .c_str()),
-     arg("input"), arg("target"), none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean",
-     arg("beta") = 1.0, legacy_doc(kSmoothL1LossDoc).c_str());
-  nn.def("huber_loss", [](const Tensor& input, const Tensor& target, nb::handle reduction, double delta,
-                          nb::handle weight) {
-    warn_broadcast(input, target);
-    const Reduction r = reduction_of(reduction);
-    if (weight.is_none()) return huber_loss(input, target, r, delta);
-    return weighted_loss(huber_loss(input, target, Reduction::None, delta), input,
-                         opt_tensor(weight, "huber_loss", "weight"), r, false);
-  }, nb::sig("def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: float = 1.0, weight: "
-             "Tensor | None = None) -> Tensor"),
-     arg("input"), arg("target"), arg("reduction") = "mean", arg("delta") = 1.0, none_arg("weight"),
-     fill(kHuberLossDoc, {{"$reduction", kReductionArg}}).c_str());
-  nn.def("binary_cross_entropy", [](const Tensor& input, const Tensor& target, nb::handle weight,
-                                    nb::handle size_average, nb::handle reduce, nb::handle reduction) {
-    return binary_cross_entropy(input, target, opt_tensor(weight, "binary_cross_entropy", "weight"),
-                                legacy_reduction(size_average, reduce, reduction));
-  }, nb::sig(("def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, " + legacy +
-              ") -> Tensor").c_str()),
-     arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), none_arg("reduce"),
-     arg("reduction") = "mean", legacy_doc(kBceDoc).c_str());
-  nn.def("binary_cross_entropy_with_logits", [](const Tensor& input, const Tensor& target, nb::handle weight,
-                                                nb::handle size_average, nb::handle reduce, nb::handle reduction,
-                                                nb::handle pos_weight) {
-    const char* fn = "binary_cross_entropy_with_logits";
-    return binary_cross_entropy_with_logits(input, target, opt_tensor(weight, fn, "weight"),
-                                            legacy_reduction(size_average, reduce, reduction),
-                                            opt_tensor(pos_weight, fn, "pos_weight"));
-  }, nb::sig(("def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None, " +
-              legacy + ", pos_weight: Tensor | None = None) -> Tensor").c_str()),
-     arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), none_arg("reduce"),
-     arg("reduction") = "mean", none_arg("pos_weight"), legacy_doc(kBceLogitsDoc).c_str());
-  m.def("binary_cross_entropy_with_logits", [](const Tensor& input, const Tensor& target, nb::handle weight,
-                                               nb::handle pos_weight, nb::handle reduction) {
-    const char* fn = "binary_cross_entropy_with_logits";
-    return binary_cross_entropy_with_logits(input, target, opt_tensor(weight, fn, "weight"), reduction_of(reduction),
-                                            opt_tensor(pos_weight, fn, "pos_weight"));
-  }, nb::sig("def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None, "
-             "pos_weight: Tensor | None = None, reduction: int | str = 1) -> Tensor"),
-     arg("input"), arg("target"), none_arg("weight"), none_arg("pos_weight"), arg("reduction") = 1,
-     top_loss_doc(kBceLogitsDoc, "binary_cross_entropy_with_logits",
-                  (std::string("    input (Tensor): logits.\n    target (Tensor): targets of the input's shape.\n"
-                               "    weight (Tensor, optional): a weight that broadcasts to the input.\n"
-                               "    pos_weight (Tensor, optional): a weight of the positive term.\n") +
-                   kEnumReductionArg).c_str()).c_str());
+  nn.def(
+      "smooth_l1_loss",
+      [](const Tensor& input, const Tensor& target, nb::handle size_average, nb::handle reduce, nb::handle reduction,
+         double beta) {
+        warn_broadcast(input, target);
+        return smooth_l1_loss(input, target, legacy_reduction(size_average, reduce, reduction), beta);
+      },
+      nb::sig(
+          ("def smooth_l1_loss(input: Tensor, target: Tensor, " + legacy + ", beta: float = 1.0) -> Tensor").c_str()),
+      arg("input"), arg("target"), none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean",
+      arg("beta") = 1.0, legacy_doc(kSmoothL1LossDoc).c_str());
+  nn.def(
+      "huber_loss",
+      [](const Tensor& input, const Tensor& target, nb::handle reduction, double delta, nb::handle weight) {
+        warn_broadcast(input, target);
+        const Reduction r = reduction_of(reduction);
+        if (weight.is_none()) return huber_loss(input, target, r, delta);
+        return weighted_loss(huber_loss(input, target, Reduction::None, delta), input,
+                             opt_tensor(weight, "huber_loss", "weight"), r, false);
+      },
+      nb::sig("def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: float = 1.0, weight: "
+              "Tensor | None = None) -> Tensor"),
+      arg("input"), arg("target"), arg("reduction") = "mean", arg("delta") = 1.0, none_arg("weight"),
+      fill(kHuberLossDoc, {{"$reduction", kReductionArg}}).c_str());
+  nn.def(
+      "binary_cross_entropy",
+      [](const Tensor& input, const Tensor& target, nb::handle weight, nb::handle size_average, nb::handle reduce,
+         nb::handle reduction) {
+        return binary_cross_entropy(input, target, opt_tensor(weight, "binary_cross_entropy", "weight"),
+                                    legacy_reduction(size_average, reduce, reduction));
+      },
+      nb::sig(("def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, " + legacy +
+               ") -> Tensor")
+                  .c_str()),
+      arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), none_arg("reduce"),
+      arg("reduction") = "mean", legacy_doc(kBceDoc).c_str());
+  nn.def(
+      "binary_cross_entropy_with_logits",
+      [](const Tensor& input, const Tensor& target, nb::handle weight, nb::handle size_average, nb::handle reduce,
+         nb::handle reduction, nb::handle pos_weight) {
+        const char* fn = "binary_cross_entropy_with_logits";
+        return binary_cross_entropy_with_logits(input, target, opt_tensor(weight, fn, "weight"),
+                                                legacy_reduction(size_average, reduce, reduction),
+                                                opt_tensor(pos_weight, fn, "pos_weight"));
+      },
+      nb::sig(("def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None, " +
+               legacy + ", pos_weight: Tensor | None = None) -> Tensor")
+                  .c_str()),
+      arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), none_arg("reduce"),
+      arg("reduction") = "mean", none_arg("pos_weight"), legacy_doc(kBceLogitsDoc).c_str());
+  m.def(
+      "binary_cross_entropy_with_logits",
+      [](const Tensor& input, const Tensor& target, nb::handle weight, nb::handle pos_weight, nb::handle reduction) {
+        const char* fn = "binary_cross_entropy_with_logits";
+        return binary_cross_entropy_with_logits(input, target, opt_tensor(weight, fn, "weight"),
+                                                reduction_of(reduction), opt_tensor(pos_weight, fn, "pos_weight"));
+      },
+      nb::sig("def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None, "
+              "pos_weight: Tensor | None = None, reduction: int | str = 1) -> Tensor"),
+      arg("input"), arg("target"), none_arg("weight"), none_arg("pos_weight"), arg("reduction") = 1,
+      top_loss_doc(kBceLogitsDoc, "binary_cross_entropy_with_logits",
+                   (std::string("    input (Tensor): logits.\n    target (Tensor): targets of the input's shape.\n"
+                                "    weight (Tensor, optional): a weight that broadcasts to the input.\n"
+                                "    pos_weight (Tensor, optional): a weight of the positive term.\n") +
+                    kEnumReductionArg)
+                       .c_str())
+          .c_str());
 
   auto kl = [](const Tensor& input, const Tensor& target, nb::handle size_average, nb::handle reduce,
                nb::handle reduction, bool log_target) {
@@ -631,191 +663,263 @@ void init_nn_loss(nb::module_& m, nb::module_& nn) {
       const std::string_view r = utf8(reduction);
       if (r == "batchmean") return kl_div(input, target, Reduction::Sum, log_target, true);
       if (r == "mean")
-        warn("reduction: 'mean' divides the total loss by both the batch size and the support size.'batchmean' "
-             "divides only by the batch size, and aligns with the KL div math definition.'mean' will be changed to "
-             "behave the same as 'batchmean' in the next major release.");
+        warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size.'batchmean' "
+            "divides only by the batch size, and aligns with the KL div math definition.'mean' will be changed to "
+            "behave the same as 'batchmean' in the next major release.");
     }
     return kl_div(input, target, legacy_reduction(size_average, reduce, reduction), log_target);
   };
-  nn.def("kl_div", kl, nb::sig(("def kl_div(input: Tensor, target: Tensor, " + legacy +
-                                ", log_target: bool = False) -> Tensor").c_str()),
+  nn.def("kl_div", kl,
+         nb::sig(
+             ("def kl_div(input: Tensor, target: Tensor, " + legacy + ", log_target: bool = False) -> Tensor").c_str()),
          arg("input"), arg("target"), none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean",
          arg("log_target") = false, kKlDivDoc);
-  m.def("kl_div", [](const Tensor& input, const Tensor& target, nb::handle reduction, bool log_target) {
-    return kl_div(input, target, reduction_of(reduction), log_target);
-  }, nb::sig("def kl_div(input: Tensor, target: Tensor, reduction: int | str = 1, log_target: bool = False) -> Tensor"),
-     arg("input"), arg("target"), arg("reduction") = 1, arg("log_target") = false,
-     top_loss_doc(kKlDivDoc, "kl_div",
-                  (std::string("    input (Tensor): log-probabilities.\n"
-                               "    target (Tensor): the target distribution.\n") +
-                   kEnumReductionArg + "    log_target (bool, optional): the target holds log-probabilities. "
-                   "Default: ``False``\n").c_str()).c_str());
+  m.def(
+      "kl_div",
+      [](const Tensor& input, const Tensor& target, nb::handle reduction, bool log_target) {
+        return kl_div(input, target, reduction_of(reduction), log_target);
+      },
+      nb::sig(
+          "def kl_div(input: Tensor, target: Tensor, reduction: int | str = 1, log_target: bool = False) -> Tensor"),
+      arg("input"), arg("target"), arg("reduction") = 1, arg("log_target") = false,
+      top_loss_doc(kKlDivDoc, "kl_div",
+                   (std::string("    input (Tensor): log-probabilities.\n"
+                                "    target (Tensor): the target distribution.\n") +
+                    kEnumReductionArg +
+                    "    log_target (bool, optional): the target holds log-probabilities. "
+                    "Default: ``False``\n")
+                       .c_str())
+          .c_str());
 
-  nn.def("poisson_nll_loss", [](const Tensor& input, const Tensor& target, bool log_input, bool full,
-                                nb::handle size_average, double eps, nb::handle reduce, nb::handle reduction) {
-    return poisson_nll_loss(input, target, log_input, full, eps, legacy_reduction(size_average, reduce, reduction));
-  }, nb::sig("def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, "
-             "size_average: bool | None = None, eps: float = 1e-08, reduce: bool | None = None, reduction: str = "
-             "'mean') -> Tensor"),
-     arg("input"), arg("target"), arg("log_input") = true, arg("full") = false, none_arg("size_average"),
-     arg("eps") = 1e-8, none_arg("reduce"), arg("reduction") = "mean", kPoissonNllDoc);
-  m.def("poisson_nll_loss", [](const Tensor& input, const Tensor& target, bool log_input, bool full, double eps,
-                               nb::handle reduction) {
-    return poisson_nll_loss(input, target, log_input, full, eps, reduction_of(reduction));
-  }, nb::sig("def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float, "
-             "reduction: int | str) -> Tensor"),
-     arg("input"), arg("target"), arg("log_input"), arg("full"), arg("eps"), arg("reduction"),
-     top_loss_doc(kPoissonNllDoc, "poisson_nll_loss",
-                  (std::string("    input (Tensor): the expectation (its logarithm with ``log_input``).\n"
-                               "    target (Tensor): the observed counts.\n"
-                               "    log_input (bool): the input is a log-rate.\n"
-                               "    full (bool): add the Stirling term.\n"
-                               "    eps (float): added to the input before its logarithm when not ``log_input``.\n") +
-                   "    reduction (int or str): 0 (none), 1 (mean) or 2 (sum), or the name of one.\n").c_str())
-         .c_str());
-  nn.def("gaussian_nll_loss", [](const Tensor& input, const Tensor& target, nb::handle var, bool full, double eps,
-                                 nb::handle reduction) {
-    // A number for var means one variance for every element (PyTorch >= 2.3).
-    Tensor v = nb::isinstance<Tensor>(var) ? nb::cast<Tensor>(var)
-                                           : full_like(input, to_scalar(var, "gaussian_nll_loss"));
-    return gaussian_nll_loss(input, target, v, full, eps, reduction_of(reduction));
-  }, nb::sig("def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False, eps: "
-             "float = 1e-06, reduction: str = 'mean') -> Tensor"),
-     arg("input"), arg("target"), arg("var"), arg("full") = false, arg("eps") = 1e-6, arg("reduction") = "mean",
-     kGaussianNllDoc);
+  nn.def(
+      "poisson_nll_loss",
+      [](const Tensor& input, const Tensor& target, bool log_input, bool full, nb::handle size_average, double eps,
+         nb::handle reduce, nb::handle reduction) {
+        return poisson_nll_loss(input, target, log_input, full, eps, legacy_reduction(size_average, reduce, reduction));
+      },
+      nb::sig("def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, "
+              "size_average: bool | None = None, eps: float = 1e-08, reduce: bool | None = None, reduction: str = "
+              "'mean') -> Tensor"),
+      arg("input"), arg("target"), arg("log_input") = true, arg("full") = false, none_arg("size_average"),
+      arg("eps") = 1e-8, none_arg("reduce"), arg("reduction") = "mean", kPoissonNllDoc);
+  m.def(
+      "poisson_nll_loss",
+      [](const Tensor& input, const Tensor& target, bool log_input, bool full, double eps, nb::handle reduction) {
+        return poisson_nll_loss(input, target, log_input, full, eps, reduction_of(reduction));
+      },
+      nb::sig("def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float, "
+              "reduction: int | str) -> Tensor"),
+      arg("input"), arg("target"), arg("log_input"), arg("full"), arg("eps"), arg("reduction"),
+      top_loss_doc(kPoissonNllDoc, "poisson_nll_loss",
+                   (std::string("    input (Tensor): the expectation (its logarithm with ``log_input``).\n"
+                                "    target (Tensor): the observed counts.\n"
+                                "    log_input (bool): the input is a log-rate.\n"
+                                "    full (bool): add the Stirling term.\n"
+                                "    eps (float): added to the input before its logarithm when not ``log_input``.\n") +
+                    "    reduction (int or str): 0 (none), 1 (mean) or 2 (sum), or the name of one.\n")
+                       .c_str())
+          .c_str());
+  nn.def(
+      "gaussian_nll_loss",
+      [](const Tensor& input, const Tensor& target, nb::handle var, bool full, double eps, nb::handle reduction) {
+        // A number for var means one variance for every element (PyTorch >= 2.3).
+        Tensor v = nb::isinstance<Tensor>(var) ? nb::cast<Tensor>(var)
+                                               : full_like(input, to_scalar(var, "gaussian_nll_loss"));
+        return gaussian_nll_loss(input, target, v, full, eps, reduction_of(reduction));
+      },
+      nb::sig("def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False, eps: "
+              "float = 1e-06, reduction: str = 'mean') -> Tensor"),
+      arg("input"), arg("target"), arg("var"), arg("full") = false, arg("eps") = 1e-6, arg("reduction") = "mean",
+      kGaussianNllDoc);
 
   auto pair_loss = [&](const char* name, Tensor (*f)(const Tensor&, const Tensor&, const Tensor&, double, Reduction),
                        double margin, const char* doc) {
     const std::string n(name);
-    nn.def(name, [f](const Tensor& a, const Tensor& b, const Tensor& target, double margin, nb::handle size_average,
-                     nb::handle reduce, nb::handle reduction) {
-      return f(a, b, target, margin, legacy_reduction(size_average, reduce, reduction));
-    }, nb::sig(("def " + n + "(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, " + legacy +
-                ") -> Tensor").c_str()),
-       arg("input1"), arg("input2"), arg("target"), arg("margin") = margin, none_arg("size_average"),
-       none_arg("reduce"), arg("reduction") = "mean", legacy_doc(doc).c_str());
-    m.def(name, [f](const Tensor& a, const Tensor& b, const Tensor& target, double margin, nb::handle reduction) {
-      return f(a, b, target, margin, reduction_of(reduction));
-    }, nb::sig(("def " + n + "(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int | "
-                "str = 1) -> Tensor").c_str()),
-       arg("input1"), arg("input2"), arg("target"), arg("margin") = 0.0, arg("reduction") = 1,
-       top_loss_doc(doc, name, (std::string("    input1 (Tensor): the first inputs.\n    input2 (Tensor): the second "
-                                            "inputs.\n    target (Tensor): 1 or -1 per pair.\n    margin (float, "
-                                            "optional): the margin. Default: 0.0\n") + kEnumReductionArg).c_str())
-           .c_str());
+    nn.def(
+        name,
+        [f](const Tensor& a, const Tensor& b, const Tensor& target, double margin, nb::handle size_average,
+            nb::handle reduce, nb::handle reduction) {
+          return f(a, b, target, margin, legacy_reduction(size_average, reduce, reduction));
+        },
+        nb::sig(("def " + n + "(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, " + legacy +
+                 ") -> Tensor")
+                    .c_str()),
+        arg("input1"), arg("input2"), arg("target"), arg("margin") = margin, none_arg("size_average"),
+        none_arg("reduce"), arg("reduction") = "mean", legacy_doc(doc).c_str());
+    m.def(
+        name,
+        [f](const Tensor& a, const Tensor& b, const Tensor& target, double margin, nb::handle reduction) {
+          return f(a, b, target, margin, reduction_of(reduction));
+        },
+        nb::sig(("def " + n +
+                 "(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int | "
+                 "str = 1) -> Tensor")
+                    .c_str()),
+        arg("input1"), arg("input2"), arg("target"), arg("margin") = 0.0, arg("reduction") = 1,
+        top_loss_doc(doc, name,
+                     (std::string("    input1 (Tensor): the first inputs.\n    input2 (Tensor): the second "
+                                  "inputs.\n    target (Tensor): 1 or -1 per pair.\n    margin (float, "
+                                  "optional): the margin. Default: 0.0\n") +
+                      kEnumReductionArg)
+                         .c_str())
+            .c_str());
   };
   pair_loss("cosine_embedding_loss", &cosine_embedding_loss, 0.0, kCosineEmbeddingDoc);
   pair_loss("margin_ranking_loss", &margin_ranking_loss, 0.0, kMarginRankingDoc);
 
-  nn.def("triplet_margin_loss", [](const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
-                                   double p, double eps, bool swap, nb::handle size_average, nb::handle reduce,
-                                   nb::handle reduction) {
-    return triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
-                               legacy_reduction(size_average, reduce, reduction));
-  }, nb::sig(("def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: "
-              "float = 2, eps: float = 1e-06, swap: bool = False, " + legacy + ") -> Tensor").c_str()),
-     arg("anchor"), arg("positive"), arg("negative"), arg("margin") = 1.0, arg("p") = 2.0, arg("eps") = 1e-6,
-     arg("swap") = false, none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean",
-     legacy_doc(kTripletDoc).c_str());
-  m.def("triplet_margin_loss", [](const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
-                                  double p, double eps, bool swap, nb::handle reduction) {
-    return triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction_of(reduction));
-  }, nb::sig("def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: "
-             "float = 2.0, eps: float = 1e-06, swap: bool = False, reduction: int | str = 1) -> Tensor"),
-     arg("anchor"), arg("positive"), arg("negative"), arg("margin") = 1.0, arg("p") = 2.0, arg("eps") = 1e-6,
-     arg("swap") = false, arg("reduction") = 1,
-     top_loss_doc(kTripletDoc, "triplet_margin_loss",
-                  (std::string("    anchor (Tensor): the anchors.\n    positive (Tensor): the positive examples.\n"
-                               "    negative (Tensor): the negative examples.\n    margin (float, optional): the "
-                               "required margin. Default: 1.0\n    p (float, optional): the norm degree. Default: "
-                               "2.0\n    eps (float, optional): added to the differences. Default: 1e-6\n    swap "
-                               "(bool, optional): the distance swap. Default: ``False``\n") + kEnumReductionArg)
-                      .c_str()).c_str());
+  nn.def(
+      "triplet_margin_loss",
+      [](const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin, double p, double eps,
+         bool swap, nb::handle size_average, nb::handle reduce, nb::handle reduction) {
+        return triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                   legacy_reduction(size_average, reduce, reduction));
+      },
+      nb::sig(("def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: "
+               "float = 2, eps: float = 1e-06, swap: bool = False, " +
+               legacy + ") -> Tensor")
+                  .c_str()),
+      arg("anchor"), arg("positive"), arg("negative"), arg("margin") = 1.0, arg("p") = 2.0, arg("eps") = 1e-6,
+      arg("swap") = false, none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean",
+      legacy_doc(kTripletDoc).c_str());
+  m.def(
+      "triplet_margin_loss",
+      [](const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin, double p, double eps,
+         bool swap, nb::handle reduction) {
+        return triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction_of(reduction));
+      },
+      nb::sig("def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: "
+              "float = 2.0, eps: float = 1e-06, swap: bool = False, reduction: int | str = 1) -> Tensor"),
+      arg("anchor"), arg("positive"), arg("negative"), arg("margin") = 1.0, arg("p") = 2.0, arg("eps") = 1e-6,
+      arg("swap") = false, arg("reduction") = 1,
+      top_loss_doc(kTripletDoc, "triplet_margin_loss",
+                   (std::string("    anchor (Tensor): the anchors.\n    positive (Tensor): the positive examples.\n"
+                                "    negative (Tensor): the negative examples.\n    margin (float, optional): the "
+                                "required margin. Default: 1.0\n    p (float, optional): the norm degree. Default: "
+                                "2.0\n    eps (float, optional): added to the differences. Default: 1e-6\n    swap "
+                                "(bool, optional): the distance swap. Default: ``False``\n") +
+                    kEnumReductionArg)
+                       .c_str())
+          .c_str());
 
-  nn.def("triplet_margin_with_distance_loss", [](const Tensor& anchor, const Tensor& positive, const Tensor& negative,
-                                                 nb::handle distance_function, double margin, bool swap,
-                                                 nb::handle reduction) {
-    EMBER_CHECK_VALUE(margin > 0, "triplet_margin_with_distance_loss: expected margin to be greater than 0, got ",
-                      nb::repr(nb::cast(margin)).c_str(), " instead");
-    DistanceFn dist;
-    if (!distance_function.is_none()) {
-      nb::object f = nb::borrow(distance_function);
-      dist = [f](const Tensor& a, const Tensor& b) { return nb::cast<Tensor>(f(a, b)); };
-    }
-    return triplet_margin_with_distance_loss(anchor, positive, negative, dist, margin, swap, reduction_of(reduction));
-  }, nb::sig("def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *, "
-             "distance_function: Callable[[Tensor, Tensor], Tensor] | None = None, margin: float = 1.0, swap: bool = "
-             "False, reduction: str = 'mean') -> Tensor"),
-     arg("anchor"), arg("positive"), arg("negative"), nb::kw_only(), none_arg("distance_function"),
-     arg("margin") = 1.0, arg("swap") = false, arg("reduction") = "mean", kTripletDistanceDoc);
-  nn.def("multilabel_margin_loss", [](const Tensor& input, const Tensor& target, nb::handle size_average,
-                                      nb::handle reduce, nb::handle reduction) {
-    return multilabel_margin_loss(input, target, legacy_reduction(size_average, reduce, reduction));
-  }, nb::sig(("def multilabel_margin_loss(input: Tensor, target: Tensor, " + legacy + ") -> Tensor").c_str()),
-     arg("input"), arg("target"), none_arg("size_average"), none_arg("reduce"),
-     arg("reduction") = "mean", legacy_doc(kMultilabelMarginDoc).c_str());
-  nn.def("hinge_embedding_loss", [](const Tensor& input, const Tensor& target, double margin, nb::handle size_average,
-                                    nb::handle reduce, nb::handle reduction) {
-    return hinge_embedding_loss(input, target, margin, legacy_reduction(size_average, reduce, reduction));
-  }, nb::sig(("def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, " + legacy +
-              ") -> Tensor").c_str()),
-     arg("input"), arg("target"), arg("margin") = 1.0, none_arg("size_average"), none_arg("reduce"),
-     arg("reduction") = "mean", legacy_doc(kHingeEmbeddingDoc).c_str());
-  m.def("hinge_embedding_loss", [](const Tensor& input, const Tensor& target, double margin, nb::handle reduction) {
-    return hinge_embedding_loss(input, target, margin, reduction_of(reduction));
-  }, nb::sig("def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction: int | str = 1) "
-             "-> Tensor"),
-     arg("input"), arg("target"), arg("margin") = 1.0, arg("reduction") = 1,
-     top_loss_doc(kHingeEmbeddingDoc, "hinge_embedding_loss",
-                  (std::string("    input (Tensor): the distances.\n    target (Tensor): 1 or -1, of the input's "
-                               "shape.\n    margin (float, optional): the margin. Default: 1.0\n") + kEnumReductionArg)
-                      .c_str()).c_str());
-  nn.def("soft_margin_loss", [](const Tensor& input, const Tensor& target, nb::handle size_average, nb::handle reduce,
-                                nb::handle reduction) {
-    return soft_margin_loss(input, target, legacy_reduction(size_average, reduce, reduction));
-  }, nb::sig(("def soft_margin_loss(input: Tensor, target: Tensor, " + legacy + ") -> Tensor").c_str()),
-     arg("input"), arg("target"), none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean",
-     legacy_doc(kSoftMarginDoc).c_str());
-  nn.def("multilabel_soft_margin_loss", [](const Tensor& input, const Tensor& target, nb::handle weight,
-                                           nb::handle size_average, nb::handle reduce, nb::handle reduction) {
-    return multilabel_soft_margin_loss(input, target, opt_tensor(weight, "multilabel_soft_margin_loss", "weight"),
-                                       legacy_reduction(size_average, reduce, reduction));
-  }, nb::sig(("def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, " +
-              legacy + ") -> Tensor").c_str()),
-     arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), none_arg("reduce"),
-     arg("reduction") = "mean", legacy_doc(kMultilabelSoftMarginDoc).c_str());
-  nn.def("multi_margin_loss", [](const Tensor& input, const Tensor& target, int64_t p, double margin,
-                                 nb::handle weight, nb::handle size_average, nb::handle reduce, nb::handle reduction) {
-    return multi_margin_loss(input, target, p, margin, opt_tensor(weight, "multi_margin_loss", "weight"),
-                             legacy_reduction(size_average, reduce, reduction));
-  }, nb::sig(("def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor "
-              "| None = None, " + legacy + ") -> Tensor").c_str()),
-     arg("input"), arg("target"), arg("p") = 1, arg("margin") = 1.0, none_arg("weight"),
-     none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean", legacy_doc(kMultiMarginDoc).c_str());
+  nn.def(
+      "triplet_margin_with_distance_loss",
+      [](const Tensor& anchor, const Tensor& positive, const Tensor& negative, nb::handle distance_function,
+         double margin, bool swap, nb::handle reduction) {
+        EMBER_CHECK_VALUE(margin > 0, "triplet_margin_with_distance_loss: expected margin to be greater than 0, got ",
+                          nb::repr(nb::cast(margin)).c_str(), " instead");
+        DistanceFn dist;
+        if (!distance_function.is_none()) {
+          nb::object f = nb::borrow(distance_function);
+          dist = [f](const Tensor& a, const Tensor& b) { return nb::cast<Tensor>(f(a, b)); };
+        }
+        return triplet_margin_with_distance_loss(anchor, positive, negative, dist, margin, swap,
+                                                 reduction_of(reduction));
+      },
+      nb::sig("def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *, "
+              "distance_function: Callable[[Tensor, Tensor], Tensor] | None = None, margin: float = 1.0, swap: bool = "
+              "False, reduction: str = 'mean') -> Tensor"),
+      arg("anchor"), arg("positive"), arg("negative"), nb::kw_only(), none_arg("distance_function"),
+      arg("margin") = 1.0, arg("swap") = false, arg("reduction") = "mean", kTripletDistanceDoc);
+  nn.def(
+      "multilabel_margin_loss",
+      [](const Tensor& input, const Tensor& target, nb::handle size_average, nb::handle reduce, nb::handle reduction) {
+        return multilabel_margin_loss(input, target, legacy_reduction(size_average, reduce, reduction));
+      },
+      nb::sig(("def multilabel_margin_loss(input: Tensor, target: Tensor, " + legacy + ") -> Tensor").c_str()),
+      arg("input"), arg("target"), none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean",
+      legacy_doc(kMultilabelMarginDoc).c_str());
+  nn.def(
+      "hinge_embedding_loss",
+      [](const Tensor& input, const Tensor& target, double margin, nb::handle size_average, nb::handle reduce,
+         nb::handle reduction) {
+        return hinge_embedding_loss(input, target, margin, legacy_reduction(size_average, reduce, reduction));
+      },
+      nb::sig(("def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, " + legacy + ") -> Tensor")
+                  .c_str()),
+      arg("input"), arg("target"), arg("margin") = 1.0, none_arg("size_average"), none_arg("reduce"),
+      arg("reduction") = "mean", legacy_doc(kHingeEmbeddingDoc).c_str());
+  m.def(
+      "hinge_embedding_loss",
+      [](const Tensor& input, const Tensor& target, double margin, nb::handle reduction) {
+        return hinge_embedding_loss(input, target, margin, reduction_of(reduction));
+      },
+      nb::sig("def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction: int | str = 1) "
+              "-> Tensor"),
+      arg("input"), arg("target"), arg("margin") = 1.0, arg("reduction") = 1,
+      top_loss_doc(kHingeEmbeddingDoc, "hinge_embedding_loss",
+                   (std::string("    input (Tensor): the distances.\n    target (Tensor): 1 or -1, of the input's "
+                                "shape.\n    margin (float, optional): the margin. Default: 1.0\n") +
+                    kEnumReductionArg)
+                       .c_str())
+          .c_str());
+  nn.def(
+      "soft_margin_loss",
+      [](const Tensor& input, const Tensor& target, nb::handle size_average, nb::handle reduce, nb::handle reduction) {
+        return soft_margin_loss(input, target, legacy_reduction(size_average, reduce, reduction));
+      },
+      nb::sig(("def soft_margin_loss(input: Tensor, target: Tensor, " + legacy + ") -> Tensor").c_str()), arg("input"),
+      arg("target"), none_arg("size_average"), none_arg("reduce"), arg("reduction") = "mean",
+      legacy_doc(kSoftMarginDoc).c_str());
+  nn.def(
+      "multilabel_soft_margin_loss",
+      [](const Tensor& input, const Tensor& target, nb::handle weight, nb::handle size_average, nb::handle reduce,
+         nb::handle reduction) {
+        return multilabel_soft_margin_loss(input, target, opt_tensor(weight, "multilabel_soft_margin_loss", "weight"),
+                                           legacy_reduction(size_average, reduce, reduction));
+      },
+      nb::sig(("def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, " +
+               legacy + ") -> Tensor")
+                  .c_str()),
+      arg("input"), arg("target"), none_arg("weight"), none_arg("size_average"), none_arg("reduce"),
+      arg("reduction") = "mean", legacy_doc(kMultilabelSoftMarginDoc).c_str());
+  nn.def(
+      "multi_margin_loss",
+      [](const Tensor& input, const Tensor& target, int64_t p, double margin, nb::handle weight,
+         nb::handle size_average, nb::handle reduce, nb::handle reduction) {
+        return multi_margin_loss(input, target, p, margin, opt_tensor(weight, "multi_margin_loss", "weight"),
+                                 legacy_reduction(size_average, reduce, reduction));
+      },
+      nb::sig(("def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor "
+               "| None = None, " +
+               legacy + ") -> Tensor")
+                  .c_str()),
+      arg("input"), arg("target"), arg("p") = 1, arg("margin") = 1.0, none_arg("weight"), none_arg("size_average"),
+      none_arg("reduce"), arg("reduction") = "mean", legacy_doc(kMultiMarginDoc).c_str());
 
   auto ctc = [](const Tensor& log_probs, const Tensor& targets, nb::handle input_lengths, nb::handle target_lengths,
                 int64_t blank, nb::handle reduction, bool zero_infinity) {
     return ctc_loss(log_probs, targets, lengths_arg(input_lengths, "input_lengths"),
                     lengths_arg(target_lengths, "target_lengths"), blank, reduction_of(reduction), zero_infinity);
   };
-  const char* lengths = "log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Sequence[int], target_lengths: "
-                        "Tensor | Sequence[int], blank: int = 0, ";
-  nn.def("ctc_loss", ctc, nb::sig((std::string("def ctc_loss(") + lengths + "reduction: str = 'mean', zero_infinity: "
-                                   "bool = False) -> Tensor").c_str()),
+  const char* lengths =
+      "log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Sequence[int], target_lengths: "
+      "Tensor | Sequence[int], blank: int = 0, ";
+  nn.def("ctc_loss", ctc,
+         nb::sig((std::string("def ctc_loss(") + lengths +
+                  "reduction: str = 'mean', zero_infinity: "
+                  "bool = False) -> Tensor")
+                     .c_str()),
          arg("log_probs"), arg("targets"), arg("input_lengths"), arg("target_lengths"), arg("blank") = 0,
          arg("reduction") = "mean", arg("zero_infinity") = false,
          fill(kCtcDoc, {{"$reduction", kReductionArg}}).c_str());
-  m.def("ctc_loss", ctc, nb::sig((std::string("def ctc_loss(") + lengths + "reduction: int | str = 1, zero_infinity: "
-                                  "bool = False) -> Tensor").c_str()),
+  m.def("ctc_loss", ctc,
+        nb::sig((std::string("def ctc_loss(") + lengths +
+                 "reduction: int | str = 1, zero_infinity: "
+                 "bool = False) -> Tensor")
+                    .c_str()),
         arg("log_probs"), arg("targets"), arg("input_lengths"), arg("target_lengths"), arg("blank") = 0,
         arg("reduction") = 1, arg("zero_infinity") = false,
-        see_doc(kCtcDoc, "The form of :func:`ember.nn.functional.ctc_loss` at top level, with the reduction as "
-                         "PyTorch's enum value.\n\nArgs:\n    log_probs (Tensor): log-probabilities :math:`(T, N, C)` "
-                         "or :math:`(T, C)`.\n    targets (Tensor): the target sequences.\n    input_lengths (Tensor "
-                         "or tuple): the frames of each sample.\n    target_lengths (Tensor or tuple): the length of "
-                         "each target.\n    blank (int, optional): the blank label. Default: 0\n" +
-                         std::string(kEnumReductionArg) + "    zero_infinity (bool, optional): zero infinite losses. "
-                         "Default: ``False``").c_str());
+        see_doc(kCtcDoc,
+                "The form of :func:`ember.nn.functional.ctc_loss` at top level, with the reduction as "
+                "PyTorch's enum value.\n\nArgs:\n    log_probs (Tensor): log-probabilities :math:`(T, N, C)` "
+                "or :math:`(T, C)`.\n    targets (Tensor): the target sequences.\n    input_lengths (Tensor "
+                "or tuple): the frames of each sample.\n    target_lengths (Tensor or tuple): the length of "
+                "each target.\n    blank (int, optional): the blank label. Default: 0\n" +
+                    std::string(kEnumReductionArg) +
+                    "    zero_infinity (bool, optional): zero infinite losses. "
+                    "Default: ``False``")
+            .c_str());
 }
 
 }  // namespace ember::py

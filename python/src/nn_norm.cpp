@@ -331,126 +331,170 @@ Example::
 
 void init_nn_norm(nb::module_& m, nb::module_& nn) {
   // ---- normalization
-  nn.def("layer_norm", [](const Tensor& x, nb::handle shape, nb::handle w, nb::handle b, double eps) {
-    return layer_norm(x, int_list(shape, "layer_norm", "normalized_shape"), opt(w), opt(b), eps);
-  }, nb::sig("def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None, "
-             "bias: Tensor | None = None, eps: float = 1e-05) -> Tensor"),
-     arg("input"), arg("normalized_shape"), arg("weight") = none(), arg("bias") = none(), arg("eps") = 1e-5,
-     fill(kLayerNormDoc, {{"$cudnn", ""}}).c_str());
-  m.def("layer_norm", [](const Tensor& x, nb::handle shape, nb::handle w, nb::handle b, double eps, bool) {
-    return layer_norm(x, int_list(shape, "layer_norm", "normalized_shape"), opt(w), opt(b), eps);
-  }, nb::sig("def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None, "
-             "bias: Tensor | None = None, eps: float = 1e-05, cudnn_enable: bool = True) -> Tensor"),
-     arg("input"), arg("normalized_shape"), arg("weight") = none(), arg("bias") = none(), arg("eps") = 1e-5,
-     arg("cudnn_enable") = true, fill(kLayerNormDoc, {{"$cudnn", kCudnnArg}}).c_str());
+  nn.def(
+      "layer_norm",
+      [](const Tensor& x, nb::handle shape, nb::handle w, nb::handle b, double eps) {
+        return layer_norm(x, int_list(shape, "layer_norm", "normalized_shape"), opt(w), opt(b), eps);
+      },
+      nb::sig("def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None, "
+              "bias: Tensor | None = None, eps: float = 1e-05) -> Tensor"),
+      arg("input"), arg("normalized_shape"), arg("weight") = none(), arg("bias") = none(), arg("eps") = 1e-5,
+      fill(kLayerNormDoc, {{"$cudnn", ""}}).c_str());
+  m.def(
+      "layer_norm",
+      [](const Tensor& x, nb::handle shape, nb::handle w, nb::handle b, double eps, bool) {
+        return layer_norm(x, int_list(shape, "layer_norm", "normalized_shape"), opt(w), opt(b), eps);
+      },
+      nb::sig("def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None, "
+              "bias: Tensor | None = None, eps: float = 1e-05, cudnn_enable: bool = True) -> Tensor"),
+      arg("input"), arg("normalized_shape"), arg("weight") = none(), arg("bias") = none(), arg("eps") = 1e-5,
+      arg("cudnn_enable") = true, fill(kLayerNormDoc, {{"$cudnn", kCudnnArg}}).c_str());
   for (nb::module_* mod : {&nn, &m})
-    mod->def("rms_norm", [](const Tensor& x, nb::handle shape, nb::handle w, std::optional<double> eps) {
-      return rms_norm(x, int_list(shape, "rms_norm", "normalized_shape"), opt(w), eps);
-    }, nb::sig("def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None, eps: "
-               "float | None = None) -> Tensor"),
-       arg("input"), arg("normalized_shape"), arg("weight") = none(), arg("eps") = none(), kRmsNormDoc);
-  nn.def("batch_norm", [](const Tensor& x, nb::handle rm, nb::handle rv, nb::handle w, nb::handle b, bool training,
-                          double momentum, double eps) {
-    return batch_norm(x, opt(rm), opt(rv), opt(w), opt(b), training, momentum, eps);
-  }, nb::sig("def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | "
-             "None = None, bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = "
-             "1e-05) -> Tensor"),
-     arg("input"), arg("running_mean").none(), arg("running_var").none(), arg("weight") = none(),
-     arg("bias") = none(), arg("training") = false, arg("momentum") = 0.1, arg("eps") = 1e-5, kBatchNormDoc);
-  m.def("batch_norm", [](const Tensor& x, nb::handle w, nb::handle b, nb::handle rm, nb::handle rv, bool training,
-                         double momentum, double eps, bool) {
-    return batch_norm(x, opt(rm), opt(rv), opt(w), opt(b), training, momentum, eps);
-  }, nb::sig("def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None, "
-             "running_var: Tensor | None, training: bool, momentum: float, eps: float, cudnn_enabled: bool) -> "
-             "Tensor"),
-     arg("input"), arg("weight").none(), arg("bias").none(), arg("running_mean").none(), arg("running_var").none(),
-     arg("training"), arg("momentum"), arg("eps"), arg("cudnn_enabled"),
-     see_doc(kBatchNormDoc, "The form of :func:`ember.nn.functional.batch_norm` at top level, in PyTorch's ATen\n"
-                            "argument order (every argument required)." +
-                                fill(kAtenNormArgs, {{"$stats_doc", "use the batch's statistics (and update the "
-                                                                    "running ones)."}, {"$stats", "training"}}))
-         .c_str());
-  nn.def("group_norm", [](const Tensor& x, int64_t groups, nb::handle w, nb::handle b, double eps) {
-    return group_norm(x, groups, opt(w), opt(b), eps);
-  }, nb::sig("def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = "
-             "None, eps: float = 1e-05) -> Tensor"),
-     arg("input"), arg("num_groups"), arg("weight") = none(), arg("bias") = none(), arg("eps") = 1e-5,
-     fill(kGroupNormDoc, {{"$cudnn", ""}}).c_str());
-  m.def("group_norm", [](const Tensor& x, int64_t groups, nb::handle w, nb::handle b, double eps, bool) {
-    return group_norm(x, groups, opt(w), opt(b), eps);
-  }, nb::sig("def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = "
-             "None, eps: float = 1e-05, cudnn_enabled: bool = True) -> Tensor"),
-     arg("input"), arg("num_groups"), arg("weight") = none(), arg("bias") = none(), arg("eps") = 1e-5,
-     arg("cudnn_enabled") = true,
-     fill(kGroupNormDoc, {{"$cudnn", "    cudnn_enabled (bool, optional): accepted for compatibility; unused. "
-                                     "Default: ``True``\n"}}).c_str());
-  nn.def("instance_norm", [](const Tensor& x, nb::handle rm, nb::handle rv, nb::handle w, nb::handle b,
-                             bool use_input_stats, double momentum, double eps) {
-    return instance_norm(x, opt(rm), opt(rv), opt(w), opt(b), use_input_stats, momentum, eps);
-  }, nb::sig("def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None, "
-             "weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True, momentum: "
-             "float = 0.1, eps: float = 1e-05) -> Tensor"),
-     arg("input"), arg("running_mean") = none(), arg("running_var") = none(), arg("weight") = none(),
-     arg("bias") = none(), arg("use_input_stats") = true, arg("momentum") = 0.1, arg("eps") = 1e-5, kInstanceNormDoc);
-  m.def("instance_norm", [](const Tensor& x, nb::handle w, nb::handle b, nb::handle rm, nb::handle rv,
-                            bool use_input_stats, double momentum, double eps, bool) {
-    return instance_norm(x, opt(rm), opt(rv), opt(w), opt(b), use_input_stats, momentum, eps);
-  }, nb::sig("def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | "
-             "None, running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float, cudnn_enabled: "
-             "bool) -> Tensor"),
-     arg("input"), arg("weight").none(), arg("bias").none(), arg("running_mean").none(), arg("running_var").none(),
-     arg("use_input_stats"), arg("momentum"), arg("eps"), arg("cudnn_enabled"),
-     see_doc(kInstanceNormDoc, "The form of :func:`ember.nn.functional.instance_norm` at top level, in PyTorch's\n"
-                               "ATen argument order (every argument required)." +
-                                   fill(kAtenNormArgs, {{"$stats_doc", "normalize with the input's statistics."},
-                                                        {"$stats", "use_input_stats"}}))
-         .c_str());
+    mod->def(
+        "rms_norm",
+        [](const Tensor& x, nb::handle shape, nb::handle w, std::optional<double> eps) {
+          return rms_norm(x, int_list(shape, "rms_norm", "normalized_shape"), opt(w), eps);
+        },
+        nb::sig("def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None, eps: "
+                "float | None = None) -> Tensor"),
+        arg("input"), arg("normalized_shape"), arg("weight") = none(), arg("eps") = none(), kRmsNormDoc);
+  nn.def(
+      "batch_norm",
+      [](const Tensor& x, nb::handle rm, nb::handle rv, nb::handle w, nb::handle b, bool training, double momentum,
+         double eps) { return batch_norm(x, opt(rm), opt(rv), opt(w), opt(b), training, momentum, eps); },
+      nb::sig("def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | "
+              "None = None, bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = "
+              "1e-05) -> Tensor"),
+      arg("input"), arg("running_mean").none(), arg("running_var").none(), arg("weight") = none(), arg("bias") = none(),
+      arg("training") = false, arg("momentum") = 0.1, arg("eps") = 1e-5, kBatchNormDoc);
+  m.def(
+      "batch_norm",
+      [](const Tensor& x, nb::handle w, nb::handle b, nb::handle rm, nb::handle rv, bool training, double momentum,
+         double eps, bool) { return batch_norm(x, opt(rm), opt(rv), opt(w), opt(b), training, momentum, eps); },
+      nb::sig("def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None, "
+              "running_var: Tensor | None, training: bool, momentum: float, eps: float, cudnn_enabled: bool) -> "
+              "Tensor"),
+      arg("input"), arg("weight").none(), arg("bias").none(), arg("running_mean").none(), arg("running_var").none(),
+      arg("training"), arg("momentum"), arg("eps"), arg("cudnn_enabled"),
+      see_doc(kBatchNormDoc,
+              "The form of :func:`ember.nn.functional.batch_norm` at top level, in PyTorch's ATen\n"
+              "argument order (every argument required)." +
+                  fill(kAtenNormArgs, {{"$stats_doc",
+                                        "use the batch's statistics (and update the "
+                                        "running ones)."},
+                                       {"$stats", "training"}}))
+          .c_str());
+  nn.def(
+      "group_norm",
+      [](const Tensor& x, int64_t groups, nb::handle w, nb::handle b, double eps) {
+        return group_norm(x, groups, opt(w), opt(b), eps);
+      },
+      nb::sig("def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = "
+              "None, eps: float = 1e-05) -> Tensor"),
+      arg("input"), arg("num_groups"), arg("weight") = none(), arg("bias") = none(), arg("eps") = 1e-5,
+      fill(kGroupNormDoc, {{"$cudnn", ""}}).c_str());
+  m.def(
+      "group_norm",
+      [](const Tensor& x, int64_t groups, nb::handle w, nb::handle b, double eps, bool) {
+        return group_norm(x, groups, opt(w), opt(b), eps);
+      },
+      nb::sig("def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = "
+              "None, eps: float = 1e-05, cudnn_enabled: bool = True) -> Tensor"),
+      arg("input"), arg("num_groups"), arg("weight") = none(), arg("bias") = none(), arg("eps") = 1e-5,
+      arg("cudnn_enabled") = true,
+      fill(kGroupNormDoc, {{"$cudnn",
+                            "    cudnn_enabled (bool, optional): accepted for compatibility; unused. "
+                            "Default: ``True``\n"}})
+          .c_str());
+  nn.def(
+      "instance_norm",
+      [](const Tensor& x, nb::handle rm, nb::handle rv, nb::handle w, nb::handle b, bool use_input_stats,
+         double momentum,
+         double eps) { return instance_norm(x, opt(rm), opt(rv), opt(w), opt(b), use_input_stats, momentum, eps); },
+      nb::sig("def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None, "
+              "weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True, momentum: "
+              "float = 0.1, eps: float = 1e-05) -> Tensor"),
+      arg("input"), arg("running_mean") = none(), arg("running_var") = none(), arg("weight") = none(),
+      arg("bias") = none(), arg("use_input_stats") = true, arg("momentum") = 0.1, arg("eps") = 1e-5, kInstanceNormDoc);
+  m.def(
+      "instance_norm",
+      [](const Tensor& x, nb::handle w, nb::handle b, nb::handle rm, nb::handle rv, bool use_input_stats,
+         double momentum, double eps,
+         bool) { return instance_norm(x, opt(rm), opt(rv), opt(w), opt(b), use_input_stats, momentum, eps); },
+      nb::sig("def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | "
+              "None, running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float, cudnn_enabled: "
+              "bool) -> Tensor"),
+      arg("input"), arg("weight").none(), arg("bias").none(), arg("running_mean").none(), arg("running_var").none(),
+      arg("use_input_stats"), arg("momentum"), arg("eps"), arg("cudnn_enabled"),
+      see_doc(kInstanceNormDoc,
+              "The form of :func:`ember.nn.functional.instance_norm` at top level, in PyTorch's\n"
+              "ATen argument order (every argument required)." +
+                  fill(kAtenNormArgs,
+                       {{"$stats_doc", "normalize with the input's statistics."}, {"$stats", "use_input_stats"}}))
+          .c_str());
   nn.def("local_response_norm", &local_response_norm, arg("input"), arg("size"), arg("alpha") = 1e-4,
          arg("beta") = 0.75, arg("k") = 1.0, kLocalResponseNormDoc);
-  nn.def("normalize", [](const Tensor& x, double p, int64_t dim, double eps, nb::handle out) {
-    return finish_out(normalize(x, p, dim, eps), out, "normalize");
-  }, nb::sig("def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = "
-             "None) -> Tensor"),
-     arg("input"), arg("p") = 2.0, arg("dim") = 1, arg("eps") = 1e-12, arg("out") = none(), kNormalizeDoc);
+  nn.def(
+      "normalize",
+      [](const Tensor& x, double p, int64_t dim, double eps, nb::handle out) {
+        return finish_out(normalize(x, p, dim, eps), out, "normalize");
+      },
+      nb::sig("def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = "
+              "None) -> Tensor"),
+      arg("input"), arg("p") = 2.0, arg("dim") = 1, arg("eps") = 1e-12, arg("out") = none(), kNormalizeDoc);
 
   // ---- embeddings
-  nn.def("embedding", [](const Tensor& indices, const Tensor& weight, nb::handle padding_idx,
-                         std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, bool sparse) {
-    return embedding(weight, indices, padding_index(padding_idx, weight), scale_grad_by_freq, sparse, max_norm,
-                     norm_type);
-  }, nb::sig("def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = "
-             "None, norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor"),
-     arg("input"), arg("weight"), arg("padding_idx") = none(), arg("max_norm") = none(), arg("norm_type") = 2.0,
-     arg("scale_grad_by_freq") = false, arg("sparse") = false, kEmbeddingDoc);
-  m.def("embedding", [](const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
-                        bool sparse) { return embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse); },
-        arg("weight"), arg("indices"), arg("padding_idx") = -1, arg("scale_grad_by_freq") = false,
-        arg("sparse") = false, kTopEmbeddingDoc);
-  nn.def("embedding_bag", [](const Tensor& indices, const Tensor& weight, nb::handle offsets,
-                             std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq,
-                             const std::string& mode, bool sparse, nb::handle psw, bool include_last_offset,
-                             nb::handle padding_idx) {
-    return embedding_bag(indices, weight, opt(offsets), max_norm, norm_type, scale_grad_by_freq, mode, sparse, opt(psw),
-                         include_last_offset, padding_index(padding_idx, weight));
-  }, nb::sig("def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None "
-             "= None, norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = 'mean', sparse: bool = "
-             "False, per_sample_weights: Tensor | None = None, include_last_offset: bool = False, padding_idx: int | "
-             "None = None) -> Tensor"),
-     arg("input"), arg("weight"), arg("offsets") = none(), arg("max_norm") = none(), arg("norm_type") = 2.0,
-     arg("scale_grad_by_freq") = false, arg("mode") = "mean", arg("sparse") = false,
-     arg("per_sample_weights") = none(), arg("include_last_offset") = false, arg("padding_idx") = none(),
-     kEmbeddingBagDoc);
+  nn.def(
+      "embedding",
+      [](const Tensor& indices, const Tensor& weight, nb::handle padding_idx, std::optional<double> max_norm,
+         double norm_type, bool scale_grad_by_freq, bool sparse) {
+        return embedding(weight, indices, padding_index(padding_idx, weight), scale_grad_by_freq, sparse, max_norm,
+                         norm_type);
+      },
+      nb::sig("def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = "
+              "None, norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor"),
+      arg("input"), arg("weight"), arg("padding_idx") = none(), arg("max_norm") = none(), arg("norm_type") = 2.0,
+      arg("scale_grad_by_freq") = false, arg("sparse") = false, kEmbeddingDoc);
+  m.def(
+      "embedding",
+      [](const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+        return embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse);
+      },
+      arg("weight"), arg("indices"), arg("padding_idx") = -1, arg("scale_grad_by_freq") = false, arg("sparse") = false,
+      kTopEmbeddingDoc);
+  nn.def(
+      "embedding_bag",
+      [](const Tensor& indices, const Tensor& weight, nb::handle offsets, std::optional<double> max_norm,
+         double norm_type, bool scale_grad_by_freq, const std::string& mode, bool sparse, nb::handle psw,
+         bool include_last_offset, nb::handle padding_idx) {
+        return embedding_bag(indices, weight, opt(offsets), max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+                             opt(psw), include_last_offset, padding_index(padding_idx, weight));
+      },
+      nb::sig("def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None "
+              "= None, norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = 'mean', sparse: bool = "
+              "False, per_sample_weights: Tensor | None = None, include_last_offset: bool = False, padding_idx: int | "
+              "None = None) -> Tensor"),
+      arg("input"), arg("weight"), arg("offsets") = none(), arg("max_norm") = none(), arg("norm_type") = 2.0,
+      arg("scale_grad_by_freq") = false, arg("mode") = "mean", arg("sparse") = false,
+      arg("per_sample_weights") = none(), arg("include_last_offset") = false, arg("padding_idx") = none(),
+      kEmbeddingBagDoc);
 
   // ---- padding
-  nn.def("pad", [](const Tensor& x, nb::handle p, const std::string& mode, std::optional<double> value) {
-    return pad(x, to_int_list(p, "pad", "pad"), mode, value);
-  }, nb::sig("def pad(input: Tensor, pad: Sequence[int], mode: str = 'constant', value: float | None = None) -> "
-             "Tensor"),
-     arg("input"), arg("pad"), arg("mode") = "constant", arg("value") = none(), kPadDoc);
-  m.def("constant_pad_nd", [](const Tensor& x, nb::handle p, nb::handle value) {
-    return constant_pad_nd(x, to_int_list(p, "constant_pad_nd", "pad"), to_scalar(value, "constant_pad_nd"));
-  }, nb::sig("def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Number = 0) -> Tensor"),
-     arg("input"), arg("pad"), arg("value") = 0, kConstantPadDoc);
+  nn.def(
+      "pad",
+      [](const Tensor& x, nb::handle p, const std::string& mode, std::optional<double> value) {
+        return pad(x, to_int_list(p, "pad", "pad"), mode, value);
+      },
+      nb::sig("def pad(input: Tensor, pad: Sequence[int], mode: str = 'constant', value: float | None = None) -> "
+              "Tensor"),
+      arg("input"), arg("pad"), arg("mode") = "constant", arg("value") = none(), kPadDoc);
+  m.def(
+      "constant_pad_nd",
+      [](const Tensor& x, nb::handle p, nb::handle value) {
+        return constant_pad_nd(x, to_int_list(p, "constant_pad_nd", "pad"), to_scalar(value, "constant_pad_nd"));
+      },
+      nb::sig("def constant_pad_nd(input: Tensor, pad: Sequence[int], value: Number = 0) -> Tensor"), arg("input"),
+      arg("pad"), arg("value") = 0, kConstantPadDoc);
 }
 
 }  // namespace ember::py

@@ -48,7 +48,8 @@ Tensor interpolate_py(const Tensor& input, nb::handle size, nb::handle scale_fac
                       nb::handle align_corners, nb::handle recompute_scale_factor, bool antialias) {
   if (!size.is_none() && is_sequence(size))
     for (nb::handle item : nb::borrow<nb::sequence>(size))
-      EMBER_CHECK_TYPE(PyLong_Check(item.ptr()) || nb::isinstance<Tensor>(item), "expected size to be one of int or "
+      EMBER_CHECK_TYPE(PyLong_Check(item.ptr()) || nb::isinstance<Tensor>(item),
+                       "expected size to be one of int or "
                        "Tuple[int] or Tuple[int, int] or Tuple[int, int, int], but got size with types [",
                        nb::inst_name(item).c_str(), ", ...]");
   // A sequence must name every spatial dim (a single number applies to all of them).
@@ -56,16 +57,20 @@ Tensor interpolate_py(const Tensor& input, nb::handle size, nb::handle scale_fac
   const std::string spatial = shape_str(input.dim() >= 2 ? input.sizes().subspan(2) : input.sizes());
   EMBER_CHECK_VALUE(size.is_none() || !is_sequence(size) || static_cast<int64_t>(nb::len(size)) == dims,
                     "Input and output must have the same number of spatial dimensions, but got input with spatial "
-                    "dimensions of ", spatial, " and output size of ", nb::repr(size).c_str(), ". Please provide input "
+                    "dimensions of ",
+                    spatial, " and output size of ", nb::repr(size).c_str(),
+                    ". Please provide input "
                     "tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.");
-  EMBER_CHECK_VALUE(scale_factor.is_none() || !is_sequence(scale_factor) ||
-                        static_cast<int64_t>(nb::len(scale_factor)) == dims,
-                    "Input and scale_factor must have the same number of spatial dimensions, but got input with "
-                    "spatial dimensions of ", spatial, " and scale_factor of shape ", nb::repr(scale_factor).c_str(),
-                    ". Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, "
-                    "...,sK) format.");
-  return interpolate(input, ints_of(size, "interpolate", "size"), floats_of(scale_factor, "interpolate", "scale_factor"),
-                     mode, opt_bool(align_corners), opt_bool(recompute_scale_factor), antialias);
+  EMBER_CHECK_VALUE(
+      scale_factor.is_none() || !is_sequence(scale_factor) || static_cast<int64_t>(nb::len(scale_factor)) == dims,
+      "Input and scale_factor must have the same number of spatial dimensions, but got input with "
+      "spatial dimensions of ",
+      spatial, " and scale_factor of shape ", nb::repr(scale_factor).c_str(),
+      ". Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, "
+      "...,sK) format.");
+  return interpolate(input, ints_of(size, "interpolate", "size"),
+                     floats_of(scale_factor, "interpolate", "scale_factor"), mode, opt_bool(align_corners),
+                     opt_bool(recompute_scale_factor), antialias);
 }
 
 // ---- docstrings (Note [Python surface])
@@ -340,42 +345,60 @@ void init_nn_spatial(nb::module_& m, nb::module_& nn) {
   // ---- interpolate and the deprecated upsample forms
   const char* sizes = "size: int | Sequence[int] | None = None, scale_factor: float | Sequence[float] | None = None";
   nn.def("interpolate", &interpolate_py,
-         nb::sig((std::string("def interpolate(input: Tensor, ") + sizes + ", mode: str = 'nearest', align_corners: "
+         nb::sig((std::string("def interpolate(input: Tensor, ") + sizes +
+                  ", mode: str = 'nearest', align_corners: "
                   "bool | None = None, recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor")
                      .c_str()),
          arg("input"), none_arg("size"), none_arg("scale_factor"), arg("mode") = "nearest", none_arg("align_corners"),
          none_arg("recompute_scale_factor"), arg("antialias") = false, kInterpolateDoc);
-  nn.def("upsample", [](const Tensor& input, nb::handle size, nb::handle scale_factor, const std::string& mode,
-                        nb::handle align_corners) {
-    warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.");
-    return interpolate_py(input, size, scale_factor, mode, align_corners, none(), false);
-  }, nb::sig((std::string("def upsample(input: Tensor, ") + sizes + ", mode: str = 'nearest', align_corners: bool | "
-              "None = None) -> Tensor").c_str()),
-     arg("input"), none_arg("size"), none_arg("scale_factor"), arg("mode") = "nearest",
-     none_arg("align_corners"), kUpsampleDoc);
-  nn.def("upsample_nearest", [](const Tensor& input, nb::handle size, nb::handle scale_factor) {
-    warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.");
-    return interpolate_py(input, size, scale_factor, "nearest", none(), none(), false);
-  }, nb::sig((std::string("def upsample_nearest(input: Tensor, ") + sizes + ") -> Tensor").c_str()),
-     arg("input"), none_arg("size"), none_arg("scale_factor"), kUpsampleNearestDoc);
-  nn.def("upsample_bilinear", [](const Tensor& input, nb::handle size, nb::handle scale_factor) {
-    warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.");
-    return interpolate_py(input, size, scale_factor, "bilinear", nb::bool_(true), none(), false);
-  }, nb::sig((std::string("def upsample_bilinear(input: Tensor, ") + sizes + ") -> Tensor").c_str()),
-     arg("input"), none_arg("size"), none_arg("scale_factor"), kUpsampleBilinearDoc);
+  nn.def(
+      "upsample",
+      [](const Tensor& input, nb::handle size, nb::handle scale_factor, const std::string& mode,
+         nb::handle align_corners) {
+        warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.");
+        return interpolate_py(input, size, scale_factor, mode, align_corners, none(), false);
+      },
+      nb::sig((std::string("def upsample(input: Tensor, ") + sizes +
+               ", mode: str = 'nearest', align_corners: bool | "
+               "None = None) -> Tensor")
+                  .c_str()),
+      arg("input"), none_arg("size"), none_arg("scale_factor"), arg("mode") = "nearest", none_arg("align_corners"),
+      kUpsampleDoc);
+  nn.def(
+      "upsample_nearest",
+      [](const Tensor& input, nb::handle size, nb::handle scale_factor) {
+        warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.");
+        return interpolate_py(input, size, scale_factor, "nearest", none(), none(), false);
+      },
+      nb::sig((std::string("def upsample_nearest(input: Tensor, ") + sizes + ") -> Tensor").c_str()), arg("input"),
+      none_arg("size"), none_arg("scale_factor"), kUpsampleNearestDoc);
+  nn.def(
+      "upsample_bilinear",
+      [](const Tensor& input, nb::handle size, nb::handle scale_factor) {
+        warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.");
+        return interpolate_py(input, size, scale_factor, "bilinear", nb::bool_(true), none(), false);
+      },
+      nb::sig((std::string("def upsample_bilinear(input: Tensor, ") + sizes + ") -> Tensor").c_str()), arg("input"),
+      none_arg("size"), none_arg("scale_factor"), kUpsampleBilinearDoc);
 
   // ---- sampling grids
-  nn.def("grid_sample", [](const Tensor& input, const Tensor& grid, const std::string& mode,
-                           const std::string& padding_mode, nb::handle align_corners) {
-    return grid_sample(input, grid, mode, padding_mode, opt_bool(align_corners).value_or(false));
-  }, nb::sig("def grid_sample(input: Tensor, grid: Tensor, mode: str = 'bilinear', padding_mode: str = 'zeros', "
-             "align_corners: bool | None = None) -> Tensor"),
-     arg("input"), arg("grid"), arg("mode") = "bilinear", arg("padding_mode") = "zeros", none_arg("align_corners"),
-     kGridSampleDoc);
-  nn.def("affine_grid", [](const Tensor& theta, nb::handle size, nb::handle align_corners) {
-    return affine_grid(theta, ints_of(size, "affine_grid", "size"), opt_bool(align_corners).value_or(false));
-  }, nb::sig("def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None = None) -> Tensor"),
-     arg("theta"), arg("size"), none_arg("align_corners"), kAffineGridDoc);
+  nn.def(
+      "grid_sample",
+      [](const Tensor& input, const Tensor& grid, const std::string& mode, const std::string& padding_mode,
+         nb::handle align_corners) {
+        return grid_sample(input, grid, mode, padding_mode, opt_bool(align_corners).value_or(false));
+      },
+      nb::sig("def grid_sample(input: Tensor, grid: Tensor, mode: str = 'bilinear', padding_mode: str = 'zeros', "
+              "align_corners: bool | None = None) -> Tensor"),
+      arg("input"), arg("grid"), arg("mode") = "bilinear", arg("padding_mode") = "zeros", none_arg("align_corners"),
+      kGridSampleDoc);
+  nn.def(
+      "affine_grid",
+      [](const Tensor& theta, nb::handle size, nb::handle align_corners) {
+        return affine_grid(theta, ints_of(size, "affine_grid", "size"), opt_bool(align_corners).value_or(false));
+      },
+      nb::sig("def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None = None) -> Tensor"),
+      arg("theta"), arg("size"), none_arg("align_corners"), kAffineGridDoc);
 
   // ---- pixel shuffle, unfold, fold
   for (nb::module_* mod : {&m, &nn}) {
@@ -383,23 +406,33 @@ void init_nn_spatial(nb::module_& m, nb::module_& nn) {
     mod->def("pixel_unshuffle", &pixel_unshuffle, arg("input"), arg("downscale_factor"), kPixelUnshuffleDoc);
   }
   const char* size = "int | Sequence[int]";
-  nn.def("unfold", [](const Tensor& input, nb::handle kernel_size, nb::handle dilation, nb::handle padding,
-                      nb::handle stride) {
-    const char* fn = "unfold";
-    return im2col(input, ints_of(kernel_size, fn, "kernel_size"), ints_of(dilation, fn, "dilation"),
-                  ints_of(padding, fn, "padding"), ints_of(stride, fn, "stride"));
-  }, nb::sig(fill("def unfold(input: Tensor, kernel_size: $s, dilation: $s = 1, padding: $s = 0, stride: $s = 1) -> "
-                  "Tensor", {{"$s", size}}).c_str()),
-     arg("input"), arg("kernel_size"), arg("dilation") = 1, arg("padding") = 0, arg("stride") = 1, kUnfoldDoc);
-  nn.def("fold", [](const Tensor& input, nb::handle output_size, nb::handle kernel_size, nb::handle dilation,
-                    nb::handle padding, nb::handle stride) {
-    const char* fn = "fold";
-    return col2im(input, ints_of(output_size, fn, "output_size"), ints_of(kernel_size, fn, "kernel_size"),
-                  ints_of(dilation, fn, "dilation"), ints_of(padding, fn, "padding"), ints_of(stride, fn, "stride"));
-  }, nb::sig(fill("def fold(input: Tensor, output_size: $s, kernel_size: $s, dilation: $s = 1, padding: $s = 0, "
-                  "stride: $s = 1) -> Tensor", {{"$s", size}}).c_str()),
-     arg("input"), arg("output_size"), arg("kernel_size"), arg("dilation") = 1, arg("padding") = 0, arg("stride") = 1,
-     kFoldDoc);
+  nn.def(
+      "unfold",
+      [](const Tensor& input, nb::handle kernel_size, nb::handle dilation, nb::handle padding, nb::handle stride) {
+        const char* fn = "unfold";
+        return im2col(input, ints_of(kernel_size, fn, "kernel_size"), ints_of(dilation, fn, "dilation"),
+                      ints_of(padding, fn, "padding"), ints_of(stride, fn, "stride"));
+      },
+      nb::sig(fill("def unfold(input: Tensor, kernel_size: $s, dilation: $s = 1, padding: $s = 0, stride: $s = 1) -> "
+                   "Tensor",
+                   {{"$s", size}})
+                  .c_str()),
+      arg("input"), arg("kernel_size"), arg("dilation") = 1, arg("padding") = 0, arg("stride") = 1, kUnfoldDoc);
+  nn.def(
+      "fold",
+      [](const Tensor& input, nb::handle output_size, nb::handle kernel_size, nb::handle dilation, nb::handle padding,
+         nb::handle stride) {
+        const char* fn = "fold";
+        return col2im(input, ints_of(output_size, fn, "output_size"), ints_of(kernel_size, fn, "kernel_size"),
+                      ints_of(dilation, fn, "dilation"), ints_of(padding, fn, "padding"),
+                      ints_of(stride, fn, "stride"));
+      },
+      nb::sig(fill("def fold(input: Tensor, output_size: $s, kernel_size: $s, dilation: $s = 1, padding: $s = 0, "
+                   "stride: $s = 1) -> Tensor",
+                   {{"$s", size}})
+                  .c_str()),
+      arg("input"), arg("output_size"), arg("kernel_size"), arg("dilation") = 1, arg("padding") = 0, arg("stride") = 1,
+      kFoldDoc);
 
   // ---- distances
   for (nb::module_* mod : {&m, &nn}) {
@@ -410,12 +443,15 @@ void init_nn_spatial(nb::module_& m, nb::module_& nn) {
     mod->def("pdist", &pdist, arg("input"), arg("p") = 2.0, kPdistDoc);
   }
   // compute_mode=None is accepted too (the default), beyond PyTorch.
-  m.def("cdist", [](const Tensor& x1, const Tensor& x2, double p, nb::handle compute_mode) {
-    return cdist(x1, x2, p, compute_mode.is_none() ? "use_mm_for_euclid_dist_if_necessary" : utf8(compute_mode));
-  }, nb::sig("def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "
-             "'use_mm_for_euclid_dist_if_necessary') -> Tensor"),
-     arg("x1"), arg("x2"), arg("p") = 2.0, arg("compute_mode").none() = "use_mm_for_euclid_dist_if_necessary",
-     kCdistDoc);
+  m.def(
+      "cdist",
+      [](const Tensor& x1, const Tensor& x2, double p, nb::handle compute_mode) {
+        return cdist(x1, x2, p, compute_mode.is_none() ? "use_mm_for_euclid_dist_if_necessary" : utf8(compute_mode));
+      },
+      nb::sig("def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "
+              "'use_mm_for_euclid_dist_if_necessary') -> Tensor"),
+      arg("x1"), arg("x2"), arg("p") = 2.0, arg("compute_mode").none() = "use_mm_for_euclid_dist_if_necessary",
+      kCdistDoc);
 
   init_nn_attention(m, nn);
 }

@@ -1,10 +1,10 @@
 // Bindings of the vector norms and the ops built on them (ember/ops/sort.h, ops/stats.cpp): norm, renorm, dist, and
 // with PyTorch's signatures and docstrings (ember.linalg.vector_norm is bound in linalg_functions.cpp).
 #include "common.h"
-#include "shape_defs.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
+#include "shape_defs.h"
 
 namespace ember::py {
 
@@ -113,33 +113,44 @@ Example::
 
 void init_norms(nb::module_& m) {
   nb::handle cls = nb::type<Tensor>();
-  def_fn(m, "norm", [](const Tensor& x, nb::handle p, nb::handle dim, bool keepdim, nb::handle out, nb::handle dtype) {
-    return finish_out(norm_impl(x, p, dim, keepdim, dtype), out, "norm");
-  }, nb::sig("def norm(input: Tensor, p: float | str | None = 'fro', dim: int | Sequence[int] | None = None, "
-             "keepdim: bool = False, out: Tensor | None = None, dtype: dtype | None = None) -> Tensor"),
-         nb::arg("input"), nb::arg("p").none() = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
-         nb::arg("out") = nb::none(), nb::arg("dtype") = nb::none(), kNormDoc);
-  def_method(cls, "norm", &norm_impl, nb::sig("def norm(self, p: float | str | None = 'fro', dim: int | "
-                                              "Sequence[int] | None = None, keepdim: bool = False, dtype: dtype | "
-                                              "None = None) -> Tensor"),
+  def_fn(
+      m, "norm",
+      [](const Tensor& x, nb::handle p, nb::handle dim, bool keepdim, nb::handle out, nb::handle dtype) {
+        return finish_out(norm_impl(x, p, dim, keepdim, dtype), out, "norm");
+      },
+      nb::sig("def norm(input: Tensor, p: float | str | None = 'fro', dim: int | Sequence[int] | None = None, "
+              "keepdim: bool = False, out: Tensor | None = None, dtype: dtype | None = None) -> Tensor"),
+      nb::arg("input"), nb::arg("p").none() = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
+      nb::arg("out") = nb::none(), nb::arg("dtype") = nb::none(), kNormDoc);
+  def_method(cls, "norm", &norm_impl,
+             nb::sig("def norm(self, p: float | str | None = 'fro', dim: int | "
+                     "Sequence[int] | None = None, keepdim: bool = False, dtype: dtype | "
+                     "None = None) -> Tensor"),
              nb::arg("p").none() = "fro", nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
              nb::arg("dtype") = nb::none(), method_doc(kNormDoc, "norm").c_str());
   auto renorm_fn = [](const Tensor& t, double p, int64_t dim, double maxnorm) { return renorm(t, p, dim, maxnorm); };
-  def_fn(m, "renorm", [renorm_fn](const Tensor& t, double p, int64_t dim, double maxnorm, nb::handle out) {
-    return finish_out(renorm_fn(t, p, dim, maxnorm), out, "renorm");
-  }, nb::sig("def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | None = None) -> Tensor"),
-         nb::arg("input"), nb::arg("p"), nb::arg("dim"), nb::arg("maxnorm"), nb::kw_only(), nb::arg("out") = nb::none(),
-         kRenormDoc);
+  def_fn(
+      m, "renorm",
+      [renorm_fn](const Tensor& t, double p, int64_t dim, double maxnorm, nb::handle out) {
+        return finish_out(renorm_fn(t, p, dim, maxnorm), out, "renorm");
+      },
+      nb::sig("def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | None = None) -> Tensor"),
+      nb::arg("input"), nb::arg("p"), nb::arg("dim"), nb::arg("maxnorm"), nb::kw_only(), nb::arg("out") = nb::none(),
+      kRenormDoc);
   def_method(cls, "renorm", renorm_fn, nb::arg("p"), nb::arg("dim"), nb::arg("maxnorm"),
              method_doc(kRenormDoc, "renorm").c_str());
-  def_inplace<double, int64_t, double>(cls, "renorm_", [](const Tensor& t, double p, int64_t dim, double maxnorm) {
-    if (autograd::is_grad_enabled() && t.requires_grad()) autograd::check_inplace(t, "renorm_");
-    t.copy_(renorm(autograd::is_grad_enabled() && t.requires_grad() ? t.clone() : t, p, dim, maxnorm));
-  }, nb::arg("p"), nb::arg("dim"), nb::arg("maxnorm"));
+  def_inplace<double, int64_t, double>(
+      cls, "renorm_",
+      [](const Tensor& t, double p, int64_t dim, double maxnorm) {
+        if (autograd::is_grad_enabled() && t.requires_grad()) autograd::check_inplace(t, "renorm_");
+        t.copy_(renorm(autograd::is_grad_enabled() && t.requires_grad() ? t.clone() : t, p, dim, maxnorm));
+      },
+      nb::arg("p"), nb::arg("dim"), nb::arg("maxnorm"));
 
-  def_both(m, cls, "dist", Sig{"other: Tensor, p: float = 2"}, [](const Tensor& a, const Tensor& b, nb::handle p) {
-    return dist(a, b, number(p, "dist").to<double>());
-  }, kDistDoc, nb::arg("other"), nb::arg("p") = 2);
+  def_both(
+      m, cls, "dist", Sig{"other: Tensor, p: float = 2"},
+      [](const Tensor& a, const Tensor& b, nb::handle p) { return dist(a, b, number(p, "dist").to<double>()); },
+      kDistDoc, nb::arg("other"), nb::arg("p") = 2);
 }
 
 }  // namespace ember::py

@@ -99,7 +99,11 @@ FormatStatus parse_format(const char* f, Py_ssize_t itemsize, ScalarType& st) {
   if (!f[0] || f[1]) return FormatStatus::Unsupported;
   switch (f[0]) {
     case '?': st = ScalarType::Bool; break;
-    case 'b': case 'h': case 'i': case 'l': case 'q':
+    case 'b':
+    case 'h':
+    case 'i':
+    case 'l':
+    case 'q':
       switch (itemsize) {
         case 1: st = ScalarType::Int8; break;
         case 2: st = ScalarType::Int16; break;
@@ -108,7 +112,11 @@ FormatStatus parse_format(const char* f, Py_ssize_t itemsize, ScalarType& st) {
         default: return FormatStatus::Unsupported;
       }
       break;
-    case 'B': case 'H': case 'I': case 'L': case 'Q':
+    case 'B':
+    case 'H':
+    case 'I':
+    case 'L':
+    case 'Q':
       if (itemsize != 1) return FormatStatus::Unsupported;
       st = ScalarType::UInt8;
       break;
@@ -177,7 +185,8 @@ WrapStatus wrap_array(PyObject* a, bool warn_readonly, Tensor& out) {
   void* data = view->buf ? view->buf : g_empty_data;
   const size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(extent * es);
   Py_buffer* owned = view.release();
-  out = from_blob(data, st, sizes, strides, kCPU, [owned] { BufferDeleter()(owned); }, nbytes);
+  out = from_blob(
+      data, st, sizes, strides, kCPU, [owned] { BufferDeleter()(owned); }, nbytes);
   return WrapStatus::Ok;
 }
 
@@ -187,22 +196,24 @@ WrapStatus wrap_array(PyObject* a, bool warn_readonly, Tensor& out) {
       fail<TypeError>(fn, "(): can't convert np.ndarray of type ", numpy_type_name(a),
                       ". The only supported types are: ", kSupportedNumpy, ".");
     case WrapStatus::NonNativeByteOrder:
-      fail<ValueError>(fn, "(): given numpy array has byte order different from the native byte order. Conversion "
+      fail<ValueError>(fn,
+                       "(): given numpy array has byte order different from the native byte order. Conversion "
                        "between byte orders is currently not supported.");
     case WrapStatus::NegativeStride:
-      fail<ValueError>(fn, "(): At least one stride in the given numpy array is negative, and tensors with negative "
+      fail<ValueError>(fn,
+                       "(): At least one stride in the given numpy array is negative, and tensors with negative "
                        "strides are not currently supported. (You can probably work around this by making a copy of "
                        "your array  with array.copy().) ");
     default:
-      fail<ValueError>(fn, "(): given numpy array strides not a multiple of the element byte size. Copy the numpy "
+      fail<ValueError>(fn,
+                       "(): given numpy array strides not a multiple of the element byte size. Copy the numpy "
                        "array to reallocate the memory.");
   }
 }
 
 Tensor from_numpy(nb::handle h, bool warn_readonly, const char* fn) {
   const NumPy& np = numpy(fn);
-  EMBER_CHECK_TYPE(isinstance(h.ptr(), np.ndarray), fn, "(): expected np.ndarray (got ", nb::inst_name(h).c_str(),
-                   ")");
+  EMBER_CHECK_TYPE(isinstance(h.ptr(), np.ndarray), fn, "(): expected np.ndarray (got ", nb::inst_name(h).c_str(), ")");
   Tensor t;
   if (WrapStatus s = wrap_array(h.ptr(), warn_readonly, t); s != WrapStatus::Ok) wrap_failed(s, h.ptr(), fn);
   return t;
@@ -211,8 +222,7 @@ Tensor from_numpy(nb::handle h, bool warn_readonly, const char* fn) {
 // ---- ember -> NumPy: `ArrayOwner` exports a tensor's memory through the buffer protocol, and becomes
 // (through a memoryview) the base of the array NumPy makes from it.
 struct ArrayOwner {
-  PyObject_VAR_HEAD
-  Storage storage;  // keeps the memory alive as long as the array
+  PyObject_VAR_HEAD Storage storage;  // keeps the memory alive as long as the array
   void* data;
   Py_ssize_t nbytes;
   Py_ssize_t itemsize;
@@ -407,8 +417,9 @@ void init_numpy(nb::module_& m) {
   init_owner_type(m);
   auto cls = nb::type<Tensor>();
 
-  m.def("from_numpy", [](nb::handle a) { return from_numpy(a, /*warn_readonly=*/true, "from_numpy"); },
-        nb::arg("ndarray").none(), nb::sig("def from_numpy(ndarray: numpy.ndarray) -> Tensor"), kFromNumpyDoc);
+  m.def(
+      "from_numpy", [](nb::handle a) { return from_numpy(a, /*warn_readonly=*/true, "from_numpy"); },
+      nb::arg("ndarray").none(), nb::sig("def from_numpy(ndarray: numpy.ndarray) -> Tensor"), kFromNumpyDoc);
   cls.attr("numpy") = nb::cpp_function([](const Tensor& t, bool force) { return tensor_to_numpy(t, force); },
                                        nb::is_method(), nb::kw_only(), nb::arg("force") = false, nb::name("numpy"),
                                        nb::scope(cls), kNumpyDoc);

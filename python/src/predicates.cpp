@@ -121,25 +121,35 @@ Example::
 
 void init_predicates(nb::module_& m) {
   nb::handle cls = nb::type<Tensor>();
-  def_both(m, cls, "equal", [](const Tensor& a, const Tensor& b) {
-    if (!std::ranges::equal(a.sizes(), b.sizes())) return false;
-    return item(all(eq(a, b))).to_bool();
-  }, kEqualDoc, nb::arg("other"));
+  def_both(
+      m, cls, "equal",
+      [](const Tensor& a, const Tensor& b) {
+        if (!std::ranges::equal(a.sizes(), b.sizes())) return false;
+        return item(all(eq(a, b))).to_bool();
+      },
+      kEqualDoc, nb::arg("other"));
   def_both(m, cls, "isclose", &isclose_impl, kIscloseDoc, nb::arg("other"), nb::arg("rtol") = 1e-5,
            nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false);
-  def_both(m, cls, "allclose", [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
-    return item(all(isclose_impl(a, b, rtol, atol, equal_nan))).to_bool();
-  }, kAllcloseDoc, nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false);
-  def_both(m, cls, "is_same_size", [](const Tensor& a, const Tensor& b) {
-    return std::ranges::equal(a.sizes(), b.sizes());
-  }, kIsSameSizeDoc, nb::arg("other"));
-  def_both(m, cls, "is_nonzero", [](const Tensor& t) {
-    EMBER_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
-    EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
-    const Scalar v = item(t);
-    return v.is_floating() ? v.to<double>() != 0 : v.to<int64_t>() != 0;
-  }, kIsNonzeroDoc);
-  def_both(m, cls, "is_signed", [](const Tensor& t) { return is_signed(t.dtype()); }, kIsSignedDoc);
+  def_both(
+      m, cls, "allclose",
+      [](const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+        return item(all(isclose_impl(a, b, rtol, atol, equal_nan))).to_bool();
+      },
+      kAllcloseDoc, nb::arg("other"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false);
+  def_both(
+      m, cls, "is_same_size", [](const Tensor& a, const Tensor& b) { return std::ranges::equal(a.sizes(), b.sizes()); },
+      kIsSameSizeDoc, nb::arg("other"));
+  def_both(
+      m, cls, "is_nonzero",
+      [](const Tensor& t) {
+        EMBER_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
+        EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+        const Scalar v = item(t);
+        return v.is_floating() ? v.to<double>() != 0 : v.to<int64_t>() != 0;
+      },
+      kIsNonzeroDoc);
+  def_both(
+      m, cls, "is_signed", [](const Tensor& t) { return is_signed(t.dtype()); }, kIsSignedDoc);
 }
 
 }  // namespace ember::py

@@ -2,8 +2,8 @@
 // block_diag, cartesian_prod and combinations, with PyTorch's signatures and docstrings (ember.linalg.cross is bound
 // in linalg_products.cpp).
 #include "common.h"
-#include "shape_defs.h"
 #include "ember/ops.h"
+#include "shape_defs.h"
 
 namespace ember::py {
 
@@ -106,29 +106,36 @@ Example::
 void init_products(nb::module_& m) {
   nb::handle cls = nb::type<Tensor>();
   auto cross_fn = [](const Tensor& a, const Tensor& b, std::optional<int64_t> dim) { return cross(a, b, dim); };
-  def_fn(m, "cross", [cross_fn](const Tensor& a, const Tensor& b, std::optional<int64_t> dim, nb::handle out) {
-    return finish_out(cross_fn(a, b, dim), out, "cross");
-  }, nb::sig("def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor"),
-         nb::arg("input"), nb::arg("other"), nb::arg("dim") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none(),
-         kCrossDoc);
+  def_fn(
+      m, "cross",
+      [cross_fn](const Tensor& a, const Tensor& b, std::optional<int64_t> dim, nb::handle out) {
+        return finish_out(cross_fn(a, b, dim), out, "cross");
+      },
+      nb::sig(
+          "def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor"),
+      nb::arg("input"), nb::arg("other"), nb::arg("dim") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none(),
+      kCrossDoc);
   def_method(cls, "cross", cross_fn, nb::arg("other"), nb::arg("dim") = nb::none(),
              method_doc(kCrossDoc, "cross").c_str());
 
   auto kron_fn = [](const Tensor& a, const Tensor& b) { return kron(a, b); };
-  def_fn(m, "kron", [kron_fn](const Tensor& a, const Tensor& b, nb::handle out) {
-    return finish_out(kron_fn(a, b), out, "kron");
-  }, nb::sig("def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor"), nb::arg("input"),
-         nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none(), kKronDoc);
+  def_fn(
+      m, "kron",
+      [kron_fn](const Tensor& a, const Tensor& b, nb::handle out) { return finish_out(kron_fn(a, b), out, "kron"); },
+      nb::sig("def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor"), nb::arg("input"),
+      nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none(), kKronDoc);
   def_method(cls, "kron", kron_fn, nb::arg("other"), method_doc(kKronDoc, "kron").c_str());
 
-  def_fn(m, "block_diag", [](nb::args tensors) { return block_diag(tensor_list(tensors, "block_diag")); },
-         nb::sig("def block_diag(*tensors: Tensor) -> Tensor"), kBlockDiagDoc);
-  def_fn(m, "cartesian_prod", [](nb::args tensors) {
-    return cartesian_prod(tensor_list(tensors, "cartesian_prod"));
-  }, nb::sig("def cartesian_prod(*tensors: Tensor) -> Tensor"), kCartesianProdDoc);
-  def_fn(m, "combinations", [](const Tensor& t, int64_t r, bool with_replacement) {
-    return combinations(t, r, with_replacement);
-  }, nb::arg("input"), nb::arg("r") = 2, nb::arg("with_replacement") = false, kCombinationsDoc);
+  def_fn(
+      m, "block_diag", [](nb::args tensors) { return block_diag(tensor_list(tensors, "block_diag")); },
+      nb::sig("def block_diag(*tensors: Tensor) -> Tensor"), kBlockDiagDoc);
+  def_fn(
+      m, "cartesian_prod", [](nb::args tensors) { return cartesian_prod(tensor_list(tensors, "cartesian_prod")); },
+      nb::sig("def cartesian_prod(*tensors: Tensor) -> Tensor"), kCartesianProdDoc);
+  def_fn(
+      m, "combinations",
+      [](const Tensor& t, int64_t r, bool with_replacement) { return combinations(t, r, with_replacement); },
+      nb::arg("input"), nb::arg("r") = 2, nb::arg("with_replacement") = false, kCombinationsDoc);
 }
 
 }  // namespace ember::py

@@ -19,8 +19,8 @@ nb::tuple event_tuple(const profiler::Event& e) {
   nb::list dtypes;
   for (const auto& d : e.dtypes) dtypes.append(d);
   return nb::make_tuple(e.name, static_cast<int>(e.kind), e.id, e.parent, e.start_ns, e.end_ns, e.thread,
-                        e.device.is_cuda() ? "cuda" : "cpu", static_cast<int>(e.device.index), shapes, dtypes,
-                        e.bytes, e.address, e.device_start_ns, e.device_end_ns);
+                        e.device.is_cuda() ? "cuda" : "cpu", static_cast<int>(e.device.index), shapes, dtypes, e.bytes,
+                        e.address, e.device_start_ns, e.device_end_ns);
 }
 
 }  // namespace
@@ -46,9 +46,10 @@ void init_profiler(nb::module_& m) {
   m.def("_profiler_enabled", &profiler::enabled);
   m.def("_record_function_enter", &profiler::push_scope, nb::arg("name"));
   m.def("_record_function_exit", &profiler::pop_scope, nb::arg("handle"));
-  m.def("_record_function_event_id", [](int64_t handle) {
-    return handle ? reinterpret_cast<profiler::RecordScope*>(handle)->id() : int64_t(0);
-  }, nb::arg("handle"));
+  m.def(
+      "_record_function_event_id",
+      [](int64_t handle) { return handle ? reinterpret_cast<profiler::RecordScope*>(handle)->id() : int64_t(0); },
+      nb::arg("handle"));
   m.def("_nvtx_available", &profiler::nvtx_available);
   m.def("_set_nvtx", &profiler::set_nvtx, nb::arg("on"));
 }

@@ -264,14 +264,14 @@ Example::
     tensor([1, 1])
 )";
 
-#define EMBER_RAND_LIKE_KWARGS                                                                                    \
+#define EMBER_RAND_LIKE_KWARGS                                                                                     \
   "    generator (:class:`ember.Generator`, optional): the generator to draw from. Default: the device's default " \
-  "one.\n"                                                                                                        \
-  "    dtype (:class:`ember.dtype`, optional): the desired data type. Default: ``input``'s.\n"                    \
-  "    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.\n"                          \
-  "    device (:class:`ember.device`, optional): the desired device. Default: ``input``'s.\n"                    \
-  "    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.\n" \
-  "    memory_format (:class:`ember.memory_format`, optional): the memory layout of the result. Default:\n"      \
+  "one.\n"                                                                                                         \
+  "    dtype (:class:`ember.dtype`, optional): the desired data type. Default: ``input``'s.\n"                     \
+  "    layout (:class:`ember.layout`, optional): only ``ember.strided`` is supported.\n"                           \
+  "    device (:class:`ember.device`, optional): the desired device. Default: ``input``'s.\n"                      \
+  "    requires_grad (bool, optional): whether autograd records operations on the result. Default: ``False``.\n"   \
+  "    memory_format (:class:`ember.memory_format`, optional): the memory layout of the result. Default:\n"        \
   "        ``ember.preserve_format``, ``input``'s strides when ``input`` is dense, else contiguous.\n"
 
 constexpr const char* kRandLikeDoc =
@@ -378,51 +378,74 @@ void init_sampling(nb::module_& m);  // sampling.cpp
 void init_random(nb::module_& m) {
   init_sampling(m);
   nb::class_<Generator>(m, "Generator", kGeneratorDoc)
-      .def("__init__", [](Generator* g, nb::handle device) {
-        auto d = to_device(device);
-        new (g) Generator(d.value_or(kCPU));
-      }, nb::arg("device") = "cpu", nb::sig("def __init__(self, device: device | str = 'cpu') -> None"))
+      .def(
+          "__init__",
+          [](Generator* g, nb::handle device) {
+            auto d = to_device(device);
+            new (g) Generator(d.value_or(kCPU));
+          },
+          nb::arg("device") = "cpu", nb::sig("def __init__(self, device: device | str = 'cpu') -> None"))
       .def_prop_ro("device", &Generator::device, "The device whose tensors this generator fills.")
-      .def("manual_seed", [](nb::handle self, nb::handle seed) {
-        nb::cast<Generator&>(self).manual_seed(seed_arg(seed));
-        return nb::borrow(self);
-      }, nb::arg("seed"), nb::sig("def manual_seed(self, seed: int) -> Generator"),
-         "Sets the seed (its low 64 bits), restarts the offset at 0 and returns the generator.")
+      .def(
+          "manual_seed",
+          [](nb::handle self, nb::handle seed) {
+            nb::cast<Generator&>(self).manual_seed(seed_arg(seed));
+            return nb::borrow(self);
+          },
+          nb::arg("seed"), nb::sig("def manual_seed(self, seed: int) -> Generator"),
+          "Sets the seed (its low 64 bits), restarts the offset at 0 and returns the generator.")
       .def("seed", &Generator::seed,
            "Seeds the generator from a non-deterministic source (the time and the OS) and returns that seed.")
       .def("initial_seed", &Generator::initial_seed, "Returns the seed the generator was last seeded with.")
-      .def("get_state", [](const Generator& g) { return state_tensor(g.state()); },
-           "Returns the generator's state: a CPU ``ember.uint8`` tensor of 16 bytes, the seed then the offset.")
-      .def("set_state", [](nb::handle self, const Tensor& t) {
-        nb::cast<Generator&>(self).set_state(state_from(t));
-        return nb::borrow(self);
-      }, nb::arg("new_state"), nb::sig("def set_state(self, new_state: Tensor) -> Generator"),
-         "Restores a state returned by :meth:`get_state` and returns the generator.");
+      .def(
+          "get_state", [](const Generator& g) { return state_tensor(g.state()); },
+          "Returns the generator's state: a CPU ``ember.uint8`` tensor of 16 bytes, the seed then the offset.")
+      .def(
+          "set_state",
+          [](nb::handle self, const Tensor& t) {
+            nb::cast<Generator&>(self).set_state(state_from(t));
+            return nb::borrow(self);
+          },
+          nb::arg("new_state"), nb::sig("def set_state(self, new_state: Tensor) -> Generator"),
+          "Restores a state returned by :meth:`get_state` and returns the generator.");
 
-  m.def("default_generator", [] { return &default_generator(kCPU); }, nb::rv_policy::reference,
-        "Returns the CPU's default generator (``ember.default_generator``), the one sampling functions use unless "
-        "given another.");
-  m.def("manual_seed", [](nb::handle seed) {
-    manual_seed(seed_arg(seed));
-    return &default_generator(kCPU);
-  }, nb::rv_policy::reference, nb::arg("seed"), nb::sig("def manual_seed(seed: int) -> Generator"), kManualSeedDoc);
-  m.def("seed", [] {
-    uint64_t s = default_generator(kCPU).seed();
-    manual_seed(s);
-    return s;
-  }, R"(Seeds the default generators of every device from a non-deterministic source and returns that seed.
+  m.def(
+      "default_generator", [] { return &default_generator(kCPU); }, nb::rv_policy::reference,
+      "Returns the CPU's default generator (``ember.default_generator``), the one sampling functions use unless "
+      "given another.");
+  m.def(
+      "manual_seed",
+      [](nb::handle seed) {
+        manual_seed(seed_arg(seed));
+        return &default_generator(kCPU);
+      },
+      nb::rv_policy::reference, nb::arg("seed"), nb::sig("def manual_seed(seed: int) -> Generator"), kManualSeedDoc);
+  m.def(
+      "seed",
+      [] {
+        uint64_t s = default_generator(kCPU).seed();
+        manual_seed(s);
+        return s;
+      },
+      R"(Seeds the default generators of every device from a non-deterministic source and returns that seed.
 
 The seed is a 64-bit int; :func:`ember.manual_seed` with it repeats the draws that follow.)");
-  m.def("_cuda_manual_seed", [](nb::handle seed, bool all) {
-    // Like PyTorch, silently does nothing where CUDA is unavailable.
-    const int n = cuda::device_count();
-    for (int i = 0; i < n; ++i)
-      if (all || i == cuda::current_device()) default_generator(Device(DeviceType::CUDA, i)).manual_seed(seed_arg(seed));
-  }, nb::arg("seed"), nb::arg("all"));
-  m.def("initial_seed", [] { return default_generator(kCPU).initial_seed(); },
-        "Returns the seed the CPU's default generator was last seeded with (a 64-bit int).");
-  m.def("get_rng_state", [] { return state_tensor(default_generator(kCPU).state()); },
-        R"(Returns the state of the CPU's default generator as an ``ember.uint8`` tensor.
+  m.def(
+      "_cuda_manual_seed",
+      [](nb::handle seed, bool all) {
+        // Like PyTorch, silently does nothing where CUDA is unavailable.
+        const int n = cuda::device_count();
+        for (int i = 0; i < n; ++i)
+          if (all || i == cuda::current_device())
+            default_generator(Device(DeviceType::CUDA, i)).manual_seed(seed_arg(seed));
+      },
+      nb::arg("seed"), nb::arg("all"));
+  m.def(
+      "initial_seed", [] { return default_generator(kCPU).initial_seed(); },
+      "Returns the seed the CPU's default generator was last seeded with (a 64-bit int).");
+  m.def(
+      "get_rng_state", [] { return state_tensor(default_generator(kCPU).state()); },
+      R"(Returns the state of the CPU's default generator as an ``ember.uint8`` tensor.
 
 The state is 16 bytes, the seed then the offset (docs/random.md); :func:`ember.set_rng_state` restores it.
 
@@ -433,89 +456,107 @@ Example::
     >>> ember.set_rng_state(state)
     >>> bool((ember.rand(2) == a).all())
     True)");
-  m.def("set_rng_state", [](const Tensor& t) { default_generator(kCPU).set_state(state_from(t)); },
-        nb::arg("new_state"), R"(Restores the state of the CPU's default generator.
+  m.def(
+      "set_rng_state", [](const Tensor& t) { default_generator(kCPU).set_state(state_from(t)); }, nb::arg("new_state"),
+      R"(Restores the state of the CPU's default generator.
 
 Args:
     new_state (Tensor): a state returned by :func:`ember.get_rng_state` (a CPU ``ember.uint8`` tensor of 16 bytes).)");
 
-  m.def("rand", [](nb::args a, nb::kwargs kw) { return sized(a, kw, "rand", false); },
-        nb::sig("def rand(*size: int, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | "
-                "None = None, layout: layout | None = None, device: device | None = None, requires_grad: bool = "
-                "False, pin_memory: bool = False) -> Tensor"),
-        kRandDoc);
-  m.def("randn", [](nb::args a, nb::kwargs kw) { return sized(a, kw, "randn", true); },
-        nb::sig("def randn(*size: int, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | "
-                "None = None, layout: layout | None = None, device: device | None = None, requires_grad: bool = "
-                "False, pin_memory: bool = False) -> Tensor"),
-        kRandnDoc);
-  m.def("randint", [](nb::args args, nb::kwargs kw) {
-    FactoryArgs a;
-    nb::handle size_kw, low_kw, high_kw;
-    parse_factory_kwargs(kw, "randint", kDtype | kDevice | kRequiresGrad | kGenerator | kOut | kLayout, a,
-                         {{"size", &size_kw}, {"low", &low_kw}, {"high", &high_kw}});
-    // randint(high, size) or randint(low, high, size)
-    std::vector<nb::handle> pos(args.begin(), args.end());
-    if (size_kw.is_valid()) pos.push_back(size_kw);
-    if (low_kw.is_valid()) pos.insert(pos.begin(), low_kw);
-    if (high_kw.is_valid()) pos.insert(pos.end() - (size_kw.is_valid() ? 1 : 0), high_kw);
-    EMBER_CHECK_TYPE(pos.size() == 2 || pos.size() == 3,
-                     "randint() expects (high, size) or (low, high, size), got ", pos.size(), " arguments");
-    int64_t low = pos.size() == 3 ? to_int(pos[0], "randint", "low") : 0;
-    int64_t high = to_int(pos[pos.size() - 2], "randint", "high");
-    DimVector size = to_int_list(pos.back(), "randint", "size");
-    Tensor r = randint(low, high, size, a.generator, a.options());
-    return finish_out(r, a.out, "randint");
-  }, nb::sig("def randint(*args: int | Sequence[int], low: int = 0, high: int, size: Sequence[int], generator: "
-             "Generator | None = None, out: Tensor | None = None, dtype: dtype | None = None, layout: layout | None = "
-             "None, device: device | None = None, requires_grad: bool = False) -> Tensor"),
-     kRandintDoc);
-  m.def("randperm", [](int64_t n, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "randperm", kDtype | kDevice | kRequiresGrad | kGenerator | kOut | kLayout, a);
-    return finish_out(a.pinned(randperm(n, a.generator, a.options())), a.out, "randperm");
-  }, nb::arg("n"), nb::arg("kwargs"),
-     nb::sig("def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype = "
-             "ember.int64, layout: layout | None = None, device: device | None = None, requires_grad: bool = False, "
-             "pin_memory: bool = False) -> Tensor"),
-     kRandpermDoc);
-  m.def("normal", [](nb::handle mean, nb::handle std, nb::handle size, nb::kwargs kw) -> nb::object {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "normal", kDtype | kDevice | kRequiresGrad | kGenerator | kOut | kLayout, a);
-    const bool mt = nb::isinstance<Tensor>(mean), st = nb::isinstance<Tensor>(std);
-    Tensor r;
-    if (mt && st)
-      r = normal(nb::cast<const Tensor&>(mean), nb::cast<const Tensor&>(std), a.generator);
-    else if (mt)
-      r = normal(nb::cast<const Tensor&>(mean), to_scalar(std, "normal").to_double(), a.generator);
-    else if (st)
-      r = normal(to_scalar(mean, "normal").to_double(), nb::cast<const Tensor&>(std), a.generator);
-    else {
-      EMBER_CHECK_TYPE(!size.is_none(), "normal(): with float mean and std, a size is required");
-      r = normal(to_scalar(mean, "normal").to_double(), to_scalar(std, "normal").to_double(),
-                 to_int_list(size, "normal", "size"), a.generator, a.options(default_dtype()));
-    }
-    return finish_out(r, a.out, "normal");
-  }, nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::arg("size") = nb::none(), nb::arg("kwargs"),
-     nb::sig("def normal(mean: Tensor | float = 0.0, std: Tensor | float = 1.0, size: Sequence[int] | None = None, *, "
-             "generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | None = None, layout: "
-             "layout | None = None, device: device | None = None, requires_grad: bool = False) -> Tensor"),
-     kNormalDoc);
-  m.def("bernoulli", [](const Tensor& p, std::optional<double> pv, Generator* g, nb::handle out) {
-    Tensor r = pv ? bernoulli(p, *pv, g) : bernoulli(p, g);
-    return finish_out(r, out, "bernoulli");
-  }, nb::arg("input"), nb::arg("p") = nb::none(), nb::kw_only(), nb::arg("generator") = nb::none(),
-     nb::arg("out") = nb::none(),
-     nb::sig("def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None, out: Tensor "
-             "| None = None) -> Tensor"),
-     kBernoulliDoc);
-  m.def("multinomial", [](const Tensor& p, int64_t n, bool repl, Generator* g, nb::handle out) {
-    return finish_out(multinomial(p, n, repl, g), out, "multinomial");
-  }, nb::arg("input"), nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(),
-     nb::arg("generator") = nb::none(), nb::arg("out") = nb::none(),
-     nb::sig("def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | "
-             "None = None, out: Tensor | None = None) -> Tensor"),
-     kMultinomialDoc);
+  m.def(
+      "rand", [](nb::args a, nb::kwargs kw) { return sized(a, kw, "rand", false); },
+      nb::sig("def rand(*size: int, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | "
+              "None = None, layout: layout | None = None, device: device | None = None, requires_grad: bool = "
+              "False, pin_memory: bool = False) -> Tensor"),
+      kRandDoc);
+  m.def(
+      "randn", [](nb::args a, nb::kwargs kw) { return sized(a, kw, "randn", true); },
+      nb::sig("def randn(*size: int, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | "
+              "None = None, layout: layout | None = None, device: device | None = None, requires_grad: bool = "
+              "False, pin_memory: bool = False) -> Tensor"),
+      kRandnDoc);
+  m.def(
+      "randint",
+      [](nb::args args, nb::kwargs kw) {
+        FactoryArgs a;
+        nb::handle size_kw, low_kw, high_kw;
+        parse_factory_kwargs(kw, "randint", kDtype | kDevice | kRequiresGrad | kGenerator | kOut | kLayout, a,
+                             {{"size", &size_kw}, {"low", &low_kw}, {"high", &high_kw}});
+        // randint(high, size) or randint(low, high, size)
+        std::vector<nb::handle> pos(args.begin(), args.end());
+        if (size_kw.is_valid()) pos.push_back(size_kw);
+        if (low_kw.is_valid()) pos.insert(pos.begin(), low_kw);
+        if (high_kw.is_valid()) pos.insert(pos.end() - (size_kw.is_valid() ? 1 : 0), high_kw);
+        EMBER_CHECK_TYPE(pos.size() == 2 || pos.size() == 3,
+                         "randint() expects (high, size) or (low, high, size), got ", pos.size(), " arguments");
+        int64_t low = pos.size() == 3 ? to_int(pos[0], "randint", "low") : 0;
+        int64_t high = to_int(pos[pos.size() - 2], "randint", "high");
+        DimVector size = to_int_list(pos.back(), "randint", "size");
+        Tensor r = randint(low, high, size, a.generator, a.options());
+        return finish_out(r, a.out, "randint");
+      },
+      nb::sig("def randint(*args: int | Sequence[int], low: int = 0, high: int, size: Sequence[int], generator: "
+              "Generator | None = None, out: Tensor | None = None, dtype: dtype | None = None, layout: layout | None = "
+              "None, device: device | None = None, requires_grad: bool = False) -> Tensor"),
+      kRandintDoc);
+  m.def(
+      "randperm",
+      [](int64_t n, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "randperm", kDtype | kDevice | kRequiresGrad | kGenerator | kOut | kLayout, a);
+        return finish_out(a.pinned(randperm(n, a.generator, a.options())), a.out, "randperm");
+      },
+      nb::arg("n"), nb::arg("kwargs"),
+      nb::sig("def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype = "
+              "ember.int64, layout: layout | None = None, device: device | None = None, requires_grad: bool = False, "
+              "pin_memory: bool = False) -> Tensor"),
+      kRandpermDoc);
+  m.def(
+      "normal",
+      [](nb::handle mean, nb::handle std, nb::handle size, nb::kwargs kw) -> nb::object {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "normal", kDtype | kDevice | kRequiresGrad | kGenerator | kOut | kLayout, a);
+        const bool mt = nb::isinstance<Tensor>(mean), st = nb::isinstance<Tensor>(std);
+        Tensor r;
+        if (mt && st)
+          r = normal(nb::cast<const Tensor&>(mean), nb::cast<const Tensor&>(std), a.generator);
+        else if (mt)
+          r = normal(nb::cast<const Tensor&>(mean), to_scalar(std, "normal").to_double(), a.generator);
+        else if (st)
+          r = normal(to_scalar(mean, "normal").to_double(), nb::cast<const Tensor&>(std), a.generator);
+        else {
+          EMBER_CHECK_TYPE(!size.is_none(), "normal(): with float mean and std, a size is required");
+          r = normal(to_scalar(mean, "normal").to_double(), to_scalar(std, "normal").to_double(),
+                     to_int_list(size, "normal", "size"), a.generator, a.options(default_dtype()));
+        }
+        return finish_out(r, a.out, "normal");
+      },
+      nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::arg("size") = nb::none(), nb::arg("kwargs"),
+      nb::sig("def normal(mean: Tensor | float = 0.0, std: Tensor | float = 1.0, size: Sequence[int] | None = None, *, "
+              "generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | None = None, layout: "
+              "layout | None = None, device: device | None = None, requires_grad: bool = False) -> Tensor"),
+      kNormalDoc);
+  m.def(
+      "bernoulli",
+      [](const Tensor& p, std::optional<double> pv, Generator* g, nb::handle out) {
+        Tensor r = pv ? bernoulli(p, *pv, g) : bernoulli(p, g);
+        return finish_out(r, out, "bernoulli");
+      },
+      nb::arg("input"), nb::arg("p") = nb::none(), nb::kw_only(), nb::arg("generator") = nb::none(),
+      nb::arg("out") = nb::none(),
+      nb::sig("def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None, out: Tensor "
+              "| None = None) -> Tensor"),
+      kBernoulliDoc);
+  m.def(
+      "multinomial",
+      [](const Tensor& p, int64_t n, bool repl, Generator* g, nb::handle out) {
+        return finish_out(multinomial(p, n, repl, g), out, "multinomial");
+      },
+      nb::arg("input"), nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(),
+      nb::arg("generator") = nb::none(), nb::arg("out") = nb::none(),
+      nb::sig("def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | "
+              "None = None, out: Tensor | None = None) -> Tensor"),
+      kMultinomialDoc);
 
   auto like_opts = [](const Tensor& t, const FactoryArgs& a) {
     return TensorOptions(a.dtype.value_or(t.dtype())).device(a.device.value_or(t.device()));
@@ -534,89 +575,100 @@ Args:
     if (a.requires_grad) r.set_requires_grad(true);
     return r;
   };
-  m.def("rand_like", [like_opts, finish_like](const Tensor& t, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "rand_like", kDtype | kDevice | kRequiresGrad | kGenerator | kLayout, a);
-    return finish_like(rand(t.sizes(), a.generator, like_opts(t, a)), t, a);
-  }, nb::arg("input"), nb::arg("kwargs"),
-     nb::sig("def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: dtype | None = None, layout: "
-             "layout | None = None, device: device | None = None, requires_grad: bool = False, memory_format: "
-             "memory_format = ember.preserve_format) -> Tensor"),
-     kRandLikeDoc);
-  m.def("randn_like", [like_opts, finish_like](const Tensor& t, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "randn_like", kDtype | kDevice | kRequiresGrad | kGenerator | kLayout, a);
-    return finish_like(randn(t.sizes(), a.generator, like_opts(t, a)), t, a);
-  }, nb::arg("input"), nb::arg("kwargs"),
-     nb::sig("def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: dtype | None = None, "
-             "layout: layout | None = None, device: device | None = None, requires_grad: bool = False, "
-             "memory_format: memory_format = ember.preserve_format) -> Tensor"),
-     kRandnLikeDoc);
-  m.def("randint_like", [like_opts, finish_like](const Tensor& t, std::optional<int64_t> a0,
-                                                 std::optional<int64_t> a1, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "randint_like", kDtype | kDevice | kRequiresGrad | kGenerator | kLayout, a);
-    // randint_like(input, high), randint_like(input, low, high), or by keyword: randint_like(input, high=5)
-    EMBER_CHECK_TYPE(a0 || a1, "randint_like() missing required argument 'high'");
-    const int64_t low = a1 ? a0.value_or(0) : 0, high = a1 ? *a1 : *a0;
-    return finish_like(randint(low, high, t.sizes(), a.generator, like_opts(t, a)), t, a);
-  }, nb::arg("input"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(), nb::arg("kwargs"),
-     nb::sig("def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, generator: Generator | None = "
-             "None, dtype: dtype | None = None, layout: layout | None = None, device: device | None = None, "
-             "requires_grad: bool = False, memory_format: memory_format = ember.preserve_format) -> Tensor"),
-     kRandintLikeDoc);
+  m.def(
+      "rand_like",
+      [like_opts, finish_like](const Tensor& t, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "rand_like", kDtype | kDevice | kRequiresGrad | kGenerator | kLayout, a);
+        return finish_like(rand(t.sizes(), a.generator, like_opts(t, a)), t, a);
+      },
+      nb::arg("input"), nb::arg("kwargs"),
+      nb::sig("def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: dtype | None = None, layout: "
+              "layout | None = None, device: device | None = None, requires_grad: bool = False, memory_format: "
+              "memory_format = ember.preserve_format) -> Tensor"),
+      kRandLikeDoc);
+  m.def(
+      "randn_like",
+      [like_opts, finish_like](const Tensor& t, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "randn_like", kDtype | kDevice | kRequiresGrad | kGenerator | kLayout, a);
+        return finish_like(randn(t.sizes(), a.generator, like_opts(t, a)), t, a);
+      },
+      nb::arg("input"), nb::arg("kwargs"),
+      nb::sig("def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: dtype | None = None, "
+              "layout: layout | None = None, device: device | None = None, requires_grad: bool = False, "
+              "memory_format: memory_format = ember.preserve_format) -> Tensor"),
+      kRandnLikeDoc);
+  m.def(
+      "randint_like",
+      [like_opts, finish_like](const Tensor& t, std::optional<int64_t> a0, std::optional<int64_t> a1, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "randint_like", kDtype | kDevice | kRequiresGrad | kGenerator | kLayout, a);
+        // randint_like(input, high), randint_like(input, low, high), or by keyword: randint_like(input, high=5)
+        EMBER_CHECK_TYPE(a0 || a1, "randint_like() missing required argument 'high'");
+        const int64_t low = a1 ? a0.value_or(0) : 0, high = a1 ? *a1 : *a0;
+        return finish_like(randint(low, high, t.sizes(), a.generator, like_opts(t, a)), t, a);
+      },
+      nb::arg("input"), nb::arg("low") = nb::none(), nb::arg("high") = nb::none(), nb::arg("kwargs"),
+      nb::sig("def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, generator: Generator | None = "
+              "None, dtype: dtype | None = None, layout: layout | None = None, device: device | None = None, "
+              "requires_grad: bool = False, memory_format: memory_format = ember.preserve_format) -> Tensor"),
+      kRandintLikeDoc);
 
   auto cls = nb::type<Tensor>();
-  cls.attr("uniform_") = nb::cpp_function([](nb::handle self, double from, double to, Generator* g) {
-    uniform_(nb::cast<const Tensor&>(self), from, to, g);
-    return nb::borrow(self);
-  }, nb::is_method(), nb::scope(cls), nb::name("uniform_"),
-     nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(),
-     nb::arg("generator") = nb::none(),
-     nb::sig("def uniform_(self, from: float = 0, to: float = 1, *, generator: Generator | None = None) -> Tensor"),
-     kUniformDoc);
-  cls.attr("normal_") = nb::cpp_function([](nb::handle self, double mean, double std, Generator* g) {
-    normal_(nb::cast<const Tensor&>(self), mean, std, g);
-    return nb::borrow(self);
-  }, nb::is_method(), nb::scope(cls), nb::name("normal_"),
-     nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(),
-     nb::arg("generator") = nb::none(),
-     nb::sig("def normal_(self, mean: float = 0, std: float = 1, *, generator: Generator | None = None) -> Tensor"),
-     kNormalInplaceDoc);
-  cls.attr("bernoulli_") = nb::cpp_function([](nb::handle self, double p, Generator* g) {
-    bernoulli_(nb::cast<const Tensor&>(self), p, g);
-    return nb::borrow(self);
-  }, nb::is_method(), nb::scope(cls), nb::name("bernoulli_"),
-     nb::arg("p") = 0.5, nb::kw_only(), nb::arg("generator") = nb::none(),
-     nb::sig("def bernoulli_(self, p: float = 0.5, *, generator: Generator | None = None) -> Tensor"),
-     kBernoulliInplaceDoc);
-  cls.attr("random_") = nb::cpp_function([](nb::handle self, std::optional<int64_t> a0, std::optional<int64_t> a1,
-                                            Generator* g) {
-    // random_(), random_(to), random_(from, to)
-    const int64_t from = a1 ? a0.value_or(0) : 0;
-    std::optional<int64_t> to = a1 ? a1 : a0;
-    random_(nb::cast<const Tensor&>(self), from, to, g);
-    return nb::borrow(self);
-  }, nb::is_method(), nb::scope(cls), nb::name("random_"),
-     nb::arg("from") = nb::none(), nb::arg("to") = nb::none(), nb::kw_only(),
-     nb::arg("generator") = nb::none(),
-     nb::sig("def random_(self, from: int = 0, to: int | None = None, *, generator: Generator | None = None) -> "
-             "Tensor"),
-     kRandomInplaceDoc);
-  cls.attr("bernoulli") = nb::cpp_function([](const Tensor& t, std::optional<double> p, Generator* g) {
-    return p ? bernoulli(t, *p, g) : bernoulli(t, g);
-  }, nb::is_method(), nb::scope(cls), nb::name("bernoulli"),
-     nb::arg("p") = nb::none(), nb::kw_only(), nb::arg("generator") = nb::none(),
-     nb::sig("def bernoulli(self, p: float | None = None, *, generator: Generator | None = None) -> Tensor"),
-     kBernoulliMethodDoc);
-  cls.attr("multinomial") = nb::cpp_function([](const Tensor& t, int64_t n, bool r, Generator* g) {
-    return multinomial(t, n, r, g);
-  }, nb::is_method(), nb::scope(cls), nb::name("multinomial"),
-     nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(),
-     nb::arg("generator") = nb::none(),
-     nb::sig("def multinomial(self, num_samples: int, replacement: bool = False, *, generator: Generator | None = "
-             "None) -> Tensor"),
-     method_doc(kMultinomialDoc, "multinomial").c_str());
+  cls.attr("uniform_") = nb::cpp_function(
+      [](nb::handle self, double from, double to, Generator* g) {
+        uniform_(nb::cast<const Tensor&>(self), from, to, g);
+        return nb::borrow(self);
+      },
+      nb::is_method(), nb::scope(cls), nb::name("uniform_"), nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(),
+      nb::arg("generator") = nb::none(),
+      nb::sig("def uniform_(self, from: float = 0, to: float = 1, *, generator: Generator | None = None) -> Tensor"),
+      kUniformDoc);
+  cls.attr("normal_") = nb::cpp_function(
+      [](nb::handle self, double mean, double std, Generator* g) {
+        normal_(nb::cast<const Tensor&>(self), mean, std, g);
+        return nb::borrow(self);
+      },
+      nb::is_method(), nb::scope(cls), nb::name("normal_"), nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(),
+      nb::arg("generator") = nb::none(),
+      nb::sig("def normal_(self, mean: float = 0, std: float = 1, *, generator: Generator | None = None) -> Tensor"),
+      kNormalInplaceDoc);
+  cls.attr("bernoulli_") = nb::cpp_function(
+      [](nb::handle self, double p, Generator* g) {
+        bernoulli_(nb::cast<const Tensor&>(self), p, g);
+        return nb::borrow(self);
+      },
+      nb::is_method(), nb::scope(cls), nb::name("bernoulli_"), nb::arg("p") = 0.5, nb::kw_only(),
+      nb::arg("generator") = nb::none(),
+      nb::sig("def bernoulli_(self, p: float = 0.5, *, generator: Generator | None = None) -> Tensor"),
+      kBernoulliInplaceDoc);
+  cls.attr("random_") = nb::cpp_function(
+      [](nb::handle self, std::optional<int64_t> a0, std::optional<int64_t> a1, Generator* g) {
+        // random_(), random_(to), random_(from, to)
+        const int64_t from = a1 ? a0.value_or(0) : 0;
+        std::optional<int64_t> to = a1 ? a1 : a0;
+        random_(nb::cast<const Tensor&>(self), from, to, g);
+        return nb::borrow(self);
+      },
+      nb::is_method(), nb::scope(cls), nb::name("random_"), nb::arg("from") = nb::none(), nb::arg("to") = nb::none(),
+      nb::kw_only(), nb::arg("generator") = nb::none(),
+      nb::sig("def random_(self, from: int = 0, to: int | None = None, *, generator: Generator | None = None) -> "
+              "Tensor"),
+      kRandomInplaceDoc);
+  cls.attr("bernoulli") = nb::cpp_function(
+      [](const Tensor& t, std::optional<double> p, Generator* g) { return p ? bernoulli(t, *p, g) : bernoulli(t, g); },
+      nb::is_method(), nb::scope(cls), nb::name("bernoulli"), nb::arg("p") = nb::none(), nb::kw_only(),
+      nb::arg("generator") = nb::none(),
+      nb::sig("def bernoulli(self, p: float | None = None, *, generator: Generator | None = None) -> Tensor"),
+      kBernoulliMethodDoc);
+  cls.attr("multinomial") = nb::cpp_function(
+      [](const Tensor& t, int64_t n, bool r, Generator* g) { return multinomial(t, n, r, g); }, nb::is_method(),
+      nb::scope(cls), nb::name("multinomial"), nb::arg("num_samples"), nb::arg("replacement") = false, nb::kw_only(),
+      nb::arg("generator") = nb::none(),
+      nb::sig("def multinomial(self, num_samples: int, replacement: bool = False, *, generator: Generator | None = "
+              "None) -> Tensor"),
+      method_doc(kMultinomialDoc, "multinomial").c_str());
 }
 
 }  // namespace ember::py

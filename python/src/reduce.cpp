@@ -3,9 +3,9 @@
 #include <tuple>
 
 #include "common.h"
-#include "shape_defs.h"
 #include "ember/ops.h"
 #include "ember/ops/sort.h"
+#include "shape_defs.h"
 
 namespace ember::py {
 
@@ -38,10 +38,13 @@ void def_dims_reduction(nb::module_& m, nb::handle cls, const char* name, DimsFn
   const std::string fsig = Sig{(params + ", out: Tensor | None = None").c_str()}.text(name, "input: Tensor");
   def_fn(m, name, impl, nb::sig(fsig.c_str()), nb::arg("input"), nb::arg("dim") = nb::none(),
          nb::arg("keepdim") = false, nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(), doc);
-  def_method(cls, name, [impl](const Tensor& x, nb::handle dim, bool keepdim, nb::handle dtype) {
-    return impl(x, dim, keepdim, dtype, {});
-  }, nb::sig(Sig{params.c_str()}.text(name, "self").c_str()), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
-             nb::kw_only(), nb::arg("dtype") = nb::none(), method_doc(doc, name).c_str());
+  def_method(
+      cls, name,
+      [impl](const Tensor& x, nb::handle dim, bool keepdim, nb::handle dtype) {
+        return impl(x, dim, keepdim, dtype, {});
+      },
+      nb::sig(Sig{params.c_str()}.text(name, "self").c_str()), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
+      nb::kw_only(), nb::arg("dtype") = nb::none(), method_doc(doc, name).c_str());
 }
 
 void def_dims_reduction(nb::module_& m, nb::handle cls, const char* name, DimsFnNoDtype f, const char* doc) {
@@ -49,12 +52,13 @@ void def_dims_reduction(nb::module_& m, nb::handle cls, const char* name, DimsFn
     return finish_out(f(x, dims_of(dim, name), keepdim), out, name);
   };
   const std::string fsig = Sig{(std::string(kDimArg) + ", *, out: Tensor | None = None").c_str()}.text(name,
-                                                                                                   "input: Tensor");
+                                                                                                       "input: Tensor");
   def_fn(m, name, impl, nb::sig(fsig.c_str()), nb::arg("input"), nb::arg("dim") = nb::none(),
          nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = nb::none(), doc);
-  def_method(cls, name, [impl](const Tensor& x, nb::handle dim, bool keepdim) { return impl(x, dim, keepdim, {}); },
-             nb::sig(Sig{kDimArg}.text(name, "self").c_str()), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
-             method_doc(doc, name).c_str());
+  def_method(
+      cls, name, [impl](const Tensor& x, nb::handle dim, bool keepdim) { return impl(x, dim, keepdim, {}); },
+      nb::sig(Sig{kDimArg}.text(name, "self").c_str()), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
+      method_doc(doc, name).c_str());
 }
 
 // max(input) / max(input, dim, keepdim=False) -> (values, indices) / max(input, other) -> maximum
@@ -93,18 +97,22 @@ void def_var_like(nb::module_& m, nb::handle cls, const char* name, const char* 
     return f(name, x, dims_of(dim, name), correction_of(name, unbiased, correction), keepdim, out);
   };
   // correction=None (the C++ default) means 1 unless unbiased is given: the signature shows PyTorch's default.
-  const std::string params = std::string("dim: int | Sequence[int] | None = None, unbiased: bool | None = None, "
-                                         "keepdim: bool = False, *, correction: float | None = 1");
+  const std::string params = std::string(
+      "dim: int | Sequence[int] | None = None, unbiased: bool | None = None, "
+      "keepdim: bool = False, *, correction: float | None = 1");
   const std::string out_param = std::string(", out: ") + (*ret == 't' ? "tuple[Tensor, Tensor]" : "Tensor") +
                                 " | None = None";
   def_fn(m, name, impl, nb::sig(Sig{(params + out_param).c_str(), ret}.text(name, "input: Tensor").c_str()),
          nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::arg("keepdim") = false,
          nb::kw_only(), nb::arg("correction") = nb::none(), nb::arg("out") = nb::none(), doc);
-  def_fn(cls, name, [impl](const Tensor& x, nb::handle dim, nb::handle unbiased, bool keepdim, nb::handle correction) {
-    return impl(x, dim, unbiased, keepdim, correction, nb::none());
-  }, nb::sig(Sig{params.c_str(), ret}.text(name, "self").c_str()), nb::is_method(), nb::arg("dim") = nb::none(),
-         nb::arg("unbiased") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
-         nb::arg("correction") = nb::none(), method_doc(doc, name).c_str());
+  def_fn(
+      cls, name,
+      [impl](const Tensor& x, nb::handle dim, nb::handle unbiased, bool keepdim, nb::handle correction) {
+        return impl(x, dim, unbiased, keepdim, correction, nb::none());
+      },
+      nb::sig(Sig{params.c_str(), ret}.text(name, "self").c_str()), nb::is_method(), nb::arg("dim") = nb::none(),
+      nb::arg("unbiased") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(), nb::arg("correction") = nb::none(),
+      method_doc(doc, name).c_str());
 }
 
 constexpr const char* kSumDoc = R"(
@@ -575,25 +583,29 @@ void def_reductions(nb::module_& m, nb::handle cls) {
   def_dims_reduction(m, cls, "amin", static_cast<DimsFnNoDtype>(&amin), kAminDoc);
   def_dims_reduction(m, cls, "all", static_cast<DimsFnNoDtype>(&all), kAllDoc);
   def_dims_reduction(m, cls, "any", static_cast<DimsFnNoDtype>(&any), kAnyDoc);
-  def_both(m, cls, "count_nonzero", Sig{"dim: int | Sequence[int] | None = None"},
-           [](const Tensor& x, nb::handle dim) { return count_nonzero(x, dims_of(dim, "count_nonzero")); },
-           kCountNonzeroDoc, nb::arg("dim") = nb::none());
+  def_both(
+      m, cls, "count_nonzero", Sig{"dim: int | Sequence[int] | None = None"},
+      [](const Tensor& x, nb::handle dim) { return count_nonzero(x, dims_of(dim, "count_nonzero")); }, kCountNonzeroDoc,
+      nb::arg("dim") = nb::none());
   auto lse = [](const Tensor& x, nb::handle dim, bool keepdim) {
     return logsumexp(x, dims_of(dim, "logsumexp"), keepdim);
   };
-  def_fn(m, "logsumexp", [lse](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
-    return finish_out(lse(x, dim, keepdim), out, "logsumexp");
-  }, nb::sig("def logsumexp(input: Tensor, dim: int | Sequence[int], keepdim: bool = False, *, "
-             "out: Tensor | None = None) -> Tensor"),
-         nb::arg("input"), nb::arg("dim"), nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = nb::none(),
-         kLogsumexpDoc);
+  def_fn(
+      m, "logsumexp",
+      [lse](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
+        return finish_out(lse(x, dim, keepdim), out, "logsumexp");
+      },
+      nb::sig("def logsumexp(input: Tensor, dim: int | Sequence[int], keepdim: bool = False, *, "
+              "out: Tensor | None = None) -> Tensor"),
+      nb::arg("input"), nb::arg("dim"), nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = nb::none(),
+      kLogsumexpDoc);
   def_method(cls, "logsumexp", lse,
              nb::sig("def logsumexp(self, dim: int | Sequence[int], keepdim: bool = False) -> Tensor"), nb::arg("dim"),
              nb::arg("keepdim") = false, method_doc(kLogsumexpDoc, "logsumexp").c_str());
 
-  def_ints_method(cls, "sum_to_size", "size", {"size"}, [](const Tensor& t, IntArrayRef size) {
-    return sum_to_size(t, size);
-  }, kSumToSizeDoc);
+  def_ints_method(
+      cls, "sum_to_size", "size", {"size"}, [](const Tensor& t, IntArrayRef size) { return sum_to_size(t, size); },
+      kSumToSizeDoc);
 }
 
 void def_extrema(nb::module_& m, nb::handle cls) {
@@ -603,61 +615,81 @@ void def_extrema(nb::module_& m, nb::handle cls) {
     const std::string ret = std::string("Tensor | return_types.") + name;
     // One binding takes max(input), max(input, dim, keepdim) and the positional max(input, other) (the hot
     // forms); an overload takes other= by keyword.
-    def_fn(m, name, [is_max](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
-      return max_min(is_max, x, dim, keepdim, out);
-    }, nb::sig(Sig{"dim: int | None = None, keepdim: bool = False, *, "
-                   "out: Tensor | tuple[Tensor, Tensor] | None = None", ret.c_str()}
-                   .text(name, "input: Tensor").c_str()),
-           nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
-           nb::arg("out") = nb::none(), doc);
-    nb::cpp_function_def([is_max](const Tensor& x, const Tensor& other, nb::handle out) {
-      return finish_out(is_max ? maximum(x, other) : minimum(x, other), out, is_max ? "max" : "min");
-    }, nb::scope(m), nb::sig(Sig{"other: Tensor, *, out: Tensor | None = None"}.text(name, "input: Tensor").c_str()),
-                         nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none(), doc);
+    def_fn(
+        m, name,
+        [is_max](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
+          return max_min(is_max, x, dim, keepdim, out);
+        },
+        nb::sig(Sig{"dim: int | None = None, keepdim: bool = False, *, "
+                    "out: Tensor | tuple[Tensor, Tensor] | None = None",
+                    ret.c_str()}
+                    .text(name, "input: Tensor")
+                    .c_str()),
+        nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+        nb::arg("out") = nb::none(), doc);
+    nb::cpp_function_def(
+        [is_max](const Tensor& x, const Tensor& other, nb::handle out) {
+          return finish_out(is_max ? maximum(x, other) : minimum(x, other), out, is_max ? "max" : "min");
+        },
+        nb::scope(m), nb::sig(Sig{"other: Tensor, *, out: Tensor | None = None"}.text(name, "input: Tensor").c_str()),
+        nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none(), doc);
     const std::string mdoc = method_doc(doc, name);
-    def_fn(cls, name, [is_max](const Tensor& x, nb::handle dim, bool keepdim) {
-      return max_min(is_max, x, dim, keepdim, nb::none());
-    }, nb::sig(Sig{"dim: int | None = None, keepdim: bool = False", ret.c_str()}.text(name, "self").c_str()),
-           nb::is_method(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, mdoc.c_str());
-    nb::cpp_function_def([is_max](const Tensor& x, const Tensor& other) {
-      return is_max ? maximum(x, other) : minimum(x, other);
-    }, nb::scope(cls), nb::sig(Sig{"other: Tensor"}.text(name, "self").c_str()), nb::is_method(), nb::arg("other"),
-                         mdoc.c_str());
+    def_fn(
+        cls, name,
+        [is_max](const Tensor& x, nb::handle dim, bool keepdim) {
+          return max_min(is_max, x, dim, keepdim, nb::none());
+        },
+        nb::sig(Sig{"dim: int | None = None, keepdim: bool = False", ret.c_str()}.text(name, "self").c_str()),
+        nb::is_method(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, mdoc.c_str());
+    nb::cpp_function_def(
+        [is_max](const Tensor& x, const Tensor& other) { return is_max ? maximum(x, other) : minimum(x, other); },
+        nb::scope(cls), nb::sig(Sig{"other: Tensor"}.text(name, "self").c_str()), nb::is_method(), nb::arg("other"),
+        mdoc.c_str());
 
     auto arg = [is_max](const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
       return is_max ? argmax(x, dim, keepdim) : argmin(x, dim, keepdim);
     };
-    def_both(m, cls, is_max ? "argmax" : "argmin", arg, is_max ? kArgmaxDoc : kArgminDoc,
-             nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+    def_both(m, cls, is_max ? "argmax" : "argmin", arg, is_max ? kArgmaxDoc : kArgminDoc, nb::arg("dim") = nb::none(),
+             nb::arg("keepdim") = false);
   }
 
   auto aminmax_fn = [](const Tensor& x, std::optional<int64_t> dim, bool keepdim, nb::handle out) {
     return pair_result(g_aminmax_type, "aminmax", aminmax(x, dim, keepdim), out);
   };
-  def_fn(m, "aminmax", aminmax_fn, nb::sig("def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = "
-                                           "False, out: tuple[Tensor, Tensor] | None = None) -> return_types.aminmax"),
+  def_fn(m, "aminmax", aminmax_fn,
+         nb::sig("def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = "
+                 "False, out: tuple[Tensor, Tensor] | None = None) -> return_types.aminmax"),
          nb::arg("input"), nb::kw_only(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
          nb::arg("out") = nb::none(), kAminmaxDoc);
-  def_fn(cls, "aminmax", [aminmax_fn](const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-    return aminmax_fn(x, dim, keepdim, nb::none());
-  }, nb::sig("def aminmax(self, *, dim: int | None = None, keepdim: bool = False) -> return_types.aminmax"),
-         nb::is_method(), nb::kw_only(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
-         method_doc(kAminmaxDoc, "aminmax").c_str());
+  def_fn(
+      cls, "aminmax",
+      [aminmax_fn](const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+        return aminmax_fn(x, dim, keepdim, nb::none());
+      },
+      nb::sig("def aminmax(self, *, dim: int | None = None, keepdim: bool = False) -> return_types.aminmax"),
+      nb::is_method(), nb::kw_only(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
+      method_doc(kAminmaxDoc, "aminmax").c_str());
 }
 
 void def_moments(nb::module_& m, nb::handle cls) {
   using Moment = Tensor (*)(const Tensor&, IntArrayRef, double, bool);
   using Moments2 = std::pair<Tensor, Tensor> (*)(const Tensor&, IntArrayRef, double, bool);
-  for (auto [name, f, doc] : {std::tuple<const char*, Moment, const char*>{"var", &var, kVarDoc},
-                              {"std", &std, kStdDoc}})
-    def_var_like(m, cls, name, "Tensor", [f](const char* fn, const Tensor& x, IntArrayRef d, double c, bool k,
-                                             nb::handle out) { return finish_out(f(x, d, c, k), out, fn); }, doc);
+  for (auto [name, f, doc] :
+       {std::tuple<const char*, Moment, const char*>{"var", &var, kVarDoc}, {"std", &std, kStdDoc}})
+    def_var_like(
+        m, cls, name, "Tensor",
+        [f](const char* fn, const Tensor& x, IntArrayRef d, double c, bool k, nb::handle out) {
+          return finish_out(f(x, d, c, k), out, fn);
+        },
+        doc);
   for (auto [name, f, doc] : {std::tuple<const char*, Moments2, const char*>{"var_mean", &var_mean, kVarMeanDoc},
                               {"std_mean", &std_mean, kStdMeanDoc}})
-    def_var_like(m, cls, name, "tuple[Tensor, Tensor]", [f](const char* fn, const Tensor& x, IntArrayRef d, double c,
-                                                            bool k, nb::handle out) {
-      return pair_result(nb::handle(), fn, f(x, d, c, k), out);
-    }, doc);
+    def_var_like(
+        m, cls, name, "tuple[Tensor, Tensor]",
+        [f](const char* fn, const Tensor& x, IntArrayRef d, double c, bool k, nb::handle out) {
+          return pair_result(nb::handle(), fn, f(x, d, c, k), out);
+        },
+        doc);
 }
 
 }  // namespace
@@ -671,7 +703,6 @@ void init_reduce(nb::module_& m) {
   def_reductions(m, cls);
   def_extrema(m, cls);
   def_moments(m, cls);
-
 }
 
 }  // namespace ember::py

@@ -124,35 +124,38 @@ void def_cum(nb::module_& m, nb::handle cls, const char* name, CumFn f, CumInpla
   auto impl = [f, name](const Tensor& x, int64_t dim, nb::handle dtype, nb::handle out) {
     return finish_out(f(x, dim, cum_dtype(dtype, out)), out, name);
   };
-  def_fn(m, name, impl, nb::sig(Sig{"dim: int, *, dtype: dtype | None = None, out: Tensor | None = None"}
-                                    .text(name, "input: Tensor").c_str()),
+  def_fn(m, name, impl,
+         nb::sig(Sig{"dim: int, *, dtype: dtype | None = None, out: Tensor | None = None"}
+                     .text(name, "input: Tensor")
+                     .c_str()),
          nb::arg("input"), nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),
          doc);
-  def_method(cls, name, [impl](const Tensor& x, int64_t dim, nb::handle dtype) { return impl(x, dim, dtype, {}); },
-             nb::sig(Sig{"dim: int, *, dtype: dtype | None = None"}.text(name, "self").c_str()), nb::arg("dim"),
-             nb::kw_only(), nb::arg("dtype") = nb::none(), method_doc(doc, name).c_str());
+  def_method(
+      cls, name, [impl](const Tensor& x, int64_t dim, nb::handle dtype) { return impl(x, dim, dtype, {}); },
+      nb::sig(Sig{"dim: int, *, dtype: dtype | None = None"}.text(name, "self").c_str()), nb::arg("dim"), nb::kw_only(),
+      nb::arg("dtype") = nb::none(), method_doc(doc, name).c_str());
   const std::string inplace = std::string(name) + "_";
-  def_inplace<int64_t, nb::handle>(cls, inplace.c_str(), Sig{"dim: int, *, dtype: dtype | None = None"},
-                                   [f_](const Tensor& x, int64_t dim, nb::handle dtype) {
-                                     f_(x, dim, to_dtype(dtype));
-                                   },
-                                   nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
+  def_inplace<int64_t, nb::handle>(
+      cls, inplace.c_str(), Sig{"dim: int, *, dtype: dtype | None = None"},
+      [f_](const Tensor& x, int64_t dim, nb::handle dtype) { f_(x, dim, to_dtype(dtype)); }, nb::arg("dim"),
+      nb::kw_only(), nb::arg("dtype") = nb::none());
 }
 
 using PairDimFn = std::pair<Tensor, Tensor> (*)(const Tensor&, int64_t);
 
-void def_cum_extremum(nb::module_& m, nb::handle cls, const char* name, nb::handle type, PairDimFn f,
-                      const char* doc) {
+void def_cum_extremum(nb::module_& m, nb::handle cls, const char* name, nb::handle type, PairDimFn f, const char* doc) {
   auto impl = [f, name, type](const Tensor& x, int64_t dim, nb::handle out) {
     return pair_result(type, name, f(x, dim), out);
   };
   const std::string ret = std::string("return_types.") + name;
-  def_fn(m, name, impl, nb::sig(Sig{"dim: int, *, out: tuple[Tensor, Tensor] | None = None", ret.c_str()}
-                                    .text(name, "input: Tensor").c_str()),
+  def_fn(m, name, impl,
+         nb::sig(Sig{"dim: int, *, out: tuple[Tensor, Tensor] | None = None", ret.c_str()}
+                     .text(name, "input: Tensor")
+                     .c_str()),
          nb::arg("input"), nb::arg("dim"), nb::kw_only(), nb::arg("out") = nb::none(), doc);
-  def_method(cls, name, [impl](const Tensor& x, int64_t dim) { return impl(x, dim, {}); },
-             nb::sig(Sig{"dim: int", ret.c_str()}.text(name, "self").c_str()), nb::arg("dim"),
-             method_doc(doc, name).c_str());
+  def_method(
+      cls, name, [impl](const Tensor& x, int64_t dim) { return impl(x, dim, {}); },
+      nb::sig(Sig{"dim: int", ret.c_str()}.text(name, "self").c_str()), nb::arg("dim"), method_doc(doc, name).c_str());
 }
 
 }  // namespace
@@ -165,12 +168,16 @@ void init_scan(nb::module_& m) {
   def_cum(m, cls, "cumprod", &cumprod, &cumprod_, kCumprodDoc);
   def_cum_extremum(m, cls, "cummax", g_cummax_t, &cummax, kCummaxDoc);
   def_cum_extremum(m, cls, "cummin", g_cummin_t, &cummin, kCumminDoc);
-  def_fn(m, "logcumsumexp", [](const Tensor& x, int64_t dim, nb::handle out) {
-    return finish_out(logcumsumexp(x, dim), out, "logcumsumexp");
-  }, nb::sig("def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor"), nb::arg("input"),
-         nb::arg("dim"), nb::kw_only(), nb::arg("out") = nb::none(), kLogcumsumexpDoc);
-  def_method(cls, "logcumsumexp", [](const Tensor& x, int64_t dim) { return logcumsumexp(x, dim); }, nb::arg("dim"),
-             method_doc(kLogcumsumexpDoc, "logcumsumexp").c_str());
+  def_fn(
+      m, "logcumsumexp",
+      [](const Tensor& x, int64_t dim, nb::handle out) {
+        return finish_out(logcumsumexp(x, dim), out, "logcumsumexp");
+      },
+      nb::sig("def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor"), nb::arg("input"),
+      nb::arg("dim"), nb::kw_only(), nb::arg("out") = nb::none(), kLogcumsumexpDoc);
+  def_method(
+      cls, "logcumsumexp", [](const Tensor& x, int64_t dim) { return logcumsumexp(x, dim); }, nb::arg("dim"),
+      method_doc(kLogcumsumexpDoc, "logcumsumexp").c_str());
 }
 
 }  // namespace ember::py

@@ -1,8 +1,8 @@
 // Bindings of searchsorted, bucketize and isin (ember/ops/search.h), with PyTorch's signatures and docstrings: a
 // Python number may stand for the values (searchsorted, bucketize) or for either side of isin.
 #include "common.h"
-#include "shape_defs.h"
 #include "ember/ops/search.h"
+#include "shape_defs.h"
 
 namespace ember::py {
 
@@ -102,7 +102,8 @@ void init_search(nb::module_& m) {
   };
   // The values are `input` in PyTorch's binding and `values` in its documentation: both work (an overload).
   auto sig = [](const char* values) {
-    return std::string("def searchsorted(sorted_sequence: Tensor, ") + values + ": Tensor | float, *, out_int32: "
+    return std::string("def searchsorted(sorted_sequence: Tensor, ") + values +
+           ": Tensor | float, *, out_int32: "
            "bool = False, right: bool = False, side: str | None = None, out: Tensor | None = None, sorter: Tensor | "
            "None = None) -> Tensor";
   };
@@ -113,35 +114,42 @@ void init_search(nb::module_& m) {
                        nb::arg("values"), nb::kw_only(), nb::arg("out_int32") = false, nb::arg("right") = false,
                        none_arg("side"), none_arg("out"), none_arg("sorter"), kSearchsortedDoc);
 
-  def_fn(m, "bucketize", [](nb::handle input, const Tensor& boundaries, bool out_int32, bool right, nb::handle out) {
-    if (nb::isinstance<Tensor>(input))
-      return finish_out(bucketize(nb::cast<const Tensor&>(input), boundaries, out_int32, right), out, "bucketize");
-    EMBER_CHECK_TYPE(is_scalar(input), "bucketize(): argument 'input' must be Tensor or Number, not ",
-                     nb::inst_name(input).c_str());
-    return finish_out(bucketize(to_scalar(input, "bucketize"), boundaries, out_int32, right), out, "bucketize");
-  }, nb::sig("def bucketize(input: Tensor | float, boundaries: Tensor, *, out_int32: bool = False, right: bool = "
-             "False, out: Tensor | None = None) -> Tensor"),
-         nb::arg("input"), nb::arg("boundaries"), nb::kw_only(), nb::arg("out_int32") = false, nb::arg("right") = false,
-         none_arg("out"), kBucketizeDoc);
+  def_fn(
+      m, "bucketize",
+      [](nb::handle input, const Tensor& boundaries, bool out_int32, bool right, nb::handle out) {
+        if (nb::isinstance<Tensor>(input))
+          return finish_out(bucketize(nb::cast<const Tensor&>(input), boundaries, out_int32, right), out, "bucketize");
+        EMBER_CHECK_TYPE(is_scalar(input), "bucketize(): argument 'input' must be Tensor or Number, not ",
+                         nb::inst_name(input).c_str());
+        return finish_out(bucketize(to_scalar(input, "bucketize"), boundaries, out_int32, right), out, "bucketize");
+      },
+      nb::sig("def bucketize(input: Tensor | float, boundaries: Tensor, *, out_int32: bool = False, right: bool = "
+              "False, out: Tensor | None = None) -> Tensor"),
+      nb::arg("input"), nb::arg("boundaries"), nb::kw_only(), nb::arg("out_int32") = false, nb::arg("right") = false,
+      none_arg("out"), kBucketizeDoc);
 
-  def_fn(m, "isin", [](nb::handle elements, nb::handle test, bool assume_unique, bool invert, nb::handle out) {
-    const bool et = nb::isinstance<Tensor>(elements), tt = nb::isinstance<Tensor>(test);
-    EMBER_CHECK_TYPE((et || is_scalar(elements)) && (tt || is_scalar(test)) && (et || tt), "isin(): expected "
-                     "(Tensor elements, Tensor test_elements), (Number element, Tensor test_elements) or (Tensor "
-                     "elements, Number test_element), got (", nb::inst_name(elements).c_str(), ", ",
-                     nb::inst_name(test).c_str(), ")");
-    Tensor r;
-    if (et && tt)
-      r = isin(nb::cast<const Tensor&>(elements), nb::cast<const Tensor&>(test), assume_unique, invert);
-    else if (et)
-      r = isin(nb::cast<const Tensor&>(elements), to_scalar(test, "isin"), assume_unique, invert);
-    else
-      r = isin(to_scalar(elements, "isin"), nb::cast<const Tensor&>(test), assume_unique, invert);
-    return finish_out(std::move(r), out, "isin");
-  }, nb::sig("def isin(elements: Tensor | float, test_elements: Tensor | float, *, assume_unique: bool = False, "
-             "invert: bool = False, out: Tensor | None = None) -> Tensor"),
-         nb::arg("elements"), nb::arg("test_elements"), nb::kw_only(), nb::arg("assume_unique") = false,
-         nb::arg("invert") = false, none_arg("out"), kIsinDoc);
+  def_fn(
+      m, "isin",
+      [](nb::handle elements, nb::handle test, bool assume_unique, bool invert, nb::handle out) {
+        const bool et = nb::isinstance<Tensor>(elements), tt = nb::isinstance<Tensor>(test);
+        EMBER_CHECK_TYPE((et || is_scalar(elements)) && (tt || is_scalar(test)) && (et || tt),
+                         "isin(): expected "
+                         "(Tensor elements, Tensor test_elements), (Number element, Tensor test_elements) or (Tensor "
+                         "elements, Number test_element), got (",
+                         nb::inst_name(elements).c_str(), ", ", nb::inst_name(test).c_str(), ")");
+        Tensor r;
+        if (et && tt)
+          r = isin(nb::cast<const Tensor&>(elements), nb::cast<const Tensor&>(test), assume_unique, invert);
+        else if (et)
+          r = isin(nb::cast<const Tensor&>(elements), to_scalar(test, "isin"), assume_unique, invert);
+        else
+          r = isin(to_scalar(elements, "isin"), nb::cast<const Tensor&>(test), assume_unique, invert);
+        return finish_out(std::move(r), out, "isin");
+      },
+      nb::sig("def isin(elements: Tensor | float, test_elements: Tensor | float, *, assume_unique: bool = False, "
+              "invert: bool = False, out: Tensor | None = None) -> Tensor"),
+      nb::arg("elements"), nb::arg("test_elements"), nb::kw_only(), nb::arg("assume_unique") = false,
+      nb::arg("invert") = false, none_arg("out"), kIsinDoc);
 }
 
 }  // namespace ember::py

@@ -34,8 +34,8 @@ struct ToValue {
   std::unordered_map<const TensorImpl*, int64_t> seen;  // one tensor object saved twice is stored once
 
   Value operator()(nb::handle h, const std::string& path, int depth) {
-    EMBER_CHECK_VALUE(depth <= serialize::kMaxDepth, "ember.save: ", path, " nests deeper than ",
-                      serialize::kMaxDepth, " levels (does the object contain itself?)");
+    EMBER_CHECK_VALUE(depth <= serialize::kMaxDepth, "ember.save: ", path, " nests deeper than ", serialize::kMaxDepth,
+                      " levels (does the object contain itself?)");
     PyObject* o = h.ptr();
     Value v;
     if (o == Py_None) return v;
@@ -99,8 +99,8 @@ struct ToValue {
                          v.fields.size(), " _fields but ", items.size(), " items");
       }
       for (size_t k = 0; k < items.size(); ++k)
-        v.items.push_back((*this)(items[k], named ? path + "." + v.fields[k] : path + "[" + std::to_string(k) + "]",
-                                  depth + 1));
+        v.items.push_back(
+            (*this)(items[k], named ? path + "." + v.fields[k] : path + "[" + std::to_string(k) + "]", depth + 1));
     } else {
       fail<TypeError>("ember.save: can't save ", path, " of type '", nb::inst_name(h).c_str(), "': ", kSavable);
     }
@@ -237,9 +237,8 @@ nb::object load_ember(nb::handle src, bool mmap, nb::object restore) {
     doc = serialize::read_document(*in);
   }
   if (!restore.is_none())
-    serialize::relocate(doc, [&](const Tensor& bytes, const std::string& tag) {
-      return nb::cast<Tensor>(restore(bytes, tag));
-    });
+    serialize::relocate(
+        doc, [&](const Tensor& bytes, const std::string& tag) { return nb::cast<Tensor>(restore(bytes, tag)); });
   nb::module_ nn = nb::module_::import_("ember.nn");
   nb::module_ collections = nb::module_::import_("collections");
   FromValue conv{doc, in->name(), nn.attr("Parameter"), collections.attr("OrderedDict"),
@@ -318,18 +317,23 @@ Tensor frombuffer(nb::handle buffer, nb::handle dtype_h, int64_t count, int64_t 
       throw nb::python_error();
     }
   }
-  auto release = [view] { with_gil([view] { PyBuffer_Release(view); delete view; }); };
+  auto release = [view] {
+    with_gil([view] {
+      PyBuffer_Release(view);
+      delete view;
+    });
+  };
   const int64_t len = view->len, es = static_cast<int64_t>(element_size(dtype));
   try {
-    EMBER_CHECK_VALUE(len > 0 && count != 0, "both buffer length (", len, ") and count (", count,
-                      ") must not be 0");
+    EMBER_CHECK_VALUE(len > 0 && count != 0, "both buffer length (", len, ") and count (", count, ") must not be 0");
     EMBER_CHECK_VALUE(offset >= 0 && offset < len, "offset (", offset,
                       " bytes) must be non-negative and no greater than buffer length (", len, " bytes) minus 1");
-    EMBER_CHECK_VALUE(count > 0 || (len - offset) % es == 0, "buffer length (", len - offset,
-                      " bytes) after offset (", offset, " bytes) must be a multiple of element size (", es, ")");
+    EMBER_CHECK_VALUE(count > 0 || (len - offset) % es == 0, "buffer length (", len - offset, " bytes) after offset (",
+                      offset, " bytes) must be a multiple of element size (", es, ")");
     if (count < 0) count = (len - offset) / es;
-    EMBER_CHECK_VALUE(count <= (len - offset) / es, "requested buffer length (", count, " * ", es, " bytes) after offset (",
-                      offset, " bytes) must not be greater than actual buffer length (", len, " bytes)");
+    EMBER_CHECK_VALUE(count <= (len - offset) / es, "requested buffer length (", count, " * ", es,
+                      " bytes) after offset (", offset, " bytes) must not be greater than actual buffer length (", len,
+                      " bytes)");
   } catch (...) {
     release();
     throw;
@@ -348,8 +352,7 @@ void init_serialize(nb::module_& m) {
   m.def("_load", &load_ember, nb::arg("source"), nb::arg("mmap"), nb::arg("restore").none());
   m.def("_is_ember_checkpoint",
         [](nb::bytes head) { return serialize::is_ember_checkpoint(head.c_str(), head.size()); });
-  m.def("_safetensors_save", &save_safetensors, nb::arg("tensors"), nb::arg("metadata").none(),
-        nb::arg("path").none());
+  m.def("_safetensors_save", &save_safetensors, nb::arg("tensors"), nb::arg("metadata").none(), nb::arg("path").none());
   m.def("_safetensors_load", &load_safetensors, nb::arg("source"), nb::arg("mmap"));
   m.def("frombuffer", &frombuffer, nb::arg("buffer"), nb::kw_only(), nb::arg("dtype"), nb::arg("count") = -1,
         nb::arg("offset") = 0, nb::arg("requires_grad") = false,

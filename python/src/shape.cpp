@@ -4,8 +4,8 @@
 #include <tuple>
 
 #include "common.h"
-#include "shape_defs.h"
 #include "ember/ops.h"
+#include "shape_defs.h"
 
 namespace ember::py {
 
@@ -355,8 +355,9 @@ void def_dims(nb::module_& m, nb::handle cls) {
   def_both(m, cls, "movedim", move_sig, movedim_fn, kMovedimDoc, nb::arg("source"), nb::arg("destination"));
   def_both(m, cls, "moveaxis", move_sig, movedim_fn, kMoveaxisDoc, nb::arg("source"), nb::arg("destination"));
   // Tensor.swapdims is bound with transpose (tensor.cpp).
-  def_fn(m, "swapdims", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, nb::arg("input"),
-         nb::arg("dim0"), nb::arg("dim1"), kSwapdimsDoc);
+  def_fn(
+      m, "swapdims", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, nb::arg("input"),
+      nb::arg("dim0"), nb::arg("dim1"), kSwapdimsDoc);
 
   // broadcast_to(input, size): PyTorch's binding names the shape `size`, its documentation `shape`: both work.
   auto bto = [](const Tensor& t, nb::handle size) {
@@ -367,40 +368,49 @@ void def_dims(nb::module_& m, nb::handle cls) {
   nb::cpp_function_def(bto, nb::scope(m), nb::sig("def broadcast_to(input: Tensor, shape: Sequence[int]) -> Tensor"),
                        nb::arg("input"), nb::arg("shape"), kBroadcastToDoc);
   const std::string bto_doc = method_doc(kBroadcastToDoc, "broadcast_to");
-  def_method(cls, "broadcast_to", [](const Tensor& t, nb::args size) {
-    return broadcast_to(t, parse_size(size, 0, "broadcast_to"));
-  }, nb::sig("def broadcast_to(self, *size: int) -> Tensor"), bto_doc.c_str());
+  def_method(
+      cls, "broadcast_to",
+      [](const Tensor& t, nb::args size) { return broadcast_to(t, parse_size(size, 0, "broadcast_to")); },
+      nb::sig("def broadcast_to(self, *size: int) -> Tensor"), bto_doc.c_str());
   for (const char* kw : {"size", "shape"})
     nb::cpp_function_def(bto, nb::scope(cls), nb::is_method(), nb::arg(kw), bto_doc.c_str(),
                          nb::sig((std::string("def broadcast_to(self, ") + kw + ": Sequence[int]) -> Tensor").c_str()));
 
-  def_fn(m, "broadcast_tensors", [](nb::args args) {
-    return to_tuple(broadcast_tensors(tensor_varargs(args, "broadcast_tensors")));
-  }, nb::sig("def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]"), kBroadcastTensorsDoc);
-  def_fn(m, "meshgrid", [](nb::args args, nb::handle indexing) {
-    const std::string mode = indexing.is_none() ? "ij" : nb::cast<std::string>(indexing);
-    return to_tuple(meshgrid(tensor_varargs(args, "meshgrid"), mode));
-  }, nb::sig("def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple[Tensor, ...]"), nb::arg("args"),
-         nb::arg("indexing") = nb::none(), kMeshgridDoc);
+  def_fn(
+      m, "broadcast_tensors",
+      [](nb::args args) { return to_tuple(broadcast_tensors(tensor_varargs(args, "broadcast_tensors"))); },
+      nb::sig("def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]"), kBroadcastTensorsDoc);
+  def_fn(
+      m, "meshgrid",
+      [](nb::args args, nb::handle indexing) {
+        const std::string mode = indexing.is_none() ? "ij" : nb::cast<std::string>(indexing);
+        return to_tuple(meshgrid(tensor_varargs(args, "meshgrid"), mode));
+      },
+      nb::sig("def meshgrid(*tensors: Tensor, indexing: str | None = None) -> tuple[Tensor, ...]"), nb::arg("args"),
+      nb::arg("indexing") = nb::none(), kMeshgridDoc);
 
-  for (auto [name, f, doc] : {std::tuple{"atleast_1d", &atleast_1d, kAtleast1dDoc},
-                              std::tuple{"atleast_2d", &atleast_2d, kAtleast2dDoc},
-                              std::tuple{"atleast_3d", &atleast_3d, kAtleast3dDoc}}) {
-    def_fn(m, name, [f, fn = name](nb::args args) { return tuple_of(args, fn, f); },
-           nb::sig(Sig{"", "Tensor | tuple[Tensor, ...]"}.text(name, "*tensors: Tensor").c_str()), doc);
+  for (auto [name, f, doc] :
+       {std::tuple{"atleast_1d", &atleast_1d, kAtleast1dDoc}, std::tuple{"atleast_2d", &atleast_2d, kAtleast2dDoc},
+        std::tuple{"atleast_3d", &atleast_3d, kAtleast3dDoc}}) {
+    def_fn(
+        m, name, [f, fn = name](nb::args args) { return tuple_of(args, fn, f); },
+        nb::sig(Sig{"", "Tensor | tuple[Tensor, ...]"}.text(name, "*tensors: Tensor").c_str()), doc);
   }
-  def_both(m, cls, "ravel", [](const Tensor& t) { return ravel(t); }, kRavelDoc);
+  def_both(
+      m, cls, "ravel", [](const Tensor& t) { return ravel(t); }, kRavelDoc);
 
   auto narrow_copy_fn = [](const Tensor& t, int64_t dim, int64_t start, int64_t length) {
     return contiguous(clone(narrow(t, dim, start, length)));
   };
-  def_fn(m, "narrow_copy", [narrow_copy_fn](const Tensor& t, int64_t dim, int64_t start, int64_t length,
-                                            nb::handle out) {
-    return finish_out(narrow_copy_fn(t, dim, start, length), out, "narrow_copy");
-  }, nb::sig("def narrow_copy(input: Tensor, dim: int, start: int, length: int, *, out: Tensor | None = None) -> "
-             "Tensor"),
-         nb::arg("input"), nb::arg("dim"), nb::arg("start"), nb::arg("length"), nb::kw_only(),
-         nb::arg("out") = nb::none(), kNarrowCopyDoc);
+  def_fn(
+      m, "narrow_copy",
+      [narrow_copy_fn](const Tensor& t, int64_t dim, int64_t start, int64_t length, nb::handle out) {
+        return finish_out(narrow_copy_fn(t, dim, start, length), out, "narrow_copy");
+      },
+      nb::sig("def narrow_copy(input: Tensor, dim: int, start: int, length: int, *, out: Tensor | None = None) -> "
+              "Tensor"),
+      nb::arg("input"), nb::arg("dim"), nb::arg("start"), nb::arg("length"), nb::kw_only(), nb::arg("out") = nb::none(),
+      kNarrowCopyDoc);
   // The method's first parameter is `dim` in PyTorch's binding and `dimension` in its documentation: both work.
   const std::string nc_doc = method_doc(kNarrowCopyDoc, "narrow_copy");
   def_method(cls, "narrow_copy", narrow_copy_fn, nb::arg("dim"), nb::arg("start"), nb::arg("length"), nc_doc.c_str());
@@ -409,38 +419,48 @@ void def_dims(nb::module_& m, nb::handle cls) {
 }
 
 void def_reordering(nb::module_& m, nb::handle cls) {
-  def_fn(m, "flip", [](const Tensor& t, nb::handle dims) { return flip(t, int_or_ints(dims, "flip", "dims")); },
-         nb::sig("def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor"), nb::arg("input"), nb::arg("dims"),
-         kFlipDoc);
+  def_fn(
+      m, "flip", [](const Tensor& t, nb::handle dims) { return flip(t, int_or_ints(dims, "flip", "dims")); },
+      nb::sig("def flip(input: Tensor, dims: int | Sequence[int]) -> Tensor"), nb::arg("input"), nb::arg("dims"),
+      kFlipDoc);
   const std::string flip_doc = method_doc(kFlipDoc, "flip");
-  def_ints_method(cls, "flip", "dims", {"dims"}, [](const Tensor& t, IntArrayRef d) { return flip(t, d); },
-                  flip_doc.c_str());
-  def_both(m, cls, "fliplr", [](const Tensor& t) {
-    EMBER_CHECK(t.dim() >= 2, "fliplr: Input must be >= 2-d (got shape ", shape_str(t.sizes()), ")");
-    return flip(t, {{1}});
-  }, kFliplrDoc);
-  def_both(m, cls, "flipud", [](const Tensor& t) {
-    EMBER_CHECK(t.dim() >= 1, "flipud: Input must be >= 1-d.");
-    return flip(t, {{0}});
-  }, kFlipudDoc);
-  def_both(m, cls, "roll", Sig{"shifts: int | Sequence[int], dims: int | Sequence[int] | None = None"},
-           [](const Tensor& t, nb::handle shifts, nb::handle dims) {
-             return roll(t, int_or_ints(shifts, "roll", "shifts"),
-                         dims.is_none() ? DimVector{} : int_or_ints(dims, "roll", "dims"));
-           },
-           kRollDoc, nb::arg("shifts"), nb::arg("dims") = nb::none());
-  def_both(m, cls, "rot90", Sig{"k: int = 1, dims: Sequence[int] = (0, 1)"},
-           [](const Tensor& t, int64_t k, nb::handle dims) { return rot90(t, k, to_int_list(dims, "rot90", "dims")); },
-           kRot90Doc, nb::arg("k") = 1, nb::arg("dims") = nb::make_tuple(0, 1));
+  def_ints_method(
+      cls, "flip", "dims", {"dims"}, [](const Tensor& t, IntArrayRef d) { return flip(t, d); }, flip_doc.c_str());
+  def_both(
+      m, cls, "fliplr",
+      [](const Tensor& t) {
+        EMBER_CHECK(t.dim() >= 2, "fliplr: Input must be >= 2-d (got shape ", shape_str(t.sizes()), ")");
+        return flip(t, {{1}});
+      },
+      kFliplrDoc);
+  def_both(
+      m, cls, "flipud",
+      [](const Tensor& t) {
+        EMBER_CHECK(t.dim() >= 1, "flipud: Input must be >= 1-d.");
+        return flip(t, {{0}});
+      },
+      kFlipudDoc);
+  def_both(
+      m, cls, "roll", Sig{"shifts: int | Sequence[int], dims: int | Sequence[int] | None = None"},
+      [](const Tensor& t, nb::handle shifts, nb::handle dims) {
+        return roll(t, int_or_ints(shifts, "roll", "shifts"),
+                    dims.is_none() ? DimVector{} : int_or_ints(dims, "roll", "dims"));
+      },
+      kRollDoc, nb::arg("shifts"), nb::arg("dims") = nb::none());
+  def_both(
+      m, cls, "rot90", Sig{"k: int = 1, dims: Sequence[int] = (0, 1)"},
+      [](const Tensor& t, int64_t k, nb::handle dims) { return rot90(t, k, to_int_list(dims, "rot90", "dims")); },
+      kRot90Doc, nb::arg("k") = 1, nb::arg("dims") = nb::make_tuple(0, 1));
 
-  def_ints_method(cls, "repeat", "repeats", {"repeats"}, [](const Tensor& t, IntArrayRef r) { return repeat(t, r); },
-                  kRepeatDoc);
-  def_fn(m, "tile", [](const Tensor& t, nb::handle dims) { return tile(t, int_or_ints(dims, "tile", "dims")); },
-         nb::sig("def tile(input: Tensor, dims: int | Sequence[int]) -> Tensor"), nb::arg("input"), nb::arg("dims"),
-         kTileDoc);
+  def_ints_method(
+      cls, "repeat", "repeats", {"repeats"}, [](const Tensor& t, IntArrayRef r) { return repeat(t, r); }, kRepeatDoc);
+  def_fn(
+      m, "tile", [](const Tensor& t, nb::handle dims) { return tile(t, int_or_ints(dims, "tile", "dims")); },
+      nb::sig("def tile(input: Tensor, dims: int | Sequence[int]) -> Tensor"), nb::arg("input"), nb::arg("dims"),
+      kTileDoc);
   const std::string tile_doc = method_doc(kTileDoc, "tile");
-  def_ints_method(cls, "tile", "dims", {"dims"}, [](const Tensor& t, IntArrayRef d) { return tile(t, d); },
-                  tile_doc.c_str());
+  def_ints_method(
+      cls, "tile", "dims", {"dims"}, [](const Tensor& t, IntArrayRef d) { return tile(t, d); }, tile_doc.c_str());
   // output_size is a hint that spares PyTorch a device sync; ember computes the size either way.
   auto rep = [](const Tensor& t, nb::handle repeats, nb::handle dim, nb::handle) {
     if (repeats.is_none()) return repeat_interleave(t);
@@ -448,22 +468,24 @@ void def_reordering(nb::module_& m, nb::handle cls) {
     if (nb::isinstance<Tensor>(repeats)) return repeat_interleave(t, nb::cast<const Tensor&>(repeats), d);
     return repeat_interleave(t, to_int(repeats, "repeat_interleave", "repeats"), d);
   };
-  def_both(m, cls, "repeat_interleave", Sig{"repeats: int | Tensor | None = None, dim: int | None = None, *, "
-                                            "output_size: int | None = None"},
+  def_both(m, cls, "repeat_interleave",
+           Sig{"repeats: int | Tensor | None = None, dim: int | None = None, *, "
+               "output_size: int | None = None"},
            rep, kRepeatInterleaveDoc, nb::arg("repeats") = nb::none(), nb::arg("dim") = nb::none(), nb::kw_only(),
            nb::arg("output_size") = nb::none());
 }
 
 void def_metadata_inplace(nb::module_& m, nb::handle cls) {
-  def_inplace<int64_t>(cls, "unsqueeze_", [](const Tensor& t, int64_t d) { unsqueeze_(t, d); }, nb::arg("dim"));
-  def_inplace<nb::handle>(cls, "squeeze_", Sig{"dim: int | None = None"}, [](const Tensor& t, nb::handle d) {
-    squeeze_(t, opt_int(d, "squeeze_", "dim"));
-  }, none_arg("dim"));
+  def_inplace<int64_t>(
+      cls, "unsqueeze_", [](const Tensor& t, int64_t d) { unsqueeze_(t, d); }, nb::arg("dim"));
+  def_inplace<nb::handle>(
+      cls, "squeeze_", Sig{"dim: int | None = None"},
+      [](const Tensor& t, nb::handle d) { squeeze_(t, opt_int(d, "squeeze_", "dim")); }, none_arg("dim"));
   def_inplace<>(cls, "t_", [](const Tensor& t) { t_(t); });
-  for (auto [name, a0, a1] : {std::tuple{"transpose_", "dim0", "dim1"}, {"swapdims_", "dim0", "dim1"},
-                              {"swapaxes_", "axis0", "axis1"}})
-    def_inplace<int64_t, int64_t>(cls, name, [](const Tensor& t, int64_t d0, int64_t d1) { transpose_(t, d0, d1); },
-                                  nb::arg(a0), nb::arg(a1));
+  for (auto [name, a0, a1] :
+       {std::tuple{"transpose_", "dim0", "dim1"}, {"swapdims_", "dim0", "dim1"}, {"swapaxes_", "axis0", "axis1"}})
+    def_inplace<int64_t, int64_t>(
+        cls, name, [](const Tensor& t, int64_t d0, int64_t d1) { transpose_(t, d0, d1); }, nb::arg(a0), nb::arg(a1));
   const Sig strided_sig{"size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None"};
   auto strided = [](const Tensor& t, nb::handle size, nb::handle stride, nb::handle off) {
     as_strided_(t, to_int_list(size, "as_strided_", "size"), to_int_list(stride, "as_strided_", "stride"),
@@ -471,41 +493,52 @@ void def_metadata_inplace(nb::module_& m, nb::handle cls) {
   };
   def_inplace<nb::handle, nb::handle, nb::handle>(cls, "as_strided_", strided_sig, strided, nb::arg("size"),
                                                   nb::arg("stride"), none_arg("storage_offset"));
-  def_fn(m, "as_strided_", [strided](nb::handle self, nb::handle size, nb::handle stride, nb::handle off)
-                               -> nb::typed<nb::object, Tensor> {
-    strided(nb::cast<const Tensor&>(self), size, stride, off);
-    return nb::borrow(self);
-  }, nb::sig(strided_sig.text("as_strided_", "input: Tensor").c_str()), nb::arg("input"), nb::arg("size"),
-         nb::arg("stride"), none_arg("storage_offset"), inplace_doc("as_strided").c_str());
+  def_fn(
+      m, "as_strided_",
+      [strided](nb::handle self, nb::handle size, nb::handle stride, nb::handle off) -> nb::typed<nb::object, Tensor> {
+        strided(nb::cast<const Tensor&>(self), size, stride, off);
+        return nb::borrow(self);
+      },
+      nb::sig(strided_sig.text("as_strided_", "input: Tensor").c_str()), nb::arg("input"), nb::arg("size"),
+      nb::arg("stride"), none_arg("storage_offset"), inplace_doc("as_strided").c_str());
 
   // resize_(*sizes) or resize_(size=...); memory_format is accepted and ignored (ember resizes to contiguous).
-  def_method(cls, "resize_", [](nb::handle self, nb::args sizes, nb::handle) -> nb::typed<nb::object, Tensor> {
-    resize_(nb::cast<const Tensor&>(self), parse_size(sizes, 0, "resize_"));
-    return nb::borrow(self);
-  }, nb::sig("def resize_(self, *sizes: int, memory_format: memory_format | None = None) -> Tensor"), nb::arg("sizes"),
-             nb::arg("memory_format") = nb::none(), kResizeDoc);
-  nb::cpp_function_def([](nb::handle self, nb::handle size, nb::handle) -> nb::typed<nb::object, Tensor> {
-    resize_(nb::cast<const Tensor&>(self), to_int_list(size, "resize_", "size"));
-    return nb::borrow(self);
-  }, nb::scope(cls), nb::sig("def resize_(self, size: Sequence[int], *, memory_format: memory_format | None = None) -> "
-                             "Tensor"),
-     nb::is_method(), nb::arg("size"), nb::kw_only(), nb::arg("memory_format") = nb::none(), kResizeDoc);
+  def_method(
+      cls, "resize_",
+      [](nb::handle self, nb::args sizes, nb::handle) -> nb::typed<nb::object, Tensor> {
+        resize_(nb::cast<const Tensor&>(self), parse_size(sizes, 0, "resize_"));
+        return nb::borrow(self);
+      },
+      nb::sig("def resize_(self, *sizes: int, memory_format: memory_format | None = None) -> Tensor"), nb::arg("sizes"),
+      nb::arg("memory_format") = nb::none(), kResizeDoc);
+  nb::cpp_function_def(
+      [](nb::handle self, nb::handle size, nb::handle) -> nb::typed<nb::object, Tensor> {
+        resize_(nb::cast<const Tensor&>(self), to_int_list(size, "resize_", "size"));
+        return nb::borrow(self);
+      },
+      nb::scope(cls),
+      nb::sig("def resize_(self, size: Sequence[int], *, memory_format: memory_format | None = None) -> "
+              "Tensor"),
+      nb::is_method(), nb::arg("size"), nb::kw_only(), nb::arg("memory_format") = nb::none(), kResizeDoc);
   auto resize_as = [](nb::handle self, const Tensor& o, nb::handle) -> nb::typed<nb::object, Tensor> {
     resize_(nb::cast<const Tensor&>(self), o.sizes());
     return nb::borrow(self);
   };
   // PyTorch's binding names the template the_template, its documentation tensor: both work.
-  def_method(cls, "resize_as_", resize_as, nb::sig("def resize_as_(self, the_template: Tensor, memory_format: "
-                                                   "memory_format | None = None) -> Tensor"),
+  def_method(cls, "resize_as_", resize_as,
+             nb::sig("def resize_as_(self, the_template: Tensor, memory_format: "
+                     "memory_format | None = None) -> Tensor"),
              nb::arg("the_template"), nb::arg("memory_format") = nb::none(), kResizeAsDoc);
-  nb::cpp_function_def(resize_as, nb::scope(cls), nb::sig("def resize_as_(self, tensor: Tensor, memory_format: "
-                                                          "memory_format | None = None) -> Tensor"),
+  nb::cpp_function_def(resize_as, nb::scope(cls),
+                       nb::sig("def resize_as_(self, tensor: Tensor, memory_format: "
+                               "memory_format | None = None) -> Tensor"),
                        nb::is_method(), nb::arg("tensor"), nb::arg("memory_format") = nb::none(), kResizeAsDoc);
-  def_fn(m, "resize_as_", [resize_as](nb::handle self, const Tensor& o, nb::handle fmt) {
-    return resize_as(self, o, fmt);
-  }, nb::sig("def resize_as_(input: Tensor, the_template: Tensor, memory_format: memory_format | None = None) -> "
-             "Tensor"),
-         nb::arg("input"), nb::arg("the_template"), nb::arg("memory_format") = nb::none(), kResizeAsDoc);
+  def_fn(
+      m, "resize_as_",
+      [resize_as](nb::handle self, const Tensor& o, nb::handle fmt) { return resize_as(self, o, fmt); },
+      nb::sig("def resize_as_(input: Tensor, the_template: Tensor, memory_format: memory_format | None = None) -> "
+              "Tensor"),
+      nb::arg("input"), nb::arg("the_template"), nb::arg("memory_format") = nb::none(), kResizeAsDoc);
 }
 
 }  // namespace

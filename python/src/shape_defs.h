@@ -117,13 +117,14 @@ void def_method(nb::handle cls, const char* name, F&& f, const Extra&... extra) 
 template <class F>
 void def_ints_method(nb::handle cls, const char* name, const char* var, std::initializer_list<const char*> kws, F f,
                      const char* doc) {
-  def_method(cls, name, [f, name](const Tensor& t, nb::args ints) { return f(t, parse_size(ints, 0, name)); },
-             nb::sig((std::string("def ") + name + "(self, *" + var + ": int) -> Tensor").c_str()), doc);
+  def_method(
+      cls, name, [f, name](const Tensor& t, nb::args ints) { return f(t, parse_size(ints, 0, name)); },
+      nb::sig((std::string("def ") + name + "(self, *" + var + ": int) -> Tensor").c_str()), doc);
   for (const char* kw : kws)
-    nb::cpp_function_def([f, name, kw](const Tensor& t, nb::handle ints) { return f(t, int_or_ints(ints, name, kw)); },
-                         nb::scope(cls), nb::is_method(), nb::arg(kw), doc,
-                         nb::sig((std::string("def ") + name + "(self, " + kw + ": int | Sequence[int]) -> Tensor")
-                                     .c_str()));
+    nb::cpp_function_def(
+        [f, name, kw](const Tensor& t, nb::handle ints) { return f(t, int_or_ints(ints, name, kw)); }, nb::scope(cls),
+        nb::is_method(), nb::arg(kw), doc,
+        nb::sig((std::string("def ") + name + "(self, " + kw + ": int | Sequence[int]) -> Tensor").c_str()));
 }
 
 // Defines ember.name(input, ...) and Tensor.name(...) from one function taking the tensor first; doc is the

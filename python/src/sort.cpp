@@ -230,17 +230,21 @@ void def_sorting(nb::module_& m, nb::handle cls) {
   auto sort_fn = [](const Tensor& x, int64_t dim, bool descending, nb::handle stable, nb::handle out) {
     return pair_result(g_sort_t, "sort", sort(x, dim, descending, truthy(stable)), out);
   };
-  def_fn(m, "sort", sort_fn, nb::sig("def sort(input: Tensor, dim: int = -1, descending: bool = False, *, "
-                                     "stable: bool | None = False, out: tuple[Tensor, Tensor] | None = None) -> "
-                                     "return_types.sort"),
+  def_fn(m, "sort", sort_fn,
+         nb::sig("def sort(input: Tensor, dim: int = -1, descending: bool = False, *, "
+                 "stable: bool | None = False, out: tuple[Tensor, Tensor] | None = None) -> "
+                 "return_types.sort"),
          nb::arg("input"), nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(),
          nb::arg("stable").none() = false, nb::arg("out") = nb::none(), kSortDoc);
-  def_method(cls, "sort", [sort_fn](const Tensor& x, int64_t dim, bool descending, nb::handle stable) {
-    return sort_fn(x, dim, descending, stable, {});
-  }, nb::sig("def sort(self, dim: int = -1, descending: bool = False, *, stable: bool | None = False) -> "
-             "return_types.sort"),
-             nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable").none() = false,
-             method_doc(kSortDoc, "sort").c_str());
+  def_method(
+      cls, "sort",
+      [sort_fn](const Tensor& x, int64_t dim, bool descending, nb::handle stable) {
+        return sort_fn(x, dim, descending, stable, {});
+      },
+      nb::sig("def sort(self, dim: int = -1, descending: bool = False, *, stable: bool | None = False) -> "
+              "return_types.sort"),
+      nb::arg("dim") = -1, nb::arg("descending") = false, nb::kw_only(), nb::arg("stable").none() = false,
+      method_doc(kSortDoc, "sort").c_str());
 
   auto argsort_fn = [](const Tensor& x, int64_t dim, bool descending, bool stable) {
     return argsort(x, dim, descending, stable);
@@ -248,39 +252,49 @@ void def_sorting(nb::module_& m, nb::handle cls) {
   def_both(m, cls, "argsort", argsort_fn, kArgsortDoc, nb::arg("dim") = -1, nb::arg("descending") = false,
            nb::kw_only(), nb::arg("stable") = false);
 
-  def_fn(m, "msort", [](const Tensor& x, nb::handle out) { return finish_out(msort(x), out, "msort"); },
-         nb::sig("def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor"), nb::arg("input"), nb::kw_only(),
-         nb::arg("out") = nb::none(), kMsortDoc);
-  def_method(cls, "msort", [](const Tensor& x) { return msort(x); }, method_doc(kMsortDoc, "msort").c_str());
+  def_fn(
+      m, "msort", [](const Tensor& x, nb::handle out) { return finish_out(msort(x), out, "msort"); },
+      nb::sig("def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor"), nb::arg("input"), nb::kw_only(),
+      nb::arg("out") = nb::none(), kMsortDoc);
+  def_method(
+      cls, "msort", [](const Tensor& x) { return msort(x); }, method_doc(kMsortDoc, "msort").c_str());
 
   auto topk_fn = [](const Tensor& x, int64_t k, nb::handle dim, bool largest, bool sorted, nb::handle out) {
     return pair_result(g_topk_t, "topk", topk(x, k, dim_or_last(dim, "topk"), largest, sorted), out);
   };
   constexpr const char* kTopkParams = "k: int, dim: int | None = None, largest: bool = True, sorted: bool = True";
-  def_fn(m, "topk", topk_fn, nb::sig(Sig{(std::string(kTopkParams) + ", *, out: tuple[Tensor, Tensor] | None = None")
-                                             .c_str(), "return_types.topk"}.text("topk", "input: Tensor").c_str()),
+  def_fn(m, "topk", topk_fn,
+         nb::sig(Sig{(std::string(kTopkParams) + ", *, out: tuple[Tensor, Tensor] | None = None").c_str(),
+                     "return_types.topk"}
+                     .text("topk", "input: Tensor")
+                     .c_str()),
          nb::arg("input"), nb::arg("k"), nb::arg("dim") = nb::none(), nb::arg("largest") = true,
          nb::arg("sorted") = true, nb::kw_only(), nb::arg("out") = nb::none(), kTopkDoc);
-  def_method(cls, "topk", [topk_fn](const Tensor& x, int64_t k, nb::handle dim, bool largest, bool sorted) {
-    return topk_fn(x, k, dim, largest, sorted, {});
-  }, nb::sig(Sig{kTopkParams, "return_types.topk"}.text("topk", "self").c_str()), nb::arg("k"),
-             nb::arg("dim") = nb::none(), nb::arg("largest") = true, nb::arg("sorted") = true,
-             method_doc(kTopkDoc, "topk").c_str());
+  def_method(
+      cls, "topk",
+      [topk_fn](const Tensor& x, int64_t k, nb::handle dim, bool largest, bool sorted) {
+        return topk_fn(x, k, dim, largest, sorted, {});
+      },
+      nb::sig(Sig{kTopkParams, "return_types.topk"}.text("topk", "self").c_str()), nb::arg("k"),
+      nb::arg("dim") = nb::none(), nb::arg("largest") = true, nb::arg("sorted") = true,
+      method_doc(kTopkDoc, "topk").c_str());
 }
 
 void def_selection(nb::module_& m, nb::handle cls) {
   auto kth_fn = [](const Tensor& x, int64_t k, nb::handle dim, bool keepdim, nb::handle out) {
     return pair_result(g_kthvalue_t, "kthvalue", kthvalue(x, k, dim_or_last(dim, "kthvalue"), keepdim), out);
   };
-  def_fn(m, "kthvalue", kth_fn, nb::sig("def kthvalue(input: Tensor, k: int, dim: int | None = None, keepdim: bool = "
-                                        "False, *, out: tuple[Tensor, Tensor] | None = None) -> return_types.kthvalue"),
+  def_fn(m, "kthvalue", kth_fn,
+         nb::sig("def kthvalue(input: Tensor, k: int, dim: int | None = None, keepdim: bool = "
+                 "False, *, out: tuple[Tensor, Tensor] | None = None) -> return_types.kthvalue"),
          nb::arg("input"), nb::arg("k"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
          nb::arg("out") = nb::none(), kKthvalueDoc);
-  def_method(cls, "kthvalue", [kth_fn](const Tensor& x, int64_t k, nb::handle dim, bool keepdim) {
-    return kth_fn(x, k, dim, keepdim, {});
-  }, nb::sig("def kthvalue(self, k: int, dim: int | None = None, keepdim: bool = False) -> return_types.kthvalue"),
-             nb::arg("k"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
-             method_doc(kKthvalueDoc, "kthvalue").c_str());
+  def_method(
+      cls, "kthvalue",
+      [kth_fn](const Tensor& x, int64_t k, nb::handle dim, bool keepdim) { return kth_fn(x, k, dim, keepdim, {}); },
+      nb::sig("def kthvalue(self, k: int, dim: int | None = None, keepdim: bool = False) -> return_types.kthvalue"),
+      nb::arg("k"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false,
+      method_doc(kKthvalueDoc, "kthvalue").c_str());
 
   // median(input) -> the value; median(input, dim, keepdim=False) -> (values, indices): two overloads, as in
   // PyTorch (dim is required in the second). The method's dim=None means the first. Likewise nanmedian.
@@ -291,35 +305,44 @@ void def_selection(nb::module_& m, nb::handle cls) {
     auto along = [ignore_nan, name, type](const Tensor& x, int64_t dim, bool keepdim, nb::handle out) {
       return pair_result(type, name, ignore_nan ? nanmedian(x, dim, keepdim) : median(x, dim, keepdim), out);
     };
-    def_fn(m, name, [ignore_nan](const Tensor& x) { return ignore_nan ? nanmedian(x) : median(x); },
-           nb::sig(Sig{""}.text(name, "input: Tensor").c_str()), nb::arg("input"), doc);
+    def_fn(
+        m, name, [ignore_nan](const Tensor& x) { return ignore_nan ? nanmedian(x) : median(x); },
+        nb::sig(Sig{""}.text(name, "input: Tensor").c_str()), nb::arg("input"), doc);
     const std::string ret = std::string("return_types.") + name;
-    nb::cpp_function_def(along, nb::scope(m), nb::sig(Sig{"dim: int, keepdim: bool = False, *, "
-                                                          "out: tuple[Tensor, Tensor] | None = None", ret.c_str()}
-                                                          .text(name, "input: Tensor").c_str()),
+    nb::cpp_function_def(along, nb::scope(m),
+                         nb::sig(Sig{"dim: int, keepdim: bool = False, *, "
+                                     "out: tuple[Tensor, Tensor] | None = None",
+                                     ret.c_str()}
+                                     .text(name, "input: Tensor")
+                                     .c_str()),
                          nb::arg("input"), nb::arg("dim"), nb::arg("keepdim") = false, nb::kw_only(),
                          nb::arg("out") = nb::none(), doc);
-    def_method(cls, name, [ignore_nan, name, along](const Tensor& x, nb::handle dim, bool keepdim) -> nb::object {
-      if (!dim.is_none()) return along(x, to_int(dim, name, "dim"), keepdim, {});
-      EMBER_CHECK_TYPE(!keepdim, name, "(): keepdim=True needs a dim");
-      return nb::cast(ignore_nan ? nanmedian(x) : median(x));
-    }, nb::sig(Sig{"dim: int | None = None, keepdim: bool = False", ("Tensor | " + ret).c_str()}.text(name, "self")
-                   .c_str()),
-               nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, method_doc(doc, name).c_str());
+    def_method(
+        cls, name,
+        [ignore_nan, name, along](const Tensor& x, nb::handle dim, bool keepdim) -> nb::object {
+          if (!dim.is_none()) return along(x, to_int(dim, name, "dim"), keepdim, {});
+          EMBER_CHECK_TYPE(!keepdim, name, "(): keepdim=True needs a dim");
+          return nb::cast(ignore_nan ? nanmedian(x) : median(x));
+        },
+        nb::sig(Sig{"dim: int | None = None, keepdim: bool = False", ("Tensor | " + ret).c_str()}
+                    .text(name, "self")
+                    .c_str()),
+        nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, method_doc(doc, name).c_str());
   }
 
   auto mode_fn = [](const Tensor& x, nb::handle dim, bool keepdim, nb::handle out) {
     return pair_result(g_mode_t, "mode", mode(x, dim_or_last(dim, "mode"), keepdim), out);
   };
   // PyTorch documents the function's dim as -1 and the method's as None: both mean the last dim.
-  def_fn(m, "mode", mode_fn, nb::sig("def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, "
-                                     "out: tuple[Tensor, Tensor] | None = None) -> return_types.mode"),
+  def_fn(m, "mode", mode_fn,
+         nb::sig("def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, "
+                 "out: tuple[Tensor, Tensor] | None = None) -> return_types.mode"),
          nb::arg("input"), nb::arg("dim") = -1, nb::arg("keepdim") = false, nb::kw_only(), nb::arg("out") = nb::none(),
          kModeDoc);
-  def_method(cls, "mode", [mode_fn](const Tensor& x, nb::handle dim, bool keepdim) {
-    return mode_fn(x, dim, keepdim, {});
-  }, nb::sig("def mode(self, dim: int | None = None, keepdim: bool = False) -> return_types.mode"),
-             nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, method_doc(kModeDoc, "mode").c_str());
+  def_method(
+      cls, "mode", [mode_fn](const Tensor& x, nb::handle dim, bool keepdim) { return mode_fn(x, dim, keepdim, {}); },
+      nb::sig("def mode(self, dim: int | None = None, keepdim: bool = False) -> return_types.mode"),
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, method_doc(kModeDoc, "mode").c_str());
 }
 
 // A tensor alone, or a tuple with the inverse and counts asked for, as torch.unique returns.
@@ -331,7 +354,8 @@ nb::object unique_result(UniqueResult r, bool return_inverse, bool return_counts
 
 void check_unique_dim(nb::handle dim, const char* name) {
   if (!dim.is_none())
-    fail<NotImplementedError>(name, "(): dim=", to_int(dim, name, "dim"), " is not supported by ember yet (only "
+    fail<NotImplementedError>(name, "(): dim=", to_int(dim, name, "dim"),
+                              " is not supported by ember yet (only "
                               "dim=None, which flattens the input)");
 }
 
@@ -340,16 +364,20 @@ void def_unique(nb::module_& m, nb::handle cls) {
     check_unique_dim(dim, "unique");
     return unique_result(unique(x, sorted, inverse), inverse, counts);
   };
-  def_both(m, cls, "unique", Sig{"sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, "
-                                 "dim: int | None = None", "Tensor | tuple[Tensor, ...]"},
+  def_both(m, cls, "unique",
+           Sig{"sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, "
+               "dim: int | None = None",
+               "Tensor | tuple[Tensor, ...]"},
            unique_fn, kUniqueDoc, nb::arg("sorted") = true, nb::arg("return_inverse") = false,
            nb::arg("return_counts") = false, nb::arg("dim") = nb::none());
   auto consecutive_fn = [](const Tensor& x, bool inverse, bool counts, nb::handle dim) {
     check_unique_dim(dim, "unique_consecutive");
     return unique_result(unique_consecutive(x, inverse), inverse, counts);
   };
-  def_both(m, cls, "unique_consecutive", Sig{"return_inverse: bool = False, return_counts: bool = False, "
-                                             "dim: int | None = None", "Tensor | tuple[Tensor, ...]"},
+  def_both(m, cls, "unique_consecutive",
+           Sig{"return_inverse: bool = False, return_counts: bool = False, "
+               "dim: int | None = None",
+               "Tensor | tuple[Tensor, ...]"},
            consecutive_fn, kUniqueConsecutiveDoc, nb::arg("return_inverse") = false, nb::arg("return_counts") = false,
            nb::arg("dim") = nb::none());
 }

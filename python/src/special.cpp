@@ -177,34 +177,48 @@ void def_windows(nb::module_& m) {
   const auto pm = nb::arg("pin_memory") = false;
   const auto rg = nb::arg("requires_grad") = false;
   using H = nb::handle;
-  m.def("hann_window", [](int64_t n, bool periodic, H dtype, H layout, H device, H pin, bool rg) {
-    return make_window("hann_window", {dtype, layout, device, pin, rg},
-                       [&](const WindowOptions& o) { return hann_window(n, periodic, o); });
-  }, nb::arg("window_length"), nb::arg("periodic") = true, ko, dt, ly, dv, pm, rg,
-     nb::sig(window_sig("hann_window", "").c_str()), (std::string(kHannDoc) + kWindowKeywords).c_str());
-  m.def("hamming_window", [](int64_t n, bool periodic, double alpha, double beta, H dtype, H layout, H device, H pin,
-                             bool rg) {
-    return make_window("hamming_window", {dtype, layout, device, pin, rg},
-                       [&](const WindowOptions& o) { return hamming_window(n, periodic, alpha, beta, o); });
-  }, nb::arg("window_length"), nb::arg("periodic") = true, nb::arg("alpha") = 0.54, nb::arg("beta") = 0.46, ko, dt,
-     ly, dv, pm, rg, nb::sig(window_sig("hamming_window", ", alpha: float = 0.54, beta: float = 0.46").c_str()),
-     (std::string(kHammingDoc) + kWindowKeywords).c_str());
-  m.def("blackman_window", [](int64_t n, bool periodic, H dtype, H layout, H device, H pin, bool rg) {
-    return make_window("blackman_window", {dtype, layout, device, pin, rg},
-                       [&](const WindowOptions& o) { return blackman_window(n, periodic, o); });
-  }, nb::arg("window_length"), nb::arg("periodic") = true, ko, dt, ly, dv, pm, rg,
-     nb::sig(window_sig("blackman_window", "").c_str()), (std::string(kBlackmanDoc) + kWindowKeywords).c_str());
-  m.def("bartlett_window", [](int64_t n, bool periodic, H dtype, H layout, H device, H pin, bool rg) {
-    return make_window("bartlett_window", {dtype, layout, device, pin, rg},
-                       [&](const WindowOptions& o) { return bartlett_window(n, periodic, o); });
-  }, nb::arg("window_length"), nb::arg("periodic") = true, ko, dt, ly, dv, pm, rg,
-     nb::sig(window_sig("bartlett_window", "").c_str()), (std::string(kBartlettDoc) + kWindowKeywords).c_str());
-  m.def("kaiser_window", [](int64_t n, bool periodic, double beta, H dtype, H layout, H device, H pin, bool rg) {
-    return make_window("kaiser_window", {dtype, layout, device, pin, rg},
-                       [&](const WindowOptions& o) { return kaiser_window(n, periodic, beta, o); });
-  }, nb::arg("window_length"), nb::arg("periodic") = true, nb::arg("beta") = 12.0, ko, dt, ly, dv, pm, rg,
-     nb::sig(window_sig("kaiser_window", ", beta: float = 12.0").c_str()),
-     (std::string(kKaiserDoc) + kWindowKeywords).c_str());
+  m.def(
+      "hann_window",
+      [](int64_t n, bool periodic, H dtype, H layout, H device, H pin, bool rg) {
+        return make_window("hann_window", {dtype, layout, device, pin, rg},
+                           [&](const WindowOptions& o) { return hann_window(n, periodic, o); });
+      },
+      nb::arg("window_length"), nb::arg("periodic") = true, ko, dt, ly, dv, pm, rg,
+      nb::sig(window_sig("hann_window", "").c_str()), (std::string(kHannDoc) + kWindowKeywords).c_str());
+  m.def(
+      "hamming_window",
+      [](int64_t n, bool periodic, double alpha, double beta, H dtype, H layout, H device, H pin, bool rg) {
+        return make_window("hamming_window", {dtype, layout, device, pin, rg},
+                           [&](const WindowOptions& o) { return hamming_window(n, periodic, alpha, beta, o); });
+      },
+      nb::arg("window_length"), nb::arg("periodic") = true, nb::arg("alpha") = 0.54, nb::arg("beta") = 0.46, ko, dt, ly,
+      dv, pm, rg, nb::sig(window_sig("hamming_window", ", alpha: float = 0.54, beta: float = 0.46").c_str()),
+      (std::string(kHammingDoc) + kWindowKeywords).c_str());
+  m.def(
+      "blackman_window",
+      [](int64_t n, bool periodic, H dtype, H layout, H device, H pin, bool rg) {
+        return make_window("blackman_window", {dtype, layout, device, pin, rg},
+                           [&](const WindowOptions& o) { return blackman_window(n, periodic, o); });
+      },
+      nb::arg("window_length"), nb::arg("periodic") = true, ko, dt, ly, dv, pm, rg,
+      nb::sig(window_sig("blackman_window", "").c_str()), (std::string(kBlackmanDoc) + kWindowKeywords).c_str());
+  m.def(
+      "bartlett_window",
+      [](int64_t n, bool periodic, H dtype, H layout, H device, H pin, bool rg) {
+        return make_window("bartlett_window", {dtype, layout, device, pin, rg},
+                           [&](const WindowOptions& o) { return bartlett_window(n, periodic, o); });
+      },
+      nb::arg("window_length"), nb::arg("periodic") = true, ko, dt, ly, dv, pm, rg,
+      nb::sig(window_sig("bartlett_window", "").c_str()), (std::string(kBartlettDoc) + kWindowKeywords).c_str());
+  m.def(
+      "kaiser_window",
+      [](int64_t n, bool periodic, double beta, H dtype, H layout, H device, H pin, bool rg) {
+        return make_window("kaiser_window", {dtype, layout, device, pin, rg},
+                           [&](const WindowOptions& o) { return kaiser_window(n, periodic, beta, o); });
+      },
+      nb::arg("window_length"), nb::arg("periodic") = true, nb::arg("beta") = 12.0, ko, dt, ly, dv, pm, rg,
+      nb::sig(window_sig("kaiser_window", ", beta: float = 12.0").c_str()),
+      (std::string(kKaiserDoc) + kWindowKeywords).c_str());
 }
 
 }  // namespace
@@ -231,39 +245,41 @@ void init_special(nb::module_& m) {
     return nb::cast(polygamma(n, x));
   };
   for (nb::module_* mod : {&m, &special})
-    mod->def("polygamma", [polygamma_fn](int64_t n, nb::handle x, nb::handle out) {
-      return polygamma_fn(n, x, out, false);
-    }, nb::arg("n"), nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none(),
-       nb::sig("def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor"), polygamma_doc);
+    mod->def(
+        "polygamma", [polygamma_fn](int64_t n, nb::handle x, nb::handle out) { return polygamma_fn(n, x, out, false); },
+        nb::arg("n"), nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none(),
+        nb::sig("def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor"), polygamma_doc);
   cls.attr("polygamma") = nb::cpp_function(
-      [polygamma_fn](nb::handle x, int64_t n) { return polygamma_fn(n, x, {}, false); }, nb::is_method(),
-      nb::arg("n"), nb::name("polygamma"), nb::scope(cls), nb::sig("def polygamma(self, n: int) -> Tensor"),
+      [polygamma_fn](nb::handle x, int64_t n) { return polygamma_fn(n, x, {}, false); }, nb::is_method(), nb::arg("n"),
+      nb::name("polygamma"), nb::scope(cls), nb::sig("def polygamma(self, n: int) -> Tensor"),
       method_doc(polygamma_doc, "polygamma").c_str());
   cls.attr("polygamma_") = nb::cpp_function(
-      [polygamma_fn](nb::handle x, int64_t n) { return polygamma_fn(n, x, {}, true); }, nb::is_method(),
-      nb::arg("n"), nb::name("polygamma_"), nb::scope(cls), nb::sig("def polygamma_(self, n: int) -> Tensor"),
+      [polygamma_fn](nb::handle x, int64_t n) { return polygamma_fn(n, x, {}, true); }, nb::is_method(), nb::arg("n"),
+      nb::name("polygamma_"), nb::scope(cls), nb::sig("def polygamma_(self, n: int) -> Tensor"),
       inplace_doc("polygamma").c_str());
 
   // mvlgamma(input, p, *, out=None), also ember.special.multigammaln; Tensor.mvlgamma(p), mvlgamma_(p).
   for (auto [mod, name] : {std::pair{&m, "mvlgamma"}, std::pair{&special, "multigammaln"}})
-    mod->def(name, [name](const Tensor& x, int64_t p, nb::handle out) { return finish_out(mvlgamma(x, p), out, name); },
-             nb::arg("input"), nb::arg("p"), nb::kw_only(), nb::arg("out") = nb::none(),
-             nb::sig((std::string("def ") + name + "(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor")
-                         .c_str()),
-             kMvlgammaDoc);
-  cls.attr("mvlgamma") = nb::cpp_function([](const Tensor& x, int64_t p) { return mvlgamma(x, p); }, nb::is_method(),
-                                          nb::arg("p"), nb::name("mvlgamma"), nb::scope(cls),
-                                          nb::sig("def mvlgamma(self, p: int) -> Tensor"),
-                                          method_doc(kMvlgammaDoc, "mvlgamma").c_str());
-  cls.attr("mvlgamma_") = nb::cpp_function([](nb::handle self, int64_t p) {
-    const Tensor& x = nb::cast<const Tensor&>(self);
-    Tensor r = mvlgamma(x, p);
-    EMBER_CHECK(can_cast(r.dtype(), x.dtype()), "mvlgamma_: result type ", type_label(r.dtype()),
-                " can't be cast to the desired output type ", type_label(x.dtype()));
-    copy_(x, r);
-    return nb::borrow(self);
-  }, nb::is_method(), nb::arg("p"), nb::name("mvlgamma_"), nb::scope(cls),
-     nb::sig("def mvlgamma_(self, p: int) -> Tensor"), inplace_doc("mvlgamma").c_str());
+    mod->def(
+        name, [name](const Tensor& x, int64_t p, nb::handle out) { return finish_out(mvlgamma(x, p), out, name); },
+        nb::arg("input"), nb::arg("p"), nb::kw_only(), nb::arg("out") = nb::none(),
+        nb::sig(
+            (std::string("def ") + name + "(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor").c_str()),
+        kMvlgammaDoc);
+  cls.attr("mvlgamma") = nb::cpp_function(
+      [](const Tensor& x, int64_t p) { return mvlgamma(x, p); }, nb::is_method(), nb::arg("p"), nb::name("mvlgamma"),
+      nb::scope(cls), nb::sig("def mvlgamma(self, p: int) -> Tensor"), method_doc(kMvlgammaDoc, "mvlgamma").c_str());
+  cls.attr("mvlgamma_") = nb::cpp_function(
+      [](nb::handle self, int64_t p) {
+        const Tensor& x = nb::cast<const Tensor&>(self);
+        Tensor r = mvlgamma(x, p);
+        EMBER_CHECK(can_cast(r.dtype(), x.dtype()), "mvlgamma_: result type ", type_label(r.dtype()),
+                    " can't be cast to the desired output type ", type_label(x.dtype()));
+        copy_(x, r);
+        return nb::borrow(self);
+      },
+      nb::is_method(), nb::arg("p"), nb::name("mvlgamma_"), nb::scope(cls),
+      nb::sig("def mvlgamma_(self, p: int) -> Tensor"), inplace_doc("mvlgamma").c_str());
 
   // frexp(input, *, out=None) -> (mantissa, exponent), a torch.return_types.frexp-like namedtuple. The docstring is
   // the unary table's row of the mantissa.
@@ -285,15 +301,15 @@ void init_special(nb::module_& m) {
   m.def("frexp", frexp_fn, nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none(),
         nb::sig("def frexp(input: Tensor, *, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]"),
         frexp_doc);
-  cls.attr("frexp") = nb::cpp_function([frexp_fn](const Tensor& x) { return frexp_fn(x, {}); }, nb::is_method(),
-                                       nb::name("frexp"), nb::scope(cls),
-                                       nb::sig("def frexp(self) -> tuple[Tensor, Tensor]"),
-                                       method_doc(frexp_doc, "frexp").c_str());
+  cls.attr("frexp") = nb::cpp_function(
+      [frexp_fn](const Tensor& x) { return frexp_fn(x, {}); }, nb::is_method(), nb::name("frexp"), nb::scope(cls),
+      nb::sig("def frexp(self) -> tuple[Tensor, Tensor]"), method_doc(frexp_doc, "frexp").c_str());
 
   // ldexp(input, other, *, out=None); ldexp_(input, other); Tensor.ldexp(other), ldexp_(other).
-  m.def("ldexp", [](const Tensor& x, const Tensor& e, nb::handle out) { return finish_out(ldexp(x, e), out, "ldexp"); },
-        nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none(),
-        nb::sig("def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor"), kLdexpDoc);
+  m.def(
+      "ldexp", [](const Tensor& x, const Tensor& e, nb::handle out) { return finish_out(ldexp(x, e), out, "ldexp"); },
+      nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none(),
+      nb::sig("def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor"), kLdexpDoc);
   auto ldexp_inplace = [](nb::handle self, const Tensor& e) {
     const Tensor& x = nb::cast<const Tensor&>(self);
     ldexp(x, e, x);
@@ -312,29 +328,34 @@ void init_special(nb::module_& m) {
                                         inplace_doc("ldexp").c_str());
 
   // float_power(input, exponent, *, out=None): numbers either side; the in-place form needs a float64 self.
-  m.def("float_power", [](nb::handle a, nb::handle b, nb::handle out) {
-    EMBER_CHECK_TYPE(nb::isinstance<Tensor>(a) || nb::isinstance<Tensor>(b),
-                     "float_power(): expected at least one tensor argument");
-    return finish_out(float_power(operand(a, "float_power"), operand(b, "float_power")), out, "float_power");
-  }, nb::arg("input"), nb::arg("exponent"), nb::kw_only(), nb::arg("out") = nb::none(),
-     nb::sig("def float_power(input: Tensor | Number, exponent: Tensor | Number, *, out: Tensor | None = None) -> "
-             "Tensor"),
-     kFloatPowerDoc);
-  cls.attr("float_power") = nb::cpp_function([](const Tensor& x, nb::handle b) {
-    return float_power(x, operand(b, "float_power"));
-  }, nb::is_method(), nb::arg("exponent"), nb::name("float_power"), nb::scope(cls),
-     nb::sig("def float_power(self, exponent: Tensor | Number) -> Tensor"),
-     method_doc(kFloatPowerDoc, "float_power").c_str());
-  cls.attr("float_power_") = nb::cpp_function([](nb::handle self, nb::handle b) {
-    const Tensor& x = nb::cast<const Tensor&>(self);
-    EMBER_CHECK(x.dtype() == ScalarType::Float64, "the base given to float_power_ has dtype ", type_label(x.dtype()),
-                " but the operation's result requires dtype Double");
-    const Operand e = operand(b, "float_power_");
-    const Tensor wide = e.t ? to(*e.t, ScalarType::Float64) : Tensor();
-    binary_op(BinaryOp::Pow, x, e.t ? Operand(wide) : Operand(e.s.to_double()), x);
-    return nb::borrow(self);
-  }, nb::is_method(), nb::arg("exponent"), nb::name("float_power_"), nb::scope(cls),
-     nb::sig("def float_power_(self, exponent: Tensor | Number) -> Tensor"), inplace_doc("float_power").c_str());
+  m.def(
+      "float_power",
+      [](nb::handle a, nb::handle b, nb::handle out) {
+        EMBER_CHECK_TYPE(nb::isinstance<Tensor>(a) || nb::isinstance<Tensor>(b),
+                         "float_power(): expected at least one tensor argument");
+        return finish_out(float_power(operand(a, "float_power"), operand(b, "float_power")), out, "float_power");
+      },
+      nb::arg("input"), nb::arg("exponent"), nb::kw_only(), nb::arg("out") = nb::none(),
+      nb::sig("def float_power(input: Tensor | Number, exponent: Tensor | Number, *, out: Tensor | None = None) -> "
+              "Tensor"),
+      kFloatPowerDoc);
+  cls.attr("float_power") = nb::cpp_function(
+      [](const Tensor& x, nb::handle b) { return float_power(x, operand(b, "float_power")); }, nb::is_method(),
+      nb::arg("exponent"), nb::name("float_power"), nb::scope(cls),
+      nb::sig("def float_power(self, exponent: Tensor | Number) -> Tensor"),
+      method_doc(kFloatPowerDoc, "float_power").c_str());
+  cls.attr("float_power_") = nb::cpp_function(
+      [](nb::handle self, nb::handle b) {
+        const Tensor& x = nb::cast<const Tensor&>(self);
+        EMBER_CHECK(x.dtype() == ScalarType::Float64, "the base given to float_power_ has dtype ",
+                    type_label(x.dtype()), " but the operation's result requires dtype Double");
+        const Operand e = operand(b, "float_power_");
+        const Tensor wide = e.t ? to(*e.t, ScalarType::Float64) : Tensor();
+        binary_op(BinaryOp::Pow, x, e.t ? Operand(wide) : Operand(e.s.to_double()), x);
+        return nb::borrow(self);
+      },
+      nb::is_method(), nb::arg("exponent"), nb::name("float_power_"), nb::scope(cls),
+      nb::sig("def float_power_(self, exponent: Tensor | Number) -> Tensor"), inplace_doc("float_power").c_str());
 
   def_windows(m);
 }

@@ -2,8 +2,8 @@
 // ember/ops/sort.h): cov, corrcoef, quantile, diff, the trapezoid rule, vander, histc and bincount, with PyTorch's
 // signatures and docstrings.
 #include "common.h"
-#include "shape_defs.h"
 #include "ember/ops.h"
+#include "shape_defs.h"
 
 namespace ember::py {
 
@@ -242,12 +242,14 @@ Example::
 )";
 
 void def_moments(nb::module_& m, nb::handle cls) {
-  def_both(m, cls, "cov", Sig{"*, correction: int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None"},
-           [](const Tensor& t, int64_t correction, nb::handle fw, nb::handle aw) {
-             return cov(t, correction, opt_tensor(fw, "cov", "fweights"), opt_tensor(aw, "cov", "aweights"));
-           },
-           kCovDoc, nb::kw_only(), nb::arg("correction") = 1, none_arg("fweights"), none_arg("aweights"));
-  def_both(m, cls, "corrcoef", [](const Tensor& t) { return corrcoef(t); }, kCorrcoefDoc);
+  def_both(
+      m, cls, "cov", Sig{"*, correction: int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None"},
+      [](const Tensor& t, int64_t correction, nb::handle fw, nb::handle aw) {
+        return cov(t, correction, opt_tensor(fw, "cov", "fweights"), opt_tensor(aw, "cov", "aweights"));
+      },
+      kCovDoc, nb::kw_only(), nb::arg("correction") = 1, none_arg("fweights"), none_arg("aweights"));
+  def_both(
+      m, cls, "corrcoef", [](const Tensor& t) { return corrcoef(t); }, kCorrcoefDoc);
 
   for (bool nan : {false, true}) {
     const char* name = nan ? "nanquantile" : "quantile";
@@ -266,16 +268,21 @@ void def_moments(nb::module_& m, nb::handle cls) {
       }
       return finish_out(quantile(t, qt, opt_int(dim, name, "dim"), keepdim, interpolation, nan), out, name);
     };
-    constexpr const char* kParams = "q: float | Sequence[float] | Tensor, dim: int | None = None, keepdim: bool = "
-                                    "False, *, interpolation: str = 'linear'";
-    def_fn(m, name, f, nb::sig(Sig{(std::string(kParams) + ", out: Tensor | None = None").c_str()}
-                                   .text(name, "input: Tensor").c_str()),
+    constexpr const char* kParams =
+        "q: float | Sequence[float] | Tensor, dim: int | None = None, keepdim: bool = "
+        "False, *, interpolation: str = 'linear'";
+    def_fn(m, name, f,
+           nb::sig(
+               Sig{(std::string(kParams) + ", out: Tensor | None = None").c_str()}.text(name, "input: Tensor").c_str()),
            nb::arg("input"), nb::arg("q"), none_arg("dim"), nb::arg("keepdim") = false, nb::kw_only(),
            nb::arg("interpolation") = "linear", none_arg("out"), doc);
-    def_method(cls, name, [f](const Tensor& t, nb::handle q, nb::handle dim, bool keepdim, std::string interpolation) {
-      return f(t, q, dim, keepdim, std::move(interpolation), nb::none());
-    }, nb::sig(Sig{kParams}.text(name, "self").c_str()), nb::arg("q"), none_arg("dim"), nb::arg("keepdim") = false,
-               nb::kw_only(), nb::arg("interpolation") = "linear", method_doc(doc, name).c_str());
+    def_method(
+        cls, name,
+        [f](const Tensor& t, nb::handle q, nb::handle dim, bool keepdim, std::string interpolation) {
+          return f(t, q, dim, keepdim, std::move(interpolation), nb::none());
+        },
+        nb::sig(Sig{kParams}.text(name, "self").c_str()), nb::arg("q"), none_arg("dim"), nb::arg("keepdim") = false,
+        nb::kw_only(), nb::arg("interpolation") = "linear", method_doc(doc, name).c_str());
   }
 }
 
@@ -283,8 +290,9 @@ void def_differences(nb::module_& m, nb::handle cls) {
   auto diff_fn = [](const Tensor& t, int64_t n, int64_t dim, nb::handle prepend, nb::handle append) {
     return diff(t, n, dim, opt_tensor(prepend, "diff", "prepend"), opt_tensor(append, "diff", "append"));
   };
-  def_both(m, cls, "diff", Sig{"n: int = 1, dim: int = -1, prepend: Tensor | None = None, "
-                               "append: Tensor | None = None"},
+  def_both(m, cls, "diff",
+           Sig{"n: int = 1, dim: int = -1, prepend: Tensor | None = None, "
+               "append: Tensor | None = None"},
            diff_fn, kDiffDoc, nb::arg("n") = 1, nb::arg("dim") = -1, none_arg("prepend"), none_arg("append"));
 
   // trapezoid(y, x=None, *, dx=None, dim=-1); trapz(y, x, *, dim=-1) or trapz(y, *, dx=1, dim=-1).
@@ -299,35 +307,44 @@ void def_differences(nb::module_& m, nb::handle cls) {
       const Scalar d = dx.is_none() ? Scalar(int64_t{1}) : to_scalar(dx, name);
       return cumulative ? cumulative_trapezoid(y, d, dim) : trapezoid(y, d, dim);
     };
-    const char* doc = cumulative                                  ? kCumulativeTrapezoidDoc
+    const char* doc = cumulative                              ? kCumulativeTrapezoidDoc
                       : std::string_view(name) == "trapezoid" ? kTrapezoidDoc
-                                                               : kTrapzDoc;
-    def_fn(m, name, f, nb::sig(Sig{"x: Tensor | None = None, *, dx: float | None = None, dim: int = -1"}
-                                   .text(name, "y: Tensor").c_str()),
-           nb::arg("y"), none_arg("x"), nb::kw_only(), none_arg("dx"), nb::arg("dim") = -1, doc);
+                                                              : kTrapzDoc;
+    def_fn(
+        m, name, f,
+        nb::sig(
+            Sig{"x: Tensor | None = None, *, dx: float | None = None, dim: int = -1"}.text(name, "y: Tensor").c_str()),
+        nb::arg("y"), none_arg("x"), nb::kw_only(), none_arg("dx"), nb::arg("dim") = -1, doc);
   }
 
-  def_fn(m, "vander", [](const Tensor& x, nb::handle n, bool increasing) {
-    return vander(x, opt_int(n, "vander", "N"), increasing);
-  }, nb::sig("def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor"), nb::arg("x"),
-         none_arg("N"), nb::arg("increasing") = false, kVanderDoc);
+  def_fn(
+      m, "vander",
+      [](const Tensor& x, nb::handle n, bool increasing) { return vander(x, opt_int(n, "vander", "N"), increasing); },
+      nb::sig("def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor"), nb::arg("x"),
+      none_arg("N"), nb::arg("increasing") = false, kVanderDoc);
 }
 
 void def_counts(nb::module_& m, nb::handle cls) {
   auto histc_fn = [](const Tensor& x, int64_t bins, double min, double max) { return histc(x, bins, min, max); };
-  def_fn(m, "histc", [histc_fn](const Tensor& x, int64_t bins, double min, double max, nb::handle out) {
-    return finish_out(histc_fn(x, bins, min, max), out, "histc");
-  }, nb::sig("def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, "
-             "out: Tensor | None = None) -> Tensor"),
-         nb::arg("input"), nb::arg("bins") = 100, nb::arg("min") = 0.0, nb::arg("max") = 0.0, nb::kw_only(),
-         nb::arg("out") = nb::none(), kHistcDoc);
+  def_fn(
+      m, "histc",
+      [histc_fn](const Tensor& x, int64_t bins, double min, double max, nb::handle out) {
+        return finish_out(histc_fn(x, bins, min, max), out, "histc");
+      },
+      nb::sig("def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, "
+              "out: Tensor | None = None) -> Tensor"),
+      nb::arg("input"), nb::arg("bins") = 100, nb::arg("min") = 0.0, nb::arg("max") = 0.0, nb::kw_only(),
+      nb::arg("out") = nb::none(), kHistcDoc);
   def_method(cls, "histc", histc_fn,
              nb::sig("def histc(self, bins: int = 100, min: float = 0, max: float = 0) -> Tensor"),
              nb::arg("bins") = 100, nb::arg("min") = 0.0, nb::arg("max") = 0.0, method_doc(kHistcDoc, "histc").c_str());
 
-  def_both(m, cls, "bincount", [](const Tensor& x, std::optional<Tensor> weights, int64_t minlength) {
-    return bincount(x, weights.value_or(Tensor()), minlength);
-  }, kBincountDoc, nb::arg("weights") = nb::none(), nb::arg("minlength") = 0);
+  def_both(
+      m, cls, "bincount",
+      [](const Tensor& x, std::optional<Tensor> weights, int64_t minlength) {
+        return bincount(x, weights.value_or(Tensor()), minlength);
+      },
+      kBincountDoc, nb::arg("weights") = nb::none(), nb::arg("minlength") = 0);
 }
 
 }  // namespace

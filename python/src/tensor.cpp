@@ -50,7 +50,7 @@ nb::object to_method(nb::handle py_self, nb::args args, nb::kwargs kw) {
       EMBER_CHECK_TYPE(flags < 2, "to() takes at most two bools (non_blocking, copy), got more");
       (flags++ == 0 ? non_blocking : copy) = a.ptr() == Py_True;
     } else if (nb::isinstance<DType>(a) || a.ptr() == (PyObject*)&PyFloat_Type || a.ptr() == (PyObject*)&PyLong_Type ||
-        a.ptr() == (PyObject*)&PyBool_Type)
+               a.ptr() == (PyObject*)&PyBool_Type)
       dtype = to_dtype(a);
     else if (nb::isinstance<Tensor>(a)) {
       const Tensor& o = nb::cast<const Tensor&>(a);
@@ -63,12 +63,18 @@ nb::object to_method(nb::handle py_self, nb::args args, nb::kwargs kw) {
   Py_ssize_t pos = 0;
   while (PyDict_Next(kw.ptr(), &pos, &key, &value)) {
     std::string_view k = utf8(key);
-    if (k == "dtype") dtype = to_dtype(value);
-    else if (k == "device") device = to_device(value);
-    else if (k == "copy") copy = truthy(value);
-    else if (k == "non_blocking") non_blocking = truthy(value);
-    else if (k == "memory_format") format = to_memory_format(value, "to");
-    else fail<TypeError>("to() got an unexpected keyword argument '", k, "'");
+    if (k == "dtype")
+      dtype = to_dtype(value);
+    else if (k == "device")
+      device = to_device(value);
+    else if (k == "copy")
+      copy = truthy(value);
+    else if (k == "non_blocking")
+      non_blocking = truthy(value);
+    else if (k == "memory_format")
+      format = to_memory_format(value, "to");
+    else
+      fail<TypeError>("to() got an unexpected keyword argument '", k, "'");
   }
   if (device) return nb::cast(in_format(to(self, *device, dtype, copy, non_blocking), format));
   return nb::cast(in_format(to(self, dtype.value_or(self.dtype()), copy), format));
@@ -773,53 +779,66 @@ void init_tensor(nb::module_& m) {
       .def_prop_ro("nbytes", &Tensor::nbytes)
       .def_prop_ro("is_leaf", &Tensor::is_leaf)
       .def_prop_ro("_version", &Tensor::version)
-      .def_prop_rw("requires_grad", &Tensor::requires_grad,
-                   [](const Tensor& t, bool r) { t.set_requires_grad(r); })
-      .def_prop_rw("grad", [](const Tensor& t) -> nb::object {
-                     Tensor g = t.grad();
-                     return g.defined() ? nb::cast(g) : nb::none();
-                   },
-                   [](const Tensor& t, std::optional<Tensor> g) { t.set_grad(g ? *g : Tensor()); }, nb::arg().none())
-      .def_prop_rw("data", [](const Tensor& t) { return alias(t); },
-                   [](const Tensor& t, const Tensor& src) {
-                     // As PyTorch, the new data may have another dtype or device (Module.to/double/cuda use it);
-                     // a .grad of the old kind no longer fits and is dropped.
-                     if (t.grad().defined() && (t.grad().dtype() != src.dtype() || t.grad().device() != src.device()))
-                       t.set_grad(Tensor());
-                     t.impl()->set_data(*src.impl());
-                   })
-      .def("size", [](const Tensor& t, std::optional<int64_t> d) -> nb::object {
-             if (d) return nb::int_(t.size(*d));
-             return make_size(t.sizes());
-           }, nb::arg("dim") = nb::none(), nb::sig("def size(self, dim: int | None = None) -> Size | int"), kSizeDoc)
-      .def("stride", [](const Tensor& t, std::optional<int64_t> d) -> nb::object {
-             if (d) return nb::int_(t.stride(*d));
-             nb::list l;
-             for (int64_t s : t.strides()) l.append(s);
-             return nb::tuple(l);
-           }, nb::arg("dim") = nb::none(), nb::sig("def stride(self, dim: int | None = None) -> tuple[int, ...] | int"),
-           kStrideDoc)
+      .def_prop_rw("requires_grad", &Tensor::requires_grad, [](const Tensor& t, bool r) { t.set_requires_grad(r); })
+      .def_prop_rw(
+          "grad",
+          [](const Tensor& t) -> nb::object {
+            Tensor g = t.grad();
+            return g.defined() ? nb::cast(g) : nb::none();
+          },
+          [](const Tensor& t, std::optional<Tensor> g) { t.set_grad(g ? *g : Tensor()); }, nb::arg().none())
+      .def_prop_rw(
+          "data", [](const Tensor& t) { return alias(t); },
+          [](const Tensor& t, const Tensor& src) {
+            // As PyTorch, the new data may have another dtype or device (Module.to/double/cuda use it);
+            // a .grad of the old kind no longer fits and is dropped.
+            if (t.grad().defined() && (t.grad().dtype() != src.dtype() || t.grad().device() != src.device()))
+              t.set_grad(Tensor());
+            t.impl()->set_data(*src.impl());
+          })
+      .def(
+          "size",
+          [](const Tensor& t, std::optional<int64_t> d) -> nb::object {
+            if (d) return nb::int_(t.size(*d));
+            return make_size(t.sizes());
+          },
+          nb::arg("dim") = nb::none(), nb::sig("def size(self, dim: int | None = None) -> Size | int"), kSizeDoc)
+      .def(
+          "stride",
+          [](const Tensor& t, std::optional<int64_t> d) -> nb::object {
+            if (d) return nb::int_(t.stride(*d));
+            nb::list l;
+            for (int64_t s : t.strides()) l.append(s);
+            return nb::tuple(l);
+          },
+          nb::arg("dim") = nb::none(), nb::sig("def stride(self, dim: int | None = None) -> tuple[int, ...] | int"),
+          kStrideDoc)
       .def("dim", &Tensor::dim, "Returns the number of dimensions of ``self`` (0 for a scalar tensor).")
       .def("ndimension", &Tensor::dim, "Returns the number of dimensions of ``self``; an alias of :meth:`dim`.")
       .def("numel", &Tensor::numel, method_doc(kNumelDoc, "numel").c_str())
       .def("nelement", &Tensor::numel, "Returns the number of elements of ``self``; an alias of :meth:`numel`.")
       .def("element_size", &Tensor::element_size, "Returns the size in bytes of one element of ``self``.")
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); },
-           "Returns the address of the first element of ``self`` (0 for a tensor of no memory).")
+      .def(
+          "data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); },
+          "Returns the address of the first element of ``self`` (0 for a tensor of no memory).")
       .def("storage_offset", &Tensor::storage_offset,
            "Returns the offset of ``self``'s first element in its storage, in elements.")
-      .def("is_contiguous", [](const Tensor& t, nb::handle f) {
-             return is_contiguous(t, to_memory_format(f, "is_contiguous").value_or(MemoryFormat::Contiguous));
-           },
-           nb::arg("memory_format") = nb::none(),
-           nb::sig("def is_contiguous(self, memory_format: memory_format = ember.contiguous_format) -> bool"),
-           kIsContiguousDoc)
+      .def(
+          "is_contiguous",
+          [](const Tensor& t, nb::handle f) {
+            return is_contiguous(t, to_memory_format(f, "is_contiguous").value_or(MemoryFormat::Contiguous));
+          },
+          nb::arg("memory_format") = nb::none(),
+          nb::sig("def is_contiguous(self, memory_format: memory_format = ember.contiguous_format) -> bool"),
+          kIsContiguousDoc)
       .def("is_floating_point", &Tensor::is_floating_point,
            method_doc(kIsFloatingPointDoc, "is_floating_point").c_str())
-      .def("is_complex", [](const Tensor&) { return false; },
-           "Returns whether the dtype of ``self`` is a complex one: always ``False``, ember's tensors being real.")
-      .def("get_device", [](const Tensor& t) { return t.is_cuda() ? int(t.device().index) : -1; },
-           "Returns the index of the CUDA device ``self`` is on, or -1 for a CPU tensor.")
+      .def(
+          "is_complex", [](const Tensor&) { return false; },
+          "Returns whether the dtype of ``self`` is a complex one: always ``False``, ember's tensors being real.")
+      .def(
+          "get_device", [](const Tensor& t) { return t.is_cuda() ? int(t.device().index) : -1; },
+          "Returns the index of the CUDA device ``self`` is on, or -1 for a CPU tensor.")
       .def("__len__", [](const Tensor& t) {
         EMBER_CHECK_TYPE(t.dim() > 0, "len() of a 0-d tensor");
         return t.sizes()[0];
@@ -829,113 +848,151 @@ void init_tensor(nb::module_& m) {
   // keyword PyTorch names (x.view(size=...), x.reshape(shape=...)) through a second overload.
   const std::string view_doc = kViewDoc, expand_doc = kExpandDoc;
   const std::string reshape_doc = method_doc(kReshapeDoc, "reshape"), permute_doc = method_doc(kPermuteDoc, "permute");
-  cls.def("view", [](const Tensor& t, nb::args a) {
-        if (a.size() == 1 && (nb::isinstance<DType>(a[0]))) return view(t, nb::cast<DType>(a[0]).st);
-        return view(t, dims_arg(a, "view"));
-      }, nb::sig("def view(self, *shape: int) -> Tensor"), view_doc.c_str())
-      .def("view", [](const Tensor& t, nb::handle size) { return view(t, to_int_list(size, "view", "size")); },
-           nb::kw_only(), nb::arg("size"), nb::sig("def view(self, *, size: Sequence[int]) -> Tensor"),
-           view_doc.c_str())
-      .def("view", [](const Tensor& t, nb::handle dtype) { return view(t, to_dtype_required(dtype, "view")); },
-           nb::kw_only(), nb::arg("dtype"), nb::sig("def view(self, *, dtype: dtype) -> Tensor"), view_doc.c_str())
-      .def("view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); }, nb::arg("other"),
-           kViewAsDoc)
-      .def("reshape", [](const Tensor& t, nb::args a) { return reshape(t, dims_arg(a, "reshape")); },
-           nb::sig("def reshape(self, *shape: int) -> Tensor"), reshape_doc.c_str())
-      .def("reshape", [](const Tensor& t, nb::handle s) { return reshape(t, to_int_list(s, "reshape", "shape")); },
-           nb::kw_only(), nb::arg("shape"), nb::sig("def reshape(self, *, shape: Sequence[int]) -> Tensor"),
-           reshape_doc.c_str())
-      .def("reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); }, nb::arg("other"),
-           kReshapeAsDoc)
-      .def("permute", [](const Tensor& t, nb::args a) { return permute(t, dims_arg(a, "permute")); },
-           nb::sig("def permute(self, *dims: int) -> Tensor"), permute_doc.c_str())
-      .def("permute", [](const Tensor& t, nb::handle d) { return permute(t, to_int_list(d, "permute", "dims")); },
-           nb::kw_only(), nb::arg("dims"), nb::sig("def permute(self, *, dims: Sequence[int]) -> Tensor"),
-           permute_doc.c_str())
-      .def("transpose", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, nb::arg("dim0"),
-           nb::arg("dim1"), method_doc(kTransposeDoc, "transpose").c_str())
-      .def("swapaxes", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, nb::arg("axis0"),
-           nb::arg("axis1"), method_doc(kSwapaxesDoc, "swapaxes").c_str())
-      .def("swapdims", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, nb::arg("dim0"),
-           nb::arg("dim1"), kSwapdimsMethodDoc)
-      .def("t", [](const Tensor& x) { return t(x); }, method_doc(kTDoc, "t").c_str())
-      .def_prop_ro("T", [](const Tensor& x) {
-        DimVector dims;
-        for (int64_t d = x.dim() - 1; d >= 0; --d) dims.push_back(d);
-        return permute(x, dims);
-      })
-      .def_prop_ro("mT", [](const Tensor& x) {
-        EMBER_CHECK(x.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got ", x.dim(), "-D tensor.");
-        return transpose(x, -2, -1);
-      })
+  cls.def(
+         "view",
+         [](const Tensor& t, nb::args a) {
+           if (a.size() == 1 && (nb::isinstance<DType>(a[0]))) return view(t, nb::cast<DType>(a[0]).st);
+           return view(t, dims_arg(a, "view"));
+         },
+         nb::sig("def view(self, *shape: int) -> Tensor"), view_doc.c_str())
+      .def(
+          "view", [](const Tensor& t, nb::handle size) { return view(t, to_int_list(size, "view", "size")); },
+          nb::kw_only(), nb::arg("size"), nb::sig("def view(self, *, size: Sequence[int]) -> Tensor"), view_doc.c_str())
+      .def(
+          "view", [](const Tensor& t, nb::handle dtype) { return view(t, to_dtype_required(dtype, "view")); },
+          nb::kw_only(), nb::arg("dtype"), nb::sig("def view(self, *, dtype: dtype) -> Tensor"), view_doc.c_str())
+      .def(
+          "view_as", [](const Tensor& t, const Tensor& o) { return view(t, o.sizes()); }, nb::arg("other"), kViewAsDoc)
+      .def(
+          "reshape", [](const Tensor& t, nb::args a) { return reshape(t, dims_arg(a, "reshape")); },
+          nb::sig("def reshape(self, *shape: int) -> Tensor"), reshape_doc.c_str())
+      .def(
+          "reshape", [](const Tensor& t, nb::handle s) { return reshape(t, to_int_list(s, "reshape", "shape")); },
+          nb::kw_only(), nb::arg("shape"), nb::sig("def reshape(self, *, shape: Sequence[int]) -> Tensor"),
+          reshape_doc.c_str())
+      .def(
+          "reshape_as", [](const Tensor& t, const Tensor& o) { return reshape(t, o.sizes()); }, nb::arg("other"),
+          kReshapeAsDoc)
+      .def(
+          "permute", [](const Tensor& t, nb::args a) { return permute(t, dims_arg(a, "permute")); },
+          nb::sig("def permute(self, *dims: int) -> Tensor"), permute_doc.c_str())
+      .def(
+          "permute", [](const Tensor& t, nb::handle d) { return permute(t, to_int_list(d, "permute", "dims")); },
+          nb::kw_only(), nb::arg("dims"), nb::sig("def permute(self, *, dims: Sequence[int]) -> Tensor"),
+          permute_doc.c_str())
+      .def(
+          "transpose", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, nb::arg("dim0"),
+          nb::arg("dim1"), method_doc(kTransposeDoc, "transpose").c_str())
+      .def(
+          "swapaxes", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, nb::arg("axis0"),
+          nb::arg("axis1"), method_doc(kSwapaxesDoc, "swapaxes").c_str())
+      .def(
+          "swapdims", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, nb::arg("dim0"),
+          nb::arg("dim1"), kSwapdimsMethodDoc)
+      .def(
+          "t", [](const Tensor& x) { return t(x); }, method_doc(kTDoc, "t").c_str())
+      .def_prop_ro("T",
+                   [](const Tensor& x) {
+                     DimVector dims;
+                     for (int64_t d = x.dim() - 1; d >= 0; --d) dims.push_back(d);
+                     return permute(x, dims);
+                   })
+      .def_prop_ro("mT",
+                   [](const Tensor& x) {
+                     EMBER_CHECK(x.dim() >= 2, "tensor.mT is only supported on matrices or batches of matrices. Got ",
+                                 x.dim(), "-D tensor.");
+                     return transpose(x, -2, -1);
+                   })
       // The conjugate transposes: plain transposes, ember's tensors being real.
-      .def_prop_ro("mH", [](const Tensor& x) {
-        EMBER_CHECK(x.dim() >= 2, "tensor.mH is only supported on matrices or batches of matrices. Got ", x.dim(), "-D tensor.");
-        return transpose(x, -2, -1);
-      })
+      .def_prop_ro("mH",
+                   [](const Tensor& x) {
+                     EMBER_CHECK(x.dim() >= 2, "tensor.mH is only supported on matrices or batches of matrices. Got ",
+                                 x.dim(), "-D tensor.");
+                     return transpose(x, -2, -1);
+                   })
       .def("adjoint", &adjoint_fn, method_doc(kAdjointDoc, "adjoint").c_str())
-      .def_prop_ro("H", [](const Tensor& x) {
-        EMBER_CHECK(x.dim() == 2 || x.dim() == 0, "tensor.H is only supported on matrices (2-D tensors). Got ",
-                    x.dim(), "-D tensor.");
-        return x.dim() == 2 ? transpose(x, 0, 1) : x;
-      })
-      .def("expand", [](const Tensor& t, nb::args a) { return expand(t, dims_arg(a, "expand")); },
-           nb::sig("def expand(self, *size: int) -> Tensor"), expand_doc.c_str())
-      .def("expand", [](const Tensor& t, nb::handle s) { return expand(t, to_int_list(s, "expand", "size")); },
-           nb::kw_only(), nb::arg("size"), nb::sig("def expand(self, *, size: Sequence[int]) -> Tensor"),
-           expand_doc.c_str())
-      .def("expand_as", [](const Tensor& t, const Tensor& o) { return expand_as(t, o); }, nb::arg("other"),
-           kExpandAsDoc)
+      .def_prop_ro("H",
+                   [](const Tensor& x) {
+                     EMBER_CHECK(x.dim() == 2 || x.dim() == 0,
+                                 "tensor.H is only supported on matrices (2-D tensors). Got ", x.dim(), "-D tensor.");
+                     return x.dim() == 2 ? transpose(x, 0, 1) : x;
+                   })
+      .def(
+          "expand", [](const Tensor& t, nb::args a) { return expand(t, dims_arg(a, "expand")); },
+          nb::sig("def expand(self, *size: int) -> Tensor"), expand_doc.c_str())
+      .def(
+          "expand", [](const Tensor& t, nb::handle s) { return expand(t, to_int_list(s, "expand", "size")); },
+          nb::kw_only(), nb::arg("size"), nb::sig("def expand(self, *, size: Sequence[int]) -> Tensor"),
+          expand_doc.c_str())
+      .def(
+          "expand_as", [](const Tensor& t, const Tensor& o) { return expand_as(t, o); }, nb::arg("other"), kExpandAsDoc)
       .def("squeeze", &squeeze_fn, nb::arg("dim") = nb::none(),
            nb::sig("def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor"),
            method_doc(kSqueezeDoc, "squeeze").c_str())
-      .def("unsqueeze", [](const Tensor& t, int64_t d) { return unsqueeze(t, d); }, nb::arg("dim"),
-           method_doc(kUnsqueezeDoc, "unsqueeze").c_str())
-      .def("flatten", [](const Tensor& t, int64_t s, int64_t e) { return flatten(t, s, e); },
-           nb::arg("start_dim") = 0, nb::arg("end_dim") = -1, method_doc(kFlattenDoc, "flatten").c_str())
-      .def("unflatten", [](const Tensor& t, int64_t d, nb::handle sizes) {
-             return unflatten(t, d, to_int_list(sizes, "unflatten", "sizes"));
-           }, nb::arg("dim"), nb::arg("sizes"),
-           nb::sig("def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor"),
-           method_doc(kUnflattenDoc, "unflatten").c_str())
+      .def(
+          "unsqueeze", [](const Tensor& t, int64_t d) { return unsqueeze(t, d); }, nb::arg("dim"),
+          method_doc(kUnsqueezeDoc, "unsqueeze").c_str())
+      .def(
+          "flatten", [](const Tensor& t, int64_t s, int64_t e) { return flatten(t, s, e); }, nb::arg("start_dim") = 0,
+          nb::arg("end_dim") = -1, method_doc(kFlattenDoc, "flatten").c_str())
+      .def(
+          "unflatten",
+          [](const Tensor& t, int64_t d, nb::handle sizes) {
+            return unflatten(t, d, to_int_list(sizes, "unflatten", "sizes"));
+          },
+          nb::arg("dim"), nb::arg("sizes"), nb::sig("def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor"),
+          method_doc(kUnflattenDoc, "unflatten").c_str())
       // PyTorch documents narrow(dimension, start, length) and accepts dim= too: both keywords work.
-      .def("narrow", [](const Tensor& t, int64_t d, int64_t s, int64_t l) { return narrow(t, d, s, l); },
-           nb::arg("dim"), nb::arg("start"), nb::arg("length"), method_doc(kNarrowDoc, "narrow").c_str())
-      .def("narrow", [](const Tensor& t, int64_t d, int64_t s, int64_t l) { return narrow(t, d, s, l); },
-           nb::arg("dimension"), nb::arg("start"), nb::arg("length"), method_doc(kNarrowDoc, "narrow").c_str())
-      .def("select", [](const Tensor& t, int64_t d, int64_t i) { return select(t, d, i); }, nb::arg("dim"),
-           nb::arg("index"), method_doc(kSelectDoc, "select").c_str())
-      .def("as_strided", [](const Tensor& t, nb::handle size, nb::handle stride, std::optional<int64_t> off) {
-             return as_strided(t, to_int_list(size, "as_strided", "size"), to_int_list(stride, "as_strided", "stride"), off);
-           }, nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none(),
-           nb::sig("def as_strided(self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = "
-                   "None) -> Tensor"),
-           method_doc(kAsStridedDoc, "as_strided").c_str())
-      .def("diagonal", [](const Tensor& t, int64_t o, int64_t a, int64_t b) { return diagonal(t, o, a, b); },
-           nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1,
-           method_doc(kDiagonalDoc, "diagonal").c_str())
-      .def("unfold", [](const Tensor& t, int64_t d, int64_t s, int64_t st) { return unfold(t, d, s, st); },
-           nb::arg("dimension"), nb::arg("size"), nb::arg("step"), kUnfoldDoc)
-      .def("contiguous", [](nb::handle self, nb::handle f) {
-             const Tensor& t = nb::cast<const Tensor&>(self);
-             const MemoryFormat mf = to_memory_format(f, "contiguous").value_or(MemoryFormat::Contiguous);
-             EMBER_CHECK(mf != MemoryFormat::Preserve, "contiguous(): preserve memory format is unsupported by the "
-                         "contiguous operator");
-             const Tensor r = contiguous(t, mf);
-             return r.impl() == t.impl() ? nb::borrow(self) : nb::cast(r);  // self when nothing changes
-           },
-           nb::arg("memory_format") = nb::none(),
-           nb::sig("def contiguous(self, memory_format: memory_format = ember.contiguous_format) -> Tensor"),
-           kContiguousDoc)
+      .def(
+          "narrow", [](const Tensor& t, int64_t d, int64_t s, int64_t l) { return narrow(t, d, s, l); }, nb::arg("dim"),
+          nb::arg("start"), nb::arg("length"), method_doc(kNarrowDoc, "narrow").c_str())
+      .def(
+          "narrow", [](const Tensor& t, int64_t d, int64_t s, int64_t l) { return narrow(t, d, s, l); },
+          nb::arg("dimension"), nb::arg("start"), nb::arg("length"), method_doc(kNarrowDoc, "narrow").c_str())
+      .def(
+          "select", [](const Tensor& t, int64_t d, int64_t i) { return select(t, d, i); }, nb::arg("dim"),
+          nb::arg("index"), method_doc(kSelectDoc, "select").c_str())
+      .def(
+          "as_strided",
+          [](const Tensor& t, nb::handle size, nb::handle stride, std::optional<int64_t> off) {
+            return as_strided(t, to_int_list(size, "as_strided", "size"), to_int_list(stride, "as_strided", "stride"),
+                              off);
+          },
+          nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none(),
+          nb::sig("def as_strided(self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = "
+                  "None) -> Tensor"),
+          method_doc(kAsStridedDoc, "as_strided").c_str())
+      .def(
+          "diagonal", [](const Tensor& t, int64_t o, int64_t a, int64_t b) { return diagonal(t, o, a, b); },
+          nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1, method_doc(kDiagonalDoc, "diagonal").c_str())
+      .def(
+          "unfold", [](const Tensor& t, int64_t d, int64_t s, int64_t st) { return unfold(t, d, s, st); },
+          nb::arg("dimension"), nb::arg("size"), nb::arg("step"), kUnfoldDoc)
+      .def(
+          "contiguous",
+          [](nb::handle self, nb::handle f) {
+            const Tensor& t = nb::cast<const Tensor&>(self);
+            const MemoryFormat mf = to_memory_format(f, "contiguous").value_or(MemoryFormat::Contiguous);
+            EMBER_CHECK(mf != MemoryFormat::Preserve,
+                        "contiguous(): preserve memory format is unsupported by the "
+                        "contiguous operator");
+            const Tensor r = contiguous(t, mf);
+            return r.impl() == t.impl() ? nb::borrow(self) : nb::cast(r);  // self when nothing changes
+          },
+          nb::arg("memory_format") = nb::none(),
+          nb::sig("def contiguous(self, memory_format: memory_format = ember.contiguous_format) -> Tensor"),
+          kContiguousDoc)
       .def("clone", &clone_fn, nb::arg("memory_format") = nb::none(),
            nb::sig("def clone(self, memory_format: memory_format = ember.preserve_format) -> Tensor"),
            method_doc(kCloneDoc, "clone").c_str())
-      .def("requires_grad_", [](nb::handle self, bool r) {
-             nb::cast<const Tensor&>(self).set_requires_grad(r);
-             return nb::borrow(self);
-           }, nb::arg("requires_grad") = true,
-           nb::sig("def requires_grad_(self, requires_grad: bool = True) -> Tensor"),
-           kRequiresGradDoc);
+      .def(
+          "requires_grad_",
+          [](nb::handle self, bool r) {
+            nb::cast<const Tensor&>(self).set_requires_grad(r);
+            return nb::borrow(self);
+          },
+          nb::arg("requires_grad") = true, nb::sig("def requires_grad_(self, requires_grad: bool = True) -> Tensor"),
+          kRequiresGradDoc);
 
   // Conversions.
   cls.def("to", &to_method,
@@ -944,69 +1001,89 @@ void init_tensor(nb::module_& m) {
                   "memory_format = ember.preserve_format) -> Tensor"),
           kToDoc)
       // Replaced by the legacy types' Tensor.type (python/ember/_tensor_types.py), which calls this one for dtypes.
-      .def("type", [](nb::handle self, nb::handle dtype) -> nb::object {
-        const Tensor& t = nb::cast<const Tensor&>(self);
-        if (dtype.is_none()) return nb::str(("ember." + std::string(dtype_name(t.dtype()))).c_str());
-        return nb::cast(to(t, to_dtype_required(dtype, "type")));
-      }, nb::arg("dtype") = nb::none(), nb::sig("def type(self, dtype: dtype | None = None) -> str | Tensor"), kTypeDoc)
-      .def("cpu", [](nb::handle self, nb::handle f) {
-        return nb::cast(in_format(to(nb::cast<const Tensor&>(self), kCPU), to_memory_format(f, "cpu")));
-      }, nb::arg("memory_format") = nb::none(),
-         nb::sig("def cpu(self, memory_format: memory_format = ember.preserve_format) -> Tensor"), kCpuDoc)
-      .def("cuda", [](nb::handle self, nb::handle device, bool non_blocking, nb::handle f) {
-             auto d = to_device(device);
-             return nb::cast(in_format(to(nb::cast<const Tensor&>(self), d ? *d : Device(DeviceType::CUDA),
-                                          std::nullopt, false, non_blocking),
-                                       to_memory_format(f, "cuda")));
-           }, nb::arg("device") = nb::none(), nb::arg("non_blocking") = false, nb::arg("memory_format") = nb::none(),
-           nb::sig("def cuda(self, device: device | int | None = None, non_blocking: bool = False, memory_format: "
-                   "memory_format = ember.preserve_format) -> Tensor"),
-           kCudaDoc)
-      .def("item",
+      .def(
+          "type",
+          [](nb::handle self, nb::handle dtype) -> nb::object {
+            const Tensor& t = nb::cast<const Tensor&>(self);
+            if (dtype.is_none()) return nb::str(("ember." + std::string(dtype_name(t.dtype()))).c_str());
+            return nb::cast(to(t, to_dtype_required(dtype, "type")));
+          },
+          nb::arg("dtype") = nb::none(), nb::sig("def type(self, dtype: dtype | None = None) -> str | Tensor"),
+          kTypeDoc)
+      .def(
+          "cpu",
+          [](nb::handle self, nb::handle f) {
+            return nb::cast(in_format(to(nb::cast<const Tensor&>(self), kCPU), to_memory_format(f, "cpu")));
+          },
+          nb::arg("memory_format") = nb::none(),
+          nb::sig("def cpu(self, memory_format: memory_format = ember.preserve_format) -> Tensor"), kCpuDoc)
+      .def(
+          "cuda",
+          [](nb::handle self, nb::handle device, bool non_blocking, nb::handle f) {
+            auto d = to_device(device);
+            return nb::cast(in_format(
+                to(nb::cast<const Tensor&>(self), d ? *d : Device(DeviceType::CUDA), std::nullopt, false, non_blocking),
+                to_memory_format(f, "cuda")));
+          },
+          nb::arg("device") = nb::none(), nb::arg("non_blocking") = false, nb::arg("memory_format") = nb::none(),
+          nb::sig("def cuda(self, device: device | int | None = None, non_blocking: bool = False, memory_format: "
+                  "memory_format = ember.preserve_format) -> Tensor"),
+          kCudaDoc)
+      .def(
+          "item",
+          [](const Tensor& t) {
+            if (!t.is_cuda()) return scalar_to_py(item(t));
+            Scalar v;
+            {
+              nb::gil_scoped_release r;  // it waits for the GPU: let other Python threads run
+              v = item(t);
+            }
+            return scalar_to_py(v);
+          },
+          nb::sig("def item(self) -> bool | int | float"), kItemDoc)
+      .def(
+          "tolist",
+          [](const Tensor& t) {
+            Tensor c = t.is_cuda() ? to(t, kCPU) : t;
+            return tolist_rec(static_cast<const char*>(c.data_ptr()), c.dtype(), c.sizes(), c.strides(), 0);
+          },
+          nb::sig("def tolist(self) -> list | bool | int | float"), kTolistDoc)
+      .def("__bool__",
            [](const Tensor& t) {
-             if (!t.is_cuda()) return scalar_to_py(item(t));
-             Scalar v;
-             {
-               nb::gil_scoped_release r;  // it waits for the GPU: let other Python threads run
-               v = item(t);
-             }
-             return scalar_to_py(v);
-           }, nb::sig("def item(self) -> bool | int | float"), kItemDoc)
-      .def("tolist", [](const Tensor& t) {
-        Tensor c = t.is_cuda() ? to(t, kCPU) : t;
-        return tolist_rec(static_cast<const char*>(c.data_ptr()), c.dtype(), c.sizes(), c.strides(), 0);
-      }, nb::sig("def tolist(self) -> list | bool | int | float"), kTolistDoc)
-      .def("__bool__", [](const Tensor& t) {
-        EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
-        return item(t).to_bool();
-      })
+             EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+             return item(t).to_bool();
+           })
       .def("__float__", [](const Tensor& t) { return item(t).to_double(); })
       .def("__int__", [](const Tensor& t) { return item(t).to_int(); })
-      .def("__index__", [](const Tensor& t) {
-        EMBER_CHECK_TYPE(is_integral(t.dtype(), true) && t.numel() == 1,
-                         "only integer tensors of a single element can be converted to an index");
-        return item(t).to_int();
-      })
-      .def("__repr__", [](const Tensor& t) {
-        auto& fn = autograd::grad_fn(t);
-        return tensor_repr(t, fn ? fn->name() : std::string());
-      })
-      .def("_repr", [](const Tensor& t, std::string_view grad_fn, std::string_view prefix) {
-        return tensor_repr(t, grad_fn, prefix);
-      })
+      .def("__index__",
+           [](const Tensor& t) {
+             EMBER_CHECK_TYPE(is_integral(t.dtype(), true) && t.numel() == 1,
+                              "only integer tensors of a single element can be converted to an index");
+             return item(t).to_int();
+           })
+      .def("__repr__",
+           [](const Tensor& t) {
+             auto& fn = autograd::grad_fn(t);
+             return tensor_repr(t, fn ? fn->name() : std::string());
+           })
+      .def("_repr", [](const Tensor& t, std::string_view grad_fn,
+                       std::string_view prefix) { return tensor_repr(t, grad_fn, prefix); })
       .def("fill_", &fill_fn, nb::arg("value"), nb::sig("def fill_(self, value: Number | Tensor) -> Tensor"),
            method_doc(kFillDoc, "fill_").c_str())
       .def("zero_", &zero_fn, method_doc(kZeroDoc, "zero_").c_str())
-      .def("copy_", [](nb::handle self, const Tensor& src, bool non_blocking) {
-        copy_(nb::cast<const Tensor&>(self), src, non_blocking);
-        return nb::borrow(self);
-      }, nb::arg("src"), nb::arg("non_blocking") = false,
-         nb::sig("def copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor"), kCopyDoc);
+      .def(
+          "copy_",
+          [](nb::handle self, const Tensor& src, bool non_blocking) {
+            copy_(nb::cast<const Tensor&>(self), src, non_blocking);
+            return nb::borrow(self);
+          },
+          nb::arg("src"), nb::arg("non_blocking") = false,
+          nb::sig("def copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor"), kCopyDoc);
 
   const std::pair<const char*, ScalarType> casts[] = {
-      {"float", ScalarType::Float32}, {"double", ScalarType::Float64}, {"half", ScalarType::Float16},
-      {"bfloat16", ScalarType::BFloat16}, {"long", ScalarType::Int64}, {"int", ScalarType::Int32},
-      {"short", ScalarType::Int16}, {"char", ScalarType::Int8}, {"byte", ScalarType::UInt8},
+      {"float", ScalarType::Float32},     {"double", ScalarType::Float64}, {"half", ScalarType::Float16},
+      {"bfloat16", ScalarType::BFloat16}, {"long", ScalarType::Int64},     {"int", ScalarType::Int32},
+      {"short", ScalarType::Int16},       {"char", ScalarType::Int8},      {"byte", ScalarType::UInt8},
       {"bool", ScalarType::Bool}};
   for (auto [name, st] : casts) {
     const std::string type = "ember." + std::string(dtype_name(st));
@@ -1016,46 +1093,63 @@ void init_tensor(nb::module_& m) {
                             ")``, ``self`` itself when it\nhas that dtype already.\n\nArgs:\n"
                             "    memory_format (:class:`ember.memory_format`, optional): the memory layout of the "
                             "result. Default:\n        ``ember.preserve_format``.";
-    cls.def(name, [st, name](nb::handle self, nb::handle f) {
-      return nb::cast(in_format(to(nb::cast<const Tensor&>(self), st), to_memory_format(f, name)));
-    }, nb::arg("memory_format") = nb::none(), nb::sig(sig.c_str()), doc.c_str());
+    cls.def(
+        name,
+        [st, name](nb::handle self, nb::handle f) {
+          return nb::cast(in_format(to(nb::cast<const Tensor&>(self), st), to_memory_format(f, name)));
+        },
+        nb::arg("memory_format") = nb::none(), nb::sig(sig.c_str()), doc.c_str());
   }
 
   // Module-level forms of the view ops.
-  m.def("reshape", [](const Tensor& t, nb::handle s) { return reshape(t, to_int_list(s, "reshape", "shape")); },
-        nb::arg("input"), nb::arg("shape"), nb::sig("def reshape(input: Tensor, shape: Sequence[int]) -> Tensor"),
-        kReshapeDoc);
-  m.def("permute", [](const Tensor& t, nb::handle d) { return permute(t, to_int_list(d, "permute", "dims")); },
-        nb::arg("input"), nb::arg("dims"), nb::sig("def permute(input: Tensor, dims: Sequence[int]) -> Tensor"),
-        kPermuteDoc);
-  m.def("transpose", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, nb::arg("input"),
-        nb::arg("dim0"), nb::arg("dim1"), kTransposeDoc);
-  m.def("swapaxes", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, nb::arg("input"),
-        nb::arg("axis0"), nb::arg("axis1"), kSwapaxesDoc);
-  m.def("t", [](const Tensor& x) { return t(x); }, nb::arg("input"), kTDoc);
+  m.def(
+      "reshape", [](const Tensor& t, nb::handle s) { return reshape(t, to_int_list(s, "reshape", "shape")); },
+      nb::arg("input"), nb::arg("shape"), nb::sig("def reshape(input: Tensor, shape: Sequence[int]) -> Tensor"),
+      kReshapeDoc);
+  m.def(
+      "permute", [](const Tensor& t, nb::handle d) { return permute(t, to_int_list(d, "permute", "dims")); },
+      nb::arg("input"), nb::arg("dims"), nb::sig("def permute(input: Tensor, dims: Sequence[int]) -> Tensor"),
+      kPermuteDoc);
+  m.def(
+      "transpose", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, nb::arg("input"),
+      nb::arg("dim0"), nb::arg("dim1"), kTransposeDoc);
+  m.def(
+      "swapaxes", [](const Tensor& t, int64_t a, int64_t b) { return transpose(t, a, b); }, nb::arg("input"),
+      nb::arg("axis0"), nb::arg("axis1"), kSwapaxesDoc);
+  m.def(
+      "t", [](const Tensor& x) { return t(x); }, nb::arg("input"), kTDoc);
   m.def("adjoint", &adjoint_fn, nb::arg("input"), kAdjointDoc);
   m.def("squeeze", &squeeze_fn, nb::arg("input"), nb::arg("dim") = nb::none(),
         nb::sig("def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor"), kSqueezeDoc);
-  m.def("unsqueeze", [](const Tensor& t, int64_t d) { return unsqueeze(t, d); }, nb::arg("input"), nb::arg("dim"),
-        kUnsqueezeDoc);
-  m.def("flatten", [](const Tensor& t, int64_t s, int64_t e) { return flatten(t, s, e); }, nb::arg("input"),
-        nb::arg("start_dim") = 0, nb::arg("end_dim") = -1, kFlattenDoc);
-  m.def("unflatten", [](const Tensor& t, int64_t d, nb::handle s) {
-    return unflatten(t, d, to_int_list(s, "unflatten", "sizes"));
-  }, nb::arg("input"), nb::arg("dim"), nb::arg("sizes"),
-     nb::sig("def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor"), kUnflattenDoc);
-  m.def("narrow", [](const Tensor& t, int64_t d, int64_t s, int64_t l) { return narrow(t, d, s, l); },
-        nb::arg("input"), nb::arg("dim"), nb::arg("start"), nb::arg("length"), kNarrowDoc);
-  m.def("select", [](const Tensor& t, int64_t d, int64_t i) { return select(t, d, i); }, nb::arg("input"),
-        nb::arg("dim"), nb::arg("index"), kSelectDoc);
-  m.def("diagonal", [](const Tensor& t, int64_t o, int64_t a, int64_t b) { return diagonal(t, o, a, b); },
-        nb::arg("input"), nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1, kDiagonalDoc);
-  m.def("as_strided", [](const Tensor& t, nb::handle size, nb::handle stride, std::optional<int64_t> off) {
-    return as_strided(t, to_int_list(size, "as_strided", "size"), to_int_list(stride, "as_strided", "stride"), off);
-  }, nb::arg("input"), nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none(),
-     nb::sig("def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = "
-             "None) -> Tensor"),
-     kAsStridedDoc);
+  m.def(
+      "unsqueeze", [](const Tensor& t, int64_t d) { return unsqueeze(t, d); }, nb::arg("input"), nb::arg("dim"),
+      kUnsqueezeDoc);
+  m.def(
+      "flatten", [](const Tensor& t, int64_t s, int64_t e) { return flatten(t, s, e); }, nb::arg("input"),
+      nb::arg("start_dim") = 0, nb::arg("end_dim") = -1, kFlattenDoc);
+  m.def(
+      "unflatten",
+      [](const Tensor& t, int64_t d, nb::handle s) { return unflatten(t, d, to_int_list(s, "unflatten", "sizes")); },
+      nb::arg("input"), nb::arg("dim"), nb::arg("sizes"),
+      nb::sig("def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor"), kUnflattenDoc);
+  m.def(
+      "narrow", [](const Tensor& t, int64_t d, int64_t s, int64_t l) { return narrow(t, d, s, l); }, nb::arg("input"),
+      nb::arg("dim"), nb::arg("start"), nb::arg("length"), kNarrowDoc);
+  m.def(
+      "select", [](const Tensor& t, int64_t d, int64_t i) { return select(t, d, i); }, nb::arg("input"), nb::arg("dim"),
+      nb::arg("index"), kSelectDoc);
+  m.def(
+      "diagonal", [](const Tensor& t, int64_t o, int64_t a, int64_t b) { return diagonal(t, o, a, b); },
+      nb::arg("input"), nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1, kDiagonalDoc);
+  m.def(
+      "as_strided",
+      [](const Tensor& t, nb::handle size, nb::handle stride, std::optional<int64_t> off) {
+        return as_strided(t, to_int_list(size, "as_strided", "size"), to_int_list(stride, "as_strided", "stride"), off);
+      },
+      nb::arg("input"), nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none(),
+      nb::sig("def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = "
+              "None) -> Tensor"),
+      kAsStridedDoc);
   m.def("clone", &clone_fn, nb::arg("input"), nb::kw_only(), nb::arg("memory_format") = nb::none(),
         nb::sig("def clone(input: Tensor, *, memory_format: memory_format = ember.preserve_format) -> Tensor"),
         kCloneDoc);
@@ -1064,59 +1158,78 @@ void init_tensor(nb::module_& m) {
   m.def("fill_", &fill_fn, nb::arg("input"), nb::arg("value"),
         nb::sig("def fill_(input: Tensor, value: Number | Tensor) -> Tensor"), kFillDoc);
   m.def("zero_", &zero_fn, nb::arg("input"), nb::sig("def zero_(input: Tensor) -> Tensor"), kZeroDoc);
-  m.def("broadcast_shapes", [](nb::args shapes) {
-    DimVector r;
-    for (nb::handle s : shapes) {
-      DimVector d = PyLong_Check(s.ptr()) ? DimVector{to_int(s, "broadcast_shapes", "shape")}
-                                          : to_int_list(s, "broadcast_shapes", "shape");
-      r = broadcast_shapes(r, d, "broadcast_shapes");
-    }
-    return make_size(r);
-  }, nb::sig("def broadcast_shapes(*shapes: int | Sequence[int]) -> Size"), kBroadcastShapesDoc);
-  m.def("is_tensor", [](nb::handle h) { return nb::isinstance<Tensor>(h); }, nb::arg("obj"),
-        nb::sig("def is_tensor(obj: Any) -> bool"), kIsTensorDoc);
-  m.def("numel", [](const Tensor& t) { return t.numel(); }, nb::arg("input"), kNumelDoc);
-  m.def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); }, nb::arg("input"),
-        kIsFloatingPointDoc);
-  m.def("set_printoptions", [](std::optional<int> precision, std::optional<int64_t> threshold,
-                               std::optional<int64_t> edgeitems, std::optional<int> linewidth, nb::handle profile,
-                               nb::handle sci_mode) {
-    PrintOptions& o = print_options();
-    if (!profile.is_none()) {
-      std::string p = nb::cast<std::string>(profile);
-      if (p == "default") o = PrintOptions();
-      else if (p == "short") o = PrintOptions{2, 1000, 2, 80, std::nullopt};
-      else if (p == "full") o = PrintOptions{4, INT64_MAX, 3, 80, std::nullopt};
-      else fail<ValueError>("set_printoptions: unknown profile '", p, "'");
-    }
-    if (precision) o.precision = *precision;
-    if (threshold) o.threshold = *threshold;
-    if (edgeitems) o.edgeitems = *edgeitems;
-    if (linewidth) o.linewidth = *linewidth;
-    o.sci_mode = sci_mode.is_none() ? std::nullopt : std::optional<bool>(nb::cast<bool>(sci_mode));
-  }, nb::arg("precision") = nb::none(), nb::arg("threshold") = nb::none(), nb::arg("edgeitems") = nb::none(),
-     nb::arg("linewidth") = nb::none(), nb::arg("profile") = nb::none(), nb::arg("sci_mode") = nb::none(),
-     nb::sig("def set_printoptions(precision: int | None = None, threshold: int | None = None, edgeitems: int | None = "
-             "None, linewidth: int | None = None, profile: str | None = None, sci_mode: bool | None = None) -> None"),
-     kSetPrintoptionsDoc);
+  m.def(
+      "broadcast_shapes",
+      [](nb::args shapes) {
+        DimVector r;
+        for (nb::handle s : shapes) {
+          DimVector d = PyLong_Check(s.ptr()) ? DimVector{to_int(s, "broadcast_shapes", "shape")}
+                                              : to_int_list(s, "broadcast_shapes", "shape");
+          r = broadcast_shapes(r, d, "broadcast_shapes");
+        }
+        return make_size(r);
+      },
+      nb::sig("def broadcast_shapes(*shapes: int | Sequence[int]) -> Size"), kBroadcastShapesDoc);
+  m.def(
+      "is_tensor", [](nb::handle h) { return nb::isinstance<Tensor>(h); }, nb::arg("obj"),
+      nb::sig("def is_tensor(obj: Any) -> bool"), kIsTensorDoc);
+  m.def(
+      "numel", [](const Tensor& t) { return t.numel(); }, nb::arg("input"), kNumelDoc);
+  m.def(
+      "is_floating_point", [](const Tensor& t) { return t.is_floating_point(); }, nb::arg("input"),
+      kIsFloatingPointDoc);
+  m.def(
+      "set_printoptions",
+      [](std::optional<int> precision, std::optional<int64_t> threshold, std::optional<int64_t> edgeitems,
+         std::optional<int> linewidth, nb::handle profile, nb::handle sci_mode) {
+        PrintOptions& o = print_options();
+        if (!profile.is_none()) {
+          std::string p = nb::cast<std::string>(profile);
+          if (p == "default")
+            o = PrintOptions();
+          else if (p == "short")
+            o = PrintOptions{2, 1000, 2, 80, std::nullopt};
+          else if (p == "full")
+            o = PrintOptions{4, INT64_MAX, 3, 80, std::nullopt};
+          else
+            fail<ValueError>("set_printoptions: unknown profile '", p, "'");
+        }
+        if (precision) o.precision = *precision;
+        if (threshold) o.threshold = *threshold;
+        if (edgeitems) o.edgeitems = *edgeitems;
+        if (linewidth) o.linewidth = *linewidth;
+        o.sci_mode = sci_mode.is_none() ? std::nullopt : std::optional<bool>(nb::cast<bool>(sci_mode));
+      },
+      nb::arg("precision") = nb::none(), nb::arg("threshold") = nb::none(), nb::arg("edgeitems") = nb::none(),
+      nb::arg("linewidth") = nb::none(), nb::arg("profile") = nb::none(), nb::arg("sci_mode") = nb::none(),
+      nb::sig(
+          "def set_printoptions(precision: int | None = None, threshold: int | None = None, edgeitems: int | None = "
+          "None, linewidth: int | None = None, profile: str | None = None, sci_mode: bool | None = None) -> None"),
+      kSetPrintoptionsDoc);
 
   // The legacy constructor: ember.Tensor(2, 3) is uninitialized, ember.Tensor([1, 2]) copies data, both in
   // the default dtype; ember.Tensor() is empty.
-  cls.def("__init__", [](Tensor* self, nb::args args, nb::kwargs kw) {
-    FactoryArgs a;
-    parse_factory_kwargs(kw, "Tensor", kDevice, a);
-    const TensorOptions opts = TensorOptions(default_dtype()).device(a.device.value_or(default_device().value_or(kCPU)));
-    if (args.size() == 1 && nb::isinstance<Tensor>(args[0])) {
-      new (self) Tensor(alias(nb::cast<const Tensor&>(args[0])));
-    } else if (args.size() == 1 && !PyLong_Check(args[0].ptr()) &&
-               (PyTuple_CheckExact(args[0].ptr()) || (!PyTuple_Check(args[0].ptr()) && PySequence_Check(args[0].ptr())))) {
-      // A list, a plain tuple or an array is data; ember.Size (a tuple subclass) is a shape.
-      new (self) Tensor(tensor_from_data(args[0], opts.dtype_, opts.device_));
-    } else {
-      new (self) Tensor(empty(args.size() ? parse_size(args, 0, "Tensor") : DimVector{0}, opts));
-    }
-    self->impl()->pyobj = self;  // Note [One Python object per tensor]: this instance (maybe a subclass) is the wrapper
-  }, nb::sig("def __init__(self, *args: int | Sequence[int] | Tensor, device: device | None = None) -> None"));
+  cls.def(
+      "__init__",
+      [](Tensor* self, nb::args args, nb::kwargs kw) {
+        FactoryArgs a;
+        parse_factory_kwargs(kw, "Tensor", kDevice, a);
+        const TensorOptions opts =
+            TensorOptions(default_dtype()).device(a.device.value_or(default_device().value_or(kCPU)));
+        if (args.size() == 1 && nb::isinstance<Tensor>(args[0])) {
+          new (self) Tensor(alias(nb::cast<const Tensor&>(args[0])));
+        } else if (args.size() == 1 && !PyLong_Check(args[0].ptr()) &&
+                   (PyTuple_CheckExact(args[0].ptr()) ||
+                    (!PyTuple_Check(args[0].ptr()) && PySequence_Check(args[0].ptr())))) {
+          // A list, a plain tuple or an array is data; ember.Size (a tuple subclass) is a shape.
+          new (self) Tensor(tensor_from_data(args[0], opts.dtype_, opts.device_));
+        } else {
+          new (self) Tensor(empty(args.size() ? parse_size(args, 0, "Tensor") : DimVector{0}, opts));
+        }
+        self->impl()->pyobj =
+            self;  // Note [One Python object per tensor]: this instance (maybe a subclass) is the wrapper
+      },
+      nb::sig("def __init__(self, *args: int | Sequence[int] | Tensor, device: device | None = None) -> None"));
   // f"{loss:.4f}" formats a 0-d tensor's value, as PyTorch does; other tensors take only an empty spec.
   cls.def("__format__", [](nb::handle self, nb::handle spec) -> nb::object {
     const Tensor& t = nb::cast<const Tensor&>(self);
@@ -1133,21 +1246,24 @@ void init_tensor(nb::module_& m) {
                           nb::make_tuple(data, std::string(dtype_name(t.dtype())), make_size(t.sizes()),
                                          t.device().str(), t.requires_grad()));
   });
-  m.def("_rebuild_tensor", [](nb::bytes data, const std::string& dtype, nb::handle shape, const std::string& device,
-                              bool requires_grad) {
-    std::optional<ScalarType> st;
-    for (int i = 0; i < kNumScalarTypes; ++i)
-      if (dtype_name(static_cast<ScalarType>(i)) == dtype) st = static_cast<ScalarType>(i);
-    EMBER_CHECK_VALUE(st.has_value(), "_rebuild_tensor: unknown dtype '", dtype, "'");
-    DimVector size = to_int_list(shape, "_rebuild_tensor", "shape");
-    int64_t n = 1;
-    for (int64_t s : size) n *= s;
-    EMBER_CHECK_VALUE(n >= 0 && static_cast<size_t>(n) * element_size(*st) == data.size(), "_rebuild_tensor: ",
-                      data.size(), " bytes do not hold a ", dtype, " tensor of shape ", shape_str(size));
-    Tensor t = from_blob_copy(data.c_str(), *st, size, TensorOptions(*st).device(Device(device)));
-    if (requires_grad) t.set_requires_grad(true);
-    return t;
-  }, nb::arg("data"), nb::arg("dtype"), nb::arg("shape"), nb::arg("device"), nb::arg("requires_grad"));
+  m.def(
+      "_rebuild_tensor",
+      [](nb::bytes data, const std::string& dtype, nb::handle shape, const std::string& device, bool requires_grad) {
+        std::optional<ScalarType> st;
+        for (int i = 0; i < kNumScalarTypes; ++i)
+          if (dtype_name(static_cast<ScalarType>(i)) == dtype) st = static_cast<ScalarType>(i);
+        EMBER_CHECK_VALUE(st.has_value(), "_rebuild_tensor: unknown dtype '", dtype, "'");
+        DimVector size = to_int_list(shape, "_rebuild_tensor", "shape");
+        int64_t n = 1;
+        for (int64_t s : size) n *= s;
+        EMBER_CHECK_VALUE(n >= 0 && static_cast<size_t>(n) * element_size(*st) == data.size(),
+                          "_rebuild_tensor: ", data.size(), " bytes do not hold a ", dtype, " tensor of shape ",
+                          shape_str(size));
+        Tensor t = from_blob_copy(data.c_str(), *st, size, TensorOptions(*st).device(Device(device)));
+        if (requires_grad) t.set_requires_grad(true);
+        return t;
+      },
+      nb::arg("data"), nb::arg("dtype"), nb::arg("shape"), nb::arg("device"), nb::arg("requires_grad"));
   cls.def("__contains__", [](const Tensor& t, nb::handle element) {
     EMBER_CHECK_TYPE(nb::isinstance<Tensor>(element) || is_scalar(element),
                      "Tensor.__contains__ only supports Tensor or scalar, but you passed in a ",

@@ -89,8 +89,7 @@ nb::object call_function(const Spec& s, nb::handle a, nb::handle b, nb::handle c
 // Tensor.f(...) and Tensor.f_(...): self is the operand named input, the other two are p and q in order.
 nb::object call_method(const Spec& s, nb::handle self, nb::handle p, nb::handle q, nb::handle value, bool inplace) {
   const Tensor* self_t = tensor_of(self);  // None or another type when called unbound, Tensor.lerp(2.0, ...)
-  if (!self_t)
-    fail<TypeError>(s.name, "(): argument 'input' must be Tensor, not ", nb::type_name(self.type()).c_str());
+  if (!self_t) fail<TypeError>(s.name, "(): argument 'input' must be Tensor, not ", nb::type_name(self.type()).c_str());
   const Tensor& t = *self_t;
   // The operands in order: self where the one named input is, then p and q (positions 1 and 2 of the call).
   const Operand o0 = s.self == 0 ? Operand(t) : operand(s, 0, p, 1);
@@ -120,15 +119,21 @@ void def_row(nb::module_& m, nb::handle cls, const Row& r) {
       for (int i = 0; i < 3; ++i) sig += params[i] + ": " + type_of(r.number[i]) + ", ";
       sig += std::string("*, ") + (value ? "value: Number = 1, " : "") + "out: Tensor | None = None) -> Tensor";
       if (value)
-        m.def(name.c_str(), [s](nb::handle a, nb::handle b, nb::handle c, nb::handle v, nb::handle out) {
-          return call_function(*s, a, b, c, v, out);
-        }, nb::arg(params[0].c_str()), nb::arg(params[1].c_str()), nb::arg(params[2].c_str()), nb::kw_only(),
-           nb::arg("value") = nb::none(), nb::arg("out") = nb::none(), nb::sig(sig.c_str()), r.doc);
+        m.def(
+            name.c_str(),
+            [s](nb::handle a, nb::handle b, nb::handle c, nb::handle v, nb::handle out) {
+              return call_function(*s, a, b, c, v, out);
+            },
+            nb::arg(params[0].c_str()), nb::arg(params[1].c_str()), nb::arg(params[2].c_str()), nb::kw_only(),
+            nb::arg("value") = nb::none(), nb::arg("out") = nb::none(), nb::sig(sig.c_str()), r.doc);
       else
-        m.def(name.c_str(), [s](nb::handle a, nb::handle b, nb::handle c, nb::handle out) {
-          return call_function(*s, a, b, c, nb::none(), out);
-        }, nb::arg(params[0].c_str()), nb::arg(params[1].c_str()), nb::arg(params[2].c_str()), nb::kw_only(),
-           nb::arg("out") = nb::none(), nb::sig(sig.c_str()), r.doc);
+        m.def(
+            name.c_str(),
+            [s](nb::handle a, nb::handle b, nb::handle c, nb::handle out) {
+              return call_function(*s, a, b, c, nb::none(), out);
+            },
+            nb::arg(params[0].c_str()), nb::arg(params[1].c_str()), nb::arg(params[2].c_str()), nb::kw_only(),
+            nb::arg("out") = nb::none(), nb::sig(sig.c_str()), r.doc);
       continue;
     }
     // The method's parameters: the operands other than self, in order.
@@ -158,13 +163,16 @@ void def_row(nb::module_& m, nb::handle cls, const Row& r) {
           nb::sig(sig.c_str()), doc.c_str());
   }
   if (r.op == TernaryOp::Where) {  // where(condition): nonzero(condition, as_tuple=True), an overload
-    m.def("where", [](const Tensor& condition) {
-      std::vector<Tensor> idx = nonzero_tuple(condition);
-      nb::tuple t = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(idx.size())));
-      for (size_t i = 0; i < idx.size(); ++i)
-        PyTuple_SET_ITEM(t.ptr(), static_cast<Py_ssize_t>(i), nb::cast(std::move(idx[i])).release().ptr());
-      return t;
-    }, nb::arg("condition"), nb::sig("def where(condition: Tensor) -> tuple[Tensor, ...]"), r.doc);
+    m.def(
+        "where",
+        [](const Tensor& condition) {
+          std::vector<Tensor> idx = nonzero_tuple(condition);
+          nb::tuple t = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(idx.size())));
+          for (size_t i = 0; i < idx.size(); ++i)
+            PyTuple_SET_ITEM(t.ptr(), static_cast<Py_ssize_t>(i), nb::cast(std::move(idx[i])).release().ptr());
+          return t;
+        },
+        nb::arg("condition"), nb::sig("def where(condition: Tensor) -> tuple[Tensor, ...]"), r.doc);
   }
 }
 

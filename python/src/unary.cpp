@@ -87,13 +87,15 @@ void def_row(nb::module_& m, nb::module_& special, nb::handle cls, const Row& r)
       const std::string idoc = "In-place version of :func:`ember." + name.substr(0, name.size() - 1) +
                                "`: writes the result into ``input`` and returns it.\n\nArgs:\n    input (Tensor): the "
                                "tensor to overwrite.";
-      m.def(name.c_str(), [op](nb::handle x) { return call_unary(op, x, {}, {}, true); }, nb::arg("input"),
-            nb::sig(sig(name, "(input: Tensor)").c_str()), idoc.c_str());
+      m.def(
+          name.c_str(), [op](nb::handle x) { return call_unary(op, x, {}, {}, true); }, nb::arg("input"),
+          nb::sig(sig(name, "(input: Tensor)").c_str()), idoc.c_str());
     } else {
       nb::module_& target = in_special ? special : m;
-      target.def(name.c_str(), [op](nb::handle x, nb::handle out) { return call_unary(op, x, out, {}, false); },
-                 nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none(),
-                 nb::sig(sig(name, "(input: Tensor, *, out: Tensor | None = None)").c_str()), doc.c_str());
+      target.def(
+          name.c_str(), [op](nb::handle x, nb::handle out) { return call_unary(op, x, out, {}, false); },
+          nb::arg("input"), nb::kw_only(), nb::arg("out") = nb::none(),
+          nb::sig(sig(name, "(input: Tensor, *, out: Tensor | None = None)").c_str()), doc.c_str());
     }
   }
 }
@@ -125,20 +127,23 @@ nb::object clamp_impl(nb::handle self, nb::handle lo, nb::handle hi, nb::handle 
 
 void def_clamp(nb::module_& m, nb::handle cls) {
   const char* doc = unary_doc(UnaryOp::Clamp);
-  constexpr const char* fn_sig = "(input: Tensor, min: Tensor | float | None = None, max: Tensor | float | None = None, "
-                                 "*, out: Tensor | None = None)";
+  constexpr const char* fn_sig =
+      "(input: Tensor, min: Tensor | float | None = None, max: Tensor | float | None = None, "
+      "*, out: Tensor | None = None)";
   constexpr const char* method_sig = "(self, min: Tensor | float | None = None, max: Tensor | float | None = None)";
   for (const char* name : {"clamp", "clip"}) {
     const std::string iname = std::string(name) + "_";
-    m.def(name, [](nb::handle x, nb::handle lo, nb::handle hi, nb::handle out) {
-      return clamp_impl(x, lo, hi, out, false);
-    }, nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::kw_only(),
-       nb::arg("out") = nb::none(), nb::sig(sig(name, fn_sig).c_str()), doc);
-    m.def(iname.c_str(), [](nb::handle x, nb::handle lo, nb::handle hi) { return clamp_impl(x, lo, hi, {}, true); },
-          nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(),
-          nb::sig(sig(iname, "(input: Tensor, min: Tensor | float | None = None, max: Tensor | float | None = None)")
-                      .c_str()),
-          inplace_doc(name).c_str());
+    m.def(
+        name,
+        [](nb::handle x, nb::handle lo, nb::handle hi, nb::handle out) { return clamp_impl(x, lo, hi, out, false); },
+        nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::kw_only(),
+        nb::arg("out") = nb::none(), nb::sig(sig(name, fn_sig).c_str()), doc);
+    m.def(
+        iname.c_str(), [](nb::handle x, nb::handle lo, nb::handle hi) { return clamp_impl(x, lo, hi, {}, true); },
+        nb::arg("input"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(),
+        nb::sig(sig(iname, "(input: Tensor, min: Tensor | float | None = None, max: Tensor | float | None = None)")
+                    .c_str()),
+        inplace_doc(name).c_str());
     cls.attr(name) = nb::cpp_function(
         [](nb::handle x, nb::handle lo, nb::handle hi) { return clamp_impl(x, lo, hi, {}, false); }, nb::is_method(),
         nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::name(name), nb::scope(cls),
@@ -160,14 +165,15 @@ void def_clamp(nb::module_& m, nb::handle cls) {
                              " `" + arg + "`: ``clamp(input, " + (is_min ? "min=min" : "max=max") +
                              ")``.\n\nArgs:\n    input (Tensor): the input tensor.\n    " + arg +
                              " (Number or Tensor): the " + (is_min ? "lower" : "upper") + " bound.";
-    m.def(name, [f](nb::handle x, nb::handle b) { return f(x, b, false); }, nb::arg("input"), nb::arg(arg),
-          nb::sig(sig(name, is_min ? "(input: Tensor, min: Tensor | float)" : "(input: Tensor, max: Tensor | float)")
-                      .c_str()),
-          fdoc.c_str());
+    m.def(
+        name, [f](nb::handle x, nb::handle b) { return f(x, b, false); }, nb::arg("input"), nb::arg(arg),
+        nb::sig(sig(name, is_min ? "(input: Tensor, min: Tensor | float)" : "(input: Tensor, max: Tensor | float)")
+                    .c_str()),
+        fdoc.c_str());
     const std::string msig = is_min ? "(self, min: Tensor | float)" : "(self, max: Tensor | float)";
     cls.attr(name) = nb::cpp_function([f](nb::handle x, nb::handle b) { return f(x, b, false); }, nb::is_method(),
-                                      nb::arg(arg), nb::name(name), nb::scope(cls), nb::sig(sig(name, msig.c_str()).c_str()),
-                                      method_doc(fdoc.c_str(), name).c_str());
+                                      nb::arg(arg), nb::name(name), nb::scope(cls),
+                                      nb::sig(sig(name, msig.c_str()).c_str()), method_doc(fdoc.c_str(), name).c_str());
     cls.attr(iname.c_str()) = nb::cpp_function([f](nb::handle x, nb::handle b) { return f(x, b, true); },
                                                nb::is_method(), nb::arg(arg), nb::name(iname.c_str()), nb::scope(cls),
                                                nb::sig(sig(iname, msig.c_str()).c_str()), inplace_doc(name).c_str());
@@ -182,12 +188,14 @@ void def_round(nb::module_& m, nb::module_& special, nb::handle cls) {
   };
   const char* fn_sig = "(input: Tensor, *, decimals: int = 0, out: Tensor | None = None)";
   for (nb::module_* mod : {&m, &special})
-    mod->def("round", [f](nb::handle x, int64_t d, nb::handle out) { return f(x, d, out, false); }, nb::arg("input"),
-             nb::kw_only(), nb::arg("decimals") = 0, nb::arg("out") = nb::none(), nb::sig(sig("round", fn_sig).c_str()),
-             doc);
-  m.def("round_", [f](nb::handle x, int64_t d) { return f(x, d, {}, true); }, nb::arg("input"), nb::kw_only(),
-        nb::arg("decimals") = 0, nb::sig(sig("round_", "(input: Tensor, *, decimals: int = 0)").c_str()),
-        inplace_doc("round").c_str());
+    mod->def(
+        "round", [f](nb::handle x, int64_t d, nb::handle out) { return f(x, d, out, false); }, nb::arg("input"),
+        nb::kw_only(), nb::arg("decimals") = 0, nb::arg("out") = nb::none(), nb::sig(sig("round", fn_sig).c_str()),
+        doc);
+  m.def(
+      "round_", [f](nb::handle x, int64_t d) { return f(x, d, {}, true); }, nb::arg("input"), nb::kw_only(),
+      nb::arg("decimals") = 0, nb::sig(sig("round_", "(input: Tensor, *, decimals: int = 0)").c_str()),
+      inplace_doc("round").c_str());
   cls.attr("round") = nb::cpp_function([f](nb::handle x, int64_t d) { return f(x, d, {}, false); }, nb::is_method(),
                                        nb::kw_only(), nb::arg("decimals") = 0, nb::name("round"), nb::scope(cls),
                                        nb::sig(sig("round", "(self, *, decimals: int = 0)").c_str()),
@@ -212,16 +220,18 @@ void def_nan_to_num(nb::module_& m, nb::handle cls) {
     return finish_out(std::move(r), out, "nan_to_num");
   };
   const char* params = "nan: float = 0.0, posinf: float | None = None, neginf: float | None = None";
-  m.def("nan_to_num", [f](nb::handle x, D n, D p, D q, nb::handle out) { return f(x, n, p, q, out, false); },
-        nb::arg("input"), nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(), nb::arg("neginf") = nb::none(),
-        nb::kw_only(), nb::arg("out") = nb::none(),
-        nb::sig(sig("nan_to_num", ("(input: Tensor, " + std::string(params) + ", *, out: Tensor | None = None)").c_str())
-                    .c_str()),
-        doc);
-  m.def("nan_to_num_", [f](nb::handle x, D n, D p, D q) { return f(x, n, p, q, {}, true); }, nb::arg("input"),
-        nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(), nb::arg("neginf") = nb::none(),
-        nb::sig(sig("nan_to_num_", ("(input: Tensor, " + std::string(params) + ")").c_str()).c_str()),
-        inplace_doc("nan_to_num").c_str());
+  m.def(
+      "nan_to_num", [f](nb::handle x, D n, D p, D q, nb::handle out) { return f(x, n, p, q, out, false); },
+      nb::arg("input"), nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(), nb::arg("neginf") = nb::none(),
+      nb::kw_only(), nb::arg("out") = nb::none(),
+      nb::sig(sig("nan_to_num", ("(input: Tensor, " + std::string(params) + ", *, out: Tensor | None = None)").c_str())
+                  .c_str()),
+      doc);
+  m.def(
+      "nan_to_num_", [f](nb::handle x, D n, D p, D q) { return f(x, n, p, q, {}, true); }, nb::arg("input"),
+      nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(), nb::arg("neginf") = nb::none(),
+      nb::sig(sig("nan_to_num_", ("(input: Tensor, " + std::string(params) + ")").c_str()).c_str()),
+      inplace_doc("nan_to_num").c_str());
   const std::string msig = "(self, " + std::string(params) + ")";
   cls.attr("nan_to_num") = nb::cpp_function(
       [f](nb::handle x, D n, D p, D q) { return f(x, n, p, q, {}, false); }, nb::is_method(), nb::arg("nan") = 0.0,
@@ -241,16 +251,18 @@ void def_logit(nb::module_& m, nb::module_& special, nb::handle cls) {
   };
   const char* fn_sig = "(input: Tensor, eps: float | None = None, *, out: Tensor | None = None)";
   for (nb::module_* mod : {&m, &special})
-    mod->def("logit", [f](nb::handle x, std::optional<double> eps, nb::handle out) { return f(x, eps, out, false); },
-             nb::arg("input"), nb::arg("eps") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none(),
-             nb::sig(sig("logit", fn_sig).c_str()), doc);
-  m.def("logit_", [f](nb::handle x, std::optional<double> eps) { return f(x, eps, {}, true); }, nb::arg("input"),
-        nb::arg("eps") = nb::none(), nb::sig(sig("logit_", "(input: Tensor, eps: float | None = None)").c_str()),
-        inplace_doc("logit").c_str());
-  cls.attr("logit") = nb::cpp_function(
-      [f](nb::handle x, std::optional<double> eps) { return f(x, eps, {}, false); }, nb::is_method(),
-      nb::arg("eps") = nb::none(), nb::name("logit"), nb::scope(cls),
-      nb::sig(sig("logit", "(self, eps: float | None = None)").c_str()), method_doc(doc, "logit").c_str());
+    mod->def(
+        "logit", [f](nb::handle x, std::optional<double> eps, nb::handle out) { return f(x, eps, out, false); },
+        nb::arg("input"), nb::arg("eps") = nb::none(), nb::kw_only(), nb::arg("out") = nb::none(),
+        nb::sig(sig("logit", fn_sig).c_str()), doc);
+  m.def(
+      "logit_", [f](nb::handle x, std::optional<double> eps) { return f(x, eps, {}, true); }, nb::arg("input"),
+      nb::arg("eps") = nb::none(), nb::sig(sig("logit_", "(input: Tensor, eps: float | None = None)").c_str()),
+      inplace_doc("logit").c_str());
+  cls.attr("logit") = nb::cpp_function([f](nb::handle x, std::optional<double> eps) { return f(x, eps, {}, false); },
+                                       nb::is_method(), nb::arg("eps") = nb::none(), nb::name("logit"), nb::scope(cls),
+                                       nb::sig(sig("logit", "(self, eps: float | None = None)").c_str()),
+                                       method_doc(doc, "logit").c_str());
   cls.attr("logit_") = nb::cpp_function(
       [f](nb::handle x, std::optional<double> eps) { return f(x, eps, {}, true); }, nb::is_method(),
       nb::arg("eps") = nb::none(), nb::name("logit_"), nb::scope(cls),
@@ -290,13 +302,17 @@ void init_unary(nb::module_& m) {
   def_nan_to_num(m, cls);
   def_logit(m, special, cls);
   // For ember.nn.functional: gelu(approximate), softplus(beta, threshold).
-  m.def("_gelu", [](const Tensor& x, const std::string& approximate) {
-    EMBER_CHECK_VALUE(approximate == "none" || approximate == "tanh",
-                      "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
-    return gelu(x, approximate == "tanh");
-  }, nb::arg("input"), nb::arg("approximate") = "none");
-  m.def("_softplus", [](const Tensor& x, double beta, double threshold) { return softplus(x, beta, threshold); },
-        nb::arg("input"), nb::arg("beta") = 1.0, nb::arg("threshold") = 20.0);
+  m.def(
+      "_gelu",
+      [](const Tensor& x, const std::string& approximate) {
+        EMBER_CHECK_VALUE(approximate == "none" || approximate == "tanh",
+                          "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
+        return gelu(x, approximate == "tanh");
+      },
+      nb::arg("input"), nb::arg("approximate") = "none");
+  m.def(
+      "_softplus", [](const Tensor& x, double beta, double threshold) { return softplus(x, beta, threshold); },
+      nb::arg("input"), nb::arg("beta") = 1.0, nb::arg("threshold") = 20.0);
 }
 
 }  // namespace ember::py

@@ -23,11 +23,14 @@ Example::
 
 void init_unary_forms(nb::module_& m) {
   nb::handle cls = nb::type<Tensor>();
-  def_both(m, cls, "positive", [](nb::handle t) -> nb::typed<nb::object, Tensor> {
-    EMBER_CHECK(nb::cast<const Tensor&>(t).dtype() != ScalarType::Bool,
-                "The `+` operator, on a bool tensor is not supported.");
-    return nb::borrow(t);
-  }, kPositiveDoc);
+  def_both(
+      m, cls, "positive",
+      [](nb::handle t) -> nb::typed<nb::object, Tensor> {
+        EMBER_CHECK(nb::cast<const Tensor&>(t).dtype() != ScalarType::Bool,
+                    "The `+` operator, on a bool tensor is not supported.");
+        return nb::borrow(t);
+      },
+      kPositiveDoc);
 }
 
 }  // namespace ember::py

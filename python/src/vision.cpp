@@ -82,56 +82,84 @@ void init_vision(nb::module_& m) {
     }
   });
   nb::module_ v = m.def_submodule("_vision", "ember.vision's C++ side: dataset files, image codecs, color kernels");
-  v.def("read_file", [](nb::handle path_obj) {
-    const std::string path = fs_path(path_obj);
-    std::vector<uint8_t> b;
-    {
-      nb::gil_scoped_release release;
-      b = ev::read_file(path);
-    }
-    return bytes_tensor(b);
-  }, nb::arg("path"));
-  v.def("write_file", [](nb::handle path, nb::handle data) {
-    ByteView b = bytes_of(data, "write_file");
-    ev::write_file(fs_path(path), b.data, b.size);
-  }, nb::arg("path"), nb::arg("data"));
-  v.def("read_idx", [](nb::handle path_obj) {
-    const std::string path = fs_path(path_obj);
-    nb::gil_scoped_release release;
-    return ev::read_idx(path);
-  }, nb::arg("path"));
-  v.def("parse_idx", [](nb::handle data, const std::string& what) {
-    ByteView b = bytes_of(data, "parse_idx");
-    return ev::parse_idx(b.data, b.size, what);
-  }, nb::arg("data"), nb::arg("what") = "IDX data");
-  v.def("gunzip", [](nb::handle data, int64_t max_size) {
-    ByteView b = bytes_of(data, "gunzip");
-    EMBER_CHECK_VALUE(max_size >= 0, "[gunzip] max_size must be non-negative, got ", max_size);
-    return bytes_tensor(ev::gunzip(b.data, b.size, static_cast<size_t>(max_size), "gzip data"));
-  }, nb::arg("data"), nb::arg("max_size"));
+  v.def(
+      "read_file",
+      [](nb::handle path_obj) {
+        const std::string path = fs_path(path_obj);
+        std::vector<uint8_t> b;
+        {
+          nb::gil_scoped_release release;
+          b = ev::read_file(path);
+        }
+        return bytes_tensor(b);
+      },
+      nb::arg("path"));
+  v.def(
+      "write_file",
+      [](nb::handle path, nb::handle data) {
+        ByteView b = bytes_of(data, "write_file");
+        ev::write_file(fs_path(path), b.data, b.size);
+      },
+      nb::arg("path"), nb::arg("data"));
+  v.def(
+      "read_idx",
+      [](nb::handle path_obj) {
+        const std::string path = fs_path(path_obj);
+        nb::gil_scoped_release release;
+        return ev::read_idx(path);
+      },
+      nb::arg("path"));
+  v.def(
+      "parse_idx",
+      [](nb::handle data, const std::string& what) {
+        ByteView b = bytes_of(data, "parse_idx");
+        return ev::parse_idx(b.data, b.size, what);
+      },
+      nb::arg("data"), nb::arg("what") = "IDX data");
+  v.def(
+      "gunzip",
+      [](nb::handle data, int64_t max_size) {
+        ByteView b = bytes_of(data, "gunzip");
+        EMBER_CHECK_VALUE(max_size >= 0, "[gunzip] max_size must be non-negative, got ", max_size);
+        return bytes_tensor(ev::gunzip(b.data, b.size, static_cast<size_t>(max_size), "gzip data"));
+      },
+      nb::arg("data"), nb::arg("max_size"));
   // Decoders return uint8 [H, W, C].
-  v.def("decode_png", [](nb::handle data, int mode) {
-    ByteView b = bytes_of(data, "decode_png");
-    return ev::decode_png(b.data, b.size, image_mode(mode));
-  }, nb::arg("data"), nb::arg("mode") = 0);
-  v.def("decode_pnm", [](nb::handle data, int mode) {
-    ByteView b = bytes_of(data, "decode_pnm");
-    return ev::decode_pnm(b.data, b.size, image_mode(mode));
-  }, nb::arg("data"), nb::arg("mode") = 0);
-  v.def("decode_image", [](nb::handle data, int mode) {
-    ByteView b = bytes_of(data, "decode_image");
-    return ev::decode_image(b.data, b.size, image_mode(mode));
-  }, nb::arg("data"), nb::arg("mode") = 0);
-  v.def("read_image", [](nb::handle path_obj, int mode) {
-    const std::string path = fs_path(path_obj);
-    const ev::ImageMode m = image_mode(mode);
-    nb::gil_scoped_release release;
-    std::vector<uint8_t> b = ev::read_file(path);
-    return ev::decode_image(b.data(), b.size(), m, "'" + path + "'");
-  }, nb::arg("path"), nb::arg("mode") = 0);
-  v.def("encode_png", [](const Tensor& image, int compression_level) {
-    return bytes_tensor(ev::encode_png(image, compression_level));
-  }, nb::arg("image"), nb::arg("compression_level") = 6);
+  v.def(
+      "decode_png",
+      [](nb::handle data, int mode) {
+        ByteView b = bytes_of(data, "decode_png");
+        return ev::decode_png(b.data, b.size, image_mode(mode));
+      },
+      nb::arg("data"), nb::arg("mode") = 0);
+  v.def(
+      "decode_pnm",
+      [](nb::handle data, int mode) {
+        ByteView b = bytes_of(data, "decode_pnm");
+        return ev::decode_pnm(b.data, b.size, image_mode(mode));
+      },
+      nb::arg("data"), nb::arg("mode") = 0);
+  v.def(
+      "decode_image",
+      [](nb::handle data, int mode) {
+        ByteView b = bytes_of(data, "decode_image");
+        return ev::decode_image(b.data, b.size, image_mode(mode));
+      },
+      nb::arg("data"), nb::arg("mode") = 0);
+  v.def(
+      "read_image",
+      [](nb::handle path_obj, int mode) {
+        const std::string path = fs_path(path_obj);
+        const ev::ImageMode m = image_mode(mode);
+        nb::gil_scoped_release release;
+        std::vector<uint8_t> b = ev::read_file(path);
+        return ev::decode_image(b.data(), b.size(), m, "'" + path + "'");
+      },
+      nb::arg("path"), nb::arg("mode") = 0);
+  v.def(
+      "encode_png",
+      [](const Tensor& image, int compression_level) { return bytes_tensor(ev::encode_png(image, compression_level)); },
+      nb::arg("image"), nb::arg("compression_level") = 6);
   v.def("rgb_to_grayscale", &ev::rgb_to_grayscale, nb::arg("image"), nb::arg("num_output_channels") = 1);
   v.def("adjust_hue", &ev::adjust_hue, nb::arg("image"), nb::arg("hue_factor"));
 }

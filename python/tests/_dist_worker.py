@@ -2,6 +2,7 @@
 on the ranks' known inputs and writes {check: "ok" | traceback} to OUT/rank<R>.json. Each check must be entered by
 every rank (they are collectives); a failing check records its traceback and the rest go on.
 Usage: _dist_worker.py OUTDIR [init_method]"""
+
 import json
 import os
 import sys
@@ -71,6 +72,7 @@ def env_and_sizes():
     assert dist.group.WORLD is dist.GroupMember.WORLD and dist.group.WORLD is not None
     # DistributedSampler takes its replicas and rank from the default group
     from ember.utils.data import DistributedSampler
+
     s = DistributedSampler(range(10), shuffle=False)
     assert s.num_replicas == WORLD and s.rank == RANK and list(s)[0] == RANK
 
@@ -78,9 +80,13 @@ def env_and_sizes():
 @check
 def all_reduce_float_ops():
     stack = np.stack(ALL)
-    for op, ref in [(dist.ReduceOp.SUM, stack.sum(0)), (dist.ReduceOp.PRODUCT, stack.prod(0)),
-                    (dist.ReduceOp.MIN, stack.min(0)), (dist.ReduceOp.MAX, stack.max(0)),
-                    (dist.ReduceOp.AVG, stack.mean(0))]:
+    for op, ref in [
+        (dist.ReduceOp.SUM, stack.sum(0)),
+        (dist.ReduceOp.PRODUCT, stack.prod(0)),
+        (dist.ReduceOp.MIN, stack.min(0)),
+        (dist.ReduceOp.MAX, stack.max(0)),
+        (dist.ReduceOp.AVG, stack.mean(0)),
+    ]:
         x = t(ALL[RANK], ember.float64)
         assert dist.all_reduce(x, op=op) is None
         eq(x, ref, 1e-12)
@@ -89,9 +95,11 @@ def all_reduce_float_ops():
 @check
 def all_reduce_bitwise_ops():
     stack = np.stack([a.astype(np.int64) * 7 for a in ALL])
-    for op, ref in [(dist.ReduceOp.BAND, np.bitwise_and.reduce(stack, 0)),
-                    (dist.ReduceOp.BOR, np.bitwise_or.reduce(stack, 0)),
-                    (dist.ReduceOp.BXOR, np.bitwise_xor.reduce(stack, 0))]:
+    for op, ref in [
+        (dist.ReduceOp.BAND, np.bitwise_and.reduce(stack, 0)),
+        (dist.ReduceOp.BOR, np.bitwise_or.reduce(stack, 0)),
+        (dist.ReduceOp.BXOR, np.bitwise_xor.reduce(stack, 0)),
+    ]:
         x = t(stack[RANK], ember.int64)
         dist.all_reduce(x, op=op)
         eq(x, ref)
@@ -102,9 +110,17 @@ def all_reduce_bitwise_ops():
 
 @check
 def all_reduce_every_dtype():
-    for dt, npdt in [(ember.uint8, np.uint8), (ember.int8, np.int8), (ember.int16, np.int16),
-                     (ember.int32, np.int32), (ember.int64, np.int64), (ember.float16, np.float32),
-                     (ember.bfloat16, np.float32), (ember.float32, np.float32), (ember.float64, np.float64)]:
+    for dt, npdt in [
+        (ember.uint8, np.uint8),
+        (ember.int8, np.int8),
+        (ember.int16, np.int16),
+        (ember.int32, np.int32),
+        (ember.int64, np.int64),
+        (ember.float16, np.float32),
+        (ember.bfloat16, np.float32),
+        (ember.float32, np.float32),
+        (ember.float64, np.float64),
+    ]:
         x = t(ALL[RANK].astype(npdt), dt)
         dist.all_reduce(x)
         eq(x, np.stack(ALL).sum(0).astype(npdt))
@@ -177,8 +193,11 @@ def all_gather_():
     dist.all_gather(outs, t(ALL[RANK]).view(3, 2).t())
     for r in range(WORLD):
         eq(outs[r], ALL[r].reshape(3, 2).T)
-    raises(ValueError, ["all_gather", "list of {} tensors".format(WORLD)],
-           lambda: dist.all_gather([ember.zeros(6)] * (WORLD + 1), t(ALL[RANK])))
+    raises(
+        ValueError,
+        ["all_gather", "list of {} tensors".format(WORLD)],
+        lambda: dist.all_gather([ember.zeros(6)] * (WORLD + 1), t(ALL[RANK])),
+    )
 
 
 @check
@@ -189,8 +208,11 @@ def all_gather_into_tensor_():
     out2 = ember.zeros(WORLD, 6, dtype=ember.float16)
     dist.all_gather_into_tensor(out2, t(ALL[RANK], ember.float16))
     eq(out2, np.stack(ALL).astype(np.float32))
-    raises(ValueError, ["all_gather_into_tensor", "world_size"],
-           lambda: dist.all_gather_into_tensor(ember.zeros(5), t(ALL[RANK])))
+    raises(
+        ValueError,
+        ["all_gather_into_tensor", "world_size"],
+        lambda: dist.all_gather_into_tensor(ember.zeros(5), t(ALL[RANK])),
+    )
 
 
 @check
@@ -236,8 +258,9 @@ def all_to_all_():
     inp = t(np.arange(WORLD * 2 * 2, dtype=np.float64).reshape(WORLD * 2, 2) + 1000 * RANK)
     out = ember.zeros(WORLD * 2, 2)
     dist.all_to_all_single(out, inp)
-    want = np.concatenate([(np.arange(WORLD * 4.0).reshape(WORLD * 2, 2) + 1000 * r)[2 * RANK:2 * RANK + 2]
-                           for r in range(WORLD)])
+    want = np.concatenate(
+        [(np.arange(WORLD * 4.0).reshape(WORLD * 2, 2) + 1000 * r)[2 * RANK : 2 * RANK + 2] for r in range(WORLD)]
+    )
     eq(out, want)
     # uneven splits: rank r sends j + 1 rows to rank j
     in_splits = [j + 1 for j in range(WORLD)]
@@ -246,8 +269,9 @@ def all_to_all_():
     out = ember.zeros(sum(out_splits))
     dist.all_to_all_single(out, inp, out_splits, in_splits)
     eq(out, np.concatenate([np.full(RANK + 1, RANK + 10.0 * r) for r in range(WORLD)]))
-    raises(ValueError, ["all_to_all_single", "sum to"],
-           lambda: dist.all_to_all_single(out, inp, out_splits, [1] * WORLD))
+    raises(
+        ValueError, ["all_to_all_single", "sum to"], lambda: dist.all_to_all_single(out, inp, out_splits, [1] * WORLD)
+    )
 
 
 @check
@@ -457,8 +481,10 @@ def wait_is_interruptible():
 
     g = dist.new_group(timeout=timedelta(milliseconds=2000))
     if RANK == 0:
+
         def handler(signum, frame):
             raise Interrupted()
+
         old = signal.signal(signal.SIGALRM, handler)
         try:
             w = dist.all_reduce(ember.zeros(1), group=g, async_op=True)  # nobody else joins
@@ -480,8 +506,11 @@ def monitored_barrier_():
     dist.monitored_barrier(timeout=timedelta(seconds=20))
     g = dist.new_group()
     if RANK == 0:
-        raises(RuntimeError, ["Rank 1 failed to pass monitoredBarrier"],
-               lambda: dist.monitored_barrier(g, timeout=timedelta(milliseconds=300)))
+        raises(
+            RuntimeError,
+            ["Rank 1 failed to pass monitoredBarrier"],
+            lambda: dist.monitored_barrier(g, timeout=timedelta(milliseconds=300)),
+        )
     dist.barrier()
 
 

@@ -4,6 +4,7 @@ names and defaults against PyTorch's (fixtures/torch_api.json, written by script
 
 test_api_surface.py asserts on it; `python python/tests/api_surface.py [-v]` prints the counts (and -v the gaps).
 """
+
 import ast
 import inspect
 import json
@@ -20,8 +21,13 @@ FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "
 
 def spaces():
     """(label, namespace) for each walked namespace; labels are those of the fixture."""
-    out = [("torch", ember), ("Tensor", ember.Tensor), ("nn.functional", ember.nn.functional),
-           ("linalg", ember.linalg), ("special", ember.special)]
+    out = [
+        ("torch", ember),
+        ("Tensor", ember.Tensor),
+        ("nn.functional", ember.nn.functional),
+        ("linalg", ember.linalg),
+        ("special", ember.special),
+    ]
     if hasattr(ember, "fft"):
         out.append(("fft", ember.fft))
     return out
@@ -102,6 +108,7 @@ def accepted_names(obj, sig):
     nb = getattr(obj, "__nb_signature__", None)
     if nb is not None and len(nb) > 1:
         from ember import _signatures
+
         sigs = [_signatures.parse(text, defaults) for text, _, defaults in nb]
     names, var_kw = set(), False
     for s in sigs:
@@ -147,10 +154,18 @@ def name_problems(label, name, obj, sig, reference):
             mine = params[pname].default
             if mine is inspect.Parameter.empty:
                 problems.append("%r has no default (PyTorch: %s)" % (pname, default))
-            elif ok and isinstance(mine, (type(None), bool, int, float, str)) and not (
-                    mine == value and type(mine) is type(value) or mine is None and value is None):
-                if isinstance(mine, (int, float)) and isinstance(value, (int, float)) and mine == value and \
-                        not isinstance(mine, bool) and not isinstance(value, bool):
+            elif (
+                ok
+                and isinstance(mine, (type(None), bool, int, float, str))
+                and not (mine == value and type(mine) is type(value) or mine is None and value is None)
+            ):
+                if (
+                    isinstance(mine, (int, float))
+                    and isinstance(value, (int, float))
+                    and mine == value
+                    and not isinstance(mine, bool)
+                    and not isinstance(value, bool)
+                ):
                     continue  # 1 and 1.0 both are PyTorch's "1"
                 problems.append("%r defaults to %r (PyTorch: %s)" % (pname, mine, default))
     return sorted(set(problems))
@@ -165,8 +180,9 @@ def walk():
         rows = []
         for name, obj in callables(ns):
             sig = signature(obj)
-            rows.append((name, sig is not None, doc_problem(docstring(obj)), name_problems(label, name, obj, sig,
-                                                                                           reference)))
+            rows.append(
+                (name, sig is not None, doc_problem(docstring(obj)), name_problems(label, name, obj, sig, reference))
+            )
         out[label] = rows
     return out
 
@@ -181,8 +197,10 @@ def main():
         if verbose:
             for name, has_sig, doc, names in rows:
                 if not has_sig or doc or names:
-                    print("   %s: %s" % (name, "; ".join(([] if has_sig else ["no signature"]) + ([doc] if doc else [])
-                                                         + names)))
+                    print(
+                        "   %s: %s"
+                        % (name, "; ".join(([] if has_sig else ["no signature"]) + ([doc] if doc else []) + names))
+                    )
     print("%-14s callables %5d  signature %5d  docstring %5d  PyTorch's names %5d" % ("total", *total))
 
 

@@ -4,6 +4,7 @@ ember has no NumPy interop yet, so values cross over through Python lists: `to_n
 `np.array(t.tolist())` with the NumPy dtype that matches t's (bfloat16 compares through float32, which
 holds every bfloat16 exactly), and `from_np(a)` is `ember.tensor(a.tolist())`.
 """
+
 import itertools
 import time
 
@@ -12,8 +13,18 @@ import pytest
 
 import ember
 
-ALL_DTYPES = [ember.bool, ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64,
-              ember.float16, ember.bfloat16, ember.float32, ember.float64]
+ALL_DTYPES = [
+    ember.bool,
+    ember.uint8,
+    ember.int8,
+    ember.int16,
+    ember.int32,
+    ember.int64,
+    ember.float16,
+    ember.bfloat16,
+    ember.float32,
+    ember.float64,
+]
 INT_DTYPES = [ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64]
 FLOAT_DTYPES = [ember.float16, ember.bfloat16, ember.float32, ember.float64]
 
@@ -175,7 +186,6 @@ def rng(request):
     import zlib
 
     return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
-
 
 
 def pytest_unconfigure(config):

@@ -1,6 +1,7 @@
 """An independent NumPy reference of torch.nn.functional.multi_head_attention_forward (float64), written from the
 math: project, split heads, masked softmax(Q K^T / sqrt(d)), merge heads, project. Used by test_nn_attention.py and
 by tests/fixtures/make_attention_values.py (the numbers embedded in tests/test_nn_attention.cpp). NumPy only."""
+
 import numpy as np
 
 
@@ -21,9 +22,27 @@ def softmax(x):
     return e / e.sum(-1, keepdims=True)
 
 
-def mha_forward(query, key, value, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
-                out_proj_weight, out_proj_bias, key_padding_mask=None, attn_mask=None, q_proj_weight=None,
-                k_proj_weight=None, v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True):
+def mha_forward(
+    query,
+    key,
+    value,
+    num_heads,
+    in_proj_weight,
+    in_proj_bias,
+    bias_k,
+    bias_v,
+    add_zero_attn,
+    out_proj_weight,
+    out_proj_bias,
+    key_padding_mask=None,
+    attn_mask=None,
+    q_proj_weight=None,
+    k_proj_weight=None,
+    v_proj_weight=None,
+    static_k=None,
+    static_v=None,
+    average_attn_weights=True,
+):
     """(output, weights) with PyTorch's shapes: query [L, N, E] or [L, E]; weights [N, L, S] (averaged) or
     [N, H, L, S]. Separate projection weights are used when q_proj_weight is given. No dropout."""
     batched = query.ndim == 3
@@ -38,10 +57,10 @@ def mha_forward(query, key, value, num_heads, in_proj_weight, in_proj_bias, bias
     if q_proj_weight is not None:
         wq, wk, wv = q_proj_weight, k_proj_weight, v_proj_weight
     else:
-        wq, wk, wv = in_proj_weight[:E], in_proj_weight[E:2 * E], in_proj_weight[2 * E:]
+        wq, wk, wv = in_proj_weight[:E], in_proj_weight[E : 2 * E], in_proj_weight[2 * E :]
     q = query @ wq.T + b[:E]
-    k = key @ wk.T + b[E:2 * E]
-    v = value @ wv.T + b[2 * E:]
+    k = key @ wk.T + b[E : 2 * E]
+    v = value @ wv.T + b[2 * E :]
     mask = float_mask(attn_mask)
     if mask is not None and mask.ndim == 2:
         mask = mask[None]

@@ -2,12 +2,12 @@
 __getitem__ and __setitem__. PyTorch differs from NumPy in two places, which `torch_index` models: an int beside
 advanced indices selects first (a basic index; NumPy makes it advanced, which changes where the result dims go),
 and a scalar bool is a new dim indexed by [0] or [] (so several bools broadcast into one dim)."""
+
 import numpy as np
 import pytest
+from conftest import assert_equal, dtype_name, from_np, np_dtype, random_array
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conftest import assert_equal, dtype_name, from_np, np_dtype, random_array
 
 import ember
 
@@ -15,16 +15,18 @@ DTYPES = [ember.float32, ember.float64, ember.int64, ember.bool, ember.float16]
 
 
 def is_bool_scalar(item):
-    return isinstance(item, (bool, np.bool_)) or (isinstance(item, np.ndarray) and item.ndim == 0 and
-                                                   item.dtype == np.bool_)
+    return isinstance(item, (bool, np.bool_)) or (
+        isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype == np.bool_
+    )
 
 
 def as_tuple(index):
     """PyTorch's reading of an index: a tuple, a list holding sequences (or slices, None, Ellipsis), or one item."""
     if isinstance(index, tuple):
         return index
-    if isinstance(index, list) and any(isinstance(i, (list, tuple, np.ndarray, slice)) or i is None or i is Ellipsis
-                                       for i in index):
+    if isinstance(index, list) and any(
+        isinstance(i, (list, tuple, np.ndarray, slice)) or i is None or i is Ellipsis for i in index
+    ):
         return tuple(index)
     return (index,)
 
@@ -64,10 +66,12 @@ def torch_index(a, index):
 
 def to_ember_index(index):
     """The NumPy arrays of an index as ember tensors (lists and scalars stay)."""
+
     def conv(item):
         if isinstance(item, np.ndarray):
             return from_np(item) if item.dtype == np.bool_ else from_np(item.astype(np.int64))
         return item
+
     if isinstance(index, tuple):
         return tuple(conv(i) for i in index)
     return conv(index)
@@ -96,15 +100,37 @@ def check_getitem(t, a, index):
 
 A = np.array
 GET_CASES = [
-    [0, 2], [-1, 0, 0], (A([0, 2]),), (A([[0, 1], [2, 0]]),), (slice(None), [1, 3]), (Ellipsis, [0, -1]),
-    ([0, 2], [1, 3]), ([[0], [2]], [1, 3, 0]), (A([0, 2]), slice(1, 3), A([1, 4])), (slice(None), [0, 1], [2, 3]),
-    ([1], slice(None), [0, 2]), (None, [0, 1], None), ([0, 1], None, [2, 3]), (0, slice(None), [1, 2]),
-    ([1, 2], 0, [3, 4]), (A([True, False, True]),), (slice(None), A([True, False, False, True])),
+    [0, 2],
+    [-1, 0, 0],
+    (A([0, 2]),),
+    (A([[0, 1], [2, 0]]),),
+    (slice(None), [1, 3]),
+    (Ellipsis, [0, -1]),
+    ([0, 2], [1, 3]),
+    ([[0], [2]], [1, 3, 0]),
+    (A([0, 2]), slice(1, 3), A([1, 4])),
+    (slice(None), [0, 1], [2, 3]),
+    ([1], slice(None), [0, 2]),
+    (None, [0, 1], None),
+    ([0, 1], None, [2, 3]),
+    (0, slice(None), [1, 2]),
+    ([1, 2], 0, [3, 4]),
+    (A([True, False, True]),),
+    (slice(None), A([True, False, False, True])),
     (A([[True, False, True, False], [False, False, True, True], [True, True, True, False]]),),
     (A([[True, False, True, False], [False, False, True, True], [True, True, True, False]]), [4]),
-    ([True, False, True], [2, 3]), (Ellipsis, A([True, False, False, True, True])), ([],), (A([], np.int64),),
-    (slice(None), A([], np.int64), slice(1, 2)), (True, [0, 1]), (True, True), ([0, 1], True, [1, 2]),
-    (False, 0, False), (slice(None, None, 2), [[-1], [0]]), ([2],), (A([1, 0]), Ellipsis, A([0, 4])),
+    ([True, False, True], [2, 3]),
+    (Ellipsis, A([True, False, False, True, True])),
+    ([],),
+    (A([], np.int64),),
+    (slice(None), A([], np.int64), slice(1, 2)),
+    (True, [0, 1]),
+    (True, True),
+    ([0, 1], True, [1, 2]),
+    (False, 0, False),
+    (slice(None, None, 2), [[-1], [0]]),
+    ([2],),
+    (A([1, 0]), Ellipsis, A([0, 4])),
 ]
 
 
@@ -164,7 +190,7 @@ def test_nested_lists_and_list_as_tuple(rng):
     assert_equal(t[[0, slice(None)]], a[0, :])
     assert_equal(t[([[0, 2], [1, 1]],)], a[np.array([[0, 2], [1, 1]])])
     assert_equal(t[[0, 1, 2]], a[[0, 1, 2]])
-    assert_equal(t[(0, 1), ], a[[0, 1]])
+    assert_equal(t[(0, 1),], a[[0, 1]])
     assert_equal(t[np.array([2, 0])], a[[2, 0]])
 
 
@@ -206,23 +232,35 @@ def test_large_advanced_indexing_runs_in_parallel(rng):
     assert_equal(t[from_np(idx[:300]), from_np(idx[:300] % 300)], a[idx[:300], idx[:300] % 300])
 
 
-@pytest.mark.parametrize("index, message", [
-    ([3], "index 3 is out of bounds for dimension 0 with size 3"),
-    ([-4], "index -4 is out of bounds for dimension 0 with size 3"),
-    ((slice(None), [0, 4]), "index 4 is out of bounds for dimension 1 with size 4"),
-    ((0, slice(None), [5]), "index 5 is out of bounds for dimension 1 with size 5"),
-    (([0, 1], [0, 7]), "index 7 is out of bounds for dimension 1 with size 4"),
-    (([0, 1], slice(None), [-6]), "index -6 is out of bounds for dimension 2 with size 5"),
-    (([0, 1], [0, 1, 2]), r"shape mismatch: indexing tensors could not be broadcast together with shapes \[2\], \[3\]"),
-    ((A([True, False]),), r"The shape of the mask \[2\] at index 0 does not match the shape of the indexed tensor "
-                          r"\[3, 4, 5\] at index 0"),
-    ((slice(None), A([[True] * 4] * 5)), r"The shape of the mask \[5, 4\] at index 0 does not match the shape of the "
-                                         r"indexed tensor \[3, 4, 5\] at index 1"),
-    (([0.5],), "tensors used as indices must be long, int, byte or bool tensors"),
-    ((A([[True] * 4] * 3), 0, 0), "too many indices for tensor of dimension 3"),
-    (([0], [0], [0], [0]), "too many indices for tensor of dimension 3"),
-    ((Ellipsis, [0], Ellipsis), "single ellipsis"),
-])
+@pytest.mark.parametrize(
+    "index, message",
+    [
+        ([3], "index 3 is out of bounds for dimension 0 with size 3"),
+        ([-4], "index -4 is out of bounds for dimension 0 with size 3"),
+        ((slice(None), [0, 4]), "index 4 is out of bounds for dimension 1 with size 4"),
+        ((0, slice(None), [5]), "index 5 is out of bounds for dimension 1 with size 5"),
+        (([0, 1], [0, 7]), "index 7 is out of bounds for dimension 1 with size 4"),
+        (([0, 1], slice(None), [-6]), "index -6 is out of bounds for dimension 2 with size 5"),
+        (
+            ([0, 1], [0, 1, 2]),
+            r"shape mismatch: indexing tensors could not be broadcast together with shapes \[2\], \[3\]",
+        ),
+        (
+            (A([True, False]),),
+            r"The shape of the mask \[2\] at index 0 does not match the shape of the indexed tensor "
+            r"\[3, 4, 5\] at index 0",
+        ),
+        (
+            (slice(None), A([[True] * 4] * 5)),
+            r"The shape of the mask \[5, 4\] at index 0 does not match the shape of the "
+            r"indexed tensor \[3, 4, 5\] at index 1",
+        ),
+        (([0.5],), "tensors used as indices must be long, int, byte or bool tensors"),
+        ((A([[True] * 4] * 3), 0, 0), "too many indices for tensor of dimension 3"),
+        (([0], [0], [0], [0]), "too many indices for tensor of dimension 3"),
+        ((Ellipsis, [0], Ellipsis), "single ellipsis"),
+    ],
+)
 def test_getitem_and_setitem_errors(index, message):
     t = ember.zeros(3, 4, 5)
     with pytest.raises(IndexError, match=message):
@@ -240,6 +278,7 @@ def test_float_tensor_index_is_an_index_error():
 
 
 # ------------------------------------------------------------------------------------------ setitem, fixed cases
+
 
 def check_setitem(t, a, index, value, np_value=None):
     """t[index] = value against NumPy, with PyTorch's reading of the index; the version goes up by one."""
@@ -277,8 +316,11 @@ def test_setitem_values_of_many_shapes(rng):
     check_setitem(t, a, ([[0], [1]], [0, 2]), ember.tensor([[[5, 6]]]), np.array([5, 6]))  # leading 1s dropped
     check_setitem(t, a, (A([1, 2]),), ember.tensor(9), 9)
     check_setitem(t, a, (A([], np.int64),), ember.zeros(0, 5, dtype=ember.int64), np.zeros((0, 5), np.int64))
-    with pytest.raises(RuntimeError, match=r"shape mismatch: value tensor of shape \[3\] cannot be broadcast to "
-                       r"indexing result of shape \[2, 5\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"shape mismatch: value tensor of shape \[3\] cannot be broadcast to "
+        r"indexing result of shape \[2, 5\]",
+    ):
         t[[0, 1]] = ember.ones(3, dtype=ember.int64)
 
 
@@ -320,7 +362,7 @@ def index_cases(draw):
     """A shape of 0-4 dims of sizes 0-4 and an index mixing basic and advanced items that fits it."""
     shape = tuple(draw(st.lists(st.integers(0, 4), max_size=4)))
     kinds = draw(st.lists(st.sampled_from(KINDS), min_size=1, max_size=5))
-    seed = draw(st.integers(0, 2 ** 32 - 1))
+    seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
     items, used, ellipsis = [], 0, False
     for k in kinds:
@@ -338,7 +380,7 @@ def index_cases(draw):
     dims, d = [], 0
     for i, (k, w) in enumerate(items):
         if i == ell:
-            d = len(shape) - sum(w for _, w in items[ell + 1:])
+            d = len(shape) - sum(w for _, w in items[ell + 1 :])
         dims.append(list(range(d, d + w)))
         d += w
     common = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
@@ -349,16 +391,20 @@ def index_cases(draw):
             index.append(slice(None) if sizes[0] == 0 else int(rng.integers(-sizes[0], sizes[0])))
         elif k == "slice":
             n = sizes[0]
-            index.append(slice(draw(st.one_of(st.none(), st.integers(-n - 1, n + 1))),
-                               draw(st.one_of(st.none(), st.integers(-n - 1, n + 1))),
-                               draw(st.one_of(st.none(), st.integers(1, 3)))))
+            index.append(
+                slice(
+                    draw(st.one_of(st.none(), st.integers(-n - 1, n + 1))),
+                    draw(st.one_of(st.none(), st.integers(-n - 1, n + 1))),
+                    draw(st.one_of(st.none(), st.integers(1, 3))),
+                )
+            )
         elif k in ("none", "ellipsis", "true", "false"):
             index.append({"none": None, "ellipsis": Ellipsis, "true": True, "false": False}[k])
         elif k == "bool0d":
             index.append(np.array(bool(rng.integers(0, 2))))
         elif k in ("array", "list"):
             # a shape that broadcasts with `common` (some dims dropped or 1), empty for a dim of size 0
-            ashape = tuple(s if rng.random() < 0.7 else 1 for s in common[int(rng.integers(0, len(common) + 1)):])
+            ashape = tuple(s if rng.random() < 0.7 else 1 for s in common[int(rng.integers(0, len(common) + 1)) :])
             if k == "list":
                 ashape = ashape[-1:]
             if sizes[0] == 0:

@@ -3,16 +3,17 @@
 The expected dtypes follow PyTorch's autocast op reference (docs/amp.md); the values are compared with a float64
 NumPy reference within bfloat16's tolerance.
 """
+
 import pickle
 import threading
 import warnings
 
 import numpy as np
 import pytest
+from conftest import from_np, to_np
 
 import ember
 import ember.nn.functional as F
-from conftest import from_np, to_np
 
 bf16, f16, f32, f64 = ember.bfloat16, ember.float16, ember.float32, ember.float64
 has_cuda = ember.cuda.is_available()
@@ -75,8 +76,7 @@ FP32_CPU = {
     "cosine_embedding_loss": lambda x: F.cosine_embedding_loss(x, x * 0.5, ember.tensor([1, -1, 1, -1])),
     "triplet_margin_loss": lambda x: F.triplet_margin_loss(x, x * 0.5, x * 0.25),
     "multi_margin_loss": lambda x: F.multi_margin_loss(x, ember.tensor([0, 1, 2, 3])),
-    "grid_sample": lambda x: F.grid_sample(x.reshape(1, 1, 4, 5), x.reshape(1, 2, 5, 2).tanh(),
-                                           align_corners=False),
+    "grid_sample": lambda x: F.grid_sample(x.reshape(1, 1, 4, 5), x.reshape(1, 2, 5, 2).tanh(), align_corners=False),
     "avg_pool3d": lambda x: F.avg_pool3d(x.reshape(1, 1, 2, 2, 5), 2),
     "linalg.inv": lambda x: ember.linalg.inv(x[:, :4] + ember.eye(4, dtype=x.dtype) * 4),
 }
@@ -159,7 +159,7 @@ def test_values_match_float64_reference():
     xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
     for i in range(9):
         for j in range(9):
-            ref[:, :, i, j] = np.einsum("nchw,ochw->no", xp[:, :, i:i + 3, j:j + 3], w)
+            ref[:, :, i, j] = np.einsum("nchw,ochw->no", xp[:, :, i : i + 3, j : j + 3], w)
     np.testing.assert_allclose(to_np(conv), ref, rtol=3e-2, atol=0.2)
     # an fp32 op on bfloat16 input computes in float32
     z = rng.standard_normal((4, 6))
@@ -170,6 +170,7 @@ def test_values_match_float64_reference():
 
 
 # ---- the state and the context manager
+
 
 def test_state_functions_and_nesting():
     assert not ember.is_autocast_cpu_enabled() and not ember.is_autocast_enabled("cpu")
@@ -290,7 +291,7 @@ def test_cast_cache_gradient_accumulates_once_per_use():
     w = r(3, 3).requires_grad_()
     x = ember.ones(2, 3)
     with ember.autocast("cpu"):
-        loss = (ember.mm(x, w).float().sum() + ember.mm(x, w).float().sum())
+        loss = ember.mm(x, w).float().sum() + ember.mm(x, w).float().sum()
     loss.backward()
     assert w.grad.dtype is f32
     np.testing.assert_allclose(to_np(w.grad), np.full((3, 3), 4.0))
@@ -394,6 +395,7 @@ def test_training_with_autocast_and_grad_scaler_reduces_loss():
 
 # ---- GradScaler
 
+
 def _one_param_opt(grad_value):
     p = ember.nn.Parameter(ember.ones(3))
     opt = ember.optim.SGD([p], lr=1.0)
@@ -411,8 +413,11 @@ def test_grad_scaler_scales_and_unscales():
     p, opt = _one_param_opt(2.0**16)
     scaler.unscale_(opt)
     np.testing.assert_allclose(to_np(p.grad), [1.0, 1.0, 1.0])
-    with pytest.raises(RuntimeError, match=r"unscale_\(\) has already been called on this optimizer since the "
-                                           r"last update\(\)\."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"unscale_\(\) has already been called on this optimizer since the "
+        r"last update\(\)\.",
+    ):
         scaler.unscale_(opt)
     scaler.step(opt)  # not unscaled again
     np.testing.assert_allclose(to_np(p), [0.0, 0.0, 0.0])
@@ -461,8 +466,13 @@ def test_grad_scaler_state_dict_round_trip():
     a.step(opt)
     a.update()
     sd = a.state_dict()
-    assert sd == {"scale": 64.0, "growth_factor": 2.0, "backoff_factor": 0.5, "growth_interval": 2,
-                  "_growth_tracker": 1}
+    assert sd == {
+        "scale": 64.0,
+        "growth_factor": 2.0,
+        "backoff_factor": 0.5,
+        "growth_interval": 2,
+        "_growth_tracker": 1,
+    }
     b = ember.amp.GradScaler("cpu")
     b.load_state_dict(sd)
     assert b.state_dict() == sd
@@ -526,11 +536,11 @@ def test_amp_ops_directly():
     with pytest.raises(RuntimeError, match="growth_tracker must be a"):
         ember._amp_update_scale_(scale, tracker.long(), ember.ones(1), 2.0, 0.5, 1)
     with pytest.raises(RuntimeError, match="must be a floating tensor"):
-        ember._amp_foreach_non_finite_check_and_unscale_([ember.ones(2, dtype=ember.int64)], found,
-                                                         ember.tensor(1.0))
+        ember._amp_foreach_non_finite_check_and_unscale_([ember.ones(2, dtype=ember.int64)], found, ember.tensor(1.0))
 
 
 # ---- error paths
+
 
 def test_bad_device_type():
     with pytest.raises(RuntimeError, match="User specified an unsupported autocast device_type 'xpu'"):
@@ -592,9 +602,19 @@ def test_cuda_policies():
         assert ember.mv(c(4, 5), c(5)).dtype is f16
         assert ember.addr(c(4, 5), c(4), c(5)).dtype is f16
         x16 = c(4, 5, dtype=f16)
-        for f in (lambda x: x.exp(), lambda x: x.log(), lambda x: x.sum(), lambda x: F.softmax(x, 1),
-                  lambda x: F.log_softmax(x, 1), lambda x: F.layer_norm(x, (5,)), lambda x: x.cumsum(0),
-                  lambda x: x.norm(), lambda x: x.pow(2), lambda x: 1 / x, lambda x: F.mse_loss(x, x)):
+        for f in (
+            lambda x: x.exp(),
+            lambda x: x.log(),
+            lambda x: x.sum(),
+            lambda x: F.softmax(x, 1),
+            lambda x: F.log_softmax(x, 1),
+            lambda x: F.layer_norm(x, (5,)),
+            lambda x: x.cumsum(0),
+            lambda x: x.norm(),
+            lambda x: x.pow(2),
+            lambda x: 1 / x,
+            lambda x: F.mse_loss(x, x),
+        ):
             assert f(x16).dtype is f32
         assert ember.atan2(x16, c(4, 5)).dtype is f32
         assert ember.addcmul(x16, x16, c(4, 5)).dtype is f32

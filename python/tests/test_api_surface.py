@@ -1,11 +1,12 @@
 """The public surface (Note [Python surface], docs/architecture.md): every public callable of ember, Tensor,
 nn.functional, linalg, special and fft has a signature with PyTorch's parameter names and defaults and a real
 docstring. The walker is api_surface.py; PyTorch's names come from fixtures/torch_api.json."""
+
 import inspect
 
+import api_surface
 import pytest
 
-import api_surface
 import ember
 
 SURFACE = api_surface.walk()
@@ -79,9 +80,20 @@ def _public_names(module):
     return {name for name, value in vars(module).items() if not name.startswith("_") and not inspect.ismodule(value)}
 
 
-@pytest.mark.parametrize("module", [ember, ember.nn.functional, ember.linalg, ember.special, ember._derived,
-                                    ember._real_complex, ember._norm_ops, *_extension_modules(ember._C)],
-                         ids=lambda m: m.__name__)
+@pytest.mark.parametrize(
+    "module",
+    [
+        ember,
+        ember.nn.functional,
+        ember.linalg,
+        ember.special,
+        ember._derived,
+        ember._real_complex,
+        ember._norm_ops,
+        *_extension_modules(ember._C),
+    ],
+    ids=lambda m: m.__name__,
+)
 def test_all_lists_exactly_the_public_names(module):
     # Note [Python surface]: a namespace's __all__ is its public names, each once; nothing public is left out of it
     # and nothing in it is missing from the module.
@@ -106,8 +118,8 @@ def test_each_name_is_defined_in_one_place():
     # on the order of the imports); likewise for nn.functional and linalg.
     for module in (ember._derived, ember._real_complex, ember._norm_ops, ember._tensor_types):
         assert not set(module.__all__) & set(ember._C.__all__), module.__name__
-    assert not set(ember.nn.functional.__all__[len(ember._C._nn.__all__):]) & set(ember._C._nn.__all__)
-    assert not set(ember.linalg.__all__[len(ember._C._linalg.__all__):]) & set(ember._C._linalg.__all__)
+    assert not set(ember.nn.functional.__all__[len(ember._C._nn.__all__) :]) & set(ember._C._nn.__all__)
+    assert not set(ember.linalg.__all__[len(ember._C._linalg.__all__) :]) & set(ember._C._linalg.__all__)
     # star-importing ember gives exactly its __all__
     namespace = {}
     exec("from ember import *", namespace)

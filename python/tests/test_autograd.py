@@ -1,5 +1,6 @@
 """The autograd engine and API: backward/grad semantics, graph attributes, hooks, grad modes, custom functions,
 in-place safety, memory, anomaly mode. Values are checked against closed forms."""
+
 import gc
 import threading
 
@@ -19,6 +20,7 @@ def npv(t):
 
 
 # ---- backward and grad
+
 
 def test_backward_accumulates_into_leaves():
     x = f64([1.0, 2.0, 3.0])
@@ -146,21 +148,28 @@ def test_backward_errors():
         (x * 2.0).backward()
     with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
         f64([1.0], requires_grad=False).backward()
-    with pytest.raises(RuntimeError, match=r"Mismatch in shape: grad_output\[0\] has a shape of \[3\] and output\[0\] "
-                                           r"has a shape of \[2\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Mismatch in shape: grad_output\[0\] has a shape of \[3\] and output\[0\] "
+        r"has a shape of \[2\]",
+    ):
         (x * 2.0).backward(ember.ones(3, dtype=ember.float64))
     with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
         ember.tensor([1, 2]).requires_grad_()
     with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
         (x * 2.0).requires_grad_(False)
-    with pytest.raises(RuntimeError, match=r"mul\(\): functions with out=\.\.\. arguments don't support automatic "
-                                           "differentiation"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"mul\(\): functions with out=\.\.\. arguments don't support automatic "
+        "differentiation",
+    ):
         ember.mul(x, x, out=ember.empty(2, dtype=ember.float64))
     with pytest.raises(RuntimeError, match="does not require grad"):
         ember.autograd.grad(x * 2.0, f64([1.0], requires_grad=False), ember.ones(2, dtype=ember.float64))
 
 
 # ---- graph attributes
+
 
 def test_grad_fn_names_and_next_functions():
     x = f64([1.0, 2.0])
@@ -198,6 +207,7 @@ def test_integer_results_do_not_require_grad():
 
 
 # ---- hooks
+
 
 def test_tensor_hooks_run_in_order_and_may_replace_the_gradient():
     x = f64([1.0, 2.0])
@@ -237,6 +247,7 @@ def test_post_accumulate_grad_hook_sees_the_updated_grad():
 
 def test_queue_callback_runs_after_the_whole_graph():
     from ember.autograd import Variable
+
     x, y = f64([1.0, 2.0]), f64([3.0])
     seen = []
 
@@ -254,7 +265,8 @@ def test_queue_callback_runs_after_the_whole_graph():
     # An exception in a callback reaches the caller of backward.
     z = f64([1.0])
     z.register_post_accumulate_grad_hook(
-        lambda t: Variable._execution_engine.queue_callback(lambda: (_ for _ in ()).throw(ValueError("from cb"))))
+        lambda t: Variable._execution_engine.queue_callback(lambda: (_ for _ in ()).throw(ValueError("from cb")))
+    )
     with pytest.raises(ValueError, match="from cb"):
         (z * 3.0).sum().backward()
 
@@ -294,6 +306,7 @@ def test_python_error_in_a_hook_propagates():
 
 
 # ---- grad modes
+
 
 def test_no_grad_enable_grad_set_grad_enabled():
     x = f64([1.0])
@@ -360,6 +373,7 @@ def test_backward_in_two_threads_at_once():
 
 
 # ---- custom functions
+
 
 class Cube(Function):
     @staticmethod
@@ -498,8 +512,11 @@ def test_custom_function_errors():
         def backward(ctx, g):
             return ember.ones(3, dtype=ember.float64)
 
-    with pytest.raises(RuntimeError, match=r"returned an invalid gradient at index 0 - got \[3\] but expected shape "
-                                           r"compatible with \[2\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"returned an invalid gradient at index 0 - got \[3\] but expected shape "
+        r"compatible with \[2\]",
+    ):
         WrongShape.apply(f64([1.0, 2.0])).backward(ember.ones(2, dtype=ember.float64))
 
     class Raises(Function):
@@ -536,13 +553,17 @@ def test_once_differentiable():
 
 # ---- in-place safety
 
+
 def test_modifying_a_saved_tensor_is_detected():
     x = f64([1.0, 2.0])
     y = x.exp()
     z = y * 2.0
     y.add_(1.0)  # ExpBackward0 saved y
-    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[ember\.DoubleTensor \[2\]\], which is "
-                                           r"output 0 of ExpBackward0.*is at version 1; expected version 0"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"modified by an inplace operation: \[ember\.DoubleTensor \[2\]\], which is "
+        r"output 0 of ExpBackward0.*is at version 1; expected version 0",
+    ):
         (z * y).backward(ember.ones(2, dtype=ember.float64))
 
 
@@ -685,6 +706,7 @@ def test_deep_graph_backward_and_free():
 
 # ---- anomaly mode
 
+
 def _nan_backward():
     x = f64([0.0])
     y = x.sqrt() * 0.0  # d/dx at 0: inf * 0 = nan
@@ -717,6 +739,7 @@ def test_anomaly_mode_adds_the_forward_stack_to_backward_errors():
 
 
 # ---- random ops: no gradient through sampling (as PyTorch)
+
 
 def test_sampling_gives_zero_gradients():
     m, s = f64([0.0, 1.0]), f64([1.0, 2.0])
@@ -770,8 +793,9 @@ def test_overlapping_as_strided_sums_the_gradient():
     x = ember.arange(5.0, dtype=ember.float64).requires_grad_()
     x.as_strided((3, 3), (1, 1)).backward(ember.ones(3, 3, dtype=ember.float64))  # sliding windows
     assert npv(x.grad).tolist() == [1.0, 2.0, 3.0, 2.0, 1.0]
-    assert ember.autograd.gradgradcheck(lambda a: a.as_strided((2, 3), (1, 1)) * a.as_strided((2, 3), (1, 1)),
-                                        (f64([0.5, 1.0, 1.5, 2.0]),))
+    assert ember.autograd.gradgradcheck(
+        lambda a: a.as_strided((2, 3), (1, 1)) * a.as_strided((2, 3), (1, 1)), (f64([0.5, 1.0, 1.5, 2.0]),)
+    )
 
 
 def test_grad_mode_decorators_without_parentheses():

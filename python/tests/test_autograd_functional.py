@@ -1,8 +1,8 @@
 """ember.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp against closed forms and NumPy finite
 differences, PyTorch's output structure for tensor/tuple inputs and outputs, and the strict-mode and v errors."""
+
 import numpy as np
 import pytest
-
 from conftest import from_np, to_np
 
 import ember
@@ -43,11 +43,13 @@ def np_hessian(f, x, h=1e-4):
     H = np.zeros((n, n))
     for i in range(n):
         for j in range(n):
+
             def at(di, dj):
                 y = x.copy().reshape(-1)
                 y[i] += di
                 y[j] += dj
                 return f(y.reshape(x.shape))
+
             H[i, j] = (at(h, h) - at(h, -h) - at(-h, h) + at(-h, -h)) / (4 * h * h)
     return H.reshape(x.shape + x.shape)
 
@@ -60,10 +62,11 @@ def close(t, ref, atol=1e-6, rtol=1e-6):
 
 # ---- jacobian
 
+
 def test_jacobian_cube_is_diag_3x2():
     x = rand64(4)
-    J = jacobian(lambda t: t ** 3, t64(x))
-    close(J, np.diag(3 * x ** 2))
+    J = jacobian(lambda t: t**3, t64(x))
+    close(J, np.diag(3 * x**2))
     assert not J.requires_grad
 
 
@@ -102,7 +105,7 @@ def test_jacobian_tuple_outputs_and_inputs_nested():
 
 def test_jacobian_tuple_outputs_single_input():
     x = rand64(3)
-    J = jacobian(lambda a: (a ** 2, a.sin()), t64(x))
+    J = jacobian(lambda a: (a**2, a.sin()), t64(x))
     assert isinstance(J, tuple) and len(J) == 2 and isinstance(J[0], ember.Tensor)
     close(J[0], np.diag(2 * x))
     close(J[1], np.diag(np.cos(x)))
@@ -122,11 +125,13 @@ def test_jacobian_of_select_is_one_hot_rows():
 
 def test_jacobian_independent_input_zeros_or_strict_error():
     x, y = t64(rand64(3)), t64(rand64(3, seed=1))
-    J = jacobian(lambda a, b: a ** 2, (x, y))
+    J = jacobian(lambda a, b: a**2, (x, y))
     close(J[1], np.zeros((3, 3)))
-    with pytest.raises(RuntimeError, match="Output 0 of the user-provided function is independent of input 1. "
-                                           "This is not allowed in strict mode."):
-        jacobian(lambda a, b: a ** 2, (x, y), strict=True)
+    with pytest.raises(
+        RuntimeError,
+        match="Output 0 of the user-provided function is independent of input 1. This is not allowed in strict mode.",
+    ):
+        jacobian(lambda a, b: a**2, (x, y), strict=True)
 
 
 def test_jacobian_strict_output_without_grad():
@@ -138,7 +143,7 @@ def test_jacobian_strict_output_without_grad():
 def test_jacobian_create_graph_is_differentiable():
     x = rand64(3)
     xt = t64(x).requires_grad_(True)
-    J = jacobian(lambda a: a ** 3, xt, create_graph=True)
+    J = jacobian(lambda a: a**3, xt, create_graph=True)
     assert J.requires_grad
     w = rand64(3, 3, seed=2)
     (g,) = ember.autograd.grad(J, xt, t64(w))
@@ -182,7 +187,7 @@ def test_jacobian_option_errors():
     x = t64(rand64(3))
     with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
         jacobian(lambda a: a * 2, x, strategy="forward-mode")
-    with pytest.raises(NotImplementedError, match="`create_graph=True` and `strategy=\"forward-mode\"`"):
+    with pytest.raises(NotImplementedError, match='`create_graph=True` and `strategy="forward-mode"`'):
         jacobian(lambda a: a * 2, x, create_graph=True, strategy="forward-mode", vectorize=True)
     with pytest.raises(RuntimeError, match="`strict=True` and `vectorized=True` are not supported together"):
         jacobian(lambda a: a * 2, x, strict=True, vectorize=True)
@@ -196,6 +201,7 @@ def test_jacobian_option_errors():
 
 # ---- hessian
 
+
 def test_hessian_of_select_polynomial_closed_form():
     x = rand64(3)
     H = hessian(lambda a: a[0] * a[1] + a[2] ** 3, t64(x))
@@ -205,7 +211,7 @@ def test_hessian_of_select_polynomial_closed_form():
 
 def test_hessian_of_sum_cube_is_diag_6x():
     x = rand64(4)
-    close(hessian(lambda a: (a ** 3).sum(), t64(x)), np.diag(6 * x))
+    close(hessian(lambda a: (a**3).sum(), t64(x)), np.diag(6 * x))
 
 
 def test_hessian_of_quadratic_form_is_a_plus_at():
@@ -217,7 +223,7 @@ def test_hessian_of_quadratic_form_is_a_plus_at():
 
 def test_hessian_matrix_input_against_finite_differences():
     x = rand64(2, 2)
-    f = lambda a: (a[0, 0] * a[1, 1].exp() + a[0, 1].sin() * a[1, 0] ** 2)  # noqa: E731
+    f = lambda a: a[0, 0] * a[1, 1].exp() + a[0, 1].sin() * a[1, 0] ** 2  # noqa: E731
     fn = lambda a: a[0, 0] * np.exp(a[1, 1]) + np.sin(a[0, 1]) * a[1, 0] ** 2  # noqa: E731
     H = hessian(f, t64(x))
     close(H, np_hessian(fn, x), atol=1e-5)
@@ -254,25 +260,28 @@ def test_hessian_create_graph():
 
 def test_hessian_errors():
     x = t64(rand64(3))
-    with pytest.raises(RuntimeError, match="The Tensor returned by the function given to hessian should contain a "
-                                           "single element"):
-        hessian(lambda a: a ** 2, x)
+    with pytest.raises(
+        RuntimeError, match="The Tensor returned by the function given to hessian should contain a single element"
+    ):
+        hessian(lambda a: a**2, x)
     with pytest.raises(RuntimeError, match="The function given to hessian should return a single Tensor"):
         hessian(lambda a: (a[0] ** 2,), x)
     # linear: the Hessian is zero; strict mode rejects a jacobian that does not depend on the input
     close(hessian(lambda a: a[0] * 2 + a[1], x), np.zeros((3, 3)))
-    with pytest.raises(RuntimeError, match="jacobian of the user-provided function with respect to input 0 is "
-                                           "independent of the input"):
+    with pytest.raises(
+        RuntimeError, match="jacobian of the user-provided function with respect to input 0 is independent of the input"
+    ):
         hessian(lambda a: a[0] * 2 + a[1], x, strict=True)
 
 
 # ---- vjp
 
+
 def test_vjp_cube():
     x, v = rand64(4), rand64(4, seed=1)
-    out, g = vjp(lambda a: a ** 3, t64(x), t64(v))
-    close(out, x ** 3)
-    close(g, 3 * x ** 2 * v)
+    out, g = vjp(lambda a: a**3, t64(x), t64(v))
+    close(out, x**3)
+    close(g, 3 * x**2 * v)
     assert not out.requires_grad and not g.requires_grad
 
 
@@ -308,18 +317,27 @@ def test_vjp_with_sum():
 
 def test_vjp_v_errors():
     x = t64(rand64(3))
-    with pytest.raises(RuntimeError, match=r"v has invalid size: should be ember.Size\(\[3\]\) but got "
-                                           r"ember.Size\(\[4\]\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"v has invalid size: should be ember.Size\(\[3\]\) but got "
+        r"ember.Size\(\[4\]\)",
+    ):
         vjp(lambda a: a * 2, x, ember.ones(4, dtype=F64))
-    with pytest.raises(RuntimeError, match=r"Entry 1 in v has invalid size: should be ember.Size\(\[3\]\) but got "
-                                           r"ember.Size\(\[2, 2\]\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Entry 1 in v has invalid size: should be ember.Size\(\[3\]\) but got "
+        r"ember.Size\(\[2, 2\]\)",
+    ):
         vjp(lambda a: (a * 2, a * 3), x, (ember.ones(3, dtype=F64), ember.ones(2, 2, dtype=F64)))
     with pytest.raises(RuntimeError, match="v is a tuple of invalid length: should be 2 but got 1"):
         vjp(lambda a: (a * 2, a * 3), x, (ember.ones(3, dtype=F64),))
     with pytest.raises(RuntimeError, match="The given v should contain a single Tensor"):
         vjp(lambda a: a * 2, x, (ember.ones(3, dtype=F64), ember.ones(3, dtype=F64)))
-    with pytest.raises(RuntimeError, match="The vector v can only be None if the user-provided function returns a "
-                                           "single Tensor with a single element"):
+    with pytest.raises(
+        RuntimeError,
+        match="The vector v can only be None if the user-provided function returns a "
+        "single Tensor with a single element",
+    ):
         vjp(lambda a: a * 2, x)
 
 
@@ -328,15 +346,17 @@ def test_vjp_strict_and_zeros():
     v = ember.ones(3, dtype=F64)
     _, g = vjp(lambda a, b: a.exp(), (x, y), v)
     close(g[1], np.zeros(3))
-    with pytest.raises(RuntimeError, match="The output of the user-provided function is independent of input 1. "
-                                           "This is not allowed in strict mode."):
+    with pytest.raises(
+        RuntimeError,
+        match="The output of the user-provided function is independent of input 1. This is not allowed in strict mode.",
+    ):
         vjp(lambda a, b: a.exp(), (x, y), v, strict=True)
 
 
 def test_vjp_create_graph():
     x = rand64(3)
     xt = t64(x).requires_grad_(True)
-    _, g = vjp(lambda a: a ** 3, xt, ember.ones(3, dtype=F64), create_graph=True)
+    _, g = vjp(lambda a: a**3, xt, ember.ones(3, dtype=F64), create_graph=True)
     assert g.requires_grad
     (gg,) = ember.autograd.grad(g, xt, ember.ones(3, dtype=F64))
     close(gg, 6 * x)
@@ -344,11 +364,12 @@ def test_vjp_create_graph():
 
 # ---- jvp
 
+
 def test_jvp_cube():
     x, v = rand64(4), rand64(4, seed=1)
-    out, g = jvp(lambda a: a ** 3, t64(x), t64(v))
-    close(out, x ** 3)
-    close(g, 3 * x ** 2 * v)
+    out, g = jvp(lambda a: a**3, t64(x), t64(v))
+    close(out, x**3)
+    close(g, 3 * x**2 * v)
 
 
 def test_jvp_against_finite_differences_tuples():
@@ -369,11 +390,17 @@ def test_jvp_scalar_input_without_v_and_errors():
     out, g = jvp(lambda a: a.sin() * a, ember.tensor([0.3], dtype=F64))
     close(g, np.array([np.sin(0.3) + 0.3 * np.cos(0.3)]))
     x = t64(rand64(3))
-    with pytest.raises(RuntimeError, match="The vector v can only be None if the input to the user-provided "
-                                           "function is a single Tensor with a single element"):
+    with pytest.raises(
+        RuntimeError,
+        match="The vector v can only be None if the input to the user-provided "
+        "function is a single Tensor with a single element",
+    ):
         jvp(lambda a: a * 2, x)
-    with pytest.raises(RuntimeError, match=r"v has invalid size: should be ember.Size\(\[3\]\) but got "
-                                           r"ember.Size\(\[2\]\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"v has invalid size: should be ember.Size\(\[3\]\) but got "
+        r"ember.Size\(\[2\]\)",
+    ):
         jvp(lambda a: a * 2, x, ember.ones(2, dtype=F64))
 
 
@@ -389,6 +416,7 @@ def test_jvp_strict_independent_output():
 
 
 # ---- hvp / vhp
+
 
 def test_hvp_vhp_select_polynomial():
     x, v = rand64(3), rand64(3, seed=1)
@@ -419,7 +447,7 @@ def test_hvp_tuple_inputs_against_finite_differences():
 
 def test_hvp_with_sum():
     x, v = rand64(4), rand64(4, seed=1)
-    _, hv = hvp(lambda a: (a ** 3).sum(), t64(x), t64(v))
+    _, hv = hvp(lambda a: (a**3).sum(), t64(x), t64(v))
     close(hv, 6 * x * v)
 
 
@@ -429,16 +457,19 @@ def test_hvp_vhp_errors():
     for fn, name in ((hvp, "hvp"), (vhp, "vhp")):
         with pytest.raises(RuntimeError, match=f"The function given to {name} should return a single Tensor"):
             fn(lambda a: (a[0], a[1]), x, v)
-        with pytest.raises(RuntimeError, match=f"The Tensor returned by the function given to {name} should "
-                                               "contain a single element"):
+        with pytest.raises(
+            RuntimeError, match=f"The Tensor returned by the function given to {name} should contain a single element"
+        ):
             fn(lambda a: a * a, x, v)
         with pytest.raises(RuntimeError, match=r"v has invalid size: should be ember.Size\(\[3\]\)"):
             fn(lambda a: a[0] * a[1], x, ember.ones(2, dtype=F64))
         # linear: zero Hessian, an error in strict mode
         _, r = fn(lambda a: a[0] * 2, x, v)
         close(r, np.zeros(3))
-        with pytest.raises(RuntimeError, match="jacobian of the user-provided function with respect to input 0 is "
-                                               "independent of the input"):
+        with pytest.raises(
+            RuntimeError,
+            match="jacobian of the user-provided function with respect to input 0 is independent of the input",
+        ):
             fn(lambda a: a[0] * 2, x, v, strict=True)
 
 
@@ -456,7 +487,7 @@ def test_create_graph_results_pass_gradcheck():
     # the derivatives of create_graph=True results against finite differences (gradcheck)
     x = t64(rand64(3)).requires_grad_(True)
     v = t64(rand64(3, seed=1))
-    f = lambda a: a.sin() * a[0] + a ** 3  # noqa: E731
+    f = lambda a: a.sin() * a[0] + a**3  # noqa: E731
     g = lambda a: a[0] * a[1].exp() + a[2] ** 3 * a[1]  # noqa: E731
     assert ember.autograd.gradcheck(lambda a: jacobian(f, a, create_graph=True), (x,))
     assert ember.autograd.gradcheck(lambda a: vjp(f, a, v, create_graph=True)[1], (x,))

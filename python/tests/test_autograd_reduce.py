@@ -1,14 +1,15 @@
 """Gradients of the reductions, scans, sorting/selection ops and norms against independent references (NumPy loops
 and closed forms): tie splitting, zeros in prod and cumprod, where max(dim) and sort send the gradient, norms at
 zero, dtype and empty-tensor edge cases, in-place scans, and what the graph keeps alive."""
+
 import gc
 
 import numpy as np
 import pytest
+from gradcases import reduce as reduce_cases
 
 import ember
 from ember.autograd import gradcheck
-from gradcases import reduce as reduce_cases
 
 
 def f64(values, requires_grad=True):
@@ -33,6 +34,7 @@ RNG = np.random.default_rng(0)
 # ---- second derivatives: gradcheck of (inputs, grad_outputs) -> first derivative, evaluated with grad mode on also
 # for the finite differences (gradcheck runs its function under no_grad there, which would leave nothing to compare)
 
+
 def first_derivative_of(fn, n_inputs, diff_idx):
     def first(*args):
         with ember.enable_grad():
@@ -40,9 +42,15 @@ def first_derivative_of(fn, n_inputs, diff_idx):
             outs = fn(*ins)
             outs = (outs,) if isinstance(outs, ember.Tensor) else tuple(outs)
             pairs = [(o, g) for o, g in zip(outs, gos) if o.requires_grad]
-            grads = ember.autograd.grad([o for o, _ in pairs], [ins[i] for i in diff_idx], [g for _, g in pairs],
-                                        create_graph=True, allow_unused=True)
+            grads = ember.autograd.grad(
+                [o for o, _ in pairs],
+                [ins[i] for i in diff_idx],
+                [g for _, g in pairs],
+                create_graph=True,
+                allow_unused=True,
+            )
             return tuple(g for g in grads if g is not None)
+
     return first
 
 
@@ -80,6 +88,7 @@ def test_second_derivative_check_detects_a_wrong_one():
 
 
 # ---- ties: amax/amin and the whole-tensor max/min/median split evenly; max/min(dim) pick one index
+
 
 def even_split(a, axis, reduce):
     r = reduce(a, axis=axis, keepdims=True)
@@ -138,14 +147,18 @@ def test_max_min_along_dim_send_the_gradient_to_the_returned_index(op, dim, keep
     values.backward(f64(g.tolist(), requires_grad=False))
     idx = npv(indices).astype(int)
     want = np.zeros_like(a)
-    np.put_along_axis(want, idx if keepdim else np.expand_dims(idx, dim), g if keepdim else np.expand_dims(g, dim),
-                      axis=dim)
+    np.put_along_axis(
+        want, idx if keepdim else np.expand_dims(idx, dim), g if keepdim else np.expand_dims(g, dim), axis=dim
+    )
     np.testing.assert_allclose(npv(x.grad), want)
-    np.testing.assert_array_equal(np.take_along_axis(a, idx if keepdim else np.expand_dims(idx, dim), dim),
-                                  getattr(np, op)(a, axis=dim, keepdims=True))
+    np.testing.assert_array_equal(
+        np.take_along_axis(a, idx if keepdim else np.expand_dims(idx, dim), dim),
+        getattr(np, op)(a, axis=dim, keepdims=True),
+    )
 
 
 # ---- products with zeros
+
 
 def prod_grad_reference(a, axis):
     """d prod / d a_k = the product of the other elements of a_k's slice (np.delete, no division)."""
@@ -157,10 +170,13 @@ def prod_grad_reference(a, axis):
     return np.moveaxis(out, -1, axis)
 
 
-@pytest.mark.parametrize("rows", [
-    [[2.0, 0.0, 3.0], [0.0, 0.0, 4.0], [1.0, 2.0, 3.0]],  # one zero, two zeros, none
-    [[0.0, 5.0, -1.0], [0.0, 0.0, 0.0], [7.0, 0.0, 0.5]],
-])
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [[2.0, 0.0, 3.0], [0.0, 0.0, 4.0], [1.0, 2.0, 3.0]],  # one zero, two zeros, none
+        [[0.0, 5.0, -1.0], [0.0, 0.0, 0.0], [7.0, 0.0, 0.5]],
+    ],
+)
 @pytest.mark.parametrize("dim", [0, 1])
 def test_prod_gradient_with_zeros(rows, dim):
     a = np.array(rows)
@@ -169,8 +185,9 @@ def test_prod_gradient_with_zeros(rows, dim):
     np.testing.assert_allclose(got, prod_grad_reference(a, dim) * np.expand_dims(g, dim))
 
 
-@pytest.mark.parametrize("values", [[2.0, -3.0, 0.5, 4.0], [2.0, 0.0, 3.0, 4.0], [0.0, 2.0, 0.0, 5.0],
-                                    [0.0, 0.0, 0.0, 1.0]])
+@pytest.mark.parametrize(
+    "values", [[2.0, -3.0, 0.5, 4.0], [2.0, 0.0, 3.0, 4.0], [0.0, 2.0, 0.0, 5.0], [0.0, 0.0, 0.0, 1.0]]
+)
 def test_prod_of_whole_tensor_with_zeros_and_its_second_derivative(values):
     a = np.array(values)
     x = f64(values)
@@ -201,20 +218,24 @@ def test_prod_over_several_dims_with_zeros():
 
 # ---- scans
 
+
 def cumprod_grad_reference(a, g):
     """dx_k = sum_{i>=k} g_i prod_{j<=i, j!=k} x_j, by brute force along the last axis."""
     out = np.zeros_like(a)
     for idx in np.ndindex(a.shape[:-1]):
         row, gr = a[idx], g[idx]
         for k in range(row.size):
-            out[idx + (k,)] = sum(gr[i] * np.prod(np.delete(row[:i + 1], k)) for i in range(k, row.size))
+            out[idx + (k,)] = sum(gr[i] * np.prod(np.delete(row[: i + 1], k)) for i in range(k, row.size))
     return out
 
 
-@pytest.mark.parametrize("rows", [
-    [[2.0, 0.0, 3.0, 4.0], [0.0, 2.0, 0.0, 3.0], [1.0, 2.0, 3.0, -0.5]],
-    [[0.0, 0.0, 0.0, 0.0], [1.5, 2.0, -1.0, 0.0], [3.0, 0.0, 0.0, 2.0]],
-])
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [[2.0, 0.0, 3.0, 4.0], [0.0, 2.0, 0.0, 3.0], [1.0, 2.0, 3.0, -0.5]],
+        [[0.0, 0.0, 0.0, 0.0], [1.5, 2.0, -1.0, 0.0], [3.0, 0.0, 0.0, 2.0]],
+    ],
+)
 def test_cumprod_gradient_with_zeros(rows):
     a = np.array(rows)
     g = RNG.standard_normal(a.shape)
@@ -295,6 +316,7 @@ def test_cumsum_with_dtype_gives_the_gradient_in_the_input_dtype():
 
 # ---- sorting and selection
 
+
 @pytest.mark.parametrize("dim,descending", [(0, False), (1, True), (-1, False)])
 def test_sort_gradient_is_the_inverse_permutation(dim, descending):
     a = RNG.standard_normal((3, 4))
@@ -330,6 +352,7 @@ def test_median_and_mode_along_a_dim_pick_the_returned_index():
 
 # ---- moments, logsumexp, norms
 
+
 @pytest.mark.parametrize("correction", [0, 1, 2])
 @pytest.mark.parametrize("dim,keepdim", [(None, False), (1, False), ((0, 2), True)])
 def test_var_std_gradients_match_the_closed_forms(correction, dim, keepdim):
@@ -340,7 +363,7 @@ def test_var_std_gradients_match_the_closed_forms(correction, dim, keepdim):
     var_grad = 2 * dev / (n - correction)
     got = grad_of(lambda x: ember.var(x, dim, correction=correction, keepdim=keepdim).sum(), f64(a.tolist()))
     np.testing.assert_allclose(got, var_grad)
-    std = np.sqrt((dev ** 2).sum(axis=axis, keepdims=True) / (n - correction))
+    std = np.sqrt((dev**2).sum(axis=axis, keepdims=True) / (n - correction))
     got = grad_of(lambda x: ember.std(x, dim, correction=correction, keepdim=keepdim).sum(), f64(a.tolist()))
     np.testing.assert_allclose(got, var_grad / (2 * std))
     x = f64(a.tolist())
@@ -379,10 +402,8 @@ def test_vector_norm_gradient_matches_the_closed_form(p):
 
 def test_inf_norms_split_among_ties_and_keep_the_sign():
     a = [3.0, -3.0, 1.0, -1.0]
-    np.testing.assert_allclose(grad_of(lambda x: ember.linalg.vector_norm(x, float("inf")), f64(a)),
-                               [0.5, -0.5, 0, 0])
-    np.testing.assert_allclose(grad_of(lambda x: ember.linalg.vector_norm(x, float("-inf")), f64(a)),
-                               [0, 0, 0.5, -0.5])
+    np.testing.assert_allclose(grad_of(lambda x: ember.linalg.vector_norm(x, float("inf")), f64(a)), [0.5, -0.5, 0, 0])
+    np.testing.assert_allclose(grad_of(lambda x: ember.linalg.vector_norm(x, float("-inf")), f64(a)), [0, 0, 0.5, -0.5])
 
 
 @pytest.mark.parametrize("p", [2.0, 1.0, 3.0, 1.5, 0.5, float("inf"), 0.0])
@@ -402,6 +423,7 @@ def test_norm_with_dtype_gives_the_gradient_in_the_input_dtype():
 
 # ---- dtypes, empty tensors, 0-d, in-place on results
 
+
 def test_sum_and_prod_with_dtype_give_the_gradient_in_the_input_dtype():
     x = ember.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     s = ember.sum(x, 1, dtype=ember.float64)
@@ -412,12 +434,22 @@ def test_sum_and_prod_with_dtype_give_the_gradient_in_the_input_dtype():
     np.testing.assert_allclose(npv(x.grad), [[1 + 3, 1 + 4], [1 + 1, 1 + 2]])
 
 
-@pytest.mark.parametrize("fn", [
-    lambda x: x.sum(0), lambda x: x.prod(0), lambda x: x.mean(1), lambda x: ember.cumsum(x, 0),
-    lambda x: ember.cumprod(x, 1), lambda x: ember.sort(x, 0).values, lambda x: ember.logsumexp(x, 0),
-    lambda x: ember.linalg.vector_norm(x, 2, dim=0), lambda x: ember.nansum(x, 0),
-    lambda x: ember.logcumsumexp(x, 0), lambda x: ember.var(x, 0),
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x.sum(0),
+        lambda x: x.prod(0),
+        lambda x: x.mean(1),
+        lambda x: ember.cumsum(x, 0),
+        lambda x: ember.cumprod(x, 1),
+        lambda x: ember.sort(x, 0).values,
+        lambda x: ember.logsumexp(x, 0),
+        lambda x: ember.linalg.vector_norm(x, 2, dim=0),
+        lambda x: ember.nansum(x, 0),
+        lambda x: ember.logcumsumexp(x, 0),
+        lambda x: ember.var(x, 0),
+    ],
+)
 def test_empty_inputs_give_empty_gradients(fn):
     x = ember.zeros(0, 3, dtype=ember.float64, requires_grad=True)
     y = fn(x)
@@ -444,15 +476,18 @@ def test_integer_outputs_have_no_history():
     assert ember.sum(x, dtype=ember.int64).grad_fn is None
 
 
-@pytest.mark.parametrize("fn,want", [  # x = [[1, 3], [2, 0]]; the result is doubled in place, then summed
-    (lambda x: x.sum(1), [[2.0, 2.0], [2.0, 2.0]]),
-    (lambda x: ember.nansum(x, 1), [[2.0, 2.0], [2.0, 2.0]]),
-    (lambda x: ember.max(x, 1).values, [[0.0, 2.0], [2.0, 0.0]]),
-    (lambda x: ember.median(x, 1, keepdim=False).values, [[2.0, 0.0], [0.0, 2.0]]),
-    (lambda x: x.mean(1), [[1.0, 1.0], [1.0, 1.0]]),
-    (lambda x: ember.var_mean(x, 1)[1], [[1.0, 1.0], [1.0, 1.0]]),
-    (lambda x: ember.linalg.vector_norm(x, 1, dim=1), [[2.0, 2.0], [2.0, 0.0]]),
-])
+@pytest.mark.parametrize(
+    "fn,want",
+    [  # x = [[1, 3], [2, 0]]; the result is doubled in place, then summed
+        (lambda x: x.sum(1), [[2.0, 2.0], [2.0, 2.0]]),
+        (lambda x: ember.nansum(x, 1), [[2.0, 2.0], [2.0, 2.0]]),
+        (lambda x: ember.max(x, 1).values, [[0.0, 2.0], [2.0, 0.0]]),
+        (lambda x: ember.median(x, 1, keepdim=False).values, [[2.0, 0.0], [0.0, 2.0]]),
+        (lambda x: x.mean(1), [[1.0, 1.0], [1.0, 1.0]]),
+        (lambda x: ember.var_mean(x, 1)[1], [[1.0, 1.0], [1.0, 1.0]]),
+        (lambda x: ember.linalg.vector_norm(x, 1, dim=1), [[2.0, 2.0], [2.0, 0.0]]),
+    ],
+)
 def test_in_place_ops_on_a_reduction_result_keep_its_history(fn, want):
     x = f64([[1.0, 3.0], [2.0, 0.0]])
     y = fn(x)
@@ -461,9 +496,17 @@ def test_in_place_ops_on_a_reduction_result_keep_its_history(fn, want):
     np.testing.assert_allclose(npv(x.grad), want)
 
 
-@pytest.mark.parametrize("fn", [lambda x: ember.prod(x, 1), lambda x: ember.amax(x, 1), lambda x: ember.median(x),
-                                lambda x: ember.logsumexp(x, 1), lambda x: ember.cumprod(x, 1),
-                                lambda x: ember.std(x, 1)])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: ember.prod(x, 1),
+        lambda x: ember.amax(x, 1),
+        lambda x: ember.median(x),
+        lambda x: ember.logsumexp(x, 1),
+        lambda x: ember.cumprod(x, 1),
+        lambda x: ember.std(x, 1),
+    ],
+)
 def test_in_place_ops_on_a_result_the_formula_saved_make_backward_raise(fn):
     x = f64([[1.0, 3.0], [2.0, 0.5]])
     y = fn(x)
@@ -473,10 +516,16 @@ def test_in_place_ops_on_a_result_the_formula_saved_make_backward_raise(fn):
 
 
 def test_zero_dim_inputs():
-    for fn, want in [(lambda x: ember.max(x, 0).values, 1.0), (lambda x: ember.sort(x).values, 1.0),
-                     (lambda x: ember.cumprod(x, 0), 1.0), (lambda x: ember.logsumexp(x, 0), 1.0),
-                     (lambda x: x.var(correction=0), 0.0), (lambda x: ember.norm(x, 3), -1.0),
-                     (lambda x: ember.topk(x, 1).values, 1.0), (lambda x: ember.median(x), 1.0)]:
+    for fn, want in [
+        (lambda x: ember.max(x, 0).values, 1.0),
+        (lambda x: ember.sort(x).values, 1.0),
+        (lambda x: ember.cumprod(x, 0), 1.0),
+        (lambda x: ember.logsumexp(x, 0), 1.0),
+        (lambda x: x.var(correction=0), 0.0),
+        (lambda x: ember.norm(x, 3), -1.0),
+        (lambda x: ember.topk(x, 1).values, 1.0),
+        (lambda x: ember.median(x), 1.0),
+    ]:
         assert grad_of(fn, f64(-2.0)).item() == pytest.approx(want)
 
 
@@ -489,12 +538,21 @@ def allocated():
     return ember._C._cpu_memory_stats()["allocated_bytes"]
 
 
-@pytest.mark.parametrize("fn,keeps_input", [
-    (lambda x: x.sum(), False), (lambda x: x.sum(0, keepdim=True), False), (lambda x: x.mean(1), False),
-    (lambda x: ember.cumsum(x, 1), False), (lambda x: ember.max(x, 1).values, False),
-    (lambda x: ember.sort(x, 1).values, False), (lambda x: x.prod(1), True), (lambda x: ember.amax(x, 0), True),
-    (lambda x: x.var(1), True), (lambda x: ember.linalg.vector_norm(x, 1, dim=1), True),
-])
+@pytest.mark.parametrize(
+    "fn,keeps_input",
+    [
+        (lambda x: x.sum(), False),
+        (lambda x: x.sum(0, keepdim=True), False),
+        (lambda x: x.mean(1), False),
+        (lambda x: ember.cumsum(x, 1), False),
+        (lambda x: ember.max(x, 1).values, False),
+        (lambda x: ember.sort(x, 1).values, False),
+        (lambda x: x.prod(1), True),
+        (lambda x: ember.amax(x, 0), True),
+        (lambda x: x.var(1), True),
+        (lambda x: ember.linalg.vector_norm(x, 1, dim=1), True),
+    ],
+)
 def test_reductions_keep_their_input_only_when_the_formula_reads_it(fn, keeps_input):
     gc.collect()
     x = ember.ones(MIB // 1024, 256, requires_grad=True)  # 1 MiB of float32

@@ -3,11 +3,12 @@ through views, the ops PyTorch gives no formula, and the error paths with autogr
 
 Backward runs with explicit output gradients (backward(gradient=w)) so that these tests need only the op's own
 formula."""
+
 import numpy as np
 import pytest
+from conftest import from_np, to_np
 
 import ember
-from conftest import from_np, to_np
 
 
 def leaf(a):
@@ -30,6 +31,7 @@ def rng():
 
 
 # ---------------------------------------------------------------------------------------- duplicate indices
+
 
 def test_gather_duplicates_sum(rng):
     a = rng.standard_normal((3, 4))
@@ -124,6 +126,7 @@ def test_index_put_broadcast_values_sum_over_broadcast(rng):
 
 # ---------------------------------------------------------------------------------------- masks
 
+
 def test_masked_ops(rng):
     a = rng.standard_normal((2, 3))
     m = np.array([[True, False, True], [False, False, True]])
@@ -158,6 +161,7 @@ def test_masked_fill_in_place_on_nonleaf(rng):
 
 
 # ---------------------------------------------------------------------------------------- in-place and views
+
 
 def test_setitem_on_view_of_zeros(rng):
     x = leaf(rng.standard_normal(2))
@@ -198,8 +202,22 @@ def test_index_put_through_a_view_rewrites_the_base(rng):
     assert base.grad_fn.name() == "CopySlices"
 
 
-@pytest.mark.parametrize("op", ["scatter_", "scatter_add_", "index_add_", "index_copy_", "index_fill_",
-                                "index_put_", "masked_scatter_", "masked_fill_", "tril_", "triu_", "scatter_reduce_"])
+@pytest.mark.parametrize(
+    "op",
+    [
+        "scatter_",
+        "scatter_add_",
+        "index_add_",
+        "index_copy_",
+        "index_fill_",
+        "index_put_",
+        "masked_scatter_",
+        "masked_fill_",
+        "tril_",
+        "triu_",
+        "scatter_reduce_",
+    ],
+)
 def test_in_place_on_leaf_requiring_grad_raises(op):
     x = ember.ones(2, 2, dtype=ember.float64, requires_grad=True)
     idx, m, src = long([[0, 1]]), ember.tensor([True, False]), ember.ones(2, 2, dtype=ember.float64)
@@ -236,6 +254,7 @@ def test_in_place_keeps_old_self_for_prod(rng):
 
 
 # ---------------------------------------------------------------------------------------- scatter_reduce
+
 
 def test_scatter_reduce_amax_ties_share_the_gradient():
     x = leaf([1.0, 5.0, 0.0])
@@ -306,6 +325,7 @@ def test_scatter_src_larger_than_index(rng):
 
 # ---------------------------------------------------------------------------------------- shape ops
 
+
 def test_cat_splits_the_gradient(rng):
     a, b = leaf(rng.standard_normal((2, 3))), leaf(rng.standard_normal((2, 1)))
     e = ember.zeros(0, dtype=ember.float64, requires_grad=True)
@@ -339,7 +359,7 @@ def test_unfold_overlapping_windows(rng):
     w = rng.standard_normal((4, 3))
     expected = np.zeros(6)
     for i in range(4):
-        expected[i:i + 3] += w[i]
+        expected[i : i + 3] += w[i]
     np.testing.assert_allclose(grad_of(out, [x], w)[0], expected)
 
 
@@ -360,11 +380,17 @@ def test_flip_roll_tril(rng):
 
 # ---------------------------------------------------------------------------------------- recording rules
 
+
 def test_no_history_without_grad_or_for_integers():
     x = ember.ones(2, 3, dtype=ember.float64, requires_grad=True)
     with ember.no_grad():
-        for out in [ember.gather(x, 1, long([[0], [1]])), x[[0, 1]], ember.cat([x, x]), ember.flip(x, (0,)),
-                    ember.index_add(x, 0, long([0]), x[:1])]:
+        for out in [
+            ember.gather(x, 1, long([[0], [1]])),
+            x[[0, 1]],
+            ember.cat([x, x]),
+            ember.flip(x, (0,)),
+            ember.index_add(x, 0, long([0]), x[:1]),
+        ]:
             assert not out.requires_grad and out.grad_fn is None
     i = ember.ones(2, 3, dtype=ember.int64)
     assert not ember.gather(i, 1, long([[0], [1]])).requires_grad

@@ -1,5 +1,6 @@
 """ember.utils.benchmark (torch.utils.benchmark): Timer on statements of known duration (loose bounds only),
 Measurement's statistics against closed forms, and Compare's table."""
+
 import re
 
 import pytest
@@ -37,8 +38,9 @@ def test_timeit_number_and_globals():
 def test_adaptive_autorange_and_callback():
     calls = []
     t = Timer("time.sleep(0.001)", setup="import time")
-    m = t.adaptive_autorange(threshold=0.5, min_run_time=0.01, max_run_time=1.0,
-                             callback=lambda n, s: calls.append((n, s)))
+    m = t.adaptive_autorange(
+        threshold=0.5, min_run_time=0.01, max_run_time=1.0, callback=lambda n, s: calls.append((n, s))
+    )
     assert len(calls) == len(m.raw_times) >= 4
     assert 0.0009 < m.median < 0.05
 
@@ -93,10 +95,12 @@ def test_compare_table():
     def spec(sub, desc, threads=1):
         return TaskSpec(stmt="x + x", setup="pass", label="add", sub_label=sub, description=desc, num_threads=threads)
 
-    results = [Measurement(1, [1e-6, 1.1e-6, 1.05e-6, 0.95e-6], spec("n=10", "ember")),
-               Measurement(1, [2e-6, 2.1e-6, 2.05e-6, 1.95e-6], spec("n=1000", "ember")),
-               Measurement(1, [3e-6, 3.1e-6, 3.05e-6, 2.95e-6], spec("n=10", "other")),
-               Measurement(1, [4e-6] * 4, spec("n=10", "ember", threads=2))]
+    results = [
+        Measurement(1, [1e-6, 1.1e-6, 1.05e-6, 0.95e-6], spec("n=10", "ember")),
+        Measurement(1, [2e-6, 2.1e-6, 2.05e-6, 1.95e-6], spec("n=1000", "ember")),
+        Measurement(1, [3e-6, 3.1e-6, 3.05e-6, 2.95e-6], spec("n=10", "other")),
+        Measurement(1, [4e-6] * 4, spec("n=10", "ember", threads=2)),
+    ]
     c = Compare(results)
     out = str(c)
     lines = out.split("\n")
@@ -120,8 +124,9 @@ def test_compare_table():
 
 def test_compare_of_timer_results_prints(capsys):
     x = ember.ones(10)
-    results = [Timer("x * 2", globals={"x": x}, label="mul", sub_label="small", description=d).timeit(20)
-               for d in ("a", "b")]
+    results = [
+        Timer("x * 2", globals={"x": x}, label="mul", sub_label="small", description=d).timeit(20) for d in ("a", "b")
+    ]
     Compare(results).print()
     out = capsys.readouterr().out
     assert "mul" in out and "small" in out and " a " in out and " b " in out

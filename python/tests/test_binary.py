@@ -1,14 +1,25 @@
 """Binary elementwise ops (ember/ops/binary.cpp, backend/cpu/binary*.cpp, python/src/binary.cpp): result
 dtypes against tables recorded from PyTorch 1.13, values against NumPy, broadcasting, layouts, Python
 operators, in-place forms, out=, aliasing, integer-division errors and multi-threaded runs."""
+
 import functools
 import math
 import operator
 
 import numpy as np
 import pytest
-from conftest import (ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, assert_equal, bf16_round, dtype_name, from_np,
-                      np_dtype, random_array, to_np)
+from conftest import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    INT_DTYPES,
+    assert_equal,
+    bf16_round,
+    dtype_name,
+    from_np,
+    np_dtype,
+    random_array,
+    to_np,
+)
 
 import ember
 
@@ -23,99 +34,120 @@ CODES = dict(zip("bBcsilhgfd", ALL_DTYPES))
 CODE_OF = {v: k for k, v in CODES.items()}
 
 PAIR = {
-    'add': 'bBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'sub': 'EEEEEEEEEE EBssilhgfd Escsilhgfd Esssilhgfd Eiiiilhgfd Elllllhgfd Ehhhhhhffd Egggggfgfd Effffffffd Eddddddddd',
-    'mul': 'bBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'div': 'ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'div_trunc': 'EBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'div_floor': 'EBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'floor_divide': 'EBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'remainder': 'EBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'fmod': 'EBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'pow': 'EBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'atan2': 'ffffffEgfd ffffffEgfd ffffffEgfd ffffffEgfd ffffffEgfd ffffffEgfd EEEEEEEffd ggggggfgfd fffffffffd dddddddddd',
-    'maximum': 'bBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'minimum': 'bBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'fmax': 'bBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'fmin': 'bBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'hypot': 'EEEEEEEgfd EEEEEEEgfd EEEEEEEgfd EEEEEEEgfd EEEEEEEgfd EEEEEEEgfd EEEEEEEffd ggggggfgfd fffffffffd dddddddddd',
-    'copysign': 'ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd',
-    'bitwise_and': 'bBcsilEEEE BBssilEEEE cscsilEEEE ssssilEEEE iiiiilEEEE llllllEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE',
-    'bitwise_or': 'bBcsilEEEE BBssilEEEE cscsilEEEE ssssilEEEE iiiiilEEEE llllllEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE',
-    'bitwise_xor': 'bBcsilEEEE BBssilEEEE cscsilEEEE ssssilEEEE iiiiilEEEE llllllEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE',
-    'bitwise_left_shift': 'EBcsilEEEE BBssilEEEE cscsilEEEE ssssilEEEE iiiiilEEEE llllllEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE',
-    'bitwise_right_shift': 'EBcsilEEEE BBssilEEEE cscsilEEEE ssssilEEEE iiiiilEEEE llllllEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE',
-    'logical_and': 'bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb',
-    'logical_or': 'bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb',
-    'logical_xor': 'bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb',
-    'eq': 'bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb',
-    'ne': 'bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb',
-    'lt': 'bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb',
-    'le': 'bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb',
-    'gt': 'bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb',
-    'ge': 'bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb',
+    "add": "bBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "sub": "EEEEEEEEEE EBssilhgfd Escsilhgfd Esssilhgfd Eiiiilhgfd Elllllhgfd Ehhhhhhffd Egggggfgfd Effffffffd Eddddddddd",
+    "mul": "bBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "div": "ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "div_trunc": "EBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "div_floor": "EBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "floor_divide": "EBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "remainder": "EBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "fmod": "EBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "pow": "EBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "atan2": "ffffffEgfd ffffffEgfd ffffffEgfd ffffffEgfd ffffffEgfd ffffffEgfd EEEEEEEffd ggggggfgfd fffffffffd dddddddddd",
+    "maximum": "bBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "minimum": "bBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "fmax": "bBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "fmin": "bBcsilhgfd BBssilhgfd cscsilhgfd ssssilhgfd iiiiilhgfd llllllhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "hypot": "EEEEEEEgfd EEEEEEEgfd EEEEEEEgfd EEEEEEEgfd EEEEEEEgfd EEEEEEEgfd EEEEEEEffd ggggggfgfd fffffffffd dddddddddd",
+    "copysign": "ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd hhhhhhhffd ggggggfgfd fffffffffd dddddddddd",
+    "bitwise_and": "bBcsilEEEE BBssilEEEE cscsilEEEE ssssilEEEE iiiiilEEEE llllllEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE",
+    "bitwise_or": "bBcsilEEEE BBssilEEEE cscsilEEEE ssssilEEEE iiiiilEEEE llllllEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE",
+    "bitwise_xor": "bBcsilEEEE BBssilEEEE cscsilEEEE ssssilEEEE iiiiilEEEE llllllEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE",
+    "bitwise_left_shift": "EBcsilEEEE BBssilEEEE cscsilEEEE ssssilEEEE iiiiilEEEE llllllEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE",
+    "bitwise_right_shift": "EBcsilEEEE BBssilEEEE cscsilEEEE ssssilEEEE iiiiilEEEE llllllEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE",
+    "logical_and": "bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb",
+    "logical_or": "bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb",
+    "logical_xor": "bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb",
+    "eq": "bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb",
+    "ne": "bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb",
+    "lt": "bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb",
+    "le": "bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb",
+    "gt": "bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb",
+    "ge": "bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb",
 }
 SCALAR = {
-    'add': ('bBcsilhgfd lBcsilhgfd ffffffhgfd', 'bBcsilhgfd lBcsilhgfd ffffffhgfd'),
-    'sub': ('EEEEEEEEEE EBcsilhgfd Efffffhgfd', 'EEEEEEEEEE EBcsilhgfd Efffffhgfd'),
-    'mul': ('bBcsilhgfd lBcsilhgfd ffffffhgfd', 'bBcsilhgfd lBcsilhgfd ffffffhgfd'),
-    'div': ('ffffffhgfd ffffffhgfd ffffffhgfd', 'ffffffhgfd ffffffhgfd ffffffhgfd'),
-    'div_trunc': ('EBcsilhgfd lBcsilhgfd ffffffhgfd', 'EBcsilhgfd lBcsilhgfd ffffffhgfd'),
-    'div_floor': ('EBcsilhgfd lBcsilhgfd ffffffhgfd', 'EBcsilhgfd lBcsilhgfd ffffffhgfd'),
-    'floor_divide': ('EBcsilhgfd lBcsilhgfd ffffffhgfd', 'EBcsilhgfd lBcsilhgfd ffffffhgfd'),
-    'remainder': ('EBcsilhgfd lBcsilhgfd ffffffhgfd', 'EBcsilhgfd lBcsilhgfd ffffffhgfd'),
-    'fmod': ('EBcsilhgfd lBcsilhgfd ffffffhgfd', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'pow': ('EBcsilhgfd lBcsilhgfd ffffffhgfd', 'EBcsilhgfd lBcsilhgfd ffffffhgfd'),
-    'atan2': ('EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'maximum': ('EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'minimum': ('EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'fmax': ('EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'fmin': ('EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'hypot': ('EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'copysign': ('ffffffhgfd ffffffhgfd ffffffhgfd', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'bitwise_and': ('bBcsilEEEE lBcsilEEEE EEEEEEEEEE', 'bBcsilEEEE lBcsilEEEE EEEEEEEEEE'),
-    'bitwise_or': ('bBcsilEEEE lBcsilEEEE EEEEEEEEEE', 'bBcsilEEEE lBcsilEEEE EEEEEEEEEE'),
-    'bitwise_xor': ('bBcsilEEEE lBcsilEEEE EEEEEEEEEE', 'bBcsilEEEE lBcsilEEEE EEEEEEEEEE'),
-    'bitwise_left_shift': ('EBcsilEEEE lBcsilEEEE EEEEEEEEEE', 'EBcsilEEEE lBcsilEEEE EEEEEEEEEE'),
-    'bitwise_right_shift': ('EBcsilEEEE lBcsilEEEE EEEEEEEEEE', 'EBcsilEEEE lBcsilEEEE EEEEEEEEEE'),
-    'logical_and': ('EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'logical_or': ('EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'logical_xor': ('EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'eq': ('bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'ne': ('bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'lt': ('bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'le': ('bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'gt': ('bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
-    'ge': ('bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb', 'EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE'),
+    "add": ("bBcsilhgfd lBcsilhgfd ffffffhgfd", "bBcsilhgfd lBcsilhgfd ffffffhgfd"),
+    "sub": ("EEEEEEEEEE EBcsilhgfd Efffffhgfd", "EEEEEEEEEE EBcsilhgfd Efffffhgfd"),
+    "mul": ("bBcsilhgfd lBcsilhgfd ffffffhgfd", "bBcsilhgfd lBcsilhgfd ffffffhgfd"),
+    "div": ("ffffffhgfd ffffffhgfd ffffffhgfd", "ffffffhgfd ffffffhgfd ffffffhgfd"),
+    "div_trunc": ("EBcsilhgfd lBcsilhgfd ffffffhgfd", "EBcsilhgfd lBcsilhgfd ffffffhgfd"),
+    "div_floor": ("EBcsilhgfd lBcsilhgfd ffffffhgfd", "EBcsilhgfd lBcsilhgfd ffffffhgfd"),
+    "floor_divide": ("EBcsilhgfd lBcsilhgfd ffffffhgfd", "EBcsilhgfd lBcsilhgfd ffffffhgfd"),
+    "remainder": ("EBcsilhgfd lBcsilhgfd ffffffhgfd", "EBcsilhgfd lBcsilhgfd ffffffhgfd"),
+    "fmod": ("EBcsilhgfd lBcsilhgfd ffffffhgfd", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "pow": ("EBcsilhgfd lBcsilhgfd ffffffhgfd", "EBcsilhgfd lBcsilhgfd ffffffhgfd"),
+    "atan2": ("EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "maximum": ("EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "minimum": ("EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "fmax": ("EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "fmin": ("EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "hypot": ("EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "copysign": ("ffffffhgfd ffffffhgfd ffffffhgfd", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "bitwise_and": ("bBcsilEEEE lBcsilEEEE EEEEEEEEEE", "bBcsilEEEE lBcsilEEEE EEEEEEEEEE"),
+    "bitwise_or": ("bBcsilEEEE lBcsilEEEE EEEEEEEEEE", "bBcsilEEEE lBcsilEEEE EEEEEEEEEE"),
+    "bitwise_xor": ("bBcsilEEEE lBcsilEEEE EEEEEEEEEE", "bBcsilEEEE lBcsilEEEE EEEEEEEEEE"),
+    "bitwise_left_shift": ("EBcsilEEEE lBcsilEEEE EEEEEEEEEE", "EBcsilEEEE lBcsilEEEE EEEEEEEEEE"),
+    "bitwise_right_shift": ("EBcsilEEEE lBcsilEEEE EEEEEEEEEE", "EBcsilEEEE lBcsilEEEE EEEEEEEEEE"),
+    "logical_and": ("EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "logical_or": ("EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "logical_xor": ("EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "eq": ("bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "ne": ("bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "lt": ("bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "le": ("bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "gt": ("bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
+    "ge": ("bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb", "EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE"),
 }
 ZERO_D = {
-    'add': 'bBcsilhgfd BBBBBBhgfd cccccchgfd sssssshgfd iiiiiihgfd llllllhgfd hhhhhhhhhh gggggggggg ffffffffff dddddddddd',
-    'mul': 'bBcsilhgfd BBBBBBhgfd cccccchgfd sssssshgfd iiiiiihgfd llllllhgfd hhhhhhhhhh gggggggggg ffffffffff dddddddddd',
-    'div': 'ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd hhhhhhhhhh gggggggggg ffffffffff dddddddddd',
-    'maximum': 'bBcsilhgfd BBBBBBhgfd cccccchgfd sssssshgfd iiiiiihgfd llllllhgfd hhhhhhhhhh gggggggggg ffffffffff dddddddddd',
-    'eq': 'bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb',
-    'bitwise_and': 'bBcsilEEEE BBBBBBEEEE ccccccEEEE ssssssEEEE iiiiiiEEEE llllllEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE',
-    'remainder': 'EBcsilhgfd BBBBBBhgfd cccccchgfd sssssshgfd iiiiiihgfd llllllhgfd hhhhhhhhhh gggggggggg ffffffffff dddddddddd',
-    'atan2': 'ffffffEgfd ffffffEgfd ffffffEgfd ffffffEgfd ffffffEgfd ffffffEgfd EEEEEEEEEE gggggggggg ffffffffff dddddddddd',
+    "add": "bBcsilhgfd BBBBBBhgfd cccccchgfd sssssshgfd iiiiiihgfd llllllhgfd hhhhhhhhhh gggggggggg ffffffffff dddddddddd",
+    "mul": "bBcsilhgfd BBBBBBhgfd cccccchgfd sssssshgfd iiiiiihgfd llllllhgfd hhhhhhhhhh gggggggggg ffffffffff dddddddddd",
+    "div": "ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd ffffffhgfd hhhhhhhhhh gggggggggg ffffffffff dddddddddd",
+    "maximum": "bBcsilhgfd BBBBBBhgfd cccccchgfd sssssshgfd iiiiiihgfd llllllhgfd hhhhhhhhhh gggggggggg ffffffffff dddddddddd",
+    "eq": "bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb bbbbbbbbbb",
+    "bitwise_and": "bBcsilEEEE BBBBBBEEEE ccccccEEEE ssssssEEEE iiiiiiEEEE llllllEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE EEEEEEEEEE",
+    "remainder": "EBcsilhgfd BBBBBBhgfd cccccchgfd sssssshgfd iiiiiihgfd llllllhgfd hhhhhhhhhh gggggggggg ffffffffff dddddddddd",
+    "atan2": "ffffffEgfd ffffffEgfd ffffffEgfd ffffffEgfd ffffffEgfd ffffffEgfd EEEEEEEEEE gggggggggg ffffffffff dddddddddd",
 }
 
 OPS = {
-    'add': ember.add, 'sub': ember.sub, 'mul': ember.mul, 'div': ember.div,
-    'div_trunc': functools.partial(ember.div, rounding_mode='trunc'),
-    'div_floor': functools.partial(ember.div, rounding_mode='floor'),
-    'floor_divide': ember.floor_divide, 'remainder': ember.remainder, 'fmod': ember.fmod, 'pow': ember.pow,
-    'atan2': ember.atan2, 'maximum': ember.maximum, 'minimum': ember.minimum, 'fmax': ember.fmax,
-    'fmin': ember.fmin, 'hypot': ember.hypot, 'copysign': ember.copysign, 'bitwise_and': ember.bitwise_and,
-    'bitwise_or': ember.bitwise_or, 'bitwise_xor': ember.bitwise_xor,
-    'bitwise_left_shift': ember.bitwise_left_shift, 'bitwise_right_shift': ember.bitwise_right_shift,
-    'logical_and': ember.logical_and, 'logical_or': ember.logical_or, 'logical_xor': ember.logical_xor,
-    'eq': ember.eq, 'ne': ember.ne, 'lt': ember.lt, 'le': ember.le, 'gt': ember.gt, 'ge': ember.ge,
+    "add": ember.add,
+    "sub": ember.sub,
+    "mul": ember.mul,
+    "div": ember.div,
+    "div_trunc": functools.partial(ember.div, rounding_mode="trunc"),
+    "div_floor": functools.partial(ember.div, rounding_mode="floor"),
+    "floor_divide": ember.floor_divide,
+    "remainder": ember.remainder,
+    "fmod": ember.fmod,
+    "pow": ember.pow,
+    "atan2": ember.atan2,
+    "maximum": ember.maximum,
+    "minimum": ember.minimum,
+    "fmax": ember.fmax,
+    "fmin": ember.fmin,
+    "hypot": ember.hypot,
+    "copysign": ember.copysign,
+    "bitwise_and": ember.bitwise_and,
+    "bitwise_or": ember.bitwise_or,
+    "bitwise_xor": ember.bitwise_xor,
+    "bitwise_left_shift": ember.bitwise_left_shift,
+    "bitwise_right_shift": ember.bitwise_right_shift,
+    "logical_and": ember.logical_and,
+    "logical_or": ember.logical_or,
+    "logical_xor": ember.logical_xor,
+    "eq": ember.eq,
+    "ne": ember.ne,
+    "lt": ember.lt,
+    "le": ember.le,
+    "gt": ember.gt,
+    "ge": ember.ge,
 }
-COMPARE = {'eq', 'ne', 'lt', 'le', 'gt', 'ge'}
-LOGICAL = {'logical_and', 'logical_or', 'logical_xor'}
-FLOAT_RESULT = {'div', 'atan2', 'hypot', 'copysign'}  # integer inputs compute in the default float dtype
-INT_DIVISION = {'div_trunc', 'div_floor', 'floor_divide', 'remainder', 'fmod'}
-TRANSCENDENTAL = {'pow', 'atan2', 'hypot'}  # libm results: compared with a few ulps of slack
+COMPARE = {"eq", "ne", "lt", "le", "gt", "ge"}
+LOGICAL = {"logical_and", "logical_or", "logical_xor"}
+FLOAT_RESULT = {"div", "atan2", "hypot", "copysign"}  # integer inputs compute in the default float dtype
+INT_DIVISION = {"div_trunc", "div_floor", "floor_divide", "remainder", "fmod"}
+TRANSCENDENTAL = {"pow", "atan2", "hypot"}  # libm results: compared with a few ulps of slack
 
 
 def expected_codes(table_row):
@@ -128,14 +160,15 @@ def kernel_gap(op, da, db):
     ember computes these by its general rules: atan2 on float16; hypot on integers (the default float
     dtype, like atan2); and the integer-division family and pow on two bools (in int64)."""
     p = ember.promote_types(da, db)
-    if op in ('atan2', 'hypot') and (p is ember.float16 or not p.is_floating_point):
+    if op in ("atan2", "hypot") and (p is ember.float16 or not p.is_floating_point):
         return p if p.is_floating_point else ember.float32
-    if op in INT_DIVISION | {'div_trunc', 'div_floor', 'pow'} and da is db is ember.bool:
+    if op in INT_DIVISION | {"div_trunc", "div_floor", "pow"} and da is db is ember.bool:
         return ember.int64
     return None
 
 
 # ------------------------------------------------------------------------------------ NumPy references
+
 
 def as_dtype(a, dtype):
     """a's values converted to ember `dtype` (as the kernels convert on load), held in the NumPy dtype
@@ -151,7 +184,7 @@ def as_dtype(a, dtype):
 def store(x, dtype):
     """A computed result rounded to ember `dtype`, in the NumPy dtype to_np gives for it."""
     x = np.asarray(x)
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         if dtype is ember.bfloat16:
             return bf16_round(x.astype(np.float32))
         return x.astype(np_dtype(dtype))
@@ -163,19 +196,37 @@ def trunc_div(a, b):
 
 
 NP_OPS = {
-    'add': lambda a, b: np.logical_or(a, b) if a.dtype == bool else a + b,
-    'sub': operator.sub,
-    'mul': lambda a, b: np.logical_and(a, b) if a.dtype == bool else a * b,
-    'div': np.true_divide,
-    'div_trunc': lambda a, b: np.trunc(a / b) if a.dtype.kind == 'f' else trunc_div(a, b),
-    'div_floor': np.floor_divide, 'floor_divide': np.floor_divide,
-    'remainder': np.remainder, 'fmod': np.fmod, 'pow': np.power, 'atan2': np.arctan2,
-    'maximum': np.maximum, 'minimum': np.minimum, 'fmax': np.fmax, 'fmin': np.fmin, 'hypot': np.hypot,
-    'copysign': np.copysign, 'bitwise_and': np.bitwise_and, 'bitwise_or': np.bitwise_or,
-    'bitwise_xor': np.bitwise_xor, 'bitwise_left_shift': np.left_shift, 'bitwise_right_shift': np.right_shift,
-    'logical_and': np.logical_and, 'logical_or': np.logical_or, 'logical_xor': np.logical_xor,
-    'eq': np.equal, 'ne': np.not_equal, 'lt': np.less, 'le': np.less_equal, 'gt': np.greater,
-    'ge': np.greater_equal,
+    "add": lambda a, b: np.logical_or(a, b) if a.dtype == bool else a + b,
+    "sub": operator.sub,
+    "mul": lambda a, b: np.logical_and(a, b) if a.dtype == bool else a * b,
+    "div": np.true_divide,
+    "div_trunc": lambda a, b: np.trunc(a / b) if a.dtype.kind == "f" else trunc_div(a, b),
+    "div_floor": np.floor_divide,
+    "floor_divide": np.floor_divide,
+    "remainder": np.remainder,
+    "fmod": np.fmod,
+    "pow": np.power,
+    "atan2": np.arctan2,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "fmax": np.fmax,
+    "fmin": np.fmin,
+    "hypot": np.hypot,
+    "copysign": np.copysign,
+    "bitwise_and": np.bitwise_and,
+    "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor,
+    "bitwise_left_shift": np.left_shift,
+    "bitwise_right_shift": np.right_shift,
+    "logical_and": np.logical_and,
+    "logical_or": np.logical_or,
+    "logical_xor": np.logical_xor,
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
 }
 
 
@@ -184,7 +235,7 @@ def reference(op, a, b, compute, result):
     kernel does: operands converted to `compute`, the math in compute's accumulation type, the result
     rounded once to `result`."""
     x, y = as_dtype(a, compute), as_dtype(b, compute)
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         r = NP_OPS[op](x, y)
     return store(r, result)
 
@@ -209,10 +260,10 @@ def operands(op, rng, shape_a, shape_b, da, db, compute):
     integral = not compute.is_floating_point
     if op in INT_DIVISION and integral:
         b = np.where(b == 0, np.ones_like(b), b)
-    if op == 'pow' and integral:
+    if op == "pow" and integral:
         b = np.abs(b.astype(np.int64)) % 6 if db is not ember.bool else b
         b = b.astype(np_dtype(db))
-    if op in ('bitwise_left_shift', 'bitwise_right_shift'):
+    if op in ("bitwise_left_shift", "bitwise_right_shift"):
         b = (np.abs(b.astype(np.int64)) % 8).astype(np_dtype(db))
     return a, b
 
@@ -226,6 +277,7 @@ def compute_dtype(op, da, db):
 
 # ------------------------------------------------------------------------------------ result dtypes
 
+
 @pytest.mark.parametrize("op", sorted(PAIR))
 def test_result_dtype_of_every_dtype_pair_matches_pytorch(op):
     rows = expected_codes(PAIR[op])
@@ -233,8 +285,8 @@ def test_result_dtype_of_every_dtype_pair_matches_pytorch(op):
         for j, db in enumerate(ALL_DTYPES):
             code = rows[i][j]
             a, b = ember.ones(2, dtype=da), ember.ones(2, dtype=db)
-            gap = kernel_gap(op, da, db) if code == 'E' else None
-            if code == 'E' and gap is None:
+            gap = kernel_gap(op, da, db) if code == "E" else None
+            if code == "E" and gap is None:
                 with pytest.raises(RuntimeError):
                     OPS[op](a, b)
                 continue
@@ -254,13 +306,15 @@ def test_result_dtype_with_python_scalars_matches_pytorch(op):
         for i, d in enumerate(ALL_DTYPES):
             t = ember.ones(2, dtype=d)
             for code, call in ((fwd.split()[k][i], lambda: OPS[op](t, s)), (rev.split()[k][i], lambda: OPS[op](s, t))):
-                if code != 'E':
+                if code != "E":
                     assert call().dtype is CODES[code], (op, d, s, code)
-                elif op == 'sub' or (op in ('bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_left_shift',
-                                            'bitwise_right_shift') and (d.is_floating_point or isinstance(s, float))):
+                elif op == "sub" or (
+                    op in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")
+                    and (d.is_floating_point or isinstance(s, float))
+                ):
                     with pytest.raises(RuntimeError):
                         call()
-                elif op in ('bitwise_left_shift', 'bitwise_right_shift') and d is ember.bool and s is True:
+                elif op in ("bitwise_left_shift", "bitwise_right_shift") and d is ember.bool and s is True:
                     with pytest.raises(RuntimeError):
                         call()
 
@@ -274,8 +328,8 @@ def test_result_dtype_with_zero_dim_tensors_matches_pytorch(op):
         for j, db in enumerate(ALL_DTYPES):
             code = rows[i][j]
             a, b = ember.ones(2, dtype=da), ember.ones((), dtype=db)
-            if code == 'E':
-                if op == 'atan2':  # float16: a kernel gap in PyTorch; ember computes in float16
+            if code == "E":
+                if op == "atan2":  # float16: a kernel gap in PyTorch; ember computes in float16
                     assert OPS[op](a, b).dtype is ember.float16
                     continue
                 if kernel_gap(op, da, db) is not None:
@@ -285,7 +339,7 @@ def test_result_dtype_with_zero_dim_tensors_matches_pytorch(op):
                     OPS[op](a, b)
                 continue
             assert OPS[op](a, b).dtype is CODES[code], (op, da, db)
-            assert OPS[op](b, a).dtype is CODES[code] or op in ('div', 'atan2', 'remainder'), (op, db, da)
+            assert OPS[op](b, a).dtype is CODES[code] or op in ("div", "atan2", "remainder"), (op, db, da)
 
 
 def test_weak_scalar_examples_from_the_docs():
@@ -308,7 +362,7 @@ def test_weak_scalar_examples_from_the_docs():
 
 # ------------------------------------------------------------------------------------ values
 
-VALUE_OPS = sorted(set(OPS) - {'sub'}) + ['sub']
+VALUE_OPS = sorted(set(OPS) - {"sub"}) + ["sub"]
 
 
 @pytest.mark.parametrize("op", VALUE_OPS)
@@ -331,9 +385,31 @@ def test_values_of_every_dtype_pair_match_numpy(op, rng):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_name)
-@pytest.mark.parametrize("op", ['add', 'sub', 'mul', 'div', 'div_trunc', 'div_floor', 'remainder', 'fmod', 'pow',
-                                'atan2', 'maximum', 'minimum', 'fmax', 'fmin', 'hypot', 'copysign', 'eq', 'lt',
-                                'ge', 'ne'])
+@pytest.mark.parametrize(
+    "op",
+    [
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "div_trunc",
+        "div_floor",
+        "remainder",
+        "fmod",
+        "pow",
+        "atan2",
+        "maximum",
+        "minimum",
+        "fmax",
+        "fmin",
+        "hypot",
+        "copysign",
+        "eq",
+        "lt",
+        "ge",
+        "ne",
+    ],
+)
 def test_special_float_values_match_numpy(op, dtype):
     """nan, +-inf and +-0 on both sides: IEEE results like NumPy's (inf/nan from division by zero,
     NaN propagating through maximum/minimum and ignored by fmax/fmin)."""
@@ -344,7 +420,7 @@ def test_special_float_values_match_numpy(op, dtype):
     result = ember.bool if op in COMPARE else dtype
     exp = reference(op, a, b, dtype, result)
     assert_matches(got, exp, op)
-    if op in ('div', 'mul', 'copysign', 'div_trunc', 'div_floor'):  # the sign of zero results too
+    if op in ("div", "mul", "copysign", "div_trunc", "div_floor"):  # the sign of zero results too
         real = ~np.isnan(exp)
         np.testing.assert_array_equal(np.signbit(to_np(got))[real], np.signbit(exp)[real])
 
@@ -354,23 +430,28 @@ def test_division_by_zero_for_floats_gives_inf_and_nan_like_numpy():
     assert_equal(a / 0, np.array([np.inf, -np.inf, np.nan, np.inf], np.float32))
     assert_equal(a / -0.0, np.array([-np.inf, np.inf, np.nan, -np.inf], np.float32))
     assert_equal(ember.tensor([1, 0]) / 0, np.array([np.inf, np.nan], np.float32))  # integers: true division
-    assert_equal(ember.div(a, 0, rounding_mode='floor'), np.array([np.inf, -np.inf, np.nan, np.inf], np.float32))
-    assert_equal(ember.div(a, 0, rounding_mode='trunc'), np.array([np.inf, -np.inf, np.nan, np.inf], np.float32))
+    assert_equal(ember.div(a, 0, rounding_mode="floor"), np.array([np.inf, -np.inf, np.nan, np.inf], np.float32))
+    assert_equal(ember.div(a, 0, rounding_mode="trunc"), np.array([np.inf, -np.inf, np.nan, np.inf], np.float32))
     assert_equal(a % 0, np.full(4, np.nan, np.float32))
     assert_equal(ember.fmod(a, 0.0), np.full(4, np.nan, np.float32))
     assert_equal(a // 0.0, np.array([np.inf, -np.inf, np.nan, np.inf], np.float32))
 
 
 INT_ZERO_DIVISION = [
-    lambda a, b: a // b, lambda a, b: a % b, lambda a, b: ember.fmod(a, b),
-    lambda a, b: ember.div(a, b, rounding_mode='trunc'), lambda a, b: ember.div(a, b, rounding_mode='floor'),
-    lambda a, b: ember.remainder(a, b), lambda a, b: ember.floor_divide(a, b),
+    lambda a, b: a // b,
+    lambda a, b: a % b,
+    lambda a, b: ember.fmod(a, b),
+    lambda a, b: ember.div(a, b, rounding_mode="trunc"),
+    lambda a, b: ember.div(a, b, rounding_mode="floor"),
+    lambda a, b: ember.remainder(a, b),
+    lambda a, b: ember.floor_divide(a, b),
 ]
 
 
 @pytest.mark.parametrize("dtype", INT_DTYPES, ids=dtype_name)
-@pytest.mark.parametrize("fn", INT_ZERO_DIVISION, ids=['floordiv', 'mod', 'fmod', 'trunc', 'floor', 'remainder',
-                                                       'floor_divide'])
+@pytest.mark.parametrize(
+    "fn", INT_ZERO_DIVISION, ids=["floordiv", "mod", "fmod", "trunc", "floor", "remainder", "floor_divide"]
+)
 def test_integer_division_by_zero_raises(fn, dtype):
     a = ember.tensor([5, 3, 0], dtype=dtype)
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
@@ -395,8 +476,8 @@ def test_int_min_divided_by_minus_one_wraps_and_does_not_crash(dtype):
     assert_equal(a // m1, np.array([lo, lo, -7, 7], np_dtype(dtype)))
     assert_equal(a % m1, np.zeros(4, np_dtype(dtype)))
     assert_equal(ember.fmod(a, m1), np.zeros(4, np_dtype(dtype)))
-    assert_equal(ember.div(a, m1, rounding_mode='trunc'), np.array([lo, lo, -7, 7], np_dtype(dtype)))
-    assert_equal(ember.div(a, -1, rounding_mode='floor'), np.array([lo, lo, -7, 7], np_dtype(dtype)))
+    assert_equal(ember.div(a, m1, rounding_mode="trunc"), np.array([lo, lo, -7, 7], np_dtype(dtype)))
+    assert_equal(ember.div(a, -1, rounding_mode="floor"), np.array([lo, lo, -7, 7], np_dtype(dtype)))
     assert_equal(a * -1, np.array([lo, lo, -7, 7], np_dtype(dtype)))
 
 
@@ -407,7 +488,7 @@ def test_remainder_and_floor_divide_sign_rules_match_python():
     assert_equal(a // b, np.array([x // y for x, y in pairs]))
     assert_equal(a % b, np.array([x % y for x, y in pairs]))
     assert_equal(ember.fmod(a, b), np.array([math.fmod(x, y) for x, y in pairs], np.int64))
-    assert_equal(ember.div(a, b, rounding_mode='trunc'), np.array([int(x / y) for x, y in pairs]))
+    assert_equal(ember.div(a, b, rounding_mode="trunc"), np.array([int(x / y) for x, y in pairs]))
     fa = ember.tensor([float(p[0]) + 0.5 for p in pairs], dtype=ember.float64)
     fb = ember.tensor([float(p[1]) for p in pairs], dtype=ember.float64)
     assert_equal(fa // fb, np.array([(x + 0.5) // y for x, y in pairs]))
@@ -422,8 +503,8 @@ def test_remainder_and_floor_divide_sign_rules_match_python():
 
 def test_integer_pow():
     base = ember.tensor([-3, -2, -1, 0, 1, 2, 3])
-    assert_equal(base ** 3, np.array([-27, -8, -1, 0, 1, 8, 27]))
-    assert_equal(base ** 0, np.ones(7, np.int64))
+    assert_equal(base**3, np.array([-27, -8, -1, 0, 1, 8, 27]))
+    assert_equal(base**0, np.ones(7, np.int64))
     assert_equal(ember.pow(base, ember.tensor([0, 1, 2, 3, 4, 5, 6])), np.array([1, -2, 1, 0, 1, 32, 729]))
     assert_equal(ember.tensor([2], dtype=ember.uint8) ** 9, np.array([0], np.uint8))  # wraps like NumPy
     assert_equal(ember.tensor([3], dtype=ember.int8) ** 5, np.array([243 - 256], np.int8))
@@ -454,6 +535,7 @@ def test_shifts_by_the_bit_width_or_more(dtype):
     bits = np.dtype(np_dtype(dtype)).itemsize * 8
     vals = [1, 5, 100] + ([] if dtype is ember.uint8 else [-1, -8])
     a = ember.tensor(vals, dtype=dtype)
+
     def wrap(v):  # Python int -> the dtype's two's complement value
         v &= (1 << bits) - 1
         return v - (1 << bits) if dtype is not ember.uint8 and v >= 1 << (bits - 1) else v
@@ -462,8 +544,12 @@ def test_shifts_by_the_bit_width_or_more(dtype):
         c = ember.full((len(vals),), count, dtype=dtype)
         left = [wrap(v << count) if count < bits else 0 for v in vals]
         assert_equal(a << c, np.array(left, np_dtype(dtype)))
-        assert_equal(a >> c, np.array([v >> min(count, bits - 1) if count < bits else (-1 if v < 0 else 0)
-                                       for v in vals], np_dtype(dtype)))
+        assert_equal(
+            a >> c,
+            np.array(
+                [v >> min(count, bits - 1) if count < bits else (-1 if v < 0 else 0) for v in vals], np_dtype(dtype)
+            ),
+        )
     # Python scalar counts go through the same kernels.
     assert_equal(a << bits, np.zeros(len(vals), np_dtype(dtype)))
     assert_equal(a >> bits, np.array([-1 if v < 0 else 0 for v in vals], np_dtype(dtype)))
@@ -478,7 +564,9 @@ def test_shifts_values_and_scalar_forms():
     assert_equal(a >> 1, np.array([0, 1, -2, 50], np.int16), dtype=ember.int16)
     assert_equal(1 << ember.tensor([0, 3, 10]), np.array([1, 8, 1024]), dtype=ember.int64)
     assert_equal(1024 >> ember.tensor([0, 3, 10]), np.array([1024, 128, 1]), dtype=ember.int64)
-    assert_equal(ember.tensor([1], dtype=ember.uint8) << ember.tensor([7], dtype=ember.uint8), np.array([128], np.uint8))
+    assert_equal(
+        ember.tensor([1], dtype=ember.uint8) << ember.tensor([7], dtype=ember.uint8), np.array([128], np.uint8)
+    )
     with pytest.raises(RuntimeError):
         ember.tensor([1.0]) << 1
     with pytest.raises(RuntimeError):
@@ -505,12 +593,16 @@ def test_hypot_atan2_copysign_values():
     np.testing.assert_allclose(to_np(ember.atan2(a, b)), np.arctan2(an, bn), rtol=1e-6)
     np.testing.assert_allclose(to_np(ember.arctan2(a, b)), np.arctan2(an, bn), rtol=1e-6)
     assert_equal(ember.copysign(a, b), np.copysign(an, bn))
-    assert_equal(ember.copysign(ember.tensor([1, 2, 3]), ember.tensor([-0.0, 0.0, -1.0])),
-                 np.array([-1.0, 2.0, -3.0], np.float32), dtype=ember.float32)
+    assert_equal(
+        ember.copysign(ember.tensor([1, 2, 3]), ember.tensor([-0.0, 0.0, -1.0])),
+        np.array([-1.0, 2.0, -3.0], np.float32),
+        dtype=ember.float32,
+    )
     assert_equal(ember.copysign(ember.tensor([1.0, 2.0]), -1), np.array([-1.0, -2.0], np.float32))
 
 
 # ------------------------------------------------------------------------------------ add/sub with alpha
+
 
 @pytest.mark.parametrize("dtype", [ember.uint8, ember.int8, ember.int32, ember.int64], ids=dtype_name)
 def test_add_and_sub_with_integer_alpha(dtype, rng):
@@ -518,7 +610,7 @@ def test_add_and_sub_with_integer_alpha(dtype, rng):
     ta, tb = from_np(a, dtype), from_np(b, dtype)
     npd = np_dtype(dtype)
     for alpha in (2, -3, 0, 1, -1):
-        with np.errstate(all='ignore'):
+        with np.errstate(all="ignore"):
             assert_equal(ember.add(ta, tb, alpha=alpha), (a.astype(np.int64) + alpha * b.astype(np.int64)).astype(npd))
             assert_equal(ember.sub(ta, tb, alpha=alpha), (a.astype(np.int64) - alpha * b.astype(np.int64)).astype(npd))
     assert_equal(ta.add(tb, alpha=2), (a.astype(np.int64) + 2 * b.astype(np.int64)).astype(npd))
@@ -539,7 +631,9 @@ def test_add_and_sub_with_float_alpha(dtype, rng):
     # scalar other with alpha
     np.testing.assert_allclose(to_np(ember.add(ta, 2, alpha=1.5)), a.astype(np.float64) + 3, rtol=rtol, atol=rtol * 40)
     # rsub(input, other, alpha) = other - alpha * input
-    np.testing.assert_allclose(to_np(ember.rsub(ta, 5, alpha=2)), 5 - 2 * a.astype(np.float64), rtol=rtol, atol=rtol * 40)
+    np.testing.assert_allclose(
+        to_np(ember.rsub(ta, 5, alpha=2)), 5 - 2 * a.astype(np.float64), rtol=rtol, atol=rtol * 40
+    )
     np.testing.assert_allclose(to_np(ember.rsub(ta, tb)), b.astype(np.float64) - a, rtol=rtol, atol=rtol * 40)
 
 
@@ -572,9 +666,17 @@ def test_sub_with_bool_raises_like_pytorch():
     b = ember.tensor([True, False])
     with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool tensors is not supported"):
         b - b
-    for call in (lambda: b - ember.tensor([1, 2]), lambda: ember.tensor([1, 2]) - b, lambda: b - 1,
-                 lambda: 1 - b, lambda: ember.tensor([1.0]) - True, lambda: True - ember.tensor([1.0]),
-                 lambda: ember.sub(ember.tensor([1]), b), lambda: ember.rsub(b, 1), lambda: b.sub(1.5)):
+    for call in (
+        lambda: b - ember.tensor([1, 2]),
+        lambda: ember.tensor([1, 2]) - b,
+        lambda: b - 1,
+        lambda: 1 - b,
+        lambda: ember.tensor([1.0]) - True,
+        lambda: True - ember.tensor([1.0]),
+        lambda: ember.sub(ember.tensor([1]), b),
+        lambda: ember.rsub(b, 1),
+        lambda: b.sub(1.5),
+    ):
         with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor is not supported"):
             call()
     t = ember.tensor([1, 2])
@@ -586,18 +688,33 @@ def test_sub_with_bool_raises_like_pytorch():
 
 # ------------------------------------------------------------------------------------ broadcasting and layouts
 
-@pytest.mark.parametrize("shapes", [((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((4,), (2, 3, 4)), ((2, 1, 4), (3, 1)),
-                                    ((0, 4), (4,)), ((2, 0, 3), (1, 3)), ((0,), ()), ((), (5,)), ((), ()),
-                                    ((1,), (0,)), ((5, 1, 1), (1, 1, 1))], ids=str)
-@pytest.mark.parametrize("op", ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'lt', 'bitwise_xor'])
+
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((3, 1), (1, 4)),
+        ((2, 3, 4), (4,)),
+        ((4,), (2, 3, 4)),
+        ((2, 1, 4), (3, 1)),
+        ((0, 4), (4,)),
+        ((2, 0, 3), (1, 3)),
+        ((0,), ()),
+        ((), (5,)),
+        ((), ()),
+        ((1,), (0,)),
+        ((5, 1, 1), (1, 1, 1)),
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "pow", "maximum", "lt", "bitwise_xor"])
 def test_broadcasting_matches_numpy(op, shapes, rng):
     sa, sb = shapes
-    dt = ember.int32 if op == 'bitwise_xor' else ember.float64
+    dt = ember.int32 if op == "bitwise_xor" else ember.float64
     a, b = random_array(rng, sa, dt), random_array(rng, sb, dt)
     got = OPS[op](from_np(a, dt), from_np(b, dt))
     result = ember.bool if op in COMPARE else dt
     assert got.dtype is result
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         exp = NP_OPS[op](a, b)
     assert_matches(got, exp, op)
     assert got.is_contiguous()
@@ -615,32 +732,40 @@ def test_incompatible_shapes_raise(shapes):
 def layouts(rng, dtype):
     """(name, ember tensor, NumPy array) for non-contiguous layouts of a (4, 6) logical shape."""
     base = random_array(rng, (6, 4), dtype)
-    yield 'transposed', from_np(base, dtype).t(), base.T
+    yield "transposed", from_np(base, dtype).t(), base.T
     big = random_array(rng, (8, 12), dtype)
-    yield 'stepped', from_np(big, dtype)[::2, ::2], big[::2, ::2]
-    yield 'offset-slice', from_np(big, dtype)[2:6, 3:9], big[2:6, 3:9]
+    yield "stepped", from_np(big, dtype)[::2, ::2], big[::2, ::2]
+    yield "offset-slice", from_np(big, dtype)[2:6, 3:9], big[2:6, 3:9]
     row = random_array(rng, (6,), dtype)
-    yield 'expanded', from_np(row, dtype).expand(4, 6), np.broadcast_to(row, (4, 6))
+    yield "expanded", from_np(row, dtype).expand(4, 6), np.broadcast_to(row, (4, 6))
     col = random_array(rng, (4, 1), dtype)
-    yield 'expanded-col', from_np(col, dtype).expand(4, 6), np.broadcast_to(col, (4, 6))
+    yield "expanded-col", from_np(col, dtype).expand(4, 6), np.broadcast_to(col, (4, 6))
     cube = random_array(rng, (6, 2, 4), dtype)
-    yield 'selected', from_np(cube, dtype).permute(2, 1, 0)[:, 1, :], cube.transpose(2, 1, 0)[:, 1, :]
+    yield "selected", from_np(cube, dtype).permute(2, 1, 0)[:, 1, :], cube.transpose(2, 1, 0)[:, 1, :]
 
 
-@pytest.mark.parametrize("da,db", [(ember.float32, ember.float32), (ember.int16, ember.float64),
-                                   (ember.float16, ember.bfloat16), (ember.uint8, ember.int8),
-                                   (ember.int64, ember.int64)], ids=str)
+@pytest.mark.parametrize(
+    "da,db",
+    [
+        (ember.float32, ember.float32),
+        (ember.int16, ember.float64),
+        (ember.float16, ember.bfloat16),
+        (ember.uint8, ember.int8),
+        (ember.int64, ember.int64),
+    ],
+    ids=str,
+)
 def test_non_contiguous_operands_match_numpy(da, db, rng):
     la = list(layouts(rng, da))
     lb = list(layouts(rng, db))
     result = ember.promote_types(da, db)
-    for (na, ta, a) in la:
-        for (nb_, tb, b) in lb:
-            for op in ('add', 'mul', 'maximum', 'gt'):
+    for na, ta, a in la:
+        for nb_, tb, b in lb:
+            for op in ("add", "mul", "maximum", "gt"):
                 got = OPS[op](ta, tb)
                 res = ember.bool if op in COMPARE else result
                 assert_matches(got, reference(op, a, b, result, res), op)
-            assert_matches(ta - tb, reference('sub', a, b, result, result))
+            assert_matches(ta - tb, reference("sub", a, b, result, result))
 
 
 def test_transposed_output_follows_the_input_layout_values():
@@ -654,18 +779,30 @@ def test_transposed_output_follows_the_input_layout_values():
 
 # ------------------------------------------------------------------------------------ Python operators
 
+
 def _np_floordiv(a, b):
     return np.floor_divide(a, b)
 
 
 OPERATORS = [
-    ('+', operator.add, np.add), ('-', operator.sub, np.subtract), ('*', operator.mul, np.multiply),
-    ('/', operator.truediv, np.true_divide), ('//', operator.floordiv, _np_floordiv), ('%', operator.mod, np.remainder),
-    ('**', operator.pow, np.power), ('&', operator.and_, np.bitwise_and), ('|', operator.or_, np.bitwise_or),
-    ('^', operator.xor, np.bitwise_xor), ('<<', operator.lshift, np.left_shift),
-    ('>>', operator.rshift, np.right_shift), ('==', operator.eq, np.equal), ('!=', operator.ne, np.not_equal),
-    ('<', operator.lt, np.less), ('<=', operator.le, np.less_equal), ('>', operator.gt, np.greater),
-    ('>=', operator.ge, np.greater_equal),
+    ("+", operator.add, np.add),
+    ("-", operator.sub, np.subtract),
+    ("*", operator.mul, np.multiply),
+    ("/", operator.truediv, np.true_divide),
+    ("//", operator.floordiv, _np_floordiv),
+    ("%", operator.mod, np.remainder),
+    ("**", operator.pow, np.power),
+    ("&", operator.and_, np.bitwise_and),
+    ("|", operator.or_, np.bitwise_or),
+    ("^", operator.xor, np.bitwise_xor),
+    ("<<", operator.lshift, np.left_shift),
+    (">>", operator.rshift, np.right_shift),
+    ("==", operator.eq, np.equal),
+    ("!=", operator.ne, np.not_equal),
+    ("<", operator.lt, np.less),
+    ("<=", operator.le, np.less_equal),
+    (">", operator.gt, np.greater),
+    (">=", operator.ge, np.greater_equal),
 ]
 
 
@@ -674,18 +811,18 @@ def test_python_operators_match_numpy(sym, fn, npfn):
     a_np = np.array([[5, 7, 12], [1, 3, 9]], np.int64)
     b_np = np.array([1, 2, 3], np.int64)
     a, b = from_np(a_np), from_np(b_np)
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         exp = npfn(a_np, b_np)
         exp_s = npfn(a_np, 2)
         exp_r = npfn(2, a_np)
-    if sym == '/':
+    if sym == "/":
         exp, exp_s, exp_r = exp.astype(np.float32), exp_s.astype(np.float32), exp_r.astype(np.float32)
     assert_equal(fn(a, b), exp)
     assert_equal(fn(a, 2), exp_s)  # tensor op number
     assert_equal(fn(2, a), exp_r)  # reflected: number op tensor
-    if sym in ('+', '-', '*', '/', '**', '//', '%'):  # float operands
+    if sym in ("+", "-", "*", "/", "**", "//", "%"):  # float operands
         fa = from_np(a_np.astype(np.float64))
-        with np.errstate(all='ignore'):
+        with np.errstate(all="ignore"):
             assert_equal(fn(fa, 2.5), npfn(a_np.astype(np.float64), 2.5))
             assert_equal(fn(2.5, fa), npfn(2.5, a_np.astype(np.float64)))
             assert_equal(fn(fa, from_np(b_np)), npfn(a_np.astype(np.float64), b_np.astype(np.float64)))
@@ -694,7 +831,7 @@ def test_python_operators_match_numpy(sym, fn, npfn):
 def test_reflected_forms_with_floats():
     t = ember.tensor([1.0, 2.0, 4.0])
     assert_equal(2 - t, np.array([1.0, 0.0, -2.0], np.float32))
-    assert_equal(2 ** t, np.array([2.0, 4.0, 16.0], np.float32))
+    assert_equal(2**t, np.array([2.0, 4.0, 16.0], np.float32))
     assert_equal(1 / t, np.array([1.0, 0.5, 0.25], np.float32))
     assert_equal(1 / ember.tensor([1, 2, 4]), np.array([1.0, 0.5, 0.25], np.float32), dtype=ember.float32)
     assert_equal(7 // t, np.array([7.0, 3.0, 1.0], np.float32))
@@ -706,9 +843,16 @@ def test_reflected_forms_with_floats():
 
 def test_numpy_scalars_on_either_side_give_tensors():
     t = ember.tensor([1, 2])
-    for r, exp in ((np.int64(3) - t, [2, 1]), (t - np.int64(3), [-2, -1]), (np.int32(2) * t, [2, 4]),
-                   (np.float64(2.5) * t, [2.5, 5.0]), (t * np.float64(2.5), [2.5, 5.0]), (np.float64(1.0) / t, [1.0, 0.5]),
-                   (np.int64(2) ** t, [2, 4]), (np.int64(1) == t, [True, False])):
+    for r, exp in (
+        (np.int64(3) - t, [2, 1]),
+        (t - np.int64(3), [-2, -1]),
+        (np.int32(2) * t, [2, 4]),
+        (np.float64(2.5) * t, [2.5, 5.0]),
+        (t * np.float64(2.5), [2.5, 5.0]),
+        (np.float64(1.0) / t, [1.0, 0.5]),
+        (np.int64(2) ** t, [2, 4]),
+        (np.int64(1) == t, [True, False]),
+    ):
         assert isinstance(r, ember.Tensor), type(r)
         assert r.tolist() == exp
     assert (np.float64(2.5) * t).dtype is ember.float32  # a NumPy float is a weak Python float
@@ -735,7 +879,7 @@ def test_method_forms_and_aliases():
     assert_equal(a.multiply(b), np.array([8.0, 27.0], np.float32))
     assert_equal(ember.divide(a, b), np.array([2.0, 3.0], np.float32))
     assert_equal(ember.true_divide(a, b), np.array([2.0, 3.0], np.float32))
-    assert_equal(a.div(b, rounding_mode='floor'), np.array([2.0, 3.0], np.float32))
+    assert_equal(a.div(b, rounding_mode="floor"), np.array([2.0, 3.0], np.float32))
     assert_equal(a.not_equal(b), np.array([True, True]))
     assert_equal(ember.greater_equal(a, 9), np.array([False, True]))
     assert_equal(ember.less(a, 9), np.array([True, False]))
@@ -745,7 +889,7 @@ def test_method_forms_and_aliases():
     assert_equal(a.fmod(b), np.array([0.0, 0.0], np.float32))
     np.testing.assert_allclose(to_np(a.atan2(b)), np.arctan2([4.0, 9.0], [2.0, 3.0]), rtol=1e-6)
     with pytest.raises(RuntimeError, match="rounding_mode"):
-        ember.div(a, b, rounding_mode='round')
+        ember.div(a, b, rounding_mode="round")
 
 
 def test_logical_ops_on_any_dtypes():
@@ -782,10 +926,13 @@ def test_bitwise_ops_on_bools_and_signed():
 # ------------------------------------------------------------------------------------ in-place
 
 INPLACE = [
-    ('+=', operator.iadd, 'add_', np.add), ('-=', operator.isub, 'sub_', np.subtract),
-    ('*=', operator.imul, 'mul_', np.multiply), ('/=', operator.itruediv, 'div_', np.true_divide),
-    ('//=', operator.ifloordiv, 'floor_divide_', np.floor_divide), ('%=', operator.imod, 'remainder_', np.remainder),
-    ('**=', operator.ipow, 'pow_', np.power),
+    ("+=", operator.iadd, "add_", np.add),
+    ("-=", operator.isub, "sub_", np.subtract),
+    ("*=", operator.imul, "mul_", np.multiply),
+    ("/=", operator.itruediv, "div_", np.true_divide),
+    ("//=", operator.ifloordiv, "floor_divide_", np.floor_divide),
+    ("%=", operator.imod, "remainder_", np.remainder),
+    ("**=", operator.ipow, "pow_", np.power),
 ]
 
 
@@ -797,20 +944,30 @@ def test_inplace_operators_keep_identity_and_bump_version(sym, ifn, method, npfn
     ident, v0 = id(t), t._version
     t = ifn(t, from_np(other))
     assert id(t) == ident and t._version == v0 + 1
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         exp = npfn(vals.astype(np.float64), other).astype(np.float32)
     np.testing.assert_allclose(to_np(t), exp, rtol=1e-6)
     u = from_np(vals)
     r = getattr(u, method)(2)
     assert r is u and u._version == 1
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         assert_equal(u, npfn(vals.astype(np.float64), 2).astype(np.float32))
 
 
 def test_inplace_methods_of_every_op():
-    cases = [('add_', 'add'), ('sub_', 'sub'), ('mul_', 'mul'), ('div_', 'div'), ('fmod_', 'fmod'),
-             ('remainder_', 'remainder'), ('atan2_', 'atan2'), ('hypot_', 'hypot'), ('copysign_', 'copysign'),
-             ('pow_', 'pow'), ('floor_divide_', 'floor_divide')]
+    cases = [
+        ("add_", "add"),
+        ("sub_", "sub"),
+        ("mul_", "mul"),
+        ("div_", "div"),
+        ("fmod_", "fmod"),
+        ("remainder_", "remainder"),
+        ("atan2_", "atan2"),
+        ("hypot_", "hypot"),
+        ("copysign_", "copysign"),
+        ("pow_", "pow"),
+        ("floor_divide_", "floor_divide"),
+    ]
     a = np.array([1.5, -2.5, 3.25, 7.0], np.float64)
     b = np.array([0.5, 2.0, -1.5, 3.0], np.float64)
     for method, op in cases:
@@ -820,26 +977,46 @@ def test_inplace_methods_of_every_op():
         assert_matches(t, reference(op, a, b, ember.float64, ember.float64), op)
     ia = np.array([12, 5, -7], np.int32)
     ib = np.array([10, 3, 2], np.int32)
-    for method, npfn in (('bitwise_and_', np.bitwise_and), ('bitwise_or_', np.bitwise_or),
-                         ('bitwise_xor_', np.bitwise_xor), ('bitwise_left_shift_', np.left_shift),
-                         ('bitwise_right_shift_', np.right_shift)):
+    for method, npfn in (
+        ("bitwise_and_", np.bitwise_and),
+        ("bitwise_or_", np.bitwise_or),
+        ("bitwise_xor_", np.bitwise_xor),
+        ("bitwise_left_shift_", np.left_shift),
+        ("bitwise_right_shift_", np.right_shift),
+    ):
         t = from_np(ia)
         assert getattr(t, method)(from_np(ib)) is t
         assert_equal(t, npfn(ia, ib), dtype=ember.int32)
     # comparisons in place keep self's dtype (1.0 / 0.0)
-    for method, npfn in (('eq_', np.equal), ('ne_', np.not_equal), ('lt_', np.less), ('le_', np.less_equal),
-                         ('gt_', np.greater), ('ge_', np.greater_equal)):
+    for method, npfn in (
+        ("eq_", np.equal),
+        ("ne_", np.not_equal),
+        ("lt_", np.less),
+        ("le_", np.less_equal),
+        ("gt_", np.greater),
+        ("ge_", np.greater_equal),
+    ):
         t = ember.tensor([1.0, 2.0, 3.0])
         assert getattr(t, method)(ember.tensor([1.0, 5.0, 2.0])) is t
         exp = npfn(np.array([1.0, 2.0, 3.0]), np.array([1.0, 5.0, 2.0])).astype(np.float32)
         assert_equal(t, exp, dtype=ember.float32)
 
 
-@pytest.mark.parametrize("call", [
-    lambda t: t.__iadd__(1.5), lambda t: t.add_(1.5), lambda t: t.div_(2), lambda t: t.mul_(0.5),
-    lambda t: t.__itruediv__(2), lambda t: t.sub_(ember.tensor([1.0])), lambda t: t.pow_(0.5),
-    lambda t: t.atan2_(t), lambda t: t.copysign_(t),
-], ids=['iadd', 'add_', 'div_', 'mul_', 'itruediv', 'sub_', 'pow_', 'atan2_', 'copysign_'])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t: t.__iadd__(1.5),
+        lambda t: t.add_(1.5),
+        lambda t: t.div_(2),
+        lambda t: t.mul_(0.5),
+        lambda t: t.__itruediv__(2),
+        lambda t: t.sub_(ember.tensor([1.0])),
+        lambda t: t.pow_(0.5),
+        lambda t: t.atan2_(t),
+        lambda t: t.copysign_(t),
+    ],
+    ids=["iadd", "add_", "div_", "mul_", "itruediv", "sub_", "pow_", "atan2_", "copysign_"],
+)
 def test_inplace_with_uncastable_result_raises(call):
     t = ember.tensor([1, 2, 3])
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
@@ -891,6 +1068,7 @@ def test_inplace_into_a_view_writes_the_base():
 
 # ------------------------------------------------------------------------------------ out=
 
+
 def test_out_same_and_different_dtype():
     a, b = ember.tensor([1, 2, 3]), ember.tensor([4, 5, 6])
     out = ember.empty(3, dtype=ember.int64)
@@ -937,6 +1115,7 @@ def test_out_errors():
 
 # ------------------------------------------------------------------------------------ aliasing
 
+
 def test_self_aliasing():
     x = ember.tensor([1.0, 2.0, 3.0])
     x.add_(x)
@@ -979,8 +1158,10 @@ def test_out_overlapping_a_transposed_input():
 
 # ------------------------------------------------------------------------------------ threading
 
-@pytest.mark.parametrize("op", ['add', 'sub', 'mul', 'div', 'div_floor', 'remainder', 'pow', 'maximum', 'fmin',
-                                'atan2', 'eq', 'lt'])
+
+@pytest.mark.parametrize(
+    "op", ["add", "sub", "mul", "div", "div_floor", "remainder", "pow", "maximum", "fmin", "atan2", "eq", "lt"]
+)
 def test_large_tensors_in_several_threads_match_numpy(op, four_threads):
     n = 100_003  # several grains of 32768, not a multiple of the block size
     x_np = (np.arange(n, dtype=np.float64) * 0.37) % 101 - 50
@@ -989,14 +1170,14 @@ def test_large_tensors_in_several_threads_match_numpy(op, four_threads):
     y = ember.arange(n, dtype=ember.float64).mul(0.11).remainder(13).add(0.5)
     assert_equal(x, x_np)
     got = OPS[op](x, y)
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         exp = NP_OPS[op](x_np, y_np)
     assert_matches(got, exp, op)
     # mixed dtypes and a transposed, non-contiguous operand (the blocked casting path)
     xt, xt_np = x[:99_900].reshape(333, 300).t(), x_np[:99_900].reshape(333, 300).T
     yf = ember.arange(300, dtype=ember.float32).reshape(300, 1).add(1)
     got = OPS[op](xt, yf)
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         exp = NP_OPS[op](xt_np, np.arange(300, dtype=np.float64).reshape(300, 1) + 1)
     assert_matches(got, exp, op)
 
@@ -1026,30 +1207,68 @@ import inspect  # noqa: E402
 import scipy.special as sp  # noqa: E402
 
 F64_REF = {  # name -> (NumPy/scipy reference, operand range)
-    'add': (np.add, (0.5, 3)), 'sub': (np.subtract, (0.5, 3)), 'subtract': (np.subtract, (0.5, 3)),
-    'mul': (np.multiply, (0.5, 3)), 'multiply': (np.multiply, (0.5, 3)), 'div': (np.divide, (0.5, 3)),
-    'divide': (np.divide, (0.5, 3)), 'true_divide': (np.divide, (0.5, 3)),
-    'floor_divide': (np.floor_divide, (0.5, 3)), 'remainder': (np.remainder, (0.5, 3)), 'fmod': (np.fmod, (0.5, 3)),
-    'pow': (np.power, (0.5, 3)), 'atan2': (np.arctan2, (-3, 3)), 'arctan2': (np.arctan2, (-3, 3)),
-    'hypot': (np.hypot, (-3, 3)), 'copysign': (np.copysign, (-3, 3)), 'maximum': (np.maximum, (-3, 3)),
-    'minimum': (np.minimum, (-3, 3)), 'fmax': (np.fmax, (-3, 3)), 'fmin': (np.fmin, (-3, 3)),
-    'logical_and': (np.logical_and, (-1, 1)), 'logical_or': (np.logical_or, (-1, 1)),
-    'logical_xor': (np.logical_xor, (-1, 1)), 'eq': (np.equal, (0, 3)), 'ne': (np.not_equal, (0, 3)),
-    'not_equal': (np.not_equal, (0, 3)), 'lt': (np.less, (0, 3)), 'less': (np.less, (0, 3)),
-    'le': (np.less_equal, (0, 3)), 'less_equal': (np.less_equal, (0, 3)), 'gt': (np.greater, (0, 3)),
-    'greater': (np.greater, (0, 3)), 'ge': (np.greater_equal, (0, 3)), 'greater_equal': (np.greater_equal, (0, 3)),
-    'logaddexp': (np.logaddexp, (-3, 3)), 'logaddexp2': (np.logaddexp2, (-3, 3)), 'xlogy': (sp.xlogy, (0.5, 3)),
-    'heaviside': (np.heaviside, (-1, 1)), 'nextafter': (np.nextafter, (-3, 3)), 'igamma': (sp.gammainc, (0.5, 3)),
-    'igammac': (sp.gammaincc, (0.5, 3)),
+    "add": (np.add, (0.5, 3)),
+    "sub": (np.subtract, (0.5, 3)),
+    "subtract": (np.subtract, (0.5, 3)),
+    "mul": (np.multiply, (0.5, 3)),
+    "multiply": (np.multiply, (0.5, 3)),
+    "div": (np.divide, (0.5, 3)),
+    "divide": (np.divide, (0.5, 3)),
+    "true_divide": (np.divide, (0.5, 3)),
+    "floor_divide": (np.floor_divide, (0.5, 3)),
+    "remainder": (np.remainder, (0.5, 3)),
+    "fmod": (np.fmod, (0.5, 3)),
+    "pow": (np.power, (0.5, 3)),
+    "atan2": (np.arctan2, (-3, 3)),
+    "arctan2": (np.arctan2, (-3, 3)),
+    "hypot": (np.hypot, (-3, 3)),
+    "copysign": (np.copysign, (-3, 3)),
+    "maximum": (np.maximum, (-3, 3)),
+    "minimum": (np.minimum, (-3, 3)),
+    "fmax": (np.fmax, (-3, 3)),
+    "fmin": (np.fmin, (-3, 3)),
+    "logical_and": (np.logical_and, (-1, 1)),
+    "logical_or": (np.logical_or, (-1, 1)),
+    "logical_xor": (np.logical_xor, (-1, 1)),
+    "eq": (np.equal, (0, 3)),
+    "ne": (np.not_equal, (0, 3)),
+    "not_equal": (np.not_equal, (0, 3)),
+    "lt": (np.less, (0, 3)),
+    "less": (np.less, (0, 3)),
+    "le": (np.less_equal, (0, 3)),
+    "less_equal": (np.less_equal, (0, 3)),
+    "gt": (np.greater, (0, 3)),
+    "greater": (np.greater, (0, 3)),
+    "ge": (np.greater_equal, (0, 3)),
+    "greater_equal": (np.greater_equal, (0, 3)),
+    "logaddexp": (np.logaddexp, (-3, 3)),
+    "logaddexp2": (np.logaddexp2, (-3, 3)),
+    "xlogy": (sp.xlogy, (0.5, 3)),
+    "heaviside": (np.heaviside, (-1, 1)),
+    "nextafter": (np.nextafter, (-3, 3)),
+    "igamma": (sp.gammainc, (0.5, 3)),
+    "igammac": (sp.gammaincc, (0.5, 3)),
 }
-INT_REF = {'bitwise_and': np.bitwise_and, 'bitwise_or': np.bitwise_or, 'bitwise_xor': np.bitwise_xor,
-           'bitwise_left_shift': np.left_shift, 'bitwise_right_shift': np.right_shift, 'gcd': np.gcd, 'lcm': np.lcm}
-SPECIAL_REF = {'xlogy': sp.xlogy, 'xlog1py': sp.xlog1py, 'zeta': sp.zeta, 'gammainc': sp.gammainc,
-               'gammaincc': sp.gammaincc}
+INT_REF = {
+    "bitwise_and": np.bitwise_and,
+    "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor,
+    "bitwise_left_shift": np.left_shift,
+    "bitwise_right_shift": np.right_shift,
+    "gcd": np.gcd,
+    "lcm": np.lcm,
+}
+SPECIAL_REF = {
+    "xlogy": sp.xlogy,
+    "xlog1py": sp.xlog1py,
+    "zeta": sp.zeta,
+    "gammainc": sp.gammainc,
+    "gammaincc": sp.gammaincc,
+}
 
 
 def _params(fn):
-    return [p for p in inspect.signature(fn).parameters if p not in ('self', 'out')]
+    return [p for p in inspect.signature(fn).parameters if p not in ("self", "out")]
 
 
 def _operands(name, rng):
@@ -1089,7 +1308,7 @@ def test_special_keyword_forms(name, rng):
     fn = getattr(ember.special, name)
     a, b = rng.uniform(1.2, 3, (3, 4)), rng.uniform(0.5, 3, 4)
     p0, p1 = _params(fn)
-    assert (p0, p1) == ('input', 'other')
+    assert (p0, p1) == ("input", "other")
     got = fn(**{p0: from_np(a), p1: from_np(b)})
     np.testing.assert_allclose(to_np(got), SPECIAL_REF[name](a, b), rtol=1e-12)
     out = ember.empty(3, 4, dtype=ember.float64)
@@ -1113,15 +1332,15 @@ def test_keywords_alpha_rounding_mode_and_pow_self(rng):
     y.div_(other=tb, rounding_mode="floor")
     np.testing.assert_array_equal(to_np(y), np.floor_divide(a, b))
     # pow's number base, named self as in PyTorch's pow(self: Number, exponent: Tensor)
-    np.testing.assert_allclose(to_np(ember.pow(self=2, exponent=tb)), 2.0 ** b, rtol=1e-15)
-    np.testing.assert_allclose(to_np(ember.pow(2, exponent=tb)), 2.0 ** b, rtol=1e-15)
-    np.testing.assert_allclose(to_np(ember.pow(input=tb, exponent=3)), b ** 3, rtol=1e-15)
+    np.testing.assert_allclose(to_np(ember.pow(self=2, exponent=tb)), 2.0**b, rtol=1e-15)
+    np.testing.assert_allclose(to_np(ember.pow(2, exponent=tb)), 2.0**b, rtol=1e-15)
+    np.testing.assert_allclose(to_np(ember.pow(input=tb, exponent=3)), b**3, rtol=1e-15)
     np.testing.assert_allclose(to_np(tb.pow(exponent=0.5)), np.sqrt(b), rtol=1e-15)
     sig = inspect.signature(ember.div)
-    assert sig.parameters['rounding_mode'].kind is inspect.Parameter.KEYWORD_ONLY
-    assert sig.parameters['rounding_mode'].default is None
-    assert inspect.signature(ember.add).parameters['alpha'].default == 1
-    assert list(inspect.signature(ember.true_divide).parameters) == ['input', 'other', 'out']  # no rounding_mode
+    assert sig.parameters["rounding_mode"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert sig.parameters["rounding_mode"].default is None
+    assert inspect.signature(ember.add).parameters["alpha"].default == 1
+    assert list(inspect.signature(ember.true_divide).parameters) == ["input", "other", "out"]  # no rounding_mode
     with pytest.raises(TypeError):
         ember.true_divide(ta, tb, rounding_mode="floor")
     with pytest.raises(TypeError, match="rounding_mode"):
@@ -1141,15 +1360,44 @@ def test_functional_inplace_forms(rng):
     n = ember.tensor([12, 18, -8])
     assert ember.gcd_(n, other=ember.tensor([8, 12, 6])) is n and n.tolist() == [4, 6, 2]
     assert ember.lcm_(input=n, other=ember.tensor([6, 4, 3])) is n and n.tolist() == [12, 12, 6]
-    assert list(inspect.signature(ember.xlogy_).parameters) == ['input', 'other']
+    assert list(inspect.signature(ember.xlogy_).parameters) == ["input", "other"]
 
 
 # numbers where PyTorch's overloads take them (binary.def's `numbers`): either side, the second only, neither
-BOTH = ['add', 'sub', 'mul', 'div', 'true_divide', 'floor_divide', 'remainder', 'pow', 'bitwise_and',
-        'bitwise_left_shift', 'xlogy']
-OTHER = ['fmod', 'copysign', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'not_equal', 'less', 'greater_equal']
-NEITHER = ['atan2', 'arctan2', 'hypot', 'maximum', 'minimum', 'fmax', 'fmin', 'logical_and', 'logical_or',
-           'logical_xor', 'logaddexp', 'logaddexp2', 'heaviside', 'gcd', 'lcm', 'nextafter', 'igamma', 'igammac']
+BOTH = [
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "true_divide",
+    "floor_divide",
+    "remainder",
+    "pow",
+    "bitwise_and",
+    "bitwise_left_shift",
+    "xlogy",
+]
+OTHER = ["fmod", "copysign", "eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "greater_equal"]
+NEITHER = [
+    "atan2",
+    "arctan2",
+    "hypot",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "logaddexp",
+    "logaddexp2",
+    "heaviside",
+    "gcd",
+    "lcm",
+    "nextafter",
+    "igamma",
+    "igammac",
+]
 
 
 @pytest.mark.parametrize("name", BOTH + OTHER + NEITHER)
@@ -1157,9 +1405,11 @@ def test_numbers_where_pytorch_takes_them(name):
     fn = getattr(ember, name)
     t = ember.tensor([1, 2]) if name in INT_REF else ember.tensor([1.0, 2.0])
     p0, p1 = _params(fn)[:2]
+
     def refused(param, pos, kind):
-        return pytest.raises(TypeError, match=r"%s\(\): argument '%s' \(position %d\) must be Tensor, not %s"
-                             % (name, param, pos, kind))
+        return pytest.raises(
+            TypeError, match=r"%s\(\): argument '%s' \(position %d\) must be Tensor, not %s" % (name, param, pos, kind)
+        )
 
     if name in BOTH + OTHER:
         assert fn(t, 2).shape == (2,)
@@ -1182,17 +1432,29 @@ def test_gradient_node_names_are_pytorchs():
     x = ember.tensor([1.5, 2.5], dtype=ember.float64, requires_grad=True)
     y = ember.tensor([2.0, 3.0], dtype=ember.float64, requires_grad=True)
     names = {
-        "SubBackward0": [x - y, x - 2], "RsubBackward1": [2 - x, ember.rsub(x, 2)],
-        "PowBackward0": [x ** 2], "PowBackward1": [x ** y], "PowBackward2": [2 ** x],
-        "RemainderBackward1": [x % y], "RemainderBackward0": [x % 2], "FmodBackward1": [ember.fmod(x, y)],
-        "FmodBackward0": [ember.fmod(x, 2)], "CopysignBackward0": [ember.copysign(x, y)],
-        "CopysignBackward1": [ember.copysign(x, -1)], "XlogyBackward0": [ember.xlogy(x, y)],
-        "XlogyBackward1": [ember.xlogy(2, y)], "XlogyBackward2": [ember.xlogy(x, 2)],
-        "SpecialXlog1PyBackward1": [ember.special.xlog1py(2, y)], "SpecialZetaBackward2": [ember.special.zeta(x, 2.0)],
-        "DivBackward0": [x / y, ember.true_divide(x, 2)], "DivBackward2": [ember.div(x, y, rounding_mode="trunc"),
-                                                                           x // y],
-        "AddBackward0": [x + y, 2 + x], "MulBackward0": [x * y, 2 * x], "Atan2Backward0": [ember.atan2(x, y)],
-        "MaximumBackward0": [ember.maximum(x, y)], "HypotBackward0": [ember.hypot(x, y)],
+        "SubBackward0": [x - y, x - 2],
+        "RsubBackward1": [2 - x, ember.rsub(x, 2)],
+        "PowBackward0": [x**2],
+        "PowBackward1": [x**y],
+        "PowBackward2": [2**x],
+        "RemainderBackward1": [x % y],
+        "RemainderBackward0": [x % 2],
+        "FmodBackward1": [ember.fmod(x, y)],
+        "FmodBackward0": [ember.fmod(x, 2)],
+        "CopysignBackward0": [ember.copysign(x, y)],
+        "CopysignBackward1": [ember.copysign(x, -1)],
+        "XlogyBackward0": [ember.xlogy(x, y)],
+        "XlogyBackward1": [ember.xlogy(2, y)],
+        "XlogyBackward2": [ember.xlogy(x, 2)],
+        "SpecialXlog1PyBackward1": [ember.special.xlog1py(2, y)],
+        "SpecialZetaBackward2": [ember.special.zeta(x, 2.0)],
+        "DivBackward0": [x / y, ember.true_divide(x, 2)],
+        "DivBackward2": [ember.div(x, y, rounding_mode="trunc"), x // y],
+        "AddBackward0": [x + y, 2 + x],
+        "MulBackward0": [x * y, 2 * x],
+        "Atan2Backward0": [ember.atan2(x, y)],
+        "MaximumBackward0": [ember.maximum(x, y)],
+        "HypotBackward0": [ember.hypot(x, y)],
     }
     for name, results in names.items():
         for r in results:

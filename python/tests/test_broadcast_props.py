@@ -1,11 +1,12 @@
 """Property tests: broadcasting, promotion and reductions agree with NumPy on random shapes and layouts."""
+
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import to_np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ember
-
-from conftest import to_np
 
 
 def shapes_that_broadcast(draw):
@@ -74,8 +75,18 @@ def test_sum_over_random_dims_of_permuted_tensors(shape, data):
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from(list(range(10))), st.sampled_from(list(range(10))), st.sampled_from(["int", "float", "bool"]))
 def test_scalar_promotion_is_weak(i, j, kind):
-    dtypes = [ember.bool, ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64, ember.float16,
-              ember.bfloat16, ember.float32, ember.float64]
+    dtypes = [
+        ember.bool,
+        ember.uint8,
+        ember.int8,
+        ember.int16,
+        ember.int32,
+        ember.int64,
+        ember.float16,
+        ember.bfloat16,
+        ember.float32,
+        ember.float64,
+    ]
     t = ember.ones(2, dtype=dtypes[i])
     scalar = {"int": 3, "float": 2.5, "bool": True}[kind]
     got = (t * scalar).dtype if dtypes[i] is not ember.bool or kind != "bool" else (t & scalar).dtype

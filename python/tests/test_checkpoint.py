@@ -1,9 +1,9 @@
 """ember.utils.checkpoint: gradients identical to the uncheckpointed run (random ops included, with
 preserve_rng_state), closed-form gradients, pass-through of non-tensor values, the error paths, and lower peak
 memory than keeping every activation."""
+
 import numpy as np
 import pytest
-
 from conftest import from_np, to_np
 
 import ember
@@ -163,8 +163,7 @@ def test_checkpoint_under_no_grad_is_plain_call():
 def test_nested_checkpoint():
     x, g = rand64(4), rand64(4, seed=1)
     xa = leaf(x)
-    out = checkpoint(lambda t: checkpoint(lambda u: u.sin() * u, t, use_reentrant=True).exp(), xa,
-                     use_reentrant=True)
+    out = checkpoint(lambda t: checkpoint(lambda u: u.sin() * u, t, use_reentrant=True).exp(), xa, use_reentrant=True)
     out.backward(from_np(g))
     s = np.sin(x) * x
     np.testing.assert_allclose(to_np(xa.grad), g * np.exp(s) * (np.cos(x) * x + np.sin(x)), rtol=1e-12)
@@ -246,8 +245,9 @@ def test_recompute_without_grad_outputs_errors():
     xa = leaf(rand64(3))
     # forward output requires grad (the node is recorded), but the recomputed one does not
     out = checkpoint(lambda t: t.detach() * 2, xa, use_reentrant=True)
-    with pytest.raises(RuntimeError, match="none of output has requires_grad=True, this checkpoint\\(\\) is not "
-                                           "necessary"):
+    with pytest.raises(
+        RuntimeError, match="none of output has requires_grad=True, this checkpoint\\(\\) is not necessary"
+    ):
         out.backward(ember.ones(3, dtype=F64))
 
 

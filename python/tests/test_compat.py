@@ -1,10 +1,10 @@
 """Small PyTorch idioms that programs rely on: the legacy constructor, formatting, .T, `in`."""
+
 import numpy as np
 import pytest
+from conftest import to_np
 
 import ember
-
-from conftest import to_np
 
 
 def test_legacy_constructor_sizes_data_and_empty():
@@ -66,5 +66,7 @@ def test_legacy_new_method():
     a = x.new(x)
     a[0] = 7.0
     assert x[0].item() == 7.0  # aliases, as PyTorch's
-    with pytest.raises(TypeError, match="new\\(\\): expected a tensor of dtype float64 on cpu \\(as self\\), got float32"):
+    with pytest.raises(
+        TypeError, match="new\\(\\): expected a tensor of dtype float64 on cpu \\(as self\\), got float32"
+    ):
         x.new(ember.ones(2))

@@ -1,14 +1,14 @@
 """PyTorch 2 entry points that ordinary programs call: compile, jit, the default device, asarray, Variable, RMSNorm,
 and the backends' availability queries (docs/differences.md says what ember does instead of compiling)."""
+
 import warnings
 
 import numpy as np
 import pytest
+from conftest import to_np
 
 import ember
 import ember.nn.functional as F
-
-from conftest import to_np
 
 
 def test_compile_returns_the_callable_and_checks_its_arguments():
@@ -74,8 +74,12 @@ def test_default_device_applies_to_factories_only():
     assert x.new_zeros(3).device.type == "cpu"
     if not ember.cuda.is_available():
         # Factories now target CUDA: without one they fail clearly instead of silently making CPU tensors.
-        for make in (lambda: ember.zeros(2), lambda: ember.tensor([1.0]), lambda: ember.randn(2),
-                     lambda: ember.nn.Linear(2, 2)):
+        for make in (
+            lambda: ember.zeros(2),
+            lambda: ember.tensor([1.0]),
+            lambda: ember.randn(2),
+            lambda: ember.nn.Linear(2, 2),
+        ):
             with pytest.raises(RuntimeError, match="(?i)cuda"):
                 make()
     ember.set_default_device(None)
@@ -154,12 +158,12 @@ def test_rms_norm_matches_numpy(rng, dtype, tol):
     wt = ember.tensor(w).to(dtype)
     xr = to_np(xt.double())
     wr = to_np(wt.double())
-    eps = {ember.float32: 2.0 ** -23, ember.float64: 2.0 ** -52, ember.bfloat16: 2.0 ** -7}[dtype]
-    ref = xr / np.sqrt((xr ** 2).mean(axis=(1, 2), keepdims=True) + eps) * wr
+    eps = {ember.float32: 2.0**-23, ember.float64: 2.0**-52, ember.bfloat16: 2.0**-7}[dtype]
+    ref = xr / np.sqrt((xr**2).mean(axis=(1, 2), keepdims=True) + eps) * wr
     got = F.rms_norm(xt, (4, 5), wt)
     assert got.dtype == dtype
     np.testing.assert_allclose(to_np(got.double()), ref, rtol=tol, atol=tol)
-    ref1 = xr / np.sqrt((xr ** 2).mean(axis=-1, keepdims=True) + 0.5)
+    ref1 = xr / np.sqrt((xr**2).mean(axis=-1, keepdims=True) + 0.5)
     np.testing.assert_allclose(to_np(ember.rms_norm(xt, [5], eps=0.5).double()), ref1, rtol=tol, atol=tol)
     xs = xt.transpose(0, 2)  # non-contiguous
     refs = to_np(xs.double()) / np.sqrt((to_np(xs.double()) ** 2).mean(axis=-1, keepdims=True) + eps)
@@ -207,6 +211,7 @@ def test_data_parallel_wraps_the_module():
 
 def test_sdp_backend_switches_are_recorded_and_results_unchanged(rng):
     from ember.nn.attention import SDPBackend, sdpa_kernel
+
     cuda = ember.backends.cuda
     q, k, v = (ember.tensor(rng.standard_normal((2, 3, 4)).astype(np.float32)) for _ in range(3))
     ref = to_np(F.scaled_dot_product_attention(q, k, v))
@@ -255,11 +260,12 @@ def test_total_norm_and_clipping_with_it(rng):
     gs = [rng.standard_normal(s) for s in ((3,), (2, 2))]
     for p, g in zip(ps, gs):
         p.grad = ember.tensor(g)
-    total = np.sqrt(sum((g ** 2).sum() for g in gs))
+    total = np.sqrt(sum((g**2).sum() for g in gs))
     n = ember.nn.utils.get_total_norm([p.grad for p in ps])
     np.testing.assert_allclose(n.item(), total, rtol=1e-12)
-    np.testing.assert_allclose(ember.nn.utils.get_total_norm([p.grad for p in ps], 1.0).item(),
-                               sum(np.abs(g).sum() for g in gs), rtol=1e-12)
+    np.testing.assert_allclose(
+        ember.nn.utils.get_total_norm([p.grad for p in ps], 1.0).item(), sum(np.abs(g).sum() for g in gs), rtol=1e-12
+    )
     ember.nn.utils.clip_grads_with_norm_(ps, 0.5, n)
     for p, g in zip(ps, gs):
         np.testing.assert_allclose(to_np(p.grad), g * 0.5 / (total + 1e-6), rtol=1e-12)

@@ -3,6 +3,7 @@ against NumPy references written here (direct sums over kernel offsets of stride
 convolutions, window loops for pooling) over many shape/stride/padding/dilation/groups combinations in float32
 (oneDNN) and float64 (im2col + dgemm); float32 gradients against float64 ones and against NumPy; half precision;
 zero-size inputs; error messages. Gradcheck and gradgradcheck run over gradcases/conv.py."""
+
 import itertools
 
 import numpy as np
@@ -20,6 +21,7 @@ def tup(v, n):
 
 
 # ---- NumPy references
+
 
 def np_conv(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     """x [N, C, *in], w [O, C/groups, *k]; padding an int, a tuple, 'valid', 'same' or per-dim (left, right)
@@ -45,7 +47,7 @@ def np_conv(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
         patch = xp[(slice(None), slice(None)) + sl]
         for g in range(groups):
             wk = w[(slice(g * og, (g + 1) * og), slice(None)) + kpos]
-            out[:, g * og:(g + 1) * og] += np.einsum("nc...,oc->no...", patch[:, g * cg:(g + 1) * cg], wk)
+            out[:, g * og : (g + 1) * og] += np.einsum("nc...,oc->no...", patch[:, g * cg : (g + 1) * cg], wk)
     if b is not None:
         out += b.reshape((1, O) + (1,) * nsp)
     return out
@@ -65,7 +67,8 @@ def np_conv_transpose(x, w, b=None, stride=1, padding=0, output_padding=0, group
         for g in range(groups):
             wk = w[(slice(g * cig, (g + 1) * cig), slice(None)) + kpos]
             out[(slice(None), slice(g * cog, (g + 1) * cog)) + sl] += np.einsum(
-                "nc...,co->no...", x[:, g * cig:(g + 1) * cig], wk)
+                "nc...,co->no...", x[:, g * cig : (g + 1) * cig], wk
+            )
     crop = tuple(slice(p, f - p) for p, f in zip(padding, full))
     out = out[(slice(None), slice(None)) + crop]
     if b is not None:
@@ -190,8 +193,11 @@ def test_conv_forward(rng, case, bias, dtype):
     assert out.dtype is dtype
     close(out, np_conv(x, w, b, **kw), dtype)
     # the top-level form is the same function
-    close(getattr(ember, "conv%dd" % nsp)(t(x, dtype), t(w, dtype), t(b, dtype) if bias else None, **kw),
-          np_conv(x, w, b, **kw), dtype)
+    close(
+        getattr(ember, "conv%dd" % nsp)(t(x, dtype), t(w, dtype), t(b, dtype) if bias else None, **kw),
+        np_conv(x, w, b, **kw),
+        dtype,
+    )
 
 
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["float32", "float64"])
@@ -297,10 +303,11 @@ def test_conv_gradients_against_numpy(rng, dtype):
     xp = np.pad(x, [(0, 0), (0, 0), (1, 1), (1, 1)])
     dw = np.zeros_like(w)
     for kh, kw_ in itertools.product(range(3), range(2)):
-        patch = xp[:, :, kh * 2:kh * 2 + 2 * (out.shape[2] - 1) + 1:2, kw_:kw_ + 2 * (out.shape[3] - 1) + 1:2]
+        patch = xp[:, :, kh * 2 : kh * 2 + 2 * (out.shape[2] - 1) + 1 : 2, kw_ : kw_ + 2 * (out.shape[3] - 1) + 1 : 2]
         for g in range(2):
-            dw[g * 3:(g + 1) * 3, :, kh, kw_] = np.einsum("nopq,ncpq->oc", gy[:, g * 3:(g + 1) * 3],
-                                                          patch[:, g * 2:(g + 1) * 2])
+            dw[g * 3 : (g + 1) * 3, :, kh, kw_] = np.einsum(
+                "nopq,ncpq->oc", gy[:, g * 3 : (g + 1) * 3], patch[:, g * 2 : (g + 1) * 2]
+            )
     close(wt.grad, dw, dtype, tol=1e-4 if dtype is ember.float32 else None)
     close(bt.grad, gy.sum((0, 2, 3)), dtype, tol=1e-4 if dtype is ember.float32 else None)
 
@@ -326,6 +333,7 @@ def test_conv_grad_fn_and_only_needed_grads(rng):
 
 
 # ---- other dtypes, sizes and threads
+
 
 @pytest.mark.parametrize("dtype", [ember.float16, ember.bfloat16], ids=["float16", "bfloat16"])
 def test_conv_half_precision_computes_in_float32(rng, dtype):
@@ -365,8 +373,11 @@ def test_conv_results_do_not_depend_on_thread_count(rng):
     finally:
         ember.set_num_threads(before)
     np.testing.assert_allclose(one, two, rtol=1e-5, atol=1e-5)
-    close(F.conv2d(x, w, padding=1), np_conv(to_np(x).astype(np.float64), to_np(w).astype(np.float64), padding=1),
-          tol=1e-4)
+    close(
+        F.conv2d(x, w, padding=1),
+        np_conv(to_np(x).astype(np.float64), to_np(w).astype(np.float64), padding=1),
+        tol=1e-4,
+    )
 
 
 def test_conv_larger_float32(rng):
@@ -379,71 +390,213 @@ def test_conv_larger_float32(rng):
 
 # ---- convolution errors
 
+
 def x4(*shape, dtype=ember.float32):
     return ember.ones(*shape, dtype=dtype)
 
 
-@pytest.mark.parametrize("fn, args, kwargs, exc, msg", [
-    (F.conv2d, (x4(2, 3), x4(64, 3, 3, 3)), {}, RuntimeError,
-     r"Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got input of size: \[2, 3\]"),
-    (F.conv1d, (x4(1, 3, 8, 8), x4(2, 3, 3)), {}, RuntimeError,
-     r"Expected 2D \(unbatched\) or 3D \(batched\) input to conv1d, but got input of size: \[1, 3, 8, 8\]"),
-    (F.conv_transpose2d, (x4(3, 8), x4(3, 4, 3, 3)), {}, RuntimeError,
-     r"Expected 3D \(unbatched\) or 4D \(batched\) input to conv_transpose2d"),
-    (F.conv2d, (x4(32, 4, 32, 32), x4(64, 3, 3, 3)), {}, RuntimeError,
-     r"Given groups=1, weight of size \[64, 3, 3, 3\], expected input\[32, 4, 32, 32\] to have 3 channels, "
-     r"but got 4 channels instead"),
-    (F.conv2d, (x4(4, 8, 8), x4(64, 3, 3, 3)), {}, RuntimeError,
-     r"expected input\[1, 4, 8, 8\] to have 3 channels, but got 4 channels instead"),
-    (F.conv_transpose2d, (x4(32, 4, 32, 32), x4(3, 64, 3, 3)), {}, RuntimeError,
-     r"Given transposed=1, weight of size \[3, 64, 3, 3\], expected input\[32, 4, 32, 32\] to have 3 channels"),
-    (F.conv2d, (x4(1, 3, 2, 2), x4(64, 3, 3, 3)), {}, RuntimeError,
-     r"Calculated padded input size per channel: \(2 x 2\). Kernel size: \(3 x 3\). Kernel size can't "
-     r"be greater than actual input size"),
-    (F.conv2d, (x4(1, 3, 4, 4), x4(2, 3, 3, 3)), dict(dilation=2), RuntimeError,
-     r"Calculated padded input size per channel: \(4 x 4\). Kernel size: \(5 x 5\)"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3)), dict(padding=-1), RuntimeError, "negative padding is not supported"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3)), dict(stride=0), RuntimeError,
-     "non-positive stride is not supported"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3)), dict(dilation=0), RuntimeError,
-     "dilation should be greater than zero"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3)), dict(groups=0), RuntimeError, "non-positive groups is not supported"),
-    (F.conv2d, (x4(1, 6, 8, 8), x4(3, 3, 3, 3)), dict(groups=2), RuntimeError,
-     r"Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of size "
-     r"\[3, 3, 3, 3\]"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(0, 3, 3, 3)), {}, RuntimeError,
-     r"Given groups=1, expected weight to be at least 1 at dimension 0"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3)), dict(stride=(1, 1, 1)), RuntimeError,
-     r"expected stride to be a single integer value or a list of 2 values to match the convolution "
-     r"dimensions, but got stride=\[1, 1, 1\]"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3)), dict(padding=(1, 1, 1)), RuntimeError,
-     r"expected padding to be a single integer value or a list of 2 values"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3)), {}, RuntimeError,
-     r"Expected 3-dimensional input for 3-dimensional weight \[2, 3, 3\], but got 4-dimensional input"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3)), dict(stride=2, padding="same"), RuntimeError,
-     "padding='same' is not supported for strided convolutions"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3)), dict(padding="foo"), RuntimeError, "Invalid padding string: 'foo'"),
-    (F.conv2d, (x4(1, 3, 8, 8, dtype=ember.float64), x4(2, 3, 3, 3)), {}, RuntimeError,
-     "expected scalar type Double but found Float"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3, dtype=ember.float64)), {}, RuntimeError,
-     "expected scalar type Float but found Double"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3), x4(2, dtype=ember.float64)), {}, RuntimeError,
-     r"Input type \(float\) and bias type \(double\) should be the same"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(64, 3, 3, 3), x4(32)), {}, RuntimeError,
-     r"Given weight of size \[64, 3, 3, 3\], expected bias to be 1-dimensional with 64 elements, but got "
-     r"bias of size \[32\] instead"),
-    (F.conv2d, (x4(1, 3, 8, 8, dtype=ember.int64), x4(2, 3, 3, 3, dtype=ember.int64)), {}, NotImplementedError,
-     "\"conv2d\" not implemented for 'Long'"),
-    (F.conv_transpose2d, (x4(1, 3, 8, 8), x4(3, 4, 3, 3)), dict(output_padding=1), RuntimeError,
-     "output padding must be smaller than either stride or dilation, but got output_padding_height: 1 "
-     "output_padding_width: 1 stride_height: 1 stride_width: 1 dilation_height: 1 dilation_width: 1"),
-    (F.conv_transpose2d, (x4(1, 3, 2, 2), x4(3, 4, 3, 3)), dict(padding=3), RuntimeError,
-     r"Given input size per channel: \(2 x 2\). Calculated output size per channel: \(-2 x -2\). Output size "
-     r"is too small"),
-    (F.conv_transpose2d, (x4(1, 4, 8, 8), x4(3, 4, 3, 3)), dict(groups=2), RuntimeError,
-     "expected weight to be divisible by 2 at dimension 0"),
-    (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3), 5), {}, TypeError, "argument 'bias' must be Tensor"),
-])
+@pytest.mark.parametrize(
+    "fn, args, kwargs, exc, msg",
+    [
+        (
+            F.conv2d,
+            (x4(2, 3), x4(64, 3, 3, 3)),
+            {},
+            RuntimeError,
+            r"Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got input of size: \[2, 3\]",
+        ),
+        (
+            F.conv1d,
+            (x4(1, 3, 8, 8), x4(2, 3, 3)),
+            {},
+            RuntimeError,
+            r"Expected 2D \(unbatched\) or 3D \(batched\) input to conv1d, but got input of size: \[1, 3, 8, 8\]",
+        ),
+        (
+            F.conv_transpose2d,
+            (x4(3, 8), x4(3, 4, 3, 3)),
+            {},
+            RuntimeError,
+            r"Expected 3D \(unbatched\) or 4D \(batched\) input to conv_transpose2d",
+        ),
+        (
+            F.conv2d,
+            (x4(32, 4, 32, 32), x4(64, 3, 3, 3)),
+            {},
+            RuntimeError,
+            r"Given groups=1, weight of size \[64, 3, 3, 3\], expected input\[32, 4, 32, 32\] to have 3 channels, "
+            r"but got 4 channels instead",
+        ),
+        (
+            F.conv2d,
+            (x4(4, 8, 8), x4(64, 3, 3, 3)),
+            {},
+            RuntimeError,
+            r"expected input\[1, 4, 8, 8\] to have 3 channels, but got 4 channels instead",
+        ),
+        (
+            F.conv_transpose2d,
+            (x4(32, 4, 32, 32), x4(3, 64, 3, 3)),
+            {},
+            RuntimeError,
+            r"Given transposed=1, weight of size \[3, 64, 3, 3\], expected input\[32, 4, 32, 32\] to have 3 channels",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 2, 2), x4(64, 3, 3, 3)),
+            {},
+            RuntimeError,
+            r"Calculated padded input size per channel: \(2 x 2\). Kernel size: \(3 x 3\). Kernel size can't "
+            r"be greater than actual input size",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 4, 4), x4(2, 3, 3, 3)),
+            dict(dilation=2),
+            RuntimeError,
+            r"Calculated padded input size per channel: \(4 x 4\). Kernel size: \(5 x 5\)",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8), x4(2, 3, 3, 3)),
+            dict(padding=-1),
+            RuntimeError,
+            "negative padding is not supported",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8), x4(2, 3, 3, 3)),
+            dict(stride=0),
+            RuntimeError,
+            "non-positive stride is not supported",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8), x4(2, 3, 3, 3)),
+            dict(dilation=0),
+            RuntimeError,
+            "dilation should be greater than zero",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8), x4(2, 3, 3, 3)),
+            dict(groups=0),
+            RuntimeError,
+            "non-positive groups is not supported",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 6, 8, 8), x4(3, 3, 3, 3)),
+            dict(groups=2),
+            RuntimeError,
+            r"Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of size "
+            r"\[3, 3, 3, 3\]",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8), x4(0, 3, 3, 3)),
+            {},
+            RuntimeError,
+            r"Given groups=1, expected weight to be at least 1 at dimension 0",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8), x4(2, 3, 3, 3)),
+            dict(stride=(1, 1, 1)),
+            RuntimeError,
+            r"expected stride to be a single integer value or a list of 2 values to match the convolution "
+            r"dimensions, but got stride=\[1, 1, 1\]",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8), x4(2, 3, 3, 3)),
+            dict(padding=(1, 1, 1)),
+            RuntimeError,
+            r"expected padding to be a single integer value or a list of 2 values",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8), x4(2, 3, 3)),
+            {},
+            RuntimeError,
+            r"Expected 3-dimensional input for 3-dimensional weight \[2, 3, 3\], but got 4-dimensional input",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8), x4(2, 3, 3, 3)),
+            dict(stride=2, padding="same"),
+            RuntimeError,
+            "padding='same' is not supported for strided convolutions",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8), x4(2, 3, 3, 3)),
+            dict(padding="foo"),
+            RuntimeError,
+            "Invalid padding string: 'foo'",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8, dtype=ember.float64), x4(2, 3, 3, 3)),
+            {},
+            RuntimeError,
+            "expected scalar type Double but found Float",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8), x4(2, 3, 3, 3, dtype=ember.float64)),
+            {},
+            RuntimeError,
+            "expected scalar type Float but found Double",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8), x4(2, 3, 3, 3), x4(2, dtype=ember.float64)),
+            {},
+            RuntimeError,
+            r"Input type \(float\) and bias type \(double\) should be the same",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8), x4(64, 3, 3, 3), x4(32)),
+            {},
+            RuntimeError,
+            r"Given weight of size \[64, 3, 3, 3\], expected bias to be 1-dimensional with 64 elements, but got "
+            r"bias of size \[32\] instead",
+        ),
+        (
+            F.conv2d,
+            (x4(1, 3, 8, 8, dtype=ember.int64), x4(2, 3, 3, 3, dtype=ember.int64)),
+            {},
+            NotImplementedError,
+            "\"conv2d\" not implemented for 'Long'",
+        ),
+        (
+            F.conv_transpose2d,
+            (x4(1, 3, 8, 8), x4(3, 4, 3, 3)),
+            dict(output_padding=1),
+            RuntimeError,
+            "output padding must be smaller than either stride or dilation, but got output_padding_height: 1 "
+            "output_padding_width: 1 stride_height: 1 stride_width: 1 dilation_height: 1 dilation_width: 1",
+        ),
+        (
+            F.conv_transpose2d,
+            (x4(1, 3, 2, 2), x4(3, 4, 3, 3)),
+            dict(padding=3),
+            RuntimeError,
+            r"Given input size per channel: \(2 x 2\). Calculated output size per channel: \(-2 x -2\). Output size "
+            r"is too small",
+        ),
+        (
+            F.conv_transpose2d,
+            (x4(1, 4, 8, 8), x4(3, 4, 3, 3)),
+            dict(groups=2),
+            RuntimeError,
+            "expected weight to be divisible by 2 at dimension 0",
+        ),
+        (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3), 5), {}, TypeError, "argument 'bias' must be Tensor"),
+    ],
+)
 def test_conv_errors(fn, args, kwargs, exc, msg):
     with pytest.raises(exc, match=msg):
         fn(*args, **kwargs)
@@ -537,14 +690,27 @@ def test_avg_pool1d(rng, dtype):
 
 
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["float32", "float64"])
-@pytest.mark.parametrize("shape, size", [((2, 3, 7), (3,)), ((2, 3, 10), (10,)), ((3, 8), (5,)), ((2, 3, 8, 9), (4, 3)),
-                                         ((2, 3, 7, 9), (3, 4)), ((2, 5, 5), (7, 2)), ((1, 2, 5, 6, 7), (2, 3, 4))])
+@pytest.mark.parametrize(
+    "shape, size",
+    [
+        ((2, 3, 7), (3,)),
+        ((2, 3, 10), (10,)),
+        ((3, 8), (5,)),
+        ((2, 3, 8, 9), (4, 3)),
+        ((2, 3, 7, 9), (3, 4)),
+        ((2, 5, 5), (7, 2)),
+        ((1, 2, 5, 6, 7), (2, 3, 4)),
+    ],
+)
 def test_adaptive_pools(rng, shape, size, dtype):
     nsp = len(size)
     x = arr(rng, *shape)
     xt = t(x, dtype)
-    close(getattr(F, "adaptive_avg_pool%dd" % nsp)(xt, size if nsp > 1 else size[0]),
-          np_adaptive(x, size, lambda w: w.mean(1)), dtype)
+    close(
+        getattr(F, "adaptive_avg_pool%dd" % nsp)(xt, size if nsp > 1 else size[0]),
+        np_adaptive(x, size, lambda w: w.mean(1)),
+        dtype,
+    )
     vals, idx = getattr(F, "adaptive_max_pool%dd" % nsp)(xt, size, return_indices=True)
     maxima = np_adaptive(x, size, lambda w: w.max(1))
     close(vals, maxima, dtype)
@@ -565,19 +731,21 @@ def test_adaptive_output_size_none_and_zero(rng):
     assert tuple(F.adaptive_avg_pool1d(t(x[0]), 0).shape) == (3, 8, 0)
 
 
-@pytest.mark.parametrize("nsp, shape, k, kw", [
-    (2, (2, 3, 6, 7), 2, {}),
-    (2, (1, 2, 7, 7), 3, dict(stride=2, padding=1)),
-    (1, (2, 3, 9), 3, dict(stride=2)),
-    (3, (1, 2, 4, 4, 6), 2, {}),
-])
+@pytest.mark.parametrize(
+    "nsp, shape, k, kw",
+    [
+        (2, (2, 3, 6, 7), 2, {}),
+        (2, (1, 2, 7, 7), 3, dict(stride=2, padding=1)),
+        (1, (2, 3, 9), 3, dict(stride=2)),
+        (3, (1, 2, 4, 4, 6), 2, {}),
+    ],
+)
 def test_max_unpool_round_trip(rng, nsp, shape, k, kw):
     x = arr(rng, *shape)
     vals, idx = getattr(F, "max_pool%dd" % nsp)(t(x), k, return_indices=True, **kw)
     out = getattr(F, "max_unpool%dd" % nsp)(vals, idx, k, output_size=x.shape[-nsp:], **kw)
     ref = np.zeros(x.shape).reshape(x.shape[:-nsp] + (-1,))
-    np.put_along_axis(ref, to_np(idx).reshape(ref.shape[:-1] + (-1,)),
-                      to_np(vals).reshape(ref.shape[:-1] + (-1,)), -1)
+    np.put_along_axis(ref, to_np(idx).reshape(ref.shape[:-1] + (-1,)), to_np(vals).reshape(ref.shape[:-1] + (-1,)), -1)
     close(out, ref.reshape(x.shape))
 
 
@@ -596,6 +764,7 @@ def test_max_unpool_default_size_and_gradient(rng):
 
 # ---- pooling gradients
 
+
 def test_max_pool_gradient_sums_over_overlapping_windows(rng):
     x = arr(rng, 2, 2, 5, 5)
     xt = t(x, ember.float32, True)
@@ -611,8 +780,11 @@ def test_max_pool_gradient_sums_over_overlapping_windows(rng):
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["float32", "float64"])
 def test_avg_pool_gradient_is_the_adjoint(rng, dtype):
     """<avg_pool(x), g> == <x, grad>: the backward kernel spreads each output's gradient as the forward summed."""
-    for k, kw in ((3, dict(stride=2, padding=1, ceil_mode=True)), (2, dict(count_include_pad=False, padding=1)),
-                  ((3, 2), dict(divisor_override=4))):
+    for k, kw in (
+        (3, dict(stride=2, padding=1, ceil_mode=True)),
+        (2, dict(count_include_pad=False, padding=1)),
+        ((3, 2), dict(divisor_override=4)),
+    ):
         xt = t(arr(rng, 2, 3, 7, 6), dtype, True)
         out = F.avg_pool2d(xt, k, **kw)
         g = arr(rng, *out.shape)
@@ -628,8 +800,9 @@ def test_adaptive_avg_pool_gradient(rng):
     g = arr(rng, 2, 3, 3, 2)
     out.backward(t(g))
     xs = to_np(x)
-    np.testing.assert_allclose((to_np(x.grad) * xs).sum(), (np_adaptive(xs, (3, 2), lambda w: w.mean(1)) * g).sum(),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        (to_np(x.grad) * xs).sum(), (np_adaptive(xs, (3, 2), lambda w: w.mean(1)) * g).sum(), rtol=1e-12
+    )
     assert out.grad_fn.name() == "AdaptiveAvgPool2DBackward0"
 
 
@@ -654,52 +827,131 @@ def test_pool_zero_batch():
 
 # ---- pooling errors
 
-@pytest.mark.parametrize("fn, args, kwargs, exc, msg", [
-    (F.max_pool2d, (x4(8, 8), 2), {}, RuntimeError,
-     r"max_pool2d: Expected 3D or 4D \(batch mode\) tensor with optional 0 dim batch size for input, but got:"
-     r"\[8, 8\]"),
-    (F.max_pool2d, (x4(1, 3, 0, 8), 2), {}, RuntimeError, r"Expected 3D or 4D \(batch mode\) tensor"),
-    (F.max_pool1d, (x4(8), 2), {}, RuntimeError, r"max_pool1d: Expected 2D or 3D \(batch mode\) tensor"),
-    (F.max_pool2d, (x4(2, 3, 8, 8), 2), dict(padding=2), RuntimeError,
-     "pad should be at most half of kernel size, but got pad=2 and kernel_size=2"),
-    (F.max_pool2d, (x4(2, 3, 8, 8), 0), {}, RuntimeError, "kernel_size must be greater than zero"),
-    (F.max_pool2d, (x4(2, 3, 8, 8), 2), dict(stride=0), RuntimeError, "stride must be greater than zero"),
-    (F.max_pool2d, (x4(2, 3, 8, 8), 2), dict(dilation=0), RuntimeError, "dilation should be greater than zero"),
-    (F.max_pool2d, (x4(2, 3, 8, 8), 2), dict(padding=-1), RuntimeError, "pad must be non-negative"),
-    (F.max_pool2d, (x4(1, 1, 2, 2), 3), {}, RuntimeError,
-     r"Given input size: \(1x2x2\). Calculated output size: \(1x0x0\). Output size is too small"),
-    (F.max_pool2d, (x4(2, 3, 8, 8), (2, 2, 2)), {}, RuntimeError,
-     "max_pool2d: kernel_size must either be a single int, or a tuple of two ints"),
-    (F.max_pool2d, (x4(2, 3, 8, 8, dtype=ember.int64), 2), {}, NotImplementedError,
-     "\"max_pool2d\" not implemented for 'Long'"),
-    (F.avg_pool2d, (x4(2, 3, 8, 8), 2), dict(padding=2), RuntimeError, "pad should be at most half of kernel size"),
-    (F.avg_pool2d, (x4(1, 1, 2, 2), 3), {}, RuntimeError, "Output size is too small"),
-    (F.avg_pool2d, (x4(2, 3, 8, 8), 2), dict(divisor_override=0), RuntimeError, "divisor must be not zero"),
-    (F.avg_pool1d, (x4(1, 2, 3, 8), 2), {}, RuntimeError, r"avg_pool1d: Expected 2D or 3D \(batch mode\) tensor"),
-    (F.adaptive_avg_pool2d, (x4(8), 2), {}, RuntimeError,
-     r"adaptive_avg_pool2d\(\): Expected 3D or 4D tensor, but got \[8\]"),
-    (F.adaptive_avg_pool2d, (x4(1, 3, 0, 8), 2), {}, RuntimeError,
-     r"adaptive_avg_pool2d\(\): Expected input to have non-zero size for non-batch dimensions, but input "
-     r"has sizes \[1, 3, 0, 8\] with dimension 2 being empty"),
-    (F.adaptive_avg_pool2d, (x4(2, 3, 8, 8), (2, 2, 2)), {}, RuntimeError,
-     "adaptive_avg_pool2d: output_size must be 2"),
-    (F.adaptive_avg_pool2d, (x4(2, 3, 8, 8), -1), {}, RuntimeError,
-     r"elements of output_size must be greater than or equal to 0 but received \{-1, -1\}"),
-    (F.adaptive_max_pool2d, (x4(8), 2), {}, RuntimeError, r"adaptive_max_pool2d\(\): Expected 3D or 4D tensor"),
-    (F.max_unpool2d, (x4(8, 8), ember.zeros(8, 8, dtype=ember.int64), 2), {}, RuntimeError,
-     "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with 2 dimensions."),
-    (F.max_unpool2d, (x4(1, 1, 2, 2), ember.full((1, 1, 2, 2), 100)), dict(kernel_size=2), RuntimeError,
-     r"Found an invalid max index: 100 \(output volumes are of size 4x4\)"),
-    (F.max_unpool2d, (x4(1, 1, 2, 2), ember.zeros(1, 1, 2, 3, dtype=ember.int64), 2), {}, RuntimeError,
-     r"Expected shape of indices to be same as that of the input tensor \(\[1, 1, 2, 2\]\) but got "
-     r"indices tensor with shape: \[1, 1, 2, 3\]"),
-    (F.max_unpool2d, (x4(1, 1, 2, 2), ember.zeros(1, 1, 2, 2, dtype=ember.int32), 2), {}, RuntimeError,
-     "elements in indices should be type int64 but got: Int"),
-    (F.max_unpool2d, (x4(1, 1, 2, 2), ember.zeros(1, 1, 2, 2, dtype=ember.int64), 2), dict(output_size=(9, 9)),
-     ValueError, r"invalid output_size \"\[9, 9\]\" \(dim 0 must be between 2 and 6\)"),
-    (F.max_unpool2d, (x4(1, 1, 2, 2), ember.zeros(1, 1, 2, 2, dtype=ember.int64), 2), dict(output_size=(5,)),
-     ValueError, "output_size should be a sequence containing 2 or 4 elements, but it has a length of '1'"),
-])
+
+@pytest.mark.parametrize(
+    "fn, args, kwargs, exc, msg",
+    [
+        (
+            F.max_pool2d,
+            (x4(8, 8), 2),
+            {},
+            RuntimeError,
+            r"max_pool2d: Expected 3D or 4D \(batch mode\) tensor with optional 0 dim batch size for input, but got:"
+            r"\[8, 8\]",
+        ),
+        (F.max_pool2d, (x4(1, 3, 0, 8), 2), {}, RuntimeError, r"Expected 3D or 4D \(batch mode\) tensor"),
+        (F.max_pool1d, (x4(8), 2), {}, RuntimeError, r"max_pool1d: Expected 2D or 3D \(batch mode\) tensor"),
+        (
+            F.max_pool2d,
+            (x4(2, 3, 8, 8), 2),
+            dict(padding=2),
+            RuntimeError,
+            "pad should be at most half of kernel size, but got pad=2 and kernel_size=2",
+        ),
+        (F.max_pool2d, (x4(2, 3, 8, 8), 0), {}, RuntimeError, "kernel_size must be greater than zero"),
+        (F.max_pool2d, (x4(2, 3, 8, 8), 2), dict(stride=0), RuntimeError, "stride must be greater than zero"),
+        (F.max_pool2d, (x4(2, 3, 8, 8), 2), dict(dilation=0), RuntimeError, "dilation should be greater than zero"),
+        (F.max_pool2d, (x4(2, 3, 8, 8), 2), dict(padding=-1), RuntimeError, "pad must be non-negative"),
+        (
+            F.max_pool2d,
+            (x4(1, 1, 2, 2), 3),
+            {},
+            RuntimeError,
+            r"Given input size: \(1x2x2\). Calculated output size: \(1x0x0\). Output size is too small",
+        ),
+        (
+            F.max_pool2d,
+            (x4(2, 3, 8, 8), (2, 2, 2)),
+            {},
+            RuntimeError,
+            "max_pool2d: kernel_size must either be a single int, or a tuple of two ints",
+        ),
+        (
+            F.max_pool2d,
+            (x4(2, 3, 8, 8, dtype=ember.int64), 2),
+            {},
+            NotImplementedError,
+            "\"max_pool2d\" not implemented for 'Long'",
+        ),
+        (F.avg_pool2d, (x4(2, 3, 8, 8), 2), dict(padding=2), RuntimeError, "pad should be at most half of kernel size"),
+        (F.avg_pool2d, (x4(1, 1, 2, 2), 3), {}, RuntimeError, "Output size is too small"),
+        (F.avg_pool2d, (x4(2, 3, 8, 8), 2), dict(divisor_override=0), RuntimeError, "divisor must be not zero"),
+        (F.avg_pool1d, (x4(1, 2, 3, 8), 2), {}, RuntimeError, r"avg_pool1d: Expected 2D or 3D \(batch mode\) tensor"),
+        (
+            F.adaptive_avg_pool2d,
+            (x4(8), 2),
+            {},
+            RuntimeError,
+            r"adaptive_avg_pool2d\(\): Expected 3D or 4D tensor, but got \[8\]",
+        ),
+        (
+            F.adaptive_avg_pool2d,
+            (x4(1, 3, 0, 8), 2),
+            {},
+            RuntimeError,
+            r"adaptive_avg_pool2d\(\): Expected input to have non-zero size for non-batch dimensions, but input "
+            r"has sizes \[1, 3, 0, 8\] with dimension 2 being empty",
+        ),
+        (
+            F.adaptive_avg_pool2d,
+            (x4(2, 3, 8, 8), (2, 2, 2)),
+            {},
+            RuntimeError,
+            "adaptive_avg_pool2d: output_size must be 2",
+        ),
+        (
+            F.adaptive_avg_pool2d,
+            (x4(2, 3, 8, 8), -1),
+            {},
+            RuntimeError,
+            r"elements of output_size must be greater than or equal to 0 but received \{-1, -1\}",
+        ),
+        (F.adaptive_max_pool2d, (x4(8), 2), {}, RuntimeError, r"adaptive_max_pool2d\(\): Expected 3D or 4D tensor"),
+        (
+            F.max_unpool2d,
+            (x4(8, 8), ember.zeros(8, 8, dtype=ember.int64), 2),
+            {},
+            RuntimeError,
+            "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with 2 dimensions.",
+        ),
+        (
+            F.max_unpool2d,
+            (x4(1, 1, 2, 2), ember.full((1, 1, 2, 2), 100)),
+            dict(kernel_size=2),
+            RuntimeError,
+            r"Found an invalid max index: 100 \(output volumes are of size 4x4\)",
+        ),
+        (
+            F.max_unpool2d,
+            (x4(1, 1, 2, 2), ember.zeros(1, 1, 2, 3, dtype=ember.int64), 2),
+            {},
+            RuntimeError,
+            r"Expected shape of indices to be same as that of the input tensor \(\[1, 1, 2, 2\]\) but got "
+            r"indices tensor with shape: \[1, 1, 2, 3\]",
+        ),
+        (
+            F.max_unpool2d,
+            (x4(1, 1, 2, 2), ember.zeros(1, 1, 2, 2, dtype=ember.int32), 2),
+            {},
+            RuntimeError,
+            "elements in indices should be type int64 but got: Int",
+        ),
+        (
+            F.max_unpool2d,
+            (x4(1, 1, 2, 2), ember.zeros(1, 1, 2, 2, dtype=ember.int64), 2),
+            dict(output_size=(9, 9)),
+            ValueError,
+            r"invalid output_size \"\[9, 9\]\" \(dim 0 must be between 2 and 6\)",
+        ),
+        (
+            F.max_unpool2d,
+            (x4(1, 1, 2, 2), ember.zeros(1, 1, 2, 2, dtype=ember.int64), 2),
+            dict(output_size=(5,)),
+            ValueError,
+            "output_size should be a sequence containing 2 or 4 elements, but it has a length of '1'",
+        ),
+    ],
+)
 def test_pool_errors(fn, args, kwargs, exc, msg):
     with pytest.raises(exc, match=msg):
         fn(*args, **kwargs)
@@ -713,6 +965,7 @@ def test_max_unpool_accepts_full_output_size(rng):
 def test_onednn_threads_follow_ember(rng):
     """oneDNN runs on OpenMP; its thread count on the calling thread follows ember.set_num_threads."""
     import ctypes
+
     try:
         gomp = ctypes.CDLL("libgomp.so.1")
     except OSError:

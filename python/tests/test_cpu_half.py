@@ -1,6 +1,7 @@
 """bfloat16/float16 on the CPU: the vectorized float32 <-> 16-bit conversions (bit-identical to the scalar ones),
 and the matrix products and convolutions that run in oneDNN's 16-bit kernels (float32 accumulation, one rounding):
 against a float64 NumPy reference within 16-bit tolerance, and against the float32 computation rounded once."""
+
 import numpy as np
 import pytest
 
@@ -42,14 +43,51 @@ def float32_cases():
     # every float16/bfloat16 rounding boundary: halfway points, one bit either side, across the exponent range
     edges = []
     for e in range(0, 256):
-        for mant in (0, 1, 0x7FFF, 0x8000, 0x8001, 0xFFFF, 0x17FFF, 0x18000, 0x18001, 0xFFF, 0x1000, 0x1001,
-                     0x2FFF, 0x3000, 0x3001, 0x7FFFFF, 0x400000):
+        for mant in (
+            0,
+            1,
+            0x7FFF,
+            0x8000,
+            0x8001,
+            0xFFFF,
+            0x17FFF,
+            0x18000,
+            0x18001,
+            0xFFF,
+            0x1000,
+            0x1001,
+            0x2FFF,
+            0x3000,
+            0x3001,
+            0x7FFFFF,
+            0x400000,
+        ):
             edges.append((e << 23) | mant)
     edges = np.array(edges, dtype=np.uint32)
     edges = np.concatenate([edges, edges | np.uint32(0x80000000)])
-    special = np.array([0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFBFFFFF, 0x7FFFFFFF,
-                        0x477FF000, 0x477FEFFF, 0x477FE000, 0x38800000, 0x387FFFFF, 0x33000000, 0x33000001,
-                        0x32FFFFFF, 0x7F7FFFFF, 0x00000001, 0x007FFFFF], dtype=np.uint32)
+    special = np.array(
+        [
+            0x7F800000,
+            0xFF800000,
+            0x7FC00000,
+            0xFFC00000,
+            0x7F800001,
+            0xFFBFFFFF,
+            0x7FFFFFFF,
+            0x477FF000,
+            0x477FEFFF,
+            0x477FE000,
+            0x38800000,
+            0x387FFFFF,
+            0x33000000,
+            0x33000001,
+            0x32FFFFFF,
+            0x7F7FFFFF,
+            0x00000001,
+            0x007FFFFF,
+        ],
+        dtype=np.uint32,
+    )
     return np.concatenate([u, edges, special]).view(np.float32)
 
 
@@ -141,8 +179,9 @@ def test_addmm_baddbmm(dtype, alpha, beta):
     c, a, b = half_inputs(dtype, (48, 40), (48, 64), (64, 40))
     ref = np64(c) * beta + alpha * (np64(a) @ np64(b))
     got = ember.addmm(c, a, b, beta=beta, alpha=alpha)
-    check_product(got, rounded(ember.addmm(c.float(), a.float(), b.float(), beta=beta, alpha=alpha), dtype), ref,
-                  dtype, 64)
+    check_product(
+        got, rounded(ember.addmm(c.float(), a.float(), b.float(), beta=beta, alpha=alpha), dtype), ref, dtype, 64
+    )
     cb, x, y = half_inputs(dtype, (5, 1, 40), (5, 48, 64), (5, 64, 40), seed=3)
     ref = np64(cb) * beta + alpha * (np64(x) @ np64(y))
     got = ember.baddbmm(cb, x, y, beta=beta, alpha=alpha)
@@ -202,7 +241,7 @@ def conv_ref64(x, w, bias, padding, stride):
     OH, OW = (H + 2 * padding - KH) // stride + 1, (W + 2 * padding - KW) // stride + 1
     out = np.zeros((N, O, OH, OW))
     for i, j in itertools.product(range(KH), range(KW)):
-        patch = xp[:, :, i:i + stride * OH:stride, j:j + stride * OW:stride]
+        patch = xp[:, :, i : i + stride * OH : stride, j : j + stride * OW : stride]
         out += np.einsum("nchw,oc->nohw", patch, w[:, :, i, j])
     if bias is not None:
         out += np64(bias)[None, :, None, None]
@@ -217,8 +256,13 @@ def test_conv2d(dtype, padding, stride):
     ref32 = rounded(F.conv2d(x.float(), w.float(), bias.float(), padding=padding, stride=stride), dtype)
     check_product(got, ref32, conv_ref64(x, w, bias, padding, stride), dtype, 16 * 9)
     xt = x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)  # channels-last input
-    check_product(F.conv2d(xt, w, bias, padding=padding, stride=stride), ref32,
-                  conv_ref64(x, w, bias, padding, stride), dtype, 16 * 9)
+    check_product(
+        F.conv2d(xt, w, bias, padding=padding, stride=stride),
+        ref32,
+        conv_ref64(x, w, bias, padding, stride),
+        dtype,
+        16 * 9,
+    )
 
 
 @pytest.mark.parametrize("dtype", HALF)
@@ -250,10 +294,13 @@ def test_conv_transpose_and_groups(dtype):
 @pytest.mark.parametrize("dtype", HALF)
 def test_conv1d_conv3d(dtype):
     x1, w1, x3, w3, b = half_inputs(dtype, (2, 8, 30), (16, 8, 5), (2, 4, 6, 7, 8), (16, 4, 3, 3, 3), (16,))
-    for got, ref in ((F.conv1d(x1, w1, b, padding=2, dilation=2), F.conv1d(x1.float(), w1.float(), b.float(),
-                                                                            padding=2, dilation=2)),
-                     (F.conv3d(x3, w3, b, stride=(1, 2, 1)), F.conv3d(x3.float(), w3.float(), b.float(),
-                                                                       stride=(1, 2, 1)))):
+    for got, ref in (
+        (
+            F.conv1d(x1, w1, b, padding=2, dilation=2),
+            F.conv1d(x1.float(), w1.float(), b.float(), padding=2, dilation=2),
+        ),
+        (F.conv3d(x3, w3, b, stride=(1, 2, 1)), F.conv3d(x3.float(), w3.float(), b.float(), stride=(1, 2, 1))),
+    ):
         ref = rounded(ref, dtype)
         assert got.dtype == dtype and got.shape == ref.shape
         assert ember.allclose(got.float(), ref, rtol=0, atol=4 * EPS[dtype] * ref.abs().max().item())
@@ -272,8 +319,9 @@ def test_openmp_wait_policy_default():
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
 
     def run(e):
-        return subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True,
-                              check=True).stdout.split()
+        return subprocess.run(
+            [sys.executable, "-c", code], env=e, capture_output=True, text=True, check=True
+        ).stdout.split()
 
     assert run(env) == ["PASSIVE", "None"]
     assert run({**env, "OMP_WAIT_POLICY": "active"}) == ["active", "None"]

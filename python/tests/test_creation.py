@@ -1,10 +1,20 @@
 """Factory functions against NumPy and PyTorch 1.13's dtype rules: sizes, dtype inference, ranges,
 *_like and new_*, ember.tensor, as_tensor, empty_strided, the default dtype and out=."""
+
 import numpy as np
 import pytest
-
-from conftest import (ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, assert_equal, bf16_round, contiguous_strides,
-                      dtype_name, from_np, np_dtype, to_np)
+from conftest import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    INT_DTYPES,
+    assert_equal,
+    bf16_round,
+    contiguous_strides,
+    dtype_name,
+    from_np,
+    np_dtype,
+    to_np,
+)
 
 import ember
 
@@ -17,6 +27,7 @@ SIZE_FORMS = [
 
 
 # ------------------------------------------------------------------------------- empty, zeros, ones, full
+
 
 @pytest.mark.parametrize("form", [f for _, f in SIZE_FORMS], ids=[n for n, _ in SIZE_FORMS])
 @pytest.mark.parametrize("name, value", [("zeros", 0), ("ones", 1), ("empty", None)])
@@ -37,8 +48,18 @@ def test_zeros_ones_full_of_every_dtype(shape, dtype):
     assert e.shape == shape and e.dtype is dtype and e.stride() == contiguous_strides(shape)
 
 
-@pytest.mark.parametrize("value, dtype", [(True, ember.bool), (False, ember.bool), (7, ember.int64), (-2, ember.int64),
-                                          (2.5, ember.float32), (1e300, ember.float32)], ids=repr)
+@pytest.mark.parametrize(
+    "value, dtype",
+    [
+        (True, ember.bool),
+        (False, ember.bool),
+        (7, ember.int64),
+        (-2, ember.int64),
+        (2.5, ember.float32),
+        (1e300, ember.float32),
+    ],
+    ids=repr,
+)
 def test_full_infers_its_dtype_from_the_fill_value(value, dtype):
     t = ember.full((2, 2), value)
     assert t.dtype is dtype
@@ -55,28 +76,60 @@ def test_full_with_explicit_dtype_casts_the_value():
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_name)
 def test_factories_take_requires_grad(dtype):
-    for t in (ember.zeros(2, dtype=dtype, requires_grad=True), ember.ones(2, dtype=dtype, requires_grad=True),
-              ember.full((2,), 1.5, dtype=dtype, requires_grad=True), ember.empty(2, dtype=dtype, requires_grad=True),
-              ember.arange(3.0, dtype=dtype, requires_grad=True), ember.eye(2, dtype=dtype, requires_grad=True),
-              ember.linspace(0, 1, 3, dtype=dtype, requires_grad=True),
-              ember.tensor([1.0], dtype=dtype, requires_grad=True)):
+    for t in (
+        ember.zeros(2, dtype=dtype, requires_grad=True),
+        ember.ones(2, dtype=dtype, requires_grad=True),
+        ember.full((2,), 1.5, dtype=dtype, requires_grad=True),
+        ember.empty(2, dtype=dtype, requires_grad=True),
+        ember.arange(3.0, dtype=dtype, requires_grad=True),
+        ember.eye(2, dtype=dtype, requires_grad=True),
+        ember.linspace(0, 1, 3, dtype=dtype, requires_grad=True),
+        ember.tensor([1.0], dtype=dtype, requires_grad=True),
+    ):
         assert t.requires_grad and t.is_leaf and t.dtype is dtype
     assert not ember.zeros(2, dtype=dtype).requires_grad
 
 
 # ----------------------------------------------------------------------------------------------- arange
 
-@pytest.mark.parametrize("args", [
-    (5,), (0,), (2, 9), (2, 9, 3), (10, 0, -3), (-5, 5, 4), (3, 3), (0, -7, -1), (-(2 ** 40), -(2 ** 40) + 5),
-], ids=str)
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (5,),
+        (0,),
+        (2, 9),
+        (2, 9, 3),
+        (10, 0, -3),
+        (-5, 5, 4),
+        (3, 3),
+        (0, -7, -1),
+        (-(2**40), -(2**40) + 5),
+    ],
+    ids=str,
+)
 def test_integer_arange_matches_numpy(args):
     assert_equal(ember.arange(*args), np.arange(*args), ember.int64)
 
 
-@pytest.mark.parametrize("args", [
-    (5.5,), (0.0, 1.0, 0.1), (-1, 1, 0.1), (0, 0.3, 0.1), (1, 0, -0.1), (0, 10, 0.7), (0.1, 0.4, 0.1),
-    (1, 2.5, 0.5), (2.5, -2.5, -0.25), (0, 1, 1 / 3), (-3.0, 3), (1e-3, 1e-2, 1e-3),
-], ids=str)
+@pytest.mark.parametrize(
+    "args",
+    [
+        (5.5,),
+        (0.0, 1.0, 0.1),
+        (-1, 1, 0.1),
+        (0, 0.3, 0.1),
+        (1, 0, -0.1),
+        (0, 10, 0.7),
+        (0.1, 0.4, 0.1),
+        (1, 2.5, 0.5),
+        (2.5, -2.5, -0.25),
+        (0, 1, 1 / 3),
+        (-3.0, 3),
+        (1e-3, 1e-2, 1e-3),
+    ],
+    ids=str,
+)
 @pytest.mark.parametrize("dtype", [None, ember.float64], ids=["default", "float64"])
 def test_float_arange_lengths_and_values_match_numpy(args, dtype):
     n = len(np.arange(*args, dtype=np.float64))  # the length is NumPy's: ceil((end - start) / step)
@@ -90,8 +143,9 @@ def test_float_arange_lengths_and_values_match_numpy(args, dtype):
     np.testing.assert_allclose(to_np(t), expected, rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("dtype", [ember.uint8, ember.int8, ember.int16, ember.int32, ember.float16, ember.bfloat16],
-                         ids=dtype_name)
+@pytest.mark.parametrize(
+    "dtype", [ember.uint8, ember.int8, ember.int16, ember.int32, ember.float16, ember.bfloat16], ids=dtype_name
+)
 def test_arange_into_other_dtypes(dtype):
     expected = np.arange(3, 40, 4)
     if dtype is ember.bfloat16:
@@ -110,11 +164,15 @@ def test_arange_dtype_inference_and_keywords():
     assert_equal(ember.arange(1, 4, dtype=ember.float64), np.arange(1.0, 4.0))
 
 
-@pytest.mark.parametrize("args, expected", [
-    ((-0.5, 3), [0, 1, 2]),  # PyTorch computes int64 ranges on the truncated bounds
-    ((1.9, 7.2, 2.9), [1, 3, 5]),
-    ((-3.7, 4), [-3, -2, -1, 0, 1, 2, 3]),
-], ids=str)
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        ((-0.5, 3), [0, 1, 2]),  # PyTorch computes int64 ranges on the truncated bounds
+        ((1.9, 7.2, 2.9), [1, 3, 5]),
+        ((-3.7, 4), [-3, -2, -1, 0, 1, 2, 3]),
+    ],
+    ids=str,
+)
 def test_int64_arange_of_float_bounds_uses_their_truncated_values(args, expected):
     assert_equal(ember.arange(*args, dtype=ember.int64), np.array(expected), ember.int64)
 
@@ -126,19 +184,32 @@ def test_integer_arange_with_a_step_that_truncates_to_zero_is_an_error():
 
 # ---------------------------------------------------------------------------------- linspace, logspace
 
-@pytest.mark.parametrize("start, end, steps", [
-    (0, 1, 5), (-1, 1, 4), (1, -1, 7), (3, 3, 3), (0, 1, 1), (5, -2, 1), (0, 1, 0), (-10.5, 7.25, 100), (0, 1, 2),
-], ids=str)
+
+@pytest.mark.parametrize(
+    "start, end, steps",
+    [
+        (0, 1, 5),
+        (-1, 1, 4),
+        (1, -1, 7),
+        (3, 3, 3),
+        (0, 1, 1),
+        (5, -2, 1),
+        (0, 1, 0),
+        (-10.5, 7.25, 100),
+        (0, 1, 2),
+    ],
+    ids=str,
+)
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.float16], ids=dtype_name)
 def test_linspace_matches_numpy(start, end, steps, dtype):
     t = ember.linspace(start, end, steps, dtype=dtype)
     expected = np.linspace(start, end, steps)
     assert t.dtype is dtype and t.shape == (steps,)
-    np.testing.assert_allclose(to_np(t), expected.astype(np_dtype(dtype)), rtol=1e-6 if dtype is not ember.float16
-                               else 1e-3, atol=1e-6)
+    np.testing.assert_allclose(
+        to_np(t), expected.astype(np_dtype(dtype)), rtol=1e-6 if dtype is not ember.float16 else 1e-3, atol=1e-6
+    )
     if steps:  # the ends are exact
-        assert to_np(t)[0] == np_dtype(dtype)(start) and to_np(t)[-1] == np_dtype(dtype)(
-            end if steps > 1 else start)
+        assert to_np(t)[0] == np_dtype(dtype)(start) and to_np(t)[-1] == np_dtype(dtype)(end if steps > 1 else start)
 
 
 def test_linspace_default_and_integer_dtypes():
@@ -147,10 +218,20 @@ def test_linspace_default_and_integer_dtypes():
     assert_equal(ember.linspace(-5, 5, 6, dtype=ember.int32), np.linspace(-5, 5, 6).astype(np.int32))
 
 
-@pytest.mark.parametrize("start, end, steps, base", [
-    (0, 2, 3, 10.0), (0, 3, 4, 2.0), (-2, 2, 5, 10.0), (1, 1, 1, 10.0), (2, 3, 1, 2.0), (0, 1, 0, 10.0),
-    (0.5, 2.5, 6, 3.0), (-1, -3, 3, 0.5),
-], ids=str)
+@pytest.mark.parametrize(
+    "start, end, steps, base",
+    [
+        (0, 2, 3, 10.0),
+        (0, 3, 4, 2.0),
+        (-2, 2, 5, 10.0),
+        (1, 1, 1, 10.0),
+        (2, 3, 1, 2.0),
+        (0, 1, 0, 10.0),
+        (0.5, 2.5, 6, 3.0),
+        (-1, -3, 3, 0.5),
+    ],
+    ids=str,
+)
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=dtype_name)
 def test_logspace_matches_numpy(start, end, steps, base, dtype):
     t = ember.logspace(start, end, steps, base=base, dtype=dtype)
@@ -171,6 +252,7 @@ def test_logspace_with_zero_or_negative_base():
 
 # ------------------------------------------------------------------------------------------------------ eye
 
+
 @pytest.mark.parametrize("n, m", [(3, None), (3, 2), (2, 5), (0, None), (0, 3), (4, 0), (1, 1)], ids=str)
 @pytest.mark.parametrize("dtype", [None, ember.bool, ember.int32, ember.float64], ids=str)
 def test_eye_matches_numpy(n, m, dtype):
@@ -182,6 +264,7 @@ def test_eye_matches_numpy(n, m, dtype):
 
 
 # ------------------------------------------------------------------------------------------ *_like, new_*
+
 
 @pytest.mark.parametrize("dtype", [ember.int8, ember.float16, ember.float64], ids=dtype_name)
 def test_like_functions_default_to_the_input_dtype_and_take_overrides(dtype):
@@ -214,9 +297,14 @@ def test_random_like_functions():
 @pytest.mark.parametrize("dtype", [ember.int16, ember.float16, ember.float64], ids=dtype_name)
 def test_new_functions_take_dtype_and_device_from_self(dtype):
     x = ember.ones(5, dtype=dtype)
-    for r, expected in [(x.new_zeros(2, 3), np.zeros((2, 3))), (x.new_zeros((2, 3)), np.zeros((2, 3))),
-                        (x.new_ones([3]), np.ones(3)), (x.new_full((2,), 4), np.full(2, 4)),
-                        (x.new_tensor([[1, 2]]), np.array([[1, 2]])), (x.new_tensor(7), np.array(7))]:
+    for r, expected in [
+        (x.new_zeros(2, 3), np.zeros((2, 3))),
+        (x.new_zeros((2, 3)), np.zeros((2, 3))),
+        (x.new_ones([3]), np.ones(3)),
+        (x.new_full((2,), 4), np.full(2, 4)),
+        (x.new_tensor([[1, 2]]), np.array([[1, 2]])),
+        (x.new_tensor(7), np.array(7)),
+    ]:
         assert_equal(r, expected.astype(np_dtype(dtype)), dtype)
         assert r.device == x.device
     e = x.new_empty(4, 1)
@@ -240,12 +328,29 @@ def test_new_tensor_casts_and_copies():
 
 # ---------------------------------------------------------------------------------------------- tensor()
 
-@pytest.mark.parametrize("data, dtype", [
-    (3, ember.int64), (2.5, ember.float32), (True, ember.bool), ([1, 2, 3], ember.int64), ([1, 2.0], ember.float32),
-    ([True, 1], ember.int64), ([True, 2.5], ember.float32), ([True, False], ember.bool), ([[1], [2.5]], ember.float32),
-    ([], ember.float32), ([[], []], ember.float32), ((1, 2), ember.int64), ([(1, 2), [3, 4]], ember.int64),
-    (((1.5,), (2,)), ember.float32), ([[[1, 2]], [[3, 4]]], ember.int64), (-(2 ** 63), ember.int64),
-], ids=repr)
+
+@pytest.mark.parametrize(
+    "data, dtype",
+    [
+        (3, ember.int64),
+        (2.5, ember.float32),
+        (True, ember.bool),
+        ([1, 2, 3], ember.int64),
+        ([1, 2.0], ember.float32),
+        ([True, 1], ember.int64),
+        ([True, 2.5], ember.float32),
+        ([True, False], ember.bool),
+        ([[1], [2.5]], ember.float32),
+        ([], ember.float32),
+        ([[], []], ember.float32),
+        ((1, 2), ember.int64),
+        ([(1, 2), [3, 4]], ember.int64),
+        (((1.5,), (2,)), ember.float32),
+        ([[[1, 2]], [[3, 4]]], ember.int64),
+        (-(2**63), ember.int64),
+    ],
+    ids=repr,
+)
 def test_tensor_infers_shape_and_dtype_like_pytorch(data, dtype):
     t = ember.tensor(data)
     expected = np.array(data, dtype=np_dtype(dtype))
@@ -265,15 +370,19 @@ def test_tensor_with_dtype_casts_the_data(dtype):
     assert_equal(ember.tensor(data, dtype=dtype), expected, dtype)
 
 
-@pytest.mark.parametrize("elements, dtype", [
-    (lambda: [ember.tensor(1.5), ember.tensor(2.0)], ember.float32),
-    (lambda: [ember.tensor(1), 2.5], ember.float32),
-    (lambda: [ember.tensor(1, dtype=ember.int8), ember.tensor(2, dtype=ember.int8)], ember.int8),
-    (lambda: [ember.tensor(1.0, dtype=ember.float64), 2], ember.float64),
-    (lambda: [ember.tensor(True), 2], ember.int64),
-    (lambda: [[ember.tensor(1.5)], [ember.tensor(2)]], ember.float32),
-    (lambda: [ember.tensor([7])], ember.int64),
-], ids=["float", "int-with-float", "int8", "float64", "bool-with-int", "nested", "1-element-1d"])
+@pytest.mark.parametrize(
+    "elements, dtype",
+    [
+        (lambda: [ember.tensor(1.5), ember.tensor(2.0)], ember.float32),
+        (lambda: [ember.tensor(1), 2.5], ember.float32),
+        (lambda: [ember.tensor(1, dtype=ember.int8), ember.tensor(2, dtype=ember.int8)], ember.int8),
+        (lambda: [ember.tensor(1.0, dtype=ember.float64), 2], ember.float64),
+        (lambda: [ember.tensor(True), 2], ember.int64),
+        (lambda: [[ember.tensor(1.5)], [ember.tensor(2)]], ember.float32),
+        (lambda: [ember.tensor([7])], ember.int64),
+    ],
+    ids=["float", "int-with-float", "int8", "float64", "bool-with-int", "nested", "1-element-1d"],
+)
 def test_tensor_from_lists_of_one_element_tensors(elements, dtype):
     data = elements()
     t = ember.tensor(data)
@@ -313,6 +422,7 @@ def test_tensor_from_numpy_arrays_through_the_sequence_protocol():
 
 # ------------------------------------------------------------------------------------ as_tensor, strided
 
+
 def test_as_tensor_shares_memory_with_a_tensor_of_the_same_dtype():
     x = ember.arange(4.0)
     a = ember.as_tensor(x)
@@ -332,8 +442,11 @@ def test_as_tensor_of_python_data():
     assert_equal(ember.as_tensor([[1, 2]], dtype=ember.float64), np.array([[1.0, 2.0]]), ember.float64)
 
 
-@pytest.mark.parametrize("size, stride", [((2, 3), (1, 2)), ((2, 3), (3, 1)), ((3, 4), (1, 3)), ((2, 2), (4, 1)),
-                                          ((0, 3), (3, 1)), ((), ())], ids=str)
+@pytest.mark.parametrize(
+    "size, stride",
+    [((2, 3), (1, 2)), ((2, 3), (3, 1)), ((3, 4), (1, 3)), ((2, 2), (4, 1)), ((0, 3), (3, 1)), ((), ())],
+    ids=str,
+)
 def test_empty_strided(size, stride):
     t = ember.empty_strided(size, stride)
     assert t.shape == size and t.stride() == stride and t.dtype is ember.float32
@@ -345,6 +458,7 @@ def test_empty_strided(size, stride):
 
 
 # ------------------------------------------------------------------------------------ default dtype
+
 
 def test_set_default_dtype_changes_float_inference():
     assert ember.get_default_dtype() is ember.float32
@@ -385,6 +499,7 @@ def test_default_dtype_must_be_floating(dtype):
 
 
 # ------------------------------------------------------------------------------------------------- out=
+
 
 def test_out_writes_into_and_returns_the_given_tensor():
     out = ember.full((2, 3), 7.0)
@@ -430,6 +545,7 @@ def test_out_with_a_conflicting_dtype_is_an_error():
 
 # ------------------------------------------------------------------- PyTorch's keyword forms (Note [Python surface])
 
+
 @pytest.mark.parametrize("name, value", [("zeros", 0), ("ones", 1), ("empty", None)])
 @pytest.mark.parametrize("size", [(2, 3), [2, 3], ember.Size([2, 3]), 4], ids=str)
 def test_size_as_a_keyword(name, value, size):
@@ -442,8 +558,15 @@ def test_size_as_a_keyword(name, value, size):
         assert_equal(t, np.full(shape, value, np.float64))
 
 
-@pytest.mark.parametrize("call", [lambda: ember.zeros(2, size=(3,)), lambda: ember.ones((2,), size=(2,)),
-                                  lambda: ember.empty(1, size=1), lambda: ember.zeros(3).new_zeros(2, size=(2,))])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ember.zeros(2, size=(3,)),
+        lambda: ember.ones((2,), size=(2,)),
+        lambda: ember.empty(1, size=1),
+        lambda: ember.zeros(3).new_zeros(2, size=(2,)),
+    ],
+)
 def test_size_given_twice_is_a_type_error(call):
     with pytest.raises(TypeError, match=r"got multiple values for argument 'size'"):
         call()
@@ -475,13 +598,17 @@ def test_keyword_forms_of_the_other_factories():
         assert getattr(ember, name)(input=x).shape == (2, 2)
 
 
-@pytest.mark.parametrize("call, expected", [
-    (lambda: ember.arange(end=5), np.arange(5)),
-    (lambda: ember.arange(start=1, end=5), np.arange(1, 5)),
-    (lambda: ember.arange(1, end=5), np.arange(1, 5)),
-    (lambda: ember.arange(1, 9, step=3), np.arange(1, 9, 3)),
-    (lambda: ember.arange(start=1.0, end=2.0, step=0.25), np.arange(1, 2, 0.25, dtype=np.float32)),
-], ids=["end", "start-end", "start+end-kw", "step-kw", "floats"])
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (lambda: ember.arange(end=5), np.arange(5)),
+        (lambda: ember.arange(start=1, end=5), np.arange(1, 5)),
+        (lambda: ember.arange(1, end=5), np.arange(1, 5)),
+        (lambda: ember.arange(1, 9, step=3), np.arange(1, 9, 3)),
+        (lambda: ember.arange(start=1.0, end=2.0, step=0.25), np.arange(1, 2, 0.25, dtype=np.float32)),
+    ],
+    ids=["end", "start-end", "start+end-kw", "step-kw", "floats"],
+)
 def test_arange_keyword_forms(call, expected):
     assert_equal(call(), expected)
 
@@ -493,10 +620,17 @@ def test_arange_value_given_twice_is_a_type_error():
 
 def test_factory_signatures_are_pytorchs():
     import inspect
+
     p = inspect.signature(ember.zeros).parameters
     assert p["size"].kind is inspect.Parameter.VAR_POSITIONAL
     assert [n for n in p if p[n].kind is inspect.Parameter.KEYWORD_ONLY] == [
-        "out", "dtype", "layout", "device", "requires_grad", "pin_memory"]
+        "out",
+        "dtype",
+        "layout",
+        "device",
+        "requires_grad",
+        "pin_memory",
+    ]
     p = inspect.signature(ember.zeros(1).new_zeros).parameters
     assert list(p)[0] == "size" and p["dtype"].kind is inspect.Parameter.KEYWORD_ONLY
     assert list(inspect.signature(ember.full).parameters)[:2] == ["size", "fill_value"]

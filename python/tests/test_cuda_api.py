@@ -3,6 +3,7 @@
 The first half runs everywhere (here: ember built with CUDA on a machine without a GPU, where every function that
 needs a device must raise a RuntimeError naming it); the second half runs where a GPU is present.
 """
+
 import os
 import subprocess
 import sys
@@ -23,8 +24,9 @@ NO_DEVICE = "no CUDA device is available" if ember.cuda.is_built() else "built w
 def run_python(code, env=None):
     """Runs `code` in a fresh interpreter (CUDA initialisation and env vars are per process)."""
     e = dict(os.environ, **(env or {}))
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=e,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=e, timeout=300
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -40,27 +42,30 @@ def test_availability_without_a_device():
 
 
 @no_gpu
-@pytest.mark.parametrize("name, call", [
-    ("current_device", lambda: ember.cuda.current_device()),
-    ("set_device", lambda: ember.cuda.set_device(0)),
-    ("synchronize", lambda: ember.cuda.synchronize()),
-    ("get_device_name", lambda: ember.cuda.get_device_name()),
-    ("get_device_properties", lambda: ember.cuda.get_device_properties(0)),
-    ("get_device_capability", lambda: ember.cuda.get_device_capability()),
-    ("mem_get_info", lambda: ember.cuda.mem_get_info()),
-    ("init", lambda: ember.cuda.init()),
-    ("Stream", lambda: ember.cuda.Stream()),
-    ("Stream", lambda: ember.cuda.Stream(priority=-1)),
-    ("current_stream", lambda: ember.cuda.current_stream()),
-    ("default_stream", lambda: ember.cuda.default_stream()),
-    ("Event.record", lambda: ember.cuda.Event().record()),
-    ("Event.wait", lambda: ember.cuda.Event().wait()),
-    ("device", lambda: ember.cuda.device(0).__enter__()),
-    ("pin_memory", lambda: ember.zeros(3).pin_memory()),
-    ("pin_memory", lambda: ember.empty(3, pin_memory=True)),
-    ("pin_memory", lambda: ember.tensor([1.0], pin_memory=True)),
-    ("pin_memory", lambda: ember.zeros_like(ember.zeros(2), pin_memory=True)),
-])
+@pytest.mark.parametrize(
+    "name, call",
+    [
+        ("current_device", lambda: ember.cuda.current_device()),
+        ("set_device", lambda: ember.cuda.set_device(0)),
+        ("synchronize", lambda: ember.cuda.synchronize()),
+        ("get_device_name", lambda: ember.cuda.get_device_name()),
+        ("get_device_properties", lambda: ember.cuda.get_device_properties(0)),
+        ("get_device_capability", lambda: ember.cuda.get_device_capability()),
+        ("mem_get_info", lambda: ember.cuda.mem_get_info()),
+        ("init", lambda: ember.cuda.init()),
+        ("Stream", lambda: ember.cuda.Stream()),
+        ("Stream", lambda: ember.cuda.Stream(priority=-1)),
+        ("current_stream", lambda: ember.cuda.current_stream()),
+        ("default_stream", lambda: ember.cuda.default_stream()),
+        ("Event.record", lambda: ember.cuda.Event().record()),
+        ("Event.wait", lambda: ember.cuda.Event().wait()),
+        ("device", lambda: ember.cuda.device(0).__enter__()),
+        ("pin_memory", lambda: ember.zeros(3).pin_memory()),
+        ("pin_memory", lambda: ember.empty(3, pin_memory=True)),
+        ("pin_memory", lambda: ember.tensor([1.0], pin_memory=True)),
+        ("pin_memory", lambda: ember.zeros_like(ember.zeros(2), pin_memory=True)),
+    ],
+)
 def test_functions_that_need_a_device_raise_naming_themselves(name, call):
     with pytest.raises(RuntimeError, match=NO_DEVICE) as e:
         call()
@@ -70,8 +75,11 @@ def test_functions_that_need_a_device_raise_naming_themselves(name, call):
 
 @no_gpu
 def test_moving_a_tensor_to_cuda_raises_without_a_device():
-    for call in (lambda: ember.zeros(3).cuda(), lambda: ember.zeros(3).to("cuda", non_blocking=True),
-                 lambda: ember.zeros(3, device="cuda")):
+    for call in (
+        lambda: ember.zeros(3).cuda(),
+        lambda: ember.zeros(3).to("cuda", non_blocking=True),
+        lambda: ember.zeros(3, device="cuda"),
+    ):
         with pytest.raises(RuntimeError, match=NO_DEVICE):
             call()
 
@@ -151,8 +159,15 @@ def test_record_stream_needs_a_cuda_tensor():
 
 @pytest.fixture
 def restore_flags():
-    names = ["allow_tf32_matmul", "allow_fp16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction",
-             "cudnn_enabled", "cudnn_benchmark", "cudnn_deterministic", "cudnn_allow_tf32"]
+    names = [
+        "allow_tf32_matmul",
+        "allow_fp16_reduced_precision_reduction",
+        "allow_bf16_reduced_precision_reduction",
+        "cudnn_enabled",
+        "cudnn_benchmark",
+        "cudnn_deterministic",
+        "cudnn_allow_tf32",
+    ]
     saved = {n: _C._cuda_get_flag(n) for n in names}
     yield
     for n, v in saved.items():
@@ -169,15 +184,18 @@ def test_backend_flags_have_pytorchs_defaults():
     assert ember.backends.cudnn.allow_tf32 is True
 
 
-@pytest.mark.parametrize("module, attr, cname", [
-    ("cuda", "allow_tf32", "allow_tf32_matmul"),
-    ("cuda", "allow_fp16_reduced_precision_reduction", "allow_fp16_reduced_precision_reduction"),
-    ("cuda", "allow_bf16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction"),
-    ("cudnn", "enabled", "cudnn_enabled"),
-    ("cudnn", "benchmark", "cudnn_benchmark"),
-    ("cudnn", "deterministic", "cudnn_deterministic"),
-    ("cudnn", "allow_tf32", "cudnn_allow_tf32"),
-])
+@pytest.mark.parametrize(
+    "module, attr, cname",
+    [
+        ("cuda", "allow_tf32", "allow_tf32_matmul"),
+        ("cuda", "allow_fp16_reduced_precision_reduction", "allow_fp16_reduced_precision_reduction"),
+        ("cuda", "allow_bf16_reduced_precision_reduction", "allow_bf16_reduced_precision_reduction"),
+        ("cudnn", "enabled", "cudnn_enabled"),
+        ("cudnn", "benchmark", "cudnn_benchmark"),
+        ("cudnn", "deterministic", "cudnn_deterministic"),
+        ("cudnn", "allow_tf32", "cudnn_allow_tf32"),
+    ],
+)
 def test_backend_flags_round_trip_and_reach_cpp(restore_flags, module, attr, cname):
     obj = ember.backends.cuda.matmul if module == "cuda" else ember.backends.cudnn
     for value in (True, False, True):
@@ -317,9 +335,18 @@ def test_memory_stats_track_tensors():
     assert ember.cuda.max_memory_allocated() >= base + 1024
     assert ember.cuda.memory_reserved() >= ember.cuda.memory_allocated()
     stats = ember.cuda.memory_stats()
-    for key in ("allocated_bytes.all.current", "allocated_bytes.all.peak", "allocated_bytes.all.allocated",
-                "allocated_bytes.all.freed", "reserved_bytes.all.current", "active_bytes.all.current",
-                "num_alloc_retries", "num_ooms", "num_device_alloc", "num_device_free"):
+    for key in (
+        "allocated_bytes.all.current",
+        "allocated_bytes.all.peak",
+        "allocated_bytes.all.allocated",
+        "allocated_bytes.all.freed",
+        "reserved_bytes.all.current",
+        "active_bytes.all.current",
+        "num_alloc_retries",
+        "num_ooms",
+        "num_device_alloc",
+        "num_device_free",
+    ):
         assert key in stats
     del t
     assert ember.cuda.memory_allocated() == base
@@ -335,7 +362,7 @@ def test_record_stream_defers_reuse_until_the_other_stream_is_done():
     s.wait_stream(ember.cuda.current_stream())
     with ember.cuda.stream(s):
         busy(n=200)  # s is busy for a while ...
-        x.add_(1)   # ... then uses x
+        x.add_(1)  # ... then uses x
     x.record_stream(s)
     del x
     y = ember.empty(4 * MiB, device="cuda")  # the default stream must not get x's block yet
@@ -425,7 +452,8 @@ def test_using_cuda_in_a_forked_child_raises_and_suggests_spawn():
 
 @needs_gpu
 def test_no_caching_env_makes_every_allocation_a_device_call():
-    r = run_python("""
+    r = run_python(
+        """
         import ember
         ember.zeros(1, device="cuda")
         n0 = ember.cuda.memory_stats()["num_device_alloc"]
@@ -433,7 +461,9 @@ def test_no_caching_env_makes_every_allocation_a_device_call():
             t = ember.empty(1000, device="cuda")
             del t
         print("grew", ember.cuda.memory_stats()["num_device_alloc"] - n0)
-    """, env={"EMBER_CUDA_NO_CACHING": "1"})
+    """,
+        env={"EMBER_CUDA_NO_CACHING": "1"},
+    )
     assert r.returncode == 0, r.stderr
     assert "grew 5" in r.stdout, r.stdout
 
@@ -443,24 +473,27 @@ def test_no_caching_env_makes_every_allocation_a_device_call():
 
 
 @no_gpu
-@pytest.mark.parametrize("name, call", [
-    ("get_rng_state", lambda: ember.cuda.get_rng_state()),
-    ("get_rng_state", lambda: ember.cuda.get_rng_state(0)),
-    ("set_rng_state", lambda: ember.cuda.set_rng_state(ember.get_rng_state())),
-    ("get_rng_state_all", lambda: ember.cuda.get_rng_state_all()),
-    ("set_rng_state_all", lambda: ember.cuda.set_rng_state_all([])),
-    ("initial_seed", lambda: ember.cuda.initial_seed()),
-    ("set_per_process_memory_fraction", lambda: ember.cuda.set_per_process_memory_fraction(0.5)),
-    ("caching_allocator_alloc", lambda: ember.cuda.caching_allocator_alloc(100)),
-    ("set_sync_debug_mode", lambda: ember.cuda.set_sync_debug_mode("warn")),
-    ("get_sync_debug_mode", lambda: ember.cuda.get_sync_debug_mode()),
-    ("ExternalStream", lambda: ember.cuda.ExternalStream(1)),
-    ("can_device_access_peer", lambda: ember.cuda.can_device_access_peer(0, 0)),
-    ("current_blas_handle", lambda: ember.cuda.current_blas_handle()),
-    ("ipc_collect", lambda: ember.cuda.ipc_collect()),
-    ("device 'cuda'", lambda: ember.cuda.FloatTensor(2, 3)),
-    ("device 'cuda'", lambda: ember.zeros(2).type("torch.cuda.FloatTensor")),
-])
+@pytest.mark.parametrize(
+    "name, call",
+    [
+        ("get_rng_state", lambda: ember.cuda.get_rng_state()),
+        ("get_rng_state", lambda: ember.cuda.get_rng_state(0)),
+        ("set_rng_state", lambda: ember.cuda.set_rng_state(ember.get_rng_state())),
+        ("get_rng_state_all", lambda: ember.cuda.get_rng_state_all()),
+        ("set_rng_state_all", lambda: ember.cuda.set_rng_state_all([])),
+        ("initial_seed", lambda: ember.cuda.initial_seed()),
+        ("set_per_process_memory_fraction", lambda: ember.cuda.set_per_process_memory_fraction(0.5)),
+        ("caching_allocator_alloc", lambda: ember.cuda.caching_allocator_alloc(100)),
+        ("set_sync_debug_mode", lambda: ember.cuda.set_sync_debug_mode("warn")),
+        ("get_sync_debug_mode", lambda: ember.cuda.get_sync_debug_mode()),
+        ("ExternalStream", lambda: ember.cuda.ExternalStream(1)),
+        ("can_device_access_peer", lambda: ember.cuda.can_device_access_peer(0, 0)),
+        ("current_blas_handle", lambda: ember.cuda.current_blas_handle()),
+        ("ipc_collect", lambda: ember.cuda.ipc_collect()),
+        ("device 'cuda'", lambda: ember.cuda.FloatTensor(2, 3)),
+        ("device 'cuda'", lambda: ember.zeros(2).type("torch.cuda.FloatTensor")),
+    ],
+)
 def test_more_functions_that_need_a_device_raise_naming_themselves(name, call):
     test_functions_that_need_a_device_raise_naming_themselves(name, call)
 
@@ -468,8 +501,12 @@ def test_more_functions_that_need_a_device_raise_naming_themselves(name, call):
 @no_gpu
 def test_seeding_and_queries_without_a_device_do_nothing_as_pytorchs():
     # PyTorch's seeding functions are silent no-ops without CUDA; the queries answer "nothing here".
-    for f in (lambda: ember.cuda.manual_seed(3), lambda: ember.cuda.manual_seed_all(3), ember.cuda.seed,
-              ember.cuda.seed_all):
+    for f in (
+        lambda: ember.cuda.manual_seed(3),
+        lambda: ember.cuda.manual_seed_all(3),
+        ember.cuda.seed,
+        ember.cuda.seed_all,
+    ):
         assert f() is None
     assert ember.cuda.default_generators == ()
     assert ember.cuda.get_arch_list() == []
@@ -521,8 +558,14 @@ def test_nvml_functions_without_pynvml_are_pytorchs():
         pass
     else:
         pytest.skip("pynvml is installed")
-    for f in (ember.cuda.memory_usage, ember.cuda.utilization, ember.cuda.temperature, ember.cuda.power_draw,
-              ember.cuda.clock_rate, ember.cuda.device_memory_used):
+    for f in (
+        ember.cuda.memory_usage,
+        ember.cuda.utilization,
+        ember.cuda.temperature,
+        ember.cuda.power_draw,
+        ember.cuda.clock_rate,
+        ember.cuda.device_memory_used,
+    ):
         with pytest.raises(ModuleNotFoundError, match="pynvml does not seem to be installed"):
             f()
     assert ember.cuda.list_gpu_processes() == "pynvml module not found, please install pynvml"
@@ -531,8 +574,13 @@ def test_nvml_functions_without_pynvml_are_pytorchs():
 def test_nvtx_in_this_build():
     nvtx = ember.cuda.nvtx
     if not ember.cuda.is_built():  # PyTorch's stub without CUDA
-        for call in (lambda: nvtx.range_push("a"), nvtx.range_pop, lambda: nvtx.mark("a"),
-                     lambda: nvtx.range_start("a"), lambda: nvtx.range_end(1)):
+        for call in (
+            lambda: nvtx.range_push("a"),
+            nvtx.range_pop,
+            lambda: nvtx.mark("a"),
+            lambda: nvtx.range_start("a"),
+            lambda: nvtx.range_end(1),
+        ):
             with pytest.raises(RuntimeError, match="NVTX functions not installed. Are you sure you have a CUDA build"):
                 call()
         return
@@ -569,10 +617,18 @@ def test_legacy_tensor_types_construct_and_check_cpu_tensors():
         ember.FloatTensor(y)
     with pytest.raises(TypeError, match="expected sizes"):
         ember.FloatTensor(2, "a")
-    for name, dt in [("FloatTensor", ember.float32), ("DoubleTensor", ember.float64), ("HalfTensor", ember.float16),
-                     ("BFloat16Tensor", ember.bfloat16), ("LongTensor", ember.int64), ("IntTensor", ember.int32),
-                     ("ShortTensor", ember.int16), ("CharTensor", ember.int8), ("ByteTensor", ember.uint8),
-                     ("BoolTensor", ember.bool)]:
+    for name, dt in [
+        ("FloatTensor", ember.float32),
+        ("DoubleTensor", ember.float64),
+        ("HalfTensor", ember.float16),
+        ("BFloat16Tensor", ember.bfloat16),
+        ("LongTensor", ember.int64),
+        ("IntTensor", ember.int32),
+        ("ShortTensor", ember.int16),
+        ("CharTensor", ember.int8),
+        ("ByteTensor", ember.uint8),
+        ("BoolTensor", ember.bool),
+    ]:
         cpu_t, cuda_t = getattr(ember, name), getattr(ember.cuda, name)
         assert cpu_t.dtype == dt and cuda_t.dtype == dt
         assert cpu_t.is_cuda is False and cuda_t.is_cuda is True
@@ -654,8 +710,17 @@ def test_memory_snapshot_describes_segments_and_blocks():
     t = ember.empty(1000, dtype=ember.uint8, device="cuda")
     u = ember.empty(3 * MiB, dtype=ember.uint8, device="cuda")
     snap = ember.cuda.memory_snapshot()
-    keys = {"device", "address", "total_size", "allocated_size", "active_size", "requested_size", "stream",
-            "segment_type", "blocks"}
+    keys = {
+        "device",
+        "address",
+        "total_size",
+        "allocated_size",
+        "active_size",
+        "requested_size",
+        "stream",
+        "segment_type",
+        "blocks",
+    }
     assert snap and all(keys <= set(s) for s in snap)
     blocks = {b["address"]: (s, b) for s in snap for b in s["blocks"]}
     seg, block = blocks[t.data_ptr()]

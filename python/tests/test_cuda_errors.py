@@ -2,6 +2,7 @@
 "Expected all tensors to be on the same device" error before any launch; an index out of range found by a CUDA kernel
 raises an IndexError naming the op (at the next wait, Note [Deferred device errors]) and the process keeps working;
 the kernels agree with the CPU's (the reference). Everything here needs a GPU and is skipped without one."""
+
 import math
 import re
 
@@ -28,6 +29,7 @@ def host(t):
 
 
 # ---------------------------------------------------------------------------------------------- mixed devices
+
 
 def _mixed_calls():
     F = ember.nn.functional
@@ -74,14 +76,19 @@ def test_mixed_devices_raise(name, call):
 
 # ---------------------------------------------------------------------------------- out-of-range indices on the GPU
 
-@pytest.mark.parametrize("name, call", [
-    ("index_select", lambda x: ember.index_select(x, 0, gpu(ember.tensor([0, 7])))),
-    ("gather", lambda x: ember.gather(x, 0, gpu(ember.tensor([1, 9])))),
-    ("take", lambda x: ember.take(x, gpu(ember.tensor([-20])))),
-    ("scatter_add", lambda x: x.clone().scatter_add_(0, gpu(ember.tensor([5])), x[:1])),
-    ("index_add_", lambda x: x.clone().index_add_(0, gpu(ember.tensor([5])), x[:1])),
-    ("index", lambda x: x[gpu(ember.tensor([0, 5]))]),
-], ids=["index_select", "gather", "take", "scatter_add", "index_add", "getitem"])
+
+@pytest.mark.parametrize(
+    "name, call",
+    [
+        ("index_select", lambda x: ember.index_select(x, 0, gpu(ember.tensor([0, 7])))),
+        ("gather", lambda x: ember.gather(x, 0, gpu(ember.tensor([1, 9])))),
+        ("take", lambda x: ember.take(x, gpu(ember.tensor([-20])))),
+        ("scatter_add", lambda x: x.clone().scatter_add_(0, gpu(ember.tensor([5])), x[:1])),
+        ("index_add_", lambda x: x.clone().index_add_(0, gpu(ember.tensor([5])), x[:1])),
+        ("index", lambda x: x[gpu(ember.tensor([0, 5]))]),
+    ],
+    ids=["index_select", "gather", "take", "scatter_add", "index_add", "getitem"],
+)
 def test_index_out_of_range_on_gpu(name, call):
     x = ember.arange(5.0, device="cuda")
     with pytest.raises(IndexError, match=re.escape(name) + r".*out of bounds"):
@@ -122,8 +129,18 @@ def test_negative_indices_wrap_as_on_the_cpu():
 
 # ---------------------------------------------------------------------------------- indexing kernels agree with CPU
 
-DTYPES = [ember.float32, ember.float64, ember.float16, ember.bfloat16, ember.int64, ember.int32, ember.int16,
-          ember.int8, ember.uint8, ember.bool]
+DTYPES = [
+    ember.float32,
+    ember.float64,
+    ember.float16,
+    ember.bfloat16,
+    ember.int64,
+    ember.int32,
+    ember.int16,
+    ember.int8,
+    ember.uint8,
+    ember.bool,
+]
 
 
 def _data(shape, dtype, seed=0):
@@ -159,16 +176,19 @@ def test_scatter_reduce_nan_as_on_the_cpu():
     src = ember.tensor([float("nan"), 5.0, 0.0])
     idx = ember.tensor([0, 1, 2])
     for reduce in ["amax", "amin"]:
-        np.testing.assert_array_equal(host(ember.scatter_reduce(gpu(x), 0, gpu(idx), gpu(src), reduce)),
-                                      ember.scatter_reduce(x, 0, idx, src, reduce).numpy())
+        np.testing.assert_array_equal(
+            host(ember.scatter_reduce(gpu(x), 0, gpu(idx), gpu(src), reduce)),
+            ember.scatter_reduce(x, 0, idx, src, reduce).numpy(),
+        )
 
 
 def test_index_put_accumulate_and_advanced_indexing():
     x, xg = both(ember.zeros(4, 3))
     i, j = ember.tensor([0, 0, 3, 1]), ember.tensor([2, 2, 0, 1])
     v = ember.tensor([1.0, 2.0, 3.0, 4.0])
-    np.testing.assert_array_equal(host(xg.index_put((gpu(i), gpu(j)), gpu(v), accumulate=True)),
-                                  x.index_put((i, j), v, accumulate=True).numpy())
+    np.testing.assert_array_equal(
+        host(xg.index_put((gpu(i), gpu(j)), gpu(v), accumulate=True)), x.index_put((i, j), v, accumulate=True).numpy()
+    )
     y, yg = both(ember.arange(60.0).reshape(3, 4, 5))
     np.testing.assert_array_equal(host(yg[gpu(i[:3]), :, gpu(j[:3])]), y[i[:3], :, j[:3]].numpy())
     np.testing.assert_array_equal(host(yg[gpu(y > 30)]), y[y > 30].numpy())
@@ -188,6 +208,7 @@ def test_repeat_interleave_agrees():
 
 
 # ---------------------------------------------------------------------------------- sorting kernels agree with CPU
+
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("descending", [False, True])
@@ -236,8 +257,10 @@ def test_selection_agrees(op):
 
 def test_unique_agrees():
     x = ember.tensor([3.0, 1.0, float("nan"), 1.0, 2.0, float("nan"), 3.0, 3.0])
-    for f in (lambda t: ember.unique(t, return_inverse=True, return_counts=True),
-              lambda t: ember.unique_consecutive(t, return_inverse=True, return_counts=True)):
+    for f in (
+        lambda t: ember.unique(t, return_inverse=True, return_counts=True),
+        lambda t: ember.unique_consecutive(t, return_inverse=True, return_counts=True),
+    ):
         for a, b in zip(f(x), f(gpu(x))):
             np.testing.assert_array_equal(host(b), a.numpy())
     e = ember.unique(gpu(ember.zeros(0)))
@@ -246,9 +269,17 @@ def test_unique_agrees():
 
 # ---------------------------------------------------------------------------------- spatial kernels agree with CPU
 
-@pytest.mark.parametrize("mode, kw", [("nearest", {}), ("bilinear", {"align_corners": False}),
-                                      ("bicubic", {"align_corners": True}), ("area", {}),
-                                      ("bilinear", {"antialias": True, "align_corners": False})])
+
+@pytest.mark.parametrize(
+    "mode, kw",
+    [
+        ("nearest", {}),
+        ("bilinear", {"align_corners": False}),
+        ("bicubic", {"align_corners": True}),
+        ("area", {}),
+        ("bilinear", {"antialias": True, "align_corners": False}),
+    ],
+)
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
 def test_interpolate_and_its_gradient_agree(mode, kw, dtype):
     x = ember.randn(2, 3, 9, 7, dtype=dtype, requires_grad=True)

@@ -1,5 +1,6 @@
 """ember.utils.data: datasets, samplers, collation, DataLoader in the main process and with workers (same batches),
 worker seeding, IterableDataset sharding, get_worker_info, and PyTorch's argument checks."""
+
 import collections
 import math
 import random
@@ -9,10 +10,26 @@ import numpy as np
 import pytest
 
 import ember
-from ember.utils.data import (BatchSampler, ChainDataset, ConcatDataset, DataLoader, Dataset, DistributedSampler,
-                              IterableDataset, RandomSampler, SequentialSampler, StackDataset, Subset,
-                              SubsetRandomSampler, TensorDataset, WeightedRandomSampler, default_collate,
-                              default_convert, get_worker_info, random_split)
+from ember.utils.data import (
+    BatchSampler,
+    ChainDataset,
+    ConcatDataset,
+    DataLoader,
+    Dataset,
+    DistributedSampler,
+    IterableDataset,
+    RandomSampler,
+    SequentialSampler,
+    StackDataset,
+    Subset,
+    SubsetRandomSampler,
+    TensorDataset,
+    WeightedRandomSampler,
+    default_collate,
+    default_convert,
+    get_worker_info,
+    random_split,
+)
 
 
 def gen(seed):
@@ -52,6 +69,7 @@ class Stream(IterableDataset):
 
 
 # ---- datasets
+
 
 def test_tensor_dataset():
     x = ember.arange(12.0).view(6, 2)
@@ -141,6 +159,7 @@ def test_random_split_fractions():
 
 # ---- samplers
 
+
 def test_sequential_sampler():
     assert list(SequentialSampler(range(5))) == [0, 1, 2, 3, 4] and len(SequentialSampler(range(5))) == 5
 
@@ -225,8 +244,10 @@ def test_distributed_sampler_padding_and_partition():
     # ceil(10/3) = 4 each; total 12: indices padded with the first two (PyTorch's rule)
     assert parts == [[0, 3, 6, 9], [1, 4, 7, 0], [2, 5, 8, 1]]
     assert all(len(DistributedSampler(range(n), num_replicas=reps, rank=r)) == 4 for r in range(reps))
-    dropped = [list(DistributedSampler(range(n), num_replicas=reps, rank=r, shuffle=False, drop_last=True))
-               for r in range(reps)]
+    dropped = [
+        list(DistributedSampler(range(n), num_replicas=reps, rank=r, shuffle=False, drop_last=True))
+        for r in range(reps)
+    ]
     assert dropped == [[0, 3, 6], [1, 4, 7], [2, 5, 8]]
     # more padding than data: the order repeats
     tiny = [list(DistributedSampler(range(2), num_replicas=5, rank=r, shuffle=False)) for r in range(5)]
@@ -288,14 +309,17 @@ def test_default_collate_numpy():
     assert s.dtype is ember.float64 and s.tolist() == [1.5, 2.0]
     s32 = default_collate([np.int32(3), np.int32(4)])
     assert s32.dtype is ember.int32 and s32.tolist() == [3, 4]
-    with pytest.raises(TypeError, match="default_collate: batch must contain tensors, numpy arrays, numbers, dicts "
-                                        "or lists; found <U1"):
+    with pytest.raises(
+        TypeError, match="default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found <U1"
+    ):
         default_collate([np.array(["a"]), np.array(["b"])])
 
 
 def test_default_collate_nested_structures():
-    batch = [{"img": ember.ones(2) * k, "label": k, "meta": Point(float(k), "p%d" % k), "pair": (k, [k, k + 1])}
-             for k in range(3)]
+    batch = [
+        {"img": ember.ones(2) * k, "label": k, "meta": Point(float(k), "p%d" % k), "pair": (k, [k, k + 1])}
+        for k in range(3)
+    ]
     out = default_collate(batch)
     assert set(out) == {"img", "label", "meta", "pair"}
     assert out["img"].tolist() == [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]
@@ -317,13 +341,18 @@ def test_default_collate_ordered_dict_and_list_of_samples():
 
 
 def test_default_collate_errors():
-    with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size, but got \\[2\\] at entry 0 "
-                                           "and \\[3\\] at entry 1"):
+    with pytest.raises(
+        RuntimeError,
+        match="stack expects each tensor to be equal size, but got \\[2\\] at entry 0 and \\[3\\] at entry 1",
+    ):
         default_collate([ember.zeros(2), ember.zeros(3)])
     with pytest.raises(RuntimeError, match="each element in list of batch should be of equal size"):
         default_collate([[1, 2], [3]])
-    with pytest.raises(TypeError, match="default_collate: batch must contain tensors, numpy arrays, numbers, dicts "
-                                        "or lists; found <class 'object'>"):
+    with pytest.raises(
+        TypeError,
+        match="default_collate: batch must contain tensors, numpy arrays, numbers, dicts "
+        "or lists; found <class 'object'>",
+    ):
         default_collate([object(), object()])
     with pytest.raises(TypeError, match="expected Tensor as element 1 in argument 0, but got int"):
         default_collate([ember.zeros(2), 3])
@@ -363,6 +392,7 @@ def test_default_convert():
 
 
 # ---- DataLoader
+
 
 def _tolist(b):
     if isinstance(b, ember.Tensor):
@@ -505,8 +535,9 @@ class Frozen(Dataset):
 
 
 def test_worker_info_is_read_only():
-    assert list(DataLoader(Frozen(), batch_size=None, num_workers=1)) == ["Cannot assign attributes to WorkerInfo "
-                                                                          "objects"]
+    assert list(DataLoader(Frozen(), batch_size=None, num_workers=1)) == [
+        "Cannot assign attributes to WorkerInfo objects"
+    ]
 
 
 def test_worker_init_fn_runs_in_each_worker():
@@ -529,7 +560,12 @@ def test_iterable_dataset_sharded_through_worker_info():
     got = sorted(sum((b.tolist() for b in loader), []))
     assert got == list(range(10))
     assert [b.tolist() for b in DataLoader(Stream(10), batch_size=2, num_workers=0)] == [
-        [0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]
+        [0, 1],
+        [2, 3],
+        [4, 5],
+        [6, 7],
+        [8, 9],
+    ]
 
 
 def test_iterable_dataset_without_sharding_duplicates_per_worker():
@@ -563,36 +599,58 @@ def test_pin_memory_without_cuda_warns_and_is_a_no_op():
 
 # ---- argument checks (PyTorch's types and messages)
 
-@pytest.mark.parametrize("kwargs, exc, msg", [
-    (dict(num_workers=-1), ValueError, "num_workers option should be non-negative"),
-    (dict(timeout=-1), ValueError, "timeout option should be non-negative"),
-    (dict(prefetch_factor=2), ValueError, "prefetch_factor option could only be specified in multiprocessing"),
-    (dict(persistent_workers=True), ValueError, "persistent_workers option needs num_workers > 0"),
-    (dict(sampler=[0, 1], shuffle=True), ValueError, "sampler option is mutually exclusive with shuffle"),
-    (dict(batch_sampler=[[0]], batch_size=2), ValueError,
-     "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last"),
-    (dict(batch_sampler=[[0]], drop_last=True), ValueError, "batch_sampler option is mutually exclusive"),
-    (dict(batch_size=None, drop_last=True), ValueError,
-     "batch_size=None option disables auto-batching and is mutually exclusive with drop_last"),
-    (dict(multiprocessing_context="fork"), ValueError,
-     "multiprocessing_context can only be used with multi-process loading \\(num_workers > 0\\), but got "
-     "num_workers=0"),
-    (dict(num_workers=1, multiprocessing_context="teleport"), ValueError,
-     "multiprocessing_context option should specify a valid start method in"),
-    (dict(num_workers=1, multiprocessing_context=3), TypeError,
-     "multiprocessing_context option should be a valid context object or a string"),
-    (dict(batch_size=0), ValueError, "batch_size should be a positive integer value, but got batch_size=0"),
-])
+
+@pytest.mark.parametrize(
+    "kwargs, exc, msg",
+    [
+        (dict(num_workers=-1), ValueError, "num_workers option should be non-negative"),
+        (dict(timeout=-1), ValueError, "timeout option should be non-negative"),
+        (dict(prefetch_factor=2), ValueError, "prefetch_factor option could only be specified in multiprocessing"),
+        (dict(persistent_workers=True), ValueError, "persistent_workers option needs num_workers > 0"),
+        (dict(sampler=[0, 1], shuffle=True), ValueError, "sampler option is mutually exclusive with shuffle"),
+        (
+            dict(batch_sampler=[[0]], batch_size=2),
+            ValueError,
+            "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last",
+        ),
+        (dict(batch_sampler=[[0]], drop_last=True), ValueError, "batch_sampler option is mutually exclusive"),
+        (
+            dict(batch_size=None, drop_last=True),
+            ValueError,
+            "batch_size=None option disables auto-batching and is mutually exclusive with drop_last",
+        ),
+        (
+            dict(multiprocessing_context="fork"),
+            ValueError,
+            "multiprocessing_context can only be used with multi-process loading \\(num_workers > 0\\), but got "
+            "num_workers=0",
+        ),
+        (
+            dict(num_workers=1, multiprocessing_context="teleport"),
+            ValueError,
+            "multiprocessing_context option should specify a valid start method in",
+        ),
+        (
+            dict(num_workers=1, multiprocessing_context=3),
+            TypeError,
+            "multiprocessing_context option should be a valid context object or a string",
+        ),
+        (dict(batch_size=0), ValueError, "batch_size should be a positive integer value, but got batch_size=0"),
+    ],
+)
 def test_dataloader_argument_errors(kwargs, exc, msg):
     with pytest.raises(exc, match=msg):
         DataLoader(list(range(4)), **kwargs)
 
 
-@pytest.mark.parametrize("kwargs, msg", [
-    (dict(shuffle=True), "expected unspecified shuffle option, but got shuffle=True"),
-    (dict(sampler=[0]), "expected unspecified sampler option, but got sampler=\\[0\\]"),
-    (dict(batch_sampler=[[0]]), "expected unspecified batch_sampler option"),
-])
+@pytest.mark.parametrize(
+    "kwargs, msg",
+    [
+        (dict(shuffle=True), "expected unspecified shuffle option, but got shuffle=True"),
+        (dict(sampler=[0]), "expected unspecified sampler option, but got sampler=\\[0\\]"),
+        (dict(batch_sampler=[[0]]), "expected unspecified batch_sampler option"),
+    ],
+)
 def test_dataloader_iterable_dataset_argument_errors(kwargs, msg):
     with pytest.raises(ValueError, match="DataLoader with IterableDataset: " + msg):
         DataLoader(Stream(3), **kwargs)
@@ -622,6 +680,7 @@ def test_too_many_workers_warning():
 
 def test_dataloader_iterator_cannot_be_pickled():
     import pickle
+
     it = iter(DataLoader(list(range(3))))
     with pytest.raises(NotImplementedError, match="_SingleProcessDataLoaderIter cannot be pickled"):
         pickle.dumps(it)

@@ -1,6 +1,7 @@
 """DataLoader worker processes: errors re-raised with the worker's traceback, death by signal, timeouts, in_order,
 persistent workers, the spawn start method, and no shared-memory segment or child process left behind on a normal
 end, after an exception, when the iterator is deleted midway, or on KeyboardInterrupt."""
+
 import gc
 import os
 import pickle
@@ -9,15 +10,16 @@ import threading
 import time
 
 import pytest
+from conftest import wait_until
 
 import ember
-from conftest import wait_until
 import ember.multiprocessing as mp
 from ember.utils.data import DataLoader, Dataset, IterableDataset, TensorDataset, get_worker_info
 
 
 def children():
     from multiprocessing import resource_tracker
+
     pids = set()
     for task in os.listdir("/proc/self/task"):
         try:
@@ -100,6 +102,7 @@ class Items(Dataset):
 
 # ---- errors in workers
 
+
 def test_worker_exception_is_reraised_with_its_traceback(strategy):
     loader = DataLoader(Items(fail=3), batch_size=None, num_workers=2)
     it = iter(loader)
@@ -107,8 +110,9 @@ def test_worker_exception_is_reraised_with_its_traceback(strategy):
     with pytest.raises(ValueError) as e:
         next(it)
     msg = str(e.value)
-    assert msg.startswith("Caught ValueError in DataLoader worker process 1.\nOriginal Traceback (most recent call "
-                          "last):")
+    assert msg.startswith(
+        "Caught ValueError in DataLoader worker process 1.\nOriginal Traceback (most recent call last):"
+    )
     assert "in __getitem__" in msg and "ValueError: bad sample 3" in msg
     # The loader goes on after an error in one batch, as PyTorch's does.
     assert [b.tolist() for b in it] == [[float(i)] * 2 for i in range(4, 8)]
@@ -150,19 +154,23 @@ def test_worker_init_fn_error_surfaces_on_the_first_batch():
 def test_unpicklable_batch_is_an_error_not_a_hang():
     start = time.monotonic()
     with pytest.raises(Exception, match="in DataLoader worker process 0 \\(sending the batch to the main process\\)"):
-        list(DataLoader(Items(2), batch_size=2, num_workers=1, collate_fn=lambda b: (lambda: b)))
+        list(DataLoader(Items(2), batch_size=2, num_workers=1, collate_fn=lambda b: lambda: b))
     assert time.monotonic() - start < 10
 
 
 # ---- worker death and timeouts
+
 
 def test_segfault_in_a_worker_names_pid_and_signal(strategy):
     loader = DataLoader(Items(fail=2, how="segfault"), batch_size=None, num_workers=2)
     it = iter(loader)
     pids = it._worker_pids
     start = time.monotonic()
-    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid (\d+)\) is killed by signal: Segmentation "
-                                           r"fault\.") as e:
+    with pytest.raises(
+        RuntimeError,
+        match=r"DataLoader worker \(pid (\d+)\) is killed by signal: Segmentation "
+        r"fault\.",
+    ) as e:
         for _ in it:
             pass
     assert time.monotonic() - start < 5
@@ -219,6 +227,7 @@ def test_workers_exit_when_the_main_process_dies():
 
 
 # ---- order, persistence, start methods
+
 
 def test_in_order_false_returns_batches_as_they_come():
     slow = {0: 1.0}
@@ -286,6 +295,7 @@ def test_spawn_start_method():
 
 
 # ---- nothing left behind
+
 
 def test_normal_end_leaves_nothing(strategy):
     got = [b.tolist() for b in DataLoader(Items(10), batch_size=3, num_workers=2)]

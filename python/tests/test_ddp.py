@@ -1,6 +1,7 @@
 """DistributedDataParallel over real processes (gloo on the CPU). Each scenario runs in one spawn of WORLD ranks,
 which check themselves against a reference computed in the same process without DDP: training on the full batch
 equals DDP training on per-rank shards (mean losses, equal shard sizes), so the parameters must agree to rounding."""
+
 import os
 
 import numpy as np
@@ -96,8 +97,12 @@ def _worker_equivalence(rank, store_path):
     _init(rank, store_path)
     xs, ys = _data()
     shard = slice(rank * 4, rank * 4 + 4)
-    for cfg, accumulate in (({}, 1), ({"bucket_cap_mb": 0.0002}, 1), ({"gradient_as_bucket_view": True}, 2),
-                            ({"bucket_cap_mb": 0.0002, "gradient_as_bucket_view": True}, 2)):
+    for cfg, accumulate in (
+        ({}, 1),
+        ({"bucket_cap_mb": 0.0002}, 1),
+        ({"gradient_as_bucket_view": True}, 2),
+        ({"bucket_cap_mb": 0.0002, "gradient_as_bucket_view": True}, 2),
+    ):
         ref = _mlp(0)
         _train(ref, xs, ys, steps=3, accumulate=accumulate)
         model = _mlp(rank)  # rank 1 starts elsewhere; DDP broadcasts rank 0's weights
@@ -111,6 +116,7 @@ def _worker_equivalence(rank, store_path):
 def _worker_comm_hooks(rank, store_path):
     """The default hooks give full-batch training's parameters (the compressing ones to their dtype's rounding)."""
     from ember.distributed.algorithms.ddp_comm_hooks import default_hooks as hooks
+
     _init(rank, store_path)
     xs, ys = _data()
     shard = slice(rank * 4, rank * 4 + 4)
@@ -138,9 +144,14 @@ def _worker_comm_hooks(rank, store_path):
         fut.set_result(bucket.buffer())
         return out
 
-    for hook, tol in ((hooks.allreduce_hook, 1e-12), (raw_future, 1e-12), (user_future, 1e-12),
-                      (chained_user_future, 1e-12), (hooks.fp16_compress_hook, 2e-3),
-                      (hooks.bf16_compress_hook, 2e-2)):
+    for hook, tol in (
+        (hooks.allreduce_hook, 1e-12),
+        (raw_future, 1e-12),
+        (user_future, 1e-12),
+        (chained_user_future, 1e-12),
+        (hooks.fp16_compress_hook, 2e-3),
+        (hooks.bf16_compress_hook, 2e-2),
+    ):
         model = _mlp(rank)
         ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=0.0002)
         ddp.register_comm_hook({"count": len(ddp._buckets)} if hook is raw_future else None, hook)
@@ -160,7 +171,7 @@ def _worker_unused(rank, store_path):
         def __init__(self):
             super().__init__()
             self.a = nn.Linear(4, 4).double()
-            self.b = nn.Linear(4, 4).double()   # used by rank 0 only
+            self.b = nn.Linear(4, 4).double()  # used by rank 0 only
             self.never = nn.Linear(4, 4).double()
 
         def forward(self, x, use_b):
@@ -206,6 +217,7 @@ class _Twice(nn.Module):
 
     def forward(self, x):
         from ember.utils.checkpoint import checkpoint
+
         return self.lin(checkpoint(self.lin, x, use_reentrant=True))
 
 
@@ -259,6 +271,7 @@ def test_ddp_needs_a_process_group_and_parameters():
 
 def test_assign_buckets_order_and_caps():
     from ember.nn.parallel.distributed import _assign_buckets
+
     ps = [ember.zeros(256), ember.zeros(256), ember.zeros(1024), ember.zeros(8, dtype=ember.float64), ember.zeros(256)]
     # 4-byte floats: 1 KiB, 1 KiB, 4 KiB, (float64), 1 KiB. Reverse order, first cap 1 KiB, then 2 KiB.
     got = _assign_buckets(ps, cap_bytes=2048, first_cap_bytes=1024)
@@ -278,9 +291,26 @@ def test_fashion_mnist_ddp_example_under_the_launcher(tmp_path):
     _dataset(str(data))
     root = os.path.join(os.path.dirname(__file__), "..", "..")
     example = os.path.join(root, "examples", "python", "fashion_mnist_ddp.py")
-    out = subprocess.run([sys.executable, "-m", "ember.distributed.run", "--nproc_per_node=2", example, "--data",
-                          str(data), "--epochs", "2", "--batch-size", "32", "--out", str(tmp_path / "run")],
-                         capture_output=True, text=True, timeout=240)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ember.distributed.run",
+            "--nproc_per_node=2",
+            example,
+            "--data",
+            str(data),
+            "--epochs",
+            "2",
+            "--batch-size",
+            "32",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "parameter checksums identical on the 2 ranks" in out.stdout, out.stdout
     assert "epoch 2: train loss" in out.stdout
@@ -290,6 +320,7 @@ def test_fashion_mnist_ddp_example_under_the_launcher(tmp_path):
 
 def _net_keys():
     import importlib.util
+
     path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python", "fashion_mnist.py")
     spec = importlib.util.spec_from_file_location("fashion_mnist_example", path)
     mod = importlib.util.module_from_spec(spec)

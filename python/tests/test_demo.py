@@ -1,6 +1,7 @@
 """examples/python/fashion_mnist.py (the main job) on a tiny Fashion-MNIST-format dataset written here: it trains,
 checkpoints every epoch, writes the PNG of its curves, and a run stopped after one epoch and resumed ends bit for
 bit where an uninterrupted run ends."""
+
 import gzip
 import importlib.util
 import os
@@ -31,7 +32,7 @@ def _dataset(root, n_train=192, n_test=64):
         labels = rng.integers(0, 10, n)
         images = rng.integers(0, 60, (n, 28, 28))
         for i, k in enumerate(labels):
-            images[i, 2 * k:2 * k + 3] += 190
+            images[i, 2 * k : 2 * k + 3] += 190
         _write_idx(os.path.join(root, f"{split}-images-idx3-ubyte.gz"), images)
         _write_idx(os.path.join(root, f"{split}-labels-idx1-ubyte.gz"), labels)
 
@@ -53,8 +54,10 @@ def test_demo_trains_checkpoints_and_resumes_exactly(tmp_path, capsys):
     resumed = demo.main(common + ["--out", str(tmp_path / "b"), "--resume"])
     second = capsys.readouterr().out
     assert "resumed from" in second
+
     def results(h):
         return {k: v for k, v in h.items() if k != "seconds"}
+
     assert results(resumed) == results(straight)  # every epoch's losses and accuracies, bit for bit
     checksum = [line for line in first.splitlines() if line.startswith("parameter checksum")]
     assert checksum and checksum[0] in second

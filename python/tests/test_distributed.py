@@ -1,6 +1,7 @@
 """ember.distributed: the collectives in real processes (world sizes 2 and 3 over Gloo, started by the launcher;
 the per-rank checks are in _dist_worker.py), the stores, the API's error paths, the launcher's environment and exit
 codes. NCCL: its argument checks only (the GPU test is in test_cuda_ops.py)."""
+
 import ast
 import json
 import os
@@ -21,8 +22,11 @@ import ember.distributed as dist
 
 HERE = pathlib.Path(__file__).parent
 WORKER = HERE / "_dist_worker.py"
-CHECK_NAMES = [f.name for f in ast.parse(WORKER.read_text()).body
-               if isinstance(f, ast.FunctionDef) and any(getattr(d, "id", "") == "check" for d in f.decorator_list)]
+CHECK_NAMES = [
+    f.name
+    for f in ast.parse(WORKER.read_text()).body
+    if isinstance(f, ast.FunctionDef) and any(getattr(d, "id", "") == "check" for d in f.decorator_list)
+]
 
 
 def free_port():
@@ -32,8 +36,15 @@ def free_port():
 
 
 def launch(nproc, args, port=None, extra=(), module="ember.distributed.run", **kw):
-    cmd = [sys.executable, "-m", module, "--nproc_per_node={}".format(nproc),
-           "--master_port={}".format(port or free_port()), *extra, *map(str, args)]
+    cmd = [
+        sys.executable,
+        "-m",
+        module,
+        "--nproc_per_node={}".format(nproc),
+        "--master_port={}".format(port or free_port()),
+        *extra,
+        *map(str, args),
+    ]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
 
 
@@ -71,6 +82,7 @@ def test_collective(worlds, world, name):
 
 # ---- one process: the API without peers
 
+
 @pytest.fixture
 def single():
     dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
@@ -82,12 +94,21 @@ def single():
 UNINIT = "Default process group has not been initialized, please make sure to call init_process_group."
 
 
-@pytest.mark.parametrize("call", [
-    lambda: dist.get_rank(), lambda: dist.get_world_size(), lambda: dist.get_backend(),
-    lambda: dist.all_reduce(ember.zeros(2)), lambda: dist.broadcast(ember.zeros(2), 0), lambda: dist.barrier(),
-    lambda: dist.new_group([0]), lambda: dist.all_gather_object([None], 1), lambda: dist.destroy_process_group(),
-    lambda: dist.send(ember.zeros(1), 1),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: dist.get_rank(),
+        lambda: dist.get_world_size(),
+        lambda: dist.get_backend(),
+        lambda: dist.all_reduce(ember.zeros(2)),
+        lambda: dist.broadcast(ember.zeros(2), 0),
+        lambda: dist.barrier(),
+        lambda: dist.new_group([0]),
+        lambda: dist.all_gather_object([None], 1),
+        lambda: dist.destroy_process_group(),
+        lambda: dist.send(ember.zeros(1), 1),
+    ],
+)
 def test_uninitialized(call):
     assert not dist.is_initialized()
     with pytest.raises(RuntimeError, match="^" + UNINIT.replace(".", r"\.") + "$"):
@@ -201,6 +222,7 @@ def test_backend_device_map():
 
 
 # ---- stores
+
 
 def check_store_basics(a, b):
     """a and b: two handles on one store."""
@@ -326,8 +348,10 @@ def test_launcher_propagates_failure(tmp_path):
 
 def test_launch_alias_passes_local_rank(tmp_path):
     script = tmp_path / "lr.py"
-    script.write_text("import json, os, sys\n"
-                      "with open(sys.argv[-1] + os.environ['LOCAL_RANK'], 'w') as f: json.dump(sys.argv[1:-1], f)\n")
+    script.write_text(
+        "import json, os, sys\n"
+        "with open(sys.argv[-1] + os.environ['LOCAL_RANK'], 'w') as f: json.dump(sys.argv[1:-1], f)\n"
+    )
     out = tmp_path / "argv"
     proc = launch(2, [script, "a", out], module="ember.distributed.launch")
     log = finish(proc, 60)
@@ -343,6 +367,7 @@ def test_launch_alias_passes_local_rank(tmp_path):
 
 def test_launcher_argument_errors():
     from ember.distributed import run
+
     with pytest.raises(ValueError, match="max_restarts must be 0"):
         run.run(run.parse_args(["--max_restarts=1", "x.py"]))
     with pytest.raises(ValueError, match="node_rank"):

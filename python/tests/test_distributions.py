@@ -1,18 +1,19 @@
 """ember.distributions against scipy.stats: log_prob / cdf / icdf / entropy / mean / variance; sample shapes and
 moments (fixed seeds, bounds of several standard errors); rsample gradients against closed forms; KL divergences
 against closed forms and Monte Carlo; parameter validation; broadcasting; transforms."""
+
 import math
 
 import numpy as np
 import pytest
 import scipy.special as sp
 import scipy.stats as st
-
 from conftest import to_np
 
 import ember
 import ember.distributions as D
-from ember.distributions import constraints, transforms as T
+from ember.distributions import constraints
+from ember.distributions import transforms as T
 
 f64 = ember.float64
 
@@ -31,34 +32,59 @@ B = np.array([0.7, 1.5, 3.0])
 AB = np.broadcast_arrays(A, B)
 CONTINUOUS = [
     ("Normal", lambda: D.Normal(t64(A), t64(B)), st.norm(AB[0], AB[1]), np.array([-1.0, 0.3, 2.5])),
-    ("Uniform", lambda: D.Uniform(t64(A) - 1, t64(A) + t64(B)), st.uniform(AB[0] - 1, AB[1] + 1),
-     np.array([1.05, 1.1, 1.19])),
+    (
+        "Uniform",
+        lambda: D.Uniform(t64(A) - 1, t64(A) + t64(B)),
+        st.uniform(AB[0] - 1, AB[1] + 1),
+        np.array([1.05, 1.1, 1.19]),
+    ),
     ("Exponential", lambda: D.Exponential(t64(B)), st.expon(scale=1 / B), np.array([0.1, 1.0, 4.0])),
     ("Laplace", lambda: D.Laplace(t64(A), t64(B)), st.laplace(AB[0], AB[1]), np.array([-1.0, 0.5, 3.0])),
     ("Cauchy", lambda: D.Cauchy(t64(A), t64(B)), st.cauchy(AB[0], AB[1]), np.array([-1.0, 0.5, 3.0])),
     ("Gumbel", lambda: D.Gumbel(t64(A), t64(B)), st.gumbel_r(AB[0], AB[1]), np.array([-1.0, 0.5, 3.0])),
-    ("LogNormal", lambda: D.LogNormal(t64(A), t64(B)), st.lognorm(AB[1], scale=np.exp(AB[0])),
-     np.array([0.2, 1.0, 5.0])),
+    (
+        "LogNormal",
+        lambda: D.LogNormal(t64(A), t64(B)),
+        st.lognorm(AB[1], scale=np.exp(AB[0])),
+        np.array([0.2, 1.0, 5.0]),
+    ),
     ("HalfNormal", lambda: D.HalfNormal(t64(B)), st.halfnorm(scale=B), np.array([0.1, 1.0, 2.0])),
     ("HalfCauchy", lambda: D.HalfCauchy(t64(B)), st.halfcauchy(scale=B), np.array([0.1, 1.0, 2.0])),
     ("Gamma", lambda: D.Gamma(t64(A), t64(B)), st.gamma(AB[0], scale=1 / AB[1]), np.array([0.1, 1.0, 2.0])),
     ("Chi2", lambda: D.Chi2(t64(B)), st.chi2(B), np.array([0.1, 1.0, 2.0])),
     ("Beta", lambda: D.Beta(t64(A), t64(B)), st.beta(AB[0], AB[1]), np.array([0.1, 0.5, 0.9])),
-    ("StudentT", lambda: D.StudentT(t64(B) + 2, t64(A), t64(B)), st.t(AB[1] + 2, AB[0], AB[1]),
-     np.array([-1.0, 0.5, 3.0])),
+    (
+        "StudentT",
+        lambda: D.StudentT(t64(B) + 2, t64(A), t64(B)),
+        st.t(AB[1] + 2, AB[0], AB[1]),
+        np.array([-1.0, 0.5, 3.0]),
+    ),
     ("Pareto", lambda: D.Pareto(t64(A), t64(B) + 2), st.pareto(AB[1] + 2, scale=AB[0]), np.array([2.1, 2.5, 4.0])),
     ("Weibull", lambda: D.Weibull(t64(A), t64(B)), st.weibull_min(AB[1], scale=AB[0]), np.array([0.1, 1.0, 2.0])),
-    ("FisherSnedecor", lambda: D.FisherSnedecor(t64(A) + 1, t64(B) + 4), st.f(AB[0] + 1, AB[1] + 4),
-     np.array([0.1, 1.0, 2.0])),
+    (
+        "FisherSnedecor",
+        lambda: D.FisherSnedecor(t64(A) + 1, t64(B) + 4),
+        st.f(AB[0] + 1, AB[1] + 4),
+        np.array([0.1, 1.0, 2.0]),
+    ),
 ]
 HAS = {  # which of cdf / icdf / entropy / mean / variance each family defines (as PyTorch)
-    "Normal": "cdf icdf entropy mean variance", "Uniform": "cdf icdf entropy mean variance",
-    "Exponential": "cdf icdf entropy mean variance", "Laplace": "cdf icdf entropy mean variance",
-    "Cauchy": "cdf icdf entropy", "Gumbel": "entropy mean variance", "LogNormal": "cdf icdf entropy mean variance",
-    "HalfNormal": "cdf icdf entropy mean variance", "HalfCauchy": "cdf icdf entropy",
-    "Gamma": "cdf entropy mean variance", "Chi2": "cdf entropy mean variance", "Beta": "entropy mean variance",
-    "StudentT": "entropy mean variance", "Pareto": "cdf icdf entropy mean variance",
-    "Weibull": "cdf icdf entropy mean variance", "FisherSnedecor": "mean variance",
+    "Normal": "cdf icdf entropy mean variance",
+    "Uniform": "cdf icdf entropy mean variance",
+    "Exponential": "cdf icdf entropy mean variance",
+    "Laplace": "cdf icdf entropy mean variance",
+    "Cauchy": "cdf icdf entropy",
+    "Gumbel": "entropy mean variance",
+    "LogNormal": "cdf icdf entropy mean variance",
+    "HalfNormal": "cdf icdf entropy mean variance",
+    "HalfCauchy": "cdf icdf entropy",
+    "Gamma": "cdf entropy mean variance",
+    "Chi2": "cdf entropy mean variance",
+    "Beta": "entropy mean variance",
+    "StudentT": "entropy mean variance",
+    "Pareto": "cdf icdf entropy mean variance",
+    "Weibull": "cdf icdf entropy mean variance",
+    "FisherSnedecor": "mean variance",
 }
 
 
@@ -104,13 +130,20 @@ def test_continuous_samples(name, make, ref, values):
 
 DISCRETE = [
     ("Bernoulli", lambda: D.Bernoulli(probs=t64([0.2, 0.5, 0.9])), st.bernoulli([0.2, 0.5, 0.9]), [0.0, 1.0, 1.0]),
-    ("Geometric", lambda: D.Geometric(probs=t64([0.2, 0.5, 0.9])), st.geom([0.2, 0.5, 0.9], loc=-1),
-     [0.0, 3.0, 1.0]),
+    ("Geometric", lambda: D.Geometric(probs=t64([0.2, 0.5, 0.9])), st.geom([0.2, 0.5, 0.9], loc=-1), [0.0, 3.0, 1.0]),
     ("Poisson", lambda: D.Poisson(t64([0.5, 4.0, 30.0])), st.poisson([0.5, 4.0, 30.0]), [0.0, 3.0, 31.0]),
-    ("Binomial", lambda: D.Binomial(t64([5.0, 10.0, 40.0]), probs=t64([0.2, 0.5, 0.9])),
-     st.binom([5, 10, 40], [0.2, 0.5, 0.9]), [1.0, 5.0, 39.0]),
-    ("NegativeBinomial", lambda: D.NegativeBinomial(t64([3.0, 0.5, 10.0]), probs=t64([0.2, 0.5, 0.7])),
-     st.nbinom([3.0, 0.5, 10.0], [0.8, 0.5, 0.3]), [0.0, 2.0, 20.0]),
+    (
+        "Binomial",
+        lambda: D.Binomial(t64([5.0, 10.0, 40.0]), probs=t64([0.2, 0.5, 0.9])),
+        st.binom([5, 10, 40], [0.2, 0.5, 0.9]),
+        [1.0, 5.0, 39.0],
+    ),
+    (
+        "NegativeBinomial",
+        lambda: D.NegativeBinomial(t64([3.0, 0.5, 10.0]), probs=t64([0.2, 0.5, 0.7])),
+        st.nbinom([3.0, 0.5, 10.0], [0.8, 0.5, 0.3]),
+        [0.0, 2.0, 20.0],
+    ),
 ]
 
 
@@ -159,15 +192,15 @@ def test_kumaraswamy_and_logistic_normal():
     a, b = 2.0, 3.5
     d = D.Kumaraswamy(t64(a), t64(b))
     x = np.array([0.1, 0.5, 0.9])
-    close(d.log_prob(t64(x)), np.log(a * b * x ** (a - 1) * (1 - x ** a) ** (b - 1)))
+    close(d.log_prob(t64(x)), np.log(a * b * x ** (a - 1) * (1 - x**a) ** (b - 1)))
     grid = np.linspace(1e-9, 1 - 1e-9, 200001)
-    dens = a * b * grid ** (a - 1) * (1 - grid ** a) ** (b - 1)
+    dens = a * b * grid ** (a - 1) * (1 - grid**a) ** (b - 1)
     close(d.mean, np.trapezoid(grid * dens, grid), rtol=1e-6)
     close(d.variance, np.trapezoid((grid - float(to_np(d.mean))) ** 2 * dens, grid), rtol=1e-5)
     close(d.entropy(), -np.trapezoid(dens * np.log(dens), grid), rtol=1e-5)
     ember.manual_seed(3)
     s = to_np(d.sample((20000,)))
-    assert st.kstest(s, lambda y: 1 - (1 - y ** a) ** b).pvalue > 1e-4
+    assert st.kstest(s, lambda y: 1 - (1 - y**a) ** b).pvalue > 1e-4
     ln = D.LogisticNormal(t64([0.0, 1.0]), t64([1.0, 0.5]))
     y = ln.sample((5,))
     assert y.shape == (5, 3) and np.allclose(to_np(y).sum(-1), 1)
@@ -235,9 +268,11 @@ def test_multivariate_normal_parameterizations():
     x = np.array([[0.1, 0.2, 0.3], [1.0, -1.0, 0.0]])
     ref = st.multivariate_normal(loc, cov)
     L = np.linalg.cholesky(cov)
-    for d in (D.MultivariateNormal(t64(loc), covariance_matrix=t64(cov)),
-              D.MultivariateNormal(t64(loc), scale_tril=t64(L)),
-              D.MultivariateNormal(t64(loc), precision_matrix=t64(np.linalg.inv(cov)))):
+    for d in (
+        D.MultivariateNormal(t64(loc), covariance_matrix=t64(cov)),
+        D.MultivariateNormal(t64(loc), scale_tril=t64(L)),
+        D.MultivariateNormal(t64(loc), precision_matrix=t64(np.linalg.inv(cov))),
+    ):
         assert d.batch_shape == () and d.event_shape == (3,)
         close(d.log_prob(t64(x)), ref.logpdf(x))
         close(d.entropy(), ref.entropy())
@@ -281,10 +316,18 @@ def test_independent_and_expand():
     assert e.batch_shape == (4, 2) and e.sample().shape == (4, 2, 3)
     n = D.Normal(t64(0.0), t64(1.0)).expand((5,))
     assert n.batch_shape == (5,) and n.sample((2,)).shape == (2, 5)
-    for dist in (D.Gamma(t64(2.0), t64(1.0)), D.Beta(t64(2.0), t64(1.0)), D.Bernoulli(probs=t64(0.3)),
-                 D.Categorical(probs=t64([0.5, 0.5])), D.Dirichlet(t64([1.0, 2.0])), D.Poisson(t64(2.0)),
-                 D.StudentT(t64(3.0)), D.LogNormal(t64(0.0), t64(1.0)), D.Gumbel(t64(0.0), t64(1.0)),
-                 D.MultivariateNormal(t64([0.0, 0.0]), scale_tril=t64(np.eye(2)))):
+    for dist in (
+        D.Gamma(t64(2.0), t64(1.0)),
+        D.Beta(t64(2.0), t64(1.0)),
+        D.Bernoulli(probs=t64(0.3)),
+        D.Categorical(probs=t64([0.5, 0.5])),
+        D.Dirichlet(t64([1.0, 2.0])),
+        D.Poisson(t64(2.0)),
+        D.StudentT(t64(3.0)),
+        D.LogNormal(t64(0.0), t64(1.0)),
+        D.Gumbel(t64(0.0), t64(1.0)),
+        D.MultivariateNormal(t64([0.0, 0.0]), scale_tril=t64(np.eye(2))),
+    ):
         ex = dist.expand((3,))
         assert ex.batch_shape == (3,) and ex.sample().shape == (3,) + tuple(dist.event_shape), type(dist)
         assert ex.log_prob(ex.sample()).shape == (3,)
@@ -300,7 +343,7 @@ def test_mixture_same_family():
     close(d.cdf(t64(x)), (w * st.norm(locs, scales).cdf(x[:, None])).sum(-1))
     mean = (w * locs).sum()
     close(d.mean, mean)
-    close(d.variance, (w * (scales ** 2 + locs ** 2)).sum() - mean ** 2)
+    close(d.variance, (w * (scales**2 + locs**2)).sum() - mean**2)
     ember.manual_seed(11)
     s = to_np(d.sample((20000,)))
     assert s.shape == (20000,)
@@ -341,6 +384,7 @@ def test_continuous_bernoulli():
 
 # -- rsample gradients ----------------------------------------------------------------------------------------------
 
+
 def test_rsample_gradients_location_scale():
     ember.manual_seed(13)
     loc = ember.tensor(0.5, dtype=f64, requires_grad=True)
@@ -351,10 +395,14 @@ def test_rsample_gradients_location_scale():
     close(scale.grad, ((to_np(x.detach()) - 0.5) / 2.0).sum(), rtol=1e-9)  # d x / d scale = eps
 
 
-@pytest.mark.parametrize("make,dmean", [
-    (lambda a, b: D.Gamma(a, b), lambda a, b: (1 / b, -a / b ** 2)),
-    (lambda a, b: D.Beta(a, b), lambda a, b: (b / (a + b) ** 2, -a / (a + b) ** 2)),
-], ids=["Gamma", "Beta"])
+@pytest.mark.parametrize(
+    "make,dmean",
+    [
+        (lambda a, b: D.Gamma(a, b), lambda a, b: (1 / b, -a / b**2)),
+        (lambda a, b: D.Beta(a, b), lambda a, b: (b / (a + b) ** 2, -a / (a + b) ** 2)),
+    ],
+    ids=["Gamma", "Beta"],
+)
 def test_rsample_gradients_gamma_beta(make, dmean):
     # d E[x] / d params by pathwise gradients of many samples against the closed form
     ember.manual_seed(14)
@@ -378,18 +426,22 @@ def test_rsample_gradient_dirichlet():
 
 def test_log_prob_gradients_gradcheck():
     from ember.autograd import gradcheck
+
     for fn, args in (
         (lambda l, s: D.Normal(l, s).log_prob(t64([0.3, -1.0])), (t64([0.1, 0.2]), t64([1.5, 0.7]))),
         (lambda a, b: D.Gamma(a, b).log_prob(t64([0.3, 2.0])), (t64([1.1, 2.2]), t64([0.5, 1.7]))),
         (lambda a, b: D.Beta(a, b).log_prob(t64([0.3, 0.6])), (t64([1.1, 2.2]), t64([0.5, 1.7]))),
-        (lambda L: D.MultivariateNormal(t64([0.0, 0.0]), scale_tril=L.tril()).log_prob(t64([0.3, 0.2])),
-         (t64([[1.0, 0.0], [0.3, 2.0]]),)),
+        (
+            lambda L: D.MultivariateNormal(t64([0.0, 0.0]), scale_tril=L.tril()).log_prob(t64([0.3, 0.2])),
+            (t64([[1.0, 0.0], [0.3, 2.0]]),),
+        ),
     ):
         inputs = tuple(x.requires_grad_() for x in args)
         assert gradcheck(fn, inputs)
 
 
 # -- KL divergence ---------------------------------------------------------------------------------------------------
+
 
 def mc_kl(p, q, n=200000):
     ember.manual_seed(16)
@@ -405,8 +457,11 @@ KL_PAIRS = [
     ("Gamma", D.Gamma(t64([2.0, 0.7]), t64([1.0, 3.0])), D.Gamma(t64([1.5, 1.0]), t64([2.0, 1.0]))),
     ("Beta", D.Beta(t64([2.0, 0.7]), t64([1.0, 3.0])), D.Beta(t64([1.5, 1.0]), t64([2.0, 1.0]))),
     ("Bernoulli", D.Bernoulli(probs=t64([0.2, 0.7])), D.Bernoulli(probs=t64([0.5, 0.4]))),
-    ("Categorical", D.Categorical(probs=t64([[0.2, 0.8], [0.5, 0.5]])),
-     D.Categorical(probs=t64([[0.4, 0.6], [0.9, 0.1]]))),
+    (
+        "Categorical",
+        D.Categorical(probs=t64([[0.2, 0.8], [0.5, 0.5]])),
+        D.Categorical(probs=t64([[0.4, 0.6], [0.9, 0.1]])),
+    ),
     ("Poisson", D.Poisson(t64([1.0, 5.0])), D.Poisson(t64([2.0, 4.0]))),
     ("Geometric", D.Geometric(probs=t64([0.3, 0.6])), D.Geometric(probs=t64([0.5, 0.2]))),
     ("Gumbel", D.Gumbel(t64([0.0, 1.0]), t64([1.0, 2.0])), D.Gumbel(t64([0.5, -1.0]), t64([1.5, 0.5]))),
@@ -416,10 +471,16 @@ KL_PAIRS = [
     ("HalfNormal", D.HalfNormal(t64([1.0, 2.0])), D.HalfNormal(t64([1.5, 0.5]))),
     ("LogNormal", D.LogNormal(t64([0.0, 1.0]), t64([1.0, 2.0])), D.LogNormal(t64([0.5, -1.0]), t64([1.5, 0.5]))),
     ("Dirichlet", D.Dirichlet(t64([[1.0, 2.0, 3.0]])), D.Dirichlet(t64([[2.0, 2.0, 0.5]]))),
-    ("Independent", D.Independent(D.Normal(t64([[0.0, 1.0]]), t64([[1.0, 2.0]])), 1),
-     D.Independent(D.Normal(t64([[0.5, -1.0]]), t64([[1.5, 0.5]])), 1)),
-    ("MVN", D.MultivariateNormal(t64([0.0, 1.0]), covariance_matrix=t64([[2.0, 0.3], [0.3, 1.0]])),
-     D.MultivariateNormal(t64([1.0, -1.0]), covariance_matrix=t64([[1.0, -0.2], [-0.2, 0.5]]))),
+    (
+        "Independent",
+        D.Independent(D.Normal(t64([[0.0, 1.0]]), t64([[1.0, 2.0]])), 1),
+        D.Independent(D.Normal(t64([[0.5, -1.0]]), t64([[1.5, 0.5]])), 1),
+    ),
+    (
+        "MVN",
+        D.MultivariateNormal(t64([0.0, 1.0]), covariance_matrix=t64([[2.0, 0.3], [0.3, 1.0]])),
+        D.MultivariateNormal(t64([1.0, -1.0]), covariance_matrix=t64([[1.0, -0.2], [-0.2, 0.5]])),
+    ),
 ]
 
 
@@ -437,8 +498,7 @@ def test_kl_closed_forms_and_edges():
     kl = to_np(D.kl_divergence(D.Normal(t64(1.0), t64(2.0)), D.Normal(t64(0.0), t64(1.0))))
     assert kl == pytest.approx(math.log(1 / 2) + (4 + 1) / 2 - 0.5)
     # Uniform: infinite where p's support leaves q's
-    u = to_np(D.kl_divergence(D.Uniform(t64([0.0, 0.0]), t64([1.0, 3.0])), D.Uniform(t64([0.0, 0.0]),
-                                                                                      t64([2.0, 2.0]))))
+    u = to_np(D.kl_divergence(D.Uniform(t64([0.0, 0.0]), t64([1.0, 3.0])), D.Uniform(t64([0.0, 0.0]), t64([2.0, 2.0]))))
     assert u[0] == pytest.approx(math.log(2)) and math.isinf(u[1])
     # Categorical with a zero probability in q
     c = to_np(D.kl_divergence(D.Categorical(probs=t64([0.5, 0.5])), D.Categorical(probs=t64([1.0, 0.0]))))
@@ -464,12 +524,21 @@ def test_register_kl_most_specific():
 
 # -- validation ------------------------------------------------------------------------------------------------------
 
+
 def test_parameter_validation():
-    for make in (lambda: D.Normal(0.0, -1.0), lambda: D.Exponential(-1.0), lambda: D.Gamma(t64([1.0, -1.0]), 1.0),
-                 lambda: D.Bernoulli(probs=t64(1.5)), lambda: D.Categorical(probs=t64([-0.1, 1.1])),
-                 lambda: D.Beta(0.0, 1.0), lambda: D.Poisson(-1.0), lambda: D.Uniform(1.0, 0.0),
-                 lambda: D.Dirichlet(t64([1.0, 0.0])), lambda: D.Binomial(2.5, probs=t64(0.5)),
-                 lambda: D.MultivariateNormal(t64([0.0]), scale_tril=t64([[-1.0]]))):
+    for make in (
+        lambda: D.Normal(0.0, -1.0),
+        lambda: D.Exponential(-1.0),
+        lambda: D.Gamma(t64([1.0, -1.0]), 1.0),
+        lambda: D.Bernoulli(probs=t64(1.5)),
+        lambda: D.Categorical(probs=t64([-0.1, 1.1])),
+        lambda: D.Beta(0.0, 1.0),
+        lambda: D.Poisson(-1.0),
+        lambda: D.Uniform(1.0, 0.0),
+        lambda: D.Dirichlet(t64([1.0, 0.0])),
+        lambda: D.Binomial(2.5, probs=t64(0.5)),
+        lambda: D.MultivariateNormal(t64([0.0]), scale_tril=t64([[-1.0]])),
+    ):
         with pytest.raises(ValueError):
             make()
     with pytest.raises(ValueError, match="Either `probs` or `logits`"):
@@ -514,8 +583,9 @@ def test_constraints():
     assert to_np(constraints.unit_interval.check(t64([0.0, 1.0, 1.5]))).tolist() == [True, True, False]
     assert to_np(constraints.simplex.check(t64([[0.5, 0.5], [0.7, 0.7]]))).tolist() == [True, False]
     assert to_np(constraints.integer_interval(0, 3).check(t64([0.0, 2.5, 3.0]))).tolist() == [True, False, True]
-    assert to_np(constraints.lower_cholesky.check(t64([[[1.0, 0.0], [2.0, 1.0]], [[1.0, 1.0], [0.0, 1.0]]])
-                                                   )).tolist() == [True, False]
+    assert to_np(
+        constraints.lower_cholesky.check(t64([[[1.0, 0.0], [2.0, 1.0]], [[1.0, 1.0], [0.0, 1.0]]]))
+    ).tolist() == [True, False]
     assert to_np(constraints.positive_definite.check(t64([[2.0, 0.5], [0.5, 1.0]]))).item()
     assert not to_np(constraints.positive_definite.check(t64([[1.0, 2.0], [2.0, 1.0]]))).item()
     assert constraints.independent(constraints.real, 2).event_dim == 2
@@ -523,6 +593,7 @@ def test_constraints():
 
 
 # -- transforms ------------------------------------------------------------------------------------------------------
+
 
 def _fd_logdet(t, x, eps=1e-6):
     """log |d y_i / d x_i| of an elementwise transform by central differences (x: 1-d float64 NumPy)."""
@@ -534,15 +605,19 @@ def _fd_logdet(t, x, eps=1e-6):
     return np.log(np.abs(np.diag(np.stack(cols, -1))))  # elementwise: the Jacobian is diagonal
 
 
-@pytest.mark.parametrize("t,x", [
-    (T.ExpTransform(), [0.3, -1.0]),
-    (T.AffineTransform(1.0, -2.5), [0.3, -1.0]),
-    (T.SigmoidTransform(), [0.3, -1.0]),
-    (T.TanhTransform(), [0.3, -1.0]),
-    (T.PowerTransform(t64(2.5)), [0.3, 1.7]),
-    (T.SoftplusTransform(), [0.3, -1.0]),
-    (T.ComposeTransform([T.AffineTransform(0.5, 2.0), T.ExpTransform()]), [0.3, -1.0]),
-], ids=["exp", "affine", "sigmoid", "tanh", "power", "softplus", "compose"])
+@pytest.mark.parametrize(
+    "t,x",
+    [
+        (T.ExpTransform(), [0.3, -1.0]),
+        (T.AffineTransform(1.0, -2.5), [0.3, -1.0]),
+        (T.SigmoidTransform(), [0.3, -1.0]),
+        (T.TanhTransform(), [0.3, -1.0]),
+        (T.PowerTransform(t64(2.5)), [0.3, 1.7]),
+        (T.SoftplusTransform(), [0.3, -1.0]),
+        (T.ComposeTransform([T.AffineTransform(0.5, 2.0), T.ExpTransform()]), [0.3, -1.0]),
+    ],
+    ids=["exp", "affine", "sigmoid", "tanh", "power", "softplus", "compose"],
+)
 def test_elementwise_transforms(t, x):
     x = np.array(x)
     y = t(t64(x))

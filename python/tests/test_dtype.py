@@ -3,13 +3,22 @@ dtype attributes, and the value conversions between dtypes (truncation, float16/
 
 The tables below were printed once by PyTorch 1.13 (torch.promote_types / torch.can_cast over every
 pair) and pasted here; ember never imports torch."""
+
 import pickle
 
 import numpy as np
 import pytest
-
-from conftest import (ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, assert_equal, bf16_round, dtype_name, from_np, np_dtype,
-                      to_np)
+from conftest import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    INT_DTYPES,
+    assert_equal,
+    bf16_round,
+    dtype_name,
+    from_np,
+    np_dtype,
+    to_np,
+)
 
 import ember
 
@@ -23,14 +32,54 @@ PROMOTE = {
     "int16": ["int16", "int16", "int16", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"],
     "int32": ["int32", "int32", "int32", "int32", "int32", "int64", "float16", "bfloat16", "float32", "float64"],
     "int64": ["int64", "int64", "int64", "int64", "int64", "int64", "float16", "bfloat16", "float32", "float64"],
-    "float16": ["float16", "float16", "float16", "float16", "float16", "float16", "float16", "float32", "float32",
-                "float64"],
-    "bfloat16": ["bfloat16", "bfloat16", "bfloat16", "bfloat16", "bfloat16", "bfloat16", "float32", "bfloat16",
-                 "float32", "float64"],
-    "float32": ["float32", "float32", "float32", "float32", "float32", "float32", "float32", "float32", "float32",
-                "float64"],
-    "float64": ["float64", "float64", "float64", "float64", "float64", "float64", "float64", "float64", "float64",
-                "float64"],
+    "float16": [
+        "float16",
+        "float16",
+        "float16",
+        "float16",
+        "float16",
+        "float16",
+        "float16",
+        "float32",
+        "float32",
+        "float64",
+    ],
+    "bfloat16": [
+        "bfloat16",
+        "bfloat16",
+        "bfloat16",
+        "bfloat16",
+        "bfloat16",
+        "bfloat16",
+        "float32",
+        "bfloat16",
+        "float32",
+        "float64",
+    ],
+    "float32": [
+        "float32",
+        "float32",
+        "float32",
+        "float32",
+        "float32",
+        "float32",
+        "float32",
+        "float32",
+        "float32",
+        "float64",
+    ],
+    "float64": [
+        "float64",
+        "float64",
+        "float64",
+        "float64",
+        "float64",
+        "float64",
+        "float64",
+        "float64",
+        "float64",
+        "float64",
+    ],
 }
 
 # CAN_CAST[a][i]: torch.can_cast(a, NAMES[i])
@@ -84,14 +133,26 @@ RESULT_TYPE_CASES = [
     ("int64 tensor, True", lambda: (ember.tensor([1]), True), "int64"),
     ("2.5, int32 tensor", lambda: (2.5, ember.tensor([1], dtype=ember.int32)), "float32"),
     ("int8 tensor, 0-d int64 tensor", lambda: (ember.tensor([1], dtype=ember.int8), ember.tensor(1000)), "int8"),
-    ("int32 tensor, 0-d float64 tensor", lambda: (ember.tensor([1], dtype=ember.int32),
-                                                  ember.tensor(1.0, dtype=ember.float64)), "float64"),
-    ("float16 tensor, 0-d float64 tensor", lambda: (ember.tensor([1.0], dtype=ember.float16),
-                                                    ember.tensor(1.0, dtype=ember.float64)), "float16"),
-    ("int16 tensor, 0-d float16 tensor", lambda: (ember.tensor([1], dtype=ember.int16),
-                                                  ember.tensor(1.0, dtype=ember.float16)), "float16"),
-    ("uint8 tensor, 0-d int8 tensor", lambda: (ember.tensor([1], dtype=ember.uint8),
-                                               ember.tensor(1, dtype=ember.int8)), "uint8"),
+    (
+        "int32 tensor, 0-d float64 tensor",
+        lambda: (ember.tensor([1], dtype=ember.int32), ember.tensor(1.0, dtype=ember.float64)),
+        "float64",
+    ),
+    (
+        "float16 tensor, 0-d float64 tensor",
+        lambda: (ember.tensor([1.0], dtype=ember.float16), ember.tensor(1.0, dtype=ember.float64)),
+        "float16",
+    ),
+    (
+        "int16 tensor, 0-d float16 tensor",
+        lambda: (ember.tensor([1], dtype=ember.int16), ember.tensor(1.0, dtype=ember.float16)),
+        "float16",
+    ),
+    (
+        "uint8 tensor, 0-d int8 tensor",
+        lambda: (ember.tensor([1], dtype=ember.uint8), ember.tensor(1, dtype=ember.int8)),
+        "uint8",
+    ),
     ("bool tensor, 0-d uint8 tensor", lambda: (ember.tensor([True]), ember.tensor(1, dtype=ember.uint8)), "uint8"),
     ("int32 tensor, int64 tensor", lambda: (ember.tensor([1], dtype=ember.int32), ember.tensor([1])), "int64"),
     ("0-d int8, 1000", lambda: (ember.tensor(1, dtype=ember.int8), 1000), "int8"),
@@ -118,6 +179,7 @@ def test_result_type_of_tensors_of_equal_rank_is_promote_types():
 
 # ------------------------------------------------------------------------------------ dtype attributes
 
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_name)
 def test_dtype_attributes(dtype):
     name = dtype_name(dtype)
@@ -140,6 +202,7 @@ def test_dtypes_are_singletons_usable_as_keys():
 
 # -------------------------------------------------------------------------------------- conversions
 
+
 @pytest.mark.parametrize("src", FLOAT_DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("dst", INT_DTYPES, ids=dtype_name)
 def test_float_to_int_truncates_toward_zero(src, dst):
@@ -154,8 +217,11 @@ def test_float_to_int_truncates_toward_zero(src, dst):
 
 @pytest.mark.parametrize("src", ALL_DTYPES, ids=dtype_name)
 def test_to_bool_is_nonzero(src):
-    values = [0, 1, 2, 0, 5] if src in INT_DTYPES + [ember.bool] else [0.0, -0.0, 1e-30 if src is ember.float64
-                                                                      else 1e-3, float("nan"), -2.5, float("inf")]
+    values = (
+        [0, 1, 2, 0, 5]
+        if src in INT_DTYPES + [ember.bool]
+        else [0.0, -0.0, 1e-30 if src is ember.float64 else 1e-3, float("nan"), -2.5, float("inf")]
+    )
     if src is ember.bool:
         values = [bool(v) for v in values]
     t = ember.tensor(values, dtype=src)
@@ -166,20 +232,47 @@ def test_to_bool_is_nonzero(src):
 @pytest.mark.parametrize("dst", [ember.uint8, ember.int8, ember.int16, ember.int32], ids=dtype_name)
 def test_narrowing_integer_casts_wrap_like_numpy(src, dst):
     info = np.iinfo(np_dtype(src))
-    values = np.array([0, 1, -1, 127, 128, 255, 256, -129, 300, -300, 32767, info.min, info.max],
-                      dtype=np.int64)
+    values = np.array([0, 1, -1, 127, 128, 255, 256, -129, 300, -300, 32767, info.min, info.max], dtype=np.int64)
     values = values[(values >= info.min) & (values <= info.max)].astype(np_dtype(src))
     assert_equal(from_np(values).to(dst), values.astype(np_dtype(dst)), dst)
 
 
 def special_float32_values(rng):
     """Random float32s across the exponent range, plus ties, subnormals, overflow, signed zeros, NaN."""
-    bits = rng.integers(0, 2 ** 32, 4000, dtype=np.uint64).astype(np.uint32)
+    bits = rng.integers(0, 2**32, 4000, dtype=np.uint64).astype(np.uint32)
     x = bits.view(np.float32)
     x = x[np.isfinite(x)]
-    fixed = np.array([0.0, -0.0, 1.0, -1.0, 65504.0, 65519.99, 65520.0, 1e5, -1e5, 6.1e-5, 6e-8, 3e-8, 2.9e-8, 1e-10,
-                      1.0 + 2 ** -11, 1.0 + 3 * 2 ** -11, 1.0 + 2 ** -8, 1.0 + 3 * 2 ** -8, 3.4e38, -3.4e38, 1e-39,
-                      float("inf"), float("-inf"), float("nan"), 0.1, 1 / 3], dtype=np.float32)
+    fixed = np.array(
+        [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            65504.0,
+            65519.99,
+            65520.0,
+            1e5,
+            -1e5,
+            6.1e-5,
+            6e-8,
+            3e-8,
+            2.9e-8,
+            1e-10,
+            1.0 + 2**-11,
+            1.0 + 3 * 2**-11,
+            1.0 + 2**-8,
+            1.0 + 3 * 2**-8,
+            3.4e38,
+            -3.4e38,
+            1e-39,
+            float("inf"),
+            float("-inf"),
+            float("nan"),
+            0.1,
+            1 / 3,
+        ],
+        dtype=np.float32,
+    )
     scaled = (rng.standard_normal(2000) * np.exp2(rng.integers(-30, 20, 2000))).astype(np.float32)
     return np.concatenate([fixed, x, scaled])
 
@@ -193,7 +286,7 @@ def test_float16_rounding_matches_numpy(rng):
     # float64 -> float16 goes through float32 in PyTorch
     d = x.astype(np.float64)
     assert_equal(from_np(d).half(), expected, ember.float16)
-    assert_equal(from_np(np.array([1 + 2 ** -11 + 2 ** -40])).half(), np.array([1.0], np.float16))
+    assert_equal(from_np(np.array([1 + 2**-11 + 2**-40])).half(), np.array([1.0], np.float16))
 
 
 def test_bfloat16_rounds_to_nearest_even(rng):
@@ -204,10 +297,10 @@ def test_bfloat16_rounds_to_nearest_even(rng):
     assert_equal(b.float(), expected, ember.float32)
     assert_equal(b.double(), expected.astype(np.float64), ember.float64)
     # ties go to even; 1 + 2^-8 is halfway between 1 and 1 + 2^-7
-    ties = np.array([1 + 2 ** -8, 1 + 3 * 2 ** -8, -(1 + 2 ** -8), 2 ** 20 * (1 + 2 ** -8)], np.float32)
-    assert_equal(from_np(ties).bfloat16(), np.array([1, 1 + 2 ** -6, -1, 2 ** 20], np.float32))
+    ties = np.array([1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8), 2**20 * (1 + 2**-8)], np.float32)
+    assert_equal(from_np(ties).bfloat16(), np.array([1, 1 + 2**-6, -1, 2**20], np.float32))
     # float64 -> bfloat16 goes through float32: 1 + 2^-8 + 2^-30 first rounds to the tie, then to 1
-    assert_equal(from_np(np.array([1 + 2 ** -8 + 2 ** -30])).bfloat16(), np.array([1.0], np.float32))
+    assert_equal(from_np(np.array([1 + 2**-8 + 2**-30])).bfloat16(), np.array([1.0], np.float32))
 
 
 def test_bfloat16_special_values():
@@ -220,16 +313,19 @@ def test_bfloat16_special_values():
 
 @pytest.mark.parametrize("dtype", [ember.float16, ember.bfloat16], ids=dtype_name)
 def test_integers_into_half_types_round_like_float32_then_half(dtype):
-    values = np.array([0, 1, 255, 256, 257, 2047, 2048, 2049, 2051, 65504, 65520, 100000, -4097, 2 ** 40], np.int64)
+    values = np.array([0, 1, 255, 256, 257, 2047, 2048, 2049, 2051, 65504, 65520, 100000, -4097, 2**40], np.int64)
     t = from_np(values).to(dtype)
     with np.errstate(over="ignore"):
-        expected = values.astype(np.float32).astype(np.float16) if dtype is ember.float16 else \
-            bf16_round(values.astype(np.float32))
+        expected = (
+            values.astype(np.float32).astype(np.float16)
+            if dtype is ember.float16
+            else bf16_round(values.astype(np.float32))
+        )
     assert_equal(t, expected, dtype)
 
 
 def test_large_integers_into_float32_and_float64():
-    values = np.array([2 ** 24 + 1, 2 ** 53 + 1, -(2 ** 63), 2 ** 63 - 1, 123456789], np.int64)
+    values = np.array([2**24 + 1, 2**53 + 1, -(2**63), 2**63 - 1, 123456789], np.int64)
     assert_equal(from_np(values).float(), values.astype(np.float32))
     assert_equal(from_np(values).double(), values.astype(np.float64))
 

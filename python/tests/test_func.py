@@ -1,11 +1,11 @@
 """ember.func (torch.func) against closed forms, explicit Jacobians and loops."""
+
 import numpy as np
 import pytest
+from conftest import to_np
 
 import ember
 from ember.func import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, stack_module_state, vjp, vmap
-
-from conftest import to_np
 
 
 def t64(a, requires_grad=False):
@@ -19,11 +19,11 @@ def test_grad_closed_forms_argnums_and_aux(rng):
     gx, gy = grad(f, argnums=(0, 1))(t64(x), t64(y))
     np.testing.assert_allclose(to_np(gx), np.cos(x) * y, rtol=1e-12)
     np.testing.assert_allclose(to_np(gy), np.sin(x), rtol=1e-12)
-    g, aux = grad(lambda a: ((a ** 2).sum(), a.max()), has_aux=True)(t64(x))
+    g, aux = grad(lambda a: ((a**2).sum(), a.max()), has_aux=True)(t64(x))
     np.testing.assert_allclose(to_np(g), 2 * x)
     assert aux.item() == x.max() and not aux.requires_grad
-    g, value = grad_and_value(lambda a: (a ** 2).sum())(t64(x))
-    np.testing.assert_allclose(value.item(), (x ** 2).sum())
+    g, value = grad_and_value(lambda a: (a**2).sum())(t64(x))
+    np.testing.assert_allclose(value.item(), (x**2).sum())
     d = grad(lambda p: (p["w"] * p["b"]).sum())({"w": t64(x), "b": t64(y)})  # a dict of tensors
     np.testing.assert_allclose(to_np(d["w"]), y)
     np.testing.assert_allclose(to_np(d["b"]), x)
@@ -32,7 +32,7 @@ def test_grad_closed_forms_argnums_and_aux(rng):
 
 def test_grad_nests_and_composes_with_autograd(rng):
     x = rng.standard_normal(3)
-    f = lambda a: (a ** 3).sum()  # noqa: E731
+    f = lambda a: (a**3).sum()  # noqa: E731
     second = grad(lambda a: grad(f)(a).sum())(t64(x))
     np.testing.assert_allclose(to_np(second), 6 * x, rtol=1e-12)
     third = grad(lambda a: grad(lambda b: grad(f)(b).sum())(a).sum())(t64(x))
@@ -43,7 +43,7 @@ def test_grad_nests_and_composes_with_autograd(rng):
     g.sum().backward()
     np.testing.assert_allclose(to_np(w.grad), 4 * x, rtol=1e-12)  # d/dw sum(2 * a * w^2) at a=1
     with ember.no_grad():  # grad ignores an outer no_grad, as PyTorch's
-        np.testing.assert_allclose(to_np(grad(f)(t64(x))), 3 * x ** 2, rtol=1e-12)
+        np.testing.assert_allclose(to_np(grad(f)(t64(x))), 3 * x**2, rtol=1e-12)
 
 
 def test_grad_errors():
@@ -102,8 +102,9 @@ def test_vmap_matches_a_loop(rng):
     got = vmap(lambda m, n: m @ n, in_dims=(0, None))(t64(a), t64(b))
     np.testing.assert_allclose(to_np(got), a @ b, rtol=1e-12)
     got = vmap(lambda m: m.sum(0), in_dims=1, out_dims=1)(t64(a))  # map over dim 1, stack results along dim 1
-    np.testing.assert_allclose(to_np(got), a.sum(0).T.reshape(3, 2).T if False else np.stack(
-        [a[:, i].sum(0) for i in range(2)], 1), rtol=1e-12)
+    np.testing.assert_allclose(
+        to_np(got), a.sum(0).T.reshape(3, 2).T if False else np.stack([a[:, i].sum(0) for i in range(2)], 1), rtol=1e-12
+    )
     nested = vmap(vmap(lambda s: s * 2))(t64(a))
     np.testing.assert_allclose(to_np(nested), 2 * a)
     d = vmap(lambda m: {"s": m.sum(), "t": (m.max(), m.min())})(t64(a))
@@ -149,6 +150,7 @@ def test_stack_module_state():
 
 def test_per_sample_gradients_and_ensembles_with_functional_call(rng):
     from ember.func import functional_call
+
     model = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.Tanh(), ember.nn.Linear(4, 1)).double()
     params = {k: v.detach() for k, v in model.named_parameters()}
     x, y = t64(rng.standard_normal((5, 3))), t64(rng.standard_normal((5, 1)))
@@ -159,7 +161,7 @@ def test_per_sample_gradients_and_ensembles_with_functional_call(rng):
     per = vmap(grad(loss), in_dims=(None, 0, 0))(params, x, y)
     for i in range(5):
         model.zero_grad()
-        ((model(x[i:i + 1]) - y[i]) ** 2).sum().backward()
+        ((model(x[i : i + 1]) - y[i]) ** 2).sum().backward()
         for k, p in model.named_parameters():
             np.testing.assert_allclose(to_np(per[k][i]), to_np(p.grad), rtol=1e-12, atol=1e-15)
     models = [ember.nn.Linear(3, 2).double() for _ in range(3)]

@@ -1,5 +1,6 @@
 """ember.futures (torch.futures): completion, callbacks (then / add_done_callback, run at completion or at once),
 errors, collect_all / wait_all, and a Future completed from another thread."""
+
 import threading
 
 import pytest

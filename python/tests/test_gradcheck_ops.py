@@ -2,22 +2,23 @@
 
 test_every_op_has_a_case lists the public functions of ember: each is covered by a case or listed here as
 not differentiable (with the reason), so a new op without a gradient test is visible."""
+
 import importlib
 import pkgutil
 
+import gradcases
 import pytest
 
 import ember
 from ember.autograd import gradcheck, gradgradcheck
-
-import gradcases
 
 CASES = []
 for mod in pkgutil.iter_modules(gradcases.__path__):
     CASES += importlib.import_module("gradcases." + mod.name).CASES
 
 # Public functions without a gradient: creation, random, integer/bool results, predicates, settings.
-NOT_DIFFERENTIABLE = set("""
+NOT_DIFFERENTIABLE = set(
+    """
 all allclose any arange argmax argmin argsort argwhere as_tensor bernoulli bincount bitwise_and bitwise_left_shift
 bitwise_not bitwise_or bitwise_right_shift bitwise_xor broadcast_shapes can_cast count_nonzero default_generator
 empty empty_like empty_strided eq equal eye from_dlpack from_numpy frombuffer full full_like ge get_default_dtype
@@ -30,14 +31,34 @@ set_rng_state signbit tensor unique unique_consecutive zeros zeros_like normal p
 searchsorted bucketize isin tril_indices triu_indices is_same_size is_nonzero is_signed resize_as_
 gcd gcd_ lcm lcm_ heaviside nextafter hann_window hamming_window blackman_window bartlett_window kaiser_window
 geqrf detach detach_ fill_ zero_
-""".split())
+""".split()
+)
 # Aliases: covered by the case of the op they alias.
 ALIASES = {
-    "absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin", "arcsinh": "asinh",
-    "arctan": "atan", "arctan2": "atan2", "arctanh": "atanh", "clip": "clamp", "concat": "cat",
-    "concatenate": "cat", "divide": "div", "true_divide": "div", "multiply": "mul", "negative": "neg",
-    "subtract": "sub", "moveaxis": "movedim", "swapaxes": "transpose", "swapdims": "transpose",
-    "row_stack": "vstack", "fliplr": "flip", "flipud": "flip", "sgn": "sign", "adjoint": "transpose",
+    "absolute": "abs",
+    "arccos": "acos",
+    "arccosh": "acosh",
+    "arcsin": "asin",
+    "arcsinh": "asinh",
+    "arctan": "atan",
+    "arctan2": "atan2",
+    "arctanh": "atanh",
+    "clip": "clamp",
+    "concat": "cat",
+    "concatenate": "cat",
+    "divide": "div",
+    "true_divide": "div",
+    "multiply": "mul",
+    "negative": "neg",
+    "subtract": "sub",
+    "moveaxis": "movedim",
+    "swapaxes": "transpose",
+    "swapdims": "transpose",
+    "row_stack": "vstack",
+    "fliplr": "flip",
+    "flipud": "flip",
+    "sgn": "sign",
+    "adjoint": "transpose",
 }
 
 
@@ -61,11 +82,9 @@ def test_gradgradcheck(case):
 
 
 def test_every_op_has_a_case():
-    public = {k for k, v in vars(ember._C).items() if not k.startswith("_") and callable(v)
-              and not isinstance(v, type)}
+    public = {k for k, v in vars(ember._C).items() if not k.startswith("_") and callable(v) and not isinstance(v, type)}
     covered = {c.op for c in CASES}
-    missing = sorted(op for op in public
-                     if op not in NOT_DIFFERENTIABLE and _covering_op(op) not in covered)
+    missing = sorted(op for op in public if op not in NOT_DIFFERENTIABLE and _covering_op(op) not in covered)
     assert not missing, "differentiable ops without a gradient case: " + " ".join(missing)
 
 

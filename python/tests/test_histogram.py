@@ -1,12 +1,12 @@
 """histogram / histogramdd against numpy.histogram / numpy.histogramdd (counts, weights, density, edges given as
 tensors, values on the last edge, NaN, empty and non-contiguous inputs), their argument errors, and
 ember.return_types."""
+
 import math
 import pickle
 
 import numpy as np
 import pytest
-
 from conftest import to_np
 
 import ember
@@ -30,13 +30,15 @@ def test_histogram_int_bins_vs_numpy(dtype, density, weighted):
     r = ember.histogram(x, 6, weight=wt, density=density)
     assert isinstance(r, ember.return_types.histogram) and r.hist is r[0] and r.bin_edges is r[1]
     a32 = to_np(x).astype(np.float64)  # the values the op sees
-    hist, edges = np.histogram(a32, bins=6, weights=None if w is None else to_np(wt).astype(np.float64),
-                               density=density)
+    hist, edges = np.histogram(
+        a32, bins=6, weights=None if w is None else to_np(wt).astype(np.float64), density=density
+    )
     _close(r.bin_edges, edges, dtype)
     _close(r.hist, hist, dtype)
     r2 = ember.histogram(x, 5, range=(-1.0, 0.5), weight=wt, density=density)
-    hist, edges = np.histogram(a32, bins=5, range=(-1.0, 0.5),
-                               weights=None if w is None else to_np(wt).astype(np.float64), density=density)
+    hist, edges = np.histogram(
+        a32, bins=5, range=(-1.0, 0.5), weights=None if w is None else to_np(wt).astype(np.float64), density=density
+    )
     _close(r2.bin_edges, edges, dtype)
     _close(r2.hist, hist, dtype)
 
@@ -141,8 +143,7 @@ def test_histogramdd_vs_numpy(density):
     _close(r.hist, hist)
     edge_ts = [ember.tensor(e, dtype=ember.float64) for e in ([-2.0, 0.0, 2.0], [-1.0, -0.2, 0.1, 3.0], [0.0, 1.0])]
     r = ember.histogramdd(x, edge_ts, weight=wt, density=density)
-    hist, _ = np.histogramdd(a.reshape(-1, 3), bins=[to_np(e) for e in edge_ts], weights=w.reshape(-1),
-                             density=density)
+    hist, _ = np.histogramdd(a.reshape(-1, 3), bins=[to_np(e) for e in edge_ts], weights=w.reshape(-1), density=density)
     _close(r.hist, hist)
 
 
@@ -167,9 +168,20 @@ def test_histogramdd_last_edge_errors_and_empty():
 
 def test_return_types():
     x = ember.tensor([[3.0, 1.0], [2.0, 5.0]])
-    cases = {"max": x.max(0), "min": x.min(1), "sort": x.sort(), "topk": x.topk(1), "kthvalue": x.kthvalue(1),
-             "median": x.median(0), "mode": x.mode(), "aminmax": ember.aminmax(x), "cummax": x.cummax(0),
-             "frexp": ember.frexp(x), "linalg_qr": ember.linalg.qr(x), "slogdet": ember.slogdet(x)}
+    cases = {
+        "max": x.max(0),
+        "min": x.min(1),
+        "sort": x.sort(),
+        "topk": x.topk(1),
+        "kthvalue": x.kthvalue(1),
+        "median": x.median(0),
+        "mode": x.mode(),
+        "aminmax": ember.aminmax(x),
+        "cummax": x.cummax(0),
+        "frexp": ember.frexp(x),
+        "linalg_qr": ember.linalg.qr(x),
+        "slogdet": ember.slogdet(x),
+    }
     for name, r in cases.items():
         t = getattr(ember.return_types, name)
         assert isinstance(r, t) and t.__module__ == "ember.return_types"

@@ -1,4 +1,5 @@
 """ember.hub with local folders and file:// URLs (no network here)."""
+
 import hashlib
 import os
 import shutil
@@ -246,8 +247,10 @@ def test_load_state_dict_from_legacy_zip(tmp_path, hub_dir):
 def test_hubconf_source_is_what_runs(tmp_path, hub_dir):
     repo = tmp_path / "r2"
     repo.mkdir()
-    (repo / "hubconf.py").write_text(textwrap.dedent('''
+    (repo / "hubconf.py").write_text(
+        textwrap.dedent("""
         def make(**kw):
             return sorted(kw.items())
-    '''))
+    """)
+    )
     assert hub.load(str(repo), "make", source="local", a=1, b=2) == [("a", 1), ("b", 2)]

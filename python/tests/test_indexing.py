@@ -1,12 +1,12 @@
 """Basic indexing (ints, slices with steps, None, Ellipsis, True/False) against NumPy. PyTorch treats
 True and False as a new dim of size 1 and 0 at their position, which is NumPy's None followed, for
 False, by an empty slice of that dim; `numpy_index` makes that translation."""
+
 import numpy as np
 import pytest
+from conftest import ALL_DTYPES, assert_equal, bf16_round, check_view, dtype_name, from_np, np_dtype, random_array
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conftest import ALL_DTYPES, assert_equal, bf16_round, check_view, dtype_name, from_np, np_dtype, random_array
 
 import ember
 
@@ -84,7 +84,7 @@ def indexed_arrays(draw):
         else:
             index.append({"none": None, "ellipsis": Ellipsis, "true": True, "false": False}[k])
     as_tuple = draw(st.booleans()) or len(index) != 1
-    return shape, tuple(index) if as_tuple else index[0], draw(st.integers(0, 2 ** 32 - 1))
+    return shape, tuple(index) if as_tuple else index[0], draw(st.integers(0, 2**32 - 1))
 
 
 def make(shape, seed, dtype=ember.float32):
@@ -128,10 +128,29 @@ def test_random_setitem_matches_numpy(case, kind):
 # ------------------------------------------------------------------------------------------ fixed cases
 
 CASES = [
-    1, -1, slice(1, None), slice(None, None, 2), slice(-3, -1), slice(10, 20), None, Ellipsis, True, False,
-    (0, 1), (-1, -2, -3), (slice(None), 2), (Ellipsis, 1), (1, Ellipsis), (None, 1, None),
-    (slice(1, 3), None, slice(None, None, 2)), (True, 1), (1, slice(None), True), (False, Ellipsis, None, 2),
-    (Ellipsis, None), (0, 0, 0), (slice(None, None, 3), slice(None, None, 2), slice(1, None, 3)),
+    1,
+    -1,
+    slice(1, None),
+    slice(None, None, 2),
+    slice(-3, -1),
+    slice(10, 20),
+    None,
+    Ellipsis,
+    True,
+    False,
+    (0, 1),
+    (-1, -2, -3),
+    (slice(None), 2),
+    (Ellipsis, 1),
+    (1, Ellipsis),
+    (None, 1, None),
+    (slice(1, 3), None, slice(None, None, 2)),
+    (True, 1),
+    (1, slice(None), True),
+    (False, Ellipsis, None, 2),
+    (Ellipsis, None),
+    (0, 0, 0),
+    (slice(None, None, 3), slice(None, None, 2), slice(1, None, 3)),
     (Ellipsis, True, 0),
 ]
 
@@ -172,6 +191,7 @@ def test_integer_index_result_is_a_0d_view():
 
 
 # ---------------------------------------------------------------------------------------------- setitem
+
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("value", [True, 5, -3, 2.75], ids=repr)
@@ -237,15 +257,19 @@ def test_setitem_from_overlapping_view_reads_before_writing():
 
 # ------------------------------------------------------------------------------------------------ errors
 
-@pytest.mark.parametrize("index, message", [
-    (3, "index 3 is out of bounds for dimension 0 with size 3"),
-    (-4, "index -4 is out of bounds for dimension 0 with size 3"),
-    ((Ellipsis, -6), "index -6 is out of bounds for dimension 2 with size 5"),
-    ((0, 0, 0, 0), "too many indices for tensor of dimension 3"),
-    ((Ellipsis, 0, 0, 0, 0), "too many indices for tensor of dimension 3"),
-    ((slice(None),) * 4, "too many indices for tensor of dimension 3"),
-    ((Ellipsis, Ellipsis), "single ellipsis"),
-])
+
+@pytest.mark.parametrize(
+    "index, message",
+    [
+        (3, "index 3 is out of bounds for dimension 0 with size 3"),
+        (-4, "index -4 is out of bounds for dimension 0 with size 3"),
+        ((Ellipsis, -6), "index -6 is out of bounds for dimension 2 with size 5"),
+        ((0, 0, 0, 0), "too many indices for tensor of dimension 3"),
+        ((Ellipsis, 0, 0, 0, 0), "too many indices for tensor of dimension 3"),
+        ((slice(None),) * 4, "too many indices for tensor of dimension 3"),
+        ((Ellipsis, Ellipsis), "single ellipsis"),
+    ],
+)
 def test_index_errors(index, message):
     t = ember.zeros(3, 4, 5)
     with pytest.raises(IndexError, match=message):
@@ -261,8 +285,9 @@ def test_out_of_range_index_names_the_dimension_of_the_input():
         ember.zeros(3, 4, 5)[0, 0, -6]
 
 
-@pytest.mark.parametrize("index", [(True, True), (True, False), (True, slice(None), False), (False, 0, False)],
-                         ids=repr)
+@pytest.mark.parametrize(
+    "index", [(True, True), (True, False), (True, slice(None), False), (False, 0, False)], ids=repr
+)
 def test_several_bools_merge_into_one_dim(index):
     t, a = make((2, 3), 5)
     assert_equal(t[index], a[index])  # NumPy and PyTorch 1.13 agree on these
@@ -275,11 +300,14 @@ def test_indexing_a_0d_tensor_with_an_int_is_an_index_error():
         ember.tensor(5)[:]
 
 
-@pytest.mark.parametrize("index, message", [
-    (slice(None, None, 0), "slice step cannot be zero"),
-    (slice(None, None, -1), "step must be greater than zero"),
-    ((0, slice(3, 0, -2)), "step must be greater than zero"),
-])
+@pytest.mark.parametrize(
+    "index, message",
+    [
+        (slice(None, None, 0), "slice step cannot be zero"),
+        (slice(None, None, -1), "step must be greater than zero"),
+        ((0, slice(3, 0, -2)), "step must be greater than zero"),
+    ],
+)
 def test_non_positive_steps_are_value_errors(index, message):
     t = ember.zeros(3, 4)
     with pytest.raises(ValueError, match=message):

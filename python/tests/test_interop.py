@@ -2,6 +2,7 @@
 either side, lifetimes checked by deleting one side and collecting garbage, every dtype, strided layouts,
 round trips, error paths. A small DLPack producer and consumer written with ctypes exercise what NumPy
 can't: bfloat16, byte_offset, strides=NULL, deleter calls, unsupported dtypes, devices and versions."""
+
 import ctypes
 import gc
 import sys
@@ -9,7 +10,6 @@ import warnings
 
 import numpy as np
 import pytest
-
 from conftest import ALL_DTYPES, assert_equal, bf16_round, dtype_name, from_np, np_dtype, random_array, to_np
 
 import ember
@@ -59,6 +59,7 @@ def np_layout(a, fn):
 
 
 # ---------------------------------------------------------------------------------------- from_numpy
+
 
 @pytest.mark.parametrize("dtype", NUMPY_DTYPES, ids=dtype_name)
 def test_from_numpy_every_dtype(rng, dtype):
@@ -163,13 +164,19 @@ def test_from_numpy_accepts_ndarray_subclasses():
     assert t.tolist() == [0.0, 1.0, 2.0, 3.0] and shares(t, m)
 
 
-@pytest.mark.parametrize("np_type", [np.uint16, np.uint32, np.uint64, np.complex64, np.complex128, np.object_,
-                                     np.longdouble, np.str_, "datetime64[s]"], ids=str)
+@pytest.mark.parametrize(
+    "np_type",
+    [np.uint16, np.uint32, np.uint64, np.complex64, np.complex128, np.object_, np.longdouble, np.str_, "datetime64[s]"],
+    ids=str,
+)
 def test_from_numpy_unsupported_dtype_is_a_type_error(np_type):
     a = np.zeros(3, dtype=np_type)
     name = a.dtype.type.__name__
-    with pytest.raises(TypeError, match=rf"can't convert np\.ndarray of type numpy\.{name}\. The only supported "
-                                        r"types are: .*uint8, and bool"):
+    with pytest.raises(
+        TypeError,
+        match=rf"can't convert np\.ndarray of type numpy\.{name}\. The only supported "
+        r"types are: .*uint8, and bool",
+    ):
         ember.from_numpy(a)
 
 
@@ -199,6 +206,7 @@ def test_from_numpy_of_a_non_array_is_a_type_error(obj):
 
 # --------------------------------------------------------------------------------------- Tensor.numpy
 
+
 @pytest.mark.parametrize("dtype", NUMPY_DTYPES, ids=dtype_name)
 def test_numpy_every_dtype(rng, dtype):
     expected = random_array(rng, (2, 5), dtype)
@@ -210,20 +218,35 @@ def test_numpy_every_dtype(rng, dtype):
     assert shares(t, a)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: ember.arange(24.0).reshape(4, 6),
-    lambda: ember.arange(24.0).reshape(4, 6).t(),
-    lambda: ember.arange(24.0).reshape(4, 6)[::2, 1::3],
-    lambda: ember.arange(24.0).reshape(4, 6).select(1, 2),
-    lambda: ember.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1),
-    lambda: ember.arange(24.0).reshape(4, 6).diagonal(),
-    lambda: ember.arange(3.0).expand(4, 3),
-    lambda: ember.tensor(2.5),
-    lambda: ember.arange(24.0)[5],
-    lambda: ember.zeros(0, 3),
-    lambda: ember.zeros(2, 0).t(),
-], ids=["contiguous", "transposed", "stepped", "select", "permuted", "diagonal", "expanded", "0-d", "0-d-offset",
-        "zero-size", "zero-size-t"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ember.arange(24.0).reshape(4, 6),
+        lambda: ember.arange(24.0).reshape(4, 6).t(),
+        lambda: ember.arange(24.0).reshape(4, 6)[::2, 1::3],
+        lambda: ember.arange(24.0).reshape(4, 6).select(1, 2),
+        lambda: ember.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1),
+        lambda: ember.arange(24.0).reshape(4, 6).diagonal(),
+        lambda: ember.arange(3.0).expand(4, 3),
+        lambda: ember.tensor(2.5),
+        lambda: ember.arange(24.0)[5],
+        lambda: ember.zeros(0, 3),
+        lambda: ember.zeros(2, 0).t(),
+    ],
+    ids=[
+        "contiguous",
+        "transposed",
+        "stepped",
+        "select",
+        "permuted",
+        "diagonal",
+        "expanded",
+        "0-d",
+        "0-d-offset",
+        "zero-size",
+        "zero-size-t",
+    ],
+)
 def test_numpy_layouts(make):
     t = make()
     a = t.numpy()
@@ -266,8 +289,11 @@ def test_numpy_keeps_the_storage_alive():
 
 def test_numpy_of_tensor_requiring_grad():
     t = ember.ones(3, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad. Use "
-                                           r"tensor.detach\(\).numpy\(\) instead."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Can't call numpy\(\) on Tensor that requires grad. Use "
+        r"tensor.detach\(\).numpy\(\) instead.",
+    ):
         t.numpy()
     a = t.detach().numpy()
     assert shares(t, a)
@@ -293,8 +319,11 @@ def test_numpy_force_is_keyword_only():
 @pytest.mark.skipif(not ember.cuda.is_available(), reason="needs CUDA")
 def test_numpy_of_cuda_tensor():
     t = ember.arange(4.0, device="cuda")
-    with pytest.raises(TypeError, match=r"can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu\(\) to "
-                                        r"copy the tensor to host memory first."):
+    with pytest.raises(
+        TypeError,
+        match=r"can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu\(\) to "
+        r"copy the tensor to host memory first.",
+    ):
         t.numpy()
     np.testing.assert_array_equal(t.numpy(force=True), np.arange(4.0, dtype=np.float32))
     g = ember.ones(2, device="cuda", requires_grad=True)
@@ -360,6 +389,7 @@ def test_dlpack_round_trips_do_not_leak():
 
 # ------------------------------------------------------------------------------------- __array__
 
+
 def test_asarray_shares_memory():
     t = ember.arange(6, dtype=ember.int32).reshape(2, 3).t()
     a = np.asarray(t)
@@ -411,6 +441,7 @@ def test_numpy_functions_accept_tensors():
 
 # ---------------------------------------------------------------------------------- tensor, as_tensor
 
+
 @pytest.mark.parametrize("dtype", NUMPY_DTYPES, ids=dtype_name)
 def test_tensor_of_array_copies_every_dtype(rng, dtype):
     a = random_array(rng, (3, 4), dtype)
@@ -422,8 +453,9 @@ def test_tensor_of_array_copies_every_dtype(rng, dtype):
     assert_equal(t, expected)
 
 
-@pytest.mark.parametrize("layout", [f for _, f in LAYOUTS] + [lambda a: a[::-1, ::-2]],
-                         ids=[n for n, _ in LAYOUTS] + ["negative-strides"])
+@pytest.mark.parametrize(
+    "layout", [f for _, f in LAYOUTS] + [lambda a: a[::-1, ::-2]], ids=[n for n, _ in LAYOUTS] + ["negative-strides"]
+)
 def test_tensor_of_array_layouts(rng, layout):
     a = np_layout(random_array(rng, (4, 6), ember.float32), layout)
     assert_equal(ember.tensor(a), a, ember.float32)
@@ -455,9 +487,15 @@ def test_tensor_of_special_arrays():
 
 
 def test_tensor_of_numpy_scalars_keeps_their_dtype():
-    for value, dtype in [(np.float32(1.5), ember.float32), (np.float64(2.5), ember.float64),
-                         (np.float16(0.5), ember.float16), (np.int16(-3), ember.int16), (np.uint8(200), ember.uint8),
-                         (np.int64(7), ember.int64), (np.bool_(True), ember.bool)]:
+    for value, dtype in [
+        (np.float32(1.5), ember.float32),
+        (np.float64(2.5), ember.float64),
+        (np.float16(0.5), ember.float16),
+        (np.int16(-3), ember.int16),
+        (np.uint8(200), ember.uint8),
+        (np.int64(7), ember.int64),
+        (np.bool_(True), ember.bool),
+    ]:
         t = ember.tensor(value)
         assert t.dtype is dtype and t.shape == () and t.item() == value.item(), (value, dtype)
     assert ember.tensor([np.float32(1.5), np.float32(2.0)]).tolist() == [1.5, 2.0]  # the generic path
@@ -504,6 +542,7 @@ def test_as_tensor_shares_when_it_can():
 
 # ------------------------------------------------------------------------------------------- DLPack
 
+
 def test_dlpack_device():
     assert ember.ones(2).__dlpack_device__() == (1, 0)
     assert ember.ones(2).__dlpack_device__() == (ember.utils.dlpack.DLDeviceType.kDLCPU, 0)
@@ -540,13 +579,17 @@ def test_dlpack_layouts_both_ways(rng, layout):
                 assert b.strides[i] == a.strides[i] and t.stride(i) == a.strides[i] // 4
 
 
-@pytest.mark.parametrize("make", [
-    lambda: ember.arange(24.0).reshape(4, 6).t(),
-    lambda: ember.arange(24.0).reshape(4, 6)[1::2, ::3],
-    lambda: ember.arange(3.0).expand(2, 3),
-    lambda: ember.tensor(7.0),
-    lambda: ember.zeros(3, 0),
-], ids=["transposed", "stepped", "expanded", "0-d", "zero-size"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ember.arange(24.0).reshape(4, 6).t(),
+        lambda: ember.arange(24.0).reshape(4, 6)[1::2, ::3],
+        lambda: ember.arange(3.0).expand(2, 3),
+        lambda: ember.tensor(7.0),
+        lambda: ember.zeros(3, 0),
+    ],
+    ids=["transposed", "stepped", "expanded", "0-d", "zero-size"],
+)
 def test_round_trip_ember_numpy_ember(make):
     t = make()
     a = np.from_dlpack(t)
@@ -714,8 +757,14 @@ def test_dlpack_errors():
 
 
 def test_ember_bfloat16_and_bool_capsules_read_by_ctypes():
-    for dtype, code, bits in [(ember.bfloat16, 4, 16), (ember.bool, 6, 8), (ember.float16, 2, 16),
-                              (ember.uint8, 1, 8), (ember.int32, 0, 32), (ember.float64, 2, 64)]:
+    for dtype, code, bits in [
+        (ember.bfloat16, 4, 16),
+        (ember.bool, 6, 8),
+        (ember.float16, 2, 16),
+        (ember.uint8, 1, 8),
+        (ember.int32, 0, 32),
+        (ember.float64, 2, 64),
+    ]:
         t = ember.ones(2, 3, dtype=dtype).t()
         for versioned in (False, True):
             cap = t.__dlpack__(max_version=(1, 0) if versioned else None)
@@ -731,6 +780,7 @@ def test_ember_bfloat16_and_bool_capsules_read_by_ctypes():
 
 # --- a DLPack producer written with ctypes (dlpack.h's structs)
 
+
 class DLDevice(ctypes.Structure):
     _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
 
@@ -740,9 +790,15 @@ class DLDataType(ctypes.Structure):
 
 
 class DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32), ("dtype", DLDataType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
 
 
 class DLManagedTensor(ctypes.Structure):
@@ -762,8 +818,13 @@ class DLManagedTensorVersioned(ctypes.Structure):
 
 
 VDELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensorVersioned))
-DLManagedTensorVersioned._fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
-                                     ("deleter", VDELETER), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+DLManagedTensorVersioned._fields_ = [
+    ("version", DLPackVersion),
+    ("manager_ctx", ctypes.c_void_p),
+    ("deleter", VDELETER),
+    ("flags", ctypes.c_uint64),
+    ("dl_tensor", DLTensor),
+]
 
 _capsule_new = ctypes.pythonapi.PyCapsule_New
 _capsule_new.restype = ctypes.py_object
@@ -794,8 +855,20 @@ class CtypesProducer:
     """Exports the memory of NumPy array `base` (held here) as a DLPack capsule with the given dtype, shape,
     strides (None: NULL), byte_offset, device, version and flags; counts the deleter's calls."""
 
-    def __init__(self, base, code, bits, shape, strides=None, byte_offset=0, device=(1, 0), versioned=True,
-                 version=(1, 0), lanes=1, flags=0):
+    def __init__(
+        self,
+        base,
+        code,
+        bits,
+        shape,
+        strides=None,
+        byte_offset=0,
+        device=(1, 0),
+        versioned=True,
+        version=(1, 0),
+        lanes=1,
+        flags=0,
+    ):
         self.base = base
         self.deleted = 0
         self.versioned = versioned
@@ -879,15 +952,19 @@ def test_import_read_only_flag_is_accepted():
     assert p.deleted == 1
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(code=5, bits=64), "dtype"),  # complex
-    (dict(code=2, bits=8), "dtype"),  # float8
-    (dict(code=1, bits=16), "dtype"),  # uint16
-    (dict(code=2, bits=32, lanes=4), "dtype"),  # vector type
-    (dict(code=2, bits=32, device=(4, 0)), "device"),  # OpenCL
-    (dict(code=2, bits=32, version=(2, 0)), "version"),
-    (dict(code=2, bits=32, strides=(-1,)), "negative strides"),
-], ids=["complex", "float8", "uint16", "lanes", "opencl", "version-2", "negative-stride"])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(code=5, bits=64), "dtype"),  # complex
+        (dict(code=2, bits=8), "dtype"),  # float8
+        (dict(code=1, bits=16), "dtype"),  # uint16
+        (dict(code=2, bits=32, lanes=4), "dtype"),  # vector type
+        (dict(code=2, bits=32, device=(4, 0)), "device"),  # OpenCL
+        (dict(code=2, bits=32, version=(2, 0)), "version"),
+        (dict(code=2, bits=32, strides=(-1,)), "negative strides"),
+    ],
+    ids=["complex", "float8", "uint16", "lanes", "opencl", "version-2", "negative-stride"],
+)
 def test_import_errors_leave_the_capsule_unconsumed(kwargs, match):
     kwargs = dict(kwargs)
     code, bits = kwargs.pop("code"), kwargs.pop("bits")

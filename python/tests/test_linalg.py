@@ -2,6 +2,7 @@
 matrix products against NumPy for every matmul case (dot, mv, 1-d operands, folded and broadcast batches, zero
 sizes) in row-major, column-major, strided and broadcast layouts; integer and 16-bit matmul; add* ops, einsum,
 tensordot, linear and bilinear; ember.linalg against numpy.linalg; and the error paths with PyTorch's messages."""
+
 import ctypes
 import math
 
@@ -31,9 +32,10 @@ def close(t, expected, dtype=None, **tol):
 
 def rand(rng, *shape, dtype=ember.float64, layout="contiguous"):
     """A tensor with values in [-1, 1) and its float64 NumPy values."""
+
     def values(rng, shape, dtype):
-        return np.array(rng.uniform(-1, 1, shape), dtype=np.float32 if dtype is ember.float32 else np.float64,
-                        ndmin=0)
+        return np.array(rng.uniform(-1, 1, shape), dtype=np.float32 if dtype is ember.float32 else np.float64, ndmin=0)
+
     t, a = make_layout(rng, shape, dtype, layout, values)
     return t, np.asarray(a, np.float64)
 
@@ -53,15 +55,40 @@ def rng():
 # ------------------------------------------------------------------------------------------------ matmul
 
 MATMUL_SHAPES = [
-    ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
-    ((5, 2, 3), (3, 4)), ((5, 2, 3), (3,)), ((2, 5, 2, 3), (3, 4)),        # folded into one product
-    ((3,), (5, 3, 4)), ((2, 3), (5, 3, 4)), ((5, 2, 3), (5, 3, 4)),         # batched
-    ((1, 2, 3), (5, 3, 4)), ((2, 1, 2, 3), (3, 3, 4)), ((5, 2, 3), (1, 3, 4)), ((4, 1, 1, 3), (1, 3, 5)),
-    ((1, 3), (3, 1)), ((1, 1), (1, 1)), ((4, 1), (1, 5)), ((1, 4), (4, 1)),
-    ((0, 3), (3, 4)), ((2, 0), (0, 4)), ((2, 3), (3, 0)), ((0, 2, 3), (0, 3, 4)), ((0,), (0,)), ((3, 2, 0), (0,)),
+    ((3,), (3,)),
+    ((2, 3), (3,)),
+    ((3,), (3, 4)),
+    ((2, 3), (3, 4)),
+    ((5, 2, 3), (3, 4)),
+    ((5, 2, 3), (3,)),
+    ((2, 5, 2, 3), (3, 4)),  # folded into one product
+    ((3,), (5, 3, 4)),
+    ((2, 3), (5, 3, 4)),
+    ((5, 2, 3), (5, 3, 4)),  # batched
+    ((1, 2, 3), (5, 3, 4)),
+    ((2, 1, 2, 3), (3, 3, 4)),
+    ((5, 2, 3), (1, 3, 4)),
+    ((4, 1, 1, 3), (1, 3, 5)),
+    ((1, 3), (3, 1)),
+    ((1, 1), (1, 1)),
+    ((4, 1), (1, 5)),
+    ((1, 4), (4, 1)),
+    ((0, 3), (3, 4)),
+    ((2, 0), (0, 4)),
+    ((2, 3), (3, 0)),
+    ((0, 2, 3), (0, 3, 4)),
+    ((0,), (0,)),
+    ((3, 2, 0), (0,)),
     # above the size that a plain loop computes: through BLAS (GEMM, GEMV, DOT)
-    ((600,), (600,)), ((40, 30), (30,)), ((30,), (30, 40)), ((3, 40, 30), (30,)), ((3, 1, 30), (30, 40)),
-    ((2, 20, 30), (2, 30, 10)), ((3, 20, 30), (1, 30, 10)), ((20, 30), (4, 30, 10)), ((2, 1, 1, 30), (3, 30, 20)),
+    ((600,), (600,)),
+    ((40, 30), (30,)),
+    ((30,), (30, 40)),
+    ((3, 40, 30), (30,)),
+    ((3, 1, 30), (30, 40)),
+    ((2, 20, 30), (2, 30, 10)),
+    ((3, 20, 30), (1, 30, 10)),
+    ((20, 30), (4, 30, 10)),
+    ((2, 1, 1, 30), (3, 30, 20)),
 ]
 
 
@@ -76,11 +103,25 @@ def test_matmul_shapes(rng, sa, sb, dtype):
 
 @pytest.mark.parametrize("la", ["contiguous", "transposed", "stepped", "expanded"])
 @pytest.mark.parametrize("lb", ["contiguous", "transposed", "stepped", "expanded"])
-@pytest.mark.parametrize("sa,sb", [((4, 6), (6, 5)), ((3, 4, 6), (3, 6, 5)), ((3, 4, 6), (6, 5)), ((6,), (6, 5)),
-                                   ((4, 6), (6,)), ((3, 1, 6), (3, 6, 5)),
-                                   ((16, 24), (24, 20)), ((3, 16, 24), (3, 24, 20)), ((3, 16, 24), (24, 20)),
-                                   ((40,), (40, 30)), ((30, 40), (40,)), ((3, 1, 40), (3, 40, 30)), ((1, 40), (40, 30)),
-                                   ((30, 40), (40, 1))])
+@pytest.mark.parametrize(
+    "sa,sb",
+    [
+        ((4, 6), (6, 5)),
+        ((3, 4, 6), (3, 6, 5)),
+        ((3, 4, 6), (6, 5)),
+        ((6,), (6, 5)),
+        ((4, 6), (6,)),
+        ((3, 1, 6), (3, 6, 5)),
+        ((16, 24), (24, 20)),
+        ((3, 16, 24), (3, 24, 20)),
+        ((3, 16, 24), (24, 20)),
+        ((40,), (40, 30)),
+        ((30, 40), (40,)),
+        ((3, 1, 40), (3, 40, 30)),
+        ((1, 40), (40, 30)),
+        ((30, 40), (40, 1)),
+    ],
+)
 def test_matmul_layouts(rng, sa, sb, la, lb):
     a, na = rand(rng, *sa, dtype=ember.float32, layout=la)
     b, nb = rand(rng, *sb, dtype=ember.float32, layout=lb)
@@ -91,8 +132,12 @@ def test_matmul_transposed_operands_take_no_copy_and_give_the_same(rng):
     # Row- and column-major operands go to BLAS as they are (transpose flags): results agree with a contiguous copy.
     a, na = rand(rng, 70, 50)
     b, nb = rand(rng, 50, 60)
-    for x, y in [(a, b), (a.t().contiguous().t(), b), (a, b.t().contiguous().t()), (a.t().contiguous().t(),
-                                                                                    b.t().contiguous().t())]:
+    for x, y in [
+        (a, b),
+        (a.t().contiguous().t(), b),
+        (a, b.t().contiguous().t()),
+        (a.t().contiguous().t(), b.t().contiguous().t()),
+    ]:
         close(x @ y, na @ nb)
     close(b.t() @ a.t(), (na @ nb).T)
 
@@ -111,8 +156,16 @@ def test_matmul_large(rng):
     close(a @ b, na @ nb, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("dtype,np_dtype", [(ember.int64, np.int64), (ember.int32, np.int32), (ember.int16, np.int16),
-                                            (ember.int8, np.int8), (ember.uint8, np.uint8)])
+@pytest.mark.parametrize(
+    "dtype,np_dtype",
+    [
+        (ember.int64, np.int64),
+        (ember.int32, np.int32),
+        (ember.int16, np.int16),
+        (ember.int8, np.int8),
+        (ember.uint8, np.uint8),
+    ],
+)
 def test_integer_matmul_wraps_like_numpy(rng, dtype, np_dtype):
     lo, hi = (0, 200) if np_dtype is np.uint8 else (-100, 100)
     na = rng.integers(lo, hi, (3, 4, 5)).astype(np_dtype)
@@ -170,16 +223,24 @@ def test_matmul_errors():
         ember.bmm(ember.zeros(2, 3), ember.zeros(2, 3, 4))
     with pytest.raises(RuntimeError, match="batch2 must be a 3D tensor"):
         ember.bmm(ember.zeros(2, 2, 3), ember.zeros(3, 4))
-    with pytest.raises(RuntimeError, match=r"Expected size for first two dimensions of batch2 tensor to be: "
-                                           r"\[2, 3\] but got: \[2, 4\]\."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Expected size for first two dimensions of batch2 tensor to be: "
+        r"\[2, 3\] but got: \[2, 4\]\.",
+    ):
         ember.bmm(ember.zeros(2, 2, 3), ember.zeros(2, 4, 5))
-    with pytest.raises(RuntimeError, match=r"Expected size for first two dimensions of batch2 tensor to be: "
-                                           r"\[6, 3\] but got: \[6, 4\]\."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Expected size for first two dimensions of batch2 tensor to be: "
+        r"\[6, 3\] but got: \[6, 4\]\.",
+    ):
         ember.zeros(2, 3, 2, 3) @ ember.zeros(3, 4, 5)
     with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
         ember.bmm(ember.zeros(2, 2, 3), ember.zeros(2, 3, 4, dtype=ember.float64))
-    with pytest.raises(RuntimeError, match="The size of tensor a \\(2\\) must match the size of tensor b \\(3\\) at "
-                                           "non-singleton dimension 0"):
+    with pytest.raises(
+        RuntimeError,
+        match="The size of tensor a \\(2\\) must match the size of tensor b \\(3\\) at non-singleton dimension 0",
+    ):
         ember.zeros(2, 2, 3) @ ember.zeros(3, 3, 4)
     with pytest.raises(RuntimeError, match=r"size mismatch, got input \(2\), mat \(2x3\), vec \(4\)"):
         ember.mv(ember.zeros(2, 3), ember.zeros(4))
@@ -187,14 +248,19 @@ def test_matmul_errors():
         ember.mv(ember.zeros(2, 3), ember.zeros(3, 1))
     with pytest.raises(RuntimeError, match="1D tensors expected, but got 2D and 1D tensors"):
         ember.dot(ember.zeros(2, 3), ember.zeros(3))
-    with pytest.raises(RuntimeError, match=r"inconsistent tensor size, expected tensor \[3\] and src \[4\] to have "
-                                           "the same number of elements, but got 3 and 4 elements respectively"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"inconsistent tensor size, expected tensor \[3\] and src \[4\] to have "
+        "the same number of elements, but got 3 and 4 elements respectively",
+    ):
         ember.dot(ember.zeros(3), ember.zeros(4))
-    with pytest.raises(RuntimeError, match="dot : expected both vectors to have same dtype, but found Float and "
-                                           "Double"):
+    with pytest.raises(
+        RuntimeError, match="dot : expected both vectors to have same dtype, but found Float and Double"
+    ):
         ember.dot(ember.zeros(3), ember.zeros(3, dtype=ember.float64))
-    with pytest.raises(RuntimeError, match="vdot : expected both vectors to have same dtype, but found Float and "
-                                           "Double"):
+    with pytest.raises(
+        RuntimeError, match="vdot : expected both vectors to have same dtype, but found Float and Double"
+    ):
         ember.vdot(ember.zeros(3), ember.zeros(3, dtype=ember.float64))
     with pytest.raises(RuntimeError, match="outer: Expected 1-D argument self, but got 2-D"):
         ember.outer(ember.zeros(2, 2), ember.zeros(2))
@@ -224,6 +290,7 @@ def test_matmul_methods_operators_and_out(rng):
 
 # ---------------------------------------------------------------------------------------- the other products
 
+
 def test_dot_vdot_outer_inner_ger(rng):
     a, na = rand(rng, 5)
     b, nb = rand(rng, 5)
@@ -238,8 +305,11 @@ def test_dot_vdot_outer_inner_ger(rng):
     close(ember.inner(m, n), np.inner(nm, nn))
     close(ember.inner(a, b), np.inner(na, nb))
     close(ember.inner(ember.tensor(2.0, dtype=ember.float64), m), 2 * nm)
-    with pytest.raises(RuntimeError, match=r"inner\(\) the last dimension must match on both input tensors but got "
-                                           r"shapes \[2, 3, 5\] and \[4\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"inner\(\) the last dimension must match on both input tensors but got "
+        r"shapes \[2, 3, 5\] and \[4\]",
+    ):
         ember.inner(m, ember.zeros(4, dtype=ember.float64))
 
 
@@ -311,8 +381,11 @@ def test_add_product_errors():
         ember.addmm(ember.zeros(2), ember.zeros(2), ember.zeros(2, 2))
     with pytest.raises(RuntimeError, match="expected mat1 and mat2 to have the same dtype, but got: float != double"):
         ember.addmm(ember.zeros(2, 2), ember.zeros(2, 2), ember.zeros(2, 2, dtype=ember.float64))
-    with pytest.raises(RuntimeError, match=r"The expanded size of the tensor \(4\) must match the existing size \(3\) "
-                                           r"at non-singleton dimension 1"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"The expanded size of the tensor \(4\) must match the existing size \(3\) "
+        r"at non-singleton dimension 1",
+    ):
         ember.addmm(ember.zeros(3), ember.zeros(2, 2), ember.zeros(2, 4))
     with pytest.raises(RuntimeError, match="self and mat2 must have the same dtype, but got Double and Float"):
         ember.addmm(ember.zeros(2, 2, dtype=ember.float64), ember.zeros(2, 2), ember.zeros(2, 2))
@@ -327,15 +400,34 @@ def test_add_product_errors():
 # ---------------------------------------------------------------------------------------------------- einsum
 
 EINSUM = [
-    ("ij,jk->ik", [(3, 4), (4, 5)]), ("ij->ji", [(3, 4)]), ("ii->i", [(4, 4)]), ("ii", [(4, 4)]), ("ij->", [(3, 4)]),
-    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]), ("...ij,...jk->...ik", [(2, 3, 4), (2, 4, 5)]),
-    ("...ij,jk", [(2, 2, 3, 4), (4, 5)]), ("i,i->", [(5,), (5,)]), ("i,j->ij", [(3,), (4,)]),
-    ("ijk,ikl->ijl", [(2, 3, 4), (2, 4, 5)]), ("ij,jk", [(3, 4), (4, 5)]), ("ba", [(3, 4)]),
-    ("ij,ij->ij", [(3, 4), (3, 4)]), ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]), ("iij->j", [(3, 3, 4)]),
-    ("Ab,bC->AC", [(2, 3), (3, 4)]), ("i...->...", [(2, 3, 4)]), ("...,...->...", [(2, 3), (3,)]),
-    ("bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]), ("ij,kl->ijkl", [(2, 3), (4, 5)]), ("iji->j", [(3, 4, 3)]),
-    ("...i,...i", [(2, 1, 4), (3, 4)]), ("ijk->kji", [(2, 3, 4)]), ("i,i,i->i", [(4,), (4,), (4,)]),
-    ("ij,ij->", [(3, 4), (3, 4)]), ("bij,bkj->bik", [(2, 3, 4), (2, 5, 4)]), ("ij,jk->ik", [(0, 4), (4, 5)]),
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+    ("ij->ji", [(3, 4)]),
+    ("ii->i", [(4, 4)]),
+    ("ii", [(4, 4)]),
+    ("ij->", [(3, 4)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("...ij,...jk->...ik", [(2, 3, 4), (2, 4, 5)]),
+    ("...ij,jk", [(2, 2, 3, 4), (4, 5)]),
+    ("i,i->", [(5,), (5,)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("ijk,ikl->ijl", [(2, 3, 4), (2, 4, 5)]),
+    ("ij,jk", [(3, 4), (4, 5)]),
+    ("ba", [(3, 4)]),
+    ("ij,ij->ij", [(3, 4), (3, 4)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("iij->j", [(3, 3, 4)]),
+    ("Ab,bC->AC", [(2, 3), (3, 4)]),
+    ("i...->...", [(2, 3, 4)]),
+    ("...,...->...", [(2, 3), (3,)]),
+    ("bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]),
+    ("ij,kl->ijkl", [(2, 3), (4, 5)]),
+    ("iji->j", [(3, 4, 3)]),
+    ("...i,...i", [(2, 1, 4), (3, 4)]),
+    ("ijk->kji", [(2, 3, 4)]),
+    ("i,i,i->i", [(4,), (4,), (4,)]),
+    ("ij,ij->", [(3, 4), (3, 4)]),
+    ("bij,bkj->bik", [(2, 3, 4), (2, 5, 4)]),
+    ("ij,jk->ik", [(0, 4), (4, 5)]),
 ]
 
 
@@ -363,14 +455,23 @@ def test_einsum_errors():
         ember.einsum("ij", a, a)
     with pytest.raises(RuntimeError, match="einsum\\(\\): fewer operands were provided than were specified"):
         ember.einsum("ij,jk", a)
-    with pytest.raises(RuntimeError, match=r"the number of subscripts in the equation \(3\) does not match the number "
-                                           r"of dimensions \(2\) for operand 0 and no ellipsis was given"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"the number of subscripts in the equation \(3\) does not match the number "
+        r"of dimensions \(2\) for operand 0 and no ellipsis was given",
+    ):
         ember.einsum("ijk", a)
-    with pytest.raises(RuntimeError, match=r"the number of subscripts in the equation \(3\) is more than the number of "
-                                           r"dimensions \(2\) for operand 0"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"the number of subscripts in the equation \(3\) is more than the number of "
+        r"dimensions \(2\) for operand 0",
+    ):
         ember.einsum("ijk...", a)
-    with pytest.raises(RuntimeError, match="invalid subscript given at index 1 in the equation string, subscripts must "
-                                           r"be in \[a-zA-Z\]"):
+    with pytest.raises(
+        RuntimeError,
+        match="invalid subscript given at index 1 in the equation string, subscripts must "
+        r"be in \[a-zA-Z\]",
+    ):
         ember.einsum("i1", a)
     with pytest.raises(RuntimeError, match="output subscript k does not appear in the equation for any input operand"):
         ember.einsum("ij->k", a)
@@ -386,6 +487,7 @@ def test_einsum_errors():
 
 # ---------------------------------------------------------------------------- tensordot, multi_dot, linear
 
+
 def test_tensordot(rng):
     a, na = rand(rng, 3, 4, 5)
     b, nb = rand(rng, 4, 5, 6)
@@ -396,8 +498,10 @@ def test_tensordot(rng):
     close(ember.tensordot(a, b, dims=([1, 2], [0, 1])), np.tensordot(na, nb, ([1, 2], [0, 1])))
     close(ember.tensordot(a, b, dims=[[1], [0]]), np.tensordot(na, nb, ([1], [0])))
     close(ember.tensordot(a, a, dims=0), np.tensordot(na, na, 0))
-    with pytest.raises(RuntimeError, match="contracted dimensions need to match, but first has size 3 in dim 0 and "
-                                           "second has size 4 in dim 0"):
+    with pytest.raises(
+        RuntimeError,
+        match="contracted dimensions need to match, but first has size 3 in dim 0 and second has size 4 in dim 0",
+    ):
         ember.tensordot(a, b, dims=([0], [0]))
     with pytest.raises(RuntimeError, match="both dimension lists should have same length"):
         ember.tensordot(a, b, dims=([0, 1], [0]))
@@ -415,8 +519,11 @@ def test_multi_dot_and_chain_matmul(rng):
     close(ember.chain_matmul(ts[0]), ns[0])
     with pytest.raises(RuntimeError, match=r"multi_dot\(\): expected at least 2 tensors but got 1"):
         LA.multi_dot([ts[0]])
-    with pytest.raises(RuntimeError, match=r"multi_dot\(\): tensors 0 and 1 with shapes \[3, 4\] and \[5, 2\] cannot "
-                                           "be multiplied"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"multi_dot\(\): tensors 0 and 1 with shapes \[3, 4\] and \[5, 2\] cannot "
+        "be multiplied",
+    ):
         LA.multi_dot([ts[0], ts[2]])
     with pytest.raises(RuntimeError, match=r"multi_dot\(\): tensor 1 must be 2D but got 1D"):
         LA.multi_dot([ts[0], v, ts[1]])
@@ -451,21 +558,28 @@ def test_bilinear(rng):
     close(F.bilinear(x1[0, 0], x2[0, 0], w), np.einsum("i,oij,j->o", n1[0, 0], nw, n2[0, 0]))
     with pytest.raises(RuntimeError, match="bilinear\\(\\): input dimensions do not match: got 3 and 2"):
         F.bilinear(x1, x2[0], w)
-    with pytest.raises(RuntimeError, match=r"bilinear\(\): input batch dimensions do not match: got \[2, 3, 4\] and "
-                                           r"\[3, 3, 5\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"bilinear\(\): input batch dimensions do not match: got \[2, 3, 4\] and "
+        r"\[3, 3, 5\]",
+    ):
         F.bilinear(x1, ember.zeros(3, 3, 5, dtype=ember.float64), w)
-    with pytest.raises(RuntimeError, match="bilinear\\(\\): input1 size does not match weight size: got 4 but expected "
-                                           "3"):
+    with pytest.raises(
+        RuntimeError, match="bilinear\\(\\): input1 size does not match weight size: got 4 but expected 3"
+    ):
         F.bilinear(x1, x2, ember.zeros(6, 3, 5, dtype=ember.float64))
-    with pytest.raises(RuntimeError, match="bilinear\\(\\): input2 size does not match weight size: got 5 but expected "
-                                           "2"):
+    with pytest.raises(
+        RuntimeError, match="bilinear\\(\\): input2 size does not match weight size: got 5 but expected 2"
+    ):
         F.bilinear(x1, x2, ember.zeros(6, 4, 2, dtype=ember.float64))
-    with pytest.raises(RuntimeError, match="bilinear\\(\\): bias size does not match weight size: got 2 but expected "
-                                           "6"):
+    with pytest.raises(
+        RuntimeError, match="bilinear\\(\\): bias size does not match weight size: got 2 but expected 6"
+    ):
         F.bilinear(x1, x2, w, ember.zeros(2, dtype=ember.float64))
 
 
 # ------------------------------------------------------------------------------------------------ ember.linalg
+
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=["float32", "float64"])
 @pytest.mark.parametrize("batch", [(), (3,), (2, 2)])
@@ -481,8 +595,11 @@ def test_inv_solve_det(rng, dtype, batch):
     v, nv = rand(rng, *batch, 4, dtype=dtype)
     close(LA.solve(A, v), np.linalg.solve(nA, nv[..., None])[..., 0], **tol)
     Bl, nBl = rand(rng, *batch, 2, 4, dtype=dtype)
-    close(LA.solve(A, Bl, left=False), np.swapaxes(np.linalg.solve(np.swapaxes(nA, -1, -2), np.swapaxes(nBl, -1, -2)),
-                                                   -1, -2), **tol)
+    close(
+        LA.solve(A, Bl, left=False),
+        np.swapaxes(np.linalg.solve(np.swapaxes(nA, -1, -2), np.swapaxes(nBl, -1, -2)), -1, -2),
+        **tol,
+    )
     close(LA.det(A), np.linalg.det(nA), rtol=tol["rtol"] * 10, atol=0)
     close(A.det(), np.linalg.det(nA), rtol=tol["rtol"] * 10, atol=0)
     sign, logabs = LA.slogdet(A)
@@ -525,8 +642,10 @@ def test_solve_triangular(rng):
         U[..., idx, idx] = 1
         close(LA.solve_triangular(A, B, upper=upper, unitriangular=True), np.linalg.solve(U, nB))
         Bt = np.swapaxes(nB, -1, -2)
-        close(LA.solve_triangular(A, from_np(Bt), upper=upper, left=False),
-              np.swapaxes(np.linalg.solve(np.swapaxes(T, -1, -2), nB), -1, -2))
+        close(
+            LA.solve_triangular(A, from_np(Bt), upper=upper, left=False),
+            np.swapaxes(np.linalg.solve(np.swapaxes(T, -1, -2), nB), -1, -2),
+        )
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=["float32", "float64"])
@@ -550,8 +669,9 @@ def test_qr(rng, shape):
         assert tuple(Q.shape) == shape[:-2] + (m, qc) and tuple(R.shape) == shape[:-2] + (qc, n)
         nQ, nR = arr(Q), arr(R)
         np.testing.assert_allclose(nQ @ nR, nA, atol=1e-12)
-        np.testing.assert_allclose(np.swapaxes(nQ, -1, -2) @ nQ, np.broadcast_to(np.eye(qc), nQ.shape[:-2] + (qc, qc)),
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            np.swapaxes(nQ, -1, -2) @ nQ, np.broadcast_to(np.eye(qc), nQ.shape[:-2] + (qc, qc)), atol=1e-12
+        )
         np.testing.assert_array_equal(nR, np.triu(nR))
         np.testing.assert_allclose(np.abs(nR), np.abs(np.linalg.qr(nA, mode=mode)[1]), atol=1e-12)
     Q, R = LA.qr(A, mode="r")
@@ -573,8 +693,9 @@ def test_svd(rng, shape, full):
     np.testing.assert_allclose((arr(U)[..., :k] * arr(S)[..., None, :]) @ arr(Vh)[..., :k, :], nA, atol=1e-12)
     for Q in (arr(U), np.swapaxes(arr(Vh), -1, -2)):
         c = Q.shape[-1]
-        np.testing.assert_allclose(np.swapaxes(Q, -1, -2) @ Q, np.broadcast_to(np.eye(c), Q.shape[:-2] + (c, c)),
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            np.swapaxes(Q, -1, -2) @ Q, np.broadcast_to(np.eye(c), Q.shape[:-2] + (c, c)), atol=1e-12
+        )
     close(LA.svdvals(A), nS)
     U2, S2, V2 = ember.svd(A)
     np.testing.assert_allclose((arr(U2) * arr(S2)[..., None, :]) @ np.swapaxes(arr(V2), -1, -2), nA, atol=1e-12)
@@ -583,8 +704,10 @@ def test_svd(rng, shape, full):
 def test_svd_of_empty_and_nonfinite():
     U, S, Vh = LA.svd(ember.zeros(3, 0, dtype=ember.float64))
     assert tuple(S.shape) == (0,) and arr(U).tolist() == np.eye(3).tolist() and tuple(Vh.shape) == (0, 0)
-    with pytest.raises(RuntimeError, match="linalg.svd: The algorithm failed to converge because the input matrix "
-                                           "contained non-finite values."):
+    with pytest.raises(
+        RuntimeError,
+        match="linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.",
+    ):
         LA.svd(ember.tensor([[1.0, math.nan], [0.0, 1.0]]))
 
 
@@ -594,8 +717,11 @@ def test_eigh(rng, uplo):
     L, V = LA.eigh(X, UPLO=uplo)
     nL, nV = np.linalg.eigh(nX, UPLO=uplo)
     close(L, nL)
-    sym = np.tril(nX) + np.swapaxes(np.tril(nX, -1), -1, -2) if uplo == "L" else \
-        np.triu(nX) + np.swapaxes(np.triu(nX, 1), -1, -2)
+    sym = (
+        np.tril(nX) + np.swapaxes(np.tril(nX, -1), -1, -2)
+        if uplo == "L"
+        else np.triu(nX) + np.swapaxes(np.triu(nX, 1), -1, -2)
+    )
     np.testing.assert_allclose(sym @ arr(V), arr(V) * arr(L)[..., None, :], atol=1e-12)
     close(LA.eigvalsh(X, UPLO=uplo), nL)
     with pytest.raises(RuntimeError, match="Expected UPLO argument to be 'L' or 'U', but got X"):
@@ -635,16 +761,24 @@ def test_lstsq_rank_deficient_and_errors(rng):
     r = LA.lstsq(A, b, driver="gelsd")
     assert r.rank.item() == 1 and tuple(r.residuals.shape) == (0,)
     close(r.solution, np.linalg.lstsq(arr(A), arr(b), rcond=None)[0])
-    with pytest.raises(RuntimeError, match=r"torch.linalg.lstsq: parameter `driver` should be one of \(gels, gelsy, "
-                                           r"gelsd, gelss\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"torch.linalg.lstsq: parameter `driver` should be one of \(gels, gelsy, "
+        r"gelsd, gelss\)",
+    ):
         LA.lstsq(A, b, driver="foo")
     with pytest.raises(RuntimeError, match=r"torch.linalg.lstsq: input.size\(-2\) should match other.size\(-1\)"):
         LA.lstsq(A, ember.zeros(2, dtype=ember.float64))
-    with pytest.raises(RuntimeError, match=r"torch.linalg.lstsq: input.dim\(\) must be greater or equal to "
-                                           r"other.dim\(\) and \(input.dim\(\) - other.dim\(\)\) <= 1"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"torch.linalg.lstsq: input.dim\(\) must be greater or equal to "
+        r"other.dim\(\) and \(input.dim\(\) - other.dim\(\)\) <= 1",
+    ):
         LA.lstsq(A, ember.zeros(2, 2, 3, dtype=ember.float64))
-    with pytest.raises(RuntimeError, match="Expected input and other to have the same dtype, but got input's dtype "
-                                           "Double and other's dtype Float"):
+    with pytest.raises(
+        RuntimeError,
+        match="Expected input and other to have the same dtype, but got input's dtype Double and other's dtype Float",
+    ):
         LA.lstsq(A, ember.zeros(3))
 
 
@@ -687,8 +821,9 @@ def test_norm_vector_cases_and_errors(rng):
     close(LA.norm(A[0, 0], 1), np.linalg.norm(nA[0, 0], 1))
     close(LA.norm(A, dim=(0, 1)), np.linalg.norm(nA, axis=(0, 1)))
     close(LA.matrix_norm(A.float(), dtype=ember.float64), np.linalg.norm(arr(A.float()), axis=(-2, -1)))
-    with pytest.raises(RuntimeError, match="linalg.norm: If dim is not specified but ord is, the input must be 1D or "
-                                           "2D. Got 3D."):
+    with pytest.raises(
+        RuntimeError, match="linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got 3D."
+    ):
         LA.norm(A, 2)
     with pytest.raises(RuntimeError, match="linalg.matrix_norm: Order 3.* not supported."):
         LA.matrix_norm(A, 3)
@@ -708,52 +843,77 @@ def test_vecdot(rng):
 
 
 def test_linalg_errors():
-    with pytest.raises(RuntimeError, match="linalg.inv: A must be batches of square matrices, but they are 2 by 3 "
-                                           "matrices"):
+    with pytest.raises(
+        RuntimeError, match="linalg.inv: A must be batches of square matrices, but they are 2 by 3 matrices"
+    ):
         LA.inv(ember.zeros(2, 3))
     with pytest.raises(RuntimeError, match="linalg.inv: The input tensor A must have at least 2 dimensions."):
         LA.inv(ember.zeros(3))
-    with pytest.raises(RuntimeError, match="linalg.inv: Expected a floating point or complex tensor as input. Got "
-                                           "Long"):
+    with pytest.raises(
+        RuntimeError, match="linalg.inv: Expected a floating point or complex tensor as input. Got Long"
+    ):
         LA.inv(ember.zeros(2, 2, dtype=ember.int64))
     with pytest.raises(RuntimeError, match="linalg.inv: Low precision dtypes not supported. Got Half"):
         LA.inv(ember.zeros(2, 2, dtype=ember.float16))
     singular = ember.tensor([[1.0, 2.0], [2.0, 4.0]])
-    with pytest.raises(RuntimeError, match="linalg.inv: The diagonal element 2 is zero, the inversion could not be "
-                                           "completed because the input matrix is singular."):
+    with pytest.raises(
+        RuntimeError,
+        match="linalg.inv: The diagonal element 2 is zero, the inversion could not be "
+        "completed because the input matrix is singular.",
+    ):
         LA.inv(singular)
     with pytest.raises(RuntimeError, match=r"linalg.inv: \(Batch element 1\): The diagonal element 2 is zero"):
         LA.inv(ember.stack([ember.eye(2), singular]))
     with pytest.raises(RuntimeError, match="linalg.solve: The solver failed because the input matrix is singular."):
         LA.solve(singular, ember.ones(2))
-    with pytest.raises(RuntimeError, match=r"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-                                           r"\(2x2 and 3x1\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+        r"\(2x2 and 3x1\)",
+    ):
         LA.solve(ember.eye(2), ember.ones(3, 1))
-    with pytest.raises(RuntimeError, match="linalg.solve: Expected A and B to have the same dtype, but found A of type "
-                                           "Float and B of type Double instead"):
+    with pytest.raises(
+        RuntimeError,
+        match="linalg.solve: Expected A and B to have the same dtype, but found A of type "
+        "Float and B of type Double instead",
+    ):
         LA.solve(ember.eye(2), ember.ones(2, dtype=ember.float64))
-    with pytest.raises(RuntimeError, match=r"linalg.cholesky: The factorization could not be completed because the "
-                                           r"input is not positive-definite \(the leading minor of order 2 is not "
-                                           r"positive-definite\)."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"linalg.cholesky: The factorization could not be completed because the "
+        r"input is not positive-definite \(the leading minor of order 2 is not "
+        r"positive-definite\).",
+    ):
         LA.cholesky(ember.tensor([[1.0, 2.0], [2.0, 1.0]]))
-    with pytest.raises(RuntimeError, match=r"linalg.cholesky: \(Batch element 0\): The factorization could not be "
-                                           "completed"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"linalg.cholesky: \(Batch element 0\): The factorization could not be "
+        "completed",
+    ):
         LA.cholesky(ember.tensor([[[-1.0, 0.0], [0.0, 1.0]]]))
-    with pytest.raises(RuntimeError, match="qr received unrecognized mode 'foo' but expected one of 'reduced' "
-                                           r"\(default\), 'r', or 'complete'"):
+    with pytest.raises(
+        RuntimeError,
+        match="qr received unrecognized mode 'foo' but expected one of 'reduced' "
+        r"\(default\), 'r', or 'complete'",
+    ):
         LA.qr(ember.eye(2), mode="foo")
-    with pytest.raises(RuntimeError, match="linalg.det: A must be batches of square matrices, but they are 2 by 3 "
-                                           "matrices"):
+    with pytest.raises(
+        RuntimeError, match="linalg.det: A must be batches of square matrices, but they are 2 by 3 matrices"
+    ):
         LA.det(ember.zeros(2, 3))
-    with pytest.raises(RuntimeError, match="linalg.matrix_power: A must be batches of square matrices, but they are 2 "
-                                           "by 3 matrices"):
+    with pytest.raises(
+        RuntimeError, match="linalg.matrix_power: A must be batches of square matrices, but they are 2 by 3 matrices"
+    ):
         LA.matrix_power(ember.zeros(2, 3), 2)
     with pytest.raises(RuntimeError, match="linalg.svd: The input tensor A must have at least 2 dimensions."):
         LA.svd(ember.zeros(3))
     with pytest.raises(RuntimeError, match="linalg.eigh: A must be batches of square matrices"):
         LA.eigh(ember.zeros(2, 3))
-    with pytest.raises(RuntimeError, match=r"linalg.solve_triangular: Incompatible shapes of A and B for the equation "
-                                           r"AX = B \(2x2 and 3x1\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"linalg.solve_triangular: Incompatible shapes of A and B for the equation "
+        r"AX = B \(2x2 and 3x1\)",
+    ):
         LA.solve_triangular(ember.eye(2), ember.ones(3, 1), upper=True)
 
 

@@ -3,6 +3,7 @@ ember.linalg, against NumPy and scipy.linalg: batched, non-contiguous, empty (0x
 and the errors (LinAlgError for singular / not positive-definite inputs, with PyTorch's messages). Gradients:
 gradcases/linalg_more.py.
 """
+
 import numpy as np
 import pytest
 import scipy.linalg as sl
@@ -29,6 +30,7 @@ def rand(rng, *shape, dtype=ember.float64, layout="contiguous", shift=0.0):
         if shift and len(shape) >= 2:
             a = a + shift * np.eye(shape[-2], shape[-1])
         return np.array(a, dtype=np.float32 if dtype is ember.float32 else np.float64, ndmin=0)
+
     t, a = make_layout(rng, shape, dtype, layout, values)
     return t, np.asarray(a, np.float64)
 
@@ -37,6 +39,7 @@ SINGULAR = [[1.0, 2.0], [2.0, 4.0]]
 
 
 # ------------------------------------------------------------------------------------------------ LU
+
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -56,8 +59,12 @@ def test_lu_factor_matches_scipy(rng, dtype, layout, shape):
     P2, L2, U2 = LA.lu(t)
     for x, y in ((P, P2), (L, L2), (U, U2)):
         close(x, arr(y))
-    for m, Pm, Lm, Um in zip(flat, arr(P2).reshape((-1,) + P2.shape[-2:]), arr(L2).reshape((-1,) + L2.shape[-2:]),
-                             arr(U2).reshape((-1,) + U2.shape[-2:])):
+    for m, Pm, Lm, Um in zip(
+        flat,
+        arr(P2).reshape((-1,) + P2.shape[-2:]),
+        arr(L2).reshape((-1,) + L2.shape[-2:]),
+        arr(U2).reshape((-1,) + U2.shape[-2:]),
+    ):
         ps, ls, us = sl.lu(m)
         tol = TOL[dtype]
         np.testing.assert_allclose(Pm, ps, **tol)
@@ -129,8 +136,11 @@ def test_lu_solve(rng, dtype, left, adjoint):
     LU, piv = LA.lu_factor(A)
     X = LA.lu_solve(LU, piv, B, left=left, adjoint=adjoint)
     op = np.swapaxes(a, -1, -2) if adjoint else a
-    expected = np.linalg.solve(op, b) if left else np.swapaxes(np.linalg.solve(np.swapaxes(op, -1, -2),
-                                                                                np.swapaxes(b, -1, -2)), -1, -2)
+    expected = (
+        np.linalg.solve(op, b)
+        if left
+        else np.swapaxes(np.linalg.solve(np.swapaxes(op, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+    )
     close(X, expected)
     if left and not adjoint:  # the deprecated forms
         close(ember.lu_solve(B, LU, piv), expected)
@@ -160,16 +170,26 @@ def test_lu_solve_errors():
 
 # ------------------------------------------------------------------------------------------------ *_ex forms
 
+
 def test_linalg_error_type():
     assert issubclass(LA.LinAlgError, RuntimeError)
-    with pytest.raises(LA.LinAlgError, match="linalg.inv: The diagonal element 2 is zero, the inversion could not "
-                       "be completed because the input matrix is singular."):
+    with pytest.raises(
+        LA.LinAlgError,
+        match="linalg.inv: The diagonal element 2 is zero, the inversion could not "
+        "be completed because the input matrix is singular.",
+    ):
         LA.inv(ember.tensor(SINGULAR))
-    with pytest.raises(LA.LinAlgError, match=r"torch.linalg.solve: \(Batch element 1\): The solver failed because "
-                       "the input matrix is singular."):
+    with pytest.raises(
+        LA.LinAlgError,
+        match=r"torch.linalg.solve: \(Batch element 1\): The solver failed because "
+        "the input matrix is singular.",
+    ):
         LA.solve(ember.stack([ember.eye(2), ember.tensor(SINGULAR)]), ember.ones(2, 2, 1))
-    with pytest.raises(LA.LinAlgError, match="linalg.cholesky: The factorization could not be completed because the "
-                       r"input is not positive-definite \(the leading minor of order 2 is not positive-definite\)."):
+    with pytest.raises(
+        LA.LinAlgError,
+        match="linalg.cholesky: The factorization could not be completed because the "
+        r"input is not positive-definite \(the leading minor of order 2 is not positive-definite\).",
+    ):
         LA.cholesky(ember.tensor(SINGULAR))
 
 
@@ -184,8 +204,9 @@ def test_inv_ex_solve_ex(rng, dtype):
     close(X, np.linalg.solve(a, b[:, None])[..., 0])
     assert info.tolist() == [0, 0, 0]
     X, info = LA.solve_ex(A, B.expand(3, 2, 4), left=False)
-    close(X, np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.broadcast_to(b, (3, 2, 4)).swapaxes(-1, -2)),
-                         -1, -2))
+    close(
+        X, np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.broadcast_to(b, (3, 2, 4)).swapaxes(-1, -2)), -1, -2)
+    )
 
 
 def test_ex_forms_singular():
@@ -221,6 +242,7 @@ def test_cholesky_ex(rng, dtype, upper):
 
 # ------------------------------------------------------------------------------------------------ Cholesky helpers
 
+
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("upper", [False, True])
 def test_cholesky_solve_and_inverse(rng, dtype, upper):
@@ -239,8 +261,10 @@ def test_cholesky_helpers_errors():
         ember.cholesky_solve(ember.ones(2), ember.eye(2))
     with pytest.raises(RuntimeError, match="Expected b and A to have the same dtype"):
         ember.cholesky_solve(ember.ones(2, 1), ember.eye(2, dtype=ember.float64))
-    with pytest.raises(RuntimeError, match="Incompatible matrix sizes for cholesky_solve: each A matrix is 2 by 2 "
-                       "but each b matrix is 3 by 1"):
+    with pytest.raises(
+        RuntimeError,
+        match="Incompatible matrix sizes for cholesky_solve: each A matrix is 2 by 2 but each b matrix is 3 by 1",
+    ):
         ember.cholesky_solve(ember.ones(3, 1), ember.eye(2))
     with pytest.raises(RuntimeError, match="cholesky_inverse: The input tensor A must have at least 2 dimensions"):
         ember.cholesky_inverse(ember.ones(3))
@@ -271,6 +295,7 @@ def test_triangular_solve(rng, upper, transpose, unitriangular):
 
 
 # ------------------------------------------------------------------------------------------------ matrix functions
+
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape", [(4, 4), (3, 5), (2, 5, 3)])
@@ -353,8 +378,9 @@ def test_matrix_exp_closed_forms_and_errors():
     close(LA.matrix_exp(ember.zeros(3, 3)), np.eye(3))
     assert tuple(LA.matrix_exp(ember.zeros(0, 0)).shape) == (0, 0)
     assert tuple(LA.matrix_exp(ember.zeros(0, 2, 2)).shape) == (0, 2, 2)
-    with pytest.raises(RuntimeError, match="matrix_exp: Expected a floating point or complex tensor as input. Got "
-                       "Long"):
+    with pytest.raises(
+        RuntimeError, match="matrix_exp: Expected a floating point or complex tensor as input. Got Long"
+    ):
         LA.matrix_exp(ember.ones(2, 2, dtype=ember.int64))
     with pytest.raises(RuntimeError, match="linalg.matrix_exp: A must be batches of square matrices"):
         LA.matrix_exp(ember.ones(2, 3))
@@ -425,15 +451,48 @@ def test_geqrf_householder_errors():
 
 
 def test_names_exported():
-    for name in ("lu_factor", "lu_factor_ex", "lu", "lu_solve", "solve_ex", "inv_ex", "cholesky_ex", "matrix_rank",
-                 "cond", "matrix_exp", "tensorinv", "tensorsolve", "householder_product", "LinAlgError", "ldl_factor",
-                 "ldl_factor_ex", "ldl_solve"):
+    for name in (
+        "lu_factor",
+        "lu_factor_ex",
+        "lu",
+        "lu_solve",
+        "solve_ex",
+        "inv_ex",
+        "cholesky_ex",
+        "matrix_rank",
+        "cond",
+        "matrix_exp",
+        "tensorinv",
+        "tensorsolve",
+        "householder_product",
+        "LinAlgError",
+        "ldl_factor",
+        "ldl_factor_ex",
+        "ldl_solve",
+    ):
         assert name in LA.__all__ and hasattr(LA, name)
-    for name in ("lu", "lu_solve", "lu_unpack", "cholesky_solve", "cholesky_inverse", "matrix_exp",
-                 "triangular_solve", "orgqr", "geqrf"):
+    for name in (
+        "lu",
+        "lu_solve",
+        "lu_unpack",
+        "cholesky_solve",
+        "cholesky_inverse",
+        "matrix_exp",
+        "triangular_solve",
+        "orgqr",
+        "geqrf",
+    ):
         assert callable(getattr(ember, name))
-    for name in ("lu", "lu_solve", "cholesky_solve", "cholesky_inverse", "matrix_exp", "triangular_solve", "orgqr",
-                 "geqrf"):
+    for name in (
+        "lu",
+        "lu_solve",
+        "cholesky_solve",
+        "cholesky_inverse",
+        "matrix_exp",
+        "triangular_solve",
+        "orgqr",
+        "geqrf",
+    ):
         assert callable(getattr(ember.Tensor, name))
 
 
@@ -448,10 +507,21 @@ def test_cpu_autocast_runs_in_float32(rng):
     LU, piv = LA.lu_factor(A32)
     tau = ember.ones(3, dtype=ember.bfloat16)
     with ember.autocast("cpu", dtype=ember.bfloat16):
-        results = [ember.lu(A)[0], ember.lu_solve(B, LU.bfloat16(), piv), ember.cholesky_solve(B, L),
-                   ember.cholesky_inverse(L), ember.triangular_solve(B, A)[0], LA.householder_product(A, tau),
-                   ember.orgqr(A, tau), ember.geqrf(A)[0], LA.tensorinv(A, ind=1), LA.tensorsolve(A, B[:, 0]),
-                   LA.cond(A), LA.inv_ex(A)[0], LA.cholesky_ex(L @ L.mT)[0]]
+        results = [
+            ember.lu(A)[0],
+            ember.lu_solve(B, LU.bfloat16(), piv),
+            ember.cholesky_solve(B, L),
+            ember.cholesky_inverse(L),
+            ember.triangular_solve(B, A)[0],
+            LA.householder_product(A, tau),
+            ember.orgqr(A, tau),
+            ember.geqrf(A)[0],
+            LA.tensorinv(A, ind=1),
+            LA.tensorsolve(A, B[:, 0]),
+            LA.cond(A),
+            LA.inv_ex(A)[0],
+            LA.cholesky_ex(L @ L.mT)[0],
+        ]
         assert all(r.dtype == ember.float32 for r in results), [r.dtype for r in results]
         assert LA.matrix_rank(A).item() == 3
         with pytest.raises(RuntimeError, match="lu_factor"):
@@ -459,6 +529,7 @@ def test_cpu_autocast_runs_in_float32(rng):
 
 
 # ------------------------------------------------------------------------------------------------ LDL^T
+
 
 def sym_indefinite(rng, *shape, dtype=ember.float64, layout="contiguous"):
     t, a = rand(rng, *shape, dtype=dtype, layout=layout)
@@ -481,8 +552,11 @@ def test_ldl_factor_matches_lapack(rng, dtype, shape):
         np.testing.assert_array_equal(arr(piv).reshape(-1, n)[i], ipiv)
         assert code == 0
     B, b = rand(rng, *shape[:-2], n, 3, dtype=dtype, layout="transposed")
-    close(LA.ldl_solve(LD, piv, B), np.linalg.solve(a, b), **(dict(rtol=1e-3, atol=1e-3) if dtype is ember.float32
-                                                               else {}))
+    close(
+        LA.ldl_solve(LD, piv, B),
+        np.linalg.solve(a, b),
+        **(dict(rtol=1e-3, atol=1e-3) if dtype is ember.float32 else {}),
+    )
     LD2, piv2 = LA.ldl_factor(t, hermitian=True)
     close(LD2, arr(LD))
 
@@ -494,7 +568,7 @@ def test_ldl_upper_triangle_ignored_broadcast_and_empty(rng):
     LD2, piv2 = LA.ldl_factor(t)
     close(LD, arr(LD2))
     B, b = rand(rng, 2, 3, 4, 2)
-    close(LA.ldl_solve(LD, piv, B), np.linalg.solve(a, b))      # the factor broadcast over B's batch
+    close(LA.ldl_solve(LD, piv, B), np.linalg.solve(a, b))  # the factor broadcast over B's batch
     close(LA.ldl_solve(LD, piv.long(), B), np.linalg.solve(a, b))
     assert tuple(LA.ldl_factor(ember.zeros(0, 0)).LD.shape) == (0, 0)
     assert tuple(LA.ldl_factor(ember.zeros(2, 0, 0)).pivots.shape) == (2, 0)
@@ -504,8 +578,11 @@ def test_ldl_upper_triangle_ignored_broadcast_and_empty(rng):
 def test_ldl_errors():
     LD, piv, info = LA.ldl_factor_ex(ember.zeros(2, 3, 3))
     assert info.tolist() == [1, 1]
-    with pytest.raises(LA.LinAlgError, match=r"torch.linalg.ldl_factor: \(Batch element 0\): The factorization could "
-                       "not be completed because the block diagonal matrix D is exactly singular"):
+    with pytest.raises(
+        LA.LinAlgError,
+        match=r"torch.linalg.ldl_factor: \(Batch element 0\): The factorization could "
+        "not be completed because the block diagonal matrix D is exactly singular",
+    ):
         LA.ldl_factor(ember.zeros(2, 3, 3))
     with pytest.raises(LA.LinAlgError, match="D is exactly singular"):
         LA.ldl_factor_ex(ember.zeros(3, 3), check_errors=True)
@@ -518,8 +595,11 @@ def test_ldl_errors():
     LD, piv = LA.ldl_factor(ember.eye(3, dtype=ember.float64))
     with pytest.raises(RuntimeError, match="Expected b and A to have the same dtype"):
         LA.ldl_solve(LD, piv, ember.ones(3, 1))
-    with pytest.raises(RuntimeError, match="Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is "
-                       "3 by 3 but each b matrix is 4 by 1"):
+    with pytest.raises(
+        RuntimeError,
+        match="Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is "
+        "3 by 3 but each b matrix is 4 by 1",
+    ):
         LA.ldl_solve(LD, piv, ember.ones(4, 1, dtype=ember.float64))
     with pytest.raises(RuntimeError, match=r"Expected LD.shape\[:-1\] and pivots.shape to be the same"):
         LA.ldl_solve(LD, piv[:2], ember.ones(3, 1, dtype=ember.float64))
@@ -548,8 +628,9 @@ def test_out_tuples(rng):
     with pytest.raises(RuntimeError, match="out= has shape"):
         LA.lu_factor(A, out=(ember.empty(3, 3, dtype=ember.float64), out[1]))
     P = ember.empty(2, 3, 3, dtype=ember.float64)
-    r = ember.lu_unpack(LU, piv, out=(P, ember.empty(2, 3, 3, dtype=ember.float64),
-                                      ember.empty(2, 3, 3, dtype=ember.float64)))
+    r = ember.lu_unpack(
+        LU, piv, out=(P, ember.empty(2, 3, 3, dtype=ember.float64), ember.empty(2, 3, 3, dtype=ember.float64))
+    )
     close(r.P @ r.L @ r.U, a)
 
 

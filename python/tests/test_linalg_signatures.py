@@ -2,6 +2,7 @@
 every keyword form PyTorch 2.15 accepts, under its documented names and under its argument parser's (linalg's A /
 input), gives the positional result and NumPy's; the out_dtype forms of mm/bmm/addmm/baddbmm; out= for the functions
 that return several tensors; ember._C._linalg's __all__; LinAlgError; and the docstrings' examples."""
+
 import doctest
 import inspect
 import pickle
@@ -41,6 +42,7 @@ def t(a):
 
 # ---------------------------------------------------------------------------------------- products: keyword forms
 
+
 def test_products_accept_pytorchs_keywords():
     a, b, v = t(M), t(B), t(B[:, 0])
     close(ember.matmul(input=a, other=b), M @ B)
@@ -55,8 +57,8 @@ def test_products_accept_pytorchs_keywords():
     close(ember.bmm(input=bb, mat2=bb), np.stack([M @ M, M.T @ M.T]))
     close(ember.tensordot(a=a, b=b, dims=1), M @ B)
     close(ember.linalg.vecdot(x=a, y=a, dim=0), (M * M).sum(0))
-    c = t([[1., 0., 0.], [0., 1., 0.]])
-    close(LA.cross(input=c, other=t([[0., 1., 0.], [0., 0., 1.]]), dim=-1), [[0., 0., 1.], [1., 0., 0.]])
+    c = t([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    close(LA.cross(input=c, other=t([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]), dim=-1), [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
     close(LA.multi_dot(tensors=[a, a, b]), M @ M @ B)
 
 
@@ -75,14 +77,32 @@ def test_tensor_product_methods_take_the_documented_and_the_parsed_name():
         a.matmul(mat2=a)
 
 
-@pytest.mark.parametrize("name, x, y", [("addmm", "mat1", "mat2"), ("addmv", "mat", "vec"), ("addr", "vec1", "vec2"),
-                                        ("baddbmm", "batch1", "batch2"), ("addbmm", "batch1", "batch2")])
+@pytest.mark.parametrize(
+    "name, x, y",
+    [
+        ("addmm", "mat1", "mat2"),
+        ("addmv", "mat", "vec"),
+        ("addr", "vec1", "vec2"),
+        ("baddbmm", "batch1", "batch2"),
+        ("addbmm", "batch1", "batch2"),
+    ],
+)
 def test_add_products_keywords_and_in_place(name, x, y):
-    shapes = {"addmm": ((3, 2), (3, 3), (3, 2)), "addmv": ((3,), (3, 3), (3,)), "addr": ((3, 2), (3,), (2,)),
-              "baddbmm": ((2, 3, 2), (2, 3, 3), (2, 3, 2)), "addbmm": ((3, 2), (2, 3, 3), (2, 3, 2))}[name]
+    shapes = {
+        "addmm": ((3, 2), (3, 3), (3, 2)),
+        "addmv": ((3,), (3, 3), (3,)),
+        "addr": ((3, 2), (3,), (2,)),
+        "baddbmm": ((2, 3, 2), (2, 3, 3), (2, 3, 2)),
+        "addbmm": ((3, 2), (2, 3, 3), (2, 3, 2)),
+    }[name]
     inp, p, q = (RNG.uniform(-1, 1, s) for s in shapes)
-    prod = {"addmm": lambda: p @ q, "addmv": lambda: p @ q, "addr": lambda: np.outer(p, q),
-            "baddbmm": lambda: p @ q, "addbmm": lambda: (p @ q).sum(0)}[name]()
+    prod = {
+        "addmm": lambda: p @ q,
+        "addmv": lambda: p @ q,
+        "addr": lambda: np.outer(p, q),
+        "baddbmm": lambda: p @ q,
+        "addbmm": lambda: (p @ q).sum(0),
+    }[name]()
     expected = 0.5 * inp + 2 * prod
     f = getattr(ember, name)
     close(f(input=t(inp), **{x: t(p), y: t(q)}, beta=0.5, alpha=2), expected)
@@ -243,6 +263,7 @@ def test_top_level_documented_and_parsed_names():
 
 # -------------------------------------------------------------------------------------- out= of several results
 
+
 def test_out_tuples():
     A = t(SPD)
     w, V = ember.empty(3, dtype=ember.float64), ember.empty(3, 3, dtype=ember.float64)
@@ -252,8 +273,11 @@ def test_out_tuples():
     Q, R = ember.empty(3, 3, dtype=ember.float64), ember.empty(3, 3, dtype=ember.float64)
     assert LA.qr(A, out=(Q, R)).Q is Q
     close(Q @ R, SPD, 1e-8)
-    U, S, Vh = (ember.empty(3, 3, dtype=ember.float64), ember.empty(3, dtype=ember.float64),
-                ember.empty(3, 3, dtype=ember.float64))
+    U, S, Vh = (
+        ember.empty(3, 3, dtype=ember.float64),
+        ember.empty(3, dtype=ember.float64),
+        ember.empty(3, 3, dtype=ember.float64),
+    )
     assert LA.svd(A, out=(U, S, Vh)).S is S
     close(S, np.linalg.svd(SPD, compute_uv=False), 1e-8)
     s, logabs = ember.empty((), dtype=ember.float64), ember.empty((), dtype=ember.float64)
@@ -275,13 +299,14 @@ def test_out_tuples():
     info = ember.empty((), dtype=ember.int32)
     assert ember.lu(A, get_infos=True, out=(LU, piv, info)).info is info
     out = ember.empty(3, dtype=ember.float64)
-    assert LA.cross(t([1., 0., 0.]), t([0., 1., 0.]), out=out) is out
-    close(out, [0., 0., 1.])
+    assert LA.cross(t([1.0, 0.0, 0.0]), t([0.0, 1.0, 0.0]), out=out) is out
+    close(out, [0.0, 0.0, 1.0])
     with pytest.raises(TypeError, match="out= must be a tuple of 2 tensors"):
         LA.eigh(A, out=w)
 
 
 # -------------------------------------------------------------------------------------------- module and errors
+
 
 def test_linalg_module_all_and_names():
     public = set(ember._C._linalg.__all__)
@@ -296,6 +321,7 @@ def test_linalg_module_all_and_names():
         assert getattr(ember.Tensor, name).__name__ == name
     # Every namedtuple type is exported by ember.return_types and pickles by reference there.
     import ember.return_types as rt
+
     for name in ("linalg_lstsq", "linalg_ldl_factor_ex", "triangular_solve", "geqrf", "lu_unpack", "slogdet", "svd"):
         assert hasattr(rt, name)
     r = LA.slogdet(t(SPD))
@@ -316,10 +342,13 @@ def test_lin_alg_error():
 
 # ---------------------------------------------------------------------------------------------------- docstrings
 
+
 def _my_callables():
-    top = ("matmul mm bmm mv dot vdot outer ger inner addmm addmv addr baddbmm addbmm einsum tensordot chain_matmul "
-           "det logdet inverse slogdet pinverse matrix_power cholesky svd qr lu_unpack lu lu_solve cholesky_solve "
-           "cholesky_inverse matrix_exp triangular_solve orgqr geqrf").split()
+    top = (
+        "matmul mm bmm mv dot vdot outer ger inner addmm addmv addr baddbmm addbmm einsum tensordot chain_matmul "
+        "det logdet inverse slogdet pinverse matrix_power cholesky svd qr lu_unpack lu lu_solve cholesky_solve "
+        "cholesky_inverse matrix_exp triangular_solve orgqr geqrf"
+    ).split()
     out = [("ember." + n, getattr(ember, n)) for n in top]
     out += [("linalg." + n, getattr(LA, n)) for n in LA.__all__]
     out += [("F.linear", F.linear), ("F.bilinear", F.bilinear)]

@@ -1,6 +1,7 @@
 """ember.optim.lr_scheduler: learning-rate sequences against closed forms and against PyTorch's own
 sequences (fixtures/lr_sequences.json, written by fixtures/make_lr_sequences.py with PyTorch 1.13),
 state_dict round trips, warnings and error paths."""
+
 import bisect
 import copy
 import json
@@ -25,6 +26,7 @@ TOL = dict(rel=1e-12, abs=1e-15)
 # ----------------------------------------------------------------------------------------------------
 # Optimizers: ember.optim.SGD and Adam; a minimal Optimizer subclass where a test needs an optimizer
 # without momentum/betas or a step() that only counts its calls.
+
 
 class StandInOptimizer(ember.optim.Optimizer):
     """An ember.optim.Optimizer whose step() only counts its calls."""
@@ -83,9 +85,9 @@ def column(seq, g=0):
 
 FUNCTIONS = {
     "warmup10": lambda e: min(1.0, (e + 1) / 10),
-    "exp095": lambda e: 0.95 ** e,
+    "exp095": lambda e: 0.95**e,
     "every3": lambda e: 0.8 if e % 3 == 0 else 1.0,
-    "half_pow": lambda x: 0.5 ** x,
+    "half_pow": lambda x: 0.5**x,
     "inv_sqrt": lambda x: 1.0 / math.sqrt(x + 1.0),
 }
 
@@ -209,8 +211,12 @@ def test_lambda_lr_closed_form():
 
 
 def test_multiplicative_lr_closed_form():
-    closed(lambda o: L.MultiplicativeLR(o, lambda e: 1.0 - 0.01 * e), (0.2, 0.05), 40,
-           lambda b, t: b * math.prod(1.0 - 0.01 * k for k in range(1, t + 1)))
+    closed(
+        lambda o: L.MultiplicativeLR(o, lambda e: 1.0 - 0.01 * e),
+        (0.2, 0.05),
+        40,
+        lambda b, t: b * math.prod(1.0 - 0.01 * k for k in range(1, t + 1)),
+    )
 
 
 def test_step_lr_closed_form():
@@ -219,35 +225,47 @@ def test_step_lr_closed_form():
 
 def test_multistep_lr_closed_form():
     ms = [3, 10, 10, 25]
-    closed(lambda o: L.MultiStepLR(o, ms, gamma=0.5), (1.0,), 40,
-           lambda b, t: b * 0.5 ** sum(1 for m in ms if m <= t))
+    closed(lambda o: L.MultiStepLR(o, ms, gamma=0.5), (1.0,), 40, lambda b, t: b * 0.5 ** sum(1 for m in ms if m <= t))
 
 
 def test_constant_lr_closed_form():
-    closed(lambda o: L.ConstantLR(o, factor=0.3, total_iters=7), (0.1, 0.5), 30,
-           lambda b, t: b * (0.3 if t < 7 else 1.0))
+    closed(
+        lambda o: L.ConstantLR(o, factor=0.3, total_iters=7), (0.1, 0.5), 30, lambda b, t: b * (0.3 if t < 7 else 1.0)
+    )
 
 
 def test_linear_lr_closed_form():
-    closed(lambda o: L.LinearLR(o, start_factor=0.1, end_factor=0.6, total_iters=12), (0.1, 0.5), 40,
-           lambda b, t: b * (0.1 + 0.5 * min(t, 12) / 12))
+    closed(
+        lambda o: L.LinearLR(o, start_factor=0.1, end_factor=0.6, total_iters=12),
+        (0.1, 0.5),
+        40,
+        lambda b, t: b * (0.1 + 0.5 * min(t, 12) / 12),
+    )
 
 
 def test_exponential_lr_closed_form():
-    closed(lambda o: L.ExponentialLR(o, gamma=0.9), (0.1,), 60, lambda b, t: b * 0.9 ** t)
+    closed(lambda o: L.ExponentialLR(o, gamma=0.9), (0.1,), 60, lambda b, t: b * 0.9**t)
 
 
 @pytest.mark.parametrize("power", [1.0, 2.0, 0.5])
 def test_polynomial_lr_closed_form(power):
-    closed(lambda o: L.PolynomialLR(o, total_iters=25, power=power), (0.1, 0.2), 40,
-           lambda b, t: b * (1 - min(t, 25) / 25) ** power)
+    closed(
+        lambda o: L.PolynomialLR(o, total_iters=25, power=power),
+        (0.1, 0.2),
+        40,
+        lambda b, t: b * (1 - min(t, 25) / 25) ** power,
+    )
 
 
 @pytest.mark.parametrize("T_max,eta_min", [(10, 0.0), (10, 0.002), (7, 0.01), (50, 0.0)])
 def test_cosine_annealing_closed_form(T_max, eta_min):
     # the recursive form follows the closed form through several half-periods
-    closed(lambda o: L.CosineAnnealingLR(o, T_max=T_max, eta_min=eta_min), (0.1, 0.05), 100,
-           lambda b, t: eta_min + (b - eta_min) * (1 + math.cos(math.pi * t / T_max)) / 2)
+    closed(
+        lambda o: L.CosineAnnealingLR(o, T_max=T_max, eta_min=eta_min),
+        (0.1, 0.05),
+        100,
+        lambda b, t: eta_min + (b - eta_min) * (1 + math.cos(math.pi * t / T_max)) / 2,
+    )
 
 
 def _sgdr(base, t, T_0, T_mult, eta_min):
@@ -260,8 +278,12 @@ def _sgdr(base, t, T_0, T_mult, eta_min):
 
 @pytest.mark.parametrize("T_0,T_mult,eta_min", [(5, 1, 0.0), (4, 2, 0.001), (2, 3, 0.0)])
 def test_cosine_warm_restarts_closed_form(T_0, T_mult, eta_min):
-    closed(lambda o: L.CosineAnnealingWarmRestarts(o, T_0=T_0, T_mult=T_mult, eta_min=eta_min), (0.1, 0.3), 80,
-           lambda b, t: _sgdr(b, t, T_0, T_mult, eta_min))
+    closed(
+        lambda o: L.CosineAnnealingWarmRestarts(o, T_0=T_0, T_mult=T_mult, eta_min=eta_min),
+        (0.1, 0.3),
+        80,
+        lambda b, t: _sgdr(b, t, T_0, T_mult, eta_min),
+    )
 
 
 def test_cosine_warm_restarts_fractional_epochs():
@@ -276,7 +298,7 @@ def test_cosine_warm_restarts_fractional_epochs():
                 sched.step(e)
                 # period n starts at 3 * (2**n - 1)
                 n = int(math.floor(math.log2(e / 3 + 1) + 1e-12))
-                start, T_i = 3 * (2 ** n - 1), 3 * 2 ** n
+                start, T_i = 3 * (2**n - 1), 3 * 2**n
                 want = 0.1 * (1 + math.cos(math.pi * (e - start) / T_i)) / 2
                 assert lrs_of(opt)[0] == pytest.approx(want, rel=1e-10, abs=1e-13)
     assert sched.last_epoch == 11
@@ -296,8 +318,17 @@ def _triangle(t, up, down):
 def test_cyclic_lr_closed_form_with_momentum(mode):
     up, down, gamma = 5, 3, 0.95
     opt = make_optimizer((0.5, 0.5), momentum=0.9)
-    sched = L.CyclicLR(opt, base_lr=[0.01, 0.02], max_lr=[0.1, 0.3], step_size_up=up, step_size_down=down,
-                       mode=mode, gamma=gamma, base_momentum=0.8, max_momentum=0.95)
+    sched = L.CyclicLR(
+        opt,
+        base_lr=[0.01, 0.02],
+        max_lr=[0.1, 0.3],
+        step_size_up=up,
+        step_size_down=down,
+        mode=mode,
+        gamma=gamma,
+        base_momentum=0.8,
+        max_momentum=0.95,
+    )
     seq, moms = [lrs_of(opt)], [momenta_of(opt)]
     for _ in range(60):
         opt.step()
@@ -306,7 +337,7 @@ def test_cyclic_lr_closed_form_with_momentum(mode):
         moms.append(momenta_of(opt))
     for t in range(61):
         cycle = t // (up + down) + 1
-        scale = {"triangular": 1.0, "triangular2": 0.5 ** (cycle - 1), "exp_range": gamma ** t}[mode]
+        scale = {"triangular": 1.0, "triangular2": 0.5 ** (cycle - 1), "exp_range": gamma**t}[mode]
         h = _triangle(t, up, down) * scale
         assert seq[t] == pytest.approx([0.01 + 0.09 * h, 0.02 + 0.28 * h], **TOL)
         assert moms[t] == pytest.approx([0.95 - 0.15 * h] * 2, **TOL)
@@ -337,8 +368,7 @@ def _one_cycle(t, total, max_lr, pct_start, div, final_div, three_phase, anneal,
     a = pct_start * total - 1
     if three_phase:
         b = 2 * pct_start * total - 2
-        phases = [(0, a, lo, max_lr, m_hi, m_lo), (a, b, max_lr, lo, m_lo, m_hi),
-                  (b, total - 1, lo, floor, m_hi, m_hi)]
+        phases = [(0, a, lo, max_lr, m_hi, m_lo), (a, b, max_lr, lo, m_lo, m_hi), (b, total - 1, lo, floor, m_hi, m_hi)]
     else:
         phases = [(0, a, lo, max_lr, m_hi, m_lo), (a, total - 1, max_lr, floor, m_lo, m_hi)]
     for i, (s, e, l0, l1, mo0, mo1) in enumerate(phases):
@@ -354,9 +384,18 @@ def test_one_cycle_closed_form(anneal_strategy, three_phase, kind):
     total = 60
     anneal = _cos_anneal if anneal_strategy == "cos" else (lambda a, b, p: a + (b - a) * p)
     opt = make_optimizer((0.1,), kind=kind, momentum=0.9)
-    sched = L.OneCycleLR(opt, max_lr=0.4, total_steps=total, pct_start=0.3, anneal_strategy=anneal_strategy,
-                         div_factor=20.0, final_div_factor=50.0, three_phase=three_phase,
-                         base_momentum=0.8, max_momentum=0.9)
+    sched = L.OneCycleLR(
+        opt,
+        max_lr=0.4,
+        total_steps=total,
+        pct_start=0.3,
+        anneal_strategy=anneal_strategy,
+        div_factor=20.0,
+        final_div_factor=50.0,
+        three_phase=three_phase,
+        base_momentum=0.8,
+        max_momentum=0.9,
+    )
     g = opt.param_groups[0]
     assert g["initial_lr"] == 0.4 / 20 and g["max_lr"] == 0.4 and g["min_lr"] == 0.4 / 20 / 50
     for t in range(total):
@@ -397,7 +436,7 @@ def test_step_with_epoch_uses_closed_form_and_warns():
     opt.step()
     with pytest.warns(UserWarning, match="The epoch parameter in `scheduler.step\\(\\)` was not necessary"):
         sched.step(7)
-    assert lrs_of(opt) == pytest.approx([0.1 * 0.5 ** 2], **TOL)
+    assert lrs_of(opt) == pytest.approx([0.1 * 0.5**2], **TOL)
     assert sched.last_epoch == 7
     opt = make_optimizer((0.2,))
     sched = L.CosineAnnealingLR(opt, T_max=10)
@@ -413,18 +452,29 @@ def test_step_with_epoch_uses_closed_form_and_warns():
 PYTORCH_CLOSED_FORMS = [
     (lambda o: L.StepLR(o, step_size=3, gamma=0.7), lambda s, b: b * s.gamma ** (s.last_epoch // s.step_size)),
     (lambda o: L.StepLR(o, step_size=0.1, gamma=2.0), lambda s, b: b * s.gamma ** (s.last_epoch // s.step_size)),
-    (lambda o: L.MultiStepLR(o, [6, 2, 6, 11], gamma=0.3),
-     lambda s, b: b * s.gamma ** bisect.bisect_right(sorted(s.milestones.elements()), s.last_epoch)),
-    (lambda o: L.ConstantLR(o, factor=0.3, total_iters=7),
-     lambda s, b: b * (s.factor + (s.last_epoch >= s.total_iters) * (1 - s.factor))),
-    (lambda o: L.LinearLR(o, start_factor=0.1, end_factor=0.6, total_iters=12),
-     lambda s, b: b * (s.start_factor + (s.end_factor - s.start_factor) * min(s.total_iters, s.last_epoch)
-                       / s.total_iters)),
-    (lambda o: L.ExponentialLR(o, gamma=0.9), lambda s, b: b * s.gamma ** s.last_epoch),
-    (lambda o: L.PolynomialLR(o, total_iters=25, power=1.7),
-     lambda s, b: b * (1.0 - min(s.total_iters, s.last_epoch) / s.total_iters) ** s.power),
-    (lambda o: L.CosineAnnealingLR(o, T_max=9, eta_min=0.01),
-     lambda s, b: s.eta_min + (b - s.eta_min) * ((1 + math.cos(math.pi * s.last_epoch / s.T_max)) / 2)),
+    (
+        lambda o: L.MultiStepLR(o, [6, 2, 6, 11], gamma=0.3),
+        lambda s, b: b * s.gamma ** bisect.bisect_right(sorted(s.milestones.elements()), s.last_epoch),
+    ),
+    (
+        lambda o: L.ConstantLR(o, factor=0.3, total_iters=7),
+        lambda s, b: b * (s.factor + (s.last_epoch >= s.total_iters) * (1 - s.factor)),
+    ),
+    (
+        lambda o: L.LinearLR(o, start_factor=0.1, end_factor=0.6, total_iters=12),
+        lambda s, b: (
+            b * (s.start_factor + (s.end_factor - s.start_factor) * min(s.total_iters, s.last_epoch) / s.total_iters)
+        ),
+    ),
+    (lambda o: L.ExponentialLR(o, gamma=0.9), lambda s, b: b * s.gamma**s.last_epoch),
+    (
+        lambda o: L.PolynomialLR(o, total_iters=25, power=1.7),
+        lambda s, b: b * (1.0 - min(s.total_iters, s.last_epoch) / s.total_iters) ** s.power,
+    ),
+    (
+        lambda o: L.CosineAnnealingLR(o, T_max=9, eta_min=0.01),
+        lambda s, b: s.eta_min + (b - s.eta_min) * ((1 + math.cos(math.pi * s.last_epoch / s.T_max)) / 2),
+    ),
 ]
 
 
@@ -453,8 +503,7 @@ def test_reduce_on_plateau_scripted():
     metrics = [5, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]
     # row i is the lr after metrics[i - 1]: a reduction on the 2nd bad epoch (patience 1), then 2 epochs
     # of cooldown in which bad epochs do not count; min_lr stops group 1 at 0.03 and group 0 at 0.1
-    want = ([[1.0, 0.1]] * 4 + [[0.5, 0.05]] * 4 + [[0.25, 0.03]] * 4 + [[0.125, 0.03]] * 4
-            + [[0.1, 0.03]] * 3)
+    want = [[1.0, 0.1]] * 4 + [[0.5, 0.05]] * 4 + [[0.25, 0.03]] * 4 + [[0.125, 0.03]] * 4 + [[0.1, 0.03]] * 3
     got = run(opt, sched, len(metrics), metrics)
     assert got == [pytest.approx(w, **TOL) for w in want]
     assert sched.best == 3 and sched.last_epoch == len(metrics)
@@ -463,8 +512,9 @@ def test_reduce_on_plateau_scripted():
 def test_reduce_on_plateau_modes_and_thresholds():
     def reduced_at(mode, threshold_mode, threshold, metrics):
         opt = make_optimizer((1.0,))
-        sched = L.ReduceLROnPlateau(opt, mode=mode, factor=0.1, patience=0, threshold=threshold,
-                                    threshold_mode=threshold_mode)
+        sched = L.ReduceLROnPlateau(
+            opt, mode=mode, factor=0.1, patience=0, threshold=threshold, threshold_mode=threshold_mode
+        )
         seq = run(opt, sched, len(metrics), metrics)
         return [t for t in range(1, len(seq)) if seq[t][0] < seq[t - 1][0]]
 
@@ -544,9 +594,12 @@ def test_sequential_lr_nested_chained():
 
 def test_composition_errors():
     opt, other = make_optimizer(), make_optimizer()
-    with pytest.raises(ValueError, match="Sequential Schedulers expects number of schedulers provided to be one "
-                                         "more than the number of milestone points, but got number of schedulers "
-                                         "2 and the number of milestones to be equal to 2"):
+    with pytest.raises(
+        ValueError,
+        match="Sequential Schedulers expects number of schedulers provided to be one "
+        "more than the number of milestone points, but got number of schedulers "
+        "2 and the number of milestones to be equal to 2",
+    ):
         L.SequentialLR(opt, [L.StepLR(opt, 2), L.StepLR(opt, 3)], milestones=[2, 4])
     with pytest.raises(ValueError, match="SequentialLR expects all schedulers to belong to the same optimizer"):
         L.SequentialLR(opt, [L.StepLR(opt, 2), L.StepLR(other, 3)], milestones=[2])
@@ -579,11 +632,12 @@ def test_initial_lr_and_base_lrs():
 
 def test_resume_with_last_epoch():
     opt = make_optimizer((0.1,))
-    with pytest.raises(KeyError, match="param 'initial_lr' is not specified in param_groups\\[0\\] "
-                                       "when resuming an optimizer"):
+    with pytest.raises(
+        KeyError, match="param 'initial_lr' is not specified in param_groups\\[0\\] when resuming an optimizer"
+    ):
         L.StepLR(opt, step_size=2, last_epoch=4)
     opt.param_groups[0]["initial_lr"] = 0.8
-    opt.param_groups[0]["lr"] = 0.8 * 0.5 ** 2  # where a StepLR(2, 0.5) stands after epoch 4
+    opt.param_groups[0]["lr"] = 0.8 * 0.5**2  # where a StepLR(2, 0.5) stands after epoch 4
     sched = L.StepLR(opt, step_size=2, gamma=0.5, last_epoch=4)
     assert sched.last_epoch == 5 and sched.base_lrs == [0.8]
     seq = column(run(opt, sched, 6))
@@ -602,7 +656,7 @@ class _Scale:
         self.rate = rate
 
     def __call__(self, epoch):
-        return self.rate ** epoch
+        return self.rate**epoch
 
 
 def test_lambda_state_dict_saves_callable_objects_only():
@@ -635,13 +689,33 @@ def test_cyclic_state_dict_custom_scale_fn():
 def test_state_dict_keys_like_pytorch():
     opt = make_optimizer((0.1,))
     sched = L.StepLR(opt, step_size=3)
-    assert set(sched.state_dict()) >= {"step_size", "gamma", "base_lrs", "last_epoch", "_step_count",
-                                       "_get_lr_called_within_step", "_last_lr"}
+    assert set(sched.state_dict()) >= {
+        "step_size",
+        "gamma",
+        "base_lrs",
+        "last_epoch",
+        "_step_count",
+        "_get_lr_called_within_step",
+        "_last_lr",
+    }
     opt = make_optimizer((0.1,))
     plateau = L.ReduceLROnPlateau(opt)
-    assert set(plateau.state_dict()) >= {"factor", "min_lrs", "patience", "cooldown", "cooldown_counter", "mode",
-                                         "threshold", "threshold_mode", "best", "num_bad_epochs", "mode_worse",
-                                         "eps", "last_epoch", "_last_lr"}
+    assert set(plateau.state_dict()) >= {
+        "factor",
+        "min_lrs",
+        "patience",
+        "cooldown",
+        "cooldown_counter",
+        "mode",
+        "threshold",
+        "threshold_mode",
+        "best",
+        "num_bad_epochs",
+        "mode_worse",
+        "eps",
+        "last_epoch",
+        "_last_lr",
+    }
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -700,8 +774,9 @@ def test_wrapped_sgd_step_updates_parameters():
 def test_get_lr_outside_step_warns():
     opt = make_optimizer((0.1,))
     sched = L.StepLR(opt, step_size=3)
-    with pytest.warns(UserWarning, match="To get the last learning rate computed by the scheduler, "
-                                         "please use `get_last_lr\\(\\)`."):
+    with pytest.warns(
+        UserWarning, match="To get the last learning rate computed by the scheduler, please use `get_last_lr\\(\\)`."
+    ):
         sched.get_lr()
 
 
@@ -711,8 +786,10 @@ def test_verbose_is_deprecated_but_prints(capsys):
         sched = L.StepLR(opt, step_size=1, gamma=0.5, verbose=True)
     opt.step()
     sched.step()
-    assert capsys.readouterr().out.splitlines() == ["Adjusting learning rate of group 0 to 1.0000e-01.",
-                                                    "Adjusting learning rate of group 0 to 5.0000e-02."]
+    assert capsys.readouterr().out.splitlines() == [
+        "Adjusting learning rate of group 0 to 1.0000e-01.",
+        "Adjusting learning rate of group 0 to 5.0000e-02.",
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         L.StepLR(make_optimizer(), step_size=1)  # no warning without the argument
@@ -728,15 +805,18 @@ def test_lr_scheduler_alias():
 # Errors (PyTorch's exception types and messages)
 
 
-@pytest.mark.parametrize("make", [
-    lambda o: L.StepLR(o, 2),
-    lambda o: L.LambdaLR(o, lambda e: 1.0),
-    lambda o: L.MultiplicativeLR(o, lambda e: 1.0),
-    lambda o: L.CyclicLR(o, 0.1, 1.0),
-    lambda o: L.OneCycleLR(o, 0.1, total_steps=10),
-    lambda o: L.ReduceLROnPlateau(o),
-    lambda o: swa_utils.SWALR(o, 0.1),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda o: L.StepLR(o, 2),
+        lambda o: L.LambdaLR(o, lambda e: 1.0),
+        lambda o: L.MultiplicativeLR(o, lambda e: 1.0),
+        lambda o: L.CyclicLR(o, 0.1, 1.0),
+        lambda o: L.OneCycleLR(o, 0.1, total_steps=10),
+        lambda o: L.ReduceLROnPlateau(o),
+        lambda o: swa_utils.SWALR(o, 0.1),
+    ],
+)
 def test_not_an_optimizer(make):
     with pytest.raises(TypeError, match="^list is not an Optimizer$"):
         make([{"params": [], "lr": 0.1}])
@@ -750,8 +830,12 @@ def test_wrong_length_lists():
         L.LambdaLR(opt, [lambda e: 1.0])
     with pytest.raises(ValueError, match="^Expected 2 lr_lambdas, but got 3$"):
         L.MultiplicativeLR(opt, [lambda e: 1.0] * 3)
-    with pytest.raises(ValueError, match=re.escape("base_lr must have the same length as optimizer.param_groups. "
-                                                   "base_lr has 3 values, param_groups has 2.")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "base_lr must have the same length as optimizer.param_groups. base_lr has 3 values, param_groups has 2."
+        ),
+    ):
         L.CyclicLR(opt, [0.1, 0.1, 0.1], 1.0)
     with pytest.raises(ValueError, match="max_lr must have the same length"):
         L.CyclicLR(opt, 0.1, [1.0])
@@ -795,8 +879,9 @@ def test_other_argument_errors():
     opt = make_optimizer((0.1,), momentum=0.9)
     with pytest.raises(ValueError, match="Constant multiplicative factor expected to be between 0 and 1."):
         L.ConstantLR(opt, factor=1.5)
-    with pytest.raises(ValueError, match="Starting multiplicative factor expected to be greater than 0 and less "
-                                         "or equal to 1."):
+    with pytest.raises(
+        ValueError, match="Starting multiplicative factor expected to be greater than 0 and less or equal to 1."
+    ):
         L.LinearLR(opt, start_factor=0.0)
     with pytest.raises(ValueError, match="Ending multiplicative factor expected to be between 0 and 1."):
         L.LinearLR(opt, end_factor=1.2)

@@ -1,12 +1,12 @@
 """Memory formats: channels_last conversions give channels-last strides (NumPy's NHWC layout), ops accept them and
 agree with the row-major results, modules convert their 4-d parameters."""
+
 import numpy as np
 import pytest
+from conftest import to_np
 
 import ember
 import ember.nn.functional as F
-
-from conftest import to_np
 
 CL, CL3, CF, PF = ember.channels_last, ember.channels_last_3d, ember.contiguous_format, ember.preserve_format
 
@@ -28,9 +28,16 @@ def test_conversions_give_channels_last_strides(rng):
     assert not x.is_contiguous(memory_format=CL)
     assert c.contiguous(memory_format=CL) is c  # already in that format: itself
     assert c.contiguous().stride() == (60, 20, 5, 1)
-    for made in (ember.empty(2, 3, 4, 5, memory_format=CL), ember.zeros_like(c), ember.empty_like(c), c.clone(),
-                 x.clone(memory_format=CL), x.to(memory_format=CL), x.double(memory_format=CL),
-                 ember.rand_like(c)):
+    for made in (
+        ember.empty(2, 3, 4, 5, memory_format=CL),
+        ember.zeros_like(c),
+        ember.empty_like(c),
+        c.clone(),
+        x.clone(memory_format=CL),
+        x.to(memory_format=CL),
+        x.double(memory_format=CL),
+        ember.rand_like(c),
+    ):
         assert made.stride() == (60, 1, 15, 3), made.stride()
     assert c.clone(memory_format=CF).stride() == (60, 20, 5, 1)
     assert ember.zeros_like(c, memory_format=CF).stride() == (60, 20, 5, 1)
@@ -72,15 +79,24 @@ def test_ops_on_channels_last_inputs_match_row_major(rng):
     c = x.contiguous(memory_format=CL)
     conv = ember.nn.Conv2d(3, 4, 3, padding=1)
     bn = ember.nn.BatchNorm2d(3)
-    for f in (conv, bn, lambda t: F.max_pool2d(t, 2), lambda t: F.avg_pool2d(t, 2), F.relu,
-              lambda t: t + 1, lambda t: t.sum((2, 3)), lambda t: F.interpolate(t, scale_factor=2),
-              lambda t: F.adaptive_avg_pool2d(t, 1)):
+    for f in (
+        conv,
+        bn,
+        lambda t: F.max_pool2d(t, 2),
+        lambda t: F.avg_pool2d(t, 2),
+        F.relu,
+        lambda t: t + 1,
+        lambda t: t.sum((2, 3)),
+        lambda t: F.interpolate(t, scale_factor=2),
+        lambda t: F.adaptive_avg_pool2d(t, 1),
+    ):
         np.testing.assert_allclose(to_np(f(c).detach()), to_np(f(x).detach()), rtol=1e-5, atol=1e-5)
 
 
 def test_module_to_channels_last(rng):
-    m = ember.nn.Sequential(ember.nn.Conv2d(3, 4, 3), ember.nn.BatchNorm2d(4), ember.nn.Flatten(),
-                            ember.nn.Linear(4 * 6 * 6, 2))
+    m = ember.nn.Sequential(
+        ember.nn.Conv2d(3, 4, 3), ember.nn.BatchNorm2d(4), ember.nn.Flatten(), ember.nn.Linear(4 * 6 * 6, 2)
+    )
     x = ember.tensor(rng.standard_normal((2, 3, 8, 8)).astype(np.float32))
     before = to_np(m(x).detach())
     w = m[0].weight

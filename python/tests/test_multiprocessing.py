@@ -1,6 +1,7 @@
 """ember.multiprocessing: shared-memory tensors (share_memory_, is_shared), tensors through queues, pipes and
 process arguments with both sharing strategies, writes visible across processes, views, spawn, and no leaked
 segments or processes."""
+
 import gc
 import os
 import signal
@@ -9,9 +10,9 @@ from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 import pytest
+from conftest import wait_until
 
 import ember
-from conftest import wait_until
 import ember.multiprocessing as mp
 import ember.nn as nn
 
@@ -23,6 +24,7 @@ def children():
     """Direct child processes of this process (from /proc, independent of multiprocessing's bookkeeping), except
     multiprocessing's own resource tracker, which lives as long as this process."""
     from multiprocessing import resource_tracker
+
     pids = set()
     for task in os.listdir("/proc/self/task"):
         try:
@@ -66,6 +68,7 @@ def no_stray_children():
 
 # ---- share_memory_ and is_shared
 
+
 def test_share_memory_moves_the_storage_in_place_and_views_follow(strategy):
     x = ember.arange(10, dtype=ember.float32)
     view = x[2:7]
@@ -88,8 +91,7 @@ def test_is_shared_of_a_fresh_clone_is_false(strategy):
     assert not (x + 1).is_shared()
 
 
-@pytest.mark.parametrize("dtype", [ember.bool, ember.uint8, ember.int64, ember.float16, ember.bfloat16,
-                                   ember.float64])
+@pytest.mark.parametrize("dtype", [ember.bool, ember.uint8, ember.int64, ember.float16, ember.bfloat16, ember.float64])
 def test_share_memory_keeps_values_of_every_dtype(dtype):
     vals = [0, 1, 1, 0, 1] if dtype is ember.bool else [0, 1, 2, 3, 4]
     x = ember.tensor(vals, dtype=dtype)
@@ -131,14 +133,27 @@ def test_sharing_strategies_api():
 
 def test_reexports_python_multiprocessing():
     import multiprocessing
-    for name in ["Process", "Queue", "Pipe", "Pool", "get_context", "Lock", "Event", "cpu_count",
-                 "get_start_method", "SimpleQueue", "active_children"]:
+
+    for name in [
+        "Process",
+        "Queue",
+        "Pipe",
+        "Pool",
+        "get_context",
+        "Lock",
+        "Event",
+        "cpu_count",
+        "get_start_method",
+        "SimpleQueue",
+        "active_children",
+    ]:
         assert hasattr(mp, name), name
     assert mp.get_context("spawn").get_start_method() == "spawn"
     assert mp.get_context is multiprocessing.get_context or callable(mp.get_context)
 
 
 # ---- tensors through queues and pipes
+
 
 def _child_adds_one(q, done):
     t = q.get()
@@ -184,8 +199,15 @@ def _child_views(q, back):
     base, view, col = q.get()
     view[0] = -1.0
     col[1] = -2.0
-    back.put((base.tolist(), view.data_ptr() - base.data_ptr(), col.data_ptr() - base.data_ptr(), col.stride(),
-              view.storage_offset()))
+    back.put(
+        (
+            base.tolist(),
+            view.data_ptr() - base.data_ptr(),
+            col.data_ptr() - base.data_ptr(),
+            col.stride(),
+            view.storage_offset(),
+        )
+    )
 
 
 def test_views_of_one_storage_stay_views_of_one_storage(strategy):
@@ -281,6 +303,7 @@ def test_requires_grad_leaf_keeps_requires_grad():
 
 # ---- a shared model (hogwild) and process arguments
 
+
 def _train_step(model, value):
     with ember.no_grad():
         for p in model.parameters():
@@ -357,6 +380,7 @@ def test_spawn_without_join_returns_a_context():
 
 
 # ---- no leaks
+
 
 def _create_and_die(q):
     mp.set_sharing_strategy("file_system")

@@ -1,8 +1,8 @@
 """frobenius_norm, nuclear_norm, native_layer_norm/batch_norm/group_norm and the batch_norm_* pieces of SyncBatchNorm,
 against NumPy and against full-batch batch norm (a batch split into simulated processes)."""
+
 import numpy as np
 import pytest
-
 from conftest import to_np
 
 import ember
@@ -17,14 +17,18 @@ def test_frobenius_norm():
     rng = np.random.default_rng(0)
     a = rng.normal(size=(3, 4, 5))
     x = _t(a)
-    np.testing.assert_allclose(ember.frobenius_norm(x).item(), np.sqrt((a ** 2).sum()), rtol=1e-12)
-    np.testing.assert_allclose(to_np(ember.frobenius_norm(x, (1, 2))), np.linalg.norm(a, "fro", axis=(1, 2)),
-                               rtol=1e-12)
-    np.testing.assert_allclose(to_np(ember.frobenius_norm(x, 1)), np.sqrt((a ** 2).sum(1)), rtol=1e-12)
+    np.testing.assert_allclose(ember.frobenius_norm(x).item(), np.sqrt((a**2).sum()), rtol=1e-12)
+    np.testing.assert_allclose(
+        to_np(ember.frobenius_norm(x, (1, 2))), np.linalg.norm(a, "fro", axis=(1, 2)), rtol=1e-12
+    )
+    np.testing.assert_allclose(to_np(ember.frobenius_norm(x, 1)), np.sqrt((a**2).sum(1)), rtol=1e-12)
     assert ember.frobenius_norm(x, [1], keepdim=True).shape == (3, 1, 5)
     assert ember.frobenius_norm(x, (), keepdim=False).shape == ()
-    np.testing.assert_allclose(to_np(ember.frobenius_norm(x.transpose(0, 2), (0, 1))),
-                               np.linalg.norm(a.transpose(2, 1, 0), axis=(0, 1)), rtol=1e-12)
+    np.testing.assert_allclose(
+        to_np(ember.frobenius_norm(x.transpose(0, 2), (0, 1))),
+        np.linalg.norm(a.transpose(2, 1, 0), axis=(0, 1)),
+        rtol=1e-12,
+    )
     with pytest.raises(RuntimeError, match="at most 2 dimensions"):
         ember.frobenius_norm(x, (0, 1, 2))
     assert ember.autograd.gradcheck(lambda t: ember.frobenius_norm(t, (0, 1)), (_t(a[:, :2, :2], grad=True),))
@@ -35,8 +39,7 @@ def test_nuclear_norm():
     a = rng.normal(size=(2, 4, 3))
     x = _t(a)
     np.testing.assert_allclose(ember.nuclear_norm(x[0]).item(), np.linalg.norm(a[0], "nuc"), rtol=1e-10)
-    np.testing.assert_allclose(to_np(ember.nuclear_norm(x, (1, 2))), [np.linalg.norm(m, "nuc") for m in a],
-                               rtol=1e-10)
+    np.testing.assert_allclose(to_np(ember.nuclear_norm(x, (1, 2))), [np.linalg.norm(m, "nuc") for m in a], rtol=1e-10)
     assert ember.nuclear_norm(x[0], keepdim=True).shape == (1, 1)
     assert ember.nuclear_norm(x[0], True).shape == (1, 1)
     assert ember.nuclear_norm(x, (1, 2), keepdim=True).shape == (2, 1, 1)
@@ -100,8 +103,9 @@ def _sync_bn(parts, weight, bias, rm, rv, eps=1e-5, momentum=0.1):
     mean_all = ember.stack([s[0] for s in stats])
     invstd_all = ember.stack([s[1] for s in stats])
     counts = ember.tensor([float(p.numel() // p.size(1)) for p in parts], dtype=mean_all.dtype)
-    mean, invstd = ember.batch_norm_gather_stats_with_counts(parts[0], mean_all, invstd_all, rm, rv, momentum, eps,
-                                                             counts)
+    mean, invstd = ember.batch_norm_gather_stats_with_counts(
+        parts[0], mean_all, invstd_all, rm, rv, momentum, eps, counts
+    )
     return [ember.batch_norm_elemt(p, weight, bias, mean, invstd, eps) for p in parts], mean, invstd, counts
 
 
@@ -123,14 +127,17 @@ def test_sync_batch_norm_pieces_equal_full_batch():
     g = rng.normal(size=a.shape)
     ref.backward(_t(g))
     gparts = [_t(g[:2]), _t(g[2:3]), _t(g[3:])]
-    reds = [ember.batch_norm_backward_reduce(gp, p, mean, invstd, _t(w), True, True, True)
-            for gp, p in zip(gparts, parts)]
+    reds = [
+        ember.batch_norm_backward_reduce(gp, p, mean, invstd, _t(w), True, True, True) for gp, p in zip(gparts, parts)
+    ]
     sum_dy = sum(r[0] for r in reds)
     sum_dy_xmu = sum(r[1] for r in reds)
     np.testing.assert_allclose(to_np(sum(r[2] for r in reds)), to_np(wt.grad), rtol=1e-10)
     np.testing.assert_allclose(to_np(sum(r[3] for r in reds)), to_np(bt.grad), rtol=1e-10)
-    gin = [ember.batch_norm_backward_elemt(gp, p, mean, invstd, _t(w), sum_dy, sum_dy_xmu, counts.to(ember.int32))
-           for gp, p in zip(gparts, parts)]
+    gin = [
+        ember.batch_norm_backward_elemt(gp, p, mean, invstd, _t(w), sum_dy, sum_dy_xmu, counts.to(ember.int32))
+        for gp, p in zip(gparts, parts)
+    ]
     np.testing.assert_allclose(to_np(ember.cat(gin)), to_np(x.grad), rtol=1e-9, atol=1e-12)
     r = ember.batch_norm_backward_reduce(gparts[0], parts[0], mean, invstd, None, False, False, True)
     assert r[0] is None and r[1] is None and r[2] is None and r[3].shape == (3,)
@@ -148,7 +155,8 @@ def test_batch_norm_stats_gather_and_update():
     np.testing.assert_allclose(to_np(v), a.var((0, 2)), rtol=1e-12)
     np.testing.assert_allclose(to_np(rv), 0.8 + 0.2 * a.var((0, 2), ddof=1), rtol=1e-12)
     halves = [ember.batch_norm_stats(_t(a[:2]), 1e-3), ember.batch_norm_stats(_t(a[2:]), 1e-3)]
-    gm, gi = ember.batch_norm_gather_stats(_t(a), ember.stack([h[0] for h in halves]),
-                                           ember.stack([h[1] for h in halves]), None, None, 0.1, 1e-3, 10)
+    gm, gi = ember.batch_norm_gather_stats(
+        _t(a), ember.stack([h[0] for h in halves]), ember.stack([h[1] for h in halves]), None, None, 0.1, 1e-3, 10
+    )
     np.testing.assert_allclose(to_np(gm), a.mean((0, 2)), rtol=1e-12)
     np.testing.assert_allclose(to_np(gi), 1 / np.sqrt(a.var((0, 2)) + 1e-3), rtol=1e-10)

@@ -2,6 +2,7 @@
 vec_math.cpp, backend/cpu/softmax.cpp, python/src/nn_activation.cpp): values against NumPy on random inputs in
 every layout (the contiguous Sleef path and the strided scalar path), special values, 0-d and empty inputs,
 in-place forms, the random activations under manual_seed, and the errors PyTorch raises."""
+
 import math
 import warnings
 
@@ -42,16 +43,32 @@ ACTIVATIONS = {
     "threshold": (lambda t: F.threshold(t, 0.5, -7.0), lambda x: np.where(x > 0.5, x, np.where(np.isnan(x), x, -7.0))),
     "logsigmoid": (F.logsigmoid, lambda x: -np.logaddexp(0, -x)),
     "hardshrink": (lambda t: F.hardshrink(t, 0.7), lambda x: np.where(np.abs(x) > 0.7, x, np.where(np.isnan(x), x, 0))),
-    "softshrink": (lambda t: F.softshrink(t, 0.7),
-                   lambda x: np.where(x > 0.7, x - 0.7, np.where(x < -0.7, x + 0.7, x * 0))),
-    "softplus": (lambda t: F.softplus(t, beta=2, threshold=5),
-                 lambda x: np.where(2 * x > 5, x, np.log1p(np.exp(2 * x)) / 2)),
+    "softshrink": (
+        lambda t: F.softshrink(t, 0.7),
+        lambda x: np.where(x > 0.7, x - 0.7, np.where(x < -0.7, x + 0.7, x * 0)),
+    ),
+    "softplus": (
+        lambda t: F.softplus(t, beta=2, threshold=5),
+        lambda x: np.where(2 * x > 5, x, np.log1p(np.exp(2 * x)) / 2),
+    ),
     "gelu": (F.gelu, lambda x: 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))),
     "sigmoid": (F.sigmoid, _sigmoid),
     "tanh": (F.tanh, np.tanh),
 }
-INPLACE = ["relu", "relu6", "hardtanh", "leaky_relu", "elu", "selu", "celu", "hardswish", "hardsigmoid", "silu",
-           "mish", "threshold"]
+INPLACE = [
+    "relu",
+    "relu6",
+    "hardtanh",
+    "leaky_relu",
+    "elu",
+    "selu",
+    "celu",
+    "hardswish",
+    "hardsigmoid",
+    "silu",
+    "mish",
+    "threshold",
+]
 SPECIAL = [0.0, -0.0, 1e-30, -1e-30, 3.0, -3.0, 25.0, -25.0, 100.0, -100.0, math.inf, -math.inf, math.nan]
 
 
@@ -166,10 +183,13 @@ def test_prelu(rng):
     got = F.prelu(from_np(a), from_np(w))
     np.testing.assert_allclose(to_np(got), np.where(a > 0, a, w[None, :, None] * a), rtol=1e-15)
     np.testing.assert_allclose(to_np(F.prelu(from_np(a), from_np(w[:1]))), np.where(a > 0, a, 0.1 * a), rtol=1e-15)
-    np.testing.assert_allclose(to_np(from_np(a[0, 0]).prelu(from_np(w[:1]))), np.where(a[0, 0] > 0, a[0, 0],
-                                                                                       0.1 * a[0, 0]))
-    with pytest.raises(RuntimeError, match="Mismatch of parameter numbers and input channel size. Found parameter "
-                                           "numbers = 2 and channel size = 3."):
+    np.testing.assert_allclose(
+        to_np(from_np(a[0, 0]).prelu(from_np(w[:1]))), np.where(a[0, 0] > 0, a[0, 0], 0.1 * a[0, 0])
+    )
+    with pytest.raises(
+        RuntimeError,
+        match="Mismatch of parameter numbers and input channel size. Found parameter numbers = 2 and channel size = 3.",
+    ):
         F.prelu(ember.ones(2, 3), ember.ones(2))
     with pytest.raises(RuntimeError, match="Found parameter numbers = 3 and channel size = 1."):
         F.prelu(ember.ones(3), ember.ones(3))
@@ -209,6 +229,7 @@ def test_rrelu_draws_slopes_in_the_bounds_and_repeats_under_manual_seed():
 
 
 # ---------------------------------------------------------------------------------------------------- softmax
+
 
 def _softmax(a, dim):
     e = np.exp(a - a.max(axis=dim, keepdims=True))
@@ -258,8 +279,9 @@ def test_softmax_shapes_dtypes_and_dim_none():
     r = F.softmax(h, 1, dtype=ember.float64)
     assert r.dtype is ember.float64
     np.testing.assert_allclose(to_np(r), _softmax(np.array([[1.0, 2.0, 3.0]]), 1), rtol=1e-15)
-    np.testing.assert_allclose(to_np(F.log_softmax(h.bfloat16(), 1).float()),
-                               _log_softmax(np.array([[1.0, 2.0, 3.0]]), 1), rtol=1e-2)
+    np.testing.assert_allclose(
+        to_np(F.log_softmax(h.bfloat16(), 1).float()), _log_softmax(np.array([[1.0, 2.0, 3.0]]), 1), rtol=1e-2
+    )
     assert ember.softmax(ember.ones(2, 2), 0, dtype=ember.float64).dtype is ember.float64
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmax has been deprecated"):
         r = F.softmax(ember.ones(2, 3, 4))  # 3-d: dim 0, PyTorch's legacy choice
@@ -319,11 +341,44 @@ def test_gumbel_softmax():
 
 
 def test_functional_names():
-    for name in ["relu", "relu_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu",
-                 "leaky_relu_", "prelu", "rrelu", "rrelu_", "glu", "gelu", "logsigmoid", "hardshrink", "tanhshrink",
-                 "softsign", "softplus", "softmin", "softmax", "log_softmax", "softshrink", "gumbel_softmax", "tanh",
-                 "sigmoid", "hardsigmoid", "silu", "mish", "hardswish", "hardtanh", "hardtanh_", "threshold",
-                 "threshold_"]:
+    for name in [
+        "relu",
+        "relu_",
+        "relu6",
+        "elu",
+        "elu_",
+        "selu",
+        "selu_",
+        "celu",
+        "celu_",
+        "leaky_relu",
+        "leaky_relu_",
+        "prelu",
+        "rrelu",
+        "rrelu_",
+        "glu",
+        "gelu",
+        "logsigmoid",
+        "hardshrink",
+        "tanhshrink",
+        "softsign",
+        "softplus",
+        "softmin",
+        "softmax",
+        "log_softmax",
+        "softshrink",
+        "gumbel_softmax",
+        "tanh",
+        "sigmoid",
+        "hardsigmoid",
+        "silu",
+        "mish",
+        "hardswish",
+        "hardtanh",
+        "hardtanh_",
+        "threshold",
+        "threshold_",
+    ]:
         assert callable(getattr(F, name)), name
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -342,7 +397,7 @@ def _gelu_exact(x):  # erfc keeps relative accuracy where 1 + erf(z) would cance
 
 def _gelu_tanh_exact(x):  # x/2 (1 + tanh(u)) without the cancellation for x << 0
     with np.errstate(over="ignore"):
-        return x / (1 + np.exp(-2 * _K * (x + 0.044715 * x ** 3)))
+        return x / (1 + np.exp(-2 * _K * (x + 0.044715 * x**3)))
 
 
 @pytest.mark.parametrize("n", [1, 15, 16, 129, 4099])  # vector tails and the blocks of 8 vectors
@@ -382,7 +437,7 @@ def _sig(x):
 
 
 def _gelu_tanh_grad(x):
-    u = _K * (x + 0.044715 * x ** 3)
+    u = _K * (x + 0.044715 * x**3)
     t = np.tanh(u)
     return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _K * (1 + 3 * 0.044715 * x * x)
 
@@ -451,8 +506,9 @@ def test_fused_activation_backward_16_bit_and_second_derivative(name, rng):
         t = ember.tensor(x.tolist(), dtype=dtype, requires_grad=True)
         fn(t).sum().backward()
         assert t.grad.dtype is dtype
-        np.testing.assert_allclose(to_np(t.grad.float()), deriv(to_np(t.detach().float()).astype(np.float64)),
-                                   rtol=2e-2, atol=1e-2)
+        np.testing.assert_allclose(
+            to_np(t.grad.float()), deriv(to_np(t.detach().float()).astype(np.float64)), rtol=2e-2, atol=1e-2
+        )
     # create_graph records the composed formula, so the gradient has its own gradient (central differences here)
     xs = from_np(x.astype(np.float64)).requires_grad_()
     (d,) = ember.autograd.grad(fn(xs).sum(), xs, create_graph=True)

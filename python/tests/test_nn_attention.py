@@ -1,6 +1,7 @@
 """F.multi_head_attention_forward and nn.MultiheadAttention (both run the one C++ function of ember/nn/attention.cpp)
 against the NumPy reference in mha_reference.py, gradients by finite differences, the errors, and, where the reference
 PyTorch is installed (TORCH_PYTHON, default /opt/torch2/py), against torch itself in a separate process."""
+
 import json
 import os
 import subprocess
@@ -8,19 +9,22 @@ import tempfile
 
 import numpy as np
 import pytest
+from mha_reference import mha_forward, softmax, wave
 
 import ember
 import ember.nn as nn
 import ember.nn.functional as F
-from mha_reference import mha_forward, softmax, wave
 
 L, N, S, E, H = 3, 2, 4, 4, 2
 D = E // H
 
 
 def t(a):
-    return None if a is None else ember.tensor(np.asarray(a).tolist(), dtype=ember.bool if np.asarray(a).dtype == bool
-                                               else ember.float64)
+    return (
+        None
+        if a is None
+        else ember.tensor(np.asarray(a).tolist(), dtype=ember.bool if np.asarray(a).dtype == bool else ember.float64)
+    )
 
 
 def arr(x):
@@ -38,9 +42,18 @@ def bool_mask(shape, cells):
 # wave() so that the C++ test, the NumPy reference and torch see the same numbers.
 def case(name):
     q, k, v = wave((L, N, E), 0.1), wave((S, N, E), 0.2), wave((S, N, E), 0.3)
-    c = dict(query=q, key=k, value=v, in_proj_weight=wave((3 * E, E), 0.4), in_proj_bias=wave((3 * E,), 0.5, 0.1),
-             bias_k=None, bias_v=None, add_zero_attn=False, out_proj_weight=wave((E, E), 0.6),
-             out_proj_bias=wave((E,), 0.7, 0.1))
+    c = dict(
+        query=q,
+        key=k,
+        value=v,
+        in_proj_weight=wave((3 * E, E), 0.4),
+        in_proj_bias=wave((3 * E,), 0.5, 0.1),
+        bias_k=None,
+        bias_v=None,
+        add_zero_attn=False,
+        out_proj_weight=wave((E, E), 0.6),
+        out_proj_bias=wave((E,), 0.7, 0.1),
+    )
     if name == "plain":
         pass
     elif name == "bool_masks":
@@ -50,19 +63,39 @@ def case(name):
     elif name == "mask_3d_per_head":
         c.update(attn_mask=wave((N * H, L, S), 0.8, 1.0), average_attn_weights=False)
     elif name == "bias_kv_zero_attn":
-        c.update(bias_k=wave((1, 1, E), 0.9), bias_v=wave((1, 1, E), 1.0), add_zero_attn=True,
-                 attn_mask=bool_mask((L, S), [(2, 0)]), key_padding_mask=bool_mask((N, S), [(0, 3)]))
+        c.update(
+            bias_k=wave((1, 1, E), 0.9),
+            bias_v=wave((1, 1, E), 1.0),
+            add_zero_attn=True,
+            attn_mask=bool_mask((L, S), [(2, 0)]),
+            key_padding_mask=bool_mask((N, S), [(0, 3)]),
+        )
     elif name == "separate":
-        c.update(key=wave((S, N, 3), 0.2), value=wave((S, N, 5), 0.3), in_proj_weight=None,
-                 q_proj_weight=wave((E, E), 1.1), k_proj_weight=wave((E, 3), 1.2), v_proj_weight=wave((E, 5), 1.3),
-                 bias_k=wave((1, 1, E), 0.9), bias_v=wave((1, 1, E), 1.0), add_zero_attn=True,
-                 attn_mask=wave((N * H, L, S), 0.8, 1.0), average_attn_weights=False)
+        c.update(
+            key=wave((S, N, 3), 0.2),
+            value=wave((S, N, 5), 0.3),
+            in_proj_weight=None,
+            q_proj_weight=wave((E, E), 1.1),
+            k_proj_weight=wave((E, 3), 1.2),
+            v_proj_weight=wave((E, 5), 1.3),
+            bias_k=wave((1, 1, E), 0.9),
+            bias_v=wave((1, 1, E), 1.0),
+            add_zero_attn=True,
+            attn_mask=wave((N * H, L, S), 0.8, 1.0),
+            average_attn_weights=False,
+        )
     elif name == "static_kv":
-        c.update(static_k=wave((N * H, 5, D), 1.4), static_v=wave((N * H, 5, D), 1.5), in_proj_bias=None,
-                 out_proj_bias=None)
+        c.update(
+            static_k=wave((N * H, 5, D), 1.4), static_v=wave((N * H, 5, D), 1.5), in_proj_bias=None, out_proj_bias=None
+        )
     elif name == "unbatched":
-        c.update(query=q[:, 0], key=k[:, 0], value=v[:, 0], key_padding_mask=bool_mask((S,), [(2,)]),
-                 attn_mask=bool_mask((H, L, S), [(0, 1, 3), (1, 2, 0)]))
+        c.update(
+            query=q[:, 0],
+            key=k[:, 0],
+            value=v[:, 0],
+            key_padding_mask=bool_mask((S,), [(2,)]),
+            attn_mask=bool_mask((H, L, S), [(0, 1, 3), (1, 2, 0)]),
+        )
     elif name == "self_attention":
         c.update(key=q, value=q, attn_mask=wave((L, L), 0.8, 1.0))
     else:
@@ -70,8 +103,17 @@ def case(name):
     return c
 
 
-CASES = ["plain", "bool_masks", "float_masks", "mask_3d_per_head", "bias_kv_zero_attn", "separate", "static_kv",
-         "unbatched", "self_attention"]
+CASES = [
+    "plain",
+    "bool_masks",
+    "float_masks",
+    "mask_3d_per_head",
+    "bias_kv_zero_attn",
+    "separate",
+    "static_kv",
+    "unbatched",
+    "self_attention",
+]
 
 
 def ember_call(c, need_weights=True, **extra):
@@ -81,9 +123,25 @@ def ember_call(c, need_weights=True, **extra):
         k = v = q
     separate = kw.get("q_proj_weight") is not None
     return F.multi_head_attention_forward(
-        q, k, v, E, H, kw.pop("in_proj_weight"), kw.pop("in_proj_bias"), kw.pop("bias_k"), kw.pop("bias_v"),
-        kw.pop("add_zero_attn"), 0.0, kw.pop("out_proj_weight"), kw.pop("out_proj_bias"), training=False,
-        need_weights=need_weights, use_separate_proj_weight=separate, **kw, **extra)
+        q,
+        k,
+        v,
+        E,
+        H,
+        kw.pop("in_proj_weight"),
+        kw.pop("in_proj_bias"),
+        kw.pop("bias_k"),
+        kw.pop("bias_v"),
+        kw.pop("add_zero_attn"),
+        0.0,
+        kw.pop("out_proj_weight"),
+        kw.pop("out_proj_bias"),
+        training=False,
+        need_weights=need_weights,
+        use_separate_proj_weight=separate,
+        **kw,
+        **extra,
+    )
 
 
 def reference(c):
@@ -108,8 +166,15 @@ def test_functional_matches_numpy_reference(name):
 
 def set_params(m, c):
     with ember.no_grad():
-        for name in ("in_proj_weight", "in_proj_bias", "q_proj_weight", "k_proj_weight", "v_proj_weight", "bias_k",
-                     "bias_v"):
+        for name in (
+            "in_proj_weight",
+            "in_proj_bias",
+            "q_proj_weight",
+            "k_proj_weight",
+            "v_proj_weight",
+            "bias_k",
+            "bias_v",
+        ):
             if c.get(name) is not None:
                 getattr(m, name).copy_(t(c[name]))
         m.out_proj.weight.copy_(t(c["out_proj_weight"]))
@@ -121,16 +186,30 @@ def set_params(m, c):
 def test_module_matches_numpy_reference(name, batch_first):
     c = case(name)
     kdim, vdim = c["key"].shape[-1], c["value"].shape[-1]
-    m = nn.MultiheadAttention(E, H, add_bias_kv=c["bias_k"] is not None, add_zero_attn=c["add_zero_attn"],
-                              kdim=kdim, vdim=vdim, batch_first=batch_first, dtype=ember.float64)
+    m = nn.MultiheadAttention(
+        E,
+        H,
+        add_bias_kv=c["bias_k"] is not None,
+        add_zero_attn=c["add_zero_attn"],
+        kdim=kdim,
+        vdim=vdim,
+        batch_first=batch_first,
+        dtype=ember.float64,
+    )
     set_params(m, c)
     ref_out, ref_w = reference(c)
     q, k, v = t(c["query"]), t(c["key"]), t(c["value"])
     swap = batch_first and q.dim() == 3
     if swap:
         q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)
-    out, weights = m(q, k, v, key_padding_mask=t(c.get("key_padding_mask")), attn_mask=t(c.get("attn_mask")),
-                     average_attn_weights=c.get("average_attn_weights", True))
+    out, weights = m(
+        q,
+        k,
+        v,
+        key_padding_mask=t(c.get("key_padding_mask")),
+        attn_mask=t(c.get("attn_mask")),
+        average_attn_weights=c.get("average_attn_weights", True),
+    )
     np.testing.assert_allclose(arr(out.transpose(0, 1) if swap else out), ref_out, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(arr(weights), ref_w, rtol=1e-12, atol=1e-14)
 
@@ -140,22 +219,41 @@ def test_module_values_are_the_cpp_frontends():
     m = nn.MultiheadAttention(E, H, dtype=ember.float64)
     c = case("bool_masks")
     set_params(m, c)
-    out, _ = m(t(c["query"]), t(c["key"]), t(c["value"]), key_padding_mask=t(c["key_padding_mask"]),
-               attn_mask=t(c["attn_mask"]))
-    np.testing.assert_allclose(arr(out)[0, 0], [0.15822290189423108, -0.058353393848579377, 0.28818609641056725,
-                                                -0.19000654476703824], rtol=1e-12)
+    out, _ = m(
+        t(c["query"]),
+        t(c["key"]),
+        t(c["value"]),
+        key_padding_mask=t(c["key_padding_mask"]),
+        attn_mask=t(c["attn_mask"]),
+    )
+    np.testing.assert_allclose(
+        arr(out)[0, 0],
+        [0.15822290189423108, -0.058353393848579377, 0.28818609641056725, -0.19000654476703824],
+        rtol=1e-12,
+    )
 
 
 def test_is_causal_hint_and_dropout():
     c = case("plain")
     x = t(wave((L, N, E), 1.7))
     causal = nn.Transformer.generate_square_subsequent_mask(L, dtype=ember.float64)
-    args = (E, H, t(c["in_proj_weight"]), t(c["in_proj_bias"]), None, None, False, 0.0, t(c["out_proj_weight"]),
-            t(c["out_proj_bias"]))
+    args = (
+        E,
+        H,
+        t(c["in_proj_weight"]),
+        t(c["in_proj_bias"]),
+        None,
+        None,
+        False,
+        0.0,
+        t(c["out_proj_weight"]),
+        t(c["out_proj_bias"]),
+    )
     ref, _ = F.multi_head_attention_forward(x, x, x, *args, attn_mask=causal)
     for need_weights in (True, False):
-        out, _ = F.multi_head_attention_forward(x, x, x, *args, attn_mask=causal, is_causal=True,
-                                                need_weights=need_weights)
+        out, _ = F.multi_head_attention_forward(
+            x, x, x, *args, attn_mask=causal, is_causal=True, need_weights=need_weights
+        )
         np.testing.assert_allclose(arr(out), arr(ref), rtol=1e-12, atol=1e-14)
     with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
         F.multi_head_attention_forward(x, x, x, *args, is_causal=True)
@@ -175,8 +273,21 @@ def test_is_causal_hint_and_dropout():
 @pytest.mark.parametrize("need_weights", [True, False])
 def test_gradients_by_finite_differences(name, need_weights):
     c = case(name)
-    names = [k for k in ("query", "key", "value", "in_proj_weight", "q_proj_weight", "k_proj_weight", "bias_k",
-                         "out_proj_weight", "static_v") if c.get(k) is not None]
+    names = [
+        k
+        for k in (
+            "query",
+            "key",
+            "value",
+            "in_proj_weight",
+            "q_proj_weight",
+            "k_proj_weight",
+            "bias_k",
+            "out_proj_weight",
+            "static_v",
+        )
+        if c.get(k) is not None
+    ]
     base = {k: v for k, v in c.items() if k not in names}
 
     def f(*tensors):
@@ -193,10 +304,24 @@ def ember_call_tensors(kw, need_weights):
     kw = {k: t(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
     separate = kw.get("q_proj_weight") is not None
     return F.multi_head_attention_forward(
-        kw.pop("query"), kw.pop("key"), kw.pop("value"), E, H, kw.pop("in_proj_weight", None),
-        kw.pop("in_proj_bias"), kw.pop("bias_k"), kw.pop("bias_v"), kw.pop("add_zero_attn"), 0.0,
-        kw.pop("out_proj_weight"), kw.pop("out_proj_bias"), training=False, need_weights=need_weights,
-        use_separate_proj_weight=separate, **kw)
+        kw.pop("query"),
+        kw.pop("key"),
+        kw.pop("value"),
+        E,
+        H,
+        kw.pop("in_proj_weight", None),
+        kw.pop("in_proj_bias"),
+        kw.pop("bias_k"),
+        kw.pop("bias_v"),
+        kw.pop("add_zero_attn"),
+        0.0,
+        kw.pop("out_proj_weight"),
+        kw.pop("out_proj_bias"),
+        training=False,
+        need_weights=need_weights,
+        use_separate_proj_weight=separate,
+        **kw,
+    )
 
 
 def test_errors():
@@ -237,16 +362,24 @@ def test_signature_and_docstring():
     f = F.multi_head_attention_forward
     assert f.__doc__.lstrip().splitlines()[0].startswith("multi_head_attention_forward(query: ember.Tensor")
     assert "Computes multi-head attention" in f.__doc__ and "static_k (Tensor, optional)" in f.__doc__
-    for text in ("training: bool = True", "key_padding_mask: ember.Tensor | None = None",
-                 "average_attn_weights: bool = True", "is_causal: bool = False"):
+    for text in (
+        "training: bool = True",
+        "key_padding_mask: ember.Tensor | None = None",
+        "average_attn_weights: bool = True",
+        "is_causal: bool = False",
+    ):
         assert text in f.__doc__
 
 
 def test_grouped_query_attention_errors():
     q = ember.zeros(1, 6, 3, 4, dtype=ember.float64)
     with pytest.raises(RuntimeError, match="Number of heads in key and value must divide the number of heads"):
-        F.scaled_dot_product_attention(q, ember.zeros(1, 4, 5, 4, dtype=ember.float64),
-                                       ember.zeros(1, 4, 5, 4, dtype=ember.float64), enable_gqa=True)
+        F.scaled_dot_product_attention(
+            q,
+            ember.zeros(1, 4, 5, 4, dtype=ember.float64),
+            ember.zeros(1, 4, 5, 4, dtype=ember.float64),
+            enable_gqa=True,
+        )
     with pytest.raises(IndexError, match="enable_gqa needs query, key and value of at least 3 dims"):
         x = ember.zeros(3, 4, dtype=ember.float64)
         F.scaled_dot_product_attention(x, x, x, enable_gqa=True)
@@ -291,6 +424,7 @@ for name, (keys, flags) in cases.items():
 np.savez(sys.argv[3], **out)
 """
 
+
 @pytest.mark.skipif(not os.access(TORCH_PYTHON, os.X_OK), reason="the reference PyTorch is not installed")
 def test_functional_matches_pytorch():
     arrays, cases = {}, {}
@@ -299,15 +433,22 @@ def test_functional_matches_pytorch():
         keys = [k for k, v in c.items() if isinstance(v, np.ndarray)]
         for k in keys:
             arrays[name + "/" + k] = c[k]
-        cases[name] = (keys, dict(E=E, H=H, add_zero_attn=c["add_zero_attn"], self=c["key"] is c["query"],
-                                  average=c.get("average_attn_weights", True)))
+        cases[name] = (
+            keys,
+            dict(
+                E=E,
+                H=H,
+                add_zero_attn=c["add_zero_attn"],
+                self=c["key"] is c["query"],
+                average=c.get("average_attn_weights", True),
+            ),
+        )
     with tempfile.TemporaryDirectory() as d:
         paths = [os.path.join(d, n) for n in ("in.npz", "cases.json", "out.npz")]
         np.savez(paths[0], **arrays)
         with open(paths[1], "w") as f:
             json.dump(cases, f)
-        proc = subprocess.run([TORCH_PYTHON, "-c", _TORCH_CHILD] + paths, capture_output=True, text=True,
-                              timeout=300)
+        proc = subprocess.run([TORCH_PYTHON, "-c", _TORCH_CHILD] + paths, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
         ref = dict(np.load(paths[2]))
     for name in CASES:

@@ -2,6 +2,7 @@
 written out here: every reduction, weights, ignore_index, label smoothing, class-probability targets, spatial
 inputs, the legacy size_average/reduce arguments, gradients in closed form, and the error paths with PyTorch's
 messages. ctc_loss is checked against a NumPy alpha recursion."""
+
 import math
 import warnings
 
@@ -104,8 +105,7 @@ def test_cross_entropy_weight_ignore_index_smoothing(rng, reduction, smoothing):
     target = rng.integers(0, 5, (6, 2))
     target[1, 0] = target[4, 1] = 3
     w = rng.uniform(0.2, 2.0, 5)
-    r = F.cross_entropy(t(x), long(target), weight=t(w), ignore_index=3, reduction=reduction,
-                        label_smoothing=smoothing)
+    r = F.cross_entropy(t(x), long(target), weight=t(w), ignore_index=3, reduction=reduction, label_smoothing=smoothing)
     check(r, ref_cross_entropy(x, target, w, 3, reduction, smoothing))
 
 
@@ -131,8 +131,13 @@ def test_cross_entropy_class_probabilities(rng, reduction, smoothing):
     target = rng.uniform(0, 1, (4, 3, 2))
     w = rng.uniform(0.5, 2.0, 3)
     for weight in (None, w):
-        r = F.cross_entropy(t(x), t(target), weight=None if weight is None else t(weight), reduction=reduction,
-                            label_smoothing=smoothing)
+        r = F.cross_entropy(
+            t(x),
+            t(target),
+            weight=None if weight is None else t(weight),
+            reduction=reduction,
+            label_smoothing=smoothing,
+        )
         check(r, ref_cross_entropy_probs(x, target, weight, reduction, smoothing))
 
 
@@ -160,8 +165,7 @@ def test_cross_entropy_half_precision_input(rng):
     target = np.array([0, 5, 2, 3])
     r = F.cross_entropy(t(x, ember.float16), long(target))
     assert r.dtype == ember.float16
-    np.testing.assert_allclose(float(r), ref_cross_entropy(x.astype(np.float16).astype(np.float64), target),
-                               rtol=2e-3)
+    np.testing.assert_allclose(float(r), ref_cross_entropy(x.astype(np.float16).astype(np.float64), target), rtol=2e-3)
 
 
 def test_cross_entropy_all_ignored_and_empty_are_nan():
@@ -176,10 +180,14 @@ def test_nll_loss(rng, reduction):
     target = rng.integers(0, 4, (5, 3))
     target[0, 0] = 1
     w = rng.uniform(0.5, 2, 4)
-    check(F.nll_loss(t(logp), long(target), reduction=reduction),
-          ref_cross_entropy(logp, target, reduction=reduction, logits=False))
-    check(F.nll_loss(t(logp), long(target), weight=t(w), ignore_index=1, reduction=reduction),
-          ref_cross_entropy(logp, target, w, 1, reduction, logits=False))
+    check(
+        F.nll_loss(t(logp), long(target), reduction=reduction),
+        ref_cross_entropy(logp, target, reduction=reduction, logits=False),
+    )
+    check(
+        F.nll_loss(t(logp), long(target), weight=t(w), ignore_index=1, reduction=reduction),
+        ref_cross_entropy(logp, target, w, 1, reduction, logits=False),
+    )
 
 
 def test_nll_loss_unbatched_and_gradient():
@@ -209,8 +217,11 @@ def test_class_target_errors(fn):
         fn(x, t([0.0, 1.0, 2.0], ember.float32))
     with pytest.raises(RuntimeError, match=r"^Expected target size \[2, 4\], got \[2, 5\]$"):
         fn(t(np.zeros((2, 3, 4))), long(np.zeros((2, 5), np.int64)))
-    with pytest.raises(RuntimeError, match=r"^weight tensor should be defined either for all 5 classes or no classes "
-                       r"but got weight tensor of shape: \[4\]$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^weight tensor should be defined either for all 5 classes or no classes "
+        r"but got weight tensor of shape: \[4\]$",
+    ):
         fn(x, long([0, 1, 2]), weight=t(np.ones(4)))
     with pytest.raises(ValueError, match="^foo is not a valid value for reduction$"):
         fn(x, long([0, 1, 2]), reduction="foo")
@@ -224,16 +235,18 @@ def test_cross_entropy_probability_target_errors():
         F.cross_entropy(x, long([0, 1, 2]), label_smoothing=1.5)
     with pytest.raises(RuntimeError, match="^ignore_index is not supported for floating point target$"):
         F.cross_entropy(x, t(np.full((3, 5), 0.2)), ignore_index=1)
-    with pytest.raises(RuntimeError, match="^Expected floating point type for target with class probabilities, got "
-                       "Long$"):
+    with pytest.raises(
+        RuntimeError, match="^Expected floating point type for target with class probabilities, got Long$"
+    ):
         F.cross_entropy(x, long(np.zeros((3, 5), np.int64)))
 
 
 def test_legacy_size_average_and_reduce():
     x, target = t([[0.0, 1.0], [1.0, 0.0]]), long([0, 0])
     per = ref_cross_entropy(arr(x), np.array([0, 0]), reduction="none")
-    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated, please use "
-                      "reduction='sum' instead."):
+    with pytest.warns(
+        UserWarning, match="size_average and reduce args will be deprecated, please use reduction='sum' instead."
+    ):
         check(F.cross_entropy(x, target, size_average=False), per.sum())
     with pytest.warns(UserWarning, match="reduction='none'"):
         check(F.nll_loss(x, target, reduce=False), -arr(x)[:, 0])
@@ -253,8 +266,11 @@ def test_mse_l1(rng, reduction):
     a, b = pair(rng)
     check(F.mse_loss(t(a), t(b), reduction=reduction), reduce((a - b) ** 2, reduction))
     check(F.l1_loss(t(a), t(b), reduction=reduction), reduce(np.abs(a - b), reduction))
-    check(F.mse_loss(t(a, ember.float32), t(b, ember.float32), reduction=reduction),
-          reduce((a.astype(np.float32) - b.astype(np.float32)) ** 2, reduction), ember.float32)
+    check(
+        F.mse_loss(t(a, ember.float32), t(b, ember.float32), reduction=reduction),
+        reduce((a.astype(np.float32) - b.astype(np.float32)) ** 2, reduction),
+        ember.float32,
+    )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -271,9 +287,11 @@ def test_smooth_l1_and_huber(rng, reduction, beta):
 
 def test_elementwise_losses_warn_when_the_target_broadcasts():
     a, b = t(np.ones((3, 1))), t(np.zeros(3))
-    msg = (r"Using a target size \(ember.Size\(\[3\]\)\) that is different to the input size "
-           r"\(ember.Size\(\[3, 1\]\)\)\. "
-           r"This will likely lead to incorrect results due to broadcasting\. Please ensure they have the same size\.")
+    msg = (
+        r"Using a target size \(ember.Size\(\[3\]\)\) that is different to the input size "
+        r"\(ember.Size\(\[3, 1\]\)\)\. "
+        r"This will likely lead to incorrect results due to broadcasting\. Please ensure they have the same size\."
+    )
     for fn in (F.mse_loss, F.l1_loss, F.smooth_l1_loss, F.huber_loss):
         with pytest.warns(UserWarning, match=msg):
             r = fn(a, b, reduction="none")
@@ -289,8 +307,10 @@ def test_regression_loss_errors():
         F.smooth_l1_loss(a, a, beta=-1)
     with pytest.raises(RuntimeError, match="^huber_loss does not support non-positive values for delta.$"):
         F.huber_loss(a, a, delta=0)
-    with pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match the size of tensor b \(3\)"), \
-            pytest.warns(UserWarning, match="different to the input size"):
+    with (
+        pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match the size of tensor b \(3\)"),
+        pytest.warns(UserWarning, match="different to the input size"),
+    ):
         F.mse_loss(a, t([1.0, 2.0, 3.0]))
 
 
@@ -334,8 +354,11 @@ def test_binary_cross_entropy_gradient(rng):
 
 
 def test_binary_cross_entropy_errors():
-    with pytest.raises(ValueError, match=r"^Using a target size \(ember.Size\(\[3\]\)\) that is different to the input "
-                       r"size \(ember.Size\(\[3, 1\]\)\) is deprecated. Please ensure they have the same size.$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^Using a target size \(ember.Size\(\[3\]\)\) that is different to the input "
+        r"size \(ember.Size\(\[3, 1\]\)\) is deprecated. Please ensure they have the same size.$",
+    ):
         F.binary_cross_entropy(t(np.full((3, 1), 0.5)), t(np.zeros(3)))
     with pytest.raises(RuntimeError, match="^all elements of input should be between 0 and 1$"):
         F.binary_cross_entropy(t([0.5, 1.5]), t([0.0, 1.0]))
@@ -357,8 +380,10 @@ def test_binary_cross_entropy_with_logits(rng, reduction):
     y = rng.uniform(0, 1, (3, 4))
     w, pw = rng.uniform(0.5, 2, 4), rng.uniform(0.5, 3, 4)
     check(F.binary_cross_entropy_with_logits(t(x), t(y), reduction=reduction), reduce(ref_bce_logits(x, y), reduction))
-    check(F.binary_cross_entropy_with_logits(t(x), t(y), weight=t(w), pos_weight=t(pw), reduction=reduction),
-          reduce(ref_bce_logits(x, y, w, pw), reduction))
+    check(
+        F.binary_cross_entropy_with_logits(t(x), t(y), weight=t(w), pos_weight=t(pw), reduction=reduction),
+        reduce(ref_bce_logits(x, y, w, pw), reduction),
+    )
     # top level: (input, target, weight, pos_weight, reduction as an int)
     check(ember.binary_cross_entropy_with_logits(t(x), t(y), t(w), t(pw), 2), ref_bce_logits(x, y, w, pw).sum())
 
@@ -372,8 +397,11 @@ def test_binary_cross_entropy_with_logits_gradient_at_zero_logits():
 
 
 def test_binary_cross_entropy_with_logits_error():
-    with pytest.raises(ValueError, match=r"^Target size \(ember.Size\(\[3\]\)\) must be the same as input size "
-                       r"\(ember.Size\(\[3, 1\]\)\)$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^Target size \(ember.Size\(\[3\]\)\) must be the same as input size "
+        r"\(ember.Size\(\[3, 1\]\)\)$",
+    ):
         F.binary_cross_entropy_with_logits(t(np.zeros((3, 1))), t(np.zeros(3)))
 
 
@@ -405,10 +433,13 @@ def test_poisson_nll_loss(rng, reduction):
     x = rng.uniform(0.1, 3, (3, 4))
     y = rng.integers(0, 5, (3, 4)).astype(np.float64)
     check(F.poisson_nll_loss(t(x), t(y), reduction=reduction), reduce(np.exp(x) - y * x, reduction))
-    stirling = np.where(y > 1, y * np.log(np.where(y > 1, y, 1)) - y + 0.5 * np.log(2 * np.pi * np.where(y > 1, y, 1)),
-                        0)
-    check(F.poisson_nll_loss(t(x), t(y), log_input=False, full=True, eps=1e-3, reduction=reduction),
-          reduce(x - y * np.log(x + 1e-3) + stirling, reduction))
+    stirling = np.where(
+        y > 1, y * np.log(np.where(y > 1, y, 1)) - y + 0.5 * np.log(2 * np.pi * np.where(y > 1, y, 1)), 0
+    )
+    check(
+        F.poisson_nll_loss(t(x), t(y), log_input=False, full=True, eps=1e-3, reduction=reduction),
+        reduce(x - y * np.log(x + 1e-3) + stirling, reduction),
+    )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -417,8 +448,10 @@ def test_gaussian_nll_loss(rng, reduction):
     var = rng.uniform(0.5, 2, (3, 4))
     var[0, 0] = 1e-9  # clamped to eps
     v = np.maximum(var, 1e-6)
-    check(F.gaussian_nll_loss(t(x), t(y), t(var), reduction=reduction),
-          reduce(0.5 * (np.log(v) + (x - y) ** 2 / v), reduction))
+    check(
+        F.gaussian_nll_loss(t(x), t(y), t(var), reduction=reduction),
+        reduce(0.5 * (np.log(v) + (x - y) ** 2 / v), reduction),
+    )
     v1 = rng.uniform(0.5, 2, 3)
     expected = 0.5 * (np.log(v1)[:, None] + (x - y) ** 2 / v1[:, None]) + 0.5 * math.log(2 * math.pi)
     check(F.gaussian_nll_loss(t(x), t(y), t(v1), full=True, reduction=reduction), reduce(expected, reduction))
@@ -443,8 +476,11 @@ def test_cosine_embedding_loss(rng, reduction):
     cos = (a * b).sum(1) / np.sqrt(((a * a).sum(1) + 1e-12) * ((b * b).sum(1) + 1e-12))
     per = np.where(y == 1, 1 - cos, np.maximum(cos - 0.2, 0))
     check(F.cosine_embedding_loss(t(a), t(b), t(y), margin=0.2, reduction=reduction), reduce(per, reduction))
-    with pytest.raises(RuntimeError, match=r"^1D target tensor expects 2D input tensors, but found inputs with sizes "
-                       r"\[5\] and \[5\]\.$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^1D target tensor expects 2D input tensors, but found inputs with sizes "
+        r"\[5\] and \[5\]\.$",
+    ):
         F.cosine_embedding_loss(t(a[0]), t(b[0]), t(y))
 
 
@@ -452,17 +488,21 @@ def test_cosine_embedding_loss(rng, reduction):
 def test_margin_ranking_and_hinge_embedding(rng, reduction):
     a, b = pair(rng, (6,))
     y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
-    check(F.margin_ranking_loss(t(a), t(b), t(y), margin=0.5, reduction=reduction),
-          reduce(np.maximum(-y * (a - b) + 0.5, 0), reduction))
-    check(F.hinge_embedding_loss(t(a), t(y), margin=1.5, reduction=reduction),
-          reduce(np.where(y == 1, a, np.maximum(1.5 - a, 0)), reduction))
+    check(
+        F.margin_ranking_loss(t(a), t(b), t(y), margin=0.5, reduction=reduction),
+        reduce(np.maximum(-y * (a - b) + 0.5, 0), reduction),
+    )
+    check(
+        F.hinge_embedding_loss(t(a), t(y), margin=1.5, reduction=reduction),
+        reduce(np.where(y == 1, a, np.maximum(1.5 - a, 0)), reduction),
+    )
     with pytest.raises(RuntimeError, match="margin_ranking_loss : All input tensors should have same dimension"):
         F.margin_ranking_loss(t(a), t(b), t(y[None]))
 
 
 def ref_pairwise(a, b, p, eps):
     d = np.abs(a - b + eps)
-    return np.max(d, -1) if p == math.inf else (d ** p).sum(-1) ** (1 / p)
+    return np.max(d, -1) if p == math.inf else (d**p).sum(-1) ** (1 / p)
 
 
 @pytest.mark.parametrize("swap", [False, True])
@@ -487,8 +527,9 @@ def test_soft_margin_losses(rng):
     w = rng.uniform(0.5, 2, 4)
     per = (yl * np.logaddexp(0, -x) + (1 - yl) * np.logaddexp(0, x)) * w
     for reduction in REDUCTIONS:
-        check(F.multilabel_soft_margin_loss(t(x), t(yl), weight=t(w), reduction=reduction),
-              reduce(per.mean(1), reduction))
+        check(
+            F.multilabel_soft_margin_loss(t(x), t(yl), weight=t(w), reduction=reduction), reduce(per.mean(1), reduction)
+        )
 
 
 @pytest.mark.parametrize("p", [1, 2])
@@ -499,8 +540,10 @@ def test_multi_margin_loss(rng, p):
     z = np.maximum(0.7 - x[np.arange(4), y][:, None] + x, 0) ** p * w[y][:, None]
     z[np.arange(4), y] = 0
     for reduction in REDUCTIONS:
-        check(F.multi_margin_loss(t(x), long(y), p=p, margin=0.7, weight=t(w), reduction=reduction),
-              reduce(z.sum(1) / 5, reduction))
+        check(
+            F.multi_margin_loss(t(x), long(y), p=p, margin=0.7, weight=t(w), reduction=reduction),
+            reduce(z.sum(1) / 5, reduction),
+        )
     with pytest.raises(RuntimeError, match="^only p == 1 and p == 2 supported$"):
         F.multi_margin_loss(t(x), long(y), p=3)
     with pytest.raises(RuntimeError, match="^target out of range$"):
@@ -544,8 +587,9 @@ def test_ctc_loss_padded_and_concatenated(rng, reduction):
     check(F.ctc_loss(t(lp), long(targets), long(il), long(tl), reduction=reduction), expected, rtol=1e-10)
     flat = long([1, 2, 2, 4, 3, 1, 2])
     check(F.ctc_loss(t(lp), flat, tuple(il), tuple(tl), reduction=reduction), expected, rtol=1e-10)
-    check(F.ctc_loss(t(lp, ember.float32), long(targets), il, tl, reduction=reduction), expected, ember.float32,
-          rtol=1e-5)
+    check(
+        F.ctc_loss(t(lp, ember.float32), long(targets), il, tl, reduction=reduction), expected, ember.float32, rtol=1e-5
+    )
 
 
 def test_ctc_loss_other_blank_and_unbatched(rng):
@@ -579,8 +623,10 @@ def test_ctc_loss_gradient_through_log_softmax_is_softmax_minus_occupancy(rng):
         hi, lo = base.copy(), base.copy()
         hi[i, 0, c] += eps
         lo[i, 0, c] -= eps
-        fd = (ref_ctc(np_log_softmax(hi, 2), [[1, 2]], [5], [2])[0] -
-              ref_ctc(np_log_softmax(lo, 2), [[1, 2]], [5], [2])[0]) / (2 * eps)
+        fd = (
+            ref_ctc(np_log_softmax(hi, 2), [[1, 2]], [5], [2])[0]
+            - ref_ctc(np_log_softmax(lo, 2), [[1, 2]], [5], [2])[0]
+        ) / (2 * eps)
         np.testing.assert_allclose(g[i, c], fd, rtol=1e-6, atol=1e-9)
 
 
@@ -613,8 +659,10 @@ def test_losses_on_strided_inputs_and_threads(rng, four_threads):
     check(F.cross_entropy(xt, long(target), reduction="none"), ref_cross_entropy(x.T, target, reduction="none"))
     xs = rng.standard_normal((2, 5, 40, 30))
     ts = rng.integers(0, 5, (2, 40, 30))
-    check(F.cross_entropy(t(xs).permute(0, 1, 3, 2), long(ts.transpose(0, 2, 1)), reduction="none"),
-          ref_cross_entropy(xs.transpose(0, 1, 3, 2), ts.transpose(0, 2, 1), reduction="none"))
+    check(
+        F.cross_entropy(t(xs).permute(0, 1, 3, 2), long(ts.transpose(0, 2, 1)), reduction="none"),
+        ref_cross_entropy(xs.transpose(0, 1, 3, 2), ts.transpose(0, 2, 1), reduction="none"),
+    )
     a, b = rng.standard_normal((4, 6)), rng.standard_normal((6, 4))
     check(F.mse_loss(t(a), t(b).t(), reduction="none"), (a - b.T) ** 2)
 
@@ -626,11 +674,20 @@ def test_triplet_margin_with_distance_loss(rng):
         return 1 - (x * y).sum(1) / np.linalg.norm(x, axis=1) / np.linalg.norm(y, axis=1)
 
     dn = np.minimum(cos_dist(a, neg), cos_dist(pos, neg))
-    r = F.triplet_margin_with_distance_loss(t(a), t(pos), t(neg), margin=0.5, swap=True, reduction="none",
-                                            distance_function=lambda x, y: 1 - F.cosine_similarity(x, y))
+    r = F.triplet_margin_with_distance_loss(
+        t(a),
+        t(pos),
+        t(neg),
+        margin=0.5,
+        swap=True,
+        reduction="none",
+        distance_function=lambda x, y: 1 - F.cosine_similarity(x, y),
+    )
     check(r, np.maximum(0.5 + cos_dist(a, pos) - dn, 0))
-    check(F.triplet_margin_with_distance_loss(t(a), t(pos), t(neg)),
-          np.maximum(1 + ref_pairwise(a, pos, 2, 1e-6) - ref_pairwise(a, neg, 2, 1e-6), 0).mean())
+    check(
+        F.triplet_margin_with_distance_loss(t(a), t(pos), t(neg)),
+        np.maximum(1 + ref_pairwise(a, pos, 2, 1e-6) - ref_pairwise(a, neg, 2, 1e-6), 0).mean(),
+    )
     with pytest.raises(ValueError, match="expected margin to be greater than 0, got 0.0 instead"):
         F.triplet_margin_with_distance_loss(t(a), t(pos), t(neg), margin=0.0)
 
@@ -638,7 +695,7 @@ def test_triplet_margin_with_distance_loss(rng):
 def ref_multilabel_margin(x, y):
     out = []
     for row, labels in zip(x, y):
-        labels = list(labels[:list(labels).index(-1)] if -1 in list(labels) else labels)
+        labels = list(labels[: list(labels).index(-1)] if -1 in list(labels) else labels)
         others = [i for i in range(len(row)) if i not in labels]
         out.append(sum(max(0, 1 - row[j] + row[i]) for j in labels for i in others) / len(row))
     return np.array(out)
@@ -648,8 +705,9 @@ def test_multilabel_margin_loss(rng):
     x = rng.standard_normal((3, 5)) * 0.5
     y = np.array([[3, 0, -1, 1, 2], [4, 4, 1, -1, -1], [-1, 2, 2, 2, 2]])
     for reduction in REDUCTIONS:
-        check(F.multilabel_margin_loss(t(x), long(y), reduction=reduction),
-              reduce(ref_multilabel_margin(x, y), reduction))
+        check(
+            F.multilabel_margin_loss(t(x), long(y), reduction=reduction), reduce(ref_multilabel_margin(x, y), reduction)
+        )
     check(F.multilabel_margin_loss(t([0.1, 0.2, 0.4, 0.8]), long([3, 0, -1, 1]), reduction="none"), 0.85)
     with pytest.raises(RuntimeError, match="^argument #2 'target' is out of range$"):
         F.multilabel_margin_loss(t(x), long([[3, 5, -1, 1, 2]] * 3))

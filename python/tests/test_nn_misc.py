@@ -2,6 +2,7 @@
 determinism under manual_seed, the fused kernel's mask (bernoulli's numbers), values and gradients against NumPy in
 every floating dtype and the memory its backward keeps, embedding and embedding_bag against NumPy with their gradient
 options, pad against np.pad in every mode, and PyTorch's error messages."""
+
 import gc
 import math
 
@@ -12,8 +13,8 @@ from conftest import FLOAT_DTYPES, assert_equal, bf16_round, dtype_name, from_np
 import ember
 import ember.nn.functional as F
 
-
 # ---------------------------------------------------------------------------------------------------- dropout
+
 
 @pytest.mark.parametrize("p", [0.1, 0.5, 0.8])
 def test_dropout_statistics(p):
@@ -97,7 +98,7 @@ def test_feature_dropout_drops_whole_channels():
 def test_alpha_dropout_keeps_mean_and_variance():
     alpha = 1.7580993408473766
     p = 0.3
-    a = 1 / math.sqrt((alpha ** 2 * p + 1) * (1 - p))
+    a = 1 / math.sqrt((alpha**2 * p + 1) * (1 - p))
     x = ember.randn(100_000)
     ember.manual_seed(4)
     y = F.alpha_dropout(x, p, training=True)
@@ -215,6 +216,7 @@ def test_dropout_double_backward():
     def f(a):
         ember.manual_seed(2)
         return F.dropout(a, p)
+
     assert ember.autograd.gradgradcheck(f, (x,))
 
 
@@ -272,8 +274,10 @@ def test_native_dropout_follows_pytorch_at_the_edges():
     assert (o[~nonfinite & ~m] == 0).all() and np.signbit(o[~nonfinite & ~m]).all()
     # dropout's backward as its own op
     g = ember.randn(4, 5)
-    assert_equal(ember.native_dropout_backward(g, mask[:20].reshape(4, 5), 2.0),
-                 dropped(to_np(g), to_np(mask[:20].reshape(4, 5)), 0.5, ember.float32))
+    assert_equal(
+        ember.native_dropout_backward(g, mask[:20].reshape(4, 5), 2.0),
+        dropped(to_np(g), to_np(mask[:20].reshape(4, 5)), 0.5, ember.float32),
+    )
 
 
 def test_dropout_errors_match_pytorch():
@@ -292,6 +296,7 @@ def test_dropout_errors_match_pytorch():
 
 
 # ---------------------------------------------------------------------------------------------------- embedding
+
 
 def test_embedding_matches_numpy(rng):
     w = rng.standard_normal((10, 4))
@@ -344,8 +349,11 @@ def test_embedding_errors():
         F.embedding(ember.tensor([5]), w)
     with pytest.raises(IndexError, match="index out of range in self"):
         F.embedding(ember.tensor([-1]), w)
-    with pytest.raises(RuntimeError, match="Expected tensor for argument #1 'indices' to have one of the following "
-                                           "scalar types: Long, Int; but got torch.FloatTensor instead"):
+    with pytest.raises(
+        RuntimeError,
+        match="Expected tensor for argument #1 'indices' to have one of the following "
+        "scalar types: Long, Int; but got torch.FloatTensor instead",
+    ):
         F.embedding(ember.tensor([1.0]), w)
     with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
         F.embedding(ember.tensor([1]), w, padding_idx=5)
@@ -357,7 +365,7 @@ def test_embedding_errors():
 
 def _bags(idx, offsets, n, include_last):
     ends = list(offsets[1:]) + ([] if include_last else [n])
-    starts = list(offsets[:len(ends)])
+    starts = list(offsets[: len(ends)])
     return [idx[s:e] for s, e in zip(starts, ends)]
 
 
@@ -429,14 +437,25 @@ def _np_pad(a, pad, mode, value=0.0):
     return full[tuple(slice(max(-lo, 0), full.shape[d] - max(-hi, 0)) for d, (lo, hi) in enumerate(widths))]
 
 
-@pytest.mark.parametrize("mode,shape,pad", [
-    ("constant", (2, 3, 4), (1, 2)), ("constant", (2, 3, 4), (1, -1, 0, 2, 3, 1)), ("constant", (5,), (-2, -2)),
-    ("reflect", (1, 3), (2, 2)), ("reflect", (2, 3, 5), (4, 1)), ("reflect", (2, 3, 4, 5), (1, 3, 2, 3)),
-    ("reflect", (1, 2, 3, 4, 5), (1, 2, 2, 1, 1, 2)), ("reflect", (2, 2, 6), (-2, 3)),
-    ("replicate", (2, 4), (3, 1)), ("replicate", (1, 2, 3, 4), (2, -1, 0, 3)),
-    ("replicate", (1, 2, 3, 3, 3), (1, 1, 2, 2, 3, 3)), ("circular", (1, 2, 5), (2, 3)),
-    ("circular", (1, 2, 3, 4), (-1, 2, 3, 0)), ("circular", (1, 1, 2, 3, 4), (1, 1, 1, 2, 2, 2)),
-])
+@pytest.mark.parametrize(
+    "mode,shape,pad",
+    [
+        ("constant", (2, 3, 4), (1, 2)),
+        ("constant", (2, 3, 4), (1, -1, 0, 2, 3, 1)),
+        ("constant", (5,), (-2, -2)),
+        ("reflect", (1, 3), (2, 2)),
+        ("reflect", (2, 3, 5), (4, 1)),
+        ("reflect", (2, 3, 4, 5), (1, 3, 2, 3)),
+        ("reflect", (1, 2, 3, 4, 5), (1, 2, 2, 1, 1, 2)),
+        ("reflect", (2, 2, 6), (-2, 3)),
+        ("replicate", (2, 4), (3, 1)),
+        ("replicate", (1, 2, 3, 4), (2, -1, 0, 3)),
+        ("replicate", (1, 2, 3, 3, 3), (1, 1, 2, 2, 3, 3)),
+        ("circular", (1, 2, 5), (2, 3)),
+        ("circular", (1, 2, 3, 4), (-1, 2, 3, 0)),
+        ("circular", (1, 1, 2, 3, 4), (1, 1, 1, 2, 2, 2)),
+    ],
+)
 def test_pad_matches_numpy(mode, shape, pad, rng):
     a = rng.standard_normal(shape)
     got = F.pad(from_np(a), pad, mode=mode)
@@ -462,8 +481,11 @@ def test_pad_gradient_sums_the_positions_that_read_an_element():
 
 
 def test_pad_errors():
-    with pytest.raises(RuntimeError, match=r"Argument #4: Padding size should be less than the corresponding input "
-                                           r"dimension, but got: padding \(3, 3\) at dimension 1 of input \[1, 3\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Argument #4: Padding size should be less than the corresponding input "
+        r"dimension, but got: padding \(3, 3\) at dimension 1 of input \[1, 3\]",
+    ):
         F.pad(ember.ones(1, 3), (3, 3), mode="reflect")
     with pytest.raises(RuntimeError, match=r"Argument #6: .* padding \(3, 3\) at dimension 1"):
         F.pad(ember.ones(2, 3, 3), (1, 1, 3, 3), mode="reflect")
@@ -471,8 +493,9 @@ def test_pad_errors():
         F.pad(ember.ones(2, 3), (1, 1, 1))
     with pytest.raises(RuntimeError, match="Padding length too large"):
         F.pad(ember.ones(2, 3), (1, 1, 1, 1, 1, 1))
-    with pytest.raises(NotImplementedError,
-                       match="Only 2D, 3D, 4D, 5D padding with non-constant padding are supported"):
+    with pytest.raises(
+        NotImplementedError, match="Only 2D, 3D, 4D, 5D padding with non-constant padding are supported"
+    ):
         F.pad(ember.ones(3), (1, 1), mode="reflect")
     with pytest.raises(NotImplementedError, match="Unrecognised padding mode foo"):
         F.pad(ember.ones(2, 3), (1, 1), mode="foo")

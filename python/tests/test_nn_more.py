@@ -3,6 +3,7 @@ RReLU, Softmax2d, GaussianNLLLoss, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool
 MultiLabelMarginLoss, TripletMarginWithDistanceLoss, channel_shuffle, ember.bilinear, nn.init aliases,
 nn.utils.fuse_conv_bn_*, skip_init and stateless.functional_call. Values against formulas written here from the
 definitions (NumPy loops over windows for the pools), gradients with gradcheck in float64, and the error paths."""
+
 import copy
 import itertools
 import math
@@ -32,6 +33,7 @@ def _no_lazy_warning():
 
 # -- lazy modules ----------------------------------------------------------------------------------------------------
 
+
 def test_lazy_linear_infers_in_features_and_becomes_linear():
     m = nn.LazyLinear(4)
     assert is_lazy(m.weight) and isinstance(m.weight, UninitializedParameter) and m.has_uninitialized_params()
@@ -48,16 +50,18 @@ def test_lazy_linear_infers_in_features_and_becomes_linear():
     assert m.in_features == 7 and tuple(m.weight.shape) == (4, 7) and m.weight.requires_grad
     np.testing.assert_array_equal(m.weight.detach().numpy(), ref.weight.detach().numpy())
     np.testing.assert_array_equal(m.bias.detach().numpy(), ref.bias.detach().numpy())
-    np.testing.assert_allclose(y.detach().numpy(), x.numpy() @ ref.weight.detach().numpy().T
-                               + ref.bias.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        y.detach().numpy(), x.numpy() @ ref.weight.detach().numpy().T + ref.bias.detach().numpy(), rtol=1e-5, atol=1e-6
+    )
     assert not m._forward_pre_hooks  # the initializing hook removed itself
 
 
 def test_lazy_module_warns_and_works_in_sequential_with_optimizer():
     with pytest.warns(UserWarning, match="Lazy modules are a new feature"):
         nn.LazyLinear(2)
-    net = nn.Sequential(nn.LazyConv2d(4, 3, padding=1), nn.LazyBatchNorm2d(), nn.ReLU(), nn.Flatten(),
-                        nn.LazyLinear(3, bias=False))
+    net = nn.Sequential(
+        nn.LazyConv2d(4, 3, padding=1), nn.LazyBatchNorm2d(), nn.ReLU(), nn.Flatten(), nn.LazyLinear(3, bias=False)
+    )
     x = ember.randn(2, 5, 6, 6)
     net(x)
     assert [type(c).__name__ for c in net] == ["Conv2d", "BatchNorm2d", "ReLU", "Flatten", "Linear"]
@@ -105,10 +109,15 @@ def test_lazy_batchnorm_values_match_batchnorm():
         nn.LazyBatchNorm2d()(ember.randn(2, 3))
 
 
-@pytest.mark.parametrize("cls,shape,channels", [(nn.LazyInstanceNorm1d, (3, 5, 7), 5),
-                                                (nn.LazyInstanceNorm1d, (5, 7), 5),
-                                                (nn.LazyInstanceNorm2d, (2, 4, 3, 3), 4),
-                                                (nn.LazyInstanceNorm3d, (4, 2, 2, 2), 4)])
+@pytest.mark.parametrize(
+    "cls,shape,channels",
+    [
+        (nn.LazyInstanceNorm1d, (3, 5, 7), 5),
+        (nn.LazyInstanceNorm1d, (5, 7), 5),
+        (nn.LazyInstanceNorm2d, (2, 4, 3, 3), 4),
+        (nn.LazyInstanceNorm3d, (4, 2, 2, 2), 4),
+    ],
+)
 def test_lazy_instance_norm_channels(cls, shape, channels):
     m = cls()
     y = m(ember.randn(*shape))
@@ -117,14 +126,17 @@ def test_lazy_instance_norm_channels(cls, shape, channels):
     assert tuple(y.shape) == shape
 
 
-@pytest.mark.parametrize("cls,in_shape,kw,weight", [
-    (nn.LazyConv1d, (2, 4, 9), dict(kernel_size=3, groups=2), (6, 2, 3)),
-    (nn.LazyConv1d, (4, 9), dict(kernel_size=3), (6, 4, 3)),  # unbatched
-    (nn.LazyConv3d, (1, 2, 4, 4, 4), dict(kernel_size=2, stride=2), (6, 2, 2, 2, 2)),
-    (nn.LazyConvTranspose1d, (2, 4, 5), dict(kernel_size=3, groups=2), (4, 3, 3)),
-    (nn.LazyConvTranspose2d, (2, 3, 4, 4), dict(kernel_size=2, stride=2), (3, 6, 2, 2)),
-    (nn.LazyConvTranspose3d, (1, 2, 3, 3, 3), dict(kernel_size=1), (2, 6, 1, 1, 1)),
-])
+@pytest.mark.parametrize(
+    "cls,in_shape,kw,weight",
+    [
+        (nn.LazyConv1d, (2, 4, 9), dict(kernel_size=3, groups=2), (6, 2, 3)),
+        (nn.LazyConv1d, (4, 9), dict(kernel_size=3), (6, 4, 3)),  # unbatched
+        (nn.LazyConv3d, (1, 2, 4, 4, 4), dict(kernel_size=2, stride=2), (6, 2, 2, 2, 2)),
+        (nn.LazyConvTranspose1d, (2, 4, 5), dict(kernel_size=3, groups=2), (4, 3, 3)),
+        (nn.LazyConvTranspose2d, (2, 3, 4, 4), dict(kernel_size=2, stride=2), (3, 6, 2, 2)),
+        (nn.LazyConvTranspose3d, (1, 2, 3, 3, 3), dict(kernel_size=1), (2, 6, 1, 1, 1)),
+    ],
+)
 def test_lazy_convolutions_match_their_eager_twins(cls, in_shape, kw, weight):
     x = ember.randn(*in_shape)
     m = cls(6, **kw)
@@ -216,6 +228,7 @@ def test_lazy_module_not_fully_initialized_raises():
 
 # -- activations -----------------------------------------------------------------------------------------------------
 
+
 def test_rrelu_eval_uses_the_mean_slope_and_training_draws_slopes():
     x = np.linspace(-3, 3, 600).reshape(20, 30)
     m = nn.RReLU(0.1, 0.3)
@@ -244,6 +257,7 @@ def test_softmax2d_over_channels():
 
 
 # -- losses ------------------------------------------------------------------------------------------------------------
+
 
 def gaussian_nll_ref(x, t, var, full, eps, reduction):
     if var.ndim == x.ndim - 1:
@@ -298,8 +312,9 @@ def test_multilabel_margin_loss_from_its_definition():
     yt = ember.tensor(y)
     np.testing.assert_allclose(nn.MultiLabelMarginLoss(reduction="none")(t64(x), yt).numpy(), ref, rtol=1e-12)
     np.testing.assert_allclose(nn.MultiLabelMarginLoss()(t64(x), yt).item(), ref.mean(), rtol=1e-12)
-    np.testing.assert_allclose(nn.MultiLabelMarginLoss(reduction="sum")(t64(x[0]), yt[0]).item(), ref[0] * 1,
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        nn.MultiLabelMarginLoss(reduction="sum")(t64(x[0]), yt[0]).item(), ref[0] * 1, rtol=1e-12
+    )
     assert gradcheck(lambda a: nn.MultiLabelMarginLoss()(a, yt), (t64(x, True),))
 
 
@@ -321,8 +336,7 @@ def test_triplet_margin_with_distance_loss():
 
     m = nn.TripletMarginWithDistanceLoss(margin=0.5, swap=True, reduction="none")
     d_neg = np.minimum(pdist(a, n), pdist(p, n))
-    np.testing.assert_allclose(m(t64(a), t64(p), t64(n)).numpy(), np.maximum(pdist(a, p) - d_neg + 0.5, 0),
-                               rtol=1e-10)
+    np.testing.assert_allclose(m(t64(a), t64(p), t64(n)).numpy(), np.maximum(pdist(a, p) - d_neg + 0.5, 0), rtol=1e-10)
 
     def cosine_distance(u, v):
         return 1 - F.cosine_similarity(u, v)
@@ -334,14 +348,16 @@ def test_triplet_margin_with_distance_loss():
 
     ref = np.maximum(cos(a, p) - cos(a, n) + 1.0, 0).mean()
     np.testing.assert_allclose(m(t64(a), t64(p), t64(n)).item(), ref, rtol=1e-10)
-    assert gradcheck(lambda x, y, z: nn.TripletMarginWithDistanceLoss()(x, y, z),
-                     (t64(a, True), t64(p, True), t64(n, True)))
+    assert gradcheck(
+        lambda x, y, z: nn.TripletMarginWithDistanceLoss()(x, y, z), (t64(a, True), t64(p, True), t64(n, True))
+    )
     assert "(distance_function): PairwiseDistance()" in repr(nn.TripletMarginWithDistanceLoss())
     with pytest.raises(ValueError, match="expected margin to be greater than 0"):
         nn.TripletMarginWithDistanceLoss(margin=0)
 
 
 # -- pooling -----------------------------------------------------------------------------------------------------------
+
 
 def out_len(n, k, s, p, ceil):
     num = n + 2 * p - k
@@ -362,26 +378,29 @@ def avg_pool3d_ref(x, k, s, p, ceil, include_pad, divisor=None):
         pad_count = np.prod([hi[i] - lo[i] for i in range(3)])
         lo_c = [max(v, 0) for v in lo]
         hi_c = [min(hi[i], dims[i]) for i in range(3)]
-        window = x[:, :, lo_c[0]:hi_c[0], lo_c[1]:hi_c[1], lo_c[2]:hi_c[2]]
+        window = x[:, :, lo_c[0] : hi_c[0], lo_c[1] : hi_c[1], lo_c[2] : hi_c[2]]
         count = divisor or (pad_count if include_pad else np.prod([hi_c[i] - lo_c[i] for i in range(3)]))
         y[(slice(None), slice(None), *o)] = window.sum((2, 3, 4)) / count
     return y
 
 
-@pytest.mark.parametrize("k,s,p,ceil,include_pad,divisor", [
-    ((2, 2, 2), (2, 2, 2), (0, 0, 0), False, True, None),
-    ((3, 2, 3), (2, 1, 2), (1, 0, 1), True, False, None),
-    ((3, 3, 2), (2, 2, 1), (1, 1, 0), True, True, None),
-    ((2, 2, 2), (1, 1, 1), (0, 0, 0), False, True, 3),
-])
+@pytest.mark.parametrize(
+    "k,s,p,ceil,include_pad,divisor",
+    [
+        ((2, 2, 2), (2, 2, 2), (0, 0, 0), False, True, None),
+        ((3, 2, 3), (2, 1, 2), (1, 0, 1), True, False, None),
+        ((3, 3, 2), (2, 2, 1), (1, 1, 0), True, True, None),
+        ((2, 2, 2), (1, 1, 1), (0, 0, 0), False, True, 3),
+    ],
+)
 def test_avg_pool3d_against_a_window_loop(k, s, p, ceil, include_pad, divisor):
     x = np.random.default_rng(4).standard_normal((2, 2, 5, 6, 7))
     m = nn.AvgPool3d(k, s, p, ceil_mode=ceil, count_include_pad=include_pad, divisor_override=divisor)
-    np.testing.assert_allclose(m(t64(x)).numpy(), avg_pool3d_ref(x, k, s, p, ceil, include_pad, divisor),
-                               rtol=1e-12)
+    np.testing.assert_allclose(m(t64(x)).numpy(), avg_pool3d_ref(x, k, s, p, ceil, include_pad, divisor), rtol=1e-12)
     xt = ember.tensor(x[:, :, ::-1].copy()).transpose(3, 4)  # a non-contiguous input
-    np.testing.assert_allclose(m(xt).numpy(), avg_pool3d_ref(xt.numpy(), k, s, p, ceil, include_pad, divisor),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        m(xt).numpy(), avg_pool3d_ref(xt.numpy(), k, s, p, ceil, include_pad, divisor), rtol=1e-5, atol=1e-6
+    )
     assert repr(nn.AvgPool3d(2)) == "AvgPool3d(kernel_size=2, stride=2, padding=0)"
     assert gradcheck(lambda a: m(a), (t64(x[:1, :1, :4, :4, :4], True),))
 
@@ -399,13 +418,14 @@ def test_adaptive_avg_pool3d_and_max_pools_against_windows():
     arg = np.zeros((2, 3, *out), dtype=np.int64)
     for o in itertools.product(*[range(v) for v in out]):
         r = [adaptive_ranges(x.shape[2 + i], out[i])[o[i]] for i in range(3)]
-        w = x[:, :, r[0][0]:r[0][1], r[1][0]:r[1][1], r[2][0]:r[2][1]]
+        w = x[:, :, r[0][0] : r[0][1], r[1][0] : r[1][1], r[2][0] : r[2][1]]
         avg[(slice(None), slice(None), *o)] = w.mean((2, 3, 4))
         mx[(slice(None), slice(None), *o)] = w.max((2, 3, 4))
         flat = w.reshape(2, 3, -1).argmax(-1)
         loc = np.unravel_index(flat, w.shape[2:])
         arg[(slice(None), slice(None), *o)] = np.ravel_multi_index(
-            (loc[0] + r[0][0], loc[1] + r[1][0], loc[2] + r[2][0]), x.shape[2:])
+            (loc[0] + r[0][0], loc[1] + r[1][0], loc[2] + r[2][0]), x.shape[2:]
+        )
     np.testing.assert_allclose(nn.AdaptiveAvgPool3d(out)(t64(x)).numpy(), avg, rtol=1e-12)
     v, i = nn.AdaptiveMaxPool3d(out, return_indices=True)(t64(x))
     np.testing.assert_array_equal(v.numpy(), mx)
@@ -427,13 +447,13 @@ def test_lp_pool_from_its_definition(p):
     rng = np.random.default_rng(6)
     x = rng.uniform(0.1, 2, (2, 3, 9))
     got = nn.LPPool1d(p, 3, stride=2)(t64(x)).numpy()
-    ref = np.stack([(x[..., i:i + 3] ** p).sum(-1) ** (1 / p) for i in range(0, 7, 2)], -1)
+    ref = np.stack([(x[..., i : i + 3] ** p).sum(-1) ** (1 / p) for i in range(0, 7, 2)], -1)
     np.testing.assert_allclose(got, ref, rtol=1e-12)
     x2 = rng.uniform(0.1, 2, (2, 2, 6, 7))
     got = nn.LPPool2d(p, (2, 3))(t64(x2)).numpy()
     ref = np.zeros((2, 2, 3, 2))
     for i, j in itertools.product(range(3), range(2)):
-        ref[..., i, j] = (x2[..., 2 * i:2 * i + 2, 3 * j:3 * j + 3] ** p).sum((-1, -2)) ** (1 / p)
+        ref[..., i, j] = (x2[..., 2 * i : 2 * i + 2, 3 * j : 3 * j + 3] ** p).sum((-1, -2)) ** (1 / p)
     np.testing.assert_allclose(got, ref, rtol=1e-12)
     assert gradcheck(lambda a: F.lp_pool2d(a, p, 2), (t64(x2[:1, :1, :4, :4], True),))
 
@@ -458,8 +478,7 @@ def test_max_unpool_puts_the_maxima_back(n):
     ref = np.zeros(shape[:2] + (ref.size,))
     np.put_along_axis(ref, i.numpy().reshape(shape[0], shape[1], -1), v.numpy().reshape(shape[0], shape[1], -1), -1)
     np.testing.assert_array_equal(y, ref.reshape(shape))
-    assert repr(unpool) == "MaxUnpool%dd(kernel_size=%s, stride=%s, padding=%s)" % (
-        n, (2,) * n, (2,) * n, (0,) * n)
+    assert repr(unpool) == "MaxUnpool%dd(kernel_size=%s, stride=%s, padding=%s)" % (n, (2,) * n, (2,) * n, (0,) * n)
     if n == 1:
         y11 = nn.MaxUnpool1d(2)(v, i, output_size=[11])
         assert tuple(y11.shape) == (2, 3, 11)
@@ -468,6 +487,7 @@ def test_max_unpool_puts_the_maxima_back(n):
 
 # -- channel shuffle, bilinear, init -----------------------------------------------------------------------------------
 
+
 def test_channel_shuffle_and_errors():
     x = np.arange(2 * 6 * 2 * 3, dtype=np.float32).reshape(2, 6, 2, 3)
     ref = x.reshape(2, 3, 2, 2, 3).transpose(0, 2, 1, 3, 4).reshape(x.shape)
@@ -475,8 +495,11 @@ def test_channel_shuffle_and_errors():
     np.testing.assert_array_equal(nn.ChannelShuffle(3)(ember.tensor(x)).numpy(), ref)
     nc = ember.tensor(x).transpose(2, 3)
     assert F.channel_shuffle(nc, 2).is_contiguous()
-    with pytest.raises(RuntimeError, match=r"channel_shuffle expects input with > 2 dims, but got input with sizes "
-                                           r"\[2, 4\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"channel_shuffle expects input with > 2 dims, but got input with sizes "
+        r"\[2, 4\]",
+    ):
         F.channel_shuffle(ember.ones(2, 4), 2)
     with pytest.raises(RuntimeError, match="Number of groups to divide channels in must be positive"):
         F.channel_shuffle(ember.ones(2, 4, 3), 0)
@@ -486,8 +509,12 @@ def test_channel_shuffle_and_errors():
 
 def test_top_level_bilinear():
     rng = np.random.default_rng(8)
-    a, b, w, bias = rng.standard_normal((4, 3)), rng.standard_normal((4, 5)), rng.standard_normal((2, 3, 5)), \
-        rng.standard_normal(2)
+    a, b, w, bias = (
+        rng.standard_normal((4, 3)),
+        rng.standard_normal((4, 5)),
+        rng.standard_normal((2, 3, 5)),
+        rng.standard_normal(2),
+    )
     ref = np.einsum("ni,oij,nj->no", a, w, b) + bias
     np.testing.assert_allclose(ember.bilinear(t64(a), t64(b), t64(w), t64(bias)).numpy(), ref, rtol=1e-12)
 
@@ -510,6 +537,7 @@ def test_init_dirac_eye_and_deprecated_aliases():
 
 
 # -- nn.utils ----------------------------------------------------------------------------------------------------------
+
 
 def _random_bn(bn):
     with ember.no_grad():
@@ -543,15 +571,17 @@ def test_fuse_conv_bn_weights_and_linear_bn():
     fw, fb = nn.utils.fuse_conv_bn_weights(w, b, rm, rv, 1e-5, g, beta)
     scale = g.numpy() / np.sqrt(rv.numpy() + 1e-5)
     np.testing.assert_allclose(fw.detach().numpy(), w.numpy() * scale[:, None, None], rtol=1e-6)
-    np.testing.assert_allclose(fb.detach().numpy(), (b.numpy() - rm.numpy()) * scale + beta.numpy(), rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        fb.detach().numpy(), (b.numpy() - rm.numpy()) * scale + beta.numpy(), rtol=1e-5, atol=1e-6
+    )
     fw, fb = nn.utils.fuse_conv_bn_weights(w, None, rm, rv, 1e-5, None, None)
     np.testing.assert_allclose(fb.detach().numpy(), -rm.numpy() / np.sqrt(rv.numpy() + 1e-5), rtol=1e-5)
     lin = nn.Linear(3, 4).eval()
     bn = _random_bn(nn.BatchNorm1d(4))
     x = ember.randn(5, 3)
-    np.testing.assert_allclose(nn.utils.fuse_linear_bn_eval(lin, bn)(x).detach().numpy(),
-                               bn(lin(x)).detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        nn.utils.fuse_linear_bn_eval(lin, bn)(x).detach().numpy(), bn(lin(x)).detach().numpy(), rtol=1e-5, atol=1e-5
+    )
 
 
 def test_skip_init():
@@ -584,8 +614,9 @@ def test_functional_call_swaps_and_restores():
     w = ember.randn(2, 3, requires_grad=True)
     b = ember.zeros(2)
     orig_w = net.lin.weight
-    y = nn.utils.stateless.functional_call(net, {"lin.weight": w, "lin.bias": b, "scale": ember.tensor(3.0)}, (x,),
-                                           {"shift": 1.0})
+    y = nn.utils.stateless.functional_call(
+        net, {"lin.weight": w, "lin.bias": b, "scale": ember.tensor(3.0)}, (x,), {"shift": 1.0}
+    )
     np.testing.assert_allclose(y.detach().numpy(), (x.numpy() @ w.detach().numpy().T) * 3 + 1, rtol=1e-5, atol=1e-6)
     y.sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), 3 * np.tile(x.numpy().sum(0), (2, 1)), rtol=1e-5)
@@ -603,8 +634,11 @@ def test_functional_call_restores_after_an_error_and_strict():
     with pytest.raises(RuntimeError):
         nn.utils.stateless.functional_call(net, {"lin.weight": ember.randn(5, 5)}, (ember.randn(4, 3),))
     assert net.lin.weight is orig
-    with pytest.raises(RuntimeError, match=r"Error\(s\) in reparametrizing for _Net:\n\tUnexpected key\(s\): "
-                                           r"'foo'.\n\tMissing key\(s\): 'lin.bias', 'scale'."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Error\(s\) in reparametrizing for _Net:\n\tUnexpected key\(s\): "
+        r"'foo'.\n\tMissing key\(s\): 'lin.bias', 'scale'.",
+    ):
         nn.utils.stateless.functional_call(net, {"lin.weight": orig, "foo": orig}, (ember.randn(1, 3),), strict=True)
 
 
@@ -632,6 +666,7 @@ def test_functional_call_tied_weights():
 
 # -- fractional max pooling, adaptive log-softmax ---------------------------------------------------------------------
 
+
 def frac_starts(u, n_in, n_out, k):
     if n_out == 1:
         return [n_in - k]
@@ -643,13 +678,12 @@ def test_fractional_max_pool2d_against_a_window_loop():
     rng = np.random.default_rng(9)
     x = rng.standard_normal((2, 3, 11, 13))
     s = rng.random((2, 3, 2))
-    y, idx = F.fractional_max_pool2d(t64(x), (3, 2), output_size=(5, 7), return_indices=True,
-                                     _random_samples=t64(s))
+    y, idx = F.fractional_max_pool2d(t64(x), (3, 2), output_size=(5, 7), return_indices=True, _random_samples=t64(s))
     for b, c in itertools.product(range(2), range(3)):
         rows = frac_starts(s[b, c, 1], 11, 5, 3)  # sample 1 places the rows, sample 0 the columns (as PyTorch)
         cols = frac_starts(s[b, c, 0], 13, 7, 2)
         for i, j in itertools.product(range(5), range(7)):
-            w = x[b, c, rows[i]:rows[i] + 3, cols[j]:cols[j] + 2]
+            w = x[b, c, rows[i] : rows[i] + 3, cols[j] : cols[j] + 2]
             r, q = np.unravel_index(w.argmax(), w.shape)
             assert y[b, c, i, j].item() == w.max()
             assert idx[b, c, i, j].item() == (rows[i] + r) * 13 + cols[j] + q
@@ -662,16 +696,18 @@ def test_fractional_max_pool_matches_pytorchs_sample_order_and_float32_rounding(
     # Recorded with PyTorch 1.13: F.fractional_max_pool2d(arange(100.).reshape(1, 1, 10, 10), 2, output_size=(4, 4),
     # return_indices=True, _random_samples=tensor([[[0.9, 0.1]]])) and the 3-d analogue with samples (0.9, 0.1, 0.3).
     x = ember.arange(100.0).reshape(1, 1, 10, 10)
-    _, i = F.fractional_max_pool2d(x, 2, output_size=(4, 4), return_indices=True,
-                                   _random_samples=ember.tensor([[[0.9, 0.1]]]))
+    _, i = F.fractional_max_pool2d(
+        x, 2, output_size=(4, 4), return_indices=True, _random_samples=ember.tensor([[[0.9, 0.1]]])
+    )
     assert i.flatten().tolist() == [11, 14, 16, 19, 31, 34, 36, 39, 61, 64, 66, 69, 91, 94, 96, 99]
     x3 = ember.arange(1000.0).reshape(1, 1, 10, 10, 10)
-    _, i3 = F.fractional_max_pool3d(x3, 2, output_size=(4, 4, 4), return_indices=True,
-                                    _random_samples=ember.tensor([[[0.9, 0.1, 0.3]]]))
+    _, i3 = F.fractional_max_pool3d(
+        x3, 2, output_size=(4, 4, 4), return_indices=True, _random_samples=ember.tensor([[[0.9, 0.1, 0.3]]])
+    )
     i3 = np.array(i3.flatten().tolist())
-    assert sorted(set(i3 // 100 - 1)) == [0, 3, 5, 8]       # time: sample 0
-    assert sorted(set(i3 // 10 % 10 - 1)) == [0, 2, 5, 8]   # height: sample 1
-    assert sorted(set(i3 % 10 - 1)) == [0, 3, 6, 8]         # width: sample 2
+    assert sorted(set(i3 // 100 - 1)) == [0, 3, 5, 8]  # time: sample 0
+    assert sorted(set(i3 // 10 % 10 - 1)) == [0, 2, 5, 8]  # height: sample 1
+    assert sorted(set(i3 % 10 - 1)) == [0, 3, 6, 8]  # width: sample 2
 
 
 def test_fractional_max_pool_modules_and_errors():
@@ -693,8 +729,9 @@ def test_fractional_max_pool_modules_and_errors():
         nn.FractionalMaxPool2d(2, output_ratio=1.5)
     with pytest.raises(ValueError, match="fractional_max_pool2d requires specifying either an output_size"):
         F.fractional_max_pool2d(ember.randn(1, 1, 4, 4), 2)
-    with pytest.raises(RuntimeError, match="fractional_max_pool2d\\(\\): pool height 5 too large relative to input "
-                                           "height 7"):
+    with pytest.raises(
+        RuntimeError, match="fractional_max_pool2d\\(\\): pool height 5 too large relative to input height 7"
+    ):
         F.fractional_max_pool2d(ember.randn(2, 3, 7, 9), 5, output_size=(4, 6))
     with pytest.raises(RuntimeError, match="Expected _random_samples to have shape"):
         F.fractional_max_pool2d(ember.randn(2, 3, 7, 9), 2, output_size=3, _random_samples=ember.rand(2, 3, 1))
@@ -720,7 +757,7 @@ def test_adaptive_log_softmax_with_loss():
     head = log_softmax(x @ W(m.head).T)
     full = [head[:, :3]]
     for c in range(2):
-        full.append(log_softmax(x @ W(m.tail[c][0]).T @ W(m.tail[c][1]).T) + head[:, 3 + c:4 + c])
+        full.append(log_softmax(x @ W(m.tail[c][0]).T @ W(m.tail[c][1]).T) + head[:, 3 + c : 4 + c])
     full = np.concatenate(full, 1)
     np.testing.assert_allclose(m.log_prob(t64(x)).detach().numpy(), full, rtol=1e-12)
     np.testing.assert_allclose(out.output.detach().numpy(), full[np.arange(6), t.numpy()], rtol=1e-12)

@@ -1,6 +1,7 @@
 """Normalization ops (ember/nn/normalization.cpp, backend/cpu/norm.cpp, python/src/nn_norm.cpp): layer, batch, group,
 instance and local response normalization and normalize against NumPy; batch norm's running statistics; the fused
 backward kernels against the composite formulas used under create_graph; PyTorch's error messages."""
+
 import numpy as np
 import pytest
 from conftest import assert_equal, from_np, to_np
@@ -25,18 +26,22 @@ IDS = ["f32", "f64"]
 
 # ---------------------------------------------------------------------------------------------------- layer_norm
 
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
 @pytest.mark.parametrize("shape,k", [((4, 37), 1), ((2, 3, 5, 6), 2), ((7,), 1), ((3, 1000), 1)])
 def test_layer_norm_matches_numpy(shape, k, dtype, rng):
     a = rng.standard_normal(shape) * 3 + 1
-    ns = shape[len(shape) - k:]
+    ns = shape[len(shape) - k :]
     w, b = rng.standard_normal(ns), rng.standard_normal(ns)
     x = from_np(a, dtype)
     axes = tuple(range(len(shape) - k, len(shape)))
     ref = _norm(a, axes, 1e-5)
     np.testing.assert_allclose(to_np(F.layer_norm(x, ns)), ref, **_tol(dtype))
-    np.testing.assert_allclose(to_np(F.layer_norm(x, ns, from_np(w, dtype), from_np(b, dtype), eps=1e-3)),
-                               _norm(a, axes, 1e-3) * w + b, **_tol(dtype))
+    np.testing.assert_allclose(
+        to_np(F.layer_norm(x, ns, from_np(w, dtype), from_np(b, dtype), eps=1e-3)),
+        _norm(a, axes, 1e-3) * w + b,
+        **_tol(dtype),
+    )
     np.testing.assert_allclose(to_np(F.layer_norm(x, ns, bias=from_np(b, dtype))), ref + b, **_tol(dtype))
     np.testing.assert_allclose(to_np(ember.layer_norm(x, list(ns), from_np(w, dtype))), ref * w, **_tol(dtype))
 
@@ -53,19 +58,26 @@ def test_layer_norm_layouts_and_dtypes(rng):
 
 
 def test_layer_norm_errors():
-    with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[5\], expected input with shape \[\*, 5\], but "
-                                           r"got input of size\[2, 3\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Given normalized_shape=\[5\], expected input with shape \[\*, 5\], but "
+        r"got input of size\[2, 3\]",
+    ):
         F.layer_norm(ember.ones(2, 3), [5])
     with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[2, 3\], expected input with shape \[\*, 2, 3\]"):
         F.layer_norm(ember.ones(3), [2, 3])
-    with pytest.raises(RuntimeError, match=r"Expected weight to be of same shape as normalized_shape, but got weight "
-                                           r"of shape \[2\] and normalized_shape = \[3\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Expected weight to be of same shape as normalized_shape, but got weight "
+        r"of shape \[2\] and normalized_shape = \[3\]",
+    ):
         F.layer_norm(ember.ones(2, 3), [3], weight=ember.ones(2))
     with pytest.raises(RuntimeError, match="Expected bias to be of same shape"):
         F.layer_norm(ember.ones(2, 3), [3], bias=ember.ones(3, 1))
 
 
 # ---------------------------------------------------------------------------------------------------- batch_norm
+
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
 @pytest.mark.parametrize("shape", [(8, 3), (4, 3, 5), (2, 3, 4, 4), (300, 70), (2, 70, 3)])
@@ -84,8 +96,9 @@ def test_batch_norm_training_matches_numpy_and_updates_running_stats(shape, dtyp
     np.testing.assert_allclose(to_np(rv), 0.7 * rv0 + 0.3 * a.var(axis=axes) * n / (n - 1), **_tol(dtype))
     assert rm._version == 1 and rv._version == 1
     # without running statistics or affine parameters
-    np.testing.assert_allclose(to_np(F.batch_norm(from_np(a, dtype), None, None, training=True, eps=0.1)),
-                               _norm(a, axes, 0.1), **_tol(dtype))
+    np.testing.assert_allclose(
+        to_np(F.batch_norm(from_np(a, dtype), None, None, training=True, eps=0.1)), _norm(a, axes, 0.1), **_tol(dtype)
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
@@ -102,8 +115,11 @@ def test_batch_norm_eval_uses_the_running_stats(dtype, rng):
 
 
 def test_batch_norm_errors():
-    with pytest.raises(ValueError, match=r"Expected more than 1 value per channel when training, got input size "
-                                         r"torch.Size\(\[1, 3\]\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"Expected more than 1 value per channel when training, got input size "
+        r"torch.Size\(\[1, 3\]\)",
+    ):
         F.batch_norm(ember.ones(1, 3), ember.zeros(3), ember.ones(3), training=True)
     with pytest.raises(RuntimeError, match="running_mean should contain 3 elements not 2"):
         F.batch_norm(ember.ones(4, 3), ember.zeros(2), ember.ones(3), training=True)
@@ -131,6 +147,7 @@ def test_batch_norm_in_several_threads_matches_one(four_threads, rng):
 
 
 # ------------------------------------------------------------------------------- fused backward vs create_graph
+
 
 def _grads(fn, inputs, g, create_graph):
     ts = [from_np(v).requires_grad_() for v in inputs]
@@ -166,6 +183,7 @@ def test_layer_norm_records_one_node():
 
 # ----------------------------------------------------------------------------------- group_norm, instance_norm
 
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
 def test_group_norm_matches_numpy(dtype, rng):
     a = rng.standard_normal((3, 6, 4, 2))
@@ -173,18 +191,28 @@ def test_group_norm_matches_numpy(dtype, rng):
     ref = _norm(a.reshape(3, 2, -1), (2,), 1e-5).reshape(a.shape)
     y = F.group_norm(from_np(a, dtype), 2, from_np(w, dtype), from_np(b, dtype))
     np.testing.assert_allclose(to_np(y), ref * w[:, None, None] + b[:, None, None], **_tol(dtype))
-    np.testing.assert_allclose(to_np(ember.group_norm(from_np(a, dtype), 3, eps=0.5)),
-                               _norm(a.reshape(3, 3, -1), (2,), 0.5).reshape(a.shape), **_tol(dtype))
-    np.testing.assert_allclose(to_np(F.group_norm(from_np(a[:, :, 0, 0], dtype), 6, weight=from_np(w, dtype))),
-                               np.zeros((3, 6)), atol=1e-6)  # one value per group
+    np.testing.assert_allclose(
+        to_np(ember.group_norm(from_np(a, dtype), 3, eps=0.5)),
+        _norm(a.reshape(3, 3, -1), (2,), 0.5).reshape(a.shape),
+        **_tol(dtype),
+    )
+    np.testing.assert_allclose(
+        to_np(F.group_norm(from_np(a[:, :, 0, 0], dtype), 6, weight=from_np(w, dtype))), np.zeros((3, 6)), atol=1e-6
+    )  # one value per group
 
 
 def test_group_norm_errors():
-    with pytest.raises(RuntimeError, match=r"Expected number of channels in input to be divisible by num_groups, but "
-                                           r"got input of shape \[2, 6, 3\] and num_groups=4"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Expected number of channels in input to be divisible by num_groups, but "
+        r"got input of shape \[2, 6, 3\] and num_groups=4",
+    ):
         F.group_norm(ember.ones(2, 6, 3), 4)
-    with pytest.raises(RuntimeError, match=r"Expected weight to be a vector of size equal to the number of channels in "
-                                           r"input, but got weight of shape \[5\] and input of shape \[2, 6, 3\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Expected weight to be a vector of size equal to the number of channels in "
+        r"input, but got weight of shape \[5\] and input of shape \[2, 6, 3\]",
+    ):
         F.group_norm(ember.ones(2, 6, 3), 3, weight=ember.ones(5))
 
 
@@ -202,17 +230,24 @@ def test_instance_norm_matches_numpy_and_updates_running_stats(dtype, rng):
     # use_input_stats=False: the running statistics normalize
     y = F.instance_norm(from_np(a, dtype), from_np(rm0, dtype), from_np(rv0, dtype), use_input_stats=False)
     np.testing.assert_allclose(to_np(y), (a - rm0[:, None, None]) / np.sqrt(rv0[:, None, None] + 1e-5), **_tol(dtype))
-    np.testing.assert_allclose(to_np(ember.instance_norm(from_np(a, dtype), None, None, None, None, True, 0.1, 1e-5,
-                                                         False)), _norm(a, (2, 3), 1e-5), **_tol(dtype))
+    np.testing.assert_allclose(
+        to_np(ember.instance_norm(from_np(a, dtype), None, None, None, None, True, 0.1, 1e-5, False)),
+        _norm(a, (2, 3), 1e-5),
+        **_tol(dtype),
+    )
 
 
 def test_instance_norm_errors():
-    with pytest.raises(ValueError, match=r"Expected more than 1 spatial element when training, got input size "
-                                         r"torch.Size\(\[2, 3, 1\]\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"Expected more than 1 spatial element when training, got input size "
+        r"torch.Size\(\[2, 3, 1\]\)",
+    ):
         F.instance_norm(ember.ones(2, 3, 1))
 
 
 # ----------------------------------------------------------------------------------- local_response_norm, normalize
+
 
 def _lrn(a, size, alpha, beta, k):
     sq = a * a
@@ -220,15 +255,18 @@ def _lrn(a, size, alpha, beta, k):
     div = np.zeros_like(a)
     for c in range(C):
         lo, hi = c - size // 2, c + (size - 1) // 2
-        div[:, c] = sq[:, max(lo, 0):min(hi, C - 1) + 1].sum(axis=1)
+        div[:, c] = sq[:, max(lo, 0) : min(hi, C - 1) + 1].sum(axis=1)
     return a / (k + alpha / size * div) ** beta
 
 
 @pytest.mark.parametrize("shape,size", [((2, 5, 4), 3), ((2, 6, 3, 2), 2), ((1, 4, 2, 2, 2), 5)])
 def test_local_response_norm_matches_numpy(shape, size, rng):
     a = rng.standard_normal(shape) * 3
-    np.testing.assert_allclose(to_np(F.local_response_norm(from_np(a), size, alpha=0.3, beta=0.6, k=1.5)),
-                               _lrn(a, size, 0.3, 0.6, 1.5), rtol=1e-12)
+    np.testing.assert_allclose(
+        to_np(F.local_response_norm(from_np(a), size, alpha=0.3, beta=0.6, k=1.5)),
+        _lrn(a, size, 0.3, 0.6, 1.5),
+        rtol=1e-12,
+    )
     with pytest.raises(ValueError, match=r"Expected 3D or higher dimensionality input \(got 2 dimensions\)"):
         F.local_response_norm(ember.ones(2, 3), 2)
 

@@ -1,6 +1,7 @@
 """ember.nn.utils.parametrize, ember.nn.utils.parametrizations (weight_norm, spectral_norm) and the legacy hook-based
 ember.nn.utils.weight_norm / spectral_norm: values against NumPy, gradients against finite differences (float64),
 state_dict keys and reprs equal to PyTorch 1.13's."""
+
 import copy
 
 import numpy as np
@@ -8,8 +9,14 @@ import pytest
 
 import ember
 import ember.nn as nn
-from ember.nn.utils import parametrizations, parametrize, remove_spectral_norm, remove_weight_norm, spectral_norm, \
-    weight_norm
+from ember.nn.utils import (
+    parametrizations,
+    parametrize,
+    remove_spectral_norm,
+    remove_weight_norm,
+    spectral_norm,
+    weight_norm,
+)
 from ember.nn.utils.parametrize import register_parametrization, remove_parametrizations
 
 
@@ -42,38 +49,96 @@ class Split(nn.Module):
 # there and `parametrizations` = torch.nn.utils.parametrizations, weight_norm / spectral_norm the legacy
 # torch.nn.utils ones: [(k, tuple(v.shape)) for k, v in eval(expr).state_dict().items()] and repr(eval(expr)).
 PYTORCH_STATE_DICTS = {
-    "register_parametrization(Linear(3, 3), 'weight', Symmetric())": [('bias', (3,)), ('parametrizations.weight.original', (3, 3))],
-    "register_parametrization(Linear(3, 3), 'bias', Scale())": [('weight', (3, 3)), ('parametrizations.bias.original', (3,))],
-    "register_parametrization(register_parametrization(Linear(3, 3), 'weight', Symmetric()), 'weight', Scale())": [('bias', (3,)), ('parametrizations.weight.original', (3, 3))],
-    "register_parametrization(Linear(3, 3), 'weight', Split())": [('bias', (3,)), ('parametrizations.weight.original0', (3, 3)), ('parametrizations.weight.original1', (3, 3))],
-    "register_parametrization(BatchNorm1d(3), 'running_mean', Scale())": [('weight', (3,)), ('bias', (3,)), ('running_var', (3,)), ('num_batches_tracked', ()), ('parametrizations.running_mean.original', (3,))],
-    'parametrizations.spectral_norm(Linear(3, 4))': [('bias', (4,)), ('parametrizations.weight.original', (4, 3)), ('parametrizations.weight.0._u', (4,)), ('parametrizations.weight.0._v', (3,))],
-    'parametrizations.spectral_norm(Conv2d(2, 3, 3))': [('bias', (3,)), ('parametrizations.weight.original', (3, 2, 3, 3)), ('parametrizations.weight.0._u', (3,)), ('parametrizations.weight.0._v', (18,))],
-    'parametrizations.spectral_norm(ConvTranspose2d(2, 3, 3))': [('bias', (3,)), ('parametrizations.weight.original', (2, 3, 3, 3)), ('parametrizations.weight.0._u', (3,)), ('parametrizations.weight.0._v', (18,))],
-    "parametrizations.spectral_norm(Linear(3, 4), 'bias')": [('weight', (4, 3)), ('parametrizations.bias.original', (4,))],
-    'weight_norm(Linear(3, 4))': [('bias', (4,)), ('weight_g', (4, 1)), ('weight_v', (4, 3))],
-    'weight_norm(Conv1d(2, 3, 3), dim=None)': [('bias', (3,)), ('weight_g', ()), ('weight_v', (3, 2, 3))],
-    'weight_norm(Conv2d(2, 3, 3), dim=1)': [('bias', (3,)), ('weight_g', (1, 2, 1, 1)), ('weight_v', (3, 2, 3, 3))],
-    'weight_norm(Linear(3, 4), dim=-1)': [('bias', (4,)), ('weight_g', ()), ('weight_v', (4, 3))],
-    'spectral_norm(Linear(3, 4))': [('bias', (4,)), ('weight_orig', (4, 3)), ('weight_u', (4,)), ('weight_v', (3,))],
-    'spectral_norm(ConvTranspose1d(2, 3, 3))': [('bias', (3,)), ('weight_orig', (2, 3, 3)), ('weight_u', (3,)), ('weight_v', (6,))],
-    'spectral_norm(Conv2d(2, 3, 3), dim=1)': [('bias', (3,)), ('weight_orig', (3, 2, 3, 3)), ('weight_u', (2,)), ('weight_v', (27,))],
+    "register_parametrization(Linear(3, 3), 'weight', Symmetric())": [
+        ("bias", (3,)),
+        ("parametrizations.weight.original", (3, 3)),
+    ],
+    "register_parametrization(Linear(3, 3), 'bias', Scale())": [
+        ("weight", (3, 3)),
+        ("parametrizations.bias.original", (3,)),
+    ],
+    "register_parametrization(register_parametrization(Linear(3, 3), 'weight', Symmetric()), 'weight', Scale())": [
+        ("bias", (3,)),
+        ("parametrizations.weight.original", (3, 3)),
+    ],
+    "register_parametrization(Linear(3, 3), 'weight', Split())": [
+        ("bias", (3,)),
+        ("parametrizations.weight.original0", (3, 3)),
+        ("parametrizations.weight.original1", (3, 3)),
+    ],
+    "register_parametrization(BatchNorm1d(3), 'running_mean', Scale())": [
+        ("weight", (3,)),
+        ("bias", (3,)),
+        ("running_var", (3,)),
+        ("num_batches_tracked", ()),
+        ("parametrizations.running_mean.original", (3,)),
+    ],
+    "parametrizations.spectral_norm(Linear(3, 4))": [
+        ("bias", (4,)),
+        ("parametrizations.weight.original", (4, 3)),
+        ("parametrizations.weight.0._u", (4,)),
+        ("parametrizations.weight.0._v", (3,)),
+    ],
+    "parametrizations.spectral_norm(Conv2d(2, 3, 3))": [
+        ("bias", (3,)),
+        ("parametrizations.weight.original", (3, 2, 3, 3)),
+        ("parametrizations.weight.0._u", (3,)),
+        ("parametrizations.weight.0._v", (18,)),
+    ],
+    "parametrizations.spectral_norm(ConvTranspose2d(2, 3, 3))": [
+        ("bias", (3,)),
+        ("parametrizations.weight.original", (2, 3, 3, 3)),
+        ("parametrizations.weight.0._u", (3,)),
+        ("parametrizations.weight.0._v", (18,)),
+    ],
+    "parametrizations.spectral_norm(Linear(3, 4), 'bias')": [
+        ("weight", (4, 3)),
+        ("parametrizations.bias.original", (4,)),
+    ],
+    "weight_norm(Linear(3, 4))": [("bias", (4,)), ("weight_g", (4, 1)), ("weight_v", (4, 3))],
+    "weight_norm(Conv1d(2, 3, 3), dim=None)": [("bias", (3,)), ("weight_g", ()), ("weight_v", (3, 2, 3))],
+    "weight_norm(Conv2d(2, 3, 3), dim=1)": [("bias", (3,)), ("weight_g", (1, 2, 1, 1)), ("weight_v", (3, 2, 3, 3))],
+    "weight_norm(Linear(3, 4), dim=-1)": [("bias", (4,)), ("weight_g", ()), ("weight_v", (4, 3))],
+    "spectral_norm(Linear(3, 4))": [("bias", (4,)), ("weight_orig", (4, 3)), ("weight_u", (4,)), ("weight_v", (3,))],
+    "spectral_norm(ConvTranspose1d(2, 3, 3))": [
+        ("bias", (3,)),
+        ("weight_orig", (2, 3, 3)),
+        ("weight_u", (3,)),
+        ("weight_v", (6,)),
+    ],
+    "spectral_norm(Conv2d(2, 3, 3), dim=1)": [
+        ("bias", (3,)),
+        ("weight_orig", (3, 2, 3, 3)),
+        ("weight_u", (2,)),
+        ("weight_v", (27,)),
+    ],
     # Not from PyTorch 1.13, which has no parametrizations.weight_norm: the keys PyTorch >= 2.1 documents for it
     # (original0 = g, original1 = v), shapes as the legacy weight_g / weight_v.
-    'parametrizations.weight_norm(Linear(3, 4))': [('bias', (4,)), ('parametrizations.weight.original0', (4, 1)), ('parametrizations.weight.original1', (4, 3))],
+    "parametrizations.weight_norm(Linear(3, 4))": [
+        ("bias", (4,)),
+        ("parametrizations.weight.original0", (4, 1)),
+        ("parametrizations.weight.original1", (4, 3)),
+    ],
 }
 PYTORCH_REPRS = {
-    "register_parametrization(Linear(3, 3), 'weight', Symmetric())": 'ParametrizedLinear(\n  in_features=3, out_features=3, bias=True\n  (parametrizations): ModuleDict(\n    (weight): ParametrizationList(\n      (0): Symmetric()\n    )\n  )\n)',
-    'parametrizations.spectral_norm(Conv2d(2, 3, 3))': 'ParametrizedConv2d(\n  2, 3, kernel_size=(3, 3), stride=(1, 1)\n  (parametrizations): ModuleDict(\n    (weight): ParametrizationList(\n      (0): _SpectralNorm()\n    )\n  )\n)',
-    'weight_norm(Linear(3, 4))': 'Linear(in_features=3, out_features=4, bias=True)',
-    "register_parametrization(register_parametrization(Linear(3, 3), 'weight', Symmetric()), 'weight', Scale())": 'ParametrizedLinear(\n  in_features=3, out_features=3, bias=True\n  (parametrizations): ModuleDict(\n    (weight): ParametrizationList(\n      (0): Symmetric()\n      (1): Scale()\n    )\n  )\n)',
+    "register_parametrization(Linear(3, 3), 'weight', Symmetric())": "ParametrizedLinear(\n  in_features=3, out_features=3, bias=True\n  (parametrizations): ModuleDict(\n    (weight): ParametrizationList(\n      (0): Symmetric()\n    )\n  )\n)",
+    "parametrizations.spectral_norm(Conv2d(2, 3, 3))": "ParametrizedConv2d(\n  2, 3, kernel_size=(3, 3), stride=(1, 1)\n  (parametrizations): ModuleDict(\n    (weight): ParametrizationList(\n      (0): _SpectralNorm()\n    )\n  )\n)",
+    "weight_norm(Linear(3, 4))": "Linear(in_features=3, out_features=4, bias=True)",
+    "register_parametrization(register_parametrization(Linear(3, 3), 'weight', Symmetric()), 'weight', Scale())": "ParametrizedLinear(\n  in_features=3, out_features=3, bias=True\n  (parametrizations): ModuleDict(\n    (weight): ParametrizationList(\n      (0): Symmetric()\n      (1): Scale()\n    )\n  )\n)",
 }
 
 
 def build(expr):
     ns = {k: getattr(nn, k) for k in dir(nn)}
-    ns.update(Symmetric=Symmetric, Scale=Scale, Split=Split, register_parametrization=register_parametrization,
-              parametrizations=parametrizations, weight_norm=weight_norm, spectral_norm=spectral_norm)
+    ns.update(
+        Symmetric=Symmetric,
+        Scale=Scale,
+        Split=Split,
+        register_parametrization=register_parametrization,
+        parametrizations=parametrizations,
+        weight_norm=weight_norm,
+        spectral_norm=spectral_norm,
+    )
     return eval(expr, ns)
 
 
@@ -224,8 +289,10 @@ def test_state_dict_round_trip_and_deepcopy():
     dst.load_state_dict(src.state_dict())
     np.testing.assert_allclose(np_of(dst.weight), np_of(src.weight))
     c = copy.deepcopy(src)
-    assert type(c).__name__ == "ParametrizedLinear" and c.parametrizations.weight.original is not \
-        src.parametrizations.weight.original
+    assert (
+        type(c).__name__ == "ParametrizedLinear"
+        and c.parametrizations.weight.original is not src.parametrizations.weight.original
+    )
     np.testing.assert_allclose(np_of(c.weight), np_of(src.weight))
     assert type(nn.Linear(1, 1)) is nn.Linear
 
@@ -237,7 +304,7 @@ def np_weight_norm(g, v, dim):
     if dim is None or dim == -1:
         return g * v / np.linalg.norm(v)
     axes = tuple(d for d in range(v.ndim) if d != dim)
-    return g * v / np.sqrt((v ** 2).sum(axis=axes, keepdims=True))
+    return g * v / np.sqrt((v**2).sum(axis=axes, keepdims=True))
 
 
 @pytest.mark.parametrize("dim", [0, 1, None])
@@ -312,8 +379,10 @@ def largest_singular_value(w, dim=0):
     return np.linalg.svd(mat, compute_uv=False)[0]
 
 
-@pytest.mark.parametrize("ctor, dim", [(lambda: nn.Linear(5, 4), 0), (lambda: nn.Conv2d(2, 3, 3), 0),
-                                       (lambda: nn.ConvTranspose2d(3, 2, 3), 1)])
+@pytest.mark.parametrize(
+    "ctor, dim",
+    [(lambda: nn.Linear(5, 4), 0), (lambda: nn.Conv2d(2, 3, 3), 0), (lambda: nn.ConvTranspose2d(3, 2, 3), 1)],
+)
 def test_spectral_norm_parametrization_normalizes_largest_singular_value(ctor, dim):
     ember.manual_seed(7)
     m = parametrizations.spectral_norm(ctor())

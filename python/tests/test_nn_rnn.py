@@ -1,11 +1,12 @@
 """Recurrent layers (RNN, LSTM, GRU, cells, packed sequences) and MultiheadAttention against NumPy references,
 and their gradients by gradcheck."""
+
 import numpy as np
 import pytest
 
 import ember
 import ember.nn as nn
-from ember.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence, pack_sequence
+from ember.nn.utils.rnn import pack_padded_sequence, pack_sequence, pad_packed_sequence, pad_sequence
 
 
 def npv(t):
@@ -47,11 +48,13 @@ def np_rnn(module, x, h0=None, c0=None):
         for d in range(dirs):
             sfx = "_reverse" if d else ""
             names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh") + (("weight_hr",) if proj else ())
-            p = {k: npv(getattr(module, "%s_l%d%s" % (k, layer, sfx))) if module.bias or k[0] == "w" else 0.0
-                 for k in names}  # bias=False: zero biases
+            p = {
+                k: npv(getattr(module, "%s_l%d%s" % (k, layer, sfx))) if module.bias or k[0] == "w" else 0.0
+                for k in names
+            }  # bias=False: zero biases
             h, c = h0[layer * dirs + d], c0[layer * dirs + d]
             out = [None] * T
-            for t in (range(T) if d == 0 else reversed(range(T))):
+            for t in range(T) if d == 0 else reversed(range(T)):
                 h, c2 = np_cell(mode, inp[t], h, c, p["weight_ih"], p["weight_hh"], p["bias_ih"], p["bias_hh"])
                 h = h @ p["weight_hr"].T if proj else h
                 c = c2 if c2 is not None else c
@@ -63,11 +66,18 @@ def np_rnn(module, x, h0=None, c0=None):
     return inp, np.stack(hn), np.stack(cn)
 
 
-@pytest.mark.parametrize("cls, kw", [
-    (nn.LSTM, {}), (nn.GRU, {}), (nn.RNN, {}), (nn.RNN, {"nonlinearity": "relu"}),
-    (nn.LSTM, {"num_layers": 2, "bidirectional": True}), (nn.GRU, {"num_layers": 2}),
-    (nn.LSTM, {"batch_first": True}),
-])
+@pytest.mark.parametrize(
+    "cls, kw",
+    [
+        (nn.LSTM, {}),
+        (nn.GRU, {}),
+        (nn.RNN, {}),
+        (nn.RNN, {"nonlinearity": "relu"}),
+        (nn.LSTM, {"num_layers": 2, "bidirectional": True}),
+        (nn.GRU, {"num_layers": 2}),
+        (nn.LSTM, {"batch_first": True}),
+    ],
+)
 def test_recurrent_layers_match_numpy(cls, kw):
     ember.manual_seed(1)
     m = cls(3, 5, **kw).double()
@@ -106,13 +116,13 @@ def test_packed_sequences_equal_separate_runs():
     assert lengths.tolist() == [2, 5, 3]
     for i, s in enumerate(seqs):
         o_i, h_i = m(s.unsqueeze(1))
-        np.testing.assert_allclose(npv(padded[:s.size(0), i]), npv(o_i[:, 0]), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(npv(padded[: s.size(0), i]), npv(o_i[:, 0]), rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(npv(h[:, i]), npv(h_i[:, 0]), rtol=1e-10, atol=1e-12)
-        assert npv(padded[s.size(0):, i]).sum() == 0
+        assert npv(padded[s.size(0) :, i]).sum() == 0
 
 
 def test_pack_and_pad_round_trip():
-    x = ember.arange(24.).reshape(4, 3, 2)  # [T, B, F]
+    x = ember.arange(24.0).reshape(4, 3, 2)  # [T, B, F]
     packed = pack_padded_sequence(x, [4, 2, 1])
     assert packed.batch_sizes.tolist() == [3, 2, 1, 1]
     np.testing.assert_array_equal(npv(packed.data)[:, 0], [0, 2, 4, 6, 8, 12, 18])  # x[t, b], time-major
@@ -168,7 +178,7 @@ def np_mha(q, k, v, m):
     e, h = m.embed_dim, m.num_heads
     d = e // h
     w, b = npv(m.in_proj_weight), npv(m.in_proj_bias)
-    Q, K, V = q @ w[:e].T + b[:e], k @ w[e:2 * e].T + b[e:2 * e], v @ w[2 * e:].T + b[2 * e:]
+    Q, K, V = q @ w[:e].T + b[:e], k @ w[e : 2 * e].T + b[e : 2 * e], v @ w[2 * e :].T + b[2 * e :]
     L, B, _ = q.shape
     S = k.shape[0]
     Q = Q.reshape(L, B * h, d).transpose(1, 0, 2)
@@ -204,12 +214,26 @@ def test_multihead_attention_matches_numpy():
 
 # torch.nn.LSTM(3, 5, num_layers=2, bidirectional=True, proj_size=2).state_dict() in PyTorch 1.13: keys and shapes
 TORCH_PROJ_KEYS = [
-    ("weight_ih_l0", (20, 3)), ("weight_hh_l0", (20, 2)), ("bias_ih_l0", (20,)), ("bias_hh_l0", (20,)),
-    ("weight_hr_l0", (2, 5)), ("weight_ih_l0_reverse", (20, 3)), ("weight_hh_l0_reverse", (20, 2)),
-    ("bias_ih_l0_reverse", (20,)), ("bias_hh_l0_reverse", (20,)), ("weight_hr_l0_reverse", (2, 5)),
-    ("weight_ih_l1", (20, 4)), ("weight_hh_l1", (20, 2)), ("bias_ih_l1", (20,)), ("bias_hh_l1", (20,)),
-    ("weight_hr_l1", (2, 5)), ("weight_ih_l1_reverse", (20, 4)), ("weight_hh_l1_reverse", (20, 2)),
-    ("bias_ih_l1_reverse", (20,)), ("bias_hh_l1_reverse", (20,)), ("weight_hr_l1_reverse", (2, 5)),
+    ("weight_ih_l0", (20, 3)),
+    ("weight_hh_l0", (20, 2)),
+    ("bias_ih_l0", (20,)),
+    ("bias_hh_l0", (20,)),
+    ("weight_hr_l0", (2, 5)),
+    ("weight_ih_l0_reverse", (20, 3)),
+    ("weight_hh_l0_reverse", (20, 2)),
+    ("bias_ih_l0_reverse", (20,)),
+    ("bias_hh_l0_reverse", (20,)),
+    ("weight_hr_l0_reverse", (2, 5)),
+    ("weight_ih_l1", (20, 4)),
+    ("weight_hh_l1", (20, 2)),
+    ("bias_ih_l1", (20,)),
+    ("bias_hh_l1", (20,)),
+    ("weight_hr_l1", (2, 5)),
+    ("weight_ih_l1_reverse", (20, 4)),
+    ("weight_hh_l1_reverse", (20, 2)),
+    ("bias_ih_l1_reverse", (20,)),
+    ("bias_hh_l1_reverse", (20,)),
+    ("weight_hr_l1_reverse", (2, 5)),
 ]
 
 
@@ -217,16 +241,25 @@ def test_lstm_proj_size_parameters_and_repr_are_torchs():
     m = nn.LSTM(3, 5, num_layers=2, bidirectional=True, proj_size=2)
     assert [(k, tuple(v.shape)) for k, v in m.state_dict().items()] == TORCH_PROJ_KEYS
     assert repr(m) == "LSTM(3, 5, proj_size=2, num_layers=2, bidirectional=True)"
-    assert [n for n, _ in nn.LSTM(3, 5, bias=False, proj_size=4).named_parameters()] == \
-        ["weight_ih_l0", "weight_hh_l0", "weight_hr_l0"]
+    assert [n for n, _ in nn.LSTM(3, 5, bias=False, proj_size=4).named_parameters()] == [
+        "weight_ih_l0",
+        "weight_hh_l0",
+        "weight_hr_l0",
+    ]
     assert len(m.all_weights) == 4 and [tuple(w.shape) for w in m.all_weights[2]] == [
-        (20, 4), (20, 2), (20,), (20,), (2, 5)]
+        (20, 4),
+        (20, 2),
+        (20,),
+        (20,),
+        (2, 5),
+    ]
     bound = 1 / np.sqrt(5)  # every weight U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), weight_hr too
     assert all(np.abs(npv(p)).max() <= bound for p in m.parameters())
 
 
-@pytest.mark.parametrize("kw", [{}, {"num_layers": 2, "bidirectional": True}, {"batch_first": True},
-                                {"bias": False, "num_layers": 2}])
+@pytest.mark.parametrize(
+    "kw", [{}, {"num_layers": 2, "bidirectional": True}, {"batch_first": True}, {"bias": False, "num_layers": 2}]
+)
 def test_lstm_proj_size_matches_numpy(kw):
     ember.manual_seed(6)
     m = nn.LSTM(3, 5, proj_size=2, **kw).double()
@@ -253,7 +286,7 @@ def test_lstm_proj_size_packed_and_unbatched():
     padded, _ = pad_packed_sequence(out)
     for i, s in enumerate(seqs):
         ref_out, ref_h, ref_c = np_rnn(m, npv(s.unsqueeze(1)))
-        np.testing.assert_allclose(npv(padded[:s.size(0), i]), ref_out[:, 0], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(npv(padded[: s.size(0), i]), ref_out[:, 0], rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(npv(h[:, i]), ref_h[:, 0], rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(npv(c[:, i]), ref_c[:, 0], rtol=1e-10, atol=1e-12)
     o_u, (h_u, c_u) = m(seqs[1])  # unbatched [T, I]
@@ -276,8 +309,9 @@ def test_lstm_proj_size_gradcheck():
 
     # every input: x, both initial states, and each weight (weight_hr_l{k} among them)
     assert ember.autograd.gradcheck(run, (x, h0, c0, *weights))
-    assert ember.autograd.gradgradcheck(lambda inp, w: run(inp, h0.detach(), c0.detach(), *weights[:4], w,
-                                                           *weights[5:])[0], (x, weights[4]))
+    assert ember.autograd.gradgradcheck(
+        lambda inp, w: run(inp, h0.detach(), c0.detach(), *weights[:4], w, *weights[5:])[0], (x, weights[4])
+    )
     assert names[4] == "weight_hr_l0"
 
 

@@ -2,6 +2,7 @@
 against hand-computed cases and NumPy implementations of PyTorch's formulas written out here: interpolate in every
 mode, grid_sample and affine_grid, pixel_shuffle, unfold/fold, cosine_similarity, pairwise_distance, cdist, pdist and
 scaled_dot_product_attention; with the error paths."""
+
 import math
 
 import numpy as np
@@ -34,10 +35,11 @@ def check(r, expected, dtype=ember.float64, rtol=1e-12, atol=1e-12):
 def test_interpolate_hand_computed():
     x = t([[[[0.0, 1.0], [2.0, 3.0]]]])
     check(F.interpolate(x, size=4), [[[[0, 0, 1, 1], [0, 0, 1, 1], [2, 2, 3, 3], [2, 2, 3, 3]]]])
-    check(F.interpolate(x, size=3, mode="bilinear", align_corners=True),
-          [[[[0, 0.5, 1], [1, 1.5, 2], [2, 2.5, 3]]]])
-    check(F.interpolate(x, scale_factor=2, mode="bilinear"),
-          [[[[0, 0.25, 0.75, 1], [0.5, 0.75, 1.25, 1.5], [1.5, 1.75, 2.25, 2.5], [2, 2.25, 2.75, 3]]]])
+    check(F.interpolate(x, size=3, mode="bilinear", align_corners=True), [[[[0, 0.5, 1], [1, 1.5, 2], [2, 2.5, 3]]]])
+    check(
+        F.interpolate(x, scale_factor=2, mode="bilinear"),
+        [[[[0, 0.25, 0.75, 1], [0.5, 0.75, 1.25, 1.5], [1.5, 1.75, 2.25, 2.5], [2, 2.25, 2.75, 3]]]],
+    )
     check(F.interpolate(x, size=1, mode="area"), [[[[1.5]]]])
     check(F.interpolate(t([[[1.0, 2.0, 4.0]]]), size=2, mode="linear", align_corners=True), [[[1.0, 4.0]]])
     check(F.interpolate(t([[[1.0, 2.0, 4.0, 8.0]]]), size=2, mode="area"), [[[1.5, 6.0]]])
@@ -144,8 +146,9 @@ INTERPOLATE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("mode,shape,kw", INTERPOLATE_CASES, ids=[f"{m}-{i}" for i, (m, _, _) in
-                                                                  enumerate(INTERPOLATE_CASES)])
+@pytest.mark.parametrize(
+    "mode,shape,kw", INTERPOLATE_CASES, ids=[f"{m}-{i}" for i, (m, _, _) in enumerate(INTERPOLATE_CASES)]
+)
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
 def test_interpolate_matches_numpy(rng, mode, shape, kw, dtype):
     x = rng.standard_normal(shape)
@@ -204,21 +207,30 @@ def test_interpolate_errors():
         F.interpolate(x)
     with pytest.raises(ValueError, match="^align_corners option can only be set with the interpolating modes"):
         F.interpolate(x, size=2, align_corners=True)
-    with pytest.raises(ValueError, match=r"^Input and output must have the same number of spatial dimensions, but got "
-                       r"input with spatial dimensions of \[4, 4\] and output size of \(3,\)\. "):
+    with pytest.raises(
+        ValueError,
+        match=r"^Input and output must have the same number of spatial dimensions, but got "
+        r"input with spatial dimensions of \[4, 4\] and output size of \(3,\)\. ",
+    ):
         F.interpolate(x, size=(3,))
     with pytest.raises(NotImplementedError, match="^Got 4D input, but linear mode needs 3D input$"):
         F.interpolate(x, size=2, mode="linear")
-    with pytest.raises(NotImplementedError, match=r"^Input Error: Only 3D, 4D and 5D input Tensors supported \(got 4D\) "
-                       r"for the modes: nearest \| linear \| bilinear \| bicubic \| trilinear \| area \| nearest-exact "
-                       r"\(got foo\)$"):
+    with pytest.raises(
+        NotImplementedError,
+        match=r"^Input Error: Only 3D, 4D and 5D input Tensors supported \(got 4D\) "
+        r"for the modes: nearest \| linear \| bilinear \| bicubic \| trilinear \| area \| nearest-exact "
+        r"\(got foo\)$",
+    ):
         F.interpolate(x, size=2, mode="foo")
     with pytest.raises(NotImplementedError, match=r"\(got 3D\)"):
         F.interpolate(t(np.zeros((1, 1, 4))), size=2, mode="bicubic")
     with pytest.raises(ValueError, match="^Anti-alias option is restricted to bilinear and bicubic modes"):
         F.interpolate(x, size=2, antialias=True)
-    with pytest.raises(RuntimeError, match=r"^Input and output sizes should be greater than 0, but got input \(H: 4, W: "
-                       r"4\) output \(H: 0, W: 8\)$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Input and output sizes should be greater than 0, but got input \(H: 4, W: "
+        r"4\) output \(H: 0, W: 8\)$",
+    ):
         F.interpolate(x, size=(0, 8))
     with pytest.raises(ValueError, match="^recompute_scale_factor is not meaningful with an explicit size.$"):
         F.interpolate(x, size=2, recompute_scale_factor=True)
@@ -270,8 +282,12 @@ def np_grid_sample(x, grid, mode, padding, align):
                 elif mode == "bilinear":
                     x0, y0 = math.floor(ix), math.floor(iy)
                     fx, fy = ix - x0, iy - y0
-                    out[b, :, i, j] = (value(b, y0, x0) * (1 - fx) * (1 - fy) + value(b, y0, x0 + 1) * fx * (1 - fy) +
-                                       value(b, y0 + 1, x0) * (1 - fx) * fy + value(b, y0 + 1, x0 + 1) * fx * fy)
+                    out[b, :, i, j] = (
+                        value(b, y0, x0) * (1 - fx) * (1 - fy)
+                        + value(b, y0, x0 + 1) * fx * (1 - fy)
+                        + value(b, y0 + 1, x0) * (1 - fx) * fy
+                        + value(b, y0 + 1, x0 + 1) * fx * fy
+                    )
                 else:
                     x0, y0 = math.floor(ix), math.floor(iy)
                     a = -0.75
@@ -279,8 +295,9 @@ def np_grid_sample(x, grid, mode, padding, align):
                     c2 = lambda v: ((a * v - 5 * a) * v + 8 * a) * v - 4 * a  # noqa: E731
                     coef = lambda f: [c2(f + 1), c1(f), c1(1 - f), c2(2 - f)]  # noqa: E731
                     cx, cy = coef(ix - x0), coef(iy - y0)
-                    out[b, :, i, j] = sum(cy[p] * cx[q] * value(b, y0 - 1 + p, x0 - 1 + q)
-                                          for p in range(4) for q in range(4))
+                    out[b, :, i, j] = sum(
+                        cy[p] * cx[q] * value(b, y0 - 1 + p, x0 - 1 + q) for p in range(4) for q in range(4)
+                    )
     return out
 
 
@@ -326,20 +343,29 @@ def test_affine_grid_matches_numpy(rng):
 
 def test_grid_sample_and_affine_grid_errors():
     x = t(np.zeros((1, 1, 4, 4)))
-    with pytest.raises(RuntimeError, match=r"^grid_sampler\(\): expected grid to have size 2 in last dimension, but got "
-                       r"grid with sizes \[1, 2, 2, 3\]$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^grid_sampler\(\): expected grid to have size 2 in last dimension, but got "
+        r"grid with sizes \[1, 2, 2, 3\]$",
+    ):
         F.grid_sample(x, t(np.zeros((1, 2, 2, 3))), align_corners=False)
     with pytest.raises(RuntimeError, match=r"expected grid and input to have same batch size"):
         F.grid_sample(x, t(np.zeros((2, 2, 2, 2))), align_corners=False)
-    with pytest.raises(ValueError, match=r"^nn.functional.grid_sample\(\): expected mode to be 'bilinear', 'nearest' or "
-                       r"'bicubic', but got: 'foo'$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^nn.functional.grid_sample\(\): expected mode to be 'bilinear', 'nearest' or "
+        r"'bicubic', but got: 'foo'$",
+    ):
         F.grid_sample(x, t(np.zeros((1, 2, 2, 2))), mode="foo")
     with pytest.raises(ValueError, match=r"expected padding_mode to be 'zeros', 'border', or 'reflection'"):
         F.grid_sample(x, t(np.zeros((1, 2, 2, 2))), padding_mode="foo")
     with pytest.raises(RuntimeError, match=r"^grid_sampler\(\): bicubic interpolation only supports 4D input$"):
         F.grid_sample(t(np.zeros((1, 1, 2, 2, 2))), t(np.zeros((1, 2, 2, 2, 3))), mode="bicubic")
-    with pytest.raises(ValueError, match=r"^Expected a batch of 2D affine matrices of shape Nx2x3 for size \(1, 1, 2, "
-                       r"3\)\. Got ember.Size\(\[1, 2, 4\]\)\.$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^Expected a batch of 2D affine matrices of shape Nx2x3 for size \(1, 1, 2, "
+        r"3\)\. Got ember.Size\(\[1, 2, 4\]\)\.$",
+    ):
         F.affine_grid(t(np.zeros((1, 2, 4))), (1, 1, 2, 3))
     with pytest.raises(NotImplementedError, match="^affine_grid only supports 4D and 5D sizes"):
         F.affine_grid(t(np.zeros((1, 2, 3))), (1, 1, 2))
@@ -356,14 +382,23 @@ def test_pixel_shuffle_and_unshuffle(rng):
     check(r, expected)
     check(ember.pixel_unshuffle(r, 2), x)
     check(ember.pixel_shuffle(t(x[0, 0]), 2), expected[0, 0])
-    with pytest.raises(RuntimeError, match=r"^pixel_shuffle expects its input's 'channel' dimension to be divisible by "
-                       r"the square of upscale_factor, but input.size\(-3\)=5 is not divisible by 4$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^pixel_shuffle expects its input's 'channel' dimension to be divisible by "
+        r"the square of upscale_factor, but input.size\(-3\)=5 is not divisible by 4$",
+    ):
         F.pixel_shuffle(t(np.zeros((5, 2, 2))), 2)
-    with pytest.raises(RuntimeError, match=r"^pixel_shuffle expects input to have at least 3 dimensions, but got input "
-                       r"with 2 dimension\(s\)$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^pixel_shuffle expects input to have at least 3 dimensions, but got input "
+        r"with 2 dimension\(s\)$",
+    ):
         F.pixel_shuffle(t(np.zeros((4, 2))), 2)
-    with pytest.raises(RuntimeError, match=r"^pixel_unshuffle expects width to be divisible by downscale_factor, but "
-                       r"input.size\(-1\)=3 is not divisible by 2$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^pixel_unshuffle expects width to be divisible by downscale_factor, but "
+        r"input.size\(-1\)=3 is not divisible by 2$",
+    ):
         F.pixel_unshuffle(t(np.zeros((1, 4, 3))), 2)
 
 
@@ -375,12 +410,13 @@ def np_unfold(x, k, d, p, s):
     cols = np.zeros((n, c, k[0], k[1], oh, ow))
     for i in range(k[0]):
         for j in range(k[1]):
-            cols[:, :, i, j] = xp[:, :, i * d[0]:i * d[0] + s[0] * oh:s[0], j * d[1]:j * d[1] + s[1] * ow:s[1]]
+            cols[:, :, i, j] = xp[:, :, i * d[0] : i * d[0] + s[0] * oh : s[0], j * d[1] : j * d[1] + s[1] * ow : s[1]]
     return cols.reshape(n, c * k[0] * k[1], oh * ow)
 
 
-@pytest.mark.parametrize("k,d,p,s", [((2, 2), (1, 1), (0, 0), (1, 1)), ((2, 3), (2, 1), (1, 2), (1, 2)),
-                                     ((3, 1), (1, 3), (2, 0), (2, 3))])
+@pytest.mark.parametrize(
+    "k,d,p,s", [((2, 2), (1, 1), (0, 0), (1, 1)), ((2, 3), (2, 1), (1, 2), (1, 2)), ((3, 1), (1, 3), (2, 0), (2, 3))]
+)
 def test_unfold_and_fold(rng, k, d, p, s):
     x = rng.standard_normal((2, 3, 6, 7))
     cols = np_unfold(x, k, d, p, s)
@@ -403,15 +439,24 @@ def test_fold_sums_overlaps():
 
 
 def test_unfold_fold_errors():
-    with pytest.raises(RuntimeError, match=r"^Given input with spatial size \(3, 4\), kernel_size=\(5, 5\), "
-                       r"dilation=\(1, 1\), padding=\(0, 0\), calculated shape of the array of sliding blocks as "
-                       r"\(-1, 0\), but its components must be at least one\.$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Given input with spatial size \(3, 4\), kernel_size=\(5, 5\), "
+        r"dilation=\(1, 1\), padding=\(0, 0\), calculated shape of the array of sliding blocks as "
+        r"\(-1, 0\), but its components must be at least one\.$",
+    ):
         F.unfold(t(np.zeros((1, 2, 3, 4))), 5)
-    with pytest.raises(RuntimeError, match=r"^Expected size of input's dimension 1 to be divisible by the product of "
-                       r"kernel_size, but got input.size\(1\)=7 and kernel_size=\(2, 2\)\.$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Expected size of input's dimension 1 to be divisible by the product of "
+        r"kernel_size, but got input.size\(1\)=7 and kernel_size=\(2, 2\)\.$",
+    ):
         F.fold(t(np.zeros((1, 7, 6))), (3, 4), 2)
-    with pytest.raises(RuntimeError, match=r"expected size of input's dimension 2 to match the calculated number of "
-                       r"sliding blocks 2 \* 3 = 6, but got input.size\(2\)=5\.$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"expected size of input's dimension 2 to match the calculated number of "
+        r"sliding blocks 2 \* 3 = 6, but got input.size\(2\)=5\.$",
+    ):
         F.fold(t(np.zeros((1, 8, 5))), (3, 4), 2)
     with pytest.raises(RuntimeError, match=r"^Input Error: Only 3D or 4D input Tensors are supported \(got 2D\)$"):
         F.unfold(t(np.zeros((3, 4))), 2)
@@ -432,7 +477,7 @@ def test_cosine_similarity(rng):
 def test_pairwise_distance(rng, p):
     a, b = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
     d = np.abs(a - b + 1e-6)
-    expected = d.max(-1) if p == math.inf else (d ** p).sum(-1) ** (1 / p)
+    expected = d.max(-1) if p == math.inf else (d**p).sum(-1) ** (1 / p)
     check(F.pairwise_distance(t(a), t(b), p=p), expected)
     check(ember.pairwise_distance(t(a), t(b), p=p, keepdim=True), expected[:, None])
 
@@ -442,7 +487,7 @@ def test_pairwise_distance(rng, p):
 def test_cdist(rng, p, rows):
     a, b = rng.standard_normal((2, rows[0], 5)), rng.standard_normal((1, rows[1], 5))
     d = np.abs(a[:, :, None, :] - b[:, None, :, :])
-    expected = ((d != 0).sum(-1) if p == 0 else d.max(-1) if p == math.inf else (d ** p).sum(-1) ** (1 / p))
+    expected = (d != 0).sum(-1) if p == 0 else d.max(-1) if p == math.inf else (d**p).sum(-1) ** (1 / p)
     check(ember.cdist(t(a), t(b), p=p), expected, rtol=1e-10, atol=1e-12)
 
 
@@ -495,8 +540,7 @@ def test_scaled_dot_product_attention(rng):
     check(F.scaled_dot_product_attention(t(q), t(k), t(v)), np_attention(q, k, v), rtol=1e-11)
     check(F.scaled_dot_product_attention(t(q), t(k), t(v), scale=0.2), np_attention(q, k, v, scale=0.2), rtol=1e-11)
     bias = rng.standard_normal((4, 6))
-    check(F.scaled_dot_product_attention(t(q), t(k), t(v), attn_mask=t(bias)), np_attention(q, k, v, bias),
-          rtol=1e-11)
+    check(F.scaled_dot_product_attention(t(q), t(k), t(v), attn_mask=t(bias)), np_attention(q, k, v, bias), rtol=1e-11)
     mask = rng.uniform(size=(3, 4, 6)) < 0.6
     mask[0, 1] = False  # a fully masked row gives zeros
     r = F.scaled_dot_product_attention(t(q), t(k), t(v), attn_mask=ember.tensor(mask.tolist()))
@@ -535,5 +579,9 @@ def test_spatial_ops_on_strided_empty_inputs_and_threads(rng, four_threads):
     empty = F.interpolate(t(np.zeros((0, 2, 3, 3))), size=5, mode="bicubic")
     assert tuple(empty.shape) == (0, 2, 5, 5)
     assert tuple(F.unfold(t(np.zeros((0, 2, 3, 3))), 2).shape) == (0, 8, 4)
-    assert tuple(F.grid_sample(t(np.zeros((0, 2, 3, 3))), t(np.zeros((0, 4, 4, 2))), align_corners=False).shape) == \
-        (0, 2, 4, 4)
+    assert tuple(F.grid_sample(t(np.zeros((0, 2, 3, 3))), t(np.zeros((0, 4, 4, 2))), align_corners=False).shape) == (
+        0,
+        2,
+        4,
+        4,
+    )

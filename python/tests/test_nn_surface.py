@@ -2,6 +2,7 @@
 every docstring example runs and prints what it shows, the functions bound with nb::cpp_function have their names
 (and pickle by name), every keyword form PyTorch accepts gives the positional result and NumPy's value, and the
 per-element `weight` of mse_loss, l1_loss and huber_loss (PyTorch >= 2.6) against NumPy."""
+
 import doctest
 import inspect
 import math
@@ -18,23 +19,78 @@ import ember.nn.functional as F
 # Callables of nn.functional whose bindings live elsewhere (nn_linalg.cpp, the attention bindings).
 _NOT_HERE = {"linear", "bilinear", "scaled_dot_product_attention", "multi_head_attention_forward"}
 # The top-level forms and Tensor methods bound in python/src/nn_*.cpp.
-TOP_LEVEL = ["relu_", "selu", "selu_", "celu", "celu_", "threshold", "threshold_", "rrelu", "rrelu_", "hardshrink",
-             "prelu", "softmax", "log_softmax", "dropout", "dropout_", "alpha_dropout", "alpha_dropout_",
-             "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_",
-             "native_dropout", "native_dropout_backward", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-             "conv_transpose2d", "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d",
-             "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
-             "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss", "cosine_embedding_loss",
-             "margin_ranking_loss", "triplet_margin_loss", "hinge_embedding_loss", "ctc_loss", "layer_norm",
-             "rms_norm", "batch_norm", "group_norm", "instance_norm", "embedding", "constant_pad_nd", "pixel_shuffle",
-             "pixel_unshuffle", "cosine_similarity", "pairwise_distance", "pdist", "cdist"]
+TOP_LEVEL = [
+    "relu_",
+    "selu",
+    "selu_",
+    "celu",
+    "celu_",
+    "threshold",
+    "threshold_",
+    "rrelu",
+    "rrelu_",
+    "hardshrink",
+    "prelu",
+    "softmax",
+    "log_softmax",
+    "dropout",
+    "dropout_",
+    "alpha_dropout",
+    "alpha_dropout_",
+    "feature_alpha_dropout",
+    "feature_alpha_dropout_",
+    "feature_dropout",
+    "feature_dropout_",
+    "native_dropout",
+    "native_dropout_backward",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "max_pool1d_with_indices",
+    "avg_pool1d",
+    "adaptive_avg_pool1d",
+    "adaptive_max_pool1d",
+    "binary_cross_entropy_with_logits",
+    "kl_div",
+    "poisson_nll_loss",
+    "cosine_embedding_loss",
+    "margin_ranking_loss",
+    "triplet_margin_loss",
+    "hinge_embedding_loss",
+    "ctc_loss",
+    "layer_norm",
+    "rms_norm",
+    "batch_norm",
+    "group_norm",
+    "instance_norm",
+    "embedding",
+    "constant_pad_nd",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "cosine_similarity",
+    "pairwise_distance",
+    "pdist",
+    "cdist",
+]
 METHODS = ["softmax", "log_softmax", "hardshrink", "prelu"]
 
 
 def _documented():
-    out = [("F." + n, getattr(F, n)) for n in dir(F)
-           if not n.startswith("_") and n not in _NOT_HERE and callable(getattr(F, n))
-           and not inspect.ismodule(getattr(F, n)) and not isinstance(getattr(F, n), type)]
+    out = [
+        ("F." + n, getattr(F, n))
+        for n in dir(F)
+        if not n.startswith("_")
+        and n not in _NOT_HERE
+        and callable(getattr(F, n))
+        and not inspect.ismodule(getattr(F, n))
+        and not isinstance(getattr(F, n), type)
+    ]
     out += [("ember." + n, getattr(ember, n)) for n in TOP_LEVEL]
     out += [("Tensor." + n, getattr(ember.Tensor, n)) for n in METHODS]
     return out
@@ -47,6 +103,7 @@ def test_every_nn_callable_is_documented():
     # The first line is a sentence, and the parameters are listed (Args:) or the docstring points to the form that
     # lists them (an in-place or top-level form), as in PyTorch's docstrings.
     import api_surface
+
     for name, f in DOCUMENTED:
         doc = api_surface.docstring(f)
         assert api_surface.doc_problem(doc) is None, name
@@ -56,8 +113,9 @@ def test_every_nn_callable_is_documented():
             assert "Args:" in doc or ":func:`" in doc, name
 
 
-@pytest.mark.parametrize("name,f", [d for d in DOCUMENTED if ">>>" in (d[1].__doc__ or "")],
-                         ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    "name,f", [d for d in DOCUMENTED if ">>>" in (d[1].__doc__ or "")], ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_docstring_examples(name, f):
     ember.manual_seed(0)
     test = doctest.DocTestParser().get_doctest(f.__doc__, {"ember": ember, "F": F}, name, None, 0)
@@ -68,11 +126,37 @@ def test_docstring_examples(name, f):
     assert runner.failures == 0, "%s: %d examples print something else" % (name, runner.failures)
 
 
-NAMED = [(F, n) for d in (1, 2, 3) for n in ("conv%dd", "conv_transpose%dd", "max_pool%dd", "max_pool%dd_with_indices",
-                                               "avg_pool%dd", "adaptive_avg_pool%dd", "adaptive_max_pool%dd",
-                                               "adaptive_max_pool%dd_with_indices", "max_unpool%dd") for n in [n % d]]
-NAMED += [(ember, n) for n in ("conv1d", "conv2d", "conv3d", "max_pool1d", "max_pool2d", "max_pool3d",
-                               "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d")]
+NAMED = [
+    (F, n)
+    for d in (1, 2, 3)
+    for n in (
+        "conv%dd",
+        "conv_transpose%dd",
+        "max_pool%dd",
+        "max_pool%dd_with_indices",
+        "avg_pool%dd",
+        "adaptive_avg_pool%dd",
+        "adaptive_max_pool%dd",
+        "adaptive_max_pool%dd_with_indices",
+        "max_unpool%dd",
+    )
+    for n in [n % d]
+]
+NAMED += [
+    (ember, n)
+    for n in (
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "max_pool1d",
+        "max_pool2d",
+        "max_pool3d",
+        "max_pool1d_with_indices",
+        "avg_pool1d",
+        "adaptive_avg_pool1d",
+        "adaptive_max_pool1d",
+    )
+]
 
 
 @pytest.mark.parametrize("ns,name", NAMED)
@@ -108,7 +192,7 @@ def _np_conv1d(x, w, b, padding):
     k = w.shape[2]
     out = np.empty((x.shape[0], w.shape[0], x.shape[2] - k + 1))
     for i in range(out.shape[2]):
-        out[:, :, i] = np.einsum("nck,ock->no", x[:, :, i:i + k], w)
+        out[:, :, i] = np.einsum("nck,ock->no", x[:, :, i : i + k], w)
     return out + b[None, :, None]
 
 
@@ -122,20 +206,25 @@ def test_keyword_forms_convolution_and_pooling():
     xa, wa, ba = _rand(rng, 2, 3, 7), _rand(rng, 4, 3, 3), _rand(rng, 4)
     x, w, b = from_np(xa), from_np(wa), from_np(ba)
     expected = _np_conv1d(xa, wa, ba, 1)
-    for r in (F.conv1d(x, w, b, 1, 1), F.conv1d(input=x, weight=w, bias=b, stride=1, padding=1, dilation=1, groups=1),
-              ember.conv1d(x, weight=w, bias=b, padding=[1])):
+    for r in (
+        F.conv1d(x, w, b, 1, 1),
+        F.conv1d(input=x, weight=w, bias=b, stride=1, padding=1, dilation=1, groups=1),
+        ember.conv1d(x, weight=w, bias=b, padding=[1]),
+    ):
         np.testing.assert_allclose(to_np(r), expected, rtol=1e-10, atol=1e-12)
     pooled = xa[:, :, :6].reshape(2, 3, 3, 2)
-    v, i = F.max_pool1d(input=x, kernel_size=2, stride=None, padding=0, dilation=1, ceil_mode=False,
-                        return_indices=True)
+    v, i = F.max_pool1d(
+        input=x, kernel_size=2, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+    )
     np.testing.assert_array_equal(to_np(v), pooled.max(-1))
     np.testing.assert_array_equal(to_np(i), pooled.argmax(-1) + 2 * np.arange(3))
     v2, i2 = ember.max_pool1d_with_indices(input=x, kernel_size=[2])
     assert to_np(v2).tolist() == to_np(v).tolist() and to_np(i2).tolist() == to_np(i).tolist()
     np.testing.assert_allclose(to_np(F.avg_pool1d(input=x, kernel_size=2, count_include_pad=True)), pooled.mean(-1))
     np.testing.assert_allclose(to_np(F.adaptive_avg_pool1d(input=x, output_size=1)), xa.mean(-1, keepdims=True))
-    np.testing.assert_allclose(to_np(F.max_unpool1d(input=v, indices=i, kernel_size=2, output_size=[6])).max(-1),
-                               pooled.max(-1).max(-1))
+    np.testing.assert_allclose(
+        to_np(F.max_unpool1d(input=v, indices=i, kernel_size=2, output_size=[6])).max(-1), pooled.max(-1).max(-1)
+    )
 
 
 def test_keyword_forms_activations_and_softmax():
@@ -143,21 +232,26 @@ def test_keyword_forms_activations_and_softmax():
     xa = _rand(rng, 3, 4)
     x = from_np(xa)
     expected = _np_softmax(xa, 1)
-    for r in (ember.softmax(x, 1), ember.softmax(input=x, dim=1, dtype=ember.float64), x.softmax(dim=1),
-              F.softmax(input=x, dim=1, _stacklevel=5, dtype=None)):
+    for r in (
+        ember.softmax(x, 1),
+        ember.softmax(input=x, dim=1, dtype=ember.float64),
+        x.softmax(dim=1),
+        F.softmax(input=x, dim=1, _stacklevel=5, dtype=None),
+    ):
         np.testing.assert_allclose(to_np(r), expected, rtol=1e-12)
     np.testing.assert_allclose(to_np(x.log_softmax(dim=0)), np.log(_np_softmax(xa, 0)), rtol=1e-12)
     np.testing.assert_allclose(to_np(F.softmin(input=x, dim=1)), _np_softmax(-xa, 1), rtol=1e-12)
-    np.testing.assert_allclose(to_np(F.leaky_relu(input=x, negative_slope=0.2, inplace=False)),
-                               np.where(xa > 0, xa, 0.2 * xa))
-    np.testing.assert_allclose(to_np(ember.threshold(input=x, threshold=0.1, value=-5.0)),
-                               np.where(xa > 0.1, xa, -5.0))
+    np.testing.assert_allclose(
+        to_np(F.leaky_relu(input=x, negative_slope=0.2, inplace=False)), np.where(xa > 0, xa, 0.2 * xa)
+    )
+    np.testing.assert_allclose(to_np(ember.threshold(input=x, threshold=0.1, value=-5.0)), np.where(xa > 0.1, xa, -5.0))
     np.testing.assert_allclose(to_np(x.hardshrink(lambd=0.3)), np.where(np.abs(xa) > 0.3, xa, 0.0))
     np.testing.assert_allclose(to_np(ember.hardshrink(input=x, lambd=0.3)), np.where(np.abs(xa) > 0.3, xa, 0.0))
     wa = np.array([0.1, 0.2, 0.3, 0.4])
     np.testing.assert_allclose(to_np(x.prelu(weight=from_np(wa))), np.where(xa > 0, xa, wa * xa))
-    np.testing.assert_allclose(to_np(ember.celu(input=x, alpha=2.0)),
-                               np.maximum(xa, 0) + np.minimum(0, 2.0 * np.expm1(xa / 2.0)), rtol=1e-12)
+    np.testing.assert_allclose(
+        to_np(ember.celu(input=x, alpha=2.0)), np.maximum(xa, 0) + np.minimum(0, 2.0 * np.expm1(xa / 2.0)), rtol=1e-12
+    )
     y = x.clone()
     assert F.elu_(input=y, alpha=1.0) is y
     np.testing.assert_allclose(to_np(y), np.where(xa > 0, xa, np.expm1(xa)), rtol=1e-12)
@@ -203,15 +297,26 @@ def test_keyword_forms_normalization_and_embedding():
     x = from_np(xa)
     mean, var = xa.mean(axis=(0, 2), keepdims=True), xa.var(axis=(0, 2), keepdims=True)
     expected = (xa - mean) / np.sqrt(var + 1e-5)
-    a = F.batch_norm(input=x, running_mean=None, running_var=None, weight=None, bias=None, training=True,
-                     momentum=0.1, eps=1e-5)
-    b = ember.batch_norm(input=x, weight=None, bias=None, running_mean=None, running_var=None, training=True,
-                         momentum=0.1, eps=1e-5, cudnn_enabled=False)
+    a = F.batch_norm(
+        input=x, running_mean=None, running_var=None, weight=None, bias=None, training=True, momentum=0.1, eps=1e-5
+    )
+    b = ember.batch_norm(
+        input=x,
+        weight=None,
+        bias=None,
+        running_mean=None,
+        running_var=None,
+        training=True,
+        momentum=0.1,
+        eps=1e-5,
+        cudnn_enabled=False,
+    )
     for r in (a, b):
         np.testing.assert_allclose(to_np(r), expected, rtol=1e-9, atol=1e-12)
     ln = (xa - xa.mean(-1, keepdims=True)) / np.sqrt(xa.var(-1, keepdims=True) + 1e-5)
-    np.testing.assert_allclose(to_np(ember.layer_norm(input=x, normalized_shape=[5], cudnn_enable=True)), ln,
-                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        to_np(ember.layer_norm(input=x, normalized_shape=[5], cudnn_enable=True)), ln, rtol=1e-9, atol=1e-12
+    )
     np.testing.assert_allclose(to_np(F.layer_norm(x, normalized_shape=5, eps=1e-5)), ln, rtol=1e-9, atol=1e-12)
     weight = from_np(_rand(rng, 6, 2))
     idx = ember.tensor([[5, 0], [1, 1]])
@@ -230,16 +335,21 @@ def test_keyword_forms_losses_and_distances():
     t = from_np(np.array([1.0, -1.0, 1.0, 1.0, -1.0]))
     cos = (xa * ya).sum(1) / np.linalg.norm(xa, axis=1) / np.linalg.norm(ya, axis=1)
     expected = np.where(to_np(t) > 0, 1 - cos, np.maximum(0, cos - 0.1)).mean()
-    np.testing.assert_allclose(float(ember.cosine_embedding_loss(input1=x, input2=y, target=t, margin=0.1,
-                                                                 reduction=1)), expected, rtol=1e-10)
-    np.testing.assert_allclose(float(F.cosine_embedding_loss(input1=x, input2=y, target=t, margin=0.1)), expected,
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        float(ember.cosine_embedding_loss(input1=x, input2=y, target=t, margin=0.1, reduction=1)), expected, rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        float(F.cosine_embedding_loss(input1=x, input2=y, target=t, margin=0.1)), expected, rtol=1e-10
+    )
     d = np.linalg.norm(xa[:, None, :] - ya[None, :, :], axis=-1)
     for mode in (None, "use_mm_for_euclid_dist_if_necessary", "donot_use_mm_for_euclid_dist"):
         np.testing.assert_allclose(to_np(ember.cdist(x1=x, x2=y, p=2.0, compute_mode=mode)), d, rtol=1e-9)
     assert inspect.signature(ember.cdist).parameters["compute_mode"].default == "use_mm_for_euclid_dist_if_necessary"
-    np.testing.assert_allclose(to_np(ember.pairwise_distance(x1=x, x2=y, p=1.0, eps=0.0, keepdim=True)),
-                               np.abs(xa - ya).sum(1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(
+        to_np(ember.pairwise_distance(x1=x, x2=y, p=1.0, eps=0.0, keepdim=True)),
+        np.abs(xa - ya).sum(1, keepdims=True),
+        rtol=1e-12,
+    )
 
 
 @pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "huber_loss"])
@@ -247,18 +357,25 @@ def test_keyword_forms_losses_and_distances():
 def test_weighted_elementwise_losses(name, reduction):
     rng = np.random.default_rng(5)
     xa, ya, wa = _rand(rng, 4, 3), _rand(rng, 4, 3), rng.uniform(0.1, 2.0, (4, 3))
-    per = {"mse_loss": (xa - ya) ** 2, "l1_loss": np.abs(xa - ya),
-           "huber_loss": np.where(np.abs(xa - ya) < 0.7, 0.5 * (xa - ya) ** 2, 0.7 * (np.abs(xa - ya) - 0.35))}[name]
+    per = {
+        "mse_loss": (xa - ya) ** 2,
+        "l1_loss": np.abs(xa - ya),
+        "huber_loss": np.where(np.abs(xa - ya) < 0.7, 0.5 * (xa - ya) ** 2, 0.7 * (np.abs(xa - ya) - 0.35)),
+    }[name]
     loss = per * wa
     # PyTorch: 'mean' divides by the sum of the weights, except huber_loss, which takes the plain mean.
-    expected = {"none": loss, "sum": loss.sum(),
-                "mean": loss.mean() if name == "huber_loss" else loss.sum() / wa.sum()}[reduction]
+    expected = {
+        "none": loss,
+        "sum": loss.sum(),
+        "mean": loss.mean() if name == "huber_loss" else loss.sum() / wa.sum(),
+    }[reduction]
     kwargs = {"delta": 0.7} if name == "huber_loss" else {}
     r = getattr(F, name)(from_np(xa), from_np(ya), reduction=reduction, weight=from_np(wa), **kwargs)
     np.testing.assert_allclose(to_np(r), expected, rtol=1e-12)
     unweighted = getattr(F, name)(from_np(xa), from_np(ya), reduction=reduction, weight=None, **kwargs)
-    np.testing.assert_allclose(to_np(unweighted), {"none": per, "sum": per.sum(), "mean": per.mean()}[reduction],
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        to_np(unweighted), {"none": per, "sum": per.sum(), "mean": per.mean()}[reduction], rtol=1e-12
+    )
 
 
 def test_weighted_losses_gradient_and_errors():

@@ -3,11 +3,12 @@ ember.norm against NumPy for ord/p = 0, 1, 2, inf, -inf, other positive and nega
 dims, one dim and several, with keepdim, dtype=, out=, several dtypes and layouts, zero-size and 0-d inputs,
 and the error paths. PyTorch 1.13's torch.norm is the legacy op (integer inputs need dtype=, an empty reduction is
 0 for every p), while linalg.vector_norm checks more; the cases where they differ were recorded from it."""
+
 import math
 
 import numpy as np
 import pytest
-from conftest import LAYOUTS, make_layout, FLOAT_DTYPES, assert_equal, dtype_name, random_array
+from conftest import FLOAT_DTYPES, LAYOUTS, assert_equal, dtype_name, make_layout, random_array
 
 import ember
 import ember.linalg
@@ -40,18 +41,20 @@ def ref_norm(a, ord, axis=None, keepdims=False):
     if ord == -INF:
         return np.min(x, axis=axis, keepdims=keepdims)
     with np.errstate(divide="ignore"):
-        return np.sum(x ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+        return np.sum(x**ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
 
 
 def check(r, expected, dtype):
     assert r.dtype == dtype, (r.dtype, dtype)
     expected = np.asarray(expected, np.float64)
     assert tuple(r.shape) == expected.shape
-    np.testing.assert_allclose(np.array(r.tolist(), np.float64).reshape(expected.shape), expected, rtol=RTOL[dtype],
-                               atol=0)
+    np.testing.assert_allclose(
+        np.array(r.tolist(), np.float64).reshape(expected.shape), expected, rtol=RTOL[dtype], atol=0
+    )
 
 
 # ------------------------------------------------------------------------------------------ linalg.vector_norm
+
 
 def test_linalg_is_a_module_with_vector_norm():
     assert ember.linalg.vector_norm is ember._C._linalg.vector_norm
@@ -105,41 +108,84 @@ def test_vector_norm_out():
     out = ember.zeros(())
     assert ember.linalg.vector_norm(ember.tensor([3.0, 4.0]), out=out) is out
     assert out.tolist() == 5.0
-    with pytest.raises(RuntimeError, match=r"linalg.vector_norm\(\): out= has dtype float64 but the result has "
-                                           "dtype float32"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"linalg.vector_norm\(\): out= has dtype float64 but the result has "
+        "dtype float32",
+    ):
         ember.linalg.vector_norm(ember.tensor([3.0, 4.0]), out=ember.zeros((), dtype=ember.float64))
 
 
-@pytest.mark.parametrize("call, exc, pattern", [
-    (lambda: ember.linalg.vector_norm(ember.tensor([1, 2])), RuntimeError,
-     "linalg.vector_norm: Expected a floating point or complex tensor as input. Got int64"),
-    (lambda: ember.linalg.vector_norm(ember.tensor([True])), RuntimeError,
-     "Expected a floating point or complex tensor as input. Got bool"),
-    (lambda: ember.linalg.vector_norm(ember.tensor([1.0]), dtype=ember.int64), RuntimeError,
-     "linalg.vector_norm: dtype should be floating point or complex, but got int64"),
-    (lambda: ember.linalg.vector_norm(ember.tensor([1.0], dtype=ember.float64), dtype=ember.float32), RuntimeError,
-     r"linalg.vector_norm: the dtype of the input \(float64\) should be convertible without narrowing to the "
-     r"specified dtype \(float32\)"),
-    (lambda: ember.linalg.vector_norm(ember.tensor([]), INF), RuntimeError,
-     "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does not have an "
-     "identity"),
-    (lambda: ember.linalg.vector_norm(ember.tensor([]), -INF), RuntimeError, "cannot compute the -inf norm"),
-    (lambda: ember.linalg.vector_norm(ember.tensor([]), -1), RuntimeError, "cannot compute the -1 norm"),
-    (lambda: ember.linalg.vector_norm(ember.zeros(0, 3), INF, dim=0), RuntimeError,
-     "linalg.vector_norm cannot compute the inf norm on the dimension 0 because this dimension is empty"),
-    (lambda: ember.linalg.vector_norm(ember.ones(2, 3), dim=(0, 0)), RuntimeError,
-     "dim 0 appears multiple times in the list of dims"),
-    (lambda: ember.linalg.vector_norm(ember.ones(2, 3), dim=2), IndexError,
-     r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"),
-    (lambda: ember.linalg.vector_norm(ember.ones(2), "fro"), TypeError, "incompatible function arguments"),
-], ids=["int", "bool", "int-dtype", "narrowing", "inf-empty", "-inf-empty", "negative-empty", "inf-empty-dim",
-        "repeated-dim", "dim-range", "string-ord"])
+@pytest.mark.parametrize(
+    "call, exc, pattern",
+    [
+        (
+            lambda: ember.linalg.vector_norm(ember.tensor([1, 2])),
+            RuntimeError,
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got int64",
+        ),
+        (
+            lambda: ember.linalg.vector_norm(ember.tensor([True])),
+            RuntimeError,
+            "Expected a floating point or complex tensor as input. Got bool",
+        ),
+        (
+            lambda: ember.linalg.vector_norm(ember.tensor([1.0]), dtype=ember.int64),
+            RuntimeError,
+            "linalg.vector_norm: dtype should be floating point or complex, but got int64",
+        ),
+        (
+            lambda: ember.linalg.vector_norm(ember.tensor([1.0], dtype=ember.float64), dtype=ember.float32),
+            RuntimeError,
+            r"linalg.vector_norm: the dtype of the input \(float64\) should be convertible without narrowing to the "
+            r"specified dtype \(float32\)",
+        ),
+        (
+            lambda: ember.linalg.vector_norm(ember.tensor([]), INF),
+            RuntimeError,
+            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does not have an "
+            "identity",
+        ),
+        (lambda: ember.linalg.vector_norm(ember.tensor([]), -INF), RuntimeError, "cannot compute the -inf norm"),
+        (lambda: ember.linalg.vector_norm(ember.tensor([]), -1), RuntimeError, "cannot compute the -1 norm"),
+        (
+            lambda: ember.linalg.vector_norm(ember.zeros(0, 3), INF, dim=0),
+            RuntimeError,
+            "linalg.vector_norm cannot compute the inf norm on the dimension 0 because this dimension is empty",
+        ),
+        (
+            lambda: ember.linalg.vector_norm(ember.ones(2, 3), dim=(0, 0)),
+            RuntimeError,
+            "dim 0 appears multiple times in the list of dims",
+        ),
+        (
+            lambda: ember.linalg.vector_norm(ember.ones(2, 3), dim=2),
+            IndexError,
+            r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)",
+        ),
+        (lambda: ember.linalg.vector_norm(ember.ones(2), "fro"), TypeError, "incompatible function arguments"),
+    ],
+    ids=[
+        "int",
+        "bool",
+        "int-dtype",
+        "narrowing",
+        "inf-empty",
+        "-inf-empty",
+        "negative-empty",
+        "inf-empty-dim",
+        "repeated-dim",
+        "dim-range",
+        "string-ord",
+    ],
+)
 def test_vector_norm_errors(call, exc, pattern):
     with pytest.raises(exc, match=pattern):
         call()
 
 
 # ------------------------------------------------------------------------------------------ norm
+
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("p", ORDS + ["fro", None], ids=str)
@@ -184,27 +230,61 @@ def test_norm_out():
     assert out.tolist() == [3.0, 3.0]
 
 
-@pytest.mark.parametrize("call, exc, pattern", [
-    (lambda: ember.norm(ember.tensor([3, 4])), RuntimeError,
-     r"norm\(\): input dtype should be either floating point or complex. Got int64 instead."),
-    (lambda: ember.norm(ember.tensor([True]), 2), RuntimeError, "Got bool instead"),
-    (lambda: ember.norm(ember.tensor([3.0]), 2, dtype=ember.int64), RuntimeError,
-     r"norm\(\): the desired output dtype should be either floating point or complex. Got int64 instead."),
-    (lambda: ember.norm(ember.ones(2, 2), dtype=ember.float64), ValueError,
-     "dtype argument is not supported in frobenius norm"),
-    (lambda: ember.norm(ember.ones(2, 2), "nuc"), NotImplementedError, r"norm\(\): p='nuc' \(the nuclear norm\)"),
-    (lambda: ember.norm(ember.ones(2, 2), "foo"), RuntimeError,
-     "norm\\(\\): only valid string values are 'fro' and 'nuc', found foo"),
-    (lambda: ember.norm(ember.ones(2, 2, 2), "fro", dim=(0, 1, 2)), RuntimeError,
-     r"norm\(\): p='fro' expects at most 2 dims, but got 3"),
-    (lambda: ember.norm(ember.ones(2, 3), "fro", dim=(1, 1)), RuntimeError,
-     r"norm\(\): Expected dims to be different, got \[1, 1\] instead"),
-    (lambda: ember.norm(ember.ones(2, 3), 2, dim=(1, 1)), RuntimeError, "dim 1 appears multiple times"),
-    (lambda: ember.norm(ember.ones(2, 3), 2, dim=5), IndexError, "Dimension out of range"),
-    (lambda: ember.norm(ember.ones(2, 3), "fro", dim=5), IndexError, "Dimension out of range"),
-    (lambda: ember.norm(ember.ones(2), [1]), TypeError, r"norm\(\): expected a number, got list"),
-], ids=["int", "bool", "int-dtype", "fro-dtype", "nuc", "bad-string", "fro-3-dims", "fro-repeated", "repeated",
-        "dim-range", "fro-dim-range", "list-p"])
+@pytest.mark.parametrize(
+    "call, exc, pattern",
+    [
+        (
+            lambda: ember.norm(ember.tensor([3, 4])),
+            RuntimeError,
+            r"norm\(\): input dtype should be either floating point or complex. Got int64 instead.",
+        ),
+        (lambda: ember.norm(ember.tensor([True]), 2), RuntimeError, "Got bool instead"),
+        (
+            lambda: ember.norm(ember.tensor([3.0]), 2, dtype=ember.int64),
+            RuntimeError,
+            r"norm\(\): the desired output dtype should be either floating point or complex. Got int64 instead.",
+        ),
+        (
+            lambda: ember.norm(ember.ones(2, 2), dtype=ember.float64),
+            ValueError,
+            "dtype argument is not supported in frobenius norm",
+        ),
+        (lambda: ember.norm(ember.ones(2, 2), "nuc"), NotImplementedError, r"norm\(\): p='nuc' \(the nuclear norm\)"),
+        (
+            lambda: ember.norm(ember.ones(2, 2), "foo"),
+            RuntimeError,
+            "norm\\(\\): only valid string values are 'fro' and 'nuc', found foo",
+        ),
+        (
+            lambda: ember.norm(ember.ones(2, 2, 2), "fro", dim=(0, 1, 2)),
+            RuntimeError,
+            r"norm\(\): p='fro' expects at most 2 dims, but got 3",
+        ),
+        (
+            lambda: ember.norm(ember.ones(2, 3), "fro", dim=(1, 1)),
+            RuntimeError,
+            r"norm\(\): Expected dims to be different, got \[1, 1\] instead",
+        ),
+        (lambda: ember.norm(ember.ones(2, 3), 2, dim=(1, 1)), RuntimeError, "dim 1 appears multiple times"),
+        (lambda: ember.norm(ember.ones(2, 3), 2, dim=5), IndexError, "Dimension out of range"),
+        (lambda: ember.norm(ember.ones(2, 3), "fro", dim=5), IndexError, "Dimension out of range"),
+        (lambda: ember.norm(ember.ones(2), [1]), TypeError, r"norm\(\): expected a number, got list"),
+    ],
+    ids=[
+        "int",
+        "bool",
+        "int-dtype",
+        "fro-dtype",
+        "nuc",
+        "bad-string",
+        "fro-3-dims",
+        "fro-repeated",
+        "repeated",
+        "dim-range",
+        "fro-dim-range",
+        "list-p",
+    ],
+)
 def test_norm_errors(call, exc, pattern):
     with pytest.raises(exc, match=pattern):
         call()

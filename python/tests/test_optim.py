@@ -1,5 +1,6 @@
 """ember.optim: every optimizer against a NumPy implementation of its published update and against trajectories
 recorded with PyTorch 1.13 (fixtures/optim_trajectories.json); state_dict layout and exact resumption; errors."""
+
 import copy
 import json
 import math
@@ -17,6 +18,7 @@ FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "optim_trajectorie
 
 # -- NumPy references: one function per algorithm, state in a dict, written from the papers / PyTorch docs --------
 
+
 def ref_sgd(p, g, st, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, maximize=False):
     g = -g if maximize else g
     g = g + weight_decay * p
@@ -26,8 +28,9 @@ def ref_sgd(p, g, st, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov
     return p - lr * g
 
 
-def ref_adam(p, g, st, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, maximize=False,
-             decoupled=False):
+def ref_adam(
+    p, g, st, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, maximize=False, decoupled=False
+):
     b1, b2 = betas
     g = -g if maximize else g
     if decoupled:
@@ -40,16 +43,15 @@ def ref_adam(p, g, st, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, am
     v = st["v"]
     if amsgrad:
         st["vmax"] = v = np.maximum(st.get("vmax", 0), v)
-    mhat = st["m"] / (1 - b1 ** t)
-    return p - lr * mhat / (np.sqrt(v) / math.sqrt(1 - b2 ** t) + eps)
+    mhat = st["m"] / (1 - b1**t)
+    return p - lr * mhat / (np.sqrt(v) / math.sqrt(1 - b2**t) + eps)
 
 
 def ref_adamw(p, g, st, weight_decay=1e-2, **kw):
     return ref_adam(p, g, st, weight_decay=weight_decay, decoupled=True, **kw)
 
 
-def ref_rmsprop(p, g, st, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
-                maximize=False):
+def ref_rmsprop(p, g, st, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, maximize=False):
     g = -g if maximize else g
     g = g + weight_decay * p
     st["sq"] = alpha * st.get("sq", 0) + (1 - alpha) * g * g
@@ -64,8 +66,7 @@ def ref_rmsprop(p, g, st, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentu
     return p - lr * g / avg
 
 
-def ref_adagrad(p, g, st, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
-                maximize=False):
+def ref_adagrad(p, g, st, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, maximize=False):
     g = -g if maximize else g
     g = g + weight_decay * p
     t = st["t"] = st.get("t", 0) + 1
@@ -89,11 +90,21 @@ def ref_adamax(p, g, st, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, 
     t = st["t"] = st.get("t", 0) + 1
     st["m"] = b1 * st.get("m", 0) + (1 - b1) * g
     st["u"] = np.maximum(b2 * st.get("u", 0), np.abs(g) + eps)
-    return p - lr / (1 - b1 ** t) * st["m"] / st["u"]
+    return p - lr / (1 - b1**t) * st["m"] / st["u"]
 
 
-def ref_nadam(p, g, st, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
-              decoupled_weight_decay=False, maximize=False):
+def ref_nadam(
+    p,
+    g,
+    st,
+    lr=2e-3,
+    betas=(0.9, 0.999),
+    eps=1e-8,
+    weight_decay=0,
+    momentum_decay=4e-3,
+    decoupled_weight_decay=False,
+    maximize=False,
+):
     b1, b2 = betas
     g = -g if maximize else g
     if decoupled_weight_decay:
@@ -107,12 +118,13 @@ def ref_nadam(p, g, st, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, m
     st["prod"] = prod = float(np.float32(st.get("prod", 1.0)) * np.float32(mu))
     st["m"] = b1 * st.get("m", 0) + (1 - b1) * g
     st["v"] = b2 * st.get("v", 0) + (1 - b2) * g * g
-    denom = np.sqrt(st["v"] / (1 - b2 ** t)) + eps
+    denom = np.sqrt(st["v"] / (1 - b2**t)) + eps
     return p - lr * (1 - mu) / (1 - prod) * g / denom - lr * mu_next / (1 - prod * mu_next) * st["m"] / denom
 
 
-def ref_radam(p, g, st, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
-              maximize=False):
+def ref_radam(
+    p, g, st, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False, maximize=False
+):
     b1, b2 = betas
     g = -g if maximize else g
     if decoupled_weight_decay:
@@ -122,12 +134,12 @@ def ref_radam(p, g, st, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, d
     t = st["t"] = st.get("t", 0) + 1
     st["m"] = b1 * st.get("m", 0) + (1 - b1) * g
     st["v"] = b2 * st.get("v", 0) + (1 - b2) * g * g
-    mhat = st["m"] / (1 - b1 ** t)
+    mhat = st["m"] / (1 - b1**t)
     rho_inf = 2 / (1 - b2) - 1
-    rho_t = rho_inf - 2 * t * b2 ** t / (1 - b2 ** t)
+    rho_t = rho_inf - 2 * t * b2**t / (1 - b2**t)
     if rho_t > 5:
         rect = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
-        return p - lr * mhat * rect * math.sqrt(1 - b2 ** t) / (np.sqrt(st["v"]) + eps)
+        return p - lr * mhat * rect * math.sqrt(1 - b2**t) / (np.sqrt(st["v"]) + eps)
     return p - lr * mhat
 
 
@@ -143,6 +155,7 @@ def ref_rprop(p, g, st, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), maximiz
 def ref_asgd(p, g, st, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, maximize=False):
     def f32(x):  # PyTorch keeps eta and mu in float32 tensors
         return float(np.float32(x))
+
     g = -g if maximize else g
     g = g + weight_decay * p
     t = st["t"] = st.get("t", 0) + 1
@@ -153,9 +166,19 @@ def ref_asgd(p, g, st, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, 
     return p
 
 
-REFS = {"SGD": ref_sgd, "Adam": ref_adam, "AdamW": ref_adamw, "RMSprop": ref_rmsprop, "Adagrad": ref_adagrad,
-        "Adadelta": ref_adadelta, "Adamax": ref_adamax, "NAdam": ref_nadam, "RAdam": ref_radam, "Rprop": ref_rprop,
-        "ASGD": ref_asgd}
+REFS = {
+    "SGD": ref_sgd,
+    "Adam": ref_adam,
+    "AdamW": ref_adamw,
+    "RMSprop": ref_rmsprop,
+    "Adagrad": ref_adagrad,
+    "Adadelta": ref_adadelta,
+    "Adamax": ref_adamax,
+    "NAdam": ref_nadam,
+    "RAdam": ref_radam,
+    "Rprop": ref_rprop,
+    "ASGD": ref_asgd,
+}
 
 CONFIGS = [
     ("SGD", dict(lr=0.1)),
@@ -232,8 +255,11 @@ def test_non_contiguous_and_half_parameters_follow_the_same_math(name):
         ref = REFS[name](ref, g, st, **kw)
         ref_h = REFS[name](ref_h, h.grad.float().numpy().astype(np.float64), st_h, **kw)
     np.testing.assert_allclose(p.detach().numpy(), ref, rtol=1e-12, atol=1e-12)
-    assert h.dtype == ember.bfloat16 and opt.state[h]["exp_avg" if name == "Adam" else next(
-        k for k in opt.state[h] if k != "step")].dtype == ember.bfloat16
+    assert (
+        h.dtype == ember.bfloat16
+        and opt.state[h]["exp_avg" if name == "Adam" else next(k for k in opt.state[h] if k != "step")].dtype
+        == ember.bfloat16
+    )
     np.testing.assert_allclose(h.detach().float().numpy(), ref_h, rtol=2e-2, atol=2e-2)
 
 
@@ -263,6 +289,7 @@ def _rosenbrock(opt, x):
         loss = (1 - x[0]) ** 2 + 100 * (x[1] - x[0] ** 2) ** 2
         loss.backward()
         return loss
+
     return closure
 
 
@@ -293,6 +320,7 @@ def test_lbfgs_solves_a_quadratic_to_its_closed_form_minimum():
         loss = 0.5 * x @ (At @ x) - bt @ x
         loss.backward()
         return loss
+
     opt.step(closure)
     np.testing.assert_allclose(x.detach().numpy(), np.linalg.solve(A, b), rtol=1e-6, atol=1e-8)
 
@@ -302,11 +330,20 @@ def test_lbfgs_solves_a_quadratic_to_its_closed_form_minimum():
 # PyTorch 1.13's param-group keys (plus the options newer PyTorch added, which ember follows).
 GROUP_KEYS = {
     "SGD": {"lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "foreach", "differentiable"},
-    "Adam": {"lr", "betas", "eps", "weight_decay", "amsgrad", "maximize", "foreach", "capturable", "differentiable",
-             "fused"},
+    "Adam": {
+        "lr",
+        "betas",
+        "eps",
+        "weight_decay",
+        "amsgrad",
+        "maximize",
+        "foreach",
+        "capturable",
+        "differentiable",
+        "fused",
+    },
     "AdamW": {"lr", "betas", "eps", "weight_decay", "amsgrad", "foreach", "maximize", "capturable"},
-    "RMSprop": {"lr", "momentum", "alpha", "eps", "centered", "weight_decay", "foreach", "maximize",
-                "differentiable"},
+    "RMSprop": {"lr", "momentum", "alpha", "eps", "centered", "weight_decay", "foreach", "maximize", "differentiable"},
     "Adagrad": {"lr", "lr_decay", "eps", "weight_decay", "initial_accumulator_value", "foreach", "maximize"},
     "Adadelta": {"lr", "rho", "eps", "weight_decay", "maximize", "foreach"},
     "Adamax": {"lr", "betas", "eps", "weight_decay", "foreach", "maximize"},
@@ -317,17 +354,26 @@ GROUP_KEYS = {
     "LBFGS": {"lr", "max_iter", "max_eval", "tolerance_grad", "tolerance_change", "history_size", "line_search_fn"},
 }
 STATE_KEYS = {
-    ("SGD", "momentum"): {"momentum_buffer"}, ("Adam", ""): {"step", "exp_avg", "exp_avg_sq"},
+    ("SGD", "momentum"): {"momentum_buffer"},
+    ("Adam", ""): {"step", "exp_avg", "exp_avg_sq"},
     ("Adam", "amsgrad"): {"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"},
-    ("AdamW", ""): {"step", "exp_avg", "exp_avg_sq"}, ("RMSprop", ""): {"step", "square_avg"},
+    ("AdamW", ""): {"step", "exp_avg", "exp_avg_sq"},
+    ("RMSprop", ""): {"step", "square_avg"},
     ("RMSprop", "centered"): {"step", "square_avg", "momentum_buffer", "grad_avg"},
-    ("Adagrad", ""): {"step", "sum"}, ("Adadelta", ""): {"step", "square_avg", "acc_delta"},
-    ("Adamax", ""): {"step", "exp_avg", "exp_inf"}, ("NAdam", ""): {"step", "mu_product", "exp_avg", "exp_avg_sq"},
-    ("RAdam", ""): {"step", "exp_avg", "exp_avg_sq"}, ("Rprop", ""): {"step", "prev", "step_size"},
+    ("Adagrad", ""): {"step", "sum"},
+    ("Adadelta", ""): {"step", "square_avg", "acc_delta"},
+    ("Adamax", ""): {"step", "exp_avg", "exp_inf"},
+    ("NAdam", ""): {"step", "mu_product", "exp_avg", "exp_avg_sq"},
+    ("RAdam", ""): {"step", "exp_avg", "exp_avg_sq"},
+    ("Rprop", ""): {"step", "prev", "step_size"},
     ("ASGD", ""): {"step", "eta", "mu", "ax"},
 }
-STATE_KW = {"momentum": dict(lr=0.1, momentum=0.9), "amsgrad": dict(amsgrad=True),
-            "centered": dict(centered=True, momentum=0.5), "": {}}
+STATE_KW = {
+    "momentum": dict(lr=0.1, momentum=0.9),
+    "amsgrad": dict(amsgrad=True),
+    "centered": dict(centered=True, momentum=0.5),
+    "": {},
+}
 
 
 @pytest.mark.parametrize("name", sorted(GROUP_KEYS))
@@ -381,10 +427,17 @@ def _train(model, opt, steps, seed):
         opt.step()
 
 
-RESUME = [("SGD", dict(lr=0.1, momentum=0.9, nesterov=True)), ("Adam", dict(lr=0.01, amsgrad=True)),
-          ("AdamW", dict(lr=0.01)), ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)),
-          ("Adagrad", dict(lr=0.1, lr_decay=0.01)), ("Adadelta", dict()), ("Adamax", dict(lr=0.01)),
-          ("NAdam", dict(lr=0.01)), ("RAdam", dict(lr=0.01))]
+RESUME = [
+    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True)),
+    ("Adam", dict(lr=0.01, amsgrad=True)),
+    ("AdamW", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.01)),
+    ("Adadelta", dict()),
+    ("Adamax", dict(lr=0.01)),
+    ("NAdam", dict(lr=0.01)),
+    ("RAdam", dict(lr=0.01)),
+]
 
 
 @pytest.mark.parametrize("name,kw", RESUME, ids=[r[0] for r in RESUME])
@@ -412,9 +465,12 @@ def test_saved_optimizer_resumes_training_exactly(name, kw):
 def test_load_state_dict_copies_state_and_casts_to_the_parameters_dtype():
     p = ember.zeros(3, dtype=ember.float64, requires_grad=True)
     opt = optim.Adam([p])
-    sd = {"state": {0: {"step": ember.tensor(3.0), "exp_avg": ember.ones(3), "exp_avg_sq": ember.ones(3)}},
-          "param_groups": [{"lr": 0.5, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0, "amsgrad": False,
-                            "params": [0]}]}
+    sd = {
+        "state": {0: {"step": ember.tensor(3.0), "exp_avg": ember.ones(3), "exp_avg_sq": ember.ones(3)}},
+        "param_groups": [
+            {"lr": 0.5, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0, "amsgrad": False, "params": [0]}
+        ],
+    }
     opt.load_state_dict(sd)
     st = opt.state[p]
     assert st["exp_avg"].dtype == ember.float64 and st["step"].dtype == ember.float32
@@ -433,9 +489,13 @@ def test_load_state_dict_errors_leave_the_optimizer_unchanged():
         opt.load_state_dict({"state": {}, "param_groups": []})
     with pytest.raises(ValueError, match="doesn't match the size of optimizer's group"):
         opt.load_state_dict({"state": {}, "param_groups": [dict(before["param_groups"][0], params=[0])]})
-    bad = {"state": {0: {"step": ember.tensor(1.0), "exp_avg": ember.zeros(5), "exp_avg_sq": ember.zeros(2)},
-                     1: {"step": ember.tensor(1.0), "exp_avg": ember.zeros(4), "exp_avg_sq": ember.zeros(3)}},
-           "param_groups": [dict(before["param_groups"][0], lr=9.0)]}
+    bad = {
+        "state": {
+            0: {"step": ember.tensor(1.0), "exp_avg": ember.zeros(5), "exp_avg_sq": ember.zeros(2)},
+            1: {"step": ember.tensor(1.0), "exp_avg": ember.zeros(4), "exp_avg_sq": ember.zeros(3)},
+        },
+        "param_groups": [dict(before["param_groups"][0], lr=9.0)],
+    }
     with pytest.raises(ValueError) as e:
         opt.load_state_dict(bad)
     msg = str(e.value)
@@ -445,6 +505,7 @@ def test_load_state_dict_errors_leave_the_optimizer_unchanged():
 
 
 # -- API behaviour -----------------------------------------------------------------------------------------------
+
 
 def test_groups_options_and_add_param_group():
     a, b = ember.ones(2, requires_grad=True), ember.ones(2, requires_grad=True)
@@ -488,9 +549,10 @@ def test_closure_runs_with_grad_and_its_loss_is_returned():
 
     def closure():
         opt.zero_grad()
-        loss = (w ** 2).sum()
+        loss = (w**2).sum()
         loss.backward()
         return loss
+
     with ember.no_grad():
         loss = opt.step(closure)
     assert loss.item() == 4.0 and w.item() == pytest.approx(1.0)
@@ -507,13 +569,16 @@ def test_step_hooks_and_repr():
     h1.remove()
     opt.step()
     assert calls == ["pre", "post", "post"]
-    assert repr(opt) == ("SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: False\n    foreach: None\n"
-                         "    fused: None\n    lr: 0.1\n    maximize: False\n    momentum: 0\n    nesterov: False\n"
-                         "    weight_decay: 0\n)")
+    assert repr(opt) == (
+        "SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: False\n    foreach: None\n"
+        "    fused: None\n    lr: 0.1\n    maximize: False\n    momentum: 0\n    nesterov: False\n"
+        "    weight_decay: 0\n)"
+    )
 
 
 def test_optimizer_pickles_and_deepcopies():
     import pickle
+
     w = ember.ones(2, requires_grad=True)
     opt = optim.Adam([w], lr=0.1)
     w.grad = ember.ones(2)
@@ -524,33 +589,51 @@ def test_optimizer_pickles_and_deepcopies():
     assert again.param_groups[0]["lr"] == 0.1
 
 
-@pytest.mark.parametrize("make,exc,msg", [
-    (lambda p: optim.SGD(p, lr=-1), ValueError, "Invalid learning rate: -1"),
-    (lambda p: optim.SGD(p, lr=0.1, momentum=-0.5), ValueError, "Invalid momentum value: -0.5"),
-    (lambda p: optim.SGD(p, lr=0.1, nesterov=True), ValueError, "Nesterov momentum requires a momentum and zero "
-                                                                "dampening"),
-    (lambda p: optim.Adam(p, betas=(1.0, 0.9)), ValueError, "Invalid beta parameter at index 0: 1.0"),
-    (lambda p: optim.Adam(p, eps=-1), ValueError, "Invalid epsilon value: -1"),
-    (lambda p: optim.AdamW(p, weight_decay=-1), ValueError, "Invalid weight_decay value: -1"),
-    (lambda p: optim.Adadelta(p, rho=1.5), ValueError, "Invalid rho value: 1.5"),
-    (lambda p: optim.Adam(p, differentiable=True), NotImplementedError, "differentiable=True"),
-    (lambda p: optim.Rprop(p, lr=-0.1), ValueError, "Invalid learning rate: -0.1"),
-    (lambda p: optim.Rprop(p, etas=(1.1, 1.2)), ValueError, "Invalid eta values: 1.1, 1.2"),
-    (lambda p: optim.Rprop(p, etas=(0.5, 0.9)), ValueError, "Invalid eta values: 0.5, 0.9"),
-    (lambda p: optim.ASGD(p, lr=-1), ValueError, "Invalid learning rate: -1"),
-    (lambda p: optim.ASGD(p, weight_decay=-0.5), ValueError, "Invalid weight_decay value: -0.5"),
-    (lambda p: optim.LBFGS(p, line_search_fn="armijo"), ValueError, "line_search_fn"),
-    (lambda p: optim.SGD(p[0], lr=0.1), TypeError, "should be an iterable of Tensors or dicts, but got "
-                                                   "ember.FloatTensor"),
-    (lambda p: optim.SGD([], lr=0.1), ValueError, "optimizer got an empty parameter list"),
-    (lambda p: optim.SGD([p[0], 3], lr=0.1), TypeError, "optimizer can only optimize Tensors, but one of the "
-                                                        "params is int"),
-    (lambda p: optim.SGD([p[0] * 2], lr=0.1), ValueError, "can't optimize a non-leaf Tensor"),
-    (lambda p: optim.SGD(p, lr=0.1).add_param_group({"params": {ember.zeros(1, requires_grad=True)}}), TypeError,
-     "ordered collections"),
-    (lambda p: optim.LBFGS([{"params": p}, {"params": [ember.zeros(1, requires_grad=True)]}]), ValueError,
-     "doesn't support per-parameter options"),
-])
+@pytest.mark.parametrize(
+    "make,exc,msg",
+    [
+        (lambda p: optim.SGD(p, lr=-1), ValueError, "Invalid learning rate: -1"),
+        (lambda p: optim.SGD(p, lr=0.1, momentum=-0.5), ValueError, "Invalid momentum value: -0.5"),
+        (
+            lambda p: optim.SGD(p, lr=0.1, nesterov=True),
+            ValueError,
+            "Nesterov momentum requires a momentum and zero dampening",
+        ),
+        (lambda p: optim.Adam(p, betas=(1.0, 0.9)), ValueError, "Invalid beta parameter at index 0: 1.0"),
+        (lambda p: optim.Adam(p, eps=-1), ValueError, "Invalid epsilon value: -1"),
+        (lambda p: optim.AdamW(p, weight_decay=-1), ValueError, "Invalid weight_decay value: -1"),
+        (lambda p: optim.Adadelta(p, rho=1.5), ValueError, "Invalid rho value: 1.5"),
+        (lambda p: optim.Adam(p, differentiable=True), NotImplementedError, "differentiable=True"),
+        (lambda p: optim.Rprop(p, lr=-0.1), ValueError, "Invalid learning rate: -0.1"),
+        (lambda p: optim.Rprop(p, etas=(1.1, 1.2)), ValueError, "Invalid eta values: 1.1, 1.2"),
+        (lambda p: optim.Rprop(p, etas=(0.5, 0.9)), ValueError, "Invalid eta values: 0.5, 0.9"),
+        (lambda p: optim.ASGD(p, lr=-1), ValueError, "Invalid learning rate: -1"),
+        (lambda p: optim.ASGD(p, weight_decay=-0.5), ValueError, "Invalid weight_decay value: -0.5"),
+        (lambda p: optim.LBFGS(p, line_search_fn="armijo"), ValueError, "line_search_fn"),
+        (
+            lambda p: optim.SGD(p[0], lr=0.1),
+            TypeError,
+            "should be an iterable of Tensors or dicts, but got ember.FloatTensor",
+        ),
+        (lambda p: optim.SGD([], lr=0.1), ValueError, "optimizer got an empty parameter list"),
+        (
+            lambda p: optim.SGD([p[0], 3], lr=0.1),
+            TypeError,
+            "optimizer can only optimize Tensors, but one of the params is int",
+        ),
+        (lambda p: optim.SGD([p[0] * 2], lr=0.1), ValueError, "can't optimize a non-leaf Tensor"),
+        (
+            lambda p: optim.SGD(p, lr=0.1).add_param_group({"params": {ember.zeros(1, requires_grad=True)}}),
+            TypeError,
+            "ordered collections",
+        ),
+        (
+            lambda p: optim.LBFGS([{"params": p}, {"params": [ember.zeros(1, requires_grad=True)]}]),
+            ValueError,
+            "doesn't support per-parameter options",
+        ),
+    ],
+)
 def test_constructor_errors(make, exc, msg):
     p = [ember.zeros(2, requires_grad=True)]
     with pytest.raises(exc, match=msg.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
@@ -565,17 +648,62 @@ def test_duplicate_parameters_warn():
 
 def test_bad_state_and_gradients_raise_clear_errors():
     p = ember.zeros(3)
-    with pytest.raises(RuntimeError, match=r"adam_step: gradient of parameter 0 has dtype float64 but the "
-                                           r"parameter has dtype float32"):
-        ember._C._optim.adam_step([p], [ember.zeros(3, dtype=ember.float64)], [ember.zeros(3)], [ember.zeros(3)], [],
-                                  [ember.tensor(0.0)], 0.1, (0.9, 0.999), 1e-8, 0.0, False, False, False)
-    with pytest.raises(RuntimeError, match=r"adam_step: exp_avg of parameter 0 has shape \[2\] but the parameter has "
-                                           r"shape \[3\]"):
-        ember._C._optim.adam_step([p], [ember.zeros(3)], [ember.zeros(2)], [ember.zeros(3)], [],
-                                  [ember.tensor(0.0)], 0.1, (0.9, 0.999), 1e-8, 0.0, False, False, False)
+    with pytest.raises(
+        RuntimeError,
+        match=r"adam_step: gradient of parameter 0 has dtype float64 but the "
+        r"parameter has dtype float32",
+    ):
+        ember._C._optim.adam_step(
+            [p],
+            [ember.zeros(3, dtype=ember.float64)],
+            [ember.zeros(3)],
+            [ember.zeros(3)],
+            [],
+            [ember.tensor(0.0)],
+            0.1,
+            (0.9, 0.999),
+            1e-8,
+            0.0,
+            False,
+            False,
+            False,
+        )
+    with pytest.raises(
+        RuntimeError,
+        match=r"adam_step: exp_avg of parameter 0 has shape \[2\] but the parameter has "
+        r"shape \[3\]",
+    ):
+        ember._C._optim.adam_step(
+            [p],
+            [ember.zeros(3)],
+            [ember.zeros(2)],
+            [ember.zeros(3)],
+            [],
+            [ember.tensor(0.0)],
+            0.1,
+            (0.9, 0.999),
+            1e-8,
+            0.0,
+            False,
+            False,
+            False,
+        )
     with pytest.raises(RuntimeError, match=r"adam_step: got 1 parameters but 0 step counters"):
-        ember._C._optim.adam_step([p], [ember.zeros(3)], [ember.zeros(3)], [ember.zeros(3)], [], [], 0.1,
-                                  (0.9, 0.999), 1e-8, 0.0, False, False, False)
+        ember._C._optim.adam_step(
+            [p],
+            [ember.zeros(3)],
+            [ember.zeros(3)],
+            [ember.zeros(3)],
+            [],
+            [],
+            0.1,
+            (0.9, 0.999),
+            1e-8,
+            0.0,
+            False,
+            False,
+            False,
+        )
     p = ember.zeros(3, requires_grad=True)
     q = ember.zeros(2, dtype=ember.int64)
     q.grad = None
@@ -611,8 +739,11 @@ def test_resumes_from_a_pytorch_checkpoint_like_pytorch(name):
     ckpt = ember.load(os.path.join(os.path.dirname(FIXTURE), "optim_resume.pt"))[name]
     lin = ember.nn.Linear(3, 2)
     lin.load_state_dict(ckpt["model"])
-    kw = {"SGD": dict(lr=0.1, momentum=0.9, nesterov=True), "Adam": dict(lr=1e-2, amsgrad=True),
-          "RMSprop": dict(lr=1e-2, centered=True, momentum=0.5)}[name]
+    kw = {
+        "SGD": dict(lr=0.1, momentum=0.9, nesterov=True),
+        "Adam": dict(lr=1e-2, amsgrad=True),
+        "RMSprop": dict(lr=1e-2, centered=True, momentum=0.5),
+    }[name]
     opt = getattr(optim, name)(lin.parameters(), **kw)
     opt.load_state_dict(ckpt["optimizer"])
     for x in fx["inputs"][3:]:

@@ -1,5 +1,6 @@
 """ember.profiler and ember.autograd.profiler: what is recorded (names, counts, tree, shapes, memory, threads), the
 schedule's state machine against PyTorch's documented one, the table and the Chrome trace."""
+
 import json
 import os
 import threading
@@ -11,8 +12,14 @@ import pytest
 import ember
 import ember.nn as nn
 from ember.autograd.profiler_util import EventList, FunctionEventAvg, _format_memory, _format_time
-from ember.profiler import (ProfilerAction, ProfilerActivity, profile, record_function, schedule,
-                            tensorboard_trace_handler)
+from ember.profiler import (
+    ProfilerAction,
+    ProfilerActivity,
+    profile,
+    record_function,
+    schedule,
+    tensorboard_trace_handler,
+)
 
 
 def names(events):
@@ -74,7 +81,8 @@ def test_tree_self_time_and_nesting():
             assert c.time_range.start >= e.time_range.start
             assert c.time_range.end <= e.time_range.end
     assert outer.self_cpu_time_total == pytest.approx(
-        outer.cpu_time_total - sum(c.cpu_time_total for c in outer.cpu_children))
+        outer.cpu_time_total - sum(c.cpu_time_total for c in outer.cpu_children)
+    )
     for avg in prof.key_averages():
         assert avg.self_cpu_time_total <= avg.cpu_time_total + 1e-9
 
@@ -196,8 +204,7 @@ def test_chrome_trace_json(tmp_path):
 def test_schedule_matches_pytorch():
     A = ProfilerAction
     s = schedule(wait=1, warmup=1, active=2, repeat=1, skip_first=1)
-    assert [s(i) for i in range(8)] == [A.NONE, A.NONE, A.WARMUP, A.RECORD, A.RECORD_AND_SAVE, A.NONE, A.NONE,
-                                        A.NONE]
+    assert [s(i) for i in range(8)] == [A.NONE, A.NONE, A.WARMUP, A.RECORD, A.RECORD_AND_SAVE, A.NONE, A.NONE, A.NONE]
     s = schedule(wait=1, warmup=1, active=2)
     assert [s(i) for i in range(10)] == [A.NONE, A.WARMUP, A.RECORD, A.RECORD_AND_SAVE] * 2 + [A.NONE, A.WARMUP]
     with pytest.warns(UserWarning, match="warmup"):
@@ -209,8 +216,10 @@ def test_schedule_matches_pytorch():
 def test_schedule_steps_and_trace_handler(tmp_path):
     a = ember.ones(4)
     traces = []
-    with profile(schedule=schedule(wait=1, warmup=1, active=2, repeat=2),
-                 on_trace_ready=lambda p: traces.append(names(p.events()))) as prof:
+    with profile(
+        schedule=schedule(wait=1, warmup=1, active=2, repeat=2),
+        on_trace_ready=lambda p: traces.append(names(p.events())),
+    ) as prof:
         for step in range(10):
             ember.relu(a)
             prof.step()
@@ -305,6 +314,7 @@ def test_emit_nvtx_and_names():
     assert ember.profiler.ProfilerActivity.CPU in ember.profiler.supported_activities()
     assert ember.profiler.kineto_available() is False
     from ember.autograd import profiler_util  # noqa: F401  (the module PyTorch code imports names from)
+
     assert profiler_util.MEMORY_EVENT_NAME == "[memory]"
 
 

@@ -1,4 +1,5 @@
 """ember.nn.utils.prune against NumPy references: masks, reparametrization, iterative and global pruning."""
+
 import io
 
 import numpy as np
@@ -185,8 +186,7 @@ def test_global_unstructured_across_modules(rng):
 def test_global_unstructured_importance_scores_and_errors(rng):
     a, b = distinct_linear(rng, 2, 3), distinct_linear(rng, 2, 3)
     scores = {(a, "weight"): ember.arange(6.0).reshape(2, 3), (b, "weight"): ember.arange(6.0, 12.0).reshape(2, 3)}
-    prune.global_unstructured([(a, "weight"), (b, "weight")], prune.L1Unstructured, importance_scores=scores,
-                              amount=4)
+    prune.global_unstructured([(a, "weight"), (b, "weight")], prune.L1Unstructured, importance_scores=scores, amount=4)
     np.testing.assert_array_equal(np_of(a.weight_mask), [[0, 0, 0], [0, 1, 1]])
     np.testing.assert_array_equal(np_of(b.weight_mask), np.ones((2, 3)))
     with pytest.raises(TypeError, match="not an Iterable"):

@@ -1,6 +1,7 @@
 """The plumbing of the Python surface (Note [Python surface], docs/architecture.md): the top-level forms of Tensor
 methods (ember._derived), the Tensor methods written in Python (ember._tensor, attached there only), the keyword forms
 of the Python-defined top-level functions, and the stubs of ember._C (Note [Stubs] in scripts/stubgen)."""
+
 import ast
 import importlib.machinery
 import importlib.util
@@ -11,9 +12,9 @@ import pickle
 
 import numpy as np
 import pytest
+from conftest import assert_equal, to_np
 
 import ember
-from conftest import assert_equal, to_np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -24,12 +25,18 @@ def _rand(rng, *shape):
 
 # ---- top-level in-place functions -----------------------------------------------------------------------------------
 
+
 def test_inplace_functions_take_input_as_pytorchs_do(rng):
     # torch.relu_(input=x), torch.abs_(input=x): the first parameter is `input`, by position or by keyword, and the
     # result is the tensor itself, changed.
     a = rng.standard_normal(5).astype(np.float32)
-    for name, ref in [("abs_", np.abs), ("relu_", lambda v: np.maximum(v, 0)), ("exp_", np.exp),
-                      ("neg_", np.negative), ("sigmoid_", lambda v: 1 / (1 + np.exp(-v)))]:
+    for name, ref in [
+        ("abs_", np.abs),
+        ("relu_", lambda v: np.maximum(v, 0)),
+        ("exp_", np.exp),
+        ("neg_", np.negative),
+        ("sigmoid_", lambda v: 1 / (1 + np.exp(-v))),
+    ]:
         x = ember.tensor(a)
         assert getattr(ember, name)(input=x) is x, name
         np.testing.assert_allclose(to_np(x), ref(a), rtol=1e-6, err_msg=name)
@@ -58,8 +65,10 @@ def test_inplace_functions_with_keywords_match_the_methods(rng):
     assert_equal(ember.transpose_(ember.tensor(to_np(x)), dim0=0, dim1=1), to_np(x).T)
     assert_equal(ember.unsqueeze_(ember.tensor(to_np(x)), dim=1), to_np(x)[:, None])
     assert_equal(ember.squeeze_(ember.zeros(2, 1, 3), dim=1), np.zeros((2, 3)))
-    assert_equal(ember.index_add_(ember.zeros(3), 0, ember.tensor([0, 2, 0]), ember.tensor([1.0, 2.0, 3.0]),
-                                  alpha=2), [8.0, 0.0, 4.0])
+    assert_equal(
+        ember.index_add_(ember.zeros(3), 0, ember.tensor([0, 2, 0]), ember.tensor([1.0, 2.0, 3.0]), alpha=2),
+        [8.0, 0.0, 4.0],
+    )
     assert_equal(ember.scatter_(ember.zeros(3), 0, ember.tensor([2, 0]), ember.tensor([5.0, 7.0])), [7.0, 0.0, 5.0])
     assert_equal(ember.masked_fill_(ember.zeros(3), ember.tensor([True, False, True]), 4.0), [4.0, 0.0, 4.0])
     assert_equal(ember.round_(ember.tensor([1.234, 5.678]), decimals=1), np.float32([1.2, 5.7]))
@@ -86,34 +95,40 @@ def test_inplace_functions_raise_pytorchs_errors():
 
 # ---- *_copy functions ------------------------------------------------------------------------------------------------
 
+
 def test_copy_functions_take_pytorchs_keywords():
     base = ember.arange(6.0).reshape(2, 3)
     a = to_np(base)
-    cases = [(ember.view_copy(base, size=(3, 2)), a.reshape(3, 2)),
-             (ember.permute_copy(base, dims=(1, 0)), a.T),
-             (ember.transpose_copy(input=base, dim0=0, dim1=1), a.T),
-             (ember.expand_copy(base, size=(2, 2, 3), implicit=True), np.broadcast_to(a, (2, 2, 3))),
-             (ember.unsqueeze_copy(base, dim=0), a[None]),
-             (ember.squeeze_copy(base.unsqueeze(0), dim=0), a),
-             (ember.select_copy(base, dim=1, index=2), a[:, 2]),
-             (ember.diagonal_copy(base, offset=1), np.diagonal(a, 1)),
-             (ember.as_strided_copy(base, size=(2, 2), stride=(1, 2), storage_offset=1), [[1.0, 3.0], [2.0, 4.0]]),
-             (ember.unfold_copy(base, dimension=1, size=2, step=1), np.stack([a[:, 0:2], a[:, 1:3]], 1)),
-             (ember.slice_copy(base, dim=1, start=1, end=3), a[:, 1:3]),
-             (ember.t_copy(base), a.T), (ember.alias_copy(base), a), (ember.detach_copy(base), a)]
+    cases = [
+        (ember.view_copy(base, size=(3, 2)), a.reshape(3, 2)),
+        (ember.permute_copy(base, dims=(1, 0)), a.T),
+        (ember.transpose_copy(input=base, dim0=0, dim1=1), a.T),
+        (ember.expand_copy(base, size=(2, 2, 3), implicit=True), np.broadcast_to(a, (2, 2, 3))),
+        (ember.unsqueeze_copy(base, dim=0), a[None]),
+        (ember.squeeze_copy(base.unsqueeze(0), dim=0), a),
+        (ember.select_copy(base, dim=1, index=2), a[:, 2]),
+        (ember.diagonal_copy(base, offset=1), np.diagonal(a, 1)),
+        (ember.as_strided_copy(base, size=(2, 2), stride=(1, 2), storage_offset=1), [[1.0, 3.0], [2.0, 4.0]]),
+        (ember.unfold_copy(base, dimension=1, size=2, step=1), np.stack([a[:, 0:2], a[:, 1:3]], 1)),
+        (ember.slice_copy(base, dim=1, start=1, end=3), a[:, 1:3]),
+        (ember.t_copy(base), a.T),
+        (ember.alias_copy(base), a),
+        (ember.detach_copy(base), a),
+    ]
     for result, expected in cases:
         assert result.is_contiguous()
         assert_equal(result, np.asarray(expected))
         result.fill_(-1)
     assert base.min().item() == 0  # none of them aliased base
     pieces = ember.split_copy(base, split_size=1, dim=1)
-    assert [p.tolist() for p in pieces] == [a[:, i:i + 1].tolist() for i in range(3)]
+    assert [p.tolist() for p in pieces] == [a[:, i : i + 1].tolist() for i in range(3)]
     pieces = ember.split_with_sizes_copy(base, split_sizes=[1, 2], dim=1)
     assert [p.tolist() for p in pieces] == [a[:, :1].tolist(), a[:, 1:].tolist()]
     assert [p.tolist() for p in ember.unbind_copy(base, dim=1)] == a.T.tolist()
 
 
 # ---- Tensor methods written in Python --------------------------------------------------------------------------------
+
 
 def _tensor_attribute_assignments(path):
     """(line, text) of each `Tensor.x = ...` / `setattr(Tensor, ...)` in a source file."""
@@ -122,17 +137,28 @@ def _tensor_attribute_assignments(path):
 
     def is_tensor(node):
         return (isinstance(node, ast.Name) and node.id == "Tensor") or (
-            isinstance(node, ast.Attribute) and node.attr == "Tensor")
+            isinstance(node, ast.Attribute) and node.attr == "Tensor"
+        )
 
     found = []
     for node in ast.walk(tree):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, (ast.AugAssign, ast.AnnAssign)) else []
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign))
+            else []
+        )
         for t in targets:
             if isinstance(t, ast.Attribute) and is_tensor(t.value) and t.attr != "__module__":
                 found.append((node.lineno, ast.unparse(t)))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
-                and node.args and is_tensor(node.args[0]):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+            and node.args
+            and is_tensor(node.args[0])
+        ):
             found.append((node.lineno, ast.unparse(node)))
     return found
 
@@ -144,11 +170,16 @@ def test_tensor_methods_written_in_python_are_attached_in_one_place():
         for name in files:
             path = os.path.join(folder, name)
             if name.endswith(".py") and path != os.path.join(package, "_tensor.py"):
-                elsewhere += ["%s:%d: %s" % (os.path.relpath(path, package), line, text)
-                              for line, text in _tensor_attribute_assignments(path)]
+                elsewhere += [
+                    "%s:%d: %s" % (os.path.relpath(path, package), line, text)
+                    for line, text in _tensor_attribute_assignments(path)
+                ]
     assert not elsewhere, "Tensor attributes assigned outside ember/_tensor.py:\n" + "\n".join(elsewhere)
-    python_defined = {name for name, value in vars(ember.Tensor).items()
-                      if inspect.isfunction(value) or isinstance(value, property) and inspect.isfunction(value.fget)}
+    python_defined = {
+        name
+        for name, value in vars(ember.Tensor).items()
+        if inspect.isfunction(value) or isinstance(value, property) and inspect.isfunction(value.fget)
+    }
     assert python_defined == set(ember._tensor._METHODS)
 
 
@@ -157,7 +188,12 @@ def test_tensor_methods_written_in_python_have_pytorchs_signatures():
     (x * x).sum().backward(gradient=None, retain_graph=False, create_graph=False, inputs=[x])
     assert x.grad.tolist() == [2.0, 4.0]
     assert list(inspect.signature(ember.Tensor.backward).parameters) == [
-        "self", "gradient", "retain_graph", "create_graph", "inputs"]
+        "self",
+        "gradient",
+        "retain_graph",
+        "create_graph",
+        "inputs",
+    ]
     y = ember.tensor([1.0, 2.0])
     assert y.type() == "ember.FloatTensor"
     assert y.type(dtype=ember.float64).dtype == ember.float64
@@ -179,6 +215,7 @@ def test_tensor_methods_written_in_python_have_pytorchs_signatures():
 
 
 # ---- keyword forms of the Python-defined top-level functions ---------------------------------------------------------
+
 
 def test_python_defined_functions_take_pytorchs_keywords():
     a = np.array([1.0, 2.0], dtype=np.float32)
@@ -222,6 +259,7 @@ def test_python_defined_classes_are_documented():
 
 # ---- stubs -----------------------------------------------------------------------------------------------------------
 
+
 def _stub_folder():
     return os.path.join(os.path.dirname(ember._C.__file__), "_C")
 
@@ -244,7 +282,7 @@ def _parameters(fn):
 
 def test_stubs_are_shipped_beside_the_extension():
     assert os.path.isfile(os.path.join(os.path.dirname(ember._C.__file__), "py.typed"))
-    names = {n[:-len(".pyi")] for n in os.listdir(_stub_folder()) if n.endswith(".pyi")}
+    names = {n[: -len(".pyi")] for n in os.listdir(_stub_folder()) if n.endswith(".pyi")}
     assert {"__init__", "_nn", "_linalg"} <= names
 
 
@@ -281,9 +319,13 @@ def test_every_name_in_the_stubs_resolves():
     stubgen = _load_stubgen()
     for name in sorted(os.listdir(_stub_folder())):
         if name.endswith(".pyi"):
-            tree = _stub(name[:-len(".pyi")])
+            tree = _stub(name[: -len(".pyi")])
             assert not stubgen._undefined_names(tree), name
             shadowed = stubgen._defined_names(tree) & {"bool", "int", "float"}
-            bare = {n.id for ann in stubgen._annotations(tree) for n in ast.walk(ann)
-                    if isinstance(n, ast.Name) and n.id in shadowed}
+            bare = {
+                n.id
+                for ann in stubgen._annotations(tree)
+                for n in ast.walk(ann)
+                if isinstance(n, ast.Name) and n.id in shadowed
+            }
             assert not bare, (name, bare)

@@ -1,10 +1,10 @@
 """Random sampling: seeding and Generator streams reproduce exactly; each sampler's output has the
 right support, dtype and (with fixed seeds and wide tolerances) the right statistics."""
+
 import math
 
 import numpy as np
 import pytest
-
 from conftest import FLOAT_DTYPES, assert_equal, dtype_name, to_np
 
 import ember
@@ -78,8 +78,8 @@ def test_generator_objects():
     assert ember.manual_seed(11).initial_seed() == 11 and ember.initial_seed() == 11
     assert isinstance(ember.manual_seed(3), ember.Generator)
     # seeds keep their low 64 bits, as PyTorch's
-    assert ember.Generator().manual_seed(2 ** 64 + 9).initial_seed() == 9
-    assert ember.Generator().manual_seed(-1).initial_seed() == 2 ** 64 - 1
+    assert ember.Generator().manual_seed(2**64 + 9).initial_seed() == 9
+    assert ember.Generator().manual_seed(-1).initial_seed() == 2**64 - 1
 
 
 def test_get_state_and_set_state_replay_the_same_numbers():
@@ -119,6 +119,7 @@ def test_default_generator_is_a_generator_object():
 
 # ---------------------------------------------------------------------------------------- statistics
 
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_name)
 def test_rand_is_uniform_on_0_1(dtype):
     ember.manual_seed(0)
@@ -139,7 +140,7 @@ def test_rand_of_half_types_excludes_1(dtype):
 def test_rand_float64_uses_more_than_float32_precision():
     ember.manual_seed(0)
     x = to_np(ember.rand(1000, dtype=ember.float64))
-    assert np.any(x * 2 ** 24 != np.floor(x * 2 ** 24))
+    assert np.any(x * 2**24 != np.floor(x * 2**24))
     assert len(np.unique(x)) == 1000
 
 
@@ -181,7 +182,7 @@ def test_normal_with_tensor_mean_and_std():
     assert_equal(ember.normal(ember.arange(4.0), ember.zeros(4)), np.arange(4, dtype=np.float32))
 
 
-@pytest.mark.parametrize("low, high", [(0, 7), (-3, 4), (10, 11), (-(2 ** 40), -(2 ** 40) + 5)], ids=str)
+@pytest.mark.parametrize("low, high", [(0, 7), (-3, 4), (10, 11), (-(2**40), -(2**40) + 5)], ids=str)
 def test_randint_bounds_and_every_value_hit(low, high):
     ember.manual_seed(4)
     x = to_np(ember.randint(low, high, (20_000,)))
@@ -202,7 +203,7 @@ def test_randint_forms_and_dtypes():
     assert z.dtype is ember.float32 and set(to_np(z).tolist()) == {0.0, 1.0, 2.0}
     w = ember.randint(low=1, high=4, size=(50,))
     assert set(to_np(w).tolist()) <= {1, 2, 3}
-    assert ember.randint(0, 2 ** 62, (1000,)).tolist() != [0] * 1000
+    assert ember.randint(0, 2**62, (1000,)).tolist() != [0] * 1000
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 10, 1000])
@@ -298,8 +299,11 @@ def test_in_place_samplers_fill_every_element_of_a_non_contiguous_view(layout, o
     marker = ember.zeros(60, 40, dtype=ember.int8)
     NON_CONTIGUOUS[layout](marker).fill_(1)
     inside = to_np(marker) == 1
-    r = {"uniform_": lambda: view.uniform_(2, 3), "normal_": lambda: view.normal_(5, 0.5),
-         "bernoulli_": lambda: view.bernoulli_(0.5)}[op]()
+    r = {
+        "uniform_": lambda: view.uniform_(2, 3),
+        "normal_": lambda: view.normal_(5, 0.5),
+        "bernoulli_": lambda: view.bernoulli_(0.5),
+    }[op]()
     assert r.data_ptr() == view.data_ptr()
     b = to_np(base).astype(np.float64)
     assert not np.any(np.isnan(b[inside]))  # every element of the view was written
@@ -329,9 +333,18 @@ def test_random_on_a_non_contiguous_integer_view(layout):
     assert set(np.unique(b[inside]).tolist()) == set(range(10, 20))
 
 
-@pytest.mark.parametrize("dtype, high", [(ember.uint8, 256), (ember.int8, 128), (ember.int16, 2 ** 15), (ember.bool, 2),
-                                         (ember.float16, 2 ** 11 + 1), (ember.float32, 2 ** 24 + 1)],
-                         ids=lambda v: dtype_name(v) if isinstance(v, ember.dtype) else str(v))
+@pytest.mark.parametrize(
+    "dtype, high",
+    [
+        (ember.uint8, 256),
+        (ember.int8, 128),
+        (ember.int16, 2**15),
+        (ember.bool, 2),
+        (ember.float16, 2**11 + 1),
+        (ember.float32, 2**24 + 1),
+    ],
+    ids=lambda v: dtype_name(v) if isinstance(v, ember.dtype) else str(v),
+)
 def test_random_without_bounds_covers_the_dtype(dtype, high):
     ember.manual_seed(15)
     x = to_np(ember.empty(20_000, dtype=dtype).random_()).astype(np.float64)
@@ -382,6 +395,7 @@ def test_samples_are_independent_across_a_tensor():
 # ember.random (torch.random): the top-level functions themselves, and fork_rng.
 def test_random_module_names():
     import ember.random as R
+
     for name in ("manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state"):
         assert getattr(R, name) is getattr(ember, name)
     assert R.default_generator is ember.default_generator
@@ -398,7 +412,7 @@ def test_fork_rng_restores_state():
         ember.manual_seed(123)  # even a reseed inside is undone
         ember.rand(3)
     assert ember.rand(6).tolist() == expected
-    assert inside != expected[:len(inside)]
+    assert inside != expected[: len(inside)]
 
 
 def test_fork_rng_nested_and_devices_iterable():
@@ -445,18 +459,23 @@ def test_fork_rng_cuda_devices_need_cuda():
 
 def test_fork_rng_warns_once_for_several_devices(monkeypatch):
     import ember.random as R
+
     states = {0: ember.tensor([1], dtype=ember.uint8), 1: ember.tensor([2], dtype=ember.uint8)}
     restored = []
     monkeypatch.setattr(ember.cuda, "device_count", lambda: 2)
     monkeypatch.setattr(ember.cuda, "get_rng_state", lambda device="cuda": states[device])
     monkeypatch.setattr(ember.cuda, "set_rng_state", lambda state, device="cuda": restored.append((device, state)))
     monkeypatch.setattr(R, "_fork_rng_warned_already", False)
-    with pytest.warns(UserWarning, match="CUDA reports that you have 2 available devices, and you have used "
-                                         "my_fn without explicitly specifying which devices are being used.*'devs'"):
+    with pytest.warns(
+        UserWarning,
+        match="CUDA reports that you have 2 available devices, and you have used "
+        "my_fn without explicitly specifying which devices are being used.*'devs'",
+    ):
         with R.fork_rng(_caller="my_fn", _devices_kw="devs"):
             pass
     assert [d for d, _ in restored] == [0, 1] and restored[1][1] is states[1]
     import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # only the first use warns
         with R.fork_rng():
@@ -467,6 +486,7 @@ def test_fork_rng_warns_once_for_several_devices(monkeypatch):
 
 
 # ------------------------------------------------------------------- PyTorch's keyword forms (Note [Python surface])
+
 
 def test_manual_seed_by_keyword_matches_positional():
     assert ember.manual_seed(seed=3) is ember.default_generator
@@ -496,6 +516,7 @@ def test_size_of_rand_by_keyword(name):
 def test_randint_keyword_forms():
     def draw(*args, **kw):
         return ember.randint(*args, generator=ember.Generator().manual_seed(7), **kw)
+
     ref = to_np(draw(2, 9, (50,)))
     assert ref.min() >= 2 and ref.max() < 9
     assert_equal(draw(low=2, high=9, size=(50,)), ref)
@@ -526,8 +547,9 @@ def test_sampler_keywords():
     assert_equal(idx, np.array([1, 1]))
     assert_equal(ember.randperm(n=5).sort().values, np.arange(5))
     assert_equal(ember.poisson(input=ember.zeros(3)), np.zeros(3, np.float32))
-    assert_equal(ember.binomial(count=ember.tensor([4.0, 4.0]), prob=ember.tensor([0.0, 1.0])),
-                 np.array([0, 4], np.float32))
+    assert_equal(
+        ember.binomial(count=ember.tensor([4.0, 4.0]), prob=ember.tensor([0.0, 1.0])), np.array([0, 4], np.float32)
+    )
     x = ember.empty(100)
     assert 2 <= float(x.uniform_(**{"from": 2, "to": 3}).min()) and float(x.max()) < 3
     assert 3 <= float(x.random_(**{"from": 3, "to": 5}).min()) and float(x.max()) <= 4

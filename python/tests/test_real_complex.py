@@ -1,10 +1,10 @@
 """The complex-number helpers on real tensors (PyTorch's definitions for real dtypes), scalar_tensor, logit_ and the
 has_* build flags."""
+
 import math
 
 import numpy as np
 import pytest
-
 from conftest import to_np
 
 import ember
@@ -14,8 +14,14 @@ IDENTITY = ("conj", "resolve_conj", "resolve_neg", "real", "conj_physical")
 
 @pytest.mark.parametrize("name", IDENTITY)
 def test_identity_helpers_return_the_tensor(name):
-    for t in (ember.tensor([1.0, -2.0]), ember.tensor([1, 2]), ember.ones(2, 3).t(), ember.tensor(3.0),
-              ember.zeros(0, 2), ember.ones(2, requires_grad=True)):
+    for t in (
+        ember.tensor([1.0, -2.0]),
+        ember.tensor([1, 2]),
+        ember.ones(2, 3).t(),
+        ember.tensor(3.0),
+        ember.zeros(0, 2),
+        ember.ones(2, requires_grad=True),
+    ):
         assert getattr(ember, name)(t) is t
         if name != "real":
             assert getattr(t, name)() is t
@@ -81,8 +87,11 @@ def test_angle_floats(dtype):
         expected[7] = 0.0 if np.float16(-1e-30) == 0 else expected[7]  # -1e-30 underflows to -0.0
     if dtype == ember.bfloat16:
         expected = np.where(np.isnan(vals), np.nan, expected)
-    np.testing.assert_allclose(got, expected.astype(np.float32) if dtype == ember.float32 else expected,
-                               rtol=1e-7 if dtype != ember.float32 else 1e-6)
+    np.testing.assert_allclose(
+        got,
+        expected.astype(np.float32) if dtype == ember.float32 else expected,
+        rtol=1e-7 if dtype != ember.float32 else 1e-6,
+    )
 
 
 def test_angle_ints_bool_layouts_and_grad():
@@ -97,7 +106,8 @@ def test_angle_ints_bool_layouts_and_grad():
     base = ember.tensor([[1.0, -1.0, 2.0], [-3.0, 0.0, -0.5]])
     np.testing.assert_allclose(to_np(ember.angle(base.t())), np.where(to_np(base).T < 0, np.float32(math.pi), 0.0))
     assert ember.angle(ember.zeros(0, 4)).shape == (0, 4) and ember.angle(ember.tensor(-2.0)).item() == pytest.approx(
-        math.pi)
+        math.pi
+    )
     assert base.angle().tolist() == ember.angle(base).tolist()
     out = ember.empty(0)
     assert ember.angle(base, out=out) is out and out.shape == (2, 3)
@@ -106,8 +116,7 @@ def test_angle_ints_bool_layouts_and_grad():
     assert y.requires_grad
     y.backward(ember.arange(6, dtype=ember.float64))
     assert x.grad.tolist() == [0.0] * 6
-    assert ember.autograd.gradcheck(ember.angle, (ember.tensor([0.5, -1.5], dtype=ember.float64,
-                                                               requires_grad=True),))
+    assert ember.autograd.gradcheck(ember.angle, (ember.tensor([0.5, -1.5], dtype=ember.float64, requires_grad=True),))
     with ember.no_grad():
         assert not ember.angle(x).requires_grad
 
@@ -147,8 +156,16 @@ def test_logit_inplace():
 
 
 def test_build_flags():
-    for name in ("has_cuda", "has_cudnn", "has_lapack", "has_mkl", "has_mkldnn", "has_openmp", "has_mps",
-                 "has_spectral"):
+    for name in (
+        "has_cuda",
+        "has_cudnn",
+        "has_lapack",
+        "has_mkl",
+        "has_mkldnn",
+        "has_openmp",
+        "has_mps",
+        "has_spectral",
+    ):
         assert isinstance(getattr(ember, name), bool)
     assert ember.has_cuda == ember.backends.cuda.is_built() and ember.has_cudnn == ember.has_cuda
     assert ember.has_lapack and ember.has_mkldnn and not ember.has_mkl and not ember.has_mps

@@ -2,12 +2,25 @@
 values against NumPy (float64) for every dim form, keepdim and dtype=, result dtypes, empty inputs,
 NaN handling, the "inner" and "outer" strategies over permuted and strided inputs, reductions split
 across threads, summation precision, var/std, logsumexp, and the whole-tensor comparisons."""
+
 import math
 
 import numpy as np
 import pytest
-from conftest import (ALL_DTYPES, FLOAT_DTYPES, LAYOUTS, assert_equal, bf16_round, dtype_name, from_np,
-                      make_layout, np_dtype, random_array, tie_array, to_np)
+from conftest import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    LAYOUTS,
+    assert_equal,
+    bf16_round,
+    dtype_name,
+    from_np,
+    make_layout,
+    np_dtype,
+    random_array,
+    tie_array,
+    to_np,
+)
 
 import ember
 
@@ -15,7 +28,7 @@ TOL = {ember.float16: 2e-3, ember.bfloat16: 1.6e-2, ember.float32: 2e-6, ember.f
 
 
 def rounded(x, dtype):
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         if dtype is ember.bfloat16:
             return bf16_round(np.asarray(x, np.float32))
         return np.asarray(x).astype(np_dtype(dtype))
@@ -27,8 +40,9 @@ def assert_close(t, expected, dtype=None, rtol=None, atol=0.0):
         assert t.dtype is dtype, (t.dtype, dtype)
     assert tuple(t.shape) == expected.shape, (tuple(t.shape), expected.shape)
     rtol = TOL[t.dtype] if rtol is None else rtol
-    np.testing.assert_allclose(to_np(t).astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol,
-                               equal_nan=True)
+    np.testing.assert_allclose(
+        to_np(t).astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True
+    )
 
 
 def np_dims(dim, ndim):
@@ -43,6 +57,7 @@ DIMS = [None, 0, 1, -1, 2, (0, 2), (-1, 0), (0, 1, 2), (1,)]
 
 
 # ------------------------------------------------------------------------------------ sum-like
+
 
 @pytest.mark.parametrize("keepdim", [False, True])
 @pytest.mark.parametrize("dim", DIMS, ids=str)
@@ -107,7 +122,7 @@ def test_integer_sums_accumulate_in_int64():
     assert_equal(ember.prod(ember.tensor([True, True])), np.array(1), dtype=ember.int64)
     u8 = ember.full((1000,), 255, dtype=ember.uint8)
     assert_equal(u8.sum(), np.array(255_000))
-    assert_equal(ember.sum(ember.full((3,), 2 ** 40)), np.array(3 * 2 ** 40))
+    assert_equal(ember.sum(ember.full((3,), 2**40)), np.array(3 * 2**40))
 
 
 def test_dtype_argument():
@@ -145,8 +160,9 @@ def test_dim_forms_on_0d_and_errors(dim):
     s = ember.tensor(5.0)
     for d in (0, -1, None):
         assert_equal(ember.sum(s, d) if d is not None else ember.sum(s), np.array(5.0, np.float32))
-        assert_equal(ember.sum(s, d, keepdim=True) if d is not None else ember.sum(s, keepdim=True),
-                     np.array(5.0, np.float32))
+        assert_equal(
+            ember.sum(s, d, keepdim=True) if d is not None else ember.sum(s, keepdim=True), np.array(5.0, np.float32)
+        )
     assert_equal(ember.amax(s, 0), np.array(5.0, np.float32))
     mv = ember.max(s, 0)
     assert mv.values.item() == 5.0 and mv.indices.item() == 0
@@ -156,6 +172,7 @@ def test_dim_forms_on_0d_and_errors(dim):
 
 
 # ------------------------------------------------------------------------------------ empty inputs
+
 
 def test_empty_reductions():
     e = ember.zeros(0)
@@ -179,8 +196,11 @@ def test_empty_reductions():
     assert ember.argmax(m, 1).shape == (0,)
     v = ember.var(e)
     assert math.isnan(v.item())
-    with pytest.raises(RuntimeError, match=r"max\(\): Expected reduction dim to be specified for input.numel\(\) == 0. "
-                                           "Specify the reduction dim with the 'dim' argument."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"max\(\): Expected reduction dim to be specified for input.numel\(\) == 0. "
+        "Specify the reduction dim with the 'dim' argument.",
+    ):
         ember.max(e)
     with pytest.raises(RuntimeError, match=r"min\(\): Expected reduction dim to be specified for input.numel\(\) == 0"):
         ember.min(m)
@@ -196,11 +216,14 @@ def test_empty_reductions():
         ember.amax(m, 0)
     with pytest.raises(RuntimeError, match=r"amin\(\): Expected reduction dim"):
         ember.amin(e)
-    with pytest.raises(RuntimeError, match=r"argmax\(\): Expected reduction dim to be specified for input.numel\(\) == 0"):
+    with pytest.raises(
+        RuntimeError, match=r"argmax\(\): Expected reduction dim to be specified for input.numel\(\) == 0"
+    ):
         ember.argmax(e)
 
 
 # ------------------------------------------------------------------------------------ max / min / arg
+
 
 def test_max_min_with_dim_namedtuple(rng):
     x = rng.integers(-5, 5, (4, 6)).astype(np.float32)  # many ties
@@ -210,11 +233,11 @@ def test_max_min_with_dim_namedtuple(rng):
             r = ember.max(t, dim, keepdim)
             values, indices = r
             assert r.values is values and r.indices is indices
-            assert type(r).__name__ == 'max' and r._fields == ('values', 'indices')
+            assert type(r).__name__ == "max" and r._fields == ("values", "indices")
             assert_equal(values, np.amax(x, dim, keepdims=keepdim))
             assert_equal(indices, np.expand_dims(np.argmax(x, dim), dim) if keepdim else np.argmax(x, dim))  # first
             m = t.min(dim=dim, keepdim=keepdim)
-            assert type(m).__name__ == 'min'
+            assert type(m).__name__ == "min"
             assert_equal(m.values, np.amin(x, dim, keepdims=keepdim))
             assert_equal(m.indices, np.expand_dims(np.argmin(x, dim), dim) if keepdim else np.argmin(x, dim))
             assert_equal(ember.argmax(t, dim, keepdim), to_np(r.indices))
@@ -273,8 +296,9 @@ def test_nan_wins_in_max_min_and_arg(dtype):
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("dtype", [ember.float32, ember.float16, ember.float64, ember.int8, ember.uint8, ember.bool],
-                         ids=dtype_name)
+@pytest.mark.parametrize(
+    "dtype", [ember.float32, ember.float16, ember.float64, ember.int8, ember.uint8, ember.bool], ids=dtype_name
+)
 def test_max_min_arg_with_ties_and_nans_in_every_layout(layout, dtype, rng):
     """Many ties and NaNs: values and indices are NumPy's (NaN wins, the first occurrence of the winner)."""
     t, a = make_layout(rng, (4, 7, 5), dtype, layout, values=tie_array)
@@ -305,6 +329,7 @@ def test_max_of_other_tensor_is_maximum():
 
 # ------------------------------------------------------------------------------------ all / any / count
 
+
 def test_all_any_count_nonzero():
     x = ember.tensor([[0.0, 1.0, math.nan], [2.0, 0.0, 0.0]])
     xn = to_np(x)
@@ -326,7 +351,10 @@ def test_all_any_count_nonzero():
 
 # ------------------------------------------------------------------------------------ layouts and strategies
 
-@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.int32, ember.float16, ember.bool], ids=dtype_name)
+
+@pytest.mark.parametrize(
+    "dtype", [ember.float32, ember.float64, ember.int32, ember.float16, ember.bool], ids=dtype_name
+)
 def test_inner_and_outer_strategies(dtype, rng):
     """A contiguous [N, C] tensor summed over C reduces its innermost dim ("inner"), over N keeps it
     ("outer"); its transpose swaps the two."""
@@ -372,9 +400,10 @@ def test_reducing_dims_of_a_permuted_4d_tensor(perm, dims, rng):
         assert_equal(ember.amax(t, dims, keepdim), x.max(d, keepdims=keepdim))
         assert_equal(ember.amin(t, dims, keepdim), x.min(d, keepdims=keepdim))
         assert_close(ember.var(t, dims, keepdim=keepdim), x.var(d, ddof=1, keepdims=keepdim), ember.float64)
-        assert_close(ember.prod(t / 20, dims, keepdim), np.prod(x / 20, d, keepdims=keepdim), ember.float64, atol=1e-300)
-        assert_close(ember.logsumexp(t, dims, keepdim),
-                     np.log(np.sum(np.exp(x), d, keepdims=keepdim)), ember.float64)
+        assert_close(
+            ember.prod(t / 20, dims, keepdim), np.prod(x / 20, d, keepdims=keepdim), ember.float64, atol=1e-300
+        )
+        assert_close(ember.logsumexp(t, dims, keepdim), np.log(np.sum(np.exp(x), d, keepdims=keepdim)), ember.float64)
     f32 = t.to(ember.float32)  # converted copy keeps the permuted layout's values
     assert_close(ember.sum(f32, dims), x.sum(d), ember.float32, rtol=1e-5, atol=1e-4)
     i = t.remainder(7).to(ember.int16)
@@ -385,19 +414,22 @@ def test_reducing_dims_of_a_permuted_4d_tensor(perm, dims, rng):
 def test_strided_expanded_and_sliced_inputs(rng):
     base = random_array(rng, (8, 10, 6), ember.float64)
     t = from_np(base)
-    for view, v in ((t[::2, 1::3, 1], base[::2, 1::3, 1]),
-                    (t[:, 2:7, :].transpose(0, 2), base[:, 2:7, :].transpose(2, 1, 0)),
-                    (t[3].expand(4, 10, 6), np.broadcast_to(base[3], (4, 10, 6))),
-                    (t[:, :1, :].expand(8, 5, 6), np.broadcast_to(base[:, :1, :], (8, 5, 6)))):
+    for view, v in (
+        (t[::2, 1::3, 1], base[::2, 1::3, 1]),
+        (t[:, 2:7, :].transpose(0, 2), base[:, 2:7, :].transpose(2, 1, 0)),
+        (t[3].expand(4, 10, 6), np.broadcast_to(base[3], (4, 10, 6))),
+        (t[:, :1, :].expand(8, 5, 6), np.broadcast_to(base[:, :1, :], (8, 5, 6))),
+    ):
         for dim in (None, 0, 1, -1, (0, -1)):
             d = np_dims(dim, v.ndim)
-            kw = {} if dim is None else {'dim': dim}
+            kw = {} if dim is None else {"dim": dim}
             assert_close(ember.sum(view, **kw), v.sum(d), ember.float64)
             assert_equal(ember.amax(view, **kw), v.max(d))
             assert_close(ember.std(view, **kw), v.std(d, ddof=1), ember.float64)
 
 
 # ------------------------------------------------------------------------------------ large and threaded
+
 
 @pytest.mark.parametrize("threads", [2, 4])
 def test_large_reductions_split_across_threads(threads, rng):
@@ -456,8 +488,8 @@ def test_large_reductions_split_across_threads(threads, rng):
 
 
 def test_float32_sum_of_2_pow_25_ones_is_exact():
-    assert ember.ones(2 ** 25).sum().item() == 33554432.0  # naive float32 summation stops at 16777216
-    assert ember.ones(2 ** 25).mean().item() == 1.0
+    assert ember.ones(2**25).sum().item() == 33554432.0  # naive float32 summation stops at 16777216
+    assert ember.ones(2**25).mean().item() == 1.0
 
 
 def test_float32_sums_are_accurate_in_the_outer_strategy_too():
@@ -495,11 +527,17 @@ def test_float16_sums_accumulate_in_float32():
     assert ember.ones(4096, dtype=ember.float16).mean().item() == 1.0
     assert ember.ones(70_000, dtype=ember.float16).sum().item() == math.inf  # 70000 > 65504: the result overflows
     h = rounded(np.linspace(-2, 2, 5000), ember.float16)
-    assert_close(ember.sum(from_np(h, ember.float16)), np.float16(h.astype(np.float64).sum()), ember.float16,
-                 rtol=1e-3, atol=1e-2)
+    assert_close(
+        ember.sum(from_np(h, ember.float16)),
+        np.float16(h.astype(np.float64).sum()),
+        ember.float16,
+        rtol=1e-3,
+        atol=1e-2,
+    )
 
 
 # ------------------------------------------------------------------------------------ var / std
+
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_name)
 def test_var_std_correction_and_dims(dtype, rng):
@@ -513,7 +551,7 @@ def test_var_std_correction_and_dims(dtype, rng):
             for keepdim in (False, True):
                 kw = dict(correction=correction, keepdim=keepdim)
                 if dim is not None:
-                    kw['dim'] = dim
+                    kw["dim"] = dim
                 assert_close(ember.var(t, **kw), x64.var(d, ddof=correction, keepdims=keepdim), dtype, **tol)
                 assert_close(ember.std(t, **kw), x64.std(d, ddof=correction, keepdims=keepdim), dtype, **tol)
                 v, m = ember.var_mean(t, **kw)
@@ -573,10 +611,11 @@ def test_var_edge_cases():
 
 # ------------------------------------------------------------------------------------ logsumexp
 
+
 def test_logsumexp():
     x = np.array([[1.0, 2.0, 3.0], [1000.0, 1000.0, -1000.0], [-np.inf, -np.inf, -np.inf], [np.inf, 1.0, 2.0]])
     t = from_np(x)
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         exp_rows = np.array([np.log(np.exp(1) + np.exp(2) + np.exp(3)), 1000 + np.log(2), -np.inf, np.inf])
     assert_close(ember.logsumexp(t, 1), exp_rows, ember.float64)
     assert_close(ember.logsumexp(t, -1, keepdim=True), exp_rows[:, None], ember.float64)
@@ -591,6 +630,7 @@ def test_logsumexp():
 
 
 # ------------------------------------------------------------------------------------ equal / isclose / allclose
+
 
 def test_equal():
     a = ember.tensor([[1, 2], [3, 4]])
@@ -608,7 +648,7 @@ def test_isclose_and_allclose():
     a = np.array([1.0, 1.0, nan, inf, -inf, inf, 0.0, 1e-9, 100.0])
     b = np.array([1.0 + 1e-6, 1.1, nan, inf, inf, 1e300, 1e-9, 0.0, 100.0001])
     ta, tb = from_np(a), from_np(b)
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         for rtol, atol, equal_nan in ((1e-5, 1e-8, False), (1e-5, 1e-8, True), (0.2, 0.0, False), (0.0, 1e-7, False)):
             exp = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
             assert_equal(ember.isclose(ta, tb, rtol=rtol, atol=atol, equal_nan=equal_nan), exp)
@@ -621,12 +661,14 @@ def test_isclose_and_allclose():
     assert not ember.allclose(ember.tensor([1.0, nan]), ember.tensor([1.0, nan]))
     assert ember.tensor([1.0]).allclose(ember.tensor([1.5]), rtol=0.5)
     # broadcasting
-    assert_equal(ember.isclose(ember.tensor([[1.0], [2.0]]), ember.tensor([1.0, 2.0])),
-                 np.array([[True, False], [False, True]]))
+    assert_equal(
+        ember.isclose(ember.tensor([[1.0], [2.0]]), ember.tensor([1.0, 2.0])), np.array([[True, False], [False, True]])
+    )
     # integers and bools
     assert_equal(ember.isclose(ember.tensor([1, 2, 100]), ember.tensor([1, 3, 100])), np.array([True, False, True]))
-    assert_equal(ember.isclose(ember.tensor([10, 20]), ember.tensor([11, 20]), rtol=0.1, atol=0),
-                 np.array([True, True]))
+    assert_equal(
+        ember.isclose(ember.tensor([10, 20]), ember.tensor([11, 20]), rtol=0.1, atol=0), np.array([True, True])
+    )
     assert_equal(ember.isclose(ember.tensor([True, False]), ember.tensor([True, True])), np.array([True, False]))
     with pytest.raises(RuntimeError):
         ember.isclose(ember.tensor([1.0]), ember.tensor([1.0], dtype=ember.float64))

@@ -1,5 +1,6 @@
 """repr(tensor) against PyTorch 1.13: every expected string below is PyTorch's own repr of the same
 expression, pasted once. ember names its dtypes ember.*, so "dtype=torch." reads "dtype=ember." in ember."""
+
 from math import inf, nan
 
 import pytest
@@ -360,13 +361,13 @@ def test_printoptions_reset_by_default_profile():
     ember.set_printoptions(precision=2, threshold=5, edgeitems=1, linewidth=30)
     ember.set_printoptions(profile="default")
     assert repr(ember.tensor([1.12345])) == "tensor([1.1235])"
-    assert repr(ember.arange(1001)) == (
-        "tensor([   0,    1,    2,  ...,  998,  999, 1000])")
+    assert repr(ember.arange(1001)) == ("tensor([   0,    1,    2,  ...,  998,  999, 1000])")
 
 
 def test_default_dtype_float64():
     ember.set_default_dtype(ember.float64)
-    assert repr(ember.tensor([1.5, 2.])) == "tensor([1.5000, 2.0000])"
-    assert repr(ember.tensor([1.5, 2.], dtype=ember.float32)) == expected(
-        "tensor([1.5000, 2.0000], dtype=torch.float32)")
+    assert repr(ember.tensor([1.5, 2.0])) == "tensor([1.5000, 2.0000])"
+    assert repr(ember.tensor([1.5, 2.0], dtype=ember.float32)) == expected(
+        "tensor([1.5000, 2.0000], dtype=torch.float32)"
+    )
     assert repr(ember.zeros(0, dtype=ember.float32)) == expected("tensor([], dtype=torch.float32)")

@@ -3,13 +3,13 @@ ember._standard_gamma (+ its reparameterization gradient), _sample_dirichlet, po
 
 Statistics use fixed seeds, so every check is deterministic; the bounds are still several standard errors wide
 (or Kolmogorov-Smirnov p-values above 1e-4), so that a correct sampler passes for any seed."""
+
 import math
 
 import numpy as np
 import pytest
 import scipy.special as sp
 import scipy.stats as st
-
 from conftest import to_np
 
 import ember
@@ -28,8 +28,10 @@ def mean_ok(x, mean, var, z=6.0):
 
 # -- in-place samplers -------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.float16, ember.bfloat16],
-                         ids=lambda d: repr(d).split(".")[-1])
+
+@pytest.mark.parametrize(
+    "dtype", [ember.float32, ember.float64, ember.float16, ember.bfloat16], ids=lambda d: repr(d).split(".")[-1]
+)
 def test_exponential_(dtype):
     ember.manual_seed(0)
     t = ember.empty(N, dtype=dtype)
@@ -38,7 +40,7 @@ def test_exponential_(dtype):
     assert t.dtype == dtype and (x >= 0).all()
     if dtype in (ember.float32, ember.float64):
         assert ks_ok(x, st.expon(scale=1 / 2.5).cdf)
-    assert mean_ok(x, 1 / 2.5, 1 / 2.5 ** 2)
+    assert mean_ok(x, 1 / 2.5, 1 / 2.5**2)
     assert math.isinf(ember.empty(3).exponential_(0).min().item())
     assert ember.empty(3).exponential_(float("inf")).max().item() == 0
 
@@ -82,15 +84,23 @@ def test_inplace_samplers_noncontiguous_and_empty():
     cols[:, 1].cauchy_()
     c = to_np(cols)
     assert (c[:, [0, 2, 3]] == 0).all() and (c[:, 1] != 0).all()
-    for f in (lambda t: t.exponential_(), lambda t: t.geometric_(0.5), lambda t: t.cauchy_(),
-              lambda t: t.log_normal_()):
+    for f in (
+        lambda t: t.exponential_(),
+        lambda t: t.geometric_(0.5),
+        lambda t: t.cauchy_(),
+        lambda t: t.log_normal_(),
+    ):
         e = ember.empty(0, 3)
         assert f(e).shape == (0, 3)
 
 
 def test_inplace_samplers_reproduce_and_take_generators():
-    for f in (lambda t, **g: t.exponential_(1.5, **g), lambda t, **g: t.geometric_(0.2, **g),
-              lambda t, **g: t.cauchy_(0, 1, **g), lambda t, **g: t.log_normal_(0, 1, **g)):
+    for f in (
+        lambda t, **g: t.exponential_(1.5, **g),
+        lambda t, **g: t.geometric_(0.2, **g),
+        lambda t, **g: t.cauchy_(0, 1, **g),
+        lambda t, **g: t.log_normal_(0, 1, **g),
+    ):
         ember.manual_seed(7)
         a = to_np(f(ember.empty(50)))
         ember.manual_seed(7)
@@ -111,13 +121,17 @@ def test_inplace_sampler_errors():
         ember.empty(3).geometric_(1.5)
     with pytest.raises(RuntimeError, match=r"log_normal_ expects std > 0.0"):
         ember.empty(3).log_normal_(0, 0)
-    for name, f in (("exponential_", lambda t: t.exponential_()), ("cauchy_", lambda t: t.cauchy_()),
-                    ("log_normal_", lambda t: t.log_normal_())):
+    for name, f in (
+        ("exponential_", lambda t: t.exponential_()),
+        ("cauchy_", lambda t: t.cauchy_()),
+        ("log_normal_", lambda t: t.log_normal_()),
+    ):
         with pytest.raises(RuntimeError, match=name):
             f(ember.empty(3, dtype=ember.int64))
 
 
 # -- gamma ---------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("alpha", [0.01, 0.3, 1.0, 2.5, 40.0, 3000.0])
 def test_standard_gamma_distribution(alpha):
@@ -157,8 +171,11 @@ def _gamma_grad_reference(alpha, x):
 def test_standard_gamma_grad_against_finite_differences(alpha):
     qs = np.array([0.01, 0.2, 0.5, 0.8, 0.99])
     xs = st.gamma(alpha).ppf(qs)
-    got = to_np(ember._standard_gamma_grad(ember.full((5,), alpha, dtype=ember.float64),
-                                           ember.tensor(xs.tolist(), dtype=ember.float64)))
+    got = to_np(
+        ember._standard_gamma_grad(
+            ember.full((5,), alpha, dtype=ember.float64), ember.tensor(xs.tolist(), dtype=ember.float64)
+        )
+    )
     want = np.array([_gamma_grad_reference(alpha, x) for x in xs])
     rtol = 2e-3 if alpha >= 1e4 else 1e-5  # Wilson-Hilferty above 1e4 (Note [Gamma reparameterization gradient])
     np.testing.assert_allclose(got, want, rtol=rtol)
@@ -182,8 +199,7 @@ def test_standard_gamma_backward():
     a2 = ember.tensor([0.7, 3.0], requires_grad=True)
     y = ember._standard_gamma(a2)
     y.backward(ember.ones(2))
-    np.testing.assert_allclose(to_np(a2.grad), to_np(ember._standard_gamma_grad(a2.detach(), y.detach())),
-                               rtol=1e-6)
+    np.testing.assert_allclose(to_np(a2.grad), to_np(ember._standard_gamma_grad(a2.detach(), y.detach())), rtol=1e-6)
 
 
 def test_sample_dirichlet():
@@ -202,6 +218,7 @@ def test_sample_dirichlet():
 
 
 # -- poisson and binomial ----------------------------------------------------------------------------------------
+
 
 def _pmf_close(x, pmf, support):
     """Every probability of the support within 6 standard errors of its frequency."""
@@ -236,12 +253,10 @@ def test_poisson_dtype_broadcast_errors():
         ember.poisson(ember.tensor([1, 2]))
 
 
-@pytest.mark.parametrize("n,p", [(1, 0.3), (10, 0.5), (25, 0.1), (100, 0.3), (100, 0.9), (5000, 0.02),
-                                 (1e6, 0.5)])
+@pytest.mark.parametrize("n,p", [(1, 0.3), (10, 0.5), (25, 0.1), (100, 0.3), (100, 0.9), (5000, 0.02), (1e6, 0.5)])
 def test_binomial(n, p):
     ember.manual_seed(22)
-    x = to_np(ember.binomial(ember.full((N,), float(n), dtype=ember.float64),
-                             ember.full((N,), p, dtype=ember.float64)))
+    x = to_np(ember.binomial(ember.full((N,), float(n), dtype=ember.float64), ember.full((N,), p, dtype=ember.float64)))
     assert (x >= 0).all() and (x <= n).all() and (x == np.round(x)).all()
     assert mean_ok(x, n * p, n * p * (1 - p))
     if n <= 5000:
@@ -267,8 +282,9 @@ def test_binomial_edges_broadcast_errors():
 @pytest.mark.parametrize("kappa", [0.0, 1e-6, 0.01, 0.5, 2.0, 50.0, 1e4])
 def test_sample_von_mises(kappa):
     ember.manual_seed(24)
-    x = to_np(ember._sample_von_mises(ember.zeros(N, dtype=ember.float64),
-                                      ember.full((N,), kappa, dtype=ember.float64)))
+    x = to_np(
+        ember._sample_von_mises(ember.zeros(N, dtype=ember.float64), ember.full((N,), kappa, dtype=ember.float64))
+    )
     assert (x >= -math.pi).all() and (x < math.pi).all()
     ref = st.vonmises(kappa).cdf if kappa > 0 else st.uniform(-math.pi, 2 * math.pi).cdf
     assert ks_ok(x, ref)
@@ -279,8 +295,11 @@ def test_sample_von_mises_loc_wraps_and_errors():
     y = to_np(ember._sample_von_mises(ember.tensor([[3.0], [-3.0]]), ember.tensor([5.0, 100.0])))
     assert y.shape == (2, 2) and (y >= -math.pi).all() and (y < math.pi).all()
     # around loc = 3 (near pi) samples wrap to the negative side
-    w = to_np(ember._sample_von_mises(ember.full((5000,), 3.0, dtype=ember.float64),
-                                      ember.full((5000,), 4.0, dtype=ember.float64)))
+    w = to_np(
+        ember._sample_von_mises(
+            ember.full((5000,), 3.0, dtype=ember.float64), ember.full((5000,), 4.0, dtype=ember.float64)
+        )
+    )
     assert (w < 0).mean() > 0.1
     c = np.angle(np.exp(1j * w).mean())
     assert abs(c - 3.0) < 0.02
@@ -306,11 +325,13 @@ def test_sampler_autograd_as_pytorch():
 
 
 def test_samplers_reproduce():
-    fs = [lambda **g: ember._standard_gamma(ember.full((300,), 0.7), **g),
-          lambda **g: ember.poisson(ember.full((300,), 30.0), **g),
-          lambda **g: ember.binomial(ember.full((300,), 40.0), ember.full((300,), 0.4), **g),
-          lambda **g: ember._sample_dirichlet(ember.ones(100, 3), **g),
-          lambda **g: ember._sample_von_mises(ember.zeros(300), ember.full((300,), 2.0), **g)]
+    fs = [
+        lambda **g: ember._standard_gamma(ember.full((300,), 0.7), **g),
+        lambda **g: ember.poisson(ember.full((300,), 30.0), **g),
+        lambda **g: ember.binomial(ember.full((300,), 40.0), ember.full((300,), 0.4), **g),
+        lambda **g: ember._sample_dirichlet(ember.ones(100, 3), **g),
+        lambda **g: ember._sample_von_mises(ember.zeros(300), ember.full((300,), 2.0), **g),
+    ]
     for f in fs:
         ember.manual_seed(99)
         a = to_np(f())

@@ -2,11 +2,24 @@
 logcumsumexp against NumPy, in every dtype and in several layouts (contiguous, transposed, stepped, expanded),
 with NaNs, ties, zero-size and 0-d inputs, dtype=, out=, the in-place forms and the error paths. Expected values
 the NumPy references cannot give were recorded from PyTorch 1.13."""
+
 import math
 
 import numpy as np
 import pytest
-from conftest import LAYOUTS, make_layout, tie_array, ALL_DTYPES, FLOAT_DTYPES, assert_equal, bf16_round, dtype_name, from_np, np_dtype, random_array
+from conftest import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    LAYOUTS,
+    assert_equal,
+    bf16_round,
+    dtype_name,
+    from_np,
+    make_layout,
+    np_dtype,
+    random_array,
+    tie_array,
+)
 
 import ember
 
@@ -49,6 +62,7 @@ def ref_cum_extremum(a, axis, is_max):
 
 # ------------------------------------------------------------------------------------------ cumsum / cumprod
 
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("op", ["cumsum", "cumprod"])
@@ -63,8 +77,9 @@ def test_cumsum_cumprod_match_numpy(rng, op, dtype, layout):
         assert_equal(getattr(x, op)(dim), ref_cum(fn, a, dim, out_dtype), out_dtype)
 
 
-@pytest.mark.parametrize("dtype", [ember.int8, ember.int32, ember.float16, ember.bfloat16, ember.float32,
-                                   ember.float64], ids=dtype_name)
+@pytest.mark.parametrize(
+    "dtype", [ember.int8, ember.int32, ember.float16, ember.bfloat16, ember.float32, ember.float64], ids=dtype_name
+)
 @pytest.mark.parametrize("op", ["cumsum", "cumprod"])
 def test_dtype_argument_casts_the_input_first(rng, op, dtype):
     fn = np.cumsum if op == "cumsum" else np.cumprod
@@ -77,7 +92,7 @@ def test_dtype_argument_casts_the_input_first(rng, op, dtype):
 
 def test_cumsum_of_float32_accumulates_in_double_like_pytorch():
     # float32 partial sums would stay at 2**24 (PyTorch 1.13's values).
-    x = ember.tensor([2.0 ** 24, 1, 1, 1, 1], dtype=ember.float32)
+    x = ember.tensor([2.0**24, 1, 1, 1, 1], dtype=ember.float32)
     assert ember.cumsum(x, 0).tolist() == [16777216.0, 16777216.0, 16777218.0, 16777220.0, 16777220.0]
 
 
@@ -147,12 +162,14 @@ def test_in_place_forms_keep_the_dtype(rng, op, dtype):
 
 
 def test_in_place_with_another_dtype_raises():
-    with pytest.raises(RuntimeError, match="Bad in-place call: input tensor dtype int8 and output tensor dtype "
-                                           "float32 should match"):
+    with pytest.raises(
+        RuntimeError, match="Bad in-place call: input tensor dtype int8 and output tensor dtype float32 should match"
+    ):
         ember.tensor([1, 2], dtype=ember.int8).cumsum_(0, dtype=ember.float32)
 
 
 # ------------------------------------------------------------------------------------------ cummax / cummin
+
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_name)
@@ -196,6 +213,7 @@ def test_cummax_zero_size_zero_dim_and_out():
 
 # ------------------------------------------------------------------------------------------ logcumsumexp
 
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_name)
 def test_logcumsumexp_matches_numpy(rng, dtype, layout):
@@ -225,22 +243,31 @@ def test_logcumsumexp_of_large_values_does_not_overflow():
 
 # ------------------------------------------------------------------------------------------ errors
 
-@pytest.mark.parametrize("call", [
-    lambda: ember.cumsum(ember.tensor([1, 2]), 1),
-    lambda: ember.cumprod(ember.ones(2, 3), -3),
-    lambda: ember.cummax(ember.tensor(1.0), 1),
-    lambda: ember.logcumsumexp(ember.ones(2), 2),
-], ids=["cumsum", "cumprod", "cummax", "logcumsumexp"])
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ember.cumsum(ember.tensor([1, 2]), 1),
+        lambda: ember.cumprod(ember.ones(2, 3), -3),
+        lambda: ember.cummax(ember.tensor(1.0), 1),
+        lambda: ember.logcumsumexp(ember.ones(2), 2),
+    ],
+    ids=["cumsum", "cumprod", "cummax", "logcumsumexp"],
+)
 def test_dim_out_of_range_raises_index_error(call):
-    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-?\d, \d\], but "
-                                         r"got -?\d\)"):
+    with pytest.raises(
+        IndexError,
+        match=r"Dimension out of range \(expected to be in range of \[-?\d, \d\], but "
+        r"got -?\d\)",
+    ):
         call()
 
 
 @pytest.mark.parametrize("dtype", [ember.bool, ember.uint8, ember.int64], ids=dtype_name)
 def test_logcumsumexp_of_integers_raises(dtype):
-    with pytest.raises(RuntimeError, match=f"logcumsumexp\\(\\): expected a floating point input, but got "
-                                           f"{dtype_name(dtype)}"):
+    with pytest.raises(
+        RuntimeError, match=f"logcumsumexp\\(\\): expected a floating point input, but got {dtype_name(dtype)}"
+    ):
         ember.logcumsumexp(ember.ones(3, dtype=dtype), 0)
 
 

@@ -2,6 +2,7 @@
 sequences, left/right sides, sorter, out_int32, Python numbers, every dtype, non-contiguous/zero-size/0-d inputs,
 NaNs (ordered as PyTorch's negated comparisons order them), and the error paths with PyTorch 1.13's exception types.
 """
+
 import numpy as np
 import pytest
 from conftest import LAYOUTS, assert_equal, from_np, make_layout, to_np
@@ -24,8 +25,20 @@ def np_searchsorted(seq, values, right=False, sorter=None):
 
 
 @pytest.mark.parametrize("right", [False, True])
-@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.int64, ember.int32, ember.int16, ember.int8,
-                                   ember.uint8, ember.float16, ember.bfloat16])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        ember.float32,
+        ember.float64,
+        ember.int64,
+        ember.int32,
+        ember.int16,
+        ember.int8,
+        ember.uint8,
+        ember.float16,
+        ember.bfloat16,
+    ],
+)
 def test_searchsorted_1d_against_numpy(rng, dtype, right):
     seq = np.sort(rng.integers(0, 20, 15)).astype(np.float64)  # ties on purpose
     values = rng.integers(0 if dtype is ember.uint8 else -2, 23, (4, 6)).astype(np.float64)
@@ -134,7 +147,9 @@ def test_searchsorted_errors():
 def test_bucketize_against_numpy(rng, right):
     b = np.array([1.0, 3.0, 5.0, 7.0, 9.0])
     x = rng.integers(0, 11, (3, 4)).astype(np.float64)
-    assert_equal(ember.bucketize(from_np(x), from_np(b), right=right), np.searchsorted(b, x, "right" if right else "left"))
+    assert_equal(
+        ember.bucketize(from_np(x), from_np(b), right=right), np.searchsorted(b, x, "right" if right else "left")
+    )
     # PyTorch's values: tensor([[0, 2], [1, 4]]) and 2
     assert_equal(ember.bucketize(ember.tensor([[1, 5], [3, 9]]), ember.tensor([1, 3, 5, 7, 9])), [[0, 2], [1, 4]])
     assert ember.bucketize(3, ember.tensor([1, 3, 5]), right=True).item() == 2
@@ -148,8 +163,7 @@ def test_bucketize_errors():
 
 
 @pytest.mark.parametrize("n_test", [3, 50])  # few test elements: pairwise; many: sort and search
-@pytest.mark.parametrize("dtype", [ember.int64, ember.int32, ember.uint8, ember.float32, ember.float64,
-                                   ember.float16])
+@pytest.mark.parametrize("dtype", [ember.int64, ember.int32, ember.uint8, ember.float32, ember.float64, ember.float16])
 def test_isin_against_numpy(rng, dtype, n_test):
     e = rng.integers(0, 30, (5, 7)).astype(np.float64)
     t = rng.integers(0, 30, n_test).astype(np.float64)

@@ -2,6 +2,7 @@
 against ones written by hand from the documented layout, views sharing storage, containers, Parameters, a
 ResNet-style model, mmap (not copied, copy-on-write), map_location, atomic replacement under SIGKILL, and
 every error path (truncation at each cut point, corrupted manifests, bad geometry, unsupported objects)."""
+
 import collections
 import glob
 import io
@@ -16,10 +17,10 @@ import time
 
 import numpy as np
 import pytest
+from conftest import ALL_DTYPES, assert_equal, random_array, to_np
 
 import ember
 import ember.nn as nn
-from conftest import ALL_DTYPES, assert_equal, random_array, to_np
 
 
 def _load_ember(f, map_location=None, mmap=False):
@@ -39,8 +40,15 @@ def _file(manifest, storages=(), version=1, flags=0, extra=b""):
 
 
 def _one_tensor_manifest(**changes):
-    tensor = {"storage": 0, "offset": 0, "size": [2], "stride": [1], "dtype": "float32", "requires_grad": False,
-              "parameter": False}
+    tensor = {
+        "storage": 0,
+        "offset": 0,
+        "size": [2],
+        "stride": [1],
+        "dtype": "float32",
+        "requires_grad": False,
+        "parameter": False,
+    }
     tensor.update(changes)
     return {"storages": [{"offset": 0, "nbytes": 8, "device": "cpu"}], "tensors": [tensor], "root": {"tensor": 0}}
 
@@ -80,12 +88,12 @@ def test_zero_dim_zero_size_and_expanded(tmp_path):
 
 
 def test_views_share_storage(tmp_path):
-    x = ember.arange(10.)
+    x = ember.arange(10.0)
     ember.save({"a": x, "b": x[2:5]}, tmp_path / "v.ckpt")
     d = ember.load(tmp_path / "v.ckpt")
     assert d["a"].tolist() == list(range(10)) and d["b"].tolist() == [2, 3, 4]
-    d["b"][0] = 100.
-    assert d["a"][2].item() == 100.
+    d["b"][0] = 100.0
+    assert d["a"][2].item() == 100.0
     # The same tensor object twice comes back as one object.
     ember.save([x, x], tmp_path / "same.ckpt")
     a, b = ember.load(tmp_path / "same.ckpt")
@@ -100,17 +108,19 @@ def test_only_the_bytes_a_view_needs_are_written(tmp_path):
     (mlen,) = struct.unpack_from("<Q", raw, 16)
     data = (24 + mlen + 63) // 64 * 64
     assert len(raw) == data + 24  # three float64 values, nothing else
-    assert np.frombuffer(raw[data:], dtype="<f8").tolist() == [500., 501., 502.]
-    assert ember.load(path).tolist() == [500., 501., 502.]
+    assert np.frombuffer(raw[data:], dtype="<f8").tolist() == [500.0, 501.0, 502.0]
+    assert ember.load(path).tolist() == [500.0, 501.0, 502.0]
 
 
 def test_cpp_compatible_bytes(tmp_path):
     """The bytes tests/test_serialize.cpp expects ember::save to write for the same state dict: a file saved in
     C++ or in Python is the same file."""
-    manifest = (b'{"storages":[{"offset":0,"nbytes":16,"device":"cpu"},{"offset":64,"nbytes":16,"device":"cpu"}],'
-                b'"tensors":[{"storage":0,"offset":0,"size":[4],"stride":[1],"dtype":"float32","requires_grad":false,'
-                b'"parameter":false},{"storage":1,"offset":0,"size":[2],"stride":[1],"dtype":"int64",'
-                b'"requires_grad":false,"parameter":false}],"root":{"odict":[["w",{"tensor":0}],["b",{"tensor":1}]]}}')
+    manifest = (
+        b'{"storages":[{"offset":0,"nbytes":16,"device":"cpu"},{"offset":64,"nbytes":16,"device":"cpu"}],'
+        b'"tensors":[{"storage":0,"offset":0,"size":[4],"stride":[1],"dtype":"float32","requires_grad":false,'
+        b'"parameter":false},{"storage":1,"offset":0,"size":[2],"stride":[1],"dtype":"int64",'
+        b'"requires_grad":false,"parameter":false}],"root":{"odict":[["w",{"tensor":0}],["b",{"tensor":1}]]}}'
+    )
     expected = _file(manifest, [(0, struct.pack("<4f", 0, 1, 2, 3)), (64, struct.pack("<2q", 1, 2))])
     state = collections.OrderedDict(w=ember.arange(4, dtype=ember.float32), b=ember.arange(1, 3))
     ember.save(state, tmp_path / "s.ckpt")
@@ -132,7 +142,7 @@ def test_containers_and_scalars(tmp_path):
         "floats": [float("inf"), -float("inf"), -0.0, 1e-310, 1.7976931348623157e308, 0.1],
         "nan": float("nan"),
         "complex": [1 + 2j, complex(float("inf"), -1)],
-        "bigint": [2 ** 64, -(2 ** 100), 2 ** 63 - 1, -(2 ** 63)],
+        "bigint": [2**64, -(2**100), 2**63 - 1, -(2**63)],
         "bytes": [b"", b"\x00\xff" * 5, bytes(range(256))],
         "str": ["", "üñí©ødé ✓", "a\x00b"],
         "dtype": [ember.float16, ember.bfloat16, ember.bool],
@@ -145,7 +155,7 @@ def test_containers_and_scalars(tmp_path):
     back = ember.load(tmp_path / "c.ckpt")
     assert back["list"] == obj["list"] and [type(v) for v in back["list"]] == [type(v) for v in obj["list"]]
     assert back["tuple"] == (1, (2, (3,))) and type(back["tuple"][1]) is tuple
-    assert back["nested"]["a"]["b"][0].tolist() == [1., 1.]
+    assert back["nested"]["a"]["b"][0].tolist() == [1.0, 1.0]
     assert back["nested"]["a"]["b"][1]["c"].dtype is ember.int32
     assert type(back["odict"]) is collections.OrderedDict and list(back["odict"].items()) == [("z", 1), ("a", 2)]
     assert back["keys"] == obj["keys"] and list(back["keys"]) == list(obj["keys"])
@@ -181,8 +191,8 @@ def test_parameters_and_requires_grad(tmp_path):
     assert not isinstance(d["leaf"], nn.Parameter) and d["leaf"].requires_grad and d["leaf"].is_leaf
     assert not d["plain"].requires_grad
     with ember.no_grad():
-        d["view"][0] = 42.  # still a view of the parameter's storage
-    assert d["w"][0, 0].item() == 42.
+        d["view"][0] = 42.0  # still a view of the parameter's storage
+    assert d["w"][0, 0].item() == 42.0
 
 
 class _Block(nn.Module):
@@ -240,12 +250,14 @@ def test_resnet_state_dict_round_trip(tmp_path):
 
 
 def test_optimizer_style_state(tmp_path):
-    state = {"state": {0: {"step": ember.tensor(3.), "exp_avg": ember.zeros(4)}},
-             "param_groups": [{"lr": 0.001, "betas": (0.9, 0.999), "params": [0], "amsgrad": False}]}
+    state = {
+        "state": {0: {"step": ember.tensor(3.0), "exp_avg": ember.zeros(4)}},
+        "param_groups": [{"lr": 0.001, "betas": (0.9, 0.999), "params": [0], "amsgrad": False}],
+    }
     ember.save(state, tmp_path / "o.ckpt")
     back = ember.load(tmp_path / "o.ckpt")
     assert back["param_groups"] == state["param_groups"]
-    assert back["state"][0]["step"].item() == 3. and back["state"][0]["exp_avg"].tolist() == [0.] * 4
+    assert back["state"][0]["step"].item() == 3.0 and back["state"][0]["exp_avg"].tolist() == [0.0] * 4
 
 
 # ---- file objects, map_location, mmap
@@ -281,7 +293,7 @@ def test_file_objects(tmp_path):
 
 
 def test_map_location(tmp_path):
-    x = ember.arange(4.)
+    x = ember.arange(4.0)
     path = tmp_path / "m.ckpt"
     ember.save({"x": x, "v": x[1:]}, path)
     seen = []
@@ -293,18 +305,20 @@ def test_map_location(tmp_path):
     for loc in (None, "cpu", ember.device("cpu"), {"cpu": "cpu"}, record, lambda s, loc: None):
         d = ember.load(path, map_location=loc)
         assert d["x"].tolist() == [0, 1, 2, 3]
-        d["v"][0] = 9.
-        assert d["x"][1].item() == 9.
+        d["v"][0] = 9.0
+        assert d["x"][1].item() == 9.0
     assert seen == [(ember.uint8, 16, "cpu")]  # one storage, its bytes, the saved location
     # A callable that returns a copy: views still share the new storage.
     d = ember.load(path, map_location=lambda s, loc: s.clone())
-    d["v"][0] = 5.
+    d["v"][0] = 5.0
     assert d["x"].tolist() == [0, 5, 2, 3]
     # A file saved from CUDA names its location; on a machine without CUDA it needs map_location.
-    cuda_file = _file(_one_tensor_manifest() | {"storages": [{"offset": 0, "nbytes": 8, "device": "cuda:0"}]},
-                      [(0, struct.pack("<2f", 1, 2))])
+    cuda_file = _file(
+        _one_tensor_manifest() | {"storages": [{"offset": 0, "nbytes": 8, "device": "cuda:0"}]},
+        [(0, struct.pack("<2f", 1, 2))],
+    )
     (tmp_path / "cuda.ckpt").write_bytes(cuda_file)
-    assert ember.load(tmp_path / "cuda.ckpt", map_location="cpu").tolist() == [1., 2.]
+    assert ember.load(tmp_path / "cuda.ckpt", map_location="cpu").tolist() == [1.0, 2.0]
     if not ember.cuda.is_available():
         with pytest.raises(RuntimeError, match="CUDA is not available"):
             ember.load(tmp_path / "cuda.ckpt")
@@ -321,18 +335,18 @@ def test_mmap_is_not_a_copy_and_is_copy_on_write(tmp_path):
     m = ember.load(path, mmap=True)["w"]
     mapped_growth = _rss() - before
     assert mapped_growth < 8 * 1024 * 1024, mapped_growth  # nothing read yet
-    assert m[n - 1].item() == n - 1 and m[12345].item() == 12345.
+    assert m[n - 1].item() == n - 1 and m[12345].item() == 12345.0
     assert m.max().item() == n - 1 and m.min().item() == 0  # reads every element
     assert _rss() - before > 48 * 1024 * 1024  # reading every element brings the file's pages in
     tail = path.read_bytes()[-16:]
-    m[n - 4:] = -1.  # copy-on-write: the tensor changes, the file does not
-    assert m[n - 1].item() == -1.
+    m[n - 4 :] = -1.0  # copy-on-write: the tensor changes, the file does not
+    assert m[n - 1].item() == -1.0
     assert path.read_bytes()[-16:] == tail and path.stat().st_size == size
     assert ember.load(path, mmap=True)["w"][n - 1].item() == n - 1
     # The mapping outlives the dict and the file name.
     view = ember.load(path, mmap=True)["w"][10:12]
     os.unlink(path)
-    assert view.tolist() == [10., 11.]
+    assert view.tolist() == [10.0, 11.0]
 
 
 # ---- atomic save
@@ -350,7 +364,7 @@ while True:
 
 def test_killed_save_leaves_the_previous_file(tmp_path):
     path = tmp_path / "model.ckpt"
-    ember.save({"version": 1, "w": ember.arange(5.)}, path)
+    ember.save({"version": 1, "w": ember.arange(5.0)}, path)
     flag = tmp_path / "started"
     proc = subprocess.Popen([sys.executable, "-c", _SAVER, str(path), str(flag)])
     try:
@@ -367,9 +381,9 @@ def test_killed_save_leaves_the_previous_file(tmp_path):
         proc.wait()
     d = ember.load(path)  # the old file, or a complete new one: never a torn one
     if "version" in d:
-        assert d["version"] == 1 and d["w"].tolist() == [0., 1., 2., 3., 4.]
+        assert d["version"] == 1 and d["w"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
     else:
-        assert sorted(d) == sorted("w%d" % i for i in range(48)) and d["w47"][-1].item() == 47.
+        assert sorted(d) == sorted("w%d" % i for i in range(48)) and d["w47"][-1].item() == 47.0
     stale = glob.glob(str(tmp_path / ".model.ckpt.tmp-*"))
     assert stale  # the killed process left its temporary file, under a name no reader opens
     for f in stale:
@@ -384,7 +398,7 @@ def test_save_through_a_symlink_keeps_the_link_and_the_permissions(tmp_path):
     link = tmp_path / "link.ckpt"
     os.symlink(target, link)
     ember.save(ember.zeros(2), link)
-    assert link.is_symlink() and ember.load(target).tolist() == [0., 0.]
+    assert link.is_symlink() and ember.load(target).tolist() == [0.0, 0.0]
     assert target.stat().st_mode & 0o777 == 0o600
 
 
@@ -412,7 +426,7 @@ def test_unsupported_objects_name_the_type_and_path(tmp_path):
 
 
 def test_truncated_at_every_cut_point(tmp_path):
-    ember.save({"a": ember.arange(5.), "b": [1, "x"]}, tmp_path / "t.ckpt")
+    ember.save({"a": ember.arange(5.0), "b": [1, "x"]}, tmp_path / "t.ckpt")
     raw = (tmp_path / "t.ckpt").read_bytes()
     bad = tmp_path / "cut.ckpt"
     for cut in range(len(raw)):
@@ -426,43 +440,74 @@ def test_truncated_at_every_cut_point(tmp_path):
             _load_ember(raw[:cut])
 
 
-@pytest.mark.parametrize("raw, message", [
-    (b"EMBERCKQ" + bytes(16), "wrong magic"),
-    (_file(_one_tensor_manifest(), [(0, bytes(8))], version=2), "format version 2 is not supported"),
-    (_file(_one_tensor_manifest(), [(0, bytes(8))], flags=1), "unknown flags"),
-    (_file(b'{"storages":[', [(0, bytes(8))]), "not valid JSON"),
-    (_file(b'{"storages":[],"storages":[],"tensors":[],"root":null}'), "repeats the key"),
-    (_file(b"[" * 100000 + b"]" * 100000), "nests deeper than"),
-    (_file(b'"hi"'), "must be a JSON object"),
-    (_file(_one_tensor_manifest(dtype="float33"), [(0, bytes(8))]), "unknown dtype 'float33'"),
-    (_file(_one_tensor_manifest(dtype="complex64"), [(0, bytes(8))]), "unknown dtype 'complex64'"),
-    (_file(_one_tensor_manifest(size=[3]), [(0, bytes(8))]), "need 12 bytes, but the storage has 8"),
-    (_file(_one_tensor_manifest(offset=1), [(0, bytes(8))]), "need 12 bytes"),
-    (_file(_one_tensor_manifest(offset=-1), [(0, bytes(8))]), "negative storage offset"),
-    (_file(_one_tensor_manifest(size=[2, 2], stride=[1]), [(0, bytes(8))]), "'size' has 2 entries"),
-    (_file(_one_tensor_manifest(size=[2 ** 62, 4], stride=[4, 1]), [(0, bytes(8))]), "overflow"),
-    (_file(_one_tensor_manifest(stride=[-1]), [(0, bytes(8))]), "negative stride"),
-    (_file(_one_tensor_manifest(size=[1.5]), [(0, bytes(8))]), "must be an integer"),
-    (_file(_one_tensor_manifest(dtype="int32", requires_grad=True), [(0, bytes(8))]), "can't require gradients"),
-    (_file(_one_tensor_manifest(storage=1), [(0, bytes(8))]), "storage 1 does not exist"),
-    (_file(_one_tensor_manifest() | {"storages": [{"offset": 0, "nbytes": 2 ** 62, "device": "cpu"}]},
-           [(0, bytes(8))]), "run past the end of the file"),
-    (_file(_one_tensor_manifest() | {"storages": [{"offset": 32, "nbytes": 8, "device": "cpu"}]},
-           [(32, bytes(8))]), "not a multiple of 64"),
-    (_file(_one_tensor_manifest() | {"storages": [{"offset": 0, "nbytes": 8, "device": "cpu"},
-                                                  {"offset": 0, "nbytes": 8, "device": "cpu"}]},
-           [(0, bytes(8))]), "overlaps the previous storage"),
-    (_file(_one_tensor_manifest() | {"storages": [{"offset": 0, "nbytes": 8, "device": "tpu"}]},
-           [(0, bytes(8))]), "invalid device 'tpu'"),
-    (_file(_one_tensor_manifest(), [(0, bytes(8))], extra=b"junk"), "4 unexpected bytes"),
-    (_file(_one_tensor_manifest() | {"root": {"tensor": 3}}, [(0, bytes(8))]), "tensor 3 does not exist"),
-    (_file(_one_tensor_manifest() | {"root": {"pickle": "cos\nsystem"}}, [(0, bytes(8))]), "unknown tag 'pickle'"),
-    (_file(_one_tensor_manifest() | {"root": {"bytes": "!!!"}}, [(0, bytes(8))]), "not valid base64"),
-    (_file(_one_tensor_manifest() | {"root": {"dict": [[[1], 2]]}}, [(0, bytes(8))]), "is not hashable"),
-    (_file(_one_tensor_manifest() | {"root": {"namedtuple": {"name": "import os", "fields": [], "values": []}}},
-           [(0, bytes(8))]), "can't make namedtuple"),
-    (_file({"storages": [], "tensors": []}), "has no 'root'"),
-])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b"EMBERCKQ" + bytes(16), "wrong magic"),
+        (_file(_one_tensor_manifest(), [(0, bytes(8))], version=2), "format version 2 is not supported"),
+        (_file(_one_tensor_manifest(), [(0, bytes(8))], flags=1), "unknown flags"),
+        (_file(b'{"storages":[', [(0, bytes(8))]), "not valid JSON"),
+        (_file(b'{"storages":[],"storages":[],"tensors":[],"root":null}'), "repeats the key"),
+        (_file(b"[" * 100000 + b"]" * 100000), "nests deeper than"),
+        (_file(b'"hi"'), "must be a JSON object"),
+        (_file(_one_tensor_manifest(dtype="float33"), [(0, bytes(8))]), "unknown dtype 'float33'"),
+        (_file(_one_tensor_manifest(dtype="complex64"), [(0, bytes(8))]), "unknown dtype 'complex64'"),
+        (_file(_one_tensor_manifest(size=[3]), [(0, bytes(8))]), "need 12 bytes, but the storage has 8"),
+        (_file(_one_tensor_manifest(offset=1), [(0, bytes(8))]), "need 12 bytes"),
+        (_file(_one_tensor_manifest(offset=-1), [(0, bytes(8))]), "negative storage offset"),
+        (_file(_one_tensor_manifest(size=[2, 2], stride=[1]), [(0, bytes(8))]), "'size' has 2 entries"),
+        (_file(_one_tensor_manifest(size=[2**62, 4], stride=[4, 1]), [(0, bytes(8))]), "overflow"),
+        (_file(_one_tensor_manifest(stride=[-1]), [(0, bytes(8))]), "negative stride"),
+        (_file(_one_tensor_manifest(size=[1.5]), [(0, bytes(8))]), "must be an integer"),
+        (_file(_one_tensor_manifest(dtype="int32", requires_grad=True), [(0, bytes(8))]), "can't require gradients"),
+        (_file(_one_tensor_manifest(storage=1), [(0, bytes(8))]), "storage 1 does not exist"),
+        (
+            _file(
+                _one_tensor_manifest() | {"storages": [{"offset": 0, "nbytes": 2**62, "device": "cpu"}]},
+                [(0, bytes(8))],
+            ),
+            "run past the end of the file",
+        ),
+        (
+            _file(
+                _one_tensor_manifest() | {"storages": [{"offset": 32, "nbytes": 8, "device": "cpu"}]}, [(32, bytes(8))]
+            ),
+            "not a multiple of 64",
+        ),
+        (
+            _file(
+                _one_tensor_manifest()
+                | {
+                    "storages": [
+                        {"offset": 0, "nbytes": 8, "device": "cpu"},
+                        {"offset": 0, "nbytes": 8, "device": "cpu"},
+                    ]
+                },
+                [(0, bytes(8))],
+            ),
+            "overlaps the previous storage",
+        ),
+        (
+            _file(
+                _one_tensor_manifest() | {"storages": [{"offset": 0, "nbytes": 8, "device": "tpu"}]}, [(0, bytes(8))]
+            ),
+            "invalid device 'tpu'",
+        ),
+        (_file(_one_tensor_manifest(), [(0, bytes(8))], extra=b"junk"), "4 unexpected bytes"),
+        (_file(_one_tensor_manifest() | {"root": {"tensor": 3}}, [(0, bytes(8))]), "tensor 3 does not exist"),
+        (_file(_one_tensor_manifest() | {"root": {"pickle": "cos\nsystem"}}, [(0, bytes(8))]), "unknown tag 'pickle'"),
+        (_file(_one_tensor_manifest() | {"root": {"bytes": "!!!"}}, [(0, bytes(8))]), "not valid base64"),
+        (_file(_one_tensor_manifest() | {"root": {"dict": [[[1], 2]]}}, [(0, bytes(8))]), "is not hashable"),
+        (
+            _file(
+                _one_tensor_manifest() | {"root": {"namedtuple": {"name": "import os", "fields": [], "values": []}}},
+                [(0, bytes(8))],
+            ),
+            "can't make namedtuple",
+        ),
+        (_file({"storages": [], "tensors": []}), "has no 'root'"),
+    ],
+)
 def test_corrupt_files(tmp_path, raw, message):
     path = tmp_path / "bad.ckpt"
     path.write_bytes(raw)
@@ -475,24 +520,43 @@ def test_corrupt_files(tmp_path, raw, message):
 
 def test_a_huge_declared_storage_allocates_nothing(tmp_path):
     # 2**40 bytes declared in a 300-byte file: refused before any allocation (the error is immediate).
-    raw = _file(_one_tensor_manifest() | {"storages": [{"offset": 0, "nbytes": 2 ** 40, "device": "cpu"}]},
-                [(0, bytes(8))])
+    raw = _file(
+        _one_tensor_manifest() | {"storages": [{"offset": 0, "nbytes": 2**40, "device": "cpu"}]}, [(0, bytes(8))]
+    )
     with pytest.raises(RuntimeError, match="run past the end"):
         _load_ember(raw)
     raw = _file(_one_tensor_manifest(), [(0, bytes(8))])
-    raw = raw[:16] + struct.pack("<Q", 2 ** 63) + raw[24:]
+    raw = raw[:16] + struct.pack("<Q", 2**63) + raw[24:]
     with pytest.raises(RuntimeError, match="manifest length 9223372036854775808 runs past the end"):
         _load_ember(raw)
 
 
 def test_hand_written_file_loads():
     # docs/serialization.md's example: a parameter and a transposed view of its storage.
-    manifest = {"storages": [{"offset": 0, "nbytes": 48, "device": "cpu"}],
-                "tensors": [{"storage": 0, "offset": 0, "size": [2, 3], "stride": [3, 1], "dtype": "float64",
-                             "requires_grad": True, "parameter": True},
-                            {"storage": 0, "offset": 1, "size": [2, 2], "stride": [1, 3], "dtype": "float64",
-                             "requires_grad": False, "parameter": False}],
-                "root": {"dict": [["w", {"tensor": 0}], ["t", {"tensor": 1}], ["n", {"float": "nan"}]]}}
+    manifest = {
+        "storages": [{"offset": 0, "nbytes": 48, "device": "cpu"}],
+        "tensors": [
+            {
+                "storage": 0,
+                "offset": 0,
+                "size": [2, 3],
+                "stride": [3, 1],
+                "dtype": "float64",
+                "requires_grad": True,
+                "parameter": True,
+            },
+            {
+                "storage": 0,
+                "offset": 1,
+                "size": [2, 2],
+                "stride": [1, 3],
+                "dtype": "float64",
+                "requires_grad": False,
+                "parameter": False,
+            },
+        ],
+        "root": {"dict": [["w", {"tensor": 0}], ["t", {"tensor": 1}], ["n", {"float": "nan"}]]},
+    }
     d = ember.load(io.BytesIO(_file(manifest, [(0, struct.pack("<6d", 1, 2, 3, 4, 5, 6))])))
     assert isinstance(d["w"], nn.Parameter) and d["w"].tolist() == [[1, 2, 3], [4, 5, 6]]
     assert d["t"].tolist() == [[2, 5], [3, 6]] and math.isnan(d["n"])
@@ -510,19 +574,20 @@ def test_frombuffer(dtype):
     if np_dtype is not None and dtype is not ember.bool:
         assert_equal(t, np.frombuffer(bytes(buf), dtype=np_dtype, count=4, offset=8))
     es = t.element_size()
-    buf[8:8 + es] = bytes(es)  # shares the buffer's memory
+    buf[8 : 8 + es] = bytes(es)  # shares the buffer's memory
     assert t[0].item() == 0
 
 
 def test_frombuffer_errors_and_lifetime():
     import array
-    a = array.array("f", [1., 2., 3.])
+
+    a = array.array("f", [1.0, 2.0, 3.0])
     t = ember.frombuffer(a, dtype=ember.float32)
     del a
-    assert t.tolist() == [1., 2., 3.]  # the tensor keeps the buffer alive
+    assert t.tolist() == [1.0, 2.0, 3.0]  # the tensor keeps the buffer alive
     with pytest.warns(UserWarning, match="not writable"):
         ro = ember.frombuffer(b"\x00\x00\x80\x3f", dtype=ember.float32)
-    assert ro.tolist() == [1.]
+    assert ro.tolist() == [1.0]
     with pytest.raises(ValueError, match="must be a multiple of element size"):
         ember.frombuffer(bytearray(6), dtype=ember.float32)
     with pytest.raises(ValueError, match="must be non-negative and no greater than buffer length"):

@@ -3,6 +3,7 @@ mutated files each (bit flips, byte sets, truncation, insertion, header-length e
 edits), every one of which must load or raise RuntimeError/ValueError naming the input. They run in a child
 process with a time limit, so a crash or a hang fails the test instead of the suite. scripts/fuzz runs the
 C++ driver (tests/fuzz/fuzz_loaders.cpp) for 100,000+ inputs per loader under AddressSanitizer."""
+
 import json
 import subprocess
 import sys
@@ -113,8 +114,9 @@ _CHILD = textwrap.dedent(r"""
 @pytest.mark.parametrize("fmt", ["ember", "safetensors"])
 def test_mutated_files_load_or_raise_clearly(fmt):
     n = 3000
-    proc = subprocess.run([sys.executable, "-c", _CHILD, fmt, str(n), "1234"], capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, fmt, str(n), "1234"], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, f"the fuzz child failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
     counts = json.loads(proc.stdout.strip().splitlines()[-1])
     assert counts["loaded"] + counts["rejected"] == n

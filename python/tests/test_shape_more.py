@@ -3,6 +3,7 @@ the diagonal family and *_scatter ops, cross/kron/rot90, splitting and stacking,
 put_, diff, renorm, dist, cov, corrcoef, vander, trapezoid and quantile, with non-contiguous, zero-size, 0-d and
 broadcast inputs, autograd behaviour, and the error paths (PyTorch 1.13's exception types, messages naming the op).
 """
+
 import itertools
 
 import numpy as np
@@ -25,6 +26,7 @@ def rnd(rng, *shape):
 
 
 # ---------------------------------------------------------------------------------------------- diagonal family
+
 
 @pytest.mark.parametrize("k", [-2, -1, 0, 1, 3])
 def test_diag_against_numpy(rng, k):
@@ -100,8 +102,9 @@ def test_tril_triu_indices(row, col, offset):
         ember.tril_indices(-1, 4)
 
 
-@pytest.mark.parametrize("shape,wrap", [((3, 4), False), ((7, 3), True), ((7, 3), False), ((3, 3, 3), False),
-                                        ((2, 5), True), ((8, 3), True)])
+@pytest.mark.parametrize(
+    "shape,wrap", [((3, 4), False), ((7, 3), True), ((7, 3), False), ((3, 3, 3), False), ((2, 5), True), ((8, 3), True)]
+)
 def test_fill_diagonal_against_numpy(shape, wrap):
     a = np.zeros(shape)
     np.fill_diagonal(a, 5, wrap=wrap)
@@ -154,8 +157,11 @@ def test_scatter_family_against_numpy(rng):
     exp = big.T.copy()
     exp[1] = 0
     assert_equal(r, exp)
-    with pytest.raises(RuntimeError, match=r"expected src to have a size equal to the slice of self. src size = \[2\], "
-                                           r"slice size = \[3\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"expected src to have a size equal to the slice of self. src size = \[2\], "
+        r"slice size = \[3\]",
+    ):
         ember.diagonal_scatter(ember.zeros(3, 4), ember.ones(2), 1)
     with pytest.raises(RuntimeError, match="select_scatter"):
         ember.select_scatter(ember.zeros(3, 4), ember.ones(3), 0, 0)
@@ -174,6 +180,7 @@ def test_scatter_family_gradients():
 
 
 # ---------------------------------------------------------------------------------------------- products, rotations
+
 
 def test_cross_against_numpy(rng):
     a, b = rnd(rng, 4, 3), rnd(rng, 4, 3)
@@ -258,6 +265,7 @@ def test_cartesian_prod_and_combinations():
 
 # ---------------------------------------------------------------------------------------------- splitting, stacking
 
+
 def test_atleast(rng):
     s = ember.tensor(1.0)
     assert ember.atleast_1d(s).shape == (1,)
@@ -265,8 +273,11 @@ def test_atleast(rng):
     assert ember.atleast_3d(s).shape == (1, 1, 1)
     for shape in [(2,), (2, 3), (2, 3, 4), (1, 2, 3, 4)]:
         a = rnd(rng, *shape)
-        for fn, np_fn in ((ember.atleast_1d, np.atleast_1d), (ember.atleast_2d, np.atleast_2d),
-                          (ember.atleast_3d, np.atleast_3d)):
+        for fn, np_fn in (
+            (ember.atleast_1d, np.atleast_1d),
+            (ember.atleast_2d, np.atleast_2d),
+            (ember.atleast_3d, np.atleast_3d),
+        ):
             assert_equal(fn(from_np(a)), np_fn(a))
     r = ember.atleast_1d((ember.tensor(1.0), ember.ones(2)))
     assert isinstance(r, tuple) and [t.shape for t in r] == [(1,), (2,)]
@@ -318,8 +329,11 @@ def test_hsplit_vsplit_dsplit_against_numpy(rng):
     v = rnd(rng, 12)
     for g, e in zip(from_np(v).hsplit(4), np.hsplit(v, 4)):
         assert_equal(g, e)
-    with pytest.raises(RuntimeError, match="torch.hsplit attempted to split along dimension 1, but the size of the "
-                                           "dimension 4 is not divisible by the split_size 3!"):
+    with pytest.raises(
+        RuntimeError,
+        match="torch.hsplit attempted to split along dimension 1, but the size of the "
+        "dimension 4 is not divisible by the split_size 3!",
+    ):
         ember.hsplit(ember.ones(3, 4), 3)
     with pytest.raises(RuntimeError, match="torch.vsplit requires a tensor with at least 2 dimension"):
         ember.vsplit(ember.ones(12), 2)
@@ -346,6 +360,7 @@ def test_dstack_column_stack_ravel(rng):
 
 
 # ---------------------------------------------------------------------------------------------- in-place metadata
+
 
 def test_inplace_shape_ops_change_the_same_tensor():
     x = ember.ones(2, 3)
@@ -443,8 +458,11 @@ def test_index_reduce_against_reference(rng, reduce, include_self):
     t = from_np(self_np).t().contiguous().t()
     assert t.index_reduce_(0, from_np(idx).int(), from_np(src), reduce, include_self=include_self) is t
     close(t, exp, rtol=1e-12)
-    close(from_np(self_np.T).index_reduce(1, from_np(idx), from_np(src.T), reduce, include_self=include_self), exp.T,
-          rtol=1e-12)
+    close(
+        from_np(self_np.T).index_reduce(1, from_np(idx), from_np(src.T), reduce, include_self=include_self),
+        exp.T,
+        rtol=1e-12,
+    )
 
 
 def test_index_reduce_errors():
@@ -464,8 +482,12 @@ def test_index_reduce_errors():
 def test_tensor_methods_misc():
     assert ember.ones(2).type_as(ember.ones(1, dtype=ember.int32)).dtype is ember.int32
     assert ember.ones(2).is_same_size(ember.ones(2)) and not ember.is_same_size(ember.ones(2), ember.ones(1))
-    assert [v.is_nonzero() for v in (ember.tensor([0.0]), ember.tensor(1), ember.tensor([[2]]),
-                                    ember.tensor(NAN))] == [False, True, True, True]
+    assert [v.is_nonzero() for v in (ember.tensor([0.0]), ember.tensor(1), ember.tensor([[2]]), ember.tensor(NAN))] == [
+        False,
+        True,
+        True,
+        True,
+    ]
     with pytest.raises(RuntimeError, match="Boolean value of Tensor with no values is ambiguous"):
         ember.tensor([]).is_nonzero()
     with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
@@ -500,11 +522,56 @@ def test_clamp_min_max():
 
 
 def test_top_level_inplace_aliases_and_copies():
-    names = ['abs_', 'acos_', 'acosh_', 'asin_', 'asinh_', 'atan_', 'atanh_', 'ceil_', 'clamp_', 'clamp_max_',
-             'clamp_min_', 'clip_', 'cos_', 'cosh_', 'detach_', 'erf_', 'erfc_', 'exp2_', 'exp_', 'expm1_', 'fill_',
-             'fix_', 'floor_', 'frac_', 'index_put_', 'log10_', 'log1p_', 'log2_', 'log_', 'neg_', 'negative_',
-             'reciprocal_', 'relu_', 'resize_as_', 'round_', 'rsqrt_', 'sigmoid_', 'sin_', 'sinh_', 'sqrt_',
-             'square_', 'tan_', 'tanh_', 'trunc_', 'zero_', 'arccos_', 'arcsin_', 'arctan_']
+    names = [
+        "abs_",
+        "acos_",
+        "acosh_",
+        "asin_",
+        "asinh_",
+        "atan_",
+        "atanh_",
+        "ceil_",
+        "clamp_",
+        "clamp_max_",
+        "clamp_min_",
+        "clip_",
+        "cos_",
+        "cosh_",
+        "detach_",
+        "erf_",
+        "erfc_",
+        "exp2_",
+        "exp_",
+        "expm1_",
+        "fill_",
+        "fix_",
+        "floor_",
+        "frac_",
+        "index_put_",
+        "log10_",
+        "log1p_",
+        "log2_",
+        "log_",
+        "neg_",
+        "negative_",
+        "reciprocal_",
+        "relu_",
+        "resize_as_",
+        "round_",
+        "rsqrt_",
+        "sigmoid_",
+        "sin_",
+        "sinh_",
+        "sqrt_",
+        "square_",
+        "tan_",
+        "tanh_",
+        "trunc_",
+        "zero_",
+        "arccos_",
+        "arcsin_",
+        "arctan_",
+    ]
     missing = [n for n in names if not hasattr(ember, n)]
     assert not missing, missing
     x = ember.tensor([-1.0, 2.0])
@@ -519,15 +586,28 @@ def test_top_level_inplace_aliases_and_copies():
     d = ember.detach(a * 2)
     assert not d.requires_grad
     base = ember.arange(6.0).reshape(2, 3)
-    for name, args in [("view_copy", ((3, 2),)), ("permute_copy", ((1, 0),)), ("t_copy", ()),
-                       ("transpose_copy", (0, 1)), ("expand_copy", ((2, 2, 3),)), ("unsqueeze_copy", (1,)),
-                       ("select_copy", (1, 2)), ("diagonal_copy", ()), ("slice_copy", (1, 1, 3)),
-                       ("as_strided_copy", ((2, 2), (1, 2))), ("detach_copy", ()), ("alias_copy", ()),
-                       ("squeeze_copy", ())]:
+    for name, args in [
+        ("view_copy", ((3, 2),)),
+        ("permute_copy", ((1, 0),)),
+        ("t_copy", ()),
+        ("transpose_copy", (0, 1)),
+        ("expand_copy", ((2, 2, 3),)),
+        ("unsqueeze_copy", (1,)),
+        ("select_copy", (1, 2)),
+        ("diagonal_copy", ()),
+        ("slice_copy", (1, 1, 3)),
+        ("as_strided_copy", ((2, 2), (1, 2))),
+        ("detach_copy", ()),
+        ("alias_copy", ()),
+        ("squeeze_copy", ()),
+    ]:
         r = getattr(ember, name)(base, *args)
-        view = {"slice_copy": lambda t: t[:, 1:3], "alias_copy": lambda t: t,
-                "as_strided_copy": lambda t: t.as_strided((2, 2), (1, 2)),
-                "squeeze_copy": lambda t: t.squeeze()}.get(name) or (lambda t: getattr(t, name[:-5])(*args))
+        view = {
+            "slice_copy": lambda t: t[:, 1:3],
+            "alias_copy": lambda t: t,
+            "as_strided_copy": lambda t: t.as_strided((2, 2), (1, 2)),
+            "squeeze_copy": lambda t: t.squeeze(),
+        }.get(name) or (lambda t: getattr(t, name[:-5])(*args))
         assert r.is_contiguous(), name
         assert_equal(r, to_np(view(base)))
         r.fill_(-1)
@@ -538,6 +618,7 @@ def test_top_level_inplace_aliases_and_copies():
 
 
 # ---------------------------------------------------------------------------------------------- statistics
+
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 6])
 def test_diff_against_numpy(rng, n):
@@ -582,7 +663,7 @@ def test_renorm_and_dist(rng):
     for p in (1, 2, 3, float("inf"), 0):
         close(ember.dist(from_np(x), from_np(y), p), np.linalg.norm((x - y).ravel(), p))
     r = ember.dist(ember.ones(2, 3, dtype=ember.int64), ember.zeros(3))
-    assert r.dtype is ember.float32 and abs(r.item() - 6 ** 0.5) < 1e-6
+    assert r.dtype is ember.float32 and abs(r.item() - 6**0.5) < 1e-6
 
 
 def test_cov_corrcoef_against_numpy(rng):
@@ -594,10 +675,14 @@ def test_cov_corrcoef_against_numpy(rng):
     w = rng.uniform(0.1, 2, 7)
     close(ember.cov(from_np(x), fweights=from_np(f)), np.cov(x, fweights=f))
     close(ember.cov(from_np(x), aweights=from_np(w)), np.cov(x, aweights=w))
-    close(ember.cov(from_np(x), correction=0, fweights=from_np(f), aweights=from_np(w)),
-          np.cov(x, ddof=0, fweights=f, aweights=w))
-    close(ember.cov(from_np(x), correction=2, fweights=from_np(f), aweights=from_np(w)),
-          np.cov(x, ddof=2, fweights=f, aweights=w))
+    close(
+        ember.cov(from_np(x), correction=0, fweights=from_np(f), aweights=from_np(w)),
+        np.cov(x, ddof=0, fweights=f, aweights=w),
+    )
+    close(
+        ember.cov(from_np(x), correction=2, fweights=from_np(f), aweights=from_np(w)),
+        np.cov(x, ddof=2, fweights=f, aweights=w),
+    )
     assert abs(ember.cov(ember.tensor([1, 2, 4])).item() - 7 / 3) < 1e-6
     assert ember.cov(ember.tensor([[0.0, 1, 2]]), correction=5).item() == float("inf")
     close(ember.corrcoef(from_np(x)), np.corrcoef(x))
@@ -665,6 +750,7 @@ def test_trapezoid_against_numpy(rng):
 
 def test_cumulative_trapezoid_against_scipy(rng):
     from scipy.integrate import cumulative_trapezoid as ref
+
     y = rnd(rng, 3, 5)
     x = np.sort(rnd(rng, 5))
     for dim in (0, 1):
@@ -687,16 +773,22 @@ def test_quantile_against_numpy(rng, method):
     close(ember.quantile(from_np(a), from_np(q), interpolation=method), np.quantile(a, q, **kw))
     for dim in (0, 1, -1):
         for keepdim in (False, True):
-            close(ember.quantile(from_np(a), from_np(q), dim, keepdim, interpolation=method),
-                  np.quantile(a, q, axis=dim, keepdims=keepdim, **kw))
-            close(from_np(a).t().quantile(0.3, dim, keepdim, interpolation=method),
-                  np.quantile(a.T, 0.3, axis=dim, keepdims=keepdim, **kw))
+            close(
+                ember.quantile(from_np(a), from_np(q), dim, keepdim, interpolation=method),
+                np.quantile(a, q, axis=dim, keepdims=keepdim, **kw),
+            )
+            close(
+                from_np(a).t().quantile(0.3, dim, keepdim, interpolation=method),
+                np.quantile(a.T, 0.3, axis=dim, keepdims=keepdim, **kw),
+            )
     an = a.copy()
     an[1, 2] = an[3, 0] = np.nan
     close(ember.nanquantile(from_np(an), from_np(q), 1, interpolation=method), np.nanquantile(an, q, axis=1, **kw))
     close(ember.quantile(from_np(an), from_np(q), 1, interpolation=method), np.quantile(an, q, axis=1, **kw))
-    close(from_np(an).nanquantile(0.5), np.nanquantile(an, 0.5, **kw) if method == "linear" else
-          np.nanquantile(an, 0.5, method="linear"))
+    close(
+        from_np(an).nanquantile(0.5),
+        np.nanquantile(an, 0.5, **kw) if method == "linear" else np.nanquantile(an, 0.5, method="linear"),
+    )
 
 
 def test_quantile_edges_and_errors():

@@ -1,10 +1,10 @@
 """Shape and indexing ops against NumPy: joining and splitting, reordering and repetition, gather/scatter, the
 index_* ops, masks, nonzero, take and triangles. Inputs are random, in several dtypes and layouts (contiguous,
 transposed, stepped, expanded), with zero-size and 0-d cases and the error paths."""
+
 import numpy as np
 import pytest
-
-from conftest import LAYOUTS, make_layout, assert_equal, dtype_name, from_np, np_dtype
+from conftest import LAYOUTS, assert_equal, dtype_name, from_np, make_layout, np_dtype
 
 import ember
 
@@ -24,6 +24,7 @@ def tensor_list(ts):
 
 # ------------------------------------------------------------------------------------------ cat / stack
 
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("dim", [0, 1, -1])
@@ -38,9 +39,18 @@ def test_cat_matches_numpy(rng, dtype, layout, dim):
     assert_equal(ember.concatenate(ts, dim), np.concatenate(arrays, dim), dtype)
 
 
-@pytest.mark.parametrize("a_dtype, b_dtype", [
-    (ember.int64, ember.float32), (ember.bool, ember.int8), (ember.int32, ember.float16), (ember.uint8, ember.int8),
-    (ember.float16, ember.bfloat16), (ember.bool, ember.bool), (ember.float32, ember.float64)])
+@pytest.mark.parametrize(
+    "a_dtype, b_dtype",
+    [
+        (ember.int64, ember.float32),
+        (ember.bool, ember.int8),
+        (ember.int32, ember.float16),
+        (ember.uint8, ember.int8),
+        (ember.float16, ember.bfloat16),
+        (ember.bool, ember.bool),
+        (ember.float32, ember.float64),
+    ],
+)
 def test_cat_promotes_dtypes(rng, a_dtype, b_dtype):
     (a, x), (b, y) = make(rng, (2, 3), a_dtype), make(rng, (1, 3), b_dtype)
     r = ember.cat([a, b])
@@ -74,24 +84,39 @@ def test_cat_out(rng):
         ember.cat([out[:, :2], out[:, 2:]], 1, out=out)
 
 
-@pytest.mark.parametrize("tensors, error, message", [
-    (lambda: [], RuntimeError, r"expected a non-empty list of Tensors"),
-    (lambda: [ember.zeros(2), ember.tensor(1.0)], RuntimeError,
-     r"zero-dimensional tensor \(at position 1\) cannot be concatenated"),
-    (lambda: [ember.zeros(2, 3), ember.zeros(2, 3, 1)], RuntimeError,
-     "Tensors must have same number of dimensions: got 2 and 3"),
-    (lambda: [ember.zeros(2, 3), ember.zeros(2, 4), ember.zeros(3, 3)], RuntimeError,
-     r"^Sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor number "
-     r"1 in the list.$"),
-])
+@pytest.mark.parametrize(
+    "tensors, error, message",
+    [
+        (lambda: [], RuntimeError, r"expected a non-empty list of Tensors"),
+        (
+            lambda: [ember.zeros(2), ember.tensor(1.0)],
+            RuntimeError,
+            r"zero-dimensional tensor \(at position 1\) cannot be concatenated",
+        ),
+        (
+            lambda: [ember.zeros(2, 3), ember.zeros(2, 3, 1)],
+            RuntimeError,
+            "Tensors must have same number of dimensions: got 2 and 3",
+        ),
+        (
+            lambda: [ember.zeros(2, 3), ember.zeros(2, 4), ember.zeros(3, 3)],
+            RuntimeError,
+            r"^Sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor number "
+            r"1 in the list.$",
+        ),
+    ],
+)
 def test_cat_errors(tensors, error, message):
     with pytest.raises(error, match=message):
         ember.cat(tensors())
 
 
 def test_cat_error_names_the_dim_and_tensor():
-    with pytest.raises(RuntimeError, match=r"^Sizes of tensors must match except in dimension 1. Expected size 3 but "
-                       r"got size 4 for tensor number 1 in the list.$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Sizes of tensors must match except in dimension 1. Expected size 3 but "
+        r"got size 4 for tensor number 1 in the list.$",
+    ):
         ember.cat([ember.zeros(3, 2), ember.zeros(4, 2)], 1)
     with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
         ember.cat([ember.zeros(3, 2)], 2)
@@ -119,8 +144,11 @@ def test_stack_0d_zero_size_and_out(rng):
 
 
 def test_stack_errors():
-    with pytest.raises(RuntimeError, match=r"stack expects each tensor to be equal size, but got \[2, 3\] at entry 0 "
-                       r"and \[2, 4\] at entry 1"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"stack expects each tensor to be equal size, but got \[2, 3\] at entry 0 "
+        r"and \[2, 4\] at entry 1",
+    ):
         ember.stack([ember.zeros(2, 3), ember.zeros(2, 4)])
     with pytest.raises(RuntimeError, match="stack expects a non-empty TensorList"):
         ember.stack([])
@@ -128,15 +156,17 @@ def test_stack_errors():
         ember.stack([ember.zeros(2)], 2)
 
 
-@pytest.mark.parametrize("shapes", [[(), ()], [(2,), (3,)], [(2, 1), (2, 3)], [(2, 1, 2), (2, 3, 2)], [(0,), (2,)]],
-                         ids=str)
+@pytest.mark.parametrize(
+    "shapes", [[(), ()], [(2,), (3,)], [(2, 1), (2, 3)], [(2, 1, 2), (2, 3, 2)], [(0,), (2,)]], ids=str
+)
 def test_hstack_matches_numpy(rng, shapes):
     ts, arrays = tensor_list([make(rng, s, ember.float64) for s in shapes])
     assert_equal(ember.hstack(ts), np.hstack(arrays))
 
 
-@pytest.mark.parametrize("shapes", [[(), ()], [(2,), (2,)], [(1, 3), (2, 3)], [(2, 2, 1), (1, 2, 1)], [(0, 2), (2,)]],
-                         ids=str)
+@pytest.mark.parametrize(
+    "shapes", [[(), ()], [(2,), (2,)], [(1, 3), (2, 3)], [(2, 2, 1), (1, 2, 1)], [(0, 2), (2,)]], ids=str
+)
 def test_vstack_matches_numpy(rng, shapes):
     ts, arrays = tensor_list([make(rng, s, ember.int64) for s in shapes])
     assert_equal(ember.vstack(ts), np.vstack(arrays))
@@ -153,6 +183,7 @@ def test_vstack_of_rows_and_matrices(rng):
 
 # ------------------------------------------------------------------------------------------ split / chunk / unbind
 
+
 def check_pieces(pieces, base, expected):
     """`pieces` match NumPy's `expected` and are views of `base`."""
     assert isinstance(pieces, tuple) and len(pieces) == len(expected)
@@ -162,8 +193,9 @@ def check_pieces(pieces, base, expected):
             assert p.data_ptr() == base.data_ptr() + (p.storage_offset() - base.storage_offset()) * base.element_size()
 
 
-@pytest.mark.parametrize("size, split_size, dim", [(5, 2, 0), (6, 3, 1), (4, 4, -1), (4, 10, 0), (0, 2, 0), (0, 0, 1),
-                                                   (7, 1, 1)])
+@pytest.mark.parametrize(
+    "size, split_size, dim", [(5, 2, 0), (6, 3, 1), (4, 4, -1), (4, 10, 0), (0, 2, 0), (0, 0, 1), (7, 1, 1)]
+)
 @pytest.mark.parametrize("layout", ["contiguous", "transposed"])
 def test_split_by_size(rng, size, split_size, dim, layout):
     shape = [3, 3]
@@ -198,13 +230,17 @@ def test_split_with_sizes(rng, sizes, dim):
 
 def test_split_errors():
     t = ember.zeros(3, 4)
-    with pytest.raises(RuntimeError, match=r"split_with_sizes expects split_sizes to sum exactly to 3 \(input tensor's "
-                       r"size at dimension 0\), but got split_sizes=\[1, 1\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"split_with_sizes expects split_sizes to sum exactly to 3 \(input tensor's "
+        r"size at dimension 0\), but got split_sizes=\[1, 1\]",
+    ):
         t.split([1, 1])
     with pytest.raises(RuntimeError, match=r"only non-negative entries, but got split_sizes=\[-1, 4\]"):
         t.split([-1, 4])
-    with pytest.raises(RuntimeError, match="split_size can only be 0 if dimension size is 0, but got dimension size of "
-                       "3"):
+    with pytest.raises(
+        RuntimeError, match="split_size can only be 0 if dimension size is 0, but got dimension size of 3"
+    ):
         t.split(0)
     with pytest.raises(RuntimeError, match="split expects split_size be non-negative, but got split_size=-1"):
         t.split(-1)
@@ -221,7 +257,7 @@ def test_chunk(rng, size, chunks):
     if size == 0:
         expected = [a[:, :0]] * chunks
     else:
-        expected = [a[:, i:i + split_size] for i in range(0, size, split_size)]
+        expected = [a[:, i : i + split_size] for i in range(0, size, split_size)]
     check_pieces(ember.chunk(t, chunks, 1), t, expected)
     check_pieces(t.chunk(chunks, dim=-1), t, expected)
 
@@ -249,8 +285,10 @@ def test_unbind_edge_cases():
 
 # ------------------------------------------------------------------------------------------ views
 
-@pytest.mark.parametrize("source, destination", [(0, 2), (-1, 0), ((0, 1), (2, 0)), ([0, 2], [1, 2]), ((), ()),
-                                                 ((0, 1, 2), (2, 1, 0))])
+
+@pytest.mark.parametrize(
+    "source, destination", [(0, 2), (-1, 0), ((0, 1), (2, 0)), ([0, 2], [1, 2]), ((), ()), ((0, 1, 2), (2, 1, 0))]
+)
 def test_movedim_matches_numpy_and_is_a_view(rng, source, destination):
     t, a = make(rng, (2, 3, 4), layout="stepped")
     for f in (ember.movedim, ember.moveaxis):
@@ -280,12 +318,14 @@ def test_swapdims_and_swapaxes(rng):
     assert_equal(ember.swapaxes(t, 0, 1), np.swapaxes(a, 0, 1))
 
 
-@pytest.mark.parametrize("shape, target", [((3,), (2, 3)), ((1, 3), (4, 3)), ((), (2, 2)), ((2, 1), (2, -1)),
-                                           ((0, 1), (0, 5))])
+@pytest.mark.parametrize(
+    "shape, target", [((3,), (2, 3)), ((1, 3), (4, 3)), ((), (2, 2)), ((2, 1), (2, -1)), ((0, 1), (0, 5))]
+)
 def test_broadcast_to(rng, shape, target):
     t, a = make(rng, shape)
-    expected = np.broadcast_to(a, tuple(s if s != -1 else a.shape[i - len(target) + a.ndim]
-                                        for i, s in enumerate(target)))
+    expected = np.broadcast_to(
+        a, tuple(s if s != -1 else a.shape[i - len(target) + a.ndim] for i, s in enumerate(target))
+    )
     r = ember.broadcast_to(t, target)
     assert_equal(r, expected)
     assert r.data_ptr() == t.data_ptr() or not r.numel()
@@ -326,13 +366,14 @@ def test_meshgrid_defaults_to_ij_and_errors():
         ember.meshgrid(ember.zeros(2, 2))
     with pytest.raises(RuntimeError, match="Expected all tensors in the tensor list to have the same dtype"):
         ember.meshgrid(a, b.float())
-    with pytest.raises(RuntimeError, match="indexing must be one of \"xy\" or \"ij\", but received: ab"):
+    with pytest.raises(RuntimeError, match='indexing must be one of "xy" or "ij", but received: ab'):
         ember.meshgrid(a, b, indexing="ab")
     with pytest.raises(RuntimeError, match="Expected at least one tensor"):
         ember.meshgrid()
 
 
 # ------------------------------------------------------------------------------------------ flip / roll
+
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -359,8 +400,20 @@ def test_flip_edge_cases(rng):
         t.flip(2)
 
 
-@pytest.mark.parametrize("shifts, dims", [(1, 0), (-1, 1), (7, 1), ((1, 2), (0, 1)), ((-5, 3, 1), (2, 0, 1)),
-                                          (3, None), (-13, None), (0, 0), ((2, 2), (1, 1))])
+@pytest.mark.parametrize(
+    "shifts, dims",
+    [
+        (1, 0),
+        (-1, 1),
+        (7, 1),
+        ((1, 2), (0, 1)),
+        ((-5, 3, 1), (2, 0, 1)),
+        (3, None),
+        (-13, None),
+        (0, 0),
+        ((2, 2), (1, 1)),
+    ],
+)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_roll_matches_numpy(rng, shifts, dims, layout):
     t, a = make(rng, (2, 3, 4), ember.int64, layout)
@@ -383,8 +436,19 @@ def test_roll_edge_cases(rng):
 
 # ------------------------------------------------------------------------------------------ repeat / tile
 
-@pytest.mark.parametrize("shape, reps", [((2, 3), (2, 1)), ((2, 3), (1, 2, 3)), ((3,), (2,)), ((), (2, 3)),
-                                         ((2, 3), (0, 2)), ((0, 2), (3, 1)), ((2, 1, 3), (1, 4, 1))])
+
+@pytest.mark.parametrize(
+    "shape, reps",
+    [
+        ((2, 3), (2, 1)),
+        ((2, 3), (1, 2, 3)),
+        ((3,), (2,)),
+        ((), (2, 3)),
+        ((2, 3), (0, 2)),
+        ((0, 2), (3, 1)),
+        ((2, 1, 3), (1, 4, 1)),
+    ],
+)
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_repeat_and_tile_match_numpy_tile(rng, shape, reps, dtype, layout):
@@ -402,8 +466,9 @@ def test_tile_with_fewer_reps_than_dims(rng):
 
 
 def test_repeat_errors():
-    with pytest.raises(RuntimeError, match="Number of dimensions of repeat dims can not be smaller than number of "
-                       "dimensions of tensor"):
+    with pytest.raises(
+        RuntimeError, match="Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+    ):
         ember.zeros(2, 3).repeat(2)
     with pytest.raises(RuntimeError, match=r"Trying to create tensor with negative dimension -1: \[-2, 3\]"):
         ember.zeros(2, 3).repeat(-1, 1)
@@ -435,14 +500,18 @@ def test_repeat_interleave_of_repeats_and_errors():
         ember.repeat_interleave(ember.tensor([1, -1]))
     with pytest.raises(RuntimeError, match="repeats can not be negative"):
         ember.repeat_interleave(ember.zeros(2), -1)
-    with pytest.raises(RuntimeError, match=r"repeats must have the same size as input along dim, but got "
-                       r"repeats.size\(0\) = 2 and input.size\(0\) = 3"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"repeats must have the same size as input along dim, but got "
+        r"repeats.size\(0\) = 2 and input.size\(0\) = 3",
+    ):
         ember.repeat_interleave(ember.zeros(3), ember.tensor([1, 2]))
     with pytest.raises(RuntimeError, match="repeats must be 0-dim or 1-dim tensor"):
         ember.repeat_interleave(ember.zeros(3), ember.ones(3, 1, dtype=ember.int64))
 
 
 # ------------------------------------------------------------------------------------------ tril / triu
+
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -476,6 +545,7 @@ def test_tril_out_and_errors(rng):
 
 
 # ------------------------------------------------------------------------------------------ gather / scatter
+
 
 def np_gather(a, dim, idx):
     a = np.asarray(a).reshape(np.shape(a) or (1,))
@@ -513,20 +583,38 @@ def test_gather_edge_cases(rng):
     assert_equal(out, np.take_along_axis(a, np.array([[1], [2], [3]]), 1))
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda t: t.gather(1, ember.tensor([[0, 7]])), IndexError,
-     r"^gather\(\): index 7 is out of bounds for dimension 1 with size 4$"),
-    (lambda t: t.gather(0, ember.tensor([[-1]])), IndexError,
-     r"^gather\(\): index -1 is out of bounds for dimension 0 with size 3$"),
-    (lambda t: t.gather(1, ember.tensor([[0]], dtype=ember.int32)), RuntimeError,
-     r"gather\(\): Expected dtype int64 for index"),
-    (lambda t: t.gather(1, ember.tensor([0])), RuntimeError,
-     "Index tensor must have the same number of dimensions as input tensor"),
-    (lambda t: t.gather(1, ember.zeros(4, 1, dtype=ember.int64)), RuntimeError,
-     r"Size does not match at dimension 0 expected index \[4, 1\] to be smaller than self \[3, 4\] apart from "
-     r"dimension 1"),
-    (lambda t: t.gather(2, ember.zeros(1, 1, dtype=ember.int64)), IndexError, "Dimension out of range"),
-])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (
+            lambda t: t.gather(1, ember.tensor([[0, 7]])),
+            IndexError,
+            r"^gather\(\): index 7 is out of bounds for dimension 1 with size 4$",
+        ),
+        (
+            lambda t: t.gather(0, ember.tensor([[-1]])),
+            IndexError,
+            r"^gather\(\): index -1 is out of bounds for dimension 0 with size 3$",
+        ),
+        (
+            lambda t: t.gather(1, ember.tensor([[0]], dtype=ember.int32)),
+            RuntimeError,
+            r"gather\(\): Expected dtype int64 for index",
+        ),
+        (
+            lambda t: t.gather(1, ember.tensor([0])),
+            RuntimeError,
+            "Index tensor must have the same number of dimensions as input tensor",
+        ),
+        (
+            lambda t: t.gather(1, ember.zeros(4, 1, dtype=ember.int64)),
+            RuntimeError,
+            r"Size does not match at dimension 0 expected index \[4, 1\] to be smaller than self \[3, 4\] apart from "
+            r"dimension 1",
+        ),
+        (lambda t: t.gather(2, ember.zeros(1, 1, dtype=ember.int64)), IndexError, "Dimension out of range"),
+    ],
+)
 def test_gather_errors(call, error, message):
     with pytest.raises(error, match=message):
         call(ember.zeros(3, 4))
@@ -552,8 +640,9 @@ def test_scatter_src_matches_numpy(rng, dtype, layout, dim):
     src, s = make(rng, (3, 4), dtype, "transposed")
     # a permutation along dim so that every target is written once
     shape = (3, 2)
-    idx = np.stack([rng.permutation(a.shape[dim % 2])[:shape[dim % 2]] for _ in range(shape[1 - dim % 2])],
-                   1 - dim % 2)
+    idx = np.stack(
+        [rng.permutation(a.shape[dim % 2])[: shape[dim % 2]] for _ in range(shape[1 - dim % 2])], 1 - dim % 2
+    )
     expected = np_scatter(a, dim % 2, idx, s)
     assert_equal(ember.scatter(t, dim, from_np(idx), src), expected, dtype)
     assert_equal(t.scatter(dim, from_np(idx), src=src), expected, dtype)
@@ -581,8 +670,9 @@ def test_scatter_with_reduce(rng, dtype, reduce, combine):
     idx = index_array(rng, (5, 4), 3)
     src, s = make(rng, (5, 4), dtype)
     assert_equal(t.scatter(0, from_np(idx), src, reduce=reduce), np_scatter(a, 0, idx, s, combine), dtype)
-    assert_equal(t.scatter(0, from_np(idx), 2, reduce=reduce),
-                 np_scatter(a, 0, idx, np.array(2).astype(a.dtype), combine), dtype)
+    assert_equal(
+        t.scatter(0, from_np(idx), 2, reduce=reduce), np_scatter(a, 0, idx, np.array(2).astype(a.dtype), combine), dtype
+    )
     with pytest.raises(RuntimeError, match="reduce argument must be either add or multiply"):
         t.scatter(0, from_np(idx), src, reduce="sum")
 
@@ -612,7 +702,10 @@ def test_scatter_add_accumulates_large_inputs_in_parallel(rng):
 
 
 REDUCERS = {
-    "sum": (np.add, 0), "prod": (np.multiply, 1), "amax": (np.maximum, None), "amin": (np.minimum, None),
+    "sum": (np.add, 0),
+    "prod": (np.multiply, 1),
+    "amax": (np.maximum, None),
+    "amin": (np.minimum, None),
 }
 
 
@@ -636,8 +729,13 @@ def test_scatter_reduce_matches_numpy(rng, dtype, reduce, include_self):
     for target, values in hits.items():
         values = ([a[target]] if include_self else []) + values
         acc = np.array(values, np.float64 if dtype is not ember.int64 else np.int64)
-        r = {"sum": acc.sum(), "prod": acc.prod(), "amax": acc.max(), "amin": acc.min(),
-             "mean": acc.sum() / len(acc) if dtype is not ember.int64 else acc.sum() // len(acc)}[reduce]
+        r = {
+            "sum": acc.sum(),
+            "prod": acc.prod(),
+            "amax": acc.max(),
+            "amin": acc.min(),
+            "mean": acc.sum() / len(acc) if dtype is not ember.int64 else acc.sum() // len(acc),
+        }[reduce]
         expected[target] = r
     r = ember.scatter_reduce(t, 0, from_np(idx), src, reduce, include_self=include_self)
     tol = {ember.float16: 2e-2, ember.float32: 1e-5}.get(dtype, 1e-12)
@@ -655,27 +753,57 @@ def test_scatter_reduce_propagates_nan():
         t.scatter_reduce(0, ember.tensor([0]), ember.tensor([1.0]), "max")
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda t: t.scatter_(1, ember.tensor([[0, 7]]), 1.0), IndexError,
-     r"^scatter\(\): index 7 is out of bounds for dimension 1 with size 4$"),
-    (lambda t: t.scatter_add_(0, ember.tensor([[3]]), ember.ones(1, 1)), IndexError,
-     r"^scatter_add\(\): index 3 is out of bounds for dimension 0 with size 3$"),
-    (lambda t: t.scatter_(0, ember.tensor([[-1]]), ember.ones(1, 1)), IndexError,
-     "index -1 is out of bounds for dimension 0 with size 3"),
-    (lambda t: t.scatter_(0, ember.tensor([[0]]), ember.ones(1, 1, dtype=ember.float64)), RuntimeError,
-     r"scatter\(\): Expected self.dtype to be equal to src.dtype"),
-    (lambda t: t.scatter_(0, ember.tensor([[0]], dtype=ember.int32), 1.0), RuntimeError,
-     r"scatter\(\): Expected dtype int64 for index"),
-    (lambda t: t.scatter_(0, ember.tensor([0]), 1.0), RuntimeError,
-     "Index tensor must have the same number of dimensions as self tensor"),
-    (lambda t: t.scatter_(0, ember.zeros(1, 5, dtype=ember.int64), 1.0), RuntimeError,
-     r"Expected index \[1, 5\] to be smaller than self \[3, 4\] apart from dimension 0$"),
-    (lambda t: t.scatter_(0, ember.zeros(2, 2, dtype=ember.int64), ember.ones(1, 4)), RuntimeError,
-     r"Expected index \[2, 2\] to be smaller than self \[3, 4\] apart from dimension 0 and to be smaller "
-     r"size than src \[1, 4\]"),
-    (lambda t: ember.zeros(1, 3).expand(3, 3).scatter_(0, ember.zeros(1, 1, dtype=ember.int64), 1.0), RuntimeError,
-     "more than one element of the written-to tensor refers to a single memory location"),
-])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (
+            lambda t: t.scatter_(1, ember.tensor([[0, 7]]), 1.0),
+            IndexError,
+            r"^scatter\(\): index 7 is out of bounds for dimension 1 with size 4$",
+        ),
+        (
+            lambda t: t.scatter_add_(0, ember.tensor([[3]]), ember.ones(1, 1)),
+            IndexError,
+            r"^scatter_add\(\): index 3 is out of bounds for dimension 0 with size 3$",
+        ),
+        (
+            lambda t: t.scatter_(0, ember.tensor([[-1]]), ember.ones(1, 1)),
+            IndexError,
+            "index -1 is out of bounds for dimension 0 with size 3",
+        ),
+        (
+            lambda t: t.scatter_(0, ember.tensor([[0]]), ember.ones(1, 1, dtype=ember.float64)),
+            RuntimeError,
+            r"scatter\(\): Expected self.dtype to be equal to src.dtype",
+        ),
+        (
+            lambda t: t.scatter_(0, ember.tensor([[0]], dtype=ember.int32), 1.0),
+            RuntimeError,
+            r"scatter\(\): Expected dtype int64 for index",
+        ),
+        (
+            lambda t: t.scatter_(0, ember.tensor([0]), 1.0),
+            RuntimeError,
+            "Index tensor must have the same number of dimensions as self tensor",
+        ),
+        (
+            lambda t: t.scatter_(0, ember.zeros(1, 5, dtype=ember.int64), 1.0),
+            RuntimeError,
+            r"Expected index \[1, 5\] to be smaller than self \[3, 4\] apart from dimension 0$",
+        ),
+        (
+            lambda t: t.scatter_(0, ember.zeros(2, 2, dtype=ember.int64), ember.ones(1, 4)),
+            RuntimeError,
+            r"Expected index \[2, 2\] to be smaller than self \[3, 4\] apart from dimension 0 and to be smaller "
+            r"size than src \[1, 4\]",
+        ),
+        (
+            lambda t: ember.zeros(1, 3).expand(3, 3).scatter_(0, ember.zeros(1, 1, dtype=ember.int64), 1.0),
+            RuntimeError,
+            "more than one element of the written-to tensor refers to a single memory location",
+        ),
+    ],
+)
 def test_scatter_errors(call, error, message):
     with pytest.raises(error, match=message):
         call(ember.zeros(3, 4))
@@ -691,6 +819,7 @@ def test_scatter_out_of_bounds_never_writes_outside(rng):
 
 
 # ------------------------------------------------------------------------------------------ index_*
+
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -756,13 +885,19 @@ def test_index_add_errors():
     t = ember.zeros(3, 4)
     with pytest.raises(IndexError, match=r"^index_add_\(\): index 3 is out of bounds for dimension 0 with size 3$"):
         t.index_add_(0, ember.tensor([3]), ember.ones(1, 4))
-    with pytest.raises(RuntimeError, match=r"index_add_\(\): self \(Float\) and source \(Long\) must have the same "
-                       "scalar type"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"index_add_\(\): self \(Float\) and source \(Long\) must have the same "
+        "scalar type",
+    ):
         t.index_add_(0, ember.tensor([0]), ember.ones(1, 4, dtype=ember.int64))
     with pytest.raises(IndexError, match=r"Number of indices \(2\) should be equal to source.size\(dim\) \(1\)"):
         t.index_add_(0, ember.tensor([0, 1]), ember.ones(1, 4))
-    with pytest.raises(RuntimeError, match=r"source tensor shape must match self tensor shape, excluding the specified "
-                       r"dimension. Got self.shape = \[3, 4\] source.shape = \[1, 5\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"source tensor shape must match self tensor shape, excluding the specified "
+        r"dimension. Got self.shape = \[3, 4\] source.shape = \[1, 5\]",
+    ):
         t.index_add_(0, ember.tensor([0]), ember.ones(1, 5))
     with pytest.raises(RuntimeError, match="alpha must not be a floating point number"):
         ember.zeros(3, dtype=ember.int64).index_add_(0, ember.tensor([0]), ember.ones(1, dtype=ember.int64), alpha=1.5)
@@ -798,8 +933,9 @@ def test_index_fill_matches_numpy(rng, dtype, layout, value):
     assert_equal(t, expected, dtype)
     with pytest.raises(IndexError, match=r"index_fill_\(\): index 5 is out of bounds for dimension 1 with size 5"):
         t.index_fill_(1, ember.tensor([5]), value)
-    with pytest.raises(RuntimeError, match="only supports a 0-dimensional value tensor, but got tensor with 1 "
-                       "dimension"):
+    with pytest.raises(
+        RuntimeError, match="only supports a 0-dimensional value tensor, but got tensor with 1 dimension"
+    ):
         t.index_fill_(1, ember.tensor([0]), ember.tensor([1]))
 
 
@@ -833,15 +969,22 @@ def test_index_put_with_none_and_broadcast_values(rng):
     a[:, [1, 3]] = 9
     assert_equal(r, a)
     assert ember.index_put_(t, [ember.tensor([True, False, True])], ember.tensor([1.0, 2, 3, 4])) is t
-    with pytest.raises(RuntimeError, match="Index put requires the source and destination dtypes match, got Float for "
-                       "the destination and Double for the source."):
+    with pytest.raises(
+        RuntimeError,
+        match="Index put requires the source and destination dtypes match, got Float for "
+        "the destination and Double for the source.",
+    ):
         t.index_put_((ember.tensor([0]),), ember.tensor([1.0], dtype=ember.float64))
-    with pytest.raises(RuntimeError, match=r"shape mismatch: value tensor of shape \[3\] cannot be broadcast to "
-                       r"indexing result of shape \[2, 4\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"shape mismatch: value tensor of shape \[3\] cannot be broadcast to "
+        r"indexing result of shape \[2, 4\]",
+    ):
         t.index_put_((ember.tensor([0, 1]),), ember.ones(3))
 
 
 # ------------------------------------------------------------------------------------------ masks
+
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -875,7 +1018,7 @@ def test_masked_scatter_matches_numpy(rng, dtype, layout, mask_shape):
     m = np.broadcast_to(rng.random(mask_shape) < 0.5, (3, 4))
     src, s = make(rng, (4, 4), dtype, "transposed")
     expected = np.array(a, copy=True)
-    expected[m] = s.ravel()[:m.sum()]
+    expected[m] = s.ravel()[: m.sum()]
     mask = from_np(np.array(m)[(0,) * (2 - len(mask_shape))] if mask_shape != (3, 4) else m)
     assert_equal(ember.masked_scatter(t, mask, src), expected, dtype)
     assert_equal(t.masked_scatter(mask, src), expected, dtype)
@@ -889,8 +1032,9 @@ def test_masked_scatter_errors():
     t = ember.zeros(2, 2)
     with pytest.raises(RuntimeError, match=r"Number of elements of source \(1\) < number of ones in mask \(2\)"):
         t.masked_scatter_(ember.tensor([True, False]), ember.ones(1))
-    with pytest.raises(RuntimeError, match="masked_scatter: expected self and source to have same dtypes but got Float "
-                       "and Double"):
+    with pytest.raises(
+        RuntimeError, match="masked_scatter: expected self and source to have same dtypes but got Float and Double"
+    ):
         t.masked_scatter_(ember.tensor([True, True]), ember.ones(2, dtype=ember.float64))
     with pytest.raises(RuntimeError, match="masked_scatter_ only supports boolean masks"):
         t.masked_scatter_(ember.tensor([1, 1], dtype=ember.uint8), ember.ones(2))
@@ -927,12 +1071,16 @@ def test_masked_fill_broadcasts_and_errors(rng):
         t.masked_fill_(from_np(m), 0)
     with pytest.raises(RuntimeError, match="masked_fill_ only supports boolean masks, but got mask with dtype uint8"):
         t.masked_fill_(ember.ones(4, dtype=ember.uint8), 0)
-    with pytest.raises(RuntimeError, match="only supports a 0-dimensional value tensor, but got tensor with 1 "
-                       r"dimension\(s\)"):
+    with pytest.raises(
+        RuntimeError,
+        match="only supports a 0-dimensional value tensor, but got tensor with 1 "
+        r"dimension\(s\)",
+    ):
         t.masked_fill(ember.ones(4, dtype=ember.bool), ember.tensor([1.0]))
 
 
 # ------------------------------------------------------------------------------------------ nonzero / where
+
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -970,6 +1118,7 @@ def test_where_with_three_arguments_still_works(rng):
 
 
 # ------------------------------------------------------------------------------------------ take
+
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -1012,8 +1161,11 @@ def test_take_along_dim_without_dim_and_errors(rng):
     t, a = make(rng, (3, 4), layout="transposed")
     idx = rng.integers(0, 12, (2, 3))
     assert_equal(ember.take_along_dim(t, from_np(idx)), np.take_along_axis(a.ravel(), idx.ravel(), 0))
-    with pytest.raises(RuntimeError, match="input and indices should have the same number of dimensions, but got 2 "
-                       "dimensions for input, and 1 dimensions for indices"):
+    with pytest.raises(
+        RuntimeError,
+        match="input and indices should have the same number of dimensions, but got 2 "
+        "dimensions for input, and 1 dimensions for indices",
+    ):
         t.take_along_dim(ember.tensor([0]), 0)
     with pytest.raises(RuntimeError, match="dtype of indices should be Long but got Int"):
         t.take_along_dim(ember.tensor([[0]], dtype=ember.int32), 0)
@@ -1023,13 +1175,17 @@ def test_take_along_dim_without_dim_and_errors(rng):
 
 # ------------------------------------------------------------------------------------------ one_hot
 
+
 @pytest.mark.parametrize("num_classes", [-1, 5, 7])
 @pytest.mark.parametrize("layout", ["contiguous", "transposed", "expanded"])
 def test_one_hot_matches_numpy(rng, num_classes, layout):
     idx = rng.integers(0, 5, (3, 4))
     idx[0, 0] = 4
-    t = {"contiguous": lambda: from_np(idx), "transposed": lambda: from_np(idx.T.copy()).t(),
-         "expanded": lambda: from_np(idx[:1].copy()).expand(3, 4)}[layout]()
+    t = {
+        "contiguous": lambda: from_np(idx),
+        "transposed": lambda: from_np(idx.T.copy()).t(),
+        "expanded": lambda: from_np(idx[:1].copy()).expand(3, 4),
+    }[layout]()
     if layout == "expanded":
         idx = np.broadcast_to(idx[:1], (3, 4))
     n = 5 if num_classes == -1 else num_classes

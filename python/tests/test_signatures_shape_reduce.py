@@ -2,6 +2,7 @@
 spelling PyTorch's bindings or documentation give a parameter works, gives the positional call's result and NumPy's
 values; out= (a tensor, or (values, indices)) is written and returned; the overloads keep PyTorch's errors for wrong
 combinations; signatures and method docstrings read as the convention says."""
+
 import inspect
 
 import numpy as np
@@ -28,6 +29,7 @@ def same(a, b):
 
 
 # ---------------------------------------------------------------------------------------------- reductions
+
 
 def test_max_min_overloads_by_keyword(x):
     t, y = from_np(x), from_np(x[::-1].copy())
@@ -107,6 +109,7 @@ def test_sum_to_size_by_keyword(x):
 
 # ---------------------------------------------------------------------------------------------- sorting and scans
 
+
 def test_sort_family_by_keyword(x):
     t = from_np(x)
     assert inspect.signature(ember.sort).parameters["stable"].default is False
@@ -152,6 +155,7 @@ def test_scans_by_keyword(x):
 
 # ---------------------------------------------------------------------------------------------- joining and splitting
 
+
 def test_cat_family_by_keyword(x):
     a, b = from_np(x), from_np(2 * x)
     expected = np.concatenate([x, 2 * x], 1)
@@ -176,15 +180,24 @@ def test_split_family_by_keyword(x):
     same(ember.chunk(input=t, chunks=2, dim=1), ember.chunk(t, 2, 1))
     same(ember.unbind(input=t, dim=1), ember.unbind(t, 1))
     pieces = [p for p in np.array_split(x, 3, 1)]
-    for r in (ember.tensor_split(t, 3, 1), ember.tensor_split(t, sections=3, dim=1),
-              ember.tensor_split(input=t, indices_or_sections=3, dim=1), t.tensor_split(sections=3, dim=1)):
+    for r in (
+        ember.tensor_split(t, 3, 1),
+        ember.tensor_split(t, sections=3, dim=1),
+        ember.tensor_split(input=t, indices_or_sections=3, dim=1),
+        t.tensor_split(sections=3, dim=1),
+    ):
         for p, e in zip(r, pieces):
             assert_equal(p, e)
     for r in (ember.tensor_split(t, indices=[1, 3], dim=1), t.tensor_split(indices=(1, 3), dim=1)):
         for p, e in zip(r, np.split(x, [1, 3], 1)):
             assert_equal(p, e)
-    for r in (ember.hsplit(t, 2), ember.hsplit(input=t, indices_or_sections=2), ember.hsplit(t, sections=2),
-              t.hsplit(split_size_or_sections=2), t.hsplit(sections=2)):
+    for r in (
+        ember.hsplit(t, 2),
+        ember.hsplit(input=t, indices_or_sections=2),
+        ember.hsplit(t, sections=2),
+        t.hsplit(split_size_or_sections=2),
+        t.hsplit(sections=2),
+    ):
         for p, e in zip(r, np.hsplit(x, 2)):
             assert_equal(p, e)
     for p, e in zip(ember.vsplit(t, indices=[1]), np.vsplit(x, [1])):
@@ -192,6 +205,7 @@ def test_split_family_by_keyword(x):
 
 
 # ---------------------------------------------------------------------------------------------- dims and order
+
 
 def test_varargs_or_keyword_methods(x):
     t = from_np(x)
@@ -203,8 +217,13 @@ def test_varargs_or_keyword_methods(x):
     for r in (t.repeat(1, 2), t.repeat((1, 2)), t.repeat(repeats=(1, 2))):
         assert_equal(r, np.tile(x, (1, 2)))
     v = from_np(x[0])
-    for r in (v.broadcast_to(2, 4), v.broadcast_to(size=(2, 4)), v.broadcast_to(shape=(2, 4)),
-              ember.broadcast_to(v, size=(2, 4)), ember.broadcast_to(input=v, shape=(2, 4))):
+    for r in (
+        v.broadcast_to(2, 4),
+        v.broadcast_to(size=(2, 4)),
+        v.broadcast_to(shape=(2, 4)),
+        ember.broadcast_to(v, size=(2, 4)),
+        ember.broadcast_to(input=v, shape=(2, 4)),
+    ):
         assert_equal(r, np.broadcast_to(x[0], (2, 4)))
     z = ember.zeros(4)
     assert z.resize_(size=(2, 2)) is z and tuple(z.shape) == (2, 2)
@@ -238,6 +257,7 @@ def test_dims_by_keyword(x):
 
 # ---------------------------------------------------------------------------------------------- indexing ops
 
+
 def test_index_ops_by_keyword(x):
     t = from_np(x)
     idx = ember.tensor([2, 0])
@@ -255,8 +275,10 @@ def test_index_ops_by_keyword(x):
     flat = ember.tensor([0, 5])
     assert_equal(t.take(indices=flat), x.ravel()[[0, 5]])  # the documented name
     assert_equal(t.take(index=flat), x.ravel()[[0, 5]])
-    assert_equal(ember.gather(input=t, dim=1, index=ember.tensor([[0], [1], [2]]), sparse_grad=False),
-                 x[np.arange(3), [0, 1, 2]][:, None])
+    assert_equal(
+        ember.gather(input=t, dim=1, index=ember.tensor([[0], [1], [2]]), sparse_grad=False),
+        x[np.arange(3), [0, 1, 2]][:, None],
+    )
     o = ember.empty(3, 4, dtype=ember.float64)
     r = ember.index_reduce(t, 0, ember.tensor([0, 0]), src, "amax", include_self=False, out=o)
     assert r is o
@@ -265,9 +287,12 @@ def test_index_ops_by_keyword(x):
     assert_equal(o, e)
     mask = from_np(x > 0)
     expected = x.copy()
-    expected[x > 0] = (x * 2).ravel()[:(x > 0).sum()]  # filled in order from the start of source
-    for r in (t.masked_scatter(mask, tensor=t * 2), t.masked_scatter(mask, source=t * 2),
-              ember.masked_scatter(input=t, mask=mask, source=t * 2)):
+    expected[x > 0] = (x * 2).ravel()[: (x > 0).sum()]  # filled in order from the start of source
+    for r in (
+        t.masked_scatter(mask, tensor=t * 2),
+        t.masked_scatter(mask, source=t * 2),
+        ember.masked_scatter(input=t, mask=mask, source=t * 2),
+    ):
         assert_equal(r, expected)
     assert_equal(ember.masked_fill(input=t, mask=mask, value=0.0), np.where(x > 0, 0.0, x))
 
@@ -288,9 +313,14 @@ def test_where_overloads(x):
 
 def test_out_where_pytorch_has_it(x):
     t, m = from_np(x), from_np(x[:3, :3])
-    for f, args, expected in ((ember.diag, (m,), np.diag(x[:3, :3])), (ember.tril, (t,), np.tril(x)),
-                              (ember.triu, (t, 1), np.triu(x, 1)), (ember.kron, (m, m), np.kron(x[:3, :3], x[:3, :3])),
-                              (ember.cross, (m, m), np.zeros((3, 3))), (ember.msort, (t,), np.sort(x, 0))):
+    for f, args, expected in (
+        (ember.diag, (m,), np.diag(x[:3, :3])),
+        (ember.tril, (t,), np.tril(x)),
+        (ember.triu, (t, 1), np.triu(x, 1)),
+        (ember.kron, (m, m), np.kron(x[:3, :3], x[:3, :3])),
+        (ember.cross, (m, m), np.zeros((3, 3))),
+        (ember.msort, (t,), np.sort(x, 0)),
+    ):
         o = ember.empty(*expected.shape, dtype=ember.float64)
         assert f(*args, out=o) is o
         np.testing.assert_allclose(to_np(o), expected, atol=1e-12)
@@ -302,11 +332,15 @@ def test_out_where_pytorch_has_it(x):
 
 # ---------------------------------------------------------------------------------------------- search and factories
 
+
 def test_searchsorted_both_spellings():
     s = ember.tensor([1, 3, 5, 7])
     v = ember.tensor([3, 6])
-    for r in (ember.searchsorted(s, v), ember.searchsorted(sorted_sequence=s, input=v),
-              ember.searchsorted(s, values=v)):
+    for r in (
+        ember.searchsorted(s, v),
+        ember.searchsorted(sorted_sequence=s, input=v),
+        ember.searchsorted(s, values=v),
+    ):
         assert_equal(r, np.searchsorted([1, 3, 5, 7], [3, 6]))
     assert_equal(ember.searchsorted(s, values=v, right=True), np.searchsorted([1, 3, 5, 7], [3, 6], "right"))
 
@@ -320,6 +354,7 @@ def test_tril_indices_keywords():
 
 
 # ---------------------------------------------------------------------------------------------- the surface itself
+
 
 def test_signatures_and_docstrings_follow_the_convention():
     assert str(inspect.signature(ember.max)).startswith("(input: Tensor, dim: int | None = None, keepdim: bool")
@@ -342,16 +377,22 @@ def test_statistics_and_products_by_keyword(rng):
     fw = ember.tensor([1, 2, 1, 1, 3])
     np.testing.assert_allclose(to_np(t.cov(fweights=fw)), np.cov(x, fweights=[1, 2, 1, 1, 3]))
     np.testing.assert_allclose(to_np(ember.corrcoef(input=t)), np.corrcoef(x))
-    np.testing.assert_allclose(to_np(ember.quantile(input=t, q=0.3, dim=1, keepdim=True, interpolation="lower")),
-                               np.quantile(x, 0.3, axis=1, keepdims=True, method="lower"))
+    np.testing.assert_allclose(
+        to_np(ember.quantile(input=t, q=0.3, dim=1, keepdim=True, interpolation="lower")),
+        np.quantile(x, 0.3, axis=1, keepdims=True, method="lower"),
+    )
     np.testing.assert_allclose(to_np(t.nanquantile(q=[0.5], dim=0)), np.nanquantile(x, [0.5], axis=0))
-    np.testing.assert_allclose(to_np(ember.diff(input=t, n=2, dim=1, prepend=t[:, :1])),
-                               np.diff(x, 2, 1, prepend=x[:, :1]))
-    np.testing.assert_allclose(to_np(ember.trapezoid(y=t, dx=0.5, dim=1)), np.trapezoid(x, dx=0.5, axis=1)
-                               if hasattr(np, "trapezoid") else np.trapz(x, dx=0.5, axis=1))
-    np.testing.assert_allclose(to_np(ember.trapz(t, x=from_np(np.arange(5.0) ** 2))),
-                               np.trapezoid(x, np.arange(5.0) ** 2) if hasattr(np, "trapezoid")
-                               else np.trapz(x, np.arange(5.0) ** 2))
+    np.testing.assert_allclose(
+        to_np(ember.diff(input=t, n=2, dim=1, prepend=t[:, :1])), np.diff(x, 2, 1, prepend=x[:, :1])
+    )
+    np.testing.assert_allclose(
+        to_np(ember.trapezoid(y=t, dx=0.5, dim=1)),
+        np.trapezoid(x, dx=0.5, axis=1) if hasattr(np, "trapezoid") else np.trapz(x, dx=0.5, axis=1),
+    )
+    np.testing.assert_allclose(
+        to_np(ember.trapz(t, x=from_np(np.arange(5.0) ** 2))),
+        np.trapezoid(x, np.arange(5.0) ** 2) if hasattr(np, "trapezoid") else np.trapz(x, np.arange(5.0) ** 2),
+    )
     assert_equal(ember.vander(x=ember.tensor([1, 2, 3]), N=3, increasing=True), np.vander([1, 2, 3], 3, True))
     o = ember.empty(4)
     h = ember.tensor([0.5, 1.5, 1.5, 3.5])
@@ -361,10 +402,11 @@ def test_statistics_and_products_by_keyword(rng):
     a, b = from_np(rng.standard_normal((2, 3))), from_np(rng.standard_normal((2, 3)))
     np.testing.assert_allclose(to_np(ember.cross(input=a, other=b, dim=1)), np.cross(to_np(a), to_np(b)))
     np.testing.assert_allclose(to_np(ember.kron(input=a, other=b)), np.kron(to_np(a), to_np(b)))
-    assert_equal(ember.combinations(input=ember.tensor([1, 2, 3]), r=2, with_replacement=True),
-                 np.array([[1, 1], [1, 2], [1, 3], [2, 2], [2, 3], [3, 3]]))
-    np.testing.assert_allclose(to_np(ember.norm(input=t, p=1, dim=1, keepdim=True)),
-                               np.abs(x).sum(1, keepdims=True))
+    assert_equal(
+        ember.combinations(input=ember.tensor([1, 2, 3]), r=2, with_replacement=True),
+        np.array([[1, 1], [1, 2], [1, 3], [2, 2], [2, 3], [3, 3]]),
+    )
+    np.testing.assert_allclose(to_np(ember.norm(input=t, p=1, dim=1, keepdim=True)), np.abs(x).sum(1, keepdims=True))
     np.testing.assert_allclose(to_np(ember.dist(input=a, other=b, p=1)), np.abs(to_np(a) - to_np(b)).sum())
 
 
@@ -406,24 +448,27 @@ def test_search_by_keyword():
 
 
 # Names whose docstrings carry examples (ember.name, or Tensor.name for methods only).
-EXAMPLES = ("all allclose amax amin aminmax any argmax argmin argsort argwhere as_strided_scatter atleast_1d "
-            "atleast_2d atleast_3d bincount block_diag broadcast_tensors broadcast_to bucketize cartesian_prod cat "
-            "chunk column_stack combinations corrcoef count_nonzero cov cross cummax cummin "
-            "cumprod cumsum cumulative_trapezoid diag diag_embed diagflat diagonal_scatter diff dist dsplit dstack "
-            "equal fill flip fliplr flipud gather histc hsplit hstack index_add index_copy index_fill index_put "
-            "index_reduce index_select is_nonzero is_same_size is_signed isclose isin kron kthvalue logcumsumexp "
-            "logsumexp masked_fill masked_scatter masked_select max mean median meshgrid min mode movedim msort "
-            "nanmean nanmedian nanquantile nansum narrow_copy nonzero norm positive prod put quantile ravel renorm "
-            "repeat_interleave roll rot90 scatter scatter_add scatter_reduce searchsorted select_scatter "
-            "slice_scatter sort split split_with_sizes stack std std_mean sum swapdims take take_along_dim "
-            "tensor_split tile topk trace trapezoid trapz tril tril_indices triu triu_indices unbind unique "
-            "unique_consecutive vander var var_mean vsplit vstack where").split()
+EXAMPLES = (
+    "all allclose amax amin aminmax any argmax argmin argsort argwhere as_strided_scatter atleast_1d "
+    "atleast_2d atleast_3d bincount block_diag broadcast_tensors broadcast_to bucketize cartesian_prod cat "
+    "chunk column_stack combinations corrcoef count_nonzero cov cross cummax cummin "
+    "cumprod cumsum cumulative_trapezoid diag diag_embed diagflat diagonal_scatter diff dist dsplit dstack "
+    "equal fill flip fliplr flipud gather histc hsplit hstack index_add index_copy index_fill index_put "
+    "index_reduce index_select is_nonzero is_same_size is_signed isclose isin kron kthvalue logcumsumexp "
+    "logsumexp masked_fill masked_scatter masked_select max mean median meshgrid min mode movedim msort "
+    "nanmean nanmedian nanquantile nansum narrow_copy nonzero norm positive prod put quantile ravel renorm "
+    "repeat_interleave roll rot90 scatter scatter_add scatter_reduce searchsorted select_scatter "
+    "slice_scatter sort split split_with_sizes stack std std_mean sum swapdims take take_along_dim "
+    "tensor_split tile topk trace trapezoid trapz tril tril_indices triu triu_indices unbind unique "
+    "unique_consecutive vander var var_mean vsplit vstack where"
+).split()
 METHOD_EXAMPLES = ("fill_diagonal_", "new_empty_strided", "repeat", "resize_", "sum_to_size", "type_as")
 
 
 @pytest.mark.parametrize("name", EXAMPLES + list(METHOD_EXAMPLES))
 def test_docstring_examples_run(name):
     import doctest
+
     obj = getattr(ember.Tensor if name in METHOD_EXAMPLES else ember, name)
     doc = next(d for _, d, _ in obj.__nb_signature__ if d)
     test = doctest.DocTestParser().get_doctest(doc, {"ember": ember}, name, None, 0)

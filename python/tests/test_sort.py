@@ -5,11 +5,24 @@ ties (stability), NaNs (ordered above every number), zero-size and 0-d inputs, o
 
 Ties are broken by position wherever PyTorch leaves the order unspecified (topk, kthvalue, median indices), so
 the references below are stable sorts. Expected values recorded from PyTorch 1.13 are pasted as literals."""
+
 import math
 
 import numpy as np
 import pytest
-from conftest import LAYOUTS, make_layout, tie_array, ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, assert_equal, dtype_name, from_np, np_dtype, random_array
+from conftest import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    INT_DTYPES,
+    LAYOUTS,
+    assert_equal,
+    dtype_name,
+    from_np,
+    make_layout,
+    np_dtype,
+    random_array,
+    tie_array,
+)
 
 import ember
 
@@ -52,6 +65,7 @@ def kth_row(k):
     def fn(row):
         v, i = sorted_row(row)
         return v[k - 1], i[k - 1]
+
     return fn
 
 
@@ -85,6 +99,7 @@ def expand_dims(a, axis, keepdim):
 
 
 # ------------------------------------------------------------------------------------------ sort / argsort / msort
+
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_name)
@@ -165,6 +180,7 @@ def test_msort_sorts_along_dim_0(rng, dtype):
 
 # ------------------------------------------------------------------------------------------ topk
 
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_name)
 def test_topk_matches_stable_reference(rng, dtype, layout):
@@ -236,6 +252,7 @@ def test_topk_k_out_of_range_raises(k, shape, dim):
 
 
 # ------------------------------------------------------------------------------------------ kthvalue / median / mode
+
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_name)
@@ -336,8 +353,11 @@ def test_selection_out_arguments():
 
 @pytest.mark.parametrize("op", ["median", "nanmedian", "mode"])
 def test_selection_over_an_empty_dim_raises_index_error(op):
-    with pytest.raises(IndexError, match=op + r"\(\): Expected reduction dim 0 to have non-zero size. \(input shape "
-                                              r"\[0, 3\]\)"):
+    with pytest.raises(
+        IndexError,
+        match=op + r"\(\): Expected reduction dim 0 to have non-zero size. \(input shape "
+        r"\[0, 3\]\)",
+    ):
         getattr(ember, op)(ember.zeros(0, 3), 0)
 
 
@@ -352,8 +372,11 @@ def test_kthvalue_errors():
 
 
 def test_median_of_an_empty_integer_tensor_raises():
-    with pytest.raises(RuntimeError, match=r"median\(\): the median of an empty tensor is NaN, which dtype int64 "
-                                           "cannot hold"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"median\(\): the median of an empty tensor is NaN, which dtype int64 "
+        "cannot hold",
+    ):
         ember.median(ember.tensor([], dtype=ember.int64))
 
 
@@ -366,9 +389,14 @@ def test_median_without_dim_rejects_keepdim():
 
 
 def test_sort_family_dim_errors():
-    for call in (lambda: ember.sort(ember.tensor([1, 2]), dim=2), lambda: ember.topk(ember.ones(2), 1, 1),
-                 lambda: ember.median(ember.ones(2), 1), lambda: ember.kthvalue(ember.ones(2, 2), 1, -3),
-                 lambda: ember.mode(ember.ones(2), 2), lambda: ember.argsort(ember.ones(2), 5)):
+    for call in (
+        lambda: ember.sort(ember.tensor([1, 2]), dim=2),
+        lambda: ember.topk(ember.ones(2), 1, 1),
+        lambda: ember.median(ember.ones(2), 1),
+        lambda: ember.kthvalue(ember.ones(2, 2), 1, -3),
+        lambda: ember.mode(ember.ones(2), 2),
+        lambda: ember.argsort(ember.ones(2), 5),
+    ):
         with pytest.raises(IndexError, match="Dimension out of range"):
             call()
 
@@ -381,6 +409,7 @@ def test_out_must_be_a_pair_of_tensors_of_the_result_dtypes():
 
 
 # ------------------------------------------------------------------------------------------ unique
+
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_name)
@@ -438,8 +467,7 @@ def test_unique_consecutive_matches_reference(rng, dtype):
 
 def test_unique_consecutive_matches_pytorch():
     # Recorded from PyTorch 1.13.
-    v, i, c = ember.unique_consecutive(ember.tensor([3.0, NAN, NAN, 1.0, 1.0]), return_inverse=True,
-                                       return_counts=True)
+    v, i, c = ember.unique_consecutive(ember.tensor([3.0, NAN, NAN, 1.0, 1.0]), return_inverse=True, return_counts=True)
     assert_equal(v, [3.0, NAN, NAN, 1.0])
     assert i.tolist() == [0, 1, 2, 3, 3] and c.tolist() == [1, 1, 1, 2]
     v, i, c = ember.unique_consecutive(ember.tensor(5), return_inverse=True, return_counts=True)
@@ -456,6 +484,7 @@ def test_unique_with_a_dim_is_not_implemented(op):
 
 # ------------------------------------------------------------------------------------------ bincount
 
+
 @pytest.mark.parametrize("dtype", INT_DTYPES, ids=dtype_name)
 def test_bincount_matches_numpy(rng, dtype):
     a = rng.integers(0, 20, 200).astype(np_dtype(dtype))
@@ -466,9 +495,17 @@ def test_bincount_matches_numpy(rng, dtype):
         assert_equal(ember.bincount(x, minlength=3), np.bincount(a, minlength=3), ember.int64)
 
 
-@pytest.mark.parametrize("wdtype, out_dtype", [(ember.float32, ember.float32), (ember.float64, ember.float64),
-                                               (ember.float16, ember.float64), (ember.int64, ember.float64),
-                                               (ember.bool, ember.float64)], ids=lambda d: dtype_name(d))
+@pytest.mark.parametrize(
+    "wdtype, out_dtype",
+    [
+        (ember.float32, ember.float32),
+        (ember.float64, ember.float64),
+        (ember.float16, ember.float64),
+        (ember.int64, ember.float64),
+        (ember.bool, ember.float64),
+    ],
+    ids=lambda d: dtype_name(d),
+)
 def test_bincount_with_weights(rng, wdtype, out_dtype):
     a = rng.integers(0, 10, 100)
     w = rng.integers(0, 2, 100) if wdtype is ember.bool else rng.integers(-4, 5, 100) * 0.25
@@ -487,9 +524,18 @@ def test_bincount_edge_cases_match_pytorch():
     assert r.tolist() == [0.0, 0.75] and r.dtype == ember.float32
 
 
-@pytest.mark.parametrize("x", [ember.tensor([1, -1]), ember.tensor([[1, 1]]), ember.tensor(1),
-                               ember.tensor([1.0, 2.0]), ember.tensor([True]), ember.tensor([-3], dtype=ember.int8)],
-                         ids=["negative", "2-d", "0-d", "float", "bool", "int8-negative"])
+@pytest.mark.parametrize(
+    "x",
+    [
+        ember.tensor([1, -1]),
+        ember.tensor([[1, 1]]),
+        ember.tensor(1),
+        ember.tensor([1.0, 2.0]),
+        ember.tensor([True]),
+        ember.tensor([-3], dtype=ember.int8),
+    ],
+    ids=["negative", "2-d", "0-d", "float", "bool", "int8-negative"],
+)
 def test_bincount_rejects_what_pytorch_rejects(x):
     with pytest.raises(RuntimeError, match=r"^bincount only supports 1-d non-negative integral inputs\.$"):
         ember.bincount(x)
@@ -498,12 +544,16 @@ def test_bincount_rejects_what_pytorch_rejects(x):
 def test_bincount_argument_errors():
     with pytest.raises(RuntimeError, match=r"bincount\(\): minlength should be >= 0, but got -1"):
         ember.bincount(ember.tensor([1, 2]), minlength=-1)
-    with pytest.raises(RuntimeError, match=r"bincount\(\): weights should be 1-d and have the same length as input "
-                                           r"\(input shape \[2\], weights shape \[3\]\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"bincount\(\): weights should be 1-d and have the same length as input "
+        r"\(input shape \[2\], weights shape \[3\]\)",
+    ):
         ember.bincount(ember.tensor([1, 2]), weights=ember.tensor([1.0, 2.0, 3.0]))
 
 
 # ------------------------------------------------------------------------------------------ histc
+
 
 def ref_histc(a, bins, lo, hi):
     """PyTorch's histc in a's own float arithmetic: bin = (x - lo) * bins / (hi - lo), max in the last bin."""
@@ -551,24 +601,42 @@ def test_histc_bin_edges_match_pytorch():
     assert out.tolist() == [0.0, 1.0, 1.0, 0.0]
 
 
-@pytest.mark.parametrize("call, exc, pattern", [
-    (lambda: ember.histc(ember.tensor([1.0, 2.0]), bins=0), RuntimeError, r"histc\(\): bins must be > 0, but got 0"),
-    (lambda: ember.histc(ember.tensor([1.0, 2.0]), bins=-1), RuntimeError, r"bins must be > 0, but got -1"),
-    (lambda: ember.histc(ember.tensor([1.0]), bins=4, min=3, max=1), RuntimeError,
-     r"histc\(\): max must be larger than min \(min = 3, max = 1\)"),
-    (lambda: ember.histc(ember.tensor([1.0, INF]), bins=4), RuntimeError,
-     r"histc\(\): range of \[1, inf\] is not finite"),
-    (lambda: ember.histc(ember.tensor([NAN]), bins=4), RuntimeError, r"range of \[nan, nan\] is not finite"),
-    (lambda: ember.histc(ember.tensor([1.0]), bins=4, min=NAN, max=2), RuntimeError, r"range of \[nan, 2\]"),
-    (lambda: ember.histc(ember.tensor([1, 2])), RuntimeError,
-     r"histc\(\): expected a floating point input, but got int64"),
-], ids=["zero-bins", "negative-bins", "min-above-max", "inf-data", "nan-data", "nan-min", "integer"])
+@pytest.mark.parametrize(
+    "call, exc, pattern",
+    [
+        (
+            lambda: ember.histc(ember.tensor([1.0, 2.0]), bins=0),
+            RuntimeError,
+            r"histc\(\): bins must be > 0, but got 0",
+        ),
+        (lambda: ember.histc(ember.tensor([1.0, 2.0]), bins=-1), RuntimeError, r"bins must be > 0, but got -1"),
+        (
+            lambda: ember.histc(ember.tensor([1.0]), bins=4, min=3, max=1),
+            RuntimeError,
+            r"histc\(\): max must be larger than min \(min = 3, max = 1\)",
+        ),
+        (
+            lambda: ember.histc(ember.tensor([1.0, INF]), bins=4),
+            RuntimeError,
+            r"histc\(\): range of \[1, inf\] is not finite",
+        ),
+        (lambda: ember.histc(ember.tensor([NAN]), bins=4), RuntimeError, r"range of \[nan, nan\] is not finite"),
+        (lambda: ember.histc(ember.tensor([1.0]), bins=4, min=NAN, max=2), RuntimeError, r"range of \[nan, 2\]"),
+        (
+            lambda: ember.histc(ember.tensor([1, 2])),
+            RuntimeError,
+            r"histc\(\): expected a floating point input, but got int64",
+        ),
+    ],
+    ids=["zero-bins", "negative-bins", "min-above-max", "inf-data", "nan-data", "nan-min", "integer"],
+)
 def test_histc_errors(call, exc, pattern):
     with pytest.raises(exc, match=pattern):
         call()
 
 
 # ------------------------------------------------------------------------------------------ aminmax
+
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_name)
@@ -605,8 +673,11 @@ def test_aminmax_cases_match_pytorch():
 
 
 def test_aminmax_errors():
-    with pytest.raises(RuntimeError, match=r"aminmax\(\): cannot compute aminmax over an empty dimension as the "
-                                           r"operation has no identity\."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"aminmax\(\): cannot compute aminmax over an empty dimension as the "
+        r"operation has no identity\.",
+    ):
         ember.aminmax(ember.tensor([]))
     with pytest.raises(IndexError, match=r"aminmax\(\): Expected reduction dim 0 to have non-zero size"):
         ember.aminmax(ember.zeros(0, 3), dim=0)
@@ -614,4 +685,3 @@ def test_aminmax_errors():
         ember.aminmax(ember.zeros(2, 3), dim=2)
     with pytest.raises(TypeError):
         ember.aminmax(ember.ones(2, 3), 0)  # dim is keyword-only, as in PyTorch
-

@@ -2,6 +2,7 @@
 values against scipy.special and NumPy in float64 and float32, PyTorch 1.13's edge values, dtype rules (integers
 compute in the default float dtype, the 16-bit floats in float32), layouts, in-place and out= forms, errors, the
 window functions and frexp."""
+
 import inspect
 import math
 
@@ -9,9 +10,9 @@ import numpy as np
 import pytest
 import scipy.special as sp
 from conftest import bf16_round, from_np, to_np
+from special_functions import BINARY_ROWS, ROWS
 
 import ember
-from special_functions import BINARY_ROWS, ROWS
 
 inf, nan = math.inf, math.nan
 
@@ -30,9 +31,11 @@ def check_close(t, expected, rtol, atol=0.0, dtype=None):
 
 # ---- unary ops: name -> (ember function, scipy/NumPy reference, input range, float64 rtol)
 
+
 def _mvlgamma_ref(p):
     def ref(x):
         return sum(sp.gammaln(x - j / 2) for j in range(p)) + p * (p - 1) / 4 * math.log(math.pi)
+
     return ref
 
 
@@ -89,6 +92,7 @@ def test_unary_float32_against_scipy(name):
 
 # ---- the table of special_functions.py (Bessel and Airy functions): values, edges, dtypes, the missing derivative
 
+
 @pytest.mark.parametrize("name", list(ROWS))
 def test_table_float64_against_scipy(name):
     row = ROWS[name]
@@ -139,6 +143,7 @@ def test_table_derivatives():
 
 # ---- the binary table of special_functions.py: values, dtypes, the missing derivatives
 
+
 def _binary_operands(row, seed, n=120):
     rng = np.random.default_rng(seed)
     return rng.uniform(*row.x, (n, 1)), rng.uniform(*row.y, (1, 5))  # broadcast to (n, 5)
@@ -165,8 +170,7 @@ def test_binary_table_float32_and_integer_inputs(name):
     check_close(row.fn(from_np(x32), from_np(y32)), expected, rtol=row.rtol32, atol=1e-6, dtype=ember.float32)
     xi, yi = ember.tensor([2, 3]), ember.tensor([4, 5])
     if row.integers:
-        check_close(row.fn(xi, yi), row.ref(np.array([2.0, 3.0]), np.array([4.0, 5.0])), rtol=1e-6,
-                    dtype=ember.float32)
+        check_close(row.fn(xi, yi), row.ref(np.array([2.0, 3.0]), np.array([4.0, 5.0])), rtol=1e-6, dtype=ember.float32)
     else:
         with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
             row.fn(xi, yi)
@@ -195,26 +199,55 @@ TORCH_EDGES = {
     "digamma": (ember.digamma, [-inf, inf, nan, nan, 1.1031567, -0.57721591, -1.9635109, inf, nan, nan, -1e30, 1e30]),
     # at -1 and -2 PyTorch's float32 trigamma gives 1.29e15 and 3.23e14 (sin(pi x) of the rounded pi x is not 0);
     # ember gives the pole (docs/differences.md)
-    "polygamma1": (lambda t: ember.polygamma(1, t),
-                   [inf, inf, inf, inf, 9.5392475, 1.6449341, 4.9348021, 0, nan, nan, inf, inf]),
-    "polygamma2": (lambda t: ember.polygamma(2, t),
-                   [-inf, -inf, -inf, -inf, -0.10820405, -2.4041138, -16.828796, nan, -inf, nan, -inf, inf]),
-    "polygamma3": (lambda t: ember.polygamma(3, t),
-                   [inf, inf, inf, inf, 194.74789, 6.4939394, 97.409088, nan, inf, nan, inf, inf]),
+    "polygamma1": (
+        lambda t: ember.polygamma(1, t),
+        [inf, inf, inf, inf, 9.5392475, 1.6449341, 4.9348021, 0, nan, nan, inf, inf],
+    ),
+    "polygamma2": (
+        lambda t: ember.polygamma(2, t),
+        [-inf, -inf, -inf, -inf, -0.10820405, -2.4041138, -16.828796, nan, -inf, nan, -inf, inf],
+    ),
+    "polygamma3": (
+        lambda t: ember.polygamma(3, t),
+        [inf, inf, inf, inf, 194.74789, 6.4939394, 97.409088, nan, inf, nan, inf, inf],
+    ),
     "i0": (ember.i0, [1, 1, 1.266066, 2.2795851, 3.2898395, 1.266066, 1.0634835, nan, nan, nan, 1, 1]),
     "i0e": (ember.special.i0e, [1, 1, 0.46575963, 0.30850831, 0.27004647, 0.46575963, 0.64503533, 0, 0, nan, 1, 1]),
-    "i1": (ember.special.i1, [0, 0, -0.56515908, -1.5906368, -2.516716, 0.56515908, 0.25789428, nan, nan, nan, 5e-31,
-                              -5e-31]),
-    "i1e": (ember.special.i1e, [0, 0, -0.20791042, -0.21526928, -0.20658463, 0.20791042, 0.1564208, 0, -0.0, nan,
-                                5e-31, -5e-31]),
-    "sinc": (ember.sinc, [1, 1, -2.7827534e-08, 2.7827534e-08, 0.12732396, -2.7827534e-08, 0.63661975, nan, nan, nan,
-                          1, 1]),
+    "i1": (
+        ember.special.i1,
+        [0, 0, -0.56515908, -1.5906368, -2.516716, 0.56515908, 0.25789428, nan, nan, nan, 5e-31, -5e-31],
+    ),
+    "i1e": (
+        ember.special.i1e,
+        [0, 0, -0.20791042, -0.21526928, -0.20658463, 0.20791042, 0.1564208, 0, -0.0, nan, 5e-31, -5e-31],
+    ),
+    "sinc": (
+        ember.sinc,
+        [1, 1, -2.7827534e-08, 2.7827534e-08, 0.12732396, -2.7827534e-08, 0.63661975, nan, nan, nan, 1, 1],
+    ),
     "erfcx": (ember.special.erfcx, [1, 1, 5.0089803, 108.9409, 1035.8148, 0.42758358, 0.61569023, 0, inf, nan, 1, 1]),
-    "ndtr": (ember.special.ndtr, [0.5, 0.5, 0.15865526, 0.022750139, 0.0062096715, 0.84134471, 0.69146246, 1, 0, nan,
-                                  0.5, 0.5]),
+    "ndtr": (
+        ember.special.ndtr,
+        [0.5, 0.5, 0.15865526, 0.022750139, 0.0062096715, 0.84134471, 0.69146246, 1, 0, nan, 0.5, 0.5],
+    ),
     "ndtri": (ember.special.ndtri, [-inf, -inf, nan, nan, nan, inf, 0, nan, nan, nan, -11.464024, nan]),
-    "log_ndtr": (ember.special.log_ndtr, [-0.69314718, -0.69314718, -1.8410214, -3.7831845, -5.0816483, -0.17275378,
-                                          -0.36894643, -0.0, -inf, nan, -0.69314718, -0.69314718]),
+    "log_ndtr": (
+        ember.special.log_ndtr,
+        [
+            -0.69314718,
+            -0.69314718,
+            -1.8410214,
+            -3.7831845,
+            -5.0816483,
+            -0.17275378,
+            -0.36894643,
+            -0.0,
+            -inf,
+            nan,
+            -0.69314718,
+            -0.69314718,
+        ],
+    ),
     "entr": (ember.special.entr, [0, 0, -inf, -inf, -inf, -0.0, 0.34657359, -inf, -inf, nan, 6.9077552e-29, -inf]),
 }
 
@@ -266,15 +299,18 @@ def test_zeta_against_scipy_and_edges():
     q = rng.uniform(0.05, 50, 200)
     check_close(ember.special.zeta(from_np(s), from_np(q)), sp.zeta(s, q), rtol=1e-12)
     # negative non-integer q with integer s (polygamma's use), and PyTorch's edge values
-    check_close(ember.special.zeta(f64([2.0, 3.0, 4.0]), f64([-2.5, -0.3, -7.9])),
-                sp.zeta([2.0, 3.0, 4.0], [-2.5, -0.3, -7.9]), rtol=1e-11)
+    check_close(
+        ember.special.zeta(f64([2.0, 3.0, 4.0]), f64([-2.5, -0.3, -7.9])),
+        sp.zeta([2.0, 3.0, 4.0], [-2.5, -0.3, -7.9]),
+        rtol=1e-11,
+    )
     s = f64([3.0, 3.0, 3.0, 1.0, 0.5, 2.5, inf, 3.0, nan, 3.0, -2.0])
     q = f64([inf, 0.0, -2.0, 2.0, 2.0, -2.5, 2.0, nan, 1.0, -inf, 2.0])
-    np.testing.assert_array_equal(to_np(ember.special.zeta(s, q)), [nan, inf, inf, inf, nan, nan, nan, nan, nan, inf,
-                                                                    nan])
+    np.testing.assert_array_equal(
+        to_np(ember.special.zeta(s, q)), [nan, inf, inf, inf, nan, nan, nan, nan, nan, inf, nan]
+    )
     # numbers on either side; integers compute in the default float dtype
-    check_close(ember.special.zeta(2, ember.tensor([1.0, 2.0])), sp.zeta(2, [1.0, 2.0]), rtol=1e-6,
-                dtype=ember.float32)
+    check_close(ember.special.zeta(2, ember.tensor([1.0, 2.0])), sp.zeta(2, [1.0, 2.0]), rtol=1e-6, dtype=ember.float32)
     check_close(ember.special.zeta(ember.tensor([2, 3]), 1.5), sp.zeta([2, 3], 1.5), rtol=1e-6, dtype=ember.float32)
 
 
@@ -301,13 +337,18 @@ def test_binary_edges_as_pytorch():
     y = ember.tensor([inf, -inf, inf, 1.0, nan])
     np.testing.assert_array_equal(to_np(ember.logaddexp(x, y)), [inf, -inf, inf, nan, nan])
     np.testing.assert_array_equal(to_np(ember.logaddexp2(x, y)), [inf, -inf, inf, nan, nan])
-    np.testing.assert_array_equal(to_np(ember.xlogy(ember.tensor([0.0, 0.0, 1.0, 0.0, 2.0]),
-                                                    ember.tensor([nan, 0.0, 0.0, inf, -1.0]))),
-                                  [nan, 0.0, -inf, 0.0, nan])
-    np.testing.assert_array_equal(to_np(ember.heaviside(ember.tensor([nan, -0.0, 0.0, -inf]),
-                                                        ember.tensor([5.0, 6.0, 7.0, 8.0]))), [0.0, 6.0, 7.0, 0.0])
-    bf = ember.nextafter(ember.tensor([0.0, 1.0, 1.0, -0.0, inf, nan], dtype=ember.bfloat16),
-                         ember.tensor([-1.0, 2.0, 0.0, 1.0, 0.0, 1.0], dtype=ember.bfloat16))
+    np.testing.assert_array_equal(
+        to_np(ember.xlogy(ember.tensor([0.0, 0.0, 1.0, 0.0, 2.0]), ember.tensor([nan, 0.0, 0.0, inf, -1.0]))),
+        [nan, 0.0, -inf, 0.0, nan],
+    )
+    np.testing.assert_array_equal(
+        to_np(ember.heaviside(ember.tensor([nan, -0.0, 0.0, -inf]), ember.tensor([5.0, 6.0, 7.0, 8.0]))),
+        [0.0, 6.0, 7.0, 0.0],
+    )
+    bf = ember.nextafter(
+        ember.tensor([0.0, 1.0, 1.0, -0.0, inf, nan], dtype=ember.bfloat16),
+        ember.tensor([-1.0, 2.0, 0.0, 1.0, 0.0, 1.0], dtype=ember.bfloat16),
+    )
     assert bf.view(ember.int16).tolist() == [-32767, 16257, 16255, 1, 32639, 32704]
 
 
@@ -321,11 +362,15 @@ def test_gcd_lcm():
         assert ember.lcm(ta, tb).dtype == dt
         assert ember.lcm(ta, tb).tolist() == np.lcm(a, b).astype(np.dtype(str(dt).split(".")[1])).tolist()
     # PyTorch's wrap-around at the limits
-    assert ember.gcd(ember.tensor([-2**63, 12]), ember.tensor([0, -18])).tolist() == [-2**63, 6]
-    assert ember.lcm(ember.tensor([-128, 100], dtype=ember.int8),
-                     ember.tensor([3, 3], dtype=ember.int8)).tolist() == [-128, 44]
-    assert ember.gcd(ember.tensor([200, 7], dtype=ember.uint8), ember.tensor([100, 0], dtype=ember.uint8)).tolist() \
-        == [100, 7]
+    assert ember.gcd(ember.tensor([-(2**63), 12]), ember.tensor([0, -18])).tolist() == [-(2**63), 6]
+    assert ember.lcm(ember.tensor([-128, 100], dtype=ember.int8), ember.tensor([3, 3], dtype=ember.int8)).tolist() == [
+        -128,
+        44,
+    ]
+    assert ember.gcd(ember.tensor([200, 7], dtype=ember.uint8), ember.tensor([100, 0], dtype=ember.uint8)).tolist() == [
+        100,
+        7,
+    ]
     t = ember.tensor([12, 18])
     t.gcd_(ember.tensor([8, 12]))
     assert t.tolist() == [4, 6]
@@ -334,10 +379,28 @@ def test_gcd_lcm():
 
 # ---- dtype rules
 
-@pytest.mark.parametrize("fn", [ember.lgamma, ember.digamma, ember.i0, ember.sinc, ember.deg2rad, ember.rad2deg,
-                                ember.special.i0e, ember.special.i1, ember.special.i1e, ember.special.erfcx,
-                                ember.special.ndtr, ember.special.ndtri, ember.special.log_ndtr, ember.special.entr,
-                                lambda t: ember.polygamma(2, t), lambda t: ember.mvlgamma(t, 2)])
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        ember.lgamma,
+        ember.digamma,
+        ember.i0,
+        ember.sinc,
+        ember.deg2rad,
+        ember.rad2deg,
+        ember.special.i0e,
+        ember.special.i1,
+        ember.special.i1e,
+        ember.special.erfcx,
+        ember.special.ndtr,
+        ember.special.ndtri,
+        ember.special.log_ndtr,
+        ember.special.entr,
+        lambda t: ember.polygamma(2, t),
+        lambda t: ember.mvlgamma(t, 2),
+    ],
+)
 def test_integer_and_bool_inputs_compute_in_default_dtype(fn):
     i = ember.tensor([1, 2, 3])
     r = fn(i)
@@ -352,9 +415,22 @@ def test_integer_and_bool_inputs_compute_in_default_dtype(fn):
 
 
 @pytest.mark.parametrize("dt", [ember.float16, ember.bfloat16])
-@pytest.mark.parametrize("fn", [ember.lgamma, ember.digamma, lambda t: ember.polygamma(1, t), ember.i0, ember.sinc,
-                                ember.deg2rad, ember.special.erfcx, ember.special.ndtri, ember.special.i1e,
-                                ember.special.entr, ember.special.log_ndtr])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        ember.lgamma,
+        ember.digamma,
+        lambda t: ember.polygamma(1, t),
+        ember.i0,
+        ember.sinc,
+        ember.deg2rad,
+        ember.special.erfcx,
+        ember.special.ndtri,
+        ember.special.i1e,
+        ember.special.entr,
+        ember.special.log_ndtr,
+    ],
+)
 def test_16bit_floats_compute_in_float32(fn, dt):
     x = ember.tensor([0.1, 0.3, 0.55, 0.9, 1.5, 2.5, 7.0], dtype=dt)
     r = fn(x)
@@ -390,6 +466,7 @@ def test_binary_dtype_rules():
 
 # ---- layouts, zero-size, 0-d, broadcasting
 
+
 def test_layouts_and_shapes():
     base = ember.tensor(np.random.default_rng(6).uniform(0.1, 5, (4, 6)).tolist(), dtype=ember.float64)
     nc = base.t()
@@ -411,6 +488,7 @@ def test_layouts_and_shapes():
 
 
 # ---- methods, in-place, out=, aliases
+
 
 def test_methods_inplace_and_out():
     x = ember.tensor([0.5, 1.5, 4.0])
@@ -470,9 +548,30 @@ def test_special_namespace_aliases():
     assert s.logsumexp(x, 0).item() == pytest.approx(float(np.logaddexp(0.3, 1.7)), rel=1e-6)
     assert s.softmax(x, 0).tolist() == ember.softmax(x, 0).tolist()
     assert s.round(ember.tensor([2.5])).tolist() == [2.0]
-    for name in ("erf", "erfc", "erfinv", "exp2", "expm1", "log1p", "logit", "sinc", "i0", "log_softmax", "xlogy",
-                 "polygamma", "multigammaln", "entr", "ndtr", "ndtri", "log_ndtr", "erfcx", "i0e", "i1e", "zeta",
-                 "xlog1py"):
+    for name in (
+        "erf",
+        "erfc",
+        "erfinv",
+        "exp2",
+        "expm1",
+        "log1p",
+        "logit",
+        "sinc",
+        "i0",
+        "log_softmax",
+        "xlogy",
+        "polygamma",
+        "multigammaln",
+        "entr",
+        "ndtr",
+        "ndtri",
+        "log_ndtr",
+        "erfcx",
+        "i0e",
+        "i1e",
+        "zeta",
+        "xlog1py",
+    ):
         assert callable(getattr(s, name)), name
     out = ember.empty(2)
     assert s.i0e(x, out=out) is out
@@ -505,6 +604,7 @@ def test_frexp():
 
 
 # ---- windows
+
 
 def _win_ref(kind, n, periodic, **kw):
     if n == 0:
@@ -542,16 +642,22 @@ def test_windows(kind, n, periodic):
 def test_window_options_and_errors():
     assert ember.hann_window(5).tolist() == ember.hann_window(5, True).tolist()
     np.testing.assert_allclose(to_np(ember.hamming_window(5, False, 0.5, 0.4)), [0.1, 0.5, 0.9, 0.5, 0.1], rtol=1e-6)
-    np.testing.assert_allclose(to_np(ember.hamming_window(5, True, alpha=0.6)),
-                               _win_ref("hamming", 5, True, alpha=0.6), rtol=1e-6)
+    np.testing.assert_allclose(
+        to_np(ember.hamming_window(5, True, alpha=0.6)), _win_ref("hamming", 5, True, alpha=0.6), rtol=1e-6
+    )
     np.testing.assert_allclose(to_np(ember.kaiser_window(5, False, 5.0)), np.kaiser(5, 5.0), rtol=1e-5)
     np.testing.assert_allclose(to_np(ember.kaiser_window(6, beta=3.0)), np.kaiser(7, 3.0)[:6], rtol=1e-5)
     w = ember.hann_window(4, requires_grad=True)
     assert w.requires_grad and w.is_leaf
     assert ember.bartlett_window(4, dtype=ember.bfloat16).dtype == ember.bfloat16
     assert ember.blackman_window(4, device="cpu").device.type == "cpu"
-    for fn in (ember.hann_window, ember.hamming_window, ember.blackman_window, ember.bartlett_window,
-               ember.kaiser_window):
+    for fn in (
+        ember.hann_window,
+        ember.hamming_window,
+        ember.blackman_window,
+        ember.bartlett_window,
+        ember.kaiser_window,
+    ):
         name = fn.__name__
         with pytest.raises(RuntimeError, match=name + " requires non-negative window_length, got window_length=-1"):
             fn(-1)
@@ -560,6 +666,7 @@ def test_window_options_and_errors():
 
 
 # ---- autograd
+
 
 def test_gradient_names_and_second_derivatives():
     x = ember.tensor([0.7, 2.5], dtype=ember.float64, requires_grad=True)
@@ -592,6 +699,7 @@ def test_no_gradient_where_pytorch_has_none():
 
 # ---- errors
 
+
 def test_errors():
     x = ember.tensor([1.0, 2.0])
     with pytest.raises(RuntimeError, match=r"polygamma\(n, x\) does not support negative n\."):
@@ -623,14 +731,17 @@ def test_errors():
         ember.tensor([1, 2]).lgamma_()
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
         ember.tensor([1, 2]).xlogy_(2)
-    with pytest.raises(RuntimeError, match="the base given to float_power_ has dtype Float but the operation's "
-                                           "result requires dtype Double"):
+    with pytest.raises(
+        RuntimeError,
+        match="the base given to float_power_ has dtype Float but the operation's result requires dtype Double",
+    ):
         ember.tensor([1.0]).float_power_(2)
     with pytest.raises(RuntimeError, match="the base given to float_power_ has dtype Float"):
         ember.tensor([1.0]).float_power_(2)
 
 
 # ---- orthogonal polynomials (torch.special's; no gradient, as PyTorch)
+
 
 def _chebyv(n, x):
     return sp.eval_chebyu(n, x) - (sp.eval_chebyu(n - 1, x) if n > 0 else 0.0)
@@ -641,13 +752,18 @@ def _chebyw(n, x):
 
 
 POLYNOMIALS = {
-    "chebyshev_polynomial_t": sp.eval_chebyt, "chebyshev_polynomial_u": sp.eval_chebyu,
-    "chebyshev_polynomial_v": _chebyv, "chebyshev_polynomial_w": _chebyw,
-    "shifted_chebyshev_polynomial_t": sp.eval_sh_chebyt, "shifted_chebyshev_polynomial_u": sp.eval_sh_chebyu,
+    "chebyshev_polynomial_t": sp.eval_chebyt,
+    "chebyshev_polynomial_u": sp.eval_chebyu,
+    "chebyshev_polynomial_v": _chebyv,
+    "chebyshev_polynomial_w": _chebyw,
+    "shifted_chebyshev_polynomial_t": sp.eval_sh_chebyt,
+    "shifted_chebyshev_polynomial_u": sp.eval_sh_chebyu,
     "shifted_chebyshev_polynomial_v": lambda n, x: _chebyv(n, 2 * x - 1),
     "shifted_chebyshev_polynomial_w": lambda n, x: _chebyw(n, 2 * x - 1),
-    "hermite_polynomial_h": sp.eval_hermite, "hermite_polynomial_he": sp.eval_hermitenorm,
-    "laguerre_polynomial_l": sp.eval_laguerre, "legendre_polynomial_p": sp.eval_legendre,
+    "hermite_polynomial_h": sp.eval_hermite,
+    "hermite_polynomial_he": sp.eval_hermitenorm,
+    "laguerre_polynomial_l": sp.eval_laguerre,
+    "legendre_polynomial_p": sp.eval_legendre,
 }
 
 
@@ -692,11 +808,16 @@ def test_orthogonal_polynomial_edges_as_pytorch():
 
 # ---- the bindings of python/src/special.cpp: PyTorch's keyword forms, compared with the positional calls and scipy
 
+
 def test_keyword_forms_of_the_special_bindings():
     x = f64([0.7, 1.5, 4.0])
     expected = sp.polygamma(2, [0.7, 1.5, 4.0])
-    for got in (ember.polygamma(n=2, input=x), ember.polygamma(2, input=x), ember.special.polygamma(n=2, input=x),
-                x.polygamma(n=2)):
+    for got in (
+        ember.polygamma(n=2, input=x),
+        ember.polygamma(2, input=x),
+        ember.special.polygamma(n=2, input=x),
+        x.polygamma(n=2),
+    ):
         check_close(got, expected, rtol=1e-12)
     y = x.clone()
     assert y.polygamma_(n=1) is y
@@ -715,17 +836,26 @@ def test_keyword_forms_of_the_special_bindings():
     w = f64([0.75, -0.75])
     assert ember.ldexp_(input=w, other=e_int) is w and w.tolist() == [6.0, -0.375]
     assert f64([0.5]).ldexp(other=ember.tensor([2])).tolist() == [2.0]
-    check_close(ember.float_power(input=ember.tensor([2, 3]), exponent=-1), [0.5, 1 / 3], rtol=1e-15,
-                dtype=ember.float64)
+    check_close(
+        ember.float_power(input=ember.tensor([2, 3]), exponent=-1), [0.5, 1 / 3], rtol=1e-15, dtype=ember.float64
+    )
     check_close(ember.float_power(2, exponent=f64([0.5])), [math.sqrt(2)], rtol=1e-15)
     check_close(ember.tensor([4.0]).float_power(exponent=0.5), [2.0], rtol=0, dtype=ember.float64)
     # the windows' factory keywords
-    w = ember.hann_window(window_length=5, periodic=False, dtype=ember.float64, layout=ember.strided, device="cpu",
-                          pin_memory=False, requires_grad=True)
+    w = ember.hann_window(
+        window_length=5,
+        periodic=False,
+        dtype=ember.float64,
+        layout=ember.strided,
+        device="cpu",
+        pin_memory=False,
+        requires_grad=True,
+    )
     assert w.dtype == ember.float64 and w.requires_grad
     check_close(w.detach(), np.hanning(5), rtol=1e-13, atol=1e-15)
-    check_close(ember.hamming_window(window_length=5, periodic=False, alpha=0.5, beta=0.5), np.hanning(5), rtol=1e-6,
-                atol=1e-7)
+    check_close(
+        ember.hamming_window(window_length=5, periodic=False, alpha=0.5, beta=0.5), np.hanning(5), rtol=1e-6, atol=1e-7
+    )
     check_close(ember.kaiser_window(6, periodic=False, beta=3.0), np.kaiser(6, 3.0), rtol=1e-5)
     with pytest.raises(TypeError, match="only the strided layout is supported"):
         ember.bartlett_window(4, layout="sparse")

@@ -1,6 +1,7 @@
 """ember.optim.swa_utils: AveragedModel (SWA / EMA) against NumPy running averages, update_bn against
 BatchNorm statistics computed by hand, SWALR against its closed form (PyTorch's own SWALR sequences are
 checked in test_lr_scheduler.py from fixtures/lr_sequences.json)."""
+
 import copy
 import math
 import re
@@ -8,15 +9,21 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import from_np, to_np
+from test_lr_scheduler import lrs_of, make_optimizer, run
 
 import ember
 from ember import nn
 from ember.optim import swa_utils
-from ember.optim.swa_utils import (AveragedModel, SWALR, get_ema_avg_fn, get_ema_multi_avg_fn, get_swa_avg_fn,
-                                   get_swa_multi_avg_fn, update_bn)
-
-from conftest import from_np, to_np
-from test_lr_scheduler import lrs_of, make_optimizer, run
+from ember.optim.swa_utils import (
+    SWALR,
+    AveragedModel,
+    get_ema_avg_fn,
+    get_ema_multi_avg_fn,
+    get_swa_avg_fn,
+    get_swa_multi_avg_fn,
+    update_bn,
+)
 
 
 def _net(dtype=ember.float64):
@@ -48,16 +55,19 @@ def test_swa_default_average(rng):
             np.testing.assert_allclose(got, w, rtol=1e-12, atol=1e-14)
     assert swa.n_averaged.item() == 6 and swa.n_averaged.dtype == ember.int64
     # the average is a separate copy: the source model keeps its own values
-    assert all(not np.array_equal(a, b) for a, b in zip(_snapshot(swa.module.parameters()),
-                                                          _snapshot(model.parameters())))
+    assert all(
+        not np.array_equal(a, b) for a, b in zip(_snapshot(swa.module.parameters()), _snapshot(model.parameters()))
+    )
 
 
 @pytest.mark.parametrize("how", ["multi", "single", "lambda"])
 def test_ema(rng, how):
     decay = 0.8
-    fns = {"multi": dict(multi_avg_fn=get_ema_multi_avg_fn(decay)),
-           "single": dict(avg_fn=get_ema_avg_fn(decay)),
-           "lambda": dict(avg_fn=lambda avg, cur, n: decay * avg + (1 - decay) * cur)}
+    fns = {
+        "multi": dict(multi_avg_fn=get_ema_multi_avg_fn(decay)),
+        "single": dict(avg_fn=get_ema_avg_fn(decay)),
+        "lambda": dict(avg_fn=lambda avg, cur, n: decay * avg + (1 - decay) * cur),
+    }
     model = _net(ember.float32)
     ema = AveragedModel(model, **fns[how])
     ref = None
@@ -170,8 +180,9 @@ def test_update_does_not_record_autograd(rng):
 
 
 def test_averaging_argument_errors():
-    with pytest.raises(ValueError, match=re.escape("Invalid decay value 1.5 provided. Please provide a value in "
-                                                   "[0,1] range.")):
+    with pytest.raises(
+        ValueError, match=re.escape("Invalid decay value 1.5 provided. Please provide a value in [0,1] range.")
+    ):
         get_ema_multi_avg_fn(1.5)
     with pytest.raises(ValueError, match="Invalid decay value -0.1 provided"):
         get_ema_avg_fn(-0.1)
@@ -264,7 +275,7 @@ def test_update_bn_without_batchnorm_does_nothing(rng):
 @pytest.mark.parametrize("strategy", ["cos", "linear"])
 def test_swalr_closed_form(strategy):
     anneal = 6
-    alpha = ((lambda t: (1 - math.cos(math.pi * t)) / 2) if strategy == "cos" else (lambda t: t))
+    alpha = (lambda t: (1 - math.cos(math.pi * t)) / 2) if strategy == "cos" else (lambda t: t)
     opt = make_optimizer((0.5, 0.2))
     sched = SWALR(opt, swa_lr=[0.05, 0.1], anneal_epochs=anneal, anneal_strategy=strategy)
     assert [g["swa_lr"] for g in opt.param_groups] == [0.05, 0.1]
@@ -278,6 +289,7 @@ def test_swalr_after_another_schedule():
     """SWALR picks up from whatever lr the optimizer has when it starts (here after a decay)."""
     opt = make_optimizer((1.0,))
     from ember.optim.lr_scheduler import ExponentialLR
+
     decay = ExponentialLR(opt, gamma=0.5)
     run(opt, decay, 3)  # lr 0.125
     sched = SWALR(opt, swa_lr=0.025, anneal_epochs=4, anneal_strategy="linear")
@@ -324,5 +336,12 @@ def test_swalr_get_lr_outside_step_warns():
 
 
 def test_module_exports():
-    assert set(swa_utils.__all__) == {"AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn",
-                                      "get_swa_multi_avg_fn", "get_ema_avg_fn", "get_swa_avg_fn"}
+    assert set(swa_utils.__all__) == {
+        "AveragedModel",
+        "update_bn",
+        "SWALR",
+        "get_ema_multi_avg_fn",
+        "get_swa_multi_avg_fn",
+        "get_ema_avg_fn",
+        "get_swa_avg_fn",
+    }

@@ -1,12 +1,24 @@
 """ember.Tensor's metadata, conversions, copies, autograd slots and memory lifetime, against NumPy and
 PyTorch 1.13's documented behaviour."""
+
 import gc
 import math
 
 import numpy as np
 import pytest
-from conftest import (ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, assert_equal, bf16_round, contiguous_strides,
-                      dtype_name, from_np, np_dtype, random_array, to_np)
+from conftest import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    INT_DTYPES,
+    assert_equal,
+    bf16_round,
+    contiguous_strides,
+    dtype_name,
+    from_np,
+    np_dtype,
+    random_array,
+    to_np,
+)
 
 import ember
 
@@ -14,6 +26,7 @@ SHAPES = [(), (0,), (5,), (2, 3), (2, 0, 4), (3, 1, 2), (2, 3, 4, 5)]
 
 
 # ---------------------------------------------------------------------------------------------- metadata
+
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", [ember.bool, ember.int16, ember.float32, ember.float64], ids=dtype_name)
@@ -63,6 +76,7 @@ def test_nbytes_of_a_view_counts_its_own_elements():
 
 # ------------------------------------------------------------------------------------- dtypes and devices
 
+
 def test_device_objects():
     cpu = ember.device("cpu")
     assert cpu.type == "cpu" and cpu.index is None
@@ -104,8 +118,15 @@ def test_size_behaves_like_a_tuple():
 # ---------------------------------------------------------------------------------------- conversions
 
 CAST_METHODS = {
-    ember.float32: "float", ember.float64: "double", ember.float16: "half", ember.bfloat16: "bfloat16",
-    ember.int64: "long", ember.int32: "int", ember.int16: "short", ember.int8: "char", ember.uint8: "byte",
+    ember.float32: "float",
+    ember.float64: "double",
+    ember.float16: "half",
+    ember.bfloat16: "bfloat16",
+    ember.int64: "long",
+    ember.int32: "int",
+    ember.int16: "short",
+    ember.int8: "char",
+    ember.uint8: "byte",
     ember.bool: "bool",
 }
 
@@ -194,9 +215,18 @@ def test_to_another_tensor_takes_its_dtype():
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_name)
 def test_item_returns_the_python_type_of_the_dtype(dtype):
-    values = {ember.bool: True, ember.uint8: 200, ember.int8: -7, ember.int16: -300, ember.int32: 70000,
-              ember.int64: -(2 ** 40), ember.float16: 1.5, ember.bfloat16: -2.25, ember.float32: 0.1,
-              ember.float64: 0.1}
+    values = {
+        ember.bool: True,
+        ember.uint8: 200,
+        ember.int8: -7,
+        ember.int16: -300,
+        ember.int32: 70000,
+        ember.int64: -(2**40),
+        ember.float16: 1.5,
+        ember.bfloat16: -2.25,
+        ember.float32: 0.1,
+        ember.float64: 0.1,
+    }
     v = values[dtype]
     for t in (ember.tensor(v, dtype=dtype), ember.tensor([[v]], dtype=dtype)):
         r = t.item()
@@ -233,6 +263,7 @@ def test_tolist_of_non_contiguous_views():
 
 # ------------------------------------------------------------------------------- clone and contiguous
 
+
 def test_clone_copies_values_into_new_memory(rng):
     a = rng.standard_normal((3, 4)).astype(np.float32)
     x = from_np(a)
@@ -244,11 +275,15 @@ def test_clone_copies_values_into_new_memory(rng):
     assert_equal(ember.clone(x), a)
 
 
-@pytest.mark.parametrize("make, np_make", [
-    (lambda x: x.t(), lambda a: a.T),
-    (lambda x: x.view(2, 3, 4).permute(2, 0, 1), lambda a: a.reshape(2, 3, 4).transpose(2, 0, 1)),
-    (lambda x: x.view(2, 3, 4).transpose(0, 1), lambda a: a.reshape(2, 3, 4).transpose(1, 0, 2)),
-], ids=["t", "permute", "transpose"])
+@pytest.mark.parametrize(
+    "make, np_make",
+    [
+        (lambda x: x.t(), lambda a: a.T),
+        (lambda x: x.view(2, 3, 4).permute(2, 0, 1), lambda a: a.reshape(2, 3, 4).transpose(2, 0, 1)),
+        (lambda x: x.view(2, 3, 4).transpose(0, 1), lambda a: a.reshape(2, 3, 4).transpose(1, 0, 2)),
+    ],
+    ids=["t", "permute", "transpose"],
+)
 def test_clone_preserves_strides_of_dense_non_contiguous_input(rng, make, np_make):
     a = rng.integers(-50, 50, (6, 4))
     x = make(from_np(a))
@@ -259,11 +294,15 @@ def test_clone_preserves_strides_of_dense_non_contiguous_input(rng, make, np_mak
     assert ember.zeros_like(x).stride() == x.stride()  # *_like preserve the layout as clone does
 
 
-@pytest.mark.parametrize("make, np_make", [
-    (lambda x: x[:, ::2], lambda a: a[:, ::2]),
-    (lambda x: x[1:, :3], lambda a: a[1:, :3]),
-    (lambda x: x[:1].expand(3, 4), lambda a: np.broadcast_to(a[:1], (3, 4))),
-], ids=["stepped", "narrowed", "expanded"])
+@pytest.mark.parametrize(
+    "make, np_make",
+    [
+        (lambda x: x[:, ::2], lambda a: a[:, ::2]),
+        (lambda x: x[1:, :3], lambda a: a[1:, :3]),
+        (lambda x: x[:1].expand(3, 4), lambda a: np.broadcast_to(a[:1], (3, 4))),
+    ],
+    ids=["stepped", "narrowed", "expanded"],
+)
 def test_clone_of_non_dense_input_is_contiguous(rng, make, np_make):
     a = rng.integers(-50, 50, (6, 4))
     x = make(from_np(a))
@@ -287,6 +326,7 @@ def test_contiguous_returns_self_when_already_contiguous(rng):
 
 # ------------------------------------------------------------------------------------------- copy_ fill_
 
+
 def test_copy_broadcasts_and_casts(rng):
     dst = ember.zeros(2, 3, dtype=ember.int32)
     src = ember.tensor([1.9, -2.9, 3.5], dtype=ember.float64)
@@ -300,8 +340,9 @@ def test_copy_broadcasts_and_casts(rng):
 
 
 @pytest.mark.parametrize("src_dtype", ALL_DTYPES, ids=dtype_name)
-@pytest.mark.parametrize("dst_dtype", [ember.bool, ember.int8, ember.int64, ember.float16, ember.bfloat16,
-                                       ember.float64], ids=dtype_name)
+@pytest.mark.parametrize(
+    "dst_dtype", [ember.bool, ember.int8, ember.int64, ember.float16, ember.bfloat16, ember.float64], ids=dtype_name
+)
 def test_copy_into_non_contiguous_destination(rng, src_dtype, dst_dtype):
     a = cast_source(rng, src_dtype)
     base = ember.full((6, 8), 5, dtype=dst_dtype)
@@ -356,6 +397,7 @@ def test_fill_and_zero_on_views_touch_only_the_view(rng):
 
 
 # -------------------------------------------------------------------------------------------- autograd
+
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_name)
 def test_requires_grad_on_floating_tensors(dtype):
@@ -439,8 +481,18 @@ def test_every_in_place_op_bumps_the_version_even_when_it_writes_nothing():
 
 def test_new_tensors_start_at_version_0():
     x = ember.zeros(2, 3)
-    made = [ember.ones(3), ember.arange(3), ember.tensor([1, 2]), ember.eye(2), x.clone(), x.int(),
-            x.t().contiguous(), x.to(ember.float64), ember.rand(3), ember.randn(3)]
+    made = [
+        ember.ones(3),
+        ember.arange(3),
+        ember.tensor([1, 2]),
+        ember.eye(2),
+        x.clone(),
+        x.int(),
+        x.t().contiguous(),
+        x.to(ember.float64),
+        ember.rand(3),
+        ember.randn(3),
+    ]
     assert [t._version for t in made] == [0] * len(made)
 
 
@@ -490,6 +542,7 @@ def test_detach_shares_storage_and_drops_requires_grad():
 
 # ------------------------------------------------------------------------------ Python number protocols
 
+
 def test_len_and_iteration_follow_dim_0(rng):
     a = rng.integers(-9, 9, (4, 2, 3))
     t = from_np(a)
@@ -514,12 +567,13 @@ def test_bool_int_float_of_one_element_tensors(value):
 def test_int_truncates_toward_zero_and_index_needs_an_integer():
     assert int(ember.tensor(-2.7)) == -2 and int(ember.tensor([2.7])) == 2
     assert [10, 20, 30][ember.tensor(1)] == 20
-    assert list(range(10))[ember.tensor(2):ember.tensor(5)] == [2, 3, 4]
+    assert list(range(10))[ember.tensor(2) : ember.tensor(5)] == [2, 3, 4]
     with pytest.raises(TypeError):
         [10, 20][ember.tensor(1.0)]
 
 
 # ----------------------------------------------------------------------------------------- memory
+
 
 def test_memory_is_released_with_the_last_reference():
     gc.collect()
@@ -527,7 +581,7 @@ def test_memory_is_released_with_the_last_reference():
     def allocated():
         return ember._C._cpu_memory_stats()["allocated_bytes"]
 
-    size = 64 * 2 ** 20
+    size = 64 * 2**20
     start = allocated()
     x = ember.empty(size // 4, dtype=ember.float32)
     assert allocated() - start >= size

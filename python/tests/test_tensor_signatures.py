@@ -1,13 +1,13 @@
 """The Python surface of the tensor core (Note [Python surface]): PyTorch's keyword forms of Tensor's metadata, view,
 conversion and autograd methods, of the dtype and device functions, and of interop, against the positional calls and
 NumPy; the class constructors; and the examples of their docstrings, run as doctests."""
+
 import array
 import doctest
 import inspect
 
 import numpy as np
 import pytest
-
 from conftest import assert_equal, to_np
 
 import ember
@@ -23,30 +23,41 @@ def np_arange(*shape):
 
 # ------------------------------------------------------------------------------------------------- views
 
-@pytest.mark.parametrize("by_keyword, positional, expected", [
-    (lambda x: x.view(size=(3, 2)), lambda x: x.view(3, 2), lambda a: a.reshape(3, 2)),
-    (lambda x: x.reshape(shape=(6,)), lambda x: x.reshape(6), lambda a: a.reshape(6)),
-    (lambda x: x.permute(dims=(1, 0)), lambda x: x.permute(1, 0), lambda a: a.T),
-    (lambda x: x.expand(size=(2, 2, 3)), lambda x: x.expand(2, 2, 3), lambda a: np.broadcast_to(a, (2, 2, 3))),
-    (lambda x: x.narrow(dimension=1, start=1, length=2), lambda x: x.narrow(1, 1, 2), lambda a: a[:, 1:3]),
-    (lambda x: x.narrow(dim=1, start=1, length=2), lambda x: x.narrow(1, 1, 2), lambda a: a[:, 1:3]),
-    (lambda x: x.select(dim=1, index=2), lambda x: x.select(1, 2), lambda a: a[:, 2]),
-    (lambda x: x.unfold(dimension=1, size=2, step=1), lambda x: x.unfold(1, 2, 1),
-     lambda a: np.stack([a[:, 0:2], a[:, 1:3]], 1)),
-    (lambda x: x.swapaxes(axis0=0, axis1=1), lambda x: x.swapaxes(0, 1), lambda a: a.T),
-    (lambda x: x.swapdims(dim0=0, dim1=1), lambda x: x.swapdims(0, 1), lambda a: a.T),
-    (lambda x: x.transpose(dim0=1, dim1=0), lambda x: x.transpose(1, 0), lambda a: a.T),
-    (lambda x: x.squeeze(dim=(0,)), lambda x: x.squeeze(0), lambda a: a),
-    (lambda x: x.unsqueeze(dim=-1), lambda x: x.unsqueeze(-1), lambda a: a[..., None]),
-    (lambda x: x.unflatten(dim=1, sizes=(3, 1)), lambda x: x.unflatten(1, (3, 1)), lambda a: a.reshape(2, 3, 1)),
-    (lambda x: x.flatten(start_dim=0, end_dim=1), lambda x: x.flatten(), lambda a: a.reshape(6)),
-    (lambda x: x.diagonal(offset=1, dim1=0, dim2=1), lambda x: x.diagonal(1), lambda a: np.diagonal(a, 1)),
-    (lambda x: x.as_strided(size=(2,), stride=(2,), storage_offset=1), lambda x: x.as_strided((2,), (2,), 1),
-     lambda a: a.reshape(6)[1:4:2]),
-    (lambda x: x.view_as(other=ember.empty(3, 2)), lambda x: x.view(3, 2), lambda a: a.reshape(3, 2)),
-    (lambda x: x.reshape_as(other=ember.empty(6)), lambda x: x.reshape(6), lambda a: a.reshape(6)),
-    (lambda x: x[:1].expand_as(other=ember.empty(2, 3)), lambda x: x[:1].expand(2, 3), lambda a: a[[0, 0]]),
-], ids=lambda v: "")
+
+@pytest.mark.parametrize(
+    "by_keyword, positional, expected",
+    [
+        (lambda x: x.view(size=(3, 2)), lambda x: x.view(3, 2), lambda a: a.reshape(3, 2)),
+        (lambda x: x.reshape(shape=(6,)), lambda x: x.reshape(6), lambda a: a.reshape(6)),
+        (lambda x: x.permute(dims=(1, 0)), lambda x: x.permute(1, 0), lambda a: a.T),
+        (lambda x: x.expand(size=(2, 2, 3)), lambda x: x.expand(2, 2, 3), lambda a: np.broadcast_to(a, (2, 2, 3))),
+        (lambda x: x.narrow(dimension=1, start=1, length=2), lambda x: x.narrow(1, 1, 2), lambda a: a[:, 1:3]),
+        (lambda x: x.narrow(dim=1, start=1, length=2), lambda x: x.narrow(1, 1, 2), lambda a: a[:, 1:3]),
+        (lambda x: x.select(dim=1, index=2), lambda x: x.select(1, 2), lambda a: a[:, 2]),
+        (
+            lambda x: x.unfold(dimension=1, size=2, step=1),
+            lambda x: x.unfold(1, 2, 1),
+            lambda a: np.stack([a[:, 0:2], a[:, 1:3]], 1),
+        ),
+        (lambda x: x.swapaxes(axis0=0, axis1=1), lambda x: x.swapaxes(0, 1), lambda a: a.T),
+        (lambda x: x.swapdims(dim0=0, dim1=1), lambda x: x.swapdims(0, 1), lambda a: a.T),
+        (lambda x: x.transpose(dim0=1, dim1=0), lambda x: x.transpose(1, 0), lambda a: a.T),
+        (lambda x: x.squeeze(dim=(0,)), lambda x: x.squeeze(0), lambda a: a),
+        (lambda x: x.unsqueeze(dim=-1), lambda x: x.unsqueeze(-1), lambda a: a[..., None]),
+        (lambda x: x.unflatten(dim=1, sizes=(3, 1)), lambda x: x.unflatten(1, (3, 1)), lambda a: a.reshape(2, 3, 1)),
+        (lambda x: x.flatten(start_dim=0, end_dim=1), lambda x: x.flatten(), lambda a: a.reshape(6)),
+        (lambda x: x.diagonal(offset=1, dim1=0, dim2=1), lambda x: x.diagonal(1), lambda a: np.diagonal(a, 1)),
+        (
+            lambda x: x.as_strided(size=(2,), stride=(2,), storage_offset=1),
+            lambda x: x.as_strided((2,), (2,), 1),
+            lambda a: a.reshape(6)[1:4:2],
+        ),
+        (lambda x: x.view_as(other=ember.empty(3, 2)), lambda x: x.view(3, 2), lambda a: a.reshape(3, 2)),
+        (lambda x: x.reshape_as(other=ember.empty(6)), lambda x: x.reshape(6), lambda a: a.reshape(6)),
+        (lambda x: x[:1].expand_as(other=ember.empty(2, 3)), lambda x: x[:1].expand(2, 3), lambda a: a[[0, 0]]),
+    ],
+    ids=lambda v: "",
+)
 def test_tensor_methods_take_pytorchs_keywords(by_keyword, positional, expected):
     x, a = arange(2, 3), np_arange(2, 3)
     assert_equal(by_keyword(x), expected(a))
@@ -59,28 +70,33 @@ def test_view_as_dtype_by_keyword():
     assert_equal(x.view(ember.int32), np.array([1.0, -2.0], np.float32).view(np.int32))
 
 
-@pytest.mark.parametrize("by_keyword, expected", [
-    (lambda x: ember.reshape(x, shape=(3, 2)), lambda a: a.reshape(3, 2)),
-    (lambda x: ember.permute(x, dims=(1, 0)), lambda a: a.T),
-    (lambda x: ember.transpose(x, dim0=0, dim1=1), lambda a: a.T),
-    (lambda x: ember.swapaxes(x, axis0=1, axis1=0), lambda a: a.T),
-    (lambda x: ember.t(input=x), lambda a: a.T),
-    (lambda x: ember.adjoint(input=x), lambda a: a.T),
-    (lambda x: ember.squeeze(input=x[None], dim=0), lambda a: a),
-    (lambda x: ember.unsqueeze(input=x, dim=0), lambda a: a[None]),
-    (lambda x: ember.flatten(input=x, start_dim=0), lambda a: a.reshape(6)),
-    (lambda x: ember.unflatten(x, dim=1, sizes=(1, 3)), lambda a: a.reshape(2, 1, 3)),
-    (lambda x: ember.narrow(x, dim=1, start=0, length=1), lambda a: a[:, :1]),
-    (lambda x: ember.select(x, dim=0, index=1), lambda a: a[1]),
-    (lambda x: ember.diagonal(x, offset=-1, dim1=0, dim2=1), lambda a: np.diagonal(a, -1)),
-    (lambda x: ember.as_strided(x, size=(3,), stride=(2,)), lambda a: a.reshape(6)[::2]),
-    (lambda x: ember.clone(input=x, memory_format=ember.contiguous_format), lambda a: a),
-], ids=lambda v: "")
+@pytest.mark.parametrize(
+    "by_keyword, expected",
+    [
+        (lambda x: ember.reshape(x, shape=(3, 2)), lambda a: a.reshape(3, 2)),
+        (lambda x: ember.permute(x, dims=(1, 0)), lambda a: a.T),
+        (lambda x: ember.transpose(x, dim0=0, dim1=1), lambda a: a.T),
+        (lambda x: ember.swapaxes(x, axis0=1, axis1=0), lambda a: a.T),
+        (lambda x: ember.t(input=x), lambda a: a.T),
+        (lambda x: ember.adjoint(input=x), lambda a: a.T),
+        (lambda x: ember.squeeze(input=x[None], dim=0), lambda a: a),
+        (lambda x: ember.unsqueeze(input=x, dim=0), lambda a: a[None]),
+        (lambda x: ember.flatten(input=x, start_dim=0), lambda a: a.reshape(6)),
+        (lambda x: ember.unflatten(x, dim=1, sizes=(1, 3)), lambda a: a.reshape(2, 1, 3)),
+        (lambda x: ember.narrow(x, dim=1, start=0, length=1), lambda a: a[:, :1]),
+        (lambda x: ember.select(x, dim=0, index=1), lambda a: a[1]),
+        (lambda x: ember.diagonal(x, offset=-1, dim1=0, dim2=1), lambda a: np.diagonal(a, -1)),
+        (lambda x: ember.as_strided(x, size=(3,), stride=(2,)), lambda a: a.reshape(6)[::2]),
+        (lambda x: ember.clone(input=x, memory_format=ember.contiguous_format), lambda a: a),
+    ],
+    ids=lambda v: "",
+)
 def test_view_functions_take_pytorchs_keywords(by_keyword, expected):
     assert_equal(by_keyword(arange(2, 3)), expected(np_arange(2, 3)))
 
 
 # ------------------------------------------------------------------------------------- metadata, conversions
+
 
 def test_metadata_keywords():
     x = arange(2, 3)
@@ -176,6 +192,7 @@ def test_interop_keywords():
 
 # ------------------------------------------------------------------------------------------------- classes
 
+
 def test_class_constructors_and_their_signatures():
     assert list(inspect.signature(ember.device).parameters) == ["type", "index"]
     assert ember.device(type="cuda", index=1) == ember.device("cuda:1")
@@ -196,23 +213,95 @@ def test_class_constructors_and_their_signatures():
 
 # The callables of the tensor core, creation, random and interop bindings whose docstrings have examples.
 DOCUMENTED = [
-    "tensor", "as_tensor", "empty", "zeros", "ones", "full", "empty_strided", "empty_like", "zeros_like", "ones_like",
-    "full_like", "arange", "linspace", "logspace", "eye", "Generator", "manual_seed", "rand", "randn", "randint",
-    "randperm", "normal", "bernoulli", "multinomial", "rand_like", "randn_like", "randint_like", "get_rng_state",
-    "poisson", "binomial", "from_numpy", "from_dlpack", "frombuffer", "reshape", "permute", "transpose", "swapaxes",
-    "t", "adjoint", "squeeze", "unsqueeze", "flatten", "unflatten", "narrow", "select", "diagonal", "as_strided",
-    "clone", "fill_", "numel", "broadcast_shapes", "is_tensor", "set_printoptions", "promote_types", "can_cast",
-    "result_type", "set_default_dtype", "detach", "dtype", "device", "Tensor",
-    "Tensor.size", "Tensor.stride", "Tensor.view", "Tensor.expand", "Tensor.unfold", "Tensor.contiguous",
-    "Tensor.requires_grad_", "Tensor.to", "Tensor.item", "Tensor.tolist", "Tensor.copy_", "Tensor.new_empty",
-    "Tensor.new_zeros", "Tensor.new_ones", "Tensor.new_full", "Tensor.new_tensor", "Tensor.new", "Tensor.numpy",
-    "Tensor.uniform_", "Tensor.random_", "Tensor.register_hook",
+    "tensor",
+    "as_tensor",
+    "empty",
+    "zeros",
+    "ones",
+    "full",
+    "empty_strided",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "arange",
+    "linspace",
+    "logspace",
+    "eye",
+    "Generator",
+    "manual_seed",
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "normal",
+    "bernoulli",
+    "multinomial",
+    "rand_like",
+    "randn_like",
+    "randint_like",
+    "get_rng_state",
+    "poisson",
+    "binomial",
+    "from_numpy",
+    "from_dlpack",
+    "frombuffer",
+    "reshape",
+    "permute",
+    "transpose",
+    "swapaxes",
+    "t",
+    "adjoint",
+    "squeeze",
+    "unsqueeze",
+    "flatten",
+    "unflatten",
+    "narrow",
+    "select",
+    "diagonal",
+    "as_strided",
+    "clone",
+    "fill_",
+    "numel",
+    "broadcast_shapes",
+    "is_tensor",
+    "set_printoptions",
+    "promote_types",
+    "can_cast",
+    "result_type",
+    "set_default_dtype",
+    "detach",
+    "dtype",
+    "device",
+    "Tensor",
+    "Tensor.size",
+    "Tensor.stride",
+    "Tensor.view",
+    "Tensor.expand",
+    "Tensor.unfold",
+    "Tensor.contiguous",
+    "Tensor.requires_grad_",
+    "Tensor.to",
+    "Tensor.item",
+    "Tensor.tolist",
+    "Tensor.copy_",
+    "Tensor.new_empty",
+    "Tensor.new_zeros",
+    "Tensor.new_ones",
+    "Tensor.new_full",
+    "Tensor.new_tensor",
+    "Tensor.new",
+    "Tensor.numpy",
+    "Tensor.uniform_",
+    "Tensor.random_",
+    "Tensor.register_hook",
 ]
 
 
 @pytest.mark.parametrize("name", DOCUMENTED)
 def test_docstring_examples_run(name):
     import api_surface
+
     obj = ember
     for part in name.split("."):
         obj = getattr(obj, part)

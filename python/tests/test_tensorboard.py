@@ -1,4 +1,5 @@
 """ember.utils.tensorboard: event files written by SummaryWriter, read back with tensorboard's own readers."""
+
 import glob
 import importlib
 import io
@@ -14,15 +15,18 @@ tb = pytest.importorskip("tensorboard")
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader  # noqa: E402
 
-from ember.utils.tensorboard import SummaryWriter  # noqa: E402
-from ember.utils.tensorboard import _convert  # noqa: E402
+from ember.utils.tensorboard import (
+    SummaryWriter,  # noqa: E402
+    _convert,  # noqa: E402
+)
 
 PIL_Image = pytest.importorskip("PIL.Image")
 
 
 def read_run(path):
-    acc = EventAccumulator(str(path), size_guidance={"scalars": 0, "histograms": 0, "images": 0, "tensors": 0,
-                                                      "audio": 0})
+    acc = EventAccumulator(
+        str(path), size_guidance={"scalars": 0, "histograms": 0, "images": 0, "tensors": 0, "audio": 0}
+    )
     acc.Reload()
     return acc
 
@@ -54,8 +58,15 @@ def test_import_error_with_old_tensorboard(monkeypatch):
 
 
 def test_scalars_exact(tmp_path):
-    values = [0.5, 3, ember.tensor(1.25), ember.tensor([-2.0]), np.float64(0.375), ember.tensor(7, dtype=ember.int64),
-              ember.tensor(0.1, dtype=ember.bfloat16)]
+    values = [
+        0.5,
+        3,
+        ember.tensor(1.25),
+        ember.tensor([-2.0]),
+        np.float64(0.375),
+        ember.tensor(7, dtype=ember.int64),
+        ember.tensor(0.1, dtype=ember.bfloat16),
+    ]
     with SummaryWriter(tmp_path) as w:
         for step, v in enumerate(values):
             w.add_scalar("loss", v, step, walltime=100.0 + step)
@@ -129,15 +140,24 @@ def test_histogram_numpy_bins(tmp_path, rng, bins):
     lo, hi = nz[0], nz[-1] + 1
     expected_counts = ([counts[lo - 1]] if lo > 0 else [0]) + counts[lo:hi].tolist()
     assert list(h.bucket) == expected_counts
-    np.testing.assert_array_equal(h.bucket_limit, edges[lo:hi + 1])
+    np.testing.assert_array_equal(h.bucket_limit, edges[lo : hi + 1])
 
 
 def test_histogram_max_bins_and_raw(tmp_path, rng):
     x = rng.uniform(0, 1, 1000)
     with SummaryWriter(tmp_path) as w:
         w.add_histogram("h", x, 0, bins=20, max_bins=5)
-        w.add_histogram_raw("raw", min=0.0, max=3.0, num=6, sum=9.0, sum_squares=17.0,
-                            bucket_limits=[1.0, 2.0, 3.0], bucket_counts=[1, 2, 3], global_step=1)
+        w.add_histogram_raw(
+            "raw",
+            min=0.0,
+            max=3.0,
+            num=6,
+            sum=9.0,
+            sum_squares=17.0,
+            bucket_limits=[1.0, 2.0, 3.0],
+            bucket_counts=[1, 2, 3],
+            global_step=1,
+        )
         with pytest.raises(ValueError, match="len\\(bucket_limits\\) != len\\(bucket_counts\\)"):
             w.add_histogram_raw("raw", 0, 1, 1, 1, 1, [1.0], [1, 2])
         with pytest.raises(ValueError, match="no element"):
@@ -200,7 +220,7 @@ def test_add_images_grid(tmp_path, rng, n):
     expected = np.zeros((rows * 3, cols * 4, 3), np.uint8)
     for i in range(n):
         r, c = divmod(i, cols)
-        expected[r * 3:(r + 1) * 3, c * 4:(c + 1) * 4] = to_u8(batch[i, 0])[:, :, None]
+        expected[r * 3 : (r + 1) * 3, c * 4 : (c + 1) * 4] = to_u8(batch[i, 0])[:, :, None]
     for tag in ("b", "nhwc"):
         (ev,) = acc.Images(tag)
         assert (ev.height, ev.width) == (rows * 3, cols * 4)
@@ -277,8 +297,12 @@ def test_add_hparams(tmp_path):
     from tensorboard.plugins.hparams import plugin_data_pb2
 
     with SummaryWriter(tmp_path) as w:
-        w.add_hparams({"lr": 0.01, "opt": "sgd", "nesterov": True, "layers": ember.tensor(3.0), "skip": None},
-                      {"hparam/acc": 0.75}, hparam_domain_discrete={"opt": ["sgd", "adam"]}, run_name="trial")
+        w.add_hparams(
+            {"lr": 0.01, "opt": "sgd", "nesterov": True, "layers": ember.tensor(3.0), "skip": None},
+            {"hparam/acc": 0.75},
+            hparam_domain_discrete={"opt": ["sgd", "adam"]},
+            run_name="trial",
+        )
         with pytest.raises(TypeError, match="should be dictionary"):
             w.add_hparams([("lr", 1)], {})
         with pytest.raises(ValueError, match="value should be one of int, float, str, bool"):
@@ -316,8 +340,10 @@ def test_add_pr_curve(tmp_path, rng):
     expected = np.stack([tp, fp, tn, fn, tp / np.maximum(1e-7, tp + fp), tp / np.maximum(1e-7, tp + fn)])
     np.testing.assert_array_equal(data, expected.astype(np.float32))
     (raw,) = acc.Tensors("raw")
-    np.testing.assert_array_equal(np.array(raw.tensor_proto.float_val).reshape(6, 2),
-                                  np.array([[3, 2], [1, 0], [0, 1], [0, 1], [0.75, 1.0], [1.0, 0.67]], np.float32))
+    np.testing.assert_array_equal(
+        np.array(raw.tensor_proto.float_val).reshape(6, 2),
+        np.array([[3, 2], [1, 0], [0, 1], [0, 1], [0.75, 1.0], [1.0, 0.67]], np.float32),
+    )
 
 
 def test_add_embedding(tmp_path, rng):
@@ -327,8 +353,13 @@ def test_add_embedding(tmp_path, rng):
     mat = rng.standard_normal((7, 3)).astype(np.float32)
     label_img = rng.uniform(0, 1, (7, 3, 4, 5)).astype(np.float32)
     with SummaryWriter(tmp_path) as w:
-        w.add_embedding(ember.from_numpy(mat), metadata=["a", "b", "c", "d", "e", "f", "g"],
-                        label_img=ember.from_numpy(label_img), global_step=3, tag="feat/x")
+        w.add_embedding(
+            ember.from_numpy(mat),
+            metadata=["a", "b", "c", "d", "e", "f", "g"],
+            label_img=ember.from_numpy(label_img),
+            global_step=3,
+            tag="feat/x",
+        )
         w.add_embedding(mat[:2], metadata=[["p", 1], ["q", 2]], metadata_header=["name", "id"])
         with pytest.raises(AssertionError, match="#labels should equal with #data points"):
             w.add_embedding(mat, metadata=["x"], global_step=9)

@@ -1,16 +1,27 @@
 """Ternary elementwise ops (ember/ops/ternary.cpp, backend/cpu/ternary.cpp, bindings in python/src/ternary.cpp):
 where, lerp, addcmul and addcdiv against NumPy, with promotion, broadcasting, layouts and in-place forms."""
+
 import math
 
 import numpy as np
 import pytest
-from conftest import ALL_DTYPES, FLOAT_DTYPES, assert_equal, bf16_round, dtype_name, from_np, np_dtype, random_array, to_np
+from conftest import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    assert_equal,
+    bf16_round,
+    dtype_name,
+    from_np,
+    np_dtype,
+    random_array,
+    to_np,
+)
 
 import ember
 
 
 def rounded(x, dtype):
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         if dtype is ember.bfloat16:
             return bf16_round(np.asarray(x, np.float32))
         return np.asarray(x).astype(np_dtype(dtype))
@@ -23,7 +34,7 @@ def acc(x, dtype):
     return x.astype(np.float32) if dtype in (ember.float16, ember.bfloat16) else x
 
 
-EPS = {ember.float16: 2.0 ** -10, ember.bfloat16: 2.0 ** -7, ember.float32: 2.0 ** -23, ember.float64: 2.0 ** -52}
+EPS = {ember.float16: 2.0**-10, ember.bfloat16: 2.0**-7, ember.float32: 2.0**-23, ember.float64: 2.0**-52}
 
 
 def assert_close(t, expected, dtype, scale):
@@ -31,11 +42,17 @@ def assert_close(t, expected, dtype, scale):
     two), so results may differ from NumPy's in the last bit; `scale` bounds the size of the terms."""
     expected = np.asarray(expected)
     assert t.dtype is dtype and tuple(t.shape) == expected.shape
-    np.testing.assert_allclose(to_np(t).astype(np.float64), expected.astype(np.float64), rtol=2 * EPS[dtype],
-                               atol=4 * EPS[dtype] * scale, equal_nan=True)
+    np.testing.assert_allclose(
+        to_np(t).astype(np.float64),
+        expected.astype(np.float64),
+        rtol=2 * EPS[dtype],
+        atol=4 * EPS[dtype] * scale,
+        equal_nan=True,
+    )
 
 
 # ------------------------------------------------------------------------------------ where
+
 
 @pytest.mark.parametrize("dx", ALL_DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("dy", [ember.bool, ember.int8, ember.int64, ember.float16, ember.float32], ids=dtype_name)
@@ -85,8 +102,18 @@ def test_where_with_zero_dim_tensors():
     assert r.shape == () and r.item() == 1.0
 
 
-@pytest.mark.parametrize("shapes", [((3, 1), (1, 4), (4,)), ((4,), (3, 4), ()), ((), (2, 3), (3,)),
-                                    ((2, 1, 3), (4, 1), (1,)), ((0, 3), (3,), (1, 3)), ((2, 0), (), ())], ids=str)
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((3, 1), (1, 4), (4,)),
+        ((4,), (3, 4), ()),
+        ((), (2, 3), (3,)),
+        ((2, 1, 3), (4, 1), (1,)),
+        ((0, 3), (3,), (1, 3)),
+        ((2, 0), (), ()),
+    ],
+    ids=str,
+)
 def test_where_broadcasts(shapes, rng):
     sc, sx, sy = shapes
     cond = np.asarray(rng.random(sc) < 0.5)
@@ -119,6 +146,7 @@ def test_where_condition_dtype():
 
 
 # ------------------------------------------------------------------------------------ lerp
+
 
 def np_lerp(s, e, w):
     return np.where(np.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w))
@@ -182,8 +210,12 @@ def test_lerp_broadcasting_inplace_and_errors(rng):
 
 # ------------------------------------------------------------------------------------ addcmul / addcdiv
 
-@pytest.mark.parametrize("dtype", [ember.int32, ember.int64, ember.uint8, ember.float16, ember.bfloat16,
-                                   ember.float32, ember.float64], ids=dtype_name)
+
+@pytest.mark.parametrize(
+    "dtype",
+    [ember.int32, ember.int64, ember.uint8, ember.float16, ember.bfloat16, ember.float32, ember.float64],
+    ids=dtype_name,
+)
 def test_addcmul(dtype, rng):
     x, a, b = (random_array(rng, (3, 4), dtype) for _ in range(3))
     value = 2 if not dtype.is_floating_point else 0.5
@@ -194,7 +226,7 @@ def test_addcmul(dtype, rng):
         v = ax.dtype.type(value)
         assert_close(got, rounded(ax + v * aa * ab, dtype), dtype, 5000)
     else:
-        with np.errstate(all='ignore'):
+        with np.errstate(all="ignore"):
             exp = (x.astype(np.int64) + value * a.astype(np.int64) * b.astype(np.int64)).astype(np_dtype(dtype))
         assert_equal(got, exp)
     # default value 1
@@ -213,8 +245,11 @@ def test_addcdiv(dtype, rng):
         v = ax.dtype.type(value)
         assert_close(got, rounded(ax + v * aa / ab, dtype), dtype, 5000)
     # division by zero gives inf/nan like NumPy
-    r = ember.addcdiv(ember.tensor([1.0, 1.0, 1.0], dtype=dtype), ember.tensor([1.0, -1.0, 0.0], dtype=dtype),
-                      ember.zeros(3, dtype=dtype))
+    r = ember.addcdiv(
+        ember.tensor([1.0, 1.0, 1.0], dtype=dtype),
+        ember.tensor([1.0, -1.0, 0.0], dtype=dtype),
+        ember.zeros(3, dtype=dtype),
+    )
     assert_equal(r, np.array([np.inf, -np.inf, np.nan], np_dtype(dtype)))
 
 
@@ -244,8 +279,10 @@ def test_addcdiv_of_integer_tensors_raises():
     with pytest.raises(RuntimeError, match="Integer division with addcdiv is no longer supported"):
         ember.addcdiv(ember.tensor([1.0, 2.0]), ember.tensor([True, False]), ember.tensor([5, 6]))
     # one floating tensor among them is enough
-    assert_equal(ember.addcdiv(ember.tensor([1.0, 2.0]), ember.tensor([3, 4]), ember.tensor([2.0, 8.0])),
-                 np.array([2.5, 2.5], np.float32))
+    assert_equal(
+        ember.addcdiv(ember.tensor([1.0, 2.0]), ember.tensor([3, 4]), ember.tensor([2.0, 8.0])),
+        np.array([2.5, 2.5], np.float32),
+    )
 
 
 def test_addcmul_addcdiv_inplace(rng):
@@ -302,8 +339,10 @@ def test_ternary_large_inputs_in_several_threads():
         assert_equal(ember.addcmul(x, x, x, value=2), x_np + 2 * x_np * x_np)  # small integers: exact
         assert_equal(ember.lerp(x, x * 2, 0.5), np_lerp(x_np, 2 * x_np, 0.5))
         xt = x[:100_000].reshape(400, 250).t()  # strided
-        assert_equal(ember.where(xt > 0, xt, 0.0), np.where(x_np[:100_000].reshape(400, 250).T > 0,
-                                                            x_np[:100_000].reshape(400, 250).T, 0.0))
+        assert_equal(
+            ember.where(xt > 0, xt, 0.0),
+            np.where(x_np[:100_000].reshape(400, 250).T > 0, x_np[:100_000].reshape(400, 250).T, 0.0),
+        )
     finally:
         ember.set_num_threads(before)
 
@@ -336,8 +375,9 @@ def test_keyword_forms_match_positional_and_numpy(rng):
         kw = dict(input=ts, tensor1=from_np(t1), tensor2=from_np(t2))
         np.testing.assert_allclose(to_np(fn(**kw)), ref(1), rtol=1e-14)  # value defaults to 1
         np.testing.assert_allclose(to_np(fn(**kw, value=-0.5)), ref(-0.5), rtol=1e-14)
-        np.testing.assert_allclose(to_np(getattr(ts, name)(tensor1=from_np(t1), tensor2=from_np(t2), value=2)),
-                                   ref(2), rtol=1e-14)
+        np.testing.assert_allclose(
+            to_np(getattr(ts, name)(tensor1=from_np(t1), tensor2=from_np(t2), value=2)), ref(2), rtol=1e-14
+        )
         assert fn(**kw, out=out) is out
         np.testing.assert_allclose(to_np(out), ref(1), rtol=1e-14)
         y = ts.clone()
@@ -349,15 +389,21 @@ def test_keyword_forms_match_positional_and_numpy(rng):
     c = rng.uniform(-1, 1, (3, 4)) > 0
     tc = from_np(c)
     # ember.where: ternary.cpp's binding, which python/src/shape.cpp (masked.cpp after the split) wraps in this tree
-    for got in (ember.where(condition=tc, input=ts, other=te), ember.where(tc, ts, other=te),
-                ts.where(condition=tc, other=te)):
+    for got in (
+        ember.where(condition=tc, input=ts, other=te),
+        ember.where(tc, ts, other=te),
+        ts.where(condition=tc, other=te),
+    ):
         np.testing.assert_array_equal(to_np(got), np.where(c, s, e))
     np.testing.assert_array_equal(to_np(ts.where(tc, other=0.5)), np.where(c, s, 0.5))
     idx = ember.where(condition=tc)  # where(condition): nonzero(condition, as_tuple=True)
     assert isinstance(idx, tuple) and len(idx) == 2
     np.testing.assert_array_equal([to_np(i) for i in idx], np.nonzero(c))
     assert [str(p) for p in inspect.signature(ember.Tensor.where).parameters.values()] == [
-        "self", "condition: Tensor", "other: Tensor | Number"]
+        "self",
+        "condition: Tensor",
+        "other: Tensor | Number",
+    ]
     if "out" in inspect.signature(ember.where).parameters:  # not through shape.cpp's wrapper, which has no out=
         assert ember.where(tc, ts, te, out=out) is out
         np.testing.assert_array_equal(to_np(out), np.where(c, s, e))

@@ -1,5 +1,6 @@
 """ember.testing: assert_close's semantics and messages (the ones torch.testing.assert_close 1.13 prints, recorded
 here as literals), assert_allclose, make_tensor."""
+
 import math
 
 import numpy as np
@@ -36,29 +37,33 @@ def test_default_tolerances_per_dtype():
         assert_close(e + (atol + rtol * 1000) * 0.9, e)
         fails(AssertionError, e + (atol + rtol * 1000) * 1.5, e)
     e = ember.tensor([2.0], dtype=ember.bfloat16)
-    assert_close(ember.tensor([2.0 + 2.0 ** -6], dtype=ember.bfloat16), e)  # within 1.6e-2 * 2
-    fails(AssertionError, ember.tensor([2.0 + 2.0 ** -4], dtype=ember.bfloat16), e)
+    assert_close(ember.tensor([2.0 + 2.0**-6], dtype=ember.bfloat16), e)  # within 1.6e-2 * 2
+    fails(AssertionError, ember.tensor([2.0 + 2.0**-4], dtype=ember.bfloat16), e)
     e = ember.tensor([1.0], dtype=ember.float16)
-    assert_close(ember.tensor([1.0 + 2.0 ** -10], dtype=ember.float16), e)
-    fails(AssertionError, ember.tensor([1.0 + 2.0 ** -8], dtype=ember.float16), e)
+    assert_close(ember.tensor([1.0 + 2.0**-10], dtype=ember.float16), e)
+    fails(AssertionError, ember.tensor([1.0 + 2.0**-8], dtype=ember.float16), e)
     fails(AssertionError, ember.tensor([1, 2]), ember.tensor([1, 3]))  # integers: exact
 
 
 def test_tensor_mismatch_message():
     msg = fails(AssertionError, ember.tensor([1.0, 2, 3]), ember.tensor([1.0, 2.5, 3]))
-    assert msg == ("Tensor-likes are not close!\n\n"
-                   "Mismatched elements: 1 / 3 (33.3%)\n"
-                   "Greatest absolute difference: 0.5 at index (1,) (up to 1e-05 allowed)\n"
-                   "Greatest relative difference: 0.2 at index (1,) (up to 1.3e-06 allowed)")
+    assert msg == (
+        "Tensor-likes are not close!\n\n"
+        "Mismatched elements: 1 / 3 (33.3%)\n"
+        "Greatest absolute difference: 0.5 at index (1,) (up to 1e-05 allowed)\n"
+        "Greatest relative difference: 0.2 at index (1,) (up to 1.3e-06 allowed)"
+    )
     msg = fails(AssertionError, ember.tensor([[1.0, 2], [3, 4]]), ember.tensor([[1.0, 2.1], [3, 4.5]]))
     assert "Mismatched elements: 2 / 4 (50.0%)" in msg
     assert "Greatest absolute difference: 0.5 at index (1, 1) (up to 1e-05 allowed)" in msg
     assert "Greatest relative difference: 0.1111111111111111 at index (1, 1)" in msg
     msg = fails(AssertionError, ember.tensor([1, 2, 3]), ember.tensor([1, 2, 4]))
-    assert msg == ("Tensor-likes are not equal!\n\n"
-                   "Mismatched elements: 1 / 3 (33.3%)\n"
-                   "Greatest absolute difference: 1 at index (2,)\n"
-                   "Greatest relative difference: 0.25 at index (2,)")
+    assert msg == (
+        "Tensor-likes are not equal!\n\n"
+        "Mismatched elements: 1 / 3 (33.3%)\n"
+        "Greatest absolute difference: 1 at index (2,)\n"
+        "Greatest relative difference: 0.25 at index (2,)"
+    )
     msg = fails(AssertionError, ember.ones(2), ember.zeros(2))
     assert "Greatest relative difference: inf at index (0,)" in msg
 
@@ -66,23 +71,28 @@ def test_tensor_mismatch_message():
 def test_scalar_and_number_messages():
     assert fails(AssertionError, ember.tensor(float("nan")), ember.tensor(float("nan"))) == (
         "Scalars are not close!\n\nAbsolute difference: nan (up to 1e-05 allowed)\n"
-        "Relative difference: nan (up to 1.3e-06 allowed)")
+        "Relative difference: nan (up to 1.3e-06 allowed)"
+    )
     assert fails(AssertionError, 1, 2) == "Scalars are not equal!\n\nAbsolute difference: 1\nRelative difference: 0.5"
     assert fails(AssertionError, 1, 1.0) == "The (d)types do not match: <class 'int'> != <class 'float'>."
     assert_close(1, 1.0, check_dtype=False)
     assert fails(AssertionError, ember.tensor(True), ember.tensor(False)) == (
-        "Scalars are not equal!\n\nAbsolute difference: 1\nRelative difference: inf")
+        "Scalars are not equal!\n\nAbsolute difference: 1\nRelative difference: inf"
+    )
     assert fails(AssertionError, True, False) == "Booleans mismatch: True is not False"
     assert fails(AssertionError, None, 1) == "None mismatch: None is not 1"
 
 
 def test_attribute_mismatches():
     assert fails(AssertionError, ember.ones(3), ember.ones(3, dtype=ember.float64)) == (
-        "The values for attribute 'dtype' do not match: ember.float32 != ember.float64.")
+        "The values for attribute 'dtype' do not match: ember.float32 != ember.float64."
+    )
     assert fails(AssertionError, ember.ones(3), ember.ones(3, 1)) == (
-        "The values for attribute 'shape' do not match: ember.Size([3]) != ember.Size([3, 1]).")
+        "The values for attribute 'shape' do not match: ember.Size([3]) != ember.Size([3, 1])."
+    )
     assert fails(AssertionError, ember.ones(2, 2).t(), ember.ones(2, 2), check_stride=True) == (
-        "The values for attribute 'stride()' do not match: (1, 2) != (2, 1).")
+        "The values for attribute 'stride()' do not match: (1, 2) != (2, 1)."
+    )
 
 
 def test_containers_name_the_failing_item():
@@ -92,22 +102,26 @@ def test_containers_name_the_failing_item():
     assert msg.endswith("The failure occurred for item ['a'][1]")
     assert fails(AssertionError, {"a": 1}, {"a": 1, "b": 2}) == (
         "The keys of the mappings do not match:\nMissing keys in the actual mapping: ['b']\n"
-        "Additional keys in the actual mapping: []")
+        "Additional keys in the actual mapping: []"
+    )
     assert fails(AssertionError, (1, 2), (1, 2, 3)) == "The length of the sequences mismatch: 2 != 3"
 
 
 def test_msg_replaces_or_extends_the_message():
     assert fails(AssertionError, ember.ones(2), ember.zeros(2), msg="custom") == "custom"
     assert fails(AssertionError, ember.ones(2), ember.zeros(2), msg=lambda m: "X" + m).startswith(
-        "XTensor-likes are not close!")
+        "XTensor-likes are not close!"
+    )
 
 
 def test_unsupported_and_bad_arguments():
     assert fails(TypeError, ember.ones(3), np.ones(3)) == (
-        "No comparison pair was able to handle inputs of type <class 'ember.Tensor'> and <class 'numpy.ndarray'>.")
+        "No comparison pair was able to handle inputs of type <class 'ember.Tensor'> and <class 'numpy.ndarray'>."
+    )
     fails(TypeError, ember.ones(2), "a")
     assert fails(ValueError, ember.ones(2), ember.ones(2), rtol=1e-3) == (
-        "Both 'rtol' and 'atol' must be either specified or omitted, but got no atol.")
+        "Both 'rtol' and 'atol' must be either specified or omitted, but got no atol."
+    )
     assert "got no rtol" in fails(ValueError, ember.ones(2), ember.ones(2), atol=1e-3)
     msg = fails(AssertionError, np.ones(3), np.zeros(3))  # NumPy arrays compare as tensors (float64 tolerances)
     assert "(up to 1e-07 allowed)" in msg
@@ -132,9 +146,18 @@ def test_assert_allclose():
         assert_allclose(ember.ones(2, dtype=ember.float64), ember.ones(2))  # dtypes need not match
 
 
-@pytest.mark.parametrize("dtype,lo,hi", [(ember.float32, -9, 9), (ember.float64, -9, 9), (ember.bfloat16, -9, 9),
-                                         (ember.int64, -9, 9), (ember.int8, -9, 9), (ember.uint8, 0, 9),
-                                         (ember.bool, 0, 1)])
+@pytest.mark.parametrize(
+    "dtype,lo,hi",
+    [
+        (ember.float32, -9, 9),
+        (ember.float64, -9, 9),
+        (ember.bfloat16, -9, 9),
+        (ember.int64, -9, 9),
+        (ember.int8, -9, 9),
+        (ember.uint8, 0, 9),
+        (ember.bool, 0, 1),
+    ],
+)
 def test_make_tensor_ranges(dtype, lo, hi):
     t = make_tensor(200, 3, dtype=dtype, device="cpu")
     assert t.shape == (200, 3) and t.dtype == dtype

@@ -1,6 +1,7 @@
 """Reading PyTorch checkpoints (ember._torch_load): fixtures written by real PyTorch 1.13 are compared with
 the values, dtypes, shapes, strides and storage sharing torch itself reported for them
 (fixtures/torch/*.expected.*), and every bad input gives a clear error without running pickle code."""
+
 import io
 import json
 import os
@@ -17,8 +18,21 @@ import ember
 from ember._torch_load import load_torch_file
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz"))
-from torch_ckpt_util import (FIXTURES, LOADABLE, checkpoint, fixture, make_zip, p_global, p_int,  # noqa: E402
-                             p_str, p_tensor, p_tuple, read_fixture, repack, zip_members)
+from torch_ckpt_util import (  # noqa: E402
+    FIXTURES,
+    LOADABLE,
+    checkpoint,
+    fixture,
+    make_zip,
+    p_global,
+    p_int,
+    p_str,
+    p_tensor,
+    p_tuple,
+    read_fixture,
+    repack,
+    zip_members,
+)
 
 LOAD_ERRORS = (RuntimeError, pickle.UnpicklingError)
 
@@ -120,15 +134,34 @@ def test_views_share_storage(name):
 
 def test_state_dict_buffers():
     sd = load_torch_file(fixture("state_dict"))
-    assert list(sd) == ["0.weight", "0.bias", "1.weight", "1.bias", "1.running_mean", "1.running_var",
-                        "1.num_batches_tracked", "4.weight", "4.bias", "5.weight", "5.bias", "5.running_mean",
-                        "5.running_var", "5.num_batches_tracked"]
+    assert list(sd) == [
+        "0.weight",
+        "0.bias",
+        "1.weight",
+        "1.bias",
+        "1.running_mean",
+        "1.running_var",
+        "1.num_batches_tracked",
+        "4.weight",
+        "4.bias",
+        "5.weight",
+        "5.bias",
+        "5.running_mean",
+        "5.running_var",
+        "5.num_batches_tracked",
+    ]
     assert sd["1.num_batches_tracked"].dtype == ember.int64 and sd["1.num_batches_tracked"].item() == 2
     assert sd["0.weight"].shape == (3, 2, 3, 3) and not sd["0.weight"].requires_grad
     assert not any(isinstance(v, ember.nn.Parameter) for v in sd.values())
     # the state dict loads into an ember model of the same shape
-    m = ember.nn.Sequential(ember.nn.Conv2d(2, 3, 3), ember.nn.BatchNorm2d(3), ember.nn.ReLU(), ember.nn.Flatten(),
-                            ember.nn.Linear(12, 4), ember.nn.BatchNorm1d(4))
+    m = ember.nn.Sequential(
+        ember.nn.Conv2d(2, 3, 3),
+        ember.nn.BatchNorm2d(3),
+        ember.nn.ReLU(),
+        ember.nn.Flatten(),
+        ember.nn.Linear(12, 4),
+        ember.nn.BatchNorm1d(4),
+    )
     m.load_state_dict(sd)
     assert m[1].num_batches_tracked.item() == 2
     np.testing.assert_array_equal(m[4].weight.detach().numpy(), sd["4.weight"].numpy())
@@ -160,7 +193,7 @@ def test_dtypes_and_bfloat16_bits():
     # bfloat16 arrives bit for bit (float32 holds every bfloat16 exactly, so the float32 values decide)
     bits = arrays["t3_bits"].astype(np.uint16).astype(np.uint32) << 16
     np.testing.assert_array_equal(d["bfloat16"].float().numpy().view(np.uint32)[:-2], bits.view(np.uint32)[:-2])
-    assert d["int64"].tolist() == [-2 ** 63, -1, 0, 2 ** 63 - 1]
+    assert d["int64"].tolist() == [-(2**63), -1, 0, 2**63 - 1]
     assert d["bool"].tolist() == [True, False, True]
     assert d["empty"].shape == (0, 3) and d["scalar"].dim() == 0
 
@@ -230,6 +263,7 @@ def test_deflated_members_load():
 
 # -- map_location ----------------------------------------------------------------------------------
 
+
 def test_map_location_cpu_forms():
     for ml in ["cpu", ember.device("cpu"), {"cpu": "cpu"}, None]:
         assert load_torch_file(fixture("tensor"), map_location=ml).device == ember.device("cpu")
@@ -279,8 +313,10 @@ def test_cuda_tag_with_cuda():
 
 # -- refusing code ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, global_name", [("malicious_system", "posix.system"),
-                                               ("malicious_eval", "builtins.eval")])
+
+@pytest.mark.parametrize(
+    "name, global_name", [("malicious_system", "posix.system"), ("malicious_eval", "builtins.eval")]
+)
 def test_malicious_pickle_is_refused(name, global_name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(pickle.UnpicklingError, match=f"refers to the global '{global_name}'"):
@@ -294,8 +330,13 @@ def test_malicious_fixture_is_live(name, tmp_path):
     """Control: plain pickle really runs the payload (in a throwaway process and folder), so the refusal
     above is what keeps the marker from being written."""
     body = dict(zip_members(read_fixture(name)))["archive/data.pkl"]
-    subprocess.run([sys.executable, "-c", "import pickle, sys; pickle.loads(sys.stdin.buffer.read())"],
-                   input=body, cwd=tmp_path, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-c", "import pickle, sys; pickle.loads(sys.stdin.buffer.read())"],
+        input=body,
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
     assert (tmp_path / "ember_pwned_marker").exists()
 
 
@@ -304,13 +345,16 @@ def test_pickled_module_is_refused():
         load_torch_file(fixture("full_module"))
 
 
-@pytest.mark.parametrize("body, global_name", [
-    (b"\x8c\x02os\x94\x8c\x06system\x94\x93\x8c\x04true\x85R", "os.system"),  # protocol 4 STACK_GLOBAL
-    (p_global("builtins", "getattr") + p_tuple([p_int(1), p_str("real")]) + b"R", "builtins.getattr"),
-    (p_global("torch", "load") + b")R", "torch.load"),
-    (b"(" + p_global("subprocess", "Popen") + p_str("ls") + b"o", "subprocess.Popen"),  # OBJ
-    (b"(" + p_str("true") + b"ios\nsystem\n", "os.system"),  # INST
-])
+@pytest.mark.parametrize(
+    "body, global_name",
+    [
+        (b"\x8c\x02os\x94\x8c\x06system\x94\x93\x8c\x04true\x85R", "os.system"),  # protocol 4 STACK_GLOBAL
+        (p_global("builtins", "getattr") + p_tuple([p_int(1), p_str("real")]) + b"R", "builtins.getattr"),
+        (p_global("torch", "load") + b")R", "torch.load"),
+        (b"(" + p_global("subprocess", "Popen") + p_str("ls") + b"o", "subprocess.Popen"),  # OBJ
+        (b"(" + p_str("true") + b"ios\nsystem\n", "os.system"),  # INST
+    ],
+)
 def test_forbidden_globals(body, global_name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(pickle.UnpicklingError, match=f"the global '{global_name}'"):
@@ -321,8 +365,8 @@ def test_restricted_builtins_check_their_arguments():
     ok = p_global("builtins", "set") + p_tuple([b"]" + p_int(1) + b"a"]) + b"R"
     assert load_torch_file(io.BytesIO(checkpoint(ok, {}))) == {1}
     for body, msg in [
-        (p_global("builtins", "bytes") + p_tuple([p_int(10 ** 12)]) + b"R", "builtins.bytes is allowed only"),
-        (p_global("builtins", "bytearray") + p_tuple([p_int(10 ** 12)]) + b"R", "bytearray is allowed only"),
+        (p_global("builtins", "bytes") + p_tuple([p_int(10**12)]) + b"R", "builtins.bytes is allowed only"),
+        (p_global("builtins", "bytearray") + p_tuple([p_int(10**12)]) + b"R", "bytearray is allowed only"),
         (p_global("_codecs", "encode") + p_tuple([p_str("x"), p_str("rot13")]) + b"R", "_codecs.encode"),
         (p_global("torch", "Size") + p_tuple([p_tuple([p_str("a")])]) + b"R", "64-bit integer"),
     ]:
@@ -331,7 +375,7 @@ def test_restricted_builtins_check_their_arguments():
 
 
 def test_scan_refuses_memo_and_nesting_bombs():
-    memo = b"N" + b"r" + struct.pack("<I", 2 ** 31)  # LONG_BINPUT far past the memo's size
+    memo = b"N" + b"r" + struct.pack("<I", 2**31)  # LONG_BINPUT far past the memo's size
     with pytest.raises(pickle.UnpicklingError, match="memo index 2147483648"):
         load_torch_file(io.BytesIO(checkpoint(memo, {})))
     deep = b"}" + b")" + b"\x85" * 200000 + p_int(1) + b"s"  # {((((...)))): 1}: hashing it recursed in C
@@ -340,18 +384,22 @@ def test_scan_refuses_memo_and_nesting_bombs():
     with pytest.raises(pickle.UnpicklingError, match="never stored"):
         load_torch_file(io.BytesIO(checkpoint(b"h\x05", {})))
     with pytest.raises(pickle.UnpicklingError, match="not a valid pickle"):
-        load_torch_file(io.BytesIO(checkpoint(b"\x8e" + struct.pack("<Q", 2 ** 40) + b"xx", {})))
+        load_torch_file(io.BytesIO(checkpoint(b"\x8e" + struct.pack("<Q", 2**40) + b"xx", {})))
 
 
 def test_only_storages_are_persistent():
     with pytest.raises(pickle.UnpicklingError, match="only storages"):
-        load_torch_file(io.BytesIO(checkpoint(p_tuple([p_str("module"), p_int(1), p_int(2), p_int(3),
-                                                       p_int(4)]) + b"Q", {})))
+        load_torch_file(
+            io.BytesIO(checkpoint(p_tuple([p_str("module"), p_int(1), p_int(2), p_int(3), p_int(4)]) + b"Q", {}))
+        )
     with pytest.raises(pickle.UnpicklingError, match="unexpected persistent id"):
         load_torch_file(io.BytesIO(checkpoint(p_str("0") + b"Q", {})))
     with pytest.raises(pickle.UnpicklingError, match="not a torch storage type"):
-        load_torch_file(io.BytesIO(checkpoint(p_tuple([p_str("storage"), p_int(1), p_str("0"), p_str("cpu"),
-                                                       p_int(0)]) + b"Q", {"0": b""})))
+        load_torch_file(
+            io.BytesIO(
+                checkpoint(p_tuple([p_str("storage"), p_int(1), p_str("0"), p_str("cpu"), p_int(0)]) + b"Q", {"0": b""})
+            )
+        )
 
 
 # -- bad geometry and sizes ------------------------------------------------------------------------
@@ -364,18 +412,21 @@ def test_hand_built_tensor_loads():
     assert t.tolist() == [2.0, 4.0] and t.requires_grad and t.stride() == (2,) and t.storage_offset() == 1
 
 
-@pytest.mark.parametrize("size, stride, offset, msg", [
-    ((5,), (1,), 0, "reaches element 4 of a storage of 4 elements"),
-    ((2,), (1,), 3, "reaches element 4"),
-    ((2, 2), (2, 2), 0, "reaches element 4"),
-    ((2,), (1,), -1, "negative size, stride or offset"),
-    ((-2,), (1,), 0, "negative size, stride or offset"),
-    ((2,), (-1,), 1, "negative size, stride or offset"),
-    ((2, 2), (1,), 0, "different lengths"),
-    ((2 ** 62, 4), (1, 2 ** 62), 0, "reaches element"),
-    ((2 ** 64,), (1,), 0, "64-bit integer"),
-    ((1,) * 65, (1,) * 65, 0, "at most 64"),
-])
+@pytest.mark.parametrize(
+    "size, stride, offset, msg",
+    [
+        ((5,), (1,), 0, "reaches element 4 of a storage of 4 elements"),
+        ((2,), (1,), 3, "reaches element 4"),
+        ((2, 2), (2, 2), 0, "reaches element 4"),
+        ((2,), (1,), -1, "negative size, stride or offset"),
+        ((-2,), (1,), 0, "negative size, stride or offset"),
+        ((2,), (-1,), 1, "negative size, stride or offset"),
+        ((2, 2), (1,), 0, "different lengths"),
+        ((2**62, 4), (1, 2**62), 0, "reaches element"),
+        ((2**64,), (1,), 0, "64-bit integer"),
+        ((1,) * 65, (1,) * 65, 0, "at most 64"),
+    ],
+)
 def test_bad_geometry(size, stride, offset, msg):
     with pytest.raises(RuntimeError, match=msg):
         load_torch_file(io.BytesIO(checkpoint(p_tensor(size, stride, offset, 4), FOUR)))
@@ -390,7 +441,7 @@ def test_storage_size_mismatch_and_huge_numel():
     with pytest.raises(RuntimeError, match=r"should hold 5 x 4 = 20 bytes .* has 16"):
         load_torch_file(io.BytesIO(checkpoint(p_tensor((4,), (1,), 0, 5), FOUR)))
     with pytest.raises(RuntimeError, match="should hold 1099511627776 x 8"):  # checked before allocating
-        load_torch_file(io.BytesIO(checkpoint(p_tensor((4,), (1,), 0, 2 ** 40, "DoubleStorage"), FOUR)))
+        load_torch_file(io.BytesIO(checkpoint(p_tensor((4,), (1,), 0, 2**40, "DoubleStorage"), FOUR)))
     with pytest.raises(RuntimeError, match="has no member 'archive/data/7'"):
         load_torch_file(io.BytesIO(checkpoint(p_tensor((4,), (1,), 0, 4, key="7"), FOUR)))
     with pytest.raises(pickle.UnpicklingError, match="bad storage key"):
@@ -430,8 +481,13 @@ def test_corrupted_storage_bytes_fail_the_crc():
 @pytest.mark.parametrize("name", LOADABLE)
 def test_truncated_files(name, tmp_path):
     data = read_fixture(name)
-    cuts = sorted(set(list(range(0, 64)) + list(range(64, len(data), max(1, len(data) // 97))) +
-                      list(range(len(data) - 64, len(data)))))
+    cuts = sorted(
+        set(
+            list(range(0, 64))
+            + list(range(64, len(data), max(1, len(data) // 97)))
+            + list(range(len(data) - 64, len(data)))
+        )
+    )
     path = tmp_path / f"{name}.pt"
     for cut in cuts:
         path.write_bytes(data[:cut])
@@ -442,7 +498,7 @@ def test_truncated_files(name, tmp_path):
 
 def test_legacy_format_errors():
     data = read_fixture("legacy")
-    bad_magic = pickle.dumps(12345, protocol=2) + data[len(pickle.dumps(0x1950A86A20F9469CFC6C, protocol=2)):]
+    bad_magic = pickle.dumps(12345, protocol=2) + data[len(pickle.dumps(0x1950A86A20F9469CFC6C, protocol=2)) :]
     with pytest.raises(RuntimeError, match="no torch.save magic number"):
         load_torch_file(io.BytesIO(bad_magic))
     with pytest.raises(LOAD_ERRORS, match="truncated"):
@@ -459,8 +515,10 @@ def test_not_a_checkpoint(tmp_path):
     p.write_bytes(b"hello, this is text\n")
     with pytest.raises(RuntimeError) as info:
         load_torch_file(str(p))
-    assert str(info.value) == (f"ember.load: '{p}' is neither an ember checkpoint nor a PyTorch checkpoint "
-                               "(it starts with b'hello, this is t')")
+    assert str(info.value) == (
+        f"ember.load: '{p}' is neither an ember checkpoint nor a PyTorch checkpoint "
+        "(it starts with b'hello, this is t')"
+    )
     p.write_bytes(b"")
     with pytest.raises(RuntimeError, match="it is empty"):
         load_torch_file(p)

@@ -1,6 +1,7 @@
 """A short run of the PyTorch checkpoint fuzzer (python/tests/fuzz/torch_zip.py) in the normal suite: 2,000
 mutated fixtures each load or raise RuntimeError / pickle.UnpicklingError with ember.load's context, fast,
 without allocating more than the file justifies."""
+
 import os
 import sys
 

@@ -2,6 +2,7 @@
 the math constants, the deterministic-algorithms switch (flags, debug mode, the alert's raise/warn), float32 matmul
 precision tied to backends.cuda.matmul.allow_tf32, inter-op threads, is_complex / is_storage / typename,
 set_default_tensor_type."""
+
 import math
 import subprocess
 import sys
@@ -11,25 +12,26 @@ import pytest
 
 import ember
 
-
 # -- finfo / iinfo ---------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dtype,np_dtype", [(ember.float16, np.float16), (ember.float32, np.float32),
-                                            (ember.float64, np.float64)])
+
+@pytest.mark.parametrize(
+    "dtype,np_dtype", [(ember.float16, np.float16), (ember.float32, np.float32), (ember.float64, np.float64)]
+)
 def test_finfo_matches_numpy(dtype, np_dtype):
     f, n = ember.finfo(dtype), np.finfo(np_dtype)
     assert f.bits == n.bits
     assert f.eps == float(n.eps) and f.max == float(n.max) and f.min == float(n.min)
     assert f.tiny == float(n.tiny) == f.smallest_normal
-    assert f.resolution == 10.0 ** -n.precision  # PyTorch reports it as a Python float, 10 ** -digits
+    assert f.resolution == 10.0**-n.precision  # PyTorch reports it as a Python float, 10 ** -digits
     assert f.dtype == np_dtype.__name__
 
 
 def test_finfo_bfloat16_from_its_format():
     # 8 exponent bits (bias 127) and 7 fraction bits.
     f = ember.finfo(ember.bfloat16)
-    assert f.bits == 16 and f.eps == 2.0 ** -7 and f.tiny == 2.0 ** -126
-    assert f.max == (2 - 2.0 ** -7) * 2.0 ** 127 == -f.min
+    assert f.bits == 16 and f.eps == 2.0**-7 and f.tiny == 2.0**-126
+    assert f.max == (2 - 2.0**-7) * 2.0**127 == -f.min
     assert f.resolution == 0.01 and f.dtype == "bfloat16"
     # The extremes survive a round trip through the dtype itself.
     t = ember.tensor([f.max, f.tiny, 1 + f.eps], dtype=ember.bfloat16)
@@ -39,9 +41,11 @@ def test_finfo_bfloat16_from_its_format():
 def test_finfo_default_dtype_repr_and_equality():
     assert ember.finfo() == ember.finfo(ember.float32)
     assert ember.finfo(ember.float64) != ember.finfo(ember.float32)
-    assert repr(ember.finfo(ember.float32)) == ("finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, "
-                                                "eps=1.19209e-07, smallest_normal=1.17549e-38, tiny=1.17549e-38, "
-                                                "dtype=float32)")
+    assert repr(ember.finfo(ember.float32)) == (
+        "finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, "
+        "eps=1.19209e-07, smallest_normal=1.17549e-38, tiny=1.17549e-38, "
+        "dtype=float32)"
+    )
     prev = ember.get_default_dtype()
     ember.set_default_dtype(ember.float64)
     try:
@@ -50,8 +54,16 @@ def test_finfo_default_dtype_repr_and_equality():
         ember.set_default_dtype(prev)
 
 
-@pytest.mark.parametrize("dtype,np_dtype", [(ember.uint8, np.uint8), (ember.int8, np.int8), (ember.int16, np.int16),
-                                            (ember.int32, np.int32), (ember.int64, np.int64)])
+@pytest.mark.parametrize(
+    "dtype,np_dtype",
+    [
+        (ember.uint8, np.uint8),
+        (ember.int8, np.int8),
+        (ember.int16, np.int16),
+        (ember.int32, np.int32),
+        (ember.int64, np.int64),
+    ],
+)
 def test_iinfo_matches_numpy(dtype, np_dtype):
     i, n = ember.iinfo(dtype), np.iinfo(np_dtype)
     assert (i.bits, i.min, i.max, i.dtype) == (n.bits, int(n.min), int(n.max), np_dtype.__name__)
@@ -62,14 +74,17 @@ def test_iinfo_repr():
     assert repr(ember.iinfo(ember.int32)) == "iinfo(min=-2.14748e+09, max=2.14748e+09, dtype=int32)"
 
 
-@pytest.mark.parametrize("call,msg", [
-    (lambda: ember.finfo(ember.int32), r"finfo\(\) requires a floating point input type"),
-    (lambda: ember.finfo(ember.bool), r"finfo\(\) requires a floating point input type"),
-    (lambda: ember.finfo("float32"), r"argument 'type' \(position 1\) must be ember.dtype, not str"),
-    (lambda: ember.iinfo(ember.float32), r"iinfo\(\) requires an integer input type"),
-    (lambda: ember.iinfo(ember.bool), r"ember.bool is not supported by ember.iinfo"),
-    (lambda: ember.iinfo(3), r"must be ember.dtype, not int"),
-])
+@pytest.mark.parametrize(
+    "call,msg",
+    [
+        (lambda: ember.finfo(ember.int32), r"finfo\(\) requires a floating point input type"),
+        (lambda: ember.finfo(ember.bool), r"finfo\(\) requires a floating point input type"),
+        (lambda: ember.finfo("float32"), r"argument 'type' \(position 1\) must be ember.dtype, not str"),
+        (lambda: ember.iinfo(ember.float32), r"iinfo\(\) requires an integer input type"),
+        (lambda: ember.iinfo(ember.bool), r"ember.bool is not supported by ember.iinfo"),
+        (lambda: ember.iinfo(3), r"must be ember.dtype, not int"),
+    ],
+)
 def test_info_errors_are_type_errors(call, msg):
     with pytest.raises(TypeError, match=msg):
         call()
@@ -81,6 +96,7 @@ def test_constants():
 
 
 # -- deterministic algorithms ----------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def restore_determinism():
@@ -97,7 +113,9 @@ def test_deterministic_flags_and_debug_mode(restore_determinism):
     ember.use_deterministic_algorithms(True, warn_only=True)
     assert ember.is_deterministic_algorithms_warn_only_enabled() and ember.get_deterministic_debug_mode() == 1
     ember.set_deterministic_debug_mode("default")
-    assert not ember.are_deterministic_algorithms_enabled() and not ember.is_deterministic_algorithms_warn_only_enabled()
+    assert (
+        not ember.are_deterministic_algorithms_enabled() and not ember.is_deterministic_algorithms_warn_only_enabled()
+    )
     ember.set_deterministic_debug_mode("error")
     assert ember.get_deterministic_debug_mode() == 2
     ember.set_deterministic_debug_mode(1)
@@ -106,12 +124,15 @@ def test_deterministic_flags_and_debug_mode(restore_determinism):
     assert ember.get_deterministic_debug_mode() == 0
 
 
-@pytest.mark.parametrize("call,exc,msg", [
-    (lambda: ember.set_deterministic_debug_mode("x"), RuntimeError, "expected one of `default`, `warn`, `error`"),
-    (lambda: ember.set_deterministic_debug_mode(3), RuntimeError, "expected 0, 1, or 2, but got 3"),
-    (lambda: ember.set_deterministic_debug_mode(1.5), TypeError, "debug_mode must be str or int"),
-    (lambda: ember.use_deterministic_algorithms(1), TypeError, "argument 'mode' .* must be bool, not int"),
-])
+@pytest.mark.parametrize(
+    "call,exc,msg",
+    [
+        (lambda: ember.set_deterministic_debug_mode("x"), RuntimeError, "expected one of `default`, `warn`, `error`"),
+        (lambda: ember.set_deterministic_debug_mode(3), RuntimeError, "expected 0, 1, or 2, but got 3"),
+        (lambda: ember.set_deterministic_debug_mode(1.5), TypeError, "debug_mode must be str or int"),
+        (lambda: ember.use_deterministic_algorithms(1), TypeError, "argument 'mode' .* must be bool, not int"),
+    ],
+)
 def test_deterministic_errors(call, exc, msg, restore_determinism):
     with pytest.raises(exc, match=msg):
         call()
@@ -120,8 +141,11 @@ def test_deterministic_errors(call, exc, msg, restore_determinism):
 def test_alert_raises_or_warns_naming_the_op(restore_determinism):
     ember._C._alert_not_deterministic("some_op")  # off: nothing
     ember.use_deterministic_algorithms(True)
-    with pytest.raises(RuntimeError, match=r"some_op does not have a deterministic implementation, but you set "
-                                           r"'torch.use_deterministic_algorithms\(True\)'"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"some_op does not have a deterministic implementation, but you set "
+        r"'torch.use_deterministic_algorithms\(True\)'",
+    ):
         ember._C._alert_not_deterministic("some_op")
     ember.use_deterministic_algorithms(True, warn_only=True)
     with pytest.warns(UserWarning, match=r"some_op does not have a deterministic implementation.*warn_only=True"):
@@ -140,6 +164,7 @@ def test_cpu_ops_stay_allowed_and_deterministic(restore_determinism):
 
 
 # -- matmul precision, threads ---------------------------------------------------------------------------------------
+
 
 def test_float32_matmul_precision_is_the_tf32_switch():
     prev = ember.backends.cuda.matmul.allow_tf32
@@ -174,12 +199,14 @@ def test_interop_threads_set_once_in_a_fresh_process():
         "assert ember.get_num_interop_threads() == 3\n"
         "try:\n ember.set_num_interop_threads(2)\n raise SystemExit('no error')\n"
         "except RuntimeError as e:\n assert 'set_num_interop_threads called' in str(e)\n"
-        "print('ok')\n")
+        "print('ok')\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
 
 
 # -- types -------------------------------------------------------------------------------------------------------------
+
 
 def test_is_complex_is_storage_typename():
     assert ember.is_complex(ember.ones(2)) is False
@@ -218,11 +245,13 @@ def test_top_level_bilinear_and_channel_shuffle_are_the_functional_ones():
     assert ember.bilinear is ember.nn.functional.bilinear
     assert ember.channel_shuffle is ember.nn.functional.channel_shuffle
     x = ember.arange(12.0).reshape(1, 6, 2)
-    np.testing.assert_array_equal(ember.native_channel_shuffle(x, 3).numpy(),
-                                  x.numpy().reshape(1, 3, 2, 2).transpose(0, 2, 1, 3).reshape(1, 6, 2))
+    np.testing.assert_array_equal(
+        ember.native_channel_shuffle(x, 3).numpy(), x.numpy().reshape(1, 3, 2, 2).transpose(0, 2, 1, 3).reshape(1, 6, 2)
+    )
 
 
 # -- version, jit, compile, small switches ---------------------------------------------------------------------------
+
 
 def test_version_module():
     assert ember.version.__version__ == ember.__version__

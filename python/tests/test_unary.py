@@ -2,12 +2,23 @@
 values against NumPy and closed forms for every dtype, integer-to-float promotion, special values,
 layouts (the contiguous float32/float64 Sleef path and the strided scalar path), 0-d and empty inputs,
 in-place forms, out=, clamp, round, nan_to_num, logit and the activations."""
+
 import math
 
 import numpy as np
 import pytest
-from conftest import (ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, assert_equal, bf16_round, dtype_name, from_np,
-                      np_dtype, random_array, to_np)
+from conftest import (
+    ALL_DTYPES,
+    FLOAT_DTYPES,
+    INT_DTYPES,
+    assert_equal,
+    bf16_round,
+    dtype_name,
+    from_np,
+    np_dtype,
+    random_array,
+    to_np,
+)
 
 import ember
 
@@ -26,41 +37,43 @@ def _softplus(x, beta=1.0, threshold=20.0):
 # name -> (ember function, float64 NumPy reference). Integer and bool inputs compute in the default
 # float dtype (float32).
 FLOAT_OPS = {
-    'reciprocal': (ember.reciprocal, lambda x: 1 / x),
-    'sqrt': (ember.sqrt, np.sqrt),
-    'rsqrt': (ember.rsqrt, lambda x: 1 / np.sqrt(x)),
-    'exp': (ember.exp, np.exp),
-    'exp2': (ember.exp2, np.exp2),
-    'expm1': (ember.expm1, np.expm1),
-    'log': (ember.log, np.log),
-    'log2': (ember.log2, np.log2),
-    'log10': (ember.log10, np.log10),
-    'log1p': (ember.log1p, np.log1p),
-    'sin': (ember.sin, np.sin),
-    'cos': (ember.cos, np.cos),
-    'tan': (ember.tan, np.tan),
-    'asin': (ember.asin, np.arcsin),
-    'acos': (ember.acos, np.arccos),
-    'atan': (ember.atan, np.arctan),
-    'sinh': (ember.sinh, np.sinh),
-    'cosh': (ember.cosh, np.cosh),
-    'tanh': (ember.tanh, np.tanh),
-    'asinh': (ember.asinh, np.arcsinh),
-    'acosh': (ember.acosh, np.arccosh),
-    'atanh': (ember.atanh, np.arctanh),
-    'sigmoid': (ember.sigmoid, _sigmoid),
-    'erf': (ember.erf, _erf),
-    'erfc': (ember.erfc, _erfc),
-    'logit': (ember.logit, lambda x: np.log(x / (1 - x))),
-    'gelu': (ember._C._gelu, lambda x: 0.5 * x * (1 + _erf(x / math.sqrt(2)))),
-    'gelu_tanh': (lambda t: ember._C._gelu(t, approximate='tanh'),
-                  lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))),
-    'silu': (ember._C._silu, lambda x: x * _sigmoid(x)),
-    'mish': (ember._C._mish, lambda x: x * np.tanh(np.log1p(np.exp(x)))),
-    'softplus': (ember._C._softplus, _softplus),
+    "reciprocal": (ember.reciprocal, lambda x: 1 / x),
+    "sqrt": (ember.sqrt, np.sqrt),
+    "rsqrt": (ember.rsqrt, lambda x: 1 / np.sqrt(x)),
+    "exp": (ember.exp, np.exp),
+    "exp2": (ember.exp2, np.exp2),
+    "expm1": (ember.expm1, np.expm1),
+    "log": (ember.log, np.log),
+    "log2": (ember.log2, np.log2),
+    "log10": (ember.log10, np.log10),
+    "log1p": (ember.log1p, np.log1p),
+    "sin": (ember.sin, np.sin),
+    "cos": (ember.cos, np.cos),
+    "tan": (ember.tan, np.tan),
+    "asin": (ember.asin, np.arcsin),
+    "acos": (ember.acos, np.arccos),
+    "atan": (ember.atan, np.arctan),
+    "sinh": (ember.sinh, np.sinh),
+    "cosh": (ember.cosh, np.cosh),
+    "tanh": (ember.tanh, np.tanh),
+    "asinh": (ember.asinh, np.arcsinh),
+    "acosh": (ember.acosh, np.arccosh),
+    "atanh": (ember.atanh, np.arctanh),
+    "sigmoid": (ember.sigmoid, _sigmoid),
+    "erf": (ember.erf, _erf),
+    "erfc": (ember.erfc, _erfc),
+    "logit": (ember.logit, lambda x: np.log(x / (1 - x))),
+    "gelu": (ember._C._gelu, lambda x: 0.5 * x * (1 + _erf(x / math.sqrt(2)))),
+    "gelu_tanh": (
+        lambda t: ember._C._gelu(t, approximate="tanh"),
+        lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))),
+    ),
+    "silu": (ember._C._silu, lambda x: x * _sigmoid(x)),
+    "mish": (ember._C._mish, lambda x: x * np.tanh(np.log1p(np.exp(x)))),
+    "softplus": (ember._C._softplus, _softplus),
 }
 # Compositions whose float32 formula cancels (1 + erf(x) for x << 0): compared with an absolute slack too.
-CANCELLING = {'gelu', 'gelu_tanh', 'silu', 'mish', 'softplus', 'sigmoid', 'erfc', 'expm1'}
+CANCELLING = {"gelu", "gelu_tanh", "silu", "mish", "softplus", "sigmoid", "erfc", "expm1"}
 
 RTOL = {ember.float16: 2e-3, ember.bfloat16: 1.6e-2, ember.float32: 2e-6, ember.float64: 1e-13}
 ATOL = {ember.float16: 1e-7, ember.bfloat16: 1e-37, ember.float32: 1e-37, ember.float64: 1e-300}
@@ -75,7 +88,7 @@ def as_dtype(a, dtype):
 
 
 def rounded(x, dtype):
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         if dtype is ember.bfloat16:
             return bf16_round(np.asarray(x).astype(np.float32))
         return np.asarray(x).astype(np_dtype(dtype))
@@ -84,15 +97,18 @@ def rounded(x, dtype):
 def check_float(name, got, x_np, dtype):
     """got = op(x) for x_np (values of any dtype) computed in `dtype`, against float64 NumPy."""
     fn, ref = FLOAT_OPS[name]
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         exp = rounded(ref(as_dtype(x_np, dtype)), dtype)
     assert got.dtype is dtype
     assert tuple(got.shape) == exp.shape
     atol = ATOL[dtype]
     if name in CANCELLING:
-        atol = max(atol, {ember.float16: 2e-3, ember.bfloat16: 1.6e-2, ember.float32: 2e-6, ember.float64: 1e-14}[dtype])
-    np.testing.assert_allclose(to_np(got).astype(np.float64), exp.astype(np.float64), rtol=RTOL[dtype], atol=atol,
-                               equal_nan=True, err_msg=name)
+        atol = max(
+            atol, {ember.float16: 2e-3, ember.bfloat16: 1.6e-2, ember.float32: 2e-6, ember.float64: 1e-14}[dtype]
+        )
+    np.testing.assert_allclose(
+        to_np(got).astype(np.float64), exp.astype(np.float64), rtol=RTOL[dtype], atol=atol, equal_nan=True, err_msg=name
+    )
 
 
 def inputs_for(name, rng, shape, dtype):
@@ -101,17 +117,32 @@ def inputs_for(name, rng, shape, dtype):
     if not dtype.is_floating_point:
         return a
     a = a.astype(np.float64)
-    if name in ('asin', 'acos', 'atanh', 'logit', 'erfinv'):
+    if name in ("asin", "acos", "atanh", "logit", "erfinv"):
         a = np.tanh(a / 10) * 1.05  # mostly inside (-1, 1)
-        if name == 'logit':
+        if name == "logit":
             a = (a + 1) / 2
-    elif name in ('exp', 'exp2', 'expm1', 'sinh', 'cosh', 'sigmoid', 'silu', 'mish', 'softplus', 'gelu',
-                  'gelu_tanh', 'erf', 'erfc', 'tan'):
+    elif name in (
+        "exp",
+        "exp2",
+        "expm1",
+        "sinh",
+        "cosh",
+        "sigmoid",
+        "silu",
+        "mish",
+        "softplus",
+        "gelu",
+        "gelu_tanh",
+        "erf",
+        "erfc",
+        "tan",
+    ):
         a = a / 4
     return rounded(a, dtype)
 
 
 # ------------------------------------------------------------------------------------ floating ops
+
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_name)
 @pytest.mark.parametrize("name", sorted(FLOAT_OPS))
@@ -123,13 +154,14 @@ def test_float_ops_match_numpy(name, dtype, rng):
     check_float(name, fn(from_np(xs, dtype).t()), xs.T, dtype)
 
 
-@pytest.mark.parametrize("dtype", [ember.bool, ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64],
-                         ids=dtype_name)
+@pytest.mark.parametrize(
+    "dtype", [ember.bool, ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64], ids=dtype_name
+)
 @pytest.mark.parametrize("name", sorted(FLOAT_OPS))
 def test_integer_inputs_promote_to_the_default_float_dtype(name, dtype, rng):
     fn = FLOAT_OPS[name][0]
     x = random_array(rng, (3, 5), dtype)
-    if name in ('asin', 'acos', 'atanh', 'logit') and dtype is not ember.bool:
+    if name in ("asin", "acos", "atanh", "logit") and dtype is not ember.bool:
         x = (x % 3 - 1).astype(x.dtype) if dtype is not ember.uint8 else x % 2
     got = fn(from_np(x, dtype))
     check_float(name, got, x, ember.float32)
@@ -146,7 +178,7 @@ def test_promotion_follows_the_default_dtype():
 
 SPECIAL = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5, 1e-30, 100.0, -100.0]
 # Ops whose result for -0.0 is -0.0 (and NumPy agrees on the sign of every zero they give).
-SIGNED_ZERO = {'sqrt', 'sin', 'tan', 'asin', 'atan', 'sinh', 'tanh', 'asinh', 'atanh', 'expm1', 'log1p', 'erf'}
+SIGNED_ZERO = {"sqrt", "sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh", "expm1", "log1p", "erf"}
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_name)
@@ -173,8 +205,10 @@ def test_erfinv_inverts_erf():
     # Strided input takes the scalar path; the answers agree.
     xs = ember.erfinv(from_np(np.stack([y, y])).t()[:, 1])
     assert_equal(xs, to_np(x))
-    assert_equal(ember.erfinv(ember.tensor([1.0, -1.0, 1.5, -2.0, math.nan, 0.0, -0.0])),
-                 np.array([np.inf, -np.inf, np.nan, np.nan, np.nan, 0.0, -0.0], np.float32))
+    assert_equal(
+        ember.erfinv(ember.tensor([1.0, -1.0, 1.5, -2.0, math.nan, 0.0, -0.0])),
+        np.array([np.inf, -np.inf, np.nan, np.nan, np.nan, 0.0, -0.0], np.float32),
+    )
     assert np.signbit(to_np(ember.erfinv(ember.tensor([-0.0])))[0])
     for dtype in (ember.float16, ember.bfloat16):
         yy = rounded(np.array([-0.9, -0.5, 0.0, 0.25, 0.75]), dtype)
@@ -185,20 +219,21 @@ def test_erfinv_inverts_erf():
 
 # ------------------------------------------------------------------------------------ same-dtype ops
 
+
 def _np_round(x):
     return np.rint(x)
 
 
 SAME_OPS = {
-    'neg': (ember.neg, np.negative),
-    'abs': (ember.abs, np.abs),
-    'sign': (ember.sign, lambda x: np.where(np.isnan(x), 0, np.sign(x)).astype(x.dtype)),
-    'square': (ember.square, np.square),
-    'relu': (ember.relu, lambda x: np.where(x > 0, x, np.where(np.isnan(x), x, 0)).astype(x.dtype)),
-    'floor': (ember.floor, np.floor),
-    'ceil': (ember.ceil, np.ceil),
-    'round': (ember.round, _np_round),
-    'trunc': (ember.trunc, np.trunc),
+    "neg": (ember.neg, np.negative),
+    "abs": (ember.abs, np.abs),
+    "sign": (ember.sign, lambda x: np.where(np.isnan(x), 0, np.sign(x)).astype(x.dtype)),
+    "square": (ember.square, np.square),
+    "relu": (ember.relu, lambda x: np.where(x > 0, x, np.where(np.isnan(x), x, 0)).astype(x.dtype)),
+    "floor": (ember.floor, np.floor),
+    "ceil": (ember.ceil, np.ceil),
+    "round": (ember.round, _np_round),
+    "trunc": (ember.trunc, np.trunc),
 }
 
 
@@ -214,13 +249,13 @@ def test_same_dtype_ops_match_numpy(name, dtype, rng):
         assert got.dtype is dtype
         if dtype in (ember.float16, ember.bfloat16):
             exp = rounded(ref(xn.astype(np.float32)), dtype)
-        elif name in ('floor', 'ceil', 'round', 'trunc') and not dtype.is_floating_point:
+        elif name in ("floor", "ceil", "round", "trunc") and not dtype.is_floating_point:
             exp = xn  # integers are already integral
         else:
-            with np.errstate(all='ignore'):
+            with np.errstate(all="ignore"):
                 exp = ref(xn)
         assert_equal(got, exp)
-        if dtype.is_floating_point and name in ('neg', 'abs', 'floor', 'ceil', 'round', 'trunc'):
+        if dtype.is_floating_point and name in ("neg", "abs", "floor", "ceil", "round", "trunc"):
             ok = ~np.isnan(exp)
             np.testing.assert_array_equal(np.signbit(to_np(got))[ok], np.signbit(exp)[ok], err_msg=name)
 
@@ -235,8 +270,8 @@ def test_integer_edge_values():
     assert_equal(ember.sign(u8), np.array([0, 1, 1], np.uint8))
     assert_equal(ember.abs(u8), np.array([0, 1, 255], np.uint8))
     assert_equal(ember.sign(ember.tensor([-5, 0, 7])), np.array([-1, 0, 1]))
-    big = ember.tensor([-(2 ** 63), 2 ** 63 - 1])
-    assert_equal(ember.abs(big), np.array([-(2 ** 63), 2 ** 63 - 1]))
+    big = ember.tensor([-(2**63), 2**63 - 1])
+    assert_equal(ember.abs(big), np.array([-(2**63), 2**63 - 1]))
     assert_equal(ember.relu(ember.tensor([-3, 0, 3], dtype=ember.int16)), np.array([0, 0, 3], np.int16))
 
 
@@ -262,12 +297,12 @@ def test_round_half_to_even_and_decimals():
     d = np.array([0.125, 0.135, 1234.5678, -2.675, 0.5, 1.005], np.float64)
     for decimals in (1, 2, 3):
         got = ember.round(from_np(d), decimals=decimals)
-        p = 10.0 ** decimals
+        p = 10.0**decimals
         assert_equal(got, np.rint(d * p) / p)
         got32 = ember.round(from_np(d.astype(np.float32)), decimals=decimals)
         assert_equal(got32, np.rint(d.astype(np.float32) * np.float32(p)) / np.float32(p))
     for decimals in (-1, -2, -3):
-        p = 10.0 ** -decimals
+        p = 10.0**-decimals
         got = ember.round(from_np(np.array([1234.5, 1250.0, 1350.0, -2.5, 15.0, 25.0])), decimals=decimals)
         assert_equal(got, np.rint(np.array([1234.5, 1250.0, 1350.0, -2.5, 15.0, 25.0]) / p) * p)
     assert_equal(ember.tensor([2.5, 0.125]).round(decimals=1), np.array([2.5, 0.1], np.float32))
@@ -288,12 +323,14 @@ def test_round_half_to_even_and_decimals():
 
 def test_frac():
     x = np.array([1.25, -1.25, 3.0, -0.0, 0.75, 1e10 + 0.5, math.inf, -math.inf, math.nan], np.float64)
-    with np.errstate(invalid='ignore'):
+    with np.errstate(invalid="ignore"):
         assert_equal(ember.frac(from_np(x)), x - np.trunc(x))  # inf - inf is nan
     for dtype in (ember.float16, ember.bfloat16, ember.float32):
         xr = rounded(x, dtype)
-        with np.errstate(all='ignore'):
-            assert_equal(ember.frac(from_np(xr, dtype)), rounded(xr.astype(np.float64) - np.trunc(xr.astype(np.float64)), dtype))
+        with np.errstate(all="ignore"):
+            assert_equal(
+                ember.frac(from_np(xr, dtype)), rounded(xr.astype(np.float64) - np.trunc(xr.astype(np.float64)), dtype)
+            )
     for dtype in INT_DTYPES + [ember.bool]:
         with pytest.raises(RuntimeError, match="frac_cpu"):
             ember.frac(ember.ones(2, dtype=dtype))
@@ -318,9 +355,13 @@ def test_bitwise_not_of_floats_raises(dtype):
 # ------------------------------------------------------------------------------------ predicates
 
 PREDICATES = {
-    'isnan': (ember.isnan, np.isnan), 'isinf': (ember.isinf, np.isinf), 'isposinf': (ember.isposinf, np.isposinf),
-    'isneginf': (ember.isneginf, np.isneginf), 'isfinite': (ember.isfinite, np.isfinite),
-    'signbit': (ember.signbit, np.signbit), 'logical_not': (ember.logical_not, np.logical_not),
+    "isnan": (ember.isnan, np.isnan),
+    "isinf": (ember.isinf, np.isinf),
+    "isposinf": (ember.isposinf, np.isposinf),
+    "isneginf": (ember.isneginf, np.isneginf),
+    "isfinite": (ember.isfinite, np.isfinite),
+    "signbit": (ember.signbit, np.signbit),
+    "logical_not": (ember.logical_not, np.logical_not),
 }
 
 
@@ -346,6 +387,7 @@ def test_signbit_of_negative_nan_and_zero():
 
 
 # ------------------------------------------------------------------------------------ clamp
+
 
 @pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d is not ember.bool], ids=dtype_name)
 def test_clamp_scalar_bounds(dtype, rng):
@@ -390,7 +432,9 @@ def test_clamp_nan():
     assert_equal(ember.clamp(ember.tensor([1, 2]), max=math.nan), np.full(2, np.nan, np.float32))
     # tensor bounds: elementwise, NaN propagates
     tmin = ember.tensor([math.nan, 0.0, 0.0, 0.0])
-    assert_equal(ember.clamp(x, tmin, ember.tensor([4.0, 1.0, 1.0, 1.0])), np.array([np.nan, 1.0, np.nan, 0.0], np.float32))
+    assert_equal(
+        ember.clamp(x, tmin, ember.tensor([4.0, 1.0, 1.0, 1.0])), np.array([np.nan, 1.0, np.nan, 0.0], np.float32)
+    )
 
 
 def test_clamp_tensor_bounds(rng):
@@ -404,11 +448,14 @@ def test_clamp_tensor_bounds(rng):
     assert_equal(tx.clip(tlo, thi), np.minimum(np.maximum(x, lo), hi))
     # one tensor and one number: the number is a weak scalar, as in the all-scalar form
     i = ember.tensor([1, 5, -3])
-    assert_equal(ember.clamp(i, ember.tensor([0, 0, 0]), 2.5), np.array([1.0, 2.5, 0.0], np.float32), dtype=ember.float32)
+    assert_equal(
+        ember.clamp(i, ember.tensor([0, 0, 0]), 2.5), np.array([1.0, 2.5, 0.0], np.float32), dtype=ember.float32
+    )
     assert_equal(ember.clamp(i, ember.tensor([0, 0, 0]), 2), np.array([1, 2, 0]), dtype=ember.int64)
     i8 = ember.tensor([1, 5, -3], dtype=ember.int8)
-    assert_equal(ember.clamp(i8, ember.tensor([0, 0, 0], dtype=ember.int8), 2), np.array([1, 2, 0], np.int8),
-                 dtype=ember.int8)
+    assert_equal(
+        ember.clamp(i8, ember.tensor([0, 0, 0], dtype=ember.int8), 2), np.array([1, 2, 0], np.int8), dtype=ember.int8
+    )
     x64 = ember.tensor([0.1, 0.2], dtype=ember.float64)
     assert_equal(ember.clamp(x64, ember.zeros(2, dtype=ember.float64), 0.1), np.array([0.1, 0.1]))  # not 0.1f
     with pytest.raises(RuntimeError, match="At least one of 'min' or 'max' must not be None"):
@@ -452,11 +499,16 @@ def test_clamp_inplace_and_out():
 
 # ------------------------------------------------------------------------------------ nan_to_num, logit, activations
 
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_name)
 def test_nan_to_num(dtype):
     x = ember.tensor([math.nan, math.inf, -math.inf, 1.5, -0.0], dtype=dtype)
-    big = {ember.float16: 65504.0, ember.bfloat16: 3.3895313892515355e38, ember.float32: float(np.finfo(np.float32).max),
-           ember.float64: float(np.finfo(np.float64).max)}[dtype]
+    big = {
+        ember.float16: 65504.0,
+        ember.bfloat16: 3.3895313892515355e38,
+        ember.float32: float(np.finfo(np.float32).max),
+        ember.float64: float(np.finfo(np.float64).max),
+    }[dtype]
     npd = np_dtype(dtype)
     assert_equal(ember.nan_to_num(x), np.array([0.0, big, -big, 1.5, -0.0], npd), dtype=dtype)
     assert_equal(ember.nan_to_num(x, nan=2.0, posinf=3.0, neginf=-4.0), np.array([2.0, 3.0, -4.0, 1.5, 0.0], npd))
@@ -477,24 +529,26 @@ def test_nan_to_num_of_integers_is_the_identity():
 
 def test_logit_eps():
     x = np.array([0.0, 0.05, 0.25, 0.5, 0.97, 1.0, 1.5, -0.5, np.nan])
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         assert_equal(ember.logit(from_np(x)), np.log(x / (1 - x)))
         for eps in (0.1, 0.0, 1e-6):
             c = np.clip(x, eps, 1 - eps)
-            np.testing.assert_allclose(to_np(ember.logit(from_np(x), eps=eps)), np.log(c / (1 - c)), rtol=1e-14,
-                                       equal_nan=True)
+            np.testing.assert_allclose(
+                to_np(ember.logit(from_np(x), eps=eps)), np.log(c / (1 - c)), rtol=1e-14, equal_nan=True
+            )
             # float32 computes in float32 (1 - eps rounds there), as PyTorch does
             x32, e32 = x.astype(np.float32), np.float32(eps)
             c32 = np.clip(x32, e32, np.float32(1) - e32)
-            np.testing.assert_allclose(to_np(from_np(x32).logit(eps)), np.log(c32 / (np.float32(1) - c32)),
-                                       rtol=1e-6, equal_nan=True)
+            np.testing.assert_allclose(
+                to_np(from_np(x32).logit(eps)), np.log(c32 / (np.float32(1) - c32)), rtol=1e-6, equal_nan=True
+            )
 
 
 def test_gelu_softplus_silu_mish_closed_forms():
     x = np.array([-30.0, -5.0, -1.0, -0.0, 0.0, 0.5, 1.0, 3.0, 30.0, np.inf, -np.inf, np.nan])
     t = from_np(x)
     sq2 = math.sqrt(2)
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         gelu = 0.5 * x * (1 + _erf(x / sq2))
         np.testing.assert_allclose(to_np(ember._C._gelu(t))[:-3], gelu[:-3], rtol=1e-14, atol=1e-14)
         assert to_np(ember._C._gelu(t))[-3] == np.inf and np.isnan(to_np(ember._C._gelu(t))[-1])
@@ -506,26 +560,36 @@ def test_gelu_softplus_silu_mish_closed_forms():
         mish = x * np.tanh(np.log1p(np.exp(x)))
         np.testing.assert_allclose(to_np(ember._C._mish(t))[:-3], mish[:-3], rtol=1e-14, atol=1e-300)
     with pytest.raises(ValueError, match="approximate"):
-        ember._C._gelu(t, approximate='exact')
+        ember._C._gelu(t, approximate="exact")
     # the nn.functional forms call the same ops
     import ember.nn.functional as F
-    with np.errstate(invalid='ignore'):
-            np.testing.assert_allclose(to_np(F.gelu(t, approximate='tanh'))[:-3],
-                                   (0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3))))[:-3],
-                                   rtol=1e-14, atol=1e-14)
+
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(
+            to_np(F.gelu(t, approximate="tanh"))[:-3],
+            (0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))))[:-3],
+            rtol=1e-14,
+            atol=1e-14,
+        )
     u = from_np(x.copy())
     assert F.silu(u, inplace=True) is u
 
 
 # ------------------------------------------------------------------------------------ layouts, 0-d, empty
 
-@pytest.mark.parametrize("name", ['exp', 'sqrt', 'sigmoid', 'tanh', 'erf', 'gelu'])
+
+@pytest.mark.parametrize("name", ["exp", "sqrt", "sigmoid", "tanh", "erf", "gelu"])
 def test_layouts_0d_and_empty(name):
     fn, ref = FLOAT_OPS[name]
     base = np.linspace(0.1, 3.0, 48).reshape(4, 12)
     t = from_np(base)
-    for view, v in ((t.t(), base.T), (t[:, ::3], base[:, ::3]), (t[1:3, 2:9], base[1:3, 2:9]),
-                    (t[0].expand(3, 12), np.broadcast_to(base[0], (3, 12))), (t.t()[::2], base.T[::2])):
+    for view, v in (
+        (t.t(), base.T),
+        (t[:, ::3], base[:, ::3]),
+        (t[1:3, 2:9], base[1:3, 2:9]),
+        (t[0].expand(3, 12), np.broadcast_to(base[0], (3, 12))),
+        (t.t()[::2], base.T[::2]),
+    ):
         np.testing.assert_allclose(to_np(fn(view)), ref(v), rtol=1e-14)
         f32 = view.to(ember.float32)
         np.testing.assert_allclose(to_np(fn(f32)), ref(v.astype(np.float32).astype(np.float64)), rtol=2e-6)
@@ -547,10 +611,49 @@ def test_same_dtype_ops_on_0d_and_empty():
 
 # ------------------------------------------------------------------------------------ in place and out=
 
-INPLACE_METHODS = ['neg', 'abs', 'sign', 'square', 'relu', 'floor', 'ceil', 'trunc', 'frac', 'reciprocal', 'sqrt',
-                   'rsqrt', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sin', 'cos', 'tan', 'asin',
-                   'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'sigmoid', 'erf', 'erfc',
-                   'erfinv', 'negative', 'absolute', 'arcsin', 'arctan', 'fix', 'logical_not']
+INPLACE_METHODS = [
+    "neg",
+    "abs",
+    "sign",
+    "square",
+    "relu",
+    "floor",
+    "ceil",
+    "trunc",
+    "frac",
+    "reciprocal",
+    "sqrt",
+    "rsqrt",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "sigmoid",
+    "erf",
+    "erfc",
+    "erfinv",
+    "negative",
+    "absolute",
+    "arcsin",
+    "arctan",
+    "fix",
+    "logical_not",
+]
 
 
 @pytest.mark.parametrize("name", INPLACE_METHODS)
@@ -558,7 +661,7 @@ def test_inplace_methods_keep_identity_bump_version_and_match_out_of_place(name)
     x = np.array([[0.3, 0.7, 1.9], [2.5, 0.1, 0.55]])
     for t in (from_np(x), from_np(x.T.copy()).t()):  # contiguous and transposed self
         expected = getattr(t, name)()
-        r = getattr(t, name + '_')()
+        r = getattr(t, name + "_")()
         assert r is t and t._version == 1
         assert_equal(t, to_np(expected))
 
@@ -620,14 +723,15 @@ def test_out_overlapping_the_input():
 
 # ------------------------------------------------------------------------------------ threads
 
-@pytest.mark.parametrize("name", ['exp', 'sin', 'sigmoid', 'gelu', 'sqrt', 'tanh'])
+
+@pytest.mark.parametrize("name", ["exp", "sin", "sigmoid", "gelu", "sqrt", "tanh"])
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.bfloat16], ids=dtype_name)
 def test_large_tensors_in_several_threads(name, dtype, four_threads):
     n = 100_001
     fn, ref = FLOAT_OPS[name]
     x_np = (np.arange(n, dtype=np.float64) % 1000) / 250.0 - 1.5
     x = ember.arange(n, dtype=ember.float64).remainder(1000).div(250.0).sub(1.5).to(dtype)
-    with np.errstate(all='ignore'):
+    with np.errstate(all="ignore"):
         exp = rounded(ref(as_dtype(x_np, dtype)), dtype)
     atol = 1e-6 if dtype is not ember.bfloat16 else 1e-2
     np.testing.assert_allclose(to_np(fn(x)), exp, rtol=RTOL[dtype], atol=atol, equal_nan=True)

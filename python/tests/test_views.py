@@ -1,15 +1,15 @@
 """View ops against NumPy: every view's values equal NumPy's, and writing through it changes the base
 exactly where NumPy's view of the same elements says (conftest.check_view)."""
+
 import math
 
 import numpy as np
 import pytest
+from conftest import assert_equal, check_view, contiguous_strides, from_np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.lib.stride_tricks import as_strided as np_as_strided
 from numpy.lib.stride_tricks import sliding_window_view
-
-from conftest import assert_equal, check_view, contiguous_strides, from_np
 
 import ember
 
@@ -39,10 +39,25 @@ def make_base(rng, shape, layout="contiguous"):
 
 # ------------------------------------------------------------------------------------------ view, reshape
 
-@pytest.mark.parametrize("shape, new", [
-    ((2, 3, 4), (6, 4)), ((2, 3, 4), (24,)), ((2, 3, 4), (4, -1)), ((2, 3, 4), (-1,)), ((2, 3, 4), (2, 1, 3, 1, 4)),
-    ((6,), (2, 3)), ((1,), ()), ((), (1, 1)), ((), (-1,)), ((0, 3), (3, 0)), ((0, 3), (-1,)), ((4, 0), (2, 2, 0)),
-], ids=str)
+
+@pytest.mark.parametrize(
+    "shape, new",
+    [
+        ((2, 3, 4), (6, 4)),
+        ((2, 3, 4), (24,)),
+        ((2, 3, 4), (4, -1)),
+        ((2, 3, 4), (-1,)),
+        ((2, 3, 4), (2, 1, 3, 1, 4)),
+        ((6,), (2, 3)),
+        ((1,), ()),
+        ((), (1, 1)),
+        ((), (-1,)),
+        ((0, 3), (3, 0)),
+        ((0, 3), (-1,)),
+        ((4, 0), (2, 2, 0)),
+    ],
+    ids=str,
+)
 def test_view_of_contiguous_tensor(rng, shape, new):
     t, a = make_base(rng, shape)
     v = t.view(*new)
@@ -112,6 +127,7 @@ def test_reshape_and_view_of_degenerate_shapes(rng, shape):
 
 # ----------------------------------------------------------------------------------- dimension shuffles
 
+
 @pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped"])
 @pytest.mark.parametrize("dims", [(0, 1, 2), (2, 0, 1), (1, 2, 0), (-1, -3, -2)], ids=str)
 def test_permute(rng, layout, dims):
@@ -148,10 +164,21 @@ def test_mT(rng, shape):
 
 # ---------------------------------------------------------------------------------------------- expand
 
-@pytest.mark.parametrize("shape, size", [
-    ((3, 1), (3, 4)), ((1,), (2, 3, 5)), ((), (2, 3)), ((2, 1, 3), (4, 2, 5, 3)), ((3, 1), (-1, 4)),
-    ((1, 3), (0, 3)), ((3,), (2, -1)), ((2, 3), (2, 3)),
-], ids=str)
+
+@pytest.mark.parametrize(
+    "shape, size",
+    [
+        ((3, 1), (3, 4)),
+        ((1,), (2, 3, 5)),
+        ((), (2, 3)),
+        ((2, 1, 3), (4, 2, 5, 3)),
+        ((3, 1), (-1, 4)),
+        ((1, 3), (0, 3)),
+        ((3,), (2, -1)),
+        ((2, 3), (2, 3)),
+    ],
+    ids=str,
+)
 def test_expand(rng, shape, size):
     t, a = make_base(rng, shape)
     e = t.expand(*size)
@@ -184,6 +211,7 @@ def test_writes_to_one_element_of_an_expanded_view_reach_the_whole_broadcast_row
 
 
 # ------------------------------------------------------------------------------------- squeeze/unsqueeze
+
 
 @pytest.mark.parametrize("shape", [(1, 3, 1, 2), (1,), (), (2, 3), (1, 0, 1)], ids=str)
 def test_squeeze_all(rng, shape):
@@ -237,11 +265,12 @@ def test_unsqueeze_of_non_contiguous_tensor(rng):
 
 # --------------------------------------------------------------------------------- flatten, unflatten
 
+
 @pytest.mark.parametrize("start, end", [(0, -1), (1, 2), (0, 1), (2, 3), (-2, -1), (1, 1), (0, 3)], ids=str)
 def test_flatten(rng, start, end):
     t, a = make_base(rng, (2, 3, 4, 5))
     s, e = start % 4, end % 4
-    new = a.shape[:s] + (math.prod(a.shape[s:e + 1]),) + a.shape[e + 1:]
+    new = a.shape[:s] + (math.prod(a.shape[s : e + 1]),) + a.shape[e + 1 :]
     f = t.flatten(start, end)
     assert f.data_ptr() == t.data_ptr()
     check_view(t, f, a, lambda b: b.reshape(new))
@@ -255,7 +284,7 @@ def test_flatten_of_0d_and_non_contiguous(rng):
     for start, end in [(0, -1), (1, 2), (0, 1)]:
         f = t.flatten(start, end)
         assert f.is_contiguous()
-        assert_equal(f, a.reshape(a.shape[:start] + (-1,) + a.shape[end + 1:] if end != -1 else -1))
+        assert_equal(f, a.reshape(a.shape[:start] + (-1,) + a.shape[end + 1 :] if end != -1 else -1))
         f.fill_(7)
         assert_equal(t, a)
     y, b = make_base(rng, (2, 3, 4))
@@ -265,22 +294,23 @@ def test_flatten_of_0d_and_non_contiguous(rng):
     check_view(y, g, b, lambda c: c.transpose(1, 2, 0).reshape(12, 2))
 
 
-@pytest.mark.parametrize("dim, sizes", [(1, (2, 3)), (1, (-1, 2)), (-1, (4, 1)), (0, (1, 2, 1)), (2, (2, 2))],
-                         ids=str)
+@pytest.mark.parametrize("dim, sizes", [(1, (2, 3)), (1, (-1, 2)), (-1, (4, 1)), (0, (1, 2, 1)), (2, (2, 2))], ids=str)
 def test_unflatten(rng, dim, sizes):
     t, a = make_base(rng, (2, 6, 4))
     d = dim % 3
     inner = np.empty(a.shape[d]).reshape(sizes).shape
-    new = a.shape[:d] + inner + a.shape[d + 1:]
+    new = a.shape[:d] + inner + a.shape[d + 1 :]
     check_view(t, t.unflatten(dim, sizes), a, lambda b: b.reshape(new))
     check_view(t, ember.unflatten(t, dim, list(sizes)), a, lambda b: b.reshape(new))
 
 
 # ------------------------------------------------------------------------------- narrow, select, slices
 
+
 @pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped"])
-@pytest.mark.parametrize("dim, start, length", [(0, 1, 2), (1, -3, 2), (1, 0, 0), (-1, 4, 1), (0, -4, 4), (1, 5, 0)],
-                         ids=str)
+@pytest.mark.parametrize(
+    "dim, start, length", [(0, 1, 2), (1, -3, 2), (1, 0, 0), (-1, 4, 1), (0, -4, 4), (1, 5, 0)], ids=str
+)
 def test_narrow(rng, layout, dim, start, length):
     t, a = make_base(rng, (4, 5), layout)
     s = start % a.shape[dim] if start < 0 else start
@@ -305,10 +335,20 @@ def test_select(rng, layout, dim, index):
 
 # ---------------------------------------------------------------------------------------------- as_strided
 
-@pytest.mark.parametrize("size, stride, offset", [
-    ((3, 3), (1, 1), 0), ((2, 2), (3, 1), 1), ((4,), (2,), None), ((2, 3), (0, 2), 5), ((), (), 7),
-    ((3, 2, 2), (4, 2, 1), 0), ((0, 5), (1, 1), 100),
-], ids=str)
+
+@pytest.mark.parametrize(
+    "size, stride, offset",
+    [
+        ((3, 3), (1, 1), 0),
+        ((2, 2), (3, 1), 1),
+        ((4,), (2,), None),
+        ((2, 3), (0, 2), 5),
+        ((), (), 7),
+        ((3, 2, 2), (4, 2, 1), 0),
+        ((0, 5), (1, 1), 100),
+    ],
+    ids=str,
+)
 def test_as_strided_matches_numpy(rng, size, stride, offset):
     t, a = make_base(rng, (12,))
 
@@ -335,6 +375,7 @@ def test_as_strided_counts_offset_from_the_storage_not_the_view(rng):
 
 # ---------------------------------------------------------------------------------------------- diagonal
 
+
 @pytest.mark.parametrize("offset", [0, 1, 2, -1, -3, 5, -6])
 def test_diagonal_2d(rng, offset):
     t, a = make_base(rng, (4, 5))
@@ -343,8 +384,9 @@ def test_diagonal_2d(rng, offset):
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "transposed"])
-@pytest.mark.parametrize("offset, dim1, dim2", [(0, 0, 1), (1, 0, 2), (-1, 2, 0), (0, -1, -2), (2, 1, 2), (-2, 1, 0)],
-                         ids=str)
+@pytest.mark.parametrize(
+    "offset, dim1, dim2", [(0, 0, 1), (1, 0, 2), (-1, 2, 0), (0, -1, -2), (2, 1, 2), (-2, 1, 0)], ids=str
+)
 def test_diagonal_3d(rng, layout, offset, dim1, dim2):
     t, a = make_base(rng, (3, 4, 5), layout)
     d = t.diagonal(offset=offset, dim1=dim1, dim2=dim2)
@@ -354,9 +396,11 @@ def test_diagonal_3d(rng, layout, offset, dim1, dim2):
 
 # ------------------------------------------------------------------------------------------------ unfold
 
+
 @pytest.mark.parametrize("layout", ["contiguous", "transposed"])
-@pytest.mark.parametrize("dim, size, step", [(0, 2, 1), (1, 3, 2), (-1, 1, 3), (1, 7, 1), (0, 6, 4), (1, 0, 2)],
-                         ids=str)
+@pytest.mark.parametrize(
+    "dim, size, step", [(0, 2, 1), (1, 3, 2), (-1, 1, 3), (1, 7, 1), (0, 6, 4), (1, 0, 2)], ids=str
+)
 def test_unfold_matches_sliding_window_view(rng, layout, dim, size, step):
     t, a = make_base(rng, (6, 7), layout)
 
@@ -376,11 +420,12 @@ def test_unfold_of_0d_tensor(rng):
 
 # ----------------------------------------------------------------------------------- properties (random)
 
+
 @st.composite
 def arrays_and_permutations(draw):
     shape = tuple(draw(st.lists(st.integers(0, 5), min_size=0, max_size=4)))
     perm = tuple(draw(st.permutations(range(len(shape)))))
-    seed = draw(st.integers(0, 2 ** 32 - 1))
+    seed = draw(st.integers(0, 2**32 - 1))
     return shape, perm, seed
 
 
@@ -396,8 +441,9 @@ def test_random_permutations_match_numpy(case):
     r = p.reshape(p.shape)
     assert r.data_ptr() == p.data_ptr()
     if p.numel():  # (strides of dims of size 1 are arbitrary)
-        assert [st for st, n in zip(r.stride(), r.shape) if n != 1] == \
-            [st for st, n in zip(p.stride(), p.shape) if n != 1]
+        assert [st for st, n in zip(r.stride(), r.shape) if n != 1] == [
+            st for st, n in zip(p.stride(), p.shape) if n != 1
+        ]
 
 
 def test_view_of_zero_element_tensor_to_its_own_shape_keeps_strides():
@@ -423,7 +469,7 @@ def sliced_views(draw):
     shape = tuple(draw(st.lists(st.integers(0, 5), min_size=1, max_size=4)))
     slices = draw(slices_of(shape))
     perm = tuple(draw(st.permutations(range(len(shape)))))
-    seed = draw(st.integers(0, 2 ** 32 - 1))
+    seed = draw(st.integers(0, 2**32 - 1))
     return shape, slices, perm, seed
 
 
@@ -497,8 +543,18 @@ def test_random_reshapes_view_exactly_when_numpy_can(case):
 
 # -- view(dtype): the same bytes as another dtype ------------------------------------------------------------------
 
-@pytest.mark.parametrize("src,dst", [("float32", "int32"), ("float32", "uint8"), ("int16", "int64"),
-                                     ("float64", "int16"), ("uint8", "float32"), ("int32", "float32")])
+
+@pytest.mark.parametrize(
+    "src,dst",
+    [
+        ("float32", "int32"),
+        ("float32", "uint8"),
+        ("int16", "int64"),
+        ("float64", "int16"),
+        ("uint8", "float32"),
+        ("int32", "float32"),
+    ],
+)
 def test_view_dtype_matches_numpy(src, dst):
     rng = np.random.default_rng(0)
     a = rng.integers(0, 255, (3, 8), dtype=np.uint8).view(np.dtype(src)).copy()

@@ -1,5 +1,6 @@
 """ember.vision.datasets and the file readers behind them, against small hand-made files (IDX raw and gzipped, CIFAR
 pickle and binary batches in the published layouts, PNG/PGM/PPM written by independent encoders below)."""
+
 import gzip
 import os
 import pickle
@@ -11,13 +12,16 @@ import pytest
 
 import ember
 from ember import _C
-from ember.vision import datasets, io as vio, transforms as T
+from ember.vision import datasets
+from ember.vision import io as vio
+from ember.vision import transforms as T
 
 V = _C._vision
 FASHION = "/usr/share/datasets/fashion-mnist"
 
 
 # ---------------------------------------------------------------------------- IDX
+
 
 def idx_bytes(arr, code=None):
     """The IDX encoding of arr: magic 0 0 type ndim, big-endian sizes, big-endian data."""
@@ -61,19 +65,24 @@ def test_parse_idx_zero_size_dim():
     assert tuple(t.shape) == (0, 28)
 
 
-@pytest.mark.parametrize("data, match", [
-    (b"\x00\x00", "fewer than the 4-byte magic"),
-    (b"\x01\x00\x08\x01" + struct.pack(">I", 1) + b"\x00", "magic number starts with 1 0"),
-    (b"\x00\x00\x07\x01" + struct.pack(">I", 1) + b"\x00", "unknown IDX data type code 0x7"),
-    (b"\x00\x00\x08\x00", "declares 0 dimensions"),
-    (b"\x00\x00\x08\x03" + struct.pack(">I", 5), "truncated: its header declares 3 dimensions"),
-    (b"\x00\x00\x08\x01" + struct.pack(">I", 10) + b"\x00" * 9, "truncated: its header declares 10 items"),
-    (b"\x00\x00\x0c\x01" + struct.pack(">I", 2) + b"\x00" * 7, "truncated"),
-    (b"\x00\x00\x08\x01" + struct.pack(">I", 2) + b"\x00" * 3, "1 bytes after the 2 items"),
-    # Sizes whose product overflows 64 bits must not be trusted (nor allocated).
-    (b"\x00\x00\x0e\x04" + struct.pack(">IIII", 2 ** 32 - 1, 2 ** 32 - 1, 2 ** 32 - 1, 2 ** 32 - 1) + b"\x00" * 8,
-     "truncated"),
-])
+@pytest.mark.parametrize(
+    "data, match",
+    [
+        (b"\x00\x00", "fewer than the 4-byte magic"),
+        (b"\x01\x00\x08\x01" + struct.pack(">I", 1) + b"\x00", "magic number starts with 1 0"),
+        (b"\x00\x00\x07\x01" + struct.pack(">I", 1) + b"\x00", "unknown IDX data type code 0x7"),
+        (b"\x00\x00\x08\x00", "declares 0 dimensions"),
+        (b"\x00\x00\x08\x03" + struct.pack(">I", 5), "truncated: its header declares 3 dimensions"),
+        (b"\x00\x00\x08\x01" + struct.pack(">I", 10) + b"\x00" * 9, "truncated: its header declares 10 items"),
+        (b"\x00\x00\x0c\x01" + struct.pack(">I", 2) + b"\x00" * 7, "truncated"),
+        (b"\x00\x00\x08\x01" + struct.pack(">I", 2) + b"\x00" * 3, "1 bytes after the 2 items"),
+        # Sizes whose product overflows 64 bits must not be trusted (nor allocated).
+        (
+            b"\x00\x00\x0e\x04" + struct.pack(">IIII", 2**32 - 1, 2**32 - 1, 2**32 - 1, 2**32 - 1) + b"\x00" * 8,
+            "truncated",
+        ),
+    ],
+)
 def test_parse_idx_rejects_malformed(data, match):
     with pytest.raises(RuntimeError, match=match):
         V.parse_idx(data)
@@ -91,7 +100,7 @@ def test_read_idx_gzip_raw_and_errors(tmp_path):
     (tmp_path / "multi.gz").write_bytes(gzip.compress(data[:10]) + gzip.compress(data[10:]))
     np.testing.assert_array_equal(V.read_idx(str(tmp_path / "multi.gz")).numpy(), arr)
     full = gzip.compress(data)
-    (tmp_path / "trunc.gz").write_bytes(full[:len(full) // 2])
+    (tmp_path / "trunc.gz").write_bytes(full[: len(full) // 2])
     with pytest.raises(RuntimeError, match="truncated"):
         V.read_idx(str(tmp_path / "trunc.gz"))
     corrupt = bytearray(full)
@@ -134,8 +143,7 @@ def test_mnist_files(tmp_path, gz):
 
 def test_mnist_torchvision_layout_and_transforms(tmp_path):
     ref = write_mnist(str(tmp_path / "FashionMNIST" / "raw"), gz=True)
-    ds = datasets.FashionMNIST(str(tmp_path), train=False, transform=T.ToTensor(),
-                               target_transform=lambda y: y + 100)
+    ds = datasets.FashionMNIST(str(tmp_path), train=False, transform=T.ToTensor(), target_transform=lambda y: y + 100)
     images, labels = ref["t10k"]
     x, y = ds[2]
     assert tuple(x.shape) == (1, 28, 28) and x.dtype == ember.float32
@@ -183,6 +191,7 @@ def test_fashion_mnist_default_root():
 
 # ---------------------------------------------------------------------------- CIFAR
 
+
 def cifar_batch(n, num_classes, rng, fine=False):
     data = rng.integers(0, 256, size=(n, 3072), dtype=np.uint8)
     labels = [int(v) for v in rng.integers(0, num_classes, size=n)]
@@ -206,8 +215,11 @@ def write_cifar10_py(root, protocol=2, sizes=(3, 2, 2, 1, 2), n_test=4):
     for name, b in batches.items():
         with open(os.path.join(folder, name), "wb") as f:
             pickle.dump(b, f, protocol=protocol)
-    meta = {"label_names": ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship",
-                            "truck"], "num_cases_per_batch": 10000, "num_vis": 3072}
+    meta = {
+        "label_names": ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"],
+        "num_cases_per_batch": 10000,
+        "num_vis": 3072,
+    }
     with open(os.path.join(folder, "batches.meta"), "wb") as f:
         pickle.dump(meta, f, protocol=protocol)
     return batches
@@ -281,7 +293,8 @@ def test_cifar_malicious_pickle_is_refused_and_not_run(tmp_path, payload):
     assert not marker.exists()
     # The same file as the meta file.
     (tmp_path / "cifar-10-batches-py" / "data_batch_3").write_bytes(
-        pickle.dumps(cifar_batch(1, 10, np.random.default_rng(0)), protocol=2))
+        pickle.dumps(cifar_batch(1, 10, np.random.default_rng(0)), protocol=2)
+    )
     (tmp_path / "cifar-10-batches-py" / "batches.meta").write_bytes(pickle.dumps(evil, protocol=4))
     with pytest.raises(pickle.UnpicklingError, match="refusing to load"):
         datasets.CIFAR10(str(tmp_path), train=False)
@@ -353,9 +366,11 @@ def test_cifar100_binary_batches(tmp_path):
 
 # ---------------------------------------------------------------------------- images: independent encoders
 
+
 def png_bytes(pixels, color_type, bit_depth=8, palette=None, trns=None, filter_type=1, interlace=False):
     """A PNG written with zlib and struct alone (filter `filter_type` on every row, or Adam7 interlacing with
     unfiltered rows): a reference that is not libpng."""
+
     def chunk(kind, body):
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
 
@@ -367,8 +382,15 @@ def png_bytes(pixels, color_type, bit_depth=8, palette=None, trns=None, filter_t
     raw = b""
     if interlace:
         assert bit_depth == 8
-        for x0, y0, dx, dy in ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2),
-                               (0, 1, 1, 2)):
+        for x0, y0, dx, dy in (
+            (0, 0, 8, 8),
+            (4, 0, 8, 8),
+            (0, 4, 4, 8),
+            (2, 0, 4, 4),
+            (0, 2, 2, 4),
+            (1, 0, 2, 2),
+            (0, 1, 1, 2),
+        ):
             sub = pixels[y0::dy, x0::dx]
             if sub.size:
                 for row in sub.reshape(sub.shape[0], -1):
@@ -380,8 +402,9 @@ def png_bytes(pixels, color_type, bit_depth=8, palette=None, trns=None, filter_t
             raw += bytes([1]) + ((row - left) % 256).astype(np.uint8).tobytes()
         else:
             raw += bytes([0]) + row.astype(np.uint8).tobytes()
-    out = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, bit_depth, color_type, 0, 0,
-                                                             int(interlace)))
+    out = b"\x89PNG\r\n\x1a\n" + chunk(
+        b"IHDR", struct.pack(">IIBBBBB", w, h, bit_depth, color_type, 0, 0, int(interlace))
+    )
     if palette is not None:
         out += chunk(b"PLTE", palette.astype(np.uint8).tobytes())
     if trns is not None:
@@ -469,8 +492,9 @@ def test_decode_pnm():
     got = vio.decode_image(pnm_bytes(g16, maxval=1000)).numpy()[0]
     np.testing.assert_array_equal(got, np.floor(g16 * 255.0 / 1000.0 + 0.5).astype(np.uint8))
     g7 = rng.integers(0, 8, size=(2, 3)).astype(np.uint8)
-    np.testing.assert_array_equal(vio.decode_image(pnm_bytes(g7, maxval=7)).numpy()[0],
-                                  np.floor(g7 * 255.0 / 7.0 + 0.5).astype(np.uint8))
+    np.testing.assert_array_equal(
+        vio.decode_image(pnm_bytes(g7, maxval=7)).numpy()[0], np.floor(g7 * 255.0 / 7.0 + 0.5).astype(np.uint8)
+    )
     with pytest.raises(RuntimeError, match="truncated: a 5 x 3 image"):
         vio.decode_image(pnm_bytes(rgb)[:-1])
     with pytest.raises(RuntimeError, match="maxval 0"):
@@ -516,10 +540,11 @@ def test_image_folder(tmp_path):
     ds = datasets.ImageFolder(str(tmp_path))
     assert ds.classes == ["cat", "dog", "emu"]
     assert ds.class_to_idx == {"cat": 0, "dog": 1, "emu": 2}
-    expected = [(os.path.join(str(tmp_path), "cat", n), 0) for n in ("y.PNG", "z.png")] + \
-               [(os.path.join(str(tmp_path), "dog", n), 1) for n in ("a.ppm", "b.png")] + \
-               [(os.path.join(str(tmp_path), "dog", "sub", "c.pgm"), 1),
-                (os.path.join(str(tmp_path), "emu", "e.pnm"), 2)]
+    expected = (
+        [(os.path.join(str(tmp_path), "cat", n), 0) for n in ("y.PNG", "z.png")]
+        + [(os.path.join(str(tmp_path), "dog", n), 1) for n in ("a.ppm", "b.png")]
+        + [(os.path.join(str(tmp_path), "dog", "sub", "c.pgm"), 1), (os.path.join(str(tmp_path), "emu", "e.pnm"), 2)]
+    )
     assert ds.samples == expected and ds.imgs == expected
     assert ds.targets == [0, 0, 1, 1, 1, 2]
     assert ds.extensions == datasets.folder.IMG_EXTENSIONS
@@ -528,16 +553,20 @@ def test_image_folder(tmp_path):
         assert y == target and img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
         np.testing.assert_array_equal(img, files[path])
     # transform, loader, is_valid_file
-    tds = datasets.ImageFolder(str(tmp_path), transform=T.ToTensor(), is_valid_file=lambda p: p.endswith(".ppm") or
-                               p.endswith(".pnm") or p.endswith("z.png"))
+    tds = datasets.ImageFolder(
+        str(tmp_path),
+        transform=T.ToTensor(),
+        is_valid_file=lambda p: p.endswith(".ppm") or p.endswith(".pnm") or p.endswith("z.png"),
+    )
     assert [s[0].rsplit(os.sep, 1)[1] for s in tds.samples] == ["z.png", "a.ppm", "e.pnm"]
     x, _ = tds[1]
     assert tuple(x.shape) == (3, 2, 3)
     np.testing.assert_allclose(x.numpy(), files[tds.samples[1][0]].transpose(2, 0, 1) / 255.0, atol=1e-7)
     lds = datasets.ImageFolder(str(tmp_path), loader=lambda p: os.path.basename(p))
     assert lds[0] == ("y.PNG", 0)
-    gray = datasets.DatasetFolder(str(tmp_path), loader=lambda p: vio.read_image(p, vio.ImageReadMode.GRAY),
-                                  extensions=(".pgm", ".pnm", ".png"))
+    gray = datasets.DatasetFolder(
+        str(tmp_path), loader=lambda p: vio.read_image(p, vio.ImageReadMode.GRAY), extensions=(".pgm", ".pnm", ".png")
+    )
     assert gray.classes == ["cat", "dog", "emu"] and len(gray) == 5
     img, _ = gray[2]  # dog/b.png, RGBA -> gray
     assert tuple(img.shape) == (1, 5, 3)
@@ -549,8 +578,10 @@ def test_image_folder_errors(tmp_path):
         datasets.ImageFolder(str(tmp_path))
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "x.jpg").write_bytes(b"\xff\xd8")
-    with pytest.raises(FileNotFoundError, match="Found no valid file for the classes a. Supported extensions are: "
-                                                ".png, .ppm, .pgm, .pnm"):
+    with pytest.raises(
+        FileNotFoundError,
+        match="Found no valid file for the classes a. Supported extensions are: .png, .ppm, .pgm, .pnm",
+    ):
         datasets.ImageFolder(str(tmp_path))
     with pytest.raises(ValueError, match="Both extensions and is_valid_file cannot be None or not None"):
         datasets.DatasetFolder(str(tmp_path), loader=print, extensions=(".png",), is_valid_file=bool)
@@ -565,6 +596,7 @@ def test_image_folder_errors(tmp_path):
 
 
 # ---------------------------------------------------------------------------- FakeData
+
 
 def test_fake_data():
     ds = datasets.FakeData(size=5, image_size=(3, 6, 4), num_classes=3)
@@ -598,14 +630,18 @@ def test_mutated_files_raise_and_never_crash():
     """Random byte edits, truncations, insertions and implausible sizes in PNG, PGM/PPM, IDX and gzip inputs: each
     decodes or raises RuntimeError/ValueError (never a crash, hang or other exception)."""
     import random
+
     r = random.Random(1)
     rng = np.random.default_rng(2)
-    images = [png_bytes(rng.integers(0, 256, (6, 5, 3), dtype=np.uint8), 2),
-              png_bytes(rng.integers(0, 256, (4, 4), dtype=np.uint8), 0),
-              png_bytes(rng.integers(0, 4, (3, 5), dtype=np.uint8), 3, palette=rng.integers(0, 256, (4, 3)),
-                        trns=b"\x00\x80"),
-              pnm_bytes(rng.integers(0, 256, (3, 4, 3), dtype=np.uint8)),
-              pnm_bytes(rng.integers(0, 1000, (3, 4)).astype(np.uint16), maxval=1000)]
+    images = [
+        png_bytes(rng.integers(0, 256, (6, 5, 3), dtype=np.uint8), 2),
+        png_bytes(rng.integers(0, 256, (4, 4), dtype=np.uint8), 0),
+        png_bytes(
+            rng.integers(0, 4, (3, 5), dtype=np.uint8), 3, palette=rng.integers(0, 256, (4, 3)), trns=b"\x00\x80"
+        ),
+        pnm_bytes(rng.integers(0, 256, (3, 4, 3), dtype=np.uint8)),
+        pnm_bytes(rng.integers(0, 1000, (3, 4)).astype(np.uint16), maxval=1000),
+    ]
     idxs = [idx_bytes(rng.integers(0, 256, (3, 4, 5), dtype=np.uint8)), idx_bytes(rng.random((2, 3)))]
     gzs = [gzip.compress(x) for x in idxs]
 
@@ -616,13 +652,13 @@ def test_mutated_files_raise_and_never_crash():
             if op < 0.5 and b:
                 b[r.randrange(len(b))] = r.randrange(256)
             elif op < 0.7:
-                b = b[:r.randrange(len(b) + 1)]
+                b = b[: r.randrange(len(b) + 1)]
             elif op < 0.85:
                 i = r.randrange(len(b) + 1)
                 b[i:i] = bytes(r.randrange(256) for _ in range(r.randint(1, 8)))
             else:
                 i = r.randrange(max(1, len(b) - 4))
-                b[i:i + 4] = struct.pack(">I", r.choice([0, 1, 2 ** 31, 2 ** 32 - 1, 10 ** 6]))
+                b[i : i + 4] = struct.pack(">I", r.choice([0, 1, 2**31, 2**32 - 1, 10**6]))
         return bytes(b)
 
     outcomes = {"ok": 0, "error": 0}
@@ -635,7 +671,7 @@ def test_mutated_files_raise_and_never_crash():
             elif kind == 1:
                 V.parse_idx(mutate(r.choice(idxs)))
             else:
-                V.parse_idx(V.gunzip(mutate(r.choice(gzs)), 10 ** 6))
+                V.parse_idx(V.gunzip(mutate(r.choice(gzs)), 10**6))
             outcomes["ok"] += 1
         except (RuntimeError, ValueError):
             outcomes["error"] += 1

@@ -1,6 +1,7 @@
 """ember.vision.models: state_dict keys and shapes and parameter counts against torchvision 0.14.1's
 (fixtures/vision/torchvision_models.json, written from torchvision itself by make_torchvision_fixtures.py),
 torchvision's documented parameter counts, forward shapes, initialisation, and the predict API."""
+
 import json
 import math
 import os
@@ -17,9 +18,18 @@ with open(os.path.join(HERE, "fixtures", "vision", "torchvision_models.json")) a
     TV = json.load(f)
 
 # torchvision's documented num_params (the weights' metadata tables).
-DOCUMENTED = {"resnet18": 11689512, "resnet34": 21797672, "resnet50": 25557032, "resnet101": 44549160,
-              "vgg11": 132863336, "vgg16": 138357544, "alexnet": 61100840, "mobilenet_v2": 3504872,
-              "mobilenet_v3_small": 2542856}
+DOCUMENTED = {
+    "resnet18": 11689512,
+    "resnet34": 21797672,
+    "resnet50": 25557032,
+    "resnet101": 44549160,
+    "vgg11": 132863336,
+    "vgg16": 138357544,
+    "alexnet": 61100840,
+    "mobilenet_v2": 3504872,
+    "mobilenet_v3_small": 2542856,
+}
+
 
 def _construct(name):
     """The model a fixture entry names: "resnet18" or "resnet18(num_classes=10)"."""
@@ -42,9 +52,18 @@ def no_init(monkeypatch):
 
 def test_fixture_covers_every_constructor():
     names = {n.partition("(")[0] for n in TV}
-    assert names == {"alexnet", "resnet18", "resnet34", "resnet50", "resnet101", "resnext50_32x4d", "wide_resnet50_2",
-                     "mobilenet_v2", "mobilenet_v3_small", "mobilenet_v3_large"} | {
-        "vgg%d%s" % (d, bn) for d in (11, 13, 16, 19) for bn in ("", "_bn")}
+    assert names == {
+        "alexnet",
+        "resnet18",
+        "resnet34",
+        "resnet50",
+        "resnet101",
+        "resnext50_32x4d",
+        "wide_resnet50_2",
+        "mobilenet_v2",
+        "mobilenet_v3_small",
+        "mobilenet_v3_large",
+    } | {"vgg%d%s" % (d, bn) for d in (11, 13, 16, 19) for bn in ("", "_bn")}
 
 
 @pytest.mark.parametrize("name", sorted(TV))
@@ -89,13 +108,18 @@ def deterministic_input(shape):
     return np.sin(np.arange(int(np.prod(shape)), dtype=np.float64) * 0.013).reshape(shape).astype(np.float32)
 
 
-FORWARD = {"resnet18": (models.resnet18, {}, (1, 3, 64, 64)),
-           "resnet50_dilated": (models.resnet50, {"num_classes": 10,
-                                                  "replace_stride_with_dilation": [False, True, True]}, (1, 3, 32, 32)),
-           "mobilenet_v2": (models.mobilenet_v2, {"num_classes": 10}, (2, 3, 32, 32)),
-           "mobilenet_v3_small": (models.mobilenet_v3_small, {}, (1, 3, 48, 48)),
-           "mobilenet_v3_large": (models.mobilenet_v3_large, {"num_classes": 10, "width_mult": 0.75}, (1, 3, 32, 32)),
-           "alexnet": (models.alexnet, {"num_classes": 10}, (1, 3, 64, 64))}
+FORWARD = {
+    "resnet18": (models.resnet18, {}, (1, 3, 64, 64)),
+    "resnet50_dilated": (
+        models.resnet50,
+        {"num_classes": 10, "replace_stride_with_dilation": [False, True, True]},
+        (1, 3, 32, 32),
+    ),
+    "mobilenet_v2": (models.mobilenet_v2, {"num_classes": 10}, (2, 3, 32, 32)),
+    "mobilenet_v3_small": (models.mobilenet_v3_small, {}, (1, 3, 48, 48)),
+    "mobilenet_v3_large": (models.mobilenet_v3_large, {"num_classes": 10, "width_mult": 0.75}, (1, 3, 32, 32)),
+    "alexnet": (models.alexnet, {"num_classes": 10}, (1, 3, 64, 64)),
+}
 
 
 @pytest.mark.parametrize("name", sorted(FORWARD))
@@ -114,9 +138,17 @@ def test_forward_matches_torchvision(name, no_init):
 def test_lenet():
     model = models.lenet()
     assert [(k, tuple(v.shape)) for k, v in model.state_dict().items()] == [
-        ("conv1.weight", (6, 1, 5, 5)), ("conv1.bias", (6,)), ("conv2.weight", (16, 6, 5, 5)), ("conv2.bias", (16,)),
-        ("fc1.weight", (120, 400)), ("fc1.bias", (120,)), ("fc2.weight", (84, 120)), ("fc2.bias", (84,)),
-        ("fc3.weight", (10, 84)), ("fc3.bias", (10,))]
+        ("conv1.weight", (6, 1, 5, 5)),
+        ("conv1.bias", (6,)),
+        ("conv2.weight", (16, 6, 5, 5)),
+        ("conv2.bias", (16,)),
+        ("fc1.weight", (120, 400)),
+        ("fc1.bias", (120,)),
+        ("fc2.weight", (84, 120)),
+        ("fc2.bias", (84,)),
+        ("fc3.weight", (10, 84)),
+        ("fc3.bias", (10,)),
+    ]
     assert sum(p.numel() for p in model.parameters()) == 61706
     assert tuple(model(ember.rand(2, 1, 28, 28)).shape) == (2, 10)
     rgb32 = models.LeNet(num_classes=4, in_channels=3, padding=0)
@@ -192,6 +224,7 @@ def test_weights_argument():
 
 
 # ---------------------------------------------------------------------------- predict
+
 
 def test_predict_batch_list_and_top_k():
     ember.manual_seed(1)

@@ -1,6 +1,7 @@
 """ember.vision.transforms against torchvision 0.14's results (fixtures/vision/torchvision_transforms.npz, written by
 fixtures/vision/make_torchvision_fixtures.py), NumPy references and closed forms; randomness and its seeding;
 error messages."""
+
 import colorsys
 import math
 import os
@@ -10,8 +11,8 @@ import pytest
 
 import ember
 from ember.vision import transforms as T
-from ember.vision.transforms import functional as F
 from ember.vision.transforms import InterpolationMode as IM
+from ember.vision.transforms import functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REF = dict(np.load(os.path.join(HERE, "fixtures", "vision", "torchvision_transforms.npz")))
@@ -38,8 +39,13 @@ MODES = {"nearest": IM.NEAREST, "bilinear": IM.BILINEAR, "bicubic": IM.BICUBIC}
 
 # ---------------------------------------------------------------------------- against torchvision
 
-RESIZE_CASES = [(src, mode, aa, size) for src in ("u8", "f32") for mode in MODES
-                for aa in ((False,) if mode == "nearest" else (False, True)) for size in ("7x20", "5")]
+RESIZE_CASES = [
+    (src, mode, aa, size)
+    for src in ("u8", "f32")
+    for mode in MODES
+    for aa in ((False,) if mode == "nearest" else (False, True))
+    for size in ("7x20", "5")
+]
 
 
 @pytest.mark.parametrize("src, mode, aa, size", RESIZE_CASES)
@@ -61,8 +67,10 @@ def test_geometry_matches_torchvision(src):
     close(F.rotate(img, 90.0), REF["rotate_%s_90" % src])
     close(F.rotate(img, 15.0, fill=3.0 if src == "u8" else 0.75), REF["rotate_%s_nearest_fill_scalar" % src])
     for mode in ("constant", "edge", "reflect", "symmetric"):
-        close(F.pad(img, [2, 1, 3, 4], padding_mode=mode, fill=7 if mode == "constant" else 0),
-              REF["pad_%s_%s" % (src, mode)])
+        close(
+            F.pad(img, [2, 1, 3, 4], padding_mode=mode, fill=7 if mode == "constant" else 0),
+            REF["pad_%s_%s" % (src, mode)],
+        )
     close(F.resized_crop(img, 2, 3, 6, 9, [8, 5]), REF["resized_crop_%s" % src], uint8_slack=1)
     close(F.crop(img, -2, 10, 6, 7), REF["crop_%s_out" % src])
     close(F.center_crop(img, [5, 20]), REF["center_crop_%s" % src])
@@ -122,10 +130,12 @@ def test_convert_image_dtype():
     np.testing.assert_array_equal(back.numpy(), HWC.transpose(2, 0, 1))  # x/255 * 255.999 truncates back to x
     vals = ember.tensor([0.0, 0.5, 1.0])
     np.testing.assert_array_equal(F.convert_image_dtype(vals, ember.uint8).numpy(), [0, 127, 255])
-    np.testing.assert_array_equal(F.convert_image_dtype(ember.tensor([0, 1, 255], dtype=ember.uint8), ember.int16)
-                                  .numpy(), [0, 128, 32640])
-    np.testing.assert_array_equal(F.convert_image_dtype(ember.tensor([0, 255, 32767], dtype=ember.int16),
-                                                        ember.uint8).numpy(), [0, 1, 255])  # floor(x / 128)
+    np.testing.assert_array_equal(
+        F.convert_image_dtype(ember.tensor([0, 1, 255], dtype=ember.uint8), ember.int16).numpy(), [0, 128, 32640]
+    )
+    np.testing.assert_array_equal(
+        F.convert_image_dtype(ember.tensor([0, 255, 32767], dtype=ember.int16), ember.uint8).numpy(), [0, 1, 255]
+    )  # floor(x / 128)
     assert T.ConvertImageDtype(ember.float64)(u8).dtype == ember.float64
     with pytest.raises(RuntimeError, match="cannot be performed safely"):
         F.convert_image_dtype(vals, ember.int32)
@@ -174,12 +184,16 @@ def test_flips_crops_pads_against_numpy():
         assert (got[c, :1] == v).all() and (got[c, :, :3] == v).all() and (got[c, -2:] == v).all()
     np.testing.assert_array_equal(got[:, 1:7, 3:], chw)
     # negative padding crops
-    np.testing.assert_array_equal(F.pad(x, [-1, 0, 2, -2], padding_mode="edge").numpy(),
-                                  np.pad(chw[:, 0:4, 1:], ((0, 0), (0, 0), (0, 2)), mode="edge"))
+    np.testing.assert_array_equal(
+        F.pad(x, [-1, 0, 2, -2], padding_mode="edge").numpy(),
+        np.pad(chw[:, 0:4, 1:], ((0, 0), (0, 0), (0, 2)), mode="edge"),
+    )
     # symmetric padding wider than the image repeats the mirror
     small = np.arange(3, dtype=np.uint8).reshape(1, 1, 3)
-    np.testing.assert_array_equal(F.pad(t(small), [7, 0, 0, 0], padding_mode="symmetric").numpy(),
-                                  np.pad(small, ((0, 0), (0, 0), (7, 0)), mode="symmetric"))
+    np.testing.assert_array_equal(
+        F.pad(t(small), [7, 0, 0, 0], padding_mode="symmetric").numpy(),
+        np.pad(small, ((0, 0), (0, 0), (7, 0)), mode="symmetric"),
+    )
     with pytest.raises(ValueError, match="Padding size should be less than the corresponding input dimension"):
         F.pad(t(small), [3, 0, 0, 0], padding_mode="reflect")
     with pytest.raises(ValueError, match="Padding must be an int or a 1, 2, or 4 element tuple, not a 3 element"):
@@ -257,7 +271,7 @@ def test_grayscale_and_hue_against_numpy():
     # hue against colorsys (float64)
     for hue in (-0.5, -0.2, 0.0, 0.33):
         out = F.adjust_hue(x, hue).numpy()
-        for (y, xx) in [(0, 0), (2, 3), (4, 5)]:
+        for y, xx in [(0, 0), (2, 3), (4, 5)]:
             h, s, v = colorsys.rgb_to_hsv(*rgb[:, y, xx])
             np.testing.assert_allclose(out[:, y, xx], colorsys.hsv_to_rgb((h + hue) % 1.0, s, v), atol=1e-12)
     np.testing.assert_allclose(F.adjust_hue(x, 0.0).numpy(), rgb, atol=1e-12)
@@ -297,6 +311,7 @@ def test_erase():
 
 # ---------------------------------------------------------------------------- random transforms
 
+
 def test_random_crop_draws_from_ember_generator():
     x = t(RNG.integers(0, 256, size=(3, 10, 12), dtype=np.uint8))
     ember.manual_seed(7)
@@ -304,13 +319,13 @@ def test_random_crop_draws_from_ember_generator():
     ember.manual_seed(7)
     i = int(ember.randint(0, 10 - 4 + 1, (1,)).item())
     j = int(ember.randint(0, 12 - 5 + 1, (1,)).item())
-    np.testing.assert_array_equal(out.numpy(), x.numpy()[:, i:i + 4, j:j + 5])
+    np.testing.assert_array_equal(out.numpy(), x.numpy()[:, i : i + 4, j : j + 5])
     # padding, then the crop of the padded image
     ember.manual_seed(8)
     out = T.RandomCrop(12, padding=1, fill=9)(x)
     ember.manual_seed(8)
     i, j, h, w = T.RandomCrop.get_params(F.pad(x, 1, fill=9), (12, 12))
-    np.testing.assert_array_equal(out.numpy(), F.pad(x, 1, fill=9).numpy()[:, i:i + 12, j:j + 12])
+    np.testing.assert_array_equal(out.numpy(), F.pad(x, 1, fill=9).numpy()[:, i : i + 12, j : j + 12])
     out = T.RandomCrop((14, 15), pad_if_needed=True, padding_mode="edge")(x)
     assert tuple(out.shape) == (3, 14, 15)
     assert tuple(T.RandomCrop(10)(HWC.repeat(2, 0).repeat(2, 1)).shape) == (10, 10, 3)  # arrays stay HWC
@@ -361,8 +376,12 @@ def test_color_jitter():
     assert sorted(order) == [0, 1, 2, 3] and 0.6 <= b <= 1.4 and -0.1 <= h <= 0.1
     ref = x
     for k in order:
-        ref = [lambda y: F.adjust_brightness(y, b), lambda y: F.adjust_contrast(y, c),
-               lambda y: F.adjust_saturation(y, s), lambda y: F.adjust_hue(y, h)][k](ref)
+        ref = [
+            lambda y: F.adjust_brightness(y, b),
+            lambda y: F.adjust_contrast(y, c),
+            lambda y: F.adjust_saturation(y, s),
+            lambda y: F.adjust_hue(y, h),
+        ][k](ref)
     np.testing.assert_allclose(out.numpy(), ref.numpy(), atol=1e-6)
     assert T.ColorJitter().brightness is None
     assert ember.equal(T.ColorJitter()(x), x)
@@ -402,7 +421,7 @@ def test_random_erasing():
     ember.rand(1)  # the p draw
     i, j, h, w, v = T.RandomErasing.get_params(x, (0.1, 0.2), (0.5, 2.0), [0.0, 2.0, 3.0])
     ref = np.ones((3, 20, 20), np.float32)
-    ref[:, i:i + h, j:j + w] = np.array([0.0, 2.0, 3.0])[:, None, None]
+    ref[:, i : i + h, j : j + w] = np.array([0.0, 2.0, 3.0])[:, None, None]
     np.testing.assert_array_equal(out.numpy(), ref)
     assert 0.1 * 400 * 0.8 <= h * w <= 0.2 * 400 * 1.2
     assert float(x.sum()) == 1200.0  # not in place by default
@@ -423,8 +442,15 @@ def test_random_erasing():
 
 
 def test_compose_lambda_and_a_cifar_style_pipeline():
-    pipeline = T.Compose([T.RandomCrop(32, padding=4), T.RandomHorizontalFlip(), T.ToTensor(),
-                          T.Normalize((0.5, 0.5, 0.5), (0.25, 0.25, 0.25)), T.Lambda(lambda z: z * 2)])
+    pipeline = T.Compose(
+        [
+            T.RandomCrop(32, padding=4),
+            T.RandomHorizontalFlip(),
+            T.ToTensor(),
+            T.Normalize((0.5, 0.5, 0.5), (0.25, 0.25, 0.25)),
+            T.Lambda(lambda z: z * 2),
+        ]
+    )
     img = RNG.integers(0, 256, size=(32, 32, 3), dtype=np.uint8)
     ember.manual_seed(1)
     a = pipeline(img)

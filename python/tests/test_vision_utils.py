@@ -1,5 +1,6 @@
 """ember.vision.utils (make_grid against a NumPy reference, save_image) and ember.vision.io's PNG codec, checked
 with an independent PNG reader written here (zlib + the PNG filters) besides libpng's decoder."""
+
 import io
 import struct
 import zlib
@@ -26,15 +27,17 @@ def grid_reference(batch, nrow=8, padding=2, pad_value=0.0):
     for k in range(b):
         y, x = divmod(k, xmaps)
         top, left = y * (h + padding) + padding, x * (w + padding) + padding
-        out[:, top:top + h, left:left + w] = batch[k]
+        out[:, top : top + h, left : left + w] = batch[k]
     return out
 
 
 RNG = np.random.default_rng(0)
 
 
-@pytest.mark.parametrize("b, c, nrow, padding, pad_value", [
-    (5, 3, 2, 2, 0.0), (7, 3, 8, 0, 0.5), (6, 1, 3, 3, 1.0), (1, 3, 8, 2, 0.0), (9, 3, 4, 1, 0.25), (3, 4, 2, 2, 0.0)])
+@pytest.mark.parametrize(
+    "b, c, nrow, padding, pad_value",
+    [(5, 3, 2, 2, 0.0), (7, 3, 8, 0, 0.5), (6, 1, 3, 3, 1.0), (1, 3, 8, 2, 0.0), (9, 3, 4, 1, 0.25), (3, 4, 2, 2, 0.0)],
+)
 def test_make_grid_layout(b, c, nrow, padding, pad_value):
     batch = RNG.random((b, c, 4, 5)).astype(np.float32)
     got = make_grid(ember.from_numpy(batch), nrow=nrow, padding=padding, pad_value=pad_value)
@@ -76,9 +79,9 @@ def png_decode_reference(data):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, header = 8, b"", None
     while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
-        (crc,) = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])
         assert crc == zlib.crc32(kind + body) & 0xFFFFFFFF
         if kind == b"IHDR":
             header = struct.unpack(">IIBBBBB", body)
@@ -164,8 +167,9 @@ def test_save_image(tmp_path):
     np.testing.assert_array_equal(vio.read_image(str(path)).numpy().transpose(1, 2, 0), expected)
     buf = io.BytesIO()
     save_image(ember.from_numpy(batch[0]), buf, format="png")
-    np.testing.assert_array_equal(png_decode_reference(buf.getvalue()),
-                                  np.clip(batch[0] * 255 + 0.5, 0, 255).astype(np.uint8).transpose(1, 2, 0))
+    np.testing.assert_array_equal(
+        png_decode_reference(buf.getvalue()), np.clip(batch[0] * 255 + 0.5, 0, 255).astype(np.uint8).transpose(1, 2, 0)
+    )
     gray = ember.from_numpy(batch[:1, :1])  # one gray image: written as RGB (make_grid repeats the channel)
     save_image(gray, str(tmp_path / "g.png"))
     assert vio.read_image(str(tmp_path / "g.png")).shape == (3, 6, 4)

@@ -244,10 +244,26 @@ struct Mutator {
   }
 
   void edit_number(Bytes& b) {
-    static const char* kNumbers[] = {"-1", "0", "1", "7", "63", "64", "65", "9223372036854775807",
-                                     "9223372036854775808", "18446744073709551615", "18446744073709551616",
-                                     "-9223372036854775808", "4611686018427387904", "1e400", "1.5", "-0", "1e2",
-                                     "2147483648", "4294967296", "100000000"};
+    static const char* kNumbers[] = {"-1",
+                                     "0",
+                                     "1",
+                                     "7",
+                                     "63",
+                                     "64",
+                                     "65",
+                                     "9223372036854775807",
+                                     "9223372036854775808",
+                                     "18446744073709551615",
+                                     "18446744073709551616",
+                                     "-9223372036854775808",
+                                     "4611686018427387904",
+                                     "1e400",
+                                     "1.5",
+                                     "-0",
+                                     "1e2",
+                                     "2147483648",
+                                     "4294967296",
+                                     "100000000"};
     auto [lo, hi] = json_range(b);
     std::vector<std::pair<size_t, size_t>> nums;
     for (size_t i = lo; i < hi;) {
@@ -266,12 +282,14 @@ struct Mutator {
   }
 
   void edit_string(Bytes& b) {
-    static const char* kStrings[] = {"float33", "float64", "int8", "bool", "F64", "BOOL", "U16", "F8_E4M3", "",
-                                     "tensor", "storages", "tensors", "root", "dict", "odict", "namedtuple",
-                                     "int", "bytes", "size", "slice", "device", "dtype", "float", "complex",
-                                     "tuple", "cuda:1", "tpu", "nan", "-inf", "\\u0000", "\\ud800", "__metadata__",
-                                     "data_offsets", "shape", "offset", "nbytes", "stride", "requires_grad",
-                                     "parameter", "import os", "x y", "AAE=", "!!"};
+    static const char* kStrings[] = {
+        "float33", "float64",    "int8",          "bool",         "F64",          "BOOL",  "U16",
+        "F8_E4M3", "",           "tensor",        "storages",     "tensors",      "root",  "dict",
+        "odict",   "namedtuple", "int",           "bytes",        "size",         "slice", "device",
+        "dtype",   "float",      "complex",       "tuple",        "cuda:1",       "tpu",   "nan",
+        "-inf",    "\\u0000",    "\\ud800",       "__metadata__", "data_offsets", "shape", "offset",
+        "nbytes",  "stride",     "requires_grad", "parameter",    "import os",    "x y",   "AAE=",
+        "!!"};
     auto [lo, hi] = json_range(b);
     std::vector<std::pair<size_t, size_t>> strs;
     for (size_t i = lo; i < hi; ++i)
@@ -309,9 +327,7 @@ struct Mutator {
           if (!b.empty()) b[below(b.size())] = static_cast<char>(kBytes[below(sizeof kBytes)]);
           break;
         }
-        case 2:
-          b.resize(below(b.size() + 1));
-          break;
+        case 2: b.resize(below(b.size() + 1)); break;
         case 3: {
           Bytes ins(1 + below(16), '\0');
           for (char& c : ins) c = static_cast<char>(rng());
@@ -326,12 +342,13 @@ struct Mutator {
           break;
         case 5: {  // header length
           const uint64_t n = header_len(b);
-          const uint64_t choices[] = {n + 1, n - 1, n + 8, n - 8, 0, 1, UINT64_MAX, uint64_t{1} << 63,
-                                      static_cast<uint64_t>(b.size()), rng()};
+          const uint64_t choices[] = {
+              n + 1, n - 1, n + 8, n - 8, 0, 1, UINT64_MAX, uint64_t{1} << 63, static_cast<uint64_t>(b.size()), rng()};
           set_header_len(b, choices[below(std::size(choices))]);
           break;
         }
-        case 6: case 7: edit_number(b); break;
+        case 6:
+        case 7: edit_number(b); break;
         case 8: edit_string(b); break;
         case 9: edit_structure(b); break;
         case 10:
@@ -409,9 +426,10 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(target.rejected - before.rejected));
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("fuzz_loaders: %llu inputs through both loaders in %.1f s (slowest input %.3f s); no crash, no "
-              "unexpected exception, no oversized allocation\n",
-              static_cast<unsigned long long>(2 * iterations), secs, slowest);
+  std::printf(
+      "fuzz_loaders: %llu inputs through both loaders in %.1f s (slowest input %.3f s); no crash, no "
+      "unexpected exception, no oversized allocation\n",
+      static_cast<unsigned long long>(2 * iterations), secs, slowest);
   return 0;
 }
 

@@ -16,8 +16,7 @@ Tensor prod_backward(const Tensor& g, const Tensor& x, const Tensor& r, IntArray
 // r = var(x, dims, correction).
 Tensor var_backward(const Tensor& g, const Tensor& x, IntArrayRef dims, double correction, IntArrayRef keep);
 // r = vector norm of order `ord` (not 0) of x over dims; PyTorch's norm_backward (0 where the norm is 0).
-Tensor norm_backward(const Tensor& g, const Tensor& x, const Tensor& r, double ord, IntArrayRef dims,
-                     IntArrayRef keep);
+Tensor norm_backward(const Tensor& g, const Tensor& x, const Tensor& r, double ord, IntArrayRef dims, IntArrayRef keep);
 // flip(cumsum(flip(t))) along dim, recorded as one node (cumsum's gradient).
 Tensor reversed_cumsum(const Tensor& t, int64_t dim);
 // y = cumprod(x, dim); correct with zeros in x.

@@ -35,8 +35,8 @@ template <class T>
 struct Blas;
 template <>
 struct Blas<float> {
-  static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
-                   int ldb, float beta, float* c, int ldc) {
+  static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+                   float beta, float* c, int ldc) {
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
                 b, ldb, beta, c, ldc);
   }
@@ -55,8 +55,8 @@ struct Blas<double> {
     cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
                 b, ldb, beta, c, ldc);
   }
-  static void gemv(bool t, int m, int n, double alpha, const double* a, int lda, const double* x, int incx,
-                   double beta, double* y) {
+  static void gemv(bool t, int m, int n, double alpha, const double* a, int lda, const double* x, int incx, double beta,
+                   double* y) {
     cblas_dgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, m, n, alpha, a, lda, x, incx, beta, y, 1);
   }
   static double dot(int n, const double* x, int incx, const double* y, int incy) {

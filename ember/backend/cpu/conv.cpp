@@ -87,8 +87,8 @@ void col2im(const Geo3& g, int64_t channels, const T* col, T* x) {
 }
 
 // Row-major C[m, n] = op(A) op(B) + beta C.
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
-          int64_t ldb, double beta, double* c, int64_t ldc) {
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b, int64_t ldb,
+          double beta, double* c, int64_t ldc) {
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b,
               ldb, beta, c, ldc);
 }
@@ -115,8 +115,7 @@ void forward_f64(const Tensor& out, const Tensor& input, const Tensor& weight, c
   for (int64_t n = 0; n < N; ++n) {
     const T* cols = columns(g, C, x + n * C * g.in_n(), col);
     for (int64_t gi = 0; gi < G; ++gi)
-      gemm(false, false, Og, P, CgK, w + gi * Og * CgK, CgK, cols + gi * CgK * P, P, 0.0, y + (n * O + gi * Og) * P,
-           P);
+      gemm(false, false, Og, P, CgK, w + gi * Og * CgK, CgK, cols + gi * CgK * P, P, 0.0, y + (n * O + gi * Og) * P, P);
     if (bias.defined()) {
       const T* b = bias.data<T>();
       for (int64_t o = 0; o < O; ++o) {
@@ -141,8 +140,7 @@ void backward_input_f64(const Tensor& grad_input, const Tensor& grad_out, const 
     T* gxn = gx + n * C * g.in_n();
     T* cols = direct ? gxn : col.data<T>();
     for (int64_t gi = 0; gi < G; ++gi)
-      gemm(true, false, CgK, P, Og, w + gi * Og * CgK, CgK, gy + (n * O + gi * Og) * P, P, 0.0, cols + gi * CgK * P,
-           P);
+      gemm(true, false, CgK, P, Og, w + gi * Og * CgK, CgK, gy + (n * O + gi * Og) * P, P, 0.0, cols + gi * CgK * P, P);
     if (!direct) {
       std::memset(gxn, 0, sizeof(T) * C * g.in_n());
       col2im(g, C, cols, gxn);
@@ -182,9 +180,7 @@ bool is_half(ScalarType t) { return t == ScalarType::BFloat16 || t == ScalarType
 
 // A 16-bit tensor's float32 copy (undefined stays undefined): the fallback where oneDNN has no fast 16-bit kernel.
 Tensor widened(const Tensor& t) { return t.defined() ? to(t, ScalarType::Float32) : t; }
-Tensor widened_out(const Tensor& t) {
-  return t.defined() ? empty(t.sizes(), TensorOptions(ScalarType::Float32)) : t;
-}
+Tensor widened_out(const Tensor& t) { return t.defined() ? empty(t.sizes(), TensorOptions(ScalarType::Float32)) : t; }
 void narrow_into(const Tensor& dst, const Tensor& src) {
   if (dst.defined()) copy_(dst, src);
 }

@@ -167,7 +167,7 @@ void execute(const Prim& p, std::initializer_list<const Tensor*> tensors,
   EMBER_CHECK(tensors.size() == p.args.size(), "oneDNN: expected ", p.args.size(), " operands");
   dnnl::stream& s = stream();
   std::unordered_map<int, memory> m(ready.begin(), ready.end());
-  std::vector<Tensor> keep(p.args.size());  // reordered copies live until the primitive has run
+  std::vector<Tensor> keep(p.args.size());                   // reordered copies live until the primitive has run
   std::vector<std::pair<const Prim::Arg*, memory>> outputs;  // (arg, user memory) to reorder back
   const int64_t scratch_bytes = std::max<int64_t>(static_cast<int64_t>(p.scratchpad_bytes), 1);
   Tensor scratch = buffer(scratch_bytes);
@@ -199,7 +199,7 @@ void execute(const Prim& p, std::initializer_list<const Tensor*> tensors,
 namespace {
 
 struct ConvDescs {
-  memory::desc src, weights, bias, dst;  // as the tensors are
+  memory::desc src, weights, bias, dst;                  // as the tensors are
   memory::desc src_any, weights_any, bias_any, dst_any;  // what the primitive may choose
   memory::dims strides, dilates, pad_l, pad_r;
 };
@@ -219,9 +219,7 @@ ConvDescs conv_descs(const Tensor& src, const Tensor& weight, bool bias, const T
   const auto dt = data_type(src.dtype());
   if (bias) d.bias = memory::desc({weight.size(0)}, dt, memory::format_tag::a);
   const bool any = any_layout();
-  auto choose = [&](const memory::desc& md) {
-    return any ? memory::desc(md.dims(), dt, memory::format_tag::any) : md;
-  };
+  auto choose = [&](const memory::desc& md) { return any ? memory::desc(md.dims(), dt, memory::format_tag::any) : md; };
   d.src_any = choose(d.src);
   d.weights_any = choose(d.weights);
   d.dst_any = choose(d.dst);
@@ -253,8 +251,8 @@ bool fast_enough(const PD& pd, ScalarType t) {
 
 dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d) {
   dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                                       d.src_any, d.weights_any, d.bias_any, d.dst_any, d.strides, d.dilates,
-                                       d.pad_l, d.pad_r);
+                                       d.src_any, d.weights_any, d.bias_any, d.dst_any, d.strides, d.dilates, d.pad_l,
+                                       d.pad_r);
   return {desc, default_attr(), engine(), d.src.data_type() != memory::data_type::f32};
 }
 
@@ -293,8 +291,8 @@ bool conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, 
   return done;
 }
 
-bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
-                   const Tensor& grad_out, const Tensor& input, const Tensor& weight, const ConvGeometry& g) {
+bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,
+                   const Tensor& input, const Tensor& weight, const ConvGeometry& g) {
   bool done = false;
   guarded("convolution backward", [&] {
     std::shared_ptr<const Prim> data, weights;
@@ -319,9 +317,8 @@ bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Te
     if (grad_weight.defined())
       weights = cached(conv_key('w', input, grad_weight, bias, grad_out, g), [&] {
         const ConvDescs d = conv_descs(input, grad_weight, bias, grad_out, g);
-        dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any,
-                                                      d.weights_any, d.bias_any, d.dst_any, d.strides, d.dilates,
-                                                      d.pad_l, d.pad_r);
+        dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
+                                                      d.bias_any, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
         Prim r;
         const auto fwd = forward_pd(d);
         if (!fast_enough(fwd, grad_out.dtype())) return r;
@@ -501,8 +498,8 @@ bool avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const P
   if (!d) return false;
   guarded("avg_pool_backward", [&] {
     auto p = cached(pool_key('b', *d, static_cast<int64_t>(avg_algorithm(g))), [&] {
-      dnnl::pooling_v2_backward::desc desc(avg_algorithm(g), f32_desc(d->src), f32_desc(d->dst), d->strides,
-                                           d->kernel, d->dilation, d->pad_l, d->pad_r);
+      dnnl::pooling_v2_backward::desc desc(avg_algorithm(g), f32_desc(d->src), f32_desc(d->dst), d->strides, d->kernel,
+                                           d->dilation, d->pad_l, d->pad_r);
       dnnl::pooling_v2_backward::primitive_desc pd(
           desc, default_attr(), engine(), pool_forward_pd(*d, dnnl::prop_kind::forward_training, avg_algorithm(g)));
       Prim r;

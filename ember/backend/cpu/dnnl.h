@@ -77,8 +77,8 @@ bool any_layout();
 // one dtype). They return false, having done nothing, for a 16-bit case oneDNN has no fast kernel for (fast_impl).
 bool conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                   const ConvGeometry& g);
-bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
-                   const Tensor& grad_out, const Tensor& input, const Tensor& weight, const ConvGeometry& g);
+bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,
+                   const Tensor& input, const Tensor& weight, const ConvGeometry& g);
 
 // Whether a primitive descriptor found a real (JIT/GEMM) implementation rather than oneDNN's reference loops, which
 // are slower than widening 16-bit operands to float32 and running ember's float32 path.

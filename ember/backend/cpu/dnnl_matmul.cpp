@@ -20,9 +20,12 @@ memory::desc matmul_desc(const Tensor& t, const Tensor& out) {
   for (int64_t d = 0; d < nd - 2; ++d)
     if (strides[d] == 0 || out.size(d) != dims[d]) dims[d] = 1;
   int64_t &r = dims[nd - 2], &c = dims[nd - 1], &s0 = strides[nd - 2], &s1 = strides[nd - 1];
-  if (r == 1 && c == 1) s0 = s1 = 1;
-  else if (c == 1) s1 = s0 == 1 ? r : 1;
-  else if (r == 1) s0 = s1 == 1 ? c : 1;
+  if (r == 1 && c == 1)
+    s0 = s1 = 1;
+  else if (c == 1)
+    s1 = s0 == 1 ? r : 1;
+  else if (r == 1)
+    s0 = s1 == 1 ? c : 1;
   int64_t extent = 1;  // elements spanned by the dims inside the current one
   for (int64_t d = nd - 1; d >= 0; --d) {
     if (d < nd - 2 && dims[d] == 1) strides[d] = extent;

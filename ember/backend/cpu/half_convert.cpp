@@ -40,8 +40,8 @@ inline uint16_t to_f16(float f) {
   const uint32_t overflow = sign | 0x7c00u;
   const uint32_t sub = sign | (bits(from_bits(ax) + 0.5f) - 0x3f000000u);  // the FPU rounds (half.h's magic add)
   const uint32_t normal = sign | ((ax + 0xc8000fffu + ((ax >> 13) & 1u)) >> 13);
-  const uint32_t r =
-      select(ax >= 0x7f800000u, inf_nan, select(ax >= 0x477ff000u, overflow, select(ax < 0x38800000u, sub, normal)));
+  const uint32_t r = select(ax >= 0x7f800000u, inf_nan,
+                            select(ax >= 0x477ff000u, overflow, select(ax < 0x38800000u, sub, normal)));
   return static_cast<uint16_t>(r);
 }
 

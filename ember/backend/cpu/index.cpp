@@ -94,8 +94,8 @@ auto combiner(ScatterMode mode) {
 
 void index_scatter(ScatterMode mode, const Tensor& dst, const Tensor& src, const Tensor& idx, const IndexDim& d,
                    const char* op) {
-  EMBER_CHECK(src.dtype() == dst.dtype(), "index_scatter: src (", src.dtype(), ") must have dst's dtype (",
-              dst.dtype(), ")");
+  EMBER_CHECK(src.dtype() == dst.dtype(), "index_scatter: src (", src.dtype(), ") must have dst's dtype (", dst.dtype(),
+              ")");
   for_each_disjoint_part(dst, src, idx, [&](const StridedIter& it) {
     if (mode == ScatterMode::Copy) {
       dispatch_size(dst.element_size(), [&](auto tag) {

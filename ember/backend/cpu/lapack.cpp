@@ -90,9 +90,7 @@ struct Batch {
   T* data;
   int64_t rows, cols, count;
   explicit Batch(const Tensor& t)
-      : data(static_cast<T*>(t.data_ptr())),
-        rows(t.sizes()[t.dim() - 2]),
-        cols(t.sizes()[t.dim() - 1]),
+      : data(static_cast<T*>(t.data_ptr())), rows(t.sizes()[t.dim() - 2]), cols(t.sizes()[t.dim() - 1]),
         count(rows * cols != 0 ? t.numel() / (rows * cols) : 0) {}
   T* operator[](int64_t i) const { return data + i * rows * cols; }
   int ld() const { return lapack_int(std::max<int64_t>(rows, 1)); }
@@ -285,8 +283,8 @@ void eigh_impl(const Tensor& a, const Tensor& w, bool upper, bool compute_v, con
     std::vector<T> work(lwork);
     std::vector<int> iwork(liwork);
     for (int64_t i = b; i < e; ++i)
-      syevd(&jobz, &uplo, &n, A[i], &lda, w0 + i * n, work.data(), &lwork, iwork.data(), &liwork, info_at(info, i),
-            1, 1);
+      syevd(&jobz, &uplo, &n, A[i], &lda, w0 + i * n, work.data(), &lwork, iwork.data(), &liwork, info_at(info, i), 1,
+            1);
   });
 }
 

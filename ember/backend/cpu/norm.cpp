@@ -12,8 +12,8 @@ namespace ember::cpu {
 
 namespace {
 
-constexpr int64_t kCols = 64;     // columns per task of the column reductions
-constexpr int64_t kFlush = 256;   // rows summed in T before adding to the double totals
+constexpr int64_t kCols = 64;    // columns per task of the column reductions
+constexpr int64_t kFlush = 256;  // rows summed in T before adding to the double totals
 
 template <class T>
 const T* ptr(const Tensor& t) {
@@ -32,10 +32,14 @@ void with_affine(const T* w, const T* b, F f) {
   auto zero = [](auto) { return T(0); };
   auto wi = [w](auto at) { return at(w); };
   auto bi = [b](auto at) { return at(b); };
-  if (w && b) f(wi, bi);
-  else if (w) f(wi, zero);
-  else if (b) f(one, bi);
-  else f(one, zero);
+  if (w && b)
+    f(wi, bi);
+  else if (w)
+    f(wi, zero);
+  else if (b)
+    f(one, bi);
+  else
+    f(one, zero);
 }
 
 template <class T>
@@ -49,10 +53,12 @@ void layer_norm_t(const Tensor& y, const Tensor& mean, const Tensor& rstd, const
       const T* xr = X + r * N;
       T* yr = Y + r * N;
       const T m = lanes::sum<T>(N, [xr](auto at) { return at(xr); }) / T(N);
-      const T v = lanes::sum<T>(N, [xr, m](auto at) {
-        const auto d = at(xr) - m;
-        return d * d;
-      }) / T(N);
+      const T v = lanes::sum<T>(N,
+                                [xr, m](auto at) {
+                                  const auto d = at(xr) - m;
+                                  return d * d;
+                                }) /
+                  T(N);
       const T s = T(1) / std::sqrt(v + T(eps));
       mu[r] = m;
       rs[r] = s;
@@ -91,21 +97,21 @@ void layer_norm_backward_t(const Tensor& dx, const Tensor& dw, const Tensor& db,
   const int64_t blocks = (N + kCols - 1) / kCols;
   parallel_for(0, blocks, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(M * kCols, 1)),
                [&](int64_t b0, int64_t b1) {
-    T aw[kCols], ab[kCols];
-    for (int64_t blk = b0; blk < b1; ++blk) {
-      const int64_t j0 = blk * kCols, n = std::min(kCols, N - j0);
-      std::fill(aw, aw + n, T(0));
-      std::fill(ab, ab + n, T(0));
-      for (int64_t r = 0; r < M; ++r) {
-        const T *gr = G + r * N + j0, *xr = X + r * N + j0;
-        const T m = mu[r], s = rs[r];
-        if (DW) lanes::for_each<T>(n, [&](auto at) { at.store(aw, at(aw) + at(gr) * (at(xr) - m) * s); });
-        if (DB) lanes::for_each<T>(n, [&](auto at) { at.store(ab, at(ab) + at(gr)); });
-      }
-      if (DW) std::copy(aw, aw + n, DW + j0);
-      if (DB) std::copy(ab, ab + n, DB + j0);
-    }
-  });
+                 T aw[kCols], ab[kCols];
+                 for (int64_t blk = b0; blk < b1; ++blk) {
+                   const int64_t j0 = blk * kCols, n = std::min(kCols, N - j0);
+                   std::fill(aw, aw + n, T(0));
+                   std::fill(ab, ab + n, T(0));
+                   for (int64_t r = 0; r < M; ++r) {
+                     const T *gr = G + r * N + j0, *xr = X + r * N + j0;
+                     const T m = mu[r], s = rs[r];
+                     if (DW) lanes::for_each<T>(n, [&](auto at) { at.store(aw, at(aw) + at(gr) * (at(xr) - m) * s); });
+                     if (DB) lanes::for_each<T>(n, [&](auto at) { at.store(ab, at(ab) + at(gr)); });
+                   }
+                   if (DW) std::copy(aw, aw + n, DW + j0);
+                   if (DB) std::copy(ab, ab + n, DB + j0);
+                 }
+               });
 }
 
 template <class T>
@@ -119,25 +125,26 @@ void channel_moments_t(const Tensor& s1, const Tensor& s2, const Tensor& g, cons
     const int64_t blocks = (C + kCols - 1) / kCols;
     parallel_for(0, blocks, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(A * kCols, 1)),
                  [&](int64_t b0, int64_t b1) {
-      T a1[kCols], a2[kCols], mc[kCols];
-      double d1[kCols], d2[kCols];
-      for (int64_t blk = b0; blk < b1; ++blk) {
-        const int64_t c0 = blk * kCols, n = std::min(kCols, C - c0);
-        for (int64_t j = 0; j < n; ++j) d1[j] = d2[j] = 0, mc[j] = Mu ? T(Mu[c0 + j]) : T(0);
-        for (int64_t a0 = 0; a0 < A; a0 += kFlush) {
-          std::fill(a1, a1 + n, T(0));
-          std::fill(a2, a2 + n, T(0));
-          for (int64_t a = a0; a < std::min(A, a0 + kFlush); ++a) {
-            const T *gr = G + a * C + c0, *xr = X + a * C + c0;
-            lanes::for_each<T>(n, [&](auto at) { at.store(a1, at(a1) + at(gr)); });
-            if (S2) lanes::for_each<T>(n, [&](auto at) { at.store(a2, at(a2) + at(gr) * (at(xr) - at(mc))); });
-          }
-          for (int64_t j = 0; j < n; ++j) d1[j] += a1[j], d2[j] += a2[j];
-        }
-        std::copy(d1, d1 + n, S1 + c0);
-        if (S2) std::copy(d2, d2 + n, S2 + c0);
-      }
-    });
+                   T a1[kCols], a2[kCols], mc[kCols];
+                   double d1[kCols], d2[kCols];
+                   for (int64_t blk = b0; blk < b1; ++blk) {
+                     const int64_t c0 = blk * kCols, n = std::min(kCols, C - c0);
+                     for (int64_t j = 0; j < n; ++j) d1[j] = d2[j] = 0, mc[j] = Mu ? T(Mu[c0 + j]) : T(0);
+                     for (int64_t a0 = 0; a0 < A; a0 += kFlush) {
+                       std::fill(a1, a1 + n, T(0));
+                       std::fill(a2, a2 + n, T(0));
+                       for (int64_t a = a0; a < std::min(A, a0 + kFlush); ++a) {
+                         const T *gr = G + a * C + c0, *xr = X + a * C + c0;
+                         lanes::for_each<T>(n, [&](auto at) { at.store(a1, at(a1) + at(gr)); });
+                         if (S2)
+                           lanes::for_each<T>(n, [&](auto at) { at.store(a2, at(a2) + at(gr) * (at(xr) - at(mc))); });
+                       }
+                       for (int64_t j = 0; j < n; ++j) d1[j] += a1[j], d2[j] += a2[j];
+                     }
+                     std::copy(d1, d1 + n, S1 + c0);
+                     if (S2) std::copy(d2, d2 + n, S2 + c0);
+                   }
+                 });
     return;
   }
   // Each channel is A contiguous runs of B elements.
@@ -204,8 +211,10 @@ void channel_affine_t(const Tensor& out, const Tensor& a, const Tensor& ka, cons
 // The kernels run in float32 or float64 (the ops convert 16-bit floats).
 template <class F>
 void by_dtype(const Tensor& t, F f) {
-  if (t.dtype() == ScalarType::Float64) f(double());
-  else f(float());
+  if (t.dtype() == ScalarType::Float64)
+    f(double());
+  else
+    f(float());
 }
 
 void layer_norm(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& w,

@@ -80,8 +80,10 @@ auto adam_moments(T* const* q, const T* c, At at) {
   auto p = at(q[0]);
   auto g = c[dir] * at(q[1]);
   if (c[wd] != 0) {
-    if (c[decoupled] != 0) p = p * (1 - c[lr] * c[wd]);
-    else g = g + c[wd] * p;
+    if (c[decoupled] != 0)
+      p = p * (1 - c[lr] * c[wd]);
+    else
+      g = g + c[wd] * p;
   }
   auto m = at(q[2]);
   m = m + (1 - c[b1]) * (g - m);  // lerp(m, g, 1 - b1), as PyTorch's lerp_ computes it for weights < 0.5
@@ -132,8 +134,10 @@ void step(optim::Algo algo, const std::vector<optim::Work>& work) {
         using namespace optim::radam;
         const auto [p, g, m, v] = adam_moments(q, c, at);
         const auto corrected = m / c[bc1];
-        if (c[rect] != 0) at.store(q[0], p - corrected * c[lr] * (c[bc2_sqrt] / (vsqrt(v) + c[eps])) * c[rect]);
-        else at.store(q[0], p - corrected * c[lr]);
+        if (c[rect] != 0)
+          at.store(q[0], p - corrected * c[lr] * (c[bc2_sqrt] / (vsqrt(v) + c[eps])) * c[rect]);
+        else
+          at.store(q[0], p - corrected * c[lr]);
       });
     case Algo::RMSprop:
       return run<T>(work, [](T* const* q, const T* c, auto at) {

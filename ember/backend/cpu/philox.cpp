@@ -12,7 +12,7 @@ namespace {
 #if defined(__AVX2__)
 // The high and low 32 bits of the eight products m * x[l] (x as eight 32-bit lanes).
 inline void mul_hi_lo(__m256i x, __m256i m, __m256i& hi, __m256i& lo) {
-  const __m256i even = _mm256_mul_epu32(x, m);                         // lanes 0, 2, 4, 6 as 64-bit products
+  const __m256i even = _mm256_mul_epu32(x, m);                        // lanes 0, 2, 4, 6 as 64-bit products
   const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), m);  // lanes 1, 3, 5, 7
   hi = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
   lo = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);

@@ -156,17 +156,16 @@ void avg_pool_backward_impl(const Tensor& grad_input, const Tensor& grad_out, co
   const Plan p = make_plan(g);
   T* gx = grad_input.data<T>();
   const T* gy = grad_out.data<T>();
-  pool_loop(p, grad_input.numel() / p.in_n,
-            [&](int64_t pl, int64_t o, const Span& sd, const Span& sh, const Span& sw) {
-              T* gp = gx + pl * p.in_n;
-              if (o == 0) std::memset(gp, 0, sizeof(T) * p.in_n);
-              const int64_t div = divisor(p, sd, sh, sw);
-              if (!div) return;
-              const T v = static_cast<T>(static_cast<double>(gy[pl * p.out_n + o]) / div);
-              for_window(p, sd, sh, sw, [&](int64_t off, int64_t n, int64_t step) {
-                for (int64_t c = 0, i = off; c < n; ++c, i += step) gp[i] += v;
-              });
-            });
+  pool_loop(p, grad_input.numel() / p.in_n, [&](int64_t pl, int64_t o, const Span& sd, const Span& sh, const Span& sw) {
+    T* gp = gx + pl * p.in_n;
+    if (o == 0) std::memset(gp, 0, sizeof(T) * p.in_n);
+    const int64_t div = divisor(p, sd, sh, sw);
+    if (!div) return;
+    const T v = static_cast<T>(static_cast<double>(gy[pl * p.out_n + o]) / div);
+    for_window(p, sd, sh, sw, [&](int64_t off, int64_t n, int64_t step) {
+      for (int64_t c = 0, i = off; c < n; ++c, i += step) gp[i] += v;
+    });
+  });
 }
 
 template <template <class> class K>

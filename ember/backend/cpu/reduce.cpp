@@ -75,38 +75,57 @@ std::pair<int64_t, int64_t> offsets(const std::vector<Dim>& dims, int64_t i) {
 template <class T, ReduceOp Op>
 struct Policy {
   static constexpr bool kSum = Op == ReduceOp::Sum || Op == ReduceOp::NanSum || Op == ReduceOp::Prod;
-  using Acc = std::conditional_t<
-      Op == ReduceOp::All || Op == ReduceOp::Any, bool,
-      std::conditional_t<Op == ReduceOp::CountNonzero, int64_t,
-                         std::conditional_t<kSum && std::is_integral_v<T>, int64_t, cpu::Acc<T>>>>;
+  using Acc =
+      std::conditional_t<Op == ReduceOp::All || Op == ReduceOp::Any, bool,
+                         std::conditional_t<Op == ReduceOp::CountNonzero, int64_t,
+                                            std::conditional_t<kSum && std::is_integral_v<T>, int64_t, cpu::Acc<T>>>>;
   static Acc init() {
-    if constexpr (Op == ReduceOp::Prod || Op == ReduceOp::All) return Acc(1);
-    else if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min) return Acc(0);  // replaced by the first element
-    else return Acc(0);
+    if constexpr (Op == ReduceOp::Prod || Op == ReduceOp::All)
+      return Acc(1);
+    else if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min)
+      return Acc(0);  // replaced by the first element
+    else
+      return Acc(0);
   }
   static Acc step(Acc acc, T v) {
     const cpu::Acc<T> x = static_cast<cpu::Acc<T>>(v);
-    if constexpr (Op == ReduceOp::Sum) return acc + static_cast<Acc>(x);
-    else if constexpr (Op == ReduceOp::NanSum) return x != x ? acc : acc + static_cast<Acc>(x);
-    else if constexpr (Op == ReduceOp::Prod) return acc * static_cast<Acc>(x);
-    else if constexpr (Op == ReduceOp::Max) return (acc != acc || x <= acc) ? acc : x;  // NaN sticks
-    else if constexpr (Op == ReduceOp::Min) return (acc != acc || x >= acc) ? acc : x;
-    else if constexpr (Op == ReduceOp::All) return acc && x != cpu::Acc<T>(0);
-    else if constexpr (Op == ReduceOp::Any) return acc || x != cpu::Acc<T>(0);
-    else return acc + (x != cpu::Acc<T>(0));
+    if constexpr (Op == ReduceOp::Sum)
+      return acc + static_cast<Acc>(x);
+    else if constexpr (Op == ReduceOp::NanSum)
+      return x != x ? acc : acc + static_cast<Acc>(x);
+    else if constexpr (Op == ReduceOp::Prod)
+      return acc * static_cast<Acc>(x);
+    else if constexpr (Op == ReduceOp::Max)
+      return (acc != acc || x <= acc) ? acc : x;  // NaN sticks
+    else if constexpr (Op == ReduceOp::Min)
+      return (acc != acc || x >= acc) ? acc : x;
+    else if constexpr (Op == ReduceOp::All)
+      return acc && x != cpu::Acc<T>(0);
+    else if constexpr (Op == ReduceOp::Any)
+      return acc || x != cpu::Acc<T>(0);
+    else
+      return acc + (x != cpu::Acc<T>(0));
   }
   // The accumulator of a single element.
   static Acc first(T v) {
-    if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min) return static_cast<Acc>(v);
-    else return step(init(), v);
+    if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min)
+      return static_cast<Acc>(v);
+    else
+      return step(init(), v);
   }
   static Acc merge(Acc a, Acc b) {
-    if constexpr (Op == ReduceOp::Sum || Op == ReduceOp::NanSum || Op == ReduceOp::CountNonzero) return a + b;
-    else if constexpr (Op == ReduceOp::Prod) return a * b;
-    else if constexpr (Op == ReduceOp::Max) return (a != a || b <= a) ? a : b;
-    else if constexpr (Op == ReduceOp::Min) return (a != a || b >= a) ? a : b;
-    else if constexpr (Op == ReduceOp::All) return a && b;
-    else return a || b;
+    if constexpr (Op == ReduceOp::Sum || Op == ReduceOp::NanSum || Op == ReduceOp::CountNonzero)
+      return a + b;
+    else if constexpr (Op == ReduceOp::Prod)
+      return a * b;
+    else if constexpr (Op == ReduceOp::Max)
+      return (a != a || b <= a) ? a : b;
+    else if constexpr (Op == ReduceOp::Min)
+      return (a != a || b >= a) ? a : b;
+    else if constexpr (Op == ReduceOp::All)
+      return a && b;
+    else
+      return a || b;
   }
 };
 
@@ -259,7 +278,8 @@ void reduce_typed(const Tensor& out, const Tensor& in) {
       parallel_for(0, threads, 1, [&](int64_t b, int64_t e) {
         for (int64_t t = b; t < e; ++t)
           if (t * per < g.n_red)
-            reduce_rows<T, Op>(base, g.red, k0.in_stride, m, t * per, std::min(g.n_red, (t + 1) * per), parts[t].data());
+            reduce_rows<T, Op>(base, g.red, k0.in_stride, m, t * per, std::min(g.n_red, (t + 1) * per),
+                               parts[t].data());
       });
       for (int64_t j = 0; j < m; ++j) {
         Acc acc = parts[0][j];
@@ -309,22 +329,25 @@ void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices,
     using T = decltype(v);
     using A = Acc<T>;
     const bool is_max = op == ReduceOp::Max;
-    for_each_run(it, [&](char** p, const int64_t* st, int64_t m) {
-      for (int64_t i = 0; i < m; ++i) {
-        const T* x = reinterpret_cast<const T*>(p[2] + i * st[2]);
-        A best = static_cast<A>(x[0]);
-        int64_t bi = 0;
-        for (int64_t k = 1; k < n && best == best; ++k) {
-          const A y = static_cast<A>(x[k * s]);
-          if (y != y || (is_max ? y > best : y < best)) {
-            best = y;
-            bi = k;
+    for_each_run(
+        it,
+        [&](char** p, const int64_t* st, int64_t m) {
+          for (int64_t i = 0; i < m; ++i) {
+            const T* x = reinterpret_cast<const T*>(p[2] + i * st[2]);
+            A best = static_cast<A>(x[0]);
+            int64_t bi = 0;
+            for (int64_t k = 1; k < n && best == best; ++k) {
+              const A y = static_cast<A>(x[k * s]);
+              if (y != y || (is_max ? y > best : y < best)) {
+                best = y;
+                bi = k;
+              }
+            }
+            *reinterpret_cast<T*>(p[0] + i * st[0]) = static_cast<T>(best);
+            *reinterpret_cast<int64_t*>(p[1] + i * st[1]) = bi;
           }
-        }
-        *reinterpret_cast<T*>(p[0] + i * st[0]) = static_cast<T>(best);
-        *reinterpret_cast<int64_t*>(p[1] + i * st[1]) = bi;
-      }
-    }, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)));
+        },
+        std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)));
   });
 }
 

@@ -14,19 +14,23 @@ namespace {
 
 // PyTorch's CPU accumulation types (at::acc_type<T, false>), so that results match it bit for bit.
 template <class T>
-using ScanAcc = std::conditional_t<std::is_integral_v<T>, int64_t, std::conditional_t<std::is_same_v<T, float>, double,
-                                                                                      Acc<T>>>;
+using ScanAcc =
+    std::conditional_t<std::is_integral_v<T>, int64_t, std::conditional_t<std::is_same_v<T, float>, double, Acc<T>>>;
 
 // Integer accumulators wrap like PyTorch's instead of overflowing (undefined behaviour for int64).
 template <class A>
 A wrap_add(A a, A b) {
-  if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-  else return a + b;
+  if constexpr (std::is_integral_v<A>)
+    return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  else
+    return a + b;
 }
 template <class A>
 A wrap_mul(A a, A b) {
-  if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-  else return a * b;
+  if constexpr (std::is_integral_v<A>)
+    return static_cast<A>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  else
+    return a * b;
 }
 
 template <class T>
@@ -101,8 +105,10 @@ void scan_slice(const Slice& p, const DimStrides& d) {
   S s;
   for (int64_t k = 0; k < d.n; ++k) {
     const T x = *reinterpret_cast<const T*>(p.in + k * d.in);
-    if (k == 0) s.first(x, 0);
-    else s.step(x, k);
+    if (k == 0)
+      s.first(x, 0);
+    else
+      s.step(x, k);
     *reinterpret_cast<T*>(p.out + k * d.out) = s.value();
     if constexpr (S::kIndex) *reinterpret_cast<int64_t*>(p.ind + k * d.ind) = s.index();
   }
@@ -121,8 +127,10 @@ void scan_block(const Slice& p, const int64_t* st, int64_t m, const DimStrides& 
       char* out = p.out + b0 * st[0] + k * d.out;
       for (int64_t i = 0; i < mb; ++i) {
         const T x = *reinterpret_cast<const T*>(in + i * st[1]);
-        if (k == 0) s[i].first(x, 0);
-        else s[i].step(x, k);
+        if (k == 0)
+          s[i].first(x, 0);
+        else
+          s[i].step(x, k);
         *reinterpret_cast<T*>(out + i * st[0]) = s[i].value();
       }
       if constexpr (S::kIndex) {
@@ -144,11 +152,14 @@ void scan_typed(const Tensor& out, const Tensor& ind, const Tensor& in, int64_t 
   auto collapse = [&](const Tensor& t) { return make_view(t, sz, t.strides(), t.storage_offset()); };
   const Tensor ov = collapse(out), iv = collapse(in), xv = ind.defined() ? collapse(ind) : iv;
   const StridedIter it = StridedIter::make({&ov, &iv, &xv}, sz);
-  for_each_run(it, [&](char** p, const int64_t* st, int64_t m) {
-    const Slice s{p[0], p[1], p[2]};
-    if (m > 1 && std::abs(st[1]) < std::abs(d.in)) return scan_block<S, T>(s, st, m, d);
-    for (int64_t i = 0; i < m; ++i) scan_slice<S, T>({p[0] + i * st[0], p[1] + i * st[1], p[2] + i * st[2]}, d);
-  }, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d.n, 1)));
+  for_each_run(
+      it,
+      [&](char** p, const int64_t* st, int64_t m) {
+        const Slice s{p[0], p[1], p[2]};
+        if (m > 1 && std::abs(st[1]) < std::abs(d.in)) return scan_block<S, T>(s, st, m, d);
+        for (int64_t i = 0; i < m; ++i) scan_slice<S, T>({p[0] + i * st[0], p[1] + i * st[1], p[2] + i * st[2]}, d);
+      },
+      std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d.n, 1)));
 }
 
 void scan(ScanOp op, const Tensor& out, const Tensor& indices, const Tensor& in, int64_t dim) {

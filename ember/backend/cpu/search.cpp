@@ -10,8 +10,7 @@ namespace ember {
 namespace {
 
 template <class T, class O>
-void search_typed(const Tensor& out, const Tensor& boundaries, const Tensor& values, const Tensor& sorter,
-                  bool right) {
+void search_typed(const Tensor& out, const Tensor& boundaries, const Tensor& values, const Tensor& sorter, bool right) {
   const int64_t n = boundaries.sizes()[1], m = values.sizes()[1];
   const bool shared = values.sizes()[0] == 1;
   const T* seq = static_cast<const T*>(boundaries.data_ptr());
@@ -26,8 +25,7 @@ void search_typed(const Tensor& out, const Tensor& boundaries, const Tensor& val
   });
 }
 
-void searchsorted(const Tensor& out, const Tensor& boundaries, const Tensor& values, const Tensor& sorter,
-                  bool right) {
+void searchsorted(const Tensor& out, const Tensor& boundaries, const Tensor& values, const Tensor& sorter, bool right) {
   dispatch_all(values.dtype(), [&](auto v) {
     using T = decltype(v);
     if constexpr (std::is_same_v<T, bool>) {

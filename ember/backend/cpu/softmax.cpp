@@ -51,53 +51,57 @@ void softmax_strided(const T* in, T* out, int64_t outer, int64_t n, int64_t inne
   const int64_t blocks = (inner + kCols - 1) / kCols;
   parallel_for(0, outer * blocks, std::max<int64_t>(1, kGrainSize / (n * std::min(inner, kCols))),
                [&](int64_t b, int64_t e) {
-    T mx[kCols], acc[kCols];
-    for (int64_t task = b; task < e; ++task) {
-      const int64_t o = task / blocks, j0 = task % blocks * kCols, w = std::min(kCols, inner - j0);
-      const T* x = in + o * n * inner + j0;
-      T* y = out + o * n * inner + j0;
-      std::fill(mx, mx + w, -std::numeric_limits<T>::infinity());
-      std::fill(acc, acc + w, T(0));
-      for (int64_t k = 0; k < n; ++k) {
-        const T* xr = x + k * inner;
-        lanes::for_each<T>(w, [&](auto at) { at.store(mx, lanes::max(at(mx), at(xr))); });
-      }
-      for (int64_t k = 0; k < n; ++k) {
-        const T* xr = x + k * inner;
-        T* yr = y + k * inner;
-        lanes::for_each<T>(w, [&](auto at) { at.store(yr, at(xr) - at(mx)); });
-        exp_inplace(yr, w);
-        lanes::for_each<T>(w, [&](auto at) { at.store(acc, at(acc) + at(yr)); });
-      }
-      if (log) {
-        for (int64_t j = 0; j < w; ++j) acc[j] = std::log(acc[j]);
-        for (int64_t k = 0; k < n; ++k) {
-          const T* xr = x + k * inner;
-          T* yr = y + k * inner;
-          lanes::for_each<T>(w, [&](auto at) { at.store(yr, (at(xr) - at(mx)) - at(acc)); });
-        }
-      } else {
-        for (int64_t j = 0; j < w; ++j) acc[j] = T(1) / acc[j];
-        for (int64_t k = 0; k < n; ++k) {
-          T* yr = y + k * inner;
-          lanes::for_each<T>(w, [&](auto at) { at.store(yr, at(yr) * at(acc)); });
-        }
-      }
-    }
-  });
+                 T mx[kCols], acc[kCols];
+                 for (int64_t task = b; task < e; ++task) {
+                   const int64_t o = task / blocks, j0 = task % blocks * kCols, w = std::min(kCols, inner - j0);
+                   const T* x = in + o * n * inner + j0;
+                   T* y = out + o * n * inner + j0;
+                   std::fill(mx, mx + w, -std::numeric_limits<T>::infinity());
+                   std::fill(acc, acc + w, T(0));
+                   for (int64_t k = 0; k < n; ++k) {
+                     const T* xr = x + k * inner;
+                     lanes::for_each<T>(w, [&](auto at) { at.store(mx, lanes::max(at(mx), at(xr))); });
+                   }
+                   for (int64_t k = 0; k < n; ++k) {
+                     const T* xr = x + k * inner;
+                     T* yr = y + k * inner;
+                     lanes::for_each<T>(w, [&](auto at) { at.store(yr, at(xr) - at(mx)); });
+                     exp_inplace(yr, w);
+                     lanes::for_each<T>(w, [&](auto at) { at.store(acc, at(acc) + at(yr)); });
+                   }
+                   if (log) {
+                     for (int64_t j = 0; j < w; ++j) acc[j] = std::log(acc[j]);
+                     for (int64_t k = 0; k < n; ++k) {
+                       const T* xr = x + k * inner;
+                       T* yr = y + k * inner;
+                       lanes::for_each<T>(w, [&](auto at) { at.store(yr, (at(xr) - at(mx)) - at(acc)); });
+                     }
+                   } else {
+                     for (int64_t j = 0; j < w; ++j) acc[j] = T(1) / acc[j];
+                     for (int64_t k = 0; k < n; ++k) {
+                       T* yr = y + k * inner;
+                       lanes::for_each<T>(w, [&](auto at) { at.store(yr, at(yr) * at(acc)); });
+                     }
+                   }
+                 }
+               });
 }
 
 template <class T>
 void run(const Tensor& out, const Tensor& in, int64_t outer, int64_t n, int64_t inner, bool log) {
   const T* x = static_cast<const T*>(in.data_ptr());
   T* y = static_cast<T*>(out.data_ptr());
-  if (inner == 1) softmax_rows(x, y, outer, n, log);
-  else softmax_strided(x, y, outer, n, inner, log);
+  if (inner == 1)
+    softmax_rows(x, y, outer, n, log);
+  else
+    softmax_strided(x, y, outer, n, inner, log);
 }
 
 void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t n, int64_t inner, bool log) {
-  if (in.dtype() == ScalarType::Float64) run<double>(out, in, outer, n, inner, log);
-  else run<float>(out, in, outer, n, inner, log);
+  if (in.dtype() == ScalarType::Float64)
+    run<double>(out, in, outer, n, inner, log);
+  else
+    run<float>(out, in, outer, n, inner, log);
 }
 
 }  // namespace

@@ -18,8 +18,10 @@ namespace {
 
 template <class K>
 bool is_nan(K v) {
-  if constexpr (std::is_floating_point_v<K>) return v != v;
-  else return false;
+  if constexpr (std::is_floating_point_v<K>)
+    return v != v;
+  else
+    return false;
 }
 
 // Strict orders on keys with NaN the largest value (all NaNs equivalent).
@@ -74,18 +76,20 @@ void for_each_slice(const Tensor& values, const Tensor& indices, const Tensor& i
   const Tensor vv = collapse(values), iv = collapse(indices), xv = collapse(in);
   const StridedIter it = StridedIter::make({&vv, &iv, &xv}, sz);
   const int64_t n = std::max<int64_t>(in.sizes()[dim], 1);
-  for_each_run(it, [&](char** p, const int64_t* st, int64_t m) {
-    std::vector<E> buf;
-    for (int64_t i = 0; i < m; ++i) f(buf, p[0] + i * st[0], p[1] + i * st[1], p[2] + i * st[2]);
-  }, std::max<int64_t>(1, kGrainSize / n));
+  for_each_run(
+      it,
+      [&](char** p, const int64_t* st, int64_t m) {
+        std::vector<E> buf;
+        for (int64_t i = 0; i < m; ++i) f(buf, p[0] + i * st[0], p[1] + i * st[1], p[2] + i * st[2]);
+      },
+      std::max<int64_t>(1, kGrainSize / n));
 }
 
 // Byte strides along dim of (values, indices, in).
 struct Strides {
   int64_t v, i, x;
   Strides(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim)
-      : v(values.strides()[dim] * static_cast<int64_t>(values.element_size())),
-        i(indices.strides()[dim] * 8),
+      : v(values.strides()[dim] * static_cast<int64_t>(values.element_size())), i(indices.strides()[dim] * 8),
         x(in.strides()[dim] * static_cast<int64_t>(in.element_size())) {}
 };
 
@@ -102,8 +106,10 @@ void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
         store_slice<T>(buf, n, vp, s.v, ip, s.i);
       });
     };
-    if (descending) run([](const E& a, const E& b) { return key_greater(a.key, b.key); });
-    else run([](const E& a, const E& b) { return key_less(a.key, b.key); });
+    if (descending)
+      run([](const E& a, const E& b) { return key_greater(a.key, b.key); });
+    else
+      run([](const E& a, const E& b) { return key_less(a.key, b.key); });
   });
 }
 
@@ -127,8 +133,10 @@ void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
         store_slice<T>(buf, k, vp, s.v, ip, s.i);
       });
     };
-    if (largest) run([](const E& a, const E& b) { return entry_greater(a, b); });
-    else run([](const E& a, const E& b) { return entry_less(a, b); });
+    if (largest)
+      run([](const E& a, const E& b) { return entry_greater(a, b); });
+    else
+      run([](const E& a, const E& b) { return entry_less(a, b); });
   });
 }
 

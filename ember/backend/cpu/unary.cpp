@@ -5,10 +5,10 @@
 #include <limits>
 
 #include "ember/backend/cpu/binary.h"
-#include "ember/backend/math/unary.h"
 #include "ember/backend/cpu/vec_math.h"
 #include "ember/backend/kernels/unary.h"
 #include "ember/backend/kernels/unary_backward.h"
+#include "ember/backend/math/unary.h"
 #include "ember/ops/unary.h"
 
 namespace ember::cpu {
@@ -50,10 +50,10 @@ void unary_backward(UnaryOp op, const Tensor& grad_in, const Tensor& grad_out, c
       return true;
     };
     const bool done = t == ScalarType::Float32
-        ? vec(reinterpret_cast<float*>(it.data[0]), reinterpret_cast<const float*>(it.data[1]),
-              reinterpret_cast<const float*>(it.data[2]))
-        : vec(reinterpret_cast<double*>(it.data[0]), reinterpret_cast<const double*>(it.data[1]),
-              reinterpret_cast<const double*>(it.data[2]));
+                          ? vec(reinterpret_cast<float*>(it.data[0]), reinterpret_cast<const float*>(it.data[1]),
+                                reinterpret_cast<const float*>(it.data[2]))
+                          : vec(reinterpret_cast<double*>(it.data[0]), reinterpret_cast<const double*>(it.data[1]),
+                                reinterpret_cast<const double*>(it.data[2]));
     if (done) return;
   }
   switch (t) {

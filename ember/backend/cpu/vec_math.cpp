@@ -211,8 +211,8 @@ constexpr int32_t kShifterBits = 0x4B400000;
 // Q(r) ~ (e^r - 1) / r; m e^r is then m r Q + m.
 template <class V>
 EMBER_VEC_INLINE V exp_q(const V& r) {
-  constexpr float q[] = {1.388887777e-03f, 8.369068733e-03f, 4.166713614e-02f, 1.666650622e-01f, 4.999999812e-01f,
-                         1.000000011e+00f};
+  constexpr float q[] = {1.388887777e-03f, 8.369068733e-03f, 4.166713614e-02f,
+                         1.666650622e-01f, 4.999999812e-01f, 1.000000011e+00f};
   V p = splat<V>(q[0]);
   for (int i = 1; i < 6; ++i) p = p * r + q[i];
   return p;
@@ -260,7 +260,7 @@ EMBER_VEC_INLINE void gelu_first(const V& x, bool times_abs, GeluState<V>& s) {
   constexpr float p[] = {1.440553516e-01f, -6.762721924e-01f, 1.146613421e+00f, -6.837447041e-01f, -8.966972149e-02f,
                          5.652589291e-03f, 3.335220733e-02f,  3.868440402e-01f, 9.986166642e-01f,  -1.265447609e+00f};
   const V ax = min_x86(splat<V>(14.5f), from_bits<V>(bits(x) & 0x7fffffff));  // NaN passes
-  const V t = 1.0f / (ax * 0.35355339059327376f + 1.0f);  // 1 / (1 + z / 2)
+  const V t = 1.0f / (ax * 0.35355339059327376f + 1.0f);                      // 1 / (1 + z / 2)
   // P(t) by Estrin's scheme (depth 4 rather than Horner's 9).
   auto lin = [&](int hi) { return t * p[hi] + p[hi + 1]; };
   const V t2 = t * t, t4 = t2 * t2, t8 = t4 * t4;
@@ -417,13 +417,18 @@ bool run(UnaryOp op, const typename Vec<V>::T* in, typename Vec<V>::T* out, int6
       map_array<V>(in, out, n, [&](V x) { return W::div(x, W::add(one, Fns::exp(W::neg(x)))); });
       return true;
     case UnaryOp::Gelu:  // Note [float32 GELU]; float64: Sleef's erf
-      if (avx512::available()) avx512::gelu(in, out, n);
-      else if constexpr (std::is_same_v<T, float>) f32::gelu_array<V>(in, out, n);
-      else map_array<V>(in, out, n, GeluErfFn<V>{});
+      if (avx512::available())
+        avx512::gelu(in, out, n);
+      else if constexpr (std::is_same_v<T, float>)
+        f32::gelu_array<V>(in, out, n);
+      else
+        map_array<V>(in, out, n, GeluErfFn<V>{});
       return true;
     case UnaryOp::GeluTanh:
-      if (avx512::available()) avx512::gelu_tanh(in, out, n);
-      else map_array<V>(in, out, n, GeluTanhFn<V>{});
+      if (avx512::available())
+        avx512::gelu_tanh(in, out, n);
+      else
+        map_array<V>(in, out, n, GeluTanhFn<V>{});
       return true;
     // Activations (UnaryArgs as the scalar kernels read them). x > 0 is false for NaN, which the other branch keeps.
     case UnaryOp::Elu: {  // x > 0 ? scale * x : alpha * scale * expm1(x * input_scale)
@@ -487,8 +492,10 @@ bool run_backward(UnaryOp op, const typename Vec<V>::T* g, const typename Vec<V>
     case UnaryOp::Tanh: grad([&](V g, V r) { return W::mul(g, W::sub(one, W::mul(r, r))); }); return true;
     case UnaryOp::Gelu:
       if constexpr (std::is_same_v<T, float>) {
-        if (avx512::available()) avx512::gelu_grad(g, v, out, n);
-        else map2_array<V>(g, v, out, n, GeluGradFn<V>{});
+        if (avx512::available())
+          avx512::gelu_grad(g, v, out, n);
+        else
+          map2_array<V>(g, v, out, n, GeluGradFn<V>{});
       } else {  // Phi(x) + x phi(x) with Sleef's erf, as PyTorch's
         const V k = W::set1(0.70710678118654752440), half = W::set1(0.5), pdf = W::set1(0.39894228040143267794);
         grad([&](V g, V x) {
@@ -532,9 +539,7 @@ bool run_backward(UnaryOp op, const typename Vec<V>::T* g, const typename Vec<V>
     }
     case UnaryOp::Elu: {  // x > 0 ? scale : alpha scale input_scale exp(x input_scale)
       const V pos = W::set1(T(args.b)), neg = W::set1(T(args.a * args.b * args.c)), in_scale = W::set1(T(args.c));
-      grad([&](V g, V x) {
-        return W::mul(g, W::select_gt(x, zero, pos, W::mul(neg, Fns::exp(W::mul(x, in_scale)))));
-      });
+      grad([&](V g, V x) { return W::mul(g, W::select_gt(x, zero, pos, W::mul(neg, Fns::exp(W::mul(x, in_scale))))); });
       return true;
     }
     case UnaryOp::LeakyRelu: {
@@ -625,8 +630,7 @@ bool vec_unary(UnaryOp op, const double* in, double* out, int64_t n, const Unary
 bool vec_unary_backward(UnaryOp op, const float* g, const float* v, float* out, int64_t n, const UnaryArgs& args) {
   return run_backward<__m256, F32>(op, g, v, out, n, args);
 }
-bool vec_unary_backward(UnaryOp op, const double* g, const double* v, double* out, int64_t n,
-                        const UnaryArgs& args) {
+bool vec_unary_backward(UnaryOp op, const double* g, const double* v, double* out, int64_t n, const UnaryArgs& args) {
   return run_backward<__m256d, F64>(op, g, v, out, n, args);
 }
 

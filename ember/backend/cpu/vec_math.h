@@ -15,8 +15,7 @@ bool vec_unary(UnaryOp op, const double* in, double* out, int64_t n, const Unary
 // out[i] = g[i] * op'(v[i]) (the fused activation backward, ops/detail/unary_backward.h); false when there is no vector
 // version.
 bool vec_unary_backward(UnaryOp op, const float* g, const float* v, float* out, int64_t n, const UnaryArgs& args);
-bool vec_unary_backward(UnaryOp op, const double* g, const double* v, double* out, int64_t n,
-                        const UnaryArgs& args);
+bool vec_unary_backward(UnaryOp op, const double* g, const double* v, double* out, int64_t n, const UnaryArgs& args);
 
 // p[i] = op(p[i]) in place: vectorized where this build has a vector version of op, else with the scalar f.
 template <class T, class F>

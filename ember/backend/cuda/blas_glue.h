@@ -29,10 +29,10 @@ std::string dims_str(const V& v) {
 // all three operands (stride[d] == stride[d + 1] * size[d + 1], or size 1) are merged; the innermost merged dim is
 // the strided batch of one cublasGemmStridedBatchedEx call and the others, if any, a loop on the host.
 struct GemmPlan {
-  bool trans_a = false, trans_b = false;  // cuBLAS's transa (applies to ember's b) and transb (ember's a)
-  int64_t m = 0, n = 0, k = 0;            // cuBLAS's sizes: m = ember's n, n = ember's m
-  int64_t lda = 1, ldb = 1, ldc = 1;      // leading dimensions of ember's b, a, out
-  int64_t batch = 1;                      // the strided batch of one call
+  bool trans_a = false, trans_b = false;             // cuBLAS's transa (applies to ember's b) and transb (ember's a)
+  int64_t m = 0, n = 0, k = 0;                       // cuBLAS's sizes: m = ember's n, n = ember's m
+  int64_t lda = 1, ldb = 1, ldc = 1;                 // leading dimensions of ember's b, a, out
+  int64_t batch = 1;                                 // the strided batch of one call
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;  // its element strides in ember's b, a, out
   // Host loop over the remaining batch dims (outermost first): sizes and element strides of b, a, out.
   std::vector<int64_t> loop_sizes, loop_a, loop_b, loop_c;

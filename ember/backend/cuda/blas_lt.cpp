@@ -71,8 +71,7 @@ bool matmul_bias_cuda(const Tensor& out, const Tensor& a, const Tensor& b, const
   if (a.dtype() != dt || b.dtype() != dt || bias.dtype() != dt || !out.is_contiguous()) return false;
   const int64_t k = a.sizes()[1];
   GemmPlan p;
-  if (k == 0 || !plan_gemm(out.sizes(), a.strides(), b.strides(), k, p) || p.batch != 1 || p.calls() != 1)
-    return false;
+  if (k == 0 || !plan_gemm(out.sizes(), a.strides(), b.strides(), k, p) || p.batch != 1 || p.calls() != 1) return false;
   const GemmTypes ty = gemm_types(dt);
   const LtShapes sh = lt_shapes(p);
   const int dev = device_index(out.device());
@@ -105,9 +104,21 @@ bool matmul_bias_cuda(const Tensor& out, const Tensor& a, const Tensor& b, const
 
   cublasLtHandle_t lt = lt_handle(dev);
   thread_local std::map<AlgoKey, AlgoChoice> chosen;
-  const AlgoKey key{dev,         static_cast<int>(dt), static_cast<int>(ty.compute), p.trans_a, p.trans_b,
-                    p.m,         p.n,                  p.k,                          p.lda,     p.ldb,
-                    p.ldc,       al_a,                 al_b,                         al_c,      al_bias * 2 + exact_reduction};
+  const AlgoKey key{dev,
+                    static_cast<int>(dt),
+                    static_cast<int>(ty.compute),
+                    p.trans_a,
+                    p.trans_b,
+                    p.m,
+                    p.n,
+                    p.k,
+                    p.lda,
+                    p.ldb,
+                    p.ldc,
+                    al_a,
+                    al_b,
+                    al_c,
+                    al_bias * 2 + exact_reduction};
   auto it = chosen.find(key);
   if (it == chosen.end()) {
     Preference pref;
@@ -122,11 +133,12 @@ bool matmul_bias_cuda(const Tensor& out, const Tensor& a, const Tensor& b, const
     set_pref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, al_c);
     // Split-K partial sums of 16-bit types reduced in float32 only, unless the backends flag allows 16-bit ones.
     if (exact_reduction)
-      set_pref(CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, static_cast<uint32_t>(CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE));
+      set_pref(CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+               static_cast<uint32_t>(CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE));
     cublasLtMatmulHeuristicResult_t result{};
     int returned = 0;
-    const cublasStatus_t st =
-        cublasLtMatmulAlgoGetHeuristic(lt, desc.d, la.d, lb.d, lc.d, lc.d, pref.d, 1, &result, &returned);
+    const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt, desc.d, la.d, lb.d, lc.d, lc.d, pref.d, 1, &result,
+                                                             &returned);
     AlgoChoice c{};
     c.found = st == CUBLAS_STATUS_SUCCESS && returned > 0 && result.state == CUBLAS_STATUS_SUCCESS;
     if (c.found) c.algo = result.algo;
@@ -136,10 +148,10 @@ bool matmul_bias_cuda(const Tensor& out, const Tensor& a, const Tensor& b, const
 
   const float alpha_f = alpha.to<float>(), beta_f = 0.0f;
   Workspace ws(dev, kGemmWorkspace);
-  EMBER_CUBLAS_CHECK(cublasLtMatmul(lt, desc.d, &alpha_f, b.data_ptr(), la.d, a.data_ptr(), lb.d, &beta_f,
-                                    out.data_ptr(), lc.d, out.data_ptr(), lc.d, &it->second.algo, ws.get(),
-                                    ws.size(), stream_of(dev)),
-                     what());
+  EMBER_CUBLAS_CHECK(
+      cublasLtMatmul(lt, desc.d, &alpha_f, b.data_ptr(), la.d, a.data_ptr(), lb.d, &beta_f, out.data_ptr(), lc.d,
+                     out.data_ptr(), lc.d, &it->second.algo, ws.get(), ws.size(), stream_of(dev)),
+      what());
   return true;
 }
 

@@ -4,10 +4,10 @@
 
 #include "ember/error.h"
 
-#define EMBER_CUDA_CHECK(expr)                                                                  \
-  do {                                                                                          \
-    cudaError_t err_ = (expr);                                                                  \
-    if (err_ != cudaSuccess) [[unlikely]]                                                       \
+#define EMBER_CUDA_CHECK(expr)                                                                   \
+  do {                                                                                           \
+    cudaError_t err_ = (expr);                                                                   \
+    if (err_ != cudaSuccess) [[unlikely]]                                                        \
       ::ember::fail<::ember::Error>("CUDA error: ", cudaGetErrorString(err_), " (", #expr, ")"); \
   } while (0)
 

@@ -89,8 +89,7 @@ struct ConvCall {
   ConvDesc conv;
 
   ConvCall(const What& what_, int dev_, ScalarType st_, const ConvPlan& p, int64_t n)
-      : what(what_), dev(dev_), st(st_), dt(cudnn_dtype(st_, what_.op)), h(cudnn_handle(dev_)),
-        plan(p) {
+      : what(what_), dev(dev_), st(st_), dt(cudnn_dtype(st_, what_.op)), h(cudnn_handle(dev_)), plan(p) {
     plan.x_dims[0] = plan.y_dims[0] = static_cast<int>(n);
     x.set(dt, plan.x_dims, plan.x_strides);
     y.set(dt, plan.y_dims, plan.y_strides);
@@ -164,12 +163,11 @@ struct Pass<ConvPass::BackwardFilter> {
   static constexpr int kCount = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
   static constexpr const char* kName = "backward filter";
   static cudnnStatus_t heuristics(ConvCall& c, int n, int* got, Perf* r) {
-    return cudnnGetConvolutionBackwardFilterAlgorithm_v7(c.h, c.x.get(), c.y.get(), c.conv.get(), c.w.get(), n, got,
-                                                         r);
+    return cudnnGetConvolutionBackwardFilterAlgorithm_v7(c.h, c.x.get(), c.y.get(), c.conv.get(), c.w.get(), n, got, r);
   }
   static cudnnStatus_t find(ConvCall& c, void* x, void* w, void* y, int n, int* got, Perf* r, void* ws, size_t wss) {
-    return cudnnFindConvolutionBackwardFilterAlgorithmEx(c.h, c.x.get(), x, c.y.get(), y, c.conv.get(), c.w.get(), w,
-                                                         n, got, r, ws, wss);
+    return cudnnFindConvolutionBackwardFilterAlgorithmEx(c.h, c.x.get(), x, c.y.get(), y, c.conv.get(), c.w.get(), w, n,
+                                                         got, r, ws, wss);
   }
   static cudnnStatus_t ws_size(ConvCall& c, int a, size_t* s) {
     return cudnnGetConvolutionBackwardFilterWorkspaceSize(c.h, c.x.get(), c.y.get(), c.conv.get(), c.w.get(),
@@ -318,10 +316,9 @@ void conv_forward_cuda(const Tensor& out, const Tensor& input, const Tensor& wei
   const char* op = "conv_forward";
   check_enabled(op);
   const What what{op, input, weight, out, g};
-  EMBER_CHECK(input.dtype() == out.dtype() && weight.dtype() == out.dtype() &&
-                  (!bias.defined() || bias.dtype() == out.dtype()),
-              what.str(), ": operands of one dtype expected, got input ", input.dtype(), " and weight ",
-              weight.dtype());
+  EMBER_CHECK(
+      input.dtype() == out.dtype() && weight.dtype() == out.dtype() && (!bias.defined() || bias.dtype() == out.dtype()),
+      what.str(), ": operands of one dtype expected, got input ", input.dtype(), " and weight ", weight.dtype());
   const int dev = device_index(out.device());
   DeviceGuard guard(dev);
   const ConvPlan p = make_plan(what, input.sizes(), weight.sizes(), out.sizes(), g);

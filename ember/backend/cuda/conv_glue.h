@@ -21,16 +21,16 @@ namespace ember::cuda {
 // - cuDNN's legacy API indexes with int: each call sees at most INT_MAX elements per tensor, so the batch is split
 //   into chunks of `batch_chunk` samples (operands are contiguous, so a chunk is a pointer offset).
 struct ConvPlan {
-  int nd = 0;                                  // cuDNN's tensor dims: 2 + spatial (at least 4)
-  std::vector<int> x_dims, x_strides;          // the (explicitly padded) input, one batch chunk
-  std::vector<int> w_dims;                     // [O, C / groups, *k]
-  std::vector<int> y_dims, y_strides;          // the output, one batch chunk
-  std::vector<int> pad, stride, dilation;      // nd - 2 entries
+  int nd = 0;                              // cuDNN's tensor dims: 2 + spatial (at least 4)
+  std::vector<int> x_dims, x_strides;      // the (explicitly padded) input, one batch chunk
+  std::vector<int> w_dims;                 // [O, C / groups, *k]
+  std::vector<int> y_dims, y_strides;      // the output, one batch chunk
+  std::vector<int> pad, stride, dilation;  // nd - 2 entries
   int groups = 1;
-  bool explicit_pad = false;                   // extra_l / extra_r are not all zero
-  std::vector<int64_t> extra_l, extra_r;       // per ember spatial dim
-  std::vector<int64_t> padded_sizes;           // ember sizes of the explicitly padded input (whole batch)
-  int64_t batch = 0, batch_chunk = 0;          // N, and the samples per cuDNN call
+  bool explicit_pad = false;              // extra_l / extra_r are not all zero
+  std::vector<int64_t> extra_l, extra_r;  // per ember spatial dim
+  std::vector<int64_t> padded_sizes;      // ember sizes of the explicitly padded input (whole batch)
+  int64_t batch = 0, batch_chunk = 0;     // N, and the samples per cuDNN call
 };
 
 inline std::vector<int> contiguous_strides_int(const std::vector<int>& dims) {

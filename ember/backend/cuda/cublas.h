@@ -11,20 +11,20 @@
 #include <vector>
 
 #include "ember/backend/cuda/check.h"
-#include "ember/dtype.h"
 #include "ember/cuda.h"
+#include "ember/dtype.h"
 
 namespace ember::cuda {
 
 const char* cublas_status_name(cublasStatus_t s);
 
 // Raises "[op] cuBLAS error CUBLAS_STATUS_...: <context> (<expr>)"; context: the op's shapes and dtype.
-#define EMBER_CUBLAS_CHECK(expr, ...)                                                                            \
-  do {                                                                                                           \
-    const cublasStatus_t st_ = (expr);                                                                           \
-    if (st_ != CUBLAS_STATUS_SUCCESS) [[unlikely]]                                                               \
+#define EMBER_CUBLAS_CHECK(expr, ...)                                                                             \
+  do {                                                                                                            \
+    const cublasStatus_t st_ = (expr);                                                                            \
+    if (st_ != CUBLAS_STATUS_SUCCESS) [[unlikely]]                                                                \
       ::ember::fail<::ember::Error>(__VA_ARGS__, ": cuBLAS error ", ::ember::cuda::cublas_status_name(st_), " (", \
-                                    #expr, ")");                                                                 \
+                                    #expr, ")");                                                                  \
   } while (0)
 
 // Note [Library handles]

@@ -63,10 +63,8 @@ void ConvDesc::set(const std::vector<int>& pad, const std::vector<int>& stride, 
                    int groups, cudnnDataType_t compute, cudnnMathType_t math) {
   EMBER_CUDNN_CHECK(cudnnSetConvolutionNdDescriptor(d_, static_cast<int>(pad.size()), pad.data(), stride.data(),
                                                     dilation.data(), CUDNN_CROSS_CORRELATION, compute),
-                    "cuDNN: convolution descriptor with padding ",
-                    dims_str(pad), ", stride ",
-                    dims_str(stride), ", dilation ",
-                    dims_str(dilation));
+                    "cuDNN: convolution descriptor with padding ", dims_str(pad), ", stride ", dims_str(stride),
+                    ", dilation ", dims_str(dilation));
   EMBER_CUDNN_CHECK(cudnnSetConvolutionGroupCount(d_, groups), "cuDNN: convolution groups ", groups);
   set_math(math);
 }

@@ -19,12 +19,12 @@ namespace ember::cuda {
 // "CUDNN_STATUS_BAD_PARAM (cuDNN's last error message, if any)".
 std::string cudnn_status_text(cudnnStatus_t s);
 
-#define EMBER_CUDNN_CHECK(expr, ...)                                                                         \
-  do {                                                                                                       \
-    const cudnnStatus_t st_ = (expr);                                                                        \
-    if (st_ != CUDNN_STATUS_SUCCESS) [[unlikely]]                                                            \
-      ::ember::fail<::ember::Error>(__VA_ARGS__, ": cuDNN error ", ::ember::cuda::cudnn_status_text(st_), " (", \
-                                    #expr, ")");                                                             \
+#define EMBER_CUDNN_CHECK(expr, ...)                                                                                   \
+  do {                                                                                                                 \
+    const cudnnStatus_t st_ = (expr);                                                                                  \
+    if (st_ != CUDNN_STATUS_SUCCESS) [[unlikely]]                                                                      \
+      ::ember::fail<::ember::Error>(__VA_ARGS__, ": cuDNN error ", ::ember::cuda::cudnn_status_text(st_), " (", #expr, \
+                                    ")");                                                                              \
   } while (0)
 
 // The calling thread's cuDNN handle for `device`, bound to its current stream.

@@ -6,8 +6,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <memory>
-#include <string>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "ember/backend/caching_allocator.h"
@@ -93,9 +93,11 @@ bool is_initialized() { return g_initialized.load(std::memory_order_relaxed) && 
 void check_available(const char* what) {
   if (g_initialized.load(std::memory_order_acquire) && !g_bad_fork.load(std::memory_order_relaxed)) [[likely]]
     return;
-  EMBER_CHECK(!g_bad_fork, what, ": Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+  EMBER_CHECK(!g_bad_fork, what,
+              ": Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
               "multiprocessing, you must use the 'spawn' start method");
-  EMBER_CHECK(device_count() > 0, what, ": no CUDA device is available (ember was built with CUDA, but the driver "
+  EMBER_CHECK(device_count() > 0, what,
+              ": no CUDA device is available (ember was built with CUDA, but the driver "
               "found no GPU); ember.cuda.is_available() is False");
   std::call_once(g_init_once, [] {
     EMBER_CUDA_CHECK(cudaFree(nullptr));  // creates the primary context of the current device
@@ -114,8 +116,8 @@ int current_device() {
 
 void set_device(int index) {
   check_available("set_device");
-  EMBER_CHECK(index >= 0 && index < device_count(), "set_device: invalid device ordinal ", index, " (",
-              device_count(), " devices)");
+  EMBER_CHECK(index >= 0 && index < device_count(), "set_device: invalid device ordinal ", index, " (", device_count(),
+              " devices)");
   EMBER_CUDA_CHECK(cudaSetDevice(index));
 }
 
@@ -188,8 +190,7 @@ std::unique_ptr<CachingAllocator> make_allocator(int device) {
   const char* env = std::getenv("EMBER_CUDA_NO_CACHING");
   o.caching = !(env && std::string(env) == "1");
   o.current_stream = [device] { return reinterpret_cast<uintptr_t>(current_stream(device).handle); };
-  return std::make_unique<CachingAllocator>(std::make_unique<CudaMemory>(device), "cuda:" + std::to_string(device),
-                                            o);
+  return std::make_unique<CachingAllocator>(std::make_unique<CudaMemory>(device), "cuda:" + std::to_string(device), o);
 }
 }  // namespace
 

@@ -58,7 +58,10 @@ void check_device_errors(int device) {
   const int64_t index = r->index, dim = r->dim, size = r->size;
   r->state = 0;  // read: the next report may be written
   if (kind == kZeroDivision)
-    fail<Error>("ZeroDivisionError: integer division by zero in ", index == 0 ? "div" : index == 1 ? "remainder" : "fmod",
+    fail<Error>("ZeroDivisionError: integer division by zero in ",
+                index == 0   ? "div"
+                : index == 1 ? "remainder"
+                             : "fmod",
                 " (found by a CUDA kernel on cuda:", device, "; the op's output is not valid)");
   if (kind == kProbabilityOutOfRange)
     fail<Error>(op, ": expects all elements of p to be in [0, 1], but p's element ", index,

@@ -9,12 +9,12 @@ namespace ember::cuda {
 
 // One per device, in mapped pinned memory: the first report wins; later ones are dropped until the host reads it.
 struct DeviceErrorReport {
-  int state;        // 0 empty, 1 being written, 2 complete
-  int kind;         // one of the k* below
-  int64_t index;    // the offending value (zero division: 0 div, 1 remainder, 2 fmod)
-  int64_t size;     // the size of the dimension it indexes
-  int64_t dim;      // that dimension
-  const char* op;   // the op's name: a host string literal, only carried through (never read on the device)
+  int state;       // 0 empty, 1 being written, 2 complete
+  int kind;        // one of the k* below
+  int64_t index;   // the offending value (zero division: 0 div, 1 remainder, 2 fmod)
+  int64_t size;    // the size of the dimension it indexes
+  int64_t dim;     // that dimension
+  const char* op;  // the op's name: a host string literal, only carried through (never read on the device)
 };
 
 constexpr int kIndexOutOfRange = 1;

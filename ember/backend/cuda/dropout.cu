@@ -91,8 +91,8 @@ void run(const Tensor& out, const Tensor& x, const Tensor& keep_in, const Tensor
     T* op = static_cast<T*>(out.data_ptr());
     const bool vec = aligned(xp, kPer * sizeof(T)) && aligned(op, kPer * sizeof(T)) && aligned(k, kPer) &&
                      aligned(m, kPer);
-    dropout_elements<T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-        n, xp, op, k, m, s, threshold, static_cast<math::Acc<T>>(scale), vec);
+    dropout_elements<T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(n, xp, op, k, m, s, threshold,
+                                                                                static_cast<math::Acc<T>>(scale), vec);
   });
   after_launch(device);
 }

@@ -10,8 +10,8 @@
 namespace ember::cuda {
 
 struct Runner {
-  const StridedIter& it;                  // the output and the inputs that live on the device, in order
-  std::array<const Tensor*, 3> host{};    // input k's 0-d CPU tensor, when it comes from the host
+  const StridedIter& it;                // the output and the inputs that live on the device, in order
+  std::array<const Tensor*, 3> host{};  // input k's 0-d CPU tensor, when it comes from the host
   int device = 0;
   static constexpr const char* kDevice = "CUDA";
 

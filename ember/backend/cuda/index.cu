@@ -53,8 +53,9 @@ struct GatherFn {
   Bounds b;
   __device__ void operator()(char* const* p) const {
     const int64_t off = b.offset(load_index(p[2]));
-    *reinterpret_cast<T*>(p[0]) =
-        off == kBadOffset ? T(0) : *reinterpret_cast<const T*>(p[1] + off * static_cast<int64_t>(sizeof(T)));
+    *reinterpret_cast<T*>(p[0]) = off == kBadOffset
+                                      ? T(0)
+                                      : *reinterpret_cast<const T*>(p[1] + off * static_cast<int64_t>(sizeof(T)));
   }
 };
 
@@ -146,8 +147,8 @@ struct ScatterCombineFn {
 // combining modes combine all of them atomically (float sums in an unspecified order).
 void index_scatter(ScatterMode mode, const Tensor& dst, const Tensor& src, const Tensor& idx, const IndexDim& d,
                    const char* op) {
-  EMBER_CHECK(src.dtype() == dst.dtype(), "index_scatter: src (", src.dtype(), ") must have dst's dtype (",
-              dst.dtype(), ")");
+  EMBER_CHECK(src.dtype() == dst.dtype(), "index_scatter: src (", src.dtype(), ") must have dst's dtype (", dst.dtype(),
+              ")");
   const int device = dst.device().index;
   DeviceGuard g(device);
   StridedIter it = StridedIter::make({&dst, &src, &idx}, dst.sizes());
@@ -272,8 +273,10 @@ void repeat_index(const Tensor& out, const Tensor& repeats) {
     int64_t lo = 0, hi = n;  // the first i with ends[i] > j
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo) / 2;
-      if (ep[mid] > j) hi = mid;
-      else lo = mid + 1;
+      if (ep[mid] > j)
+        hi = mid;
+      else
+        lo = mid + 1;
     }
     o[j] = lo < n ? lo : n - 1;  // (repeats summing to less than out's size: the op checked they do not)
   });

@@ -24,9 +24,9 @@ namespace ember::cuda {
 // order, as the CPU's stable_sort and its (key, position) total order do. Values are gathered from the input by
 // the sorted positions, never decoded from keys.
 template <class T>
-using KeyOf = std::conditional_t<sizeof(T) == 1, uint8_t,
-                                 std::conditional_t<sizeof(T) == 2, uint16_t,
-                                                    std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+using KeyOf = std::conditional_t<
+    sizeof(T) == 1, uint8_t,
+    std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
 
 // The CPU's comparison type (ember/backend/cpu/binary.h): 16-bit floats compare as float.
 template <class T>

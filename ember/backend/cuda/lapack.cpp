@@ -40,12 +40,11 @@ const char* cusolver_status_name(cusolverStatus_t s) {
   }
 }
 
-#define EMBER_CUSOLVER_CHECK(expr, ...)                                                                \
-  do {                                                                                                 \
-    const cusolverStatus_t st_ = (expr);                                                               \
-    if (st_ != CUSOLVER_STATUS_SUCCESS) [[unlikely]]                                                   \
-      ::ember::fail<::ember::Error>(__VA_ARGS__, ": cuSOLVER error ", cusolver_status_name(st_), " (", \
-                                    #expr, ")");                                                       \
+#define EMBER_CUSOLVER_CHECK(expr, ...)                                                                             \
+  do {                                                                                                              \
+    const cusolverStatus_t st_ = (expr);                                                                            \
+    if (st_ != CUSOLVER_STATUS_SUCCESS) [[unlikely]]                                                                \
+      ::ember::fail<::ember::Error>(__VA_ARGS__, ": cuSOLVER error ", cusolver_status_name(st_), " (", #expr, ")"); \
   } while (0)
 
 struct SolverTag {};
@@ -57,18 +56,18 @@ cusolverDnHandle_t solver_handle(int device) {
     EMBER_CUSOLVER_CHECK(cusolverDnCreate(&made), "cuSOLVER: creating a handle for cuda:", device);
     return made;
   });
-  EMBER_CUSOLVER_CHECK(cusolverDnSetStream(h, stream_of(device)), "cuSOLVER: binding the current stream of cuda:",
-                       device);
+  EMBER_CUSOLVER_CHECK(cusolverDnSetStream(h, stream_of(device)),
+                       "cuSOLVER: binding the current stream of cuda:", device);
   return h;
 }
 
 // cuSOLVER's routine `name` for float (cusolverDnS...) or double (cusolverDnD...).
-#define SOLVER(T, name)                                   \
-  [] {                                                    \
-    if constexpr (std::is_same_v<T, float>)               \
-      return &cusolverDnS##name;                          \
-    else                                                  \
-      return &cusolverDnD##name;                          \
+#define SOLVER(T, name)                     \
+  [] {                                      \
+    if constexpr (std::is_same_v<T, float>) \
+      return &cusolverDnS##name;            \
+    else                                    \
+      return &cusolverDnD##name;            \
   }()
 
 int solver_int(int64_t v, const char* op) {
@@ -151,9 +150,9 @@ void lu_factor_impl(const Tensor& a, const Tensor& pivots, const Tensor& info) {
   Workspace work(c.dev, sizeof(T) * std::max(lwork, 1));
   DeviceInts piv(pivots, c.dev, A.count * k), inf(info, c.dev, A.count);
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(SOLVER(T, getrf)(h, m, n, A[i], lda, static_cast<T*>(work.get()), piv.get() + i * k,
-                                          inf.get() + i),
-                         shape_of(op, a));
+    EMBER_CUSOLVER_CHECK(
+        SOLVER(T, getrf)(h, m, n, A[i], lda, static_cast<T*>(work.get()), piv.get() + i * k, inf.get() + i),
+        shape_of(op, a));
   piv.store();
   inf.store();
 }
@@ -294,9 +293,9 @@ void qr_impl(const Tensor& a, const Tensor& q, const Tensor& r) {
   Workspace work(c.dev, sizeof(T) * lwork);
   DeviceInts inf(empty({{A.count}}, TensorOptions(ScalarType::Int32).device(a.device())), c.dev, A.count);
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(SOLVER(T, geqrf)(h, m, n, A[i], lda, tau0 + i * k, static_cast<T*>(work.get()), lwork,
-                                          inf.get() + i),
-                         shape_of(op, a));
+    EMBER_CUSOLVER_CHECK(
+        SOLVER(T, geqrf)(h, m, n, A[i], lda, tau0 + i * k, static_cast<T*>(work.get()), lwork, inf.get() + i),
+        shape_of(op, a));
   // R: the upper triangle of the first R.rows rows (R.rows <= m).
   const int64_t rr = r.sizes()[r.dim() - 2];
   copy_into(r, triu(narrow(a, a.dim() - 2, 0, rr)));  // a's strides index it by (row, col)
@@ -306,8 +305,8 @@ void qr_impl(const Tensor& a, const Tensor& q, const Tensor& r) {
   EMBER_CUDA_CHECK(cudaMemcpy2DAsync(q0, es * m * qc, A.data, es * m * n, es * m * std::min(n, qc), A.count,
                                      cudaMemcpyDeviceToDevice, stream_of(c.dev)));
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(SOLVER(T, orgqr)(h, m, qc, k, q0 + i * m * qc, lda, tau0 + i * k,
-                                          static_cast<T*>(work.get()), lwork, inf.get() + i),
+    EMBER_CUSOLVER_CHECK(SOLVER(T, orgqr)(h, m, qc, k, q0 + i * m * qc, lda, tau0 + i * k, static_cast<T*>(work.get()),
+                                          lwork, inf.get() + i),
                          shape_of(op, a));
 }
 
@@ -343,17 +342,17 @@ void svd_impl(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& v
   T* s0 = static_cast<T*>(s.data_ptr());
   const int ldu = std::max(m, 1), ldv = std::max(n, 1);
   int lwork = 0;
-  EMBER_CUSOLVER_CHECK(SOLVER(T, gesvdj_bufferSize)(h, jobz, econ, m, n, A[0], lda, s0, u0, ldu, v0, ldv, &lwork,
-                                                    params),
-                       shape_of(op, a));
+  EMBER_CUSOLVER_CHECK(
+      SOLVER(T, gesvdj_bufferSize)(h, jobz, econ, m, n, A[0], lda, s0, u0, ldu, v0, ldv, &lwork, params),
+      shape_of(op, a));
   Workspace work(c.dev, sizeof(T) * std::max(lwork, 1));
   DeviceInts inf(info, c.dev, A.count);
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(SOLVER(T, gesvdj)(h, jobz, econ, m, n, A[i], lda, s0 + i * k,
-                                           vectors ? u0 + i * m * ucols : nullptr, ldu,
-                                           vectors ? v0 + i * n * vcols : nullptr, ldv, static_cast<T*>(work.get()),
-                                           lwork, inf.get() + i, params),
-                         shape_of(op, a));
+    EMBER_CUSOLVER_CHECK(
+        SOLVER(T, gesvdj)(h, jobz, econ, m, n, A[i], lda, s0 + i * k, vectors ? u0 + i * m * ucols : nullptr, ldu,
+                          vectors ? v0 + i * n * vcols : nullptr, ldv, static_cast<T*>(work.get()), lwork,
+                          inf.get() + i, params),
+        shape_of(op, a));
   if (vectors) {  // vh[b](i, j) = V[b](j, i), which sits at b * n * vcols + i * n + j
     DimVector sizes(vh.sizes()), strides(sizes.size(), 0);
     strides[sizes.size() - 2] = n;
@@ -383,9 +382,9 @@ void eigh_impl(const Tensor& a, const Tensor& w, bool upper, bool compute_v, con
   Workspace work(c.dev, sizeof(T) * std::max(lwork, 1));
   DeviceInts inf(info, c.dev, A.count);
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(SOLVER(T, syevd)(h, jobz, uplo, n, A[i], lda, w0 + i * n, static_cast<T*>(work.get()), lwork,
-                                          inf.get() + i),
-                         shape_of(op, a));
+    EMBER_CUSOLVER_CHECK(
+        SOLVER(T, syevd)(h, jobz, uplo, n, A[i], lda, w0 + i * n, static_cast<T*>(work.get()), lwork, inf.get() + i),
+        shape_of(op, a));
   inf.store();
 }
 
@@ -395,10 +394,14 @@ void lstsq_impl(const Tensor& a, const Tensor& b, const Tensor& rank, const Tens
                 std::string_view driver, const Tensor& info) {
   const char* op = "lstsq";
   const Batch<T> A = batch_of<T>(a), B = batch_of<T>(b);
-  EMBER_CHECK_T(NotImplementedError, driver == "gels", "torch.linalg.lstsq: `driver` other than `gels` is not "
-                "supported on CUDA (got '", driver, "')");
-  EMBER_CHECK_T(NotImplementedError, A.rows >= A.cols, "torch.linalg.lstsq: only overdetermined systems "
-                "(input.size(-2) >= input.size(-1)) are allowed on CUDA, got ", dims_str(a.sizes()));
+  EMBER_CHECK_T(NotImplementedError, driver == "gels",
+                "torch.linalg.lstsq: `driver` other than `gels` is not "
+                "supported on CUDA (got '",
+                driver, "')");
+  EMBER_CHECK_T(NotImplementedError, A.rows >= A.cols,
+                "torch.linalg.lstsq: only overdetermined systems "
+                "(input.size(-2) >= input.size(-1)) are allowed on CUDA, got ",
+                dims_str(a.sizes()));
   Ctx c(a);
   if (A.count == 0 || B.cols == 0) return;
   const int m = solver_int(A.rows, op), n = solver_int(A.cols, op), lda = A.ld(op), nrhs = solver_int(B.cols, op),
@@ -409,27 +412,26 @@ void lstsq_impl(const Tensor& a, const Tensor& b, const Tensor& rank, const Tens
   Workspace tau(c.dev, sizeof(T) * std::max<int64_t>(A.count * n, 1));
   T* tau0 = static_cast<T*>(tau.get());
   EMBER_CUSOLVER_CHECK(SOLVER(T, geqrf_bufferSize)(h, m, n, A[0], lda, &lw1), shape_of(op, a));
-  EMBER_CUSOLVER_CHECK(SOLVER(T, ormqr_bufferSize)(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, nrhs, n, A[0], lda, tau0,
-                                                   B[0], ldb, &lw2),
-                       shape_of(op, a));
+  EMBER_CUSOLVER_CHECK(
+      SOLVER(T, ormqr_bufferSize)(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, nrhs, n, A[0], lda, tau0, B[0], ldb, &lw2),
+      shape_of(op, a));
   const int lwork = std::max({lw1, lw2, 1});
   Workspace work(c.dev, sizeof(T) * lwork);
   DeviceInts inf(info, c.dev, A.count);
   const T one = 1;
   for (int64_t i = 0; i < A.count; ++i) {
     T* wk = static_cast<T*>(work.get());
-    EMBER_CUSOLVER_CHECK(SOLVER(T, geqrf)(h, m, n, A[i], lda, tau0 + i * n, wk, lwork, inf.get() + i),
-                         shape_of(op, a));
-    EMBER_CUSOLVER_CHECK(SOLVER(T, ormqr)(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, nrhs, n, A[i], lda, tau0 + i * n,
-                                          B[i], ldb, wk, lwork, inf.get() + i),
+    EMBER_CUSOLVER_CHECK(SOLVER(T, geqrf)(h, m, n, A[i], lda, tau0 + i * n, wk, lwork, inf.get() + i), shape_of(op, a));
+    EMBER_CUSOLVER_CHECK(SOLVER(T, ormqr)(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, nrhs, n, A[i], lda, tau0 + i * n, B[i],
+                                          ldb, wk, lwork, inf.get() + i),
                          shape_of(op, a));
     if constexpr (std::is_same_v<T, float>)
-      EMBER_CUBLAS_CHECK(cublasStrsm(bh, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
-                                     n, nrhs, &one, A[i], lda, B[i], ldb),
+      EMBER_CUBLAS_CHECK(cublasStrsm(bh, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n,
+                                     nrhs, &one, A[i], lda, B[i], ldb),
                          shape_of(op, a));
     else
-      EMBER_CUBLAS_CHECK(cublasDtrsm(bh, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
-                                     n, nrhs, &one, A[i], lda, B[i], ldb),
+      EMBER_CUBLAS_CHECK(cublasDtrsm(bh, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n,
+                                     nrhs, &one, A[i], lda, B[i], ldb),
                          shape_of(op, a));
   }
   inf.store();

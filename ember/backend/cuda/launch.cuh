@@ -35,8 +35,7 @@ template <class To>
 __device__ __forceinline__ To load_as(const char* p, ScalarType t) {
   switch (t) {
 #define EMBER_LOAD_CASE(T, name, py) \
-  case ScalarType::name:             \
-    return convert<To>(*reinterpret_cast<const T*>(p));
+  case ScalarType::name: return convert<To>(*reinterpret_cast<const T*>(p));
     EMBER_FORALL_DTYPES(EMBER_LOAD_CASE)
 #undef EMBER_LOAD_CASE
   }
@@ -46,10 +45,8 @@ __device__ __forceinline__ To load_as(const char* p, ScalarType t) {
 template <class From>
 __device__ __forceinline__ void store_as(char* p, ScalarType t, From v) {
   switch (t) {
-#define EMBER_STORE_CASE(T, name, py)                \
-  case ScalarType::name:                             \
-    *reinterpret_cast<T*>(p) = convert<T>(v);        \
-    return;
+#define EMBER_STORE_CASE(T, name, py) \
+  case ScalarType::name: *reinterpret_cast<T*>(p) = convert<T>(v); return;
     EMBER_FORALL_DTYPES(EMBER_STORE_CASE)
 #undef EMBER_STORE_CASE
   }
@@ -224,8 +221,8 @@ void gpu_kernel(const StridedIter& it, F f, const std::array<const Tensor*, N>& 
         for (int k = 0; k <= N; ++k) oc.strides[d][k] = static_cast<Index>(g.strides[k][d]);
       }
       const Index n = static_cast<Index>(it.numel);
-      strided_kernel<Out, In, N><<<blocks, kThreads, 0, stream>>>(n, oc, it.data[0], in, dtypes,
-                                                                  plan.kind == LaunchPlan::Cast, f);
+      strided_kernel<Out, In, N>
+          <<<blocks, kThreads, 0, stream>>>(n, oc, it.data[0], in, dtypes, plan.kind == LaunchPlan::Cast, f);
     };
     if (plan.index32)
       launch(uint32_t());
@@ -238,8 +235,8 @@ void gpu_kernel(const StridedIter& it, F f, const std::array<const Tensor*, N>& 
 // ---- the untyped form: f(char* const* p) with p[k] the address of operand k's element.
 
 template <int N, class Index, class F>
-__global__ void __launch_bounds__(kThreads) untyped_kernel(Index n, OffsetCalc<N, Index> oc,
-                                                           std::array<char*, N> data, F f) {
+__global__ void __launch_bounds__(kThreads)
+    untyped_kernel(Index n, OffsetCalc<N, Index> oc, std::array<char*, N> data, F f) {
   const Index i = static_cast<Index>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= n) return;
   Index off[N];

@@ -89,8 +89,12 @@ void cross_entropy_logits(const Tensor& nll, const Tensor& lse, const Tensor& x,
   auto go = [&](auto v) {
     using T = decltype(v);
     const T* xp = static_cast<const T*>(x.data_ptr());
-    const Finish<T> fin{static_cast<T*>(nll.data_ptr()), static_cast<T*>(lse.data_ptr()),
-                        static_cast<const int64_t*>(target.data_ptr()), ignore_index, C, device_error_slot(device)};
+    const Finish<T> fin{static_cast<T*>(nll.data_ptr()),
+                        static_cast<T*>(lse.data_ptr()),
+                        static_cast<const int64_t*>(target.data_ptr()),
+                        ignore_index,
+                        C,
+                        device_error_slot(device)};
     if (inner == 1 && C <= 1024) {
       const int64_t blocks = (outer + kWarpRows - 1) / kWarpRows;
       EMBER_CHECK(blocks <= INT_MAX, "cross_entropy: too many rows for one CUDA launch (", outer, ")");
@@ -103,8 +107,10 @@ void cross_entropy_logits(const Tensor& nll, const Tensor& lse, const Tensor& x,
       ce_strided_kernel<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(xp, outer, C, inner, fin);
     }
   };
-  if (x.dtype() == ScalarType::Float64) go(double());
-  else go(float());
+  if (x.dtype() == ScalarType::Float64)
+    go(double());
+  else
+    go(float());
   after_launch(device);
 }
 
@@ -237,8 +243,15 @@ CtcDevArgs dev_args(const Tensor& d, const Tensor& log_probs, const Tensor& targ
                     const CtcArgs& args) {
   const int64_t N = log_probs.size(1);
   const int64_t* p = static_cast<const int64_t*>(d.data_ptr());
-  return {p, p + N, p + 2 * N, static_cast<const int64_t*>(targets.data_ptr()), log_probs.size(0), N,
-          log_probs.size(2), width, args.blank};
+  return {p,
+          p + N,
+          p + 2 * N,
+          static_cast<const int64_t*>(targets.data_ptr()),
+          log_probs.size(0),
+          N,
+          log_probs.size(2),
+          width,
+          args.blank};
 }
 
 constexpr int kCtcThreads = 256;
@@ -254,8 +267,10 @@ void with_ctc(const Tensor& log_probs, const Tensor& targets, int64_t width, con
   const Tensor d = ctc_args_on_device(args, device);
   const CtcDevArgs a = dev_args(d, log_probs, targets, width, args);
   auto stream = static_cast<cudaStream_t>(current_stream(device).handle);
-  if (log_probs.dtype() == ScalarType::Float64) f(double(), a, stream, device);
-  else f(float(), a, stream, device);
+  if (log_probs.dtype() == ScalarType::Float64)
+    f(double(), a, stream, device);
+  else
+    f(float(), a, stream, device);
   after_launch(device);
 }
 
@@ -271,13 +286,15 @@ void ctc_loss_forward(const Tensor& nll, const Tensor& log_alpha, const Tensor& 
 
 void ctc_loss_backward(const Tensor& grad, const Tensor& log_probs, const Tensor& targets, const Tensor& nll,
                        const Tensor& log_alpha, const CtcArgs& args, bool zero_infinity) {
-  with_ctc(log_probs, targets, log_alpha.size(2), args, [&](auto v, const CtcDevArgs& a, cudaStream_t stream, int device) {
-    using T = decltype(v);
-    Tensor beta = device_workspace(a.batch * a.steps * a.width * static_cast<int64_t>(sizeof(T)), device);
-    ctc_backward_kernel<T><<<static_cast<unsigned>(a.batch), kCtcThreads, 0, stream>>>(
-        static_cast<T*>(grad.data_ptr()), static_cast<T*>(beta.data_ptr()), static_cast<const T*>(log_probs.data_ptr()),
-        static_cast<const T*>(nll.data_ptr()), static_cast<const T*>(log_alpha.data_ptr()), a, zero_infinity);
-  });
+  with_ctc(log_probs, targets, log_alpha.size(2), args,
+           [&](auto v, const CtcDevArgs& a, cudaStream_t stream, int device) {
+             using T = decltype(v);
+             Tensor beta = device_workspace(a.batch * a.steps * a.width * static_cast<int64_t>(sizeof(T)), device);
+             ctc_backward_kernel<T><<<static_cast<unsigned>(a.batch), kCtcThreads, 0, stream>>>(
+                 static_cast<T*>(grad.data_ptr()), static_cast<T*>(beta.data_ptr()),
+                 static_cast<const T*>(log_probs.data_ptr()), static_cast<const T*>(nll.data_ptr()),
+                 static_cast<const T*>(log_alpha.data_ptr()), a, zero_infinity);
+           });
 }
 
 }  // namespace

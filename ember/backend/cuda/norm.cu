@@ -27,8 +27,10 @@ cudaStream_t stream_of(int device) { return static_cast<cudaStream_t>(current_st
 // The kernels run in float32 or float64 (the ops convert 16-bit floats).
 template <class F>
 void by_dtype(const Tensor& t, F f) {
-  if (t.dtype() == ScalarType::Float64) f(double());
-  else f(float());
+  if (t.dtype() == ScalarType::Float64)
+    f(double());
+  else
+    f(float());
 }
 
 bool fits32(int64_t numel) { return numel < (int64_t(1) << 31) - 4096; }
@@ -38,8 +40,10 @@ template <bool Warp>
 struct Group {
   template <class T>
   __device__ static T sum(T v, T* scratch) {
-    if constexpr (Warp) return warp_reduce(v, SumOp{});
-    else return block_reduce(v, SumOp{}, scratch);
+    if constexpr (Warp)
+      return warp_reduce(v, SumOp{});
+    else
+      return block_reduce(v, SumOp{}, scratch);
   }
   __device__ static int rank() { return threadIdx.x; }
   __device__ static int size() { return blockDim.x; }
@@ -72,8 +76,7 @@ __global__ void layer_norm_kernel(T* __restrict__ Y, T* __restrict__ mu, T* __re
   const T v = G::sum(q, scratch) / T(N);
   const T k = T(1) / dsqrt(v + eps);
   if (G::rank() == 0) mu[r] = m, rs[r] = k;
-  for (Index j = G::rank(); j < n; j += G::size())
-    y[j] = (x[j] - m) * k * (W ? W[j] : T(1)) + (B ? B[j] : T(0));
+  for (Index j = G::rank(); j < n; j += G::size()) y[j] = (x[j] - m) * k * (W ? W[j] : T(1)) + (B ? B[j] : T(0));
 }
 
 // dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), gw = g * w, per row.
@@ -97,8 +100,7 @@ __global__ void layer_norm_dx_kernel(T* __restrict__ DX, const T* __restrict__ G
   }
   const T a = G::sum(sa, scratch) / T(N);
   const T c = G::sum(sc, scratch) * s / T(N);
-  for (Index j = G::rank(); j < n; j += G::size())
-    dx[j] = s * (g[j] * (W ? W[j] : T(1)) - a - (x[j] - m) * s * c);
+  for (Index j = G::rank(); j < n; j += G::size()) dx[j] = s * (g[j] * (W ? W[j] : T(1)) - a - (x[j] - m) * s * c);
 }
 
 // f(index type, warp per row?, blocks, block shape) for a row kernel over [M, N] (Group<Warp>'s launch shape).
@@ -110,11 +112,15 @@ void for_rows(int64_t M, int64_t N, F f) {
   const unsigned nb = static_cast<unsigned>(blocks);
   const dim3 wb(32, kWarpRows), bb(kBlockThreads);
   if (fits32(M * N)) {
-    if (warp) f(int32_t(), std::true_type(), nb, wb);
-    else f(int32_t(), std::false_type(), nb, bb);
+    if (warp)
+      f(int32_t(), std::true_type(), nb, wb);
+    else
+      f(int32_t(), std::false_type(), nb, bb);
   } else {
-    if (warp) f(int64_t(), std::true_type(), nb, wb);
-    else f(int64_t(), std::false_type(), nb, bb);
+    if (warp)
+      f(int64_t(), std::true_type(), nb, wb);
+    else
+      f(int64_t(), std::false_type(), nb, bb);
   }
 }
 
@@ -185,8 +191,10 @@ void layer_norm_backward(const Tensor& dx, const Tensor& dw, const Tensor& db, c
     const ReduceGeometry geo = make_reduce_geometry({{M, N, 0, 0, true}, {N, 1, 1, 0, false}});
     const LoadLayerNormGrads<T> load{cptr<T>(g), cptr<T>(x), cptr<T>(mean), cptr<T>(rstd)};
     const StorePair<T> store{mptr<T>(dw), mptr<T>(db)};
-    if (geo.fits32) launch_reduction<PairSum<T>, int32_t>(geo, load, store, device);
-    else launch_reduction<PairSum<T>, int64_t>(geo, load, store, device);
+    if (geo.fits32)
+      launch_reduction<PairSum<T>, int32_t>(geo, load, store, device);
+    else
+      launch_reduction<PairSum<T>, int64_t>(geo, load, store, device);
   });
 }
 
@@ -215,13 +223,14 @@ void channel_moments(const Tensor& s1, const Tensor& s2, const Tensor& g, const 
   }
   by_dtype(g, [&](auto v) {
     using T = decltype(v);
-    const ReduceGeometry geo =
-        make_reduce_geometry({{A, C * B, 0, 0, true}, {C, B, 1, 0, false}, {B, 1, 0, 0, true}});
+    const ReduceGeometry geo = make_reduce_geometry({{A, C * B, 0, 0, true}, {C, B, 1, 0, false}, {B, 1, 0, 0, true}});
     // Sums accumulate in double (the CPU sums runs in T, then adds them in double).
     const LoadMoments<T> load{cptr<T>(g), s2.defined() ? cptr<T>(x) : nullptr, cptr<double>(m)};
     const StorePair<double> store{mptr<double>(s1), mptr<double>(s2)};
-    if (geo.fits32) launch_reduction<PairSum<double>, int32_t>(geo, load, store, device);
-    else launch_reduction<PairSum<double>, int64_t>(geo, load, store, device);
+    if (geo.fits32)
+      launch_reduction<PairSum<double>, int32_t>(geo, load, store, device);
+    else
+      launch_reduction<PairSum<double>, int64_t>(geo, load, store, device);
   });
 }
 
@@ -234,8 +243,10 @@ __global__ void channel_affine_kernel(T* __restrict__ out, const T* __restrict__
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const Index k = static_cast<Index>(i);
     const Index c = (k / bn) % cn;
-    if (x) out[k] = a[k] * T(ka[c]) + x[k] * T(kx[c]) + T(k0[c]);
-    else out[k] = a[k] * T(ka[c]) + T(k0[c]);
+    if (x)
+      out[k] = a[k] * T(ka[c]) + x[k] * T(kx[c]) + T(k0[c]);
+    else
+      out[k] = a[k] * T(ka[c]) + T(k0[c]);
   }
 }
 
@@ -253,8 +264,10 @@ void channel_affine(const Tensor& out, const Tensor& a, const Tensor& ka, const 
           mptr<T>(out), cptr<T>(a), cptr<double>(ka), cptr<T>(x), x.defined() ? cptr<double>(kx) : nullptr,
           cptr<double>(k0), n, acb[1], acb[2]);
     };
-    if (fits32(n)) go(int32_t());
-    else go(int64_t());
+    if (fits32(n))
+      go(int32_t());
+    else
+      go(int64_t());
   });
   after_launch(device);
 }

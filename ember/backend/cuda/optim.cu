@@ -55,8 +55,10 @@ __device__ __forceinline__ Moments<T> adam_moments(T* const* q, const T* c, int6
   T p = q[0][i];
   T g = c[dir] * q[1][i];
   if (c[wd] != 0) {
-    if (c[decoupled] != 0) p = p * (1 - c[lr] * c[wd]);
-    else g = g + c[wd] * p;
+    if (c[decoupled] != 0)
+      p = p * (1 - c[lr] * c[wd]);
+    else
+      g = g + c[wd] * p;
   }
   T m = q[2][i];
   m = m + (1 - c[b1]) * (g - m);
@@ -96,8 +98,10 @@ __device__ __forceinline__ void update(T* const* q, const T* c, int64_t i) {
     using namespace optim::radam;
     const Moments<T> s = adam_moments(q, c, i);
     const T corrected = s.m / c[bc1];
-    if (c[rect] != 0) q[0][i] = s.p - corrected * c[lr] * (c[bc2_sqrt] / (dsqrt(s.v) + c[eps])) * c[rect];
-    else q[0][i] = s.p - corrected * c[lr];
+    if (c[rect] != 0)
+      q[0][i] = s.p - corrected * c[lr] * (c[bc2_sqrt] / (dsqrt(s.v) + c[eps])) * c[rect];
+    else
+      q[0][i] = s.p - corrected * c[lr];
   } else if constexpr (A == Algo::RMSprop) {
     using namespace optim::rmsprop;
     const T p = q[0][i];
@@ -192,7 +196,8 @@ void run(const std::vector<const optim::Work*>& work, int device) {
     Table<T> tab{};
     for (size_t k = 0; k < l.tensors.size(); ++k) {
       const optim::Work& w = *work[l.tensors[k]];
-      for (int s = 0; s < optim::kSlots; ++s) tab.q[k][s] = w.t[s].defined() ? static_cast<T*>(w.t[s].data_ptr()) : nullptr;
+      for (int s = 0; s < optim::kSlots; ++s)
+        tab.q[k][s] = w.t[s].defined() ? static_cast<T*>(w.t[s].data_ptr()) : nullptr;
       for (int s = 0; s < optim::kCoefs; ++s) tab.c[k][s] = T(w.c[s]);
       tab.numel[k] = numels[l.tensors[k]];
     }

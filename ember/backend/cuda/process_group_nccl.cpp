@@ -9,8 +9,8 @@
 #include <dlfcn.h>
 #include <nccl.h>
 
-#include <chrono>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -186,9 +186,12 @@ class ProcessGroupNCCL : public ProcessGroup {
     auto dt = nccl_type(name, t.dtype());
     auto rop = nccl_op(name, op, t.dtype());
     Tensor buf = staged(t);
-    return run(name, t, {buf}, [&](ncclComm_t c, cudaStream_t s) {
-      NCCL_CHECK(name, nccl().all_reduce(buf.data_ptr(), buf.data_ptr(), buf.numel(), dt, rop, c, s), c);
-    }, [&] { unstage(t, buf); }, {t}, !buf.is_same(t));
+    return run(
+        name, t, {buf},
+        [&](ncclComm_t c, cudaStream_t s) {
+          NCCL_CHECK(name, nccl().all_reduce(buf.data_ptr(), buf.data_ptr(), buf.numel(), dt, rop, c, s), c);
+        },
+        [&] { unstage(t, buf); }, {t}, !buf.is_same(t));
   }
 
   WorkPtr broadcast(const Tensor& t, int root) override {
@@ -196,9 +199,12 @@ class ProcessGroupNCCL : public ProcessGroup {
     check_device(name, t, DeviceType::CUDA, kBackend);
     check_root(name, root, size_);
     Tensor buf = staged(t);
-    return run(name, t, {buf}, [&](ncclComm_t c, cudaStream_t s) {
-      NCCL_CHECK(name, nccl().broadcast(buf.data_ptr(), buf.data_ptr(), buf.nbytes(), ncclUint8, root, c, s), c);
-    }, [&] { unstage(t, buf); }, {t}, !buf.is_same(t));
+    return run(
+        name, t, {buf},
+        [&](ncclComm_t c, cudaStream_t s) {
+          NCCL_CHECK(name, nccl().broadcast(buf.data_ptr(), buf.data_ptr(), buf.nbytes(), ncclUint8, root, c, s), c);
+        },
+        [&] { unstage(t, buf); }, {t}, !buf.is_same(t));
   }
 
   WorkPtr reduce(const Tensor& t, int root, ReduceOp op) override {
@@ -209,11 +215,15 @@ class ProcessGroupNCCL : public ProcessGroup {
     auto dt = nccl_type(name, t.dtype());
     auto rop = nccl_op(name, op, t.dtype());
     Tensor buf = staged(t);
-    return run(name, t, {buf}, [&](ncclComm_t c, cudaStream_t s) {
-      NCCL_CHECK(name, nccl().reduce(buf.data_ptr(), buf.data_ptr(), buf.numel(), dt, rop, root, c, s), c);
-    }, [&] {
-      if (rank_ == root) unstage(t, buf);
-    }, {t}, rank_ == root && !buf.is_same(t));
+    return run(
+        name, t, {buf},
+        [&](ncclComm_t c, cudaStream_t s) {
+          NCCL_CHECK(name, nccl().reduce(buf.data_ptr(), buf.data_ptr(), buf.numel(), dt, rop, root, c, s), c);
+        },
+        [&] {
+          if (rank_ == root) unstage(t, buf);
+        },
+        {t}, rank_ == root && !buf.is_same(t));
   }
 
   WorkPtr all_gather(const std::vector<Tensor>& outs, const Tensor& in) override {
@@ -222,18 +232,24 @@ class ProcessGroupNCCL : public ProcessGroup {
     check_list(name, outs, size_, in, true);
     Tensor src = staged(in);
     Tensor flat = empty(std::array<int64_t, 1>{src.numel() * size_}, TensorOptions(src.dtype()).device(src.device()));
-    return run(name, in, {src, flat}, [&](ncclComm_t c, cudaStream_t s) {
-      NCCL_CHECK(name, nccl().all_gather(src.data_ptr(), flat.data_ptr(), src.nbytes(), ncclUint8, c, s), c);
-    }, [&] { copy_chunks(flat, outs); }, outs, true);
+    return run(
+        name, in, {src, flat},
+        [&](ncclComm_t c, cudaStream_t s) {
+          NCCL_CHECK(name, nccl().all_gather(src.data_ptr(), flat.data_ptr(), src.nbytes(), ncclUint8, c, s), c);
+        },
+        [&] { copy_chunks(flat, outs); }, outs, true);
   }
 
   WorkPtr all_gather_into_tensor(const Tensor& out, const Tensor& in) override {
     const char* name = "all_gather_into_tensor";
     check_whole_and_part(name, out, in, size_, DeviceType::CUDA, kBackend, "output");
     Tensor src = staged(in), dst = staged(out);
-    return run(name, in, {src, dst}, [&](ncclComm_t c, cudaStream_t s) {
-      NCCL_CHECK(name, nccl().all_gather(src.data_ptr(), dst.data_ptr(), src.nbytes(), ncclUint8, c, s), c);
-    }, [&] { unstage(out, dst); }, {out}, !dst.is_same(out));
+    return run(
+        name, in, {src, dst},
+        [&](ncclComm_t c, cudaStream_t s) {
+          NCCL_CHECK(name, nccl().all_gather(src.data_ptr(), dst.data_ptr(), src.nbytes(), ncclUint8, c, s), c);
+        },
+        [&] { unstage(out, dst); }, {out}, !dst.is_same(out));
   }
 
   WorkPtr reduce_scatter(const Tensor& out, const std::vector<Tensor>& ins, ReduceOp op) override {
@@ -257,19 +273,24 @@ class ProcessGroupNCCL : public ProcessGroup {
     check_root(name, root, size_);
     if (rank_ == root) check_list(name, outs, size_, in, true);
     Tensor src = staged(in);
-    Tensor flat = empty(std::array<int64_t, 1>{rank_ == root ? src.numel() * size_ : 0}, TensorOptions(src.dtype()).device(src.device()));
+    Tensor flat = empty(std::array<int64_t, 1>{rank_ == root ? src.numel() * size_ : 0},
+                        TensorOptions(src.dtype()).device(src.device()));
     const size_t n = src.nbytes();
-    return run(name, in, {src, flat}, [&](ncclComm_t c, cudaStream_t s) {
-      group_calls(name, c, [&] {
-        if (rank_ == root) {
-          for (int r = 0; r < size_; ++r)
-            NCCL_CHECK(name, nccl().recv(static_cast<char*>(flat.data_ptr()) + r * n, n, ncclUint8, r, c, s), c);
-        }
-        NCCL_CHECK(name, nccl().send(src.data_ptr(), n, ncclUint8, root, c, s), c);
-      });
-    }, [&] {
-      if (rank_ == root) copy_chunks(flat, outs);
-    }, rank_ == root ? outs : std::vector<Tensor>{}, rank_ == root);
+    return run(
+        name, in, {src, flat},
+        [&](ncclComm_t c, cudaStream_t s) {
+          group_calls(name, c, [&] {
+            if (rank_ == root) {
+              for (int r = 0; r < size_; ++r)
+                NCCL_CHECK(name, nccl().recv(static_cast<char*>(flat.data_ptr()) + r * n, n, ncclUint8, r, c, s), c);
+            }
+            NCCL_CHECK(name, nccl().send(src.data_ptr(), n, ncclUint8, root, c, s), c);
+          });
+        },
+        [&] {
+          if (rank_ == root) copy_chunks(flat, outs);
+        },
+        rank_ == root ? outs : std::vector<Tensor>{}, rank_ == root);
   }
 
   WorkPtr scatter(const Tensor& out, const std::vector<Tensor>& ins, int root) override {
@@ -287,15 +308,18 @@ class ProcessGroupNCCL : public ProcessGroup {
     const size_t n = dst.nbytes();
     std::vector<Tensor> used{dst};
     if (src.defined()) used.push_back(src);
-    return run(name, out, used, [&](ncclComm_t c, cudaStream_t s) {
-      group_calls(name, c, [&] {
-        if (rank_ == root) {
-          for (int r = 0; r < size_; ++r)
-            NCCL_CHECK(name, nccl().send(static_cast<char*>(src.data_ptr()) + r * n, n, ncclUint8, r, c, s), c);
-        }
-        NCCL_CHECK(name, nccl().recv(dst.data_ptr(), n, ncclUint8, root, c, s), c);
-      });
-    }, [&] { unstage(out, dst); }, {out}, !dst.is_same(out));
+    return run(
+        name, out, used,
+        [&](ncclComm_t c, cudaStream_t s) {
+          group_calls(name, c, [&] {
+            if (rank_ == root) {
+              for (int r = 0; r < size_; ++r)
+                NCCL_CHECK(name, nccl().send(static_cast<char*>(src.data_ptr()) + r * n, n, ncclUint8, r, c, s), c);
+            }
+            NCCL_CHECK(name, nccl().recv(dst.data_ptr(), n, ncclUint8, root, c, s), c);
+          });
+        },
+        [&] { unstage(out, dst); }, {out}, !dst.is_same(out));
   }
 
   WorkPtr all_to_all(const std::vector<Tensor>& outs, const std::vector<Tensor>& ins) override {
@@ -305,8 +329,9 @@ class ProcessGroupNCCL : public ProcessGroup {
     int64_t total = 0;
     for (int64_t v : n.out) total += v;
     Tensor dst = empty(std::array<int64_t, 1>{total}, TensorOptions(src.dtype()).device(src.device()));
-    return run(name, ins[0], {src, dst}, [&](ncclComm_t c, cudaStream_t s) { exchange(name, c, s, src, dst, n.in, n.out); },
-               [&] { copy_chunks(dst, outs); }, outs, true);
+    return run(
+        name, ins[0], {src, dst}, [&](ncclComm_t c, cudaStream_t s) { exchange(name, c, s, src, dst, n.in, n.out); },
+        [&] { copy_chunks(dst, outs); }, outs, true);
   }
 
   WorkPtr all_to_all_single(const Tensor& out, const Tensor& in, const std::vector<int64_t>& out_splits,
@@ -314,14 +339,16 @@ class ProcessGroupNCCL : public ProcessGroup {
     const char* name = "all_to_all_single";
     Counts n = all_to_all_single_counts(name, out, in, out_splits, in_splits, size_, DeviceType::CUDA, kBackend);
     Tensor src = staged(in), dst = staged(out);
-    return run(name, in, {src, dst}, [&](ncclComm_t c, cudaStream_t s) { exchange(name, c, s, src, dst, n.in, n.out); },
-               [&] { unstage(out, dst); }, {out}, !dst.is_same(out));
+    return run(
+        name, in, {src, dst}, [&](ncclComm_t c, cudaStream_t s) { exchange(name, c, s, src, dst, n.in, n.out); },
+        [&] { unstage(out, dst); }, {out}, !dst.is_same(out));
   }
 
   // A one-element all_reduce on the group's device, and the host waits for it (c10d's barrier blocks too).
   WorkPtr barrier() override {
     int dev = device_ >= 0 ? device_ : cuda::current_device();
-    Tensor t = zeros(std::array<int64_t, 1>{1}, TensorOptions(ScalarType::Float32).device(Device(DeviceType::CUDA, dev)));
+    Tensor t = zeros(std::array<int64_t, 1>{1},
+                     TensorOptions(ScalarType::Float32).device(Device(DeviceType::CUDA, dev)));
     auto w = std::static_pointer_cast<NcclWork>(all_reduce(t, ReduceOp::SUM));
     w->host_wait(timeout_);
     return w;
@@ -333,9 +360,12 @@ class ProcessGroupNCCL : public ProcessGroup {
     check_peer(name, dst, size_, false);
     EMBER_CHECK_VALUE(dst != rank_, "[send] a rank cannot send to itself (rank ", rank_, ")");
     Tensor buf = staged(t);
-    return run(name, t, {buf}, [&](ncclComm_t c, cudaStream_t s) {
-      NCCL_CHECK(name, nccl().send(buf.data_ptr(), buf.nbytes(), ncclUint8, dst, c, s), c);
-    }, [] {}, {}, false);
+    return run(
+        name, t, {buf},
+        [&](ncclComm_t c, cudaStream_t s) {
+          NCCL_CHECK(name, nccl().send(buf.data_ptr(), buf.nbytes(), ncclUint8, dst, c, s), c);
+        },
+        [] {}, {}, false);
   }
 
   WorkPtr recv(const Tensor& t, int src, int tag) override {
@@ -345,9 +375,12 @@ class ProcessGroupNCCL : public ProcessGroup {
     check_peer(name, src, size_, false);
     EMBER_CHECK_VALUE(src != rank_, "[recv] a rank cannot receive from itself (rank ", rank_, ")");
     Tensor buf = staged(t);
-    auto w = run(name, t, {buf}, [&](ncclComm_t c, cudaStream_t s) {
-      NCCL_CHECK(name, nccl().recv(buf.data_ptr(), buf.nbytes(), ncclUint8, src, c, s), c);
-    }, [&] { unstage(t, buf); }, {t}, !buf.is_same(t));
+    auto w = run(
+        name, t, {buf},
+        [&](ncclComm_t c, cudaStream_t s) {
+          NCCL_CHECK(name, nccl().recv(buf.data_ptr(), buf.nbytes(), ncclUint8, src, c, s), c);
+        },
+        [&] { unstage(t, buf); }, {t}, !buf.is_same(t));
     w->set_source_rank(src);
     return w;
   }
@@ -360,7 +393,8 @@ class ProcessGroupNCCL : public ProcessGroup {
 
   // The communicator, made on first use on device (Note [NCCL streams]).
   void ensure_comm(const char* op, int device) {
-    EMBER_CHECK(!comm_->aborted, "[", op, "] the NCCL communicator was aborted after an earlier timeout; "
+    EMBER_CHECK(!comm_->aborted, "[", op,
+                "] the NCCL communicator was aborted after an earlier timeout; "
                 "destroy the process group and make a new one");
     if (comm_->comm) {
       EMBER_CHECK(device == device_, "[", op, "] this NCCL group's communicator is on cuda:", device_,
@@ -437,8 +471,7 @@ class ProcessGroupNCCL : public ProcessGroup {
       size_t in_off = 0, out_off = 0;
       for (int r = 0; r < size_; ++r) {
         NCCL_CHECK(op, nccl().send(static_cast<char*>(src.data_ptr()) + in_off, in_n[r] * es, ncclUint8, r, c, s), c);
-        NCCL_CHECK(op, nccl().recv(static_cast<char*>(dst.data_ptr()) + out_off, out_n[r] * es, ncclUint8, r, c, s),
-                   c);
+        NCCL_CHECK(op, nccl().recv(static_cast<char*>(dst.data_ptr()) + out_off, out_n[r] * es, ncclUint8, r, c, s), c);
         in_off += in_n[r] * es;
         out_off += out_n[r] * es;
       }
@@ -450,9 +483,12 @@ class ProcessGroupNCCL : public ProcessGroup {
     auto dt = nccl_type(name, out.dtype());
     auto rop = nccl_op(name, op, out.dtype());
     Tensor dst = staged(out);
-    return run(name, out, {flat, dst}, [&](ncclComm_t c, cudaStream_t s) {
-      NCCL_CHECK(name, nccl().reduce_scatter(flat.data_ptr(), dst.data_ptr(), dst.numel(), dt, rop, c, s), c);
-    }, [&] { unstage(out, dst); }, {out}, !dst.is_same(out));
+    return run(
+        name, out, {flat, dst},
+        [&](ncclComm_t c, cudaStream_t s) {
+          NCCL_CHECK(name, nccl().reduce_scatter(flat.data_ptr(), dst.data_ptr(), dst.numel(), dt, rop, c, s), c);
+        },
+        [&] { unstage(out, dst); }, {out}, !dst.is_same(out));
   }
 
   void check_async(const char* op) {
@@ -496,7 +532,8 @@ std::shared_ptr<ProcessGroup> make_process_group_nccl(std::shared_ptr<Store> sto
   EMBER_CHECK_VALUE(store != nullptr, "[init_process_group] no store given");
   // Only counts devices: the CUDA context is made on the first CUDA op, on that op's device (a CPU-only job with
   // backend=None must not put a context on GPU 0 in every process).
-  EMBER_CHECK(cuda::device_count() > 0, "[init_process_group] the nccl backend needs a CUDA device, but none is "
+  EMBER_CHECK(cuda::device_count() > 0,
+              "[init_process_group] the nccl backend needs a CUDA device, but none is "
               "available (ember.cuda.is_available() is False)");
   return std::make_shared<ProcessGroupNCCL>(std::move(store), rank, size, options);
 }

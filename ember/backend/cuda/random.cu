@@ -24,11 +24,11 @@ struct RandomFn {
   char* out;
   PhiloxState s;
   int words;
-  int bits;             // uniform: random bits per value
-  double a, b;          // uniform: from, to; normal: mean, std
-  const double* mean_t; // per-element parameters where given
+  int bits;              // uniform: random bits per value
+  double a, b;           // uniform: from, to; normal: mean, std
+  const double* mean_t;  // per-element parameters where given
   const double* std_t;
-  const double* p;      // bernoulli probabilities; they and std_t are checked here, not on the host
+  const double* p;  // bernoulli probabilities; they and std_t are checked here, not on the host
   DeviceErrorReport* err;
   int64_t low;
   uint64_t range;
@@ -45,8 +45,8 @@ struct RandomFn {
       v = (mean_t ? mean_t[i] : a) + sd * rnd::normal(std::is_same_v<T, double>, w);
     } else if constexpr (D == Dist::Int) {
       const uint64_t x = rnd::bits64(w);
-      *reinterpret_cast<T*>(ptr[0]) =
-          convert<T>(static_cast<int64_t>(static_cast<uint64_t>(low) + (range ? x % range : x)));
+      *reinterpret_cast<T*>(ptr[0]) = convert<T>(
+          static_cast<int64_t>(static_cast<uint64_t>(low) + (range ? x % range : x)));
       return;
     } else {
       const double pi = p[i];
@@ -59,28 +59,29 @@ struct RandomFn {
 };
 
 template <Dist D>
-void launch_random(const Tensor& dst, PhiloxState s, int words, double a, double b, const Tensor& mt,
-                   const Tensor& st, const Tensor& p, int64_t low, uint64_t range) {
+void launch_random(const Tensor& dst, PhiloxState s, int words, double a, double b, const Tensor& mt, const Tensor& st,
+                   const Tensor& p, int64_t low, uint64_t range) {
   StridedIter it = StridedIter::make({&dst}, dst.sizes());
   const int dev = dst.device().index >= 0 ? dst.device().index : current_device();
   DeviceGuard g(dev);
   auto ptr = [](const Tensor& t) { return t.defined() ? static_cast<const double*>(t.data_ptr()) : nullptr; };
   dispatch_all(dst.dtype(), [&](auto o) {
     using T = decltype(o);
-    launch_elementwise<1>(it, RandomFn<T, D>{static_cast<char*>(dst.data_ptr()), s, words,
-                                             rnd::uniform_bits(dst.dtype()), a, b, ptr(mt), ptr(st), ptr(p),
-                                             p.defined() || st.defined() ? device_error_slot(dev) : nullptr, low, range});
+    launch_elementwise<1>(
+        it,
+        RandomFn<T, D>{static_cast<char*>(dst.data_ptr()), s, words, rnd::uniform_bits(dst.dtype()), a, b, ptr(mt),
+                       ptr(st), ptr(p), p.defined() || st.defined() ? device_error_slot(dev) : nullptr, low, range});
   });
 }
 
 void uniform(const Tensor& dst, double from, double to, PhiloxState s) {
-  launch_random<Dist::Uniform>(dst, s, rnd::uniform_words(dst.dtype() == ScalarType::Float64), from, to, {}, {}, {},
-                               0, 0);
+  launch_random<Dist::Uniform>(dst, s, rnd::uniform_words(dst.dtype() == ScalarType::Float64), from, to, {}, {}, {}, 0,
+                               0);
 }
 
 void normal(const Tensor& dst, double mean, double std, const Tensor& mt, const Tensor& st, PhiloxState s) {
-  launch_random<Dist::Normal>(dst, s, rnd::normal_words(dst.dtype() == ScalarType::Float64), mean, std, mt, st, {},
-                              0, 0);
+  launch_random<Dist::Normal>(dst, s, rnd::normal_words(dst.dtype() == ScalarType::Float64), mean, std, mt, st, {}, 0,
+                              0);
 }
 
 void random_int(const Tensor& dst, int64_t low, uint64_t range, PhiloxState s) {

@@ -38,9 +38,7 @@ template <class A>
 __device__ void store_as(ScalarType dt, char* p, A v) {
   switch (dt) {
 #define EMBER_STORE_CASE(T, N, _) \
-  case ScalarType::N:             \
-    *reinterpret_cast<T*>(p) = convert<T>(v); \
-    return;
+  case ScalarType::N: *reinterpret_cast<T*>(p) = convert<T>(v); return;
     EMBER_FORALL_DTYPES(EMBER_STORE_CASE)
 #undef EMBER_STORE_CASE
   }
@@ -48,15 +46,21 @@ __device__ void store_as(ScalarType dt, char* p, A v) {
 
 template <class A>
 __device__ A lowest() {
-  if constexpr (std::is_floating_point_v<A>) return -INFINITY;
-  else if constexpr (std::is_same_v<A, bool>) return false;
-  else return std::numeric_limits<A>::lowest();
+  if constexpr (std::is_floating_point_v<A>)
+    return -INFINITY;
+  else if constexpr (std::is_same_v<A, bool>)
+    return false;
+  else
+    return std::numeric_limits<A>::lowest();
 }
 template <class A>
 __device__ A highest() {
-  if constexpr (std::is_floating_point_v<A>) return INFINITY;
-  else if constexpr (std::is_same_v<A, bool>) return true;
-  else return std::numeric_limits<A>::max();
+  if constexpr (std::is_floating_point_v<A>)
+    return INFINITY;
+  else if constexpr (std::is_same_v<A, bool>)
+    return true;
+  else
+    return std::numeric_limits<A>::max();
 }
 
 // The policy of an op over accumulator A: identity (what an idle lane contributes), step (one element), merge
@@ -65,33 +69,52 @@ template <class A, ReduceOp Op>
 struct Policy {
   using Acc = A;
   __device__ static A identity() {
-    if constexpr (Op == ReduceOp::Prod || Op == ReduceOp::All) return A(1);
-    else if constexpr (Op == ReduceOp::Max) return lowest<A>();
-    else if constexpr (Op == ReduceOp::Min) return highest<A>();
-    else return A(0);
+    if constexpr (Op == ReduceOp::Prod || Op == ReduceOp::All)
+      return A(1);
+    else if constexpr (Op == ReduceOp::Max)
+      return lowest<A>();
+    else if constexpr (Op == ReduceOp::Min)
+      return highest<A>();
+    else
+      return A(0);
   }
   __device__ static A init() {
-    if constexpr (Op == ReduceOp::Prod || Op == ReduceOp::All) return A(1);
-    else return A(0);
+    if constexpr (Op == ReduceOp::Prod || Op == ReduceOp::All)
+      return A(1);
+    else
+      return A(0);
   }
   template <class T>
   __device__ static A step(A acc, T v, int64_t) {
     const AccOf<T> x = static_cast<AccOf<T>>(v);
-    if constexpr (Op == ReduceOp::Sum) return acc + static_cast<A>(x);
-    else if constexpr (Op == ReduceOp::NanSum) return x != x ? acc : acc + static_cast<A>(x);
-    else if constexpr (Op == ReduceOp::Prod) return acc * static_cast<A>(x);
-    else if constexpr (Op == ReduceOp::All) return acc && x != AccOf<T>(0);
-    else if constexpr (Op == ReduceOp::Any) return acc || x != AccOf<T>(0);
-    else if constexpr (Op == ReduceOp::CountNonzero) return acc + (x != AccOf<T>(0));
-    else return merge(acc, static_cast<A>(x));
+    if constexpr (Op == ReduceOp::Sum)
+      return acc + static_cast<A>(x);
+    else if constexpr (Op == ReduceOp::NanSum)
+      return x != x ? acc : acc + static_cast<A>(x);
+    else if constexpr (Op == ReduceOp::Prod)
+      return acc * static_cast<A>(x);
+    else if constexpr (Op == ReduceOp::All)
+      return acc && x != AccOf<T>(0);
+    else if constexpr (Op == ReduceOp::Any)
+      return acc || x != AccOf<T>(0);
+    else if constexpr (Op == ReduceOp::CountNonzero)
+      return acc + (x != AccOf<T>(0));
+    else
+      return merge(acc, static_cast<A>(x));
   }
   __device__ static A merge(A a, A b) {
-    if constexpr (Op == ReduceOp::Sum || Op == ReduceOp::NanSum || Op == ReduceOp::CountNonzero) return a + b;
-    else if constexpr (Op == ReduceOp::Prod) return a * b;
-    else if constexpr (Op == ReduceOp::Max) return (a != a || b <= a) ? a : b;  // NaN sticks
-    else if constexpr (Op == ReduceOp::Min) return (a != a || b >= a) ? a : b;
-    else if constexpr (Op == ReduceOp::All) return a && b;
-    else return a || b;
+    if constexpr (Op == ReduceOp::Sum || Op == ReduceOp::NanSum || Op == ReduceOp::CountNonzero)
+      return a + b;
+    else if constexpr (Op == ReduceOp::Prod)
+      return a * b;
+    else if constexpr (Op == ReduceOp::Max)
+      return (a != a || b <= a) ? a : b;  // NaN sticks
+    else if constexpr (Op == ReduceOp::Min)
+      return (a != a || b >= a) ? a : b;
+    else if constexpr (Op == ReduceOp::All)
+      return a && b;
+    else
+      return a || b;
   }
   __device__ static void store(A v, ScalarType dt, char* out, char*) { store_as(dt, out, v); }
 };
@@ -188,8 +211,10 @@ void run(const ReduceGeometry& g, Load load, const Outputs& o, int device) {
     }
     launch_reduction<P, Index>(g, load, StoreOut<P>{o}, device);
   };
-  if (g.fits32) go(int32_t());
-  else go(int64_t());
+  if (g.fits32)
+    go(int32_t());
+  else
+    go(int64_t());
 }
 
 template <class T>
@@ -242,8 +267,10 @@ void reduce(ReduceOp op, const Tensor& out, const Tensor& in) {
       switch (op) {
         case ReduceOp::Sum: return run<Policy<A, ReduceOp::Sum>>(g, load_in<T>(in), o, device);
         case ReduceOp::NanSum:  // integers have no NaN: a plain sum
-          if constexpr (std::is_integral_v<T>) return run<Policy<A, ReduceOp::Sum>>(g, load_in<T>(in), o, device);
-          else return run<Policy<A, ReduceOp::NanSum>>(g, load_in<T>(in), o, device);
+          if constexpr (std::is_integral_v<T>)
+            return run<Policy<A, ReduceOp::Sum>>(g, load_in<T>(in), o, device);
+          else
+            return run<Policy<A, ReduceOp::NanSum>>(g, load_in<T>(in), o, device);
         case ReduceOp::Prod: return run<Policy<A, ReduceOp::Prod>>(g, load_in<T>(in), o, device);
         default: break;
       }
@@ -258,8 +285,10 @@ void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices,
   EMBER_CHECK(op == ReduceOp::Max || op == ReduceOp::Min, "reduce_with_index: expected Max or Min");
   std::vector<ReduceDim> dims;
   for (int64_t d = 0; d < in.dim(); ++d) {
-    if (d == dim) dims.push_back({in.sizes()[d], in.strides()[d], 0, 0, true});
-    else dims.push_back({in.sizes()[d], in.strides()[d], values.strides()[d], indices.strides()[d], false});
+    if (d == dim)
+      dims.push_back({in.sizes()[d], in.strides()[d], 0, 0, true});
+    else
+      dims.push_back({in.sizes()[d], in.strides()[d], values.strides()[d], indices.strides()[d], false});
   }
   ReduceGeometry g = make_reduce_geometry(std::move(dims));
   // The index is the position along `dim`: its dim must not merge with others (it cannot: the only reduced dim).
@@ -270,8 +299,10 @@ void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices,
   dispatch_all(in.dtype(), [&](auto v) {
     using T = decltype(v);
     using A = AccOf<T>;
-    if (op == ReduceOp::Max) run<IndexPolicy<A, true>>(g, load_in<T>(in), o, device);
-    else run<IndexPolicy<A, false>>(g, load_in<T>(in), o, device);
+    if (op == ReduceOp::Max)
+      run<IndexPolicy<A, true>>(g, load_in<T>(in), o, device);
+    else
+      run<IndexPolicy<A, false>>(g, load_in<T>(in), o, device);
   });
 }
 

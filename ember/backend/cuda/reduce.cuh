@@ -60,9 +60,9 @@ inline ReduceGeometry make_reduce_geometry(std::vector<ReduceDim> dims) {
     }
     list.push_back(d);
   }
-  EMBER_CHECK(kept.size() <= kReduceMaxDims && red.size() <= kReduceMaxDims,
-              "CUDA reductions support at most ", kReduceMaxDims, " kept and ", kReduceMaxDims,
-              " reduced dims after merging, got ", kept.size(), " and ", red.size());
+  EMBER_CHECK(kept.size() <= kReduceMaxDims && red.size() <= kReduceMaxDims, "CUDA reductions support at most ",
+              kReduceMaxDims, " kept and ", kReduceMaxDims, " reduced dims after merging, got ", kept.size(), " and ",
+              red.size());
   if (kept.empty()) g.inner = true;
   constexpr int64_t kLim = (int64_t(1) << 31) - (int64_t(1) << 20);  // room for index + stride steps
   int64_t max_in = 0, max_out = 0;
@@ -85,11 +85,11 @@ inline ReduceGeometry make_reduce_geometry(std::vector<ReduceDim> dims) {
 
 // How a reduction is launched (Note [CUDA reductions]).
 struct ReducePlan {
-  int bx = 1, by = 1;        // block shape; bx * by == kReduceThreads
-  int lanes = 1;             // threads per output: bx when inner, by otherwise
-  int64_t grid_x = 0;        // blocks over the outputs
-  int64_t splits = 1;        // chunks of the reduced range (grid.y); > 1 means a second, combining kernel
-  int64_t chunk = 0;         // reduced elements per split
+  int bx = 1, by = 1;  // block shape; bx * by == kReduceThreads
+  int lanes = 1;       // threads per output: bx when inner, by otherwise
+  int64_t grid_x = 0;  // blocks over the outputs
+  int64_t splits = 1;  // chunks of the reduced range (grid.y); > 1 means a second, combining kernel
+  int64_t chunk = 0;   // reduced elements per split
 };
 
 constexpr int kReduceThreads = 256;
@@ -145,11 +145,11 @@ constexpr U nonzero_mask(bool floating) {
 // launch's table travels by value as a kernel argument). A tensor whose chunks do not all fit continues in the next
 // launch. Usually one launch covers a whole parameter group.
 struct ChunkLaunch {
-  std::vector<int32_t> tensors;               // caller's indices of the tensors this launch touches
+  std::vector<int32_t> tensors;                     // caller's indices of the tensors this launch touches
   std::vector<std::pair<int32_t, int64_t>> chunks;  // (position in `tensors`, chunk number)
 };
-inline std::vector<ChunkLaunch> plan_chunk_launches(const std::vector<int64_t>& numels, int64_t chunk,
-                                                    int max_tensors, int max_chunks) {
+inline std::vector<ChunkLaunch> plan_chunk_launches(const std::vector<int64_t>& numels, int64_t chunk, int max_tensors,
+                                                    int max_chunks) {
   EMBER_CHECK(chunk > 0 && max_tensors > 0 && max_chunks > 0, "plan_chunk_launches: bad limits");
   std::vector<ChunkLaunch> out;
   for (size_t t = 0; t < numels.size(); ++t) {
@@ -160,7 +160,8 @@ inline std::vector<ChunkLaunch> plan_chunk_launches(const std::vector<int64_t>& 
            static_cast<int>(out.back().tensors.size()) == max_tensors))
         out.emplace_back();
       ChunkLaunch& l = out.back();
-      if (l.tensors.empty() || l.tensors.back() != static_cast<int32_t>(t)) l.tensors.push_back(static_cast<int32_t>(t));
+      if (l.tensors.empty() || l.tensors.back() != static_cast<int32_t>(t))
+        l.tensors.push_back(static_cast<int32_t>(t));
       l.chunks.emplace_back(static_cast<int32_t>(l.tensors.size() - 1), k);
     }
   }
@@ -247,8 +248,10 @@ __global__ void __launch_bounds__(kReduceThreads)
     __syncthreads();
   }
   if (lane == 0 && out_i < g.n_out) {
-    if (pl.splits == 1) store(g, static_cast<Index>(out_i), sm[me]);
-    else ws[blockIdx.y * g.n_out + out_i] = sm[me];
+    if (pl.splits == 1)
+      store(g, static_cast<Index>(out_i), sm[me]);
+    else
+      ws[blockIdx.y * g.n_out + out_i] = sm[me];
   }
 }
 
@@ -318,11 +321,13 @@ struct PairSum {
 };
 
 // ---- math on float or double (qualified: inside namespace ember, exp and friends name the tensor ops)
-#define EMBER_DEVICE_MATH(name, float_fn, double_fn)          \
-  template <class T>                                           \
-  __device__ __forceinline__ T name(T x) {                     \
-    if constexpr (std::is_same_v<T, float>) return ::float_fn(x); \
-    else return ::double_fn(x);                                \
+#define EMBER_DEVICE_MATH(name, float_fn, double_fn) \
+  template <class T>                                 \
+  __device__ __forceinline__ T name(T x) {           \
+    if constexpr (std::is_same_v<T, float>)          \
+      return ::float_fn(x);                          \
+    else                                             \
+      return ::double_fn(x);                         \
   }
 EMBER_DEVICE_MATH(dexp, expf, exp)
 EMBER_DEVICE_MATH(dlog, logf, log)

@@ -32,26 +32,26 @@ namespace {
 
 // The call's configuration for messages, formatted only when one is raised.
 std::string what(const RNNFusedArgs& a, ScalarType st, int dev, const char* pass) {
-  const char* mode = a.mode == RNNMode::Tanh ? "RNN_TANH" : a.mode == RNNMode::Relu ? "RNN_RELU"
-                     : a.mode == RNNMode::LSTM                                     ? "LSTM"
-                                                                                   : "GRU";
-  return detail::cat(mode, " (cuDNN ", pass, "): input_size ", a.input_size,
-                     ", hidden_size ", a.hidden, ", proj_size ", a.proj_size, ", num_layers ", a.num_layers,
-                     a.bidirectional ? ", bidirectional" : "", a.bias ? "" : ", no bias", ", steps ", a.steps,
-                     ", batch ", a.batch, a.seq_lengths.empty() ? "" : " (packed)", ", dropout ", a.dropout, ", ", st,
-                     " on cuda:", dev);
+  const char* mode = a.mode == RNNMode::Tanh   ? "RNN_TANH"
+                     : a.mode == RNNMode::Relu ? "RNN_RELU"
+                     : a.mode == RNNMode::LSTM ? "LSTM"
+                                               : "GRU";
+  return detail::cat(mode, " (cuDNN ", pass, "): input_size ", a.input_size, ", hidden_size ", a.hidden, ", proj_size ",
+                     a.proj_size, ", num_layers ", a.num_layers, a.bidirectional ? ", bidirectional" : "",
+                     a.bias ? "" : ", no bias", ", steps ", a.steps, ", batch ", a.batch,
+                     a.seq_lengths.empty() ? "" : " (packed)", ", dropout ", a.dropout, ", ", st, " on cuda:", dev);
 }
 
 // Owning cuDNN descriptors of the RNN API.
-#define EMBER_CUDNN_DESC(Name, T, create, destroy)                                   \
-  struct Name {                                                                     \
-    T d = nullptr;                                                                  \
-    Name() { EMBER_CUDNN_CHECK(create(&d), "cuDNN: " #create); }                    \
-    ~Name() {                                                                       \
-      if (d) destroy(d);                                                            \
-    }                                                                               \
-    Name(const Name&) = delete;                                                     \
-    Name& operator=(const Name&) = delete;                                          \
+#define EMBER_CUDNN_DESC(Name, T, create, destroy)               \
+  struct Name {                                                  \
+    T d = nullptr;                                               \
+    Name() { EMBER_CUDNN_CHECK(create(&d), "cuDNN: " #create); } \
+    ~Name() {                                                    \
+      if (d) destroy(d);                                         \
+    }                                                            \
+    Name(const Name&) = delete;                                  \
+    Name& operator=(const Name&) = delete;                       \
   };
 EMBER_CUDNN_DESC(RNNDesc, cudnnRNNDescriptor_t, cudnnCreateRNNDescriptor, cudnnDestroyRNNDescriptor)
 EMBER_CUDNN_DESC(RNNDataDesc, cudnnRNNDataDescriptor_t, cudnnCreateRNNDataDescriptor, cudnnDestroyRNNDataDescriptor)
@@ -103,9 +103,9 @@ void set_dropout(DropoutDesc& dd, cudnnHandle_t h, int dev, const RNNFusedArgs& 
   if (fresh) {
     s.states = empty({{static_cast<int64_t>(bytes)}},
                      TensorOptions(ScalarType::UInt8).device(Device(DeviceType::CUDA, dev)));
-    EMBER_CUDNN_CHECK(cudnnSetDropoutDescriptor(dd.d, h, p, s.states.data_ptr(), bytes,
-                                                mix_seed(a.dropout_seed, a.dropout_offset)),
-                      what(a, st, dev, "dropout state"));
+    EMBER_CUDNN_CHECK(
+        cudnnSetDropoutDescriptor(dd.d, h, p, s.states.data_ptr(), bytes, mix_seed(a.dropout_seed, a.dropout_offset)),
+        what(a, st, dev, "dropout state"));
   } else {
     // The seed argument only matters to initialisation, which restoring skips.
     EMBER_CUDNN_CHECK(cudnnRestoreDropoutDescriptor(dd.d, h, p, s.states.data_ptr(), bytes, 0),
@@ -140,26 +140,24 @@ struct RNNCall {
     set_dropout(drop, h, dev, a, st, forward);
     const int P = static_cast<int>(a.out_size()), H = static_cast<int>(a.hidden);
     const int groups = static_cast<int>(a.num_layers * a.dirs()), B = static_cast<int>(a.batch);
-    EMBER_CUDNN_CHECK(cudnnSetRNNDescriptor_v8(rnn.d, CUDNN_RNN_ALGO_STANDARD,
-                                               static_cast<cudnnRNNMode_t>(cell_mode(a.mode)),
-                                               a.bias ? CUDNN_RNN_DOUBLE_BIAS : CUDNN_RNN_NO_BIAS,
-                                               a.bidirectional ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL,
-                                               CUDNN_LINEAR_INPUT, dt, cudnn_dtype(math.compute, "rnn"),
-                                               static_cast<cudnnMathType_t>(math.math),
-                                               static_cast<int32_t>(a.input_size), H, P,
-                                               static_cast<int32_t>(a.num_layers), drop.d,
-                                               CUDNN_RNN_PADDED_IO_DISABLED),
-                      what(a, st, dev, pass), " (RNN descriptor)");
+    EMBER_CUDNN_CHECK(
+        cudnnSetRNNDescriptor_v8(rnn.d, CUDNN_RNN_ALGO_STANDARD, static_cast<cudnnRNNMode_t>(cell_mode(a.mode)),
+                                 a.bias ? CUDNN_RNN_DOUBLE_BIAS : CUDNN_RNN_NO_BIAS,
+                                 a.bidirectional ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, dt,
+                                 cudnn_dtype(math.compute, "rnn"), static_cast<cudnnMathType_t>(math.math),
+                                 static_cast<int32_t>(a.input_size), H, P, static_cast<int32_t>(a.num_layers), drop.d,
+                                 CUDNN_RNN_PADDED_IO_DISABLED),
+        what(a, st, dev, pass), " (RNN descriptor)");
     // Padded data is packed data whose sequences all run `steps` long (the same memory layout).
     const std::vector<int> len = rnn_data_lengths(a);
-    EMBER_CUDNN_CHECK(cudnnSetRNNDataDescriptor(x.d, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
-                                                static_cast<int>(a.steps), B, static_cast<int>(a.input_size),
-                                                len.data(), nullptr),
-                      what(a, st, dev, pass), " (input data descriptor)");
-    EMBER_CUDNN_CHECK(cudnnSetRNNDataDescriptor(y.d, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
-                                                static_cast<int>(a.steps), B, static_cast<int>(a.dirs()) * P,
-                                                len.data(), nullptr),
-                      what(a, st, dev, pass), " (output data descriptor)");
+    EMBER_CUDNN_CHECK(
+        cudnnSetRNNDataDescriptor(x.d, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, static_cast<int>(a.steps), B,
+                                  static_cast<int>(a.input_size), len.data(), nullptr),
+        what(a, st, dev, pass), " (input data descriptor)");
+    EMBER_CUDNN_CHECK(
+        cudnnSetRNNDataDescriptor(y.d, dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, static_cast<int>(a.steps), B,
+                                  static_cast<int>(a.dirs()) * P, len.data(), nullptr),
+        what(a, st, dev, pass), " (output data descriptor)");
     hd.set(dt, {groups, B, P}, {B * P, P, 1});
     cd.set(dt, {groups, B, H}, {B * H, H, 1});
     EMBER_CUDNN_CHECK(cudnnGetRNNWeightSpaceSize(h, rnn.d, &weight_bytes), what(a, st, dev, pass),
@@ -215,8 +213,8 @@ const RNNWeightLayout& weight_layout(RNNCall& c) {
                       ch.lin_id, ")");
     void* addr = ch.bias ? b_addr : m_addr;
     auto where = [&] {
-      return detail::cat(what(c.a, c.st, c.dev, "weight layout"), ": internal error: parameter ", ch.param,
-                         " rows ", ch.row0, "..", ch.row0 + ch.rows, ": cuDNN's ", ch.bias ? "bias" : "matrix",
+      return detail::cat(what(c.a, c.st, c.dev, "weight layout"), ": internal error: parameter ", ch.param, " rows ",
+                         ch.row0, "..", ch.row0 + ch.rows, ": cuDNN's ", ch.bias ? "bias" : "matrix",
                          " of pseudo-layer ", ch.pseudo_layer, ", linear layer ", ch.lin_id);
     };
     EMBER_CHECK(addr != nullptr, where(), " is not in the weight space");
@@ -254,21 +252,21 @@ void rnn_fused_forward_cuda(const RNNFusedArgs& a, RNNFusedForward& io) {
   check_operands(a, st, dev, "forward", {&io.x, &io.hx, &io.cx, &io.y, &io.hy, &io.cy});
   RNNCall c(a, st, dev, "forward", true);
   // The caller passes the parameters in cuDNN's layout (Note [Flat RNN weights] in nn/functional/rnn.cpp).
-  EMBER_CHECK(io.weights.defined() && io.weights.dtype() == st && io.weights.is_cuda() &&
-                  io.weights.is_contiguous() && io.weights.numel() == c.weight_numel(),
-              what(a, st, dev, "forward"), ": internal error: the flat weights do not fit cuDNN's ",
-              c.weight_numel(), "-element weight space");
+  EMBER_CHECK(io.weights.defined() && io.weights.dtype() == st && io.weights.is_cuda() && io.weights.is_contiguous() &&
+                  io.weights.numel() == c.weight_numel(),
+              what(a, st, dev, "forward"), ": internal error: the flat weights do not fit cuDNN's ", c.weight_numel(),
+              "-element weight space");
   Workspace work(dev, c.work_bytes);
   io.reserve = a.training ? empty({{static_cast<int64_t>(c.reserve_bytes)}},
                                   TensorOptions(ScalarType::UInt8).device(io.x.device()))
                           : Tensor();
-  EMBER_CUDNN_CHECK(cudnnRNNForward(c.h, c.rnn.d, a.training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE,
-                                    c.dev_lengths(), c.x.d, io.x.data_ptr(), c.y.d, io.y.data_ptr(), c.hd.get(),
-                                    ptr_or_null(io.hx), io.hy.data_ptr(), c.cd.get(), ptr_or_null(io.cx),
-                                    mut_ptr_or_null(io.cy), c.weight_bytes, io.weights.data_ptr(), work.size(),
-                                    work.get(), a.training ? c.reserve_bytes : 0,
-                                    a.training ? io.reserve.data_ptr() : nullptr),
-                    what(a, st, dev, "forward"));
+  EMBER_CUDNN_CHECK(
+      cudnnRNNForward(c.h, c.rnn.d, a.training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE, c.dev_lengths(),
+                      c.x.d, io.x.data_ptr(), c.y.d, io.y.data_ptr(), c.hd.get(), ptr_or_null(io.hx), io.hy.data_ptr(),
+                      c.cd.get(), ptr_or_null(io.cx), mut_ptr_or_null(io.cy), c.weight_bytes, io.weights.data_ptr(),
+                      work.size(), work.get(), a.training ? c.reserve_bytes : 0,
+                      a.training ? io.reserve.data_ptr() : nullptr),
+      what(a, st, dev, "forward"));
 }
 
 void rnn_fused_backward_cuda(const RNNFusedArgs& args, RNNFusedBackward& io) {
@@ -281,30 +279,27 @@ void rnn_fused_backward_cuda(const RNNFusedArgs& args, RNNFusedBackward& io) {
   EMBER_CHECK(std::ranges::equal(io.dy.sizes(), io.y.sizes()), what(a, st, dev, "backward"), ": grad_output is ",
               dims_str(io.dy.sizes()), ", expected ", dims_str(io.y.sizes()));
   RNNCall c(a, st, dev, "backward", false);
-  EMBER_CHECK(io.weights.numel() == c.weight_numel() && io.reserve.defined() &&
-                  io.reserve.nbytes() == c.reserve_bytes,
+  EMBER_CHECK(io.weights.numel() == c.weight_numel() && io.reserve.defined() && io.reserve.nbytes() == c.reserve_bytes,
               what(a, st, dev, "backward"), ": internal error: the forward's weights or reserve space do not match");
   io.dx = empty_like(io.x);
   io.dhx = io.hx.defined() ? empty_like(io.hx) : Tensor();
   io.dcx = io.cx.defined() ? empty_like(io.cx) : Tensor();
   Workspace work(dev, c.work_bytes);
   // Backward data first: it prepares the reserve space that backward weights reads.
-  EMBER_CUDNN_CHECK(cudnnRNNBackwardData_v8(c.h, c.rnn.d, c.dev_lengths(), c.y.d, io.y.data_ptr(), io.dy.data_ptr(),
-                                            c.x.d, io.dx.data_ptr(), c.hd.get(), ptr_or_null(io.hx),
-                                            ptr_or_null(io.dhy), mut_ptr_or_null(io.dhx), c.cd.get(),
-                                            ptr_or_null(io.cx), ptr_or_null(io.dcy), mut_ptr_or_null(io.dcx),
-                                            c.weight_bytes,
-                                            io.weights.data_ptr(), work.size(), work.get(), c.reserve_bytes,
-                                            io.reserve.data_ptr()),
+  EMBER_CUDNN_CHECK(cudnnRNNBackwardData_v8(
+                        c.h, c.rnn.d, c.dev_lengths(), c.y.d, io.y.data_ptr(), io.dy.data_ptr(), c.x.d,
+                        io.dx.data_ptr(), c.hd.get(), ptr_or_null(io.hx), ptr_or_null(io.dhy), mut_ptr_or_null(io.dhx),
+                        c.cd.get(), ptr_or_null(io.cx), ptr_or_null(io.dcy), mut_ptr_or_null(io.dcx), c.weight_bytes,
+                        io.weights.data_ptr(), work.size(), work.get(), c.reserve_bytes, io.reserve.data_ptr()),
                     what(a, st, dev, "backward data"));
   io.dparams.clear();
   if (!io.need_weights) return;
   Tensor dw = zeros({{c.weight_numel()}}, TensorOptions(st).device(io.y.device()));  // CUDNN_WGRAD_MODE_ADD adds
-  EMBER_CUDNN_CHECK(cudnnRNNBackwardWeights_v8(c.h, c.rnn.d, CUDNN_WGRAD_MODE_ADD, c.dev_lengths(), c.x.d,
-                                               io.x.data_ptr(), c.hd.get(), ptr_or_null(io.hx), c.y.d, io.y.data_ptr(),
-                                               c.weight_bytes, dw.data_ptr(), work.size(), work.get(), c.reserve_bytes,
-                                               io.reserve.data_ptr()),
-                    what(a, st, dev, "backward weights"));
+  EMBER_CUDNN_CHECK(
+      cudnnRNNBackwardWeights_v8(c.h, c.rnn.d, CUDNN_WGRAD_MODE_ADD, c.dev_lengths(), c.x.d, io.x.data_ptr(),
+                                 c.hd.get(), ptr_or_null(io.hx), c.y.d, io.y.data_ptr(), c.weight_bytes, dw.data_ptr(),
+                                 work.size(), work.get(), c.reserve_bytes, io.reserve.data_ptr()),
+      what(a, st, dev, "backward weights"));
   // Each parameter's gradient: a view of dw where its pieces are consecutive there, else their concatenation.
   const std::vector<RNNParamChunk> chunks = rnn_param_chunks(a);
   const std::vector<DimVector> shapes = rnn_param_shapes(a);

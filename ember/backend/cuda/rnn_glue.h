@@ -27,7 +27,7 @@ namespace ember::cuda {
 // [gates * hidden, layer input], w_hh [gates * hidden, P], w_hr [P, hidden]: row-major, as cuDNN stores its
 // matrices.
 
-enum class CellMode : int { Relu = 0, Tanh = 1, LSTM = 2, GRU = 3 };  // cudnnRNNMode_t
+enum class CellMode : int { Relu = 0, Tanh = 1, LSTM = 2, GRU = 3 };                            // cudnnRNNMode_t
 enum class MathType : int { Default = 0, TensorOp = 1, TensorOpAllowConversion = 2, Fma = 3 };  // cudnnMathType_t
 
 inline CellMode cell_mode(RNNMode m) {
@@ -58,8 +58,16 @@ inline RNNMath rnn_math(ScalarType data, bool allow_tf32) {
 // The key of the weight layout cache (the offsets of every chunk): everything the layout depends on (not the batch,
 // the lengths or dropout).
 inline std::vector<int64_t> rnn_weight_key(const RNNFusedArgs& a, ScalarType data, MathType math, int device) {
-  return {static_cast<int64_t>(cell_mode(a.mode)), a.input_size, a.hidden, a.proj_size, a.num_layers,
-          a.bidirectional ? 1 : 0, a.bias ? 1 : 0, static_cast<int64_t>(data), static_cast<int64_t>(math), device};
+  return {static_cast<int64_t>(cell_mode(a.mode)),
+          a.input_size,
+          a.hidden,
+          a.proj_size,
+          a.num_layers,
+          a.bidirectional ? 1 : 0,
+          a.bias ? 1 : 0,
+          static_cast<int64_t>(data),
+          static_cast<int64_t>(math),
+          device};
 }
 
 // cuDNN's data descriptors for packed (SEQ_MAJOR_PACKED) data: the batch, one length per entry (all `steps` for

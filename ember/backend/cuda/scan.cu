@@ -16,8 +16,8 @@ namespace ember::cuda {
 namespace {
 
 template <class T>
-using ScanAcc = std::conditional_t<std::is_integral_v<T>, int64_t,
-                                   std::conditional_t<std::is_same_v<T, float>, double, AccOf<T>>>;
+using ScanAcc =
+    std::conditional_t<std::is_integral_v<T>, int64_t, std::conditional_t<std::is_same_v<T, float>, double, AccOf<T>>>;
 
 // a + b (or a * b with Mul); integer accumulators wrap like PyTorch's (through uint64: signed overflow is undefined).
 template <bool Mul, class A>
@@ -107,8 +107,10 @@ __global__ void scan_kernel(ScanGeometry g, T* __restrict__ out, const T* __rest
     S st;
     for (int64_t k = 0; k < g.n; ++k) {
       const T x = in[oi + k * g.d_in];
-      if (k == 0) st.first(x, 0);
-      else st.step(x, k);
+      if (k == 0)
+        st.first(x, 0);
+      else
+        st.step(x, k);
       out[oo + k * g.d_out] = st.value();
       if constexpr (S::kIndex) ind[ox + k * g.d_ind] = st.index();
     }
@@ -147,12 +149,13 @@ __global__ void __launch_bounds__(kLongThreads)
     }
   __syncthreads();
   if (k0 >= k1) return;
-  if (tid == 0) st.first(in[oi], 0);
+  if (tid == 0)
+    st.first(in[oi], 0);
   else {
     st = agg[tid - 1];
     st.step(in[oi + k0 * g.d_in], k0);
   }
-  for (int64_t k = k0;; ) {
+  for (int64_t k = k0;;) {
     out[oo + k * g.d_out] = st.value();
     if constexpr (S::kIndex) ind[ox + k * g.d_ind] = st.index();
     if (++k >= k1) break;
@@ -189,7 +192,8 @@ void scan(ScanOp op, const Tensor& out, const Tensor& indices, const Tensor& in,
     std::vector<int64_t> dims;
     for (int64_t d = 0; d < in.dim(); ++d)
       if (d != dim && in.sizes()[d] != 1) dims.push_back(d);
-    std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return out.strides()[a] < out.strides()[b]; });
+    std::stable_sort(dims.begin(), dims.end(),
+                     [&](int64_t a, int64_t b) { return out.strides()[a] < out.strides()[b]; });
     EMBER_CHECK(dims.size() <= static_cast<size_t>(kReduceMaxDims), "scan: CUDA scans support at most ",
                 kReduceMaxDims + 1, " dims of size > 1");
     for (int64_t d : dims) {
@@ -209,7 +213,8 @@ void scan(ScanOp op, const Tensor& out, const Tensor& indices, const Tensor& in,
       case ScanOp::Max: return launch<CumExtremum<T, true>, T>(g, out, indices, in, device);
       case ScanOp::Min: return launch<CumExtremum<T, false>, T>(g, out, indices, in, device);
       case ScanOp::LogSumExp:
-        if constexpr (std::is_floating_point_v<AccOf<T>>) return launch<LogCumSumExp<T>, T>(g, out, indices, in, device);
+        if constexpr (std::is_floating_point_v<AccOf<T>>)
+          return launch<LogCumSumExp<T>, T>(g, out, indices, in, device);
         fail<Error>("logcumsumexp(): expected a floating point input, but got ", in.dtype());
     }
   });

@@ -24,8 +24,7 @@ __global__ void searchsorted_kernel(O* __restrict__ out, const T* __restrict__ s
   }
 }
 
-void searchsorted(const Tensor& out, const Tensor& boundaries, const Tensor& values, const Tensor& sorter,
-                  bool right) {
+void searchsorted(const Tensor& out, const Tensor& boundaries, const Tensor& values, const Tensor& sorter, bool right) {
   const int64_t total = values.numel();
   if (total == 0) return;
   const int device = out.device().index;

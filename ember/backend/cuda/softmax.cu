@@ -14,8 +14,10 @@ namespace {
 // Writes the row's result given its max m and sum s of exp(x - m).
 template <class T, bool Log>
 __device__ __forceinline__ T finish(T x, T m, T s_or_inv) {
-  if constexpr (Log) return (x - m) - s_or_inv;  // s_or_inv = log(sum)
-  else return dexp(x - m) * s_or_inv;            // s_or_inv = 1 / sum
+  if constexpr (Log)
+    return (x - m) - s_or_inv;  // s_or_inv = log(sum)
+  else
+    return dexp(x - m) * s_or_inv;  // s_or_inv = 1 / sum
 }
 
 constexpr int kWarpRows = 8;  // rows (warps) per block of the warp kernel
@@ -104,15 +106,21 @@ void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t n, int6
     const T* x = static_cast<const T*>(in.data_ptr());
     T* y = static_cast<T*>(out.data_ptr());
     if (small) {
-      if (log) launch<T, true, int32_t>(x, y, outer, n, inner, stream);
-      else launch<T, false, int32_t>(x, y, outer, n, inner, stream);
+      if (log)
+        launch<T, true, int32_t>(x, y, outer, n, inner, stream);
+      else
+        launch<T, false, int32_t>(x, y, outer, n, inner, stream);
     } else {
-      if (log) launch<T, true, int64_t>(x, y, outer, n, inner, stream);
-      else launch<T, false, int64_t>(x, y, outer, n, inner, stream);
+      if (log)
+        launch<T, true, int64_t>(x, y, outer, n, inner, stream);
+      else
+        launch<T, false, int64_t>(x, y, outer, n, inner, stream);
     }
   };
-  if (in.dtype() == ScalarType::Float64) go(double());
-  else go(float());
+  if (in.dtype() == ScalarType::Float64)
+    go(double());
+  else
+    go(float());
   after_launch(device);
 }
 

@@ -61,8 +61,7 @@ template <class U>
 void radix_sort_pairs(Device dev, const U* kin, U* kout, const int64_t* vin, int64_t* vout, int64_t count,
                       int end_bit) {
   cub_run(dev, [&](void* tmp, size_t& bytes) {
-    return cub::DeviceRadixSort::SortPairs(tmp, bytes, kin, kout, vin, vout, count, 0, end_bit,
-                                           stream_of(dev.index));
+    return cub::DeviceRadixSort::SortPairs(tmp, bytes, kin, kout, vin, vout, count, 0, end_bit, stream_of(dev.index));
   });
 }
 
@@ -118,8 +117,10 @@ SortedRows sort_rows(const Tensor& in, int64_t dim, bool descending) {
     s.order = order_b;
     return s;
   }
-  if (plan.row_bits <= 32) sort_by_row<uint32_t>(s, plan.row_bits, ob, oa);
-  else sort_by_row<uint64_t>(s, plan.row_bits, ob, oa);
+  if (plan.row_bits <= 32)
+    sort_by_row<uint32_t>(s, plan.row_bits, ob, oa);
+  else
+    sort_by_row<uint64_t>(s, plan.row_bits, ob, oa);
   s.order = order_a;
   return s;
 }
@@ -180,8 +181,10 @@ __device__ int64_t first_nan(const T* x, const int64_t* order, int64_t r, int64_
     int64_t lo = 0, hi = n;
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo) / 2;
-      if (value_is_nan(x[order[r * n + mid]])) hi = mid;
-      else lo = mid + 1;
+      if (value_is_nan(x[order[r * n + mid]]))
+        hi = mid;
+      else
+        lo = mid + 1;
     }
     return lo;
   }
@@ -239,9 +242,8 @@ void pick_rows(SelectOp op, const SortedRows& s, int64_t k, int64_t* pk) {
   const int64_t total = rows * n;
   Tensor start = scratch(s.x.device(), ScalarType::Int64, total);
   int64_t* st = ptr<int64_t>(start);
-  launch_flat(device, total, [=] __device__(int64_t j) {
-    st[j] = j % n == 0 || !same_value(x[order[j]], x[order[j - 1]]) ? j : 0;
-  });
+  launch_flat(device, total,
+              [=] __device__(int64_t j) { st[j] = j % n == 0 || !same_value(x[order[j]], x[order[j - 1]]) ? j : 0; });
   cub_run(s.x.device(), [&](void* tmp, size_t& bytes) {
     return cub::DeviceScan::InclusiveScan(tmp, bytes, st, st, ::cuda::maximum<int64_t>{}, total, stream_of(device));
   });
@@ -250,8 +252,7 @@ void pick_rows(SelectOp op, const SortedRows& s, int64_t k, int64_t* pk) {
   after_launch(device);
 }
 
-void slice_select(SelectOp op, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
-                  int64_t k) {
+void slice_select(SelectOp op, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, int64_t k) {
   DeviceGuard g(in.device().index);
   const SortedRows s = sort_rows(in, dim, false);
   Tensor pick = scratch(in.device(), ScalarType::Int64, s.rows);
@@ -304,7 +305,7 @@ void unique_runs(const Tensor& in, const Tensor& perm, const Tensor& inverse, Te
   cub_run(dev, [&](void* tmp, size_t& bytes) {
     return cub::DeviceScan::InclusiveSum(tmp, bytes, rp, rp, n, stream_of(device));
   });
-  SyncOpName sync_op("unique");  // Note [Sync debug mode]
+  SyncOpName sync_op("unique");                          // Note [Sync debug mode]
   const int64_t nu = read_scalar(rp + (n - 1), device);  // the output size: the one read back
   values = empty({{nu}}, TensorOptions(in.dtype()).device(dev));
   counts = empty({{nu}}, TensorOptions(ScalarType::Int64).device(dev));

@@ -18,11 +18,15 @@ void dispatch_spatial(const Tensor& out, const Tensor& in, F&& body) {
   DeviceGuard g(out.device().index);
   const bool wide = std::max(in.numel(), out.numel()) >= (int64_t(1) << 31) - (int64_t(1) << 25);
   auto with_index = [&](auto t) {
-    if (wide) body(t, int64_t{});
-    else body(t, int32_t{});
+    if (wide)
+      body(t, int64_t{});
+    else
+      body(t, int32_t{});
   };
-  if (in.dtype() == ScalarType::Float64) with_index(double{});
-  else with_index(float{});
+  if (in.dtype() == ScalarType::Float64)
+    with_index(double{});
+  else
+    with_index(float{});
 }
 
 template <class I, class F>
@@ -117,8 +121,7 @@ void resample_adjoint_typed(const Tensor& out, const Tensor& in, const ResampleT
 }
 
 void resample_adjoint(const Tensor& out, const Tensor& in, const ResampleTaps& taps) {
-  dispatch_spatial(out, in,
-                   [&](auto t, auto i) { resample_adjoint_typed<decltype(t), decltype(i)>(out, in, taps); });
+  dispatch_spatial(out, in, [&](auto t, auto i) { resample_adjoint_typed<decltype(t), decltype(i)>(out, in, taps); });
 }
 
 // The geometry in the kernels' index type.

@@ -60,9 +60,7 @@ Stream current_stream(int device) {
   return Stream{device, t_current_stream[device]};
 }
 
-void set_current_stream(Stream s) {
-  t_current_stream[checked_device(s.device, "set_stream")] = s.handle;
-}
+void set_current_stream(Stream s) { t_current_stream[checked_device(s.device, "set_stream")] = s.handle; }
 
 Stream default_stream(int device) { return Stream{checked_device(device, "default_stream"), nullptr}; }
 
@@ -129,7 +127,8 @@ void Event::record(Stream s) {
   DeviceGuard g(s.device);
   if (!event_) {
     cudaEvent_t e;
-    unsigned flags = (timing_ ? 0u : unsigned(cudaEventDisableTiming)) | (blocking_ ? unsigned(cudaEventBlockingSync) : 0u);
+    unsigned flags = (timing_ ? 0u : unsigned(cudaEventDisableTiming)) |
+                     (blocking_ ? unsigned(cudaEventBlockingSync) : 0u);
     EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, flags));
     event_ = e;
     device_ = s.device;
@@ -162,7 +161,8 @@ void Event::synchronize() const {
 float Event::elapsed_time(const Event& end) const {
   check_available("Event.elapsed_time");
   EMBER_CHECK(timing_ && end.timing_, "Event.elapsed_time: both events must be created with enable_timing=True");
-  EMBER_CHECK(event_ && end.event_, "Event.elapsed_time: both events must be recorded before calculating elapsed "
+  EMBER_CHECK(event_ && end.event_,
+              "Event.elapsed_time: both events must be recorded before calculating elapsed "
               "time");
   DeviceGuard g(device_);
   float ms = 0;

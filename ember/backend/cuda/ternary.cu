@@ -12,7 +12,9 @@ void ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, 
   DeviceGuard g(out.device().index);
   std::array<const Tensor*, 3> host{};
   const StridedIter it = device_operands<3>(out, {&a, &b, &c}, host);
-  dispatch_all(compute, [&](auto v) { math::ternary_ops<decltype(v)>(op, Runner{it, host, out.device().index}, value); });
+  dispatch_all(compute, [&](auto v) {
+    math::ternary_ops<decltype(v)>(op, Runner{it, host, out.device().index}, value);
+  });
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // CUDA unary kernels and the fused activation backward: the shared formulas (ember/backend/math/unary.h) over
 // gpu_kernel.
 #include "ember/backend/cuda/elementwise.cuh"
-#include "ember/backend/math/unary.h"
 #include "ember/backend/kernels/unary.h"
 #include "ember/backend/kernels/unary_backward.h"
+#include "ember/backend/math/unary.h"
 
 namespace ember::cuda {
 

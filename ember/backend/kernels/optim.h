@@ -11,7 +11,7 @@ namespace ember::optim {
 
 enum class Algo { SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD };
 
-constexpr int kSlots = 5;   // parameter, gradient, up to three state tensors
+constexpr int kSlots = 5;  // parameter, gradient, up to three state tensors
 constexpr int kCoefs = 12;
 
 // One parameter's work: its tensors (contiguous, one floating dtype, same numel; slots an algorithm does not use
@@ -21,8 +21,8 @@ struct Work {
   double c[kCoefs] = {};
 };
 
-// Where each algorithm keeps its coefficients in Work::c, and its tensors in Work::t. `dir` (direction) is -1 with maximize;
-// flags are 0 or 1.
+// Where each algorithm keeps its coefficients in Work::c, and its tensors in Work::t. `dir` (direction) is -1 with
+// maximize; flags are 0 or 1.
 namespace sgd {
 enum { lr, wd, momentum, dampening, nesterov, dir, init };  // t: param, grad, momentum buffer
 }

@@ -20,8 +20,7 @@ constexpr const char* select_op_name(SelectOp op) {
 }
 
 // A stable sort of each slice along dim; values and int64 indices have in's shape (in.dim() >= 1).
-EMBER_DECLARE_KERNEL(sort, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim,
-                     bool descending)
+EMBER_DECLARE_KERNEL(sort, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending)
 // The k largest (smallest) of each slice, ties by position; values and indices have size k along dim.
 EMBER_DECLARE_KERNEL(topk, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, int64_t dim,
                      bool largest, bool sorted)

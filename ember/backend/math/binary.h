@@ -91,73 +91,72 @@ bool arith_ops(BinaryOp op, const K& k, const Scalar& alpha) {
     case BinaryOp::Sub: {
       if constexpr (std::is_same_v<T, bool>) {  // a + alpha * b in bool: alpha False leaves a
         if (alpha.to_bool())
-          run([] EMBER_LAMBDA (A a, A b) { return a || b; });
+          run([] EMBER_LAMBDA(A a, A b) { return a || b; });
         else
-          run([] EMBER_LAMBDA (A a, A) { return a; });
+          run([] EMBER_LAMBDA(A a, A) { return a; });
       } else {
         const A s = op == BinaryOp::Sub ? A(-alpha.to<A>()) : alpha.to<A>();
         if (s == A(1))
-          run([] EMBER_LAMBDA (A a, A b) { return a + b; });
+          run([] EMBER_LAMBDA(A a, A b) { return a + b; });
         else if (op == BinaryOp::Sub && alpha.to<A>() == A(1))
-          run([] EMBER_LAMBDA (A a, A b) { return a - b; });
+          run([] EMBER_LAMBDA(A a, A b) { return a - b; });
         else
-          run([s] EMBER_LAMBDA (A a, A b) { return a + s * b; });
+          run([s] EMBER_LAMBDA(A a, A b) { return a + s * b; });
       }
       return true;
     }
     case BinaryOp::Mul:
       if constexpr (std::is_same_v<T, bool>)
-        run([] EMBER_LAMBDA (A a, A b) { return a && b; });
+        run([] EMBER_LAMBDA(A a, A b) { return a && b; });
       else
-        run([] EMBER_LAMBDA (A a, A b) { return a * b; });
+        run([] EMBER_LAMBDA(A a, A b) { return a * b; });
       return true;
     case BinaryOp::Div:
-      if constexpr (is_fp<T>) run([] EMBER_LAMBDA (A a, A b) { return a / b; });
+      if constexpr (is_fp<T>) run([] EMBER_LAMBDA(A a, A b) { return a / b; });
       return true;
     case BinaryOp::DivTrunc:
       if constexpr (is_fp<T>)
-        run([] EMBER_LAMBDA (A a, A b) { return std::trunc(a / b); });
+        run([] EMBER_LAMBDA(A a, A b) { return std::trunc(a / b); });
       else if constexpr (!std::is_same_v<T, bool>)
-        run([err] EMBER_LAMBDA (A a, A b) { return int_div_trunc(a, b, err); });
+        run([err] EMBER_LAMBDA(A a, A b) { return int_div_trunc(a, b, err); });
       return true;
     case BinaryOp::DivFloor:
       if constexpr (is_fp<T>)
-        run([] EMBER_LAMBDA (A a, A b) { return float_div_floor(a, b); });
+        run([] EMBER_LAMBDA(A a, A b) { return float_div_floor(a, b); });
       else if constexpr (!std::is_same_v<T, bool>)
-        run([err] EMBER_LAMBDA (A a, A b) { return int_div_floor(a, b, err); });
+        run([err] EMBER_LAMBDA(A a, A b) { return int_div_floor(a, b, err); });
       return true;
     case BinaryOp::Remainder:
       if constexpr (is_fp<T>)
-        run([] EMBER_LAMBDA (A a, A b) {
+        run([] EMBER_LAMBDA(A a, A b) {
           A m = std::fmod(a, b);
           return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m;
         });
       else if constexpr (!std::is_same_v<T, bool>)
-        run([err] EMBER_LAMBDA (A a, A b) { return int_mod(a, b, true, err); });
+        run([err] EMBER_LAMBDA(A a, A b) { return int_mod(a, b, true, err); });
       return true;
     case BinaryOp::Fmod:
       if constexpr (is_fp<T>)
-        run([] EMBER_LAMBDA (A a, A b) { return std::fmod(a, b); });
+        run([] EMBER_LAMBDA(A a, A b) { return std::fmod(a, b); });
       else if constexpr (!std::is_same_v<T, bool>)
-        run([err] EMBER_LAMBDA (A a, A b) { return int_mod(a, b, false, err); });
+        run([err] EMBER_LAMBDA(A a, A b) { return int_mod(a, b, false, err); });
       return true;
     case BinaryOp::Pow:
       if constexpr (is_fp<T>)
-        run([] EMBER_LAMBDA (A a, A b) { return b == A(2) ? a * a : std::pow(a, b); });
+        run([] EMBER_LAMBDA(A a, A b) { return b == A(2) ? a * a : std::pow(a, b); });
       else if constexpr (!std::is_same_v<T, bool>)
-        run([] EMBER_LAMBDA (A a, A b) { return int_pow(a, b); });
+        run([] EMBER_LAMBDA(A a, A b) { return int_pow(a, b); });
       return true;
     case BinaryOp::Atan2:
-      if constexpr (is_fp<T>) run([] EMBER_LAMBDA (A a, A b) { return std::atan2(a, b); });
+      if constexpr (is_fp<T>) run([] EMBER_LAMBDA(A a, A b) { return std::atan2(a, b); });
       return true;
     case BinaryOp::Hypot:
-      if constexpr (is_fp<T>) run([] EMBER_LAMBDA (A a, A b) { return std::hypot(a, b); });
+      if constexpr (is_fp<T>) run([] EMBER_LAMBDA(A a, A b) { return std::hypot(a, b); });
       return true;
     case BinaryOp::Copysign:
-      if constexpr (is_fp<T>) run([] EMBER_LAMBDA (A a, A b) { return std::copysign(a, b); });
+      if constexpr (is_fp<T>) run([] EMBER_LAMBDA(A a, A b) { return std::copysign(a, b); });
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -168,40 +167,46 @@ bool logic_ops(BinaryOp op, const K& k) {
   auto cmp = [&](auto f) { k.template kernel<bool, T, 2>(Pred2<T, decltype(f)>{f}); };
   auto same = [&](auto f) { k.template kernel<T, T, 2>(Same2<T, decltype(f)>{f}); };
   switch (op) {
-    case BinaryOp::Eq: cmp([] EMBER_LAMBDA (A a, A b) { return a == b; }); return true;
-    case BinaryOp::Ne: cmp([] EMBER_LAMBDA (A a, A b) { return a != b; }); return true;
-    case BinaryOp::Lt: cmp([] EMBER_LAMBDA (A a, A b) { return a < b; }); return true;
-    case BinaryOp::Le: cmp([] EMBER_LAMBDA (A a, A b) { return a <= b; }); return true;
-    case BinaryOp::Gt: cmp([] EMBER_LAMBDA (A a, A b) { return a > b; }); return true;
-    case BinaryOp::Ge: cmp([] EMBER_LAMBDA (A a, A b) { return a >= b; }); return true;
-    case BinaryOp::LogicalAnd: cmp([] EMBER_LAMBDA (A a, A b) { return a != A(0) && b != A(0); }); return true;
-    case BinaryOp::LogicalOr: cmp([] EMBER_LAMBDA (A a, A b) { return a != A(0) || b != A(0); }); return true;
-    case BinaryOp::LogicalXor:
-      cmp([] EMBER_LAMBDA (A a, A b) { return (a != A(0)) != (b != A(0)); });
-      return true;
+    case BinaryOp::Eq: cmp([] EMBER_LAMBDA(A a, A b) { return a == b; }); return true;
+    case BinaryOp::Ne: cmp([] EMBER_LAMBDA(A a, A b) { return a != b; }); return true;
+    case BinaryOp::Lt: cmp([] EMBER_LAMBDA(A a, A b) { return a < b; }); return true;
+    case BinaryOp::Le: cmp([] EMBER_LAMBDA(A a, A b) { return a <= b; }); return true;
+    case BinaryOp::Gt: cmp([] EMBER_LAMBDA(A a, A b) { return a > b; }); return true;
+    case BinaryOp::Ge: cmp([] EMBER_LAMBDA(A a, A b) { return a >= b; }); return true;
+    case BinaryOp::LogicalAnd: cmp([] EMBER_LAMBDA(A a, A b) { return a != A(0) && b != A(0); }); return true;
+    case BinaryOp::LogicalOr: cmp([] EMBER_LAMBDA(A a, A b) { return a != A(0) || b != A(0); }); return true;
+    case BinaryOp::LogicalXor: cmp([] EMBER_LAMBDA(A a, A b) { return (a != A(0)) != (b != A(0)); }); return true;
     case BinaryOp::Maximum:  // NaN propagates
-      if constexpr (is_fp<T>) same([] EMBER_LAMBDA (A a, A b) { return a != a ? a : b != b ? b : (a > b ? a : b); });
-      else same([] EMBER_LAMBDA (A a, A b) { return a > b ? a : b; });
+      if constexpr (is_fp<T>)
+        same([] EMBER_LAMBDA(A a, A b) { return a != a ? a : b != b ? b : (a > b ? a : b); });
+      else
+        same([] EMBER_LAMBDA(A a, A b) { return a > b ? a : b; });
       return true;
     case BinaryOp::Minimum:
-      if constexpr (is_fp<T>) same([] EMBER_LAMBDA (A a, A b) { return a != a ? a : b != b ? b : (a < b ? a : b); });
-      else same([] EMBER_LAMBDA (A a, A b) { return a < b ? a : b; });
+      if constexpr (is_fp<T>)
+        same([] EMBER_LAMBDA(A a, A b) { return a != a ? a : b != b ? b : (a < b ? a : b); });
+      else
+        same([] EMBER_LAMBDA(A a, A b) { return a < b ? a : b; });
       return true;
     case BinaryOp::Fmax:  // NaN is ignored
-      if constexpr (is_fp<T>) same([] EMBER_LAMBDA (A a, A b) { return std::fmax(a, b); });
-      else same([] EMBER_LAMBDA (A a, A b) { return a > b ? a : b; });
+      if constexpr (is_fp<T>)
+        same([] EMBER_LAMBDA(A a, A b) { return std::fmax(a, b); });
+      else
+        same([] EMBER_LAMBDA(A a, A b) { return a > b ? a : b; });
       return true;
     case BinaryOp::Fmin:
-      if constexpr (is_fp<T>) same([] EMBER_LAMBDA (A a, A b) { return std::fmin(a, b); });
-      else same([] EMBER_LAMBDA (A a, A b) { return a < b ? a : b; });
+      if constexpr (is_fp<T>)
+        same([] EMBER_LAMBDA(A a, A b) { return std::fmin(a, b); });
+      else
+        same([] EMBER_LAMBDA(A a, A b) { return a < b ? a : b; });
       return true;
     default: break;
   }
   if constexpr (std::is_integral_v<T>) {
     switch (op) {
-      case BinaryOp::BitAnd: same([] EMBER_LAMBDA (A a, A b) { return a & b; }); return true;
-      case BinaryOp::BitOr: same([] EMBER_LAMBDA (A a, A b) { return a | b; }); return true;
-      case BinaryOp::BitXor: same([] EMBER_LAMBDA (A a, A b) { return a ^ b; }); return true;
+      case BinaryOp::BitAnd: same([] EMBER_LAMBDA(A a, A b) { return a & b; }); return true;
+      case BinaryOp::BitOr: same([] EMBER_LAMBDA(A a, A b) { return a | b; }); return true;
+      case BinaryOp::BitXor: same([] EMBER_LAMBDA(A a, A b) { return a ^ b; }); return true;
       default: break;
     }
     if constexpr (!std::is_same_v<T, bool>) {
@@ -209,13 +214,13 @@ bool logic_ops(BinaryOp op, const K& k) {
       using U = std::make_unsigned_t<T>;
       // Shifts by a negative count or by the width or more are defined, as in PyTorch.
       if (op == BinaryOp::Shl) {
-        same([] EMBER_LAMBDA (A a, A b) {
+        same([] EMBER_LAMBDA(A a, A b) {
           return (is_negative(b) || b >= bits) ? A(0) : static_cast<A>(static_cast<U>(a) << b);
         });
         return true;
       }
       if (op == BinaryOp::Shr) {
-        same([] EMBER_LAMBDA (A a, A b) {
+        same([] EMBER_LAMBDA(A a, A b) {
           return (is_negative(b) || b >= bits) ? (is_negative(a) ? A(-1) : A(0)) : A(a >> b);
         });
         return true;

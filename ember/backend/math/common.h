@@ -56,9 +56,7 @@ struct Pred2 {  // (T, T) -> bool
 template <class T, class F>
 struct Same3 {  // (T, T, T) -> T
   F f;
-  EMBER_HOST_DEVICE T operator()(T a, T b, T c) const {
-    return static_cast<T>(f(Acc<T>(a), Acc<T>(b), Acc<T>(c)));
-  }
+  EMBER_HOST_DEVICE T operator()(T a, T b, T c) const { return static_cast<T>(f(Acc<T>(a), Acc<T>(b), Acc<T>(c))); }
 };
 
 }  // namespace ember::math

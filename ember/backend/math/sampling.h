@@ -7,9 +7,9 @@
 #include <cstdint>
 
 #include "ember/backend/math/special.h"
+#include "ember/detail/random_math.h"
 #include "ember/generator.h"
 #include "ember/macros.h"
-#include "ember/detail/random_math.h"
 
 namespace ember::rnd {
 

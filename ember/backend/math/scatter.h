@@ -4,9 +4,9 @@
 
 #include <type_traits>
 
+#include "ember/backend/kernels/index.h"
 #include "ember/backend/math/common.h"
 #include "ember/detail/convert.h"
-#include "ember/backend/kernels/index.h"
 
 namespace ember::math {
 

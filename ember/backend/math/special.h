@@ -101,10 +101,10 @@ EMBER_HOST_DEVICE A trigamma_positive(A x) {
   if (x == inf<A>()) return acc;
   // 1/x + 1/(2x^2) + sum_k B_2k / x^(2k+1), k = 1..7
   const A z = A(1) / (x * x);
-  const A s = z * (A(1.0 / 6) -
-                   z * (A(1.0 / 30) -
-                        z * (A(1.0 / 42) -
-                             z * (A(1.0 / 30) - z * (A(5.0 / 66) - z * (A(691.0 / 2730) - z * A(7.0 / 6)))))));
+  const A s = z *
+              (A(1.0 / 6) - z * (A(1.0 / 30) -
+                                 z * (A(1.0 / 42) -
+                                      z * (A(1.0 / 30) - z * (A(5.0 / 66) - z * (A(691.0 / 2730) - z * A(7.0 / 6)))))));
   return acc + (A(1) + A(0.5) / x + s) / x;
 }
 
@@ -525,25 +525,27 @@ bool special_unary_ops(UnaryOp op, const K& k, const UnaryArgs& g) {
     // The rows of ember/ops/unary.def that name their formula.
 #define EMBER_UNARY_OP(...)
 #define EMBER_UNARY_CUSTOM(...)
-#define EMBER_UNARY_SPECIAL(op, name, formula, ...) \
-  case UnaryOp::op: run([] EMBER_LAMBDA (A a) { return formula(a); }); return true;
+#define EMBER_UNARY_SPECIAL(op, name, formula, ...)   \
+  case UnaryOp::op:                                   \
+    run([] EMBER_LAMBDA(A a) { return formula(a); }); \
+    return true;
 #include "ember/ops/unary.def"
 #undef EMBER_UNARY_OP
 #undef EMBER_UNARY_CUSTOM
 #undef EMBER_UNARY_SPECIAL
     case UnaryOp::Polygamma: {
       const int n = static_cast<int>(g.a);
-      run([n] EMBER_LAMBDA (A a) { return sf::polygamma(n, a); });
+      run([n] EMBER_LAMBDA(A a) { return sf::polygamma(n, a); });
       return true;
     }
     case UnaryOp::FrexpMantissa:
-      run([] EMBER_LAMBDA (A a) {
+      run([] EMBER_LAMBDA(A a) {
         int e;
         return std::isfinite(a) ? std::frexp(a, &e) : a;
       });
       return true;
     case UnaryOp::FrexpExponent:
-      k.template kernel<int32_t, T, 1>([] EMBER_LAMBDA (A a) {
+      k.template kernel<int32_t, T, 1>([] EMBER_LAMBDA(A a) {
         int e = 0;
         if (std::isfinite(a)) std::frexp(a, &e);
         return static_cast<int32_t>(e);
@@ -561,23 +563,23 @@ bool special_binary_ops(BinaryOp op, const K& k, const Scalar& alpha) {
   using A = Acc<T>;
   auto run = [&](auto f) { k.template kernel<T, T, 2>(f); };
   if (op == BinaryOp::Heaviside) {
-    auto f = [] EMBER_LAMBDA (A a, A b) { return a == A(0) ? b : static_cast<A>(a > A(0)); };
+    auto f = [] EMBER_LAMBDA(A a, A b) { return a == A(0) ? b : static_cast<A>(a > A(0)); };
     run(Same2<T, decltype(f)>{f});
     return true;
   }
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     if (op == BinaryOp::Gcd) {
-      run([] EMBER_LAMBDA (T a, T b) { return sf::gcd(a, b); });
+      run([] EMBER_LAMBDA(T a, T b) { return sf::gcd(a, b); });
       return true;
     }
     if (op == BinaryOp::Lcm) {
-      run([] EMBER_LAMBDA (T a, T b) { return sf::lcm(a, b); });
+      run([] EMBER_LAMBDA(T a, T b) { return sf::lcm(a, b); });
       return true;
     }
   }
   if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
     if (op == BinaryOp::Nextafter) {
-      run([] EMBER_LAMBDA (T a, T b) { return sf::nextafter16(a, b); });
+      run([] EMBER_LAMBDA(T a, T b) { return sf::nextafter16(a, b); });
       return true;
     }
   }
@@ -588,18 +590,20 @@ bool special_binary_ops(BinaryOp op, const K& k, const Scalar& alpha) {
 #define EMBER_BINARY_CUSTOM(...)
 #define EMBER_BINARY_ALIAS(...)
 #define EMBER_BINARY_POLYNOMIAL(...)
-#define EMBER_BINARY_SPECIAL(op, name, kind, formula, ...) \
-  case BinaryOp::op: run([] EMBER_LAMBDA (A a, A b) { return formula(a, b); }); return true;
+#define EMBER_BINARY_SPECIAL(op, name, kind, formula, ...)    \
+  case BinaryOp::op:                                          \
+    run([] EMBER_LAMBDA(A a, A b) { return formula(a, b); }); \
+    return true;
 #include "ember/ops/binary.def"
 #undef EMBER_BINARY_OP
 #undef EMBER_BINARY_CUSTOM
 #undef EMBER_BINARY_ALIAS
 #undef EMBER_BINARY_POLYNOMIAL
 #undef EMBER_BINARY_SPECIAL
-      case BinaryOp::Nextafter: run([] EMBER_LAMBDA (A a, A b) { return std::nextafter(a, b); }); return true;
+      case BinaryOp::Nextafter: run([] EMBER_LAMBDA(A a, A b) { return std::nextafter(a, b); }); return true;
       case BinaryOp::OrthogonalPolynomial: {  // alpha: the family (ember::Polynomial)
         const auto family = static_cast<Polynomial>(alpha.to_int());
-        run([family] EMBER_LAMBDA (A x, A n) { return sf::orthogonal_polynomial(family, x, n); });
+        run([family] EMBER_LAMBDA(A x, A n) { return sf::orthogonal_polynomial(family, x, n); });
         return true;
       }
       default: break;

@@ -7,8 +7,9 @@ namespace ember::cuda {
 
 namespace {
 [[noreturn]] void not_built(const char* what) {
-  fail<Error>(what, ": ember was built without CUDA support (rebuild with -DEMBER_CUDA=ON on a machine with "
-                    "the CUDA toolkit)");
+  fail<Error>(what,
+              ": ember was built without CUDA support (rebuild with -DEMBER_CUDA=ON on a machine with "
+              "the CUDA toolkit)");
 }
 }  // namespace
 

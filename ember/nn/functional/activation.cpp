@@ -57,10 +57,11 @@ Tensor softshrink(const Tensor& x, double lambd) {
 Tensor prelu(const Tensor& x, const Tensor& weight) {
   EMBER_AUTOCAST(autocast::kLower, prelu, x, weight);
   const int64_t channels = x.dim() >= 2 ? x.size(1) : 1;
-  EMBER_CHECK(weight.numel() == 1 || weight.numel() == channels, "Mismatch of parameter numbers and input channel "
-              "size. Found parameter numbers = ", weight.numel(), " and channel size = ", channels, ".");
-  EMBER_CHECK(weight.dim() <= 1, "prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = ",
-              weight.dim());
+  EMBER_CHECK(weight.numel() == 1 || weight.numel() == channels,
+              "Mismatch of parameter numbers and input channel "
+              "size. Found parameter numbers = ",
+              weight.numel(), " and channel size = ", channels, ".");
+  EMBER_CHECK(weight.dim() <= 1, "prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = ", weight.dim());
   // The weight as [C, 1, ..., 1] so that it broadcasts along dim 1; the engine sums its gradient back.
   DimVector shape;
   if (x.dim() >= 2) {
@@ -102,8 +103,8 @@ namespace {
 Tensor softmax_impl(const Tensor& x_in, int64_t dim, std::optional<ScalarType> dtype, bool log) {
   const char* name = log ? "log_softmax" : "softmax";
   const Tensor x = dtype && *dtype != x_in.dtype() ? to(x_in, *dtype) : x_in;
-  EMBER_CHECK(is_floating(x.dtype()), "\"", name, "_lastdim_kernel_impl\" not implemented for '",
-              type_label(x.dtype()), "'");
+  EMBER_CHECK(is_floating(x.dtype()), "\"", name, "_lastdim_kernel_impl\" not implemented for '", type_label(x.dtype()),
+              "'");
   dim = wrap_dim(dim, x.dim(), name);
   Tensor out;
   {
@@ -121,12 +122,12 @@ Tensor softmax_impl(const Tensor& x_in, int64_t dim, std::optional<ScalarType> d
   }
   // Both formulas read only the result (Chainer's retain_outputs) and are written with ember ops.
   auto node = autograd::make_node(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {&x},
-      [dim, log](autograd::FormulaNode& n, autograd::TensorList& g) {
-        const Tensor y = n.saved_tensor(0);
-        const int64_t d[] = {dim};
-        if (log) return autograd::TensorList{sub(g[0], mul(exp(y), sum(g[0], d, true)))};
-        return autograd::TensorList{mul(y, sub(g[0], sum(mul(g[0], y), d, true)))};
-      });
+                                  [dim, log](autograd::FormulaNode& n, autograd::TensorList& g) {
+                                    const Tensor y = n.saved_tensor(0);
+                                    const int64_t d[] = {dim};
+                                    if (log) return autograd::TensorList{sub(g[0], mul(exp(y), sum(g[0], d, true)))};
+                                    return autograd::TensorList{mul(y, sub(g[0], sum(mul(g[0], y), d, true)))};
+                                  });
   if (node) {
     autograd::set_history(out, node);
     node->save_output(out);

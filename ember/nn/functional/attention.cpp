@@ -10,8 +10,8 @@
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/padding.h"
 #include "ember/ops.h"
-#include "ember/ops/linalg.h"
 #include "ember/ops/detail/util.h"
+#include "ember/ops/linalg.h"
 
 namespace ember {
 
@@ -29,21 +29,24 @@ Tensor masked_softmax(const Tensor& x) {
 // Grouped-query attention: t (key or value) [..., Hkv, S, D] with its heads repeated (each consecutively) to the
 // query's Hq heads, Hq a multiple of Hkv.
 Tensor repeat_kv_heads(const Tensor& query, const Tensor& t, const char* what) {
-  EMBER_CHECK_INDEX(query.dim() >= 3 && t.dim() >= 3, "scaled_dot_product_attention(): enable_gqa needs query, key "
-                    "and value of at least 3 dims [..., heads, L, E], got query ", shape_str(query.sizes()), " and ",
-                    what, " ", shape_str(t.sizes()));
+  EMBER_CHECK_INDEX(query.dim() >= 3 && t.dim() >= 3,
+                    "scaled_dot_product_attention(): enable_gqa needs query, key "
+                    "and value of at least 3 dims [..., heads, L, E], got query ",
+                    shape_str(query.sizes()), " and ", what, " ", shape_str(t.sizes()));
   const int64_t hq = query.size(-3), hkv = t.size(-3);
   if (hq == hkv) return t;
-  EMBER_CHECK(hkv > 0 && hq % hkv == 0, "scaled_dot_product_attention(): Number of heads in key and value must divide "
-              "the number of heads in query, got ", hq, " query heads and ", hkv, " ", what, " heads");
+  EMBER_CHECK(hkv > 0 && hq % hkv == 0,
+              "scaled_dot_product_attention(): Number of heads in key and value must divide "
+              "the number of heads in query, got ",
+              hq, " query heads and ", hkv, " ", what, " heads");
   return repeat_interleave(t, hq / hkv, t.dim() - 3);
 }
 
 }  // namespace
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key_in, const Tensor& value_in,
-                                   const Tensor& attn_mask, double dropout_p, bool is_causal,
-                                   std::optional<double> scale, bool enable_gqa, Generator* gen) {
+                                    const Tensor& attn_mask, double dropout_p, bool is_causal,
+                                    std::optional<double> scale, bool enable_gqa, Generator* gen) {
   EMBER_AUTOCAST(autocast::kLower, scaled_dot_product_attention, query, key_in, value_in, attn_mask, dropout_p,
                  is_causal, scale, enable_gqa, gen);
   Tensor key = key_in, value = value_in;
@@ -118,13 +121,16 @@ void check_shape(const Tensor& t, IntArrayRef expect, const char* what) {
 
 // The in-projection: (q, k, v) = inputs @ W^T + b with the packed weight [3E, E] or the separate ones. Self-attention
 // (query, key and value one tensor) projects once with the whole packed weight, as PyTorch does.
-std::tuple<Tensor, Tensor, Tensor> in_projection(const Tensor& query, const Tensor& key, const Tensor& value,
-                                                 int64_t e, bool separate, const Tensor& w, const Tensor& b,
-                                                 const Tensor& wq, const Tensor& wk, const Tensor& wv) {
+std::tuple<Tensor, Tensor, Tensor> in_projection(const Tensor& query, const Tensor& key, const Tensor& value, int64_t e,
+                                                 bool separate, const Tensor& w, const Tensor& b, const Tensor& wq,
+                                                 const Tensor& wk, const Tensor& wv) {
   check_shape(b, DimVector{3 * e}, "in_proj_bias");
   if (separate) {
     EMBER_CHECK_VALUE(wq.defined() && wk.defined() && wv.defined(), kMha, "use_separate_proj_weight is True but ",
-                      !wq.defined() ? "q" : !wk.defined() ? "k" : "v", "_proj_weight is None");
+                      !wq.defined()   ? "q"
+                      : !wk.defined() ? "k"
+                                      : "v",
+                      "_proj_weight is None");
     check_shape(wq, DimVector{e, e}, "query weights");
     check_shape(wk, DimVector{e, key.size(-1)}, "key weights");
     check_shape(wv, DimVector{e, value.size(-1)}, "value weights");
@@ -145,8 +151,7 @@ void check_static(const Tensor& t, int64_t rows, int64_t head_dim, const char* n
   EMBER_CHECK_VALUE(t.dim() == 3, kMha, "expecting ", name, " of 3 dims [N * num_heads, S, head_dim], got ",
                     shape_str(t.sizes()));
   EMBER_CHECK_VALUE(t.size(0) == rows, kMha, "expecting ", name, ".size(0) of ", rows, ", but got ", t.size(0));
-  EMBER_CHECK_VALUE(t.size(2) == head_dim, kMha, "expecting ", name, ".size(2) of ", head_dim, ", but got ",
-                    t.size(2));
+  EMBER_CHECK_VALUE(t.size(2) == head_dim, kMha, "expecting ", name, ".size(2) of ", head_dim, ", but got ", t.size(2));
 }
 
 // torch.nn.functional._mha_shape_check: whether the input is batched.
@@ -156,11 +161,14 @@ bool mha_batched(const Tensor& query, const Tensor& key, const Tensor& value, co
   EMBER_CHECK_VALUE(d == 2 || d == 3, kMha, "query should be unbatched 2D or batched 3D tensor but received ", d,
                     "-D query tensor ", shape_str(query.sizes()));
   const char* kind = d == 3 ? "batched (3-D)" : "unbatched (2-D)";
-  EMBER_CHECK_VALUE(key.dim() == d && value.dim() == d, kMha, "For ", kind, " `query`, expected `key` and `value` to "
-                    "be ", d, "-D but found ", key.dim(), "-D and ", value.dim(), "-D tensors respectively");
-  EMBER_CHECK_VALUE(!key_padding_mask.defined() || key_padding_mask.dim() == d - 1, kMha, "For ", kind, " `query`, "
-                    "expected `key_padding_mask` to be `None` or ", d - 1, "-D but found ", key_padding_mask.dim(),
-                    "-D tensor instead");
+  EMBER_CHECK_VALUE(key.dim() == d && value.dim() == d, kMha, "For ", kind,
+                    " `query`, expected `key` and `value` to "
+                    "be ",
+                    d, "-D but found ", key.dim(), "-D and ", value.dim(), "-D tensors respectively");
+  EMBER_CHECK_VALUE(!key_padding_mask.defined() || key_padding_mask.dim() == d - 1, kMha, "For ", kind,
+                    " `query`, "
+                    "expected `key_padding_mask` to be `None` or ",
+                    d - 1, "-D but found ", key_padding_mask.dim(), "-D tensor instead");
   EMBER_CHECK_VALUE(!attn_mask.defined() || attn_mask.dim() == 2 || attn_mask.dim() == 3, kMha, "For ", kind,
                     " `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found ", attn_mask.dim(),
                     "-D tensor instead");
@@ -175,13 +183,12 @@ bool mha_batched(const Tensor& query, const Tensor& key, const Tensor& value, co
 }  // namespace
 
 std::pair<Tensor, Tensor> multi_head_attention_forward(
-    const Tensor& query_in, const Tensor& key_in, const Tensor& value_in, int64_t embed_dim_to_check,
-    int64_t num_heads, const Tensor& in_proj_weight, const Tensor& in_proj_bias, const Tensor& bias_k,
-    const Tensor& bias_v, bool add_zero_attn, double dropout_p, const Tensor& out_proj_weight,
-    const Tensor& out_proj_bias, bool training, const Tensor& key_padding_mask_in, bool need_weights,
-    const Tensor& attn_mask_in, bool use_separate_proj_weight, const Tensor& q_proj_weight,
-    const Tensor& k_proj_weight, const Tensor& v_proj_weight, const Tensor& static_k, const Tensor& static_v,
-    bool average_attn_weights, bool is_causal, Generator* gen) {
+    const Tensor& query_in, const Tensor& key_in, const Tensor& value_in, int64_t embed_dim_to_check, int64_t num_heads,
+    const Tensor& in_proj_weight, const Tensor& in_proj_bias, const Tensor& bias_k, const Tensor& bias_v,
+    bool add_zero_attn, double dropout_p, const Tensor& out_proj_weight, const Tensor& out_proj_bias, bool training,
+    const Tensor& key_padding_mask_in, bool need_weights, const Tensor& attn_mask_in, bool use_separate_proj_weight,
+    const Tensor& q_proj_weight, const Tensor& k_proj_weight, const Tensor& v_proj_weight, const Tensor& static_k,
+    const Tensor& static_v, bool average_attn_weights, bool is_causal, Generator* gen) {
   EMBER_CHECK_VALUE(query_in.defined() && key_in.defined() && value_in.defined() && out_proj_weight.defined(), kMha,
                     "query, key, value and out_proj_weight must be tensors");
   const bool batched = mha_batched(query_in, key_in, value_in, key_padding_mask_in, attn_mask_in, num_heads);
@@ -197,7 +204,8 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(
   const ScalarType dtype = query.dtype();
 
   key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", dtype);
-  EMBER_CHECK(!is_causal || attn_mask_in.defined(), kMha, "Need attn_mask if specifying the is_causal hint. You may "
+  EMBER_CHECK(!is_causal || attn_mask_in.defined(), kMha,
+              "Need attn_mask if specifying the is_causal hint. You may "
               "use the Transformer module method `generate_square_subsequent_mask` to create this mask.");
   Tensor attn_mask;
   if (!(is_causal && !key_padding_mask.defined() && !need_weights)) {
@@ -205,14 +213,16 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(
     attn_mask = canonical_mask(attn_mask_in, "attn_mask", dtype);
     if (key_padding_mask.defined()) is_causal = false;
   }
-  EMBER_CHECK_VALUE(embed_dim == embed_dim_to_check, kMha, "was expecting embedding dimension of ",
-                    embed_dim_to_check, ", but got ", embed_dim);
+  EMBER_CHECK_VALUE(embed_dim == embed_dim_to_check, kMha, "was expecting embedding dimension of ", embed_dim_to_check,
+                    ", but got ", embed_dim);
   EMBER_CHECK_VALUE(num_heads > 0 && embed_dim % num_heads == 0, kMha, "embed_dim ", embed_dim,
                     " not divisible by num_heads ", num_heads);
   const int64_t head_dim = embed_dim / num_heads;
   if (use_separate_proj_weight)
-    EMBER_CHECK_VALUE(key.size(0) == value.size(0) && key.size(1) == value.size(1), kMha, "key's sequence and batch "
-                      "dims ", shape_str(key.sizes().subspan(0, 2)), " do not match value's ",
+    EMBER_CHECK_VALUE(key.size(0) == value.size(0) && key.size(1) == value.size(1), kMha,
+                      "key's sequence and batch "
+                      "dims ",
+                      shape_str(key.sizes().subspan(0, 2)), " do not match value's ",
                       shape_str(value.sizes().subspan(0, 2)));
   else
     EMBER_CHECK_VALUE(std::ranges::equal(key.sizes(), value.sizes()), kMha, "key shape ", shape_str(key.sizes()),
@@ -226,8 +236,10 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(
 
   if (attn_mask.defined()) {
     if (attn_mask.dim() == 2) {
-      EMBER_CHECK(attn_mask.size(0) == tgt_len && attn_mask.size(1) == src_len, kMha, "The shape of the 2D attn_mask "
-                  "is ", shape_str(attn_mask.sizes()), ", but should be ", shape_str(DimVector{tgt_len, src_len}), ".");
+      EMBER_CHECK(attn_mask.size(0) == tgt_len && attn_mask.size(1) == src_len, kMha,
+                  "The shape of the 2D attn_mask "
+                  "is ",
+                  shape_str(attn_mask.sizes()), ", but should be ", shape_str(DimVector{tgt_len, src_len}), ".");
       attn_mask = attn_mask.unsqueeze(0);
     } else {
       const DimVector expect{bsz * num_heads, tgt_len, src_len};
@@ -236,8 +248,8 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(
     }
   }
 
-  EMBER_CHECK_VALUE(bias_k.defined() == bias_v.defined(), kMha, bias_k.defined() ? "bias_k is set but bias_v is None"
-                                                                                 : "bias_v is set but bias_k is None");
+  EMBER_CHECK_VALUE(bias_k.defined() == bias_v.defined(), kMha,
+                    bias_k.defined() ? "bias_k is set but bias_v is None" : "bias_v is set but bias_k is None");
   if (bias_k.defined()) {
     EMBER_CHECK_VALUE(!static_k.defined(), kMha, "bias cannot be added to static key.");
     EMBER_CHECK_VALUE(!static_v.defined(), kMha, "bias cannot be added to static value.");

@@ -17,9 +17,9 @@ namespace ember {
 // (grouped-query attention): key and value may have fewer heads (dim -3) than query, each serving
 // query.size(-3) / key.size(-3) query heads.
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
-                                   const Tensor& attn_mask = {}, double dropout_p = 0.0, bool is_causal = false,
-                                   std::optional<double> scale = {}, bool enable_gqa = false,
-                                   Generator* gen = nullptr);
+                                    const Tensor& attn_mask = {}, double dropout_p = 0.0, bool is_causal = false,
+                                    std::optional<double> scale = {}, bool enable_gqa = false,
+                                    Generator* gen = nullptr);
 
 // torch.nn.functional.multi_head_attention_forward, with its arguments, defaults and checks. query [L, N, E]
 // (or unbatched [L, E]), key [S, N, Ek], value [S, N, Ev] (batch_first is the caller's transpose). The in-projection

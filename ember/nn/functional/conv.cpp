@@ -118,7 +118,8 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Con
       conv_forward_kernel[x.device()](out, xc, wc, bc, g);
     }
   }
-  if (auto n = autograd::make_node("ConvolutionBackward0", {&x, &w, &b},
+  if (auto n = autograd::make_node(
+          "ConvolutionBackward0", {&x, &w, &b},
           [g, xs = DimVector(x.sizes()), ws = DimVector(w.sizes())](FormulaNode& n, TensorList& gr) {
             ConvGrads r = conv_backward(gr[0], n.saved_tensor(0), n.saved_tensor(1), xs, ws, g,
                                         {n.needs(0), n.needs(1), n.needs(2)});
@@ -157,26 +158,28 @@ ConvGrads conv_backward(const Tensor& gy, const Tensor& x, const Tensor& w, IntA
   // Each gradient is bilinear in grad_out and one operand, so its derivatives are convolutions again:
   // d grad_out = F(G_input, w) + F(x, G_weight) + G_bias, d x = B(grad_out, G_weight), d w = W(grad_out, G_input).
   if (auto n = autograd::make_node(node, {&gy, &x, &w},
-          [g, xs = DimVector(xs), ws = DimVector(ws)](FormulaNode& n, TensorList& gr) {
-            const Tensor &gx = gr[0], &gw = gr[1], &gb = gr[2];
-            const Tensor gy = n.saved_tensor(0), x = n.saved_tensor(1), w = n.saved_tensor(2);
-            TensorList d(3);
-            if (n.needs(0)) {
-              if (gx.defined()) d[0] = conv_forward(gx, w, {}, g);
-              if (gw.defined()) {
-                Tensor t = conv_forward(x, gw, gb, g);
-                d[0] = d[0].defined() ? add(d[0], t) : t;
-              } else if (gb.defined()) {
-                DimVector bs(xs.size(), 1);
-                bs[1] = ws[0];
-                Tensor t = reshape(gb, bs);
-                d[0] = d[0].defined() ? add(d[0], t) : expand(t, n.input_meta[0].shape);
-              }
-            }
-            if (n.needs(1) && gw.defined()) d[1] = conv_backward(gy, {}, gw, xs, ws, g, {true, false, false}).input;
-            if (n.needs(2) && gx.defined()) d[2] = conv_backward(gy, gx, {}, xs, ws, g, {false, true, false}).weight;
-            return d;
-          })) {
+                                   [g, xs = DimVector(xs), ws = DimVector(ws)](FormulaNode& n, TensorList& gr) {
+                                     const Tensor &gx = gr[0], &gw = gr[1], &gb = gr[2];
+                                     const Tensor gy = n.saved_tensor(0), x = n.saved_tensor(1), w = n.saved_tensor(2);
+                                     TensorList d(3);
+                                     if (n.needs(0)) {
+                                       if (gx.defined()) d[0] = conv_forward(gx, w, {}, g);
+                                       if (gw.defined()) {
+                                         Tensor t = conv_forward(x, gw, gb, g);
+                                         d[0] = d[0].defined() ? add(d[0], t) : t;
+                                       } else if (gb.defined()) {
+                                         DimVector bs(xs.size(), 1);
+                                         bs[1] = ws[0];
+                                         Tensor t = reshape(gb, bs);
+                                         d[0] = d[0].defined() ? add(d[0], t) : expand(t, n.input_meta[0].shape);
+                                       }
+                                     }
+                                     if (n.needs(1) && gw.defined())
+                                       d[1] = conv_backward(gy, {}, gw, xs, ws, g, {true, false, false}).input;
+                                     if (n.needs(2) && gx.defined())
+                                       d[2] = conv_backward(gy, gx, {}, xs, ws, g, {false, true, false}).weight;
+                                     return d;
+                                   })) {
     n->num_outputs = 3;
     n->save(n->needs(1) || n->needs(2) ? gy : Tensor());
     n->save(n->needs(0) && need[1] ? x : Tensor());
@@ -224,8 +227,8 @@ Tensor convolution(const char* name, size_t nsp, bool transposed, const Tensor& 
               shape_str(x.sizes()), " instead");
   EMBER_CHECK(x.dtype() == weight.dtype(), "expected scalar type ", type_label(x.dtype()), " but found ",
               type_label(weight.dtype()));
-  EMBER_CHECK(!bias.defined() || bias.dtype() == x.dtype(), "Input type (", c_type_name(x.dtype()),
-              ") and bias type (", c_type_name(bias.dtype()), ") should be the same");
+  EMBER_CHECK(!bias.defined() || bias.dtype() == x.dtype(), "Input type (", c_type_name(x.dtype()), ") and bias type (",
+              c_type_name(bias.dtype()), ") should be the same");
   check_same_device(name, {&x, &weight, &bias});
   EMBER_CHECK_T(NotImplementedError, is_floating(x.dtype()), "\"", name, "\" not implemented for '",
                 type_label(x.dtype()), "'");
@@ -276,8 +279,8 @@ Tensor convolution(const char* name, size_t nsp, bool transposed, const Tensor& 
       g.pad_r[i] = total - total / 2;
     }
   } else {
-    EMBER_CHECK(padding_arg.mode.empty() || padding_arg.mode == "valid", "Invalid padding string: '",
-                padding_arg.mode, "'");
+    EMBER_CHECK(padding_arg.mode.empty() || padding_arg.mode == "valid", "Invalid padding string: '", padding_arg.mode,
+                "'");
   }
 
   if (!transposed) {
@@ -312,8 +315,8 @@ Tensor convolution(const char* name, size_t nsp, bool transposed, const Tensor& 
       out_sp.push_back((in - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) + output_padding[i] + 1);
     }
     for (int64_t o : out_sp)
-      EMBER_CHECK(o > 0, "Given input size per channel: ", paren(in_sp), ". Calculated output size per channel: ",
-                  paren(out_sp), ". Output size is too small");
+      EMBER_CHECK(o > 0, "Given input size per channel: ", paren(in_sp),
+                  ". Calculated output size per channel: ", paren(out_sp), ". Output size is too small");
     for (size_t i = 0; i < nsp; ++i) {
       // pad_r - output_padding, raised by up to stride - 1 (which the output size's floor absorbs); what stays
       // negative crops the input (Note [Convolution as three maps]).
@@ -350,20 +353,19 @@ Tensor convolution(const char* name, size_t nsp, bool transposed, const Tensor& 
 
 }  // namespace
 
-#define EMBER_DEFINE_CONV(N)                                                                                     \
-  Tensor conv##N##d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,           \
-                    IntArrayRef padding, IntArrayRef dilation, int64_t groups) {                                 \
-    return convolution("conv" #N "d", N, false, input, weight, bias, stride, {padding, {}}, dilation, {}, groups); \
-  }                                                                                                              \
-  Tensor conv##N##d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,           \
-                    std::string_view padding, IntArrayRef dilation, int64_t groups) {                            \
-    return convolution("conv" #N "d", N, false, input, weight, bias, stride, {{}, padding}, dilation, {}, groups); \
-  }                                                                                                              \
-  Tensor conv_transpose##N##d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,  \
-                              IntArrayRef padding, IntArrayRef output_padding, int64_t groups,                   \
-                              IntArrayRef dilation) {                                                            \
-    return convolution("conv_transpose" #N "d", N, true, input, weight, bias, stride, {padding, {}}, dilation,   \
-                       output_padding, groups);                                                                  \
+#define EMBER_DEFINE_CONV(N)                                                                                           \
+  Tensor conv##N##d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,                 \
+                    IntArrayRef padding, IntArrayRef dilation, int64_t groups) {                                       \
+    return convolution("conv" #N "d", N, false, input, weight, bias, stride, {padding, {}}, dilation, {}, groups);     \
+  }                                                                                                                    \
+  Tensor conv##N##d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,                 \
+                    std::string_view padding, IntArrayRef dilation, int64_t groups) {                                  \
+    return convolution("conv" #N "d", N, false, input, weight, bias, stride, {{}, padding}, dilation, {}, groups);     \
+  }                                                                                                                    \
+  Tensor conv_transpose##N##d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,       \
+                              IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) { \
+    return convolution("conv_transpose" #N "d", N, true, input, weight, bias, stride, {padding, {}}, dilation,         \
+                       output_padding, groups);                                                                        \
   }
 EMBER_DEFINE_CONV(1)
 EMBER_DEFINE_CONV(2)

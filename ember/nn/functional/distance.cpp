@@ -33,16 +33,17 @@ Tensor euclidean_mm(const Tensor& a, const Tensor& b) {
     Tensor d2 = add(sub(an, mul(matmul(a, transpose(b, -2, -1)), 2.0)), transpose(bn, -2, -1));
     r = sqrt(clamp(d2, Scalar(0.0), std::nullopt));
   }
-  if (auto n = autograd::make_node("EuclideanDistBackward0", {&a, &b},
-                                   [](autograd::FormulaNode& n, autograd::TensorList& g) {
-        const Tensor a = n.saved_tensor(0), b = n.saved_tensor(1), r = n.saved_tensor(2);
-        const Tensor zero = eq(r, 0);
-        const Tensor ratio = where(zero, 0.0, div(g[0], where(zero, 1.0, r)));
-        autograd::TensorList out(2);
-        if (n.needs(0)) out[0] = sub(mul(a, sum(ratio, {{-1}}, true)), matmul(ratio, b));
-        if (n.needs(1)) out[1] = sub(mul(b, unsqueeze(sum(ratio, {{-2}}), -1)), matmul(transpose(ratio, -2, -1), a));
-        return out;
-      })) {
+  if (auto n = autograd::make_node(
+          "EuclideanDistBackward0", {&a, &b}, [](autograd::FormulaNode& n, autograd::TensorList& g) {
+            const Tensor a = n.saved_tensor(0), b = n.saved_tensor(1), r = n.saved_tensor(2);
+            const Tensor zero = eq(r, 0);
+            const Tensor ratio = where(zero, 0.0, div(g[0], where(zero, 1.0, r)));
+            autograd::TensorList out(2);
+            if (n.needs(0)) out[0] = sub(mul(a, sum(ratio, {{-1}}, true)), matmul(ratio, b));
+            if (n.needs(1))
+              out[1] = sub(mul(b, unsqueeze(sum(ratio, {{-2}}), -1)), matmul(transpose(ratio, -2, -1), a));
+            return out;
+          })) {
     n->save(a);
     n->save(b);
     autograd::set_history(r, n);
@@ -90,9 +91,9 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::string_view comp
   EMBER_CHECK(compute_mode == "use_mm_for_euclid_dist_if_necessary" || compute_mode == "use_mm_for_euclid_dist" ||
                   compute_mode == "donot_use_mm_for_euclid_dist",
               compute_mode, " is not a valid value for compute_mode");
-  const bool mm = p == 2 && (compute_mode == "use_mm_for_euclid_dist" ||
-                             (compute_mode == "use_mm_for_euclid_dist_if_necessary" &&
-                              (x1.size(-2) > 25 || x2.size(-2) > 25)));
+  const bool mm = p == 2 &&
+                  (compute_mode == "use_mm_for_euclid_dist" ||
+                   (compute_mode == "use_mm_for_euclid_dist_if_necessary" && (x1.size(-2) > 25 || x2.size(-2) > 25)));
   if (mm) return euclidean_mm(x1, x2);
   // [*, P, 1, M] - [*, 1, R, M]: the norm's formula gives 0 (not NaN) where two rows coincide.
   return norm(sub(unsqueeze(x1, -2), unsqueeze(x2, -3)), p, {{-1}}, false);

@@ -58,9 +58,10 @@ std::pair<Tensor, Tensor> fused_dropout(const Tensor& x, double p, double scale,
 // (no mask), through a temporary when x is not contiguous.
 Tensor fused_dropout_(const Tensor& x, double p, double scale, Generator* gen) {
   if (autograd::needs_grad({&x}))
-    return autograd::inplace_with_grad(
-        x, "dropout_", [&] { return fused_dropout(x, p, scale, false, gen, "dropout").first; });
-  EMBER_CHECK(!has_internal_overlap(x), "dropout_: unsupported operation: more than one element of the written-to "
+    return autograd::inplace_with_grad(x, "dropout_",
+                                       [&] { return fused_dropout(x, p, scale, false, gen, "dropout").first; });
+  EMBER_CHECK(!has_internal_overlap(x),
+              "dropout_: unsupported operation: more than one element of the written-to "
               "tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
   if (x.is_contiguous()) {
     fused_kernel(x, Tensor(), x, p, scale, gen, "dropout");
@@ -74,8 +75,7 @@ Tensor fused_dropout_(const Tensor& x, double p, double scale, Generator* gen) {
 }
 
 // PyTorch's _dropout_impl.
-Tensor dropout_impl(const Tensor& x, double p, bool training, bool inplace, bool feature, bool alpha,
-                    Generator* gen) {
+Tensor dropout_impl(const Tensor& x, double p, bool training, bool inplace, bool feature, bool alpha, Generator* gen) {
   EMBER_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
   if (p == 0 || !training || x.numel() == 0) return x;
   EMBER_CHECK(!feature || x.dim() >= 2, "Feature dropout requires at least 2 dimensions in the input");
@@ -166,11 +166,10 @@ Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double sc
     if (out.numel()) dropout_backward_kernel[grad.device()](out, contiguous(grad), contiguous(mask), scale);
   }
   // Linear in grad: its gradient is the same op, so derivatives of any order stay one fused pass.
-  if (auto n = autograd::make_node("NativeDropoutBackwardBackward0", {&grad},
-                                   [scale](autograd::FormulaNode& n, autograd::TensorList& g) {
-                                     return autograd::TensorList{
-                                         native_dropout_backward(g[0], n.saved_tensor(0), scale)};
-                                   })) {
+  if (auto n = autograd::make_node(
+          "NativeDropoutBackwardBackward0", {&grad}, [scale](autograd::FormulaNode& n, autograd::TensorList& g) {
+            return autograd::TensorList{native_dropout_backward(g[0], n.saved_tensor(0), scale)};
+          })) {
     n->save(mask);
     autograd::set_history(out, n);
   }

@@ -33,7 +33,8 @@ const char* legacy_type_name(ScalarType t) {
 Tensor checked_indices(const Tensor& indices, int64_t rows, const char* op) {
   EMBER_CHECK(indices.dtype() == ScalarType::Int64 || indices.dtype() == ScalarType::Int32,
               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
-              "got ", legacy_type_name(indices.dtype()), " instead (while checking arguments for ", op, ")");
+              "got ",
+              legacy_type_name(indices.dtype()), " instead (while checking arguments for ", op, ")");
   Tensor idx = reshape(indices.dtype() == ScalarType::Int64 ? indices : to(indices, ScalarType::Int64), DimVector{-1});
   // On a GPU the gather kernels check each index (Note [Deferred device errors]): no wait for the data here.
   if (idx.numel() && !idx.is_cuda()) {
@@ -45,8 +46,8 @@ Tensor checked_indices(const Tensor& indices, int64_t rows, const char* op) {
 
 }  // namespace
 
-Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
-                 bool sparse, std::optional<double> max_norm, double norm_type) {
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse,
+                 std::optional<double> max_norm, double norm_type) {
   check_same_device("embedding", {&weight, &indices});
   EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   if (max_norm) embedding_renorm_(weight, indices, *max_norm, norm_type);
@@ -60,7 +61,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
   DimVector shape(indices.sizes());
   shape.push_back(D);
   out = out.view(shape);
-  auto node = autograd::make_node("EmbeddingBackward0", {&weight},
+  auto node = autograd::make_node(
+      "EmbeddingBackward0", {&weight},
       [rows, D, padding_idx, scale_grad_by_freq](autograd::FormulaNode& n, autograd::TensorList& g) {
         const Tensor i = n.saved_tensor(0);
         Tensor g2 = reshape(g[0], DimVector{-1, D});
@@ -96,15 +98,15 @@ Tensor embedding_bag(const Tensor& indices_in, const Tensor& weight, const Tenso
                      std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, std::string_view mode,
                      bool sparse, const Tensor& per_sample_weights, bool include_last_offset, int64_t padding_idx) {
   check_same_device("embedding_bag", {&indices_in, &weight, &offsets_in, &per_sample_weights});
-  EMBER_CHECK_VALUE(!per_sample_weights.defined() ||
-                        std::ranges::equal(per_sample_weights.sizes(), indices_in.sizes()),
+  EMBER_CHECK_VALUE(!per_sample_weights.defined() || std::ranges::equal(per_sample_weights.sizes(), indices_in.sizes()),
                     "embedding_bag: If per_sample_weights (", shape_str(per_sample_weights.sizes()),
                     ") is not None, then it must have the same shape as the input (", shape_str(indices_in.sizes()),
                     ")");
   EMBER_CHECK_VALUE(weight.dim() == 2, "weight has to be a 2D Tensor, but got Tensor of dimension ", weight.dim());
   Tensor indices = indices_in, offsets = offsets_in, psw = per_sample_weights;
   if (indices.dim() == 2) {
-    EMBER_CHECK_VALUE(!offsets.defined(), "if input is 2D, then offsets has to be None, as input is treated is a "
+    EMBER_CHECK_VALUE(!offsets.defined(),
+                      "if input is 2D, then offsets has to be None, as input is treated is a "
                       "mini-batch of fixed length sequences. However, found offsets of type Tensor");
     offsets = arange(0, indices.numel(), std::max<int64_t>(indices.size(1), 1), TensorOptions(ScalarType::Int64));
     if (indices.size(1) == 0) offsets = zeros(DimVector{indices.size(0)}, TensorOptions(ScalarType::Int64));
@@ -123,17 +125,22 @@ Tensor embedding_bag(const Tensor& indices_in, const Tensor& weight, const Tenso
   }
   if (max_norm) embedding_renorm_(weight, indices, *max_norm, norm_type);
   if (psw.defined() && mode != "sum")
-    fail<NotImplementedError>("embedding_bag: per_sample_weights was not None. per_sample_weights is only supported "
-                              "for mode='sum' (got mode='", mode, "'). Please open a feature request on the Pytorch "
-                              "GitHub.");
+    fail<NotImplementedError>(
+        "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported "
+        "for mode='sum' (got mode='",
+        mode,
+        "'). Please open a feature request on the Pytorch "
+        "GitHub.");
   const Tensor idx = checked_indices(indices, weight.size(0), "embedding_bag");
   // The bag of each index, from the offsets (on the host: they are few).
   const Tensor off = contiguous(to(to(offsets, kCPU), ScalarType::Int64));
   const int64_t n = idx.numel(), nb = off.numel() - (include_last_offset ? 1 : 0);
   EMBER_CHECK(nb >= 0, "embedding_bag: include_last_offset needs at least one offset");
   const int64_t* o = off.data<int64_t>();
-  EMBER_CHECK(nb == 0 || o[0] == 0, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
-              "from position 0. However, got ", o[0]);
+  EMBER_CHECK(nb == 0 || o[0] == 0,
+              "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+              "from position 0. However, got ",
+              o[0]);
   Tensor bag = empty(DimVector{n}, TensorOptions(ScalarType::Int64));
   int64_t* b = bag.data<int64_t>();
   const int64_t end = include_last_offset ? std::min(o[nb], n) : n;

@@ -12,9 +12,8 @@ namespace ember {
 // padding_idx (>= 0) gets no gradient; scale_grad_by_freq divides each index's gradient by its count in indices.
 // The gradient is dense (sparse is accepted for the API). With max_norm, the rows looked up are first renormalized
 // in place (embedding_renorm_), as torch.nn.functional.embedding and nn.Embedding do.
-Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1,
-                 bool scale_grad_by_freq = false, bool sparse = false, std::optional<double> max_norm = {},
-                 double norm_type = 2.0);
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1, bool scale_grad_by_freq = false,
+                 bool sparse = false, std::optional<double> max_norm = {}, double norm_type = 2.0);
 // Rescales, in place and without recording, the rows of weight that indices refer to whose norm_type-norm exceeds
 // max_norm, to norm max_norm (as PyTorch: max_norm / (norm + 1e-7)).
 const Tensor& embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm, double norm_type);

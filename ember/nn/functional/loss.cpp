@@ -105,8 +105,7 @@ std::pair<Tensor, Tensor> logits_nll(const Tensor& x, const Tensor& target, int6
         Tensor gnll = g[0].defined() ? mul(g[0], valid) : Tensor();
         Tensor coef = gnll.defined() && g[1].defined() ? add(gnll, g[1]) : gnll.defined() ? gnll : g[1];
         Tensor gx = mul(exp(sub(x, unsqueeze(lse, 1))), unsqueeze(coef, 1));
-        if (gnll.defined())
-          gx = scatter_add(gx, 1, unsqueeze(where(valid, target, 0), 1), unsqueeze(neg(gnll), 1));
+        if (gnll.defined()) gx = scatter_add(gx, 1, unsqueeze(where(valid, target, 0), 1), unsqueeze(neg(gnll), 1));
         return TensorList{gx};
       })) {
     n->num_outputs = 2;
@@ -162,8 +161,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   EMBER_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0,
               "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
   EMBER_CHECK_VALUE(input.dim() >= 1, "Expected 1 or more dimensions (got ", input.dim(), ")");
-  EMBER_CHECK_TYPE(is_floating(input.dtype()), "cross_entropy(): expected a floating point input, got ",
-                   input.dtype());
+  EMBER_CHECK_TYPE(is_floating(input.dtype()), "cross_entropy(): expected a floating point input, got ", input.dtype());
   const int64_t cdim = input.dim() == 1 ? 0 : 1;
   const int64_t classes = input.size(cdim);
   check_class_weight(weight, classes);
@@ -262,8 +260,8 @@ constexpr autocast::OpPolicy kBinaryCrossEntropyPolicy{autocast::Policy::Fp32, a
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction) {
   EMBER_AUTOCAST(kBinaryCrossEntropyPolicy, binary_cross_entropy, input, target, weight, reduction);
   check_same_device("binary_cross_entropy", {&input, &target, &weight});
-  EMBER_CHECK_VALUE(std::ranges::equal(input.sizes(), target.sizes()), "Using a target size (", size_repr(target.sizes()),
-                    ") that is different to the input size (", size_repr(input.sizes()),
+  EMBER_CHECK_VALUE(std::ranges::equal(input.sizes(), target.sizes()), "Using a target size (",
+                    size_repr(target.sizes()), ") that is different to the input size (", size_repr(input.sizes()),
                     ") is deprecated. Please ensure they have the same size.");
   EMBER_CHECK_TYPE(is_floating(input.dtype()), "binary_cross_entropy(): expected a floating point input, got ",
                    input.dtype());
@@ -276,17 +274,16 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
     per = weight.defined() ? mul(base, weight) : base;
   }
   // PyTorch's formulas: finite where the input is exactly 0 or 1.
-  if (auto n = autograd::make_node("BinaryCrossEntropyBackward0", {&input, &target, &weight},
-                                   [](FormulaNode& n, TensorList& g) {
-        const Tensor x = n.saved_tensor(0), t = n.saved_tensor(1), w = n.saved_tensor(2);
-        Tensor gw = w.defined() ? mul(g[0], w) : g[0];
-        TensorList r(3);
-        if (n.needs(0))
-          r[0] = div(mul(gw, sub(x, t)), clamp(mul(sub(1.0, x), x), Scalar(1e-12), std::nullopt));
-        if (n.needs(1)) r[1] = mul(gw, sub(log(sub(1.0, x)), log(x)));
-        if (n.needs(2)) r[2] = mul(g[0], bce_unweighted(x, t));
-        return r;
-      })) {
+  if (auto n = autograd::make_node(
+          "BinaryCrossEntropyBackward0", {&input, &target, &weight}, [](FormulaNode& n, TensorList& g) {
+            const Tensor x = n.saved_tensor(0), t = n.saved_tensor(1), w = n.saved_tensor(2);
+            Tensor gw = w.defined() ? mul(g[0], w) : g[0];
+            TensorList r(3);
+            if (n.needs(0)) r[0] = div(mul(gw, sub(x, t)), clamp(mul(sub(1.0, x), x), Scalar(1e-12), std::nullopt));
+            if (n.needs(1)) r[1] = mul(gw, sub(log(sub(1.0, x)), log(x)));
+            if (n.needs(2)) r[2] = mul(g[0], bce_unweighted(x, t));
+            return r;
+          })) {
     n->save(input);
     n->save(target);
     n->save(weight);
@@ -374,11 +371,15 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
   const int64_t td = target.dim();
   EMBER_CHECK(td <= 1, "0D or 1D target tensor expected, multi-target not supported");
   if (td == 1)
-    EMBER_CHECK(input1.dim() == 2 && input2.dim() == 2, "1D target tensor expects 2D input tensors, but found inputs "
-                "with sizes ", shape_str(input1.sizes()), " and ", shape_str(input2.sizes()), ".");
+    EMBER_CHECK(input1.dim() == 2 && input2.dim() == 2,
+                "1D target tensor expects 2D input tensors, but found inputs "
+                "with sizes ",
+                shape_str(input1.sizes()), " and ", shape_str(input2.sizes()), ".");
   else
-    EMBER_CHECK(input1.dim() == 1 && input2.dim() == 1, "0D target tensor expects 1D input tensors, but found inputs "
-                "with sizes ", shape_str(input1.sizes()), " and ", shape_str(input2.sizes()), ".");
+    EMBER_CHECK(input1.dim() == 1 && input2.dim() == 1,
+                "0D target tensor expects 1D input tensors, but found inputs "
+                "with sizes ",
+                shape_str(input1.sizes()), " and ", shape_str(input2.sizes()), ".");
   constexpr double kEps = 1e-12;
   Tensor prod = sum(mul(input1, input2), {{td}});
   Tensor m1 = add(sum(square(input1), {{td}}), kEps), m2 = add(sum(square(input2), {{td}}), kEps);
@@ -394,8 +395,8 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
   check_same_device("margin_ranking_loss", {&input1, &input2, &target});
   EMBER_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(),
               "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: ",
-              size_repr(input1.sizes()), ", input2: ", size_repr(input2.sizes()), ", target: ",
-              size_repr(target.sizes()), " ");
+              size_repr(input1.sizes()), ", input2: ", size_repr(input2.sizes()),
+              ", target: ", size_repr(target.sizes()), " ");
   Tensor per = clamp(add(mul(neg(target), sub(input1, input2)), margin), Scalar(0.0), std::nullopt);
   return apply_reduction(per, reduction);
 }
@@ -404,8 +405,10 @@ Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& pos
                                          const DistanceFn& distance, double margin, bool swap, Reduction reduction) {
   check_same_device("triplet_margin_with_distance_loss", {&anchor, &positive, &negative});
   const int64_t ad = anchor.dim(), pd = positive.dim(), nd = negative.dim();
-  EMBER_CHECK(ad == pd && pd == nd, "The anchor, positive, and negative tensors are expected to have the same number "
-              "of dimensions, but got: anchor ", ad, "D, positive ", pd, "D, and negative ", nd, "D inputs");
+  EMBER_CHECK(ad == pd && pd == nd,
+              "The anchor, positive, and negative tensors are expected to have the same number "
+              "of dimensions, but got: anchor ",
+              ad, "D, positive ", pd, "D, and negative ", nd, "D inputs");
   auto dist = [&](const Tensor& a, const Tensor& b) { return distance ? distance(a, b) : pairwise_distance(a, b); };
   Tensor d_pos = dist(anchor, positive);
   Tensor d_neg = dist(anchor, negative);
@@ -418,8 +421,8 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
   EMBER_AUTOCAST(autocast::kFp32, triplet_margin_loss, anchor, positive, negative, margin, p, eps, swap, reduction);
   check_same_device("triplet_margin_loss", {&anchor, &positive, &negative});
   return triplet_margin_with_distance_loss(
-      anchor, positive, negative, [p, eps](const Tensor& a, const Tensor& b) { return pairwise_distance(a, b, p, eps); },
-      margin, swap, reduction);
+      anchor, positive, negative,
+      [p, eps](const Tensor& a, const Tensor& b) { return pairwise_distance(a, b, p, eps); }, margin, swap, reduction);
 }
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction reduction) {
@@ -453,8 +456,8 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target_in, Redu
   EMBER_AUTOCAST(autocast::kFp32, multilabel_margin_loss, input, target_in, reduction);
   check_same_device("multilabel_margin_loss", {&input, &target_in});
   EMBER_CHECK(input.dim() >= 1 && input.dim() <= 2 && std::ranges::equal(input.sizes(), target_in.sizes()),
-              "inconsistent target size: ", shape_str(target_in.sizes()), " for input of size: ",
-              shape_str(input.sizes()));
+              "inconsistent target size: ", shape_str(target_in.sizes()),
+              " for input of size: ", shape_str(input.sizes()));
   EMBER_CHECK(!is_floating(target_in.dtype()), "expected scalar type Long but found ", type_label(target_in.dtype()));
   const bool unbatched = input.dim() == 1;
   const Tensor x = unbatched ? unsqueeze(input, 0) : input;

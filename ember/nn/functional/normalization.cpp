@@ -54,8 +54,7 @@ Tensor normalized_dx(const Tensor& gw, const Tensor& xhat, const Tensor& rstd, I
 std::string torch_size(IntArrayRef s) { return "torch.Size(" + shape_str(s) + ")"; }
 
 void check_param(const Tensor& t, int64_t c, const char* what) {
-  if (t.defined())
-    EMBER_CHECK(t.numel() == c, what, " should contain ", c, " elements not ", t.numel());
+  if (t.defined()) EMBER_CHECK(t.numel() == c, what, " should contain ", c, " elements not ", t.numel());
 }
 
 }  // namespace
@@ -66,26 +65,28 @@ void check_param(const Tensor& t, int64_t c, const char* what) {
 static int64_t check_normalized_shape(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight,
                                       const Tensor& bias) {
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
-  EMBER_CHECK(k >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
-              "element, but got normalized_shape = ", shape_str(normalized_shape));
+  EMBER_CHECK(k >= 1,
+              "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+              "element, but got normalized_shape = ",
+              shape_str(normalized_shape));
   for (auto [t, what] : {std::pair{&weight, "weight"}, std::pair{&bias, "bias"}})
     EMBER_CHECK(!t->defined() || std::ranges::equal(t->sizes(), normalized_shape), "Expected ", what,
                 " to be of same shape as normalized_shape, but got ", what, " of shape ", shape_str(t->sizes()),
                 " and normalized_shape = ", shape_str(normalized_shape));
   const int64_t lead = x.dim() - k;
-  EMBER_CHECK(lead >= 0 && std::ranges::equal(x.sizes().subspan(lead), normalized_shape),
-              "Given normalized_shape=", shape_str(normalized_shape), ", expected input with shape [*",
-              [&] {
-                std::string s;
-                for (int64_t d : normalized_shape) s += ", " + std::to_string(d);
-                return s;
-              }(),
-              "], but got input of size", shape_str(x.sizes()));
+  EMBER_CHECK(
+      lead >= 0 && std::ranges::equal(x.sizes().subspan(lead), normalized_shape),
+      "Given normalized_shape=", shape_str(normalized_shape), ", expected input with shape [*",
+      [&] {
+        std::string s;
+        for (int64_t d : normalized_shape) s += ", " + std::to_string(d);
+        return s;
+      }(),
+      "], but got input of size", shape_str(x.sizes()));
   return lead;
 }
 
-Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
-                  double eps) {
+Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
   EMBER_AUTOCAST(autocast::kFp32Cuda, layer_norm, x, normalized_shape, weight, bias, eps);
   check_same_device("layer_norm", {&x, &weight, &bias});
   const int64_t lead = check_normalized_shape(x, normalized_shape, weight, bias);
@@ -107,8 +108,8 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
       layer_norm_kernel[x.device()](y.view(mn), mu, rstd, xc.view(mn), flat(weight, ct), flat(bias, ct), eps);
     y = cast(y, x.dtype());
   }
-  auto node = autograd::make_node("NativeLayerNormBackward0", {&x, &weight, &bias},
-      [k, eps, M, N](FormulaNode& n, TensorList& gs) {
+  auto node = autograd::make_node(
+      "NativeLayerNormBackward0", {&x, &weight, &bias}, [k, eps, M, N](FormulaNode& n, TensorList& gs) {
         const Tensor& g = gs[0];
         const Tensor x = n.saved_tensor(0), w = n.saved_tensor(1);
         Tensor dx, dw, db;
@@ -162,10 +163,11 @@ Tensor rms_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& wei
   DimVector dims;
   for (int64_t d = lead; d < x.dim(); ++d) dims.push_back(d);
   // eps=None: the input dtype's machine epsilon (torch.finfo(input.dtype).eps).
-  const double e = eps ? *eps : x.dtype() == ScalarType::Float64   ? 2.220446049250313e-16
-                                : x.dtype() == ScalarType::Float16 ? 0.0009765625
-                                : x.dtype() == ScalarType::BFloat16 ? 0.0078125
-                                                                    : 1.1920928955078125e-07;
+  const double e = eps                                 ? *eps
+                   : x.dtype() == ScalarType::Float64  ? 2.220446049250313e-16
+                   : x.dtype() == ScalarType::Float16  ? 0.0009765625
+                   : x.dtype() == ScalarType::BFloat16 ? 0.0078125
+                                                       : 1.1920928955078125e-07;
   const Tensor xf = to(x, compute_dtype(x.dtype()));
   Tensor y = mul(xf, rsqrt(add(mean(mul(xf, xf), dims, /*keepdim=*/true), e)));
   if (weight.defined()) y = mul(y, weight);
@@ -183,8 +185,8 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     EMBER_CHECK_VALUE(count != 1, "Expected more than 1 value per channel when training, got input size ",
                       torch_size(x.sizes()));
   else
-    EMBER_CHECK(running_mean.defined() && running_var.defined(), "running_",
-                running_mean.defined() ? "var" : "mean", " must be defined in evaluation mode");
+    EMBER_CHECK(running_mean.defined() && running_var.defined(), "running_", running_mean.defined() ? "var" : "mean",
+                " must be defined in evaluation mode");
   check_param(weight, C, "weight");
   check_param(bias, C, "bias");
   check_param(running_mean, C, "running_mean");
@@ -203,8 +205,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
       if (x.numel()) channel_moments_kernel[x.device()](s1, s2, xc, xc, mu, IntArrayRef(acb));
       Tensor v = div(s2, static_cast<double>(count));
       invstd = rsqrt(add(v, eps));
-      if (running_mean.defined())
-        copy_(running_mean, add(mul(running_mean, 1 - momentum), mul(mu, momentum)));
+      if (running_mean.defined()) copy_(running_mean, add(mul(running_mean, 1 - momentum), mul(mu, momentum)));
       if (running_var.defined())  // the unbiased variance, as PyTorch
         copy_(running_var, add(mul(running_var, 1 - momentum),
                                mul(v, momentum * static_cast<double>(count) / static_cast<double>(count - 1))));
@@ -222,11 +223,10 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
                                         IntArrayRef(acb));
     y = cast(y, x.dtype());
   }
-  auto node = autograd::make_node("NativeBatchNormBackward0", {&x, &weight, &bias},
-      [training, eps, C, A, B](FormulaNode& n, TensorList& gs) {
+  auto node = autograd::make_node(
+      "NativeBatchNormBackward0", {&x, &weight, &bias}, [training, eps, C, A, B](FormulaNode& n, TensorList& gs) {
         const Tensor& g = gs[0];
-        const Tensor x = n.saved_tensor(0), w = n.saved_tensor(1), mu = n.saved_tensor(2),
-                     invstd = n.saved_tensor(3);
+        const Tensor x = n.saved_tensor(0), w = n.saved_tensor(1), mu = n.saved_tensor(2), invstd = n.saved_tensor(3);
         Tensor dx, dw, db;
         DimVector dims = iota(0, x.dim());
         dims.erase(1);
@@ -294,8 +294,10 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
   check_same_device("group_norm", {&x, &weight, &bias});
   wrap_dim(1, x.dim(), "group_norm");
   const int64_t N = x.size(0), C = x.size(1);
-  EMBER_CHECK(num_groups > 0 && C % num_groups == 0, "Expected number of channels in input to be divisible by "
-              "num_groups, but got input of shape ", shape_str(x.sizes()), " and num_groups=", num_groups);
+  EMBER_CHECK(num_groups > 0 && C % num_groups == 0,
+              "Expected number of channels in input to be divisible by "
+              "num_groups, but got input of shape ",
+              shape_str(x.sizes()), " and num_groups=", num_groups);
   for (auto [t, what] : {std::pair{&weight, "weight"}, std::pair{&bias, "bias"}})
     EMBER_CHECK(!t->defined() || (t->dim() == 1 && t->numel() == C), "Expected ", what,
                 " to be a vector of size equal to the number of channels in input, but got ", what, " of shape ",

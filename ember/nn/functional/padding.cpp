@@ -22,9 +22,12 @@ Tensor pad_index(Mode mode, int64_t n, int64_t lo, int64_t hi, Device device) {
   int64_t* p = idx.data<int64_t>();
   for (int64_t i = 0; i < len; ++i) {
     int64_t j = i - lo;
-    if (mode == Mode::Reflect) j = j < 0 ? -j : (j >= n ? 2 * (n - 1) - j : j);
-    else if (mode == Mode::Replicate) j = std::clamp<int64_t>(j, 0, n - 1);
-    else j = ((j % n) + n) % n;
+    if (mode == Mode::Reflect)
+      j = j < 0 ? -j : (j >= n ? 2 * (n - 1) - j : j);
+    else if (mode == Mode::Replicate)
+      j = std::clamp<int64_t>(j, 0, n - 1);
+    else
+      j = ((j % n) + n) % n;
     p[i] = j;
   }
   return device.is_cuda() ? to(idx, device) : idx;
@@ -35,8 +38,10 @@ Tensor pad_index(Mode mode, int64_t n, int64_t lo, int64_t hi, Device device) {
 Tensor constant_pad_nd(const Tensor& x, IntArrayRef pad, const Scalar& value) {
   const int64_t k = static_cast<int64_t>(pad.size());
   EMBER_CHECK(k % 2 == 0, "Length of pad must be even but instead it equals ", k);
-  EMBER_CHECK(k / 2 <= x.dim(), "Length of pad should be no more than twice the number of dimensions of the input. "
-              "Pad length is ", k, " while the input has ", x.dim(), " dimensions.");
+  EMBER_CHECK(k / 2 <= x.dim(),
+              "Length of pad should be no more than twice the number of dimensions of the input. "
+              "Pad length is ",
+              k, " while the input has ", x.dim(), " dimensions.");
   DimVector shape(x.sizes());
   Tensor dst_region, src = x;
   for (int64_t i = 0; i < k / 2; ++i) {
@@ -64,9 +69,9 @@ Tensor constant_pad_nd(const Tensor& x, IntArrayRef pad, const Scalar& value) {
   DimVector back(pad);  // the gradient crops what was added and zero-pads what was cropped
   for (int64_t& p : back) p = -p;
   auto node = autograd::make_node("ConstantPadNdBackward0", {&x},
-      [back](autograd::FormulaNode&, autograd::TensorList& g) {
-        return autograd::TensorList{constant_pad_nd(g[0], back, 0)};
-      });
+                                  [back](autograd::FormulaNode&, autograd::TensorList& g) {
+                                    return autograd::TensorList{constant_pad_nd(g[0], back, 0)};
+                                  });
   if (node) autograd::set_history(out, node);
   return out;
 }
@@ -76,11 +81,16 @@ Tensor pad(const Tensor& x, IntArrayRef pad, std::string_view mode_name, std::op
   EMBER_CHECK(k % 2 == 0, "Padding length must be divisible by 2");
   EMBER_CHECK(k / 2 <= x.dim(), "Padding length too large");
   Mode mode;
-  if (mode_name == "constant") mode = Mode::Constant;
-  else if (mode_name == "reflect") mode = Mode::Reflect;
-  else if (mode_name == "replicate") mode = Mode::Replicate;
-  else if (mode_name == "circular") mode = Mode::Circular;
-  else fail<NotImplementedError>("Unrecognised padding mode ", mode_name);
+  if (mode_name == "constant")
+    mode = Mode::Constant;
+  else if (mode_name == "reflect")
+    mode = Mode::Reflect;
+  else if (mode_name == "replicate")
+    mode = Mode::Replicate;
+  else if (mode_name == "circular")
+    mode = Mode::Circular;
+  else
+    fail<NotImplementedError>("Unrecognised padding mode ", mode_name);
   if (mode == Mode::Constant) return constant_pad_nd(x, pad, value.value_or(0.0));
   EMBER_CHECK(!value || *value == 0, "Padding mode \"", mode_name, "\" doesn't take in value argument");
   // As PyTorch: the last 1, 2 or 3 dims, of an input with one or two dims more (unbatched or batched).
@@ -92,10 +102,11 @@ Tensor pad(const Tensor& x, IntArrayRef pad, std::string_view mode_name, std::op
     int64_t lo = pad[2 * i], hi = pad[2 * i + 1];
     if (lo == 0 && hi == 0) continue;
     if (mode == Mode::Reflect)
-      EMBER_CHECK(lo < n && hi < n, "Argument #", 4 + 2 * i, ": Padding size should be less than the corresponding "
-                  "input dimension, but got: padding (", lo, ", ", hi, ") at dimension ", d, " of input ",
-                  shape_str(x.sizes()));
-    int64_t m = n;  // the size the index refers to
+      EMBER_CHECK(lo < n && hi < n, "Argument #", 4 + 2 * i,
+                  ": Padding size should be less than the corresponding "
+                  "input dimension, but got: padding (",
+                  lo, ", ", hi, ") at dimension ", d, " of input ", shape_str(x.sizes()));
+    int64_t m = n;                 // the size the index refers to
     if (mode == Mode::Circular) {  // as PyTorch: crop first, then wrap around what is left
       EMBER_CHECK(lo <= n && hi <= n, "Padding value causes wrapping around more than once.");
       m = n + std::min<int64_t>(lo, 0) + std::min<int64_t>(hi, 0);

@@ -142,8 +142,8 @@ void check_pool_input(const Tensor& x, size_t nsp, const char* op) {
 }
 
 // The geometry of a regular (max or average) pooling, checked as PyTorch does.
-PoolGeometry regular_geometry(const Tensor& x, size_t nsp, const char* op, IntArrayRef kernel_size,
-                              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+PoolGeometry regular_geometry(const Tensor& x, size_t nsp, const char* op, IntArrayRef kernel_size, IntArrayRef stride,
+                              IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   PoolGeometry g;
   g.kernel = pool_param(kernel_size, nsp, op, "kernel_size", " must either be a single int, or a tuple of ");
   g.stride = stride.empty()
@@ -154,14 +154,15 @@ PoolGeometry regular_geometry(const Tensor& x, size_t nsp, const char* op, IntAr
   g.dilation = pool_param(dilation.empty() ? IntArrayRef(DimVector{1}) : dilation, nsp, op, "dilation",
                           " must be either a single int, or a tuple of ");
   for (size_t i = 0; i < nsp; ++i) {
-    EMBER_CHECK(g.kernel[i] > 0, op, ": kernel_size must be greater than zero, but got kernel_size=",
-                shape_str(g.kernel));
+    EMBER_CHECK(g.kernel[i] > 0, op,
+                ": kernel_size must be greater than zero, but got kernel_size=", shape_str(g.kernel));
     EMBER_CHECK(g.stride[i] > 0, op, ": stride must be greater than zero, but got stride=", shape_str(g.stride));
-    EMBER_CHECK(g.dilation[i] > 0, op, ": dilation should be greater than zero, but got dilation=",
-                shape_str(g.dilation));
+    EMBER_CHECK(g.dilation[i] > 0, op,
+                ": dilation should be greater than zero, but got dilation=", shape_str(g.dilation));
     EMBER_CHECK(g.padding[i] >= 0, op, ": pad must be non-negative, but got padding=", shape_str(g.padding));
-    EMBER_CHECK(g.padding[i] <= g.kernel[i] / 2, op, ": pad should be at most half of kernel size, but got pad=",
-                g.padding[i], " and kernel_size=", g.kernel[i]);
+    EMBER_CHECK(g.padding[i] <= g.kernel[i] / 2, op,
+                ": pad should be at most half of kernel size, but got pad=", g.padding[i],
+                " and kernel_size=", g.kernel[i]);
   }
   check_pool_input(x, nsp, op);
   g.in = spatial_of(x, nsp);
@@ -209,8 +210,10 @@ PoolGeometry adaptive_geometry(const Tensor& x, size_t nsp, const char* op, IntA
   EMBER_CHECK(x.dim() == nd + 1 || x.dim() == nd + 2, op, "(): Expected ", nd + 1, "D or ", nd + 2,
               "D tensor, but got ", shape_str(x.sizes()));
   for (int64_t i = x.dim() - nd; i < x.dim(); ++i)
-    EMBER_CHECK(x.size(i) > 0, op, "(): Expected input to have non-zero size for non-batch dimensions, but input has "
-                "sizes ", shape_str(x.sizes()), " with dimension ", i, " being empty");
+    EMBER_CHECK(x.size(i) > 0, op,
+                "(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                "sizes ",
+                shape_str(x.sizes()), " with dimension ", i, " being empty");
   EMBER_CHECK(output_size.size() == nsp || output_size.size() == 1, op, ": output_size must be ", nsp);
   PoolGeometry g;
   g.in = spatial_of(x, nsp);
@@ -241,10 +244,10 @@ Tensor max_unpool(size_t nsp, const char* op, const Tensor& x, const Tensor& ind
                   IntArrayRef stride_arg, IntArrayRef padding_arg, IntArrayRef output_size) {
   check_same_device(op, {&x, &indices});
   const int64_t nd = static_cast<int64_t>(nsp);
-  EMBER_CHECK(x.dim() == nd + 1 || x.dim() == nd + 2, "Input to max_unpooling", nsp, "d should be a ", nd + 1,
-              "d or ", nd + 2, "d Tensor, but got a tensor with ", x.dim(), " dimensions.");
-  EMBER_CHECK(indices.dtype() == ScalarType::Int64, "elements in indices should be type int64 but got: ",
-              type_label(indices.dtype()));
+  EMBER_CHECK(x.dim() == nd + 1 || x.dim() == nd + 2, "Input to max_unpooling", nsp, "d should be a ", nd + 1, "d or ",
+              nd + 2, "d Tensor, but got a tensor with ", x.dim(), " dimensions.");
+  EMBER_CHECK(indices.dtype() == ScalarType::Int64,
+              "elements in indices should be type int64 but got: ", type_label(indices.dtype()));
   EMBER_CHECK(indices.sizes().size() == x.sizes().size() &&
                   std::equal(indices.sizes().begin(), indices.sizes().end(), x.sizes().begin()),
               "Expected shape of indices to be same as that of the input tensor (", shape_str(x.sizes()),
@@ -259,9 +262,10 @@ Tensor max_unpool(size_t nsp, const char* op, const Tensor& x, const Tensor& ind
   for (size_t i = 0; i < nsp; ++i)
     out.push_back((x.size(x.dim() - nd + static_cast<int64_t>(i)) - 1) * s[i] - 2 * p[i] + k[i]);
   if (!output_size.empty()) {
-    EMBER_CHECK_VALUE(output_size.size() == nsp || output_size.size() == nsp + 2, "output_size should be a sequence "
-                      "containing ", nsp, " or ", nsp + 2, " elements, but it has a length of '", output_size.size(),
-                      "'");
+    EMBER_CHECK_VALUE(output_size.size() == nsp || output_size.size() == nsp + 2,
+                      "output_size should be a sequence "
+                      "containing ",
+                      nsp, " or ", nsp + 2, " elements, but it has a length of '", output_size.size(), "'");
     const IntArrayRef want = output_size.subspan(output_size.size() - nsp);
     for (size_t i = 0; i < nsp; ++i)
       EMBER_CHECK_VALUE(out[i] - s[i] < want[i] && want[i] < out[i] + s[i], "invalid output_size \"",
@@ -284,10 +288,10 @@ Tensor max_unpool(size_t nsp, const char* op, const Tensor& x, const Tensor& ind
     }
   }
   const int64_t planes = x.numel() / std::max<int64_t>(1, [&] {
-    int64_t n = 1;
-    for (int64_t i = x.dim() - nd; i < x.dim(); ++i) n *= x.size(i);
-    return n;
-  }());
+                           int64_t n = 1;
+                           for (int64_t i = x.dim() - nd; i < x.dim(); ++i) n *= x.size(i);
+                           return n;
+                         }());
   const DimVector os = with_spatial(x, nsp, out);
   if (x.numel() == 0) return zeros(os, TensorOptions(x.dtype()).device(x.device()));
   Tensor z = zeros({{planes, out_n}}, TensorOptions(x.dtype()).device(x.device()));
@@ -296,46 +300,44 @@ Tensor max_unpool(size_t nsp, const char* op, const Tensor& x, const Tensor& ind
 
 }  // namespace
 
-#define EMBER_DEFINE_POOL(N)                                                                                     \
-  std::pair<Tensor, Tensor> max_pool##N##d_with_indices(const Tensor& input, IntArrayRef kernel_size,            \
-                                                        IntArrayRef stride, IntArrayRef padding,                 \
-                                                        IntArrayRef dilation, bool ceil_mode) {                  \
-    return max_pool(N, "max_pool" #N "d", input, kernel_size, stride, padding, dilation, ceil_mode, true);       \
-  }                                                                                                              \
-  Tensor max_pool##N##d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,   \
-                        IntArrayRef dilation, bool ceil_mode) {                                                  \
-    return max_pool(N, "max_pool" #N "d", input, kernel_size, stride, padding, dilation, ceil_mode, false).first; \
-  }                                                                                                              \
-  Tensor adaptive_avg_pool##N##d(const Tensor& input, IntArrayRef output_size) {                                 \
-    return adaptive_avg_pool(N, "adaptive_avg_pool" #N "d", input, output_size);                                 \
-  }                                                                                                              \
-  std::pair<Tensor, Tensor> adaptive_max_pool##N##d(const Tensor& input, IntArrayRef output_size) {              \
-    return adaptive_max_pool(N, "adaptive_max_pool" #N "d", input, output_size);                                 \
-  }                                                                                                              \
-  Tensor max_unpool##N##d(const Tensor& input, const Tensor& indices, IntArrayRef kernel_size, IntArrayRef stride, \
-                          IntArrayRef padding, IntArrayRef output_size) {                                        \
-    return max_unpool(N, "max_unpool" #N "d", input, indices, kernel_size, stride, padding, output_size);         \
+#define EMBER_DEFINE_POOL(N)                                                                                           \
+  std::pair<Tensor, Tensor> max_pool##N##d_with_indices(const Tensor& input, IntArrayRef kernel_size,                  \
+                                                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, \
+                                                        bool ceil_mode) {                                              \
+    return max_pool(N, "max_pool" #N "d", input, kernel_size, stride, padding, dilation, ceil_mode, true);             \
+  }                                                                                                                    \
+  Tensor max_pool##N##d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,         \
+                        IntArrayRef dilation, bool ceil_mode) {                                                        \
+    return max_pool(N, "max_pool" #N "d", input, kernel_size, stride, padding, dilation, ceil_mode, false).first;      \
+  }                                                                                                                    \
+  Tensor adaptive_avg_pool##N##d(const Tensor& input, IntArrayRef output_size) {                                       \
+    return adaptive_avg_pool(N, "adaptive_avg_pool" #N "d", input, output_size);                                       \
+  }                                                                                                                    \
+  std::pair<Tensor, Tensor> adaptive_max_pool##N##d(const Tensor& input, IntArrayRef output_size) {                    \
+    return adaptive_max_pool(N, "adaptive_max_pool" #N "d", input, output_size);                                       \
+  }                                                                                                                    \
+  Tensor max_unpool##N##d(const Tensor& input, const Tensor& indices, IntArrayRef kernel_size, IntArrayRef stride,     \
+                          IntArrayRef padding, IntArrayRef output_size) {                                              \
+    return max_unpool(N, "max_unpool" #N "d", input, indices, kernel_size, stride, padding, output_size);              \
   }
 EMBER_DEFINE_POOL(1)
 EMBER_DEFINE_POOL(2)
 EMBER_DEFINE_POOL(3)
 #undef EMBER_DEFINE_POOL
 
-Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  bool ceil_mode, bool count_include_pad) {
+Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad) {
   return avg_pool(1, "avg_pool1d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, std::nullopt);
 }
-Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
-  return avg_pool(2, "avg_pool2d", input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                  divisor_override);
+Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  return avg_pool(2, "avg_pool2d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
-Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
   EMBER_AUTOCAST(autocast::kFp32Cpu, avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                  divisor_override);
-  return avg_pool(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                  divisor_override);
+  return avg_pool(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 
 }  // namespace ember

@@ -18,15 +18,15 @@ Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 Tensor max_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {},
                   IntArrayRef dilation = {}, bool ceil_mode = false);
 // (values, indices): indices as max_unpool takes them.
-std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size,
-                                                  IntArrayRef stride = {}, IntArrayRef padding = {},
-                                                  IntArrayRef dilation = {}, bool ceil_mode = false);
-std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size,
-                                                  IntArrayRef stride = {}, IntArrayRef padding = {},
-                                                  IntArrayRef dilation = {}, bool ceil_mode = false);
-std::pair<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, IntArrayRef kernel_size,
-                                                  IntArrayRef stride = {}, IntArrayRef padding = {},
-                                                  IntArrayRef dilation = {}, bool ceil_mode = false);
+std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                                                  IntArrayRef padding = {}, IntArrayRef dilation = {},
+                                                  bool ceil_mode = false);
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                                                  IntArrayRef padding = {}, IntArrayRef dilation = {},
+                                                  bool ceil_mode = false);
+std::pair<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                                                  IntArrayRef padding = {}, IntArrayRef dilation = {},
+                                                  bool ceil_mode = false);
 Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {},
                   bool ceil_mode = false, bool count_include_pad = true);
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {},

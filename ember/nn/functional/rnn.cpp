@@ -43,10 +43,8 @@ int64_t gate_count(RNNMode m) { return m == RNNMode::LSTM ? 4 : m == RNNMode::GR
 std::pair<Tensor, Tensor> step(RNNMode mode, const Tensor& gi, const Tensor& h, const Tensor& c, const Tensor& w_hh_t,
                                const Tensor& b_hh, const Tensor& w_hr_t = {}) {
   switch (mode) {
-    case RNNMode::Tanh:
-      return {tanh(addmm(gi, h, w_hh_t)), {}};
-    case RNNMode::Relu:
-      return {relu(addmm(gi, h, w_hh_t)), {}};
+    case RNNMode::Tanh: return {tanh(addmm(gi, h, w_hh_t)), {}};
+    case RNNMode::Relu: return {relu(addmm(gi, h, w_hh_t)), {}};
     case RNNMode::LSTM: {
       // Transcendentals run vectorized on contiguous data: one sigmoid over all four gates (the cell gate's
       // part is unused), and the cell gate made contiguous before its tanh.
@@ -85,7 +83,7 @@ bool has_fused_kernel(Device d) {
 
 // What the parameters say of the configuration (PyTorch's order and shapes), checked.
 struct Geometry {
-  bool proj = false;  // an LSTM with projections: each group ends with w_hr
+  bool proj = false;                                          // an LSTM with projections: each group ends with w_hr
   int64_t per = 0, hidden = 0, input_size = 0, out_size = 0;  // params per group; out_size: the size of h
 };
 Geometry geometry(const char* name, const std::vector<Tensor>& params, const RNNOptions& o) {
@@ -237,8 +235,7 @@ std::tuple<Tensor, Tensor, Tensor> rnn_fused(const char* name, RNNFusedArgs a, c
           std::vector<Tensor> outs;
           for (const Tensor& t : r)
             if (t.defined()) outs.push_back(t);
-          autograd::record_not_implemented("CudnnRnnBackward0 (double backward through cuDNN's fused RNN)", ins,
-                                           outs);
+          autograd::record_not_implemented("CudnnRnnBackward0 (double backward through cuDNN's fused RNN)", ins, outs);
         }
         return r;
       })) {
@@ -302,8 +299,7 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
       sizes.push_back(bs.data<int64_t>()[t]);
       off += sizes.back();
     }
-    EMBER_CHECK(off == x.size(0), name, ": batch_sizes sum to ", off, " but the packed input has ", x.size(0),
-                " rows");
+    EMBER_CHECK(off == x.size(0), name, ": batch_sizes sum to ", off, " but the packed input has ", x.size(0), " rows");
   }
   const int64_t steps = packed ? static_cast<int64_t>(sizes.size()) : x.size(0);
   const int64_t batch = packed ? (sizes.empty() ? 0 : sizes[0]) : x.size(1);
@@ -425,7 +421,8 @@ std::vector<Tensor> rnn_flatten_weights(const std::vector<Tensor>& params, const
   if (weights_in_place(params, spans, layout.numel).defined()) return {};  // already flat
   const Tensor w = pack_weights(params, spans, layout.numel);
   std::vector<Tensor> views;
-  for (size_t i = 0; i < params.size(); ++i) views.push_back(reshape(narrow(w, 0, start[i], params[i].numel()), shapes[i]));
+  for (size_t i = 0; i < params.size(); ++i)
+    views.push_back(reshape(narrow(w, 0, start[i], params[i].numel()), shapes[i]));
   return views;
 }
 

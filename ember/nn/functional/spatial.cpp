@@ -131,7 +131,10 @@ ResampleTaps make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, s
       alloc(1);
       const float s = scale_value<float>(scale, in, out);
       for (int64_t o = 0; o < out; ++o)
-        put(o, 0, out == in ? o : out == 2 * in ? o >> 1 : static_cast<int64_t>(std::floor(static_cast<float>(o) * s)),
+        put(o, 0,
+            out == in       ? o
+            : out == 2 * in ? o >> 1
+                            : static_cast<int64_t>(std::floor(static_cast<float>(o) * s)),
             1.0);
       break;
     }
@@ -173,8 +176,7 @@ ResampleTaps make_taps(Mode mode, int64_t in, int64_t out, bool align_corners, s
     }
     case Mode::Area: {  // adaptive average pooling: [floor(o * in / out), ceil((o + 1) * in / out))
       int64_t width = 0;
-      for (int64_t o = 0; o < out; ++o)
-        width = std::max(width, (((o + 1) * in + out - 1) / out) - (o * in) / out);
+      for (int64_t o = 0; o < out; ++o) width = std::max(width, (((o + 1) * in + out - 1) / out) - (o * in) / out);
       alloc(width);
       for (int64_t o = 0; o < out; ++o) {
         const int64_t b = (o * in) / out, e = ((o + 1) * in + out - 1) / out;
@@ -227,7 +229,9 @@ ResampleTaps make_antialias_taps(bool cubic, int64_t in, int64_t out, bool align
 // The name of interpolate's nodes, after PyTorch's ops.
 const char* upsample_node_name(Mode mode, int64_t dims, bool antialias) {
   if (antialias) return mode == Mode::Cubic ? "UpsampleBicubic2DAaBackward0" : "UpsampleBilinear2DAaBackward0";
-  auto by_dims = [dims](const char* d1, const char* d2, const char* d3) { return dims == 1 ? d1 : dims == 2 ? d2 : d3; };
+  auto by_dims = [dims](const char* d1, const char* d2, const char* d3) {
+    return dims == 1 ? d1 : dims == 2 ? d2 : d3;
+  };
   switch (mode) {
     case Mode::Nearest:
       return by_dims("UpsampleNearest1DBackward0", "UpsampleNearest2DBackward0", "UpsampleNearest3DBackward0");
@@ -244,9 +248,11 @@ const char* upsample_node_name(Mode mode, int64_t dims, bool antialias) {
 }
 
 [[noreturn]] void unsupported_interpolate(int64_t ndim, std::string_view mode) {
-  fail<NotImplementedError>("Input Error: Only 3D, 4D and 5D input Tensors supported (got ", ndim,
-                            "D) for the modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
-                            "(got ", mode, ")");
+  fail<NotImplementedError>(
+      "Input Error: Only 3D, 4D and 5D input Tensors supported (got ", ndim,
+      "D) for the modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+      "(got ",
+      mode, ")");
 }
 
 std::string sizes_with_labels(IntArrayRef s) {
@@ -267,16 +273,25 @@ Tensor interpolate(const Tensor& input, const std::vector<int64_t>& size, const 
   const int64_t ndim = input.dim(), dims = ndim - 2;
   Mode mode;
   int64_t needs = 0;  // the spatial rank the mode requires (0: any)
-  if (mode_name == "nearest") mode = Mode::Nearest;
-  else if (mode_name == "nearest-exact") mode = Mode::NearestExact;
-  else if (mode_name == "area") mode = Mode::Area;
-  else if (mode_name == "linear") mode = Mode::Linear, needs = 1;
-  else if (mode_name == "bilinear") mode = Mode::Linear, needs = 2;
-  else if (mode_name == "trilinear") mode = Mode::Linear, needs = 3;
-  else if (mode_name == "bicubic") mode = Mode::Cubic, needs = 2;
-  else unsupported_interpolate(ndim, mode_name);
+  if (mode_name == "nearest")
+    mode = Mode::Nearest;
+  else if (mode_name == "nearest-exact")
+    mode = Mode::NearestExact;
+  else if (mode_name == "area")
+    mode = Mode::Area;
+  else if (mode_name == "linear")
+    mode = Mode::Linear, needs = 1;
+  else if (mode_name == "bilinear")
+    mode = Mode::Linear, needs = 2;
+  else if (mode_name == "trilinear")
+    mode = Mode::Linear, needs = 3;
+  else if (mode_name == "bicubic")
+    mode = Mode::Cubic, needs = 2;
+  else
+    unsupported_interpolate(ndim, mode_name);
   const bool interpolating = mode == Mode::Linear || mode == Mode::Cubic;
-  EMBER_CHECK_VALUE(interpolating || !align_corners, "align_corners option can only be set with the interpolating "
+  EMBER_CHECK_VALUE(interpolating || !align_corners,
+                    "align_corners option can only be set with the interpolating "
                     "modes: linear | bilinear | bicubic | trilinear");
   const bool align = align_corners.value_or(false);
   if (ndim < 3 || ndim > 5) unsupported_interpolate(ndim, mode_name);
@@ -289,13 +304,15 @@ Tensor interpolate(const Tensor& input, const std::vector<int64_t>& size, const 
   EMBER_CHECK_VALUE(!size.empty() || !scale_factor.empty(), "either size or scale_factor should be defined");
   EMBER_CHECK_VALUE(size.size() <= 1 || static_cast<int64_t>(size.size()) == dims,
                     "Input and output must have the same number of spatial dimensions, but got input with spatial "
-                    "dimensions of ", shape_str(in_spatial), " and output size of ", tuple_str(size),
+                    "dimensions of ",
+                    shape_str(in_spatial), " and output size of ", tuple_str(size),
                     ". Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, "
                     "...,oK) format.");
   EMBER_CHECK_VALUE(scale_factor.size() <= 1 || static_cast<int64_t>(scale_factor.size()) == dims,
                     "Input and scale_factor must have the same number of spatial dimensions, but got input with "
-                    "spatial dimensions of ", shape_str(in_spatial), " and scale_factor of shape ",
-                    scale_factor.size(), ". Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                    "spatial dimensions of ",
+                    shape_str(in_spatial), " and scale_factor of shape ", scale_factor.size(),
+                    ". Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
                     "scale_factor in (s1, s2, ...,sK) format.");
   EMBER_CHECK_VALUE(!(recompute_scale_factor.value_or(false) && !size.empty()),
                     "recompute_scale_factor is not meaningful with an explicit size.");
@@ -359,16 +376,15 @@ Tensor reflect(const Tensor& c, int64_t twice_low, int64_t twice_high) {
 Tensor pad_coordinate(const Tensor& c, int64_t size, Padding padding, bool align_corners) {
   if (padding == Padding::Zeros) return c;
   Tensor r = c;
-  if (padding == Padding::Reflection)
-    r = align_corners ? reflect(c, 0, 2 * (size - 1)) : reflect(c, -1, 2 * size - 1);
+  if (padding == Padding::Reflection) r = align_corners ? reflect(c, 0, 2 * (size - 1)) : reflect(c, -1, 2 * size - 1);
   return clamp(r, Scalar(0.0), Scalar(static_cast<double>(size - 1)));
 }
 
 // The values of input [N, C, P] at the int64 positions idx[j] [N, Q] along each spatial dim, with a mask of the
 // positions inside the image (all true for coordinates already moved inside).
 struct Sampler {
-  Tensor flat;        // [N, C, P]
-  DimVector sizes;    // spatial
+  Tensor flat;      // [N, C, P]
+  DimVector sizes;  // spatial
   int64_t n, c, q;
 
   std::pair<Tensor, Tensor> at(const std::vector<Tensor>& idx) const {
@@ -393,8 +409,8 @@ Tensor to_index(const Tensor& t) { return to(t, ScalarType::Int64); }
 // Float32 under CPU autocast, the widest input dtype under CUDA autocast (PyTorch's policies).
 constexpr autocast::OpPolicy kGridSamplePolicy{autocast::Policy::Fp32, autocast::Policy::Promote};
 
-Tensor grid_sample(const Tensor& input, const Tensor& grid, std::string_view mode_name,
-                   std::string_view padding_name, bool align_corners) {
+Tensor grid_sample(const Tensor& input, const Tensor& grid, std::string_view mode_name, std::string_view padding_name,
+                   bool align_corners) {
   EMBER_AUTOCAST(kGridSamplePolicy, grid_sample, input, grid, mode_name, padding_name, align_corners);
   check_same_device("grid_sample", {&input, &grid});
   EMBER_CHECK_VALUE(mode_name == "bilinear" || mode_name == "nearest" || mode_name == "bicubic",
@@ -402,24 +418,35 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, std::string_view mod
                     mode_name, "'");
   EMBER_CHECK_VALUE(padding_name == "zeros" || padding_name == "border" || padding_name == "reflection",
                     "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', "
-                    "but got: '", padding_name, "'");
-  const Padding padding = padding_name == "zeros" ? Padding::Zeros : padding_name == "border" ? Padding::Border
-                                                                                             : Padding::Reflection;
+                    "but got: '",
+                    padding_name, "'");
+  const Padding padding = padding_name == "zeros"    ? Padding::Zeros
+                          : padding_name == "border" ? Padding::Border
+                                                     : Padding::Reflection;
   EMBER_CHECK((input.dim() == 4 || input.dim() == 5) && grid.dim() == input.dim(),
               "grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got input with "
-              "sizes ", shape_str(input.sizes()), " and grid with sizes ", shape_str(grid.sizes()));
+              "sizes ",
+              shape_str(input.sizes()), " and grid with sizes ", shape_str(grid.sizes()));
   const int64_t dims = input.dim() - 2;
-  EMBER_CHECK(input.size(0) == grid.size(0), "grid_sampler(): expected grid and input to have same batch size, but "
-              "got input with sizes ", shape_str(input.sizes()), " and grid with sizes ", shape_str(grid.sizes()));
-  EMBER_CHECK(grid.size(-1) == dims, "grid_sampler(): expected grid to have size ", dims, " in last dimension, but "
-              "got grid with sizes ", shape_str(grid.sizes()));
+  EMBER_CHECK(input.size(0) == grid.size(0),
+              "grid_sampler(): expected grid and input to have same batch size, but "
+              "got input with sizes ",
+              shape_str(input.sizes()), " and grid with sizes ", shape_str(grid.sizes()));
+  EMBER_CHECK(grid.size(-1) == dims, "grid_sampler(): expected grid to have size ", dims,
+              " in last dimension, but "
+              "got grid with sizes ",
+              shape_str(grid.sizes()));
   EMBER_CHECK(mode_name != "bicubic" || dims == 2, "grid_sampler(): bicubic interpolation only supports 4D input");
-  EMBER_CHECK(input.dtype() == grid.dtype(), "grid_sampler(): expected input and grid to have same dtype, but input "
-              "has ", type_label(input.dtype()), " and grid has ", type_label(grid.dtype()));
+  EMBER_CHECK(input.dtype() == grid.dtype(),
+              "grid_sampler(): expected input and grid to have same dtype, but input "
+              "has ",
+              type_label(input.dtype()), " and grid has ", type_label(grid.dtype()));
   EMBER_CHECK_TYPE(is_floating(input.dtype()), "grid_sampler(): expected floating point input, got ", input.dtype());
   for (int64_t d = 2; d < input.dim(); ++d)
-    EMBER_CHECK(input.size(d) > 0, "grid_sampler(): expected input to have non-empty spatial dimensions, but input "
-                "has sizes ", shape_str(input.sizes()), " with dimension ", d, " being empty");
+    EMBER_CHECK(input.size(d) > 0,
+                "grid_sampler(): expected input to have non-empty spatial dimensions, but input "
+                "has sizes ",
+                shape_str(input.sizes()), " with dimension ", d, " being empty");
 
   const int64_t n = input.size(0), c = input.size(1);
   DimVector sizes(input.sizes().subspan(2));
@@ -485,8 +512,8 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, std::string_view mod
         std::vector<Tensor> idx(2);
         const int64_t k[2] = {ky, kx};
         for (int64_t j = 0; j < 2; ++j)
-          idx[j] = to_index(pad_coordinate(add(base[j], static_cast<double>(k[j] - 1)), sizes[j], padding,
-                                           align_corners));
+          idx[j] = to_index(
+              pad_coordinate(add(base[j], static_cast<double>(k[j] - 1)), sizes[j], padding, align_corners));
         auto [v, inside] = sample.at(idx);
         accumulate(v, mul(mul(coef[0][ky], coef[1][kx]), inside));
       }
@@ -496,8 +523,10 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, std::string_view mod
 
 Tensor affine_grid(const Tensor& theta, const std::vector<int64_t>& size, bool align_corners) {
   EMBER_CHECK_TYPE(is_floating(theta.dtype()), "Expected theta to have floating point type, but got ", theta.dtype());
-  EMBER_CHECK_T(NotImplementedError, size.size() == 4 || size.size() == 5, "affine_grid only supports 4D and 5D "
-                "sizes, for 2D and 3D affine transforms, respectively. Got size ", tuple_str(size), ".");
+  EMBER_CHECK_T(NotImplementedError, size.size() == 4 || size.size() == 5,
+                "affine_grid only supports 4D and 5D "
+                "sizes, for 2D and 3D affine transforms, respectively. Got size ",
+                tuple_str(size), ".");
   const int64_t dims = static_cast<int64_t>(size.size()) - 2;
   EMBER_CHECK_VALUE(theta.dim() == 3 && theta.size(1) == dims && theta.size(2) == dims + 1, "Expected a batch of ",
                     dims, "D affine matrices of shape Nx", dims, "x", dims + 1, " for size ", tuple_str(size),
@@ -539,8 +568,10 @@ Tensor pixel_shuffle(const Tensor& input, int64_t r) {
               input.dim(), " dimension(s)");
   EMBER_CHECK(r > 0, "pixel_shuffle expects a positive upscale_factor, but got ", r);
   const int64_t c = input.size(-3), h = input.size(-2), w = input.size(-1);
-  EMBER_CHECK(c % (r * r) == 0, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
-              "of upscale_factor, but input.size(-3)=", c, " is not divisible by ", r * r);
+  EMBER_CHECK(c % (r * r) == 0,
+              "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+              "of upscale_factor, but input.size(-3)=",
+              c, " is not divisible by ", r * r);
   DimVector batch(input.sizes().first(input.dim() - 3));
   const int64_t nb = static_cast<int64_t>(batch.size());
   DimVector split(batch);
@@ -624,10 +655,9 @@ Tensor run_block_kernel(const Tensor& x, const Im2ColArgs& a, bool to_cols) {
     else
       col2im_kernel[x.device()](out, xc, a);
   }
-  if (auto node = autograd::make_node(to_cols ? "Im2ColBackward0" : "Col2ImBackward0", {&x},
-                                      [a, to_cols](FormulaNode&, TensorList& g) {
-                                        return TensorList{run_block_kernel(g[0], a, !to_cols)};
-                                      }))
+  if (auto node = autograd::make_node(
+          to_cols ? "Im2ColBackward0" : "Col2ImBackward0", {&x},
+          [a, to_cols](FormulaNode&, TensorList& g) { return TensorList{run_block_kernel(g[0], a, !to_cols)}; }))
     autograd::set_history(out, node);
   return out;
 }
@@ -656,21 +686,26 @@ Tensor im2col(const Tensor& input, const std::vector<int64_t>& kernel_size, cons
 Tensor col2im(const Tensor& input, const std::vector<int64_t>& output_size, const std::vector<int64_t>& kernel_size,
               const std::vector<int64_t>& dilation, const std::vector<int64_t>& padding,
               const std::vector<int64_t>& stride) {
-  EMBER_CHECK(input.dim() == 2 || input.dim() == 3, "Input Error: Only unbatched (2D) or batched (3D) input Tensors "
-              "are supported (got ", input.dim(), "D)");
+  EMBER_CHECK(input.dim() == 2 || input.dim() == 3,
+              "Input Error: Only unbatched (2D) or batched (3D) input Tensors "
+              "are supported (got ",
+              input.dim(), "D)");
   const bool batched = input.dim() == 3;
   const Tensor x = batched ? input : unsqueeze(input, 0);
   auto [h, w] = pair_of(output_size, "fold", "output_size", 1);
   Im2ColArgs a = block_args(kernel_size, dilation, padding, stride, h, w, "fold");
-  EMBER_CHECK(x.size(1) % (a.kh * a.kw) == 0, "Expected size of input's dimension 1 to be divisible by the product "
-              "of kernel_size, but got input.size(1)=", x.size(1), " and kernel_size=(", a.kh, ", ", a.kw, ").");
+  EMBER_CHECK(x.size(1) % (a.kh * a.kw) == 0,
+              "Expected size of input's dimension 1 to be divisible by the product "
+              "of kernel_size, but got input.size(1)=",
+              x.size(1), " and kernel_size=(", a.kh, ", ", a.kw, ").");
   EMBER_CHECK(a.out_h >= 1 && a.out_w >= 1, "Given output_size=(", h, ", ", w, "), ", geometry_str(a),
               ", calculated shape of the array of sliding blocks as (", a.out_h, ", ", a.out_w,
               "), but its components must be at least one.");
-  EMBER_CHECK(x.size(2) == a.out_h * a.out_w, "Given output_size=(", h, ", ", w, "), ", geometry_str(a),
-              ", stride=(", a.sh, ", ", a.sw, "), expected size of input's dimension 2 to match the calculated number "
-              "of sliding blocks ", a.out_h, " * ", a.out_w, " = ", a.out_h * a.out_w, ", but got input.size(2)=",
-              x.size(2), ".");
+  EMBER_CHECK(x.size(2) == a.out_h * a.out_w, "Given output_size=(", h, ", ", w, "), ", geometry_str(a), ", stride=(",
+              a.sh, ", ", a.sw,
+              "), expected size of input's dimension 2 to match the calculated number "
+              "of sliding blocks ",
+              a.out_h, " * ", a.out_w, " = ", a.out_h * a.out_w, ", but got input.size(2)=", x.size(2), ".");
   EMBER_CHECK_TYPE(is_floating(x.dtype()), "fold(): expected a floating point input, got ", x.dtype());
   const bool narrow = is_narrow_float(x.dtype());
   Tensor r = run_block_kernel(narrow ? to(x, ScalarType::Float32) : x, a, false);

@@ -14,9 +14,7 @@ namespace act {
 
 namespace {
 
-std::string inplace_str(bool inplace, const char* sep = "") {
-  return inplace ? std::string(sep) + "inplace=True" : "";
-}
+std::string inplace_str(bool inplace, const char* sep = "") { return inplace ? std::string(sep) + "inplace=True" : ""; }
 
 // torch.nn.Softplus's defaults are ints (beta=1, threshold=20) and print so.
 std::string number_str(double v) {
@@ -26,11 +24,9 @@ std::string number_str(double v) {
 }  // namespace
 
 // One row per layer: the check of its options, the functional op, and torch.nn's extra_repr.
-#define ACT(Name, check_body, forward_expr, repr_expr)                                   \
-  void Name##Spec::check([[maybe_unused]] const Options& o) { check_body; }              \
-  Tensor Name##Spec::forward(const Tensor& x, [[maybe_unused]] const Options& o) {       \
-    return forward_expr;                                                                 \
-  }                                                                                      \
+#define ACT(Name, check_body, forward_expr, repr_expr)                                                    \
+  void Name##Spec::check([[maybe_unused]] const Options& o) { check_body; }                               \
+  Tensor Name##Spec::forward(const Tensor& x, [[maybe_unused]] const Options& o) { return forward_expr; } \
   std::string Name##Spec::repr([[maybe_unused]] const Options& o) { return repr_expr; }
 
 ACT(ReLU, , relu(x, o.inplace), inplace_str(o.inplace))

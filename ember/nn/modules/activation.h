@@ -65,40 +65,40 @@ struct SoftmaxOptions {
 };
 
 // The table: X(layer name, options type).
-#define EMBER_NN_ACTIVATIONS(X)        \
-  X(ReLU, InplaceOptions)              \
-  X(ReLU6, InplaceOptions)             \
-  X(SELU, InplaceOptions)              \
-  X(SiLU, InplaceOptions)              \
-  X(Mish, InplaceOptions)              \
-  X(Hardswish, InplaceOptions)         \
-  X(Hardsigmoid, InplaceOptions)       \
-  X(Sigmoid, NoOptions)                \
-  X(Tanh, NoOptions)                   \
-  X(Softsign, NoOptions)               \
-  X(Tanhshrink, NoOptions)             \
-  X(LogSigmoid, NoOptions)             \
-  X(ELU, ELUOptions)                   \
-  X(CELU, ELUOptions)                  \
-  X(LeakyReLU, LeakyReLUOptions)       \
-  X(Hardtanh, HardtanhOptions)         \
-  X(Threshold, ThresholdOptions)       \
-  X(Softplus, SoftplusOptions)         \
-  X(Hardshrink, ShrinkOptions)         \
-  X(Softshrink, ShrinkOptions)         \
-  X(GLU, GLUOptions)                   \
-  X(GELU, GELUOptions)                 \
-  X(Softmax, SoftmaxOptions)           \
-  X(LogSoftmax, SoftmaxOptions)        \
+#define EMBER_NN_ACTIVATIONS(X)  \
+  X(ReLU, InplaceOptions)        \
+  X(ReLU6, InplaceOptions)       \
+  X(SELU, InplaceOptions)        \
+  X(SiLU, InplaceOptions)        \
+  X(Mish, InplaceOptions)        \
+  X(Hardswish, InplaceOptions)   \
+  X(Hardsigmoid, InplaceOptions) \
+  X(Sigmoid, NoOptions)          \
+  X(Tanh, NoOptions)             \
+  X(Softsign, NoOptions)         \
+  X(Tanhshrink, NoOptions)       \
+  X(LogSigmoid, NoOptions)       \
+  X(ELU, ELUOptions)             \
+  X(CELU, ELUOptions)            \
+  X(LeakyReLU, LeakyReLUOptions) \
+  X(Hardtanh, HardtanhOptions)   \
+  X(Threshold, ThresholdOptions) \
+  X(Softplus, SoftplusOptions)   \
+  X(Hardshrink, ShrinkOptions)   \
+  X(Softshrink, ShrinkOptions)   \
+  X(GLU, GLUOptions)             \
+  X(GELU, GELUOptions)           \
+  X(Softmax, SoftmaxOptions)     \
+  X(LogSoftmax, SoftmaxOptions)  \
   X(Softmin, SoftmaxOptions)
 
-#define EMBER_NN_ACTIVATION_SPEC(Name, Opts)                        \
-  struct Name##Spec {                                               \
-    static constexpr const char* name = #Name;                      \
-    using Options = Opts;                                           \
-    static void check(const Options& o);                            \
-    static Tensor forward(const Tensor& x, const Options& o);       \
-    static std::string repr(const Options& o);                      \
+#define EMBER_NN_ACTIVATION_SPEC(Name, Opts)                  \
+  struct Name##Spec {                                         \
+    static constexpr const char* name = #Name;                \
+    using Options = Opts;                                     \
+    static void check(const Options& o);                      \
+    static Tensor forward(const Tensor& x, const Options& o); \
+    static std::string repr(const Options& o);                \
   };
 EMBER_NN_ACTIVATIONS(EMBER_NN_ACTIVATION_SPEC)
 #undef EMBER_NN_ACTIVATION_SPEC

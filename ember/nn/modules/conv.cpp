@@ -19,8 +19,8 @@ Tensor conv_nd(const Tensor& x, const Tensor& w, const Tensor& b, const ConvOpti
                std::string_view padding_str) {
   using IntConv = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef,
                              int64_t);
-  using StrConv = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, IntArrayRef, std::string_view,
-                             IntArrayRef, int64_t);
+  using StrConv = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, IntArrayRef, std::string_view, IntArrayRef,
+                             int64_t);
   constexpr IntConv int_fns[] = {&conv1d, &conv2d, &conv3d};
   constexpr StrConv str_fns[] = {&conv1d, &conv2d, &conv3d};
   if (!padding_str.empty()) return str_fns[D - 1](x, w, b, o.stride_, padding_str, o.dilation_, o.groups_);
@@ -87,8 +87,7 @@ Tensor ConvTransposeNd<D>::forward(const Tensor& x, IntArrayRef output_size) {
   if (!output_size.empty()) {
     // torch.nn.ConvTranspose*d._output_padding: the sizes the output may have, and the padding that picks one.
     EMBER_CHECK_VALUE(output_size.size() == D || output_size.size() == D + 2, name(), ": for ", x.dim(),
-                      "D input, output_size must have ", D, " or ", D + 2, " elements (got ", output_size.size(),
-                      ")");
+                      "D input, output_size must have ", D, " or ", D + 2, " elements (got ", output_size.size(), ")");
     EMBER_CHECK_VALUE(x.dim() >= static_cast<int64_t>(D), name(), ": expected an input with at least ", D,
                       " dims, got ", shape_str(x.sizes()));
     const size_t skip = output_size.size() - D;
@@ -96,9 +95,9 @@ Tensor ConvTransposeNd<D>::forward(const Tensor& x, IntArrayRef output_size) {
       const int64_t in = x.size(x.dim() - static_cast<int64_t>(D) + static_cast<int64_t>(d));
       const int64_t lo = (in - 1) * o.stride_[d] - 2 * o.padding_[d] + o.dilation_[d] * (o.kernel_size[d] - 1) + 1;
       const int64_t hi = lo + o.stride_[d] - 1, want = output_size[skip + d];
-      EMBER_CHECK_VALUE(want >= lo && want <= hi, name(), ": requested an output size of ",
-                        shape_str(output_size), ", but valid sizes range from ", lo, " to ", hi,
-                        " (for an input of ", shape_str(x.sizes()), ")");
+      EMBER_CHECK_VALUE(want >= lo && want <= hi, name(), ": requested an output size of ", shape_str(output_size),
+                        ", but valid sizes range from ", lo, " to ", hi, " (for an input of ", shape_str(x.sizes()),
+                        ")");
       output_padding[d] = want - lo;
     }
   }

@@ -16,18 +16,56 @@ template <size_t D>
 struct ConvOptions {
   ConvOptions(int64_t in, int64_t out, int64_t kernel) : in_channels(in), out_channels(out), kernel_size(D, kernel) {}
   ConvOptions(int64_t in, int64_t out, DimVector kernel) : in_channels(in), out_channels(out), kernel_size(kernel) {}
-  ConvOptions& stride(int64_t s) { stride_ = DimVector(D, s); return *this; }
-  ConvOptions& stride(DimVector s) { stride_ = std::move(s); return *this; }
-  ConvOptions& padding(int64_t p) { padding_ = DimVector(D, p); padding_str_.clear(); return *this; }
-  ConvOptions& padding(DimVector p) { padding_ = std::move(p); padding_str_.clear(); return *this; }
-  ConvOptions& padding(const char* p) { padding_str_ = p; return *this; }
-  ConvOptions& output_padding(int64_t p) { output_padding_ = DimVector(D, p); return *this; }
-  ConvOptions& output_padding(DimVector p) { output_padding_ = std::move(p); return *this; }
-  ConvOptions& dilation(int64_t d) { dilation_ = DimVector(D, d); return *this; }
-  ConvOptions& dilation(DimVector d) { dilation_ = std::move(d); return *this; }
-  ConvOptions& groups(int64_t g) { groups_ = g; return *this; }
-  ConvOptions& bias(bool b) { bias_ = b; return *this; }
-  ConvOptions& padding_mode(std::string m) { padding_mode_ = std::move(m); return *this; }
+  ConvOptions& stride(int64_t s) {
+    stride_ = DimVector(D, s);
+    return *this;
+  }
+  ConvOptions& stride(DimVector s) {
+    stride_ = std::move(s);
+    return *this;
+  }
+  ConvOptions& padding(int64_t p) {
+    padding_ = DimVector(D, p);
+    padding_str_.clear();
+    return *this;
+  }
+  ConvOptions& padding(DimVector p) {
+    padding_ = std::move(p);
+    padding_str_.clear();
+    return *this;
+  }
+  ConvOptions& padding(const char* p) {
+    padding_str_ = p;
+    return *this;
+  }
+  ConvOptions& output_padding(int64_t p) {
+    output_padding_ = DimVector(D, p);
+    return *this;
+  }
+  ConvOptions& output_padding(DimVector p) {
+    output_padding_ = std::move(p);
+    return *this;
+  }
+  ConvOptions& dilation(int64_t d) {
+    dilation_ = DimVector(D, d);
+    return *this;
+  }
+  ConvOptions& dilation(DimVector d) {
+    dilation_ = std::move(d);
+    return *this;
+  }
+  ConvOptions& groups(int64_t g) {
+    groups_ = g;
+    return *this;
+  }
+  ConvOptions& bias(bool b) {
+    bias_ = b;
+    return *this;
+  }
+  ConvOptions& padding_mode(std::string m) {
+    padding_mode_ = std::move(m);
+    return *this;
+  }
   int64_t in_channels, out_channels;
   DimVector kernel_size, stride_ = DimVector(D, 1), padding_ = DimVector(D, 0), output_padding_ = DimVector(D, 0),
                          dilation_ = DimVector(D, 1);

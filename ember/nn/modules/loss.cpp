@@ -7,9 +7,9 @@ namespace ember::nn {
 namespace loss {
 
 // One row per loss: the functional op it calls with its options.
-#define LOSS2(Name, expr)                                                                            \
+#define LOSS2(Name, expr) \
   Tensor Name##Spec::forward(const Options& o, const Tensor& input, const Tensor& target) { return expr; }
-#define LOSS3(Name, expr)                                                                                     \
+#define LOSS3(Name, expr) \
   Tensor Name##Spec::forward(const Options& o, const Tensor& a, const Tensor& b, const Tensor& c) { return expr; }
 
 LOSS2(CrossEntropyLoss, cross_entropy(input, target, o.weight, o.ignore_index, o.reduction, o.label_smoothing))

@@ -125,36 +125,36 @@ struct TripletMarginOptions {
   Reduction reduction = Reduction::Mean;
 };
 // The table: X(loss name, options type, number of inputs).
-#define EMBER_NN_LOSSES(X)                               \
-  X(CrossEntropyLoss, CrossEntropyOptions, 2)            \
-  X(NLLLoss, NLLOptions, 2)                              \
-  X(MSELoss, ReductionOptions, 2)                        \
-  X(L1Loss, ReductionOptions, 2)                         \
-  X(BCELoss, WeightedOptions, 2)                         \
-  X(BCEWithLogitsLoss, BCEWithLogitsOptions, 2)          \
-  X(SmoothL1Loss, SmoothL1Options, 2)                    \
-  X(HuberLoss, HuberOptions, 2)                          \
-  X(KLDivLoss, KLDivOptions, 2)                          \
-  X(PoissonNLLLoss, PoissonNLLOptions, 2)                \
-  X(HingeEmbeddingLoss, HingeEmbeddingOptions, 2)        \
-  X(SoftMarginLoss, ReductionOptions, 2)                 \
-  X(MultiLabelSoftMarginLoss, WeightedOptions, 2)        \
-  X(MultiMarginLoss, MultiMarginOptions, 2)              \
-  X(CosineEmbeddingLoss, ZeroMarginOptions, 3)           \
-  X(MarginRankingLoss, ZeroMarginOptions, 3)             \
+#define EMBER_NN_LOSSES(X)                        \
+  X(CrossEntropyLoss, CrossEntropyOptions, 2)     \
+  X(NLLLoss, NLLOptions, 2)                       \
+  X(MSELoss, ReductionOptions, 2)                 \
+  X(L1Loss, ReductionOptions, 2)                  \
+  X(BCELoss, WeightedOptions, 2)                  \
+  X(BCEWithLogitsLoss, BCEWithLogitsOptions, 2)   \
+  X(SmoothL1Loss, SmoothL1Options, 2)             \
+  X(HuberLoss, HuberOptions, 2)                   \
+  X(KLDivLoss, KLDivOptions, 2)                   \
+  X(PoissonNLLLoss, PoissonNLLOptions, 2)         \
+  X(HingeEmbeddingLoss, HingeEmbeddingOptions, 2) \
+  X(SoftMarginLoss, ReductionOptions, 2)          \
+  X(MultiLabelSoftMarginLoss, WeightedOptions, 2) \
+  X(MultiMarginLoss, MultiMarginOptions, 2)       \
+  X(CosineEmbeddingLoss, ZeroMarginOptions, 3)    \
+  X(MarginRankingLoss, ZeroMarginOptions, 3)      \
   X(TripletMarginLoss, TripletMarginOptions, 3)
 
-#define EMBER_NN_LOSS_SPEC_2(Name, Opts)                                                   \
-  struct Name##Spec {                                                                      \
-    static constexpr const char* name = #Name;                                             \
-    using Options = Opts;                                                                  \
-    static Tensor forward(const Options& o, const Tensor& input, const Tensor& target);   \
+#define EMBER_NN_LOSS_SPEC_2(Name, Opts)                                                \
+  struct Name##Spec {                                                                   \
+    static constexpr const char* name = #Name;                                          \
+    using Options = Opts;                                                               \
+    static Tensor forward(const Options& o, const Tensor& input, const Tensor& target); \
   };
-#define EMBER_NN_LOSS_SPEC_3(Name, Opts)                                                         \
-  struct Name##Spec {                                                                            \
-    static constexpr const char* name = #Name;                                                   \
-    using Options = Opts;                                                                        \
-    static Tensor forward(const Options& o, const Tensor& a, const Tensor& b, const Tensor& c);  \
+#define EMBER_NN_LOSS_SPEC_3(Name, Opts)                                                        \
+  struct Name##Spec {                                                                           \
+    static constexpr const char* name = #Name;                                                  \
+    using Options = Opts;                                                                       \
+    static Tensor forward(const Options& o, const Tensor& a, const Tensor& b, const Tensor& c); \
   };
 #define EMBER_NN_LOSS_SPEC(Name, Opts, N) EMBER_NN_LOSS_SPEC_##N(Name, Opts)
 EMBER_NN_LOSSES(EMBER_NN_LOSS_SPEC)

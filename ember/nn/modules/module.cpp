@@ -172,8 +172,7 @@ void convert_all(NamedTensors& params, NamedTensors& buffers, F&& convert) {
 }  // namespace
 
 void Module::to(ScalarType dtype) {
-  convert_all(params_, buffers_,
-              [&](const Tensor& t) { return t.is_floating_point() ? ember::to(t, dtype) : t; });
+  convert_all(params_, buffers_, [&](const Tensor& t) { return t.is_floating_point() ? ember::to(t, dtype) : t; });
   for (auto& [n, c] : children_)
     if (c) c->to(dtype);
 }

@@ -48,13 +48,14 @@ std::string NormBase::extra_repr() const {
 Tensor BatchNormNd::forward(const Tensor& x) {
   check_rank(x);
   const double factor = step_momentum();
-  return batch_norm(x, running_mean, running_var, weight, bias, is_training() || !running_mean.defined(), factor,
-                    eps);
+  return batch_norm(x, running_mean, running_var, weight, bias, is_training() || !running_mean.defined(), factor, eps);
 }
 
 template <size_t D>
 InstanceNormNd<D>::InstanceNormNd(int64_t n, double eps, double momentum, bool affine, bool track)
-    : NormBase(D == 1 ? "InstanceNorm1d" : D == 2 ? "InstanceNorm2d" : "InstanceNorm3d",
+    : NormBase(D == 1   ? "InstanceNorm1d"
+               : D == 2 ? "InstanceNorm2d"
+                        : "InstanceNorm3d",
                {static_cast<int64_t>(D) + 1, static_cast<int64_t>(D) + 2}, n, eps, momentum, affine, track) {}
 
 template <size_t D>
@@ -65,8 +66,8 @@ Tensor InstanceNormNd<D>::forward(const Tensor& x) {
   if (in.size(1) != num_features && weight.defined())
     fail<ValueError>(name(), ": expected input's size at dim=", unbatched ? 0 : 1, " to match num_features (",
                      num_features, "), but got: ", in.size(1), " (input ", shape_str(x.sizes()), ")");
-  Tensor y = instance_norm(in, running_mean, running_var, weight, bias,
-                           is_training() || !running_mean.defined(), momentum.value_or(0.1), eps);
+  Tensor y = instance_norm(in, running_mean, running_var, weight, bias, is_training() || !running_mean.defined(),
+                           momentum.value_or(0.1), eps);
   return unbatched ? y.squeeze(0) : y;
 }
 

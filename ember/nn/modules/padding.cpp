@@ -54,11 +54,11 @@ std::string PadNd<D, M>::extra_repr() const {
   return tuple_str(padding);
 }
 
-#define EMBER_NN_PAD_INSTANCES(D)                  \
-  template class PadNd<D, PadMode::Zero>;          \
-  template class PadNd<D, PadMode::Constant>;      \
-  template class PadNd<D, PadMode::Reflect>;       \
-  template class PadNd<D, PadMode::Replicate>;     \
+#define EMBER_NN_PAD_INSTANCES(D)              \
+  template class PadNd<D, PadMode::Zero>;      \
+  template class PadNd<D, PadMode::Constant>;  \
+  template class PadNd<D, PadMode::Reflect>;   \
+  template class PadNd<D, PadMode::Replicate>; \
   template class PadNd<D, PadMode::Circular>;
 EMBER_NN_PAD_INSTANCES(1)
 EMBER_NN_PAD_INSTANCES(2)

@@ -21,11 +21,11 @@ class PadNd : public Module {
   DimVector padding;
   double value;  // ConstantPad only
 };
-#define EMBER_NN_PAD_ALIASES(D)                                 \
-  using ZeroPad##D##d = PadNd<D, PadMode::Zero>;                \
-  using ConstantPad##D##d = PadNd<D, PadMode::Constant>;        \
-  using ReflectionPad##D##d = PadNd<D, PadMode::Reflect>;       \
-  using ReplicationPad##D##d = PadNd<D, PadMode::Replicate>;    \
+#define EMBER_NN_PAD_ALIASES(D)                              \
+  using ZeroPad##D##d = PadNd<D, PadMode::Zero>;             \
+  using ConstantPad##D##d = PadNd<D, PadMode::Constant>;     \
+  using ReflectionPad##D##d = PadNd<D, PadMode::Reflect>;    \
+  using ReplicationPad##D##d = PadNd<D, PadMode::Replicate>; \
   using CircularPad##D##d = PadNd<D, PadMode::Circular>;
 EMBER_NN_PAD_ALIASES(1)
 EMBER_NN_PAD_ALIASES(2)

@@ -186,7 +186,7 @@ std::string MaxUnpoolNd<D>::extra_repr() const {
          ", stride=" + tuple_str(expanded<D>(o.stride_or_kernel())) + ", padding=" + tuple_str(expanded<D>(o.padding_));
 }
 
-#define EMBER_NN_POOL_INSTANCES(D)   \
+#define EMBER_NN_POOL_INSTANCES(D)     \
   template class MaxPoolNd<D>;         \
   template class AvgPoolNd<D>;         \
   template class AdaptiveAvgPoolNd<D>; \

@@ -15,15 +15,42 @@ template <size_t D>
 struct PoolOptions {
   explicit PoolOptions(int64_t kernel) : kernel_size{kernel} {}
   explicit PoolOptions(DimVector kernel) : kernel_size(std::move(kernel)) {}
-  PoolOptions& stride(int64_t s) { stride_ = {s}; return *this; }
-  PoolOptions& stride(DimVector s) { stride_ = std::move(s); return *this; }
-  PoolOptions& padding(int64_t p) { padding_ = {p}; return *this; }
-  PoolOptions& padding(DimVector p) { padding_ = std::move(p); return *this; }
-  PoolOptions& dilation(int64_t d) { dilation_ = {d}; return *this; }
-  PoolOptions& dilation(DimVector d) { dilation_ = std::move(d); return *this; }
-  PoolOptions& ceil_mode(bool c) { ceil_mode_ = c; return *this; }
-  PoolOptions& count_include_pad(bool c) { count_include_pad_ = c; return *this; }
-  PoolOptions& divisor_override(int64_t d) { divisor_override_ = d; return *this; }
+  PoolOptions& stride(int64_t s) {
+    stride_ = {s};
+    return *this;
+  }
+  PoolOptions& stride(DimVector s) {
+    stride_ = std::move(s);
+    return *this;
+  }
+  PoolOptions& padding(int64_t p) {
+    padding_ = {p};
+    return *this;
+  }
+  PoolOptions& padding(DimVector p) {
+    padding_ = std::move(p);
+    return *this;
+  }
+  PoolOptions& dilation(int64_t d) {
+    dilation_ = {d};
+    return *this;
+  }
+  PoolOptions& dilation(DimVector d) {
+    dilation_ = std::move(d);
+    return *this;
+  }
+  PoolOptions& ceil_mode(bool c) {
+    ceil_mode_ = c;
+    return *this;
+  }
+  PoolOptions& count_include_pad(bool c) {
+    count_include_pad_ = c;
+    return *this;
+  }
+  PoolOptions& divisor_override(int64_t d) {
+    divisor_override_ = d;
+    return *this;
+  }
   DimVector kernel_size, stride_ /* empty: kernel_size */, padding_ = {0}, dilation_ = {1};
   bool ceil_mode_ = false, count_include_pad_ = true;
   std::optional<int64_t> divisor_override_;
@@ -35,8 +62,8 @@ template <size_t D>
 class MaxPoolNd : public Module {
  public:
   explicit MaxPoolNd(PoolOptions<D> options);
-  explicit MaxPoolNd(int64_t kernel_size, std::optional<int64_t> stride = {}, int64_t padding = 0,
-                     int64_t dilation = 1, bool ceil_mode = false);
+  explicit MaxPoolNd(int64_t kernel_size, std::optional<int64_t> stride = {}, int64_t padding = 0, int64_t dilation = 1,
+                     bool ceil_mode = false);
   Tensor forward(const Tensor& x) override;
   std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x);
   std::string extra_repr() const override;
@@ -92,14 +119,14 @@ class MaxUnpoolNd : public Module {
   PoolOptions<D> options;
 };
 
-#define EMBER_NN_POOL_ALIASES(D)                  \
-  extern template class MaxPoolNd<D>;             \
-  extern template class AvgPoolNd<D>;             \
-  extern template class AdaptiveAvgPoolNd<D>;     \
-  extern template class AdaptiveMaxPoolNd<D>;     \
-  extern template class MaxUnpoolNd<D>;           \
-  using MaxPool##D##d = MaxPoolNd<D>;             \
-  using AvgPool##D##d = AvgPoolNd<D>;             \
+#define EMBER_NN_POOL_ALIASES(D)                      \
+  extern template class MaxPoolNd<D>;                 \
+  extern template class AvgPoolNd<D>;                 \
+  extern template class AdaptiveAvgPoolNd<D>;         \
+  extern template class AdaptiveMaxPoolNd<D>;         \
+  extern template class MaxUnpoolNd<D>;               \
+  using MaxPool##D##d = MaxPoolNd<D>;                 \
+  using AvgPool##D##d = AvgPoolNd<D>;                 \
   using AdaptiveAvgPool##D##d = AdaptiveAvgPoolNd<D>; \
   using AdaptiveMaxPool##D##d = AdaptiveMaxPoolNd<D>; \
   using MaxUnpool##D##d = MaxUnpoolNd<D>;

@@ -28,7 +28,8 @@ std::string Upsample::extra_repr() const {
       s = "scale_factor=" + float_str(options.scale_factor[0]);
     } else {
       s = "scale_factor=(";
-      for (size_t i = 0; i < options.scale_factor.size(); ++i) s += (i ? ", " : "") + float_str(options.scale_factor[i]);
+      for (size_t i = 0; i < options.scale_factor.size(); ++i)
+        s += (i ? ", " : "") + float_str(options.scale_factor[i]);
       s += ")";
     }
   } else {

@@ -68,8 +68,7 @@ std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const
   auto [out, weights] = multi_head_attention_forward(
       q, k, v, embed_dim, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, options.add_zero_attn,
       options.dropout, out_proj->weight, out_proj->bias, is_training(), key_padding_mask, need_weights, attn_mask,
-      !in_proj_weight.defined(), q_proj_weight, k_proj_weight, v_proj_weight, {}, {}, average_attn_weights,
-      is_causal);
+      !in_proj_weight.defined(), q_proj_weight, k_proj_weight, v_proj_weight, {}, {}, average_attn_weights, is_causal);
   return {transpose ? out.transpose(0, 1) : out, weights};
 }
 
@@ -134,8 +133,8 @@ TransformerDecoderLayer::TransformerDecoderLayer(int64_t dm, int64_t nh, Transfo
   activation_of(options);
   const auto& p = options;
   self_attn = register_module("self_attn", std::make_shared<MultiheadAttention>(dm, nh, attention_options(p)));
-  multihead_attn =
-      register_module("multihead_attn", std::make_shared<MultiheadAttention>(dm, nh, attention_options(p)));
+  multihead_attn = register_module("multihead_attn",
+                                   std::make_shared<MultiheadAttention>(dm, nh, attention_options(p)));
   linear1 = register_module("linear1", std::make_shared<Linear>(dm, p.dim_feedforward, p.bias));
   dropout = register_module("dropout", std::make_shared<Dropout>(p.dropout));
   linear2 = register_module("linear2", std::make_shared<Linear>(p.dim_feedforward, dm, p.bias));
@@ -154,10 +153,9 @@ Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory,
     return (*dropout1)(self_attn->forward(x, x, x, tgt_key_padding_mask, false, tgt_mask, true, tgt_is_causal).first);
   };
   auto mha = [&](const Tensor& x) {
-    return (*dropout2)(multihead_attn
-                           ->forward(x, memory, memory, memory_key_padding_mask, false, memory_mask, true,
-                                     memory_is_causal)
-                           .first);
+    return (*dropout2)(
+        multihead_attn->forward(x, memory, memory, memory_key_padding_mask, false, memory_mask, true, memory_is_causal)
+            .first);
   };
   auto ff = [&](const Tensor& x) { return (*dropout3)(feed_forward(options, *linear1, *dropout, *linear2, x)); };
   Tensor x = tgt;
@@ -216,19 +214,19 @@ Tensor TransformerDecoder::forward(const Tensor& tgt, const Tensor& memory, cons
                                    const Tensor& memory_key_padding_mask, bool tgt_is_causal, bool memory_is_causal) {
   Tensor x = tgt;
   for (const auto& m : *layers)
-    x = std::static_pointer_cast<TransformerDecoderLayer>(m)->forward(
-        x, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask, tgt_is_causal,
-        memory_is_causal);
+    x = std::static_pointer_cast<TransformerDecoderLayer>(m)->forward(x, memory, tgt_mask, memory_mask,
+                                                                      tgt_key_padding_mask, memory_key_padding_mask,
+                                                                      tgt_is_causal, memory_is_causal);
   return norm ? (*norm)(x) : x;
 }
 
 Transformer::Transformer(int64_t dm, int64_t nh, int64_t n_enc, int64_t n_dec, TransformerLayerOptions o)
     : Module("Transformer"), d_model(dm), nhead(nh), batch_first(o.batch_first) {
   auto final_norm = [&] { return std::make_shared<LayerNorm>(DimVector{dm}, o.layer_norm_eps, true, o.bias); };
-  encoder = register_module("encoder",
-                            std::make_shared<TransformerEncoder>(TransformerEncoderLayer(dm, nh, o), n_enc, final_norm()));
-  decoder = register_module("decoder",
-                            std::make_shared<TransformerDecoder>(TransformerDecoderLayer(dm, nh, o), n_dec, final_norm()));
+  encoder = register_module(
+      "encoder", std::make_shared<TransformerEncoder>(TransformerEncoderLayer(dm, nh, o), n_enc, final_norm()));
+  decoder = register_module(
+      "decoder", std::make_shared<TransformerDecoder>(TransformerDecoderLayer(dm, nh, o), n_dec, final_norm()));
   for (const Tensor& p : parameters())
     if (p.dim() > 1) detail::xavier_uniform(p);
 }

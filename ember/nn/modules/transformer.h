@@ -10,10 +10,10 @@
 #include <string>
 #include <utility>
 
-#include "ember/nn/modules/module.h"
 #include "ember/nn/modules/container.h"
-#include "ember/nn/modules/linear.h"
 #include "ember/nn/modules/dropout.h"
+#include "ember/nn/modules/linear.h"
+#include "ember/nn/modules/module.h"
 #include "ember/nn/modules/normalization.h"
 
 namespace ember::nn {
@@ -58,7 +58,7 @@ Tensor generate_square_subsequent_mask(int64_t sz, ScalarType dtype = ScalarType
 struct TransformerLayerOptions {
   int64_t dim_feedforward = 2048;
   double dropout = 0.1;
-  std::string activation = "relu";  // or "gelu"
+  std::string activation = "relu";                     // or "gelu"
   std::function<Tensor(const Tensor&)> activation_fn;  // set: used instead of `activation`
   double layer_norm_eps = 1e-5;
   bool batch_first = false, norm_first = false, bias = true;

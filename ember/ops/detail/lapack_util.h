@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
-#include "ember/backend/kernels/lapack.h"
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/lapack.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/ops/linalg.h"
@@ -44,8 +44,10 @@ inline void check_matrix(const Tensor& A, const char* fn, bool square) {
 }
 
 inline void check_same(const Tensor& A, const Tensor& B, const char* fn) {
-  EMBER_CHECK(A.device() == B.device(), fn, ": Expected all tensors to be on the same device, but found at least two "
-              "devices, ", A.device(), " and ", B.device(), "!");
+  EMBER_CHECK(A.device() == B.device(), fn,
+              ": Expected all tensors to be on the same device, but found at least two "
+              "devices, ",
+              A.device(), " and ", B.device(), "!");
   EMBER_CHECK(A.dtype() == B.dtype(), fn, ": Expected A and B to have the same dtype, but found A of type ",
               type_label(A.dtype()), " and B of type ", type_label(B.dtype()), " instead");
 }
@@ -100,10 +102,10 @@ inline bool same_shape(IntArrayRef a, IntArrayRef b) { return std::equal(a.begin
 // A node for outputs PyTorch gives no derivative: backward raises.
 inline void no_derivative(std::initializer_list<const Tensor*> inputs, std::initializer_list<const Tensor*> outputs,
                           const char* name, const char* op) {
-  if (auto node = autograd::make_node(name, inputs, [op](autograd::FormulaNode&, autograd::TensorList&)
-                                                        -> autograd::TensorList {
-        fail<NotImplementedError>("the derivative for '", op, "' is not implemented.");
-      })) {
+  if (auto node = autograd::make_node(name, inputs,
+                                      [op](autograd::FormulaNode&, autograd::TensorList&) -> autograd::TensorList {
+                                        fail<NotImplementedError>("the derivative for '", op, "' is not implemented.");
+                                      })) {
     node->num_outputs = static_cast<uint32_t>(outputs.size());
     uint32_t i = 0;
     for (const Tensor* t : outputs) autograd::set_history(*t, node, i++);

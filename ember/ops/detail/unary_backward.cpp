@@ -10,9 +10,19 @@ namespace ember {
 
 Tensor fused_unary_backward(UnaryOp op, const Tensor& grad_out, const Tensor& v, const UnaryArgs& args) {
   switch (op) {
-    case UnaryOp::Relu: case UnaryOp::Sigmoid: case UnaryOp::Tanh: case UnaryOp::Gelu: case UnaryOp::GeluTanh:
-    case UnaryOp::Silu: case UnaryOp::Mish: case UnaryOp::Softplus: case UnaryOp::Elu: case UnaryOp::LeakyRelu:
-    case UnaryOp::Hardtanh: case UnaryOp::Hardsigmoid: case UnaryOp::Hardswish: break;
+    case UnaryOp::Relu:
+    case UnaryOp::Sigmoid:
+    case UnaryOp::Tanh:
+    case UnaryOp::Gelu:
+    case UnaryOp::GeluTanh:
+    case UnaryOp::Silu:
+    case UnaryOp::Mish:
+    case UnaryOp::Softplus:
+    case UnaryOp::Elu:
+    case UnaryOp::LeakyRelu:
+    case UnaryOp::Hardtanh:
+    case UnaryOp::Hardsigmoid:
+    case UnaryOp::Hardswish: break;
     default: return {};
   }
   if (!v.defined() || !grad_out.defined() || grad_out.dtype() != v.dtype() || !is_floating(v.dtype()) ||

@@ -119,7 +119,8 @@ void check_same_device(const char* op, std::initializer_list<const Tensor*> tens
   const Tensor* first = nullptr;
   for (const Tensor* t : tensors) {
     if (!t || !t->defined()) continue;
-    if (!first) first = t;
+    if (!first)
+      first = t;
     else if (t->device() != first->device()) [[unlikely]]
       device_mismatch(op, first->device(), t->device());
   }
@@ -129,7 +130,8 @@ void check_same_device(const char* op, const std::vector<Tensor>& tensors) {
   const Tensor* first = nullptr;
   for (const Tensor& t : tensors) {
     if (!t.defined()) continue;
-    if (!first) first = &t;
+    if (!first)
+      first = &t;
     else if (t.device() != first->device()) [[unlikely]]
       device_mismatch(op, first->device(), t.device());
   }

@@ -10,16 +10,11 @@ namespace ember::vision::detail {
 // The channel count a mode asks for (Unchanged: the source's own).
 inline int mode_channels(ImageMode mode, int source_channels) {
   switch (mode) {
-    case ImageMode::Gray:
-      return 1;
-    case ImageMode::GrayAlpha:
-      return 2;
-    case ImageMode::RGB:
-      return 3;
-    case ImageMode::RGBA:
-      return 4;
-    default:
-      return source_channels;
+    case ImageMode::Gray: return 1;
+    case ImageMode::GrayAlpha: return 2;
+    case ImageMode::RGB: return 3;
+    case ImageMode::RGBA: return 4;
+    default: return source_channels;
   }
 }
 

@@ -1,5 +1,6 @@
 """torch.autocast for ember: a context manager (and decorator) that saves, sets and restores the thread-local
 autocast state kept in C++ (ember/autocast.h, Note [Autocast]); the casts happen in the ops' C++ entry points."""
+
 import collections.abc
 import functools
 import warnings
@@ -18,6 +19,7 @@ def _check_device_type(device_type):
 
 
 # ---- the state functions PyTorch has at top level (torch.is_autocast_enabled, ...)
+
 
 def is_autocast_available(device_type):
     """Returns whether autocast can run on `device_type` ("cpu" and "cuda" can).
@@ -168,11 +170,15 @@ class autocast:
             enabled = False
         if enabled and not any(self.fast_dtype is d for d in _SUPPORTED_DTYPES[self.device]):
             if self.device == "cpu":
-                warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
-                              "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.")
+                warnings.warn(
+                    "In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+                    "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently."
+                )
             else:
-                warnings.warn("In CUDA autocast, but the target dtype is not supported. Disabling autocast.\n"
-                              "CUDA Autocast only supports dtypes of torch.float16, torch.bfloat16 currently.")
+                warnings.warn(
+                    "In CUDA autocast, but the target dtype is not supported. Disabling autocast.\n"
+                    "CUDA Autocast only supports dtypes of torch.float16, torch.bfloat16 currently."
+                )
             enabled = False
         self._enabled = enabled
 
@@ -209,16 +215,18 @@ class autocast:
 
 # ---- custom_fwd / custom_bwd for autograd.Function
 
+
 def _cast(value, device_type, dtype):
     from .._C import Tensor
+
     if isinstance(value, Tensor):
-        eligible = (value.is_floating_point() and value.device.type == device_type
-                    and value.dtype is not _C.float64)
+        eligible = value.is_floating_point() and value.device.type == device_type and value.dtype is not _C.float64
         return value.to(dtype) if eligible else value
     if isinstance(value, (str, bytes)):
         return value
     try:
         import numpy as np
+
         if isinstance(value, np.ndarray):
             return value
     except ImportError:

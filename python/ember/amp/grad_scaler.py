@@ -1,6 +1,7 @@
 """torch.amp.GradScaler for ember: dynamic loss scaling. The bookkeeping is here; the numeric work is two C++ ops
 (ember._amp_foreach_non_finite_check_and_unscale_, ember._amp_update_scale_; ember/amp.h) that write device
 tensors, so only step() (to decide whether to skip) and get_scale() read a value back to the host."""
+
 import warnings
 from collections import abc, defaultdict
 from enum import Enum
@@ -43,8 +44,15 @@ class GradScaler:
     not available; ``GradScaler("cpu")`` scales CPU gradients. With ``enabled=False`` every method passes through.
     """
 
-    def __init__(self, device="cuda", init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,
-                 growth_interval=2000, enabled=True):
+    def __init__(
+        self,
+        device="cuda",
+        init_scale=2.0**16,
+        growth_factor=2.0,
+        backoff_factor=0.5,
+        growth_interval=2000,
+        enabled=True,
+    ):
         if device not in ("cpu", "cuda"):
             raise RuntimeError(f"GradScaler: unsupported device '{device}' (expected 'cpu' or 'cuda')")
         self._device = device
@@ -117,7 +125,8 @@ class GradScaler:
         for dev, per_dtype in grads_by_device.items():
             for grads in per_dtype.values():
                 _C._amp_foreach_non_finite_check_and_unscale_(
-                    grads, per_device_found_inf.get(dev), per_device_inv_scale.get(dev))
+                    grads, per_device_found_inf.get(dev), per_device_inv_scale.get(dev)
+                )
         return per_device_found_inf._per_device_tensors
 
     def unscale_(self, optimizer):
@@ -169,23 +178,32 @@ class GradScaler:
             if isinstance(new_scale, float):
                 self._scale.fill_(new_scale)
             else:
-                reason = ("new_scale should be a float or a 1-element torch.cuda.FloatTensor or torch.FloatTensor "
-                          "with requires_grad=False.")
-                if not (isinstance(new_scale, _C.Tensor) and new_scale.device.type == self._device
-                        and new_scale.numel() == 1 and not new_scale.requires_grad):
+                reason = (
+                    "new_scale should be a float or a 1-element torch.cuda.FloatTensor or torch.FloatTensor "
+                    "with requires_grad=False."
+                )
+                if not (
+                    isinstance(new_scale, _C.Tensor)
+                    and new_scale.device.type == self._device
+                    and new_scale.numel() == 1
+                    and not new_scale.requires_grad
+                ):
                     raise AssertionError(reason)
                 self._scale.copy_(new_scale.reshape(self._scale.shape))
         else:
-            found_infs = [f.to(device=_scale.device, non_blocking=True)
-                          for state in self._per_optimizer_states.values()
-                          for f in state["found_inf_per_device"].values()]
+            found_infs = [
+                f.to(device=_scale.device, non_blocking=True)
+                for state in self._per_optimizer_states.values()
+                for f in state["found_inf_per_device"].values()
+            ]
             if not found_infs:
                 raise AssertionError("No inf checks were recorded prior to update.")
             combined = found_infs[0]
             for f in found_infs[1:]:
                 combined = combined + f
-            _C._amp_update_scale_(_scale, _growth_tracker, combined, self._growth_factor, self._backoff_factor,
-                                  self._growth_interval)
+            _C._amp_update_scale_(
+                _scale, _growth_tracker, combined, self._growth_factor, self._backoff_factor, self._growth_interval
+            )
         self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
 
     def _get_scale_async(self):
@@ -225,17 +243,22 @@ class GradScaler:
 
     def state_dict(self):
         if self._enabled:
-            return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
-                    "backoff_factor": self._backoff_factor, "growth_interval": self._growth_interval,
-                    "_growth_tracker": self._get_growth_tracker()}
+            return {
+                "scale": self.get_scale(),
+                "growth_factor": self._growth_factor,
+                "backoff_factor": self._backoff_factor,
+                "growth_interval": self._growth_interval,
+                "_growth_tracker": self._get_growth_tracker(),
+            }
         return {}
 
     def load_state_dict(self, state_dict):
         if not self._enabled:
             return
         if len(state_dict) == 0:
-            raise RuntimeError("The source state dict is empty, possibly because it was saved "
-                               "from a disabled instance of GradScaler.")
+            raise RuntimeError(
+                "The source state dict is empty, possibly because it was saved from a disabled instance of GradScaler."
+            )
         self._init_scale = float(state_dict["scale"])
         if self._scale is not None:
             self._scale.fill_(state_dict["scale"])
@@ -250,8 +273,10 @@ class GradScaler:
         state = self.__dict__.copy()
         if self._enabled:
             if len(self._per_optimizer_states) != 0:
-                raise AssertionError("A GradScaler instance may only be pickled at the beginning "
-                                     "of an iteration, or at the end after scaler.update().")
+                raise AssertionError(
+                    "A GradScaler instance may only be pickled at the beginning "
+                    "of an iteration, or at the end after scaler.update()."
+                )
             state["_init_scale"] = self.get_scale()
             state["_init_growth_tracker"] = self._get_growth_tracker()
             state["_scale"] = None

@@ -1,5 +1,6 @@
 """Anomaly detection: nodes remember the Python stack that created them; a failing backward formula or one
 that returns NaN raises an error naming the forward op and showing that stack."""
+
 from .. import _C
 
 

@@ -18,6 +18,7 @@ forward runs with grad mode off; the call is recorded as one graph node (a C++ n
 the GIL held). backward is itself recorded when the backward pass runs with create_graph=True, so a Function
 whose backward is written with ember ops can be differentiated again.
 """
+
 from .. import _C
 from .._C import Tensor
 
@@ -41,7 +42,8 @@ class FunctionCtx:
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(
                     "save_for_backward can only save variables, but argument %d is not a Tensor or None"
-                    % tensors.index(t))
+                    % tensors.index(t)
+                )
         self._to_save = tensors
 
     def save_for_forward(self, *tensors):
@@ -70,22 +72,27 @@ class FunctionCtx:
             result = (result,)
         name = self._cls.__name__ + "Backward"
         if len(result) != self._num_args:
-            if len(result) > self._num_args and all(r is None for r in result[self._num_args:]):
+            if len(result) > self._num_args and all(r is None for r in result[self._num_args :]):
                 result = result[: self._num_args]
             else:
                 raise RuntimeError(
                     "function %s returned an incorrect number of gradients (expected %d, got %d)"
-                    % (name, self._num_args, len(result)))
+                    % (name, self._num_args, len(result))
+                )
         out = []
         for i, r in enumerate(result):
             if i in self._tensor_positions:
                 if r is not None and not isinstance(r, Tensor):
-                    raise TypeError("function %s returned a gradient of type %s at index %d; expected a Tensor "
-                                    "or None" % (name, type(r).__name__, i))
+                    raise TypeError(
+                        "function %s returned a gradient of type %s at index %d; expected a Tensor "
+                        "or None" % (name, type(r).__name__, i)
+                    )
                 out.append(r)
             elif r is not None:
-                raise RuntimeError("function %s returned a gradient different than None at position %d, but the "
-                                   "corresponding forward input was not a Tensor" % (name, i + 1))
+                raise RuntimeError(
+                    "function %s returned a gradient different than None at position %d, but the "
+                    "corresponding forward input was not a Tensor" % (name, i + 1)
+                )
         return out
 
 
@@ -100,9 +107,11 @@ class Function(metaclass=_FunctionMeta):
         pass
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use new-"
-                           "style autograd function with static forward method. (Example: "
-                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use new-"
+            "style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -110,16 +119,20 @@ class Function(metaclass=_FunctionMeta):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
-                                  "autograd.Function to use it with backward mode AD.")
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
 
     vjp = backward
 
     @classmethod
     def apply(cls, *args, **kwargs):
         if kwargs:
-            raise TypeError("%s.apply() takes positional arguments only (got keyword arguments %s)"
-                            % (cls.__name__, ", ".join(kwargs)))
+            raise TypeError(
+                "%s.apply() takes positional arguments only (got keyword arguments %s)"
+                % (cls.__name__, ", ".join(kwargs))
+            )
         ctx = FunctionCtx(cls, args)
         tensors = [a for a in args if isinstance(a, Tensor)]
         record = _C.is_grad_enabled() and any(t.requires_grad for t in tensors)
@@ -134,8 +147,9 @@ class Function(metaclass=_FunctionMeta):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        new = _C._record_function(ctx, cls.__name__ + "Backward", tensors, outs, ctx._dirty,
-                                  ctx._non_differentiable, ctx._to_save)
+        new = _C._record_function(
+            ctx, cls.__name__ + "Backward", tensors, outs, ctx._dirty, ctx._non_differentiable, ctx._to_save
+        )
         ctx._to_save = ()
         return new[0] if single else tuple(new)
 

@@ -5,6 +5,7 @@ jacobian's strategy="forward-mode" builds the Jacobian column by column with the
 Note [No reductions here]: the helpers avoid sum/mean (one output element is taken with reshape + select), so
 that they only need view and elementwise gradient formulas.
 """
+
 from .. import _C
 from .._C import Tensor
 
@@ -30,10 +31,14 @@ def _as_tuple(inp, arg_name=None, fn_name=None):
     for i, el in enumerate(inp):
         if not isinstance(el, Tensor):
             if is_inp_tuple:
-                raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but"
-                                f" the value at index {i} has type {type(el)}.")
-            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but the"
-                            f" given {arg_name} has type {type(el)}.")
+                raise TypeError(
+                    f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but"
+                    f" the value at index {i} has type {type(el)}."
+                )
+            raise TypeError(
+                f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but the"
+                f" given {arg_name} has type {type(el)}."
+            )
     return is_inp_tuple, inp
 
 
@@ -82,65 +87,93 @@ def _check_requires_grad(inputs, input_type, strict):
         return
     for i, inp in enumerate(inputs):
         if inp is None:
-            raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This is not "
-                               "allowed in strict mode.")
+            raise RuntimeError(
+                f"The output of the user-provided function is independent of input {i}. This is not "
+                "allowed in strict mode."
+            )
         if not inp.requires_grad:
             if input_type == "hessian":
-                raise RuntimeError(f"The hessian of the user-provided function with respect to input {i} is "
-                                   "independent of the input. This is not allowed in strict mode. You should ensure "
-                                   "that your function is thrice differentiable and that the hessian depends on the "
-                                   "inputs.")
+                raise RuntimeError(
+                    f"The hessian of the user-provided function with respect to input {i} is "
+                    "independent of the input. This is not allowed in strict mode. You should ensure "
+                    "that your function is thrice differentiable and that the hessian depends on the "
+                    "inputs."
+                )
             if input_type == "jacobian":
-                raise RuntimeError("While computing the hessian, found that the jacobian of the user-provided "
-                                   f"function with respect to input {i} is independent of the input. This is not "
-                                   "allowed in strict mode. You should ensure that your function is twice "
-                                   "differentiable and that the jacobian depends on the inputs (this would be "
-                                   "violated by a linear function for example).")
+                raise RuntimeError(
+                    "While computing the hessian, found that the jacobian of the user-provided "
+                    f"function with respect to input {i} is independent of the input. This is not "
+                    "allowed in strict mode. You should ensure that your function is twice "
+                    "differentiable and that the jacobian depends on the inputs (this would be "
+                    "violated by a linear function for example)."
+                )
             if input_type == "grad_inputs":
-                raise RuntimeError(f"The gradient with respect to input {i} is independent of the inputs of the "
-                                   "user-provided function. This is not allowed in strict mode.")
-            raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs "
-                               "must be computed in a differentiable manner from the input when running in strict "
-                               "mode.")
+                raise RuntimeError(
+                    f"The gradient with respect to input {i} is independent of the inputs of the "
+                    "user-provided function. This is not allowed in strict mode."
+                )
+            raise RuntimeError(
+                f"Output {i} of the user-provided function does not require gradients. The outputs "
+                "must be computed in a differentiable manner from the input when running in strict "
+                "mode."
+            )
 
 
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     """autograd.grad that skips outputs that are None or do not require grad (all skipped: all None)."""
     from . import grad
+
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
     if not pairs:
         return (None,) * len(inputs)
-    return grad([o for o, _ in pairs], inputs, [g for _, g in pairs], allow_unused=True, create_graph=create_graph,
-                retain_graph=retain_graph)
+    return grad(
+        [o for o, _ in pairs],
+        inputs,
+        [g for _, g in pairs],
+        allow_unused=True,
+        create_graph=create_graph,
+        retain_graph=retain_graph,
+    )
 
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     """Replaces None gradients by zeros (or raises in strict mode); stage names the pass for the message."""
     from .. import zeros_like
+
     res = ()
     for i, grads_i in enumerate(grads):
         if grads_i is None:
             if strict:
                 if stage == "back":
-                    raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This "
-                                       "is not allowed in strict mode.")
+                    raise RuntimeError(
+                        f"The output of the user-provided function is independent of input {i}. This "
+                        "is not allowed in strict mode."
+                    )
                 if stage == "back_trick":
-                    raise RuntimeError(f"The gradient with respect to the input is independent of entry {i} in the "
-                                       "grad_outputs when using the double backward trick to compute forward mode "
-                                       "gradients. This is not allowed in strict mode.")
+                    raise RuntimeError(
+                        f"The gradient with respect to the input is independent of entry {i} in the "
+                        "grad_outputs when using the double backward trick to compute forward mode "
+                        "gradients. This is not allowed in strict mode."
+                    )
                 if stage == "double_back":
-                    raise RuntimeError(f"The jacobian of the user-provided function is independent of input {i}. This "
-                                       "is not allowed in strict mode.")
-                raise RuntimeError(f"The hessian of the user-provided function is independent of entry {i} in the "
-                                   "grad_jacobian. This is not allowed in strict mode as it prevents from using the "
-                                   "double backward trick to replace forward mode AD.")
+                    raise RuntimeError(
+                        f"The jacobian of the user-provided function is independent of input {i}. This "
+                        "is not allowed in strict mode."
+                    )
+                raise RuntimeError(
+                    f"The hessian of the user-provided function is independent of entry {i} in the "
+                    "grad_jacobian. This is not allowed in strict mode as it prevents from using the "
+                    "double backward trick to replace forward mode AD."
+                )
             grads_i = zeros_like(refs[i])
         elif strict and create_graph and not grads_i.requires_grad:
             what = "hessian" if "double" in stage else "jacobian"
-            raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. This is not "
-                               "allowed in strict mode when create_graph=True.")
+            raise RuntimeError(
+                f"The {what} of the user-provided function is independent of input {i}. This is not "
+                "allowed in strict mode when create_graph=True."
+            )
         res += (grads_i,)
     return res
 
@@ -153,17 +186,21 @@ def _prepare_v(v, fn_name, create_graph, other, is_other_tuple, what):
         return v
     if len(other) != 1 or other[0].numel() != 1:
         if what == "outputs":
-            raise RuntimeError("The vector v can only be None if the user-provided function returns a single Tensor "
-                               "with a single element.")
-        raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single "
-                           "Tensor with a single element.")
+            raise RuntimeError(
+                "The vector v can only be None if the user-provided function returns a single Tensor "
+                "with a single element."
+            )
+        raise RuntimeError(
+            "The vector v can only be None if the input to the user-provided function is a single "
+            "Tensor with a single element."
+        )
     return v
-
 
 
 def _vector_product(targets, outputs, inputs, v, create_graph, strict, stage, is_outputs_tuple, is_inputs_tuple):
     """The end of vjp and vhp: (outputs, v^T d(targets)/d(inputs)), zeros where an input is unused."""
     from .grad_mode import set_grad_enabled
+
     with set_grad_enabled(True if create_graph else _C.is_grad_enabled()):
         grad_res = _autograd_grad(targets, inputs, v, create_graph=create_graph)
         res = _fill_in_zeros(grad_res, inputs, strict, create_graph, stage)
@@ -171,9 +208,11 @@ def _vector_product(targets, outputs, inputs, v, create_graph, strict, stage, is
     res = _grad_postprocess(res, create_graph)
     return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
 
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns (func(inputs), v^T J): the vector-Jacobian product at inputs."""
     from .grad_mode import enable_grad
+
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -181,14 +220,14 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "vjp")
         _check_requires_grad(outputs, "outputs", strict=strict)
         v = _prepare_v(v, "vjp", create_graph, outputs, is_outputs_tuple, "outputs")
-    return _vector_product(outputs, outputs, inputs, v, create_graph, strict, "back", is_outputs_tuple,
-                           is_inputs_tuple)
+    return _vector_product(outputs, outputs, inputs, v, create_graph, strict, "back", is_outputs_tuple, is_inputs_tuple)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns (func(inputs), J v): the Jacobian-vector product, computed with the double-backward trick."""
     from .. import zeros_like
     from .grad_mode import enable_grad, set_grad_enabled
+
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -211,6 +250,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 def _stack_rows(rows, shape):
     """The rows (one gradient per output element) as one tensor of the given shape."""
     from .. import stack
+
     if len(rows) == 1:  # the common case in hessian; needs no stack gradient formula
         return rows[0].reshape(shape)
     return stack(rows, 0).view(shape)
@@ -221,12 +261,17 @@ def _jacfwd(func, inputs, strict, vectorize):
     forward-mode AD), one input element at a time."""
     from .. import stack, zeros, zeros_like
     from .grad_mode import enable_grad
+
     if strict:
-        raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
-                           'supported together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.')
+        raise RuntimeError(
+            'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
+            'supported together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.'
+        )
     if not vectorize:
-        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
-                                  "implemented for `vectorize=True`.")
+        raise NotImplementedError(
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
+            "implemented for `vectorize=True`."
+        )
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=False, need_graph=True)
@@ -258,18 +303,23 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     """The Jacobian of func at inputs: a Tensor of shape out.shape + in.shape, or (nested) tuples of them for
     tuple outputs/inputs. vectorize=True computes the same thing with the same loop (ember has no vmap)."""
     if strategy not in ("forward-mode", "reverse-mode"):
-        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
-                             'function has more outputs than inputs, "forward-mode" tends to be more performant. '
-                             'Otherwise, prefer to use "reverse-mode".')
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+            'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+            'Otherwise, prefer to use "reverse-mode".'
+        )
     if strategy == "forward-mode":
         if create_graph:
-            raise NotImplementedError('torch.autograd.functional.jacobian: `create_graph=True` and '
-                                      '`strategy="forward-mode"` are not supported together (yet). Please either '
-                                      'set `create_graph=False` or `strategy="reverse-mode"`.')
+            raise NotImplementedError(
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either '
+                'set `create_graph=False` or `strategy="reverse-mode"`.'
+            )
         return _jacfwd(func, inputs, strict, vectorize)
 
     from .. import zeros_like
     from .grad_mode import enable_grad
+
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -277,8 +327,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
         _check_requires_grad(outputs, "outputs", strict=strict)
         if vectorize and strict:
-            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
-                               "supported together. Please either set `strict=False` or `vectorize=False`.")
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+                "supported together. Please either set `strict=False` or `vectorize=False`."
+            )
         jac = ()
         for i, out in enumerate(outputs):
             jac_i = tuple([] for _ in inputs)
@@ -288,13 +340,17 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                 for el_idx, (jac_i_el, vj_el, inp_el) in enumerate(zip(jac_i, vj, inputs)):
                     if vj_el is not None:
                         if strict and create_graph and not vj_el.requires_grad:
-                            raise RuntimeError(f"The jacobian of the user-provided function is independent of input "
-                                               f"{i}. This is not allowed in strict mode when create_graph=True.")
+                            raise RuntimeError(
+                                f"The jacobian of the user-provided function is independent of input "
+                                f"{i}. This is not allowed in strict mode when create_graph=True."
+                            )
                         jac_i_el.append(vj_el)
                     else:
                         if strict:
-                            raise RuntimeError(f"Output {i} of the user-provided function is independent of input "
-                                               f"{el_idx}. This is not allowed in strict mode.")
+                            raise RuntimeError(
+                                f"Output {i} of the user-provided function is independent of input "
+                                f"{el_idx}. This is not allowed in strict mode."
+                            )
                         jac_i_el.append(zeros_like(inp_el))
             jac += (tuple(_jac_block(rows, out, inp) for rows, inp in zip(jac_i, inputs)),)
         jac = _grad_postprocess(jac, create_graph)
@@ -305,6 +361,7 @@ def _jac_block(rows, out, inp):
     shape = tuple(out.shape) + tuple(inp.shape)
     if not rows:  # out has no elements
         from .. import zeros
+
         return zeros(shape, dtype=inp.dtype, device=inp.device)
     return _stack_rows(rows, shape)
 
@@ -332,8 +389,14 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         _check_requires_grad(jac, "jacobian", strict=strict)
         return jac
 
-    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
-                   strategy=outer_jacobian_strategy)
+    res = jacobian(
+        jac_func,
+        inputs,
+        create_graph=create_graph,
+        strict=strict,
+        vectorize=vectorize,
+        strategy=outer_jacobian_strategy,
+    )
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
 
 
@@ -356,20 +419,25 @@ def _scalar_function_prologue(func, inputs, v, create_graph, strict, fn_name):
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns (func(inputs), v^T H) for a scalar function."""
     from .grad_mode import enable_grad
+
     with enable_grad():
         is_inputs_tuple, inputs, v, outputs, is_outputs_tuple, jac = _scalar_function_prologue(
-            func, inputs, v, create_graph, strict, "vhp")
-    return _vector_product(jac, outputs, inputs, v, create_graph, strict, "double_back", is_outputs_tuple,
-                           is_inputs_tuple)
+            func, inputs, v, create_graph, strict, "vhp"
+        )
+    return _vector_product(
+        jac, outputs, inputs, v, create_graph, strict, "double_back", is_outputs_tuple, is_inputs_tuple
+    )
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns (func(inputs), H v) for a scalar function, with the double-backward trick."""
     from .. import zeros_like
     from .grad_mode import enable_grad, set_grad_enabled
+
     with enable_grad():
         is_inputs_tuple, inputs, v, outputs, is_outputs_tuple, jac = _scalar_function_prologue(
-            func, inputs, v, create_graph, strict, "hvp")
+            func, inputs, v, create_graph, strict, "hvp"
+        )
         grad_jac = tuple(zeros_like(inp).requires_grad_(True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)

@@ -2,6 +2,7 @@
 
 Each works as a context manager and as a decorator, as in PyTorch.
 """
+
 import functools
 
 from .. import _C
@@ -40,11 +41,13 @@ class _GradMode(_DecoratorContextManager):
 
 class no_grad(_GradMode):
     """Ops inside do not record the graph."""
+
     _mode = False
 
 
 class enable_grad(_GradMode):
     """Ops inside record the graph (inside no_grad too)."""
+
     _mode = True
 
 

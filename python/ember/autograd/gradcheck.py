@@ -1,5 +1,6 @@
 """gradcheck and gradgradcheck: the analytical gradients (from the engine) against central finite differences,
 with PyTorch's defaults (eps=1e-6, atol=1e-5, rtol=1e-3). Inputs that require grad should be float64."""
+
 import numpy as np
 
 from .. import _C
@@ -22,12 +23,14 @@ def _outputs(fn, inputs):
 def _host(t):
     """A tensor's values as a flat float64 NumPy array (copied to the CPU from any device)."""
     import ember
+
     return t.detach().to("cpu", ember.float64).numpy().reshape(-1).copy()
 
 
 def _numerical_jacobians(fn, inputs, diff_idx, eps):
     """For each differentiable input: a list (per output) of arrays [input numel, output numel]."""
     import ember
+
     with ember.no_grad():
         outs0 = _outputs(fn, inputs)
     jacs = []
@@ -54,6 +57,7 @@ def _numerical_jacobians(fn, inputs, diff_idx, eps):
 
 def _analytical_jacobians(fn, inputs, diff_idx, nondet_tol=0.0):
     import ember
+
     outs = _outputs(fn, inputs)
     jacs = [[np.zeros((inputs[i].numel(), o.numel())) for o in outs] for i in diff_idx]
     diff_inputs = [inputs[i] for i in diff_idx]
@@ -63,33 +67,52 @@ def _analytical_jacobians(fn, inputs, diff_idx, nondet_tol=0.0):
         for k in range(o.numel()):
             g = ember.zeros_like(o).reshape(-1)
             g[k] = 1.0
-            grads = ember.autograd.grad([o], diff_inputs, [g.reshape(o.shape)], retain_graph=True,
-                                        allow_unused=True)
+            grads = ember.autograd.grad([o], diff_inputs, [g.reshape(o.shape)], retain_graph=True, allow_unused=True)
             for a, gr in enumerate(grads):
                 if gr is not None:
                     if tuple(gr.shape) != tuple(diff_inputs[a].shape):
-                        raise GradcheckError("Gradient has incorrect size: input %d has shape %s, its gradient %s"
-                                             % (diff_idx[a], tuple(diff_inputs[a].shape), tuple(gr.shape)))
+                        raise GradcheckError(
+                            "Gradient has incorrect size: input %d has shape %s, its gradient %s"
+                            % (diff_idx[a], tuple(diff_inputs[a].shape), tuple(gr.shape))
+                        )
                     jacs[a][j][:, k] = _host(gr)
     return jacs
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
-              check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False, fast_mode=False,
-              masked=None):
+def gradcheck(
+    func,
+    inputs,
+    *,
+    eps=1e-6,
+    atol=1e-5,
+    rtol=1e-3,
+    raise_exception=True,
+    nondet_tol=0.0,
+    check_undefined_grad=True,
+    check_grad_dtypes=False,
+    check_batched_grad=False,
+    fast_mode=False,
+    masked=None,
+):
     """Checks the gradients of func at inputs against finite differences; raises GradcheckError on mismatch
     (or returns False when raise_exception=False). Returns True when they agree."""
     import ember
+
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff_idx:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
-                         "have requires_grad=True.")
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of the them "
+            "have requires_grad=True."
+        )
     for i in diff_idx:
         if inputs[i].dtype not in (_C.float64,):
             import warnings
-            warnings.warn("Input #%d requires gradient and is not a double precision floating point. This check "
-                          "will likely fail if all the inputs are not of double precision floating point." % i)
+
+            warnings.warn(
+                "Input #%d requires gradient and is not a double precision floating point. This check "
+                "will likely fail if all the inputs are not of double precision floating point." % i
+            )
     with ember.no_grad():
         if not _outputs(func, inputs):
             raise GradcheckError("gradcheck: the function returned no tensor to check")
@@ -98,27 +121,48 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     for a, i in enumerate(diff_idx):
         for j, (num, ana) in enumerate(zip(numerical[a], analytical[a])):
             if not np.allclose(ana, num, rtol=rtol, atol=atol, equal_nan=True):
-                msg = ("Jacobian mismatch for output %d with respect to input %d,\nnumerical:%s\nanalytical:%s\n"
-                       % (j, i, num, ana))
+                msg = "Jacobian mismatch for output %d with respect to input %d,\nnumerical:%s\nanalytical:%s\n" % (
+                    j,
+                    i,
+                    num,
+                    ana,
+                )
                 if raise_exception:
                     raise GradcheckError(msg)
                 return False
     return True
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
-                  raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
-                  check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
-                  masked=False):
+def gradgradcheck(
+    func,
+    inputs,
+    grad_outputs=None,
+    *,
+    eps=1e-6,
+    atol=1e-5,
+    rtol=1e-3,
+    gen_non_contig_grad_outputs=False,
+    raise_exception=True,
+    nondet_tol=0.0,
+    check_undefined_grad=True,
+    check_grad_dtypes=False,
+    check_batched_grad=False,
+    check_fwd_over_rev=False,
+    check_rev_over_rev=True,
+    fast_mode=False,
+    masked=False,
+):
     """Checks second derivatives: gradcheck of the function (inputs, grad_outputs) -> d(outputs)/d(inputs)."""
     import ember
+
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         gen = np.random.default_rng(0)
         with ember.no_grad():
             outs = _outputs(func, inputs)
-        grad_outputs = tuple(ember.tensor(gen.standard_normal(tuple(o.shape)), dtype=o.dtype).requires_grad_(True)
-                             for o in outs)
+        grad_outputs = tuple(
+            ember.tensor(gen.standard_normal(tuple(o.shape)), dtype=o.dtype).requires_grad_(True) for o in outs
+        )
     grad_outputs = _as_tuple(grad_outputs)
     n = len(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
@@ -131,9 +175,15 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     def _first_derivative(ins, gos):
         outs = _outputs(func, ins)
         pairs = [(o, g) for o, g in zip(outs, gos) if o.requires_grad]
-        grads = ember.autograd.grad([o for o, _ in pairs], [ins[i] for i in diff_idx], [g for _, g in pairs],
-                                    create_graph=True, allow_unused=True)
+        grads = ember.autograd.grad(
+            [o for o, _ in pairs],
+            [ins[i] for i in diff_idx],
+            [g for _, g in pairs],
+            create_graph=True,
+            allow_unused=True,
+        )
         return tuple(g for g in grads if g is not None)
 
-    return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+    return gradcheck(
+        first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception
+    )

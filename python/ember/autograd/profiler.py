@@ -2,6 +2,7 @@
 
 The recording is done in C++ (ember/profiler/profiler.h): every kernel-slot call, autograd node, optimizer step
 and record_function scope; this module starts and stops it and turns the events into an EventList."""
+
 import sys
 import traceback
 from contextlib import ContextDecorator
@@ -9,11 +10,27 @@ from contextlib import ContextDecorator
 import ember
 from ember import _C
 from ember.autograd.profiler_util import (  # noqa: F401
-    MEMORY_EVENT_NAME, OUT_OF_MEMORY_EVENT_NAME, DeviceType, EventList, FunctionEvent, FunctionEventAvg,
-    _format_memory, _format_time, build_events)
+    MEMORY_EVENT_NAME,
+    OUT_OF_MEMORY_EVENT_NAME,
+    DeviceType,
+    EventList,
+    FunctionEvent,
+    FunctionEventAvg,
+    _format_memory,
+    _format_time,
+    build_events,
+)
 
-__all__ = ["profile", "record_function", "emit_nvtx", "emit_itt", "EventList", "FunctionEvent",
-           "FunctionEventAvg", "kineto_available"]
+__all__ = [
+    "profile",
+    "record_function",
+    "emit_nvtx",
+    "emit_itt",
+    "EventList",
+    "FunctionEvent",
+    "FunctionEventAvg",
+    "kineto_available",
+]
 
 
 def kineto_available():
@@ -74,6 +91,7 @@ def _module_call(orig):
             return orig(self, *args, **kwargs)
         finally:
             _C._record_function_exit(handle)
+
     __call__._ember_profiled = True
     return __call__
 
@@ -82,9 +100,21 @@ class profile:
     """Records what runs inside it: `with profile(record_shapes=True) as prof: ...`, then prof.key_averages(),
     prof.table(), prof.export_chrome_trace(path). use_cuda adds each kernel's time on the GPU."""
 
-    def __init__(self, enabled=True, *, use_cuda=False, use_device=None, record_shapes=False, with_flops=False,
-                 profile_memory=False, with_stack=False, with_modules=False, use_kineto=False, use_cpu=True,
-                 experimental_config=None):
+    def __init__(
+        self,
+        enabled=True,
+        *,
+        use_cuda=False,
+        use_device=None,
+        record_shapes=False,
+        with_flops=False,
+        profile_memory=False,
+        with_stack=False,
+        with_modules=False,
+        use_kineto=False,
+        use_cpu=True,
+        experimental_config=None,
+    ):
         self.enabled = enabled
         self.use_cuda = bool(use_cuda or use_device == "cuda")
         self.record_shapes = record_shapes
@@ -120,6 +150,7 @@ class profile:
         _current = self
         if self.with_modules:
             from ember.nn.modules.module import Module
+
             self._module_call = Module.__call__
             Module.__call__ = _module_call(self._module_call)
 
@@ -127,6 +158,7 @@ class profile:
         global _current
         if self._module_call is not None:
             from ember.nn.modules.module import Module
+
             Module.__call__ = self._module_call
             self._module_call = None
         if self.use_cuda and ember.cuda.is_available():
@@ -134,8 +166,13 @@ class profile:
         raw = _C._profiler_stop()
         if _current is self:
             _current = None
-        self.function_events = build_events(raw, record_shapes=self.record_shapes, with_flops=self.with_flops,
-                                            stacks=self._stacks, use_cuda=self.use_cuda)
+        self.function_events = build_events(
+            raw,
+            record_shapes=self.record_shapes,
+            with_flops=self.with_flops,
+            stacks=self._stacks,
+            use_cuda=self.use_cuda,
+        )
         if self.with_stack:
             _inherit_stacks(self.function_events)
         self.function_events._profile_memory = self.profile_memory
@@ -162,14 +199,26 @@ class profile:
             return "<unfinished torch.autograd.profile>"
         return str(self.function_events)
 
-    def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
-              max_shapes_column_width=80, header=None, top_level_events_only=False):
+    def table(
+        self,
+        sort_by=None,
+        row_limit=100,
+        max_src_column_width=75,
+        max_name_column_width=55,
+        max_shapes_column_width=80,
+        header=None,
+        top_level_events_only=False,
+    ):
         self._check_finish()
-        return self.function_events.table(sort_by=sort_by, row_limit=row_limit,
-                                          max_src_column_width=max_src_column_width,
-                                          max_name_column_width=max_name_column_width,
-                                          max_shapes_column_width=max_shapes_column_width, header=header,
-                                          top_level_events_only=top_level_events_only)
+        return self.function_events.table(
+            sort_by=sort_by,
+            row_limit=row_limit,
+            max_src_column_width=max_src_column_width,
+            max_name_column_width=max_name_column_width,
+            max_shapes_column_width=max_shapes_column_width,
+            header=header,
+            top_level_events_only=top_level_events_only,
+        )
 
     def export_chrome_trace(self, path):
         self._check_finish()

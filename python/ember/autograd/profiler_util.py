@@ -3,14 +3,24 @@
 
 The events come from ember's C++ recorder (ember/profiler/profiler.h) as tuples; build_events() makes the tree
 (parent/children on one thread) from which self times and memory are computed (docs/profiler.md)."""
+
 import json
 import math
 import os
 from collections import defaultdict
 from enum import Enum
 
-__all__ = ["EventList", "FunctionEvent", "FunctionEventAvg", "FormattedTimesMixin", "Interval", "Kernel",
-           "MEMORY_EVENT_NAME", "OUT_OF_MEMORY_EVENT_NAME", "DeviceType"]
+__all__ = [
+    "EventList",
+    "FunctionEvent",
+    "FunctionEventAvg",
+    "FormattedTimesMixin",
+    "Interval",
+    "Kernel",
+    "MEMORY_EVENT_NAME",
+    "OUT_OF_MEMORY_EVENT_NAME",
+    "DeviceType",
+]
 
 MEMORY_EVENT_NAME = "[memory]"
 OUT_OF_MEMORY_EVENT_NAME = "[OutOfMemory]"
@@ -54,6 +64,7 @@ def _attr_formatter(name):
 
 class FormattedTimesMixin:
     """The *_str properties of the time fields, and the per-call averages."""
+
     cpu_time_str = _attr_formatter("cpu_time")
     cuda_time_str = _attr_formatter("cuda_time")
     cpu_time_total_str = _attr_formatter("cpu_time_total")
@@ -114,10 +125,30 @@ class FunctionEvent(FormattedTimesMixin):
     """One recorded scope: an op (a kernel-slot call), a record_function scope, an autograd node, or a memory
     event. Times are in microseconds."""
 
-    def __init__(self, id, name, thread, start_us, end_us, fwd_thread=None, input_shapes=None, stack=None,
-                 scope=0, cpu_memory_usage=0, cuda_memory_usage=0, is_async=False, is_remote=False,
-                 sequence_nr=-1, node_id=-1, device_type=DeviceType.CPU, device_index=0, is_legacy=False,
-                 flops=None, trace_name=None, kind=None):
+    def __init__(
+        self,
+        id,
+        name,
+        thread,
+        start_us,
+        end_us,
+        fwd_thread=None,
+        input_shapes=None,
+        stack=None,
+        scope=0,
+        cpu_memory_usage=0,
+        cuda_memory_usage=0,
+        is_async=False,
+        is_remote=False,
+        sequence_nr=-1,
+        node_id=-1,
+        device_type=DeviceType.CPU,
+        device_index=0,
+        is_legacy=False,
+        flops=None,
+        trace_name=None,
+        kind=None,
+    ):
         self.id = id
         self.node_id = node_id
         self.name = name
@@ -173,13 +204,15 @@ class FunctionEvent(FormattedTimesMixin):
         return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
 
     def __repr__(self):
-        return (f"<FunctionEvent id={self.id} name={self.name} device_type={self.device_type} "
-                f"node_id={self.node_id} cpu_time={self.cpu_time_str} start_us={self.time_range.start:.3f} "
-                f"end_us={self.time_range.end:.3f} cpu_children={[c.id for c in self.cpu_children]} "
-                f"cuda_time={self.cuda_time_str} name={self.name} thread={self.thread} "
-                f"input_shapes={self.input_shapes} cpu_memory_usage={self.cpu_memory_usage} "
-                f"cuda_memory_usage={self.cuda_memory_usage} is_async={self.is_async} "
-                f"is_remote={self.is_remote} seq_nr={self.sequence_nr} is_legacy={self.is_legacy}>")
+        return (
+            f"<FunctionEvent id={self.id} name={self.name} device_type={self.device_type} "
+            f"node_id={self.node_id} cpu_time={self.cpu_time_str} start_us={self.time_range.start:.3f} "
+            f"end_us={self.time_range.end:.3f} cpu_children={[c.id for c in self.cpu_children]} "
+            f"cuda_time={self.cuda_time_str} name={self.name} thread={self.thread} "
+            f"input_shapes={self.input_shapes} cpu_memory_usage={self.cpu_memory_usage} "
+            f"cuda_memory_usage={self.cuda_memory_usage} is_async={self.is_async} "
+            f"is_remote={self.is_remote} seq_nr={self.sequence_nr} is_legacy={self.is_legacy}>"
+        )
 
 
 class FunctionEventAvg(FormattedTimesMixin):
@@ -242,10 +275,12 @@ class FunctionEventAvg(FormattedTimesMixin):
         return self.add(other)
 
     def __repr__(self):
-        return (f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total_str} "
-                f"cpu_time={self.cpu_time_str}  self_cuda_time={self.self_cuda_time_total_str} "
-                f"cuda_time={self.cuda_time_str} input_shapes={self.input_shapes} "
-                f"cpu_memory_usage={self.cpu_memory_usage} cuda_memory_usage={self.cuda_memory_usage}>")
+        return (
+            f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total_str} "
+            f"cpu_time={self.cpu_time_str}  self_cuda_time={self.self_cuda_time_total_str} "
+            f"cuda_time={self.cuda_time_str} input_shapes={self.input_shapes} "
+            f"cpu_memory_usage={self.cpu_memory_usage} cuda_memory_usage={self.cuda_memory_usage}>"
+        )
 
 
 class EventList(list):
@@ -271,14 +306,30 @@ class EventList(list):
     def self_cpu_time_total(self):
         return sum(e.self_cpu_time_total for e in self)
 
-    def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
-              max_shapes_column_width=80, header=None, top_level_events_only=False):
+    def table(
+        self,
+        sort_by=None,
+        row_limit=100,
+        max_src_column_width=75,
+        max_name_column_width=55,
+        max_shapes_column_width=80,
+        header=None,
+        top_level_events_only=False,
+    ):
         """The events as PyTorch's profiler table: one row each, sorted by the attribute `sort_by` (descending)."""
-        return _build_table(self, sort_by=sort_by, row_limit=row_limit, max_src_column_width=max_src_column_width,
-                            max_name_column_width=max_name_column_width,
-                            max_shapes_column_width=max_shapes_column_width, header=header,
-                            profile_memory=self._profile_memory, with_flops=self._with_flops,
-                            use_cuda=self._use_cuda, top_level_events_only=top_level_events_only)
+        return _build_table(
+            self,
+            sort_by=sort_by,
+            row_limit=row_limit,
+            max_src_column_width=max_src_column_width,
+            max_name_column_width=max_name_column_width,
+            max_shapes_column_width=max_shapes_column_width,
+            header=header,
+            profile_memory=self._profile_memory,
+            with_flops=self._with_flops,
+            use_cuda=self._use_cuda,
+            top_level_events_only=top_level_events_only,
+        )
 
     def export_chrome_trace(self, path):
         """Writes the events as Chrome trace JSON (chrome://tracing, ui.perfetto.dev)."""
@@ -310,8 +361,9 @@ class EventList(list):
 
         for e in self:
             stats[key_of(e)].add(e)
-        out = EventList(stats.values(), use_cuda=self._use_cuda, profile_memory=self._profile_memory,
-                        with_flops=self._with_flops)
+        out = EventList(
+            stats.values(), use_cuda=self._use_cuda, profile_memory=self._profile_memory, with_flops=self._with_flops
+        )
         for avg in out:
             avg.stack = avg.stack[:group_by_stack_n] if group_by_stack_n else []
             if not group_by_input_shapes:
@@ -322,9 +374,17 @@ class EventList(list):
         """One FunctionEventAvg keyed 'Total' summing every event."""
         total = FunctionEventAvg()
         for e in self:
-            for name in ("cpu_time_total", "cuda_time_total", "self_cpu_time_total", "self_cuda_time_total",
-                         "cpu_memory_usage", "cuda_memory_usage", "self_cpu_memory_usage",
-                         "self_cuda_memory_usage", "count"):
+            for name in (
+                "cpu_time_total",
+                "cuda_time_total",
+                "self_cpu_time_total",
+                "self_cuda_time_total",
+                "cpu_memory_usage",
+                "cuda_memory_usage",
+                "self_cpu_memory_usage",
+                "self_cuda_memory_usage",
+                "count",
+            ):
                 setattr(total, name, getattr(total, name) + getattr(e, name))
         total.key = "Total"
         return total
@@ -337,16 +397,24 @@ def build_events(raw, record_shapes=False, with_flops=False, stacks=None, use_cu
     stacks = stacks or {}
     events, by_id, memory = [], {}, []
     base = min((r[4] for r in raw), default=0)
-    for (name, kind, eid, parent, start, end, thread, dev, dev_index, shapes, dtypes, nbytes, addr, dstart,
-         dend) in raw:
+    for name, kind, eid, parent, start, end, thread, dev, dev_index, shapes, dtypes, nbytes, addr, dstart, dend in raw:
         if kind == 3:
             memory.append((eid, parent, start, thread, dev, dev_index, nbytes, addr))
             continue
         device_type = DeviceType.CUDA if dev == "cuda" else DeviceType.CPU
-        e = FunctionEvent(eid, name, thread, (start - base) / 1e3, (end - base) / 1e3,
-                          input_shapes=shapes if record_shapes else [], stack=stacks.get(eid, []),
-                          device_type=DeviceType.CPU, device_index=max(dev_index, 0) if dev == "cuda" else 0,
-                          flops=_flops(name, shapes) if with_flops else None, kind=kind)
+        e = FunctionEvent(
+            eid,
+            name,
+            thread,
+            (start - base) / 1e3,
+            (end - base) / 1e3,
+            input_shapes=shapes if record_shapes else [],
+            stack=stacks.get(eid, []),
+            device_type=DeviceType.CPU,
+            device_index=max(dev_index, 0) if dev == "cuda" else 0,
+            flops=_flops(name, shapes) if with_flops else None,
+            kind=kind,
+        )
         e.input_types = dtypes if record_shapes else []
         e.parent_id = parent
         e.op_device = (device_type, dev_index)
@@ -364,12 +432,19 @@ def build_events(raw, record_shapes=False, with_flops=False, stacks=None, use_cu
     for e in events:
         e.self_cpu_memory_usage = e.self_cuda_memory_usage = 0
     orphans = []
-    for (eid, parent, start, thread, dev, dev_index, nbytes, addr) in memory:
+    for eid, parent, start, thread, dev, dev_index, nbytes, addr in memory:
         p = by_id.get(parent)
         if p is None:
-            m = FunctionEvent(eid, MEMORY_EVENT_NAME, thread, (start - base) / 1e3, (start - base) / 1e3,
-                              cpu_memory_usage=nbytes if dev == "cpu" else 0,
-                              cuda_memory_usage=nbytes if dev == "cuda" else 0, kind=3)
+            m = FunctionEvent(
+                eid,
+                MEMORY_EVENT_NAME,
+                thread,
+                (start - base) / 1e3,
+                (start - base) / 1e3,
+                cpu_memory_usage=nbytes if dev == "cpu" else 0,
+                cuda_memory_usage=nbytes if dev == "cuda" else 0,
+                kind=3,
+            )
             m.parent_id = -1
             orphans.append(m)
         elif dev == "cuda":
@@ -411,23 +486,56 @@ def _chrome_trace(events):
             args["flops"] = e.flops
         if e.stack:
             args["Call stack"] = ";".join(e.stack)
-        trace.append({"name": e.trace_name, "ph": "X", "cat": cat, "ts": e.time_range.start,
-                      "dur": e.time_range.elapsed_us(), "pid": pid, "tid": e.thread, "args": args})
+        trace.append(
+            {
+                "name": e.trace_name,
+                "ph": "X",
+                "cat": cat,
+                "ts": e.time_range.start,
+                "dur": e.time_range.elapsed_us(),
+                "pid": pid,
+                "tid": e.thread,
+                "args": args,
+            }
+        )
         if e.device_range is not None:
             dev = e.op_device[1] if e.op_device[1] >= 0 else 0
             devices.add(dev)
-            trace.append({"name": e.trace_name, "ph": "X", "cat": "kernel", "ts": e.device_range.start,
-                          "dur": e.device_range.elapsed_us(), "pid": 1000000 + dev, "tid": 0,
-                          "args": {"device": dev, "cpu op id": e.id}})
+            trace.append(
+                {
+                    "name": e.trace_name,
+                    "ph": "X",
+                    "cat": "kernel",
+                    "ts": e.device_range.start,
+                    "dur": e.device_range.elapsed_us(),
+                    "pid": 1000000 + dev,
+                    "tid": 0,
+                    "args": {"device": dev, "cpu op id": e.id},
+                }
+            )
     base = getattr(events, "_base_ns", 0)
-    for (_, _, start, thread, dev, dev_index, nbytes, addr) in getattr(events, "_memory_records", []):
-        trace.append({"name": MEMORY_EVENT_NAME, "ph": "i", "s": "t", "cat": "cpu_instant_event",
-                      "ts": (start - base) / 1e3, "pid": pid, "tid": thread,
-                      "args": {"Addr": addr, "Bytes": nbytes, "Device Type": 1 if dev == "cuda" else 0,
-                               "Device Id": max(dev_index, 0) if dev == "cuda" else -1}})
+    for _, _, start, thread, dev, dev_index, nbytes, addr in getattr(events, "_memory_records", []):
+        trace.append(
+            {
+                "name": MEMORY_EVENT_NAME,
+                "ph": "i",
+                "s": "t",
+                "cat": "cpu_instant_event",
+                "ts": (start - base) / 1e3,
+                "pid": pid,
+                "tid": thread,
+                "args": {
+                    "Addr": addr,
+                    "Bytes": nbytes,
+                    "Device Type": 1 if dev == "cuda" else 0,
+                    "Device Id": max(dev_index, 0) if dev == "cuda" else -1,
+                },
+            }
+        )
     for dev in sorted(devices):
-        trace.append({"name": "process_name", "ph": "M", "pid": 1000000 + dev, "tid": 0,
-                      "args": {"name": f"GPU {dev}"}})
+        trace.append(
+            {"name": "process_name", "ph": "M", "pid": 1000000 + dev, "tid": 0, "args": {"name": f"GPU {dev}"}}
+        )
     return {"schemaVersion": 1, "displayTimeUnit": "ms", "traceEvents": trace}
 
 
@@ -437,9 +545,19 @@ def _auto_scale_flops(flops):
     return 10 ** (math.floor(log) * -3.0), headers[int(log)]
 
 
-def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_column_width=75,
-                 max_name_column_width=55, max_shapes_column_width=80, with_flops=False, profile_memory=False,
-                 use_cuda=False, top_level_events_only=False):
+def _build_table(
+    events,
+    sort_by=None,
+    header=None,
+    row_limit=100,
+    max_src_column_width=75,
+    max_name_column_width=55,
+    max_shapes_column_width=80,
+    with_flops=False,
+    profile_memory=False,
+    use_cuda=False,
+    top_level_events_only=False,
+):
     """PyTorch's profiler table: Name, Self CPU %, Self CPU, CPU total %, CPU total, CPU time avg, [CUDA columns],
     [memory columns], # of Calls, [Input Shapes], [Source Location], [FLOPs]."""
     if len(events) == 0:
@@ -448,16 +566,19 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
     has_cuda_mem = any(e.self_cuda_memory_usage > 0 for e in events)
     has_input_shapes = any(e.input_shapes is not None and len(e.input_shapes) > 0 for e in events)
     if sort_by is not None:
-        events = EventList(sorted(events, key=lambda e: getattr(e, sort_by.replace("device_", "cuda_")),
-                                  reverse=True), use_cuda=use_cuda, profile_memory=profile_memory,
-                           with_flops=with_flops)
-    name_width = min(max(len(e.key) for e in events) + 4, max_name_column_width or 10 ** 9)
-    shapes_width = min(max(len(str(e.input_shapes)) for e in events) + 4, max_shapes_column_width or 10 ** 9)
+        events = EventList(
+            sorted(events, key=lambda e: getattr(e, sort_by.replace("device_", "cuda_")), reverse=True),
+            use_cuda=use_cuda,
+            profile_memory=profile_memory,
+            with_flops=with_flops,
+        )
+    name_width = min(max(len(e.key) for e in events) + 4, max_name_column_width or 10**9)
+    shapes_width = min(max(len(str(e.input_shapes)) for e in events) + 4, max_shapes_column_width or 10**9)
     width = 12
     flops_width = width
     stacks = [e.stack for e in events if e.stack]
     has_stack = len(stacks) > 0
-    src_width = (min(max(len(f) for s in stacks for f in s) + 4, max_src_column_width) if has_stack else 0)
+    src_width = min(max(len(f) for s in stacks for f in s) + 4, max_src_column_width) if has_stack else 0
 
     headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
     if has_cuda_time:
@@ -497,7 +618,7 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
     sum_self_cuda = sum(e.self_cuda_time_total for e in events if e.device_type == DeviceType.CPU)
 
     def trim(s, n):
-        return s[:n - 3] + "..." if len(s) > n else s
+        return s[: n - 3] + "..." if len(s) > n else s
 
     result = []
     if header is not None:
@@ -513,14 +634,22 @@ def _build_table(events, sort_by=None, header=None, row_limit=100, max_src_colum
         count += 1
         name = e.key
         if max_name_column_width is not None and len(name) >= max_name_column_width - 3:
-            name = name[:max_name_column_width - 3] + "..."
-        row = [name,
-               _format_time_share(e.self_cpu_time_total, sum_self_cpu), _format_time(e.self_cpu_time_total),
-               _format_time_share(e.cpu_time_total, sum_self_cpu) if not e.is_async else 0,
-               _format_time(e.cpu_time_total), _format_time(e.cpu_time)]
+            name = name[: max_name_column_width - 3] + "..."
+        row = [
+            name,
+            _format_time_share(e.self_cpu_time_total, sum_self_cpu),
+            _format_time(e.self_cpu_time_total),
+            _format_time_share(e.cpu_time_total, sum_self_cpu) if not e.is_async else 0,
+            _format_time(e.cpu_time_total),
+            _format_time(e.cpu_time),
+        ]
         if has_cuda_time:
-            row += [_format_time(e.self_cuda_time_total), _format_time_share(e.self_cuda_time_total, sum_self_cuda),
-                    _format_time(e.cuda_time_total), _format_time(e.cuda_time)]
+            row += [
+                _format_time(e.self_cuda_time_total),
+                _format_time_share(e.self_cuda_time_total, sum_self_cuda),
+                _format_time(e.cuda_time_total),
+                _format_time(e.cuda_time),
+            ]
         if profile_memory:
             row += [_format_memory(e.cpu_memory_usage), _format_memory(e.self_cpu_memory_usage)]
             if has_cuda_mem:

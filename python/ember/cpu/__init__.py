@@ -1,4 +1,5 @@
 """ember.cpu: CPU counterparts of ember.cuda's helpers (torch.cpu)."""
+
 from . import amp  # noqa: F401
 
 

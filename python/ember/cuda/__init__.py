@@ -3,24 +3,57 @@
 CUDA is initialised lazily: importing ember, is_available() and device_count() never start it; the first function
 that needs a device does. A process forked after that cannot use CUDA (use the 'spawn' start method).
 """
+
 from .. import _C
 from .._C import OutOfMemoryError  # a RuntimeError, as PyTorch's torch.cuda.OutOfMemoryError
-
-from ._utils import _device_index
-from . import amp  # noqa: F401
-from . import nvtx  # noqa: F401
-from .streams import (Event, ExternalStream, Stream, StreamContext, current_stream, default_stream,  # noqa: F401
-                      set_stream, stream)
-from .memory import (caching_allocator_alloc, caching_allocator_delete, clock_rate, device_memory_used,  # noqa: F401
-                     empty_cache, get_allocator_backend, host_memory_stats, list_gpu_processes, power_draw,
-                     temperature, max_memory_allocated, max_memory_cached, max_memory_reserved, mem_get_info,
-                     memory_allocated, memory_cached, memory_reserved, memory_snapshot, memory_stats,
-                     memory_stats_as_nested_dict, memory_summary, memory_usage, reset_accumulated_memory_stats,
-                     reset_max_memory_allocated, reset_max_memory_cached, reset_peak_memory_stats,
-                     set_per_process_memory_fraction, utilization)
-from .random import (get_rng_state, get_rng_state_all, initial_seed, manual_seed, manual_seed_all, seed,  # noqa: F401
-                     seed_all, set_rng_state, set_rng_state_all)
 from .._tensor_types import cuda_types as _legacy_types
+from . import (
+    amp,  # noqa: F401
+    nvtx,  # noqa: F401
+)
+from ._utils import _device_index
+from .memory import (  # noqa: F401
+    caching_allocator_alloc,
+    caching_allocator_delete,
+    clock_rate,
+    device_memory_used,
+    empty_cache,
+    get_allocator_backend,
+    host_memory_stats,
+    list_gpu_processes,
+    max_memory_allocated,
+    max_memory_cached,
+    max_memory_reserved,
+    mem_get_info,
+    memory_allocated,
+    memory_cached,
+    memory_reserved,
+    memory_snapshot,
+    memory_stats,
+    memory_stats_as_nested_dict,
+    memory_summary,
+    memory_usage,
+    power_draw,
+    reset_accumulated_memory_stats,
+    reset_max_memory_allocated,
+    reset_max_memory_cached,
+    reset_peak_memory_stats,
+    set_per_process_memory_fraction,
+    temperature,
+    utilization,
+)
+from .random import (  # noqa: F401
+    get_rng_state,
+    get_rng_state_all,
+    initial_seed,
+    manual_seed,
+    manual_seed_all,
+    seed,
+    seed_all,
+    set_rng_state,
+    set_rng_state_all,
+)
+from .streams import Event, ExternalStream, Stream, StreamContext, current_stream, default_stream, set_stream, stream  # noqa: F401
 
 globals().update(_legacy_types)  # FloatTensor, LongTensor, ... (CUDA tensors of those dtypes)
 
@@ -125,9 +158,11 @@ class _CudaDeviceProperties:
         self.total_memory, self.multi_processor_count = total_memory, multi_processor_count
 
     def __repr__(self):
-        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
-                f"total_memory={self.total_memory // (1024 * 1024)}MB, "
-                f"multi_processor_count={self.multi_processor_count})")
+        return (
+            f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+            f"total_memory={self.total_memory // (1024 * 1024)}MB, "
+            f"multi_processor_count={self.multi_processor_count})"
+        )
 
 
 def _current_or(device, what):
@@ -152,8 +187,6 @@ def get_device_capability(device=None):
 def synchronize(device=None):
     """Waits for all work on the device (raises what kernels reported, Note [Deferred device errors])."""
     _C._cuda_synchronize(_current_or(device, "synchronize"))
-
-
 
 
 def get_arch_list():

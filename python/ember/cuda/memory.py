@@ -2,6 +2,7 @@
 
 Before CUDA is initialised nothing has been allocated: the statistics are empty or zero and the controls do nothing,
 without initialising CUDA (as PyTorch)."""
+
 import collections
 import os
 import warnings
@@ -62,15 +63,23 @@ def reset_peak_memory_stats(device=None):
 
 def reset_max_memory_allocated(device=None):
     """Deprecated (as in PyTorch): resets every peak statistic."""
-    warnings.warn("ember.cuda.reset_max_memory_allocated now calls ember.cuda.reset_peak_memory_stats, which resets "
-                  "/all/ peak memory stats.", FutureWarning, stacklevel=2)
+    warnings.warn(
+        "ember.cuda.reset_max_memory_allocated now calls ember.cuda.reset_peak_memory_stats, which resets "
+        "/all/ peak memory stats.",
+        FutureWarning,
+        stacklevel=2,
+    )
     reset_peak_memory_stats(device)
 
 
 def reset_max_memory_cached(device=None):
     """Deprecated (as in PyTorch): resets every peak statistic."""
-    warnings.warn("ember.cuda.reset_max_memory_cached now calls ember.cuda.reset_peak_memory_stats, which resets "
-                  "/all/ peak memory stats.", FutureWarning, stacklevel=2)
+    warnings.warn(
+        "ember.cuda.reset_max_memory_cached now calls ember.cuda.reset_peak_memory_stats, which resets "
+        "/all/ peak memory stats.",
+        FutureWarning,
+        stacklevel=2,
+    )
     reset_peak_memory_stats(device)
 
 
@@ -109,8 +118,10 @@ def caching_allocator_alloc(size, device=None, stream=None):
     if isinstance(stream, Stream):
         stream = stream.cuda_stream
     if not isinstance(stream, int):
-        raise TypeError("Invalid type for stream argument, must be `ember.cuda.Stream` or `int` representing a pointer "
-                        "to a existing stream")
+        raise TypeError(
+            "Invalid type for stream argument, must be `ember.cuda.Stream` or `int` representing a pointer "
+            "to a existing stream"
+        )
     return _C._cuda_raw_alloc(size, idx, stream)
 
 
@@ -246,30 +257,52 @@ def memory_summary(device=None, abbreviated=False):
     """A readable table of memory_stats(device): current, peak, allocated and freed totals per statistic."""
     stats = memory_stats(device)
     idx = _index(device) if _C._cuda_is_initialized() else max(_device_index(device), 0)
-    rows = [("Allocated memory", "allocated_bytes", _format_size), ("Active memory", "active_bytes", _format_size),
-            ("Requested memory", "requested_bytes", _format_size),
-            ("GPU reserved memory", "reserved_bytes", _format_size),
-            ("Non-releasable memory", "inactive_split_bytes", _format_size),
-            ("Allocations", "allocation", _format_count), ("Active allocs", "active", _format_count),
-            ("GPU reserved segments", "segment", _format_count),
-            ("Non-releasable allocs", "inactive_split", _format_count)]
+    rows = [
+        ("Allocated memory", "allocated_bytes", _format_size),
+        ("Active memory", "active_bytes", _format_size),
+        ("Requested memory", "requested_bytes", _format_size),
+        ("GPU reserved memory", "reserved_bytes", _format_size),
+        ("Non-releasable memory", "inactive_split_bytes", _format_size),
+        ("Allocations", "allocation", _format_count),
+        ("Active allocs", "active", _format_count),
+        ("GPU reserved segments", "segment", _format_count),
+        ("Non-releasable allocs", "inactive_split", _format_count),
+    ]
     width = 75
     line, dline = "|" + "-" * width + "|", "|" + "=" * width + "|"
-    out = [dline, "|" + f"ember CUDA memory summary, device ID {idx}".center(width) + "|", line,
-           "|" + (f"  CUDA OOMs: {stats.get('num_ooms', 0):<12d}|  cudaMalloc retries: "
-                  f"{stats.get('num_alloc_retries', 0):<d}").ljust(width) + "|",
-           "|" + (f"  cudaMalloc calls: {stats.get('num_device_alloc', 0):<5d}|  cudaFree calls: "
-                  f"{stats.get('num_device_free', 0):<d}").ljust(width) + "|",
-           dline, "|" + "        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  ".ljust(width) + "|",
-           line]
-    pools = [("all", "")] if abbreviated else [("all", ""), ("large_pool", "      from large pool"),
-                                               ("small_pool", "      from small pool")]
+    out = [
+        dline,
+        "|" + f"ember CUDA memory summary, device ID {idx}".center(width) + "|",
+        line,
+        "|"
+        + (
+            f"  CUDA OOMs: {stats.get('num_ooms', 0):<12d}|  cudaMalloc retries: {stats.get('num_alloc_retries', 0):<d}"
+        ).ljust(width)
+        + "|",
+        "|"
+        + (
+            f"  cudaMalloc calls: {stats.get('num_device_alloc', 0):<5d}|  cudaFree calls: "
+            f"{stats.get('num_device_free', 0):<d}"
+        ).ljust(width)
+        + "|",
+        dline,
+        "|" + "        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  ".ljust(width) + "|",
+        line,
+    ]
+    pools = (
+        [("all", "")]
+        if abbreviated
+        else [("all", ""), ("large_pool", "      from large pool"), ("small_pool", "      from small pool")]
+    )
     for title, key, fmt in rows:
         for pool, label in pools:
             cells = [fmt(stats.get(f"{key}.{pool}.{k}", 0)) for k in ("current", "peak", "allocated", "freed")]
             out.append("|" + f" {(label or title):<22}|" + "|".join(f" {c:>10} " for c in cells) + "|")
         out.append(line)
-    for title, key in (("Oversize allocations", "oversize_allocations"), ("Oversize GPU segments", "oversize_segments")):
+    for title, key in (
+        ("Oversize allocations", "oversize_allocations"),
+        ("Oversize GPU segments", "oversize_segments"),
+    ):
         cells = [_format_count(stats.get(f"{key}.{k}", 0)) for k in ("current", "peak", "allocated", "freed")]
         out.append("|" + f" {title:<22}|" + "|".join(f" {c:>10} " for c in cells) + "|")
     out.append(dline)

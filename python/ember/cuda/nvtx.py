@@ -1,5 +1,6 @@
 """NVTX ranges and marks for profilers such as Nsight Systems (torch.cuda.nvtx). Without a profiler attached the
 calls cost next to nothing; in a build without CUDA they raise RuntimeError, as PyTorch's stub does."""
+
 from contextlib import contextmanager
 
 from .. import _C

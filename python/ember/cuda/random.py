@@ -4,6 +4,7 @@ numbers]); its state is a CPU uint8 tensor of 16 bytes (seed, offset), as for th
 As in PyTorch, the seeding functions do nothing where CUDA is unavailable (so that ember.manual_seed-style code runs
 on any machine), while reading or setting a state needs a device. The generators exist without initialising CUDA;
 seeding one does not initialise it either."""
+
 from .. import _C
 from ._utils import _device_index
 

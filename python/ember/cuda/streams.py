@@ -1,5 +1,6 @@
 """Streams and events (PyTorch's torch.cuda.Stream / Event). A Stream is a device index and a cudaStream_t handle
 (cuda_stream); the handles of new streams come from a per-device pool and stay valid for the process."""
+
 from .. import _C
 from ._utils import _device_index
 
@@ -50,8 +51,11 @@ class Stream:
         return event
 
     def __eq__(self, other):
-        return (isinstance(other, Stream) and self.device_index == other.device_index
-                and self.cuda_stream == other.cuda_stream)
+        return (
+            isinstance(other, Stream)
+            and self.device_index == other.device_index
+            and self.cuda_stream == other.cuda_stream
+        )
 
     def __hash__(self):
         return hash((self.device_index, self.cuda_stream))
@@ -66,8 +70,9 @@ class ExternalStream(Stream):
 
     def __init__(self, stream_ptr, device=None, **kwargs):
         if not isinstance(stream_ptr, int):
-            raise TypeError("ExternalStream: stream_ptr must be an int (a cudaStream_t), got "
-                            f"{type(stream_ptr).__name__}")
+            raise TypeError(
+                f"ExternalStream: stream_ptr must be an int (a cudaStream_t), got {type(stream_ptr).__name__}"
+            )
         _C._cuda_check("ExternalStream")
         idx = _device_index(device)
         self.device_index = _C._cuda_current_device() if idx < 0 else idx

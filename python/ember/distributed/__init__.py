@@ -8,10 +8,15 @@ def is_available():
     return True
 
 
+from ._grad_bucket import GradBucket  # noqa: E402,F401
 from .distributed_c10d import *  # noqa: E402,F401,F403
 from .distributed_c10d import (  # noqa: E402,F401
-    _get_default_group, _get_default_store, _get_global_rank, _object_to_tensor, _tensor_to_object, _all_gather_base,
+    _all_gather_base,
+    _get_default_group,
+    _get_default_store,
+    _get_global_rank,
+    _object_to_tensor,
     _reduce_scatter_base,
+    _tensor_to_object,
 )
-from ._grad_bucket import GradBucket  # noqa: E402,F401
 from .rendezvous import rendezvous  # noqa: E402,F401

@@ -19,7 +19,7 @@ class GradBucket:
         self._buffer = tensor
 
     def gradients(self):
-        return [self._buffer[o:o + p.numel()].view(p.shape) for p, o in zip(self._params, self._offsets)]
+        return [self._buffer[o : o + p.numel()].view(p.shape) for p, o in zip(self._params, self._offsets)]
 
     def parameters(self):
         return list(self._params)

@@ -3,6 +3,7 @@
 Each group is a ProcessGroup here holding one C++ backend per device type ("cpu" -> Gloo, "cuda" -> NCCL); the
 collectives pick the backend by the tensor's device and translate global ranks (src/dst arguments) to group ranks,
 as PyTorch does. Synchronous calls wait on the C++ Work (with the GIL released); async_op=True returns it."""
+
 import io
 import os
 import pickle
@@ -11,21 +12,66 @@ from datetime import timedelta
 
 import numpy as np
 
-from ..futures import Future
 from .. import _C
 from .._C import _distributed as _d
+from ..futures import Future
 from .rendezvous import rendezvous
 
 __all__ = [
-    "Backend", "ReduceOp", "reduce_op", "GroupMember", "group", "ProcessGroup", "Work", "P2POp", "Store", "TCPStore",
-    "FileStore", "PrefixStore", "HashStore", "default_pg_timeout", "init_process_group", "destroy_process_group",
-    "is_initialized", "is_gloo_available", "is_nccl_available", "is_mpi_available", "is_ucc_available",
-    "is_torchelastic_launched", "get_rank", "get_world_size", "get_backend", "new_group", "get_group_rank",
-    "get_global_rank", "get_process_group_ranks", "all_reduce", "broadcast", "reduce", "all_gather",
-    "all_gather_into_tensor", "reduce_scatter", "reduce_scatter_tensor", "gather", "scatter", "all_to_all",
-    "all_to_all_single", "barrier", "monitored_barrier", "send", "recv", "isend", "irecv", "batch_isend_irecv",
-    "all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list", "DistBackendError",
-    "DistError", "DistStoreError",
+    "Backend",
+    "ReduceOp",
+    "reduce_op",
+    "GroupMember",
+    "group",
+    "ProcessGroup",
+    "Work",
+    "P2POp",
+    "Store",
+    "TCPStore",
+    "FileStore",
+    "PrefixStore",
+    "HashStore",
+    "default_pg_timeout",
+    "init_process_group",
+    "destroy_process_group",
+    "is_initialized",
+    "is_gloo_available",
+    "is_nccl_available",
+    "is_mpi_available",
+    "is_ucc_available",
+    "is_torchelastic_launched",
+    "get_rank",
+    "get_world_size",
+    "get_backend",
+    "new_group",
+    "get_group_rank",
+    "get_global_rank",
+    "get_process_group_ranks",
+    "all_reduce",
+    "broadcast",
+    "reduce",
+    "all_gather",
+    "all_gather_into_tensor",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "gather",
+    "scatter",
+    "all_to_all",
+    "all_to_all_single",
+    "barrier",
+    "monitored_barrier",
+    "send",
+    "recv",
+    "isend",
+    "irecv",
+    "batch_isend_irecv",
+    "all_gather_object",
+    "broadcast_object_list",
+    "gather_object",
+    "scatter_object_list",
+    "DistBackendError",
+    "DistError",
+    "DistStoreError",
 ]
 
 Store = _d.Store
@@ -92,6 +138,7 @@ class Backend(str):
 
 def _cuda():
     from .. import cuda
+
     return cuda
 
 
@@ -109,8 +156,9 @@ def _device_backends(backend):
             dev, _, b = part.partition(":")
             dev, b = dev.strip(), b.strip()
             if dev not in ("cpu", "cuda") or b not in (Backend.GLOO, Backend.NCCL):
-                raise ValueError("Invalid backend string {!r}: expected entries such as 'cpu:gloo' or "
-                                 "'cuda:nccl'".format(backend))
+                raise ValueError(
+                    "Invalid backend string {!r}: expected entries such as 'cpu:gloo' or 'cuda:nccl'".format(backend)
+                )
             m[dev] = b
         return m
     if name == Backend.GLOO:
@@ -212,8 +260,9 @@ class ProcessGroup:
         if pg is None:
             if len(self._backends) == 1:  # its own device check names the problem
                 return next(iter(self._backends.values()))
-            raise RuntimeError("[{}] no backend of this group ({}) takes {} tensors".format(
-                op, self._backend_name, device_type))
+            raise RuntimeError(
+                "[{}] no backend of this group ({}) takes {} tensors".format(op, self._backend_name, device_type)
+            )
         return pg
 
     def _for(self, tensor, op):
@@ -332,8 +381,16 @@ def _make_group(ranks, rank, backend, store, timeout):
     return ProcessGroup(ranks, rank, backends, label, store, timeout)
 
 
-def init_process_group(backend=None, init_method=None, timeout=default_pg_timeout, world_size=-1, rank=-1,
-                       store=None, group_name="", pg_options=None):
+def init_process_group(
+    backend=None,
+    init_method=None,
+    timeout=default_pg_timeout,
+    world_size=-1,
+    rank=-1,
+    store=None,
+    group_name="",
+    pg_options=None,
+):
     """Joins the default group: rendezvous through init_method (env:// by default) or an existing store."""
     if _world.default_pg is not None:
         raise RuntimeError("trying to initialize the default process group twice!")
@@ -466,6 +523,7 @@ def _check_op(op):
 
 
 # ---- collectives
+
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g = _group_or_default(group)
@@ -602,7 +660,7 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
         raise RuntimeError("monitored_barrier is only implemented for GLOO backend.")
     timeout = g._timeout if timeout is None else timeout
     token = _C.zeros(1, dtype=_C.int32)
-    tag = 0x4d42  # not used by user send/recv in practice ("MB")
+    tag = 0x4D42  # not used by user send/recv in practice ("MB")
     if g._rank != 0:
         pg.send(token, 0, tag).wait(timeout)
         pg.recv(token, 0, tag).wait(timeout)
@@ -617,15 +675,20 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
                 break
     if failed:
         if wait_all_ranks:
-            raise RuntimeError("Ranks {} failed to pass monitoredBarrier in {} ms".format(
-                ", ".join(map(str, failed)), int(timeout.total_seconds() * 1000)))
-        raise RuntimeError("Rank {} failed to pass monitoredBarrier in {} ms".format(
-            failed[0], int(timeout.total_seconds() * 1000)))
+            raise RuntimeError(
+                "Ranks {} failed to pass monitoredBarrier in {} ms".format(
+                    ", ".join(map(str, failed)), int(timeout.total_seconds() * 1000)
+                )
+            )
+        raise RuntimeError(
+            "Rank {} failed to pass monitoredBarrier in {} ms".format(failed[0], int(timeout.total_seconds() * 1000))
+        )
     for r in range(1, g.size()):
         pg.send(token, r, tag).wait(timeout)
 
 
 # ---- point to point
+
 
 def _p2p_group(group, op):
     g = _group_or_default(group)
@@ -652,8 +715,9 @@ def irecv(tensor, src=None, group=None, tag=0):
 
 def send(tensor, dst, group=None, tag=0):
     if get_rank() == dst:
-        raise ValueError("Invalid destination rank: destination rank should not be the same as the rank of the "
-                         "current process.")
+        raise ValueError(
+            "Invalid destination rank: destination rank should not be the same as the rank of the current process."
+        )
     w = isend(tensor, dst, group, tag)
     if w is not None:
         w.wait()
@@ -673,8 +737,10 @@ class P2POp:
 
     def __init__(self, op, tensor, peer, group=None, tag=0):
         if op not in (isend, irecv):
-            raise ValueError("Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
-                             "``torch.distributed.irecv``.")
+            raise ValueError(
+                "Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
+                "``torch.distributed.irecv``."
+            )
         self.op, self.tensor, self.peer, self.group, self.tag = op, tensor, peer, group, tag
 
 
@@ -685,6 +751,7 @@ def batch_isend_irecv(p2p_op_list):
 
 
 # ---- object collectives: pickled into uint8 tensors
+
 
 def _object_to_tensor(obj, device="cpu"):
     f = io.BytesIO()
@@ -715,7 +782,7 @@ def _padded_object(obj, g, dev):
     all_gather(sizes, size, group=g)
     sizes = [int(s.item()) for s in sizes]
     padded = _C.zeros(max(sizes), dtype=_C.uint8, device=dev)
-    padded[:t.numel()] = t
+    padded[: t.numel()] = t
     return padded, sizes
 
 
@@ -768,7 +835,7 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
     if g._rank != root:
         off = 0
         for i, s in enumerate(sizes.tolist()):
-            object_list[i] = _tensor_to_object(data[off:off + s], s)
+            object_list[i] = _tensor_to_object(data[off : off + s], s)
             off += s
 
 

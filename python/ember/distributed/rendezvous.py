@@ -1,5 +1,6 @@
 """init_method URLs (env://, tcp://host:port, file://path) turned into a store, a rank and a world size, as
 torch.distributed.rendezvous does."""
+
 import os
 from datetime import timedelta
 from urllib.parse import parse_qs, urlparse
@@ -12,8 +13,10 @@ _default_store_timeout = timedelta(seconds=300)
 
 
 def _env_error(var):
-    return ValueError("Error initializing torch.distributed using env:// rendezvous: environment variable "
-                      "{} expected, but not set".format(var))
+    return ValueError(
+        "Error initializing torch.distributed using env:// rendezvous: environment variable "
+        "{} expected, but not set".format(var)
+    )
 
 
 def _query_int(query, name, given):

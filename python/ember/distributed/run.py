@@ -2,6 +2,7 @@
 module, or command with --no_python) with torchrun's environment (RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE,
 GROUP_RANK, MASTER_ADDR, MASTER_PORT, ...), waits for them, and when one fails stops the others and exits with
 its exit code. No elastic restarts (--max_restarts must be 0)."""
+
 import argparse
 import os
 import signal
@@ -23,8 +24,10 @@ def _add(parser, name, **kw):
 
 
 def get_args_parser():
-    p = argparse.ArgumentParser(prog="python -m ember.distributed.run",
-                                description="Starts a distributed job: nproc_per_node processes on this node.")
+    p = argparse.ArgumentParser(
+        prog="python -m ember.distributed.run",
+        description="Starts a distributed job: nproc_per_node processes on this node.",
+    )
     _add(p, "nnodes", type=str, default="1", help="number of nodes (an integer; MIN:MAX ranges are not supported)")
     _add(p, "nproc_per_node", type=str, default="1", help="processes per node (an integer, 'cpu', 'gpu' or 'auto')")
     _add(p, "node_rank", type=int, default=0, help="this node's rank (0 .. nnodes-1)")
@@ -60,6 +63,7 @@ def _nproc(value):
         return os.cpu_count() or 1
     if value == "gpu":
         from .. import cuda
+
         n = cuda.device_count()
         if n == 0:
             raise ValueError("--nproc_per_node=gpu: no CUDA devices")
@@ -133,13 +137,24 @@ def run(args, pass_local_rank=False):
     for local in range(nproc):
         rank = args.node_rank * nproc + local
         env = dict(base)
-        env.update({
-            "RANK": str(rank), "LOCAL_RANK": str(local), "WORLD_SIZE": str(world), "LOCAL_WORLD_SIZE": str(nproc),
-            "GROUP_RANK": str(args.node_rank), "ROLE_RANK": str(rank), "ROLE_NAME": args.role,
-            "ROLE_WORLD_SIZE": str(world), "GROUP_WORLD_SIZE": str(nnodes), "MASTER_ADDR": addr,
-            "MASTER_PORT": str(port), "TORCHELASTIC_RUN_ID": run_id, "TORCHELASTIC_RESTART_COUNT": "0",
-            "TORCHELASTIC_MAX_RESTARTS": "0",
-        })
+        env.update(
+            {
+                "RANK": str(rank),
+                "LOCAL_RANK": str(local),
+                "WORLD_SIZE": str(world),
+                "LOCAL_WORLD_SIZE": str(nproc),
+                "GROUP_RANK": str(args.node_rank),
+                "ROLE_RANK": str(rank),
+                "ROLE_NAME": args.role,
+                "ROLE_WORLD_SIZE": str(world),
+                "GROUP_WORLD_SIZE": str(nnodes),
+                "MASTER_ADDR": addr,
+                "MASTER_PORT": str(port),
+                "TORCHELASTIC_RUN_ID": run_id,
+                "TORCHELASTIC_RESTART_COUNT": "0",
+                "TORCHELASTIC_MAX_RESTARTS": "0",
+            }
+        )
         procs.append(subprocess.Popen(_command(args, local, pass_local_rank), env=env))
 
     def forward(signum, frame):
@@ -153,8 +168,12 @@ def run(args, pass_local_rank=False):
             failed = [(i, c) for i, c in enumerate(codes) if c not in (None, 0)]
             if failed:
                 i, code = failed[0]
-                print("ember.distributed.run: local rank {} (global rank {}) exited with code {}; stopping the "
-                      "others".format(i, args.node_rank * nproc + i, code), file=sys.stderr, flush=True)
+                print(
+                    "ember.distributed.run: local rank {} (global rank {}) exited with code {}; stopping the "
+                    "others".format(i, args.node_rank * nproc + i, code),
+                    file=sys.stderr,
+                    flush=True,
+                )
                 _stop(procs)
                 return code if code > 0 else 128 - code  # killed by signal n: 128 + n, as a shell reports
             if all(c == 0 for c in codes):

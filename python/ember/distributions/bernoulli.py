@@ -1,4 +1,5 @@
 """Bernoulli(probs=None, logits=None)."""
+
 import ember
 import ember.nn.functional as F
 

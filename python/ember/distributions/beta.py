@@ -1,4 +1,5 @@
 """Beta(concentration1, concentration0): a 2-category Dirichlet."""
+
 from numbers import Number, Real
 
 import ember

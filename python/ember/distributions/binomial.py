@@ -1,4 +1,5 @@
 """Binomial(total_count=1, probs=None, logits=None)."""
+
 import ember
 
 from . import constraints
@@ -14,8 +15,11 @@ def _clamp_by_zero(x):
 
 
 class Binomial(_BinaryParams, Distribution):
-    arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
-                       "logits": constraints.real}
+    arg_constraints = {
+        "total_count": constraints.nonnegative_integer,
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
@@ -33,7 +37,8 @@ class Binomial(_BinaryParams, Distribution):
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_binary(
-            self._expand_params(Binomial, batch_shape, _instance, ("total_count", "probs", "logits"))[0])
+            self._expand_params(Binomial, batch_shape, _instance, ("total_count", "probs", "logits"))[0]
+        )
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -63,9 +68,11 @@ class Binomial(_BinaryParams, Distribution):
         log_factorial_k = ember.lgamma(value + 1)
         log_factorial_nmk = ember.lgamma(self.total_count - value + 1)
         # k * logit - n * log1p(exp(logit)), written so that large |logits| stay finite:
-        normalize_term = (self.total_count * _clamp_by_zero(self.logits)
-                          + self.total_count * ember.log1p(ember.exp(-ember.abs(self.logits)))
-                          - log_factorial_n)
+        normalize_term = (
+            self.total_count * _clamp_by_zero(self.logits)
+            + self.total_count * ember.log1p(ember.exp(-ember.abs(self.logits)))
+            - log_factorial_n
+        )
         return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
 
     def entropy(self):

@@ -1,4 +1,5 @@
 """Categorical(probs=None, logits=None) over {0, ..., K-1} (the last dim of the parameter)."""
+
 import ember
 
 from . import constraints
@@ -26,6 +27,7 @@ class _CategoricalParams:
 
 class Categorical(Distribution):
     """probs need not sum to 1 (they are normalized); logits are unnormalized log probabilities."""
+
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
     has_enumerate_support = True
 

@@ -1,4 +1,5 @@
 """Cauchy(loc, scale)."""
+
 import math
 from numbers import Number
 

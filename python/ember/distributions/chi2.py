@@ -1,4 +1,5 @@
 """Chi2(df): Gamma(df / 2, 1 / 2)."""
+
 import ember
 
 from . import constraints

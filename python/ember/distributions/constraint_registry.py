@@ -1,5 +1,6 @@
 """biject_to / transform_to: transforms from unconstrained space onto a constraint's set (for optimizing
 constrained parameters), as PyTorch's torch.distributions.constraint_registry."""
+
 import numbers
 
 from . import constraints, transforms
@@ -18,8 +19,7 @@ class ConstraintRegistry:
         if isinstance(constraint, constraints.Constraint):
             constraint = type(constraint)
         if not isinstance(constraint, type) or not issubclass(constraint, constraints.Constraint):
-            raise TypeError(f"Expected constraint to be either a Constraint subclass or instance, but got "
-                            f"{constraint}")
+            raise TypeError(f"Expected constraint to be either a Constraint subclass or instance, but got {constraint}")
         self._registry[constraint] = factory
         return factory
 
@@ -66,15 +66,17 @@ def _transform_to_positive(constraint):
 @transform_to.register(constraints.greater_than)
 @transform_to.register(constraints.greater_than_eq)
 def _transform_to_greater_than(constraint):
-    return transforms.ComposeTransform([transforms.ExpTransform(),
-                                        transforms.AffineTransform(constraint.lower_bound, 1)])
+    return transforms.ComposeTransform(
+        [transforms.ExpTransform(), transforms.AffineTransform(constraint.lower_bound, 1)]
+    )
 
 
 @biject_to.register(constraints.less_than)
 @transform_to.register(constraints.less_than)
 def _transform_to_less_than(constraint):
-    return transforms.ComposeTransform([transforms.ExpTransform(),
-                                        transforms.AffineTransform(constraint.upper_bound, -1)])
+    return transforms.ComposeTransform(
+        [transforms.ExpTransform(), transforms.AffineTransform(constraint.upper_bound, -1)]
+    )
 
 
 @biject_to.register(constraints.interval)

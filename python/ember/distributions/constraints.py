@@ -2,13 +2,42 @@
 
 `constraint.check(value)` returns a bool tensor over the batch (event dims reduced); `is_discrete` and `event_dim`
 say what kind of set it is."""
+
 import ember
 
-__all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
-           "greater_than_eq", "independent", "integer_interval", "interval", "half_open_interval", "is_dependent",
-           "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer",
-           "one_hot", "positive", "positive_semidefinite", "positive_definite", "positive_integer", "real",
-           "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval"]
+__all__ = [
+    "Constraint",
+    "boolean",
+    "cat",
+    "corr_cholesky",
+    "dependent",
+    "dependent_property",
+    "greater_than",
+    "greater_than_eq",
+    "independent",
+    "integer_interval",
+    "interval",
+    "half_open_interval",
+    "is_dependent",
+    "less_than",
+    "lower_cholesky",
+    "lower_triangular",
+    "multinomial",
+    "nonnegative",
+    "nonnegative_integer",
+    "one_hot",
+    "positive",
+    "positive_semidefinite",
+    "positive_definite",
+    "positive_integer",
+    "real",
+    "real_vector",
+    "simplex",
+    "square",
+    "stack",
+    "symmetric",
+    "unit_interval",
+]
 
 
 class Constraint:
@@ -222,6 +251,7 @@ class _Simplex(Constraint):
 
 class _Multinomial(Constraint):
     """Non-negative integer vectors summing to at most upper_bound."""
+
     is_discrete = True
     event_dim = 1
 
@@ -252,6 +282,7 @@ class _LowerCholesky(Constraint):
 
 class _CorrCholesky(Constraint):
     """Lower Cholesky factors of correlation matrices: rows of unit norm."""
+
     event_dim = 2
 
     def check(self, value):
@@ -265,8 +296,7 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return ember.full(value.shape[:-2], value.shape[-2] == value.shape[-1], dtype=ember.bool,
-                          device=value.device)
+        return ember.full(value.shape[:-2], value.shape[-2] == value.shape[-1], dtype=ember.bool, device=value.device)
 
 
 class _Symmetric(_Square):
@@ -290,8 +320,11 @@ class _PositiveDefinite(_Symmetric):
         sym_check = super().check(value)
         if not sym_check.all():
             return sym_check
-        return ember.linalg.cholesky_ex(value).info.eq(0) if hasattr(ember.linalg, "cholesky_ex") \
+        return (
+            ember.linalg.cholesky_ex(value).info.eq(0)
+            if hasattr(ember.linalg, "cholesky_ex")
             else ember.linalg.eigvalsh(value).gt(0).all(-1)
+        )
 
 
 class _Cat(Constraint):

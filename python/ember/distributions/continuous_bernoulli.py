@@ -2,6 +2,7 @@
 
 Inside `lims` around probs = 0.5 the normalizer, mean, variance, cdf and icdf use Taylor expansions (their closed
 forms are 0/0 there)."""
+
 import math
 from numbers import Number
 
@@ -55,8 +56,10 @@ class ContinuousBernoulli(ExponentialFamily):
         cut_probs_below_half = ember.where(ember.le(cut_probs, 0.5), cut_probs, ember.zeros_like(cut_probs))
         cut_probs_above_half = ember.where(ember.ge(cut_probs, 0.5), cut_probs, ember.ones_like(cut_probs))
         log_norm = ember.log(ember.abs(ember.log1p(-cut_probs) - ember.log(cut_probs))) - ember.where(
-            ember.le(cut_probs, 0.5), ember.log1p(-2.0 * cut_probs_below_half),
-            ember.log(2.0 * cut_probs_above_half - 1.0))
+            ember.le(cut_probs, 0.5),
+            ember.log1p(-2.0 * cut_probs_below_half),
+            ember.log(2.0 * cut_probs_above_half - 1.0),
+        )
         x = ember.pow(self.probs - 0.5, 2)
         taylor = math.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * x) * x
         return ember.where(self._outside_unstable_region(), log_norm, taylor)
@@ -77,7 +80,8 @@ class ContinuousBernoulli(ExponentialFamily):
     def variance(self):
         cut_probs = self._cut_probs()
         vars_ = cut_probs * (cut_probs - 1.0) / ember.pow(1.0 - 2.0 * cut_probs, 2) + 1.0 / ember.pow(
-            ember.log1p(-cut_probs) - ember.log(cut_probs), 2)
+            ember.log1p(-cut_probs) - ember.log(cut_probs), 2
+        )
         x = ember.pow(self.probs - 0.5, 2)
         taylor = 1.0 / 12.0 - (1.0 / 15.0 - 128.0 / 945.0 * x) * x
         return ember.where(self._outside_unstable_region(), vars_, taylor)
@@ -114,10 +118,14 @@ class ContinuousBernoulli(ExponentialFamily):
             self._validate_sample(value)
         cut_probs = self._cut_probs()
         cdfs = (ember.pow(cut_probs, value) * ember.pow(1.0 - cut_probs, 1.0 - value) + cut_probs - 1.0) / (
-            2.0 * cut_probs - 1.0)
+            2.0 * cut_probs - 1.0
+        )
         unbounded_cdfs = ember.where(self._outside_unstable_region(), cdfs, value)
-        return ember.where(ember.le(value, 0.0), ember.zeros_like(value),
-                           ember.where(ember.ge(value, 1.0), ember.ones_like(value), unbounded_cdfs))
+        return ember.where(
+            ember.le(value, 0.0),
+            ember.zeros_like(value),
+            ember.where(ember.ge(value, 1.0), ember.ones_like(value), unbounded_cdfs),
+        )
 
     def icdf(self, value):
         cut_probs = self._cut_probs()
@@ -125,7 +133,8 @@ class ContinuousBernoulli(ExponentialFamily):
             self._outside_unstable_region(),
             (ember.log1p(-cut_probs + value * (2.0 * cut_probs - 1.0)) - ember.log1p(-cut_probs))
             / (ember.log(cut_probs) - ember.log1p(-cut_probs)),
-            value)
+            value,
+        )
 
     def entropy(self):
         log_probs0 = ember.log1p(-self.probs)

@@ -1,4 +1,5 @@
 """Dirichlet(concentration) over the simplex of the last dim."""
+
 import ember
 
 from . import constraints
@@ -9,6 +10,7 @@ __all__ = ["Dirichlet"]
 
 class Dirichlet(ExponentialFamily):
     """rsample normalizes reparameterized gamma samples, so gradients reach the concentration."""
+
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
@@ -34,8 +36,11 @@ class Dirichlet(ExponentialFamily):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return ((ember.log(value) * (self.concentration - 1.0)).sum(-1) + ember.lgamma(self.concentration.sum(-1))
-                - ember.lgamma(self.concentration).sum(-1))
+        return (
+            (ember.log(value) * (self.concentration - 1.0)).sum(-1)
+            + ember.lgamma(self.concentration.sum(-1))
+            - ember.lgamma(self.concentration).sum(-1)
+        )
 
     @property
     def mean(self):
@@ -57,8 +62,12 @@ class Dirichlet(ExponentialFamily):
     def entropy(self):
         k = self.concentration.size(-1)
         a0 = self.concentration.sum(-1)
-        return (ember.lgamma(self.concentration).sum(-1) - ember.lgamma(a0) - (k - a0) * ember.digamma(a0)
-                - ((self.concentration - 1.0) * ember.digamma(self.concentration)).sum(-1))
+        return (
+            ember.lgamma(self.concentration).sum(-1)
+            - ember.lgamma(a0)
+            - (k - a0) * ember.digamma(a0)
+            - ((self.concentration - 1.0) * ember.digamma(self.concentration)).sum(-1)
+        )
 
     @property
     def _natural_params(self):

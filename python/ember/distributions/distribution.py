@@ -1,4 +1,5 @@
 """The Distribution base class (PyTorch's torch.distributions.Distribution)."""
+
 import warnings
 
 import ember
@@ -36,9 +37,11 @@ class Distribution:
                 arg_constraints = self.arg_constraints
             except NotImplementedError:
                 arg_constraints = {}
-                warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set "
-                              "`arg_constraints = {}` or initialize the distribution with `validate_args=False` "
-                              "to turn off validation.")
+                warnings.warn(
+                    f"{self.__class__} does not define `arg_constraints`. Please set "
+                    "`arg_constraints = {}` or initialize the distribution with `validate_args=False` "
+                    "to turn off validation."
+                )
             for param, constraint in arg_constraints.items():
                 if constraints.is_dependent(constraint):
                     continue
@@ -47,9 +50,11 @@ class Distribution:
                 value = getattr(self, param)
                 valid = constraint.check(value)
                 if not valid.all():
-                    raise ValueError(f"Expected parameter {param} ({type(value).__name__} of shape "
-                                     f"{tuple(value.shape)}) of distribution {self!r} to satisfy the constraint "
-                                     f"{constraint!r}, but found invalid values:\n{value}")
+                    raise ValueError(
+                        f"Expected parameter {param} ({type(value).__name__} of shape "
+                        f"{tuple(value.shape)}) of distribution {self!r} to satisfy the constraint "
+                        f"{constraint!r}, but found invalid values:\n{value}"
+                    )
         super().__init__()
 
     def expand(self, batch_shape, _instance=None):
@@ -126,26 +131,32 @@ class Distribution:
             raise ValueError("The value argument to log_prob must be a Tensor")
         event_dim_start = len(value.size()) - len(self._event_shape)
         if value.size()[event_dim_start:] != self._event_shape:
-            raise ValueError(f"The right-most size of value must match event_shape: {value.size()} vs "
-                             f"{self._event_shape}.")
+            raise ValueError(
+                f"The right-most size of value must match event_shape: {value.size()} vs {self._event_shape}."
+            )
         actual_shape = value.size()
         expected_shape = self._batch_shape + self._event_shape
         for i, j in zip(reversed(actual_shape), reversed(expected_shape)):
             if i != 1 and j != 1 and i != j:
-                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual_shape} vs "
-                                 f"{expected_shape}.")
+                raise ValueError(
+                    f"Value is not broadcastable with batch_shape+event_shape: {actual_shape} vs {expected_shape}."
+                )
         try:
             support = self.support
         except NotImplementedError:
-            warnings.warn(f"{self.__class__} does not define `support` to enable sample validation. Please "
-                          "initialize the distribution with `validate_args=False` to turn off validation.")
+            warnings.warn(
+                f"{self.__class__} does not define `support` to enable sample validation. Please "
+                "initialize the distribution with `validate_args=False` to turn off validation."
+            )
             return
         assert support is not None
         valid = support.check(value)
         if not valid.all():
-            raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
-                             f"within the support ({support!r}) of the distribution {self!r}, but found invalid "
-                             f"values:\n{value}")
+            raise ValueError(
+                f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
+                f"within the support ({support!r}) of the distribution {self!r}, but found invalid "
+                f"values:\n{value}"
+            )
 
     def _expand_params(self, cls, batch_shape, _instance, names, event_shape=()):
         """The usual expand(): a new instance of cls whose parameters `names` (those set on self) are expanded to
@@ -161,13 +172,16 @@ class Distribution:
 
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
-            raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
-                                      "__init__ method must also define a custom .expand() method.")
+            raise NotImplementedError(
+                f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
+                "__init__ method must also define a custom .expand() method."
+            )
         return self.__new__(type(self)) if _instance is None else _instance
 
     def __repr__(self):
         param_names = [k for k, _ in self.arg_constraints.items() if k in self.__dict__]
         args_string = ", ".join(
             f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
-            for p in param_names)
+            for p in param_names
+        )
         return self.__class__.__name__ + "(" + args_string + ")"

@@ -1,4 +1,5 @@
 """ExponentialFamily: the base of the distributions of the form p(x) = h(x) exp(<t(x), theta> - F(theta))."""
+
 import ember
 
 from .distribution import Distribution

@@ -1,4 +1,5 @@
 """Exponential(rate)."""
+
 from numbers import Number
 
 import ember

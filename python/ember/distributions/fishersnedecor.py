@@ -1,4 +1,5 @@
 """FisherSnedecor(df1, df2): the F distribution, (X1 / df1) / (X2 / df2) for chi-square X1, X2."""
+
 from numbers import Number
 
 import ember

@@ -1,4 +1,5 @@
 """Gamma(concentration, rate)."""
+
 from numbers import Number
 
 import ember
@@ -16,6 +17,7 @@ def _standard_gamma(concentration):
 
 class Gamma(ExponentialFamily):
     """rsample differentiates into concentration and rate (implicit reparameterization, ember._standard_gamma)."""
+
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -53,12 +55,20 @@ class Gamma(ExponentialFamily):
         value = ember.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
         if self._validate_args:
             self._validate_sample(value)
-        return (ember.xlogy(self.concentration, self.rate) + ember.xlogy(self.concentration - 1, value)
-                - self.rate * value - ember.lgamma(self.concentration))
+        return (
+            ember.xlogy(self.concentration, self.rate)
+            + ember.xlogy(self.concentration - 1, value)
+            - self.rate * value
+            - ember.lgamma(self.concentration)
+        )
 
     def entropy(self):
-        return (self.concentration - ember.log(self.rate) + ember.lgamma(self.concentration)
-                + (1.0 - self.concentration) * ember.digamma(self.concentration))
+        return (
+            self.concentration
+            - ember.log(self.rate)
+            + ember.lgamma(self.concentration)
+            + (1.0 - self.concentration) * ember.digamma(self.concentration)
+        )
 
     @property
     def _natural_params(self):
@@ -71,4 +81,3 @@ class Gamma(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         return ember.special.gammainc(self.concentration, self.rate * value)
-

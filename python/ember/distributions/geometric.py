@@ -1,4 +1,5 @@
 """Geometric(probs=None, logits=None): the number of failures before the first success, {0, 1, ...}."""
+
 import ember
 import ember.nn.functional as F
 
@@ -22,9 +23,11 @@ class Geometric(_BinaryParams, Distribution):
             value = self.probs
             valid = value > 0
             if not valid.all():
-                raise ValueError(f"Expected parameter probs ({type(value).__name__} of shape "
-                                 f"{tuple(value.shape)}) of distribution {self!r} to be positive but found invalid "
-                                 f"values:\n{value}")
+                raise ValueError(
+                    f"Expected parameter probs ({type(value).__name__} of shape "
+                    f"{tuple(value.shape)}) of distribution {self!r} to be positive but found invalid "
+                    f"values:\n{value}"
+                )
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_binary(self._expand_params(Geometric, batch_shape, _instance, ("probs", "logits"))[0])

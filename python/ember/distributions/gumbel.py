@@ -1,4 +1,5 @@
 """Gumbel(loc, scale): log(-log U) pushed through an affine map."""
+
 import math
 from numbers import Number
 
@@ -23,10 +24,15 @@ class Gumbel(TransformedDistribution):
         if isinstance(loc, Number) and isinstance(scale, Number):
             base_dist = Uniform(fi.tiny, 1 - fi.eps, validate_args=validate_args)
         else:
-            base_dist = Uniform(ember.full_like(self.loc, fi.tiny), ember.full_like(self.loc, 1 - fi.eps),
-                                validate_args=validate_args)
-        transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-ember.ones_like(self.scale)),
-                      ExpTransform().inv, AffineTransform(loc=self.loc, scale=-self.scale)]
+            base_dist = Uniform(
+                ember.full_like(self.loc, fi.tiny), ember.full_like(self.loc, 1 - fi.eps), validate_args=validate_args
+            )
+        transforms = [
+            ExpTransform().inv,
+            AffineTransform(loc=0, scale=-ember.ones_like(self.scale)),
+            ExpTransform().inv,
+            AffineTransform(loc=self.loc, scale=-self.scale),
+        ]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -1,4 +1,5 @@
 """HalfCauchy(scale): |X| for X ~ Cauchy(0, scale)."""
+
 import math
 
 import ember

@@ -1,4 +1,5 @@
 """HalfNormal(scale): |X| for X ~ Normal(0, scale)."""
+
 import math
 
 import ember
@@ -13,6 +14,7 @@ __all__ = ["HalfNormal"]
 
 class _Folded(TransformedDistribution):
     """|X| for X from a distribution symmetric about 0 with a `scale` (HalfNormal, HalfCauchy)."""
+
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True

@@ -1,4 +1,5 @@
 """kl_divergence(p, q) and register_kl (PyTorch's torch.distributions.kl)."""
+
 import math
 from functools import total_ordering
 
@@ -69,8 +70,11 @@ class _Match:
 
 
 def _dispatch_kl(type_p, type_q):
-    matches = [(super_p, super_q) for super_p, super_q in _KL_REGISTRY
-               if issubclass(type_p, super_p) and issubclass(type_q, super_q)]
+    matches = [
+        (super_p, super_q)
+        for super_p, super_q in _KL_REGISTRY
+        if issubclass(type_p, super_p) and issubclass(type_q, super_q)
+    ]
     if not matches:
         return NotImplemented
     left_p, left_q = min(_Match(*m) for m in matches).types
@@ -79,8 +83,12 @@ def _dispatch_kl(type_p, type_q):
     right_fun = _KL_REGISTRY[right_p, right_q]
     if left_fun is not right_fun:
         import warnings
-        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please register_kl("
-                      f"{left_p.__name__}, {right_q.__name__})", RuntimeWarning)
+
+        warnings.warn(
+            f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please register_kl("
+            f"{left_p.__name__}, {right_q.__name__})",
+            RuntimeWarning,
+        )
     return left_fun
 
 
@@ -97,8 +105,9 @@ def kl_divergence(p, q):
         fun = _dispatch_kl(type(p), type(q))
         _KL_MEMOIZE[type(p), type(q)] = fun
     if fun is NotImplemented:
-        raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
-                                  f"{q.__class__.__name__}")
+        raise NotImplementedError(
+            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type {q.__class__.__name__}"
+        )
     return fun(p, q)
 
 
@@ -129,8 +138,10 @@ def _kl_beta_beta(p, q):
 def _kl_binomial_binomial(p, q):
     if (p.total_count < q.total_count).any():
         raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
-    kl = p.total_count * (p.probs * (F.softplus(-q.logits) - F.softplus(-p.logits))
-                          + (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits)))
+    kl = p.total_count * (
+        p.probs * (F.softplus(-q.logits) - F.softplus(-p.logits))
+        + (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits))
+    )
     inf_idxs = p.total_count > q.total_count
     return ember.where(inf_idxs, _infinite_like(kl), kl)
 
@@ -208,8 +219,9 @@ def _kl_laplace_laplace(p, q):
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p, q):
     if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
-                         "computed")
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with different event shapes cannot be computed"
+        )
     Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     half_term1 = Lq.diagonal(dim1=-2, dim2=-1).log().sum(-1) - Lp.diagonal(dim1=-2, dim2=-1).log().sum(-1)
     combined_batch_shape = ember.broadcast_shapes(Lq.shape[:-2], Lp.shape[:-2])
@@ -225,7 +237,8 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
 def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
     return _kl_multivariatenormal_multivariatenormal(
         MultivariateNormal(p.loc, scale_tril=p.scale_tril, validate_args=False),
-        MultivariateNormal(q.loc, scale_tril=q.scale_tril, validate_args=False))
+        MultivariateNormal(q.loc, scale_tril=q.scale_tril, validate_args=False),
+    )
 
 
 @register_kl(Normal, Normal)

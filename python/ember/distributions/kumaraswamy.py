@@ -1,4 +1,5 @@
 """Kumaraswamy(concentration1, concentration0) on (0, 1): (1 - U^(1/b))^(1/a) for U ~ Uniform(0, 1)."""
+
 import ember
 
 from . import constraints
@@ -24,11 +25,16 @@ class Kumaraswamy(TransformedDistribution):
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
-        base_dist = Uniform(ember.full_like(self.concentration0, 0), ember.full_like(self.concentration0, 1),
-                            validate_args=validate_args)
-        transforms = [PowerTransform(exponent=self.concentration0.reciprocal()),
-                      AffineTransform(loc=1.0, scale=-1.0),
-                      PowerTransform(exponent=self.concentration1.reciprocal())]
+        base_dist = Uniform(
+            ember.full_like(self.concentration0, 0),
+            ember.full_like(self.concentration0, 1),
+            validate_args=validate_args,
+        )
+        transforms = [
+            PowerTransform(exponent=self.concentration0.reciprocal()),
+            AffineTransform(loc=1.0, scale=-1.0),
+            PowerTransform(exponent=self.concentration1.reciprocal()),
+        ]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -43,8 +49,10 @@ class Kumaraswamy(TransformedDistribution):
 
     @property
     def mode(self):
-        log_mode = self.concentration0.reciprocal() * (-self.concentration0).log1p() - (
-            -self.concentration0 * self.concentration1).log1p()
+        log_mode = (
+            self.concentration0.reciprocal() * (-self.concentration0).log1p()
+            - (-self.concentration0 * self.concentration1).log1p()
+        )
         log_mode[(self.concentration0 < 1) | (self.concentration1 < 1)] = float("nan")
         return log_mode.exp()
 

@@ -1,4 +1,5 @@
 """Laplace(loc, scale)."""
+
 from numbers import Number
 
 import ember
@@ -21,7 +22,7 @@ class Laplace(_LocMeanMode, Distribution):
 
     @property
     def stddev(self):
-        return (2 ** 0.5) * self.scale
+        return (2**0.5) * self.scale
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)

@@ -1,4 +1,5 @@
 """LogNormal(loc, scale): exp of a Normal(loc, scale)."""
+
 from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution

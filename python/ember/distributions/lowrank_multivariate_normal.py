@@ -1,4 +1,5 @@
 """LowRankMultivariateNormal(loc, cov_factor, cov_diag): covariance W W^T + diag(D)."""
+
 import math
 
 import ember
@@ -34,8 +35,11 @@ def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
 
 
 class LowRankMultivariateNormal(_LocMeanMode, Distribution):
-    arg_constraints = {"loc": constraints.real_vector, "cov_factor": constraints.independent(constraints.real, 2),
-                       "cov_diag": constraints.independent(constraints.positive, 1)}
+    arg_constraints = {
+        "loc": constraints.real_vector,
+        "cov_factor": constraints.independent(constraints.real, 2),
+        "cov_diag": constraints.independent(constraints.positive, 1),
+    }
     support = constraints.real_vector
     has_rsample = True
 
@@ -54,8 +58,9 @@ class LowRankMultivariateNormal(_LocMeanMode, Distribution):
         try:
             loc_, self.cov_factor, cov_diag_ = ember.broadcast_tensors(loc_, cov_factor, cov_diag_)
         except RuntimeError as e:
-            raise ValueError(f"Incompatible batch shapes: loc {loc.shape}, cov_factor {cov_factor.shape}, "
-                             f"cov_diag {cov_diag.shape}") from e
+            raise ValueError(
+                f"Incompatible batch shapes: loc {loc.shape}, cov_factor {cov_factor.shape}, cov_diag {cov_diag.shape}"
+            ) from e
         self.loc = loc_[..., 0]
         self.cov_diag = cov_diag_[..., 0]
         batch_shape = self.loc.shape[:-1]
@@ -81,7 +86,8 @@ class LowRankMultivariateNormal(_LocMeanMode, Distribution):
     @lazy_property
     def variance(self):
         return (self._unbroadcasted_cov_factor.pow(2).sum(-1) + self._unbroadcasted_cov_diag).expand(
-            self._batch_shape + self._event_shape)
+            self._batch_shape + self._event_shape
+        )
 
     @lazy_property
     def scale_tril(self):
@@ -91,7 +97,8 @@ class LowRankMultivariateNormal(_LocMeanMode, Distribution):
     def covariance_matrix(self):
         W = self._unbroadcasted_cov_factor
         cov = ember.matmul(W, W.mT) + self._unbroadcasted_cov_diag.unsqueeze(-1) * ember.eye(
-            W.shape[-2], dtype=W.dtype, device=W.device)
+            W.shape[-2], dtype=W.dtype, device=W.device
+        )
         return cov.expand(self._batch_shape + self._event_shape + self._event_shape)
 
     @lazy_property
@@ -103,22 +110,24 @@ class LowRankMultivariateNormal(_LocMeanMode, Distribution):
         W_shape = shape[:-1] + self.cov_factor.shape[-1:]
         eps_W = _standard_normal(W_shape, dtype=self.loc.dtype, device=self.loc.device)
         eps_D = _standard_normal(shape, dtype=self.loc.dtype, device=self.loc.device)
-        return (self.loc + _batch_mv(self._unbroadcasted_cov_factor, eps_W)
-                + self._unbroadcasted_cov_diag.sqrt() * eps_D)
+        return self.loc + _batch_mv(self._unbroadcasted_cov_factor, eps_W) + self._unbroadcasted_cov_diag.sqrt() * eps_D
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         diff = value - self.loc
-        M = _batch_lowrank_mahalanobis(self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag, diff,
-                                       self._capacitance_tril)
-        log_det = _batch_lowrank_logdet(self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag,
-                                        self._capacitance_tril)
+        M = _batch_lowrank_mahalanobis(
+            self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag, diff, self._capacitance_tril
+        )
+        log_det = _batch_lowrank_logdet(
+            self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag, self._capacitance_tril
+        )
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + log_det + M)
 
     def entropy(self):
-        log_det = _batch_lowrank_logdet(self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag,
-                                        self._capacitance_tril)
+        log_det = _batch_lowrank_logdet(
+            self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag, self._capacitance_tril
+        )
         H = 0.5 * (self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + log_det)
         if len(self._batch_shape) == 0:
             return H

@@ -1,4 +1,5 @@
 """MixtureSameFamily(mixture_distribution, component_distribution)."""
+
 import ember
 
 from . import constraints
@@ -11,6 +12,7 @@ __all__ = ["MixtureSameFamily"]
 class MixtureSameFamily(Distribution):
     """A mixture whose components are the rightmost batch dim of component_distribution, weighted by a Categorical
     over that dim."""
+
     arg_constraints = {}
     has_rsample = False
 
@@ -25,13 +27,17 @@ class MixtureSameFamily(Distribution):
         cdbs = self._component_distribution.batch_shape[:-1]
         for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):
             if size1 != 1 and size2 != 1 and size1 != size2:
-                raise ValueError(f"`mixture_distribution.batch_shape` ({mdbs}) is not compatible with "
-                                 f"`component_distribution.batch_shape`({cdbs})")
+                raise ValueError(
+                    f"`mixture_distribution.batch_shape` ({mdbs}) is not compatible with "
+                    f"`component_distribution.batch_shape`({cdbs})"
+                )
         km = self._mixture_distribution.logits.shape[-1]
         kc = self._component_distribution.batch_shape[-1]
         if km is not None and kc is not None and km != kc:
-            raise ValueError(f"`mixture_distribution component` ({km}) does not equal "
-                             f"`component_distribution.batch_shape[-1]` ({kc})")
+            raise ValueError(
+                f"`mixture_distribution component` ({km}) does not equal "
+                f"`component_distribution.batch_shape[-1]` ({kc})"
+            )
         self._num_component = km
         event_shape = self._component_distribution.event_shape
         self._event_ndims = len(event_shape)
@@ -73,7 +79,8 @@ class MixtureSameFamily(Distribution):
         probs = self._pad_mixture_dimensions(self.mixture_distribution.probs)
         mean_cond_var = (probs * self.component_distribution.variance).sum(-1 - self._event_ndims)
         var_cond_mean = (probs * (self.component_distribution.mean - self._pad(self.mean)).pow(2.0)).sum(
-            -1 - self._event_ndims)
+            -1 - self._event_ndims
+        )
         return mean_cond_var + var_cond_mean
 
     def cdf(self, x):

@@ -1,4 +1,5 @@
 """Multinomial(total_count=1, probs=None, logits=None): counts of total_count draws from a Categorical."""
+
 import ember
 
 from . import constraints
@@ -62,8 +63,11 @@ class Multinomial(_CategoricalParams, Distribution):
         support = self._binomial.enumerate_support(expand=False)[1:]
         binomial_probs = ember.exp(self._binomial.log_prob(support))
         logits = self.logits.clamp(min=-finfo(self.logits.dtype).max)
-        return (-ember.lgamma(n + 1) - n * (self.probs * logits).sum(-1)
-                + (binomial_probs * ember.lgamma(support + 1)).sum([0, -1]))
+        return (
+            -ember.lgamma(n + 1)
+            - n * (self.probs * logits).sum(-1)
+            + (binomial_probs * ember.lgamma(support + 1)).sum([0, -1])
+        )
 
     def log_prob(self, value):
         if self._validate_args:

@@ -1,4 +1,5 @@
 """MultivariateNormal(loc, covariance_matrix=None, precision_matrix=None, scale_tril=None)."""
+
 import math
 
 import ember
@@ -35,8 +36,13 @@ def _precision_to_scale_tril(P):
 class MultivariateNormal(_LocMeanMode, Distribution):
     """Parameterized by exactly one of covariance_matrix, precision_matrix or scale_tril (lower Cholesky factor of
     the covariance, the cheapest)."""
-    arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
-                       "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
+
+    arg_constraints = {
+        "loc": constraints.real_vector,
+        "covariance_matrix": constraints.positive_definite,
+        "precision_matrix": constraints.positive_definite,
+        "scale_tril": constraints.lower_cholesky,
+    }
     support = constraints.real_vector
     has_rsample = True
 
@@ -48,20 +54,23 @@ class MultivariateNormal(_LocMeanMode, Distribution):
 
         if scale_tril is not None:
             if scale_tril.dim() < 2:
-                raise ValueError("scale_tril matrix must be at least two-dimensional, with optional leading batch "
-                                 "dimensions")
+                raise ValueError(
+                    "scale_tril matrix must be at least two-dimensional, with optional leading batch dimensions"
+                )
             batch_shape = ember.broadcast_shapes(scale_tril.shape[:-2], loc.shape[:-1])
             self.scale_tril = scale_tril.expand(batch_shape + (-1, -1))
         elif covariance_matrix is not None:
             if covariance_matrix.dim() < 2:
-                raise ValueError("covariance_matrix must be at least two-dimensional, with optional leading batch "
-                                 "dimensions")
+                raise ValueError(
+                    "covariance_matrix must be at least two-dimensional, with optional leading batch dimensions"
+                )
             batch_shape = ember.broadcast_shapes(covariance_matrix.shape[:-2], loc.shape[:-1])
             self.covariance_matrix = covariance_matrix.expand(batch_shape + (-1, -1))
         else:
             if precision_matrix.dim() < 2:
-                raise ValueError("precision_matrix must be at least two-dimensional, with optional leading batch "
-                                 "dimensions")
+                raise ValueError(
+                    "precision_matrix must be at least two-dimensional, with optional leading batch dimensions"
+                )
             batch_shape = ember.broadcast_shapes(precision_matrix.shape[:-2], loc.shape[:-1])
             self.precision_matrix = precision_matrix.expand(batch_shape + (-1, -1))
         self.loc = loc.expand(batch_shape + (-1,))
@@ -101,9 +110,13 @@ class MultivariateNormal(_LocMeanMode, Distribution):
 
     @lazy_property
     def precision_matrix(self):
-        return ember.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
-            self._batch_shape + self._event_shape + self._event_shape) if hasattr(ember, "cholesky_inverse") \
+        return (
+            ember.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
+                self._batch_shape + self._event_shape + self._event_shape
+            )
+            if hasattr(ember, "cholesky_inverse")
             else ember.linalg.inv(self.covariance_matrix)
+        )
 
     @property
     def variance(self):

@@ -1,5 +1,6 @@
 """NegativeBinomial(total_count, probs=None, logits=None): failures before total_count successes (success
 probability 1 - probs), a Gamma-Poisson mixture."""
+
 import ember
 import ember.nn.functional as F
 
@@ -12,8 +13,11 @@ __all__ = ["NegativeBinomial"]
 
 
 class NegativeBinomial(_BinaryParams, Distribution):
-    arg_constraints = {"total_count": constraints.greater_than_eq(0), "probs": constraints.half_open_interval(0.0, 1.0),
-                       "logits": constraints.real}
+    arg_constraints = {
+        "total_count": constraints.greater_than_eq(0),
+        "probs": constraints.half_open_interval(0.0, 1.0),
+        "logits": constraints.real,
+    }
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
@@ -28,7 +32,8 @@ class NegativeBinomial(_BinaryParams, Distribution):
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_binary(
-            self._expand_params(NegativeBinomial, batch_shape, _instance, ("total_count", "probs", "logits"))[0])
+            self._expand_params(NegativeBinomial, batch_shape, _instance, ("total_count", "probs", "logits"))[0]
+        )
 
     @property
     def mean(self):
@@ -55,9 +60,11 @@ class NegativeBinomial(_BinaryParams, Distribution):
         if self._validate_args:
             self._validate_sample(value)
         log_unnormalized_prob = self.total_count * F.logsigmoid(-self.logits) + value * F.logsigmoid(self.logits)
-        log_normalization = -ember.lgamma(self.total_count + value) + ember.lgamma(1.0 + value) + ember.lgamma(
-            self.total_count)
+        log_normalization = (
+            -ember.lgamma(self.total_count + value) + ember.lgamma(1.0 + value) + ember.lgamma(self.total_count)
+        )
         # total_count == value == 0: the probability of 0 is 1
-        log_normalization = ember.where(self.total_count + value == 0, ember.zeros_like(log_normalization),
-                                        log_normalization)
+        log_normalization = ember.where(
+            self.total_count + value == 0, ember.zeros_like(log_normalization), log_normalization
+        )
         return log_unnormalized_prob - log_normalization

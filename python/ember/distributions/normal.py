@@ -1,4 +1,5 @@
 """Normal(loc, scale)."""
+
 import math
 from numbers import Real
 
@@ -45,7 +46,7 @@ class Normal(_LocMeanMode, ExponentialFamily):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        var = self.scale ** 2
+        var = self.scale**2
         log_scale = math.log(self.scale) if isinstance(self.scale, Real) else self.scale.log()
         return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
 

@@ -1,4 +1,5 @@
 """OneHotCategorical: Categorical with one-hot encoded samples."""
+
 import ember
 import ember.nn.functional as F
 
@@ -73,6 +74,7 @@ class OneHotCategorical(_CategoricalParams, Distribution):
 
 class OneHotCategoricalStraightThrough(OneHotCategorical):
     """rsample returns the sample plus (probs - probs.detach()): the straight-through gradient estimator."""
+
     has_rsample = True
 
     def rsample(self, sample_shape=ember.Size()):

@@ -1,4 +1,5 @@
 """Poisson(rate)."""
+
 from numbers import Number
 
 import ember

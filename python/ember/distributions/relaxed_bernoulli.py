@@ -1,4 +1,5 @@
 """RelaxedBernoulli(temperature, probs=None, logits=None): the binary Concrete / Gumbel-softmax distribution."""
+
 import ember
 
 from . import constraints
@@ -12,6 +13,7 @@ __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 class LogitRelaxedBernoulli(_BinaryParams, Distribution):
     """The logit of a RelaxedBernoulli sample (Maddison et al., 2017)."""
+
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
 
@@ -59,6 +61,7 @@ class _RelaxedParams:
 
 class RelaxedBernoulli(_RelaxedParams, TransformedDistribution):
     """Samples in (0, 1), reparameterizable; as temperature -> 0 they approach Bernoulli samples."""
+
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True

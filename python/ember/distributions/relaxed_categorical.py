@@ -1,4 +1,5 @@
 """RelaxedOneHotCategorical(temperature, probs=None, logits=None): the Concrete / Gumbel-softmax distribution."""
+
 import ember
 
 from . import constraints
@@ -14,6 +15,7 @@ __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 class ExpRelaxedCategorical(_CategoricalParams, Distribution):
     """The log of a RelaxedOneHotCategorical sample (Maddison et al., 2017)."""
+
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.real_vector
     has_rsample = True
@@ -55,6 +57,7 @@ class ExpRelaxedCategorical(_CategoricalParams, Distribution):
 
 class RelaxedOneHotCategorical(_RelaxedParams, TransformedDistribution):
     """Samples on the simplex, reparameterizable; as temperature -> 0 they approach one-hot samples."""
+
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
     has_rsample = True

@@ -1,4 +1,5 @@
 """StudentT(df, loc=0., scale=1.)."""
+
 import math
 
 import ember
@@ -29,7 +30,7 @@ class StudentT(Distribution):
     @property
     def variance(self):
         m = self.df.clone()
-        m[self.df > 2] = (self.scale[self.df > 2].pow(2) * self.df[self.df > 2] / (self.df[self.df > 2] - 2))
+        m[self.df > 2] = self.scale[self.df > 2].pow(2) * self.df[self.df > 2] / (self.df[self.df > 2] - 2)
         m[(self.df <= 2) & (self.df > 1)] = float("inf")
         m[self.df <= 1] = float("nan")
         return m
@@ -57,12 +58,20 @@ class StudentT(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         y = (value - self.loc) / self.scale
-        Z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi) + ember.lgamma(0.5 * self.df)
-             - ember.lgamma(0.5 * (self.df + 1.0)))
-        return -0.5 * (self.df + 1.0) * ember.log1p(y ** 2.0 / self.df) - Z
+        Z = (
+            self.scale.log()
+            + 0.5 * self.df.log()
+            + 0.5 * math.log(math.pi)
+            + ember.lgamma(0.5 * self.df)
+            - ember.lgamma(0.5 * (self.df + 1.0))
+        )
+        return -0.5 * (self.df + 1.0) * ember.log1p(y**2.0 / self.df) - Z
 
     def entropy(self):
         lbeta = ember.lgamma(0.5 * self.df) + math.lgamma(0.5) - ember.lgamma(0.5 * (self.df + 1))
-        return (self.scale.log() + 0.5 * (self.df + 1) * (ember.digamma(0.5 * (self.df + 1))
-                                                         - ember.digamma(0.5 * self.df))
-                + 0.5 * self.df.log() + lbeta)
+        return (
+            self.scale.log()
+            + 0.5 * (self.df + 1) * (ember.digamma(0.5 * (self.df + 1)) - ember.digamma(0.5 * self.df))
+            + 0.5 * self.df.log()
+            + lbeta
+        )

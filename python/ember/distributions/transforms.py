@@ -2,6 +2,7 @@
 
 A transform has a `domain` and `codomain` (constraints), `bijective`, `sign` (for monotone 1-d maps), `inv` (the
 inverse transform), and caches the last (x, y) pair when built with cache_size=1."""
+
 import math
 import numbers
 import weakref
@@ -12,10 +13,27 @@ import ember.nn.functional as F
 from . import constraints
 from .utils import _sum_rightmost, finfo
 
-__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
-           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
-           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
-           "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "Transform", "identity_transform"]
+__all__ = [
+    "AbsTransform",
+    "AffineTransform",
+    "CatTransform",
+    "ComposeTransform",
+    "CorrCholeskyTransform",
+    "CumulativeDistributionTransform",
+    "ExpTransform",
+    "IndependentTransform",
+    "LowerCholeskyTransform",
+    "PowerTransform",
+    "ReshapeTransform",
+    "SigmoidTransform",
+    "SoftplusTransform",
+    "TanhTransform",
+    "SoftmaxTransform",
+    "StackTransform",
+    "StickBreakingTransform",
+    "Transform",
+    "identity_transform",
+]
 
 
 class Transform:
@@ -315,6 +333,7 @@ class IndependentTransform(Transform):
 
 class ReshapeTransform(Transform):
     """Reshapes the rightmost in_shape dims to out_shape (unit Jacobian)."""
+
     bijective = True
 
     def __init__(self, in_shape, out_shape, cache_size=0):
@@ -338,15 +357,15 @@ class ReshapeTransform(Transform):
         return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
 
     def _call(self, x):
-        batch_shape = x.shape[:x.dim() - len(self.in_shape)]
+        batch_shape = x.shape[: x.dim() - len(self.in_shape)]
         return x.reshape(batch_shape + self.out_shape)
 
     def _inverse(self, y):
-        batch_shape = y.shape[:y.dim() - len(self.out_shape)]
+        batch_shape = y.shape[: y.dim() - len(self.out_shape)]
         return y.reshape(batch_shape + self.in_shape)
 
     def log_abs_det_jacobian(self, x, y):
-        batch_shape = x.shape[:x.dim() - len(self.in_shape)]
+        batch_shape = x.shape[: x.dim() - len(self.in_shape)]
         return x.new_zeros(batch_shape)
 
     def forward_shape(self, shape):
@@ -368,6 +387,7 @@ class ReshapeTransform(Transform):
 
 class ExpTransform(Transform):
     """y = exp(x)."""
+
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
@@ -388,6 +408,7 @@ class ExpTransform(Transform):
 
 class PowerTransform(Transform):
     """y = x ** exponent (on the positive reals)."""
+
     domain = constraints.positive
     codomain = constraints.positive
     bijective = True
@@ -437,6 +458,7 @@ def _clipped_sigmoid(x):
 
 class SigmoidTransform(Transform):
     """y = 1 / (1 + exp(-x))."""
+
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
@@ -459,6 +481,7 @@ class SigmoidTransform(Transform):
 
 class SoftplusTransform(Transform):
     """y = log(1 + exp(x))."""
+
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
@@ -479,6 +502,7 @@ class SoftplusTransform(Transform):
 
 class TanhTransform(Transform):
     """y = tanh(x)."""
+
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
@@ -500,6 +524,7 @@ class TanhTransform(Transform):
 
 class AbsTransform(Transform):
     """y = |x| (not bijective)."""
+
     domain = constraints.real
     codomain = constraints.positive
 
@@ -515,6 +540,7 @@ class AbsTransform(Transform):
 
 class AffineTransform(Transform):
     """y = loc + scale * x, over `event_dim` rightmost dims."""
+
     bijective = True
 
     def __init__(self, loc, scale, event_dim=0, cache_size=0):
@@ -575,9 +601,9 @@ class AffineTransform(Transform):
         else:
             result = ember.abs(scale).log()
         if self.event_dim:
-            result_size = result.size()[:-self.event_dim] + (-1,)
+            result_size = result.size()[: -self.event_dim] + (-1,)
             result = result.view(result_size).sum(-1)
-            shape = shape[:-self.event_dim]
+            shape = shape[: -self.event_dim]
         return result.expand(shape)
 
     def forward_shape(self, shape):
@@ -589,17 +615,19 @@ class AffineTransform(Transform):
 
 class CorrCholeskyTransform(Transform):
     """Unconstrained vectors of length D(D-1)/2 to Cholesky factors of D x D correlation matrices."""
+
     domain = constraints.real_vector
     codomain = constraints.corr_cholesky
     bijective = True
 
     def _call(self, x):
         from .utils import vec_to_tril_matrix
+
         x = ember.tanh(x)
         eps = finfo(x.dtype).eps
         x = x.clamp(min=-1 + eps, max=1 - eps)
         r = vec_to_tril_matrix(x, diag=-1)
-        z = r ** 2
+        z = r**2
         z1m_cumprod_sqrt = (1 - z).sqrt().cumprod(-1)
         r = r + ember.eye(r.shape[-1], dtype=r.dtype, device=r.device)
         z1m_cumprod_sqrt_shifted = F.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
@@ -607,6 +635,7 @@ class CorrCholeskyTransform(Transform):
 
     def _inverse(self, y):
         from .utils import tril_matrix_to_vec
+
         y_cumsum = 1 - ember.cumsum(y * y, dim=-1)
         y_cumsum_shifted = F.pad(y_cumsum[..., :-1], [1, 0], value=1)
         y_vec = tril_matrix_to_vec(y, diag=-1)
@@ -616,6 +645,7 @@ class CorrCholeskyTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y, intermediates=None):
         from .utils import tril_matrix_to_vec
+
         y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
         y1m_cumsum_tril = tril_matrix_to_vec(y1m_cumsum, diag=-2)
         stick_breaking_logdet = 0.5 * (y1m_cumsum_tril).log().sum(-1)
@@ -642,6 +672,7 @@ class CorrCholeskyTransform(Transform):
 
 class SoftmaxTransform(Transform):
     """x -> softmax(x) on the last dim (not bijective: only used to constrain)."""
+
     domain = constraints.real_vector
     codomain = constraints.simplex
 
@@ -669,6 +700,7 @@ class SoftmaxTransform(Transform):
 
 class StickBreakingTransform(Transform):
     """R^(K-1) -> the K-simplex by stick breaking (bijective)."""
+
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
@@ -712,6 +744,7 @@ class StickBreakingTransform(Transform):
 
 class LowerCholeskyTransform(Transform):
     """Unconstrained matrices to lower-triangular ones with a positive diagonal (exp of the diagonal)."""
+
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
 
@@ -720,11 +753,13 @@ class LowerCholeskyTransform(Transform):
 
     def _call(self, x):
         return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().unsqueeze(-1) * ember.eye(
-            x.shape[-1], dtype=x.dtype, device=x.device)
+            x.shape[-1], dtype=x.dtype, device=x.device
+        )
 
     def _inverse(self, y):
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().unsqueeze(-1) * ember.eye(
-            y.shape[-1], dtype=y.dtype, device=y.device)
+            y.shape[-1], dtype=y.dtype, device=y.device
+        )
 
 
 class CatTransform(Transform):
@@ -830,8 +865,10 @@ class StackTransform(Transform):
         return ember.stack([t.inv(ys) for ys, t in zip(self._slice(y), self.transforms)], dim=self.dim)
 
     def log_abs_det_jacobian(self, x, y):
-        return ember.stack([t.log_abs_det_jacobian(xs, ys)
-                            for xs, ys, t in zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
+        return ember.stack(
+            [t.log_abs_det_jacobian(xs, ys) for xs, ys, t in zip(self._slice(x), self._slice(y), self.transforms)],
+            dim=self.dim,
+        )
 
     @property
     def bijective(self):
@@ -848,6 +885,7 @@ class StackTransform(Transform):
 
 class CumulativeDistributionTransform(Transform):
     """y = distribution.cdf(x) (to the unit interval)."""
+
     bijective = True
     codomain = constraints.unit_interval
     sign = +1

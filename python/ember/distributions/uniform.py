@@ -1,4 +1,5 @@
 """Uniform(low, high): the half-open interval [low, high)."""
+
 from numbers import Number
 
 import ember
@@ -11,8 +12,10 @@ __all__ = ["Uniform"]
 
 
 class Uniform(Distribution):
-    arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
-                       "high": constraints.dependent(is_discrete=False, event_dim=0)}
+    arg_constraints = {
+        "low": constraints.dependent(is_discrete=False, event_dim=0),
+        "high": constraints.dependent(is_discrete=False, event_dim=0),
+    }
     has_rsample = True
 
     @property
@@ -25,7 +28,7 @@ class Uniform(Distribution):
 
     @property
     def stddev(self):
-        return (self.high - self.low) / 12 ** 0.5
+        return (self.high - self.low) / 12**0.5
 
     @property
     def variance(self):

@@ -1,12 +1,21 @@
 """Helpers shared by the distributions (PyTorch's torch.distributions.utils)."""
+
 import math
 from functools import update_wrapper
 from numbers import Number
 
 import ember
 
-__all__ = ["broadcast_all", "logits_to_probs", "probs_to_logits", "clamp_probs", "lazy_property",
-           "tril_matrix_to_vec", "vec_to_tril_matrix", "euler_constant"]
+__all__ = [
+    "broadcast_all",
+    "logits_to_probs",
+    "probs_to_logits",
+    "clamp_probs",
+    "lazy_property",
+    "tril_matrix_to_vec",
+    "vec_to_tril_matrix",
+    "euler_constant",
+]
 
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni
 
@@ -38,8 +47,9 @@ def broadcast_all(*values):
         return tuple(ember.tensor(float(v), dtype=ember.get_default_dtype()) for v in values)
     ref = next(v for v in values if isinstance(v, ember.Tensor))
     dtype = ref.dtype if ref.is_floating_point() else ember.get_default_dtype()
-    values = [v if isinstance(v, ember.Tensor) else ember.tensor(float(v), dtype=dtype, device=ref.device)
-              for v in values]
+    values = [
+        v if isinstance(v, ember.Tensor) else ember.tensor(float(v), dtype=dtype, device=ref.device) for v in values
+    ]
     return tuple(ember.broadcast_tensors(*values))
 
 
@@ -113,8 +123,10 @@ def vec_to_tril_matrix(vec, diag=0):
     n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
     eps = finfo(vec.dtype).eps
     if not math.isclose(n, round(n), rel_tol=eps):
-        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as the lower "
-                         "triangular part of a square D x D matrix.")
+        raise ValueError(
+            f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as the lower "
+            "triangular part of a square D x D matrix."
+        )
     n = round(n)
     rows, cols = _tril_indices(n, diag, vec.device)
     mat = vec.new_zeros(vec.shape[:-1] + (n, n))

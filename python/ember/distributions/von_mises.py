@@ -1,4 +1,5 @@
 """VonMises(loc, concentration): the circular normal distribution on [-pi, pi)."""
+
 import math
 
 import ember
@@ -12,6 +13,7 @@ __all__ = ["VonMises"]
 
 class VonMises(_LocMeanMode, Distribution):
     """Samples come from the C++ rejection sampler ember._sample_von_mises (Best and Fisher); not reparameterized."""
+
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
     support = constraints.real
     has_rsample = False

@@ -1,4 +1,5 @@
 """Weibull(scale, concentration): scale * E^(1/concentration) for E ~ Exponential(1)."""
+
 import ember
 
 from . import constraints
@@ -18,8 +19,7 @@ class Weibull(TransformedDistribution):
         self.scale, self.concentration = broadcast_all(scale, concentration)
         self.concentration_reciprocal = self.concentration.reciprocal()
         base_dist = Exponential(ember.ones_like(self.scale), validate_args=validate_args)
-        transforms = [PowerTransform(exponent=self.concentration_reciprocal),
-                      AffineTransform(loc=0, scale=self.scale)]
+        transforms = [PowerTransform(exponent=self.concentration_reciprocal), AffineTransform(loc=0, scale=self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
@@ -43,9 +43,14 @@ class Weibull(TransformedDistribution):
 
     @property
     def variance(self):
-        return self.scale.pow(2) * (ember.exp(ember.lgamma(1 + 2 * self.concentration_reciprocal))
-                                    - ember.exp(2 * ember.lgamma(1 + self.concentration_reciprocal)))
+        return self.scale.pow(2) * (
+            ember.exp(ember.lgamma(1 + 2 * self.concentration_reciprocal))
+            - ember.exp(2 * ember.lgamma(1 + self.concentration_reciprocal))
+        )
 
     def entropy(self):
-        return (euler_constant * (1 - self.concentration_reciprocal)
-                + ember.log(self.scale * self.concentration_reciprocal) + 1)
+        return (
+            euler_constant * (1 - self.concentration_reciprocal)
+            + ember.log(self.scale * self.concentration_reciprocal)
+            + 1
+        )

@@ -4,6 +4,7 @@ A Future holds a value or an exception once completed (set_result / set_exceptio
 then() and add_done_callback() run when it completes: synchronously, in the thread that completes it, or at once if
 it is already done. A subclass may complete itself lazily (Note [Lazy futures]): ember.distributed's Work futures
 complete when asked whether they are done or for their value."""
+
 import threading
 import warnings
 
@@ -63,8 +64,10 @@ class Future:
     def _complete(self, value, exception):
         with self._cond:
             if self._completed:
-                raise RuntimeError("Attempting to mark a completed Future as complete again. Note that a Future "
-                                   "can only be marked completed once.")
+                raise RuntimeError(
+                    "Attempting to mark a completed Future as complete again. Note that a Future "
+                    "can only be marked completed once."
+                )
             self._value, self._exception, self._completed = value, exception, True
             callbacks, self._callbacks = self._callbacks, []
             self._cond.notify_all()
@@ -96,8 +99,9 @@ class Future:
             try:
                 result = callback(fut)
             except Exception as e:  # noqa: BLE001  (stored, raised by the child's wait())
-                err = RuntimeError("Got the following error when running the callback: {}: {}".format(
-                    type(e).__name__, e))
+                err = RuntimeError(
+                    "Got the following error when running the callback: {}: {}".format(type(e).__name__, e)
+                )
                 err.__cause__ = e
                 child.set_exception(err)
             else:
@@ -115,12 +119,16 @@ class Future:
     def add_done_callback(self, callback):
         """Runs callback(self) when this Future completes (at once if it is done). An exception it raises is
         reported as a warning and otherwise ignored, as PyTorch logs it."""
+
         def run(fut):
             try:
                 callback(fut)
             except Exception as e:  # noqa: BLE001
-                warnings.warn("Got the following error when running the callback: {}: {}".format(
-                    type(e).__name__, e), RuntimeWarning, stacklevel=2)
+                warnings.warn(
+                    "Got the following error when running the callback: {}: {}".format(type(e).__name__, e),
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
 
         self._add_callback(run)
 

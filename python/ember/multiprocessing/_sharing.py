@@ -1,4 +1,5 @@
 """Sharing strategies, as torch.multiprocessing's."""
+
 from .. import _C
 
 _all_strategies = {"file_descriptor", "file_system"}
@@ -23,9 +24,11 @@ def set_sharing_strategy(new_strategy):
     /dev/shm) or 'file_system' (named segments in /dev/shm, opened by name; a tracker process unlinks the segments
     of processes that die)."""
     if new_strategy not in _all_strategies:
-        raise _InvalidStrategy("invalid sharing strategy %r; expected one of %s"
-                               % (new_strategy, sorted(_all_strategies)))
+        raise _InvalidStrategy(
+            "invalid sharing strategy %r; expected one of %s" % (new_strategy, sorted(_all_strategies))
+        )
     if new_strategy == "file_system":
         from . import _tracker
+
         _tracker.ensure_running()
     _C._set_sharing_strategy(new_strategy)

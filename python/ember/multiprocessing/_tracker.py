@@ -6,6 +6,7 @@ process's connection closes (it exited or was killed), the tracker unlinks the n
 nobody unlinked. It exits when its last client is gone. It is started in its own session and orphaned at once,
 so that it is nobody's child process and a Ctrl-C in the terminal does not reach it.
 """
+
 import os
 import socket
 import subprocess
@@ -96,9 +97,13 @@ def ensure_running():
                 srv.bind("\0" + address)
                 srv.listen(128)
                 launcher = subprocess.Popen(
-                    [sys.executable, "-c", _TRACKER_SOURCE, str(srv.fileno())], pass_fds=[srv.fileno()],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                    start_new_session=True)
+                    [sys.executable, "-c", _TRACKER_SOURCE, str(srv.fileno())],
+                    pass_fds=[srv.fileno()],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
                 launcher.wait()
             finally:
                 srv.close()  # the tracker holds its own copy; connections queue until it accepts them

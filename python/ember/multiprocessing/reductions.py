@@ -5,6 +5,7 @@ shared-memory segment (the storage is moved there first) plus its geometry, dtyp
 receiver maps the same memory, so writes are visible both ways and nothing of the data is copied or pickled.
 A Parameter stays a Parameter, and a tensor's .grad travels with it the same way.
 """
+
 import io
 import multiprocessing.reduction as _reduction
 import os
@@ -18,7 +19,8 @@ from .._C import Tensor
 _NON_LEAF_MSG = (
     "Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd does not support crossing "
     "process boundaries.  If you just want to transfer the data, call detach() on the tensor before serializing "
-    "(e.g., putting it on the queue).")
+    "(e.g., putting it on the queue)."
+)
 
 # Descriptors a spawned child received with its start-up data (popen's DupFd): several tensors of one segment
 # name the same inherited descriptor, and each rebuild must own a descriptor of its own.
@@ -39,11 +41,13 @@ def _take_oob_fd(i):
 
 def _take_fd(dupfd):
     from multiprocessing import resource_sharer
+
     if isinstance(dupfd, resource_sharer.DupFd):
         return dupfd.detach()  # a fresh descriptor received over the sender's socket: ours
     fd = dupfd.detach()
     if fd in _inherited_fds_taken:
         import os
+
         return os.dup(fd)
     _inherited_fds_taken.add(fd)
     return fd
@@ -56,6 +60,7 @@ def rebuild_tensor(cls, kind, handle, nbytes, dtype, sizes, strides, offset, req
         kind, handle = "fd", _take_oob_fd(handle)
     t = _C._rebuild_shared(kind, handle, nbytes, dtype, sizes, strides, offset)
     from ..nn.parameter import Parameter
+
     if issubclass(cls, Parameter):
         t = cls(t, requires_grad)
     elif requires_grad:
@@ -80,6 +85,7 @@ wait_at_exit = True
 def _wait_for_fetches():
     import time
     from multiprocessing import resource_sharer
+
     deadline = time.monotonic() + _EXIT_WAIT
     for th in threading.enumerate():
         if th.name == "QueueFeederThread" and th is not threading.current_thread():
@@ -102,6 +108,7 @@ class _ExitWait:
     @staticmethod
     def install(_):
         from multiprocessing import util
+
         util.Finalize(None, _wait_for_fetches, exitpriority=1)
 
 
@@ -130,6 +137,7 @@ class _FdCollectingPickler(ForkingPickler):
     def __init__(self, file, fds):
         super().__init__(file, pickle.HIGHEST_PROTOCOL)
         from ..nn.parameter import Parameter
+
         self._fds = fds
         self._index = {}
         self.dispatch_table[Tensor] = self._reduce
@@ -150,8 +158,7 @@ class _FdCollectingPickler(ForkingPickler):
                 handle = _reduction.DupFd(handle)
             else:
                 kind, handle = "oob", i
-        return (rebuild_tensor, (type(t), kind, handle, nbytes, dtype, sizes, strides, offset, t.requires_grad,
-                                 t.grad))
+        return (rebuild_tensor, (type(t), kind, handle, nbytes, dtype, sizes, strides, offset, t.requires_grad, t.grad))
 
 
 def dumps_with_fds(obj):
@@ -177,7 +184,9 @@ def loads_with_fds(data, fds):
 def init_reductions():
     """Registers the tensor reducers with multiprocessing's pickler (done when ember.multiprocessing is imported)."""
     from multiprocessing import util
+
     from ..nn.parameter import Parameter
+
     for cls in (Tensor, Parameter):
         ForkingPickler.register(cls, reduce_tensor)
     util.register_after_fork(_exit_wait, _ExitWait.install)

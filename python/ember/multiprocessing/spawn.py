@@ -1,5 +1,6 @@
 """ember.multiprocessing.spawn: run fn(i, *args) in nprocs processes and propagate their errors, as
 torch.multiprocessing.spawn does."""
+
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -46,6 +47,7 @@ def _wrap(fn, i, args, error_file):
         pass  # the parent terminated this process (or Ctrl-C reached the group): nothing to report
     except Exception:  # SystemExit keeps its exit code (reported as such)
         import traceback
+
         # A file, not a pipe: a long traceback must not block a child whose parent reads only after it exits.
         with open(error_file, "w") as f:
             f.write(traceback.format_exc())
@@ -100,11 +102,19 @@ class ProcessContext:
             code = proc.exitcode
             if code < 0:
                 name = signal.Signals(-code).name
-                raise ProcessExitedException("process %d terminated with signal %s" % (failed, name),
-                                             error_index=failed, error_pid=proc.pid, exit_code=code,
-                                             signal_name=name)
-            raise ProcessExitedException("process %d terminated with exit code %d" % (failed, code),
-                                         error_index=failed, error_pid=proc.pid, exit_code=code)
+                raise ProcessExitedException(
+                    "process %d terminated with signal %s" % (failed, name),
+                    error_index=failed,
+                    error_pid=proc.pid,
+                    exit_code=code,
+                    signal_name=name,
+                )
+            raise ProcessExitedException(
+                "process %d terminated with exit code %d" % (failed, code),
+                error_index=failed,
+                error_pid=proc.pid,
+                exit_code=code,
+            )
         msg = "\n\n-- Process %d terminated with the following error:\n" % failed + trace
         raise ProcessRaisedException(msg, failed, proc.pid)
 

@@ -1,4 +1,5 @@
 """ember.nn.functional: the functional forms of the activations (the math runs in C++)."""
+
 from .. import _C
 
 
@@ -43,14 +44,16 @@ def channel_shuffle(input, groups):
         tensor([0., 2., 1., 3.])
     """
     if input.dim() <= 2:
-        raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with sizes %s"
-                           % list(input.shape))
+        raise RuntimeError(
+            "channel_shuffle expects input with > 2 dims, but got input with sizes %s" % list(input.shape)
+        )
     if groups <= 0:
         raise RuntimeError("Number of groups to divide channels in must be positive. Value of groups:%d" % groups)
     n, c = input.shape[0], input.shape[1]
     if c % groups != 0:
-        raise RuntimeError("Number of channels must be divisible by groups. Got %d channels and %d groups."
-                           % (c, groups))
+        raise RuntimeError(
+            "Number of channels must be divisible by groups. Got %d channels and %d groups." % (c, groups)
+        )
     rest = tuple(input.shape[2:])
     return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).contiguous().reshape(input.shape)
 
@@ -129,18 +132,21 @@ def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, retur
         ratio = tup(output_ratio)
         output_size = [int(spatial[d] * ratio[d]) for d in range(n)]
     out = tup(output_size)
-    names = ("time", "height", "width")[3 - n:]
+    names = ("time", "height", "width")[3 - n :]
     for d in range(n):
         if out[d] + kernel[d] - 1 > spatial[d]:
-            raise RuntimeError("%s(): pool %s %d too large relative to input %s %d"
-                               % (name, names[d], kernel[d], names[d], spatial[d]))
+            raise RuntimeError(
+                "%s(): pool %s %d too large relative to input %s %d" % (name, names[d], kernel[d], names[d], spatial[d])
+            )
     x = input if batched else input.unsqueeze(0)
     nb, c = x.shape[0], x.shape[1]
     if _random_samples is None:
         _random_samples = _C.rand(nb, c, n, dtype=x.dtype, device=x.device)
     if tuple(_random_samples.shape) != (nb, c, n):
-        raise RuntimeError("%s(): Expected _random_samples to have shape (%d, %d, %d), got %s"
-                           % (name, nb, c, n, list(_random_samples.shape)))
+        raise RuntimeError(
+            "%s(): Expected _random_samples to have shape (%d, %d, %d), got %s"
+            % (name, nb, c, n, list(_random_samples.shape))
+        )
     samples = _random_samples.to(x.dtype)
     flat = None  # (N, C, out..., k...) flat input offsets
     for d in range(n):
@@ -149,8 +155,7 @@ def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, retur
             alpha = _C.tensor(float(spatial[d] - kernel[d]), dtype=x.dtype, device=x.device) / (out[d] - 1)
             i = _C.arange(out[d] - 1, dtype=x.dtype, device=x.device)
             starts = ((i + u) * alpha).trunc().long() - (u * alpha).trunc().long()
-            starts = _C.cat([starts, _C.full((nb, c, 1), spatial[d] - kernel[d], dtype=_C.int64, device=x.device)],
-                            -1)
+            starts = _C.cat([starts, _C.full((nb, c, 1), spatial[d] - kernel[d], dtype=_C.int64, device=x.device)], -1)
         else:
             starts = _C.full((nb, c, out[d]), spatial[d] - kernel[d], dtype=_C.int64, device=x.device)
         pos = starts.unsqueeze(-1) + _C.arange(kernel[d], device=x.device)  # (N, C, out_d, k_d)
@@ -175,8 +180,9 @@ def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, retur
     return (result, indices) if return_indices else result
 
 
-def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                          _random_samples=None):
+def fractional_max_pool2d(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
     r"""Applies a 2-D fractional max pooling over an input signal made of several input planes.
 
     The windows of size ``kernel_size`` are placed pseudo-randomly so that the output has the requested size, which
@@ -203,8 +209,9 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
     return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
 
 
-def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                          _random_samples=None):
+def fractional_max_pool3d(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
     r"""Applies a 3-D fractional max pooling over an input signal made of several input planes.
 
     The windows of size ``kernel_size`` are placed pseudo-randomly so that the output has the requested size, which
@@ -231,8 +238,9 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
     return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
 
 
-def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                                       _random_samples=None):
+def fractional_max_pool2d_with_indices(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
     r"""Applies a 2-D fractional max pooling and returns the values with the indices of the maxima.
 
     The windows of size ``kernel_size`` are placed pseudo-randomly so that the output has the requested size, which
@@ -260,8 +268,9 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
     return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
 
 
-def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                                       _random_samples=None):
+def fractional_max_pool3d_with_indices(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
     r"""Applies a 3-D fractional max pooling and returns the values with the indices of the maxima.
 
     The windows of size ``kernel_size`` are placed pseudo-randomly so that the output has the requested size, which
@@ -289,6 +298,15 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
 
 
-__all__ = [*_nn.__all__, "channel_shuffle", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
-           "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d",
-           "native_channel_shuffle", "one_hot"]
+__all__ = [
+    *_nn.__all__,
+    "channel_shuffle",
+    "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
+    "lp_pool1d",
+    "lp_pool2d",
+    "native_channel_shuffle",
+    "one_hot",
+]

@@ -1,5 +1,6 @@
 """ember.nn.init: parameter initialisation (in place, without recording), as torch.nn.init. The sampling runs
 in C++ (uniform_, normal_, ...)."""
+
 import math
 import warnings
 
@@ -36,7 +37,7 @@ def calculate_gain(nonlinearity, param=None):
             negative_slope = param
         else:
             raise ValueError("negative_slope {} not a valid number".format(param))
-        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+        return math.sqrt(2.0 / (1 + negative_slope**2))
     if nonlinearity == "selu":
         return 3.0 / 4
     raise ValueError("Unsupported nonlinearity {}".format(nonlinearity))
@@ -73,12 +74,16 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 @_no_grad
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Normal(mean, std) truncated to [a, b], by inverting the normal CDF of a uniform sample."""
+
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
     if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
-                      "be incorrect.", stacklevel=2)
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
+            "be incorrect.",
+            stacklevel=2,
+        )
     lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
     uniform_(tensor, 2 * lo - 1, 2 * hi - 1, generator)
     tensor.erfinv_()
@@ -183,6 +188,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     if rows < cols:
         flattened = flattened.t()
     from .. import linalg
+
     q, r = linalg.qr(flattened)
     q = q * _C.sign(r.diagonal(0, -2, -1))
     if rows < cols:

@@ -1,4 +1,5 @@
 """Parameter: a Tensor that a Module registers as a parameter when assigned as an attribute."""
+
 from .. import _C
 from .._C import Tensor
 
@@ -51,11 +52,14 @@ class UninitializedTensorMixin:
         raise RuntimeError(
             "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
             "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
-            "`forward` to initialize the parameters before accessing their attributes.")
+            "`forward` to initialize the parameters before accessing their attributes."
+        )
 
     def share_memory_(self):
-        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call `forward` to initialize "
-                           "the parameters before calling `module.share_memory()`.")
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to initialize "
+            "the parameters before calling `module.share_memory()`."
+        )
 
     def __repr__(self):
         return "<{}>".format(self.__class__.__name__)

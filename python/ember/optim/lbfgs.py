@@ -1,8 +1,10 @@
 """L-BFGS with an optional strong-Wolfe line search (PyTorch's LBFGS). The iteration's control flow is scalar
 Python; every vector operation (dot products, updates of the flat direction and history) is an ember op."""
+
 import math
 
 import ember
+
 from .optimizer import Optimizer
 
 
@@ -24,6 +26,7 @@ def _cubic_min(x1, f1, g1, x2, f2, g2, bounds=None):
 
 class _Point:
     """A trial step t with its loss, flat gradient and directional derivative."""
+
     __slots__ = ("t", "f", "g", "gtd")
 
     def __init__(self, t, f, g, gtd):
@@ -53,8 +56,9 @@ def _strong_wolfe(evaluate, t, d, f0, g0, gtd0, c1=1e-4, c2=0.9, tolerance_chang
         if cur.gtd >= 0:
             bracket = [prev, cur]
             break
-        nxt = _cubic_min(prev.t, prev.f, prev.gtd, cur.t, cur.f, cur.gtd,
-                         bounds=(cur.t + 0.01 * (cur.t - prev.t), cur.t * 10))
+        nxt = _cubic_min(
+            prev.t, prev.f, prev.gtd, cur.t, cur.f, cur.gtd, bounds=(cur.t + 0.01 * (cur.t - prev.t), cur.t * 10)
+        )
         prev, cur = cur, at(nxt)
         evals += 1
         it += 1
@@ -101,30 +105,47 @@ class LBFGS(Optimizer):
     """Limited-memory BFGS. `step(closure)` needs a closure that zeroes the gradients, computes the loss, calls
     backward and returns the loss; all parameters form one group."""
 
-    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
-                 history_size=100, line_search_fn=None):
+    def __init__(
+        self,
+        params,
+        lr=1,
+        max_iter=20,
+        max_eval=None,
+        tolerance_grad=1e-7,
+        tolerance_change=1e-9,
+        history_size=100,
+        line_search_fn=None,
+    ):
         if lr < 0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         if line_search_fn not in (None, "strong_wolfe"):
             raise ValueError(f"LBFGS: line_search_fn must be None or 'strong_wolfe', got {line_search_fn!r}")
-        defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
-                        tolerance_change=tolerance_change, history_size=history_size, line_search_fn=line_search_fn)
+        defaults = dict(
+            lr=lr,
+            max_iter=max_iter,
+            max_eval=max_eval,
+            tolerance_grad=tolerance_grad,
+            tolerance_change=tolerance_change,
+            history_size=history_size,
+            line_search_fn=line_search_fn,
+        )
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         self._params = self.param_groups[0]["params"]
 
     def _flat_grad(self):
-        return ember.cat([p.grad.reshape(-1) if p.grad is not None else ember.zeros(p.numel(), dtype=p.dtype)
-                          for p in self._params])
+        return ember.cat(
+            [p.grad.reshape(-1) if p.grad is not None else ember.zeros(p.numel(), dtype=p.dtype) for p in self._params]
+        )
 
     def _add(self, step, direction):
         offset = 0
         for p in self._params:
             n = p.numel()
-            p.add_(direction[offset:offset + n].view_as(p), alpha=step)
+            p.add_(direction[offset : offset + n].view_as(p), alpha=step)
             offset += n
 
     def _evaluate(self, closure):
@@ -205,8 +226,9 @@ class LBFGS(Optimizer):
                         p.copy_(x)
                     return f, g
 
-                loss, flat_grad, t, ls_evals = _strong_wolfe(evaluate, t, d, loss, flat_grad, gtd,
-                                                             tolerance_change=tolerance_change)
+                loss, flat_grad, t, ls_evals = _strong_wolfe(
+                    evaluate, t, d, loss, flat_grad, gtd, tolerance_change=tolerance_change
+                )
                 self._add(t, d)
                 opt_cond = flat_grad.abs().max().item() <= tolerance_grad
             else:
@@ -225,6 +247,14 @@ class LBFGS(Optimizer):
             if (d * t).abs().max().item() <= tolerance_change or abs(loss - prev_loss) < tolerance_change:
                 break
 
-        state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=H_diag,
-                     prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
+        state.update(
+            d=d,
+            t=t,
+            old_dirs=old_dirs,
+            old_stps=old_stps,
+            ro=ro,
+            H_diag=H_diag,
+            prev_flat_grad=prev_flat_grad,
+            prev_loss=prev_loss,
+        )
         return orig_loss

@@ -8,6 +8,7 @@ scheduler.h, lr_factor), which the C++ frontend's schedulers use too; the classe
 users subclass them and they hold Python objects (docs/architecture.md, "Behaviour written once").
 See docs/optim_schedulers.md.
 """
+
 import math
 import types
 import warnings
@@ -16,13 +17,25 @@ from bisect import bisect_right
 from collections import Counter
 from functools import partial, wraps
 
-from .._C import Tensor
-from .._C import _optim
+from .._C import Tensor, _optim
 
 __all__ = [
-    "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR", "ExponentialLR",
-    "SequentialLR", "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR",
-    "CosineAnnealingWarmRestarts", "OneCycleLR", "PolynomialLR", "LRScheduler",
+    "LambdaLR",
+    "MultiplicativeLR",
+    "StepLR",
+    "MultiStepLR",
+    "ConstantLR",
+    "LinearLR",
+    "ExponentialLR",
+    "SequentialLR",
+    "CosineAnnealingLR",
+    "ChainedScheduler",
+    "ReduceLROnPlateau",
+    "CyclicLR",
+    "CosineAnnealingWarmRestarts",
+    "OneCycleLR",
+    "PolynomialLR",
+    "LRScheduler",
 ]
 
 inf = math.inf
@@ -72,7 +85,8 @@ def _format_param(name, optimizer, param):
         if len(param) != n:
             raise ValueError(
                 f"{name} must have the same length as optimizer.param_groups. "
-                f"{name} has {len(param)} values, param_groups has {n}.")
+                f"{name} has {len(param)} values, param_groups has {n}."
+            )
         values = list(param)
     else:
         values = [param] * n
@@ -81,8 +95,9 @@ def _format_param(name, optimizer, param):
 
 def _check_verbose(verbose):
     if verbose != "deprecated":
-        warnings.warn("The verbose parameter is deprecated. Please use get_last_lr() "
-                      "to access the learning rate.", UserWarning)
+        warnings.warn(
+            "The verbose parameter is deprecated. Please use get_last_lr() to access the learning rate.", UserWarning
+        )
         return bool(verbose)
     return False
 
@@ -98,18 +113,21 @@ def _track_optimizer_step(optimizer):
     opt_ref = weakref.ref(optimizer)
     func = getattr(step, "__func__", None)
     if func is not None:
+
         @wraps(func)
         def wrapper(*args, **kwargs):
             opt = opt_ref()
             opt._opt_called = True
             return func.__get__(opt, opt.__class__)(*args, **kwargs)
     else:  # a plain callable stored on the instance
+
         @wraps(step)
         def wrapper(*args, **kwargs):
             opt = opt_ref()
             if opt is not None:
                 opt._opt_called = True
             return step(*args, **kwargs)
+
     wrapper._wrapped_by_lr_sched = True
     optimizer.step = wrapper
 
@@ -131,8 +149,11 @@ class _FlagOn:
 
 def _warn_get_lr_called_within_step(sched):
     if not sched._get_lr_called_within_step:
-        warnings.warn("To get the last learning rate computed by the scheduler, "
-                      "please use `get_last_lr()`.", UserWarning, stacklevel=3)
+        warnings.warn(
+            "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _current_lrs(optimizer):
@@ -160,8 +181,9 @@ class LRScheduler:
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise KeyError("param 'initial_lr' is not specified "
-                                   f"in param_groups[{i}] when resuming an optimizer")
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer"
+                    )
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         _track_optimizer_step(optimizer)
@@ -254,8 +276,9 @@ class _LambdaStateMixin:
 
     def state_dict(self):
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
-                               for fn in self.lr_lambdas]
+        state["lr_lambdas"] = [
+            None if isinstance(fn, types.FunctionType) else fn.__dict__.copy() for fn in self.lr_lambdas
+        ]
         return state
 
     def load_state_dict(self, state_dict):
@@ -297,8 +320,7 @@ class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
         _warn_get_lr_called_within_step(self)
         if self._is_initial:
             return _current_lrs(self.optimizer)
-        return [group["lr"] * fn(self.last_epoch)
-                for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+        return [group["lr"] * fn(self.last_epoch) for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
 
 
 class StepLR(LRScheduler):
@@ -366,8 +388,9 @@ class ConstantLR(LRScheduler):
 class LinearLR(LRScheduler):
     """The factor on initial_lr goes linearly from start_factor to end_factor over total_iters epochs."""
 
-    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1,
-                 verbose="deprecated"):
+    def __init__(
+        self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1, verbose="deprecated"
+    ):
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
         if end_factor > 1.0 or end_factor < 0:
@@ -447,12 +470,13 @@ class CosineAnnealingLR(LRScheduler):
         if self._is_initial:
             return _current_lrs(self.optimizer)
         if self._step_count == 1 and t > 0:
-            return [eta_min + (base_lr - eta_min) * (1 + math.cos(t * math.pi / T)) / 2
-                    for base_lr in self.base_lrs]
+            return [eta_min + (base_lr - eta_min) * (1 + math.cos(t * math.pi / T)) / 2 for base_lr in self.base_lrs]
         if (t - 1 - T) % (2 * T) == 0:
             # leaving the minimum of the cosine: the ratio below would divide by zero
-            return [lr + (base_lr - eta_min) * (1 - math.cos(math.pi / T)) / 2
-                    for base_lr, lr in zip(self.base_lrs, _current_lrs(self.optimizer))]
+            return [
+                lr + (base_lr - eta_min) * (1 - math.cos(math.pi / T)) / 2
+                for base_lr, lr in zip(self.base_lrs, _current_lrs(self.optimizer))
+            ]
         ratio_num = 1 + math.cos(math.pi * t / T)
         ratio_den = 1 + math.cos(math.pi * (t - 1) / T)
         return [ratio_num / ratio_den * (lr - eta_min) + eta_min for lr in _current_lrs(self.optimizer)]
@@ -469,12 +493,14 @@ def _check_composed(owner, schedulers, optimizer):
         if isinstance(sched, ReduceLROnPlateau):
             raise ValueError(
                 f"{owner} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs "
-                f"to be specified when calling `step`, but got one at index {i} in the given schedulers sequence.")
+                f"to be specified when calling `step`, but got one at index {i} in the given schedulers sequence."
+            )
         if optimizer != sched.optimizer:
             raise ValueError(
                 f"{owner} expects all schedulers to belong to the same optimizer, but got scheduler "
                 f"{sched.__class__.__name__} at index {i} has {sched.optimizer}, "
-                f"which is different from {optimizer.__class__.__name__}.")
+                f"which is different from {optimizer.__class__.__name__}."
+            )
 
 
 class _ComposedStateMixin:
@@ -505,7 +531,8 @@ class SequentialLR(_ComposedStateMixin, LRScheduler):
             raise ValueError(
                 "Sequential Schedulers expects number of schedulers provided to be one more than the number of "
                 f"milestone points, but got number of schedulers {len(schedulers)} and the number of milestones "
-                f"to be equal to {len(milestones)}")
+                f"to be equal to {len(milestones)}"
+            )
         _check_verbose(verbose)
         self._schedulers = schedulers
         self._milestones = milestones
@@ -560,8 +587,19 @@ class ChainedScheduler(_ComposedStateMixin, LRScheduler):
 class ReduceLROnPlateau(LRScheduler):
     """Multiplies the lr by `factor` once the metric has not improved for more than `patience` steps."""
 
-    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
-                 cooldown=0, min_lr=0, eps=1e-8, verbose="deprecated"):
+    def __init__(
+        self,
+        optimizer,
+        mode="min",
+        factor=0.1,
+        patience=10,
+        threshold=1e-4,
+        threshold_mode="rel",
+        cooldown=0,
+        min_lr=0,
+        eps=1e-8,
+        verbose="deprecated",
+    ):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor
@@ -620,7 +658,8 @@ class ReduceLROnPlateau(LRScheduler):
                     f"The number of param groups in the `optimizer` ({len(groups)}) differs from when "
                     f"`ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), usually due to a new param group "
                     "being added to the optimizer. Please modify the `min_lrs` field to match the length of the "
-                    "`optimizer` param groups.")
+                    "`optimizer` param groups."
+                )
             self.min_lrs = [self.default_min_lr] * len(groups)
         for i, group in enumerate(groups):
             old_lr = float(group["lr"])
@@ -677,9 +716,23 @@ class CyclicLR(LRScheduler):
     With cycle_momentum, the momentum (or Adam's beta1) cycles the other way, max_momentum -> base_momentum.
     """
 
-    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
-                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
-                 max_momentum=0.9, last_epoch=-1, verbose="deprecated"):
+    def __init__(
+        self,
+        optimizer,
+        base_lr,
+        max_lr,
+        step_size_up=2000,
+        step_size_down=None,
+        mode="triangular",
+        gamma=1.0,
+        scale_fn=None,
+        scale_mode="cycle",
+        cycle_momentum=True,
+        base_momentum=0.8,
+        max_momentum=0.9,
+        last_epoch=-1,
+        verbose="deprecated",
+    ):
         _check_optimizer(optimizer)
         self.optimizer = optimizer
 
@@ -746,7 +799,7 @@ class CyclicLR(LRScheduler):
 
     @staticmethod
     def _exp_range_scale_fn(gamma, x):
-        return gamma ** x
+        return gamma**x
 
     def get_lr(self):
         """The lr at batch `last_epoch`; with cycle_momentum it also writes the momentum into the groups."""
@@ -759,8 +812,9 @@ class CyclicLR(LRScheduler):
             scale_factor = (x - 1) / (self.step_ratio - 1)
         scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
 
-        lrs = [base_lr + (max_lr - base_lr) * scale_factor * scale
-               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+        lrs = [
+            base_lr + (max_lr - base_lr) * scale_factor * scale for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)
+        ]
         if self.cycle_momentum:
             for group, m_base, m_max in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
                 _set_momentum(group, self.use_beta1, m_max - (m_max - m_base) * scale_factor * scale)
@@ -827,8 +881,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 else:
                     # index of the current period: T_0 * (T_mult**n - 1) / (T_mult - 1) <= epoch
                     n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
-                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
-                    self.T_i = self.T_0 * self.T_mult ** n
+                    self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult**n
             else:
                 self.T_i = self.T_0
                 self.T_cur = epoch
@@ -845,9 +899,24 @@ class OneCycleLR(LRScheduler):
     initial lr first, then down). With cycle_momentum, momentum (or beta1) moves the opposite way.
     """
 
-    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
-                 anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95,
-                 div_factor=25.0, final_div_factor=1e4, three_phase=False, last_epoch=-1, verbose="deprecated"):
+    def __init__(
+        self,
+        optimizer,
+        max_lr,
+        total_steps=None,
+        epochs=None,
+        steps_per_epoch=None,
+        pct_start=0.3,
+        anneal_strategy="cos",
+        cycle_momentum=True,
+        base_momentum=0.85,
+        max_momentum=0.95,
+        div_factor=25.0,
+        final_div_factor=1e4,
+        three_phase=False,
+        last_epoch=-1,
+        verbose="deprecated",
+    ):
         _check_optimizer(optimizer)
         self.optimizer = optimizer
 
@@ -869,8 +938,9 @@ class OneCycleLR(LRScheduler):
         if three_phase:
             self._schedule_phases = [
                 self._phase(up_end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                self._phase(float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr",
-                            "base_momentum", "max_momentum"),
+                self._phase(
+                    float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"
+                ),
                 self._phase(self.total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
             ]
         else:
@@ -909,8 +979,13 @@ class OneCycleLR(LRScheduler):
 
     @staticmethod
     def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum):
-        return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr,
-                "start_momentum": start_momentum, "end_momentum": end_momentum}
+        return {
+            "end_step": end_step,
+            "start_lr": start_lr,
+            "end_lr": end_lr,
+            "start_momentum": start_momentum,
+            "end_momentum": end_momentum,
+        }
 
     @staticmethod
     def _annealing_cos(start, end, pct):
@@ -932,7 +1007,8 @@ class OneCycleLR(LRScheduler):
         step_num = self.last_epoch
         if step_num > self.total_steps:
             raise ValueError(
-                f"Tried to step {step_num} times. The specified number of total steps is {self.total_steps}")
+                f"Tried to step {step_num} times. The specified number of total steps is {self.total_steps}"
+            )
         lrs = []
         last = len(self._schedule_phases) - 1
         for group in self.optimizer.param_groups:
@@ -943,8 +1019,7 @@ class OneCycleLR(LRScheduler):
                     pct = (step_num - start_step) / (end_step - start_step)
                     lrs.append(self._anneal_func(group[phase["start_lr"]], group[phase["end_lr"]], pct))
                     if self.cycle_momentum:
-                        momentum = self._anneal_func(group[phase["start_momentum"]],
-                                                     group[phase["end_momentum"]], pct)
+                        momentum = self._anneal_func(group[phase["start_momentum"]], group[phase["end_momentum"]], pct)
                         _set_momentum(group, self.use_beta1, momentum)
                     break
                 start_step = end_step

@@ -3,6 +3,7 @@
 Subclasses gather a group's parameters, gradients and state tensors and hand them to one fused C++ call
 (ember/optim/fused.h); no Python loop touches tensor data.
 """
+
 import functools
 import warnings
 from collections import OrderedDict, defaultdict
@@ -39,6 +40,7 @@ def register_optimizer_step_post_hook(hook):
 
 def _typename(x):
     from ember.nn.modules.container import _tensor_type
+
     return _tensor_type(x) if isinstance(x, ember.Tensor) else type(x).__name__
 
 
@@ -58,17 +60,20 @@ def _check_not_differentiable(defaults):
     if defaults.get("differentiable"):
         raise NotImplementedError(
             "ember.optim: differentiable=True (autograd through the optimizer step) is not supported; "
-            "the step runs as one fused C++ update")
+            "the step runs as one fused C++ update"
+        )
 
 
 def _step_wrapper(step):
     """Runs the step hooks around a subclass's step, under no_grad (the closure runs with grad enabled)."""
+
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
         if ember._C._profiler_enabled():  # the step as one scope, named as PyTorch names it
             with ember.autograd.profiler.record_function(f"Optimizer.step#{type(self).__name__}.step"):
                 return _run_step(step, self, args, kwargs)
         return _run_step(step, self, args, kwargs)
+
     wrapper._ember_step_wrapped = True
     return wrapper
 
@@ -78,8 +83,7 @@ def _run_step(step, self, args, kwargs):
         result = hook(self, args, kwargs)
         if result is not None:
             if not (isinstance(result, tuple) and len(result) == 2):
-                raise RuntimeError(
-                    f"{hook} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
+                raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
             args, kwargs = result
     with ember.no_grad():
         out = step(self, *args, **kwargs)
@@ -109,8 +113,10 @@ class Optimizer:
         self._optimizer_load_state_dict_pre_hooks = OrderedDict()
         self._optimizer_load_state_dict_post_hooks = OrderedDict()
         if isinstance(params, ember.Tensor):
-            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
-                            f"but got {_typename(params)}")
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                f"but got {_typename(params)}"
+            )
         self.state = defaultdict(dict)
         self.param_groups = []
         param_groups = list(params)
@@ -126,9 +132,14 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
-                     "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
-                     "_optimizer_load_state_dict_post_hooks"):
+        for name in (
+            "_optimizer_step_pre_hooks",
+            "_optimizer_step_post_hooks",
+            "_optimizer_state_dict_pre_hooks",
+            "_optimizer_state_dict_post_hooks",
+            "_optimizer_load_state_dict_pre_hooks",
+            "_optimizer_load_state_dict_post_hooks",
+        ):
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
         # A state dict from an older PyTorch may lack newer options (foreach, fused...): give them the defaults;
@@ -158,8 +169,10 @@ class Optimizer:
         if isinstance(params, ember.Tensor):
             param_group["params"] = [params]
         elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
-                            "tensors in sets will change between runs. Please use a list instead.")
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the ordering of "
+                "tensors in sets will change between runs. Please use a list instead."
+            )
         else:
             param_group["params"] = list(params)
         for p in param_group["params"]:
@@ -173,9 +186,11 @@ class Optimizer:
             param_group.setdefault(name, default)
         params = param_group["params"]
         if len(params) != len({id(p) for p in params}):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
-                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
-                          stacklevel=3)
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this will "
+                "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                stacklevel=3,
+            )
         seen = {id(p) for group in self.param_groups for p in group["params"]}
         if any(id(p) in seen for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -184,6 +199,7 @@ class Optimizer:
     def zero_grad(self, set_to_none=True):
         """Clears the gradients of every parameter (to None by default, as PyTorch 2 does)."""
         from ember.nn.modules.module import _clear_grads
+
         _clear_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     @_step_wrapper
@@ -265,17 +281,22 @@ class Optimizer:
             if out is not None:
                 state_dict = out
         if "state" not in state_dict or "param_groups" not in state_dict:
-            raise ValueError("optimizer state dict must have the keys 'state' and 'param_groups', got "
-                             f"{sorted(state_dict)}")
+            raise ValueError(
+                f"optimizer state dict must have the keys 'state' and 'param_groups', got {sorted(state_dict)}"
+            )
         groups = self.param_groups
         saved_groups = [dict(g) for g in state_dict["param_groups"]]
         if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
         if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
-                             "optimizer's group")
-        id_map = dict(zip(chain.from_iterable(s["params"] for s in saved_groups),
-                          chain.from_iterable(g["params"] for g in groups)))
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+            )
+        id_map = dict(
+            zip(
+                chain.from_iterable(s["params"] for s in saved_groups), chain.from_iterable(g["params"] for g in groups)
+            )
+        )
         problems = []
         for key, value in state_dict["state"].items():
             p = id_map.get(key)
@@ -283,11 +304,14 @@ class Optimizer:
                 continue
             for name, v in value.items():
                 if isinstance(v, ember.Tensor) and v.dim() > 0 and tuple(v.shape) != tuple(p.shape):
-                    problems.append(f"state '{name}' of parameter {key} has shape {list(v.shape)} but the "
-                                    f"parameter has shape {list(p.shape)}")
+                    problems.append(
+                        f"state '{name}' of parameter {key} has shape {list(v.shape)} but the "
+                        f"parameter has shape {list(p.shape)}"
+                    )
         if problems:
-            raise ValueError("Error(s) in loading state_dict for " + self.__class__.__name__ + ":\n\t"
-                             + "\n\t".join(problems))
+            raise ValueError(
+                "Error(s) in loading state_dict for " + self.__class__.__name__ + ":\n\t" + "\n\t".join(problems)
+            )
 
         def cast(param, value, key=None):
             if isinstance(value, ember.Tensor):

@@ -3,6 +3,7 @@
 The averaging runs as whole-tensor ember ops (`lerp_`, `add_`, `copy_`) in C++, one call per tensor.
 See docs/optim_schedulers.md.
 """
+
 import itertools
 import math
 import warnings
@@ -14,8 +15,15 @@ from ..nn.modules.module import Module
 from ..nn.modules.normalization import _BatchNorm
 from .lr_scheduler import LRScheduler, _check_optimizer, _format_param
 
-__all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
-           "get_ema_avg_fn", "get_swa_avg_fn"]
+__all__ = [
+    "AveragedModel",
+    "update_bn",
+    "SWALR",
+    "get_ema_multi_avg_fn",
+    "get_swa_multi_avg_fn",
+    "get_ema_avg_fn",
+    "get_swa_avg_fn",
+]
 
 
 def _is_float(t):
@@ -210,18 +218,19 @@ class SWALR(LRScheduler):
 
     def get_lr(self):
         if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, "
-                          "please use `get_last_lr()`.", UserWarning)
+            warnings.warn(
+                "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.", UserWarning
+            )
         step = self._step_count - 1
         if self.anneal_epochs == 0:
             step = max(1, step)
         span = max(1, self.anneal_epochs)
         prev_alpha = self.anneal_func(max(0, min(1, (step - 1) / span)))
-        prev_lrs = [self._get_initial_lr(group["lr"], group["swa_lr"], prev_alpha)
-                    for group in self.optimizer.param_groups]
+        prev_lrs = [
+            self._get_initial_lr(group["lr"], group["swa_lr"], prev_alpha) for group in self.optimizer.param_groups
+        ]
         alpha = self.anneal_func(max(0, min(1, step / span)))
-        return [group["swa_lr"] * alpha + lr * (1 - alpha)
-                for group, lr in zip(self.optimizer.param_groups, prev_lrs)]
+        return [group["swa_lr"] * alpha + lr * (1 - alpha) for group, lr in zip(self.optimizer.param_groups, prev_lrs)]
 
     def state_dict(self):
         return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "anneal_func")}

@@ -1,6 +1,7 @@
 """ember.profiler, as torch.profiler: profile() with activities, a step schedule and on_trace_ready,
 record_function, tensorboard_trace_handler. The recording is ember's C++ recorder (docs/profiler.md); the results
 are torch.autograd.profiler_util's EventList and FunctionEvent(Avg)."""
+
 import gzip
 import json
 import os
@@ -14,8 +15,17 @@ from ember.autograd import profiler as _legacy
 from ember.autograd.profiler import record_function  # noqa: F401
 from ember.autograd.profiler_util import _chrome_trace
 
-__all__ = ["profile", "schedule", "supported_activities", "tensorboard_trace_handler", "record_function",
-           "ProfilerAction", "ProfilerActivity", "kineto_available", "itt"]
+__all__ = [
+    "profile",
+    "schedule",
+    "supported_activities",
+    "tensorboard_trace_handler",
+    "record_function",
+    "ProfilerAction",
+    "ProfilerActivity",
+    "kineto_available",
+    "itt",
+]
 
 
 class ProfilerActivity(Enum):
@@ -47,6 +57,7 @@ def kineto_available():
 class ProfilerAction(Enum):
     """What the profiler does at a step: NONE, WARMUP, RECORD, RECORD_AND_SAVE (the last recorded step, after
     which on_trace_ready gets the trace)."""
+
     NONE = 0
     WARMUP = 1
     RECORD = 2
@@ -56,6 +67,7 @@ class ProfilerAction(Enum):
 def schedule(*, wait, warmup, active, repeat=0, skip_first=0):
     """The step -> ProfilerAction function: after skip_first steps, cycles of `wait` idle steps, `warmup` steps
     and `active` recorded ones, `repeat` times (0: forever)."""
+
     def schedule_fn(step):
         assert step >= 0
         if step < skip_first:
@@ -71,8 +83,9 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0):
             return ProfilerAction.WARMUP
         return ProfilerAction.RECORD if mod_step < num_steps - 1 else ProfilerAction.RECORD_AND_SAVE
 
-    assert wait >= 0 and warmup >= 0 and active > 0 and repeat >= 0 and skip_first >= 0, \
+    assert wait >= 0 and warmup >= 0 and active > 0 and repeat >= 0 and skip_first >= 0, (
         "Invalid profiler schedule arguments"
+    )
     if warmup == 0:
         warnings.warn("Profiler won't be using warmup, this can skew profiler results")
     return schedule_fn
@@ -85,6 +98,7 @@ def _default_schedule_fn(_):
 def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False):
     """An on_trace_ready that writes `dir_name/{worker_name}.{ms since epoch}.pt.trace.json[.gz]` (what
     TensorBoard's profiler plugin reads); worker_name defaults to '{hostname}_{pid}'."""
+
     def handler_fn(prof):
         nonlocal worker_name
         if not os.path.isdir(dir_name):
@@ -98,6 +112,7 @@ def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False):
         if use_gzip:
             file_name += ".gz"
         prof.export_chrome_trace(os.path.join(dir_name, file_name))
+
     return handler_fn
 
 
@@ -105,8 +120,17 @@ class _KinetoProfile:
     """The recording session without a schedule: start_trace/stop_trace and the results (PyTorch's base class
     of profile)."""
 
-    def __init__(self, *, activities=None, record_shapes=False, profile_memory=False, with_stack=False,
-                 with_flops=False, with_modules=False, experimental_config=None):
+    def __init__(
+        self,
+        *,
+        activities=None,
+        record_shapes=False,
+        profile_memory=False,
+        with_stack=False,
+        with_flops=False,
+        with_modules=False,
+        experimental_config=None,
+    ):
         self.activities = set(activities) if activities else supported_activities()
         self.record_shapes = record_shapes
         self.with_flops = with_flops
@@ -125,11 +149,15 @@ class _KinetoProfile:
         self.stop_trace()
 
     def prepare_trace(self):
-        self.profiler = _legacy.profile(use_cuda=ProfilerActivity.CUDA in self.activities,
-                                        use_cpu=ProfilerActivity.CPU in self.activities,
-                                        record_shapes=self.record_shapes, with_flops=self.with_flops,
-                                        profile_memory=self.profile_memory, with_stack=self.with_stack,
-                                        with_modules=self.with_modules)
+        self.profiler = _legacy.profile(
+            use_cuda=ProfilerActivity.CUDA in self.activities,
+            use_cpu=ProfilerActivity.CPU in self.activities,
+            record_shapes=self.record_shapes,
+            with_flops=self.with_flops,
+            profile_memory=self.profile_memory,
+            with_stack=self.with_stack,
+            with_modules=self.with_modules,
+        )
 
     def start_trace(self):
         if self.profiler is None:
@@ -180,9 +208,20 @@ class profile(_KinetoProfile):
     """torch.profiler.profile: records while the schedule says so (always, without a schedule), numbers steps
     with prof.step() ("ProfilerStep#N" scopes), and calls on_trace_ready after each RECORD_AND_SAVE step."""
 
-    def __init__(self, *, activities=None, schedule=None, on_trace_ready=None, record_shapes=False,
-                 profile_memory=False, with_stack=False, with_flops=False, with_modules=False,
-                 experimental_config=None, use_cuda=None):
+    def __init__(
+        self,
+        *,
+        activities=None,
+        schedule=None,
+        on_trace_ready=None,
+        record_shapes=False,
+        profile_memory=False,
+        with_stack=False,
+        with_flops=False,
+        with_modules=False,
+        experimental_config=None,
+        use_cuda=None,
+    ):
         activities = set(activities) if activities else supported_activities()
         if use_cuda is not None:
             warnings.warn("use_cuda is deprecated, use activities argument instead")
@@ -191,9 +230,15 @@ class profile(_KinetoProfile):
             else:
                 activities.discard(ProfilerActivity.CUDA)
         assert len(activities) > 0, "No valid profiler activities found"
-        super().__init__(activities=activities, record_shapes=record_shapes, profile_memory=profile_memory,
-                         with_stack=with_stack, with_flops=with_flops, with_modules=with_modules,
-                         experimental_config=experimental_config)
+        super().__init__(
+            activities=activities,
+            record_shapes=record_shapes,
+            profile_memory=profile_memory,
+            with_stack=with_stack,
+            with_flops=with_flops,
+            with_modules=with_modules,
+            experimental_config=experimental_config,
+        )
         if schedule:
             self.schedule = schedule
             self.record_steps = True  # ProfilerStep#N scopes, as PyTorch records them with a schedule
@@ -210,8 +255,11 @@ class profile(_KinetoProfile):
             (A.NONE, A.WARMUP): [self.prepare_trace],
             (A.NONE, A.RECORD): [self.prepare_trace, self.start_trace],
             (A.NONE, A.RECORD_AND_SAVE): [self.prepare_trace, self.start_trace],
-            (A.WARMUP, A.NONE): [partial_warn("Incorrect schedule: WARMUP followed by NONE"), self.start_trace,
-                                 self.stop_trace],
+            (A.WARMUP, A.NONE): [
+                partial_warn("Incorrect schedule: WARMUP followed by NONE"),
+                self.start_trace,
+                self.stop_trace,
+            ],
             (A.WARMUP, A.WARMUP): [],
             (A.WARMUP, A.RECORD): [self.start_trace],
             (A.WARMUP, A.RECORD_AND_SAVE): [self.start_trace],
@@ -221,10 +269,13 @@ class profile(_KinetoProfile):
             (A.RECORD, A.RECORD_AND_SAVE): [],
             (A.RECORD_AND_SAVE, A.NONE): [self.stop_trace, self._trace_ready],
             (A.RECORD_AND_SAVE, A.WARMUP): [self.stop_trace, self._trace_ready, self.prepare_trace],
-            (A.RECORD_AND_SAVE, A.RECORD): [self.stop_trace, self._trace_ready, self.prepare_trace,
-                                            self.start_trace],
-            (A.RECORD_AND_SAVE, A.RECORD_AND_SAVE): [self.stop_trace, self._trace_ready, self.prepare_trace,
-                                                     self.start_trace],
+            (A.RECORD_AND_SAVE, A.RECORD): [self.stop_trace, self._trace_ready, self.prepare_trace, self.start_trace],
+            (A.RECORD_AND_SAVE, A.RECORD_AND_SAVE): [
+                self.stop_trace,
+                self._trace_ready,
+                self.prepare_trace,
+                self.start_trace,
+            ],
             # the profile ends (None)
             (A.WARMUP, None): [self.start_trace, self.stop_trace],
             (A.RECORD, None): [self.stop_trace, self._trace_ready],

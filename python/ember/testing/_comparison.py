@@ -2,6 +2,7 @@
 mappings), each pair is compared (None, bools, Python/NumPy numbers, tensors and NumPy arrays), and the first failing
 pair raises an AssertionError with PyTorch's message (for tensors: the count of mismatched elements and the greatest
 absolute and relative differences with their indices). The comparisons of tensor values run as ember ops."""
+
 import cmath
 import collections.abc
 import contextlib
@@ -12,8 +13,12 @@ import numpy as np
 from .. import _C
 
 # {dtype name: (rtol, atol)}, torch.testing's defaults; other dtypes (integers, bool) compare exactly.
-_DTYPE_PRECISIONS = {"float16": (0.001, 1e-5), "bfloat16": (0.016, 1e-5), "float32": (1.3e-6, 1e-5),
-                     "float64": (1e-7, 1e-7)}
+_DTYPE_PRECISIONS = {
+    "float16": (0.001, 1e-5),
+    "bfloat16": (0.016, 1e-5),
+    "float32": (1.3e-6, 1e-5),
+    "float64": (1e-7, 1e-7),
+}
 _NUMBER_DTYPES = {int: "int64", float: "float64"}
 
 
@@ -48,20 +53,28 @@ def _default_tolerances(*dtype_names):
 
 def _tolerances(*dtype_names, rtol, atol, id):
     if (rtol is None) ^ (atol is None):
-        raise _ErrorMeta(ValueError, "Both 'rtol' and 'atol' must be either specified or omitted, but got no %s."
-                         % ("rtol" if rtol is None else "atol"), id=id)
+        raise _ErrorMeta(
+            ValueError,
+            "Both 'rtol' and 'atol' must be either specified or omitted, but got no %s."
+            % ("rtol" if rtol is None else "atol"),
+            id=id,
+        )
     if rtol is not None:
         return rtol, atol
     return _default_tolerances(*dtype_names)
 
 
-def _mismatch_msg(*, default_identifier, extra=None, abs_diff, abs_diff_idx=None, atol, rel_diff, rel_diff_idx=None,
-                  rtol):
+def _mismatch_msg(
+    *, default_identifier, extra=None, abs_diff, abs_diff_idx=None, atol, rel_diff, rel_diff_idx=None, rtol
+):
     equality = rtol == 0 and atol == 0
 
     def diff_msg(kind, diff, idx, tol):
-        msg = ("%s difference: %s" % (kind.title(), diff) if idx is None
-               else "Greatest %s difference: %s at index %s" % (kind, diff, idx))
+        msg = (
+            "%s difference: %s" % (kind.title(), diff)
+            if idx is None
+            else "Greatest %s difference: %s at index %s" % (kind, diff, idx)
+        )
         if not equality:
             msg += " (up to %s allowed)" % tol
         return msg + "\n"
@@ -96,12 +109,20 @@ def _tensor_mismatch_msg(actual, expected, mismatches, *, rtol, atol):
     a, b, bad = actual.flatten(), expected.flatten(), mismatches.flatten()
     abs_diff = _C.where(bad, (a - b).abs(), _C.zeros_like(a))
     max_abs, abs_idx = _C.max(abs_diff, 0)
-    rel_diff = _C.where(bad, abs_diff / b.abs(), _C.zeros((), dtype=_C.promote_types(abs_diff.dtype, _C.float32),
-                                                          device=a.device))
+    rel_diff = _C.where(
+        bad, abs_diff / b.abs(), _C.zeros((), dtype=_C.promote_types(abs_diff.dtype, _C.float32), device=a.device)
+    )
     max_rel, rel_idx = _C.max(rel_diff, 0)
-    return _mismatch_msg(default_identifier="Tensor-likes", extra=extra, abs_diff=max_abs.item(),
-                         abs_diff_idx=_unravel(int(abs_idx.item()), shape), atol=atol, rel_diff=max_rel.item(),
-                         rel_diff_idx=_unravel(int(rel_idx.item()), shape), rtol=rtol)
+    return _mismatch_msg(
+        default_identifier="Tensor-likes",
+        extra=extra,
+        abs_diff=max_abs.item(),
+        abs_diff_idx=_unravel(int(abs_idx.item()), shape),
+        atol=atol,
+        rel_diff=max_rel.item(),
+        rel_diff_idx=_unravel(int(rel_idx.item()), shape),
+        rtol=rtol,
+    )
 
 
 class _Pair:
@@ -135,17 +156,18 @@ class _BooleanPair(_Pair):
 
 
 class _NumberPair(_Pair):
-    def __init__(self, actual, expected, *, id=(), rtol=None, atol=None, equal_nan=False, check_dtype=False,
-                 **options):
-        if not all(isinstance(x, (int, float, np.number)) and not isinstance(x, (bool, np.bool_))
-                   for x in (actual, expected)):
+    def __init__(self, actual, expected, *, id=(), rtol=None, atol=None, equal_nan=False, check_dtype=False, **options):
+        if not all(
+            isinstance(x, (int, float, np.number)) and not isinstance(x, (bool, np.bool_)) for x in (actual, expected)
+        ):
             raise _Unsupported()
         actual, expected = [x.item() if isinstance(x, np.number) else x for x in (actual, expected)]
         if not all(type(x) in _NUMBER_DTYPES for x in (actual, expected)):
             raise _ErrorMeta(TypeError, "Unknown number type %s." % type(actual), id=id)
         super().__init__(actual, expected, id=id)
-        self.rtol, self.atol = _tolerances(*[_NUMBER_DTYPES[type(x)] for x in (actual, expected)], rtol=rtol,
-                                           atol=atol, id=id)
+        self.rtol, self.atol = _tolerances(
+            *[_NUMBER_DTYPES[type(x)] for x in (actual, expected)], rtol=rtol, atol=atol, id=id
+        )
         self.equal_nan, self.check_dtype = equal_nan, check_dtype
 
     def compare(self):
@@ -163,8 +185,22 @@ class _NumberPair(_Pair):
 
 
 class _TensorLikePair(_Pair):
-    def __init__(self, actual, expected, *, id=(), allow_subclasses=True, rtol=None, atol=None, equal_nan=False,
-                 check_device=True, check_dtype=True, check_layout=True, check_stride=False, **options):
+    def __init__(
+        self,
+        actual,
+        expected,
+        *,
+        id=(),
+        allow_subclasses=True,
+        rtol=None,
+        atol=None,
+        equal_nan=False,
+        check_device=True,
+        check_dtype=True,
+        check_layout=True,
+        check_stride=False,
+        **options,
+    ):
         related = isinstance(actual, type(expected)) or isinstance(expected, type(actual))
         if not related or not all(isinstance(x, (_C.Tensor, np.ndarray)) for x in (actual, expected)):
             raise _Unsupported()
@@ -175,8 +211,9 @@ class _TensorLikePair(_Pair):
         except Exception:  # noqa: BLE001 (a NumPy array ember cannot hold: not a pair this class handles)
             raise _Unsupported() from None
         super().__init__(actual, expected, id=id)
-        self.rtol, self.atol = _tolerances(_dtype_name(actual.dtype), _dtype_name(expected.dtype), rtol=rtol,
-                                           atol=atol, id=id)
+        self.rtol, self.atol = _tolerances(
+            _dtype_name(actual.dtype), _dtype_name(expected.dtype), rtol=rtol, atol=atol, id=id
+        )
         self.equal_nan, self.check_device, self.check_dtype = equal_nan, check_device, check_dtype
         self.check_stride = check_stride
 
@@ -215,11 +252,16 @@ _PAIR_TYPES = (_NonePair, _BooleanPair, _NumberPair, _TensorLikePair)
 
 def _originate_pairs(actual, expected, *, id=(), **options):
     seq = collections.abc.Sequence
-    if isinstance(actual, seq) and not isinstance(actual, str) and isinstance(expected, seq) \
-            and not isinstance(expected, str):
+    if (
+        isinstance(actual, seq)
+        and not isinstance(actual, str)
+        and isinstance(expected, seq)
+        and not isinstance(expected, str)
+    ):
         if len(actual) != len(expected):
-            raise _ErrorMeta(AssertionError, "The length of the sequences mismatch: %d != %d"
-                             % (len(actual), len(expected)), id=id)
+            raise _ErrorMeta(
+                AssertionError, "The length of the sequences mismatch: %d != %d" % (len(actual), len(expected)), id=id
+            )
         pairs = []
         for i in range(len(actual)):
             pairs.extend(_originate_pairs(actual[i], expected[i], id=(*id, i), **options))
@@ -228,10 +270,14 @@ def _originate_pairs(actual, expected, *, id=(), **options):
     if isinstance(actual, mapping) and isinstance(expected, mapping):
         actual_keys, expected_keys = set(actual.keys()), set(expected.keys())
         if actual_keys != expected_keys:
-            raise _ErrorMeta(AssertionError, "The keys of the mappings do not match:\n"
-                             "Missing keys in the actual mapping: %s\n"
-                             "Additional keys in the actual mapping: %s"
-                             % (sorted(expected_keys - actual_keys), sorted(actual_keys - expected_keys)), id=id)
+            raise _ErrorMeta(
+                AssertionError,
+                "The keys of the mappings do not match:\n"
+                "Missing keys in the actual mapping: %s\n"
+                "Additional keys in the actual mapping: %s"
+                % (sorted(expected_keys - actual_keys), sorted(actual_keys - expected_keys)),
+                id=id,
+            )
         keys = actual_keys
         with contextlib.suppress(Exception):
             keys = sorted(keys)
@@ -244,12 +290,27 @@ def _originate_pairs(actual, expected, *, id=(), **options):
             return [pair_type(actual, expected, id=id, **options)]
         except _Unsupported:
             continue
-    raise _ErrorMeta(TypeError, "No comparison pair was able to handle inputs of type %s and %s."
-                     % (type(actual), type(expected)), id=id)
+    raise _ErrorMeta(
+        TypeError,
+        "No comparison pair was able to handle inputs of type %s and %s." % (type(actual), type(expected)),
+        id=id,
+    )
 
 
-def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=None, equal_nan=False,
-                 check_device=True, check_dtype=True, check_layout=True, check_stride=False, msg=None):
+def assert_close(
+    actual,
+    expected,
+    *,
+    allow_subclasses=True,
+    rtol=None,
+    atol=None,
+    equal_nan=False,
+    check_device=True,
+    check_dtype=True,
+    check_layout=True,
+    check_stride=False,
+    msg=None,
+):
     """Asserts that actual and expected are close: |actual - expected| <= atol + rtol * |expected| elementwise,
     infinities only equal to themselves, NaNs equal only with equal_nan. Default rtol/atol by dtype as PyTorch
     (float16 1e-3/1e-5, bfloat16 1.6e-2/1e-5, float32 1.3e-6/1e-5, float64 1e-7/1e-7, exact otherwise). Inputs may be
@@ -257,9 +318,18 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
     or a callable given the generated message) replaces the message of a failed comparison."""
     __tracebackhide__ = True
     try:
-        pairs = _originate_pairs(actual, expected, allow_subclasses=allow_subclasses, rtol=rtol, atol=atol,
-                                 equal_nan=equal_nan, check_device=check_device, check_dtype=check_dtype,
-                                 check_layout=check_layout, check_stride=check_stride)
+        pairs = _originate_pairs(
+            actual,
+            expected,
+            allow_subclasses=allow_subclasses,
+            rtol=rtol,
+            atol=atol,
+            equal_nan=equal_nan,
+            check_device=check_device,
+            check_dtype=check_dtype,
+            check_layout=check_layout,
+            check_stride=check_stride,
+        )
     except _ErrorMeta as error:
         raise error.to_error() from None
     for pair in pairs:
@@ -276,8 +346,12 @@ _ALLCLOSE_PRECISIONS = {"float16": (1e-3, 1e-3), "float32": (1e-4, 1e-5), "float
 def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
     """Deprecated in PyTorch in favour of assert_close: non-tensors become tensors (expected in actual's dtype),
     dtypes need not match, NaNs compare equal by default."""
-    warnings.warn("ember.testing.assert_allclose() is deprecated since PyTorch 1.12 and will be removed in a future "
-                  "release. Use ember.testing.assert_close() instead.", FutureWarning, stacklevel=2)
+    warnings.warn(
+        "ember.testing.assert_allclose() is deprecated since PyTorch 1.12 and will be removed in a future "
+        "release. Use ember.testing.assert_close() instead.",
+        FutureWarning,
+        stacklevel=2,
+    )
     if not isinstance(actual, _C.Tensor):
         actual = _C.tensor(actual)
     if not isinstance(expected, _C.Tensor):
@@ -285,5 +359,14 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
     if rtol is None and atol is None:
         precisions = [_ALLCLOSE_PRECISIONS.get(_dtype_name(t.dtype), (0.0, 0.0)) for t in (actual, expected)]
         rtol, atol = max(p[0] for p in precisions), max(p[1] for p in precisions)
-    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True, check_dtype=False,
-                 check_stride=False, msg=msg or None)
+    assert_close(
+        actual,
+        expected,
+        rtol=rtol,
+        atol=atol,
+        equal_nan=equal_nan,
+        check_device=True,
+        check_dtype=False,
+        check_stride=False,
+        msg=msg or None,
+    )

@@ -1,5 +1,6 @@
 """make_tensor, as torch.testing.make_tensor: a tensor of the given shape, dtype and device with values drawn
 uniformly from [low, high) (defaults by dtype), optionally non-contiguous, without zeros, or requiring grad."""
+
 import collections.abc
 import math
 
@@ -10,8 +11,17 @@ _INTEGRAL = ("uint8", "int8", "int16", "int32", "int64")
 _FLOATING = ("float16", "bfloat16", "float32", "float64")
 
 
-def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False, noncontiguous=False,
-                exclude_zero=False, memory_format=None):
+def make_tensor(
+    *shape,
+    dtype,
+    device,
+    low=None,
+    high=None,
+    requires_grad=False,
+    noncontiguous=False,
+    exclude_zero=False,
+    memory_format=None,
+):
     def modify_low_high(low, high, lowest, highest, default_low, default_high, integral):
         low = low if low is not None else default_low
         high = high if high is not None else default_high

@@ -10,6 +10,7 @@ graph). Both work under ember.autograd.grad (the inputs' gradients are returned)
 captures get theirs accumulated into .grad, as in PyTorch's reentrant variant. Only the CPU RNG state is replayed
 until ember.cuda has get_rng_state/set_rng_state.
 """
+
 import warnings
 
 from .. import _C
@@ -22,8 +23,7 @@ __all__ = ["checkpoint", "checkpoint_sequential"]
 def detach_variable(inputs):
     """Detaches each tensor of the tuple, keeping its requires_grad."""
     if not isinstance(inputs, tuple):
-        raise RuntimeError("Only tuple of tensors is supported. Got Unsupported input type: "
-                           + type(inputs).__name__)
+        raise RuntimeError("Only tuple of tensors is supported. Got Unsupported input type: " + type(inputs).__name__)
     out = []
     for inp in inputs:
         if not isinstance(inp, Tensor):
@@ -43,6 +43,7 @@ def check_backward_validity(inputs):
 def _cuda_devices(args):
     """The CUDA devices of the tensor arguments, where ember.cuda can save their RNG state."""
     from .. import cuda
+
     if not hasattr(cuda, "get_rng_state"):
         return []
     return sorted({a.device.index or 0 for a in args if isinstance(a, Tensor) and a.device.type == "cuda"})
@@ -60,6 +61,7 @@ class CheckpointFunction(Function):
         ctx.preserve_rng_state = preserve_rng_state
         if preserve_rng_state:
             from .. import cuda, get_rng_state
+
             ctx.fwd_cpu_state = get_rng_state()
             ctx.fwd_devices = _cuda_devices(args)
             ctx.fwd_device_states = [cuda.get_rng_state(d) for d in ctx.fwd_devices]
@@ -81,6 +83,7 @@ class CheckpointFunction(Function):
     @staticmethod
     def backward(ctx, *args):
         from .. import autograd, cuda, get_rng_state, set_rng_state
+
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[i] = t
@@ -92,8 +95,10 @@ class CheckpointFunction(Function):
             for d, s in zip(ctx.fwd_devices, ctx.fwd_device_states):
                 cuda.set_rng_state(s, d)
         try:
-            detached_inputs = tuple(x.detach().requires_grad_(r) if isinstance(x, Tensor) else x
-                                    for x, r in zip(inputs, ctx.input_requires_grad))
+            detached_inputs = tuple(
+                x.detach().requires_grad_(r) if isinstance(x, Tensor) else x
+                for x, r in zip(inputs, ctx.input_requires_grad)
+            )
             with autograd.enable_grad():
                 outputs = ctx.run_function(*detached_inputs)
         finally:
@@ -128,10 +133,13 @@ class _NonReentrantCheckpointFunction(CheckpointFunction):
 def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **kwargs):
     """Runs function(*args, **kwargs) without keeping its intermediate tensors; the backward recomputes them."""
     if use_reentrant is None:
-        warnings.warn("ember.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
-                      "use_reentrant=False is recommended, but if you need to preserve the current default "
-                      "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
-                      "differences between the two variants.", stacklevel=2)
+        warnings.warn(
+            "ember.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
+            "use_reentrant=False is recommended, but if you need to preserve the current default "
+            "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
+            "differences between the two variants.",
+            stacklevel=2,
+        )
         use_reentrant = True
     # PyTorch's non-reentrant options, accepted at their defaults only
     if kwargs.pop("context_fn", None) is not None or kwargs.pop("debug", False):
@@ -148,6 +156,7 @@ def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **k
     if not _C.is_grad_enabled():
         return run(*args)
     from .. import empty
+
     dummy = empty(0, requires_grad=True)
     return _NonReentrantCheckpointFunction.apply(run, preserve_rng_state, *args, dummy)
 
@@ -155,10 +164,13 @@ def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **k
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
     """Runs the functions (or an nn.Sequential) in order, in `segments` chunks, checkpointing all but the last."""
     if use_reentrant is None:
-        warnings.warn("ember.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed "
-                      "explicitly. use_reentrant=False is recommended, but if you need to preserve the current "
-                      "default behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
-                      "differences between the two variants.", stacklevel=2)
+        warnings.warn(
+            "ember.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed "
+            "explicitly. use_reentrant=False is recommended, but if you need to preserve the current "
+            "default behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
+            "differences between the two variants.",
+            stacklevel=2,
+        )
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
@@ -173,12 +185,14 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
         return forward
 
     from .. import nn
+
     if isinstance(functions, getattr(nn, "Sequential", ())):
         functions = list(functions.children())
     segment_size = len(functions) // segments
     end = -1  # the last chunk is not checkpointed: its graph is needed right away
     for start in range(0, segment_size * (segments - 1), segment_size):
         end = start + segment_size - 1
-        input = checkpoint(run_function(start, end, functions), input, use_reentrant=use_reentrant,
-                           preserve_rng_state=preserve)
+        input = checkpoint(
+            run_function(start, end, functions), input, use_reentrant=use_reentrant, preserve_rng_state=preserve
+        )
     return run_function(end + 1, len(functions) - 1, functions)(input)

@@ -4,6 +4,7 @@
 that shares the tensor's memory; `from_dlpack(obj)` takes an object with `__dlpack__` (preferred: it
 negotiates the versioned protocol and CUDA streams) or a capsule. A capsule can be consumed only once.
 """
+
 import enum
 
 from .. import _C

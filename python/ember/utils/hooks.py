@@ -1,4 +1,5 @@
 """RemovableHandle for hooks kept in Python dicts (ember.nn.Module's hooks), as torch.utils.hooks."""
+
 import itertools
 import weakref
 
@@ -11,8 +12,9 @@ class RemovableHandle:
     def __init__(self, hooks_dict, *, extra_dict=None):
         self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.id = next(RemovableHandle._ids)
-        self.extra_dict_refs = tuple(weakref.ref(d) for d in ([extra_dict] if isinstance(extra_dict, dict)
-                                                               else extra_dict or []))
+        self.extra_dict_refs = tuple(
+            weakref.ref(d) for d in ([extra_dict] if isinstance(extra_dict, dict) else extra_dict or [])
+        )
 
     def remove(self):
         for ref in (self.hooks_dict_ref,) + self.extra_dict_refs:

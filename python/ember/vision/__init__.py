@@ -3,6 +3,7 @@
 The per-pixel work runs in C++: ember's ops (interpolate, grid_sample, flip, pad, arithmetic) and the kernels and
 codecs of ember/vision/ (IDX and gzip readers, PNG through libpng, PGM/PPM, grayscale and hue).
 """
-from . import io, datasets, transforms, models, utils  # noqa: F401
+
+from . import datasets, io, models, transforms, utils  # noqa: F401
 
 __all__ = ["datasets", "io", "models", "transforms", "utils"]

@@ -1,5 +1,6 @@
 """ember.vision.io: reading and writing images (torchvision.io's names). PNG goes through libpng, PGM/PPM (P5/P6)
 through ember's own parser; all of it C++ (ember/vision/png.cpp, pnm.cpp)."""
+
 import enum
 import os
 
@@ -7,12 +8,21 @@ from .. import _C
 
 _V = _C._vision
 
-__all__ = ["ImageReadMode", "read_file", "write_file", "decode_png", "decode_image", "encode_png", "read_image",
-           "write_png"]
+__all__ = [
+    "ImageReadMode",
+    "read_file",
+    "write_file",
+    "decode_png",
+    "decode_image",
+    "encode_png",
+    "read_image",
+    "write_png",
+]
 
 
 class ImageReadMode(enum.IntEnum):
     """The channels an image is decoded to (torchvision.io.ImageReadMode)."""
+
     UNCHANGED = 0
     GRAY = 1
     GRAY_ALPHA = 2
@@ -25,8 +35,9 @@ def _mode(mode):
         try:
             return ImageReadMode[mode.upper()]
         except KeyError:
-            raise ValueError("unknown image read mode %r (expected one of %s)"
-                             % (mode, ", ".join(m.name for m in ImageReadMode))) from None
+            raise ValueError(
+                "unknown image read mode %r (expected one of %s)" % (mode, ", ".join(m.name for m in ImageReadMode))
+            ) from None
     if isinstance(mode, bool) or not isinstance(mode, int):
         raise TypeError("mode must be an ImageReadMode, got %s" % type(mode).__name__)
     return ImageReadMode(mode) if 0 <= mode <= 4 else int(mode)  # the C++ side names the bad value

@@ -1,8 +1,10 @@
 """make_grid and save_image (torchvision.utils). The grid is assembled by ember ops; PNG is written by libpng."""
+
 import math
 import os
 
 import ember
+
 from . import io as _io
 
 __all__ = ["make_grid", "save_image"]
@@ -36,8 +38,10 @@ def make_grid(tensor, nrow=8, padding=2, normalize=False, value_range=None, scal
             tensor = ember.cat([tensor, tensor, tensor], dim=0)
         tensor = tensor.unsqueeze(0)
     if tensor.dim() != 4:
-        raise ValueError("make_grid expects a [B, C, H, W] batch, a [C, H, W] image or a [H, W] map, got shape %s"
-                         % (list(tensor.shape),))
+        raise ValueError(
+            "make_grid expects a [B, C, H, W] batch, a [C, H, W] image or a [H, W] map, got shape %s"
+            % (list(tensor.shape),)
+        )
     if tensor.shape[1] == 1:
         tensor = ember.cat([tensor, tensor, tensor], dim=1)
     if normalize:
@@ -72,9 +76,10 @@ def make_grid(tensor, nrow=8, padding=2, normalize=False, value_range=None, scal
     cells[:b, :, padding:, padding:] = tensor
     grid = cells.view(ymaps, xmaps, c, h + padding, w + padding).permute(2, 0, 3, 1, 4)
     grid = grid.reshape(c, ymaps * (h + padding), xmaps * (w + padding))
-    out = ember.full((c, ymaps * (h + padding) + padding, xmaps * (w + padding) + padding), pad_value,
-                     dtype=tensor.dtype)
-    out[:, :grid.shape[1], :grid.shape[2]] = grid
+    out = ember.full(
+        (c, ymaps * (h + padding) + padding, xmaps * (w + padding) + padding), pad_value, dtype=tensor.dtype
+    )
+    out[:, : grid.shape[1], : grid.shape[2]] = grid
     return out
 
 
@@ -86,8 +91,9 @@ def save_image(tensor, fp, format=None, **kwargs):
     if format is None and isinstance(fp, (str, os.PathLike)):
         ext = os.path.splitext(os.fspath(fp))[1].lower()
         if ext not in ("", ".png"):
-            raise ValueError("save_image writes PNG only (through libpng); the file name %r has extension %r"
-                             % (os.fspath(fp), ext))
+            raise ValueError(
+                "save_image writes PNG only (through libpng); the file name %r has extension %r" % (os.fspath(fp), ext)
+            )
     grid = make_grid(tensor, **kwargs)
     if grid.is_floating_point():
         grid = grid.mul(255).add_(0.5).clamp_(0, 255)

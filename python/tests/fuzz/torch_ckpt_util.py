@@ -1,5 +1,6 @@
 """Helpers shared by test_torch_load.py, test_torch_load_fuzz.py and fuzz/torch_zip.py: the fixture folder,
 re-packing a checkpoint zip with changed members, and hand-built pickles in torch.save's layout."""
+
 import io
 import os
 import struct
@@ -45,6 +46,7 @@ def repack(data, change):
 
 # -- hand-built pickles (protocol 2, as torch.save writes them) ------------------------------------------
 
+
 def p_int(v):
     if 0 <= v < 256:
         return b"K" + bytes([v])
@@ -69,9 +71,16 @@ def p_global(module, name):
 
 def p_tensor(size, stride, offset, numel, storage="FloatStorage", key="0", location="cpu", requires_grad=False):
     pid = p_tuple([p_str("storage"), p_global("torch", storage), p_str(key), p_str(location), p_int(numel)])
-    args = p_tuple([pid + b"Q", p_int(offset), p_tuple([p_int(s) for s in size]),
-                    p_tuple([p_int(s) for s in stride]), b"\x88" if requires_grad else b"\x89",
-                    p_global("collections", "OrderedDict") + b")R"])
+    args = p_tuple(
+        [
+            pid + b"Q",
+            p_int(offset),
+            p_tuple([p_int(s) for s in size]),
+            p_tuple([p_int(s) for s in stride]),
+            b"\x88" if requires_grad else b"\x89",
+            p_global("collections", "OrderedDict") + b")R",
+        ]
+    )
     return p_global("torch._utils", "_rebuild_tensor_v2") + args + b"R"
 
 

@@ -11,8 +11,9 @@ address space is capped unless running under AddressSanitizer). A loaded result 
 tensor in it is summed, so that out-of-bounds views would be touched. Prints the outcome counts; exits 1 on
 any failure (the failing inputs are written to $FUZZ_FAILURES or ./torch_zip_failures/).
 """
-import io
+
 import importlib.util
+import io
 import os
 import pickle
 import random
@@ -32,16 +33,15 @@ if importlib.util.find_spec("ember") is None:  # run from a source checkout with
     sys.path.append(os.path.join(os.path.dirname(os.path.dirname(HERE)), ""))
 
 import numpy as np  # noqa: E402
+from torch_ckpt_util import FIXTURES, make_zip, zip_members  # noqa: E402
 
 import ember  # noqa: E402
 from ember import _torch_load  # noqa: E402
-from torch_ckpt_util import FIXTURES, make_zip, zip_members  # noqa: E402
 
 EXPECTED = (RuntimeError, pickle.UnpicklingError)
 TIME_LIMIT_S = 10.0
 INTERESTING = [0, 1, 0x7F, 0x80, 0xFF, 0x4B, 0x4A, 0x8A, 0x52, 0x2E, 0x28, 0x74, 0x63]
-BIG_INTS = [0, 1, -1, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 40, 2 ** 62, 2 ** 63 - 1, 2 ** 63, 2 ** 64, -(2 ** 63),
-            10 ** 30]
+BIG_INTS = [0, 1, -1, 2**31 - 1, 2**31, 2**32, 2**40, 2**62, 2**63 - 1, 2**63, 2**64, -(2**63), 10**30]
 
 
 class Failure(Exception):
@@ -99,10 +99,10 @@ def mutate_bytes(rng, data):
         elif kind == 3:  # insertion
             data[i:i] = bytes(rng.randrange(256) for _ in range(rng.choice([1, 2, 4, 8, 64])))
         elif kind == 4:  # deletion of a range
-            del data[i:i + rng.choice([1, 2, 4, 16, 256])]
+            del data[i : i + rng.choice([1, 2, 4, 16, 256])]
         else:  # duplicate a range somewhere else
             j = rng.randrange(len(data))
-            data[j:j] = data[i:i + rng.choice([1, 4, 16, 128])]
+            data[j:j] = data[i : i + rng.choice([1, 4, 16, 128])]
     return bytes(data)
 
 
@@ -115,7 +115,7 @@ def splice_int(rng, pkl):
     i = rng.choice(spots)
     v = rng.choice(BIG_INTS + [rng.randrange(-300, 300)])
     n = (v.bit_length() + 8) // 8
-    return pkl[:i] + b"\x8a" + bytes([n]) + v.to_bytes(n, "little", signed=True) + pkl[i + 2:]
+    return pkl[:i] + b"\x8a" + bytes([n]) + v.to_bytes(n, "little", signed=True) + pkl[i + 2 :]
 
 
 def mutate(rng, data):
@@ -261,8 +261,10 @@ def main(argv):
     start = time.time()
     counts, failures = run(n, seed, failures_dir=os.environ.get("FUZZ_FAILURES", "torch_zip_failures"))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"torch_zip fuzz: {n} iterations, seed {seed}, {time.time() - start:.0f} s, peak RSS {peak_mb:.0f} MB, "
-          f"outcomes {counts}, failures {len(failures)}")
+    print(
+        f"torch_zip fuzz: {n} iterations, seed {seed}, {time.time() - start:.0f} s, peak RSS {peak_mb:.0f} MB, "
+        f"outcomes {counts}, failures {len(failures)}"
+    )
     return 1 if failures else 0
 
 

@@ -5,6 +5,7 @@ a factory for the inputs. test_gradcheck_ops.py runs gradcheck on every case (an
 `gradgrad`), and checks that every public differentiable op has at least one case, so a new op without a
 gradient test fails that check.
 """
+
 import numpy as np
 
 import ember
@@ -12,12 +13,12 @@ import ember
 
 class Case:
     def __init__(self, op, fn, inputs, gradgrad=True, id=None, **check):
-        self.op = op            # the public name covered, e.g. "mul"
-        self.fn = fn            # fn(*inputs) -> tensor or tuple of tensors
-        self.inputs = inputs    # () -> tuple of inputs (tensors that require grad are checked)
+        self.op = op  # the public name covered, e.g. "mul"
+        self.fn = fn  # fn(*inputs) -> tensor or tuple of tensors
+        self.inputs = inputs  # () -> tuple of inputs (tensors that require grad are checked)
         self.gradgrad = gradgrad
         self.id = id or op
-        self.check = check      # gradcheck options (eps, atol, rtol) for ops that lose precision
+        self.check = check  # gradcheck options (eps, atol, rtol) for ops that lose precision
 
 
 def make(*shape, low=-2.0, high=2.0, noncontig=False, requires_grad=True, seed=None, away_from=None):

@@ -1,6 +1,7 @@
 """Gradient cases of the activations, softmax and dropout (ember.nn.functional; top-level names where PyTorch has
 them). Inputs stay away from the kinks; random ops fix the seed inside the function, so that every call of the
 function (gradcheck calls it many times) draws the same mask."""
+
 import ember
 import ember.nn.functional as F
 
@@ -17,6 +18,7 @@ def seeded(fn, seed=0):
     def f(*args):
         ember.manual_seed(seed)
         return fn(*args)
+
     return f
 
 
@@ -65,8 +67,15 @@ add("glu", lambda a: F.glu(a), lambda: (make(2, 6),))
 # ---- softmax family
 add("softmax", lambda a: ember.softmax(a, 1), lambda: (make(3, 5, noncontig=True),))
 add("softmax", lambda a: a.softmax(0), lambda: (make(4, 2, 3),))
-add("softmax", lambda a: F.softmax(a.float(), -1, dtype=ember.float64), lambda: (make(2, 3),), gradgrad=False, eps=1e-3,
-    atol=1e-3, id="softmax_dtype")
+add(
+    "softmax",
+    lambda a: F.softmax(a.float(), -1, dtype=ember.float64),
+    lambda: (make(2, 3),),
+    gradgrad=False,
+    eps=1e-3,
+    atol=1e-3,
+    id="softmax_dtype",
+)
 add("softmax", lambda a: ember.softmax(a, 0), lambda: (make(),))
 add("log_softmax", lambda a: ember.log_softmax(a, -1), lambda: (make(3, 5, noncontig=True),))
 add("log_softmax", lambda a: a.log_softmax(1), lambda: (make(2, 4, 3),))
@@ -78,15 +87,21 @@ add("dropout", seeded(lambda a: ember.dropout(a, 0.4, True)), lambda: (make(4, 5
 add("dropout", seeded(lambda a: F.dropout(a, 0.3)), lambda: (make(4, 5, noncontig=True),), id="F.dropout")
 add("dropout_", seeded(lambda a: ember.dropout_(a * 1.0, 0.3, True)), lambda: (make(6),))
 add("native_dropout", seeded(lambda a: ember.native_dropout(a, 0.4, True)[0]), lambda: (make(5, 3, noncontig=True),))
-add("native_dropout_backward", lambda g: ember.native_dropout_backward(g, ember.arange(12).reshape(3, 4) % 3 > 0, 1.5),
-    lambda: (make(3, 4),))
+add(
+    "native_dropout_backward",
+    lambda g: ember.native_dropout_backward(g, ember.arange(12).reshape(3, 4) % 3 > 0, 1.5),
+    lambda: (make(3, 4),),
+)
 add("alpha_dropout", seeded(lambda a: ember.alpha_dropout(a, 0.3, True)), lambda: (make(4, 5),))
 add("alpha_dropout_", seeded(lambda a: ember.alpha_dropout_(a * 1.0, 0.3, True)), lambda: (make(4, 5),))
 add("feature_dropout", seeded(lambda a: ember.feature_dropout(a, 0.5, True)), lambda: (make(3, 4, 2),))
 add("feature_dropout_", seeded(lambda a: ember.feature_dropout_(a * 1.0, 0.5, True)), lambda: (make(3, 4, 2),))
 add("feature_alpha_dropout", seeded(lambda a: ember.feature_alpha_dropout(a, 0.5, True)), lambda: (make(3, 4, 2),))
-add("feature_alpha_dropout_", seeded(lambda a: ember.feature_alpha_dropout_(a * 1.0, 0.5, True)),
-    lambda: (make(3, 4, 2),))
+add(
+    "feature_alpha_dropout_",
+    seeded(lambda a: ember.feature_alpha_dropout_(a * 1.0, 0.5, True)),
+    lambda: (make(3, 4, 2),),
+)
 add("dropout2d", seeded(lambda a: F.dropout2d(a, 0.5)), lambda: (make(2, 3, 2, 2),))
 add("dropout1d", seeded(lambda a: F.dropout1d(a, 0.5)), lambda: (make(3, 4),))
 add("dropout3d", seeded(lambda a: F.dropout3d(a, 0.5)), lambda: (make(2, 2, 1, 2, 2),))

@@ -1,5 +1,6 @@
 """Gradient cases of the reductions, scans, sorting and selection ops, and the norms. Inputs are kept away from ties
 and kinks (random values are distinct; norms of order < 2 stay away from 0)."""
+
 import math
 
 import ember
@@ -34,11 +35,14 @@ add("nansum", lambda a: a.nansum(), lambda: (make(3, 2, noncontig=True),))
 add("prod", lambda a: a.prod(), lambda: (make(3, 4, low=0.5, high=1.5, noncontig=True),))
 add("prod", lambda a: ember.prod(a, 1, keepdim=True), lambda: (make(3, 4, low=-1.5, high=1.5, away_from=0),))
 add("prod", lambda a: ember.prod(a, (0, -1)), lambda: (make(2, 3, 2, low=0.5, high=1.5),))
-add("prod", lambda a: ember.prod(a, 1), lambda: (with_values(make(3, 4), [((0, 1), 0.0), ((2, 0), 0.0),
-                                                                          ((2, 2), 0.0)]),), id="prod_zeros")
+add(
+    "prod",
+    lambda a: ember.prod(a, 1),
+    lambda: (with_values(make(3, 4), [((0, 1), 0.0), ((2, 0), 0.0), ((2, 2), 0.0)]),),
+    id="prod_zeros",
+)
 add("prod", lambda a: a.prod(), lambda: (with_values(make(2, 3), [((1, 1), 0.0)]),), id="prod_one_zero")
-add("prod", lambda a: a.prod(), lambda: (with_values(make(2, 3), [((0, 0), 0.0), ((1, 2), 0.0)]),),
-    id="prod_two_zeros")
+add("prod", lambda a: a.prod(), lambda: (with_values(make(2, 3), [((0, 0), 0.0), ((1, 2), 0.0)]),), id="prod_two_zeros")
 add("prod", lambda a: a.prod(), lambda: (make(),))
 add("mean", lambda a: a.mean(), lambda: (make(3, 4, noncontig=True),))
 add("mean", lambda a: ember.mean(a, (0, -1), keepdim=True), lambda: (make(2, 3, 4),))
@@ -79,10 +83,18 @@ add("logsumexp", lambda a: ember.logsumexp(a, 0), lambda: (make(),))
 
 # ---- norms (orders below 2 are not smooth at 0, and inf at ties: inputs away from both)
 for p in [2, 1, 3, 1.5, 0.5, math.inf, -math.inf, 0]:
-    add("norm", lambda a, p=p: ember.norm(a, p, dim=1), lambda: (make(3, 4, away_from=0, noncontig=True),),
-        id="norm_p%s" % p)
-    add("linalg.vector_norm", lambda a, p=p: ember.linalg.vector_norm(a, p, dim=(0, -1), keepdim=True),
-        lambda: (make(2, 3, 2, away_from=0),), id="vector_norm_p%s" % p)
+    add(
+        "norm",
+        lambda a, p=p: ember.norm(a, p, dim=1),
+        lambda: (make(3, 4, away_from=0, noncontig=True),),
+        id="norm_p%s" % p,
+    )
+    add(
+        "linalg.vector_norm",
+        lambda a, p=p: ember.linalg.vector_norm(a, p, dim=(0, -1), keepdim=True),
+        lambda: (make(2, 3, 2, away_from=0),),
+        id="vector_norm_p%s" % p,
+    )
 add("norm", lambda a: ember.norm(a), lambda: (make(3, 4),), id="norm_fro")
 add("norm", lambda a: ember.norm(a, "fro", dim=(0, 1), keepdim=True), lambda: (make(2, 3, 2),), id="norm_fro_dims")
 add("linalg.vector_norm", lambda a: ember.linalg.vector_norm(a), lambda: (make(4, 3, noncontig=True),))
@@ -94,12 +106,18 @@ add("cumsum", lambda a: a.cumsum(-1, dtype=ember.float64), lambda: (make(2, 3, 4
 add("cumsum", lambda a: a.cumsum(0), lambda: (make(),))
 add("cumsum", lambda a: a.clone().cumsum_(1), lambda: (make(3, 4),), id="cumsum_")
 add("cumprod", lambda a: ember.cumprod(a, 1), lambda: (make(3, 4, low=0.5, high=1.5, noncontig=True),))
-add("cumprod", lambda a: ember.cumprod(a, -1), lambda: (with_values(make(3, 5), [((0, 1), 0.0), ((1, 0), 0.0),
-                                                                                   ((1, 3), 0.0), ((2, 4), 0.0)]),),
-    id="cumprod_zeros")
-add("cumprod", lambda a: ember.cumprod(a, 0), lambda: (with_values(make(4, 2), [((1, 0), 0.0), ((2, 0), 0.0),
-                                                                                  ((0, 1), 0.0)]),),
-    id="cumprod_zeros_dim0")
+add(
+    "cumprod",
+    lambda a: ember.cumprod(a, -1),
+    lambda: (with_values(make(3, 5), [((0, 1), 0.0), ((1, 0), 0.0), ((1, 3), 0.0), ((2, 4), 0.0)]),),
+    id="cumprod_zeros",
+)
+add(
+    "cumprod",
+    lambda a: ember.cumprod(a, 0),
+    lambda: (with_values(make(4, 2), [((1, 0), 0.0), ((2, 0), 0.0), ((0, 1), 0.0)]),),
+    id="cumprod_zeros_dim0",
+)
 add("cumprod", lambda a: a.cumprod(0), lambda: (make(),))
 add("cumprod", lambda a: a.clone().cumprod_(0), lambda: (with_values(make(3, 2), [((1, 1), 0.0)]),), id="cumprod_")
 add("cummax", lambda a: ember.cummax(a, 1).values, lambda: (make(3, 4, noncontig=True),))

@@ -4,6 +4,7 @@ repetition (ops/shape.cpp), gather/scatter, index_*, masks and Python indexing (
 Ops that write by index (scatter, index_copy, index_put without accumulate, masked_scatter) use indices without
 duplicates: with duplicates the written value is not a differentiable function of the sources. Ops that read or
 add by index use duplicates on purpose."""
+
 import ember
 
 from . import Case, make
@@ -71,12 +72,19 @@ add("__getitem__", lambda a: a[1:, ::2], lambda: (make(3, 5),), id="getitem_slic
 add("__getitem__", lambda a: a[..., None, -1], lambda: (make(2, 3, noncontig=True),), id="getitem_ellipsis")
 add("__getitem__", lambda a: a[[0, 2, 0]], lambda: (make(3, 2),), id="getitem_list_dup")
 add("__getitem__", lambda a: a[:, long([[1, 1], [0, -1]])], lambda: (make(2, 3),), id="getitem_tensor_2d")
-add("__getitem__", lambda a: a[long([0, 1, 1]), :, long([2, 0, 2])], lambda: (make(2, 2, 3),),
-    id="getitem_separated")
-add("__getitem__", lambda a: a[mask([[True, False, True], [False, True, True]])], lambda: (make(2, 3),),
-    id="getitem_mask")
-add("__getitem__", lambda a: a[1, mask([False, True, True])], lambda: (make(2, 3, noncontig=True),),
-    id="getitem_int_mask")
+add("__getitem__", lambda a: a[long([0, 1, 1]), :, long([2, 0, 2])], lambda: (make(2, 2, 3),), id="getitem_separated")
+add(
+    "__getitem__",
+    lambda a: a[mask([[True, False, True], [False, True, True]])],
+    lambda: (make(2, 3),),
+    id="getitem_mask",
+)
+add(
+    "__getitem__",
+    lambda a: a[1, mask([False, True, True])],
+    lambda: (make(2, 3, noncontig=True),),
+    id="getitem_int_mask",
+)
 add("__getitem__", lambda a: a[True], lambda: (make(3),), id="getitem_bool")
 
 
@@ -85,6 +93,7 @@ def setitem(index, shape):
         y = ember.zeros(*shape, dtype=ember.float64)
         y[index] = v * 2
         return y
+
     return fn
 
 
@@ -104,10 +113,20 @@ add("__setitem__", setitem_mask, lambda: (make(3, 4, away_from=0.5),), id="setit
 
 # ---- joining
 add("cat", lambda a, b, c: ember.cat([a, b, c], -1), lambda: (make(2, 3, noncontig=True), make(2, 1), make(2, 2)))
-add("cat", lambda a, b: ember.cat([a, ember.zeros(0, dtype=ember.float64), b]), lambda: (make(2, 3), make(1, 3)),
-    id="cat_legacy_empty")
-add("cat", lambda a, b: ember.cat((a, b.to(ember.float32)), 0), lambda: (make(2), make(3)), id="cat_promote",
-    eps=1e-3, atol=1e-3)
+add(
+    "cat",
+    lambda a, b: ember.cat([a, ember.zeros(0, dtype=ember.float64), b]),
+    lambda: (make(2, 3), make(1, 3)),
+    id="cat_legacy_empty",
+)
+add(
+    "cat",
+    lambda a, b: ember.cat((a, b.to(ember.float32)), 0),
+    lambda: (make(2), make(3)),
+    id="cat_promote",
+    eps=1e-3,
+    atol=1e-3,
+)
 add("stack", lambda a, b: ember.stack([a, b], -1), lambda: (make(2, 3), make(2, 3, noncontig=True)))
 add("hstack", lambda a, b: ember.hstack([a, b]), lambda: (make(3), make(2)))
 add("hstack", lambda a, b: ember.hstack((a, b)), lambda: (make(2, 1), make(2, 3)), id="hstack_2d")
@@ -126,8 +145,12 @@ add("tile", lambda a: ember.tile(a, (2,)), lambda: (make(2, 3),))
 add("tile", lambda a: a.tile(2, 1, 2), lambda: (make(3, 1),), id="tile_lead")
 add("repeat_interleave", lambda a: ember.repeat_interleave(a, 2, dim=-1), lambda: (make(2, 3, noncontig=True),))
 add("repeat_interleave", lambda a: ember.repeat_interleave(a, 3), lambda: (make(2, 2),), id="repeat_interleave_flat")
-add("repeat_interleave", lambda a: a.repeat_interleave(long([2, 0, 1]), dim=0), lambda: (make(3, 2),),
-    id="repeat_interleave_tensor")
+add(
+    "repeat_interleave",
+    lambda a: a.repeat_interleave(long([2, 0, 1]), dim=0),
+    lambda: (make(3, 2),),
+    id="repeat_interleave_tensor",
+)
 add("tril", lambda a: ember.tril(a, -1), lambda: (make(3, 4, noncontig=True),))
 add("tril", lambda a: a.tril(1), lambda: (make(2, 3, 3),), id="tril_batch")
 add("triu", lambda a: ember.triu(a, 1), lambda: (make(4, 3),))
@@ -140,28 +163,48 @@ add("gather", lambda a: ember.gather(a, 0, long([[1], [1], [0]])), lambda: (make
 add("scatter", lambda a, s: ember.scatter(a, 0, long([[1, 0], [0, 2]]), s), lambda: (make(3, 4), make(3, 4)))
 add("scatter", lambda a: ember.scatter(a, 1, long([[2], [0]]), 1.5), lambda: (make(2, 3),), id="scatter_value")
 add("scatter_", nonleaf(lambda x, s: x.scatter_(-1, long([[1, 0]]), s)), lambda: (make(2, 3), make(1, 2)))
-add("scatter_add", lambda a, s: ember.scatter_add(a, 0, long([[1, 1, 0], [1, 1, 2]]), s),
-    lambda: (make(3, 3, noncontig=True), make(2, 3)))
+add(
+    "scatter_add",
+    lambda a, s: ember.scatter_add(a, 0, long([[1, 1, 0], [1, 1, 2]]), s),
+    lambda: (make(3, 3, noncontig=True), make(2, 3)),
+)
 add("scatter_add_", nonleaf(lambda x, s: x.scatter_add_(1, long([[0, 0]]), s)), lambda: (make(2, 3), make(2, 3)))
 for red in ["sum", "prod", "mean", "amax", "amin"]:
     for include_self in [True, False]:
-        add("scatter_reduce",
-            lambda a, s, red=red, inc=include_self: ember.scatter_reduce(a, 1, long([[0, 0, 2, 0], [1, 1, 1, 2]]), s,
-                                                                        red, include_self=inc),
+        add(
+            "scatter_reduce",
+            lambda a, s, red=red, inc=include_self: ember.scatter_reduce(
+                a, 1, long([[0, 0, 2, 0], [1, 1, 1, 2]]), s, red, include_self=inc
+            ),
             lambda: (make(2, 3, low=0.5, seed=10), make(2, 5, low=0.5, seed=11)),
-            id="scatter_reduce_%s_%s" % (red, include_self))
-add("scatter_reduce_", nonleaf(lambda x, s: x.scatter_reduce_(0, long([1, 1, 0]), s, "prod")),
-    lambda: (make(3, low=0.5), make(3, low=0.5)))
-add("scatter_reduce_", nonleaf(lambda x, s: x[1:].scatter_reduce_(0, long([1, 1, 0]), s, "amax", include_self=False)),
-    lambda: (make(3, seed=12), make(3, seed=13)), id="scatter_reduce__view")
+            id="scatter_reduce_%s_%s" % (red, include_self),
+        )
+add(
+    "scatter_reduce_",
+    nonleaf(lambda x, s: x.scatter_reduce_(0, long([1, 1, 0]), s, "prod")),
+    lambda: (make(3, low=0.5), make(3, low=0.5)),
+)
+add(
+    "scatter_reduce_",
+    nonleaf(lambda x, s: x[1:].scatter_reduce_(0, long([1, 1, 0]), s, "amax", include_self=False)),
+    lambda: (make(3, seed=12), make(3, seed=13)),
+    id="scatter_reduce__view",
+)
 
 # ---- index_*
 add("index_select", lambda a: ember.index_select(a, -1, long([2, 0, 2])), lambda: (make(2, 3, noncontig=True),))
-add("index_select", lambda a: a.index_select(0, ember.tensor([1, 1], dtype=ember.int32)), lambda: (make(2, 2),),
-    id="index_select_int32")
+add(
+    "index_select",
+    lambda a: a.index_select(0, ember.tensor([1, 1], dtype=ember.int32)),
+    lambda: (make(2, 2),),
+    id="index_select_int32",
+)
 add("index_select", lambda a: a.index_select(0, long(0)), lambda: (make(seed=7),), id="index_select_0d")
-add("index_add", lambda a, s: ember.index_add(a, 0, long([2, 0, 2]), s, alpha=-1.5),
-    lambda: (make(3, 2, noncontig=True), make(3, 2)))
+add(
+    "index_add",
+    lambda a, s: ember.index_add(a, 0, long([2, 0, 2]), s, alpha=-1.5),
+    lambda: (make(3, 2, noncontig=True), make(3, 2)),
+)
 add("index_add_", nonleaf(lambda x, s: x.index_add_(1, long([0, 0]), s)), lambda: (make(2, 3), make(2, 2)))
 add("index_copy", lambda a, s: ember.index_copy(a, -1, long([2, 0]), s), lambda: (make(2, 3), make(2, 2)))
 add("index_copy_", nonleaf(lambda x, s: x[:, 1:].index_copy_(0, long([1]), s)), lambda: (make(2, 3), make(1, 2)))
@@ -169,30 +212,65 @@ add("index_fill", lambda a: ember.index_fill(a, 1, long([-1, 0]), 2.0), lambda: 
 add("index_fill_", nonleaf(lambda x: x.index_fill_(0, long([1]), -1.0)), lambda: (make(3, 2),))
 
 # ---- advanced indexing
-add("index_put", lambda a, v: ember.index_put(a, (long([0, 2, 0]), long([1, 1, 1])), v, accumulate=True),
-    lambda: (make(3, 2, noncontig=True), make(3)))
+add(
+    "index_put",
+    lambda a, v: ember.index_put(a, (long([0, 2, 0]), long([1, 1, 1])), v, accumulate=True),
+    lambda: (make(3, 2, noncontig=True), make(3)),
+)
 add("index_put", lambda a, v: a.index_put((long([2, 0]),), v), lambda: (make(3, 2), make(2)), id="index_put_bcast")
-add("index_put", lambda a, v: a.index_put((None, mask([True, False, True])), v), lambda: (make(2, 3), make(seed=8)),
-    id="index_put_mask")
-add("index_put_", lambda a, v: ember.index_put_(a * 1, (long([1, 1]),), v, accumulate=True),
-    lambda: (make(2, 3), make(2, 3)))
+add(
+    "index_put",
+    lambda a, v: a.index_put((None, mask([True, False, True])), v),
+    lambda: (make(2, 3), make(seed=8)),
+    id="index_put_mask",
+)
+add(
+    "index_put_",
+    lambda a, v: ember.index_put_(a * 1, (long([1, 1]),), v, accumulate=True),
+    lambda: (make(2, 3), make(2, 3)),
+)
 
 # ---- masks and take
-add("masked_select", lambda a: ember.masked_select(a, mask([[True], [False], [True]])),
-    lambda: (make(3, 2, noncontig=True),))
-add("masked_select", lambda a: ember.masked_select(a, mask([True, False])), lambda: (make(3, 2),),
-    id="masked_select_bcast")
-add("masked_scatter", lambda a, s: ember.masked_scatter(a, mask([[True, False, True], [False, False, True]]), s),
-    lambda: (make(2, 3), make(5)))
-add("masked_scatter", lambda a, s: a.masked_scatter(mask([[True], [False]]), s), lambda: (make(3), make(2, 2)),
-    id="masked_scatter_bcast")
-add("masked_scatter_", nonleaf(lambda x, s: x.masked_scatter_(mask([False, True, True]), s)),
-    lambda: (make(2, 3), make(2, 3)))
+add(
+    "masked_select",
+    lambda a: ember.masked_select(a, mask([[True], [False], [True]])),
+    lambda: (make(3, 2, noncontig=True),),
+)
+add(
+    "masked_select",
+    lambda a: ember.masked_select(a, mask([True, False])),
+    lambda: (make(3, 2),),
+    id="masked_select_bcast",
+)
+add(
+    "masked_scatter",
+    lambda a, s: ember.masked_scatter(a, mask([[True, False, True], [False, False, True]]), s),
+    lambda: (make(2, 3), make(5)),
+)
+add(
+    "masked_scatter",
+    lambda a, s: a.masked_scatter(mask([[True], [False]]), s),
+    lambda: (make(3), make(2, 2)),
+    id="masked_scatter_bcast",
+)
+add(
+    "masked_scatter_",
+    nonleaf(lambda x, s: x.masked_scatter_(mask([False, True, True]), s)),
+    lambda: (make(2, 3), make(2, 3)),
+)
 add("masked_fill", lambda a: ember.masked_fill(a, mask([[True, False, True]]), 0.5), lambda: (make(2, 3),))
 add("masked_fill_", nonleaf(lambda x: x.masked_fill_(mask([True, False]), -1.0)), lambda: (make(3, 2),))
 add("take", lambda a: ember.take(a, long([[0, -1], [4, 0]])), lambda: (make(2, 3, noncontig=True),))
 add("take_along_dim", lambda a: ember.take_along_dim(a, long([[0, 2], [1, 1]]), 1), lambda: (make(2, 3),))
-add("take_along_dim", lambda a: ember.take_along_dim(a, long([5, 0, 5])), lambda: (make(2, 3),),
-    id="take_along_dim_flat")
-add("take_along_dim", lambda a: ember.take_along_dim(a, long([[0], [2]]), -1), lambda: (make(1, 3),),
-    id="take_along_dim_bcast")
+add(
+    "take_along_dim",
+    lambda a: ember.take_along_dim(a, long([5, 0, 5])),
+    lambda: (make(2, 3),),
+    id="take_along_dim_flat",
+)
+add(
+    "take_along_dim",
+    lambda a: ember.take_along_dim(a, long([[0], [2]]), -1),
+    lambda: (make(1, 3),),
+    id="take_along_dim_bcast",
+)

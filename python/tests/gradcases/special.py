@@ -1,7 +1,9 @@
 """Gradient cases of the special functions (ember/ops/special.h): the gamma family, Bessel, the normal distribution,
 the binary ones (with the operand PyTorch has no gradient for left without requires_grad), and the compositions."""
-import ember
+
 from special_functions import BINARY_ROWS, ROWS
+
+import ember
 
 from . import Case, make
 
@@ -26,9 +28,12 @@ add("i0", ember.i0, lambda: (make(3, low=26, high=30),), id="i0_asymptotic")
 add("sinc", ember.sinc, lambda: (make(3, 2, low=-2, high=2, noncontig=True, away_from=0),))
 add("deg2rad", ember.deg2rad, lambda: (make(3, 2, noncontig=True),))
 add("rad2deg", ember.rad2deg, lambda: (make(3, 2, noncontig=True),))
-add("frexp", lambda a: ember.frexp(a)[0], lambda: (make(3, 2, low=-5, high=5, noncontig=True, away_from=[-4, -2, -1,
-                                                                                                     0, 1, 2, 4]),),
-    gradgrad=False)  # the mantissa's derivative is piecewise constant
+add(
+    "frexp",
+    lambda a: ember.frexp(a)[0],
+    lambda: (make(3, 2, low=-5, high=5, noncontig=True, away_from=[-4, -2, -1, 0, 1, 2, 4]),),
+    gradgrad=False,
+)  # the mantissa's derivative is piecewise constant
 add("special.i0e", ember.special.i0e, lambda: (make(3, 2, low=-3, high=3, noncontig=True, away_from=0),))
 add("special.i1", ember.special.i1, lambda: (make(3, 2, low=-3, high=3, noncontig=True),))
 add("special.i1e", ember.special.i1e, lambda: (make(3, 2, low=-3, high=3, noncontig=True, away_from=0),))
@@ -47,10 +52,12 @@ for _name, _row in ROWS.items():
 for _name, _row in BINARY_ROWS.items():
     for _i, _has in enumerate(_row.grad):
         if _has:
+
             def _inputs(r=_row, i=_i):
                 x = make(3, 1, low=r.x[0], high=r.x[1], requires_grad=i == 0, seed=11)
                 y = make(1, 4, low=r.y[0], high=r.y[1], requires_grad=i == 1, seed=12)
                 return (x, y)
+
             add("special." + _name, _row.fn, _inputs, id="special.%s_%s" % (_name, ("input", "other")[_i]))
 
 # binary, with broadcasting; numbers on either side where PyTorch takes them
@@ -62,12 +69,20 @@ add("xlogy", lambda x: ember.xlogy(x, 3.0), lambda: (make(4),), id="xlogy_scalar
 add("special.xlog1py", ember.special.xlog1py, lambda: (make(3, 4), make(4, low=-0.5, high=2.0)))
 add("ldexp", lambda a, b: ember.ldexp(a, b), lambda: (make(3, 4, noncontig=True), make(4)))
 add("float_power", ember.float_power, lambda: (make(2, 3, low=0.5, high=2.0), make(2, 3)))
-add("float_power", lambda a: ember.float_power(a, 2.5), lambda: (make(4, low=0.5, high=2.0),),
-    id="float_power_scalar")
-add("igamma", lambda x: ember.igamma(ember.tensor([0.5, 1.5, 3.0, 7.0], dtype=ember.float64), x),
-    lambda: (make(4, low=0.5, high=6.0),))
-add("igammac", lambda x: ember.igammac(ember.tensor([0.5, 1.5, 3.0, 7.0], dtype=ember.float64), x),
-    lambda: (make(4, low=0.5, high=6.0),))
-add("special.zeta", lambda q: ember.special.zeta(ember.tensor([2.0, 3.5, 5.0], dtype=ember.float64), q),
-    lambda: (make(2, 3, low=0.5, high=3.0),))
+add("float_power", lambda a: ember.float_power(a, 2.5), lambda: (make(4, low=0.5, high=2.0),), id="float_power_scalar")
+add(
+    "igamma",
+    lambda x: ember.igamma(ember.tensor([0.5, 1.5, 3.0, 7.0], dtype=ember.float64), x),
+    lambda: (make(4, low=0.5, high=6.0),),
+)
+add(
+    "igammac",
+    lambda x: ember.igammac(ember.tensor([0.5, 1.5, 3.0, 7.0], dtype=ember.float64), x),
+    lambda: (make(4, low=0.5, high=6.0),),
+)
+add(
+    "special.zeta",
+    lambda q: ember.special.zeta(ember.tensor([2.0, 3.5, 5.0], dtype=ember.float64), q),
+    lambda: (make(2, 3, low=0.5, high=3.0),),
+)
 add("special.zeta", lambda q: ember.special.zeta(3.0, q), lambda: (make(3, low=0.5, high=3.0),), id="zeta_scalar")

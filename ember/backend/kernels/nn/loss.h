@@ -11,8 +11,8 @@ namespace ember {
 // Per position of `target`: logsumexp of x over the class dim and logsumexp minus x at the target class (0 where
 // target == ignore_index). x: contiguous [outer, C, inner], float32 or float64; target: int64 [outer, inner];
 // nll and lse: [outer, inner] of x's dtype. IndexError "Target 7 is out of bounds." for a class outside [0, C).
-EMBER_DECLARE_KERNEL(cross_entropy_logits, const Tensor& nll, const Tensor& lse, const Tensor& x,
-                     const Tensor& target, int64_t ignore_index)
+EMBER_DECLARE_KERNEL(cross_entropy_logits, const Tensor& nll, const Tensor& lse, const Tensor& x, const Tensor& target,
+                     int64_t ignore_index)
 
 // CTC: the batch's geometry on the host. Targets of sample n are targets[offsets[n] .. + target_lengths[n]).
 struct CtcArgs {

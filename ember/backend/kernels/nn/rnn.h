@@ -105,8 +105,7 @@ inline bool rnn_fused_supported(const RNNFusedArgs& a, ScalarType dtype, std::st
   if (a.proj_size < 0 || (a.proj_size > 0 && (a.mode != RNNMode::LSTM || a.proj_size >= a.hidden)))
     return no("proj_size must be 0, or less than hidden_size for an LSTM");
   const int64_t gates = rnn_gates(a.mode);
-  for (int64_t v : {a.steps, a.batch, gates * a.hidden, a.input_size, a.num_layers * a.dirs(),
-                    a.dirs() * a.out_size()})
+  for (int64_t v : {a.steps, a.batch, gates * a.hidden, a.input_size, a.num_layers * a.dirs(), a.dirs() * a.out_size()})
     if (v > INT_MAX) return no("a size beyond int32");
   // The state tensors' descriptors take int strides; the data stays within int32 elements as well.
   const int64_t width = std::max({a.input_size, a.dirs() * a.out_size(), a.hidden});

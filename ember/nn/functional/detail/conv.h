@@ -24,7 +24,6 @@ ConvGrads conv_backward(const Tensor& grad_out, const Tensor& input, const Tenso
 // gradient (weight_sizes [O, C / groups, *k]).
 Tensor conv_input_grad(const Tensor& grad_out, const Tensor& weight, IntArrayRef input_sizes, const ConvGeometry& g,
                        const char* node = "ConvolutionBackwardBackward0");
-Tensor conv_weight_grad(const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes,
-                        const ConvGeometry& g);
+Tensor conv_weight_grad(const Tensor& grad_out, const Tensor& input, IntArrayRef weight_sizes, const ConvGeometry& g);
 
 }  // namespace ember

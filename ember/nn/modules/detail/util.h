@@ -65,14 +65,13 @@ inline void xavier_normal(const Tensor& t) {
   normal_(t, 0, std::sqrt(2.0 / (in + out)));
 }
 
-
 // ---- convolutions
 
 template <size_t D>
 inline void check_conv(const char* name, const ConvOptions<D>& o) {
   EMBER_CHECK_VALUE(o.groups_ > 0 && o.in_channels % o.groups_ == 0 && o.out_channels % o.groups_ == 0, name,
-              ": in_channels (", o.in_channels, ") and out_channels (", o.out_channels,
-              ") must be divisible by groups (", o.groups_, ")");
+                    ": in_channels (", o.in_channels, ") and out_channels (", o.out_channels,
+                    ") must be divisible by groups (", o.groups_, ")");
   EMBER_CHECK(o.kernel_size.size() == D && o.stride_.size() == D && o.padding_.size() == D &&
                   o.output_padding_.size() == D && o.dilation_.size() == D,
               name, ": expected ", D, " value(s) per size argument");
@@ -80,8 +79,10 @@ inline void check_conv(const char* name, const ConvOptions<D>& o) {
                     ": invalid padding string '", o.padding_str_, "', should be one of {'valid', 'same'}");
   EMBER_CHECK_VALUE(o.padding_mode_ == "zeros" || o.padding_mode_ == "reflect" || o.padding_mode_ == "replicate" ||
                         o.padding_mode_ == "circular",
-                    name, ": padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'}, but got "
-                    "padding_mode='", o.padding_mode_, "'");
+                    name,
+                    ": padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'}, but got "
+                    "padding_mode='",
+                    o.padding_mode_, "'");
 }
 
 inline int64_t prod(IntArrayRef v) {
@@ -101,8 +102,10 @@ template <size_t D>
 inline std::string conv_repr(const ConvOptions<D>& o, bool has_bias) {
   std::string s = std::to_string(o.in_channels) + ", " + std::to_string(o.out_channels) +
                   ", kernel_size=" + tuple_str(o.kernel_size) + ", stride=" + tuple_str(o.stride_);
-  if (!o.padding_str_.empty()) s += ", padding=" + o.padding_str_;
-  else if (!all_eq(o.padding_, 0)) s += ", padding=" + tuple_str(o.padding_);
+  if (!o.padding_str_.empty())
+    s += ", padding=" + o.padding_str_;
+  else if (!all_eq(o.padding_, 0))
+    s += ", padding=" + tuple_str(o.padding_);
   if (!all_eq(o.dilation_, 1)) s += ", dilation=" + tuple_str(o.dilation_);
   if (!all_eq(o.output_padding_, 0)) s += ", output_padding=" + tuple_str(o.output_padding_);
   if (o.groups_ != 1) s += ", groups=" + std::to_string(o.groups_);

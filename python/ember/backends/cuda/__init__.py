@@ -1,9 +1,12 @@
 """ember.backends.cuda: matmul.allow_tf32 and the reduced-precision reduction switches of cuBLAS."""
+
 from ... import _C
 
-_MATMUL_FLAGS = {"allow_tf32": "allow_tf32_matmul",
-                 "allow_fp16_reduced_precision_reduction": "allow_fp16_reduced_precision_reduction",
-                 "allow_bf16_reduced_precision_reduction": "allow_bf16_reduced_precision_reduction"}
+_MATMUL_FLAGS = {
+    "allow_tf32": "allow_tf32_matmul",
+    "allow_fp16_reduced_precision_reduction": "allow_fp16_reduced_precision_reduction",
+    "allow_bf16_reduced_precision_reduction": "allow_bf16_reduced_precision_reduction",
+}
 
 
 class cuBLASModule:
@@ -69,8 +72,12 @@ class sdp_kernel:
     ember.nn.attention.sdpa_kernel)."""
 
     def __init__(self, enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True):
-        self._new = {"flash": enable_flash, "math": enable_math, "mem_efficient": enable_mem_efficient,
-                     "cudnn": enable_cudnn}
+        self._new = {
+            "flash": enable_flash,
+            "math": enable_math,
+            "mem_efficient": enable_mem_efficient,
+            "cudnn": enable_cudnn,
+        }
 
     def __enter__(self):
         self._old = dict(_SDP)

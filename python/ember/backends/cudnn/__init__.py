@@ -1,5 +1,6 @@
 """ember.backends.cudnn: enabled, benchmark, deterministic, allow_tf32 (module attributes that read and write the C++
 switches), is_available(), version() and the flags(...) context manager."""
+
 import contextlib
 import sys
 import types
@@ -22,14 +23,22 @@ def is_acceptable(tensor):
     return bool(_C._cuda_get_flag("cudnn_enabled")) and tensor.is_cuda and is_available()
 
 
-
 def set_flags(_enabled=None, _benchmark=None, _benchmark_limit=None, _deterministic=None, _allow_tf32=None):
     """Sets the given switches; returns the previous values (enabled, benchmark, benchmark_limit, deterministic,
     allow_tf32)."""
-    orig = (_C._cuda_get_flag("cudnn_enabled"), _C._cuda_get_flag("cudnn_benchmark"), None,
-            _C._cuda_get_flag("cudnn_deterministic"), _C._cuda_get_flag("cudnn_allow_tf32"))
-    for name, v in (("cudnn_enabled", _enabled), ("cudnn_benchmark", _benchmark),
-                    ("cudnn_deterministic", _deterministic), ("cudnn_allow_tf32", _allow_tf32)):
+    orig = (
+        _C._cuda_get_flag("cudnn_enabled"),
+        _C._cuda_get_flag("cudnn_benchmark"),
+        None,
+        _C._cuda_get_flag("cudnn_deterministic"),
+        _C._cuda_get_flag("cudnn_allow_tf32"),
+    )
+    for name, v in (
+        ("cudnn_enabled", _enabled),
+        ("cudnn_benchmark", _benchmark),
+        ("cudnn_deterministic", _deterministic),
+        ("cudnn_allow_tf32", _allow_tf32),
+    ):
         if v is not None:
             _C._cuda_set_flag(name, bool(v))
     return orig

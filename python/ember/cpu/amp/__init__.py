@@ -1,7 +1,8 @@
 """ember.cpu.amp (torch.cpu.amp): autocast for CPU tensors, bfloat16 by default."""
+
+from ... import _C
 from ...amp.autocast_mode import autocast as _autocast
 from ...amp.grad_scaler import GradScaler as _GradScaler
-from ... import _C
 
 
 class autocast(_autocast):
@@ -14,7 +15,12 @@ class autocast(_autocast):
 class GradScaler(_GradScaler):
     """``ember.cpu.amp.GradScaler(args...)`` is ``ember.amp.GradScaler("cpu", args...)``."""
 
-    def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
-                 enabled=True):
-        super().__init__("cpu", init_scale=init_scale, growth_factor=growth_factor, backoff_factor=backoff_factor,
-                         growth_interval=growth_interval, enabled=enabled)
+    def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=True):
+        super().__init__(
+            "cpu",
+            init_scale=init_scale,
+            growth_factor=growth_factor,
+            backoff_factor=backoff_factor,
+            growth_interval=growth_interval,
+            enabled=enabled,
+        )

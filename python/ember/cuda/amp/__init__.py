@@ -1,10 +1,11 @@
 """ember.cuda.amp (torch.cuda.amp): autocast for CUDA tensors (float16 by default), GradScaler, custom_fwd/bwd."""
+
 import functools
 
-from . import common  # noqa: F401
+from ... import _C
 from ...amp import autocast_mode as _mode
 from ...amp.grad_scaler import GradScaler as _GradScaler
-from ... import _C
+from . import common  # noqa: F401
 
 
 class autocast(_mode.autocast):
@@ -17,10 +18,15 @@ class autocast(_mode.autocast):
 class GradScaler(_GradScaler):
     """``ember.cuda.amp.GradScaler(args...)`` is ``ember.amp.GradScaler("cuda", args...)``."""
 
-    def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
-                 enabled=True):
-        super().__init__("cuda", init_scale=init_scale, growth_factor=growth_factor, backoff_factor=backoff_factor,
-                         growth_interval=growth_interval, enabled=enabled)
+    def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=True):
+        super().__init__(
+            "cuda",
+            init_scale=init_scale,
+            growth_factor=growth_factor,
+            backoff_factor=backoff_factor,
+            growth_interval=growth_interval,
+            enabled=enabled,
+        )
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):

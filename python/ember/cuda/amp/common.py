@@ -1,4 +1,5 @@
 """torch.cuda.amp.common."""
+
 from ... import _C
 
 

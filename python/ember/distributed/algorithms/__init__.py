@@ -1,2 +1,3 @@
 """ember.distributed.algorithms: DistributedDataParallel's communication hooks."""
+
 from . import ddp_comm_hooks  # noqa: F401

@@ -1,5 +1,6 @@
 """ember.nn.attention: SDPBackend and sdpa_kernel, PyTorch's way of choosing an attention backend. ember has one (the
 MATH composition) on every device, so the choice is recorded (ember.backends.cuda's switches) and selects nothing."""
+
 import contextlib
 import enum
 
@@ -16,8 +17,12 @@ class SDPBackend(enum.IntEnum):
     CUDNN_ATTENTION = 3
 
 
-_SWITCH = {SDPBackend.MATH: "math", SDPBackend.FLASH_ATTENTION: "flash",
-           SDPBackend.EFFICIENT_ATTENTION: "mem_efficient", SDPBackend.CUDNN_ATTENTION: "cudnn"}
+_SWITCH = {
+    SDPBackend.MATH: "math",
+    SDPBackend.FLASH_ATTENTION: "flash",
+    SDPBackend.EFFICIENT_ATTENTION: "mem_efficient",
+    SDPBackend.CUDNN_ATTENTION: "cudnn",
+}
 
 
 @contextlib.contextmanager

@@ -1,5 +1,6 @@
 """SyncBatchNorm's autograd function: batch statistics reduced across a process group, as PyTorch's
 torch/nn/modules/_functions.py SyncBatchNorm (the math is ember ops; the reductions are all_reduce)."""
+
 from ... import _C
 from ...autograd import Function
 
@@ -23,10 +24,11 @@ class SyncBatchNorm(Function):
         dist.all_reduce(stats, group=process_group)
         total = stats[2 * c]
         if float(total.item()) <= 1:
-            raise ValueError("Expected more than 1 value per channel when training, got input size {}".format(
-                list(input.shape)))
+            raise ValueError(
+                "Expected more than 1 value per channel when training, got input size {}".format(list(input.shape))
+            )
         mean = stats[:c] / total
-        var = (stats[c:2 * c] / total - mean * mean).clamp_min(0.0)
+        var = (stats[c : 2 * c] / total - mean * mean).clamp_min(0.0)
         invstd = (var + eps).rsqrt()
         if running_mean is not None:
             running_mean.mul_(1.0 - momentum).add_(mean.to(running_mean.dtype) * momentum)

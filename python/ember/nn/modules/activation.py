@@ -1,4 +1,5 @@
 """Activation modules: thin wrappers over ember.nn.functional (the math is C++)."""
+
 from ... import _C
 from .. import functional as F
 from .. import init
@@ -12,6 +13,7 @@ def _inplace_repr(inplace):
 
 class _Simple(Module):
     """An activation without parameters: forward calls F.<_fn>(input, **kwargs of the constructor)."""
+
     _fn = None
     _args = ()
 
@@ -62,15 +64,30 @@ Softsign = _make("Softsign", "softsign")
 Tanhshrink = _make("Tanhshrink", "tanhshrink")
 LogSigmoid = _make("LogSigmoid", "logsigmoid")
 GELU = _make("GELU", "gelu", {"approximate": "none"}, lambda self: "approximate='%s'" % self.approximate)
-LeakyReLU = _make("LeakyReLU", "leaky_relu", {"negative_slope": 1e-2, "inplace": False},
-                  lambda self: "negative_slope={}{}".format(self.negative_slope, ", inplace=True" if self.inplace
-                                                            else ""))
-ELU = _make("ELU", "elu", {"alpha": 1.0, "inplace": False},
-            lambda self: "alpha={}{}".format(self.alpha, ", inplace=True" if self.inplace else ""))
-CELU = _make("CELU", "celu", {"alpha": 1.0, "inplace": False},
-             lambda self: "alpha={}{}".format(self.alpha, ", inplace=True" if self.inplace else ""))
-Softplus = _make("Softplus", "softplus", {"beta": 1, "threshold": 20},
-                 lambda self: "beta={}, threshold={}".format(self.beta, self.threshold))
+LeakyReLU = _make(
+    "LeakyReLU",
+    "leaky_relu",
+    {"negative_slope": 1e-2, "inplace": False},
+    lambda self: "negative_slope={}{}".format(self.negative_slope, ", inplace=True" if self.inplace else ""),
+)
+ELU = _make(
+    "ELU",
+    "elu",
+    {"alpha": 1.0, "inplace": False},
+    lambda self: "alpha={}{}".format(self.alpha, ", inplace=True" if self.inplace else ""),
+)
+CELU = _make(
+    "CELU",
+    "celu",
+    {"alpha": 1.0, "inplace": False},
+    lambda self: "alpha={}{}".format(self.alpha, ", inplace=True" if self.inplace else ""),
+)
+Softplus = _make(
+    "Softplus",
+    "softplus",
+    {"beta": 1, "threshold": 20},
+    lambda self: "beta={}, threshold={}".format(self.beta, self.threshold),
+)
 Hardshrink = _make("Hardshrink", "hardshrink", {"lambd": 0.5}, lambda self: "{}".format(self.lambd))
 Softshrink = _make("Softshrink", "softshrink", {"lambd": 0.5}, lambda self: str(self.lambd))
 GLU = _make("GLU", "glu", {"dim": -1}, lambda self: "dim={}".format(self.dim))
@@ -170,6 +187,26 @@ class Softmin(_SoftmaxBase):
     _fn = "softmin"
 
 
-for _cls in (ReLU, ReLU6, SELU, SiLU, Mish, Hardswish, Hardsigmoid, Sigmoid, Tanh, Softsign, Tanhshrink, LogSigmoid,
-             GELU, LeakyReLU, ELU, CELU, Softplus, Hardshrink, Softshrink, GLU):
+for _cls in (
+    ReLU,
+    ReLU6,
+    SELU,
+    SiLU,
+    Mish,
+    Hardswish,
+    Hardsigmoid,
+    Sigmoid,
+    Tanh,
+    Softsign,
+    Tanhshrink,
+    LogSigmoid,
+    GELU,
+    LeakyReLU,
+    ELU,
+    CELU,
+    Softplus,
+    Hardshrink,
+    Softshrink,
+    GLU,
+):
     _cls.__module__ = __name__

@@ -1,6 +1,7 @@
 """AdaptiveLogSoftmaxWithLoss (Grave et al., "Efficient softmax approximation for GPUs"), as torch.nn's: a head over
 the frequent classes plus one entry per tail cluster, each cluster a two-layer projection of reduced width. A loop
 over the clusters (not over elements) of ember ops."""
+
 from collections import namedtuple
 
 from ... import _C
@@ -16,10 +17,17 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def __init__(self, in_features, n_classes, cutoffs, div_value=4.0, head_bias=False, device=None, dtype=None):
         super().__init__()
         cutoffs = list(cutoffs)
-        if (cutoffs != sorted(cutoffs) or min(cutoffs) <= 0 or max(cutoffs) > (n_classes - 1)
-                or len(set(cutoffs)) != len(cutoffs) or any(int(c) != c for c in cutoffs)):
-            raise ValueError("cutoffs should be a sequence of unique, positive integers sorted in an increasing "
-                             "order, where each value is between 1 and n_classes-1")
+        if (
+            cutoffs != sorted(cutoffs)
+            or min(cutoffs) <= 0
+            or max(cutoffs) > (n_classes - 1)
+            or len(set(cutoffs)) != len(cutoffs)
+            or any(int(c) != c for c in cutoffs)
+        ):
+            raise ValueError(
+                "cutoffs should be a sequence of unique, positive integers sorted in an increasing "
+                "order, where each value is between 1 and n_classes-1"
+            )
         self.in_features = in_features
         self.n_classes = n_classes
         self.cutoffs = cutoffs + [n_classes]
@@ -33,8 +41,12 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         for i in range(self.n_clusters):
             hsz = int(in_features // (div_value ** (i + 1)))
             osz = self.cutoffs[i + 1] - self.cutoffs[i]
-            self.tail.append(Sequential(Linear(in_features, hsz, bias=False, device=device, dtype=dtype),
-                                        Linear(hsz, osz, bias=False, device=device, dtype=dtype)))
+            self.tail.append(
+                Sequential(
+                    Linear(in_features, hsz, bias=False, device=device, dtype=dtype),
+                    Linear(hsz, osz, bias=False, device=device, dtype=dtype),
+                )
+            )
 
     def reset_parameters(self):
         self.head.reset_parameters()
@@ -48,12 +60,14 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             if input_.size(0) != target_.size(0):
                 raise RuntimeError("Input and target should have the same size in the batch dimension.")
             if input_.dim() != 2:
-                raise RuntimeError("1D target tensor expects 2D input tensors, but found inputs with size %s"
-                                   % (list(input_.shape),))
+                raise RuntimeError(
+                    "1D target tensor expects 2D input tensors, but found inputs with size %s" % (list(input_.shape),)
+                )
         elif targ_dim == 0:
             if input_.dim() != 1:
-                raise RuntimeError("0D target tensor expects 1D input tensors, but found inputs with size %s"
-                                   % (list(input_.shape),))
+                raise RuntimeError(
+                    "0D target tensor expects 1D input tensors, but found inputs with size %s" % (list(input_.shape),)
+                )
         else:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         batched = targ_dim > 0
@@ -79,8 +93,11 @@ class AdaptiveLogSoftmaxWithLoss(Module):
                 output = output.index_copy(0, rows, cluster_logprob.gather(1, relative.unsqueeze(1)).squeeze(1))
             used_rows += rows.numel()
         if used_rows != batch_size:
-            raise RuntimeError("Target values should be in [0, {}], but values in range [{}, {}] were found. "
-                               .format(self.n_classes - 1, target.min().item(), target.max().item()))
+            raise RuntimeError(
+                "Target values should be in [0, {}], but values in range [{}, {}] were found. ".format(
+                    self.n_classes - 1, target.min().item(), target.max().item()
+                )
+            )
         head_logprob = F.log_softmax(self.head(input), dim=1)
         output = output + head_logprob.gather(1, gather_inds.unsqueeze(1)).squeeze(1)
         loss = (-output).mean()
@@ -90,7 +107,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
 
     def _get_full_log_prob(self, input, head_output):
         head_logprob = F.log_softmax(head_output, dim=1)
-        parts = [head_logprob[:, :self.shortlist_size]]
+        parts = [head_logprob[:, : self.shortlist_size]]
         for i in range(self.n_clusters):
             cluster_logprob = F.log_softmax(self.tail[i](input), dim=1)
             parts.append(cluster_logprob + head_logprob[:, self.shortlist_size + i].unsqueeze(1))

@@ -1,4 +1,5 @@
 """Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict (torch.nn's semantics)."""
+
 import operator
 from collections import OrderedDict
 from itertools import islice
@@ -256,8 +257,10 @@ class ParameterList(Module):
         lines = []
         for k, p in enumerate(self):
             if _is_tensor(p):
-                lines.append("  (%d): Parameter containing: [%s of size %s]"
-                             % (k, _tensor_type(p), "x".join(str(s) for s in p.size())))
+                lines.append(
+                    "  (%d): Parameter containing: [%s of size %s]"
+                    % (k, _tensor_type(p), "x".join(str(s) for s in p.size()))
+                )
             else:
                 lines.append("  (%d): Object of type: %s" % (k, type(p).__name__))
         return "\n".join(lines)
@@ -324,8 +327,10 @@ class ParameterDict(Module):
     def extra_repr(self):
         lines = []
         for k, p in self.items():
-            lines.append("  (%s): Parameter containing: [%s of size %s]"
-                         % (k, _tensor_type(p), "x".join(str(s) for s in p.size())))
+            lines.append(
+                "  (%s): Parameter containing: [%s of size %s]"
+                % (k, _tensor_type(p), "x".join(str(s) for s in p.size()))
+            )
         return "\n".join(lines)
 
     def __repr__(self):
@@ -335,10 +340,17 @@ class ParameterDict(Module):
 
 def _is_tensor(x):
     from ..._C import Tensor
+
     return isinstance(x, Tensor)
 
 
 def _tensor_type(t):
-    names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-             "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor"}
+    names = {
+        "float32": "FloatTensor",
+        "float64": "DoubleTensor",
+        "float16": "HalfTensor",
+        "bfloat16": "BFloat16Tensor",
+        "int64": "LongTensor",
+        "int32": "IntTensor",
+    }
     return "ember." + names.get(repr(t.dtype).split(".")[-1], "Tensor")

@@ -13,6 +13,7 @@ def _ntuple(n):
         if isinstance(x, (tuple, list)):
             return tuple(x)
         return (x,) * n
+
     return parse
 
 
@@ -20,8 +21,21 @@ class _ConvNd(Module):
     _n = 2
     _transposed = False
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None, output_padding=0):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+        output_padding=0,
+    ):
         super().__init__()
         tup = _ntuple(self._n)
         if groups <= 0:
@@ -33,14 +47,16 @@ class _ConvNd(Module):
         valid_padding_strings = {"same", "valid"}
         if isinstance(padding, str):
             if padding not in valid_padding_strings:
-                raise ValueError("Invalid padding string {!r}, should be one of {}".format(padding,
-                                                                                        valid_padding_strings))
+                raise ValueError(
+                    "Invalid padding string {!r}, should be one of {}".format(padding, valid_padding_strings)
+                )
             if padding == "same" and any(s != 1 for s in tup(stride)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
         if padding_mode not in valid_padding_modes:
-            raise ValueError("padding_mode must be one of {}, but got padding_mode='{}'".format(
-                valid_padding_modes, padding_mode))
+            raise ValueError(
+                "padding_mode must be one of {}, but got padding_mode='{}'".format(valid_padding_modes, padding_mode)
+            )
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = tup(kernel_size)
@@ -95,8 +111,15 @@ class _ConvNd(Module):
         fn = getattr(F, "conv%dd" % self._n)
         if self.padding_mode != "zeros":
             mode = "constant" if self.padding_mode == "zeros" else self.padding_mode
-            return fn(F.pad(input, self._reversed_padding_repeated_twice, mode=mode), weight, bias, self.stride,
-                      0, self.dilation, self.groups)
+            return fn(
+                F.pad(input, self._reversed_padding_repeated_twice, mode=mode),
+                weight,
+                bias,
+                self.stride,
+                0,
+                self.dilation,
+                self.groups,
+            )
         return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
@@ -118,12 +141,37 @@ class Conv3d(_ConvNd):
 class _ConvTransposeNd(_ConvNd):
     _transposed = True
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
         if padding_mode != "zeros":
             raise ValueError('Only "zeros" padding mode is supported for {}'.format(self.__class__.__name__))
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, device, dtype, output_padding)
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+            output_padding,
+        )
 
     def _output_padding(self, input, output_size):
         if output_size is None:
@@ -133,25 +181,31 @@ class _ConvTransposeNd(_ConvNd):
         if len(output_size) == k + 2:
             output_size = output_size[2:]
         if len(output_size) != k:
-            raise ValueError("ConvTranspose{}D: for {}D input, output_size must have {} or {} elements (got {})"
-                             .format(k, input.dim(), k, k + 2, len(output_size)))
+            raise ValueError(
+                "ConvTranspose{}D: for {}D input, output_size must have {} or {} elements (got {})".format(
+                    k, input.dim(), k, k + 2, len(output_size)
+                )
+            )
         res = []
         for d in range(k):
             dim_size = input.size(d + input.dim() - k)
-            min_size = (dim_size - 1) * self.stride[d] - 2 * self.padding[d] + self.dilation[d] * (
-                self.kernel_size[d] - 1) + 1
+            min_size = (
+                (dim_size - 1) * self.stride[d] - 2 * self.padding[d] + self.dilation[d] * (self.kernel_size[d] - 1) + 1
+            )
             max_size = min_size + self.stride[d] - 1
             if not min_size <= output_size[d] <= max_size:
-                raise ValueError("requested an output size of {}, but valid sizes range from {} to {} (for an input "
-                                 "of {})".format(output_size, min_size, max_size, input.size()[2:]))
+                raise ValueError(
+                    "requested an output size of {}, but valid sizes range from {} to {} (for an input of {})".format(
+                        output_size, min_size, max_size, input.size()[2:]
+                    )
+                )
             res.append(output_size[d] - min_size)
         return tuple(res)
 
     def forward(self, input, output_size=None):
         output_padding = self._output_padding(input, output_size)
         fn = getattr(F, "conv_transpose%dd" % self._n)
-        return fn(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
-                  self.dilation)
+        return fn(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups, self.dilation)
 
 
 class ConvTranspose1d(_ConvTransposeNd):
@@ -189,8 +243,11 @@ class _LazyConvXdMixin(LazyModuleMixin):
     def _get_in_channels(self, input):
         no_batch = self._n + 1
         if input.dim() not in (no_batch, no_batch + 1):
-            raise RuntimeError("Expected {}D (unbatched) or {}D (batched) input to {}, but got input of size: {}"
-                               .format(no_batch, no_batch + 1, self.__class__.__name__, input.shape))
+            raise RuntimeError(
+                "Expected {}D (unbatched) or {}D (batched) input to {}, but got input of size: {}".format(
+                    no_batch, no_batch + 1, self.__class__.__name__, input.shape
+                )
+            )
         return input.shape[1] if input.dim() == no_batch + 1 else input.shape[0]
 
     def _lazy_init(self, out_channels, bias, device, dtype):
@@ -201,22 +258,48 @@ class _LazyConvXdMixin(LazyModuleMixin):
 
 
 class _LazyConvNd(_LazyConvXdMixin, _ConvNd):
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
+    def __init__(
+        self,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
         super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
         self._lazy_init(out_channels, bias, device, dtype)
 
 
 class _LazyConvTransposeNd(_LazyConvXdMixin, _ConvTransposeNd):
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
-                 dilation=1, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
-                         device, dtype)
+    def __init__(
+        self,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode, device, dtype
+        )
         self._lazy_init(out_channels, bias, device, dtype)
 
 
-LazyConv1d, LazyConv2d, LazyConv3d = (lazy_class("Lazy" + c.__name__, _LazyConvNd, c, __name__)
-                                      for c in (Conv1d, Conv2d, Conv3d))
+LazyConv1d, LazyConv2d, LazyConv3d = (
+    lazy_class("Lazy" + c.__name__, _LazyConvNd, c, __name__) for c in (Conv1d, Conv2d, Conv3d)
+)
 LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
     lazy_class("Lazy" + c.__name__, _LazyConvTransposeNd, c, __name__)
-    for c in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))
+    for c in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)
+)

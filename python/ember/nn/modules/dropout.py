@@ -1,4 +1,5 @@
 """Dropout modules."""
+
 from .. import functional as F
 from .module import Module
 

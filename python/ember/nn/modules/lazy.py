@@ -3,6 +3,7 @@ LazyBatchNorm*, ...), as torch.nn.modules.lazy. Until then the parameters are Un
 UninitializedBuffer objects (device and dtype only); a forward pre-hook calls initialize_parameters(*args) on the first
 call, which materializes them, and the module then becomes its cls_to_become (LazyLinear -> Linear). A state dict
 with real tensors can be loaded into a lazy module: the load pre-hook materializes the parameters it finds."""
+
 import itertools
 import warnings
 
@@ -16,8 +17,10 @@ class LazyModuleMixin:
         super().__init__(*args, **kwargs)
         self._load_hook = self._register_load_state_dict_pre_hook(self._lazy_load_hook)
         self._initialize_hook = self.register_forward_pre_hook(self._infer_parameters, with_kwargs=True)
-        warnings.warn("Lazy modules are a new feature under heavy development so changes to the API or "
-                      "functionality can happen at any moment.")
+        warnings.warn(
+            "Lazy modules are a new feature under heavy development so changes to the API or "
+            "functionality can happen at any moment."
+        )
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, param in self._parameters.items():
@@ -27,9 +30,9 @@ class LazyModuleMixin:
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if (is_lazy(buf) or keep_vars) else buf.detach()
 
-    def _lazy_load_hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                        error_msgs):
+    def _lazy_load_hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
         from ...autograd.grad_mode import no_grad
+
         for name, param in itertools.chain(self._parameters.items(), self._buffers.items()):
             key = prefix + name
             if key in state_dict and param is not None and is_lazy(param):
@@ -56,8 +59,10 @@ class LazyModuleMixin:
             module.__class__ = module.cls_to_become
 
     def _replicate_for_data_parallel(self):
-        raise RuntimeError("Modules with uninitialized parameters can't be used with `DataParallel`. Run a dummy "
-                           "forward pass to correctly initialize the modules")
+        raise RuntimeError(
+            "Modules with uninitialized parameters can't be used with `DataParallel`. Run a dummy "
+            "forward pass to correctly initialize the modules"
+        )
 
 
 def lazy_class(name, lazy_base, eager, module):

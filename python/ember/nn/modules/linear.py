@@ -1,10 +1,11 @@
 """Identity, Linear, Bilinear."""
+
 import math
 
 from ... import _C
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
@@ -39,8 +40,9 @@ class Linear(Module):
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
-        return "in_features={}, out_features={}, bias={}".format(self.in_features, self.out_features,
-                                                                 self.bias is not None)
+        return "in_features={}, out_features={}, bias={}".format(
+            self.in_features, self.out_features, self.bias is not None
+        )
 
 
 class Bilinear(Module):
@@ -67,7 +69,8 @@ class Bilinear(Module):
 
     def extra_repr(self):
         return "in1_features={}, in2_features={}, out_features={}, bias={}".format(
-            self.in1_features, self.in2_features, self.out_features, self.bias is not None)
+            self.in1_features, self.in2_features, self.out_features, self.bias is not None
+        )
 
 
 class LazyLinear(LazyModuleMixin, Linear):

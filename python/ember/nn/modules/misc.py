@@ -1,5 +1,6 @@
 """Shape, resampling and distance modules: Flatten, Unflatten, PixelShuffle, PixelUnshuffle, Upsample, Fold,
 Unfold, CosineSimilarity, PairwiseDistance, ChannelShuffle."""
+
 from .. import functional as F
 from .module import Module
 
@@ -53,24 +54,31 @@ class PixelUnshuffle(Module):
 
 
 class Upsample(Module):
-    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                 recompute_scale_factor=None):
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
         super().__init__()
         self.name = type(self).__name__
         self.size = size
-        self.scale_factor = float(scale_factor) if isinstance(scale_factor, (int, float)) else (
-            tuple(float(f) for f in scale_factor) if scale_factor else None)
+        self.scale_factor = (
+            float(scale_factor)
+            if isinstance(scale_factor, (int, float))
+            else (tuple(float(f) for f in scale_factor) if scale_factor else None)
+        )
         self.mode = mode
         self.align_corners = align_corners
         self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, input):
-        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
-                             recompute_scale_factor=self.recompute_scale_factor)
+        return F.interpolate(
+            input,
+            self.size,
+            self.scale_factor,
+            self.mode,
+            self.align_corners,
+            recompute_scale_factor=self.recompute_scale_factor,
+        )
 
     def extra_repr(self):
-        info = "scale_factor=" + repr(self.scale_factor) if self.scale_factor is not None else \
-            "size=" + repr(self.size)
+        info = "scale_factor=" + repr(self.scale_factor) if self.scale_factor is not None else "size=" + repr(self.size)
         return info + ", mode=" + str(self.mode)  # PyTorch 1.13 prints the mode unquoted
 
 
@@ -94,8 +102,10 @@ class Fold(Module):
         return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self):
-        return "output_size={output_size}, kernel_size={kernel_size}, dilation={dilation}, padding={padding}, " \
-               "stride={stride}".format(**self.__dict__)
+        return (
+            "output_size={output_size}, kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
+            "stride={stride}".format(**self.__dict__)
+        )
 
 
 class Unfold(Module):
@@ -108,7 +118,8 @@ class Unfold(Module):
 
     def extra_repr(self):
         return "kernel_size={kernel_size}, dilation={dilation}, padding={padding}, stride={stride}".format(
-            **self.__dict__)
+            **self.__dict__
+        )
 
 
 class CosineSimilarity(Module):

@@ -1,17 +1,19 @@
 """Module: the base class of layers and models, with PyTorch's registration, traversal, state_dict, hooks and
 conversion semantics. The math of every layer runs in C++ (ember.nn.functional)."""
+
 import itertools
 import threading
 from collections import OrderedDict, namedtuple
 
 from ... import _C
 from ..._C import Tensor
-from ...utils.hooks import RemovableHandle
 from ...autograd.grad_mode import no_grad
+from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter, is_lazy
 
 _loading = threading.local()  # .dry_run: Module.load_state_dict's checking pass (no copies)
 _loading.dry_run = False
+
 
 def _clear_grads(params, set_to_none):
     """Module.zero_grad and Optimizer.zero_grad: drop each .grad, or zero it in place (detached from any graph)."""
@@ -35,6 +37,7 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
+
 
 _global_forward_pre_hooks = OrderedDict()
 _global_forward_hooks = OrderedDict()
@@ -93,8 +96,9 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError("attribute '%s' already exists" % name)
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError("cannot assign '%s' object to buffer '%s' (ember Tensor or None required)"
-                            % (_type_name(tensor), name))
+            raise TypeError(
+                "cannot assign '%s' object to buffer '%s' (ember Tensor or None required)" % (_type_name(tensor), name)
+            )
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -116,12 +120,16 @@ class Module:
             self._parameters[name] = None
             return
         if not isinstance(param, Parameter):
-            raise TypeError("cannot assign '%s' object to parameter '%s' (ember.nn.Parameter or None required)"
-                            % (_type_name(param), name))
+            raise TypeError(
+                "cannot assign '%s' object to parameter '%s' (ember.nn.Parameter or None required)"
+                % (_type_name(param), name)
+            )
         if param.grad_fn is not None:
-            raise ValueError("Cannot assign non-leaf Tensor to parameter '%s'. Model parameters must be created "
-                             "explicitly. To express '%s' as a function of another Tensor, compute the value in "
-                             "the forward() method." % (name, name))
+            raise ValueError(
+                "Cannot assign non-leaf Tensor to parameter '%s'. Model parameters must be created "
+                "explicitly. To express '%s' as a function of another Tensor, compute the value in "
+                "the forward() method." % (name, name)
+            )
         self._parameters[name] = param
 
     def add_module(self, name, module):
@@ -194,8 +202,10 @@ class Module:
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError("cannot assign '%s' as parameter '%s' (ember.nn.Parameter or None expected)"
-                                % (_type_name(value), name))
+                raise TypeError(
+                    "cannot assign '%s' as parameter '%s' (ember.nn.Parameter or None expected)"
+                    % (_type_name(value), name)
+                )
             self.register_parameter(name, value)
         else:
             modules = self.__dict__.get("_modules")
@@ -206,15 +216,19 @@ class Module:
                 modules[name] = value
             elif modules is not None and name in modules:
                 if value is not None:
-                    raise TypeError("cannot assign '%s' as child module '%s' (ember.nn.Module or None expected)"
-                                    % (_type_name(value), name))
+                    raise TypeError(
+                        "cannot assign '%s' as child module '%s' (ember.nn.Module or None expected)"
+                        % (_type_name(value), name)
+                    )
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
                 if buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
-                        raise TypeError("cannot assign '%s' as buffer '%s' (ember.Tensor or None expected)"
-                                        % (_type_name(value), name))
+                        raise TypeError(
+                            "cannot assign '%s' as buffer '%s' (ember.Tensor or None expected)"
+                            % (_type_name(value), name)
+                        )
                     buffers[name] = value
                 else:
                     object.__setattr__(self, name, value)
@@ -410,8 +424,9 @@ class Module:
                 destination = result
         return destination
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs):
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ):
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
@@ -426,12 +441,16 @@ class Module:
                 continue
             value = state_dict[key]
             if not isinstance(value, Tensor):
-                error_msgs.append('While copying the parameter named "%s", expected ember.Tensor or Tensor-like '
-                                  "object from checkpoint but received %s" % (key, type(value)))
+                error_msgs.append(
+                    'While copying the parameter named "%s", expected ember.Tensor or Tensor-like '
+                    "object from checkpoint but received %s" % (key, type(value))
+                )
                 continue
             if tuple(value.shape) != tuple(param.shape):
-                error_msgs.append("size mismatch for %s: copying a param with shape %s from checkpoint, the shape "
-                                  "in current model is %s." % (key, value.shape, param.shape))
+                error_msgs.append(
+                    "size mismatch for %s: copying a param with shape %s from checkpoint, the shape "
+                    "in current model is %s." % (key, value.shape, param.shape)
+                )
                 continue
             if _loading.dry_run:
                 continue
@@ -439,20 +458,26 @@ class Module:
                 with no_grad():
                     param.copy_(value)
             except Exception as ex:  # noqa: BLE001 (reported like PyTorch, with the key)
-                error_msgs.append('While copying the parameter named "%s", whose dimensions in the model are %s '
-                                  "and whose dimensions in the checkpoint are %s, an exception occurred : %s."
-                                  % (key, param.shape, value.shape, ex.args))
+                error_msgs.append(
+                    'While copying the parameter named "%s", whose dimensions in the model are %s '
+                    "and whose dimensions in the checkpoint are %s, an exception occurred : %s."
+                    % (key, param.shape, value.shape, ex.args)
+                )
         if strict:
             for key in state_dict.keys():
                 if key.startswith(prefix):
-                    input_name = key[len(prefix):].split(".", 1)[0]
-                    if input_name not in self._modules and input_name not in self._parameters and \
-                            input_name not in persistent:
+                    input_name = key[len(prefix) :].split(".", 1)[0]
+                    if (
+                        input_name not in self._modules
+                        and input_name not in self._parameters
+                        and input_name not in persistent
+                    ):
                         unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict=True):
         if not isinstance(state_dict, dict):
             raise TypeError("Expected state_dict to be dict-like, got %s." % type(state_dict))
+
         # Two passes over the same code: a dry run that only checks (keys, shapes, types), then, when it found
         # nothing wrong, the one that copies. So a bad state dict leaves the model as it was (PyTorch copies the
         # good entries before raising).
@@ -478,14 +503,15 @@ class Module:
             missing_keys, unexpected_keys, error_msgs = load(dry_run=False)
         if strict:
             if unexpected_keys:
-                error_msgs.insert(0, "Unexpected key(s) in state_dict: %s. "
-                                  % ", ".join('"%s"' % k for k in unexpected_keys))
+                error_msgs.insert(
+                    0, "Unexpected key(s) in state_dict: %s. " % ", ".join('"%s"' % k for k in unexpected_keys)
+                )
             if missing_keys:
-                error_msgs.insert(0, "Missing key(s) in state_dict: %s. "
-                                  % ", ".join('"%s"' % k for k in missing_keys))
+                error_msgs.insert(0, "Missing key(s) in state_dict: %s. " % ", ".join('"%s"' % k for k in missing_keys))
         if error_msgs:
-            raise RuntimeError("Error(s) in loading state_dict for %s:\n\t%s"
-                               % (self.__class__.__name__, "\n\t".join(error_msgs)))
+            raise RuntimeError(
+                "Error(s) in loading state_dict for %s:\n\t%s" % (self.__class__.__name__, "\n\t".join(error_msgs))
+            )
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     def _register_state_dict_hook(self, hook):
@@ -535,8 +561,10 @@ class Module:
                 result = hook(self, args, kwargs)
                 if result is not None:
                     if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, "
-                                           "new_kwargs), but got %s." % (result,))
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            "new_kwargs), but got %s." % (result,)
+                        )
                     args, kwargs = result
             else:
                 result = hook(self, args)
@@ -586,7 +614,6 @@ class Module:
         return main + ")"
 
 
-
 def _parse_to(*args, **kwargs):
     """(device, dtype, non_blocking, memory_format) from Module.to's arguments: to(device), to(dtype), to(tensor),
     to(device, dtype), to(memory_format=)."""
@@ -621,6 +648,7 @@ class _BackwardHookState:
 
     def setup_inputs(self, args):
         from ..._C import is_grad_enabled
+
         tensors = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
         self.input_positions = tensors
         if not tensors or not is_grad_enabled():
@@ -654,14 +682,17 @@ class _BackwardHookState:
             if res is not None:
                 res = res if isinstance(res, tuple) else (res,)
                 if len(res) != len(grad_inputs):
-                    raise RuntimeError("Backward hook returned an invalid number of grad_input, got %d, but "
-                                       "expected %d" % (len(res), len(grad_inputs)))
+                    raise RuntimeError(
+                        "Backward hook returned an invalid number of grad_input, got %d, but "
+                        "expected %d" % (len(res), len(grad_inputs))
+                    )
                 grad_inputs = res
         return grad_inputs
 
 
 def _function():
     from ...autograd import Function
+
     return Function
 
 

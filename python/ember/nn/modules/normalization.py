@@ -1,10 +1,11 @@
 """Normalization modules: BatchNorm, InstanceNorm, LayerNorm, GroupNorm, LocalResponseNorm."""
+
 import numbers
 
 from ... import _C
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from ._functions import SyncBatchNorm as _SyncBatchNormFn
 from .lazy import LazyModuleMixin, lazy_class
@@ -13,10 +14,12 @@ from .module import Module
 
 class _NormBase(Module):
     """Weight/bias (affine) and running statistics (track_running_stats), as PyTorch's _NormBase."""
+
     _expected_dims = ()
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
-                 dtype=None):
+    def __init__(
+        self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None
+    ):
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -53,12 +56,17 @@ class _NormBase(Module):
 
     def _check_input_dim(self, input):
         if input.dim() not in self._expected_dims:
-            raise ValueError("expected {} input (got {}D input)".format(
-                " or ".join("%dD" % d for d in self._expected_dims), input.dim()))
+            raise ValueError(
+                "expected {} input (got {}D input)".format(
+                    " or ".join("%dD" % d for d in self._expected_dims), input.dim()
+                )
+            )
 
     def extra_repr(self):
-        return "{num_features}, eps={eps}, momentum={momentum}, affine={affine}, " \
-               "track_running_stats={track_running_stats}".format(**self.__dict__)
+        return (
+            "{num_features}, eps={eps}, momentum={momentum}, affine={affine}, "
+            "track_running_stats={track_running_stats}".format(**self.__dict__)
+        )
 
 
 class _BatchNorm(_NormBase):
@@ -70,10 +78,16 @@ class _BatchNorm(_NormBase):
             if self.momentum is None:  # cumulative moving average
                 exponential_average_factor = 1.0 / float(self.num_batches_tracked)
         bn_training = self.training or (self.running_mean is None and self.running_var is None)
-        return F.batch_norm(input,
-                            self.running_mean if not self.training or self.track_running_stats else None,
-                            self.running_var if not self.training or self.track_running_stats else None,
-                            self.weight, self.bias, bn_training, exponential_average_factor, self.eps)
+        return F.batch_norm(
+            input,
+            self.running_mean if not self.training or self.track_running_stats else None,
+            self.running_var if not self.training or self.track_running_stats else None,
+            self.weight,
+            self.bias,
+            bn_training,
+            exponential_average_factor,
+            self.eps,
+        )
 
 
 class BatchNorm1d(_BatchNorm):
@@ -89,8 +103,9 @@ class BatchNorm3d(_BatchNorm):
 
 
 class _InstanceNorm(_NormBase):
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
-                 dtype=None):
+    def __init__(
+        self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None
+    ):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
 
     def forward(self, input):
@@ -98,8 +113,16 @@ class _InstanceNorm(_NormBase):
         unbatched = input.dim() == self._expected_dims[0]
         if unbatched:
             input = input.unsqueeze(0)
-        out = F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                              self.training or not self.track_running_stats, self.momentum, self.eps)
+        out = F.instance_norm(
+            input,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
+            self.training or not self.track_running_stats,
+            self.momentum,
+            self.eps,
+        )
         return out.squeeze(0) if unbatched else out
 
 
@@ -156,8 +179,17 @@ class SyncBatchNorm(_BatchNorm):
     forward, of the two gradient sums in backward). Without an initialized process group, with a group of one
     process, or in eval mode it is BatchNorm. Unlike PyTorch it also runs on CPU tensors (over Gloo)."""
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 process_group=None, device=None, dtype=None):
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        process_group=None,
+        device=None,
+        dtype=None,
+    ):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
         self.process_group = process_group
 
@@ -167,6 +199,7 @@ class SyncBatchNorm(_BatchNorm):
 
     def _sync_group(self):
         from ... import distributed as dist
+
         if not dist.is_initialized():
             return None, 1
         group = self.process_group if self.process_group is not None else dist.group.WORLD
@@ -186,16 +219,23 @@ class SyncBatchNorm(_BatchNorm):
                 momentum = 1.0 / float(self.num_batches_tracked)
         running_mean = self.running_mean if self.track_running_stats else None
         running_var = self.running_var if self.track_running_stats else None
-        return _SyncBatchNormFn.apply(input, self.weight, self.bias, running_mean, running_var, self.eps, momentum,
-                                      group, world_size)
+        return _SyncBatchNormFn.apply(
+            input, self.weight, self.bias, running_mean, running_var, self.eps, momentum, group, world_size
+        )
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):
         """`module` with every BatchNorm*d replaced by a SyncBatchNorm sharing its parameters and buffers."""
         out = module
         if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
-            out = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
-                                module.track_running_stats, process_group)
+            out = SyncBatchNorm(
+                module.num_features,
+                module.eps,
+                module.momentum,
+                module.affine,
+                module.track_running_stats,
+                process_group,
+            )
             if module.affine:
                 with no_grad():
                     out.weight = module.weight
@@ -244,8 +284,9 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
                 self.reset_parameters()
 
 
-LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (lazy_class("Lazy" + c.__name__, _LazyNormBase, c, __name__)
-                                                   for c in (BatchNorm1d, BatchNorm2d, BatchNorm3d))
+LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (
+    lazy_class("Lazy" + c.__name__, _LazyNormBase, c, __name__) for c in (BatchNorm1d, BatchNorm2d, BatchNorm3d)
+)
 
 
 class _LazyInstanceNorm(_LazyNormBase):
@@ -256,7 +297,8 @@ class _LazyInstanceNorm(_LazyNormBase):
 
 LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = (
     lazy_class("Lazy" + c.__name__, _LazyInstanceNorm, c, __name__)
-    for c in (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d))
+    for c in (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d)
+)
 
 
 class LayerNorm(Module):

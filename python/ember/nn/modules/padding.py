@@ -1,4 +1,5 @@
 """Padding modules."""
+
 from .. import functional as F
 from .module import Module
 
@@ -25,8 +26,11 @@ class _PadNd(Module):
         return F.pad(input, self.padding, self._mode)
 
     def extra_repr(self):
-        return "padding={}, value={}".format(self.padding, self.value) if self._mode == "constant" \
+        return (
+            "padding={}, value={}".format(self.padding, self.value)
+            if self._mode == "constant"
             else "{}".format(self.padding)
+        )
 
 
 def _make(name, mode, n, needs_value=False):

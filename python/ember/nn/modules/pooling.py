@@ -1,4 +1,5 @@
 """Pooling modules."""
+
 from .. import functional as F
 from .module import Module
 
@@ -16,12 +17,21 @@ class _MaxPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def extra_repr(self):
-        return "kernel_size={kernel_size}, stride={stride}, padding={padding}, dilation={dilation}, " \
-               "ceil_mode={ceil_mode}".format(**self.__dict__)
+        return (
+            "kernel_size={kernel_size}, stride={stride}, padding={padding}, dilation={dilation}, "
+            "ceil_mode={ceil_mode}".format(**self.__dict__)
+        )
 
     def forward(self, input):
-        return getattr(F, self._fn)(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                                    ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+        return getattr(F, self._fn)(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            ceil_mode=self.ceil_mode,
+            return_indices=self.return_indices,
+        )
 
 
 class MaxPool1d(_MaxPoolNd):
@@ -49,15 +59,15 @@ class AvgPool1d(Module):
         return "kernel_size={}, stride={}, padding={}".format(self.kernel_size, self.stride, self.padding)
 
     def forward(self, input):
-        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad)
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
 
 
 class _AvgPoolNd(Module):
     _fn = None
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-                 divisor_override=None):
+    def __init__(
+        self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+    ):
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if (stride is not None) else kernel_size
@@ -70,8 +80,15 @@ class _AvgPoolNd(Module):
         return "kernel_size={}, stride={}, padding={}".format(self.kernel_size, self.stride, self.padding)
 
     def forward(self, input):
-        return getattr(F, self._fn)(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                                    self.count_include_pad, self.divisor_override)
+        return getattr(F, self._fn)(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
 
 
 class AvgPool2d(_AvgPoolNd):
@@ -93,8 +110,9 @@ class _LPPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def extra_repr(self):
-        return "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, " \
-               "ceil_mode={ceil_mode}".format(**self.__dict__)
+        return "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, ceil_mode={ceil_mode}".format(
+            **self.__dict__
+        )
 
     def forward(self, input):
         return getattr(F, self._fn)(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
@@ -180,14 +198,22 @@ class _FractionalMaxPoolNd(Module):
 
     def forward(self, input):
         fn = getattr(F, "fractional_max_pool%dd" % self._n)
-        return fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
-                  _random_samples=self._random_samples)
+        return fn(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )
 
 
 def _per_dims(base, prefix, dims):
     """The classes <prefix>1d, 2d, ... of `base` for the given numbers of spatial dimensions."""
-    return tuple(type("%s%dd" % (prefix, n), (base,), {"_n": n, "__module__": __name__,
-                                                       "__qualname__": "%s%dd" % (prefix, n)}) for n in dims)
+    return tuple(
+        type("%s%dd" % (prefix, n), (base,), {"_n": n, "__module__": __name__, "__qualname__": "%s%dd" % (prefix, n)})
+        for n in dims
+    )
 
 
 FractionalMaxPool2d, FractionalMaxPool3d = _per_dims(_FractionalMaxPoolNd, "FractionalMaxPool", (2, 3))

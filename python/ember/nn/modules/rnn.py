@@ -1,4 +1,5 @@
 """Recurrent modules: RNN, LSTM, GRU (the time loop runs in C++: ember/nn/rnn.cpp) and their cells."""
+
 import math
 import numbers
 import warnings
@@ -15,8 +16,20 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 class RNNBase(Module):
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, proj_size=0, device=None, dtype=None):
+    def __init__(
+        self,
+        mode,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        proj_size=0,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         self.mode = mode
         self.input_size = input_size
@@ -28,12 +41,14 @@ class RNNBase(Module):
         self.bidirectional = bidirectional
         self.proj_size = proj_size
         if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
-            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
-                             "element being zeroed")
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of an element being zeroed"
+            )
         if dropout > 0 and num_layers == 1:
-            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
-                          "expects num_layers greater than 1, but got dropout={} and num_layers={}".format(
-                              dropout, num_layers))
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                "expects num_layers greater than 1, but got dropout={} and num_layers={}".format(dropout, num_layers)
+            )
         if not isinstance(hidden_size, int) or hidden_size <= 0:
             raise ValueError("hidden_size must be an integer greater than zero")
         if num_layers <= 0:
@@ -50,8 +65,10 @@ class RNNBase(Module):
             for direction in range(num_directions):
                 layer_input_size = input_size if layer == 0 else real_hidden_size * num_directions
                 suffix = "_reverse" if direction == 1 else ""
-                shapes = [("weight_ih_l{}{}", (gate_size, layer_input_size)),
-                          ("weight_hh_l{}{}", (gate_size, real_hidden_size))]
+                shapes = [
+                    ("weight_ih_l{}{}", (gate_size, layer_input_size)),
+                    ("weight_hh_l{}{}", (gate_size, real_hidden_size)),
+                ]
                 if bias:
                     shapes += [("bias_ih_l{}{}", (gate_size,)), ("bias_hh_l{}{}", (gate_size,))]
                 if proj_size > 0:  # h = o * tanh(c) projected by weight_hr: [proj_size, hidden_size]
@@ -90,7 +107,7 @@ class RNNBase(Module):
     def all_weights(self):
         per = (4 if self.bias else 2) + (1 if self.proj_size > 0 else 0)
         w = self._flat_weights
-        return [w[i:i + per] for i in range(0, len(w), per)]
+        return [w[i : i + per] for i in range(0, len(w), per)]
 
     def reset_parameters(self):
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
@@ -122,11 +139,23 @@ class RNNBase(Module):
         else:
             data, batch_sizes, sorted_indices, unsorted_indices = input, None, None, None
             if not isinstance(input, Tensor):
-                raise TypeError("%s: expected a Tensor or a PackedSequence as input, got %s"
-                                % (type(self).__name__, type(input).__name__))
-        out, hn, cn = _C._nn._rnn(data, None if hx is None else list(hx), self._flat_weights, self.mode,
-                                  self.num_layers, self.bias, self.batch_first, self.dropout, self.training,
-                                  self.bidirectional, batch_sizes)
+                raise TypeError(
+                    "%s: expected a Tensor or a PackedSequence as input, got %s"
+                    % (type(self).__name__, type(input).__name__)
+                )
+        out, hn, cn = _C._nn._rnn(
+            data,
+            None if hx is None else list(hx),
+            self._flat_weights,
+            self.mode,
+            self.num_layers,
+            self.bias,
+            self.batch_first,
+            self.dropout,
+            self.training,
+            self.bidirectional,
+            batch_sizes,
+        )
         states = (hn, cn) if cn is not None else (hn,)
         if packed:
             out = PackedSequence(out, batch_sizes, sorted_indices, unsorted_indices)
@@ -201,8 +230,7 @@ class RNNCellBase(Module):
         return s.format(**self.__dict__)
 
     def _cell(self, input, h, c):
-        return _C._nn._rnn_cell(self._mode, input, h, c, self.weight_ih, self.weight_hh, self.bias_ih,
-                                self.bias_hh)
+        return _C._nn._rnn_cell(self._mode, input, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
 
 
 class RNNCell(RNNCellBase):

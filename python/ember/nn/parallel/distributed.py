@@ -13,6 +13,7 @@ file only orchestrates. With find_unused_parameters, forward walks the output's 
 that will get no gradient, marks them ready at once, and a per-parameter "used" mask is all-reduced with the
 gradients so that a parameter no rank used keeps grad None, as in PyTorch.
 """
+
 import contextlib
 
 from ... import _C
@@ -27,6 +28,7 @@ _DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
 
 def _dist():
     from ... import distributed as dist
+
     return dist
 
 
@@ -49,7 +51,7 @@ class _Bucket:
 
     def slot(self, i):
         p = self.params[i]
-        return self.buffer[self.offsets[i]:self.offsets[i] + p.numel()].view(p.shape)
+        return self.buffer[self.offsets[i] : self.offsets[i] + p.numel()].view(p.shape)
 
 
 def _assign_buckets(params, cap_bytes, first_cap_bytes):
@@ -73,9 +75,20 @@ def _assign_buckets(params, cap_bytes, first_cap_bytes):
 
 
 class DistributedDataParallel(Module):
-    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
-                 process_group=None, bucket_cap_mb=None, find_unused_parameters=False, check_reduction=False,
-                 gradient_as_bucket_view=False, static_graph=False):
+    def __init__(
+        self,
+        module,
+        device_ids=None,
+        output_device=None,
+        dim=0,
+        broadcast_buffers=True,
+        process_group=None,
+        bucket_cap_mb=None,
+        find_unused_parameters=False,
+        check_reduction=False,
+        gradient_as_bucket_view=False,
+        static_graph=False,
+    ):
         super().__init__()
         dist = _dist()
         self.module = module
@@ -91,15 +104,18 @@ class DistributedDataParallel(Module):
 
         named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
         if not named:
-            raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter that "
-                               "requires a gradient.")
+            raise RuntimeError(
+                "DistributedDataParallel is not needed when a module doesn't have any parameter that "
+                "requires a gradient."
+            )
         devices = {str(p.device) for _, p in named}
         is_cuda = any(d.startswith("cuda") for d in devices)
         if len(devices) > 1 or ((device_ids or output_device is not None) and not is_cuda):
-            raise ValueError("DistributedDataParallel device_ids and output_device arguments only work with "
-                             "single-device/multiple-device GPU modules or CPU modules, but got device_ids {}, "
-                             "output_device {}, and module parameters {}.".format(device_ids, output_device,
-                                                                                   sorted(devices)))
+            raise ValueError(
+                "DistributedDataParallel device_ids and output_device arguments only work with "
+                "single-device/multiple-device GPU modules or CPU modules, but got device_ids {}, "
+                "output_device {}, and module parameters {}.".format(device_ids, output_device, sorted(devices))
+            )
         if device_ids is not None and len(device_ids) > 1:
             raise ValueError("device_ids can only be None or contain a single element.")
         self.device_ids = [device_ids[0]] if device_ids else None
@@ -137,14 +153,16 @@ class DistributedDataParallel(Module):
         dist.all_gather_object(everyone, mine, group=self.process_group)
         for r, theirs in enumerate(everyone):
             if len(theirs) != len(mine):
-                raise RuntimeError("DDP expects same model across all ranks, but Rank {} has {} params, while rank {} "
-                                   "has inconsistent {} params.".format(dist.get_rank(self.process_group), len(mine),
-                                                                        r, len(theirs)))
+                raise RuntimeError(
+                    "DDP expects same model across all ranks, but Rank {} has {} params, while rank {} "
+                    "has inconsistent {} params.".format(dist.get_rank(self.process_group), len(mine), r, len(theirs))
+                )
             for (name, _), a, b in zip(named, mine, theirs):
                 if a != b:
-                    raise RuntimeError("DDP expects same model across all ranks, but parameter {} has shape/dtype {} "
-                                       "on rank {} and {} on rank {}.".format(
-                                           name, a, dist.get_rank(self.process_group), b, r))
+                    raise RuntimeError(
+                        "DDP expects same model across all ranks, but parameter {} has shape/dtype {} "
+                        "on rank {} and {} on rank {}.".format(name, a, dist.get_rank(self.process_group), b, r)
+                    )
 
     def _broadcast_coalesced(self, tensors):
         """Broadcasts tensors from the group's first rank, one flat tensor per (device, dtype)."""
@@ -162,7 +180,7 @@ class DistributedDataParallel(Module):
                 off = 0
                 for t in ts:
                     n = t.numel()
-                    t.copy_(flat[off:off + n].view(t.shape))
+                    t.copy_(flat[off : off + n].view(t.shape))
                     off += n
 
     def _sync_module_states(self):
@@ -174,6 +192,7 @@ class DistributedDataParallel(Module):
         def hook(param):
             if self._expect_hooks:
                 self._mark_ready(i, used=True)
+
         return hook
 
     def _queue_finalize(self):
@@ -187,7 +206,8 @@ class DistributedDataParallel(Module):
                 "Expected to mark a variable ready only once. This error is caused by the parameter {} ({}) being "
                 "marked ready twice in one backward pass: it is used in a reentrant backward, or a module's output "
                 "is used in several backward passes before DDP could reduce it. Use no_sync() for the passes before "
-                "the last.".format(i, self._param_names[i]))
+                "the last.".format(i, self._param_names[i])
+            )
         self._queue_finalize()
         self._ready[i] = True
         self._used[i] = used
@@ -213,8 +233,11 @@ class DistributedDataParallel(Module):
             if self._comm_hook is not None:
                 state, hook = self._comm_hook
                 from ...distributed._grad_bucket import GradBucket
-                bucket.work = hook(state, GradBucket(self._next_bucket, len(self._buckets), bucket.buffer,
-                                                     bucket.params, bucket.offsets))
+
+                bucket.work = hook(
+                    state,
+                    GradBucket(self._next_bucket, len(self._buckets), bucket.buffer, bucket.params, bucket.offsets),
+                )
                 return
             bucket.buffer.div_(self._world)
             bucket.work = dist.all_reduce(bucket.buffer, group=self.process_group, async_op=True)
@@ -231,7 +254,8 @@ class DistributedDataParallel(Module):
                     "indicates that your module has parameters that were not used in producing loss: {}. Enable "
                     "unused parameter detection by passing the keyword argument `find_unused_parameters=True` to "
                     "`torch.nn.parallel.DistributedDataParallel`, and make sure all `forward` function outputs "
-                    "participate in calculating loss.".format(names))
+                    "participate in calculating loss.".format(names)
+                )
             for i in unready:  # find_unused_parameters: the forward walk should have marked these already
                 self._mark_ready(i, used=False)
             globally_used = None
@@ -261,7 +285,7 @@ class DistributedDataParallel(Module):
             if reduced is bucket.buffer:
                 src = bucket.slot(k)
             else:
-                src = reduced[bucket.offsets[k]:bucket.offsets[k] + p.numel()].view(p.shape)
+                src = reduced[bucket.offsets[k] : bucket.offsets[k] + p.numel()].view(p.shape)
             if self.gradient_as_bucket_view and reduced is bucket.buffer:
                 if p.grad is None or p.grad.data_ptr() != src.data_ptr():
                     p.grad = src
@@ -283,8 +307,10 @@ class DistributedDataParallel(Module):
 
     def forward(self, *inputs, **kwargs):
         if self._callback_queued or any(self._ready):
-            raise RuntimeError("Expected to have finished reduction in the prior iteration before starting a new "
-                               "one: a backward pass of this DistributedDataParallel module did not finish.")
+            raise RuntimeError(
+                "Expected to have finished reduction in the prior iteration before starting a new "
+                "one: a backward pass of this DistributedDataParallel module did not finish."
+            )
         if self.broadcast_buffers and self.require_forward_param_sync:
             self._broadcast_coalesced(list(self.module.buffers()))
         if self.device_ids:
@@ -347,10 +373,12 @@ class DistributedDataParallel(Module):
         self._comm_hook = (state, hook)
 
     def _get_ddp_logging_data(self):
-        return {"world_size": self._world, "bucket_sizes": [b.buffer.numel() * b.buffer.element_size()
-                                                            for b in self._buckets],
-                "find_unused_parameters": self.find_unused_parameters,
-                "gradient_as_bucket_view": self.gradient_as_bucket_view}
+        return {
+            "world_size": self._world,
+            "bucket_sizes": [b.buffer.numel() * b.buffer.element_size() for b in self._buckets],
+            "find_unused_parameters": self.find_unused_parameters,
+            "gradient_as_bucket_view": self.gradient_as_bucket_view,
+        }
 
 
 def _tensors_in(obj):

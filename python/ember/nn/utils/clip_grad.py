@@ -1,4 +1,5 @@
 """Gradient clipping, as torch.nn.utils.clip_grad (the norms and scaling run in C++)."""
+
 import warnings
 
 from ... import _C
@@ -23,9 +24,11 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     norms = _C.stack([_vector_norm(t, norm_type).to(device) for t in tensors])
     total = norms.max() if norm_type == float("inf") else _vector_norm(norms, norm_type)
     if error_if_nonfinite and bool(_C.logical_or(total.isnan(), total.isinf())):
-        raise RuntimeError("The total norm of order {} for gradients from `parameters` is non-finite, so it cannot be "
-                           "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
-                           "`error_if_nonfinite=False`".format(norm_type))
+        raise RuntimeError(
+            "The total norm of order {} for gradients from `parameters` is non-finite, so it cannot be "
+            "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
+            "`error_if_nonfinite=False`".format(norm_type)
+        )
     return total
 
 
@@ -55,8 +58,9 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    warnings.warn("ember.nn.utils.clip_grad_norm is now deprecated in favor of ember.nn.utils.clip_grad_norm_.",
-                  stacklevel=2)
+    warnings.warn(
+        "ember.nn.utils.clip_grad_norm is now deprecated in favor of ember.nn.utils.clip_grad_norm_.", stacklevel=2
+    )
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
@@ -69,4 +73,5 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
 
 def _vector_norm(t, ord):
     from ... import linalg
+
     return linalg.vector_norm(t, ord)

@@ -1,4 +1,5 @@
 """parameters_to_vector / vector_to_parameters, as torch.nn.utils."""
+
 from ... import _C
 from ..._C import Tensor
 
@@ -13,5 +14,5 @@ def vector_to_parameters(vec, parameters):
     pointer = 0
     for param in parameters:
         n = param.numel()
-        param.data = vec[pointer:pointer + n].view_as(param).data
+        param.data = vec[pointer : pointer + n].view_as(param).data
         pointer += n

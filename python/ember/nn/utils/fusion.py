@@ -1,5 +1,6 @@
 """Folding an eval-mode BatchNorm into the convolution or linear layer before it (torch.nn.utils.fusion): the
 normalization's scale and shift become the layer's weight and bias."""
+
 import copy
 
 from ... import _C
@@ -10,8 +11,9 @@ def fuse_conv_bn_eval(conv, bn, transpose=False):
     """A copy of `conv` whose output equals bn(conv(x)) with bn's running statistics (both must be in eval mode)."""
     assert not (conv.training or bn.training), "Fusion only for eval!"
     fused = copy.deepcopy(conv)
-    fused.weight, fused.bias = fuse_conv_bn_weights(fused.weight, fused.bias, bn.running_mean, bn.running_var,
-                                                    bn.eps, bn.weight, bn.bias, transpose)
+    fused.weight, fused.bias = fuse_conv_bn_weights(
+        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias, transpose
+    )
     return fused
 
 
@@ -36,8 +38,9 @@ def fuse_linear_bn_eval(linear, bn):
     """A copy of `linear` whose output equals bn(linear(x)) with bn's running statistics (both in eval mode)."""
     assert not (linear.training or bn.training), "Fusion only for eval!"
     fused = copy.deepcopy(linear)
-    fused.weight, fused.bias = fuse_linear_bn_weights(fused.weight, fused.bias, bn.running_mean, bn.running_var,
-                                                      bn.eps, bn.weight, bn.bias)
+    fused.weight, fused.bias = fuse_linear_bn_weights(
+        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias
+    )
     return fused
 
 

@@ -1,5 +1,6 @@
 """skip_init: a module built without running its parameter initialisation's cost being the point (PyTorch builds it
 on the meta device, then allocates uninitialised memory)."""
+
 import inspect
 
 
@@ -8,6 +9,7 @@ def skip_init(module_cls, *args, **kwargs):
     uninitialised (arbitrary values); ember has no meta device, so it builds the module normally, whose initialised
     values are as valid a choice of "arbitrary" (differences: docs/differences.md)."""
     from ..modules.module import Module
+
     if not (isinstance(module_cls, type) and issubclass(module_cls, Module)):
         raise RuntimeError("Expected a Module; got {}".format(module_cls))
     if "device" not in inspect.signature(module_cls).parameters:

@@ -1,9 +1,10 @@
 """ember.nn.utils.parametrizations: weight_norm and spectral_norm as parametrizations (torch.nn.utils.parametrizations;
 orthogonal is not available), registered with ember.nn.utils.parametrize. All math uses ember's tensor ops."""
+
 from ... import _C
-from ...linalg import vector_norm as _vector_norm
 from ..._C import Tensor
 from ...autograd.grad_mode import no_grad
+from ...linalg import vector_norm as _vector_norm
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
@@ -54,8 +55,7 @@ def weight_norm(module, name="weight", dim=0):
     _wn = _WeightNorm(dim)
     parametrize.register_parametrization(module, name, _wn, unsafe=True)
 
-    def _weight_norm_compat_hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                                 error_msgs):
+    def _weight_norm_compat_hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
         g_key = prefix + name + "_g"
         v_key = prefix + name + "_v"
         if g_key in state_dict and v_key in state_dict:
@@ -74,11 +74,13 @@ class _SpectralNorm(Module):
         super().__init__()
         ndim = weight.dim()
         if dim >= ndim or dim < -ndim:
-            raise IndexError("Dimension out of range (expected to be in range of [-%d, %d] but got %d)"
-                             % (ndim, ndim - 1, dim))
+            raise IndexError(
+                "Dimension out of range (expected to be in range of [-%d, %d] but got %d)" % (ndim, ndim - 1, dim)
+            )
         if n_power_iterations <= 0:
-            raise ValueError("Expected n_power_iterations to be positive, but got n_power_iterations=%d"
-                             % n_power_iterations)
+            raise ValueError(
+                "Expected n_power_iterations to be positive, but got n_power_iterations=%d" % n_power_iterations
+            )
         self.dim = dim if dim >= 0 else dim + ndim
         self.eps = eps
         if ndim > 1:

@@ -4,6 +4,7 @@ register_parametrization(module, "weight", P) moves the tensor to module.paramet
 original0, original1, ... when P.right_inverse returns several tensors) and swaps the module's class for a
 dynamically created subclass "Parametrized<Class>" with a property `weight` that returns P(original). State dict
 keys are PyTorch's: "parametrizations.weight.original". The math of the parametrizations runs in ember's ops."""
+
 import collections.abc
 import copyreg
 from contextlib import contextmanager
@@ -14,8 +15,15 @@ from ...autograd.grad_mode import no_grad
 from ..modules.container import ModuleDict, ModuleList
 from ..parameter import Parameter
 
-__all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",
-           "remove_parametrizations", "type_before_parametrizations", "transfer_parametrizations_and_params"]
+__all__ = [
+    "cached",
+    "ParametrizationList",
+    "register_parametrization",
+    "is_parametrized",
+    "remove_parametrizations",
+    "type_before_parametrizations",
+    "transfer_parametrizations_and_params",
+]
 
 _cache_enabled = 0
 _cache = {}
@@ -68,16 +76,19 @@ class ParametrizationList(ModuleList):
                     except NotImplementedError:
                         pass
         if not isinstance(new, Tensor) and not isinstance(new, collections.abc.Sequence):
-            raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
-                             "Got %s" % type(new).__name__)
+            raise ValueError(
+                "'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
+                "Got %s" % type(new).__name__
+            )
         self.is_tensor = isinstance(new, Tensor)
         self.ntensors = 1 if self.is_tensor else len(new)
 
         if self.is_tensor:
             if original.dtype != new.dtype:
-                raise ValueError("When `right_inverse` outputs one tensor, it may not change the dtype.\n"
-                                 "original.dtype: %s\nright_inverse(original).dtype: %s"
-                                 % (original.dtype, new.dtype))
+                raise ValueError(
+                    "When `right_inverse` outputs one tensor, it may not change the dtype.\n"
+                    "original.dtype: %s\nright_inverse(original).dtype: %s" % (original.dtype, new.dtype)
+                )
             if new is not original:
                 with no_grad():
                     _set_data(original, new)
@@ -85,9 +96,10 @@ class ParametrizationList(ModuleList):
         else:
             for i, originali in enumerate(new):
                 if not isinstance(originali, Tensor):
-                    raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors (list, "
-                                     "tuple...). Got element %d of the sequence with type %s."
-                                     % (i, type(originali).__name__))
+                    raise ValueError(
+                        "'right_inverse' must return a Tensor or a Sequence of tensors (list, "
+                        "tuple...). Got element %d of the sequence with type %s." % (i, type(originali).__name__)
+                    )
                 if isinstance(original, Parameter):
                     originali = Parameter(originali)
                 originali.requires_grad_(original.requires_grad)
@@ -98,13 +110,17 @@ class ParametrizationList(ModuleList):
             if not isinstance(Z, Tensor):
                 raise ValueError("A parametrization must return a tensor. Got %s." % type(Z).__name__)
             if Z.dtype != original_dtype:
-                raise ValueError("Registering a parametrization may not change the dtype of the tensor, unless "
-                                 "`unsafe` flag is enabled.\nunparametrized dtype: %s\nparametrized dtype: %s"
-                                 % (original_dtype, Z.dtype))
+                raise ValueError(
+                    "Registering a parametrization may not change the dtype of the tensor, unless "
+                    "`unsafe` flag is enabled.\nunparametrized dtype: %s\nparametrized dtype: %s"
+                    % (original_dtype, Z.dtype)
+                )
             if tuple(Z.shape) != tuple(original_shape):
-                raise ValueError("Registering a parametrization may not change the shape of the tensor, unless "
-                                 "`unsafe` flag is enabled.\nunparametrized shape: %s\nparametrized shape: %s"
-                                 % (original_shape, Z.shape))
+                raise ValueError(
+                    "Registering a parametrization may not change the shape of the tensor, unless "
+                    "`unsafe` flag is enabled.\nunparametrized shape: %s\nparametrized shape: %s"
+                    % (original_shape, Z.shape)
+                )
 
     def right_inverse(self, value):
         """Sets the original(s) so that the parametrized tensor equals `value` (every parametrization must have
@@ -114,30 +130,38 @@ class ParametrizationList(ModuleList):
                 if hasattr(module, "right_inverse"):
                     value = module.right_inverse(value)
                 else:
-                    raise RuntimeError("parametrization %s does not implement right_inverse."
-                                       % type(module).__name__)
+                    raise RuntimeError("parametrization %s does not implement right_inverse." % type(module).__name__)
             if self.is_tensor:
                 if not isinstance(value, Tensor):
                     raise ValueError("`right_inverse` should return a tensor. Got %s" % type(value).__name__)
                 if value.dtype != self.original.dtype:
-                    raise ValueError("The tensor returned by `right_inverse` has dtype %s while `original` has "
-                                     "dtype %s" % (value.dtype, self.original.dtype))
+                    raise ValueError(
+                        "The tensor returned by `right_inverse` has dtype %s while `original` has "
+                        "dtype %s" % (value.dtype, self.original.dtype)
+                    )
                 _set_data(self.original, value)
             else:
                 if not isinstance(value, collections.abc.Sequence):
-                    raise ValueError("'right_inverse' must return a sequence of tensors. Got %s."
-                                     % type(value).__name__)
+                    raise ValueError(
+                        "'right_inverse' must return a sequence of tensors. Got %s." % type(value).__name__
+                    )
                 if len(value) != self.ntensors:
-                    raise ValueError("'right_inverse' must return a sequence of tensors of length %d. Got a "
-                                     "sequence of length %d." % (self.ntensors, len(value)))
+                    raise ValueError(
+                        "'right_inverse' must return a sequence of tensors of length %d. Got a "
+                        "sequence of length %d." % (self.ntensors, len(value))
+                    )
                 for i, tensor in enumerate(value):
                     original_i = getattr(self, "original%d" % i)
                     if not isinstance(tensor, Tensor):
-                        raise ValueError("`right_inverse` must return a sequence of tensors. Got element %d of "
-                                         "type %s" % (i, type(tensor).__name__))
+                        raise ValueError(
+                            "`right_inverse` must return a sequence of tensors. Got element %d of "
+                            "type %s" % (i, type(tensor).__name__)
+                        )
                     if original_i.dtype != tensor.dtype:
-                        raise ValueError("Tensor %d returned by `right_inverse` has dtype %s while `original%d` "
-                                         "has dtype %s" % (i, tensor.dtype, i, original_i.dtype))
+                        raise ValueError(
+                            "Tensor %d returned by `right_inverse` has dtype %s while `original%d` "
+                            "has dtype %s" % (i, tensor.dtype, i, original_i.dtype)
+                        )
                     _set_data(original_i, tensor)
 
     def forward(self):
@@ -201,13 +225,17 @@ def _check_consistency(module, tensor_name, parametrization):
     if not isinstance(X, Tensor):
         raise ValueError("A parametrization must return a tensor. Got %s." % type(X).__name__)
     if X.dtype != Y.dtype:
-        raise ValueError("Registering a parametrization may not change the dtype of the tensor, unless the "
-                         "`unsafe` flag is enabled.\nmodule.%s.dtype: %s\nparametrization(module.%s).dtype: %s"
-                         % (tensor_name, Y.dtype, tensor_name, X.dtype))
+        raise ValueError(
+            "Registering a parametrization may not change the dtype of the tensor, unless the "
+            "`unsafe` flag is enabled.\nmodule.%s.dtype: %s\nparametrization(module.%s).dtype: %s"
+            % (tensor_name, Y.dtype, tensor_name, X.dtype)
+        )
     if tuple(X.shape) != tuple(Y.shape):
-        raise ValueError("Registering a parametrization may not change the shape of the tensor, unless the "
-                         "`unsafe` flag is enabled.\nmodule.%s.shape: %s\nparametrization(module.%s).shape: %s"
-                         % (tensor_name, Y.shape, tensor_name, X.shape))
+        raise ValueError(
+            "Registering a parametrization may not change the shape of the tensor, unless the "
+            "`unsafe` flag is enabled.\nmodule.%s.shape: %s\nparametrization(module.%s).shape: %s"
+            % (tensor_name, Y.shape, tensor_name, X.shape)
+        )
     if hasattr(parametrization, "right_inverse"):
         try:
             Z = parametrization.right_inverse(X)
@@ -216,13 +244,17 @@ def _check_consistency(module, tensor_name, parametrization):
         if not isinstance(Z, Tensor):
             raise ValueError("parametrization.right_inverse must return a tensor. Got: %s" % type(Z).__name__)
         if Z.dtype != Y.dtype:
-            raise ValueError("The tensor returned by parametrization.right_inverse must have the same dtype as "
-                             "module.%s, unless the `unsafe` flag is enabled.\nmodule.%s.dtype: %s\nreturned "
-                             "dtype: %s" % (tensor_name, tensor_name, Y.dtype, Z.dtype))
+            raise ValueError(
+                "The tensor returned by parametrization.right_inverse must have the same dtype as "
+                "module.%s, unless the `unsafe` flag is enabled.\nmodule.%s.dtype: %s\nreturned "
+                "dtype: %s" % (tensor_name, tensor_name, Y.dtype, Z.dtype)
+            )
         if tuple(Z.shape) != tuple(Y.shape):
-            raise ValueError("The tensor returned by parametrization.right_inverse must have the same shape as "
-                             "module.%s, unless the `unsafe` flag is enabled.\nmodule.%s.shape: %s\nreturned "
-                             "shape: %s" % (tensor_name, tensor_name, Y.shape, Z.shape))
+            raise ValueError(
+                "The tensor returned by parametrization.right_inverse must have the same shape as "
+                "module.%s, unless the `unsafe` flag is enabled.\nmodule.%s.shape: %s\nreturned "
+                "shape: %s" % (tensor_name, tensor_name, Y.shape, Z.shape)
+            )
 
 
 def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):
@@ -244,8 +276,10 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
         _inject_property(module, tensor_name)
         module.parametrizations[tensor_name] = parametrizations
     else:
-        raise ValueError("Module '%s' does not have a parameter, a buffer, or a parametrized element with name "
-                         "'%s'" % (module, tensor_name))
+        raise ValueError(
+            "Module '%s' does not have a parameter, a buffer, or a parametrized element with name "
+            "'%s'" % (module, tensor_name)
+        )
     return module
 
 
@@ -277,8 +311,10 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
             t = getattr(module, tensor_name)
             original = Parameter(t.detach()) if t.requires_grad else t
         else:
-            raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is "
-                             "parametrized in terms of a sequence of tensors.")
+            raise ValueError(
+                "Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is "
+                "parametrized in terms of a sequence of tensors."
+            )
     delattr(module.__class__, tensor_name)
     del module.parametrizations[tensor_name]
     _register_parameter_or_buffer(module, tensor_name, original)

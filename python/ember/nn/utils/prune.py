@@ -7,6 +7,7 @@ Pruning `name` of a module moves the parameter to `name + "_orig"`, registers th
 new method only sees the entries / channels still unpruned). Masks are computed with ember ops (topk, norm,
 index_fill_, index_copy); nothing loops over elements in Python.
 """
+
 import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
@@ -14,9 +15,23 @@ from collections.abc import Iterable
 import ember
 
 __all__ = [
-    "BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured", "L1Unstructured",
-    "RandomStructured", "LnStructured", "CustomFromMask", "identity", "random_unstructured", "l1_unstructured",
-    "random_structured", "ln_structured", "global_unstructured", "custom_from_mask", "remove", "is_pruned",
+    "BasePruningMethod",
+    "PruningContainer",
+    "Identity",
+    "RandomUnstructured",
+    "L1Unstructured",
+    "RandomStructured",
+    "LnStructured",
+    "CustomFromMask",
+    "identity",
+    "random_unstructured",
+    "l1_unstructured",
+    "random_structured",
+    "ln_structured",
+    "global_unstructured",
+    "custom_from_mask",
+    "remove",
+    "is_pruned",
 ]
 
 
@@ -50,9 +65,11 @@ class BasePruningMethod(ABC):
         orig = getattr(module, name)
         if importance_scores is not None:
             if tuple(importance_scores.shape) != tuple(orig.shape):
-                raise AssertionError("importance_scores should have the same shape as parameter {} of {} "
-                                     "(got {} and {})".format(name, module, tuple(importance_scores.shape),
-                                                              tuple(orig.shape)))
+                raise AssertionError(
+                    "importance_scores should have the same shape as parameter {} of {} (got {} and {})".format(
+                        name, module, tuple(importance_scores.shape), tuple(orig.shape)
+                    )
+                )
         else:
             importance_scores = orig
 
@@ -110,11 +127,17 @@ class BasePruningMethod(ABC):
 
 def _composite_method(cls, module, name, *args, **kwargs):
     """The new method, folded into a PruningContainer with the hook already pruning `name`, if any."""
-    old_keys = [k for k, hook in module._forward_pre_hooks.items()
-                if isinstance(hook, BasePruningMethod) and hook._tensor_name == name]
+    old_keys = [
+        k
+        for k, hook in module._forward_pre_hooks.items()
+        if isinstance(hook, BasePruningMethod) and hook._tensor_name == name
+    ]
     if len(old_keys) > 1:
-        raise AssertionError("Avoid adding multiple pruning hooks to the same tensor {} of module {}. Use a "
-                             "PruningContainer.".format(name, module))
+        raise AssertionError(
+            "Avoid adding multiple pruning hooks to the same tensor {} of module {}. Use a PruningContainer.".format(
+                name, module
+            )
+        )
     old = module._forward_pre_hooks[old_keys[0]] if old_keys else None
     for k in old_keys:
         del module._forward_pre_hooks[k]
@@ -148,9 +171,12 @@ class PruningContainer(BasePruningMethod):
         if method is not None and not isinstance(method, BasePruningMethod):
             raise TypeError("{} is not a BasePruningMethod subclass".format(type(method)))
         if method is not None and getattr(self, "_tensor_name", None) != getattr(method, "_tensor_name", None):
-            raise ValueError("Can only add pruning methods acting on the parameter named '{}' to PruningContainer "
-                             "{}. Found '{}'".format(getattr(self, "_tensor_name", None), self,
-                                                     getattr(method, "_tensor_name", None)))
+            raise ValueError(
+                "Can only add pruning methods acting on the parameter named '{}' to PruningContainer "
+                "{}. Found '{}'".format(
+                    getattr(self, "_tensor_name", None), self, getattr(method, "_tensor_name", None)
+                )
+            )
         self._pruning_methods += (method,)
 
     def __len__(self):
@@ -171,14 +197,14 @@ class PruningContainer(BasePruningMethod):
             # the method sees the surviving entries only, as a 1-D tensor
             keep = (default_mask == 1).reshape(-1).nonzero().reshape(-1)
             flat = new_mask.reshape(-1)
-            part = method.compute_mask(t.reshape(-1).index_select(0, keep),
-                                       default_mask=flat.index_select(0, keep))
+            part = method.compute_mask(t.reshape(-1).index_select(0, keep), default_mask=flat.index_select(0, keep))
             flat = flat.index_copy(0, keep, part.to(dtype=flat.dtype))
             return flat.reshape(new_mask.shape)
         if kind == "structured":
             if not hasattr(method, "dim"):
-                raise AttributeError('Pruning methods of PRUNING_TYPE "structured" need to have the attribute `dim` '
-                                     "defined.")
+                raise AttributeError(
+                    'Pruning methods of PRUNING_TYPE "structured" need to have the attribute `dim` defined.'
+                )
             n_dims = t.dim()
             dim = method.dim + n_dims if method.dim < 0 else method.dim
             if dim < 0 or dim >= n_dims:
@@ -298,8 +324,9 @@ class LnStructured(_StructuredByScore):
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
-        return super(LnStructured, cls).apply(module, name, amount=amount, n=n, dim=dim,
-                                              importance_scores=importance_scores)
+        return super(LnStructured, cls).apply(
+            module, name, amount=amount, n=n, dim=dim, importance_scores=importance_scores
+        )
 
 
 class CustomFromMask(BasePruningMethod):
@@ -312,8 +339,11 @@ class CustomFromMask(BasePruningMethod):
 
     def compute_mask(self, t, default_mask):
         if tuple(default_mask.shape) != tuple(self.mask.shape):
-            raise AssertionError("custom_from_mask: mask of shape {} does not match the tensor's shape {}".format(
-                tuple(self.mask.shape), tuple(default_mask.shape)))
+            raise AssertionError(
+                "custom_from_mask: mask of shape {} does not match the tensor's shape {}".format(
+                    tuple(self.mask.shape), tuple(default_mask.shape)
+                )
+            )
         return default_mask * self.mask.to(dtype=default_mask.dtype, device=default_mask.device)
 
     @classmethod
@@ -366,14 +396,21 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
         return ember.cat([x.detach().reshape(-1) for x in tensors]) if tensors else ember.zeros(0)
 
     scores = flat([importance_scores.get((m, n), getattr(m, n)) for m, n in parameters])
-    default_mask = flat([m._buffers[n + "_mask"] if n + "_mask" in m._buffers else ember.ones_like(getattr(m, n))
-                         for m, n in parameters])
+    default_mask = flat(
+        [
+            m._buffers[n + "_mask"] if n + "_mask" in m._buffers else ember.ones_like(getattr(m, n))
+            for m, n in parameters
+        ]
+    )
 
     method = pruning_method(**kwargs)
     method._tensor_name = "temp"
     if method.PRUNING_TYPE != "unstructured":
-        raise TypeError('Only "unstructured" PRUNING_TYPE supported for the `pruning_method`. Found method {} of '
-                        "type {}".format(pruning_method, method.PRUNING_TYPE))
+        raise TypeError(
+            'Only "unstructured" PRUNING_TYPE supported for the `pruning_method`. Found method {} of type {}'.format(
+                pruning_method, method.PRUNING_TYPE
+            )
+        )
     container = PruningContainer()
     container._tensor_name = "temp"
     container.add_pruning_method(method)
@@ -384,7 +421,7 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
     for module, name in parameters:
         param = getattr(module, name)
         n = param.numel()
-        custom_from_mask(module, name, mask=final_mask[start:start + n].view_as(param))
+        custom_from_mask(module, name, mask=final_mask[start : start + n].view_as(param))
         start += n
 
 
@@ -407,8 +444,11 @@ def remove(module, name):
 
 def is_pruned(module):
     """True if `module` or any submodule carries a pruning forward pre-hook."""
-    return any(isinstance(hook, BasePruningMethod)
-               for _, sub in module.named_modules() for hook in sub._forward_pre_hooks.values())
+    return any(
+        isinstance(hook, BasePruningMethod)
+        for _, sub in module.named_modules()
+        for hook in sub._forward_pre_hooks.values()
+    )
 
 
 # ---- validation and helpers
@@ -418,22 +458,27 @@ def _validate_pruning_amount_init(amount):
     if not isinstance(amount, numbers.Real):
         raise TypeError("Invalid type for amount: {}. Must be int or float.".format(amount))
     if (isinstance(amount, numbers.Integral) and amount < 0) or (
-            not isinstance(amount, numbers.Integral) and not 0.0 <= float(amount) <= 1.0):
-        raise ValueError("amount={} should either be a float in the range [0, 1] or a non-negative integer".format(
-            amount))
+        not isinstance(amount, numbers.Integral) and not 0.0 <= float(amount) <= 1.0
+    ):
+        raise ValueError(
+            "amount={} should either be a float in the range [0, 1] or a non-negative integer".format(amount)
+        )
 
 
 def _validate_pruning_amount(amount, tensor_size):
     if isinstance(amount, numbers.Integral) and amount > tensor_size:
-        raise ValueError("amount={} should be smaller than the number of parameters to prune={}".format(
-            amount, tensor_size))
+        raise ValueError(
+            "amount={} should be smaller than the number of parameters to prune={}".format(amount, tensor_size)
+        )
 
 
 def _validate_structured_pruning(t):
     shape = tuple(t.shape)
     if len(shape) <= 1:
-        raise ValueError("Structured pruning can only be applied to multidimensional tensors. Found tensor of shape "
-                         "{} with {} dims".format(shape, len(shape)))
+        raise ValueError(
+            "Structured pruning can only be applied to multidimensional tensors. Found tensor of shape "
+            "{} with {} dims".format(shape, len(shape))
+        )
 
 
 def _compute_nparams_toprune(amount, tensor_size):

@@ -1,5 +1,6 @@
 """Packed sequences for the recurrent layers, as torch.nn.utils.rnn. The packing and padding are single ember ops
 (boolean-mask indexing in time-major order), not Python loops over time."""
+
 from collections import namedtuple
 
 from ... import _C
@@ -44,9 +45,11 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     lengths = _lengths(lengths)
     if enforce_sorted:
         if lengths.numel() > 1 and bool((lengths[:-1] < lengths[1:]).any()):
-            raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
-                               "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to "
-                               "sidestep this requirement if you do not need ONNX exportability.")
+            raise RuntimeError(
+                "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
+                "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to "
+                "sidestep this requirement if you do not need ONNX exportability."
+            )
         sorted_indices = None
     else:
         lengths, sorted_indices = _C.sort(lengths, descending=True)
@@ -54,12 +57,16 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     if batch_first:
         input = input.transpose(0, 1)
     if lengths.numel() and int(lengths.min()) <= 0:
-        raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' that "
-                           "is <= 0")
+        raise RuntimeError(
+            "Length of all samples has to be greater than 0, but found an element in 'lengths' that is <= 0"
+        )
     steps = int(lengths.max()) if lengths.numel() else 0
     if steps > input.size(0):
-        raise RuntimeError("Expected sequence length to be larger than or equal to the largest length ({}), got {}"
-                           .format(steps, input.size(0)))
+        raise RuntimeError(
+            "Expected sequence length to be larger than or equal to the largest length ({}), got {}".format(
+                steps, input.size(0)
+            )
+        )
     mask = _C.arange(steps).unsqueeze(1) < lengths.unsqueeze(0)  # [T, B]: element (t, b) exists
     data = input[:steps][mask.to(input.device)]
     batch_sizes = mask.sum(1)
@@ -71,8 +78,10 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     steps, batch = batch_sizes.numel(), int(batch_sizes[0]) if batch_sizes.numel() else 0
     if total_length is not None:
         if total_length < steps:
-            raise ValueError("Expected total_length to be at least the length of the longest sequence in input, but "
-                             "got total_length={} and max sequence length being {}".format(total_length, steps))
+            raise ValueError(
+                "Expected total_length to be at least the length of the longest sequence in input, but "
+                "got total_length={} and max sequence length being {}".format(total_length, steps)
+            )
         steps_out = total_length
     else:
         steps_out = steps
@@ -94,14 +103,15 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         raise RuntimeError("received an empty list of sequences")
     max_len = max(s.size(0) for s in sequences)
     trailing = tuple(sequences[0].shape[1:])
-    out = _C.full((max_len, len(sequences)) + trailing, padding_value, dtype=sequences[0].dtype,
-                  device=sequences[0].device)
+    out = _C.full(
+        (max_len, len(sequences)) + trailing, padding_value, dtype=sequences[0].dtype, device=sequences[0].device
+    )
     for i, s in enumerate(sequences):
         n = s.size(0)
         if padding_side == "right":
             out[:n, i] = s
         else:
-            out[max_len - n:, i] = s
+            out[max_len - n :, i] = s
     return out.transpose(0, 1) if batch_first else out
 
 
@@ -113,7 +123,7 @@ def pack_sequence(sequences, enforce_sorted=True):
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
     if not batch_first:
         padded_sequences = padded_sequences.transpose(0, 1)
-    return [padded_sequences[i, :int(n)] for i, n in enumerate(_lengths(lengths))]
+    return [padded_sequences[i, : int(n)] for i, n in enumerate(_lengths(lengths))]
 
 
 def unpack_sequence(packed_sequences):

@@ -2,14 +2,20 @@
 the parameter <name> moves to <name>_orig, buffers <name>_u and <name>_v hold the power iteration's vectors, and a
 forward pre-hook sets <name> = <name>_orig / sigma before every call (iterating in training mode). New code may
 prefer ember.nn.utils.parametrizations.spectral_norm."""
+
 from ... import _C
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..parameter import Parameter
 
-__all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook", "spectral_norm",
-           "remove_spectral_norm"]
+__all__ = [
+    "SpectralNorm",
+    "SpectralNormLoadStateDictPreHook",
+    "SpectralNormStateDictHook",
+    "spectral_norm",
+    "remove_spectral_norm",
+]
 
 
 class SpectralNorm:
@@ -19,8 +25,9 @@ class SpectralNorm:
         self.name = name
         self.dim = dim
         if n_power_iterations <= 0:
-            raise ValueError("Expected n_power_iterations to be positive, but got n_power_iterations=%d"
-                             % n_power_iterations)
+            raise ValueError(
+                "Expected n_power_iterations to be positive, but got n_power_iterations=%d" % n_power_iterations
+            )
         self.n_power_iterations = n_power_iterations
         self.eps = eps
 
@@ -63,6 +70,7 @@ class SpectralNorm:
     def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
         # the v with u = normalize(W v) and u^T W v = target_sigma (loading a version-0 state_dict)
         from ...linalg import multi_dot, pinv
+
         v = multi_dot([pinv(weight_mat.t().mm(weight_mat)), weight_mat.t(), u.unsqueeze(1)]).squeeze(1)
         return v * (target_sigma / _C.dot(u, _C.mv(weight_mat, v)))
 
@@ -103,8 +111,11 @@ class SpectralNormLoadStateDictPreHook:
         version = local_metadata.get("spectral_norm", {}).get(fn.name + ".version", None)
         if version is None or version < 1:
             weight_key = prefix + fn.name
-            if version is None and all(weight_key + s in state_dict for s in ("_orig", "_u", "_v")) and \
-                    weight_key not in state_dict:
+            if (
+                version is None
+                and all(weight_key + s in state_dict for s in ("_orig", "_u", "_v"))
+                and weight_key not in state_dict
+            ):
                 return  # a current state_dict (ember keeps no metadata)
             has_missing_keys = False
             for suffix in ("_orig", "", "_u"):

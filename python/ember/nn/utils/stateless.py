@@ -2,6 +2,7 @@
 only (torch.nn.utils.stateless / torch.func.functional_call). The tensors are swapped into the modules' parameter
 and buffer dictionaries, so gradients flow to the given tensors, and the originals are put back afterwards, also
 when the call raises."""
+
 import contextlib
 
 
@@ -15,8 +16,9 @@ def _split(module, name):
 def _tied_names(module):
     """For each parameter or buffer reachable under several names, all of its names."""
     by_tensor = {}
-    for name, t in list(module.named_parameters(remove_duplicate=False)) + \
-            list(module.named_buffers(remove_duplicate=False)):
+    for name, t in list(module.named_parameters(remove_duplicate=False)) + list(
+        module.named_buffers(remove_duplicate=False)
+    ):
         by_tensor.setdefault(id(t), []).append(name)
     return {name: names for names in by_tensor.values() if len(names) > 1 for name in names}
 
@@ -27,8 +29,10 @@ def _untie(module, tensors):
     for name, value in tensors.items():
         for other in tied.get(name, ()):
             if other in tensors and tensors[other] is not value:
-                raise ValueError("functional_call got multiple values for keys {}, which are tied. Consider using "
-                                 "tie_weights=False".format(sorted(tied[name])))
+                raise ValueError(
+                    "functional_call got multiple values for keys {}, which are tied. Consider using "
+                    "tie_weights=False".format(sorted(tied[name]))
+                )
             result[other] = value
     return result
 
@@ -38,8 +42,9 @@ def _reparametrize_module(module, tensors, tie_weights=True, strict=False):
     if tie_weights:
         tensors = _untie(module, tensors)
     if strict:
-        expected = {n for n, _ in module.named_parameters(remove_duplicate=False)} | \
-            {n for n, _ in module.named_buffers(remove_duplicate=False)}
+        expected = {n for n, _ in module.named_parameters(remove_duplicate=False)} | {
+            n for n, _ in module.named_buffers(remove_duplicate=False)
+        }
         unexpected = sorted(set(tensors) - expected)
         missing = sorted(expected - set(tensors))
         msgs = []
@@ -48,8 +53,9 @@ def _reparametrize_module(module, tensors, tie_weights=True, strict=False):
         if missing:
             msgs.append("Missing key(s): {}.".format(", ".join(map(repr, missing))))
         if msgs:
-            raise RuntimeError("Error(s) in reparametrizing for {}:\n\t{}".format(module._get_name(),
-                                                                                  "\n\t".join(msgs)))
+            raise RuntimeError(
+                "Error(s) in reparametrizing for {}:\n\t{}".format(module._get_name(), "\n\t".join(msgs))
+            )
     saved = []  # (owner, store or None, leaf, had, old)
     try:
         for name, value in tensors.items():
@@ -83,8 +89,9 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, t
         for d in parameters_and_buffers:
             for k, v in d.items():
                 if k in merged:
-                    raise ValueError("{} appeared in multiple dictionaries; behavior of functional call is "
-                                     "ambiguous".format(k))
+                    raise ValueError(
+                        "{} appeared in multiple dictionaries; behavior of functional call is ambiguous".format(k)
+                    )
                 merged[k] = v
         parameters_and_buffers = merged
     if kwargs is None:

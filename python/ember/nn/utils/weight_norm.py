@@ -1,6 +1,7 @@
 """ember.nn.utils.weight_norm: the legacy, hook-based weight normalization (torch.nn.utils.weight_norm): the
 parameter <name> is replaced by <name>_g (magnitude) and <name>_v (direction), and a forward pre-hook recomputes
 <name> = g * v / ||v|| before every call. New code may prefer ember.nn.utils.parametrizations.weight_norm."""
+
 from ..parameter import Parameter
 from .parametrizations import _norm_except_dim, _weight_norm
 

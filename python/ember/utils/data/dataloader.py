@@ -13,6 +13,7 @@ named with its signal, and `timeout` bounds each wait. Shutting down (end of epo
 asks the workers to exit, drains the results still in flight (releasing their segments), and terminates what
 is still running after a grace period. docs/data.md has the guarantees.
 """
+
 import atexit
 import math
 import multiprocessing as _python_mp
@@ -29,8 +30,7 @@ from ... import _C
 from ._utils import ExceptionWrapper
 from ._utils.collate import default_collate, default_convert
 from ._utils.fetch import create_fetcher
-from ._utils.worker import (_IterableDatasetStopIteration, _ResumeIteration, _worker_loop, get_worker_info,
-                            recv_message)
+from ._utils.worker import _IterableDatasetStopIteration, _ResumeIteration, _worker_loop, get_worker_info, recv_message
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -59,14 +59,17 @@ def _worker_number_warning(num_workers):
     if suggest is not None and num_workers <= suggest:
         return
     if suggest is not None:
-        suggested = ("Our suggested max number of worker in current system is {}{}, which is smaller than what this "
-                     "DataLoader is going to create.").format(suggest, "" if cpuset else
-                                                               " (`cpuset` is not taken into account)")
+        suggested = (
+            "Our suggested max number of worker in current system is {}{}, which is smaller than what this "
+            "DataLoader is going to create."
+        ).format(suggest, "" if cpuset else " (`cpuset` is not taken into account)")
     else:
         suggested = "DataLoader is not able to compute a suggested max number of worker in current system."
-    warnings.warn("This DataLoader will create {} worker processes in total. {} Please be aware that excessive worker "
-                  "creation might get DataLoader running slow or even freeze, lower the worker number to avoid "
-                  "potential slowness/freeze if necessary.".format(num_workers, suggested))
+    warnings.warn(
+        "This DataLoader will create {} worker processes in total. {} Please be aware that excessive worker "
+        "creation might get DataLoader running slow or even freeze, lower the worker number to avoid "
+        "potential slowness/freeze if necessary.".format(num_workers, suggested)
+    )
 
 
 class DataLoader:
@@ -75,23 +78,42 @@ class DataLoader:
 
     __initialized = False
 
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
-                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
-                 multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
-                 pin_memory_device="", in_order=True):
+    def __init__(
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=None,
+        sampler=None,
+        batch_sampler=None,
+        num_workers=0,
+        collate_fn=None,
+        pin_memory=False,
+        drop_last=False,
+        timeout=0,
+        worker_init_fn=None,
+        multiprocessing_context=None,
+        generator=None,
+        *,
+        prefetch_factor=None,
+        persistent_workers=False,
+        pin_memory_device="",
+        in_order=True,
+    ):
         if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
-                             "multiprocessing.")
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
         if num_workers == 0 and prefetch_factor is not None:
-            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
-                             "to enable multiprocessing, otherwise set prefetch_factor to None.")
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
+                "to enable multiprocessing, otherwise set prefetch_factor to None."
+            )
         if num_workers > 0 and prefetch_factor is None:
             prefetch_factor = 2
         if prefetch_factor is not None and prefetch_factor <= 0:
-            raise ValueError("prefetch_factor option should be positive, but got prefetch_factor={}".format(
-                prefetch_factor))
+            raise ValueError(
+                "prefetch_factor option should be positive, but got prefetch_factor={}".format(prefetch_factor)
+            )
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
 
@@ -108,14 +130,22 @@ class DataLoader:
         if isinstance(dataset, IterableDataset):
             self._dataset_kind = "iterable"
             if shuffle not in {False, None}:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle option, but got "
-                                 "shuffle={}".format(shuffle))
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle={}".format(
+                        shuffle
+                    )
+                )
             if sampler is not None:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler option, but got "
-                                 "sampler={}".format(sampler))
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified sampler option, but got sampler={}".format(
+                        sampler
+                    )
+                )
             if batch_sampler is not None:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified batch_sampler option, but "
-                                 "got batch_sampler={}".format(batch_sampler))
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified batch_sampler option, but "
+                    "got batch_sampler={}".format(batch_sampler)
+                )
         else:
             shuffle = bool(shuffle)
             self._dataset_kind = "map"
@@ -124,14 +154,16 @@ class DataLoader:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and "
-                                 "drop_last")
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last"
+                )
             batch_size = None
             drop_last = False
         elif batch_size is None:
             if drop_last:
-                raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
-                                 "drop_last")
+                raise ValueError(
+                    "batch_size=None option disables auto-batching and is mutually exclusive with drop_last"
+                )
 
         if sampler is None:
             if self._dataset_kind == "iterable":
@@ -169,22 +201,35 @@ class DataLoader:
                 if isinstance(ctx, str):
                     valid = _python_mp.get_all_start_methods()
                     if ctx not in valid:
-                        raise ValueError("multiprocessing_context option should specify a valid start method in {!r}, "
-                                         "but got multiprocessing_context={!r}".format(valid, ctx))
+                        raise ValueError(
+                            "multiprocessing_context option should specify a valid start method in {!r}, "
+                            "but got multiprocessing_context={!r}".format(valid, ctx)
+                        )
                     ctx = _python_mp.get_context(ctx)
                 if not isinstance(ctx, _python_mp.context.BaseContext):
-                    raise TypeError("multiprocessing_context option should be a valid context object or a string "
-                                    "specifying the start method, but got multiprocessing_context={}".format(ctx))
+                    raise TypeError(
+                        "multiprocessing_context option should be a valid context object or a string "
+                        "specifying the start method, but got multiprocessing_context={}".format(ctx)
+                    )
             else:
-                raise ValueError("multiprocessing_context can only be used with multi-process loading "
-                                 "(num_workers > 0), but got num_workers={}".format(self.num_workers))
+                raise ValueError(
+                    "multiprocessing_context can only be used with multi-process loading "
+                    "(num_workers > 0), but got num_workers={}".format(self.num_workers)
+                )
         self.__multiprocessing_context = ctx
 
     def __setattr__(self, attr, val):
-        if self.__initialized and attr in ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
-                                           "persistent_workers"):
-            raise ValueError("{} attribute should not be set after {} is initialized".format(
-                attr, self.__class__.__name__))
+        if self.__initialized and attr in (
+            "batch_size",
+            "batch_sampler",
+            "sampler",
+            "drop_last",
+            "dataset",
+            "persistent_workers",
+        ):
+            raise ValueError(
+                "{} attribute should not be set after {} is initialized".format(attr, self.__class__.__name__)
+            )
         super().__setattr__(attr, val)
 
     @property
@@ -231,11 +276,14 @@ class _BaseDataLoaderIter:
         self._pin_memory = False
         if loader.pin_memory:
             from ... import cuda
+
             if cuda.is_available():
                 self._pin_memory = True
             else:
-                warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
-                              "memory won't be used.")
+                warnings.warn(
+                    "'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                    "memory won't be used."
+                )
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
@@ -267,15 +315,21 @@ class _BaseDataLoaderIter:
     def __next__(self):
         data = self._next_data()
         self._num_yielded += 1
-        if (self._dataset_kind == "iterable" and self._IterableDataset_len_called is not None
-                and self._num_yielded > self._IterableDataset_len_called):
-            msg = ("Length of IterableDataset {} was reported to be {} (when accessing len(dataloader)), but {} "
-                   "samples have been fetched. ").format(self._dataset, self._IterableDataset_len_called,
-                                                         self._num_yielded)
+        if (
+            self._dataset_kind == "iterable"
+            and self._IterableDataset_len_called is not None
+            and self._num_yielded > self._IterableDataset_len_called
+        ):
+            msg = (
+                "Length of IterableDataset {} was reported to be {} (when accessing len(dataloader)), but {} "
+                "samples have been fetched. "
+            ).format(self._dataset, self._IterableDataset_len_called, self._num_yielded)
             if self._num_workers > 0:
-                msg += ("For multiprocessing data-loading, this could be caused by not properly configuring the "
-                        "IterableDataset replica at each worker. Please see "
-                        "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
+                msg += (
+                    "For multiprocessing data-loading, this could be caused by not properly configuring the "
+                    "IterableDataset replica at each worker. Please see "
+                    "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples."
+                )
             warnings.warn(msg)
         return data
 
@@ -305,8 +359,9 @@ def _pin_memory(data):
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
         super().__init__(loader)
-        self._fetcher = create_fetcher(self._dataset_kind == "iterable", self._dataset, self._auto_collation,
-                                       self._collate_fn, self._drop_last)
+        self._fetcher = create_fetcher(
+            self._dataset_kind == "iterable", self._dataset, self._auto_collation, self._collate_fn, self._drop_last
+        )
 
     def _next_data(self):
         index = self._next_index()  # may raise StopIteration
@@ -330,6 +385,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
         super().__init__(loader)
         from ... import multiprocessing as _emp  # noqa: F401  (the tensor reducers)
+
         self._shutdown = True  # until the workers are up: a failed start must not run the shutdown
         ctx = loader.multiprocessing_context or _python_mp
         self._in_order = loader.in_order
@@ -353,10 +409,27 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 # A forked worker inherits the main process's ends of the sockets so far: it closes them, so
                 # that the main process's death reads as EOF in every worker.
                 inherited = [m.fileno() for m in self._socks] if ctx.get_start_method() == "fork" else []
-                w = ctx.Process(target=_worker_loop, args=(
-                    self._dataset_kind == "iterable", self._dataset, q, theirs, self._done_event,
-                    self._auto_collation, self._collate_fn, self._drop_last, self._base_seed, self._worker_init_fn,
-                    i, self._num_workers, self._persistent_workers, strategy, os.getpid(), inherited))
+                w = ctx.Process(
+                    target=_worker_loop,
+                    args=(
+                        self._dataset_kind == "iterable",
+                        self._dataset,
+                        q,
+                        theirs,
+                        self._done_event,
+                        self._auto_collation,
+                        self._collate_fn,
+                        self._drop_last,
+                        self._base_seed,
+                        self._worker_init_fn,
+                        i,
+                        self._num_workers,
+                        self._persistent_workers,
+                        strategy,
+                        os.getpid(),
+                        inherited,
+                    ),
+                )
                 w.daemon = True
                 try:
                     w.start()
@@ -441,17 +514,22 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     name = "signal %d" % -code
                 msg = "DataLoader worker (pid {}) is killed by signal: {}.".format(w.pid, name)
                 if -code == signal.SIGBUS:
-                    msg += (" It is possible that dataloader's workers are out of shared memory. Please try to raise "
-                            "your shared memory limit.")
+                    msg += (
+                        " It is possible that dataloader's workers are out of shared memory. Please try to raise "
+                        "your shared memory limit."
+                    )
                 raise RuntimeError(msg)
             if code:
-                raise RuntimeError("DataLoader worker (pid {}) exited unexpectedly with exit code {}. Details are lost "
-                                   "due to multiprocessing. Rerunning with num_workers=0 may give better error "
-                                   "trace.".format(w.pid, code))
+                raise RuntimeError(
+                    "DataLoader worker (pid {}) exited unexpectedly with exit code {}. Details are lost "
+                    "due to multiprocessing. Rerunning with num_workers=0 may give better error "
+                    "trace.".format(w.pid, code)
+                )
             raise RuntimeError("DataLoader worker (pid(s) {}) exited unexpectedly".format(w.pid))
 
     def _recv(self, i):
         from ...multiprocessing.reductions import loads_with_fds
+
         try:
             payload, fds = recv_message(self._socks[i])
         except (EOFError, ConnectionResetError):
@@ -490,8 +568,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             if self._shutdown:
                 raise StopIteration
             # Skip task indices that will never be returned (dropped by an exhausted worker, or returned early).
-            while (self._rcvd_idx < self._send_idx and self._rcvd_idx not in self._task_worker
-                   and self._rcvd_idx not in self._early):
+            while (
+                self._rcvd_idx < self._send_idx
+                and self._rcvd_idx not in self._task_worker
+                and self._rcvd_idx not in self._early
+            ):
                 self._rcvd_idx += 1
             if self._rcvd_idx in self._early:
                 w, data = self._early.pop(self._rcvd_idx)
@@ -546,8 +627,10 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 if w.is_alive():
                     # A byte on its socket wakes the worker at once, even when the index queue can no longer
                     # deliver the None (a queue collected in a garbage cycle is closed before this __del__ runs).
-                    for stop in (lambda: self._index_queues[i].put(None),
-                                 lambda: self._socks[i].send(b"\0", socket.MSG_DONTWAIT)):
+                    for stop in (
+                        lambda: self._index_queues[i].put(None),
+                        lambda: self._socks[i].send(b"\0", socket.MSG_DONTWAIT),
+                    ):
                         try:
                             stop()
                         except (OSError, ValueError):
@@ -558,7 +641,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             while any(w.is_alive() for w in self._workers) and time.monotonic() < deadline:
                 socks = [s for s in self._socks if s.fileno() >= 0]
                 ready = multiprocessing.connection.wait(
-                    socks + [w.sentinel for w in self._workers if w.is_alive()], timeout=0.05)
+                    socks + [w.sentinel for w in self._workers if w.is_alive()], timeout=0.05
+                )
                 for s in ready:
                     if isinstance(s, socket.socket):
                         self._drain_one(s)
@@ -583,6 +667,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _drain_one(self, s):
         from ...multiprocessing.reductions import loads_with_fds
+
         try:
             payload, fds = recv_message(s)
         except (EOFError, OSError):

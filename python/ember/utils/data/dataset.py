@@ -1,5 +1,6 @@
 """Datasets: map-style (Dataset: __getitem__ and __len__) and iterable (IterableDataset: __iter__), and the
 combinators PyTorch has (TensorDataset, StackDataset, ConcatDataset, ChainDataset, Subset, random_split)."""
+
 import bisect
 import itertools
 import math
@@ -7,8 +8,16 @@ import warnings
 
 from ... import _C
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
-           "random_split"]
+__all__ = [
+    "Dataset",
+    "IterableDataset",
+    "TensorDataset",
+    "StackDataset",
+    "ConcatDataset",
+    "ChainDataset",
+    "Subset",
+    "random_split",
+]
 
 
 class Dataset:
@@ -53,8 +62,10 @@ class StackDataset(Dataset):
     def __init__(self, *args, **kwargs):
         if args:
             if kwargs:
-                raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
-                                 "input/output, but both types are given.")
+                raise ValueError(
+                    "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                    "input/output, but both types are given."
+                )
             self._length = len(args[0])
             if any(self._length != len(d) for d in args):
                 raise ValueError("Size mismatch between datasets")
@@ -79,8 +90,9 @@ class StackDataset(Dataset):
             if callable(getattr(d, "__getitems__", None)):
                 items = d.__getitems__(indices)
                 if len(items) != len(indices):
-                    raise ValueError("Nested dataset's output size mismatch. Expected %d, got %d"
-                                     % (len(indices), len(items)))
+                    raise ValueError(
+                        "Nested dataset's output size mismatch. Expected %d, got %d" % (len(indices), len(items))
+                    )
                 return items
             return [d[i] for i in indices]
 
@@ -194,5 +206,5 @@ def random_split(dataset, lengths, generator=None):
     indices = _C.randperm(sum(lengths), generator=generator).tolist()
     out = []
     for offset, length in zip(itertools.accumulate(lengths), lengths):
-        out.append(Subset(dataset, indices[offset - length:offset]))
+        out.append(Subset(dataset, indices[offset - length : offset]))
     return out

@@ -1,4 +1,5 @@
 """DistributedSampler: each of num_replicas processes gets its own share of the (shuffled) indices."""
+
 import math
 
 from ... import _C

@@ -1,8 +1,15 @@
 """Samplers: iterables of dataset indices (or of lists of indices, for BatchSampler)."""
+
 from ... import _C
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
-           "BatchSampler"]
+__all__ = [
+    "Sampler",
+    "SequentialSampler",
+    "RandomSampler",
+    "SubsetRandomSampler",
+    "WeightedRandomSampler",
+    "BatchSampler",
+]
 
 
 class Sampler:
@@ -25,7 +32,7 @@ def _fresh_generator():
 def _chunked(perm, chunk=2048):
     # The permutation becomes Python ints a chunk at a time: the first batch does not wait for all of them.
     for start in range(0, perm.numel(), chunk):
-        yield from perm[start:start + chunk].tolist()
+        yield from perm[start : start + chunk].tolist()
 
 
 class SequentialSampler(Sampler):
@@ -53,8 +60,9 @@ class RandomSampler(Sampler):
         if not isinstance(self.replacement, bool):
             raise TypeError("replacement should be a boolean value, but got replacement={}".format(self.replacement))
         if not isinstance(self.num_samples, int) or isinstance(self.num_samples, bool) or self.num_samples <= 0:
-            raise ValueError("num_samples should be a positive integer value, but got "
-                             "num_samples={}".format(self.num_samples))
+            raise ValueError(
+                "num_samples should be a positive integer value, but got num_samples={}".format(self.num_samples)
+            )
 
     @property
     def num_samples(self):
@@ -71,7 +79,7 @@ class RandomSampler(Sampler):
         else:
             for _ in range(self.num_samples // n):
                 yield from _chunked(_C.randperm(n, generator=g))
-            yield from _chunked(_C.randperm(n, generator=g)[:self.num_samples % n])
+            yield from _chunked(_C.randperm(n, generator=g)[: self.num_samples % n])
 
     def __len__(self):
         return self.num_samples
@@ -97,14 +105,16 @@ class WeightedRandomSampler(Sampler):
 
     def __init__(self, weights, num_samples, replacement=True, generator=None):
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
-            raise ValueError("num_samples should be a positive integer value, but got "
-                             "num_samples={}".format(num_samples))
+            raise ValueError(
+                "num_samples should be a positive integer value, but got num_samples={}".format(num_samples)
+            )
         if not isinstance(replacement, bool):
             raise ValueError("replacement should be a boolean value, but got replacement={}".format(replacement))
         weights_tensor = _C.as_tensor(weights, dtype=_C.float64)
         if len(weights_tensor.shape) != 1:
-            raise ValueError("weights should be a 1d sequence but given weights have shape "
-                             "{}".format(tuple(weights_tensor.shape)))
+            raise ValueError(
+                "weights should be a 1d sequence but given weights have shape {}".format(tuple(weights_tensor.shape))
+            )
         self.weights = weights_tensor
         self.num_samples = num_samples
         self.replacement = replacement

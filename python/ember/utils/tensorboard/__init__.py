@@ -2,6 +2,7 @@
 
 Like PyTorch it builds on the `tensorboard` package (its event-file writer and summary protobufs); without it
 the import fails with PyTorch's message."""
+
 import re
 
 try:

@@ -1,4 +1,5 @@
 """Tensors to NumPy arrays and images to PNG, for the summary builders (all vectorized: no per-pixel loops)."""
+
 import io
 import struct
 import zlib
@@ -52,11 +53,15 @@ def convert_to_HWC(array, input_format):
     batches are tiled into a grid, grayscale is repeated to RGB."""
     fmt = input_format.upper()
     if len(set(fmt)) != len(fmt):
-        raise AssertionError("You can not use the same dimension shorthand twice. input_format: {}".format(
-            input_format))
+        raise AssertionError(
+            "You can not use the same dimension shorthand twice. input_format: {}".format(input_format)
+        )
     if array.ndim != len(fmt):
-        raise AssertionError("size of input tensor and input format are different. tensor shape: {}, "
-                             "input_format: {}".format(array.shape, input_format))
+        raise AssertionError(
+            "size of input tensor and input format are different. tensor shape: {}, input_format: {}".format(
+                array.shape, input_format
+            )
+        )
     if len(fmt) == 4:
         grid = make_grid(array.transpose([fmt.index(c) for c in "NCHW"]))
         return grid.transpose(1, 2, 0)
@@ -89,8 +94,12 @@ def _png_zlib(hwc):
 
     rows = np.concatenate([np.zeros((h, 1), np.uint8), np.ascontiguousarray(hwc).reshape(h, w * c)], axis=1)
     header = struct.pack(">IIBBBBB", w, h, 8, _PNG_COLOR_TYPE[c], 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows.tobytes(), 6))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows.tobytes(), 6))
+        + chunk(b"IEND", b"")
+    )
 
 
 def encode_png(hwc):

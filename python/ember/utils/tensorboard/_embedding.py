@@ -1,4 +1,5 @@
 """Files of the embedding projector: tensors.tsv, metadata.tsv, sprite.png and projector_config.pbtxt."""
+
 import math
 import os
 

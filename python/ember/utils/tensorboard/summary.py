@@ -1,4 +1,5 @@
 """Summary protocol buffers (tensorboard's own protos) for SummaryWriter, as torch.utils.tensorboard.summary."""
+
 import io
 import wave
 
@@ -13,8 +14,21 @@ from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
 
 from ._convert import convert_to_HWC, encode_png, make_np, to_uint8
 
-__all__ = ["scalar", "histogram", "histogram_raw", "make_histogram", "image", "audio", "text", "hparams",
-           "pr_curve", "pr_curve_raw", "compute_curve", "custom_scalars", "tensorflow_bins"]
+__all__ = [
+    "scalar",
+    "histogram",
+    "histogram_raw",
+    "make_histogram",
+    "image",
+    "audio",
+    "text",
+    "hparams",
+    "pr_curve",
+    "pr_curve_raw",
+    "compute_curve",
+    "custom_scalars",
+    "tensorflow_bins",
+]
 
 
 def tensorflow_bins():
@@ -30,8 +44,11 @@ def tensorflow_bins():
 def _one_value(value, what):
     array = make_np(value).squeeze()
     if array.ndim != 0:
-        raise AssertionError("Tensor should contain one element (0 dimensions). Was given size: {} and {} "
-                             "dimensions.".format(array.size, array.ndim))
+        raise AssertionError(
+            "Tensor should contain one element (0 dimensions). Was given size: {} and {} dimensions.".format(
+                array.size, array.ndim
+            )
+        )
     return array.item() if what is None else what(array.item())
 
 
@@ -43,8 +60,11 @@ def scalar(name, value, new_style=False, double_precision=False):
         x = _one_value(value, float)
     if not new_style:
         return Summary(value=[Summary.Value(tag=name, simple_value=x)])
-    tensor = (TensorProto(double_val=[x], dtype="DT_DOUBLE") if double_precision
-              else TensorProto(float_val=[x], dtype="DT_FLOAT"))
+    tensor = (
+        TensorProto(double_val=[x], dtype="DT_DOUBLE")
+        if double_precision
+        else TensorProto(float_val=[x], dtype="DT_FLOAT")
+    )
     meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="scalars"))
     return Summary(value=[Summary.Value(tag=name, tensor=tensor, metadata=meta)])
 
@@ -53,8 +73,15 @@ def histogram_raw(name, min, max, num, sum, sum_squares, bucket_limits, bucket_c
     def as_list(x):
         return list(x) if isinstance(x, (list, tuple)) else make_np(x).astype(np.float64).reshape(-1).tolist()
 
-    hist = HistogramProto(min=min, max=max, num=num, sum=sum, sum_squares=sum_squares,
-                          bucket_limit=as_list(bucket_limits), bucket=as_list(bucket_counts))
+    hist = HistogramProto(
+        min=min,
+        max=max,
+        num=num,
+        sum=sum,
+        sum_squares=sum_squares,
+        bucket_limit=as_list(bucket_limits),
+        bucket=as_list(bucket_counts),
+    )
     return Summary(value=[Summary.Value(tag=name, histo=hist)])
 
 
@@ -77,10 +104,17 @@ def make_histogram(values, bins, max_bins=None):
     if nonzero.size == 0:
         raise ValueError("The histogram is empty: no value falls inside the bins.")
     start, end = int(nonzero[0]), int(nonzero[-1]) + 1
-    counts = counts[start - 1:end] if start > 0 else np.concatenate([[0], counts[:end]])
-    limits = limits[start:end + 1]
-    return HistogramProto(min=values.min(), max=values.max(), num=values.size, sum=values.sum(),
-                          sum_squares=values.dot(values), bucket_limit=limits.tolist(), bucket=counts.tolist())
+    counts = counts[start - 1 : end] if start > 0 else np.concatenate([[0], counts[:end]])
+    limits = limits[start : end + 1]
+    return HistogramProto(
+        min=values.min(),
+        max=values.max(),
+        num=values.size,
+        sum=values.sum(),
+        sum_squares=values.dot(values),
+        bucket_limit=limits.tolist(),
+        bucket=counts.tolist(),
+    )
 
 
 def histogram(name, values, bins, max_bins=None):
@@ -109,16 +143,27 @@ def audio(tag, tensor, sample_rate=44100):
             wav.setframerate(sample_rate)
             wav.writeframes(pcm.tobytes())
         data = buf.getvalue()
-    snd = Summary.Audio(sample_rate=sample_rate, num_channels=1, length_frames=pcm.shape[-1],
-                        encoded_audio_string=data, content_type="audio/wav")
+    snd = Summary.Audio(
+        sample_rate=sample_rate,
+        num_channels=1,
+        length_frames=pcm.shape[-1],
+        encoded_audio_string=data,
+        content_type="audio/wav",
+    )
     return Summary(value=[Summary.Value(tag=tag, audio=snd)])
 
 
 def text(tag, text):
-    meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(
-        plugin_name="text", content=TextPluginData(version=0).SerializeToString()))
-    tensor = TensorProto(dtype="DT_STRING", string_val=[text.encode("utf_8")],
-                         tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=1)]))
+    meta = SummaryMetadata(
+        plugin_data=SummaryMetadata.PluginData(
+            plugin_name="text", content=TextPluginData(version=0).SerializeToString()
+        )
+    )
+    tensor = TensorProto(
+        dtype="DT_STRING",
+        string_val=[text.encode("utf_8")],
+        tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=1)]),
+    )
     return Summary(value=[Summary.Value(tag=tag + "/text_summary", metadata=meta, tensor=tensor)])
 
 
@@ -127,16 +172,16 @@ def _hparams_summary(tag, **content):
     from tensorboard.plugins.hparams.plugin_data_pb2 import HParamsPluginData
 
     data = HParamsPluginData(version=PLUGIN_DATA_VERSION, **content)
-    meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name=PLUGIN_NAME,
-                                                                  content=data.SerializeToString()))
+    meta = SummaryMetadata(
+        plugin_data=SummaryMetadata.PluginData(plugin_name=PLUGIN_NAME, content=data.SerializeToString())
+    )
     return Summary(value=[Summary.Value(tag=tag, metadata=meta)])
 
 
 def hparams(hparam_dict=None, metric_dict=None, hparam_domain_discrete=None):
     """The three hparams-plugin summaries (experiment, session start, session end) for one run."""
     from tensorboard.plugins.hparams.api_pb2 import DataType, Experiment, HParamInfo, MetricInfo, MetricName, Status
-    from tensorboard.plugins.hparams.metadata import (EXPERIMENT_TAG, SESSION_END_INFO_TAG,
-                                                      SESSION_START_INFO_TAG)
+    from tensorboard.plugins.hparams.metadata import EXPERIMENT_TAG, SESSION_END_INFO_TAG, SESSION_START_INFO_TAG
     from tensorboard.plugins.hparams.plugin_data_pb2 import SessionEndInfo, SessionStartInfo
 
     import ember
@@ -150,8 +195,9 @@ def hparams(hparam_dict=None, metric_dict=None, hparam_domain_discrete=None):
         raise TypeError("parameter: hparam_domain_discrete should be a dictionary, nothing logged.")
     for k, v in domains.items():
         if k not in hparam_dict or not isinstance(v, list) or not all(isinstance(d, type(hparam_dict[k])) for d in v):
-            raise TypeError("parameter: hparam_domain_discrete[{}] should be a list of same type as "
-                            "hparam_dict[{}].".format(k, k))
+            raise TypeError(
+                "parameter: hparam_domain_discrete[{}] should be a list of same type as hparam_dict[{}].".format(k, k)
+            )
 
     start = SessionStartInfo()
     infos = []
@@ -169,23 +215,28 @@ def hparams(hparam_dict=None, metric_dict=None, hparam_domain_discrete=None):
         else:
             raise ValueError("value should be one of int, float, str, bool, or torch.Tensor")
         setattr(start.hparams[k], field, v)
-        domain = (struct_pb2.ListValue(values=[struct_pb2.Value(**{field: d}) for d in domains[k]])
-                  if k in domains else None)
+        domain = (
+            struct_pb2.ListValue(values=[struct_pb2.Value(**{field: d}) for d in domains[k]]) if k in domains else None
+        )
         infos.append(HParamInfo(name=k, type=DataType.Value(kind), domain_discrete=domain))
 
     experiment = Experiment(hparam_infos=infos, metric_infos=[MetricInfo(name=MetricName(tag=k)) for k in metric_dict])
-    return (_hparams_summary(EXPERIMENT_TAG, experiment=experiment),
-            _hparams_summary(SESSION_START_INFO_TAG, session_start_info=start),
-            _hparams_summary(SESSION_END_INFO_TAG,
-                             session_end_info=SessionEndInfo(status=Status.Value("STATUS_SUCCESS"))))
+    return (
+        _hparams_summary(EXPERIMENT_TAG, experiment=experiment),
+        _hparams_summary(SESSION_START_INFO_TAG, session_start_info=start),
+        _hparams_summary(SESSION_END_INFO_TAG, session_end_info=SessionEndInfo(status=Status.Value("STATUS_SUCCESS"))),
+    )
 
 
 def _pr_summary(tag, data, num_thresholds):
     content = PrCurvePluginData(version=0, num_thresholds=num_thresholds).SerializeToString()
     meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="pr_curves", content=content))
     data = np.asarray(data, dtype=np.float32)
-    tensor = TensorProto(dtype="DT_FLOAT", float_val=data.reshape(-1).tolist(),
-                         tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=s) for s in data.shape]))
+    tensor = TensorProto(
+        dtype="DT_FLOAT",
+        float_val=data.reshape(-1).tolist(),
+        tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=s) for s in data.shape]),
+    )
     return Summary(value=[Summary.Value(tag=tag, metadata=meta, tensor=tensor)])
 
 
@@ -227,8 +278,9 @@ def custom_scalars(layout):
         for title, (kind, tags) in charts.items():
             if kind == "Margin":
                 if len(tags) != 3:
-                    raise AssertionError("a Margin chart needs exactly 3 tags (value, lower, upper), got {}".format(
-                        tags))
+                    raise AssertionError(
+                        "a Margin chart needs exactly 3 tags (value, lower, upper), got {}".format(tags)
+                    )
                 series = layout_pb2.MarginChartContent.Series(value=tags[0], lower=tags[1], upper=tags[2])
                 chart_pbs.append(layout_pb2.Chart(title=title, margin=layout_pb2.MarginChartContent(series=[series])))
             else:

@@ -1,4 +1,5 @@
 """SummaryWriter and FileWriter, as torch.utils.tensorboard.writer, on tensorboard's EventFileWriter."""
+
 import os
 import socket
 import time
@@ -87,11 +88,11 @@ class SummaryWriter:
 
     # ---- scalars
 
-    def add_scalar(self, tag, scalar_value, global_step=None, walltime=None, new_style=False,
-                   double_precision=False):
+    def add_scalar(self, tag, scalar_value, global_step=None, walltime=None, new_style=False, double_precision=False):
         """Log one number (Python number, NumPy scalar or one-element tensor) under `tag`."""
-        self._add(_s.scalar(tag, scalar_value, new_style=new_style, double_precision=double_precision),
-                  global_step, walltime)
+        self._add(
+            _s.scalar(tag, scalar_value, new_style=new_style, double_precision=double_precision), global_step, walltime
+        )
 
     def add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None):
         """Log several numbers in one chart: each key goes to its own run `<log_dir>/<main_tag>_<key>`, under
@@ -127,25 +128,49 @@ class SummaryWriter:
             bins = self.default_bins
         self._add(_s.histogram(tag, values, bins, max_bins=max_bins), global_step, walltime)
 
-    def add_histogram_raw(self, tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts,
-                          global_step=None, walltime=None):
+    def add_histogram_raw(
+        self, tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts, global_step=None, walltime=None
+    ):
         if len(bucket_limits) != len(bucket_counts):
             raise ValueError("len(bucket_limits) != len(bucket_counts), see the document.")
-        self._add(_s.histogram_raw(tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts),
-                  global_step, walltime)
+        self._add(
+            _s.histogram_raw(tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts), global_step, walltime
+        )
 
-    def add_pr_curve(self, tag, labels, predictions, global_step=None, num_thresholds=127, weights=None,
-                     walltime=None):
+    def add_pr_curve(self, tag, labels, predictions, global_step=None, num_thresholds=127, weights=None, walltime=None):
         """Precision-recall curve of binary `labels` against `predictions` in [0, 1]."""
         labels, predictions = make_np(labels), make_np(predictions)
         self._add(_s.pr_curve(tag, labels, predictions, num_thresholds, weights), global_step, walltime)
 
-    def add_pr_curve_raw(self, tag, true_positive_counts, false_positive_counts, true_negative_counts,
-                         false_negative_counts, precision, recall, global_step=None, num_thresholds=127,
-                         weights=None, walltime=None):
-        self._add(_s.pr_curve_raw(tag, true_positive_counts, false_positive_counts, true_negative_counts,
-                                  false_negative_counts, precision, recall, num_thresholds, weights),
-                  global_step, walltime)
+    def add_pr_curve_raw(
+        self,
+        tag,
+        true_positive_counts,
+        false_positive_counts,
+        true_negative_counts,
+        false_negative_counts,
+        precision,
+        recall,
+        global_step=None,
+        num_thresholds=127,
+        weights=None,
+        walltime=None,
+    ):
+        self._add(
+            _s.pr_curve_raw(
+                tag,
+                true_positive_counts,
+                false_positive_counts,
+                true_negative_counts,
+                false_negative_counts,
+                precision,
+                recall,
+                num_thresholds,
+                weights,
+            ),
+            global_step,
+            walltime,
+        )
 
     # ---- media
 
@@ -166,8 +191,10 @@ class SummaryWriter:
         self._add(_s.audio(tag, snd_tensor, sample_rate=sample_rate), global_step, walltime)
 
     def add_video(self, tag, vid_tensor, global_step=None, fps=4, walltime=None):
-        raise NotImplementedError("SummaryWriter.add_video: ember does not encode videos (PyTorch needs moviepy "
-                                  "for it); log frames with add_images instead")
+        raise NotImplementedError(
+            "SummaryWriter.add_video: ember does not encode videos (PyTorch needs moviepy "
+            "for it); log frames with add_images instead"
+        )
 
     def add_text(self, tag, text_string, global_step=None, walltime=None):
         self._add(_s.text(tag, text_string), global_step, walltime)
@@ -187,8 +214,7 @@ class SummaryWriter:
             for k, v in metric_dict.items():
                 w.add_scalar(k, v, global_step)
 
-    def add_embedding(self, mat, metadata=None, label_img=None, global_step=None, tag="default",
-                      metadata_header=None):
+    def add_embedding(self, mat, metadata=None, label_img=None, global_step=None, tag="default", metadata_header=None):
         """Write an (N, D) embedding for the projector: <log_dir>/<step:05d>/<tag>/tensors.tsv (+ metadata.tsv,
         sprite.png from (N, C, H, W) label_img) and the run's projector_config.pbtxt."""
         mat = make_np(mat)
@@ -216,6 +242,7 @@ class SummaryWriter:
         write_tensors(mat, save_path)
 
         from google.protobuf import text_format
+
         if not hasattr(self, "_projector_config"):
             self._projector_config = ProjectorConfig()
         self._projector_config.embeddings.extend([embedding_info(metadata, label_img, subdir, global_step, tag)])
@@ -225,7 +252,8 @@ class SummaryWriter:
     def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
         raise NotImplementedError(
             "SummaryWriter.add_graph: ember has no tracer (torch.jit.trace) to record a model's graph, so it "
-            "cannot write graphs to TensorBoard; log scalars, histograms and images instead")
+            "cannot write graphs to TensorBoard; log scalars, histograms and images instead"
+        )
 
     def add_onnx_graph(self, prototxt):
         raise NotImplementedError("SummaryWriter.add_onnx_graph: ember does not read ONNX graphs")
@@ -234,8 +262,10 @@ class SummaryWriter:
         raise NotImplementedError("SummaryWriter.add_mesh is not implemented in ember")
 
     def add_image_with_boxes(self, *args, **kwargs):
-        raise NotImplementedError("SummaryWriter.add_image_with_boxes is not implemented in ember; draw the boxes "
-                                  "into the image and use add_image")
+        raise NotImplementedError(
+            "SummaryWriter.add_image_with_boxes is not implemented in ember; draw the boxes "
+            "into the image and use add_image"
+        )
 
     # ---- lifetime
 

@@ -4,6 +4,7 @@ The batches are pickled dicts of str/bytes keys, lists of ints and NumPy arrays.
 wants called (GLOBAL / STACK_GLOBAL opcodes); this unpickler resolves only the few that rebuild NumPy arrays and
 dtypes, and refuses every other name before anything is called, so a crafted file cannot run code.
 """
+
 import io
 import pickle
 
@@ -13,8 +14,9 @@ import numpy as np
 def _latin1_encode(obj, encoding="latin1"):
     # Protocol-2 pickles from Python 3 store bytes as _codecs.encode(str, 'latin1').
     if encoding not in ("latin1", "latin-1", "iso-8859-1") or not isinstance(obj, str):
-        raise pickle.UnpicklingError("refusing _codecs.encode(%r, %r) in a dataset pickle" % (type(obj).__name__,
-                                                                                              encoding))
+        raise pickle.UnpicklingError(
+            "refusing _codecs.encode(%r, %r) in a dataset pickle" % (type(obj).__name__, encoding)
+        )
     return obj.encode("latin1")
 
 
@@ -54,8 +56,10 @@ class _Unpickler(pickle.Unpickler):
         try:
             return _ALLOWED[(module, name)]
         except KeyError:
-            raise pickle.UnpicklingError("refusing to load %s.%s: a dataset pickle may only hold containers, "
-                                         "strings, numbers and NumPy arrays" % (module, name)) from None
+            raise pickle.UnpicklingError(
+                "refusing to load %s.%s: a dataset pickle may only hold containers, "
+                "strings, numbers and NumPy arrays" % (module, name)
+            ) from None
 
     def persistent_load(self, pid):
         raise pickle.UnpicklingError("refusing a persistent id in a dataset pickle")

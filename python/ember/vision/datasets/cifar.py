@@ -1,10 +1,12 @@
 """CIFAR-10 and CIFAR-100: the python-pickle batches (read without running pickle code, _restricted_pickle) or the
 binary batches (parsed by ember ops on the file's bytes)."""
+
 import os
 
 import numpy as np
 
 import ember
+
 from ... import _C
 from . import _restricted_pickle
 from .vision import VisionDataset, _check_index, _no_download
@@ -45,11 +47,16 @@ class CIFAR10(VisionDataset):
         elif os.path.isdir(bin_dir):
             self._load_binary(bin_dir)
         elif download:
-            _no_download(type(self).__name__, self.root, [self.py_folder + "/ (the python version)",
-                                                          "or " + self.bin_folder + "/ (the binary version)"])
+            _no_download(
+                type(self).__name__,
+                self.root,
+                [self.py_folder + "/ (the python version)", "or " + self.bin_folder + "/ (the binary version)"],
+            )
         else:
-            raise RuntimeError("Dataset not found: %s needs %s or %s (the extracted archive) in %s; ember.vision does "
-                               "not download." % (type(self).__name__, self.py_folder, self.bin_folder, self.root))
+            raise RuntimeError(
+                "Dataset not found: %s needs %s or %s (the extracted archive) in %s; ember.vision does "
+                "not download." % (type(self).__name__, self.py_folder, self.bin_folder, self.root)
+            )
         self.class_to_idx = {c: i for i, c in enumerate(self.classes)}
 
     # ---- python-pickle batches
@@ -72,25 +79,39 @@ class CIFAR10(VisionDataset):
         meta = _restricted_pickle.load(meta_path)
         names = meta.get(self.meta["key"]) if isinstance(meta, dict) else None
         if not isinstance(names, list) or len(names) != self.num_classes or not all(isinstance(n, str) for n in names):
-            raise RuntimeError("%s: %s has no list of %d class names under '%s'" % (
-                type(self).__name__, meta_path, self.num_classes, self.meta["key"]))
+            raise RuntimeError(
+                "%s: %s has no list of %d class names under '%s'"
+                % (type(self).__name__, meta_path, self.num_classes, self.meta["key"])
+            )
         self.classes = names
 
     def _check_entry(self, entry, path):
         if not isinstance(entry, dict):
-            raise RuntimeError("%s: %s holds a %s, not a batch dict" % (type(self).__name__, path,
-                                                                        type(entry).__name__))
+            raise RuntimeError(
+                "%s: %s holds a %s, not a batch dict" % (type(self).__name__, path, type(entry).__name__)
+            )
         images, labels = entry.get("data"), entry.get(self.label_key)
-        if not isinstance(images, np.ndarray) or images.dtype != np.uint8 or images.ndim != 2 or \
-                images.shape[1] != _PIXELS:
-            raise RuntimeError("%s: %s: 'data' should be a uint8 array [N, %d], got %s" % (
-                type(self).__name__, path, _PIXELS, _describe(images)))
+        if (
+            not isinstance(images, np.ndarray)
+            or images.dtype != np.uint8
+            or images.ndim != 2
+            or images.shape[1] != _PIXELS
+        ):
+            raise RuntimeError(
+                "%s: %s: 'data' should be a uint8 array [N, %d], got %s"
+                % (type(self).__name__, path, _PIXELS, _describe(images))
+            )
         if isinstance(labels, np.ndarray):
             labels = labels.tolist()
-        if not isinstance(labels, list) or len(labels) != images.shape[0] or \
-                not all(isinstance(v, int) and 0 <= v < self.num_classes for v in labels):
-            raise RuntimeError("%s: %s: '%s' should be a list of %d ints in [0, %d)" % (
-                type(self).__name__, path, self.label_key, images.shape[0], self.num_classes))
+        if (
+            not isinstance(labels, list)
+            or len(labels) != images.shape[0]
+            or not all(isinstance(v, int) and 0 <= v < self.num_classes for v in labels)
+        ):
+            raise RuntimeError(
+                "%s: %s: '%s' should be a list of %d ints in [0, %d)"
+                % (type(self).__name__, path, self.label_key, images.shape[0], self.num_classes)
+            )
         return images, labels
 
     # ---- binary batches
@@ -104,16 +125,19 @@ class CIFAR10(VisionDataset):
                 raise RuntimeError("%s: missing batch file %s" % (type(self).__name__, path))
             raw = _V.read_file(path)
             if raw.numel() == 0 or raw.numel() % record:
-                raise RuntimeError("%s: %s has %d bytes, not a whole number of %d-byte records (%d label byte(s) + "
-                                   "3x32x32 pixels)" % (type(self).__name__, path, raw.numel(), record,
-                                                        self.bin_label_bytes))
+                raise RuntimeError(
+                    "%s: %s has %d bytes, not a whole number of %d-byte records (%d label byte(s) + "
+                    "3x32x32 pixels)" % (type(self).__name__, path, raw.numel(), record, self.bin_label_bytes)
+                )
             rows = raw.view(-1, record)
             labels.append(rows[:, self.bin_label_bytes - 1])
-            images.append(rows[:, self.bin_label_bytes:])
+            images.append(rows[:, self.bin_label_bytes :])
         lab = ember.cat(labels).to(ember.int64)
         if lab.numel() and int(lab.max().item()) >= self.num_classes:
-            raise RuntimeError("%s: a label in %s is %d, outside [0, %d)" % (
-                type(self).__name__, folder, int(lab.max().item()), self.num_classes))
+            raise RuntimeError(
+                "%s: a label in %s is %d, outside [0, %d)"
+                % (type(self).__name__, folder, int(lab.max().item()), self.num_classes)
+            )
         self.data = ember.cat(images).view(-1, 3, 32, 32).permute(0, 2, 3, 1).contiguous().numpy()
         self.targets = lab.tolist()
         self.classes = self._binary_classes(folder)
@@ -125,8 +149,9 @@ class CIFAR10(VisionDataset):
         with open(path, encoding="utf-8") as f:
             names = [line.strip() for line in f if line.strip()]
         if len(names) != self.num_classes:
-            raise RuntimeError("%s: %s lists %d class names, expected %d" % (
-                type(self).__name__, path, len(names), self.num_classes))
+            raise RuntimeError(
+                "%s: %s lists %d class names, expected %d" % (type(self).__name__, path, len(names), self.num_classes)
+            )
         return names
 
     def __getitem__(self, index):

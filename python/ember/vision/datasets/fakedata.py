@@ -1,5 +1,7 @@
 """FakeData: random images, the same for an index every time (torchvision.datasets.FakeData)."""
+
 import ember
+
 from .vision import VisionDataset
 
 __all__ = ["FakeData"]
@@ -13,8 +15,15 @@ class FakeData(VisionDataset):
     like the PIL image torchvision returns; the values differ from torchvision's (a different generator).
     """
 
-    def __init__(self, size=1000, image_size=(3, 224, 224), num_classes=10, transform=None, target_transform=None,
-                 random_offset=0):
+    def __init__(
+        self,
+        size=1000,
+        image_size=(3, 224, 224),
+        num_classes=10,
+        transform=None,
+        target_transform=None,
+        random_offset=0,
+    ):
         super().__init__(None, transform=transform, target_transform=target_transform)
         if isinstance(size, bool) or not isinstance(size, int) or size < 0:
             raise ValueError("size must be a non-negative int, got %r" % (size,))

@@ -1,11 +1,19 @@
 """DatasetFolder and ImageFolder: root/<class>/.../<file>, classes sorted by folder name (torchvision's layout)."""
+
 import os
 
 from .. import io as _io
 from .vision import VisionDataset, _check_index
 
-__all__ = ["DatasetFolder", "ImageFolder", "IMG_EXTENSIONS", "default_loader", "has_file_allowed_extension",
-           "find_classes", "make_dataset"]
+__all__ = [
+    "DatasetFolder",
+    "ImageFolder",
+    "IMG_EXTENSIONS",
+    "default_loader",
+    "has_file_allowed_extension",
+    "find_classes",
+    "make_dataset",
+]
 
 # The formats ember.vision decodes (PNG through libpng, binary PGM/PPM by its own parser).
 IMG_EXTENSIONS = (".png", ".ppm", ".pgm", ".pnm")
@@ -40,8 +48,10 @@ def make_dataset(directory, class_to_idx=None, extensions=None, is_valid_file=No
     if both_none or both_something:
         raise ValueError("Both extensions and is_valid_file cannot be None or not None at the same time")
     if extensions is not None:
+
         def is_valid_file(path):
             return has_file_allowed_extension(path, extensions)
+
     instances, found = [], set()
     for target_class in sorted(class_to_idx):
         class_index = class_to_idx[target_class]
@@ -58,8 +68,9 @@ def make_dataset(directory, class_to_idx=None, extensions=None, is_valid_file=No
     if empty:
         msg = "Found no valid file for the classes %s. " % ", ".join(sorted(empty))
         if extensions is not None:
-            msg += "Supported extensions are: %s" % (extensions if isinstance(extensions, str)
-                                                     else ", ".join(extensions))
+            msg += "Supported extensions are: %s" % (
+                extensions if isinstance(extensions, str) else ", ".join(extensions)
+            )
         raise FileNotFoundError(msg)
     return instances
 
@@ -109,6 +120,12 @@ class ImageFolder(DatasetFolder):
     array, class index). Files with other extensions are skipped (JPEG is not supported)."""
 
     def __init__(self, root, transform=None, target_transform=None, loader=default_loader, is_valid_file=None):
-        super().__init__(root, loader, IMG_EXTENSIONS if is_valid_file is None else None, transform=transform,
-                         target_transform=target_transform, is_valid_file=is_valid_file)
+        super().__init__(
+            root,
+            loader,
+            IMG_EXTENSIONS if is_valid_file is None else None,
+            transform=transform,
+            target_transform=target_transform,
+            is_valid_file=is_valid_file,
+        )
         self.imgs = self.samples

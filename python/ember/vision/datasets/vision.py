@@ -1,4 +1,5 @@
 """The base class of ember.vision's datasets (torchvision.datasets.VisionDataset)."""
+
 import os
 
 from ...utils.data import Dataset
@@ -65,7 +66,8 @@ class VisionDataset(Dataset):
 def _no_download(name, where, files):
     raise RuntimeError(
         "%s: download=True is not supported (ember.vision has no network access). Place the files %s in %s "
-        "(gzipped or not) and construct the dataset with download=False." % (name, ", ".join(files), where))
+        "(gzipped or not) and construct the dataset with download=False." % (name, ", ".join(files), where)
+    )
 
 
 def _check_index(index, n):

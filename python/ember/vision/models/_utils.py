@@ -1,4 +1,5 @@
 """Building blocks shared by the models (torchvision.ops.misc's Conv2dNormActivation and SqueezeExcitation)."""
+
 from ... import nn
 
 __all__ = ["make_divisible", "Conv2dNormActivation", "SqueezeExcitation"]
@@ -17,14 +18,29 @@ def make_divisible(v, divisor, min_value=None):
 class Conv2dNormActivation(nn.Sequential):
     """Conv2d (with 'same' padding for odd kernels) -> norm -> activation; keys <i>.weight as torchvision's."""
 
-    def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, padding=None, groups=1,
-                 norm_layer=nn.BatchNorm2d, activation_layer=nn.ReLU, dilation=1, inplace=True, bias=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size=3,
+        stride=1,
+        padding=None,
+        groups=1,
+        norm_layer=nn.BatchNorm2d,
+        activation_layer=nn.ReLU,
+        dilation=1,
+        inplace=True,
+        bias=None,
+    ):
         if padding is None:
             padding = (kernel_size - 1) // 2 * dilation
         if bias is None:
             bias = norm_layer is None
-        layers = [nn.Conv2d(in_channels, out_channels, kernel_size, stride, padding, dilation=dilation, groups=groups,
-                            bias=bias)]
+        layers = [
+            nn.Conv2d(
+                in_channels, out_channels, kernel_size, stride, padding, dilation=dilation, groups=groups, bias=bias
+            )
+        ]
         if norm_layer is not None:
             layers.append(norm_layer(out_channels))
         if activation_layer is not None:

@@ -10,6 +10,7 @@ tanh and trainable subsampling. torchvision has no LeNet; the state_dict keys ar
 61,706 parameters for 1 input channel and 10 classes. Inputs are 28x28 (MNIST; conv1 pads by 2, which makes the
 paper's 32x32) or, with padding=0, 32x32.
 """
+
 from ... import nn
 from ._api import ClassifierMixin, _check_weights
 
@@ -31,8 +32,10 @@ class LeNet(ClassifierMixin, nn.Module):
         x = self.pool(self.relu(self.conv1(x)))
         x = self.pool(self.relu(self.conv2(x)))
         if x.shape[-2:] != (5, 5):
-            raise ValueError("LeNet expects 28x28 inputs (padding=2) or 32x32 (padding=0); the features are %s, not "
-                             "5x5" % (list(x.shape[-2:]),))
+            raise ValueError(
+                "LeNet expects 28x28 inputs (padding=2) or 32x32 (padding=0); the features are %s, not "
+                "5x5" % (list(x.shape[-2:]),)
+            )
         x = x.flatten(1)
         x = self.relu(self.fc1(x))
         x = self.relu(self.fc2(x))

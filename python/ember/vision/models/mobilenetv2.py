@@ -1,5 +1,7 @@
 """MobileNetV2 (Sandler et al., 2018) with torchvision's arguments and state_dict keys."""
+
 import ember
+
 from ... import nn
 from ...nn import functional as F
 from ._api import ClassifierMixin, _check_weights, _kaiming_conv
@@ -21,11 +23,18 @@ class InvertedResidual(nn.Module):
         self.use_res_connect = stride == 1 and inp == oup
         layers = []
         if expand_ratio != 1:
-            layers.append(Conv2dNormActivation(inp, hidden_dim, kernel_size=1, norm_layer=norm_layer,
-                                               activation_layer=nn.ReLU6))
+            layers.append(
+                Conv2dNormActivation(inp, hidden_dim, kernel_size=1, norm_layer=norm_layer, activation_layer=nn.ReLU6)
+            )
         layers += [
-            Conv2dNormActivation(hidden_dim, hidden_dim, stride=stride, groups=hidden_dim, norm_layer=norm_layer,
-                                 activation_layer=nn.ReLU6),
+            Conv2dNormActivation(
+                hidden_dim,
+                hidden_dim,
+                stride=stride,
+                groups=hidden_dim,
+                norm_layer=norm_layer,
+                activation_layer=nn.ReLU6,
+            ),
             nn.Conv2d(hidden_dim, oup, 1, 1, 0, bias=False),
             norm_layer(oup),
         ]
@@ -38,31 +47,51 @@ class InvertedResidual(nn.Module):
 
 
 class MobileNetV2(ClassifierMixin, nn.Module):
-    def __init__(self, num_classes=1000, width_mult=1.0, inverted_residual_setting=None, round_nearest=8,
-                 block=None, norm_layer=None, dropout=0.2):
+    def __init__(
+        self,
+        num_classes=1000,
+        width_mult=1.0,
+        inverted_residual_setting=None,
+        round_nearest=8,
+        block=None,
+        norm_layer=None,
+        dropout=0.2,
+    ):
         super().__init__()
         block = block or InvertedResidual
         norm_layer = norm_layer or nn.BatchNorm2d
         input_channel, last_channel = 32, 1280
         if inverted_residual_setting is None:
             # t (expansion), c (output channels), n (repeats), s (stride of the first)
-            inverted_residual_setting = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 3, 2], [6, 64, 4, 2], [6, 96, 3, 1],
-                                         [6, 160, 3, 2], [6, 320, 1, 1]]
+            inverted_residual_setting = [
+                [1, 16, 1, 1],
+                [6, 24, 2, 2],
+                [6, 32, 3, 2],
+                [6, 64, 4, 2],
+                [6, 96, 3, 1],
+                [6, 160, 3, 2],
+                [6, 320, 1, 1],
+            ]
         if len(inverted_residual_setting) == 0 or len(inverted_residual_setting[0]) != 4:
-            raise ValueError("inverted_residual_setting should be non-empty and a 4-element list, got %s"
-                             % (inverted_residual_setting,))
+            raise ValueError(
+                "inverted_residual_setting should be non-empty and a 4-element list, got %s"
+                % (inverted_residual_setting,)
+            )
         input_channel = make_divisible(input_channel * width_mult, round_nearest)
         self.last_channel = make_divisible(last_channel * max(1.0, width_mult), round_nearest)
-        features = [Conv2dNormActivation(3, input_channel, stride=2, norm_layer=norm_layer,
-                                         activation_layer=nn.ReLU6)]
+        features = [Conv2dNormActivation(3, input_channel, stride=2, norm_layer=norm_layer, activation_layer=nn.ReLU6)]
         for t, c, n, s in inverted_residual_setting:
             output_channel = make_divisible(c * width_mult, round_nearest)
             for i in range(n):
-                features.append(block(input_channel, output_channel, s if i == 0 else 1, expand_ratio=t,
-                                      norm_layer=norm_layer))
+                features.append(
+                    block(input_channel, output_channel, s if i == 0 else 1, expand_ratio=t, norm_layer=norm_layer)
+                )
                 input_channel = output_channel
-        features.append(Conv2dNormActivation(input_channel, self.last_channel, kernel_size=1, norm_layer=norm_layer,
-                                             activation_layer=nn.ReLU6))
+        features.append(
+            Conv2dNormActivation(
+                input_channel, self.last_channel, kernel_size=1, norm_layer=norm_layer, activation_layer=nn.ReLU6
+            )
+        )
         self.features = nn.Sequential(*features)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout), nn.Linear(self.last_channel, num_classes))
         _kaiming_conv(self)

@@ -1,7 +1,9 @@
 """MobileNetV3 small and large (Howard et al., 2019) with torchvision's arguments and state_dict keys."""
+
 import functools
 
 import ember
+
 from ... import nn
 from ._api import ClassifierMixin, _check_weights, _kaiming_conv
 from ._utils import Conv2dNormActivation, SqueezeExcitation, make_divisible
@@ -13,8 +15,9 @@ class InvertedResidualConfig:
     """One block: kernel, expanded and output channels (scaled by width_mult), squeeze-excitation, hard-swish
     ("HS") or ReLU ("RE"), stride and dilation."""
 
-    def __init__(self, input_channels, kernel, expanded_channels, out_channels, use_se, activation, stride, dilation,
-                 width_mult):
+    def __init__(
+        self, input_channels, kernel, expanded_channels, out_channels, use_se, activation, stride, dilation, width_mult
+    ):
         self.input_channels = self.adjust_channels(input_channels, width_mult)
         self.kernel = kernel
         self.expanded_channels = self.adjust_channels(expanded_channels, width_mult)
@@ -30,8 +33,7 @@ class InvertedResidualConfig:
 
 
 class InvertedResidual(nn.Module):
-    def __init__(self, cnf, norm_layer, se_layer=functools.partial(SqueezeExcitation,
-                                                                   scale_activation=nn.Hardsigmoid)):
+    def __init__(self, cnf, norm_layer, se_layer=functools.partial(SqueezeExcitation, scale_activation=nn.Hardsigmoid)):
         super().__init__()
         if not 1 <= cnf.stride <= 2:
             raise ValueError("illegal stride value %s" % (cnf.stride,))
@@ -39,16 +41,35 @@ class InvertedResidual(nn.Module):
         activation = nn.Hardswish if cnf.use_hs else nn.ReLU
         layers = []
         if cnf.expanded_channels != cnf.input_channels:
-            layers.append(Conv2dNormActivation(cnf.input_channels, cnf.expanded_channels, kernel_size=1,
-                                               norm_layer=norm_layer, activation_layer=activation))
+            layers.append(
+                Conv2dNormActivation(
+                    cnf.input_channels,
+                    cnf.expanded_channels,
+                    kernel_size=1,
+                    norm_layer=norm_layer,
+                    activation_layer=activation,
+                )
+            )
         stride = 1 if cnf.dilation > 1 else cnf.stride
-        layers.append(Conv2dNormActivation(cnf.expanded_channels, cnf.expanded_channels, kernel_size=cnf.kernel,
-                                           stride=stride, dilation=cnf.dilation, groups=cnf.expanded_channels,
-                                           norm_layer=norm_layer, activation_layer=activation))
+        layers.append(
+            Conv2dNormActivation(
+                cnf.expanded_channels,
+                cnf.expanded_channels,
+                kernel_size=cnf.kernel,
+                stride=stride,
+                dilation=cnf.dilation,
+                groups=cnf.expanded_channels,
+                norm_layer=norm_layer,
+                activation_layer=activation,
+            )
+        )
         if cnf.use_se:
             layers.append(se_layer(cnf.expanded_channels, make_divisible(cnf.expanded_channels // 4, 8)))
-        layers.append(Conv2dNormActivation(cnf.expanded_channels, cnf.out_channels, kernel_size=1,
-                                           norm_layer=norm_layer, activation_layer=None))
+        layers.append(
+            Conv2dNormActivation(
+                cnf.expanded_channels, cnf.out_channels, kernel_size=1, norm_layer=norm_layer, activation_layer=None
+            )
+        )
         self.block = nn.Sequential(*layers)
         self.out_channels = cnf.out_channels
         self._is_cn = cnf.stride > 1
@@ -59,8 +80,9 @@ class InvertedResidual(nn.Module):
 
 
 class MobileNetV3(ClassifierMixin, nn.Module):
-    def __init__(self, inverted_residual_setting, last_channel, num_classes=1000, block=None, norm_layer=None,
-                 dropout=0.2):
+    def __init__(
+        self, inverted_residual_setting, last_channel, num_classes=1000, block=None, norm_layer=None, dropout=0.2
+    ):
         super().__init__()
         if not inverted_residual_setting:
             raise ValueError("The inverted_residual_setting should not be empty")
@@ -69,17 +91,25 @@ class MobileNetV3(ClassifierMixin, nn.Module):
         block = block or InvertedResidual
         norm_layer = norm_layer or functools.partial(nn.BatchNorm2d, eps=0.001, momentum=0.01)
         first = inverted_residual_setting[0].input_channels
-        layers = [Conv2dNormActivation(3, first, kernel_size=3, stride=2, norm_layer=norm_layer,
-                                       activation_layer=nn.Hardswish)]
+        layers = [
+            Conv2dNormActivation(
+                3, first, kernel_size=3, stride=2, norm_layer=norm_layer, activation_layer=nn.Hardswish
+            )
+        ]
         layers += [block(cnf, norm_layer) for cnf in inverted_residual_setting]
         last_in = inverted_residual_setting[-1].out_channels
         last_out = 6 * last_in
-        layers.append(Conv2dNormActivation(last_in, last_out, kernel_size=1, norm_layer=norm_layer,
-                                           activation_layer=nn.Hardswish))
+        layers.append(
+            Conv2dNormActivation(last_in, last_out, kernel_size=1, norm_layer=norm_layer, activation_layer=nn.Hardswish)
+        )
         self.features = nn.Sequential(*layers)
         self.avgpool = nn.AdaptiveAvgPool2d(1)
-        self.classifier = nn.Sequential(nn.Linear(last_out, last_channel), nn.Hardswish(inplace=True),
-                                        nn.Dropout(p=dropout, inplace=True), nn.Linear(last_channel, num_classes))
+        self.classifier = nn.Sequential(
+            nn.Linear(last_out, last_channel),
+            nn.Hardswish(inplace=True),
+            nn.Dropout(p=dropout, inplace=True),
+            nn.Linear(last_channel, num_classes),
+        )
         _kaiming_conv(self)
         for m in self.modules():
             if isinstance(m, nn.Linear):

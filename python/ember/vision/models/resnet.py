@@ -1,16 +1,35 @@
 """ResNet-18/34/50/101 (He et al., 2015) with torchvision's constructor arguments and state_dict keys, plus the
 ResNeXt and wide variants that the same class builds (groups, width_per_group)."""
+
 import ember
+
 from ... import nn
 from ._api import ClassifierMixin, _check_weights, _kaiming_conv
 
-__all__ = ["ResNet", "BasicBlock", "Bottleneck", "resnet18", "resnet34", "resnet50", "resnet101",
-           "resnext50_32x4d", "wide_resnet50_2"]
+__all__ = [
+    "ResNet",
+    "BasicBlock",
+    "Bottleneck",
+    "resnet18",
+    "resnet34",
+    "resnet50",
+    "resnet101",
+    "resnext50_32x4d",
+    "wide_resnet50_2",
+]
 
 
 def conv3x3(in_planes, out_planes, stride=1, groups=1, dilation=1):
-    return nn.Conv2d(in_planes, out_planes, kernel_size=3, stride=stride, padding=dilation, groups=groups,
-                     bias=False, dilation=dilation)
+    return nn.Conv2d(
+        in_planes,
+        out_planes,
+        kernel_size=3,
+        stride=stride,
+        padding=dilation,
+        groups=groups,
+        bias=False,
+        dilation=dilation,
+    )
 
 
 def conv1x1(in_planes, out_planes, stride=1):
@@ -19,10 +38,12 @@ def conv1x1(in_planes, out_planes, stride=1):
 
 class BasicBlock(nn.Module):
     """Two 3x3 convolutions and the identity (or a 1x1 projection) shortcut."""
+
     expansion = 1
 
-    def __init__(self, inplanes, planes, stride=1, downsample=None, groups=1, base_width=64, dilation=1,
-                 norm_layer=None):
+    def __init__(
+        self, inplanes, planes, stride=1, downsample=None, groups=1, base_width=64, dilation=1, norm_layer=None
+    ):
         super().__init__()
         norm_layer = norm_layer or nn.BatchNorm2d
         if groups != 1 or base_width != 64:
@@ -46,10 +67,12 @@ class BasicBlock(nn.Module):
 
 class Bottleneck(nn.Module):
     """1x1 reduce, 3x3 (strided, grouped, dilated), 1x1 expand by 4; the stride sits on the 3x3 (ResNet v1.5)."""
+
     expansion = 4
 
-    def __init__(self, inplanes, planes, stride=1, downsample=None, groups=1, base_width=64, dilation=1,
-                 norm_layer=None):
+    def __init__(
+        self, inplanes, planes, stride=1, downsample=None, groups=1, base_width=64, dilation=1, norm_layer=None
+    ):
         super().__init__()
         norm_layer = norm_layer or nn.BatchNorm2d
         width = int(planes * (base_width / 64.0)) * groups
@@ -72,8 +95,17 @@ class Bottleneck(nn.Module):
 
 
 class ResNet(ClassifierMixin, nn.Module):
-    def __init__(self, block, layers, num_classes=1000, zero_init_residual=False, groups=1, width_per_group=64,
-                 replace_stride_with_dilation=None, norm_layer=None):
+    def __init__(
+        self,
+        block,
+        layers,
+        num_classes=1000,
+        zero_init_residual=False,
+        groups=1,
+        width_per_group=64,
+        replace_stride_with_dilation=None,
+        norm_layer=None,
+    ):
         super().__init__()
         self._norm_layer = norm_layer or nn.BatchNorm2d
         self.inplanes = 64
@@ -81,8 +113,10 @@ class ResNet(ClassifierMixin, nn.Module):
         if replace_stride_with_dilation is None:
             replace_stride_with_dilation = [False, False, False]
         if len(replace_stride_with_dilation) != 3:
-            raise ValueError("replace_stride_with_dilation should be None or a 3-element tuple, got %s"
-                             % (replace_stride_with_dilation,))
+            raise ValueError(
+                "replace_stride_with_dilation should be None or a 3-element tuple, got %s"
+                % (replace_stride_with_dilation,)
+            )
         if len(layers) != 4:
             raise ValueError("layers should list the number of blocks of the 4 stages, got %s" % (layers,))
         self.groups = groups
@@ -114,14 +148,26 @@ class ResNet(ClassifierMixin, nn.Module):
             self.dilation *= stride
             stride = 1
         if stride != 1 or self.inplanes != planes * block.expansion:
-            downsample = nn.Sequential(conv1x1(self.inplanes, planes * block.expansion, stride),
-                                       norm_layer(planes * block.expansion))
-        layers = [block(self.inplanes, planes, stride, downsample, self.groups, self.base_width, previous_dilation,
-                        norm_layer)]
+            downsample = nn.Sequential(
+                conv1x1(self.inplanes, planes * block.expansion, stride), norm_layer(planes * block.expansion)
+            )
+        layers = [
+            block(
+                self.inplanes, planes, stride, downsample, self.groups, self.base_width, previous_dilation, norm_layer
+            )
+        ]
         self.inplanes = planes * block.expansion
         for _ in range(1, blocks):
-            layers.append(block(self.inplanes, planes, groups=self.groups, base_width=self.base_width,
-                                dilation=self.dilation, norm_layer=norm_layer))
+            layers.append(
+                block(
+                    self.inplanes,
+                    planes,
+                    groups=self.groups,
+                    base_width=self.base_width,
+                    dilation=self.dilation,
+                    norm_layer=norm_layer,
+                )
+            )
         return nn.Sequential(*layers)
 
     def forward(self, x):

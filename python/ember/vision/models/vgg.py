@@ -1,5 +1,7 @@
 """VGG-11/13/16/19 (Simonyan and Zisserman, 2014), with and without batch norm, in torchvision's layout."""
+
 import ember
+
 from ... import nn
 from ._api import ClassifierMixin, _check_weights, _kaiming_conv
 
@@ -20,8 +22,12 @@ class VGG(ClassifierMixin, nn.Module):
         self.features = features
         self.avgpool = nn.AdaptiveAvgPool2d((7, 7))
         self.classifier = nn.Sequential(
-            nn.Linear(512 * 7 * 7, 4096), nn.ReLU(True), nn.Dropout(p=dropout),
-            nn.Linear(4096, 4096), nn.ReLU(True), nn.Dropout(p=dropout),
+            nn.Linear(512 * 7 * 7, 4096),
+            nn.ReLU(True),
+            nn.Dropout(p=dropout),
+            nn.Linear(4096, 4096),
+            nn.ReLU(True),
+            nn.Dropout(p=dropout),
             nn.Linear(4096, num_classes),
         )
         if init_weights:

@@ -5,6 +5,7 @@ An image is an ember tensor of shape [..., C, H, W] (or [H, W]), or a NumPy arra
 a tensor goes in, a tensor comes out. The pixel work runs in C++: ember's ops (interpolate, grid_sample,
 affine_grid, flip, index_select, arithmetic) and the kernels of ember/vision/color.cpp (grayscale, hue).
 """
+
 import enum
 import functools
 import math
@@ -13,19 +14,42 @@ import numbers
 import numpy as np
 
 import ember
+
 from ... import _C
 from ...nn import functional as F
 
 _V = _C._vision
 
-__all__ = ["InterpolationMode", "get_dimensions", "get_image_size", "get_image_num_channels", "to_tensor",
-           "pil_to_tensor", "convert_image_dtype", "normalize", "resize", "crop", "center_crop", "resized_crop",
-           "hflip", "vflip", "pad", "rotate", "adjust_brightness", "adjust_contrast", "adjust_saturation",
-           "adjust_hue", "rgb_to_grayscale", "to_grayscale", "erase"]
+__all__ = [
+    "InterpolationMode",
+    "get_dimensions",
+    "get_image_size",
+    "get_image_num_channels",
+    "to_tensor",
+    "pil_to_tensor",
+    "convert_image_dtype",
+    "normalize",
+    "resize",
+    "crop",
+    "center_crop",
+    "resized_crop",
+    "hflip",
+    "vflip",
+    "pad",
+    "rotate",
+    "adjust_brightness",
+    "adjust_contrast",
+    "adjust_saturation",
+    "adjust_hue",
+    "rgb_to_grayscale",
+    "to_grayscale",
+    "erase",
+]
 
 
 class InterpolationMode(enum.Enum):
     """Interpolation modes (torchvision.transforms.InterpolationMode)."""
+
     NEAREST = "nearest"
     NEAREST_EXACT = "nearest-exact"
     BILINEAR = "bilinear"
@@ -39,14 +63,21 @@ def _interp(mode):
         for m in InterpolationMode:
             if m.value == mode.lower() or m.name == mode.upper():
                 return m
-        raise ValueError("unknown interpolation mode %r (expected one of %s)"
-                         % (mode, ", ".join(m.value for m in InterpolationMode)))
+        raise ValueError(
+            "unknown interpolation mode %r (expected one of %s)" % (mode, ", ".join(m.value for m in InterpolationMode))
+        )
     raise TypeError("Argument interpolation should be a InterpolationMode or a string, got %s" % type(mode).__name__)
 
 
 _FLOATS = (ember.float16, ember.bfloat16, ember.float32, ember.float64)
-_MAX = {ember.uint8: 255, ember.int8: 127, ember.int16: 32767, ember.int32: 2 ** 31 - 1, ember.int64: 2 ** 63 - 1,
-        ember.bool: 1}
+_MAX = {
+    ember.uint8: 255,
+    ember.int8: 127,
+    ember.int16: 32767,
+    ember.int32: 2**31 - 1,
+    ember.int64: 2**63 - 1,
+    ember.bool: 1,
+}
 
 
 def _is_float(dtype):
@@ -55,12 +86,14 @@ def _is_float(dtype):
 
 # ---------------------------------------------------------------------------- images: tensors and arrays
 
+
 def _check_tensor_image(img):
     if not isinstance(img, ember.Tensor):
         raise TypeError("img should be an ember tensor or a NumPy array. Got %s" % type(img).__name__)
     if img.dim() < 2:
-        raise TypeError("Tensor is not an image: expected at least 2 dims ([..., H, W]), got shape %s"
-                        % (list(img.shape),))
+        raise TypeError(
+            "Tensor is not an image: expected at least 2 dims ([..., H, W]), got shape %s" % (list(img.shape),)
+        )
 
 
 def _writable(arr):
@@ -72,8 +105,9 @@ def _writable(arr):
 def _array_to_tensor(arr):
     """A [H, W] or [H, W, C] array as a [C, H, W] tensor view (no copy when the array is contiguous)."""
     if arr.ndim not in (2, 3):
-        raise ValueError("an image array should be 2 ([H, W]) or 3 ([H, W, C]) dimensional. Got %d dimensions."
-                         % arr.ndim)
+        raise ValueError(
+            "an image array should be 2 ([H, W]) or 3 ([H, W, C]) dimensional. Got %d dimensions." % arr.ndim
+        )
     t = ember.from_numpy(_writable(arr))
     return t.unsqueeze(0) if arr.ndim == 2 else t.permute(2, 0, 1)
 
@@ -91,12 +125,14 @@ def _tensor_to_array(t, like):
 
 def _image_op(fn):
     """Lets a tensor function take a NumPy [H, W(, C)] image too (converted in and out, like a PIL image)."""
+
     @functools.wraps(fn)
     def wrapper(img, *args, **kwargs):
         if isinstance(img, np.ndarray):
             return _tensor_to_array(fn(_array_to_tensor(img), *args, **kwargs), img)
         _check_tensor_image(img)
         return fn(img, *args, **kwargs)
+
     return wrapper
 
 
@@ -146,6 +182,7 @@ def _cast_back(x, dtype):
 
 # ---------------------------------------------------------------------------- conversions
 
+
 def to_tensor(pic):
     """HWC (or HW) image -> float [C, H, W]; uint8 is scaled to [0, 1], other dtypes keep their values.
 
@@ -161,8 +198,9 @@ def to_tensor(pic):
             raise ValueError("pic should be 2/3 dimensional. Got %d dimensions." % pic.dim())
         t = pic
     else:
-        raise TypeError("pic should be a NumPy array or an ember tensor (ember.vision has no PIL). Got %s"
-                        % type(pic).__name__)
+        raise TypeError(
+            "pic should be a NumPy array or an ember tensor (ember.vision has no PIL). Got %s" % type(pic).__name__
+        )
     if t.dim() == 2:
         t = t.unsqueeze(-1)
     t = t.permute(2, 0, 1).contiguous()
@@ -189,8 +227,9 @@ def convert_image_dtype(image, dtype=ember.float32):
     if _is_float(image.dtype):
         if _is_float(dtype):
             return image.to(dtype)
-        if (image.dtype == ember.float32 and dtype in (ember.int32, ember.int64)) or \
-                (image.dtype == ember.float64 and dtype == ember.int64):
+        if (image.dtype == ember.float32 and dtype in (ember.int32, ember.int64)) or (
+            image.dtype == ember.float64 and dtype == ember.int64
+        ):
             raise RuntimeError("The cast from %s to %s cannot be performed safely." % (image.dtype, dtype))
         # Each integer gets an equal share of [0, 1]; 1.0 maps to max, not max + 1.
         eps = 1e-3
@@ -213,8 +252,10 @@ def normalize(tensor, mean, std, inplace=False):
     if not _is_float(tensor.dtype):
         raise TypeError("Input tensor should be a float tensor. Got %s." % tensor.dtype)
     if tensor.dim() < 3:
-        raise ValueError("Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = %s"
-                         % (tuple(tensor.shape),))
+        raise ValueError(
+            "Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = %s"
+            % (tuple(tensor.shape),)
+        )
     if not inplace:
         tensor = tensor.clone()
     dtype = tensor.dtype
@@ -230,6 +271,7 @@ def normalize(tensor, mean, std, inplace=False):
 
 
 # ---------------------------------------------------------------------------- geometry
+
 
 def _size_list(size, name="size"):
     if isinstance(size, numbers.Integral) and not isinstance(size, bool):
@@ -249,14 +291,18 @@ def _resized_output_size(h, w, size, max_size):
         new_short, new_long = size[0], int(size[0] * long / short)
         if max_size is not None:
             if max_size <= size[0]:
-                raise ValueError("max_size = %s must be strictly greater than the requested size for the smaller "
-                                 "edge size = %s" % (max_size, size))
+                raise ValueError(
+                    "max_size = %s must be strictly greater than the requested size for the smaller "
+                    "edge size = %s" % (max_size, size)
+                )
             if new_long > max_size:
                 new_short, new_long = int(max_size * new_short / new_long), max_size
         return (new_long, new_short) if w <= h else (new_short, new_long)
     if max_size is not None:
-        raise ValueError("max_size should only be passed if size specifies the length of the smaller edge, i.e. "
-                         "size should be an int or a sequence of length 1 in torchscript mode.")
+        raise ValueError(
+            "max_size should only be passed if size specifies the length of the smaller edge, i.e. "
+            "size should be an int or a sequence of length 1 in torchscript mode."
+        )
     return size[0], size[1]
 
 
@@ -274,8 +320,7 @@ def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size=None, a
         raise ValueError("resize: cannot resize an empty image of size %dx%d" % (h, w))
     oh, ow = _resized_output_size(h, w, size, max_size)
     if oh <= 0 or ow <= 0:
-        raise ValueError("resize: the output size %s must be positive (input %dx%d, size %s)"
-                         % ([oh, ow], h, w, size))
+        raise ValueError("resize: the output size %s must be positive (input %dx%d, size %s)" % ([oh, ow], h, w, size))
     x, restore = _as_batch(img)
     dtype = x.dtype
     if not _is_float(dtype) or dtype in (ember.float16, ember.bfloat16):
@@ -294,9 +339,8 @@ def crop(img, top, left, height, width):
     _, h, w = get_dimensions(img)
     right, bottom = left + width, top + height
     if left < 0 or top < 0 or right > w or bottom > h:
-        pad_ltrb = [max(-left + min(0, right), 0), max(-top + min(0, bottom), 0), max(right - w, 0),
-                    max(bottom - h, 0)]
-        return pad(img[..., max(top, 0):bottom, max(left, 0):right], pad_ltrb, fill=0)
+        pad_ltrb = [max(-left + min(0, right), 0), max(-top + min(0, bottom), 0), max(right - w, 0), max(bottom - h, 0)]
+        return pad(img[..., max(top, 0) : bottom, max(left, 0) : right], pad_ltrb, fill=0)
     return img[..., top:bottom, left:right]
 
 
@@ -316,8 +360,12 @@ def center_crop(img, output_size):
     ch, cw = _crop_size(output_size)
     _, h, w = get_dimensions(img)
     if cw > w or ch > h:
-        pad_ltrb = [(cw - w) // 2 if cw > w else 0, (ch - h) // 2 if ch > h else 0,
-                    (cw - w + 1) // 2 if cw > w else 0, (ch - h + 1) // 2 if ch > h else 0]
+        pad_ltrb = [
+            (cw - w) // 2 if cw > w else 0,
+            (ch - h) // 2 if ch > h else 0,
+            (cw - w + 1) // 2 if cw > w else 0,
+            (ch - h + 1) // 2 if ch > h else 0,
+        ]
         img = pad(img, pad_ltrb, fill=0)
         _, h, w = get_dimensions(img)
         if cw == w and ch == h:
@@ -348,8 +396,7 @@ def _padding_ltrb(padding):
     if not isinstance(padding, (tuple, list)):
         raise TypeError("Got inappropriate padding arg: %r" % (padding,))
     if len(padding) not in (1, 2, 4):
-        raise ValueError("Padding must be an int or a 1, 2, or 4 element tuple, not a %d element tuple"
-                         % len(padding))
+        raise ValueError("Padding must be an int or a 1, 2, or 4 element tuple, not a %d element tuple" % len(padding))
     if not all(isinstance(p, numbers.Integral) and not isinstance(p, bool) for p in padding):
         raise TypeError("Got inappropriate padding arg: %r" % (padding,))
     p = [int(v) for v in padding]
@@ -391,16 +438,17 @@ def pad(img, padding, fill=0, padding_mode="constant"):
     if min(left, top, right, bottom) < 0:
         h, w = img.shape[-2], img.shape[-1]
         ct, cb, cl, cr = -min(top, 0), -min(bottom, 0), -min(left, 0), -min(right, 0)
-        img = img[..., ct:h - cb, cl:w - cr]
+        img = img[..., ct : h - cb, cl : w - cr]
         left, top, right, bottom = max(left, 0), max(top, 0), max(right, 0), max(bottom, 0)
     h, w = img.shape[-2], img.shape[-1]
     if padding_mode != "constant":
         if (h == 0 or w == 0) and (left or top or right or bottom):
             raise ValueError("cannot %s-pad an empty image of size %dx%d" % (padding_mode, h, w))
         if padding_mode == "reflect" and (max(left, right) >= w or max(top, bottom) >= h):
-            raise ValueError("Padding size should be less than the corresponding input dimension for reflect "
-                             "padding, but got padding %s for an image of size %dx%d"
-                             % ([left, top, right, bottom], h, w))
+            raise ValueError(
+                "Padding size should be less than the corresponding input dimension for reflect "
+                "padding, but got padding %s for an image of size %dx%d" % ([left, top, right, bottom], h, w)
+            )
         out = img.index_select(-1, _pad_index(w, left, right, padding_mode))
         return out.index_select(-2, _pad_index(h, top, bottom, padding_mode))
     shape = list(img.shape)
@@ -416,7 +464,7 @@ def pad(img, padding, fill=0, padding_mode="constant"):
             out = vals.view(-1, 1, 1).expand(*shape).contiguous()
     else:
         out = ember.full(shape, fill, dtype=img.dtype)
-    out[..., top:top + h, left:left + w] = img
+    out[..., top : top + h, left : left + w] = img
     return out
 
 
@@ -435,8 +483,10 @@ def _rotation_matrix(angle, center):
 
 def _expanded_size(m, w, h):
     """The output (w, h) that holds the whole rotated image (float32 corner arithmetic, like torchvision)."""
-    corners = ember.tensor([[-0.5 * w, -0.5 * h, 1.0], [-0.5 * w, 0.5 * h, 1.0], [0.5 * w, 0.5 * h, 1.0],
-                            [0.5 * w, -0.5 * h, 1.0]], dtype=ember.float32)
+    corners = ember.tensor(
+        [[-0.5 * w, -0.5 * h, 1.0], [-0.5 * w, 0.5 * h, 1.0], [0.5 * w, 0.5 * h, 1.0], [0.5 * w, -0.5 * h, 1.0]],
+        dtype=ember.float32,
+    )
     theta = ember.tensor(m, dtype=ember.float32).view(2, 3)
     pts = corners.matmul(theta.t())
     half = ember.tensor([w * 0.5, h * 0.5], dtype=ember.float32)
@@ -457,8 +507,10 @@ def _fill_list(fill, c):
     if isinstance(fill, numbers.Number):
         return [float(fill)]
     if len(fill) not in (1, c):
-        raise ValueError("The number of elements in 'fill' does not match the number of channels of the image "
-                         "(%d != %d)" % (len(fill), c))
+        raise ValueError(
+            "The number of elements in 'fill' does not match the number of channels of the image "
+            "(%d != %d)" % (len(fill), c)
+        )
     return [float(v) for v in fill]
 
 
@@ -496,8 +548,9 @@ def rotate(img, angle, interpolation=InterpolationMode.NEAREST, expand=False, ce
     # difference flips nearest sampling.
     xs = ember.linspace(-ow * 0.5 + 0.5, ow * 0.5 - 0.5, ow, dtype=work)
     ys = ember.linspace(-oh * 0.5 + 0.5, oh * 0.5 - 0.5, oh, dtype=work)
-    base = ember.stack([xs.view(1, ow).expand(oh, ow), ys.view(oh, 1).expand(oh, ow),
-                        ember.ones(oh, ow, dtype=work)], dim=-1).view(oh * ow, 3)
+    base = ember.stack(
+        [xs.view(1, ow).expand(oh, ow), ys.view(oh, 1).expand(oh, ow), ember.ones(oh, ow, dtype=work)], dim=-1
+    ).view(oh * ow, 3)
     theta = ember.tensor(m, dtype=work).view(2, 3).t() / ember.tensor([0.5 * w, 0.5 * h], dtype=work)
     grid = base.matmul(theta).view(1, oh, ow, 2).expand(n, oh, ow, 2)
     if fill is not None:
@@ -514,6 +567,7 @@ def rotate(img, angle, interpolation=InterpolationMode.NEAREST, expand=False, ce
 
 
 # ---------------------------------------------------------------------------- color
+
 
 def _channels(img):
     return 1 if img.dim() == 2 else img.shape[-3]
@@ -609,5 +663,5 @@ def erase(img, i, j, h, w, v, inplace=False):
         raise TypeError("img should be Tensor Image. Got %s" % type(img).__name__)
     if not inplace:
         img = img.clone()
-    img[..., i:i + h, j:j + w] = v
+    img[..., i : i + h, j : j + w] = v
     return img

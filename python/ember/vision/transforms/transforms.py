@@ -1,19 +1,39 @@
 """The transform classes (torchvision.transforms' names and arguments). Randomness comes from ember's default
 generator (ember.rand, ember.randint, ember.empty(...).uniform_, ember.randperm), so ember.manual_seed makes a
 pipeline reproducible and the DataLoader's per-worker seeding makes workers differ."""
+
 import math
 import numbers
 from collections.abc import Sequence
 
 import ember
+
 from ...nn import Module
 from . import functional as F
 from .functional import InterpolationMode
 
-__all__ = ["Compose", "ToTensor", "PILToTensor", "ConvertImageDtype", "Normalize", "Resize", "CenterCrop", "Pad",
-           "RandomCrop", "RandomHorizontalFlip", "RandomVerticalFlip", "RandomResizedCrop", "ColorJitter",
-           "RandomRotation", "RandomErasing", "Lambda", "Grayscale", "RandomGrayscale", "RandomApply",
-           "InterpolationMode"]
+__all__ = [
+    "Compose",
+    "ToTensor",
+    "PILToTensor",
+    "ConvertImageDtype",
+    "Normalize",
+    "Resize",
+    "CenterCrop",
+    "Pad",
+    "RandomCrop",
+    "RandomHorizontalFlip",
+    "RandomVerticalFlip",
+    "RandomResizedCrop",
+    "ColorJitter",
+    "RandomRotation",
+    "RandomErasing",
+    "Lambda",
+    "Grayscale",
+    "RandomGrayscale",
+    "RandomApply",
+    "InterpolationMode",
+]
 
 
 def _setup_size(size, error_msg):
@@ -106,7 +126,12 @@ class Resize(Module):
 
     def __repr__(self):
         return "%s(size=%s, interpolation=%s, max_size=%s, antialias=%s)" % (
-            self.__class__.__name__, self.size, self.interpolation.value, self.max_size, self.antialias)
+            self.__class__.__name__,
+            self.size,
+            self.interpolation.value,
+            self.max_size,
+            self.antialias,
+        )
 
 
 class CenterCrop(Module):
@@ -139,8 +164,12 @@ class Pad(Module):
         return F.pad(img, self.padding, self.fill, self.padding_mode)
 
     def __repr__(self):
-        return "%s(padding=%s, fill=%s, padding_mode=%s)" % (self.__class__.__name__, self.padding, self.fill,
-                                                             self.padding_mode)
+        return "%s(padding=%s, fill=%s, padding_mode=%s)" % (
+            self.__class__.__name__,
+            self.padding,
+            self.fill,
+            self.padding_mode,
+        )
 
 
 class RandomCrop(Module):
@@ -213,8 +242,14 @@ class RandomVerticalFlip(Module):
 class RandomResizedCrop(Module):
     """A random crop of random area (scale of the image's) and aspect ratio, resized to size."""
 
-    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0),
-                 interpolation=InterpolationMode.BILINEAR, antialias=True):
+    def __init__(
+        self,
+        size,
+        scale=(0.08, 1.0),
+        ratio=(3.0 / 4.0, 4.0 / 3.0),
+        interpolation=InterpolationMode.BILINEAR,
+        antialias=True,
+    ):
         super().__init__()
         self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
         if not isinstance(scale, Sequence) or len(scale) != 2:
@@ -260,8 +295,13 @@ class RandomResizedCrop(Module):
 
     def __repr__(self):
         return "%s(size=%s, scale=%s, ratio=%s, interpolation=%s, antialias=%s)" % (
-            self.__class__.__name__, self.size, tuple(round(s, 4) for s in self.scale),
-            tuple(round(r, 4) for r in self.ratio), self.interpolation.value, self.antialias)
+            self.__class__.__name__,
+            self.size,
+            tuple(round(s, 4) for s in self.scale),
+            tuple(round(r, 4) for r in self.ratio),
+            self.interpolation.value,
+            self.antialias,
+        )
 
 
 class ColorJitter(Module):
@@ -316,7 +356,12 @@ class ColorJitter(Module):
 
     def __repr__(self):
         return "%s(brightness=%s, contrast=%s, saturation=%s, hue=%s)" % (
-            self.__class__.__name__, self.brightness, self.contrast, self.saturation, self.hue)
+            self.__class__.__name__,
+            self.brightness,
+            self.contrast,
+            self.saturation,
+            self.hue,
+        )
 
 
 class RandomRotation(Module):
@@ -351,7 +396,12 @@ class RandomRotation(Module):
 
     def __repr__(self):
         return "%s(degrees=%s, interpolation=%s, expand=%s, fill=%s)" % (
-            self.__class__.__name__, self.degrees, self.interpolation.value, self.expand, self.fill)
+            self.__class__.__name__,
+            self.degrees,
+            self.interpolation.value,
+            self.expand,
+            self.fill,
+        )
 
 
 class RandomErasing(Module):
@@ -416,8 +466,9 @@ class RandomErasing(Module):
             value = [float(v) for v in self.value]
         c = img.shape[-3]
         if value is not None and len(value) not in (1, c):
-            raise ValueError("If value is a sequence, it should have either a single value or %d (number of input "
-                             "channels)" % c)
+            raise ValueError(
+                "If value is a sequence, it should have either a single value or %d (number of input channels)" % c
+            )
         i, j, h, w, v = self.get_params(img, self.scale, self.ratio, value)
         if v is img:
             return img
@@ -425,7 +476,13 @@ class RandomErasing(Module):
 
     def __repr__(self):
         return "%s(p=%s, scale=%s, ratio=%s, value=%s, inplace=%s)" % (
-            self.__class__.__name__, self.p, self.scale, self.ratio, self.value, self.inplace)
+            self.__class__.__name__,
+            self.p,
+            self.scale,
+            self.ratio,
+            self.value,
+            self.inplace,
+        )
 
 
 class Lambda:
@@ -487,4 +544,3 @@ class RandomApply(Module):
     def __repr__(self):
         inner = "\n".join("    %r" % (t,) for t in self.transforms)
         return "%s(\n    p=%s\n%s\n)" % (self.__class__.__name__, self.p, inner)
-

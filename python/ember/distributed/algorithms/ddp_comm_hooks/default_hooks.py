@@ -1,7 +1,8 @@
 """The default DDP communication hooks: hook(process_group, bucket) -> a Future whose value is the bucket's
 averaged flat gradient. The casts and the division are ember ops; the collective is ember.distributed's."""
-from ... import distributed_c10d as dist
+
 from .... import _C
+from ... import distributed_c10d as dist
 
 
 def _group(process_group):

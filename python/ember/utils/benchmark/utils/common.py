@@ -1,5 +1,6 @@
 """The shared parts of ember.utils.benchmark (torch.utils.benchmark.utils.common): TaskSpec, Measurement and
 the unit and significant-figure helpers. Statistics of a few hundred timings are plain Python (no tensor math)."""
+
 import contextlib
 import dataclasses
 import math
@@ -7,8 +8,15 @@ import textwrap
 
 import ember
 
-__all__ = ["TaskSpec", "Measurement", "select_unit", "unit_to_english", "trim_sigfig", "ordered_unique",
-           "set_torch_threads"]
+__all__ = [
+    "TaskSpec",
+    "Measurement",
+    "select_unit",
+    "unit_to_english",
+    "trim_sigfig",
+    "ordered_unique",
+    "set_torch_threads",
+]
 
 _MAX_SIGNIFICANT_FIGURES = 4
 _MIN_CONFIDENCE_INTERVAL = 25e-9  # 25 ns: below that, timer resolution dominates
@@ -29,6 +37,7 @@ def _percentile(sorted_values, q):
 @dataclasses.dataclass(init=True, repr=False, eq=True, frozen=True)
 class TaskSpec:
     """What was timed: the statement, its setup, and the labels Compare groups by."""
+
     stmt: str
     setup: str
     global_setup: str = ""
@@ -106,7 +115,7 @@ class Measurement:
     def significant_figures(self):
         """How many figures of the median the spread of the middle half of the times supports (1 to 4)."""
         n = len(self._sorted_times)
-        middle = self._sorted_times[n // 4:math.ceil(3 * n / 4)] or self._sorted_times
+        middle = self._sorted_times[n // 4 : math.ceil(3 * n / 4)] or self._sorted_times
         mean = sum(middle) / len(middle)
         std = math.sqrt(sum((t - mean) ** 2 for t in middle) / len(middle))
         ci = max(1.645 * std / math.sqrt(len(middle)), _MIN_CONFIDENCE_INTERVAL)
@@ -123,8 +132,11 @@ class Measurement:
         rel = self.iqr / self.median
         if rel < _IQR_WARN_THRESHOLD:
             return []
-        why = ("This suggests significant environmental influence." if rel >= _IQR_GROSS_WARN_THRESHOLD
-               else "This could indicate system fluctuation.")
+        why = (
+            "This suggests significant environmental influence."
+            if rel >= _IQR_GROSS_WARN_THRESHOLD
+            else "This could indicate system fluctuation."
+        )
         return [f"  WARNING: Interquartile range is {rel * 100:.1f}% of the median measurement.\n           {why}"]
 
     def meets_confidence(self, threshold=_IQR_WARN_THRESHOLD):
@@ -152,8 +164,10 @@ class Measurement:
     def __repr__(self):
         unit, scale = select_unit(self.median)
         n = len(self._sorted_times)
-        lines = [f"<{type(self).__module__}.{type(self).__name__} object at {hex(id(self))}>",
-                 self.task_spec.summarize()]
+        lines = [
+            f"<{type(self).__module__}.{type(self).__name__} object at {hex(id(self))}>",
+            self.task_spec.summarize(),
+        ]
         if n == 1:
             lines.append(f"  {self.median / scale:.2f} {unit}")
         else:
@@ -161,8 +175,10 @@ class Measurement:
             lines.append(f"  Median: {self.median / scale:.2f} {unit}")
             lines.append(f"  IQR:    {self.iqr / scale:.2f} {unit} ({p25 / scale:.2f} to {p75 / scale:.2f})")
         threads = self.num_threads
-        lines.append(f"  {n} measurement{'s' if n > 1 else ''}, {self.number_per_run} runs "
-                     f"{'per measurement,' if n > 1 else ','} {threads} thread{'s' if threads > 1 else ''}")
+        lines.append(
+            f"  {n} measurement{'s' if n > 1 else ''}, {self.number_per_run} runs "
+            f"{'per measurement,' if n > 1 else ','} {threads} thread{'s' if threads > 1 else ''}"
+        )
         lines += self._warnings()
         return "\n".join(lines)
 

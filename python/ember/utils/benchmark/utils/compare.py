@@ -1,5 +1,6 @@
 """Compare (torch.utils.benchmark.Compare): Measurements as one table per label, rows per sub_label (grouped by
 thread count), columns per description, optionally trimmed to significant figures and colored."""
+
 import enum
 import math
 
@@ -33,8 +34,9 @@ class _Column:
         leading = [int(math.ceil(math.log10(r.median / time_scale))) if r else None for r in flat]
         unit_digits = max(d for d in leading if d is not None)
         if trim_significant_figures:
-            decimals = min(max(m.significant_figures - d, 0) for d, m in zip(leading, flat)
-                           if m is not None and d is not None)
+            decimals = min(
+                max(m.significant_figures - d, 0) for d, m in zip(leading, flat) if m is not None and d is not None
+            )
         else:
             decimals = 1
         length = unit_digits + decimals + (1 if decimals else 0)
@@ -70,8 +72,11 @@ class _Row:
             if m is None:
                 out.append(col.num_to_str(None, 1, None))
             else:
-                out.append(col.num_to_str(m.median / self._time_scale, m.significant_figures,
-                                          m.iqr / m.median if m.has_warnings else None))
+                out.append(
+                    col.num_to_str(
+                        m.median / self._time_scale, m.significant_figures, m.iqr / m.median if m.has_warnings else None
+                    )
+                )
         return out
 
     @staticmethod
@@ -133,12 +138,28 @@ class _Table:
             if new_group:
                 prior_threads, prior_env = threads, ""
                 groups.append([])
-            self.rows.append(_Row(row, len(groups) - 1, render_env and env != prior_env, env_len, self.time_scale,
-                                  colorize, threads if new_group else None))
+            self.rows.append(
+                _Row(
+                    row,
+                    len(groups) - 1,
+                    render_env and env != prior_env,
+                    env_len,
+                    self.time_scale,
+                    colorize,
+                    threads if new_group else None,
+                )
+            )
             groups[-1].append(row)
             prior_env = env
-        self.columns = tuple(_Column([tuple(row[i] for row in g) for g in groups], self.time_scale,
-                                     trim_significant_figures, highlight_warnings) for i in range(len(col_keys)))
+        self.columns = tuple(
+            _Column(
+                [tuple(row[i] for row in g) for g in groups],
+                self.time_scale,
+                trim_significant_figures,
+                highlight_warnings,
+            )
+            for i in range(len(col_keys))
+        )
         for row in self.rows:
             row._columns = self.columns
 
@@ -157,8 +178,11 @@ class _Table:
         warn = self._highlight and any(r.has_warnings for r in self.results)
         title = (" " + (self.label or "") + " ").center(width - 2, "-")
         note = "(! XX%) Measurement has high variance, where XX is the IQR / median * 100.\n" if warn else ""
-        return (f"[{title}]\n" + "\n".join(lines) +
-                f"\n\nTimes are in {common.unit_to_english(self.time_unit)}s ({self.time_unit}).\n{note}")
+        return (
+            f"[{title}]\n"
+            + "\n".join(lines)
+            + f"\n\nTimes are in {common.unit_to_english(self.time_unit)}s ({self.time_unit}).\n{note}"
+        )
 
 
 class Compare:
@@ -196,5 +220,7 @@ class Compare:
         by_label = {}
         for r in common.Measurement.merge(self._results):
             by_label.setdefault(r.label, []).append(r)
-        return [_Table(group, self._colorize, self._trim_significant_figures, self._highlight_warnings).render()
-                for group in by_label.values()]
+        return [
+            _Table(group, self._colorize, self._trim_significant_figures, self._highlight_warnings).render()
+            for group in by_label.values()
+        ]

@@ -1,5 +1,6 @@
 """Timer (torch.utils.benchmark.Timer): Python's timeit loop around a statement, blocks sized so that the
 timer's own overhead is negligible, CUDA synchronized at each reading where a GPU is in use."""
+
 import enum
 import timeit
 
@@ -25,8 +26,20 @@ class Timer:
     """Times `stmt` after `setup` with `globals` (`torch` defaults to ember) on `num_threads` threads.
     blocked_autorange() is the usual entry; timeit(number) times one block."""
 
-    def __init__(self, stmt="pass", setup="pass", global_setup="", timer=timer, globals=None, label=None,
-                 sub_label=None, description=None, env=None, num_threads=1, language=Language.PYTHON):
+    def __init__(
+        self,
+        stmt="pass",
+        setup="pass",
+        global_setup="",
+        timer=timer,
+        globals=None,
+        label=None,
+        sub_label=None,
+        description=None,
+        env=None,
+        num_threads=1,
+        language=Language.PYTHON,
+    ):
         if not isinstance(stmt, str):
             raise ValueError("Currently only a `str` stmt is supported.")
         if language in (Language.CPP, "cpp", "c++"):
@@ -40,9 +53,16 @@ class Timer:
         stmt = _dedent(stmt)
         setup = _dedent(setup)
         self._timer = timer
-        self._task_spec = common.TaskSpec(stmt=stmt, setup=setup, global_setup=global_setup, label=label,
-                                          sub_label=sub_label, description=description, env=env,
-                                          num_threads=num_threads)
+        self._task_spec = common.TaskSpec(
+            stmt=stmt,
+            setup=setup,
+            global_setup=global_setup,
+            label=label,
+            sub_label=sub_label,
+            description=description,
+            env=env,
+            num_threads=num_threads,
+        )
         self._timeit_module = timeit.Timer(stmt=stmt, setup=setup, timer=timer, globals=self._globals)
 
     def _timeit(self, number):
@@ -53,8 +73,9 @@ class Timer:
         """One block of `number` runs (after a warmup of number // 100), as a Measurement."""
         with common.set_torch_threads(self._task_spec.num_threads):
             self._timeit(number=max(int(number // 100), 2))  # warmup
-            return common.Measurement(number_per_run=number, raw_times=[self._timeit(number=number)],
-                                      task_spec=self._task_spec)
+            return common.Measurement(
+                number_per_run=number, raw_times=[self._timeit(number=number)], task_spec=self._task_spec
+            )
 
     def repeat(self, repeat=-1, number=-1):
         raise NotImplementedError("See `Timer.blocked_autorange.`")
@@ -62,8 +83,7 @@ class Timer:
     def autorange(self, callback=None):
         raise NotImplementedError("See `Timer.blocked_autorange.`")
 
-    def _threaded_measurement_loop(self, number, time_hook, stop_hook, min_run_time, max_run_time=None,
-                                   callback=None):
+    def _threaded_measurement_loop(self, number, time_hook, stop_hook, min_run_time, max_run_time=None, callback=None):
         total_time = 0.0
         can_stop = False
         times = []
@@ -97,8 +117,9 @@ class Timer:
         """Blocks of a fixed size, timed until `min_run_time` seconds have been spent; callback(number, time)
         after each block."""
         number = self._estimate_block_size(min_run_time)
-        times = self._threaded_measurement_loop(number, lambda: self._timeit(number), lambda times: True,
-                                                min_run_time=min_run_time, callback=callback)
+        times = self._threaded_measurement_loop(
+            number, lambda: self._timeit(number), lambda times: True, min_run_time=min_run_time, callback=callback
+        )
         return common.Measurement(number_per_run=number, raw_times=times, task_spec=self._task_spec)
 
     def adaptive_autorange(self, threshold=0.1, *, min_run_time=0.01, max_run_time=10.0, callback=None):
@@ -112,8 +133,9 @@ class Timer:
                 return m.meets_confidence(threshold=threshold)
             return False
 
-        times = self._threaded_measurement_loop(number, lambda: self._timeit(number), stop_hook, min_run_time,
-                                                max_run_time, callback=callback)
+        times = self._threaded_measurement_loop(
+            number, lambda: self._timeit(number), stop_hook, min_run_time, max_run_time, callback=callback
+        )
         return common.Measurement(number_per_run=number, raw_times=times, task_spec=self._task_spec)
 
     def collect_callgrind(self, *args, **kwargs):
@@ -122,5 +144,6 @@ class Timer:
 
 def _dedent(code):
     import textwrap
+
     code = textwrap.dedent(code)
     return (code[1:] if code.startswith("\n") else code).rstrip()

@@ -1,4 +1,5 @@
 """Internals of the DataLoader: collation, fetching, the worker loop."""
+
 import sys
 import traceback
 

@@ -1,5 +1,6 @@
 """default_collate and default_convert: turn a list of samples into a batch (stacking tensors in C++), or convert
 one sample's NumPy arrays and numbers to tensors (the batch_size=None case)."""
+
 import collections.abc
 import re
 
@@ -9,7 +10,8 @@ from . import worker as _worker
 
 _np_str_obj_array_pattern = re.compile(r"[SaUO]")
 default_collate_err_msg_format = (
-    "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}")
+    "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
+)
 
 
 def _is_numpy(elem_type):
@@ -54,8 +56,9 @@ def _stack(batch):
     except TypeError:
         for i, b in enumerate(batch):
             if not isinstance(b, Tensor):
-                raise TypeError("expected Tensor as element {} in argument 0, but got {}".format(
-                    i, type(b).__name__)) from None
+                raise TypeError(
+                    "expected Tensor as element {} in argument 0, but got {}".format(i, type(b).__name__)
+                ) from None
         raise
 
 
@@ -74,6 +77,7 @@ def default_collate(batch):
             return default_collate([_C.as_tensor(b) for b in batch])
         if elem.shape == ():  # a NumPy scalar: its dtype is kept (np.float64 is a float subclass)
             import numpy
+
             return _C.as_tensor(numpy.asarray(batch))
     elif isinstance(elem, float):
         return _C.tensor(batch, dtype=_C.float64)

@@ -1,5 +1,6 @@
 """The DataLoader worker process: seeds its random generators, then turns index lists into batches until told to
 stop (or until the main process is gone)."""
+
 import array
 import multiprocessing.connection
 import os
@@ -81,12 +82,14 @@ class _ResultSender:
     def _dumps(self, idx, data, worker_id):
         from ....multiprocessing.reductions import dumps_with_fds
         from . import ExceptionWrapper
+
         try:
             return dumps_with_fds((idx, data))
         except Exception:
             if not isinstance(data, ExceptionWrapper):
-                data = ExceptionWrapper(where="in DataLoader worker process {} (sending the batch to the main "
-                                              "process)".format(worker_id))
+                data = ExceptionWrapper(
+                    where="in DataLoader worker process {} (sending the batch to the main process)".format(worker_id)
+                )
             try:
                 return dumps_with_fds((idx, data))
             except Exception:
@@ -119,7 +122,7 @@ def recv_message(sock):
             data, anc, flags, _ = sock.recvmsg(_HEADER.size - len(header), socket.CMSG_SPACE(253 * 4))
             for level, kind, cdata in anc:
                 if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                    fds.extend(array.array("i", cdata[:len(cdata) - len(cdata) % 4]))
+                    fds.extend(array.array("i", cdata[: len(cdata) - len(cdata) % 4]))
             if flags & socket.MSG_CTRUNC:
                 raise RuntimeError("DataLoader: descriptors of a batch were truncated (too many open files?)")
             if not data:
@@ -142,12 +145,28 @@ def recv_message(sock):
         raise
 
 
-def _worker_loop(iterable, dataset, index_queue, result_sock, done_event, auto_collation,
-                 collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers, persistent_workers,
-                 sharing_strategy, parent_pid, inherited_fds=()):
+def _worker_loop(
+    iterable,
+    dataset,
+    index_queue,
+    result_sock,
+    done_event,
+    auto_collation,
+    collate_fn,
+    drop_last,
+    base_seed,
+    init_fn,
+    worker_id,
+    num_workers,
+    persistent_workers,
+    sharing_strategy,
+    parent_pid,
+    inherited_fds=(),
+):
     global _worker_info
-    from . import ExceptionWrapper, MP_STATUS_CHECK_INTERVAL
+    from . import MP_STATUS_CHECK_INTERVAL, ExceptionWrapper
     from .fetch import create_fetcher
+
     if inherited_fds:
         # Replaced by /dev/null rather than closed: the socket objects inherited with the parent's memory still
         # name these numbers, which must not be reused for something else.
@@ -156,10 +175,12 @@ def _worker_loop(iterable, dataset, index_queue, result_sock, done_event, auto_c
             os.dup2(null, fd)
         os.close(null)
     from ....multiprocessing import reductions
+
     reductions.wait_at_exit = False  # Note [Descriptors outlive their sender]
     try:
         if _C._get_sharing_strategy() != sharing_strategy:
             from ....multiprocessing import set_sharing_strategy
+
             set_sharing_strategy(sharing_strategy)
         _C.set_num_threads(1)  # workers run side by side; each one on many threads would oversubscribe the cores
         seed = base_seed + worker_id
