@@ -45,7 +45,7 @@ constexpr ScalarType scalar_type_of = CppToScalarType<T>::value;
 
 inline size_t element_size(ScalarType t) {
 #define EMBER_SIZE(T, N, P) sizeof(T),
-  constexpr size_t sizes[] = {EMBER_FORALL_DTYPES(EMBER_SIZE)};
+  static constexpr size_t sizes[] = {EMBER_FORALL_DTYPES(EMBER_SIZE)};
 #undef EMBER_SIZE
   return sizes[static_cast<int>(t)];
 }

@@ -35,11 +35,12 @@ struct UnaryOpInfo {
   uint8_t flags;
 };
 
-// An op's row of unary.def: a table generated from the rows that generate the enum, so it is in the enum's order by
-// construction (no hand-kept list to fall out of step).
-constexpr UnaryOpInfo unary_info(UnaryOp op) {
-  using namespace unary_flag;
-  constexpr UnaryOpInfo rows[] = {
+namespace unary_detail {
+using namespace unary_flag;  // the rows' flags
+// The rows of unary.def in the enum's order by construction (both are generated from the same rows), so no hand-kept
+// list can fall out of step; at namespace scope, so that a lookup is one load (a table local to a constexpr function
+// is rebuilt on every call).
+inline constexpr UnaryOpInfo kUnaryInfo[] = {
 #define EMBER_UNARY_OP(op, name, result, input, flags, ...) {#name, UnaryResult::result, UnaryInput::input, flags},
 #define EMBER_UNARY_SPECIAL(op, name, ...) {#name, UnaryResult::Float, UnaryInput::Any, kSpecial},
 #define EMBER_UNARY_CUSTOM(op, name, result, input, flags, ...) {#name, UnaryResult::result, UnaryInput::input, flags},
@@ -47,9 +48,11 @@ constexpr UnaryOpInfo unary_info(UnaryOp op) {
 #undef EMBER_UNARY_OP
 #undef EMBER_UNARY_SPECIAL
 #undef EMBER_UNARY_CUSTOM
-  };
-  return rows[static_cast<int>(op)];
-}
+};
+}  // namespace unary_detail
+
+// An op's row of unary.def.
+constexpr const UnaryOpInfo& unary_info(UnaryOp op) { return unary_detail::kUnaryInfo[static_cast<int>(op)]; }
 
 constexpr const char* unary_op_name(UnaryOp op) { return unary_info(op).name; }
 constexpr bool is_special(UnaryOp op) { return unary_info(op).flags & unary_flag::kSpecial; }
