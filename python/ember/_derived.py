@@ -3,13 +3,12 @@ function of `input` as PyTorch's are:
 
 - the in-place functions: ember.X_(input, ...) is input.X_(...) and returns input;
 - the *_copy functions (torch.view_copy, torch.permute_copy, ...): what the view op returns, in new memory;
-- detach and get_device.
+- get_device.
 
-The elementwise ops' in-place forms (abs_, exp_, add_, ...) belong to their op tables (python/src/unary.cpp,
-binary.cpp); Note [In-place forms of the elementwise ops] says how the ones not bound there yet are made here.
+The elementwise ops' functional in-place forms that PyTorch has (abs_, exp_, xlogy_, ...) are rows of their op tables
+(ember/ops/unary.def, binary.def), bound in C++ with the rest of each op.
 """
 
-from . import _C
 
 # ---- in-place functions ---------------------------------------------------------------------------------------------
 
@@ -337,78 +336,6 @@ def slice_copy(input, dim=0, start=None, end=None, step=1):
     return _copied(input[(slice(None),) * dim + (slice(start, end, step),)])
 
 
-# ---- the elementwise ops' in-place forms -------------------------------------------------------------------------
-
-# Note [In-place forms of the elementwise ops]
-# ember.abs_, ember.xlogy_, ...: the unary and binary op tables (ember/ops/unary.def, binary.def) bind PyTorch's
-# functional in-place forms in ember._C with the rest of each op. A name in this list that ember._C does not bind (yet)
-# is made here from the Tensor method, so that it exists either way and is defined in one place; one that ember._C
-# binds is left to it. Once the binary table binds them, the list goes.
-_UNARY_INPLACE = ()
-_BINARY_INPLACE = (
-    "add_",
-    "arctan2_",
-    "atan2_",
-    "bitwise_and_",
-    "bitwise_left_shift_",
-    "bitwise_or_",
-    "bitwise_right_shift_",
-    "bitwise_xor_",
-    "copysign_",
-    "div_",
-    "divide_",
-    "eq_",
-    "floor_divide_",
-    "fmod_",
-    "ge_",
-    "greater_",
-    "greater_equal_",
-    "gt_",
-    "heaviside_",
-    "hypot_",
-    "igamma_",
-    "igammac_",
-    "le_",
-    "less_",
-    "less_equal_",
-    "logical_and_",
-    "logical_or_",
-    "logical_xor_",
-    "lt_",
-    "mul_",
-    "multiply_",
-    "ne_",
-    "nextafter_",
-    "not_equal_",
-    "pow_",
-    "remainder_",
-    "sub_",
-    "subtract_",
-    "true_divide_",
-)
-
-
-def _elementwise_inplace(name, binary):
-    method = getattr(_C.Tensor, name)
-    if binary:
-
-        def f(input, other, **kwargs):
-            return method(input, other, **kwargs)
-    else:
-
-        def f(input):
-            return method(input)
-
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = "In-place version of :func:`ember.%s`: writes the result into ``input`` and returns it." % name[:-1]
-    return f
-
-
-_elementwise = [n for n in _UNARY_INPLACE + _BINARY_INPLACE if not hasattr(_C, n)]
-for _name in _elementwise:
-    globals()[_name] = _elementwise_inplace(_name, _name in _BINARY_INPLACE)
-del _name
-
 __all__ = [
     # in-place functions
     "addbmm_",
@@ -467,6 +394,4 @@ __all__ = [
     "unfold_copy",
     "unsqueeze_copy",
     "view_copy",
-    # Note [In-place forms of the elementwise ops]
-    *_elementwise,
 ]

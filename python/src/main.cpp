@@ -10,7 +10,7 @@ void init_amp(nb::module_& m);              // amp.cpp: autocast state, GradScal
 void init_search(nb::module_& m);           // search.cpp: searchsorted, bucketize, isin
 void init_join_split(nb::module_& m);       // join_split.cpp: cat, the stacks, split, chunk, tensor_split, ...
 void init_gather_scatter(nb::module_& m);   // gather_scatter.cpp: gather, scatter, index_*, take, put, *_scatter
-void init_masked(nb::module_& m);           // masked.cpp: masked_*, nonzero, argwhere, where(condition)
+void init_masked(nb::module_& m);           // masked.cpp: masked_*, nonzero, argwhere
 void init_diag(nb::module_& m);             // diag.cpp: diag, diag_embed, trace, tril/triu and their indices
 void init_products(nb::module_& m);         // products.cpp: cross, kron, block_diag, cartesian_prod, combinations
 void init_statistics(nb::module_& m);       // statistics.cpp: cov, quantile, diff, trapezoid, vander, histc, bincount
@@ -165,11 +165,11 @@ NB_MODULE(_C, m) {
   init_unary(m);
   init_special(m);
   init_reduce(m);
-  init_ternary(m);  // before init_shape, which wraps its ember.where
+  init_ternary(m);
   init_shape(m);
   init_join_split(m);
   init_gather_scatter(m);
-  init_masked(m);  // after init_reduce: wraps its ember.where
+  init_masked(m);
   init_diag(m);
   init_products(m);
   init_statistics(m);

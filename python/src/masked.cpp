@@ -1,5 +1,5 @@
 // Bindings of the ops driven by masks and non-zero elements (ember/ops/shape.h): masked_select, masked_scatter,
-// masked_fill, nonzero, argwhere, and ember.where's one-argument form, with PyTorch's signatures and docstrings.
+// masked_fill, nonzero and argwhere, with PyTorch's signatures and docstrings (ember.where: ternary.cpp).
 #include "common.h"
 #include "shape_defs.h"
 
@@ -112,34 +112,6 @@ Example::
             [3]])
 )";
 
-constexpr const char* kWhereDoc = R"(
-Returns the elements of ``input`` where ``condition`` is true and those of ``other`` elsewhere.
-
-.. math::
-    \text{out}_i = \begin{cases} \text{input}_i & \text{if } \text{condition}_i \\
-                   \text{other}_i & \text{otherwise} \end{cases}
-
-``condition`` (bool), ``input`` and ``other`` broadcast together; ``input`` and ``other`` are tensors or numbers and
-the result has their promoted dtype. ``where(condition)`` alone is ``ember.nonzero(condition, as_tuple=True)``.
-
-Args:
-    condition (Tensor): a bool tensor.
-    input (Tensor or float): the values where ``condition`` is true.
-    other (Tensor or float): the values where it is false.
-
-Keyword args:
-    out (Tensor, optional): the output tensor.
-
-Example::
-
-    >>> t = ember.tensor([[1, 2], [3, 4]])
-    >>> ember.where(t > 2, t, 0)
-    tensor([[0, 0],
-            [3, 4]])
-    >>> ember.where(t > 2)
-    (tensor([1, 1]), tensor([0, 1]))
-)";
-
 }  // namespace
 
 void init_masked(nb::module_& m) {
@@ -198,21 +170,6 @@ void init_masked(nb::module_& m) {
       nb::arg("as_tuple") = false, method_doc(kNonzeroDoc, "nonzero").c_str());
   def_both(
       m, cls, "argwhere", [](const Tensor& t) { return argwhere(t); }, kArgwhereDoc);
-
-  // ember.where(condition) is nonzero(condition, as_tuple=True) (an overload); the three-argument form calls the
-  // ternary op bound before (init_reduce), with PyTorch's keyword names and out=.
-  nb::object where3 = m.attr("where");
-  def_fn(
-      m, "where",
-      [where3](nb::handle condition, nb::handle input, nb::handle other, nb::handle out) {
-        nb::object r = where3(condition, input, other);
-        return out.is_none() ? r : finish_out(nb::cast<Tensor>(r), out, "where");
-      },
-      nb::sig("def where(condition: Tensor, input: Tensor | float, other: Tensor | float, *, "
-              "out: Tensor | None = None) -> Tensor"),
-      nb::arg("condition"), nb::arg("input"), nb::arg("other"), nb::kw_only(), nb::arg("out") = nb::none(), kWhereDoc);
-  nb::cpp_function_def([](const Tensor& condition) { return to_tuple(nonzero_tuple(condition)); }, nb::scope(m),
-                       nb::sig("def where(condition: Tensor) -> tuple[Tensor, ...]"), nb::arg("condition"), kWhereDoc);
 }
 
 }  // namespace ember::py
