@@ -246,6 +246,10 @@ def test_conventions():
         page.write_text(page_text)
         (b,) = extract_blocks(page)
     assert b.marker == ("skip", "downloads") and b.code == "print(1)\n" and b.line == 2 and b.id == "page.md:0"
+    procs = Block(page, 1, 1, "", ("needs-processes", None))
+    assert procs.skip_reason() == "needs-processes: several processes launched together"
+    gpu = Block(page, 2, 1, "", ("needs-gpu", None))
+    assert (gpu.skip_reason() is None) == ember.cuda.is_available()
 
 
 def test_runner_checks_prints(tmp_path):
