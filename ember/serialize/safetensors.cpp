@@ -54,12 +54,25 @@ bool dtype_from_code(std::string_view code, ScalarType& out) {
   return false;
 }
 
-void write(const NamedTensors& tensors, const std::optional<Metadata>& metadata, serialize::Sink& out, const char* op) {
+namespace {
+
+// A file ready to be written: its padded header and the tensors in file order, every limit checked.
+struct Prepared {
+  std::string header;
+  std::vector<const std::pair<std::string, Tensor>*> order;
+  uint64_t data_bytes = 0;
+};
+
+Prepared prepare(const NamedTensors& tensors, const std::optional<Metadata>& metadata, const char* op) {
+  using serialize::CheckpointLimits;
   std::set<std::string> names;
   for (const auto& [name, t] : tensors) {
     EMBER_CHECK_VALUE(t.defined(), op, ": tensor '", name, "' is undefined");
     EMBER_CHECK_VALUE(name != "__metadata__", op, ": '__metadata__' is reserved and can't name a tensor");
     EMBER_CHECK_VALUE(names.insert(name).second, op, ": the name '", name, "' appears twice");
+    EMBER_CHECK_VALUE(t.dim() <= CheckpointLimits::kDims, op, ": tensor '", name, "' has ", t.dim(),
+                      " dimensions, more than the limit of ", CheckpointLimits::kDims,
+                      " that safetensors.load reads (CheckpointLimits::kDims)");
     EMBER_CHECK_VALUE(t.is_contiguous(), op, ": You are trying to save a non contiguous tensor: `", name,
                       "` which is not allowed. It either means you are trying to save tensors which are reference "
                       "of each other in which case it's recommended to save only the full tensors, and reslice at "
@@ -84,7 +97,8 @@ void write(const NamedTensors& tensors, const std::optional<Metadata>& metadata,
                 "(or only one of them) instead.");
   }
 
-  std::vector<const std::pair<std::string, Tensor>*> order;
+  Prepared out;
+  auto& order = out.order;
   for (const auto& p : tensors) order.push_back(&p);
   std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
     const int ra = rank_of(a->second.dtype()), rb = rank_of(b->second.dtype());
@@ -106,21 +120,37 @@ void write(const NamedTensors& tensors, const std::optional<Metadata>& metadata,
     header[p->first] = std::move(info);
     offset += t.nbytes();
   }
-  std::string text;
+  std::string& text = out.header;
   try {
     text = header.dump();
   } catch (const nlohmann::json::exception& e) {  // names or metadata that are not valid UTF-8
     fail<ValueError>(op, ": names and metadata must be valid UTF-8 (", e.what(), ")");
   }
   text.append((8 - text.size() % 8) % 8, ' ');
-  const uint64_t n = text.size();
-  out.reserve(8 + n + offset);
+  EMBER_CHECK_VALUE(text.size() <= static_cast<uint64_t>(CheckpointLimits::kSafetensorsHeaderBytes), op,
+                    ": the header would take ", text.size(), " bytes, more than the limit of ",
+                    CheckpointLimits::kSafetensorsHeaderBytes,
+                    " that safetensors.load reads (CheckpointLimits::kSafetensorsHeaderBytes): fewer tensors or "
+                    "shorter names and metadata");
+  out.data_bytes = offset;
+  return out;
+}
+
+void write_prepared(const Prepared& p, serialize::Sink& out) {
+  const uint64_t n = p.header.size();
+  out.reserve(8 + n + p.data_bytes);
   out.write(&n, sizeof n);
-  out.write(text.data(), text.size());
-  for (const auto* p : order) {
-    const Tensor& t = p->second;
+  out.write(p.header.data(), p.header.size());
+  for (const auto* e : p.order) {
+    const Tensor& t = e->second;
     if (t.numel() > 0) serialize::write_bytes(t.impl()->storage(), serialize::byte_extent(t).first, t.nbytes(), out);
   }
+}
+
+}  // namespace
+
+void write(const NamedTensors& tensors, const std::optional<Metadata>& metadata, serialize::Sink& out, const char* op) {
+  write_prepared(prepare(tensors, metadata, op), out);
 }
 
 File read(const serialize::Source& in, const char* op) {
@@ -131,13 +161,14 @@ File read(const serialize::Source& in, const char* op) {
           "takes 8)");
   uint64_t n;
   in.read(0, &n, sizeof n);
-  r.check(n <= kMaxHeaderSize, "the header length ", n, " is larger than the limit of ", kMaxHeaderSize, " bytes");
+  r.check(n <= kMaxHeaderSize, "the header length ", n, " is larger than the limit of ", kMaxHeaderSize,
+          " bytes (CheckpointLimits::kSafetensorsHeaderBytes)");
   r.check(n <= size - 8, "the header length ", n, " runs past the end of the file (", size, " bytes)");
   r.check(n >= 2, "the header length ", n, " is too small for a JSON object");
   std::string text(n, '\0');
   in.read(8, text.data(), n);
   r.check(text[0] == '{', "the header does not start with '{'");
-  const Json h = serialize::detail::parse_json(text, 64, op, in.name());
+  const Json h = serialize::detail::parse_json(text, serialize::CheckpointLimits::kSafetensorsDepth, op, in.name());
   r.check(h.is_object(), "the header must be a JSON object");
 
   File f;
@@ -169,7 +200,8 @@ File read(const serialize::Source& in, const char* op) {
       const int64_t s = r.to_int(d, where + " 'shape'");
       r.check(s >= 0, where, ": negative size ", s);
       e.shape.push_back(s);
-      r.check(e.shape.size() <= 64, where, ": more than 64 dimensions");
+      r.check(e.shape.size() <= serialize::CheckpointLimits::kDims, where, ": more than ",
+              serialize::CheckpointLimits::kDims, " dimensions");
       r.check(serialize::detail::mul_ok(numel, s, numel), where, ": the number of elements of ", shape_str(e.shape),
               " overflows");
     }
@@ -210,8 +242,9 @@ File read(const serialize::Source& in, const char* op) {
 }
 
 void save_file(const NamedTensors& tensors, const std::string& path, const std::optional<Metadata>& metadata) {
+  const Prepared prepared = prepare(tensors, metadata, "safetensors.save_file");  // before any file exists
   serialize::AtomicFile out(path);
-  write(tensors, metadata, out, "safetensors.save_file");
+  write_prepared(prepared, out);
   out.commit();
 }
 

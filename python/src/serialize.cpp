@@ -213,28 +213,30 @@ nb::object save_ember(nb::handle obj, std::optional<std::string> path) {
   nb::module_ ember = nb::module_::import_("ember");
   ToValue conv{nn.attr("Parameter"), collections.attr("OrderedDict"), ember.attr("Size"), doc};
   doc.root = conv(obj, "obj", 0);
-  if (path) {
-    nb::gil_scoped_release unlocked;
-    serialize::AtomicFile out(*path);
-    serialize::write_document(doc, out);
-    out.commit();
-    return nb::none();
-  }
   serialize::StringSink out;
   {
     nb::gil_scoped_release unlocked;
-    serialize::write_document(doc, out);
+    // Every limit is checked before a file is created (Note [Checkpoint limits]).
+    const serialize::PreparedDocument prepared = serialize::prepare_document(doc);
+    if (path) {
+      serialize::AtomicFile file(*path);
+      serialize::write_document(prepared, file);
+      file.commit();
+    } else {
+      serialize::write_document(prepared, out);
+    }
   }
+  if (path) return nb::none();
   return nb::bytes(out.str().data(), out.str().size());
 }
 
-nb::object load_ember(nb::handle src, bool mmap, nb::object restore) {
+nb::object load_ember(nb::handle src, bool mmap, bool verify, nb::object restore) {
   std::optional<BufferView> buf;
   auto in = open_source(src, mmap, buf);
   Document doc;
   {
     nb::gil_scoped_release unlocked;
-    doc = serialize::read_document(*in);
+    doc = serialize::read_document(*in, "ember.load", verify);
   }
   if (!restore.is_none())
     serialize::relocate(
@@ -349,7 +351,14 @@ Tensor frombuffer(nb::handle buffer, nb::handle dtype_h, int64_t count, int64_t 
 
 void init_serialize(nb::module_& m) {
   m.def("_save", &save_ember, nb::arg("obj").none(), nb::arg("path").none());
-  m.def("_load", &load_ember, nb::arg("source"), nb::arg("mmap"), nb::arg("restore").none());
+  m.def("_load", &load_ember, nb::arg("source"), nb::arg("mmap"), nb::arg("verify"), nb::arg("restore").none());
+  nb::dict limits;  // Note [Checkpoint limits]
+  limits["dims"] = serialize::CheckpointLimits::kDims;
+  limits["manifest_depth"] = serialize::CheckpointLimits::kManifestDepth;
+  limits["safetensors_depth"] = serialize::CheckpointLimits::kSafetensorsDepth;
+  limits["safetensors_header_bytes"] = serialize::CheckpointLimits::kSafetensorsHeaderBytes;
+  limits["int_digits"] = serialize::CheckpointLimits::kIntDigits;
+  m.attr("_checkpoint_limits") = limits;
   m.def("_is_ember_checkpoint",
         [](nb::bytes head) { return serialize::is_ember_checkpoint(head.c_str(), head.size()); });
   m.def("_safetensors_save", &save_safetensors, nb::arg("tensors"), nb::arg("metadata").none(), nb::arg("path").none());
