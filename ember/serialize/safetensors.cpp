@@ -104,25 +104,31 @@ Prepared prepare(const NamedTensors& tensors, const std::optional<Metadata>& met
     const int ra = rank_of(a->second.dtype()), rb = rank_of(b->second.dtype());
     return ra != rb ? ra > rb : a->first < b->first;
   });
-  nlohmann::ordered_json header = nlohmann::ordered_json::object();
-  if (metadata) {
-    nlohmann::ordered_json md = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : *metadata) md[k] = v;
-    header["__metadata__"] = std::move(md);
-  }
-  uint64_t offset = 0;
-  for (const auto* p : order) {
-    const Tensor& t = p->second;
-    nlohmann::ordered_json info = nlohmann::ordered_json::object();
-    info["dtype"] = dtype_code(t.dtype());
-    info["shape"] = std::vector<int64_t>(t.sizes().begin(), t.sizes().end());
-    info["data_offsets"] = {offset, offset + t.nbytes()};
-    header[p->first] = std::move(info);
-    offset += t.nbytes();
-  }
+  // The header is written entry by entry: nlohmann's ordered_json finds a key by a linear search, which made
+  // a save of n tensors O(n^2). Names are unique (checked above), metadata keys are checked here.
   std::string& text = out.header;
+  uint64_t offset = 0;
   try {
-    text = header.dump();
+    auto quoted = [](const std::string& s) { return nlohmann::json(s).dump(); };
+    text = "{";
+    if (metadata) {
+      std::set<std::string> keys;
+      text += "\"__metadata__\":{";
+      for (const auto& [k, v] : *metadata) {
+        EMBER_CHECK_VALUE(keys.insert(k).second, op, ": the metadata key '", k, "' appears twice");
+        text += (keys.size() > 1 ? "," : "") + quoted(k) + ":" + quoted(v);
+      }
+      text += "}";
+    }
+    for (const auto* p : order) {
+      const Tensor& t = p->second;
+      if (text.size() > 1) text += ",";
+      text += quoted(p->first) + ":{\"dtype\":\"" + dtype_code(t.dtype()) + "\",\"shape\":[";
+      for (int64_t d = 0; d < t.dim(); ++d) text += (d ? "," : "") + std::to_string(t.sizes()[d]);
+      text += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + t.nbytes()) + "]}";
+      offset += t.nbytes();
+    }
+    text += "}";
   } catch (const nlohmann::json::exception& e) {  // names or metadata that are not valid UTF-8
     fail<ValueError>(op, ": names and metadata must be valid UTF-8 (", e.what(), ")");
   }
@@ -178,7 +184,9 @@ File read(const serialize::Source& in, const char* op) {
     DimVector shape = {};
     uint64_t begin = 0, end = 0;
   };
-  std::vector<Entry> entries;
+  std::vector<Entry> entries;  // in name order, as Json's std::map iterates
+  r.check(h.size() < (uint64_t{1} << 32), "the header lists ", h.size(), " entries");
+  entries.reserve(h.size());
   for (const auto& [name, info] : h.items()) {
     if (name == "__metadata__") {
       if (info.is_null()) continue;
@@ -218,10 +226,16 @@ File read(const serialize::Source& in, const char* op) {
     entries.push_back(std::move(e));
   }
   // The tensors must tile the data section exactly: in offset order, each begins where the previous ended.
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return std::tie(a.begin, a.end) < std::tie(b.begin, b.end); });
+  // The tensors must tile the data section exactly: in offset order, each begins where the previous ended. One
+  // sort of indices (O(n log n)); the entries themselves stay in name order (the JSON object's order).
+  std::vector<uint32_t> by_offset(entries.size());
+  for (size_t k = 0; k < entries.size(); ++k) by_offset[k] = static_cast<uint32_t>(k);
+  std::sort(by_offset.begin(), by_offset.end(), [&](uint32_t a, uint32_t b) {
+    return std::tie(entries[a].begin, entries[a].end) < std::tie(entries[b].begin, entries[b].end);
+  });
   uint64_t at = 0;
-  for (const Entry& e : entries) {
+  for (uint32_t k : by_offset) {
+    const Entry& e = entries[k];
     r.check(e.begin == at, "tensor '", *e.name, "': data_offsets [", e.begin, ", ", e.end, "] ",
             e.begin < at ? "overlap the previous tensor" : "leave a hole after the previous tensor", " (which ends at ",
             at, ")");
@@ -232,11 +246,21 @@ File read(const serialize::Source& in, const char* op) {
           ": the file is truncated");
   r.check(at == size - data, "the file has ", size - data - at, " bytes after the last tensor's data");
 
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return *a.name < *b.name; });
+  // One storage for the data section (one read, or a view of the mapping); each tensor views its part, unless
+  // its offset is not a multiple of its element size (only a hand-made file does that): then it gets a copy.
+  const Storage whole = in.storage(data, at, 8);
+  f.tensors.reserve(entries.size());
   for (const Entry& e : entries) {
     const size_t es = element_size(e.dtype);
-    Storage s = in.storage(data + e.begin, e.end - e.begin, es);
-    f.tensors.emplace_back(*e.name, serialize::view_storage(s, e.dtype, e.shape, contiguous_strides(e.shape), 0));
+    const DimVector strides = contiguous_strides(e.shape);
+    if (e.begin % es == 0) {
+      f.tensors.emplace_back(*e.name, serialize::view_storage(whole, e.dtype, e.shape, strides,
+                                                              static_cast<int64_t>(e.begin / es)));
+    } else {
+      Storage s = make_intrusive<StorageImpl>(e.end - e.begin, kCPU);
+      std::memcpy(s->data(), static_cast<const char*>(whole->data()) + e.begin, e.end - e.begin);
+      f.tensors.emplace_back(*e.name, serialize::view_storage(s, e.dtype, e.shape, strides, 0));
+    }
   }
   return f;
 }

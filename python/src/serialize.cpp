@@ -289,7 +289,17 @@ nb::tuple load_safetensors(nb::handle src, bool mmap) {
     f = safetensors::read(*in, PyUnicode_Check(src.ptr()) ? "safetensors.load_file" : "safetensors.load");
   }
   nb::list tensors;
-  for (auto& [name, t] : f.tensors) tensors.append(nb::make_tuple(nb::str(name.data(), name.size()), t));
+  {
+    // A million (name, tensor) pairs would trigger the cyclic GC over and over (each pass walks them all); none
+    // of them can be in a cycle.
+    struct GcOff {
+      int was_on = PyGC_Disable();
+      ~GcOff() {
+        if (was_on) PyGC_Enable();
+      }
+    } off;
+    for (auto& [name, t] : f.tensors) tensors.append(nb::make_tuple(nb::str(name.data(), name.size()), t));
+  }
   nb::object md = nb::none();
   if (f.metadata) {
     nb::dict d;
