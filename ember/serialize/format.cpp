@@ -232,7 +232,7 @@ struct TreeReader {
     if (tag == "int") {
       const std::string& s = r.to_str(x, at);
       const size_t sign = !s.empty() && s[0] == '-';
-      r.check(s.size() > sign && s.size() <= 4300 &&
+      r.check(s.size() > sign && s.size() - sign <= static_cast<size_t>(CheckpointLimits::kIntDigits) &&
                   std::all_of(s.begin() + sign, s.end(), [](char c) { return c >= '0' && c <= '9'; }),
               at, ": not a decimal integer");
       v.kind = Value::Kind::BigInt, v.s = s;

@@ -40,7 +40,7 @@ _LEGACY_PROTOCOL = 1001
 # pickler recurses once per level and stops near sys.getrecursionlimit() (1000), so a real checkpoint
 # nests far less than this (the scan counts a REDUCE's argument tuple as a level of its own).
 _MAX_NESTING = 10000
-_MAX_DIMS = 64
+_MAX_DIMS = ember._C._checkpoint_limits["dims"]  # Note [Checkpoint limits] (ember/serialize/limits.h)
 # Largest ratio between a compressed zip member and the data it inflates to (deflate's limit is ~1032:1).
 # torch.save never compresses; a member claiming more than this is refused before anything is allocated.
 _MAX_INFLATE_RATIO = 1100
