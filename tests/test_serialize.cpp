@@ -372,8 +372,9 @@ TEST(Serialize, NothingIsSavedThatCannotBeLoaded) {
   EXPECT_EQ(entries, 0);  // not even a temporary file
   save(ones(dims64), path);
   EXPECT_EQ(load(path).dim(), 64);
-  EXPECT_NE(error_of([&] { safetensors::save_file({{"x", ones(dims65)}}, dir + "/x.safetensors"); })
-                .find("more than the limit of 64"),
+  EXPECT_NE(error_of([&] {
+              safetensors::save_file({{"x", ones(dims65)}}, dir + "/x.safetensors");
+            }).find("more than the limit of 64"),
             std::string::npos);
   // Nesting: each dict level is three JSON levels; the manifest object is one more.
   auto nested = [](int levels) {

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -16,8 +18,6 @@
 #include <random>
 #include <sstream>
 #include <vector>
-#include <algorithm>
-#include <cctype>
 
 #include "ember/error.h"
 

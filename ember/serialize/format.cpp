@@ -7,8 +7,8 @@
 #include <unordered_map>
 
 #include "ember/ops.h"
-#include "ember/serialize/detail/json.h"
 #include "ember/serialize/checksum.h"
+#include "ember/serialize/detail/json.h"
 #include "ember/serialize/detail/tensor_bytes.h"
 
 namespace ember::serialize {
@@ -166,9 +166,7 @@ OJson to_json(const Value& v, int depth, size_t ntensors, const char* op) {
                         " fields but ", v.items.size(), " values");
       return tagged("namedtuple", OJson{{"name", v.s}, {"fields", v.fields}, {"values", items(v.items)}});
     case Value::Kind::DType: return tagged("dtype", std::string(dtype_name(v.dtype)));
-    case Value::Kind::Device:
-      try {
-        (void)Device(v.s);
+    case Value::Kind::Device: try { (void)Device(v.s);
       } catch (const Error&) {
         fail<ValueError>(op, ": invalid device '", v.s, "'");
       }
@@ -327,8 +325,7 @@ PreparedDocument prepare_document(const Document& doc, const char* op) {
     s.hi = std::max(s.hi, s.lo);
     s.offset = align_up(cursor, kAlignment);
     cursor = s.offset + (s.hi - s.lo);
-    storages.push_back(
-        OJson{{"offset", s.offset}, {"nbytes", s.hi - s.lo}, {"device", s.storage->device().str()}});
+    storages.push_back(OJson{{"offset", s.offset}, {"nbytes", s.hi - s.lo}, {"device", s.storage->device().str()}});
   }
   OJson tensors = OJson::array();
   for (size_t k = 0; k < doc.tensors.size(); ++k) {
@@ -368,7 +365,9 @@ PreparedDocument prepare_document(const Document& doc, const char* op) {
 void write_document(const PreparedDocument& doc, Sink& out) {
   const std::string& text = doc.manifest;
   const uint64_t data_start = align_up(kPreambleSize + text.size(), kAlignment);
-  const uint64_t data_end = doc.storages.empty() ? 0 : doc.storages.back().offset + (doc.storages.back().hi - doc.storages.back().lo);
+  const uint64_t data_end = doc.storages.empty()
+                                ? 0
+                                : doc.storages.back().offset + (doc.storages.back().hi - doc.storages.back().lo);
   out.reserve(data_start + data_end + 4 * doc.storages.size());
   unsigned char pre[kPreambleSize];
   std::memcpy(pre, kMagic, sizeof kMagic);
@@ -432,8 +431,8 @@ Document read_document(const Source& in, const char* op, bool verify) {
     char pad[kAlignment];
     const uint64_t n = data_start - preamble - mlen;
     in.read(preamble + mlen, pad, n);
-    r.check(std::all_of(pad, pad + n, [](char c) { return c == 0; }), "the padding after the manifest is not zeros: ",
-            "the file is corrupt");
+    r.check(std::all_of(pad, pad + n, [](char c) { return c == 0; }),
+            "the padding after the manifest is not zeros: ", "the file is corrupt");
   }
 
   Document doc;

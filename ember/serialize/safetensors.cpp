@@ -254,8 +254,8 @@ File read(const serialize::Source& in, const char* op) {
     const size_t es = element_size(e.dtype);
     const DimVector strides = contiguous_strides(e.shape);
     if (e.begin % es == 0) {
-      f.tensors.emplace_back(*e.name, serialize::view_storage(whole, e.dtype, e.shape, strides,
-                                                              static_cast<int64_t>(e.begin / es)));
+      f.tensors.emplace_back(
+          *e.name, serialize::view_storage(whole, e.dtype, e.shape, strides, static_cast<int64_t>(e.begin / es)));
     } else {
       Storage s = make_intrusive<StorageImpl>(e.end - e.begin, kCPU);
       std::memcpy(s->data(), static_cast<const char*>(whole->data()) + e.begin, e.end - e.begin);

@@ -513,7 +513,9 @@ class _RestrictedUnpickler(pickle._Unpickler):
     dispatch[pickle.ADDITEMS[0]] = _op_additems
     dispatch[pickle.REDUCE[0]] = _op_reduce
     for _op in ("NEWOBJ", "NEWOBJ_EX"):
-        dispatch[getattr(pickle, _op)[0]] = _op_refused(_op, "which makes class instances (no allow-listed name is a class)")
+        dispatch[getattr(pickle, _op)[0]] = _op_refused(
+            _op, "which makes class instances (no allow-listed name is a class)"
+        )
     for _op in ("EXT1", "EXT2", "EXT4"):  # copyreg's registry is process-wide state (and caches what it finds)
         dispatch[getattr(pickle, _op)[0]] = _op_refused(_op, "which reads Python's process-wide extension registry")
     dispatch[pickle.NEXT_BUFFER[0]] = _op_refused("NEXT_BUFFER", "but a checkpoint has no out-of-band buffers")
@@ -527,7 +529,9 @@ class _RestrictedUnpickler(pickle._Unpickler):
         return self.loader.find_class(module, name)
 
     def _instantiate(self, klass, args):  # INST and OBJ (after find_class has vetted the name)
-        _refuse(self, "uses the pickle opcode INST or OBJ, which makes class instances (no allow-listed name is a class)")
+        _refuse(
+            self, "uses the pickle opcode INST or OBJ, which makes class instances (no allow-listed name is a class)"
+        )
 
     def persistent_load(self, pid):
         if self._persistent is None:

@@ -150,8 +150,20 @@ def _arg_bytes(op, target):
 # The values an opcode's other operands get: attribute dicts that would relabel a tag, replace a function's
 # defaults or shadow a state dict's methods, an argument tuple, and (None, slotstate) for BUILD's setattr form.
 _POISON_DICT = (
-    b"}(" + p_str("dtype_name") + p_str("int32") + p_str("np_dtype") + p_str("<i4") + p_str("itemsize") + p_int(4)
-    + p_str("__defaults__") + b"(" + p_int(7) + b"t" + p_str("keys") + b"N" + b"u"
+    b"}("
+    + p_str("dtype_name")
+    + p_str("int32")
+    + p_str("np_dtype")
+    + p_str("<i4")
+    + p_str("itemsize")
+    + p_int(4)
+    + p_str("__defaults__")
+    + b"("
+    + p_int(7)
+    + b"t"
+    + p_str("keys")
+    + b"N"
+    + b"u"
 )
 _POISONS = [_POISON_DICT, b"N" + _POISON_DICT + b"\x86", b"(" + p_str("int32") + b"t", p_int(1)]
 

@@ -39,12 +39,49 @@ from ember import _torch_load  # noqa: E402
 
 TIME_LIMIT_S = 10.0
 BIG_INTS = [0, 1, -1, 2, 7, 63, 64, 65, 255, 256, 2**31 - 1, 2**31, 2**32, 2**62, 2**63 - 1, 2**63, -(2**63), 10**20]
-STRINGS = ["0", "1", "2", "storage", "cpu", "cuda:0", "", "../x", "_metadata", "keys", "copy", "dtype_name",
-           "np_dtype", "itemsize", "__class__", "__dict__", "__defaults__", "__setstate__", "neg", "conj", "int32"]
-GLOBALS = ["collections OrderedDict", "torch FloatStorage", "torch IntStorage", "torch HalfStorage",
-           "torch BFloat16Storage", "torch._utils _rebuild_tensor_v2", "torch._utils _rebuild_parameter",
-           "torch Size", "torch device", "builtins set", "builtins bytearray", "torch float32", "builtins getattr",
-           "os system", "builtins eval", "copyreg _reconstructor", "builtins object", "torch.nn Module"]
+STRINGS = [
+    "0",
+    "1",
+    "2",
+    "storage",
+    "cpu",
+    "cuda:0",
+    "",
+    "../x",
+    "_metadata",
+    "keys",
+    "copy",
+    "dtype_name",
+    "np_dtype",
+    "itemsize",
+    "__class__",
+    "__dict__",
+    "__defaults__",
+    "__setstate__",
+    "neg",
+    "conj",
+    "int32",
+]
+GLOBALS = [
+    "collections OrderedDict",
+    "torch FloatStorage",
+    "torch IntStorage",
+    "torch HalfStorage",
+    "torch BFloat16Storage",
+    "torch._utils _rebuild_tensor_v2",
+    "torch._utils _rebuild_parameter",
+    "torch Size",
+    "torch device",
+    "builtins set",
+    "builtins bytearray",
+    "torch float32",
+    "builtins getattr",
+    "os system",
+    "builtins eval",
+    "copyreg _reconstructor",
+    "builtins object",
+    "torch.nn Module",
+]
 _INT_OPS = {"BININT1", "BININT2", "BININT", "LONG1", "INT", "LONG"}
 _STR_OPS = {"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "SHORT_BINSTRING", "BINSTRING", "STRING"}
 _MEMO_OPS = {"BINPUT", "BINGET", "LONG_BINPUT", "LONG_BINGET", "PUT", "GET"}
@@ -100,12 +137,47 @@ def snippet(rng):
     if choice == 5:  # a persistent id of a real or made-up storage
         key = rng.choice(["0", "1", "2", "9"])
         stype = rng.choice(["FloatStorage", "IntStorage", "LongStorage", "ByteStorage"])
-        return (b"(" + p_str("storage") + p_global(f"torch {stype}") + p_str(key) + p_str("cpu")
-                + p_int(rng.choice([0, 1, 4, 6, 2**40])) + b"tQ")
+        return (
+            b"("
+            + p_str("storage")
+            + p_global(f"torch {stype}")
+            + p_str(key)
+            + p_str("cpu")
+            + p_int(rng.choice([0, 1, 4, 6, 2**40]))
+            + b"tQ"
+        )
     if choice == 6:  # an attribute dict, for BUILD
         return b"}" + p_str(rng.choice(STRINGS)) + p_int(rng.choice(BIG_INTS)) + b"s"
-    return rng.choice([b"(", b"0", b"2", b"1", b"b", b"R", b"s", b"u", b"a", b"e", b"t", b")", b"}", b"]", b"N",
-                       b"\x85", b"\x86", b"\x87", b"\x88", b"\x8f", b"\x90", b"\x91", b"\x81", b"\x94", b"l", b"d"])
+    return rng.choice(
+        [
+            b"(",
+            b"0",
+            b"2",
+            b"1",
+            b"b",
+            b"R",
+            b"s",
+            b"u",
+            b"a",
+            b"e",
+            b"t",
+            b")",
+            b"}",
+            b"]",
+            b"N",
+            b"\x85",
+            b"\x86",
+            b"\x87",
+            b"\x88",
+            b"\x8f",
+            b"\x90",
+            b"\x91",
+            b"\x81",
+            b"\x94",
+            b"l",
+            b"d",
+        ]
+    )
 
 
 def mutate_pickle(rng, pkl):
@@ -272,8 +344,10 @@ def main(argv):
     n = int(argv[1]) if len(argv) > 1 else 10000
     seed = int(argv[2]) if len(argv) > 2 else 0
     counts = run_fuzz(n, seed, log=lambda m: print(m, file=sys.stderr), failures_dir="torch_pickle_failures")
-    print(f"torch_pickle: {n} mutated pickles: {counts['loaded']} loaded, {counts['rejected']} rejected, "
-          f"{counts['failures']} failures")
+    print(
+        f"torch_pickle: {n} mutated pickles: {counts['loaded']} loaded, {counts['rejected']} rejected, "
+        f"{counts['failures']} failures"
+    )
     return 1 if counts["failures"] else 0
 
 
