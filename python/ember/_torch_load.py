@@ -754,6 +754,8 @@ class _Loader:
     def _rebuild_parameter(self, data, requires_grad=True, backward_hooks=None):
         if self.probe:
             return None
+        if backward_hooks is not None and not (type(backward_hooks) in (dict, _OD) and not backward_hooks):
+            raise RuntimeError(f"ember.load: '{self.name}': a Parameter has backward hooks {backward_hooks!r:.80}")
         if not isinstance(data, ember.Tensor) or type(requires_grad) is not bool:
             raise RuntimeError(
                 f"ember.load: '{self.name}': a Parameter needs a tensor and a bool, got "

@@ -265,11 +265,9 @@ def test_each_load_gets_fresh_read_only_globals():
         with pytest.raises(AttributeError):
             object.__getattribute__(a.allowed[name], "__dict__")
     # a storage tag of another load is not a storage type here
-    pid = p_tuple([p_str("storage"), p_global("torch", "FloatStorage"), p_str("0"), p_str("cpu"), p_int(6)])
     loader = _torch_load._ZipLoader(_torch_load._Source(io.BytesIO(genuine())), None, False, True)
     with pytest.raises(pickle.UnpicklingError, match="is not a torch storage type"):
         loader._parse_pid(("storage", a.allowed["torch.FloatStorage"], "0", "cpu", 6), 5)
-    assert pid  # (the pickle form of the same id, for the reader)
 
 
 def test_rebuild_arguments_that_would_change_values_are_refused_or_applied():
@@ -290,6 +288,20 @@ def test_rebuild_arguments_that_would_change_values_are_refused_or_applied():
         tensor_with(metadata=b"}" + p_str("conj") + b"\x88s")
     with pytest.raises(RuntimeError, match="backward hooks"):
         tensor_with(hooks=b"}" + p_int(1) + p_int(2) + b"s")
+    # a Parameter's hooks too (PyTorch would install them; ember has nothing to run)
+    t = p_tensor([4], [1], 0, 4)
+    param = (
+        p_global("torch._utils", "_rebuild_parameter") + p_tuple([t, b"\x88", b"}" + p_int(1) + p_int(2) + b"s"]) + b"R"
+    )
+    with pytest.raises(RuntimeError, match="a Parameter has backward hooks"):
+        _torch_load.load_torch_file(io.BytesIO(checkpoint(param, {"0": raw.tobytes()})))
+    param = (
+        p_global("torch._utils", "_rebuild_parameter")
+        + p_tuple([t, b"\x88", p_global("collections", "OrderedDict") + b")R"])
+        + b"R"
+    )
+    p = _torch_load.load_torch_file(io.BytesIO(checkpoint(param, {"0": raw.tobytes()})))
+    assert isinstance(p, nn.Parameter) and p.requires_grad and p.tolist() == raw.tolist()
 
 
 def test_persistent_id_and_zip_tricks():
