@@ -27,10 +27,37 @@ std::string utf8_string(nb::handle h) {
   return std::string(s, static_cast<size_t>(n));
 }
 
+// The class ember.load makes for a saved namedtuple: collections.namedtuple(name, fields, rename=True) (rename
+// keeps the "_1" names that rename=True gave at save time), or null with the reason when it can't be made with
+// exactly those fields. ember.save calls it too, so that no namedtuple is saved that can't be loaded.
+nb::object namedtuple_class(nb::handle namedtuple_fn, const std::string& name, const std::vector<std::string>& fields,
+                            std::string& why) {
+  nb::list names;
+  for (const auto& f : fields) names.append(nb::str(f.data(), f.size()));
+  nb::dict kwargs;
+  kwargs["rename"] = true;
+  PyObject* c = PyObject_Call(namedtuple_fn.ptr(), nb::make_tuple(nb::str(name.data(), name.size()), names).ptr(),
+                              kwargs.ptr());
+  if (!c) {
+    nb::python_error e;
+    why = e.what();
+    return {};
+  }
+  nb::object cls = nb::steal(c);
+  std::vector<std::string> got;
+  for (nb::handle f : cls.attr("_fields")) got.push_back(nb::cast<std::string>(f));
+  if (got != fields) {
+    why = "its field names are not all valid identifiers (collections.namedtuple would rename them)";
+    return {};
+  }
+  return cls;
+}
+
 // Python object -> Value. `path` spells where we are ("obj['model']['x']") for the error message.
 struct ToValue {
-  nb::handle parameter_type, ordered_dict_type, size_type;
+  nb::handle parameter_type, ordered_dict_type, size_type, namedtuple_fn;
   Document& doc;
+  std::map<std::pair<std::string, std::vector<std::string>>, std::string> checked_namedtuples;  // -> why not
   std::unordered_map<const TensorImpl*, int64_t> seen;  // one tensor object saved twice is stored once
 
   Value operator()(nb::handle h, const std::string& path, int depth) {
@@ -97,6 +124,10 @@ struct ToValue {
         for (nb::handle f : h.attr("_fields")) v.fields.push_back(nb::cast<std::string>(f));
         EMBER_CHECK_TYPE(v.fields.size() == items.size(), "ember.save: ", path, ": namedtuple ", v.s, " has ",
                          v.fields.size(), " _fields but ", items.size(), " items");
+        auto [it, fresh] = checked_namedtuples.try_emplace({v.s, v.fields});
+        if (fresh) (void)namedtuple_class(namedtuple_fn, v.s, v.fields, it->second);
+        EMBER_CHECK_VALUE(it->second.empty(), "ember.save: ", path, ": ember.load could not rebuild namedtuple '", v.s,
+                          "' with these fields: ", it->second);
       }
       for (size_t k = 0; k < items.size(); ++k)
         v.items.push_back(
@@ -149,15 +180,9 @@ struct FromValue {
       case Value::Kind::NamedTuple: {
         auto& cls = namedtuples[{v.s, v.fields}];
         if (!cls.is_valid()) {
-          nb::list fields;
-          for (const auto& f : v.fields) fields.append(nb::str(f.data(), f.size()));
-          PyObject* c = PyObject_CallFunctionObjArgs(namedtuple_fn.ptr(), nb::str(v.s.data(), v.s.size()).ptr(),
-                                                     fields.ptr(), nullptr);
-          if (!c) {
-            nb::python_error e;
-            fail<Error>("ember.load: '", file, "': can't make namedtuple '", v.s, "': ", e.what());
-          }
-          cls = nb::steal(c);
+          std::string why;
+          cls = namedtuple_class(namedtuple_fn, v.s, v.fields, why);
+          if (!cls.is_valid()) fail<Error>("ember.load: '", file, "': can't make namedtuple '", v.s, "': ", why);
         }
         return cls(*tuple_of(v.items));
       }
@@ -211,7 +236,8 @@ nb::object save_ember(nb::handle obj, std::optional<std::string> path) {
   nb::module_ nn = nb::module_::import_("ember.nn");
   nb::module_ collections = nb::module_::import_("collections");
   nb::module_ ember = nb::module_::import_("ember");
-  ToValue conv{nn.attr("Parameter"), collections.attr("OrderedDict"), ember.attr("Size"), doc};
+  ToValue conv{nn.attr("Parameter"), collections.attr("OrderedDict"), ember.attr("Size"),
+               collections.attr("namedtuple"), doc};
   doc.root = conv(obj, "obj", 0);
   serialize::StringSink out;
   {

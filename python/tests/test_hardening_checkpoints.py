@@ -341,6 +341,12 @@ def _nested(levels):
     return d
 
 
+def _round_trip(obj):
+    buf = io.BytesIO()
+    ember.save(obj, buf)
+    return io.BytesIO(buf.getvalue())
+
+
 def test_the_writer_checks_the_readers_limits(tmp_path):
     limits = ember._C._checkpoint_limits
     assert limits["dims"] == 64 and limits["manifest_depth"] == 512 and _torch_load._MAX_DIMS == limits["dims"]
@@ -370,6 +376,13 @@ def test_the_writer_checks_the_readers_limits(tmp_path):
         sys.set_int_max_str_digits(old)
     with pytest.raises(ValueError, match="more than the limit of 64"):
         safetensors.save_file({"x": ember.ones([1] * 65)}, tmp_path / "x.safetensors")
+    # namedtuples: the loader's collections.namedtuple(name, fields, rename=True) must rebuild them exactly
+    renamed = collections.namedtuple("P", ["a", "def"], rename=True)(1, 2)  # fields ('a', '_1')
+    back = ember.load(_round_trip(renamed))
+    assert type(back).__name__ == "P" and back._fields == ("a", "_1") and tuple(back) == (1, 2)
+    odd = type("my-name", (tuple,), {"_fields": ("a",)})((1,))  # a tuple with _fields is saved as a namedtuple
+    with pytest.raises(ValueError, match=r"obj\['t'\]: ember.load could not rebuild namedtuple 'my-name'"):
+        ember.save({"t": odd}, path)
     assert sorted(os.listdir(tmp_path)) == ["x.ckpt"]
 
 
