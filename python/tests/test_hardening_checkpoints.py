@@ -570,6 +570,6 @@ def test_safetensors_save_of_many_tensors_matches_the_reference_layout():
 
 
 def test_opcode_aware_pickle_fuzz_short_run():
-    counts = run_fuzz(iterations=400, seed=19)
+    counts = run_fuzz(iterations=1000, seed=19)
     assert counts["failures"] == 0, counts
     assert counts["loaded"] > 0 and counts["rejected"] > 0, counts
