@@ -8,9 +8,11 @@ Safety rests on three layers (Note [restricted unpickling]):
 1. every pickle is first scanned opcode by opcode (`_check_pickle`) without building anything: the scan
    rejects malformed pickles, memo indices that would make CPython's unpickler allocate a huge memo
    table, and nesting deep enough to overflow the C stack (hashing a deeply nested tuple recurses in C);
-2. the pickle is then loaded by a `pickle.Unpickler` whose `find_class` hands out only the objects of an
-   allow-list (ember's own rebuild functions, storage-type tags, plain containers), so nothing from a
-   file can name os.system, eval or any class;
+2. the pickle is then loaded by a restricted unpickler whose `find_class` hands out only the objects of an
+   allow-list (ember's own rebuild functions, storage-type tags, plain containers), made fresh and read-only
+   for each load, so nothing from a file can name os.system, eval or any class, and the opcodes that change
+   objects (BUILD, SETITEM, APPEND, REDUCE...) act only on what this load built (Note [fresh immutable
+   globals]), so a file can't change what a later load returns;
 3. every size that leads to an allocation (a storage's element count, a member's size) is checked
    against the bytes the file really holds before anything is allocated.
 """
