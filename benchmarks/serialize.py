@@ -1,5 +1,7 @@
-"""Checkpoint save and load of a ~100 MB state dict (100 float32 tensors of 1 MiB), ember beside PyTorch's
-torch.save / torch.load (its own process, benchmarks/common.py), plus ember's mmap load and safetensors.
+"""Checkpoint save and load of a ~100 MB and a ~1 GB state dict (float32 tensors of 1 MiB), ember beside PyTorch's
+torch.save / torch.load (its own process, benchmarks/common.py; TORCH_PYTHON=/opt/torch2/py for PyTorch 2.15), plus
+ember's loads without checksum verification (verify=False), mmap loads and safetensors. ember checks a CRC-32C per
+storage by default (Note [Checkpoint checksums]); torch.load checks each zip member's CRC-32 except under mmap=True.
 
 Files go to one temporary directory (BENCH_DIR, default the system's) and are read back while still in the page
 cache, so load times are the format's cost, not the disk's. ember.save fsyncs (Note [Atomic save]): that is part
@@ -17,7 +19,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import TORCH_PYTHON  # noqa: E402
 
-N_TENSORS, ROWS, COLS = 100, 512, 512  # 100 x 1 MiB of float32
+ROWS, COLS = 512, 512  # 1 MiB of float32 per tensor
+SIZES = [int(n) for n in os.environ.get("BENCH_TENSORS", "100,1000").split(",")]  # ~100 MB and ~1 GB
 REPEATS = 5
 
 
@@ -30,56 +33,73 @@ def median_time(fn, repeats=REPEATS):
     return sorted(times)[len(times) // 2]
 
 
-def run(lib_name):
+def run(lib_name, n_tensors):
     lib = __import__(lib_name)
     lib.manual_seed(0)
-    sd = {f"layer{i}.weight": lib.randn(ROWS, COLS) for i in range(N_TENSORS)}
+    sd = {f"layer{i}.weight": lib.randn(ROWS, COLS) for i in range(n_tensors)}
+    repeats = REPEATS if n_tensors <= 100 else 3
     out = {}
+
+    def read_all(d):
+        return [t.clone() for t in d.values()]  # touches every byte (a copy costs the same in both)
+
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as d:
         path = os.path.join(d, "model.ckpt")
-        out["save 100 MB state dict"] = median_time(lambda: lib.save(sd, path))
-        out["load"] = median_time(lambda: lib.load(path))
+        out["save"] = median_time(lambda: lib.save(sd, path), repeats)
+        out["load"] = median_time(lambda: lib.load(path), repeats)
+        out["load mmap=True + read all"] = median_time(lambda: read_all(lib.load(path, mmap=True)), repeats)
         if lib_name == "ember":
-            out["load mmap=True"] = median_time(lambda: lib.load(path, mmap=True))
-            out["load mmap=True + read all"] = median_time(
-                lambda: [t.sum() for t in lib.load(path, mmap=True).values()]
+            out["load verify=False"] = median_time(lambda: lib.load(path, verify=False), repeats)
+            out["load mmap=True verify=False + read all"] = median_time(
+                lambda: read_all(lib.load(path, mmap=True, verify=False)), repeats
+            )
+            out["load mmap=True verify=False (lazy)"] = median_time(
+                lambda: lib.load(path, mmap=True, verify=False), repeats
             )
             from ember import safetensors
 
             st = os.path.join(d, "model.safetensors")
-            out["safetensors save_file"] = median_time(lambda: safetensors.save_file(sd, st))
-            out["safetensors load_file"] = median_time(lambda: safetensors.load_file(st))
+            out["safetensors save_file"] = median_time(lambda: safetensors.save_file(sd, st), repeats)
+            out["safetensors load_file"] = median_time(lambda: safetensors.load_file(st), repeats)
         out["file MB"] = os.path.getsize(path) / 1e6
     return out
 
 
 def main():
     if "--child" in sys.argv:
-        print(json.dumps(run(sys.argv[sys.argv.index("--child") + 1])))
+        k = sys.argv.index("--child")
+        print(json.dumps(run(sys.argv[k + 1], int(sys.argv[k + 2]))))
         return
-    ours = run("ember")
-    theirs, version = {}, "-"
+    version = "-"
     try:
-        proc = subprocess.run(
-            [TORCH_PYTHON, os.path.abspath(__file__), "--child", "torch"], capture_output=True, text=True, check=True
-        )
-        theirs = json.loads(proc.stdout.strip().splitlines()[-1])
         version = subprocess.run(
-            [TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True
+            [TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True, check=True
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"(PyTorch not available through {TORCH_PYTHON}: {e}; showing ember only)")
-    print(
-        f"serialize.py: seconds, median of {REPEATS} runs; {N_TENSORS} tensors of {ROWS}x{COLS} float32 "
-        f"({ours['file MB']:.1f} MB file); ember vs PyTorch {version} (torch.save's file: "
-        f"{theirs.get('file MB', float('nan')):.1f} MB)"
-    )
-    print(f"{'case':<30}{'ember':>10}{'torch':>10}{'ratio':>8}")
-    for name, e in ours.items():
-        if name == "file MB":
-            continue
-        t = theirs.get(name)
-        print(f"{name:<30}{e:>10.4f}" + (f"{t:>10.4f}{e / t:>8.2f}" if t else f"{'-':>10}{'-':>8}"))
+    for n in SIZES:
+        ours = run("ember", n)
+        theirs = {}
+        if version != "-":
+            proc = subprocess.run(
+                [TORCH_PYTHON, os.path.abspath(__file__), "--child", "torch", str(n)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            theirs = json.loads(proc.stdout.strip().splitlines()[-1])
+        print(
+            f"serialize.py: seconds, median of {REPEATS if n <= 100 else 3} runs; {n} tensors of {ROWS}x{COLS} "
+            f"float32 ({ours['file MB']:.1f} MB file); ember vs PyTorch {version} (torch.save's file: "
+            f"{theirs.get('file MB', float('nan')):.1f} MB)"
+        )
+        print(f"{'case':<42}{'ember':>10}{'torch':>10}{'ratio':>8}")
+        for name, e in ours.items():
+            if name == "file MB":
+                continue
+            t = theirs.get(name)
+            print(f"{name:<42}{e:>10.4f}" + (f"{t:>10.4f}{e / t:>8.2f}" if t else f"{'-':>10}{'-':>8}"))
+        print()
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@
 
 #include "ember/nn/modules/serialize.h"
 #include "ember/ops.h"
+#include "ember/serialize/checksum.h"
 #include "ember/serialize/format.h"
 #include "ember/serialize/safetensors.h"
 #include "ember/serialize/serialize.h"
@@ -48,16 +49,28 @@ void write_bytes(const std::string& path, const std::string& bytes) {
 std::string le64(uint64_t v) { return std::string(reinterpret_cast<const char*>(&v), 8); }
 std::string le32(uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); }
 
-// An ember checkpoint assembled by hand from docs/serialization.md: preamble, manifest, zero padding to 64,
-// then each storage's bytes at its 64-aligned offset.
+// CRC-32C bit by bit, from its definition (reflected polynomial 0x82F63B78): the reference for ember's checksums.
+uint32_t crc32c_ref(const std::string& s) {
+  uint32_t c = 0xFFFFFFFF;
+  for (unsigned char b : s) {
+    c ^= b;
+    for (int k = 0; k < 8; ++k) c = c & 1 ? (c >> 1) ^ 0x82F63B78 : c >> 1;
+  }
+  return ~c;
+}
+
+// An ember checkpoint assembled by hand from docs/serialization.md: preamble (with the manifest's and its own
+// CRC-32C), manifest, zero padding to 64, each storage's bytes at its 64-aligned offset, each storage's CRC-32C.
 std::string ember_file(const std::string& manifest, const std::vector<std::pair<uint64_t, std::string>>& storages) {
-  std::string out = "EMBERCKP" + le32(1) + le32(0) + le64(manifest.size()) + manifest;
+  std::string out = "EMBERCKP" + le32(2) + le32(0) + le64(manifest.size()) + le32(crc32c_ref(manifest));
+  out += le32(crc32c_ref(out)) + manifest;
   out.resize((out.size() + 63) / 64 * 64, '\0');
   const size_t data = out.size();
   for (const auto& [offset, bytes] : storages) {
     out.resize(data + offset, '\0');
     out += bytes;
   }
+  for (const auto& [offset, bytes] : storages) out += le32(crc32c_ref(bytes));
   return out;
 }
 
@@ -162,9 +175,10 @@ TEST(Serialize, ViewsShareOneStorageAndOnlyNeededBytesAreWritten) {
   const std::string bytes = read_bytes(path);
   uint64_t mlen;
   std::memcpy(&mlen, bytes.data() + 16, 8);
-  const uint64_t data = (24 + mlen + 63) / 64 * 64;
-  // Elements 11..19 start at byte 44, rounded down to 40 (a multiple of 8): bytes [40, 80) of the storage.
-  EXPECT_EQ(bytes.size(), data + 40);
+  const uint64_t data = (32 + mlen + 63) / 64 * 64;
+  // Elements 11..19 start at byte 44, rounded down to 40 (a multiple of 8): bytes [40, 80) of the storage,
+  // then the storage's checksum.
+  EXPECT_EQ(bytes.size(), data + 40 + 4);
   auto sd = load_state_dict(path);
   EXPECT_EQ(values<float>(sd[0].second), (std::vector<float>{11, 12, 13, 14, 15, 16, 17, 18, 19}));
   EXPECT_EQ(sd[0].second.storage_offset(), 1);
@@ -284,9 +298,9 @@ TEST(Serialize, LoaderErrorsNameTheFileAndTheProblem) {
 
   EXPECT_TRUE(has(load_error("EMBERCK"), "too small")) << load_error("EMBERCK");
   EXPECT_TRUE(has(load_error("XMBERCKP" + good.substr(8)), "wrong magic"));
-  std::string v2 = good;
-  v2[8] = 2;
-  EXPECT_TRUE(has(load_error(v2), "format version 2 is not supported"));
+  std::string v3 = good;
+  v3[8] = 3;
+  EXPECT_TRUE(has(load_error(v3), "format version 3 is not supported"));
   EXPECT_TRUE(
       has(load_error(ember_file(with("DTYPE", "float33"), {{0, raw<float>({1, 2})}})), "unknown dtype 'float33'"));
   EXPECT_TRUE(
@@ -312,6 +326,80 @@ TEST(Serialize, LoaderErrorsNameTheFileAndTheProblem) {
   EXPECT_NE(error_of([&] { load(temp_dir() + "/missing.ckpt"); }).find("cannot open"), std::string::npos);
   save(arange(3, ScalarType::Float32), path);
   EXPECT_NE(error_of([&] { load_state_dict(path); }).find("holds a Tensor, not a state dict"), std::string::npos);
+}
+
+TEST(Serialize, ChecksumsCatchDamageAndVerifyFalseSkipsTheData) {
+  EXPECT_EQ(serialize::crc32c(0, "123456789", 9), 0xE3069283u);  // the standard check value
+  std::string big(3 << 20, '\0');  // several of the reader's 1 MiB pieces, continued across calls
+  for (size_t k = 0; k < big.size(); ++k) big[k] = static_cast<char>(k * 7 + (k >> 11));
+  EXPECT_EQ(serialize::crc32c(serialize::crc32c(0, big.data(), 12345), big.data() + 12345, big.size() - 12345),
+            crc32c_ref(big));
+  const std::string path = temp_dir() + "/crc.ckpt";
+  save(arange(1000, ScalarType::Float32), path);
+  const std::string good = read_bytes(path);
+  std::string bad = good;
+  bad[bad.size() - 4 - 40] ^= 1;  // a bit of the data
+  write_bytes(path, bad);
+  EXPECT_NE(error_of([&] { load(path); }).find("storage 0 (4000 bytes) fails its CRC-32C check"), std::string::npos)
+      << error_of([&] { load(path); });
+  EXPECT_NE(error_of([&] { load(path, {.mmap = true}); }).find("fails its CRC-32C check"), std::string::npos);
+  const std::vector<float> unverified = values<float>(load(path, {.verify = false}));  // loads as it is
+  EXPECT_EQ(unverified[989], 989.0f);
+  EXPECT_NE(unverified[990], 990.0f);
+  bad = good;
+  bad[40] ^= 1;  // the manifest
+  write_bytes(path, bad);
+  EXPECT_NE(error_of([&] { load(path, {.verify = false}); }).find("the manifest fails its CRC-32C check"),
+            std::string::npos);
+  bad = good;
+  bad[17] ^= 1;  // the manifest length
+  write_bytes(path, bad);
+  EXPECT_NE(error_of([&] { load(path); }).find("the preamble fails its CRC-32C check"), std::string::npos);
+}
+
+TEST(Serialize, NothingIsSavedThatCannotBeLoaded) {
+  // Note [Checkpoint limits]: the writer refuses what the reader would, before any file is created.
+  const std::string dir = temp_dir() + "/limits";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  const std::string path = dir + "/x.ckpt";
+  const DimVector dims65(65, 1), dims64(64, 1);
+  const std::string msg = error_of([&] { save(ones(dims65), path); });
+  EXPECT_NE(msg.find("65 dimensions exceeds the limit of 64"), std::string::npos) << msg;
+  DIR* d = opendir(dir.c_str());
+  int entries = 0;
+  while (dirent* e = readdir(d)) entries += e->d_name[0] != '.' || std::strlen(e->d_name) > 2;
+  closedir(d);
+  EXPECT_EQ(entries, 0);  // not even a temporary file
+  save(ones(dims64), path);
+  EXPECT_EQ(load(path).dim(), 64);
+  EXPECT_NE(error_of([&] {
+              safetensors::save_file({{"x", ones(dims65)}}, dir + "/x.safetensors");
+            }).find("more than the limit of 64"),
+            std::string::npos);
+  // Nesting: each dict level is three JSON levels; the manifest object is one more.
+  auto nested = [](int levels) {
+    serialize::Document doc;
+    serialize::Value v = serialize::Value::make(serialize::Value::Kind::Dict);
+    for (int k = 1; k < levels; ++k) {
+      serialize::Value outer = serialize::Value::make(serialize::Value::Kind::Dict);
+      outer.items.push_back(serialize::Value::str("a"));
+      outer.items.push_back(std::move(v));
+      v = std::move(outer);
+    }
+    doc.root = std::move(v);
+    return doc;
+  };
+  for (int levels : {100, 170, 171, 200}) {
+    serialize::StringSink out;
+    const std::string err = error_of([&] { serialize::write_document(nested(levels), out); });
+    if (levels <= 170) {  // the manifest, 169 dicts of 3 levels and an empty one of 2: 510 JSON levels
+      EXPECT_EQ(err, "(no error)") << levels;
+      auto src = serialize::buffer_source(out.str().data(), out.str().size());
+      EXPECT_EQ(serialize::read_document(*src).root.kind, serialize::Value::Kind::Dict);
+    } else {
+      EXPECT_NE(err.find("more than the 512 that ember.load reads"), std::string::npos) << err;
+    }
+  }
 }
 
 // The reference implementation's own test vectors (huggingface/safetensors, safetensors/src/tensor.rs).

@@ -1,15 +1,23 @@
 #include "ember/serialize/file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <fstream>
 #include <random>
+#include <sstream>
+#include <vector>
 
 #include "ember/error.h"
 
@@ -118,6 +126,84 @@ class BufferSource final : public Source {
   size_t size_;
 };
 
+// Note [Stale temporary files]: a save's temporary file is named ".NAME.tmp-HOST-PID-START-RANDOM": the host
+// name (at most 32 characters of [A-Za-z0-9.]), the writer's process id and its start time (in clock ticks
+// since boot, from /proc; 0 where unknown). A save removes the temporary files of its target whose writer is
+// gone: same host, and no process with that id, or one that started at another time (the id was reused). A
+// file of another host is never removed (its writer may be alive on a shared file system), nor one of this
+// process (another thread may be saving). Names without a host (".NAME.tmp-PID-RANDOM", written before this
+// rule) are removed when their process id is free and they were last modified over an hour ago.
+std::string host_tag() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  std::string out;
+  for (const char* p = buf; *p && out.size() < 32; ++p)
+    out += std::isalnum(static_cast<unsigned char>(*p)) || *p == '.' ? *p : '_';
+  return out.empty() ? "unknown" : out;
+}
+
+uint64_t start_time(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(f, line)) return 0;
+  const size_t close = line.rfind(')');  // the command name may hold spaces and parentheses
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(line.substr(close + 2));
+  std::string field;
+  for (int k = 3; k <= 22 && rest >> field; ++k)  // field 22: starttime
+    if (k == 22) return std::strtoull(field.c_str(), nullptr, 10);
+  return 0;
+}
+
+bool all_digits(const std::string& s) {
+  return !s.empty() && s.size() <= 20 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Splits "A-B-C" from the right into at most n fields (the first keeps any '-').
+std::vector<std::string> split_right(const std::string& s, size_t n) {
+  std::vector<std::string> out;
+  size_t end = s.size();
+  while (out.size() + 1 < n) {
+    const size_t dash = s.rfind('-', end == 0 ? 0 : end - 1);
+    if (dash == std::string::npos || end == 0) break;
+    out.insert(out.begin(), s.substr(dash + 1, end - dash - 1));
+    end = dash;
+  }
+  out.insert(out.begin(), s.substr(0, end));
+  return out;
+}
+
+bool process_gone(pid_t pid, uint64_t started) {
+  if (pid <= 0) return false;
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+  const uint64_t now = started ? start_time(pid) : 0;
+  return started && now && now != started;  // the id belongs to a newer process
+}
+
+void remove_stale_temps(const std::string& dir, const std::string& base) {
+  DIR* d = ::opendir(dir.empty() ? "." : dir.c_str());
+  if (!d) return;
+  const std::string prefix = "." + base + ".tmp-", host = host_tag();
+  const pid_t self = ::getpid();
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const auto f = split_right(name.substr(prefix.size()), 4);
+    bool stale = false;
+    if (f.size() == 4 && f[0] == host && all_digits(f[1]) && all_digits(f[2]) && all_digits(f[3])) {
+      const auto pid = static_cast<pid_t>(std::strtoll(f[1].c_str(), nullptr, 10));
+      stale = pid != self && process_gone(pid, std::strtoull(f[2].c_str(), nullptr, 10));
+    } else if (f.size() == 2 && all_digits(f[0]) && all_digits(f[1])) {  // a name from before the host was in it
+      const auto pid = static_cast<pid_t>(std::strtoll(f[0].c_str(), nullptr, 10));
+      struct stat st {};
+      stale = pid != self && ::lstat((dir + name).c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+              st.st_mtime < std::time(nullptr) - 3600 && ::kill(pid, 0) != 0 && errno == ESRCH;
+    }
+    if (stale) (void)::unlink((dir + name).c_str());
+  }
+  ::closedir(d);
+}
+
 }  // namespace
 
 Storage Source::storage(uint64_t offset, size_t n, size_t align) const {
@@ -162,9 +248,12 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   const std::string dir = slash == std::string::npos ? "" : path_.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
   EMBER_CHECK(!base.empty(), "cannot save to '", path_, "': the path names a directory");
+  remove_stale_temps(dir, base);
+  const std::string stem = dir + "." + base + ".tmp-" + host_tag() + "-" + std::to_string(::getpid()) + "-" +
+                           std::to_string(start_time(::getpid())) + "-";
   std::random_device rd;
   for (int attempt = 0; fd_ < 0; ++attempt) {
-    temp_ = dir + "." + base + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd() & 0xffffff);
+    temp_ = stem + std::to_string(rd() & 0xffffff);
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0 && (errno == EEXIST || errno == EINTR) && attempt < 100) continue;
     EMBER_CHECK(fd_ >= 0, "cannot save to '", path_,

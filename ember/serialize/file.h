@@ -59,10 +59,11 @@ class StringSink final : public Sink {
   std::string out_;
 };
 
-// Note [Atomic save]: bytes go to a temporary file in the target's directory (".NAME.tmp-PID-RANDOM", never
-// a name a reader would open), which commit() flushes, fsyncs, renames over the target and follows with an
-// fsync of the directory. A crash at any point leaves either the old file or the complete new one; a
-// temporary file that was never committed is removed by the destructor (a killed process leaves it behind).
+// Note [Atomic save]: bytes go to a temporary file in the target's directory (".NAME.tmp-HOST-PID-START-RANDOM",
+// never a name a reader would open), which commit() flushes, fsyncs, renames over the target and follows with
+// an fsync of the directory. A crash at any point leaves either the old file or the complete new one; a
+// temporary file that was never committed is removed by the destructor, and one a killed process left behind
+// by the next save to the same target (Note [Stale temporary files] in file.cpp).
 class AtomicFile final : public Sink {
  public:
   explicit AtomicFile(std::string path);

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "ember/ops.h"
+#include "ember/serialize/checksum.h"
 #include "ember/serialize/detail/json.h"
 #include "ember/serialize/detail/tensor_bytes.h"
 
@@ -51,10 +52,6 @@ namespace {
 
 uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
-template <class T>
-void put_le(Sink& out, T v) {
-  out.write(&v, sizeof v);  // the host is little-endian (static_assert above)
-}
 template <class T>
 T get_le(const unsigned char* p) {
   T v;
@@ -122,7 +119,17 @@ OJson tagged(const char* tag, OJson v) {
   return o;
 }
 
+// The nesting of j as detail::parse_json counts it: each array or object is one level.
+int json_depth(const OJson& j) {
+  if (!j.is_structured()) return 0;
+  int d = 0;
+  for (const OJson& x : j) d = std::max(d, json_depth(x));
+  return d + 1;
+}
+
 OJson to_json(const Value& v, int depth, size_t ntensors, const char* op) {
+  // A Value level is at least one JSON level, so this bounds the recursion; the exact JSON depth, which is
+  // what the reader limits, is checked on the finished manifest (prepare_document).
   EMBER_CHECK_VALUE(depth <= kMaxDepth, op, ": the object nests deeper than ", kMaxDepth,
                     " levels (does it contain itself?)");
   auto items = [&](const std::vector<Value>& xs) {
@@ -141,7 +148,11 @@ OJson to_json(const Value& v, int depth, size_t ntensors, const char* op) {
     case Value::Kind::None: return OJson(nullptr);
     case Value::Kind::Bool: return OJson(v.b);
     case Value::Kind::Int: return OJson(v.i);
-    case Value::Kind::BigInt: return tagged("int", v.s);
+    case Value::Kind::BigInt:
+      EMBER_CHECK_VALUE(v.s.size() - (!v.s.empty() && v.s[0] == '-') <= CheckpointLimits::kIntDigits, op,
+                        ": an int of ", v.s.size(), " digits exceeds the limit of ", CheckpointLimits::kIntDigits,
+                        " decimal digits that ember.load reads (CheckpointLimits::kIntDigits)");
+      return tagged("int", v.s);
     case Value::Kind::Float: return std::isfinite(v.re) ? OJson(v.re) : tagged("float", float_json(v.re));
     case Value::Kind::Complex: return tagged("complex", OJson::array({float_json(v.re), float_json(v.im)}));
     case Value::Kind::Str: return OJson(v.s);
@@ -155,7 +166,11 @@ OJson to_json(const Value& v, int depth, size_t ntensors, const char* op) {
                         " fields but ", v.items.size(), " values");
       return tagged("namedtuple", OJson{{"name", v.s}, {"fields", v.fields}, {"values", items(v.items)}});
     case Value::Kind::DType: return tagged("dtype", std::string(dtype_name(v.dtype)));
-    case Value::Kind::Device: return tagged("device", v.s);
+    case Value::Kind::Device: try { (void)Device(v.s);
+      } catch (const Error&) {
+        fail<ValueError>(op, ": invalid device '", v.s, "'");
+      }
+      return tagged("device", v.s);
     case Value::Kind::Size: return tagged("size", v.ints);
     case Value::Kind::Slice:
       EMBER_CHECK_VALUE(v.items.size() == 3, op, ": a slice has 3 parts, got ", v.items.size());
@@ -215,7 +230,7 @@ struct TreeReader {
     if (tag == "int") {
       const std::string& s = r.to_str(x, at);
       const size_t sign = !s.empty() && s[0] == '-';
-      r.check(s.size() > sign && s.size() <= 4300 &&
+      r.check(s.size() > sign && s.size() - sign <= static_cast<size_t>(CheckpointLimits::kIntDigits) &&
                   std::all_of(s.begin() + sign, s.end(), [](char c) { return c >= '0' && c <= '9'; }),
               at, ": not a decimal integer");
       v.kind = Value::Kind::BigInt, v.s = s;
@@ -279,25 +294,22 @@ struct TreeReader {
   }
 };
 
-struct Slot {
-  StorageImpl* impl;
-  Storage storage;
-  int64_t lo = INT64_MAX, hi = 0;  // the bytes some tensor reaches
-  uint64_t offset = 0;             // in the data section
-};
-
 }  // namespace
 
-void write_document(const Document& doc, Sink& out, const char* op) {
-  std::vector<Slot> slots;
+PreparedDocument prepare_document(const Document& doc, const char* op) {
+  PreparedDocument out;
+  std::vector<PreparedDocument::Range>& slots = out.storages;
   std::unordered_map<StorageImpl*, size_t> slot_of;
   std::vector<size_t> tensor_slot;
   for (size_t k = 0; k < doc.tensors.size(); ++k) {
     const Tensor& t = doc.tensors[k].tensor;
     EMBER_CHECK_VALUE(t.defined(), op, ": cannot save an undefined tensor");
+    EMBER_CHECK_VALUE(t.dim() <= CheckpointLimits::kDims, op, ": a tensor of ", t.dim(),
+                      " dimensions exceeds the limit of ", CheckpointLimits::kDims,
+                      " dimensions that ember.load reads (CheckpointLimits::kDims)");
     StorageImpl* s = t.impl()->storage().get();
     auto [it, fresh] = slot_of.try_emplace(s, slots.size());
-    if (fresh) slots.push_back(Slot{s, t.impl()->storage()});
+    if (fresh) slots.push_back({t.impl()->storage(), INT64_MAX, 0, 0});
     tensor_slot.push_back(it->second);
     if (t.numel() > 0) {
       auto [lo, hi] = byte_extent(t);
@@ -307,18 +319,18 @@ void write_document(const Document& doc, Sink& out, const char* op) {
   }
   OJson storages = OJson::array();
   uint64_t cursor = 0;
-  for (Slot& s : slots) {
+  for (auto& s : slots) {
     // Rounding down to 8 keeps every element offset a whole number of elements of any dtype.
     s.lo = s.lo > s.hi ? 0 : s.lo / 8 * 8;
     s.hi = std::max(s.hi, s.lo);
     s.offset = align_up(cursor, kAlignment);
     cursor = s.offset + (s.hi - s.lo);
-    storages.push_back(OJson{{"offset", s.offset}, {"nbytes", s.hi - s.lo}, {"device", s.impl->device().str()}});
+    storages.push_back(OJson{{"offset", s.offset}, {"nbytes", s.hi - s.lo}, {"device", s.storage->device().str()}});
   }
   OJson tensors = OJson::array();
   for (size_t k = 0; k < doc.tensors.size(); ++k) {
     const Tensor& t = doc.tensors[k].tensor;
-    const Slot& s = slots[tensor_slot[k]];
+    const auto& s = slots[tensor_slot[k]];
     const int64_t es = static_cast<int64_t>(t.element_size());
     const int64_t offset = t.numel() > 0 ? (t.storage_offset() * es - s.lo) / es : 0;
     tensors.push_back(OJson{{"storage", tensor_slot[k]},
@@ -332,46 +344,96 @@ void write_document(const Document& doc, Sink& out, const char* op) {
   OJson manifest = {{"storages", std::move(storages)},
                     {"tensors", std::move(tensors)},
                     {"root", to_json(doc.root, 0, doc.tensors.size(), op)}};
-  std::string text;
+  const int depth = json_depth(manifest);
+  EMBER_CHECK_VALUE(depth <= CheckpointLimits::kManifestDepth, op, ": the object nests too deeply: its manifest would ",
+                    "nest ", depth, " levels of JSON, more than the ", CheckpointLimits::kManifestDepth,
+                    " that ember.load reads (CheckpointLimits::kManifestDepth; a dict, tuple or other tagged value "
+                    "takes 3 levels, a list 1)");
   try {
-    text = manifest.dump();
+    out.manifest = manifest.dump();
   } catch (const OJson::exception& e) {  // strings that are not valid UTF-8 (from C++ callers)
     fail<ValueError>(op, ": strings must be valid UTF-8 (", e.what(), ")");
   }
-
-  out.reserve(align_up(kPreambleSize + text.size(), kAlignment) + cursor);
-  out.write(kMagic, sizeof kMagic);
-  put_le<uint32_t>(out, kFormatVersion);
-  put_le<uint32_t>(out, 0);  // flags, reserved
-  put_le<uint64_t>(out, text.size());
-  out.write(text.data(), text.size());
-  const uint64_t data_start = align_up(kPreambleSize + text.size(), kAlignment);
-  out.zeros(data_start - out.position());
-  for (const Slot& s : slots) {
-    out.zeros(data_start + s.offset - out.position());
-    write_bytes(s.storage, s.lo, s.hi - s.lo, out);
-  }
+  return out;
 }
 
-Document read_document(const Source& in, const char* op) {
+// Note [Checkpoint checksums]: the preamble ends with the CRC-32C of the manifest and the CRC-32C of its own
+// first 28 bytes, and a table of each storage's CRC-32C follows the data, so that a file that was damaged
+// after it was written fails to load instead of loading other values (tested by mutating every byte of a file).
+// The storages' checksums are computed as their bytes are written (the bytes are in the cache then) and come
+// last so that nothing is read twice; the reader checks each storage as it reads it, unless told not to.
+void write_document(const PreparedDocument& doc, Sink& out) {
+  const std::string& text = doc.manifest;
+  const uint64_t data_start = align_up(kPreambleSize + text.size(), kAlignment);
+  const uint64_t data_end = doc.storages.empty()
+                                ? 0
+                                : doc.storages.back().offset + (doc.storages.back().hi - doc.storages.back().lo);
+  out.reserve(data_start + data_end + 4 * doc.storages.size());
+  unsigned char pre[kPreambleSize];
+  std::memcpy(pre, kMagic, sizeof kMagic);
+  const uint32_t version = kFormatVersion, flags = 0, manifest_crc = crc32c(0, text.data(), text.size());
+  const uint64_t mlen = text.size();
+  std::memcpy(pre + 8, &version, 4);  // the host is little-endian (static_assert above)
+  std::memcpy(pre + 12, &flags, 4);
+  std::memcpy(pre + 16, &mlen, 8);
+  std::memcpy(pre + 24, &manifest_crc, 4);
+  const uint32_t pre_crc = crc32c(0, pre, 28);
+  std::memcpy(pre + 28, &pre_crc, 4);
+  out.write(pre, sizeof pre);
+  out.write(text.data(), text.size());
+  out.zeros(data_start - out.position());
+  std::vector<uint32_t> crcs;
+  for (const auto& s : doc.storages) {
+    out.zeros(data_start + s.offset - out.position());
+    crcs.push_back(write_bytes(s.storage, s.lo, s.hi - s.lo, out, true));
+  }
+  out.write(crcs.data(), crcs.size() * sizeof(uint32_t));
+}
+
+void write_document(const Document& doc, Sink& out, const char* op) { write_document(prepare_document(doc, op), out); }
+
+Document read_document(const Source& in, const char* op, bool verify) {
   const Reader r{op, in.name()};
   const uint64_t size = in.size();
-  r.check(size >= kPreambleSize, "the file is too small to be an ember checkpoint (", size, " bytes)");
+  constexpr uint64_t kPreambleV1 = 24;
+  r.check(size >= kPreambleV1, "the file is too small to be an ember checkpoint (", size, " bytes)");
   unsigned char pre[kPreambleSize];
-  in.read(0, pre, sizeof pre);
+  in.read(0, pre, kPreambleV1);
   r.check(is_ember_checkpoint(pre, sizeof pre), "not an ember checkpoint (wrong magic bytes)");
   const uint32_t version = get_le<uint32_t>(pre + 8), flags = get_le<uint32_t>(pre + 12);
-  r.check(version == kFormatVersion, "format version ", version, " is not supported (this ember reads version ",
-          kFormatVersion, ")");
+  r.check(version == kFormatVersion || version == 1, "format version ", version,
+          " is not supported (this ember reads versions 1 and ", kFormatVersion, ")");
+  // Version 1 (written before Note [Checkpoint checksums]) has a 24-byte preamble and no checksums.
+  const bool checked = version == kFormatVersion;
+  const uint64_t preamble = checked ? kPreambleSize : kPreambleV1;
+  if (checked) {
+    r.check(size >= kPreambleSize, "the file is too small to be an ember checkpoint (", size, " bytes)");
+    in.read(kPreambleV1, pre + kPreambleV1, kPreambleSize - kPreambleV1);
+    const uint32_t want = get_le<uint32_t>(pre + 28), got = crc32c(0, pre, 28);
+    r.check(got == want, "the preamble fails its CRC-32C check (computed ", got, ", stored ", want,
+            "): the file is corrupt");
+  }
   r.check(flags == 0, "unknown flags ", flags, " in the preamble");
   const uint64_t mlen = get_le<uint64_t>(pre + 16);
-  r.check(mlen <= size - kPreambleSize, "the manifest length ", mlen, " runs past the end of the file (", size,
+  r.check(mlen <= size - preamble, "the manifest length ", mlen, " runs past the end of the file (", size,
           " bytes): the file is truncated or corrupt");
   std::string text(mlen, '\0');
-  in.read(kPreambleSize, text.data(), mlen);
+  in.read(preamble, text.data(), mlen);
+  if (checked) {
+    const uint32_t want = get_le<uint32_t>(pre + 24), got = crc32c(0, text.data(), text.size());
+    r.check(got == want, "the manifest fails its CRC-32C check (computed ", got, ", stored ", want,
+            "): the file is corrupt");
+  }
   const Json m = detail::parse_json(text, kMaxDepth, op, in.name());
   r.check(m.is_object(), "the manifest must be a JSON object, got ", m.type_name());
-  const uint64_t data_start = align_up(kPreambleSize + mlen, kAlignment);
+  const uint64_t data_start = align_up(preamble + mlen, kAlignment);
+  if (checked && data_start <= size) {  // the padding is zeros (a changed byte there is damage too)
+    char pad[kAlignment];
+    const uint64_t n = data_start - preamble - mlen;
+    in.read(preamble + mlen, pad, n);
+    r.check(std::all_of(pad, pad + n, [](char c) { return c == 0; }),
+            "the padding after the manifest is not zeros: ", "the file is corrupt");
+  }
 
   Document doc;
   // Storages: each inside the file, in order, aligned, not overlapping.
@@ -398,7 +460,8 @@ Document read_document(const Source& in, const char* op) {
     ranges.emplace_back(data_start + off, nbytes);
     doc.storages.push_back(StorageRecord{Storage(), device});
   }
-  const uint64_t expected = storages.empty() ? data_start : data_start + end;
+  const uint64_t table = checked ? 4 * storages.size() : 0;  // the storages' CRC-32Cs
+  const uint64_t expected = (storages.empty() ? data_start : data_start + end) + table;
   r.check(size >= expected, "the file is truncated (", size, " bytes, expected ", expected, ")");
   r.check(size == expected, "the file has ", size - expected, " unexpected bytes after its data");
 
@@ -442,8 +505,29 @@ Document read_document(const Source& in, const char* op) {
   }
   doc.root = TreeReader{r, tensors.size()}.read(r.field(m, "root", "the manifest"), "root");
 
-  // Everything checked: now read (or map) the bytes.
-  for (size_t k = 0; k < ranges.size(); ++k) doc.storages[k].storage = in.storage(ranges[k].first, ranges[k].second);
+  // Everything checked: now read (or map) the bytes, checking each storage's CRC-32C.
+  std::vector<uint32_t> crcs(checked ? storages.size() : 0);
+  if (!crcs.empty()) in.read(expected - table, crcs.data(), table);
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    const auto [off, n] = ranges[k];
+    Storage s = in.view(off, n);
+    uint32_t crc = 0;
+    if (s) {
+      if (checked && verify) crc = crc32c(0, s->data(), n);
+    } else {  // read in pieces, each checksummed while it is in the cache
+      s = make_intrusive<StorageImpl>(n, kCPU);
+      constexpr uint64_t kPiece = uint64_t{1} << 20;
+      for (uint64_t at = 0; at < n; at += kPiece) {
+        const uint64_t len = std::min(kPiece, n - at);
+        char* dst = static_cast<char*>(s->data()) + at;
+        in.read(off + at, dst, len);
+        if (checked && verify) crc = crc32c(crc, dst, len);
+      }
+    }
+    r.check(!checked || !verify || crc == crcs[k], "storage ", k, " (", n, " bytes) fails its CRC-32C check (computed ",
+            crc, ", stored ", checked ? crcs[k] : 0, "): the file is corrupt");
+    doc.storages[k].storage = std::move(s);
+  }
   for (const Geometry& g : geo) {
     Tensor t(make_intrusive<TensorImpl>(doc.storages[g.storage].storage, g.dtype, g.size, g.stride, g.offset));
     if (g.requires_grad) t.set_requires_grad(true);

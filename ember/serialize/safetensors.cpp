@@ -54,12 +54,25 @@ bool dtype_from_code(std::string_view code, ScalarType& out) {
   return false;
 }
 
-void write(const NamedTensors& tensors, const std::optional<Metadata>& metadata, serialize::Sink& out, const char* op) {
+namespace {
+
+// A file ready to be written: its padded header and the tensors in file order, every limit checked.
+struct Prepared {
+  std::string header;
+  std::vector<const std::pair<std::string, Tensor>*> order;
+  uint64_t data_bytes = 0;
+};
+
+Prepared prepare(const NamedTensors& tensors, const std::optional<Metadata>& metadata, const char* op) {
+  using serialize::CheckpointLimits;
   std::set<std::string> names;
   for (const auto& [name, t] : tensors) {
     EMBER_CHECK_VALUE(t.defined(), op, ": tensor '", name, "' is undefined");
     EMBER_CHECK_VALUE(name != "__metadata__", op, ": '__metadata__' is reserved and can't name a tensor");
     EMBER_CHECK_VALUE(names.insert(name).second, op, ": the name '", name, "' appears twice");
+    EMBER_CHECK_VALUE(t.dim() <= CheckpointLimits::kDims, op, ": tensor '", name, "' has ", t.dim(),
+                      " dimensions, more than the limit of ", CheckpointLimits::kDims,
+                      " that safetensors.load reads (CheckpointLimits::kDims)");
     EMBER_CHECK_VALUE(t.is_contiguous(), op, ": You are trying to save a non contiguous tensor: `", name,
                       "` which is not allowed. It either means you are trying to save tensors which are reference "
                       "of each other in which case it's recommended to save only the full tensors, and reslice at "
@@ -84,43 +97,66 @@ void write(const NamedTensors& tensors, const std::optional<Metadata>& metadata,
                 "(or only one of them) instead.");
   }
 
-  std::vector<const std::pair<std::string, Tensor>*> order;
+  Prepared out;
+  auto& order = out.order;
   for (const auto& p : tensors) order.push_back(&p);
   std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
     const int ra = rank_of(a->second.dtype()), rb = rank_of(b->second.dtype());
     return ra != rb ? ra > rb : a->first < b->first;
   });
-  nlohmann::ordered_json header = nlohmann::ordered_json::object();
-  if (metadata) {
-    nlohmann::ordered_json md = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : *metadata) md[k] = v;
-    header["__metadata__"] = std::move(md);
-  }
+  // The header is written entry by entry: nlohmann's ordered_json finds a key by a linear search, which made
+  // a save of n tensors O(n^2). Names are unique (checked above), metadata keys are checked here.
+  std::string& text = out.header;
   uint64_t offset = 0;
-  for (const auto* p : order) {
-    const Tensor& t = p->second;
-    nlohmann::ordered_json info = nlohmann::ordered_json::object();
-    info["dtype"] = dtype_code(t.dtype());
-    info["shape"] = std::vector<int64_t>(t.sizes().begin(), t.sizes().end());
-    info["data_offsets"] = {offset, offset + t.nbytes()};
-    header[p->first] = std::move(info);
-    offset += t.nbytes();
-  }
-  std::string text;
   try {
-    text = header.dump();
+    auto quoted = [](const std::string& s) { return nlohmann::json(s).dump(); };
+    text = "{";
+    if (metadata) {
+      std::set<std::string> keys;
+      text += "\"__metadata__\":{";
+      for (const auto& [k, v] : *metadata) {
+        EMBER_CHECK_VALUE(keys.insert(k).second, op, ": the metadata key '", k, "' appears twice");
+        text += (keys.size() > 1 ? "," : "") + quoted(k) + ":" + quoted(v);
+      }
+      text += "}";
+    }
+    for (const auto* p : order) {
+      const Tensor& t = p->second;
+      if (text.size() > 1) text += ",";
+      text += quoted(p->first) + ":{\"dtype\":\"" + dtype_code(t.dtype()) + "\",\"shape\":[";
+      for (int64_t d = 0; d < t.dim(); ++d) text += (d ? "," : "") + std::to_string(t.sizes()[d]);
+      text += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + t.nbytes()) + "]}";
+      offset += t.nbytes();
+    }
+    text += "}";
   } catch (const nlohmann::json::exception& e) {  // names or metadata that are not valid UTF-8
     fail<ValueError>(op, ": names and metadata must be valid UTF-8 (", e.what(), ")");
   }
   text.append((8 - text.size() % 8) % 8, ' ');
-  const uint64_t n = text.size();
-  out.reserve(8 + n + offset);
+  EMBER_CHECK_VALUE(text.size() <= static_cast<uint64_t>(CheckpointLimits::kSafetensorsHeaderBytes), op,
+                    ": the header would take ", text.size(), " bytes, more than the limit of ",
+                    CheckpointLimits::kSafetensorsHeaderBytes,
+                    " that safetensors.load reads (CheckpointLimits::kSafetensorsHeaderBytes): fewer tensors or "
+                    "shorter names and metadata");
+  out.data_bytes = offset;
+  return out;
+}
+
+void write_prepared(const Prepared& p, serialize::Sink& out) {
+  const uint64_t n = p.header.size();
+  out.reserve(8 + n + p.data_bytes);
   out.write(&n, sizeof n);
-  out.write(text.data(), text.size());
-  for (const auto* p : order) {
-    const Tensor& t = p->second;
+  out.write(p.header.data(), p.header.size());
+  for (const auto* e : p.order) {
+    const Tensor& t = e->second;
     if (t.numel() > 0) serialize::write_bytes(t.impl()->storage(), serialize::byte_extent(t).first, t.nbytes(), out);
   }
+}
+
+}  // namespace
+
+void write(const NamedTensors& tensors, const std::optional<Metadata>& metadata, serialize::Sink& out, const char* op) {
+  write_prepared(prepare(tensors, metadata, op), out);
 }
 
 File read(const serialize::Source& in, const char* op) {
@@ -131,13 +167,14 @@ File read(const serialize::Source& in, const char* op) {
           "takes 8)");
   uint64_t n;
   in.read(0, &n, sizeof n);
-  r.check(n <= kMaxHeaderSize, "the header length ", n, " is larger than the limit of ", kMaxHeaderSize, " bytes");
+  r.check(n <= kMaxHeaderSize, "the header length ", n, " is larger than the limit of ", kMaxHeaderSize,
+          " bytes (CheckpointLimits::kSafetensorsHeaderBytes)");
   r.check(n <= size - 8, "the header length ", n, " runs past the end of the file (", size, " bytes)");
   r.check(n >= 2, "the header length ", n, " is too small for a JSON object");
   std::string text(n, '\0');
   in.read(8, text.data(), n);
   r.check(text[0] == '{', "the header does not start with '{'");
-  const Json h = serialize::detail::parse_json(text, 64, op, in.name());
+  const Json h = serialize::detail::parse_json(text, serialize::CheckpointLimits::kSafetensorsDepth, op, in.name());
   r.check(h.is_object(), "the header must be a JSON object");
 
   File f;
@@ -147,7 +184,9 @@ File read(const serialize::Source& in, const char* op) {
     DimVector shape = {};
     uint64_t begin = 0, end = 0;
   };
-  std::vector<Entry> entries;
+  std::vector<Entry> entries;  // in name order, as Json's std::map iterates
+  r.check(h.size() < (uint64_t{1} << 32), "the header lists ", h.size(), " entries");
+  entries.reserve(h.size());
   for (const auto& [name, info] : h.items()) {
     if (name == "__metadata__") {
       if (info.is_null()) continue;
@@ -169,7 +208,8 @@ File read(const serialize::Source& in, const char* op) {
       const int64_t s = r.to_int(d, where + " 'shape'");
       r.check(s >= 0, where, ": negative size ", s);
       e.shape.push_back(s);
-      r.check(e.shape.size() <= 64, where, ": more than 64 dimensions");
+      r.check(e.shape.size() <= serialize::CheckpointLimits::kDims, where, ": more than ",
+              serialize::CheckpointLimits::kDims, " dimensions");
       r.check(serialize::detail::mul_ok(numel, s, numel), where, ": the number of elements of ", shape_str(e.shape),
               " overflows");
     }
@@ -186,10 +226,16 @@ File read(const serialize::Source& in, const char* op) {
     entries.push_back(std::move(e));
   }
   // The tensors must tile the data section exactly: in offset order, each begins where the previous ended.
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return std::tie(a.begin, a.end) < std::tie(b.begin, b.end); });
+  // The tensors must tile the data section exactly: in offset order, each begins where the previous ended. One
+  // sort of indices (O(n log n)); the entries themselves stay in name order (the JSON object's order).
+  std::vector<uint32_t> by_offset(entries.size());
+  for (size_t k = 0; k < entries.size(); ++k) by_offset[k] = static_cast<uint32_t>(k);
+  std::sort(by_offset.begin(), by_offset.end(), [&](uint32_t a, uint32_t b) {
+    return std::tie(entries[a].begin, entries[a].end) < std::tie(entries[b].begin, entries[b].end);
+  });
   uint64_t at = 0;
-  for (const Entry& e : entries) {
+  for (uint32_t k : by_offset) {
+    const Entry& e = entries[k];
     r.check(e.begin == at, "tensor '", *e.name, "': data_offsets [", e.begin, ", ", e.end, "] ",
             e.begin < at ? "overlap the previous tensor" : "leave a hole after the previous tensor", " (which ends at ",
             at, ")");
@@ -200,18 +246,29 @@ File read(const serialize::Source& in, const char* op) {
           ": the file is truncated");
   r.check(at == size - data, "the file has ", size - data - at, " bytes after the last tensor's data");
 
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return *a.name < *b.name; });
+  // One storage for the data section (one read, or a view of the mapping); each tensor views its part, unless
+  // its offset is not a multiple of its element size (only a hand-made file does that): then it gets a copy.
+  const Storage whole = in.storage(data, at, 8);
+  f.tensors.reserve(entries.size());
   for (const Entry& e : entries) {
     const size_t es = element_size(e.dtype);
-    Storage s = in.storage(data + e.begin, e.end - e.begin, es);
-    f.tensors.emplace_back(*e.name, serialize::view_storage(s, e.dtype, e.shape, contiguous_strides(e.shape), 0));
+    const DimVector strides = contiguous_strides(e.shape);
+    if (e.begin % es == 0) {
+      f.tensors.emplace_back(
+          *e.name, serialize::view_storage(whole, e.dtype, e.shape, strides, static_cast<int64_t>(e.begin / es)));
+    } else {
+      Storage s = make_intrusive<StorageImpl>(e.end - e.begin, kCPU);
+      std::memcpy(s->data(), static_cast<const char*>(whole->data()) + e.begin, e.end - e.begin);
+      f.tensors.emplace_back(*e.name, serialize::view_storage(s, e.dtype, e.shape, strides, 0));
+    }
   }
   return f;
 }
 
 void save_file(const NamedTensors& tensors, const std::string& path, const std::optional<Metadata>& metadata) {
+  const Prepared prepared = prepare(tensors, metadata, "safetensors.save_file");  // before any file exists
   serialize::AtomicFile out(path);
-  write(tensors, metadata, out, "safetensors.save_file");
+  write_prepared(prepared, out);
   out.commit();
 }
 

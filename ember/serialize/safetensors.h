@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ember/serialize/file.h"
+#include "ember/serialize/limits.h"
 #include "ember/tensor.h"
 
 namespace ember::safetensors {
@@ -16,7 +17,7 @@ namespace ember::safetensors {
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 using Metadata = std::vector<std::pair<std::string, std::string>>;
 
-inline constexpr uint64_t kMaxHeaderSize = 100'000'000;  // the reference implementation's limit
+inline constexpr uint64_t kMaxHeaderSize = serialize::CheckpointLimits::kSafetensorsHeaderBytes;
 
 struct File {
   NamedTensors tensors;  // sorted by name, as safe_open's keys()

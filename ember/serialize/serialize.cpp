@@ -11,14 +11,15 @@ using serialize::Value;
 namespace {
 
 void write_file(const Document& doc, const std::string& path) {
+  const serialize::PreparedDocument prepared = serialize::prepare_document(doc, "ember::save");  // may throw
   serialize::AtomicFile out(path);
-  serialize::write_document(doc, out, "ember::save");
+  serialize::write_document(prepared, out);
   out.commit();
 }
 
 Document read_file(const std::string& path, const LoadOptions& o) {
   auto in = o.mmap ? serialize::map_file(path) : serialize::open_file(path);
-  Document doc = serialize::read_document(*in, "ember::load");
+  Document doc = serialize::read_document(*in, "ember::load", o.verify);
   serialize::relocate(
       doc,
       [&](const Tensor& bytes, const std::string& tag) {

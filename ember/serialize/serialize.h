@@ -22,6 +22,7 @@ void save(const std::map<std::string, Tensor>& state, const std::string& path);
 struct LoadOptions {
   std::optional<Device> map_location;  // unset: where each storage was saved from
   bool mmap = false;                   // map the file copy-on-write instead of reading it
+  bool verify = true;                  // check each storage's CRC-32C (false: trusted files, faster loads)
 };
 
 // A file holding one tensor (ember.save(tensor, path) in Python).

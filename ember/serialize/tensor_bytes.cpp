@@ -1,6 +1,9 @@
 #include "ember/serialize/detail/tensor_bytes.h"
 
+#include <algorithm>
+
 #include "ember/ops.h"
+#include "ember/serialize/checksum.h"
 #include "ember/serialize/detail/json.h"
 
 namespace ember::serialize {
@@ -46,11 +49,21 @@ Tensor view_storage(const Storage& storage, ScalarType dtype, IntArrayRef size, 
   return Tensor(make_intrusive<TensorImpl>(storage, dtype, size, stride, offset));
 }
 
-void write_bytes(const Storage& storage, int64_t lo, int64_t n, Sink& out) {
-  if (n <= 0) return;
+uint32_t write_bytes(const Storage& storage, int64_t lo, int64_t n, Sink& out, bool checksum) {
+  if (n <= 0) return 0;
+  uint32_t crc = 0;
+  // Pieces of 1 MiB: each is checksummed and then written while it is still in the cache.
+  auto put = [&](const char* p, int64_t k) {
+    constexpr int64_t kPiece = int64_t{1} << 20;
+    for (int64_t at = 0; at < k; at += kPiece) {
+      const auto len = static_cast<size_t>(std::min(kPiece, k - at));
+      if (checksum) crc = crc32c(crc, p + at, len);
+      out.write(p + at, len);
+    }
+  };
   if (storage->device().is_cpu()) {
-    out.write(static_cast<const char*>(storage->data()) + lo, static_cast<size_t>(n));
-    return;
+    put(static_cast<const char*>(storage->data()) + lo, n);
+    return crc;
   }
   // A device storage goes through the host in pieces of at most 64 MiB.
   constexpr int64_t kChunk = int64_t{64} << 20;
@@ -58,8 +71,9 @@ void write_bytes(const Storage& storage, int64_t lo, int64_t n, Sink& out) {
     const int64_t k = std::min(kChunk, lo + n - at);
     const int64_t size[1] = {k}, stride[1] = {1};
     Tensor host = to(view_storage(storage, ScalarType::UInt8, size, stride, at), kCPU);
-    out.write(host.data_ptr(), static_cast<size_t>(k));
+    put(static_cast<const char*>(host.data_ptr()), k);
   }
+  return crc;
 }
 
 }  // namespace ember::serialize

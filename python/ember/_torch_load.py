@@ -8,9 +8,11 @@ Safety rests on three layers (Note [restricted unpickling]):
 1. every pickle is first scanned opcode by opcode (`_check_pickle`) without building anything: the scan
    rejects malformed pickles, memo indices that would make CPython's unpickler allocate a huge memo
    table, and nesting deep enough to overflow the C stack (hashing a deeply nested tuple recurses in C);
-2. the pickle is then loaded by a `pickle.Unpickler` whose `find_class` hands out only the objects of an
-   allow-list (ember's own rebuild functions, storage-type tags, plain containers), so nothing from a
-   file can name os.system, eval or any class;
+2. the pickle is then loaded by a restricted unpickler whose `find_class` hands out only the objects of an
+   allow-list (ember's own rebuild functions, storage-type tags, plain containers), made fresh and read-only
+   for each load, so nothing from a file can name os.system, eval or any class, and the opcodes that change
+   objects (BUILD, SETITEM, APPEND, REDUCE...) act only on what this load built (Note [fresh immutable
+   globals]), so a file can't change what a later load returns;
 3. every size that leads to an allocation (a storage's element count, a member's size) is checked
    against the bytes the file really holds before anything is allocated.
 """
@@ -25,6 +27,7 @@ import pickletools
 import re
 import struct
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -39,7 +42,7 @@ _LEGACY_PROTOCOL = 1001
 # pickler recurses once per level and stops near sys.getrecursionlimit() (1000), so a real checkpoint
 # nests far less than this (the scan counts a REDUCE's argument tuple as a level of its own).
 _MAX_NESTING = 10000
-_MAX_DIMS = 64
+_MAX_DIMS = ember._C._checkpoint_limits["dims"]  # Note [Checkpoint limits] (ember/serialize/limits.h)
 # Largest ratio between a compressed zip member and the data it inflates to (deflate's limit is ~1032:1).
 # torch.save never compresses; a member claiming more than this is refused before anything is allocated.
 _MAX_INFLATE_RATIO = 1100
@@ -79,18 +82,49 @@ _DTYPE_NAMES = [
 _SAFE_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,200}$")
 
 
-class _StorageType:
+class _Frozen:
+    """Note [fresh immutable globals]: every object a pickle can name with GLOBAL is made anew for each load
+    and refuses attribute assignment, so that nothing a file does to one can outlive its load or reach
+    another (a BUILD on a process-wide tag once relabelled every later float32 checkpoint as int32)."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{self!r} is read-only")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"{self!r} is read-only")
+
+
+class _StorageType(_Frozen):
     """What `torch.FloatStorage` and friends unpickle to: a tag naming a dtype, never a callable."""
 
+    __slots__ = ("name", "dtype_name", "np_dtype", "itemsize")
+
     def __init__(self, name):
-        self.name = name
-        self.dtype_name, self.np_dtype, self.itemsize = _STORAGE_TYPES[name]
+        dtype_name, np_dtype, itemsize = _STORAGE_TYPES[name]
+        for k, v in (("name", name), ("dtype_name", dtype_name), ("np_dtype", np_dtype), ("itemsize", itemsize)):
+            object.__setattr__(self, k, v)
 
     def __repr__(self):
         return f"torch.{self.name}"
 
 
-_STORAGE_TAGS = {name: _StorageType(name) for name in _STORAGE_TYPES}
+class _Allowed(_Frozen):
+    """An allow-listed callable as a pickle sees it (a per-load, read-only wrapper: see Note [fresh immutable
+    globals]); REDUCE may call only these."""
+
+    __slots__ = ("_name", "_fn")
+
+    def __init__(self, name, fn):
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_fn", fn)
+
+    def __call__(self, *args):
+        return self._fn(*args)
+
+    def __repr__(self):
+        return self._name
 
 
 def _display_name(f):
@@ -150,11 +184,12 @@ class _Source:
             self._owned.close()
 
 
-def load_torch_file(f, map_location=None, mmap=None):
-    """Loads a file written by torch.save (zip or legacy format) into ember objects; see the module doc."""
+def load_torch_file(f, map_location=None, mmap=None, verify=True):
+    """Loads a file written by torch.save (zip or legacy format) into ember objects; see the module doc.
+    verify=False skips the CRC-32 check of stored zip members (Note [zip checksums])."""
     src = _Source(f)
     try:
-        return _load(src, map_location, mmap)
+        return _load(src, map_location, mmap, verify)
     except pickle.UnpicklingError as e:
         if str(e).startswith("ember.load"):
             raise
@@ -167,10 +202,10 @@ def load_torch_file(f, map_location=None, mmap=None):
         src.close()
 
 
-def _load(src, map_location, mmap):
+def _load(src, map_location, mmap, verify):
     head = src.read_at(0, 512)
     if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
-        return _ZipLoader(src, map_location, bool(mmap)).load()
+        return _ZipLoader(src, map_location, bool(mmap), verify).load()
     if len(head) >= 2 and head[0] == 0x80 and head[1] <= 5:
         return _LegacyLoader(src, map_location).load()
     if len(head) >= 262 and head[257:262] == b"ustar":
@@ -388,6 +423,126 @@ def _tensor_from_buffer(buf, stype, byteorder, where):
     return ember.from_numpy(buf.view(np.dtype(stype.np_dtype).newbyteorder("=")))
 
 
+# Note [restricted unpickling], continued: the opcodes that change an existing object (BUILD, SETITEM(S),
+# APPEND(S), ADDITEMS) act only on the plain containers this load built, and REDUCE calls only this load's
+# allow-listed callables. CPython's C unpickler can't be told so (it would run BUILD on any object, setting
+# attributes of the allow-listed globals themselves), so pickles are run by the Python one with these opcodes
+# replaced; the scan has already refused what could make it allocate or recurse without bound.
+_OD = collections.OrderedDict
+
+
+def _refuse(u, what):
+    raise pickle.UnpicklingError(f"ember.load: refusing to load '{u.loader.name}': {u.what} {what}")
+
+
+def _op_build(u):
+    state = u.stack.pop()
+    inst = u.stack[-1]
+    # A state_dict is an OrderedDict with a `_metadata` attribute (pickled as BUILD); nothing else in a
+    # checkpoint has attributes, and no attribute may shadow one of OrderedDict's (a `keys` or `copy` set on a
+    # state dict would make load_state_dict see other entries than the file's).
+    if type(inst) is not _OD:
+        _refuse(u, f"sets attributes (pickle BUILD) on a {type(inst).__name__}; only a state dict may have them")
+    if type(state) is not dict:
+        _refuse(u, f"sets OrderedDict attributes from a {type(state).__name__}; expected a dict of attributes")
+    for k in state:
+        if type(k) is not str or not k.isidentifier() or k.startswith("__") or hasattr(_OD, k):
+            _refuse(u, f"sets the OrderedDict attribute {k!r:.60}, which a checkpoint can't have")
+    inst.__dict__.update(state)
+
+
+def _op_setitem(u):
+    value = u.stack.pop()
+    key = u.stack.pop()
+    d = u.stack[-1]
+    if type(d) not in (dict, _OD):
+        _refuse(u, f"sets an item (pickle SETITEM) of a {type(d).__name__}; only dicts take items")
+    d[key] = value
+
+
+def _op_setitems(u):
+    items = u.pop_mark()
+    d = u.stack[-1]
+    if type(d) not in (dict, _OD):
+        _refuse(u, f"sets items (pickle SETITEMS) of a {type(d).__name__}; only dicts take items")
+    for i in range(0, len(items) - 1, 2):
+        d[items[i]] = items[i + 1]
+
+
+def _op_append(u):
+    value = u.stack.pop()
+    if type(u.stack[-1]) is not list:
+        _refuse(u, f"appends (pickle APPEND) to a {type(u.stack[-1]).__name__}; only lists take appends")
+    u.stack[-1].append(value)
+
+
+def _op_appends(u):
+    items = u.pop_mark()
+    if type(u.stack[-1]) is not list:
+        _refuse(u, f"appends (pickle APPENDS) to a {type(u.stack[-1]).__name__}; only lists take appends")
+    u.stack[-1].extend(items)
+
+
+def _op_additems(u):
+    items = u.pop_mark()
+    if type(u.stack[-1]) is not set:
+        _refuse(u, f"adds items (pickle ADDITEMS) to a {type(u.stack[-1]).__name__}; only sets take them")
+    u.stack[-1].update(items)
+
+
+def _op_reduce(u):
+    args = u.stack.pop()
+    func = u.stack[-1]
+    if id(func) not in u.loader.callables or type(args) is not tuple:
+        _refuse(u, f"calls {func!r:.60} (pickle REDUCE), which is not an allow-listed callable of this load")
+    u.stack[-1] = func(*args)
+
+
+def _op_refused(name, why):
+    def op(u):
+        _refuse(u, f"uses the pickle opcode {name}, {why}")
+
+    return op
+
+
+class _RestrictedUnpickler(pickle._Unpickler):
+    dispatch = dict(pickle._Unpickler.dispatch)
+    dispatch[pickle.BUILD[0]] = _op_build
+    dispatch[pickle.SETITEM[0]] = _op_setitem
+    dispatch[pickle.SETITEMS[0]] = _op_setitems
+    dispatch[pickle.APPEND[0]] = _op_append
+    dispatch[pickle.APPENDS[0]] = _op_appends
+    dispatch[pickle.ADDITEMS[0]] = _op_additems
+    dispatch[pickle.REDUCE[0]] = _op_reduce
+    for _op in ("NEWOBJ", "NEWOBJ_EX"):
+        dispatch[getattr(pickle, _op)[0]] = _op_refused(
+            _op, "which makes class instances (no allow-listed name is a class)"
+        )
+    for _op in ("EXT1", "EXT2", "EXT4"):  # copyreg's registry is process-wide state (and caches what it finds)
+        dispatch[getattr(pickle, _op)[0]] = _op_refused(_op, "which reads Python's process-wide extension registry")
+    dispatch[pickle.NEXT_BUFFER[0]] = _op_refused("NEXT_BUFFER", "but a checkpoint has no out-of-band buffers")
+    del _op
+
+    def __init__(self, loader, data, what, persistent_load):
+        super().__init__(io.BytesIO(data), encoding="utf-8")
+        self.loader, self.what, self._persistent = loader, what, persistent_load
+
+    def find_class(self, module, name):
+        return self.loader.find_class(module, name)
+
+    def _instantiate(self, klass, args):  # INST and OBJ (after find_class has vetted the name)
+        _refuse(
+            self, "uses the pickle opcode INST or OBJ, which makes class instances (no allow-listed name is a class)"
+        )
+
+    def persistent_load(self, pid):
+        if self._persistent is None:
+            raise pickle.UnpicklingError(
+                f"ember.load: '{self.loader.name}': {self.what} refers to a storage where none may appear"
+            )
+        return self._persistent(pid)
+
+
 class _Loader:
     """What the zip and legacy loaders share: the allow-list, the tensor rebuild functions and the
     bookkeeping that keeps total allocation within what the file holds."""
@@ -400,7 +555,7 @@ class _Loader:
         self.storage_ids = set()  # ids of the tensors persistent_load returned
         self.budget = src.size  # bytes of storage data the file can still justify
         self.probe = False
-        g = {
+        functions = {
             "collections.OrderedDict": _make_ordered_dict,
             "torch._utils._rebuild_tensor": self._rebuild_tensor,
             "torch._utils._rebuild_tensor_v2": self._rebuild_tensor_v2,
@@ -416,32 +571,24 @@ class _Loader:
             "builtins.bytearray": _make_bytearray,
             "_codecs.encode": _codecs_encode,
         }
-        for name, tag in _STORAGE_TAGS.items():
+        # Note [fresh immutable globals]: new objects for every load.
+        g = {name: _Allowed(name, fn) for name, fn in functions.items()}
+        self.callables = {id(c) for c in g.values()}
+        tags = {name: _StorageType(name) for name in _STORAGE_TYPES}
+        for name, tag in tags.items():
             g[f"torch.{name}"] = tag
-        g["torch.storage.UntypedStorage"] = _STORAGE_TAGS["UntypedStorage"]
+        g["torch.storage.UntypedStorage"] = tags["UntypedStorage"]
+        self.storage_tags = {id(t) for t in tags.values()}
         for name in _DTYPE_NAMES:
-            if hasattr(ember, name):
+            if hasattr(ember, name):  # ember's dtypes are immutable singletons (nanobind objects without a __dict__)
                 g[f"torch.{name}"] = getattr(ember, name)
         self.allowed = g
 
     # -- unpickling ---------------------------------------------------------------------------------
     def unpickle(self, data, what, persistent_load=None):
         _check_pickle(io.BytesIO(data), f"ember.load: '{self.name}': {what}")
-        loader = self
-
-        class Unpickler(pickle.Unpickler):
-            def find_class(self, module, name):
-                return loader.find_class(module, name)
-
-            def persistent_load(self, pid):
-                if persistent_load is None:
-                    raise pickle.UnpicklingError(
-                        f"ember.load: '{loader.name}': {what} refers to a storage where none may appear"
-                    )
-                return persistent_load(pid)
-
         try:
-            return Unpickler(io.BytesIO(data), encoding="utf-8").load()
+            return _RestrictedUnpickler(self, data, what, persistent_load).load()
         except (pickle.UnpicklingError, MemoryError):
             raise
         except RuntimeError as e:
@@ -490,7 +637,7 @@ class _Loader:
             raise pickle.UnpicklingError(
                 f"ember.load: '{self.name}': only storages may be persistent objects, got {kind!r:.60}"
             )
-        if not isinstance(stype, _StorageType):
+        if id(stype) not in self.storage_tags:  # a tag of this load (Note [fresh immutable globals])
             raise pickle.UnpicklingError(
                 f"ember.load: '{self.name}': storage type {stype!r:.60} is not a torch storage type"
             )
@@ -576,15 +723,41 @@ class _Loader:
         self, storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None
     ):
         t = self._as_strided(storage, storage_offset, size, stride)
+        # PyTorch restores hooks and metadata; ember must not drop what changes values. Hooks are never saved
+        # (an empty OrderedDict); metadata holds the conj/neg bits (lazy conjugation/negation), resolved here.
+        if backward_hooks is not None and not (type(backward_hooks) in (dict, _OD) and not backward_hooks):
+            raise RuntimeError(f"ember.load: '{self.name}': a tensor has backward hooks {backward_hooks!r:.80}")
+        if metadata is not None:
+            t = self._apply_metadata(t, metadata)
         if t is not None and requires_grad is not False:
             if requires_grad is not True:
                 raise RuntimeError(f"ember.load: '{self.name}': requires_grad must be a bool")
             t.requires_grad_(True)
         return t
 
+    def _apply_metadata(self, t, metadata):
+        if type(metadata) not in (dict, _OD) or not all(
+            k in ("conj", "neg") and type(v) is bool for k, v in metadata.items()
+        ):
+            raise RuntimeError(
+                f"ember.load: '{self.name}': unknown tensor metadata {metadata!r:.80} (PyTorch writes only "
+                "{'conj': bool, 'neg': bool})"
+            )
+        if t is None:
+            return t
+        if metadata.get("conj"):
+            if not t.is_complex():
+                raise RuntimeError(f"ember.load: '{self.name}': a {t.dtype} tensor has the conjugate bit set")
+            t = t.conj().clone()
+        if metadata.get("neg"):
+            t = t.neg()
+        return t
+
     def _rebuild_parameter(self, data, requires_grad=True, backward_hooks=None):
         if self.probe:
             return None
+        if backward_hooks is not None and not (type(backward_hooks) in (dict, _OD) and not backward_hooks):
+            raise RuntimeError(f"ember.load: '{self.name}': a Parameter has backward hooks {backward_hooks!r:.80}")
         if not isinstance(data, ember.Tensor) or type(requires_grad) is not bool:
             raise RuntimeError(
                 f"ember.load: '{self.name}': a Parameter needs a tensor and a bool, got "
@@ -601,9 +774,10 @@ class _Loader:
 
 
 class _ZipLoader(_Loader):
-    def __init__(self, src, map_location, use_mmap):
+    def __init__(self, src, map_location, use_mmap, verify):
         super().__init__(src, map_location)
         self.use_mmap = use_mmap and src.fileno() is not None
+        self.verify = verify
         self.byteorder = "little"
 
     def fail(self, msg):
@@ -635,6 +809,9 @@ class _ZipLoader(_Loader):
             self.fail("is an empty zip archive, not a torch.save checkpoint")
         top = infos[0].filename.split("/")[0]
         self.members = {i.filename: i for i in infos}
+        if len(self.members) != len(infos):  # which of two same-named members is the real one? refuse to guess
+            dup = next(i.filename for i in infos if sum(j.filename == i.filename for j in infos) > 1)
+            self.fail(f"the archive has two members named '{dup}' (corrupted or tampered with?)")
         self.prefix = top + "/"
         pkl = self.members.get(self.prefix + "data.pkl")
         if pkl is None:
@@ -688,8 +865,11 @@ class _ZipLoader(_Loader):
         stype, key, location, numel = self._parse_pid(pid, 5)
         cached = self.storages.get(key)
         if cached is not None:
-            if cached[0].dtype_name != stype.dtype_name:
-                self.fail(f"storage '{key}' is used both as {cached[0]!r} and as {stype!r}")
+            if cached[0].dtype_name != stype.dtype_name or cached[1].numel() != numel:
+                self.fail(
+                    f"storage '{key}' is used both as {cached[0]!r} and as {stype!r} "
+                    f"({cached[1].numel()} and {numel} elements)"
+                )
             return cached[1]
         where = f"ember.load: '{self.name}': storage '{key}'"
         info = self.members.get(f"{self.prefix}data/{key}")
@@ -720,19 +900,48 @@ class _ZipLoader(_Loader):
         except Exception as e:  # zipfile.BadZipFile (CRC), zlib.error, OSError, EOFError, ...
             self.fail(f"cannot read member '{info.filename}' (truncated or corrupted?): {type(e).__name__}: {e}")
 
+    def _member_start(self, info):
+        """Where a stored member's bytes begin: after its local header, which must agree with the directory."""
+        header = self.src.read_at(info.header_offset, 30)
+        if len(header) != 30 or header[:4] != b"PK\x03\x04":
+            self.fail(f"member '{info.filename}' has no valid local header (corrupted?)")
+        name_len, extra_len = struct.unpack("<HH", header[26:30])
+        name = self.src.read_at(info.header_offset + 30, name_len)
+        if name != info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437", "replace"):
+            self.fail(f"member '{info.filename}': its local header names {name[:100]!r} (corrupted?)")
+        start = info.header_offset + 30 + name_len + extra_len
+        if start + info.file_size > self.src.size:
+            self.fail(f"member '{info.filename}' runs past the end of the file (truncated?)")
+        return start
+
     def _read_storage_bytes(self, info, nbytes, itemsize):
         if nbytes == 0:
             return np.empty(0, np.uint8)
-        if self.use_mmap and info.compress_type == zipfile.ZIP_STORED:
-            header = self.src.read_at(info.header_offset, 30)
-            if len(header) != 30 or header[:4] != b"PK\x03\x04":
-                self.fail(f"member '{info.filename}' has no valid local header (corrupted?)")
-            name_len, extra_len = struct.unpack("<HH", header[26:30])
-            start = info.header_offset + 30 + name_len + extra_len
-            if start + nbytes > self.src.size:
-                self.fail(f"member '{info.filename}' runs past the end of the file (truncated?)")
+        if info.compress_type != zipfile.ZIP_STORED:  # torch.save never compresses; zipfile checks the CRC
+            return self._read_compressed(info, nbytes)
+        # Note [zip checksums]: a stored member is read (or mapped) directly and its CRC-32 checked against
+        # the central directory's here, whether mapped or not, unless the caller passed verify=False.
+        start = self._member_start(info)
+        if self.use_mmap:
             buf = np.frombuffer(self.src.mapping(), np.uint8, count=nbytes, offset=start)
-            return buf.copy() if start % max(itemsize, 8) else buf
+            if start % max(itemsize, 8):
+                buf = buf.copy()
+        else:
+            buf = np.empty(nbytes, np.uint8)
+            self.src.fp.seek(self.src.base + start)
+            got = self.src.fp.readinto(memoryview(buf))
+            if got != nbytes:
+                self.fail(f"member '{info.filename}' ended after {got} of {nbytes} bytes (truncated?)")
+        if self.verify:
+            crc = zlib.crc32(buf)
+            if crc != info.CRC:
+                self.fail(
+                    f"member '{info.filename}' fails its CRC-32 check (computed {crc:08x}, the archive says "
+                    f"{info.CRC:08x}): the file is corrupted"
+                )
+        return buf
+
+    def _read_compressed(self, info, nbytes):
         buf = np.empty(nbytes, np.uint8)
         view = memoryview(buf)
         pos = 0
@@ -743,6 +952,7 @@ class _ZipLoader(_Loader):
                     break
                 view[pos : pos + len(chunk)] = chunk
                 pos += len(chunk)
+            m.read(1)  # reaching the end makes zipfile check the CRC
         if pos != nbytes:
             self.fail(f"member '{info.filename}' ended after {pos} of {nbytes} bytes (truncated?)")
         return buf

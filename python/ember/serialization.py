@@ -77,7 +77,7 @@ def save(
     f.write(_C._save(obj, None))
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, verify=True, **pickle_load_args):
     """Loads an object saved by :func:`ember.save`, or a checkpoint written by ``torch.save``, from a file.
 
     Nothing in the file is executed: a PyTorch checkpoint's pickle is read by a restricted reader
@@ -94,6 +94,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     Keyword args:
         weights_only (bool, optional): accepted for PyTorch's signature: loading is always safe.
         mmap (bool, optional): map the file copy-on-write instead of reading it (`f` must be a path).
+        verify (bool): check the file's checksums (ember's CRC-32s, a zip member's CRC-32) and raise on a
+            mismatch. ``verify=False`` skips the checks of the tensor data, for trusted files where load time
+            matters (with ``mmap=True`` it keeps loading lazy: a verified load reads every byte once). An ember
+            extension: PyTorch's ``torch.load`` has no such argument.
         **pickle_load_args: accepted for PyTorch's signature and not used.
     """
     if _is_path(f):
@@ -101,10 +105,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         with open(path, "rb") as fh:
             head = fh.read(len(_MAGIC))
         if head == _MAGIC:
-            return _load_ember(path, map_location, bool(mmap))
+            return _load_ember(path, map_location, bool(mmap), verify)
         from ._torch_load import load_torch_file
 
-        return load_torch_file(f, map_location=map_location, mmap=mmap)
+        return load_torch_file(f, map_location=map_location, mmap=mmap, verify=verify)
     if not hasattr(f, "read"):
         raise TypeError(f"ember.load: f must be a path or a readable binary file object, got {type(f).__name__}")
     if mmap:
@@ -119,15 +123,15 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         if head != _MAGIC:
             from ._torch_load import load_torch_file
 
-            return load_torch_file(f, map_location=map_location, mmap=mmap)
-        return _load_ember(f.read(), map_location, False)
+            return load_torch_file(f, map_location=map_location, mmap=mmap, verify=verify)
+        return _load_ember(f.read(), map_location, False, verify)
     data = f.read()
     if not data.startswith(_MAGIC):
         from ._torch_load import load_torch_file
 
-        return load_torch_file(io.BytesIO(data), map_location=map_location, mmap=mmap)
-    return _load_ember(data, map_location, False)
+        return load_torch_file(io.BytesIO(data), map_location=map_location, mmap=mmap, verify=verify)
+    return _load_ember(data, map_location, False, verify)
 
 
-def _load_ember(source, map_location, mmap):
-    return _C._load(source, mmap, lambda tensor, location: _restore_location(tensor, location, map_location))
+def _load_ember(source, map_location, mmap, verify):
+    return _C._load(source, mmap, verify, lambda tensor, location: _restore_location(tensor, location, map_location))

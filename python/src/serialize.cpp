@@ -27,10 +27,37 @@ std::string utf8_string(nb::handle h) {
   return std::string(s, static_cast<size_t>(n));
 }
 
+// The class ember.load makes for a saved namedtuple: collections.namedtuple(name, fields, rename=True) (rename
+// keeps the "_1" names that rename=True gave at save time), or null with the reason when it can't be made with
+// exactly those fields. ember.save calls it too, so that no namedtuple is saved that can't be loaded.
+nb::object namedtuple_class(nb::handle namedtuple_fn, const std::string& name, const std::vector<std::string>& fields,
+                            std::string& why) {
+  nb::list names;
+  for (const auto& f : fields) names.append(nb::str(f.data(), f.size()));
+  nb::dict kwargs;
+  kwargs["rename"] = true;
+  PyObject* c = PyObject_Call(namedtuple_fn.ptr(), nb::make_tuple(nb::str(name.data(), name.size()), names).ptr(),
+                              kwargs.ptr());
+  if (!c) {
+    nb::python_error e;
+    why = e.what();
+    return {};
+  }
+  nb::object cls = nb::steal(c);
+  std::vector<std::string> got;
+  for (nb::handle f : cls.attr("_fields")) got.push_back(nb::cast<std::string>(f));
+  if (got != fields) {
+    why = "its field names are not all valid identifiers (collections.namedtuple would rename them)";
+    return {};
+  }
+  return cls;
+}
+
 // Python object -> Value. `path` spells where we are ("obj['model']['x']") for the error message.
 struct ToValue {
-  nb::handle parameter_type, ordered_dict_type, size_type;
+  nb::handle parameter_type, ordered_dict_type, size_type, namedtuple_fn;
   Document& doc;
+  std::map<std::pair<std::string, std::vector<std::string>>, std::string> checked_namedtuples;  // -> why not
   std::unordered_map<const TensorImpl*, int64_t> seen;  // one tensor object saved twice is stored once
 
   Value operator()(nb::handle h, const std::string& path, int depth) {
@@ -97,6 +124,10 @@ struct ToValue {
         for (nb::handle f : h.attr("_fields")) v.fields.push_back(nb::cast<std::string>(f));
         EMBER_CHECK_TYPE(v.fields.size() == items.size(), "ember.save: ", path, ": namedtuple ", v.s, " has ",
                          v.fields.size(), " _fields but ", items.size(), " items");
+        auto [it, fresh] = checked_namedtuples.try_emplace({v.s, v.fields});
+        if (fresh) (void)namedtuple_class(namedtuple_fn, v.s, v.fields, it->second);
+        EMBER_CHECK_VALUE(it->second.empty(), "ember.save: ", path, ": ember.load could not rebuild namedtuple '", v.s,
+                          "' with these fields: ", it->second);
       }
       for (size_t k = 0; k < items.size(); ++k)
         v.items.push_back(
@@ -149,15 +180,9 @@ struct FromValue {
       case Value::Kind::NamedTuple: {
         auto& cls = namedtuples[{v.s, v.fields}];
         if (!cls.is_valid()) {
-          nb::list fields;
-          for (const auto& f : v.fields) fields.append(nb::str(f.data(), f.size()));
-          PyObject* c = PyObject_CallFunctionObjArgs(namedtuple_fn.ptr(), nb::str(v.s.data(), v.s.size()).ptr(),
-                                                     fields.ptr(), nullptr);
-          if (!c) {
-            nb::python_error e;
-            fail<Error>("ember.load: '", file, "': can't make namedtuple '", v.s, "': ", e.what());
-          }
-          cls = nb::steal(c);
+          std::string why;
+          cls = namedtuple_class(namedtuple_fn, v.s, v.fields, why);
+          if (!cls.is_valid()) fail<Error>("ember.load: '", file, "': can't make namedtuple '", v.s, "': ", why);
         }
         return cls(*tuple_of(v.items));
       }
@@ -211,30 +236,33 @@ nb::object save_ember(nb::handle obj, std::optional<std::string> path) {
   nb::module_ nn = nb::module_::import_("ember.nn");
   nb::module_ collections = nb::module_::import_("collections");
   nb::module_ ember = nb::module_::import_("ember");
-  ToValue conv{nn.attr("Parameter"), collections.attr("OrderedDict"), ember.attr("Size"), doc};
+  ToValue conv{nn.attr("Parameter"), collections.attr("OrderedDict"), ember.attr("Size"),
+               collections.attr("namedtuple"), doc};
   doc.root = conv(obj, "obj", 0);
-  if (path) {
-    nb::gil_scoped_release unlocked;
-    serialize::AtomicFile out(*path);
-    serialize::write_document(doc, out);
-    out.commit();
-    return nb::none();
-  }
   serialize::StringSink out;
   {
     nb::gil_scoped_release unlocked;
-    serialize::write_document(doc, out);
+    // Every limit is checked before a file is created (Note [Checkpoint limits]).
+    const serialize::PreparedDocument prepared = serialize::prepare_document(doc);
+    if (path) {
+      serialize::AtomicFile file(*path);
+      serialize::write_document(prepared, file);
+      file.commit();
+    } else {
+      serialize::write_document(prepared, out);
+    }
   }
+  if (path) return nb::none();
   return nb::bytes(out.str().data(), out.str().size());
 }
 
-nb::object load_ember(nb::handle src, bool mmap, nb::object restore) {
+nb::object load_ember(nb::handle src, bool mmap, bool verify, nb::object restore) {
   std::optional<BufferView> buf;
   auto in = open_source(src, mmap, buf);
   Document doc;
   {
     nb::gil_scoped_release unlocked;
-    doc = serialize::read_document(*in);
+    doc = serialize::read_document(*in, "ember.load", verify);
   }
   if (!restore.is_none())
     serialize::relocate(
@@ -287,7 +315,17 @@ nb::tuple load_safetensors(nb::handle src, bool mmap) {
     f = safetensors::read(*in, PyUnicode_Check(src.ptr()) ? "safetensors.load_file" : "safetensors.load");
   }
   nb::list tensors;
-  for (auto& [name, t] : f.tensors) tensors.append(nb::make_tuple(nb::str(name.data(), name.size()), t));
+  {
+    // A million (name, tensor) pairs would trigger the cyclic GC over and over (each pass walks them all); none
+    // of them can be in a cycle.
+    struct GcOff {
+      int was_on = PyGC_Disable();
+      ~GcOff() {
+        if (was_on) PyGC_Enable();
+      }
+    } off;
+    for (auto& [name, t] : f.tensors) tensors.append(nb::make_tuple(nb::str(name.data(), name.size()), t));
+  }
   nb::object md = nb::none();
   if (f.metadata) {
     nb::dict d;
@@ -349,7 +387,14 @@ Tensor frombuffer(nb::handle buffer, nb::handle dtype_h, int64_t count, int64_t 
 
 void init_serialize(nb::module_& m) {
   m.def("_save", &save_ember, nb::arg("obj").none(), nb::arg("path").none());
-  m.def("_load", &load_ember, nb::arg("source"), nb::arg("mmap"), nb::arg("restore").none());
+  m.def("_load", &load_ember, nb::arg("source"), nb::arg("mmap"), nb::arg("verify"), nb::arg("restore").none());
+  nb::dict limits;  // Note [Checkpoint limits]
+  limits["dims"] = serialize::CheckpointLimits::kDims;
+  limits["manifest_depth"] = serialize::CheckpointLimits::kManifestDepth;
+  limits["safetensors_depth"] = serialize::CheckpointLimits::kSafetensorsDepth;
+  limits["safetensors_header_bytes"] = serialize::CheckpointLimits::kSafetensorsHeaderBytes;
+  limits["int_digits"] = serialize::CheckpointLimits::kIntDigits;
+  m.attr("_checkpoint_limits") = limits;
   m.def("_is_ember_checkpoint",
         [](nb::bytes head) { return serialize::is_ember_checkpoint(head.c_str(), head.size()); });
   m.def("_safetensors_save", &save_safetensors, nb::arg("tensors"), nb::arg("metadata").none(), nb::arg("path").none());

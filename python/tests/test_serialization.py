@@ -23,19 +23,47 @@ import ember
 import ember.nn as nn
 
 
-def _load_ember(f, map_location=None, mmap=False):
+def _load_ember(f, map_location=None, mmap=False, verify=True):
     """ember's own loader, without ember.load's dispatch (whose other branch is the PyTorch reader)."""
-    return ember.serialization._load_ember(os.fspath(f) if not isinstance(f, bytes) else f, map_location, mmap)
+    return ember.serialization._load_ember(os.fspath(f) if not isinstance(f, bytes) else f, map_location, mmap, verify)
 
 
-def _file(manifest, storages=(), version=1, flags=0, extra=b""):
-    """An ember checkpoint written by hand from docs/serialization.md."""
+def _crc32c_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_CRC32C = _crc32c_table()
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli) written from its definition: the checksum of ember's format version 2."""
+    c = 0xFFFFFFFF
+    for b in data:
+        c = (c >> 8) ^ _CRC32C[(c ^ b) & 0xFF]
+    return c ^ 0xFFFFFFFF
+
+
+def _file(manifest, storages=(), version=2, flags=0, extra=b"", nstorages=None):
+    """An ember checkpoint written by hand from docs/serialization.md (version 2: preamble checksums, then a
+    CRC-32C per storage after the data; version 1: neither)."""
     text = manifest if isinstance(manifest, bytes) else json.dumps(manifest, separators=(",", ":")).encode()
-    out = b"EMBERCKP" + struct.pack("<IIQ", version, flags, len(text)) + text
+    head = b"EMBERCKP" + struct.pack("<IIQ", version, flags, len(text))
+    if version == 2:
+        head += struct.pack("<I", crc32c(text))
+        head += struct.pack("<I", crc32c(head))
+    out = head + text
     out += b"\0" * (-len(out) % 64)
     data = len(out)
     for offset, raw in storages:
         out += b"\0" * (data + offset - len(out)) + raw
+    if version == 2:
+        out += b"".join(struct.pack("<I", crc32c(raw)) for _, raw in storages)
     return out + extra
 
 
@@ -106,9 +134,10 @@ def test_only_the_bytes_a_view_needs_are_written(tmp_path):
     ember.save(big[500:503], path)
     raw = path.read_bytes()
     (mlen,) = struct.unpack_from("<Q", raw, 16)
-    data = (24 + mlen + 63) // 64 * 64
-    assert len(raw) == data + 24  # three float64 values, nothing else
-    assert np.frombuffer(raw[data:], dtype="<f8").tolist() == [500.0, 501.0, 502.0]
+    data = (32 + mlen + 63) // 64 * 64
+    assert len(raw) == data + 24 + 4  # three float64 values and their checksum, nothing else
+    assert np.frombuffer(raw[data:-4], dtype="<f8").tolist() == [500.0, 501.0, 502.0]
+    assert struct.unpack("<I", raw[-4:])[0] == crc32c(raw[data:-4])
     assert ember.load(path).tolist() == [500.0, 501.0, 502.0]
 
 
@@ -332,7 +361,7 @@ def test_mmap_is_not_a_copy_and_is_copy_on_write(tmp_path):
     ember.save({"w": ember.arange(n, dtype=ember.float32)}, path)
     size = path.stat().st_size
     before = _rss()
-    m = ember.load(path, mmap=True)["w"]
+    m = ember.load(path, mmap=True, verify=False)["w"]  # verify=True would read every byte to check it
     mapped_growth = _rss() - before
     assert mapped_growth < 8 * 1024 * 1024, mapped_growth  # nothing read yet
     assert m[n - 1].item() == n - 1 and m[12345].item() == 12345.0
@@ -444,7 +473,7 @@ def test_truncated_at_every_cut_point(tmp_path):
     "raw, message",
     [
         (b"EMBERCKQ" + bytes(16), "wrong magic"),
-        (_file(_one_tensor_manifest(), [(0, bytes(8))], version=2), "format version 2 is not supported"),
+        (_file(_one_tensor_manifest(), [(0, bytes(8))], version=3), "format version 3 is not supported"),
         (_file(_one_tensor_manifest(), [(0, bytes(8))], flags=1), "unknown flags"),
         (_file(b'{"storages":[', [(0, bytes(8))]), "not valid JSON"),
         (_file(b'{"storages":[],"storages":[],"tensors":[],"root":null}'), "repeats the key"),
@@ -525,7 +554,7 @@ def test_a_huge_declared_storage_allocates_nothing(tmp_path):
     )
     with pytest.raises(RuntimeError, match="run past the end"):
         _load_ember(raw)
-    raw = _file(_one_tensor_manifest(), [(0, bytes(8))])
+    raw = _file(_one_tensor_manifest(), [(0, bytes(8))], version=1)
     raw = raw[:16] + struct.pack("<Q", 2**63) + raw[24:]
     with pytest.raises(RuntimeError, match="manifest length 9223372036854775808 runs past the end"):
         _load_ember(raw)

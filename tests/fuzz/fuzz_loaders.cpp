@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ember/ops.h"
+#include "ember/serialize/checksum.h"
 #include "ember/serialize/format.h"
 #include "ember/serialize/safetensors.h"
 
@@ -220,7 +221,7 @@ struct Mutator {
   // Where a format keeps its header length, and where its JSON lies.
   static bool is_ember(const Bytes& b) { return b.size() >= 8 && std::memcmp(b.data(), "EMBERCKP", 8) == 0; }
   static size_t len_at(const Bytes& b) { return is_ember(b) ? 16 : 0; }
-  static size_t json_at(const Bytes& b) { return is_ember(b) ? 24 : 8; }
+  static size_t json_at(const Bytes& b) { return is_ember(b) ? 32 : 8; }
   static uint64_t header_len(const Bytes& b) {
     uint64_t n = 0;
     if (b.size() >= len_at(b) + 8) std::memcpy(&n, b.data() + len_at(b), 8);
@@ -315,7 +316,23 @@ struct Mutator {
       splice_json(b, pos, 0, kTokens[below(std::size(kTokens))]);
   }
 
+  // Recomputes an ember file's preamble and manifest checksums (Note [Checkpoint checksums]) in most inputs, so
+  // that mutations reach the manifest's parser and checks instead of stopping at the checksum.
+  void fix_checksums(Bytes& b) {
+    if (!is_ember(b) || b.size() < 32 || below(5) == 0) return;
+    const auto [begin, end] = json_range(b);
+    uint32_t crc = serialize::crc32c(0, b.data() + begin, end - begin);
+    std::memcpy(b.data() + 24, &crc, 4);
+    crc = serialize::crc32c(0, b.data(), 28);
+    std::memcpy(b.data() + 28, &crc, 4);
+  }
+
   void mutate(Bytes& b, const std::vector<Bytes>& pool) {
+    mutate_bytes(b, pool);
+    fix_checksums(b);
+  }
+
+  void mutate_bytes(Bytes& b, const std::vector<Bytes>& pool) {
     const int steps = 1 + static_cast<int>(below(3));
     for (int s = 0; s < steps; ++s) {
       switch (below(12)) {

@@ -20,7 +20,8 @@ std::string check_geometry(IntArrayRef size, IntArrayRef stride, int64_t offset,
 // A tensor viewing `storage` (any device) with the given geometry, which the caller has checked.
 Tensor view_storage(const Storage& storage, ScalarType dtype, IntArrayRef size, IntArrayRef stride, int64_t offset);
 
-// Writes bytes [lo, lo + n) of storage to out (device storages are copied to the host first).
-void write_bytes(const Storage& storage, int64_t lo, int64_t n, Sink& out);
+// Writes bytes [lo, lo + n) of storage to out (device storages are copied to the host first); returns their
+// CRC-32C when `checksum` (else 0).
+uint32_t write_bytes(const Storage& storage, int64_t lo, int64_t n, Sink& out, bool checksum = false);
 
 }  // namespace ember::serialize
