@@ -7,6 +7,7 @@
 #include "ember/backend/kernels/copy.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
+#include "ember/sizes.h"
 #include "ember/ops/detail/util.h"
 
 namespace ember {
@@ -55,7 +56,7 @@ void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking
 
 // A contiguous CPU tensor in pinned memory (Note [Pinned host memory]).
 Tensor empty_pinned(IntArrayRef sizes, ScalarType dtype) {
-  const size_t nbytes = size_t(checked_numel(sizes, "pin_memory")) * element_size(dtype);
+  const auto nbytes = static_cast<size_t>(storage_nbytes(sizes, element_size(dtype), "pin_memory"));
   void* p = cuda::pinned_allocate(std::max<size_t>(nbytes, 1));
   return from_blob(
       p, dtype, sizes, contiguous_strides(sizes), kCPU, [p] { cuda::pinned_free(p); }, nbytes);
