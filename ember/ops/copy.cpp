@@ -7,6 +7,7 @@
 #include "ember/backend/kernels/copy.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
+#include "ember/scalar_check.h"
 #include "ember/sizes.h"
 #include "ember/ops/detail/util.h"
 
@@ -101,6 +102,7 @@ void copy_into_impl(const Tensor& dst, const Tensor& src, bool non_blocking) {
 }  // namespace
 
 const Tensor& fill_(const Tensor& t, const Scalar& value) {
+  check_scalar_fits(value, t.dtype(), "fill_");
   if (const Tensor * in[] = {&t}; autograd::needs_grad(in))
     return autograd::inplace_with_grad(t, "fill_", [&] { return full_like(t, value); });
   if (t.numel()) fill_kernel[t.device()](t, value);

@@ -6,6 +6,7 @@
 #include "ember/backend/kernels/creation.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
+#include "ember/scalar_check.h"
 #include "ember/ops/detail/util.h"
 #include "ember/sizes.h"
 
@@ -33,7 +34,9 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions opts) {
 }
 
 Tensor full(IntArrayRef size, const Scalar& value, TensorOptions opts) {
-  Tensor t = empty(size, opts.dtype(opts.dtype_or(value.default_dtype())).requires_grad(false));
+  const ScalarType dtype = opts.dtype_or(value.default_dtype());
+  check_scalar_fits(value, dtype, "full");  // before allocating
+  Tensor t = empty(size, opts.dtype(dtype).requires_grad(false));
   if (t.numel()) fill_kernel[t.device()](t, value);
   if (opts.requires_grad_) t.set_requires_grad(true);
   return t;
@@ -109,6 +112,7 @@ Tensor empty_like(const Tensor& t, TensorOptions opts) {
 Tensor empty_like(const Tensor& t) { return empty_like(t, TensorOptions(t.dtype()).device(t.device())); }
 
 Tensor full_like(const Tensor& t, const Scalar& value, std::optional<ScalarType> dtype) {
+  check_scalar_fits(value, dtype.value_or(t.dtype()), "full_like");
   Tensor r = empty_like(t, TensorOptions(dtype.value_or(t.dtype())).device(t.device()));
   if (r.numel()) fill_kernel[r.device()](r, value);
   return r;
