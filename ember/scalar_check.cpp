@@ -5,7 +5,8 @@
 // its rules, measured on PyTorch 2.15:
 // - bool takes any number;
 // - an integer dtype takes integers in [lowest, max], and for unsigned dtypes also negative integers down to -max
-//   (they wrap: fill_(-1) on uint8 gives 255), and floats whose truncation is in [lowest, max] (NaN and inf never);
+//   (they wrap: fill_(-1) on uint8 gives 255), and floats in [lowest, max + 1), which truncate into the range
+//   (uint8 takes 255.9 but not -0.5; NaN and inf never);
 // - float32 takes infinities and NaN but no finite number beyond its range, in fills only (tensor() rounds
 //   to inf); float16, bfloat16 and float64 take anything (out of range rounds to inf).
 // Arithmetic with a number (add(int8_tensor, 1000)) wraps in PyTorch and in ember: the check is for stores.
@@ -26,12 +27,22 @@ bool int_fits(const Scalar& v) {
   if (v.is_floating()) {
     const double d = v.to_double();
     if (std::isnan(d)) return false;
-    const double t = std::trunc(d);
-    return t >= static_cast<double>(L::lowest()) && t < static_cast<double>(L::max()) + 1.0;  // max + 1 is exact
+    return d >= static_cast<double>(L::lowest()) && d < static_cast<double>(L::max()) + 1.0;  // max + 1 is exact
   }
   const int64_t i = v.to_int();
-  if constexpr (std::is_unsigned_v<T>) return i <= static_cast<int64_t>(L::max()) && i >= -static_cast<int64_t>(L::max());
+  if constexpr (std::is_unsigned_v<T>)
+    return i <= static_cast<int64_t>(L::max()) && i >= -static_cast<int64_t>(L::max());
   return i >= static_cast<int64_t>(L::lowest()) && i <= static_cast<int64_t>(L::max());
+}
+
+const char* dtype_short_name(ScalarType t) {
+  switch (t) {
+#define EMBER_SHORT_NAME(T, N, P) \
+  case ScalarType::N: return #P;
+    EMBER_FORALL_DTYPES(EMBER_SHORT_NAME)
+#undef EMBER_SHORT_NAME
+  }
+  return "?";
 }
 
 bool fits(const Scalar& v, ScalarType t, ScalarCheck kind) {
@@ -55,7 +66,9 @@ bool fits(const Scalar& v, ScalarType t, ScalarCheck kind) {
 
 void check_scalar_fits(const Scalar& v, ScalarType t, const char* op, ScalarCheck kind) {
   if (!fits(v, t, kind)) [[unlikely]]
-    fail<Error>(op, ": value cannot be converted to type ", cpp_element_name(t), " without overflow");
+    // PyTorch names the C++ type for fills ("int8_t") and the dtype for tensor() ("int8").
+    fail<Error>(op, ": value cannot be converted to type ",
+                kind == ScalarCheck::Fill ? cpp_element_name(t) : dtype_short_name(t), " without overflow");
 }
 
 }  // namespace ember

@@ -38,14 +38,13 @@ int64_t storage_nbytes(IntArrayRef size, IntArrayRef stride, int64_t offset, siz
   EMBER_CHECK(offset >= 0, op, ": invalid storage offset ", offset);
   bool empty = false;
   for (size_t i = 0; i < size.size(); ++i) {
-    EMBER_CHECK(size[i] >= 0, op, ": Trying to create tensor with negative dimension ", size[i], ": ",
-                shape_str(size));
+    EMBER_CHECK(size[i] >= 0, op, ": Trying to create tensor with negative dimension ", size[i], ": ", shape_str(size));
     EMBER_CHECK(stride[i] >= 0, op, ": negative strides are not supported, got ", shape_str(stride));
     empty |= size[i] == 0;
   }
   const auto es = static_cast<int64_t>(itemsize);
   int64_t last = offset, nbytes;  // the last element's index, then the bytes up to and including it
-  if (empty) return 0;  // as PyTorch's computeStorageNbytes: nothing is read, whatever the offset
+  if (empty) return 0;            // as PyTorch's computeStorageNbytes: nothing is read, whatever the offset
   for (size_t i = 0; i < size.size(); ++i) {
     int64_t span;
     if (__builtin_mul_overflow(size[i] - 1, stride[i], &span) || __builtin_add_overflow(last, span, &last))

@@ -301,8 +301,7 @@ const Tensor& share_memory_(const Tensor& t) {
 }
 
 Tensor empty_shared(IntArrayRef size, ScalarType dtype) {
-  for (int64_t s : size)
-    EMBER_CHECK_VALUE(s >= 0, "[empty_shared] negative dimension ", s, " in ", shape_str(size));
+  for (int64_t s : size) EMBER_CHECK_VALUE(s >= 0, "[empty_shared] negative dimension ", s, " in ", shape_str(size));
   const auto nbytes = static_cast<size_t>(storage_nbytes(size, element_size(dtype), "empty_shared"));
   DimVector strides(size.size());
   int64_t n = 1;  // cannot overflow when the size's bytes fit in int64, except past a 0-size dim
@@ -442,9 +441,9 @@ Tensor tensor_from_storage(Storage storage, ScalarType dtype, IntArrayRef sizes,
     EMBER_CHECK_VALUE(sizes[d] >= 0 && strides[d] >= 0, "[shared memory] invalid geometry: sizes ", shape_str(sizes),
                       ", strides ", shape_str(strides));
   const int64_t need = storage_nbytes(sizes, strides, offset, element_size(dtype), "[shared memory]");
-  EMBER_CHECK_VALUE(need <= int64_t(storage->nbytes()), "[shared memory] a tensor of sizes ",
-                    shape_str(sizes), ", strides ", shape_str(strides), " and offset ", offset,
-                    " does not fit a storage of ", storage->nbytes(), " bytes");
+  EMBER_CHECK_VALUE(need <= int64_t(storage->nbytes()), "[shared memory] a tensor of sizes ", shape_str(sizes),
+                    ", strides ", shape_str(strides), " and offset ", offset, " does not fit a storage of ",
+                    storage->nbytes(), " bytes");
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, offset));
 }
 

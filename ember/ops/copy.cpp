@@ -7,9 +7,9 @@
 #include "ember/backend/kernels/copy.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
+#include "ember/ops/detail/util.h"
 #include "ember/scalar_check.h"
 #include "ember/sizes.h"
-#include "ember/ops/detail/util.h"
 
 namespace ember {
 

@@ -6,8 +6,8 @@
 #include "ember/backend/kernels/creation.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
-#include "ember/scalar_check.h"
 #include "ember/ops/detail/util.h"
+#include "ember/scalar_check.h"
 #include "ember/sizes.h"
 
 namespace ember {

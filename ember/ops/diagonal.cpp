@@ -9,8 +9,8 @@
 
 #include "ember/autograd/detail/shape_grad.h"
 #include "ember/ops.h"
-#include "ember/scalar_check.h"
 #include "ember/ops/detail/util.h"
+#include "ember/scalar_check.h"
 
 namespace ember {
 

@@ -10,8 +10,8 @@
 #include "ember/backend/kernels/index.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
-#include "ember/scalar_check.h"
 #include "ember/ops/detail/util.h"
+#include "ember/scalar_check.h"
 
 namespace ember {
 

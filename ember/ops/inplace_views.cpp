@@ -3,8 +3,8 @@
 
 #include "ember/autograd/detail/shape_grad.h"
 #include "ember/ops.h"
-#include "ember/sizes.h"
 #include "ember/ops/detail/util.h"
+#include "ember/sizes.h"
 
 namespace ember {
 

@@ -8,9 +8,9 @@
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/ternary.h"
-#include "ember/scalar_check.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/scalar_check.h"
 
 namespace ember {
 

@@ -5,8 +5,8 @@
 #include "ember/autograd/functions.h"
 #include "ember/backend/kernels.h"
 #include "ember/ops.h"
-#include "ember/sizes.h"
 #include "ember/ops/detail/util.h"
+#include "ember/sizes.h"
 
 namespace ember {
 
@@ -356,7 +356,8 @@ Tensor as_strided(const Tensor& t, IntArrayRef size, IntArrayRef stride, std::op
   EMBER_CHECK(offset >= 0, "as_strided: Tensor: invalid storage offset ", offset);
   checked_numel(size, "as_strided");
   for (int64_t s : stride)
-    EMBER_CHECK(s >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ", shape_str(stride));
+    EMBER_CHECK(s >= 0,
+                "as_strided: Negative strides are not supported at the moment, got strides: ", shape_str(stride));
   const int64_t es = static_cast<int64_t>(t.element_size());
   const int64_t need = storage_nbytes(size, stride, offset, t.element_size(), "as_strided");
   const int64_t have = static_cast<int64_t>(t.impl()->storage()->nbytes());

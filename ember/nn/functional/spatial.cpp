@@ -352,12 +352,12 @@ Tensor interpolate(const Tensor& input, const std::vector<int64_t>& size, const 
     const int64_t in = in_spatial[d], out = out_spatial[d];
     ResampleTaps taps;
     try {
-      taps = antialias ? make_antialias_taps(mode == Mode::Cubic, in, out, align, scales[d])
+      taps = antialias                          ? make_antialias_taps(mode == Mode::Cubic, in, out, align, scales[d])
              : x.dtype() == ScalarType::Float64 ? make_taps<double>(mode, in, out, align, scales[d])
                                                 : make_taps<float>(mode, in, out, align, scales[d]);
     } catch (const std::bad_alloc&) {  // a clean OutOfMemoryError naming the size, not MemoryError: std::bad_alloc
-      fail<OutOfMemoryError>("interpolate: CPU out of memory: the resampling tables for an output size of ", out,
-                             " (", out_spatial.size(), "-d output ", tuple_str(out_spatial), ") do not fit in memory");
+      fail<OutOfMemoryError>("interpolate: CPU out of memory: the resampling tables for an output size of ", out, " (",
+                             out_spatial.size(), "-d output ", tuple_str(out_spatial), ") do not fit in memory");
     }
     if (is_identity(taps)) continue;
     x = apply_taps(x, d + 2, std::make_shared<const ResampleTaps>(std::move(taps)), false, name);
