@@ -72,4 +72,11 @@ int64_t checked_mul(int64_t a, int64_t b, const char* op, const char* what) {
   return r;
 }
 
+int64_t checked_add(int64_t a, int64_t b, const char* op, const char* what) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) [[unlikely]]
+    fail<Error>(op, ": ", what, " overflowed (", a, " + ", b, ")");
+  return r;
+}
+
 }  // namespace ember

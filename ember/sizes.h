@@ -21,5 +21,7 @@ int64_t storage_nbytes(IntArrayRef size, size_t itemsize, const char* op);
 // a * b for sizes an op derives from its arguments (a kernel area, a scale factor squared); RuntimeError
 // "`op`: `what` overflowed (a * b)" when the product overflows int64.
 int64_t checked_mul(int64_t a, int64_t b, const char* op, const char* what);
+// a + b, the same way (the length of a concatenation, a sum of repeat counts).
+int64_t checked_add(int64_t a, int64_t b, const char* op, const char* what);
 
 }  // namespace ember

@@ -344,21 +344,28 @@ def test_scalar_conversion_rules_match_pytorch():
 
 
 def _functions():
-    seen = {}
-    for mod in (ember, ember.nn.functional, ember.linalg, ember.special, ember._C):
-        for n in dir(mod):
-            f = getattr(mod, n, None)
-            if type(f).__name__ == "nb_func":
-                seen.setdefault(id(f), (f"{mod.__name__}.{n}", f))
-    for n, f in vars(ember.Tensor).items():
-        if type(f).__name__ in ("nb_func", "nb_method"):
-            seen.setdefault(id(f), (f"Tensor.{n}", f))
-    return list(seen.values())
+    """Every C++ function reachable from ember's modules and the classes defined in them."""
+    found, seen = [], set()
+
+    def walk(scope, qual):
+        for n, f in list(vars(scope).items()):
+            if type(f).__name__ in ("nb_func", "nb_method"):
+                found.append((f"{qual}.{n}", f))
+            elif isinstance(f, type) and id(f) not in seen and getattr(f, "__module__", "").startswith("ember"):
+                seen.add(id(f))
+                walk(f, f"{qual}.{n}")
+
+    for name, mod in list(sys.modules.items()):
+        if name == "ember" or name.startswith("ember."):
+            walk(mod, name)
+    return found
 
 
 def test_every_bound_function_has_a_name():
     # A function bound without nb::name reported "(): incompatible function arguments" (Note [Named bindings]).
-    unnamed = [q for q, f in _functions() if not f.__name__]
+    functions = _functions()
+    assert len(functions) > 1000
+    unnamed = [q for q, f in functions if not f.__name__]
     assert not unnamed, unnamed
 
 
@@ -373,3 +380,25 @@ def test_incompatible_arguments_error_names_the_function_and_types():
         t.__hash__(1)
     with pytest.raises(TypeError, match=r"^__neg__\(\): incompatible function arguments"):
         t.__neg__(1)
+
+
+# ---- sizes that ops derive from their arguments
+
+
+def test_derived_sizes_overflow_raises():
+    with pytest.raises(
+        RuntimeError, match=r"repeat: the output size overflowed int64 \(repeats \[4611686018427387904, 2\]"
+    ):
+        ember.ones(2, 2).repeat(2**62, 2)
+    with pytest.raises(RuntimeError, match="repeat: the output size overflowed"):
+        ember.ones(2, 2).tile((2**62, 1))
+    with pytest.raises(RuntimeError, match="repeat_interleave: the output size overflowed"):
+        ember.ones(3).repeat_interleave(2**62)
+    # The sum of repeats wrapped to 0 and gave an empty result.
+    with pytest.raises(RuntimeError, match="repeat_interleave: the sum of repeats overflowed"):
+        ember.repeat_interleave(ember.tensor([2**62] * 4))
+    # The concatenated length wrapped to 0.
+    with pytest.raises(RuntimeError, match="cat: the output size overflowed"):
+        ember.cat([ember.ones(1).expand(2**62)] * 4)
+    assert ember.ones(2).repeat(3, 2).shape == (3, 4)
+    assert ember.cat([ember.ones(2), ember.zeros(3)]).tolist() == [1.0, 1.0, 0.0, 0.0, 0.0]
