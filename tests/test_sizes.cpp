@@ -48,7 +48,7 @@ TEST(Sizes, ContiguousStorageBytes) {
   const int64_t a[] = {2, 3};
   EXPECT_EQ(storage_nbytes(a, 4, "op"), 24);
   const int64_t edge[] = {int64_t(1) << 60};
-  EXPECT_EQ(storage_nbytes(edge, 4, "op"), k62);  // 2**62 bytes fit
+  EXPECT_EQ(storage_nbytes(edge, 4, "op"), k62);               // 2**62 bytes fit
   EXPECT_EQ(error_of([&] { storage_nbytes(edge, 8, "op"); }),  // 2**63 bytes do not
             "op: Storage size calculation overflowed with sizes=[1152921504606846976]");
   const int64_t empty[] = {0, k62};

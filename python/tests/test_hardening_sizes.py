@@ -402,3 +402,10 @@ def test_derived_sizes_overflow_raises():
         ember.cat([ember.ones(1).expand(2**62)] * 4)
     assert ember.ones(2).repeat(3, 2).shape == (3, 4)
     assert ember.cat([ember.ones(2), ember.zeros(3)]).tolist() == [1.0, 1.0, 0.0, 0.0, 0.0]
+
+
+def test_numpy_of_more_dims_than_numpy_holds_raises():  # np.asarray made a 0-d object array of it
+    with pytest.raises(ValueError, match=r"number of dimensions must be within \[0, 64\]"):
+        ember.ones([1] * 65).numpy()
+    a = ember.full([1] * 64, 3.0).numpy()
+    assert a.ndim == 64 and a.reshape(-1).tolist() == [3.0]
