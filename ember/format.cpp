@@ -142,6 +142,14 @@ class Printer {
 
   std::string str(size_t level, int64_t indent) {
     if (level == sizes_.size()) return fmt_.format(values_, pos_++);
+    // A run of size-1 dims only adds brackets: walked in a loop, so that the recursion is at most as deep as the
+    // dims of size > 1 (at most 63 of them hold fewer than 2**63 elements), whatever the number of dims.
+    size_t ones = 0;
+    while (level + ones + 1 < sizes_.size() && sizes_[level + ones] == 1) ++ones;
+    if (ones) {
+      std::string inner = str(level + ones, indent + static_cast<int64_t>(ones));
+      return std::string(ones, '[') + inner + std::string(ones, ']');
+    }
     int64_t n = sizes_[level], e = opts_.edgeitems;
     bool cut = summarize_ && n > 2 * e;
     if (level + 1 == sizes_.size()) return vector_str(n, cut, indent);
@@ -188,7 +196,8 @@ std::string tensor_str(const Tensor& t, int64_t indent) {
   const PrintOptions& o = print_options();
   bool summarize = t.numel() > o.threshold;
   Values v{t.is_floating_point()};
-  collect(t, summarize, o.edgeitems, v);
+  // Size-1 dims do not change which values are shown; without them collect() recurses once per dim of size > 1.
+  collect(t.dim() > 1 ? squeeze(t) : t, summarize, o.edgeitems, v);
   Formatter f(v, t.dtype(), o);
   return Printer(t.sizes(), v, f, o, summarize).str(0, indent);
 }

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "ember/error.h"
 #include "ember/format.h"
 #include "ember/ops.h"
 
@@ -16,7 +17,20 @@ TensorImpl::~TensorImpl() {
   if (autograd_) autograd_->owner = nullptr;  // an accumulator may still refer to the metadata
 }
 
+namespace {
+// A view may have more elements than int64 counts (expand(2**32, 2**32)); PyTorch's refresh_numel raises too.
+int64_t view_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes)
+    if (__builtin_mul_overflow(n, s, &n)) [[unlikely]]
+      fail<Error>("numel: integer multiplication overflow: the shape ", shape_str(sizes),
+                  " has more elements than int64 holds");
+  return n;
+}
+}  // namespace
+
 void TensorImpl::set_sizes_strides(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  view_numel(sizes);  // before changing anything
   sizes_ = sizes;
   strides_ = strides;
   offset_ = offset;
@@ -30,8 +44,7 @@ void TensorImpl::set_data(const TensorImpl& src) {
 }
 
 void TensorImpl::refresh() {
-  numel_ = 1;
-  for (int64_t s : sizes_) numel_ *= s;
+  numel_ = view_numel(sizes_);
   // Contiguous means row-major; size-1 dims may have any stride (as in PyTorch).
   contiguous_ = true;
   int64_t expected = 1;

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "ember/sizes.h"
 
 namespace ember::data {
 namespace {
@@ -300,14 +301,14 @@ const Tensor& share_memory_(const Tensor& t) {
 }
 
 Tensor empty_shared(IntArrayRef size, ScalarType dtype) {
+  for (int64_t s : size) EMBER_CHECK_VALUE(s >= 0, "[empty_shared] negative dimension ", s, " in ", shape_str(size));
+  const auto nbytes = static_cast<size_t>(storage_nbytes(size, element_size(dtype), "empty_shared"));
   DimVector strides(size.size());
-  int64_t n = 1;
+  int64_t n = 1;  // cannot overflow when the size's bytes fit in int64, except past a 0-size dim
   for (int64_t d = int64_t(size.size()) - 1; d >= 0; --d) {
-    EMBER_CHECK_VALUE(size[d] >= 0, "[empty_shared] negative dimension ", size[d], " in ", shape_str(size));
     strides[d] = n;
-    n *= size[d];
+    if (__builtin_mul_overflow(n, std::max<int64_t>(size[d], 1), &n)) n = 1;
   }
-  const size_t nbytes = size_t(n) * element_size(dtype);
   return Tensor(make_intrusive<TensorImpl>(storage_on(create_segment(nbytes), nbytes), dtype, size, strides, 0));
 }
 
@@ -436,20 +437,13 @@ Tensor tensor_from_storage(Storage storage, ScalarType dtype, IntArrayRef sizes,
   EMBER_CHECK_VALUE(sizes.size() == strides.size(), "[shared memory] ", sizes.size(), " sizes but ", strides.size(),
                     " strides");
   EMBER_CHECK_VALUE(offset >= 0, "[shared memory] negative storage offset ", offset);
-  int64_t last = offset;  // the highest element index the tensor reaches
-  bool empty = false;
-  for (size_t d = 0; d < sizes.size(); ++d) {
+  for (size_t d = 0; d < sizes.size(); ++d)
     EMBER_CHECK_VALUE(sizes[d] >= 0 && strides[d] >= 0, "[shared memory] invalid geometry: sizes ", shape_str(sizes),
                       ", strides ", shape_str(strides));
-    if (sizes[d] == 0)
-      empty = true;
-    else
-      last += (sizes[d] - 1) * strides[d];
-  }
-  const int64_t es = int64_t(element_size(dtype));
-  EMBER_CHECK_VALUE(empty || (last + 1) * es <= int64_t(storage->nbytes()), "[shared memory] a tensor of sizes ",
-                    shape_str(sizes), ", strides ", shape_str(strides), " and offset ", offset,
-                    " does not fit a storage of ", storage->nbytes(), " bytes");
+  const int64_t need = storage_nbytes(sizes, strides, offset, element_size(dtype), "[shared memory]");
+  EMBER_CHECK_VALUE(need <= int64_t(storage->nbytes()), "[shared memory] a tensor of sizes ", shape_str(sizes),
+                    ", strides ", shape_str(strides), " and offset ", offset, " does not fit a storage of ",
+                    storage->nbytes(), " bytes");
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, offset));
 }
 

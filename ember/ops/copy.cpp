@@ -8,6 +8,8 @@
 #include "ember/cuda.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/scalar_check.h"
+#include "ember/sizes.h"
 
 namespace ember {
 
@@ -55,7 +57,7 @@ void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking
 
 // A contiguous CPU tensor in pinned memory (Note [Pinned host memory]).
 Tensor empty_pinned(IntArrayRef sizes, ScalarType dtype) {
-  const size_t nbytes = size_t(checked_numel(sizes, "pin_memory")) * element_size(dtype);
+  const auto nbytes = static_cast<size_t>(storage_nbytes(sizes, element_size(dtype), "pin_memory"));
   void* p = cuda::pinned_allocate(std::max<size_t>(nbytes, 1));
   return from_blob(
       p, dtype, sizes, contiguous_strides(sizes), kCPU, [p] { cuda::pinned_free(p); }, nbytes);
@@ -100,6 +102,7 @@ void copy_into_impl(const Tensor& dst, const Tensor& src, bool non_blocking) {
 }  // namespace
 
 const Tensor& fill_(const Tensor& t, const Scalar& value) {
+  check_scalar_fits(value, t.dtype(), "fill_");
   if (const Tensor * in[] = {&t}; autograd::needs_grad(in))
     return autograd::inplace_with_grad(t, "fill_", [&] { return full_like(t, value); });
   if (t.numel()) fill_kernel[t.device()](t, value);

@@ -7,6 +7,8 @@
 #include "ember/cuda.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/scalar_check.h"
+#include "ember/sizes.h"
 
 namespace ember {
 
@@ -20,20 +22,21 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions opts) {
               " vs ", shape_str(stride), ")");
   const ScalarType dtype = opts.dtype_or(default_dtype());
   const Device device = resolve_device(opts.device_);
-  const int64_t n = checked_numel(size, "empty");
-  int64_t extent = n == 0 ? 0 : 1;  // elements the strides reach
-  for (size_t i = 0; i < size.size() && n; ++i) {
-    EMBER_CHECK(stride[i] >= 0, "empty_strided: negative strides are not supported, got ", shape_str(stride));
-    extent += (size[i] - 1) * stride[i];
-  }
-  auto storage = make_intrusive<StorageImpl>(static_cast<size_t>(extent) * element_size(dtype), device);
+  checked_numel(size, "empty");
+  for (int64_t s : stride)
+    EMBER_CHECK(s >= 0, "empty_strided: negative strides are not supported, got ", shape_str(stride));
+  // Every op's output comes through here (Note [Checked size arithmetic]).
+  const int64_t nbytes = storage_nbytes(size, stride, 0, element_size(dtype), "empty");
+  auto storage = make_intrusive<StorageImpl>(static_cast<size_t>(nbytes), device);
   Tensor t(make_intrusive<TensorImpl>(std::move(storage), dtype, size, stride, 0));
   if (opts.requires_grad_) t.set_requires_grad(true);
   return t;
 }
 
 Tensor full(IntArrayRef size, const Scalar& value, TensorOptions opts) {
-  Tensor t = empty(size, opts.dtype(opts.dtype_or(value.default_dtype())).requires_grad(false));
+  const ScalarType dtype = opts.dtype_or(value.default_dtype());
+  check_scalar_fits(value, dtype, "full");  // before allocating
+  Tensor t = empty(size, opts.dtype(dtype).requires_grad(false));
   if (t.numel()) fill_kernel[t.device()](t, value);
   if (opts.requires_grad_) t.set_requires_grad(true);
   return t;
@@ -109,6 +112,7 @@ Tensor empty_like(const Tensor& t, TensorOptions opts) {
 Tensor empty_like(const Tensor& t) { return empty_like(t, TensorOptions(t.dtype()).device(t.device())); }
 
 Tensor full_like(const Tensor& t, const Scalar& value, std::optional<ScalarType> dtype) {
+  check_scalar_fits(value, dtype.value_or(t.dtype()), "full_like");
   Tensor r = empty_like(t, TensorOptions(dtype.value_or(t.dtype())).device(t.device()));
   if (r.numel()) fill_kernel[r.device()](r, value);
   return r;
@@ -124,8 +128,8 @@ Tensor from_blob(void* data, ScalarType dtype, IntArrayRef size, IntArrayRef str
 
 Tensor from_blob_copy(const void* data, ScalarType src_dtype, IntArrayRef size, TensorOptions opts) {
   DimVector strides = contiguous_strides(size);
-  const int64_t n = checked_numel(size, "tensor");
-  Tensor src = from_blob(const_cast<void*>(data), src_dtype, size, strides, kCPU, nullptr, n * element_size(src_dtype));
+  const int64_t nbytes = storage_nbytes(size, element_size(src_dtype), "tensor");
+  Tensor src = from_blob(const_cast<void*>(data), src_dtype, size, strides, kCPU, nullptr, static_cast<size_t>(nbytes));
   Tensor out = empty(size, opts.requires_grad(false));
   copy_into(out, src);
   if (opts.requires_grad_) out.set_requires_grad(true);

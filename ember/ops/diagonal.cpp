@@ -10,6 +10,7 @@
 #include "ember/autograd/detail/shape_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/scalar_check.h"
 
 namespace ember {
 
@@ -138,6 +139,7 @@ Tensor triu_indices(int64_t row, int64_t col, int64_t offset, TensorOptions opts
 }
 
 const Tensor& fill_diagonal_(const Tensor& t, const Scalar& value, bool wrap) {
+  check_scalar_fits(value, t.dtype(), "fill_diagonal_");
   EMBER_CHECK(t.dim() >= 2, "fill_diagonal_: dimensions must larger than 1 (got shape ", shape_str(t.sizes()), ")");
   for (int64_t s : t.sizes())
     EMBER_CHECK(t.dim() == 2 || s == t.sizes()[0],

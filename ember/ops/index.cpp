@@ -11,6 +11,7 @@
 #include "ember/cuda.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/scalar_check.h"
 
 namespace ember {
 
@@ -476,6 +477,7 @@ void index_add_into(const Tensor& self, int64_t dim, const Tensor& index, const 
 }
 
 void index_fill_into(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_scalar_fits(value, self.dtype(), "index_fill_");
   dim = wrap_dim(dim, self.dim(), "index_fill_");
   check_same_device(self, index, "index_fill_");
   Tensor idx = vector_index(index, "index_fill_", true), s = as_1d(self);
@@ -843,6 +845,7 @@ const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Scalar&
               mask.dtype());
   check_same_device(self, mask, "masked_fill_");
   check_writable(self, "masked_fill_");
+  check_scalar_fits(value, self.dtype(), "masked_fill_");
   if (autograd::needs_grad({&self}))
     return autograd::inplace_with_grad(self, "masked_fill_", [&] { return masked_fill(self, mask, value); });
   Tensor m = unaliased(self, expand(mask, self.sizes()));
@@ -854,6 +857,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill only supports boolean masks, but got mask with dtype ",
               mask.dtype());
   check_same_device(self, mask, "masked_fill");
+  check_scalar_fits(value, self.dtype(), "masked_fill");
   return where(mask, full({}, value, TensorOptions(self.dtype()).device(self.device())), self);  // recorded by where
 }
 

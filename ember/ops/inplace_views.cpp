@@ -4,6 +4,7 @@
 #include "ember/autograd/detail/shape_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/sizes.h"
 
 namespace ember {
 
@@ -40,8 +41,8 @@ const Tensor& as_strided_(const Tensor& t, IntArrayRef size, IntArrayRef stride,
 const Tensor& resize_(const Tensor& t, IntArrayRef size) {
   EMBER_CHECK(!t.requires_grad(), "cannot resize variables that require grad");
   const int64_t numel = checked_numel(size, "resize_");
-  const size_t need = static_cast<size_t>(t.storage_offset() + numel) * t.element_size();
   const DimVector strides = contiguous_strides(size);
+  const auto need = static_cast<size_t>(storage_nbytes(size, strides, t.storage_offset(), t.element_size(), "resize_"));
   const Storage& old = t.impl()->storage();
   if (numel == 0 || need <= old->nbytes()) {
     t.impl()->set_sizes_strides(size, strides, t.storage_offset());

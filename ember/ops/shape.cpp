@@ -12,6 +12,7 @@
 #include "ember/backend/kernels/index.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/sizes.h"
 
 namespace ember {
 
@@ -214,11 +215,14 @@ Tensor repeat(const Tensor& t, IntArrayRef repeats) {
               shape_str(repeats), ", tensor of shape ", shape_str(t.sizes()), ")");
   DimVector final_shape(n);
   const int64_t lead = n - t.dim();
-  for (int64_t i = 0; i < n; ++i) final_shape[i] = repeats[i] * (i < lead ? 1 : t.sizes()[i - lead]);
+  bool overflow = false;  // raised after the negative repeats, which PyTorch reports first
+  for (int64_t i = 0; i < n; ++i)
+    overflow |= __builtin_mul_overflow(repeats[i], i < lead ? 1 : t.sizes()[i - lead], &final_shape[i]);
   EMBER_CHECK(std::ranges::all_of(repeats, [](int64_t r) { return r >= 0; }),
-              "Trying to create tensor with negative "
-              "dimension ",
-              *std::ranges::min_element(repeats), ": ", shape_str(final_shape));
+              "Trying to create tensor with negative dimension ", *std::ranges::min_element(repeats), ": ",
+              shape_str(final_shape));
+  EMBER_CHECK(!overflow, "repeat: the output size overflowed int64 (repeats ", shape_str(repeats), " of shape ",
+              shape_str(t.sizes()), ")");
   // Each dim i becomes (repeats[i], size[i]) with stride 0 on the repeated part: one copy lays it out.
   DimVector sizes, strides;
   for (int64_t i = 0; i < n; ++i) {
@@ -255,7 +259,7 @@ Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t
   const int64_t d = dim ? wrap_dim(*dim, t.dim(), "repeat_interleave") : 0;
   if (xs.empty()) xs.push_back(1);
   DimVector shape(xs), expanded(xs);
-  shape[d] *= repeats;
+  shape[d] = checked_mul(shape[d], repeats, "repeat_interleave", "the output size");
   expanded.insert(d + 1, repeats);
   Tensor r = empty(shape, TensorOptions(t.dtype()).device(t.device()));
   // The gradient sums each element's copies: the repeats dim after d.
@@ -281,7 +285,7 @@ Tensor repeat_interleave(const Tensor& repeats) {
   int64_t total = 0;
   for (int64_t i = 0; i < r.numel(); ++i) {
     EMBER_CHECK(p[i] >= 0, "repeat_interleave: repeats can not be negative, got ", p[i]);
-    total += p[i];
+    total = checked_add(total, p[i], "repeat_interleave", "the sum of repeats");
   }
   // The repeats were read on the host (the output size and the check need them); the output is built on their device.
   Tensor out = empty({{total}}, TensorOptions(ScalarType::Int64).device(repeats.device()));

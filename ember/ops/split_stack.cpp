@@ -9,6 +9,7 @@
 #include "ember/autograd/detail/shape_grad.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/sizes.h"
 
 namespace ember {
 
@@ -123,7 +124,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
       EMBER_CHECK(d == dim || t.sizes()[d] == ref->sizes()[d], "Sizes of tensors must match except in dimension ", dim,
                   ". Expected size ", ref->sizes()[d], " but got size ", t.sizes()[d], " for tensor number ", i,
                   " in the list.");
-    shape[dim] += t.sizes()[dim];
+    shape[dim] = checked_add(shape[dim], t.sizes()[dim], "cat", "the output size");
   }
   Tensor r = output_for(out, shape, dtype, device, "cat");
   if (out.defined())

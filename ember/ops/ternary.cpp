@@ -10,6 +10,7 @@
 #include "ember/backend/kernels/ternary.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/scalar_check.h"
 
 namespace ember {
 
@@ -53,20 +54,9 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
       EMBER_CHECK(a.t && (a.t->dtype() == ScalarType::Bool || a.t->dtype() == ScalarType::UInt8),
                   "where expected condition to be a boolean tensor, but got a tensor with dtype ",
                   a.t ? dtype_name(a.t->dtype()) : "(number)");
-      if (is_integral(compute, false)) {  // as PyTorch: a number branch the integer dtype can't hold is an error
-        const auto [lo, hi] = dispatch_all(compute, [](auto v) -> std::pair<double, double> {
-          using T = decltype(v);
-          if constexpr (std::is_integral_v<T>)
-            return {static_cast<double>(std::numeric_limits<T>::lowest()),
-                    static_cast<double>(std::numeric_limits<T>::max())};
-          else
-            return {0, 0};
-        });
-        static const char* ctypes[] = {"bool", "uint8_t", "int8_t", "int16_t", "int32_t", "int64_t"};
-        for (const Operand* o : {&b, &c})
-          EMBER_CHECK(o->t || (o->s.to_double() >= lo && o->s.to_double() <= hi), "value cannot be converted to type ",
-                      ctypes[static_cast<int>(compute)], " without overflow");
-      }
+      // As PyTorch: a number branch the result's dtype can't hold is an error (Note [Checked scalar conversion]).
+      for (const Operand* o : {&b, &c})
+        if (!o->t) check_scalar_fits(o->s, compute, "where");
       break;
     case TernaryOp::Lerp:
       EMBER_CHECK(is_floating(a.t->dtype()) && a.t->dtype() == b.t->dtype(),

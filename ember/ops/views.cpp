@@ -6,6 +6,7 @@
 #include "ember/backend/kernels.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/sizes.h"
 
 namespace ember {
 
@@ -353,14 +354,12 @@ Tensor as_strided(const Tensor& t, IntArrayRef size, IntArrayRef stride, std::op
               " vs ", shape_str(stride), ")");
   const int64_t offset = offset_.value_or(t.storage_offset());
   EMBER_CHECK(offset >= 0, "as_strided: Tensor: invalid storage offset ", offset);
-  int64_t n = checked_numel(size, "as_strided"), last = offset;
-  for (size_t i = 0; i < size.size(); ++i) {
-    EMBER_CHECK(stride[i] >= 0,
+  checked_numel(size, "as_strided");
+  for (int64_t s : stride)
+    EMBER_CHECK(s >= 0,
                 "as_strided: Negative strides are not supported at the moment, got strides: ", shape_str(stride));
-    last += (size[i] - 1) * stride[i];
-  }
   const int64_t es = static_cast<int64_t>(t.element_size());
-  const int64_t need = n == 0 ? 0 : (last + 1) * es;
+  const int64_t need = storage_nbytes(size, stride, offset, t.element_size(), "as_strided");
   const int64_t have = static_cast<int64_t>(t.impl()->storage()->nbytes());
   EMBER_CHECK(need <= have, "as_strided: sizes ", shape_str(size), ", strides ", shape_str(stride), ", storage offset ",
               offset, ", and itemsize ", es, " requiring a storage size of ", need,

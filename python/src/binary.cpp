@@ -200,21 +200,21 @@ void def_operator(nb::handle cls, const std::string& name, const std::vector<std
           binary_op(op, t, operand(b, fn), t);
           return nb::borrow(self);
         },
-        nb::is_method(), nb::arg("other").none());
+        nb::name(name.c_str()), nb::is_method(), nb::arg("other").none());
   } else if (is_reflected(name, names)) {
     cls.attr(name.c_str()) = nb::cpp_function(
         [op, fn](const Tensor& self, nb::handle b) -> nb::object {
           if (!is_operand(b)) return nb::not_implemented();
           return nb::cast(binary_op(op, operand(b, fn), self));
         },
-        nb::is_method(), nb::arg("other").none());
+        nb::name(name.c_str()), nb::is_method(), nb::arg("other").none());
   } else {
     cls.attr(name.c_str()) = nb::cpp_function(
         [op, fn](const Tensor& self, nb::handle b) -> nb::object {
           if (!is_operand(b)) return nb::not_implemented();
           return nb::cast(binary_op(op, self, operand(b, fn)));
         },
-        nb::is_method(), nb::arg("other").none());
+        nb::name(name.c_str()), nb::is_method(), nb::arg("other").none());
   }
 }
 
@@ -330,7 +330,7 @@ void init_binary(nb::module_& m) {
   cls.attr("__array_priority__") = 1000;
   // Tensors hash by identity, as in PyTorch (defining __eq__ would otherwise drop __hash__).
   cls.attr("__hash__") = nb::cpp_function([](nb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); },
-                                          nb::is_method());
+                                          nb::name("__hash__"), nb::is_method());
   m.def(
       "rsub",
       [](const Tensor& a, nb::handle b, nb::handle alpha) {

@@ -2,6 +2,7 @@
 // and dtype, then written straight into the new tensor's memory.
 #include "common.h"
 #include "ember/cuda.h"
+#include "ember/scalar_check.h"
 
 namespace ember::py {
 
@@ -11,6 +12,10 @@ using Leaves = SmallVector<PyObject*, 16>;
 
 bool is_seq(PyObject* o) { return PyList_Check(o) || PyTuple_Check(o); }
 
+// PyTorch's MAX_DIMS for nested sequences (torch/csrc/utils/tensor_new.cpp); collect() recurses once per
+// dimension, so the cap also bounds its depth (ember.tensor of a list nested 200000 deep overflowed the C stack).
+constexpr size_t kMaxDataDims = 128;
+
 // Shape from the first element at each depth.
 DimVector infer_shape(PyObject* o) {
   DimVector shape;
@@ -19,10 +24,12 @@ DimVector infer_shape(PyObject* o) {
     PyObject* c = cur.ptr();
     if (is_seq(c)) {
       const Py_ssize_t n = PySequence_Fast_GET_SIZE(c);
+      if (shape.size() == kMaxDataDims) fail<ValueError>("too many dimensions '", Py_TYPE(c)->tp_name, "'");
       shape.push_back(n);
       if (n == 0) break;
       cur = nb::borrow(PySequence_Fast_ITEMS(c)[0]);
     } else if (!is_scalar(c) && !nb::isinstance<Tensor>(c) && PySequence_Check(c) && !PyUnicode_Check(c)) {
+      if (shape.size() == kMaxDataDims) fail<ValueError>("too many dimensions '", Py_TYPE(c)->tp_name, "'");
       cur = nb::steal(PySequence_List(c));  // other sequences (e.g. NumPy arrays) via their items
       if (!cur.is_valid()) throw nb::python_error();
     } else {
@@ -111,10 +118,11 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, std::o
     T* p = static_cast<T*>(out.data_ptr());
     for (size_t i = 0; i < leaves.size(); ++i) {
       PyObject* x = leaves[i];
-      if (PyFloat_CheckExact(x))
-        p[i] = Scalar(PyFloat_AS_DOUBLE(x)).to<T>();
-      else
-        p[i] = to_scalar(x, "tensor").to<T>();
+      const Scalar s = PyFloat_CheckExact(x) ? Scalar(PyFloat_AS_DOUBLE(x)) : to_scalar(x, "tensor");
+      // ember.tensor([300], dtype=uint8) raises as PyTorch does (Note [Checked scalar conversion]).
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        check_scalar_fits(s, st, "tensor", ScalarCheck::Tensor);
+      p[i] = s.to<T>();
     }
   });
   if (device && !device->is_cpu()) return to(out, *device);

@@ -65,6 +65,12 @@ void init_backend(nb::module_& m) {
   m.def("_cpu_empty_cache", [] { cpu_allocator()->empty_cache(); });
 }
 
+// Note [Named bindings]
+// nanobind names a function's errors after its name: one made with nb::cpp_function(f, ...) and no nb::name(...)
+// has none, and a wrong call reads "(): incompatible function arguments" (Tensor.__add__ did). m.def and
+// nb::cpp_function_def(..., nb::name(...)) name theirs; a function assigned with `cls.attr(name) = nb::cpp_function(`
+// must pass nb::name(name) itself. test_hardening_sizes.py::test_every_bound_function_has_a_name checks them all.
+
 // Note [Signatures of C++ functions]
 // inspect.signature (and so help(), IDEs and documentation tools) reads `__signature__`; nanobind's function types
 // describe a function only in `__nb_signature__`. A lazily evaluated `__signature__` property on those three types

@@ -301,6 +301,10 @@ nb::object tensor_to_numpy(const Tensor& self, bool force) {
   }
   EMBER_CHECK_TYPE(self.dtype() != ScalarType::BFloat16,
                    "numpy(): NumPy has no bfloat16 dtype; convert the tensor first (tensor.float().numpy())");
+  // NumPy arrays have at most 64 dims (NPY_MAXDIMS; 32 before NumPy 2); given a buffer of more, np.asarray silently
+  // made a 0-d object array holding it.
+  EMBER_CHECK_VALUE(self.dim() <= 64, "number of dimensions must be within [0, 64] (numpy() of a tensor with ",
+                    self.dim(), " dimensions)");
   const Tensor t = self.device().is_cpu() ? self : to(self, kCPU);
   PyObject* obj = g_owner_type->tp_alloc(g_owner_type, 2 * t.dim());
   if (!obj) throw nb::python_error();
@@ -319,7 +323,10 @@ nb::object tensor_to_numpy(const Tensor& self, bool force) {
   }
   PyObject* arr = PyObject_CallOneArg(np.asarray, obj);
   if (!arr) throw nb::python_error();
-  return nb::steal(arr);
+  nb::object r = nb::steal(arr);
+  EMBER_CHECK_VALUE(nb::cast<int64_t>(r.attr("ndim")) == t.dim(), "numpy(): this NumPy supports fewer than the ",
+                    t.dim(), " dimensions of the tensor");
+  return r;
 }
 
 }  // namespace

@@ -11,24 +11,46 @@ namespace ember::py {
 
 namespace {
 
-nb::object tolist_rec(const char* p, ScalarType st, IntArrayRef sizes, IntArrayRef strides, size_t d) {
-  const int64_t es = static_cast<int64_t>(element_size(st));
-  if (d == sizes.size()) {
-    return dispatch_all(st, [&](auto v) -> nb::object {
-      using T = decltype(v);
-      T x;
-      std::memcpy(&x, p, sizeof(T));
-      if constexpr (std::is_same_v<T, bool>)
-        return nb::bool_(x);
-      else if constexpr (std::is_integral_v<T>)
-        return nb::int_(static_cast<int64_t>(x));
-      else
-        return nb::float_(static_cast<double>(x));
-    });
+nb::object element(const char* p, ScalarType st) {
+  return dispatch_all(st, [&](auto v) -> nb::object {
+    using T = decltype(v);
+    T x;
+    std::memcpy(&x, p, sizeof(T));
+    if constexpr (std::is_same_v<T, bool>)
+      return nb::bool_(x);
+    else if constexpr (std::is_integral_v<T>)
+      return nb::int_(static_cast<int64_t>(x));
+    else
+      return nb::float_(static_cast<double>(x));
+  });
+}
+
+// Nested lists of a tensor's elements, built by one loop over the elements (an odometer over the dims) rather than a
+// recursion per dim: a tensor may have any number of dims (ember.ones([1] * 20001), as in PyTorch), which a
+// recursion would turn into a C stack overflow.
+nb::object tolist(const char* p, ScalarType st, IntArrayRef sizes, IntArrayRef strides) {
+  const auto es = static_cast<int64_t>(element_size(st));
+  // Below the first 0-size dim there are only empty lists; those are the leaves then.
+  size_t m = 0;
+  while (m < sizes.size() && sizes[m] != 0) ++m;
+  const bool empty_leaves = m < sizes.size();
+  if (m == 0) return empty_leaves ? nb::object(nb::list()) : element(p, st);
+  std::vector<nb::list> open(m);  // open[d]: the list being filled at depth d
+  std::vector<int64_t> idx(m, 0);
+  for (;;) {
+    open[m - 1].append(empty_leaves ? nb::object(nb::list()) : element(p, st));
+    size_t d = m - 1;
+    for (;;) {  // advance the odometer; each dim that wraps closes its list into the one above
+      p += strides[d] * es;
+      if (++idx[d] < sizes[d]) break;
+      p -= sizes[d] * strides[d] * es;
+      idx[d] = 0;
+      if (d == 0) return std::move(open[0]);
+      open[d - 1].append(std::move(open[d]));
+      open[d] = nb::list();
+      --d;
+    }
   }
-  nb::list l;
-  for (int64_t i = 0; i < sizes[d]; ++i) l.append(tolist_rec(p + i * strides[d] * es, st, sizes, strides, d + 1));
-  return l;
 }
 
 // r in the memory format a conversion asked for (none, or preserve_format: as it is).
@@ -1045,7 +1067,7 @@ void init_tensor(nb::module_& m) {
           "tolist",
           [](const Tensor& t) {
             Tensor c = t.is_cuda() ? to(t, kCPU) : t;
-            return tolist_rec(static_cast<const char*>(c.data_ptr()), c.dtype(), c.sizes(), c.strides(), 0);
+            return tolist(static_cast<const char*>(c.data_ptr()), c.dtype(), c.sizes(), c.strides());
           },
           nb::sig("def tolist(self) -> list | bool | int | float"), kTolistDoc)
       .def("__bool__",

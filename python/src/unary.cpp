@@ -292,10 +292,12 @@ void init_unary(nb::module_& m) {
   nb::module_ special = special_module(m);
   for (const Row& r : kRows) def_row(m, special, cls, r);
 
-  cls.attr("__neg__") = nb::cpp_function([](const Tensor& x) { return neg(x); }, nb::is_method());
-  cls.attr("__abs__") = nb::cpp_function([](const Tensor& x) { return abs(x); }, nb::is_method());
-  cls.attr("__pos__") = nb::cpp_function([](nb::handle x) { return nb::borrow(x); }, nb::is_method());
-  cls.attr("__invert__") = nb::cpp_function([](const Tensor& x) { return bitwise_not(x); }, nb::is_method());
+  cls.attr("__neg__") = nb::cpp_function([](const Tensor& x) { return neg(x); }, nb::name("__neg__"), nb::is_method());
+  cls.attr("__abs__") = nb::cpp_function([](const Tensor& x) { return abs(x); }, nb::name("__abs__"), nb::is_method());
+  cls.attr("__pos__") = nb::cpp_function([](nb::handle x) { return nb::borrow(x); }, nb::name("__pos__"),
+                                         nb::is_method());
+  cls.attr("__invert__") = nb::cpp_function([](const Tensor& x) { return bitwise_not(x); }, nb::name("__invert__"),
+                                            nb::is_method());
 
   def_round(m, special, cls);
   def_clamp(m, cls);

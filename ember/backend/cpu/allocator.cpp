@@ -5,6 +5,7 @@
 // cache is capped (EMBER_CPU_CACHE_MB, default 1024; 0 disables caching); past the cap, blocks go back
 // to the system. Blocks are 64-byte aligned for AVX-512 loads. One mutex: an uncontended lock costs
 // less than malloc does.
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
@@ -54,14 +55,21 @@ class CpuCachingAllocator final : public Allocator {
         release_cache_locked();
         p = std::aligned_alloc(kAlign, rounded);
       }
-      if (!p)
-        fail<OutOfMemoryError>("CPU out of memory: tried to allocate ", nbytes, " bytes (", c_.s.allocated,
-                               " bytes allocated, ", c_.s.reserved, " reserved)");
+      if (!p) out_of_memory(nbytes);
       c_.on_sys_alloc(rounded);
     }
     c_.on_alloc(rounded);
     profiler::record_memory(p, static_cast<int64_t>(nbytes), Device(DeviceType::CPU));
     return p;
+  }
+
+  // PyTorch's wording ("DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes"), with the size
+  // in GiB too. Note [Overcommit] in docs/memory.md: a request the OS grants lazily is not caught here.
+  [[noreturn, gnu::cold]] void out_of_memory(size_t nbytes) const {
+    char gib[32];
+    std::snprintf(gib, sizeof gib, "%.2f GiB", static_cast<double>(nbytes) / static_cast<double>(1ull << 30));
+    fail<OutOfMemoryError>("CPU out of memory: can't allocate memory: you tried to allocate ", nbytes, " bytes (", gib,
+                           "); ember holds ", c_.s.allocated, " bytes allocated, ", c_.s.reserved, " reserved");
   }
 
   void deallocate(void* p, size_t nbytes) override {

@@ -14,6 +14,8 @@
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/ops/linalg.h"
+#include "ember/scalar_check.h"
+#include "ember/sizes.h"
 
 namespace ember {
 
@@ -327,7 +329,9 @@ Tensor interpolate(const Tensor& input, const std::vector<int64_t>& size, const 
       continue;
     }
     const double s = scale_factor.size() == 1 ? scale_factor[0] : scale_factor[d];
-    out_spatial[d] = static_cast<int64_t>(std::floor(static_cast<double>(in_spatial[d]) * s));
+    const double o = std::floor(static_cast<double>(in_spatial[d]) * s);
+    check_scalar_fits(o, ScalarType::Int64, "interpolate");  // a huge scale_factor (Note [Checked scalar conversion])
+    out_spatial[d] = static_cast<int64_t>(o);
     if (!recompute) scales[d] = s;
   }
   bool positive = true;
@@ -336,14 +340,25 @@ Tensor interpolate(const Tensor& input, const std::vector<int64_t>& size, const 
               sizes_with_labels(in_spatial), " output ", sizes_with_labels(out_spatial));
   EMBER_CHECK_TYPE(is_floating(input.dtype()), "interpolate(): expected a floating point input, got ", input.dtype());
 
+  {  // the output's size is checked before the resampling taps (host arrays of the output's length) are made
+    DimVector out_shape(input.sizes().first(2));
+    for (int64_t o : out_spatial) out_shape.push_back(o);
+    storage_nbytes(out_shape, element_size(input.dtype()), "interpolate");
+  }
   const char* name = upsample_node_name(mode, dims, antialias);
   Tensor x = is_narrow_float(input.dtype()) ? to(input, ScalarType::Float32) : input;
   bool applied = false;
   for (int64_t d = dims - 1; d >= 0; --d) {  // the last dim first (Note [Separable resampling])
     const int64_t in = in_spatial[d], out = out_spatial[d];
-    ResampleTaps taps = antialias ? make_antialias_taps(mode == Mode::Cubic, in, out, align, scales[d])
-                        : x.dtype() == ScalarType::Float64 ? make_taps<double>(mode, in, out, align, scales[d])
-                                                           : make_taps<float>(mode, in, out, align, scales[d]);
+    ResampleTaps taps;
+    try {
+      taps = antialias                          ? make_antialias_taps(mode == Mode::Cubic, in, out, align, scales[d])
+             : x.dtype() == ScalarType::Float64 ? make_taps<double>(mode, in, out, align, scales[d])
+                                                : make_taps<float>(mode, in, out, align, scales[d]);
+    } catch (const std::bad_alloc&) {  // a clean OutOfMemoryError naming the size, not MemoryError: std::bad_alloc
+      fail<OutOfMemoryError>("interpolate: CPU out of memory: the resampling tables for an output size of ", out, " (",
+                             out_spatial.size(), "-d output ", tuple_str(out_spatial), ") do not fit in memory");
+    }
     if (is_identity(taps)) continue;
     x = apply_taps(x, d + 2, std::make_shared<const ResampleTaps>(std::move(taps)), false, name);
     applied = true;
@@ -568,19 +583,23 @@ Tensor pixel_shuffle(const Tensor& input, int64_t r) {
               input.dim(), " dimension(s)");
   EMBER_CHECK(r > 0, "pixel_shuffle expects a positive upscale_factor, but got ", r);
   const int64_t c = input.size(-3), h = input.size(-2), w = input.size(-1);
-  EMBER_CHECK(c % (r * r) == 0,
+  int64_t r2;  // Note [Checked size arithmetic]
+  EMBER_CHECK_VALUE(!__builtin_mul_overflow(r, r, &r2),
+                    "upscale factor is too large, (upscale_factor)^2 overflowed: upscale_factor=", r);
+  EMBER_CHECK(c % r2 == 0,
               "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
               "of upscale_factor, but input.size(-3)=",
               c, " is not divisible by ", r * r);
   DimVector batch(input.sizes().first(input.dim() - 3));
   const int64_t nb = static_cast<int64_t>(batch.size());
   DimVector split(batch);
-  append(split, {c / (r * r), r, r, h, w});
+  append(split, {c / r2, r, r, h, w});
   DimVector perm;
   for (int64_t i = 0; i < nb; ++i) perm.push_back(i);
   append(perm, {nb, nb + 3, nb + 1, nb + 4, nb + 2});  // [..., C, H, r, W, r]
   DimVector out(batch);
-  append(out, {c / (r * r), h * r, w * r});
+  append(out, {c / r2, checked_mul(h, r, "pixel_shuffle", "the output height"),
+               checked_mul(w, r, "pixel_shuffle", "the output width")});
   return reshape(permute(reshape(input, split), perm), out);
 }
 
@@ -601,7 +620,10 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t r) {
   for (int64_t i = 0; i < nb; ++i) perm.push_back(i);
   append(perm, {nb, nb + 2, nb + 4, nb + 1, nb + 3});  // [..., C, r, r, H, W]
   DimVector out(batch);
-  append(out, {c * r * r, h / r, w / r});
+  int64_t r2;
+  EMBER_CHECK_VALUE(!__builtin_mul_overflow(r, r, &r2),
+                    "downscale factor is too large, (downscale_factor)^2 overflowed: downscale_factor=", r);
+  append(out, {checked_mul(c, r2, "pixel_unshuffle", "the output channels"), h / r, w / r});
   return reshape(permute(reshape(input, split), perm), out);
 }
 
@@ -619,6 +641,13 @@ std::pair<int64_t, int64_t> pair_of(const std::vector<int64_t>& v, const char* o
   return {a, b};
 }
 
+std::string geometry_str(const Im2ColArgs& a) {
+  std::ostringstream os;
+  os << "kernel_size=(" << a.kh << ", " << a.kw << "), dilation=(" << a.dh << ", " << a.dw << "), padding=(" << a.ph
+     << ", " << a.pw << ")";
+  return os.str();
+}
+
 Im2ColArgs block_args(const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& dilation,
                       const std::vector<int64_t>& padding, const std::vector<int64_t>& stride, int64_t height,
                       int64_t width, const char* op) {
@@ -629,22 +658,29 @@ Im2ColArgs block_args(const std::vector<int64_t>& kernel_size, const std::vector
   std::tie(a.sh, a.sw) = pair_of(stride, op, "stride", 1);
   a.height = height;
   a.width = width;
-  a.out_h = (height + 2 * a.ph - (a.dh * (a.kh - 1) + 1)) / a.sh + 1;
-  a.out_w = (width + 2 * a.pw - (a.dw * (a.kw - 1) + 1)) / a.sw + 1;
+  // Every size below comes from user arguments, so each product is checked (Note [Checked size arithmetic]).
+  int64_t area;
+  EMBER_CHECK(!__builtin_mul_overflow(a.kh, a.kw, &area), "Given kernel_width = ", a.kw, " and kernel_height = ", a.kh,
+              " the product of kernel_width and kernel_height overflowed.");
+  auto blocks = [&](int64_t size, int64_t pad, int64_t dil, int64_t k, int64_t stride) {
+    int64_t padded, reach, n;
+    if (__builtin_mul_overflow(pad, 2, &padded) || __builtin_add_overflow(size, padded, &padded) ||
+        __builtin_mul_overflow(dil, k - 1, &reach) || __builtin_add_overflow(reach, 1, &reach) ||
+        __builtin_sub_overflow(padded, reach, &n)) [[unlikely]]
+      fail<Error>(op, "(): the sliding block geometry overflows int64: ", geometry_str(a));
+    return n / stride + 1;
+  };
+  a.out_h = blocks(height, a.ph, a.dh, a.kh, a.sh);
+  a.out_w = blocks(width, a.pw, a.dw, a.kw, a.sw);
+  checked_mul(a.out_h, a.out_w, op, "the number of sliding blocks");
   return a;
-}
-
-std::string geometry_str(const Im2ColArgs& a) {
-  std::ostringstream os;
-  os << "kernel_size=(" << a.kh << ", " << a.kw << "), dilation=(" << a.dh << ", " << a.dw << "), padding=(" << a.ph
-     << ", " << a.pw << ")";
-  return os.str();
 }
 
 // im2col (to_cols) or col2im of a batched x, recorded with the other as its formula.
 Tensor run_block_kernel(const Tensor& x, const Im2ColArgs& a, bool to_cols) {
   const int64_t n = x.size(0);
-  const int64_t channels = to_cols ? x.size(1) : x.size(1) / (a.kh * a.kw);
+  const int64_t channels = to_cols ? x.size(1) : x.size(1) / (a.kh * a.kw);  // block_args checked the products
+  if (to_cols) checked_mul(channels, a.kh * a.kw, "unfold", "the number of output rows");
   const auto opts = TensorOptions(x.dtype()).device(x.device());
   Tensor out = to_cols ? empty({{n, channels * a.kh * a.kw, a.out_h * a.out_w}}, opts)
                        : empty({{n, channels, a.height, a.width}}, opts);

@@ -13,19 +13,10 @@ DimVector contiguous_strides(IntArrayRef size) {
   int64_t acc = 1;
   for (int64_t i = static_cast<int64_t>(size.size()) - 1; i >= 0; --i) {
     s[i] = acc;
-    acc *= std::max<int64_t>(size[i], 1);
+    // Wraps (as PyTorch's) only past a 0-size dim, where no element is addressed (Note [Checked size arithmetic]).
+    __builtin_mul_overflow(acc, std::max<int64_t>(size[i], 1), &acc);
   }
   return s;
-}
-
-int64_t checked_numel(IntArrayRef size, const char* op) {
-  int64_t n = 1;
-  for (int64_t s : size) {
-    EMBER_CHECK(s >= 0, op, ": Trying to create tensor with negative dimension ", s, ": ", shape_str(size));
-    EMBER_CHECK(!__builtin_mul_overflow(n, s, &n), op, ": the number of elements of shape ", shape_str(size),
-                " overflows int64");
-  }
-  return n;
 }
 
 Device resolve_device(Device d) {

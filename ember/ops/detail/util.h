@@ -5,13 +5,12 @@
 #include <utility>
 #include <vector>
 
+#include "ember/sizes.h"  // checked_numel, storage_nbytes: every size computation (Note [Checked size arithmetic])
 #include "ember/tensor.h"
 
 namespace ember {
 
 DimVector contiguous_strides(IntArrayRef size);
-// The product of sizes; RuntimeError naming `op` for negative sizes or overflow.
-int64_t checked_numel(IntArrayRef size, const char* op);
 // cuda without an index becomes the current device; checks that CUDA is usable.
 Device resolve_device(Device d);
 bool is_non_overlapping_and_dense(const Tensor& t);
