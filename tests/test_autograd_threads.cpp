@@ -63,13 +63,12 @@ TEST(AutogradThreads, GradSettersHooksAndRetainGradRaceWithTheEngine) {
       [&] {
         for (int i = 0; i < kIter; ++i) {
           auto remove = autograd::register_hook(w, [](const Tensor& g) { return g * 1.0; });
-          auto remove_post = autograd::register_post_accumulate_grad_hook(w, [](const Tensor& v) {
-            EXPECT_TRUE(v.grad().defined());
-          });
+          auto remove_post = autograd::register_post_accumulate_grad_hook(
+              w, [](const Tensor& v) { EXPECT_TRUE(v.grad().defined()); });
           Tensor y = w * 3;
           y.retain_grad();
-          auto remove_node = autograd::register_node_hook(*y.grad_fn(), [](autograd::TensorList&,
-                                                                            const autograd::TensorList&) {});
+          auto remove_node = autograd::register_node_hook(*y.grad_fn(),
+                                                          [](autograd::TensorList&, const autograd::TensorList&) {});
           remove();
           remove_post();
           remove_node();
@@ -108,8 +107,8 @@ TEST(AutogradThreads, TryRetainFailsOnceTheCountReachedZero) {
 
 TEST(AutogradHooks, TensorHookResultOfAnotherSizeOrDtypeRaisesNamingTheHook) {
   Tensor x = leaf({1, 2, 3});
-  auto remove = autograd::register_hook(x, [](const Tensor&) { return ones(DimVector{5}, ScalarType::Float64); },
-                                        "widen");
+  auto remove = autograd::register_hook(
+      x, [](const Tensor&) { return ones(DimVector{5}, ScalarType::Float64); }, "widen");
   try {
     sum(x).backward();
     FAIL() << "expected an error";
@@ -133,9 +132,8 @@ TEST(AutogradHooks, NodeHookResultsAreCheckedForCountAndNone) {
   Tensor c = ones(DimVector{2}, ScalarType::Float64);
   Tensor y = x * c;
   ASSERT_EQ(y.grad_fn()->next_edges.size(), 2u);
-  autograd::register_node_hook(*y.grad_fn(), [](autograd::TensorList& gin, const autograd::TensorList&) {
-    gin.pop_back();
-  });
+  autograd::register_node_hook(*y.grad_fn(),
+                               [](autograd::TensorList& gin, const autograd::TensorList&) { gin.pop_back(); });
   EXPECT_THROW(
       {
         try {

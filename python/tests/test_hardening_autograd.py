@@ -38,12 +38,45 @@ def run_threads(*targets):
     assert not errors, errors
 
 
+@pytest.fixture
+def fast_switching():
+    """Python switches threads every 10 us instead of 5 ms, so the engine (which runs without the GIL) and a
+    Python thread interleave often: the reproducer below crashed within the first few hundred iterations."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    yield
+    sys.setswitchinterval(old)
+
+
+def test_grad_set_to_none_while_backward_runs(fast_switching):
+    m = nn.Linear(64, 64)
+    x = ember.ones(32, 64)
+    done = threading.Event()
+    sets = [0]
+
+    def backward_loop():
+        for _ in range(3000):
+            m(x).sum().backward()
+        done.set()
+
+    def setter():
+        while not done.is_set():
+            m.weight.grad = None
+            sets[0] += 1
+
+    run_threads(backward_loop, setter)
+    assert sets[0] > 0
+    m.weight.grad = None
+    m(x).sum().backward()
+    np.testing.assert_array_equal(m.weight.grad.numpy(), np.full((64, 64), 32.0))
+
+
 def linear_grads(x):
     """d(sum(x @ W.T + b))/dW and /db for a Linear of any weights: every row of dW is x's column sums."""
     return np.tile(x.sum(0), (4, 1)), np.full(4, float(x.shape[0]))
 
 
-def test_backward_while_other_threads_set_grad_register_hooks_and_step():
+def test_backward_while_other_threads_set_grad_register_hooks_and_step(fast_switching):
     ember.manual_seed(0)
     m = nn.Linear(8, 4)
     x_np = np.arange(48, dtype=np.float32).reshape(6, 8) % 5  # integer values: every sum below is exact
@@ -85,13 +118,21 @@ def test_backward_while_other_threads_set_grad_register_hooks_and_step():
             opt.zero_grad(set_to_none=i % 2 == 0)
             opt.step()
 
+    x_rg = ember.tensor(x_np)
+
+    def requires_grad_toggler():
+        for i in range(n):
+            x_rg.requires_grad_(i % 2 == 0)
+            m(x_rg).sum().backward()  # x_rg's own .grad comes and goes; the weights get their usual sum
+            x_rg.grad = None
+
     def data_setter():
         w = m.weight.detach().clone()
         for _ in range(n):
             m.weight.data = w  # same dtype and device: .grad is kept
             _ = m.weight.grad
 
-    run_threads(backward_loop, backward_loop, grad_setter, hooks, zero_and_step, data_setter)
+    run_threads(backward_loop, backward_loop, grad_setter, hooks, zero_and_step, data_setter, requires_grad_toggler)
 
     # Nothing is corrupted: from a clean state one backward gives the closed form.
     m.zero_grad()
@@ -102,7 +143,7 @@ def test_backward_while_other_threads_set_grad_register_hooks_and_step():
     assert m.weight.grad.shape == (4, 8) and m.bias.grad.shape == (4,)
 
 
-def test_concurrent_backward_on_independent_graphs_sums_exactly_into_shared_leaves():
+def test_concurrent_backward_on_independent_graphs_sums_exactly_into_shared_leaves(fast_switching):
     m = nn.Linear(8, 4)
     n_threads, n_iter = 4, 60
     inputs = [np.full((3, 8), float(k + 1), dtype=np.float32) for k in range(n_threads)]
