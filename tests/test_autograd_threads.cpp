@@ -95,6 +95,10 @@ TEST(AutogradThreads, AccumulatorNeverRevivesADeadLeaf) {
 }
 
 TEST(AutogradThreads, TryRetainFailsOnceTheCountReachedZero) {
+  struct Counted : RefCounted {};
+  Counted dying;  // a count of zero: what a tensor's destructor runs with
+  EXPECT_FALSE(dying.try_retain());
+  EXPECT_EQ(dying.use_count(), 0u);
   Tensor t = zeros(DimVector{2});
   TensorImpl* p = t.impl();
   ASSERT_TRUE(p->try_retain());
