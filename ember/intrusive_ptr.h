@@ -15,6 +15,14 @@ class RefCounted {
   RefCounted& operator=(const RefCounted&) = delete;
   virtual ~RefCounted() = default;
   uint32_t use_count() const { return refcount_.load(std::memory_order_relaxed); }
+  // Takes a reference unless the count already reached zero (the object is being destroyed): for a raw pointer
+  // whose owner's destructor clears it under a lock that the caller holds (AccumulateGrad::variable).
+  bool try_retain() const {
+    uint32_t c = refcount_.load(std::memory_order_relaxed);
+    while (c != 0)
+      if (refcount_.compare_exchange_weak(c, c + 1, std::memory_order_relaxed)) return true;
+    return false;
+  }
 
  private:
   template <class T>

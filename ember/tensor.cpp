@@ -14,7 +14,15 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
 }
 
 TensorImpl::~TensorImpl() {
-  if (autograd_) autograd_->owner = nullptr;  // an accumulator may still refer to the metadata
+  if (!autograd_) return;
+  // An accumulator may still refer to the metadata (Note [Autograd and threads] in autograd/node.h). `shared` was
+  // set by a thread that held a reference to this tensor, released before this destructor runs, so it is seen.
+  if (autograd_->shared) {
+    std::lock_guard lock(autograd_->mutex);
+    autograd_->owner.store(nullptr, std::memory_order_relaxed);
+  } else {
+    autograd_->owner.store(nullptr, std::memory_order_relaxed);
+  }
 }
 
 namespace {
@@ -61,7 +69,7 @@ void TensorImpl::refresh() {
 AutogradMeta& TensorImpl::ensure_autograd_meta() {
   if (!autograd_) {
     autograd_ = std::make_shared<AutogradMeta>();
-    autograd_->owner = this;
+    autograd_->owner.store(this, std::memory_order_relaxed);
   }
   return *autograd_;
 }
@@ -111,7 +119,9 @@ bool Tensor::is_leaf() const {
 
 Tensor Tensor::grad() const {
   auto* m = impl_->autograd_meta();
-  return m ? m->grad : Tensor();
+  if (!m) return {};
+  std::lock_guard lock(m->mutex);  // the engine may be accumulating into it (Note [Autograd and threads])
+  return m->grad;
 }
 
 void Tensor::set_grad(const Tensor& g) const {
@@ -122,7 +132,11 @@ void Tensor::set_grad(const Tensor& g) const {
     EMBER_CHECK(std::ranges::equal(g.sizes(), sizes()), "assigned grad has data of a different size: expected ",
                 shape_str(sizes()), ", got ", shape_str(g.sizes()));
   }
-  if (g.defined() || impl_->autograd_meta()) impl_->ensure_autograd_meta().grad = g;
+  if (!g.defined() && !impl_->autograd_meta()) return;
+  AutogradMeta& m = impl_->ensure_autograd_meta();
+  Tensor old;  // released after the lock
+  std::lock_guard lock(m.mutex);
+  old = std::exchange(m.grad, g);
 }
 
 Tensor Tensor::view(IntArrayRef s) const { return ember::view(*this, s); }

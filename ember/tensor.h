@@ -1,8 +1,10 @@
 // TensorImpl holds what a tensor is (a strided view of a storage); Tensor is the handle users pass around.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -199,18 +201,34 @@ class Tensor {
 using GradHook = std::function<Tensor(const Tensor&)>;
 // Runs after a leaf's .grad was updated, with the leaf.
 using PostAccumulateGradHook = std::function<void(const Tensor&)>;
+// A registered hook: its handle's id, its name (errors about what it returned name it, as PyTorch's "hook 'f' has
+// changed the size of value") and the hook.
+template <class F>
+struct NamedHook {
+  int id;
+  std::string name;
+  F fn;
+};
 
-// Autograd metadata (ember/autograd/node.h explains the graph).
+// Autograd metadata (ember/autograd/node.h explains the graph). `mutex` guards grad, hooks,
+// post_accumulate_hooks, grad_accumulator and retains_grad, which the engine reads and writes while other threads
+// may set them (Note [Autograd and threads] in ember/autograd/node.h). It is recursive because accumulating into
+// .grad under it may record ops (create_graph), and recording reads the same tensor's accumulator when a hook
+// returned the leaf itself.
 struct AutogradMeta {
   bool requires_grad = false;  // a leaf that requires grad (non-leaves: grad_fn is set)
   bool retains_grad = false;
+  // An AccumulateGrad or a retain_grad entry refers to this metadata weakly: the tensor's destructor then clears
+  // `owner` under the mutex, so that AccumulateGrad::variable never revives a dying tensor.
+  bool shared = false;
   Tensor grad;
   std::shared_ptr<autograd::Node> grad_fn;         // null for leaves
   std::weak_ptr<autograd::Node> grad_accumulator;  // leaves: the AccumulateGrad node, while a graph uses it
   uint32_t output_nr = 0;                          // which output of grad_fn this tensor is
-  TensorImpl* owner = nullptr;                     // the tensor; cleared when it dies
-  std::vector<std::pair<int, GradHook>> hooks;     // leaves' gradient hooks, with their handle ids
-  std::vector<std::pair<int, PostAccumulateGradHook>> post_accumulate_hooks;
+  std::atomic<TensorImpl*> owner{nullptr};         // the tensor; cleared when it dies
+  std::vector<NamedHook<GradHook>> hooks;          // leaves' gradient hooks
+  std::vector<NamedHook<PostAccumulateGradHook>> post_accumulate_hooks;
+  mutable std::recursive_mutex mutex;
 };
 
 // Wraps a possibly negative dim into [0, ndim); IndexError names the op and the valid range.

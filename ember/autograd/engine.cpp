@@ -116,16 +116,23 @@ void walk(GraphTask& task, const std::vector<Edge>& roots) {
 }
 
 void call_pre_hooks(Node& node, TensorList& grads) {
-  for (auto& [id, nr, hook] : std::vector(node.pre_hooks)) {  // a copy: a hook may remove hooks
-    if (nr >= grads.size() || !grads[nr].defined()) continue;
-    Tensor r = hook(grads[nr]);
-    if (r.defined()) grads[nr] = std::move(r);
+  if (node.has_hooks.load(std::memory_order_acquire)) [[unlikely]] {
+    std::vector<OutputHook> hooks;  // copies: hooks run unlocked and may register or remove hooks
+    std::vector<std::pair<uint32_t, std::weak_ptr<AutogradMeta>>> retained;
+    {
+      std::lock_guard lock(node.hooks_mutex);
+      hooks = node.pre_hooks;
+      retained = node.retained;
+    }
+    for (auto& [nr, hook] : hooks)
+      if (nr < grads.size() && grads[nr].defined()) apply_grad_hook(hook, grads[nr]);
+    for (auto& [nr, weak] : retained) {
+      if (nr >= grads.size() || !grads[nr].defined()) continue;
+      if (auto m = weak.lock(); m && m->owner.load(std::memory_order_relaxed))
+        AccumulateGrad::accumulate(*m, grads[nr]);
+    }
   }
   if (node.is_accumulate_grad()) static_cast<AccumulateGrad&>(node).run_leaf_hooks(grads);
-  for (auto& [nr, weak] : node.retained) {
-    if (nr >= grads.size() || !grads[nr].defined()) continue;
-    if (auto m = weak.lock(); m && m->owner) AccumulateGrad::accumulate(*m, grads[nr]);
-  }
 }
 
 // Checks and fixes up what a formula returned, against the forward inputs' metadata.
@@ -163,26 +170,38 @@ void check_nan(const Node& node, const TensorList& out) {
 }
 
 TensorList call_node(GraphTask& task, Node& node, TensorList&& grads) {
+  std::vector<NamedHook<NodePostHook>> post_hooks;
+  if (node.has_hooks.load(std::memory_order_acquire)) [[unlikely]] {
+    std::lock_guard lock(node.hooks_mutex);
+    post_hooks = node.post_hooks;
+  }
   TensorList inputs_copy;
-  if (!node.post_hooks.empty()) inputs_copy = grads;
+  if (!post_hooks.empty()) inputs_copy = grads;
   TensorList out;
   const bool anomaly = is_anomaly_enabled();
   std::optional<profiler::RecordScope> scope;
   if (profiler::active()) [[unlikely]]
     scope.emplace("autograd::engine::evaluate_function: " + node.name(), profiler::EventKind::Autograd);
-  try {
-    out = node.apply(std::move(grads));
-    validate(node, out);
-  } catch (const Error&) {
-    if (anomaly) rethrow_with_trace(node);
-    throw;
+  {
+    std::lock_guard lock(node.apply_mutex);  // another backward through the same retained graph waits
+    try {
+      out = node.apply(std::move(grads));
+      validate(node, out);
+    } catch (const Error&) {
+      if (anomaly) rethrow_with_trace(node);
+      throw;
+    }
+    if (anomaly && is_anomaly_check_nan()) check_nan(node, out);
+    if (!task.keep_graph) {
+      node.release_variables();
+      node.released = true;
+    }
   }
-  if (anomaly && is_anomaly_check_nan()) check_nan(node, out);
-  if (!task.keep_graph) {
-    node.release_variables();
-    node.released = true;
+  for (auto& hook : post_hooks) {
+    TensorList before = out;
+    hook.fn(out, inputs_copy);
+    check_hook_results(hook.name, before, out);  // Note [Hook results]
   }
-  for (auto& [id, hook] : std::vector(node.post_hooks)) hook(out, inputs_copy);
   return out;
 }
 

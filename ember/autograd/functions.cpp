@@ -13,20 +13,27 @@ AccumulateGrad::AccumulateGrad(const std::shared_ptr<AutogradMeta>& m) : meta(m)
 
 Tensor AccumulateGrad::variable() const {
   auto m = meta.lock();
-  return m && m->owner ? Tensor(IntrusivePtr<TensorImpl>(m->owner)) : Tensor();
+  if (!m) return {};
+  // Under the mutex the tensor's destructor cannot finish; a tensor already dying (count 0) is not revived.
+  std::lock_guard lock(m->mutex);
+  TensorImpl* t = m->owner.load(std::memory_order_relaxed);
+  return t && t->try_retain() ? Tensor(IntrusivePtr<TensorImpl>::adopt(t)) : Tensor();
 }
 
 void AccumulateGrad::run_leaf_hooks(TensorList& grads) const {
   auto m = meta.lock();
   if (!m || grads.empty() || !grads[0].defined()) return;
-  auto hooks = m->hooks;  // a hook may remove hooks
-  for (auto& [id, h] : hooks) {
-    Tensor r = h(grads[0]);
-    if (r.defined()) grads[0] = std::move(r);
+  std::vector<NamedHook<GradHook>> hooks;
+  {
+    std::lock_guard lock(m->mutex);
+    if (m->hooks.empty()) return;
+    hooks = m->hooks;  // a copy: hooks run unlocked, and may register or remove hooks
   }
+  for (auto& h : hooks) apply_grad_hook(h, grads[0]);
 }
 
 void AccumulateGrad::accumulate(AutogradMeta& m, const Tensor& g) {
+  std::lock_guard lock(m.mutex);  // other threads may set .grad or accumulate (Note [Autograd and threads])
   if (!m.grad.defined()) {
     // Without create_graph, a gradient nobody else holds becomes .grad as is; otherwise .grad gets a copy, so
     // that later accumulation never writes into a tensor the user holds. A copy is contiguous, as PyTorch's
@@ -45,13 +52,16 @@ void AccumulateGrad::accumulate(AutogradMeta& m, const Tensor& g) {
 
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   auto m = meta.lock();
-  if (!m || !m->owner || !grads[0].defined()) return {};
+  if (!m || !m->owner.load(std::memory_order_relaxed) || !grads[0].defined()) return {};
   accumulate(*m, grads[0]);
-  if (!m->post_accumulate_hooks.empty()) {
-    Tensor v = variable();
-    auto hooks = m->post_accumulate_hooks;
-    for (auto& [id, h] : hooks) h(v);
+  std::vector<NamedHook<PostAccumulateGradHook>> hooks;
+  {
+    std::lock_guard lock(m->mutex);
+    hooks = m->post_accumulate_hooks;
   }
+  if (hooks.empty()) return {};
+  if (Tensor v = variable(); v.defined())
+    for (auto& h : hooks) h.fn(v);
   return {};
 }
 

@@ -37,9 +37,11 @@ void drain() {
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   auto& meta = t.impl()->autograd_meta_ptr();
+  std::lock_guard lock(meta->mutex);  // two threads recording with one leaf make one accumulator
   if (auto acc = meta->grad_accumulator.lock()) return acc;
   auto acc = std::make_shared<AccumulateGrad>(meta);
   meta->grad_accumulator = acc;
+  meta->shared = true;
   return acc;
 }
 
@@ -351,30 +353,64 @@ int next_hook_id() {
   return ++id;
 }
 
-HookRemover register_hook(const Tensor& t, GradHook hook) {
+HookRemover register_hook(const Tensor& t, GradHook hook, std::string name) {
   EMBER_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
   const int id = next_hook_id();
   if (auto& fn = grad_fn(t)) {
-    fn->pre_hooks.emplace_back(id, t.impl()->autograd_meta()->output_nr, std::move(hook));
+    {
+      std::lock_guard lock(fn->hooks_mutex);
+      fn->pre_hooks.push_back({t.impl()->autograd_meta()->output_nr, {id, std::move(name), std::move(hook)}});
+      fn->has_hooks = true;
+    }
     return [w = std::weak_ptr<Node>(fn), id] {
-      if (auto n = w.lock()) std::erase_if(n->pre_hooks, [&](auto& h) { return std::get<0>(h) == id; });
+      auto n = w.lock();
+      if (!n) return;
+      std::lock_guard lock(n->hooks_mutex);
+      std::erase_if(n->pre_hooks, [&](auto& h) { return h.hook.id == id; });
     };
   }
   auto& meta = t.impl()->autograd_meta_ptr();
-  meta->hooks.emplace_back(id, std::move(hook));
+  {
+    std::lock_guard lock(meta->mutex);
+    meta->hooks.push_back({id, std::move(name), std::move(hook)});
+  }
   return [w = std::weak_ptr<AutogradMeta>(meta), id] {
-    if (auto m = w.lock()) std::erase_if(m->hooks, [&](auto& h) { return h.first == id; });
+    auto m = w.lock();
+    if (!m) return;
+    std::lock_guard lock(m->mutex);
+    std::erase_if(m->hooks, [&](auto& h) { return h.id == id; });
   };
 }
 
-HookRemover register_post_accumulate_grad_hook(const Tensor& t, PostAccumulateGradHook hook) {
+HookRemover register_post_accumulate_grad_hook(const Tensor& t, PostAccumulateGradHook hook, std::string name) {
   EMBER_CHECK(t.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
   EMBER_CHECK(!grad_fn(t), "post accumulate grad hooks cannot be registered on non-leaf tensors");
   const int id = next_hook_id();
   auto& meta = t.impl()->autograd_meta_ptr();
-  meta->post_accumulate_hooks.emplace_back(id, std::move(hook));
+  {
+    std::lock_guard lock(meta->mutex);
+    meta->post_accumulate_hooks.push_back({id, std::move(name), std::move(hook)});
+  }
   return [w = std::weak_ptr<AutogradMeta>(meta), id] {
-    if (auto m = w.lock()) std::erase_if(m->post_accumulate_hooks, [&](auto& h) { return h.first == id; });
+    auto m = w.lock();
+    if (!m) return;
+    std::lock_guard lock(m->mutex);
+    std::erase_if(m->post_accumulate_hooks, [&](auto& h) { return h.id == id; });
+  };
+}
+
+HookRemover register_node_hook(Node& n, NodePostHook fn, std::string name) {
+  const int id = next_hook_id();
+  {
+    std::lock_guard lock(n.hooks_mutex);
+    n.post_hooks.push_back({id, std::move(name), std::move(fn)});
+    n.has_hooks = true;
+  }
+  return [w = std::weak_ptr<Node>(n.shared_from_this()), id] {
+    auto p = w.lock();
+    if (!p) return;
+    std::lock_guard lock(p->hooks_mutex);
+    std::erase_if(p->post_hooks, [&](auto& h) { return h.id == id; });
   };
 }
 
@@ -383,9 +419,47 @@ void retain_grad(const Tensor& t) {
   auto& fn = grad_fn(t);
   if (!fn) return;  // a leaf keeps its grad anyway
   auto& meta = t.impl()->autograd_meta_ptr();
-  if (meta->retains_grad) return;
-  meta->retains_grad = true;
+  {
+    std::lock_guard lock(meta->mutex);
+    if (meta->retains_grad) return;
+    meta->retains_grad = true;
+    meta->shared = true;
+  }
+  std::lock_guard lock(fn->hooks_mutex);
   fn->retained.emplace_back(meta->output_nr, meta);
+  fn->has_hooks = true;
+}
+
+// ---- what hooks return (Note [Hook results])
+
+namespace {
+// "ember.FloatTensor", "ember.cuda.FloatTensor": PyTorch's type names in hook errors.
+std::string type_name(const Tensor& t) {
+  return std::string("ember.") + (t.is_cuda() ? "cuda." : "") + type_label(t.dtype()) + "Tensor";
+}
+}  // namespace
+
+void check_hook_result(const std::string& hook, const Tensor& before, const Tensor& after) {
+  if (!after.defined()) return;
+  EMBER_CHECK(before.defined(), "can't replace a None gradient with a non-None value");
+  EMBER_CHECK(after.dtype() == before.dtype() && after.is_cuda() == before.is_cuda(), "hook '", hook,
+              "' has changed the type of value (was ", type_name(before), " got ", type_name(after), ")");
+  EMBER_CHECK(after.device() == before.device(), "hook '", hook, "' has changed the device of value (was ",
+              before.device(), " got ", after.device(), ")");
+  EMBER_CHECK(std::ranges::equal(after.sizes(), before.sizes()), "hook '", hook, "' has changed the size of value");
+}
+
+void check_hook_results(const std::string& hook, const TensorList& before, const TensorList& after) {
+  EMBER_CHECK(after.size() == before.size(), "hook '", hook, "' has returned an incorrect number of values (got ",
+              after.size(), ", but expected ", before.size(), ")");
+  for (size_t i = 0; i < after.size(); ++i) check_hook_result(hook, before[i], after[i]);
+}
+
+void apply_grad_hook(const NamedHook<GradHook>& hook, Tensor& g) {
+  Tensor r = hook.fn(g);
+  if (!r.defined()) return;
+  check_hook_result(hook.name, g, r);
+  g = std::move(r);
 }
 
 // ---- anomaly mode

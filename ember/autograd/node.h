@@ -35,9 +35,28 @@
 // the .grad (create_graph) never form a cycle: a saved tensor is kept as a fresh alias of its data plus the node
 // it came from (strongly for inputs; an output's node is the node itself), and a leaf's AccumulateGrad refers to
 // the leaf's metadata weakly. A tensor's data is therefore kept alive by the graph only when a formula needs it.
+//
+// Note [Autograd and threads]
+// The engine runs without Python's GIL, so while it runs other threads may set or delete .grad, register or remove
+// hooks, call retain_grad, zero_grad, step an optimizer, assign .data, or run backward on other graphs that share
+// leaves. What the engine reads and writes of a tensor after it started lives in the tensor's AutogradMeta (grad,
+// hooks, post-accumulate hooks, retains_grad, the accumulator) and is guarded by AutogradMeta::mutex, as PyTorch
+// guards it: accumulation into .grad holds it, Tensor::grad/set_grad and every hook list's readers and writers
+// take it, and hook lists are copied under it and run outside it (a hook may register or remove hooks, or start a
+// backward). A node's hook lists are guarded by Node::hooks_mutex the same way. The engine holds the metadata
+// (a locked weak_ptr) while it uses it, and AccumulateGrad::variable revives the leaf only while its destructor
+// has not started (the destructor clears AutogradMeta::owner under the mutex). The single-threaded cost is one
+// uncontended lock per accumulation and per .grad read; nodes without hooks cost an atomic load.
+// Not guarded, because only the thread that owns the tensor touches them while no engine reads them: requires_grad,
+// grad_fn and output_nr (set when an op records; the engine reads a graph's nodes, never a tensor's grad_fn, once
+// started) and the metadata's creation. In Python the GIL serializes those; C++ threads that share a tensor must
+// not change its requires_grad or record in-place ops on it concurrently. The values in .grad are not guarded
+// beyond their handle: a thread that reads p.grad while another accumulates into it sees some sum (as PyTorch).
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <tuple>
@@ -67,6 +86,11 @@ struct TensorMeta {
 
 // (gradients of the forward inputs, which the hook may replace; gradients of the forward outputs)
 using NodePostHook = std::function<void(TensorList&, const TensorList&)>;
+// A tensor hook on one output of a node, before the node runs.
+struct OutputHook {
+  uint32_t output_nr;
+  NamedHook<GradHook> hook;
+};
 
 struct Node : std::enable_shared_from_this<Node> {
   Node();
@@ -89,13 +113,21 @@ struct Node : std::enable_shared_from_this<Node> {
   uint32_t num_outputs = 1;  // of the forward op
   std::vector<Edge> next_edges;
   std::vector<TensorMeta> input_meta;  // parallel to next_edges
-  // Hooks on the gradient of one output, before apply: (handle id, output, hook), in registration order.
-  std::vector<std::tuple<int, uint32_t, GradHook>> pre_hooks;
+  // Hooks on the gradient of one output, before apply, in registration order.
+  std::vector<OutputHook> pre_hooks;
   // Non-leaf tensors that retain their grad: (output, the tensor's metadata).
   std::vector<std::pair<uint32_t, std::weak_ptr<AutogradMeta>>> retained;
-  std::vector<std::pair<int, NodePostHook>> post_hooks;
-  std::string trace;      // anomaly mode: where the forward op was called
-  bool released = false;  // saved tensors were freed
+  std::vector<NamedHook<NodePostHook>> post_hooks;
+  std::string trace;                   // anomaly mode: where the forward op was called
+  std::atomic<bool> released = false;  // saved tensors were freed
+
+  // Note [Autograd and threads]: hooks_mutex guards pre_hooks, retained and post_hooks; has_hooks (set under it,
+  // never cleared) lets the engine skip the lock for the many nodes that never had one. apply_mutex is held while
+  // the engine runs the node and releases its saved tensors, so that two backward calls through one retained
+  // graph take turns.
+  std::mutex hooks_mutex;
+  std::atomic<bool> has_hooks = false;
+  std::mutex apply_mutex;
 };
 
 // A tensor saved for a formula, checked against in-place modification when unpacked (Note [No reference cycles]).
@@ -197,10 +229,23 @@ using HookRemover = std::function<void()>;
 int next_hook_id();
 // Tensor.register_hook: on a leaf the hook sees the gradient before it is accumulated; otherwise the gradient
 // of this output of grad_fn.
-HookRemover register_hook(const Tensor& t, GradHook hook);
-HookRemover register_post_accumulate_grad_hook(const Tensor& t, PostAccumulateGradHook hook);
+// `name` names the hook in errors about what it returned (Note [Hook results]).
+HookRemover register_hook(const Tensor& t, GradHook hook, std::string name = "hook");
+HookRemover register_post_accumulate_grad_hook(const Tensor& t, PostAccumulateGradHook hook, std::string name = "hook");
 // Tensor.retain_grad: a non-leaf keeps its gradient in .grad (a no-op on leaves).
 void retain_grad(const Tensor& t);
+// Node.register_hook: fn(grad_inputs, grad_outputs) runs after the node; it may replace grad_inputs.
+HookRemover register_node_hook(Node& n, NodePostHook fn, std::string name = "hook");
+
+// Note [Hook results]
+// What a hook returns replaces a gradient only if it could have been that gradient: the same dtype and device
+// (PyTorch's "type") and the same shape, as PyTorch checks; a node hook returns one value per gradient, and cannot
+// put a gradient where none was. The engine checks every hook's result here, whoever registered it (Python or
+// C++): tensor hooks on leaves and non-leaves, node hooks. `hook` names the hook in the error.
+void check_hook_result(const std::string& hook, const Tensor& before, const Tensor& after);
+void check_hook_results(const std::string& hook, const TensorList& before, const TensorList& after);
+// Runs a tensor hook on g and, when it returns a tensor, checks it and replaces g with it.
+void apply_grad_hook(const NamedHook<GradHook>& hook, Tensor& g);
 
 // Anomaly mode: a provider of the current (Python) stack, set by the bindings; C++ callers get none.
 void set_stack_provider(std::string (*provider)());

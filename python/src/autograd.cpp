@@ -18,6 +18,7 @@
 namespace ember::py {
 
 using autograd::Node;
+using autograd::NodePostHook;
 using autograd::TensorList;
 
 namespace {
@@ -82,14 +83,45 @@ std::string python_stack() {
   }
 }
 
-// Calls a Python hook with a tensor; a returned tensor replaces the gradient.
+// The name errors give a hook (PyTorch's hook_name): its __name__, as "hook 'f' has changed the size of value".
+std::string hook_name(nb::handle fn) {
+  nb::object n = nb::getattr(fn, "__name__", nb::none());
+  return nb::isinstance<nb::str>(n) ? nb::cast<std::string>(n) : std::string("<unknown>");
+}
+
+// PyTorch's TypeError for a hook's result of the wrong Python type.
+[[noreturn]] void bad_hook_result(const char* expected, nb::handle r) {
+  fail<TypeError>("expected ", expected, ", but hook returned '", nb::type_name(r.type()).c_str(), "'");
+}
+
+// Calls a Python hook with a tensor; a returned tensor replaces the gradient (the engine checks it: Note [Hook
+// results] in ember/autograd/node.h).
 GradHook python_grad_hook(nb::handle fn) {
   return [f = py_ref(fn)](const Tensor& g) -> Tensor {
     nb::gil_scoped_acquire gil;
     nb::object r = f->get()(nb::cast(g));
     if (r.is_none()) return {};
-    if (!nb::isinstance<Tensor>(r)) throw nb::type_error("hook should return None or a Tensor");
+    if (!nb::isinstance<Tensor>(r)) bad_hook_result("Variable", r);
     return nb::cast<Tensor>(r);
+  };
+}
+
+// Calls a Python node hook fn(grad_inputs, grad_outputs); a returned tuple replaces grad_inputs.
+NodePostHook python_node_hook(nb::handle fn) {
+  return [f = py_ref(fn)](TensorList& gin, const TensorList& gout) {
+    nb::gil_scoped_acquire gil;
+    nb::list a, b;
+    for (auto& t : gin) a.append(tensor_or_none(t));
+    for (auto& t : gout) b.append(tensor_or_none(t));
+    nb::object r = f->get()(nb::tuple(a), nb::tuple(b));
+    if (r.is_none()) return;
+    if (!nb::isinstance<nb::tuple>(r)) bad_hook_result("tuple", r);
+    TensorList repl;
+    for (nb::handle h : r) {
+      if (!h.is_none() && !nb::isinstance<Tensor>(h)) bad_hook_result("Variable", h);
+      repl.push_back(h.is_none() ? Tensor() : nb::cast<Tensor>(h));
+    }
+    gin = std::move(repl);
   };
 }
 
@@ -164,6 +196,28 @@ nb::list record_function(nb::handle ctx, const std::string& name, nb::handle inp
 }
 
 nb::object node_object(const std::shared_ptr<Node>& n) { return n ? nb::cast(n) : nb::none(); }
+
+}  // namespace
+
+// Note [Custom functions and the garbage collector]
+// A Function whose forward keeps its output on ctx (`ctx.out = out`) makes a cycle through C++: ctx -> out ->
+// TensorImpl -> AutogradMeta -> PyNode -> ctx, which Python's collector cannot see, so the whole graph leaked. As
+// PyTorch does, a tensor's wrapper reports the ctx to the collector when that wrapper is the only way to it: the
+// wrapper is the tensor's only owner, the tensor's metadata the node's only owner, and the node the ctx reference's
+// only owner. Then the collector finds the cycle unreachable and clears ctx's __dict__, which frees the rest.
+// Anything else holding one of these (another output, a later node's edge, the engine) keeps the ctx alive, and
+// it is not reported. save_for_backward(out) needs none of this: a saved output holds no reference to its node.
+int traverse_autograd(const Tensor& t, visitproc visit, void* arg) {
+  if (!t.defined() || t.impl()->use_count() != 1) return 0;
+  AutogradMeta* m = t.impl()->autograd_meta();
+  if (!m || !m->grad_fn || m->grad_fn.use_count() != 1) return 0;
+  auto* n = dynamic_cast<PyNode*>(m->grad_fn.get());
+  if (!n || !n->ctx || n->ctx.use_count() != 1) return 0;
+  Py_VISIT(n->ctx->p);
+  return 0;
+}
+
+namespace {
 
 nb::handle detach_inplace(nb::handle self) {
   nb::cast<const Tensor&>(self).detach_();
@@ -279,29 +333,12 @@ void init_autograd(nb::module_& m) {
             return tensor_or_none(static_cast<const autograd::AccumulateGrad&>(n).variable());
           })
       .def_prop_ro("_sequence_nr", [](const Node& n) { return n.sequence_nr; })
-      .def("_saved_tensors_released", [](const Node& n) { return n.released; })
+      .def("_saved_tensors_released", [](const Node& n) { return n.released.load(); })
       .def(
           "register_hook",
           [](Node& n, nb::handle fn) {
-            const int id = autograd::next_hook_id();
-            n.post_hooks.emplace_back(id, [f = py_ref(fn)](TensorList& gin, const TensorList& gout) {
-              nb::gil_scoped_acquire gil;
-              nb::list a, b;
-              for (auto& t : gin) a.append(tensor_or_none(t));
-              for (auto& t : gout) b.append(tensor_or_none(t));
-              nb::object r = f->get()(nb::tuple(a), nb::tuple(b));
-              if (r.is_none()) return;
-              TensorList repl = tensor_list(r, true);
-              EMBER_CHECK(repl.size() == gin.size(), "hook returned ", repl.size(), " gradients, expected ",
-                          gin.size());
-              gin = std::move(repl);
-            });
-            std::weak_ptr<Node> w = n.shared_from_this();
-            return RemovableHandle{[w, id] {
-                                     if (auto p = w.lock())
-                                       std::erase_if(p->post_hooks, [&](auto& h) { return h.first == id; });
-                                   },
-                                   id};
+            auto remover = autograd::register_node_hook(n, python_node_hook(fn), hook_name(fn));
+            return RemovableHandle{std::move(remover), 0};
           },
           nb::arg("fn"),
           nb::sig("def register_hook(self, fn: Callable[[tuple, tuple], tuple | None]) -> RemovableHandle"),
@@ -393,7 +430,7 @@ void init_tensor_autograd(nb::class_<Tensor>& cls) {
       .def(
           "register_hook",
           [](const Tensor& t, nb::handle fn) {
-            auto remover = autograd::register_hook(t, python_grad_hook(fn));
+            auto remover = autograd::register_hook(t, python_grad_hook(fn), hook_name(fn));
             return RemovableHandle{std::move(remover), 0};
           },
           nb::arg("hook"),
@@ -402,10 +439,16 @@ void init_tensor_autograd(nb::class_<Tensor>& cls) {
       .def(
           "register_post_accumulate_grad_hook",
           [](const Tensor& t, nb::handle fn) {
-            auto remover = autograd::register_post_accumulate_grad_hook(t, [f = py_ref(fn)](const Tensor& v) {
+            auto hook = [f = py_ref(fn)](const Tensor& v) {
               nb::gil_scoped_acquire gil;
-              f->get()(nb::cast(v));
-            });
+              nb::object r = f->get()(nb::cast(v));
+              if (r.is_none()) return;
+              // As PyTorch: the tensor itself is accepted too (nothing to replace), anything else is refused.
+              if (!nb::isinstance<Tensor>(r)) bad_hook_result("Variable", r);
+              EMBER_CHECK(nb::cast<const Tensor&>(r).is_same(v),
+                          "Tensor post accumulate grad hooks should return None.");
+            };
+            auto remover = autograd::register_post_accumulate_grad_hook(t, std::move(hook), hook_name(fn));
             return RemovableHandle{std::move(remover), 0};
           },
           nb::arg("hook"),

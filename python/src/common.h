@@ -149,6 +149,9 @@ void init_cuda(nb::module_& m);       // cuda.cpp: ember.cuda, ember.backends
 // torch.nn.functional.
 void init_nn(nb::module_& m, nb::module_& nn);
 void init_tensor_autograd(nb::class_<Tensor>& cls);  // sorting, scans, and the remaining reductions (sort.cpp)
+// Lets Python's garbage collector see a custom function's ctx through a tensor that is the only owner of that
+// function's node (Note [Custom functions and the garbage collector], autograd.cpp).
+int traverse_autograd(const Tensor& t, visitproc visit, void* arg);
 
 // A tensor viewing the memory of a NumPy array or scalar of a dtype ember has (of a native, row-major copy
 // when ember can't view its layout), or nullopt for anything else (interop.cpp).

@@ -786,10 +786,28 @@ Example::
     >>> ember.set_printoptions(profile="default")
 )";
 
+// The garbage collector's view of a Tensor: its __dict__, its type, and what autograd lets it reach (a custom
+// function's ctx, Note [Custom functions and the garbage collector] in autograd.cpp). nanobind's own pair for
+// dynamic_attr classes does the first two; a class that names tp_traverse must name tp_clear too.
+int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
+  if (PyObject** dict = _PyObject_GetDictPtr(self)) Py_VISIT(*dict);
+  Py_VISIT(Py_TYPE(self));
+  return nb::inst_ready(self) ? traverse_autograd(*nb::inst_ptr<Tensor>(self), visit, arg) : 0;
+}
+
+int tensor_clear(PyObject* self) {
+  if (PyObject** dict = _PyObject_GetDictPtr(self)) Py_CLEAR(*dict);
+  return 0;
+}
+
+PyType_Slot tensor_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(&tensor_traverse)},
+                              {Py_tp_clear, reinterpret_cast<void*>(&tensor_clear)},
+                              {0, nullptr}};
+
 }  // namespace
 
 void init_tensor(nb::module_& m) {
-  auto cls = nb::class_<Tensor>(m, "Tensor", nb::dynamic_attr(), kTensorClassDoc);
+  auto cls = nb::class_<Tensor>(m, "Tensor", nb::dynamic_attr(), nb::type_slots(tensor_slots), kTensorClassDoc);
   init_tensor_autograd(cls);
   cls.def_prop_ro("shape", [](const Tensor& t) { return make_size(t.sizes()); })
       .def_prop_ro("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
@@ -814,8 +832,12 @@ void init_tensor(nb::module_& m) {
           [](const Tensor& t, const Tensor& src) {
             // As PyTorch, the new data may have another dtype or device (Module.to/double/cuda use it);
             // a .grad of the old kind no longer fits and is dropped.
-            if (t.grad().defined() && (t.grad().dtype() != src.dtype() || t.grad().device() != src.device()))
-              t.set_grad(Tensor());
+            Tensor old;  // released after the lock
+            if (AutogradMeta* m = t.impl()->autograd_meta()) {
+              std::lock_guard lock(m->mutex);  // Note [Autograd and threads] in ember/autograd/node.h
+              if (m->grad.defined() && (m->grad.dtype() != src.dtype() || m->grad.device() != src.device()))
+                old = std::move(m->grad);
+            }
             t.impl()->set_data(*src.impl());
           })
       .def(
@@ -1295,6 +1317,13 @@ void init_tensor(nb::module_& m) {
     return item(any(hit)).to_bool();
   });
   init_indexing(cls);
+  // `del t.grad` is `t.grad = None`, as in PyTorch; nanobind's properties have no deleter, so `grad` becomes a
+  // plain property of the same getter and setter.
+  nb::object grad = cls.attr("grad");
+  nb::object del_grad = nb::cpp_function([](const Tensor& t) { t.set_grad(Tensor()); });
+  nb::setattr(cls, "grad",
+              nb::module_::import_("builtins")
+                  .attr("property")(grad.attr("fget"), grad.attr("fset"), del_grad, grad.attr("__doc__")));
 }
 
 }  // namespace ember::py

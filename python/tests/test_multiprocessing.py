@@ -417,6 +417,27 @@ def test_segment_sent_by_an_exited_process_is_gone_once_received_and_dropped(str
     # (the strategy fixture checks that /dev/shm holds nothing of ours afterwards)
 
 
+def _strategy_send_and_exit(q, strategy):
+    mp.set_sharing_strategy(strategy)  # a spawned child starts with the default
+    q.put(ember.arange(5.0))
+
+
+def test_spawned_child_that_puts_a_tensor_and_returns_is_received(strategy):
+    # A spawned child runs no after-fork hooks; it still waits at exit until the parent took the tensor
+    # (docs/data.md). PyTorch 2.15 fails here (ConnectionResetError or EOFError in the parent).
+    ctx = mp.get_context("spawn")
+    for _ in range(2):
+        q = ctx.Queue()
+        p = ctx.Process(target=_strategy_send_and_exit, args=(q, strategy))
+        p.start()
+        t = q.get(timeout=60)
+        p.join(30)
+        assert p.exitcode == 0
+        assert t.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+        del t
+        gc.collect()
+
+
 def test_live_segment_count_returns_to_baseline():
     gc.collect()
     base = ember._C._shm_live_segments()

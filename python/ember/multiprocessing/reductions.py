@@ -77,7 +77,9 @@ def rebuild_tensor(cls, kind, handle, nbytes, dtype, sizes, strides, offset, req
 # exit, up to _EXIT_WAIT seconds, until its queues' feeder threads have flushed and what it sent was received.
 # This runs as a multiprocessing finalizer of priority 1: after the queues are closed (10), before the sharer's
 # listening socket is unlinked (0). The main process does not wait; DataLoader workers neither (their main
-# process drains what it wants before it stops them).
+# process drains what it wants before it stops them). A forked child installs it from the after-fork hooks; a
+# spawned child never runs those (SpawnProcess._after_fork does nothing), so there ember installs it when it is
+# imported: while the child unpickles its start-up data (the main module's imports) or later in the child.
 _EXIT_WAIT = 5.0
 wait_at_exit = True
 
@@ -190,3 +192,7 @@ def init_reductions():
     for cls in (Tensor, Parameter):
         ForkingPickler.register(cls, reduce_tensor)
     util.register_after_fork(_exit_wait, _ExitWait.install)
+    from multiprocessing import parent_process, process
+
+    if parent_process() is not None or getattr(process.current_process(), "_inheriting", False):
+        _ExitWait.install(None)  # a child that did not fork after ember was imported (spawn)
