@@ -97,6 +97,8 @@ def _kind(p):
     d = p.default
     if name == "out":
         return "out"
+    if a == "index key":
+        return "key"
     if name in BOOL_TENSOR_NAMES and ("tensor" in a or not a):
         return "mask"
     if name in INDEX_NAMES and ("tensor" in a or not a):
@@ -416,6 +418,32 @@ class Generator:
     def _memory_format(self, p, hostile):
         formats = ["ember.contiguous_format", "ember.preserve_format", "ember.channels_last", "ember.channels_last_3d"]
         return Src(self.rng.choice(formats if not hostile else formats + ["1", "ember.strided"]))
+
+    def _key(self, p, hostile):
+        """An indexing key: a tuple of ints, slices, None, ..., lists and index or mask tensors (or just one)."""
+        rng = self.rng
+        nd = len(self.shape)
+        items = []
+        for _ in range(rng.randint(1, nd + 2 if hostile else max(1, nd))):
+            r = rng.random()
+            if r < 0.3:
+                items.append(lit(rng.choice(V.HUGE_INTS + V.SMALL_INTS) if hostile else rng.randint(-1, 1)))
+            elif r < 0.55:
+                pool = [None, 0, 1, -1, 2, 3] + (V.HUGE_INTS + [-(2**63)] if hostile else [])
+                a, b = rng.choice(pool), rng.choice(pool)
+                step = rng.choice([None, 1, 2, -1, 0, 2**63 - 1, 3] if hostile else [None, 1, 2])
+                items.append(Src("slice(%r, %r, %r)" % (a, b, step)))
+            elif r < 0.65:
+                items.append(Src(rng.choice(["None", "..."])))
+            elif r < 0.75:
+                items.append(Seq([lit(rng.choice([0, 1, -1, 2] + (V.HUGE_INTS if hostile else []))) for _ in range(3)]))
+            elif r < 0.9:
+                items.append(self._indices(hostile))
+            else:
+                items.append(self._mask(p, hostile))
+        if len(items) == 1 and rng.random() < 0.5:
+            return items[0]
+        return Seq(items, "tuple")
 
     def _any(self, p, hostile):
         rng = self.rng

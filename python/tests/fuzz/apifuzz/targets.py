@@ -118,6 +118,13 @@ def _overloads(obj):
     return out
 
 
+def _indexing():
+    """Tensor's indexing (t[key], t[key] = value), which the surface walk leaves out with the other dunders."""
+    key = inspect.Parameter("key", inspect.Parameter.POSITIONAL_ONLY, annotation="index key")
+    value = inspect.Parameter("value", inspect.Parameter.POSITIONAL_ONLY, annotation="Tensor | Number")
+    return [Target("Tensor", "__getitem__", [[Param(key)]]), Target("Tensor", "__setitem__", [[Param(key), Param(value)]])]
+
+
 def targets():
     """Every fuzzed target, in a fixed order (so a seed gives the same calls)."""
     out = []
@@ -126,7 +133,7 @@ def targets():
             if qualified(label, name) in DENYLIST:
                 continue
             out.append(Target(label, name, _overloads(obj)))
-    return out
+    return out + _indexing()
 
 
 def denied():
