@@ -122,7 +122,10 @@ def _indexing():
     """Tensor's indexing (t[key], t[key] = value), which the surface walk leaves out with the other dunders."""
     key = inspect.Parameter("key", inspect.Parameter.POSITIONAL_ONLY, annotation="index key")
     value = inspect.Parameter("value", inspect.Parameter.POSITIONAL_ONLY, annotation="Tensor | Number")
-    return [Target("Tensor", "__getitem__", [[Param(key)]]), Target("Tensor", "__setitem__", [[Param(key), Param(value)]])]
+    return [
+        Target("Tensor", "__getitem__", [[Param(key)]]),
+        Target("Tensor", "__setitem__", [[Param(key), Param(value)]]),
+    ]
 
 
 def targets():
