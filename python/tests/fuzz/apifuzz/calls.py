@@ -152,6 +152,13 @@ class Call:
         self.kwargs = dict(kwargs)
         self.use = use
 
+    def huge(self):
+        """Whether a tensor argument has 2**31 elements or more: a call that may take long without hanging."""
+        specs = [self.self_spec] + self.args + list(self.kwargs.values())
+        tensors = [t for t in specs if isinstance(t, Tensor)]
+        tensors += [t for s in specs if isinstance(s, Seq) for t in s.tensors()]
+        return any(t.numel() >= 2**31 for t in tensors)
+
     def source(self):
         """(setup, call) source: the setup builds the arguments; the call makes the call (and uses its result)."""
         ctx = V.Context()

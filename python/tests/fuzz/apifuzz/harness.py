@@ -61,6 +61,7 @@ class Run:
         self.timeouts = {}  # qualname -> Finding
         self.quarantined = set()  # targets that crashed thrice: left alone for the rest of the run
         self.crash_count = collections.Counter()
+        self.slow_huge = collections.Counter()  # timeouts of calls on over 2**31 elements: slow, not hangs
 
     def log(self, *a):
         print(*a, flush=True)
@@ -146,6 +147,8 @@ class Run:
             else:
                 self.log("  crash: %s (%s) at call %d" % (q, out.how, tag))
                 self.crashes[key] = Finding("crash", q, out.how, seed, call, out, list(worker.history))
+        elif out.kind == "timeout" and call.huge():
+            self.slow_huge[q] += 1
         elif out.kind == "timeout":
             self.quarantined.add(q)
             if q in self.timeouts:
@@ -175,7 +178,7 @@ class Run:
                 f.standalone = minimize.standalone(f.reproducer, a.rlimit_gb, self.workdir, a.timeout * 3)
             for f in self.timeouts.values():
                 f.reproducer = f.call.reproducer(f.seed)
-                again = m.worker.run(f.seed, f.call, a.timeout)
+                again = m.worker.run(f.seed, f.call, 2 * a.timeout)
                 f.note = "hangs" if again.kind == "timeout" else "finished when run alone (%s)" % again.kind
         finally:
             m.worker.kill()
@@ -193,6 +196,11 @@ class Run:
             "crashes: %d distinct; timeouts: %d (%d hang when run alone)"
             % (len(self.crashes), len(self.timeouts), len(hangs))
         )
+        if self.slow_huge:
+            self.log(
+                "slow (timed out on a tensor of over 2**31 elements; not findings): "
+                + ", ".join("%s %d" % kv for kv in sorted(self.slow_huge.items()))
+            )
         for f in list(self.crashes.values()) + list(self.timeouts.values()):
             self.log("")
             self.log("-- %s: %s (%s, %d call%s)" % (f.kind, f.target, f.how, f.count, "s" * (f.count > 1)))

@@ -103,6 +103,13 @@ class Seq(Spec):
         self.items = list(items)
         self.kind = kind
 
+    def tensors(self):
+        for i in self.items:
+            if isinstance(i, Tensor):
+                yield i
+            elif isinstance(i, Seq):
+                yield from i.tensors()
+
     def render(self, ctx):
         inner = ", ".join(i.render(ctx) for i in self.items)
         if self.kind == "tuple":
@@ -135,6 +142,9 @@ class Tensor(Spec):
         self.view = view
         self.grad = grad and dtype in FLOATS
         self.hi = hi
+
+    def numel(self):
+        return math.prod(self.shape)
 
     def _base_shape(self):
         s = list(self.shape)
