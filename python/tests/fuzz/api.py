@@ -23,7 +23,12 @@ def parse(argv):
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     p.add_argument("--timeout", type=float, default=10.0, help="seconds after which a call counts as hanging")
     p.add_argument("--rlimit-gb", type=float, default=4.0, help="workers' address-space cap (0: none, for ASan)")
-    p.add_argument("--minimize-seconds", type=float, default=120.0, help="time for minimizing all crashes")
+    p.add_argument(
+        "--minimize-seconds",
+        type=float,
+        default=120.0,
+        help="time after the run for minimizing crashes and re-running hangs",
+    )
     p.add_argument("--target", action="append", help="fuzz only this callable (e.g. nn.functional.pad, Tensor.view)")
     p.add_argument("--report", help="also write the results as JSON here")
     p.add_argument("--verbose", action="store_true", help="print the fuzzer's own setup errors")

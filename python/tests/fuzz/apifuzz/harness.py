@@ -163,7 +163,13 @@ class Run:
         deadline = time.monotonic() + a.minimize_seconds
         try:
             for f in self.crashes.values():
+                # At least a few seconds each (the first trial tells whether it crashes alone); past the budget the
+                # call is reported as it was.
                 left = max(5.0, min(a.minimize_seconds / 4, deadline - time.monotonic()))
+                if deadline - time.monotonic() < 0:
+                    f.reproducer = f.call.reproducer(f.seed)
+                    f.note = "not minimized (out of --minimize-seconds)"
+                    continue
                 call, alone = m.call(f.how, f.seed, f.call, left)
                 if alone:
                     f.reproducer = call.reproducer(f.seed)
@@ -178,6 +184,9 @@ class Run:
                 f.standalone = minimize.standalone(f.reproducer, a.rlimit_gb, self.workdir, a.timeout * 3)
             for f in self.timeouts.values():
                 f.reproducer = f.call.reproducer(f.seed)
+                if deadline - time.monotonic() < 0:
+                    f.note = "not re-run alone (out of --minimize-seconds)"
+                    continue
                 again = m.worker.run(f.seed, f.call, 2 * a.timeout)
                 f.note = "hangs" if again.kind == "timeout" else "finished when run alone (%s)" % again.kind
         finally:

@@ -1,0 +1,56 @@
+"""Crashes the API fuzzer found (docs/fuzzing.md), each fixed at its root: the minimized reproducer, now an exception
+(or a right answer), and the valid inputs beside it still right."""
+
+import pytest
+
+import ember
+
+
+# Note [Checking pivots] (ember/ops/lu.cpp): getrs/sytrs swap rows by the pivots unchecked. Found as
+# `ember.linalg.ldl_solve(randn(4, 4), randint(-1, 2**31, (4,)), randn(4, 4))`: SIGSEGV.
+@pytest.mark.parametrize("bad", [[1, 2, 9], [0, 2, 3], [-5, 2, 3], [2**31 - 1, 1, 1]])
+def test_lu_solve_rejects_pivots_out_of_range(bad):
+    A = ember.randn(3, 3, dtype=ember.float64)
+    LU, _ = ember.linalg.lu_factor(A)
+    first = next(v for v in bad if not 1 <= v <= 3)
+    with pytest.raises(RuntimeError, match="lu_solve: pivots must be between 1 and 3 .* but found %d$" % first):
+        ember.linalg.lu_solve(LU, ember.tensor(bad, dtype=ember.int32), ember.randn(3, 2, dtype=ember.float64))
+    with pytest.raises(RuntimeError, match="pivots must be between 1 and 3"):
+        ember.lu_solve(ember.randn(3, 2, dtype=ember.float64), LU, ember.tensor(bad, dtype=ember.int32))
+
+
+def test_lu_solve_batched_pivots_checked_in_every_matrix():
+    A = ember.randn(2, 3, 3, dtype=ember.float64)
+    LU, piv = ember.linalg.lu_factor(A)
+    B = ember.randn(2, 3, 1, dtype=ember.float64)
+    assert ember.allclose(ember.linalg.lu_solve(LU, piv, B), ember.linalg.solve(A, B))
+    piv = piv.clone()
+    piv[1, 2] = 4
+    with pytest.raises(RuntimeError, match="but found 4"):
+        ember.linalg.lu_solve(LU, piv, B)
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ([1, 2, 2**31], "between -3 and 3 and nonzero, .* but found 2147483648"),
+        ([0, 1, 2], "but found 0"),
+        ([-4, -4, 1], "but found -4"),
+        ([-1, -1, -1], "pivot 2 is -1 and the next is missing"),
+        ([-1, 2, 3], "pivot 0 is -1 and the next is 2"),
+    ],
+)
+def test_ldl_solve_rejects_malformed_pivots(bad, message):
+    S = ember.randn(3, 3, dtype=ember.float64)
+    LD, _ = ember.linalg.ldl_factor(S + S.mT)
+    with pytest.raises(RuntimeError, match="ldl_solve: .*" + message):
+        ember.linalg.ldl_solve(LD, ember.tensor(bad, dtype=ember.int64), ember.randn(3, 2, dtype=ember.float64))
+
+
+def test_ldl_solve_with_2x2_blocks_still_solves():
+    S = ember.tensor([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]], dtype=ember.float64)
+    LD, piv = ember.linalg.ldl_factor(S)
+    assert piv.tolist() == [-3, -3, 3]  # a 2x2 block first: sytrf's negative pair
+    B = ember.tensor([[1.0], [2.0], [3.0]], dtype=ember.float64)
+    assert ember.allclose(ember.linalg.ldl_solve(LD, piv, B), ember.linalg.solve(S, B))
+    assert ember.allclose(ember.linalg.ldl_solve(LD, piv.to(ember.int64), B), ember.linalg.solve(S, B))
