@@ -54,3 +54,36 @@ def test_ldl_solve_with_2x2_blocks_still_solves():
     B = ember.tensor([[1.0], [2.0], [3.0]], dtype=ember.float64)
     assert ember.allclose(ember.linalg.ldl_solve(LD, piv, B), ember.linalg.solve(S, B))
     assert ember.allclose(ember.linalg.ldl_solve(LD, piv.to(ember.int64), B), ember.linalg.solve(S, B))
+
+
+# tri_indices (ember/ops/diagonal.cpp) counted in closed form first, then visits only the rows that hold an element.
+# Found as `ember.triu_indices(1, 2**31)` running past the fuzzer's timeout (a push_back per index until bad_alloc);
+# tril_indices(2**62, 0) looped 2**62 times over empty rows.
+def _tri_reference(r, c, o, lower):
+    pairs = [(i, j) for i in range(r) for j in range(c) if (j <= i + o if lower else j >= i + o)]
+    return [[i for i, _ in pairs], [j for _, j in pairs]]
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_tri_indices_match_the_definition(lower):
+    f = ember.tril_indices if lower else ember.triu_indices
+    for r in range(5):
+        for c in range(5):
+            for o in range(-6, 7):
+                assert f(r, c, o).tolist() == _tri_reference(r, c, o, lower), (r, c, o)
+    assert f(3, 4, 1, dtype=ember.int32).dtype == ember.int32
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_tri_indices_of_huge_triangles(lower):
+    f = ember.tril_indices if lower else ember.triu_indices
+    assert f(2**62, 0).shape == (2, 0)
+    assert f(0, 2**62).shape == (2, 0)
+    assert f(2**62, 0, -(2**63)).shape == (2, 0)
+    assert f(5, 5, 2**63 - 1).shape == (2, 25 if lower else 0)
+    assert f(5, 5, -(2**63)).shape == (2, 0 if lower else 25)
+    with pytest.raises(RuntimeError, match="too many indices for a tensor"):
+        f(2**62, 2**62)
+    with pytest.raises(RuntimeError, match="out of memory"):
+        f(2**40, 2**10, 2**10 if lower else -(2**40))  # every row full: 2**50 indices, 16 PiB
+    assert ember.tril_indices(2**62, 1, -(2**62) + 2).tolist() == [[2**62 - 2, 2**62 - 1], [0, 0]]
