@@ -31,6 +31,7 @@ def parse(argv):
     )
     p.add_argument("--target", action="append", help="fuzz only this callable (e.g. nn.functional.pad, Tensor.view)")
     p.add_argument("--report", help="also write the results as JSON here")
+    p.add_argument("--print-calls", action="store_true", help="print each call's source before making it")
     p.add_argument("--verbose", action="store_true", help="print the fuzzer's own setup errors")
     args = p.parse_args(argv)
     if not args.seconds and not args.calls:

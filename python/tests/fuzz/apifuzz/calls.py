@@ -174,11 +174,9 @@ class Call:
 
     def reproducer(self, seed):
         setup, call = self.source()
-        lines = ["import ember", "", "ember.manual_seed(%d)" % seed]
+        lines = ["import ember", ""] + ([USE_SOURCE] if self.use else []) + ["ember.manual_seed(%d)" % seed]
         if setup:
             lines.append(setup)
-        if self.use:
-            lines[1:1] = [USE_SOURCE]
         lines.append(call)
         return "\n".join(lines) + "\n"
 

@@ -18,6 +18,13 @@ from .calls import Generator
 from .pool import Worker
 from .targets import denied, targets
 
+# Exceptions that bad input should not raise: they come from a Python-level slip (ember/*.py) or from the binding
+# layer, not from a check. Reported (not failures), each with the call that replays it.
+ODD_EXCEPTIONS = {
+    "AssertionError", "ZeroDivisionError", "SystemError", "KeyError", "UnboundLocalError", "NameError",
+    "RecursionError", "UnicodeDecodeError", "UnicodeEncodeError", "SystemExit", "KeyboardInterrupt",
+}  # fmt: skip
+
 
 class Finding:
     def __init__(self, kind, target, how, seed, call, outcome, history):
@@ -61,6 +68,7 @@ class Run:
         self.timeouts = {}  # qualname -> Finding
         self.quarantined = set()  # targets that crashed thrice: left alone for the rest of the run
         self.crash_count = collections.Counter()
+        self.odd = {}  # (qualname, exception type) -> (call index, message): see ODD_EXCEPTIONS
         self.slow_huge = collections.Counter()  # timeouts of calls on over 2**31 elements: slow, not hangs
 
     def log(self, *a):
@@ -106,6 +114,8 @@ class Run:
                         i += 1
                         if call.target.qualname in self.quarantined:
                             continue
+                        if a.print_calls:
+                            self.log("-- call %d\n%s" % (i - 1, call.reproducer(cseed)))
                         w.send(i - 1, cseed, call)
                 busy = [w for w in workers if w.pending is not None]
                 if not busy:
@@ -135,6 +145,8 @@ class Run:
         q = call.target.qualname
         if out.kind == "raised":
             (self.exceptions if out.stage == "call" else self.setup_errors)[out.exc] += 1
+            if out.stage == "call" and out.exc in ODD_EXCEPTIONS:
+                self.odd.setdefault((q, out.exc), (tag, out.msg))
             if out.stage != "call" and self.args.verbose:
                 self.log("setup error: %s: %s\n%s" % (out.exc, out.msg, call.source()[0]))
         elif out.kind == "crash":
@@ -210,6 +222,12 @@ class Run:
                 "slow (timed out on a tensor of over 2**31 elements; not findings): "
                 + ", ".join("%s %d" % kv for kv in sorted(self.slow_huge.items()))
             )
+        if self.odd:
+            self.log(
+                "exceptions bad input should not raise (see one: --seed %d --start I --calls 1 --print-calls):" % a.seed
+            )
+            for (q, exc), (tag, msg) in sorted(self.odd.items()):
+                self.log("  %s: %s at call %d: %s" % (q, exc, tag, msg.splitlines()[0][:100] if msg else ""))
         for f in list(self.crashes.values()) + list(self.timeouts.values()):
             self.log("")
             self.log("-- %s: %s (%s, %d call%s)" % (f.kind, f.target, f.how, f.count, "s" * (f.count > 1)))
