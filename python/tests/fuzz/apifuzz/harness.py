@@ -174,6 +174,14 @@ class Run:
         m = minimize.Minimizer(Worker(self.workdir, a.rlimit_gb, 99), a.timeout)
         deadline = time.monotonic() + a.minimize_seconds
         try:
+            # Timeouts first: a spurious one (a busy machine) finishes at once, a real hang costs twice the timeout.
+            for f in self.timeouts.values():
+                f.reproducer = f.call.reproducer(f.seed)
+                if deadline - time.monotonic() < 0:
+                    f.note = "not re-run alone (out of --minimize-seconds)"
+                    continue
+                again = m.worker.run(f.seed, f.call, 2 * a.timeout)
+                f.note = "hangs" if again.kind == "timeout" else "finished when run alone (%s)" % again.kind
             for f in self.crashes.values():
                 # At least a few seconds each (the first trial tells whether it crashes alone); past the budget the
                 # call is reported as it was.
@@ -194,13 +202,6 @@ class Run:
                     f.note = "crashes only after %d earlier calls (reproducer replays them)" % (len(hist) - 1)
                     f.reproducer = minimize.history_source(hist)
                 f.standalone = minimize.standalone(f.reproducer, a.rlimit_gb, self.workdir, a.timeout * 3)
-            for f in self.timeouts.values():
-                f.reproducer = f.call.reproducer(f.seed)
-                if deadline - time.monotonic() < 0:
-                    f.note = "not re-run alone (out of --minimize-seconds)"
-                    continue
-                again = m.worker.run(f.seed, f.call, 2 * a.timeout)
-                f.note = "hangs" if again.kind == "timeout" else "finished when run alone (%s)" % again.kind
         finally:
             m.worker.kill()
 
