@@ -62,8 +62,12 @@ def test_outcomes(worker):
     crash = worker.run(1, Call(_target("__import__('os').abort"), None, [], {}, use=False), 10)
     assert crash.kind == "crash" and crash.how == "SIGABRT"
     assert "Fatal Python error: Aborted" in crash.stderr
-    hang = worker.run(1, Call(_target("__import__('time').sleep"), None, [Src("60")], {}, use=False), 1)
-    assert hang.kind == "timeout" and not worker.alive()
+    # A loop is killed once it has used the timeout's CPU time; a call blocked without using any, after six times
+    # the timeout of wall-clock time.
+    spin = worker.run(1, Call(_target("(lambda: next(i for i in iter(int, 1) if i))"), None, [], {}, use=False), 1)
+    assert spin.kind == "timeout" and not worker.alive()
+    hang = worker.run(1, Call(_target("__import__('time').sleep"), None, [Src("60")], {}, use=False), 0.5)
+    assert hang.kind == "timeout" and 3 <= hang.seconds < 30 and not worker.alive()
     assert worker.run(1, Call(_target("ember.tensor"), None, [Src("[1.5]")], {}), 10).kind == "ok"
 
 

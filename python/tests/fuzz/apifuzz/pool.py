@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+WALL_FACTOR = 6  # a call that uses little CPU still times out after this many timeouts of wall-clock time
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
 
 
@@ -74,12 +75,22 @@ class Worker:
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
+    def cpu_seconds(self):
+        """The worker's CPU time so far (all its threads), 0 when it cannot be read."""
+        try:
+            with open("/proc/%d/stat" % self.proc.pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
     def send(self, tag, seed, call):
         """Starts a call; poll() or wait() gives its outcome."""
         if not self.alive():
             self.start()
         setup, source = call.source()
         self.pending = (tag, seed, call, time.monotonic())
+        self.cpu_start = self.cpu_seconds()
         self.history.append((seed, call))
         del self.history[:-300]
         try:
@@ -112,6 +123,10 @@ class Worker:
         if line is None:
             if elapsed < timeout:
                 return None
+            # On a busy machine a call may wait for a CPU that long: it hangs when it has used the time itself (a
+            # loop), or when the wall clock is far past (a call blocked without using any).
+            if self.cpu_seconds() - self.cpu_start < timeout and elapsed < WALL_FACTOR * timeout:
+                return None
             self.kill()
             return Outcome("timeout", seconds=elapsed)
         self.pending = None
@@ -128,10 +143,11 @@ class Worker:
     def run(self, seed, call, timeout):
         """Runs one call to its end."""
         self.send(None, seed, call)
-        out = None
-        while out is None:
+        while True:
             out = self.finish(timeout)
-        return out
+            if out is not None:
+                return out
+            select.select([self.res], [], [], 0.5)  # past the timeout finish() only polls
 
     def stderr_tail(self, limit=6000):
         try:
