@@ -112,8 +112,13 @@ class Run:
                     if w.pending is None and more:
                         call, cseed = make_call(self.targets, a.seed, i, self.only)
                         i += 1
+                        while call.target.qualname in self.quarantined and len(self.quarantined) < len(
+                            self.only or self.targets
+                        ):
+                            call, cseed = make_call(self.targets, a.seed, i, self.only)
+                            i += 1
                         if call.target.qualname in self.quarantined:
-                            continue
+                            break  # every target is: nothing left to call
                         if a.print_calls:
                             self.log("-- call %d\n%s" % (i - 1, call.reproducer(cseed)))
                         w.send(i - 1, cseed, call)
