@@ -26,6 +26,18 @@ ODD_EXCEPTIONS = {
 }  # fmt: skip
 
 
+def excerpt(stderr):
+    """What matters of a dead worker's stderr: a sanitizer's report (its error line, the top of its stack, its summary;
+    not the shadow-byte map), else the end (faulthandler's Python traceback)."""
+    lines = stderr.strip().splitlines()
+    for i, ln in enumerate(lines):
+        if "runtime error:" in ln or "ERROR: AddressSanitizer" in ln or "ERROR: LeakSanitizer" in ln:
+            frames = [x for x in lines[i + 1 :] if x.lstrip().startswith("#")][:12]
+            summary = [x for x in lines[i + 1 :] if x.startswith("SUMMARY:")][:1]
+            return [ln] + frames + summary
+    return lines[-25:]
+
+
 class Finding:
     def __init__(self, kind, target, how, seed, call, outcome, history):
         self.kind = kind  # "crash" or "timeout"
@@ -250,8 +262,8 @@ class Run:
                 self.log("   | " + ln)
             tail = (f.standalone.stderr if f.standalone is not None and f.standalone.stderr else f.outcome.stderr) or ""
             if tail.strip():
-                self.log("   stderr (end):")
-                for ln in tail.strip().splitlines()[-40:]:
+                self.log("   stderr:")
+                for ln in excerpt(tail):
                     self.log("   > " + ln)
         if a.report:
             with open(a.report, "w") as fh:
