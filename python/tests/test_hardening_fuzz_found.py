@@ -87,3 +87,27 @@ def test_tri_indices_of_huge_triangles(lower):
     with pytest.raises(RuntimeError, match="out of memory"):
         f(2**40, 2**10, 2**10 if lower else -(2**40))  # every row full: 2**50 indices, 16 PiB
     assert ember.tril_indices(2**62, 1, -(2**62) + 2).tolist() == [[2**62 - 2, 2**62 - 1], [0, 0]]
+
+
+# Integer + - * wrap around in the unsigned type (ember/backend/math/binary.h, wrap_add): signed overflow was undefined
+# behaviour. Found by scripts/sanitize's API fuzz (UBSan) as `t.add_(u, alpha=-2**63)` on int64 and
+# `ember.sub(a, b, alpha=2**31 - 1)` on int32. The expected values are PyTorch 2.15's.
+def test_integer_arithmetic_wraps_as_pytorchs():
+    i64, i32, i8 = ember.int64, ember.int32, ember.int8
+    assert ember.tensor([2**63 - 1]).add(ember.tensor([1])).tolist() == [-(2**63)]
+    assert ember.tensor([5]).sub(ember.tensor([3]), alpha=-(2**63)).tolist() == [-(2**63) + 5]
+    a, b = ember.tensor([7], dtype=i32), ember.tensor([-3], dtype=i32)
+    assert ember.sub(a, b, alpha=2**31 - 1).tolist() == [-2147483644]
+    assert ember.tensor([2**62], dtype=i64).mul(ember.tensor([4])).tolist() == [0]
+    assert ember.tensor([3], dtype=i8).add(ember.tensor([100], dtype=i8), alpha=3).tolist() == [47]
+    t = ember.tensor([-(2**63), 2**63 - 1])
+    t.add_(ember.tensor([1, 1]), alpha=-(2**63))
+    assert t.tolist() == [0, -1]
+
+
+# polygamma's zeta(n + 1, x) computed n + 1 in int: polygamma(2**31 - 1, x) overflowed (UBSan). At x = 0.5 the value
+# (about n! 2**(n+1)) overflows to inf (PyTorch 2.15: nan); at 2.0 n! (inf) times zeta (0) is nan, as in PyTorch.
+def test_polygamma_of_the_largest_order():
+    r = ember.polygamma(2**31 - 1, ember.tensor([0.5, 2.0])).tolist()
+    assert r[0] == float("inf") and r[1] != r[1]
+    assert ember.polygamma(3, ember.tensor([2.0], dtype=ember.float64)).item() == pytest.approx(0.4939394022668291)
