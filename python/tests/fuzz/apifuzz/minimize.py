@@ -113,5 +113,5 @@ def standalone(source, rlimit_gb, workdir, timeout):
     if p.returncode == 0:
         return Outcome("ok")
     if p.returncode < 0:
-        return Outcome("crash", how=describe(p.returncode), stderr=p.stderr.decode(errors="replace")[-6000:])
+        return Outcome("crash", how=describe(p.returncode), stderr=p.stderr.decode(errors="replace")[-30000:])
     return Outcome("raised", exc="exit %d" % p.returncode, msg=p.stderr.decode(errors="replace")[-300:])

@@ -149,7 +149,7 @@ class Worker:
                 return out
             select.select([self.res], [], [], 0.5)  # past the timeout finish() only polls
 
-    def stderr_tail(self, limit=6000):
+    def stderr_tail(self, limit=30000):
         try:
             self.err.flush()
             with open(self.errpath, "rb") as f:
