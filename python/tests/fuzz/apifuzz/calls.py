@@ -409,7 +409,7 @@ class Generator:
 
     def _callable(self, p, hostile):
         if hostile:
-            return Src(self.rng.choice(["None", "1", "lambda *a: 1 / 0", "ember.add", "lambda *a: (a, a)"]))
+            return Src(self.rng.choice(["None", "1", "lambda *a: int('x')", "ember.add", "lambda *a: (a, a)"]))
         return Src(self.rng.choice(["ember.sin", "lambda x, *a: x * 2", "ember.sum"]))
 
     def _number(self, p, hostile):
