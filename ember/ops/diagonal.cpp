@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <vector>
 
 #include "ember/autograd/detail/shape_grad.h"
@@ -49,7 +50,19 @@ Tensor view_scatter(const Tensor& self, const Tensor& src, const char* op, const
   return r;
 }
 
-// The (row, col) pairs of a triangle of a row x col matrix, row-major, as a [2, count] tensor.
+// sum over i in [0, rows) of clamp(i + a, 0, col), in closed form: the widths of a triangle's rows.
+__int128 clamped_sum(__int128 a, __int128 rows, __int128 col) {
+  __int128 total = 0;
+  const __int128 lo = std::max<__int128>(a, 1), hi = std::min<__int128>(a + rows - 1, col - 1);
+  if (hi >= lo) total += (lo + hi) * (hi - lo + 1) / 2;
+  const __int128 full_lo = std::max<__int128>(a, col), full_hi = a + rows - 1;
+  if (full_hi >= full_lo) total += col * (full_hi - full_lo + 1);
+  return total;
+}
+
+// The (row, col) pairs of a triangle of a row x col matrix, row-major, as a [2, count] tensor. The count comes first,
+// in closed form and 128-bit arithmetic, so that a triangle too large fails before any work, and only the rows that
+// hold an element are visited (a loop over all rows of tril_indices(2**62, 0) would not end).
 Tensor tri_indices(int64_t row, int64_t col, int64_t offset, TensorOptions opts, bool lower) {
   const char* op = lower ? "tril_indices" : "triu_indices";
   EMBER_CHECK(row >= 0, op, ": row must be non-negative, got ", row);
@@ -57,16 +70,24 @@ Tensor tri_indices(int64_t row, int64_t col, int64_t offset, TensorOptions opts,
   const ScalarType dtype = opts.dtype_or(ScalarType::Int64);
   EMBER_CHECK(dtype == ScalarType::Int64 || dtype == ScalarType::Int32, op, ": dtype must be int64 or int32, got ",
               dtype);
-  std::vector<int64_t> rows, cols;
-  for (int64_t i = 0; i < row; ++i) {
-    // lower: j <= i + offset; upper: j >= i + offset
-    const int64_t lo = lower ? 0 : std::clamp<int64_t>(i + offset, 0, col);
-    const int64_t hi = lower ? std::clamp<int64_t>(i + offset + 1, 0, col) : col;
-    for (int64_t j = lo; j < hi; ++j) rows.push_back(i), cols.push_back(j);
+  // lower: row i holds j <= i + offset; upper: j >= i + offset
+  const __int128 count = lower ? clamped_sum(__int128(offset) + 1, row, col)
+                               : __int128(row) * col - clamped_sum(offset, row, col);
+  EMBER_CHECK(count <= std::numeric_limits<int64_t>::max() / 16, op, ": ", row, " x ", col, " with offset ", offset,
+              " has too many indices for a tensor");
+  const int64_t n = static_cast<int64_t>(count);
+  Tensor r = empty({{2, n}}, TensorOptions(ScalarType::Int64));
+  int64_t* rows = r.data<int64_t>();
+  int64_t* cols = rows + n;
+  const __int128 first = lower ? std::max<__int128>(0, -(__int128(offset))) : 0;
+  const __int128 last = lower ? row : std::min<__int128>(row, __int128(col) - offset);  // rows past it are empty
+  int64_t k = 0;
+  for (__int128 i = first; i < last && k < n; ++i) {
+    const int64_t lo = lower ? 0 : static_cast<int64_t>(std::clamp<__int128>(i + offset, 0, col));
+    const int64_t hi = lower ? static_cast<int64_t>(std::clamp<__int128>(i + offset + 1, 0, col)) : col;
+    for (int64_t j = lo; j < hi; ++j, ++k) rows[k] = static_cast<int64_t>(i), cols[k] = j;
   }
-  const int64_t count = static_cast<int64_t>(rows.size());
-  rows.insert(rows.end(), cols.begin(), cols.end());
-  return from_blob_copy(rows.data(), ScalarType::Int64, {{2, count}}, TensorOptions(dtype).device(opts.device_));
+  return to(r, opts.device_, dtype);
 }
 
 // t with `value` written on its main diagonal (and, with wrap, on the diagonals below it that a tall matrix

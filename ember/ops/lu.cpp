@@ -27,6 +27,40 @@ void check_dims(const Tensor& A, const char* fn) {
               " instead");
 }
 
+// Note [Checking pivots]
+// getrs and sytrs (LAPACK's and cuSOLVER's) swap rows by the pivots they are given without checking them, so a pivot
+// out of range reads and writes outside the matrix. The solvers check user pivots first, on a host copy (n ints per
+// matrix, small beside the solve): LU pivots in [1, n]; LDL^T pivots (sytrf's, lower) either positive, at most n, or a
+// 2x2 block: two equal negative entries -p with p at most n.
+Tensor host_pivots(const Tensor& pivots) { return contiguous(to(to(pivots, kCPU), ScalarType::Int64)); }
+
+void check_lu_pivots(const Tensor& pivots, int64_t n, const char* fn) {
+  const Tensor piv = host_pivots(pivots);
+  const int64_t* p = piv.data<int64_t>();
+  for (int64_t i = 0; i < piv.numel(); ++i)
+    EMBER_CHECK(p[i] >= 1 && p[i] <= n, fn, ": pivots must be between 1 and ", n,
+                " (the matrices' size), as lu_factor returns them, but found ", p[i]);
+}
+
+void check_ldl_pivots(const Tensor& pivots, int64_t n, const char* fn) {
+  const Tensor piv = host_pivots(pivots);
+  const int64_t* p = piv.data<int64_t>();
+  for (int64_t b = 0; b < (n ? piv.numel() / n : 0); ++b) {
+    const int64_t* row = p + b * n;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = row[i];
+      EMBER_CHECK(v != 0 && v >= -n && v <= n, fn, ": pivots must be between -", n, " and ", n,
+                  " and nonzero, as ldl_factor returns them, but found ", v);
+      if (v > 0) continue;
+      EMBER_CHECK(i + 1 < n && row[i + 1] == v, fn,
+                  ": a negative pivot (a 2x2 block) must be followed by the same value, as ldl_factor returns them, "
+                  "but pivot ",
+                  i, " is ", v, " and the next is ", i + 1 < n ? detail::cat(row[i + 1]) : std::string("missing"));
+      ++i;
+    }
+  }
+}
+
 // PyTorch's linalg_lu_backward: the gradient of A = P L U from those of L [..., m, k] and U [..., k, n] (either
 // may be undefined); P is constant.
 Tensor lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Tensor& L, const Tensor& U) {
@@ -239,6 +273,7 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
     const Tensor Bl = left ? B : mT(B);
     X = colmajor_copy(Bl, with(batch, {n, cols(Bl)}));
     if (X.numel()) {
+      check_lu_pivots(pivots, n, fn);  // Note [Checking pivots]
       const Tensor lu = colmajor_copy(LU, with(batch, {n, n}));
       const Tensor piv = contiguous(expand(pivots, with(batch, {n})));
       lu_solve_kernel[LU.device()](lu, piv, X, left ? adjoint : !adjoint);
@@ -326,6 +361,7 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
     autograd::NoGradGuard no_grad;
     X = colmajor_copy(B, with(batch, {n, cols(B)}));
     if (X.numel()) {
+      check_ldl_pivots(pivots, n, fn);  // Note [Checking pivots]
       const Tensor ld = colmajor_copy(LD, with(batch, {n, n}));
       const Tensor piv = contiguous(to(expand(pivots, with(batch, {n})), ScalarType::Int32));
       ldl_solve_kernel[LD.device()](ld, piv, X);

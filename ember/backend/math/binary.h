@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "ember/backend/math/common.h"
 #include "ember/ops/binary_op.h"
@@ -80,6 +81,36 @@ EMBER_HOST_DEVICE bool is_negative(T x) {
     return false;
 }
 
+// Integer + - * wrap around (two's complement), as PyTorch's do; computed in the unsigned type, since signed overflow
+// is undefined behaviour in C++ (UBSan reports it, and the compiler may assume it never happens).
+template <class A>
+EMBER_HOST_DEVICE A wrap_add(A a, A b) {
+  if constexpr (std::is_integral_v<A> && std::is_signed_v<A>) {
+    using U = std::make_unsigned_t<A>;
+    return A(U(a) + U(b));
+  } else {
+    return a + b;
+  }
+}
+template <class A>
+EMBER_HOST_DEVICE A wrap_sub(A a, A b) {
+  if constexpr (std::is_integral_v<A> && std::is_signed_v<A>) {
+    using U = std::make_unsigned_t<A>;
+    return A(U(a) - U(b));
+  } else {
+    return a - b;
+  }
+}
+template <class A>
+EMBER_HOST_DEVICE A wrap_mul(A a, A b) {
+  if constexpr (std::is_integral_v<A> && std::is_signed_v<A>) {
+    using U = std::make_unsigned_t<A>;
+    return A(U(a) * U(b));
+  } else {
+    return a * b;
+  }
+}
+
 // + - * / (true, trunc, floor), remainder, fmod, pow, atan2, hypot, copysign. Returns false for the other ops.
 template <class T, class K>
 bool arith_ops(BinaryOp op, const K& k, const Scalar& alpha) {
@@ -95,13 +126,13 @@ bool arith_ops(BinaryOp op, const K& k, const Scalar& alpha) {
         else
           run([] EMBER_LAMBDA(A a, A) { return a; });
       } else {
-        const A s = op == BinaryOp::Sub ? A(-alpha.to<A>()) : alpha.to<A>();
+        const A s = op == BinaryOp::Sub ? wrap_sub(A(0), alpha.to<A>()) : alpha.to<A>();
         if (s == A(1))
-          run([] EMBER_LAMBDA(A a, A b) { return a + b; });
+          run([] EMBER_LAMBDA(A a, A b) { return wrap_add(a, b); });
         else if (op == BinaryOp::Sub && alpha.to<A>() == A(1))
-          run([] EMBER_LAMBDA(A a, A b) { return a - b; });
+          run([] EMBER_LAMBDA(A a, A b) { return wrap_sub(a, b); });
         else
-          run([s] EMBER_LAMBDA(A a, A b) { return a + s * b; });
+          run([s] EMBER_LAMBDA(A a, A b) { return wrap_add(a, wrap_mul(s, b)); });
       }
       return true;
     }
@@ -109,7 +140,7 @@ bool arith_ops(BinaryOp op, const K& k, const Scalar& alpha) {
       if constexpr (std::is_same_v<T, bool>)
         run([] EMBER_LAMBDA(A a, A b) { return a && b; });
       else
-        run([] EMBER_LAMBDA(A a, A b) { return a * b; });
+        run([] EMBER_LAMBDA(A a, A b) { return wrap_mul(a, b); });
       return true;
     case BinaryOp::Div:
       if constexpr (is_fp<T>) run([] EMBER_LAMBDA(A a, A b) { return a / b; });

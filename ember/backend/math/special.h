@@ -157,7 +157,7 @@ EMBER_HOST_DEVICE A polygamma(int n, A x) {
   if (n == 0) return digamma(x);
   if (n == 1) return trigamma(x);
   const A sign = (n % 2) ? A(1) : A(-1);
-  return sign * std::exp(std::lgamma(A(n) + A(1))) * zeta(A(n + 1), x);
+  return sign * std::exp(std::lgamma(A(n) + A(1))) * zeta(A(n) + A(1), x);  // not n + 1: n may be INT_MAX
 }
 
 // The Bessel functions: series for |x| <= kBesselSwitch, the scaled asymptotic expansion above.

@@ -1,0 +1,113 @@
+"""Crashes the API fuzzer found (docs/fuzzing.md), each fixed at its root: the minimized reproducer, now an exception
+(or a right answer), and the valid inputs beside it still right."""
+
+import pytest
+
+import ember
+
+
+# Note [Checking pivots] (ember/ops/lu.cpp): getrs/sytrs swap rows by the pivots unchecked. Found as
+# `ember.linalg.ldl_solve(randn(4, 4), randint(-1, 2**31, (4,)), randn(4, 4))`: SIGSEGV.
+@pytest.mark.parametrize("bad", [[1, 2, 9], [0, 2, 3], [-5, 2, 3], [2**31 - 1, 1, 1]])
+def test_lu_solve_rejects_pivots_out_of_range(bad):
+    A = ember.randn(3, 3, dtype=ember.float64)
+    LU, _ = ember.linalg.lu_factor(A)
+    first = next(v for v in bad if not 1 <= v <= 3)
+    with pytest.raises(RuntimeError, match="lu_solve: pivots must be between 1 and 3 .* but found %d$" % first):
+        ember.linalg.lu_solve(LU, ember.tensor(bad, dtype=ember.int32), ember.randn(3, 2, dtype=ember.float64))
+    with pytest.raises(RuntimeError, match="pivots must be between 1 and 3"):
+        ember.lu_solve(ember.randn(3, 2, dtype=ember.float64), LU, ember.tensor(bad, dtype=ember.int32))
+
+
+def test_lu_solve_batched_pivots_checked_in_every_matrix():
+    A = ember.randn(2, 3, 3, dtype=ember.float64)
+    LU, piv = ember.linalg.lu_factor(A)
+    B = ember.randn(2, 3, 1, dtype=ember.float64)
+    assert ember.allclose(ember.linalg.lu_solve(LU, piv, B), ember.linalg.solve(A, B))
+    piv = piv.clone()
+    piv[1, 2] = 4
+    with pytest.raises(RuntimeError, match="but found 4"):
+        ember.linalg.lu_solve(LU, piv, B)
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ([1, 2, 2**31], "between -3 and 3 and nonzero, .* but found 2147483648"),
+        ([0, 1, 2], "but found 0"),
+        ([-4, -4, 1], "but found -4"),
+        ([-1, -1, -1], "pivot 2 is -1 and the next is missing"),
+        ([-1, 2, 3], "pivot 0 is -1 and the next is 2"),
+    ],
+)
+def test_ldl_solve_rejects_malformed_pivots(bad, message):
+    S = ember.randn(3, 3, dtype=ember.float64)
+    LD, _ = ember.linalg.ldl_factor(S + S.mT)
+    with pytest.raises(RuntimeError, match="ldl_solve: .*" + message):
+        ember.linalg.ldl_solve(LD, ember.tensor(bad, dtype=ember.int64), ember.randn(3, 2, dtype=ember.float64))
+
+
+def test_ldl_solve_with_2x2_blocks_still_solves():
+    S = ember.tensor([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0], [2.0, 3.0, 0.0]], dtype=ember.float64)
+    LD, piv = ember.linalg.ldl_factor(S)
+    assert piv.tolist() == [-3, -3, 3]  # a 2x2 block first: sytrf's negative pair
+    B = ember.tensor([[1.0], [2.0], [3.0]], dtype=ember.float64)
+    assert ember.allclose(ember.linalg.ldl_solve(LD, piv, B), ember.linalg.solve(S, B))
+    assert ember.allclose(ember.linalg.ldl_solve(LD, piv.to(ember.int64), B), ember.linalg.solve(S, B))
+
+
+# tri_indices (ember/ops/diagonal.cpp) counted in closed form first, then visits only the rows that hold an element.
+# Found as `ember.triu_indices(1, 2**31)` running past the fuzzer's timeout (a push_back per index until bad_alloc);
+# tril_indices(2**62, 0) looped 2**62 times over empty rows.
+def _tri_reference(r, c, o, lower):
+    pairs = [(i, j) for i in range(r) for j in range(c) if (j <= i + o if lower else j >= i + o)]
+    return [[i for i, _ in pairs], [j for _, j in pairs]]
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_tri_indices_match_the_definition(lower):
+    f = ember.tril_indices if lower else ember.triu_indices
+    for r in range(5):
+        for c in range(5):
+            for o in range(-6, 7):
+                assert f(r, c, o).tolist() == _tri_reference(r, c, o, lower), (r, c, o)
+    assert f(3, 4, 1, dtype=ember.int32).dtype == ember.int32
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_tri_indices_of_huge_triangles(lower):
+    f = ember.tril_indices if lower else ember.triu_indices
+    assert f(2**62, 0).shape == (2, 0)
+    assert f(0, 2**62).shape == (2, 0)
+    assert f(2**62, 0, -(2**63)).shape == (2, 0)
+    assert f(5, 5, 2**63 - 1).shape == (2, 25 if lower else 0)
+    assert f(5, 5, -(2**63)).shape == (2, 0 if lower else 25)
+    with pytest.raises(RuntimeError, match="too many indices for a tensor"):
+        f(2**62, 2**62)
+    with pytest.raises(RuntimeError, match="out of memory"):
+        f(2**40, 2**10, 2**10 if lower else -(2**40))  # every row full: 2**50 indices, 16 PiB
+    assert ember.tril_indices(2**62, 1, -(2**62) + 2).tolist() == [[2**62 - 2, 2**62 - 1], [0, 0]]
+
+
+# Integer + - * wrap around in the unsigned type (ember/backend/math/binary.h, wrap_add): signed overflow was undefined
+# behaviour. Found by scripts/sanitize's API fuzz (UBSan) as `t.add_(u, alpha=-2**63)` on int64 and
+# `ember.sub(a, b, alpha=2**31 - 1)` on int32. The expected values are PyTorch 2.15's.
+def test_integer_arithmetic_wraps_as_pytorchs():
+    i64, i32, i8 = ember.int64, ember.int32, ember.int8
+    assert ember.tensor([2**63 - 1]).add(ember.tensor([1])).tolist() == [-(2**63)]
+    assert ember.tensor([5]).sub(ember.tensor([3]), alpha=-(2**63)).tolist() == [-(2**63) + 5]
+    a, b = ember.tensor([7], dtype=i32), ember.tensor([-3], dtype=i32)
+    assert ember.sub(a, b, alpha=2**31 - 1).tolist() == [-2147483644]
+    assert ember.tensor([2**62], dtype=i64).mul(ember.tensor([4])).tolist() == [0]
+    assert ember.tensor([3], dtype=i8).add(ember.tensor([100], dtype=i8), alpha=3).tolist() == [47]
+    t = ember.tensor([-(2**63), 2**63 - 1])
+    t.add_(ember.tensor([1, 1]), alpha=-(2**63))
+    assert t.tolist() == [0, -1]
+
+
+# polygamma's zeta(n + 1, x) computed n + 1 in int: polygamma(2**31 - 1, x) overflowed (UBSan). At x = 0.5 the value
+# (about n! 2**(n+1)) overflows to inf (PyTorch 2.15: nan); at 2.0 n! (inf) times zeta (0) is nan, as in PyTorch.
+def test_polygamma_of_the_largest_order():
+    r = ember.polygamma(2**31 - 1, ember.tensor([0.5, 2.0])).tolist()
+    assert r[0] == float("inf") and r[1] != r[1]
+    assert ember.polygamma(3, ember.tensor([2.0], dtype=ember.float64)).item() == pytest.approx(0.4939394022668291)
