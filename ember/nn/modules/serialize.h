@@ -19,12 +19,10 @@ void load(nn::Module& module, const std::string& path, const LoadOptions& option
 
 // libtorch's spellings with the module held by a shared_ptr: ember::save(net, path), ember::load(net, path).
 template <class M>
-  requires std::derived_from<M, nn::Module>
-void save(const std::shared_ptr<M>& module, const std::string& path) {
-  save(*module, path);
-}
+requires std::derived_from<M, nn::Module>
+void save(const std::shared_ptr<M>& module, const std::string& path) { save(*module, path); }
 template <class M>
-  requires std::derived_from<M, nn::Module>
+requires std::derived_from<M, nn::Module>
 void load(const std::shared_ptr<M>& module, const std::string& path, const LoadOptions& options = {}) {
   load(*module, path, options);
 }
