@@ -5,6 +5,8 @@
 // alone too.
 #pragma once
 
+#include "ember/cxx20.h"
+
 #include "ember/amp.h"
 #include "ember/arg.h"
 #include "ember/autocast.h"

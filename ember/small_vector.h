@@ -1,6 +1,8 @@
 // A vector with inline storage for N elements: shapes and strides of up to N dims cost no allocation.
 #pragma once
 
+#include "ember/cxx20.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -117,6 +119,13 @@ class SmallVector {
 };
 
 using DimVector = SmallVector<int64_t, 6>;
-using IntArrayRef = std::span<const int64_t>;
+// A view of sizes, strides or dims: a std::span that also takes a braced list, so that libtorch's spellings work
+// (ember::randn({2, 3}), x.view({-1, 4})). The list lives until the end of the full expression, as for c10::ArrayRef:
+// pass it to a call, never keep it.
+struct IntArrayRef : std::span<const int64_t> {
+  using std::span<const int64_t>::span;
+  constexpr IntArrayRef(std::span<const int64_t> s) : std::span<const int64_t>(s) {}  // NOLINT: implicit, as span
+  constexpr IntArrayRef(std::initializer_list<int64_t> list) : std::span<const int64_t>(list.begin(), list.size()) {}
+};
 
 }  // namespace ember

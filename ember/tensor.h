@@ -155,6 +155,7 @@ class Tensor {
   // Autograd state (ember/autograd/: the graph, the engine and the hooks).
   bool requires_grad() const;
   const Tensor& set_requires_grad(bool r) const;
+  const Tensor& requires_grad_(bool r = true) const { return set_requires_grad(r); }  // libtorch's and PyTorch's name
   bool is_leaf() const;
   Tensor grad() const;
   void set_grad(const Tensor& g) const;

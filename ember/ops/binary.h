@@ -73,5 +73,22 @@ inline Tensor operator+(const Scalar& a, const Tensor& b) { return add(a, b); }
 inline Tensor operator-(const Scalar& a, const Tensor& b) { return sub(a, b); }
 inline Tensor operator*(const Scalar& a, const Tensor& b) { return mul(a, b); }
 inline Tensor operator/(const Scalar& a, const Tensor& b) { return div(a, b); }
+// Compound assignment writes into `a` (libtorch's a += b is a.add_(b)): the result must fit a's shape and dtype.
+inline Tensor& operator+=(Tensor& a, const Operand& b) {
+  binary_op(BinaryOp::Add, a, b, a);
+  return a;
+}
+inline Tensor& operator-=(Tensor& a, const Operand& b) {
+  binary_op(BinaryOp::Sub, a, b, a);
+  return a;
+}
+inline Tensor& operator*=(Tensor& a, const Operand& b) {
+  binary_op(BinaryOp::Mul, a, b, a);
+  return a;
+}
+inline Tensor& operator/=(Tensor& a, const Operand& b) {
+  binary_op(BinaryOp::Div, a, b, a);
+  return a;
+}
 
 }  // namespace ember

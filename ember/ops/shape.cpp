@@ -62,7 +62,9 @@ std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors) {
   DimVector shape;
   for (const Tensor& t : tensors) shape = broadcast_shapes(shape, t.sizes(), "broadcast_tensors");
   std::vector<Tensor> r;
-  for (const Tensor& t : tensors) r.push_back(expand(t, shape));
+  // A tensor that already has the shape is returned itself, not an expanded view, as PyTorch does: a leaf stays a
+  // leaf (Normal(loc, scale).loc is loc, and its .grad is the user's).
+  for (const Tensor& t : tensors) r.push_back(std::ranges::equal(t.sizes(), shape) ? t : expand(t, shape));
   return r;
 }
 

@@ -21,7 +21,6 @@ import ember.nn as nn
 import ember.nn.functional as F
 from ember.utils.data import DataLoader
 from ember.vision import datasets, transforms
-from ember.vision.utils import save_image
 
 MEAN, STD = 0.2860, 0.3530  # Fashion-MNIST's pixel statistics (training set)
 
@@ -107,40 +106,35 @@ def evaluate(model, loader):
     return loss / total, correct / total
 
 
-def plot(history, path, size=(360, 640)):
-    """Train loss (blue), train accuracy (orange) and test accuracy (green) per epoch, drawn with NumPy into an
-    image and written as PNG by ember.vision.utils.save_image (libpng). Loss is scaled to its maximum."""
-    h, w = size
-    img = np.ones((3, h, w), dtype=np.float32)
-    left, right, top, bottom = 40, w - 20, 20, h - 30
-    img[:, top : bottom + 1, left] = 0  # axes
-    img[:, bottom, left : right + 1] = 0
-    n = len(history["train_loss"])
-    loss = np.array(history["train_loss"])
-    curves = [
-        (loss / max(loss.max(), 1e-12), (0.12, 0.47, 0.71)),
-        (np.array(history["train_acc"]), (1.0, 0.5, 0.05)),
-        (np.array(history["test_acc"]), (0.17, 0.63, 0.17)),
-    ]
-    for frac in (0.25, 0.5, 0.75, 1.0):  # light grid lines at quarters of the range
-        img[:, int(bottom - frac * (bottom - top)), left + 1 : right + 1] = 0.85
-    xs = left + 10 + np.arange(n) / max(n - 1, 1) * (right - left - 20)
-    line = np.array([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)])  # 3-pixel-wide lines
-    marker = np.array([(dx, dy) for dx in range(-3, 4) for dy in range(-3, 4)])  # 7x7 squares at the epochs
-    for values, color in curves:
-        ys = bottom - values * (bottom - top)
-        t = np.linspace(0, 1, 200)
-        px = np.concatenate([xs[:1]] + [xs[i] + t * (xs[i + 1] - xs[i]) for i in range(n - 1)])
-        py = np.concatenate([ys[:1]] + [ys[i] + t * (ys[i + 1] - ys[i]) for i in range(n - 1)])
-        cx = np.concatenate(
-            [(np.round(px)[:, None] + line[:, 0]).ravel(), (np.round(xs)[:, None] + marker[:, 0]).ravel()]
-        )
-        cy = np.concatenate(
-            [(np.round(py)[:, None] + line[:, 1]).ravel(), (np.round(ys)[:, None] + marker[:, 1]).ravel()]
-        )
-        cx, cy = np.clip(cx, 0, w - 1).astype(int), np.clip(cy, 0, h - 1).astype(int)
-        img[:, cy, cx] = np.array(color, dtype=np.float32)[:, None]
-    save_image(ember.from_numpy(img), path)
+def plot(history, path):
+    """Loss (left axis) and accuracy (right axis) per epoch, with labels, ticks, a legend and a title, drawn by
+    matplotlib (an optional dependency of this example, installed by scripts/setup; not one of ember's). Returns
+    False, saying why, when matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")  # files only, no display
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plot: matplotlib is not installed (pip install matplotlib); the curves were not drawn")
+        return False
+    epochs = np.arange(1, len(history["train_loss"]) + 1)
+    fig, loss_ax = plt.subplots(figsize=(7, 4.2), dpi=110)
+    acc_ax = loss_ax.twinx()
+    lines = loss_ax.plot(epochs, history["train_loss"], "o-", color="tab:blue", label="train loss")
+    lines += acc_ax.plot(epochs, history["train_acc"], "s-", color="tab:orange", label="train accuracy")
+    lines += acc_ax.plot(epochs, history["test_acc"], "^-", color="tab:green", label="test accuracy")
+    loss_ax.set_xlabel("epoch")
+    loss_ax.set_ylabel("cross-entropy loss")
+    acc_ax.set_ylabel("accuracy")
+    loss_ax.set_xticks(epochs)
+    loss_ax.grid(alpha=0.3)
+    loss_ax.legend(lines, [ln.get_label() for ln in lines], loc="center right")
+    loss_ax.set_title(f"Fashion-MNIST CNN on ember: test accuracy {history['test_acc'][-1]:.2%}")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return True
 
 
 def checksum(model):

@@ -25,13 +25,16 @@ from ._size import Size  # noqa: E402
 _C._set_size_type(Size)
 from . import (  # noqa: E402  # noqa: E402,F401  # noqa: E402,F401  # noqa: E402,F401
     _derived,
+    _dynamo,  # noqa: E402,F401  (torch._dynamo's start-up functions, for unchanged programs)
     _norm_ops,
     _real_complex,
     _tensor,  # noqa: E402,F401  (attaches the Tensor methods written in Python)
     _tensor_types,
+    accelerator,
     amp,
     autograd,
     backends,
+    compiler,
     cpu,
     cuda,
     distributed,  # noqa: E402,F401  (ember.distributed without its own import, as torch.distributed)
@@ -40,6 +43,7 @@ from . import (  # noqa: E402  # noqa: E402,F401  # noqa: E402,F401  # noqa: E40
     hub,
     jit,
     linalg,
+    mps,
     multiprocessing,  # noqa: E402,F401  (registers the shared-memory tensor reducers)
     nn,
     optim,
@@ -49,6 +53,7 @@ from . import (  # noqa: E402  # noqa: E402,F401  # noqa: E402,F401  # noqa: E40
     testing,
     utils,
     version,
+    xpu,
 )
 from ._C import (  # noqa: E402,F401  # noqa: E402,F401
     _amp_foreach_non_finite_check_and_unscale_,
@@ -65,6 +70,7 @@ from ._histogram import histogram, histogramdd  # noqa: E402
 from ._norm_ops import *  # noqa: E402,F403  frobenius_norm, native_layer_norm, batch_norm_stats, ...
 from ._real_complex import *  # noqa: E402,F403  conj, angle, real, isreal, scalar_tensor, has_cuda, ...
 from ._tensor_types import *  # noqa: E402,F403  FloatTensor, LongTensor, ...: PyTorch's legacy tensor types (CPU)
+from ._torch_alias import install_as_torch  # noqa: E402
 from ._utils import (  # noqa: E402
     are_deterministic_algorithms_enabled,
     e,
@@ -184,6 +190,7 @@ __all__ = [
     *_norm_ops.__all__,
     "histogram",
     "histogramdd",
+    "install_as_torch",
     "autocast",
     "autocast_decrement_nesting",
     "autocast_increment_nesting",

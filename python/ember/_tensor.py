@@ -155,6 +155,15 @@ _METHODS = {
     "angle": angle,
     "real": property(_real_get, _real_set, doc="The real part of the tensor: the tensor itself (real dtypes)."),
     "imag": property(_imag_get, _imag_set, doc="The imaginary part: raises RuntimeError (no complex dtypes in ember)."),
+    # Layouts and devices ember's tensors never have (dense, strided, CPU or CUDA), for programs that test them
+    "is_xpu": property(lambda self: False, doc="False: ember has no XPU device."),
+    "is_mps": property(lambda self: False, doc="False: ember has no MPS device."),
+    "is_sparse": property(lambda self: False, doc="False: ember's tensors are dense (strided)."),
+    "is_sparse_csr": property(lambda self: False, doc="False: ember's tensors are dense (strided)."),
+    "is_quantized": property(lambda self: False, doc="False: ember has no quantized dtypes."),
+    "is_nested": property(lambda self: False, doc="False: ember has no nested tensors."),
+    "is_mkldnn": property(lambda self: False, doc="False: ember has no MKL-DNN layout."),
+    "is_meta": property(lambda self: self.device.type == "meta", doc="True for a tensor on the meta device."),
 }
 # Replaced on purpose: the binding of `type`, which knows dtypes only (kept above as _type_binding).
 _REPLACES_BINDING = ("type",)

@@ -340,6 +340,10 @@ def test_broadcast_tensors(rng):
         assert_equal(r, e)
     assert rs[0].data_ptr() == a.data_ptr()
     assert len(ember.broadcast_tensors([a, b])) == 2
+    # a tensor that already has the shape comes back itself, as in PyTorch: a leaf stays a leaf
+    w = ember.ones(3, requires_grad=True)
+    same, wider = ember.broadcast_tensors(w, ember.ones(2, 3))
+    assert ember.broadcast_tensors(w, ember.ones(3))[0] is w and same.grad_fn is not None and wider.grad_fn is None
     with pytest.raises(RuntimeError, match="must match the size of tensor b"):
         ember.broadcast_tensors(a, ember.zeros(2, 2))
 

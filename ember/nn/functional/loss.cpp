@@ -341,7 +341,7 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
   Tensor var = var_in;
   if (!std::ranges::equal(var.sizes(), input.sizes())) {
     const IntArrayRef is = input.sizes(), vs = var.sizes();
-    const IntArrayRef leading = input.dim() >= 1 ? is.first(is.size() - 1) : is;
+    const IntArrayRef leading = input.dim() >= 1 ? IntArrayRef(is.first(is.size() - 1)) : is;
     const bool one_short = input.dim() >= 1 && std::ranges::equal(leading, vs);
     const bool last_one = input.dim() >= 1 && var.dim() == input.dim() && vs.back() == 1 &&
                           std::ranges::equal(leading, vs.first(vs.size() - 1));

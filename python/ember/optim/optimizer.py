@@ -79,6 +79,10 @@ def _step_wrapper(step):
 
 
 def _run_step(step, self, args, kwargs):
+    if "_optimizer_step_pre_hooks" not in self.__dict__:
+        # A subclass that never called Optimizer.__init__ (torch-optimizer's Lookahead wraps another optimizer so):
+        # PyTorch wraps step in __init__, so such a step runs as written, without hooks or no_grad; so here.
+        return step(self, *args, **kwargs)
     for hook in chain(_global_step_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
         result = hook(self, args, kwargs)
         if result is not None:
