@@ -783,6 +783,20 @@ def test_orthogonal_polynomials_against_scipy(name):
     assert not fn(ember.tensor([0.5], requires_grad=True), 3).requires_grad
 
 
+def test_legendre_of_large_degree():
+    # Note [Polynomials of large degree]: above 2**24 Legendre uses its asymptotic formula; scipy's eval_legendre runs
+    # the recurrence (0.5 s at this degree), on x >= 0 (below 0 it loses the symmetry P_n(-x) = (-1)^n P_n(x)).
+    n = 2**24 + 1
+    x = np.concatenate([np.linspace(0, 0.999, 9), [0.3, 1 - 1e-6, 1 - 1e-9, 1.0]])
+    f = ember.special.legendre_polynomial_p
+    check_close(f(from_np(x), float(n)), sp.eval_legendre(n, x), rtol=0, atol=1e-11)
+    assert ember.equal(f(from_np(-x), float(n)), -f(from_np(x), float(n)))  # odd degree
+    huge = f(from_np(x), 2.0**40)  # returns at once: |P_n| <= 1 on [-1, 1], and ~ sqrt(2 / (pi n sin t)) inside
+    assert (huge.abs() <= 1).all() and huge[0].abs().item() < 1e-5
+    assert f(ember.tensor([0.3, 1.5]), float("inf")).isnan().all()  # a non-finite degree has no polynomial
+    assert f(ember.tensor([1.5], dtype=ember.float64), 2.0**40).item() == float("inf")  # overflows, as it must
+
+
 def test_orthogonal_polynomial_edges_as_pytorch():
     x = ember.tensor([0.3, -0.7, 1.0, -1.0, 2.5, nan, 0.0])
     expected = {  # PyTorch 1.13, n = 3

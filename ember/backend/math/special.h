@@ -467,6 +467,31 @@ EMBER_HOST_DEVICE A chebyshev(ChebyshevKind kind, A x, int64_t n) {
   return q;
 }
 
+// Note [Polynomials of large degree]
+// The recurrences cost n steps: PyTorch's run a degree of 2**40 for hours. Hermite's values overflow within a few
+// hundred steps and the recurrence stops there; Legendre's (|x| <= 1) stay finite, so above 2**24, where the
+// recurrence's cost and rounding error have both grown, Legendre uses the Hilb-type asymptotic formulas (Szego,
+// Orthogonal Polynomials, 8.21.17; P_n(-x) = (-1)^n P_n(x)), in double:
+//   P_n(cos t)  ~ sqrt(t / sin t) J0((n + 1/2) t),       0 <= t <= pi/2
+//   P_n(cosh h) ~ sqrt(h / sinh h) I0((n + 1/2) h),      x > 1
+// Against the recurrence at n = 2**24 the error is below 1e-11 (test_special.py, test_legendre_of_large_degree).
+// Laguerre keeps its recurrence, linear in n as PyTorch's: the corresponding formula (Szego 8.22.4) is only good to
+// O(n^(-3/4)) of its envelope, 1e-3 at x = 50 and n = 2**24, which would be a silently wrong value. A non-finite
+// degree gives NaN (PyTorch's comes from an undefined float-to-int conversion).
+inline constexpr int64_t kAsymptoticDegree = int64_t(1) << 24;
+
+EMBER_HOST_DEVICE double legendre_asymptotic(double x, int64_t n) {
+  const double ax = std::fabs(x), nu = double(n) + 0.5;
+  if (ax == 0 && n % 2 != 0) return 0.0;  // an odd polynomial, exactly
+  const double sign = x < 0 && n % 2 != 0 ? -1.0 : 1.0;
+  if (ax > 1) {
+    const double h = std::acosh(ax);
+    return sign * std::sqrt(h / std::sinh(h)) * bessel_i(nu * h, 0, false);
+  }
+  const double t = std::acos(ax);
+  return sign * (t == 0 ? 1.0 : std::sqrt(t / std::sin(t)) * bessel_j0(nu * t));
+}
+
 // Hermite (physicists' H and probabilists' He), Laguerre and Legendre polynomials by their recurrences.
 template <class A>
 EMBER_HOST_DEVICE A recurrence_polynomial(Polynomial family, A x, int64_t n) {
@@ -474,6 +499,8 @@ EMBER_HOST_DEVICE A recurrence_polynomial(Polynomial family, A x, int64_t n) {
   if (family == P::LaguerreL && x == A(0)) return A(1);
   if (family == P::LegendreP && std::fabs(x) == A(1)) return x > A(0) || n % 2 == 0 ? A(1) : A(-1);
   if (n == 0) return A(1);
+  if (family == P::LegendreP && n > kAsymptoticDegree)  // Note [Polynomials of large degree]
+    return static_cast<A>(legendre_asymptotic(static_cast<double>(x), n));
   A p = A(1), q = family == P::HermiteH ? x + x : family == P::LaguerreL ? A(1) - x : x;
   for (int64_t k = 1; k < n && std::isfinite(q); ++k) {  // q = p_k -> p_(k+1)
     const A kk = A(k);
@@ -494,7 +521,7 @@ template <class A>
 EMBER_HOST_DEVICE A orthogonal_polynomial(Polynomial family, A x, A nf) {
   using P = Polynomial;
   using K = ChebyshevKind;
-  if (nf != nf) return nf;
+  if (!std::isfinite(nf)) return nan<A>();  // no degree (Note [Polynomials of large degree])
   const A nt = std::trunc(nf);
   if (nt < A(0)) return A(0);
   const int64_t n = nt > A(9e18) ? INT64_MAX : static_cast<int64_t>(nt);
