@@ -883,7 +883,7 @@ class _Loader:
 
 
 class _ZipLoader(_Loader):
-    def __init__(self, src, map_location, use_mmap, verify, weights_only):
+    def __init__(self, src, map_location, use_mmap, verify, weights_only=True):
         super().__init__(src, map_location, weights_only)
         self.use_mmap = use_mmap and src.fileno() is not None
         self.verify = verify

@@ -14,6 +14,7 @@ import ember
 from . import _C
 
 _MAGIC = b"EMBERCKP"
+_MAX_DIMS = _C._checkpoint_limits["dims"]
 
 
 def _restore_location(tensor, location, map_location):
@@ -121,6 +122,11 @@ class _TorchPickler(pickle._Pickler):
                 return (_REBUILD_PARAMETER, (obj.detach(), obj.requires_grad, collections.OrderedDict()))
             if t is not ember.Tensor:
                 raise TypeError(f"ember.save: can't save a tensor of subclass {t.__module__}.{t.__qualname__}")
+            if obj.dim() > _MAX_DIMS:  # Note [Checkpoint limits]: nothing is saved that ember.load refuses
+                raise ValueError(
+                    f"ember.save: a tensor of {obj.dim()} dimensions exceeds the limit of {_MAX_DIMS} dimensions "
+                    "that ember.load reads (CheckpointLimits::kDims)"
+                )
             from .storage import TypedStorage
 
             storage = TypedStorage._from_tensor(obj)
@@ -156,16 +162,30 @@ def _write_member(zf, name, data):
         w.write(data)
 
 
-def _write_zip(obj, out, archive, protocol):
+def _pickle(obj, protocol):
+    """The pickle of `obj` and its storages, made before any file is created; checked with ember.load's own
+    opcode scan, so that nothing is saved that ember.load would refuse (a pickle nesting too deep)."""
     buf = io.BytesIO()
     pickler = _TorchPickler(buf, protocol)
     pickler.dump(obj)
+    from ._torch_load import _check_pickle
+
+    buf.seek(0)
+    try:
+        _check_pickle(buf, "ember.save")
+    except pickle.UnpicklingError as e:
+        raise ValueError(f"{e}: ember.load would refuse this file") from None
+    return buf.getvalue(), list(pickler.records.values())
+
+
+def _write_zip(pickled, out, archive):
+    data_pkl, records = pickled
     with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-        _write_member(zf, f"{archive}/data.pkl", buf.getbuffer())
+        _write_member(zf, f"{archive}/data.pkl", data_pkl)
         _write_member(zf, f"{archive}/.format_version", b"1")
         _write_member(zf, f"{archive}/.storage_alignment", b"64")
         _write_member(zf, f"{archive}/byteorder", b"little")
-        for key, data in pickler.records.values():
+        for key, data in records:
             _write_member(zf, f"{archive}/data/{key}", data.cpu().contiguous().numpy())
         _write_member(zf, f"{archive}/version", b"3\n")
         _write_member(zf, f"{archive}/.data/serialization_id", _serialization_id().encode("ascii"))
@@ -233,16 +253,17 @@ def save(
         archive = os.path.splitext(os.path.basename(path))[0] or "archive"
         if not all(c.isalnum() or c in "_-." for c in archive):
             archive = "archive"
+        pickled = _pickle(obj, pickle_protocol)
         out = _C._AtomicFile(path)
         try:
-            _write_zip(obj, _NoSeek(out), archive, pickle_protocol)
+            _write_zip(pickled, _NoSeek(out), archive)
             out.commit()
         finally:
             out.discard()
         return
     if not hasattr(f, "write"):
         raise TypeError(f"ember.save: f must be a path or a writable binary file object, got {type(f).__name__}")
-    _write_zip(obj, _NoSeek(f), "archive", pickle_protocol)
+    _write_zip(_pickle(obj, pickle_protocol), _NoSeek(f), "archive")
 
 
 def save_ember(obj, f):
