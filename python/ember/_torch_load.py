@@ -636,8 +636,13 @@ class _Loader:
     bookkeeping that keeps total allocation within what the file holds."""
 
     def __init__(self, src, map_location, weights_only=True):
+        from ember.serialization import _user_allowed_globals
+
         self.weights_only = weights_only
-        self.user_ids = set()  # ids of the user's safe globals (ember.serialization.add_safe_globals) this load met
+        # the user's safe globals (ember.serialization.add_safe_globals) as this load began, and their ids: REDUCE,
+        # NEWOBJ and BUILD act on these as PyTorch's weights-only unpickler does (Note [safe globals])
+        self.user_globals = _user_allowed_globals() if weights_only else {}
+        self.user_ids = {id(v) for v in self.user_globals.values()}
         self.src = src
         self.name = src.name
         self.map_location = map_location
@@ -699,13 +704,8 @@ class _Loader:
         obj = self.allowed.get(full)
         if obj is not None:
             return obj
-        from ember.serialization import _user_allowed_globals
-
-        user = _user_allowed_globals()
-        if full in user:
-            obj = user[full]
-            self.user_ids.add(id(obj))
-            return obj
+        if full in self.user_globals:
+            return self.user_globals[full]
         hint = ""
         if module.startswith("torch.nn.modules") or module == "__main__":
             hint = (

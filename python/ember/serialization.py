@@ -80,6 +80,7 @@ class _TorchPickler(pickle._Pickler):
     def __init__(self, file, protocol):
         super().__init__(file, protocol)
         self.records = {}  # storage identity -> (key, uint8 CPU-or-device tensor over the storage)
+        self.dtypes = {}  # storage identity -> the dtype it is saved as
 
     def persistent_id(self, obj):
         from .storage import TypedStorage, UntypedStorage
@@ -91,11 +92,16 @@ class _TorchPickler(pickle._Pickler):
         else:
             return None
         ident = untyped._key()
+        dtype = ember.uint8 if typed is None else typed.dtype
         rec = self.records.get(ident)
         if rec is None:
             rec = self.records[ident] = (str(len(self.records)), untyped._bytes)
-        elif rec[1].numel() != untyped.nbytes():
-            raise RuntimeError("ember.save: two storage objects of one memory have different sizes")
+            self.dtypes[ident] = dtype
+        elif self.dtypes[ident] != dtype:  # PyTorch refuses this too: its loader keys a storage by one dtype
+            raise RuntimeError(
+                "ember.save: Cannot save multiple tensors or storages that view the same data as different types "
+                f"({self.dtypes[ident]} and {dtype})"
+            )
         if typed is None:
             return ("storage", _TorchGlobal("torch", "UntypedStorage"), rec[0], _location(untyped.device), len(untyped))
         stype = _TorchGlobal("torch", typed.pickle_storage_type())
