@@ -347,9 +347,7 @@ def _user_allowed_globals():
                     f"Expected tuple of length 2 (global, str of callable full path), but got tuple of length: {len(f)}"
                 )
             if type(f[1]) is not str:
-                raise TypeError(
-                    f"Expected second item in tuple to be str of callable full path, but got: {type(f[1])}"
-                )
+                raise TypeError(f"Expected second item in tuple to be str of callable full path, but got: {type(f[1])}")
             f, name = f
             rc[name] = f
         else:

@@ -329,6 +329,4 @@ def _make_legacy(dtype_name, class_name):
     return cls
 
 
-_legacy_classes = {
-    cls_name: _make_legacy(dt, cls_name) for dt, cls_name in _LEGACY_NAMES.items() if hasattr(ember, dt)
-}
+_legacy_classes = {cls_name: _make_legacy(dt, cls_name) for dt, cls_name in _LEGACY_NAMES.items() if hasattr(ember, dt)}

@@ -49,10 +49,9 @@ both processes then see the same data. CUDA tensors are left as they are.)");
   cls.attr("_storage_key") = nb::cpp_function(
       [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()->storage().get()); }, nb::is_method(),
       nb::name("_storage_key"), nb::scope(cls), "An integer that identifies the storage of ``self`` while it lives.");
-  cls.attr("_storage_nbytes") =
-      nb::cpp_function([](const Tensor& t) { return static_cast<uint64_t>(t.impl()->storage()->nbytes()); },
-                       nb::is_method(), nb::name("_storage_nbytes"), nb::scope(cls),
-                       "The size of the storage of ``self`` in bytes.");
+  cls.attr("_storage_nbytes") = nb::cpp_function(
+      [](const Tensor& t) { return static_cast<uint64_t>(t.impl()->storage()->nbytes()); }, nb::is_method(),
+      nb::name("_storage_nbytes"), nb::scope(cls), "The size of the storage of ``self`` in bytes.");
   cls.attr("_storage_bytes") = nb::cpp_function(
       [](const Tensor& t) {
         const Storage& s = t.impl()->storage();

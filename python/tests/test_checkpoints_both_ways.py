@@ -227,9 +227,7 @@ def test_safe_globals_api():
     assert serialization.get_safe_globals() == []
     serialization.add_safe_globals([Point])
     serialization.add_safe_globals([Point, (Point, "somewhere.Else")])
-    assert sorted(map(repr, serialization.get_safe_globals())) == sorted(
-        map(repr, [Point, (Point, "somewhere.Else")])
-    )
+    assert sorted(map(repr, serialization.get_safe_globals())) == sorted(map(repr, [Point, (Point, "somewhere.Else")]))
     with serialization.safe_globals([np.ndarray]):
         assert np.ndarray in serialization.get_safe_globals()
     assert np.ndarray not in serialization.get_safe_globals() and Point in serialization.get_safe_globals()
@@ -361,9 +359,15 @@ def _describe_ember(obj):
     out = {}
     for k, v in obj.items():
         if isinstance(v, ember.Tensor):
-            out[k] = [str(v.dtype).split(".")[-1], list(v.shape), list(v.stride()), v.storage_offset(),
-                      v.contiguous().reshape(-1).view(ember.uint8).tolist(), type(v).__name__,
-                      v.requires_grad]
+            out[k] = [
+                str(v.dtype).split(".")[-1],
+                list(v.shape),
+                list(v.stride()),
+                v.storage_offset(),
+                v.contiguous().reshape(-1).view(ember.uint8).tolist(),
+                type(v).__name__,
+                v.requires_grad,
+            ]
     return out
 
 
