@@ -716,8 +716,8 @@ class _Loader:
             hint = " This looks like a TorchScript archive (torch.jit.save), which ember does not read."
         elif module.startswith("numpy"):
             hint = (
-                " NumPy arrays need their reconstruction globals allow-listed, as in PyTorch (see "
-                "docs/torch_checkpoints.md), or weights_only=False."
+                " NumPy arrays need their reconstruction globals allow-listed, as in PyTorch (docs/serialization.md, "
+                '"weights_only and safe globals"), or weights_only=False.'
             )
         raise pickle.UnpicklingError(
             f"ember.load: refusing to load '{self.name}': Weights only load failed. This file can still be "

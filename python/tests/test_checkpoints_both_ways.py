@@ -496,3 +496,19 @@ def test_torch_pickled_module_is_refused_with_weights_only_false(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert _load(_bytes([1, 2]), weights_only=False) == [1, 2]
+
+
+@needs_torch
+def test_legacy_torch_file_with_numpy_needs_weights_only_false(tmp_path):
+    code = """
+        import sys, numpy as np, torch
+        base = torch.arange(6.0)
+        torch.save({"n": np.arange(3), "w": base, "v": base[2:]}, sys.argv[1], _use_new_zipfile_serialization=False)
+        """
+    _torch(code, tmp_path / "legacy.pt")
+    with pytest.raises(pickle.UnpicklingError, match=r"GLOBAL numpy\._core\.multiarray\._reconstruct"):
+        ember.load(tmp_path / "legacy.pt")
+    d = ember.load(tmp_path / "legacy.pt", weights_only=False)
+    assert d["n"].tolist() == [0, 1, 2] and d["w"].tolist() == [0, 1, 2, 3, 4, 5]
+    d["v"][0] = 9.0
+    assert d["w"][2].item() == 9.0
