@@ -55,7 +55,6 @@ from . import (  # noqa: E402  # noqa: E402,F401  # noqa: E402,F401  # noqa: E40
     version,
     xpu,
 )
-from . import storage as _storage_module  # noqa: E402
 from ._C import (  # noqa: E402,F401  # noqa: E402,F401
     _amp_foreach_non_finite_check_and_unscale_,
     _amp_update_scale_,
@@ -124,8 +123,6 @@ from .storage import TypedStorage, UntypedStorage  # noqa: E402
 from .storage import _legacy_classes as _legacy_storages  # noqa: E402
 
 globals().update(_legacy_storages)  # FloatStorage, LongStorage, ...: PyTorch's legacy typed storages
-Tensor.untyped_storage = _storage_module._untyped_storage
-Tensor.storage = _storage_module._storage
 
 # PyTorch's aliases of the dtypes.
 half = float16  # noqa: F405
