@@ -594,7 +594,8 @@ class _FullUnpickler(pickle.Unpickler):
     """Note [weights_only=False]: the explicit opt-in to Python's own unpickler, as torch.load(weights_only=False).
     It imports and calls whatever the file names (run only on trusted files), except PyTorch's names: those map
     to ember's allow-list (tensors, storages, Size, device, dtypes), and any other torch global is refused, since
-    ember never imports torch. The opcode scan (_check_pickle) still runs first."""
+    ember never imports torch. Other names (collections.OrderedDict, builtins.set) are Python's own objects here.
+    The opcode scan (_check_pickle) still runs first."""
 
     def __init__(self, loader, data, what, persistent_load):
         super().__init__(io.BytesIO(data), encoding="utf-8")
@@ -604,10 +605,10 @@ class _FullUnpickler(pickle.Unpickler):
         if module == "__builtin__":
             module = "builtins"
         full = f"{module}.{name}"
-        obj = self.loader.allowed.get(full)
-        if obj is not None:
-            return obj
         if module == "torch" or module.startswith("torch."):
+            obj = self.loader.allowed.get(full)
+            if obj is not None:
+                return obj
             raise pickle.UnpicklingError(
                 f"ember.load: '{self.loader.name}': its pickle refers to the PyTorch global '{full}', which ember "
                 "has no counterpart of (ember maps torch's tensor and storage rebuild functions, storage types, "

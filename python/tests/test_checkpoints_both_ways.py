@@ -279,6 +279,12 @@ def test_load_arguments_as_pytorch():
     with pytest.raises(ValueError, match="pickle_protocol"):
         _bytes({}, pickle_protocol=1)
     assert _load(_bytes({"w": ember.ones(1)}, pickle_protocol=4))["w"].tolist() == [1.0]
+    # weights_only=False reads the same values (PyTorch's names still map to ember's objects)
+    sd = _state()
+    full = _load(_bytes(sd), weights_only=False)
+    assert type(full) is collections.OrderedDict and full["meta"] == sd["meta"] and full["dtype"] is ember.float16
+    assert type(full["size"]) is ember.Size and type(full["p"]) is ember.nn.Parameter
+    assert full["t"].tolist() == sd["t"].tolist() and full["t"].stride() == sd["t"].stride()
 
 
 def test_ember_format_still_loads_and_save_fails_cleanly(tmp_path):
