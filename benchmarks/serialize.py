@@ -1,7 +1,8 @@
 """Checkpoint save and load of a ~100 MB and a ~1 GB state dict (float32 tensors of 1 MiB), ember beside PyTorch's
 torch.save / torch.load (its own process, benchmarks/common.py; TORCH_PYTHON=/opt/torch2/py for PyTorch 2.15), plus
-ember's loads without checksum verification (verify=False), mmap loads and safetensors. ember checks a CRC-32C per
-storage by default (Note [Checkpoint checksums]); torch.load checks each zip member's CRC-32 except under mmap=True.
+ember's loads without checksum verification (verify=False), mmap loads, ember's own format (save_ember) and
+safetensors. ember.save writes PyTorch's zip format, whose members' CRC-32s ember.load checks by default (also under
+mmap=True, where torch.load does not); ember's own format has a CRC-32C per storage (Note [Checkpoint checksums]).
 
 Files go to one temporary directory (BENCH_DIR, default the system's) and are read back while still in the page
 cache, so load times are the format's cost, not the disk's. ember.save fsyncs (Note [Atomic save]): that is part
@@ -56,6 +57,9 @@ def run(lib_name, n_tensors):
             out["load mmap=True verify=False (lazy)"] = median_time(
                 lambda: lib.load(path, mmap=True, verify=False), repeats
             )
+            native = os.path.join(d, "model.ember")  # ember's own format (docs/serialization.md)
+            out["save_ember"] = median_time(lambda: lib.serialization.save_ember(sd, native), repeats)
+            out["load (ember's format)"] = median_time(lambda: lib.load(native), repeats)
             from ember import safetensors
 
             st = os.path.join(d, "model.safetensors")

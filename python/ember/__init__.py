@@ -119,6 +119,10 @@ from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_e
 from .func import vmap  # noqa: E402
 from .nn.functional import bilinear, channel_shuffle, native_channel_shuffle  # noqa: E402
 from .serialization import load, save  # noqa: E402
+from .storage import TypedStorage, UntypedStorage  # noqa: E402
+from .storage import _legacy_classes as _legacy_storages  # noqa: E402
+
+globals().update(_legacy_storages)  # FloatStorage, LongStorage, ...: PyTorch's legacy typed storages
 
 # PyTorch's aliases of the dtypes.
 half = float16  # noqa: F405
@@ -184,6 +188,9 @@ __all__ = [
     # ember.default_generator is (below), as in PyTorch
     *(name for name in _C.__all__ if name != "default_generator"),
     "Size",
+    "TypedStorage",
+    "UntypedStorage",
+    *_legacy_storages,
     *_tensor_types.__all__,
     *_derived.__all__,
     *_real_complex.__all__,

@@ -3,6 +3,7 @@ docs/architecture.md): every other method is bound in C++ by its op family's bin
 
 from . import _C, _histogram, _real_complex, _tensor_types
 from . import autograd as _autograd
+from . import storage as _storage
 
 Tensor = _C.Tensor
 _type_binding = Tensor.type  # the C++ binding: type() names the dtype, type(dtype) converts to it
@@ -153,6 +154,8 @@ _METHODS = {
     "is_inference": is_inference,
     "isreal": isreal,
     "angle": angle,
+    "untyped_storage": _storage._untyped_storage,
+    "storage": _storage._storage,
     "real": property(_real_get, _real_set, doc="The real part of the tensor: the tensor itself (real dtypes)."),
     "imag": property(_imag_get, _imag_set, doc="The imaginary part: raises RuntimeError (no complex dtypes in ember)."),
     # Layouts and devices ember's tensors never have (dense, strided, CPU or CUDA), for programs that test them

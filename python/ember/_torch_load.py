@@ -184,12 +184,13 @@ class _Source:
             self._owned.close()
 
 
-def load_torch_file(f, map_location=None, mmap=None, verify=True):
-    """Loads a file written by torch.save (zip or legacy format) into ember objects; see the module doc.
-    verify=False skips the CRC-32 check of stored zip members (Note [zip checksums])."""
+def load_torch_file(f, map_location=None, mmap=None, verify=True, weights_only=True):
+    """Loads a file written by torch.save or ember.save (zip or legacy format) into ember objects; see the module
+    doc. verify=False skips the CRC-32 check of stored zip members (Note [zip checksums]). weights_only=False
+    unpickles with Python's full unpickler (Note [weights_only=False]): it runs whatever the file names."""
     src = _Source(f)
     try:
-        return _load(src, map_location, mmap, verify)
+        return _load(src, map_location, mmap, verify, weights_only)
     except pickle.UnpicklingError as e:
         if str(e).startswith("ember.load"):
             raise
@@ -202,12 +203,12 @@ def load_torch_file(f, map_location=None, mmap=None, verify=True):
         src.close()
 
 
-def _load(src, map_location, mmap, verify):
+def _load(src, map_location, mmap, verify, weights_only):
     head = src.read_at(0, 512)
     if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
-        return _ZipLoader(src, map_location, bool(mmap), verify).load()
+        return _ZipLoader(src, map_location, bool(mmap), verify, weights_only).load()
     if len(head) >= 2 and head[0] == 0x80 and head[1] <= 5:
-        return _LegacyLoader(src, map_location).load()
+        return _LegacyLoader(src, map_location, weights_only).load()
     if len(head) >= 262 and head[257:262] == b"ustar":
         raise RuntimeError(
             f"ember.load: '{src.name}' is a tar archive: PyTorch's oldest checkpoint format (tar, before "
@@ -441,8 +442,26 @@ def _op_build(u):
     # A state_dict is an OrderedDict with a `_metadata` attribute (pickled as BUILD); nothing else in a
     # checkpoint has attributes, and no attribute may shadow one of OrderedDict's (a `keys` or `copy` set on a
     # state dict would make load_state_dict see other entries than the file's).
+    if id(type(inst)) in u.loader.user_ids:  # a class the user allow-listed: pickle's own BUILD, as PyTorch does
+        setstate = getattr(inst, "__setstate__", None)
+        if setstate is not None:
+            setstate(state)
+            return
+        slotstate = None
+        if isinstance(state, tuple) and len(state) == 2:
+            state, slotstate = state
+        if state:
+            inst.__dict__.update(state)
+        if slotstate:
+            for k, v in slotstate.items():
+                setattr(inst, k, v)
+        return
     if type(inst) is not _OD:
-        _refuse(u, f"sets attributes (pickle BUILD) on a {type(inst).__name__}; only a state dict may have them")
+        _refuse(
+            u,
+            f"sets attributes (pickle BUILD) on a {type(inst).__name__}; only a state dict and instances of "
+            "classes allow-listed with ember.serialization.add_safe_globals may have them",
+        )
     if type(state) is not dict:
         _refuse(u, f"sets OrderedDict attributes from a {type(state).__name__}; expected a dict of attributes")
     for k in state:
@@ -493,9 +512,39 @@ def _op_additems(u):
 def _op_reduce(u):
     args = u.stack.pop()
     func = u.stack[-1]
-    if id(func) not in u.loader.callables or type(args) is not tuple:
+    if (id(func) not in u.loader.callables and id(func) not in u.loader.user_ids) or type(args) is not tuple:
         _refuse(u, f"calls {func!r:.60} (pickle REDUCE), which is not an allow-listed callable of this load")
     u.stack[-1] = func(*args)
+
+
+def _op_newobj(u):
+    args = u.stack.pop()
+    cls = u.stack.pop()
+    if id(cls) not in u.loader.user_ids or not isinstance(cls, type) or type(args) is not tuple:
+        _refuse(
+            u,
+            f"makes an instance of {cls!r:.60} (pickle NEWOBJ); only classes allow-listed with "
+            "ember.serialization.add_safe_globals may be instantiated",
+        )
+    u.append(cls.__new__(cls, *args))
+
+
+def _op_newobj_ex(u):
+    kwargs = u.stack.pop()
+    args = u.stack.pop()
+    cls = u.stack.pop()
+    if (
+        id(cls) not in u.loader.user_ids
+        or not isinstance(cls, type)
+        or type(args) is not tuple
+        or type(kwargs) is not dict
+    ):
+        _refuse(
+            u,
+            f"makes an instance of {cls!r:.60} (pickle NEWOBJ_EX); only classes allow-listed with "
+            "ember.serialization.add_safe_globals may be instantiated",
+        )
+    u.append(cls.__new__(cls, *args, **kwargs))
 
 
 def _op_refused(name, why):
@@ -514,10 +563,8 @@ class _RestrictedUnpickler(pickle._Unpickler):
     dispatch[pickle.APPENDS[0]] = _op_appends
     dispatch[pickle.ADDITEMS[0]] = _op_additems
     dispatch[pickle.REDUCE[0]] = _op_reduce
-    for _op in ("NEWOBJ", "NEWOBJ_EX"):
-        dispatch[getattr(pickle, _op)[0]] = _op_refused(
-            _op, "which makes class instances (no allow-listed name is a class)"
-        )
+    dispatch[pickle.NEWOBJ[0]] = _op_newobj
+    dispatch[pickle.NEWOBJ_EX[0]] = _op_newobj_ex
     for _op in ("EXT1", "EXT2", "EXT4"):  # copyreg's registry is process-wide state (and caches what it finds)
         dispatch[getattr(pickle, _op)[0]] = _op_refused(_op, "which reads Python's process-wide extension registry")
     dispatch[pickle.NEXT_BUFFER[0]] = _op_refused("NEXT_BUFFER", "but a checkpoint has no out-of-band buffers")
@@ -543,11 +590,60 @@ class _RestrictedUnpickler(pickle._Unpickler):
         return self._persistent(pid)
 
 
+class _FullUnpickler(pickle.Unpickler):
+    """Note [weights_only=False]: the explicit opt-in to Python's own unpickler, as torch.load(weights_only=False).
+    It imports and calls whatever the file names (run only on trusted files), except PyTorch's names: those map
+    to ember's allow-list (tensors, storages, Size, device, dtypes), and any other torch global is refused, since
+    ember never imports torch. Other names (collections.OrderedDict, builtins.set) are Python's own objects here.
+    The opcode scan (_check_pickle) still runs first."""
+
+    def __init__(self, loader, data, what, persistent_load):
+        super().__init__(io.BytesIO(data), encoding="utf-8")
+        self.loader, self.what, self._persistent = loader, what, persistent_load
+
+    def find_class(self, module, name):
+        if module == "__builtin__":
+            module = "builtins"
+        full = f"{module}.{name}"
+        if module == "torch" or module.startswith("torch."):
+            obj = self.loader.allowed.get(full)
+            if obj is not None:
+                return obj
+            raise pickle.UnpicklingError(
+                f"ember.load: '{self.loader.name}': its pickle refers to the PyTorch global '{full}', which ember "
+                "has no counterpart of (ember maps torch's tensor and storage rebuild functions, storage types, "
+                "torch.Size, torch.device and dtypes; a pickled torch.nn.Module is PyTorch's class: save its "
+                "state_dict() with PyTorch and load that)"
+            )
+        return super().find_class(module, name)
+
+    def persistent_load(self, pid):
+        if self._persistent is None:
+            raise pickle.UnpicklingError(
+                f"ember.load: '{self.loader.name}': {self.what} refers to a storage where none may appear"
+            )
+        return self._persistent(pid)
+
+
+UNSAFE_MESSAGE = (
+    "`ember.load` defaults to `weights_only=True`, as `torch.load` does since PyTorch 2.6. Re-running `ember.load` "
+    "with `weights_only` set to `False` will likely succeed, but it can result in arbitrary code execution. Do it "
+    "only if you got the file from a trusted source."
+)
+
+
 class _Loader:
     """What the zip and legacy loaders share: the allow-list, the tensor rebuild functions and the
     bookkeeping that keeps total allocation within what the file holds."""
 
-    def __init__(self, src, map_location):
+    def __init__(self, src, map_location, weights_only=True):
+        from ember.serialization import _user_allowed_globals
+
+        self.weights_only = weights_only
+        # the user's safe globals (ember.serialization.add_safe_globals) as this load began, and their ids: REDUCE,
+        # NEWOBJ and BUILD act on these as PyTorch's weights-only unpickler does (Note [safe globals])
+        self.user_globals = _user_allowed_globals() if weights_only else {}
+        self.user_ids = {id(v) for v in self.user_globals.values()}
         self.src = src
         self.name = src.name
         self.map_location = map_location
@@ -587,6 +683,8 @@ class _Loader:
     # -- unpickling ---------------------------------------------------------------------------------
     def unpickle(self, data, what, persistent_load=None):
         _check_pickle(io.BytesIO(data), f"ember.load: '{self.name}': {what}")
+        if not self.weights_only:
+            return _FullUnpickler(self, data, what, persistent_load).load()
         try:
             return _RestrictedUnpickler(self, data, what, persistent_load).load()
         except (pickle.UnpicklingError, MemoryError):
@@ -607,6 +705,8 @@ class _Loader:
         obj = self.allowed.get(full)
         if obj is not None:
             return obj
+        if full in self.user_globals:
+            return self.user_globals[full]
         hint = ""
         if module.startswith("torch.nn.modules") or module == "__main__":
             hint = (
@@ -616,12 +716,22 @@ class _Loader:
         elif module.startswith("__torch__"):
             hint = " This looks like a TorchScript archive (torch.jit.save), which ember does not read."
         elif module.startswith("numpy"):
-            hint = " NumPy arrays inside a checkpoint are not supported; save them as tensors."
+            hint = (
+                " NumPy arrays need their reconstruction globals allow-listed, as in PyTorch (docs/serialization.md, "
+                '"weights_only and safe globals"), or weights_only=False.'
+            )
         raise pickle.UnpicklingError(
-            f"ember.load: refusing to load '{self.name}': its pickle refers to the global '{full}', which is "
-            "not on the allow-list (tensor and storage rebuild functions, storage types, torch.Size, "
-            "torch.device, dtypes, OrderedDict, set, frozenset, complex, slice, bytes); ember never runs "
-            f"code from a checkpoint (see docs/torch_checkpoints.md).{hint}"
+            f"ember.load: refusing to load '{self.name}': Weights only load failed. This file can still be "
+            "loaded, to do so you have two options, do those steps only if you trust the source of the "
+            f"checkpoint. \n\t(1) {UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with `weights_only=True` please "
+            "check the recommended steps in the following error message.\n\tWeightsUnpickler error: Unsupported "
+            f"global: GLOBAL {full} was not an allowed global by default. Please use "
+            f"`ember.serialization.add_safe_globals([{full}])` or the "
+            f"`ember.serialization.safe_globals([{full}])` context manager to allowlist this global if you trust "
+            f"this class/function.\n(its pickle refers to the global '{full}', which is not on the allow-list: "
+            "tensor and storage rebuild functions, storage types, torch.Size, torch.device, dtypes, OrderedDict, "
+            "set, frozenset, complex, slice, bytes, and the user's safe globals; with weights_only=True ember "
+            f"never runs code from a checkpoint: see docs/torch_checkpoints.md){hint}"
         )
 
     def _parse_pid(self, pid, length):
@@ -774,8 +884,8 @@ class _Loader:
 
 
 class _ZipLoader(_Loader):
-    def __init__(self, src, map_location, use_mmap, verify):
-        super().__init__(src, map_location)
+    def __init__(self, src, map_location, use_mmap, verify, weights_only=True):
+        super().__init__(src, map_location, weights_only)
         self.use_mmap = use_mmap and src.fileno() is not None
         self.verify = verify
         self.byteorder = "little"

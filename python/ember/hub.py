@@ -156,7 +156,8 @@ def load_state_dict_from_url(
 ):
     """Download a checkpoint into `model_dir` (default <get_dir()>/checkpoints) unless it is already there,
     and return ember.load(file, map_location). check_hash: the file name's `-<hex>.` part must prefix the
-    SHA-256 of the file (torchvision's naming). weights_only is accepted: ember.load never runs code."""
+    SHA-256 of the file (torchvision's naming). weights_only is accepted and ignored: the file is loaded with
+    weights_only=True, so it never runs code."""
     if os.getenv("TORCH_MODEL_ZOO"):
         warnings.warn("TORCH_MODEL_ZOO is deprecated, please use env TORCH_HOME instead")
     import zipfile

@@ -1,14 +1,20 @@
 """ember.save / ember.load: checkpoints that cannot run code when loaded (docs/serialization.md)."""
 
+import collections
 import io
 import os
 import pickle
+import secrets
+import struct
+import warnings
+import zipfile
 
 import ember
 
 from . import _C
 
 _MAGIC = b"EMBERCKP"
+_MAX_DIMS = _C._checkpoint_limits["dims"]
 
 
 def _restore_location(tensor, location, map_location):
@@ -39,6 +45,180 @@ def _is_path(f):
     return isinstance(f, (str, os.PathLike))
 
 
+class _TorchGlobal:
+    """A reference to a PyTorch global (``torch._utils._rebuild_tensor_v2``, ``torch.float32``): pickled as the
+    GLOBAL opcode naming it, so that PyTorch finds its own object where ember's would not exist."""
+
+    __slots__ = ("module", "name")
+    _cache = {}
+
+    def __new__(cls, module, name):
+        key = (module, name)
+        g = cls._cache.get(key)
+        if g is None:
+            g = object.__new__(cls)
+            object.__setattr__(g, "module", module)
+            object.__setattr__(g, "name", name)
+            cls._cache[key] = g
+        return g
+
+    def __call__(self, *args):  # pickle wants a reduce function to be callable; this one is only ever written
+        raise TypeError(f"{self.module}.{self.name} is PyTorch's; ember only writes a reference to it")
+
+
+_REBUILD_TENSOR = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_PARAMETER = _TorchGlobal("torch._utils", "_rebuild_parameter")
+_TORCH_SIZE = _TorchGlobal("torch", "Size")
+_TORCH_DEVICE = _TorchGlobal("torch", "device")
+
+
+class _TorchPickler(pickle._Pickler):
+    """Pickles like torch.save: tensors as ``_rebuild_tensor_v2`` of a persistent storage id, parameters as
+    ``_rebuild_parameter``, ember.Size / device / dtype as torch.Size / torch.device / torch.float32; the
+    storages' bytes are collected in `records` (key -> (bytes tensor, location))."""
+
+    def __init__(self, file, protocol):
+        super().__init__(file, protocol)
+        self.records = {}  # storage identity -> (key, uint8 CPU-or-device tensor over the storage)
+        self.dtypes = {}  # storage identity -> the dtype it is saved as
+
+    def persistent_id(self, obj):
+        from .storage import TypedStorage, UntypedStorage
+
+        if isinstance(obj, TypedStorage):
+            typed, untyped = obj, obj.untyped()
+        elif isinstance(obj, UntypedStorage):
+            typed, untyped = None, obj
+        else:
+            return None
+        ident = untyped._key()
+        dtype = ember.uint8 if typed is None else typed.dtype
+        rec = self.records.get(ident)
+        if rec is None:
+            rec = self.records[ident] = (str(len(self.records)), untyped._bytes)
+            self.dtypes[ident] = dtype
+        elif self.dtypes[ident] != dtype:  # PyTorch refuses this too: its loader keys a storage by one dtype
+            raise RuntimeError(
+                "ember.save: Cannot save multiple tensors or storages that view the same data as different types "
+                f"({self.dtypes[ident]} and {dtype})"
+            )
+        if typed is None:
+            return ("storage", _TorchGlobal("torch", "UntypedStorage"), rec[0], _location(untyped.device), len(untyped))
+        stype = _TorchGlobal("torch", typed.pickle_storage_type())
+        return ("storage", stype, rec[0], _location(typed.device), len(typed))
+
+    def save(self, obj, save_persistent_id=True):
+        if type(obj) is _TorchGlobal:
+            x = self.memo.get(id(obj))
+            if x is not None:
+                self.write(self.get(x[0]))
+                return
+            self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode("utf-8"))
+            self.memoize(obj)
+            return
+        if type(obj) is ember.dtype:
+            self.save(_TorchGlobal("torch", str(obj).rsplit(".", 1)[-1]))
+            return
+        super().save(obj, save_persistent_id)
+
+    def reducer_override(self, obj):
+        t = type(obj)
+        if isinstance(obj, ember.Tensor):
+            if isinstance(obj, ember.nn.Parameter):
+                return (_REBUILD_PARAMETER, (obj.detach(), obj.requires_grad, collections.OrderedDict()))
+            if t is not ember.Tensor:
+                raise TypeError(f"ember.save: can't save a tensor of subclass {t.__module__}.{t.__qualname__}")
+            if obj.dim() > _MAX_DIMS:  # Note [Checkpoint limits]: nothing is saved that ember.load refuses
+                raise ValueError(
+                    f"ember.save: a tensor of {obj.dim()} dimensions exceeds the limit of {_MAX_DIMS} dimensions "
+                    "that ember.load reads (CheckpointLimits::kDims)"
+                )
+            from .storage import TypedStorage
+
+            storage = TypedStorage._from_tensor(obj)
+            args = (storage, obj.storage_offset(), tuple(obj.shape), tuple(obj.stride()), obj.requires_grad)
+            return (_REBUILD_TENSOR, args + (collections.OrderedDict(),))
+        if t is ember.Size:
+            return (_TORCH_SIZE, (tuple(obj),))
+        if t is ember.device:
+            return (_TORCH_DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index))
+        return NotImplemented
+
+
+def _location(device):
+    return "cpu" if device.type == "cpu" else str(device)
+
+
+def _serialization_id():
+    return "".join(str(secrets.randbelow(10)) for _ in range(40))
+
+
+def _write_member(zf, name, data):
+    """Writes one stored member whose data starts on a multiple of 64 bytes, as torch.save aligns it (an "FB"
+    extra field of padding, the field PyTorch's own writer uses)."""
+    data = memoryview(data).cast("B")
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    info.file_size = len(data)
+    zip64 = len(data) * 1.05 > zipfile.ZIP64_LIMIT
+    header = 30 + len(name.encode("utf-8")) + 4 + (20 if zip64 else 0)
+    pad = (-(zf.fp.tell() + header)) % 64
+    info.extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
+    with zf.open(info, "w", force_zip64=zip64) as w:
+        w.write(data)
+
+
+def _pickle(obj, protocol):
+    """The pickle of `obj` and its storages, made before any file is created; checked with ember.load's own
+    opcode scan, so that nothing is saved that ember.load would refuse (a pickle nesting too deep)."""
+    buf = io.BytesIO()
+    pickler = _TorchPickler(buf, protocol)
+    pickler.dump(obj)
+    from ._torch_load import _check_pickle
+
+    buf.seek(0)
+    try:
+        _check_pickle(buf, "ember.save")
+    except pickle.UnpicklingError as e:
+        raise ValueError(f"{e}: ember.load would refuse this file") from None
+    return buf.getvalue(), list(pickler.records.values())
+
+
+def _write_zip(pickled, out, archive):
+    data_pkl, records = pickled
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+        _write_member(zf, f"{archive}/data.pkl", data_pkl)
+        _write_member(zf, f"{archive}/.format_version", b"1")
+        _write_member(zf, f"{archive}/.storage_alignment", b"64")
+        _write_member(zf, f"{archive}/byteorder", b"little")
+        for key, data in records:
+            _write_member(zf, f"{archive}/data/{key}", data.cpu().contiguous().numpy())
+        _write_member(zf, f"{archive}/version", b"3\n")
+        _write_member(zf, f"{archive}/.data/serialization_id", _serialization_id().encode("ascii"))
+
+
+class _NoSeek:
+    """A write-only view of a file object: zipfile then writes data descriptors (as torch.save does) and never
+    seeks back, so the same code writes to an atomic file, a pipe or a buffer."""
+
+    def __init__(self, f):
+        self._f, self._pos = f, 0
+
+    def write(self, b):
+        n = self._f.write(b)
+        n = len(memoryview(b).cast("B")) if n is None else n
+        self._pos += n
+        return n
+
+    def tell(self):
+        return self._pos
+
+    def flush(self):
+        flush = getattr(self._f, "flush", None)
+        if flush is not None:
+            flush()
+
+
 def save(
     obj,
     f,
@@ -47,18 +227,18 @@ def save(
     _use_new_zipfile_serialization=True,
     _disable_byteorder_record=False,
 ):
-    """Saves an object to a file: tensors, and dicts, lists, tuples, numbers, strings and None that hold them (see
-    docs/serialization.md).
+    """Saves an object to a file in PyTorch's zip format (what ``torch.save`` writes; docs/serialization.md).
 
-    A path is replaced atomically: a reader sees the old file or the complete new one. Views of one storage are
-    stored once and come back as views. The file is read back by :func:`ember.load`, and loading it never runs
-    code: ember does not pickle.
+    Tensors are stored as storages (views of one storage store it once and come back as views); everything else
+    is pickled, with ember's tensors, parameters, ``ember.Size``, ``ember.device`` and dtypes written under
+    PyTorch's names, so ``torch.load`` reads the file (with ``weights_only=True`` for tensors and plain
+    containers). A path is replaced atomically: a reader sees the old file or the complete new one.
 
     Args:
-        obj (object): the object to save.
+        obj (object): the object to save: any picklable object.
         f (str, os.PathLike or file): a path, or a writable binary file object.
-        pickle_module (module): accepted for PyTorch's signature and not used.
-        pickle_protocol (int): accepted for PyTorch's signature and not used.
+        pickle_module (module): accepted for PyTorch's signature; ember always uses its own pickler.
+        pickle_protocol (int): the pickle protocol, 2 (PyTorch's default) to 5.
 
     Example::
 
@@ -69,6 +249,34 @@ def save(
         >>> ember.load(buf)
         {'w': tensor([1., 1.])}
     """
+    if not _use_new_zipfile_serialization:
+        raise ValueError("ember.save: _use_new_zipfile_serialization=False (PyTorch's legacy format) is not written")
+    if type(pickle_protocol) is not int or not 2 <= pickle_protocol <= pickle.HIGHEST_PROTOCOL:
+        raise ValueError(f"ember.save: pickle_protocol must be an int from 2 to {pickle.HIGHEST_PROTOCOL}")
+    if _is_path(f):
+        path = os.fsdecode(f)
+        # torch.save names the archive folder after the file (model.pt -> model/...)
+        archive = os.path.splitext(os.path.basename(path))[0] or "archive"
+        if not all(c.isalnum() or c in "_-." for c in archive):
+            archive = "archive"
+        pickled = _pickle(obj, pickle_protocol)
+        out = _C._AtomicFile(path)
+        try:
+            _write_zip(pickled, _NoSeek(out), archive)
+            out.commit()
+        finally:
+            out.discard()
+        return
+    if not hasattr(f, "write"):
+        raise TypeError(f"ember.save: f must be a path or a writable binary file object, got {type(f).__name__}")
+    _write_zip(_pickle(obj, pickle_protocol), _NoSeek(f), "archive")
+
+
+def save_ember(obj, f):
+    """Saves tensors and plain containers in ember's own checkpoint format (docs/serialization.md, "The ember
+    format"): no pickle at all, CRC-32C checksums, and the format that C++ ``ember::load`` /
+    ``ember::load_state_dict`` read. :func:`ember.load` reads it too. Prefer :func:`ember.save` (PyTorch's
+    format) for files that PyTorch should read."""
     if _is_path(f):
         _C._save(obj, os.fsdecode(f))
         return
@@ -77,11 +285,85 @@ def save(
     f.write(_C._save(obj, None))
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, verify=True, **pickle_load_args):
-    """Loads an object saved by :func:`ember.save`, or a checkpoint written by ``torch.save``, from a file.
+# Note [safe globals]: the user's allow-list for weights_only loads, with PyTorch's semantics: functions and classes,
+# or (object, "module.name") pairs for objects pickled under another name. A listed global is trusted: REDUCE may
+# call it, NEWOBJ instantiate it and BUILD set its instances' state (python/ember/_torch_load.py).
+_marked_safe_globals = set()
 
-    Nothing in the file is executed: a PyTorch checkpoint's pickle is read by a restricted reader
-    (ember._torch_load) that only rebuilds tensors and plain containers.
+
+def add_safe_globals(safe_globals):
+    """Marks the given globals as safe for ``weights_only`` loads: functions added may be called and classes
+    instantiated (and their state set) while unpickling. Each entry is an object (named by its ``__module__``
+    and ``__qualname__``) or an ``(object, "module.name")`` tuple for one pickled under another name.
+
+    Example::
+
+        >>> import dataclasses, io
+        >>> @dataclasses.dataclass
+        ... class Point:
+        ...     x: int
+        >>> Point.__module__, Point.__qualname__ = "docs_example", "Point"
+        >>> ember.serialization.add_safe_globals([(Point, "docs_example.Point")])
+        >>> ember.serialization.get_safe_globals()
+        [(<class 'docs_example.Point'>, 'docs_example.Point')]
+        >>> ember.serialization.clear_safe_globals()
+    """
+    global _marked_safe_globals
+    _marked_safe_globals = _marked_safe_globals.union(set(safe_globals))
+
+
+def get_safe_globals():
+    """Returns the list of user-added globals that are safe for ``weights_only`` loads."""
+    return list(_marked_safe_globals)
+
+
+def clear_safe_globals():
+    """Clears the list of globals that are safe for ``weights_only`` loads."""
+    global _marked_safe_globals
+    _marked_safe_globals = set()
+
+
+class safe_globals:
+    """A context manager that adds globals as safe for ``weights_only`` loads inside it (and removes them on
+    exit), as ``torch.serialization.safe_globals``: ``with ember.serialization.safe_globals([Point]): ...``."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, type, value, tb):  # noqa: A002  (PyTorch's signature)
+        global _marked_safe_globals
+        _marked_safe_globals = _marked_safe_globals - set(self.safe_globals)
+
+
+def _user_allowed_globals():
+    rc = {}
+    for f in _marked_safe_globals:
+        if isinstance(f, tuple):
+            if len(f) != 2:
+                raise ValueError(
+                    f"Expected tuple of length 2 (global, str of callable full path), but got tuple of length: {len(f)}"
+                )
+            if type(f[1]) is not str:
+                raise TypeError(f"Expected second item in tuple to be str of callable full path, but got: {type(f[1])}")
+            f, name = f
+            rc[name] = f
+        else:
+            rc[f"{f.__module__}.{f.__qualname__}"] = f
+    return rc
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, verify=True, **pickle_load_args):
+    """Loads an object saved by :func:`ember.save` or ``torch.save`` (PyTorch's zip or legacy format), or a file in
+    ember's own format (:func:`ember.serialization.save_ember`), from a file.
+
+    As ``torch.load`` since PyTorch 2.6, loading is ``weights_only=True`` by default: a restricted unpickler that
+    never runs code rebuilds tensors, plain containers and primitive types, and the globals allow-listed with
+    :func:`ember.serialization.add_safe_globals`; any other global raises ``pickle.UnpicklingError`` naming it.
+    ``weights_only=False`` is the explicit opt-in to Python's full unpickler, for trusted files only: it can run
+    arbitrary code.
 
     Args:
         f (str, os.PathLike or file): a path, or a readable binary file object.
@@ -89,10 +371,12 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             it: None keeps the saved locations; a device or string moves everything there; a dict renames
             locations (``{"cuda:1": "cuda:0"}``); a callable gets ``(tensor, location)`` and returns the tensor to
             use.
-        pickle_module (module, optional): accepted for PyTorch's signature and not used.
+        pickle_module (module, optional): only with ``weights_only=False``, as in PyTorch (ember always unpickles
+            with Python's ``pickle``).
 
     Keyword args:
-        weights_only (bool, optional): accepted for PyTorch's signature: loading is always safe.
+        weights_only (bool, optional): restrict unpickling to tensors, primitive types, dictionaries and the safe
+            globals (the default, None, means True).
         mmap (bool, optional): map the file copy-on-write instead of reading it (`f` must be a path).
         verify (bool): check the file's checksums (ember's CRC-32s, a zip member's CRC-32) and raise on a
             mismatch. ``verify=False`` skips the checks of the tensor data, for trusted files where load time
@@ -100,6 +384,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             extension: PyTorch's ``torch.load`` has no such argument.
         **pickle_load_args: accepted for PyTorch's signature and not used.
     """
+    if weights_only is None:
+        weights_only = True
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+    weights_only = bool(weights_only)
     if _is_path(f):
         path = os.fsdecode(f)
         with open(path, "rb") as fh:
@@ -108,28 +399,28 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             return _load_ember(path, map_location, bool(mmap), verify)
         from ._torch_load import load_torch_file
 
-        return load_torch_file(f, map_location=map_location, mmap=mmap, verify=verify)
+        return load_torch_file(f, map_location=map_location, mmap=mmap, verify=verify, weights_only=weights_only)
     if not hasattr(f, "read"):
         raise TypeError(f"ember.load: f must be a path or a readable binary file object, got {type(f).__name__}")
     if mmap:
         raise ValueError(
             f"ember.load: mmap=True needs a file path (a str or os.PathLike), not a file object; got {type(f).__name__}"
         )
+    from ._torch_load import load_torch_file
+
     seekable = getattr(f, "seekable", lambda: False)()
     if seekable:
         start = f.tell()
         head = f.read(len(_MAGIC))
         f.seek(start)
         if head != _MAGIC:
-            from ._torch_load import load_torch_file
-
-            return load_torch_file(f, map_location=map_location, mmap=mmap, verify=verify)
+            return load_torch_file(f, map_location=map_location, mmap=mmap, verify=verify, weights_only=weights_only)
         return _load_ember(f.read(), map_location, False, verify)
     data = f.read()
     if not data.startswith(_MAGIC):
-        from ._torch_load import load_torch_file
-
-        return load_torch_file(io.BytesIO(data), map_location=map_location, mmap=mmap, verify=verify)
+        return load_torch_file(
+            io.BytesIO(data), map_location=map_location, mmap=mmap, verify=verify, weights_only=weights_only
+        )
     return _load_ember(data, map_location, False, verify)
 
 

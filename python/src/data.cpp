@@ -44,6 +44,24 @@ both processes then see the same data. CUDA tensors are left as they are.)");
                                            "Returns whether the storage of ``self`` is in shared memory (always "
                                            "``True`` on CUDA).");
 
+  // What ember.UntypedStorage (python/ember/storage.py) is built on: the identity and size of a tensor's storage,
+  // and a 1-D uint8 tensor over all of its bytes (aliasing it, as a PyTorch storage does).
+  cls.attr("_storage_key") = nb::cpp_function(
+      [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()->storage().get()); }, nb::is_method(),
+      nb::name("_storage_key"), nb::scope(cls), "An integer that identifies the storage of ``self`` while it lives.");
+  cls.attr("_storage_nbytes") = nb::cpp_function(
+      [](const Tensor& t) { return static_cast<uint64_t>(t.impl()->storage()->nbytes()); }, nb::is_method(),
+      nb::name("_storage_nbytes"), nb::scope(cls), "The size of the storage of ``self`` in bytes.");
+  cls.attr("_storage_bytes") = nb::cpp_function(
+      [](const Tensor& t) {
+        const Storage& s = t.impl()->storage();
+        const int64_t size[1] = {static_cast<int64_t>(s->nbytes())};
+        const int64_t stride[1] = {1};
+        return Tensor(make_intrusive<TensorImpl>(s, ScalarType::UInt8, IntArrayRef(size), IntArrayRef(stride), 0));
+      },
+      nb::is_method(), nb::name("_storage_bytes"), nb::scope(cls),
+      "A 1-D uint8 tensor viewing every byte of the storage of ``self`` (writes go through both ways).");
+
   m.def(
       "_set_sharing_strategy",
       [](const std::string& s) {

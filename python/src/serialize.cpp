@@ -231,6 +231,39 @@ std::unique_ptr<serialize::Source> open_source(nb::handle src, bool mmap, std::o
   return serialize::buffer_source(buf->view.buf, static_cast<size_t>(buf->view.len), "<buffer>");
 }
 
+// serialize::AtomicFile as a Python file object that zipfile can write to (write and tell; no seek).
+class AtomicFileHolder {
+ public:
+  explicit AtomicFileHolder(const std::string& path) : file_(std::make_unique<serialize::AtomicFile>(path)) {}
+  size_t write(nb::handle data) {
+    BufferView buf(data);
+    serialize::AtomicFile& f = open("write");
+    {
+      nb::gil_scoped_release unlocked;
+      f.write(buf.view.buf, static_cast<size_t>(buf.view.len));
+    }
+    return static_cast<size_t>(buf.view.len);
+  }
+  uint64_t tell() { return open("tell").position(); }
+  void commit() {
+    serialize::AtomicFile& f = open("commit");
+    {
+      nb::gil_scoped_release unlocked;
+      f.commit();
+    }
+    file_.reset();
+  }
+  void discard() { file_.reset(); }
+  std::string temp_path() { return open("temp_path").temp_path(); }
+
+ private:
+  serialize::AtomicFile& open(const char* what) {
+    if (!file_) fail<ValueError>("ember.save: ", what, " on a closed atomic file");
+    return *file_;
+  }
+  std::unique_ptr<serialize::AtomicFile> file_;
+};
+
 nb::object save_ember(nb::handle obj, std::optional<std::string> path) {
   Document doc;
   nb::module_ nn = nb::module_::import_("ember.nn");
@@ -387,6 +420,16 @@ Tensor frombuffer(nb::handle buffer, nb::handle dtype_h, int64_t count, int64_t 
 
 void init_serialize(nb::module_& m) {
   m.def("_save", &save_ember, nb::arg("obj").none(), nb::arg("path").none());
+  // Note [Atomic save] for Python writers (ember.save's PyTorch zip format): write() then commit(); a file that is
+  // discarded (or dropped) before commit() removes its temporary file and leaves the target as it was.
+  nb::class_<AtomicFileHolder>(m, "_AtomicFile")
+      .def(nb::init<std::string>(), nb::arg("path"))
+      .def("write", &AtomicFileHolder::write, nb::arg("data"))
+      .def("tell", &AtomicFileHolder::tell)
+      .def("flush", [](AtomicFileHolder&) {})
+      .def("commit", &AtomicFileHolder::commit)
+      .def("discard", &AtomicFileHolder::discard)
+      .def_prop_ro("temp_path", &AtomicFileHolder::temp_path);
   m.def("_load", &load_ember, nb::arg("source"), nb::arg("mmap"), nb::arg("verify"), nb::arg("restore").none());
   nb::dict limits;  // Note [Checkpoint limits]
   limits["dims"] = serialize::CheckpointLimits::kDims;

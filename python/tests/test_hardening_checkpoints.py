@@ -343,7 +343,7 @@ def _nested(levels):
 
 def _round_trip(obj):
     buf = io.BytesIO()
-    ember.save(obj, buf)
+    ember.serialization.save_ember(obj, buf)
     return io.BytesIO(buf.getvalue())
 
 
@@ -352,25 +352,25 @@ def test_the_writer_checks_the_readers_limits(tmp_path):
     assert limits["dims"] == 64 and limits["manifest_depth"] == 512 and _torch_load._MAX_DIMS == limits["dims"]
     path = tmp_path / "x.ckpt"
     with pytest.raises(ValueError, match=r"65 dimensions exceeds the limit of 64 .*CheckpointLimits::kDims"):
-        ember.save({"x": ember.ones([1] * 65)}, path)
+        ember.serialization.save_ember({"x": ember.ones([1] * 65)}, path)
     with pytest.raises(ValueError, match=r"nest 603 levels of JSON, more than the 512 .*kManifestDepth"):
-        ember.save(_nested(201), path)
+        ember.serialization.save_ember(_nested(201), path)
     with pytest.raises(ValueError, match="513 levels"):
-        ember.save(_nested(171), io.BytesIO())
+        ember.serialization.save_ember(_nested(171), io.BytesIO())
     assert os.listdir(tmp_path) == []  # refused before anything was created, not even a temporary file
     # what is at the limit saves and loads
-    ember.save({"x": ember.ones([1] * 64)}, path)
+    ember.serialization.save_ember({"x": ember.ones([1] * 64)}, path)
     assert ember.load(path)["x"].shape == (1,) * 64
-    ember.save(_nested(170), path)
+    ember.serialization.save_ember(_nested(170), path)
     assert ember.load(path) == _nested(170)
     # ints: ember.load reads 4300 digits (CPython's default str limit), so that is what may be saved
     old = sys.get_int_max_str_digits()
     sys.set_int_max_str_digits(0)
     try:
         with pytest.raises(ValueError, match="4301 digits exceeds the limit of 4300"):
-            ember.save(10**4300, io.BytesIO())
+            ember.serialization.save_ember(10**4300, io.BytesIO())
         buf = io.BytesIO()
-        ember.save(-(10**4299), buf)
+        ember.serialization.save_ember(-(10**4299), buf)
         assert ember.load(io.BytesIO(buf.getvalue())) == -(10**4299)
     finally:
         sys.set_int_max_str_digits(old)
@@ -382,7 +382,7 @@ def test_the_writer_checks_the_readers_limits(tmp_path):
     assert type(back).__name__ == "P" and back._fields == ("a", "_1") and tuple(back) == (1, 2)
     odd = type("my-name", (tuple,), {"_fields": ("a",)})((1,))  # a tuple with _fields is saved as a namedtuple
     with pytest.raises(ValueError, match=r"obj\['t'\]: ember.load could not rebuild namedtuple 'my-name'"):
-        ember.save({"t": odd}, path)
+        ember.serialization.save_ember({"t": odd}, path)
     assert sorted(os.listdir(tmp_path)) == ["x.ckpt"]
 
 
@@ -436,7 +436,7 @@ def test_every_byte_mutation_of_an_ember_checkpoint_raises_or_loads_the_same(tmp
         misc=[1, 2.5, "s", (True, None), {"k": ember.tensor([True, False])}],
     )
     buf = io.BytesIO()
-    ember.save(obj, buf)
+    ember.serialization.save_ember(obj, buf)
     data = buf.getvalue()
     reference = ember.load(io.BytesIO(data))
     assert _same(reference, obj)

@@ -131,7 +131,7 @@ def test_views_share_storage(tmp_path):
 def test_only_the_bytes_a_view_needs_are_written(tmp_path):
     big = ember.arange(1_000_000, dtype=ember.float64)
     path = tmp_path / "part.ckpt"
-    ember.save(big[500:503], path)
+    ember.serialization.save_ember(big[500:503], path)
     raw = path.read_bytes()
     (mlen,) = struct.unpack_from("<Q", raw, 16)
     data = (32 + mlen + 63) // 64 * 64
@@ -152,7 +152,7 @@ def test_cpp_compatible_bytes(tmp_path):
     )
     expected = _file(manifest, [(0, struct.pack("<4f", 0, 1, 2, 3)), (64, struct.pack("<2q", 1, 2))])
     state = collections.OrderedDict(w=ember.arange(4, dtype=ember.float32), b=ember.arange(1, 3))
-    ember.save(state, tmp_path / "s.ckpt")
+    ember.serialization.save_ember(state, tmp_path / "s.ckpt")
     assert (tmp_path / "s.ckpt").read_bytes() == expected
     back = ember.load(io.BytesIO(expected))
     assert type(back) is collections.OrderedDict and list(back) == ["w", "b"]
@@ -180,7 +180,7 @@ def test_containers_and_scalars(tmp_path):
         "slice": [slice(1, None, 2), slice(None), slice(-3, 4)],
         "empty": [[], (), {}],
     }
-    ember.save(obj, tmp_path / "c.ckpt")
+    ember.serialization.save_ember(obj, tmp_path / "c.ckpt")
     back = ember.load(tmp_path / "c.ckpt")
     assert back["list"] == obj["list"] and [type(v) for v in back["list"]] == [type(v) for v in obj["list"]]
     assert back["tuple"] == (1, (2, (3,))) and type(back["tuple"][1]) is tuple
@@ -204,7 +204,7 @@ def test_containers_and_scalars(tmp_path):
     assert back["empty"] == [[], (), {}]
     for name in ("int", "float", "str", "none", "bool"):
         value = {"int": 7, "float": 2.5, "str": "x", "none": None, "bool": True}[name]
-        ember.save(value, tmp_path / "s.ckpt")
+        ember.serialization.save_ember(value, tmp_path / "s.ckpt")
         assert ember.load(tmp_path / "s.ckpt") == value
 
 
@@ -324,7 +324,7 @@ def test_file_objects(tmp_path):
 def test_map_location(tmp_path):
     x = ember.arange(4.0)
     path = tmp_path / "m.ckpt"
-    ember.save({"x": x, "v": x[1:]}, path)
+    ember.serialization.save_ember({"x": x, "v": x[1:]}, path)
     seen = []
 
     def record(storage, location):
@@ -440,17 +440,17 @@ def test_unsupported_objects_name_the_type_and_path(tmp_path):
 
     path = tmp_path / "u.ckpt"
     with pytest.raises(TypeError, match=r"obj\['model'\]\['x'\] of type '[\w.]*Foo'"):
-        ember.save({"model": {"x": Foo()}}, path)
+        ember.serialization.save_ember({"model": {"x": Foo()}}, path)
     with pytest.raises(TypeError, match=r"obj\[1\] of type 'function'"):
-        ember.save([1, lambda: 0], path)
+        ember.serialization.save_ember([1, lambda: 0], path)
     with pytest.raises(TypeError, match=r"obj\.y of type 'set'"):
-        ember.save(collections.namedtuple("P", "x y")(1, {2}), path)
+        ember.serialization.save_ember(collections.namedtuple("P", "x y")(1, {2}), path)
     with pytest.raises(TypeError, match="ndarray"):
-        ember.save(np.zeros(2), path)
+        ember.serialization.save_ember(np.zeros(2), path)
     loop = []
     loop.append(loop)
     with pytest.raises(ValueError, match="nests deeper than"):
-        ember.save(loop, path)
+        ember.serialization.save_ember(loop, path)
     assert not path.exists() and os.listdir(tmp_path) == []  # nothing written, no temporary file left
 
 

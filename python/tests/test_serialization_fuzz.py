@@ -22,7 +22,7 @@ _CHILD = textwrap.dedent(r"""
     def ember_bytes(obj):
         import io
         buf = io.BytesIO()
-        ember.save(obj, buf)
+        ember.serialization.save_ember(obj, buf)
         return buf.getvalue()
 
     x = ember.arange(12.).reshape(3, 4)
