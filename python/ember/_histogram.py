@@ -254,5 +254,14 @@ def histogramdd(input, bins, range=None, weight=None, density=False, *, out=None
                 )
             )
     _check_weight("histogramdd", input, weight, input.shape[:-1])
+    # The histogram's element count, checked before any edges are made: D dimensions of bins can overflow int64 (and
+    # multiplying them all out as a Python int would take minutes), so stop as soon as the product passes it.
+    count = 1
+    for b in bins:
+        count *= b.numel() - 1 if isinstance(b, Tensor) else max(_as_int(b) or 0, 0)
+        if count >= 2**63:
+            raise RuntimeError(
+                f"histogramdd(): a histogram of {dims} dimensions with these bins has more than 2**63 - 1 elements"
+            )
     hist, edges = _histogramdd_impl("histogramdd", input.reshape(-1, dims), bins, range, weight, density)
     return _write_out(_histogramdd_t(hist, edges), out, "histogramdd")

@@ -111,3 +111,17 @@ def test_polygamma_of_the_largest_order():
     r = ember.polygamma(2**31 - 1, ember.tensor([0.5, 2.0])).tolist()
     assert r[0] == float("inf") and r[1] != r[1]
     assert ember.polygamma(3, ember.tensor([2.0], dtype=ember.float64)).item() == pytest.approx(0.4939394022668291)
+
+
+# histogramdd of a million dimensions (the CI fuzz's seed 203163433): 3 bins each is 3**1048576 elements, which it
+# computed as a Python int (minutes) after making a million edge tensors. The count is now checked first, stopping as
+# soon as it passes int64.
+def test_histogramdd_of_too_many_bins_raises_at_once():
+    points = ember.zeros(0, 2**20, dtype=ember.float64)
+    with pytest.raises(RuntimeError, match="more than 2\\*\\*63 - 1 elements"):
+        ember.histogramdd(points, 3)
+    with pytest.raises(RuntimeError, match="more than 2\\*\\*63 - 1 elements"):
+        ember.histogramdd(ember.zeros(1, 2), [2**32, 2**32])
+    r = ember.histogramdd(ember.tensor([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0]]), [2, 3])
+    assert r.hist.shape == (2, 3) and r.hist.sum().item() == 3  # numpy.histogramdd: [[1, 0, 0], [1, 0, 1]]
+    assert r.hist.tolist() == [[1.0, 0.0, 0.0], [1.0, 0.0, 1.0]]

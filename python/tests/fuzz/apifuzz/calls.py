@@ -153,15 +153,16 @@ class Call:
         self.use = use
 
     def huge(self):
-        """Whether a tensor argument has 2**31 elements or more, or the call is a Laguerre polynomial (whose cost is
-        linear in its degree, as PyTorch's: Note [Polynomials of large degree]): a call that may take long without
-        hanging."""
+        """Whether a tensor argument has 2**31 elements or 2**20 along a dimension, or the call is a Laguerre
+        polynomial (whose cost is linear in its degree, as PyTorch's: Note [Polynomials of large degree]): a call that
+        may take long without hanging."""
         if "laguerre_polynomial" in self.target.path:
             return True
         specs = [self.self_spec] + self.args + list(self.kwargs.values())
         tensors = [t for t in specs if isinstance(t, Tensor)]
         tensors += [t for s in specs if isinstance(s, Seq) for t in s.tensors()]
-        return any(t.numel() >= 2**31 for t in tensors)
+        # 2**20 or more along one dimension: a call may return that many tensors (unbind, split), each one printed
+        return any(t.numel() >= 2**31 or max(t.shape, default=0) >= 2**20 for t in tensors)
 
     def source(self):
         """(setup, call) source: the setup builds the arguments; the call makes the call (and uses its result)."""
