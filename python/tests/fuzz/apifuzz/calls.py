@@ -207,11 +207,13 @@ class Call:
 
 
 # What `use(r)` does; the worker defines the same function (worker.py execs this source).
+# Backward runs through the first 8 tensors only: each output of unbind(65536 elements) backpropagates a whole-size
+# gradient, so all of them would be quadratic (as in PyTorch), a slow call rather than a finding.
 USE_SOURCE = """def use(r):
-    for t in r if isinstance(r, (tuple, list)) else (r,):
+    for i, t in enumerate(r if isinstance(r, (tuple, list)) else (r,)):
         if isinstance(t, ember.Tensor):
             repr(t)
-            if t.requires_grad and t.is_floating_point() and t.numel() <= 2**20:
+            if i < 8 and t.requires_grad and t.is_floating_point() and t.numel() <= 2**20:
                 t.sum().backward()
 """
 
