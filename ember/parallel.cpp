@@ -13,7 +13,6 @@
 #include <thread>
 #include <vector>
 
-#include "ember/backend/blas.h"
 #include "ember/cpu_budget.h"
 #include "ember/error.h"
 
@@ -233,7 +232,6 @@ void set_num_threads(int n) {
   EMBER_CHECK(!t_in_parallel, "set_num_threads: cannot be called from inside a parallel region");
   std::lock_guard<std::mutex> l(g_pool_mu);
   g_num_threads.store(n);
-  set_blas_num_threads(n);  // OpenBLAS threads inside one call as many as ember's pool (Note [Intra-op parallelism])
   if (g_pool && g_pool->size() != n) {
     delete g_pool;
     g_pool = nullptr;

@@ -13,12 +13,13 @@
 //   The caller waits for chunks already running the same way.
 // - One thread budget. The default thread count is the CPUs this process may use: its affinity mask, capped by a
 //   cgroup CPU quota (cpu.max, or cpu.cfs_quota_us; ember/cpu_budget.h), unless EMBER_NUM_THREADS or
-//   OMP_NUM_THREADS says otherwise. OpenBLAS gets the same count and runs outside ember's parallel regions; before an
-//   OpenBLAS GEMM ember parks its spinning workers (park_threads), which would hold a core OpenBLAS's threads need.
-//   oneDNN's convolutions and poolings run one-thread primitives on ember's pool, a slice of the batch each (Note
-//   [Primitives on ember's threads] in backend/cpu/dnnl.cpp), so OpenMP's statically split, spinning threads are
-//   used only for a batch of one. The same holds in C++ programs: nothing depends on environment variables read
-//   before ember is loaded.
+//   OMP_NUM_THREADS says otherwise. The other libraries' threads split work statically and busy-wait between
+//   calls, so ember runs them single-threaded on its own pool instead: OpenBLAS's GEMMs as blocks of the output
+//   (Note [GEMMs on ember's threads] in backend/cpu/blas.cpp), oneDNN's convolutions and poolings as slices of the
+//   batch (Note [Primitives on ember's threads] in backend/cpu/dnnl.cpp). Only LAPACK routines and a convolution
+//   over a batch of one use the libraries' own threads, with ember's count, after parking ember's spinning workers
+//   (park_threads). The same holds in C++ programs: nothing depends on environment variables read before ember is
+//   loaded.
 // - Results do not depend on timing: chunk boundaries depend only on the sizes and the thread count, never on
 //   which thread ran a chunk. Work below `grain` elements, and any parallel_for nested inside another, runs serially
 //   on the caller. The first exception thrown by a chunk is rethrown on the caller. A forked child starts with a

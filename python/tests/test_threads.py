@@ -73,3 +73,43 @@ def test_pooling_split_over_planes_matches_a_numpy_reference(two_threads):
     )
     avg.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.full(xn.shape, 0.25), rtol=1e-6)
+
+
+@pytest.mark.parametrize("m,n,k", [(1024, 48, 300), (40, 1100, 260), (515, 517, 129), (2048, 1, 256), (1, 2048, 256)])
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_gemm_split_into_blocks_matches_numpy(two_threads, m, n, k, ta, tb):
+    rng = np.random.default_rng(m + n + k)
+    an = rng.standard_normal((k, m) if ta else (m, k)).astype(np.float32)
+    bn = rng.standard_normal((n, k) if tb else (k, n)).astype(np.float32)
+    a = ember.from_numpy(an).t() if ta else ember.from_numpy(an)
+    b = ember.from_numpy(bn).t() if tb else ember.from_numpy(bn)
+    want = (an.T if ta else an).astype(np.float64) @ (bn.T if tb else bn).astype(np.float64)
+    np.testing.assert_allclose((a @ b).numpy(), want, rtol=1e-4, atol=1e-3)
+    c = ember.from_numpy(np.ones((m, n), np.float32))
+    np.testing.assert_allclose(ember.addmm(c, a, b, beta=0.5, alpha=2.0).numpy(), 0.5 + 2 * want, rtol=1e-4, atol=2e-3)
+
+
+def test_batched_and_broadcast_gemm_split_matches_numpy(two_threads):
+    rng = np.random.default_rng(0)
+    an = rng.standard_normal((3, 4, 200, 96)).astype(np.float32)
+    bn = rng.standard_normal((4, 96, 300)).astype(np.float32)
+    got = ember.matmul(ember.from_numpy(an), ember.from_numpy(bn)).numpy()
+    np.testing.assert_allclose(got, an.astype(np.float64) @ bn.astype(np.float64), rtol=1e-4, atol=1e-3)
+    dn = rng.standard_normal((7, 513, 64))
+    np.testing.assert_allclose(
+        ember.bmm(ember.from_numpy(dn), ember.from_numpy(dn).transpose(1, 2)).numpy(),
+        dn @ dn.transpose(0, 2, 1),
+        rtol=1e-10,
+        atol=1e-10,
+    )
+
+
+@pytest.mark.parametrize("groups", [1, 4, 32])
+def test_batch_of_one_split_over_channels_matches_float64(two_threads, groups):
+    ember.manual_seed(groups)
+    x = ember.randn(1, 32, 24, 20)
+    w = ember.randn(64, 32 // groups, 3, 3)
+    b = ember.randn(64)
+    out = F.conv2d(x, w, b, padding=1, groups=groups)
+    ref = F.conv2d(x.double(), w.double(), b.double(), padding=1, groups=groups)
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-4, atol=1e-4)

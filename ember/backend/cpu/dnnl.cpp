@@ -15,7 +15,7 @@
 //
 // Threads: Debian's oneDNN runs on OpenMP, whose thread count is a per-thread setting; the stream accessor sets it
 // on the calling thread whenever that changed (looked up in the libgomp oneDNN loaded, so ember needs no OpenMP of
-// its own): one thread inside ember's parallel regions, else get_num_threads().
+// its own): one thread, or get_num_threads() in a WithOpenMP scope outside ember's parallel regions.
 //
 // Note [Primitives on ember's threads]
 // OpenMP splits a primitive statically among its threads: when one of them is descheduled (a busy machine) the
@@ -24,7 +24,9 @@
 // faster on two threads than on one, and 1.6x slower than on one when a busy process ran beside it. So convolutions
 // and poolings over a batch run each slice of the batch as a one-thread primitive on ember's pool, whose workers
 // claim slices (Note [Intra-op parallelism]): a descheduled worker's slice is run by the caller. A convolution's
-// weight gradient sums one partial per slice, in slice order. Only a batch of one (inference) is left to OpenMP.
+// weight gradient sums one partial per slice, in slice order. A batch of one splits the output channels instead
+// (conv_forward_by_channels). Everything else here runs one OpenMP thread per call (a batch of one's backward too);
+// only 16-bit matmuls (dnnl_matmul.cpp) use OpenMP's threads, in a WithOpenMP scope.
 #include "ember/backend/cpu/dnnl.h"
 
 #include <dlfcn.h>
@@ -49,8 +51,11 @@ using dnnl::memory;
 
 namespace {
 
-// OpenMP threads for a primitive run here: one inside ember's parallel regions (Note [Primitives on ember's threads]).
-int omp_threads() { return in_parallel_region() ? 1 : get_num_threads(); }
+thread_local bool t_openmp = false;  // set by WithOpenMP
+
+// OpenMP threads for a primitive run here (Note [Primitives on ember's threads]): one, unless a WithOpenMP scope
+// outside ember's parallel regions asks for ember's count.
+int omp_threads() { return t_openmp && !in_parallel_region() ? get_num_threads() : 1; }
 
 void follow_thread_count() {
   using SetFn = void (*)(int);
@@ -106,6 +111,9 @@ class Cache {
 memory::dims dims_of(IntArrayRef v) { return memory::dims(v.begin(), v.end()); }
 
 }  // namespace
+
+WithOpenMP::WithOpenMP() : saved_(t_openmp) { t_openmp = true; }
+WithOpenMP::~WithOpenMP() { t_openmp = saved_; }
 
 bool any_layout() {
   static const bool any = [] {
@@ -366,11 +374,37 @@ bool conv_backward_run(const Tensor& grad_input, const Tensor& grad_weight, cons
 
 Tensor slice_of(const Tensor& t, int64_t b, int64_t e) { return t.defined() ? t.narrow(0, b, e - b) : t; }
 
+// Multiply-adds below which a slice of a convolution is not worth a chunk of its own on the pool.
+constexpr int64_t kMinConvPiece = int64_t{1} << 20;
+
 // dst += src over contiguous float32 tensors.
 void accumulate(const Tensor& dst, const Tensor& src) {
   float* d = dst.data<float>();
   const float* s = src.data<float>();
   for (int64_t i = 0, n = dst.numel(); i < n; ++i) d[i] += s[i];
+}
+
+// A batch of one (inference) splits its output channels instead: whole groups of a grouped convolution (with their
+// input channels), or blocks of channels of an ungrouped one (each reading the whole input).
+bool conv_forward_by_channels(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                              const ConvGeometry& g) {
+  const int64_t units = g.groups > 1 ? g.groups : weight.size(0);
+  const int64_t per_out = weight.numel() / weight.size(0) * (out.numel() / out.size(1));  // MACs per output channel
+  const int64_t macs = per_out * weight.size(0);
+  const int64_t parts = std::min<int64_t>(batch_parts(units, true), macs / kMinConvPiece);
+  if (parts <= 1) return conv_forward_run(out, input, weight, bias, g);
+  const int64_t og = weight.size(0) / g.groups, cg = input.size(1) / g.groups;  // channels per group
+  std::atomic<bool> done{true};
+  over_batch(units, parts, [&](int64_t, int64_t b, int64_t e) {
+    // In output channels: [b, e) of an ungrouped convolution, groups [b, e) of a grouped one.
+    const int64_t o0 = g.groups > 1 ? b * og : b, o1 = g.groups > 1 ? e * og : e;
+    ConvGeometry sg = g;
+    sg.groups = g.groups > 1 ? e - b : 1;
+    const Tensor in = g.groups > 1 ? input.narrow(1, b * cg, (e - b) * cg) : input;
+    const Tensor bs = bias.defined() ? bias.narrow(0, o0, o1 - o0) : bias;
+    if (!conv_forward_run(out.narrow(1, o0, o1 - o0), in, weight.narrow(0, o0, o1 - o0), bs, sg)) done = false;
+  });
+  return done;
 }
 
 }  // namespace
@@ -380,7 +414,12 @@ bool conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, 
   std::atomic<bool> done{true};
   guarded("convolution", [&] {
     const int64_t n = input.size(0);
-    over_batch(n, batch_parts(n, input.dtype() == ScalarType::Float32), [&](int64_t, int64_t b, int64_t e) {
+    const bool fp32 = input.dtype() == ScalarType::Float32;
+    if (n == 1 && fp32) {
+      done = conv_forward_by_channels(out, input, weight, bias, g);
+      return;
+    }
+    over_batch(n, batch_parts(n, fp32), [&](int64_t, int64_t b, int64_t e) {
       if (!conv_forward_run(slice_of(out, b, e), slice_of(input, b, e), weight, bias, g)) done = false;
     });
   });
