@@ -56,6 +56,7 @@ from .resnet import (
 )
 from .shufflenetv2 import ShuffleNetV2, shufflenet_v2_x0_5, shufflenet_v2_x1_0, shufflenet_v2_x1_5, shufflenet_v2_x2_0
 from .squeezenet import SqueezeNet, squeezenet1_0, squeezenet1_1
+from .swin_transformer import SwinTransformer, swin_b, swin_s, swin_t, swin_v2_b, swin_v2_s, swin_v2_t
 from .vgg import VGG, vgg11, vgg11_bn, vgg13, vgg13_bn, vgg16, vgg16_bn, vgg19, vgg19_bn
 from .vision_transformer import VisionTransformer, vit_b_16, vit_b_32, vit_h_14, vit_l_16, vit_l_32
 
@@ -93,6 +94,7 @@ __all__ = [
     "RegNet",
     "ConvNeXt",
     "VisionTransformer",
+    "SwinTransformer",
     *sorted(k for k, v in _api.BUILTIN_MODELS.items()),
     *sorted(_ENUMS),
 ]
