@@ -34,6 +34,7 @@ from .efficientnet import (
 from .googlenet import GoogLeNet, GoogLeNetOutputs, googlenet
 from .inception import Inception3, InceptionOutputs, inception_v3
 from .lenet import LeNet, lenet
+from .maxvit import MaxVit, maxvit_t
 from .mnasnet import MNASNet, mnasnet0_5, mnasnet0_75, mnasnet1_0, mnasnet1_3
 from .mobilenetv2 import MobileNetV2, mobilenet_v2
 from .mobilenetv3 import MobileNetV3, mobilenet_v3_large, mobilenet_v3_small
@@ -95,6 +96,7 @@ __all__ = [
     "ConvNeXt",
     "VisionTransformer",
     "SwinTransformer",
+    "MaxVit",
     *sorted(k for k, v in _api.BUILTIN_MODELS.items()),
     *sorted(_ENUMS),
 ]
