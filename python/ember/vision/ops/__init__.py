@@ -14,6 +14,7 @@ from .boxes import (
     nms,
     remove_small_boxes,
 )
+from .deform_conv import DeformConv2d, deform_conv2d
 from .feature_pyramid_network import FeaturePyramidNetwork
 from .losses import complete_box_iou_loss, distance_box_iou_loss, generalized_box_iou_loss, sigmoid_focal_loss
 from .misc import MLP, Conv2dNormActivation, Conv3dNormActivation, FrozenBatchNorm2d, Permute, SqueezeExcitation
@@ -22,6 +23,8 @@ from .roi import PSRoIAlign, PSRoIPool, RoIAlign, RoIPool, ps_roi_align, ps_roi_
 from .stochastic_depth import DropBlock2d, DropBlock3d, StochasticDepth, drop_block2d, drop_block3d, stochastic_depth
 
 __all__ = [
+    "deform_conv2d",
+    "DeformConv2d",
     "masks_to_boxes",
     "nms",
     "batched_nms",

@@ -14,15 +14,16 @@ def _pair(v):
 
 
 def _check_boxes(boxes):
+    # AssertionError, as torchvision's torch._assert raises.
     if isinstance(boxes, (list, tuple)):
         for t in boxes:
             if not isinstance(t, ember.Tensor) or t.dim() != 2 or t.size(1) != 4:
-                raise RuntimeError("The shape of the tensor in the boxes list is not correct as List[Tensor[L, 4]]")
+                raise AssertionError("The shape of the tensor in the boxes list is not correct as List[Tensor[L, 4]]")
     elif isinstance(boxes, ember.Tensor):
         if boxes.dim() != 2 or boxes.size(1) != 5:
-            raise RuntimeError("The boxes tensor shape is not correct as Tensor[K, 5]")
+            raise AssertionError("The boxes tensor shape is not correct as Tensor[K, 5]")
     else:
-        raise RuntimeError("boxes is expected to be a Tensor[L, 5] or a List[Tensor[K, 4]]")
+        raise AssertionError("boxes is expected to be a Tensor[L, 5] or a List[Tensor[K, 4]]")
 
 
 def convert_boxes_to_roi_format(boxes):
