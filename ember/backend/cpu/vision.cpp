@@ -135,27 +135,37 @@ struct Dims {
   int64_t in_channel(bool ps, int64_t c, int64_t i, int64_t j) const { return ps ? (c * ph + i) * pw + j : c; }
 };
 
+// Per box: the samples of all its bins, then channel by channel (each channel's plane is read while it is in cache,
+// torchvision's loop order; bins outside would walk all channels' planes per bin).
 template <class T>
 void roi_align_typed(const Tensor& out, const Tensor& input, const Tensor& rois, const RoiArgs& a) {
   const Dims d(input, a);
-  const int64_t k_rois = rois.size(0), plane = d.height * d.width;
+  const int64_t k_rois = rois.size(0), plane = d.height * d.width, bins = d.ph * d.pw;
   const T* in = input.data<T>();
   const T* r = rois.data<T>();
   T* o = out.data<T>();
-  parallel_for(0, k_rois, grain_for(d.channels_out * d.ph * d.pw * 4), [&](int64_t b, int64_t e) {
-    std::vector<Tap<T>> taps;
+  parallel_for(0, k_rois, grain_for(d.channels_out * bins * 4), [&](int64_t b, int64_t e) {
+    std::vector<Tap<T>> taps, bin;
+    std::vector<size_t> first(static_cast<size_t>(bins) + 1);
     for (int64_t k = b; k < e; ++k) {
       const AlignBox<T> box(r + k * 5, a);
-      for (int64_t i = 0; i < d.ph; ++i)
-        for (int64_t j = 0; j < d.pw; ++j) {
-          box.bin_taps(i, j, d.height, d.width, taps);
-          for (int64_t c = 0; c < d.channels_out; ++c) {
-            const T* p = in + (box.batch * d.channels + d.in_channel(a.position_sensitive, c, i, j)) * plane;
-            T sum = 0;
-            for (const Tap<T>& t : taps)
-              sum += t.w[0] * p[t.pos[0]] + t.w[1] * p[t.pos[1]] + t.w[2] * p[t.pos[2]] + t.w[3] * p[t.pos[3]];
-            o[((k * d.channels_out + c) * d.ph + i) * d.pw + j] = sum / box.count;
+      taps.clear();
+      for (int64_t q = 0; q < bins; ++q) {
+        box.bin_taps(q / d.pw, q % d.pw, d.height, d.width, bin);
+        first[q] = taps.size();
+        taps.insert(taps.end(), bin.begin(), bin.end());
+      }
+      first[bins] = taps.size();
+      for (int64_t c = 0; c < d.channels_out; ++c)
+        for (int64_t q = 0; q < bins; ++q) {
+          const T* p = in +
+                       (box.batch * d.channels + d.in_channel(a.position_sensitive, c, q / d.pw, q % d.pw)) * plane;
+          T sum = 0;
+          for (size_t s = first[q]; s < first[q + 1]; ++s) {
+            const Tap<T>& t = taps[s];
+            sum += t.w[0] * p[t.pos[0]] + t.w[1] * p[t.pos[1]] + t.w[2] * p[t.pos[2]] + t.w[3] * p[t.pos[3]];
           }
+          o[(k * d.channels_out + c) * bins + q] = sum / box.count;
         }
     }
   });
@@ -258,17 +268,19 @@ void roi_pool_typed(const Tensor& out, const Tensor& argmax, const Tensor& input
   T* o = out.data<T>();
   int64_t* am = argmax.data<int64_t>();
   parallel_for(0, rois.size(0), grain_for(d.channels * d.ph * d.pw * 4), [&](int64_t b, int64_t e) {
+    std::vector<int64_t> hs(2 * d.ph), ws(2 * d.pw);  // each bin row's and column's pixel range
     for (int64_t k = b; k < e; ++k) {
       const PoolBox<T> box(r + k * 5, a);
       for (int64_t i = 0; i < d.ph; ++i)
-        for (int64_t j = 0; j < d.pw; ++j) {
-          int64_t h0, h1, w0, w1;
-          PoolBox<T>::range(i, box.bin_h, box.start_h, d.height, h0, h1);
-          PoolBox<T>::range(j, box.bin_w, box.start_w, d.width, w0, w1);
-          const bool empty = h1 <= h0 || w1 <= w0;
-          for (int64_t c = 0; c < d.channels; ++c) {
-            const int64_t base = (box.batch * d.channels + c) * plane;
-            T best = empty ? T(0) : static_cast<T>(-FLT_MAX);  // torchvision's start, also for float64
+        PoolBox<T>::range(i, box.bin_h, box.start_h, d.height, hs[2 * i], hs[2 * i + 1]);
+      for (int64_t j = 0; j < d.pw; ++j)
+        PoolBox<T>::range(j, box.bin_w, box.start_w, d.width, ws[2 * j], ws[2 * j + 1]);
+      for (int64_t c = 0; c < d.channels; ++c) {  // channel by channel, as roi_align (the plane stays in cache)
+        const int64_t base = (box.batch * d.channels + c) * plane;
+        for (int64_t i = 0; i < d.ph; ++i)
+          for (int64_t j = 0; j < d.pw; ++j) {
+            const int64_t h0 = hs[2 * i], h1 = hs[2 * i + 1], w0 = ws[2 * j], w1 = ws[2 * j + 1];
+            T best = h1 <= h0 || w1 <= w0 ? T(0) : static_cast<T>(-FLT_MAX);  // torchvision's start, also float64
             int64_t where = -1;
             for (int64_t h = h0; h < h1; ++h)
               for (int64_t w = w0; w < w1; ++w)
@@ -280,7 +292,7 @@ void roi_pool_typed(const Tensor& out, const Tensor& argmax, const Tensor& input
             o[idx] = best;
             am[idx] = where;
           }
-        }
+      }
     }
   });
 }
