@@ -313,6 +313,10 @@ def test_bad_arguments_raise():
         ops.ps_roi_align(x, ember.zeros(1, 5), 3)
     with pytest.raises(RuntimeError, match=r"\[N, C, H, W\]"):
         ops.roi_align(ember.randn(4, 5, 5), ember.zeros(1, 5), 2)
+    with pytest.raises(RuntimeError, match=r"sampling points per bin are more than 2\^26"):
+        ops.roi_align(x, ember.tensor([[0.0, 0, 0, 3, 3]]), 2, sampling_ratio=2**20)
+    with pytest.raises(RuntimeError, match="is not a finite number"):
+        ops.roi_pool(x, ember.tensor([[0.0, float("nan"), 0, 3, 3]]), 2)
     with pytest.raises(RuntimeError, match="floating point"):
         ops.roi_align(ember.zeros(1, 1, 2, 2, dtype=ember.int64), ember.zeros(1, 5, dtype=ember.int64), 2)
     with pytest.raises(RuntimeError, match="boxes should have 4 elements in dimension 1, got 5"):

@@ -105,7 +105,10 @@ struct AlignBox {
     bin_w = roi_w / static_cast<T>(a.pooled_w);
     grid_h = grid_size(roi_h, a.pooled_h, a.sampling_ratio);
     grid_w = grid_size(roi_w, a.pooled_w, a.sampling_ratio);
-    checked_mul(grid_h, grid_w, "roi_align", "the sampling points per bin");
+    // A bin's samples are held at once: refuse what could not be (torchvision's int arithmetic overflows there).
+    const int64_t samples = checked_mul(grid_h, grid_w, "roi_align", "the sampling points per bin");
+    EMBER_CHECK(samples <= (int64_t(1) << 26), "roi_align: ", grid_h, " x ", grid_w,
+                " sampling points per bin are more than 2^26; pass a smaller sampling_ratio");
     // torchvision divides roi_align's sums by at least 1 and ps_roi_align's by the sample count itself.
     count = static_cast<T>(a.position_sensitive ? grid_h * grid_w : std::max<int64_t>(grid_h * grid_w, 1));
   }
