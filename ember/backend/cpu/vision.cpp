@@ -161,8 +161,8 @@ void roi_align_typed(const Tensor& out, const Tensor& input, const Tensor& rois,
       first[bins] = taps.size();
       for (int64_t c = 0; c < d.channels_out; ++c)
         for (int64_t q = 0; q < bins; ++q) {
-          const T* p = in +
-                       (box.batch * d.channels + d.in_channel(a.position_sensitive, c, q / d.pw, q % d.pw)) * plane;
+          // in_channel(c, q / pw, q % pw), which is c * bins + q when position-sensitive, without the divisions.
+          const T* p = in + (box.batch * d.channels + (a.position_sensitive ? c * bins + q : c)) * plane;
           T sum = 0;
           for (size_t s = first[q]; s < first[q + 1]; ++s) {
             const Tap<T>& t = taps[s];
