@@ -204,3 +204,25 @@ def test_transforms_match_torchvision(tmp_path):
     np.testing.assert_allclose(a, ref["a"], atol=2e-2)  # uint8 resize rounding may differ by one level
     np.testing.assert_allclose(b, ref["b"], atol=2e-2)
     assert np.abs(a - ref["a"]).mean() < 1e-3
+
+
+@needs_torch
+def test_interpolate_embeddings_matches_torchvision(tmp_path):
+    from ember.vision.models import vision_transformer
+
+    pos = np.random.default_rng(4).normal(size=(1, 17, 8)).astype(np.float32)  # class token + a 4x4 grid
+    np.save(tmp_path / "pos.npy", pos)
+    script = (
+        "import sys, numpy as np, torch\n"
+        "from torchvision.models.vision_transformer import interpolate_embeddings\n"
+        "s = {'encoder.pos_embedding': torch.from_numpy(np.load(sys.argv[1])), 'heads.head.weight': torch.zeros(1)}\n"
+        "out = interpolate_embeddings(96, 16, s, reset_heads=True)\n"
+        "np.save(sys.argv[2], out['encoder.pos_embedding'].numpy()); assert list(out) == ['encoder.pos_embedding']\n"
+    )
+    subprocess.run([TORCH_PY, "-c", script, str(tmp_path / "pos.npy"), str(tmp_path / "out.npy")], check=True)
+    state = {"encoder.pos_embedding": ember.tensor(pos), "heads.head.weight": ember.zeros(1)}
+    out = vision_transformer.interpolate_embeddings(96, 16, state, reset_heads=True)
+    assert list(out) == ["encoder.pos_embedding"]
+    np.testing.assert_allclose(
+        out["encoder.pos_embedding"].numpy(), np.load(tmp_path / "out.npy"), rtol=1e-5, atol=1e-6
+    )

@@ -11,7 +11,16 @@ from ... import nn
 from ..ops.misc import MLP, Conv2dNormActivation
 from ._api import ClassifierMixin, _load, _ovewrite_named_param, _resolve, register_model
 
-__all__ = ["VisionTransformer", "ConvStemConfig", "vit_b_16", "vit_b_32", "vit_l_16", "vit_l_32", "vit_h_14"]
+__all__ = [
+    "VisionTransformer",
+    "ConvStemConfig",
+    "interpolate_embeddings",
+    "vit_b_16",
+    "vit_b_32",
+    "vit_l_16",
+    "vit_l_32",
+    "vit_h_14",
+]
 
 ConvStemConfig = namedtuple(
     "ConvStemConfig", ["out_channels", "kernel_size", "stride", "norm_layer", "activation_layer"],
@@ -205,3 +214,40 @@ def vit_l_32(*, weights=None, progress=True, **kwargs):
 @register_model()
 def vit_h_14(*, weights=None, progress=True, **kwargs):
     return _vit("vit_h_14", 14, 32, 16, 1280, 5120, weights, progress, kwargs)
+
+
+def interpolate_embeddings(image_size, patch_size, model_state, interpolation_mode="bicubic", reset_heads=False):
+    """Interpolates a checkpoint's position embeddings for a model of another image size.
+
+    Args:
+        image_size (int): Image size of the new model.
+        patch_size (int): Patch size of the new model.
+        model_state (OrderedDict[str, Tensor]): State dict of the pre-trained model.
+        interpolation_mode (str): The algorithm used for upsampling. Default: bicubic.
+        reset_heads (bool): If true, not copying the state of heads. Default: False.
+
+    Returns:
+        OrderedDict[str, Tensor]: A state dict which can be loaded into the new model.
+    """
+    pos_embedding = model_state["encoder.pos_embedding"]
+    n, seq_length, hidden_dim = pos_embedding.shape
+    if n != 1:
+        raise ValueError(f"Unexpected position embedding shape: {pos_embedding.shape}")
+    new_seq_length = (image_size // patch_size) ** 2 + 1
+    if new_seq_length == seq_length:
+        return model_state
+    # The class token's embedding is kept; the patches' form a square grid that is resized.
+    side = int(math.sqrt(seq_length - 1))
+    if side * side != seq_length - 1:
+        raise ValueError(
+            f"seq_length is not a perfect square! Instead got seq_length_1d * seq_length_1d = {side * side} and "
+            f"seq_length = {seq_length - 1}"
+        )
+    grid = pos_embedding[:, 1:, :].permute(0, 2, 1).reshape(1, hidden_dim, side, side)
+    new_side = image_size // patch_size
+    grid = nn.functional.interpolate(grid, size=new_side, mode=interpolation_mode, align_corners=True)
+    grid = grid.reshape(1, hidden_dim, new_side * new_side).permute(0, 2, 1)
+    model_state["encoder.pos_embedding"] = ember.cat([pos_embedding[:, :1, :], grid], dim=1)
+    if reset_heads:
+        model_state = OrderedDict((k, v) for k, v in model_state.items() if not k.startswith("heads"))
+    return model_state
