@@ -226,3 +226,47 @@ def test_interpolate_embeddings_matches_torchvision(tmp_path):
     np.testing.assert_allclose(
         out["encoder.pos_embedding"].numpy(), np.load(tmp_path / "out.npy"), rtol=1e-5, atol=1e-6
     )
+
+
+@needs_torch
+def test_mnasnet_first_layout_checkpoints_load(tmp_path):
+    # torchvision's own conversion (the version-1 metadata) loads a checkpoint with the unscaled stem; ember tells it
+    # by the stem's shape. Both models must give the same outputs.
+    script = textwrap.dedent(
+        """
+        import sys, numpy as np, torch
+        from torchvision.models import mnasnet
+        torch.manual_seed(0)
+        src = mnasnet.mnasnet0_5()
+        m = mnasnet._BN_MOMENTUM
+        stem = [torch.nn.Conv2d(3, 32, 3, padding=1, stride=2, bias=False), torch.nn.BatchNorm2d(32, momentum=m),
+                torch.nn.ReLU(inplace=True), torch.nn.Conv2d(32, 32, 3, padding=1, stride=1, groups=32, bias=False),
+                torch.nn.BatchNorm2d(32, momentum=m), torch.nn.ReLU(inplace=True),
+                torch.nn.Conv2d(32, 16, 1, padding=0, stride=1, bias=False), torch.nn.BatchNorm2d(16, momentum=m),
+                mnasnet._stack(16, 16, 3, 2, 3, 3, m)]
+        for i, layer in enumerate(stem):
+            src.layers[i] = layer
+        state = src.state_dict()
+        state._metadata[""]["version"] = 1
+        model = mnasnet.mnasnet0_5()
+        model.load_state_dict(state)  # torchvision converts its stem
+        model.eval()
+        torch.save(dict(model.state_dict()), sys.argv[1])
+        x = torch.from_numpy(np.random.default_rng(5).normal(size=(1, 3, 64, 64)).astype(np.float32))
+        with torch.no_grad():
+            np.save(sys.argv[2], model(x).numpy())
+        """
+    )
+    subprocess.run(
+        [TORCH_PY, "-c", script, str(tmp_path / "v1.pth"), str(tmp_path / "out.npy")],
+        check=True,
+        env=dict(os.environ, PYTHONPATH=""),
+    )
+    model = models.mnasnet0_5()
+    with pytest.warns(UserWarning, match="A new version of MNASNet"):
+        model.load_state_dict(ember.load(str(tmp_path / "v1.pth")))
+    assert model.layers[0].out_channels == 32 and model._version == 1
+    x = ember.tensor(np.random.default_rng(5).normal(size=(1, 3, 64, 64)).astype(np.float32))
+    with ember.no_grad():
+        got = model.eval()(x).numpy()
+    np.testing.assert_allclose(got, np.load(tmp_path / "out.npy"), rtol=1e-4, atol=1e-5)

@@ -1,5 +1,6 @@
-"""MNASNet (Tan et al., 2019) with torchvision's arguments and state_dict keys (the version-2 layout, that of
-torchvision's checkpoints)."""
+"""MNASNet (Tan et al., 2019) with torchvision's arguments and state_dict keys."""
+
+import warnings
 
 from ... import nn
 from ._api import ClassifierMixin, _load, _resolve, register_model
@@ -99,6 +100,37 @@ class MNASNet(ClassifierMixin, nn.Module):
 
     def forward(self, x):
         return self.classifier(self.layers(x).mean([2, 3]))
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, errors):
+        # Checkpoints of torchvision's first MNASNet layout (mnasnet0_5's published weights) have an unscaled stem
+        # (32 and 16 channels). PyTorch tells them by the state dict's version metadata; a plain dict has none, so the
+        # stem's shape tells here. The model then takes that stem, as torchvision's does.
+        stem = state_dict.get(prefix + "layers.0.weight")
+        if self.alpha != 1.0 and stem is not None and stem.shape[0] == 32 and self.layers[0].out_channels != 32:
+            depths = _get_depths(self.alpha)
+            m = _BN_MOMENTUM
+            v1_stem = [
+                nn.Conv2d(3, 32, 3, padding=1, stride=2, bias=False),
+                nn.BatchNorm2d(32, momentum=m),
+                nn.ReLU(inplace=True),
+                nn.Conv2d(32, 32, 3, padding=1, stride=1, groups=32, bias=False),
+                nn.BatchNorm2d(32, momentum=m),
+                nn.ReLU(inplace=True),
+                nn.Conv2d(32, 16, 1, padding=0, stride=1, bias=False),
+                nn.BatchNorm2d(16, momentum=m),
+                _stack(16, depths[2], 3, 2, 3, 3, m),
+            ]
+            for idx, layer in enumerate(v1_stem):
+                self.layers[idx] = layer
+            self._version = 1
+            warnings.warn(
+                "A new version of MNASNet model has been implemented. Your checkpoint was saved using the previous "
+                "version. This checkpoint will load and work as before, but you may want to upgrade by training a "
+                "newer model or transfer learning from an updated ImageNet checkpoint.",
+                UserWarning,
+                stacklevel=2,
+            )
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, errors)
 
 
 def _mnasnet(name, alpha, weights, progress, kwargs):
