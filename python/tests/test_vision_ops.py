@@ -377,6 +377,10 @@ def test_fpn_and_multiscale_roi_align():
         "inner_blocks.0.0.weight", "inner_blocks.0.0.bias", "inner_blocks.1.0.weight", "inner_blocks.1.0.bias",
         "layer_blocks.0.0.weight", "layer_blocks.0.0.bias", "layer_blocks.1.0.weight", "layer_blocks.1.0.bias",
     ]  # fmt: skip
+    old_names = {k.replace(".0.weight", ".weight").replace(".0.bias", ".bias"): v for k, v in fpn.state_dict().items()}
+    copy = ops.FeaturePyramidNetwork([4, 8], 6, extra_blocks=ops.feature_pyramid_network.LastLevelMaxPool())
+    copy.load_state_dict(old_names)  # the names of torchvision's checkpoints from before Conv2dNormActivation
+    assert all(ember.equal(a, b) for a, b in zip(copy.state_dict().values(), fpn.state_dict().values()))
     feats = {"a": torch.randn(1, 4, 16, 16), "b": torch.randn(1, 8, 8, 8)}
     out = fpn(feats)
     assert list(out) == ["a", "b", "pool"] and [v.shape[-1] for v in out.values()] == [16, 8, 4]

@@ -55,6 +55,17 @@ class FeaturePyramidNetwork(nn.Module):
             raise TypeError(f"extra_blocks should be of type ExtraFPNBlock not {type(extra_blocks)}")
         self.extra_blocks = extra_blocks
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, errors):
+        # Checkpoints from before the blocks became Conv2dNormActivation name the convolutions "inner_blocks.0.weight"
+        # (torchvision tells them by version metadata, which ember.load's dicts do not carry; the names tell here).
+        for block in ("inner_blocks", "layer_blocks"):
+            for i in range(len(self.inner_blocks)):
+                for kind in ("weight", "bias"):
+                    old = f"{prefix}{block}.{i}.{kind}"
+                    if old in state_dict:
+                        state_dict[f"{prefix}{block}.{i}.0.{kind}"] = state_dict.pop(old)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, errors)
+
     def forward(self, x):
         """Computes the FPN for an OrderedDict of feature maps; returns an OrderedDict with the same keys (and those
         the extra blocks add), highest resolution first."""
