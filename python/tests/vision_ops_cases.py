@@ -57,6 +57,11 @@ def results(ops, t, c):
     for thr in (0.3, 0.5, 0.7):
         r[f"nms_{thr}"] = ops.nms(t(c["boxes"]), t(c["scores"]), thr)
     r["nms64"] = ops.nms(t(c["boxes64"]), t(c["scores64"]), 0.4)
+    no_boxes, no_scores = t(np.zeros((0, 4), np.float32)), t(np.zeros(0, np.float32))
+    r["nms_empty"] = ops.nms(no_boxes, no_scores, 0.5)
+    r["batched_empty"] = ops.batched_nms(no_boxes, no_scores, t(np.zeros(0, np.int64)), 0.5)
+    r["roi_align_empty"] = ops.roi_align(t(c["feat"]), t(np.zeros((0, 5))), 3, 0.5)
+    r["roi_pool_empty"] = ops.roi_pool(t(c["feat"]), [t(np.zeros((0, 4))), t(np.zeros((0, 4)))], 3, 0.5)
     r["batched"] = ops.batched_nms(t(c["boxes"]), t(c["scores"]), t(c["idxs"]), 0.5)
     r["batched_big"] = ops.batched_nms(t(c["big_boxes"]), t(c["big_scores"]), t(c["big_idxs"]), 0.5)
     b1, b2 = t(c["b1"]), t(c["b2"])
