@@ -25,7 +25,7 @@ EMBER_DECLARE_KERNEL(roi_align, const Tensor& out, const Tensor& input, const Te
 // grad_input [N, C, H, W] (zero on entry) += the transpose of roi_align applied to grad [K, C_out, PH, PW].
 EMBER_DECLARE_KERNEL(roi_align_backward, const Tensor& grad_input, const Tensor& grad, const Tensor& rois,
                      const RoiArgs& a)
-// out [K, C_out, PH, PW] = the mean of each integer bin (ps_roi_pool; PyTorch's bins stop one pixel short of the
+// out [K, C_out, PH, PW] = the mean of each integer bin (ps_roi_pool; torchvision's bins stop one pixel short of the
 // bottom and right edges).
 EMBER_DECLARE_KERNEL(ps_roi_pool, const Tensor& out, const Tensor& input, const Tensor& rois, const RoiArgs& a)
 // grad_input [N, C, H, W] (zero on entry) += the transpose of ps_roi_pool applied to grad.
