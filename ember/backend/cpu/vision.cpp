@@ -74,11 +74,11 @@ Tap<T> bilinear_tap(T y, T x, int64_t height, int64_t width) {
 
 // Samples per bin side: sampling_ratio, or ceil(bin size) (0 for an empty, negative or non-finite box).
 template <class T>
-int64_t grid_size(T roi_size, int64_t pooled, int64_t sampling_ratio) {
+int64_t grid_size(T roi_size, int64_t pooled, int64_t sampling_ratio, const char* op) {
   if (sampling_ratio > 0) return sampling_ratio;
   const T n = std::ceil(roi_size / static_cast<T>(pooled));
   if (!(n > 0)) return 0;
-  EMBER_CHECK(n < T(1 << 30), "roi_align: a box of size ", roi_size, " needs more than 2^30 sampling points per bin ",
+  EMBER_CHECK(n < T(1 << 30), op, ": a box of size ", roi_size, " needs more than 2^30 sampling points per bin ",
               "side; pass a positive sampling_ratio");
   return static_cast<int64_t>(n);
 }
@@ -103,11 +103,12 @@ struct AlignBox {
     }
     bin_h = roi_h / static_cast<T>(a.pooled_h);
     bin_w = roi_w / static_cast<T>(a.pooled_w);
-    grid_h = grid_size(roi_h, a.pooled_h, a.sampling_ratio);
-    grid_w = grid_size(roi_w, a.pooled_w, a.sampling_ratio);
+    const char* op = a.position_sensitive ? "ps_roi_align" : "roi_align";
+    grid_h = grid_size(roi_h, a.pooled_h, a.sampling_ratio, op);
+    grid_w = grid_size(roi_w, a.pooled_w, a.sampling_ratio, op);
     // A bin's samples are held at once: refuse what could not be (torchvision's int arithmetic overflows there).
-    const int64_t samples = checked_mul(grid_h, grid_w, "roi_align", "the sampling points per bin");
-    EMBER_CHECK(samples <= (int64_t(1) << 26), "roi_align: ", grid_h, " x ", grid_w,
+    const int64_t samples = checked_mul(grid_h, grid_w, op, "the sampling points per bin");
+    EMBER_CHECK(samples <= (int64_t(1) << 26), op, ": ", grid_h, " x ", grid_w,
                 " sampling points per bin are more than 2^26; pass a smaller sampling_ratio");
     // torchvision divides roi_align's sums by at least 1 and ps_roi_align's by the sample count itself.
     count = static_cast<T>(a.position_sensitive ? grid_h * grid_w : std::max<int64_t>(grid_h * grid_w, 1));
@@ -238,21 +239,22 @@ struct PoolBox {
   // ps_roi_pool's box is [start, end) and clips to the last pixel; roi_pool's is [start, end] and clips to the edge.
   PoolBox(const T* roi, const RoiArgs& a) {
     const T scale = static_cast<T>(a.spatial_scale);
+    const char* op = a.position_sensitive ? "ps_roi_pool" : "roi_pool";
     batch = static_cast<int64_t>(roi[0]);
-    start_w = round_coord(roi[1] * scale);
-    start_h = round_coord(roi[2] * scale);
-    const int64_t end_w = round_coord(roi[3] * scale), end_h = round_coord(roi[4] * scale);
+    start_w = round_coord(roi[1] * scale, op);
+    start_h = round_coord(roi[2] * scale, op);
+    const int64_t end_w = round_coord(roi[3] * scale, op), end_h = round_coord(roi[4] * scale, op);
     const int64_t extra = a.position_sensitive ? 0 : 1;
     bin_h = static_cast<T>(std::max<int64_t>(end_h - start_h + extra, 1)) / static_cast<T>(a.pooled_h);
     bin_w = static_cast<T>(std::max<int64_t>(end_w - start_w + extra, 1)) / static_cast<T>(a.pooled_w);
   }
   // Rounded half away from zero (C's round), kept within int range so that the sums below cannot overflow.
-  static int64_t round_coord(T v) {
-    EMBER_CHECK(std::isfinite(v) && std::abs(v) < T(1 << 30), "roi_pool: box coordinate ", v,
+  static int64_t round_coord(T v, const char* op) {
+    EMBER_CHECK(std::isfinite(v) && std::abs(v) < T(1 << 30), op, ": box coordinate ", v,
                 " (after spatial_scale) is not a finite number below 2^30");
     return static_cast<int64_t>(std::round(v));
   }
-  // The pixel range [lo, hi) of bin i along a dim of `size` pixels, clipped to [0, limit].
+  // The pixel range [lo, hi) of bin i, clipped to [0, limit].
   static void range(int64_t i, T bin, int64_t start, int64_t limit, int64_t& lo, int64_t& hi) {
     lo = static_cast<int64_t>(std::floor(static_cast<T>(i) * bin));
     hi = static_cast<int64_t>(std::ceil(static_cast<T>(i + 1) * bin));
