@@ -49,6 +49,7 @@ from . import (  # noqa: E402  # noqa: E402,F401  # noqa: E402,F401  # noqa: E40
     optim,
     profiler,
     return_types,  # noqa: E402,F401
+    signal,
     special,
     testing,
     utils,
