@@ -93,6 +93,73 @@ void store_pairs(T* p, Cx<lanes::Vec<T>> v) {
   std::memcpy(p + lanes::kWidth<T>, &b, sizeof b);
 }
 
+// Transposes the W x W matrix whose rows are v[0..W) (lane k of v[l] becomes lane l of v[k]): AVX's unpack, shuffle
+// and 128-bit permute steps, written as generic shuffles.
+template <class T>
+void transpose(lanes::Vec<T>* v) {
+  using V = lanes::Vec<T>;
+  if constexpr (std::is_same_v<T, float>) {
+    V t[8], u[8];
+    for (int p = 0; p < 8; p += 2) {
+      t[p] = __builtin_shufflevector(v[p], v[p + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+      t[p + 1] = __builtin_shufflevector(v[p], v[p + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    }
+    for (int p = 0; p < 8; p += 4) {
+      u[p] = __builtin_shufflevector(t[p], t[p + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[p + 1] = __builtin_shufflevector(t[p], t[p + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+      u[p + 2] = __builtin_shufflevector(t[p + 1], t[p + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[p + 3] = __builtin_shufflevector(t[p + 1], t[p + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+    for (int k = 0; k < 4; ++k) {
+      v[k] = __builtin_shufflevector(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+      v[k + 4] = __builtin_shufflevector(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    }
+  } else {
+    const V t0 = __builtin_shufflevector(v[0], v[1], 0, 4, 2, 6), t1 = __builtin_shufflevector(v[0], v[1], 1, 5, 3, 7);
+    const V t2 = __builtin_shufflevector(v[2], v[3], 0, 4, 2, 6), t3 = __builtin_shufflevector(v[2], v[3], 1, 5, 3, 7);
+    v[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    v[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    v[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+    v[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+  }
+}
+
+// c[j] for j < n from W lines of contiguous complex numbers starting at p[l] (a block of W x W at a time through
+// transposes, the tail lane by lane).
+template <class T>
+void gather_rows(Cx<lanes::Vec<T>>* c, const T* const* p, int64_t n) {
+  constexpr int64_t W = lanes::kWidth<T>;
+  int64_t j = 0;
+  for (; j + W <= n; j += W) {
+    lanes::Vec<T> re[W], im[W];
+    for (int64_t l = 0; l < W; ++l) {
+      const auto v = load_pairs(p[l] + 2 * j);
+      re[l] = v.r, im[l] = v.i;
+    }
+    transpose<T>(re);
+    transpose<T>(im);
+    for (int64_t k = 0; k < W; ++k) c[j + k] = {re[k], im[k]};
+  }
+  for (; j < n; ++j)
+    for (int64_t l = 0; l < W; ++l) c[j].r[l] = p[l][2 * j], c[j].i[l] = p[l][2 * j + 1];
+}
+
+// The inverse: c[j] * s to W lines of contiguous complex numbers at p[l].
+template <class T>
+void scatter_rows(T* const* p, const Cx<lanes::Vec<T>>* c, int64_t n, T s) {
+  constexpr int64_t W = lanes::kWidth<T>;
+  int64_t j = 0;
+  for (; j + W <= n; j += W) {
+    lanes::Vec<T> re[W], im[W];
+    for (int64_t k = 0; k < W; ++k) re[k] = c[j + k].r * s, im[k] = c[j + k].i * s;
+    transpose<T>(re);
+    transpose<T>(im);
+    for (int64_t l = 0; l < W; ++l) store_pairs(p[l] + 2 * j, {re[l], im[l]});
+  }
+  for (; j < n; ++j)
+    for (int64_t l = 0; l < W; ++l) p[l][2 * j] = c[j].r[l] * s, p[l][2 * j + 1] = c[j].i[l] * s;
+}
+
 // Whether L lines at offsets off[] are adjacent complex numbers (stride 2, the pair's stride 1).
 template <int64_t L>
 bool adjacent(const int64_t* off, int64_t pair_stride) {
@@ -116,7 +183,9 @@ void over_lines(int64_t count, int64_t per_line, const Body& body) {
   using Vec = lanes::Vec<T>;
   constexpr int64_t W = lanes::kWidth<T>;
   const int64_t groups = count / W, tasks = groups + count % W;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(per_line, 1) / W);
+  // a point of a transform costs several elementwise operations: a task takes 8 grains' worth of points, so that
+  // batches under a few hundred microseconds stay on one thread (waking workers costs more on a busy machine)
+  const int64_t grain = std::max<int64_t>(1, 8 * kGrainSize / std::max<int64_t>(per_line, 1) / W);
   parallel_for(0, tasks, grain, [&](int64_t t0, int64_t t1) {
     Buf<T> one;
     Buf<Vec> many;
@@ -236,6 +305,10 @@ void c2c_typed(const Tensor& out, const Tensor& in, int64_t dim, bool forward, d
     if constexpr (L > 1) {
       if (adjacent<L>(ia, ii)) {
         for (int64_t j = 0; j < n; ++j) c[j] = load_pairs(src + ia[0] + j * is);
+      } else if (is == 2 && ii == 1) {  // lines of contiguous complex numbers
+        const T* p[L];
+        for (int64_t l = 0; l < L; ++l) p[l] = src + ia[l];
+        gather_rows<T>(c, p, n);
       } else {
         for (int64_t j = 0; j < n; ++j)
           for (int64_t l = 0; l < L; ++l) set(c[j].r, l, src[ia[l] + j * is]), set(c[j].i, l, src[ia[l] + j * is + ii]);
@@ -244,6 +317,14 @@ void c2c_typed(const Tensor& out, const Tensor& in, int64_t dim, bool forward, d
       for (int64_t j = 0; j < n; ++j) c[j] = {src[ia[0] + j * is], src[ia[0] + j * is + ii]};
     }
     plan->exec(c, c + n, forward);
+    if constexpr (L > 1) {
+      if (os == 2 && oi == 1 && !adjacent<L>(oa, oi)) {
+        T* p[L];
+        for (int64_t l = 0; l < L; ++l) p[l] = dst + oa[l];
+        scatter_rows<T>(p, c, n, s);
+        return;
+      }
+    }
     const bool pairs = adjacent<L>(oa, oi);
     for (int64_t j = 0; j < n; ++j) {
       const Cx<V> v = fft::scale(c[j], s);
@@ -294,9 +375,26 @@ void r2c_typed(const Tensor& out, const Tensor& in, int64_t dim, double scale) {
     buf.c.resize(h + plan->work_size());
     V* x = buf.r.data();
     Cx<V>* c = buf.c.data();
-    for (int64_t j = 0; j < n; ++j)
+    int64_t j = 0;
+    if constexpr (L > 1) {
+      for (; is == 1 && j + L <= n; j += L) {  // contiguous rows: a block of L x L through a transpose
+        V block[L];
+        for (int64_t l = 0; l < L; ++l) std::memcpy(&block[l], src + ia[l] + j, sizeof(V));
+        transpose<T>(block);
+        for (int64_t k = 0; k < L; ++k) x[j + k] = block[k];
+      }
+    }
+    for (; j < n; ++j)
       for (int64_t l = 0; l < L; ++l) set(x[j], l, src[ia[l] + j * is]);
     plan->r2c(x, c, c + h);
+    if constexpr (L > 1) {
+      if (m == h && os == 2 && oi == 1) {
+        T* p[L];
+        for (int64_t l = 0; l < L; ++l) p[l] = dst + oa[l];
+        scatter_rows<T>(p, c, h, s);
+        return;
+      }
+    }
     for (int64_t k = 0; k < m; ++k) {  // past n / 2: the conjugates of the mirrored bins (the whole spectrum)
       const Cx<V> v = fft::scale(k < h ? c[k] : fft::conj(c[n - k]), s);
       for (int64_t l = 0; l < L; ++l) {
