@@ -4,6 +4,7 @@
 // Groups are split across threads with parallel_for.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -290,10 +291,17 @@ void c2c_typed(const Tensor& out, const Tensor& in, int64_t dim, bool forward, d
   const T s = static_cast<T>(scale);
   int64_t n1, n2;
   if (b.count == 1 && !plan->bluestein() && split_of(n, n1, n2)) {  // Note [Long transforms]
-    std::vector<Cx<T>> a(n), y(n);
+    // uninitialised buffers (no zero-filling pass); a contiguous output receives the rows' results directly
+    std::unique_ptr<Cx<T>[]> a(new Cx<T>[n]), tmp;
     for (int64_t j = 0; j < n; ++j) a[j] = {src[j * is], src[j * is + ii]};
-    split_transform(a.data(), y.data(), n1, n2, forward);
-    for (int64_t j = 0; j < n; ++j) dst[j * os] = y[j].r * s, dst[j * os + oi] = y[j].i * s;
+    const bool direct = os == 2 && oi == 1;
+    if (!direct) tmp.reset(new Cx<T>[n]);
+    Cx<T>* y = direct ? reinterpret_cast<Cx<T>*>(dst) : tmp.get();
+    split_transform(a.get(), y, n1, n2, forward);
+    if (direct && s != T(1))
+      for (int64_t j = 0; j < n; ++j) y[j] = fft::scale(y[j], s);
+    if (!direct)
+      for (int64_t j = 0; j < n; ++j) dst[j * os] = y[j].r * s, dst[j * os + oi] = y[j].i * s;
     return;
   }
   over_lines<T>(b.count, n, [&]<class V>(Buf<V>& buf, int64_t line0) {
@@ -360,10 +368,11 @@ void r2c_typed(const Tensor& out, const Tensor& in, int64_t dim, double scale) {
   };
   int64_t n1, n2;
   if (b.count == 1 && n % 2 == 0 && !fft::complex_plan<T>(n / 2)->bluestein() && split_of(n / 2, n1, n2)) {
-    std::vector<Cx<T>> z(n / 2), y(n / 2), c(h);  // Note [Long transforms] on the packed pairs
+    std::unique_ptr<Cx<T>[]> z(new Cx<T>[n / 2]), y(new Cx<T>[n / 2]);  // Note [Long transforms] on the pairs
+    std::vector<Cx<T>> c(h);
     for (int64_t j = 0; j < n / 2; ++j) z[j] = {src[2 * j * is], src[(2 * j + 1) * is]};
-    split_transform(z.data(), y.data(), n1, n2, true);
-    plan->untangle(y.data(), c.data());
+    split_transform(z.get(), y.get(), n1, n2, true);
+    plan->untangle(y.get(), c.data());
     store(c.data(), 0);
     return;
   }
