@@ -246,7 +246,7 @@ def test_against_pytorch():
     np.testing.assert_allclose(gz.numpy(), gz_t, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("n", [2**15, 3 * 2**14, 5**7, 2**16 + 2])
+@pytest.mark.parametrize("n", [512, 1000, 1155, 2187, 4096, 2**15, 3 * 2**14, 5**7, 2**16 + 2])
 def test_long_single_transforms(n):
     # one long line goes through the split (six-step) transform; 2**16 + 2 = 2 * 32769: its half has the factor 32769
     rng = np.random.default_rng(n)

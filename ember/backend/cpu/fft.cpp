@@ -200,12 +200,12 @@ void over_lines(int64_t count, int64_t per_line, const Body& body) {
 }
 
 // Note [Long transforms]
-// One long line (a single 1-d transform of n = n1 n2 >= 2^14 points whose plan is not Bluestein's) gets neither the
+// One long line (a single 1-d transform of n = n1 n2 >= 512 points whose plan is not Bluestein's) gets neither the
 // lanes nor the threads of a batch. It is transformed in the "six-step" way instead: as an n1 x n2 matrix
 // a[j1][j2] = x[j1 n2 + j2], transform the n2 columns (length n1), multiply by exp(-+2 pi i j2 k1 / n), transform the
 // n1 rows (length n2), and read the result transposed: X[k1 + n1 k2]. Both steps are batches of short transforms, so
 // they run on the vector lanes and the thread pool, and each short transform stays in cache.
-constexpr int64_t kSplitMin = 1 << 14;
+constexpr int64_t kSplitMin = 1 << 9;
 
 // n = n1 * n2 with n1 the largest divisor <= sqrt(n) (at least 16), or false.
 bool split_of(int64_t n, int64_t& n1, int64_t& n2) {
@@ -263,12 +263,13 @@ void split_transform(Cx<T>* a, Cx<T>* y, int64_t n1, int64_t n2, bool forward) {
     constexpr int64_t L = kLanes<T, V>;
     buf.c.resize(n2 + p2->work_size());
     Cx<V>* c = buf.c.data();
-    for (int64_t j2 = 0; j2 < n2; ++j2)
-      for (int64_t l = 0; l < L; ++l) {
-        const Cx<T> v = a[(k0 + l) * n2 + j2];
-        set(c[j2].r, l, v.r);
-        set(c[j2].i, l, v.i);
-      }
+    if constexpr (L > 1) {
+      const T* p[L];
+      for (int64_t l = 0; l < L; ++l) p[l] = &a[(k0 + l) * n2].r;
+      gather_rows<T>(c, p, n2);
+    } else {
+      for (int64_t j2 = 0; j2 < n2; ++j2) c[j2] = a[k0 * n2 + j2];
+    }
     p2->exec(c, c + n2, forward);
     for (int64_t k2 = 0; k2 < n2; ++k2) {
       if constexpr (L > 1) {
