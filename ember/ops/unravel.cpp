@@ -13,6 +13,9 @@ std::vector<Tensor> unravel_index(const Tensor& indices, IntArrayRef shape) {
   for (size_t i = 0; i < shape.size(); ++i) sizes += (i ? ", " : "") + std::to_string(shape[i]);
   sizes += shape.size() == 1 ? ",)" : ")";
   for (int64_t s : shape) EMBER_CHECK_VALUE(s >= 0, "'shape' cannot have negative values, but got ", sizes);
+  for (int64_t s : shape)
+    EMBER_CHECK_VALUE(s > 0 || indices.numel() == 0,
+                      "'shape' cannot have zero dimensions when 'indices' is non-empty, but got ", sizes);
   const int64_t d = static_cast<int64_t>(shape.size());
   std::vector<int64_t> strides(d, 1);
   for (int64_t i = d - 2; i >= 0; --i) strides[i] = checked_mul(strides[i + 1], shape[i + 1], "unravel_index", "shape");

@@ -41,5 +41,10 @@ def test_errors():
         ember.unravel_index(ember.tensor([1]), (2.0, 3))
     with pytest.raises(TypeError, match="expected 'shape' to be int or sequence of ints, but got <class 'float'>"):
         ember.unravel_index(ember.tensor([1]), 2.0)
+    with pytest.raises(
+        ValueError, match=r"'shape' cannot have zero dimensions when 'indices' is non-empty, but got \(4, 0\)"
+    ):
+        ember.unravel_index(ember.tensor([3]), (4, 0))
+    assert [t.shape for t in ember.unravel_index(ember.zeros(0, dtype=ember.int64), (4, 0))] == [(0,), (0,)]
     with pytest.raises(RuntimeError, match="overflow"):
         ember.unravel_index(ember.tensor([1]), (2**40, 2**40, 2**40))
