@@ -425,6 +425,15 @@ void c2r_typed(const Tensor& out, const Tensor& in, int64_t dim, double scale) {
   T* dst = out.data<T>();
   const int64_t is = in.stride(dim), ii = in.stride(last), os = out.stride(dim);
   const T s = static_cast<T>(scale);
+  int64_t n1, n2;
+  if (b.count == 1 && n % 2 == 0 && !fft::complex_plan<T>(n / 2)->bluestein() && split_of(n / 2, n1, n2)) {
+    std::unique_ptr<Cx<T>[]> c(new Cx<T>[h]), z(new Cx<T>[n / 2]), y(new Cx<T>[n / 2]);  // Note [Long transforms]
+    for (int64_t k = 0; k < h; ++k) c[k] = {src[k * is], src[k * is + ii]};
+    plan->pack(c.get(), z.get());
+    split_transform(z.get(), y.get(), n1, n2, false);
+    for (int64_t j = 0; j < n / 2; ++j) dst[2 * j * os] = y[j].r * s, dst[(2 * j + 1) * os] = y[j].i * s;
+    return;
+  }
   over_lines<T>(b.count, n, [&]<class V>(Buf<V>& buf, int64_t line0) {
     constexpr int64_t L = kLanes<T, V>;
     int64_t ia[L], oa[L];

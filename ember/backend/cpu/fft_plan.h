@@ -103,6 +103,9 @@ class RealPlan {
   // caller that transforms Z another way: the split transform of a long line).
   template <class V>
   void untangle(const Cx<V>* z, Cx<V>* out) const;
+  // An even n's first step of c2r: the n/2 values z whose backward transform is n (x_2j + i x_2j+1).
+  template <class V>
+  void pack(const Cx<V>* in, Cx<V>* z) const;
 
  private:
   int64_t n_, work_;

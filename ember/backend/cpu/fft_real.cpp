@@ -64,15 +64,22 @@ void RealPlan<T>::c2r(const Cx<V>* in, V* x, Cx<V>* work) const {
     for (int64_t j = 0; j < n_; ++j) x[j] = z[j].r;
     return;
   }
+  pack(in, z);
+  plan_->exec(z, w, false);
+  for (int64_t j = 0; j < m; ++j) x[2 * j] = z[j].r, x[2 * j + 1] = z[j].i;
+}
+
+template <class T>
+template <class V>
+void RealPlan<T>::pack(const Cx<V>* in, Cx<V>* z) const {
   // Z_k = E_k + i O_k with E_k = X_k + conj X_{h-k}, O_k = (X_k - conj X_{h-k}) exp(2 pi i k / n): twice the packed
   // spectrum, so that the unnormalised backward transform of length h gives n x.
+  const int64_t m = n_ / 2;
   z[0] = {in[0].r + in[m].r, in[0].r - in[m].r};
   for (int64_t k = 1; k < m; ++k) {
     const Cx<V> a = in[k], b = conj(in[m - k]);
     z[k] = (a + b) + quarter<false>(twiddle<false>(a - b, tw_[k]));
   }
-  plan_->exec(z, w, false);
-  for (int64_t j = 0; j < m; ++j) x[2 * j] = z[j].r, x[2 * j + 1] = z[j].i;
 }
 
 template class RealPlan<float>;
@@ -82,6 +89,8 @@ template void RealPlan<float>::r2c(const lanes::Vec<float>*, Cx<lanes::Vec<float
 template void RealPlan<double>::r2c(const double*, Cx<double>*, Cx<double>*) const;
 template void RealPlan<double>::r2c(const lanes::Vec<double>*, Cx<lanes::Vec<double>>*, Cx<lanes::Vec<double>>*) const;
 template void RealPlan<float>::untangle(const Cx<float>*, Cx<float>*) const;
+template void RealPlan<float>::pack(const Cx<float>*, Cx<float>*) const;
+template void RealPlan<double>::pack(const Cx<double>*, Cx<double>*) const;
 template void RealPlan<double>::untangle(const Cx<double>*, Cx<double>*) const;
 template void RealPlan<float>::c2r(const Cx<float>*, float*, Cx<float>*) const;
 template void RealPlan<float>::c2r(const Cx<lanes::Vec<float>>*, lanes::Vec<float>*, Cx<lanes::Vec<float>>*) const;
