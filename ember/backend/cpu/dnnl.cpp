@@ -112,6 +112,8 @@ memory::dims dims_of(IntArrayRef v) { return memory::dims(v.begin(), v.end()); }
 
 }  // namespace
 
+void follow_openmp_threads() { follow_thread_count(); }
+
 WithOpenMP::WithOpenMP() : saved_(t_openmp) { t_openmp = true; }
 WithOpenMP::~WithOpenMP() { t_openmp = saved_; }
 

@@ -82,6 +82,10 @@ class WithOpenMP {
   bool saved_;
 };
 
+// Sets the calling thread's OpenMP thread count for a oneDNN call made outside a primitive (dnnl_sgemm): one, or
+// ember's count in a WithOpenMP scope outside ember's parallel regions.
+void follow_openmp_threads();
+
 // Whether primitives may choose their own (blocked) layouts, reordering ember's plain tensors in and out; set by
 // EMBER_DNNL_LAYOUT=plain|any (Note [oneDNN primitives]).
 bool any_layout();
