@@ -4,24 +4,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ember/backend/cpu/float_kernels.h"
 #include "ember/backend/kernels/nn/spatial.h"
 #include "ember/parallel.h"
 
 namespace ember::cpu {
 
 namespace {
-
-template <class F>
-void dispatch_float(ScalarType t, F&& f) {
-  if (t == ScalarType::Float64)
-    f(double{});
-  else
-    f(float{});
-}
-
-int64_t grain_for(int64_t work_per_item) {
-  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work_per_item, 1));
-}
 
 // Width is the taps per output when known at compile time (1, 2, 4: nearest, linear, cubic), else 0.
 template <class T, int64_t Width>

@@ -7,6 +7,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "ember/backend/cpu/float_kernels.h"
 #include "ember/backend/kernels/vision.h"
 #include "ember/parallel.h"
 #include "ember/sizes.h"
@@ -14,18 +15,6 @@
 namespace ember::cpu {
 
 namespace {
-
-template <class F>
-void dispatch_float(ScalarType t, F&& f) {
-  if (t == ScalarType::Float64)
-    f(double{});
-  else
-    f(float{});
-}
-
-int64_t grain_for(int64_t work_per_item) {
-  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work_per_item, 1));
-}
 
 // ---------------------------------------------------------------------------------------------- roi_align
 
