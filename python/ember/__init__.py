@@ -297,3 +297,24 @@ _copyreg.pickle(type(_C.empty), _reduce_function)
 def _rebuild_tensor(data, dtype, shape, device, requires_grad):
     """Unpickles a tensor (Tensor.__reduce_ex__); a Python function so that pickle can name it."""
     return _C._rebuild_tensor(data, dtype, shape, device, requires_grad)
+
+
+# Last: the __torch_function__ check in front of every function and Tensor method (ember.overrides, Note
+# [Dispatching __torch_function__] in python/src/torch_function.cpp); ember's Python functions get a wrapper type,
+# which copies and pickles as the function it wraps.
+from . import overrides  # noqa: E402
+
+
+def _reduce_wrapper(w):
+    """Pickles a wrapped function by its public name (ember.nn.functional.one_hot), which is the wrapper."""
+    module, _, name = overrides._PUBLIC_NAMES.get(overrides._key(w), "").rpartition(".")
+    if module and module != "ember.Tensor":
+        return _function_by_name, (module, name)
+    return _reduce_function(w)
+
+
+_copy._deepcopy_dispatch[_C._TorchFunctionWrapper] = _copy._deepcopy_atomic
+_copyreg.pickle(_C._TorchFunctionWrapper, _reduce_wrapper)
+
+overrides._install()
+from . import fx  # noqa: E402  (after _install: ember.fx as torch.fx, which torch imports with itself)

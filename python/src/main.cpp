@@ -27,6 +27,7 @@ void init_linalg_functions(nb::module_& m);       // linalg_functions.cpp: det, 
 void init_ternary(nb::module_& m);                // ternary.cpp: where, lerp, addcmul, addcdiv (the ternary op table)
 void init_profiler(nb::module_& m);               // profiler.cpp: the event recorder behind ember.profiler
 void init_distributed(nb::module_& m);            // distributed.cpp: stores, process groups, Work (ember.distributed)
+void init_torch_function(nb::module_& m);         // torch_function.cpp: __torch_function__, as_subclass, the mode stack
 
 namespace {
 
@@ -204,5 +205,7 @@ NB_MODULE(_C, m) {
   init_linalg_solvers(m);  // registers LinAlgError after the generic translator, so it is tried first
   init_linalg_functions(m);
   install_signatures(m);
-  export_all(m);  // last: every name is bound by now
+  export_all(m);  // every public name is bound by now
+  // After export_all: DisableTorchFunction and DisableTorchFunctionSubclass are torch._C's, not torch's.
+  init_torch_function(m);
 }
