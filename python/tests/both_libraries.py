@@ -1,5 +1,6 @@
-"""Runs one program under ember (in this process, with `torch` bound to ember and `torchvision` to ember.vision) and under the reference PyTorch (its
-own process), so that tests compare what the two print. The program sets `result` to a JSON-serialisable value."""
+"""Runs one program under ember (in this process, `torch` bound to ember and `torchvision` to ember.vision) and under
+the reference PyTorch (its own process), so that tests compare what the two print. The program sets `result` to a
+JSON-serialisable value."""
 
 import json
 import os
@@ -8,13 +9,12 @@ import textwrap
 
 import pytest
 
-import ember
-
 TORCH_PY = "/opt/torch2/py"
 needs_torch = pytest.mark.skipif(not os.path.exists(TORCH_PY), reason="needs the reference PyTorch at /opt/torch2/py")
 
 
 def run_ember(source):
+    import ember
     import ember.vision
 
     namespace = {"torch": ember, "torchvision": ember.vision, "__name__": "ember_program"}
