@@ -130,23 +130,23 @@ PyObject* slow(vectorcallfunc orig, PyObject* callable, PyObject* const* a, size
 // The call failed on the fast path: if an argument is a tensor-like object that nothing has registered (its class
 // is not a Tensor subclass), that is why; from now on calls take the slow path, and this one is retried through it.
 PyObject* after_error(vectorcallfunc orig, PyObject* callable, PyObject* const* a, size_t nargsf, PyObject* kwnames) {
-  Py_ssize_t npos;
-  const Py_ssize_t n = count(nargsf, kwnames, &npos);
-  if (g_seen || !g_dispatch || !any_overrides(a, n)) return nullptr;
+  if (g_seen || !g_dispatch) return nullptr;
+  // The error is set aside while looking: a type lookup with an exception pending clears it.
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
+  Py_ssize_t npos;
+  if (!any_overrides(a, count(nargsf, kwnames, &npos))) {
+    PyErr_Restore(type, value, tb);
+    return nullptr;
+  }
   note_seen();
   PyObject* r = slow(orig, callable, a, nargsf, kwnames);
-  if (r) {
+  if (r || PyErr_Occurred()) {
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(tb);
-  } else if (!PyErr_Occurred()) {
-    PyErr_Restore(type, value, tb);
   } else {
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(tb);
+    PyErr_Restore(type, value, tb);
   }
   return r;
 }

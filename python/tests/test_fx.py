@@ -394,3 +394,27 @@ def test_to_folder(tmp_path):
     spec.loader.exec_module(mod)
     x = ember.randn(4, 3)
     assert ember.allclose(mod.Saved()(x), m(x))
+
+
+def test_building_a_graph_by_hand():
+    g = fx.Graph()
+    x = g.placeholder("x")
+    a = g.call_function(ember.neg, (x,))
+    b = g.call_method("exp", (x,))
+    g.output((a, b))
+    a.prepend(b)  # moves b before a
+    assert [n.name for n in g.nodes] == ["x", "exp", "neg", "output"]
+    x.append(a)
+    assert [n.name for n in g.nodes] == ["x", "neg", "exp", "output"] and a.next is b and b.prev is a
+    assert list(x.users) == [a, b] and a.all_input_nodes == [x]
+    gm = fx.GraphModule(ember.nn.Module(), g, "Built")
+    t = ember.tensor([0.0, 1.0])
+    neg, exp = gm(t)
+    assert neg.tolist() == [-0.0, -1.0] and ember.allclose(exp, ember.tensor([1.0, math.e]))
+    assert type(gm).__name__ == "Built" and "exp = x.exp();  x = None" in gm.code
+    with pytest.raises(RuntimeError, match="referenced nonexistent target"):
+        fx.Interpreter(gm).fetch_attr("missing.weight")
+    with pytest.raises(RuntimeError, match="referenced target lin.weight but that target was not provided"):
+        g2 = fx.Graph()
+        g2.output(g2.get_attr("lin.weight"))
+        fx.GraphModule({}, g2)
