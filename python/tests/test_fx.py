@@ -380,20 +380,25 @@ def test_to_folder(tmp_path):
         def __init__(self):
             super().__init__()
             self.lin = ember.nn.Linear(3, 2)
+            self.seq = ember.nn.Sequential(ember.nn.Linear(2, 2), ember.nn.Tanh())
+            self.register_buffer("shift", ember.tensor([0.5, -0.5]))
 
         def forward(self, x):
-            return F.relu(self.lin(x))
+            return F.relu(self.seq(self.lin(x))) + self.shift, math.sqrt(x.size(0))
 
     m = M()
     gm = fx.symbolic_trace(m)
     gm.to_folder(tmp_path / "pkg", "Saved")
+    (tmp_path / "pkg").rename(tmp_path / "moved")  # the package finds its files beside itself
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("saved_pkg_module", tmp_path / "pkg" / "module.py")
+    spec = importlib.util.spec_from_file_location("saved_pkg_module", tmp_path / "moved" / "module.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     x = ember.randn(4, 3)
-    assert ember.allclose(mod.Saved()(x), m(x))
+    got, want = mod.Saved()(x), m(x)
+    assert ember.allclose(got[0], want[0]) and got[1] == want[1] == 2.0
+    assert "from math import sqrt as sqrt" in (tmp_path / "moved" / "module.py").read_text()
 
 
 def test_building_a_graph_by_hand():

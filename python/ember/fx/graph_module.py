@@ -134,16 +134,28 @@ class GraphModule(Module):
         return super().__str__() + "\n\n" + self.code
 
     def to_folder(self, folder, module_name="FxModule"):
-        """Writes this module as a Python package: ``module.py`` (a class `module_name` with the generated
-        forward) with its parameters and buffers in ``state_dict.pt`` (ember.save), and ``__init__.py``."""
+        """Writes this module as a Python package that does not need the original code: ``module.py`` (a class
+        `module_name` with the generated forward, its submodules rebuilt from their reprs or loaded from
+        ``<name>.pt``) with its parameters and buffers in ``state_dict.pt`` (ember.save), and ``__init__.py``."""
         import ember
 
         os.makedirs(folder, exist_ok=True)
         ember.save(self.state_dict(), os.path.join(folder, "state_dict.pt"))
-        lines = [
-            "import ember",
-            "import operator",
-            "from ember.nn import *",
+        python_code = self.graph.python_code(root_module="self")
+        lines = ["import os", "", "import ember", "from ember.nn import *  # the submodules' classes"]
+        for name, obj in python_code.globals.items():  # what forward calls besides ember's functions
+            if name == "ember":
+                continue
+            module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", "")
+            importable = module and qualname and "." not in qualname and "<" not in qualname
+            lines.append(
+                "from %s import %s as %s" % (module, qualname, name)
+                if importable
+                else "%s = None  # %r: define it here (it cannot be imported)" % (name, obj)
+            )
+        lines += [
+            "",
+            "_here = os.path.dirname(os.path.abspath(__file__))",
             "",
             "",
             "class %s(ember.nn.Module):" % module_name,
@@ -151,29 +163,20 @@ class GraphModule(Module):
             "        super().__init__()",
         ]
         for name, mod in self.named_children():
-            lines.append(
-                "        self.%s = %r" % (name, mod)
-                if "\n" not in repr(mod)
-                else "        self.%s = ember.load(r'%s', weights_only=False)"
-                % (name, self._save_submodule(folder, name, mod))
-            )
+            if "\n" not in repr(mod):
+                lines.append("        self.%s = %r" % (name, mod))
+            else:  # a container: saved whole
+                ember.save(mod, os.path.join(folder, "%s.pt" % name))
+                lines.append(
+                    "        self.%s = ember.load(os.path.join(_here, %r), weights_only=False)" % (name, name + ".pt")
+                )
         for name, p in self.named_parameters(recurse=False):
             lines.append("        self.%s = ember.nn.Parameter(ember.empty(%s))" % (name, list(p.shape)))
         for name, b in self.named_buffers(recurse=False):
             lines.append("        self.register_buffer(%r, ember.empty(%s))" % (name, list(b.shape)))
-        lines.append(
-            "        self.load_state_dict(ember.load(r'%s'))" % os.path.join(os.path.abspath(folder), "state_dict.pt")
-        )
-        code = "\n".join("    " + line if line else line for line in self.code.strip("\n").split("\n"))
-        src = "\n".join(lines) + "\n\n" + code + "\n"
+        lines.append("        self.load_state_dict(ember.load(os.path.join(_here, 'state_dict.pt')))")
+        code = "\n".join("    " + line if line else line for line in python_code.src.strip("\n").split("\n"))
         with open(os.path.join(folder, "module.py"), "w") as f:
-            f.write(src)
+            f.write("\n".join(lines) + "\n\n" + code + "\n")
         with open(os.path.join(folder, "__init__.py"), "w") as f:
             f.write("from .module import *\n")
-
-    def _save_submodule(self, folder, name, mod):
-        import ember
-
-        path = os.path.join(os.path.abspath(folder), "%s.pt" % name)
-        ember.save(mod, path)
-        return path
