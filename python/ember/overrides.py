@@ -12,7 +12,7 @@ import inspect
 import types as _types
 import warnings
 
-from . import _C
+from . import _C, _tensor
 
 __all__ = [
     "BaseTorchFunctionMode",
@@ -401,7 +401,7 @@ def _install():
             _PUBLIC_NAMES[_key(obj)] = "ember.Tensor." + name
         elif _is_python_function(obj):
             w = wrap(obj)
-            setattr(Tensor, name, w)
+            _tensor._reattach(name, w)
             methods.append(w)
             _PUBLIC_NAMES[_key(w)] = "ember.Tensor." + name
         elif isinstance(obj, property):
@@ -409,7 +409,7 @@ def _install():
             if any(_is_python_function(a) for a in accessors):
                 accessors = [wrap(a) if _is_python_function(a) else a for a in accessors]
                 obj = property(*accessors, obj.__doc__)
-                setattr(Tensor, name, obj)
+                _tensor._reattach(name, obj)
             for accessor, kind in zip(accessors, ("__get__", "__set__", "__delete__")):
                 if accessor is None:
                     continue

@@ -205,7 +205,6 @@ NB_MODULE(_C, m) {
   init_linalg_solvers(m);  // registers LinAlgError after the generic translator, so it is tried first
   init_linalg_functions(m);
   install_signatures(m);
-  export_all(m);  // every public name is bound by now
-  // After export_all: DisableTorchFunction and DisableTorchFunctionSubclass are torch._C's, not torch's.
   init_torch_function(m);
+  export_all(m);  // last: every name is bound by now
 }
