@@ -38,4 +38,5 @@
 #include "ember/serialize/safetensors.h"
 #include "ember/serialize/serialize.h"
 #include "ember/tensor.h"
+#include "ember/vision/ops.h"
 #include "ember/vision/vision.h"

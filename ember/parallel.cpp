@@ -1,18 +1,19 @@
 #include "ember/parallel.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
+#include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
 
-#include "ember/backend/blas.h"
+#include "ember/cpu_budget.h"
 #include "ember/error.h"
 
 namespace ember {
@@ -21,16 +22,9 @@ namespace {
 
 thread_local bool t_in_parallel = false;
 
-int default_threads() {
-  if (const char* env = std::getenv("EMBER_NUM_THREADS")) return std::max(1, std::atoi(env));
-  if (const char* env = std::getenv("OMP_NUM_THREADS")) return std::max(1, std::atoi(env));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
-// Hand-offs spin briefly before sleeping: back-to-back parallel ops then find the workers awake
-// (a futex wake costs tens of microseconds, more than a whole op near the grain size), while an idle
-// pool sleeps within ~200 us (20000 PAUSEs of ~10 ns on a Sapphire Rapids Xeon); park_threads ends it at once.
-constexpr int kSpins = 20000;
+constexpr int kChunksPerThread = 4;  // more chunks than threads, so a late worker's share is taken by the others
+constexpr int64_t kSpinMicros = 50;  // a worker's spin after a job; the caller's wait for running chunks
+constexpr int64_t kContendedMicros = 100000;  // no spinning this long after a spinning thread was preempted
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -38,42 +32,69 @@ inline void cpu_relax() {
 #endif
 }
 
+int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+int env_threads(const char* name) {
+  const char* env = std::getenv(name);
+  if (!env || !*env) return 0;
+  char* end = nullptr;
+  const long v = std::strtol(env, &end, 10);  // OMP_NUM_THREADS may be a list ("4,2"): its first entry counts
+  return end != env && v > 0 ? static_cast<int>(std::min<long>(v, 1 << 16)) : 0;
+}
+
+// True while a spinning thread was recently preempted (Note [Intra-op parallelism]).
+std::atomic<int64_t> g_contended_until{0};
+
 class ThreadPool {
  public:
   explicit ThreadPool(int n) {
-    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { loop(i); });
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this] { loop(); });
   }
   ~ThreadPool() {
     {
       std::lock_guard<std::mutex> l(mu_);
       stop_ = true;
-      generation_.fetch_add(1);
+      epoch_.fetch_add(1);
     }
-    cv_.notify_all();
+    epoch_.notify_all();
     for (auto& w : workers_) w.join();
   }
   int size() const { return static_cast<int>(workers_.size()) + 1; }
   void park() { parked_.store(true, std::memory_order_relaxed); }
 
-  // Runs f(chunk) for chunk in [0, nchunks): chunk 0 here, the others on workers 1..nchunks-1.
+  // Runs f(chunk) for every chunk in [0, nchunks) on this thread and whichever workers come (see the Note).
   void run(int nchunks, const std::function<void(int)>& f) {
     std::lock_guard<std::mutex> job_lock(job_mu_);  // one parallel job at a time
     error_ = nullptr;
     parked_.store(false, std::memory_order_relaxed);
-    pending_.store(nchunks - 1, std::memory_order_relaxed);
+    done_.store(0, std::memory_order_relaxed);
+    uint32_t tag;
     {
-      // Workers read (generation, job, nchunks) together under mu_, so none mixes two jobs.
+      // Workers read (tag, job, nchunks) together under mu_, so none mixes two jobs.
       std::lock_guard<std::mutex> l(mu_);
+      tag = ++tag_;
       job_ = &f;
       nchunks_ = nchunks;
-      generation_.fetch_add(1, std::memory_order_release);
+      claim_.store(static_cast<uint64_t>(tag) << 32, std::memory_order_release);
+      epoch_.fetch_add(1, std::memory_order_seq_cst);
     }
-    if (sleepers_.load() > 0) cv_.notify_all();
-    run_chunk(f, 0);
-    for (int i = 0; i < kSpins && pending_.load(std::memory_order_acquire) != 0; ++i) cpu_relax();
-    if (pending_.load(std::memory_order_acquire) != 0) {
-      std::unique_lock<std::mutex> l(mu_);
-      done_cv_.wait(l, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) epoch_.notify_all();
+    run_chunks(tag, f, nchunks);
+    // Every chunk is claimed; wait for those still running on workers.
+    if (done_.load(std::memory_order_acquire) != nchunks) {
+      if (!contended()) {
+        const int64_t until = now_us() + kSpinMicros;
+        for (int i = 1; done_.load(std::memory_order_acquire) != nchunks; ++i) {
+          cpu_relax();
+          if (i % 64 == 0 && now_us() > until) break;
+        }
+      }
+      caller_waiting_.store(true, std::memory_order_seq_cst);
+      for (int d; (d = done_.load(std::memory_order_seq_cst)) != nchunks;) done_.wait(d);
+      caller_waiting_.store(false, std::memory_order_relaxed);
     }
     {
       std::lock_guard<std::mutex> l(mu_);
@@ -83,6 +104,21 @@ class ThreadPool {
   }
 
  private:
+  static bool contended() { return now_us() < g_contended_until.load(std::memory_order_relaxed); }
+
+  // Claims and runs chunks of the job tagged `tag` until none are left (or a later job has replaced it).
+  void run_chunks(uint32_t tag, const std::function<void(int)>& f, int nchunks) {
+    uint64_t c = claim_.load(std::memory_order_acquire);
+    while ((c >> 32) == tag && static_cast<int>(c & 0xffffffffu) < nchunks) {
+      if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+      run_chunk(f, static_cast<int>(c & 0xffffffffu));
+      if (done_.fetch_add(1, std::memory_order_seq_cst) + 1 == nchunks &&
+          caller_waiting_.load(std::memory_order_seq_cst))
+        done_.notify_one();
+      c = claim_.load(std::memory_order_acquire);
+    }
+  }
+
   void run_chunk(const std::function<void(int)>& f, int chunk) {
     t_in_parallel = true;
     try {
@@ -94,55 +130,77 @@ class ThreadPool {
     t_in_parallel = false;
   }
 
-  void loop(int id) {
-    uint64_t seen = 0;  // the generation at construction: a job posted before this thread starts still counts
+  // Spins until the epoch moves past `seen`, for at most kSpinMicros; false when it did not.
+  bool spin(uint32_t seen) {
+    if (contended()) return false;
+    const int64_t until = now_us() + kSpinMicros;
+    bool hit = false;
+    for (int i = 1;; ++i) {
+      if (epoch_.load(std::memory_order_acquire) != seen) {
+        hit = true;
+        break;
+      }
+      if (parked_.load(std::memory_order_relaxed)) break;
+      cpu_relax();
+      if (i % 64 == 0 && now_us() > until) break;
+    }
+    // A spinning thread that the kernel preempted took a core that another thread wanted: stop spinning for a while.
+    rusage ru{};
+    if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+      if (ru.ru_nivcsw > nivcsw_) g_contended_until.store(now_us() + kContendedMicros, std::memory_order_relaxed);
+      nivcsw_ = ru.ru_nivcsw;
+    }
+    return hit;
+  }
+
+  void loop() {
+    uint32_t seen = 0;  // the epoch at construction: a job posted before this thread starts still counts
+    rusage ru{};
+    if (getrusage(RUSAGE_THREAD, &ru) == 0) nivcsw_ = ru.ru_nivcsw;
     for (;;) {
-      for (int i = 0; i < kSpins && generation_.load(std::memory_order_acquire) == seen &&
-                      !parked_.load(std::memory_order_relaxed);
-           ++i)
-        cpu_relax();
-      if (generation_.load(std::memory_order_acquire) == seen) {
-        std::unique_lock<std::mutex> l(mu_);
-        sleepers_.fetch_add(1);
-        cv_.wait(l, [&] { return generation_.load(std::memory_order_acquire) != seen; });
-        sleepers_.fetch_sub(1);
+      if (!spin(seen)) {
+        sleepers_.fetch_add(1, std::memory_order_seq_cst);
+        for (uint32_t e; (e = epoch_.load(std::memory_order_seq_cst)) == seen;) epoch_.wait(e);
+        sleepers_.fetch_sub(1, std::memory_order_relaxed);
       }
       const std::function<void(int)>* job;
       int nchunks;
+      uint32_t tag;
       {
         std::lock_guard<std::mutex> l(mu_);
         if (stop_) return;
-        seen = generation_.load(std::memory_order_relaxed);
+        seen = epoch_.load(std::memory_order_relaxed);
         job = job_;
         nchunks = nchunks_;
+        tag = tag_;
       }
-      if (job && id < nchunks) {
-        run_chunk(*job, id);
-        if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-          std::lock_guard<std::mutex> l(mu_);  // pairs with the caller's wait
-          done_cv_.notify_one();
-        }
-      }
+      if (job) run_chunks(tag, *job, nchunks);
     }
   }
+
+  static thread_local long nivcsw_;
 
   std::vector<std::thread> workers_;
   std::mutex job_mu_;
   std::mutex mu_;
-  std::condition_variable cv_, done_cv_;
   const std::function<void(int)>* job_ = nullptr;
   int nchunks_ = 0;
-  std::atomic<int> pending_{0};
+  uint32_t tag_ = 0;
+  std::atomic<uint64_t> claim_{0};  // (tag << 32) | the next unclaimed chunk
+  std::atomic<uint32_t> epoch_{0};  // moves once per job: what sleeping workers wait on
+  std::atomic<int> done_{0};
+  std::atomic<bool> caller_waiting_{false};
   std::atomic<int> sleepers_{0};
   std::atomic<bool> parked_{false};  // set by park(): spinning workers sleep now
-  std::atomic<uint64_t> generation_{0};
   bool stop_ = false;
   std::exception_ptr error_;
 };
 
+thread_local long ThreadPool::nivcsw_ = 0;
+
 std::mutex g_pool_mu;
 ThreadPool* g_pool = nullptr;  // created on first use; leaked at exit (workers may still be parked)
-int g_num_threads = 0;
+std::atomic<int> g_num_threads{0};
 
 void after_fork_in_child() {
   // The parent's workers do not exist in the child: forget the pool (without joining) and start over.
@@ -162,12 +220,18 @@ ThreadPool& pool() {
 
 }  // namespace
 
+int default_num_threads() {
+  if (const int n = env_threads("EMBER_NUM_THREADS")) return n;
+  if (const int n = env_threads("OMP_NUM_THREADS")) return n;
+  const int cpus = affinity_cpus(), quota = cgroup_cpus();
+  return quota > 0 ? std::min(cpus, quota) : cpus;
+}
+
 void set_num_threads(int n) {
   EMBER_CHECK_VALUE(n > 0, "set_num_threads: expected a positive number of threads, got ", n);
   EMBER_CHECK(!t_in_parallel, "set_num_threads: cannot be called from inside a parallel region");
   std::lock_guard<std::mutex> l(g_pool_mu);
-  g_num_threads = n;
-  set_blas_num_threads(n);  // OpenBLAS threads inside one call as many as ember's pool (Note [Intra-op parallelism])
+  g_num_threads.store(n);
   if (g_pool && g_pool->size() != n) {
     delete g_pool;
     g_pool = nullptr;
@@ -180,8 +244,13 @@ void park_threads() {
 }
 
 int get_num_threads() {
-  if (g_num_threads == 0) g_num_threads = default_threads();
-  return g_num_threads;
+  int n = g_num_threads.load(std::memory_order_relaxed);
+  if (n == 0) {
+    int expected = 0;
+    g_num_threads.compare_exchange_strong(expected, default_num_threads());
+    n = g_num_threads.load();
+  }
+  return n;
 }
 
 bool in_parallel_region() { return t_in_parallel; }
@@ -189,7 +258,8 @@ bool in_parallel_region() { return t_in_parallel; }
 void parallel_for_impl(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
   ThreadPool& p = pool();
   const int64_t n = end - begin;
-  const int64_t chunks = std::min<int64_t>(p.size(), (n + grain - 1) / std::max<int64_t>(grain, 1));
+  const int64_t chunks = std::min<int64_t>(int64_t{p.size()} * kChunksPerThread,
+                                           (n + grain - 1) / std::max<int64_t>(grain, 1));
   const int64_t per = (n + chunks - 1) / chunks;
   p.run(static_cast<int>(chunks), [&](int c) {
     const int64_t b = begin + c * per, e = std::min(end, b + per);

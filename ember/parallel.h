@@ -1,15 +1,29 @@
 // Note [Intra-op parallelism]
-// One pool of worker threads for all of ember's kernels. parallel_for splits [begin, end) into at
-// most get_num_threads() contiguous chunks, runs chunk 0 on the calling thread and the others on the
-// workers, and returns when all are done (rethrowing the first exception). Work below `grain`
-// elements per chunk, and any parallel_for nested inside another, runs serially on the caller.
-// After a job the workers spin briefly (back-to-back ops then skip a futex wake) and then sleep on a
-// condition variable. ember calls OpenBLAS and oneDNN outside parallel regions with the same thread
-// count. Before an OpenBLAS GEMM it parks its workers (park_threads): a worker still spinning would
-// hold a core that OpenBLAS's threads need (a 128x256x512 GEMM right after an elementwise op ran 2.3x
-// slower on two cores). Not before oneDNN: its OpenMP threads start slower, and the training steps of
-// benchmarks/amp.py were slower with the park (the workers' wake-up afterwards cost more than it saved).
-// A forked child starts with a fresh pool.
+// One pool of worker threads for all of ember's kernels, built so that a busy machine never makes a job slower than
+// running it on the calling thread alone:
+// - Work is claimed, not assigned. parallel_for splits [begin, end) into chunks of at least `grain` elements (up to
+//   kChunksPerThread per thread); the caller and every awake worker take chunks from one atomic counter until none
+//   are left. The caller never waits for a worker that has not started: if the other workers are descheduled (a
+//   DataLoader worker, a second job, a CPU quota), the caller runs every chunk itself and returns, and a worker
+//   that wakes up late finds the job gone. A job's counter carries the job's tag, so a late worker can never claim a
+//   chunk of a later job with an earlier job's function.
+// - Waiting is brief. After a job a worker spins for at most kSpinMicros (so back-to-back ops skip a futex wake)
+//   and then sleeps on a futex; it does not spin at all while the CPU is contended, which it learns from its own
+//   involuntary context switches (a spinning thread that the kernel preempts is taking a core somebody else wanted).
+//   The caller waits for chunks already running the same way.
+// - One thread budget. The default thread count is the CPUs this process may use: its affinity mask, capped by a
+//   cgroup CPU quota (cpu.max, or cpu.cfs_quota_us; ember/cpu_budget.h), unless EMBER_NUM_THREADS or
+//   OMP_NUM_THREADS says otherwise. The other libraries' threads split work statically and busy-wait between
+//   calls, so ember runs them single-threaded on its own pool instead: OpenBLAS's GEMMs as blocks of the output
+//   (Note [GEMMs on ember's threads] in backend/cpu/blas.cpp), oneDNN's convolutions and poolings as slices of the
+//   batch (Note [Primitives on ember's threads] in backend/cpu/dnnl.cpp). Only LAPACK routines and a convolution
+//   over a batch of one use the libraries' own threads, with ember's count, after parking ember's spinning workers
+//   (park_threads). The same holds in C++ programs: nothing depends on environment variables read before ember is
+//   loaded.
+// - Results do not depend on timing: chunk boundaries depend only on the sizes and the thread count, never on
+//   which thread ran a chunk. Work below `grain` elements, and any parallel_for nested inside another, runs serially
+//   on the caller. The first exception thrown by a chunk is rethrown on the caller. A forked child starts with a
+//   fresh pool.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +35,8 @@ constexpr int64_t kGrainSize = 32768;  // elements per task below which threadin
 
 void set_num_threads(int n);
 int get_num_threads();
+// The thread count ember starts with: the affinity mask capped by the cgroup CPU quota (or the environment's).
+int default_num_threads();
 bool in_parallel_region();
 // Spinning workers go to sleep now: call before handing the cores to another library's threads.
 void park_threads();

@@ -1,8 +1,18 @@
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <stdexcept>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ember/cpu_budget.h"
 #include "ember/ops.h"
 #include "ember/parallel.h"
 
@@ -53,4 +63,127 @@ TEST(Parallel, ThreadCountDoesNotChangeResults) {
   EXPECT_NEAR(one, two, 1e-9 * one);  // the split differs, so float64 rounding may too
   EXPECT_TRUE(item(all(eq(e1, e2))).to_bool());
   EXPECT_THROW(set_num_threads(0), ValueError);
+}
+
+// Chunks are claimed by whichever thread comes first, but their boundaries depend only on the sizes and the thread
+// count (Note [Intra-op parallelism]): a job's chunks are the same on every run, and they tile the range.
+TEST(Parallel, ChunkBoundariesDoNotDependOnWhichThreadRuns) {
+  set_num_threads(2);
+  auto chunks_of = [](int64_t n, int64_t grain) {
+    std::mutex mu;
+    std::vector<std::pair<int64_t, int64_t>> seen;
+    parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
+      std::lock_guard<std::mutex> l(mu);
+      seen.emplace_back(b, e);
+    });
+    std::sort(seen.begin(), seen.end());
+    return seen;
+  };
+  for (int64_t n : {int64_t{65537}, int64_t{1} << 20, int64_t{3} * kGrainSize}) {
+    const auto first = chunks_of(n, kGrainSize);
+    ASSERT_GE(first.size(), 2u);
+    ASSERT_LE(first.size(), 8u);  // at most kChunksPerThread per thread
+    int64_t next = 0;
+    for (auto [b, e] : first) {
+      EXPECT_EQ(b, next);
+      EXPECT_GE(e - b, 1);
+      next = e;
+    }
+    EXPECT_EQ(next, n);
+    for (int rep = 0; rep < 200; ++rep) ASSERT_EQ(chunks_of(n, kGrainSize), first) << "n=" << n;
+  }
+}
+
+// Jobs posted from several threads at once run one at a time, each completely (the caller of one job never runs a
+// chunk of another's).
+TEST(Parallel, ConcurrentCallersEachGetTheirWholeJob) {
+  set_num_threads(2);
+  std::vector<std::thread> callers;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 3; ++t)
+    callers.emplace_back([&, t] {
+      for (int rep = 0; rep < 300; ++rep) {
+        const int64_t n = 40000 + 1000 * t + rep;
+        std::vector<int> hits(n, 0);
+        parallel_for(0, n, 4096, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) ++hits[i];
+        });
+        if (std::count(hits.begin(), hits.end(), 1) != n) ++failures;
+      }
+    });
+  for (auto& c : callers) c.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+// A pool bigger than the machine (oversubscribed: workers are descheduled while jobs run) still runs every chunk of
+// every job exactly once.
+TEST(Parallel, OversubscribedPoolRunsEveryChunk) {
+  set_num_threads(static_cast<int>(std::thread::hardware_concurrency()) * 4 + 1);
+  for (int rep = 0; rep < 2000; ++rep) {
+    const int64_t n = 100000 + rep;
+    std::atomic<int64_t> visited{0};
+    parallel_for(0, n, 1024, [&](int64_t b, int64_t e) { visited += e - b; });
+    ASSERT_EQ(visited.load(), n) << "job " << rep;
+  }
+  set_num_threads(2);
+}
+
+namespace {
+
+// A fake /proc/self/cgroup and cgroup tree under a fresh temporary folder.
+struct FakeCgroup {
+  std::filesystem::path root = std::filesystem::temp_directory_path() /
+                               ("ember_cgroup_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
+  FakeCgroup() { std::filesystem::create_directories(root); }
+  ~FakeCgroup() { std::filesystem::remove_all(root); }
+  static int& counter() {
+    static int c = 0;
+    return c;
+  }
+  void write(const std::string& rel, const std::string& text) const {
+    const auto p = root / rel;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+  }
+  int cpus() const { return cgroup_cpus((root / "proc_cgroup").string(), (root / "sys").string()); }
+};
+
+}  // namespace
+
+TEST(CpuBudget, CgroupV2QuotaRoundsUpAndTheSmallestAncestorWins) {
+  FakeCgroup g;
+  g.write("proc_cgroup", "0::/user.slice/job\n");
+  g.write("sys/user.slice/job/cpu.max", "150000 100000\n");  // 1.5 CPUs -> 2 threads
+  EXPECT_EQ(g.cpus(), 2);
+  g.write("sys/user.slice/cpu.max", "100000 100000\n");  // the parent allows 1
+  EXPECT_EQ(g.cpus(), 1);
+  g.write("sys/user.slice/cpu.max", "max 100000\n");
+  g.write("sys/user.slice/job/cpu.max", "max 100000\n");
+  EXPECT_EQ(g.cpus(), 0);  // no quota
+}
+
+TEST(CpuBudget, CgroupV1QuotaIsReadFromTheCpuController) {
+  FakeCgroup g;
+  g.write("proc_cgroup", "4:memory:/a\n3:cpu,cpuacct:/docker/x\n");
+  g.write("sys/cpu,cpuacct/docker/x/cpu.cfs_quota_us", "300000\n");
+  g.write("sys/cpu,cpuacct/docker/x/cpu.cfs_period_us", "100000\n");
+  g.write("sys/memory/a/cpu.max", "50000 100000\n");  // not the cpu controller: ignored
+  EXPECT_EQ(g.cpus(), 3);
+  g.write("sys/cpu,cpuacct/docker/x/cpu.cfs_quota_us", "-1\n");  // v1's "no quota"
+  EXPECT_EQ(g.cpus(), 0);
+}
+
+TEST(CpuBudget, MalformedOrMissingFilesMeanNoQuota) {
+  FakeCgroup g;
+  EXPECT_EQ(g.cpus(), 0);  // no /proc/self/cgroup at all
+  g.write("proc_cgroup", "garbage\n0::/../../etc\n0::relative\n");
+  EXPECT_EQ(g.cpus(), 0);
+  g.write("proc_cgroup", "0::/\n");
+  g.write("sys/cpu.max", "not-a-number 100000\n");
+  EXPECT_EQ(g.cpus(), 0);
+  g.write("sys/cpu.max", "100000 0\n");
+  EXPECT_EQ(g.cpus(), 0);
+  g.write("sys/cpu.max", "1e300 1\n");
+  EXPECT_EQ(g.cpus(), 0);
+  EXPECT_GE(affinity_cpus(), 1);
 }

@@ -1,5 +1,4 @@
-// What the ops need to know about BLAS: which matrix layouts it takes without a copy, and the hook that keeps
-// OpenBLAS's thread count equal to ember's (called by set_num_threads, Note [Intra-op parallelism]).
+// What the ops need to know about BLAS: which matrix layouts it takes without a copy, and OpenBLAS's thread count.
 #pragma once
 
 #include <algorithm>
@@ -24,11 +23,10 @@ inline bool blas_layout(int64_t rows, int64_t cols, int64_t s0, int64_t s1, bool
   return false;
 }
 
-// Sets the number of threads OpenBLAS uses inside one call (ember's count; ember calls BLAS and LAPACK from one
-// thread at a time, outside its parallel regions: Note [Batches of GEMMs] in blas.cpp).
-void set_blas_num_threads(int n);
-// Gives OpenBLAS ember's thread count once, before the first BLAS or LAPACK call (OpenBLAS starts with its own
-// default, e.g. from OPENBLAS_NUM_THREADS, while ember's may come from EMBER_NUM_THREADS).
-void sync_blas_threads_once();
+// OpenBLAS's thread count for what comes next on this thread (Note [GEMMs on ember's threads] in blas.cpp): one for a
+// GEMM, GEMV or dot (ember splits products on its own pool), ember's count for a LAPACK routine (called outside
+// ember's parallel regions; this also parks ember's spinning workers).
+void blas_threads_for_gemm();
+void blas_threads_for_lapack();
 
 }  // namespace ember

@@ -8,6 +8,7 @@
 #include "ember/backend/kernels/binary.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/ops/elementwise_layout.h"
 
 namespace ember {
 
@@ -141,7 +142,7 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
   DimVector shape = broadcast_shapes(x.sizes(), y.sizes(), name);
 
   if (!out.defined()) {
-    Tensor r = empty(shape, TensorOptions(result).device(device));
+    Tensor r = empty_like_operands(shape, TensorOptions(result).device(device), {a.t, b.t});
     if (r.numel()) binary_kernel[device](op, r, x, y, compute, alpha);
     autograd::record_binary(op, a, b, r, alpha);
     return r;

@@ -1,9 +1,11 @@
 #include "ember/ops/memory_format.h"
 
 #include <algorithm>
+#include <array>
 
 #include "ember/error.h"
 #include "ember/ops.h"
+#include "ember/ops/elementwise_layout.h"
 
 namespace ember {
 
@@ -105,6 +107,60 @@ Tensor empty(IntArrayRef size, TensorOptions opts, MemoryFormat f) {
     inverse[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
   }
   return permute(empty(permuted, opts), inverse);
+}
+
+Tensor empty_like_operands(IntArrayRef shape, TensorOptions opts, std::initializer_list<const Tensor*> operands) {
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  const Tensor* first = nullptr;
+  for (const Tensor* t : operands)
+    if (t && t->defined()) {
+      first = t;
+      break;
+    }
+  // A row-major first operand of the whole shape decides every comparison: a row-major output (the common case).
+  if (nd <= 1 || !first || (first->is_contiguous() && std::ranges::equal(first->sizes(), shape)))
+    return empty(shape, opts);
+  // Each operand's strides over the output's dims, 0 where it broadcasts.
+  std::array<DimVector, 4> strides;
+  size_t n = 0;
+  for (const Tensor* t : operands) {
+    if (!t || !t->defined() || n == strides.size()) continue;
+    DimVector& s = strides[n++];
+    s.resize(nd, 0);
+    for (int64_t i = nd - t->dim(); i < nd; ++i) {
+      const int64_t j = i - (nd - t->dim());
+      if (!(t->size(j) == 1 && shape[i] != 1)) s[i] = t->stride(j);
+    }
+  }
+  // > 0: dim a belongs outside dim b; < 0: inside; 0: no operand tells.
+  auto order = [&](int64_t a, int64_t b) {
+    for (size_t k = 0; k < n; ++k) {
+      const DimVector& s = strides[k];
+      if (s[a] == 0 || s[b] == 0) continue;
+      if (s[a] != s[b]) return s[a] < s[b] ? -1 : 1;
+      if (shape[a] > shape[b]) return 1;
+    }
+    return 0;
+  };
+  DimVector perm(nd);  // innermost first; an insertion sort from row-major order, as PyTorch's
+  for (int64_t k = 0; k < nd; ++k) perm[k] = nd - 1 - k;
+  for (int64_t i = 1; i < nd; ++i)
+    for (int64_t b = i, a = i - 1; a >= 0; --a) {
+      const int c = order(perm[a], perm[b]);
+      if (c > 0) {
+        std::swap(perm[a], perm[b]);
+        b = a;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  DimVector out(nd);
+  int64_t stride = 1;
+  for (int64_t k = 0; k < nd; ++k) {
+    out[perm[k]] = stride;
+    stride *= std::max<int64_t>(shape[perm[k]], 1);
+  }
+  return empty_strided(shape, out, opts);
 }
 
 }  // namespace ember

@@ -10,6 +10,7 @@
 #include "ember/backend/kernels/ternary.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/ops/elementwise_layout.h"
 #include "ember/scalar_check.h"
 
 namespace ember {
@@ -88,7 +89,9 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
                      : scalar_tensor(ops[i]->s, compute, device.is_cuda() ? kCPU : device);
   }
   DimVector shape = broadcast_shapes(broadcast_shapes(t[0].sizes(), t[1].sizes(), name), t[2].sizes(), name);
-  Tensor r = out.defined() ? out : empty(shape, TensorOptions(compute).device(device));
+  Tensor r = out.defined()
+                 ? out
+                 : empty_like_operands(shape, TensorOptions(compute).device(device), {ops[0]->t, ops[1]->t, ops[2]->t});
   if (out.defined()) {
     EMBER_CHECK(std::ranges::equal(out.sizes(), shape), name, ": output with shape ", shape_str(out.sizes()),
                 " doesn't match the broadcast shape ", shape_str(shape));

@@ -47,12 +47,14 @@ from . import (  # noqa: E402  # noqa: E402,F401  # noqa: E402,F401  # noqa: E40
     hub,
     jit,
     linalg,
+    masked,
     mps,
     multiprocessing,  # noqa: E402,F401  (registers the shared-memory tensor reducers)
     nn,
     optim,
     profiler,
     return_types,  # noqa: E402,F401
+    signal,
     special,
     testing,
     utils,

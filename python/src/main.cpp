@@ -27,6 +27,10 @@ void init_linalg_functions(nb::module_& m);       // linalg_functions.cpp: det, 
 void init_ternary(nb::module_& m);                // ternary.cpp: where, lerp, addcmul, addcdiv (the ternary op table)
 void init_profiler(nb::module_& m);               // profiler.cpp: the event recorder behind ember.profiler
 void init_distributed(nb::module_& m);            // distributed.cpp: stores, process groups, Work (ember.distributed)
+void init_fft(nb::module_& m);                    // fft.cpp: the internal spectral ops _fft_c2c, _fft_r2c, _fft_c2r
+void init_signal(nb::module_& m);                 // signal.cpp: ember._C._signal, torch.signal.windows
+void init_unravel(nb::module_& m);                // unravel.cpp: unravel_index
+void init_gradient(nb::module_& m);               // gradient.cpp: gradient
 void init_torch_function(nb::module_& m);         // torch_function.cpp: __torch_function__, as_subclass, the mode stack
 
 namespace {
@@ -204,6 +208,10 @@ NB_MODULE(_C, m) {
   init_linalg_decompositions(m);
   init_linalg_solvers(m);  // registers LinAlgError after the generic translator, so it is tried first
   init_linalg_functions(m);
+  init_fft(m);
+  init_signal(m);
+  init_unravel(m);
+  init_gradient(m);
   install_signatures(m);
   init_torch_function(m);
   export_all(m);  // last: every name is bound by now

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common.h"
+#include "ember/vision/ops.h"
 #include "ember/vision/vision.h"
 
 namespace ember::py {
@@ -162,6 +163,16 @@ void init_vision(nb::module_& m) {
       nb::arg("image"), nb::arg("compression_level") = 6);
   v.def("rgb_to_grayscale", &ev::rgb_to_grayscale, nb::arg("image"), nb::arg("num_output_channels") = 1);
   v.def("adjust_hue", &ev::adjust_hue, nb::arg("image"), nb::arg("hue_factor"));
+  // torchvision.ops' kernels (ember/vision/ops.h); ember.vision.ops takes torchvision's arguments and calls these.
+  v.def("roi_align", &ev::roi_align, nb::arg("input"), nb::arg("rois"), nb::arg("spatial_scale"),
+        nb::arg("pooled_height"), nb::arg("pooled_width"), nb::arg("sampling_ratio"), nb::arg("aligned"));
+  v.def("ps_roi_align", &ev::ps_roi_align, nb::arg("input"), nb::arg("rois"), nb::arg("spatial_scale"),
+        nb::arg("pooled_height"), nb::arg("pooled_width"), nb::arg("sampling_ratio"));
+  v.def("roi_pool", &ev::roi_pool, nb::arg("input"), nb::arg("rois"), nb::arg("spatial_scale"),
+        nb::arg("pooled_height"), nb::arg("pooled_width"));
+  v.def("ps_roi_pool", &ev::ps_roi_pool, nb::arg("input"), nb::arg("rois"), nb::arg("spatial_scale"),
+        nb::arg("pooled_height"), nb::arg("pooled_width"));
+  v.def("nms", &ev::nms, nb::arg("boxes"), nb::arg("scores"), nb::arg("iou_threshold"));
 }
 
 }  // namespace ember::py

@@ -926,13 +926,22 @@ def test_linalg_results_are_namedtuples(rng):
     assert ember.svd(A)._fields == ("U", "S", "V")
 
 
-def test_openblas_follows_set_num_threads():
+def test_openblas_threads_follow_the_kind_of_call():
+    # GEMMs run single-threaded inside OpenBLAS on ember's pool; LAPACK routines use ember's thread count
+    # (Note [GEMMs on ember's threads]).
     lib = ctypes.CDLL("libopenblas.so.0")
     old = ember.get_num_threads()
+    a = ember.randn(64, 64) + 8 * ember.eye(64)
     try:
-        ember.set_num_threads(1)
-        assert lib.openblas_get_num_threads() == 1
         ember.set_num_threads(2)
+        ember.linalg.solve(a, a)
         assert lib.openblas_get_num_threads() == 2
+        a @ a
+        assert lib.openblas_get_num_threads() == 1
+        ember.linalg.solve(a, a)
+        assert lib.openblas_get_num_threads() == 2
+        ember.set_num_threads(1)
+        ember.linalg.solve(a, a)
+        assert lib.openblas_get_num_threads() == 1
     finally:
         ember.set_num_threads(old)

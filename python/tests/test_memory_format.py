@@ -1,6 +1,10 @@
 """Memory formats: channels_last conversions give channels-last strides (NumPy's NHWC layout), ops accept them and
 agree with the row-major results, modules convert their 4-d parameters."""
 
+import json
+import os
+import subprocess
+
 import numpy as np
 import pytest
 from conftest import to_np
@@ -115,3 +119,65 @@ def test_like_functions_preserve_dense_strides():
     assert ember.rand_like(t, memory_format=CF).is_contiguous()
     sliced = ember.randn(4, 6)[:, ::2]  # not dense: row-major results
     assert ember.zeros_like(sliced).is_contiguous() and ember.rand_like(sliced).is_contiguous()
+
+
+# Elementwise outputs follow their operands' layout (ember/ops/memory_format.h: empty_like_operands). The strides are
+# NumPy's for the same permuted layout; the values are the row-major results. The cases are source text so that the
+# reference PyTorch can run the very same expressions.
+LAYOUT_CASES = """
+def layout_cases(lib):
+    cl = lib.channels_last
+    x = lib.arange(120.0).reshape(2, 3, 4, 5)
+    xc = x.contiguous(memory_format=cl)
+    t = lib.arange(20.0).reshape(4, 5).t()
+    bias = lib.arange(3.0).reshape(3, 1, 1)
+    return {
+        "cl + 1": xc + 1,
+        "1 + cl": 1 + xc,
+        "cl * rowmajor": xc * x,
+        "rowmajor * cl": x * xc,
+        "cl + bias[C,1,1]": xc + bias,
+        "bias[C,1,1] + cl": bias + xc,
+        "t + 1": t + 1,
+        "t * t": t * t,
+        "t + col [5, 1]": t + lib.arange(5.0).reshape(5, 1),
+        "addcmul(cl, x, x)": lib.addcmul(xc, x, x),
+        "where(cl > 3, cl, 0)": lib.where(xc > 3, xc, lib.zeros(())),
+        "lerp(t, t, 0.5)": lib.lerp(t, t, 0.5),
+    }
+"""
+
+
+def layout_cases(lib):
+    scope = {}
+    exec(LAYOUT_CASES, scope)
+    return scope["layout_cases"](lib)
+
+
+def test_elementwise_outputs_keep_their_operands_layout():
+    got = layout_cases(ember)
+    assert got["cl + 1"].stride() == nhwc_strides((2, 3, 4, 5))
+    assert got["1 + cl"].stride() == nhwc_strides((2, 3, 4, 5))
+    assert got["cl * rowmajor"].stride() == nhwc_strides((2, 3, 4, 5))  # the first operand decides
+    assert got["rowmajor * cl"].stride() == (60, 20, 5, 1)
+    assert got["cl + bias[C,1,1]"].stride() == nhwc_strides((2, 3, 4, 5))  # a broadcast operand tells nothing
+    assert got["t + 1"].stride() == tuple(s // 4 for s in np.empty((4, 5), np.float32).T.strides)
+    x = np.arange(120.0).reshape(2, 3, 4, 5)
+    np.testing.assert_array_equal(to_np(got["cl * rowmajor"]), x * x)
+    np.testing.assert_array_equal(to_np(got["cl + bias[C,1,1]"]), x + np.arange(3.0).reshape(3, 1, 1))
+    want = np.arange(20.0).reshape(4, 5).T + np.arange(5.0).reshape(5, 1)
+    np.testing.assert_array_equal(to_np(got["t + col [5, 1]"]), want)
+
+
+TORCH_PY = "/opt/torch2/py"
+
+
+@pytest.mark.skipif(not os.path.exists(TORCH_PY), reason="needs the reference PyTorch at /opt/torch2/py")
+def test_elementwise_output_strides_match_pytorch():
+    code = (
+        "import json, sys, torch; scope = {}; exec(sys.stdin.read(), scope); "
+        "print(json.dumps({k: list(v.stride()) for k, v in scope['layout_cases'](torch).items()}))"
+    )
+    out = subprocess.run([TORCH_PY, "-c", code], input=LAYOUT_CASES, capture_output=True, text=True, check=True)
+    want = json.loads(out.stdout.strip().splitlines()[-1])
+    assert {k: list(v.stride()) for k, v in layout_cases(ember).items()} == want

@@ -215,11 +215,15 @@ def test_state_dict_round_trip_and_strict_keys():
         b.load_state_dict(sd)
 
 
-def test_weights_argument():
-    with pytest.raises(RuntimeError, match="cannot be downloaded: ember.vision has no network access"):
+def test_weights_argument(tmp_path, monkeypatch):
+    # Weights load from the hub cache only (test_vision_zoo.py loads them); without the file the error names it.
+    monkeypatch.setattr(ember.hub, "_hub_dir", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=r"resnet18-f37072fd\.pth is missing.*https://download\.pytorch\.org"):
         models.resnet18(weights="IMAGENET1K_V1")
-    with pytest.raises(RuntimeError, match="pretrained=True"):
+    with pytest.warns(UserWarning, match="'pretrained' is deprecated"), pytest.raises(FileNotFoundError):
         models.mobilenet_v2(pretrained=True)
+    with pytest.raises(ValueError, match="no pretrained weights"):
+        models.lenet(weights="IMAGENET1K_V1")
     assert models.lenet(weights=None, progress=False).fc3.out_features == 10
 
 

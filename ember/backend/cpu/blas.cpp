@@ -4,6 +4,7 @@
 
 #include <cblas.h>
 
+#include <atomic>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -15,21 +16,36 @@
 
 namespace ember {
 
-void set_blas_num_threads(int n) { openblas_set_num_threads(n); }
+namespace {
 
-void sync_blas_threads_once() {
-  static const bool synced = (set_blas_num_threads(get_num_threads()), true);
-  (void)synced;
+std::atomic<int> g_blas_threads{0};  // what OpenBLAS was last told (0: not yet)
+
+void blas_threads(int n) {
+  if (g_blas_threads.exchange(n, std::memory_order_relaxed) != n) openblas_set_num_threads(n);
+}
+
+}  // namespace
+
+void blas_threads_for_gemm() { blas_threads(1); }
+
+void blas_threads_for_lapack() {
+  park_threads();  // OpenBLAS's threads need the cores
+  blas_threads(get_num_threads());
 }
 
 namespace cpu {
 namespace {
 
-// Note [Batches of GEMMs]
-// A batch runs its GEMMs one after another, each threaded inside OpenBLAS when it is large enough (as PyTorch's CPU
-// bmm does), never several at once on ember's threads: OpenBLAS 0.3.21 takes a global lock around the work buffer
-// of every call, so concurrent callers spin on it (sched_yield); a batch of 64 GEMMs of 64^3 took 3x longer on two
-// threads than on one. Integer and tiny float products are ember's own loop (loop_matmul), split across threads.
+// Note [GEMMs on ember's threads]
+// OpenBLAS runs single-threaded here, and ember splits every product on its own pool: the matrices of a batch, and
+// each large matrix's output in blocks of whole columns (rows, when the rows are the longer side), each block an
+// independent one-thread GEMM that the caller and the workers claim (Note [Intra-op parallelism]). OpenBLAS's own
+// threads split a product statically and then busy-wait for the next: with one busy process beside it a neural
+// collaborative-filtering training step ran 7x slower on two threads than on one. Concurrent one-thread calls do
+// not contend inside OpenBLAS 0.3.21 (only its threaded path takes the level-3 lock), and the split is faster than
+// OpenBLAS's own threading even on an idle machine (two cores, float32: 1024x256x128 294 us against 413 us,
+// 128x512x256 145 against 181, 512^3 1192 against 1264). Integer and tiny float products are ember's own loop
+// (loop_matmul), split across threads too. LAPACK (lapack.cpp) still runs with OpenBLAS's threads.
 
 template <class T>
 struct Blas;
@@ -94,6 +110,12 @@ int blas_int(int64_t v, const char* what) {
   return static_cast<int>(v);
 }
 
+// Multiply-adds below which a piece of a product is not worth a chunk of its own on the pool.
+constexpr int64_t kMinGemmPiece = int64_t{1} << 18;
+// Output blocks are whole multiples of this many columns (or rows), so every block keeps OpenBLAS's full-width
+// micro-kernels busy.
+constexpr int64_t kGemmBlock = 16;
+
 template <class T>
 void gemm_batch(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, T beta) {
   const int64_t m = out.sizes()[out.dim() - 2], n = out.sizes()[out.dim() - 1], k = a.sizes()[a.dim() - 1];
@@ -118,30 +140,50 @@ void gemm_batch(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, T 
   const T* a0 = static_cast<const T*>(a.data_ptr());
   const T* b0 = static_cast<const T*>(b.data_ptr());
   const bool vector = m == 1 || n == 1;
-  sync_blas_threads_once();
-  park_threads();  // OpenBLAS's threads need the cores (Note [Intra-op parallelism])
-  for (int64_t i = 0; i < count; ++i) {
+  // Each matrix's output in `blocks` pieces (Note [GEMMs on ember's threads]): column blocks, or row blocks when the
+  // rows are the longer side.
+  const int64_t macs = m * n * k;
+  const bool by_rows = m > n;
+  const int64_t side = by_rows ? m : n;
+  const int64_t blocks = vector ? 1
+                                : std::clamp<int64_t>(std::min(macs / kMinGemmPiece, side / kGemmBlock), 1,
+                                                      int64_t{4} * get_num_threads());
+  // A block's rows or columns: the blocks cover the side; the last may be narrower, or empty.
+  const int64_t width = ((side + blocks - 1) / blocks + kGemmBlock - 1) / kGemmBlock * kGemmBlock;
+  blas_threads_for_gemm();
+  auto piece = [&](int64_t u) {
+    const int64_t i = u / blocks, j0 = (u % blocks) * width, j1 = std::min(side, j0 + width);
+    if (j0 >= j1) return;
     T* c = c0 + i * m * n;
     const T* A = a0 + ao[i];
     const T* B = b0 + bo[i];
     if (m == 1 && n == 1) {
       const T d = Blas<T>::dot(ik, A, inc_a, B, inc_b);
       c[0] = alpha * d + (beta == T(0) ? T(0) : beta * c[0]);
-      continue;
+      return;
     }
     if (vector && beta == T(0)) std::fill(c, c + m * n, T(0));  // GEMV's beta 0 need not clear NaN
-    if (n == 1)  // c = A b: A row-major [m, k], or its transpose stored row-major [k, m]
+    if (n == 1) {  // c = A b: A row-major [m, k], or its transpose stored row-major [k, m]
       Blas<T>::gemv(ta, ta ? ik : im, ta ? im : ik, alpha, A, ilda, B, inc_b, beta, c);
-    else if (m == 1)  // c^T = B^T a^T
+    } else if (m == 1) {  // c^T = B^T a^T
       Blas<T>::gemv(!tb, tb ? in : ik, tb ? ik : in, alpha, B, ildb, A, inc_a, beta, c);
-    else
-      Blas<T>::gemm(ta, tb, im, in, ik, alpha, A, ilda, B, ildb, beta, c, in);
-  }
+    } else if (by_rows) {  // rows [j0, j1) of c from rows [j0, j1) of op(A)
+      Blas<T>::gemm(ta, tb, static_cast<int>(j1 - j0), in, ik, alpha, A + (ta ? j0 : j0 * lda), ilda, B, ildb, beta,
+                    c + j0 * n, in);
+    } else {  // columns [j0, j1) of c from columns [j0, j1) of op(B)
+      Blas<T>::gemm(ta, tb, im, static_cast<int>(j1 - j0), ik, alpha, A, ilda, B + (tb ? j0 * ldb : j0), ildb, beta,
+                    c + j0, in);
+    }
+  };
+  const int64_t per_piece = std::max<int64_t>(1, macs / blocks);
+  parallel_for(0, count * blocks, std::max<int64_t>(1, kMinGemmPiece / per_piece), [&](int64_t u0, int64_t u1) {
+    for (int64_t u = u0; u < u1; ++u) piece(u);
+  });
 }
 
 // A plain loop, split across threads over the rows of all matrices: for integers (PyTorch multiplies them on the CPU,
 // wrapping around on overflow: accumulated in uint64, where that is defined), and for tiny float products, whose
-// BLAS call would cost more than the arithmetic and could not run in parallel (Note [Batches of GEMMs]).
+// BLAS call would cost more than the arithmetic.
 template <class T, class Acc>
 void loop_matmul(const Tensor& out, const Tensor& a, const Tensor& b, Acc al, Acc be) {
   const int64_t m = out.sizes()[out.dim() - 2], n = out.sizes()[out.dim() - 1], k = a.sizes()[a.dim() - 1];

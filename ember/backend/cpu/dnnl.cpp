@@ -14,13 +14,25 @@
 // grad_out once for both of its primitives.
 //
 // Threads: Debian's oneDNN runs on OpenMP, whose thread count is a per-thread setting; the stream accessor sets it
-// to ember's get_num_threads() on the calling thread whenever that changed (looked up in the libgomp oneDNN
-// loaded, so ember needs no OpenMP of its own).
+// on the calling thread whenever that changed (looked up in the libgomp oneDNN loaded, so ember needs no OpenMP of
+// its own): one thread, or get_num_threads() in a WithOpenMP scope outside ember's parallel regions.
+//
+// Note [Primitives on ember's threads]
+// OpenMP splits a primitive statically among its threads: when one of them is descheduled (a busy machine) the
+// others wait for it at the primitive's end, and between primitives libgomp's threads spin for the next region,
+// holding cores that ember's workers and OpenBLAS's threads want. On two cores the small CNN of the demo ran no
+// faster on two threads than on one, and 1.6x slower than on one when a busy process ran beside it. So convolutions
+// and poolings over a batch run each slice of the batch as a one-thread primitive on ember's pool, whose workers
+// claim slices (Note [Intra-op parallelism]): a descheduled worker's slice is run by the caller. A convolution's
+// weight gradient sums one partial per slice, in slice order. A batch of one splits the output channels instead
+// (conv_forward_by_channels). Everything else here runs one OpenMP thread per call (a batch of one's backward too);
+// only 16-bit matmuls (dnnl_matmul.cpp) use OpenMP's threads, in a WithOpenMP scope.
 #include "ember/backend/cpu/dnnl.h"
 
 #include <dlfcn.h>
 
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <list>
@@ -39,6 +51,12 @@ using dnnl::memory;
 
 namespace {
 
+thread_local bool t_openmp = false;  // set by WithOpenMP
+
+// OpenMP threads for a primitive run here (Note [Primitives on ember's threads]): one, unless a WithOpenMP scope
+// outside ember's parallel regions asks for ember's count.
+int omp_threads() { return t_openmp && !in_parallel_region() ? get_num_threads() : 1; }
+
 void follow_thread_count() {
   using SetFn = void (*)(int);
   static const SetFn set = [] {
@@ -46,7 +64,7 @@ void follow_thread_count() {
     return h ? reinterpret_cast<SetFn>(dlsym(h, "omp_set_num_threads")) : nullptr;
   }();
   thread_local int current = -1;
-  const int n = get_num_threads();
+  const int n = omp_threads();
   if (n != current && set) set(n);
   current = n;
 }
@@ -93,6 +111,9 @@ class Cache {
 memory::dims dims_of(IntArrayRef v) { return memory::dims(v.begin(), v.end()); }
 
 }  // namespace
+
+WithOpenMP::WithOpenMP() : saved_(t_openmp) { t_openmp = true; }
+WithOpenMP::~WithOpenMP() { t_openmp = saved_; }
 
 bool any_layout() {
   static const bool any = [] {
@@ -147,7 +168,7 @@ void Prim::add(int id, bool input, const memory::desc& user, const memory::desc&
 
 std::shared_ptr<const Prim> cached(std::string key, const std::function<Prim()>& make) {
   static Cache cache;
-  const int64_t threads = get_num_threads();
+  const int64_t threads = omp_threads();
   key.append(reinterpret_cast<const char*>(&threads), sizeof threads);
   follow_thread_count();  // implementations are chosen for the thread count they will run with
   return cache.get(key, make);
@@ -265,82 +286,169 @@ void guarded(const char* what, F f) {
   }
 }
 
+// The slices a batch of n runs in (Note [Primitives on ember's threads]): 1 (the whole batch) unless `split`.
+int64_t batch_parts(int64_t n, bool split) {
+  return split && n > 1 && !in_parallel_region() ? std::min<int64_t>(n, get_num_threads()) : 1;
+}
+
+// Runs f(slice, begin, end) over `parts` slices of [0, n) on ember's pool.
+template <class F>
+void over_batch(int64_t n, int64_t parts, const F& f) {
+  if (parts <= 1) return f(0, 0, n);
+  parallel_for(0, parts, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) f(c, c * n / parts, (c + 1) * n / parts);
+  });
+}
+
+// One primitive run of a convolution's forward (slice of a batch, or the whole of it); false: no fast kernel.
+bool conv_forward_run(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      const ConvGeometry& g) {
+  auto p = cached(conv_key('f', input, weight, bias.defined(), out, g), [&] {
+    const ConvDescs d = conv_descs(input, weight, bias.defined(), out, g);
+    Prim r;
+    auto pd = forward_pd(d);
+    if (!fast_enough(pd, input.dtype())) return r;
+    r.prim = dnnl::convolution_forward(pd);
+    r.scratchpad_bytes = pd.scratchpad_desc().get_size();
+    r.add(DNNL_ARG_SRC, true, d.src, pd.src_desc());
+    r.add(DNNL_ARG_WEIGHTS, true, d.weights, pd.weights_desc());
+    r.add(DNNL_ARG_BIAS, true, d.bias, pd.bias_desc());
+    r.add(DNNL_ARG_DST, false, d.dst, pd.dst_desc());
+    return r;
+  });
+  if (!p->prim) return false;
+  execute(*p, {&input, &weight, &bias, &out});
+  return true;
+}
+
+// One run of a convolution's backward primitives over a slice of the batch (or the whole of it).
+bool conv_backward_run(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                       const Tensor& grad_out, const Tensor& input, const Tensor& weight, const ConvGeometry& g) {
+  std::shared_ptr<const Prim> data, weights;
+  if (grad_input.defined())
+    data = cached(conv_key('d', grad_input, weight, false, grad_out, g), [&] {
+      const ConvDescs d = conv_descs(grad_input, weight, false, grad_out, g);
+      dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
+                                                 d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
+      Prim r;
+      const auto fwd = forward_pd(d);
+      if (!fast_enough(fwd, grad_out.dtype())) return r;
+      dnnl::convolution_backward_data::primitive_desc pd(desc, default_attr(), engine(), fwd, true);
+      if (!fast_enough(pd, grad_out.dtype())) return r;
+      r.prim = dnnl::convolution_backward_data(pd);
+      r.scratchpad_bytes = pd.scratchpad_desc().get_size();
+      r.add(DNNL_ARG_DIFF_DST, true, d.dst, pd.diff_dst_desc());
+      r.add(DNNL_ARG_WEIGHTS, true, d.weights, pd.weights_desc());
+      r.add(DNNL_ARG_DIFF_SRC, false, d.src, pd.diff_src_desc());
+      return r;
+    });
+  const bool bias = grad_bias.defined();
+  if (grad_weight.defined())
+    weights = cached(conv_key('w', input, grad_weight, bias, grad_out, g), [&] {
+      const ConvDescs d = conv_descs(input, grad_weight, bias, grad_out, g);
+      dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
+                                                    d.bias_any, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
+      Prim r;
+      const auto fwd = forward_pd(d);
+      if (!fast_enough(fwd, grad_out.dtype())) return r;
+      dnnl::convolution_backward_weights::primitive_desc pd(desc, default_attr(), engine(), fwd, true);
+      if (!fast_enough(pd, grad_out.dtype())) return r;
+      r.prim = dnnl::convolution_backward_weights(pd);
+      r.scratchpad_bytes = pd.scratchpad_desc().get_size();
+      r.add(DNNL_ARG_DIFF_DST, true, d.dst, pd.diff_dst_desc());
+      r.add(DNNL_ARG_SRC, true, d.src, pd.src_desc());
+      r.add(DNNL_ARG_DIFF_WEIGHTS, false, d.weights, pd.diff_weights_desc());
+      r.add(DNNL_ARG_DIFF_BIAS, false, d.bias, pd.diff_bias_desc());
+      return r;
+    });
+  if ((data && !data->prim) || (weights && !weights->prim)) return false;
+  // grad_out goes into both primitives: reorder it once when they want the same layout.
+  std::vector<std::pair<int, memory>> ready;
+  Tensor keep;
+  if (data && weights && data->args[0].inner == weights->args[0].inner)
+    ready.emplace_back(DNNL_ARG_DIFF_DST, prepare_input(data->args[0], grad_out, keep));
+  if (data) execute(*data, {&grad_out, &weight, &grad_input}, ready);
+  if (weights) execute(*weights, {&grad_out, &input, &grad_weight, &grad_bias}, ready);
+  return true;
+}
+
+Tensor slice_of(const Tensor& t, int64_t b, int64_t e) { return t.defined() ? t.narrow(0, b, e - b) : t; }
+
+// Multiply-adds below which a slice of a convolution is not worth a chunk of its own on the pool.
+constexpr int64_t kMinConvPiece = int64_t{1} << 20;
+
+// dst += src over contiguous float32 tensors.
+void accumulate(const Tensor& dst, const Tensor& src) {
+  float* d = dst.data<float>();
+  const float* s = src.data<float>();
+  for (int64_t i = 0, n = dst.numel(); i < n; ++i) d[i] += s[i];
+}
+
+// A batch of one (inference) splits its output channels instead: whole groups of a grouped convolution (with their
+// input channels), or blocks of channels of an ungrouped one (each reading the whole input).
+bool conv_forward_by_channels(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                              const ConvGeometry& g) {
+  const int64_t units = g.groups > 1 ? g.groups : weight.size(0);
+  const int64_t per_out = weight.numel() / weight.size(0) * (out.numel() / out.size(1));  // MACs per output channel
+  const int64_t macs = per_out * weight.size(0);
+  const int64_t parts = std::min<int64_t>(batch_parts(units, true), macs / kMinConvPiece);
+  if (parts <= 1) return conv_forward_run(out, input, weight, bias, g);
+  const int64_t og = weight.size(0) / g.groups, cg = input.size(1) / g.groups;  // channels per group
+  std::atomic<bool> done{true};
+  over_batch(units, parts, [&](int64_t, int64_t b, int64_t e) {
+    // In output channels: [b, e) of an ungrouped convolution, groups [b, e) of a grouped one.
+    const int64_t o0 = g.groups > 1 ? b * og : b, o1 = g.groups > 1 ? e * og : e;
+    ConvGeometry sg = g;
+    sg.groups = g.groups > 1 ? e - b : 1;
+    const Tensor in = g.groups > 1 ? input.narrow(1, b * cg, (e - b) * cg) : input;
+    const Tensor bs = bias.defined() ? bias.narrow(0, o0, o1 - o0) : bias;
+    if (!conv_forward_run(out.narrow(1, o0, o1 - o0), in, weight.narrow(0, o0, o1 - o0), bs, sg)) done = false;
+  });
+  return done;
+}
+
 }  // namespace
 
 bool conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                   const ConvGeometry& g) {
-  bool done = false;
+  std::atomic<bool> done{true};
   guarded("convolution", [&] {
-    auto p = cached(conv_key('f', input, weight, bias.defined(), out, g), [&] {
-      const ConvDescs d = conv_descs(input, weight, bias.defined(), out, g);
-      Prim r;
-      auto pd = forward_pd(d);
-      if (!fast_enough(pd, input.dtype())) return r;
-      r.prim = dnnl::convolution_forward(pd);
-      r.scratchpad_bytes = pd.scratchpad_desc().get_size();
-      r.add(DNNL_ARG_SRC, true, d.src, pd.src_desc());
-      r.add(DNNL_ARG_WEIGHTS, true, d.weights, pd.weights_desc());
-      r.add(DNNL_ARG_BIAS, true, d.bias, pd.bias_desc());
-      r.add(DNNL_ARG_DST, false, d.dst, pd.dst_desc());
-      return r;
+    const int64_t n = input.size(0);
+    const bool fp32 = input.dtype() == ScalarType::Float32;
+    if (n == 1 && fp32) {
+      done = conv_forward_by_channels(out, input, weight, bias, g);
+      return;
+    }
+    over_batch(n, batch_parts(n, fp32), [&](int64_t, int64_t b, int64_t e) {
+      if (!conv_forward_run(slice_of(out, b, e), slice_of(input, b, e), weight, bias, g)) done = false;
     });
-    if (!p->prim) return;
-    execute(*p, {&input, &weight, &bias, &out});
-    done = true;
   });
   return done;
 }
 
 bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,
                    const Tensor& input, const Tensor& weight, const ConvGeometry& g) {
-  bool done = false;
+  std::atomic<bool> done{true};
   guarded("convolution backward", [&] {
-    std::shared_ptr<const Prim> data, weights;
-    if (grad_input.defined())
-      data = cached(conv_key('d', grad_input, weight, false, grad_out, g), [&] {
-        const ConvDescs d = conv_descs(grad_input, weight, false, grad_out, g);
-        dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
-                                                   d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
-        Prim r;
-        const auto fwd = forward_pd(d);
-        if (!fast_enough(fwd, grad_out.dtype())) return r;
-        dnnl::convolution_backward_data::primitive_desc pd(desc, default_attr(), engine(), fwd, true);
-        if (!fast_enough(pd, grad_out.dtype())) return r;
-        r.prim = dnnl::convolution_backward_data(pd);
-        r.scratchpad_bytes = pd.scratchpad_desc().get_size();
-        r.add(DNNL_ARG_DIFF_DST, true, d.dst, pd.diff_dst_desc());
-        r.add(DNNL_ARG_WEIGHTS, true, d.weights, pd.weights_desc());
-        r.add(DNNL_ARG_DIFF_SRC, false, d.src, pd.diff_src_desc());
-        return r;
-      });
-    const bool bias = grad_bias.defined();
-    if (grad_weight.defined())
-      weights = cached(conv_key('w', input, grad_weight, bias, grad_out, g), [&] {
-        const ConvDescs d = conv_descs(input, grad_weight, bias, grad_out, g);
-        dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
-                                                      d.bias_any, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
-        Prim r;
-        const auto fwd = forward_pd(d);
-        if (!fast_enough(fwd, grad_out.dtype())) return r;
-        dnnl::convolution_backward_weights::primitive_desc pd(desc, default_attr(), engine(), fwd, true);
-        if (!fast_enough(pd, grad_out.dtype())) return r;
-        r.prim = dnnl::convolution_backward_weights(pd);
-        r.scratchpad_bytes = pd.scratchpad_desc().get_size();
-        r.add(DNNL_ARG_DIFF_DST, true, d.dst, pd.diff_dst_desc());
-        r.add(DNNL_ARG_SRC, true, d.src, pd.src_desc());
-        r.add(DNNL_ARG_DIFF_WEIGHTS, false, d.weights, pd.diff_weights_desc());
-        r.add(DNNL_ARG_DIFF_BIAS, false, d.bias, pd.diff_bias_desc());
-        return r;
-      });
-    if ((data && !data->prim) || (weights && !weights->prim)) return;
-    // grad_out goes into both primitives: reorder it once when they want the same layout.
-    std::vector<std::pair<int, memory>> ready;
-    Tensor keep;
-    if (data && weights && data->args[0].inner == weights->args[0].inner)
-      ready.emplace_back(DNNL_ARG_DIFF_DST, prepare_input(data->args[0], grad_out, keep));
-    if (data) execute(*data, {&grad_out, &weight, &grad_input}, ready);
-    if (weights) execute(*weights, {&grad_out, &input, &grad_weight, &grad_bias}, ready);
-    done = true;
+    const int64_t n = grad_out.size(0);
+    const bool dense = (!grad_weight.defined() || grad_weight.is_contiguous()) &&
+                       (!grad_bias.defined() || grad_bias.is_contiguous());
+    const int64_t parts = batch_parts(n, dense && grad_out.dtype() == ScalarType::Float32);
+    // Slice 0 writes the weight and bias gradients; the others write partials, summed afterwards in slice order.
+    std::vector<Tensor> gw(parts), gb(parts);
+    for (int64_t c = 0; c < parts; ++c) {
+      gw[c] = c == 0 || !grad_weight.defined() ? grad_weight : empty_like(grad_weight);
+      gb[c] = c == 0 || !grad_bias.defined() ? grad_bias : empty_like(grad_bias);
+    }
+    over_batch(n, parts, [&](int64_t c, int64_t b, int64_t e) {
+      if (!conv_backward_run(slice_of(grad_input, b, e), gw[c], gb[c], slice_of(grad_out, b, e), slice_of(input, b, e),
+                             weight, g))
+        done = false;
+    });
+    for (int64_t c = 1; c < parts && done; ++c) {
+      if (grad_weight.defined()) accumulate(grad_weight, gw[c]);
+      if (grad_bias.defined()) accumulate(grad_bias, gb[c]);
+    }
   });
   return done;
 }
@@ -436,41 +544,65 @@ void workspace_to_indices(const W* ws, int64_t* idx, const PoolDims& d) {
   });
 }
 
+// Runs f(dims, planes begin, planes end) over slices of a pooling's planes on ember's pool (Note [Primitives on
+// ember's threads]).
+template <class F>
+void over_planes(const PoolDims& d, const F& f) {
+  over_batch(d.planes, batch_parts(d.planes, true), [&](int64_t, int64_t b, int64_t e) {
+    PoolDims s = d;
+    s.planes = e - b;
+    s.src[1] = s.dst[1] = e - b;
+    f(s, b, e);
+  });
+}
+
+// Planes [b, e) of a contiguous tensor of `planes` planes.
+Tensor planes_of(const Tensor& t, int64_t planes, int64_t b, int64_t e) {
+  return t.view({planes, t.numel() / std::max<int64_t>(planes, 1)}).narrow(0, b, e - b);
+}
+
+bool max_pool_run(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolDims& d) {
+  const bool training = indices.defined();
+  auto p = cached(pool_key(training ? 'm' : 'i', d, 0), [&] {
+    auto pd = pool_forward_pd(d, training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference,
+                              dnnl::algorithm::pooling_max);
+    Prim r;
+    r.prim = dnnl::pooling_v2_forward(pd);
+    r.scratchpad_bytes = pd.scratchpad_desc().get_size();
+    r.add(DNNL_ARG_SRC, true, f32_desc(d.src), pd.src_desc());
+    r.add(DNNL_ARG_DST, false, f32_desc(d.dst), pd.dst_desc());
+    if (training) r.add(DNNL_ARG_WORKSPACE, false, pd.workspace_desc(), pd.workspace_desc());
+    return r;
+  });
+  if (!training) {
+    execute(*p, {&input, &out});
+    return true;
+  }
+  // The workspace must be one offset per output, laid out as the output, to be read as indices.
+  const memory::desc& ws = p->args[2].user;
+  const auto dt = ws.data_type();
+  if (!(dt == memory::data_type::u8 || dt == memory::data_type::s32) || !(ws == contiguous_desc(d.dst, dt)))
+    return false;
+  Tensor w = buffer(ws.get_size());
+  execute(*p, {&input, &out, &w});
+  if (dt == memory::data_type::u8)
+    workspace_to_indices(static_cast<const uint8_t*>(w.data_ptr()), indices.data<int64_t>(), d);
+  else
+    workspace_to_indices(static_cast<const int32_t*>(w.data_ptr()), indices.data<int64_t>(), d);
+  return true;
+}
+
 }  // namespace
 
 bool max_pool(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolGeometry& g) {
   const auto d = pool_dims(input, g, false);
   if (!d) return false;
-  bool done = false;
+  std::atomic<bool> done{true};
   guarded("max_pool", [&] {
-    const bool training = indices.defined();
-    auto p = cached(pool_key(training ? 'm' : 'i', *d, 0), [&] {
-      auto pd = pool_forward_pd(*d, training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference,
-                                dnnl::algorithm::pooling_max);
-      Prim r;
-      r.prim = dnnl::pooling_v2_forward(pd);
-      r.scratchpad_bytes = pd.scratchpad_desc().get_size();
-      r.add(DNNL_ARG_SRC, true, f32_desc(d->src), pd.src_desc());
-      r.add(DNNL_ARG_DST, false, f32_desc(d->dst), pd.dst_desc());
-      if (training) r.add(DNNL_ARG_WORKSPACE, false, pd.workspace_desc(), pd.workspace_desc());
-      return r;
+    over_planes(*d, [&](const PoolDims& s, int64_t b, int64_t e) {
+      const Tensor idx = indices.defined() ? planes_of(indices, d->planes, b, e) : indices;
+      if (!max_pool_run(planes_of(out, d->planes, b, e), idx, planes_of(input, d->planes, b, e), s)) done = false;
     });
-    if (!training) {
-      execute(*p, {&input, &out});
-      done = true;
-      return;
-    }
-    // The workspace must be one offset per output, laid out as the output, to be read as indices.
-    const memory::desc& ws = p->args[2].user;
-    const auto dt = ws.data_type();
-    if (!(dt == memory::data_type::u8 || dt == memory::data_type::s32) || !(ws == contiguous_desc(d->dst, dt))) return;
-    Tensor w = buffer(ws.get_size());
-    execute(*p, {&input, &out, &w});
-    if (dt == memory::data_type::u8)
-      workspace_to_indices(static_cast<const uint8_t*>(w.data_ptr()), indices.data<int64_t>(), *d);
-    else
-      workspace_to_indices(static_cast<const int32_t*>(w.data_ptr()), indices.data<int64_t>(), *d);
-    done = true;
   });
   return done;
 }
@@ -479,16 +611,19 @@ bool avg_pool(const Tensor& out, const Tensor& input, const PoolGeometry& g) {
   const auto d = pool_dims(input, g, true);
   if (!d) return false;
   guarded("avg_pool", [&] {
-    auto p = cached(pool_key('a', *d, static_cast<int64_t>(avg_algorithm(g))), [&] {
-      auto pd = pool_forward_pd(*d, dnnl::prop_kind::forward_inference, avg_algorithm(g));
-      Prim r;
-      r.prim = dnnl::pooling_v2_forward(pd);
-      r.scratchpad_bytes = pd.scratchpad_desc().get_size();
-      r.add(DNNL_ARG_SRC, true, f32_desc(d->src), pd.src_desc());
-      r.add(DNNL_ARG_DST, false, f32_desc(d->dst), pd.dst_desc());
-      return r;
+    over_planes(*d, [&](const PoolDims& s, int64_t b, int64_t e) {
+      auto p = cached(pool_key('a', s, static_cast<int64_t>(avg_algorithm(g))), [&] {
+        auto pd = pool_forward_pd(s, dnnl::prop_kind::forward_inference, avg_algorithm(g));
+        Prim r;
+        r.prim = dnnl::pooling_v2_forward(pd);
+        r.scratchpad_bytes = pd.scratchpad_desc().get_size();
+        r.add(DNNL_ARG_SRC, true, f32_desc(s.src), pd.src_desc());
+        r.add(DNNL_ARG_DST, false, f32_desc(s.dst), pd.dst_desc());
+        return r;
+      });
+      const Tensor in = planes_of(input, d->planes, b, e), o = planes_of(out, d->planes, b, e);
+      execute(*p, {&in, &o});
     });
-    execute(*p, {&input, &out});
   });
   return true;
 }
@@ -497,19 +632,22 @@ bool avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const P
   const auto d = pool_dims(grad_input, g, true);
   if (!d) return false;
   guarded("avg_pool_backward", [&] {
-    auto p = cached(pool_key('b', *d, static_cast<int64_t>(avg_algorithm(g))), [&] {
-      dnnl::pooling_v2_backward::desc desc(avg_algorithm(g), f32_desc(d->src), f32_desc(d->dst), d->strides, d->kernel,
-                                           d->dilation, d->pad_l, d->pad_r);
-      dnnl::pooling_v2_backward::primitive_desc pd(
-          desc, default_attr(), engine(), pool_forward_pd(*d, dnnl::prop_kind::forward_training, avg_algorithm(g)));
-      Prim r;
-      r.prim = dnnl::pooling_v2_backward(pd);
-      r.scratchpad_bytes = pd.scratchpad_desc().get_size();
-      r.add(DNNL_ARG_DIFF_DST, true, f32_desc(d->dst), pd.diff_dst_desc());
-      r.add(DNNL_ARG_DIFF_SRC, false, f32_desc(d->src), pd.diff_src_desc());
-      return r;
+    over_planes(*d, [&](const PoolDims& s, int64_t b, int64_t e) {
+      auto p = cached(pool_key('b', s, static_cast<int64_t>(avg_algorithm(g))), [&] {
+        dnnl::pooling_v2_backward::desc desc(avg_algorithm(g), f32_desc(s.src), f32_desc(s.dst), s.strides, s.kernel,
+                                             s.dilation, s.pad_l, s.pad_r);
+        dnnl::pooling_v2_backward::primitive_desc pd(
+            desc, default_attr(), engine(), pool_forward_pd(s, dnnl::prop_kind::forward_training, avg_algorithm(g)));
+        Prim r;
+        r.prim = dnnl::pooling_v2_backward(pd);
+        r.scratchpad_bytes = pd.scratchpad_desc().get_size();
+        r.add(DNNL_ARG_DIFF_DST, true, f32_desc(s.dst), pd.diff_dst_desc());
+        r.add(DNNL_ARG_DIFF_SRC, false, f32_desc(s.src), pd.diff_src_desc());
+        return r;
+      });
+      const Tensor go = planes_of(grad_out, d->planes, b, e), gi = planes_of(grad_input, d->planes, b, e);
+      execute(*p, {&go, &gi});
     });
-    execute(*p, {&grad_out, &grad_input});
   });
   return true;
 }

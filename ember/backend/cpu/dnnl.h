@@ -69,6 +69,19 @@ struct KeyWriter {
   }
 };
 
+// Primitives made and run in this scope use ember's thread count of OpenMP threads (outside ember's parallel
+// regions); elsewhere they run on one (Note [Primitives on ember's threads] in dnnl.cpp).
+class WithOpenMP {
+ public:
+  WithOpenMP();
+  ~WithOpenMP();
+  WithOpenMP(const WithOpenMP&) = delete;
+  WithOpenMP& operator=(const WithOpenMP&) = delete;
+
+ private:
+  bool saved_;
+};
+
 // Whether primitives may choose their own (blocked) layouts, reordering ember's plain tensors in and out; set by
 // EMBER_DNNL_LAYOUT=plain|any (Note [oneDNN primitives]).
 bool any_layout();

@@ -40,6 +40,7 @@ int64_t float_bits(float f) { return std::bit_cast<uint32_t>(f); }
 
 bool matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias, float alpha, float beta) {
   if (out.dim() > DNNL_MAX_NDIMS) return false;
+  WithOpenMP threads;  // 16-bit products are not split on ember's pool (yet): OpenMP's threads run them
   KeyWriter k;
   k << int64_t('m') << int64_t(out.dtype()) << out.sizes() << a.sizes() << a.strides() << b.sizes() << b.strides()
     << int64_t(bias.defined()) << float_bits(alpha) << float_bits(beta);

@@ -1,6 +1,6 @@
 // The LAPACK kernels of ember.linalg on the CPU: the routines OpenBLAS exports, called once per matrix of a batch of
-// column-major matrices (backend/kernels/lapack.h), one after another with OpenBLAS threading inside (concurrent calls
-// contend on OpenBLAS's buffer lock: Note [Batches of GEMMs] in blas.cpp).
+// column-major matrices (backend/kernels/lapack.h), one after another with OpenBLAS threading inside (concurrent
+// threaded calls contend on OpenBLAS's level-3 lock).
 #include <cblas.h>
 
 #include <algorithm>
@@ -102,7 +102,7 @@ int* info_at(const Tensor& info, int64_t i) { return static_cast<int*>(info.data
 // that takes concurrent callers well.
 template <class F>
 void over_batch(int64_t count, const F& f) {
-  sync_blas_threads_once();
+  blas_threads_for_lapack();
   f(0, count);
 }
 

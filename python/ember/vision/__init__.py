@@ -4,6 +4,6 @@ The per-pixel work runs in C++: ember's ops (interpolate, grid_sample, flip, pad
 codecs of ember/vision/ (IDX and gzip readers, PNG through libpng, PGM/PPM, grayscale and hue).
 """
 
-from . import datasets, io, models, transforms, utils  # noqa: F401
+from . import datasets, io, models, ops, transforms, utils  # noqa: F401
 
-__all__ = ["datasets", "io", "models", "transforms", "utils"]
+__all__ = ["datasets", "io", "models", "ops", "transforms", "utils"]

@@ -89,6 +89,13 @@ add("vander", lambda a: ember.vander(a, 4), lambda: (make(3),))
 add("vander", lambda a: ember.linalg.vander(a), lambda: (make(2, 3),), id="linalg_vander")
 add("trapezoid", lambda y, x: ember.trapezoid(y, x, dim=0), lambda: (make(4, 2), make(4)))
 add("trapz", lambda y: ember.trapz(y, dx=0.5), lambda: (make(2, 4),))
+add("gradient", lambda y: ember.gradient(y, spacing=0.5, edge_order=2), lambda: (make(4, 3, noncontig=True),))
+add(
+    "gradient",
+    lambda y, c: ember.gradient(y, spacing=[c], dim=1),
+    lambda: (make(2, 4), ember.tensor([0.0, 0.5, 1.5, 1.75], dtype=ember.float64)),
+    id="gradient_coordinates",
+)
 add("cumulative_trapezoid", lambda y, x: ember.cumulative_trapezoid(y, x), lambda: (make(2, 4), make(2, 4)))
 add(
     "quantile",

@@ -54,6 +54,15 @@ class _NormBase(Module):
             init.ones_(self.weight)
             init.zeros_(self.bias)
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, errors):
+        # Checkpoints from before PyTorch 0.4.1 (torchvision's DenseNet weights) have no num_batches_tracked: as in
+        # PyTorch, the count stays what it is.
+        key = prefix + "num_batches_tracked"
+        if self.track_running_stats and self.num_batches_tracked is not None and key not in state_dict:
+            if local_metadata.get("version") is None:
+                state_dict[key] = self.num_batches_tracked.clone()
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, errors)
+
     def _check_input_dim(self, input):
         if input.dim() not in self._expected_dims:
             raise ValueError(

@@ -1,11 +1,45 @@
-"""ember.vision.models: torchvision's classification models with its constructor names and state_dict keys (so
-torchvision-format weights load with load_state_dict), plus LeNet-5. Every model has predict(images, top_k=1)."""
+"""ember.vision.models: torchvision 0.29's classification models with its builder names, arguments, state_dict keys
+and weights enums (so torchvision checkpoints load, from the hub cache with weights=...), plus LeNet-5. Every model
+has predict(images, top_k=1)."""
 
-from ._api import ClassifierMixin
+from . import _api
+from ._api import (
+    ClassifierMixin,
+    Weights,
+    WeightsEnum,
+    get_model,
+    get_model_builder,
+    get_model_weights,
+    get_weight,
+    list_models,
+    register_model,
+)
 from .alexnet import AlexNet, alexnet
+from .convnext import ConvNeXt, convnext_base, convnext_large, convnext_small, convnext_tiny
+from .densenet import DenseNet, densenet121, densenet161, densenet169, densenet201
+from .efficientnet import (
+    EfficientNet,
+    efficientnet_b0,
+    efficientnet_b1,
+    efficientnet_b2,
+    efficientnet_b3,
+    efficientnet_b4,
+    efficientnet_b5,
+    efficientnet_b6,
+    efficientnet_b7,
+    efficientnet_v2_l,
+    efficientnet_v2_m,
+    efficientnet_v2_s,
+)
+from .googlenet import GoogLeNet, GoogLeNetOutputs, googlenet
+from .inception import Inception3, InceptionOutputs, inception_v3
 from .lenet import LeNet, lenet
+from .maxvit import MaxVit, maxvit_t
+from .mnasnet import MNASNet, mnasnet0_5, mnasnet0_75, mnasnet1_0, mnasnet1_3
 from .mobilenetv2 import MobileNetV2, mobilenet_v2
 from .mobilenetv3 import MobileNetV3, mobilenet_v3_large, mobilenet_v3_small
+from .regnet import *  # noqa: F403 (regnet_y_400mf, ... regnet_x_32gf)
+from .regnet import RegNet
 from .resnet import (
     BasicBlock,
     Bottleneck,
@@ -14,38 +48,55 @@ from .resnet import (
     resnet34,
     resnet50,
     resnet101,
+    resnet152,
     resnext50_32x4d,
+    resnext101_32x8d,
+    resnext101_64x4d,
     wide_resnet50_2,
+    wide_resnet101_2,
 )
+from .shufflenetv2 import ShuffleNetV2, shufflenet_v2_x0_5, shufflenet_v2_x1_0, shufflenet_v2_x1_5, shufflenet_v2_x2_0
+from .squeezenet import SqueezeNet, squeezenet1_0, squeezenet1_1
+from .swin_transformer import SwinTransformer, swin_b, swin_s, swin_t, swin_v2_b, swin_v2_s, swin_v2_t
 from .vgg import VGG, vgg11, vgg11_bn, vgg13, vgg13_bn, vgg16, vgg16_bn, vgg19, vgg19_bn
+from .vision_transformer import VisionTransformer, vit_b_16, vit_b_32, vit_h_14, vit_l_16, vit_l_32
+
+# The *_Weights enums (ResNet50_Weights, ...) of the models built here, made from weights.json.
+_ENUMS = {e.__name__: e for name, e in _api._WEIGHTS_OF.items() if name in _api.BUILTIN_MODELS}
+globals().update(_ENUMS)
 
 __all__ = [
     "ClassifierMixin",
+    "Weights",
+    "WeightsEnum",
+    "get_model",
+    "get_model_builder",
+    "get_model_weights",
+    "get_weight",
+    "list_models",
+    "register_model",
     "LeNet",
-    "lenet",
     "AlexNet",
-    "alexnet",
     "VGG",
-    "vgg11",
-    "vgg11_bn",
-    "vgg13",
-    "vgg13_bn",
-    "vgg16",
-    "vgg16_bn",
-    "vgg19",
-    "vgg19_bn",
     "ResNet",
     "BasicBlock",
     "Bottleneck",
-    "resnet18",
-    "resnet34",
-    "resnet50",
-    "resnet101",
-    "resnext50_32x4d",
-    "wide_resnet50_2",
     "MobileNetV2",
-    "mobilenet_v2",
     "MobileNetV3",
-    "mobilenet_v3_small",
-    "mobilenet_v3_large",
+    "DenseNet",
+    "SqueezeNet",
+    "GoogLeNet",
+    "GoogLeNetOutputs",
+    "Inception3",
+    "InceptionOutputs",
+    "ShuffleNetV2",
+    "MNASNet",
+    "EfficientNet",
+    "RegNet",
+    "ConvNeXt",
+    "VisionTransformer",
+    "SwinTransformer",
+    "MaxVit",
+    *sorted(k for k, v in _api.BUILTIN_MODELS.items()),
+    *sorted(_ENUMS),
 ]

@@ -3,7 +3,7 @@
 import ember
 
 from ... import nn
-from ._api import ClassifierMixin, _check_weights
+from ._api import ClassifierMixin, _load, _resolve, register_model
 
 __all__ = ["AlexNet", "alexnet"]
 
@@ -42,6 +42,7 @@ class AlexNet(ClassifierMixin, nn.Module):
         return self.classifier(ember.flatten(x, 1))
 
 
+@register_model()
 def alexnet(*, weights=None, progress=True, **kwargs):
-    kwargs = _check_weights("alexnet", weights, kwargs)
-    return AlexNet(**kwargs)
+    weights, kwargs = _resolve("alexnet", weights, kwargs)
+    return _load(AlexNet(**kwargs), weights, progress)

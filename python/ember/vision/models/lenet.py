@@ -12,7 +12,7 @@ paper's 32x32) or, with padding=0, 32x32.
 """
 
 from ... import nn
-from ._api import ClassifierMixin, _check_weights
+from ._api import ClassifierMixin, _resolve, register_model
 
 __all__ = ["LeNet", "lenet"]
 
@@ -42,7 +42,8 @@ class LeNet(ClassifierMixin, nn.Module):
         return self.fc3(x)
 
 
+@register_model()
 def lenet(*, weights=None, progress=True, **kwargs):
     """LeNet-5 (see the module's docstring for its state_dict keys)."""
-    kwargs = _check_weights("lenet", weights, kwargs)
+    _, kwargs = _resolve("lenet", weights, kwargs)  # torchvision has no LeNet weights: only None passes
     return LeNet(**kwargs)

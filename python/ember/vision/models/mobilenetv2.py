@@ -4,7 +4,7 @@ import ember
 
 from ... import nn
 from ...nn import functional as F
-from ._api import ClassifierMixin, _check_weights, _kaiming_conv
+from ._api import ClassifierMixin, _kaiming_conv, _load, _resolve, register_model
 from ._utils import Conv2dNormActivation, make_divisible
 
 __all__ = ["MobileNetV2", "InvertedResidual", "mobilenet_v2"]
@@ -105,6 +105,7 @@ class MobileNetV2(ClassifierMixin, nn.Module):
         return self.classifier(ember.flatten(x, 1))
 
 
+@register_model()
 def mobilenet_v2(*, weights=None, progress=True, **kwargs):
-    kwargs = _check_weights("mobilenet_v2", weights, kwargs)
-    return MobileNetV2(**kwargs)
+    weights, kwargs = _resolve("mobilenet_v2", weights, kwargs)
+    return _load(MobileNetV2(**kwargs), weights, progress)

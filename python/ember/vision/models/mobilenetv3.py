@@ -5,7 +5,7 @@ import functools
 import ember
 
 from ... import nn
-from ._api import ClassifierMixin, _check_weights, _kaiming_conv
+from ._api import ClassifierMixin, _kaiming_conv, _load, _resolve, register_model
 from ._utils import Conv2dNormActivation, SqueezeExcitation, make_divisible
 
 __all__ = ["MobileNetV3", "InvertedResidualConfig", "mobilenet_v3_small", "mobilenet_v3_large"]
@@ -165,16 +165,18 @@ def _config(arch, width_mult=1.0, reduced_tail=False, dilated=False):
     return setting, last
 
 
-def _mobilenet_v3(arch, weights, kwargs):
-    kwargs = _check_weights(arch, weights, kwargs)
+def _mobilenet_v3(arch, weights, progress, kwargs):
+    weights, kwargs = _resolve(arch, weights, kwargs)
     conf_args = {k: kwargs.pop(k) for k in ("width_mult", "reduced_tail", "dilated") if k in kwargs}
     setting, last = _config(arch, **conf_args)
-    return MobileNetV3(setting, last, **kwargs)
+    return _load(MobileNetV3(setting, last, **kwargs), weights, progress)
 
 
+@register_model()
 def mobilenet_v3_small(*, weights=None, progress=True, **kwargs):
-    return _mobilenet_v3("mobilenet_v3_small", weights, kwargs)
+    return _mobilenet_v3("mobilenet_v3_small", weights, progress, kwargs)
 
 
+@register_model()
 def mobilenet_v3_large(*, weights=None, progress=True, **kwargs):
-    return _mobilenet_v3("mobilenet_v3_large", weights, kwargs)
+    return _mobilenet_v3("mobilenet_v3_large", weights, progress, kwargs)

@@ -4,7 +4,7 @@ ResNeXt and wide variants that the same class builds (groups, width_per_group)."
 import ember
 
 from ... import nn
-from ._api import ClassifierMixin, _check_weights, _kaiming_conv
+from ._api import ClassifierMixin, _kaiming_conv, _load, _resolve, register_model
 
 __all__ = [
     "ResNet",
@@ -178,33 +178,64 @@ class ResNet(ClassifierMixin, nn.Module):
         return self.fc(ember.flatten(x, 1))
 
 
-def _resnet(name, block, layers, weights, kwargs):
-    kwargs = _check_weights(name, weights, kwargs)
-    return ResNet(block, layers, **kwargs)
+def _resnet(name, block, layers, weights, progress, kwargs):
+    weights, kwargs = _resolve(name, weights, kwargs)
+    return _load(ResNet(block, layers, **kwargs), weights, progress)
 
 
+@register_model()
 def resnet18(*, weights=None, progress=True, **kwargs):
-    return _resnet("resnet18", BasicBlock, [2, 2, 2, 2], weights, kwargs)
+    return _resnet("resnet18", BasicBlock, [2, 2, 2, 2], weights, progress, kwargs)
 
 
+@register_model()
 def resnet34(*, weights=None, progress=True, **kwargs):
-    return _resnet("resnet34", BasicBlock, [3, 4, 6, 3], weights, kwargs)
+    return _resnet("resnet34", BasicBlock, [3, 4, 6, 3], weights, progress, kwargs)
 
 
+@register_model()
 def resnet50(*, weights=None, progress=True, **kwargs):
-    return _resnet("resnet50", Bottleneck, [3, 4, 6, 3], weights, kwargs)
+    return _resnet("resnet50", Bottleneck, [3, 4, 6, 3], weights, progress, kwargs)
 
 
+@register_model()
 def resnet101(*, weights=None, progress=True, **kwargs):
-    return _resnet("resnet101", Bottleneck, [3, 4, 23, 3], weights, kwargs)
+    return _resnet("resnet101", Bottleneck, [3, 4, 23, 3], weights, progress, kwargs)
 
 
+@register_model()
 def resnext50_32x4d(*, weights=None, progress=True, **kwargs):
     kwargs.setdefault("groups", 32)
     kwargs.setdefault("width_per_group", 4)
-    return _resnet("resnext50_32x4d", Bottleneck, [3, 4, 6, 3], weights, kwargs)
+    return _resnet("resnext50_32x4d", Bottleneck, [3, 4, 6, 3], weights, progress, kwargs)
 
 
+@register_model()
 def wide_resnet50_2(*, weights=None, progress=True, **kwargs):
     kwargs.setdefault("width_per_group", 64 * 2)
-    return _resnet("wide_resnet50_2", Bottleneck, [3, 4, 6, 3], weights, kwargs)
+    return _resnet("wide_resnet50_2", Bottleneck, [3, 4, 6, 3], weights, progress, kwargs)
+
+
+@register_model()
+def resnet152(*, weights=None, progress=True, **kwargs):
+    return _resnet("resnet152", Bottleneck, [3, 8, 36, 3], weights, progress, kwargs)
+
+
+@register_model()
+def resnext101_32x8d(*, weights=None, progress=True, **kwargs):
+    kwargs.setdefault("groups", 32)
+    kwargs.setdefault("width_per_group", 8)
+    return _resnet("resnext101_32x8d", Bottleneck, [3, 4, 23, 3], weights, progress, kwargs)
+
+
+@register_model()
+def resnext101_64x4d(*, weights=None, progress=True, **kwargs):
+    kwargs.setdefault("groups", 64)
+    kwargs.setdefault("width_per_group", 4)
+    return _resnet("resnext101_64x4d", Bottleneck, [3, 4, 23, 3], weights, progress, kwargs)
+
+
+@register_model()
+def wide_resnet101_2(*, weights=None, progress=True, **kwargs):
+    kwargs.setdefault("width_per_group", 64 * 2)
+    return _resnet("wide_resnet101_2", Bottleneck, [3, 4, 23, 3], weights, progress, kwargs)

@@ -3,7 +3,7 @@
 import ember
 
 from ... import nn
-from ._api import ClassifierMixin, _check_weights, _kaiming_conv
+from ._api import ClassifierMixin, _kaiming_conv, _load, _resolve, register_model
 
 __all__ = ["VGG", "vgg11", "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19", "vgg19_bn"]
 
@@ -56,38 +56,46 @@ def make_layers(cfg, batch_norm=False):
     return nn.Sequential(*layers)
 
 
-def _vgg(name, cfg, batch_norm, weights, kwargs):
-    kwargs = _check_weights(name, weights, kwargs)
-    return VGG(make_layers(_CFGS[cfg], batch_norm=batch_norm), **kwargs)
+def _vgg(name, cfg, batch_norm, weights, progress, kwargs):
+    weights, kwargs = _resolve(name, weights, kwargs)
+    return _load(VGG(make_layers(_CFGS[cfg], batch_norm=batch_norm), **kwargs), weights, progress)
 
 
+@register_model()
 def vgg11(*, weights=None, progress=True, **kwargs):
-    return _vgg("vgg11", "A", False, weights, kwargs)
+    return _vgg("vgg11", "A", False, weights, progress, kwargs)
 
 
+@register_model()
 def vgg11_bn(*, weights=None, progress=True, **kwargs):
-    return _vgg("vgg11_bn", "A", True, weights, kwargs)
+    return _vgg("vgg11_bn", "A", True, weights, progress, kwargs)
 
 
+@register_model()
 def vgg13(*, weights=None, progress=True, **kwargs):
-    return _vgg("vgg13", "B", False, weights, kwargs)
+    return _vgg("vgg13", "B", False, weights, progress, kwargs)
 
 
+@register_model()
 def vgg13_bn(*, weights=None, progress=True, **kwargs):
-    return _vgg("vgg13_bn", "B", True, weights, kwargs)
+    return _vgg("vgg13_bn", "B", True, weights, progress, kwargs)
 
 
+@register_model()
 def vgg16(*, weights=None, progress=True, **kwargs):
-    return _vgg("vgg16", "D", False, weights, kwargs)
+    return _vgg("vgg16", "D", False, weights, progress, kwargs)
 
 
+@register_model()
 def vgg16_bn(*, weights=None, progress=True, **kwargs):
-    return _vgg("vgg16_bn", "D", True, weights, kwargs)
+    return _vgg("vgg16_bn", "D", True, weights, progress, kwargs)
 
 
+@register_model()
 def vgg19(*, weights=None, progress=True, **kwargs):
-    return _vgg("vgg19", "E", False, weights, kwargs)
+    return _vgg("vgg19", "E", False, weights, progress, kwargs)
 
 
+@register_model()
 def vgg19_bn(*, weights=None, progress=True, **kwargs):
-    return _vgg("vgg19_bn", "E", True, weights, kwargs)
+    return _vgg("vgg19_bn", "E", True, weights, progress, kwargs)
