@@ -20,6 +20,10 @@ from . import _C  # noqa: E402
 # defined in the Python modules imported here, each named in __all__.
 from ._C import *  # noqa: E402,F403
 from ._C import Generator, Tensor, device, dtype  # noqa: E402  (named for the code below)
+
+# torch._C's context managers of __torch_function__, not torch's: ember._C only.
+_NOT_TOP_LEVEL = ("DisableTorchFunction", "DisableTorchFunctionSubclass")
+del DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: F821
 from ._size import Size  # noqa: E402
 
 _C._set_size_type(Size)
@@ -188,7 +192,7 @@ __version__ = version.__version__
 __all__ = [
     # the functions, types and dtypes bound in C++; _C.default_generator() returns the generator that
     # ember.default_generator is (below), as in PyTorch
-    *(name for name in _C.__all__ if name != "default_generator"),
+    *(name for name in _C.__all__ if name != "default_generator" and name not in _NOT_TOP_LEVEL),
     "Size",
     "TypedStorage",
     "UntypedStorage",
@@ -283,7 +287,10 @@ _copy._deepcopy_dispatch[type(_C.empty)] = _copy._deepcopy_atomic
 def _function_by_name(module, name):
     import importlib
 
-    return getattr(importlib.import_module(module), name)
+    obj = importlib.import_module(module)
+    for part in name.split("."):  # "Tensor.backward"
+        obj = getattr(obj, part)
+    return obj
 
 
 def _reduce_function(f):
@@ -299,3 +306,26 @@ _copyreg.pickle(type(_C.empty), _reduce_function)
 def _rebuild_tensor(data, dtype, shape, device, requires_grad):
     """Unpickles a tensor (Tensor.__reduce_ex__); a Python function so that pickle can name it."""
     return _C._rebuild_tensor(data, dtype, shape, device, requires_grad)
+
+
+# Last: the __torch_function__ check in front of every function and Tensor method (ember.overrides, Note
+# [Dispatching __torch_function__] in python/src/torch_function.cpp); ember's Python functions get a wrapper type,
+# which copies and pickles as the function it wraps.
+from . import overrides  # noqa: E402
+
+
+def _reduce_wrapper(w):
+    """Pickles a wrapped function by its public name (ember.nn.functional.one_hot), which is the wrapper."""
+    module, _, name = overrides._PUBLIC_NAMES.get(overrides._key(w), "").rpartition(".")
+    if module == "ember.Tensor":
+        module, name = "ember", "Tensor." + name
+    if module:
+        return _function_by_name, (module, name)
+    return _reduce_function(w)
+
+
+_copy._deepcopy_dispatch[_C._TorchFunctionWrapper] = _copy._deepcopy_atomic
+_copyreg.pickle(_C._TorchFunctionWrapper, _reduce_wrapper)
+
+overrides._install()
+from . import fx  # noqa: E402  (after _install: ember.fx as torch.fx, which torch imports with itself)

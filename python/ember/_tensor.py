@@ -1,6 +1,10 @@
 """The Tensor methods written in Python, attached to ember.Tensor here and nowhere else (Note [Python surface] in
 docs/architecture.md): every other method is bound in C++ by its op family's binding file (python/src)."""
 
+import builtins
+import inspect
+import types as _types
+
 from . import _C, _histogram, _real_complex, _tensor_types
 from . import autograd as _autograd
 from . import storage as _storage
@@ -65,7 +69,58 @@ def type(self, dtype=None, non_blocking=False, **kwargs):  # noqa: A001
     return self.to(device=device, dtype=legacy.dtype, non_blocking=non_blocking)
 
 
-# ---- the complex-number helpers on real tensors (ember._real_complex) ----------------------------------------------
+# ---- __torch_function__ (docs/extending.md; the C++ check: Note [Dispatching __torch_function__]) --------------------
+
+
+def __torch_function__(cls, func, types, args=(), kwargs=None):
+    """The default ``__torch_function__`` of Tensor subclasses: runs ``func`` with subclass handling disabled and
+    returns its tensors as instances of ``cls`` (tuples and lists of tensors too), except for the functions of
+    ``_get_default_nowrap_functions()`` (``Tensor.grad.__get__``). Returns NotImplemented when one of ``types`` is not
+    a superclass of ``cls``, so that a more specific type's handler runs."""
+    if kwargs is None:
+        kwargs = {}
+    if not all(issubclass(cls, t) for t in types):
+        return NotImplemented
+    with _C.DisableTorchFunctionSubclass():
+        ret = func(*args, **kwargs)
+        if func in _get_default_nowrap_functions():
+            return ret
+        return _convert(ret, cls)
+
+
+def _convert(ret, cls):
+    """`ret` with its tensors as instances of `cls` (through as_subclass: a view that keeps the autograd history)."""
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = [_convert(r, cls) for r in ret]
+        t = builtins.type(ret)
+        return t._make(items) if hasattr(t, "_fields") else t(items)
+    return ret
+
+
+_NOWRAP = None
+
+
+def _get_default_nowrap_functions():
+    """What the default __torch_function__ returns unwrapped: the accessors of a tensor's gradient, as PyTorch's."""
+    global _NOWRAP
+    if _NOWRAP is None:
+        _NOWRAP = {getattr(Tensor, name).__get__ for name in ("grad", "_grad", "_base") if name in Tensor.__dict__}
+    return _NOWRAP
+
+
+def __init_subclass__(cls, **kwargs):
+    """Turns on the __torch_function__ check for every call once a subclass that does not disable it exists."""
+    super(Tensor, cls).__init_subclass__(**kwargs)
+    tf = inspect.getattr_static(cls, "__torch_function__", None)
+    if tf is not _C._disabled_torch_function_impl:
+        _C._note_torch_function_type()
+
+
+# ---- the complex-number helpers on real tensors (ember._real_complex) ------------------------------------------------
 
 
 def conj(self):
@@ -140,6 +195,8 @@ def _imag_set(self, value):
 
 
 _METHODS = {
+    "__torch_function__": classmethod(__torch_function__),
+    "__init_subclass__": classmethod(__init_subclass__),
     "backward": backward,
     "type": type,
     # x.histogram(bins, ...) is ember.histogram(x, bins, ...): the same function, whose first parameter is `input`
@@ -177,9 +234,15 @@ def _attach():
         if name in Tensor.__dict__ and name not in _REPLACES_BINDING:
             # One place per method: a C++ binding of the same name would be silently shadowed.
             raise RuntimeError("ember._tensor: Tensor.%s is bound in C++ already; define it in one place" % name)
-        if getattr(value, "__module__", None) == __name__:
+        if isinstance(value, _types.FunctionType) and value.__module__ == __name__:
             value.__qualname__ = "Tensor." + name  # pickles and prints as the method it is
         setattr(Tensor, name, value)
 
 
 _attach()
+
+
+def _reattach(name, value):
+    """Replaces Tensor's attribute `name` (ember.overrides puts its __torch_function__ check in front of the methods
+    written in Python: this file stays the one place that assigns Tensor's attributes)."""
+    setattr(Tensor, name, value)

@@ -31,6 +31,7 @@ void init_fft(nb::module_& m);                    // fft.cpp: the internal spect
 void init_signal(nb::module_& m);                 // signal.cpp: ember._C._signal, torch.signal.windows
 void init_unravel(nb::module_& m);                // unravel.cpp: unravel_index
 void init_gradient(nb::module_& m);               // gradient.cpp: gradient
+void init_torch_function(nb::module_& m);         // torch_function.cpp: __torch_function__, as_subclass, the mode stack
 
 namespace {
 
@@ -212,5 +213,6 @@ NB_MODULE(_C, m) {
   init_unravel(m);
   init_gradient(m);
   install_signatures(m);
+  init_torch_function(m);
   export_all(m);  // last: every name is bound by now
 }

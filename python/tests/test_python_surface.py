@@ -176,10 +176,17 @@ def test_tensor_methods_written_in_python_are_attached_in_one_place():
                     for line, text in _tensor_attribute_assignments(path)
                 ]
     assert not elsewhere, "Tensor attributes assigned outside ember/_tensor.py:\n" + "\n".join(elsewhere)
+
+    def written_in_python(f):  # a function, or one that ember.overrides wrapped (docs/extending.md)
+        return inspect.isfunction(getattr(f, "__wrapped__", f))
+
     python_defined = {
         name
         for name, value in vars(ember.Tensor).items()
-        if inspect.isfunction(value) or isinstance(value, property) and inspect.isfunction(value.fget)
+        if written_in_python(value)
+        or isinstance(value, classmethod)
+        or isinstance(value, property)
+        and written_in_python(value.fget)
     }
     assert python_defined == set(ember._tensor._METHODS)
 

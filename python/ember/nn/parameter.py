@@ -7,6 +7,9 @@ from .._C import Tensor
 class Parameter(Tensor):
     """A leaf tensor sharing `data`'s storage, with requires_grad (default True)."""
 
+    # As PyTorch's: Parameters take no part in __torch_function__, and ops on them return plain Tensors.
+    __torch_function__ = _C._disabled_torch_function_impl
+
     def __init__(self, data=None, requires_grad=True):
         if data is None:
             data = _C.empty(0)
@@ -38,6 +41,10 @@ class UninitializedTensorMixin:
 
     __slots__ = ()  # so that materialize can change __class__ to the plain class
     cls_to_become = None
+    # Ops on the 0-element placeholder run as on a plain Tensor (ember does not raise there, unlike PyTorch's
+    # mixin): disabling __torch_function__ keeps ember's fast path for every program (Note [Dispatching
+    # __torch_function__]).
+    __torch_function__ = _C._disabled_torch_function_impl
 
     def materialize(self, shape, device=None, dtype=None):
         if device is None:

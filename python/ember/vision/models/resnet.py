@@ -59,9 +59,10 @@ class BasicBlock(nn.Module):
         self.stride = stride
 
     def forward(self, x):
-        identity = x if self.downsample is None else self.downsample(x)
+        # torchvision's order (the shortcut after the main branch), so that fx graphs list the same nodes
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.bn2(self.conv2(out))
+        identity = x if self.downsample is None else self.downsample(x)
         return self.relu(out + identity)
 
 
@@ -87,10 +88,10 @@ class Bottleneck(nn.Module):
         self.stride = stride
 
     def forward(self, x):
-        identity = x if self.downsample is None else self.downsample(x)
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.relu(self.bn2(self.conv2(out)))
         out = self.bn3(self.conv3(out))
+        identity = x if self.downsample is None else self.downsample(x)  # after the main branch, as torchvision
         return self.relu(out + identity)
 
 
@@ -170,7 +171,7 @@ class ResNet(ClassifierMixin, nn.Module):
             )
         return nn.Sequential(*layers)
 
-    def forward(self, x):
+    def forward(self, x: ember.Tensor) -> ember.Tensor:  # annotated as torchvision's (fx shows it)
         x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
         x = self.avgpool(x)
