@@ -62,5 +62,6 @@ class Allocator {
 // The allocator for a device; for CUDA the build without CUDA raises "built without CUDA".
 Allocator* get_allocator(Device d);
 Allocator* cpu_allocator();
+Allocator* meta_allocator();  // hands out no memory (Note [Meta device] in backend/meta/kernels.cpp)
 
 }  // namespace ember

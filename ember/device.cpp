@@ -13,8 +13,10 @@ Device::Device(std::string_view spec) {
     type = DeviceType::CPU;
   else if (kind == "cuda")
     type = DeviceType::CUDA;
+  else if (kind == "meta")
+    type = DeviceType::Meta;
   else
-    fail<Error>("Expected one of cpu, cuda device type at start of device string: ", spec);
+    fail<Error>("Expected one of cpu, cuda, meta device type at start of device string: ", spec);
   if (kind.size() == spec.size()) return;
   std::string_view num = spec.substr(kind.size() + 1);
   int i = -1;
@@ -24,8 +26,17 @@ Device::Device(std::string_view spec) {
   index = static_cast<int8_t>(i);
 }
 
+const char* device_type_name(DeviceType t) {
+  switch (t) {
+    case DeviceType::CPU: return "cpu";
+    case DeviceType::CUDA: return "cuda";
+    case DeviceType::Meta: return "meta";
+  }
+  return "?";
+}
+
 std::string Device::str() const {
-  std::string s = is_cpu() ? "cpu" : "cuda";
+  std::string s = device_type_name(type);
   if (has_index()) s += ":" + std::to_string(index);
   return s;
 }

@@ -1,4 +1,5 @@
-// A device is a type (cpu, cuda) and an index (-1: "the current one", as in torch.device('cuda')).
+// A device is a type (cpu, cuda, meta) and an index (-1: "the current one", as in torch.device('cuda')). The meta
+// device holds shapes without data (docs/meta.md).
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,11 @@
 
 namespace ember {
 
-enum class DeviceType : int8_t { CPU, CUDA };
+enum class DeviceType : int8_t { CPU, CUDA, Meta };
+inline constexpr int kNumDeviceTypes = 3;
+
+// "cpu", "cuda", "meta": the type as torch.device(...).type names it.
+const char* device_type_name(DeviceType t);
 
 struct Device {
   DeviceType type = DeviceType::CPU;
@@ -20,6 +25,7 @@ struct Device {
 
   bool is_cpu() const { return type == DeviceType::CPU; }
   bool is_cuda() const { return type == DeviceType::CUDA; }
+  bool is_meta() const { return type == DeviceType::Meta; }
   bool has_index() const { return index >= 0; }
   bool operator==(const Device& o) const { return type == o.type && index == o.index; }
   bool operator!=(const Device& o) const { return !(*this == o); }
@@ -27,6 +33,7 @@ struct Device {
 };
 
 inline constexpr Device kCPU{DeviceType::CPU};
+inline constexpr Device kMeta{DeviceType::Meta};
 
 std::ostream& operator<<(std::ostream& os, const Device& d);
 

@@ -233,7 +233,11 @@ std::string tensor_repr(const Tensor& t, std::string_view grad_fn, std::string_v
   if (!t.device().is_cpu()) suffixes.push_back("device='" + t.device().str() + "'");
   std::string dtype = "dtype=ember." + std::string(dtype_name(t.dtype()));
   std::string body;
-  if (t.numel() == 0) {
+  if (t.device().is_meta()) {  // no values to show: PyTorch prints the size instead
+    suffixes.push_back("size=" + size_tuple(t.sizes()));
+    if (t.dtype() != default_dtype()) suffixes.push_back(dtype);
+    body = "...";
+  } else if (t.numel() == 0) {
     if (t.dim() != 1) suffixes.push_back("size=" + size_tuple(t.sizes()));
     // No element says whether an integer tensor is int64, so only the default dtype goes unnamed.
     if (t.dtype() != default_dtype()) suffixes.push_back(dtype);

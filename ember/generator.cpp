@@ -46,6 +46,10 @@ PhiloxState Generator::take(uint64_t words) {
 Generator& default_generator(Device device) {
   static Generator cpu(kCPU);
   if (device.is_cpu()) return cpu;
+  if (device.is_meta()) {
+    static Generator meta(kMeta);
+    return meta;
+  }
   static Generator* cuda_gens = [] {
     // One per device, made once; the count is fixed for the life of the process.
     int n = cuda::device_count();

@@ -148,6 +148,7 @@ class Tensor {
   }
   bool is_floating_point() const { return is_floating(dtype()); }
   bool is_cuda() const { return device().is_cuda(); }
+  bool is_meta() const { return device().is_meta(); }
 
   uint32_t version() const { return impl_->storage()->version(); }
   void bump_version() const { impl_->storage()->bump_version(); }

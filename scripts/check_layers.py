@@ -29,7 +29,7 @@ LAYERS = [
     "nn.modules",  # the C++ frontend's Module classes (and saving/loading a module)
     "optim",  # optimizers and schedulers
     "data",  # datasets, DataLoader, shared memory and collation
-    "backend",  # the devices' kernels and glue (cpu, cuda, no_cuda): implement the slots, may use any op
+    "backend",  # the devices' kernels and glue (cpu, cuda, no_cuda, meta): implement the slots, may use any op
     "top",  # ember/ember.h, the Python bindings and the tests
 ]
 
@@ -55,6 +55,7 @@ RULES = [
     ("ember/backend/cpu/**", "backend"),
     ("ember/backend/cuda/**", "backend"),
     ("ember/backend/no_cuda/**", "backend"),
+    ("ember/backend/meta/**", "backend"),
     ("ember/backend/*", "core"),  # the kernel registry, allocators, launch plans, BLAS layout rules
     ("ember/autograd/**", "autograd"),
     # An op family's identities (its table and enum: Note [Op tables]) are vocabulary the kernels' declarations and
@@ -84,7 +85,7 @@ EXCEPTIONS = {
     ("ember/autograd/formulas.h", "ember/ops/ternary.h"): "the elementwise families' enums",
 }
 
-DEVICES = ("cpu", "cuda", "no_cuda")
+DEVICES = ("cpu", "cuda", "no_cuda", "meta")
 ROOTS = ("ember", "python/src", "tests")
 SOURCE_EXTS = (".h", ".hpp", ".cuh", ".cpp", ".cc", ".cu")
 HEADER_EXTS = (".h", ".hpp", ".cuh")

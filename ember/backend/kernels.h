@@ -3,7 +3,8 @@
 // torch.nn's ops in backend/kernels/nn/), included by the op sources that call it and the backends that implement it,
 // never by public headers. A backend registers its implementation in its own source files; a device without one
 // raises NotImplementedError naming the kernel and the device. The slots are constant-initialized, so registration
-// at static-init time is safe in any order. Kernels receive validated, allocated operands on one device.
+// at static-init time is safe in any order. Kernels receive validated, allocated operands on one device. The meta
+// device's kernels do nothing (backend/meta/, Note [Meta device]): the op computed the output's geometry before.
 #pragma once
 
 #include "ember/error.h"
@@ -19,7 +20,7 @@ template <class R, class... Args>
 struct KernelSlot<R(Args...)> {
   using Fn = R(Args...);
   const char* name;
-  Fn* fn[2] = {nullptr, nullptr};  // indexed by DeviceType
+  Fn* fn[kNumDeviceTypes] = {};  // indexed by DeviceType
 
   // What `slot[device]` gives: the kernel, called inside a profiler scope named after the slot while the
   // profiler is on (ember/profiler/hook.h); when it is off, the cost is one relaxed load.
@@ -39,7 +40,7 @@ struct KernelSlot<R(Args...)> {
   Call operator[](Device d) const {
     Fn* f = fn[static_cast<int>(d.type)];
     if (!f) [[unlikely]]
-      fail<NotImplementedError>(name, ": not implemented for ", d.is_cuda() ? "cuda" : "cpu", " tensors");
+      fail<NotImplementedError>(name, ": not implemented for ", device_type_name(d.type), " tensors");
     return {name, f, d};
   }
 };

@@ -17,7 +17,7 @@ namespace {
 // A Python number as a 0-d tensor of the compute dtype on the device of the op.
 Tensor wrap(const Operand& x, ScalarType dtype, Device device) {
   if (x.t) return elementwise_operand(*x.t, device);
-  return scalar_tensor(x.s, dtype, device.is_cuda() ? kCPU : device);
+  return scalar_tensor(x.s, dtype, device.is_cpu() ? device : kCPU);
 }
 
 // The row's CUDA autocast policy (Note [Autocast]): pow and a number divided by a tensor run in float32, atan2 in
@@ -32,7 +32,7 @@ autocast::OpPolicy autocast_policy(uint8_t flags, const Operand& a) {
 }  // namespace
 
 Tensor elementwise_operand(const Tensor& t, Device device) {
-  if (t.device() == device || (device.is_cuda() && t.device().is_cpu() && t.dim() == 0)) return t;
+  if (t.device() == device || (!device.is_cpu() && t.device().is_cpu() && t.dim() == 0)) return t;
   return to(t, device);
 }
 

@@ -96,6 +96,10 @@ void copy_into_impl(const Tensor& dst, const Tensor& src, bool non_blocking) {
     s = clone(s);  // partial overlap: read everything before writing anything
   if (dst.device() == s.device())
     copy_kernel[dst.device()](dst, s);
+  else if (dst.device().is_meta())
+    return;  // a meta tensor keeps no data: copying into one is a no-op (as PyTorch's)
+  else if (s.device().is_meta())
+    fail<NotImplementedError>("Cannot copy out of meta tensor; no data!");
   else
     copy_across_devices(dst, s, non_blocking);
 }
@@ -163,6 +167,7 @@ Scalar item(const Tensor& t) {
   // ValueError, as PyTorch's item()/float()/int() (the Python conversions all come here).
   EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars (a Tensor with ",
                     t.numel(), " elements cannot be converted to Scalar)");
+  EMBER_CHECK(!t.device().is_meta(), "Tensor.item() cannot be called on meta tensors");
   cuda::SyncOpName sync_op("item");  // Note [Sync debug mode]
   Tensor c = t.is_cuda() ? to(t, kCPU) : t;
   return dispatch_all(c.dtype(), [&](auto v) -> Scalar {

@@ -6,6 +6,7 @@
 
 #include "ember/backend/kernels/histogram.h"
 #include "ember/ops.h"
+#include "ember/ops/detail/util.h"
 
 namespace ember {
 
@@ -19,6 +20,7 @@ Tensor bincount(const Tensor& x, const Tensor& weights, int64_t minlength) {
   const char* domain = "bincount only supports 1-d non-negative integral inputs.";
   EMBER_CHECK(x.dim() == 1 && is_integral(x.dtype(), false), domain);
   EMBER_CHECK(minlength >= 0, "bincount(): minlength should be >= 0, but got ", minlength);
+  check_has_data(x, "bincount");
   if (weights.defined()) {
     EMBER_CHECK(weights.dim() == 1 && weights.numel() == x.numel(),
                 "bincount(): weights should be 1-d and have "

@@ -901,6 +901,7 @@ const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, 
 }
 
 Tensor nonzero(const Tensor& self) {
+  check_has_data(self, "nonzero");
   cuda::SyncOpName sync_op("nonzero");  // Note [Sync debug mode]
   const int64_t n = item(count_nonzero(self)).to_int();
   Tensor out = empty({{n, self.dim()}}, TensorOptions(ScalarType::Int64).device(self.device()));

@@ -13,9 +13,10 @@
 namespace ember {
 
 Generator& rnd::pick_generator(Generator* gen, Device d, const char* op) {
-  if (!gen) return default_generator(d);
-  EMBER_CHECK(gen->device().type == d.type, op, ": Expected a '", d.is_cuda() ? "cuda" : "cpu",
-              "' device type for generator but found '", gen->device().is_cuda() ? "cuda" : "cpu", "'");
+  // Meta tensors draw nothing: a private generator keeps the other devices' streams untouched (as PyTorch's).
+  if (!gen || d.is_meta()) return default_generator(d);
+  EMBER_CHECK(gen->device().type == d.type, op, ": Expected a '", device_type_name(d.type),
+              "' device type for generator but found '", device_type_name(gen->device().type), "'");
   return *gen;
 }
 
@@ -135,7 +136,8 @@ Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
   DimVector shape = broadcast_shapes(mean.sizes(), std.sizes(), "normal");
   Tensor out = empty(shape, TensorOptions(promote_types(mean.dtype(), std.dtype())).device(mean.device()));
   Tensor sd = as_f64(std, shape);
-  if (!sd.is_cuda())  // a CUDA kernel checks std itself (Note [Deferred device errors]): no wait for the GPU here
+  if (sd.device()
+          .is_cpu())  // a CUDA kernel checks std itself (Note [Deferred device errors]): no wait for the GPU here
     for (int64_t i = 0, n = sd.numel(); i < n; ++i)
       EMBER_CHECK(sd.data<double>()[i] >= 0, "normal: expects all elements of std >= 0.0");
   normal_impl(out, 0, 1, as_f64(mean, shape), sd, gen, "normal");
@@ -210,7 +212,7 @@ Tensor randperm(int64_t n, Generator* gen, TensorOptions opts) {
 Tensor bernoulli(const Tensor& p, Generator* gen) {
   check_float(p.dtype(), "bernoulli");
   Tensor pf = as_f64(p, p.sizes());
-  if (!pf.is_cuda())  // a CUDA kernel checks p itself (Note [Deferred device errors]): no wait for the GPU here
+  if (pf.device().is_cpu())  // a CUDA kernel checks p itself (Note [Deferred device errors]): no wait for the GPU here
     for (int64_t i = 0, n = pf.numel(); i < n; ++i) {
       const double v = pf.data<double>()[i];
       EMBER_CHECK(v >= 0 && v <= 1, "bernoulli: expects all elements of p to be in [0, 1], found ", v);

@@ -54,7 +54,7 @@ Tensor search(const Tensor& seq, const Tensor& values, ScalarType common, bool o
                 "torch.searchsorted(): boundary and sorter must have "
                 "the same size, but got boundary tensor ",
                 shape_str(seq.sizes()), " and got sorter tensor ", shape_str(sorter.sizes()));
-    if (sorter.numel()) {
+    if (sorter.numel() && !sorter.is_meta()) {  // meta: no values to check (Note [Meta device])
       auto [lo, hi] = host_extrema(sorter);
       EMBER_CHECK_INDEX(lo.to<int64_t>() >= 0 && hi.to<int64_t>() < n,
                         "torch.searchsorted(): sorter index out of "

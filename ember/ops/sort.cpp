@@ -135,11 +135,13 @@ std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim, bool keepdim) {
 // ---- counting
 
 UniqueResult unique(const Tensor& x, bool /*sorted*/, bool return_inverse) {
+  check_has_data(x, "unique");
   auto [values, perm] = sort(reshape(x, {{-1}}), 0);
   return unique_from_runs(values, perm, x, return_inverse);
 }
 
 UniqueResult unique_consecutive(const Tensor& x, bool return_inverse) {
+  check_has_data(x, "unique_consecutive");
   return unique_from_runs(contiguous(reshape(x, {{-1}})), Tensor(), x, return_inverse);
 }
 

@@ -86,7 +86,7 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
   Tensor t[3];
   for (int i = 0; i < 3; ++i) {
     t[i] = ops[i]->t ? elementwise_operand(*ops[i]->t, device)
-                     : scalar_tensor(ops[i]->s, compute, device.is_cuda() ? kCPU : device);
+                     : scalar_tensor(ops[i]->s, compute, device.is_cpu() ? device : kCPU);
   }
   DimVector shape = broadcast_shapes(broadcast_shapes(t[0].sizes(), t[1].sizes(), name), t[2].sizes(), name);
   Tensor r = out.defined()

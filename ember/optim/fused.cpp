@@ -102,7 +102,7 @@ void launch(Algo algo, std::vector<Work>& work) {
   std::vector<std::pair<Device, std::vector<Work>>> device_work;
   for (Work& w : work) {
     const Device d = w.t[0].device();
-    if (!d.is_cuda()) {
+    if (d.is_cpu()) {
       cpu_work.push_back(std::move(w));
       continue;
     }

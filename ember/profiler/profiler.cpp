@@ -51,7 +51,7 @@ std::vector<std::shared_ptr<ThreadBuffer>> g_buffers;
 std::atomic<uint64_t> g_generation{0};
 std::atomic<int64_t> g_next_id{1};
 std::atomic<uint64_t> g_next_tid{1};
-DeviceTimer* g_timers[2] = {nullptr, nullptr};
+DeviceTimer* g_timers[kNumDeviceTypes] = {};  // indexed by DeviceType
 RangeMarker g_marker;
 
 int64_t now_ns() {

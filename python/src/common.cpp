@@ -270,9 +270,9 @@ Example::
 )";
 
 constexpr const char* kDeviceDoc = R"(
-The device a tensor's memory is on: the CPU or one CUDA GPU.
+The device a tensor's memory is on: the CPU, one CUDA GPU, or the meta device (shapes without data).
 
-A device has a ``type`` (``"cpu"`` or ``"cuda"``) and an optional ``index`` (the GPU's number; none means the current
+A device has a ``type`` (``"cpu"``, ``"cuda"`` or ``"meta"``) and an optional ``index`` (the GPU's number; none means the current
 one). It is made from a string (``ember.device("cuda:1")``, ``ember.device("cpu")``), from a type and an index
 (``ember.device("cuda", 1)``) or from an int, a CUDA device's index. Functions that take a ``device`` also accept such
 strings and ints directly. ``with ember.device(d):`` makes ``d`` the default device of the factory functions inside
@@ -413,8 +413,8 @@ void init_dtype(nb::module_& m) {
           nb::arg("type"), nb::arg("index") = nb::none(),
           nb::sig("def __init__(self, type: str | int | device, index: int | None = None) -> None"))
       .def_prop_ro(
-          "type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; },
-          "The device type: ``\"cpu\"`` or ``\"cuda\"``.")
+          "type", [](const Device& d) { return device_type_name(d.type); },
+          "The device type: ``\"cpu\"``, ``\"cuda\"`` or ``\"meta\"``.")
       .def_prop_ro(
           "index",
           [](const Device& d) -> std::optional<int> {
@@ -423,7 +423,7 @@ void init_dtype(nb::module_& m) {
           "The device's index, or ``None`` for the current device of its type.")
       .def("__repr__",
            [](const Device& d) {
-             std::string s = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
+             std::string s = std::string("device(type='") + device_type_name(d.type) + "'";
              if (d.has_index()) s += ", index=" + std::to_string(d.index);
              return s + ")";
            })

@@ -123,6 +123,7 @@ std::optional<ScalarType> from_dl_dtype(DLDataType d) {
 }
 
 DLDevice to_dl_device(Device d) {
+  EMBER_CHECK_TYPE(!d.is_meta(), "Cannot export a meta tensor through DLPack: it has no data");
   if (d.is_cuda()) return {kDLCUDA, d.has_index() ? d.index : cuda::current_device()};
   return {kDLCPU, 0};
 }

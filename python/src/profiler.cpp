@@ -19,7 +19,7 @@ nb::tuple event_tuple(const profiler::Event& e) {
   nb::list dtypes;
   for (const auto& d : e.dtypes) dtypes.append(d);
   return nb::make_tuple(e.name, static_cast<int>(e.kind), e.id, e.parent, e.start_ns, e.end_ns, e.thread,
-                        e.device.is_cuda() ? "cuda" : "cpu", static_cast<int>(e.device.index), shapes, dtypes, e.bytes,
+                        device_type_name(e.device.type), static_cast<int>(e.device.index), shapes, dtypes, e.bytes,
                         e.address, e.device_start_ns, e.device_end_ns);
 }
 

@@ -1088,7 +1088,7 @@ void init_tensor(nb::module_& m) {
       .def(
           "tolist",
           [](const Tensor& t) {
-            Tensor c = t.is_cuda() ? to(t, kCPU) : t;
+            Tensor c = t.device().is_cpu() ? t : to(t, kCPU);  // a meta tensor raises: it has no data
             return tolist(static_cast<const char*>(c.data_ptr()), c.dtype(), c.sizes(), c.strides());
           },
           nb::sig("def tolist(self) -> list | bool | int | float"), kTolistDoc)
@@ -1277,15 +1277,15 @@ void init_tensor(nb::module_& m) {
   // f"{loss:.4f}" formats a 0-d tensor's value, as PyTorch does; other tensors take only an empty spec.
   cls.def("__format__", [](nb::handle self, nb::handle spec) -> nb::object {
     const Tensor& t = nb::cast<const Tensor&>(self);
-    if (t.dim() == 0) return nb::steal(PyObject_Format(scalar_to_py(item(t)).ptr(), spec.ptr()));
+    if (t.dim() == 0 && !t.is_meta()) return nb::steal(PyObject_Format(scalar_to_py(item(t)).ptr(), spec.ptr()));
     EMBER_CHECK_TYPE(PyUnicode_GetLength(spec.ptr()) == 0, "unsupported format string passed to Tensor.__format__");
     return nb::str(self);
   });
   // Pickling (and so copy.deepcopy and multiprocessing) ships the values, dtype, shape, device and
   // requires_grad; views are rebuilt as independent tensors. ember.save (issue 6) keeps storage sharing.
   cls.def("__reduce_ex__", [](const Tensor& t, int) {
-    Tensor c = contiguous(to(t, kCPU));
-    nb::bytes data(static_cast<const char*>(c.data_ptr()), c.nbytes());
+    Tensor c = t.is_meta() ? t : contiguous(to(t, kCPU));  // a meta tensor ships no values (Note [Meta device])
+    nb::bytes data(static_cast<const char*>(c.data_ptr()), t.is_meta() ? 0 : c.nbytes());
     return nb::make_tuple(nb::module_::import_("ember").attr("_rebuild_tensor"),
                           nb::make_tuple(data, std::string(dtype_name(t.dtype())), make_size(t.sizes()),
                                          t.device().str(), t.requires_grad()));
@@ -1298,6 +1298,8 @@ void init_tensor(nb::module_& m) {
           if (dtype_name(static_cast<ScalarType>(i)) == dtype) st = static_cast<ScalarType>(i);
         EMBER_CHECK_VALUE(st.has_value(), "_rebuild_tensor: unknown dtype '", dtype, "'");
         DimVector size = to_int_list(shape, "_rebuild_tensor", "shape");
+        if (Device(device).is_meta() && data.size() == 0)
+          return empty(size, TensorOptions(*st).device(kMeta).requires_grad(requires_grad));
         int64_t n = 1;
         for (int64_t s : size) n *= s;
         EMBER_CHECK_VALUE(n >= 0 && static_cast<size_t>(n) * element_size(*st) == data.size(),

@@ -420,8 +420,8 @@ def test_type_errors(call, pattern):
         ("cuda:x", "Invalid device string: 'cuda:x'"),
         ("cuda:-1", "Invalid device string: 'cuda:-1'"),
         ("cuda:1:1", "Invalid device string: 'cuda:1:1'"),
-        ("tpu", "Expected one of cpu, cuda device type at start of device string: tpu"),
-        ("CUDA", "Expected one of cpu, cuda device type at start of device string: CUDA"),
+        ("tpu", "Expected one of cpu, cuda, meta device type at start of device string: tpu"),
+        ("CUDA", "Expected one of cpu, cuda, meta device type at start of device string: CUDA"),
         ("", "device string"),
     ],
 )

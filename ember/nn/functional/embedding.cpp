@@ -37,7 +37,7 @@ Tensor checked_indices(const Tensor& indices, int64_t rows, const char* op) {
               legacy_type_name(indices.dtype()), " instead (while checking arguments for ", op, ")");
   Tensor idx = reshape(indices.dtype() == ScalarType::Int64 ? indices : to(indices, ScalarType::Int64), DimVector{-1});
   // On a GPU the gather kernels check each index (Note [Deferred device errors]): no wait for the data here.
-  if (idx.numel() && !idx.is_cuda()) {
+  if (idx.numel() && idx.device().is_cpu()) {
     const auto [lo, hi] = host_extrema(idx);
     EMBER_CHECK_INDEX(lo.to_int() >= 0 && hi.to_int() < rows, "index out of range in self");
   }

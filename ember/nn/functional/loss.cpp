@@ -70,6 +70,7 @@ void check_class_weight(const Tensor& weight, int64_t classes) {
 
 // IndexError for the first target outside [0, classes) that is not ignored.
 void check_target_bounds(const Tensor& target, const Tensor& valid, int64_t classes) {
+  if (target.is_meta()) return;  // no values to check (Note [Meta device]); the checks below skip meta likewise
   autograd::NoGradGuard no_grad;
   Tensor bad = logical_and(valid, logical_or(lt(target, 0), ge(target, classes)));
   if (item(any(bad)).to_bool())
@@ -268,7 +269,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   Tensor per;
   {
     autograd::NoGradGuard no_grad;
-    EMBER_CHECK(item(all(logical_and(ge(input, 0), le(input, 1)))).to_bool(),
+    EMBER_CHECK(input.is_meta() || item(all(logical_and(ge(input, 0), le(input, 1)))).to_bool(),
                 "all elements of input should be between 0 and 1");
     Tensor base = bce_unweighted(input, target);
     per = weight.defined() ? mul(base, weight) : base;
@@ -350,7 +351,7 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
   }
   {
     autograd::NoGradGuard no_grad;
-    EMBER_CHECK_VALUE(!item(any(lt(var, 0))).to_bool(), "var has negative entry/entries");
+    EMBER_CHECK_VALUE(var.is_meta() || !item(any(lt(var, 0))).to_bool(), "var has negative entry/entries");
   }
   // Clamped to eps without changing the gradient (PyTorch clamps a clone under no_grad).
   Tensor shift;
@@ -467,7 +468,7 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target_in, Redu
   const Tensor valid = cumprod(ne(t, -1), 1);
   {
     autograd::NoGradGuard no_grad;
-    EMBER_CHECK(!item(any(logical_and(ne(valid, 0), logical_or(lt(t, 0), ge(t, classes))))).to_bool(),
+    EMBER_CHECK(t.is_meta() || !item(any(logical_and(ne(valid, 0), logical_or(lt(t, 0), ge(t, classes))))).to_bool(),
                 "argument #2 'target' is out of range");
   }
   const Tensor safe = where(ne(valid, 0), t, 0);
@@ -496,7 +497,8 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target_in, int64_t p
   check_class_weight(weight, classes);
   {
     autograd::NoGradGuard no_grad;
-    EMBER_CHECK(!item(any(logical_or(lt(target, 0), ge(target, classes)))).to_bool(), "target out of range");
+    EMBER_CHECK(target.is_meta() || !item(any(logical_or(lt(target, 0), ge(target, classes)))).to_bool(),
+                "target out of range");
   }
   Tensor t = unsqueeze(target, 1);
   Tensor z = clamp(add(sub(x, gather(x, 1, t)), margin), Scalar(0.0), std::nullopt);

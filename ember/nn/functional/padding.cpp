@@ -30,7 +30,7 @@ Tensor pad_index(Mode mode, int64_t n, int64_t lo, int64_t hi, Device device) {
       j = ((j % n) + n) % n;
     p[i] = j;
   }
-  return device.is_cuda() ? to(idx, device) : idx;
+  return device.is_cpu() ? idx : to(idx, device);
 }
 
 }  // namespace

@@ -275,7 +275,7 @@ Tensor max_unpool(size_t nsp, const char* op, const Tensor& x, const Tensor& ind
   }
   int64_t out_n = 1;
   for (int64_t o : out) out_n *= o;
-  if (indices.numel()) {
+  if (indices.numel() && !indices.is_meta()) {  // meta: no values to check (Note [Meta device])
     Tensor bad = logical_or(lt(indices, 0), ge(indices, out_n));
     if (item(any(bad)).to<bool>()) {
       std::string sizes;

@@ -22,6 +22,7 @@ DimVector contiguous_strides(IntArrayRef size) {
 Device resolve_device(Device d) {
   if (d.is_cpu()) [[likely]]
     return d.has_index() && d.index != 0 ? (fail<Error>("CPU device index must be 0, got ", d), d) : kCPU;
+  if (d.is_meta()) return kMeta;  // one meta device: PyTorch drops the index too
   cuda::check_available(("device '" + d.str() + "'").c_str());
   if (!d.has_index()) return Device(DeviceType::CUDA, cuda::current_device());
   EMBER_CHECK(d.index < cuda::device_count(), "CUDA error: invalid device ordinal (", d, " requested, ",
@@ -126,6 +127,11 @@ void check_same_device(const char* op, const std::vector<Tensor>& tensors) {
     else if (t.device() != first->device()) [[unlikely]]
       device_mismatch(op, first->device(), t.device());
   }
+}
+
+void check_has_data(const Tensor& t, const char* op) {
+  if (t.is_meta()) [[unlikely]]
+    fail<NotImplementedError>(op, ": not implemented for meta tensors: the size of its result depends on the data");
 }
 
 std::pair<Scalar, Scalar> host_extrema(const Tensor& t) {

@@ -37,6 +37,9 @@ Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_
 // launch; undefined tensors (optional arguments) and null pointers are skipped.
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
 void check_same_device(const char* op, const std::vector<Tensor>& tensors);
+// Raises NotImplementedError for an op whose output's size depends on t's values, which a meta tensor does not have
+// (Note [Meta device] in backend/meta/kernels.cpp).
+void check_has_data(const Tensor& t, const char* op);
 // (min, max) of a non-empty t on the host: a single device-to-host copy (one wait) when t is on a GPU.
 std::pair<Scalar, Scalar> host_extrema(const Tensor& t);
 

@@ -3,6 +3,7 @@ conversion semantics. The math of every layer runs in C++ (ember.nn.functional).
 
 import itertools
 import threading
+import warnings
 from collections import OrderedDict, namedtuple
 
 from ... import _C
@@ -331,11 +332,12 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn):
+    def _apply(self, fn, recurse=True):
         """Replaces every parameter's and buffer's data with fn(data), keeping the Parameter objects (and their
-        grads converted the same way), as PyTorch does."""
-        for module in self.children():
-            module._apply(fn)
+        grads converted the same way), as PyTorch does; in submodules too unless recurse is False."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
         with no_grad():
             for param in self._parameters.values():
                 if param is None:
@@ -370,6 +372,16 @@ class Module:
             return t
 
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Moves the parameters and buffers to `device` without copying their data: each gets new, uninitialised
+        memory of its shape and dtype there (the step after building a model on the meta device). Returns self.
+
+        Args:
+            device (:class:`ember.device`): the device of the new parameters and buffers.
+            recurse (bool): whether submodules' parameters and buffers move too.
+        """
+        return self._apply(lambda t: _C.empty_like(t, device=device), recurse=recurse)
 
     def cpu(self):
         return self._apply(lambda t: t.cpu())
@@ -454,6 +466,22 @@ class Module:
                 continue
             if _loading.dry_run:
                 continue
+            if local_metadata.get("assign_to_params_buffers", False):
+                # assign=True keeps the loaded tensor itself (a Parameter keeps the module's requires_grad).
+                if isinstance(param, Parameter):
+                    if isinstance(value, Parameter):
+                        value.requires_grad_(param.requires_grad)
+                    else:
+                        value = Parameter(value, requires_grad=param.requires_grad)
+                setattr(self, name, value)
+                continue
+            if param.is_meta and not value.is_meta:
+                warnings.warn(
+                    "for %s: copying from a non-meta parameter in the checkpoint to a meta parameter in the current "
+                    "model, which is a no-op. (Did you mean to pass `assign=True` to assign items in the state "
+                    "dictionary to their corresponding key in the module instead of copying them in place?)" % key
+                )
+                continue
             try:
                 with no_grad():
                     param.copy_(value)
@@ -474,7 +502,11 @@ class Module:
                     ):
                         unexpected_keys.append(key)
 
-    def load_state_dict(self, state_dict, strict=True):
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copies the parameters and buffers of `state_dict` into this module and its descendants; with
+        ``assign=True`` the module keeps the state dict's tensors themselves instead (so a model built on the meta
+        device gets real ones; each Parameter keeps the module's ``requires_grad``). Returns the missing and
+        unexpected keys (raises on them when `strict`)."""
         if not isinstance(state_dict, dict):
             raise TypeError("Expected state_dict to be dict-like, got %s." % type(state_dict))
 
@@ -486,7 +518,8 @@ class Module:
             sd = OrderedDict(state_dict)
 
             def visit(module, prefix=""):
-                module._load_from_state_dict(sd, prefix, {}, True, missing, unexpected, errors)
+                metadata = {"assign_to_params_buffers": assign}
+                module._load_from_state_dict(sd, prefix, metadata, True, missing, unexpected, errors)
                 for name, child in module._modules.items():
                     if child is not None:
                         visit(child, prefix + name + ".")

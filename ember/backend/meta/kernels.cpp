@@ -1,0 +1,98 @@
+// Note [Meta device]
+// A meta tensor has sizes, strides and a dtype but no memory (ember.device("meta"): building a model's shapes without
+// its weights). Ops compute their outputs' geometry in device-generic code (ops/, nn/functional/) before they call a
+// device kernel, so the meta device is a backend like the CPU's whose kernels do nothing: every op gets its shape
+// rules, dtype promotion, broadcasting, argument checks and autograd recording on meta from the one code path that
+// the real devices run. The allocator hands out no memory (backend/meta/allocator.cpp). Registered here are the
+// kernels whose outputs the op allocated before the call; a kernel whose output's size depends on the data (nonzero,
+// unique, bincount) or whose op reads results back on the host (LAPACK's info, CTC's lengths) has no meta version,
+// so its op raises NotImplementedError naming the kernel and the meta device, and copying out of a meta tensor (to
+// another device, item(), tolist()) raises as PyTorch does.
+#include "ember/backend/kernels.h"
+#include "ember/backend/kernels/binary.h"
+#include "ember/backend/kernels/blas.h"
+#include "ember/backend/kernels/copy.h"
+#include "ember/backend/kernels/creation.h"
+#include "ember/backend/kernels/index.h"
+#include "ember/backend/kernels/nn/conv.h"
+#include "ember/backend/kernels/nn/dropout.h"
+#include "ember/backend/kernels/nn/loss.h"
+#include "ember/backend/kernels/nn/normalization.h"
+#include "ember/backend/kernels/nn/pooling.h"
+#include "ember/backend/kernels/nn/softmax.h"
+#include "ember/backend/kernels/nn/spatial.h"
+#include "ember/backend/kernels/optim.h"
+#include "ember/backend/kernels/random.h"
+#include "ember/backend/kernels/reduce.h"
+#include "ember/backend/kernels/sampling.h"
+#include "ember/backend/kernels/scan.h"
+#include "ember/backend/kernels/search.h"
+#include "ember/backend/kernels/sort.h"
+#include "ember/backend/kernels/ternary.h"
+#include "ember/backend/kernels/unary.h"
+#include "ember/backend/kernels/unary_backward.h"
+
+namespace ember {
+namespace {
+
+// The kernel that does nothing, of the slot's own signature.
+template <class... A>
+constexpr auto nothing(const KernelSlot<void(A...)>&) -> void (*)(A...) {
+  return [](A...) {};
+}
+
+}  // namespace
+
+#define EMBER_META_KERNEL(name) EMBER_REGISTER_KERNEL(name, Meta, nothing(name##_kernel))
+
+// Elementwise families, copies and fills.
+EMBER_META_KERNEL(unary)
+EMBER_META_KERNEL(unary_backward)
+EMBER_META_KERNEL(binary)
+EMBER_META_KERNEL(ternary)
+EMBER_META_KERNEL(copy)
+EMBER_META_KERNEL(fill)
+EMBER_META_KERNEL(arange)
+EMBER_META_KERNEL(linspace)
+// Products, reductions, scans, sorting and searching.
+EMBER_META_KERNEL(matmul)
+EMBER_META_KERNEL(reduce)
+EMBER_META_KERNEL(reduce_with_index)
+EMBER_META_KERNEL(scan)
+EMBER_META_KERNEL(sort)
+EMBER_META_KERNEL(topk)
+EMBER_META_KERNEL(slice_select)
+EMBER_META_KERNEL(searchsorted)
+// Indexing: the bounds checks live in the kernels, so meta indices are not checked (as in PyTorch).
+EMBER_META_KERNEL(index_gather)
+EMBER_META_KERNEL(index_scatter)
+EMBER_META_KERNEL(index_offsets)
+// Random numbers and samplers.
+EMBER_META_KERNEL(uniform)
+EMBER_META_KERNEL(normal)
+EMBER_META_KERNEL(random_int)
+EMBER_META_KERNEL(bernoulli)
+EMBER_META_KERNEL(sample)
+EMBER_META_KERNEL(standard_gamma_grad)
+// torch.nn's ops.
+EMBER_META_KERNEL(conv_forward)
+EMBER_META_KERNEL(conv_backward)
+EMBER_META_KERNEL(max_pool)
+EMBER_META_KERNEL(avg_pool)
+EMBER_META_KERNEL(avg_pool_backward)
+EMBER_META_KERNEL(softmax)
+EMBER_META_KERNEL(layer_norm)
+EMBER_META_KERNEL(layer_norm_backward)
+EMBER_META_KERNEL(channel_moments)
+EMBER_META_KERNEL(channel_affine)
+EMBER_META_KERNEL(dropout)
+EMBER_META_KERNEL(dropout_backward)
+EMBER_META_KERNEL(cross_entropy_logits)
+EMBER_META_KERNEL(resample)
+EMBER_META_KERNEL(resample_adjoint)
+EMBER_META_KERNEL(im2col)
+EMBER_META_KERNEL(col2im)
+// Optimizers' fused steps.
+EMBER_META_KERNEL(optim_step)
+
+}  // namespace ember
