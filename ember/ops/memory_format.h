@@ -1,5 +1,6 @@
 // Memory formats (PyTorch's torch.contiguous_format, channels_last, ...): which strides a dense tensor has. ember's
-// ops accept any strides and produce row-major outputs; these functions convert between the formats on request
+// ops accept any strides; elementwise ops lay their outputs out as their operands are (ops/elementwise_layout.h),
+// other ops produce row-major outputs; these functions convert between the formats on request
 // (Tensor.contiguous(memory_format=), .to(memory_format=), Module.to(memory_format=), empty(memory_format=)).
 #pragma once
 
