@@ -32,14 +32,50 @@ void AccumulateGrad::run_leaf_hooks(TensorList& grads) const {
   for (auto& h : hooks) apply_grad_hook(h, grads[0]);
 }
 
+namespace {
+
+// Whether strides lay `sizes` out densely in some order of the dims (size-1 dims ignored).
+bool dense_layout(IntArrayRef sizes, IntArrayRef strides) {
+  DimVector order;
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] != 1) order.push_back(static_cast<int64_t>(d));
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return strides[a] < strides[b]; });
+  int64_t expected = 1;
+  for (int64_t d : order) {
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+bool same_strides(IntArrayRef sizes, IntArrayRef a, IntArrayRef b) {
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] != 1 && a[d] != b[d]) return false;
+  return true;
+}
+
+}  // namespace
+
 void AccumulateGrad::accumulate(AutogradMeta& m, const Tensor& g) {
   std::lock_guard lock(m.mutex);  // other threads may set .grad or accumulate (Note [Autograd and threads])
   if (!m.grad.defined()) {
     // Without create_graph, a gradient nobody else holds becomes .grad as is; otherwise .grad gets a copy, so
-    // that later accumulation never writes into a tensor the user holds. A copy is contiguous, as PyTorch's
-    // layout contract gives (a linear layer's weight gradient arrives transposed): p.grad.view(-1) works and the
-    // optimizers' fused steps see dense tensors.
+    // that later accumulation never writes into a tensor the user holds. PyTorch's layout contract: .grad has the
+    // variable's strides when the variable is dense (a channels-last weight or input gets a channels-last gradient),
+    // else it is row-major (a linear layer's weight gradient arrives transposed); p.grad.view(-1) works wherever
+    // p.view(-1) does, and the optimizers' fused steps see dense tensors laid out as their parameters.
     const bool sole = g.impl()->use_count() == 1 && g.impl()->storage()->use_count() == 1 && !g.requires_grad();
+    const TensorImpl* v = m.owner.load(std::memory_order_relaxed);  // alive while the mutex is held
+    if (v && !v->is_contiguous() && std::ranges::equal(v->sizes(), g.sizes()) &&
+        dense_layout(v->sizes(), v->strides())) {
+      if (same_strides(g.sizes(), g.strides(), v->strides())) {
+        m.grad = sole ? g : clone(g);
+      } else {
+        m.grad = empty_strided(v->sizes(), v->strides(), TensorOptions(g.dtype()).device(g.device()));
+        copy_(m.grad, g);
+      }
+      return;
+    }
     m.grad = sole && g.is_contiguous() ? g : g.is_contiguous() ? clone(g) : contiguous(g);
   } else if (is_grad_enabled()) {
     m.grad = m.grad + g;  // create_graph: the sum keeps the history of both

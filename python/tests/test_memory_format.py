@@ -181,3 +181,64 @@ def test_elementwise_output_strides_match_pytorch():
     out = subprocess.run([TORCH_PY, "-c", code], input=LAYOUT_CASES, capture_output=True, text=True, check=True)
     want = json.loads(out.stdout.strip().splitlines()[-1])
     assert {k: list(v.stride()) for k, v in layout_cases(ember).items()} == want
+
+
+# Convolution, batch norm and pooling keep a channels-last input's layout (PyTorch's), with the row-major results.
+NN_LAYOUT_CASES = """
+def nn_layout_cases(lib):
+    F = lib.nn.functional
+    cl = lib.channels_last
+    lib.manual_seed(0)
+    x = lib.arange(4 * 6 * 9 * 8, dtype=lib.float32).reshape(4, 6, 9, 8).div(100).sin()
+    x = x.contiguous(memory_format=cl).requires_grad_()
+    w = lib.arange(10 * 6 * 3 * 3, dtype=lib.float32).reshape(10, 6, 3, 3).div(50).cos().requires_grad_()
+    y = F.conv2d(x, w, padding=1)
+    z = F.batch_norm(y, None, None, training=True)
+    p, idx = F.max_pool2d(z.relu(), 2, return_indices=True)
+    out = {"conv2d": y, "batch_norm": z, "max_pool2d": p, "max_pool2d indices": idx,
+           "avg_pool2d": F.avg_pool2d(z, 3, 2), "adaptive_avg_pool2d": F.adaptive_avg_pool2d(p, 1),
+           "conv2d stride 2": F.conv2d(z, lib.ones(4, 10, 1, 1), stride=2)}
+    (p.square().sum() + out["avg_pool2d"].sum()).backward()
+    out["x.grad"], out["w.grad"] = x.grad, w.grad
+    return out
+"""
+
+
+def nn_layout_cases(lib):
+    scope = {}
+    exec(NN_LAYOUT_CASES, scope)
+    return scope["nn_layout_cases"](lib)
+
+
+def test_conv_batchnorm_and_pooling_keep_channels_last():
+    got = nn_layout_cases(ember)
+    for name in ("conv2d", "batch_norm", "max_pool2d", "avg_pool2d", "conv2d stride 2", "x.grad"):
+        assert got[name].is_contiguous(memory_format=CL), name
+    # the same computation on a row-major input gives the same values
+    import ember as lib
+
+    F = lib.nn.functional
+    x = got["x.grad"].new_tensor(np.sin(np.arange(4 * 6 * 9 * 8, dtype=np.float32).reshape(4, 6, 9, 8) / 100))
+    x.requires_grad_()
+    w = lib.tensor(np.cos(np.arange(10 * 6 * 3 * 3, dtype=np.float32).reshape(10, 6, 3, 3) / 50), requires_grad=True)
+    z = F.batch_norm(F.conv2d(x, w, padding=1), None, None, training=True)
+    p = F.max_pool2d(z.relu(), 2)
+    (p.square().sum() + F.avg_pool2d(z, 3, 2).sum()).backward()
+    np.testing.assert_allclose(to_np(got["max_pool2d"]), to_np(p), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(to_np(got["x.grad"]), to_np(x.grad), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(to_np(got["w.grad"]), to_np(w.grad), rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.skipif(not os.path.exists(TORCH_PY), reason="needs the reference PyTorch at /opt/torch2/py")
+def test_nn_output_strides_match_pytorch():
+    code = (
+        "import json, sys, torch; scope = {}; exec(sys.stdin.read(), scope); "
+        "out = scope['nn_layout_cases'](torch); "
+        "print(json.dumps({k: [list(v.stride()), v.detach().double().sum().item()] for k, v in out.items()}))"
+    )
+    res = subprocess.run([TORCH_PY, "-c", code], input=NN_LAYOUT_CASES, capture_output=True, text=True, check=True)
+    want = json.loads(res.stdout.strip().splitlines()[-1])
+    got = nn_layout_cases(ember)
+    for name, (strides, total) in want.items():
+        assert list(got[name].stride()) == strides, name
+        assert abs(float(got[name].detach().double().sum()) - total) <= 1e-3 * max(1.0, abs(total)), name

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <initializer_list>
 
 #include "ember/backend/cpu/dnnl.h"
 #include "ember/backend/kernels/nn/conv.h"
@@ -185,8 +186,53 @@ void narrow_into(const Tensor& dst, const Tensor& src) {
   if (dst.defined()) copy_(dst, src);
 }
 
+// Whether all defined operands are row-major: ember's own loops (float64, and the 16-bit fallback's widening) need
+// it; oneDNN takes channels-last operands as they are.
+bool all_contiguous(std::initializer_list<const Tensor*> ts) {
+  return std::all_of(ts.begin(), ts.end(), [](const Tensor* t) { return !t->defined() || t->is_contiguous(); });
+}
+Tensor row_major(const Tensor& t) { return t.defined() ? contiguous(t) : t; }
+Tensor row_major_out(const Tensor& t) {
+  return t.defined() && !t.is_contiguous() ? empty(t.sizes(), TensorOptions(t.dtype())) : t;
+}
+void copy_back(const Tensor& dst, const Tensor& src) {
+  if (dst.defined() && !dst.is_same(src)) copy_(dst, src);
+}
+
+void conv_forward_cpu(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      const ConvGeometry& g);
+
+void conv_backward_cpu(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                       const Tensor& grad_out, const Tensor& input, const Tensor& weight, const ConvGeometry& g);
+
+// A channels-last convolution outside float32 (Note [Primitives on ember's threads] covers float32): computed on
+// row-major copies, the outputs copied back.
+bool strided_fallback_forward(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                              const ConvGeometry& g) {
+  if (input.dtype() == ScalarType::Float32 || all_contiguous({&out, &input, &weight, &bias})) return false;
+  const Tensor o = row_major_out(out);
+  conv_forward_cpu(o, row_major(input), row_major(weight), row_major(bias), g);
+  copy_back(out, o);
+  return true;
+}
+
+bool strided_fallback_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                               const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                               const ConvGeometry& g) {
+  if (grad_out.dtype() == ScalarType::Float32 ||
+      all_contiguous({&grad_input, &grad_weight, &grad_bias, &grad_out, &input, &weight}))
+    return false;
+  const Tensor gi = row_major_out(grad_input), gw = row_major_out(grad_weight), gb = row_major_out(grad_bias);
+  conv_backward_cpu(gi, gw, gb, row_major(grad_out), row_major(input), row_major(weight), g);
+  copy_back(grad_input, gi);
+  copy_back(grad_weight, gw);
+  copy_back(grad_bias, gb);
+  return true;
+}
+
 void conv_forward_cpu(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                       const ConvGeometry& g) {
+  if (strided_fallback_forward(out, input, weight, bias, g)) return;
   const ScalarType dt = input.dtype();
   if (dt == ScalarType::Float32) {
     dnnl_cpu::conv_forward(out, input, weight, bias, g);
@@ -203,6 +249,7 @@ void conv_forward_cpu(const Tensor& out, const Tensor& input, const Tensor& weig
 
 void conv_backward_cpu(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                        const Tensor& grad_out, const Tensor& input, const Tensor& weight, const ConvGeometry& g) {
+  if (strided_fallback_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, g)) return;
   const ScalarType dt = grad_out.dtype();
   if (dt == ScalarType::Float32) {
     dnnl_cpu::conv_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, g);

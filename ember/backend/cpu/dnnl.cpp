@@ -417,7 +417,7 @@ bool conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, 
   guarded("convolution", [&] {
     const int64_t n = input.size(0);
     const bool fp32 = input.dtype() == ScalarType::Float32;
-    if (n == 1 && fp32) {
+    if (n == 1 && fp32 && out.is_contiguous() && input.is_contiguous()) {
       done = conv_forward_by_channels(out, input, weight, bias, g);
       return;
     }

@@ -16,6 +16,7 @@
 #include "ember/nn/functional/conv.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
@@ -96,6 +97,18 @@ DimVector output_sizes(IntArrayRef in, IntArrayRef w, const ConvGeometry& g) {
 
 TensorOptions options_of(const Tensor& t) { return TensorOptions(t.dtype()).device(t.device()); }
 
+// Whether a convolution keeps a channels-last input's layout (PyTorch's): a 4-d (5-d) CPU input dense in it and not
+// row-major, without a cropped tail. The CPU kernels take any strides for oneDNN and copy for their own loops.
+std::optional<MemoryFormat> channels_last_of(const Tensor& x, const ConvGeometry& g) {
+  if (!x.device().is_cpu() || x.is_contiguous() || has_crop(g)) return std::nullopt;
+  if (x.dim() == 4 && is_contiguous(x, MemoryFormat::ChannelsLast)) return MemoryFormat::ChannelsLast;
+  if (x.dim() == 5 && is_contiguous(x, MemoryFormat::ChannelsLast3d)) return MemoryFormat::ChannelsLast3d;
+  return std::nullopt;
+}
+
+// t dense in format f when given, else row-major.
+Tensor dense_as(const Tensor& t, std::optional<MemoryFormat> f) { return f ? contiguous(t, *f) : contiguous(t); }
+
 }  // namespace
 
 // ---- the primitives (Note [Convolution as three maps])
@@ -105,7 +118,8 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Con
   Tensor out;
   {
     autograd::NoGradGuard no_grad;
-    Tensor xc = contiguous(crop(x, g)), wc = contiguous(w), bc = b.defined() ? contiguous(b) : Tensor();
+    const std::optional<MemoryFormat> cl = channels_last_of(x, g);
+    Tensor xc = dense_as(crop(x, g), cl), wc = dense_as(w, cl), bc = b.defined() ? contiguous(b) : Tensor();
     if (xc.numel() == 0 || wc.numel() == 0) {  // nothing to sum: the bias alone
       out = zeros(os, options_of(x));
       if (bc.defined() && out.numel()) {
@@ -114,7 +128,7 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Con
         copy_into(out, view(bc, bs));
       }
     } else {
-      out = empty(os, options_of(x));
+      out = cl ? empty(os, options_of(x), *cl) : empty(os, options_of(x));
       conv_forward_kernel[x.device()](out, xc, wc, bc, g);
     }
   }
@@ -138,11 +152,16 @@ ConvGrads conv_backward(const Tensor& gy, const Tensor& x, const Tensor& w, IntA
   {
     autograd::NoGradGuard no_grad;
     const TensorOptions opts = options_of(gy);
-    Tensor gc = contiguous(gy);
-    Tensor xc = need[1] ? contiguous(crop(x, g)) : Tensor(), wc = need[0] ? contiguous(w) : Tensor();
+    // channels-last when the saved input (or, for a double backward without one, grad_out) is
+    const std::optional<MemoryFormat> cl = channels_last_of(x.defined() ? x : gy, g);
+    Tensor gc = dense_as(gy, cl);
+    Tensor xc = need[1] ? dense_as(crop(x, g), cl) : Tensor(), wc = need[0] ? dense_as(w, cl) : Tensor();
     // Kernel outputs: the input gradient without the cropped tail (written into zeros when there is one).
     Tensor gx, gw, gb;
-    if (need[0]) r.input = has_crop(g) || !gc.numel() || !wc.numel() ? zeros(xs, opts) : empty(xs, opts);
+    if (need[0])
+      r.input = has_crop(g) || !gc.numel() || !wc.numel() ? zeros(xs, opts)
+                : cl                                      ? empty(xs, opts, *cl)
+                                                          : empty(xs, opts);
     if (need[0] && gc.numel() && wc.numel()) gx = has_crop(g) ? empty(cropped_sizes(xs, g), opts) : r.input;
     if (need[1]) {
       r.weight = gc.numel() && xc.numel() ? empty(ws, opts) : zeros(ws, opts);

@@ -33,6 +33,22 @@ Tensor prep(const Tensor& t, ScalarType ct) {
   if (!t.defined()) return t;
   return contiguous(t.dtype() == ct ? t : to(t, ct));
 }
+// Whether batch_norm keeps x in the channels-last layout: a 4-d (5-d) CPU tensor dense in it and not row-major. Its
+// memory is then a row-major [N * spatial, C, 1], so the channel kernels (whose contract is a dense [A, C, B]) run on
+// it as they are, with A = N * spatial and B = 1.
+bool channels_last_batch(const Tensor& x) {
+  if (!x.device().is_cpu() || x.is_contiguous()) return false;
+  return (x.dim() == 4 && is_contiguous(x, MemoryFormat::ChannelsLast)) ||
+         (x.dim() == 5 && is_contiguous(x, MemoryFormat::ChannelsLast3d));
+}
+
+// t in dtype ct, dense in channels-last when `cl`, else contiguous (undefined stays undefined).
+Tensor prep_as(const Tensor& t, ScalarType ct, bool cl) {
+  if (!t.defined() || !cl) return prep(t, ct);
+  return contiguous(t.dtype() == ct ? t : to(t, ct),
+                    t.dim() == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d);
+}
+
 // t flattened, contiguous in dtype ct (undefined stays undefined).
 Tensor flat(const Tensor& t, ScalarType ct) { return t.defined() ? reshape(prep(t, ct), DimVector{-1}) : t; }
 Tensor cast(const Tensor& t, ScalarType dtype) { return t.defined() && t.dtype() != dtype ? to(t, dtype) : t; }
@@ -193,11 +209,12 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   check_param(running_var, C, "running_var");
   const ScalarType ct = compute_dtype(x.dtype());
   const TensorOptions f64 = TensorOptions(ScalarType::Float64).device(x.device());
-  const int64_t acb[] = {A, C, B};
+  const bool cl = channels_last_batch(x);
+  const int64_t acb[] = {cl ? A * B : A, C, cl ? 1 : B};
   Tensor y, mu, invstd;
   {
     autograd::NoGradGuard no_grad;
-    Tensor xc = prep(x, ct);
+    Tensor xc = prep_as(x, ct, cl);
     if (training) {
       Tensor s1 = zeros(DimVector{C}, f64), s2 = zeros(DimVector{C}, f64);
       if (x.numel()) channel_moments_kernel[x.device()](s1, Tensor(), xc, xc, Tensor(), IntArrayRef(acb));
@@ -224,7 +241,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     y = cast(y, x.dtype());
   }
   auto node = autograd::make_node(
-      "NativeBatchNormBackward0", {&x, &weight, &bias}, [training, eps, C, A, B](FormulaNode& n, TensorList& gs) {
+      "NativeBatchNormBackward0", {&x, &weight, &bias}, [training, eps, C, A, B, cl](FormulaNode& n, TensorList& gs) {
         const Tensor& g = gs[0];
         const Tensor x = n.saved_tensor(0), w = n.saved_tensor(1), mu = n.saved_tensor(2), invstd = n.saved_tensor(3);
         Tensor dx, dw, db;
@@ -249,10 +266,10 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
           return TensorList{dx, dw, db};
         }
         const ScalarType ct = compute_dtype(x.dtype());
-        const int64_t acb[] = {A, C, B};
+        const int64_t acb[] = {cl ? A * B : A, C, cl ? 1 : B};
         const double count = static_cast<double>(A * B);
         const TensorOptions f64 = TensorOptions(ScalarType::Float64).device(x.device());
-        Tensor gc = prep(g, ct), xc = prep(x, ct);
+        Tensor gc = prep_as(g, ct, cl), xc = prep_as(x, ct, cl);
         // s1 = sum of g, s2 = sum of g * (x - mean), per channel.
         Tensor s1 = zeros(DimVector{C}, f64), s2 = zeros(DimVector{C}, f64);
         if ((training || n.needs(1) || n.needs(2)) && x.numel())

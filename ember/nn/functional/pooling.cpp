@@ -298,23 +298,44 @@ Tensor max_unpool(size_t nsp, const char* op, const Tensor& x, const Tensor& ind
   return reshape(scatter(z, 1, reshape(indices, {{planes, -1}}), reshape(x, {{planes, -1}})), os);
 }
 
+// PyTorch's poolings keep a channels-last input's layout. ember's pool kernels run on row-major tensors, so the result
+// is laid out as the input was afterwards (one copy of the smaller tensor).
+Tensor like_input(const Tensor& input, const Tensor& r) {
+  if (!r.defined() || input.is_contiguous() || r.dim() != input.dim() || r.dim() < 4 || r.dim() > 5) return r;
+  const MemoryFormat f = r.dim() == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
+  if (!is_contiguous(input, f)) return r;
+  // channels-last strides exactly as PyTorch gives them (also on size-1 dims): C innermost, then W, H (D), N
+  DimVector strides(r.dim());
+  int64_t s = 1;
+  for (int64_t d : r.dim() == 4 ? DimVector{1, 3, 2, 0} : DimVector{1, 4, 3, 2, 0}) {
+    strides[d] = s;
+    s *= std::max<int64_t>(r.size(d), 1);
+  }
+  return std::ranges::equal(r.strides(), strides) ? r : clone(r, f);
+}
+std::pair<Tensor, Tensor> like_input(const Tensor& input, std::pair<Tensor, Tensor> r) {
+  return {like_input(input, r.first), like_input(input, r.second)};
+}
+
 }  // namespace
 
 #define EMBER_DEFINE_POOL(N)                                                                                           \
   std::pair<Tensor, Tensor> max_pool##N##d_with_indices(const Tensor& input, IntArrayRef kernel_size,                  \
                                                         IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, \
                                                         bool ceil_mode) {                                              \
-    return max_pool(N, "max_pool" #N "d", input, kernel_size, stride, padding, dilation, ceil_mode, true);             \
+    return like_input(input,                                                                                           \
+                      max_pool(N, "max_pool" #N "d", input, kernel_size, stride, padding, dilation, ceil_mode, true)); \
   }                                                                                                                    \
   Tensor max_pool##N##d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,         \
                         IntArrayRef dilation, bool ceil_mode) {                                                        \
-    return max_pool(N, "max_pool" #N "d", input, kernel_size, stride, padding, dilation, ceil_mode, false).first;      \
+    return like_input(                                                                                                 \
+        input, max_pool(N, "max_pool" #N "d", input, kernel_size, stride, padding, dilation, ceil_mode, false).first); \
   }                                                                                                                    \
   Tensor adaptive_avg_pool##N##d(const Tensor& input, IntArrayRef output_size) {                                       \
-    return adaptive_avg_pool(N, "adaptive_avg_pool" #N "d", input, output_size);                                       \
+    return like_input(input, adaptive_avg_pool(N, "adaptive_avg_pool" #N "d", input, output_size));                    \
   }                                                                                                                    \
   std::pair<Tensor, Tensor> adaptive_max_pool##N##d(const Tensor& input, IntArrayRef output_size) {                    \
-    return adaptive_max_pool(N, "adaptive_max_pool" #N "d", input, output_size);                                       \
+    return like_input(input, adaptive_max_pool(N, "adaptive_max_pool" #N "d", input, output_size));                    \
   }                                                                                                                    \
   Tensor max_unpool##N##d(const Tensor& input, const Tensor& indices, IntArrayRef kernel_size, IntArrayRef stride,     \
                           IntArrayRef padding, IntArrayRef output_size) {                                              \
@@ -331,13 +352,15 @@ Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 }
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
                   bool count_include_pad, std::optional<int64_t> divisor_override) {
-  return avg_pool(2, "avg_pool2d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  return like_input(input, avg_pool(2, "avg_pool2d", input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                    divisor_override));
 }
 Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
                   bool count_include_pad, std::optional<int64_t> divisor_override) {
   EMBER_AUTOCAST(autocast::kFp32Cpu, avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                  divisor_override);
-  return avg_pool(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  return like_input(input, avg_pool(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                    divisor_override));
 }
 
 }  // namespace ember
