@@ -303,6 +303,12 @@ void reduce_typed(const Tensor& out, const Tensor& in) {
 }
 
 void reduce(ReduceOp op, const Tensor& out, const Tensor& in) {
+  if (is_complex(in.dtype())) {  // products (complex sums run over the real pairs: ops/reduce.cpp)
+    EMBER_CHECK_T(NotImplementedError, op == ReduceOp::Prod, "\"", reduce_op_name(op), "_cpu\" not implemented for '",
+                  type_label(in.dtype()), "'");
+    dispatch_complex(in.dtype(), [&](auto v) { reduce_typed<decltype(v), ReduceOp::Prod>(out, in); });
+    return;
+  }
   dispatch_all(in.dtype(), [&](auto v) {
     using T = decltype(v);
     switch (op) {
