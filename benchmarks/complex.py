@@ -18,6 +18,7 @@ out = lib.empty_like(x)
 a512, b512 = crand(512, 512, dtype=lib.complex64), crand(512, 512, dtype=lib.complex64)
 z512, w512 = crand(512, 512, dtype=lib.complex128), crand(512, 512, dtype=lib.complex128)
 q = lib.randn(8, 128, 32, 64)
+r1, r2 = lib.randn(1 << 21), lib.randn(1 << 21)
 freqs = lib.polar(lib.ones(128, 1, 32), lib.randn(128, 1, 32))
 """
 BIG = """
@@ -28,6 +29,7 @@ a, b = crand(2048, 2048, dtype=lib.complex64), crand(2048, 2048, dtype=lib.compl
 """
 
 CASES = [
+    ("add f32 2M (real baseline)", SETUP, "r1 + r2"),
     ("mul c64 1M", SETUP, "x * y"),
     ("mul c64 1M out=", SETUP, "lib.mul(x, y, out=out)"),
     ("add c64 1M", SETUP, "x + y"),

@@ -76,18 +76,16 @@ void record_reduce(ReduceOp op, const Tensor& x, Tensor& r, const DimVector& dim
   }
 }
 
-// Complex sums are the sums of the (re, im) pairs: the real kernel over view_as_real's views, whose last dim (2)
-// out keeps; products have their complex kernel; the other reductions PyTorch has for complex are of the nonzero
-// test.
+// Complex sums and products have complex kernels; the other reductions PyTorch has for complex are of the nonzero test.
 void reduce_complex(ReduceOp op, const Tensor& out, const Tensor& in) {
   autograd::NoGradGuard no_grad;
   switch (op) {
     case ReduceOp::Sum:
-    case ReduceOp::NanSum: reduce_kernel[in.device()](op, view_as_real(out), view_as_real(in)); return;
+    case ReduceOp::Prod: reduce_kernel[in.device()](op, out, in); return;
+    case ReduceOp::NanSum: fail<NotImplementedError>("nansum on CPU does not support complex inputs");
     case ReduceOp::All:
     case ReduceOp::Any:
     case ReduceOp::CountNonzero: reduce_kernel[in.device()](op, out, ne(in, 0)); return;
-    case ReduceOp::Prod: reduce_kernel[in.device()](op, out, in); return;
     default:
       fail<NotImplementedError>("\"", op == ReduceOp::Max ? "max" : "min", "_all\" not implemented for '",
                                 type_label(in.dtype()), "'");

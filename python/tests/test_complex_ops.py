@@ -322,6 +322,7 @@ def test_errors():
         (lambda: ember.remainder(z, 2), NotImplementedError, "not implemented for 'ComplexFloat'"),
         (lambda: ember.sort(z), (NotImplementedError, TypeError), "ComplexFloat|complex"),
         (lambda: ember.erf(z), NotImplementedError, "not implemented for 'ComplexFloat'"),
+        (lambda: ember.nansum(z), NotImplementedError, "nansum on CPU does not support complex inputs"),
     ]
     for fn, exc, msg in msgs:
         with pytest.raises(exc, match=msg):
