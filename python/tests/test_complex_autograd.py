@@ -161,3 +161,35 @@ def test_rotary_embedding_llama_way_matches_real(dtype):
     np.testing.assert_allclose(y1.detach().numpy(), y2.detach().numpy(), rtol=tol, atol=tol)
     np.testing.assert_allclose(g1.numpy(), x.grad.numpy(), rtol=tol, atol=tol)
     assert y1.dtype == dtype
+
+
+# ---- in-place writes through the parts (real views of a complex tensor) of a tensor with history -----------------
+
+INPLACE = """
+w = lib.tensor([[1 + 1j, 2 - 1j], [0.5j, 3]], dtype=lib.complex128, requires_grad=True)
+z = w * (1 + 2j)
+z.real[0].add_(z.imag[1])
+lib.view_as_real(z)[1, 0, 1] = 7.0
+r = z.t().imag
+loss = (z * z.conj()).real.sum() + (r * r).sum()
+loss.backward()
+result = [[v.real, v.imag] for v in w.grad.flatten().tolist()]
+"""
+
+
+def test_inplace_on_parts_closed_form():
+    w = ember.tensor([1 + 1j, 2 - 1j], dtype=ember.complex128, requires_grad=True)
+    z = w * 1
+    z.imag.mul_(3)  # z = x + 3iy: |z|^2 = x^2 + 9y^2, so the gradient is 2x + 18iy
+    (z * z.conj()).real.sum().backward()
+    assert w.grad.tolist() == [2 + 18j, 4 - 18j]
+
+
+@needs_torch
+def test_inplace_on_parts_matches_pytorch():
+    code = "import json, torch\nlib = torch\n" + INPLACE + "print(json.dumps(result))\n"
+    out = subprocess.run([TORCH_PY, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    ns = {"lib": ember}
+    exec(INPLACE, ns)
+    np.testing.assert_allclose(ns["result"], json.loads(out.stdout), rtol=1e-12)
