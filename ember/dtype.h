@@ -5,12 +5,15 @@
 #include <cstdint>
 #include <string_view>
 
+#include "ember/complex.h"
 #include "ember/error.h"
 #include "ember/half.h"
 
 namespace ember {
 
-// The macro list keeps every per-dtype table in one place: X(C++ type, enum name, python name).
+// The macro lists keep every per-dtype table in one place: X(C++ type, enum name, python name). EMBER_FORALL_DTYPES
+// lists the real dtypes, those most kernels are instantiated for; complex ones come last in the enum, so that the
+// real ones keep their numbers (docs/dtypes.md, "Complex numbers").
 #define EMBER_FORALL_DTYPES(X)             \
   X(bool, Bool, bool)                      \
   X(uint8_t, UInt8, uint8)                 \
@@ -22,14 +25,18 @@ namespace ember {
   X(::ember::BFloat16, BFloat16, bfloat16) \
   X(float, Float32, float32)               \
   X(double, Float64, float64)
+#define EMBER_FORALL_COMPLEX_DTYPES(X)                \
+  X(::ember::Complex<float>, ComplexFloat, complex64) \
+  X(::ember::Complex<double>, ComplexDouble, complex128)
+#define EMBER_FORALL_ALL_DTYPES(X) EMBER_FORALL_DTYPES(X) EMBER_FORALL_COMPLEX_DTYPES(X)
 
 // Generated from the list, so every table below that the list generates is in the enum's order by construction.
 enum class ScalarType : int8_t {
 #define EMBER_ENUM(T, N, P) N,
-  EMBER_FORALL_DTYPES(EMBER_ENUM)
+  EMBER_FORALL_ALL_DTYPES(EMBER_ENUM)
 #undef EMBER_ENUM
 };
-constexpr int kNumScalarTypes = 10;
+constexpr int kNumScalarTypes = 12;
 
 template <class T>
 struct CppToScalarType;
@@ -38,14 +45,14 @@ struct CppToScalarType;
   struct CppToScalarType<T> {                          \
     static constexpr ScalarType value = ScalarType::N; \
   };
-EMBER_FORALL_DTYPES(EMBER_CPP_TO_ST)
+EMBER_FORALL_ALL_DTYPES(EMBER_CPP_TO_ST)
 #undef EMBER_CPP_TO_ST
 template <class T>
 constexpr ScalarType scalar_type_of = CppToScalarType<T>::value;
 
 inline size_t element_size(ScalarType t) {
 #define EMBER_SIZE(T, N, P) sizeof(T),
-  static constexpr size_t sizes[] = {EMBER_FORALL_DTYPES(EMBER_SIZE)};
+  static constexpr size_t sizes[] = {EMBER_FORALL_ALL_DTYPES(EMBER_SIZE)};
 #undef EMBER_SIZE
   return sizes[static_cast<int>(t)];
 }
@@ -54,11 +61,21 @@ std::string_view dtype_name(ScalarType t);  // "float32"
 const char* type_label(ScalarType t);
 // The C++ element type ("int64_t", "float"), as PyTorch's overflow messages print it.
 const char* cpp_element_name(ScalarType t);
-inline bool is_floating(ScalarType t) { return t >= ScalarType::Float16; }
+// Real floating point (torch's is_floating_point: false for complex dtypes).
+inline bool is_floating(ScalarType t) { return t >= ScalarType::Float16 && t <= ScalarType::Float64; }
+inline bool is_complex(ScalarType t) { return t >= ScalarType::ComplexFloat; }
+// Floating or complex: the dtypes of "inexact" math (PyTorch's isFloatingType || isComplexType).
+inline bool is_inexact(ScalarType t) { return t >= ScalarType::Float16; }
 inline bool is_integral(ScalarType t, bool include_bool) {
   return t == ScalarType::Bool ? include_bool : t < ScalarType::Float16;
 }
 inline bool is_signed(ScalarType t) { return t != ScalarType::Bool && t != ScalarType::UInt8; }
+// dtype.to_complex() and to_real(): float32 <-> complex64, float64 <-> complex128 (float16 and bfloat16 go to
+// complex64: ember has no complex32). to_complex raises for integral dtypes; to_real returns real dtypes as they are.
+ScalarType to_complex(ScalarType t);
+ScalarType to_real(ScalarType t);
+// The default complex dtype: complex128 when the default dtype is float64, else complex64.
+ScalarType default_complex_dtype();
 
 // Binary promotion between two tensors' dtypes (torch.promote_types).
 ScalarType promote_types(ScalarType a, ScalarType b);
@@ -71,13 +88,35 @@ void set_default_dtype(ScalarType t);
 
 std::ostream& operator<<(std::ostream& os, ScalarType t);
 
-// Calls f(T{}) with the C++ type for t. Only the types listed in the caller's set are instantiated.
+[[noreturn]] void dispatch_unsupported(ScalarType t);
+
+// Calls f(T{}) with the C++ type for t, over the real dtypes: kernels are instantiated for complex ones only where
+// an op supports them (dispatch_with_complex); a complex dtype reaching a real-only kernel raises PyTorch's
+// "not implemented for 'ComplexFloat'" instead of computing garbage.
 #define EMBER_DISPATCH_CASE(T, N, _) \
   case ::ember::ScalarType::N: return f(T{});
 template <class F>
 decltype(auto) dispatch_all(ScalarType t, F&& f) {
-  switch (t) { EMBER_FORALL_DTYPES(EMBER_DISPATCH_CASE) }
-  fail<Error>("unknown dtype");
+  switch (t) {
+    EMBER_FORALL_DTYPES(EMBER_DISPATCH_CASE)
+    default: dispatch_unsupported(t);
+  }
+}
+// dispatch_all and the complex dtypes too.
+template <class F>
+decltype(auto) dispatch_with_complex(ScalarType t, F&& f) {
+  switch (t) {
+    EMBER_FORALL_ALL_DTYPES(EMBER_DISPATCH_CASE)
+    default: dispatch_unsupported(t);
+  }
+}
+// Only the complex dtypes (the complex kernels).
+template <class F>
+decltype(auto) dispatch_complex(ScalarType t, F&& f) {
+  switch (t) {
+    EMBER_FORALL_COMPLEX_DTYPES(EMBER_DISPATCH_CASE)
+    default: dispatch_unsupported(t);
+  }
 }
 #undef EMBER_DISPATCH_CASE
 

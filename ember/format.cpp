@@ -134,14 +134,21 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return r;
 }
 
+// The formatter of a tensor's values; a complex tensor's real and imaginary parts each have their own (formatter1
+// and formatter2 in PyTorch).
+struct Part {
+  Values values;
+  Formatter fmt;
+};
+
 // _tensor_str_with_formatter over the shape, consuming the collected values in order.
 class Printer {
  public:
-  Printer(IntArrayRef sizes, const Values& v, const Formatter& f, const PrintOptions& o, bool summarize)
-      : sizes_(sizes), values_(v), fmt_(f), opts_(o), summarize_(summarize) {}
+  Printer(IntArrayRef sizes, const Part& re, const Part* im, const PrintOptions& o, bool summarize)
+      : sizes_(sizes), re_(re), im_(im), opts_(o), summarize_(summarize) {}
 
   std::string str(size_t level, int64_t indent) {
-    if (level == sizes_.size()) return fmt_.format(values_, pos_++);
+    if (level == sizes_.size()) return element(pos_++);
     // A run of size-1 dims only adds brackets: walked in a loop, so that the recursion is at most as deep as the
     // dims of size > 1 (at most 63 of them hold fewer than 2**63 elements), whatever the number of dims.
     size_t ones = 0;
@@ -165,16 +172,25 @@ class Printer {
   }
 
  private:
+  // _val_formatter: a complex number is its real part, then its imaginary part (spaces stripped) with a sign and j.
+  std::string element(size_t k) const {
+    std::string s = re_.fmt.format(re_.values, k);
+    if (!im_) return s;
+    std::string i = im_->fmt.format(im_->values, k) + "j";
+    i.erase(0, i.find_first_not_of(' '));
+    return s + (i[0] == '+' || i[0] == '-' ? "" : "+") + i;
+  }
+
   std::string vector_str(int64_t n, bool cut, int64_t indent) {
-    auto element_length = static_cast<double>(fmt_.width() + 2);
+    auto element_length = static_cast<double>(re_.fmt.width() + 2 + (im_ ? im_->fmt.width() + 1 : 0));
     auto per_line = std::max<int64_t>(1, static_cast<int64_t>(std::floor((opts_.linewidth - indent) / element_length)));
     std::vector<std::string> data;
     int64_t e = opts_.edgeitems;
     int64_t head = cut ? e : n;
-    for (int64_t k = 0; k < head; ++k) data.push_back(fmt_.format(values_, pos_++));
+    for (int64_t k = 0; k < head; ++k) data.push_back(element(pos_++));
     if (cut) {
       data.push_back(" ...");
-      for (int64_t k = tail_start(n, e); k < n; ++k) data.push_back(fmt_.format(values_, pos_++));
+      for (int64_t k = tail_start(n, e); k < n; ++k) data.push_back(element(pos_++));
     }
     std::vector<std::string> lines;
     for (size_t k = 0; k < data.size(); k += per_line) {
@@ -185,8 +201,8 @@ class Printer {
   }
 
   IntArrayRef sizes_;
-  const Values& values_;
-  const Formatter& fmt_;
+  const Part& re_;
+  const Part* im_;
   const PrintOptions& opts_;
   bool summarize_;
   size_t pos_ = 0;
@@ -195,11 +211,17 @@ class Printer {
 std::string tensor_str(const Tensor& t, int64_t indent) {
   const PrintOptions& o = print_options();
   bool summarize = t.numel() > o.threshold;
-  Values v{t.is_floating_point()};
   // Size-1 dims do not change which values are shown; without them collect() recurses once per dim of size > 1.
-  collect(t.dim() > 1 ? squeeze(t) : t, summarize, o.edgeitems, v);
-  Formatter f(v, t.dtype(), o);
-  return Printer(t.sizes(), v, f, o, summarize).str(0, indent);
+  const Tensor s = t.dim() > 1 ? squeeze(t) : t;
+  auto part = [&](const Tensor& x) {
+    Values v{x.is_floating_point()};
+    collect(x, summarize, o.edgeitems, v);
+    Formatter f(v, x.dtype(), o);
+    return Part{std::move(v), f};
+  };
+  if (!is_complex(t.dtype())) return Printer(t.sizes(), part(s), nullptr, o, summarize).str(0, indent);
+  const Part re = part(real(s)), im = part(imag(s));
+  return Printer(t.sizes(), re, &im, o, summarize).str(0, indent);
 }
 
 std::string size_tuple(IntArrayRef s) {
@@ -243,7 +265,8 @@ std::string tensor_repr(const Tensor& t, std::string_view grad_fn, std::string_v
     if (t.dtype() != default_dtype()) suffixes.push_back(dtype);
     body = "[]";
   } else {
-    if (t.dtype() != default_dtype() && t.dtype() != ScalarType::Int64 && t.dtype() != ScalarType::Bool)
+    const ScalarType d = t.dtype();
+    if (d != default_dtype() && d != default_complex_dtype() && d != ScalarType::Int64 && d != ScalarType::Bool)
       suffixes.push_back(dtype);
     body = tensor_str(t, indent);
   }

@@ -6,6 +6,7 @@
 #include "ember/generator.h"
 #include "ember/ops/binary.h"
 #include "ember/ops/calculus.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/creation.h"
 #include "ember/ops/diagonal.h"

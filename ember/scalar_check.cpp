@@ -39,14 +39,18 @@ const char* dtype_short_name(ScalarType t) {
   switch (t) {
 #define EMBER_SHORT_NAME(T, N, P) \
   case ScalarType::N: return #P;
-    EMBER_FORALL_DTYPES(EMBER_SHORT_NAME)
+    EMBER_FORALL_ALL_DTYPES(EMBER_SHORT_NAME)
 #undef EMBER_SHORT_NAME
   }
   return "?";
 }
 
 bool fits(const Scalar& v, ScalarType t, ScalarCheck kind) {
-  if (v.is_bool()) return true;
+  if (v.is_bool() || is_complex(t)) return true;
+  if (v.is_complex()) {  // into a real dtype: only a complex number without imaginary part (PyTorch's rule)
+    const Complex<double> z = v.to_complex();
+    return t == ScalarType::Bool || (z.im == 0 && fits(Scalar(z.re), t, kind));
+  }
   switch (t) {
     case ScalarType::UInt8: return int_fits<uint8_t>(v);
     case ScalarType::Int8: return int_fits<int8_t>(v);

@@ -101,7 +101,8 @@ bool Tensor::requires_grad() const {
 
 const Tensor& Tensor::set_requires_grad(bool r) const {
   if (r)
-    EMBER_CHECK(is_floating(dtype()), "only Tensors of floating point dtype can require gradients (got ", dtype(), ")");
+    EMBER_CHECK(is_inexact(dtype()), "only Tensors of floating point and complex dtype can require gradients (got ",
+                dtype(), ")");
   auto* m = impl_->autograd_meta();
   if (m && m->grad_fn && !r)
     fail<Error>(

@@ -7,15 +7,18 @@
 using namespace ember;
 using S = ScalarType;
 
-// torch.promote_types for every pair, as PyTorch 1.13 prints it (rows and columns in enum order:
-// b1 u1 i1 i2 i4 i8 f2 bf f4 f8).
+// torch.promote_types for every pair, as PyTorch 2.15 prints it (rows and columns in enum order:
+// b1 u1 i1 i2 i4 i8 f2 bf f4 f8 and cf cd, complex64 and complex128).
 TEST(DType, PromotionTableMatchesPyTorch) {
-  const char* table[] = {"b1 u1 i1 i2 i4 i8 f2 bf f4 f8", "u1 u1 i2 i2 i4 i8 f2 bf f4 f8",
-                         "i1 i2 i1 i2 i4 i8 f2 bf f4 f8", "i2 i2 i2 i2 i4 i8 f2 bf f4 f8",
-                         "i4 i4 i4 i4 i4 i8 f2 bf f4 f8", "i8 i8 i8 i8 i8 i8 f2 bf f4 f8",
-                         "f2 f2 f2 f2 f2 f2 f2 f4 f4 f8", "bf bf bf bf bf bf f4 bf f4 f8",
-                         "f4 f4 f4 f4 f4 f4 f4 f4 f4 f8", "f8 f8 f8 f8 f8 f8 f8 f8 f8 f8"};
-  const char* codes[] = {"b1", "u1", "i1", "i2", "i4", "i8", "f2", "bf", "f4", "f8"};
+  const char* table[] = {
+      "b1 u1 i1 i2 i4 i8 f2 bf f4 f8 cf cd", "u1 u1 i2 i2 i4 i8 f2 bf f4 f8 cf cd",
+      "i1 i2 i1 i2 i4 i8 f2 bf f4 f8 cf cd", "i2 i2 i2 i2 i4 i8 f2 bf f4 f8 cf cd",
+      "i4 i4 i4 i4 i4 i8 f2 bf f4 f8 cf cd", "i8 i8 i8 i8 i8 i8 f2 bf f4 f8 cf cd",
+      "f2 f2 f2 f2 f2 f2 f2 f4 f4 f8 cf cd", "bf bf bf bf bf bf f4 bf f4 f8 cf cd",
+      "f4 f4 f4 f4 f4 f4 f4 f4 f4 f8 cf cd", "f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 cd cd",
+      "cf cf cf cf cf cf cf cf cf cd cf cd", "cd cd cd cd cd cd cd cd cd cd cd cd",
+  };
+  const char* codes[] = {"b1", "u1", "i1", "i2", "i4", "i8", "f2", "bf", "f4", "f8", "cf", "cd"};
   for (int a = 0; a < kNumScalarTypes; ++a)
     for (int b = 0; b < kNumScalarTypes; ++b) {
       std::string want(table[a] + 3 * b, 2);
@@ -33,6 +36,38 @@ TEST(DType, SizesAndNames) {
   EXPECT_TRUE(can_cast(S::Int32, S::Float32));
   EXPECT_FALSE(can_cast(S::Float32, S::Int32));
   EXPECT_FALSE(can_cast(S::Int8, S::Bool));
+  EXPECT_EQ(element_size(S::ComplexFloat), 8u);
+  EXPECT_EQ(element_size(S::ComplexDouble), 16u);
+  EXPECT_EQ(dtype_name(S::ComplexDouble), "complex128");
+  EXPECT_FALSE(is_floating(S::ComplexFloat));
+  EXPECT_TRUE(is_complex(S::ComplexFloat));
+  EXPECT_TRUE(is_inexact(S::ComplexDouble));
+  EXPECT_FALSE(can_cast(S::ComplexFloat, S::Float64));
+  EXPECT_TRUE(can_cast(S::Float64, S::ComplexFloat));
+  EXPECT_EQ(to_complex(S::Float64), S::ComplexDouble);
+  EXPECT_EQ(to_complex(S::Float32), S::ComplexFloat);
+  EXPECT_EQ(to_real(S::ComplexFloat), S::Float32);
+  EXPECT_EQ(to_real(S::Int32), S::Int32);
+  EXPECT_THROW(to_complex(S::Int32), Error);
+}
+
+// The complex value type's arithmetic, against closed forms.
+TEST(DType, ComplexArithmetic) {
+  using C = Complex<double>;
+  const C a(1, 2), b(3, -4);
+  EXPECT_EQ(a + b, C(4, -2));
+  EXPECT_EQ(a - b, C(-2, 6));
+  EXPECT_EQ(a * b, C(11, 2));  // (1 + 2i)(3 - 4i) = 3 - 4i + 6i + 8
+  const C q = a / b;           // (1 + 2i)(3 + 4i) / 25 = (-5 + 10i) / 25
+  EXPECT_DOUBLE_EQ(q.re, -0.2);
+  EXPECT_DOUBLE_EQ(q.im, 0.4);
+  const C big = C(1e300, 1e300) / C(1e300, 1e300);  // Smith's scaling: no overflow to inf / inf
+  EXPECT_DOUBLE_EQ(big.re, 1.0);
+  EXPECT_DOUBLE_EQ(big.im, 0.0);
+  EXPECT_EQ(conj(a), C(1, -2));
+  const C z = C(1, 1) / C(0, 0);  // as PyTorch: inf + inf j
+  EXPECT_TRUE(std::isinf(z.re) && std::isinf(z.im));
+  EXPECT_EQ(Complex<float>(C(0.5, -0.25)), Complex<float>(0.5f, -0.25f));
 }
 
 // Half and bfloat16 round to nearest even; checked against values computed by hand.

@@ -50,7 +50,7 @@ void record_custom_function(const std::shared_ptr<CustomNode>& node, AutogradCon
       continue;
     }
     node->out_meta.push_back({DimVector(t.sizes()), t.dtype(), t.device()});
-    const bool differentiable = is_floating(t.dtype()) && !contains(ctx.non_differentiable, t);
+    const bool differentiable = is_inexact(t.dtype()) && !contains(ctx.non_differentiable, t);
     node->out_differentiable.push_back(differentiable);
     const uint32_t nr = static_cast<uint32_t>(i);
     if (contains(ctx.dirty, t)) {  // modified in place by forward: its history is rewritten

@@ -180,14 +180,19 @@ void record_binary(BinaryOp op, const Operand& a, const Operand& b, const Tensor
   if (!needs_grad(in)) [[likely]]
     return;
   const BinaryGrad grad = binary_grad(op);
-  if (!grad.defined || !is_floating(out.dtype())) return;
+  if (!grad.defined || !is_inexact(out.dtype())) return;
   Arg args[2];
   const Operand* ops[] = {&a, &b};
   const uint8_t read = plan_saves(ops, {grad.reads_a, grad.reads_b}, args);
   const int result = read & R ? (args[0].saved >= 0) + (args[1].saved >= 0) : -1;  // saved after the operands
   auto n = make_node(binary_node(op, a.t, b.t), in,
                      [op, alpha, A_ = args[0], B_ = args[1], result](FormulaNode& n, TensorList& g) {
-                       return binary_formula(op, alpha, n, A_, B_, result, g[0]);
+                       if (!is_complex(g[0].dtype())) return binary_formula(op, alpha, n, A_, B_, result, g[0]);
+                       // Note [Complex gradients]: conj(formula(conj(g))) is g * conj(df/dz) for these holomorphic ops
+                       TensorList r = binary_formula(op, alpha, n, A_, B_, result, conj_physical(g[0]));
+                       for (Tensor& t : r)
+                         if (t.defined()) t = conj_physical(t);
+                       return r;
                      });
   save_planned(*n, ops, args);
   set_history(out, n);
@@ -197,14 +202,18 @@ void record_binary(BinaryOp op, const Operand& a, const Operand& b, const Tensor
 void record_ternary(TernaryOp op, const Operand& a, const Operand& b, const Operand& c, const Tensor& out,
                     const Scalar& value) {
   const Tensor* in[] = {a.t, b.t, c.t};
-  if (!needs_grad(in) || !is_floating(out.dtype())) [[likely]]
+  if (!needs_grad(in) || !is_inexact(out.dtype())) [[likely]]
     return;
   const TernaryGrad grad = ternary_grad(op);
   Arg args[3];
   const Operand* ops[] = {&a, &b, &c};
   plan_saves(ops, grad.reads, args);
   auto n = make_node(ternary_node(op, a.t, b.t, c.t), in, [op, value, args](FormulaNode& n, TensorList& g) {
-    return ternary_formula(op, value, n, args, g[0]);
+    if (!is_complex(g[0].dtype())) return ternary_formula(op, value, n, args, g[0]);
+    TensorList r = ternary_formula(op, value, n, args, conj_physical(g[0]));  // Note [Complex gradients]
+    for (Tensor& t : r)
+      if (t.defined()) t = conj_physical(t);
+    return r;
   });
   save_planned(*n, ops, args);
   set_history(out, n);

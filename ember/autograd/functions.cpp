@@ -104,28 +104,42 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
 // ---- views modified in place
 
 ViewGeometry ViewGeometry::of(const Tensor& t) {
-  return {DimVector(t.sizes()), DimVector(t.strides()), t.storage_offset()};
+  return {DimVector(t.sizes()), DimVector(t.strides()), t.storage_offset(), t.dtype()};
 }
 
+namespace {
+// The view's region of r (a tensor of the base's geometry at offset 0): through view_as_real for a real view of a
+// complex base, whose offsets count real parts.
+Tensor view_region(const Tensor& r, const ViewGeometry& base, const ViewGeometry& view) {
+  if (is_complex(base.dtype) && !is_complex(view.dtype))
+    return as_strided(view_as_real(r), view.sizes, view.strides, view.offset - 2 * base.offset);
+  return as_strided(r, view.sizes, view.strides, view.offset - base.offset);
+}
+}  // namespace
+
 Tensor view_scatter(const Tensor& g, const ViewGeometry& base, const ViewGeometry& view) {
-  const auto opts = TensorOptions(g.dtype()).device(g.device());
+  const bool real_view = is_complex(base.dtype) && !is_complex(view.dtype);
+  const auto opts = TensorOptions(real_view ? base.dtype : g.dtype()).device(g.device());
   Tensor r = zeros(base.sizes, opts);
   if (!std::ranges::equal(r.strides(), base.strides)) {
     r = empty_strided(base.sizes, base.strides, opts);
     r.zero_();
   }
-  Tensor region = as_strided(r, view.sizes, view.strides, view.offset - base.offset);
+  Tensor region = view_region(r, base, view);
   if (!has_internal_overlap(region)) {
     region.copy_(g);
     return r;
   }
   // A view that reaches some elements more than once (as_strided with overlapping strides): each element of
   // the base gets the sum of the gradients at all its positions.
-  const int64_t extent = static_cast<int64_t>(r.impl()->storage()->nbytes() / r.element_size());
+  const Tensor rr = real_view ? view_as_real(r) : r;
+  const int64_t extent = static_cast<int64_t>(rr.impl()->storage()->nbytes() / rr.element_size());
   const int64_t flat_shape[] = {-1};
   Tensor pos = as_strided(arange(extent, TensorOptions(ScalarType::Int64).device(g.device())), view.sizes, view.strides,
-                          view.offset - base.offset);
-  Tensor flat = index_add(zeros(DimVector{extent}, opts), 0, reshape(pos, flat_shape), reshape(g, flat_shape));
+                          view.offset - (real_view ? 2 : 1) * base.offset);
+  Tensor flat = index_add(zeros(DimVector{extent}, TensorOptions(rr.dtype()).device(g.device())), 0,
+                          reshape(pos, flat_shape), reshape(g, flat_shape));
+  if (real_view) flat = view_as_complex(reshape(flat, DimVector{-1, 2}));
   return as_strided(flat, base.sizes, base.strides, 0);
 }
 
@@ -144,7 +158,7 @@ TensorList CopySlices::apply(TensorList&& grads) {
   TensorList out(next_edges.size());
   Tensor res = empty_strided(base.sizes, base.strides, TensorOptions(g.dtype()).device(g.device()));
   res.copy_(g);
-  Tensor slice = as_strided(res, view.sizes, view.strides, view.offset - base.offset);
+  Tensor slice = view_region(res, base, view);
   if (fn) {
     TensorList fg = fn->apply({clone(slice)});
     EMBER_CHECK(fg.size() == fn->next_edges.size(), "function ", fn->name(),

@@ -23,10 +23,12 @@ struct AccumulateGrad final : Node {
   std::weak_ptr<AutogradMeta> meta;
 };
 
-// The geometry of a view within its base's storage.
+// The geometry of a view within its base's storage. A real view of a complex base (Tensor.real, .imag, view_as_real)
+// counts its strides and offset in the base's real parts: such a view is taken of view_as_real(base).
 struct ViewGeometry {
   DimVector sizes, strides;
   int64_t offset = 0;
+  ScalarType dtype = ScalarType::Float32;
   static ViewGeometry of(const Tensor& t);
 };
 

@@ -211,7 +211,7 @@ std::vector<const Tensor*> pointers(std::span<const Tensor> ts) {
 }
 
 void set_history(const Tensor& out, const std::shared_ptr<Node>& node, uint32_t output_nr, bool is_view) {
-  if (!out.defined() || !is_floating(out.dtype())) return;  // integer and bool results are not differentiable
+  if (!out.defined() || !is_inexact(out.dtype())) return;  // integer and bool results are not differentiable
   auto& m = out.impl()->ensure_autograd_meta();
   m.grad_fn = node;
   m.output_nr = output_nr;
@@ -281,7 +281,7 @@ void detail::finish_inplace(const Tensor& self, const Tensor& result, const char
     z->set_inputs(in);
     fn = z;
   }
-  if (fn && !is_floating(self.dtype())) return;
+  if (fn && !is_inexact(self.dtype())) return;
   rebase_history(self, fn, old_edge);
 }
 

@@ -1,6 +1,7 @@
 // Recording of the unary ops: the node's name, what it saves and its formula come from one table,
 // ember/autograd/unary_derivatives.def (Note [Op tables]).
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "ember/autograd/formulas.h"
@@ -46,6 +47,37 @@ Tensor unary_formula(UnaryOp op, const UnaryArgs& args, const Tensor& g, const T
   }
 }
 
+// Note [Complex gradients]
+// ember follows PyTorch's convention: a complex tensor's gradient is dL/dre + i dL/dim (the conjugate Wirtinger
+// derivative, times 2), so the gradient of a holomorphic f is g * conj(f'(z)). The table's formulas are linear in g
+// and compute g * f'(x) with ember ops, which work on complex tensors too, so conj(formula(conj(g))) is that gradient;
+// the binary ops do the same (elementwise_grad.cpp). abs and sgn are not holomorphic and have their own formulas.
+void record_complex_unary(UnaryOp op, const UnaryArgs& args, const UnaryGrad& grad, const Tensor& x,
+                          const Tensor& out) {
+  const Tensor* in[] = {&x};
+  std::shared_ptr<FormulaNode> n;
+  if (op == UnaryOp::Abs || op == UnaryOp::Sgn) {
+    n = make_node(grad.node, in, [op](FormulaNode& n, TensorList& g) {
+      const Tensor z = n.saved_tensor(0), s = sgn(z);
+      if (op == UnaryOp::Abs) return TensorList{mul(g[0], s)};
+      // (g - s re(g conj(s))) / |z|, and 0 at 0 (dividing by inf there)
+      const Tensor a = abs(z), d = where(eq(a, 0), std::numeric_limits<double>::infinity(), a);
+      return TensorList{div(sub(g[0], mul(s, real(mul(g[0], conj_physical(s))))), d)};
+    });
+    n->save(x);
+    set_history(out, n);
+    return;
+  }
+  const Saves saves = grad.saves;
+  n = make_node(grad.node, in, [op, args, saves](FormulaNode& n, TensorList& g) {
+    const Tensor v = saves == Saves::Nothing ? Tensor() : n.saved_tensor(0);
+    return TensorList{conj_physical(unary_formula(op, args, conj_physical(g[0]), v))};
+  });
+  if (saves == Saves::Input) n->save(x);
+  set_history(out, n);
+  if (saves == Saves::Result) n->save_output(out);
+}
+
 }  // namespace
 
 bool unary_grad_reads_input(UnaryOp op) { return unary_grad(op).saves == Saves::Input; }
@@ -55,7 +87,9 @@ void record_unary(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArg
   if (!needs_grad(in)) [[likely]]
     return;
   const UnaryGrad grad = unary_grad(op);
-  if (!grad.node || !is_floating(out.dtype())) return;
+  if (!grad.node || !is_inexact(out.dtype())) return;
+  if (is_complex(x.dtype())) [[unlikely]]
+    return record_complex_unary(op, args, grad, x, out);
   const Saves saves = grad.saves;
   auto n = make_node(grad.node, in, [op, args, saves](FormulaNode& n, TensorList& g) {
     const Tensor v = saves == Saves::Nothing ? Tensor() : n.saved_tensor(0);

@@ -87,52 +87,61 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
   a.t ? rs.update(*a.t) : rs.update(a.s);
   b.t ? rs.update(*b.t) : rs.update(b.s);
   ScalarType compute = rs.result(), result = compute;
-  switch (info.kind) {
-    case BinaryKind::TrueDiv:
-    case BinaryKind::FloatMath:
-      if (!is_floating(compute)) compute = result = default_dtype();
-      break;
-    case BinaryKind::FloatOnly:
-      EMBER_CHECK(is_floating(compute), "\"", name, "_cpu\" not implemented for '", type_label(compute), "' (", name,
-                  " needs floating point tensors)");
-      break;
-    case BinaryKind::Integer:
-      EMBER_CHECK(is_integral(compute, false), "\"", name, "_cpu\" not implemented for '", type_label(compute), "' (",
-                  name, " needs integer tensors)");
-      break;
-    case BinaryKind::SameDtype: {
-      const ScalarType ta = a.t ? a.t->dtype() : compute, tb = b.t ? b.t->dtype() : compute;
-      EMBER_CHECK(ta == tb, name, " is not yet implemented for tensors with different dtypes.");
-      break;
-    }
-    case BinaryKind::Compare:
-    case BinaryKind::Logical: result = ScalarType::Bool; break;
-    case BinaryKind::Bitwise:
-      EMBER_CHECK(is_integral(compute, true), "\"", name, "_cpu\" not implemented for '", type_label(compute), "' (",
-                  name, " needs integer or bool tensors, got ", compute, ")");
-      break;
-    case BinaryKind::Shift:
-      EMBER_CHECK(is_integral(compute, false), "\"", name, "_cpu\" not implemented for '", type_label(compute), "' (",
-                  name, " needs integer tensors, got ", compute, ")");
-      break;
-    case BinaryKind::Arith:
-      if (op == BinaryOp::Sub) {  // PyTorch's sub_check: a bool operand (tensor or number) is an error
-        const bool a_bool = a.t ? a.t->dtype() == ScalarType::Bool : a.s.is_bool();
-        const bool b_bool = b.t ? b.t->dtype() == ScalarType::Bool : b.s.is_bool();
-        EMBER_CHECK(!(a_bool && b_bool),
-                    "Subtraction, the `-` operator, with two bool tensors is not supported. "
-                    "Use the `^` or `logical_xor()` operator instead.");
-        EMBER_CHECK(!a_bool && !b_bool,
-                    "Subtraction, the `-` operator, with a bool tensor is not supported. "
-                    "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  if (is_complex(compute)) [[unlikely]] {  // the ops PyTorch has complex kernels for
+    const bool supported = op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div ||
+                           op == BinaryOp::Pow || op == BinaryOp::Eq || op == BinaryOp::Ne;
+    EMBER_CHECK_T(NotImplementedError, supported, "\"", name, "_cpu\" not implemented for '", type_label(compute), "'");
+    if (info.kind == BinaryKind::Compare) result = ScalarType::Bool;
+  } else {
+    switch (info.kind) {
+      case BinaryKind::TrueDiv:
+      case BinaryKind::FloatMath:
+        if (!is_floating(compute)) compute = result = default_dtype();
+        break;
+      case BinaryKind::FloatOnly:
+        EMBER_CHECK(is_floating(compute), "\"", name, "_cpu\" not implemented for '", type_label(compute), "' (", name,
+                    " needs floating point tensors)");
+        break;
+      case BinaryKind::Integer:
+        EMBER_CHECK(is_integral(compute, false), "\"", name, "_cpu\" not implemented for '", type_label(compute), "' (",
+                    name, " needs integer tensors)");
+        break;
+      case BinaryKind::SameDtype: {
+        const ScalarType ta = a.t ? a.t->dtype() : compute, tb = b.t ? b.t->dtype() : compute;
+        EMBER_CHECK(ta == tb, name, " is not yet implemented for tensors with different dtypes.");
+        break;
       }
-      if (compute == ScalarType::Bool && (info.flags & binary_flag::kBoolInt64))
-        compute = result = ScalarType::Int64;  // e.g. floor_divide of bools computes in integers
-      break;
+      case BinaryKind::Compare:
+      case BinaryKind::Logical: result = ScalarType::Bool; break;
+      case BinaryKind::Bitwise:
+        EMBER_CHECK(is_integral(compute, true), "\"", name, "_cpu\" not implemented for '", type_label(compute), "' (",
+                    name, " needs integer or bool tensors, got ", compute, ")");
+        break;
+      case BinaryKind::Shift:
+        EMBER_CHECK(is_integral(compute, false), "\"", name, "_cpu\" not implemented for '", type_label(compute), "' (",
+                    name, " needs integer tensors, got ", compute, ")");
+        break;
+      case BinaryKind::Arith:
+        if (op == BinaryOp::Sub) {  // PyTorch's sub_check: a bool operand (tensor or number) is an error
+          const bool a_bool = a.t ? a.t->dtype() == ScalarType::Bool : a.s.is_bool();
+          const bool b_bool = b.t ? b.t->dtype() == ScalarType::Bool : b.s.is_bool();
+          EMBER_CHECK(!(a_bool && b_bool),
+                      "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                      "Use the `^` or `logical_xor()` operator instead.");
+          EMBER_CHECK(!a_bool && !b_bool,
+                      "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                      "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+        }
+        if (compute == ScalarType::Bool && (info.flags & binary_flag::kBoolInt64))
+          compute = result = ScalarType::Int64;  // e.g. floor_divide of bools computes in integers
+        break;
+    }
   }
   if (op == BinaryOp::Add || op == BinaryOp::Sub) {  // PyTorch's alpha_check (the rows with alpha), on the result
     EMBER_CHECK(!alpha.is_bool() || result == ScalarType::Bool, "Boolean alpha only supported for Boolean results.");
-    EMBER_CHECK(is_floating(result) || !alpha.is_floating(),
+    EMBER_CHECK(is_complex(result) || !alpha.is_complex(),
+                "For non-complex input tensors, argument alpha must not be a complex number.");
+    EMBER_CHECK(is_inexact(result) || !alpha.is_floating(),
                 "For integral input tensors, argument alpha must not be a floating point number.");
   }
   if (op == BinaryOp::Pow && is_integral(compute, false) && !b.t && b.s.is_integral())

@@ -170,11 +170,13 @@ Scalar item(const Tensor& t) {
   EMBER_CHECK(!t.device().is_meta(), "Tensor.item() cannot be called on meta tensors");
   cuda::SyncOpName sync_op("item");  // Note [Sync debug mode]
   Tensor c = t.is_cuda() ? to(t, kCPU) : t;
-  return dispatch_all(c.dtype(), [&](auto v) -> Scalar {
+  return dispatch_with_complex(c.dtype(), [&](auto v) -> Scalar {
     using T = decltype(v);
     T x;
     std::memcpy(&x, c.data_ptr(), sizeof(T));
-    if constexpr (std::is_same_v<T, bool>)
+    if constexpr (is_complex_v<T>)
+      return Scalar(Complex<double>(x));
+    else if constexpr (std::is_same_v<T, bool>)
       return Scalar(x);
     else if constexpr (std::is_integral_v<T>)
       return Scalar(static_cast<int64_t>(x));

@@ -32,6 +32,8 @@ const char* cpp_type_name(ScalarType t) {
     case ScalarType::BFloat16: return "c10::BFloat16";
     case ScalarType::Float32: return "float";
     case ScalarType::Float64: return "double";
+    case ScalarType::ComplexFloat: return "c10::complex<float>";
+    case ScalarType::ComplexDouble: return "c10::complex<double>";
   }
   return "?";
 }
@@ -172,6 +174,9 @@ Tensor product(const char* name, const Tensor& a_in, const Tensor& b_in, const T
       name, {&a_in, &b_in, &c}, [beta, alpha, a_vec, b_vec, fold, prod](FormulaNode& n, TensorList& g) {
         const Tensor gp = reshape(g[0], prod);
         Tensor A = n.saved_tensor(0), B = n.saved_tensor(1), ga, gb, gc;
+        // complex: the gradients multiply by the conjugate transposes (Note [Complex gradients])
+        if (A.defined()) A = conj_physical(A);
+        if (B.defined()) B = conj_physical(B);
         if (A.defined() && a_vec) A = unsqueeze(A, 0);
         if (B.defined() && b_vec) B = unsqueeze(B, -1);
         if (n.needs(0)) {
@@ -295,7 +300,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 }
 Tensor vdot(const Tensor& a, const Tensor& b) {
   EMBER_AUTOCAST(autocast::kPromoteCuda, vdot, a, b);
-  return dot_impl(a, b, "vdot", "VdotBackward0");
+  return dot_impl(conj_physical(a), b, "vdot", "VdotBackward0");  // sum(conj(a) * b)
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {

@@ -5,10 +5,13 @@ namespace ember {
 
 namespace {
 // PyTorch's combine_categories: the higher-priority group wins unless the lower one is of a higher
-// category (bool < integral < floating).
+// category (bool < integral < floating < complex). A complex lower group over a floating higher one gives the complex
+// type of the floating one's precision (float64 tensor * 1j is complex128, float32 tensor * 1j complex64).
 ScalarType combine(bool has_hi, ScalarType hi, bool has_lo, ScalarType lo) {
   if (!has_hi) return lo;
-  if (!has_lo || is_floating(hi)) return hi;
+  if (!has_lo || is_complex(hi)) return hi;
+  if (is_complex(lo)) return is_floating(hi) ? to_complex(hi) : lo;
+  if (is_floating(hi)) return hi;
   if (hi == ScalarType::Bool || is_floating(lo)) return promote_types(hi, lo);
   return hi;
 }

@@ -55,7 +55,11 @@ void record_reduce(ReduceOp op, const Tensor& x, Tensor& r, const DimVector& dim
     case ReduceOp::Prod: {
       auto n = autograd::make_node(
           whole ? "ProdBackward0" : "ProdBackward1", in, [dims, keep = DimVector(keep)](FormulaNode& n, TensorList& g) {
-            return TensorList{autograd::prod_backward(g[0], n.saved_tensor(0), n.saved_tensor(1), dims, keep)};
+            if (!is_complex(g[0].dtype()))
+              return TensorList{autograd::prod_backward(g[0], n.saved_tensor(0), n.saved_tensor(1), dims, keep)};
+            // Note [Complex gradients]: conj of the formula at conj(g)
+            return TensorList{conj_physical(
+                autograd::prod_backward(conj_physical(g[0]), n.saved_tensor(0), n.saved_tensor(1), dims, keep))};
           });
       n->save(x);
       autograd::set_history(r, n);
@@ -72,6 +76,22 @@ void record_reduce(ReduceOp op, const Tensor& x, Tensor& r, const DimVector& dim
   }
 }
 
+// Complex sums and products have complex kernels; the other reductions PyTorch has for complex are of the nonzero test.
+void reduce_complex(ReduceOp op, const Tensor& out, const Tensor& in) {
+  autograd::NoGradGuard no_grad;
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Prod: reduce_kernel[in.device()](op, out, in); return;
+    case ReduceOp::NanSum: fail<NotImplementedError>("nansum on CPU does not support complex inputs");
+    case ReduceOp::All:
+    case ReduceOp::Any:
+    case ReduceOp::CountNonzero: reduce_kernel[in.device()](op, out, ne(in, 0)); return;
+    default:
+      fail<NotImplementedError>("\"", op == ReduceOp::Max ? "max" : "min", "_all\" not implemented for '",
+                                type_label(in.dtype()), "'");
+  }
+}
+
 Tensor reduce(ReduceOp op, const Tensor& x, IntArrayRef dims_in, bool keepdim, ScalarType out_dtype) {
   const char* name = name_of(op);
   DimVector dims = reduction_dims(x, dims_in, name);
@@ -84,7 +104,12 @@ Tensor reduce(ReduceOp op, const Tensor& x, IntArrayRef dims_in, bool keepdim, S
   // Sums and products accumulate in the output dtype: the kernel reads the input in that dtype.
   const bool same_dtype = op == ReduceOp::Sum || op == ReduceOp::NanSum || op == ReduceOp::Prod;
   Tensor in = same_dtype && x.dtype() != out_dtype ? to(x, out_dtype) : x;
-  if (out.numel()) reduce_kernel[x.device()](op, out, in);
+  if (out.numel()) {
+    if (is_complex(in.dtype())) [[unlikely]]
+      reduce_complex(op, out, in);
+    else
+      reduce_kernel[x.device()](op, out, in);
+  }
   Tensor r = drop_dims(out, dims, keepdim);
   if (autograd::needs_grad({&x})) [[unlikely]]
     record_reduce(op, x, r, dims, out.sizes(), dims_in.empty());
@@ -159,7 +184,7 @@ Tensor prod(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scala
 
 Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   const ScalarType t = dtype.value_or(x.dtype());
-  EMBER_CHECK(is_floating(t),
+  EMBER_CHECK(is_inexact(t),
               "mean(): could not infer output dtype. Input dtype must be either a floating point or "
               "complex dtype. Got: ",
               t);

@@ -1,6 +1,7 @@
 // Scans along a dim: dims, dtypes and output shapes; the loops are in the device's scan kernel.
 #include "ember/autocast.h"
 #include "ember/autograd/detail/reduce_grad.h"
+#include "ember/autograd/grad_mode.h"
 #include "ember/backend/kernels/scan.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
@@ -62,7 +63,14 @@ Tensor scan(ScanOp op, const Tensor& x, int64_t dim, ScalarType out_dtype, const
   if (indices) *indices = empty(x.sizes(), TensorOptions(ScalarType::Int64).device(x.device()));
   if (out.numel()) {
     auto as_1d = [&](const Tensor& t) { return t.dim() ? t : make_view(t, {{1}}, {{1}}, t.storage_offset()); };
-    scan_kernel[x.device()](op, as_1d(out), indices ? as_1d(*indices) : Tensor(), as_1d(in), dim);
+    if (is_complex(out_dtype)) {  // a complex cumsum is the cumsum of the (re, im) pairs (view_as_real's views)
+      EMBER_CHECK_T(NotImplementedError, op == ScanOp::Sum, "\"", name, "_cpu\" not implemented for '",
+                    type_label(out_dtype), "'");
+      autograd::NoGradGuard no_grad;
+      scan_kernel[x.device()](op, view_as_real(as_1d(out)), Tensor(), view_as_real(as_1d(in)), dim);
+    } else {
+      scan_kernel[x.device()](op, as_1d(out), indices ? as_1d(*indices) : Tensor(), as_1d(in), dim);
+    }
   }
   if (autograd::needs_grad({&x})) [[unlikely]]
     record_scan(op, x, out, indices ? *indices : Tensor(), dim);

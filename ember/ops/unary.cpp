@@ -40,6 +40,54 @@ void check_input(UnaryOp op, const UnaryOpInfo& info, ScalarType t, const UnaryA
   if (op == UnaryOp::Polygamma) EMBER_CHECK(args.a >= 0, "polygamma(n, x) does not support negative n.");
 }
 
+// A complex input's result dtype: the ops PyTorch has complex kernels for (abs gives the real dtype, predicates
+// bool), and its errors for the others.
+ScalarType complex_result(UnaryOp op, const char* name, ScalarType t) {
+  switch (op) {
+    case UnaryOp::Abs: return to_real(t);
+    case UnaryOp::IsNan:
+    case UnaryOp::IsInf:
+    case UnaryOp::IsFinite:
+    case UnaryOp::LogicalNot: return ScalarType::Bool;
+    case UnaryOp::Neg:
+    case UnaryOp::Sgn:
+    case UnaryOp::Square:
+    case UnaryOp::Reciprocal:
+    case UnaryOp::Sqrt:
+    case UnaryOp::Rsqrt:
+    case UnaryOp::Exp:
+    case UnaryOp::Exp2:
+    case UnaryOp::Expm1:
+    case UnaryOp::Log:
+    case UnaryOp::Log2:
+    case UnaryOp::Log10:
+    case UnaryOp::Log1p:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos:
+    case UnaryOp::Tan:
+    case UnaryOp::Asin:
+    case UnaryOp::Acos:
+    case UnaryOp::Atan:
+    case UnaryOp::Sinh:
+    case UnaryOp::Cosh:
+    case UnaryOp::Tanh:
+    case UnaryOp::Asinh:
+    case UnaryOp::Acosh:
+    case UnaryOp::Atanh:
+    case UnaryOp::Sigmoid: return t;
+    case UnaryOp::Sign:
+      fail<NotImplementedError>(
+          "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Trunc:
+    case UnaryOp::Round:
+    case UnaryOp::Frac: fail<NotImplementedError>(name, " is not supported for complex inputs");
+    case UnaryOp::Relu: fail<NotImplementedError>("clamp is not supported for complex types");
+    default: fail<NotImplementedError>("\"", name, "_cpu\" not implemented for '", type_label(t), "'");
+  }
+}
+
 }  // namespace
 
 Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs& args) {
@@ -47,17 +95,21 @@ Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs&
   if (!out.defined() && (info.flags & unary_flag::kAutocastFp32))
     EMBER_AUTOCAST(autocast::kFp32Cuda, unary_op, op, x, out, args);
   const char* name = info.name;
-  check_input(op, info, x.dtype(), args);
   ScalarType compute = x.dtype(), result = compute;
-  switch (info.result) {
-    case UnaryResult::Same:
-      if (op == UnaryOp::Square && compute == ScalarType::Bool) compute = result = ScalarType::Int64;
-      break;
-    case UnaryResult::Float:
-      if (!is_floating(compute)) compute = result = default_dtype();
-      break;
-    case UnaryResult::Bool: result = ScalarType::Bool; break;
-    case UnaryResult::Int32: result = ScalarType::Int32; break;
+  if (is_complex(compute)) [[unlikely]] {
+    result = complex_result(op, name, compute);
+  } else {
+    check_input(op, info, x.dtype(), args);
+    switch (info.result) {
+      case UnaryResult::Same:
+        if (op == UnaryOp::Square && compute == ScalarType::Bool) compute = result = ScalarType::Int64;
+        break;
+      case UnaryResult::Float:
+        if (!is_floating(compute)) compute = result = default_dtype();
+        break;
+      case UnaryResult::Bool: result = ScalarType::Bool; break;
+      case UnaryResult::Int32: result = ScalarType::Int32; break;
+    }
   }
   if (!out.defined()) {
     Tensor r = empty_like(x, TensorOptions(result).device(x.device()));

@@ -497,7 +497,7 @@ Document read_document(const Source& in, const char* op, bool verify) {
     g.offset = r.to_int(r.field(e, "offset", where), where + " 'offset'");
     g.requires_grad = r.to_bool(r.field(e, "requires_grad", where), where + " 'requires_grad'");
     g.parameter = r.to_bool(r.field(e, "parameter", where), where + " 'parameter'");
-    r.check(!g.requires_grad || is_floating(g.dtype), where, ": a ", dtype_name(g.dtype),
+    r.check(!g.requires_grad || is_inexact(g.dtype), where, ": a ", dtype_name(g.dtype),
             " tensor can't require gradients");
     const std::string bad = check_geometry(g.size, g.stride, g.offset, g.dtype, ranges[g.storage].second);
     r.check(bad.empty(), where, ": ", bad);

@@ -22,14 +22,14 @@ struct Code {
   int rank;  // the position in the reference's Dtype enum, which orders tensors in a file (largest first)
 };
 constexpr Code kCodes[] = {
-    {ScalarType::Bool, "BOOL", 0},  {ScalarType::UInt8, "U8", 1},     {ScalarType::Int8, "I8", 2},
-    {ScalarType::Int16, "I16", 5},  {ScalarType::Float16, "F16", 7},  {ScalarType::BFloat16, "BF16", 8},
-    {ScalarType::Int32, "I32", 9},  {ScalarType::Float32, "F32", 11}, {ScalarType::Float64, "F64", 12},
-    {ScalarType::Int64, "I64", 13},
+    {ScalarType::Bool, "BOOL", 0},  {ScalarType::UInt8, "U8", 1},          {ScalarType::Int8, "I8", 2},
+    {ScalarType::Int16, "I16", 5},  {ScalarType::Float16, "F16", 7},       {ScalarType::BFloat16, "BF16", 8},
+    {ScalarType::Int32, "I32", 9},  {ScalarType::Float32, "F32", 11},      {ScalarType::Float64, "F64", 12},
+    {ScalarType::Int64, "I64", 14}, {ScalarType::ComplexFloat, "C64", 13},  // C64 comes after F64 in the enum
 };
 // Codes of the format that ember has no dtype for: named in the error instead of "unknown".
-constexpr const char* kForeignCodes[] = {"F8_E5M2", "F8_E4M3", "F8_E8M0", "F4",  "F6_E2M3",
-                                         "F6_E3M2", "U16",     "U32",     "U64", "C64"};
+constexpr const char* kForeignCodes[] = {"F8_E5M2", "F8_E4M3", "F8_E8M0", "F4", "F6_E2M3",
+                                         "F6_E3M2", "U16",     "U32",     "U64"};
 
 int rank_of(ScalarType t) {
   for (const Code& c : kCodes)

@@ -74,7 +74,7 @@ from ._creation import asarray, get_default_device, set_default_device  # noqa: 
 from ._derived import *  # noqa: E402,F403  addmv_, detach_, view_copy, ...: Tensor methods as functions of `input`
 from ._histogram import histogram, histogramdd  # noqa: E402
 from ._norm_ops import *  # noqa: E402,F403  frobenius_norm, native_layer_norm, batch_norm_stats, ...
-from ._real_complex import *  # noqa: E402,F403  conj, angle, real, isreal, scalar_tensor, has_cuda, ...
+from ._real_complex import *  # noqa: E402,F403  is_conj, resolve_neg, scalar_tensor, has_cuda, ...
 from ._tensor_types import *  # noqa: E402,F403  FloatTensor, LongTensor, ...: PyTorch's legacy tensor types (CPU)
 from ._torch_alias import install_as_torch  # noqa: E402
 from ._utils import (  # noqa: E402
@@ -134,6 +134,8 @@ globals().update(_legacy_storages)  # FloatStorage, LongStorage, ...: PyTorch's 
 half = float16  # noqa: F405
 float = float32  # noqa: A001,F405
 double = float64  # noqa: F405
+cfloat = complex64  # noqa: F405
+cdouble = complex128  # noqa: F405
 short = int16  # noqa: F405
 int = int32  # noqa: A001,F405
 long = int64  # noqa: F405
@@ -261,6 +263,8 @@ __all__ = [
     "half",
     "float",
     "double",
+    "cfloat",
+    "cdouble",
     "short",
     "int",
     "long",

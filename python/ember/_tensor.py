@@ -5,7 +5,7 @@ import builtins
 import inspect
 import types as _types
 
-from . import _C, _histogram, _real_complex, _tensor_types
+from . import _C, _histogram, _tensor_types
 from . import autograd as _autograd
 from . import storage as _storage
 
@@ -120,78 +120,28 @@ def __init_subclass__(cls, **kwargs):
         _C._note_torch_function_type()
 
 
-# ---- the complex-number helpers on real tensors (ember._real_complex) ------------------------------------------------
-
-
-def conj(self):
-    """Returns the complex conjugate of this tensor: for ember's real dtypes, the tensor itself. See
-    :func:`ember.conj`."""
-    return self
-
-
-def conj_physical(self):
-    """Returns the elementwise complex conjugate of this tensor: for ember's real dtypes, the tensor itself. See
-    :func:`ember.conj_physical`."""
-    return self
-
-
-def conj_physical_(self):
-    """In-place version of :meth:`Tensor.conj_physical`: a real tensor is left as it is, and returned."""
-    return self
-
-
-def resolve_conj(self):
-    """Returns this tensor with its conjugation materialized: real tensors have no conjugate bit, so the tensor
-    itself. See :func:`ember.resolve_conj`."""
-    return self
+# ---- the conjugate and negative bits, which ember's tensors never have (docs/dtypes.md) ---------------------------
 
 
 def resolve_neg(self):
-    """Returns this tensor with its negation materialized: real tensors have no negative bit, so the tensor itself.
+    """Returns this tensor with its negation materialized: ember has no negative bit, so the tensor itself.
     See :func:`ember.resolve_neg`."""
     return self
 
 
 def is_conj(self):
-    """Returns True if this tensor's conjugate bit is set: always False, as real tensors have none."""
+    """Returns True if this tensor's conjugate bit is set: always False, as ember's conj() copies (no lazy bit)."""
     return False
 
 
 def is_neg(self):
-    """Returns True if this tensor's negative bit is set: always False, as real tensors have none."""
+    """Returns True if this tensor's negative bit is set: always False, as ember has none."""
     return False
 
 
 def is_inference(self):
     """Returns True if this is an inference tensor: always False, as ember's inference_mode makes none."""
     return False
-
-
-def isreal(self):
-    """Returns a boolean tensor that says which elements are real: all True. See :func:`ember.isreal`."""
-    return _real_complex.isreal(self)
-
-
-def angle(self):
-    """Returns the elementwise angle of this tensor: 0 for x >= 0, pi for x < 0, NaN for NaN. See
-    :func:`ember.angle`."""
-    return _real_complex.angle(self)
-
-
-def _real_get(self):
-    return self
-
-
-def _real_set(self, value):
-    self.copy_(value)
-
-
-def _imag_get(self):
-    raise RuntimeError(_real_complex._IMAG_ERROR)
-
-
-def _imag_set(self, value):
-    raise RuntimeError(_real_complex._IMAG_ERROR)
 
 
 _METHODS = {
@@ -201,20 +151,12 @@ _METHODS = {
     "type": type,
     # x.histogram(bins, ...) is ember.histogram(x, bins, ...): the same function, whose first parameter is `input`
     "histogram": _histogram.histogram,
-    "conj": conj,
-    "conj_physical": conj_physical,
-    "conj_physical_": conj_physical_,
-    "resolve_conj": resolve_conj,
     "resolve_neg": resolve_neg,
     "is_conj": is_conj,
     "is_neg": is_neg,
     "is_inference": is_inference,
-    "isreal": isreal,
-    "angle": angle,
     "untyped_storage": _storage._untyped_storage,
     "storage": _storage._storage,
-    "real": property(_real_get, _real_set, doc="The real part of the tensor: the tensor itself (real dtypes)."),
-    "imag": property(_imag_get, _imag_set, doc="The imaginary part: raises RuntimeError (no complex dtypes in ember)."),
     # Layouts and devices ember's tensors never have (dense, strided, CPU or CUDA), for programs that test them
     "is_xpu": property(lambda self: False, doc="False: ember has no XPU device."),
     "is_mps": property(lambda self: False, doc="False: ember has no MPS device."),

@@ -56,7 +56,8 @@ class finfo:
     ``resolution`` (10 to the minus its decimal digits of precision) and ``dtype`` (its name).
 
     Args:
-        type (dtype, optional): a floating-point dtype; by default :func:`ember.get_default_dtype`.
+        type (dtype, optional): a floating-point dtype (or a complex one: its parts' dtype); by default
+            :func:`ember.get_default_dtype`.
 
     Example::
 
@@ -68,6 +69,8 @@ class finfo:
 
     def __init__(self, type=None):
         dtype = _dtype_arg("finfo", type)
+        if dtype.is_complex:  # a complex dtype's parts, as PyTorch's finfo(complex64) is float32's
+            dtype = dtype.to_real()
         name = _dtype_name(dtype)
         if name not in _FINFO:
             raise TypeError(
@@ -269,7 +272,7 @@ def set_num_interop_threads(int):  # noqa: A002  (PyTorch's name for it)
 
 
 def is_complex(input):
-    """Returns True if `input` has a complex dtype: False for every ember tensor, as ember has none.
+    """Returns True if `input` has a complex dtype (complex64 or complex128).
 
     Args:
         input (Tensor): the tensor to test.

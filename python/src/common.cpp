@@ -39,7 +39,16 @@ std::optional<Device> to_device(nb::handle h) {
   fail<TypeError>("expected a device (ember.device, str or int), got ", nb::inst_name(h).c_str());
 }
 
-bool is_scalar(nb::handle h) { return PyBool_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr()); }
+bool is_scalar(nb::handle h) {
+  return PyBool_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr()) || PyComplex_Check(h.ptr());
+}
+
+bool is_complex_number(nb::handle h) {
+  // Python's complex (numpy.complex128 derives from it) and number-likes that convert to complex only
+  // (numpy.complex64): float has no __complex__.
+  return PyComplex_Check(h.ptr()) ||
+         (!PyFloat_Check(h.ptr()) && !PyLong_Check(h.ptr()) && PyObject_HasAttrString(h.ptr(), "__complex__"));
+}
 
 Scalar to_scalar(nb::handle h, const char* fn) {
   PyObject* o = h.ptr();
@@ -52,6 +61,11 @@ Scalar to_scalar(nb::handle h, const char* fn) {
   }
   if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
   if (nb::isinstance<Tensor>(h)) return item(nb::cast<const Tensor&>(h));
+  if (is_complex_number(h)) {
+    const Py_complex z = PyComplex_AsCComplex(o);
+    if (z.real == -1.0 && PyErr_Occurred()) throw nb::python_error();
+    return Scalar(Complex<double>(z.real, z.imag));
+  }
   if (PyIndex_Check(o)) {
     const Py_ssize_t v = PyNumber_AsSsize_t(o, PyExc_OverflowError);
     if (v == -1 && PyErr_Occurred()) throw nb::python_error();
@@ -69,6 +83,7 @@ nb::object scalar_to_py(const Scalar& s) {
   switch (s.kind()) {
     case Scalar::Kind::Bool: return nb::bool_(s.to_bool());
     case Scalar::Kind::Int: return nb::int_(s.to_int());
+    case Scalar::Kind::Complex: return complex_to_py(s.to_complex());
     default: return nb::float_(s.to_double());
   }
 }
@@ -373,7 +388,16 @@ void init_dtype(nb::module_& m) {
           "is_floating_point", [](const DType& d) { return is_floating(d.st); },
           "Whether the dtype is a floating point one.")
       .def_prop_ro(
-          "is_complex", [](const DType&) { return false; }, "Whether the dtype is a complex one: never.")
+          "is_complex", [](const DType& d) { return is_complex(d.st); }, "Whether the dtype is a complex one.")
+      .def(
+          "to_complex", [](const DType& d) { return dtype_object(to_complex(d.st)); },
+          nb::sig("def to_complex(self) -> dtype"),
+          "Returns the complex dtype of this one's precision (float32 -> complex64, float64 -> complex128); a complex "
+          "dtype is returned as it is.")
+      .def(
+          "to_real", [](const DType& d) { return dtype_object(to_real(d.st)); }, nb::sig("def to_real(self) -> dtype"),
+          "Returns the real dtype of this one's precision (complex64 -> float32, complex128 -> float64); a real dtype "
+          "is returned as it is.")
       .def_prop_ro(
           "is_signed", [](const DType& d) { return is_signed(d.st); }, "Whether the dtype holds negative values.")
       .def_prop_ro(

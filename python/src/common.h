@@ -76,6 +76,9 @@ inline const char* utf8(nb::handle h) {
 // Python number -> Scalar (bool, int, float, or a 1-element tensor); TypeError otherwise.
 bool is_scalar(nb::handle h);
 Scalar to_scalar(nb::handle h, const char* fn);
+// Whether h is a complex number: Python's complex or a number-like that converts only to complex (numpy.complex64).
+bool is_complex_number(nb::handle h);
+inline nb::object complex_to_py(Complex<double> z) { return nb::steal(PyComplex_FromDoubles(z.re, z.im)); }
 nb::object scalar_to_py(const Scalar& s);
 
 // Sizes given as f(2, 3), f((2, 3)), f([2, 3]) or f(ember.Size([2, 3])); `first` skips leading args.

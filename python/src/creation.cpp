@@ -78,6 +78,8 @@ ScalarType infer_dtype(const Leaves& leaves) {
       t = default_dtype();
     else if (nb::isinstance<Tensor>(o))
       t = nb::cast<const Tensor&>(nb::handle(o)).dtype();
+    else if (is_complex_number(o))
+      t = default_complex_dtype();
     else if (PyIndex_Check(o))
       t = ScalarType::Int64;
     else if (PyNumber_Check(o))
@@ -113,7 +115,7 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, std::o
   }
   const ScalarType st = dtype.value_or(infer_dtype(leaves));
   Tensor out = empty(shape, st);
-  dispatch_all(st, [&](auto v) {
+  dispatch_with_complex(st, [&](auto v) {
     using T = decltype(v);
     T* p = static_cast<T*>(out.data_ptr());
     for (size_t i = 0; i < leaves.size(); ++i) {
@@ -122,6 +124,8 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, std::o
       // ember.tensor([300], dtype=uint8) raises as PyTorch does (Note [Checked scalar conversion]).
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
         check_scalar_fits(s, st, "tensor", ScalarCheck::Tensor);
+      if constexpr (!is_complex_v<T>)  // PyTorch's message: a complex number for a real dtype
+        EMBER_CHECK_TYPE(!s.is_complex(), "must be real number, not complex");
       p[i] = s.to<T>();
     }
   });

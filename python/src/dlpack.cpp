@@ -18,7 +18,7 @@ struct DLDevice {
   int32_t device_type;
   int32_t device_id;
 };
-enum DLDataTypeCode : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
+enum DLDataTypeCode : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLComplex = 5, kDLBool = 6 };
 struct DLDataType {
   uint8_t code;
   uint8_t bits;
@@ -87,6 +87,8 @@ bool to_dl_dtype(ScalarType st, DLDataType& d) {
     case ScalarType::Float16:
     case ScalarType::Float32:
     case ScalarType::Float64: d = {kDLFloat, bits, 1}; return true;
+    case ScalarType::ComplexFloat:
+    case ScalarType::ComplexDouble: d = {kDLComplex, bits, 1}; return true;
   }
   return false;
 }
@@ -117,6 +119,10 @@ std::optional<ScalarType> from_dl_dtype(DLDataType d) {
       break;
     case kDLBfloat:
       if (d.bits == 16) return ScalarType::BFloat16;
+      break;
+    case kDLComplex:
+      if (d.bits == 64) return ScalarType::ComplexFloat;
+      if (d.bits == 128) return ScalarType::ComplexDouble;
       break;
   }
   return std::nullopt;

@@ -25,6 +25,7 @@ void init_linalg_decompositions(nb::module_& m);  // linalg_decompositions.cpp: 
 void init_linalg_solvers(nb::module_& m);         // linalg_solvers.cpp: solve, lstsq, inv, pinv, ..., LinAlgError
 void init_linalg_functions(nb::module_& m);       // linalg_functions.cpp: det, norms, cond, rank, matrix_power/exp
 void init_ternary(nb::module_& m);                // ternary.cpp: where, lerp, addcmul, addcdiv (the ternary op table)
+void init_complex(nb::module_& m);                // complex.cpp: view_as_real/complex, real, imag, complex, polar, conj
 void init_profiler(nb::module_& m);               // profiler.cpp: the event recorder behind ember.profiler
 void init_distributed(nb::module_& m);            // distributed.cpp: stores, process groups, Work (ember.distributed)
 void init_fft(nb::module_& m);                    // fft.cpp: the internal spectral ops _fft_c2c, _fft_r2c, _fft_c2r
@@ -190,6 +191,7 @@ NB_MODULE(_C, m) {
   init_predicates(m);
   init_like(m);
   init_unary_forms(m);  // after init_unary: replaces its clamp_min/clamp_max
+  init_complex(m);
   init_backend(m);
   init_cuda(m);
   init_autograd(m);

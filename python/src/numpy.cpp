@@ -74,7 +74,8 @@ bool isinstance(PyObject* o, PyObject* type) {
 
 // ---- NumPy -> ember
 
-constexpr const char* kSupportedNumpy = "float64, float32, float16, int64, int32, int16, int8, uint8, and bool";
+constexpr const char* kSupportedNumpy =
+    "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool";
 
 std::string numpy_type_name(PyObject* array) {
   nb::object dt = nb::steal(PyObject_GetAttrString(array, "dtype"));
@@ -95,6 +96,10 @@ FormatStatus parse_format(const char* f, Py_ssize_t itemsize, ScalarType& st) {
     ++f;
   } else if (*f == '<' || *f == '>' || *f == '!') {
     return FormatStatus::NonNativeByteOrder;
+  }
+  if (f[0] == 'Z' && (f[1] == 'f' || f[1] == 'd') && !f[2]) {  // PEP 3118's complex: Zf, Zd
+    st = f[1] == 'f' ? ScalarType::ComplexFloat : ScalarType::ComplexDouble;
+    return static_cast<Py_ssize_t>(element_size(st)) == itemsize ? FormatStatus::Ok : FormatStatus::Unsupported;
   }
   if (!f[0] || f[1]) return FormatStatus::Unsupported;
   switch (f[0]) {
@@ -244,6 +249,8 @@ const char* buffer_format(ScalarType st) {
     case ScalarType::Float16: return "e";
     case ScalarType::Float32: return "f";
     case ScalarType::Float64: return "d";
+    case ScalarType::ComplexFloat: return "Zf";
+    case ScalarType::ComplexDouble: return "Zd";
     default: return nullptr;
   }
 }

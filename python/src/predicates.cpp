@@ -10,7 +10,7 @@ namespace {
 Tensor isclose_impl(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   EMBER_CHECK(a.dtype() == b.dtype(), "isclose: ", a.dtype(), " did not match ", b.dtype());
   Tensor close = eq(a, b);
-  if (!is_floating(a.dtype())) {
+  if (!is_inexact(a.dtype())) {
     if (rtol == 0 && atol == 0) return close;
     Tensor af = to(a, default_dtype()), bf = to(b, default_dtype());
     return logical_or(close, le(abs(sub(af, bf)), add(mul(abs(bf), rtol), atol)));

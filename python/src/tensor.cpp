@@ -12,11 +12,13 @@ namespace ember::py {
 namespace {
 
 nb::object element(const char* p, ScalarType st) {
-  return dispatch_all(st, [&](auto v) -> nb::object {
+  return dispatch_with_complex(st, [&](auto v) -> nb::object {
     using T = decltype(v);
     T x;
     std::memcpy(&x, p, sizeof(T));
-    if constexpr (std::is_same_v<T, bool>)
+    if constexpr (is_complex_v<T>)
+      return complex_to_py({static_cast<double>(x.re), static_cast<double>(x.im)});
+    else if constexpr (std::is_same_v<T, bool>)
       return nb::bool_(x);
     else if constexpr (std::is_integral_v<T>)
       return nb::int_(static_cast<int64_t>(x));
@@ -878,8 +880,8 @@ void init_tensor(nb::module_& m) {
       .def("is_floating_point", &Tensor::is_floating_point,
            method_doc(kIsFloatingPointDoc, "is_floating_point").c_str())
       .def(
-          "is_complex", [](const Tensor&) { return false; },
-          "Returns whether the dtype of ``self`` is a complex one: always ``False``, ember's tensors being real.")
+          "is_complex", [](const Tensor& t) { return is_complex(t.dtype()); },
+          "Returns whether the dtype of ``self`` is a complex one (complex64 or complex128).")
       .def(
           "get_device", [](const Tensor& t) { return t.is_cuda() ? int(t.device().index) : -1; },
           "Returns the index of the CUDA device ``self`` is on, or -1 for a CPU tensor.")
@@ -1098,6 +1100,7 @@ void init_tensor(nb::module_& m) {
              return item(t).to_bool();
            })
       .def("__float__", [](const Tensor& t) { return item(t).to_double(); })
+      .def("__complex__", [](const Tensor& t) { return complex_to_py(item(t).to_complex()); })
       .def("__int__", [](const Tensor& t) { return item(t).to_int(); })
       .def("__index__",
            [](const Tensor& t) {
@@ -1125,10 +1128,10 @@ void init_tensor(nb::module_& m) {
           nb::sig("def copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor"), kCopyDoc);
 
   const std::pair<const char*, ScalarType> casts[] = {
-      {"float", ScalarType::Float32},     {"double", ScalarType::Float64}, {"half", ScalarType::Float16},
-      {"bfloat16", ScalarType::BFloat16}, {"long", ScalarType::Int64},     {"int", ScalarType::Int32},
-      {"short", ScalarType::Int16},       {"char", ScalarType::Int8},      {"byte", ScalarType::UInt8},
-      {"bool", ScalarType::Bool}};
+      {"float", ScalarType::Float32},     {"double", ScalarType::Float64},      {"half", ScalarType::Float16},
+      {"bfloat16", ScalarType::BFloat16}, {"long", ScalarType::Int64},          {"int", ScalarType::Int32},
+      {"short", ScalarType::Int16},       {"char", ScalarType::Int8},           {"byte", ScalarType::UInt8},
+      {"bool", ScalarType::Bool},         {"cfloat", ScalarType::ComplexFloat}, {"cdouble", ScalarType::ComplexDouble}};
   for (auto [name, st] : casts) {
     const std::string type = "ember." + std::string(dtype_name(st));
     const std::string sig = std::string("def ") + name +

@@ -154,7 +154,7 @@ def test_backward_errors():
         r"has a shape of \[2\]",
     ):
         (x * 2.0).backward(ember.ones(3, dtype=ember.float64))
-    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"):
         ember.tensor([1, 2]).requires_grad_()
     with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
         (x * 2.0).requires_grad_(False)

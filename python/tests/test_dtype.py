@@ -186,7 +186,7 @@ def test_dtype_attributes(dtype):
     assert repr(dtype) == str(dtype) == "ember." + name
     assert dtype.is_floating_point == (dtype in FLOAT_DTYPES)
     assert dtype.is_signed == (dtype not in (ember.bool, ember.uint8))
-    assert dtype.is_complex is False
+    assert dtype.is_complex is False  # ALL_DTYPES are the real ones (complex: test_complex.py)
     expected_size = 2 if dtype is ember.bfloat16 else np.dtype(np_dtype(dtype)).itemsize
     assert dtype.itemsize == expected_size == ember.zeros(1, dtype=dtype).element_size()
     assert pickle.loads(pickle.dumps(dtype)) is dtype

@@ -292,7 +292,7 @@ def test_empty_strided_errors():
 
 @pytest.mark.parametrize("dtype", [ember.int64, ember.int8, ember.uint8, ember.bool], ids=repr)
 def test_requires_grad_on_integer_tensors(dtype):
-    with raises(RuntimeError, "only Tensors of floating point dtype can require gradients"):
+    with raises(RuntimeError, "only Tensors of floating point and complex dtype can require gradients"):
         ember.zeros(2, dtype=dtype).requires_grad_()
     with raises(RuntimeError, "floating point"):
         ember.tensor([1], dtype=dtype, requires_grad=True)

@@ -166,7 +166,7 @@ def test_from_numpy_accepts_ndarray_subclasses():
 
 @pytest.mark.parametrize(
     "np_type",
-    [np.uint16, np.uint32, np.uint64, np.complex64, np.complex128, np.object_, np.longdouble, np.str_, "datetime64[s]"],
+    [np.uint16, np.uint32, np.uint64, np.object_, np.longdouble, np.str_, "datetime64[s]"],
     ids=str,
 )
 def test_from_numpy_unsupported_dtype_is_a_type_error(np_type):
@@ -749,8 +749,6 @@ def test_dlpack_errors():
     with pytest.raises(TypeError):
         ember.from_dlpack(np.arange(3), None)  # device and copy are keyword-only
     with pytest.raises(BufferError, match="dtype"):
-        ember.from_dlpack(np.zeros(2, dtype=np.complex64))
-    with pytest.raises(BufferError, match="dtype"):
         ember.from_dlpack(np.zeros(2, dtype=np.uint32))
     with pytest.raises(BufferError, match="negative strides"):
         ember.from_dlpack(np.arange(4)[::-1])
@@ -955,7 +953,7 @@ def test_import_read_only_flag_is_accepted():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(code=5, bits=64), "dtype"),  # complex
+        (dict(code=5, bits=32), "dtype"),  # complex32 (ember has complex64 and complex128)
         (dict(code=2, bits=8), "dtype"),  # float8
         (dict(code=1, bits=16), "dtype"),  # uint16
         (dict(code=2, bits=32, lanes=4), "dtype"),  # vector type

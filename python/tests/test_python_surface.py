@@ -215,7 +215,7 @@ def test_tensor_methods_written_in_python_have_pytorchs_signatures():
     assert p.logit_(eps=None) is p
     np.testing.assert_allclose(to_np(p), np.log([1 / 3, 1.0]), rtol=1e-6)
     assert y.real is y
-    with pytest.raises(RuntimeError, match="imag"):
+    with pytest.raises(TypeError, match="imag"):  # PyTorch 2.15's type
         y.imag
     # pickled by reference to where they are defined
     assert pickle.loads(pickle.dumps(ember.Tensor.backward)) is ember.Tensor.backward

@@ -228,6 +228,7 @@ SAME_OPS = {
     "neg": (ember.neg, np.negative),
     "abs": (ember.abs, np.abs),
     "sign": (ember.sign, lambda x: np.where(np.isnan(x), 0, np.sign(x)).astype(x.dtype)),
+    "sgn": (ember.sgn, lambda x: np.where(np.isnan(x), 0, np.sign(x)).astype(x.dtype)),
     "square": (ember.square, np.square),
     "relu": (ember.relu, lambda x: np.where(x > 0, x, np.where(np.isnan(x), x, 0)).astype(x.dtype)),
     "floor": (ember.floor, np.floor),

@@ -195,8 +195,9 @@ std::vector<Bytes> make_safetensors_seeds() {
   std::vector<Bytes> seeds;
   safetensors::NamedTensors all;
   for (int d = 0; d < kNumScalarTypes; ++d)
-    all.emplace_back(std::string(dtype_name(static_cast<ScalarType>(d))),
-                     to(arange(6, ScalarType::Int64), static_cast<ScalarType>(d)).reshape(DimVector{2, 3}));
+    if (static_cast<ScalarType>(d) != ScalarType::ComplexDouble)  // safetensors has no complex128 code
+      all.emplace_back(std::string(dtype_name(static_cast<ScalarType>(d))),
+                       to(arange(6, ScalarType::Int64), static_cast<ScalarType>(d)).reshape(DimVector{2, 3}));
   all.emplace_back("scalar", full(DimVector{}, 1.0));
   all.emplace_back("empty", empty(DimVector{0, 2}));
   for (bool md : {false, true}) {

@@ -7,6 +7,7 @@
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/math/common.h"
 #include "ember/ops/binary_op.h"
+#include "ember/ops/ternary_op.h"
 #include "ember/ops/unary.h"
 
 namespace ember::cpu {
@@ -36,5 +37,9 @@ bool binary_logic(BinaryOp op, const StridedIter& it, ScalarType compute);
 // The special functions (special.cpp): false when op is not one or has no kernel for compute.
 bool binary_special(BinaryOp op, const StridedIter& it, ScalarType compute, const Scalar& alpha);
 bool unary_special(UnaryOp op, const StridedIter& it, ScalarType compute, const UnaryArgs& args);
+// The complex dtypes' kernels (complex.cpp): false when op has none.
+bool binary_complex(BinaryOp op, const StridedIter& it, ScalarType compute, const Scalar& alpha);
+bool unary_complex(UnaryOp op, const StridedIter& it, ScalarType compute);
+bool ternary_complex(TernaryOp op, const StridedIter& it, ScalarType compute);
 
 }  // namespace ember::cpu

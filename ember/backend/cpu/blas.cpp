@@ -91,6 +91,29 @@ struct Blas<double> {
   }
 };
 
+// complex64 and complex128: cgemm and zgemm take alpha and beta by address, and the dot's result through a pointer.
+template <class R, auto Gemm, auto Gemv, auto Dotu>
+struct ComplexBlas {
+  using T = Complex<R>;
+  static void gemm(bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta,
+                   T* c, int ldc) {
+    Gemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, &alpha, a, lda, b, ldb,
+         &beta, c, ldc);
+  }
+  static void gemv(bool t, int m, int n, T alpha, const T* a, int lda, const T* x, int incx, T beta, T* y) {
+    Gemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, m, n, &alpha, a, lda, x, incx, &beta, y, 1);
+  }
+  static T dot(int n, const T* x, int incx, const T* y, int incy) {
+    T r;
+    Dotu(n, x, incx, y, incy, &r);
+    return r;
+  }
+};
+template <>
+struct Blas<Complex<float>> : ComplexBlas<float, cblas_cgemm, cblas_cgemv, cblas_cdotu_sub> {};
+template <>
+struct Blas<Complex<double>> : ComplexBlas<double, cblas_zgemm, cblas_zgemv, cblas_zdotu_sub> {};
+
 // Element offsets of a's and b's matrices for each matrix of out, in out's (row-major) batch order.
 void batch_offsets(const Tensor& out, const Tensor& a, const Tensor& b, std::vector<int64_t>& ao,
                    std::vector<int64_t>& bo) {
@@ -260,6 +283,8 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& a
   switch (out.dtype()) {
     case ScalarType::Float32: return float_matmul<float>(out, a, b, alpha, beta);
     case ScalarType::Float64: return float_matmul<double>(out, a, b, alpha, beta);
+    case ScalarType::ComplexFloat: return float_matmul<Complex<float>>(out, a, b, alpha, beta);
+    case ScalarType::ComplexDouble: return float_matmul<Complex<double>>(out, a, b, alpha, beta);
     case ScalarType::BFloat16: return half_matmul<BFloat16>(out, a, b, alpha, beta);
     case ScalarType::Float16: return half_matmul<Half>(out, a, b, alpha, beta);
     case ScalarType::UInt8: return int_matmul<uint8_t>(out, a, b, alpha, beta);

@@ -349,6 +349,20 @@ void reduce_typed(const Tensor& out, const Tensor& in) {
 }
 
 void reduce(ReduceOp op, const Tensor& out, const Tensor& in) {
+  if (is_complex(in.dtype())) {  // sums (pairwise, as the real ones; a NaN part makes x != x) and products
+    dispatch_complex(in.dtype(), [&](auto v) {
+      using T = decltype(v);
+      switch (op) {
+        case ReduceOp::Sum: return reduce_typed<T, ReduceOp::Sum>(out, in);
+        case ReduceOp::NanSum: return reduce_typed<T, ReduceOp::NanSum>(out, in);
+        case ReduceOp::Prod: return reduce_typed<T, ReduceOp::Prod>(out, in);
+        default:
+          fail<NotImplementedError>("\"", reduce_op_name(op), "_cpu\" not implemented for '", type_label(in.dtype()),
+                                    "'");
+      }
+    });
+    return;
+  }
   dispatch_all(in.dtype(), [&](auto v) {
     using T = decltype(v);
     switch (op) {

@@ -10,6 +10,11 @@ namespace {
 void ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c, ScalarType compute,
              const Scalar& value) {
   StridedIter it = StridedIter::make({&out, &a, &b, &c}, out.sizes());
+  if (is_complex(compute)) {
+    if (!ternary_complex(op, it, compute))
+      fail<NotImplementedError>(ternary_op_name(op), ": no CPU kernel for dtype ", compute);
+    return;
+  }
   dispatch_all(compute, [&](auto v) { math::ternary_ops<decltype(v)>(op, Runner{it}, value); });
 }
 

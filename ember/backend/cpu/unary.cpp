@@ -28,6 +28,11 @@ bool try_vectorized(UnaryOp op, const StridedIter& it, const UnaryArgs& args) {
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, ScalarType compute, const UnaryArgs& args) {
   StridedIter it = StridedIter::make({&out, &in}, out.sizes());
+  if (is_complex(compute)) {
+    if (!unary_complex(op, it, compute))
+      fail<NotImplementedError>(unary_op_name(op), ": no CPU kernel for dtype ", compute);
+    return;
+  }
   if (is_special(op)) {
     if (!unary_special(op, it, compute, args))
       fail<NotImplementedError>(unary_op_name(op), ": no CPU kernel for dtype ", compute);

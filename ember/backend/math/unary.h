@@ -62,6 +62,7 @@ void unary_ops(UnaryOp op, const K& k, const UnaryArgs& g) {
         same([] EMBER_LAMBDA(A a) { return a; });
       return;
     case UnaryOp::Sign:
+    case UnaryOp::Sgn:
       if constexpr (std::is_same_v<T, bool>)
         same([] EMBER_LAMBDA(A a) { return a; });
       else
