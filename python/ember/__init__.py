@@ -43,6 +43,7 @@ from . import (  # noqa: E402  # noqa: E402,F401  # noqa: E402,F401  # noqa: E40
     cuda,
     distributed,  # noqa: E402,F401  (ember.distributed without its own import, as torch.distributed)
     distributions,  # noqa: E402,F401
+    fft,
     func,
     hub,
     jit,

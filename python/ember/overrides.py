@@ -368,6 +368,7 @@ def _is_python_function(f):
 def _install():
     """Puts the check in front of every ember function and Tensor method (at the end of ember's import)."""
     import ember
+    import ember.fft
     import ember.linalg
     import ember.nn.functional
     import ember.special
@@ -430,6 +431,7 @@ def _install():
         (ember.nn.functional, "ember.nn.functional"),
         (ember.linalg, "ember.linalg"),
         (ember.special, "ember.special"),
+        (ember.fft, "ember.fft"),
     ):
         funcs = []
         for name in getattr(ns, "__all__", [n for n in vars(ns) if not n.startswith("_")]):
@@ -456,8 +458,8 @@ def _install():
 
 def get_overridable_functions():
     """The functions that can be overridden with ``__torch_function__``: a dict from namespace (``ember``,
-    ``ember.nn.functional``, ``ember.linalg``, ``ember.special``, ``ember.Tensor``) to a list of its functions (for
-    ``ember.Tensor``: its methods and its properties' ``__get__``/``__set__``)."""
+    ``ember.nn.functional``, ``ember.linalg``, ``ember.special``, ``ember.fft``, ``ember.Tensor``) to a list of its
+    functions (for ``ember.Tensor``: its methods and its properties' ``__get__``/``__set__``)."""
     return {ns: list(funcs) for ns, funcs in _OVERRIDABLE.items()}
 
 
