@@ -5,7 +5,7 @@ import builtins
 import inspect
 import types as _types
 
-from . import _C, _histogram, _tensor_types
+from . import _C, _histogram, _spectral, _tensor_types
 from . import autograd as _autograd
 from . import storage as _storage
 
@@ -151,6 +151,8 @@ _METHODS = {
     "type": type,
     # x.histogram(bins, ...) is ember.histogram(x, bins, ...): the same function, whose first parameter is `input`
     "histogram": _histogram.histogram,
+    "stft": _spectral.stft,
+    "istft": _spectral.istft,
     "resolve_neg": resolve_neg,
     "is_conj": is_conj,
     "is_neg": is_neg,
