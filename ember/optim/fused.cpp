@@ -4,11 +4,12 @@
 // call takes all parameters of a group: this file checks the lists and computes each parameter's coefficients
 // (bias corrections depend on its step count); the device kernel then makes one pass over memory, reading the
 // parameter, its gradient and its state once and writing them once, with the work of all parameters split across
-// threads together (so a group of many small tensors still uses every core). Tensors that are not contiguous or
-// are float16/bfloat16 go through contiguous float temporaries copied back afterwards: correct for every layout,
-// fast for the usual one. Parameters on a CUDA device take the same path into that device's optim_step kernel (one
-// multi-tensor launch per group, ember/backend/cuda/optim.cu); the step counters stay CPU tensors, as PyTorch keeps
-// them for its default (not capturable) optimizers, so a step computes its coefficients without reading the device.
+// threads together (so a group of many small tensors still uses every core). Tensors laid out unlike their
+// parameter (a dense parameter's strides, else row-major) or in float16/bfloat16 go through float temporaries in that
+// layout, copied back afterwards: correct for every layout, fast for row-major and channels-last parameters. Parameters
+// on a CUDA device take the same path into that device's optim_step kernel (one multi-tensor launch per group,
+// ember/backend/cuda/optim.cu); the step counters stay CPU tensors, as PyTorch keeps them for its default (not
+// capturable) optimizers, so a step computes its coefficients without reading the device.
 #include "ember/optim/fused.h"
 
 #include <algorithm>
@@ -84,14 +85,28 @@ void launch(Algo algo, std::vector<Work>& work) {
   for (Work& w : work) {
     const ScalarType st = w.t[0].dtype();
     const ScalarType compute = st == ScalarType::Float64 ? st : ScalarType::Float32;
+    // The kernel walks each tensor's memory flat, so a parameter's tensors must be dense with one layout: the
+    // parameter's own when it is dense (row-major, or channels-last with its gradient and state: PyTorch's layout
+    // contract gives .grad the parameter's strides), else row-major.
+    const Tensor p = w.t[0];
+    const bool p_dense = is_contiguous(p, MemoryFormat::Preserve);
+    auto in_layout = [&](const Tensor& t) {
+      if (!p_dense) return t.is_contiguous();
+      if (t.is_contiguous() && p.is_contiguous()) return true;
+      for (int64_t d = 0; d < t.dim(); ++d)
+        if (t.size(d) != 1 && t.stride(d) != p.stride(d)) return false;
+      return is_contiguous(t, MemoryFormat::Preserve);
+    };
     for (int k = 0; k < kSlots; ++k) {
       Tensor& t = w.t[k];
       if (!t.defined()) continue;
-      if (t.is_contiguous() && t.dtype() == compute) {
+      if (t.dtype() == compute && std::ranges::equal(t.sizes(), p.sizes()) && in_layout(t)) {
         if (k != 1) t.bump_version();
         continue;
       }
-      Tensor tmp = to(t, compute, /*copy=*/true).contiguous();
+      Tensor tmp = p_dense ? empty_like(p, TensorOptions(compute).device(p.device()))
+                           : empty(p.sizes(), TensorOptions(compute).device(p.device()));
+      copy_(tmp, t);
       if (k != 1) write_back.emplace_back(t, tmp);  // slot 1, the gradient, is only read
       t = tmp;
     }

@@ -379,7 +379,7 @@ Tensor slice_of(const Tensor& t, int64_t b, int64_t e) { return t.defined() ? t.
 // Multiply-adds below which a slice of a convolution is not worth a chunk of its own on the pool.
 constexpr int64_t kMinConvPiece = int64_t{1} << 20;
 
-// dst += src over contiguous float32 tensors.
+// dst += src over dense float32 tensors laid out alike (a partial is empty_like its gradient).
 void accumulate(const Tensor& dst, const Tensor& src) {
   float* d = dst.data<float>();
   const float* s = src.data<float>();
@@ -433,7 +433,8 @@ bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Te
   std::atomic<bool> done{true};
   guarded("convolution backward", [&] {
     const int64_t n = grad_out.size(0);
-    const bool dense = (!grad_weight.defined() || grad_weight.is_contiguous()) &&
+    // partials are made like the gradients and summed flat: the gradients must be dense
+    const bool dense = (!grad_weight.defined() || is_contiguous(grad_weight, MemoryFormat::Preserve)) &&
                        (!grad_bias.defined() || grad_bias.is_contiguous());
     const int64_t parts = batch_parts(n, dense && grad_out.dtype() == ScalarType::Float32);
     // Slice 0 writes the weight and bias gradients; the others write partials, summed afterwards in slice order.

@@ -164,7 +164,9 @@ ConvGrads conv_backward(const Tensor& gy, const Tensor& x, const Tensor& w, IntA
                                                           : empty(xs, opts);
     if (need[0] && gc.numel() && wc.numel()) gx = has_crop(g) ? empty(cropped_sizes(xs, g), opts) : r.input;
     if (need[1]) {
-      r.weight = gc.numel() && xc.numel() ? empty(ws, opts) : zeros(ws, opts);
+      // laid out as the weight when it is channels-last too, so that AccumulateGrad need not copy it
+      const bool w_cl = cl && w.defined() && !w.is_contiguous() && is_contiguous(w, *cl);
+      r.weight = !(gc.numel() && xc.numel()) ? zeros(ws, opts) : w_cl ? empty(ws, opts, *cl) : empty(ws, opts);
       if (gc.numel() && xc.numel()) gw = r.weight;
     }
     if (need[2]) {
