@@ -42,12 +42,14 @@ def stft(
     normalized=False,
     onesided=None,
     return_complex=None,
+    align_to_window=None,
 ):
     """The short-time Fourier transform of a signal ``[L]`` or a batch ``[B, L]``: ``[(B,) n_freq, n_frames]``
     complex, frames ``hop_length`` apart (default ``n_fft // 4``) of ``n_fft`` points, each multiplied by ``window``
     (``win_length`` points centred in the frame; a rectangle when not given). ``center`` pads the signal by
     ``n_fft // 2`` on both sides with ``pad_mode``. Real inputs give ``n_fft // 2 + 1`` frequencies unless
-    ``onesided=False``; ``normalized`` scales by ``n_fft ** -0.5``. As :func:`torch.stft`."""
+    ``onesided=False``; ``normalized`` scales by ``n_fft ** -0.5``. ``align_to_window`` (``center=False`` only)
+    starts the frames at the window's first point when the window is shorter than ``n_fft``. As :func:`torch.stft`."""
     if return_complex is None and not (input.is_complex() or (window is not None and window.is_complex())):
         raise RuntimeError(
             "stft requires the return_complex parameter be given for real inputs, and will further require that "
@@ -58,6 +60,11 @@ def stft(
     if input.dim() not in (1, 2):
         raise RuntimeError(f"stft: expected a 1D or 2D tensor, but got {input.dim()}D tensor")
     x = input.unsqueeze(0) if input.dim() == 1 else input
+    if align_to_window is not None and center:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
+    if align_to_window and win_length < n_fft:  # frames start where the window does: pad by the window's offset
+        left = (n_fft - win_length) // 2
+        x = ember.nn.functional.pad(x, [left, n_fft - win_length - left])
     if center:
         pad = n_fft // 2
         x = ember.nn.functional.pad(x.unsqueeze(1), [pad, pad], mode=pad_mode).squeeze(1)

@@ -293,32 +293,32 @@ def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
 
 
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    """:func:`fftn` over the last two dims."""
+    """Computes the two-dimensional :func:`fftn` of ``input``, over its last two dims by default."""
     return fftn(input, s, dim, norm, out=out)
 
 
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    """:func:`ifftn` over the last two dims."""
+    """Computes the two-dimensional :func:`ifftn` of ``input``, over its last two dims by default."""
     return ifftn(input, s, dim, norm, out=out)
 
 
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    """:func:`rfftn` over the last two dims."""
+    """Computes the two-dimensional :func:`rfftn` of ``input``, over its last two dims by default."""
     return rfftn(input, s, dim, norm, out=out)
 
 
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    """:func:`irfftn` over the last two dims."""
+    """Computes the two-dimensional :func:`irfftn` of ``input``, over its last two dims by default."""
     return irfftn(input, s, dim, norm, out=out)
 
 
 def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    """:func:`hfftn` over the last two dims."""
+    """Computes the two-dimensional :func:`hfftn` of ``input``, over its last two dims by default."""
     return hfftn(input, s, dim, norm, out=out)
 
 
 def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-    """:func:`ihfftn` over the last two dims."""
+    """Computes the two-dimensional :func:`ihfftn` of ``input``, over its last two dims by default."""
     return ihfftn(input, s, dim, norm, out=out)
 
 

@@ -40,6 +40,20 @@ def test_stft_matches_the_definition(n_fft, hop, win_length, center):
     np.testing.assert_allclose(batch.numpy(), np.stack([want, -want]), rtol=1e-10, atol=1e-10)
 
 
+def test_align_to_window_starts_frames_at_the_window():
+    x = RNG.standard_normal(40)
+    w = np.ones(8)
+    got = ember.stft(
+        ember.tensor(x), 16, 4, 8, ember.tensor(w), center=False, return_complex=True, align_to_window=True
+    )
+    padded = np.pad(x, (4, 4))  # the window sits at offset 4 of each 16-point frame
+    want = reference_stft(padded, 16, 4, np.pad(w, (4, 4)), False)
+    assert got.shape == (9, 9)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10, atol=1e-10)
+    with pytest.raises(RuntimeError, match="align_to_window should only be set when center = false"):
+        ember.stft(ember.tensor(x), 16, window=ember.ones(16), return_complex=True, align_to_window=True)
+
+
 def test_two_sided_normalized_and_real_view():
     x = RNG.standard_normal(300)
     w = np.hamming(48)

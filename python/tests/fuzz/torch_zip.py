@@ -195,6 +195,10 @@ def run_one(data, tmpdir, use_file, mmap):
         if not msg.startswith("ember.load"):
             raise Failure(f"{type(e).__name__} without ember.load's context: {msg[:200]}") from e
         return type(e).__name__
+    finally:
+        WATCH.limit = (
+            None  # the watch is process-wide: later loads in the same process (other tests) are not fuzz inputs
+        )
     touch(result)
     return "loaded"
 
