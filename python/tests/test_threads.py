@@ -13,14 +13,6 @@ import ember
 import ember.nn.functional as F
 
 
-@pytest.fixture
-def two_threads():
-    before = ember.get_num_threads()
-    ember.set_num_threads(2)
-    yield
-    ember.set_num_threads(before)
-
-
 def _run(code, **env):
     full = {k: v for k, v in os.environ.items() if k not in ("EMBER_NUM_THREADS", "OMP_NUM_THREADS")}
     full.update(env)
@@ -42,7 +34,7 @@ def test_environment_overrides_the_default():
 
 
 @pytest.mark.parametrize("batch", [1, 2, 3, 7])
-def test_conv_split_over_the_batch_matches_float64(two_threads, batch):
+def test_conv_split_over_the_batch_matches_float64(four_threads, batch):
     ember.manual_seed(batch)
     x = ember.randn(batch, 3, 9, 8, requires_grad=True)
     w = ember.randn(5, 3, 3, 3, requires_grad=True)
@@ -58,7 +50,7 @@ def test_conv_split_over_the_batch_matches_float64(two_threads, batch):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
 
 
-def test_pooling_split_over_planes_matches_a_numpy_reference(two_threads):
+def test_pooling_split_over_planes_matches_a_numpy_reference(four_threads):
     ember.manual_seed(0)
     x = ember.randn(4, 6, 8, 10, requires_grad=True)
     out, idx = F.max_pool2d(x, 2, return_indices=True)
@@ -77,7 +69,7 @@ def test_pooling_split_over_planes_matches_a_numpy_reference(two_threads):
 
 @pytest.mark.parametrize("m,n,k", [(1024, 48, 300), (40, 1100, 260), (515, 517, 129), (2048, 1, 256), (1, 2048, 256)])
 @pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
-def test_gemm_split_into_blocks_matches_numpy(two_threads, m, n, k, ta, tb):
+def test_gemm_split_into_blocks_matches_numpy(four_threads, m, n, k, ta, tb):
     rng = np.random.default_rng(m + n + k)
     an = rng.standard_normal((k, m) if ta else (m, k)).astype(np.float32)
     bn = rng.standard_normal((n, k) if tb else (k, n)).astype(np.float32)
@@ -89,7 +81,7 @@ def test_gemm_split_into_blocks_matches_numpy(two_threads, m, n, k, ta, tb):
     np.testing.assert_allclose(ember.addmm(c, a, b, beta=0.5, alpha=2.0).numpy(), 0.5 + 2 * want, rtol=1e-4, atol=2e-3)
 
 
-def test_batched_and_broadcast_gemm_split_matches_numpy(two_threads):
+def test_batched_and_broadcast_gemm_split_matches_numpy(four_threads):
     rng = np.random.default_rng(0)
     an = rng.standard_normal((3, 4, 200, 96)).astype(np.float32)
     bn = rng.standard_normal((4, 96, 300)).astype(np.float32)
@@ -105,7 +97,7 @@ def test_batched_and_broadcast_gemm_split_matches_numpy(two_threads):
 
 
 @pytest.mark.parametrize("groups", [1, 4, 32])
-def test_batch_of_one_split_over_channels_matches_float64(two_threads, groups):
+def test_batch_of_one_split_over_channels_matches_float64(four_threads, groups):
     ember.manual_seed(groups)
     x = ember.randn(1, 32, 24, 20)
     w = ember.randn(64, 32 // groups, 3, 3)
