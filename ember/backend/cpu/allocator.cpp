@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include "ember/allocator.h"
@@ -80,12 +81,15 @@ class CpuCachingAllocator final : public Allocator {
     std::lock_guard<std::mutex> g(mu_);
     c_.on_free(rounded);
     if (cached_ + static_cast<int64_t>(rounded) <= cap_) {
-      free_[c].push_back(p);
-      cached_ += rounded;
-    } else {
-      std::free(p);
-      c_.on_sys_free(rounded);
+      try {
+        free_[c].push_back(p);  // may need memory itself: when there is none, the block goes back to the OS
+        cached_ += rounded;
+        return;
+      } catch (const std::bad_alloc&) {  // (deallocate runs in destructors: nothing may escape)
+      }
     }
+    std::free(p);
+    c_.on_sys_free(rounded);
   }
 
   MemoryStats stats() const override {
