@@ -104,6 +104,14 @@ class CpuCachingAllocator final : public Allocator {
     std::lock_guard<std::mutex> g(mu_);
     release_cache_locked();
   }
+  // Gives the cached blocks back to the OS unless another thread holds the lock (or this one, inside the allocator);
+  // whether anything was freed.
+  bool try_release_cache() {
+    std::unique_lock<std::mutex> g(mu_, std::try_to_lock);
+    if (!g.owns_lock() || cached_ == 0) return false;
+    release_cache_locked();
+    return true;
+  }
 
  private:
   void release_cache_locked() {
@@ -126,8 +134,32 @@ class CpuCachingAllocator final : public Allocator {
 
 }  // namespace
 
+namespace {
+
+CpuCachingAllocator* g_cpu = nullptr;
+
+// Note [Out of memory outside ember's allocator]
+// When operator new fails anywhere in the process (nanobind's instance map growing while a million tensors are
+// returned, a std::vector), the cached blocks of the CPU allocator (up to EMBER_CPU_CACHE_MB) go back to the OS
+// and new retries. Without this, such a failure inside one of nanobind's noexcept functions aborted the process
+// where an OutOfMemoryError was due (API fuzzer, 4 GiB address space). When there is nothing to give back, the
+// previous handler runs, or new throws std::bad_alloc as it would have.
+std::new_handler g_previous_new_handler = nullptr;
+
+void release_cache_on_new_failure() {
+  if (g_cpu && g_cpu->try_release_cache()) return;
+  if (g_previous_new_handler) return g_previous_new_handler();
+  throw std::bad_alloc();
+}
+
+}  // namespace
+
 Allocator* cpu_allocator() {
-  static auto* a = new CpuCachingAllocator();  // leaked on purpose: tensors may outlive static destructors
+  static auto* a = [] {
+    g_cpu = new CpuCachingAllocator();  // leaked on purpose: tensors may outlive static destructors
+    g_previous_new_handler = std::set_new_handler(release_cache_on_new_failure);
+    return g_cpu;
+  }();
   return a;
 }
 
