@@ -85,9 +85,18 @@ def test_backward_while_other_threads_set_grad_register_hooks_and_step(fast_swit
     calls = {"hook": 0, "post": 0}
     n = 150
 
+    def tolerant_backward(inp):
+        # opt.step() bumps the weights' version in place, so a step that lands between a forward that saved a weight
+        # and its backward is PyTorch's "modified by an inplace operation" error, not a failure of the engine
+        try:
+            m(inp).sum().backward()
+        except RuntimeError as e:
+            if "modified by an inplace operation" not in str(e):
+                raise
+
     def backward_loop():
         for _ in range(n):
-            m(x).sum().backward()
+            tolerant_backward(x)
 
     def grad_setter():
         for i in range(n * 2):
@@ -123,7 +132,7 @@ def test_backward_while_other_threads_set_grad_register_hooks_and_step(fast_swit
     def requires_grad_toggler():
         for i in range(n):
             x_rg.requires_grad_(i % 2 == 0)
-            m(x_rg).sum().backward()  # x_rg's own .grad comes and goes; the weights get their usual sum
+            tolerant_backward(x_rg)  # x_rg's own .grad comes and goes; the weights get their usual sum
             x_rg.grad = None
 
     def data_setter():
