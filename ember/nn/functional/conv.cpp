@@ -100,10 +100,9 @@ TensorOptions options_of(const Tensor& t) { return TensorOptions(t.dtype()).devi
 // Whether a convolution keeps a channels-last input's layout (PyTorch's): a 4-d (5-d) CPU input dense in it and not
 // row-major, without a cropped tail. The CPU kernels take any strides for oneDNN and copy for their own loops.
 std::optional<MemoryFormat> channels_last_of(const Tensor& x, const ConvGeometry& g) {
-  if (!x.device().is_cpu() || x.is_contiguous() || has_crop(g)) return std::nullopt;
-  if (x.dim() == 4 && is_contiguous(x, MemoryFormat::ChannelsLast)) return MemoryFormat::ChannelsLast;
-  if (x.dim() == 5 && is_contiguous(x, MemoryFormat::ChannelsLast3d)) return MemoryFormat::ChannelsLast3d;
-  return std::nullopt;
+  if (!x.device().is_cpu() || has_crop(g)) return std::nullopt;
+  const MemoryFormat f = suggest_memory_format(x);
+  return f == MemoryFormat::Contiguous ? std::nullopt : std::optional<MemoryFormat>(f);
 }
 
 // t dense in format f when given, else row-major.

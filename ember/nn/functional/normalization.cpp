@@ -37,9 +37,7 @@ Tensor prep(const Tensor& t, ScalarType ct) {
 // memory is then a row-major [N * spatial, C, 1], so the channel kernels (whose contract is a dense [A, C, B]) run on
 // it as they are, with A = N * spatial and B = 1.
 bool channels_last_batch(const Tensor& x) {
-  if (!x.device().is_cpu() || x.is_contiguous()) return false;
-  return (x.dim() == 4 && is_contiguous(x, MemoryFormat::ChannelsLast)) ||
-         (x.dim() == 5 && is_contiguous(x, MemoryFormat::ChannelsLast3d));
+  return x.device().is_cpu() && suggest_memory_format(x) != MemoryFormat::Contiguous;
 }
 
 // t in dtype ct, dense in channels-last when `cl`, else contiguous (undefined stays undefined).

@@ -301,9 +301,8 @@ Tensor max_unpool(size_t nsp, const char* op, const Tensor& x, const Tensor& ind
 // PyTorch's poolings keep a channels-last input's layout. ember's pool kernels run on row-major tensors, so the result
 // is laid out as the input was afterwards (one copy of the smaller tensor).
 Tensor like_input(const Tensor& input, const Tensor& r) {
-  if (!r.defined() || input.is_contiguous() || r.dim() != input.dim() || r.dim() < 4 || r.dim() > 5) return r;
-  const MemoryFormat f = r.dim() == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
-  if (!is_contiguous(input, f)) return r;
+  const MemoryFormat f = suggest_memory_format(input);
+  if (!r.defined() || f == MemoryFormat::Contiguous || r.dim() != input.dim()) return r;
   // channels-last strides exactly as PyTorch gives them (also on size-1 dims): C innermost, then W, H (D), N
   DimVector strides(r.dim());
   int64_t s = 1;
