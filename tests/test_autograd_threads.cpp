@@ -63,8 +63,11 @@ TEST(AutogradThreads, GradSettersHooksAndRetainGradRaceWithTheEngine) {
       [&] {
         for (int i = 0; i < kIter; ++i) {
           auto remove = autograd::register_hook(w, [](const Tensor& g) { return g * 1.0; });
-          auto remove_post = autograd::register_post_accumulate_grad_hook(
-              w, [](const Tensor& v) { EXPECT_TRUE(v.grad().defined()); });
+          // The setter thread may clear .grad between the accumulation and this hook, so only its shape is checked.
+          auto remove_post = autograd::register_post_accumulate_grad_hook(w, [](const Tensor& v) {
+            Tensor g = v.grad();
+            if (g.defined()) EXPECT_EQ(g.numel(), 3);
+          });
           Tensor y = w * 3;
           y.retain_grad();
           auto remove_node = autograd::register_node_hook(*y.grad_fn(),
