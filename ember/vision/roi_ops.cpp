@@ -45,6 +45,7 @@ int64_t check_roi(const char* op, const Tensor& input, const Tensor& rois, const
   if (rois.size(0) > 0) {
     EMBER_CHECK(input.size(2) > 0 && input.size(3) > 0, op, ": expected a non-empty feature map, got input of shape ",
                 shape_str(input.sizes()));
+    if (input.is_meta()) return channels;  // no values to check (as indices are not checked on meta)
     const Tensor batch = select(rois, 1, 0);
     const bool ok = all(logical_and(ge(batch, 0), lt(batch, input.size(0)))).item<bool>();
     EMBER_CHECK_INDEX(ok, op, ": every box's batch index rois[:, 0] must be in [0, ", input.size(0),

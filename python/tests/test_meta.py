@@ -14,6 +14,7 @@ import pytest
 import ember
 import ember.nn as nn
 import ember.nn.functional as F
+import ember.vision.ops as _vops
 
 TORCH_PY = "/opt/torch2/py"
 needs_torch = pytest.mark.skipif(not os.path.exists(TORCH_PY), reason="needs the reference PyTorch at /opt/torch2/py")
@@ -128,7 +129,22 @@ OPS = [
     ("arange_like_ops", lambda a: a + ember.arange(3.0, device=a.device), [(2, 3)]),
     ("zeros_like", lambda a: ember.zeros_like(a.t()), [(2, 3)]),
     ("new_ones", lambda a: a.new_ones(4, 2), [(2, 3)]),
+    ("histc", lambda a: ember.histc(a, 7, -1.0, 1.0), [(2, 3)]),
+    ("fft", lambda a: ember.fft.fft(a, 6), [(2, 5)]),
+    ("rfft_irfft", lambda a: (ember.fft.rfft(a), ember.fft.irfft(ember.fft.rfft(a), 5)), [(2, 5)]),
+    ("fft2_complex", lambda a: ember.fft.fft2(ember.complex(a, a.t().contiguous())), [(4, 4)]),
+    ("stft", lambda a: ember.stft(a, 16, window=ember.hann_window(16, device=a.device), return_complex=True), [(64,)]),
+    ("roi_align", lambda x, b: _vops.roi_align(x, _rois(b), (2, 3), 0.5, 2), [(2, 4, 8, 8), (3, 2)]),
+    ("roi_pool", lambda x, b: _vops.roi_pool(x, _rois(b), 2), [(2, 4, 8, 8), (3, 2)]),
+    ("ps_roi_align", lambda x, b: _vops.ps_roi_align(x, _rois(b), 2), [(2, 8, 8, 8), (3, 2)]),
+    ("ps_roi_pool", lambda x, b: _vops.ps_roi_pool(x, _rois(b), 2), [(2, 8, 8, 8), (3, 2)]),
 ]
+
+
+def _rois(b):
+    """RoIs [K, 5] (batch index 0, then x1 y1 x2 y2) from a [K, 2] tensor, on its device."""
+    low = b.abs()
+    return ember.cat([ember.zeros(b.shape[0], 1, device=b.device), low, low + 4], 1)
 
 
 @pytest.mark.parametrize("name, op, specs", OPS, ids=[o[0] for o in OPS])
@@ -419,3 +435,15 @@ def test_deepcopy_and_pickle_keep_meta():
     assert twin.running_mean is not bn.running_mean and isinstance(twin.weight, nn.Parameter)
     t = pickle.loads(pickle.dumps(ember.empty(2, 5, dtype=ember.float16, device="meta", requires_grad=True)))
     assert t.is_meta and t.shape == (2, 5) and t.dtype == ember.float16 and t.requires_grad
+
+
+def test_spectral_and_roi_gradients_on_meta():
+    """Backward through fft and the RoI ops gives meta gradients of the inputs' geometry (the CPU run's)."""
+    for device in ("cpu", "meta"):
+        x = ember.randn(2, 4, 8, 8, device=device, requires_grad=True)
+        boxes = _rois(ember.ones(3, 2, device=device))
+        loss = _vops.roi_align(x, boxes, 2).sum() + ember.fft.rfft2(x).abs().sum()
+        loss.backward()
+        assert x.grad.device == ember.device(device) and x.grad.shape == x.shape and x.grad.stride() == x.stride()
+    with pytest.raises(NotImplementedError, match="nms: not implemented for meta tensors"):
+        _vops.nms(ember.zeros(3, 4, device="meta"), ember.zeros(3, device="meta"), 0.5)

@@ -13,6 +13,8 @@
 #include "ember/backend/kernels/blas.h"
 #include "ember/backend/kernels/copy.h"
 #include "ember/backend/kernels/creation.h"
+#include "ember/backend/kernels/fft.h"
+#include "ember/backend/kernels/histogram.h"
 #include "ember/backend/kernels/index.h"
 #include "ember/backend/kernels/nn/conv.h"
 #include "ember/backend/kernels/nn/dropout.h"
@@ -31,6 +33,7 @@
 #include "ember/backend/kernels/ternary.h"
 #include "ember/backend/kernels/unary.h"
 #include "ember/backend/kernels/unary_backward.h"
+#include "ember/backend/kernels/vision.h"
 
 namespace ember {
 namespace {
@@ -63,6 +66,11 @@ EMBER_META_KERNEL(sort)
 EMBER_META_KERNEL(topk)
 EMBER_META_KERNEL(slice_select)
 EMBER_META_KERNEL(searchsorted)
+EMBER_META_KERNEL(histc)
+// Spectral transforms (ember.fft, stft).
+EMBER_META_KERNEL(fft_c2c)
+EMBER_META_KERNEL(fft_r2c)
+EMBER_META_KERNEL(fft_c2r)
 // Indexing: the bounds checks live in the kernels, so meta indices are not checked (as in PyTorch).
 EMBER_META_KERNEL(index_gather)
 EMBER_META_KERNEL(index_scatter)
@@ -92,6 +100,12 @@ EMBER_META_KERNEL(resample)
 EMBER_META_KERNEL(resample_adjoint)
 EMBER_META_KERNEL(im2col)
 EMBER_META_KERNEL(col2im)
+// ember.vision.ops (nms keeps a data-dependent number of boxes, so it has none).
+EMBER_META_KERNEL(roi_align)
+EMBER_META_KERNEL(roi_align_backward)
+EMBER_META_KERNEL(ps_roi_pool)
+EMBER_META_KERNEL(ps_roi_pool_backward)
+EMBER_META_KERNEL(roi_pool)
 // Optimizers' fused steps.
 EMBER_META_KERNEL(optim_step)
 
