@@ -99,7 +99,7 @@ class TVTensor(ember.Tensor):
     def _wrap_output(cls, output, args=(), kwargs=None):
         if isinstance(output, ember.Tensor) and not isinstance(output, cls):
             output = output.as_subclass(cls)
-        if isinstance(output, (tuple, list)):
+        if isinstance(output, (tuple, list)) and any(isinstance(p, ember.Tensor) for p in output):
             output = type(output)(cls._wrap_output(part, args, kwargs) for part in output)
         return output
 
@@ -199,7 +199,8 @@ def _format(format):
             return BoundingBoxFormat[format.upper()]
         except KeyError:
             raise KeyError(
-                "unknown bounding box format %r (expected one of %s)" % (format, ", ".join(BoundingBoxFormat.__members__))
+                "unknown bounding box format %r (expected one of %s)"
+                % (format, ", ".join(BoundingBoxFormat.__members__))
             ) from None
     raise TypeError("format should be a str or a BoundingBoxFormat, got %s" % type(format).__name__)
 
@@ -238,9 +239,7 @@ class BoundingBoxes(TVTensor):
             clamping_mode=kwargs.get("clamping_mode", like.clamping_mode),
         )
 
-    def __new__(
-        cls, data, *, format, canvas_size, clamping_mode="soft", dtype=None, device=None, requires_grad=None
-    ):
+    def __new__(cls, data, *, format, canvas_size, clamping_mode="soft", dtype=None, device=None, requires_grad=None):
         tensor = cls._to_tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
         fmt = _format(format)
         if not tensor.is_floating_point() and is_rotated_bounding_format(fmt):
@@ -253,8 +252,10 @@ class BoundingBoxes(TVTensor):
         meta = dict(format=first.format, canvas_size=first.canvas_size, clamping_mode=first.clamping_mode)
         if isinstance(output, ember.Tensor) and not isinstance(output, BoundingBoxes):
             output = BoundingBoxes._wrap(output, check_dims=False, **meta)
-        elif isinstance(output, (tuple, list)):
-            output = type(output)(BoundingBoxes._wrap(p, check_dims=False, **meta) for p in output)
+        elif isinstance(output, (tuple, list)):  # chunk, unbind (tolist's numbers stay numbers)
+            output = type(output)(
+                BoundingBoxes._wrap(p, check_dims=False, **meta) if isinstance(p, ember.Tensor) else p for p in output
+            )
         return output
 
     def __repr__(self):
@@ -289,7 +290,12 @@ class KeyPoints(TVTensor):
         if isinstance(output, ember.Tensor) and not isinstance(output, KeyPoints):
             output = KeyPoints._wrap(output, canvas_size=first.canvas_size, check_dims=False)
         elif isinstance(output, (tuple, list)):
-            output = type(output)(KeyPoints._wrap(p, canvas_size=first.canvas_size, check_dims=False) for p in output)
+            output = type(output)(
+                KeyPoints._wrap(p, canvas_size=first.canvas_size, check_dims=False)
+                if isinstance(p, ember.Tensor)
+                else p
+                for p in output
+            )
         return output
 
     def __repr__(self):

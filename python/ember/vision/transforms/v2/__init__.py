@@ -3,8 +3,8 @@
 A transform takes any nesting of tuples, lists and dicts; images, videos, masks, bounding boxes and keypoints in it
 are transformed together with one draw of the random parameters (docs/vision.md)."""
 
-from . import functional  # noqa: F401
 from ..functional import InterpolationMode  # noqa: F401
+from . import functional  # noqa: F401
 from ._augment import *  # noqa: F401,F403
 from ._auto_augment import *  # noqa: F401,F403
 from ._color import *  # noqa: F401,F403

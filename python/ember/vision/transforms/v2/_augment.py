@@ -129,8 +129,9 @@ class _BaseMixUpCutMix(Transform):
         flat, spec = _flatten(inputs)
         needs = self._needs_transform_list(flat)
         if has_any(flat, _is_pil, tv_tensors.BoundingBoxes, tv_tensors.Mask, tv_tensors.KeyPoints):
-            raise ValueError("%s() does not support PIL images, bounding boxes, keypoints and masks."
-                             % type(self).__name__)
+            raise ValueError(
+                "%s() does not support PIL images, bounding boxes, keypoints and masks." % type(self).__name__
+            )
         labels = self._labels_getter(inputs)
         if not isinstance(labels, ember.Tensor):
             raise ValueError("The labels must be a tensor, but got %s instead." % type(labels).__name__)
@@ -159,8 +160,9 @@ class _BaseMixUpCutMix(Transform):
     def _check_image_or_video(inpt, *, batch_size):
         expected = 5 if isinstance(inpt, tv_tensors.Video) else 4
         if inpt.ndim != expected:
-            raise ValueError("Expected a batched input with %d dims, but got %d dimensions instead."
-                             % (expected, inpt.ndim))
+            raise ValueError(
+                "Expected a batched input with %d dims, but got %d dimensions instead." % (expected, inpt.ndim)
+            )
         if inpt.shape[0] != batch_size:
             raise ValueError(
                 "The batch size of the image or video does not match the batch size of the labels: %d != %d."

@@ -29,8 +29,8 @@ def _lin(lo, hi):
 
 def _posterize_bins(top, spread):
     return lambda num_bins, height, width: (
-        top - (ember.arange(num_bins) / ((num_bins - 1) / spread))
-    ).round().to(ember.int32)
+        (top - (ember.arange(num_bins) / ((num_bins - 1) / spread))).round().to(ember.int32)
+    )
 
 
 def _none(num_bins, height, width):
@@ -57,7 +57,9 @@ class _AutoAugmentBase(Transform):
             if need and check_type(inpt, (tv_tensors.Image, _is_pil, is_pure_tensor, tv_tensors.Video)):
                 found.append((idx, inpt))
             elif isinstance(inpt, (tv_tensors.BoundingBoxes, tv_tensors.Mask, tv_tensors.KeyPoints)):
-                raise TypeError("Inputs of type %s are not supported by %s()" % (type(inpt).__name__, type(self).__name__))
+                raise TypeError(
+                    "Inputs of type %s are not supported by %s()" % (type(inpt).__name__, type(self).__name__)
+                )
         if not found:
             raise TypeError("Found no image in the sample.")
         if len(found) > 1:
@@ -79,19 +81,47 @@ class _AutoAugmentBase(Transform):
         if transform_id == "Identity":
             return image
         if transform_id == "ShearX":
-            return F.affine(image, angle=0.0, translate=[0, 0], scale=1.0,
-                            shear=[math.degrees(math.atan(magnitude)), 0.0], interpolation=interpolation,
-                            fill=fill_, center=[0, 0])
+            return F.affine(
+                image,
+                angle=0.0,
+                translate=[0, 0],
+                scale=1.0,
+                shear=[math.degrees(math.atan(magnitude)), 0.0],
+                interpolation=interpolation,
+                fill=fill_,
+                center=[0, 0],
+            )
         if transform_id == "ShearY":
-            return F.affine(image, angle=0.0, translate=[0, 0], scale=1.0,
-                            shear=[0.0, math.degrees(math.atan(magnitude))], interpolation=interpolation,
-                            fill=fill_, center=[0, 0])
+            return F.affine(
+                image,
+                angle=0.0,
+                translate=[0, 0],
+                scale=1.0,
+                shear=[0.0, math.degrees(math.atan(magnitude))],
+                interpolation=interpolation,
+                fill=fill_,
+                center=[0, 0],
+            )
         if transform_id == "TranslateX":
-            return F.affine(image, angle=0.0, translate=[int(magnitude), 0], scale=1.0, interpolation=interpolation,
-                            shear=[0.0, 0.0], fill=fill_)
+            return F.affine(
+                image,
+                angle=0.0,
+                translate=[int(magnitude), 0],
+                scale=1.0,
+                interpolation=interpolation,
+                shear=[0.0, 0.0],
+                fill=fill_,
+            )
         if transform_id == "TranslateY":
-            return F.affine(image, angle=0.0, translate=[0, int(magnitude)], scale=1.0, interpolation=interpolation,
-                            shear=[0.0, 0.0], fill=fill_)
+            return F.affine(
+                image,
+                angle=0.0,
+                translate=[0, int(magnitude)],
+                scale=1.0,
+                interpolation=interpolation,
+                shear=[0.0, 0.0],
+                fill=fill_,
+            )
         if transform_id == "Rotate":
             return F.rotate(image, angle=magnitude, interpolation=interpolation, fill=fill_)
         if transform_id == "Brightness":
@@ -254,8 +284,7 @@ class AutoAugment(_AutoAugmentBase):
                 continue
             fn, signed = self._AUGMENTATION_SPACE[transform_id]
             magnitude = self._magnitude(fn, signed, 10, lambda: magnitude_idx, height, width)
-            image = self._apply_image_or_video_transform(image, transform_id, magnitude, self.interpolation,
-                                                         self._fill)
+            image = self._apply_image_or_video_transform(image, transform_id, magnitude, self.interpolation, self._fill)
         return self._unflatten_and_insert_image_or_video(flat_with_spec, image)
 
 
@@ -267,8 +296,9 @@ class RandAugment(_AutoAugmentBase):
         **{k: v for k, v in AutoAugment._AUGMENTATION_SPACE.items() if k != "Invert"},
     }
 
-    def __init__(self, num_ops=2, magnitude=9, num_magnitude_bins=31, interpolation=InterpolationMode.NEAREST,
-                 fill=None):
+    def __init__(
+        self, num_ops=2, magnitude=9, num_magnitude_bins=31, interpolation=InterpolationMode.NEAREST, fill=None
+    ):
         super().__init__(interpolation=interpolation, fill=fill)
         if not isinstance(num_ops, int) or num_ops < 0:
             raise ValueError("num_ops should be a non-negative integer, but got %s instead." % (num_ops,))
@@ -282,8 +312,7 @@ class RandAugment(_AutoAugmentBase):
         for _ in range(self.num_ops):
             transform_id, (fn, signed) = self._get_random_item(self._AUGMENTATION_SPACE)
             magnitude = self._magnitude(fn, signed, self.num_magnitude_bins, lambda: self.magnitude, height, width)
-            image = self._apply_image_or_video_transform(image, transform_id, magnitude, self.interpolation,
-                                                         self._fill)
+            image = self._apply_image_or_video_transform(image, transform_id, magnitude, self.interpolation, self._fill)
         return self._unflatten_and_insert_image_or_video(flat_with_spec, image)
 
 
@@ -343,8 +372,16 @@ class AugMix(_AutoAugmentBase):
         "Sharpness": (_lin(0.0, 0.9), True),
     }
 
-    def __init__(self, severity=3, mixture_width=3, chain_depth=-1, alpha=1.0, all_ops=True,
-                 interpolation=InterpolationMode.BILINEAR, fill=None):
+    def __init__(
+        self,
+        severity=3,
+        mixture_width=3,
+        chain_depth=-1,
+        alpha=1.0,
+        all_ops=True,
+        interpolation=InterpolationMode.BILINEAR,
+        fill=None,
+    ):
         super().__init__(interpolation=interpolation, fill=fill)
         self._PARAMETER_MAX = 10
         if not 1 <= severity <= self._PARAMETER_MAX:
@@ -371,7 +408,8 @@ class AugMix(_AutoAugmentBase):
         batch_dims = [batch.shape[0]] + [1] * (batch.ndim - 1)
         m = self._sample_dirichlet(ember.tensor([self.alpha, self.alpha]).expand(batch_dims[0], 2).contiguous())
         weights = self._sample_dirichlet(
-            ember.tensor([float(self.alpha)] * self.mixture_width).expand(batch_dims[0], self.mixture_width)
+            ember.tensor([float(self.alpha)] * self.mixture_width)
+            .expand(batch_dims[0], self.mixture_width)
             .contiguous()
         ) * m[:, 1].reshape(batch_dims[0], -1)
         mix = m[:, 0].reshape(batch_dims) * batch
@@ -381,11 +419,14 @@ class AugMix(_AutoAugmentBase):
             for _ in range(depth):
                 transform_id, (fn, signed) = self._get_random_item(space)
                 magnitude = self._magnitude(
-                    fn, signed, self._PARAMETER_MAX, lambda: int(ember.randint(self.severity, ()).item()), height,
+                    fn,
+                    signed,
+                    self._PARAMETER_MAX,
+                    lambda: int(ember.randint(self.severity, ()).item()),
+                    height,
                     width,
                 )
-                aug = self._apply_image_or_video_transform(aug, transform_id, magnitude, self.interpolation,
-                                                           self._fill)
+                aug = self._apply_image_or_video_transform(aug, transform_id, magnitude, self.interpolation, self._fill)
             mix = mix + weights[:, i].reshape(batch_dims) * aug
         mix = mix.reshape(orig_dims).to(plain.dtype)
         if isinstance(orig, (tv_tensors.Image, tv_tensors.Video)):

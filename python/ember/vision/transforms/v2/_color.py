@@ -6,7 +6,7 @@ import ember
 
 from ... import tv_tensors
 from . import functional as F
-from ._transform import Transform, _RandomApplyTransform, _rand, _uniform, query_chw
+from ._transform import Transform, _rand, _RandomApplyTransform, _uniform, query_chw
 
 __all__ = [
     "Grayscale",
@@ -123,8 +123,7 @@ class RandomPhotometricDistort(Transform):
     """SSD's photometric distortion: each of brightness, contrast (before or after the others), saturation, hue and
     a channel permutation applied with probability p."""
 
-    def __init__(self, brightness=(0.875, 1.125), contrast=(0.5, 1.5), saturation=(0.5, 1.5), hue=(-0.05, 0.05),
-                 p=0.5):
+    def __init__(self, brightness=(0.875, 1.125), contrast=(0.5, 1.5), saturation=(0.5, 1.5), hue=(-0.05, 0.05), p=0.5):
         super().__init__()
         self.brightness = brightness
         self.contrast = contrast

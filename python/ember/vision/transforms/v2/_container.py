@@ -68,9 +68,7 @@ class RandomChoice(Transform):
         if p is None:
             p = [1] * len(transforms)
         elif len(p) != len(transforms):
-            raise ValueError(
-                "Length of p doesn't match the number of transforms: %d != %d" % (len(p), len(transforms))
-            )
+            raise ValueError("Length of p doesn't match the number of transforms: %d != %d" % (len(p), len(transforms)))
         super().__init__()
         self.transforms = transforms
         total = sum(p)

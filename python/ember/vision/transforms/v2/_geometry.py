@@ -89,7 +89,11 @@ class Resize(Transform):
 
     def transform(self, inpt, params):
         return self._call_kernel(
-            F.resize, inpt, self.size, interpolation=self.interpolation, max_size=self.max_size,
+            F.resize,
+            inpt,
+            self.size,
+            interpolation=self.interpolation,
+            max_size=self.max_size,
             antialias=self.antialias,
         )
 
@@ -106,8 +110,14 @@ class CenterCrop(Transform):
 class RandomResizedCrop(Transform):
     """A crop of random area (scale of the image's) and aspect ratio (log-uniform in ratio), resized to size."""
 
-    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0),
-                 interpolation=InterpolationMode.BILINEAR, antialias=True):
+    def __init__(
+        self,
+        size,
+        scale=(0.08, 1.0),
+        ratio=(3.0 / 4.0, 4.0 / 3.0),
+        interpolation=InterpolationMode.BILINEAR,
+        antialias=True,
+    ):
         super().__init__()
         self.size = _setup_size(size, error_msg=_SIZE_MSG)
         if not isinstance(scale, (list, tuple)):
@@ -166,7 +176,9 @@ class FiveCrop(Transform):
 
     def check_inputs(self, flat_inputs):
         if has_any(flat_inputs, tv_tensors.BoundingBoxes, tv_tensors.Mask, tv_tensors.KeyPoints):
-            raise TypeError("BoundingBoxes'es, KeyPoints'es, and Mask's are not supported by %s()" % type(self).__name__)
+            raise TypeError(
+                "BoundingBoxes'es, KeyPoints'es, and Mask's are not supported by %s()" % type(self).__name__
+            )
 
     def transform(self, inpt, params):
         return self._call_kernel(F.five_crop, inpt, self.size)
@@ -182,7 +194,9 @@ class TenCrop(Transform):
 
     def check_inputs(self, flat_inputs):
         if has_any(flat_inputs, tv_tensors.BoundingBoxes, tv_tensors.Mask, tv_tensors.KeyPoints):
-            raise TypeError("BoundingBoxes'es, KeyPoints'es, and Mask's are not supported by %s()" % type(self).__name__)
+            raise TypeError(
+                "BoundingBoxes'es, KeyPoints'es, and Mask's are not supported by %s()" % type(self).__name__
+            )
 
     def transform(self, inpt, params):
         return self._call_kernel(F.ten_crop, inpt, self.size, vertical_flip=self.vertical_flip)
@@ -263,7 +277,12 @@ class RandomRotation(Transform):
     def transform(self, inpt, params):
         fill = _get_fill(self._fill, type(inpt))
         return self._call_kernel(
-            F.rotate, inpt, **params, interpolation=self.interpolation, expand=self.expand, center=self.center,
+            F.rotate,
+            inpt,
+            **params,
+            interpolation=self.interpolation,
+            expand=self.expand,
+            center=self.center,
             fill=fill,
         )
 
@@ -271,8 +290,16 @@ class RandomRotation(Transform):
 class RandomAffine(Transform):
     """Random rotation (degrees), translation (fractions of the size), scale and shear, in one affine map."""
 
-    def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation=InterpolationMode.NEAREST,
-                 fill=0, center=None):
+    def __init__(
+        self,
+        degrees,
+        translate=None,
+        scale=None,
+        shear=None,
+        interpolation=InterpolationMode.NEAREST,
+        fill=0,
+        center=None,
+    ):
         super().__init__()
         self.degrees = _setup_angle(degrees, name="degrees", req_sizes=(2,))
         if translate is not None:
@@ -371,7 +398,12 @@ class RandomCrop(Transform):
         top = _randint(0, ph - ch + 1) if ph > ch else 0
         left = _randint(0, pw - cw + 1) if pw > cw else 0
         return dict(
-            needs_crop=ph > ch or pw > cw, top=top, left=left, height=ch, width=cw, needs_pad=any(padding),
+            needs_crop=ph > ch or pw > cw,
+            top=top,
+            left=left,
+            height=ch,
+            width=cw,
+            needs_pad=any(padding),
             padding=padding,
         )
 
@@ -413,7 +445,12 @@ class RandomPerspective(_RandomApplyTransform):
     def transform(self, inpt, params):
         fill = _get_fill(self._fill, type(inpt))
         return self._call_kernel(
-            F.perspective, inpt, startpoints=None, endpoints=None, fill=fill, interpolation=self.interpolation,
+            F.perspective,
+            inpt,
+            startpoints=None,
+            endpoints=None,
+            fill=fill,
+            interpolation=self.interpolation,
             **params,
         )
 
@@ -451,8 +488,9 @@ class RandomIoUCrop(Transform):
     """SSD's crop: a random window whose IoU with some box reaches a sampled threshold; boxes whose center falls
     outside it are zeroed (follow with SanitizeBoundingBoxes)."""
 
-    def __init__(self, min_scale=0.3, max_scale=1.0, min_aspect_ratio=0.5, max_aspect_ratio=2.0,
-                 sampler_options=None, trials=40):
+    def __init__(
+        self, min_scale=0.3, max_scale=1.0, min_aspect_ratio=0.5, max_aspect_ratio=2.0, sampler_options=None, trials=40
+    ):
         super().__init__()
         self.min_scale = min_scale
         self.max_scale = max_scale
@@ -516,8 +554,7 @@ class RandomIoUCrop(Transform):
 class ScaleJitter(Transform):
     """Resizes to fit target_size (w, h) times a scale uniform in scale_range (large-scale jitter)."""
 
-    def __init__(self, target_size, scale_range=(0.1, 2.0), interpolation=InterpolationMode.BILINEAR,
-                 antialias=True):
+    def __init__(self, target_size, scale_range=(0.1, 2.0), interpolation=InterpolationMode.BILINEAR, antialias=True):
         super().__init__()
         self.target_size = target_size
         self.scale_range = scale_range

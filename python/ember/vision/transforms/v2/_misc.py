@@ -60,7 +60,8 @@ class LinearTransformation(Transform):
         super().__init__()
         if transformation_matrix.shape[0] != transformation_matrix.shape[1]:
             raise ValueError(
-                "transformation_matrix should be square. Got %s rectangular matrix." % (tuple(transformation_matrix.shape),)
+                "transformation_matrix should be square. Got %s rectangular matrix."
+                % (tuple(transformation_matrix.shape),)
             )
         if mean_vector.shape[0] != transformation_matrix.shape[0]:
             raise ValueError(
@@ -68,11 +69,15 @@ class LinearTransformation(Transform):
                 "[%s]" % (mean_vector.shape[0], tuple(transformation_matrix.shape))
             )
         if transformation_matrix.device != mean_vector.device:
-            raise ValueError("Input tensors should be on the same device. Got %s and %s"
-                             % (transformation_matrix.device, mean_vector.device))
+            raise ValueError(
+                "Input tensors should be on the same device. Got %s and %s"
+                % (transformation_matrix.device, mean_vector.device)
+            )
         if transformation_matrix.dtype != mean_vector.dtype:
-            raise ValueError("Input tensors should have the same dtype. Got %s and %s"
-                             % (transformation_matrix.dtype, mean_vector.dtype))
+            raise ValueError(
+                "Input tensors should have the same dtype. Got %s and %s"
+                % (transformation_matrix.dtype, mean_vector.dtype)
+            )
         self.transformation_matrix = transformation_matrix
         self.mean_vector = mean_vector
 
@@ -148,8 +153,10 @@ class ToDtype(Transform):
         super().__init__()
         if not isinstance(dtype, (dict, ember.dtype)):
             raise ValueError("dtype must be a dict or a torch.dtype, got %s instead" % type(dtype).__name__)
-        if isinstance(dtype, dict) and ember.Tensor in dtype and any(
-            c in dtype for c in (tv_tensors.Image, tv_tensors.Video)
+        if (
+            isinstance(dtype, dict)
+            and ember.Tensor in dtype
+            and any(c in dtype for c in (tv_tensors.Image, tv_tensors.Video))
         ):
             warnings.warn(
                 "Got `dtype` values for `torch.Tensor` and either `tv_tensors.Image` or `tv_tensors.Video`. Note that "
@@ -171,8 +178,8 @@ class ToDtype(Transform):
         else:
             raise ValueError(
                 "No dtype was specified for type %s. If you only need to convert the dtype of images or videos, you "
-                "can just pass e.g. dtype=torch.float32. If you're passing a dict as dtype, you can use \"others\" as "
-                "a catch-all key e.g. dtype={tv_tensors.Mask: torch.int64, \"others\": None} to pass-through the "
+                'can just pass e.g. dtype=torch.float32. If you\'re passing a dict as dtype, you can use "others" as '
+                'a catch-all key e.g. dtype={tv_tensors.Mask: torch.int64, "others": None} to pass-through the '
                 "rest of the inputs." % type(inpt)
             )
         supports_scaling = is_pure_tensor(inpt) or isinstance(inpt, (tv_tensors.Image, tv_tensors.Video))

@@ -3,6 +3,7 @@ plain tensor or tv_tensors.Image/Video is an image, Mask, BoundingBoxes and KeyP
 ``*_image``, ``*_mask``, ``*_bounding_boxes``, ``*_keypoints`` functions), PIL images go through a uint8 tensor.
 ``register_kernel`` adds kernels for custom TVTensor classes."""
 
+from ...functional import InterpolationMode  # noqa: F401
 from ._augment import *  # noqa: F401,F403
 from ._augment import erase_image  # noqa: F401
 from ._color import *  # noqa: F401,F403
@@ -78,4 +79,3 @@ from ._misc import gaussian_blur_image, gaussian_noise_image, normalize_image, t
 from ._temporal import *  # noqa: F401,F403
 from ._type_conversion import *  # noqa: F401,F403
 from ._utils import is_pure_tensor, register_kernel  # noqa: F401
-from ...functional import InterpolationMode  # noqa: F401

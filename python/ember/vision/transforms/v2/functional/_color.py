@@ -5,10 +5,10 @@ do and round where it rounds."""
 import numbers
 
 import ember
-
-from ... import functional as _F1
-from .... import tv_tensors
 from ember.nn import functional as _nnF
+
+from .... import tv_tensors
+from ... import functional as _F1
 from ._misc import to_dtype_image
 from ._utils import _dispatch, _register
 
@@ -88,7 +88,7 @@ _register_images(grayscale_to_rgb, grayscale_to_rgb_image)
 def _blend(img1, img2, ratio):
     ratio = float(ratio)
     fp = img1.is_floating_point()
-    out = (img1 * ratio + img2 * (1.0 - ratio)).clamp(0, _max_value(img1.dtype))
+    out = ember.add(img1 * ratio, img2, alpha=1.0 - ratio).clamp(0, _max_value(img1.dtype))
     return out if fp else out.to(img1.dtype)
 
 
@@ -119,8 +119,9 @@ def adjust_saturation_image(image, saturation_factor):
         raise ValueError("saturation_factor (%s) is not non-negative." % (saturation_factor,))
     if _channels(image) == 1:
         return image
-    gray = _F1._V.rgb_to_grayscale(image if image.dtype in (ember.float32, ember.float64) else image.to(ember.float32),
-                                   1)
+    gray = _F1._V.rgb_to_grayscale(
+        image if image.dtype in (ember.float32, ember.float64) else image.to(ember.float32), 1
+    )
     if not image.is_floating_point():
         gray = gray.floor()
     return _blend(image, gray, saturation_factor)
@@ -264,9 +265,7 @@ def solarize(inpt, threshold):
 
 def solarize_image(image, threshold):
     if threshold > _max_value(image.dtype):
-        raise TypeError(
-            "Threshold should be less or equal the maximum value of the dtype, but got %s" % (threshold,)
-        )
+        raise TypeError("Threshold should be less or equal the maximum value of the dtype, but got %s" % (threshold,))
     return ember.where(image >= threshold, invert_image(image), image)
 
 
@@ -314,8 +313,9 @@ def equalize_image(image):
     last = cum.argmax(dim=-1, keepdim=True)
     step = ember.div(flat.shape[-1] - hist.gather(-1, last), 255, rounding_mode="floor")
     valid = step.ne(0)
-    lut = ember.div(cum[..., :-1] + ember.div(step, 2, rounding_mode="floor"), step.clamp(min=1),
-                    rounding_mode="floor").clamp(0, 255)
+    lut = ember.div(
+        cum[..., :-1] + ember.div(step, 2, rounding_mode="floor"), step.clamp(min=1), rounding_mode="floor"
+    ).clamp(0, 255)
     lut = ember.cat([ember.zeros(*batch, 1, dtype=lut.dtype), lut], dim=-1).to(ember.uint8)
     eq = lut.gather(-1, flat).view(img.shape)
     out = ember.where(valid.unsqueeze(-1), eq, img)
@@ -333,9 +333,7 @@ def permute_channels(inpt, permutation):
 def permute_channels_image(image, permutation):
     c = image.shape[-3]
     if len(permutation) != c:
-        raise ValueError(
-            "Length of permutation does not match number of channels: %d != %d" % (len(permutation), c)
-        )
+        raise ValueError("Length of permutation does not match number of channels: %d != %d" % (len(permutation), c))
     if image.numel() == 0:
         return image
     idx = ember.tensor([int(p) for p in permutation], dtype=ember.int64)

@@ -9,12 +9,12 @@ import math
 import numbers
 
 import ember
+from ember.nn import functional as _nnF
 
-from ... import functional as _F1
-from ...functional import InterpolationMode, _interp
 from .... import tv_tensors
 from ....tv_tensors import BoundingBoxFormat, is_rotated_bounding_format
-from ember.nn import functional as _nnF
+from ... import functional as _F1
+from ...functional import InterpolationMode, _interp
 from ._meta import _clamp_boxes, _convert_format
 from ._utils import _dispatch, _plain, _register
 
@@ -50,8 +50,9 @@ def _register_boxes(functional, kernel):
     """kernel(plain_boxes, format, canvas_size, *args) -> (boxes, canvas_size)."""
 
     def run(inpt, *args, **kwargs):
-        out, canvas = kernel(_plain(inpt), inpt.format, inpt.canvas_size, *args, clamping_mode=inpt.clamping_mode,
-                             **kwargs)
+        out, canvas = kernel(
+            _plain(inpt), inpt.format, inpt.canvas_size, *args, clamping_mode=inpt.clamping_mode, **kwargs
+        )
         return tv_tensors.wrap(out, like=inpt, canvas_size=canvas)
 
     _register(functional, tv_tensors.BoundingBoxes, wrapper=False)(run)
@@ -132,7 +133,7 @@ def _flip_boxes(boxes, format, canvas_size, axis):
     size = canvas_size[1] if axis == 0 else canvas_size[0]
     B = BoundingBoxFormat
     b = boxes.clone()
-    a, o = axis, 1 - axis
+    a = axis
     if format == B.XYXY:
         lo, hi = b[..., a].clone(), b[..., a + 2].clone()
         b[..., a] = size - hi
@@ -148,17 +149,17 @@ def _flip_boxes(boxes, format, canvas_size, axis):
     else:
         r = b[..., 4] * (math.pi / 180.0)
         if format == B.XYWHR:
+            # (x, y) is the first corner: after the flip the first corner is the image of the second one.
             if axis == 0:
                 x = size - (b[..., 0] + b[..., 2] * r.cos())
                 y = b[..., 1] - b[..., 2] * r.sin()
             else:
-                x = b[..., 0] - b[..., 2] * r.cos()
+                x = b[..., 0] + b[..., 2] * r.cos()
                 y = size - (b[..., 1] - b[..., 2] * r.sin())
             b[..., 0], b[..., 1] = x, y
         else:
             b[..., a] = size - b[..., a]
-        b[..., 4] = -b[..., 4]
-        del o
+        b[..., 4] = -b[..., 4] if axis == 0 else 180.0 - b[..., 4]
     return b
 
 
@@ -232,8 +233,10 @@ def resize_image(image, size, interpolation=InterpolationMode.BILINEAR, max_size
     if (oh, ow) == (h, w):
         return image
     if image.numel() == 0:
-        return image.new_empty(*image.shape[:-2], oh, ow) if hasattr(image, "new_empty") else ember.empty(
-            *image.shape[:-2], oh, ow, dtype=image.dtype
+        return (
+            image.new_empty(*image.shape[:-2], oh, ow)
+            if hasattr(image, "new_empty")
+            else ember.empty(*image.shape[:-2], oh, ow, dtype=image.dtype)
         )
     return _F1.resize(image, [oh, ow], mode, antialias=antialias)
 
@@ -246,15 +249,13 @@ def resize_mask(mask, size, interpolation=InterpolationMode.NEAREST, max_size=No
 
 
 def resize_bounding_boxes(bounding_boxes, canvas_size, size, max_size=None, format=_XYXY, clamping_mode="soft"):
-    format = tv_tensors._format(format)
+    fmt = tv_tensors._format(format)
     oh, ow = _output_size(canvas_size, size, max_size)
     if (oh, ow) == tuple(canvas_size):
         return bounding_boxes, tuple(canvas_size)
-    _no_rotated(format, "resize")
+    _no_rotated(fmt, "resize")
     rw, rh = ow / canvas_size[1], oh / canvas_size[0]
     ratios = ember.tensor([rw, rh, rw, rh])
-    if format != _XYXY and format != BoundingBoxFormat.XYWH and format != BoundingBoxFormat.CXCYWH:
-        raise AssertionError(format)
     return bounding_boxes.mul(ratios).to(bounding_boxes.dtype), (oh, ow)
 
 
@@ -268,12 +269,13 @@ def resize_keypoints(keypoints, size, canvas_size, max_size=None):
 
 resize_video = resize_image
 _register_images(resize, resize_image)
-_register(resize, tv_tensors.Mask)(lambda m, size, interpolation=None, max_size=None, antialias=True: resize_mask(
-    m, size, max_size=max_size))
+_register(resize, tv_tensors.Mask)(
+    lambda m, size, interpolation=None, max_size=None, antialias=True: resize_mask(m, size, max_size=max_size)
+)
 _register_boxes(
     resize,
-    lambda b, f, c, size, interpolation=None, max_size=None, antialias=True, clamping_mode="soft": resize_bounding_boxes(
-        b, c, size, max_size, f, clamping_mode
+    lambda b, f, c, size, interpolation=None, max_size=None, antialias=True, clamping_mode="soft": (
+        resize_bounding_boxes(b, c, size, max_size, f, clamping_mode)
     ),
 )
 _register_points(
@@ -294,12 +296,12 @@ def crop_image(image, top, left, height, width):
 
 
 def crop_bounding_boxes(bounding_boxes, format, top, left, height, width, clamping_mode="soft"):
-    format = tv_tensors._format(format)
-    _no_rotated(format, "crop")
-    xyxy = _as_xyxy(bounding_boxes, format) - ember.tensor([left, top, left, top], dtype=ember.float32).to(
+    fmt = tv_tensors._format(format)
+    _no_rotated(fmt, "crop")
+    xyxy = _as_xyxy(bounding_boxes, fmt) - ember.tensor([left, top, left, top], dtype=ember.float32).to(
         ember.float64 if bounding_boxes.dtype == ember.float64 else ember.float32
     )
-    return _from_xyxy(xyxy, format, (height, width), clamping_mode, bounding_boxes), (height, width)
+    return _from_xyxy(xyxy, fmt, (height, width), clamping_mode, bounding_boxes), (height, width)
 
 
 def crop_keypoints(keypoints, top, left, height, width):
@@ -311,8 +313,12 @@ crop_mask = _mask_kernel(crop_image)
 crop_video = crop_image
 _register_images(crop, crop_image)
 _register(crop, tv_tensors.Mask)(crop_mask)
-_register_boxes(crop, lambda b, f, c, top, left, height, width, clamping_mode="soft": crop_bounding_boxes(
-    b, f, top, left, height, width, clamping_mode))
+_register_boxes(
+    crop,
+    lambda b, f, c, top, left, height, width, clamping_mode="soft": crop_bounding_boxes(
+        b, f, top, left, height, width, clamping_mode
+    ),
+)
 _register_points(crop, lambda k, c, top, left, height, width: crop_keypoints(k, top, left, height, width))
 
 
@@ -345,8 +351,10 @@ center_crop_mask = _mask_kernel(center_crop_image)
 center_crop_video = center_crop_image
 _register_images(center_crop, center_crop_image)
 _register(center_crop, tv_tensors.Mask)(center_crop_mask)
-_register_boxes(center_crop, lambda b, f, c, output_size, clamping_mode="soft": center_crop_bounding_boxes(
-    b, f, c, output_size, clamping_mode))
+_register_boxes(
+    center_crop,
+    lambda b, f, c, output_size, clamping_mode="soft": center_crop_bounding_boxes(b, f, c, output_size, clamping_mode),
+)
 _register_points(center_crop, lambda k, c, output_size: center_crop_keypoints(k, c, output_size))
 
 
@@ -355,8 +363,7 @@ def resized_crop(inpt, top, left, height, width, size, interpolation=Interpolati
     """crop then resize to size."""
 
 
-def resized_crop_image(image, top, left, height, width, size, interpolation=InterpolationMode.BILINEAR,
-                       antialias=True):
+def resized_crop_image(image, top, left, height, width, size, interpolation=InterpolationMode.BILINEAR, antialias=True):
     return resize_image(crop_image(image, top, left, height, width), size, interpolation, antialias=antialias)
 
 
@@ -378,7 +385,9 @@ resized_crop_video = resized_crop_image
 _register_images(resized_crop, resized_crop_image)
 _register(resized_crop, tv_tensors.Mask)(
     lambda m, top, left, height, width, size, interpolation=None, antialias=True: resized_crop_mask(
-        m, top, left, height, width, size))
+        m, top, left, height, width, size
+    )
+)
 _register_boxes(
     resized_crop,
     lambda b, f, c, top, left, height, width, size, interpolation=None, antialias=True, clamping_mode="soft": (
@@ -388,7 +397,8 @@ _register_boxes(
 _register_points(
     resized_crop,
     lambda k, c, top, left, height, width, size, interpolation=None, antialias=True: resized_crop_keypoints(
-        k, top, left, height, width, size),
+        k, top, left, height, width, size
+    ),
 )
 
 
@@ -421,14 +431,14 @@ def pad_mask(mask, padding, fill=None, padding_mode="constant"):
 def pad_bounding_boxes(bounding_boxes, format, canvas_size, padding, padding_mode="constant", clamping_mode="soft"):
     if padding_mode not in ("constant",):
         raise ValueError("Padding mode '%s' is not supported with bounding boxes" % padding_mode)
-    format = tv_tensors._format(format)
-    _no_rotated(format, "pad")
+    fmt = tv_tensors._format(format)
+    _no_rotated(fmt, "pad")
     left, top, right, bottom = _parse_padding(padding)
     h, w = canvas_size
     canvas = (h + top + bottom, w + left + right)
-    xyxy = _as_xyxy(bounding_boxes, format)
+    xyxy = _as_xyxy(bounding_boxes, fmt)
     xyxy = xyxy + ember.tensor([left, top, left, top]).to(xyxy.dtype)
-    return _from_xyxy(xyxy, format, canvas, clamping_mode, bounding_boxes), canvas
+    return _from_xyxy(xyxy, fmt, canvas, clamping_mode, bounding_boxes), canvas
 
 
 def pad_keypoints(keypoints, canvas_size, padding, padding_mode="constant"):
@@ -442,10 +452,15 @@ def pad_keypoints(keypoints, canvas_size, padding, padding_mode="constant"):
 pad_video = pad_image
 _register_images(pad, pad_image)
 _register(pad, tv_tensors.Mask)(pad_mask)
-_register_boxes(pad, lambda b, f, c, padding, fill=None, padding_mode="constant", clamping_mode="soft": (
-    pad_bounding_boxes(b, f, c, padding, padding_mode, clamping_mode)))
-_register_points(pad, lambda k, c, padding, fill=None, padding_mode="constant": pad_keypoints(
-    k, c, padding, padding_mode))
+_register_boxes(
+    pad,
+    lambda b, f, c, padding, fill=None, padding_mode="constant", clamping_mode="soft": pad_bounding_boxes(
+        b, f, c, padding, padding_mode, clamping_mode
+    ),
+)
+_register_points(
+    pad, lambda k, c, padding, fill=None, padding_mode="constant": pad_keypoints(k, c, padding, padding_mode)
+)
 
 
 # ---------------------------------------------------------------------------- affine, rotate
@@ -580,8 +595,9 @@ def affine(inpt, angle, translate, scale, shear, interpolation=InterpolationMode
     (default: the image center), in one map."""
 
 
-def affine_image(image, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST, fill=None,
-                 center=None):
+def affine_image(
+    image, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST, fill=None, center=None
+):
     return _affine_image_impl(image, angle, translate, scale, shear, interpolation, fill, center, False)
 
 
@@ -605,29 +621,33 @@ def _affine_points(points, canvas_size, angle, translate, scale, shear, center, 
         )
         tr = corners.matmul(mt).amin(dim=0, keepdim=True)
         out = out - tr
-        inv = _affine_matrix([0.0, 0.0], angle, translate, scale, shear)
+        # torchvision sizes the boxes' canvas with the map about the absolute center (the image's uses the map
+        # about the image center): the two can differ by a pixel of rounding, and torchvision's do.
+        inv = _affine_matrix(center, angle, translate, scale, shear)
         ow, oh = _F1._expanded_size(inv, w, h)
         canvas_size = (oh, ow)
     return out, tuple(canvas_size)
 
 
 def _affine_boxes_impl(boxes, format, canvas_size, angle, translate, scale, shear, center, expand, clamping_mode):
-    format = tv_tensors._format(format)
-    _no_rotated(format, "affine")
+    fmt = tv_tensors._format(format)
+    _no_rotated(fmt, "affine")
     if boxes.numel() == 0:
         return boxes, tuple(canvas_size)
-    xyxy = _as_xyxy(boxes, format)
+    xyxy = _as_xyxy(boxes, fmt)
     corners = xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2)
     pts, canvas = _affine_points(corners, canvas_size, angle, translate, scale, shear, center, expand)
     pts = pts.reshape(-1, 4, 2)
     out = ember.cat([pts.amin(dim=1), pts.amax(dim=1)], dim=1)
-    return _from_xyxy(out, format, canvas, clamping_mode, boxes), canvas
+    return _from_xyxy(out, fmt, canvas, clamping_mode, boxes), canvas
 
 
-def affine_bounding_boxes(bounding_boxes, format, canvas_size, angle, translate, scale, shear, center=None,
-                          clamping_mode="soft"):
-    return _affine_boxes_impl(bounding_boxes, format, canvas_size, angle, translate, scale, shear, center, False,
-                              clamping_mode)[0]
+def affine_bounding_boxes(
+    bounding_boxes, format, canvas_size, angle, translate, scale, shear, center=None, clamping_mode="soft"
+):
+    return _affine_boxes_impl(
+        bounding_boxes, format, canvas_size, angle, translate, scale, shear, center, False, clamping_mode
+    )[0]
 
 
 def _keypoints_affine(keypoints, canvas_size, angle, translate, scale, shear, center, expand):
@@ -646,7 +666,9 @@ affine_video = affine_image
 _register_images(affine, affine_image)
 _register(affine, tv_tensors.Mask)(
     lambda m, angle, translate, scale, shear, interpolation=None, fill=None, center=None: affine_mask(
-        m, angle, translate, scale, shear, 0 if fill is None else fill, center))
+        m, angle, translate, scale, shear, 0 if fill is None else fill, center
+    )
+)
 _register_boxes(
     affine,
     lambda b, f, c, angle, translate, scale, shear, interpolation=None, fill=None, center=None, clamping_mode="soft": (
@@ -656,7 +678,8 @@ _register_boxes(
 _register_points(
     affine,
     lambda k, c, angle, translate, scale, shear, interpolation=None, fill=None, center=None: _keypoints_affine(
-        k, c, angle, translate, scale, shear, center, False),
+        k, c, angle, translate, scale, shear, center, False
+    ),
 )
 
 
@@ -673,10 +696,10 @@ def rotate_mask(mask, angle, expand=False, center=None, fill=0):
     return _mask_kernel(rotate_image)(mask, angle, InterpolationMode.NEAREST, expand, center, fill)
 
 
-def rotate_bounding_boxes(bounding_boxes, format, canvas_size, angle, expand=False, center=None,
-                          clamping_mode="soft"):
-    return _affine_boxes_impl(bounding_boxes, format, canvas_size, -angle, [0.0, 0.0], 1.0, [0.0, 0.0], center,
-                              expand, clamping_mode)
+def rotate_bounding_boxes(bounding_boxes, format, canvas_size, angle, expand=False, center=None, clamping_mode="soft"):
+    return _affine_boxes_impl(
+        bounding_boxes, format, canvas_size, -angle, [0.0, 0.0], 1.0, [0.0, 0.0], center, expand, clamping_mode
+    )
 
 
 def rotate_keypoints(keypoints, canvas_size, angle, expand=False, center=None):
@@ -687,7 +710,9 @@ rotate_video = rotate_image
 _register_images(rotate, rotate_image)
 _register(rotate, tv_tensors.Mask)(
     lambda m, angle, interpolation=None, expand=False, center=None, fill=None: rotate_mask(
-        m, angle, expand, center, 0 if fill is None else fill))
+        m, angle, expand, center, 0 if fill is None else fill
+    )
+)
 _register_boxes(
     rotate,
     lambda b, f, c, angle, interpolation=None, expand=False, center=None, fill=None, clamping_mode="soft": (
@@ -697,7 +722,8 @@ _register_boxes(
 _register_points(
     rotate,
     lambda k, c, angle, interpolation=None, expand=False, center=None, fill=None: rotate_keypoints(
-        k, c, angle, expand, center),
+        k, c, angle, expand, center
+    ),
 )
 
 
@@ -753,8 +779,9 @@ def perspective(inpt, startpoints, endpoints, interpolation=InterpolationMode.BI
     """The projective map that takes startpoints (the four corners [x, y] in the input) to endpoints."""
 
 
-def perspective_image(image, startpoints, endpoints, interpolation=InterpolationMode.BILINEAR, fill=None,
-                      coefficients=None):
+def perspective_image(
+    image, startpoints, endpoints, interpolation=InterpolationMode.BILINEAR, fill=None, coefficients=None
+):
     coeffs = _coefficients(startpoints, endpoints, coefficients)
     mode = _check_grid_mode(interpolation)
     h, w = image.shape[-2:]
@@ -795,17 +822,18 @@ def _perspective_points(points, coeffs):
     return p.matmul(t1.t()) / p.matmul(t2.t())
 
 
-def perspective_bounding_boxes(bounding_boxes, format, canvas_size, startpoints, endpoints, coefficients=None,
-                               clamping_mode="soft"):
-    format = tv_tensors._format(format)
-    _no_rotated(format, "perspective")
+def perspective_bounding_boxes(
+    bounding_boxes, format, canvas_size, startpoints, endpoints, coefficients=None, clamping_mode="soft"
+):
+    fmt = tv_tensors._format(format)
+    _no_rotated(fmt, "perspective")
     if bounding_boxes.numel() == 0:
         return bounding_boxes
     coeffs = _coefficients(startpoints, endpoints, coefficients)
-    xyxy = _as_xyxy(bounding_boxes, format)
+    xyxy = _as_xyxy(bounding_boxes, fmt)
     pts = _perspective_points(xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2), coeffs).reshape(-1, 4, 2)
     out = ember.cat([pts.amin(dim=1), pts.amax(dim=1)], dim=1)
-    return _from_xyxy(out, format, canvas_size, clamping_mode, bounding_boxes)
+    return _from_xyxy(out, fmt, canvas_size, clamping_mode, bounding_boxes)
 
 
 def perspective_keypoints(keypoints, canvas_size, startpoints, endpoints, coefficients=None):
@@ -820,7 +848,9 @@ perspective_video = perspective_image
 _register_images(perspective, perspective_image)
 _register(perspective, tv_tensors.Mask)(
     lambda m, startpoints, endpoints, interpolation=None, fill=None, coefficients=None: perspective_mask(
-        m, startpoints, endpoints, 0 if fill is None else fill, coefficients))
+        m, startpoints, endpoints, 0 if fill is None else fill, coefficients
+    )
+)
 _register_boxes(
     perspective,
     lambda b, f, c, startpoints, endpoints, interpolation=None, fill=None, coefficients=None, clamping_mode="soft": (
@@ -881,7 +911,8 @@ def elastic_mask(mask, displacement, fill=0):
 
 
 def _elastic_points(points, canvas_size, displacement):
-    """Float [M, 2] points moved by the displacement found at their (truncated, clamped) pixel, inverted."""
+    """Float [M, 2] points moved by the displacement found at their (truncated, clamped) pixel, inverted (an
+    approximation of the inverse map, torchvision's)."""
     h, w = canvas_size
     disp = _plain(displacement).to(points.dtype)
     inv = _identity_grid(h, w, points.dtype) - disp
@@ -902,21 +933,23 @@ def elastic_keypoints(keypoints, canvas_size, displacement):
 
 def elastic_bounding_boxes(bounding_boxes, format, canvas_size, displacement, clamping_mode="soft"):
     _check_displacement(displacement, canvas_size[0], canvas_size[1])
-    format = tv_tensors._format(format)
-    _no_rotated(format, "elastic")
+    fmt = tv_tensors._format(format)
+    _no_rotated(fmt, "elastic")
     if bounding_boxes.numel() == 0:
         return bounding_boxes
-    xyxy = _as_xyxy(bounding_boxes, format)
-    pts = _elastic_points(xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2), canvas_size, displacement)
+    xyxy = _as_xyxy(bounding_boxes, fmt)
+    # box corners look up the displacement at the pixel above-left of the rounded-up corner (torchvision's)
+    pts = _elastic_points(xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2).ceil(), canvas_size, displacement)
     pts = pts.reshape(-1, 4, 2)
     out = ember.cat([pts.amin(dim=1), pts.amax(dim=1)], dim=1)
-    return _from_xyxy(out, format, canvas_size, clamping_mode, bounding_boxes)
+    return _from_xyxy(out, fmt, canvas_size, clamping_mode, bounding_boxes)
 
 
 elastic_video = elastic_image
 _register_images(elastic, elastic_image)
 _register(elastic, tv_tensors.Mask)(
-    lambda m, displacement, interpolation=None, fill=None: elastic_mask(m, displacement, 0 if fill is None else fill))
+    lambda m, displacement, interpolation=None, fill=None: elastic_mask(m, displacement, 0 if fill is None else fill)
+)
 _register_boxes(
     elastic,
     lambda b, f, c, displacement, interpolation=None, fill=None, clamping_mode="soft": (

@@ -267,7 +267,9 @@ def clamp_keypoints(inpt, canvas_size=None):
         if canvas_size is not None:
             raise ValueError("For keypoints tv_tensor inputs, `canvas_size` must not be passed.")
         return tv_tensors.wrap(_clamp_points(inpt.as_subclass(ember.Tensor), inpt.canvas_size), like=inpt)
-    raise TypeError("Input can either be a plain tensor or a keypoints tv_tensor, but got %s instead." % type(inpt).__name__)
+    raise TypeError(
+        "Input can either be a plain tensor or a keypoints tv_tensor, but got %s instead." % type(inpt).__name__
+    )
 
 
 del _is_pil

@@ -3,10 +3,10 @@
 import numbers
 
 import ember
-
-from ... import functional as _F1
-from .... import tv_tensors
 from ember.nn import functional as _nnF
+
+from .... import tv_tensors
+from ... import functional as _F1
 from ._meta import _convert_format
 from ._utils import _dispatch, _plain, _register, is_pure_tensor
 
@@ -37,9 +37,7 @@ def normalize_image(image, mean, std, inplace=False):
     if not image.is_floating_point():
         raise TypeError("Input tensor should be a float tensor. Got %s." % image.dtype)
     if image.ndim < 3:
-        raise ValueError(
-            "Expected tensor to be a tensor image of size (..., C, H, W). Got %s." % (tuple(image.shape),)
-        )
+        raise ValueError("Expected tensor to be a tensor image of size (..., C, H, W). Got %s." % (tuple(image.shape),))
     if isinstance(std, (tuple, list)):
         divzero = not all(std)
     elif isinstance(std, numbers.Number):

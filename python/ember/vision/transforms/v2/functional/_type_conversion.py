@@ -38,8 +38,10 @@ def to_image(inpt):
     elif isinstance(inpt, ember.Tensor):
         out = inpt
     else:
-        raise TypeError("Input can either be a pure Tensor, a numpy array, or a PIL image, but got %s instead."
-                        % type(inpt).__name__)
+        raise TypeError(
+            "Input can either be a pure Tensor, a numpy array, or a PIL image, but got %s instead."
+            % type(inpt).__name__
+        )
     return tv_tensors.Image(out)
 
 
@@ -69,8 +71,9 @@ def to_pil_image(pic, mode=None):
             mode = {np.uint8: "L", np.int16: "I;16", np.int32: "I", np.float32: "F"}.get(arr.dtype.type)
             if mode is None:
                 raise TypeError("Input type %s is not supported" % arr.dtype)
-        return PIL_Image.fromarray(arr.astype({"L": np.uint8, "F": np.float32, "I": np.int32}.get(mode, arr.dtype)),
-                                   mode=mode)
+        return PIL_Image.fromarray(
+            arr.astype({"L": np.uint8, "F": np.float32, "I": np.int32}.get(mode, arr.dtype)), mode=mode
+        )
     if arr.dtype != np.uint8:
         raise TypeError("Input type %s is not supported for a %d-channel image" % (arr.dtype, arr.shape[2]))
     if mode is None:

@@ -72,7 +72,9 @@ def register_kernel(functional, tv_tensor_cls):
         tv_tensors.BoundingBoxes,
         tv_tensors.KeyPoints,
     ):
-        raise ValueError("Kernels cannot be registered for the builtin tv_tensor types, got %s" % tv_tensor_cls.__name__)
+        raise ValueError(
+            "Kernels cannot be registered for the builtin tv_tensor types, got %s" % tv_tensor_cls.__name__
+        )
     return _register(functional, tv_tensor_cls, wrapper=False)
 
 
