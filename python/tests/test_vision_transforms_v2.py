@@ -62,7 +62,7 @@ def reference(tmp_path_factory):
 
 # torchvision resizes uint8 images with a fixed-point kernel on CPUs with AVX2 (and through float32 elsewhere): ember
 # resizes through float32, so those pixels may differ by one level.
-UINT8_RESIZE = ("resize", "resized_crop", "T_resize")
+UINT8_RESIZE = ("resize", "resized_crop", "T_resize", "P_rrc", "P_scale_jitter")
 
 
 @needs_torch

@@ -25,6 +25,16 @@ def make_inputs():
     }
 
 
+def homography(startpoints, endpoints):
+    """The 8 coefficients of the map from endpoints to startpoints (NumPy's solve, float64)."""
+    rows, rhs = [], []
+    for (sx, sy), (ex, ey) in zip(startpoints, endpoints):
+        rows.append([ex, ey, 1, 0, 0, 0, -sx * ex, -sx * ey])
+        rows.append([0, 0, 0, ex, ey, 1, -sy * ex, -sy * ey])
+        rhs += [sx, sy]
+    return [float(c) for c in np.linalg.solve(np.array(rows, float), np.array(rhs, float))]
+
+
 def results(torch, tv_tensors, F, T, IM):
     inp = make_inputs()
     h, w = inp["mask"].shape
@@ -235,4 +245,62 @@ def results(torch, tv_tensors, F, T, IM):
         t(np.eye(3 * h * w, dtype=np.float32)[::-1].copy()), t(np.full(3 * h * w, 0.25, np.float32))
     )
     record("T_linear", {"f32": lt(s["f32"])})
+
+    # ---- random transforms, with parameters drawn here (the libraries' generators differ) and applied by their
+    # transform(inpt, params)
+    def apply(name, transform, params, keys=("u8", "f32", "boxes", "iboxes", "mask", "points")):
+        s = sample()
+        record(name, {k: transform.transform(s[k], params) for k in keys})
+
+    apply("P_rrc", T.RandomResizedCrop([7, 9]), dict(top=2, left=1, height=9, width=12))
+    apply(
+        "P_crop",
+        T.RandomCrop(10, padding=[1, 2, 3, 4], fill=6),
+        dict(needs_crop=True, top=3, left=5, height=10, width=10, needs_pad=True, padding=[1, 2, 3, 4]),
+    )
+    apply(
+        "P_affine",
+        T.RandomAffine(10, interpolation=IM.BILINEAR),
+        dict(angle=-12.5, translate=(2, -3), scale=0.85, shear=(6.0, -4.0)),
+    )
+    apply("P_rotation", T.RandomRotation(10, expand=True, center=[5.0, 4.0], fill=2), dict(angle=33.0))
+    apply("P_zoom", T.RandomZoomOut(fill={tv_tensors.Image: 3, "others": 0}), dict(padding=[4, 2, 1, 6]))
+    coeffs = homography([[0, 0], [16, 0], [16, 12], [0, 12]], [[1, 2], [14, 1], [15, 10], [3, 11]])
+    apply("P_perspective", T.RandomPerspective(fill=1), dict(coefficients=coeffs))
+    apply("P_elastic", T.ElasticTransform(fill=4), dict(displacement=t(inp["disp"] * 3)))
+    within = t(np.array([True, False, True]))
+    apply(
+        "P_iou",
+        T.RandomIoUCrop(),
+        dict(top=1, left=2, height=10, width=11, is_within_crop_area=within),
+        ("u8", "boxes", "mask"),
+    )
+    apply(
+        "P_erase",
+        T.RandomErasing(value=3),
+        dict(i=2, j=4, h=5, w=6, v=t(np.array([[[3.0]]], np.float32))),
+        ("u8", "f32"),
+    )
+    apply(
+        "P_jitter",
+        T.ColorJitter(0.1, 0.1, 0.1, 0.1),
+        dict(fn_idx=[3, 0, 2, 1], brightness_factor=0.8, contrast_factor=1.3, saturation_factor=0.6, hue_factor=-0.15),
+        ("u8", "f32", "boxes", "mask"),
+    )
+    for before in (True, False):
+        apply(
+            "P_photometric_%d" % before,
+            T.RandomPhotometricDistort(),
+            dict(
+                brightness_factor=1.1,
+                contrast_factor=0.7,
+                saturation_factor=1.4,
+                hue_factor=0.04,
+                contrast_before=before,
+                channel_permutation=[1, 2, 0],
+            ),
+            ("u8", "f32", "boxes", "mask"),
+        )
+    apply("P_blur", T.GaussianBlur(5), dict(sigma=[1.7, 1.7]), ("u8", "f32", "mask"))
+    apply("P_scale_jitter", T.ScaleJitter((20, 16)), dict(size=(15, 19)))
     return out

@@ -191,6 +191,43 @@ def adjust_hue(inpt, hue_factor):
     """Rotates the hue by hue_factor (a fraction of the colour wheel in [-0.5, 0.5])."""
 
 
+def _rgb_to_hsv(image):
+    """[..., 3, H, W] floats in [0, 1] to (h, s, v) (PIL's formulas, in torchvision 0.29's order of operations)."""
+    r, g = image[..., 0, :, :], image[..., 1, :, :]
+    maxc, minc = image.amax(dim=-3), image.amin(dim=-3)
+    eqc = maxc == minc
+    crange = maxc - minc
+    ones = ember.ones_like(maxc)
+    s = crange / ember.where(eqc, ones, maxc)
+    div = ember.where(eqc, ones, crange).unsqueeze(-3)
+    rgbc = (maxc.unsqueeze(-3) - image) / div
+    rc, gc, bc = rgbc[..., 0, :, :], rgbc[..., 1, :, :], rgbc[..., 2, :, :]
+    not_r = maxc != r
+    is_g = maxc == g
+    hg = (rc + 2.0 - bc) * (is_g & not_r)
+    hr = (bc - gc) * ~not_r
+    hb = (gc + 4.0 - rc) * (not_r & ~is_g)
+    h = ember.fmod((hr + hg + hb) * (1.0 / 6.0) + 1.0, 1.0)
+    return h, s, maxc
+
+
+def _hsv_to_rgb(h, s, v):
+    h6 = h * 6
+    i = ember.floor(h6)
+    f = h6 - i
+    i = ember.remainder(i.to(ember.int32), 6).to(ember.int64)
+    sxf = s * f
+    one_minus_s = 1.0 - s
+    q = ((1.0 - sxf) * v).clamp(0.0, 1.0)
+    t = ((sxf + one_minus_s) * v).clamp(0.0, 1.0)
+    p = (one_minus_s * v).clamp(0.0, 1.0)
+    vpqt = ember.stack([v, p, q, t], dim=-3)
+    # which of (v, p, q, t) each of r, g, b takes, for each sector i of the hue circle
+    table = ember.tensor([[0, 2, 1, 1, 3, 0], [3, 0, 0, 2, 1, 1], [1, 1, 3, 0, 0, 2]], dtype=ember.int64)
+    select = ember.stack([table[c][i] for c in range(3)], dim=-3)
+    return vpqt.gather(-3, select)
+
+
 def adjust_hue_image(image, hue_factor):
     if not -0.5 <= hue_factor <= 0.5:
         raise ValueError("hue_factor (%s) is not in [-0.5, 0.5]." % (hue_factor,))
@@ -198,7 +235,9 @@ def adjust_hue_image(image, hue_factor):
         return image
     dtype = image.dtype
     x = to_dtype_image(image, ember.float32, scale=True)
-    return to_dtype_image(_F1._V.adjust_hue(x, float(hue_factor)), dtype, scale=True)
+    h, s, v = _rgb_to_hsv(x)
+    h = ember.remainder(h + float(hue_factor), 1.0)
+    return to_dtype_image(_hsv_to_rgb(h, s, v), dtype, scale=True)
 
 
 _register_images(adjust_hue, adjust_hue_image)
