@@ -469,3 +469,29 @@ def test_errors():
         F.convert_bounding_box_format(rot, new_format="XYXY")
     with pytest.raises(ValueError, match="No dtype was specified"):
         v2.ToDtype({tv_tensors.Image: ember.float32})(tv_tensors.Mask(ember.zeros(2, 2)))
+
+
+def test_sanitize_keypoints_and_jpeg():
+    kp = tv_tensors.KeyPoints([[1.0, 1.0], [-1.0, 2.0], [3.0, 7.5], [3.0, 8.0]], canvas_size=(8, 4))
+    labels = ember.tensor([1, 2, 3, 4])
+    out = v2.SanitizeKeyPoints(labels_getter=lambda s: s[1])((kp, labels))
+    assert out[0].tolist() == [[1.0, 1.0], [3.0, 7.5]] and out[1].tolist() == [1, 3]
+    groups = ember.tensor([[[1.0, 1.0], [2.0, 2.0]], [[1.0, 1.0], [9.0, 2.0]]])
+    kept, valid = F.sanitize_keypoints(groups, canvas_size=(8, 8))
+    assert valid.tolist() == [True, False] and kept.shape == (1, 2, 2)
+    with pytest.warns(UserWarning, match="passing through inputs of type tv_tensors.Mask"):
+        v2.RandomErasing(p=1.0)(tv_tensors.Image(ember.zeros(3, 8, 8)), tv_tensors.Mask(ember.zeros(8, 8)))
+    pytest.importorskip("PIL.Image")
+    flat = ember.full((2, 3, 8, 8), 77, dtype=ember.uint8)
+    assert ember.equal(F.jpeg(flat, 90), flat)  # a constant image survives JPEG exactly
+    rng = np.random.default_rng(1)
+    smooth = np.kron(rng.integers(0, 256, (3, 4, 4)), np.ones((1, 8, 8))).astype(np.uint8)
+    errs = [np.abs(arr(F.jpeg(t(smooth), q)).astype(float) - smooth).mean() for q in (10, 50, 95)]
+    assert errs[0] > errs[1] > errs[2] and errs[2] < 3.0
+    img = tv_tensors.Image(t(smooth))
+    out = v2.JPEG((20, 30))(img)
+    assert type(out) is tv_tensors.Image and out.shape == img.shape
+    with pytest.raises(ValueError, match="quality must be an integer from 1 to 100"):
+        v2.JPEG(0)
+    with pytest.raises(TypeError, match="dtype should be uint8"):
+        F.jpeg(ember.zeros(3, 8, 8), 50)

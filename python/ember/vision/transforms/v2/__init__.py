@@ -13,5 +13,14 @@ from ._geometry import *  # noqa: F401,F403
 from ._meta import *  # noqa: F401,F403
 from ._misc import *  # noqa: F401,F403
 from ._temporal import *  # noqa: F401,F403
-from ._transform import Transform  # noqa: F401
+from ._transform import (  # noqa: F401
+    Transform,
+    check_type,
+    get_bounding_boxes,
+    get_keypoints,
+    has_all,
+    has_any,
+    query_chw,
+    query_size,
+)
 from ._type_conversion import *  # noqa: F401,F403

@@ -8,10 +8,19 @@ import ember
 
 from ... import tv_tensors
 from . import functional as F
-from ._transform import Transform, _flatten, _RandomApplyTransform, _unflatten, has_any, query_chw, query_size
+from ._transform import (
+    Transform,
+    _check_sequence_input,
+    _flatten,
+    _RandomApplyTransform,
+    _unflatten,
+    has_any,
+    query_chw,
+    query_size,
+)
 from .functional._utils import _is_pil, is_pure_tensor
 
-__all__ = ["RandomErasing", "CutMix", "MixUp"]
+__all__ = ["RandomErasing", "CutMix", "MixUp", "JPEG"]
 
 
 class RandomErasing(_RandomApplyTransform):
@@ -220,3 +229,25 @@ class CutMix(_BaseMixUpCutMix):
             out[..., y1:y2, x1:x2] = x.roll(1, 0)[..., y1:y2, x1:x2]
             return tv_tensors.wrap(out, like=inpt) if not is_pure_tensor(inpt) else out
         return inpt
+
+
+class JPEG(Transform):
+    """JPEG compression artefacts at a quality drawn uniformly from [quality[0], quality[1]] (needs Pillow)."""
+
+    def __init__(self, quality):
+        super().__init__()
+        if isinstance(quality, int):
+            if isinstance(quality, bool):
+                raise TypeError("quality can't be bool")
+            quality = [quality, quality]
+        else:
+            _check_sequence_input(quality, "quality", req_sizes=(2,))
+        if not (isinstance(quality[0], int) and isinstance(quality[1], int) and 1 <= quality[0] <= quality[1] <= 100):
+            raise ValueError("quality must be an integer from 1 to 100, got quality =%s" % (quality,))
+        self.quality = quality
+
+    def make_params(self, flat_inputs):
+        return dict(quality=int(ember.randint(self.quality[0], self.quality[1] + 1, ()).item()))
+
+    def transform(self, inpt, params):
+        return self._call_kernel(F.jpeg, inpt, quality=params["quality"])

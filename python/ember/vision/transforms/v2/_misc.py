@@ -8,7 +8,16 @@ import ember
 from ... import tv_tensors
 from . import functional as F
 from ._augment import _parse_labels_getter
-from ._transform import Transform, _flatten, _setup_number_or_seq, _setup_size, _unflatten, get_bounding_boxes, has_any
+from ._transform import (
+    Transform,
+    _flatten,
+    _setup_number_or_seq,
+    _setup_size,
+    _unflatten,
+    get_bounding_boxes,
+    get_keypoints,
+    has_any,
+)
 from .functional._utils import _is_pil, is_pure_tensor
 
 __all__ = [
@@ -21,6 +30,7 @@ __all__ = [
     "ToDtype",
     "ConvertImageDtype",
     "SanitizeBoundingBoxes",
+    "SanitizeKeyPoints",
 ]
 
 
@@ -258,4 +268,47 @@ class SanitizeBoundingBoxes(Transform):
         if plain.ndim == 0 or plain.shape[0] != params["valid"].shape[0]:
             return inpt
         out = plain[params["valid"]]
+        return out if is_label else tv_tensors.wrap(out, like=inpt)
+
+
+class SanitizeKeyPoints(Transform):
+    """Drops the keypoints (or groups of them) outside the canvas, with their labels (labels_getter: none by
+    default)."""
+
+    def __init__(self, labels_getter=None):
+        super().__init__()
+        self.labels_getter = labels_getter
+        self._labels_getter = _parse_labels_getter(labels_getter)
+
+    def forward(self, *inputs):
+        inputs = inputs if len(inputs) > 1 else inputs[0]
+        labels = self._labels_getter(inputs)
+        if labels is not None:
+            msg = "The labels in the input to forward() must be a tensor or None, got %s instead."
+            if isinstance(labels, ember.Tensor):
+                labels = (labels,)
+            elif isinstance(labels, (tuple, list)):
+                for entry in labels:
+                    if not isinstance(entry, ember.Tensor):
+                        raise ValueError(msg % type(entry))
+            else:
+                raise ValueError(msg % type(labels))
+        flat, spec = _flatten(inputs)
+        points = get_keypoints(flat)
+        if labels is not None:
+            for label in labels:
+                if points.shape[0] != label.shape[0]:
+                    raise ValueError(
+                        "Number of kepyoints (shape=%s) must match the number of labels.Found labels with shape=%s)."
+                        % (tuple(points.shape), tuple(label.shape))
+                    )
+        valid = F._misc._sanitize_keypoints_mask(points.as_subclass(ember.Tensor), points.canvas_size)
+        params = dict(valid=valid, labels=labels)
+        return _unflatten([self.transform(x, params) for x in flat], spec)
+
+    def transform(self, inpt, params):
+        is_label = params["labels"] is not None and any(inpt is label for label in params["labels"])
+        if not (is_label or isinstance(inpt, tv_tensors.KeyPoints)):
+            return inpt
+        out = inpt.as_subclass(ember.Tensor)[params["valid"]]
         return out if is_label else tv_tensors.wrap(out, like=inpt)

@@ -117,6 +117,13 @@ def get_bounding_boxes(flat_inputs):
     raise ValueError("No bounding boxes were found in the sample")
 
 
+def get_keypoints(flat_inputs):
+    for inpt in flat_inputs:
+        if isinstance(inpt, tv_tensors.KeyPoints):
+            return inpt
+    raise ValueError("No Keypoints were found in the sample.")
+
+
 def _check_fill_arg(fill):
     if isinstance(fill, dict):
         for v in fill.values():

@@ -5,7 +5,7 @@ plain tensor or tv_tensors.Image/Video is an image, Mask, BoundingBoxes and KeyP
 
 from ...functional import InterpolationMode  # noqa: F401
 from ._augment import *  # noqa: F401,F403
-from ._augment import erase_image  # noqa: F401
+from ._augment import erase_image, jpeg_image, jpeg_video  # noqa: F401
 from ._color import *  # noqa: F401,F403
 from ._color import (  # noqa: F401
     adjust_brightness_image,
@@ -74,8 +74,77 @@ from ._geometry import (  # noqa: F401
     vertical_flip_mask,
 )
 from ._meta import *  # noqa: F401,F403
+from ._meta import _image_dims as _dims  # noqa: E402
 from ._misc import *  # noqa: F401,F403
 from ._misc import gaussian_blur_image, gaussian_noise_image, normalize_image, to_dtype_image  # noqa: F401
 from ._temporal import *  # noqa: F401,F403
 from ._type_conversion import *  # noqa: F401,F403
 from ._utils import is_pure_tensor, register_kernel  # noqa: F401
+
+# The per-type kernel names of torchvision (a video is an image with more leading dims, so they are the same kernels).
+adjust_brightness_video = adjust_brightness_image  # noqa: F405
+adjust_contrast_video = adjust_contrast_image
+adjust_gamma_video = adjust_gamma_image
+adjust_hue_video = adjust_hue_image
+adjust_saturation_video = adjust_saturation_image
+adjust_sharpness_video = adjust_sharpness_image
+autocontrast_video = autocontrast_image
+equalize_video = equalize_image
+invert_video = invert_image
+posterize_video = posterize_image
+solarize_video = solarize_image
+permute_channels_video = permute_channels_image
+gaussian_blur_video = gaussian_blur_image
+gaussian_noise_video = gaussian_noise_image
+normalize_video = normalize_image
+erase_video = erase_image
+from ._geometry import (  # noqa: E402,F401
+    center_crop_video,
+    crop_video,
+    elastic_video,
+    five_crop_video,
+    horizontal_flip_video,
+    pad_video,
+    perspective_video,
+    resize_video,
+    resized_crop_video,
+    rotate_video,
+    ten_crop_video,
+    vertical_flip_video,
+)
+from ._misc import to_dtype_video  # noqa: E402,F401
+from ._temporal import uniform_temporal_subsample_video  # noqa: E402,F401
+
+
+def get_dimensions_image(image):
+    return _dims(image)
+
+
+def get_num_channels_image(image):
+    return _dims(image)[0]
+
+
+def get_size_image(image):
+    return _dims(image)[1:]
+
+
+get_dimensions_video, get_num_channels_video, get_size_video = (
+    get_dimensions_image,
+    get_num_channels_image,
+    get_size_image,
+)
+
+
+def get_num_frames_video(video):
+    return video.shape[-4]
+
+
+def get_size_mask(mask):
+    return list(mask.shape[-2:])
+
+
+def get_size_bounding_boxes(bounding_box):
+    return list(bounding_box.canvas_size)
+
+
+get_size_keypoints = get_size_bounding_boxes

@@ -227,3 +227,36 @@ def sanitize_bounding_boxes(bounding_boxes, format=None, canvas_size=None, min_s
         "bounding_boxes must be a tv_tensors.BoundingBoxes instance or a pure tensor, got %s"
         % type(bounding_boxes).__name__
     )
+
+
+def _sanitize_keypoints_mask(points, canvas_size):
+    h, w = canvas_size
+    x, y = points[..., 0], points[..., 1]
+    valid = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    return valid.flatten(1).all(dim=1) if valid.ndim > 1 else valid
+
+
+def sanitize_keypoints(key_points, canvas_size=None):
+    """(the keypoints inside the canvas, the boolean mask of them); a group ([N, K, 2]) is kept when all its points
+    are inside."""
+    if is_pure_tensor(key_points):
+        if canvas_size is None:
+            raise ValueError(
+                "canvas_size cannot be None if key_points is a pure tensor. Set it to an appropriate value or pass "
+                "key_points as a tv_tensors.KeyPoints object."
+            )
+        valid = _sanitize_keypoints_mask(key_points, canvas_size)
+        return key_points[valid], valid
+    if not isinstance(key_points, tv_tensors.KeyPoints):
+        raise ValueError("key_points must be a tv_tensors.KeyPoints instance or a pure tensor.")
+    if canvas_size is not None:
+        raise ValueError(
+            "canvas_size must be None when key_points is a tv_tensors.KeyPoints instance. Got canvas_size=%s. Leave "
+            "it to None or pass key_points as a pure tensor." % (canvas_size,)
+        )
+    plain = _plain(key_points)
+    valid = _sanitize_keypoints_mask(plain, key_points.canvas_size)
+    return tv_tensors.wrap(plain[valid], like=key_points), valid
+
+
+__all__.append("sanitize_keypoints")
