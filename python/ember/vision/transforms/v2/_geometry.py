@@ -534,7 +534,9 @@ class RandomIoUCrop(Transform):
                 within = (left < cx) & (cx < right) & (top < cy) & (cy < bottom)
                 if not bool(within.any()):
                     continue
-                ious = box_iou(xyxy[within], ember.tensor([[left, top, right, bottom]], dtype=xyxy.dtype))
+                ious = box_iou(
+                    xyxy[within], ember.tensor([[left, top, right, bottom]], dtype=xyxy.dtype, device=xyxy.device)
+                )
                 if float(ious.max()) < threshold:
                     continue
                 return dict(top=top, left=left, height=new_h, width=new_w, is_within_crop_area=within)

@@ -16,6 +16,8 @@ def erase(inpt, i, j, h, w, v, inplace=False):
 def erase_image(image, i, j, h, w, v, inplace=False):
     if not inplace:
         image = image.clone()
+    if isinstance(v, ember.Tensor) and v.device != image.device:
+        v = v.to(image.device)
     image[..., i : i + h, j : j + w] = v
     return image
 

@@ -170,7 +170,11 @@ def adjust_sharpness_image(image, sharpness_factor):
     shape = image.shape
     kdtype = image.dtype if fp else ember.float32
     a, b = 1.0 / 13.0, 5.0 / 13.0
-    kernel = ember.tensor([[a, a, a], [a, b, a], [a, a, a]], dtype=kdtype).expand(c, 1, 3, 3).contiguous()
+    kernel = (
+        ember.tensor([[a, a, a], [a, b, a], [a, a, a]], dtype=kdtype, device=image.device)
+        .expand(c, 1, 3, 3)
+        .contiguous()
+    )
     x = image.reshape(-1, c, h, w).to(kdtype).clone()
     blurred = _nnF.conv2d(x, kernel, groups=c)
     if not fp:
@@ -223,7 +227,9 @@ def _hsv_to_rgb(h, s, v):
     p = (one_minus_s * v).clamp(0.0, 1.0)
     vpqt = ember.stack([v, p, q, t], dim=-3)
     # which of (v, p, q, t) each of r, g, b takes, for each sector i of the hue circle
-    table = ember.tensor([[0, 2, 1, 1, 3, 0], [3, 0, 0, 2, 1, 1], [1, 1, 3, 0, 0, 2]], dtype=ember.int64)
+    table = ember.tensor(
+        [[0, 2, 1, 1, 3, 0], [3, 0, 0, 2, 1, 1], [1, 1, 3, 0, 0, 2]], dtype=ember.int64, device=h.device
+    )
     select = ember.stack([table[c][i] for c in range(3)], dim=-3)
     return vpqt.gather(-3, select)
 
@@ -346,7 +352,7 @@ def equalize_image(image):
     img = to_dtype_image(image, ember.uint8, scale=True)
     batch = tuple(img.shape[:-2])
     flat = img.flatten(-2).to(ember.int64)
-    hist = ember.zeros(*batch, 256, dtype=ember.int64).scatter_add(-1, flat, ember.ones_like(flat))
+    hist = ember.zeros(*batch, 256, dtype=ember.int64, device=img.device).scatter_add(-1, flat, ember.ones_like(flat))
     cum = hist.cumsum(-1)
     # The last non-empty bin's count does not take part (PIL): the number of other pixels sets the step.
     last = cum.argmax(dim=-1, keepdim=True)
@@ -355,7 +361,7 @@ def equalize_image(image):
     lut = ember.div(
         cum[..., :-1] + ember.div(step, 2, rounding_mode="floor"), step.clamp(min=1), rounding_mode="floor"
     ).clamp(0, 255)
-    lut = ember.cat([ember.zeros(*batch, 1, dtype=lut.dtype), lut], dim=-1).to(ember.uint8)
+    lut = ember.cat([ember.zeros(*batch, 1, dtype=lut.dtype, device=lut.device), lut], dim=-1).to(ember.uint8)
     eq = lut.gather(-1, flat).view(img.shape)
     out = ember.where(valid.unsqueeze(-1), eq, img)
     return to_dtype_image(out, out_dtype, scale=True)
@@ -375,7 +381,7 @@ def permute_channels_image(image, permutation):
         raise ValueError("Length of permutation does not match number of channels: %d != %d" % (len(permutation), c))
     if image.numel() == 0:
         return image
-    idx = ember.tensor([int(p) for p in permutation], dtype=ember.int64)
+    idx = ember.tensor([int(p) for p in permutation], dtype=ember.int64, device=image.device)
     return image.index_select(-3, idx)
 
 

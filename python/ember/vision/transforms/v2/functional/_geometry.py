@@ -236,7 +236,7 @@ def resize_image(image, size, interpolation=InterpolationMode.BILINEAR, max_size
         return (
             image.new_empty(*image.shape[:-2], oh, ow)
             if hasattr(image, "new_empty")
-            else ember.empty(*image.shape[:-2], oh, ow, dtype=image.dtype)
+            else ember.empty(*image.shape[:-2], oh, ow, dtype=image.dtype, device=image.device)
         )
     return _F1.resize(image, [oh, ow], mode, antialias=antialias)
 
@@ -255,7 +255,7 @@ def resize_bounding_boxes(bounding_boxes, canvas_size, size, max_size=None, form
         return bounding_boxes, tuple(canvas_size)
     _no_rotated(fmt, "resize")
     rw, rh = ow / canvas_size[1], oh / canvas_size[0]
-    ratios = ember.tensor([rw, rh, rw, rh])
+    ratios = ember.tensor([rw, rh, rw, rh], device=bounding_boxes.device)
     return bounding_boxes.mul(ratios).to(bounding_boxes.dtype), (oh, ow)
 
 
@@ -263,7 +263,7 @@ def resize_keypoints(keypoints, size, canvas_size, max_size=None):
     oh, ow = _output_size(canvas_size, size, max_size)
     if (oh, ow) == tuple(canvas_size):
         return keypoints, tuple(canvas_size)
-    ratios = ember.tensor([ow / canvas_size[1], oh / canvas_size[0]])
+    ratios = ember.tensor([ow / canvas_size[1], oh / canvas_size[0]], device=keypoints.device)
     return keypoints.mul(ratios).to(keypoints.dtype), (oh, ow)
 
 
@@ -298,14 +298,13 @@ def crop_image(image, top, left, height, width):
 def crop_bounding_boxes(bounding_boxes, format, top, left, height, width, clamping_mode="soft"):
     fmt = tv_tensors._format(format)
     _no_rotated(fmt, "crop")
-    xyxy = _as_xyxy(bounding_boxes, fmt) - ember.tensor([left, top, left, top], dtype=ember.float32).to(
-        ember.float64 if bounding_boxes.dtype == ember.float64 else ember.float32
-    )
+    xyxy = _as_xyxy(bounding_boxes, fmt)
+    xyxy = xyxy - ember.tensor([left, top, left, top], dtype=xyxy.dtype, device=xyxy.device)
     return _from_xyxy(xyxy, fmt, (height, width), clamping_mode, bounding_boxes), (height, width)
 
 
 def crop_keypoints(keypoints, top, left, height, width):
-    shift = ember.tensor([left, top]).to(keypoints.dtype)
+    shift = ember.tensor([left, top], device=keypoints.device).to(keypoints.dtype)
     return keypoints - shift, (height, width)
 
 
@@ -437,7 +436,7 @@ def pad_bounding_boxes(bounding_boxes, format, canvas_size, padding, padding_mod
     h, w = canvas_size
     canvas = (h + top + bottom, w + left + right)
     xyxy = _as_xyxy(bounding_boxes, fmt)
-    xyxy = xyxy + ember.tensor([left, top, left, top]).to(xyxy.dtype)
+    xyxy = xyxy + ember.tensor([left, top, left, top], device=xyxy.device).to(xyxy.dtype)
     return _from_xyxy(xyxy, fmt, canvas, clamping_mode, bounding_boxes), canvas
 
 
@@ -446,7 +445,10 @@ def pad_keypoints(keypoints, canvas_size, padding, padding_mode="constant"):
         raise ValueError("Padding mode '%s' is not supported with KeyPoints" % padding_mode)
     left, top, right, bottom = _parse_padding(padding)
     h, w = canvas_size
-    return keypoints + ember.tensor([left, top]).to(keypoints.dtype), (h + top + bottom, w + left + right)
+    return keypoints + ember.tensor([left, top], device=keypoints.device).to(keypoints.dtype), (
+        h + top + bottom,
+        w + left + right,
+    )
 
 
 pad_video = pad_image
@@ -524,7 +526,7 @@ def _grid_apply(image, grid, mode, fill):
     oh, ow = grid.shape[1], grid.shape[2]
     out_shape = list(shape[:-3]) + [c, oh, ow]
     if image.numel() == 0:
-        return ember.empty(*out_shape, dtype=image.dtype)
+        return ember.empty(*out_shape, dtype=image.dtype, device=image.device)
     x = image.reshape(-1, c, h, w)
     n = x.shape[0]
     fp = image.dtype == grid.dtype
@@ -532,7 +534,7 @@ def _grid_apply(image, grid, mode, fill):
     if n > 1:
         grid = grid.expand(n, oh, ow, 2)
     if fill is not None:
-        x = ember.cat([x, ember.ones(n, 1, h, w, dtype=x.dtype)], dim=1)
+        x = ember.cat([x, ember.ones(n, 1, h, w, dtype=x.dtype, device=x.device)], dim=1)
     y = _nnF.grid_sample(x, grid, mode=mode, padding_mode="zeros", align_corners=False)
     if fill is not None:
         y, mask = y[:, :-1], y[:, -1:].expand(n, c, oh, ow)
@@ -542,7 +544,11 @@ def _grid_apply(image, grid, mode, fill):
                 "The number of elements in 'fill' does not match the number of channels of the image "
                 "(%d != %d)" % (len(fills), c)
             )
-        fill_img = ember.tensor([float(f) for f in fills], dtype=y.dtype).view(1, -1, 1, 1).expand(n, c, oh, ow)
+        fill_img = (
+            ember.tensor([float(f) for f in fills], dtype=y.dtype, device=y.device)
+            .view(1, -1, 1, 1)
+            .expand(n, c, oh, ow)
+        )
         if mode == "nearest":
             y = ember.where(mask < 0.5, fill_img, y)
         else:
@@ -556,13 +562,16 @@ def _work_dtype(image):
     return image.dtype if image.dtype in (ember.float32, ember.float64) else ember.float32
 
 
-def _affine_grid(m, w, h, ow, oh, dtype):
-    xs = ember.linspace(-ow * 0.5 + 0.5, ow * 0.5 - 0.5, ow, dtype=dtype)
-    ys = ember.linspace(-oh * 0.5 + 0.5, oh * 0.5 - 0.5, oh, dtype=dtype)
+def _affine_grid(m, w, h, ow, oh, dtype, device=None):
+    xs = ember.linspace(-ow * 0.5 + 0.5, ow * 0.5 - 0.5, ow, dtype=dtype, device=device)
+    ys = ember.linspace(-oh * 0.5 + 0.5, oh * 0.5 - 0.5, oh, dtype=dtype, device=device)
     base = ember.stack(
-        [xs.view(1, ow).expand(oh, ow), ys.view(oh, 1).expand(oh, ow), ember.ones(oh, ow, dtype=dtype)], dim=-1
+        [xs.view(1, ow).expand(oh, ow), ys.view(oh, 1).expand(oh, ow), ember.ones(oh, ow, dtype=dtype, device=device)],
+        dim=-1,
     ).view(oh * ow, 3)
-    theta = ember.tensor(m, dtype=dtype).view(2, 3).t() / ember.tensor([0.5 * w, 0.5 * h], dtype=dtype)
+    theta = ember.tensor(m, dtype=dtype, device=device).view(2, 3).t() / ember.tensor(
+        [0.5 * w, 0.5 * h], dtype=dtype, device=device
+    )
     return base.matmul(theta).view(1, oh, ow, 2)
 
 
@@ -584,7 +593,7 @@ def _affine_image_impl(image, angle, translate, scale, shear, interpolation, fil
     x = image.unsqueeze(0) if squeeze else image
     dtype = _work_dtype(image)
     xin = x if image.dtype in (ember.float32, ember.float64) or not image.is_floating_point() else x.to(dtype)
-    out = _grid_apply(xin, _affine_grid(m, w, h, ow, oh, dtype), mode, fill)
+    out = _grid_apply(xin, _affine_grid(m, w, h, ow, oh, dtype, image.device), mode, fill)
     out = out.to(image.dtype)
     return out.squeeze(0) if squeeze else out
 
@@ -611,13 +620,17 @@ def _affine_points(points, canvas_size, angle, translate, scale, shear, center, 
     h, w = canvas_size
     if center is None:
         center = [w * 0.5, h * 0.5]
-    m = ember.tensor(_affine_matrix(center, angle, translate, scale, shear, inverted=False), dtype=points.dtype)
+    m = ember.tensor(
+        _affine_matrix(center, angle, translate, scale, shear, inverted=False), dtype=points.dtype, device=points.device
+    )
     mt = m.view(2, 3).t()
-    out = ember.cat([points, ember.ones(points.shape[0], 1, dtype=points.dtype)], dim=-1).matmul(mt)
+    out = ember.cat([points, ember.ones(points.shape[0], 1, dtype=points.dtype, device=points.device)], dim=-1)
+    out = out.matmul(mt)
     if expand:
         corners = ember.tensor(
             [[0.0, 0.0, 1.0], [0.0, float(h), 1.0], [float(w), float(h), 1.0], [float(w), 0.0, 1.0]],
             dtype=points.dtype,
+            device=points.device,
         )
         tr = corners.matmul(mt).amin(dim=0, keepdim=True)
         out = out - tr
@@ -761,15 +774,18 @@ def _coefficients(startpoints, endpoints, coefficients):
     raise ValueError("Either the startpoints/endpoints or the coefficients must have non `None` values.")
 
 
-def _perspective_grid(coeffs, ow, oh, dtype):
-    theta1 = ember.tensor([[coeffs[0], coeffs[1], coeffs[2]], [coeffs[3], coeffs[4], coeffs[5]]], dtype=dtype)
-    theta2 = ember.tensor([[coeffs[6], coeffs[7], 1.0], [coeffs[6], coeffs[7], 1.0]], dtype=dtype)
-    xs = ember.linspace(0.5, ow - 0.5, ow, dtype=dtype)
-    ys = ember.linspace(0.5, oh - 0.5, oh, dtype=dtype)
+def _perspective_grid(coeffs, ow, oh, dtype, device=None):
+    theta1 = ember.tensor(
+        [[coeffs[0], coeffs[1], coeffs[2]], [coeffs[3], coeffs[4], coeffs[5]]], dtype=dtype, device=device
+    )
+    theta2 = ember.tensor([[coeffs[6], coeffs[7], 1.0], [coeffs[6], coeffs[7], 1.0]], dtype=dtype, device=device)
+    xs = ember.linspace(0.5, ow - 0.5, ow, dtype=dtype, device=device)
+    ys = ember.linspace(0.5, oh - 0.5, oh, dtype=dtype, device=device)
     base = ember.stack(
-        [xs.view(1, ow).expand(oh, ow), ys.view(oh, 1).expand(oh, ow), ember.ones(oh, ow, dtype=dtype)], dim=-1
+        [xs.view(1, ow).expand(oh, ow), ys.view(oh, 1).expand(oh, ow), ember.ones(oh, ow, dtype=dtype, device=device)],
+        dim=-1,
     ).view(oh * ow, 3)
-    g1 = base.matmul(theta1.t() / ember.tensor([0.5 * ow, 0.5 * oh], dtype=dtype))
+    g1 = base.matmul(theta1.t() / ember.tensor([0.5 * ow, 0.5 * oh], dtype=dtype, device=device))
     g2 = base.matmul(theta2.t())
     return (g1 / g2 - 1.0).view(1, oh, ow, 2)
 
@@ -789,7 +805,7 @@ def perspective_image(
     x = image.unsqueeze(0) if squeeze else image
     dtype = _work_dtype(image)
     xin = x if image.dtype in (ember.float32, ember.float64) or not image.is_floating_point() else x.to(dtype)
-    out = _grid_apply(xin, _perspective_grid(coeffs, w, h, dtype), mode, fill).to(image.dtype)
+    out = _grid_apply(xin, _perspective_grid(coeffs, w, h, dtype, image.device), mode, fill).to(image.dtype)
     return out.squeeze(0) if squeeze else out
 
 
@@ -816,9 +832,9 @@ def _perspective_points(points, coeffs):
         (-c[4] * c[6] + c[3] * c[7]) / denom,
         (-c[0] * c[7] + c[1] * c[6]) / denom,
     ]
-    t1 = ember.tensor([[inv[0], inv[1], inv[2]], [inv[3], inv[4], inv[5]]], dtype=points.dtype)
-    t2 = ember.tensor([[inv[6], inv[7], 1.0], [inv[6], inv[7], 1.0]], dtype=points.dtype)
-    p = ember.cat([points, ember.ones(points.shape[0], 1, dtype=points.dtype)], dim=-1)
+    t1 = ember.tensor([[inv[0], inv[1], inv[2]], [inv[3], inv[4], inv[5]]], dtype=points.dtype, device=points.device)
+    t2 = ember.tensor([[inv[6], inv[7], 1.0], [inv[6], inv[7], 1.0]], dtype=points.dtype, device=points.device)
+    p = ember.cat([points, ember.ones(points.shape[0], 1, dtype=points.dtype, device=points.device)], dim=-1)
     return p.matmul(t1.t()) / p.matmul(t2.t())
 
 
@@ -870,9 +886,9 @@ _register_points(
 # ---------------------------------------------------------------------------- elastic
 
 
-def _identity_grid(h, w, dtype):
-    xs = ember.linspace((-w + 1) / w, (w - 1) / w, w, dtype=dtype)
-    ys = ember.linspace((-h + 1) / h, (h - 1) / h, h, dtype=dtype)
+def _identity_grid(h, w, dtype, device=None):
+    xs = ember.linspace((-w + 1) / w, (w - 1) / w, w, dtype=dtype, device=device)
+    ys = ember.linspace((-h + 1) / h, (h - 1) / h, h, dtype=dtype, device=device)
     return ember.stack([xs.view(1, w).expand(h, w), ys.view(h, 1).expand(h, w)], dim=-1).view(1, h, w, 2)
 
 
@@ -898,7 +914,7 @@ def elastic_image(image, displacement, interpolation=InterpolationMode.BILINEAR,
     h, w = image.shape[-2:]
     _check_displacement(displacement, h, w)
     dtype = _work_dtype(image)
-    grid = _identity_grid(h, w, dtype) + _plain(displacement).to(dtype)
+    grid = _identity_grid(h, w, dtype, image.device) + _plain(displacement).to(dtype=dtype, device=image.device)
     squeeze = image.ndim == 2
     x = image.unsqueeze(0) if squeeze else image
     xin = x if image.dtype in (ember.float32, ember.float64) or not image.is_floating_point() else x.to(dtype)
@@ -914,13 +930,13 @@ def _elastic_points(points, canvas_size, displacement):
     """Float [M, 2] points moved by the displacement found at their (truncated, clamped) pixel, inverted (an
     approximation of the inverse map, torchvision's)."""
     h, w = canvas_size
-    disp = _plain(displacement).to(points.dtype)
-    inv = _identity_grid(h, w, points.dtype) - disp
+    disp = _plain(displacement).to(dtype=points.dtype, device=points.device)
+    inv = _identity_grid(h, w, points.dtype, points.device) - disp
     idx = points.to(ember.int64)
     ix = idx[:, 0].clamp(0, w - 1)
     iy = idx[:, 1].clamp(0, h - 1)
     g = inv[0, iy, ix, :]
-    return (g + 1) * (0.5 * ember.tensor([float(w), float(h)], dtype=points.dtype)) - 0.5
+    return (g + 1) * (0.5 * ember.tensor([float(w), float(h)], dtype=points.dtype, device=points.device)) - 0.5
 
 
 def elastic_keypoints(keypoints, canvas_size, displacement):

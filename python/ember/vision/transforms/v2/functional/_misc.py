@@ -52,9 +52,9 @@ def normalize_image(image, mean, std, inplace=False):
 _register_images(normalize, normalize_image)
 
 
-def _gaussian_kernel1d(ksize, sigma, dtype):
+def _gaussian_kernel1d(ksize, sigma, dtype, device=None):
     lim = (ksize - 1) / (2.0 * 2.0**0.5)
-    x = ember.linspace(-lim, lim, ksize, dtype=dtype)
+    x = ember.linspace(-lim, lim, ksize, dtype=dtype, device=device)
     return ember.softmax((x / sigma).pow(2).neg(), dim=0)
 
 
@@ -99,8 +99,8 @@ def gaussian_blur_image(image, kernel_size, sigma=None):
     c, h, w = shape[-3:]
     fp = image.is_floating_point()
     kdtype = image.dtype if fp else ember.float32
-    kx = _gaussian_kernel1d(kernel_size[0], sigma[0], kdtype)
-    ky = _gaussian_kernel1d(kernel_size[1], sigma[1], kdtype)
+    kx = _gaussian_kernel1d(kernel_size[0], sigma[0], kdtype, image.device)
+    ky = _gaussian_kernel1d(kernel_size[1], sigma[1], kdtype, image.device)
     kernel = (ky.view(-1, 1) * kx.view(1, -1)).expand(c, 1, kernel_size[1], kernel_size[0]).contiguous()
     x = image.reshape(-1, c, h, w)
     x = x if fp else x.to(ember.float32)
@@ -127,7 +127,9 @@ def gaussian_noise_image(image, mean=0.0, sigma=0.1, clip=True):
         out = image + (mean + ember.randn_like(image) * sigma)
         return out.clamp(0, 1) if clip else out
     if image.dtype == ember.uint8:
-        noise = (mean * 255 + ember.randn(*image.shape, dtype=ember.float32) * (sigma * 255)).to(ember.int16)
+        noise = (mean * 255 + ember.randn(*image.shape, dtype=ember.float32, device=image.device) * (sigma * 255)).to(
+            ember.int16
+        )
         out = image.to(ember.int16) + noise
         if clip:
             out = out.clamp(0, 255)

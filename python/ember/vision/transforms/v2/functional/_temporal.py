@@ -17,7 +17,7 @@ def uniform_temporal_subsample_video(video, num_samples):
     t = video.shape[-4]
     if num_samples < 1:
         raise ValueError("num_samples should be a positive integer, got %s" % (num_samples,))
-    idx = ember.linspace(0, t - 1, num_samples).to(ember.int64)
+    idx = ember.linspace(0, t - 1, num_samples, device=video.device).to(ember.int64)
     return video.index_select(-4, idx)
 
 
