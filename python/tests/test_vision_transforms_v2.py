@@ -240,6 +240,21 @@ def test_colour_closed_forms():
     assert F.to_dtype(ember.tensor([[[1.0, 0.5]]]), ember.uint8, scale=True).tolist() == [[[255, 127]]]
 
 
+def test_rotated_boxes_closed_forms():
+    # an unrotated XYWHR box turned by 90 degrees about the canvas center (8, 8) keeps its size and gets angle 90
+    box = tv_tensors.BoundingBoxes([[4.0, 6.0, 6.0, 2.0, 0.0]], format="XYWHR", canvas_size=(16, 16))
+    r = F.convert_bounding_box_format(F.rotate(box, 90.0), new_format="CXCYWHR").tolist()[0]
+    np.testing.assert_allclose(r, [7.0, 9.0, 6.0, 2.0, 90.0], atol=1e-4)
+    s = F.convert_bounding_box_format(F.resize(box, [32, 8]), new_format="CXCYWHR").tolist()[0]
+    np.testing.assert_allclose(s, [3.5, 14.0, 3.0, 4.0, 0.0], atol=1e-4)
+    c = F.crop(box, 1, 2, 10, 10)
+    np.testing.assert_allclose(c.tolist(), [[2.0, 5.0, 6.0, 2.0, 0.0]], atol=1e-5)
+    assert c.canvas_size == (10, 10)
+    # clamping cuts a box that sticks out along its own edges: an axis-aligned one is clipped like an XYXY box
+    out = tv_tensors.BoundingBoxes([[-2.0, 3.0, 6.0, 4.0, 0.0]], format="XYWHR", canvas_size=(8, 8))
+    np.testing.assert_allclose(F.clamp_bounding_boxes(out).tolist(), [[0.0, 3.0, 4.0, 4.0, 0.0]], atol=1e-5)
+
+
 def test_box_formats_and_sanitize_closed_forms():
     b = tv_tensors.BoundingBoxes([[2.0, 3.0, 10.0, 7.0]], format="XYXY", canvas_size=(8, 12))
     assert F.convert_bounding_box_format(b, new_format="XYWH").tolist() == [[2.0, 3.0, 8.0, 4.0]]
@@ -436,8 +451,8 @@ def test_pil_images_through_v2():
 def test_errors():
     img = ember.zeros(3, 8, 8)
     rot = tv_tensors.BoundingBoxes([[1.0, 1.0, 2.0, 2.0, 10.0]], format="XYWHR", canvas_size=(8, 8))
-    with pytest.raises(NotImplementedError, match="rotated bounding boxes"):
-        F.resize(rot, [4, 4])
+    with pytest.raises(ValueError, match="clamping_mode must be"):
+        F.clamp_bounding_boxes(rot, clamping_mode="always")
     boxes = tv_tensors.BoundingBoxes([[1, 1, 2, 2]], format="XYXY", canvas_size=(8, 8))
     with pytest.raises(ValueError, match="not supported with bounding boxes"):
         F.pad(boxes, 2, padding_mode="reflect")

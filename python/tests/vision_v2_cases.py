@@ -50,8 +50,19 @@ def results(torch, tv_tensors, F, T, IM):
     def boxes(key="boxes", fmt="XYXY"):
         return tv_tensors.BoundingBoxes(t(inp[key]), format=fmt, canvas_size=(h, w))
 
+    rot = np.array([[3.0, 4.0, 6.0, 2.0, 30.0], [8.0, 5.0, 4.0, 3.0, -45.0], [14.0, 10.0, 6.0, 5.0, 100.0]],
+                   np.float32)
+
+    def rotated(fmt, mode="soft"):
+        b = tv_tensors.BoundingBoxes(t(rot), format="XYWHR", canvas_size=(h, w), clamping_mode=mode)
+        return F.convert_bounding_box_format(b, new_format=fmt) if fmt != "XYWHR" else b
+
     def sample():
         return {
+            "xywhr": rotated("XYWHR"),
+            "cxcywhr": rotated("CXCYWHR"),
+            "xyxyxyxy": rotated("XYXYXYXY"),
+            "hard": rotated("XYWHR", "hard"),
             "u8": tv_tensors.Image(t(inp["u8"])),
             "f32": tv_tensors.Image(t(inp["f32"])),
             "boxes": boxes(),
@@ -71,6 +82,8 @@ def results(torch, tv_tensors, F, T, IM):
                 out["%s/%s/canvas" % (name, k)] = np.array(v.canvas_size)
 
     def each(name, fn, keys=("u8", "f32", "boxes", "iboxes", "mask", "points")):
+        if "boxes" in keys:
+            keys = tuple(keys) + ("xywhr", "cxcywhr", "xyxyxyxy", "hard")
         s = sample()
         record(name, {k: fn(s[k]) for k in keys})
 

@@ -1,8 +1,8 @@
 """Geometry functionals of transforms.v2: each moves images, videos, masks, bounding boxes and keypoints alike.
 
 Images and videos go through the v1 kernels (ember.vision.transforms.functional) or grid_sample; boxes are moved as
-their corner points (XYXY) and clamped to the new canvas; keypoints are moved as points (not clamped), as
-torchvision 0.29 does. Rotated box formats convert and flip; the other geometry functionals refuse them.
+their corner points (XYXY; rotated boxes as their four corners, squared back into a rectangle) and clamped to the new
+canvas; keypoints are moved as points (not clamped), as torchvision 0.29 does.
 """
 
 import math
@@ -68,12 +68,67 @@ def _register_points(functional, kernel):
     _register(functional, tv_tensors.KeyPoints, wrapper=False)(run)
 
 
-def _no_rotated(format, name):
-    if is_rotated_bounding_format(format):
-        raise NotImplementedError(
-            "%s: rotated bounding boxes (%s) are not supported by ember.vision's transforms.v2 (only format "
-            "conversion, clamping of unrotated boxes and the flips)" % (name, format.value)
-        )
+_X8 = BoundingBoxFormat.XYXYXYXY
+
+
+def _rect_from_parallelogram(p):
+    """[N, 8] parallelograms (the images of rectangles under a map) as the rectangles torchvision keeps: the same
+    center, the longer side kept along its direction, the other side its projection (its extent across it)."""
+    dtype = p.dtype
+    if dtype not in (ember.float32, ember.float64):
+        p = p.to(ember.float32)
+    x1, y1, x2, y2, x3, y3, x4, y4 = p.unbind(-1)
+    cx, cy = (x1 + x3) / 2, (y1 + y3) / 2
+    wp = ((x2 - x1).pow(2) + (y2 - y1).pow(2)).sqrt()
+    hp = ((x4 - x1).pow(2) + (y4 - y1).pow(2)).sqrt()
+    r12 = ember.atan2(y1 - y2, x2 - x1)
+    r14 = ember.atan2(y1 - y4, x4 - x1)
+    between = r12 - r14
+    sign = ember.where(between > math.pi / 2, -1.0, 1.0)
+    cos, sin = between.cos(), between.sin()
+    w = ember.where(wp < hp, wp * sin, wp + hp * cos * sign)
+    h = ember.where(wp > hp, hp * sin, hp + wp * cos * sign)
+    r = ember.where(hp > wp, r14 + math.pi / 2, r12)
+    cos, sin = r.cos(), r.sin()
+    hw, hh = w / 2, h / 2
+    out = ember.stack(
+        [
+            cx - hw * cos - hh * sin,
+            cy - hh * cos + hw * sin,
+            cx + hw * cos - hh * sin,
+            cy - hh * cos - hw * sin,
+            cx + hw * cos + hh * sin,
+            cy + hh * cos - hw * sin,
+            cx - hw * cos + hh * sin,
+            cy + hh * cos + hw * sin,
+        ],
+        dim=-1,
+    )
+    return out.to(dtype)
+
+
+def _rotated_through(boxes, fmt, canvas_out, points_fn, clamping_mode, shift=None):
+    """Rotated boxes moved as their corners by points_fn ([M, 2] -> [M, 2]), squared back into rectangles, shifted
+    by -shift (expand), clamped to canvas_out and returned in their format and dtype."""
+    shape, dtype = boxes.shape, boxes.dtype
+    b = boxes if boxes.is_floating_point() else boxes.to(ember.float32)
+    corners = _convert_format(b, fmt, _X8).reshape(-1, 8)
+    rect = _rect_from_parallelogram(points_fn(corners.reshape(-1, 2)).reshape(-1, 8))
+    if shift is not None:
+        rect = rect - shift.repeat(1, 4)
+    rect = _clamp_boxes(rect, _X8, canvas_out, clamping_mode)
+    return _convert_format(rect, _X8, fmt).reshape(shape).to(dtype)
+
+
+def _native_shift(fmt, dx, dy):
+    """The offset that moves boxes of format fmt by (dx, dy)."""
+    if fmt == _X8:
+        return [dx, dy] * 4
+    if fmt in (BoundingBoxFormat.XYWHR, BoundingBoxFormat.CXCYWHR):
+        return [dx, dy, 0, 0, 0]
+    if fmt == _XYXY:
+        return [dx, dy, dx, dy]
+    return [dx, dy, 0, 0]
 
 
 def _as_xyxy(boxes, format):
@@ -253,8 +308,10 @@ def resize_bounding_boxes(bounding_boxes, canvas_size, size, max_size=None, form
     oh, ow = _output_size(canvas_size, size, max_size)
     if (oh, ow) == tuple(canvas_size):
         return bounding_boxes, tuple(canvas_size)
-    _no_rotated(fmt, "resize")
     rw, rh = ow / canvas_size[1], oh / canvas_size[0]
+    if is_rotated_bounding_format(fmt):
+        ratios = ember.tensor([rw, rh], device=bounding_boxes.device)
+        return _rotated_through(bounding_boxes, fmt, (oh, ow), lambda p: p * ratios, clamping_mode), (oh, ow)
     ratios = ember.tensor([rw, rh, rw, rh], device=bounding_boxes.device)
     return bounding_boxes.mul(ratios).to(bounding_boxes.dtype), (oh, ow)
 
@@ -297,7 +354,12 @@ def crop_image(image, top, left, height, width):
 
 def crop_bounding_boxes(bounding_boxes, format, top, left, height, width, clamping_mode="soft"):
     fmt = tv_tensors._format(format)
-    _no_rotated(fmt, "crop")
+    if is_rotated_bounding_format(fmt):
+        shift = ember.tensor(_native_shift(fmt, left, top), dtype=bounding_boxes.dtype, device=bounding_boxes.device)
+        b = bounding_boxes - shift
+        if fmt == _X8:
+            b = _rect_from_parallelogram(b)
+        return _clamp_boxes(b, fmt, (height, width), clamping_mode), (height, width)
     xyxy = _as_xyxy(bounding_boxes, fmt)
     xyxy = xyxy - ember.tensor([left, top, left, top], dtype=xyxy.dtype, device=xyxy.device)
     return _from_xyxy(xyxy, fmt, (height, width), clamping_mode, bounding_boxes), (height, width)
@@ -431,10 +493,12 @@ def pad_bounding_boxes(bounding_boxes, format, canvas_size, padding, padding_mod
     if padding_mode not in ("constant",):
         raise ValueError("Padding mode '%s' is not supported with bounding boxes" % padding_mode)
     fmt = tv_tensors._format(format)
-    _no_rotated(fmt, "pad")
     left, top, right, bottom = _parse_padding(padding)
     h, w = canvas_size
     canvas = (h + top + bottom, w + left + right)
+    if is_rotated_bounding_format(fmt):
+        shift = ember.tensor(_native_shift(fmt, left, top), dtype=bounding_boxes.dtype, device=bounding_boxes.device)
+        return _clamp_boxes(bounding_boxes + shift, fmt, canvas, clamping_mode), canvas
     xyxy = _as_xyxy(bounding_boxes, fmt)
     xyxy = xyxy + ember.tensor([left, top, left, top], device=xyxy.device).to(xyxy.dtype)
     return _from_xyxy(xyxy, fmt, canvas, clamping_mode, bounding_boxes), canvas
@@ -616,6 +680,12 @@ def affine_mask(mask, angle, translate, scale, shear, fill=0, center=None):
 
 def _affine_points(points, canvas_size, angle, translate, scale, shear, center, expand):
     """Float [M, 2] points through the forward affine map; the canvas after it (expand enlarges it)."""
+    out, canvas, shift = _affine_points_unshifted(points, canvas_size, angle, translate, scale, shear, center, expand)
+    return (out if shift is None else out - shift), canvas
+
+
+def _affine_points_unshifted(points, canvas_size, angle, translate, scale, shear, center, expand):
+    """(points through the forward map, the canvas, the [1, 2] shift that expand subtracts, or None)."""
     angle, translate, scale, shear, center = _affine_args(angle, translate, scale, shear, center)
     h, w = canvas_size
     if center is None:
@@ -633,25 +703,34 @@ def _affine_points(points, canvas_size, angle, translate, scale, shear, center, 
             device=points.device,
         )
         tr = corners.matmul(mt).amin(dim=0, keepdim=True)
-        out = out - tr
         # torchvision sizes the boxes' canvas with the map about the absolute center (the image's uses the map
         # about the image center): the two can differ by a pixel of rounding, and torchvision's do.
         inv = _affine_matrix(center, angle, translate, scale, shear)
         ow, oh = _F1._expanded_size(inv, w, h)
-        canvas_size = (oh, ow)
-    return out, tuple(canvas_size)
+        return out, (oh, ow), tr
+    return out, tuple(canvas_size), None
 
 
 def _affine_boxes_impl(boxes, format, canvas_size, angle, translate, scale, shear, center, expand, clamping_mode):
     fmt = tv_tensors._format(format)
-    _no_rotated(fmt, "affine")
     if boxes.numel() == 0:
         return boxes, tuple(canvas_size)
+    if is_rotated_bounding_format(fmt):
+        # the canvas and the expand shift do not depend on the points
+        none = ember.zeros(0, 2, dtype=ember.float32, device=boxes.device)
+        _, canvas, shift = _affine_points_unshifted(none, canvas_size, angle, translate, scale, shear, center, expand)
+
+        def through(p):
+            return _affine_points_unshifted(p, canvas_size, angle, translate, scale, shear, center, False)[0]
+
+        return _rotated_through(boxes, fmt, canvas, through, clamping_mode, shift), canvas
     xyxy = _as_xyxy(boxes, fmt)
     corners = xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2)
-    pts, canvas = _affine_points(corners, canvas_size, angle, translate, scale, shear, center, expand)
+    pts, canvas, shift = _affine_points_unshifted(corners, canvas_size, angle, translate, scale, shear, center, expand)
     pts = pts.reshape(-1, 4, 2)
     out = ember.cat([pts.amin(dim=1), pts.amax(dim=1)], dim=1)
+    if shift is not None:
+        out = out - shift.repeat(1, 2)
     return _from_xyxy(out, fmt, canvas, clamping_mode, boxes), canvas
 
 
@@ -842,10 +921,13 @@ def perspective_bounding_boxes(
     bounding_boxes, format, canvas_size, startpoints, endpoints, coefficients=None, clamping_mode="soft"
 ):
     fmt = tv_tensors._format(format)
-    _no_rotated(fmt, "perspective")
     if bounding_boxes.numel() == 0:
         return bounding_boxes
     coeffs = _coefficients(startpoints, endpoints, coefficients)
+    if is_rotated_bounding_format(fmt):
+        return _rotated_through(
+            bounding_boxes, fmt, canvas_size, lambda p: _perspective_points(p, coeffs), clamping_mode
+        )
     xyxy = _as_xyxy(bounding_boxes, fmt)
     pts = _perspective_points(xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2), coeffs).reshape(-1, 4, 2)
     out = ember.cat([pts.amin(dim=1), pts.amax(dim=1)], dim=1)
@@ -950,9 +1032,16 @@ def elastic_keypoints(keypoints, canvas_size, displacement):
 def elastic_bounding_boxes(bounding_boxes, format, canvas_size, displacement, clamping_mode="soft"):
     _check_displacement(displacement, canvas_size[0], canvas_size[1])
     fmt = tv_tensors._format(format)
-    _no_rotated(fmt, "elastic")
     if bounding_boxes.numel() == 0:
         return bounding_boxes
+    if is_rotated_bounding_format(fmt):
+        # the centers move, sizes and angles stay (torchvision's)
+        b = bounding_boxes if bounding_boxes.is_floating_point() else bounding_boxes.to(ember.float32)
+        c = _convert_format(b, fmt, BoundingBoxFormat.CXCYWHR).reshape(-1, 5)
+        centers = _elastic_points(c[:, :2].ceil(), canvas_size, displacement)
+        out = ember.cat([centers, c[:, 2:]], dim=1).to(c.dtype)
+        out = _clamp_boxes(out, BoundingBoxFormat.CXCYWHR, canvas_size, clamping_mode)
+        return _convert_format(out, BoundingBoxFormat.CXCYWHR, fmt).reshape(bounding_boxes.shape)
     xyxy = _as_xyxy(bounding_boxes, fmt)
     # box corners look up the displacement at the pixel above-left of the rounded-up corner (torchvision's)
     pts = _elastic_points(xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2).ceil(), canvas_size, displacement)

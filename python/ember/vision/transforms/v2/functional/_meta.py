@@ -211,13 +211,12 @@ def convert_bounding_box_format(inpt, old_format=None, new_format=None, inplace=
 
 
 def _clamp_boxes(boxes, format, canvas_size, clamping_mode="soft"):
-    """Unrotated boxes clamped to the canvas (through XYXY); a new tensor of the input's dtype."""
+    """Boxes clamped to the canvas; a new tensor of the input's dtype. Unrotated boxes clamp their corners (through
+    XYXY); rotated ones are cut to the canvas along their own edges (_clamp_rotated)."""
     if clamping_mode is None:
         return boxes.clone()
     if is_rotated_bounding_format(format):
-        raise NotImplementedError(
-            "clamp_bounding_boxes: rotated formats (%s) are not supported by ember.vision" % _fmt(format).value
-        )
+        return _clamp_rotated(boxes, _fmt(format), canvas_size, clamping_mode)
     dtype = boxes.dtype
     b = boxes if boxes.is_floating_point() else boxes.to(ember.float32)
     xyxy = _convert_format(b, format, BoundingBoxFormat.XYXY)
@@ -226,6 +225,123 @@ def _clamp_boxes(boxes, format, canvas_size, clamping_mode="soft"):
     ys = xyxy[..., 1::2].clamp(0, h)
     xyxy = ember.stack([xs[..., 0], ys[..., 0], xs[..., 1], ys[..., 1]], dim=-1)
     return _convert_format(xyxy, BoundingBoxFormat.XYXY, format).to(dtype)
+
+
+# ---- rotated boxes: torchvision 0.29's clamping. The box (four corners) is cut against the canvas one side at a time:
+# the corners are put in a canonical order (starting from the leftmost), the edge lines (slope a, intercept b) are
+# clamped against the left border, and the whole picture is turned by 90 degrees, four times.
+
+
+def _order_points(b8, rotation=None):
+    """(the per-row index rotation, b8 with its points rotated by it); rotation None starts at the leftmost point (the
+    lowest y among ties)."""
+    if rotation is None:
+        x, y = b8[:, 0::2], b8[:, 1::2]
+        y_max = y.abs().amax(dim=1, keepdim=True)
+        x_max = x.abs().amax(dim=1, keepdim=True)
+        first = (y / y_max + (x / x_max) * 100).argmin(dim=1)
+        steps = ember.ones_like(b8)
+        steps[:, 0] = first.to(b8.dtype) * 2
+        rotation = ember.remainder(steps.cumsum(1), 8)
+    return rotation, b8.gather(1, rotation.to(ember.int64))
+
+
+def _edge_lines(b8):
+    """Slopes and intercepts of the edges 1-2, 2-3, 3-4, 4-1."""
+    x, y = b8[..., 0::2], b8[..., 1::2]
+    dx = ember.cat([x[..., 1:], x[..., :1]], dim=-1) - x
+    dy = ember.cat([y[..., 1:], y[..., :1]], dim=-1) - y
+    a = dy / dx
+    return a, y - a * x
+
+
+def _clamp_between(v, lo, hi):
+    return ember.minimum(ember.maximum(v, lo), hi)
+
+
+def _clamp_intercepts(b8, original, canvas_size, clamping_mode):
+    a, b = _edge_lines(b8)
+    a1, a2, a3, a4 = a.unbind(-1)
+    b1, b2, b3, b4 = b.unbind(-1)
+    _, bm = _edge_lines(original)
+    b1m, b2m, b3m, b4m = bm.unbind(-1)
+    h, w = canvas_size
+    b1 = _clamp_between(b2, b1, b3).clamp(0, h)
+    b4 = _clamp_between(b3, b2, b4).clamp(0, h)
+    if clamping_mode == "hard":
+        # the largest box that fits: equal outer intercepts, the inner ones pushed as far as the canvas allows
+        mid = (b1 + b4) / 2
+        b2 = ember.minimum(
+            ember.stack([mid * a2 / a1, b3 * a2 / a3, (a1 - a2) * w + mid, (a3 - a2) * w + b3], dim=1).amax(dim=1), b2
+        )
+        b3 = ember.maximum(
+            ember.stack(
+                [
+                    h * (1 - a3 / a4) + mid * a3 / a4,
+                    h * (1 - a3 / a2) + b2 * a3 / a2,
+                    (a2 - a3) * w + b2,
+                    (a4 - a3) * w + mid,
+                ],
+                dim=1,
+            ).amin(dim=1),
+            b3,
+        )
+        # b1 and b4 are one value here, clamped by both ranges in turn
+        mid = _clamp_between(_clamp_between(mid, b1m, b3m), b2m, b4m)
+        b1 = b4 = mid
+        b3 = _clamp_between(b3, b1m, b3m)
+        b2 = _clamp_between(b2, b2m, b4m)
+    else:
+        b1 = _clamp_between(b1, b1m, b3m)
+        b3 = _clamp_between(b3, b1m, b3m)
+        b2 = _clamp_between(b2, b2m, b4m)
+        b4 = _clamp_between(b4, b2m, b4m)
+    return ember.stack([b1, b2, b3, b4], dim=-1)
+
+
+def _line_crossings(a, b):
+    """The corners where consecutive edges (4-1 and 1-2, 1-2 and 2-3, ...) meet, as [N, 8]."""
+    a_prev = ember.cat([a[..., 3:4], a[..., :3]], dim=-1)
+    b_prev = ember.cat([b[..., 3:4], b[..., :3]], dim=-1)
+    x = -(b - b_prev) / (a - a_prev)
+    y = a * x + b
+    return ember.stack([x, y], dim=-1).reshape(a.shape[0], 8)
+
+
+def _clamp_left(b8, original, canvas_size, clamping_mode):
+    a, _ = _edge_lines(b8)
+    x1, y1, x2, y2, x3, y3, x4, y4 = b8.unbind(-1)
+    b = _clamp_intercepts(b8, original, canvas_size, clamping_mode)
+    crossings = _line_crossings(a, b)
+    edge = b8.clone()
+    edge[..., 0] = edge[..., 0].clamp(min=0)
+    edge[..., 6] = edge[..., 6].clamp(min=0)
+    gone = ember.zeros_like(edge)
+    cond_a = (x1 < 0) & ~crossings.isnan().any(-1)
+    cond_b = ember.isclose(y1, y2) | ember.isclose(y3, y4)
+    cond_c = (x1 <= 0) & (x2 <= 0) & (x3 <= 0) & (x4 <= 0)
+    cond_c = cond_c | ember.isclose(y1, y4) | ember.isclose(y2, y3) | (cond_b & ember.isclose(x1, x2))
+    for cond, case in ((cond_a, crossings), (cond_b, edge), (cond_c, gone)):
+        b8 = ember.where(cond.unsqueeze(1).expand(-1, 8), case, b8)
+    return b8
+
+
+def _clamp_rotated(boxes, format, canvas_size, clamping_mode):
+    shape = boxes.shape
+    out = _convert_format(boxes, format, BoundingBoxFormat.XYXYXYXY).reshape(-1, 8)
+    original = out.clone()
+    h, w = canvas_size
+    for _ in range(4):
+        rotation, out = _order_points(out)
+        _, original = _order_points(original, rotation)
+        out = _clamp_left(out, original, (h, w), clamping_mode)
+        _, out = _order_points(out, rotation)
+        _, original = _order_points(original, rotation)
+        # turn the picture by 90 degrees counter-clockwise: (x, y) -> (y, W - x)
+        out = ember.stack([out[:, 1::2], w - out[:, 0::2]], dim=-1).reshape(-1, 8)
+        original = ember.stack([original[:, 1::2], w - original[:, 0::2]], dim=-1).reshape(-1, 8)
+        h, w = w, h
+    return _convert_format(out, BoundingBoxFormat.XYXYXYXY, format).reshape(shape)
 
 
 def clamp_bounding_boxes(inpt, format=None, canvas_size=None, clamping_mode="auto"):
