@@ -50,8 +50,7 @@ def results(torch, tv_tensors, F, T, IM):
     def boxes(key="boxes", fmt="XYXY"):
         return tv_tensors.BoundingBoxes(t(inp[key]), format=fmt, canvas_size=(h, w))
 
-    rot = np.array([[3.0, 4.0, 6.0, 2.0, 30.0], [8.0, 5.0, 4.0, 3.0, -45.0], [14.0, 10.0, 6.0, 5.0, 100.0]],
-                   np.float32)
+    rot = np.array([[3.0, 4.0, 6.0, 2.0, 30.0], [8.0, 5.0, 4.0, 3.0, -45.0], [14.0, 10.0, 6.0, 5.0, 100.0]], np.float32)
 
     def rotated(fmt, mode="soft"):
         b = tv_tensors.BoundingBoxes(t(rot), format="XYWHR", canvas_size=(h, w), clamping_mode=mode)
