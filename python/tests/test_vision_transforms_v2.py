@@ -510,3 +510,27 @@ def test_sanitize_keypoints_and_jpeg():
         v2.JPEG(0)
     with pytest.raises(TypeError, match="dtype should be uint8"):
         F.jpeg(ember.zeros(3, 8, 8), 50)
+
+
+def test_v1_get_params():
+    ember.manual_seed(6)
+    img = ember.rand(3, 20, 30)
+    top, left, h, w = v2.RandomCrop.get_params(img, (5, 6))
+    assert (h, w) == (5, 6) and 0 <= top <= 15 and 0 <= left <= 24
+    angle, (tx, ty), scale, (sx, sy) = v2.RandomAffine.get_params(
+        [-10.0, 10.0], [0.1, 0.2], [0.9, 1.1], [-5.0, 5.0], [30, 20]
+    )
+    assert -10 <= angle <= 10 and abs(tx) <= 3 and abs(ty) <= 4 and 0.9 <= scale <= 1.1 and sy == 0.0
+    start, end = v2.RandomPerspective.get_params(30, 20, 0.5)
+    assert start == [[0, 0], [29, 0], [29, 19], [0, 19]]
+    assert 0 <= end[0][0] <= 7 and 22 <= end[1][0] <= 29 and 14 <= end[2][1] <= 19
+    assert 0.1 <= v2.GaussianBlur.get_params(0.1, 2.0) <= 2.0
+    assert v2.ElasticTransform.get_params([50.0, 50.0], [1.0, 1.0], [20, 30]).shape == (1, 20, 30, 2)
+    pid, probs, signs = v2.AutoAugment.get_params(25)
+    assert 0 <= pid < 25 and probs.shape == (2,) and set(signs.tolist()) <= {0, 1}
+    # the v1 draws are the v2 draws: the same seed gives the same window
+    ember.manual_seed(9)
+    p = v2.RandomAffine(10, translate=(0.1, 0.2), scale=(0.9, 1.1), shear=5).make_params([img])
+    ember.manual_seed(9)
+    q = v2.RandomAffine.get_params([-10.0, 10.0], [0.1, 0.2], [0.9, 1.1], [-5.0, 5.0], [30, 20])
+    assert (p["angle"], p["translate"], p["scale"], p["shear"]) == q

@@ -91,6 +91,15 @@ class RandomErasing(_RandomApplyTransform):
         return inpt
 
 
+def _v1_erasing_get_params():
+    from .. import transforms as _v1
+
+    RandomErasing.get_params = staticmethod(_v1.RandomErasing.get_params)
+
+
+_v1_erasing_get_params()
+
+
 def _find_labels_default(inputs):
     if isinstance(inputs, (tuple, list)):
         inputs = inputs[1]

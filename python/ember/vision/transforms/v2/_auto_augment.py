@@ -275,6 +275,12 @@ class AutoAugment(_AutoAugmentBase):
             ]
         raise ValueError("The provided policy %s is not recognized." % (policy,))
 
+    @staticmethod
+    def get_params(transform_num):
+        """(policy index, the two probabilities, the two signs) (torchvision's v1 interface)."""
+        policy_id = int(ember.randint(transform_num, (1,)).item())
+        return policy_id, ember.rand(2), ember.randint(2, (2,))
+
     def forward(self, *inputs):
         flat_with_spec, image = self._flatten_and_extract_image_or_video(inputs)
         height, width = F.get_size(image)

@@ -108,6 +108,15 @@ class ColorJitter(Transform):
         return out
 
 
+def _v1_color_get_params():
+    from .. import transforms as _v1
+
+    ColorJitter.get_params = staticmethod(_v1.ColorJitter.get_params)
+
+
+_v1_color_get_params()
+
+
 class RandomChannelPermutation(Transform):
     """The channels in a uniformly random order."""
 

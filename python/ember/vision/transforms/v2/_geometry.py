@@ -322,24 +322,34 @@ class RandomAffine(Transform):
             _check_sequence_input(center, "center", req_sizes=(2,))
         self.center = center
 
-    def make_params(self, flat_inputs):
-        height, width = query_size(flat_inputs)
-        angle = _uniform(self.degrees[0], self.degrees[1])
-        if self.translate is not None:
-            max_dx = float(self.translate[0] * width)
-            max_dy = float(self.translate[1] * height)
+    @staticmethod
+    def get_params(degrees, translate, scale_ranges, shears, img_size):
+        """(angle, (tx, ty), scale, (shear_x, shear_y)) for an image of img_size [width, height] (torchvision's v1
+        interface; make_params draws the same way)."""
+        width, height = img_size
+        angle = _uniform(degrees[0], degrees[1])
+        if translate is not None:
+            max_dx = float(translate[0] * width)
+            max_dy = float(translate[1] * height)
             tx = int(round(_uniform(-max_dx, max_dx)))
             ty = int(round(_uniform(-max_dy, max_dy)))
-            translate = (tx, ty)
+            translations = (tx, ty)
         else:
-            translate = (0, 0)
-        scale = _uniform(self.scale[0], self.scale[1]) if self.scale is not None else 1.0
+            translations = (0, 0)
+        scale = _uniform(scale_ranges[0], scale_ranges[1]) if scale_ranges is not None else 1.0
         shear_x = shear_y = 0.0
-        if self.shear is not None:
-            shear_x = _uniform(self.shear[0], self.shear[1])
-            if len(self.shear) == 4:
-                shear_y = _uniform(self.shear[2], self.shear[3])
-        return dict(angle=angle, translate=translate, scale=scale, shear=(shear_x, shear_y))
+        if shears is not None:
+            shear_x = _uniform(shears[0], shears[1])
+            if len(shears) == 4:
+                shear_y = _uniform(shears[2], shears[3])
+        return angle, translations, scale, (shear_x, shear_y)
+
+    def make_params(self, flat_inputs):
+        height, width = query_size(flat_inputs)
+        angle, translate, scale, shear = self.get_params(
+            self.degrees, self.translate, self.scale, self.shear, [width, height]
+        )
+        return dict(angle=angle, translate=translate, scale=scale, shear=shear)
 
     def transform(self, inpt, params):
         fill = _get_fill(self._fill, type(inpt))
@@ -430,16 +440,22 @@ class RandomPerspective(_RandomApplyTransform):
         self.fill = fill
         self._fill = _setup_fill_arg(fill)
 
-    def make_params(self, flat_inputs):
-        height, width = query_size(flat_inputs)
-        bh = int(self.distortion_scale * (height // 2)) + 1
-        bw = int(self.distortion_scale * (width // 2)) + 1
+    @staticmethod
+    def get_params(width, height, distortion_scale):
+        """(startpoints, endpoints): the image corners and where they go, each moved inward by up to
+        distortion_scale of half the size (torchvision's v1 interface)."""
+        bh = int(distortion_scale * (height // 2)) + 1
+        bw = int(distortion_scale * (width // 2)) + 1
         topleft = [_randint(0, bw), _randint(0, bh)]
         topright = [_randint(width - bw, width), _randint(0, bh)]
         botright = [_randint(width - bw, width), _randint(height - bh, height)]
         botleft = [_randint(0, bw), _randint(height - bh, height)]
         startpoints = [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]]
-        endpoints = [topleft, topright, botright, botleft]
+        return startpoints, [topleft, topright, botright, botleft]
+
+    def make_params(self, flat_inputs):
+        height, width = query_size(flat_inputs)
+        startpoints, endpoints = self.get_params(width, height, self.distortion_scale)
         return dict(coefficients=F._geometry._perspective_coeffs(startpoints, endpoints))
 
     def transform(self, inpt, params):
@@ -466,18 +482,24 @@ class ElasticTransform(Transform):
         self.fill = fill
         self._fill = _setup_fill_arg(fill)
 
-    def make_params(self, flat_inputs):
-        height, width = query_size(flat_inputs)
+    @staticmethod
+    def get_params(alpha, sigma, size):
+        """The [1, H, W, 2] displacement for size [H, W] (torchvision's v1 interface)."""
+        height, width = size
         fields = []
         for i, extent in ((0, width), (1, height)):
             d = ember.rand(1, 1, height, width) * 2 - 1
-            if self.sigma[i] > 0.0:
-                k = int(8 * self.sigma[i] + 1)
+            if sigma[i] > 0.0:
+                k = int(8 * sigma[i] + 1)
                 if k % 2 == 0:
                     k += 1
-                d = F.gaussian_blur(d, [k, k], list(self.sigma))
-            fields.append(d * self.alpha[i] / extent)
-        return dict(displacement=ember.cat(fields, 1).permute(0, 2, 3, 1))
+                d = F.gaussian_blur(d, [k, k], list(sigma))
+            fields.append(d * alpha[i] / extent)
+        return ember.cat(fields, 1).permute(0, 2, 3, 1)
+
+    def make_params(self, flat_inputs):
+        height, width = query_size(flat_inputs)
+        return dict(displacement=self.get_params(self.alpha, self.sigma, [height, width]))
 
     def transform(self, inpt, params):
         fill = _get_fill(self._fill, type(inpt))
@@ -616,3 +638,15 @@ class RandomResize(Transform):
         return self._call_kernel(
             F.resize, inpt, params["size"], interpolation=self.interpolation, antialias=self.antialias
         )
+
+
+def _v1_get_params():
+    """The v1 get_params of the classes that have one in ember.vision.transforms (torchvision's v2 classes expose
+    them)."""
+    from .. import transforms as _v1
+
+    for cls in (RandomCrop, RandomResizedCrop, RandomRotation):
+        cls.get_params = staticmethod(getattr(_v1, cls.__name__).get_params)
+
+
+_v1_get_params()

@@ -136,8 +136,13 @@ class GaussianBlur(Transform):
         if not 0.0 < self.sigma[0] <= self.sigma[1]:
             raise ValueError("sigma values should be positive and of the form (min, max). Got %s" % (self.sigma,))
 
+    @staticmethod
+    def get_params(sigma_min, sigma_max):
+        """A sigma uniform in [sigma_min, sigma_max] (torchvision's v1 interface)."""
+        return float(ember.empty(1).uniform_(sigma_min, sigma_max).item())
+
     def make_params(self, flat_inputs):
-        sigma = float(ember.empty(1).uniform_(self.sigma[0], self.sigma[1]).item())
+        sigma = self.get_params(self.sigma[0], self.sigma[1])
         return dict(sigma=[sigma, sigma])
 
     def transform(self, inpt, params):
