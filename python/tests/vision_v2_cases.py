@@ -315,4 +315,39 @@ def results(torch, tv_tensors, F, T, IM):
         )
     apply("P_blur", T.GaussianBlur(5), dict(sigma=[1.7, 1.7]), ("u8", "f32", "mask"))
     apply("P_scale_jitter", T.ScaleJitter((20, 16)), dict(size=(15, 19)))
+
+    # ---- bad calls: the exception type of each
+    img = t(inp["u8"])
+    bad = {
+        "posterize_bits": lambda: F.posterize(img, 9),
+        "solarize_threshold": lambda: F.solarize(img, 300),
+        "blur_even": lambda: F.gaussian_blur(img, 4),
+        "blur_sigma": lambda: F.gaussian_blur(img, 3, -1.0),
+        "normalize_int": lambda: F.normalize(img, [0.5] * 3, [0.5] * 3),
+        "hue_range": lambda: F.adjust_hue(img, 0.7),
+        "brightness_neg": lambda: F.adjust_brightness(img, -1.0),
+        "crop_too_big": lambda: T.RandomCrop(30)(img),
+        "perspective_scale": lambda: T.RandomPerspective(distortion_scale=2.0),
+        "p_range": lambda: T.RandomHorizontalFlip(p=1.5),
+        "affine_scale": lambda: F.affine(img, 0.0, [0, 0], 0.0, [0.0, 0.0]),
+        "affine_translate": lambda: F.affine(img, 0.0, [0], 1.0, [0.0, 0.0]),
+        "pad_reflect_boxes": lambda: F.pad(boxes(), 2, padding_mode="reflect"),
+        "convert_rotated": lambda: F.convert_bounding_box_format(rotated("XYWHR"), new_format="XYXY"),
+        "clamp_plain": lambda: F.clamp_bounding_boxes(t(inp["boxes"])),
+        "sizes_differ": lambda: T.RandomCrop(5)(tv_tensors.Image(img), tv_tensors.Mask(t(inp["mask"][:5]))),
+        "mixup_no_classes": lambda: T.MixUp()(t(np.zeros((2, 3, 4, 4), np.float32)), t(np.array([0, 1]))),
+        "autoaugment_boxes": lambda: T.AutoAugment()(tv_tensors.Image(img), boxes()),
+        "elastic_disp": lambda: F.elastic(img, t(np.zeros((1, 2, 2, 2), np.float32))),
+        "resize_type": lambda: F.resize("x", [2, 2]),
+        "to_dtype_unsafe": lambda: F.to_dtype(t(inp["f32"]), torch.int32, scale=True),
+        "five_crop_big": lambda: F.five_crop(img, [20, 20]),
+        "jitter_negative": lambda: T.ColorJitter(brightness=-1.0),
+        "erasing_scale": lambda: T.RandomErasing(scale=(0.5, 2.0)),
+    }
+    for name, call in bad.items():
+        try:
+            call()
+            out["error/" + name] = np.array("no error")
+        except Exception as e:  # noqa: BLE001 - the type is the result
+            out["error/" + name] = np.array(type(e).__name__)
     return out
