@@ -537,3 +537,27 @@ def test_v1_get_params():
     ember.manual_seed(9)
     q = v2.RandomAffine.get_params([-10.0, 10.0], [0.1, 0.2], [0.9, 1.1], [-5.0, 5.0], [30, 20])
     assert (p["angle"], p["translate"], p["scale"], p["shear"]) == q
+
+
+@pytest.mark.parametrize("fmt", ["XYXY", "CXCYWH", "XYWHR", "XYXYXYXY"])
+def test_empty_boxes_and_keypoints(fmt):
+    k = {"XYWHR": 5, "XYXYXYXY": 8}.get(fmt, 4)
+    boxes = tv_tensors.BoundingBoxes(ember.zeros(0, k), format=fmt, canvas_size=(10, 12))
+    points = tv_tensors.KeyPoints(ember.zeros(0, 2), canvas_size=(10, 12))
+    calls = [
+        F.horizontal_flip,
+        lambda x: F.resize(x, [5, 6]),
+        lambda x: F.crop(x, 1, 1, 5, 5),
+        lambda x: F.pad(x, 2),
+        lambda x: F.rotate(x, 30.0, expand=True),
+        lambda x: F.affine(x, 10.0, [1, 1], 1.0, 0.0),
+        lambda x: F.perspective(x, [[0, 0], [11, 0], [11, 9], [0, 9]], [[1, 1], [10, 0], [11, 9], [0, 8]]),
+        lambda x: F.elastic(x, ember.zeros(1, 10, 12, 2)),
+    ]
+    for call in calls:
+        for x in (boxes, points):
+            out = call(x)
+            assert type(out) is type(x) and out.shape == (0, x.shape[1])
+    assert F.clamp_bounding_boxes(boxes).shape == (0, k) and F.sanitize_bounding_boxes(boxes)[1].shape == (0,)
+    # torchvision returns empty boxes of an affine map as they are, canvas included (even with expand)
+    assert F.rotate(boxes, 90.0, expand=True).canvas_size == (10, 12)

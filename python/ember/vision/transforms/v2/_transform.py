@@ -253,9 +253,10 @@ class Transform(ember.nn.Module):
             out.append(needs)
         return out
 
-    def _apply(self, inputs):
+    def _apply(self, inputs, checked=False):
         flat, spec = _flatten(inputs)
-        self.check_inputs(flat)
+        if not checked:
+            self.check_inputs(flat)
         needs = self._needs_transform_list(flat)
         params = self.make_params([x for x, n in zip(flat, needs) if n])
         out = [self.transform(x, params) if n else x for x, n in zip(flat, needs)]
@@ -290,4 +291,4 @@ class _RandomApplyTransform(Transform):
         self.check_inputs(flat)
         if _rand() >= self.p:
             return inputs
-        return self._apply(inputs)
+        return self._apply(inputs, checked=True)

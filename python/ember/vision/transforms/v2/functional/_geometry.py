@@ -288,11 +288,7 @@ def resize_image(image, size, interpolation=InterpolationMode.BILINEAR, max_size
     if (oh, ow) == (h, w):
         return image
     if image.numel() == 0:
-        return (
-            image.new_empty(*image.shape[:-2], oh, ow)
-            if hasattr(image, "new_empty")
-            else ember.empty(*image.shape[:-2], oh, ow, dtype=image.dtype, device=image.device)
-        )
+        return ember.empty(*image.shape[:-2], oh, ow, dtype=image.dtype, device=image.device)
     return _F1.resize(image, [oh, ow], mode, antialias=antialias)
 
 
