@@ -316,6 +316,68 @@ def results(torch, tv_tensors, F, T, IM):
     apply("P_blur", T.GaussianBlur(5), dict(sigma=[1.7, 1.7]), ("u8", "f32", "mask"))
     apply("P_scale_jitter", T.ScaleJitter((20, 16)), dict(size=(15, 19)))
 
+    # ---- PIL images (when Pillow is installed): Pillow's own operations where torchvision uses them
+    try:
+        import PIL.Image
+    except ImportError:
+        PIL = None
+    if PIL is not None:
+        pils = {
+            "rgb": PIL.Image.fromarray(inp["u8"].transpose(1, 2, 0).copy()),
+            "gray": PIL.Image.fromarray(inp["gray"][0]),
+        }
+        pil_ops = {
+            "hflip": F.horizontal_flip,
+            "vflip": F.vertical_flip,
+            "resize": lambda x: F.resize(x, [7, 9]),
+            "resize_nearest": lambda x: F.resize(x, 8, interpolation=IM.NEAREST),
+            "resize_bicubic": lambda x: F.resize(x, [20, 11], interpolation=IM.BICUBIC),
+            "crop": lambda x: F.crop(x, 2, 3, 8, 9),
+            "crop_out": lambda x: F.crop(x, -2, 10, 8, 9),
+            "center_crop": lambda x: F.center_crop(x, [8, 9]),
+            "center_crop_pad": lambda x: F.center_crop(x, [16, 20]),
+            "resized_crop": lambda x: F.resized_crop(x, 2, 3, 8, 9, [6, 7]),
+            "pad": lambda x: F.pad(x, [1, 2, 3, 4], fill=5),
+            "pad_reflect": lambda x: F.pad(x, [2, 1], padding_mode="reflect"),
+            "rotate": lambda x: F.rotate(x, 30.0),
+            "rotate_expand": lambda x: F.rotate(x, -40.0, interpolation=IM.BILINEAR, expand=True),
+            "rotate_center_fill": lambda x: F.rotate(x, 25.0, center=[4, 5], fill=3),
+            "affine": lambda x: F.affine(x, 15.0, [2, -1], 1.1, [5.0, 3.0]),
+            "perspective": lambda x: F.perspective(
+                x, [[0, 0], [16, 0], [16, 12], [0, 12]], [[2, 1], [15, 0], [14, 11], [1, 12]]
+            ),
+            "elastic": lambda x: F.elastic(x, t(inp["disp"])),
+            "five_crop": lambda x: F.five_crop(x, [5, 6]),
+            "gray1": lambda x: F.rgb_to_grayscale(x),
+            "gray3": lambda x: F.rgb_to_grayscale(x, num_output_channels=3),
+            "brightness": lambda x: F.adjust_brightness(x, 1.3),
+            "contrast": lambda x: F.adjust_contrast(x, 0.6),
+            "saturation": lambda x: F.adjust_saturation(x, 1.7),
+            "hue": lambda x: F.adjust_hue(x, 0.21),
+            "sharpness": lambda x: F.adjust_sharpness(x, 2.5),
+            "gamma": lambda x: F.adjust_gamma(x, 0.7, 1.2),
+            "posterize": lambda x: F.posterize(x, 3),
+            "solarize": lambda x: F.solarize(x, 128),
+            "autocontrast": F.autocontrast,
+            "equalize": F.equalize,
+            "invert": F.invert,
+            "blur": lambda x: F.gaussian_blur(x, [3, 5], [0.8, 1.3]),
+            "to_tensor": F.pil_to_tensor,
+            "T_flip": T.RandomHorizontalFlip(p=1.0),
+            "T_image": T.ToImage(),
+        }
+        for name, fn in pil_ops.items():
+            for key, im in pils.items():
+                if key == "gray" and name in ("saturation", "hue", "gray3"):
+                    continue
+                r = fn(im)
+                r = np.stack([np.asarray(c) for c in r]) if isinstance(r, tuple) else r
+                out["pil/%s/%s" % (name, key)] = arr(r) if isinstance(r, torch.Tensor) else np.asarray(r)
+        out["pil/permute/rgb"] = np.asarray(F.permute_channels(pils["rgb"], [2, 0, 1]))
+        out["pil/roundtrip"] = np.asarray(F.to_pil_image(t(inp["u8"])))
+        out["pil/roundtrip_gray"] = np.asarray(F.to_pil_image(t(inp["gray"])))
+        out["pil/roundtrip_float"] = np.asarray(F.to_pil_image(t(inp["f32"])))
+
     # ---- bad calls: the exception type of each
     img = t(inp["u8"])
     bad = {

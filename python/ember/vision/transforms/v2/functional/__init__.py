@@ -4,6 +4,7 @@ plain tensor or tv_tensors.Image/Video is an image, Mask, BoundingBoxes and KeyP
 ``register_kernel`` adds kernels for custom TVTensor classes."""
 
 from ...functional import InterpolationMode  # noqa: F401
+from . import _pil  # noqa: F401,E402  (Pillow's kernels for PIL images, when Pillow is installed)
 from ._augment import *  # noqa: F401,F403
 from ._augment import erase_image, jpeg_image, jpeg_video  # noqa: F401
 from ._color import *  # noqa: F401,F403

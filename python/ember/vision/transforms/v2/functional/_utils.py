@@ -8,6 +8,8 @@ import ember
 from .... import tv_tensors
 
 _KERNELS = {}
+# The functionals whose PIL kernel is the tensor kernel between pil_to_tensor and to_pil_image (torchvision's).
+_PIL_VIA_TENSOR = set()
 
 
 def is_pure_tensor(inpt):
@@ -90,7 +92,7 @@ def _get_kernel(functional, input_type, *, allow_passthrough=False):
             return registry[cls]
         if cls is tv_tensors.TVTensor or (pil is not None and cls is pil):
             break
-    if pil is not None and issubclass(input_type, pil) and ember.Tensor in registry:
+    if pil is not None and issubclass(input_type, pil) and functional in _PIL_VIA_TENSOR:
         return _pil_adapter(registry[ember.Tensor])
     if allow_passthrough:
         return _noop
