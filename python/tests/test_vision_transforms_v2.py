@@ -563,3 +563,29 @@ def test_empty_boxes_and_keypoints(fmt):
     assert F.clamp_bounding_boxes(boxes).shape == (0, k) and F.sanitize_bounding_boxes(boxes)[1].shape == (0,)
     # torchvision returns empty boxes of an affine map as they are, canvas included (even with expand)
     assert F.rotate(boxes, 90.0, expand=True).canvas_size == (10, 12)
+
+
+def test_pickle_copy_and_custom_transforms():
+    import pickle
+
+    boxes = tv_tensors.BoundingBoxes([[1, 2, 3, 4]], format="XYWH", canvas_size=(5, 6), clamping_mode="hard")
+    for b in (pickle.loads(pickle.dumps(boxes)), copy.copy(boxes), copy.deepcopy(boxes)):
+        assert type(b) is tv_tensors.BoundingBoxes and b.tolist() == [[1, 2, 3, 4]]
+        assert b.format is tv_tensors.BoundingBoxFormat.XYWH and b.canvas_size == (5, 6) and b.clamping_mode == "hard"
+    img = tv_tensors.Image(ember.rand(3, 2, 2), requires_grad=True)
+    back = pickle.loads(pickle.dumps(img))
+    assert type(back) is tv_tensors.Image and back.requires_grad and ember.equal(back, img)
+
+    class AddNoiseToImages(v2.Transform):
+        def make_params(self, flat_inputs):
+            return {"shift": float(len(flat_inputs))}
+
+        def transform(self, inpt, params):
+            if isinstance(inpt, tv_tensors.Image):
+                return tv_tensors.wrap(inpt.as_subclass(ember.Tensor) + params["shift"], like=inpt)
+            return inpt
+
+    sample = {"image": tv_tensors.Image(ember.zeros(1, 2, 2)), "boxes": boxes, "label": 1}
+    out = AddNoiseToImages()(sample)
+    # make_params saw the image and the boxes (the int label is not a transformed type)
+    assert out["image"].tolist() == [[[2.0, 2.0], [2.0, 2.0]]] and out["boxes"] is boxes and out["label"] == 1

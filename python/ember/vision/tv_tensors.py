@@ -131,6 +131,13 @@ class TVTensor(ember.Tensor):
     def __deepcopy__(self, memo):
         return self.detach().clone().requires_grad_(self.requires_grad)
 
+    def __reduce_ex__(self, protocol):
+        # pickled as the plain tensor plus the class and its metadata (format, canvas_size, ...), so that DataLoader
+        # workers and copy.copy keep the type
+        with _C.DisableTorchFunctionSubclass():
+            plain = self.as_subclass(ember.Tensor)
+        return (_rebuild, (type(self), plain, dict(self.__dict__)))
+
 
 class Image(TVTensor):
     """An image or a batch of images, [..., C, H, W] (a 2-d input gets a channel dim). Takes tensors, arrays, nested
@@ -300,6 +307,12 @@ class KeyPoints(TVTensor):
 
     def __repr__(self):
         return self._make_repr(canvas_size=self.canvas_size)
+
+
+def _rebuild(cls, tensor, state):
+    out = tensor.as_subclass(cls)
+    out.__dict__.update(state)
+    return out
 
 
 def wrap(wrappee, *, like, **kwargs):
