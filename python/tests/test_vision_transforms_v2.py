@@ -589,3 +589,16 @@ def test_pickle_copy_and_custom_transforms():
     out = AddNoiseToImages()(sample)
     # make_params saw the image and the boxes (the int label is not a transformed type)
     assert out["image"].tolist() == [[[2.0, 2.0], [2.0, 2.0]]] and out["boxes"] is boxes and out["label"] == 1
+
+
+def test_gaussian_noise_statistics():
+    ember.manual_seed(12)
+    x = ember.full((1, 120, 120), 0.5)
+    y = F.gaussian_noise(x, mean=0.1, sigma=0.2, clip=False) - x
+    assert abs(y.mean().item() - 0.1) < 0.01 and abs(y.std().item() - 0.2) < 0.01
+    clipped = v2.GaussianNoise(sigma=1.0)(tv_tensors.Image(x))
+    assert type(clipped) is tv_tensors.Image and clipped.min().item() == 0.0 and clipped.max().item() == 1.0
+    u8 = F.gaussian_noise(ember.full((1, 120, 120), 100, dtype=ember.uint8), mean=0.1, sigma=0.05)
+    assert u8.dtype == ember.uint8 and abs(u8.float().mean().item() - 125.0) < 1.0
+    with pytest.raises(ValueError, match="uint8 or float"):
+        F.gaussian_noise(ember.zeros(1, 2, 2, dtype=ember.int32))
