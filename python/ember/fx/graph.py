@@ -42,6 +42,12 @@ _MAGIC = {
 _ILLEGAL_NAMES = set(dir(builtins)) | set(keyword.kwlist) | {"self", "ember", "operator", "math"}
 
 
+def _pytree_module():
+    from . import _pytree
+
+    return _pytree
+
+
 def _snake_case(s):
     out = []
     for i, c in enumerate(s):
@@ -142,6 +148,18 @@ class Graph:
         self.owning_module = owning_module
         self._tracer_cls = tracer_cls
         self._tracer_extras = tracer_extras
+        self._pytree_info = None  # set when the inputs are containers (Note [pytree codegen] in _symbolic_trace.py)
+
+    def __deepcopy__(self, memo=None):
+        """A copy with new Nodes (copied one by one, not recursively through the node list)."""
+        memo = memo if memo is not None else {}
+        g = Graph(tracer_cls=self._tracer_cls, tracer_extras=self._tracer_extras)
+        g._pytree_info = copy.deepcopy(self._pytree_info, memo)
+        out = g.graph_copy(self, val_map=memo, return_output_node=True)
+        if out is not None:
+            value, old_output = out
+            g.output(value, type_expr=old_output.type).meta = copy.copy(old_output.meta)
+        return g
 
     @property
     def nodes(self):
@@ -399,7 +417,12 @@ class Graph:
             if node.op == "output":
                 if node.type is not None:
                     ret_annotation = " -> " + _type_repr(node.type, add_global)
-                body.append("return %s" % r(node.args[0]))
+                info = self._pytree_info
+                if info is not None and info.out_spec is not None:
+                    globals_["pytree"] = _pytree_module()
+                    body.append("return pytree.tree_unflatten(%s, %s._out_spec)" % (r(node.args[0]), root_module))
+                else:
+                    body.append("return %s" % r(node.args[0]))
                 body.append("\n")
                 continue
             if node.op == "call_method":
@@ -431,7 +454,16 @@ class Graph:
             if not node.users:
                 frees.append(node)
             body.append(";  %s = None\n" % " = ".join(n.name for n in frees) if frees else "\n")
+        params = [root_module] + free_vars
+        info = self._pytree_info
+        if info is not None:  # forward takes the containers and flattens them (Note [pytree codegen])
+            orig = [a for a in info.orig_args if a != "self"]
+            params = [root_module] + orig
+            if free_vars:
+                globals_["fx_pytree"] = _pytree_module()
+                lhs = ", ".join(v.split(" ")[0] for v in free_vars)
+                body.insert(0, "%s, = fx_pytree.tree_flatten_spec([%s], %s._in_spec)\n" % (lhs, ", ".join(orig), root_module))
         code = "".join(body) or "pass\n"
         code = "\n".join("    " + line for line in code.split("\n"))
-        src = "\n\n\ndef forward(%s)%s:\n%s" % (", ".join([root_module] + free_vars), ret_annotation, code)
+        src = "\n\n\ndef forward(%s)%s:\n%s" % (", ".join(params), ret_annotation, code)
         return PythonCode(src, globals_)

@@ -1,0 +1,275 @@
+"""ember.onnx.export: models of the common families exported, checked with onnx.checker and run with onnxruntime;
+the outputs equal ember's (1e-5), also at another batch size where the batch axis is dynamic."""
+
+import io
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn as nn
+import ember.nn.functional as F
+import ember.vision
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+
+def _run(model, args, *, names, dynamic_axes=None, other_args=None, tol=1e-5, **kw):
+    """Exports `model`, checks the file, and compares onnxruntime's outputs with ember's on `args` (and on
+    `other_args`, inputs of other sizes along the dynamic axes)."""
+    f = io.BytesIO()
+    modes = [m.training for m in model.modules()]
+    ember.onnx.export(model, args, f, input_names=names, dynamic_axes=dynamic_axes, **kw)
+    assert [m.training for m in model.modules()] == modes  # export runs in eval mode and restores the modes
+    model.eval()  # the exported model is the eval-mode one
+    proto = onnx.load_from_string(f.getvalue())
+    onnx.checker.check_model(proto, full_check=True)
+    sess = ort.InferenceSession(f.getvalue(), providers=["CPUExecutionProvider"])
+    for a in [args] + ([other_args] if other_args is not None else []):
+        a = a if isinstance(a, tuple) else (a,)
+        flat = [t for t in ember.fx._pytree.tree_flatten(a)[0] if isinstance(t, ember.Tensor)]
+        got = sess.run(None, {n: t.numpy() for n, t in zip(names, flat)})
+        with ember.no_grad():
+            want = [t for t in ember.fx._pytree.tree_flatten(model(*a))[0] if isinstance(t, ember.Tensor)]
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.shape == tuple(w.shape)
+            np.testing.assert_allclose(g, w.numpy(), rtol=tol, atol=tol)
+    return proto
+
+
+def _ops(proto):
+    return [n.op_type for n in proto.graph.node]
+
+
+def test_mlp_dynamic_batch_and_shape_arithmetic():
+    ember.manual_seed(0)
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(6, 16)
+            self.fc2 = nn.Linear(16, 3)
+
+        def forward(self, x):
+            h = F.gelu(self.fc1(x.view(x.size(0), -1)))
+            return F.log_softmax(self.fc2(h), dim=1) + x.shape[0] * 0.5
+
+    m = MLP()
+    proto = _run(
+        m, (ember.randn(4, 2, 3),), names=["x"], dynamic_axes={"x": {0: "batch"}}, other_args=(ember.randn(7, 2, 3),)
+    )
+    assert proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
+    assert {i.name for i in proto.graph.initializer} >= {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"}
+    assert "Shape" in _ops(proto) and "Gemm" in _ops(proto)
+
+
+def test_cnn_resnet18():
+    ember.manual_seed(0)
+    m = ember.vision.models.resnet18(num_classes=10).eval()
+    with ember.no_grad():  # non-trivial running statistics
+        for mod in m.modules():
+            if isinstance(mod, nn.BatchNorm2d):
+                mod.running_mean.uniform_(-0.1, 0.1)
+                mod.running_var.uniform_(0.5, 1.5)
+    proto = _run(
+        m,
+        ember.randn(2, 3, 32, 32),
+        names=["img"],
+        dynamic_axes={"img": [0]},
+        other_args=ember.randn(3, 3, 32, 32),
+        tol=1e-4,
+    )
+    ops = _ops(proto)
+    assert ops.count("Conv") == 20 and "GlobalAveragePool" in ops and "MaxPool" in ops
+
+
+def test_small_cnn_pooling_and_flatten():
+    ember.manual_seed(0)
+    m = nn.Sequential(
+        nn.Conv2d(2, 4, 3, padding=1, stride=2),
+        nn.BatchNorm2d(4),
+        nn.ReLU(),
+        nn.AvgPool2d(2),
+        nn.Identity(),
+        nn.AdaptiveAvgPool2d((2, 2)),
+        nn.Flatten(),
+        nn.Dropout(0.3),
+        nn.Linear(16, 5),
+        nn.Tanh(),
+    )
+    m[1].running_mean.fill_(0.1)
+    _run(m, ember.randn(2, 2, 16, 16), names=["x"], dynamic_axes={"x": [0]}, other_args=ember.randn(5, 2, 16, 16))
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_recurrent(kind, bidirectional):
+    ember.manual_seed(0)
+    rnn = getattr(nn, kind)(5, 6, num_layers=2, bidirectional=bidirectional)
+    nd = 2 if bidirectional else 1
+    x = ember.randn(4, 3, 5)
+    h = ember.randn(2 * nd, 3, 6)
+    hx = (h, ember.randn(2 * nd, 3, 6)) if kind == "LSTM" else h
+    names = ["x", "h0", "c0"] if kind == "LSTM" else ["x", "h0"]
+    x2 = ember.randn(6, 2, 5)
+    h2 = ember.randn(2 * nd, 2, 6)
+    hx2 = (h2, ember.randn(2 * nd, 2, 6)) if kind == "LSTM" else h2
+    dyn = {n: [1] for n in names[1:]}
+    dyn["x"] = [0, 1]
+    proto = _run(rnn, (x, hx), names=names, dynamic_axes=dyn, other_args=(x2, hx2))
+    assert _ops(proto).count(kind) == 2
+
+
+def test_lstm_batch_first_without_state():
+    ember.manual_seed(0)
+
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(20, 8)
+            self.lstm = nn.LSTM(8, 8, batch_first=True)
+            self.out = nn.Linear(8, 4)
+
+        def forward(self, tokens):
+            y, (h, c) = self.lstm(self.emb(tokens))
+            return self.out(y), h[-1] + c[0]
+
+    m = Tagger()
+    _run(
+        m,
+        ember.randint(0, 20, (2, 5)),
+        names=["tokens"],
+        dynamic_axes={"tokens": [0, 1]},
+        other_args=ember.randint(0, 20, (3, 7)),
+    )
+
+
+def test_transformer_encoder_and_decoder_layers():
+    ember.manual_seed(0)
+
+    class Seq2Seq(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, dropout=0.1, batch_first=True)
+            self.dec = nn.TransformerDecoderLayer(16, 4, dim_feedforward=32, activation="gelu", norm_first=True)
+
+        def forward(self, src, tgt, tgt_mask):
+            mem = self.enc(src)
+            return self.dec(tgt, mem.transpose(0, 1), tgt_mask=tgt_mask)
+
+    m = Seq2Seq()
+    mask = nn.Transformer.generate_square_subsequent_mask(5)
+    _run(
+        m,
+        (ember.randn(2, 6, 16), ember.randn(5, 2, 16), mask),
+        names=["src", "tgt", "mask"],
+        dynamic_axes={"src": [0, 1], "tgt": [0, 1], "mask": [0, 1]},
+        other_args=(ember.randn(3, 4, 16), ember.randn(2, 3, 16), nn.Transformer.generate_square_subsequent_mask(2)),
+        tol=1e-4,
+    )
+
+
+def test_multihead_attention_weights_and_padding_mask():
+    ember.manual_seed(0)
+    mha = nn.MultiheadAttention(8, 2, batch_first=True)
+    q = ember.randn(2, 3, 8)
+    kv = ember.randn(2, 4, 8)
+    pad = ember.tensor([[False, False, True, False], [False, False, False, True]])
+    _run(mha, (q, kv, kv, pad), names=["q", "k", "v", "pad"], tol=1e-5)
+
+
+def test_scaled_dot_product_attention_and_functional_ops():
+    ember.manual_seed(0)
+
+    class Attn(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = nn.Linear(8, 24)
+
+        def forward(self, x):
+            b, t, c = x.shape
+            q, k, v = self.qkv(x).split(8, dim=2)
+            q, k, v = (z.view(b, t, 2, c // 2).transpose(1, 2) for z in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            y = y.transpose(1, 2).contiguous().view(b, t, c)
+            return F.layer_norm(y, (c,)) + ember.cat([x[:, :1], x[:, 1:]], dim=1).clamp(-1, 1)
+
+    _run(Attn(), ember.randn(2, 5, 8), names=["x"], dynamic_axes={"x": [0, 1]}, other_args=ember.randn(3, 2, 8))
+
+
+def test_opset_and_constant_folding_options():
+    ember.manual_seed(0)
+    m = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4), nn.GELU(approximate="tanh"))
+    p13 = _run(m, ember.randn(2, 3), names=["x"], opset_version=13)
+    assert p13.opset_import[0].version == 13 and "LayerNormalization" not in _ops(p13)
+    p17 = _run(m, ember.randn(2, 3), names=["x"], opset_version=17)
+    assert "LayerNormalization" in _ops(p17)
+
+    class Scaled(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(ember.randn(3, 3))
+
+        def forward(self, x):
+            return x @ (self.w * 2).t()
+
+    s = Scaled()
+    folded = _run(s, ember.randn(2, 3), names=["x"])
+    unfolded = _run(s, ember.randn(2, 3), names=["x"], do_constant_folding=False)
+    assert "Transpose" not in _ops(folded) and {"Mul", "Transpose"} <= set(_ops(unfolded))
+    no_params = ember.onnx.export(s, ember.randn(2, 3), None, export_params=False, do_constant_folding=False)
+    assert not no_params.graph.initializer or all(i.name != "w" for i in no_params.graph.initializer)
+    assert "w" in [i.name for i in no_params.graph.input]
+
+
+def test_is_in_onnx_export_and_file_path(tmp_path):
+    seen = []
+
+    class M(nn.Module):
+        def forward(self, x):
+            seen.append(ember.onnx.is_in_onnx_export())
+            return x * 2
+
+    path = tmp_path / "m.onnx"
+    ember.onnx.export(M(), (ember.ones(2),), str(path))
+    assert seen == [True] and not ember.onnx.is_in_onnx_export()
+    proto = onnx.load(str(path))
+    sess = ort.InferenceSession(str(path))
+    np.testing.assert_allclose(sess.run(None, {proto.graph.input[0].name: np.ones(2, np.float32)})[0], [2.0, 2.0])
+
+
+def test_errors():
+    class Odd(nn.Module):
+        def forward(self, x):
+            return ember.cumsum(x, 0)
+
+    with pytest.raises(ember.onnx.UnsupportedOperatorError, match="cumsum"):
+        ember.onnx.export(Odd(), ember.ones(3), io.BytesIO())
+    with pytest.raises(ValueError, match="opset_version 7"):
+        ember.onnx.export(Odd(), ember.ones(3), io.BytesIO(), opset_version=7)
+    with pytest.raises(TypeError, match="nn.Module"):
+        ember.onnx.export(lambda x: x, ember.ones(3), io.BytesIO())
+
+    class Branchy(nn.Module):
+        def forward(self, x):
+            return x if x.sum() > 0 else -x
+
+    with pytest.raises(ember.fx.TraceError):
+        ember.onnx.export(Branchy(), ember.ones(3), io.BytesIO())
+
+
+def test_missing_onnx_package_message(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def fake_import(name, *a, **k):
+        if name == "onnx":
+            raise ImportError("No module named 'onnx'")
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    with pytest.raises(ImportError, match="'onnx' package"):
+        ember.onnx.export(nn.Linear(2, 2), ember.ones(1, 2), io.BytesIO())
