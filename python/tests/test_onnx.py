@@ -273,3 +273,104 @@ def test_missing_onnx_package_message(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", fake_import)
     with pytest.raises(ImportError, match="'onnx' package"):
         ember.onnx.export(nn.Linear(2, 2), ember.ones(1, 2), io.BytesIO())
+
+
+# pytorch/examples' word_language_model, as its main.py uses it: `import torch.onnx` at the top, then
+# `torch.onnx.export(model, (dummy_input, hidden), path)` with an LSTM's (h, c) hidden state (a tuple input).
+WORD_LANGUAGE_MODEL = '''
+import math
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.onnx
+
+class RNNModel(nn.Module):
+    def __init__(self, rnn_type, ntoken, ninp, nhid, nlayers, dropout=0.5, tie_weights=False):
+        super(RNNModel, self).__init__()
+        self.ntoken = ntoken
+        self.drop = nn.Dropout(dropout)
+        self.encoder = nn.Embedding(ntoken, ninp)
+        if rnn_type in ['LSTM', 'GRU']:
+            self.rnn = getattr(nn, rnn_type)(ninp, nhid, nlayers, dropout=dropout)
+        else:
+            nonlinearity = {'RNN_TANH': 'tanh', 'RNN_RELU': 'relu'}[rnn_type]
+            self.rnn = nn.RNN(ninp, nhid, nlayers, nonlinearity=nonlinearity, dropout=dropout)
+        self.decoder = nn.Linear(nhid, ntoken)
+        if tie_weights:
+            self.decoder.weight = self.encoder.weight
+        self.init_weights()
+        self.rnn_type = rnn_type
+        self.nhid = nhid
+        self.nlayers = nlayers
+
+    def init_weights(self):
+        initrange = 0.1
+        nn.init.uniform_(self.encoder.weight, -initrange, initrange)
+        nn.init.zeros_(self.decoder.bias)
+        nn.init.uniform_(self.decoder.weight, -initrange, initrange)
+
+    def forward(self, input, hidden):
+        emb = self.drop(self.encoder(input))
+        output, hidden = self.rnn(emb, hidden)
+        output = self.drop(output)
+        decoded = self.decoder(output)
+        decoded = decoded.view(-1, self.ntoken)
+        return F.log_softmax(decoded, dim=1), hidden
+
+    def init_hidden(self, bsz):
+        weight = next(self.parameters())
+        if self.rnn_type == 'LSTM':
+            return (weight.new_zeros(self.nlayers, bsz, self.nhid),
+                    weight.new_zeros(self.nlayers, bsz, self.nhid))
+        else:
+            return weight.new_zeros(self.nlayers, bsz, self.nhid)
+
+def export_onnx(model, path, batch_size, seq_len):
+    model.eval()
+    dummy_input = torch.LongTensor(seq_len * batch_size).zero_().view(-1, batch_size)
+    hidden = model.init_hidden(batch_size)
+    torch.onnx.export(model, (dummy_input, hidden), path)
+'''
+
+
+def test_word_language_model(tmp_path):
+    """The program runs as `torch` (ember.install_as_torch, in a fresh process); each model type is exported as
+    main.py's export_onnx does and run with onnxruntime on the example's inputs."""
+    import subprocess
+    import sys
+    import textwrap
+
+    driver = textwrap.dedent(
+        """
+        import sys
+        import ember
+        ember.install_as_torch()
+        import numpy as np
+        import onnxruntime as ort
+        exec(open(sys.argv[1]).read())
+        torch.manual_seed(0)
+        for i, rnn_type in enumerate(["LSTM", "GRU", "RNN_TANH"]):
+            model = RNNModel(rnn_type, 30, 8, 8, 2, dropout=0.2, tie_weights=True)
+            path = sys.argv[2] + "/%s.onnx" % rnn_type
+            export_onnx(model, path, batch_size=1, seq_len=5)
+            tokens = torch.randint(0, 30, (5, 1))
+            hidden = model.init_hidden(1)
+            flat = [tokens] + (list(hidden) if isinstance(hidden, tuple) else [hidden])
+            sess = ort.InferenceSession(path)
+            got = sess.run(None, {x.name: t.numpy() for x, t in zip(sess.get_inputs(), flat)})
+            with torch.no_grad():
+                out, h = model(tokens, hidden)
+            want = [out] + (list(h) if isinstance(h, tuple) else [h])
+            print(rnn_type, len(got), len(want), max(float(np.abs(g - w.numpy()).max()) for g, w in zip(got, want)))
+        """
+    )
+    (tmp_path / "program.py").write_text(WORD_LANGUAGE_MODEL)
+    r = subprocess.run(
+        [sys.executable, "-c", driver, str(tmp_path / "program.py"), str(tmp_path)], capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.split("\n")
+    for line, kind in zip(lines, ["LSTM", "GRU", "RNN_TANH"]):
+        name, n_got, n_want, diff = line.split()
+        n_states = 2 if kind == "LSTM" else 1
+        assert name == kind and int(n_got) == int(n_want) == 1 + n_states and float(diff) < 1e-5, line
