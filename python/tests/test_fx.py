@@ -474,7 +474,8 @@ def test_concrete_args_code_matches_pytorch():
     src = """
 def f(d, t):
     return d["a"] + d["b"] * t[0], t[1]
-gm = torch.fx.symbolic_trace(f, concrete_args={"d": {"a": torch.fx.PH, "b": torch.fx.PH}, "t": (torch.fx.PH, torch.fx.PH)})
+PH = torch.fx.PH
+gm = torch.fx.symbolic_trace(f, concrete_args={"d": {"a": PH, "b": PH}, "t": (PH, PH)})
 result = {"code": gm.code, "nodes": [[n.op, n.name] for n in gm.graph.nodes]}
 """
     assert run_ember(src) == run_torch(src)
@@ -544,3 +545,16 @@ def test_pickling_a_graph_module_that_calls_a_local_function_fails_clearly():
     gm = fx.GraphModule(ember.nn.Module(), g)
     with pytest.raises(pickle.PicklingError, match="local_fn"):
         pickle.dumps(gm)
+
+
+def test_shape_prop_on_meta_tensors():
+    from ember.fx.passes.shape_prop import ShapeProp
+
+    with ember.device("meta"):
+        m = ember.nn.Sequential(ember.nn.Linear(3, 5), ember.nn.ReLU(), ember.nn.Flatten(0))
+    gm = fx.symbolic_trace(m)
+    out = ShapeProp(gm).propagate(ember.empty(2, 3, device="meta"))
+    assert out.is_meta
+    metas = [n.meta["tensor_meta"] for n in gm.graph.nodes if n.op == "call_module"]
+    assert [tuple(t.shape) for t in metas] == [(2, 5), (2, 5), (10,)]
+    assert all(t.dtype == ember.float32 for t in metas)

@@ -277,7 +277,7 @@ def test_missing_onnx_package_message(monkeypatch):
 
 # pytorch/examples' word_language_model, as its main.py uses it: `import torch.onnx` at the top, then
 # `torch.onnx.export(model, (dummy_input, hidden), path)` with an LSTM's (h, c) hidden state (a tuple input).
-WORD_LANGUAGE_MODEL = '''
+WORD_LANGUAGE_MODEL = """
 import math
 import torch
 import torch.nn as nn
@@ -330,7 +330,7 @@ def export_onnx(model, path, batch_size, seq_len):
     dummy_input = torch.LongTensor(seq_len * batch_size).zero_().view(-1, batch_size)
     hidden = model.init_hidden(batch_size)
     torch.onnx.export(model, (dummy_input, hidden), path)
-'''
+"""
 
 
 def test_word_language_model(tmp_path):

@@ -29,9 +29,10 @@ class TreeSpec:
         return self.type is None
 
     def __eq__(self, other):
-        return (
-            isinstance(other, TreeSpec)
-            and (self.type, self.context, self.children_specs) == (other.type, other.context, other.children_specs)
+        return isinstance(other, TreeSpec) and (self.type, self.context, self.children_specs) == (
+            other.type,
+            other.context,
+            other.children_specs,
         )
 
     def __repr__(self):

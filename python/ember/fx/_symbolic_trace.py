@@ -3,7 +3,6 @@
 import builtins
 import inspect
 import math
-
 import warnings
 
 from .. import _C
@@ -21,6 +20,7 @@ __all__ = ["PH", "PHBase", "PHWithMeta", "Tracer", "symbolic_trace", "wrap"]
 # (id of a module's globals, function name) -> those globals: the functions `wrap` registered.
 _wrapped_fns_to_patch = {}
 _BASE_TYPES = (str, int, float, bool, complex, type(None), type(Ellipsis), range)
+
 
 # Note [pytree codegen]: when concrete_args puts containers of PH among the inputs, the graph's placeholders are
 # the containers' leaves, and the generated forward takes the original parameters, flattens them with
@@ -323,7 +323,9 @@ class Tracer:
         param = sig.parameters[name]
         default = () if param.default is inspect.Parameter.empty else (param.default,)
         if concrete_args is None or name not in concrete_args:
-            ann = param.annotation if param.annotation is not param.empty and isinstance(param.annotation, type) else None
+            ann = (
+                param.annotation if param.annotation is not param.empty and isinstance(param.annotation, type) else None
+            )
             return self.create_proxy("placeholder", name, default, {}, type_expr=ann)
         cnt = 0
 
@@ -346,7 +348,8 @@ class Tracer:
             else:
                 warnings.warn(
                     "Was not able to add assertion to guarantee correct input %s to specialized function. It is up "
-                    "to the user to make sure that your inputs match the inputs you specialized the function with." % name
+                    "to the user to make sure that your inputs match the inputs you specialized the function with."
+                    % name
                 )
             return x
 

@@ -462,7 +462,9 @@ class Graph:
             if free_vars:
                 globals_["fx_pytree"] = _pytree_module()
                 lhs = ", ".join(v.split(" ")[0] for v in free_vars)
-                body.insert(0, "%s, = fx_pytree.tree_flatten_spec([%s], %s._in_spec)\n" % (lhs, ", ".join(orig), root_module))
+                body.insert(
+                    0, "%s, = fx_pytree.tree_flatten_spec([%s], %s._in_spec)\n" % (lhs, ", ".join(orig), root_module)
+                )
         code = "".join(body) or "pass\n"
         code = "\n".join("    " + line for line in code.split("\n"))
         src = "\n\n\ndef forward(%s)%s:\n%s" % (", ".join(params), ret_annotation, code)

@@ -59,7 +59,9 @@ def _format_import_block(globals_):
     lines = []
     for name, obj in globals_.items():
         if isinstance(obj, types.ModuleType):
-            lines.append("import %s" % obj.__name__ if name == obj.__name__ else "import %s as %s" % (obj.__name__, name))
+            lines.append(
+                "import %s" % obj.__name__ if name == obj.__name__ else "import %s as %s" % (obj.__name__, name)
+            )
             continue
         if isinstance(obj, float):
             lines.append("%s = float(%r)" % (name, repr(obj)))
@@ -69,7 +71,8 @@ def _format_import_block(globals_):
             module = "operator"
         if not module or not qualname or "<" in qualname:
             raise pickle.PicklingError(
-                "GraphModule: cannot pickle a module whose code calls %r (%s): it cannot be imported by name" % (obj, name)
+                "GraphModule: cannot pickle a module whose code calls %r (%s): it cannot be imported by name"
+                % (obj, name)
             )
         lines.append("%s = __import__('importlib').import_module(%r).%s" % (name, module, qualname))
     return "\n".join(lines)

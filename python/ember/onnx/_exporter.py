@@ -124,8 +124,9 @@ def _LeafRoot(model):  # noqa: N802
 
 
 def onnx_dtype(dtype):
-    import ember
     from onnx import TensorProto
+
+    import ember
 
     table = {
         ember.float32: TensorProto.FLOAT,
@@ -354,7 +355,9 @@ def _bind_inputs(model, args, kwargs):
     try:
         bound = inspect.Signature(params).bind(*args, **kwargs)
     except TypeError as e:
-        raise TypeError("ember.onnx.export: the arguments do not match %s.forward: %s" % (type(model).__name__, e)) from e
+        raise TypeError(
+            "ember.onnx.export: the arguments do not match %s.forward: %s" % (type(model).__name__, e)
+        ) from e
     bound.apply_defaults()
     concrete = {}
     for p in params:
@@ -413,14 +416,16 @@ def export(
         ImportError: the ``onnx`` package is not installed.
     """
     onnx = _import_onnx()
-    from .. import fx, no_grad
+    from .. import no_grad
     from ..nn.modules.module import Module
     from . import _ops_nn, _ops_rnn, _ops_tensor  # noqa: F401  (register the converters)
 
     if unsupported:
         raise TypeError("ember.onnx.export() got unexpected keyword arguments %s" % sorted(unsupported))
     if dynamic_shapes is not None:
-        raise OnnxExporterError("ember.onnx.export: dynamic_shapes (the dynamo exporter's) is not supported; use dynamic_axes")
+        raise OnnxExporterError(
+            "ember.onnx.export: dynamic_shapes (the dynamo exporter's) is not supported; use dynamic_axes"
+        )
     if custom_opsets:
         raise OnnxExporterError("ember.onnx.export: custom_opsets is not supported")
     if not isinstance(model, Module):
@@ -428,7 +433,8 @@ def export(
     opset = DEFAULT_OPSET if opset_version is None else int(opset_version)
     if not MIN_OPSET <= opset <= MAX_OPSET:
         raise ValueError(
-            "ember.onnx.export: unsupported opset_version %d: ember exports opsets %d to %d" % (opset, MIN_OPSET, MAX_OPSET)
+            "ember.onnx.export: unsupported opset_version %d: ember exports opsets %d to %d"
+            % (opset, MIN_OPSET, MAX_OPSET)
         )
     if isinstance(args, _C.Tensor):
         args = (args,)
@@ -552,7 +558,8 @@ def _convert(onnx, root, graph, flat_inputs, opset, options):
             couts = _pytree.tree_flatten(concrete(node.args[0]))[0]
             if len(output_names) > len(outs):
                 raise ValueError(
-                    "ember.onnx.export: %d output_names given for a model with %d outputs" % (len(output_names), len(outs))
+                    "ember.onnx.export: %d output_names given for a model with %d outputs"
+                    % (len(output_names), len(outs))
                 )
             for i, (s, c) in enumerate(zip(outs, couts)):
                 if not isinstance(c, _C.Tensor):

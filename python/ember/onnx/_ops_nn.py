@@ -31,7 +31,13 @@ def _gelu(ctx, args, kwargs, out):
     dt = dtype_of(out)
     approx = _arg(args, kwargs, 1, "approximate", "none")
     if approx == "tanh":  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-        inner = ctx.op("Mul", [ctx.const(math.sqrt(2 / math.pi), dt), ctx.op("Add", [x, ctx.op("Mul", [ctx.const(0.044715, dt), ctx.op("Mul", [x, ctx.op("Mul", [x, x])])])])])
+        inner = ctx.op(
+            "Mul",
+            [
+                ctx.const(math.sqrt(2 / math.pi), dt),
+                ctx.op("Add", [x, ctx.op("Mul", [ctx.const(0.044715, dt), ctx.op("Mul", [x, ctx.op("Mul", [x, x])])])]),
+            ],
+        )
         t = ctx.op("Tanh", [inner])
     else:  # 0.5 x (1 + erf(x / sqrt 2))
         t = ctx.op("Erf", [ctx.op("Div", [x, ctx.const(math.sqrt(2.0), dt)])])
@@ -63,7 +69,9 @@ def _relu6(ctx, args, kwargs, out):
 
 @op("hardtanh")
 def _hardtanh(ctx, args, kwargs, out):
-    return _clamp(ctx, (args[0], _arg(args, kwargs, 1, "min_val", -1.0), _arg(args, kwargs, 2, "max_val", 1.0)), {}, out)
+    return _clamp(
+        ctx, (args[0], _arg(args, kwargs, 1, "min_val", -1.0), _arg(args, kwargs, 2, "max_val", 1.0)), {}, out
+    )
 
 
 @op("clamp", "clip")
@@ -71,7 +79,17 @@ def _clamp(ctx, args, kwargs, out):
     dt = dtype_of(out)
     lo = _arg(args, kwargs, 1, "min")
     hi = _arg(args, kwargs, 2, "max")
-    return Sym(ctx.op("Clip", [ctx.tensor(args[0]), None if lo is None else ctx.tensor(lo, dt), None if hi is None else ctx.tensor(hi, dt)]), out)
+    return Sym(
+        ctx.op(
+            "Clip",
+            [
+                ctx.tensor(args[0]),
+                None if lo is None else ctx.tensor(lo, dt),
+                None if hi is None else ctx.tensor(hi, dt),
+            ],
+        ),
+        out,
+    )
 
 
 @op("softplus")
@@ -162,12 +180,16 @@ def _batch_norm(ctx, args, kwargs, out):
     training = _arg(args, kwargs, 5, "training", False)
     eps = _arg(args, kwargs, 7, "eps", 1e-5)
     if training:
-        raise OnnxExporterError("ember.onnx.export: [%s] batch_norm in training mode (export in eval mode)" % ctx.current)
+        raise OnnxExporterError(
+            "ember.onnx.export: [%s] batch_norm in training mode (export in eval mode)" % ctx.current
+        )
     dt = dtype_of(out)
     c = _val(x).shape[1]
     w = ctx.tensor(w) if w is not None else ctx.const([1.0] * c, dt)
     b = ctx.tensor(b) if b is not None else ctx.const([0.0] * c, dt)
-    return Sym(ctx.op("BatchNormalization", [ctx.tensor(x), w, b, ctx.tensor(mean), ctx.tensor(var)], epsilon=float(eps)), out)
+    return Sym(
+        ctx.op("BatchNormalization", [ctx.tensor(x), w, b, ctx.tensor(mean), ctx.tensor(var)], epsilon=float(eps)), out
+    )
 
 
 @op("layer_norm")
@@ -183,7 +205,9 @@ def _layer_norm(ctx, args, kwargs, out):
     axis = -len(shape)
     if ctx.opset >= 17:
         w = ctx.tensor(w) if w is not None else ctx.const(_ones(shape), dt)
-        return Sym(ctx.op("LayerNormalization", [xs, w, None if b is None else ctx.tensor(b)], axis=axis, epsilon=eps), out)
+        return Sym(
+            ctx.op("LayerNormalization", [xs, w, None if b is None else ctx.tensor(b)], axis=axis, epsilon=eps), out
+        )
     axes = list(range(_rank(x) + axis, _rank(x)))
     mean = ctx.reduce("ReduceMean", xs, axes, True)
     d = ctx.op("Sub", [xs, mean])
@@ -206,7 +230,9 @@ def _ones(shape):
 def _embedding(ctx, args, kwargs, out):
     idx, w = args[0], args[1]
     if _arg(args, kwargs, 3, "max_norm") is not None:
-        raise OnnxExporterError("ember.onnx.export: [%s] embedding with max_norm (it renormalizes in place)" % ctx.current)
+        raise OnnxExporterError(
+            "ember.onnx.export: [%s] embedding with max_norm (it renormalizes in place)" % ctx.current
+        )
     return Sym(ctx.op("Gather", [ctx.tensor(w), ctx.tensor(idx, _ember().int64)], axis=0), out)
 
 
@@ -331,7 +357,9 @@ def _mha(ctx, mod, qualname, args, kwargs, out):
     a = bound.arguments
     query, key, value = a["query"], a["key"], a["value"]
     if mod.bias_k is not None or mod.add_zero_attn:
-        raise OnnxExporterError("ember.onnx.export: [%s] MultiheadAttention with add_bias_kv or add_zero_attn" % qualname)
+        raise OnnxExporterError(
+            "ember.onnx.export: [%s] MultiheadAttention with add_bias_kv or add_zero_attn" % qualname
+        )
     if _rank(query) != 3:
         raise OnnxExporterError("ember.onnx.export: [%s] MultiheadAttention on unbatched input" % qualname)
     dt = _val(query).dtype
@@ -429,7 +457,9 @@ def _m_linear(ctx, mod, qualname, args, kwargs, out):
 @module(nn.Conv1d, nn.Conv2d, nn.Conv3d)
 def _m_conv(ctx, mod, qualname, args, kwargs, out):
     if mod.padding_mode != "zeros":
-        raise OnnxExporterError("ember.onnx.export: [%s] convolution with padding_mode=%r" % (qualname, mod.padding_mode))
+        raise OnnxExporterError(
+            "ember.onnx.export: [%s] convolution with padding_mode=%r" % (qualname, mod.padding_mode)
+        )
     w, b = _params(ctx, qualname, mod, "weight", "bias")
     n = len(mod.kernel_size)
     return OPS["conv%dd" % n](ctx, (args[0], w, b, mod.stride, mod.padding, mod.dilation, mod.groups), {}, out)
@@ -438,7 +468,9 @@ def _m_conv(ctx, mod, qualname, args, kwargs, out):
 @module(nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
 def _m_batch_norm(ctx, mod, qualname, args, kwargs, out):
     if mod.training or mod.running_mean is None:
-        raise OnnxExporterError("ember.onnx.export: [%s] batch norm in training mode or without running stats" % qualname)
+        raise OnnxExporterError(
+            "ember.onnx.export: [%s] batch norm in training mode or without running stats" % qualname
+        )
     w, b, m, v = _params(ctx, qualname, mod, "weight", "bias", "running_mean", "running_var")
     return OPS["batch_norm"](ctx, (args[0], m, v, w, b, False, 0.0, mod.eps), {}, out)
 
@@ -481,6 +513,8 @@ module(nn.Identity)(_simple("contiguous"))
 @module(nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d, nn.AlphaDropout)
 def _m_dropout(ctx, mod, qualname, args, kwargs, out):
     return OPS["dropout"](ctx, (args[0], mod.p, mod.training), {}, out)
+
+
 module(nn.MaxPool1d)(_simple("max_pool1d", "kernel_size", "stride", "padding", "dilation", "ceil_mode"))
 module(nn.MaxPool2d)(_simple("max_pool2d", "kernel_size", "stride", "padding", "dilation", "ceil_mode"))
 module(nn.AvgPool1d)(_simple("avg_pool1d", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"))

@@ -71,8 +71,12 @@ def _rnn(ctx, mod, qualname, args, kwargs, out):
                 return None
             return ctx.op(
                 "Slice",
-                [v, ctx.const([layer * nd], ember.int64), ctx.const([(layer + 1) * nd], ember.int64),
-                 ctx.const([0], ember.int64)],
+                [
+                    v,
+                    ctx.const([layer * nd], ember.int64),
+                    ctx.const([(layer + 1) * nd], ember.int64),
+                    ctx.const([0], ember.int64),
+                ],
             )
 
         attrs = dict(hidden_size=hsz, direction="bidirectional" if nd == 2 else "forward")
@@ -93,7 +97,10 @@ def _rnn(ctx, mod, qualname, args, kwargs, out):
     output = ctx.op("Transpose", [cur], perm=[1, 0, 2]) if mod.batch_first else cur
     hn = hs[0] if len(hs) == 1 else ctx.op("Concat", hs, axis=0)
     out_y, out_states = out
-    res_h = Sym(ctx.cast(hn, dtype, out_states[0].dtype if is_lstm else out_states.dtype), out_states[0] if is_lstm else out_states)
+    res_h = Sym(
+        ctx.cast(hn, dtype, out_states[0].dtype if is_lstm else out_states.dtype),
+        out_states[0] if is_lstm else out_states,
+    )
     if is_lstm:
         cn = cs[0] if len(cs) == 1 else ctx.op("Concat", cs, axis=0)
         return (Sym(output, out_y), (res_h, Sym(cn, out_states[1])))

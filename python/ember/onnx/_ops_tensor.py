@@ -59,7 +59,13 @@ def _binary(onnx_op, compare=False):
 
 for _name, _onnx in [("mul", "Mul"), ("matmul", "MatMul"), ("mm", "MatMul"), ("bmm", "MatMul")]:
     op(_name, "multiply" if _name == "mul" else _name)(_binary(_onnx))
-for _name, _onnx in [("eq", "Equal"), ("lt", "Less"), ("gt", "Greater"), ("le", "LessOrEqual"), ("ge", "GreaterOrEqual")]:
+for _name, _onnx in [
+    ("eq", "Equal"),
+    ("lt", "Less"),
+    ("gt", "Greater"),
+    ("le", "LessOrEqual"),
+    ("ge", "GreaterOrEqual"),
+]:
     op(_name)(_binary(_onnx, compare=True))
 op("maximum")(_binary("Max"))
 op("minimum")(_binary("Min"))
@@ -116,7 +122,9 @@ def _pow(ctx, args, kwargs, out):
 @op("mod", "remainder", "fmod")
 def _mod(ctx, args, kwargs, out):
     dt = dtype_of(out)
-    return Sym(ctx.op("Mod", [ctx.tensor(args[0], dt), ctx.tensor(args[1], dt)], fmod=1 if dt.is_floating_point else 0), out)
+    return Sym(
+        ctx.op("Mod", [ctx.tensor(args[0], dt), ctx.tensor(args[1], dt)], fmod=1 if dt.is_floating_point else 0), out
+    )
 
 
 # ---- unary
@@ -248,7 +256,9 @@ def _dim(ctx, args, kwargs, out):
 
 def _shape_arg(args):
     """The sizes of view/reshape/expand/permute/repeat: one sequence argument or several ints."""
-    if len(args) == 1 and (isinstance(args[0], (tuple, list)) or (isinstance(args[0], Sym) and isinstance(args[0].value, tuple))):
+    if len(args) == 1 and (
+        isinstance(args[0], (tuple, list)) or (isinstance(args[0], Sym) and isinstance(args[0].value, tuple))
+    ):
         return args[0]
     return list(args)
 
