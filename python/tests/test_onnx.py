@@ -2,6 +2,7 @@
 the outputs equal ember's (1e-5), also at another batch size where the batch axis is dynamic."""
 
 import io
+import math
 
 import numpy as np
 import pytest
@@ -199,6 +200,48 @@ def test_scaled_dot_product_attention_and_functional_ops():
     _run(Attn(), ember.randn(2, 5, 8), names=["x"], dynamic_axes={"x": [0, 1]}, other_args=ember.randn(3, 2, 8))
 
 
+class _Ops(nn.Module):
+    """One model that uses many functional and Tensor operations, with sizes read from the input."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 6, 3, padding=1)
+        self.pool = nn.MaxPool1d(2)
+        self.apool = nn.AdaptiveAvgPool1d(1)
+        self.register_buffer("idx", ember.tensor([2, 0]))
+
+    def forward(self, x, m):  # x [B, T, 4], m [B, T] bool
+        b, t, c = x.shape
+        a, bb = x.chunk(2, dim=2)
+        y = ember.stack(x.unbind(2), dim=-1) + ember.cat([a, bb], 2)
+        z = self.pool(F.leaky_relu(self.conv(y.permute(0, 2, 1)), 0.1))
+        z = self.apool(z).squeeze(-1)
+        w = x[:, None, ..., 1:].flatten(2)
+        sel = x[..., self.idx]
+        s = x[:, : t - 1].sum(dim=1)
+        q = x.masked_fill(m.unsqueeze(-1), 0.0)
+        r = ember.where(q > 0, q, ember.zeros_like(q)).mean(dim=(1, 2), keepdim=True)
+        pos = ember.arange(t).float() / t
+        tri = ember.triu(ember.ones_like(x[0, :, :1].expand(t, t)), diagonal=1)
+        e = F.elu(x) + F.softplus(x, beta=2.0) + F.silu(x) + F.hardtanh(x, -0.5, 0.5) + F.relu6(x * 4)
+        f = ember.div(x, 0.3, rounding_mode="floor") + x.pow(2) + (x >= 0).float() - x.amax(dim=-1, keepdim=True)
+        g = x.argmax(dim=-1).float() + x.new_zeros(b, t) + ember.full_like(x[..., 0], 0.5)
+        h = x.repeat(1, 1, 2)[..., :c] + x.expand(b, t, c) + x.reshape(b, -1).view(b, t, c)
+        n = math.sqrt(c) * x.transpose(1, 2).transpose(1, 2) / x.size(-1) + x.abs().sqrt().exp().log()
+        return z, w, sel, s, r, pos, tri @ x[0], e + f + h + n, g, x.flatten(0, 1).unsqueeze(0)
+
+
+def test_functional_and_tensor_operations_with_dynamic_sizes():
+    ember.manual_seed(0)
+    _run(
+        _Ops(),
+        (ember.randn(2, 5, 4), ember.rand(2, 5) > 0.5),
+        names=["x", "m"],
+        dynamic_axes={"x": [0, 1], "m": [0, 1]},
+        other_args=(ember.randn(3, 7, 4), ember.rand(3, 7) > 0.5),
+    )
+
+
 def test_opset_and_constant_folding_options():
     ember.manual_seed(0)
     m = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4), nn.GELU(approximate="tanh"))
@@ -252,12 +295,27 @@ def test_errors():
     with pytest.raises(TypeError, match="nn.Module"):
         ember.onnx.export(lambda x: x, ember.ones(3), io.BytesIO())
 
+    class Unsupported(nn.Module):
+        def forward(self, x):
+            return x.cummax(0).values
+
+    with pytest.raises(ember.onnx.UnsupportedOperatorError, match="'cummax'"):
+        ember.onnx.export(Unsupported(), ember.ones(3), io.BytesIO())
+
+
+def test_python_control_flow_is_specialized_to_the_example_with_a_warning():
     class Branchy(nn.Module):
         def forward(self, x):
-            return x if x.sum() > 0 else -x
+            if x.sum() > 0:
+                return x * 2
+            return -x
 
-    with pytest.raises(ember.fx.TraceError):
-        ember.onnx.export(Branchy(), ember.ones(3), io.BytesIO())
+    with pytest.warns(ember.onnx.OnnxExporterWarning, match="specialized to the example inputs.*bool"):
+        proto = ember.onnx.export(Branchy(), ember.ones(3), None, input_names=["x"])
+    sess = ort.InferenceSession(proto.SerializeToString())
+    # the branch of the example: x * 2, also for an input that would take the other branch
+    np.testing.assert_allclose(sess.run(None, {"x": -np.ones(3, np.float32)})[0], [-2.0, -2.0, -2.0])
+    assert _ops(proto) == ["Mul", "Identity"]  # the comparison only Python read is not exported
 
 
 def test_missing_onnx_package_message(monkeypatch):
@@ -325,6 +383,58 @@ class RNNModel(nn.Module):
         else:
             return weight.new_zeros(self.nlayers, bsz, self.nhid)
 
+class PositionalEncoding(nn.Module):
+    def __init__(self, d_model, dropout=0.1, max_len=5000):
+        super(PositionalEncoding, self).__init__()
+        self.dropout = nn.Dropout(p=dropout)
+        pe = torch.zeros(max_len, d_model)
+        position = torch.arange(0, max_len, dtype=torch.float).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
+        pe[:, 0::2] = torch.sin(position * div_term)
+        pe[:, 1::2] = torch.cos(position * div_term)
+        pe = pe.unsqueeze(0).transpose(0, 1)
+        self.register_buffer('pe', pe)
+
+    def forward(self, x):
+        x = x + self.pe[:x.size(0), :]
+        return self.dropout(x)
+
+class TransformerModel(nn.Transformer):
+    def __init__(self, ntoken, ninp, nhead, nhid, nlayers, dropout=0.5):
+        super(TransformerModel, self).__init__(d_model=ninp, nhead=nhead, dim_feedforward=nhid, num_encoder_layers=nlayers)
+        self.model_type = 'Transformer'
+        self.src_mask = None
+        self.pos_encoder = PositionalEncoding(ninp, dropout)
+        self.input_emb = nn.Embedding(ntoken, ninp)
+        self.ninp = ninp
+        self.decoder = nn.Linear(ninp, ntoken)
+        self.init_weights()
+
+    def _generate_square_subsequent_mask(self, sz):
+        mask = (torch.triu(torch.ones(sz, sz)) == 1).transpose(0, 1)
+        mask = mask.float().masked_fill(mask == 0, float('-inf')).masked_fill(mask == 1, float(0.0))
+        return mask
+
+    def init_weights(self):
+        initrange = 0.1
+        nn.init.uniform_(self.input_emb.weight, -initrange, initrange)
+        nn.init.zeros_(self.decoder.bias)
+        nn.init.uniform_(self.decoder.weight, -initrange, initrange)
+
+    def forward(self, src, has_mask=True):
+        if has_mask:
+            device = src.device
+            if self.src_mask is None or self.src_mask.size(0) != len(src):
+                mask = self._generate_square_subsequent_mask(len(src)).to(device)
+                self.src_mask = mask
+        else:
+            self.src_mask = None
+        src = self.input_emb(src) * math.sqrt(self.ninp)
+        src = self.pos_encoder(src)
+        output = self.encoder(src, mask=self.src_mask)
+        output = self.decoder(output)
+        return F.log_softmax(output, dim=-1)
+
 def export_onnx(model, path, batch_size, seq_len):
     model.eval()
     dummy_input = torch.LongTensor(seq_len * batch_size).zero_().view(-1, batch_size)
@@ -362,6 +472,15 @@ def test_word_language_model(tmp_path):
                 out, h = model(tokens, hidden)
             want = [out] + (list(h) if isinstance(h, tuple) else [h])
             print(rnn_type, len(got), len(want), max(float(np.abs(g - w.numpy()).max()) for g, w in zip(got, want)))
+        # the Transformer model: len(src) sizes its mask, so the export is specialized to the example's length
+        model = TransformerModel(30, 8, 2, 16, 2, dropout=0.2).eval()
+        src = torch.randint(0, 30, (5, 2))
+        torch.onnx.export(model, (src,), sys.argv[2] + "/transformer.onnx", input_names=["src"])
+        assert model.src_mask is None or isinstance(model.src_mask, torch.Tensor)
+        sess = ort.InferenceSession(sys.argv[2] + "/transformer.onnx")
+        with torch.no_grad():
+            want = model(src)
+        print("Transformer", 1, 1, float(np.abs(sess.run(None, {"src": src.numpy()})[0] - want.numpy()).max()))
         """
     )
     (tmp_path / "program.py").write_text(WORD_LANGUAGE_MODEL)
@@ -370,7 +489,9 @@ def test_word_language_model(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.split("\n")
-    for line, kind in zip(lines, ["LSTM", "GRU", "RNN_TANH"]):
+    kinds = ["LSTM", "GRU", "RNN_TANH", "Transformer"]
+    assert len([line for line in lines if line]) == len(kinds), r.stdout
+    for line, kind in zip(lines, kinds):
         name, n_got, n_want, diff = line.split()
-        n_states = 2 if kind == "LSTM" else 1
+        n_states = {"LSTM": 2, "Transformer": 0}.get(kind, 1)
         assert name == kind and int(n_got) == int(n_want) == 1 + n_states and float(diff) < 1e-5, line

@@ -220,6 +220,12 @@ class Tracer:
     def to_bool(self, obj):
         raise TraceError("symbolically traced variables cannot be used as inputs to control flow")
 
+    def _len(self, obj):
+        raise RuntimeError(
+            "'len' is not supported in symbolic tracing by default. If you want this call to be recorded, please "
+            "call ember.fx.wrap('len') at module scope"
+        )
+
     def iter(self, obj):
         raise TraceError(
             "Proxy object cannot be iterated. This can be attempted when the Proxy is used in a loop or as a *args or "

@@ -59,10 +59,7 @@ class Proxy:
         return self.tracer.to_bool(self)
 
     def __len__(self):
-        raise RuntimeError(
-            "'len' is not supported in symbolic tracing by default. If you want this call to be recorded, please "
-            "call ember.fx.wrap('len') at module scope"
-        )
+        return self.tracer._len(self)  # raises, unless a tracer that knows example values says
 
     def keys(self):
         return self.tracer.keys(self)

@@ -14,12 +14,14 @@ import enum
 import inspect
 import io
 import os
+import warnings
 
 from .. import _C
 from ..fx import _pytree
 from ..fx._symbolic_trace import PH, PHBase, Tracer
+from ..fx.node import map_aggregate, map_arg
 from . import _registry
-from .errors import OnnxExporterError, UnsupportedOperatorError
+from .errors import OnnxExporterError, OnnxExporterWarning, UnsupportedOperatorError
 
 __all__ = ["TrainingMode", "export", "is_in_onnx_export"]
 
@@ -70,17 +72,23 @@ class Sym:
 
 def has_sym(x):
     found = []
-    _pytree.tree_map(lambda v: found.append(1) if isinstance(v, Sym) else None, x)
+    map_aggregate(x, lambda v: found.append(1) if isinstance(v, Sym) else None)
     return bool(found)
 
 
 class _ExportTracer(Tracer):
     """Traces through every module but those the exporter converts whole (nn.Linear, nn.LSTM, ...); the model's
-    arguments are the example inputs: tensors become placeholders, other values are constants."""
+    arguments are the example inputs: tensors become placeholders, other values are constants.
 
-    def __init__(self):
+    Where the program needs a Python value of a traced one (``if x.dim() == 3``, ``len(src)``, ``for t in x``), the
+    graph so far is run on the example inputs and the answer is that of the example (Note [specializing on the
+    example])."""
+
+    def __init__(self, example_inputs):
         super().__init__()
-        self.input_values = []
+        self._example_inputs = list(example_inputs)
+        self._values = {}
+        self.specialized = []
 
     def is_leaf_module(self, m, qualname):
         return _registry.module_converter(m) is not None
@@ -99,6 +107,74 @@ class _ExportTracer(Tracer):
             return self.create_proxy("placeholder", "%s_%d" % (name, cnt), (), {})
 
         return _pytree.tree_map(leaf, value)
+
+    # Note [specializing on the example]: torch.onnx's TorchScript exporter traces by running the model, so Python
+    # control flow takes the example's branch; this exporter does the same where symbolic tracing alone would stop.
+    # The graph built so far is evaluated (with Module's own __call__/__getattr__, which tracing has patched) and the
+    # value of the example decides; each such place is recorded in `specialized` and reported in a warning.
+
+    def example_value(self, node):
+        from ..nn.modules.module import Module
+
+        if node in self._values:
+            return self._values[node]
+        patched = Module.__dict__["__call__"], Module.__dict__["__getattr__"]
+        Module.__call__, Module.__getattr__ = _MODULE_CALL, _MODULE_GETATTR
+        try:
+            placeholders = 0
+            for n in self.graph.nodes:
+                if n.op == "placeholder":
+                    placeholders += 1
+                if n in self._values:
+                    continue
+                if n.op == "placeholder":
+                    self._values[n] = self._example_inputs[placeholders - 1]
+                else:
+                    self._values[n] = _evaluate(self.root, n, self._values)
+                if n is node:
+                    break
+        finally:
+            Module.__call__, Module.__getattr__ = patched
+        return self._values[node]
+
+    def _specialize(self, obj, what):
+        value = self.example_value(obj.node)
+        self.specialized.append("%s of %s" % (what, obj.node.format_node()))
+        return value
+
+    def to_bool(self, obj):
+        return bool(self._specialize(obj, "bool()"))
+
+    def _len(self, obj):
+        return len(self._specialize(obj, "len()"))
+
+    def iter(self, obj):
+        n = len(self._specialize(obj, "iteration"))
+        return iter([obj[i] for i in range(n)])
+
+
+def _module_attrs():
+    from ..nn.modules.module import Module
+
+    return Module.__call__, Module.__getattr__
+
+
+_MODULE_CALL, _MODULE_GETATTR = _module_attrs()
+
+
+def _evaluate(root, node, values):
+    """The value of `node` given the values of its inputs (what fx.Interpreter computes)."""
+    args = map_arg(node.args, lambda n: values[n])
+    kwargs = map_arg(node.kwargs, lambda n: values[n])
+    if node.op == "get_attr":
+        return _fetch(root, node.target)
+    if node.op == "call_function":
+        return node.target(*args, **kwargs)
+    if node.op == "call_method":
+        return getattr(args[0], node.target)(*args[1:], **kwargs)
+    if node.op == "call_module":
+        return _fetch(root, node.target)(*args, **kwargs)
+    raise OnnxExporterError("ember.onnx.export: cannot evaluate node %s" % node.format_node())
 
 
 def _LeafRoot(model):  # noqa: N802
@@ -368,6 +444,19 @@ def _bind_inputs(model, args, kwargs):
     return concrete, flat
 
 
+def _restore_traced_attributes(attrs):
+    """Puts back module attributes that forward set to traced values while tracing (a cached mask, a state)."""
+    from ..fx import Proxy
+
+    for m, before in attrs:
+        for k, v in list(vars(m).items()):
+            if isinstance(v, Proxy):
+                if k in before:
+                    object.__setattr__(m, k, before[k])
+                else:
+                    delattr(m, k)
+
+
 def _modes(model):
     return [(m, m.training) for m in model.modules()]
 
@@ -452,9 +541,24 @@ def export(
     _in_export[0] = True
     try:
         concrete, flat_inputs = _bind_inputs(model, args, kwargs)
-        tracer = _ExportTracer()
+        tracer = _ExportTracer(flat_inputs)
         root = _LeafRoot(model) if _registry.module_converter(model) is not None else model
-        graph = tracer.trace(root, concrete)
+        attrs = [(m, dict(vars(m))) for m in model.modules()]
+        try:
+            with no_grad():
+                graph = tracer.trace(root, concrete)
+        finally:
+            _restore_traced_attributes(attrs)
+        graph.eliminate_dead_code()  # e.g. the comparisons only Python control flow read
+        if tracer.specialized:
+            warnings.warn(
+                "ember.onnx.export: the exported graph is specialized to the example inputs where the program used "
+                "a traced value as a Python value: %s"
+                % "; ".join(tracer.specialized[:5])
+                + (" (and %d more)" % (len(tracer.specialized) - 5) if len(tracer.specialized) > 5 else ""),
+                OnnxExporterWarning,
+                stacklevel=2,
+            )
         if verbose:
             print(graph)
         with no_grad():
@@ -526,12 +630,10 @@ def _convert(onnx, root, graph, flat_inputs, opset, options):
             raise TypeError("ember.onnx.export: dynamic_axes keys must be input or output names, got %r" % (name,))
 
     def concrete(a):
-        return _pytree.tree_map(lambda n: cenv[n] if isinstance(n, fx.Node) else n, a)
+        return map_arg(a, lambda n: cenv[n])
 
     def symbolic(a):
-        return _pytree.tree_map(lambda n: senv[n] if isinstance(n, fx.Node) else n, a)
-
-    from .. import fx
+        return map_arg(a, lambda n: senv[n])
 
     for node in graph.nodes:
         ctx.current = node.name
@@ -572,13 +674,7 @@ def _convert(onnx, root, graph, flat_inputs, opset, options):
                 ctx.nodes.append(node_)
                 graph_outputs.append(_value_info(onnx, name, c, _dynamic_dims(dynamic_axes, name), bool(dynamic_axes)))
             break
-        cargs, ckwargs = concrete(node.args), concrete(node.kwargs)
-        if node.op == "call_function":
-            out = node.target(*cargs, **ckwargs)
-        elif node.op == "call_method":
-            out = getattr(cargs[0], node.target)(*cargs[1:], **ckwargs)
-        else:
-            out = _fetch(root, node.target)(*cargs, **ckwargs)
+        out = _evaluate(root, node, cenv)
         cenv[node] = out
         sargs, skwargs = symbolic(node.args), symbolic(node.kwargs)
         if not has_sym((sargs, skwargs)):

@@ -168,7 +168,7 @@ def _rsqrt(ctx, args, kwargs, out):
     return Sym(ctx.op("Reciprocal", [ctx.op("Sqrt", [ctx.tensor(args[0], dtype_of(out))])]), out)
 
 
-@op("pos", "contiguous", "clone", "detach", "cpu", "cuda", "requires_grad_", "float_power_identity")
+@op("pos", "contiguous", "clone", "detach", "cpu", "cuda", "requires_grad_")
 def _identity(ctx, args, kwargs, out):
     return Sym(ctx.tensor(args[0]), out)
 
@@ -266,7 +266,7 @@ def _shape_arg(args):
 @op("view", "reshape")
 def _view(ctx, args, kwargs, out):
     shape = _shape_arg(args[1:]) if len(args) > 1 else kwargs.get("shape", kwargs.get("size"))
-    if isinstance(shape, _C.Tensor.__mro__[0]) and not isinstance(shape, (tuple, list, Sym)):
+    if isinstance(shape, _ember().dtype):
         raise OnnxExporterError("ember.onnx.export: [%s] view with a dtype is not supported" % ctx.current)
     return Sym(ctx.op("Reshape", [ctx.tensor(args[0]), ctx.ints(shape)]), out)
 
@@ -375,33 +375,28 @@ def _stack(ctx, args, kwargs, out):
     return Sym(ctx.op("Concat", names, axis=dim), out)
 
 
-def _split_out(ctx, x, sizes, dim, out):
-    names = ctx.op("Split", [ctx.tensor(x), ctx.const(sizes, _ember().int64)], outputs=len(sizes), axis=dim)
-    names = names if isinstance(names, list) else [names]
-    return type(out)(Sym(n, o) for n, o in zip(names, out)) if isinstance(out, (tuple, list)) else out
+def _split(dim_index):
+    """split/chunk/tensor_split (dim is argument 2) and unbind (argument 1): one ONNX Split whose sizes are those
+    of the example's pieces."""
 
-
-@op("split", "chunk", "tensor_split", "unbind")
-def _split(ctx, args, kwargs, out):
-    x = args[0]
-    rank = _rank(x)
-    if ctx.current and isinstance(out, (tuple, list)) and len(out) > 0:
-        key = "dim"
-        default = 0
-        dim = kwargs.get(key, args[2] if len(args) > 2 else default)
-        if len(args) == 2 and isinstance(args[1], int) and not isinstance(args[1], bool) and _is_unbind(args, out):
-            dim = args[1]
-        dim = _norm_dim(dim, rank)
+    def conv(ctx, args, kwargs, out):
+        x = args[0]
+        rank = _rank(x)
+        if not isinstance(out, (tuple, list)) or not out:
+            raise OnnxExporterError("ember.onnx.export: [%s] a split that gives no tensors" % ctx.current)
+        dim = _norm_dim(_arg(args, kwargs, dim_index, "dim", 0), rank)
         sizes = [int(o.shape[dim]) if o.dim() == rank else 1 for o in out]
-        res = _split_out(ctx, x, sizes, dim, out)
+        names = ctx.op("Split", [ctx.tensor(x), ctx.const(sizes, _ember().int64)], outputs=len(sizes), axis=dim)
+        names = names if isinstance(names, list) else [names]
         if out[0].dim() < rank:  # unbind drops the dimension
-            res = type(out)(Sym(ctx.squeeze(s.name, [dim]), o) for s, o in zip(res, out))
-        return res
-    raise OnnxExporterError("ember.onnx.export: [%s] split gave no tensors" % ctx.current)
+            names = [ctx.squeeze(n, [dim]) for n in names]
+        return type(out)(Sym(n, o) for n, o in zip(names, out))
+
+    return conv
 
 
-def _is_unbind(args, out):
-    return out[0].dim() < _rank(args[0])
+op("split", "chunk", "tensor_split")(_split(2))
+op("unbind")(_split(1))
 
 
 # ---- indexing
