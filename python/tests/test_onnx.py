@@ -303,6 +303,21 @@ def test_errors():
         ember.onnx.export(Unsupported(), ember.ones(3), io.BytesIO())
 
 
+def test_dynamic_axes_and_names_checks():
+    m = nn.Linear(2, 2)
+    with pytest.warns(ember.onnx.OnnxExporterWarning, match="Provided key inp for dynamic axes is not a valid"):
+        ember.onnx.export(m, ember.ones(1, 2), None, input_names=["x"], dynamic_axes={"inp": [0]})
+    with pytest.raises(ValueError, match="2 input_names given for a model with 1 inputs"):
+        ember.onnx.export(m, ember.ones(1, 2), None, input_names=["x", "y"])
+    with pytest.raises(TypeError, match="do not match Linear.forward"):
+        ember.onnx.export(m, (ember.ones(1, 2), ember.ones(1, 2)), None)
+    proto = ember.onnx.export(
+        m, ember.ones(3, 2), None, input_names=["x"], output_names=["y"], dynamic_axes={"x": {0: "n"}, "y": [0]}
+    )
+    dims = [d.dim_param or d.dim_value for d in proto.graph.output[0].type.tensor_type.shape.dim]
+    assert proto.graph.output[0].name == "y" and dims == ["y_dynamic_axes_1", 2]
+
+
 def test_python_control_flow_is_specialized_to_the_example_with_a_warning():
     class Branchy(nn.Module):
         def forward(self, x):

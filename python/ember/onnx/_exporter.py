@@ -604,6 +604,28 @@ def _value_info(onnx, name, value, dims, unknown_static):
     return onnx.helper.make_tensor_value_info(name, onnx_dtype(value.dtype), shape)
 
 
+def _infer_output_dims(onnx, model, dynamic_axes):
+    """With dynamic inputs, an output axis not named in dynamic_axes gets the size (or the symbolic name) that ONNX
+    shape inference derives, and stays unknown where it derives none."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model).graph.output
+    except Exception:  # noqa: BLE001  (inference is a nicety: the model is valid without it)
+        return
+    for out, inf in zip(model.graph.output, inferred):
+        named = _dynamic_dims(dynamic_axes, out.name)
+        dims = out.type.tensor_type.shape.dim
+        idims = inf.type.tensor_type.shape.dim
+        if len(idims) != len(dims):
+            continue
+        for i, (d, di) in enumerate(zip(dims, idims)):
+            if i in named or i - len(dims) in named:
+                continue
+            if di.HasField("dim_value"):
+                d.dim_value = di.dim_value
+            elif di.HasField("dim_param"):
+                d.dim_param = di.dim_param
+
+
 def _fetch(root, target):
     obj = root
     for atom in target.split("."):
@@ -681,6 +703,14 @@ def _convert(onnx, root, graph, flat_inputs, opset, options):
             senv[node] = out  # a constant (Note [ONNX export])
             continue
         senv[node] = _convert_node(ctx, root, node, sargs, skwargs, out)
+    known = {v.name for v in graph_inputs} | {v.name for v in graph_outputs}
+    for name in dynamic_axes or {}:
+        if name not in known:
+            warnings.warn(
+                "Provided key %s for dynamic axes is not a valid input/output name" % name,
+                OnnxExporterWarning,
+                stacklevel=3,
+            )
     model_graph = onnx.helper.make_graph(ctx.nodes, "main_graph", graph_inputs, graph_outputs)
     used = {i for n in ctx.nodes for i in n.input}
     for name, init in ctx.initializers.items():
@@ -696,6 +726,8 @@ def _convert(onnx, root, graph, flat_inputs, opset, options):
         model_graph, opset_imports=[onnx.helper.make_opsetid("", opset)], producer_name="ember"
     )
     model.ir_version = min(model.ir_version, 10)  # what onnxruntime reads
+    if dynamic_axes:
+        _infer_output_dims(onnx, model, dynamic_axes)
     onnx.checker.check_model(model)
     return model
 
