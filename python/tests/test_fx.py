@@ -558,3 +558,24 @@ def test_shape_prop_on_meta_tensors():
     metas = [n.meta["tensor_meta"] for n in gm.graph.nodes if n.op == "call_module"]
     assert [tuple(t.shape) for t in metas] == [(2, 5), (2, 5), (10,)]
     assert all(t.dtype == ember.float32 for t in metas)
+
+
+def test_param_shapes_constant():
+    class M(ember.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = ember.nn.Parameter(ember.ones(3, 2))
+
+        def forward(self, x):
+            if self.w.shape[0] == 3 and self.w.dim() == 2:  # control flow on a parameter's shape
+                return x @ self.w
+            return x
+
+    with pytest.raises(fx.TraceError):
+        fx.symbolic_trace(M())
+    m = M()
+    tracer = fx.Tracer(param_shapes_constant=True)
+    gm = fx.GraphModule(m, tracer.trace(m))
+    assert [n.op for n in gm.graph.nodes] == ["placeholder", "get_attr", "call_function", "output"]
+    x = ember.randn(4, 3)
+    assert ember.allclose(gm(x), x @ m.w)

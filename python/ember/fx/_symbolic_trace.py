@@ -13,7 +13,7 @@ from . import _pytree
 from .graph import Graph
 from .graph_module import GraphModule
 from .node import map_aggregate
-from .proxy import Attribute, Proxy, TraceError
+from .proxy import Attribute, ParameterProxy, Proxy, TraceError
 
 __all__ = ["PH", "PHBase", "PHWithMeta", "Tracer", "symbolic_trace", "wrap"]
 
@@ -135,12 +135,14 @@ class Tracer:
         autowrap_modules (tuple of modules): the functions of these modules (``math`` by default) are recorded as
             ``call_function`` nodes when called on Proxies.
         autowrap_functions (tuple of callables): functions recorded the same way.
+        param_shapes_constant (bool): parameters' shape, size(), dim() ... are the parameters' own values
+            (constants) rather than traced.
 
     Subclasses change what is traced through: ``is_leaf_module(m, qualified_name)`` says which submodules stay
     ``call_module`` nodes (by default those of ember.nn, except Sequential).
     """
 
-    def __init__(self, autowrap_modules=(math,), autowrap_functions=()):
+    def __init__(self, autowrap_modules=(math,), autowrap_functions=(), param_shapes_constant=False):
         _C._note_torch_function_type()  # Proxies reach ember's functions through __torch_function__
         self._autowrap_function_ids = {
             id(value)
@@ -150,7 +152,7 @@ class Tracer:
         }
         self._autowrap_function_ids.update(id(f) for f in autowrap_functions)
         self._autowrap_modules = list(autowrap_modules)
-        self.param_shapes_constant = False
+        self.param_shapes_constant = param_shapes_constant
         self.proxy_buffer_attributes = True
         self.submodule_paths = None
         self.graph = None
@@ -271,7 +273,15 @@ class Tracer:
             for name, p in collection:
                 if attr_val is p:
                     if name not in parameter_proxy_cache:
-                        parameter_proxy_cache[name] = self.create_proxy("get_attr", name, (), {})
+                        factory = None
+                        if self.param_shapes_constant and isinstance(attr_val, Parameter):
+
+                            def factory(node, name=name):
+                                return ParameterProxy(self, node, name, attr_val)
+
+                        parameter_proxy_cache[name] = self.create_proxy(
+                            "get_attr", name, (), {}, proxy_factory_fn=factory
+                        )
                     return parameter_proxy_cache[name]
             return None
 
