@@ -231,15 +231,20 @@ class _Ops(nn.Module):
         return z, w, sel, s, r, pos, tri @ x[0], e + f + h + n, g, x.flatten(0, 1).unsqueeze(0)
 
 
-def test_functional_and_tensor_operations_with_dynamic_sizes():
+@pytest.mark.parametrize("opset", [14, 20])
+def test_functional_and_tensor_operations_with_dynamic_sizes(opset):
     ember.manual_seed(0)
-    _run(
+    proto = _run(
         _Ops(),
         (ember.randn(2, 5, 4), ember.rand(2, 5) > 0.5),
         names=["x", "m"],
         dynamic_axes={"x": [0, 1], "m": [0, 1]},
         other_args=(ember.randn(3, 7, 4), ember.rand(3, 7) > 0.5),
+        opset_version=opset,
     )
+    assert proto.opset_import[0].version == opset
+    with pytest.raises(ember.onnx.UnsupportedOperatorError, match="'ember.triu' to ONNX opset version 13.*version 14"):
+        ember.onnx.export(_Ops(), (ember.randn(2, 5, 4), ember.rand(2, 5) > 0.5), None, opset_version=13)
 
 
 def test_opset_and_constant_folding_options():

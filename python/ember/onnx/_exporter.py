@@ -239,6 +239,10 @@ def dtype_of(v):
     raise OnnxExporterError("ember.onnx.export: no ONNX type for a value of type %s" % type(v).__name__)
 
 
+# ONNX operators the converters use that are newer than the oldest opset exported (13)
+_OPSET_OF = {"Trilu": 14, "LayerNormalization": 17}
+
+
 class Context:
     """What converters write with: ``op`` adds an ONNX node, ``tensor``/``ints`` turn values into ONNX inputs."""
 
@@ -252,7 +256,8 @@ class Context:
         self._tensor_names = {}  # id(tensor) -> (initializer name, tensor)
         self._const_cache = {}
         self._used = set()
-        self.current = "op"  # the op being converted, for error messages
+        self.current = "op"  # the node being converted (names the ONNX nodes)
+        self.op_name = "op"  # its operation, for error messages
 
     def fresh(self, base):
         base = base.replace("::", "_")
@@ -266,6 +271,9 @@ class Context:
     def op(self, op_type, inputs, outputs=1, **attrs):
         """Adds an ONNX node; returns its output name (or list of names when `outputs` > 1). An input of None or ""
         is an omitted optional input."""
+        since = _OPSET_OF.get(op_type)
+        if since is not None and self.opset < since:
+            raise UnsupportedOperatorError(self.op_name, self.opset, since)
         outs = [self.fresh("/%s/%s_output" % (self.current, op_type)) for _ in range(outputs)]
         ins = ["" if i is None else i for i in inputs]
         while ins and ins[-1] == "":
@@ -737,11 +745,13 @@ def _convert_node(ctx, root, node, args, kwargs, out):
         mod = _fetch(root, node.target)
         fn = _registry.module_converter(mod)
         ctx.current = node.target
+        ctx.op_name = "%s (%s)" % (type(mod).__name__, node.target)
         return fn(ctx, mod, node.target, args, kwargs, out)
     name = node.target if node.op == "call_method" else _registry.short_name(node.target)
+    ctx.op_name = name if node.op == "call_method" else _registry_name(node.target)
     fn = _registry.OPS.get(name)
     if fn is None:
-        raise UnsupportedOperatorError(name if node.op == "call_method" else _registry_name(node.target), ctx.opset)
+        raise UnsupportedOperatorError(ctx.op_name, ctx.opset)
     return fn(ctx, args, kwargs, out)
 
 
