@@ -104,6 +104,44 @@ def test_small_cnn_pooling_and_flatten():
     _run(m, ember.randn(2, 2, 16, 16), names=["x"], dynamic_axes={"x": [0]}, other_args=ember.randn(5, 2, 16, 16))
 
 
+class _LayerNorm2d(nn.LayerNorm):
+    """torchvision's LayerNorm2d: a LayerNorm subclass with its own forward, which is traced through."""
+
+    def forward(self, x):
+        return F.layer_norm(x.permute(0, 2, 3, 1), self.normalized_shape, self.weight, self.bias, self.eps).permute(
+            0, 3, 1, 2
+        )
+
+
+class _SqueezeExcite(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Conv2d(c, c, 1)
+        self.gate = nn.Hardsigmoid()
+
+    def forward(self, x):
+        return x * self.gate(self.fc(self.pool(x)))
+
+
+def test_mobile_blocks_and_forward_overriding_subclasses():
+    ember.manual_seed(0)
+    m = nn.Sequential(
+        nn.Conv2d(3, 8, 3, groups=1, padding=1),
+        _LayerNorm2d(8),
+        nn.Hardswish(),
+        nn.Conv2d(8, 8, 3, groups=8, padding=1),
+        _SqueezeExcite(8),
+        nn.AdaptiveMaxPool2d(1),
+        nn.AdaptiveAvgPool2d((3, 2)),  # from 1x1: each output cell repeats the input's
+        nn.Flatten(),
+    )
+    proto = _run(m, ember.randn(2, 3, 8, 8), names=["x"], dynamic_axes={"x": [0]}, other_args=ember.randn(1, 3, 8, 8))
+    ops = _ops(proto)
+    assert {"HardSwish", "HardSigmoid", "LayerNormalization", "Resize", "GlobalMaxPool"} <= set(ops)
+    assert ops.count("Transpose") == 2  # the subclass's permutes: it was traced through, not exported as a LayerNorm
+
+
 @pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
 @pytest.mark.parametrize("bidirectional", [False, True])
 def test_recurrent(kind, bidirectional):

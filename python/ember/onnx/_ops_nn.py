@@ -45,6 +45,19 @@ def _gelu(ctx, args, kwargs, out):
     return Sym(ctx.op("Mul", [half, ctx.op("Add", [t, ctx.const(1.0, dt)])]), out)
 
 
+@op("hardswish")
+def _hardswish(ctx, args, kwargs, out):
+    x = ctx.tensor(args[0])
+    if ctx.opset >= 14:
+        return Sym(ctx.op("HardSwish", [x]), out)
+    return Sym(ctx.op("Mul", [x, ctx.op("HardSigmoid", [x], alpha=1.0 / 6, beta=0.5)]), out)
+
+
+@op("hardsigmoid")
+def _hardsigmoid(ctx, args, kwargs, out):
+    return Sym(ctx.op("HardSigmoid", [ctx.tensor(args[0])], alpha=1.0 / 6, beta=0.5), out)
+
+
 @op("silu")
 def _silu(ctx, args, kwargs, out):
     x = ctx.tensor(args[0])
@@ -275,6 +288,18 @@ def _adaptive(global_op, pool_op, n):
         size = [s if o is None else o for s, o in zip(spatial, size)]
         if all(o == 1 for o in size):
             return Sym(ctx.op(global_op, [ctx.tensor(x)]), out)
+        if all(o % s == 0 for s, o in zip(spatial, size)):  # each output cell reads one input cell: repetition
+            scales = ctx.const([1.0, 1.0] + [o / s for s, o in zip(spatial, size)], _ember().float32)
+            return Sym(
+                ctx.op(
+                    "Resize",
+                    [ctx.tensor(x), None, scales],
+                    mode="nearest",
+                    coordinate_transformation_mode="asymmetric",
+                    nearest_mode="floor",
+                ),
+                out,
+            )
         if any(s % o for s, o in zip(spatial, size)):
             raise OnnxExporterError(
                 "ember.onnx.export: [%s] adaptive pooling from %s to %s: ONNX has it only where the input size is a "
@@ -499,6 +524,8 @@ module(nn.ReLU)(_simple("relu"))
 module(nn.Tanh)(_simple("tanh"))
 module(nn.Sigmoid)(_simple("sigmoid"))
 module(nn.SiLU)(_simple("silu"))
+module(nn.Hardswish)(_simple("hardswish"))
+module(nn.Hardsigmoid)(_simple("hardsigmoid"))
 module(nn.GELU)(_simple("gelu", "approximate"))
 module(nn.LeakyReLU)(_simple("leaky_relu", "negative_slope"))
 module(nn.ELU)(_simple("elu", "alpha"))

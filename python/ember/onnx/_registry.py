@@ -35,10 +35,12 @@ def module(*classes):
 
 
 def module_converter(m):
+    """The converter of module `m`'s class or of a base class whose forward it keeps (a subclass that overrides
+    forward, as torchvision's LayerNorm2d, is traced through instead)."""
     for cls in type(m).__mro__:
         fn = MODULES.get(cls)
         if fn is not None:
-            return fn
+            return fn if type(m).forward is cls.forward else None
     return None
 
 
