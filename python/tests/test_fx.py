@@ -275,6 +275,13 @@ def test_wrap_and_autowrap():
     assert math.sqrt in targets  # math's functions are wrapped by default
     x = ember.tensor([4.0, 9.0])
     assert ember.allclose(gm(x, 16.0), _uses_wrapped(x, 16.0))
+    # the code wraps them again (named after their qualified names), so that unpickling traces it the same way
+    assert gm.code.startswith('\nember.fx._symbolic_trace.wrap("test_fx__wrapped_helper")\nember.fx._symbolic')
+    assert "math_sqrt(y)" in gm.code
+    import pickle
+
+    gm2 = pickle.loads(pickle.dumps(gm))
+    assert gm2.code == gm.code and ember.allclose(gm2(x, 16.0), _uses_wrapped(x, 16.0))
 
     class Tracer(fx.Tracer):
         pass
@@ -398,7 +405,7 @@ def test_to_folder(tmp_path):
     x = ember.randn(4, 3)
     got, want = mod.Saved()(x), m(x)
     assert ember.allclose(got[0], want[0]) and got[1] == want[1] == 2.0
-    assert "from math import sqrt as sqrt" in (tmp_path / "moved" / "module.py").read_text()
+    assert "from math import sqrt as math_sqrt" in (tmp_path / "moved" / "module.py").read_text()
 
 
 def test_building_a_graph_by_hand():
@@ -501,6 +508,16 @@ class _PickleModel(ember.nn.Module):
 class _PickleTracer(fx.Tracer):
     def is_leaf_module(self, m, qualname):
         return isinstance(m, _PickleLeaf) or super().is_leaf_module(m, qualname)
+
+
+@needs_torch
+def test_wrapped_functions_in_code_match_pytorch():
+    src = """
+import math
+gm = torch.fx.symbolic_trace(lambda x: math.sqrt(x.size(0)) * x + math.floor(2.5))
+result = gm.code
+"""
+    assert run_ember(src).replace("ember.", "torch.") == run_torch(src)
 
 
 def test_graph_module_pickle_and_deepcopy():

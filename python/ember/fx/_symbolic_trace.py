@@ -90,7 +90,9 @@ def _create_wrapped_func(orig_fn):
         proxies = []
         map_aggregate((args, kwargs), lambda a: proxies.append(a) if isinstance(a, Proxy) else None)
         if proxies:
-            return proxies[0].tracer.create_proxy("call_function", orig_fn, args, kwargs)
+            proxy = proxies[0].tracer.create_proxy("call_function", orig_fn, args, kwargs)
+            proxy.node.meta["is_wrapped"] = True  # the generated code wraps it again (Graph.python_code)
+            return proxy
         return orig_fn(*args, **kwargs)
 
     wrapped.__name__ = getattr(orig_fn, "__name__", "wrapped")

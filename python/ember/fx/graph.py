@@ -342,7 +342,8 @@ class Graph:
 
         def add_global(obj):
             # ember's functions and types by their public names (ember.relu), builtins by theirs, anything else
-            # (math.sqrt, a wrapped user function) as a global of its own name, as torch.fx does
+            # (math.sqrt, a wrapped user function) as a global named after its qualified name (math_sqrt), as
+            # torch.fx does
             name = getattr(obj, "__name__", None)
             if name and getattr(builtins, name, None) is obj:
                 return name
@@ -352,7 +353,9 @@ class Graph:
 
                 globals_["ember"] = ember
                 return qualified
-            base = re.sub(r"[^0-9a-zA-Z_]", "_", name or "fn")
+            base = re.sub(r"[^0-9a-zA-Z_]", "_", qualified or name or "fn")
+            if base[0].isdigit():
+                base = "_" + base
             unique, i = base, 0
             while (unique in globals_ and globals_[unique] is not obj) or unique in taken:
                 i += 1
@@ -404,7 +407,7 @@ class Graph:
                     last_use[inp] = node
                     to_free.setdefault(node, []).append(inp)
 
-        free_vars, body, ret_annotation = [], [], ""
+        free_vars, body, ret_annotation, wrapped = [], [], "", []
         for node in self.nodes:
             ann = " : " + _type_repr(node.type, add_global) if node.type is not None else ""
             if node.op == "placeholder":
@@ -448,7 +451,10 @@ class Graph:
                 ):
                     line = "%s = %s" % (node.name, target(r(node.args[0]), node.args[1]))
                 else:
-                    line = "%s = %s(%s)" % (node.name, add_global(fn), fmt_args(node.args, node.kwargs))
+                    global_name = add_global(fn)
+                    line = "%s = %s(%s)" % (node.name, global_name, fmt_args(node.args, node.kwargs))
+                    if node.meta.get("is_wrapped", False) and global_name not in wrapped:
+                        wrapped.append(global_name)
             body.append(line)
             frees = list(to_free.get(node, []))
             if not node.users:
@@ -467,5 +473,10 @@ class Graph:
                 )
         code = "".join(body) or "pass\n"
         code = "\n".join("    " + line for line in code.split("\n"))
-        src = "\n\n\ndef forward(%s)%s:\n%s" % (", ".join(params), ret_annotation, code)
+        wrap_stmts = ""
+        if wrapped:  # so that tracing the code again (unpickling) keeps the wrapped functions as single calls
+            from ._symbolic_trace import wrap
+
+            wrap_stmts = "\n".join('%s("%s")' % (add_global(wrap), n) for n in wrapped)
+        src = "\n%s\n\ndef forward(%s)%s:\n%s" % (wrap_stmts, ", ".join(params), ret_annotation, code)
         return PythonCode(src, globals_)

@@ -265,7 +265,11 @@ class GraphModule(Module):
         for name, b in self.named_buffers(recurse=False):
             lines.append("        self.register_buffer(%r, ember.empty(%s))" % (name, list(b.shape)))
         lines.append("        self.load_state_dict(ember.load(os.path.join(_here, 'state_dict.pt')))")
-        code = "\n".join("    " + line if line else line for line in python_code.src.strip("\n").split("\n"))
+        head, _, fn = python_code.src.partition("def forward")
+        code = "\n".join("    " + line if line else line for line in ("def forward" + fn).strip("\n").split("\n"))
+        wraps = [line for line in head.split("\n") if line.strip()]  # wrap("...") must run at module level
+        i = lines.index("_here = os.path.dirname(os.path.abspath(__file__))")
+        lines[i:i] = wraps + ([""] if wraps else [])
         with open(os.path.join(folder, "module.py"), "w") as f:
             f.write("\n".join(lines) + "\n\n" + code + "\n")
         with open(os.path.join(folder, "__init__.py"), "w") as f:
