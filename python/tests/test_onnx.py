@@ -310,6 +310,39 @@ def test_opset_and_constant_folding_options():
     assert "w" in [i.name for i in no_params.graph.input]
 
 
+def test_keyword_arguments_and_options(capsys):
+    ember.manual_seed(0)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+            self.drop = nn.Dropout(0.5)
+
+        def forward(self, x, scale=None, shift=0.0):
+            y = self.drop(self.fc(x))
+            return y * scale + shift if scale is not None else y + shift
+
+    m = M()
+    x, s = ember.randn(2, 3), ember.randn(2, 3)
+    for kw in (dict(kwargs={"scale": s, "shift": 1.5}), dict(args=(x, {"scale": s, "shift": 1.5}))):
+        args = kw.pop("args", (x,))
+        proto = ember.onnx.export(m, args, None, input_names=["x", "scale"], **kw)
+        assert [i.name for i in proto.graph.input] == ["x", "scale"]
+        sess = ort.InferenceSession(proto.SerializeToString())
+        got = sess.run(None, {"x": x.numpy(), "scale": s.numpy()})[0]
+        with ember.no_grad():
+            np.testing.assert_allclose(got, m.eval()(x, scale=s, shift=1.5).numpy(), rtol=1e-5, atol=1e-5)
+        m.train()
+    proto = ember.onnx.export(m, x, None, keep_initializers_as_inputs=True, verbose=True)
+    assert {"fc.weight", "fc.bias"} <= {i.name for i in proto.graph.input}
+    printed = capsys.readouterr().out
+    assert "call_module[target=fc]" in printed and "Gemm" in printed
+    with pytest.raises(ember.onnx.OnnxExporterError, match="dropout in training mode"):
+        ember.onnx.export(m, x, None, training=ember.onnx.TrainingMode.PRESERVE)
+    assert m.training
+
+
 def test_is_in_onnx_export_and_file_path(tmp_path):
     seen = []
 

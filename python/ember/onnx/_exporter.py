@@ -576,7 +576,7 @@ def export(
         for m, mode in modes:
             m.training = mode
     if verbose:
-        print(onnx.helper.printable_graph(model_proto.graph))
+        print(onnx.printer.to_text(model_proto.graph))
     if f is None:
         return model_proto
     if isinstance(f, (str, os.PathLike)):
