@@ -159,6 +159,7 @@ def test_recurrent(kind, bidirectional):
     dyn["x"] = [0, 1]
     proto = _run(rnn, (x, hx), names=names, dynamic_axes=dyn, other_args=(x2, hx2))
     assert _ops(proto).count(kind) == 2
+    assert {"W_l0", "R_l0", "B_l1"} <= {i.name for i in proto.graph.initializer}  # the model itself: no prefix
 
 
 def test_lstm_batch_first_without_state():

@@ -190,7 +190,7 @@ def _LeafRoot(model):  # noqa: N802
     forward.__signature__ = sig.replace(
         parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)] + list(sig.parameters.values())
     )
-    cls = type(type(model).__name__, (Module,), {"forward": forward})
+    cls = type(type(model).__name__, (Module,), {"forward": forward, "_onnx_leaf_root": True})
     root = cls()
     root.model = model
     return root
@@ -746,7 +746,8 @@ def _convert_node(ctx, root, node, args, kwargs, out):
         fn = _registry.module_converter(mod)
         ctx.current = node.target
         ctx.op_name = "%s (%s)" % (type(mod).__name__, node.target)
-        return fn(ctx, mod, node.target, args, kwargs, out)
+        qualname = "" if getattr(root, "_onnx_leaf_root", False) else node.target  # the model itself: its names
+        return fn(ctx, mod, qualname, args, kwargs, out)
     name = node.target if node.op == "call_method" else _registry.short_name(node.target)
     ctx.op_name = name if node.op == "call_method" else _registry_name(node.target)
     fn = _registry.OPS.get(name)

@@ -390,7 +390,7 @@ def _mha(ctx, mod, qualname, args, kwargs, out):
     dt = _val(query).dtype
     h, e = mod.num_heads, mod.embed_dim
     hd = e // h
-    p = qualname + "."
+    p = qualname + "." if qualname else ""
 
     def param(name):
         t = getattr(mod, name)
@@ -468,7 +468,7 @@ def _params(ctx, qualname, mod, *names):
     for n in names:
         t = getattr(mod, n, None)
         if isinstance(t, _C.Tensor):
-            ctx.tensor_initializer(t, "%s.%s" % (qualname, n), param=True)
+            ctx.tensor_initializer(t, "%s.%s" % (qualname, n) if qualname else n, param=True)
         res.append(t)
     return res
 

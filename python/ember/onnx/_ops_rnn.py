@@ -61,10 +61,10 @@ def _rnn(ctx, mod, qualname, args, kwargs, out):
                 bi = _reorder(_to_numpy(getattr(mod, "bias_ih" + sfx)), mode, hsz)
                 bh = _reorder(_to_numpy(getattr(mod, "bias_hh" + sfx)), mode, hsz)
                 b.append(np.concatenate([bi, bh]))
-        pre = "%s.%s_l%d"
-        wn = ctx.add_initializer(pre % (qualname, "W", layer), np.stack(w))
-        rn = ctx.add_initializer(pre % (qualname, "R", layer), np.stack(r))
-        bn = ctx.add_initializer(pre % (qualname, "B", layer), np.stack(b)) if b else None
+        pre = qualname + "." if qualname else ""
+        wn = ctx.add_initializer("%sW_l%d" % (pre, layer), np.stack(w))
+        rn = ctx.add_initializer("%sR_l%d" % (pre, layer), np.stack(r))
+        bn = ctx.add_initializer("%sB_l%d" % (pre, layer), np.stack(b)) if b else None
 
         def rows(v):
             if v is None:
