@@ -142,6 +142,54 @@ def test_mobile_blocks_and_forward_overriding_subclasses():
     assert ops.count("Transpose") == 2  # the subclass's permutes: it was traced through, not exported as a LayerNorm
 
 
+class _Decoder(nn.Module):
+    """A generator/decoder: transposed convolution, group and instance norm, PReLU, padding modes, interpolation."""
+
+    def __init__(self, mode, align, how):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(3, 6, 4, stride=2, padding=1)
+        self.gn = nn.GroupNorm(2, 6)
+        self.inorm = nn.InstanceNorm2d(6, affine=True)
+        self.act = nn.PReLU(6)
+        self.pads = nn.Sequential(nn.ZeroPad2d((1, 0, 2, 1)), nn.ReflectionPad2d(1), nn.ReplicationPad2d((0, 1, 1, 0)))
+        self.mode, self.align, self.how = mode, align, how
+
+    def forward(self, x):
+        y = self.pads(self.act(self.inorm(self.gn(self.up(x)))))
+        if self.how == "scale":
+            y = F.interpolate(y, scale_factor=1.5, mode=self.mode, align_corners=self.align)
+        elif self.how == "recompute":
+            y = F.interpolate(
+                y, scale_factor=1.7, mode=self.mode, align_corners=self.align, recompute_scale_factor=True
+            )
+        else:
+            y = F.interpolate(y, size=(7, 9), mode=self.mode, align_corners=self.align)
+        return F.normalize(y, dim=1) + F.pad(y, (1, 1), value=0.5)[..., 1:-1]
+
+
+@pytest.mark.parametrize(
+    "mode,align,how",
+    [
+        ("nearest", None, "scale"),
+        ("bilinear", False, "size"),
+        ("bilinear", True, "recompute"),
+        ("bicubic", False, "scale"),
+        ("nearest-exact", None, "size"),
+    ],
+)
+def test_decoder_blocks_and_interpolation(mode, align, how):
+    ember.manual_seed(0)
+    proto = _run(
+        _Decoder(mode, align, how),
+        ember.randn(2, 3, 5, 6),
+        names=["x"],
+        dynamic_axes={"x": [0]},
+        other_args=ember.randn(3, 3, 5, 6),
+        tol=1e-4 if mode == "bicubic" else 1e-5,  # bicubic: the coordinates are rounded differently
+    )
+    assert {"ConvTranspose", "InstanceNormalization", "PRelu", "Pad", "Resize"} <= set(_ops(proto))
+
+
 @pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
 @pytest.mark.parametrize("bidirectional", [False, True])
 def test_recurrent(kind, bidirectional):

@@ -9,7 +9,7 @@ from ..nn import modules as nn
 from ._exporter import Sym, dtype_of
 from ._ops_tensor import _arg, _norm_dim, _rank, _val
 from ._registry import OPS, module, op
-from .errors import OnnxExporterError
+from .errors import OnnxExporterError, UnsupportedOperatorError
 
 
 def _ember():
@@ -549,3 +549,165 @@ module(nn.AvgPool2d)(_simple("avg_pool2d", "kernel_size", "stride", "padding", "
 module(nn.AdaptiveAvgPool1d)(_simple("adaptive_avg_pool1d", "output_size"))
 module(nn.AdaptiveAvgPool2d)(_simple("adaptive_avg_pool2d", "output_size"))
 module(nn.AdaptiveMaxPool2d)(_simple("adaptive_max_pool2d", "output_size"))
+
+
+# ---- transposed convolution, padding, resizing, group/instance normalization
+
+
+def _conv_transpose(n):
+    def conv(ctx, args, kwargs, out):
+        x, w = args[0], args[1]
+        b = _arg(args, kwargs, 2, "bias")
+        attrs = dict(
+            strides=_pair(_arg(args, kwargs, 3, "stride", 1), n),
+            pads=_pair(_arg(args, kwargs, 4, "padding", 0), n) * 2,
+            output_padding=_pair(_arg(args, kwargs, 5, "output_padding", 0), n),
+            group=int(_arg(args, kwargs, 6, "groups", 1)),
+            dilations=_pair(_arg(args, kwargs, 7, "dilation", 1), n),
+            kernel_shape=list(_val(w).shape[2:]),
+        )
+        inputs = [ctx.tensor(x), ctx.tensor(w)] + ([ctx.tensor(b)] if b is not None else [])
+        return Sym(ctx.op("ConvTranspose", inputs, **attrs), out)
+
+    return conv
+
+
+for _n in (1, 2, 3):
+    op("conv_transpose%dd" % _n)(_conv_transpose(_n))
+
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+@op("pad")
+def _pad(ctx, args, kwargs, out):
+    x = args[0]
+    pad = list(_arg(args, kwargs, 1, "pad"))
+    mode = _arg(args, kwargs, 2, "mode", "constant")
+    value = _arg(args, kwargs, 3, "value")
+    if mode not in _PAD_MODES:
+        raise OnnxExporterError("ember.onnx.export: [%s] padding mode %r" % (ctx.current, mode))
+    if mode == "circular" and ctx.opset < 19:
+        raise UnsupportedOperatorError("pad (circular)", ctx.opset, 19)
+    rank = _rank(x)
+    begins, ends = [0] * rank, [0] * rank
+    for i in range(len(pad) // 2):
+        begins[rank - 1 - i], ends[rank - 1 - i] = pad[2 * i], pad[2 * i + 1]
+    inputs = [ctx.tensor(x), ctx.ints(begins + ends)]
+    if mode == "constant":
+        inputs.append(ctx.tensor(0 if value is None else value, dtype_of(out)))
+    return Sym(ctx.op("Pad", inputs, mode=_PAD_MODES[mode]), out)
+
+
+@op("interpolate", "upsample")
+def _interpolate(ctx, args, kwargs, out):
+    ember = _ember()
+    x = args[0]
+    size = _arg(args, kwargs, 1, "size")
+    scale = _arg(args, kwargs, 2, "scale_factor")
+    mode = _arg(args, kwargs, 3, "mode", "nearest")
+    align = _arg(args, kwargs, 4, "align_corners")
+    recompute = _arg(args, kwargs, 5, "recompute_scale_factor")
+    if _arg(args, kwargs, 6, "antialias", False):
+        raise OnnxExporterError("ember.onnx.export: [%s] interpolate with antialias" % ctx.current)
+    n = _rank(x) - 2
+    attrs = {}
+    if mode == "nearest":
+        attrs.update(mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    elif mode == "nearest-exact":
+        attrs.update(mode="nearest", coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_ceil")
+    elif mode in ("linear", "bilinear", "trilinear", "bicubic"):
+        attrs.update(
+            mode="cubic" if mode == "bicubic" else "linear",
+            coordinate_transformation_mode="align_corners" if align else "pytorch_half_pixel",
+        )
+        if mode == "bicubic":
+            attrs["cubic_coeff_a"] = -0.75
+    else:
+        raise OnnxExporterError("ember.onnx.export: [%s] interpolate mode %r" % (ctx.current, mode))
+    xs = ctx.tensor(x)
+    if size is None and not recompute:  # the scale factors map coordinates, as PyTorch does
+        scales = [float(s) for s in _pair(scale, n)]
+        return Sym(ctx.op("Resize", [xs, None, ctx.const([1.0, 1.0] + scales, ember.float32)], **attrs), out)
+    if size is not None:
+        spatial = ctx.ints(_pair(size, n))
+    else:  # recompute_scale_factor: sizes floor(in * scale), coordinates from the sizes
+        ins = ctx.op("Cast", [ctx.shape(xs, 2, 2 + n)], to=1)  # 1: FLOAT
+        mul = ctx.op("Mul", [ins, ctx.const([float(s) for s in _pair(scale, n)], ember.float32)])
+        spatial = ctx.op("Cast", [ctx.op("Floor", [mul])], to=7)
+    sizes = ctx.op("Concat", [ctx.shape(xs, 0, 2), spatial], axis=0)
+    return Sym(ctx.op("Resize", [xs, None, None, sizes], **attrs), out)
+
+
+def _channel_shaped(ctx, t, rank):
+    """A [C] parameter as [C, 1, ...] to broadcast over the spatial axes of a rank-`rank` input."""
+    return ctx.unsqueeze(ctx.tensor(t), list(range(1, rank - 1))) if rank > 2 else ctx.tensor(t)
+
+
+@op("group_norm")
+def _group_norm(ctx, args, kwargs, out):
+    ember = _ember()
+    x = args[0]
+    groups = int(_arg(args, kwargs, 1, "num_groups"))
+    w = _arg(args, kwargs, 2, "weight")
+    b = _arg(args, kwargs, 3, "bias")
+    eps = float(_arg(args, kwargs, 4, "eps", 1e-5))
+    dt = dtype_of(out)
+    xs = ctx.tensor(x)
+    g = ctx.op("Reshape", [xs, ctx.const([0, groups, -1], ember.int64)])
+    mean = ctx.reduce("ReduceMean", g, [2], True)
+    d = ctx.op("Sub", [g, mean])
+    var = ctx.reduce("ReduceMean", ctx.op("Mul", [d, d]), [2], True)
+    y = ctx.op("Div", [d, ctx.op("Sqrt", [ctx.op("Add", [var, ctx.const(eps, dt)])])])
+    y = ctx.op("Reshape", [y, ctx.shape(xs)])
+    rank = _rank(x)
+    if w is not None:
+        y = ctx.op("Mul", [y, _channel_shaped(ctx, w, rank)])
+    if b is not None:
+        y = ctx.op("Add", [y, _channel_shaped(ctx, b, rank)])
+    return Sym(y, out)
+
+
+@op("instance_norm")
+def _instance_norm(ctx, args, kwargs, out):
+    x = args[0]
+    mean, var = _arg(args, kwargs, 1, "running_mean"), _arg(args, kwargs, 2, "running_var")
+    w, b = _arg(args, kwargs, 3, "weight"), _arg(args, kwargs, 4, "bias")
+    use_input_stats = _arg(args, kwargs, 5, "use_input_stats", True)
+    eps = float(_arg(args, kwargs, 7, "eps", 1e-5))
+    if not use_input_stats:  # running statistics: a batch norm's formula
+        return OPS["batch_norm"](ctx, (x, mean, var, w, b, False, 0.0, eps), {}, out)
+    dt = dtype_of(out)
+    c = _val(x).shape[1]
+    scale = ctx.tensor(w) if w is not None else ctx.const([1.0] * c, dt)
+    shift = ctx.tensor(b) if b is not None else ctx.const([0.0] * c, dt)
+    return Sym(ctx.op("InstanceNormalization", [ctx.tensor(x), scale, shift], epsilon=eps), out)
+
+
+@op("prelu")
+def _prelu(ctx, args, kwargs, out):
+    x, w = args[0], args[1]
+    return Sym(ctx.op("PRelu", [ctx.tensor(x), _channel_shaped(ctx, w, max(_rank(x), 2))]), out)
+
+
+@op("normalize")
+def _normalize(ctx, args, kwargs, out):
+    x = args[0]
+    p = float(_arg(args, kwargs, 1, "p", 2.0))
+    dim = _norm_dim(_arg(args, kwargs, 2, "dim", 1), _rank(x))
+    eps = float(_arg(args, kwargs, 3, "eps", 1e-12))
+    if p not in (1.0, 2.0):
+        raise OnnxExporterError("ember.onnx.export: [%s] normalize with p=%s (1 and 2 are exported)" % (ctx.current, p))
+    xs = ctx.tensor(x)
+    norm = ctx.reduce("ReduceL2" if p == 2.0 else "ReduceL1", xs, [dim], True)
+    return Sym(ctx.op("Div", [xs, ctx.op("Max", [norm, ctx.const(eps, dtype_of(out))])]), out)
+
+
+@module(nn.InstanceNorm1d, nn.InstanceNorm2d, nn.InstanceNorm3d)
+def _m_instance_norm(ctx, mod, qualname, args, kwargs, out):
+    x = args[0]
+    dims = getattr(mod, "_expected_dims", ())
+    if len(dims) == 2 and _rank(x) == dims[0]:
+        raise OnnxExporterError("ember.onnx.export: [%s] unbatched input to an instance norm" % qualname)
+    w, b, m, v = _params(ctx, qualname, mod, "weight", "bias", "running_mean", "running_var")
+    use_input_stats = mod.training or not mod.track_running_stats
+    return OPS["instance_norm"](ctx, (x, m, v, w, b, use_input_stats, mod.momentum, mod.eps), {}, out)
