@@ -315,7 +315,11 @@ class _Ops(nn.Module):
         g = x.argmax(dim=-1).float() + x.new_zeros(b, t) + ember.full_like(x[..., 0], 0.5)
         h = x.repeat(1, 1, 2)[..., :c] + x.expand(b, t, c) + x.reshape(b, -1).view(b, t, c)
         n = math.sqrt(c) * x.transpose(1, 2).transpose(1, 2) / x.size(-1) + x.abs().sqrt().exp().log()
-        return z, w, sel, s, r, pos, tri @ x[0], e + f + h + n, g, x.flatten(0, 1).unsqueeze(0)
+        v = x.var(-1, keepdim=True, unbiased=False) + x.std(dim=(0, 1)) + x.logsumexp(-1, keepdim=True)
+        mx, imx = x.max(dim=1)
+        k = ember.einsum("btc,bsc->bts", x, x).cumsum(-1) + ember.addmm(x[0, 0], x[0], x[0].t()[:, :4]).sum()
+        o = ember.maximum(x, x.min()) + x.max() + x.log1p().square().round()
+        return z, w, sel, s, r, pos, tri @ x[0], e + f + h + n + v + o, g, x.flatten(0, 1).unsqueeze(0), mx, imx, k
 
 
 @pytest.mark.parametrize("opset", [14, 20])
@@ -411,9 +415,9 @@ def test_is_in_onnx_export_and_file_path(tmp_path):
 def test_errors():
     class Odd(nn.Module):
         def forward(self, x):
-            return ember.cumsum(x, 0)
+            return ember.logcumsumexp(x, 0)
 
-    with pytest.raises(ember.onnx.UnsupportedOperatorError, match="cumsum"):
+    with pytest.raises(ember.onnx.UnsupportedOperatorError, match="'ember.logcumsumexp' to ONNX opset version 20"):
         ember.onnx.export(Odd(), ember.ones(3), io.BytesIO())
     with pytest.raises(ValueError, match="opset_version 7"):
         ember.onnx.export(Odd(), ember.ones(3), io.BytesIO(), opset_version=7)

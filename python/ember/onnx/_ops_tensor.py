@@ -558,3 +558,126 @@ def _math_round(fn):
 op("math.floor")(_math_round("Floor"))
 op("math.ceil")(_math_round("Ceil"))
 _ = math  # math.* functions are keyed by their qualified names above
+
+
+# ---- more math: einsum, addmm, max/min, cumsum, var/std, logsumexp
+
+
+@op("einsum")
+def _einsum(ctx, args, kwargs, out):
+    eq = args[0]
+    operands = args[1] if len(args) == 2 and isinstance(args[1], (tuple, list)) else args[1:]
+    return Sym(ctx.op("Einsum", [ctx.tensor(t, out.dtype) for t in operands], equation=eq.replace(" ", "")), out)
+
+
+@op("addmm")
+def _addmm(ctx, args, kwargs, out):
+    dt = out.dtype
+    bias, m1, m2 = (ctx.tensor(a, dt) for a in args[:3])
+    beta, alpha = kwargs.get("beta", 1), kwargs.get("alpha", 1)
+    prod = ctx.op("MatMul", [m1, m2])
+    if alpha != 1:
+        prod = ctx.op("Mul", [prod, ctx.const(alpha, dt)])
+    if beta == 0:
+        return Sym(prod, out)
+    if beta != 1:
+        bias = ctx.op("Mul", [bias, ctx.const(beta, dt)])
+    return Sym(ctx.op("Add", [bias, prod]), out)
+
+
+def _max_min(reduce_op, arg_op, binary_op):
+    def conv(ctx, args, kwargs, out):
+        x = args[0]
+        other = _arg(args, kwargs, 1, "dim")
+        if _is_tensor(other) if other is not None else False:  # max(a, b): elementwise
+            return _binary(binary_op)(ctx, (x, other), {}, out)
+        if other is None:
+            return Sym(ctx.reduce(reduce_op, ctx.tensor(x), None, False), out)
+        dim = _norm_dim(other, _rank(x))
+        keep = bool(_arg(args, kwargs, 2, "keepdim", False))
+        values = ctx.reduce(reduce_op, ctx.tensor(x), [dim], keep)
+        indices = ctx.op(arg_op, [ctx.tensor(x)], axis=dim, keepdims=1 if keep else 0)
+        return type(out)(Sym(values, out[0]), Sym(indices, out[1]))  # return_types.max/min
+
+    return conv
+
+
+op("max")(_max_min("ReduceMax", "ArgMax", "Max"))
+op("min")(_max_min("ReduceMin", "ArgMin", "Min"))
+
+
+@op("cumsum")
+def _cumsum(ctx, args, kwargs, out):
+    x = args[0]
+    dim = _norm_dim(_arg(args, kwargs, 1, "dim"), max(_rank(x), 1))
+    return Sym(ctx.op("CumSum", [ctx.tensor(x, out.dtype), ctx.const(dim, _ember().int64)]), out)
+
+
+@op("round")
+def _round(ctx, args, kwargs, out):
+    if _arg(args, kwargs, 1, "decimals", 0):
+        raise OnnxExporterError("ember.onnx.export: [%s] round with decimals" % ctx.current)
+    return Sym(ctx.op("Round", [ctx.tensor(args[0])]), out)
+
+
+@op("log1p")
+def _log1p(ctx, args, kwargs, out):
+    dt = out.dtype
+    return Sym(ctx.op("Log", [ctx.op("Add", [ctx.tensor(args[0], dt), ctx.const(1.0, dt)])]), out)
+
+
+@op("square")
+def _square(ctx, args, kwargs, out):
+    x = ctx.tensor(args[0], out.dtype)
+    return Sym(ctx.op("Mul", [x, x]), out)
+
+
+@op("logsumexp")
+def _logsumexp(ctx, args, kwargs, out):
+    x = args[0]
+    dim = _arg(args, kwargs, 1, "dim")
+    dims = dim if isinstance(dim, (tuple, list)) else [dim]
+    keep = bool(_arg(args, kwargs, 2, "keepdim", False))
+    return Sym(ctx.reduce("ReduceLogSumExp", ctx.tensor(x), [_norm_dim(d, _rank(x)) for d in dims], keep), out)
+
+
+def _var_std(take_sqrt):
+    def conv(ctx, args, kwargs, out):
+        ember = _ember()
+        x = args[0]
+        dim = _arg(args, kwargs, 1, "dim")
+        if isinstance(dim, bool):  # var(x, unbiased)
+            kwargs = {**kwargs, "unbiased": dim}
+            dim = None
+        correction = kwargs.get("correction")
+        if correction is None:
+            correction = (
+                1 if kwargs.get("unbiased", args[2] if len(args) > 2 and isinstance(args[2], bool) else True) else 0
+            )
+        keep = bool(kwargs.get("keepdim", args[3] if len(args) > 3 else False))
+        rank = _rank(x)
+        axes = (
+            list(range(rank))
+            if dim is None
+            else [_norm_dim(d, rank) for d in (dim if isinstance(dim, (tuple, list)) else [dim])]
+        )
+        dt = out.dtype
+        xs = ctx.tensor(x)
+        d = ctx.op("Sub", [xs, ctx.reduce("ReduceMean", xs, axes, True)])
+        ss = ctx.reduce("ReduceSum", ctx.op("Mul", [d, d]), axes, keep)
+        n = ctx.op("ReduceProd", [ctx.op("Gather", [ctx.shape(xs), ctx.const(axes, ember.int64)], axis=0)], keepdims=0)
+        n = ctx.op("Sub", [ctx.op("Cast", [n], to=_onnx_type(dt)), ctx.const(float(correction), dt)])
+        v = ctx.op("Div", [ss, ctx.op("Max", [n, ctx.const(0.0, dt)])])
+        return Sym(ctx.op("Sqrt", [v]) if take_sqrt else v, out)
+
+    return conv
+
+
+def _onnx_type(dtype):
+    from ._exporter import onnx_dtype
+
+    return onnx_dtype(dtype)
+
+
+op("var")(_var_std(False))
+op("std")(_var_std(True))
