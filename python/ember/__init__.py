@@ -336,7 +336,6 @@ _copy._deepcopy_dispatch[_C._TorchFunctionWrapper] = _copy._deepcopy_atomic
 _copyreg.pickle(_C._TorchFunctionWrapper, _reduce_wrapper)
 
 overrides._install()
-from . import (
-    fx,  # noqa: E402  (after _install: ember.fx as torch.fx, which torch imports with itself)
-    onnx,  # noqa: E402  (as torch.onnx; the onnx package itself is imported only when exporting)
-)
+from . import fx  # noqa: E402  (after _install: ember.fx as torch.fx, which torch imports with itself)
+
+from . import onnx  # noqa: E402  # isort: skip  (as torch.onnx; onnx itself is imported only when exporting)
