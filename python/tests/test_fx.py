@@ -469,6 +469,16 @@ def test_concrete_args_with_containers_of_placeholders():
     # the Interpreter takes the containers too
     out2 = fx.Interpreter(gm).run({"a": a, "b": b}, (c, e))
     assert ember.allclose(out2[0], out[0])
+    # Transformer and deepcopy keep the containers
+    class SubForMul(fx.Transformer):
+        def call_function(self, target, args, kwargs):
+            return super().call_function(operator.sub if target is operator.mul else target, args, kwargs)
+
+    t2 = SubForMul(gm).transform()
+    assert ember.allclose(t2({"a": a, "b": b}, (c, e))[0], a + (b - c))
+    import copy
+
+    assert ember.allclose(copy.deepcopy(gm)({"a": a, "b": b}, (c, e))[0], out[0])
     # a constant leaf is specialized and checked
     gm2 = fx.symbolic_trace(_pytree_fn, concrete_args={"d": {"a": fx.PH, "b": 3.0}, "t": (fx.PH, 2)})
     assert ember.allclose(gm2({"a": a, "b": 3.0}, (c, 2))[0], a + 3.0 * c)
