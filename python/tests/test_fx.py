@@ -469,6 +469,7 @@ def test_concrete_args_with_containers_of_placeholders():
     # the Interpreter takes the containers too
     out2 = fx.Interpreter(gm).run({"a": a, "b": b}, (c, e))
     assert ember.allclose(out2[0], out[0])
+
     # Transformer and deepcopy keep the containers
     class SubForMul(fx.Transformer):
         def call_function(self, target, args, kwargs):
