@@ -42,6 +42,8 @@ def _promoted(a, b):
     va, vb = _val(a), _val(b)
     if isinstance(va, tuple) or isinstance(vb, tuple):
         return ember.int64
+    if not isinstance(va, _C.Tensor) and not isinstance(vb, _C.Tensor):  # numbers computed from sizes
+        return ember.float32 if isinstance(va, float) or isinstance(vb, float) else ember.int64
     return ember.result_type(va, vb)
 
 
