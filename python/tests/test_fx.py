@@ -531,6 +531,32 @@ result = gm.code
     assert run_ember(src).replace("ember.", "torch.") == run_torch(src)
 
 
+VARARGS = """
+class M(torch.nn.Module):
+    def forward(self, x, *args, scale=2, **kwargs):
+        return x * scale + args[0] + kwargs['b']
+gm = torch.fx.symbolic_trace(M())
+def f(a, *rest):
+    return a + rest[1]
+g2 = torch.fx.symbolic_trace(f)
+o = torch.ones(2)
+result = {"code": gm.code, "nodes": [[n.op, n.name, str(n.target)] for n in gm.graph.nodes], "code2": g2.code,
+          "val": gm(o, 3, o * 2, b=o * 5).tolist(), "val2": g2(o, o, o * 4).tolist()}
+"""
+
+
+def test_varargs_and_keyword_only_parameters():
+    ours = run_ember(VARARGS)
+    assert [n[2] for n in ours["nodes"][:4]] == ["x", "scale", "*args", "**kwargs"]
+    assert ours["code"].startswith("\n\n\ndef forward(self, x, scale = 2, *args, **kwargs):\n    _args = args\n")
+    assert ours["val"] == [10.0, 10.0] and ours["val2"] == [5.0, 5.0]
+
+
+@needs_torch
+def test_varargs_match_pytorch():
+    assert run_ember(VARARGS) == run_torch(VARARGS)
+
+
 def test_graph_module_pickle_and_deepcopy():
     import copy
     import pickle

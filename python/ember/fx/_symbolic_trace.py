@@ -3,6 +3,7 @@
 import builtins
 import inspect
 import math
+import types
 import warnings
 
 from .. import _C
@@ -302,25 +303,37 @@ class Tracer:
     def create_args_for_root(self, root_fn, is_module, concrete_args=None):
         """The arguments the root is traced with: a placeholder Proxy per parameter, or what `concrete_args` gives
         (containers with ``PH`` leaves become one placeholder per PH, and the generated code flattens them)."""
-        sig = inspect.signature(root_fn)
-        params = list(sig.parameters.values())
+        # As torch.fx: the parameters in the code object's order (keyword-only ones become positional), then
+        # `*args` and `**kwargs` as placeholders "*args"/"**kwargs" whose values the code indexes.
+        fn = inspect.unwrap(root_fn)
+        co = fn.__code__
+        sig = inspect.signature(fn)
+        total = co.co_argcount + co.co_kwonlyargcount
+        names = list(co.co_varnames[:total])
         args = []
         if is_module:
-            params = params[1:]
+            if total == 0:
+                raise RuntimeError("``self`` argument cannot be part of *args expansion!")
+            names = names[1:]
             args.append(self.root)
-        names = [p.name for p in params]
         if isinstance(concrete_args, tuple):
             if len(names) != len(concrete_args):
                 raise RuntimeError(
                     "Tracing expected %d arguments but got %d concrete arguments" % (len(names), len(concrete_args))
                 )
             concrete_args = dict(zip(names, concrete_args))
-        for p in params:
-            if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-                raise NotImplementedError(
-                    "symbolic_trace: *args and **kwargs parameters are not supported (%s)" % p.name
-                )
-            args.append(self._proxy_placeholder(p.name, concrete_args, sig))
+        for name in names:
+            args.append(self._proxy_placeholder(name, concrete_args, sig))
+        varstuff = co.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+        if co.co_kwonlyargcount or varstuff:
+            extra = iter(co.co_varnames[total:])
+            if co.co_flags & inspect.CO_VARARGS:
+                names.append("*" + next(extra))
+                args.append(self._proxy_placeholder(names[-1], concrete_args, sig))
+            if co.co_flags & inspect.CO_VARKEYWORDS:
+                names.append("**" + next(extra))
+                args.append(self._proxy_placeholder(names[-1], concrete_args, sig))
+            root_fn = _patch_function(fn, len(args))
         skip = 1 if is_module else 0
         flat_args, in_spec = _pytree.tree_flatten(tuple(args[skip:]))
         if all(child.is_leaf() for child in in_spec.children()):
@@ -338,6 +351,8 @@ class Tracer:
         return flatten_fn, head + flat_args
 
     def _proxy_placeholder(self, name, concrete_args, sig):
+        if name.startswith("*"):
+            return self.create_proxy("placeholder", name, (), {})
         param = sig.parameters[name]
         default = () if param.default is inspect.Parameter.empty else (param.default,)
         if concrete_args is None or name not in concrete_args:
@@ -429,6 +444,15 @@ class Tracer:
         finally:
             self.submodule_paths = None
         return self.graph
+
+
+def _patch_function(fn, nargs):
+    """`fn` with its keyword-only, *args and **kwargs parameters made plain positional ones, so that the tracer can
+    pass a Proxy for each (torch.fx's _patch_function)."""
+    co = fn.__code__
+    flags = co.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    new_co = co.replace(co_argcount=nargs, co_posonlyargcount=0, co_kwonlyargcount=0, co_flags=flags)
+    return types.FunctionType(new_co, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
 
 
 def _autowrap_check(patcher, frame_dict, function_ids):

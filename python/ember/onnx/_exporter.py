@@ -182,14 +182,16 @@ def _LeafRoot(model):  # noqa: N802
     nn.MultiheadAttention) is then one call_module node of the traced graph."""
     from ..nn.modules.module import Module
 
-    sig = inspect.signature(model.forward)
-
-    def forward(self, *args, **kwargs):
-        return self.model(*args, **kwargs)
-
-    forward.__signature__ = sig.replace(
-        parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)] + list(sig.parameters.values())
-    )
+    params = list(inspect.signature(model.forward).parameters.values())
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        raise OnnxExporterError("ember.onnx.export: forward with *args/**kwargs is not supported")
+    # A forward with the model's parameter names (the tracer reads them from the code): every value is given, by
+    # the bound example arguments, so it needs no defaults.
+    call = ", ".join(p.name if p.kind == p.POSITIONAL_ONLY else "%s=%s" % (p.name, p.name) for p in params)
+    src = "def forward(self%s):\n    return self.model(%s)\n" % ("".join(", " + p.name for p in params), call)
+    namespace = {}
+    exec(src, namespace)  # noqa: S102
+    forward = namespace["forward"]
     cls = type(type(model).__name__, (Module,), {"forward": forward, "_onnx_leaf_root": True})
     root = cls()
     root.model = model
@@ -747,6 +749,11 @@ def _convert_node(ctx, root, node, args, kwargs, out):
         ctx.current = node.target
         ctx.op_name = "%s (%s)" % (type(mod).__name__, node.target)
         qualname = "" if getattr(root, "_onnx_leaf_root", False) else node.target  # the model itself: its names
+        try:  # arguments given by keyword where forward takes them positionally become positional
+            bound = inspect.signature(type(mod).forward).bind(None, *args, **kwargs)
+            args, kwargs = tuple(bound.args[1:]), dict(bound.kwargs)
+        except TypeError:
+            pass
         return fn(ctx, mod, qualname, args, kwargs, out)
     name = node.target if node.op == "call_method" else _registry.short_name(node.target)
     ctx.op_name = name if node.op == "call_method" else _registry_name(node.target)
