@@ -459,6 +459,23 @@ def test_python_control_flow_is_specialized_to_the_example_with_a_warning():
     np.testing.assert_allclose(sess.run(None, {"x": -np.ones(3, np.float32)})[0], [-2.0, -2.0, -2.0])
     assert _ops(proto) == ["Mul", "Identity"]  # the comparison only Python read is not exported
 
+    class RankChecked(nn.Module):  # branches on the rank, the dtype or the parameters: nothing to warn about
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(ember.ones(3))
+
+        def forward(self, x):
+            if x.dim() == 2 and x.dtype == ember.float32 and self.w.sum() > 0:
+                return x * self.w
+            return x
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        proto = ember.onnx.export(RankChecked(), ember.ones(2, 3), None)
+    assert _ops(proto) == ["Mul", "Identity"]
+
 
 def test_missing_onnx_package_message(monkeypatch):
     import builtins

@@ -139,7 +139,8 @@ class _ExportTracer(Tracer):
 
     def _specialize(self, obj, what):
         value = self.example_value(obj.node)
-        self.specialized.append("%s of %s" % (what, obj.node.format_node()))
+        if _varies_with_inputs(obj.node, {}):
+            self.specialized.append("%s of %s" % (what, obj.node.format_node()))
         return value
 
     def to_bool(self, obj):
@@ -151,6 +152,28 @@ class _ExportTracer(Tracer):
     def iter(self, obj):
         n = len(self._specialize(obj, "iteration"))
         return iter([obj[i] for i in range(n)])
+
+
+_FIXED_BY_EXAMPLE = {"dim", "ndimension", "ndim", "dtype", "device", "is_cuda", "layout", "is_floating_point"}
+
+
+def _varies_with_inputs(node, memo):
+    """Whether `node`'s value can differ between inputs of the exported graph's types: not when it is computed only
+    from parameters and constants, or from inputs' ranks, dtypes and devices (fixed by the example)."""
+    if node in memo:
+        return memo[node]
+    if node.op == "placeholder":
+        result = True
+    elif node.op == "get_attr":
+        result = False
+    elif node.op == "call_method" and node.target in _FIXED_BY_EXAMPLE:
+        result = False
+    elif node.op == "call_function" and node.target is getattr and node.args[1] in _FIXED_BY_EXAMPLE:
+        result = False
+    else:
+        result = any(_varies_with_inputs(n, memo) for n in node.all_input_nodes)
+    memo[node] = result
+    return result
 
 
 def _module_attrs():
