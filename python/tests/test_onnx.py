@@ -477,6 +477,30 @@ def test_python_control_flow_is_specialized_to_the_example_with_a_warning():
     assert _ops(proto) == ["Mul", "Identity"]
 
 
+def test_in_place_ops_whose_input_is_read_again_raise():
+    class Ok(nn.Module):  # the in-place results are used: exported as they are
+        def __init__(self):
+            super().__init__()
+            self.act = nn.ReLU(inplace=True)
+
+        def forward(self, x):
+            return F.relu(self.act(x * 2) - 1, inplace=True)
+
+    proto = ember.onnx.export(Ok(), ember.randn(4), None, input_names=["x"])
+    x = ember.randn(4)
+    got = ort.InferenceSession(proto.SerializeToString()).run(None, {"x": x.numpy()})[0]
+    np.testing.assert_allclose(got, F.relu(F.relu(x * 2) - 1).numpy())
+
+    class Reads(nn.Module):
+        def forward(self, x):
+            y = x * 2
+            F.relu(y, inplace=True)
+            return y + 1
+
+    with pytest.raises(ember.onnx.OnnxExporterError, match="relu changes mul in place and add reads it afterwards"):
+        ember.onnx.export(Reads(), ember.randn(4), None)
+
+
 def test_missing_onnx_package_message(monkeypatch):
     import builtins
 

@@ -477,6 +477,24 @@ def _bind_inputs(model, args, kwargs):
     return concrete, flat
 
 
+def _check_in_place(graph, root):
+    """Ops with inplace=True are exported as their results; that is wrong where the program reads the input again
+    after it (it would see the value before the op), so that raises."""
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    for n in graph.nodes:
+        inplace = n.kwargs.get("inplace", False) is True
+        if n.op == "call_module":
+            inplace = getattr(_fetch(root, n.target), "inplace", False) is True
+        if not inplace or not n.args or not isinstance(n.args[0], type(n)):
+            continue
+        later = [u for u in n.args[0].users if u is not n and order[u] > order[n]]
+        if later:
+            raise OnnxExporterError(
+                "ember.onnx.export: %s changes %s in place and %s reads it afterwards; ONNX has no in-place "
+                "operations (use the op's result, or inplace=False)" % (n.name, n.args[0].name, later[0].name)
+            )
+
+
 def _restore_traced_attributes(attrs):
     """Puts back module attributes that forward set to traced values while tracing (a cached mask, a state)."""
     from ..fx import Proxy
@@ -582,6 +600,7 @@ def export(
                 graph = tracer.trace(root, concrete)
         finally:
             _restore_traced_attributes(attrs)
+        _check_in_place(graph, tracer.root)
         graph.eliminate_dead_code()  # e.g. the comparisons only Python control flow read
         if tracer.specialized:
             warnings.warn(
