@@ -337,3 +337,5 @@ _copyreg.pickle(_C._TorchFunctionWrapper, _reduce_wrapper)
 
 overrides._install()
 from . import fx  # noqa: E402  (after _install: ember.fx as torch.fx, which torch imports with itself)
+
+from . import onnx  # noqa: E402  # isort: skip  (as torch.onnx; onnx itself is imported only when exporting)

@@ -275,6 +275,13 @@ def test_wrap_and_autowrap():
     assert math.sqrt in targets  # math's functions are wrapped by default
     x = ember.tensor([4.0, 9.0])
     assert ember.allclose(gm(x, 16.0), _uses_wrapped(x, 16.0))
+    # the code wraps them again (named after their qualified names), so that unpickling traces it the same way
+    assert gm.code.startswith('\nember.fx._symbolic_trace.wrap("test_fx__wrapped_helper")\nember.fx._symbolic')
+    assert "math_sqrt(y)" in gm.code
+    import pickle
+
+    gm2 = pickle.loads(pickle.dumps(gm))
+    assert gm2.code == gm.code and ember.allclose(gm2(x, 16.0), _uses_wrapped(x, 16.0))
 
     class Tracer(fx.Tracer):
         pass
@@ -398,7 +405,7 @@ def test_to_folder(tmp_path):
     x = ember.randn(4, 3)
     got, want = mod.Saved()(x), m(x)
     assert ember.allclose(got[0], want[0]) and got[1] == want[1] == 2.0
-    assert "from math import sqrt as sqrt" in (tmp_path / "moved" / "module.py").read_text()
+    assert "from math import sqrt as math_sqrt" in (tmp_path / "moved" / "module.py").read_text()
 
 
 def test_building_a_graph_by_hand():
@@ -423,3 +430,206 @@ def test_building_a_graph_by_hand():
         g2 = fx.Graph()
         g2.output(g2.get_attr("lin.weight"))
         fx.GraphModule({}, g2)
+
+
+def test_concrete_args_specialize_and_check():
+    class M(ember.nn.Module):
+        def forward(self, x, flag=True, y=None):
+            if flag:
+                x = x + 1
+            if y is not None:
+                x = x * y
+            return x
+
+    gm = fx.symbolic_trace(M(), concrete_args={"flag": True, "y": None})
+    assert [n.name for n in gm.graph.nodes if n.op == "placeholder"] == ["x", "flag_1", "y_1"]
+    x = ember.tensor([1.0, 2.0])
+    assert gm(x).tolist() == [2.0, 3.0]
+    with pytest.raises(AssertionError, match="flag has been specialized to have value True"):
+        gm(x, False)
+    with pytest.raises(AssertionError, match="y has been specialized to have value None"):
+        gm(x, True, x)
+    with pytest.raises(RuntimeError, match="Tracing expected 3 arguments but got 2 concrete arguments"):
+        fx.symbolic_trace(M(), concrete_args=(fx.PH, True))
+
+
+def _pytree_fn(d, t):
+    return d["a"] + d["b"] * t[0], t[1]
+
+
+def test_concrete_args_with_containers_of_placeholders():
+    gm = fx.symbolic_trace(_pytree_fn, concrete_args={"d": {"a": fx.PH, "b": fx.PH}, "t": (fx.PH, fx.PH)})
+    assert [n.name for n in gm.graph.nodes if n.op == "placeholder"] == ["d_1", "d_2", "t_1", "t_2"]
+    assert "d_1, d_2, t_1, t_2, = fx_pytree.tree_flatten_spec([d, t], self._in_spec)" in gm.code
+    assert "return pytree.tree_unflatten([add, t_2], self._out_spec)" in gm.code
+    a, b, c, e = (ember.randn(3) for _ in range(4))
+    out = gm({"a": a, "b": b}, (c, e))
+    assert isinstance(out, tuple) and len(out) == 2
+    assert ember.allclose(out[0], a + b * c) and out[1] is e
+    # the Interpreter takes the containers too
+    out2 = fx.Interpreter(gm).run({"a": a, "b": b}, (c, e))
+    assert ember.allclose(out2[0], out[0])
+
+    # Transformer and deepcopy keep the containers
+    class SubForMul(fx.Transformer):
+        def call_function(self, target, args, kwargs):
+            return super().call_function(operator.sub if target is operator.mul else target, args, kwargs)
+
+    t2 = SubForMul(gm).transform()
+    assert ember.allclose(t2({"a": a, "b": b}, (c, e))[0], a + (b - c))
+    import copy
+
+    assert ember.allclose(copy.deepcopy(gm)({"a": a, "b": b}, (c, e))[0], out[0])
+    # a constant leaf is specialized and checked
+    gm2 = fx.symbolic_trace(_pytree_fn, concrete_args={"d": {"a": fx.PH, "b": 3.0}, "t": (fx.PH, 2)})
+    assert ember.allclose(gm2({"a": a, "b": 3.0}, (c, 2))[0], a + 3.0 * c)
+    with pytest.raises(AssertionError, match="d has been specialized to have value 3.0"):
+        gm2({"a": a, "b": 4.0}, (c, 2))
+
+
+@needs_torch
+def test_concrete_args_code_matches_pytorch():
+    src = """
+def f(d, t):
+    return d["a"] + d["b"] * t[0], t[1]
+PH = torch.fx.PH
+gm = torch.fx.symbolic_trace(f, concrete_args={"d": {"a": PH, "b": PH}, "t": (PH, PH)})
+result = {"code": gm.code, "nodes": [[n.op, n.name] for n in gm.graph.nodes]}
+"""
+    assert run_ember(src) == run_torch(src)
+
+
+class _PickleLeaf(ember.nn.Module):
+    def forward(self, x):
+        return x.relu() + 1
+
+
+class _PickleModel(ember.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.leaf = _PickleLeaf()
+        self.lin = ember.nn.Linear(4, 4)
+        self.register_buffer("scale", ember.ones(4) * 2)
+
+    def forward(self, x):
+        y = self.leaf(self.lin(x))
+        return ember.cat([y * self.scale, F.relu(y)], dim=1).flatten(1) - x.shape[0]
+
+
+class _PickleTracer(fx.Tracer):
+    def is_leaf_module(self, m, qualname):
+        return isinstance(m, _PickleLeaf) or super().is_leaf_module(m, qualname)
+
+
+@needs_torch
+def test_wrapped_functions_in_code_match_pytorch():
+    src = """
+import math
+gm = torch.fx.symbolic_trace(lambda x: math.sqrt(x.size(0)) * x + math.floor(2.5))
+result = gm.code
+"""
+    assert run_ember(src).replace("ember.", "torch.") == run_torch(src)
+
+
+VARARGS = """
+class M(torch.nn.Module):
+    def forward(self, x, *args, scale=2, **kwargs):
+        return x * scale + args[0] + kwargs['b']
+gm = torch.fx.symbolic_trace(M())
+def f(a, *rest):
+    return a + rest[1]
+g2 = torch.fx.symbolic_trace(f)
+o = torch.ones(2)
+result = {"code": gm.code, "nodes": [[n.op, n.name, str(n.target)] for n in gm.graph.nodes], "code2": g2.code,
+          "val": gm(o, 3, o * 2, b=o * 5).tolist(), "val2": g2(o, o, o * 4).tolist()}
+"""
+
+
+def test_varargs_and_keyword_only_parameters():
+    ours = run_ember(VARARGS)
+    assert [n[2] for n in ours["nodes"][:4]] == ["x", "scale", "*args", "**kwargs"]
+    assert ours["code"].startswith("\n\n\ndef forward(self, x, scale = 2, *args, **kwargs):\n    _args = args\n")
+    assert ours["val"] == [10.0, 10.0] and ours["val2"] == [5.0, 5.0]
+
+
+@needs_torch
+def test_varargs_match_pytorch():
+    assert run_ember(VARARGS) == run_torch(VARARGS)
+
+
+def test_graph_module_pickle_and_deepcopy():
+    import copy
+    import pickle
+
+    ember.manual_seed(0)
+    m = _PickleModel()
+    gm = fx.GraphModule(m, _PickleTracer().trace(m))
+    x = ember.randn(3, 4)
+    want = gm(x)
+    gm2 = pickle.loads(pickle.dumps(gm))
+    assert type(gm2).__name__ == type(gm).__name__
+    assert gm2.code == gm.code  # traced again from the saved code: the same graph
+    assert ember.allclose(gm2(x), want)
+    assert gm2.lin.weight is not gm.lin.weight and ember.equal(gm2.lin.weight, gm.lin.weight)
+    gm3 = copy.deepcopy(gm)
+    assert gm3.graph is not gm.graph and [n.name for n in gm3.graph.nodes] == [n.name for n in gm.graph.nodes]
+    assert all(n.graph is gm3.graph for n in gm3.graph.nodes)
+    assert ember.allclose(gm3(x), want) and gm3.lin.weight is not gm.lin.weight
+    with ember.no_grad():
+        gm3.lin.weight.zero_()
+    assert ember.allclose(gm(x), want)  # the copy shares nothing
+    gm4 = copy.copy(gm)
+    assert gm4.lin is gm.lin and ember.allclose(gm4(x), want)
+    # containers of placeholders survive pickling (as in torch.fx, the flattening is traced into getitem nodes)
+    pt = fx.symbolic_trace(_pytree_fn, concrete_args={"d": {"a": fx.PH, "b": fx.PH}, "t": (fx.PH, fx.PH)})
+    pt2 = pickle.loads(pickle.dumps(pt))
+    a = ember.randn(2)
+    assert ember.allclose(pt2({"a": a, "b": a}, (a, a))[0], a + a * a)
+
+
+def test_pickling_a_graph_module_that_calls_a_local_function_fails_clearly():
+    import pickle
+
+    def local_fn(x):
+        return x + 1
+
+    g = fx.Graph()
+    x = g.placeholder("x")
+    g.output(g.call_function(local_fn, (x,)))
+    gm = fx.GraphModule(ember.nn.Module(), g)
+    with pytest.raises(pickle.PicklingError, match="local_fn"):
+        pickle.dumps(gm)
+
+
+def test_shape_prop_on_meta_tensors():
+    from ember.fx.passes.shape_prop import ShapeProp
+
+    with ember.device("meta"):
+        m = ember.nn.Sequential(ember.nn.Linear(3, 5), ember.nn.ReLU(), ember.nn.Flatten(0))
+    gm = fx.symbolic_trace(m)
+    out = ShapeProp(gm).propagate(ember.empty(2, 3, device="meta"))
+    assert out.is_meta
+    metas = [n.meta["tensor_meta"] for n in gm.graph.nodes if n.op == "call_module"]
+    assert [tuple(t.shape) for t in metas] == [(2, 5), (2, 5), (10,)]
+    assert all(t.dtype == ember.float32 for t in metas)
+
+
+def test_param_shapes_constant():
+    class M(ember.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = ember.nn.Parameter(ember.ones(3, 2))
+
+        def forward(self, x):
+            if self.w.shape[0] == 3 and self.w.dim() == 2:  # control flow on a parameter's shape
+                return x @ self.w
+            return x
+
+    with pytest.raises(fx.TraceError):
+        fx.symbolic_trace(M())
+    m = M()
+    tracer = fx.Tracer(param_shapes_constant=True)
+    gm = fx.GraphModule(m, tracer.trace(m))
+    assert [n.op for n in gm.graph.nodes] == ["placeholder", "get_attr", "call_function", "output"]
+    x = ember.randn(4, 3)
+    assert ember.allclose(gm(x), x @ m.w)

@@ -7,7 +7,7 @@ annotated (passes.shape_prop.ShapeProp). See docs/extending.md.
 """
 
 from . import passes, subgraph_rewriter  # noqa: F401
-from ._symbolic_trace import Tracer, symbolic_trace, wrap
+from ._symbolic_trace import PH, PHBase, PHWithMeta, Tracer, symbolic_trace, wrap
 from .graph import Graph, PythonCode
 from .graph_module import GraphModule
 from .interpreter import Interpreter, Transformer
@@ -19,6 +19,9 @@ __all__ = [
     "GraphModule",
     "Interpreter",
     "Node",
+    "PH",
+    "PHBase",
+    "PHWithMeta",
     "Proxy",
     "PythonCode",
     "TraceError",

@@ -3,21 +3,66 @@
 import builtins
 import inspect
 import math
+import types
+import warnings
 
 from .. import _C
 from ..nn.modules.container import Sequential
 from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
+from . import _pytree
 from .graph import Graph
 from .graph_module import GraphModule
 from .node import map_aggregate
-from .proxy import Attribute, Proxy, TraceError
+from .proxy import Attribute, ParameterProxy, Proxy, TraceError
 
-__all__ = ["Tracer", "symbolic_trace", "wrap"]
+__all__ = ["PH", "PHBase", "PHWithMeta", "Tracer", "symbolic_trace", "wrap"]
 
 # (id of a module's globals, function name) -> those globals: the functions `wrap` registered.
 _wrapped_fns_to_patch = {}
 _BASE_TYPES = (str, int, float, bool, complex, type(None), type(Ellipsis), range)
+
+
+# Note [pytree codegen]: when concrete_args puts containers of PH among the inputs, the graph's placeholders are
+# the containers' leaves, and the generated forward takes the original parameters, flattens them with
+# `fx_pytree.tree_flatten_spec(..., self._in_spec)` and rebuilds the output with `pytree.tree_unflatten(...,
+# self._out_spec)` (graph._pytree_info holds the names and specs; GraphModule.recompile copies the specs).
+class _PyTreeInfo:
+    def __init__(self, orig_args, in_spec, out_spec):
+        self.orig_args, self.in_spec, self.out_spec = list(orig_args), in_spec, out_spec
+
+
+class PHBase:
+    """A placeholder in ``concrete_args``: that leaf of the argument stays an input of the traced graph."""
+
+    def __repr__(self):
+        return "PH"
+
+
+PH = PHBase()
+
+
+class PHWithMeta(PHBase):
+    """A PH whose attributes are copied onto the placeholder node it becomes (``ph_key`` identifies it)."""
+
+    def __init__(self, ph_key=None):
+        super().__init__()
+        self.ph_key = ph_key
+
+
+def _assert(condition, message=""):
+    """``assert condition, message`` as a function a graph can call (torch._assert); traced, it is recorded."""
+    if isinstance(condition, Proxy):
+        return condition.tracer.create_proxy("call_function", _assert, (condition, message), {})
+    assert condition, message  # noqa: S101
+    return None
+
+
+def _assert_is_none(value, msg):
+    if isinstance(value, Proxy):
+        return value.tracer.create_proxy("call_function", _assert_is_none, (value, msg), {})
+    assert value is None, msg  # noqa: S101
+    return None
 
 
 def wrap(fn_or_name):
@@ -46,7 +91,9 @@ def _create_wrapped_func(orig_fn):
         proxies = []
         map_aggregate((args, kwargs), lambda a: proxies.append(a) if isinstance(a, Proxy) else None)
         if proxies:
-            return proxies[0].tracer.create_proxy("call_function", orig_fn, args, kwargs)
+            proxy = proxies[0].tracer.create_proxy("call_function", orig_fn, args, kwargs)
+            proxy.node.meta["is_wrapped"] = True  # the generated code wraps it again (Graph.python_code)
+            return proxy
         return orig_fn(*args, **kwargs)
 
     wrapped.__name__ = getattr(orig_fn, "__name__", "wrapped")
@@ -91,12 +138,14 @@ class Tracer:
         autowrap_modules (tuple of modules): the functions of these modules (``math`` by default) are recorded as
             ``call_function`` nodes when called on Proxies.
         autowrap_functions (tuple of callables): functions recorded the same way.
+        param_shapes_constant (bool): parameters' shape, size(), dim() ... are the parameters' own values
+            (constants) rather than traced.
 
     Subclasses change what is traced through: ``is_leaf_module(m, qualified_name)`` says which submodules stay
     ``call_module`` nodes (by default those of ember.nn, except Sequential).
     """
 
-    def __init__(self, autowrap_modules=(math,), autowrap_functions=()):
+    def __init__(self, autowrap_modules=(math,), autowrap_functions=(), param_shapes_constant=False):
         _C._note_torch_function_type()  # Proxies reach ember's functions through __torch_function__
         self._autowrap_function_ids = {
             id(value)
@@ -106,7 +155,7 @@ class Tracer:
         }
         self._autowrap_function_ids.update(id(f) for f in autowrap_functions)
         self._autowrap_modules = list(autowrap_modules)
-        self.param_shapes_constant = False
+        self.param_shapes_constant = param_shapes_constant
         self.proxy_buffer_attributes = True
         self.submodule_paths = None
         self.graph = None
@@ -176,6 +225,12 @@ class Tracer:
     def to_bool(self, obj):
         raise TraceError("symbolically traced variables cannot be used as inputs to control flow")
 
+    def _len(self, obj):
+        raise RuntimeError(
+            "'len' is not supported in symbolic tracing by default. If you want this call to be recorded, please "
+            "call ember.fx.wrap('len') at module scope"
+        )
+
     def iter(self, obj):
         raise TraceError(
             "Proxy object cannot be iterated. This can be attempted when the Proxy is used in a loop or as a *args or "
@@ -221,7 +276,15 @@ class Tracer:
             for name, p in collection:
                 if attr_val is p:
                     if name not in parameter_proxy_cache:
-                        parameter_proxy_cache[name] = self.create_proxy("get_attr", name, (), {})
+                        factory = None
+                        if self.param_shapes_constant and isinstance(attr_val, Parameter):
+
+                            def factory(node, name=name):
+                                return ParameterProxy(self, node, name, attr_val)
+
+                        parameter_proxy_cache[name] = self.create_proxy(
+                            "get_attr", name, (), {}, proxy_factory_fn=factory
+                        )
                     return parameter_proxy_cache[name]
             return None
 
@@ -238,24 +301,92 @@ class Tracer:
     # ---- tracing
 
     def create_args_for_root(self, root_fn, is_module, concrete_args=None):
-        params = list(inspect.signature(root_fn).parameters.values())
+        """The arguments the root is traced with: a placeholder Proxy per parameter, or what `concrete_args` gives
+        (containers with ``PH`` leaves become one placeholder per PH, and the generated code flattens them)."""
+        # As torch.fx: the parameters in the code object's order (keyword-only ones become positional), then
+        # `*args` and `**kwargs` as placeholders "*args"/"**kwargs" whose values the code indexes.
+        fn = inspect.unwrap(root_fn)
+        co = fn.__code__
+        sig = inspect.signature(fn)
+        total = co.co_argcount + co.co_kwonlyargcount
+        names = list(co.co_varnames[:total])
         args = []
         if is_module:
-            params = params[1:]
+            if total == 0:
+                raise RuntimeError("``self`` argument cannot be part of *args expansion!")
+            names = names[1:]
             args.append(self.root)
-        concrete_args = concrete_args or {}
-        for p in params:
-            if p.name in concrete_args:
-                args.append(concrete_args[p.name])
-                continue
-            if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-                raise NotImplementedError(
-                    "symbolic_trace: *args and **kwargs parameters are not supported (%s)" % p.name
+        if isinstance(concrete_args, tuple):
+            if len(names) != len(concrete_args):
+                raise RuntimeError(
+                    "Tracing expected %d arguments but got %d concrete arguments" % (len(names), len(concrete_args))
                 )
-            default = () if p.default is inspect.Parameter.empty else (p.default,)
-            ann = p.annotation if p.annotation is not p.empty and isinstance(p.annotation, type) else None
-            args.append(self.create_proxy("placeholder", p.name, default, {}, type_expr=ann))
-        return root_fn, args
+            concrete_args = dict(zip(names, concrete_args))
+        for name in names:
+            args.append(self._proxy_placeholder(name, concrete_args, sig))
+        varstuff = co.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+        if co.co_kwonlyargcount or varstuff:
+            extra = iter(co.co_varnames[total:])
+            if co.co_flags & inspect.CO_VARARGS:
+                names.append("*" + next(extra))
+                args.append(self._proxy_placeholder(names[-1], concrete_args, sig))
+            if co.co_flags & inspect.CO_VARKEYWORDS:
+                names.append("**" + next(extra))
+                args.append(self._proxy_placeholder(names[-1], concrete_args, sig))
+            root_fn = _patch_function(fn, len(args))
+        skip = 1 if is_module else 0
+        flat_args, in_spec = _pytree.tree_flatten(tuple(args[skip:]))
+        if all(child.is_leaf() for child in in_spec.children()):
+            return root_fn, args
+        # Containers among the inputs: forward takes the containers and flattens them (Note [pytree codegen]).
+        info = _PyTreeInfo((["self"] if is_module else []) + names, in_spec, None)
+        self.graph._pytree_info = info
+        head = args[:skip]
+
+        def flatten_fn(*flat):
+            tree_out = root_fn(*head, *_pytree.tree_unflatten(list(flat[skip:]), in_spec))
+            out_args, info.out_spec = _pytree.tree_flatten(tree_out)
+            return out_args
+
+        return flatten_fn, head + flat_args
+
+    def _proxy_placeholder(self, name, concrete_args, sig):
+        if name.startswith("*"):
+            return self.create_proxy("placeholder", name, (), {})
+        param = sig.parameters[name]
+        default = () if param.default is inspect.Parameter.empty else (param.default,)
+        if concrete_args is None or name not in concrete_args:
+            ann = (
+                param.annotation if param.annotation is not param.empty and isinstance(param.annotation, type) else None
+            )
+            return self.create_proxy("placeholder", name, default, {}, type_expr=ann)
+        cnt = 0
+
+        def replace_ph(x):
+            # Each leaf gets a placeholder; a PH leaf is traced with it, a concrete leaf is specialized: the graph
+            # checks that the input equals it (torch.fx's behaviour) and tracing goes on with the constant.
+            nonlocal cnt
+            cnt += 1
+            out = self.create_proxy("placeholder", "%s_%d" % (name, cnt), default, {})
+            if isinstance(x, PHBase):
+                if x is not PH:
+                    for attr, value in vars(x).items():
+                        setattr(out.node, attr, value)
+                return out
+            msg = "%s has been specialized to have value %s but got another value" % (name, x)
+            if type(x) is bool or type(x) in _BASE_TYPES:
+                self.create_proxy("call_function", _assert, (out == x, msg), {})
+            elif x is None:
+                self.create_proxy("call_function", _assert_is_none, (out, msg), {})
+            else:
+                warnings.warn(
+                    "Was not able to add assertion to guarantee correct input %s to specialized function. It is up "
+                    "to the user to make sure that your inputs match the inputs you specialized the function with."
+                    % name
+                )
+            return x
+
+        return _pytree.tree_map(replace_ph, concrete_args[name])
 
     def trace(self, root, concrete_args=None):
         """Traces `root` (a Module's forward, or a function) and returns the Graph."""
@@ -313,6 +444,15 @@ class Tracer:
         finally:
             self.submodule_paths = None
         return self.graph
+
+
+def _patch_function(fn, nargs):
+    """`fn` with its keyword-only, *args and **kwargs parameters made plain positional ones, so that the tracer can
+    pass a Proxy for each (torch.fx's _patch_function)."""
+    co = fn.__code__
+    flags = co.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    new_co = co.replace(co_argcount=nargs, co_posonlyargcount=0, co_kwonlyargcount=0, co_flags=flags)
+    return types.FunctionType(new_co, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
 
 
 def _autowrap_check(patcher, frame_dict, function_ids):

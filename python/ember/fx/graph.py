@@ -42,6 +42,12 @@ _MAGIC = {
 _ILLEGAL_NAMES = set(dir(builtins)) | set(keyword.kwlist) | {"self", "ember", "operator", "math"}
 
 
+def _pytree_module():
+    from . import _pytree
+
+    return _pytree
+
+
 def _snake_case(s):
     out = []
     for i, c in enumerate(s):
@@ -142,6 +148,18 @@ class Graph:
         self.owning_module = owning_module
         self._tracer_cls = tracer_cls
         self._tracer_extras = tracer_extras
+        self._pytree_info = None  # set when the inputs are containers (Note [pytree codegen] in _symbolic_trace.py)
+
+    def __deepcopy__(self, memo=None):
+        """A copy with new Nodes (copied one by one, not recursively through the node list)."""
+        memo = memo if memo is not None else {}
+        g = Graph(tracer_cls=self._tracer_cls, tracer_extras=self._tracer_extras)
+        g._pytree_info = copy.deepcopy(self._pytree_info, memo)
+        out = g.graph_copy(self, val_map=memo, return_output_node=True)
+        if out is not None:
+            value, old_output = out
+            g.output(value, type_expr=old_output.type).meta = copy.copy(old_output.meta)
+        return g
 
     @property
     def nodes(self):
@@ -324,7 +342,8 @@ class Graph:
 
         def add_global(obj):
             # ember's functions and types by their public names (ember.relu), builtins by theirs, anything else
-            # (math.sqrt, a wrapped user function) as a global of its own name, as torch.fx does
+            # (math.sqrt, a wrapped user function) as a global named after its qualified name (math_sqrt), as
+            # torch.fx does
             name = getattr(obj, "__name__", None)
             if name and getattr(builtins, name, None) is obj:
                 return name
@@ -334,7 +353,9 @@ class Graph:
 
                 globals_["ember"] = ember
                 return qualified
-            base = re.sub(r"[^0-9a-zA-Z_]", "_", name or "fn")
+            base = re.sub(r"[^0-9a-zA-Z_]", "_", qualified or name or "fn")
+            if base[0].isdigit():
+                base = "_" + base
             unique, i = base, 0
             while (unique in globals_ and globals_[unique] is not obj) or unique in taken:
                 i += 1
@@ -386,7 +407,7 @@ class Graph:
                     last_use[inp] = node
                     to_free.setdefault(node, []).append(inp)
 
-        free_vars, body, ret_annotation = [], [], ""
+        free_vars, body, ret_annotation, wrapped = [], [], "", []
         for node in self.nodes:
             ann = " : " + _type_repr(node.type, add_global) if node.type is not None else ""
             if node.op == "placeholder":
@@ -399,7 +420,12 @@ class Graph:
             if node.op == "output":
                 if node.type is not None:
                     ret_annotation = " -> " + _type_repr(node.type, add_global)
-                body.append("return %s" % r(node.args[0]))
+                info = self._pytree_info
+                if info is not None and info.out_spec is not None:
+                    globals_["pytree"] = _pytree_module()
+                    body.append("return pytree.tree_unflatten(%s, %s._out_spec)" % (r(node.args[0]), root_module))
+                else:
+                    body.append("return %s" % r(node.args[0]))
                 body.append("\n")
                 continue
             if node.op == "call_method":
@@ -425,13 +451,32 @@ class Graph:
                 ):
                     line = "%s = %s" % (node.name, target(r(node.args[0]), node.args[1]))
                 else:
-                    line = "%s = %s(%s)" % (node.name, add_global(fn), fmt_args(node.args, node.kwargs))
+                    global_name = add_global(fn)
+                    line = "%s = %s(%s)" % (node.name, global_name, fmt_args(node.args, node.kwargs))
+                    if node.meta.get("is_wrapped", False) and global_name not in wrapped:
+                        wrapped.append(global_name)
             body.append(line)
             frees = list(to_free.get(node, []))
             if not node.users:
                 frees.append(node)
             body.append(";  %s = None\n" % " = ".join(n.name for n in frees) if frees else "\n")
+        params = [root_module] + free_vars
+        info = self._pytree_info
+        if info is not None:  # forward takes the containers and flattens them (Note [pytree codegen])
+            orig = [a for a in info.orig_args if a != "self"]
+            params = [root_module] + orig
+            if free_vars:
+                globals_["fx_pytree"] = _pytree_module()
+                lhs = ", ".join(v.split(" ")[0] for v in free_vars)
+                body.insert(
+                    0, "%s, = fx_pytree.tree_flatten_spec([%s], %s._in_spec)\n" % (lhs, ", ".join(orig), root_module)
+                )
         code = "".join(body) or "pass\n"
         code = "\n".join("    " + line for line in code.split("\n"))
-        src = "\n\n\ndef forward(%s)%s:\n%s" % (", ".join([root_module] + free_vars), ret_annotation, code)
+        wrap_stmts = ""
+        if wrapped:  # so that tracing the code again (unpickling) keeps the wrapped functions as single calls
+            from ._symbolic_trace import wrap
+
+            wrap_stmts = "\n".join('%s("%s")' % (add_global(wrap), n) for n in wrapped)
+        src = "\n%s\n\ndef forward(%s)%s:\n%s" % (wrap_stmts, ", ".join(params), ret_annotation, code)
         return PythonCode(src, globals_)

@@ -1,6 +1,9 @@
 """GraphModule: a Module whose forward is the Python code generated from a Graph (torch.fx.GraphModule)."""
 
+import copy
 import os
+import pickle
+import types
 
 from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
@@ -41,6 +44,65 @@ def _assign_attr(value, to_module, target):
             setattr(to_module, item, t)
         to_module = t
     setattr(to_module, field, value)
+
+
+class _CodeOnlyModule(Module):
+    """A Module whose state is a saved GraphModule's __dict__ (and whose class gets the saved forward)."""
+
+    def __init__(self, body):
+        super().__init__()
+        self.__dict__ = body
+
+
+def _format_import_block(globals_):
+    """Python source that defines the globals generated code uses, by importing them."""
+    lines = []
+    for name, obj in globals_.items():
+        if isinstance(obj, types.ModuleType):
+            lines.append(
+                "import %s" % obj.__name__ if name == obj.__name__ else "import %s as %s" % (obj.__name__, name)
+            )
+            continue
+        if isinstance(obj, float):
+            lines.append("%s = float(%r)" % (name, repr(obj)))
+            continue
+        module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+        if module == "_operator":
+            module = "operator"
+        if not module or not qualname or "<" in qualname:
+            raise pickle.PicklingError(
+                "GraphModule: cannot pickle a module whose code calls %r (%s): it cannot be imported by name"
+                % (obj, name)
+            )
+        lines.append("%s = __import__('importlib').import_module(%r).%s" % (name, module, qualname))
+    return "\n".join(lines)
+
+
+def reduce_graph_module(body, import_block):
+    """Rebuilds a pickled GraphModule: runs its saved code and traces it again (submodules stay leaves)."""
+    globals_ = {}
+    exec(import_block, globals_)  # noqa: S102
+    exec(compile(body["_code"], "<reduce_graph_module>", "exec"), globals_)  # noqa: S102
+    return _deserialize_graph_module(globals_["forward"], body)
+
+
+def _deserialize_graph_module(forward, body):
+    from ._symbolic_trace import Tracer
+
+    tracer_cls = body.get("_tracer_cls") or Tracer
+
+    class KeepModules(tracer_cls):
+        def is_leaf_module(self, _, __):
+            return True
+
+    com = type("_CodeOnlyModule", (_CodeOnlyModule,), {"forward": forward})(body)
+    graph = KeepModules().trace(com)
+    graph._tracer_cls = tracer_cls
+    gm = GraphModule(com, graph, class_name=body.get("_graphmodule_cls_name", "GraphModule"))
+    for k, v in body.items():  # attributes the graph does not name come back too
+        if not hasattr(gm, k):
+            setattr(gm, k, v)
+    return gm
 
 
 def _tensor_type():
@@ -113,6 +175,9 @@ class GraphModule(Module):
 
     def recompile(self):
         """Regenerates ``forward`` from the graph (after editing it)."""
+        info = self.graph._pytree_info
+        if info is not None:
+            self._in_spec, self._out_spec = info.in_spec, info.out_spec
         python_code = self.graph.python_code(root_module="self")
         self.__dict__["_code"] = python_code.src
         globals_ = dict(python_code.globals)
@@ -120,6 +185,31 @@ class GraphModule(Module):
         exec(compile(python_code.src, filename, "exec"), globals_)  # noqa: S102
         type(self).forward = globals_["forward"]
         return python_code
+
+    # ---- copying and pickling: as torch.fx, only the generated code is saved, and the graph is traced again from it
+
+    def __reduce__(self):
+        body = dict(self.__dict__)
+        python_code = self.recompile()
+        del body["_graph"]
+        body["_graphmodule_cls_name"] = type(self).__name__
+        return (reduce_graph_module, (body, _format_import_block(python_code.globals)))
+
+    def __deepcopy__(self, memo):
+        res = type(self).__new__(type(self))
+        memo[id(self)] = res
+        fake = _CodeOnlyModule(copy.deepcopy(self.__dict__, memo))
+        GraphModule.__init__(res, fake, fake.__dict__["_graph"], type(self).__name__)
+        for attr in ("_state_dict_hooks", "_load_state_dict_pre_hooks"):
+            if attr in self.__dict__:
+                setattr(res, attr, copy.deepcopy(self.__dict__[attr], memo))
+        res.meta = copy.deepcopy(getattr(self, "meta", {}), memo)
+        return res
+
+    def __copy__(self):
+        res = GraphModule(self, self.graph, type(self).__name__)
+        res.meta = getattr(self, "meta", {})
+        return res
 
     def print_readable(self, print_output=True):
         """The generated class as source: ``class <name>(ember.nn.Module):`` and its forward."""
@@ -175,7 +265,11 @@ class GraphModule(Module):
         for name, b in self.named_buffers(recurse=False):
             lines.append("        self.register_buffer(%r, ember.empty(%s))" % (name, list(b.shape)))
         lines.append("        self.load_state_dict(ember.load(os.path.join(_here, 'state_dict.pt')))")
-        code = "\n".join("    " + line if line else line for line in python_code.src.strip("\n").split("\n"))
+        head, _, fn = python_code.src.partition("def forward")
+        code = "\n".join("    " + line if line else line for line in ("def forward" + fn).strip("\n").split("\n"))
+        wraps = [line for line in head.split("\n") if line.strip()]  # wrap("...") must run at module level
+        i = lines.index("_here = os.path.dirname(os.path.abspath(__file__))")
+        lines[i:i] = wraps + ([""] if wraps else [])
         with open(os.path.join(folder, "module.py"), "w") as f:
             f.write("\n".join(lines) + "\n\n" + code + "\n")
         with open(os.path.join(folder, "__init__.py"), "w") as f:

@@ -1,8 +1,10 @@
 """Interpreter and Transformer: run a GraphModule node by node, or rebuild it through overridable per-op methods
 (torch.fx.Interpreter and torch.fx.Transformer)."""
 
+import copy
 import inspect
 
+from . import _pytree
 from .graph import Graph
 from .graph_module import GraphModule
 from .node import map_aggregate, map_arg
@@ -42,6 +44,9 @@ class Interpreter:
     def run(self, *args, initial_env=None, enable_io_processing=True):
         """Runs the graph on `args` and returns what its output node returns."""
         self.env = initial_env if initial_env is not None else {}
+        info = self.graph._pytree_info
+        if enable_io_processing and info is not None:  # containers in, as the generated forward takes them
+            args = _pytree.tree_flatten_spec(list(args), info.in_spec)
         self.args_iter = iter(args)
         for node in self.graph.nodes:
             if node in self.env:
@@ -51,7 +56,10 @@ class Interpreter:
                 for to_delete in self.user_to_last_uses.get(node, []):
                     del self.env[to_delete]
             if node.op == "output":
-                return self.env[node]
+                out = self.env[node]
+                if enable_io_processing and info is not None and info.out_spec is not None:
+                    out = _pytree.tree_unflatten(out if isinstance(out, (list, tuple)) else [out], info.out_spec)
+                return out
         return None
 
     def run_node(self, n):
@@ -117,6 +125,7 @@ class Transformer(Interpreter):
     def __init__(self, module):
         super().__init__(module)
         self.new_graph = Graph()
+        self.new_graph._pytree_info = copy.deepcopy(self.graph._pytree_info)
         from ._symbolic_trace import Tracer
 
         class TransformerTracer(Tracer):

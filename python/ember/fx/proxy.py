@@ -12,7 +12,7 @@ import operator
 from ..overrides import is_tensor_method_or_property
 from .node import map_aggregate
 
-__all__ = ["Attribute", "Proxy", "TraceError"]
+__all__ = ["Attribute", "ParameterProxy", "Proxy", "TraceError"]
 
 
 class TraceError(ValueError):
@@ -59,10 +59,7 @@ class Proxy:
         return self.tracer.to_bool(self)
 
     def __len__(self):
-        raise RuntimeError(
-            "'len' is not supported in symbolic tracing by default. If you want this call to be recorded, please "
-            "call ember.fx.wrap('len') at module scope"
-        )
+        return self.tracer._len(self)  # raises, unless a tracer that knows example values says
 
     def keys(self):
         return self.tracer.keys(self)
@@ -108,6 +105,43 @@ class Attribute(Proxy):
 
     def __call__(self, *args, **kwargs):
         return self.tracer.create_proxy("call_method", self.attr, (self.root,) + args, kwargs)
+
+
+class ParameterProxy(Proxy):
+    """The Proxy of a parameter when the tracer has ``param_shapes_constant``: its shape, size, dim, ndim, numel and
+    nelement are the parameter's (constants), so that checks on them do not stop tracing."""
+
+    def __init__(self, tracer, node, name, param):
+        super().__init__(node, tracer)
+        from ..nn.parameter import Parameter
+
+        if not isinstance(param, Parameter):
+            raise AssertionError("Expected Parameter, got %s" % type(param))
+        self.param = param
+        self.name = name
+
+    def __repr__(self):
+        return "ParameterProxy(%s)" % self.name
+
+    @property
+    def shape(self):
+        return self.param.shape
+
+    def size(self):
+        return self.param.size()
+
+    def dim(self):
+        return self.param.dim()
+
+    @property
+    def ndim(self):
+        return self.param.ndim
+
+    def numel(self):
+        return self.param.numel()
+
+    def nelement(self):
+        return self.param.nelement()
 
 
 def _define_operators():
