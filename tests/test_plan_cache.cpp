@@ -278,9 +278,9 @@ TEST(CufftLayout, RealToComplexSidesHaveTheirOwnStrides) {
 
 TEST(CufftLayout, DeclinesExpandedInputsAndLongLoops) {
   FftLayout p;
-  EXPECT_FALSE(plan_fft_lines(FftLines{8, 1, 1, V{5}, V{0}, V{8}}, p));    // an expanded batch dim
-  EXPECT_FALSE(plan_fft_lines(FftLines{8, 0, 1, V{5}, V{1}, V{8}}, p));    // an expanded line
-  EXPECT_TRUE(plan_fft_lines(FftLines{1, 0, 1, V{5}, V{1}, V{1}}, p));     // one point: its stride is never used
+  EXPECT_FALSE(plan_fft_lines(FftLines{8, 1, 1, V{5}, V{0}, V{8}}, p));  // an expanded batch dim
+  EXPECT_FALSE(plan_fft_lines(FftLines{8, 0, 1, V{5}, V{1}, V{8}}, p));  // an expanded line
+  EXPECT_TRUE(plan_fft_lines(FftLines{1, 0, 1, V{5}, V{1}, V{1}}, p));   // one point: its stride is never used
   // Three batch dims that merge with nothing: 4 * 5 calls of batch 6 exceed a limit of 16.
   FftLines l{2, 1, 1, V{4, 5, 6}, V{1000, 100, 3}, V{60, 12, 2}};
   EXPECT_FALSE(plan_fft_lines(l, p, 16));

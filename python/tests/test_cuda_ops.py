@@ -1581,7 +1581,9 @@ case(
     "complex_predicates",
     lambda z: (E.isnan(z), E.isinf(z), E.isfinite(z), E.logical_not(z), z == z, z != z.conj_physical()),
     A(
-        lambda rng: np.array([1 + 2j, np.nan + 0j, complex(0, np.inf), 0j, complex(np.inf, np.nan), 3 - 0j], np.complex64),
+        lambda rng: np.array(
+            [1 + 2j, np.nan + 0j, complex(0, np.inf), 0j, complex(np.inf, np.nan), 3 - 0j], np.complex64
+        ),
         dtype=c64,
     ),
     grad=False,
@@ -1666,7 +1668,16 @@ for name, fn, *ins in [
     ("rfft_f64", lambda x: (FFT.rfft(x), FFT.irfft(FFT.rfft(x), n=21)), R(3, 21, dtype=f64)),
     ("fft_long_line", lambda z: FFT.fft(z), CX(4096, grad=False)),
     ("fft_out", lambda z: FFT.fft(z, out=E.empty(4, 8, dtype=c64, device=z.device)), CX(4, 8, grad=False)),
-    ("stft_istft", lambda x: E.istft(E.stft(x, 32, window=E.hann_window(32, device=x.device), return_complex=True), 32, window=E.hann_window(32, device=x.device), length=200), R(2, 200)),
+    (
+        "stft_istft",
+        lambda x: E.istft(
+            E.stft(x, 32, window=E.hann_window(32, device=x.device), return_complex=True),
+            32,
+            window=E.hann_window(32, device=x.device),
+            length=200,
+        ),
+        R(2, 200),
+    ),
 ]:
     case("fft_" + name, fn, *ins, tol=F32_LOOSE)
 

@@ -62,7 +62,9 @@ def test_index_must_be_a_cuda_device():
 
 @no_gpu
 def test_without_a_device_every_access_raises():
-    with pytest.raises(RuntimeError, match=r"cufft_plan_cache: expected 0 <= device index < 0, but got device with index 0"):
+    with pytest.raises(
+        RuntimeError, match=r"cufft_plan_cache: expected 0 <= device index < 0, but got device with index 0"
+    ):
         backends_cuda.cufft_plan_cache[0]
     with pytest.raises(RuntimeError, match="device index < 0, but got device with index 1"):
         backends_cuda.cufft_plan_cache["cuda:1"]
@@ -148,7 +150,9 @@ def test_cuda_fft_matches_numpy_on_strided_layouts(cache):
         np.testing.assert_allclose(ember.fft.fft(x, dim=dim).cpu().numpy(), np.fft.fft(a, axis=dim), rtol=1e-10)
     t = x.transpose(0, 2)[:, ::2]
     np.testing.assert_allclose(
-        ember.fft.ifftn(t, norm="ortho").cpu().numpy(), np.fft.ifftn(a.transpose(2, 1, 0)[:, ::2], norm="ortho"), rtol=1e-10
+        ember.fft.ifftn(t, norm="ortho").cpu().numpy(),
+        np.fft.ifftn(a.transpose(2, 1, 0)[:, ::2], norm="ortho"),
+        rtol=1e-10,
     )
     r = rng.standard_normal((5, 12))
     xr = ember.tensor(r, device="cuda")

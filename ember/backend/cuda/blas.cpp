@@ -121,9 +121,8 @@ void matmul_cuda(const Tensor& out, const Tensor& a, const Tensor& b, const Scal
       EMBER_CUDA_CHECK(cudaMemsetAsync(out.data_ptr(), 0, out.nbytes(), stream));
     } else {
       cublasHandle_t h = cublas_handle(dev);
-      EMBER_CUBLAS_CHECK(
-          cublasScalEx_64(h, out.numel(), sc.beta(), sc.type, out.data_ptr(), ty.data, 1, sc.type),
-          describe(out, a, b));
+      EMBER_CUBLAS_CHECK(cublasScalEx_64(h, out.numel(), sc.beta(), sc.type, out.data_ptr(), ty.data, 1, sc.type),
+                         describe(out, a, b));
     }
     return;
   }
@@ -142,12 +141,12 @@ void matmul_cuda(const Tensor& out, const Tensor& a, const Tensor& b, const Scal
   for (int64_t i = 0, calls = p.calls(); i < calls; ++i) {
     int64_t oa, ob, oc;
     p.call_offsets(i, oa, ob, oc);
-    EMBER_CUBLAS_CHECK(cublasGemmStridedBatchedEx_64(
-                           h, p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, p.m, p.n,
-                           p.k, sc.alpha(), A + oa * es, ty.data, p.lda, p.stride_a, B + ob * es,
-                           ty.data, p.ldb, p.stride_b, sc.beta(), C + oc * es, ty.data, p.ldc,
-                           p.stride_c, p.batch, ty.compute, CUBLAS_GEMM_DEFAULT),
-                       describe(out, a, b));
+    EMBER_CUBLAS_CHECK(
+        cublasGemmStridedBatchedEx_64(h, p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                      p.m, p.n, p.k, sc.alpha(), A + oa * es, ty.data, p.lda, p.stride_a, B + ob * es,
+                                      ty.data, p.ldb, p.stride_b, sc.beta(), C + oc * es, ty.data, p.ldc, p.stride_c,
+                                      p.batch, ty.compute, CUBLAS_GEMM_DEFAULT),
+        describe(out, a, b));
   }
   // ws returns to the pool here while h still points at it: harmless, as every user of h takes it from
   // cublas_handle, whose cublasSetStream puts cuBLAS's own workspace back.

@@ -47,10 +47,10 @@ const char* cufft_status_name(cufftResult r) {
   }
 }
 
-#define EMBER_CUFFT_CHECK(expr, ...)                                                                          \
-  do {                                                                                                        \
-    const cufftResult r_ = (expr);                                                                            \
-    if (r_ != CUFFT_SUCCESS) [[unlikely]]                                                                     \
+#define EMBER_CUFFT_CHECK(expr, ...)                                                                         \
+  do {                                                                                                       \
+    const cufftResult r_ = (expr);                                                                           \
+    if (r_ != CUFFT_SUCCESS) [[unlikely]]                                                                    \
       ::ember::fail<::ember::Error>(__VA_ARGS__, ": cuFFT error ", cufft_status_name(r_), " (", #expr, ")"); \
   } while (0)
 
@@ -180,9 +180,9 @@ bool try_run(const Transform& tr, const Tensor& out, const Tensor& in) {
     switch (tr.kind) {
       case FftKind::C2C:
         if (dbl)
-          EMBER_CUFFT_CHECK(cufftExecZ2Z(plan->handle, static_cast<cufftDoubleComplex*>(x),
-                                         static_cast<cufftDoubleComplex*>(y), dir),
-                            what);
+          EMBER_CUFFT_CHECK(
+              cufftExecZ2Z(plan->handle, static_cast<cufftDoubleComplex*>(x), static_cast<cufftDoubleComplex*>(y), dir),
+              what);
         else
           EMBER_CUFFT_CHECK(
               cufftExecC2C(plan->handle, static_cast<cufftComplex*>(x), static_cast<cufftComplex*>(y), dir), what);
@@ -190,8 +190,7 @@ bool try_run(const Transform& tr, const Tensor& out, const Tensor& in) {
       case FftKind::R2C:
         if (dbl)
           EMBER_CUFFT_CHECK(
-              cufftExecD2Z(plan->handle, static_cast<cufftDoubleReal*>(x), static_cast<cufftDoubleComplex*>(y)),
-              what);
+              cufftExecD2Z(plan->handle, static_cast<cufftDoubleReal*>(x), static_cast<cufftDoubleComplex*>(y)), what);
         else
           EMBER_CUFFT_CHECK(cufftExecR2C(plan->handle, static_cast<cufftReal*>(x), static_cast<cufftComplex*>(y)),
                             what);
@@ -199,8 +198,7 @@ bool try_run(const Transform& tr, const Tensor& out, const Tensor& in) {
       case FftKind::C2R:
         if (dbl)
           EMBER_CUFFT_CHECK(
-              cufftExecZ2D(plan->handle, static_cast<cufftDoubleComplex*>(x), static_cast<cufftDoubleReal*>(y)),
-              what);
+              cufftExecZ2D(plan->handle, static_cast<cufftDoubleComplex*>(x), static_cast<cufftDoubleReal*>(y)), what);
         else
           EMBER_CUFFT_CHECK(cufftExecC2R(plan->handle, static_cast<cufftComplex*>(x), static_cast<cufftReal*>(y)),
                             what);

@@ -19,7 +19,7 @@ namespace ember::cuda {
 // into buffers with the transformed dim innermost instead, where everything merges into one call. Strides are in
 // elements of each side's type: complex numbers for a complex side.
 struct FftLines {
-  int64_t n = 1;                    // points per line (the input's for c2c and r2c, the output's for c2r)
+  int64_t n = 1;                          // points per line (the input's for c2c and r2c, the output's for c2r)
   int64_t in_stride = 1, out_stride = 1;  // along the transformed dim
   std::vector<int64_t> sizes, in_strides, out_strides;  // the batch dims, outermost first
 };

@@ -272,8 +272,7 @@ void reduce(ReduceOp op, const Tensor& out, const Tensor& in) {
       using C = decltype(v);
       if (op == ReduceOp::Sum) return run<Policy<C, ReduceOp::Sum>>(g, load_in<C>(in), o, device);
       if (op == ReduceOp::Prod) return run<Policy<C, ReduceOp::Prod>>(g, load_in<C>(in), o, device);
-      fail<NotImplementedError>("\"", reduce_op_name(op), "_cuda\" not implemented for '", type_label(in.dtype()),
-                                "'");
+      fail<NotImplementedError>("\"", reduce_op_name(op), "_cuda\" not implemented for '", type_label(in.dtype()), "'");
     });
     return;
   }

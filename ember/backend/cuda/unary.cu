@@ -8,7 +8,7 @@
 namespace ember::cuda {
 
 bool unary_special(UnaryOp op, const Runner& r, ScalarType compute, const UnaryArgs& args);  // special.cu
-bool unary_complex(UnaryOp op, const Runner& r, ScalarType compute);                          // complex.cu
+bool unary_complex(UnaryOp op, const Runner& r, ScalarType compute);                         // complex.cu
 
 namespace {
 
