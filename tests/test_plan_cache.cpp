@@ -15,7 +15,10 @@
 #include <vector>
 
 #include "ember/backend/cuda/cufft_glue.h"
+#include "ember/backend/cufft_plan_cache.h"
+#include "ember/backend/kernels/fft.h"
 #include "ember/backend/plan_cache.h"
+#include "ember/cuda.h"
 
 using namespace ember;
 using namespace ember::cuda;
@@ -362,6 +365,34 @@ TEST(CufftLayout, KeysTellLayoutsApart) {
   c.get(ka, mk);
   EXPECT_EQ(made, 2);
   EXPECT_EQ(c.size(), 2);
+}
+
+// A CUDA build registers cuFFT's kernels (a CPU-only build has none), and its per-device caches refuse an index
+// that is not a device, as PyTorch's; without CUDA every access raises.
+TEST(CufftPlanCacheApi, KernelsAndDeviceChecks) {
+  const int cuda = static_cast<int>(DeviceType::CUDA);
+  EXPECT_EQ(fft_c2c_kernel.fn[cuda] != nullptr, cuda::is_built());
+  EXPECT_EQ(fft_r2c_kernel.fn[cuda] != nullptr, cuda::is_built());
+  EXPECT_EQ(fft_c2r_kernel.fn[cuda] != nullptr, cuda::is_built());
+  const int n = cuda::device_count();
+  try {
+    cuda::cufft_plan_cache_size(n);
+    FAIL() << "no exception for device " << n;
+  } catch (const Error& e) {
+    const std::string want = cuda::is_built() ? "cufft_plan_cache: expected 0 <= device index < " + std::to_string(n) +
+                                                    ", but got device with index " + std::to_string(n)
+                                              : "built without CUDA support";
+    EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(cuda::set_cufft_plan_cache_max_size(-1, 5), Error);
+  EXPECT_THROW(cuda::clear_cufft_plan_cache(n), Error);
+  if (n > 0) {  // a device: PyTorch's default capacity, and max_size round-trips
+    const int64_t before = cuda::cufft_plan_cache_max_size(0);
+    cuda::set_cufft_plan_cache_max_size(0, 7);
+    EXPECT_EQ(cuda::cufft_plan_cache_max_size(0), 7);
+    EXPECT_THROW(cuda::set_cufft_plan_cache_max_size(0, -3), Error);
+    cuda::set_cufft_plan_cache_max_size(0, before);
+  }
 }
 
 }  // namespace

@@ -1640,6 +1640,7 @@ for name, fn, *ins in [
     ("baddbmm", lambda c, a, b: E.baddbmm(c, a, b, alpha=0.5j), CX(3, 4, 5), CX(3, 4, 6), CX(3, 6, 5)),
     ("einsum", lambda a, b: E.einsum("bij,bjk->bik", a, b), CX(2, 3, 4), CX(2, 4, 5)),
     ("empty_inner", E.mm, CX(3, 0), CX(0, 4)),
+    ("dot_vdot", lambda a, b: (E.dot(a, b), E.vdot(a, b), E.mv(a.unsqueeze(0).expand(3, 33), b)), CX(33), CX(33)),
 ]:
     case("complex_matmul_" + name, fn, *ins)
 
