@@ -63,9 +63,9 @@ CD ref(UnaryOp op, CD z) {
 }
 
 const std::vector<UnaryOp> kUnary = {
-    UnaryOp::Neg,  UnaryOp::Sgn,   UnaryOp::Square, UnaryOp::Reciprocal, UnaryOp::Sqrt,  UnaryOp::Rsqrt, UnaryOp::Exp,
-    UnaryOp::Exp2, UnaryOp::Expm1, UnaryOp::Log,    UnaryOp::Log2,       UnaryOp::Log10, UnaryOp::Log1p, UnaryOp::Sin,
-    UnaryOp::Cos,  UnaryOp::Tan,   UnaryOp::Asin,   UnaryOp::Acos,       UnaryOp::Atan,  UnaryOp::Sinh,  UnaryOp::Cosh,
+    UnaryOp::Neg,  UnaryOp::Sgn,   UnaryOp::Square, UnaryOp::Reciprocal, UnaryOp::Sqrt,   UnaryOp::Rsqrt, UnaryOp::Exp,
+    UnaryOp::Exp2, UnaryOp::Expm1, UnaryOp::Log,    UnaryOp::Log2,       UnaryOp::Log10,  UnaryOp::Log1p, UnaryOp::Sin,
+    UnaryOp::Cos,  UnaryOp::Tan,   UnaryOp::Asin,   UnaryOp::Acos,       UnaryOp::Atan,   UnaryOp::Sinh,  UnaryOp::Cosh,
     UnaryOp::Tanh, UnaryOp::Asinh, UnaryOp::Acosh,  UnaryOp::Atanh,      UnaryOp::Sigmoid};
 
 // Random points (both scales), points near zero, and points on the real and imaginary axes away from branch cuts.
@@ -100,8 +100,8 @@ TEST(CudaComplexOps, UnaryFunctionsMatchTheCLibraryInDouble) {
 TEST(CudaComplexOps, UnaryFunctionsMatchInFloat) {
   for (UnaryOp op : kUnary) {
     for (CD z : points()) {
-      const Complex<float> r =
-          UnaryFn<float>{op}(Complex<float>(static_cast<float>(z.real()), static_cast<float>(z.imag())));
+      const Complex<float> r = UnaryFn<float>{op}(
+          Complex<float>(static_cast<float>(z.real()), static_cast<float>(z.imag())));
       const CD zf(static_cast<float>(z.real()), static_cast<float>(z.imag()));
       const CD want = ref(op, zf);
       if (!std::isfinite(want.real()) || !std::isfinite(want.imag()) || std::abs(want) > 1e30) continue;
