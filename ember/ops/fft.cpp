@@ -28,7 +28,7 @@ std::string list(IntArrayRef v) {
 void check_dtype(const Tensor& x, const char* op) {
   EMBER_CHECK_TYPE(is_floating(x.dtype()), op, ": Only supports floating-point dtypes, but found: ", x.dtype());
   EMBER_CHECK_T(NotImplementedError, x.dtype() == ScalarType::Float32 || x.dtype() == ScalarType::Float64, op,
-                ": the CPU FFT supports float32 and float64 tensors, but got ", x.dtype());
+                ": the FFT supports float32 and float64 tensors, but got ", x.dtype());
 }
 
 // A complex tensor's view_as_real layout: a floating tensor whose last dim has size 2.

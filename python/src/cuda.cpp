@@ -10,6 +10,7 @@
 #include "common.h"
 #include "ember/backend/caching_allocator.h"
 #include "ember/backend/cuda_version.h"
+#include "ember/backend/cufft_plan_cache.h"
 #include "ember/cuda.h"
 #include "ember/generator.h"
 
@@ -266,6 +267,12 @@ void init_cuda(nb::module_& m) {
       "_cuda_get_flag", [](std::string_view name) { return flag(name); }, nb::arg("name"));
   m.def(
       "_cuda_set_flag", [](std::string_view name, bool v) { flag(name) = v; }, nb::arg("name"), nb::arg("value"));
+  // ember.backends.cuda.cufft_plan_cache (PyTorch's torch._cufft_* functions).
+  m.def("_cufft_get_plan_cache_size", &cuda::cufft_plan_cache_size, nb::arg("device_index"));
+  m.def("_cufft_get_plan_cache_max_size", &cuda::cufft_plan_cache_max_size, nb::arg("device_index"));
+  m.def("_cufft_set_plan_cache_max_size", &cuda::set_cufft_plan_cache_max_size, nb::arg("device_index"),
+        nb::arg("max_size"));
+  m.def("_cufft_clear_plan_cache", &cuda::clear_cufft_plan_cache, nb::arg("device_index"));
 
   // Tensor methods that concern pinned memory and streams.
   auto cls = nb::type<Tensor>();

@@ -62,6 +62,7 @@ pytestmark = pytest.mark.skipif(
 
 f16, bf16, f32, f64 = ember.float16, ember.bfloat16, ember.float32, ember.float64
 i32, i64, u8, i8, bool_ = ember.int32, ember.int64, ember.uint8, ember.int8, ember.bool
+c64, c128 = ember.complex64, ember.complex128
 
 
 # -- tolerances ---------------------------------------------------------------------------------------------------
@@ -105,7 +106,7 @@ RANDOM = Tol(1e-6)
 
 
 def default_tol(dtype):
-    return {f16: F16, bf16: BF16, f64: F64}.get(dtype, F32)
+    return {f16: F16, bf16: BF16, f64: F64, c128: F64}.get(dtype, F32)
 
 
 # -- inputs -------------------------------------------------------------------------------------------------------
@@ -119,7 +120,7 @@ class In:
 
     def tensor(self, a, device):
         t = ember.tensor(a, dtype=self.dtype, device=device)
-        if self.grad and self.dtype.is_floating_point:
+        if self.grad and (self.dtype.is_floating_point or self.dtype.is_complex):
             t.requires_grad_(True)
         return t
 
@@ -174,6 +175,16 @@ def WELL(*shape, dtype=f32, grad=True):
     def make(rng):
         a = rng.standard_normal(shape) * 0.3 + 3 * np.eye(shape[-1])
         return a.astype(np.float64 if dtype is f64 else np.float32)
+
+    return In(make, dtype, grad)
+
+
+def CX(*shape, dtype=c64, scale=1.0, grad=True):
+    """Complex numbers: real and imaginary parts standard normal times `scale`."""
+
+    def make(rng):
+        a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * scale
+        return a.astype(np.complex128 if dtype is c128 else np.complex64)
 
     return In(make, dtype, grad)
 
@@ -1529,6 +1540,151 @@ case(
     tol=F32_LOOSE,
 )
 
+# complex64 / complex128 (Note [Complex kernels on CUDA]): elementwise, reductions, copies, matmul, and ember.fft
+ZX = CX(7, 9)
+for name, fn in [
+    ("neg", E.neg),
+    ("sgn", E.sgn),
+    ("square", E.square),
+    ("reciprocal", E.reciprocal),
+    ("sqrt", E.sqrt),
+    ("rsqrt", E.rsqrt),
+    ("exp", E.exp),
+    ("exp2", E.exp2),
+    ("expm1", E.expm1),
+    ("log", E.log),
+    ("log2", E.log2),
+    ("log10", E.log10),
+    ("log1p", E.log1p),
+    ("sin", E.sin),
+    ("cos", E.cos),
+    ("tan", E.tan),
+    ("asin", E.asin),
+    ("acos", E.acos),
+    ("atan", E.atan),
+    ("sinh", E.sinh),
+    ("cosh", E.cosh),
+    ("tanh", E.tanh),
+    ("asinh", E.asinh),
+    ("acosh", E.acosh),
+    ("atanh", E.atanh),
+    ("sigmoid", E.sigmoid),
+    ("abs", E.abs),
+    ("angle", E.angle),
+    ("conj_physical", E.conj_physical),
+    ("real_imag", lambda z: (z.real * 2, z.imag * 3)),
+]:
+    case("complex_" + name, fn, ZX)
+case("complex_exp_noncontiguous", lambda z: E.exp(z.t()), ZX)
+case("complex_unary_c128", lambda z: (E.exp(z), E.log(z), E.sqrt(z), E.tanh(z), E.abs(z)), CX(5, 6, dtype=c128))
+case(
+    "complex_predicates",
+    lambda z: (E.isnan(z), E.isinf(z), E.isfinite(z), E.logical_not(z), z == z, z != z.conj_physical()),
+    A(
+        lambda rng: np.array(
+            [1 + 2j, np.nan + 0j, complex(0, np.inf), 0j, complex(np.inf, np.nan), 3 - 0j], np.complex64
+        ),
+        dtype=c64,
+    ),
+    grad=False,
+)
+for name, fn, *ins in [
+    ("add", E.add, ZX, ZX),
+    ("sub", E.sub, ZX, ZX),
+    ("mul", E.mul, ZX, ZX),
+    ("div", E.div, ZX, ZX),
+    ("pow", E.pow, ZX, CX(7, 9, scale=0.5)),
+    ("add_alpha", lambda a, b: E.add(a, b, alpha=2 - 1j), ZX, ZX),
+    ("sub_alpha", lambda a, b: E.sub(a, b, alpha=0.5), ZX, ZX),
+    ("broadcast", lambda a, b: a * b + b, CX(3, 1, 9), CX(4, 1)),
+    ("with_float", lambda z, x: (z * x, x - z, z / x), ZX, R(7, 9)),
+    ("python_numbers", lambda z: (z * 1j, z + 2, 1.5 - z, z**2, z**0.5, z / (1 + 1j)), ZX),
+    ("real_times_1j", lambda x: x * 1j, R(7, 9)),
+    ("c128_mixed", lambda z, w: (z * w, z + w.to(c64)), CX(4, 5, dtype=c128), CX(4, 5)),
+]:
+    case("complex_binary_" + name, fn, *ins)
+case("complex_where", lambda m, a, b: (E.where(m, a, b), E.where(m, a, 0.5j)), B(7, 9), ZX, CX(9))
+case(
+    "complex_reductions",
+    lambda z: (z.sum(), z.sum(0), z.sum(1, keepdim=True), z.mean(), z.mean(1), z.prod(1)),
+    CX(6, 40, scale=0.5),
+)
+case("complex_reductions_c128", lambda z: (z.sum((0, 2)), z.mean(0), z.prod()), CX(3, 5, 4, dtype=c128, scale=0.6))
+case(
+    "complex_copies_casts",
+    lambda z, x: (
+        z.t().contiguous(),
+        z.to(c128),
+        x.to(c64),
+        E.complex(x, x * 2),
+        E.polar(x.abs(), x),
+        E.cat([z, z * 2], 1),
+        z[1:, ::2].clone(),
+        E.full((3, 4), 1 - 2j, device=x.device),
+        E.zeros(2, 3, dtype=c128, device=x.device),
+        E.view_as_complex(E.stack([x, x], -1).contiguous()),
+    ),
+    ZX,
+    R(7, 9),
+)
+case("complex_fill_inplace", lambda z: (z * 1).fill_(2 + 3j) + (z * 1).zero_(), ZX)
+for name, fn, *ins in [
+    ("mm", E.mm, CX(17, 33), CX(33, 9)),
+    ("mm_c128", E.mm, CX(17, 33, dtype=c128), CX(33, 9, dtype=c128)),
+    ("mm_transposed_conj", lambda a, b: a.mT @ b.mH, CX(33, 17), CX(9, 33)),
+    ("bmm", E.bmm, CX(4, 9, 12), CX(4, 12, 5)),
+    ("matmul_broadcast", E.matmul, CX(3, 1, 6, 8), CX(2, 8, 5)),
+    ("matmul_vector", lambda a, v: (a @ v, v[:6] @ a), CX(6, 8), CX(8)),
+    ("addmm", lambda c, a, b: E.addmm(c, a, b, beta=0.5 + 1j, alpha=2 - 1j), CX(9, 5), CX(9, 12), CX(12, 5)),
+    ("addmm_bias_vector", lambda c, a, b: E.addmm(c, a, b), CX(5), CX(9, 12), CX(12, 5)),
+    ("baddbmm", lambda c, a, b: E.baddbmm(c, a, b, alpha=0.5j), CX(3, 4, 5), CX(3, 4, 6), CX(3, 6, 5)),
+    ("einsum", lambda a, b: E.einsum("bij,bjk->bik", a, b), CX(2, 3, 4), CX(2, 4, 5)),
+    ("empty_inner", E.mm, CX(3, 0), CX(0, 4)),
+    ("dot_vdot", lambda a, b: (E.dot(a, b), E.vdot(a, b), E.mv(a.unsqueeze(0).expand(3, 33), b)), CX(33), CX(33)),
+]:
+    case("complex_matmul_" + name, fn, *ins)
+
+# ember.fft: cuFFT on CUDA (Note [cuFFT plans]), the pocketfft-style engine on the CPU
+FFT = ember.fft
+for name, fn, *ins in [
+    ("fft", lambda z: FFT.fft(z), CX(6, 32)),
+    ("ifft_dim0", lambda z: FFT.ifft(z, dim=0), CX(12, 5)),
+    ("fft_middle_dim", lambda z: FFT.fft(z, dim=1), CX(3, 10, 4)),
+    ("fft_odd_prime", lambda z: (FFT.fft(z), FFT.fft(z, n=17), FFT.fft(z, n=6)), CX(4, 13)),
+    ("fft_norms", lambda z: tuple(FFT.fft(z, norm=m) for m in ("backward", "ortho", "forward")), CX(3, 20)),
+    ("ifft_norms", lambda z: tuple(FFT.ifft(z, norm=m) for m in ("backward", "ortho", "forward")), CX(3, 20)),
+    ("fft_noncontiguous", lambda z: (FFT.fft(z.t()), FFT.fft(z[:, ::2], dim=0)), CX(9, 14)),
+    ("fft_expanded", lambda z: FFT.fft(z.expand(4, 6, 8), dim=1), CX(6, 8)),
+    ("fft_c128", lambda z: (FFT.fft(z), FFT.ifft(z, dim=0)), CX(7, 12, dtype=c128)),
+    ("fft_real_input", lambda x: FFT.fft(x), R(5, 16)),
+    ("rfft", lambda x: (FFT.rfft(x), FFT.rfft(x, n=10), FFT.rfft(x, dim=0, norm="ortho")), R(9, 16)),
+    ("rfft_odd", lambda x: (FFT.rfft(x), FFT.rfft(x.t())), R(5, 15)),
+    ("irfft", lambda z: (FFT.irfft(z), FFT.irfft(z, n=15), FFT.irfft(z, dim=0, norm="forward")), CX(6, 9)),
+    ("irfft_noncontiguous", lambda z: FFT.irfft(z.t()), CX(9, 6)),
+    ("hfft_ihfft", lambda z, x: (FFT.hfft(z), FFT.ihfft(x)), CX(4, 9), R(4, 16)),
+    ("fft2_ifft2", lambda z: (FFT.fft2(z), FFT.ifft2(z, s=(4, 6))), CX(2, 5, 8)),
+    ("fftn", lambda z: (FFT.fftn(z), FFT.fftn(z, dim=(0, 2), norm="ortho")), CX(3, 4, 6)),
+    ("rfftn_irfftn", lambda x: FFT.irfftn(FFT.rfftn(x), s=x.shape[-2:]), R(3, 6, 10)),
+    ("rfft2_irfft2", lambda x: (FFT.rfft2(x), FFT.irfft2(FFT.rfft2(x), s=(6, 9))), R(2, 6, 9)),
+    ("rfft_f64", lambda x: (FFT.rfft(x), FFT.irfft(FFT.rfft(x), n=21)), R(3, 21, dtype=f64)),
+    ("fft_long_line", lambda z: FFT.fft(z), CX(4096, grad=False)),
+    ("fft_out", lambda z: FFT.fft(z, out=E.empty(4, 8, dtype=c64, device=z.device)), CX(4, 8, grad=False)),
+    (
+        "stft_istft",
+        lambda x: E.istft(
+            E.stft(x, 32, window=E.hann_window(32, device=x.device), return_complex=True),
+            32,
+            window=E.hann_window(32, device=x.device),
+            length=200,
+        ),
+        R(2, 200),
+    ),
+]:
+    # float32: rtol 1e-5 of the largest value (an FFT's error grows with log n ulps of it); the long line and the
+    # overlap-add of istft (a division by the window envelope) 1e-4; float64 inputs get F64 (default_tol)
+    loose = name in ("fft_long_line", "stft_istft")
+    case("fft_" + name, fn, *ins, tol=F32_LOOSE if loose else None, gtol=F32_LOOSE if loose else None)
+
 
 # -- the harness --------------------------------------------------------------------------------------------------
 
@@ -1556,6 +1712,8 @@ def compare(got, exp, tol, what):
     assert got.dtype == exp.dtype, f"{what}: dtype {got.dtype} on {DEV}, {exp.dtype} on cpu"
     assert tuple(got.shape) == tuple(exp.shape), f"{what}: shape {tuple(got.shape)} on {DEV}, {tuple(exp.shape)} on cpu"
     assert got.device.type == DEV, f"{what}: output on {got.device}, expected {DEV}"
+    if exp.dtype.is_complex:  # the parts, as floats
+        got, exp = ember.view_as_real(got.resolve_conj()), ember.view_as_real(exp.resolve_conj())
     g, e = _np(got), _np(exp)
     if exp.dtype.is_floating_point:
         tol.check(g, e, what)
@@ -1591,7 +1749,7 @@ def test_op(c):
         for k in diff:
             o = outs[k]
             w = ember.tensor(g.standard_normal(tuple(o.shape)).astype(np.float32), device=dev).to(o.dtype)
-            term = (o * w).sum()
+            term = ember.view_as_real(o * w).sum() if o.is_complex() else (o * w).sum()
             loss = term if loss is None else loss + term
         loss.backward()
     for k in leaves:

@@ -7,6 +7,7 @@
 namespace ember::cuda {
 
 bool binary_special(BinaryOp op, const Runner& r, ScalarType compute, const Scalar& alpha);  // special.cu
+bool binary_complex(BinaryOp op, const Runner& r, ScalarType compute, const Scalar& alpha);  // complex.cu
 
 namespace {
 
@@ -15,6 +16,11 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
   std::array<const Tensor*, 3> host{};
   const StridedIter it = device_operands<2>(out, {&a, &b}, host);
   const Runner r{it, host, out.device().index};
+  if (is_complex(compute)) {
+    if (!binary_complex(op, r, compute, alpha))
+      fail<NotImplementedError>(binary_op_name(op), ": no CUDA kernel for dtype ", compute);
+    return;
+  }
   if (is_special(op)) {
     if (!binary_special(op, r, compute, alpha))
       fail<NotImplementedError>(binary_op_name(op), ": no CUDA kernel for dtype ", compute);

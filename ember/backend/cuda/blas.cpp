@@ -1,9 +1,10 @@
 // The matmul kernel on CUDA: batches of GEMMs through cublasGemmStridedBatchedEx on the current stream, with the
 // transpose flags taking row- and column-major operands as they are (Note [Row-major products on cuBLAS] in
-// blas_glue.h). float32 (TF32 tensor cores when ember.backends.cuda.matmul.allow_tf32), float64, and float16 /
-// bfloat16 with float32 accumulation.
+// blas_glue.h). float32 (TF32 tensor cores when ember.backends.cuda.matmul.allow_tf32), float64, float16 /
+// bfloat16 with float32 accumulation, and complex64 / complex128 (cuBLAS's cgemm / zgemm through the same call).
 #include <cublas_v2.h>
 
+#include <cstring>
 #include <string>
 
 #include "ember/backend/cuda/blas_glue.h"
@@ -50,6 +51,10 @@ GemmTypes gemm_types(ScalarType t) {
       return {CUDA_R_32F, f.allow_tf32_matmul ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, false,
               CUBLAS_DEFAULT_MATH};
     case ScalarType::Float64: return {CUDA_R_64F, CUBLAS_COMPUTE_64F, true, CUBLAS_DEFAULT_MATH};
+    case ScalarType::ComplexFloat:
+      return {CUDA_C_32F, f.allow_tf32_matmul ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, false,
+              CUBLAS_DEFAULT_MATH};
+    case ScalarType::ComplexDouble: return {CUDA_C_64F, CUBLAS_COMPUTE_64F, true, CUBLAS_DEFAULT_MATH};
     case ScalarType::Float16:
       return {CUDA_R_16F, CUBLAS_COMPUTE_32F, false,
               f.allow_fp16_reduced_precision_reduction
@@ -74,12 +79,29 @@ std::string describe(const Tensor& out, const Tensor& a, const Tensor& b) {
                      out.dtype(), " on ", out.device());
 }
 
-// Scalars as the compute type takes them, passed by host pointer.
+// alpha and beta as the compute type takes them (float, double, or a complex of either: `type`), passed by host
+// pointer.
 struct Scalars {
-  float f[2];
-  double d[2];
-  const void* alpha(bool dbl) const { return dbl ? static_cast<const void*>(&d[0]) : &f[0]; }
-  const void* beta(bool dbl) const { return dbl ? static_cast<const void*>(&d[1]) : &f[1]; }
+  cudaDataType_t type;
+  alignas(16) unsigned char a[16], b[16];
+  Scalars(const Scalar& alpha, const Scalar& beta, const GemmTypes& ty)
+      : type(ty.data == CUDA_C_32F || ty.data == CUDA_C_64F ? ty.data
+             : ty.double_scalars                            ? CUDA_R_64F
+                                                            : CUDA_R_32F) {
+    put(a, alpha);
+    put(b, beta);
+  }
+  void put(unsigned char* p, const Scalar& s) const {
+    auto write = [p](auto v) { std::memcpy(p, &v, sizeof v); };
+    switch (type) {
+      case CUDA_C_32F: return write(s.to<Complex<float>>());
+      case CUDA_C_64F: return write(s.to<Complex<double>>());
+      case CUDA_R_64F: return write(s.to<double>());
+      default: return write(s.to<float>());
+    }
+  }
+  const void* alpha() const { return a; }
+  const void* beta() const { return b; }
 };
 
 void matmul_cuda(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
@@ -92,17 +114,15 @@ void matmul_cuda(const Tensor& out, const Tensor& a, const Tensor& b, const Scal
   DeviceGuard guard(dev);
   cudaStream_t stream = stream_of(dev);
   const int64_t k = a.sizes()[a.dim() - 1];
-  Scalars sc{{alpha.to<float>(), beta.to<float>()}, {alpha.to<double>(), beta.to<double>()}};
-  const bool beta_zero = sc.d[1] == 0.0;
+  const Scalars sc(alpha, beta, ty);
+  const bool beta_zero = beta.to<Complex<double>>() == Complex<double>(0);
   if (k == 0) {  // an empty sum: out = beta * out (beta 0 ignores out, NaN included)
     if (beta_zero) {
       EMBER_CUDA_CHECK(cudaMemsetAsync(out.data_ptr(), 0, out.nbytes(), stream));
     } else {
       cublasHandle_t h = cublas_handle(dev);
-      EMBER_CUBLAS_CHECK(
-          cublasScalEx_64(h, out.numel(), sc.beta(ty.double_scalars), ty.double_scalars ? CUDA_R_64F : CUDA_R_32F,
-                          out.data_ptr(), ty.data, 1, ty.double_scalars ? CUDA_R_64F : CUDA_R_32F),
-          describe(out, a, b));
+      EMBER_CUBLAS_CHECK(cublasScalEx_64(h, out.numel(), sc.beta(), sc.type, out.data_ptr(), ty.data, 1, sc.type),
+                         describe(out, a, b));
     }
     return;
   }
@@ -121,12 +141,12 @@ void matmul_cuda(const Tensor& out, const Tensor& a, const Tensor& b, const Scal
   for (int64_t i = 0, calls = p.calls(); i < calls; ++i) {
     int64_t oa, ob, oc;
     p.call_offsets(i, oa, ob, oc);
-    EMBER_CUBLAS_CHECK(cublasGemmStridedBatchedEx_64(
-                           h, p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, p.m, p.n,
-                           p.k, sc.alpha(ty.double_scalars), A + oa * es, ty.data, p.lda, p.stride_a, B + ob * es,
-                           ty.data, p.ldb, p.stride_b, sc.beta(ty.double_scalars), C + oc * es, ty.data, p.ldc,
-                           p.stride_c, p.batch, ty.compute, CUBLAS_GEMM_DEFAULT),
-                       describe(out, a, b));
+    EMBER_CUBLAS_CHECK(
+        cublasGemmStridedBatchedEx_64(h, p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                      p.m, p.n, p.k, sc.alpha(), A + oa * es, ty.data, p.lda, p.stride_a, B + ob * es,
+                                      ty.data, p.ldb, p.stride_b, sc.beta(), C + oc * es, ty.data, p.ldc, p.stride_c,
+                                      p.batch, ty.compute, CUBLAS_GEMM_DEFAULT),
+        describe(out, a, b));
   }
   // ws returns to the pool here while h still points at it: harmless, as every user of h takes it from
   // cublas_handle, whose cublasSetStream puts cuBLAS's own workspace back.

@@ -6,6 +6,10 @@
 #include "ember/detail/convert.h"
 
 namespace ember::cuda {
+
+void copy_complex(const Tensor& dst, const Tensor& src);  // complex.cu
+void fill_complex(const Tensor& dst, const Scalar& value);
+
 namespace {
 
 template <class T>
@@ -55,6 +59,7 @@ struct LinspaceFn {
 
 // One instantiation per destination dtype: a source of another dtype takes the launcher's casting path.
 void copy(const Tensor& dst, const Tensor& src) {
+  if (is_complex(dst.dtype()) || is_complex(src.dtype())) return copy_complex(dst, src);
   StridedIter it = StridedIter::make({&dst, &src}, dst.sizes());
   DeviceGuard g(dst.device().index);
   dispatch_all(dst.dtype(), [&](auto o) {
@@ -64,6 +69,7 @@ void copy(const Tensor& dst, const Tensor& src) {
 }
 
 void fill(const Tensor& dst, const Scalar& value) {
+  if (is_complex(dst.dtype())) return fill_complex(dst, value);
   StridedIter it = StridedIter::make({&dst}, dst.sizes());
   DeviceGuard g(dst.device().index);
   dispatch_all(dst.dtype(), [&](auto o) {

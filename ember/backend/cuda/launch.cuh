@@ -31,12 +31,21 @@ namespace ember::cuda {
 constexpr int kMaxDims = 16;
 constexpr int kThreads = 256;
 
+// Complex operands meet only the complex functors (whose compute dtype is complex, or copy's from a complex source):
+// the real functors' switches leave the complex cases out.
 template <class To>
 __device__ __forceinline__ To load_as(const char* p, ScalarType t) {
   switch (t) {
 #define EMBER_LOAD_CASE(T, name, py) \
   case ScalarType::name: return convert<To>(*reinterpret_cast<const T*>(p));
     EMBER_FORALL_DTYPES(EMBER_LOAD_CASE)
+    default:
+      if constexpr (is_complex_v<To>) {
+        switch (t) {
+          EMBER_FORALL_COMPLEX_DTYPES(EMBER_LOAD_CASE)
+          default: break;
+        }
+      }
 #undef EMBER_LOAD_CASE
   }
   return To();
@@ -48,6 +57,13 @@ __device__ __forceinline__ void store_as(char* p, ScalarType t, From v) {
 #define EMBER_STORE_CASE(T, name, py) \
   case ScalarType::name: *reinterpret_cast<T*>(p) = convert<T>(v); return;
     EMBER_FORALL_DTYPES(EMBER_STORE_CASE)
+    default:
+      if constexpr (is_complex_v<From>) {
+        switch (t) {
+          EMBER_FORALL_COMPLEX_DTYPES(EMBER_STORE_CASE)
+          default: break;
+        }
+      }
 #undef EMBER_STORE_CASE
   }
 }
@@ -161,7 +177,11 @@ __global__ void __launch_bounds__(kThreads)
 // Reads a 0-d CPU tensor's value as T on the host.
 template <class T>
 T host_value(const Tensor& t) {
-  return dispatch_all(t.dtype(), [&](auto v) { return convert<T>(*static_cast<const decltype(v)*>(t.data_ptr())); });
+  auto read = [&](auto v) { return convert<T>(*static_cast<const decltype(v)*>(t.data_ptr())); };
+  if constexpr (is_complex_v<T>)
+    return dispatch_with_complex(t.dtype(), read);
+  else
+    return dispatch_all(t.dtype(), read);
 }
 
 // `it` holds the output and the device inputs in order; host[k], when set, is input k's 0-d CPU tensor (which

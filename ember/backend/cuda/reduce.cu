@@ -40,6 +40,13 @@ __device__ void store_as(ScalarType dt, char* p, A v) {
 #define EMBER_STORE_CASE(T, N, _) \
   case ScalarType::N: *reinterpret_cast<T*>(p) = convert<T>(v); return;
     EMBER_FORALL_DTYPES(EMBER_STORE_CASE)
+    default:
+      if constexpr (is_complex_v<A>) {
+        switch (dt) {
+          EMBER_FORALL_COMPLEX_DTYPES(EMBER_STORE_CASE)
+          default: break;
+        }
+      }
 #undef EMBER_STORE_CASE
   }
 }
@@ -259,6 +266,15 @@ void reduce(ReduceOp op, const Tensor& out, const Tensor& in) {
     case ReduceOp::Any: return run_nonzero<ReduceOp::Any>(g, in, o, device);
     case ReduceOp::CountNonzero: return run_nonzero<ReduceOp::CountNonzero>(g, in, o, device);
     default: break;
+  }
+  if (is_complex(in.dtype())) {  // sums and products (mean is a sum; the op layer sends nothing else)
+    dispatch_complex(in.dtype(), [&](auto v) {
+      using C = decltype(v);
+      if (op == ReduceOp::Sum) return run<Policy<C, ReduceOp::Sum>>(g, load_in<C>(in), o, device);
+      if (op == ReduceOp::Prod) return run<Policy<C, ReduceOp::Prod>>(g, load_in<C>(in), o, device);
+      fail<NotImplementedError>("\"", reduce_op_name(op), "_cuda\" not implemented for '", type_label(in.dtype()), "'");
+    });
+    return;
   }
   dispatch_all(in.dtype(), [&](auto v) {
     using T = decltype(v);

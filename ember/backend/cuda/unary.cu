@@ -8,12 +8,18 @@
 namespace ember::cuda {
 
 bool unary_special(UnaryOp op, const Runner& r, ScalarType compute, const UnaryArgs& args);  // special.cu
+bool unary_complex(UnaryOp op, const Runner& r, ScalarType compute);                         // complex.cu
 
 namespace {
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, ScalarType compute, const UnaryArgs& args) {
   DeviceGuard g(out.device().index);
   StridedIter it = StridedIter::make({&out, &in}, out.sizes());
+  if (is_complex(compute)) {
+    if (!unary_complex(op, Runner{it, {}, out.device().index}, compute))
+      fail<NotImplementedError>(unary_op_name(op), ": no CUDA kernel for dtype ", compute);
+    return;
+  }
   if (is_special(op)) {
     if (!unary_special(op, Runner{it, {}, out.device().index}, compute, args))
       fail<NotImplementedError>(unary_op_name(op), ": no CUDA kernel for dtype ", compute);

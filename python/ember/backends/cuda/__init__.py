@@ -1,4 +1,5 @@
-"""ember.backends.cuda: matmul.allow_tf32 and the reduced-precision reduction switches of cuBLAS."""
+"""ember.backends.cuda: matmul.allow_tf32 and the reduced-precision reduction switches of cuBLAS, and the cuFFT plan
+caches (cufft_plan_cache)."""
 
 from ... import _C
 
@@ -22,6 +23,84 @@ class cuBLASModule:
 
 
 matmul = cuBLASModule()
+
+
+class cuFFTPlanCacheAttrContextProp:
+    """A property of a cuFFTPlanCache whose getter and setter take the cache's device index (a string setter: the
+    message of the RuntimeError that setting it raises)."""
+
+    def __init__(self, getter, setter):
+        self.getter = getter
+        self.setter = setter
+
+    def __get__(self, obj, objtype):
+        return self.getter(obj.device_index)
+
+    def __set__(self, obj, val):
+        if isinstance(self.setter, str):
+            raise RuntimeError(self.setter)
+        self.setter(obj.device_index, val)
+
+
+class cuFFTPlanCache:
+    """The cuFFT plan cache of one device: `size` (plans held, read-only), `max_size` (capacity, settable; 4096 by
+    default, 0 caches nothing) and `clear()`. Least recently used plans are evicted first (docs/cuda.md)."""
+
+    def __init__(self, device_index):
+        self.device_index = device_index
+
+    size = cuFFTPlanCacheAttrContextProp(
+        _C._cufft_get_plan_cache_size,
+        ".size is a read-only property showing the number of plans currently in the "
+        "cache. To change the cache capacity, set cufft_plan_cache.max_size.",
+    )
+
+    max_size = cuFFTPlanCacheAttrContextProp(_C._cufft_get_plan_cache_max_size, _C._cufft_set_plan_cache_max_size)
+
+    def clear(self):
+        return _C._cufft_clear_plan_cache(self.device_index)
+
+
+class cuFFTPlanCacheManager:
+    """All devices' cuFFT plan caches: `cufft_plan_cache[i]` is device i's; used directly (`.size`, `.max_size`,
+    `.clear()`), it is the current device's."""
+
+    __initialized = False
+
+    def __init__(self):
+        self.caches = []
+        self.__initialized = True
+
+    def __getitem__(self, device):
+        from ...cuda import device_count
+        from ...cuda._utils import _device_index
+
+        index = _device_index(device)
+        if index < 0:
+            raise ValueError(f"Expected a torch.device with a specified index or an integer, but got:{device}")
+        count = device_count()
+        if index >= count:
+            raise RuntimeError(
+                f"cufft_plan_cache: expected 0 <= device index < {count}, but got device with index {index}"
+            )
+        if len(self.caches) == 0:
+            self.caches.extend(cuFFTPlanCache(i) for i in range(count))
+        return self.caches[index]
+
+    def __getattr__(self, name):
+        from ...cuda import current_device
+
+        return getattr(self[current_device()], name)
+
+    def __setattr__(self, name, value):
+        if self.__initialized:
+            from ...cuda import current_device
+
+            return setattr(self[current_device()], name, value)
+        return super().__setattr__(name, value)
+
+
+cufft_plan_cache = cuFFTPlanCacheManager()
 
 
 def is_built():
