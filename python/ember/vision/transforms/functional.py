@@ -1,9 +1,11 @@
 """ember.vision.transforms.functional: torchvision.transforms.functional's names on ember tensors.
 
-An image is an ember tensor of shape [..., C, H, W] (or [H, W]), or a NumPy array of shape [H, W] or [H, W, C]
-(the stand-in for a PIL image: ember.vision has no PIL). An array goes in, an array of the same layout comes out;
-a tensor goes in, a tensor comes out. The pixel work runs in C++: ember's ops (interpolate, grid_sample,
-affine_grid, flip, index_select, arithmetic) and the kernels of ember/vision/color.cpp (grayscale, hue).
+An image is an ember tensor of shape [..., C, H, W] (or [H, W]), a PIL image (when Pillow is installed), or a
+NumPy array of shape [H, W] or [H, W, C] (which stands in for a PIL image where Pillow is absent). What goes in
+comes out: a PIL image is transformed by Pillow itself, as torchvision does (_functional_pil.py), so it gets
+torchvision's pixels exactly; an array comes back as an array of the same layout; a tensor as a tensor. The
+tensor work runs in C++: ember's ops (interpolate, grid_sample, affine_grid, flip, index_select, arithmetic) and
+the kernels of ember/vision/color.cpp (grayscale, hue).
 """
 
 import enum
@@ -17,6 +19,8 @@ import ember
 
 from ... import _C
 from ...nn import functional as F
+from .. import _pil
+from . import _functional_pil as F_pil
 
 _V = _C._vision
 
@@ -27,6 +31,7 @@ __all__ = [
     "get_image_num_channels",
     "to_tensor",
     "pil_to_tensor",
+    "to_pil_image",
     "convert_image_dtype",
     "normalize",
     "resize",
@@ -89,7 +94,7 @@ def _is_float(dtype):
 
 def _check_tensor_image(img):
     if not isinstance(img, ember.Tensor):
-        raise TypeError("img should be an ember tensor or a NumPy array. Got %s" % type(img).__name__)
+        raise TypeError("img should be an ember tensor, a PIL Image or a NumPy array. Got %s" % type(img).__name__)
     if img.dim() < 2:
         raise TypeError(
             "Tensor is not an image: expected at least 2 dims ([..., H, W]), got shape %s" % (list(img.shape),)
@@ -123,21 +128,35 @@ def _tensor_to_array(t, like):
     return arr
 
 
-def _image_op(fn):
-    """Lets a tensor function take a NumPy [H, W(, C)] image too (converted in and out, like a PIL image)."""
+_COMPOSITE = object()
 
-    @functools.wraps(fn)
-    def wrapper(img, *args, **kwargs):
-        if isinstance(img, np.ndarray):
-            return _tensor_to_array(fn(_array_to_tensor(img), *args, **kwargs), img)
-        _check_tensor_image(img)
-        return fn(img, *args, **kwargs)
 
-    return wrapper
+def _image_op(pil=None):
+    """Lets a tensor function take a NumPy [H, W(, C)] image (converted in and out) and a PIL image: pil(img, ...)
+    does the PIL case (Pillow's own operation), or with pil=_COMPOSITE the function's body runs on the PIL image
+    (it is built of operations that dispatch themselves)."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(img, *args, **kwargs):
+            if isinstance(img, np.ndarray):
+                return _tensor_to_array(fn(_array_to_tensor(img), *args, **kwargs), img)
+            if _pil.is_pil_image(img):
+                if pil is None:
+                    raise TypeError("%s does not take a PIL Image (a tensor image only)" % fn.__name__)
+                return fn(img, *args, **kwargs) if pil is _COMPOSITE else pil(img, *args, **kwargs)
+            _check_tensor_image(img)
+            return fn(img, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def get_dimensions(img):
     """[channels, height, width] of an image."""
+    if _pil.is_pil_image(img):
+        return F_pil.get_dimensions(img)
     if isinstance(img, np.ndarray):
         if img.ndim not in (2, 3):
             raise ValueError("an image array should be 2 or 3 dimensional. Got %d dimensions." % img.ndim)
@@ -180,16 +199,82 @@ def _cast_back(x, dtype):
     return x.to(dtype)
 
 
+# ---------------------------------------------------------------------------- PIL cases (argument checks, then Pillow)
+
+
+def _pil_resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
+    size = _size_list(size)
+    mode = _interp(interpolation)
+    _, h, w = F_pil.get_dimensions(img)
+    oh, ow = _resized_output_size(h, w, size, max_size)
+    if (oh, ow) == (h, w):
+        return img
+    return F_pil.resize(img, (oh, ow), mode)
+
+
+def _pil_pad(img, padding, fill=0, padding_mode="constant"):
+    ltrb = _padding_ltrb(padding)
+    if padding_mode not in ("constant", "edge", "reflect", "symmetric"):
+        raise ValueError("Padding mode should be either constant, edge, reflect or symmetric, got %r" % (padding_mode,))
+    if isinstance(fill, bool) or not isinstance(fill, (numbers.Number, tuple, list)):
+        raise TypeError("Got inappropriate fill arg: %r" % (fill,))
+    return F_pil.pad(img, ltrb, fill, padding_mode)
+
+
+def _pil_rotate(img, angle, interpolation=InterpolationMode.NEAREST, expand=False, center=None, fill=None):
+    if isinstance(angle, bool) or not isinstance(angle, numbers.Real):
+        raise TypeError("Argument angle should be int or float, got %s" % type(angle).__name__)
+    if center is not None and (not isinstance(center, (list, tuple)) or len(center) != 2):
+        raise ValueError("Argument center should be a sequence of length 2, got %r" % (center,))
+    if fill is not None and (isinstance(fill, bool) or not isinstance(fill, (numbers.Number, tuple, list))):
+        raise TypeError("Argument fill should be a number or a sequence of numbers, got %r" % (fill,))
+    return F_pil.rotate(img, float(angle), _interp(interpolation), bool(expand), center, fill)
+
+
+def _pil_grayscale(img, num_output_channels=1):
+    return F_pil.to_grayscale(img, num_output_channels)
+
+
+def _pil_enhance(op, name):
+    def run(img, factor):
+        if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
+            raise TypeError("%s should be a number, got %s" % (name, type(factor).__name__))
+        if factor < 0:
+            raise ValueError("%s (%s) is not non-negative." % (name, factor))
+        return op(img, float(factor))
+
+    return run
+
+
+def _pil_hue(img, hue_factor):
+    if isinstance(hue_factor, bool) or not isinstance(hue_factor, numbers.Real) or not -0.5 <= hue_factor <= 0.5:
+        raise ValueError("hue_factor (%s) is not in [-0.5, 0.5]." % (hue_factor,))
+    return F_pil.adjust_hue(img, float(hue_factor))
+
+
 # ---------------------------------------------------------------------------- conversions
 
 
-def to_tensor(pic):
-    """HWC (or HW) image -> float [C, H, W]; uint8 is scaled to [0, 1], other dtypes keep their values.
+def _pil_array(pic):
+    """A PIL image's pixels as an [H, W, C] array (torchvision's dtypes: I -> int32, I;16 -> int16, F -> float32,
+    1 -> uint8 0/255, others uint8)."""
+    dtypes = {"I": np.int32, "I;16": np.int16, "I;16B": np.int16, "F": np.float32}
+    arr = np.array(pic, dtypes.get(pic.mode, np.uint8), copy=True)
+    if pic.mode == "1":
+        arr = arr * np.uint8(255)
+    return arr.reshape(pic.height, pic.width, len(pic.getbands()))
 
-    Takes a NumPy array or an ember tensor; a 3-d input is read as [H, W, C] (like a PIL image's array), not as
-    [C, H, W]. torchvision's to_tensor takes PIL images and arrays only.
+
+def to_tensor(pic):
+    """A PIL image or an HWC (or HW) image -> float [C, H, W]; uint8 is scaled to [0, 1], other dtypes keep their
+    values (torchvision's to_tensor).
+
+    Takes a PIL image, a NumPy array or an ember tensor; a 3-d array or tensor is read as [H, W, C] (like a PIL
+    image's array), not as [C, H, W]. torchvision's to_tensor takes PIL images and arrays only.
     """
-    if isinstance(pic, np.ndarray):
+    if _pil.is_pil_image(pic):
+        t = ember.from_numpy(_pil_array(pic))
+    elif isinstance(pic, np.ndarray):
         if pic.ndim not in (2, 3):
             raise ValueError("pic should be 2/3 dimensional. Got %d dimensions." % pic.ndim)
         t = ember.from_numpy(_writable(pic))
@@ -198,9 +283,7 @@ def to_tensor(pic):
             raise ValueError("pic should be 2/3 dimensional. Got %d dimensions." % pic.dim())
         t = pic
     else:
-        raise TypeError(
-            "pic should be a NumPy array or an ember tensor (ember.vision has no PIL). Got %s" % type(pic).__name__
-        )
+        raise TypeError("pic should be PIL Image, a NumPy array or an ember tensor. Got %s" % type(pic).__name__)
     if t.dim() == 2:
         t = t.unsqueeze(-1)
     t = t.permute(2, 0, 1).contiguous()
@@ -210,11 +293,66 @@ def to_tensor(pic):
 
 
 def pil_to_tensor(pic):
-    """HWC (or HW) NumPy image -> [C, H, W] tensor of the same dtype, values unchanged (torchvision's PILToTensor
-    for the arrays that stand in for PIL images)."""
+    """A PIL image (or an HWC/HW NumPy image) -> [C, H, W] tensor of the same dtype, values unchanged
+    (torchvision's pil_to_tensor)."""
+    if _pil.is_pil_image(pic):
+        arr = np.array(pic, copy=True)
+        return ember.from_numpy(arr.reshape(pic.height, pic.width, len(pic.getbands()))).permute(2, 0, 1)
     if not isinstance(pic, np.ndarray):
-        raise TypeError("pic should be a NumPy array of shape [H, W] or [H, W, C]. Got %s" % type(pic).__name__)
+        raise TypeError("pic should be PIL Image or a NumPy array of shape [H, W] or [H, W, C]. Got %s" % type(pic).__name__)
     return _array_to_tensor(pic).contiguous()
+
+
+_MODES_BY_CHANNELS = {2: ["LA"], 3: ["RGB", "YCbCr", "HSV"], 4: ["RGBA", "CMYK", "RGBX"]}
+
+
+def to_pil_image(pic, mode=None):
+    """A [C, H, W] tensor or an [H, W, C] array (C <= 4) -> PIL image (torchvision's to_pil_image). Float values
+    are read in [0, 1] and scaled to uint8 (truncating) unless mode is "F"; the mode follows from the channels and
+    the dtype when not given."""
+    Image = _pil.require("to_pil_image")
+    if isinstance(pic, ember.Tensor):
+        if pic.dim() not in (2, 3):
+            raise ValueError("pic should be 2/3 dimensional. Got %d dimensions." % pic.dim())
+        if pic.dim() == 3:
+            pic = pic.permute(1, 2, 0)
+        pic = pic.detach().cpu().contiguous().numpy()
+    elif not isinstance(pic, np.ndarray):
+        raise TypeError("pic should be Tensor or ndarray. Got %s." % type(pic).__name__)
+    if pic.ndim == 2:
+        pic = pic[:, :, None]
+    if pic.ndim != 3:
+        raise ValueError("pic should be 2/3 dimensional. Got %d dimensions." % pic.ndim)
+    if pic.shape[-1] > 4:
+        raise ValueError("pic should not have > 4 channels. Got %d channels." % pic.shape[-1])
+    arr = pic
+    if np.issubdtype(arr.dtype, np.floating) and mode != "F":
+        arr = (arr * 255).astype(np.uint8)
+    c = arr.shape[2]
+    if c == 1:
+        arr = arr[:, :, 0]
+        expected = {np.dtype(np.uint8): "L", np.dtype(np.int16): "I;16", np.dtype(np.int32): "I"}.get(arr.dtype)
+        if arr.dtype == np.float32:
+            expected = "F"
+        if mode is not None and mode != expected:
+            raise ValueError("Incorrect mode (%s) supplied for input type %s. Should be %s" % (mode, arr.dtype, expected))
+        mode = expected
+    else:
+        allowed = _MODES_BY_CHANNELS[c]
+        if mode is not None and mode not in allowed:
+            raise ValueError("Only modes %s are supported for %dD inputs" % (allowed, c))
+        if mode is None and arr.dtype == np.uint8:
+            mode = allowed[0]
+    if mode is None:
+        raise TypeError("Input type %s is not supported" % arr.dtype)
+    arr = np.ascontiguousarray(arr)
+    if mode in ("L", "I", "F", "LA", "RGB", "RGBA"):
+        img = Image.fromarray(arr)
+        return img if img.mode == mode else img.convert(mode)
+    if mode == "I;16":
+        return Image.frombuffer("I;16", (arr.shape[1], arr.shape[0]), arr.astype("<i2").tobytes(), "raw", "I;16", 0, 1)
+    # YCbCr, HSV, CMYK, RGBX: the bytes read as that mode
+    return Image.frombytes(mode, (arr.shape[1], arr.shape[0]), arr.tobytes())
 
 
 def convert_image_dtype(image, dtype=ember.float32):
@@ -306,7 +444,7 @@ def _resized_output_size(h, w, size, max_size):
     return size[0], size[1]
 
 
-@_image_op
+@_image_op(_pil_resize)
 def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
     """Resizes to size (h, w), or the smaller edge to size when it is an int (keeping the aspect ratio).
 
@@ -333,7 +471,7 @@ def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size=None, a
     return restore(_cast_back(y, dtype))
 
 
-@_image_op
+@_image_op(F_pil.crop)
 def crop(img, top, left, height, width):
     """img[..., top:top + height, left:left + width]; the part outside the image is filled with zeros."""
     _, h, w = get_dimensions(img)
@@ -354,7 +492,7 @@ def _crop_size(output_size):
     raise ValueError("Please provide only two dimensions (h, w) for size. Got %r" % (output_size,))
 
 
-@_image_op
+@_image_op(_COMPOSITE)
 def center_crop(img, output_size):
     """The central [h, w] part; an image smaller than that is padded with zeros first."""
     ch, cw = _crop_size(output_size)
@@ -375,17 +513,17 @@ def center_crop(img, output_size):
     return crop(img, top, left, ch, cw)
 
 
-@_image_op
+@_image_op(_COMPOSITE)
 def resized_crop(img, top, left, height, width, size, interpolation=InterpolationMode.BILINEAR, antialias=True):
     return resize(crop(img, top, left, height, width), size, interpolation, antialias=antialias)
 
 
-@_image_op
+@_image_op(F_pil.hflip)
 def hflip(img):
     return img.flip(-1)
 
 
-@_image_op
+@_image_op(F_pil.vflip)
 def vflip(img):
     return img.flip(-2)
 
@@ -424,7 +562,7 @@ def _pad_index(n, before, after, mode):
     return ember.where(m >= n, period - 1 - m, m)
 
 
-@_image_op
+@_image_op(_pil_pad)
 def pad(img, padding, fill=0, padding_mode="constant"):
     """Pads the last two dims by padding (int, [lr, tb] or [l, t, r, b]; negative values crop). padding_mode:
     constant (fill: a number, or one per channel), edge, reflect (mirror without the edge pixel) or symmetric
@@ -514,7 +652,7 @@ def _fill_list(fill, c):
     return [float(v) for v in fill]
 
 
-@_image_op
+@_image_op(_pil_rotate)
 def rotate(img, angle, interpolation=InterpolationMode.NEAREST, expand=False, center=None, fill=None):
     """Rotates by `angle` degrees counter-clockwise about center ([x, y] in pixels; default: the image center).
 
@@ -594,7 +732,7 @@ def _gray_kernel(img, num_output_channels):
     return _V.rgb_to_grayscale(img.to(ember.float32), num_output_channels).to(img.dtype)
 
 
-@_image_op
+@_image_op(_pil_grayscale)
 def rgb_to_grayscale(img, num_output_channels=1):
     """0.2989 R + 0.587 G + 0.114 B (torchvision's weights; uint8 results are truncated like torchvision's)."""
     if img.dim() < 3:
@@ -612,7 +750,7 @@ def rgb_to_grayscale(img, num_output_channels=1):
 to_grayscale = rgb_to_grayscale
 
 
-@_image_op
+@_image_op(_pil_enhance(F_pil.adjust_brightness, 'brightness_factor'))
 def adjust_brightness(img, brightness_factor):
     if brightness_factor < 0:
         raise ValueError("brightness_factor (%s) is not non-negative." % brightness_factor)
@@ -620,7 +758,7 @@ def adjust_brightness(img, brightness_factor):
     return _blend(img, ember.zeros_like(img), brightness_factor)
 
 
-@_image_op
+@_image_op(_pil_enhance(F_pil.adjust_contrast, 'contrast_factor'))
 def adjust_contrast(img, contrast_factor):
     if contrast_factor < 0:
         raise ValueError("contrast_factor (%s) is not non-negative." % contrast_factor)
@@ -633,7 +771,7 @@ def adjust_contrast(img, contrast_factor):
     return out if img.dim() >= 3 else out.squeeze(0)
 
 
-@_image_op
+@_image_op(_pil_enhance(F_pil.adjust_saturation, 'saturation_factor'))
 def adjust_saturation(img, saturation_factor):
     if saturation_factor < 0:
         raise ValueError("saturation_factor (%s) is not non-negative." % saturation_factor)
@@ -643,7 +781,7 @@ def adjust_saturation(img, saturation_factor):
     return _blend(img, _gray_kernel(img, 1), saturation_factor)
 
 
-@_image_op
+@_image_op(_pil_hue)
 def adjust_hue(img, hue_factor):
     """Shifts the hue by hue_factor (a fraction of the color wheel, in [-0.5, 0.5]) in HSV space (C++ kernel)."""
     if isinstance(hue_factor, bool) or not isinstance(hue_factor, numbers.Real) or not -0.5 <= hue_factor <= 0.5:

@@ -16,6 +16,7 @@ __all__ = [
     "Compose",
     "ToTensor",
     "PILToTensor",
+    "ToPILImage",
     "ConvertImageDtype",
     "Normalize",
     "Resize",
@@ -71,7 +72,8 @@ class Compose:
 
 
 class ToTensor:
-    """HWC (or HW) NumPy array or tensor -> float [C, H, W]; uint8 is scaled to [0, 1] (functional.to_tensor)."""
+    """PIL image, HWC (or HW) NumPy array or tensor -> float [C, H, W]; uint8 is scaled to [0, 1]
+    (functional.to_tensor)."""
 
     def __call__(self, pic):
         return F.to_tensor(pic)
@@ -81,13 +83,26 @@ class ToTensor:
 
 
 class PILToTensor:
-    """HWC (or HW) NumPy array -> [C, H, W] tensor of the same dtype, without scaling."""
+    """PIL image (or HWC/HW NumPy array) -> [C, H, W] tensor of the same dtype, without scaling."""
 
     def __call__(self, pic):
         return F.pil_to_tensor(pic)
 
     def __repr__(self):
         return self.__class__.__name__ + "()"
+
+
+class ToPILImage:
+    """[C, H, W] tensor or [H, W, C] array -> PIL image (functional.to_pil_image; needs Pillow)."""
+
+    def __init__(self, mode=None):
+        self.mode = mode
+
+    def __call__(self, pic):
+        return F.to_pil_image(pic, self.mode)
+
+    def __repr__(self):
+        return self.__class__.__name__ + ("()" if self.mode is None else "(mode=%s)" % self.mode)
 
 
 class ConvertImageDtype(Module):

@@ -1,0 +1,101 @@
+"""PIL-image cases for ember.vision.transforms against torchvision.transforms: the same code runs under both (lib is
+`torch` or `ember`, T the transforms module, F its functional), and results() returns NumPy arrays to compare.
+test_vision_pil.py imports it in this process and in the reference PyTorch's."""
+
+import numpy as np
+from PIL import Image
+
+
+def images():
+    rng = np.random.default_rng(7)
+    rgb = rng.integers(0, 256, (13, 17, 3), dtype=np.uint8)
+    gray = rng.integers(0, 256, (13, 17), dtype=np.uint8)
+    rgba = rng.integers(0, 256, (9, 11, 4), dtype=np.uint8)
+    pal = Image.fromarray(rng.integers(0, 6, (9, 11), dtype=np.uint8)).convert("P")
+    pal.putpalette([(7 * i) % 256 for i in range(256 * 3)])
+    return {
+        "rgb": Image.fromarray(rgb),
+        "gray": Image.fromarray(gray),
+        "rgba": Image.fromarray(rgba),
+        "pal": pal,
+        "f": Image.fromarray(rng.random((6, 5)).astype(np.float32)),
+    }
+
+
+def _out(x):
+    if isinstance(x, Image.Image):
+        return np.array(x), x.mode
+    return np.ascontiguousarray(x.numpy()), "tensor:" + str(x.dtype).replace("torch.", "").replace("ember.", "")
+
+
+def cases(lib, T, F):
+    IM = T.InterpolationMode
+    imgs = images()
+    rgb, gray = imgs["rgb"], imgs["gray"]
+    out = {}
+    for name, img in (("rgb", rgb), ("gray", gray)):
+        for mode in (IM.NEAREST, IM.BILINEAR, IM.BICUBIC):
+            out["resize_%s_%s" % (name, mode.value)] = F.resize(img, [7, 9], mode)
+        out["resize_int_" + name] = F.resize(img, 8)
+        out["resize_max_" + name] = F.resize(img, 8, max_size=10)
+        out["center_crop_" + name] = F.center_crop(img, [5, 6])
+        out["center_crop_big_" + name] = F.center_crop(img, 20)
+        out["crop_out_" + name] = F.crop(img, -2, 3, 6, 20)
+        out["pad_const_" + name] = F.pad(img, [1, 2, 3, 4], fill=7)
+        for m in ("edge", "reflect", "symmetric"):
+            out["pad_%s_%s" % (m, name)] = F.pad(img, [2, 1], padding_mode=m)
+        out["pad_neg_" + name] = F.pad(img, [-1, 2, 3, -2], padding_mode="edge")
+        out["hflip_" + name] = F.hflip(img)
+        out["vflip_" + name] = F.vflip(img)
+        out["rotate_" + name] = F.rotate(img, 30)
+        out["rotate_expand_" + name] = F.rotate(img, 30, IM.BILINEAR, expand=True, fill=5)
+        out["rotate_center_" + name] = F.rotate(img, -45, center=[3, 4])
+        out["brightness_" + name] = F.adjust_brightness(img, 1.3)
+        out["contrast_" + name] = F.adjust_contrast(img, 0.6)
+        out["saturation_" + name] = F.adjust_saturation(img, 1.7)
+        out["hue_" + name] = F.adjust_hue(img, 0.2)
+        out["hue_neg_" + name] = F.adjust_hue(img, -0.45)
+        out["gray1_" + name] = F.rgb_to_grayscale(img)
+        out["gray3_" + name] = F.to_grayscale(img, 3)
+        out["to_tensor_" + name] = F.to_tensor(img)
+        out["pil_to_tensor_" + name] = F.pil_to_tensor(img)
+        out["dims_" + name] = lib.tensor(F.get_dimensions(img))
+        out["size_" + name] = lib.tensor(F.get_image_size(img))
+        out["compose_" + name] = T.Compose([T.CenterCrop(8), T.Resize(5), T.Pad(1, fill=3), T.Grayscale(3)])(img)
+        out["flip_p1_" + name] = T.RandomHorizontalFlip(p=1.0)(img)
+        out["vflip_p1_" + name] = T.RandomVerticalFlip(p=1.0)(img)
+        out["crop_pad_" + name] = T.RandomCrop((13 + 4, 17 + 4), padding=2, fill=9)(img)
+    out["pad_pal"] = F.pad(imgs["pal"], 2, fill=3)
+    out["pad_pal_reflect"] = F.pad(imgs["pal"], 2, padding_mode="reflect")
+    out["resize_rgba"] = F.resize(imgs["rgba"], [4, 6])
+    out["to_tensor_rgba"] = F.to_tensor(imgs["rgba"])
+    out["to_tensor_f"] = F.to_tensor(imgs["f"])
+    out["to_tensor_pal"] = F.to_tensor(imgs["pal"])
+    out["pil_to_tensor_rgba"] = F.pil_to_tensor(imgs["rgba"])
+    out["rotate_f"] = F.rotate(imgs["f"], 10, fill=0.5)
+    # to_pil_image: tensors and arrays of each channel count and dtype
+    rng = np.random.default_rng(3)
+    u8 = rng.integers(0, 256, (4, 5, 6), dtype=np.uint8)
+    fl = rng.random((3, 5, 6)).astype(np.float32)
+    out["to_pil_u8_1"] = F.to_pil_image(lib.from_numpy(u8[:1].copy()))
+    out["to_pil_u8_2"] = F.to_pil_image(lib.from_numpy(u8[:2].copy()))
+    out["to_pil_u8_3"] = F.to_pil_image(lib.from_numpy(u8[:3].copy()))
+    out["to_pil_u8_4"] = F.to_pil_image(lib.from_numpy(u8.copy()))
+    out["to_pil_f3"] = F.to_pil_image(lib.from_numpy(fl.copy()))
+    out["to_pil_f1_F"] = F.to_pil_image(lib.from_numpy(fl[:1].copy()), mode="F")
+    out["to_pil_f1"] = F.to_pil_image(lib.from_numpy(fl[0].copy()))
+    out["to_pil_i32"] = F.to_pil_image(lib.from_numpy(rng.integers(-5, 1000, (1, 3, 4), dtype=np.int32)))
+    out["to_pil_hsv"] = F.to_pil_image(lib.from_numpy(u8[:3].copy()), mode="HSV")
+    out["to_pil_array"] = F.to_pil_image(u8[:3].transpose(1, 2, 0).copy())
+    out["ToPILImage"] = T.ToPILImage()(lib.from_numpy(fl.copy()))
+    out["roundtrip"] = F.pil_to_tensor(F.to_pil_image(lib.from_numpy(u8[:3].copy())))
+    return out
+
+
+def results(lib, T, F):
+    res = {}
+    for k, v in cases(lib, T, F).items():
+        arr, mode = _out(v)
+        res[k] = arr
+        res[k + "__mode"] = np.array(mode)
+    return res
