@@ -26,12 +26,23 @@ def has_file_allowed_extension(filename, extensions):
     return filename.lower().endswith(extensions if isinstance(extensions, str) else tuple(extensions))
 
 
+class ImageDecodeError(OSError, RuntimeError):
+    """A file Pillow cannot decode (truncated, corrupt, not an image). An OSError like Pillow's own errors (so
+    `except OSError` works as with torchvision) and a RuntimeError like ember.vision.io's."""
+
+
 def pil_loader(path):
-    """The file opened by Pillow and converted to RGB (torchvision's pil_loader); needs Pillow."""
+    """The file opened by Pillow and converted to RGB (torchvision's pil_loader); needs Pillow. A file Pillow
+    cannot decode raises ImageDecodeError naming it (Pillow's own error is its __cause__)."""
     Image = _pil.require("pil_loader")
     with open(path, "rb") as f:
-        img = Image.open(f)
-        return img.convert("RGB")
+        try:
+            img = Image.open(f)
+            return img.convert("RGB")
+        except (MemoryError, KeyboardInterrupt):
+            raise
+        except Exception as e:  # Pillow raises OSError, SyntaxError, ValueError, AttributeError ... on bad files
+            raise ImageDecodeError("pil_loader: cannot decode '%s': %s: %s" % (path, type(e).__name__, e)) from e
 
 
 def default_loader(path):
