@@ -128,6 +128,9 @@ bool is_jpeg(const uint8_t* data, size_t size) { return size >= 3 && data[0] == 
 
 Tensor decode_jpeg(const uint8_t* data, size_t size, ImageMode mode, const std::string& what) {
   detail::check_mode(static_cast<int>(mode));
+  EMBER_CHECK(mode == ImageMode::Unchanged || mode == ImageMode::Gray || mode == ImageMode::RGB, "[vision] cannot decode ",
+              what, ": the provided mode is not supported for JPEG files (JPEG has no alpha channel: use "
+              "ImageReadMode.UNCHANGED, GRAY or RGB, as torchvision)");
   EMBER_CHECK(is_jpeg(data, size), "[vision] ", what, " is not a JPEG file (no SOI marker FF D8 FF)");
   DecompressGuard g;
   JpegErr err;
@@ -135,7 +138,7 @@ Tensor decode_jpeg(const uint8_t* data, size_t size, ImageMode mode, const std::
   err.mgr.error_exit = on_error_exit;
   err.mgr.emit_message = on_emit_message;
   g.created = true;  // jpeg_create_decompress runs first thing in the stage; destroying a zeroed struct is harmless
-  const bool want_gray = mode == ImageMode::Gray || mode == ImageMode::GrayAlpha;
+  const bool want_gray = mode == ImageMode::Gray;
   JpegHeader h;
   if (jpeg_header_stage(&g.cinfo, &err, data, size, want_gray, &h) != 0)
     fail<Error>("[vision] cannot decode ", what, ": ", err.message);

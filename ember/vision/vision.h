@@ -43,7 +43,8 @@ Tensor decode_png(const uint8_t* data, size_t size, ImageMode mode, const std::s
 // Binary PGM (P5, gray) and PPM (P6, RGB), maxval 1..65535; samples are rescaled to 0..255 when maxval != 255.
 Tensor decode_pnm(const uint8_t* data, size_t size, ImageMode mode, const std::string& what = "PNM data");
 // Baseline and progressive JPEG through libjpeg (libjpeg-turbo): gray files decode to 1 channel, YCbCr/RGB ones to 3
-// (Gray asks libjpeg for the Y plane, as torchvision does). Truncated or corrupt data raises; CMYK is refused.
+// (Gray asks libjpeg for the Y plane, as torchvision does; the alpha modes are refused, as torchvision refuses them).
+// Truncated or corrupt data raises; CMYK is refused.
 bool is_jpeg(const uint8_t* data, size_t size);
 Tensor decode_jpeg(const uint8_t* data, size_t size, ImageMode mode, const std::string& what = "JPEG data");
 // image: uint8 [C, H, W] with C = 1 or 3; quality 1..100. The JPEG file's bytes (libjpeg's defaults, 4:2:0 for RGB).
