@@ -7,10 +7,10 @@
 //
 // A truncated file is an error: libjpeg only warns (JWRN_JPEG_EOF) and pads the image with gray; the warning hook
 // turns that warning into a failure, so a cut-off file never decodes to an image with a gray bottom.
+#include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <csetjmp>
 
 // jpeglib.h needs size_t and FILE declared first.
 #include <jerror.h>
@@ -124,12 +124,15 @@ struct CompressGuard {
 
 }  // namespace
 
-bool is_jpeg(const uint8_t* data, size_t size) { return size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF; }
+bool is_jpeg(const uint8_t* data, size_t size) {
+  return size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF;
+}
 
 Tensor decode_jpeg(const uint8_t* data, size_t size, ImageMode mode, const std::string& what) {
   detail::check_mode(static_cast<int>(mode));
-  EMBER_CHECK(mode == ImageMode::Unchanged || mode == ImageMode::Gray || mode == ImageMode::RGB, "[vision] cannot decode ",
-              what, ": the provided mode is not supported for JPEG files (JPEG has no alpha channel: use "
+  EMBER_CHECK(mode == ImageMode::Unchanged || mode == ImageMode::Gray || mode == ImageMode::RGB,
+              "[vision] cannot decode ", what,
+              ": the provided mode is not supported for JPEG files (JPEG has no alpha channel: use "
               "ImageReadMode.UNCHANGED, GRAY or RGB, as torchvision)");
   EMBER_CHECK(is_jpeg(data, size), "[vision] ", what, " is not a JPEG file (no SOI marker FF D8 FF)");
   DecompressGuard g;
@@ -168,8 +171,9 @@ std::vector<uint8_t> encode_jpeg(const Tensor& image, int quality) {
                     shape_str(image.sizes()));
   EMBER_CHECK_VALUE(quality >= 1 && quality <= 100, "[encode_jpeg] quality must be in [1, 100], got ", quality);
   const int64_t c = image.size(0), h = image.size(1), w = image.size(2);
-  EMBER_CHECK_VALUE(h > 0 && w > 0 && h <= JPEG_MAX_DIMENSION && w <= JPEG_MAX_DIMENSION, "[encode_jpeg] cannot encode a ",
-                    h, " x ", w, " image (JPEG needs 1 to ", JPEG_MAX_DIMENSION, " pixels per side)");
+  EMBER_CHECK_VALUE(h > 0 && w > 0 && h <= JPEG_MAX_DIMENSION && w <= JPEG_MAX_DIMENSION,
+                    "[encode_jpeg] cannot encode a ", h, " x ", w, " image (JPEG needs 1 to ", JPEG_MAX_DIMENSION,
+                    " pixels per side)");
   EMBER_CHECK(image.device().is_cpu(), "[encode_jpeg] expected a CPU tensor, got one on ", image.device());
   Tensor hwc = contiguous(permute(image, {{1, 2, 0}}));
   CompressGuard g;

@@ -1,5 +1,5 @@
-// ember.vision's C++ side: dataset file readers (IDX, gzip), image codecs (PNG through libpng, JPEG through libjpeg, binary PPM/PGM) and the
-// per-pixel color kernels that have no ember op (grayscale, hue). docs/vision.md.
+// ember.vision's C++ side: dataset file readers (IDX, gzip), image codecs (PNG through libpng, JPEG through libjpeg,
+// binary PPM/PGM) and the per-pixel color kernels that have no ember op (grayscale, hue). docs/vision.md.
 #pragma once
 
 #include <cstdint>

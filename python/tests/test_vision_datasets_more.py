@@ -195,7 +195,9 @@ def test_flowers102(tmp_path):
         vio.write_jpeg(ember.from_numpy(arr), str(base / "jpg" / ("image_%05d.jpg" % i)), quality=95)
         pixels[i] = vio.read_image(str(base / "jpg" / ("image_%05d.jpg" % i)), vio.ImageReadMode.RGB)
     sio.savemat(str(base / "imagelabels.mat"), {"labels": np.array([[5, 1, 102, 7, 7, 3]], dtype=np.uint8)})
-    sio.savemat(str(base / "setid.mat"), {"trnid": np.array([[2, 5]]), "valid": np.array([[6]]), "tstid": np.array([[1, 3, 4]])})
+    sio.savemat(
+        str(base / "setid.mat"), {"trnid": np.array([[2, 5]]), "valid": np.array([[6]]), "tstid": np.array([[1, 3, 4]])}
+    )
     ds = datasets.Flowers102(str(tmp_path), split="test")
     assert len(ds) == 3 and [ds[i][1] for i in range(3)] == [4, 101, 6]
     assert len(ds.classes) == 102 and ds.classes[0] == "pink primrose"
@@ -205,7 +207,9 @@ def test_flowers102(tmp_path):
     assert [datasets.Flowers102(str(tmp_path), split="train")[i][1] for i in range(2)] == [0, 6]
     loaded = datasets.Flowers102(str(tmp_path), split="val", loader=lambda p: os.path.basename(p))
     assert loaded[0] == ("image_00006.jpg", 2)
-    sio.savemat(str(base / "setid.mat"), {"trnid": np.array([[2, 99]]), "valid": np.array([[6]]), "tstid": np.array([[1]])})
+    sio.savemat(
+        str(base / "setid.mat"), {"trnid": np.array([[2, 99]]), "valid": np.array([[6]]), "tstid": np.array([[1]])}
+    )
     with pytest.raises(RuntimeError, match="image ids outside 1..6"):
         datasets.Flowers102(str(tmp_path))
 

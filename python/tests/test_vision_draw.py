@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember.vision import _pil
-from ember.vision import utils
+from ember.vision import _pil, utils
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TORCH_PY = "/opt/torch2/py"
@@ -35,7 +34,9 @@ REF_SCRIPT = textwrap.dedent(
 def test_drawing_matches_torchvision(tmp_path):
     (tmp_path / "ref.py").write_text(REF_SCRIPT)
     env = dict(os.environ, PYTHONPATH="")
-    subprocess.run([TORCH_PY, str(tmp_path / "ref.py"), str(tmp_path / "ref.npz"), HERE], check=True, env=env, timeout=300)
+    subprocess.run(
+        [TORCH_PY, str(tmp_path / "ref.py"), str(tmp_path / "ref.npz"), HERE], check=True, env=env, timeout=300
+    )
     ref = dict(np.load(tmp_path / "ref.npz"))
     sys.path.insert(0, HERE)
     try:

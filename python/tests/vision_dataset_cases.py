@@ -83,17 +83,25 @@ def build(root):
         _jpeg(os.path.join(celeba, "img_align_celeba", n), rng)
     parts = [0, 1, 0, 2, 1]
     _write(os.path.join(celeba, "list_eval_partition.txt"), "".join("%s %d\n" % p for p in zip(names, parts)).encode())
-    _write(os.path.join(celeba, "identity_CelebA.txt"), "".join("%s %d\n" % (n, 100 + i) for i, n in enumerate(names)).encode())
+    _write(
+        os.path.join(celeba, "identity_CelebA.txt"),
+        "".join("%s %d\n" % (n, 100 + i) for i, n in enumerate(names)).encode(),
+    )
     bbox = "5\nimage_id x_1 y_1 width height\n" + "".join(
         "%s  %d  %d  %d  %d\n" % ((n,) + tuple(rng.integers(0, 50, 4))) for n in names
     )
     _write(os.path.join(celeba, "list_bbox_celeba.txt"), bbox.encode())
-    lm = "5\nlefteye_x lefteye_y righteye_x righteye_y nose_x nose_y leftmouth_x leftmouth_y rightmouth_x rightmouth_y\n"
+    lm = (
+        "5\nlefteye_x lefteye_y righteye_x righteye_y nose_x nose_y leftmouth_x leftmouth_y rightmouth_x rightmouth_y\n"
+    )
     lm += "".join(n + " " + " ".join(str(v) for v in rng.integers(0, 90, 10)) + "\n" for n in names)
     _write(os.path.join(celeba, "list_landmarks_align_celeba.txt"), lm.encode())
     attrs = ["Smiling", "Young", "Male"]
-    at = "5\n" + " ".join(attrs) + " \n" + "".join(
-        n + "  " + " ".join("%2d" % v for v in rng.choice([-1, 1], 3)) + "\n" for n in names
+    at = (
+        "5\n"
+        + " ".join(attrs)
+        + " \n"
+        + "".join(n + "  " + " ".join("%2d" % v for v in rng.choice([-1, 1], 3)) + "\n" for n in names)
     )
     _write(os.path.join(celeba, "list_attr_celeba.txt"), at.encode())
     # VOC 2012
@@ -105,7 +113,8 @@ def build(root):
         _jpeg(os.path.join(voc, "JPEGImages", i + ".jpg"), rng)
         objs = "".join(
             "<object><name>%s</name><difficult>0</difficult><bndbox><xmin>%d</xmin><ymin>2</ymin><xmax>5</xmax>"
-            "<ymax>6</ymax></bndbox></object>" % (name, j) for j, name in enumerate(["dog", "cat"][: k + 1])
+            "<ymax>6</ymax></bndbox></object>" % (name, j)
+            for j, name in enumerate(["dog", "cat"][: k + 1])
         )
         xml = "<annotation><folder>VOC2012</folder><filename>%s.jpg</filename><size><width>7</width>" % i
         xml += "<height>6</height><depth>3</depth></size>%s</annotation>" % objs
@@ -124,7 +133,10 @@ def build(root):
         {"id": 2, "image_id": 42, "bbox": [0, 0, 2, 2], "category_id": 1, "area": 4, "iscrowd": 0},
         {"id": 3, "image_id": 7, "bbox": [2, 2, 1, 1], "category_id": 5, "area": 1, "iscrowd": 1},
     ]
-    _write(os.path.join(coco, "instances.json"), json.dumps({"images": images, "annotations": anns, "categories": []}).encode())
+    _write(
+        os.path.join(coco, "instances.json"),
+        json.dumps({"images": images, "annotations": anns, "categories": []}).encode(),
+    )
     caps = [{"id": 5, "image_id": 42, "caption": "a dog"}, {"id": 6, "image_id": 42, "caption": "two dogs"}]
     caps.append({"id": 8, "image_id": 9, "caption": "grass"})
     _write(os.path.join(coco, "captions.json"), json.dumps({"images": images, "annotations": caps}).encode())

@@ -15,7 +15,9 @@ def cases(lib, utils):
     kpts = t(np.array([[[2, 3], [10, 12], [20, 5]], [[7, 7], [15, 15], [1, 18]]], dtype=np.float32))
     out = {}
     out["masks_default"] = utils.draw_segmentation_masks(img, masks)
-    out["masks_alpha"] = utils.draw_segmentation_masks(img, masks, alpha=0.3, colors=[(255, 0, 0), (0, 255, 0), (0, 0, 255)])
+    out["masks_alpha"] = utils.draw_segmentation_masks(
+        img, masks, alpha=0.3, colors=[(255, 0, 0), (0, 255, 0), (0, 0, 255)]
+    )
     out["masks_one"] = utils.draw_segmentation_masks(img, masks[0], colors=(10, 200, 30))
     out["masks_float"] = utils.draw_segmentation_masks(fimg, masks, alpha=0.5)
     out["masks_named"] = utils.draw_segmentation_masks(img, masks, colors=["red", "#00ff7f", "blue"])

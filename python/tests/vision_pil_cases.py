@@ -88,6 +88,11 @@ def cases(lib, T, F):
     out["to_pil_hsv"] = F.to_pil_image(lib.from_numpy(u8[:3].copy()), mode="HSV")
     out["to_pil_array"] = F.to_pil_image(u8[:3].transpose(1, 2, 0).copy())
     out["ToPILImage"] = T.ToPILImage()(lib.from_numpy(fl.copy()))
+    presets = __import__(T.__name__ + "._presets", fromlist=["ImageClassification"])
+    out["preset"] = presets.ImageClassification(crop_size=8, resize_size=10)(rgb)
+    out["preset_bicubic"] = presets.ImageClassification(crop_size=7, resize_size=9, interpolation=IM.BICUBIC)(
+        gray.convert("RGB")
+    )
     out["roundtrip"] = F.pil_to_tensor(F.to_pil_image(lib.from_numpy(u8[:3].copy())))
     return out
 

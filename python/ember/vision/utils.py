@@ -106,14 +106,17 @@ def save_image(tensor, fp, format=None, **kwargs):
     if grid.is_floating_point():
         grid = grid.mul(255).add_(0.5).clamp_(0, 255)
     grid = grid.to(ember.uint8).cpu()
-    if format is None and isinstance(fp, (str, os.PathLike)):
+    fmt = format
+    if fmt is None and isinstance(fp, (str, os.PathLike)):
         ext = os.path.splitext(os.fspath(fp))[1].lower()
-        format = {"": "png", ".jpg": "jpeg", ".jpeg": "jpeg"}.get(ext, ext[1:])
-    fmt = (format or "png").lower()
+        fmt = "png" if ext == "" else None  # else Pillow (or the table below) goes by the extension
+        if not _pil.available():
+            fmt = {"": "png", ".jpg": "jpeg", ".jpeg": "jpeg"}.get(ext, ext[1:])
     if _pil.available():
         img = _pil.Image.fromarray(np.ascontiguousarray(grid.permute(1, 2, 0).numpy()))
-        img.save(fp, format=None if format is None else format)
+        img.save(fp, format=fmt)
         return
+    fmt = (fmt or "png").lower()
     if fmt == "png":
         data = _io.encode_png(grid)
     elif fmt in ("jpeg", "jpg"):
@@ -141,7 +144,9 @@ def _palette(n):
 def _rgb(color):
     if isinstance(color, str):
         if not _pil.available():
-            raise ImportError("named colors (%r) need Pillow's ImageColor (pip install pillow); pass an RGB tuple" % color)
+            raise ImportError(
+                "named colors (%r) need Pillow's ImageColor (pip install pillow); pass an RGB tuple" % color
+            )
         from PIL import ImageColor
 
         return ImageColor.getrgb(color)
@@ -355,7 +360,14 @@ def _colorwheel():
     """The Middlebury color wheel (Baker et al., ICCV 2007): 55 RGB colors, red -> yellow -> green -> cyan -> blue ->
     magenta -> red. Each segment holds one channel at 255 and ramps another up (or down) in floor(255 * i / n)."""
     # (colors in the segment, the channel held at 255, the channel that ramps, whether it ramps up)
-    segments = ((15, 0, 1, True), (6, 1, 0, False), (4, 1, 2, True), (11, 2, 1, False), (13, 2, 0, True), (6, 0, 2, False))
+    segments = (
+        (15, 0, 1, True),
+        (6, 1, 0, False),
+        (4, 1, 2, True),
+        (11, 2, 1, False),
+        (13, 2, 0, True),
+        (6, 0, 2, False),
+    )
     rows = []
     for n, full, ramp, up in segments:
         for i in range(n):

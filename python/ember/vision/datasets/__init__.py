@@ -2,10 +2,10 @@
 are there and otherwise names the file and its URL). Images are PIL images with Pillow, as torchvision's, else
 arrays or tensors decoded by ember."""
 
-from .imagesets import CelebA, Flowers102, Food101, OxfordIIITPet
 from .cifar import CIFAR10, CIFAR100
 from .fakedata import FakeData
 from .folder import DatasetFolder, ImageFolder
+from .imagesets import CelebA, Flowers102, Food101, OxfordIIITPet
 from .mnist import EMNIST, KMNIST, MNIST, QMNIST, FashionMNIST
 from .svhn import STL10, SVHN
 from .vision import VisionDataset

@@ -26,6 +26,8 @@ def load_raw(path, what):
     raw = bytes(data.numpy()[:64])
     # PNG color type 3 (palette) is byte 25 of the file (IHDR's color type).
     if raw[:8] == b"\x89PNG\r\n\x1a\n" and len(raw) > 25 and raw[25] == 3:
-        raise ImportError("%s: %s is a palette PNG; reading its class indices needs Pillow (pip install pillow)" % (what, path))
+        raise ImportError(
+            "%s: %s is a palette PNG; reading its class indices needs Pillow (pip install pillow)" % (what, path)
+        )
     img = _io.decode_image(data).numpy()
     return np.ascontiguousarray(img[0] if img.shape[0] == 1 else img.transpose(1, 2, 0))

@@ -175,7 +175,10 @@ class EMNIST(MNIST):
 
     def _names(self):
         part = "train" if self.train else "test"
-        return ("emnist-%s-%s-images-idx3-ubyte" % (self.split, part), "emnist-%s-%s-labels-idx1-ubyte" % (self.split, part))
+        return (
+            "emnist-%s-%s-images-idx3-ubyte" % (self.split, part),
+            "emnist-%s-%s-labels-idx1-ubyte" % (self.split, part),
+        )
 
     def _url(self, name):
         return self.url + " (the archive holding %s.gz)" % name

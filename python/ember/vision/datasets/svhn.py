@@ -98,7 +98,11 @@ class STL10(VisionDataset):
 
     def _path(self, name):
         return _find_file(
-            name, self.url + " (inside the archive)", [os.path.join(self.root, self.base_folder)], "STL10", self._download
+            name,
+            self.url + " (inside the archive)",
+            [os.path.join(self.root, self.base_folder)],
+            "STL10",
+            self._download,
         )
 
     def _load(self, data_file, labels_file=None):

@@ -116,6 +116,7 @@ def _verify_str_arg(value, arg, valid):
         raise ValueError("Expected type str for argument %s, but got type %s." % (arg, type(value)))
     if value not in valid:
         raise ValueError(
-            "Unknown value '%s' for argument %s. Valid values are {%s}." % (value, arg, ", ".join("'%s'" % v for v in valid))
+            "Unknown value '%s' for argument %s. Valid values are {%s}."
+            % (value, arg, ", ".join("'%s'" % v for v in valid))
         )
     return value

@@ -13,7 +13,10 @@ __all__ = ["VOCDetection", "VOCSegmentation", "CocoDetection", "CocoCaptions"]
 
 _VOC = {
     "2012": ("https://thor.robots.ox.ac.uk/pascal/VOC/voc2012/VOCtrainval_11-May-2012.tar", "VOC2012"),
-    "2011": ("https://thor.robots.ox.ac.uk/pascal/VOC/voc2011/VOCtrainval_25-May-2011.tar", "TrainVal/VOCdevkit/VOC2011"),
+    "2011": (
+        "https://thor.robots.ox.ac.uk/pascal/VOC/voc2011/VOCtrainval_25-May-2011.tar",
+        "TrainVal/VOCdevkit/VOC2011",
+    ),
     "2010": ("https://thor.robots.ox.ac.uk/pascal/VOC/voc2010/VOCtrainval_03-May-2010.tar", "VOC2010"),
     "2009": ("https://thor.robots.ox.ac.uk/pascal/VOC/voc2009/VOCtrainval_11-May-2009.tar", "VOC2009"),
     "2008": ("https://thor.robots.ox.ac.uk/pascal/VOC/voc2008/VOCtrainval_14-Jul-2008.tar", "VOC2008"),
@@ -26,7 +29,14 @@ class _VOCBase(VisionDataset):
     _SPLITS_DIR = _TARGET_DIR = _TARGET_FILE_EXT = None
 
     def __init__(
-        self, root, year="2012", image_set="train", download=False, transform=None, target_transform=None, transforms=None
+        self,
+        root,
+        year="2012",
+        image_set="train",
+        download=False,
+        transform=None,
+        target_transform=None,
+        transforms=None,
     ):
         super().__init__(root, transforms, transform, target_transform)
         self.year = _verify_str_arg(year, "year", [str(y) for y in range(2007, 2013)])
@@ -133,10 +143,16 @@ class CocoDetection(VisionDataset):
         if not isinstance(dataset, dict):
             raise RuntimeError("%s: %s should hold a JSON object" % (type(self).__name__, annFile))
         images, anns = dataset.get("images", []), dataset.get("annotations", [])
-        if not isinstance(images, list) or not all(isinstance(i, dict) and "id" in i and "file_name" in i for i in images):
-            raise RuntimeError("%s: %s: 'images' should be a list of objects with id and file_name" % (type(self).__name__, annFile))
+        if not isinstance(images, list) or not all(
+            isinstance(i, dict) and "id" in i and "file_name" in i for i in images
+        ):
+            raise RuntimeError(
+                "%s: %s: 'images' should be a list of objects with id and file_name" % (type(self).__name__, annFile)
+            )
         if not isinstance(anns, list) or not all(isinstance(a, dict) and "image_id" in a for a in anns):
-            raise RuntimeError("%s: %s: 'annotations' should be a list of objects with image_id" % (type(self).__name__, annFile))
+            raise RuntimeError(
+                "%s: %s: 'annotations' should be a list of objects with image_id" % (type(self).__name__, annFile)
+            )
         self.dataset = dataset
         self.imgs = {img["id"]: img for img in images}
         self.img_to_anns = collections.defaultdict(list)
@@ -157,8 +173,8 @@ class CocoDetection(VisionDataset):
         if isinstance(index, bool) or not isinstance(index, int):
             raise ValueError("Index must be of type integer, got %s instead." % type(index))
         index = _check_index(index, len(self))
-        id = self.ids[index]
-        image, target = self._load_image(id), self._load_target(id)
+        image_id = self.ids[index]
+        image, target = self._load_image(image_id), self._load_target(image_id)
         if self.transforms is not None:
             image, target = self.transforms(image, target)
         return image, target

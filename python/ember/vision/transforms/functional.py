@@ -299,7 +299,9 @@ def pil_to_tensor(pic):
         arr = np.array(pic, copy=True)
         return ember.from_numpy(arr.reshape(pic.height, pic.width, len(pic.getbands()))).permute(2, 0, 1)
     if not isinstance(pic, np.ndarray):
-        raise TypeError("pic should be PIL Image or a NumPy array of shape [H, W] or [H, W, C]. Got %s" % type(pic).__name__)
+        raise TypeError(
+            "pic should be PIL Image or a NumPy array of shape [H, W] or [H, W, C]. Got %s" % type(pic).__name__
+        )
     return _array_to_tensor(pic).contiguous()
 
 
@@ -335,7 +337,9 @@ def to_pil_image(pic, mode=None):
         if arr.dtype == np.float32:
             expected = "F"
         if mode is not None and mode != expected:
-            raise ValueError("Incorrect mode (%s) supplied for input type %s. Should be %s" % (mode, arr.dtype, expected))
+            raise ValueError(
+                "Incorrect mode (%s) supplied for input type %s. Should be %s" % (mode, arr.dtype, expected)
+            )
         mode = expected
     else:
         allowed = _MODES_BY_CHANNELS[c]
@@ -750,7 +754,7 @@ def rgb_to_grayscale(img, num_output_channels=1):
 to_grayscale = rgb_to_grayscale
 
 
-@_image_op(_pil_enhance(F_pil.adjust_brightness, 'brightness_factor'))
+@_image_op(_pil_enhance(F_pil.adjust_brightness, "brightness_factor"))
 def adjust_brightness(img, brightness_factor):
     if brightness_factor < 0:
         raise ValueError("brightness_factor (%s) is not non-negative." % brightness_factor)
@@ -758,7 +762,7 @@ def adjust_brightness(img, brightness_factor):
     return _blend(img, ember.zeros_like(img), brightness_factor)
 
 
-@_image_op(_pil_enhance(F_pil.adjust_contrast, 'contrast_factor'))
+@_image_op(_pil_enhance(F_pil.adjust_contrast, "contrast_factor"))
 def adjust_contrast(img, contrast_factor):
     if contrast_factor < 0:
         raise ValueError("contrast_factor (%s) is not non-negative." % contrast_factor)
@@ -771,7 +775,7 @@ def adjust_contrast(img, contrast_factor):
     return out if img.dim() >= 3 else out.squeeze(0)
 
 
-@_image_op(_pil_enhance(F_pil.adjust_saturation, 'saturation_factor'))
+@_image_op(_pil_enhance(F_pil.adjust_saturation, "saturation_factor"))
 def adjust_saturation(img, saturation_factor):
     if saturation_factor < 0:
         raise ValueError("saturation_factor (%s) is not non-negative." % saturation_factor)
