@@ -157,6 +157,12 @@ Tensor decode_jpeg(const uint8_t* data, size_t size, ImageMode mode, const std::
               ": its header declares a ", h.width, " x ", h.height, " image, more than a ", size,
               "-byte file can hold");
   const size_t rowbytes = size_t(h.width) * h.channels;
+  if (detail::mode_channels(mode, h.channels) == h.channels) {  // no conversion: decode straight into the result
+    Tensor out = empty({{int64_t(h.height), int64_t(h.width), int64_t(h.channels)}}, TensorOptions(ScalarType::UInt8));
+    if (jpeg_rows_stage(&g.cinfo, &err, static_cast<uint8_t*>(out.data_ptr()), rowbytes) != 0)
+      fail<Error>("[vision] cannot decode ", what, ": ", err.message);
+    return out;
+  }
   std::vector<uint8_t> pixels(rowbytes * h.height);
   if (jpeg_rows_stage(&g.cinfo, &err, pixels.data(), rowbytes) != 0)
     fail<Error>("[vision] cannot decode ", what, ": ", err.message);

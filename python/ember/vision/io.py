@@ -68,7 +68,9 @@ def write_file(filename, data):
 
 
 def _chw(hwc):
-    return hwc.permute(2, 0, 1).contiguous()
+    """The decoders' [H, W, C] pixels as [C, H, W]: a permuted view, as torchvision returns (a copy would cost as
+    much as the decode itself: fresh pages touched once more)."""
+    return hwc.permute(2, 0, 1)
 
 
 def _check_bytes(input, op):
