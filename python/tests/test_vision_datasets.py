@@ -700,3 +700,20 @@ def test_mutated_files_raise_and_never_crash():
         except (RuntimeError, ValueError):
             outcomes["error"] += 1
     assert outcomes["ok"] > 100 and outcomes["error"] > 1000
+
+
+def test_samples_without_pillow(tmp_path, monkeypatch):
+    """Without Pillow (CI installs it, so it is hidden here) MNIST gives uint8 tensors, CIFAR and FakeData uint8
+    arrays, and the transforms take them."""
+    monkeypatch.setattr(_pil, "Image", None)
+    ref = write_mnist(str(tmp_path))
+    img, _ = datasets.MNIST(str(tmp_path))[2]
+    assert isinstance(img, ember.Tensor) and img.dtype == ember.uint8
+    np.testing.assert_array_equal(img.numpy(), ref["train"][0][2])
+    write_cifar10_py(str(tmp_path), 2)
+    arr, _ = datasets.CIFAR10(str(tmp_path))[0]
+    assert isinstance(arr, np.ndarray) and arr.shape == (32, 32, 3)
+    fake, _ = datasets.FakeData(size=2, image_size=(3, 5, 4))[1]
+    assert isinstance(fake, np.ndarray) and fake.shape == (5, 4, 3)
+    x = T.Compose([T.CenterCrop(3), T.ToTensor()])(fake)
+    np.testing.assert_allclose(x.numpy(), fake[1:4, :3].transpose(2, 0, 1) / 255.0, atol=1e-7)

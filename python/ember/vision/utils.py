@@ -250,20 +250,21 @@ def draw_bounding_boxes(
     label_background_colors=None,
     fill_labels=False,
 ):
-    """Draws boxes [N, 4] (xmin, ymin, xmax, ymax) on image [C, H, W] (C = 1 or 3, uint8 or float) with Pillow's
-    ImageDraw, as torchvision does: outlines `width` pixels wide, optional translucent fill (alpha 100) and labels.
+    """Draws boxes [N, 4] (xmin, ymin, xmax, ymax) or rotated boxes [N, 8] (four corners) on image [C, H, W] (C = 1
+    or 3, uint8 or float) with Pillow's ImageDraw, as torchvision does: outlines `width` pixels wide (a rotated box's
+    first edge dashed), optional translucent fill (alpha 100) and labels.
     Returns a uint8 (or the input's float dtype) [3, H, W] tensor. Needs Pillow."""
     from PIL import ImageDraw, ImageFont
 
     _check_image(image, (1, 3), "draw_bounding_boxes")
     if not isinstance(boxes, ember.Tensor) or boxes.dim() != 2:
         raise ValueError("boxes must be a [N, 4] tensor, got %r" % (getattr(boxes, "shape", boxes),))
-    if boxes.shape[-1] != 4:
+    if boxes.shape[-1] not in (4, 8):
         raise ValueError(
-            "draw_bounding_boxes draws (xmin, ymin, xmax, ymax) boxes [N, 4]; got boxes of shape %s "
-            "(rotated 8-coordinate boxes are not supported)" % (list(boxes.shape),)
+            "draw_bounding_boxes draws (xmin, ymin, xmax, ymax) boxes [N, 4] or rotated boxes [N, 8] (x1, y1, ..., "
+            "x4, y4); got boxes of shape %s" % (list(boxes.shape),)
         )
-    if bool((boxes[:, 0] > boxes[:, 2]).any()) or bool((boxes[:, 1] > boxes[:, 3]).any()):
+    if boxes.shape[-1] == 4 and (bool((boxes[:, 0] > boxes[:, 2]).any()) or bool((boxes[:, 1] > boxes[:, 3]).any())):
         raise ValueError(
             "Boxes need to be in (xmin, ymin, xmax, ymax) format. Use torchvision.ops.box_convert to convert them"
         )
@@ -300,7 +301,11 @@ def draw_bounding_boxes(
     for box, color, label, lcolor, bg in zip(
         boxes.to(ember.int64).tolist(), colors, labels, label_colors, label_background_colors
     ):
-        draw.rectangle(box, width=width, outline=color, fill=(color + (100,)) if fill else None)
+        box_fill = (color + (100,)) if fill else None
+        if len(box) > 4:
+            _oriented_rectangle(draw, box, box_fill, color, width)
+        else:
+            draw.rectangle(box, width=width, outline=color, fill=box_fill)
         if label is not None:
             margin = width + 1
             if fill_labels:
@@ -309,6 +314,25 @@ def draw_bounding_boxes(
             draw.text((box[0] + margin, box[1] + margin), label, fill=lcolor, font=txt_font)
     out = ember.from_numpy(np.array(canvas)).permute(2, 0, 1).contiguous()
     return _from_uint8(out, dtype)
+
+
+def _oriented_rectangle(draw, xy, fill, outline, width):
+    """A rotated box's four corners: its first edge dashed (5 pixels on, 5 off: it marks the box's orientation), the
+    other three solid, the inside filled (torchvision's look)."""
+    x1, y1, x2, y2 = xy[0], xy[1], xy[2], xy[3]
+    length = math.hypot(x2 - x1, y2 - y1)
+    angle = math.atan2(y2 - y1, x2 - x1)
+    on = True
+    while length > 0:
+        step = min(length, 5.0)
+        ex, ey = x1 + math.cos(angle) * step, y1 + math.sin(angle) * step
+        if on:
+            draw.line([(x1, y1), (ex, ey)], outline, width, None)
+        x1, y1, length, on = ex, ey, length - step, not on
+    n = len(xy)
+    for i in range(2, n, 2):
+        draw.line(((xy[i], xy[i + 1]), (xy[(i + 2) % n], xy[(i + 3) % n])), width=width, fill=outline)
+    draw.polygon(xy, fill=fill, outline=None, width=0)
 
 
 def draw_keypoints(image, keypoints, connectivity=None, colors=None, radius=2, width=3, visibility=None):
