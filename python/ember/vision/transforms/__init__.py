@@ -1,5 +1,6 @@
-"""ember.vision.transforms: torchvision-style image transforms on ember tensors (and NumPy HWC arrays, which stand
-in for PIL images). docs/vision.md lists the differences from torchvision."""
+"""ember.vision.transforms: torchvision-style image transforms on ember tensors, PIL images (with Pillow, transformed by
+Pillow as torchvision does) and NumPy HWC arrays (which stand in for PIL images without Pillow). docs/vision.md lists
+the differences from torchvision."""
 
 from . import functional  # noqa: F401
 from .transforms import *  # noqa: F401,F403
