@@ -465,3 +465,52 @@ def test_compose_lambda_and_a_cifar_style_pipeline():
     assert tuple(T.CenterCrop(4)(batch).shape) == (2, 4, 3, 4, 4)
     assert tuple(T.Resize((5, 6))(batch).shape) == (2, 4, 3, 5, 6)
     assert tuple(F.rotate(batch, 20.0).shape) == (2, 4, 3, 8, 8)
+
+
+def test_more_v1_transforms_closed_forms():
+    """invert, posterize, solarize, autocontrast, gamma, five/ten crop and the random wrappers against closed forms
+    (test_vision_pil.py compares their pixels with torchvision's, tensors and PIL images)."""
+    x = t(np.arange(3 * 4 * 5, dtype=np.uint8).reshape(3, 4, 5) * 4)
+    a = x.numpy()
+    np.testing.assert_array_equal(F.invert(x).numpy(), 255 - a)
+    np.testing.assert_array_equal(F.posterize(x, 2).numpy(), a & 0xC0)
+    np.testing.assert_array_equal(F.solarize(x, 100).numpy(), np.where(a >= 100, 255 - a, a))
+    lo, hi = a.min(axis=(1, 2), keepdims=True), a.max(axis=(1, 2), keepdims=True)
+    auto = F.autocontrast(x).numpy().astype(int)
+    assert np.abs(auto - (a - lo) * 255.0 / (hi - lo)).max() <= 1
+    f = t(np.linspace(0, 1, 12, dtype=np.float32).reshape(1, 3, 4))
+    np.testing.assert_allclose(F.adjust_gamma(f, 2.0).numpy(), f.numpy() ** 2, atol=1e-6)
+    crops = F.ten_crop(x, [2, 3])
+    assert len(crops) == 10
+    np.testing.assert_array_equal(crops[1].numpy(), a[:, :2, 2:])
+    np.testing.assert_array_equal(crops[4].numpy(), a[:, 1:3, 1:4])
+    np.testing.assert_array_equal(crops[5].numpy(), a[:, :2, ::-1][:, :, :3])
+    # a constant image is its own blur; blur keeps the mean away from the border
+    flat = ember.full((1, 6, 6), 0.25)
+    np.testing.assert_allclose(F.gaussian_blur(flat, 5, 1.0).numpy(), 0.25, atol=1e-6)
+    assert T.RandomInvert(p=1.0)(x).numpy().tolist() == (255 - a).tolist()
+    assert T.RandomEqualize(p=0.0)(x) is x
+    assert len(T.FiveCrop(2)(x)) == 5 and len(T.TenCrop((2, 3), vertical_flip=True)(x)) == 10
+    out = T.GaussianBlur(3, sigma=0.5)(x)
+    assert out.dtype == ember.uint8 and tuple(out.shape) == (3, 4, 5)
+    import random
+
+    random.seed(3)
+    picks = {T.RandomChoice([T.Lambda(lambda v: 1), T.Lambda(lambda v: 2)], p=[0.0, 1.0])(x) for _ in range(5)}
+    assert picks == {2}
+    seen = set()
+    for _ in range(20):
+        seen.add(T.RandomOrder([T.Lambda(lambda v: v + "a"), T.Lambda(lambda v: v + "b")])(""))
+    assert seen == {"ab", "ba"}
+    with pytest.raises(ValueError, match="between 0 and 8"):
+        F.posterize(x, 9)
+    with pytest.raises(TypeError, match="uint8"):
+        F.equalize(f)
+    with pytest.raises(ValueError, match="odd and positive"):
+        F.gaussian_blur(x, 4)
+    with pytest.raises(ValueError, match="bigger than input size"):
+        F.five_crop(x, 7)
+    with pytest.raises(ValueError, match="Kernel size value should be an odd"):
+        T.GaussianBlur(2)
+    with pytest.raises(ValueError, match="Length of p"):
+        T.RandomChoice([T.Lambda(abs)], p=[0.5, 0.5])

@@ -65,6 +65,38 @@ def cases(lib, T, F):
         out["flip_p1_" + name] = T.RandomHorizontalFlip(p=1.0)(img)
         out["vflip_p1_" + name] = T.RandomVerticalFlip(p=1.0)(img)
         out["crop_pad_" + name] = T.RandomCrop((13 + 4, 17 + 4), padding=2, fill=9)(img)
+    for name, img in (("rgb", rgb), ("gray", gray)):
+        out["invert_" + name] = F.invert(img)
+        out["posterize_" + name] = F.posterize(img, 3)
+        out["solarize_" + name] = F.solarize(img, 100)
+        out["sharpness_" + name] = F.adjust_sharpness(img, 1.8)
+        out["autocontrast_" + name] = F.autocontrast(img)
+        out["equalize_" + name] = F.equalize(img)
+        out["gamma_" + name] = F.adjust_gamma(img, 0.7, 1.1)
+        out["blur_" + name] = F.gaussian_blur(img, [3, 5], [0.8, 1.3])
+        for k, c in enumerate(F.ten_crop(img, [4, 5], vertical_flip=True)):
+            out["tencrop%d_%s" % (k, name)] = c
+    # the same functions on tensors: uint8, float and a batch
+    trng = np.random.default_rng(5)
+    u8 = lib.from_numpy(trng.integers(0, 256, (3, 9, 10), dtype=np.uint8))
+    low = lib.from_numpy(trng.integers(40, 90, (1, 9, 10), dtype=np.uint8))
+    fl = lib.from_numpy(trng.random((3, 9, 10)).astype(np.float32))
+    batch = lib.from_numpy(trng.integers(0, 256, (2, 3, 6, 7), dtype=np.uint8))
+    for name, x in (("u8", u8), ("low", low), ("f32", fl), ("batch", batch)):
+        out["t_invert_" + name] = F.invert(x)
+        out["t_solarize_" + name] = F.solarize(x, 0.5 if name == "f32" else 128)
+        out["t_sharpness_" + name] = F.adjust_sharpness(x, 0.3)
+        out["t_autocontrast_" + name] = F.autocontrast(x)
+        out["t_gamma_" + name] = F.adjust_gamma(x, 1.6, 0.9)
+        out["t_blur_" + name] = F.gaussian_blur(x, 3)
+        out["t_blur2_" + name] = F.gaussian_blur(x, [5, 3], [1.5, 0.6])
+        if name != "f32":
+            out["t_posterize_" + name] = F.posterize(x, 5)
+            out["t_equalize_" + name] = F.equalize(x)
+        for k, c in enumerate(F.five_crop(x, 3)):
+            out["t_fivecrop%d_%s" % (k, name)] = c
+    out["t_autocontrast_flat"] = F.autocontrast(lib.full((3, 4, 4), 7, dtype=lib.uint8))
+    out["t_equalize_flat"] = F.equalize(lib.full((1, 4, 4), 7, dtype=lib.uint8))
     out["pad_pal"] = F.pad(imgs["pal"], 2, fill=3)
     out["pad_pal_reflect"] = F.pad(imgs["pal"], 2, padding_mode="reflect")
     out["resize_rgba"] = F.resize(imgs["rgba"], [4, 6])

@@ -131,3 +131,41 @@ def to_grayscale(img, num_output_channels):
         return gray
     arr = np.asarray(gray)
     return _pil.Image.fromarray(np.ascontiguousarray(np.stack([arr, arr, arr], axis=-1)), "RGB")
+
+
+def invert(img):
+    _check(img)
+    return _pil.ImageOps.invert(img)
+
+
+def posterize(img, bits):
+    _check(img)
+    return _pil.ImageOps.posterize(img, bits)
+
+
+def solarize(img, threshold):
+    _check(img)
+    return _pil.ImageOps.solarize(img, threshold)
+
+
+def adjust_sharpness(img, factor):
+    _check(img)
+    return _pil.ImageEnhance.Sharpness(img).enhance(factor)
+
+
+def autocontrast(img):
+    _check(img)
+    return _pil.ImageOps.autocontrast(img)
+
+
+def equalize(img):
+    _check(img)
+    return _pil.ImageOps.equalize(img)
+
+
+def adjust_gamma(img, gamma, gain):
+    """Through a lookup table of int((256 - 1e-3) * gain * (v / 255) ** gamma) on the RGB bands (torchvision's)."""
+    _check(img)
+    mode = img.mode
+    table = [int((255 + 1 - 1e-3) * gain * pow(v / 255.0, gamma)) for v in range(256)] * 3
+    return img.convert("RGB").point(table).convert(mode)

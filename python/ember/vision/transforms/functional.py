@@ -49,6 +49,16 @@ __all__ = [
     "rgb_to_grayscale",
     "to_grayscale",
     "erase",
+    "invert",
+    "posterize",
+    "solarize",
+    "adjust_sharpness",
+    "autocontrast",
+    "equalize",
+    "adjust_gamma",
+    "gaussian_blur",
+    "five_crop",
+    "ten_crop",
 ]
 
 
@@ -807,3 +817,233 @@ def erase(img, i, j, h, w, v, inplace=False):
         img = img.clone()
     img[..., i : i + h, j : j + w] = v
     return img
+
+
+# ---------------------------------------------------------------------------- more color and filters
+
+
+def _max_value(dtype):
+    return 1.0 if _is_float(dtype) else _MAX[dtype]
+
+
+def _check_3d(img, name):
+    if img.dim() < 3:
+        raise TypeError("%s: input image tensor should have at least 3 dimensions, but found %d" % (name, img.dim()))
+    _check_channels(img, (1, 3))
+
+
+@_image_op(F_pil.invert)
+def invert(img):
+    """max - img (max 1 for floats, 255 for uint8)."""
+    _check_3d(img, "invert")
+    if img.dtype == ember.bool:
+        return ember.logical_not(img)
+    return _max_value(img.dtype) - img
+
+
+def _pil_posterize(img, bits):
+    _check_bits(bits)
+    return F_pil.posterize(img, bits)
+
+
+def _check_bits(bits):
+    if isinstance(bits, bool) or not isinstance(bits, numbers.Integral) or not 0 <= bits <= 8:
+        raise ValueError("The number if bits should be between 0 and 8. Got %s" % (bits,))
+
+
+@_image_op(_pil_posterize)
+def posterize(img, bits):
+    """Keeps the top `bits` bits of each uint8 value."""
+    _check_bits(bits)
+    _check_3d(img, "posterize")
+    if img.dtype != ember.uint8:
+        raise TypeError("Only torch.uint8 image tensors are supported, but found %s" % img.dtype)
+    return img & ((256 - 2 ** (8 - int(bits))) & 255)
+
+
+@_image_op(F_pil.solarize)
+def solarize(img, threshold):
+    """Inverts the values at or above threshold."""
+    _check_3d(img, "solarize")
+    if threshold > _max_value(img.dtype):
+        raise TypeError("Threshold should be less than bound of img.")
+    return ember.where(img >= threshold, invert(img), img)
+
+
+def _blurred_degenerate(img):
+    """The 3x3 smoothing ([[1, 1, 1], [1, 5, 1], [1, 1, 1]] / 13) of the interior; the border kept (PIL's)."""
+    dtype = img.dtype if _is_float(img.dtype) else ember.float32
+    kernel = ember.ones((3, 3), dtype=dtype)
+    kernel[1, 1] = 5.0
+    kernel = (kernel / kernel.sum()).expand(img.shape[-3], 1, 3, 3)
+    x, restore = _as_batch(img)
+    y = F.conv2d(x.to(dtype), kernel, groups=x.shape[-3])
+    out = img.clone()
+    out[..., 1:-1, 1:-1] = restore(_cast_back(y, img.dtype))
+    return out
+
+
+def _pil_sharpness(img, sharpness_factor):
+    if sharpness_factor < 0:
+        raise ValueError("sharpness_factor (%s) is not non-negative." % sharpness_factor)
+    return F_pil.adjust_sharpness(img, float(sharpness_factor))
+
+
+@_image_op(_pil_sharpness)
+def adjust_sharpness(img, sharpness_factor):
+    """Blends with a smoothed copy: 0 smooths, 1 keeps, 2 doubles the detail."""
+    if sharpness_factor < 0:
+        raise ValueError("sharpness_factor (%s) is not non-negative." % sharpness_factor)
+    _check_channels(img, (1, 3))
+    if img.shape[-1] <= 2 or img.shape[-2] <= 2:
+        return img
+    return _blend(img, _blurred_degenerate(img), sharpness_factor)
+
+
+@_image_op(F_pil.autocontrast)
+def autocontrast(img):
+    """Stretches each channel's [min, max] to the full range (a constant channel is kept)."""
+    _check_3d(img, "autocontrast")
+    bound = _max_value(img.dtype)
+    dtype = img.dtype if _is_float(img.dtype) else ember.float32
+    lo = img.amin(dim=(-2, -1), keepdim=True).to(dtype)
+    hi = img.amax(dim=(-2, -1), keepdim=True).to(dtype)
+    span = hi - lo
+    flat = span == 0
+    # reciprocal(span) * bound: how PyTorch evaluates `bound / span` (Tensor.__rtruediv__), so the same roundings.
+    safe = ember.where(flat, ember.ones_like(span), span)
+    scale = ember.where(flat, ember.ones_like(span), ember.reciprocal(safe) * bound)
+    lo = ember.where(flat, ember.zeros_like(lo), lo)
+    return ((img - lo) * scale).clamp(0, bound).to(img.dtype)
+
+
+def _equalize_channel(chan):
+    hist = ember.bincount(chan.reshape(-1), minlength=256)
+    nonzero = hist[hist != 0]
+    step = int(nonzero[:-1].sum().item()) // 255
+    if step == 0:
+        return chan
+    lut = ember.div(ember.cumsum(hist, 0) + step // 2, step, rounding_mode="floor")
+    lut = ember.cat([ember.zeros(1, dtype=lut.dtype), lut[:-1]]).clamp(0, 255)
+    return lut[chan.to(ember.int64)].to(ember.uint8)
+
+
+@_image_op(F_pil.equalize)
+def equalize(img):
+    """Histogram equalization of each channel of a uint8 image (PIL's lookup table)."""
+    if not 3 <= img.dim() <= 4:
+        raise TypeError("Input image tensor should have 3 or 4 dimensions, but found %d" % img.dim())
+    if img.dtype != ember.uint8:
+        raise TypeError("Only torch.uint8 image tensors are supported, but found %s" % img.dtype)
+    _check_channels(img, (1, 3))
+    if img.dim() == 3:
+        return ember.stack([_equalize_channel(img[c]) for c in range(img.shape[0])])
+    return ember.stack([ember.stack([_equalize_channel(x[c]) for c in range(x.shape[0])]) for x in img])
+
+
+def _pil_gamma(img, gamma, gain=1):
+    if gamma < 0:
+        raise ValueError("Gamma should be a non-negative real number")
+    return F_pil.adjust_gamma(img, float(gamma), float(gain))
+
+
+@_image_op(_pil_gamma)
+def adjust_gamma(img, gamma, gain=1):
+    """gain * img ** gamma in [0, 1] (integer images through convert_image_dtype)."""
+    _check_channels(img, (1, 3))
+    if gamma < 0:
+        raise ValueError("Gamma should be a non-negative real number")
+    dtype = img.dtype
+    x = img if _is_float(dtype) else convert_image_dtype(img, ember.float32)
+    x = (gain * x.pow(gamma)).clamp(0, 1)
+    return convert_image_dtype(x, dtype)
+
+
+def _gaussian_kernel1d(size, sigma, dtype):
+    half = (size - 1) * 0.5
+    x = ember.linspace(-half, half, size, dtype=dtype)
+    pdf = ember.exp(-0.5 * (x / sigma).pow(2))
+    return pdf / pdf.sum()
+
+
+def _blur_args(kernel_size, sigma):
+    if isinstance(kernel_size, bool) or not isinstance(kernel_size, (int, list, tuple)):
+        raise TypeError("kernel_size should be int or a sequence of integers. Got %s" % type(kernel_size).__name__)
+    if isinstance(kernel_size, int):
+        kernel_size = [kernel_size, kernel_size]
+    if len(kernel_size) != 2:
+        raise ValueError("If kernel_size is a sequence its length should be 2. Got %d" % len(kernel_size))
+    for k in kernel_size:
+        if k % 2 == 0 or k < 0:
+            raise ValueError("kernel_size should have odd and positive integers. Got %s" % (list(kernel_size),))
+    if sigma is None:
+        sigma = [k * 0.15 + 0.35 for k in kernel_size]
+    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, list, tuple)):
+        raise TypeError("sigma should be either float or sequence of floats. Got %s" % type(sigma).__name__)
+    if isinstance(sigma, (int, float)):
+        sigma = [float(sigma), float(sigma)]
+    if len(sigma) == 1:
+        sigma = [sigma[0], sigma[0]]
+    if len(sigma) != 2:
+        raise ValueError("If sigma is a sequence, its length should be 2. Got %d" % len(sigma))
+    for s in sigma:
+        if s <= 0.0:
+            raise ValueError("sigma should have positive values. Got %s" % (list(sigma),))
+    return [int(k) for k in kernel_size], [float(s) for s in sigma]
+
+
+def _pil_blur(img, kernel_size, sigma=None):
+    # torchvision blurs a PIL image as a tensor and converts back to the image's mode.
+    return to_pil_image(gaussian_blur(pil_to_tensor(img), kernel_size, sigma), mode=img.mode)
+
+
+@_image_op(_pil_blur)
+def gaussian_blur(img, kernel_size, sigma=None):
+    """A Gaussian blur of kernel_size [kx, ky] (odd) and sigma [sx, sy] (default 0.3 * ((k - 1) * 0.5 - 1) + 0.8),
+    with reflect padding; integer images are rounded back."""
+    kernel_size, sigma = _blur_args(kernel_size, sigma)
+    dtype = img.dtype if _is_float(img.dtype) else ember.float32
+    kx = _gaussian_kernel1d(kernel_size[0], sigma[0], dtype)
+    ky = _gaussian_kernel1d(kernel_size[1], sigma[1], dtype)
+    kernel = ky[:, None].mm(kx[None, :])
+    x, restore = _as_batch(img)
+    c = x.shape[1]
+    kernel = kernel.expand(c, 1, kernel.shape[0], kernel.shape[1])
+    pad_x, pad_y = kernel_size[0] // 2, kernel_size[1] // 2
+    y = F.pad(x.to(dtype), [pad_x, pad_x, pad_y, pad_y], mode="reflect")
+    y = F.conv2d(y, kernel, groups=c)
+    return restore(_cast_back(y, img.dtype))
+
+
+def five_crop(img, size):
+    """The four corner crops and the central crop of size (h, w): (tl, tr, bl, br, center)."""
+    if isinstance(size, numbers.Number):
+        size = (int(size), int(size))
+    elif isinstance(size, (tuple, list)) and len(size) == 1:
+        size = (size[0], size[0])
+    if len(size) != 2:
+        raise ValueError("Please provide only two dimensions (h, w) for size.")
+    _, h, w = get_dimensions(img)
+    ch, cw = size
+    if cw > w or ch > h:
+        raise ValueError("Requested crop size %s is bigger than input size %s" % (tuple(size), (h, w)))
+    return (
+        crop(img, 0, 0, ch, cw),
+        crop(img, 0, w - cw, ch, cw),
+        crop(img, h - ch, 0, ch, cw),
+        crop(img, h - ch, w - cw, ch, cw),
+        center_crop(img, [ch, cw]),
+    )
+
+
+def ten_crop(img, size, vertical_flip=False):
+    """five_crop of the image and of its flip (horizontal, or vertical with vertical_flip)."""
+    if isinstance(size, numbers.Number):
+        size = (int(size), int(size))
+    elif isinstance(size, (tuple, list)) and len(size) == 1:
+        size = (size[0], size[0])
+    if len(size) != 2:
+        raise ValueError("Please provide only two dimensions (h, w) for size.")
+    first = five_crop(img, size)
+    flipped = vflip(img) if vertical_flip else hflip(img)
+    return first + five_crop(flipped, size)

@@ -4,6 +4,7 @@ pipeline reproducible and the DataLoader's per-worker seeding makes workers diff
 
 import math
 import numbers
+import random
 from collections.abc import Sequence
 
 import ember
@@ -33,6 +34,17 @@ __all__ = [
     "Grayscale",
     "RandomGrayscale",
     "RandomApply",
+    "RandomChoice",
+    "RandomOrder",
+    "RandomInvert",
+    "RandomPosterize",
+    "RandomSolarize",
+    "RandomAdjustSharpness",
+    "RandomAutocontrast",
+    "RandomEqualize",
+    "GaussianBlur",
+    "FiveCrop",
+    "TenCrop",
     "InterpolationMode",
 ]
 
@@ -559,3 +571,152 @@ class RandomApply(Module):
     def __repr__(self):
         inner = "\n".join("    %r" % (t,) for t in self.transforms)
         return "%s(\n    p=%s\n%s\n)" % (self.__class__.__name__, self.p, inner)
+
+
+class RandomChoice(Module):
+    """One of the transforms, picked with weights p (uniform when None) by Python's random, as torchvision."""
+
+    def __init__(self, transforms, p=None):
+        super().__init__()
+        if not isinstance(transforms, Sequence):
+            raise TypeError("Argument transforms should be a sequence")
+        if p is not None and len(p) != len(transforms):
+            raise ValueError("Length of p doesn't match the number of transforms: %d != %d" % (len(p), len(transforms)))
+        self.transforms, self.p = list(transforms), p
+
+    def forward(self, img):
+        return random.choices(self.transforms, weights=self.p)[0](img)
+
+    def __repr__(self):
+        return "%s(transforms=%r, p=%r)" % (self.__class__.__name__, self.transforms, self.p)
+
+
+class RandomOrder(Module):
+    """The transforms in an order shuffled by Python's random, as torchvision."""
+
+    def __init__(self, transforms):
+        super().__init__()
+        if not isinstance(transforms, Sequence):
+            raise TypeError("Argument transforms should be a sequence")
+        self.transforms = list(transforms)
+
+    def forward(self, img):
+        order = list(range(len(self.transforms)))
+        random.shuffle(order)
+        for i in order:
+            img = self.transforms[i](img)
+        return img
+
+
+class _RandomApplyFn(Module):
+    """fn(img, *args) with probability p (one ember.rand draw, as torchvision)."""
+
+    def __init__(self, p, *args):
+        super().__init__()
+        self.p, self._args = p, args
+
+    def forward(self, img):
+        if float(ember.rand(1).item()) < self.p:
+            return self._fn(img, *self._args)
+        return img
+
+    def __repr__(self):
+        return "%s(p=%s)" % (self.__class__.__name__, self.p)
+
+
+class RandomInvert(_RandomApplyFn):
+    _fn = staticmethod(F.invert)
+
+    def __init__(self, p=0.5):
+        super().__init__(p)
+
+
+class RandomPosterize(_RandomApplyFn):
+    _fn = staticmethod(F.posterize)
+
+    def __init__(self, bits, p=0.5):
+        super().__init__(p, bits)
+        self.bits = bits
+
+
+class RandomSolarize(_RandomApplyFn):
+    _fn = staticmethod(F.solarize)
+
+    def __init__(self, threshold, p=0.5):
+        super().__init__(p, threshold)
+        self.threshold = threshold
+
+
+class RandomAdjustSharpness(_RandomApplyFn):
+    _fn = staticmethod(F.adjust_sharpness)
+
+    def __init__(self, sharpness_factor, p=0.5):
+        super().__init__(p, sharpness_factor)
+        self.sharpness_factor = sharpness_factor
+
+
+class RandomAutocontrast(_RandomApplyFn):
+    _fn = staticmethod(F.autocontrast)
+
+    def __init__(self, p=0.5):
+        super().__init__(p)
+
+
+class RandomEqualize(_RandomApplyFn):
+    _fn = staticmethod(F.equalize)
+
+    def __init__(self, p=0.5):
+        super().__init__(p)
+
+
+class GaussianBlur(Module):
+    """A Gaussian blur with sigma drawn uniformly from [sigma_min, sigma_max] (or fixed)."""
+
+    def __init__(self, kernel_size, sigma=(0.1, 2.0)):
+        super().__init__()
+        self.kernel_size = _setup_size(kernel_size, "Kernel size should be a tuple/list of two integers")
+        for ks in self.kernel_size:
+            if ks <= 0 or ks % 2 == 0:
+                raise ValueError("Kernel size value should be an odd and positive number.")
+        if isinstance(sigma, numbers.Number) and not isinstance(sigma, bool):
+            if sigma <= 0:
+                raise ValueError("If sigma is a single number, it must be positive.")
+            sigma = (sigma, sigma)
+        elif isinstance(sigma, Sequence) and len(sigma) == 2:
+            if not 0.0 < sigma[0] <= sigma[1]:
+                raise ValueError("sigma values should be positive and of the form (min, max).")
+        else:
+            raise ValueError("sigma should be a single number or a list/tuple with length 2.")
+        self.sigma = sigma
+
+    def forward(self, img):
+        s = _uniform(self.sigma[0], self.sigma[1])
+        return F.gaussian_blur(img, list(self.kernel_size), [s, s])
+
+    def __repr__(self):
+        return "%s(kernel_size=%s, sigma=%s)" % (self.__class__.__name__, self.kernel_size, self.sigma)
+
+
+class FiveCrop(Module):
+    def __init__(self, size):
+        super().__init__()
+        self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
+
+    def forward(self, img):
+        return F.five_crop(img, self.size)
+
+    def __repr__(self):
+        return "%s(size=%s)" % (self.__class__.__name__, self.size)
+
+
+class TenCrop(Module):
+    def __init__(self, size, vertical_flip=False):
+        super().__init__()
+        self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
+        self.vertical_flip = vertical_flip
+
+    def forward(self, img):
+        return F.ten_crop(img, self.size, self.vertical_flip)
+
+    def __repr__(self):
+        return "%s(size=%s, vertical_flip=%s)" % (self.__class__.__name__, self.size, self.vertical_flip)
