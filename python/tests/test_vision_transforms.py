@@ -514,3 +514,30 @@ def test_more_v1_transforms_closed_forms():
         T.GaussianBlur(2)
     with pytest.raises(ValueError, match="Length of p"):
         T.RandomChoice([T.Lambda(abs)], p=[0.5, 0.5])
+
+
+def test_affine_closed_forms_and_errors():
+    x = t(np.arange(2 * 5 * 6, dtype=np.float32).reshape(2, 5, 6))
+    # identity and a whole-pixel translation (nearest): exact shifts, zeros coming in
+    np.testing.assert_array_equal(F.affine(x, 0.0, [0, 0], 1.0, 0.0).numpy(), x.numpy())
+    shifted = F.affine(x, 0.0, [2, 1], 1.0, 0.0).numpy()
+    np.testing.assert_array_equal(shifted[:, 1:, 2:], x.numpy()[:, :-1, :-2])
+    assert not shifted[:, 0].any() and not shifted[:, :, :2].any()
+    # 90 degrees about the center of a square image: a clockwise quarter turn (affine turns clockwise, rotate not)
+    sq = t(np.arange(16, dtype=np.float32).reshape(1, 4, 4))
+    np.testing.assert_array_equal(F.affine(sq, 90.0, [0, 0], 1.0, 0.0).numpy()[0], np.rot90(sq.numpy()[0], k=-1))
+    ember.manual_seed(0)
+    out = T.RandomAffine(10, translate=(0.1, 0.2), scale=(0.9, 1.1), shear=(-5, 5, -3, 3))(x)
+    assert tuple(out.shape) == (2, 5, 6)
+    with pytest.raises(TypeError, match="angle"):
+        F.affine(x, "a", [0, 0], 1.0, 0.0)
+    with pytest.raises(ValueError, match="scale should be positive"):
+        F.affine(x, 0.0, [0, 0], 0.0, 0.0)
+    with pytest.raises(ValueError, match="translate should be a sequence of length 2"):
+        F.affine(x, 0.0, [0], 1.0, 0.0)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        T.RandomAffine(0, translate=(0.1, 2))
+    with pytest.raises(ValueError, match="len 2 or 4"):
+        T.RandomAffine(0, shear=(1, 2, 3))
+    with pytest.raises(ValueError, match="must be positive"):
+        T.RandomAffine(-3)

@@ -76,6 +76,10 @@ def cases(lib, T, F):
         out["blur_" + name] = F.gaussian_blur(img, [3, 5], [0.8, 1.3])
         for k, c in enumerate(F.ten_crop(img, [4, 5], vertical_flip=True)):
             out["tencrop%d_%s" % (k, name)] = c
+        out["affine_" + name] = F.affine(img, 25.0, [2, -1], 1.2, [10.0, -5.0])
+        ra = T.RandomAffine((30, 30), translate=(0, 0), scale=(1.5, 1.5), shear=(10, 10, -5, -5), fill=3)
+        out["random_affine_" + name] = ra(img)
+        out["affine_bil_" + name] = F.affine(img, -40.0, [0, 3], 0.8, 15.0, IM.BILINEAR, fill=9, center=[2, 3])
     # the same functions on tensors: uint8, float and a batch
     trng = np.random.default_rng(5)
     u8 = lib.from_numpy(trng.integers(0, 256, (3, 9, 10), dtype=np.uint8))
@@ -93,6 +97,10 @@ def cases(lib, T, F):
         if name != "f32":
             out["t_posterize_" + name] = F.posterize(x, 5)
             out["t_equalize_" + name] = F.equalize(x)
+        out["t_random_affine_" + name] = T.RandomAffine((-20, -20), scale=(0.9, 0.9), shear=(4, 4), fill=5)(x)
+        out["t_affine_identity_" + name] = F.affine(x, 0.0, [0, 0], 1.0, 0.0)
+        out["t_affine_" + name] = F.affine(x, 25.0, [2, -1], 1.2, [10.0, -5.0])
+        out["t_affine_bil_" + name] = F.affine(x, -40.0, [0, 3], 0.8, 15.0, IM.BILINEAR, fill=[9.0], center=[2, 3])
         for k, c in enumerate(F.five_crop(x, 3)):
             out["t_fivecrop%d_%s" % (k, name)] = c
     out["t_autocontrast_flat"] = F.autocontrast(lib.full((3, 4, 4), 7, dtype=lib.uint8))

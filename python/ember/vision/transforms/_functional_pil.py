@@ -169,3 +169,11 @@ def adjust_gamma(img, gamma, gain):
     mode = img.mode
     table = [int((255 + 1 - 1e-3) * gain * pow(v / 255.0, gamma)) for v in range(256)] * 3
     return img.convert("RGB").point(table).convert(mode)
+
+
+def affine(img, matrix, interpolation, fill):
+    """Pillow's AFFINE transform with the inverse matrix (output pixel -> input pixel), the output the input's size."""
+    _check(img)
+    return img.transform(
+        img.size, _pil.Image.Transform.AFFINE, matrix, PIL_FILTERS[interpolation.value], **_fill(fill, img)
+    )

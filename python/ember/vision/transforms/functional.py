@@ -59,6 +59,7 @@ __all__ = [
     "gaussian_blur",
     "five_crop",
     "ten_crop",
+    "affine",
 ]
 
 
@@ -689,6 +690,13 @@ def rotate(img, angle, interpolation=InterpolationMode.NEAREST, expand=False, ce
     fill = _fill_list(fill, c)
     m = _rotation_matrix(float(angle), center_f)
     ow, oh = _expanded_size(m, w, h) if expand else (w, h)
+    return _grid_transform(img, m, ow, oh, mode, fill)
+
+
+def _grid_transform(img, m, ow, oh, mode, fill):
+    """Samples img at m(output pixel) (m: 2x3, output pixel centers about the output's center -> input pixels about
+    the input's center) with grid_sample (zeros outside, or fill blended by coverage); integers rounded back."""
+    c, h, w = get_dimensions(img)
     x, restore = _as_batch(img)
     dtype = x.dtype
     work = dtype if dtype in (ember.float32, ember.float64) else ember.float32
@@ -1047,3 +1055,71 @@ def ten_crop(img, size, vertical_flip=False):
     first = five_crop(img, size)
     flipped = vflip(img) if vertical_flip else hflip(img)
     return first + five_crop(flipped, size)
+
+
+# ---------------------------------------------------------------------------- affine
+
+
+def _inverse_affine_matrix(center, angle, translate, scale, shear):
+    """The 2x3 map from output pixels to input pixels (row-major) of: rotate by `angle` degrees and shear by
+    (shear_x, shear_y) degrees about `center`, scale, then translate. The forward map is
+    T(translate) C R(angle) Sh(shear) S(scale) C^-1 with R Sh = [[a, b], [c, d]] below; this is its inverse."""
+    rot = math.radians(angle)
+    sx, sy = math.radians(shear[0]), math.radians(shear[1])
+    cx, cy = center
+    tx, ty = translate
+    a = math.cos(rot - sy) / math.cos(sy)
+    b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
+    c = math.sin(rot - sy) / math.cos(sy)
+    d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
+    # inverse of [[a, b], [c, d]] is [[d, -b], [-c, a]] / det, with det = 1 for a rotation-shear pair
+    m = [v / scale for v in (d, -b, 0.0, -c, a, 0.0)]
+    m[2] += m[0] * (-cx - tx) + m[1] * (-cy - ty) + cx
+    m[5] += m[3] * (-cx - tx) + m[4] * (-cy - ty) + cy
+    return m
+
+
+def _affine_args(angle, translate, scale, shear, center):
+    if isinstance(angle, bool) or not isinstance(angle, (int, float)):
+        raise TypeError("Argument angle should be int or float")
+    if not isinstance(translate, (list, tuple)):
+        raise TypeError("Argument translate should be a sequence")
+    if len(translate) != 2:
+        raise ValueError("Argument translate should be a sequence of length 2")
+    if scale <= 0.0:
+        raise ValueError("Argument scale should be positive")
+    if not isinstance(shear, (numbers.Number, list, tuple)):
+        raise TypeError("Shear should be either a single value or a sequence of two values")
+    if isinstance(shear, numbers.Number):
+        shear = [shear, 0.0]
+    shear = list(shear)
+    if len(shear) == 1:
+        shear = [shear[0], shear[0]]
+    if len(shear) != 2:
+        raise ValueError("Shear should be a sequence containing two values. Got %s" % (shear,))
+    if center is not None and not isinstance(center, (list, tuple)):
+        raise TypeError("Argument center should be a sequence")
+    return float(angle), [float(t) for t in translate], float(scale), [float(v) for v in shear]
+
+
+def _pil_affine(img, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST, fill=None, center=None):
+    angle, translate, scale, shear = _affine_args(angle, translate, scale, shear, center)
+    _, h, w = F_pil.get_dimensions(img)
+    center = [w * 0.5, h * 0.5] if center is None else center
+    m = _inverse_affine_matrix(center, angle, translate, scale, shear)
+    return F_pil.affine(img, m, _interp(interpolation), fill)
+
+
+@_image_op(_pil_affine)
+def affine(img, angle, translate, scale, shear, interpolation=InterpolationMode.NEAREST, fill=None, center=None):
+    """Rotates by angle degrees clockwise, shears by shear degrees (a number: x only; [sx, sy]), scales and translates
+    (pixels) about center (default the image center), keeping the size; nearest or bilinear sampling; fill as for
+    rotate."""
+    angle, translate, scale, shear = _affine_args(angle, translate, scale, shear, center)
+    mode = _interp(interpolation)
+    if mode not in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR):
+        raise ValueError("affine supports the nearest and bilinear interpolation modes, got %s" % mode.value)
+    c, h, w = get_dimensions(img)
+    center_f = [0.0, 0.0] if center is None else [float(center[0]) - w * 0.5, float(center[1]) - h * 0.5]
+    m = _inverse_affine_matrix(center_f, angle, translate, scale, shear)
+    return _grid_transform(img, m, w, h, mode, _fill_list(fill, c))

@@ -45,6 +45,7 @@ __all__ = [
     "GaussianBlur",
     "FiveCrop",
     "TenCrop",
+    "RandomAffine",
     "InterpolationMode",
 ]
 
@@ -720,3 +721,89 @@ class TenCrop(Module):
 
     def __repr__(self):
         return "%s(size=%s, vertical_flip=%s)" % (self.__class__.__name__, self.size, self.vertical_flip)
+
+
+def _setup_angle(x, name, req_sizes=(2,)):
+    if isinstance(x, numbers.Number) and not isinstance(x, bool):
+        if x < 0:
+            raise ValueError("If %s is a single number, it must be positive." % name)
+        return [-float(x), float(x)]
+    if not isinstance(x, Sequence) or len(x) not in req_sizes:
+        raise ValueError("If %s is a sequence, it must be of len %s." % (name, " or ".join(str(s) for s in req_sizes)))
+    return [float(d) for d in x]
+
+
+class RandomAffine(Module):
+    """A random affine map: angle from degrees, translation up to translate (fractions of the width and height,
+    rounded to pixels), scale from scale, shear from shear (x range, or x and y ranges); drawn from ember's default
+    generator in torchvision's order."""
+
+    def __init__(
+        self,
+        degrees,
+        translate=None,
+        scale=None,
+        shear=None,
+        interpolation=InterpolationMode.NEAREST,
+        fill=0,
+        center=None,
+    ):
+        super().__init__()
+        self.degrees = _setup_angle(degrees, "degrees", (2,))
+        if translate is not None:
+            if not isinstance(translate, Sequence) or len(translate) != 2:
+                raise ValueError("translate should be a sequence of length 2.")
+            for t in translate:
+                if not 0.0 <= t <= 1.0:
+                    raise ValueError("translation values should be between 0 and 1")
+        if scale is not None:
+            if not isinstance(scale, Sequence) or len(scale) != 2:
+                raise ValueError("scale should be a sequence of length 2.")
+            for s in scale:
+                if s <= 0:
+                    raise ValueError("scale values should be positive")
+        self.translate, self.scale = translate, scale
+        self.shear = _setup_angle(shear, "shear", (2, 4)) if shear is not None else None
+        self.interpolation = F._interp(interpolation)
+        if fill is None:
+            fill = 0
+        elif isinstance(fill, bool) or not isinstance(fill, (numbers.Number, tuple, list)):
+            raise TypeError("Fill should be either a sequence or a number.")
+        self.fill, self.center = fill, center
+
+    @staticmethod
+    def get_params(degrees, translate, scale_ranges, shears, img_size):
+        angle = _uniform(float(degrees[0]), float(degrees[1]))
+        if translate is not None:
+            max_dx, max_dy = float(translate[0] * img_size[0]), float(translate[1] * img_size[1])
+            tx = int(round(_uniform(-max_dx, max_dx)))
+            ty = int(round(_uniform(-max_dy, max_dy)))
+            translations = (tx, ty)
+        else:
+            translations = (0, 0)
+        scale = _uniform(scale_ranges[0], scale_ranges[1]) if scale_ranges is not None else 1.0
+        shear_x = shear_y = 0.0
+        if shears is not None:
+            shear_x = _uniform(shears[0], shears[1])
+            if len(shears) == 4:
+                shear_y = _uniform(shears[2], shears[3])
+        return angle, translations, scale, (shear_x, shear_y)
+
+    def forward(self, img):
+        c, h, w = F.get_dimensions(img)
+        fill = self.fill
+        if isinstance(img, ember.Tensor):
+            fill = [float(fill)] * c if isinstance(fill, numbers.Number) else [float(f) for f in fill]
+        angle, translations, scale, shear = self.get_params(
+            self.degrees, self.translate, self.scale, self.shear, [w, h]
+        )
+        return F.affine(img, angle, list(translations), scale, list(shear), self.interpolation, fill, self.center)
+
+    def __repr__(self):
+        return "%s(degrees=%s, translate=%s, scale=%s, shear=%s)" % (
+            self.__class__.__name__,
+            self.degrees,
+            self.translate,
+            self.scale,
+            self.shear,
+        )
