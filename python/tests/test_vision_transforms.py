@@ -541,3 +541,30 @@ def test_affine_closed_forms_and_errors():
         T.RandomAffine(0, shear=(1, 2, 3))
     with pytest.raises(ValueError, match="must be positive"):
         T.RandomAffine(-3)
+
+
+def test_automatic_augmentation_runs_and_is_seeded():
+    """AutoAugment, RandAugment, TrivialAugmentWide: reproducible under ember.manual_seed, the input's type and shape
+    kept; every op with a fixed magnitude matches torchvision in test_vision_pil.py."""
+    x = t(np.random.default_rng(0).integers(0, 256, (3, 12, 14), dtype=np.uint8))
+    for aug in (
+        T.AutoAugment(),
+        T.AutoAugment(T.AutoAugmentPolicy.CIFAR10, fill=4),
+        T.AutoAugment(T.AutoAugmentPolicy.SVHN),
+        T.RandAugment(num_ops=3, magnitude=12, fill=[1, 2, 3]),
+        T.TrivialAugmentWide(interpolation=IM.BILINEAR),
+    ):
+        outs = []
+        for _ in range(2):
+            ember.manual_seed(11)
+            outs.append([aug(x).numpy() for _ in range(6)])
+        for a, b in zip(*outs):
+            assert a.shape == (3, 12, 14) and a.dtype == np.uint8
+            np.testing.assert_array_equal(a, b)
+    assert len(T.AutoAugment().policies) == 25
+    with pytest.raises(ValueError, match="policy"):
+        T.AutoAugment("imagenet")
+    with pytest.raises(ValueError, match="not recognized"):
+        from ember.vision.transforms.autoaugment import _apply_op
+
+        _apply_op(x, "Blur", 1.0, IM.NEAREST, None)

@@ -80,6 +80,23 @@ def cases(lib, T, F):
         ra = T.RandomAffine((30, 30), translate=(0, 0), scale=(1.5, 1.5), shear=(10, 10, -5, -5), fill=3)
         out["random_affine_" + name] = ra(img)
         out["affine_bil_" + name] = F.affine(img, -40.0, [0, 3], 0.8, 15.0, IM.BILINEAR, fill=9, center=[2, 3])
+    # the automatic augmentations' ops at fixed magnitudes, and their magnitude tables
+    aa = __import__(T.__name__ + ".autoaugment", fromlist=["_apply_op"])
+    ops = [("ShearX", 0.3), ("ShearY", -0.2), ("TranslateX", 4.7), ("TranslateY", -3.0), ("Rotate", 21.0)]
+    ops += [("Brightness", 0.4), ("Color", -0.5), ("Contrast", 0.3), ("Sharpness", 0.8), ("Posterize", 5.0)]
+    ops += [("Solarize", 120.0), ("AutoContrast", 0.0), ("Equalize", 0.0), ("Invert", 0.0), ("Identity", 0.0)]
+    u8t = F.pil_to_tensor(rgb)
+    for op, mag in ops:
+        out["aa_%s_pil" % op] = aa._apply_op(rgb, op, mag, IM.NEAREST, None)
+        out["aa_%s_t" % op] = aa._apply_op(u8t, op, mag, IM.BILINEAR, [1.0, 2.0, 3.0])
+    space = T.RandAugment()._augmentation_space(31, (13, 17))
+    space.update({"W" + k: v for k, v in T.TrivialAugmentWide()._augmentation_space(31).items()})
+    space.update({"A" + k: v for k, v in T.AutoAugment()._augmentation_space(10, (13, 17)).items()})
+    for k, (mags, signed) in space.items():
+        out["space_" + k] = mags
+        out["space_signed_" + k] = lib.tensor(signed)
+    for policy in T.AutoAugmentPolicy:
+        out["policy_" + policy.value] = lib.tensor([[p for _, p, _ in sub] for sub in T.AutoAugment(policy).policies])
     # the same functions on tensors: uint8, float and a batch
     trng = np.random.default_rng(5)
     u8 = lib.from_numpy(trng.integers(0, 256, (3, 9, 10), dtype=np.uint8))
