@@ -36,6 +36,7 @@ REF_SCRIPT = textwrap.dedent(
 
 
 BILINEAR_UINT8_TENSOR = {"aa_%s_t" % op for op in ("ShearX", "ShearY", "TranslateX", "TranslateY", "Rotate")}
+BILINEAR_UINT8_TENSOR |= {"t_%s_%s" % (f, n) for f in ("perspective", "affine_bil") for n in ("u8", "low", "batch")}
 
 
 @pytest.fixture(scope="module")

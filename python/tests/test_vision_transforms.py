@@ -568,3 +568,23 @@ def test_automatic_augmentation_runs_and_is_seeded():
         from ember.vision.transforms.autoaugment import _apply_op
 
         _apply_op(x, "Blur", 1.0, IM.NEAREST, None)
+
+
+def test_perspective_closed_forms_and_errors():
+    x = t(np.arange(2 * 6 * 7, dtype=np.float32).reshape(2, 6, 7))
+    corners = [[0, 0], [6, 0], [6, 5], [0, 5]]
+    # the identity warp, and a pure translation by one pixel (nearest: exact shift)
+    np.testing.assert_allclose(F.perspective(x, corners, corners).numpy(), x.numpy(), atol=1e-4)
+    moved = [[1, 0], [7, 0], [7, 5], [1, 5]]
+    out = F.perspective(x, corners, moved, IM.NEAREST).numpy()
+    np.testing.assert_array_equal(out[:, :, 1:], x.numpy()[:, :, :-1])
+    coeffs = F._perspective_coeffs(corners, moved)
+    np.testing.assert_allclose(coeffs, [1, 0, -1, 0, 1, 0, 0, 0], atol=1e-6)
+    ember.manual_seed(1)
+    y = T.RandomPerspective(0.6, p=1.0)(x)
+    assert tuple(y.shape) == (2, 6, 7)
+    assert T.RandomPerspective(p=0.0)(x) is x
+    with pytest.raises(ValueError, match="exactly four corners"):
+        F.perspective(x, corners[:3], corners)
+    with pytest.raises(ValueError, match="nearest and bilinear"):
+        F.perspective(x, corners, moved, IM.BICUBIC)

@@ -76,6 +76,9 @@ def cases(lib, T, F):
         out["blur_" + name] = F.gaussian_blur(img, [3, 5], [0.8, 1.3])
         for k, c in enumerate(F.ten_crop(img, [4, 5], vertical_flip=True)):
             out["tencrop%d_%s" % (k, name)] = c
+        sp, ep = [[0, 0], [16, 0], [16, 12], [0, 12]], [[2, 1], [15, 3], [13, 11], [1, 10]]
+        out["perspective_" + name] = F.perspective(img, sp, ep)
+        out["perspective_near_" + name] = F.perspective(img, ep, sp, IM.NEAREST, fill=7)
         out["affine_" + name] = F.affine(img, 25.0, [2, -1], 1.2, [10.0, -5.0])
         ra = T.RandomAffine((30, 30), translate=(0, 0), scale=(1.5, 1.5), shear=(10, 10, -5, -5), fill=3)
         out["random_affine_" + name] = ra(img)
@@ -116,6 +119,9 @@ def cases(lib, T, F):
             out["t_equalize_" + name] = F.equalize(x)
         out["t_random_affine_" + name] = T.RandomAffine((-20, -20), scale=(0.9, 0.9), shear=(4, 4), fill=5)(x)
         out["t_affine_identity_" + name] = F.affine(x, 0.0, [0, 0], 1.0, 0.0)
+        sp, ep = [[0, 0], [9, 0], [9, 8], [0, 8]], [[1, 1], [8, 0], [9, 7], [2, 8]]
+        out["t_perspective_" + name] = F.perspective(x, sp, ep)
+        out["t_perspective_near_" + name] = F.perspective(x, ep, sp, IM.NEAREST, fill=[7.0])
         out["t_affine_" + name] = F.affine(x, 25.0, [2, -1], 1.2, [10.0, -5.0])
         out["t_affine_bil_" + name] = F.affine(x, -40.0, [0, 3], 0.8, 15.0, IM.BILINEAR, fill=[9.0], center=[2, 3])
         for k, c in enumerate(F.five_crop(x, 3)):

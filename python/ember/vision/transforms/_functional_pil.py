@@ -177,3 +177,10 @@ def affine(img, matrix, interpolation, fill):
     return img.transform(
         img.size, _pil.Image.Transform.AFFINE, matrix, PIL_FILTERS[interpolation.value], **_fill(fill, img)
     )
+
+
+def perspective(img, coeffs, interpolation, fill):
+    _check(img)
+    return img.transform(
+        img.size, _pil.Image.Transform.PERSPECTIVE, coeffs, PIL_FILTERS[interpolation.value], **_fill(fill, img)
+    )

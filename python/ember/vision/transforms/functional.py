@@ -60,6 +60,7 @@ __all__ = [
     "five_crop",
     "ten_crop",
     "affine",
+    "perspective",
 ]
 
 
@@ -697,12 +698,16 @@ def _grid_transform(img, m, ow, oh, mode, fill):
     """Samples img at m(output pixel) (m: 2x3, output pixel centers about the output's center -> input pixels about
     the input's center) with grid_sample (zeros outside, or fill blended by coverage); integers rounded back."""
     c, h, w = get_dimensions(img)
-    x, restore = _as_batch(img)
-    dtype = x.dtype
-    work = dtype if dtype in (ember.float32, ember.float64) else ember.float32
-    x = x.to(work)
-    n = x.shape[0]
-    # The sampling grid: output pixel centers in pixel units about the output's center, mapped by m and normalized
+
+    def make_grid(work):
+        return _affine_grid(m, w, h, ow, oh, work)
+
+    return _sample_grid(img, make_grid, ow, oh, mode, fill)
+
+
+def _affine_grid(m, w, h, ow, oh, work):
+    """[1, oh, ow, 2] grid_sample coordinates of the output pixels mapped by m."""
+    # Output pixel centers in pixel units about the output's center, mapped by m and normalized
     # by the input's half-size (grid_sample's align_corners=False coordinates). Built here rather than by affine_grid
     # so that coordinates round as torchvision's do: a 90-degree turn samples exactly at pixel edges, where a last-bit
     # difference flips nearest sampling.
@@ -712,7 +717,19 @@ def _grid_transform(img, m, ow, oh, mode, fill):
         [xs.view(1, ow).expand(oh, ow), ys.view(oh, 1).expand(oh, ow), ember.ones(oh, ow, dtype=work)], dim=-1
     ).view(oh * ow, 3)
     theta = ember.tensor(m, dtype=work).view(2, 3).t() / ember.tensor([0.5 * w, 0.5 * h], dtype=work)
-    grid = base.matmul(theta).view(1, oh, ow, 2).expand(n, oh, ow, 2)
+    return base.matmul(theta).view(1, oh, ow, 2)
+
+
+def _sample_grid(img, make_grid, ow, oh, mode, fill):
+    """grid_sample of img (as a float batch) at make_grid(work dtype), zeros outside, or fill blended in by the
+    sampled coverage of a ones channel (nearest: where coverage < 0.5); integer images rounded back."""
+    c, h, w = get_dimensions(img)
+    x, restore = _as_batch(img)
+    dtype = x.dtype
+    work = dtype if dtype in (ember.float32, ember.float64) else ember.float32
+    x = x.to(work)
+    n = x.shape[0]
+    grid = make_grid(work).expand(n, oh, ow, 2)
     if fill is not None:
         x = ember.cat([x, ember.ones(n, 1, h, w, dtype=work)], dim=1)
     y = F.grid_sample(x, grid, mode=mode.value, padding_mode="zeros", align_corners=False)
@@ -1123,3 +1140,54 @@ def affine(img, angle, translate, scale, shear, interpolation=InterpolationMode.
     center_f = [0.0, 0.0] if center is None else [float(center[0]) - w * 0.5, float(center[1]) - h * 0.5]
     m = _inverse_affine_matrix(center_f, angle, translate, scale, shear)
     return _grid_transform(img, m, w, h, mode, _fill_list(fill, c))
+
+
+# ---------------------------------------------------------------------------- perspective
+
+
+def _perspective_coeffs(startpoints, endpoints):
+    """The 8 coefficients (a, b, c, d, e, f, g, h) of the map from output (end) points to input (start) points,
+    x = (a X + b Y + c) / (g X + h Y + 1), y = (d X + e Y + f) / (g X + h Y + 1), solved in float64 (least squares
+    on the 8x8 system) and rounded to float32, as torchvision."""
+    if len(startpoints) != 4 or len(endpoints) != 4:
+        raise ValueError(
+            "Please provide exactly four corners, got %d startpoints and %d endpoints."
+            % (len(startpoints), len(endpoints))
+        )
+    rows = []
+    for (ex, ey), (sx, sy) in zip(endpoints, startpoints):
+        rows.append([ex, ey, 1, 0, 0, 0, -sx * ex, -sx * ey])
+        rows.append([0, 0, 0, ex, ey, 1, -sy * ex, -sy * ey])
+    a = ember.tensor(rows, dtype=ember.float64)
+    b = ember.tensor([v for p in startpoints for v in p], dtype=ember.float64)
+    return ember.linalg.lstsq(a, b, driver="gels").solution.to(ember.float32).tolist()
+
+
+def _pil_perspective(img, startpoints, endpoints, interpolation=InterpolationMode.BILINEAR, fill=None):
+    coeffs = _perspective_coeffs(startpoints, endpoints)
+    return F_pil.perspective(img, coeffs, _interp(interpolation), fill)
+
+
+@_image_op(_pil_perspective)
+def perspective(img, startpoints, endpoints, interpolation=InterpolationMode.BILINEAR, fill=None):
+    """Warps the quadrilateral startpoints (four [x, y] corners: top-left, top-right, bottom-right, bottom-left) onto
+    endpoints, keeping the size; nearest or bilinear; fill as for rotate."""
+    coeffs = _perspective_coeffs(startpoints, endpoints)
+    mode = _interp(interpolation)
+    if mode not in (InterpolationMode.NEAREST, InterpolationMode.BILINEAR):
+        raise ValueError("perspective supports the nearest and bilinear interpolation modes, got %s" % mode.value)
+    c, h, w = get_dimensions(img)
+
+    def make_grid(work):
+        theta1 = ember.tensor([coeffs[0:3], coeffs[3:6]], dtype=work)
+        theta2 = ember.tensor([[coeffs[6], coeffs[7], 1.0], [coeffs[6], coeffs[7], 1.0]], dtype=work)
+        xs = ember.linspace(0.5, w + 0.5 - 1.0, w, dtype=work)
+        ys = ember.linspace(0.5, h + 0.5 - 1.0, h, dtype=work)
+        base = ember.stack(
+            [xs.view(1, w).expand(h, w), ys.view(h, 1).expand(h, w), ember.ones(h, w, dtype=work)], dim=-1
+        ).view(h * w, 3)
+        g1 = base.matmul(theta1.t() / ember.tensor([0.5 * w, 0.5 * h], dtype=work))
+        g2 = base.matmul(theta2.t())
+        return (g1 / g2 - 1.0).view(1, h, w, 2)
+
+    return _sample_grid(img, make_grid, w, h, mode, _fill_list(fill, c))

@@ -46,6 +46,7 @@ __all__ = [
     "FiveCrop",
     "TenCrop",
     "RandomAffine",
+    "RandomPerspective",
     "InterpolationMode",
 ]
 
@@ -807,3 +808,46 @@ class RandomAffine(Module):
             self.scale,
             self.shear,
         )
+
+
+class RandomPerspective(Module):
+    """With probability p, moves each corner inwards by up to distortion_scale of the half-size (drawn from ember's
+    default generator in torchvision's order) and warps the image accordingly."""
+
+    def __init__(self, distortion_scale=0.5, p=0.5, interpolation=InterpolationMode.BILINEAR, fill=0):
+        super().__init__()
+        self.p, self.distortion_scale = p, distortion_scale
+        self.interpolation = F._interp(interpolation)
+        if fill is None:
+            fill = 0
+        elif isinstance(fill, bool) or not isinstance(fill, (numbers.Number, tuple, list)):
+            raise TypeError("Fill should be either a sequence or a number.")
+        self.fill = fill
+
+    @staticmethod
+    def get_params(width, height, distortion_scale):
+        hw, hh = width // 2, height // 2
+        dx, dy = int(distortion_scale * hw), int(distortion_scale * hh)
+
+        def draw(lo, hi):
+            return int(ember.randint(lo, hi, (1,)).item())
+
+        topleft = [draw(0, dx + 1), draw(0, dy + 1)]
+        topright = [draw(width - dx - 1, width), draw(0, dy + 1)]
+        botright = [draw(width - dx - 1, width), draw(height - dy - 1, height)]
+        botleft = [draw(0, dx + 1), draw(height - dy - 1, height)]
+        startpoints = [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]]
+        return startpoints, [topleft, topright, botright, botleft]
+
+    def forward(self, img):
+        c, h, w = F.get_dimensions(img)
+        fill = self.fill
+        if isinstance(img, ember.Tensor):
+            fill = [float(fill)] * c if isinstance(fill, numbers.Number) else [float(f) for f in fill]
+        if float(ember.rand(1).item()) < self.p:
+            start, end = self.get_params(w, h, self.distortion_scale)
+            return F.perspective(img, start, end, self.interpolation, fill)
+        return img
+
+    def __repr__(self):
+        return "%s(p=%s)" % (self.__class__.__name__, self.p)
