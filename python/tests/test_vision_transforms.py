@@ -553,6 +553,8 @@ def test_automatic_augmentation_runs_and_is_seeded():
         T.AutoAugment(T.AutoAugmentPolicy.SVHN),
         T.RandAugment(num_ops=3, magnitude=12, fill=[1, 2, 3]),
         T.TrivialAugmentWide(interpolation=IM.BILINEAR),
+        T.AugMix(),
+        T.AugMix(severity=5, mixture_width=2, chain_depth=2, all_ops=False, fill=[0, 0, 0]),
     ):
         outs = []
         for _ in range(2):
@@ -588,3 +590,35 @@ def test_perspective_closed_forms_and_errors():
         F.perspective(x, corners[:3], corners)
     with pytest.raises(ValueError, match="nearest and bilinear"):
         F.perspective(x, corners, moved, IM.BICUBIC)
+
+
+def test_augmix_weights_and_elastic_and_linear():
+    ember.manual_seed(2)
+    x = t(np.random.default_rng(1).integers(0, 256, (3, 8, 9), dtype=np.uint8))
+    y = T.AugMix(severity=2)(x)
+    assert y.dtype == ember.uint8 and tuple(y.shape) == (3, 8, 9)
+    with pytest.raises(ValueError, match="severity"):
+        T.AugMix(severity=11)
+    # elastic: a zero displacement is the identity; a uniform displacement of 2/W in x shifts by one pixel
+    f = t(np.arange(2 * 4 * 5, dtype=np.float32).reshape(2, 4, 5))
+    zero = ember.zeros(1, 4, 5, 2)
+    np.testing.assert_allclose(F.elastic_transform(f, zero).numpy(), f.numpy(), atol=1e-5)
+    shift = ember.zeros(1, 4, 5, 2)
+    shift[..., 0] = 2.0 / 5
+    out = F.elastic_transform(f, shift, IM.NEAREST).numpy()
+    np.testing.assert_array_equal(out[:, :, :-1], f.numpy()[:, :, 1:])
+    with pytest.raises(ValueError, match="displacement shape"):
+        F.elastic_transform(f, ember.zeros(1, 3, 5, 2))
+    ember.manual_seed(0)
+    big = ember.rand(3, 24, 24)
+    assert tuple(T.ElasticTransform(alpha=20.0, sigma=2.0)(big).shape) == (3, 24, 24)
+    with pytest.raises(TypeError, match="alpha"):
+        T.ElasticTransform(alpha=5)
+    m = t(np.eye(40, dtype=np.float32)[::-1].copy())
+    v = ember.ones(40)
+    z = T.LinearTransformation(m, v)(f)
+    np.testing.assert_allclose(z.numpy().reshape(-1), (f.numpy().reshape(-1) - 1)[::-1], atol=1e-6)
+    with pytest.raises(ValueError, match="square"):
+        T.LinearTransformation(ember.zeros(2, 3), ember.zeros(2))
+    with pytest.raises(ValueError, match="incompatible shape"):
+        T.LinearTransformation(ember.eye(3), ember.zeros(3))(f)

@@ -79,6 +79,10 @@ def cases(lib, T, F):
         sp, ep = [[0, 0], [16, 0], [16, 12], [0, 12]], [[2, 1], [15, 3], [13, 11], [1, 10]]
         out["perspective_" + name] = F.perspective(img, sp, ep)
         out["perspective_near_" + name] = F.perspective(img, ep, sp, IM.NEAREST, fill=7)
+        edisp = lib.from_numpy(
+            (np.indices((13, 17)).sum(0) % 4 * 0.05 - 0.07)[None, :, :, None].repeat(2, -1).astype(np.float32)
+        )
+        out["elastic_" + name] = F.elastic_transform(img, edisp, IM.NEAREST)
         out["affine_" + name] = F.affine(img, 25.0, [2, -1], 1.2, [10.0, -5.0])
         ra = T.RandomAffine((30, 30), translate=(0, 0), scale=(1.5, 1.5), shear=(10, 10, -5, -5), fill=3)
         out["random_affine_" + name] = ra(img)
@@ -95,6 +99,7 @@ def cases(lib, T, F):
     space = T.RandAugment()._augmentation_space(31, (13, 17))
     space.update({"W" + k: v for k, v in T.TrivialAugmentWide()._augmentation_space(31).items()})
     space.update({"A" + k: v for k, v in T.AutoAugment()._augmentation_space(10, (13, 17)).items()})
+    space.update({"M" + k: v for k, v in T.AugMix()._augmentation_space(10, (13, 17)).items()})
     for k, (mags, signed) in space.items():
         out["space_" + k] = mags
         out["space_signed_" + k] = lib.tensor(signed)
@@ -122,10 +127,20 @@ def cases(lib, T, F):
         sp, ep = [[0, 0], [9, 0], [9, 8], [0, 8]], [[1, 1], [8, 0], [9, 7], [2, 8]]
         out["t_perspective_" + name] = F.perspective(x, sp, ep)
         out["t_perspective_near_" + name] = F.perspective(x, ep, sp, IM.NEAREST, fill=[7.0])
+        hh, ww = x.shape[-2], x.shape[-1]
+        disp = lib.from_numpy(
+            ((np.indices((hh, ww)).sum(0) % 5) * 0.03 - 0.06)[None, :, :, None].repeat(2, -1).astype(np.float32)
+        )
+        out["t_elastic_" + name] = F.elastic_transform(x, disp, IM.NEAREST, fill=[3.0])
         out["t_affine_" + name] = F.affine(x, 25.0, [2, -1], 1.2, [10.0, -5.0])
         out["t_affine_bil_" + name] = F.affine(x, -40.0, [0, 3], 0.8, 15.0, IM.BILINEAR, fill=[9.0], center=[2, 3])
         for k, c in enumerate(F.five_crop(x, 3)):
             out["t_fivecrop%d_%s" % (k, name)] = c
+    lt_m = lib.from_numpy(trng.random((12, 12)).astype(np.float32))
+    lt_v = lib.from_numpy(trng.random(12).astype(np.float32))
+    out["t_linear_transformation"] = T.LinearTransformation(lt_m, lt_v)(
+        lib.from_numpy(trng.random((2, 3, 2, 2)).astype(np.float32))
+    )
     out["t_autocontrast_flat"] = F.autocontrast(lib.full((3, 4, 4), 7, dtype=lib.uint8))
     out["t_equalize_flat"] = F.equalize(lib.full((1, 4, 4), 7, dtype=lib.uint8))
     out["pad_pal"] = F.pad(imgs["pal"], 2, fill=3)

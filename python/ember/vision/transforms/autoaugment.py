@@ -13,7 +13,7 @@ from ...nn import Module
 from . import functional as F
 from .functional import InterpolationMode
 
-__all__ = ["AutoAugmentPolicy", "AutoAugment", "RandAugment", "TrivialAugmentWide"]
+__all__ = ["AutoAugmentPolicy", "AutoAugment", "RandAugment", "TrivialAugmentWide", "AugMix"]
 
 
 def _apply_op(img, op_name, magnitude, interpolation, fill):
@@ -322,6 +322,99 @@ class TrivialAugmentWide(Module):
         return "%s(num_magnitude_bins=%s, interpolation=%s, fill=%s)" % (
             self.__class__.__name__,
             self.num_magnitude_bins,
+            self.interpolation,
+            self.fill,
+        )
+
+
+class AugMix(Module):
+    """AugMix (Hendrycks et al., 2020): mixture_width chains of 1..3 (or chain_depth) random ops at severity, mixed
+    with Dirichlet(alpha) weights, then blended with the original by a Beta(alpha, alpha)-like Dirichlet weight.
+    A PIL image is mixed as a uint8 tensor and converted back."""
+
+    _PARAMETER_MAX = 10
+
+    def __init__(
+        self,
+        severity=3,
+        mixture_width=3,
+        chain_depth=-1,
+        alpha=1.0,
+        all_ops=True,
+        interpolation=InterpolationMode.BILINEAR,
+        fill=None,
+    ):
+        super().__init__()
+        if not 1 <= severity <= self._PARAMETER_MAX:
+            raise ValueError("The severity must be between [1, %d]. Got %s instead." % (self._PARAMETER_MAX, severity))
+        self.severity, self.mixture_width, self.chain_depth = severity, mixture_width, chain_depth
+        self.alpha, self.all_ops, self.interpolation, self.fill = alpha, all_ops, interpolation, fill
+
+    def _augmentation_space(self, num_bins, image_size):
+        space = {
+            "ShearX": (_linspace(0.0, 0.3, num_bins), True),
+            "ShearY": (_linspace(0.0, 0.3, num_bins), True),
+            "TranslateX": (_linspace(0.0, image_size[1] / 3.0, num_bins), True),
+            "TranslateY": (_linspace(0.0, image_size[0] / 3.0, num_bins), True),
+            "Rotate": (_linspace(0.0, 30.0, num_bins), True),
+            "Posterize": (_posterize_bits(num_bins, 4, 4), False),
+            "Solarize": (_linspace(255.0, 0.0, num_bins), False),
+            "AutoContrast": (ember.tensor(0.0), False),
+            "Equalize": (ember.tensor(0.0), False),
+        }
+        if self.all_ops:
+            space.update(
+                {
+                    "Brightness": (_linspace(0.0, 0.9, num_bins), True),
+                    "Color": (_linspace(0.0, 0.9, num_bins), True),
+                    "Contrast": (_linspace(0.0, 0.9, num_bins), True),
+                    "Sharpness": (_linspace(0.0, 0.9, num_bins), True),
+                }
+            )
+        return space
+
+    def forward(self, orig_img):
+        fill = self.fill
+        _, height, width = F.get_dimensions(orig_img)
+        if isinstance(orig_img, ember.Tensor):
+            img = orig_img
+            fill = _fill_for(orig_img, fill)
+        else:
+            img = F.pil_to_tensor(orig_img)
+        op_meta = self._augmentation_space(self._PARAMETER_MAX, (height, width))
+        names = list(op_meta)
+        orig_dims = list(img.shape)
+        batch = img.view([1] * max(4 - img.dim(), 0) + orig_dims)
+        n = batch.shape[0]
+        batch_dims = [n] + [1] * (batch.dim() - 1)
+        m = ember._sample_dirichlet(ember.tensor([self.alpha, self.alpha]).expand(n, -1).contiguous())
+        weights = ember._sample_dirichlet(ember.tensor([self.alpha] * self.mixture_width).expand(n, -1).contiguous())
+        weights = weights * m[:, 1].view(n, -1)
+        mix = m[:, 0].view(batch_dims) * batch
+        for i in range(self.mixture_width):
+            aug = batch
+            depth = self.chain_depth if self.chain_depth > 0 else int(ember.randint(1, 4, (1,)).item())
+            for _ in range(depth):
+                op_name = names[_randint(len(op_meta))]
+                magnitudes, signed = op_meta[op_name]
+                magnitude = float(magnitudes[_randint(self.severity)].item()) if magnitudes.dim() > 0 else 0.0
+                if signed and _randint(2):
+                    magnitude *= -1.0
+                aug = _apply_op(aug, op_name, magnitude, self.interpolation, fill)
+            mix = mix + weights[:, i].view(batch_dims) * aug
+        mix = mix.view(orig_dims).to(img.dtype)
+        if not isinstance(orig_img, ember.Tensor):
+            return F.to_pil_image(mix)
+        return mix
+
+    def __repr__(self):
+        return "%s(severity=%s, mixture_width=%s, chain_depth=%s, alpha=%s, all_ops=%s, interpolation=%s, fill=%s)" % (
+            self.__class__.__name__,
+            self.severity,
+            self.mixture_width,
+            self.chain_depth,
+            self.alpha,
+            self.all_ops,
             self.interpolation,
             self.fill,
         )

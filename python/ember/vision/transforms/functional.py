@@ -61,6 +61,7 @@ __all__ = [
     "ten_crop",
     "affine",
     "perspective",
+    "elastic_transform",
 ]
 
 
@@ -1191,3 +1192,33 @@ def perspective(img, startpoints, endpoints, interpolation=InterpolationMode.BIL
         return (g1 / g2 - 1.0).view(1, h, w, 2)
 
     return _sample_grid(img, make_grid, w, h, mode, _fill_list(fill, c))
+
+
+# ---------------------------------------------------------------------------- elastic
+
+
+def _pil_elastic(img, displacement, interpolation=InterpolationMode.BILINEAR, fill=None):
+    # torchvision warps a PIL image as a tensor and converts back to the image's mode.
+    return to_pil_image(elastic_transform(pil_to_tensor(img), displacement, interpolation, fill), mode=img.mode)
+
+
+@_image_op(_pil_elastic)
+def elastic_transform(img, displacement, interpolation=InterpolationMode.BILINEAR, fill=None):
+    """Samples each pixel at its position plus displacement ([1, H, W, 2], in grid_sample's [-1, 1] units)."""
+    if not isinstance(displacement, ember.Tensor):
+        raise TypeError("Argument displacement should be a Tensor")
+    mode = _interp(interpolation)
+    c, h, w = get_dimensions(img)
+    if tuple(displacement.shape) != (1, h, w, 2):
+        raise ValueError(
+            "Argument displacement shape should be %s, but given %s" % ((1, h, w, 2), tuple(displacement.shape))
+        )
+
+    def make_grid(work):
+        ys = ember.linspace((-h + 1) / h, (h - 1) / h, h)
+        xs = ember.linspace((-w + 1) / w, (w - 1) / w, w)
+        ident = ember.stack([xs.view(1, w).expand(h, w), ys.view(h, 1).expand(h, w)], dim=-1).unsqueeze(0)
+        return (ident + displacement.to(ident.dtype)).to(work)
+
+    fill = None if fill is None else ([float(fill)] if isinstance(fill, numbers.Number) else [float(v) for v in fill])
+    return _sample_grid(img, make_grid, w, h, mode, fill)

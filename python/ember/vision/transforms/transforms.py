@@ -47,6 +47,8 @@ __all__ = [
     "TenCrop",
     "RandomAffine",
     "RandomPerspective",
+    "ElasticTransform",
+    "LinearTransformation",
     "InterpolationMode",
 ]
 
@@ -851,3 +853,98 @@ class RandomPerspective(Module):
 
     def __repr__(self):
         return "%s(p=%s)" % (self.__class__.__name__, self.p)
+
+
+def _float_pair(v, name):
+    if isinstance(v, bool) or not isinstance(v, (float, Sequence)):
+        raise TypeError("%s should be float or a sequence of floats. Got %s" % (name, type(v)))
+    if isinstance(v, Sequence):
+        if len(v) not in (1, 2):
+            raise ValueError("If %s is a sequence its length should be 2. Got %d" % (name, len(v)))
+        if not all(isinstance(e, float) for e in v):
+            raise TypeError("%s should be a sequence of floats. Got %r" % (name, v))
+        return [float(v[0]), float(v[-1])]
+    return [float(v), float(v)]
+
+
+class ElasticTransform(Module):
+    """Displaces pixels by a random field: uniform noise in [-1, 1] blurred by a Gaussian of sigma, scaled by alpha
+    (in pixels over the size), as torchvision; drawn from ember's default generator."""
+
+    def __init__(self, alpha=50.0, sigma=5.0, interpolation=InterpolationMode.BILINEAR, fill=0):
+        super().__init__()
+        self.alpha = _float_pair(alpha, "alpha")
+        self.sigma = _float_pair(sigma, "sigma")
+        self.interpolation = F._interp(interpolation)
+        if isinstance(fill, (int, float)) and not isinstance(fill, bool):
+            fill = [float(fill)]
+        elif isinstance(fill, (list, tuple)):
+            fill = [float(f) for f in fill]
+        else:
+            raise TypeError("fill should be int or float or a list or tuple of them. Got %s" % type(fill))
+        self.fill = fill
+
+    @staticmethod
+    def get_params(alpha, sigma, size):
+        parts = []
+        for k in range(2):
+            d = ember.rand([1, 1] + list(size)) * 2 - 1
+            if sigma[k] > 0.0:
+                ks = int(8 * sigma[k] + 1)
+                ks += 1 - ks % 2
+                d = F.gaussian_blur(d, [ks, ks], list(sigma))
+            parts.append(d * alpha[k] / size[1 - k])
+        return ember.cat(parts, 1).permute(0, 2, 3, 1)
+
+    def forward(self, img):
+        _, h, w = F.get_dimensions(img)
+        displacement = self.get_params(self.alpha, self.sigma, [h, w])
+        return F.elastic_transform(img, displacement, self.interpolation, self.fill)
+
+    def __repr__(self):
+        return "%s(alpha=%s, sigma=%s, interpolation=%s, fill=%s)" % (
+            self.__class__.__name__,
+            self.alpha,
+            self.sigma,
+            self.interpolation,
+            self.fill,
+        )
+
+
+class LinearTransformation(Module):
+    """(flattened image - mean_vector) @ transformation_matrix, reshaped back (ZCA whitening and the like)."""
+
+    def __init__(self, transformation_matrix, mean_vector):
+        super().__init__()
+        if transformation_matrix.shape[0] != transformation_matrix.shape[1]:
+            raise ValueError(
+                "transformation_matrix should be square. Got %s rectangular matrix."
+                % (tuple(transformation_matrix.shape),)
+            )
+        if mean_vector.shape[0] != transformation_matrix.shape[0]:
+            raise ValueError(
+                "mean_vector should have the same length %d as any one of the dimensions of the "
+                "transformation_matrix [%s]" % (mean_vector.shape[0], tuple(transformation_matrix.shape))
+            )
+        if transformation_matrix.device != mean_vector.device:
+            raise ValueError(
+                "Input tensors should be on the same device. Got %s and %s"
+                % (transformation_matrix.device, mean_vector.device)
+            )
+        if transformation_matrix.dtype != mean_vector.dtype:
+            raise ValueError(
+                "Input tensors should have the same dtype. Got %s and %s"
+                % (transformation_matrix.dtype, mean_vector.dtype)
+            )
+        self.transformation_matrix, self.mean_vector = transformation_matrix, mean_vector
+
+    def forward(self, tensor):
+        shape = tensor.shape
+        n = shape[-3] * shape[-2] * shape[-1]
+        if n != self.transformation_matrix.shape[0]:
+            raise ValueError(
+                "Input tensor and transformation matrix have incompatible shape.[%d x %d x %d] != %d"
+                % (shape[-3], shape[-2], shape[-1], self.transformation_matrix.shape[0])
+            )
+        flat = tensor.reshape(-1, n) - self.mean_vector
+        return flat.mm(self.transformation_matrix.to(flat.dtype)).view(shape)
