@@ -225,3 +225,51 @@ def test_loader_without_pillow_decodes_jpeg_and_png(tmp_path, monkeypatch):
         datasets.folder.pil_loader(next(iter(files)))
     with pytest.raises(ImportError, match="Pillow"):
         F.to_pil_image(ember.zeros(3, 2, 2))
+
+
+IMAGENET_VAL_PROGRAM = """
+import os
+import numpy as np
+from PIL import Image
+import torchvision.transforms as T
+from torchvision import datasets
+
+root = ROOT
+rng = np.random.default_rng(0)
+for cls in ("n01", "n02"):
+    os.makedirs(os.path.join(root, cls), exist_ok=True)
+    for i in range(3):
+        arr = rng.integers(0, 256, (30 + 7 * i, 41 - 5 * i, 3), dtype=np.uint8)
+        Image.fromarray(arr).save(os.path.join(root, cls, "img%d.JPEG" % i), quality=85)
+normalize = T.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])
+val = datasets.ImageFolder(root, T.Compose([T.Resize(24), T.CenterCrop(20), T.ToTensor(), normalize]))
+loader = torch.utils.data.DataLoader(val, batch_size=4, shuffle=False)
+result = []
+for x, y in loader:
+    result.append([list(x.shape), y.tolist(), x.sum().item(), x[0, :, 3, 5].tolist()])
+result.append(val.classes)
+"""
+
+
+def test_imagenet_val_pipeline_matches_torchvision(tmp_path):
+    """pytorch/examples' imagenet validation input (ImageFolder of JPEGs, Resize, CenterCrop, ToTensor, Normalize)
+    run by ember (torchvision bound to ember.vision) and by torchvision: the same batches."""
+    if not os.path.exists(TORCH_PY):
+        pytest.skip("needs the reference PyTorch at /opt/torch2/py")
+    import json
+
+    def run(python, head, root, env):
+        code = head + IMAGENET_VAL_PROGRAM.replace("ROOT", repr(str(root))) + "\nprint(json.dumps(result))\n"
+        proc = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    # ember as `torch` (install_as_torch aliases torchvision to ember.vision) in a fresh process
+    mine = run(sys.executable, "import json, ember\nember.install_as_torch()\nimport torch\n", tmp_path / "e", None)
+    ref = run(TORCH_PY, "import json, torch\n", tmp_path / "t", dict(os.environ, PYTHONPATH=""))
+    assert len(mine) == len(ref) == 3
+    assert mine[-1] == ref[-1] == ["n01", "n02"]
+    for a, b in zip(mine[:-1], ref[:-1]):
+        assert a[0] == b[0] and a[1] == b[1]
+        assert abs(a[2] - b[2]) <= 1e-3 * max(1.0, abs(b[2]))
+        np.testing.assert_allclose(a[3], b[3], rtol=0, atol=1e-5)
