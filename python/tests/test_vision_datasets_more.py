@@ -160,6 +160,33 @@ def test_matlab_reader_against_scipy(tmp_path):
             loadmat(str(tmp_path / "bad.mat"))
 
 
+def test_matlab_reader_fuzz(tmp_path):
+    """Random byte changes in MAT files (compressed or not): an answer or a RuntimeError naming the file, never
+    another exception or a crash."""
+    sio = pytest.importorskip("scipy.io")
+    rng = np.random.default_rng(6)
+    for compress in (False, True):
+        good_path = str(tmp_path / ("g%d.mat" % compress))
+        sio.savemat(
+            good_path,
+            {"X": rng.integers(0, 256, (4, 4, 3, 2), dtype=np.uint8), "y": np.arange(2.0)[:, None]},
+            do_compression=compress,
+        )
+        good = open(good_path, "rb").read()
+        for trial in range(60):
+            bad = bytearray(good)
+            for pos in rng.integers(128, len(bad), int(rng.integers(1, 6))):
+                bad[pos] = int(rng.integers(0, 256))
+            if trial % 5 == 0:
+                bad = bad[: int(rng.integers(128, len(bad)))]
+            path = tmp_path / "f.mat"
+            path.write_bytes(bytes(bad))
+            try:
+                loadmat(str(path))
+            except RuntimeError as e:
+                assert "f.mat" in str(e)
+
+
 def test_svhn(tmp_path):
     sio = pytest.importorskip("scipy.io")
     rng = np.random.default_rng(4)

@@ -2,6 +2,7 @@
 zlib-compressed or not. Everything else (cells, structs, sparse, char arrays) is skipped. The file is treated as
 hostile: every size is checked against the bytes there are, and a bad file raises RuntimeError naming it."""
 
+import math
 import struct
 import zlib
 
@@ -46,13 +47,15 @@ def _elements(buf, endian):
 
 
 def _inflate(data):
+    # Deflate expands at most ~1032:1: more output than that is not what a well-formed element holds.
+    limit = min(_MAX_INFLATE, 1100 * len(data) + 4096)
     d = zlib.decompressobj()
     try:
-        out = d.decompress(data, _MAX_INFLATE)
+        out = d.decompress(data, limit)
     except zlib.error as e:
         raise _Bad("a compressed element is corrupt (%s)" % e) from None
     if d.unconsumed_tail:
-        raise _Bad("a compressed element inflates to more than %d bytes" % _MAX_INFLATE)
+        raise _Bad("a compressed element inflates to more than %d bytes" % limit)
     return out
 
 
@@ -80,7 +83,7 @@ def _matrix(payload, endian):
         return name, None
     if any(d < 0 for d in dims):
         raise _Bad("matrix %r has negative dimensions %s" % (name, dims))
-    count = int(np.prod(dims, dtype=np.int64)) if dims else 0
+    count = math.prod(dims) if dims else 0  # Python ints: no overflow
     if len(parts) < 4:
         raise _Bad("matrix %r has no data" % name)
     real = _numeric(*parts[3], endian)
