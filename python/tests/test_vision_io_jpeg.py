@@ -214,3 +214,72 @@ def test_decode_matches_torchvision(files, tmp_path):
             np.testing.assert_array_equal(got, ref[name + "_" + mode], err_msg=name + mode)
         got = vio.decode_image(vio.read_file(path), apply_exif_orientation=True).numpy()
         np.testing.assert_array_equal(got, ref[name + "_exif"], err_msg=name)
+
+
+GIF_WEBP_SCRIPT = textwrap.dedent(
+    """
+    import json, sys, warnings
+    import numpy as np
+    import torchvision.io as io
+    warnings.simplefilter("ignore")
+    paths = json.loads(sys.argv[2])
+    out = {}
+    out["gif1"] = io.decode_gif(io.read_file(paths["gif1"])).numpy()
+    out["gif3"] = io.decode_gif(io.read_file(paths["gif3"])).numpy()
+    out["gif3_image"] = io.decode_image(io.read_file(paths["gif3"])).numpy()
+    for name in ("webp_rgb", "webp_rgba"):
+        for mode in ("UNCHANGED", "RGB", "RGB_ALPHA", "GRAY"):
+            out[name + mode] = io.decode_webp(io.read_file(paths[name]), getattr(io.ImageReadMode, mode)).numpy()
+        out[name + "_image"] = io.decode_image(io.read_file(paths[name])).numpy()
+    np.savez(sys.argv[1], **out)
+    """
+)
+
+
+def test_gif_and_webp(tmp_path):
+    import json
+    import warnings
+
+    rng = np.random.default_rng(4)
+    paths = {"gif1": str(tmp_path / "a.gif"), "gif3": str(tmp_path / "b.gif")}
+    Image.fromarray(rng.integers(0, 256, (5, 6, 3), dtype=np.uint8)).save(paths["gif1"])
+    frames = [Image.fromarray(rng.integers(0, 256, (5, 6, 3), dtype=np.uint8)) for _ in range(3)]
+    frames[0].save(paths["gif3"], save_all=True, append_images=frames[1:])
+    for name, c in (("webp_rgb", 3), ("webp_rgba", 4)):
+        paths[name] = str(tmp_path / (name + ".webp"))
+        Image.fromarray(rng.integers(0, 256, (5, 6, c), dtype=np.uint8)).save(paths[name], lossless=True)
+    g = vio.decode_gif(vio.read_file(paths["gif3"]))
+    assert tuple(g.shape) == (3, 3, 5, 6)
+    with Image.open(paths["gif3"]) as im:
+        im.seek(1)
+        np.testing.assert_array_equal(g[1].numpy().transpose(1, 2, 0), np.asarray(im.convert("RGB")))
+    assert tuple(vio.decode_gif(vio.read_file(paths["gif1"])).shape) == (3, 5, 6)
+    w = vio.decode_webp(vio.read_file(paths["webp_rgba"]))
+    np.testing.assert_array_equal(w.numpy().transpose(1, 2, 0), np.asarray(Image.open(paths["webp_rgba"])))
+    with pytest.raises(RuntimeError, match="decode_gif: cannot decode"):
+        vio.decode_gif(ember.frombuffer(bytearray(b"GIF89a\x01\x00"), dtype=ember.uint8))
+    if not os.path.exists(TORCH_PY):
+        return
+    (tmp_path / "ref.py").write_text(GIF_WEBP_SCRIPT)
+    env = dict(os.environ, PYTHONPATH="")
+    subprocess.run(
+        [TORCH_PY, str(tmp_path / "ref.py"), str(tmp_path / "ref.npz"), json.dumps(paths)],
+        check=True,
+        env=env,
+        timeout=300,
+    )
+    ref = dict(np.load(tmp_path / "ref.npz"))
+    mine = {
+        "gif1": vio.decode_gif(vio.read_file(paths["gif1"])),
+        "gif3": vio.decode_gif(vio.read_file(paths["gif3"])),
+        "gif3_image": vio.decode_image(vio.read_file(paths["gif3"])),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in ("webp_rgb", "webp_rgba"):
+            for mode in ("UNCHANGED", "RGB", "RGB_ALPHA", "GRAY"):
+                mine[name + mode] = vio.decode_webp(vio.read_file(paths[name]), getattr(M, mode))
+            mine[name + "_image"] = vio.decode_image(paths[name])
+    assert sorted(mine) == sorted(ref)
+    for k in ref:
+        np.testing.assert_array_equal(mine[k].numpy(), ref[k], err_msg=k)

@@ -20,6 +20,8 @@ __all__ = [
     "encode_jpeg",
     "write_jpeg",
     "decode_png",
+    "decode_gif",
+    "decode_webp",
     "decode_image",
     "encode_png",
     "read_image",
@@ -191,11 +193,69 @@ def decode_jpeg(input, mode=ImageReadMode.UNCHANGED, device="cpu", apply_exif_or
     return out if device.type == "cpu" else out.to(device)
 
 
+def _pil_open(input, op):
+    from . import _pil
+
+    Image = _pil.require(op)
+    import io as _pyio
+
+    raw = _raw(_check_bytes(input, op))
+    try:
+        img = Image.open(_pyio.BytesIO(raw))
+        img.load()
+    except (MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as e:
+        raise RuntimeError("%s: cannot decode the data: %s: %s" % (op, type(e).__name__, e)) from e
+    return img
+
+
+def _pil_chw(img):
+    import numpy as np
+
+    arr = np.array(img, dtype=np.uint8)
+    arr = arr[:, :, None] if arr.ndim == 2 else arr
+    return ember.from_numpy(np.ascontiguousarray(arr)).permute(2, 0, 1)
+
+
+def decode_gif(input):
+    """Decodes GIF bytes into uint8 RGB: [3, H, W] for one frame, [N, 3, H, W] for an animation (every frame
+    composited, as torchvision's giflib decoder gives them). Decoded by Pillow (needed: ember has no GIF codec)."""
+
+    img = _pil_open(input, "decode_gif")
+    frames = []
+    for k in range(getattr(img, "n_frames", 1)):
+        img.seek(k)
+        frames.append(_pil_chw(img.convert("RGB")))
+    return frames[0] if len(frames) == 1 else ember.stack(frames)
+
+
+def decode_webp(input, mode=ImageReadMode.UNCHANGED):
+    """Decodes WebP bytes into uint8 [3 or 4, H, W] (UNCHANGED: 4 when the file has alpha; RGB, RGB_ALPHA; the gray
+    modes give UNCHANGED with a warning, as torchvision). Decoded by Pillow (libwebp; needed)."""
+    mode = _mode(mode)
+    img = _pil_open(input, "decode_webp")
+    has_alpha = img.mode in ("RGBA", "LA") or "transparency" in img.info
+    if mode in (ImageReadMode.GRAY, ImageReadMode.GRAY_ALPHA):
+        import warnings
+
+        warnings.warn("decode_webp: the GRAY and GRAY_ALPHA modes are not supported for WebP; decoding UNCHANGED")
+        mode = ImageReadMode.UNCHANGED
+    if mode == ImageReadMode.RGB or (mode == ImageReadMode.UNCHANGED and not has_alpha):
+        return _pil_chw(img.convert("RGB"))
+    return _pil_chw(img.convert("RGBA"))
+
+
 def decode_image(input, mode=ImageReadMode.UNCHANGED, apply_exif_orientation=False):
-    """Decodes JPEG, PNG or binary PGM/PPM bytes (told by their first bytes) into a uint8 [C, H, W] tensor. input
-    may also be a path (torchvision 0.29 reads the file then)."""
+    """Decodes JPEG, PNG or binary PGM/PPM bytes (told by their first bytes) into a uint8 [C, H, W] tensor; GIF and
+    WebP go to decode_gif/decode_webp (Pillow). input may also be a path (torchvision 0.29 reads the file then)."""
     if isinstance(input, (str, os.PathLike)):
         input = read_file(input)
+    head = _raw(input[:12]) if isinstance(input, ember.Tensor) and input.dim() == 1 else bytes(input[:12])
+    if head[:4] == b"GIF8":
+        return decode_gif(input)
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return decode_webp(input, mode)
     return _decode(_V.decode_image, input, mode, apply_exif_orientation, "decode_image")
 
 
