@@ -311,3 +311,70 @@ def test_hostile_files(tree, tmp_path):
     q.write_bytes(q.read_bytes()[:-3])
     with pytest.raises(RuntimeError):
         datasets.QMNIST(str(root))
+
+
+# ---------------------------------------------------------------------------- datasets.utils
+
+
+def test_dataset_utils(tmp_path):
+    import gzip
+    import hashlib
+    import io
+    import tarfile
+    import zipfile
+
+    from ember.vision.datasets import utils as U
+
+    data = b"ember" * 1000
+    f = tmp_path / "f.bin"
+    f.write_bytes(data)
+    md5 = hashlib.md5(data).hexdigest()
+    assert U.calculate_md5(str(f)) == md5 and U.check_integrity(str(f), md5) and U.check_integrity(str(f))
+    assert not U.check_integrity(str(f), "0" * 32) and not U.check_integrity(str(tmp_path / "none"))
+    U.download_url("https://example.org/x/f.bin", str(tmp_path), md5=md5)  # present: nothing to do
+    with pytest.raises(RuntimeError, match="wrong md5.*https://example.org/x/f.bin"):
+        U.download_url("https://example.org/x/f.bin", str(tmp_path), md5="0" * 32)
+    with pytest.raises(RuntimeError, match="g.bin is missing.*https://example.org/g.bin"):
+        U.download_url("https://example.org/g.bin", str(tmp_path))
+    # archives: tar.gz, zip and a gzipped file extract; members leaving the target are refused before writing
+    src = tmp_path / "src"
+    (src / "d").mkdir(parents=True)
+    (src / "d" / "a.txt").write_bytes(b"A")
+    with tarfile.open(tmp_path / "t.tar.gz", "w:gz") as t:
+        t.add(src / "d", arcname="d")
+    with zipfile.ZipFile(tmp_path / "z.zip", "w") as z:
+        z.writestr("zz/b.txt", b"B")
+    with gzip.open(tmp_path / "c.txt.gz", "wb") as g:
+        g.write(b"C")
+    out = tmp_path / "out"
+    out.mkdir()
+    assert U.extract_archive(str(tmp_path / "t.tar.gz"), str(out)) == str(out)
+    U.download_and_extract_archive("https://example.org/z.zip", str(tmp_path), extract_root=str(out))
+    assert U.extract_archive(str(tmp_path / "c.txt.gz"), str(out)) == str(out / "c.txt")
+    assert (out / "d" / "a.txt").read_bytes() == b"A" and (out / "zz" / "b.txt").read_bytes() == b"B"
+    assert (out / "c.txt").read_bytes() == b"C"
+    assert sorted(U.list_dir(str(out))) == ["d", "zz"] and U.list_files(str(out), ".txt") == ["c.txt"]
+    for name, make in (
+        ("up.tar", lambda t: t.addfile(tarfile.TarInfo("../evil.txt"), io.BytesIO(b""))),
+        ("abs.tar", lambda t: t.addfile(tarfile.TarInfo("/tmp/evil.txt"), io.BytesIO(b""))),
+    ):
+        with tarfile.open(tmp_path / name, "w") as t:
+            make(t)
+        with pytest.raises(RuntimeError, match="outside"):
+            U.extract_archive(str(tmp_path / name), str(out))
+    link = tarfile.TarInfo("l")
+    link.type, link.linkname = tarfile.SYMTYPE, "../../etc"
+    with tarfile.open(tmp_path / "link.tar", "w") as t:
+        t.addfile(link)
+    with pytest.raises(RuntimeError, match="points outside"):
+        U.extract_archive(str(tmp_path / "link.tar"), str(out))
+    with zipfile.ZipFile(tmp_path / "up.zip", "w") as z:
+        z.writestr("../evil.txt", b"x")
+    with pytest.raises(RuntimeError, match="outside"):
+        U.extract_archive(str(tmp_path / "up.zip"), str(out))
+    assert not (tmp_path / "evil.txt").exists()
+    with pytest.raises(RuntimeError, match="Unknown compression or archive type"):
+        U.extract_archive(str(f), str(out))
+    assert U.verify_str_arg("a", "x", ("a", "b")) == "a"
+    with pytest.raises(ValueError, match=r"Unknown value 'c' for argument x. Valid values are \{'a', 'b'\}."):
+        U.verify_str_arg("c", "x", ("a", "b"))

@@ -2,6 +2,7 @@
 are there and otherwise names the file and its URL). Images are PIL images with Pillow, as torchvision's, else
 arrays or tensors decoded by ember."""
 
+from . import utils  # noqa: F401
 from .cifar import CIFAR10, CIFAR100
 from .fakedata import FakeData
 from .folder import DatasetFolder, ImageFolder
