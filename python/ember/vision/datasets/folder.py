@@ -12,6 +12,7 @@ __all__ = [
     "IMG_EXTENSIONS",
     "default_loader",
     "pil_loader",
+    "ImageDecodeError",
     "has_file_allowed_extension",
     "find_classes",
     "make_dataset",

@@ -375,7 +375,7 @@ class CelebA(VisionDataset):
 
     def __getitem__(self, index):
         index = _check_index(index, len(self))
-        X = load_rgb_or_raw(os.path.join(self.root, self.base_folder, "img_align_celeba", self.filename[index]))
+        X = _celeba_image(os.path.join(self.root, self.base_folder, "img_align_celeba", self.filename[index]))
         target = []
         for t in self.target_type:
             if t == "attr":
@@ -405,6 +405,6 @@ class CelebA(VisionDataset):
         return "\n".join(("Target type: {target_type}", "Split: {split}")).format(**self.__dict__)
 
 
-def load_rgb_or_raw(path):
+def _celeba_image(path):
     """CelebA's images as torchvision gives them: the file opened by Pillow without conversion (RGB JPEGs)."""
     return load_raw(path, "CelebA")
