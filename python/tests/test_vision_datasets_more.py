@@ -378,3 +378,45 @@ def test_dataset_utils(tmp_path):
     assert U.verify_str_arg("a", "x", ("a", "b")) == "a"
     with pytest.raises(ValueError, match=r"Unknown value 'c' for argument x. Valid values are \{'a', 'b'\}."):
         U.verify_str_arg("c", "x", ("a", "b"))
+
+
+WRAP_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    from torchvision import datasets
+    sys.path.insert(0, sys.argv[2])
+    from vision_dataset_cases import wrapped_summary
+    datasets.CelebA._check_integrity = lambda self: True
+    print(json.dumps(wrapped_summary(datasets, sys.argv[1])))
+    """
+)
+
+
+def test_wrap_dataset_for_transforms_v2(tree, tmp_path):
+    """The wrapped samples (tv_tensor types, boxes, formats, canvas sizes, masks) equal torchvision's."""
+    pytest.importorskip("ember.vision.tv_tensors")
+    mine = cases().wrapped_summary(datasets, tree)
+    w = datasets.wrap_dataset_for_transforms_v2(
+        datasets.VOCDetection(tree, transforms=lambda i, t: (i, len(t["boxes"])))
+    )
+    assert w[1][1] == 2 and w.transforms is not None and w.image_set == "train"
+    with pytest.raises(ValueError, match="target_keys"):
+        datasets.wrap_dataset_for_transforms_v2(datasets.KMNIST(tree), target_keys=["boxes"])
+    with pytest.raises(ValueError, match="not available"):
+        datasets.wrap_dataset_for_transforms_v2(datasets.VOCDetection(tree), target_keys=["nope"])
+    with pytest.raises(TypeError, match="No wrapper exists for dataset class STL10"):
+        datasets.wrap_dataset_for_transforms_v2(datasets.STL10(tree))
+    with pytest.raises(TypeError, match="VisionDataset"):
+        datasets.wrap_dataset_for_transforms_v2([1, 2])
+    if not os.path.exists(TORCH_PY):
+        return
+    (tmp_path / "ref.py").write_text(WRAP_SCRIPT)
+    env = dict(os.environ, PYTHONPATH="")
+    proc = subprocess.run(
+        [TORCH_PY, str(tmp_path / "ref.py"), tree, HERE], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    ref = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert sorted(mine) == sorted(ref)
+    for k in ref:
+        assert mine[k] == ref[k], k

@@ -206,3 +206,39 @@ def summary(datasets, root, skip=NOT_IN_REFERENCE):
             entry["samples"].append([_plain(img), _plain(target)])
         out[key] = entry
     return json.loads(json.dumps(out))
+
+
+def _tv_plain(x):
+    """A wrapped sample's parts with their tv_tensor types, formats and canvas sizes."""
+    name = type(x).__name__
+    if name in ("BoundingBoxes", "Mask", "Image"):
+        out = {"type": name, "values": x.numpy().tolist() if hasattr(x, "numpy") else None}
+        if name == "BoundingBoxes":
+            out["format"] = x.format.name
+            out["canvas_size"] = list(x.canvas_size)
+        return out
+    if isinstance(x, dict):
+        return {k: _tv_plain(v) for k, v in sorted(x.items())}
+    if isinstance(x, tuple):
+        return {"tuple": [_tv_plain(v) for v in x]}
+    if isinstance(x, list):
+        return [_tv_plain(v) for v in x]
+    return _plain(x)
+
+
+def wrapped_summary(datasets, root):
+    """wrap_dataset_for_transforms_v2 over the tree's detection/segmentation datasets."""
+    wrap = datasets.wrap_dataset_for_transforms_v2
+    out = {}
+    cases = [
+        ("voc_det", datasets.VOCDetection(root), None),
+        ("voc_det_all", datasets.VOCDetection(root), "all"),
+        ("voc_seg", datasets.VOCSegmentation(root), None),
+        ("celeba_bbox", datasets.CelebA(root, split="all", target_type=["bbox", "identity"]), None),
+        ("pet_seg", datasets.OxfordIIITPet(root, target_types=["segmentation", "category"]), None),
+        ("kmnist", datasets.KMNIST(root), None),
+    ]
+    for key, ds, keys in cases:
+        w = wrap(ds, target_keys=keys)
+        out[key] = {"len": len(w), "cls": type(w).__name__, "samples": [_tv_plain(w[i]) for i in range(min(2, len(w)))]}
+    return json.loads(json.dumps(out))

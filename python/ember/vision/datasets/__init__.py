@@ -3,6 +3,7 @@ are there and otherwise names the file and its URL). Images are PIL images with 
 arrays or tensors decoded by ember."""
 
 from . import utils  # noqa: F401
+from ._tv_wrapper import wrap_dataset_for_transforms_v2
 from .cifar import CIFAR10, CIFAR100
 from .fakedata import FakeData
 from .folder import DatasetFolder, ImageFolder
@@ -34,4 +35,5 @@ __all__ = [
     "ImageFolder",
     "FakeData",
     "VisionDataset",
+    "wrap_dataset_for_transforms_v2",
 ]
