@@ -400,6 +400,16 @@ def test_wrap_dataset_for_transforms_v2(tree, tmp_path):
         datasets.VOCDetection(tree, transforms=lambda i, t: (i, len(t["boxes"])))
     )
     assert w[1][1] == 2 and w.transforms is not None and w.image_set == "train"
+    from ember.vision.transforms import v2
+
+    # transforms.v2 moves the boxes with the image: a horizontal flip maps x to W - x (W = 7 here)
+    flip = datasets.wrap_dataset_for_transforms_v2(
+        datasets.VOCDetection(tree, transforms=v2.RandomHorizontalFlip(p=1.0))
+    )
+    plain = datasets.wrap_dataset_for_transforms_v2(datasets.VOCDetection(tree))
+    a, b = plain[1][1]["boxes"].numpy(), flip[1][1]["boxes"].numpy()
+    np.testing.assert_array_equal(b[:, [0, 2]], 7 - a[:, [2, 0]])
+    np.testing.assert_array_equal(b[:, [1, 3]], a[:, [1, 3]])
     with pytest.raises(ValueError, match="target_keys"):
         datasets.wrap_dataset_for_transforms_v2(datasets.KMNIST(tree), target_keys=["boxes"])
     with pytest.raises(ValueError, match="not available"):

@@ -133,8 +133,17 @@ def _identity(dataset, target_keys):
 
 
 def _mask(pic):
-    tv, F2 = _tv()
-    return tv.Mask(pic)
+    """A mask image as a [1, H, W] Mask (torchvision's Mask of a PIL image: pil_to_tensor's layout)."""
+    import numpy as np
+
+    tv, _ = _tv()
+    if isinstance(pic, np.ndarray):  # without Pillow the datasets give [H, W] arrays
+        return tv.Mask(ember.from_numpy(np.ascontiguousarray(pic))[None])
+    if isinstance(pic, ember.Tensor):
+        return tv.Mask(pic)
+    from ..transforms import functional as F1
+
+    return tv.Mask(F1.pil_to_tensor(pic).contiguous())
 
 
 @_register(voc_coco.VOCSegmentation)
