@@ -48,9 +48,10 @@ Tensor convert_channels(const uint8_t* src, int64_t h, int64_t w, int src_c, Ima
 Tensor decode_image(const uint8_t* data, size_t size, ImageMode mode, const std::string& what) {
   static const uint8_t kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   if (size >= 8 && std::memcmp(data, kPng, 8) == 0) return decode_png(data, size, mode, what);
+  if (is_jpeg(data, size)) return decode_jpeg(data, size, mode, what);
   if (size >= 2 && data[0] == 'P' && (data[1] == '5' || data[1] == '6')) return decode_pnm(data, size, mode, what);
   fail<Error>("[vision] ", what,
-              " is not a supported image: ember.vision reads PNG and binary "
+              " is not a supported image: ember.vision reads JPEG, PNG and binary "
               "PGM/PPM (P5/P6) files");
 }
 

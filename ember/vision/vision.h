@@ -1,5 +1,5 @@
-// ember.vision's C++ side: dataset file readers (IDX, gzip), image codecs (PNG through libpng, binary PPM/PGM) and the
-// per-pixel color kernels that have no ember op (grayscale, hue). docs/vision.md.
+// ember.vision's C++ side: dataset file readers (IDX, gzip), image codecs (PNG through libpng, JPEG through libjpeg,
+// binary PPM/PGM) and the per-pixel color kernels that have no ember op (grayscale, hue). docs/vision.md.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +42,14 @@ enum class ImageMode : int { Unchanged = 0, Gray = 1, GrayAlpha = 2, RGB = 3, RG
 Tensor decode_png(const uint8_t* data, size_t size, ImageMode mode, const std::string& what = "PNG data");
 // Binary PGM (P5, gray) and PPM (P6, RGB), maxval 1..65535; samples are rescaled to 0..255 when maxval != 255.
 Tensor decode_pnm(const uint8_t* data, size_t size, ImageMode mode, const std::string& what = "PNM data");
-// Either of the above, told by the first bytes.
+// Baseline and progressive JPEG through libjpeg (libjpeg-turbo): gray files decode to 1 channel, YCbCr/RGB ones to 3
+// (Gray asks libjpeg for the Y plane, as torchvision does; the alpha modes are refused, as torchvision refuses them).
+// Truncated or corrupt data raises; CMYK is refused.
+bool is_jpeg(const uint8_t* data, size_t size);
+Tensor decode_jpeg(const uint8_t* data, size_t size, ImageMode mode, const std::string& what = "JPEG data");
+// image: uint8 [C, H, W] with C = 1 or 3; quality 1..100. The JPEG file's bytes (libjpeg's defaults, 4:2:0 for RGB).
+std::vector<uint8_t> encode_jpeg(const Tensor& image, int quality = 75);
+// Any of the above, told by the first bytes.
 Tensor decode_image(const uint8_t* data, size_t size, ImageMode mode, const std::string& what = "image data");
 // image: uint8 [C, H, W] with C = 1 (gray), 2 (gray + alpha), 3 (RGB) or 4 (RGBA); any strides. The PNG file's bytes.
 std::vector<uint8_t> encode_png(const Tensor& image, int compression_level = 6);

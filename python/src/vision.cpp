@@ -134,6 +134,13 @@ void init_vision(nb::module_& m) {
       },
       nb::arg("data"), nb::arg("mode") = 0);
   v.def(
+      "decode_jpeg",
+      [](nb::handle data, int mode) {
+        ByteView b = bytes_of(data, "decode_jpeg");
+        return ev::decode_jpeg(b.data, b.size, image_mode(mode));
+      },
+      nb::arg("data"), nb::arg("mode") = 0);
+  v.def(
       "decode_pnm",
       [](nb::handle data, int mode) {
         ByteView b = bytes_of(data, "decode_pnm");
@@ -161,6 +168,9 @@ void init_vision(nb::module_& m) {
       "encode_png",
       [](const Tensor& image, int compression_level) { return bytes_tensor(ev::encode_png(image, compression_level)); },
       nb::arg("image"), nb::arg("compression_level") = 6);
+  v.def(
+      "encode_jpeg", [](const Tensor& image, int quality) { return bytes_tensor(ev::encode_jpeg(image, quality)); },
+      nb::arg("image"), nb::arg("quality") = 75);
   v.def("rgb_to_grayscale", &ev::rgb_to_grayscale, nb::arg("image"), nb::arg("num_output_channels") = 1);
   v.def("adjust_hue", &ev::adjust_hue, nb::arg("image"), nb::arg("hue_factor"));
   // torchvision.ops' kernels (ember/vision/ops.h); ember.vision.ops takes torchvision's arguments and calls these.

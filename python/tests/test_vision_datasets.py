@@ -12,12 +12,21 @@ import pytest
 
 import ember
 from ember import _C
-from ember.vision import datasets
+from ember.vision import _pil, datasets
 from ember.vision import io as vio
 from ember.vision import transforms as T
 
 V = _C._vision
 FASHION = "/usr/share/datasets/fashion-mnist"
+HAVE_PIL = _pil.available()
+
+
+def pixels(img):
+    """A sample's pixels as an array: datasets give PIL images with Pillow (as torchvision), else arrays/tensors."""
+    if HAVE_PIL:
+        assert isinstance(img, _pil.Image.Image), type(img)
+        return np.asarray(img)
+    return img.numpy() if isinstance(img, ember.Tensor) else img
 
 
 # ---------------------------------------------------------------------------- IDX
@@ -135,10 +144,11 @@ def test_mnist_files(tmp_path, gz):
         np.testing.assert_array_equal(ds.targets.numpy(), labels.astype(np.int64))
         img, target = ds[1]
         assert isinstance(target, int) and target == int(labels[1])
-        assert img.dtype == ember.uint8 and tuple(img.shape) == (28, 28)
-        np.testing.assert_array_equal(img.numpy(), images[1])
+        assert pixels(img).dtype == np.uint8 and pixels(img).shape == (28, 28)
+        assert not HAVE_PIL or img.mode == "L"
+        np.testing.assert_array_equal(pixels(img), images[1])
         img, target = ds[-1]
-        np.testing.assert_array_equal(img.numpy(), images[-1])
+        np.testing.assert_array_equal(pixels(img), images[-1])
 
 
 def test_mnist_torchvision_layout_and_transforms(tmp_path):
@@ -153,7 +163,8 @@ def test_mnist_torchvision_layout_and_transforms(tmp_path):
     # The dataset's tensor is not changed by what a caller does with a sample.
     raw = datasets.FashionMNIST(str(tmp_path), train=False)
     sample, _ = raw[0]
-    sample.fill_(7)
+    if not HAVE_PIL:
+        sample.fill_(7)
     np.testing.assert_array_equal(raw.data[0].numpy(), images[0])
     with pytest.raises(IndexError):
         raw[len(raw)]
@@ -164,8 +175,15 @@ def test_mnist_torchvision_layout_and_transforms(tmp_path):
 def test_mnist_errors(tmp_path):
     with pytest.raises(RuntimeError, match="Dataset not found.*train-images-idx3-ubyte"):
         datasets.MNIST(str(tmp_path))
-    with pytest.raises(RuntimeError, match="download=True is not supported.*train-images-idx3-ubyte"):
+    with pytest.raises(
+        RuntimeError,
+        match="train-images-idx3-ubyte.*download=True cannot fetch.*https://ossci-datasets.s3.amazonaws.com/mnist/"
+        "train-images-idx3-ubyte.gz",
+    ):
         datasets.MNIST(str(tmp_path), download=True)
+    # download=True finds files that are there.
+    write_mnist(str(tmp_path / "MNIST" / "raw"))
+    assert len(datasets.MNIST(str(tmp_path), download=True)) == 7
     write_mnist(str(tmp_path))
     # Labels for a different number of images than the image file holds.
     (tmp_path / "train-labels-idx1-ubyte").write_bytes(idx_bytes(np.zeros(5, np.uint8)))
@@ -262,7 +280,8 @@ def test_cifar100_python_batches(tmp_path):
     assert ds.targets == train["fine_labels"]
     assert ds.classes == names
     img, target = ds[5]
-    assert isinstance(img, np.ndarray) and img.shape == (32, 32, 3)
+    assert pixels(img).shape == (32, 32, 3)
+    np.testing.assert_array_equal(pixels(img), expected_hwc(train["data"])[5])
     assert target == train["fine_labels"][5]
 
 
@@ -510,7 +529,7 @@ def test_decode_pnm():
 def make_folder(root):
     rng = np.random.default_rng(13)
     files = {}
-    for cls, names in (("dog", ["b.png", "a.ppm", "sub/c.pgm"]), ("cat", ["z.png", "y.PNG"]), ("emu", ["e.pnm"])):
+    for cls, names in (("dog", ["b.png", "a.ppm", "sub/c.pgm"]), ("cat", ["z.png", "y.PNG"]), ("emu", ["e.pgm"])):
         for name in names:
             path = os.path.join(root, cls, name)
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -528,8 +547,8 @@ def make_folder(root):
             files[path] = rgb
     with open(os.path.join(root, "dog", "notes.txt"), "w") as f:
         f.write("not an image")
-    with open(os.path.join(root, "cat", "photo.jpg"), "wb") as f:
-        f.write(b"\xff\xd8\xff")
+    with open(os.path.join(root, "cat", "photo.gif"), "wb") as f:
+        f.write(b"GIF89a")
     with open(os.path.join(root, "README"), "w") as f:
         f.write("a file at the top is not a class")
     return files
@@ -543,22 +562,24 @@ def test_image_folder(tmp_path):
     expected = (
         [(os.path.join(str(tmp_path), "cat", n), 0) for n in ("y.PNG", "z.png")]
         + [(os.path.join(str(tmp_path), "dog", n), 1) for n in ("a.ppm", "b.png")]
-        + [(os.path.join(str(tmp_path), "dog", "sub", "c.pgm"), 1), (os.path.join(str(tmp_path), "emu", "e.pnm"), 2)]
+        + [(os.path.join(str(tmp_path), "dog", "sub", "c.pgm"), 1), (os.path.join(str(tmp_path), "emu", "e.pgm"), 2)]
     )
     assert ds.samples == expected and ds.imgs == expected
     assert ds.targets == [0, 0, 1, 1, 1, 2]
     assert ds.extensions == datasets.folder.IMG_EXTENSIONS
     for i, (path, target) in enumerate(expected):
         img, y = ds[i]
+        assert not HAVE_PIL or img.mode == "RGB"
+        img = pixels(img)
         assert y == target and img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
         np.testing.assert_array_equal(img, files[path])
     # transform, loader, is_valid_file
     tds = datasets.ImageFolder(
         str(tmp_path),
         transform=T.ToTensor(),
-        is_valid_file=lambda p: p.endswith(".ppm") or p.endswith(".pnm") or p.endswith("z.png"),
+        is_valid_file=lambda p: p.endswith(".ppm") or p.endswith(".pgm") or p.endswith("z.png"),
     )
-    assert [s[0].rsplit(os.sep, 1)[1] for s in tds.samples] == ["z.png", "a.ppm", "e.pnm"]
+    assert [s[0].rsplit(os.sep, 1)[1] for s in tds.samples] == ["z.png", "a.ppm", "c.pgm", "e.pgm"]
     x, _ = tds[1]
     assert tuple(x.shape) == (3, 2, 3)
     np.testing.assert_allclose(x.numpy(), files[tds.samples[1][0]].transpose(2, 0, 1) / 255.0, atol=1e-7)
@@ -577,10 +598,11 @@ def test_image_folder_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="Couldn't find any class folder"):
         datasets.ImageFolder(str(tmp_path))
     (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "x.jpg").write_bytes(b"\xff\xd8")
+    (tmp_path / "a" / "x.gif").write_bytes(b"GIF89a")
     with pytest.raises(
         FileNotFoundError,
-        match="Found no valid file for the classes a. Supported extensions are: .png, .ppm, .pgm, .pnm",
+        match="Found no valid file for the classes a. Supported extensions are: .jpg, .jpeg, .png, .ppm, .bmp, .pgm, "
+        ".tif, .tiff, .webp",
     ):
         datasets.ImageFolder(str(tmp_path))
     with pytest.raises(ValueError, match="Both extensions and is_valid_file cannot be None or not None"):
@@ -608,13 +630,15 @@ def test_fake_data():
     a1, y1 = ds[1]
     after = ember.rand(3)
     assert ember.equal(before, after)  # the default generator is not touched
+    assert not HAVE_PIL or a0.mode == "RGB"
+    a0, a1 = pixels(a0), pixels(a1)
     assert a0.shape == (6, 4, 3) and a0.dtype == np.uint8 and 0 <= y0 < 3
     b0, z0 = ds[0]
-    np.testing.assert_array_equal(a0, b0)
+    np.testing.assert_array_equal(a0, pixels(b0))
     assert y0 == z0
     assert not np.array_equal(a0, a1)
     shifted = datasets.FakeData(size=5, image_size=(3, 6, 4), num_classes=3, random_offset=1)
-    np.testing.assert_array_equal(shifted[0][0], a1)
+    np.testing.assert_array_equal(pixels(shifted[0][0]), a1)
     gray = datasets.FakeData(size=2, image_size=(1, 5, 5), transform=T.ToTensor(), target_transform=str)
     x, y = gray[1]
     assert tuple(x.shape) == (1, 5, 5) and isinstance(y, str)
@@ -676,3 +700,20 @@ def test_mutated_files_raise_and_never_crash():
         except (RuntimeError, ValueError):
             outcomes["error"] += 1
     assert outcomes["ok"] > 100 and outcomes["error"] > 1000
+
+
+def test_samples_without_pillow(tmp_path, monkeypatch):
+    """Without Pillow (CI installs it, so it is hidden here) MNIST gives uint8 tensors, CIFAR and FakeData uint8
+    arrays, and the transforms take them."""
+    monkeypatch.setattr(_pil, "Image", None)
+    ref = write_mnist(str(tmp_path))
+    img, _ = datasets.MNIST(str(tmp_path))[2]
+    assert isinstance(img, ember.Tensor) and img.dtype == ember.uint8
+    np.testing.assert_array_equal(img.numpy(), ref["train"][0][2])
+    write_cifar10_py(str(tmp_path), 2)
+    arr, _ = datasets.CIFAR10(str(tmp_path))[0]
+    assert isinstance(arr, np.ndarray) and arr.shape == (32, 32, 3)
+    fake, _ = datasets.FakeData(size=2, image_size=(3, 5, 4))[1]
+    assert isinstance(fake, np.ndarray) and fake.shape == (5, 4, 3)
+    x = T.Compose([T.CenterCrop(3), T.ToTensor()])(fake)
+    np.testing.assert_allclose(x.numpy(), fake[1:4, :3].transpose(2, 0, 1) / 255.0, atol=1e-7)

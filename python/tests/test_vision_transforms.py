@@ -465,3 +465,160 @@ def test_compose_lambda_and_a_cifar_style_pipeline():
     assert tuple(T.CenterCrop(4)(batch).shape) == (2, 4, 3, 4, 4)
     assert tuple(T.Resize((5, 6))(batch).shape) == (2, 4, 3, 5, 6)
     assert tuple(F.rotate(batch, 20.0).shape) == (2, 4, 3, 8, 8)
+
+
+def test_more_v1_transforms_closed_forms():
+    """invert, posterize, solarize, autocontrast, gamma, five/ten crop and the random wrappers against closed forms
+    (test_vision_pil.py compares their pixels with torchvision's, tensors and PIL images)."""
+    x = t(np.arange(3 * 4 * 5, dtype=np.uint8).reshape(3, 4, 5) * 4)
+    a = x.numpy()
+    np.testing.assert_array_equal(F.invert(x).numpy(), 255 - a)
+    np.testing.assert_array_equal(F.posterize(x, 2).numpy(), a & 0xC0)
+    np.testing.assert_array_equal(F.solarize(x, 100).numpy(), np.where(a >= 100, 255 - a, a))
+    lo, hi = a.min(axis=(1, 2), keepdims=True), a.max(axis=(1, 2), keepdims=True)
+    auto = F.autocontrast(x).numpy().astype(int)
+    assert np.abs(auto - (a - lo) * 255.0 / (hi - lo)).max() <= 1
+    f = t(np.linspace(0, 1, 12, dtype=np.float32).reshape(1, 3, 4))
+    np.testing.assert_allclose(F.adjust_gamma(f, 2.0).numpy(), f.numpy() ** 2, atol=1e-6)
+    crops = F.ten_crop(x, [2, 3])
+    assert len(crops) == 10
+    np.testing.assert_array_equal(crops[1].numpy(), a[:, :2, 2:])
+    np.testing.assert_array_equal(crops[4].numpy(), a[:, 1:3, 1:4])
+    np.testing.assert_array_equal(crops[5].numpy(), a[:, :2, ::-1][:, :, :3])
+    # a constant image is its own blur; blur keeps the mean away from the border
+    flat = ember.full((1, 6, 6), 0.25)
+    np.testing.assert_allclose(F.gaussian_blur(flat, 5, 1.0).numpy(), 0.25, atol=1e-6)
+    assert T.RandomInvert(p=1.0)(x).numpy().tolist() == (255 - a).tolist()
+    assert T.RandomEqualize(p=0.0)(x) is x
+    assert len(T.FiveCrop(2)(x)) == 5 and len(T.TenCrop((2, 3), vertical_flip=True)(x)) == 10
+    out = T.GaussianBlur(3, sigma=0.5)(x)
+    assert out.dtype == ember.uint8 and tuple(out.shape) == (3, 4, 5)
+    import random
+
+    random.seed(3)
+    picks = {T.RandomChoice([T.Lambda(lambda v: 1), T.Lambda(lambda v: 2)], p=[0.0, 1.0])(x) for _ in range(5)}
+    assert picks == {2}
+    seen = set()
+    for _ in range(20):
+        seen.add(T.RandomOrder([T.Lambda(lambda v: v + "a"), T.Lambda(lambda v: v + "b")])(""))
+    assert seen == {"ab", "ba"}
+    with pytest.raises(ValueError, match="between 0 and 8"):
+        F.posterize(x, 9)
+    with pytest.raises(TypeError, match="uint8"):
+        F.equalize(f)
+    with pytest.raises(ValueError, match="odd and positive"):
+        F.gaussian_blur(x, 4)
+    with pytest.raises(ValueError, match="bigger than input size"):
+        F.five_crop(x, 7)
+    with pytest.raises(ValueError, match="Kernel size value should be an odd"):
+        T.GaussianBlur(2)
+    with pytest.raises(ValueError, match="Length of p"):
+        T.RandomChoice([T.Lambda(abs)], p=[0.5, 0.5])
+
+
+def test_affine_closed_forms_and_errors():
+    x = t(np.arange(2 * 5 * 6, dtype=np.float32).reshape(2, 5, 6))
+    # identity and a whole-pixel translation (nearest): exact shifts, zeros coming in
+    np.testing.assert_array_equal(F.affine(x, 0.0, [0, 0], 1.0, 0.0).numpy(), x.numpy())
+    shifted = F.affine(x, 0.0, [2, 1], 1.0, 0.0).numpy()
+    np.testing.assert_array_equal(shifted[:, 1:, 2:], x.numpy()[:, :-1, :-2])
+    assert not shifted[:, 0].any() and not shifted[:, :, :2].any()
+    # 90 degrees about the center of a square image: a clockwise quarter turn (affine turns clockwise, rotate not)
+    sq = t(np.arange(16, dtype=np.float32).reshape(1, 4, 4))
+    np.testing.assert_array_equal(F.affine(sq, 90.0, [0, 0], 1.0, 0.0).numpy()[0], np.rot90(sq.numpy()[0], k=-1))
+    ember.manual_seed(0)
+    out = T.RandomAffine(10, translate=(0.1, 0.2), scale=(0.9, 1.1), shear=(-5, 5, -3, 3))(x)
+    assert tuple(out.shape) == (2, 5, 6)
+    with pytest.raises(TypeError, match="angle"):
+        F.affine(x, "a", [0, 0], 1.0, 0.0)
+    with pytest.raises(ValueError, match="scale should be positive"):
+        F.affine(x, 0.0, [0, 0], 0.0, 0.0)
+    with pytest.raises(ValueError, match="translate should be a sequence of length 2"):
+        F.affine(x, 0.0, [0], 1.0, 0.0)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        T.RandomAffine(0, translate=(0.1, 2))
+    with pytest.raises(ValueError, match="len 2 or 4"):
+        T.RandomAffine(0, shear=(1, 2, 3))
+    with pytest.raises(ValueError, match="must be positive"):
+        T.RandomAffine(-3)
+
+
+def test_automatic_augmentation_runs_and_is_seeded():
+    """AutoAugment, RandAugment, TrivialAugmentWide: reproducible under ember.manual_seed, the input's type and shape
+    kept; every op with a fixed magnitude matches torchvision in test_vision_pil.py."""
+    x = t(np.random.default_rng(0).integers(0, 256, (3, 12, 14), dtype=np.uint8))
+    for aug in (
+        T.AutoAugment(),
+        T.AutoAugment(T.AutoAugmentPolicy.CIFAR10, fill=4),
+        T.AutoAugment(T.AutoAugmentPolicy.SVHN),
+        T.RandAugment(num_ops=3, magnitude=12, fill=[1, 2, 3]),
+        T.TrivialAugmentWide(interpolation=IM.BILINEAR),
+        T.AugMix(),
+        T.AugMix(severity=5, mixture_width=2, chain_depth=2, all_ops=False, fill=[0, 0, 0]),
+    ):
+        outs = []
+        for _ in range(2):
+            ember.manual_seed(11)
+            outs.append([aug(x).numpy() for _ in range(6)])
+        for a, b in zip(*outs):
+            assert a.shape == (3, 12, 14) and a.dtype == np.uint8
+            np.testing.assert_array_equal(a, b)
+    assert len(T.AutoAugment().policies) == 25
+    with pytest.raises(ValueError, match="policy"):
+        T.AutoAugment("imagenet")
+    with pytest.raises(ValueError, match="not recognized"):
+        from ember.vision.transforms.autoaugment import _apply_op
+
+        _apply_op(x, "Blur", 1.0, IM.NEAREST, None)
+
+
+def test_perspective_closed_forms_and_errors():
+    x = t(np.arange(2 * 6 * 7, dtype=np.float32).reshape(2, 6, 7))
+    corners = [[0, 0], [6, 0], [6, 5], [0, 5]]
+    # the identity warp, and a pure translation by one pixel (nearest: exact shift)
+    np.testing.assert_allclose(F.perspective(x, corners, corners).numpy(), x.numpy(), atol=1e-4)
+    moved = [[1, 0], [7, 0], [7, 5], [1, 5]]
+    out = F.perspective(x, corners, moved, IM.NEAREST).numpy()
+    np.testing.assert_array_equal(out[:, :, 1:], x.numpy()[:, :, :-1])
+    coeffs = F._perspective_coeffs(corners, moved)
+    np.testing.assert_allclose(coeffs, [1, 0, -1, 0, 1, 0, 0, 0], atol=1e-6)
+    ember.manual_seed(1)
+    y = T.RandomPerspective(0.6, p=1.0)(x)
+    assert tuple(y.shape) == (2, 6, 7)
+    assert T.RandomPerspective(p=0.0)(x) is x
+    with pytest.raises(ValueError, match="exactly four corners"):
+        F.perspective(x, corners[:3], corners)
+    with pytest.raises(ValueError, match="nearest and bilinear"):
+        F.perspective(x, corners, moved, IM.BICUBIC)
+
+
+def test_augmix_weights_and_elastic_and_linear():
+    ember.manual_seed(2)
+    x = t(np.random.default_rng(1).integers(0, 256, (3, 8, 9), dtype=np.uint8))
+    y = T.AugMix(severity=2)(x)
+    assert y.dtype == ember.uint8 and tuple(y.shape) == (3, 8, 9)
+    with pytest.raises(ValueError, match="severity"):
+        T.AugMix(severity=11)
+    # elastic: a zero displacement is the identity; a uniform displacement of 2/W in x shifts by one pixel
+    f = t(np.arange(2 * 4 * 5, dtype=np.float32).reshape(2, 4, 5))
+    zero = ember.zeros(1, 4, 5, 2)
+    np.testing.assert_allclose(F.elastic_transform(f, zero).numpy(), f.numpy(), atol=1e-5)
+    shift = ember.zeros(1, 4, 5, 2)
+    shift[..., 0] = 2.0 / 5
+    out = F.elastic_transform(f, shift, IM.NEAREST).numpy()
+    np.testing.assert_array_equal(out[:, :, :-1], f.numpy()[:, :, 1:])
+    with pytest.raises(ValueError, match="displacement shape"):
+        F.elastic_transform(f, ember.zeros(1, 3, 5, 2))
+    ember.manual_seed(0)
+    big = ember.rand(3, 24, 24)
+    assert tuple(T.ElasticTransform(alpha=20.0, sigma=2.0)(big).shape) == (3, 24, 24)
+    with pytest.raises(TypeError, match="alpha"):
+        T.ElasticTransform(alpha=5)
+    m = t(np.eye(40, dtype=np.float32)[::-1].copy())
+    v = ember.ones(40)
+    z = T.LinearTransformation(m, v)(f)
+    np.testing.assert_allclose(z.numpy().reshape(-1), (f.numpy().reshape(-1) - 1)[::-1], atol=1e-6)
+    with pytest.raises(ValueError, match="square"):
+        T.LinearTransformation(ember.zeros(2, 3), ember.zeros(2))
+    with pytest.raises(ValueError, match="incompatible shape"):
+        T.LinearTransformation(ember.eye(3), ember.zeros(3))(f)

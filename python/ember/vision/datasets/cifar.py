@@ -9,7 +9,7 @@ import ember
 
 from ... import _C
 from . import _restricted_pickle
-from .vision import VisionDataset, _check_index, _no_download
+from .vision import VisionDataset, _as_pil, _check_index, _no_download
 
 __all__ = ["CIFAR10", "CIFAR100"]
 
@@ -23,7 +23,8 @@ class CIFAR10(VisionDataset):
     batches.meta.txt).
 
     .data is a uint8 NumPy array [N, 32, 32, 3] and .targets a list of ints, as in torchvision; dataset[i] is
-    (image, int label) with image the transform of a uint8 [32, 32, 3] array (torchvision gives a PIL image).
+    (image, int label) with image the transform of an RGB PIL image with Pillow (as torchvision), else of a uint8
+    [32, 32, 3] array.
     """
 
     py_folder = "cifar-10-batches-py"
@@ -156,7 +157,7 @@ class CIFAR10(VisionDataset):
 
     def __getitem__(self, index):
         index = _check_index(index, len(self))
-        img, target = self.data[index].copy(), self.targets[index]
+        img, target = _as_pil(self.data[index].copy()), self.targets[index]
         if self.transform is not None:
             img = self.transform(img)
         if self.target_transform is not None:

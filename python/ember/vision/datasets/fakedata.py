@@ -2,7 +2,7 @@
 
 import ember
 
-from .vision import VisionDataset
+from .vision import VisionDataset, _as_pil
 
 __all__ = ["FakeData"]
 
@@ -11,8 +11,8 @@ class FakeData(VisionDataset):
     """size random uint8 images of image_size (C, H, W) with labels in [0, num_classes).
 
     Sample i comes from its own generator seeded with i + random_offset (ember's default generator is untouched),
-    so it is the same in every process and epoch. The image is a uint8 NumPy array [H, W, C] ([H, W] for C = 1),
-    like the PIL image torchvision returns; the values differ from torchvision's (a different generator).
+    so it is the same in every process and epoch. The image is a PIL image with Pillow (as torchvision), else a uint8
+    NumPy array [H, W, C] ([H, W] for C = 1); the values differ from torchvision's (a different generator).
     """
 
     def __init__(
@@ -47,7 +47,7 @@ class FakeData(VisionDataset):
         img = ember.randint(0, 256, self.image_size, generator=gen, dtype=ember.uint8)
         target = int(ember.randint(0, self.num_classes, (1,), generator=gen).item())
         img = img[0] if self.image_size[0] == 1 else img.permute(1, 2, 0)
-        img = img.contiguous().numpy()
+        img = _as_pil(img.contiguous().numpy())
         if self.transform is not None:
             img = self.transform(img)
         if self.target_transform is not None:

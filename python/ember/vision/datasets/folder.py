@@ -2,6 +2,7 @@
 
 import os
 
+from .. import _pil
 from .. import io as _io
 from .vision import VisionDataset, _check_index
 
@@ -10,22 +11,46 @@ __all__ = [
     "ImageFolder",
     "IMG_EXTENSIONS",
     "default_loader",
+    "pil_loader",
+    "ImageDecodeError",
     "has_file_allowed_extension",
     "find_classes",
     "make_dataset",
 ]
 
-# The formats ember.vision decodes (PNG through libpng, binary PGM/PPM by its own parser).
-IMG_EXTENSIONS = (".png", ".ppm", ".pgm", ".pnm")
+# torchvision's list. With Pillow every one of them is read; without it, JPEG, PNG and binary PGM/PPM are (through
+# ember.vision.io) and the others raise a clear error when loaded.
+IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")
 
 
 def has_file_allowed_extension(filename, extensions):
     return filename.lower().endswith(extensions if isinstance(extensions, str) else tuple(extensions))
 
 
+class ImageDecodeError(OSError, RuntimeError):
+    """A file Pillow cannot decode (truncated, corrupt, not an image). An OSError like Pillow's own errors (so
+    `except OSError` works as with torchvision) and a RuntimeError like ember.vision.io's."""
+
+
+def pil_loader(path):
+    """The file opened by Pillow and converted to RGB (torchvision's pil_loader); needs Pillow. A file Pillow
+    cannot decode raises ImageDecodeError naming it (Pillow's own error is its __cause__)."""
+    Image = _pil.require("pil_loader")
+    with open(path, "rb") as f:
+        try:
+            img = Image.open(f)
+            return img.convert("RGB")
+        except (MemoryError, KeyboardInterrupt):
+            raise
+        except Exception as e:  # Pillow raises OSError, SyntaxError, ValueError, AttributeError ... on bad files
+            raise ImageDecodeError("pil_loader: cannot decode '%s': %s: %s" % (path, type(e).__name__, e)) from e
+
+
 def default_loader(path):
-    """An image file as a uint8 NumPy array [H, W, 3] (RGB; what torchvision's PIL loader gives after
-    convert("RGB"), as an array)."""
+    """An image file as RGB: a PIL image when Pillow is installed (every format Pillow reads, as torchvision's
+    default_loader), else a uint8 NumPy array [H, W, 3] decoded by ember.vision.io (JPEG, PNG, binary PGM/PPM)."""
+    if _pil.available():
+        return pil_loader(path)
     return _io._read_hwc(path, _io.ImageReadMode.RGB).numpy()
 
 
@@ -116,8 +141,8 @@ class DatasetFolder(VisionDataset):
 
 
 class ImageFolder(DatasetFolder):
-    """PNG and binary PGM/PPM images in root/<class>/<file>; dataset[i] is (the transform of a uint8 [H, W, 3] RGB
-    array, class index). Files with other extensions are skipped (JPEG is not supported)."""
+    """Images in root/<class>/<file> with torchvision's IMG_EXTENSIONS; dataset[i] is (the transform of the image
+    default_loader gives: an RGB PIL image with Pillow, else a uint8 [H, W, 3] array, class index)."""
 
     def __init__(self, root, transform=None, target_transform=None, loader=default_loader, is_valid_file=None):
         super().__init__(

@@ -2,7 +2,10 @@
 
 import os
 
+import numpy as np
+
 from ...utils.data import Dataset
+from .. import _pil
 
 __all__ = ["VisionDataset", "StandardTransform"]
 
@@ -77,3 +80,43 @@ def _check_index(index, n):
     if index < -n or index >= n:
         raise IndexError("index %d is out of range for a dataset of %d samples" % (index, n))
     return index + n if index < 0 else index
+
+
+def _as_pil(img, mode=None):
+    """A uint8 [H, W] or [H, W, C] image (array or ember tensor) as a PIL image when Pillow is installed (what
+    torchvision's datasets return), else unchanged."""
+    if not _pil.available():
+        return img
+    arr = img if isinstance(img, np.ndarray) else img.numpy()
+    pic = _pil.Image.fromarray(np.ascontiguousarray(arr))
+    return pic if mode is None or pic.mode == mode else pic.convert(mode)
+
+
+def _find_file(name, url, folders, dataset, download):
+    """The first folder/name that exists; else a RuntimeError naming the file, where it was looked for, and the URL
+    it comes from (download=True changes nothing: ember.vision has no network access)."""
+    for folder in folders:
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            return path
+    raise RuntimeError(
+        "Dataset not found: %s needs %s (looked in %s). %sPlace the file there; it comes from %s"
+        % (
+            dataset,
+            name,
+            ", ".join(folders),
+            "download=True cannot fetch it (ember.vision has no network access). " if download else "",
+            url,
+        )
+    )
+
+
+def _verify_str_arg(value, arg, valid):
+    if not isinstance(value, str):
+        raise ValueError("Expected type str for argument %s, but got type %s." % (arg, type(value)))
+    if value not in valid:
+        raise ValueError(
+            "Unknown value '%s' for argument %s. Valid values are {%s}."
+            % (value, arg, ", ".join("'%s'" % v for v in valid))
+        )
+    return value

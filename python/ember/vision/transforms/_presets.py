@@ -33,10 +33,11 @@ class ImageClassification(nn.Module):
         self.antialias = antialias
 
     def forward(self, img):
-        if not isinstance(img, ember.Tensor):
-            img = F.pil_to_tensor(img)
+        # A PIL image is resized and cropped by Pillow, then converted (torchvision's order, so its pixels).
         img = F.resize(img, self.resize_size, interpolation=self.interpolation, antialias=self.antialias)
         img = F.center_crop(img, self.crop_size)
+        if not isinstance(img, ember.Tensor):
+            img = F.pil_to_tensor(img)
         img = F.convert_image_dtype(img, ember.float)
         return F.normalize(img, mean=self.mean, std=self.std)
 

@@ -4,6 +4,7 @@ pipeline reproducible and the DataLoader's per-worker seeding makes workers diff
 
 import math
 import numbers
+import random
 from collections.abc import Sequence
 
 import ember
@@ -16,6 +17,7 @@ __all__ = [
     "Compose",
     "ToTensor",
     "PILToTensor",
+    "ToPILImage",
     "ConvertImageDtype",
     "Normalize",
     "Resize",
@@ -32,6 +34,21 @@ __all__ = [
     "Grayscale",
     "RandomGrayscale",
     "RandomApply",
+    "RandomChoice",
+    "RandomOrder",
+    "RandomInvert",
+    "RandomPosterize",
+    "RandomSolarize",
+    "RandomAdjustSharpness",
+    "RandomAutocontrast",
+    "RandomEqualize",
+    "GaussianBlur",
+    "FiveCrop",
+    "TenCrop",
+    "RandomAffine",
+    "RandomPerspective",
+    "ElasticTransform",
+    "LinearTransformation",
     "InterpolationMode",
 ]
 
@@ -71,7 +88,8 @@ class Compose:
 
 
 class ToTensor:
-    """HWC (or HW) NumPy array or tensor -> float [C, H, W]; uint8 is scaled to [0, 1] (functional.to_tensor)."""
+    """PIL image, HWC (or HW) NumPy array or tensor -> float [C, H, W]; uint8 is scaled to [0, 1]
+    (functional.to_tensor)."""
 
     def __call__(self, pic):
         return F.to_tensor(pic)
@@ -81,13 +99,26 @@ class ToTensor:
 
 
 class PILToTensor:
-    """HWC (or HW) NumPy array -> [C, H, W] tensor of the same dtype, without scaling."""
+    """PIL image (or HWC/HW NumPy array) -> [C, H, W] tensor of the same dtype, without scaling."""
 
     def __call__(self, pic):
         return F.pil_to_tensor(pic)
 
     def __repr__(self):
         return self.__class__.__name__ + "()"
+
+
+class ToPILImage:
+    """[C, H, W] tensor or [H, W, C] array -> PIL image (functional.to_pil_image; needs Pillow)."""
+
+    def __init__(self, mode=None):
+        self.mode = mode
+
+    def __call__(self, pic):
+        return F.to_pil_image(pic, self.mode)
+
+    def __repr__(self):
+        return self.__class__.__name__ + ("()" if self.mode is None else "(mode=%s)" % self.mode)
 
 
 class ConvertImageDtype(Module):
@@ -544,3 +575,376 @@ class RandomApply(Module):
     def __repr__(self):
         inner = "\n".join("    %r" % (t,) for t in self.transforms)
         return "%s(\n    p=%s\n%s\n)" % (self.__class__.__name__, self.p, inner)
+
+
+class RandomChoice(Module):
+    """One of the transforms, picked with weights p (uniform when None) by Python's random, as torchvision."""
+
+    def __init__(self, transforms, p=None):
+        super().__init__()
+        if not isinstance(transforms, Sequence):
+            raise TypeError("Argument transforms should be a sequence")
+        if p is not None and len(p) != len(transforms):
+            raise ValueError("Length of p doesn't match the number of transforms: %d != %d" % (len(p), len(transforms)))
+        self.transforms, self.p = list(transforms), p
+
+    def forward(self, img):
+        return random.choices(self.transforms, weights=self.p)[0](img)
+
+    def __repr__(self):
+        return "%s(transforms=%r, p=%r)" % (self.__class__.__name__, self.transforms, self.p)
+
+
+class RandomOrder(Module):
+    """The transforms in an order shuffled by Python's random, as torchvision."""
+
+    def __init__(self, transforms):
+        super().__init__()
+        if not isinstance(transforms, Sequence):
+            raise TypeError("Argument transforms should be a sequence")
+        self.transforms = list(transforms)
+
+    def forward(self, img):
+        order = list(range(len(self.transforms)))
+        random.shuffle(order)
+        for i in order:
+            img = self.transforms[i](img)
+        return img
+
+
+class _RandomApplyFn(Module):
+    """fn(img, *args) with probability p (one ember.rand draw, as torchvision)."""
+
+    def __init__(self, p, *args):
+        super().__init__()
+        self.p, self._args = p, args
+
+    def forward(self, img):
+        if float(ember.rand(1).item()) < self.p:
+            return self._fn(img, *self._args)
+        return img
+
+    def __repr__(self):
+        return "%s(p=%s)" % (self.__class__.__name__, self.p)
+
+
+class RandomInvert(_RandomApplyFn):
+    _fn = staticmethod(F.invert)
+
+    def __init__(self, p=0.5):
+        super().__init__(p)
+
+
+class RandomPosterize(_RandomApplyFn):
+    _fn = staticmethod(F.posterize)
+
+    def __init__(self, bits, p=0.5):
+        super().__init__(p, bits)
+        self.bits = bits
+
+
+class RandomSolarize(_RandomApplyFn):
+    _fn = staticmethod(F.solarize)
+
+    def __init__(self, threshold, p=0.5):
+        super().__init__(p, threshold)
+        self.threshold = threshold
+
+
+class RandomAdjustSharpness(_RandomApplyFn):
+    _fn = staticmethod(F.adjust_sharpness)
+
+    def __init__(self, sharpness_factor, p=0.5):
+        super().__init__(p, sharpness_factor)
+        self.sharpness_factor = sharpness_factor
+
+
+class RandomAutocontrast(_RandomApplyFn):
+    _fn = staticmethod(F.autocontrast)
+
+    def __init__(self, p=0.5):
+        super().__init__(p)
+
+
+class RandomEqualize(_RandomApplyFn):
+    _fn = staticmethod(F.equalize)
+
+    def __init__(self, p=0.5):
+        super().__init__(p)
+
+
+class GaussianBlur(Module):
+    """A Gaussian blur with sigma drawn uniformly from [sigma_min, sigma_max] (or fixed)."""
+
+    def __init__(self, kernel_size, sigma=(0.1, 2.0)):
+        super().__init__()
+        self.kernel_size = _setup_size(kernel_size, "Kernel size should be a tuple/list of two integers")
+        for ks in self.kernel_size:
+            if ks <= 0 or ks % 2 == 0:
+                raise ValueError("Kernel size value should be an odd and positive number.")
+        if isinstance(sigma, numbers.Number) and not isinstance(sigma, bool):
+            if sigma <= 0:
+                raise ValueError("If sigma is a single number, it must be positive.")
+            sigma = (sigma, sigma)
+        elif isinstance(sigma, Sequence) and len(sigma) == 2:
+            if not 0.0 < sigma[0] <= sigma[1]:
+                raise ValueError("sigma values should be positive and of the form (min, max).")
+        else:
+            raise ValueError("sigma should be a single number or a list/tuple with length 2.")
+        self.sigma = sigma
+
+    def forward(self, img):
+        s = _uniform(self.sigma[0], self.sigma[1])
+        return F.gaussian_blur(img, list(self.kernel_size), [s, s])
+
+    def __repr__(self):
+        return "%s(kernel_size=%s, sigma=%s)" % (self.__class__.__name__, self.kernel_size, self.sigma)
+
+
+class FiveCrop(Module):
+    def __init__(self, size):
+        super().__init__()
+        self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
+
+    def forward(self, img):
+        return F.five_crop(img, self.size)
+
+    def __repr__(self):
+        return "%s(size=%s)" % (self.__class__.__name__, self.size)
+
+
+class TenCrop(Module):
+    def __init__(self, size, vertical_flip=False):
+        super().__init__()
+        self.size = _setup_size(size, "Please provide only two dimensions (h, w) for size.")
+        self.vertical_flip = vertical_flip
+
+    def forward(self, img):
+        return F.ten_crop(img, self.size, self.vertical_flip)
+
+    def __repr__(self):
+        return "%s(size=%s, vertical_flip=%s)" % (self.__class__.__name__, self.size, self.vertical_flip)
+
+
+def _setup_angle(x, name, req_sizes=(2,)):
+    if isinstance(x, numbers.Number) and not isinstance(x, bool):
+        if x < 0:
+            raise ValueError("If %s is a single number, it must be positive." % name)
+        return [-float(x), float(x)]
+    if not isinstance(x, Sequence) or len(x) not in req_sizes:
+        raise ValueError("If %s is a sequence, it must be of len %s." % (name, " or ".join(str(s) for s in req_sizes)))
+    return [float(d) for d in x]
+
+
+class RandomAffine(Module):
+    """A random affine map: angle from degrees, translation up to translate (fractions of the width and height,
+    rounded to pixels), scale from scale, shear from shear (x range, or x and y ranges); drawn from ember's default
+    generator in torchvision's order."""
+
+    def __init__(
+        self,
+        degrees,
+        translate=None,
+        scale=None,
+        shear=None,
+        interpolation=InterpolationMode.NEAREST,
+        fill=0,
+        center=None,
+    ):
+        super().__init__()
+        self.degrees = _setup_angle(degrees, "degrees", (2,))
+        if translate is not None:
+            if not isinstance(translate, Sequence) or len(translate) != 2:
+                raise ValueError("translate should be a sequence of length 2.")
+            for t in translate:
+                if not 0.0 <= t <= 1.0:
+                    raise ValueError("translation values should be between 0 and 1")
+        if scale is not None:
+            if not isinstance(scale, Sequence) or len(scale) != 2:
+                raise ValueError("scale should be a sequence of length 2.")
+            for s in scale:
+                if s <= 0:
+                    raise ValueError("scale values should be positive")
+        self.translate, self.scale = translate, scale
+        self.shear = _setup_angle(shear, "shear", (2, 4)) if shear is not None else None
+        self.interpolation = F._interp(interpolation)
+        if fill is None:
+            fill = 0
+        elif isinstance(fill, bool) or not isinstance(fill, (numbers.Number, tuple, list)):
+            raise TypeError("Fill should be either a sequence or a number.")
+        self.fill, self.center = fill, center
+
+    @staticmethod
+    def get_params(degrees, translate, scale_ranges, shears, img_size):
+        angle = _uniform(float(degrees[0]), float(degrees[1]))
+        if translate is not None:
+            max_dx, max_dy = float(translate[0] * img_size[0]), float(translate[1] * img_size[1])
+            tx = int(round(_uniform(-max_dx, max_dx)))
+            ty = int(round(_uniform(-max_dy, max_dy)))
+            translations = (tx, ty)
+        else:
+            translations = (0, 0)
+        scale = _uniform(scale_ranges[0], scale_ranges[1]) if scale_ranges is not None else 1.0
+        shear_x = shear_y = 0.0
+        if shears is not None:
+            shear_x = _uniform(shears[0], shears[1])
+            if len(shears) == 4:
+                shear_y = _uniform(shears[2], shears[3])
+        return angle, translations, scale, (shear_x, shear_y)
+
+    def forward(self, img):
+        c, h, w = F.get_dimensions(img)
+        fill = self.fill
+        if isinstance(img, ember.Tensor):
+            fill = [float(fill)] * c if isinstance(fill, numbers.Number) else [float(f) for f in fill]
+        angle, translations, scale, shear = self.get_params(
+            self.degrees, self.translate, self.scale, self.shear, [w, h]
+        )
+        return F.affine(img, angle, list(translations), scale, list(shear), self.interpolation, fill, self.center)
+
+    def __repr__(self):
+        return "%s(degrees=%s, translate=%s, scale=%s, shear=%s)" % (
+            self.__class__.__name__,
+            self.degrees,
+            self.translate,
+            self.scale,
+            self.shear,
+        )
+
+
+class RandomPerspective(Module):
+    """With probability p, moves each corner inwards by up to distortion_scale of the half-size (drawn from ember's
+    default generator in torchvision's order) and warps the image accordingly."""
+
+    def __init__(self, distortion_scale=0.5, p=0.5, interpolation=InterpolationMode.BILINEAR, fill=0):
+        super().__init__()
+        self.p, self.distortion_scale = p, distortion_scale
+        self.interpolation = F._interp(interpolation)
+        if fill is None:
+            fill = 0
+        elif isinstance(fill, bool) or not isinstance(fill, (numbers.Number, tuple, list)):
+            raise TypeError("Fill should be either a sequence or a number.")
+        self.fill = fill
+
+    @staticmethod
+    def get_params(width, height, distortion_scale):
+        hw, hh = width // 2, height // 2
+        dx, dy = int(distortion_scale * hw), int(distortion_scale * hh)
+
+        def draw(lo, hi):
+            return int(ember.randint(lo, hi, (1,)).item())
+
+        topleft = [draw(0, dx + 1), draw(0, dy + 1)]
+        topright = [draw(width - dx - 1, width), draw(0, dy + 1)]
+        botright = [draw(width - dx - 1, width), draw(height - dy - 1, height)]
+        botleft = [draw(0, dx + 1), draw(height - dy - 1, height)]
+        startpoints = [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]]
+        return startpoints, [topleft, topright, botright, botleft]
+
+    def forward(self, img):
+        c, h, w = F.get_dimensions(img)
+        fill = self.fill
+        if isinstance(img, ember.Tensor):
+            fill = [float(fill)] * c if isinstance(fill, numbers.Number) else [float(f) for f in fill]
+        if float(ember.rand(1).item()) < self.p:
+            start, end = self.get_params(w, h, self.distortion_scale)
+            return F.perspective(img, start, end, self.interpolation, fill)
+        return img
+
+    def __repr__(self):
+        return "%s(p=%s)" % (self.__class__.__name__, self.p)
+
+
+def _float_pair(v, name):
+    if isinstance(v, bool) or not isinstance(v, (float, Sequence)):
+        raise TypeError("%s should be float or a sequence of floats. Got %s" % (name, type(v)))
+    if isinstance(v, Sequence):
+        if len(v) not in (1, 2):
+            raise ValueError("If %s is a sequence its length should be 2. Got %d" % (name, len(v)))
+        if not all(isinstance(e, float) for e in v):
+            raise TypeError("%s should be a sequence of floats. Got %r" % (name, v))
+        return [float(v[0]), float(v[-1])]
+    return [float(v), float(v)]
+
+
+class ElasticTransform(Module):
+    """Displaces pixels by a random field: uniform noise in [-1, 1] blurred by a Gaussian of sigma, scaled by alpha
+    (in pixels over the size), as torchvision; drawn from ember's default generator."""
+
+    def __init__(self, alpha=50.0, sigma=5.0, interpolation=InterpolationMode.BILINEAR, fill=0):
+        super().__init__()
+        self.alpha = _float_pair(alpha, "alpha")
+        self.sigma = _float_pair(sigma, "sigma")
+        self.interpolation = F._interp(interpolation)
+        if isinstance(fill, (int, float)) and not isinstance(fill, bool):
+            fill = [float(fill)]
+        elif isinstance(fill, (list, tuple)):
+            fill = [float(f) for f in fill]
+        else:
+            raise TypeError("fill should be int or float or a list or tuple of them. Got %s" % type(fill))
+        self.fill = fill
+
+    @staticmethod
+    def get_params(alpha, sigma, size):
+        parts = []
+        for k in range(2):
+            d = ember.rand([1, 1] + list(size)) * 2 - 1
+            if sigma[k] > 0.0:
+                ks = int(8 * sigma[k] + 1)
+                ks += 1 - ks % 2
+                d = F.gaussian_blur(d, [ks, ks], list(sigma))
+            parts.append(d * alpha[k] / size[1 - k])
+        return ember.cat(parts, 1).permute(0, 2, 3, 1)
+
+    def forward(self, img):
+        _, h, w = F.get_dimensions(img)
+        displacement = self.get_params(self.alpha, self.sigma, [h, w])
+        return F.elastic_transform(img, displacement, self.interpolation, self.fill)
+
+    def __repr__(self):
+        return "%s(alpha=%s, sigma=%s, interpolation=%s, fill=%s)" % (
+            self.__class__.__name__,
+            self.alpha,
+            self.sigma,
+            self.interpolation,
+            self.fill,
+        )
+
+
+class LinearTransformation(Module):
+    """(flattened image - mean_vector) @ transformation_matrix, reshaped back (ZCA whitening and the like)."""
+
+    def __init__(self, transformation_matrix, mean_vector):
+        super().__init__()
+        if transformation_matrix.shape[0] != transformation_matrix.shape[1]:
+            raise ValueError(
+                "transformation_matrix should be square. Got %s rectangular matrix."
+                % (tuple(transformation_matrix.shape),)
+            )
+        if mean_vector.shape[0] != transformation_matrix.shape[0]:
+            raise ValueError(
+                "mean_vector should have the same length %d as any one of the dimensions of the "
+                "transformation_matrix [%s]" % (mean_vector.shape[0], tuple(transformation_matrix.shape))
+            )
+        if transformation_matrix.device != mean_vector.device:
+            raise ValueError(
+                "Input tensors should be on the same device. Got %s and %s"
+                % (transformation_matrix.device, mean_vector.device)
+            )
+        if transformation_matrix.dtype != mean_vector.dtype:
+            raise ValueError(
+                "Input tensors should have the same dtype. Got %s and %s"
+                % (transformation_matrix.dtype, mean_vector.dtype)
+            )
+        self.transformation_matrix, self.mean_vector = transformation_matrix, mean_vector
+
+    def forward(self, tensor):
+        shape = tensor.shape
+        n = shape[-3] * shape[-2] * shape[-1]
+        if n != self.transformation_matrix.shape[0]:
+            raise ValueError(
+                "Input tensor and transformation matrix have incompatible shape.[%d x %d x %d] != %d"
+                % (shape[-3], shape[-2], shape[-1], self.transformation_matrix.shape[0])
+            )
+        flat = tensor.reshape(-1, n) - self.mean_vector
+        return flat.mm(self.transformation_matrix.to(flat.dtype)).view(shape)
