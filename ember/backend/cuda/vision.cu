@@ -373,6 +373,7 @@ T* mptr(const Tensor& t) {
 }
 
 void roi_align_cuda(const Tensor& out, const Tensor& input, const Tensor& rois, const RoiArgs& a) {
+  if (out.numel() == 0) return;
   const int device = out.device().index;
   DeviceGuard guard(device);
   const Geometry g(rois.size(0), input, a);
@@ -386,6 +387,7 @@ void roi_align_cuda(const Tensor& out, const Tensor& input, const Tensor& rois, 
 }
 
 void roi_align_backward_cuda(const Tensor& grad_input, const Tensor& grad, const Tensor& rois, const RoiArgs& a) {
+  if (grad.numel() == 0) return;
   const int device = grad_input.device().index;
   DeviceGuard guard(device);
   alert_not_deterministic(a.position_sensitive ? "ps_roi_align_backward on CUDA" : "roi_align_backward on CUDA");
@@ -400,6 +402,7 @@ void roi_align_backward_cuda(const Tensor& grad_input, const Tensor& grad, const
 }
 
 void ps_roi_pool_cuda(const Tensor& out, const Tensor& input, const Tensor& rois, const RoiArgs& a) {
+  if (out.numel() == 0) return;
   const int device = out.device().index;
   DeviceGuard guard(device);
   const Geometry g(rois.size(0), input, a);
@@ -412,6 +415,7 @@ void ps_roi_pool_cuda(const Tensor& out, const Tensor& input, const Tensor& rois
 }
 
 void ps_roi_pool_backward_cuda(const Tensor& grad_input, const Tensor& grad, const Tensor& rois, const RoiArgs& a) {
+  if (grad.numel() == 0) return;
   const int device = grad_input.device().index;
   DeviceGuard guard(device);
   alert_not_deterministic("ps_roi_pool_backward on CUDA");
@@ -425,6 +429,7 @@ void ps_roi_pool_backward_cuda(const Tensor& grad_input, const Tensor& grad, con
 }
 
 void roi_pool_cuda(const Tensor& out, const Tensor& argmax, const Tensor& input, const Tensor& rois, const RoiArgs& a) {
+  if (out.numel() == 0) return;
   const int device = out.device().index;
   DeviceGuard guard(device);
   const Geometry g(rois.size(0), input, a);
