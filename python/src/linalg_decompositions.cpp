@@ -14,7 +14,7 @@ using nb::arg;
 
 struct ReturnTypes {
   nb::handle qr, svd, eigh, lu_factor, lu_factor_ex, lu, lu_unpack, cholesky_ex, ldl_factor, ldl_factor_ex,
-      lu_with_info, geqrf, legacy_qr, legacy_svd;
+      lu_with_info, geqrf, legacy_qr, legacy_svd, eig, polar;
 } g_types;
 
 const char* kCholeskyDoc = R"(
@@ -419,6 +419,123 @@ Keyword args:
     out (Tensor, optional): the output tensor; it must already have the result's shape and dtype.
 )";
 
+const char* kEigDoc = R"(
+Computes the eigenvalue decomposition of a square matrix, if it exists.
+
+.. math::
+    A = V \operatorname{diag}(L) V^{-1}
+
+for ``A`` of shape :math:`(*, n, n)`, real or complex (float32, float64, complex64, complex128). The eigenvalues
+``L`` and the eigenvectors ``V`` (as columns, each of norm 1) are always complex (complex64 for float32 and
+complex64 input, complex128 otherwise), even for a real ``A``, as in PyTorch; they come in LAPACK's (``geev``)
+order. Eigenvectors are unique only up to a complex phase. Input with infs or NaNs raises. Differentiable; a loss
+of the eigenvectors must not depend on their phases (the backward raises otherwise, as PyTorch's), and the gradient
+is finite only for distinct eigenvalues. Returns the namedtuple ``(eigenvalues, eigenvectors)``. CPU only.
+
+Args:
+    A (Tensor): the matrices, :math:`(*, n, n)`.
+
+Keyword args:
+    out (tuple, optional): two tensors ``(eigenvalues, eigenvectors)`` of the results' shapes and dtypes.
+
+Example::
+
+    >>> L, V = ember.linalg.eig(ember.tensor([[0., -1.], [1., 0.]]))
+    >>> L
+    tensor([0.+1.j, 0.-1.j])
+)";
+
+const char* kEigvalsDoc = R"(
+Computes the eigenvalues of a square matrix.
+
+The values :func:`ember.linalg.eig` returns, computed without the eigenvectors (complex, for real or complex
+``A`` of shape :math:`(*, n, n)`). Differentiable. CPU only.
+
+Args:
+    A (Tensor): the matrices, :math:`(*, n, n)`.
+
+Keyword args:
+    out (Tensor, optional): the output tensor; it must already have the result's shape and dtype.
+
+Example::
+
+    >>> ember.linalg.eigvals(ember.tensor([[2., 0.], [0., 3.]]))
+    tensor([2.+0.j, 3.+0.j])
+)";
+
+const char* kPolarDoc = R"(
+Computes the polar decomposition of a matrix.
+
+.. math::
+    A = U H
+
+for ``A`` of shape :math:`(*, m, n)` with :math:`m \geq n`: ``U`` :math:`(*, m, n)` has orthonormal columns (it
+is the closest such matrix to ``A`` in the Frobenius norm) and ``H`` :math:`(*, n, n)` is symmetric (Hermitian)
+positive semi-definite. Computed through the SVD, :math:`U = W V^H` and :math:`H = V \operatorname{diag}(S) V^H`
+for :math:`A = W \operatorname{diag}(S) V^H`. float32, float64, complex64, complex128. Differentiable where ``A``
+has full column rank. Returns the namedtuple ``(U, H)``. Not related to :func:`ember.polar`.
+
+Args:
+    A (Tensor): the matrices, :math:`(*, m, n)` with :math:`m \geq n`.
+
+Keyword args:
+    out (tuple, optional): two tensors ``(U, H)`` of the results' shapes and dtypes to write into.
+
+Example::
+
+    >>> U, H = ember.linalg.polar(ember.tensor([[2., 0.], [0., -3.]]))
+    >>> U
+    tensor([[ 1.,  0.],
+            [ 0., -1.]])
+    >>> H
+    tensor([[2., 0.],
+            [0., 3.]])
+)";
+
+const char* kMatrixSqrthDoc = R"(
+Computes the principal square root of a symmetric (Hermitian) positive-definite matrix.
+
+Returns the symmetric (Hermitian) positive-definite :math:`X` with :math:`X X = A`, for ``A`` of shape
+:math:`(*, n, n)`. Only the lower triangle of ``A`` is read (as :func:`ember.linalg.eigh`); eigenvalues below zero
+count as zero. float32, float64, complex64, complex128. Differentiable.
+
+Args:
+    A (Tensor): the matrices, :math:`(*, n, n)`.
+
+Example::
+
+    >>> ember.linalg.matrix_sqrth(ember.tensor([[4., 0.], [0., 9.]]))
+    tensor([[2., 0.],
+            [0., 3.]])
+)";
+
+const char* kOrmqrDoc = R"(
+Multiplies a matrix by the :math:`Q` of a QR decomposition given in LAPACK's compact form.
+
+With ``input`` :math:`(*, mn, k)` and ``tau`` :math:`(*, \min(mn, k))` from :func:`ember.geqrf`,
+:math:`Q = H_1 \cdots H_k` with :math:`H_i = I - \tau_i v_i v_i^H`; the result is :math:`op(Q)\,C` (``left``) or
+:math:`C\,op(Q)` for ``other`` :math:`C` of shape :math:`(*, m, n)`, :math:`op(Q) = Q^H` when ``transpose``.
+LAPACK's ``ormqr`` / ``unmqr``. Differentiable in all three inputs.
+
+Args:
+    input (Tensor): the Householder vectors below the diagonal, :math:`(*, mn, k)`; :math:`mn` is :math:`m` when
+        ``left``, else :math:`n`.
+    tau (Tensor): the reflectors' scalars, :math:`(*, \min(mn, k))`.
+    other (Tensor): the matrix :math:`C`, :math:`(*, m, n)`.
+    left (bool, optional): multiply from the left. Default: ``True``.
+    transpose (bool, optional): use :math:`Q^H`. Default: ``False``.
+
+Keyword args:
+    out (Tensor, optional): the output tensor; it must already have the result's shape and dtype.
+
+Example::
+
+    >>> A = ember.tensor([[3., 1.], [4., 2.], [0., 5.]])
+    >>> a, tau = ember.geqrf(A)
+    >>> ember.allclose(ember.ormqr(a, tau, ember.eye(3))[:, :2], ember.linalg.qr(A).Q, atol=1e-6)
+    True
+)";
+
 const char* kGeqrfDoc = R"(
 Computes a QR decomposition in LAPACK's compact form (``geqrf``).
 
@@ -545,6 +662,27 @@ void init_linalg_ns(nb::module_& la) {
         return results(g_types.eigh, {L, V}, out, "linalg.eigh");
       },
       arg("UPLO") = "L", nb::kw_only(), arg("out") = nb::none());
+  def_aliased(
+      la, "eig", "input", "A", kEigDoc, ", *, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]",
+      [](const Tensor& A, nb::handle out) {
+        auto [L, V] = linalg_eig(A);
+        return results(g_types.eig, {L, V}, out, "linalg.eig");
+      },
+      nb::kw_only(), arg("out") = nb::none());
+  def_aliased(
+      la, "eigvals", "input", "A", kEigvalsDoc, ", *, out: Tensor | None = None) -> Tensor",
+      [](const Tensor& A, nb::handle out) { return finish_out(linalg_eigvals(A), out, "linalg.eigvals"); },
+      nb::kw_only(), arg("out") = nb::none());
+  la.def(
+      "polar",
+      [](const Tensor& A, nb::handle out) {
+        auto [U, H] = linalg_polar(A);
+        return results(g_types.polar, {U, H}, out, "linalg.polar");
+      },
+      arg("A"), nb::kw_only(), arg("out") = nb::none(),
+      nb::sig("def polar(A: Tensor, *, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]"), kPolarDoc);
+  la.def("matrix_sqrth", &linalg_matrix_sqrth, arg("input"), nb::sig("def matrix_sqrth(input: Tensor) -> Tensor"),
+         kMatrixSqrthDoc);
   def_aliased(
       la, "eigvalsh", "A", "input", kEigvalshDoc, ", UPLO: str = 'L', *, out: Tensor | None = None) -> Tensor",
       [](const Tensor& A, const std::string& uplo, nb::handle out) {
@@ -705,6 +843,25 @@ void init_top(nb::module_& m, nb::handle cls) {
   m.def("orgqr", orgqr, arg("input"), arg("input2"), nb::kw_only(), arg("out") = nb::none(),
         nb::sig("def orgqr(input: Tensor, input2: Tensor, *, out: Tensor | None = None) -> Tensor"),
         parsed_names_doc("``input2`` for ``tau``").c_str());
+  auto ormqr_ = [](const Tensor& A, const Tensor& tau, const Tensor& C, bool left, bool transpose, nb::handle out) {
+    return finish_out(ormqr(A, tau, C, left, transpose), out, "ormqr");
+  };
+  m.def("ormqr", ormqr_, arg("input"), arg("tau"), arg("other"), arg("left") = true, arg("transpose") = false,
+        nb::kw_only(), arg("out") = nb::none(),
+        nb::sig("def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpose: bool = False, *, "
+                "out: Tensor | None = None) -> Tensor"),
+        kOrmqrDoc);
+  m.def("ormqr", ormqr_, arg("input"), arg("input2"), arg("input3"), arg("left") = true, arg("transpose") = false,
+        nb::kw_only(), arg("out") = nb::none(),
+        nb::sig("def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False, "
+                "*, out: Tensor | None = None) -> Tensor"),
+        parsed_names_doc("``input2`` for ``tau``, ``input3`` for ``other``").c_str());
+  cls.attr("ormqr") = nb::cpp_function(
+      [](const Tensor& A, const Tensor& tau, const Tensor& C, bool left, bool transpose) {
+        return ormqr(A, tau, C, left, transpose);
+      },
+      nb::is_method(), nb::scope(cls), nb::name("ormqr"), arg("input2"), arg("input3"), arg("left") = true,
+      arg("transpose") = false, method_doc(kOrmqrDoc, "ormqr").c_str());
   cls.attr("orgqr") = nb::cpp_function(&linalg_householder_product, nb::is_method(), nb::scope(cls), nb::name("orgqr"),
                                        arg("input2"), method_doc(kOrgqrDoc, "orgqr").c_str());
 }
@@ -716,6 +873,8 @@ void init_linalg_decompositions(nb::module_& m) {
   g_types.qr = return_type(la, "linalg_qr", {"Q", "R"});
   g_types.svd = return_type(la, "linalg_svd", {"U", "S", "Vh"});
   g_types.eigh = return_type(la, "linalg_eigh", {"eigenvalues", "eigenvectors"});
+  g_types.eig = return_type(la, "linalg_eig", {"eigenvalues", "eigenvectors"});
+  g_types.polar = return_type(la, "linalg_polar", {"U", "H"});
   g_types.lu_factor = return_type(la, "linalg_lu_factor", {"LU", "pivots"});
   g_types.lu_factor_ex = return_type(la, "linalg_lu_factor_ex", {"LU", "pivots", "info"});
   g_types.lu = return_type(la, "linalg_lu", {"P", "L", "U"});
