@@ -402,8 +402,8 @@ std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
           }
         }
         if (!gd.defined()) return TensorList{Tensor()};
-        return TensorList{
-            solve_matrix(mH(A), diag_matrix(expand(unsqueeze(gd, -1), A.sizes().first(A.dim() - 1))), "linalg.slogdet")};
+        return TensorList{solve_matrix(mH(A), diag_matrix(expand(unsqueeze(gd, -1), A.sizes().first(A.dim() - 1))),
+                                       "linalg.slogdet")};
       })) {
     node->num_outputs = 2;
     node->save(A);

@@ -1,7 +1,7 @@
 // torch.linalg's inverses, solvers, determinants and decompositions (ops/lapack.cpp) on the LAPACK kernels: float32,
-// float64, complex64 and complex128 (complex on the CPU; the gradients are PyTorch's complex formulas), batched over leading dims, differentiable (the formulas are written with ember ops, so they are
-// differentiable again). The LU and LDL^T families are in ops/lu.h, the matrix functions in ops/matrix_functions.h,
-// the norms in ops/norm.h.
+// float64, complex64 and complex128 (complex on the CPU; the gradients are PyTorch's complex formulas), batched over
+// leading dims, differentiable (the formulas are written with ember ops, so they are differentiable again). The LU and
+// LDL^T families are in ops/lu.h, the matrix functions in ops/matrix_functions.h, the norms in ops/norm.h.
 #pragma once
 
 #include <optional>

@@ -59,9 +59,7 @@ Tensor linalg_matrix_rank(const Tensor& A, const Tensor& atol, const Tensor& rto
   const ScalarType real = to_real(A.dtype());
   const Tensor at = atol.defined() ? to(atol, A.device(), real) : zeros({}, opts);
   const Tensor def = full({}, eps_of(A.dtype()) * static_cast<double>(std::max(m, n)), opts);
-  const Tensor rt = rtol.defined()   ? to(rtol, A.device(), real)
-                    : atol.defined() ? where(gt(at, 0), 0.0, def)
-                                     : def;
+  const Tensor rt = rtol.defined() ? to(rtol, A.device(), real) : atol.defined() ? where(gt(at, 0), 0.0, def) : def;
   if (std::min(m, n) == 0) {
     const DimVector shape = broadcast_shapes(broadcast_shapes(batch_of(A), at.sizes(), fn), rt.sizes(), fn);
     return zeros(shape, like(A, ScalarType::Int64));
@@ -127,8 +125,8 @@ Tensor linalg_cond(const Tensor& A, std::string_view p) {
 
 Tensor linalg_matrix_exp(const Tensor& A) {
   const char* fn = "linalg.matrix_exp";
-  EMBER_CHECK_T(NotImplementedError, is_inexact(A.dtype()), "linalg.matrix_exp: Expected a floating point or complex tensor as input. Got ",
-              type_label(A.dtype()));
+  EMBER_CHECK_T(NotImplementedError, is_inexact(A.dtype()),
+                "linalg.matrix_exp: Expected a floating point or complex tensor as input. Got ", type_label(A.dtype()));
   check_matrix(A, fn, true);
   const int64_t n = rows(A);
   if (A.numel() == 0) return clone(A);
@@ -261,7 +259,8 @@ std::pair<Tensor, Tensor> geqrf(const Tensor& A) {
   check_float(A, fn);
   const int64_t m = rows(A), n = cols(A), k = std::min(m, n);
   Tensor R, tau;
-  if (A.device().is_cpu() || A.is_meta() || is_complex(A.dtype())) {  // LAPACK's geqrf (the CPU kernel; complex is CPU-only)
+  if (A.device().is_cpu() || A.is_meta() ||
+      is_complex(A.dtype())) {  // LAPACK's geqrf (the CPU kernel; complex is CPU-only)
     {
       autograd::NoGradGuard no_grad;
       R = colmajor_copy(A, A.sizes());
@@ -376,10 +375,16 @@ std::pair<Tensor, Tensor> linalg_polar(const Tensor& A) {
     H = matmul(mul(mH(Vh), unsqueeze(S, -2)), Vh);
   }
   if (auto node = autograd::make_node("LinalgPolarBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
-        return TensorList{polar_backward(g[0], g[1], nd.saved_tensor(0), nd.saved_tensor(1), nd.saved_tensor(2),
-                                         nd.saved_tensor(3))};
+        if (autograd::is_grad_enabled()) {  // create_graph: the factors again, as functions of A
+          auto [W2, S2, Vh2] = linalg_svd(nd.saved_tensor(0), false);
+          const Tensor U2 = matmul(W2, Vh2), H2 = matmul(mul(mH(Vh2), unsqueeze(S2, -2)), Vh2);
+          return TensorList{polar_backward(g[0], g[1], S2, Vh2, U2, H2)};
+        }
+        return TensorList{
+            polar_backward(g[0], g[1], nd.saved_tensor(1), nd.saved_tensor(2), nd.saved_tensor(3), nd.saved_tensor(4))};
       })) {
     node->num_outputs = 2;
+    node->save(A);
     node->save(S);
     node->save(Vh);
     autograd::set_history(U, node, 0);
@@ -403,11 +408,16 @@ Tensor linalg_matrix_sqrth(const Tensor& A) {
   if (auto node = autograd::make_node("LinalgMatrixSqrthBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
         // X X = A: gA solves the Sylvester equation X gA + gA X = gX; in X's eigenbasis it is
         // (V^H gX V) / (s_i + s_j), made Hermitian (A is read as a Hermitian matrix).
-        const Tensor s = nd.saved_tensor(0), V = nd.saved_tensor(1);
+        Tensor s = nd.saved_tensor(1), V = nd.saved_tensor(2);
+        if (autograd::is_grad_enabled()) {  // create_graph: the eigendecomposition again, as a function of A
+          std::tie(s, V) = linalg_eigh(nd.saved_tensor(0));
+          s = sqrt(clamp(s, 0.0, std::nullopt));
+        }
         const Tensor K = div(matmul(mH(V), matmul(g[0], V)), add(unsqueeze(s, -1), unsqueeze(s, -2)));
         const Tensor gA = matmul(V, matmul(K, mH(V)));
         return TensorList{mul(add(gA, mH(gA)), 0.5)};
       })) {
+    node->save(A);
     node->save(L);
     node->save(V);
     autograd::set_history(X, node);

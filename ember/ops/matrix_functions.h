@@ -1,6 +1,6 @@
 // The matrix functions of torch.linalg composed of other ops (ops/matrix_functions.cpp): matrix_rank, cond,
-// matrix_exp, tensorinv, tensorsolve, householder_product, geqrf, ormqr, polar and matrix_sqrth. float32, float64, complex64 and complex128, batched over
-// leading dims.
+// matrix_exp, tensorinv, tensorsolve, householder_product, geqrf, ormqr, polar and matrix_sqrth. float32, float64,
+// complex64 and complex128, batched over leading dims.
 #pragma once
 
 #include <optional>

@@ -92,8 +92,9 @@ Tensor linalg_vector_norm(const Tensor& x, double ord, IntArrayRef dims, bool ke
   EMBER_CHECK(is_inexact(x.dtype()), name, ": Expected a floating point or complex tensor as input. Got ", x.dtype());
   if (dtype) {
     EMBER_CHECK(is_inexact(*dtype), name, ": dtype should be floating point or complex, but got ", *dtype);
-    EMBER_CHECK(is_complex(*dtype) == is_complex(x.dtype()), name, ": dtype should be ", is_complex(x.dtype()) ? "complex" : "real",
-                " for ", is_complex(x.dtype()) ? "complex" : "real", " inputs, but got ", type_label(*dtype));
+    EMBER_CHECK(is_complex(*dtype) == is_complex(x.dtype()), name, ": dtype should be ",
+                is_complex(x.dtype()) ? "complex" : "real", " for ", is_complex(x.dtype()) ? "complex" : "real",
+                " inputs, but got ", type_label(*dtype));
     EMBER_CHECK(promote_types(x.dtype(), *dtype) == *dtype, name, ": the dtype of the input (", x.dtype(),
                 ") should be convertible without narrowing to the specified dtype (", *dtype, ")");
   }
@@ -115,7 +116,8 @@ Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim, std::opti
   check_norm_dtype(x, dtype);
   const DimVector d = reduction_dims(x, dims, "norm");
   const ScalarType out = to_real(dtype.value_or(x.dtype()));  // a complex input has a real norm
-  if (x.numel() == 0) return sum(is_complex(x.dtype()) ? abs(x) : x, d, keepdim, out);  // the legacy norm is 0 over nothing, for every p
+  if (x.numel() == 0)
+    return sum(is_complex(x.dtype()) ? abs(x) : x, d, keepdim, out);  // the legacy norm is 0 over nothing, for every p
   return compute_norm(x, p, d, keepdim, out, "NormBackward1");
 }
 

@@ -21,11 +21,11 @@ const char* kCholeskyDoc = R"(
 Computes the Cholesky decomposition of a symmetric positive-definite matrix.
 
 .. math::
-    A = L L^{T}
+    A = L L^{H}
 
 where :math:`L` is lower triangular with a positive diagonal (with ``upper=True``, :math:`A = U^{T} U` and
 :math:`U = L^{T}` is returned). Only the lower triangle of ``A`` is read (the upper one for ``upper=True``).
-``A`` has shape :math:`(*, n, n)` with any number of batch dims, and dtype float32 or float64. Differentiable.
+``A`` has shape :math:`(*, n, n)` with any number of batch dims, and dtype float32, float64, complex64 or complex128. Differentiable.
 
 Raises :class:`ember.linalg.LinAlgError` when a matrix is not positive-definite (naming the leading minor that is
 not); :func:`ember.linalg.cholesky_ex` reports it in ``info`` instead.
@@ -53,7 +53,7 @@ minor of order :math:`i` is not positive-definite (``L`` is then only partly com
 ``check_errors=True``. Differentiable in ``L``.
 
 Args:
-    A (Tensor): the matrices, :math:`(*, n, n)`, float32 or float64.
+    A (Tensor): the matrices, :math:`(*, n, n)`, float32, float64, complex64 or complex128.
 
 Keyword args:
     upper (bool, optional): return the upper-triangular factor. Default: ``False``.
@@ -107,7 +107,7 @@ Computes the singular value decomposition of a matrix.
     A = U \operatorname{diag}(S) V^{H}
 
 For ``A`` of shape :math:`(*, m, n)` and :math:`k = \min(m, n)`, ``S`` holds the :math:`k` singular values in
-descending order, ``U`` has orthonormal columns and ``Vh`` (:math:`V^{H}`, here :math:`V^{T}`) orthonormal rows.
+descending order, ``U`` has orthonormal columns and ``Vh`` (:math:`V^{H}`, :math:`V^{T}` for real input) orthonormal rows.
 With ``full_matrices=True``, ``U`` is :math:`(*, m, m)` and ``Vh`` :math:`(*, n, n)`; otherwise ``U`` is
 :math:`(*, m, k)` and ``Vh`` :math:`(*, k, n)`. The singular vectors are unique only up to sign. float32 or
 float64. Differentiable; the gradient through ``U`` and ``Vh`` is finite only for distinct singular values.
@@ -137,7 +137,7 @@ const char* kSvdvalsDoc = R"(
 Computes the singular values of a matrix, in descending order.
 
 The values are those :func:`ember.linalg.svd` returns as ``S``, computed without the singular vectors. For ``A``
-of shape :math:`(*, m, n)` the result has shape :math:`(*, \min(m, n))`. float32 or float64; differentiable.
+of shape :math:`(*, m, n)` the result has shape :math:`(*, \min(m, n))`. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     A (Tensor): the matrices, :math:`(*, m, n)`.
@@ -156,11 +156,11 @@ const char* kEighDoc = R"(
 Computes the eigenvalues and eigenvectors of a symmetric matrix.
 
 .. math::
-    A = Q \operatorname{diag}(\Lambda) Q^{T}
+    A = Q \operatorname{diag}(\Lambda) Q^{H}
 
 with real eigenvalues :math:`\Lambda` in ascending order and orthonormal eigenvectors, the columns of :math:`Q`.
 Only the triangle of ``A`` named by ``UPLO`` is read. Eigenvectors are unique only up to sign (and, for repeated
-eigenvalues, up to a rotation of their subspace). float32 or float64, batched over leading dims. Differentiable;
+eigenvalues, up to a rotation of their subspace). float32, float64, complex64 or complex128, batched over leading dims. Differentiable;
 the gradient through the eigenvectors is finite only for distinct eigenvalues. Returns the namedtuple
 ``(eigenvalues, eigenvectors)``.
 
@@ -186,7 +186,7 @@ const char* kEigvalshDoc = R"(
 Computes the eigenvalues of a symmetric matrix, in ascending order.
 
 The values are those :func:`ember.linalg.eigh` returns, computed without the eigenvectors. Only the triangle of
-``A`` named by ``UPLO`` is read. float32 or float64; differentiable.
+``A`` named by ``UPLO`` is read. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     A (Tensor): the symmetric matrices, :math:`(*, n, n)`.
@@ -242,7 +242,7 @@ them, and ``info`` (int32, the batch shape) holding LAPACK's code for each matri
 ``check_errors=True``.
 
 Args:
-    A (Tensor): the matrices, :math:`(*, m, n)`, float32 or float64.
+    A (Tensor): the matrices, :math:`(*, m, n)`, float32, float64, complex64 or complex128.
 
 Keyword args:
     pivot (bool, optional): pivot rows (``False`` is not supported). Default: ``True``.
@@ -263,7 +263,7 @@ Computes the LU decomposition with partial pivoting of a matrix.
 
 For ``A`` of shape :math:`(*, m, n)` and :math:`k = \min(m, n)`: :math:`P` is an :math:`(*, m, m)` permutation
 matrix, :math:`L` an :math:`(*, m, k)` unit lower-triangular matrix and :math:`U` a :math:`(*, k, n)`
-upper-triangular one. Returns the namedtuple ``(P, L, U)``. float32 or float64; differentiable in ``L`` and
+upper-triangular one. Returns the namedtuple ``(P, L, U)``. float32, float64, complex64 or complex128; differentiable in ``L`` and
 ``U``.
 
 Args:
@@ -315,7 +315,7 @@ Returns ``(LU, pivots)`` as :func:`ember.linalg.lu_factor` does, or with ``get_i
 :math:`U`. New code should use :func:`ember.linalg.lu_factor`.
 
 Args:
-    A (Tensor): the matrices, :math:`(*, m, n)`, float32 or float64.
+    A (Tensor): the matrices, :math:`(*, m, n)`, float32, float64, complex64 or complex128.
     pivot (bool, optional): pivot rows (``False`` is not supported). Default: ``True``.
     get_infos (bool, optional): also return ``info``. Default: ``False``.
     out (tuple, optional): tensors ``(LU, pivots)`` (or ``(LU, pivots, info)``) to write into.
@@ -389,7 +389,7 @@ Computes the first :math:`n` columns of a product of Householder reflections.
 where :math:`v_i` is column :math:`i` of ``A`` below the diagonal with a 1 on the diagonal (the entries on and
 above it are not read). With ``A`` and ``tau`` from :func:`ember.geqrf` this is the :math:`Q` of the QR
 decomposition. ``A`` has shape :math:`(*, m, n)` with :math:`m \ge n`, ``tau`` :math:`(*, k)` with
-:math:`k \le n`. float32 or float64; differentiable.
+:math:`k \le n`. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     A (Tensor): the Householder vectors, :math:`(*, m, n)`.
@@ -561,13 +561,13 @@ Example::
 const char* kTorchCholeskyDoc = R"(
 Computes the Cholesky decomposition of a symmetric positive-definite matrix.
 
-The older form of :func:`ember.linalg.cholesky`: returns the lower-triangular :math:`L` with :math:`A = L L^{T}`,
+The older form of :func:`ember.linalg.cholesky`: returns the lower-triangular :math:`L` with :math:`A = L L^{H}`,
 or with ``upper=True`` the upper-triangular :math:`U` with :math:`A = U^{T} U`. PyTorch 2 has removed this
 function; ember keeps it. Raises
 :class:`ember.linalg.LinAlgError` for a matrix that is not positive-definite.
 
 Args:
-    input (Tensor): the matrices, :math:`(*, n, n)`, float32 or float64.
+    input (Tensor): the matrices, :math:`(*, n, n)`, float32, float64, complex64 or complex128.
     upper (bool, optional): return the upper-triangular factor. Default: ``False``.
 
 Keyword args:
@@ -580,7 +580,7 @@ Computes the singular value decomposition of a matrix, returning ``V`` rather th
 The older form of :func:`ember.linalg.svd`: returns the namedtuple ``(U, S, V)`` with
 :math:`A = U \operatorname{diag}(S) V^{T}`. Unlike :func:`ember.linalg.svd` the reduced factors are the default (``some=True``:
 ``U`` :math:`(*, m, k)`, ``V`` :math:`(*, n, k)`, :math:`k = \min(m, n)`); with ``compute_uv=False`` only ``S`` is
-computed and ``U`` and ``V`` are zero-filled matrices of the full shapes. float32 or float64; differentiable.
+computed and ``U`` and ``V`` are zero-filled matrices of the full shapes. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     input (Tensor): the matrices, :math:`(*, m, n)`.
@@ -605,7 +605,7 @@ Returns the namedtuple ``(Q, R)``: the reduced factors with ``some=True`` (mode 
 it.
 
 Args:
-    input (Tensor): the matrices, :math:`(*, m, n)`, float32 or float64.
+    input (Tensor): the matrices, :math:`(*, m, n)`, float32, float64, complex64 or complex128.
     some (bool, optional): return the reduced factors. Default: ``True``.
 
 Keyword args:
@@ -681,8 +681,7 @@ void init_linalg_ns(nb::module_& la) {
       },
       arg("A"), nb::kw_only(), arg("out") = nb::none(),
       nb::sig("def polar(A: Tensor, *, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]"), kPolarDoc);
-  la.def("matrix_sqrth", &linalg_matrix_sqrth, arg("input"), nb::sig("def matrix_sqrth(input: Tensor) -> Tensor"),
-         kMatrixSqrthDoc);
+  def_aliased(la, "matrix_sqrth", "A", "input", kMatrixSqrthDoc, ") -> Tensor", &linalg_matrix_sqrth);
   def_aliased(
       la, "eigvalsh", "A", "input", kEigvalshDoc, ", UPLO: str = 'L', *, out: Tensor | None = None) -> Tensor",
       [](const Tensor& A, const std::string& uplo, nb::handle out) {
@@ -856,12 +855,11 @@ void init_top(nb::module_& m, nb::handle cls) {
         nb::sig("def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False, "
                 "*, out: Tensor | None = None) -> Tensor"),
         parsed_names_doc("``input2`` for ``tau``, ``input3`` for ``other``").c_str());
-  cls.attr("ormqr") = nb::cpp_function(
-      [](const Tensor& A, const Tensor& tau, const Tensor& C, bool left, bool transpose) {
-        return ormqr(A, tau, C, left, transpose);
-      },
-      nb::is_method(), nb::scope(cls), nb::name("ormqr"), arg("input2"), arg("input3"), arg("left") = true,
-      arg("transpose") = false, method_doc(kOrmqrDoc, "ormqr").c_str());
+  cls.attr("ormqr") = nb::cpp_function([](const Tensor& A, const Tensor& tau, const Tensor& C, bool left,
+                                          bool transpose) { return ormqr(A, tau, C, left, transpose); },
+                                       nb::is_method(), nb::scope(cls), nb::name("ormqr"), arg("input2"), arg("input3"),
+                                       arg("left") = true, arg("transpose") = false,
+                                       method_doc(kOrmqrDoc, "ormqr").c_str());
   cls.attr("orgqr") = nb::cpp_function(&linalg_householder_product, nb::is_method(), nb::scope(cls), nb::name("orgqr"),
                                        arg("input2"), method_doc(kOrgqrDoc, "orgqr").c_str());
 }

@@ -84,7 +84,11 @@ def test_inv_det_slogdet_solve(rng, dtype, shape, transposed):
         close(ember.logdet(A), np.log(s_np) + l_np, dtype)
     B, b = crand(rng, *shape[:-1], 2, dtype=dtype)
     close(LA.solve(A, B), np.linalg.solve(a, b) if a.size else b, dtype)
-    close(LA.solve(A, B.mT, left=False), np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), b), -1, -2) if a.size else np.swapaxes(b, -1, -2), dtype)
+    close(
+        LA.solve(A, B.mT, left=False),
+        np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), b), -1, -2) if a.size else np.swapaxes(b, -1, -2),
+        dtype,
+    )
     if len(shape) == 2 and a.size:
         close(LA.tensorinv(A, ind=1), np.linalg.inv(a), dtype)
 
@@ -126,12 +130,25 @@ def test_qr(rng, dtype, shape, mode):
     A, a = crand(rng, *shape, dtype=dtype, transposed=True)
     Q, R = LA.qr(A, mode=mode)
     assert R.dtype == dtype
-    np.testing.assert_allclose(np.abs(np.diagonal(arr(R), 0, -2, -1)), np.abs(np.diagonal(np.linalg.qr(a, mode="r" if mode == "r" else mode)[1] if mode != "r" else np.linalg.qr(a, mode="r"), 0, -2, -1)), **TOL[dtype])
+    np.testing.assert_allclose(
+        np.abs(np.diagonal(arr(R), 0, -2, -1)),
+        np.abs(
+            np.diagonal(
+                np.linalg.qr(a, mode="r" if mode == "r" else mode)[1] if mode != "r" else np.linalg.qr(a, mode="r"),
+                0,
+                -2,
+                -1,
+            )
+        ),
+        **TOL[dtype],
+    )
     if mode == "r":
         return
     q, r = arr(Q), arr(R)
     close(Q @ R, a, dtype)
-    np.testing.assert_allclose(mH(q) @ q, np.broadcast_to(np.eye(q.shape[-1]), mH(q).shape[:-1] + (q.shape[-1],)), **TOL[dtype])
+    np.testing.assert_allclose(
+        mH(q) @ q, np.broadcast_to(np.eye(q.shape[-1]), mH(q).shape[:-1] + (q.shape[-1],)), **TOL[dtype]
+    )
     assert np.allclose(np.tril(r, -1), 0)
 
 
@@ -146,7 +163,16 @@ def test_geqrf_householder_ormqr(rng, dtype, shape):
     close(ember.triu(h)[..., : shape[-1], :], arr(R), dtype, scale=10)
     m = shape[-2]
     C, c = crand(rng, *shape[:-2], m, 3, dtype=dtype)
-    qfull = arr(LA.householder_product(ember.cat([h, ember.zeros(*shape[:-1], m - shape[-1], dtype=dtype)], -1), ember.cat([tau, ember.zeros(*shape[:-2], m - tau.shape[-1], dtype=dtype)], -1))) if m > shape[-1] else arr(Q)
+    qfull = (
+        arr(
+            LA.householder_product(
+                ember.cat([h, ember.zeros(*shape[:-1], m - shape[-1], dtype=dtype)], -1),
+                ember.cat([tau, ember.zeros(*shape[:-2], m - tau.shape[-1], dtype=dtype)], -1),
+            )
+        )
+        if m > shape[-1]
+        else arr(Q)
+    )
     close(ember.ormqr(h, tau, C), qfull @ c, dtype, scale=10)
     close(ember.ormqr(h, tau, C, transpose=True), mH(qfull) @ c, dtype, scale=10)
     D, d = crand(rng, *shape[:-2], 3, m, dtype=dtype)
@@ -206,7 +232,11 @@ def test_eig(rng, dtype, shape):
     np.testing.assert_allclose(a @ v, v * l[..., None, :], atol=tol * 10)  # A V = V diag(L)
     np.testing.assert_allclose(np.linalg.norm(v, axis=-2), np.ones(shape[:-1]), atol=tol)
     ref = np.linalg.eigvals(a) if a.size else np.zeros(shape[:-1])
-    np.testing.assert_allclose(np.sort_complex(arr(LA.eigvals(A)).reshape(-1, shape[-1]) if a.size else arr(LA.eigvals(A))).round(3), np.sort_complex(ref.reshape(-1, shape[-1]) if a.size else ref).round(3), atol=2e-3)
+    np.testing.assert_allclose(
+        np.sort_complex(arr(LA.eigvals(A)).reshape(-1, shape[-1]) if a.size else arr(LA.eigvals(A))).round(3),
+        np.sort_complex(ref.reshape(-1, shape[-1]) if a.size else ref).round(3),
+        atol=2e-3,
+    )
 
 
 def test_eig_rotation_pairs():
@@ -220,19 +250,25 @@ def test_eig_rotation_pairs():
 def test_pinv_rank_cond_norms(rng, dtype, shape):
     A, a = crand(rng, *shape, dtype=dtype, transposed=True)
     close(LA.pinv(A), np.linalg.pinv(a) if a.size else np.zeros(shape[:-2] + shape[-2:][::-1]), dtype, scale=10)
-    assert LA.matrix_rank(A).tolist() == (np.linalg.matrix_rank(a).tolist() if a.size else np.zeros(shape[:-2], int).tolist())
+    assert LA.matrix_rank(A).tolist() == (
+        np.linalg.matrix_rank(a).tolist() if a.size else np.zeros(shape[:-2], int).tolist()
+    )
     if a.size:
         c = LA.cond(A)
         assert c.dtype == dtype.to_real()
         close(c, np.linalg.cond(a), dtype, scale=10)
-    for ord in ["fro", "nuc", 2, -2, 1, -1, np.inf, -np.inf]:
-        if not a.size and ord in (2, -2, "nuc", -1, -np.inf, 1, np.inf):
+    for p in ["fro", "nuc", 2, -2, 1, -1, np.inf, -np.inf]:
+        if not a.size and p in (2, -2, "nuc", -1, -np.inf, 1, np.inf):
             continue
-        n = LA.matrix_norm(A, ord=ord)
+        n = LA.matrix_norm(A, ord=p)
         assert n.dtype == dtype.to_real()
-        close(n, np.linalg.norm(a, ord=ord, axis=(-2, -1)), dtype, scale=10)
-    for ord in [2, 1, np.inf, 3.5, 0]:
-        close(LA.vector_norm(A, ord=ord, dim=-1), np.linalg.norm(a, ord=ord, axis=-1) if a.size else np.zeros(shape[:-1]), dtype)
+        close(n, np.linalg.norm(a, ord=p, axis=(-2, -1)), dtype, scale=10)
+    for p in [2, 1, np.inf, 3.5, 0]:
+        close(
+            LA.vector_norm(A, ord=p, dim=-1),
+            np.linalg.norm(a, ord=p, axis=-1) if a.size else np.zeros(shape[:-1]),
+            dtype,
+        )
     close(LA.norm(A), np.linalg.norm(a.reshape(-1)), dtype)
     close(ember.norm(A), np.linalg.norm(a.reshape(-1)), dtype)
     if a.size and shape[-1] == shape[-2]:
@@ -271,7 +307,12 @@ def test_solve_triangular(rng, dtype, upper, left, unit):
     if left:
         close(LA.solve_triangular(At, B, upper=upper, unitriangular=unit), np.linalg.solve(a, b), dtype, scale=10)
     else:
-        close(LA.solve_triangular(At, B.mT, upper=upper, left=False, unitriangular=unit), np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), b), -1, -2), dtype, scale=10)
+        close(
+            LA.solve_triangular(At, B.mT, upper=upper, left=False, unitriangular=unit),
+            np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), b), -1, -2),
+            dtype,
+            scale=10,
+        )
 
 
 @pytest.mark.parametrize("dtype", CPLX)
@@ -289,8 +330,18 @@ def test_lu_family(rng, dtype, shape):
     close(LA.lu_solve(LU, piv, B), np.linalg.solve(a, b), dtype, scale=10)
     close(LA.lu_solve(LU, piv, B, adjoint=True), np.linalg.solve(mH(a), b), dtype, scale=10)
     Bt = B.mT
-    close(LA.lu_solve(LU, piv, Bt, left=False), np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), b), -1, -2), dtype, scale=10)
-    close(LA.lu_solve(LU, piv, Bt, left=False, adjoint=True), np.swapaxes(np.linalg.solve(np.conj(a), b), -1, -2), dtype, scale=10)
+    close(
+        LA.lu_solve(LU, piv, Bt, left=False),
+        np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), b), -1, -2),
+        dtype,
+        scale=10,
+    )
+    close(
+        LA.lu_solve(LU, piv, Bt, left=False, adjoint=True),
+        np.swapaxes(np.linalg.solve(np.conj(a), b), -1, -2),
+        dtype,
+        scale=10,
+    )
 
 
 @pytest.mark.parametrize("dtype", CPLX)
@@ -298,7 +349,12 @@ def test_matrix_exp_and_power(rng, dtype):
     A, a = crand(rng, 2, 4, 4, dtype=dtype)
     w, v = np.linalg.eig(a)
     close(LA.matrix_exp(A), v @ (np.exp(w)[..., None] * np.linalg.inv(v)), dtype, scale=10)
-    close(LA.matrix_exp(A * 30), np.linalg.matrix_power(v @ (np.exp(w * 30 / 64)[..., None] * np.linalg.inv(v)), 64), dtype, scale=1e3)
+    close(
+        LA.matrix_exp(A * 30),
+        np.linalg.matrix_power(v @ (np.exp(w * 30 / 64)[..., None] * np.linalg.inv(v)), 64),
+        dtype,
+        scale=1e3,
+    )
     close(LA.matrix_power(A, -2), np.linalg.matrix_power(np.linalg.inv(a), 2), dtype, scale=10)
 
 
@@ -350,8 +406,12 @@ def test_matrix_sqrth(rng, dtype, n, batch):
     np.testing.assert_allclose(x @ x, a, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(x, mH(x), atol=1e-5)
     # only the lower triangle is read; negative eigenvalues count as 0 (PyTorch's)
-    np.testing.assert_allclose(arr(LA.matrix_sqrth(ember.tensor([[4.0, 100.0], [0.0, 9.0]]))), [[2, 0], [0, 3]], atol=1e-6)
-    np.testing.assert_allclose(arr(LA.matrix_sqrth(ember.tensor([[1.0, 2.0], [2.0, 1.0]]))), np.full((2, 2), np.sqrt(3) / 2), atol=1e-6)
+    np.testing.assert_allclose(
+        arr(LA.matrix_sqrth(ember.tensor([[4.0, 100.0], [0.0, 9.0]]))), [[2, 0], [0, 3]], atol=1e-6
+    )
+    np.testing.assert_allclose(
+        arr(LA.matrix_sqrth(ember.tensor([[1.0, 2.0], [2.0, 1.0]]))), np.full((2, 2), np.sqrt(3) / 2), atol=1e-6
+    )
 
 
 # ------------------------------------------------------------------------------------------------ gradients
@@ -389,7 +449,9 @@ GRADS = {
     "pinv": lambda X: LA.pinv(X[..., :2]),
     "pinv_hermitian": lambda X: LA.pinv(hermitian(X) + 3 * ember.eye(3, dtype=X.dtype), hermitian=True),
     "lstsq": lambda X: LA.lstsq(X, X[..., :1] * (1 + 1j), driver="gelsd").solution,
-    "lstsq_residuals": lambda X: LA.lstsq(ember.cat([X, X[:1] * 2], 0)[..., :2], ember.cat([X, X[:1]], 0), driver="gels").residuals,
+    "lstsq_residuals": lambda X: (
+        LA.lstsq(ember.cat([X, X[:1] * 2], 0)[..., :2], ember.cat([X, X[:1]], 0), driver="gels").residuals
+    ),
     "matrix_exp": lambda X: LA.matrix_exp(X),
     "lu": lambda X: LA.lu(X)[1:],
     "lu_factor": lambda X: LA.lu_factor(X)[0],
@@ -430,11 +492,17 @@ def test_gradcheck_eig_real_input():
 def test_gauge_errors():
     rng = np.random.default_rng(1)
     X = c(rng, 3, 3)
-    with pytest.raises(RuntimeError, match=r"linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by e\^\{i phi\}"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by e\^",
+    ):
         LA.eig(X)[1].sum().abs().backward()
     with pytest.raises(RuntimeError, match=r"linalg_eigh_backward: The eigenvectors in the complex case"):
         LA.eigh(hermitian(X))[1].real.sum().backward()
-    with pytest.raises(RuntimeError, match=r"svd_backward: The singular vectors in the complex case are specified up to multiplication by e\^\{i phi\}"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"svd_backward: The singular vectors in the complex case are specified up to multiplication by e\^",
+    ):
         LA.svd(X)[0].real.sum().backward()
 
 
@@ -449,7 +517,8 @@ def test_polar_and_sqrth_gradients_match_torch():
         """
         import json, sys, torch
         d = json.load(sys.stdin)
-        c = lambda k: torch.complex(torch.tensor(d[k][0], dtype=torch.float64), torch.tensor(d[k][1], dtype=torch.float64))
+        f64 = lambda x: torch.tensor(x, dtype=torch.float64)
+        c = lambda k: torch.complex(f64(d[k][0]), f64(d[k][1]))
         A = c("a").requires_grad_()
         U, H = torch.linalg.polar(A)
         ((U * c("w").conj()).real.sum() + (H * c("wh").conj()).real.sum()).backward()
@@ -460,7 +529,13 @@ def test_polar_and_sqrth_gradients_match_torch():
         """
     )
     enc = lambda x: [x.real.tolist(), x.imag.tolist()]  # noqa: E731
-    out = subprocess.run([TORCH_PY, "-c", code], input=json.dumps({"a": enc(a), "w": enc(w), "wh": enc(wh), "s": enc(s)}), capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [TORCH_PY, "-c", code],
+        input=json.dumps({"a": enc(a), "w": enc(w), "wh": enc(wh), "s": enc(s)}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     ref = json.loads(out.stdout)
     t = lambda x: ember.tensor(x, dtype=ember.complex128)  # noqa: E731
     A = t(a).requires_grad_()
@@ -477,46 +552,83 @@ def test_polar_and_sqrth_gradients_match_torch():
 
 def test_errors():
     z = ember.zeros(2, 2, dtype=ember.complex64)
-    with pytest.raises(LA.LinAlgError, match="linalg.inv: The diagonal element 1 is zero, the inversion could not be completed because the input matrix is singular."):
+    with pytest.raises(
+        LA.LinAlgError,
+        match="linalg.inv: The diagonal element 1 is zero, the inversion could not be completed because the input "
+        "matrix is singular.",
+    ):
         LA.inv(z)
-    with pytest.raises(LA.LinAlgError, match="torch.linalg.solve: The solver failed because the input matrix is singular."):
+    with pytest.raises(
+        LA.LinAlgError, match="torch.linalg.solve: The solver failed because the input matrix is singular."
+    ):
         LA.solve(z, ember.ones(2, dtype=ember.complex64))
-    with pytest.raises(RuntimeError, match="linalg.solve: Expected A and B to have the same dtype, but found A of type ComplexFloat and B of type Float instead"):
+    with pytest.raises(
+        RuntimeError,
+        match="linalg.solve: Expected A and B to have the same dtype, but found A of type ComplexFloat and B of type "
+        "Float instead",
+    ):
         LA.solve(ember.eye(2, dtype=ember.complex64), ember.ones(2))
-    with pytest.raises(LA.LinAlgError, match=r"linalg.cholesky: The factorization could not be completed because the input is not positive-definite \(the leading minor of order 1 is not positive-definite\)."):
+    with pytest.raises(
+        LA.LinAlgError,
+        match=r"linalg.cholesky: The factorization could not be completed because the input is not positive-definite "
+        r"\(the leading minor of order 1 is not positive-definite\).",
+    ):
         LA.cholesky(-ember.eye(2, dtype=ember.complex128))
-    with pytest.raises(RuntimeError, match="linalg.eig: A must be batches of square matrices, but they are 2 by 3 matrices"):
+    with pytest.raises(
+        RuntimeError, match="linalg.eig: A must be batches of square matrices, but they are 2 by 3 matrices"
+    ):
         LA.eig(ember.ones(2, 3, dtype=ember.complex64))
     with pytest.raises(RuntimeError, match="linalg.eigvals: The input tensor A must have at least 2 dimensions."):
         LA.eigvals(ember.ones(2))
-    with pytest.raises(NotImplementedError, match="linalg.eig: Expected a floating point or complex tensor as input. Got Long"):
+    with pytest.raises(
+        NotImplementedError, match="linalg.eig: Expected a floating point or complex tensor as input. Got Long"
+    ):
         LA.eig(ember.ones(2, 2, dtype=ember.int64))
     with pytest.raises(RuntimeError, match="torch.linalg.eig: input tensor should not contain infs or NaNs."):
         LA.eig(ember.tensor([[float("nan"), 1.0], [0.0, 1.0]]))
-    with pytest.raises(NotImplementedError, match="linalg.inv: Expected a floating point or complex tensor as input. Got Long"):
+    with pytest.raises(
+        NotImplementedError, match="linalg.inv: Expected a floating point or complex tensor as input. Got Long"
+    ):
         LA.inv(ember.ones(2, 2, dtype=ember.int64))
-    with pytest.raises(RuntimeError, match="linalg.polar: input must have at least as many rows as columns, but got 2 by 3 matrices"):
+    with pytest.raises(
+        RuntimeError, match="linalg.polar: input must have at least as many rows as columns, but got 2 by 3 matrices"
+    ):
         LA.polar(ember.ones(2, 3, dtype=ember.complex64))
     with pytest.raises(RuntimeError, match="linalg.polar: The input tensor A must have at least 2 dimensions."):
         LA.polar(ember.ones(2))
     with pytest.raises(NotImplementedError, match="linalg.matrix_sqrth: Low precision dtypes not supported. Got Half"):
         LA.matrix_sqrth(ember.ones(2, 2, dtype=ember.float16))
-    with pytest.raises(RuntimeError, match="linalg.matrix_sqrth: A must be batches of square matrices, but they are 2 by 3 matrices"):
+    with pytest.raises(
+        RuntimeError, match="linalg.matrix_sqrth: A must be batches of square matrices, but they are 2 by 3 matrices"
+    ):
         LA.matrix_sqrth(ember.ones(2, 3))
-    with pytest.raises(RuntimeError, match=r"linalg.vector_norm: dtype should be complex for complex inputs, but got Double"):
+    with pytest.raises(
+        RuntimeError, match=r"linalg.vector_norm: dtype should be complex for complex inputs, but got Double"
+    ):
         LA.vector_norm(ember.ones(2, dtype=ember.complex64), dtype=ember.float64)
-    with pytest.raises(RuntimeError, match=r"linalg.vector_norm: dtype should be real for real inputs, but got ComplexDouble"):
+    with pytest.raises(
+        RuntimeError, match=r"linalg.vector_norm: dtype should be real for real inputs, but got ComplexDouble"
+    ):
         LA.vector_norm(ember.ones(2), dtype=ember.complex128)
     r = ember.randn
     with pytest.raises(RuntimeError, match=r"torch.ormqr: other.shape\[-2\] must be equal to input.shape\[-2\]"):
         ember.ormqr(r(3, 2), r(2), r(2, 2))
-    with pytest.raises(RuntimeError, match=r"torch.ormqr: tau.shape\[-1\] must be equal to min\(other.shape\[-2\], input.shape\[-1\]\)"):
+    with pytest.raises(
+        RuntimeError, match=r"torch.ormqr: tau.shape\[-1\] must be equal to min\(other.shape\[-2\], input.shape\[-1\]\)"
+    ):
         ember.ormqr(r(3, 2), r(3), r(3, 2))
     with pytest.raises(RuntimeError, match=r"torch.ormqr: other.shape\[-1\] must be equal to input.shape\[-2\]"):
         ember.ormqr(r(3, 2), r(2), r(3, 2), left=False)
-    with pytest.raises(RuntimeError, match="torch.ormqr: Expected input and tau to have the same dtype, but input has dtypeFloat and tau has dtype Double"):
+    with pytest.raises(
+        RuntimeError,
+        match="torch.ormqr: Expected input and tau to have the same dtype, but input has dtypeFloat and tau has dtype "
+        "Double",
+    ):
         ember.ormqr(r(3, 2), r(2, dtype=ember.float64), r(3, 2))
-    with pytest.raises(RuntimeError, match=r"torch.ormqr: Expected batch dimensions of other to be equal to input.shape\[:-2\], but got \[4\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"torch.ormqr: Expected batch dimensions of other to be equal to input.shape\[:-2\], but got \[4\]",
+    ):
         ember.ormqr(r(2, 3, 2), r(2, 2), r(4, 3, 5))
     with pytest.raises(NotImplementedError, match="complex input is not supported by ember yet"):
         LA.ldl_factor(ember.eye(2, dtype=ember.complex64))
@@ -528,3 +640,15 @@ def test_slogdet_logdet_complex_values():
     assert sign.item() == 1j and logabs.item() == 0.0
     assert abs(ember.logdet(A).item() - 1.5707964j) < 1e-6
     assert LA.det(A).item() == 1j
+
+
+def test_meta_shapes():
+    A = ember.empty(2, 4, 3, device="meta", dtype=ember.complex64)
+    h, tau = ember.geqrf(A)
+    assert h.is_meta and h.shape == (2, 4, 3) and tau.shape == (2, 3) and tau.dtype == ember.complex64
+    C = ember.empty(2, 4, 5, device="meta", dtype=ember.complex64)
+    r = ember.ormqr(A, tau, C)
+    assert r.is_meta and r.shape == (2, 4, 5)
+    L, V = LA.eig(ember.empty(3, 5, 5, device="meta"))
+    assert L.is_meta and L.shape == (3, 5) and L.dtype == ember.complex64 and V.shape == (3, 5, 5)
+    assert LA.eigvals(ember.empty(5, 5, device="meta", dtype=ember.float64)).dtype == ember.complex128

@@ -21,14 +21,15 @@ using c32 = Complex<float>;
 using c64 = Complex<double>;
 extern "C" {
 #define EMBER_LAPACK_GETRF(p, T) void p##getrf_(const int* m, const int* n, T* a, const int* lda, int* ipiv, int* info);
-#define EMBER_LAPACK_GETRS(p, T)                                                                                  \
+#define EMBER_LAPACK_GETRS(p, T)                                                                                      \
   void p##getrs_(const char* trans, const int* n, const int* nrhs, const T* a, const int* lda, const int* ipiv, T* b, \
                  const int* ldb, int* info, size_t);
-#define EMBER_LAPACK_POTRF(p, T) void p##potrf_(const char* uplo, const int* n, T* a, const int* lda, int* info, size_t);
+#define EMBER_LAPACK_POTRF(p, T) \
+  void p##potrf_(const char* uplo, const int* n, T* a, const int* lda, int* info, size_t);
 #define EMBER_LAPACK_GEQRF(p, T) \
   void p##geqrf_(const int* m, const int* n, T* a, const int* lda, T* tau, T* work, const int* lwork, int* info);
-#define EMBER_LAPACK_GELS(p, T)                                                                                 \
-  void p##gels_(const char* trans, const int* m, const int* n, const int* nrhs, T* a, const int* lda, T* b,    \
+#define EMBER_LAPACK_GELS(p, T)                                                                             \
+  void p##gels_(const char* trans, const int* m, const int* n, const int* nrhs, T* a, const int* lda, T* b, \
                 const int* ldb, T* work, const int* lwork, int* info, size_t);
 #define EMBER_LAPACK_ALL(p, T) \
   EMBER_LAPACK_GETRF(p, T)     \
@@ -99,8 +100,8 @@ void sgeev_(const char* jobvl, const char* jobvr, const int* n, float* a, const 
             float* vl, const int* ldvl, float* vr, const int* ldvr, float* work, const int* lwork, int* info, size_t,
             size_t);
 void dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a, const int* lda, double* wr, double* wi,
-            double* vl, const int* ldvl, double* vr, const int* ldvr, double* work, const int* lwork, int* info,
-            size_t, size_t);
+            double* vl, const int* ldvl, double* vr, const int* ldvr, double* work, const int* lwork, int* info, size_t,
+            size_t);
 void cgeev_(const char* jobvl, const char* jobvr, const int* n, c32* a, const int* lda, c32* w, c32* vl,
             const int* ldvl, c32* vr, const int* ldvr, c32* work, const int* lwork, float* rwork, int* info, size_t,
             size_t);
@@ -402,7 +403,7 @@ void svd_impl(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& v
   T* v0 = vectors ? static_cast<T*>(vh.data_ptr()) : nullptr;
   // Complex gesdd's real workspace (LAPACK 3.7's bounds).
   const int64_t mn = std::max(k, 1), mx = std::max({m, n, 1});
-  const int64_t lrwork = !kComplex<T> ? 1
+  const int64_t lrwork = !kComplex<T>  ? 1
                          : jobz == 'N' ? 7 * mn
                                        : std::max(5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn);
   auto gesdd = [&](T* pa, R* ps, T* pu, T* pv, T* work, int lwork, R* rwork, int* iwork, int* inf) {
@@ -426,8 +427,8 @@ void svd_impl(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& v
     std::vector<int> iwork(8 * mn);
     T dummy = 0;
     for (int64_t i = b; i < e; ++i)
-      gesdd(A[i], s0 + i * k, vectors ? u0 + i * m * ucols : &dummy, vectors ? v0 + i * vrows * n : &dummy,
-            work.data(), lwork, rwork.data(), iwork.data(), info_at(info, i));
+      gesdd(A[i], s0 + i * k, vectors ? u0 + i * m * ucols : &dummy, vectors ? v0 + i * vrows * n : &dummy, work.data(),
+            lwork, rwork.data(), iwork.data(), info_at(info, i));
   });
 }
 

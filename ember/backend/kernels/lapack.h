@@ -37,8 +37,8 @@ EMBER_DECLARE_KERNEL(ormqr, const Tensor& a, const Tensor& tau, const Tensor& c,
 // Nonsymmetric eigendecomposition (geev, CPU) of a [..., n, n] (destroyed), real or complex: w [..., n] (contiguous)
 // and v [..., n, n] (column-major, unit columns; undefined for the values only) are of the complex dtype.
 EMBER_DECLARE_KERNEL(eig, const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info)
-// Symmetric (Hermitian: heevd) eigendecomposition (syevd) reading one triangle of a: w [..., n] ascending (contiguous); with
-// compute_v, a becomes the eigenvectors (columns).
+// Symmetric (Hermitian: heevd) eigendecomposition (syevd) reading one triangle of a: w [..., n] ascending (contiguous);
+// with compute_v, a becomes the eigenvectors (columns).
 EMBER_DECLARE_KERNEL(eigh, const Tensor& a, const Tensor& w, bool upper, bool compute_v, const Tensor& info)
 // Least squares (gels, gelsy, gelsd, gelss) of a [..., m, n] (destroyed) and b [..., max(m, n), nrhs]: the first n
 // rows of b become the solution. rank (int64 [...]) and sv ([..., min(m, n)], contiguous) are filled when defined.

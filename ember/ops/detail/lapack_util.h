@@ -121,7 +121,7 @@ inline void no_derivative(std::initializer_list<const Tensor*> inputs, std::init
 
 inline double eps_of(ScalarType t) {
   return to_real(t) == ScalarType::Float64 ? std::numeric_limits<double>::epsilon()
-                                  : static_cast<double>(std::numeric_limits<float>::epsilon());
+                                           : static_cast<double>(std::numeric_limits<float>::epsilon());
 }
 
 // ---- LU
