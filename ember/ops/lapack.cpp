@@ -357,7 +357,7 @@ Tensor linalg_det(const Tensor& A) {
   Tensor det;
   {
     autograd::NoGradGuard no_grad;
-    LU f = lu_factor(A, batch_of(A));  // a zero pivot (info > 0) is a singular matrix: det 0, no error
+    LU f = lu_factor(A, batch_of(A), A.is_meta());  // a zero pivot (info > 0): a singular matrix, det 0, no error
     det = mul(prod(diagonal(f.lu, 0, -2, -1), {{-1}}), pivot_sign(f.pivots, A.dtype()));
   }
   if (auto node = autograd::make_node("LinalgDetBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
@@ -383,7 +383,7 @@ std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
   Tensor sign, logabs;
   {
     autograd::NoGradGuard no_grad;
-    LU f = lu_factor(A, batch_of(A));
+    LU f = lu_factor(A, batch_of(A), A.is_meta());
     const Tensor d = diagonal(f.lu, 0, -2, -1);
     sign = mul(prod(is_complex(A.dtype()) ? sgn(d) : ember::sign(d), {{-1}}), pivot_sign(f.pivots, A.dtype()));
     logabs = sum(log(abs(d)), {{-1}});
@@ -733,7 +733,7 @@ LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, std::optional<double>
     }
     // Residuals as PyTorch: when m > n, for drivers other than gelsy, and (gelsd, gelss) every matrix of full rank.
     bool residuals = m > n && driver != "gelsy";
-    if (residuals && driver != "gels") residuals = sum(eq(r.rank, n)).item<int64_t>() == r.rank.numel();
+    if (residuals && driver != "gels" && !A.is_meta()) residuals = sum(eq(r.rank, n)).item<int64_t>() == r.rank.numel();
     r.residuals = residuals ? sum(square(abs(narrow(buf, -2, n, m - n))), {{-2}}) : empty({{0}}, like_real(A));
     DimVector sizes = with(batch, {n}), strides(buf.strides().first(batch.size()));
     strides.push_back(1);
@@ -872,7 +872,7 @@ Tensor cholesky_inverse(const Tensor& L, bool upper) {
   Tensor R;
   {
     autograd::NoGradGuard no_grad;
-    if (L.numel()) {  // LAPACK's potri: info i for the first zero on the diagonal
+    if (L.numel() && !L.is_meta()) {  // LAPACK's potri: info i for the first zero on the diagonal
       const Tensor zero = eq(diagonal(L, 0, -2, -1), 0);
       if (any(zero).item<bool>()) {
         const Tensor info = to(where(any(zero, {{-1}}), add(argmax(to(zero, ScalarType::Int32), -1), 1), 0),

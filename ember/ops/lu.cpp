@@ -216,7 +216,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
   if (unpack_data_) std::tie(L, U) = unpack_data(LU);
   if (unpack_pivots_) {
     autograd::NoGradGuard no_grad;
-    P = unpack_pivots(pivots, m, LU.device(), LU.dtype());
+    P = LU.is_meta() ? empty(with(batch, {m, m}), like(LU)) : unpack_pivots(pivots, m, LU.device(), LU.dtype());
   }
   (void)n;
   return {P, L, U};
@@ -275,7 +275,7 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
     const Tensor Bl = conjugate ? conj(left ? B : mT(B)) : left ? B : mT(B);
     X = colmajor_copy(Bl, with(batch, {n, cols(Bl)}));
     if (X.numel()) {
-      check_lu_pivots(pivots, n, fn);  // Note [Checking pivots]
+      if (!pivots.is_meta()) check_lu_pivots(pivots, n, fn);  // Note [Checking pivots]
       const Tensor lu = colmajor_copy(LU, with(batch, {n, n}));
       const Tensor piv = contiguous(expand(pivots, with(batch, {n})));
       lu_solve_kernel[LU.device()](lu, piv, X, left ? adjoint : !adjoint);

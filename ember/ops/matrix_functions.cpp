@@ -154,7 +154,7 @@ Tensor linalg_matrix_exp(const Tensor& A) {
     const Tensor norm1 = amax(sum(abs(A), {{-2}}), {{-1}});
     s = clamp(ceil(div(log(div(norm1, theta13)), std::log(2.0))), 0.0, 1024.0);
     s = where(isfinite(s), s, 0.0);  // NaN input: no squaring, the NaNs carry through
-    smax = static_cast<int64_t>(amax(s).item<double>());
+    smax = A.is_meta() ? 0 : static_cast<int64_t>(amax(s).item<double>());
   }
   const Tensor As = mul(A, unsqueeze(unsqueeze(pow(2.0, neg(s)), -1), -1));
   const Tensor I = expand(eye(n, std::nullopt, like(A)), A.sizes());
@@ -166,7 +166,7 @@ Tensor linalg_matrix_exp(const Tensor& A) {
   const Tensor U = matmul(As, add(matmul(A6, comb(b[13], b[11], b[9], 0)), comb(b[7], b[5], b[3], b[1])));
   const Tensor V = add(matmul(A6, comb(b[12], b[10], b[8], 0)), comb(b[6], b[4], b[2], b[0]));
   Tensor R = linalg_solve(sub(V, U), add(V, U));
-  const bool uniform = A.dim() == 2 || [&] {
+  const bool uniform = A.dim() == 2 || A.is_meta() || [&] {
     autograd::NoGradGuard no_grad;
     return all(eq(s, static_cast<double>(smax))).item<bool>();
   }();

@@ -652,3 +652,45 @@ def test_meta_shapes():
     L, V = LA.eig(ember.empty(3, 5, 5, device="meta"))
     assert L.is_meta and L.shape == (3, 5) and L.dtype == ember.complex64 and V.shape == (3, 5, 5)
     assert LA.eigvals(ember.empty(5, 5, device="meta", dtype=ember.float64)).dtype == ember.complex128
+
+
+META_OPS = {
+    "inv": lambda A: LA.inv(A),
+    "solve": lambda A: LA.solve(A, A[..., :2]),
+    "solve_left_false": lambda A: LA.solve(A, A[..., :2, :], left=False),
+    "det": lambda A: LA.det(A),
+    "slogdet": lambda A: LA.slogdet(A),
+    "cholesky": lambda A: LA.cholesky(A, upper=True),
+    "cholesky_ex": lambda A: LA.cholesky_ex(A),
+    "cholesky_inverse": lambda A: ember.cholesky_inverse(A),
+    "qr": lambda A: LA.qr(A[..., :2], mode="complete"),
+    "svd": lambda A: LA.svd(A[..., :2, :]),
+    "svdvals": lambda A: LA.svdvals(A),
+    "eigh": lambda A: LA.eigh(A),
+    "eig": lambda A: LA.eig(A),
+    "lstsq": lambda A: tuple(LA.lstsq(A[..., :2], A, driver="gelsd")),
+    "lu": lambda A: LA.lu(A),
+    "lu_factor": lambda A: LA.lu_factor(A),
+    "lu_solve": lambda A: LA.lu_solve(*LA.lu_factor(A), A),
+    "pinv": lambda A: LA.pinv(A[..., :2]),
+    "matrix_rank": lambda A: LA.matrix_rank(A),
+    "matrix_exp": lambda A: LA.matrix_exp(A),
+    "matrix_norm": lambda A: LA.matrix_norm(A, "nuc"),
+    "cond": lambda A: LA.cond(A),
+    "polar": lambda A: LA.polar(A),
+    "matrix_sqrth": lambda A: LA.matrix_sqrth(A),
+    "solve_triangular": lambda A: LA.solve_triangular(A, A, upper=False),
+}
+
+
+@pytest.mark.parametrize("dtype", [ember.float64, ember.complex64])
+@pytest.mark.parametrize("name", sorted(META_OPS))
+def test_meta_matches_cpu_geometry(name, dtype):
+    rng = np.random.default_rng(2)
+    a = rng.uniform(-1, 1, (2, 3, 3)) + (1j * rng.uniform(-1, 1, (2, 3, 3)) if dtype.is_complex else 0)
+    a = a @ np.conj(np.swapaxes(a, -1, -2)) + 3 * np.eye(3)  # Hermitian positive-definite: every op accepts it
+    cpu = META_OPS[name](ember.tensor(a.astype(NP.get(dtype, np.float64))))
+    meta = META_OPS[name](ember.empty(2, 3, 3, dtype=dtype, device="meta"))
+    cpu, meta = (cpu, meta) if isinstance(cpu, tuple) else ((cpu,), (meta,))
+    for c_, m_ in zip(cpu, meta):
+        assert m_.is_meta and m_.shape == c_.shape and m_.dtype == c_.dtype, (name, m_, c_)
