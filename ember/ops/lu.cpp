@@ -309,11 +309,9 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
 // ---- LDL^T
 
 std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool hermitian, bool check_errors) {
-  (void)hermitian;  // real matrices: symmetric and Hermitian are one thing
+  // Real matrices: symmetric and Hermitian are one thing; complex ones: sytrf (symmetric) or hetrf (hermitian).
   const char* fn = check_errors ? "torch.linalg.ldl_factor" : "torch.linalg.ldl_factor_ex";
   check_matrix(A, "torch.linalg.ldl_factor_ex", true);
-  EMBER_CHECK_T(NotImplementedError, !is_complex(A.dtype()), fn, ": complex input is not supported by ember yet (",
-                type_label(A.dtype()), ")");
   const DimVector batch = batch_of(A);
   const int64_t n = rows(A);
   Tensor LD, piv, info;
@@ -322,7 +320,10 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool he
     Tensor buf = colmajor_copy(A, A.sizes());
     piv = zeros(with(batch, {n}), like(A, ScalarType::Int32));
     info = info_tensor(batch, A.device());
-    if (buf.numel()) ldl_factor_kernel[A.device()](buf, piv, info);
+    if (buf.numel() && is_complex(A.dtype()))
+      ldl_factor_complex_kernel[A.device()](buf, piv, info, hermitian);
+    else if (buf.numel())
+      ldl_factor_kernel[A.device()](buf, piv, info);
     LD = tril(buf);
     if (check_errors)
       check_info(info, fn, A.dim() > 2, [](int i) {
@@ -342,11 +343,8 @@ std::pair<Tensor, Tensor> linalg_ldl_factor(const Tensor& A, bool hermitian) {
 }
 
 Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
-  (void)hermitian;
   const char* fn = "torch.linalg.ldl_solve";
   check_matrix(LD, fn, true);
-  EMBER_CHECK_T(NotImplementedError, !is_complex(LD.dtype()), fn, ": complex input is not supported by ember yet (",
-                type_label(LD.dtype()), ")");
   EMBER_CHECK(B.dim() >= 2, fn, ": The input tensor B must have at least 2 dimensions.");
   EMBER_CHECK(pivots.dtype() == ScalarType::Int32 || pivots.dtype() == ScalarType::Int64, fn,
               ": pivots should be a Tensor of scalar type torch.int32");
@@ -371,7 +369,10 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
       check_ldl_pivots(pivots, n, fn);  // Note [Checking pivots]
       const Tensor ld = colmajor_copy(LD, with(batch, {n, n}));
       const Tensor piv = contiguous(to(expand(pivots, with(batch, {n})), ScalarType::Int32));
-      ldl_solve_kernel[LD.device()](ld, piv, X);
+      if (is_complex(LD.dtype()))
+        ldl_solve_complex_kernel[LD.device()](ld, piv, X, hermitian);
+      else
+        ldl_solve_kernel[LD.device()](ld, piv, X);
     }
   }
   no_derivative({&LD, &B}, {&X}, "LinalgLdlSolveBackward0", "linalg_ldl_solve");

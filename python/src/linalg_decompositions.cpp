@@ -337,7 +337,7 @@ with :math:`L` unit lower triangular (up to the symmetric pivoting) and :math:`D
 blocks. Only the lower triangle of ``A`` is read. Returns the namedtuple ``(LD, pivots)``: ``LD`` holds :math:`D`
 and :math:`L`'s multipliers in its lower triangle (zeros above), ``pivots`` (int32, :math:`(*, n)`) LAPACK's
 ``sytrf`` pivots (negative entries mark 2x2 blocks). :func:`ember.linalg.ldl_solve` solves systems with them.
-float32 or float64. Not differentiable.
+float32, float64, complex64 or complex128. Not differentiable.
 
 Raises :class:`ember.linalg.LinAlgError` when :math:`D` is exactly singular; :func:`ember.linalg.ldl_factor_ex`
 reports it in ``info`` instead.
@@ -366,10 +366,10 @@ computes them, and ``info`` (int32, the batch shape) holding LAPACK's code for e
 when :math:`D_{ii}` (1-based) is exactly zero. Nothing is raised unless ``check_errors=True``.
 
 Args:
-    A (Tensor): the symmetric matrices, :math:`(*, n, n)`, float32 or float64.
+    A (Tensor): the symmetric matrices, :math:`(*, n, n)`, float32, float64, complex64 or complex128.
 
 Keyword args:
-    hermitian (bool, optional): the same as symmetric for real matrices. Default: ``False``.
+    hermitian (bool, optional): whether ``A`` is Hermitian (``hetrf``) rather than complex symmetric (``sytrf``); the same for real matrices. Default: ``False``.
     check_errors (bool, optional): raise :class:`ember.linalg.LinAlgError` for a nonzero ``info``.
         Default: ``False``.
     out (tuple, optional): three tensors ``(LD, pivots, info)`` of the results' shapes and dtypes to write into.

@@ -190,7 +190,7 @@ const char* kLdlSolveDoc = R"(
 Computes the solution of a symmetric system of linear equations from an LDL decomposition.
 
 With ``LD`` and ``pivots`` from :func:`ember.linalg.ldl_factor` of :math:`A`, returns :math:`X` with
-:math:`AX = B`, for ``B`` of shape :math:`(*, n, k)`. float32 or float64. Not differentiable.
+:math:`AX = B`, for ``B`` of shape :math:`(*, n, k)`. float32, float64, complex64 or complex128. Not differentiable.
 
 Args:
     LD (Tensor): the packed factors, :math:`(*, n, n)`.
@@ -198,7 +198,7 @@ Args:
     B (Tensor): the right-hand sides, :math:`(*, n, k)`.
 
 Keyword args:
-    hermitian (bool, optional): the same as symmetric for real matrices. Default: ``False``.
+    hermitian (bool, optional): as the ``hermitian`` of :func:`ember.linalg.ldl_factor` that made ``LD``. Default: ``False``.
     out (Tensor, optional): the output tensor; it must already have the result's shape and dtype.
 
 Example::
@@ -258,7 +258,7 @@ const char* kPinvDoc = R"(
 Computes the pseudoinverse (Moore-Penrose inverse) of a matrix.
 
 Through the singular value decomposition :math:`A = U \operatorname{diag}(S) V^{H}` (the eigendecomposition when
-``hermitian=True``), the pseudoinverse is :math:`V \operatorname{diag}(S^{+}) U^{T}`, where :math:`S^{+}` inverts
+``hermitian=True``), the pseudoinverse is :math:`V \operatorname{diag}(S^{+}) U^{H}`, where :math:`S^{+}` inverts
 the singular values above the tolerance :math:`\max(\text{atol}, \text{rtol} \cdot \sigma_1)` (:math:`\sigma_1`
 the largest) and sets the others to zero. ``A`` has shape :math:`(*, m, n)`, the result :math:`(*, n, m)`.
 float32, float64, complex64 or complex128; differentiable.

@@ -630,8 +630,6 @@ def test_errors():
         match=r"torch.ormqr: Expected batch dimensions of other to be equal to input.shape\[:-2\], but got \[4\]",
     ):
         ember.ormqr(r(2, 3, 2), r(2, 2), r(4, 3, 5))
-    with pytest.raises(NotImplementedError, match="complex input is not supported by ember yet"):
-        LA.ldl_factor(ember.eye(2, dtype=ember.complex64))
 
 
 def test_slogdet_logdet_complex_values():
@@ -694,3 +692,22 @@ def test_meta_matches_cpu_geometry(name, dtype):
     cpu, meta = (cpu, meta) if isinstance(cpu, tuple) else ((cpu,), (meta,))
     for c_, m_ in zip(cpu, meta):
         assert m_.is_meta and m_.shape == c_.shape and m_.dtype == c_.dtype, (name, m_, c_)
+
+
+@pytest.mark.parametrize("dtype", CPLX)
+@pytest.mark.parametrize("hermitian", [False, True])
+@pytest.mark.parametrize("batch", [(), (2,), (0,)])
+def test_ldl(rng, dtype, hermitian, batch):
+    A, a = crand(rng, *batch, 4, 4, dtype=dtype)
+    a = a + (mH(a) if hermitian else np.swapaxes(a, -1, -2)) + 8 * np.eye(4)  # Hermitian or complex symmetric
+    A = ember.tensor(a.astype(NP[dtype]))
+    LD, piv = LA.ldl_factor(A, hermitian=hermitian)
+    B, b = crand(rng, *batch, 4, 2, dtype=dtype)
+    close(LA.ldl_solve(LD, piv, B, hermitian=hermitian), np.linalg.solve(a, b) if a.size else b, dtype, scale=10)
+    # no pivoting for this diagonally dominant A: L21 = a21 / a11, D2 = a22 - a21 conj?(a21) / a11 (closed form)
+    two = np.array([[2 + 1j, 1 - 1j], [1 - 1j, 3]]) if not hermitian else np.array([[4, 2 - 1j], [2 + 1j, 6]])
+    LD2, piv2 = LA.ldl_factor(ember.tensor(two.astype(NP[dtype])), hermitian=hermitian)
+    a21 = two[1, 0]
+    d2 = two[1, 1] - (a21 * (np.conj(a21) if hermitian else a21)) / two[0, 0]
+    close(LD2, np.array([[two[0, 0], 0], [a21 / two[0, 0], d2]]), dtype)
+    assert piv2.tolist() == [1, 2]

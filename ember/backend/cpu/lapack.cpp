@@ -56,6 +56,17 @@ void ssytrs_(const char* uplo, const int* n, const int* nrhs, const float* a, co
              const int* ldb, int* info, size_t);
 void dsytrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
              double* b, const int* ldb, int* info, size_t);
+// LDL^T of complex symmetric (sytrf) and Hermitian (hetrf) matrices.
+#define EMBER_LAPACK_LDL(name, T)                                                                                     \
+  void name##trf_(const char* uplo, const int* n, T* a, const int* lda, int* ipiv, T* work, const int* lwork,         \
+                  int* info, size_t);                                                                                 \
+  void name##trs_(const char* uplo, const int* n, const int* nrhs, const T* a, const int* lda, const int* ipiv, T* b, \
+                  const int* ldb, int* info, size_t);
+EMBER_LAPACK_LDL(csy, c32)
+EMBER_LAPACK_LDL(zsy, c64)
+EMBER_LAPACK_LDL(che, c32)
+EMBER_LAPACK_LDL(zhe, c64)
+#undef EMBER_LAPACK_LDL
 // Q from geqrf's reflectors: orgqr (real), ungqr (complex); applying Q: ormqr, unmqr.
 void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau, float* work,
              const int* lwork, int* info);
@@ -256,6 +267,38 @@ void ldl_solve_impl(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
     int info = 0;
     for (int64_t i = s; i < e; ++i)
       LAPACK_REAL(T, sytrs)(&uplo, &n, &nrhs, A[i], &lda, piv + i * n, B[i], &ldb, &info, 1);
+  });
+}
+
+// Complex symmetric (sytrf/sytrs) or Hermitian (hetrf/hetrs) LDL^T of the lower triangle.
+template <class T>
+void ldl_factor_complex_impl(const Tensor& a, const Tensor& pivots, const Tensor& info, bool hermitian) {
+  Batch<T> A(a);
+  if (A.count == 0) return;
+  const auto trf = hermitian ? LAPACK_CPLX(T, hetrf) : LAPACK_CPLX(T, sytrf);
+  const int n = lapack_int(A.rows), lda = A.ld(), query = -1;
+  const char uplo = 'L';
+  int* piv = static_cast<int*>(pivots.data_ptr());
+  T size = 0;
+  int qinfo = 0;
+  trf(&uplo, &n, A[0], &lda, piv, &size, &query, &qinfo, 1);
+  const int lwork = query_size(size);
+  std::vector<T> work(lwork);
+  over_batch(A.count, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) trf(&uplo, &n, A[i], &lda, piv + i * n, work.data(), &lwork, info_at(info, i), 1);
+  });
+}
+
+template <class T>
+void ldl_solve_complex_impl(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian) {
+  Batch<T> A(ld), B(b);
+  const auto trs = hermitian ? LAPACK_CPLX(T, hetrs) : LAPACK_CPLX(T, sytrs);
+  const int n = lapack_int(A.rows), nrhs = lapack_int(B.cols), lda = A.ld(), ldb = B.ld();
+  const char uplo = 'L';
+  const int* piv = static_cast<const int*>(pivots.data_ptr());
+  over_batch(B.count, [&](int64_t s, int64_t e) {
+    int info = 0;
+    for (int64_t i = s; i < e; ++i) trs(&uplo, &n, &nrhs, A[i], &lda, piv + i * n, B[i], &ldb, &info, 1);
   });
 }
 
@@ -625,6 +668,19 @@ void ldl_factor(const Tensor& a, const Tensor& pivots, const Tensor& info) {
 void ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
   on_float(ld, [&](auto t) { ldl_solve_impl<decltype(t)>(ld, pivots, b); });
 }
+// The complex LDL^T kernels: complex64 and complex128.
+template <class F>
+void on_complex(const Tensor& t, F&& f) {
+  if (t.dtype() == ScalarType::ComplexFloat) return f(c32{});
+  if (t.dtype() == ScalarType::ComplexDouble) return f(c64{});
+  fail<NotImplementedError>("linalg: LAPACK kernels are not implemented for ", type_label(t.dtype()), " tensors");
+}
+void ldl_factor_complex(const Tensor& a, const Tensor& pivots, const Tensor& info, bool hermitian) {
+  on_complex(a, [&](auto t) { ldl_factor_complex_impl<decltype(t)>(a, pivots, info, hermitian); });
+}
+void ldl_solve_complex(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian) {
+  on_complex(ld, [&](auto t) { ldl_solve_complex_impl<decltype(t)>(ld, pivots, b, hermitian); });
+}
 void cholesky(const Tensor& a, bool upper, const Tensor& info) {
   on_lapack(a, [&](auto t) { cholesky_impl<decltype(t)>(a, upper, info); });
 }
@@ -661,6 +717,8 @@ EMBER_REGISTER_KERNEL(lu_solve, CPU, lu_solve)
 EMBER_REGISTER_KERNEL(cholesky, CPU, cholesky)
 EMBER_REGISTER_KERNEL(ldl_factor, CPU, ldl_factor)
 EMBER_REGISTER_KERNEL(ldl_solve, CPU, ldl_solve)
+EMBER_REGISTER_KERNEL(ldl_factor_complex, CPU, ldl_factor_complex)
+EMBER_REGISTER_KERNEL(ldl_solve_complex, CPU, ldl_solve_complex)
 EMBER_REGISTER_KERNEL(triangular_solve, CPU, triangular_solve)
 EMBER_REGISTER_KERNEL(qr, CPU, qr)
 EMBER_REGISTER_KERNEL(geqrf, CPU, geqrf)

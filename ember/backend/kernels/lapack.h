@@ -49,5 +49,9 @@ EMBER_DECLARE_KERNEL(lstsq, const Tensor& a, const Tensor& b, const Tensor& rank
 EMBER_DECLARE_KERNEL(ldl_factor, const Tensor& a, const Tensor& pivots, const Tensor& info)
 // Solves A X = B from ldl_factor's result (sytrs; cuSOLVER's Xsytrs); b [..., n, nrhs] becomes X.
 EMBER_DECLARE_KERNEL(ldl_solve, const Tensor& ld, const Tensor& pivots, const Tensor& b)
+// The complex forms (CPU): complex symmetric matrices (sytrf, sytrs) or, with hermitian, Hermitian ones (hetrf,
+// hetrs); the lower triangle, the layouts and pivots as above.
+EMBER_DECLARE_KERNEL(ldl_factor_complex, const Tensor& a, const Tensor& pivots, const Tensor& info, bool hermitian)
+EMBER_DECLARE_KERNEL(ldl_solve_complex, const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian)
 
 }  // namespace ember
