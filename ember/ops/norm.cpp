@@ -244,7 +244,7 @@ Tensor renorm(const Tensor& t, double p, int64_t dim, double maxnorm) {
 Tensor dist(const Tensor& a, const Tensor& b, double p) {
   check_same_device("dist", {&a, &b});
   const Tensor d = sub(a, b);
-  return linalg_vector_norm(is_floating(d.dtype()) ? d : to(d, default_dtype()), p);
+  return linalg_vector_norm(is_inexact(d.dtype()) ? d : to(d, default_dtype()), p);
 }
 
 }  // namespace ember

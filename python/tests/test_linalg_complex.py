@@ -711,3 +711,11 @@ def test_ldl(rng, dtype, hermitian, batch):
     d2 = two[1, 1] - (a21 * (np.conj(a21) if hermitian else a21)) / two[0, 0]
     close(LD2, np.array([[two[0, 0], 0], [a21 / two[0, 0], d2]]), dtype)
     assert piv2.tolist() == [1, 2]
+
+
+def test_vecdot_and_dist_complex(rng):
+    X, x = crand(rng, 3, 4)
+    Y, y = crand(rng, 3, 4)
+    close(LA.vecdot(X, Y), (np.conj(x) * y).sum(-1), ember.complex128)  # conjugates its first argument
+    close(ember.dist(X, Y), np.linalg.norm((x - y).ravel()), ember.complex128)
+    close(ember.dist(X, Y, 3), np.sum(np.abs(x - y) ** 3) ** (1 / 3), ember.complex128)
