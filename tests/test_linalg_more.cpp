@@ -81,3 +81,19 @@ TEST(LinalgMore, MatrixFunctions) {
   expect_near(cholesky_inverse(L), linalg_inv(M), 1e-12);
   expect_near(cholesky_solve(eye(2, std::nullopt, ScalarType::Float64), L), linalg_inv(M), 1e-12);
 }
+
+// Complex input (LAPACK's z routines): a solve meets its right-hand side through real and imaginary parts, the
+// determinant and the eigenvalues of closed forms, and the singular values are real.
+TEST(LinalgMore, ComplexSolveDetEig) {
+  const Tensor A = complex(mat({2, 1, 0, 3}, 2, 2), mat({1, -1, 0.5, 0}, 2, 2));  // [[2+i, 1-i], [0.5i, 3]]
+  const Tensor B = complex(mat({1, 2}, 2, 1), mat({0, -1}, 2, 1));
+  const Tensor R = sub(matmul(A, linalg_solve(A, B)), B);
+  expect_near(view_as_real(R), zeros({{2, 1, 2}}, TensorOptions(ScalarType::Float64)), 1e-12);
+  const Tensor det = linalg_det(A);  // (2+i) 3 - (1-i) 0.5i = 5.5 + 2.5i
+  EXPECT_EQ(det.dtype(), ScalarType::ComplexDouble);
+  expect_near(view_as_real(det), mat({5.5, 2.5}, 1, 2).reshape({{2}}), 1e-12);
+  EXPECT_EQ(linalg_svdvals(A).dtype(), ScalarType::Float64);
+  auto [L, V] = linalg_eig(mat({0, -1, 1, 0}, 2, 2));  // the rotation by pi/2: eigenvalues +-i
+  EXPECT_EQ(L.dtype(), ScalarType::ComplexDouble);
+  expect_near(view_as_real(L), mat({0, 1, 0, -1}, 2, 2), 1e-12);
+}

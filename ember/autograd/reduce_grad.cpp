@@ -86,6 +86,7 @@ Tensor var_backward(const Tensor& g, const Tensor& x, IntArrayRef dims, double c
 Tensor norm_backward(const Tensor& g_in, const Tensor& x, const Tensor& r_in, double ord, IntArrayRef dims,
                      IntArrayRef keep) {
   const Tensor g = restore_reduced(g_in, keep);
+  auto sign = [](const Tensor& t) { return is_complex(t.dtype()) ? sgn(t) : ember::sign(t); };  // x / |x| for complex
   if (ord == 1) return mul(sign(x), g);
   const Tensor r = restore_reduced(r_in, keep);
   const Tensor at_zero = eq(r, 0);  // the gradient at a zero norm is 0 (PyTorch's choice of subgradient)

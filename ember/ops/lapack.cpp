@@ -43,9 +43,9 @@ Tensor solve_matrix(const Tensor& A, const Tensor& B, const char* fn, Tensor* in
     if (X.numel()) lu_solve_kernel[A.device()](f.lu, f.pivots, X, false);
   }
   if (auto node = autograd::make_node("LinalgSolveExBackward0", {&A, &B}, [fn](FormulaNode& nd, TensorList& g) {
-        const Tensor gB = solve_matrix(mT(nd.saved_tensor(0)), g[0], fn);
+        const Tensor gB = solve_matrix(mH(nd.saved_tensor(0)), g[0], fn);
         Tensor gA;
-        if (nd.needs(0)) gA = neg(matmul(gB, mT(nd.saved_tensor(1))));
+        if (nd.needs(0)) gA = neg(matmul(gB, mH(nd.saved_tensor(1))));
         return TensorList{gA, nd.needs(1) ? gB : Tensor()};
       })) {
     node->save(A);
@@ -71,10 +71,11 @@ Tensor pivot_sign(const Tensor& pivots, ScalarType dt) {
   return to(sub(1, mul(remainder(swaps, 2), 2)), dt);
 }
 
-// det(A) through U diag(S) Vh, valid for singular A: d det / dA = alpha U diag(prod_{j != i} S_j) Vh.
+// det(A) through U diag(S) Vh, valid for singular A: the adjugate's adjoint alpha U diag(prod_{j != i} S_j) Vh with
+// alpha = conj(det U det Vh) g.
 Tensor det_backward_svd(const Tensor& g, const Tensor& A) {
   auto [U, S, Vh] = linalg_svd(A, false);
-  const Tensor alpha = mul(mul(linalg_det(U), linalg_det(Vh)), g);
+  const Tensor alpha = mul(conj(mul(linalg_det(U), linalg_det(Vh))), g);
   // prod_{j != i} S_j without dividing: exclusive products from both ends.
   const int64_t n = S.sizes()[S.dim() - 1];
   const Tensor one = ones_like(narrow(S, -1, 0, 1));
@@ -82,6 +83,12 @@ Tensor det_backward_svd(const Tensor& g, const Tensor& A) {
   const Tensor right = flip(cumprod(flip(cat({narrow(S, -1, 1, n - 1), one}, -1), {{-1}}), -1), {{-1}});
   const Tensor D = mul(mul(left, right), unsqueeze(alpha, -1));
   return matmul(mul(U, unsqueeze(D, -2)), Vh);
+}
+
+// torch.allclose(a, b, rtol=1e-2, atol=1e-2), the lax test of PyTorch's gauge checks (no false positives).
+bool lax_close(const Tensor& a, const Tensor& b) {
+  autograd::NoGradGuard no_grad;
+  return a.numel() == 0 || all(le(abs(sub(a, b)), add(mul(abs(b), 1e-2), 1e-2))).item<bool>();
 }
 
 // ---- SVD
@@ -95,7 +102,7 @@ Svd svd_compute(const Tensor& A, bool vectors, bool full, const char* fn) {
   const int64_t m = rows(A), n = cols(A), k = std::min(m, n);
   const int64_t uc = full ? m : k, vr = full ? n : k;
   Svd r;
-  r.S = empty(with(batch, {k}), like(A));
+  r.S = empty(with(batch, {k}), like_real(A));
   if (vectors) {
     r.U = empty_colmajor(with(batch, {m, uc}), like(A));
     r.Vh = empty_colmajor(with(batch, {vr, n}), like(A));
@@ -129,9 +136,17 @@ Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const
     if (!gS.defined()) return {};
     return m >= n ? matmul(U, mul(unsqueeze(gS, -1), Vh)) : matmul(mul(U, unsqueeze(gS, -2)), Vh);
   }
-  auto skew = [](const Tensor& X) { return sub(X, mT(X)); };
-  const Tensor UhgU = gU.defined() ? skew(matmul(mT(U), gU)) : Tensor();
-  const Tensor VhgV = gVh.defined() ? skew(matmul(Vh, mT(gVh))) : Tensor();
+  auto skew = [](const Tensor& X) { return sub(X, mH(X)); };
+  const Tensor UhgU = gU.defined() ? skew(matmul(mH(U), gU)) : Tensor();
+  const Tensor VhgV = gVh.defined() ? skew(matmul(Vh, mH(gVh))) : Tensor();
+  const bool complex = is_complex(U.dtype());
+  if (complex) {  // the loss must not depend on the phases of the singular vectors: Im diag(U^H gU + V^H gV) = 0
+    const Tensor im_u = gU.defined() ? imag(diagonal(UhgU, 0, -2, -1)) : zeros_like(S);
+    const Tensor im_v = gVh.defined() ? imag(diagonal(VhgV, 0, -2, -1)) : zeros_like(S);
+    EMBER_CHECK(lax_close(im_u, neg(im_v)),
+                "svd_backward: The singular vectors in the complex case are specified up to multiplication by e^{i "
+                "phi}. The specified loss function depends on this phase term, making it ill-defined.");
+  }
   const Tensor S2 = mul(S, S);
   const Tensor E = add(sub(unsqueeze(S2, -2), unsqueeze(S2, -1)), eye(S.sizes()[S.dim() - 1], std::nullopt, like(S)));
   Tensor gA;
@@ -142,16 +157,17 @@ Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const
   else
     gA = mul(unsqueeze(S, -1), div(VhgV, E));
   if (gS.defined()) gA = add(gA, diag_matrix(gS));
+  if (complex && gU.defined() && gVh.defined()) gA = add(gA, diag_matrix(div(diagonal(UhgU, 0, -2, -1), mul(S, 2.0))));
   if (m > n && gU.defined()) {
     gA = matmul(U, gA);
     const Tensor gUSinv = div(gU, unsqueeze(S, -2));
-    gA = add(gA, sub(gUSinv, matmul(U, matmul(mT(U), gUSinv))));
+    gA = add(gA, sub(gUSinv, matmul(U, matmul(mH(U), gUSinv))));
     return matmul(gA, Vh);
   }
   if (m < n && gVh.defined()) {
     gA = matmul(gA, Vh);
     const Tensor SinvgVh = div(gVh, unsqueeze(S, -1));
-    gA = add(gA, sub(SinvgVh, matmul(matmul(SinvgVh, mT(Vh)), Vh)));
+    gA = add(gA, sub(SinvgVh, matmul(matmul(SinvgVh, mH(Vh)), Vh)));
     return matmul(U, gA);
   }
   return m >= n ? matmul(U, matmul(gA, Vh)) : matmul(matmul(U, gA), Vh);
@@ -165,7 +181,7 @@ std::pair<Tensor, Tensor> eigh_compute(const Tensor& A, std::string_view uplo, b
   check_matrix(A, fn, true);
   const DimVector batch = batch_of(A);
   const int64_t n = rows(A);
-  Tensor w = empty(with(batch, {n}), like(A)), V = colmajor_copy(A, A.sizes());
+  Tensor w = empty(with(batch, {n}), like_real(A)), V = colmajor_copy(A, A.sizes());
   if (n > 0 && V.numel()) {
     Tensor info = info_tensor(batch);
     eigh_kernel[A.device()](V, w, uplo == "U" || uplo == "u", vectors, info);
@@ -179,33 +195,43 @@ std::pair<Tensor, Tensor> eigh_compute(const Tensor& A, std::string_view uplo, b
   return {w, vectors ? V : Tensor()};
 }
 
-// A = V diag(L) V^T: PyTorch's linalg_eig_backward for a Hermitian A.
+// PyTorch's check that a loss of complex eigenvectors does not depend on their phases: Im diag(V^H gV) = 0.
+void check_phase_invariant(const Tensor& VhgV, const char* fn) {
+  if (!is_complex(VhgV.dtype())) return;
+  const Tensor im = imag(diagonal(VhgV, 0, -2, -1));
+  EMBER_CHECK(lax_close(im, zeros_like(im)), fn,
+              ": The eigenvectors in the complex case are specified up to multiplication by e^{i phi}. The specified "
+              "loss function depends on this quantity, so it is ill-defined.");
+}
+
+// A = V diag(L) V^H: PyTorch's linalg_eig_backward for a Hermitian A.
 Tensor eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
   if (!gV.defined()) {
     if (!gL.defined()) return {};
-    return matmul(mul(V, unsqueeze(gL, -2)), mT(V));
+    return matmul(mul(V, unsqueeze(gL, -2)), mH(V));
   }
-  Tensor VhgV = matmul(mT(V), gV);
-  VhgV = mul(sub(VhgV, mT(VhgV)), 0.5);
+  Tensor VhgV = matmul(mH(V), gV);
+  check_phase_invariant(VhgV, "linalg_eigh_backward");
+  VhgV = mul(sub(VhgV, mH(VhgV)), 0.5);
   const Tensor E = add(sub(unsqueeze(L, -2), unsqueeze(L, -1)), eye(L.sizes()[L.dim() - 1], std::nullopt, like(L)));
   Tensor gA = div(VhgV, E);
   if (gL.defined()) gA = add(sub(gA, diag_matrix(diagonal(gA, 0, -2, -1))), diag_matrix(gL));
-  return matmul(V, matmul(gA, mT(V)));
+  return matmul(V, matmul(gA, mH(V)));
 }
 
 // The derivative of A^+ in terms of A^+ itself (PyTorch's pinv_backward, products kept small).
 Tensor pinv_backward(const Tensor& g, const Tensor& pinvA, const Tensor& A) {
   const int64_t m = rows(A), n = cols(A);
-  const Tensor pinvAh = mT(pinvA), gh = mT(g);
+  const Tensor pinvAh = mH(pinvA), gh = mH(g);
   if (m <= n) {
     const Tensor K = matmul(gh, pinvA);
     const Tensor KpinvAh = matmul(K, pinvAh);
-    return add(sub(add(neg(mT(matmul(pinvA, K))), KpinvAh), matmul(matmul(A, pinvA), KpinvAh)),
+    return add(sub(add(neg(mH(matmul(pinvA, K))), KpinvAh), matmul(matmul(A, pinvA), KpinvAh)),
                matmul(matmul(pinvAh, pinvA), sub(gh, matmul(K, A))));
   }
   const Tensor K = matmul(pinvA, gh);
   const Tensor pinvAhK = matmul(pinvAh, K);
-  return sub(add(add(neg(mT(matmul(K, pinvA))), matmul(matmul(sub(gh, matmul(A, K)), pinvA), pinvAh)), pinvAhK),
+  return sub(add(add(neg(mH(matmul(K, pinvA))), matmul(matmul(sub(gh, matmul(A, K)), pinvA), pinvAh)), pinvAhK),
              matmul(matmul(pinvAhK, pinvA), A));
 }
 
@@ -234,7 +260,7 @@ std::pair<Tensor, Tensor> inv_impl(const Tensor& A, const char* fn, bool check_e
     if (X.numel()) lu_solve_kernel[A.device()](f.lu, f.pivots, X, false);
   }
   if (auto node = autograd::make_node("LinalgInvExBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
-        const Tensor invT = mT(nd.saved_tensor(0));
+        const Tensor invT = mH(nd.saved_tensor(0));
         return TensorList{neg(matmul(invT, matmul(g[0], invT)))};
       })) {
     autograd::set_history(X, node);
@@ -307,10 +333,10 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
   }
   if (auto node = autograd::make_node(
           "LinalgSolveTriangularBackward0", {&A, &B}, [upper, left, unitriangular](FormulaNode& nd, TensorList& g) {
-            const Tensor gB = linalg_solve_triangular(mT(nd.saved_tensor(0)), g[0], !upper, left, unitriangular);
+            const Tensor gB = linalg_solve_triangular(mH(nd.saved_tensor(0)), g[0], !upper, left, unitriangular);
             Tensor gA;
             if (nd.needs(0)) {
-              const Tensor Xt = mT(nd.saved_tensor(1));
+              const Tensor Xt = mH(nd.saved_tensor(1));
               gA = neg(left ? matmul(gB, Xt) : matmul(Xt, gB));
               gA = upper ? triu(gA, unitriangular ? 1 : 0) : tril(gA, unitriangular ? -1 : 0);
             }
@@ -331,18 +357,18 @@ Tensor linalg_det(const Tensor& A) {
   Tensor det;
   {
     autograd::NoGradGuard no_grad;
-    LU f = lu_factor(A, batch_of(A));  // a zero pivot (info > 0) is a singular matrix: det 0, no error
+    LU f = lu_factor(A, batch_of(A), A.is_meta());  // a zero pivot (info > 0): a singular matrix, det 0, no error
     det = mul(prod(diagonal(f.lu, 0, -2, -1), {{-1}}), pivot_sign(f.pivots, A.dtype()));
   }
   if (auto node = autograd::make_node("LinalgDetBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
         const Tensor A = nd.saved_tensor(0), det = nd.saved_tensor(1);
         if (A.numel() == 0) return TensorList{zeros_like(A)};
-        const Tensor gd = mul(g[0], det);
-        // g det A^-T, through a solve; a (nearly) singular matrix has no inverse: then through the SVD.
+        const Tensor gd = mul(g[0], conj(det));
+        // g conj(det) A^-H, through a solve; a (nearly) singular matrix has no inverse: then through the SVD.
         const bool singular = any(lt(abs(det), 100 * eps_of(A.dtype()))).item<bool>();
         if (singular) return TensorList{det_backward_svd(g[0], A)};
         return TensorList{
-            solve_matrix(mT(A), diag_matrix(expand(unsqueeze(gd, -1), A.sizes().first(A.dim() - 1))), "linalg.det")};
+            solve_matrix(mH(A), diag_matrix(expand(unsqueeze(gd, -1), A.sizes().first(A.dim() - 1))), "linalg.det")};
       })) {
     node->save(A);
     autograd::set_history(det, node);
@@ -357,20 +383,33 @@ std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
   Tensor sign, logabs;
   {
     autograd::NoGradGuard no_grad;
-    LU f = lu_factor(A, batch_of(A));
+    LU f = lu_factor(A, batch_of(A), A.is_meta());
     const Tensor d = diagonal(f.lu, 0, -2, -1);
-    sign = mul(prod(ember::sign(d), {{-1}}), pivot_sign(f.pivots, A.dtype()));
+    sign = mul(prod(is_complex(A.dtype()) ? sgn(d) : ember::sign(d), {{-1}}), pivot_sign(f.pivots, A.dtype()));
     logabs = sum(log(abs(d)), {{-1}});
   }
   if (auto node = autograd::make_node("LinalgSlogdetBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
-        if (!g[1].defined()) return TensorList{Tensor()};  // the sign of a real matrix is piecewise constant
         const Tensor A = nd.saved_tensor(0);
-        return TensorList{solve_matrix(mT(A), diag_matrix(expand(unsqueeze(g[1], -1), A.sizes().first(A.dim() - 1))),
+        // PyTorch's formula: (g_logabs - i Im(conj(g_sign) sign)) A^-H; the sign of a real matrix is piecewise
+        // constant.
+        Tensor gd = g[1];
+        if (is_complex(A.dtype())) {
+          if (g[0].defined()) {
+            const Tensor phase = mul(imag(mul(conj(g[0]), nd.saved_tensor(1))), Scalar(Complex<double>(0, -1)));
+            gd = gd.defined() ? add(gd, phase) : phase;
+          } else if (gd.defined()) {
+            gd = to(gd, A.dtype());
+          }
+        }
+        if (!gd.defined()) return TensorList{Tensor()};
+        return TensorList{solve_matrix(mH(A), diag_matrix(expand(unsqueeze(gd, -1), A.sizes().first(A.dim() - 1))),
                                        "linalg.slogdet")};
       })) {
     node->num_outputs = 2;
     node->save(A);
+    if (is_complex(A.dtype())) autograd::set_history(sign, node, 0);
     autograd::set_history(logabs, node, 1);
+    node->save_output(is_complex(A.dtype()) ? sign : Tensor());
   }
   return {sign, logabs};
 }
@@ -378,6 +417,7 @@ std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
 Tensor logdet(const Tensor& A) {
   check_matrix(A, "logdet", true);
   auto [sign, logabs] = linalg_slogdet(A);
+  if (is_complex(A.dtype())) return add(log(sign), logabs);  // PyTorch's: the branch of log at the sign
   return where(lt(sign, 0), std::numeric_limits<double>::quiet_NaN(), logabs);
 }
 
@@ -403,11 +443,11 @@ std::pair<Tensor, Tensor> cholesky_impl(const Tensor& A, bool upper, const char*
   }
   if (auto node = autograd::make_node("LinalgCholeskyExBackward0", {&A}, [upper](FormulaNode& nd, TensorList& g) {
         // gA = L^-H Phi(L^H gL) L^-1, symmetrized; Phi keeps the lower triangle with the diagonal halved.
-        const Tensor L = upper ? mT(nd.saved_tensor(0)) : nd.saved_tensor(0);
-        const Tensor gL = upper ? mT(g[0]) : g[0];
-        Tensor gA = tril(matmul(mT(L), gL));
-        gA = mul(add(gA, mT(tril(gA, -1))), 0.5);
-        gA = linalg_solve_triangular(mT(L), gA, true, true);
+        const Tensor L = upper ? mH(nd.saved_tensor(0)) : nd.saved_tensor(0);
+        const Tensor gL = upper ? mH(g[0]) : g[0];
+        Tensor gA = tril(matmul(mH(L), gL));
+        gA = mul(add(gA, mH(tril(gA, -1))), 0.5);
+        gA = linalg_solve_triangular(mH(L), gA, true, true);
         return TensorList{linalg_solve_triangular(L, gA, false, false)};
       })) {
     autograd::set_history(L, node);
@@ -462,20 +502,22 @@ std::pair<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
                         "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
             Tensor gA;
             if (gQ.defined())
-              gA = gR.defined() ? sub(matmul(gR, mT(R)), matmul(mT(Q), gQ)) : neg(matmul(mT(Q), gQ));
+              gA = gR.defined() ? sub(matmul(gR, mH(R)), matmul(mH(Q), gQ)) : neg(matmul(mH(Q), gQ));
             else
-              gA = matmul(gR, mT(R));
+              gA = matmul(gR, mH(R));
             if (m >= n) {  // gA = [gQ + Q sym(triu(...))] R^-T, sym(X) = X + X^T with the diagonal halved
               Tensor s = triu(gA);
-              s = add(s, mT(s));
+              s = add(s, mH(s));
               s = sub(s, diag_matrix(mul(diagonal(s, 0, -2, -1), 0.5)));
               gA = matmul(Q, s);
               if (gQ.defined()) gA = add(gA, gQ);
-              return TensorList{linalg_solve_triangular(mT(R), gA, false, false)};
+              return TensorList{linalg_solve_triangular(mH(R), gA, false, false)};
             }
             // m < n: A = Q [R1 | R2]; the gradient of the square part, then R2's
-            gA = matmul(Q, tril(sub(mT(gA), gA)));
-            gA = linalg_solve_triangular(mT(narrow(R, -1, 0, m)), gA, false, false);
+            Tensor skew = tril(sub(mH(gA), gA));  // its diagonal is imaginary: halved for complex (PyTorch's)
+            if (is_complex(skew.dtype())) skew = sub(skew, diag_matrix(mul(diagonal(skew, 0, -2, -1), 0.5)));
+            gA = matmul(Q, skew);
+            gA = linalg_solve_triangular(mH(narrow(R, -1, 0, m)), gA, false, false);
             DimVector shape(R.sizes());
             shape.back() = n - m;
             gA = cat({gA, zeros(shape, like(gA))}, -1);
@@ -559,6 +601,81 @@ Tensor linalg_eigvalsh(const Tensor& A, std::string_view uplo) {
   return eigh_compute(A, uplo, false, "linalg.eigvalsh").first;
 }
 
+// ---- general eigendecomposition
+
+namespace {
+
+// Eigenvalues (and with vectors, unit eigenvectors as columns) of square A, in the complex dtype of A's precision.
+std::pair<Tensor, Tensor> eig_compute(const Tensor& A, bool vectors, const char* fn) {
+  check_matrix(A, fn, true);
+  const DimVector batch = batch_of(A);
+  const int64_t n = rows(A);
+  const ScalarType ct = is_complex(A.dtype()) ? A.dtype() : to_complex(A.dtype());
+  std::pair<Tensor, Tensor> r{empty(with(batch, {n}), like(A, ct)),
+                              vectors ? empty_colmajor(A.sizes(), like(A, ct)) : Tensor()};
+  if (A.numel() == 0 || A.is_meta()) return r;
+  EMBER_CHECK(all(isfinite(A)).item<bool>(), "torch.linalg.eig: input tensor should not contain infs or NaNs.");
+  Tensor info = info_tensor(batch);
+  eig_kernel[A.device()](colmajor_copy(A, A.sizes()), r.first, r.second, info);
+  check_info(info, fn, A.dim() > 2, [](int code) {
+    return detail::cat(
+        "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+        "eigenvalues (error code: ",
+        code, ").");
+  });
+  return r;
+}
+
+// PyTorch's linalg_eig_backward for A = V diag(L) V^-1 with unit columns V: gA = V^-H (diag(gL) + (V^H gV -
+// V^H V Re(diag(V^H gV))) / conj(E)) V^H, E_ij = L_j - L_i (1 on the diagonal); the real part for a real A.
+Tensor eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V, bool real_input) {
+  if (!gL.defined() && !gV.defined()) return {};
+  const Tensor Vh = mH(V);
+  Tensor gA;
+  if (!gV.defined()) {
+    gA = linalg_solve(Vh, mul(unsqueeze(gL, -1), Vh));
+  } else {
+    Tensor VhgV = matmul(Vh, gV);
+    check_phase_invariant(VhgV, "linalg_eig_backward");
+    VhgV = sub(VhgV, matmul(Vh, mul(V, unsqueeze(real(diagonal(VhgV, 0, -2, -1)), -2))));
+    const Tensor Lc = conj(L);
+    const Tensor E = add(sub(unsqueeze(Lc, -2), unsqueeze(Lc, -1)), eye(L.sizes()[L.dim() - 1], std::nullopt, like(L)));
+    Tensor ret = div(VhgV, E);
+    if (gL.defined()) ret = add(sub(ret, diag_matrix(diagonal(ret, 0, -2, -1))), diag_matrix(gL));
+    gA = linalg_solve(Vh, matmul(ret, Vh));
+  }
+  return real_input ? real(gA) : gA;
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> linalg_eig(const Tensor& A) {
+  const char* fn = "linalg.eig";
+  std::pair<Tensor, Tensor> r;
+  {
+    autograd::NoGradGuard no_grad;
+    r = eig_compute(A, true, fn);
+  }
+  if (auto node = autograd::make_node("LinalgEigBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
+        const bool real_input = !is_complex(nd.input_meta[0].dtype);
+        return TensorList{eig_backward(g[0], g[1], nd.saved_tensor(0), nd.saved_tensor(1), real_input)};
+      })) {
+    node->num_outputs = 2;
+    autograd::set_history(r.first, node, 0);
+    autograd::set_history(r.second, node, 1);
+    node->save_output(r.first);
+    node->save_output(r.second);
+  }
+  return r;
+}
+
+Tensor linalg_eigvals(const Tensor& A) {
+  // The gradient needs the eigenvectors, as outputs of eig's node so that it is differentiable again.
+  if (autograd::needs_grad({&A})) return linalg_eig(A).first;
+  autograd::NoGradGuard no_grad;
+  return eig_compute(A, false, "linalg.eigvals").first;
+}
+
 LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, std::optional<double> rcond,
                          std::optional<std::string_view> driver_in) {
   const char* fn = "torch.linalg.lstsq";
@@ -593,7 +710,7 @@ LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, std::optional<double>
     const auto idx = TensorOptions(ScalarType::Int64).device(A.device());
     r.rank = driver == "gels" ? empty({{0}}, idx) : zeros(batch, idx);
     const bool with_sv = driver == "gelsd" || driver == "gelss";
-    r.singular_values = with_sv ? empty(with(batch, {k}), like(A)) : empty({{0}}, like(A));
+    r.singular_values = with_sv ? empty(with(batch, {k}), like_real(A)) : empty({{0}}, like_real(A));
     buf = empty_colmajor(with(batch, {ld, nrhs}), like(A));
     if (buf.numel()) {
       fill_(buf, 0);
@@ -616,8 +733,8 @@ LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, std::optional<double>
     }
     // Residuals as PyTorch: when m > n, for drivers other than gelsy, and (gelsd, gelss) every matrix of full rank.
     bool residuals = m > n && driver != "gelsy";
-    if (residuals && driver != "gels") residuals = sum(eq(r.rank, n)).item<int64_t>() == r.rank.numel();
-    r.residuals = residuals ? sum(square(narrow(buf, -2, n, m - n)), {{-2}}) : empty({{0}}, like(A));
+    if (residuals && driver != "gels" && !A.is_meta()) residuals = sum(eq(r.rank, n)).item<int64_t>() == r.rank.numel();
+    r.residuals = residuals ? sum(square(abs(narrow(buf, -2, n, m - n))), {{-2}}) : empty({{0}}, like_real(A));
     DimVector sizes = with(batch, {n}), strides(buf.strides().first(batch.size()));
     strides.push_back(1);
     if (!vector) {
@@ -634,12 +751,12 @@ LstsqResult linalg_lstsq(const Tensor& A, const Tensor& B, std::optional<double>
         if (g[0].defined()) {  // X = pinv(A) B
           const Tensor gX = vector ? unsqueeze(g[0], -1) : g[0];
           const Tensor pinvA = linalg_pinv(A);
-          if (nd.needs(0)) acc(gA, pinv_backward(matmul(gX, mT(Bm)), pinvA, A));
-          if (nd.needs(1)) acc(gB, matmul(mT(pinvA), gX));
+          if (nd.needs(0)) acc(gA, pinv_backward(matmul(gX, mH(Bm)), pinvA, A));
+          if (nd.needs(1)) acc(gB, matmul(mH(pinvA), gX));
         }
         if (g.size() > 1 && g[1].defined() && g[1].numel() > 0) {  // residuals |A X - B|^2 at the optimum
           const Tensor res = sub(matmul(A, X), Bm), gl = unsqueeze(g[1], -2);
-          if (nd.needs(0)) acc(gA, mul(matmul(mul(gl, res), mT(X)), 2.0));
+          if (nd.needs(0)) acc(gA, mul(matmul(mul(gl, res), mH(X)), 2.0));
           if (nd.needs(1)) acc(gB, mul(mul(gl, res), -2.0));
         }
         if (gB.defined() && vector) gB = squeeze(gB, -1);
@@ -670,14 +787,14 @@ Tensor linalg_pinv(const Tensor& A, std::optional<double> atol, std::optional<do
     } else if (hermitian) {
       auto [L, V] = eigh_compute(A, "L", true, fn);
       const Tensor absL = abs(L);
-      const Tensor tol = maximum(full({}, at, like(A)), mul(amax(absL, {{-1}}, true), rt));
+      const Tensor tol = maximum(full({}, at, like_real(A)), mul(amax(absL, {{-1}}, true), rt));
       const Tensor inv = where(gt(absL, tol), reciprocal(L), 0.0);
-      P = matmul(mul(V, unsqueeze(inv, -2)), mT(V));
+      P = matmul(mul(V, unsqueeze(inv, -2)), mH(V));
     } else {
       Svd s = svd_compute(A, true, false, fn);
-      const Tensor tol = maximum(full({}, at, like(A)), mul(amax(s.S, {{-1}}, true), rt));
+      const Tensor tol = maximum(full({}, at, like_real(A)), mul(amax(s.S, {{-1}}, true), rt));
       const Tensor inv = where(gt(s.S, tol), reciprocal(s.S), 0.0);
-      P = matmul(mul(mT(s.Vh), unsqueeze(inv, -2)), mT(s.U));
+      P = matmul(mul(mH(s.Vh), unsqueeze(inv, -2)), mH(s.U));
     }
   }
   if (auto node = autograd::make_node("LinalgPinvBackward0", {&A}, [](FormulaNode& nd, TensorList& g) {
@@ -725,8 +842,8 @@ Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
   Tensor X;
   {
     autograd::NoGradGuard no_grad;
-    const Tensor Y = linalg_solve_triangular(upper ? mT(L) : L, B, false);
-    X = linalg_solve_triangular(upper ? L : mT(L), Y, true);
+    const Tensor Y = linalg_solve_triangular(upper ? mH(L) : L, B, false);
+    X = linalg_solve_triangular(upper ? L : mH(L), Y, true);
   }
   // PyTorch's formula: L is differentiated as a full matrix of A = L L^T (U^T U).
   if (auto node = autograd::make_node("CholeskySolveBackward0", {&B, &L}, [upper](FormulaNode& nd, TensorList& g) {
@@ -734,8 +851,8 @@ Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper) {
         const Tensor gB = cholesky_solve(g[0], L, upper);
         Tensor gL;
         if (nd.needs(1)) {
-          Tensor common = matmul(gB, mT(X));
-          common = add(common, mT(common));
+          Tensor common = matmul(gB, mH(X));
+          common = add(common, mH(common));
           gL = neg(upper ? matmul(L, common) : matmul(common, L));
         }
         return TensorList{nd.needs(0) ? gB : Tensor(), gL};
@@ -755,7 +872,7 @@ Tensor cholesky_inverse(const Tensor& L, bool upper) {
   Tensor R;
   {
     autograd::NoGradGuard no_grad;
-    if (L.numel()) {  // LAPACK's potri: info i for the first zero on the diagonal
+    if (L.numel() && !L.is_meta()) {  // LAPACK's potri: info i for the first zero on the diagonal
       const Tensor zero = eq(diagonal(L, 0, -2, -1), 0);
       if (any(zero).item<bool>()) {
         const Tensor info = to(where(any(zero, {{-1}}), add(argmax(to(zero, ScalarType::Int32), -1), 1), 0),
@@ -768,11 +885,11 @@ Tensor cholesky_inverse(const Tensor& L, bool upper) {
       }
     }
     const Tensor Linv = linalg_solve_triangular(L, expand(eye(n, std::nullopt, like(L)), L.sizes()), upper);
-    R = upper ? matmul(Linv, mT(Linv)) : matmul(mT(Linv), Linv);
+    R = upper ? matmul(Linv, mH(Linv)) : matmul(mH(Linv), Linv);
   }
   if (auto node = autograd::make_node("CholeskyInverseBackward0", {&L}, [upper](FormulaNode& nd, TensorList& g) {
         const Tensor L = nd.saved_tensor(0), R = nd.saved_tensor(1);
-        const Tensor common = matmul(R, matmul(add(g[0], mT(g[0])), R));
+        const Tensor common = matmul(R, matmul(add(g[0], mH(g[0])), R));
         return TensorList{neg(upper ? matmul(L, common) : matmul(common, L))};
       })) {
     node->save(L);

@@ -1,7 +1,7 @@
-// torch.linalg's inverses, solvers, determinants and decompositions (ops/lapack.cpp) on the LAPACK kernels: float32
-// and float64, batched over leading dims, differentiable (the formulas are written with ember ops, so they are
-// differentiable again). The LU and LDL^T families are in ops/lu.h, the matrix functions in ops/matrix_functions.h,
-// the norms in ops/norm.h.
+// torch.linalg's inverses, solvers, determinants and decompositions (ops/lapack.cpp) on the LAPACK kernels: float32,
+// float64, complex64 and complex128 (complex on the CPU; the gradients are PyTorch's complex formulas), batched over
+// leading dims, differentiable (the formulas are written with ember ops, so they are differentiable again). The LU and
+// LDL^T families are in ops/lu.h, the matrix functions in ops/matrix_functions.h, the norms in ops/norm.h.
 #pragma once
 
 #include <optional>
@@ -37,6 +37,10 @@ Tensor linalg_svdvals(const Tensor& A);
 // uplo: "L" or "U", the triangle read. (eigenvalues ascending, eigenvectors as columns)
 std::pair<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view uplo = "L");
 Tensor linalg_eigvalsh(const Tensor& A, std::string_view uplo = "L");
+// The eigendecomposition of a general square matrix (LAPACK geev), real or complex: (eigenvalues, eigenvectors as unit
+// columns), both of the complex dtype of A's precision. The eigenvalues come in LAPACK's order.
+std::pair<Tensor, Tensor> linalg_eig(const Tensor& A);
+Tensor linalg_eigvals(const Tensor& A);
 struct LstsqResult {
   Tensor solution, residuals, rank, singular_values;
 };

@@ -68,34 +68,34 @@ Tensor lu_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Te
   const int64_t m = rows(L), n = cols(U), k = std::min(m, n);
   Tensor gA;
   if (m == n) {  // P L^-T [L^T gL o 1_L + gU U^T o 1_U] U^-T
-    if (gL.defined()) gA = tril(matmul(mT(L), gL), -1);
+    if (gL.defined()) gA = tril(matmul(mH(L), gL), -1);
     if (gU.defined()) {
-      const Tensor t = triu(matmul(gU, mT(U)));
+      const Tensor t = triu(matmul(gU, mH(U)));
       gA = gA.defined() ? add(gA, t) : t;
     }
-    gA = linalg_solve_triangular(mT(U), gA, false, false);
-    gA = linalg_solve_triangular(mT(L), gA, true, true, true);
+    gA = linalg_solve_triangular(mH(U), gA, false, false);
+    gA = linalg_solve_triangular(mH(L), gA, true, true, true);
   } else if (m < n) {  // wide: U = [U1 | U2]
     const Tensor U1 = narrow(U, -1, 0, k);
-    if (gL.defined()) gA = matmul(mT(L), gL);
+    if (gL.defined()) gA = matmul(mH(L), gL);
     if (gU.defined()) {
-      const Tensor t = matmul(triu(gU), mT(U));
+      const Tensor t = matmul(triu(gU), mH(U));
       gA = gA.defined() ? sub(gA, t) : neg(t);
     }
-    gA = linalg_solve_triangular(mT(U1), tril(gA, -1), false, false);
+    gA = linalg_solve_triangular(mH(U1), tril(gA, -1), false, false);
     if (gU.defined()) gA = cat({add(gA, triu(narrow(gU, -1, 0, k))), narrow(gU, -1, k, n - k)}, -1);
-    gA = linalg_solve_triangular(mT(L), gA, true, true, true);
+    gA = linalg_solve_triangular(mH(L), gA, true, true, true);
     if (!gU.defined()) gA = cat({gA, zeros_like(narrow(U, -1, k, n - k))}, -1);
   } else {  // tall: L = [L1; L2]
     const Tensor L1 = narrow(L, -2, 0, k);
-    if (gU.defined()) gA = matmul(gU, mT(U));
+    if (gU.defined()) gA = matmul(gU, mH(U));
     if (gL.defined()) {
-      const Tensor t = matmul(mT(L), tril(gL, -1));
+      const Tensor t = matmul(mH(L), tril(gL, -1));
       gA = gA.defined() ? sub(gA, t) : neg(t);
     }
-    gA = linalg_solve_triangular(mT(L1), triu(gA), true, true, true);
+    gA = linalg_solve_triangular(mH(L1), triu(gA), true, true, true);
     if (gL.defined()) gA = cat({add(gA, tril(narrow(gL, -2, 0, k), -1)), narrow(gL, -2, k, m - k)}, -2);
-    gA = linalg_solve_triangular(mT(U), gA, false, false);
+    gA = linalg_solve_triangular(mH(U), gA, false, false);
     if (!gL.defined()) gA = cat({gA, zeros_like(narrow(L, -2, k, m - k))}, -2);
   }
   return matmul(P, gA);
@@ -216,7 +216,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& piv
   if (unpack_data_) std::tie(L, U) = unpack_data(LU);
   if (unpack_pivots_) {
     autograd::NoGradGuard no_grad;
-    P = unpack_pivots(pivots, m, LU.device(), LU.dtype());
+    P = LU.is_meta() ? empty(with(batch, {m, m}), like(LU)) : unpack_pivots(pivots, m, LU.device(), LU.dtype());
   }
   (void)n;
   return {P, L, U};
@@ -269,15 +269,18 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   Tensor X;
   {
     autograd::NoGradGuard no_grad;
-    // left: op(A) X = B; right: X op(A) = B, that is op(A)^T X^T = B^T.
-    const Tensor Bl = left ? B : mT(B);
+    // left: op(A) X = B; right: X op(A) = B, that is op(A)^T X^T = B^T. The kernel solves with A or A^T; with
+    // op(A) = A^H of a complex A, conj(X) solves with A^T (left) or A (right) for conj(B).
+    const bool conjugate = adjoint && is_complex(LU.dtype());
+    const Tensor Bl = conjugate ? conj(left ? B : mT(B)) : left ? B : mT(B);
     X = colmajor_copy(Bl, with(batch, {n, cols(Bl)}));
     if (X.numel()) {
-      check_lu_pivots(pivots, n, fn);  // Note [Checking pivots]
+      if (!pivots.is_meta()) check_lu_pivots(pivots, n, fn);  // Note [Checking pivots]
       const Tensor lu = colmajor_copy(LU, with(batch, {n, n}));
       const Tensor piv = contiguous(expand(pivots, with(batch, {n})));
       lu_solve_kernel[LU.device()](lu, piv, X, left ? adjoint : !adjoint);
     }
+    if (conjugate) X = conj(X);
     if (!left) X = contiguous(mT(X));
   }
   if (auto node = autograd::make_node(
@@ -287,11 +290,11 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
             Tensor gLU;
             // gA of A = P L U, then through the unpacking: gL = tril(P^T gA U^T, -1), gU = triu(L^T P^T gA)
             if (nd.needs(0)) {
-              Tensor gA = neg(left ? matmul(gB, mT(X)) : matmul(mT(X), gB));
-              if (adjoint) gA = mT(gA);
+              Tensor gA = neg(left ? matmul(gB, mH(X)) : matmul(mH(X), gB));
+              if (adjoint) gA = mH(gA);
               auto [P, L, U] = lu_unpack(LU, piv);
-              const Tensor PgA = matmul(mT(P), gA);
-              gLU = add(tril(matmul(PgA, mT(U)), -1), triu(matmul(mT(L), PgA)));
+              const Tensor PgA = matmul(mH(P), gA);
+              gLU = add(tril(matmul(PgA, mH(U)), -1), triu(matmul(mH(L), PgA)));
             }
             return TensorList{gLU, nd.needs(1) ? gB : Tensor()};
           })) {
@@ -306,7 +309,7 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
 // ---- LDL^T
 
 std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool hermitian, bool check_errors) {
-  (void)hermitian;  // real matrices: symmetric and Hermitian are one thing
+  // Real matrices: symmetric and Hermitian are one thing; complex ones: sytrf (symmetric) or hetrf (hermitian).
   const char* fn = check_errors ? "torch.linalg.ldl_factor" : "torch.linalg.ldl_factor_ex";
   check_matrix(A, "torch.linalg.ldl_factor_ex", true);
   const DimVector batch = batch_of(A);
@@ -317,7 +320,10 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool he
     Tensor buf = colmajor_copy(A, A.sizes());
     piv = zeros(with(batch, {n}), like(A, ScalarType::Int32));
     info = info_tensor(batch, A.device());
-    if (buf.numel()) ldl_factor_kernel[A.device()](buf, piv, info);
+    if (buf.numel() && is_complex(A.dtype()))
+      ldl_factor_complex_kernel[A.device()](buf, piv, info, hermitian);
+    else if (buf.numel())
+      ldl_factor_kernel[A.device()](buf, piv, info);
     LD = tril(buf);
     if (check_errors)
       check_info(info, fn, A.dim() > 2, [](int i) {
@@ -337,7 +343,6 @@ std::pair<Tensor, Tensor> linalg_ldl_factor(const Tensor& A, bool hermitian) {
 }
 
 Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
-  (void)hermitian;
   const char* fn = "torch.linalg.ldl_solve";
   check_matrix(LD, fn, true);
   EMBER_CHECK(B.dim() >= 2, fn, ": The input tensor B must have at least 2 dimensions.");
@@ -364,7 +369,10 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
       check_ldl_pivots(pivots, n, fn);  // Note [Checking pivots]
       const Tensor ld = colmajor_copy(LD, with(batch, {n, n}));
       const Tensor piv = contiguous(to(expand(pivots, with(batch, {n})), ScalarType::Int32));
-      ldl_solve_kernel[LD.device()](ld, piv, X);
+      if (is_complex(LD.dtype()))
+        ldl_solve_complex_kernel[LD.device()](ld, piv, X, hermitian);
+      else
+        ldl_solve_kernel[LD.device()](ld, piv, X);
     }
   }
   no_derivative({&LD, &B}, {&X}, "LinalgLdlSolveBackward0", "linalg_ldl_solve");

@@ -559,7 +559,7 @@ Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
   check_device(x, y, "linalg.vecdot");
   EMBER_CHECK(x.dtype() == y.dtype(), "linalg.vecdot: Expected x and y to have the same dtype, but found x of type ",
               type_label(x.dtype()), " and y of type ", type_label(y.dtype()), " instead");
-  const Tensor p = mul(x, y);
+  const Tensor p = mul(conj(x), y);  // sum(conj(x) * y), as PyTorch's (conj of a real x is x)
   return sum(p, {{wrap_dim(dim, p.dim(), "linalg.vecdot")}});
 }
 

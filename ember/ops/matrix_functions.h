@@ -1,5 +1,6 @@
 // The matrix functions of torch.linalg composed of other ops (ops/matrix_functions.cpp): matrix_rank, cond,
-// matrix_exp, tensorinv, tensorsolve, householder_product and geqrf. float32 and float64, batched over leading dims.
+// matrix_exp, tensorinv, tensorsolve, householder_product, geqrf, ormqr, polar and matrix_sqrth. float32, float64,
+// complex64 and complex128, batched over leading dims.
 #pragma once
 
 #include <optional>
@@ -24,5 +25,14 @@ Tensor linalg_tensorsolve(const Tensor& A, const Tensor& B, std::optional<DimVec
 Tensor linalg_householder_product(const Tensor& A, const Tensor& tau);
 // LAPACK's geqrf: (a, tau), R on and above the diagonal of a and the Householder vectors below it.
 std::pair<Tensor, Tensor> geqrf(const Tensor& A);
+// torch.ormqr: op(Q) C (left) or C op(Q), Q = H_1 ... H_k from geqrf's (A, tau), op(Q) = Q^H when transpose.
+// LAPACK's ormqr/unmqr; with a gradient, composed of ember ops (differentiable in A, tau and C).
+Tensor ormqr(const Tensor& A, const Tensor& tau, const Tensor& C, bool left = true, bool transpose = false);
+// torch.linalg.polar: A = U H for A [..., m, n] with m >= n: U with orthonormal columns, H Hermitian positive
+// semi-definite (through the SVD, as PyTorch on the CPU).
+std::pair<Tensor, Tensor> linalg_polar(const Tensor& A);
+// torch.linalg.matrix_sqrth: the principal square root of a Hermitian positive-definite matrix (lower triangle read;
+// through eigh, negative eigenvalues count as 0).
+Tensor linalg_matrix_sqrth(const Tensor& A);
 
 }  // namespace ember

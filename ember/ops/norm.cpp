@@ -23,12 +23,12 @@ namespace {
 
 void check_norm_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
   if (dtype) {
-    EMBER_CHECK(is_floating(*dtype),
+    EMBER_CHECK(is_inexact(*dtype),
                 "norm(): the desired output dtype should be either floating point or complex. "
                 "Got ",
                 *dtype, " instead.");
   } else {
-    EMBER_CHECK(is_floating(x.dtype()), "norm(): input dtype should be either floating point or complex. Got ",
+    EMBER_CHECK(is_inexact(x.dtype()), "norm(): input dtype should be either floating point or complex. Got ",
                 x.dtype(), " instead.");
   }
 }
@@ -40,10 +40,12 @@ Tensor compute_norm(const Tensor& x, double ord, const DimVector& dims, bool kee
   Tensor r;
   {
     autograd::NoGradGuard no_grad;
-    const ScalarType compute = element_size(out) < 4 ? ScalarType::Float32 : out;
+    // Complex input: computed in its complex dtype (`out` is the real one), through |x|.
+    const ScalarType in = is_complex(x.dtype()) ? to_complex(out) : out;
+    const ScalarType compute = element_size(in) < 4 ? ScalarType::Float32 : in;
     const Tensor xf = to(x, compute);
     if (ord == 0)
-      r = sum(ne(xf, 0), dims, keepdim, compute);
+      r = sum(ne(xf, 0), dims, keepdim, to_real(compute));
     else if (ord == std::numeric_limits<double>::infinity())
       r = amax(abs(xf), dims, keepdim);
     else if (ord == -std::numeric_limits<double>::infinity())
@@ -51,7 +53,7 @@ Tensor compute_norm(const Tensor& x, double ord, const DimVector& dims, bool kee
     else if (ord == 1)
       r = sum(abs(xf), dims, keepdim);
     else if (ord == 2)
-      r = sqrt(sum(mul(xf, xf), dims, keepdim));
+      r = is_complex(xf.dtype()) ? sqrt(sum(square(abs(xf)), dims, keepdim)) : sqrt(sum(mul(xf, xf), dims, keepdim));
     else
       r = pow(sum(pow(abs(xf), ord), dims, keepdim), 1.0 / ord);
     r = to(r, out);
@@ -87,9 +89,12 @@ Tensor linalg_vector_norm(const Tensor& x, double ord, IntArrayRef dims, bool ke
                           std::optional<ScalarType> dtype) {
   if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, linalg_vector_norm, x, ord, dims, keepdim, dtype);
   const char* name = "linalg.vector_norm";
-  EMBER_CHECK(is_floating(x.dtype()), name, ": Expected a floating point or complex tensor as input. Got ", x.dtype());
+  EMBER_CHECK(is_inexact(x.dtype()), name, ": Expected a floating point or complex tensor as input. Got ", x.dtype());
   if (dtype) {
-    EMBER_CHECK(is_floating(*dtype), name, ": dtype should be floating point or complex, but got ", *dtype);
+    EMBER_CHECK(is_inexact(*dtype), name, ": dtype should be floating point or complex, but got ", *dtype);
+    EMBER_CHECK(is_complex(*dtype) == is_complex(x.dtype()), name, ": dtype should be ",
+                is_complex(x.dtype()) ? "complex" : "real", " for ", is_complex(x.dtype()) ? "complex" : "real",
+                " inputs, but got ", type_label(*dtype));
     EMBER_CHECK(promote_types(x.dtype(), *dtype) == *dtype, name, ": the dtype of the input (", x.dtype(),
                 ") should be convertible without narrowing to the specified dtype (", *dtype, ")");
   }
@@ -103,15 +108,16 @@ Tensor linalg_vector_norm(const Tensor& x, double ord, IntArrayRef dims, bool ke
                   " because "
                   "this dimension is empty and the operation does not have an identity");
   }
-  return compute_norm(x, ord, d, keepdim, dtype.value_or(x.dtype()), "LinalgVectorNormBackward0");
+  return compute_norm(x, ord, d, keepdim, to_real(dtype.value_or(x.dtype())), "LinalgVectorNormBackward0");
 }
 
 Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, norm, x, p, dims, keepdim, dtype);
   check_norm_dtype(x, dtype);
   const DimVector d = reduction_dims(x, dims, "norm");
-  const ScalarType out = dtype.value_or(x.dtype());
-  if (x.numel() == 0) return sum(x, d, keepdim, out);  // the legacy norm is 0 over nothing, for every p
+  const ScalarType out = to_real(dtype.value_or(x.dtype()));  // a complex input has a real norm
+  if (x.numel() == 0)
+    return sum(is_complex(x.dtype()) ? abs(x) : x, d, keepdim, out);  // the legacy norm is 0 over nothing, for every p
   return compute_norm(x, p, d, keepdim, out, "NormBackward1");
 }
 
@@ -238,7 +244,7 @@ Tensor renorm(const Tensor& t, double p, int64_t dim, double maxnorm) {
 Tensor dist(const Tensor& a, const Tensor& b, double p) {
   check_same_device("dist", {&a, &b});
   const Tensor d = sub(a, b);
-  return linalg_vector_norm(is_floating(d.dtype()) ? d : to(d, default_dtype()), p);
+  return linalg_vector_norm(is_inexact(d.dtype()) ? d : to(d, default_dtype()), p);
 }
 
 }  // namespace ember

@@ -1,12 +1,12 @@
 """ember.linalg: torch.linalg's functions (the math runs in C++: LAPACK through OpenBLAS on the CPU).
 
-Factorizations return namedtuples as torch.linalg's do. Not available: the general (non-symmetric) eigenvalue
-problem (eig, eigvals: complex results) and the complex dtypes.
+Factorizations return namedtuples as torch.linalg's do. float32, float64, complex64 and complex128 (complex on the
+CPU: docs/linalg.md), with PyTorch's gradients.
 """
 
 from ._C import _linalg  # noqa: F401  (its __all__: the functions below bound in C++)
 from ._C import diagonal as _diagonal
-from ._C._linalg import *  # noqa: F403  cholesky, det, eigh, inv, lstsq, lu, matrix_norm, norm, qr, solve, svd, ...
+from ._C._linalg import *  # noqa: F403  cholesky, det, eig, eigh, inv, lstsq, lu, matrix_norm, norm, qr, solve, svd, ...
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):

@@ -14,18 +14,18 @@ using nb::arg;
 
 struct ReturnTypes {
   nb::handle qr, svd, eigh, lu_factor, lu_factor_ex, lu, lu_unpack, cholesky_ex, ldl_factor, ldl_factor_ex,
-      lu_with_info, geqrf, legacy_qr, legacy_svd;
+      lu_with_info, geqrf, legacy_qr, legacy_svd, eig, polar;
 } g_types;
 
 const char* kCholeskyDoc = R"(
 Computes the Cholesky decomposition of a symmetric positive-definite matrix.
 
 .. math::
-    A = L L^{T}
+    A = L L^{H}
 
 where :math:`L` is lower triangular with a positive diagonal (with ``upper=True``, :math:`A = U^{T} U` and
 :math:`U = L^{T}` is returned). Only the lower triangle of ``A`` is read (the upper one for ``upper=True``).
-``A`` has shape :math:`(*, n, n)` with any number of batch dims, and dtype float32 or float64. Differentiable.
+``A`` has shape :math:`(*, n, n)` with any number of batch dims, and dtype float32, float64, complex64 or complex128. Differentiable.
 
 Raises :class:`ember.linalg.LinAlgError` when a matrix is not positive-definite (naming the leading minor that is
 not); :func:`ember.linalg.cholesky_ex` reports it in ``info`` instead.
@@ -53,7 +53,7 @@ minor of order :math:`i` is not positive-definite (``L`` is then only partly com
 ``check_errors=True``. Differentiable in ``L``.
 
 Args:
-    A (Tensor): the matrices, :math:`(*, n, n)`, float32 or float64.
+    A (Tensor): the matrices, :math:`(*, n, n)`, float32, float64, complex64 or complex128.
 
 Keyword args:
     upper (bool, optional): return the upper-triangular factor. Default: ``False``.
@@ -107,7 +107,7 @@ Computes the singular value decomposition of a matrix.
     A = U \operatorname{diag}(S) V^{H}
 
 For ``A`` of shape :math:`(*, m, n)` and :math:`k = \min(m, n)`, ``S`` holds the :math:`k` singular values in
-descending order, ``U`` has orthonormal columns and ``Vh`` (:math:`V^{H}`, here :math:`V^{T}`) orthonormal rows.
+descending order, ``U`` has orthonormal columns and ``Vh`` (:math:`V^{H}`, :math:`V^{T}` for real input) orthonormal rows.
 With ``full_matrices=True``, ``U`` is :math:`(*, m, m)` and ``Vh`` :math:`(*, n, n)`; otherwise ``U`` is
 :math:`(*, m, k)` and ``Vh`` :math:`(*, k, n)`. The singular vectors are unique only up to sign. float32 or
 float64. Differentiable; the gradient through ``U`` and ``Vh`` is finite only for distinct singular values.
@@ -137,7 +137,7 @@ const char* kSvdvalsDoc = R"(
 Computes the singular values of a matrix, in descending order.
 
 The values are those :func:`ember.linalg.svd` returns as ``S``, computed without the singular vectors. For ``A``
-of shape :math:`(*, m, n)` the result has shape :math:`(*, \min(m, n))`. float32 or float64; differentiable.
+of shape :math:`(*, m, n)` the result has shape :math:`(*, \min(m, n))`. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     A (Tensor): the matrices, :math:`(*, m, n)`.
@@ -156,11 +156,11 @@ const char* kEighDoc = R"(
 Computes the eigenvalues and eigenvectors of a symmetric matrix.
 
 .. math::
-    A = Q \operatorname{diag}(\Lambda) Q^{T}
+    A = Q \operatorname{diag}(\Lambda) Q^{H}
 
 with real eigenvalues :math:`\Lambda` in ascending order and orthonormal eigenvectors, the columns of :math:`Q`.
 Only the triangle of ``A`` named by ``UPLO`` is read. Eigenvectors are unique only up to sign (and, for repeated
-eigenvalues, up to a rotation of their subspace). float32 or float64, batched over leading dims. Differentiable;
+eigenvalues, up to a rotation of their subspace). float32, float64, complex64 or complex128, batched over leading dims. Differentiable;
 the gradient through the eigenvectors is finite only for distinct eigenvalues. Returns the namedtuple
 ``(eigenvalues, eigenvectors)``.
 
@@ -186,7 +186,7 @@ const char* kEigvalshDoc = R"(
 Computes the eigenvalues of a symmetric matrix, in ascending order.
 
 The values are those :func:`ember.linalg.eigh` returns, computed without the eigenvectors. Only the triangle of
-``A`` named by ``UPLO`` is read. float32 or float64; differentiable.
+``A`` named by ``UPLO`` is read. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     A (Tensor): the symmetric matrices, :math:`(*, n, n)`.
@@ -242,7 +242,7 @@ them, and ``info`` (int32, the batch shape) holding LAPACK's code for each matri
 ``check_errors=True``.
 
 Args:
-    A (Tensor): the matrices, :math:`(*, m, n)`, float32 or float64.
+    A (Tensor): the matrices, :math:`(*, m, n)`, float32, float64, complex64 or complex128.
 
 Keyword args:
     pivot (bool, optional): pivot rows (``False`` is not supported). Default: ``True``.
@@ -263,7 +263,7 @@ Computes the LU decomposition with partial pivoting of a matrix.
 
 For ``A`` of shape :math:`(*, m, n)` and :math:`k = \min(m, n)`: :math:`P` is an :math:`(*, m, m)` permutation
 matrix, :math:`L` an :math:`(*, m, k)` unit lower-triangular matrix and :math:`U` a :math:`(*, k, n)`
-upper-triangular one. Returns the namedtuple ``(P, L, U)``. float32 or float64; differentiable in ``L`` and
+upper-triangular one. Returns the namedtuple ``(P, L, U)``. float32, float64, complex64 or complex128; differentiable in ``L`` and
 ``U``.
 
 Args:
@@ -315,7 +315,7 @@ Returns ``(LU, pivots)`` as :func:`ember.linalg.lu_factor` does, or with ``get_i
 :math:`U`. New code should use :func:`ember.linalg.lu_factor`.
 
 Args:
-    A (Tensor): the matrices, :math:`(*, m, n)`, float32 or float64.
+    A (Tensor): the matrices, :math:`(*, m, n)`, float32, float64, complex64 or complex128.
     pivot (bool, optional): pivot rows (``False`` is not supported). Default: ``True``.
     get_infos (bool, optional): also return ``info``. Default: ``False``.
     out (tuple, optional): tensors ``(LU, pivots)`` (or ``(LU, pivots, info)``) to write into.
@@ -337,7 +337,7 @@ with :math:`L` unit lower triangular (up to the symmetric pivoting) and :math:`D
 blocks. Only the lower triangle of ``A`` is read. Returns the namedtuple ``(LD, pivots)``: ``LD`` holds :math:`D`
 and :math:`L`'s multipliers in its lower triangle (zeros above), ``pivots`` (int32, :math:`(*, n)`) LAPACK's
 ``sytrf`` pivots (negative entries mark 2x2 blocks). :func:`ember.linalg.ldl_solve` solves systems with them.
-float32 or float64. Not differentiable.
+float32, float64, complex64 or complex128. Not differentiable.
 
 Raises :class:`ember.linalg.LinAlgError` when :math:`D` is exactly singular; :func:`ember.linalg.ldl_factor_ex`
 reports it in ``info`` instead.
@@ -366,10 +366,10 @@ computes them, and ``info`` (int32, the batch shape) holding LAPACK's code for e
 when :math:`D_{ii}` (1-based) is exactly zero. Nothing is raised unless ``check_errors=True``.
 
 Args:
-    A (Tensor): the symmetric matrices, :math:`(*, n, n)`, float32 or float64.
+    A (Tensor): the symmetric matrices, :math:`(*, n, n)`, float32, float64, complex64 or complex128.
 
 Keyword args:
-    hermitian (bool, optional): the same as symmetric for real matrices. Default: ``False``.
+    hermitian (bool, optional): whether ``A`` is Hermitian (``hetrf``) rather than complex symmetric (``sytrf``); the same for real matrices. Default: ``False``.
     check_errors (bool, optional): raise :class:`ember.linalg.LinAlgError` for a nonzero ``info``.
         Default: ``False``.
     out (tuple, optional): three tensors ``(LD, pivots, info)`` of the results' shapes and dtypes to write into.
@@ -389,7 +389,7 @@ Computes the first :math:`n` columns of a product of Householder reflections.
 where :math:`v_i` is column :math:`i` of ``A`` below the diagonal with a 1 on the diagonal (the entries on and
 above it are not read). With ``A`` and ``tau`` from :func:`ember.geqrf` this is the :math:`Q` of the QR
 decomposition. ``A`` has shape :math:`(*, m, n)` with :math:`m \ge n`, ``tau`` :math:`(*, k)` with
-:math:`k \le n`. float32 or float64; differentiable.
+:math:`k \le n`. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     A (Tensor): the Householder vectors, :math:`(*, m, n)`.
@@ -419,6 +419,123 @@ Keyword args:
     out (Tensor, optional): the output tensor; it must already have the result's shape and dtype.
 )";
 
+const char* kEigDoc = R"(
+Computes the eigenvalue decomposition of a square matrix, if it exists.
+
+.. math::
+    A = V \operatorname{diag}(L) V^{-1}
+
+for ``A`` of shape :math:`(*, n, n)`, real or complex (float32, float64, complex64, complex128). The eigenvalues
+``L`` and the eigenvectors ``V`` (as columns, each of norm 1) are always complex (complex64 for float32 and
+complex64 input, complex128 otherwise), even for a real ``A``, as in PyTorch; they come in LAPACK's (``geev``)
+order. Eigenvectors are unique only up to a complex phase. Input with infs or NaNs raises. Differentiable; a loss
+of the eigenvectors must not depend on their phases (the backward raises otherwise, as PyTorch's), and the gradient
+is finite only for distinct eigenvalues. Returns the namedtuple ``(eigenvalues, eigenvectors)``. CPU only.
+
+Args:
+    A (Tensor): the matrices, :math:`(*, n, n)`.
+
+Keyword args:
+    out (tuple, optional): two tensors ``(eigenvalues, eigenvectors)`` of the results' shapes and dtypes.
+
+Example::
+
+    >>> L, V = ember.linalg.eig(ember.tensor([[0., -1.], [1., 0.]]))
+    >>> L
+    tensor([0.+1.j, 0.-1.j])
+)";
+
+const char* kEigvalsDoc = R"(
+Computes the eigenvalues of a square matrix.
+
+The values :func:`ember.linalg.eig` returns, computed without the eigenvectors (complex, for real or complex
+``A`` of shape :math:`(*, n, n)`). Differentiable. CPU only.
+
+Args:
+    A (Tensor): the matrices, :math:`(*, n, n)`.
+
+Keyword args:
+    out (Tensor, optional): the output tensor; it must already have the result's shape and dtype.
+
+Example::
+
+    >>> ember.linalg.eigvals(ember.tensor([[2., 0.], [0., 3.]]))
+    tensor([2.+0.j, 3.+0.j])
+)";
+
+const char* kPolarDoc = R"(
+Computes the polar decomposition of a matrix.
+
+.. math::
+    A = U H
+
+for ``A`` of shape :math:`(*, m, n)` with :math:`m \geq n`: ``U`` :math:`(*, m, n)` has orthonormal columns (it
+is the closest such matrix to ``A`` in the Frobenius norm) and ``H`` :math:`(*, n, n)` is symmetric (Hermitian)
+positive semi-definite. Computed through the SVD, :math:`U = W V^H` and :math:`H = V \operatorname{diag}(S) V^H`
+for :math:`A = W \operatorname{diag}(S) V^H`. float32, float64, complex64, complex128. Differentiable where ``A``
+has full column rank. Returns the namedtuple ``(U, H)``. Not related to :func:`ember.polar`.
+
+Args:
+    A (Tensor): the matrices, :math:`(*, m, n)` with :math:`m \geq n`.
+
+Keyword args:
+    out (tuple, optional): two tensors ``(U, H)`` of the results' shapes and dtypes to write into.
+
+Example::
+
+    >>> U, H = ember.linalg.polar(ember.tensor([[2., 0.], [0., -3.]]))
+    >>> U
+    tensor([[ 1.,  0.],
+            [ 0., -1.]])
+    >>> H
+    tensor([[2., 0.],
+            [0., 3.]])
+)";
+
+const char* kMatrixSqrthDoc = R"(
+Computes the principal square root of a symmetric (Hermitian) positive-definite matrix.
+
+Returns the symmetric (Hermitian) positive-definite :math:`X` with :math:`X X = A`, for ``A`` of shape
+:math:`(*, n, n)`. Only the lower triangle of ``A`` is read (as :func:`ember.linalg.eigh`); eigenvalues below zero
+count as zero. float32, float64, complex64, complex128. Differentiable.
+
+Args:
+    A (Tensor): the matrices, :math:`(*, n, n)`.
+
+Example::
+
+    >>> ember.linalg.matrix_sqrth(ember.tensor([[4., 0.], [0., 9.]]))
+    tensor([[2., 0.],
+            [0., 3.]])
+)";
+
+const char* kOrmqrDoc = R"(
+Multiplies a matrix by the :math:`Q` of a QR decomposition given in LAPACK's compact form.
+
+With ``input`` :math:`(*, mn, k)` and ``tau`` :math:`(*, \min(mn, k))` from :func:`ember.geqrf`,
+:math:`Q = H_1 \cdots H_k` with :math:`H_i = I - \tau_i v_i v_i^H`; the result is :math:`op(Q)\,C` (``left``) or
+:math:`C\,op(Q)` for ``other`` :math:`C` of shape :math:`(*, m, n)`, :math:`op(Q) = Q^H` when ``transpose``.
+LAPACK's ``ormqr`` / ``unmqr``. Differentiable in all three inputs.
+
+Args:
+    input (Tensor): the Householder vectors below the diagonal, :math:`(*, mn, k)`; :math:`mn` is :math:`m` when
+        ``left``, else :math:`n`.
+    tau (Tensor): the reflectors' scalars, :math:`(*, \min(mn, k))`.
+    other (Tensor): the matrix :math:`C`, :math:`(*, m, n)`.
+    left (bool, optional): multiply from the left. Default: ``True``.
+    transpose (bool, optional): use :math:`Q^H`. Default: ``False``.
+
+Keyword args:
+    out (Tensor, optional): the output tensor; it must already have the result's shape and dtype.
+
+Example::
+
+    >>> A = ember.tensor([[3., 1.], [4., 2.], [0., 5.]])
+    >>> a, tau = ember.geqrf(A)
+    >>> ember.allclose(ember.ormqr(a, tau, ember.eye(3))[:, :2], ember.linalg.qr(A).Q, atol=1e-6)
+    True
+)";
+
 const char* kGeqrfDoc = R"(
 Computes a QR decomposition in LAPACK's compact form (``geqrf``).
 
@@ -444,13 +561,13 @@ Example::
 const char* kTorchCholeskyDoc = R"(
 Computes the Cholesky decomposition of a symmetric positive-definite matrix.
 
-The older form of :func:`ember.linalg.cholesky`: returns the lower-triangular :math:`L` with :math:`A = L L^{T}`,
+The older form of :func:`ember.linalg.cholesky`: returns the lower-triangular :math:`L` with :math:`A = L L^{H}`,
 or with ``upper=True`` the upper-triangular :math:`U` with :math:`A = U^{T} U`. PyTorch 2 has removed this
 function; ember keeps it. Raises
 :class:`ember.linalg.LinAlgError` for a matrix that is not positive-definite.
 
 Args:
-    input (Tensor): the matrices, :math:`(*, n, n)`, float32 or float64.
+    input (Tensor): the matrices, :math:`(*, n, n)`, float32, float64, complex64 or complex128.
     upper (bool, optional): return the upper-triangular factor. Default: ``False``.
 
 Keyword args:
@@ -463,7 +580,7 @@ Computes the singular value decomposition of a matrix, returning ``V`` rather th
 The older form of :func:`ember.linalg.svd`: returns the namedtuple ``(U, S, V)`` with
 :math:`A = U \operatorname{diag}(S) V^{T}`. Unlike :func:`ember.linalg.svd` the reduced factors are the default (``some=True``:
 ``U`` :math:`(*, m, k)`, ``V`` :math:`(*, n, k)`, :math:`k = \min(m, n)`); with ``compute_uv=False`` only ``S`` is
-computed and ``U`` and ``V`` are zero-filled matrices of the full shapes. float32 or float64; differentiable.
+computed and ``U`` and ``V`` are zero-filled matrices of the full shapes. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     input (Tensor): the matrices, :math:`(*, m, n)`.
@@ -488,7 +605,7 @@ Returns the namedtuple ``(Q, R)``: the reduced factors with ``some=True`` (mode 
 it.
 
 Args:
-    input (Tensor): the matrices, :math:`(*, m, n)`, float32 or float64.
+    input (Tensor): the matrices, :math:`(*, m, n)`, float32, float64, complex64 or complex128.
     some (bool, optional): return the reduced factors. Default: ``True``.
 
 Keyword args:
@@ -545,6 +662,26 @@ void init_linalg_ns(nb::module_& la) {
         return results(g_types.eigh, {L, V}, out, "linalg.eigh");
       },
       arg("UPLO") = "L", nb::kw_only(), arg("out") = nb::none());
+  def_aliased(
+      la, "eig", "input", "A", kEigDoc, ", *, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]",
+      [](const Tensor& A, nb::handle out) {
+        auto [L, V] = linalg_eig(A);
+        return results(g_types.eig, {L, V}, out, "linalg.eig");
+      },
+      nb::kw_only(), arg("out") = nb::none());
+  def_aliased(
+      la, "eigvals", "input", "A", kEigvalsDoc, ", *, out: Tensor | None = None) -> Tensor",
+      [](const Tensor& A, nb::handle out) { return finish_out(linalg_eigvals(A), out, "linalg.eigvals"); },
+      nb::kw_only(), arg("out") = nb::none());
+  la.def(
+      "polar",
+      [](const Tensor& A, nb::handle out) {
+        auto [U, H] = linalg_polar(A);
+        return results(g_types.polar, {U, H}, out, "linalg.polar");
+      },
+      arg("A"), nb::kw_only(), arg("out") = nb::none(),
+      nb::sig("def polar(A: Tensor, *, out: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]"), kPolarDoc);
+  def_aliased(la, "matrix_sqrth", "A", "input", kMatrixSqrthDoc, ") -> Tensor", &linalg_matrix_sqrth);
   def_aliased(
       la, "eigvalsh", "A", "input", kEigvalshDoc, ", UPLO: str = 'L', *, out: Tensor | None = None) -> Tensor",
       [](const Tensor& A, const std::string& uplo, nb::handle out) {
@@ -705,6 +842,24 @@ void init_top(nb::module_& m, nb::handle cls) {
   m.def("orgqr", orgqr, arg("input"), arg("input2"), nb::kw_only(), arg("out") = nb::none(),
         nb::sig("def orgqr(input: Tensor, input2: Tensor, *, out: Tensor | None = None) -> Tensor"),
         parsed_names_doc("``input2`` for ``tau``").c_str());
+  auto ormqr_ = [](const Tensor& A, const Tensor& tau, const Tensor& C, bool left, bool transpose, nb::handle out) {
+    return finish_out(ormqr(A, tau, C, left, transpose), out, "ormqr");
+  };
+  m.def("ormqr", ormqr_, arg("input"), arg("tau"), arg("other"), arg("left") = true, arg("transpose") = false,
+        nb::kw_only(), arg("out") = nb::none(),
+        nb::sig("def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpose: bool = False, *, "
+                "out: Tensor | None = None) -> Tensor"),
+        kOrmqrDoc);
+  m.def("ormqr", ormqr_, arg("input"), arg("input2"), arg("input3"), arg("left") = true, arg("transpose") = false,
+        nb::kw_only(), arg("out") = nb::none(),
+        nb::sig("def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False, "
+                "*, out: Tensor | None = None) -> Tensor"),
+        parsed_names_doc("``input2`` for ``tau``, ``input3`` for ``other``").c_str());
+  cls.attr("ormqr") = nb::cpp_function([](const Tensor& A, const Tensor& tau, const Tensor& C, bool left,
+                                          bool transpose) { return ormqr(A, tau, C, left, transpose); },
+                                       nb::is_method(), nb::scope(cls), nb::name("ormqr"), arg("input2"), arg("input3"),
+                                       arg("left") = true, arg("transpose") = false,
+                                       method_doc(kOrmqrDoc, "ormqr").c_str());
   cls.attr("orgqr") = nb::cpp_function(&linalg_householder_product, nb::is_method(), nb::scope(cls), nb::name("orgqr"),
                                        arg("input2"), method_doc(kOrgqrDoc, "orgqr").c_str());
 }
@@ -716,6 +871,8 @@ void init_linalg_decompositions(nb::module_& m) {
   g_types.qr = return_type(la, "linalg_qr", {"Q", "R"});
   g_types.svd = return_type(la, "linalg_svd", {"U", "S", "Vh"});
   g_types.eigh = return_type(la, "linalg_eigh", {"eigenvalues", "eigenvectors"});
+  g_types.eig = return_type(la, "linalg_eig", {"eigenvalues", "eigenvectors"});
+  g_types.polar = return_type(la, "linalg_polar", {"U", "H"});
   g_types.lu_factor = return_type(la, "linalg_lu_factor", {"LU", "pivots"});
   g_types.lu_factor_ex = return_type(la, "linalg_lu_factor_ex", {"LU", "pivots", "info"});
   g_types.lu = return_type(la, "linalg_lu", {"P", "L", "U"});

@@ -42,7 +42,7 @@ const char* kDetDoc = R"(
 Computes the determinant of a square matrix.
 
 ``A`` has shape :math:`(*, n, n)`; the result has the batch shape. Computed from an LU decomposition (a singular
-matrix gives 0, not an error). float32 or float64; differentiable. :func:`ember.linalg.slogdet` is more accurate
+matrix gives 0, not an error). float32, float64, complex64 or complex128; differentiable. :func:`ember.linalg.slogdet` is more accurate
 when the determinant is very large or very small.
 
 Args:
@@ -62,7 +62,7 @@ Computes the sign and the natural logarithm of the absolute value of the determi
 
 Returns the namedtuple ``(sign, logabsdet)`` with :math:`\det A = \text{sign} \cdot e^{\text{logabsdet}}`:
 ``sign`` is -1, 0 or 1, and ``logabsdet`` is :math:`-\infty` for a singular matrix. Unlike
-:func:`ember.linalg.det` it neither overflows nor underflows for large matrices. float32 or float64, batched over
+:func:`ember.linalg.det` it neither overflows nor underflows for large matrices. float32, float64, complex64 or complex128, batched over
 leading dims; differentiable in ``logabsdet``.
 
 Args:
@@ -81,7 +81,7 @@ const char* kLogdetDoc = R"(
 Computes the natural logarithm of the determinant of a square matrix.
 
 The result is NaN for a negative determinant and :math:`-\infty` for a zero one (see :func:`ember.linalg.slogdet`
-for the sign and the logarithm of the absolute value). float32 or float64, batched over leading dims;
+for the sign and the logarithm of the absolute value). float32, float64, complex64 or complex128, batched over leading dims;
 differentiable.
 
 Args:
@@ -100,7 +100,7 @@ const char* kTorchDetDoc = R"(
 Computes the determinant of a square matrix (an alias of :func:`ember.linalg.det`).
 
 Args:
-    input (Tensor): the matrices, :math:`(*, n, n)`, float32 or float64.
+    input (Tensor): the matrices, :math:`(*, n, n)`, float32, float64, complex64 or complex128.
 
 Keyword args:
     out (Tensor, optional): the output tensor; it must already have the result's shape and dtype.
@@ -117,7 +117,7 @@ Computes the sign and the natural logarithm of the absolute value of the determi
 An alias of :func:`ember.linalg.slogdet`: returns the namedtuple ``(sign, logabsdet)``.
 
 Args:
-    input (Tensor): the matrices, :math:`(*, n, n)`, float32 or float64.
+    input (Tensor): the matrices, :math:`(*, n, n)`, float32, float64, complex64 or complex128.
 
 Keyword args:
     out (tuple, optional): two tensors ``(sign, logabsdet)`` of the results' shapes and dtypes to write into.
@@ -134,7 +134,7 @@ Which one depends on ``ord`` and ``dim``:
 - ``dim`` None and ``ord`` given: ``input`` must be 1-D (vector norm) or 2-D (matrix norm).
 
 Vector norms take any real ``ord`` (``inf``, ``-inf`` and 0 included); matrix norms ``'fro'``, ``'nuc'``,
-``inf``, ``-inf``, 1, -1, 2 and -2. float32 or float64 (or ``dtype``); differentiable.
+``inf``, ``-inf``, 1, -1, 2 and -2. float32, float64, complex64 or complex128 (or ``dtype``); differentiable.
 
 Args:
     input (Tensor): the input tensor.
@@ -199,7 +199,7 @@ Computes a matrix norm.
 - 1 / -1: the largest / smallest sum of absolute values over a column.
 - 2 / -2: the largest / smallest singular value.
 
-float32 or float64 (or ``dtype``), batched over the other dims; differentiable.
+float32, float64, complex64 or complex128 (or ``dtype``), batched over the other dims; differentiable.
 
 Args:
     A (Tensor): the input tensor, at least 2-D.
@@ -229,7 +229,7 @@ Computes the condition number of a matrix in the norm ``p``.
 For ``p`` 2 or -2 (and ``None``, meaning 2) it is the ratio of the largest to the smallest singular value (or
 its inverse), computed from the singular values and defined for any :math:`(*, m, n)`; the other norms (``'fro'``,
 ``'nuc'``, ``inf``, ``-inf``, 1, -1) use :func:`ember.linalg.inv` and need square matrices. A singular matrix
-gives ``inf``. float32 or float64; differentiable.
+gives ``inf``. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     A (Tensor): the matrices.
@@ -249,7 +249,7 @@ Computes the numerical rank of a matrix.
 
 The number of singular values (absolute eigenvalues when ``hermitian=True``) above the tolerance
 :math:`\max(\text{atol}, \text{rtol} \cdot \sigma_1)`, :math:`\sigma_1` being the largest. The result is int64 with
-the batch shape. float32 or float64 input.
+the batch shape. float32, float64, complex64 or complex128 input.
 
 PyTorch's older form ``matrix_rank(input, tol, hermitian=False)`` is accepted too: ``tol`` is ``atol`` with
 ``rtol`` 0.
@@ -273,7 +273,7 @@ Example::
 const char* kMatrixPowerDoc = R"(
 Computes the ``n``-th power of a square matrix, for an integer ``n``.
 
-``n`` 0 gives the identity; a negative ``n`` the power of :func:`ember.linalg.inv` of ``A`` (float32 or float64,
+``n`` 0 gives the identity; a negative ``n`` the power of :func:`ember.linalg.inv` of ``A`` (float32, float64, complex64 or complex128,
 raising :class:`ember.linalg.LinAlgError` for a singular matrix). A positive power is computed by repeated
 squaring and works for integer dtypes too. Batched over leading dims; differentiable.
 
@@ -298,7 +298,7 @@ Computes the exponential of a square matrix.
     \exp(A) = \sum_{k=0}^{\infty} \frac{A^{k}}{k!}
 
 Computed by scaling and squaring with a degree-13 Padé approximant (Higham 2005), written with ember ops.
-float32 or float64, batched over leading dims; differentiable.
+float32, float64, complex64 or complex128, batched over leading dims; differentiable.
 
 Args:
     A (Tensor): the matrices, :math:`(*, n, n)`.

@@ -51,7 +51,7 @@ Returns :math:`X` with
 ``A`` has shape :math:`(*, n, n)`. ``B`` is a batch of matrices :math:`(*, n, k)` (:math:`(*, k, n)` for
 ``left=False``), or a batch of vectors when it is 1-D or has ``A``'s shape without the last dimension; the batch
 dims of ``A`` and ``B`` broadcast. Solved by an LU decomposition with partial pivoting, faster and more accurate
-than multiplying by :func:`ember.linalg.inv`. float32 or float64; differentiable.
+than multiplying by :func:`ember.linalg.inv`. float32, float64, complex64 or complex128; differentiable.
 
 Raises :class:`ember.linalg.LinAlgError` when ``A`` is singular; :func:`ember.linalg.solve_ex` reports it in
 ``info`` instead.
@@ -80,7 +80,7 @@ decomposition (1-based) is exactly zero, in which case that solution is not mean
 ``check_errors=True``.
 
 Args:
-    A (Tensor): the coefficient matrices, :math:`(*, n, n)`, float32 or float64.
+    A (Tensor): the coefficient matrices, :math:`(*, n, n)`, float32, float64, complex64 or complex128.
     B (Tensor): the right-hand sides.
 
 Keyword args:
@@ -101,7 +101,7 @@ Computes the solution of a triangular system of linear equations.
 Returns :math:`X` with :math:`AX = B` (``left=True``) or :math:`XA = B` (``left=False``), where ``A`` is upper
 (``upper=True``) or lower triangular; only that triangle of ``A`` is read. ``A`` has shape :math:`(*, n, n)` and
 ``B`` :math:`(*, n, k)` (:math:`(*, k, n)` for ``left=False``); their batch dims broadcast. Nothing is checked for
-singularity: a zero on the diagonal gives infinities or NaNs. float32 or float64; differentiable.
+singularity: a zero on the diagonal gives infinities or NaNs. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     A (Tensor): the triangular matrices, :math:`(*, n, n)`.
@@ -136,7 +136,7 @@ singular_values)``:
 
 ``driver`` picks LAPACK's routine: ``'gelsy'`` (the default on the CPU; QR with column pivoting),
 ``'gels'`` (QR; full-rank matrices only, the only one and the default on CUDA), ``'gelsd'`` (divide-and-conquer
-SVD) or ``'gelss'`` (SVD). float32 or float64; differentiable in ``solution``.
+SVD) or ``'gelss'`` (SVD). float32, float64, complex64 or complex128; differentiable in ``solution``.
 
 Args:
     A (Tensor): the coefficient matrices, :math:`(*, m, n)`.
@@ -166,7 +166,7 @@ With ``LU`` and ``pivots`` from :func:`ember.linalg.lu_factor` of :math:`A`, ret
 
 using :math:`A^{T}` in place of :math:`A` when ``adjoint=True``. ``B`` has shape :math:`(*, n, k)`
 (:math:`(*, k, n)` for ``left=False``); batch dims broadcast. Factoring once and solving many times is cheaper
-than calling :func:`ember.linalg.solve` each time. float32 or float64; differentiable.
+than calling :func:`ember.linalg.solve` each time. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     LU (Tensor): the packed factors, :math:`(*, n, n)`.
@@ -190,7 +190,7 @@ const char* kLdlSolveDoc = R"(
 Computes the solution of a symmetric system of linear equations from an LDL decomposition.
 
 With ``LD`` and ``pivots`` from :func:`ember.linalg.ldl_factor` of :math:`A`, returns :math:`X` with
-:math:`AX = B`, for ``B`` of shape :math:`(*, n, k)`. float32 or float64. Not differentiable.
+:math:`AX = B`, for ``B`` of shape :math:`(*, n, k)`. float32, float64, complex64 or complex128. Not differentiable.
 
 Args:
     LD (Tensor): the packed factors, :math:`(*, n, n)`.
@@ -198,7 +198,7 @@ Args:
     B (Tensor): the right-hand sides, :math:`(*, n, k)`.
 
 Keyword args:
-    hermitian (bool, optional): the same as symmetric for real matrices. Default: ``False``.
+    hermitian (bool, optional): as the ``hermitian`` of :func:`ember.linalg.ldl_factor` that made ``LD``. Default: ``False``.
     out (Tensor, optional): the output tensor; it must already have the result's shape and dtype.
 
 Example::
@@ -241,7 +241,7 @@ decomposition (1-based) is exactly zero, in which case that inverse is not meani
 ``check_errors=True``.
 
 Args:
-    A (Tensor): the matrices, :math:`(*, n, n)`, float32 or float64.
+    A (Tensor): the matrices, :math:`(*, n, n)`, float32, float64, complex64 or complex128.
 
 Keyword args:
     check_errors (bool, optional): raise :class:`ember.linalg.LinAlgError` for a singular matrix.
@@ -257,11 +257,11 @@ Example::
 const char* kPinvDoc = R"(
 Computes the pseudoinverse (Moore-Penrose inverse) of a matrix.
 
-Through the singular value decomposition :math:`A = U \operatorname{diag}(S) V^{T}` (the eigendecomposition when
-``hermitian=True``), the pseudoinverse is :math:`V \operatorname{diag}(S^{+}) U^{T}`, where :math:`S^{+}` inverts
+Through the singular value decomposition :math:`A = U \operatorname{diag}(S) V^{H}` (the eigendecomposition when
+``hermitian=True``), the pseudoinverse is :math:`V \operatorname{diag}(S^{+}) U^{H}`, where :math:`S^{+}` inverts
 the singular values above the tolerance :math:`\max(\text{atol}, \text{rtol} \cdot \sigma_1)` (:math:`\sigma_1`
 the largest) and sets the others to zero. ``A`` has shape :math:`(*, m, n)`, the result :math:`(*, n, m)`.
-float32 or float64; differentiable.
+float32, float64, complex64 or complex128; differentiable.
 
 PyTorch's older form ``pinv(input, rcond, hermitian=False)`` is accepted too: ``rcond`` is ``rtol`` with
 ``atol`` 0.
@@ -289,7 +289,7 @@ Computes the inverse of a tensor with respect to :func:`ember.tensordot`.
 For ``A`` whose first ``ind`` dims have the same number of elements as the others, returns ``X`` of shape
 ``A.shape[ind:] + A.shape[:ind]`` with ``ember.tensordot(A, X, ind)`` the identity of that product (for ``ind=1``
 and a 2-D ``A``, ``X`` is :func:`ember.linalg.inv` of ``A``). Computed as the inverse of ``A`` reshaped into a
-square matrix. float32 or float64; differentiable.
+square matrix. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     A (Tensor): the tensor to invert.
@@ -310,7 +310,7 @@ Computes the solution ``X`` of ``ember.tensordot(A, X, X.ndim) = B``.
 
 ``X`` has shape ``A.shape[B.ndim:]``, and the number of elements of ``B`` must equal that of ``X``. With ``dims``
 given, those dims of ``A`` are first moved to the end. Computed by :func:`ember.linalg.solve` on ``A`` reshaped
-into a square matrix. float32 or float64; differentiable.
+into a square matrix. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     A (Tensor): the coefficient tensor.
@@ -331,7 +331,7 @@ const char* kInverseDoc = R"(
 Computes the inverse of a square matrix (an alias of :func:`ember.linalg.inv`).
 
 Args:
-    input (Tensor): the matrices, :math:`(*, n, n)`, float32 or float64.
+    input (Tensor): the matrices, :math:`(*, n, n)`, float32, float64, complex64 or complex128.
 
 Keyword args:
     out (Tensor, optional): the output tensor; it must already have the result's shape and dtype.
@@ -351,7 +351,7 @@ cutoff below its precision (about 1e-7) keeps the rounding noise of a rank-defic
 :func:`ember.linalg.pinv`'s default tolerance follows the dtype.
 
 Args:
-    input (Tensor): the matrices, :math:`(*, m, n)`, float32 or float64.
+    input (Tensor): the matrices, :math:`(*, m, n)`, float32, float64, complex64 or complex128.
     rcond (float, optional): the cutoff relative to the largest singular value. Default: 1e-15.
 
 Example::
@@ -380,9 +380,9 @@ Keyword args:
 const char* kCholeskySolveDoc = R"(
 Computes the solution of a symmetric positive-definite system of linear equations from its Cholesky factor.
 
-With ``L`` the Cholesky factor of :math:`A` (lower triangular with :math:`A = L L^{T}`, or upper triangular with
+With ``L`` the Cholesky factor of :math:`A` (lower triangular with :math:`A = L L^{H}`, or upper triangular with
 :math:`A = U^{T} U` when ``upper=True``, as :func:`ember.linalg.cholesky` returns it), returns :math:`X` with
-:math:`AX = B`. ``B`` has shape :math:`(*, n, k)`; batch dims broadcast. float32 or float64; differentiable.
+:math:`AX = B`. ``B`` has shape :math:`(*, n, k)`; batch dims broadcast. float32, float64, complex64 or complex128; differentiable.
 
 Args:
     B (Tensor): the right-hand sides, :math:`(*, n, k)`.
@@ -404,7 +404,7 @@ const char* kCholeskyInverseDoc = R"(
 Computes the inverse of a symmetric positive-definite matrix from its Cholesky factor.
 
 With ``L`` the Cholesky factor of :math:`A` (lower triangular, or upper triangular when ``upper=True``), returns
-:math:`A^{-1} = (L L^{T})^{-1}`. float32 or float64, batched over leading dims; differentiable.
+:math:`A^{-1} = (L L^{H})^{-1}`. float32, float64, complex64 or complex128, batched over leading dims; differentiable.
 
 Args:
     L (Tensor): the Cholesky factors, :math:`(*, n, n)`.

@@ -115,7 +115,7 @@ Tensor squeeze_fn(const Tensor& t, nb::handle dim) {
 Tensor adjoint_fn(const Tensor& x) {
   EMBER_CHECK(x.dim() >= 2, "adjoint() is only supported on matrices or batches of matrices. Got ", x.dim(),
               "-D tensor.");
-  return transpose(x, -2, -1);
+  return conj(transpose(x, -2, -1));  // a new tensor for complex x (ember has no lazy conjugate bit)
 }
 
 Tensor clone_fn(const Tensor& t, nb::handle f) {
@@ -325,9 +325,10 @@ Example::
 )";
 
 constexpr const char* kAdjointDoc = R"(
-Returns a view of ``input`` with its last two dimensions swapped, its conjugate transpose.
+Returns the conjugate transpose of ``input``: its last two dimensions swapped, conjugated.
 
-ember's tensors are real, so this is ``input.transpose(-2, -1)``. ``input`` must have at least 2 dimensions.
+For a real tensor this is the view ``input.transpose(-2, -1)``; for a complex one it is a new tensor (ember has no
+lazy conjugate bit, docs/dtypes.md). ``input`` must have at least 2 dimensions.
 
 Args:
     input (Tensor): the matrix, or batch of matrices, to transpose.
@@ -949,19 +950,19 @@ void init_tensor(nb::module_& m) {
                                  x.dim(), "-D tensor.");
                      return transpose(x, -2, -1);
                    })
-      // The conjugate transposes: plain transposes, ember's tensors being real.
+      // The conjugate transposes: views for real tensors, new tensors for complex ones (no lazy conjugate bit).
       .def_prop_ro("mH",
                    [](const Tensor& x) {
                      EMBER_CHECK(x.dim() >= 2, "tensor.mH is only supported on matrices or batches of matrices. Got ",
                                  x.dim(), "-D tensor.");
-                     return transpose(x, -2, -1);
+                     return conj(transpose(x, -2, -1));
                    })
       .def("adjoint", &adjoint_fn, method_doc(kAdjointDoc, "adjoint").c_str())
       .def_prop_ro("H",
                    [](const Tensor& x) {
                      EMBER_CHECK(x.dim() == 2 || x.dim() == 0,
                                  "tensor.H is only supported on matrices (2-D tensors). Got ", x.dim(), "-D tensor.");
-                     return x.dim() == 2 ? transpose(x, 0, 1) : x;
+                     return conj(x.dim() == 2 ? transpose(x, 0, 1) : x);
                    })
       .def(
           "expand", [](const Tensor& t, nb::args a) { return expand(t, dims_arg(a, "expand")); },

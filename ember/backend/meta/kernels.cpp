@@ -5,7 +5,7 @@
 // rules, dtype promotion, broadcasting, argument checks and autograd recording on meta from the one code path that
 // the real devices run. The allocator hands out no memory (backend/meta/allocator.cpp). Registered here are the
 // kernels whose outputs the op allocated before the call; a kernel whose output's size depends on the data (nonzero,
-// unique, bincount) or whose op reads results back on the host (LAPACK's info, CTC's lengths) has no meta version,
+// unique, bincount) or whose op reads results back on the host (LDL^T's info, CTC's lengths) has no meta version,
 // so its op raises NotImplementedError naming the kernel and the meta device, and copying out of a meta tensor (to
 // another device, item(), tolist()) raises as PyTorch does.
 #include "ember/backend/kernels.h"
@@ -16,6 +16,7 @@
 #include "ember/backend/kernels/fft.h"
 #include "ember/backend/kernels/histogram.h"
 #include "ember/backend/kernels/index.h"
+#include "ember/backend/kernels/lapack.h"
 #include "ember/backend/kernels/nn/conv.h"
 #include "ember/backend/kernels/nn/dropout.h"
 #include "ember/backend/kernels/nn/loss.h"
@@ -108,5 +109,19 @@ EMBER_META_KERNEL(ps_roi_pool_backward)
 EMBER_META_KERNEL(roi_pool)
 // Optimizers' fused steps.
 EMBER_META_KERNEL(optim_step)
+
+// LAPACK (ops/lapack.cpp, lu.cpp, matrix_functions.cpp): the ops skip their host-side reads of info and pivots for
+// meta tensors (check_info, the pivot checks, lu_unpack's permutation), so their results' geometry is all there is.
+EMBER_META_KERNEL(lu_factor)
+EMBER_META_KERNEL(lu_solve)
+EMBER_META_KERNEL(cholesky)
+EMBER_META_KERNEL(triangular_solve)
+EMBER_META_KERNEL(qr)
+EMBER_META_KERNEL(geqrf)
+EMBER_META_KERNEL(ormqr)
+EMBER_META_KERNEL(svd)
+EMBER_META_KERNEL(eigh)
+EMBER_META_KERNEL(eig)
+EMBER_META_KERNEL(lstsq)
 
 }  // namespace ember

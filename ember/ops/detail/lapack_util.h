@@ -16,6 +16,9 @@
 namespace ember::linalg_detail {
 
 inline Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
+// The conjugate transpose (mT for real tensors): the gradient formulas are PyTorch's complex ones, which reduce to the
+// real ones there.
+inline Tensor mH(const Tensor& t) { return is_complex(t.dtype()) ? conj(mT(t)) : mT(t); }
 
 inline int64_t rows(const Tensor& t) { return t.sizes()[t.dim() - 2]; }
 inline int64_t cols(const Tensor& t) { return t.sizes()[t.dim() - 1]; }
@@ -27,12 +30,16 @@ inline DimVector with(IntArrayRef batch, std::initializer_list<int64_t> tail) {
 }
 inline TensorOptions like(const Tensor& t, ScalarType dt) { return TensorOptions(dt).device(t.device()); }
 inline TensorOptions like(const Tensor& t) { return like(t, t.dtype()); }
+// Options of t's real dtype (float32 for complex64): singular values, Hermitian eigenvalues, norms.
+inline TensorOptions like_real(const Tensor& t) { return like(t, to_real(t.dtype())); }
 
 inline void check_float(const Tensor& A, const char* fn) {
-  EMBER_CHECK(is_floating(A.dtype()), fn, ": Expected a floating point or complex tensor as input. Got ",
-              type_label(A.dtype()));
-  EMBER_CHECK(A.dtype() == ScalarType::Float32 || A.dtype() == ScalarType::Float64, fn,
-              ": Low precision dtypes not supported. Got ", type_label(A.dtype()));
+  // NotImplementedError (a RuntimeError in Python), as PyTorch 2.15's checkFloatingOrComplex.
+  EMBER_CHECK_T(NotImplementedError, is_inexact(A.dtype()), fn,
+                ": Expected a floating point or complex tensor as input. Got ", type_label(A.dtype()));
+  const ScalarType r = to_real(A.dtype());
+  EMBER_CHECK_T(NotImplementedError, r == ScalarType::Float32 || r == ScalarType::Float64, fn,
+                ": Low precision dtypes not supported. Got ", type_label(A.dtype()));
 }
 
 inline void check_matrix(const Tensor& A, const char* fn, bool square) {
@@ -82,6 +89,7 @@ inline Tensor info_tensor(IntArrayRef batch, Device d = Device(kCPU)) {
 // inputs name the matrix, as PyTorch does.
 template <class E = LinAlgError, class F>
 inline void check_info(const Tensor& info, const char* fn, bool batched, F&& msg) {
+  if (info.is_meta()) return;                                          // nothing computed: nothing to check
   const Tensor host = info.device().is_cpu() ? info : to(info, kCPU);  // read on the host
   const int32_t* p = static_cast<const int32_t*>(host.data_ptr());
   for (int64_t i = 0; i < info.numel(); ++i)
@@ -113,8 +121,8 @@ inline void no_derivative(std::initializer_list<const Tensor*> inputs, std::init
 }
 
 inline double eps_of(ScalarType t) {
-  return t == ScalarType::Float64 ? std::numeric_limits<double>::epsilon()
-                                  : static_cast<double>(std::numeric_limits<float>::epsilon());
+  return to_real(t) == ScalarType::Float64 ? std::numeric_limits<double>::epsilon()
+                                           : static_cast<double>(std::numeric_limits<float>::epsilon());
 }
 
 // ---- LU

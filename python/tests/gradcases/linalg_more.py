@@ -122,3 +122,11 @@ add(
 )
 add("linalg.householder_product", lambda a, t: LA.householder_product(a, t), lambda: (make(4, 3), make(2)))
 add("orgqr", lambda a, t: ember.orgqr(a, t), lambda: (make(2, 4, 3), make(2, 3)))
+add("ormqr", lambda a, t, c: ember.ormqr(a, t, c), lambda: (make(4, 3), make(3), make(4, 2)))
+add(
+    "ormqr", lambda a, t, c: ember.ormqr(a, t, c, left=False, transpose=True), lambda: (make(4, 3), make(3), make(2, 4))
+)
+add("linalg.eigvals", lambda a: ember.view_as_real(LA.eigvals(a)), lambda: (make(3, 3),))
+add("linalg.eig", lambda a: LA.eig(a)[1].abs(), lambda: (make(3, 3),), gradgrad=False)
+add("linalg.polar", lambda a: LA.polar(a), lambda: (make(4, 3),))
+add("linalg.matrix_sqrth", lambda a: LA.matrix_sqrth(spd(a)), lambda: (make(3, 3),))
