@@ -1,0 +1,18 @@
+"""ember.vision.models.video: torchvision 0.29's video classification models (clips [N, 3, T, H, W] -> Kinetics-400
+logits), with its builder names, state_dict keys and *_Weights enums."""
+
+from .. import _api
+from .resnet import VideoResNet, mc3_18, r2plus1d_18, r3d_18
+
+_ENUMS = {
+    e.__name__: e
+    for name, e in _api._WEIGHTS_OF.items()
+    if name in _api.BUILTIN_MODELS and _api.BUILTIN_MODELS[name].__module__.rsplit(".", 1)[0] == __name__
+}
+globals().update(_ENUMS)
+
+__all__ = [
+    "VideoResNet",
+    *sorted(k for k, v in _api.BUILTIN_MODELS.items() if v.__module__.rsplit(".", 1)[0] == __name__),
+    *sorted(_ENUMS),
+]

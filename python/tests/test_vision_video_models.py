@@ -1,0 +1,173 @@
+"""ember.vision.models.video and .optical_flow against torchvision 0.29 (issue 24): every builder's state_dict keys,
+order and shapes and its parameter count equal torchvision's (fixtures/torchvision_video_state_dicts.json.gz,
+recorded by fixtures/vision/make_tv029_video_fixtures.py, so this runs without torch); the weights enums and
+presets; and, where the reference PyTorch (/opt/torch2/py) exists, the same eval outputs as torchvision for the same
+(random) weights on tiny clips."""
+
+import gzip
+import json
+import os
+import subprocess
+import textwrap
+
+import numpy as np
+import pytest
+
+import ember
+from ember import nn
+from ember.vision import models
+from ember.vision.models import video
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TORCH_PY = "/opt/torch2/py"
+needs_torch = pytest.mark.skipif(not os.path.exists(TORCH_PY), reason="needs the reference PyTorch at /opt/torch2/py")
+
+with gzip.open(os.path.join(HERE, "fixtures", "torchvision_video_state_dicts.json.gz"), "rt") as f:
+    TV = json.load(f)
+
+BUILDERS = models.list_models(module=video)
+
+
+@pytest.fixture
+def no_init(monkeypatch):
+    """Parameter initialisation off: the keys do not depend on it, and the big models build faster."""
+    for name in ("kaiming_normal_", "kaiming_uniform_", "normal_", "trunc_normal_", "uniform_", "xavier_uniform_"):
+        monkeypatch.setattr(nn.init, name, lambda t, *args, **kwargs: t)
+    monkeypatch.setattr(nn.init, "_default_layer_init", lambda *args, **kwargs: None)
+
+
+def test_builders_are_torchvisions():
+    assert set(BUILDERS) <= set(TV)
+    assert {"r3d_18", "mc3_18", "r2plus1d_18"} <= set(BUILDERS)
+    assert not set(BUILDERS) & set(models.list_models(module=models))  # a subpackage, as in torchvision
+    assert models.get_model_builder("r3d_18") is video.r3d_18
+
+
+@pytest.mark.parametrize("name", BUILDERS)
+def test_state_dict_keys_and_shapes(name, no_init):
+    model = models.get_model(name)
+    got = [[k, list(v.shape)] for k, v in model.state_dict().items()]
+    assert got == TV[name]["keys"]
+    n = sum(p.numel() for p in model.parameters())
+    assert n == TV[name]["num_params"]
+    for member in models.get_model_weights(name):
+        assert member.meta["num_params"] == n
+
+
+def test_weights_enums_and_meta(tmp_path, monkeypatch):
+    w = models.get_model_weights("r2plus1d_18")
+    assert w is video.R2Plus1D_18_Weights and w.DEFAULT is w.KINETICS400_V1
+    assert repr(w.DEFAULT) == "R2Plus1D_18_Weights.KINETICS400_V1"
+    assert models.get_weight("R3D_18_Weights.KINETICS400_V1") is video.R3D_18_Weights.KINETICS400_V1
+    meta = video.MC3_18_Weights.DEFAULT.meta
+    assert len(meta["categories"]) == 400 and meta["categories"][0] == "abseiling"
+    assert meta["_metrics"]["Kinetics-400"]["acc@1"] == 63.96 and meta["min_size"] == (1, 1)
+    assert w.DEFAULT.url == "https://download.pytorch.org/models/r2plus1d_18-91a641e6.pth"
+    monkeypatch.setattr(ember.hub, "_hub_dir", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=r"r3d_18-b3b3357e\.pth is missing"):
+        video.r3d_18(weights="KINETICS400_V1")
+    with pytest.raises(ValueError, match="expected value 400 but got 10"):
+        video.r3d_18(weights="KINETICS400_V1", num_classes=10)
+
+
+def test_video_classification_preset():
+    tf = video.R3D_18_Weights.DEFAULT.transforms()
+    assert tf.crop_size == [112, 112] and tf.resize_size == [128, 171]
+    rng = np.random.default_rng(0)
+    clip = rng.integers(0, 256, (2, 3, 3, 20, 24), dtype=np.uint8)  # [N, T, C, H, W]
+    small = video.R3D_18_Weights.DEFAULT.transforms.func(crop_size=(8, 10), resize_size=(16, 24))
+    out = small(ember.tensor(clip))
+    assert tuple(out.shape) == (2, 3, 3, 8, 10)  # [N, C, T, H, W]
+    # frame by frame, the same as resize (no antialias) + crop + normalize of the image functional API
+    from ember.vision.transforms import functional as F
+
+    frame = F.resize(ember.tensor(clip[1, 2]), [16, 24], antialias=False)
+    frame = F.normalize(F.convert_image_dtype(F.center_crop(frame, [8, 10]), ember.float), small.mean, small.std)
+    np.testing.assert_allclose(out[1, :, 2].numpy(), frame.numpy(), rtol=1e-6, atol=1e-6)
+    assert tuple(small(ember.tensor(clip[0])).shape) == (3, 3, 8, 10)
+    with pytest.raises(ValueError, match=r"VideoClassification expects a \[T, C, H, W\]"):
+        small(ember.zeros(3, 20, 24))
+
+
+def test_video_resnet_forward_backward_and_options():
+    ember.manual_seed(0)
+    model = video.mc3_18(num_classes=5)
+    assert model.layer2[0].conv1[0].kernel_size == (1, 3, 3) and model.layer1[0].conv1[0].kernel_size == (3, 3, 3)
+    assert model.layer2[0].downsample[0].stride == (1, 2, 2)
+    r21 = video.r2plus1d_18()
+    assert r21.layer2[0].conv1[0][0].out_channels == (64 * 128 * 27) // (64 * 9 + 3 * 128)  # 230: midplanes
+    x = ember.rand(2, 3, 4, 32, 32)
+    loss = nn.functional.cross_entropy(model(x), ember.tensor([1, 4]))
+    loss.backward()
+    assert model.stem[0].weight.grad.shape == (64, 3, 3, 7, 7) and float(model.fc.bias.grad.abs().sum()) > 0
+    w = model.layer3[0].conv1[0].weight  # kaiming normal, fan_out = 256 * 9
+    assert abs(float(w.std()) * (2.0 / (256 * 9)) ** -0.5 - 1) < 0.05
+    assert float(model.fc.bias.abs().max()) == 0.0 and abs(float(model.fc.weight.std()) / 0.01 - 1) < 0.1
+
+
+# ---------------------------------------------------------------------------- eval outputs vs torchvision
+
+# name -> (builder kwargs, input shape): tiny clips, 4 frames
+REFERENCE = {
+    "r3d_18": ({"num_classes": 10}, (2, 3, 4, 32, 32)),
+    "mc3_18": ({}, (1, 3, 4, 32, 48)),
+    "r2plus1d_18": ({"num_classes": 7}, (2, 3, 4, 32, 32)),
+}
+REFERENCE = {k: v for k, v in REFERENCE.items() if k in BUILDERS}
+
+TORCH_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import torch
+    from torchvision import models
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    out_dir, cases = sys.argv[1], json.loads(sys.argv[2])
+    outputs = {}
+    for name, (kwargs, shape) in cases.items():
+        model = models.get_model(name, **kwargs)
+        with torch.no_grad():  # batch statistics and zero-initialized tensors made random, so the test sees them
+            for k, v in model.state_dict().items():
+                if k.endswith("running_mean"):
+                    v.normal_(0, 0.1)
+                elif k.endswith("running_var"):
+                    v.uniform_(0.5, 1.5)
+                elif v.is_floating_point() and v.numel() and not v.any():
+                    v.normal_(0, 0.02)
+        model.eval()
+        torch.save(model.state_dict(), f"{out_dir}/{name}.pth")
+        x = torch.from_numpy(np.random.default_rng(1).normal(size=shape).astype(np.float32))
+        with torch.no_grad():
+            outputs[name] = model(x).numpy()
+    np.savez(f"{out_dir}/outputs.npz", **outputs)
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def torchvision_outputs(tmp_path_factory):
+    if not os.path.exists(TORCH_PY):
+        pytest.skip("needs the reference PyTorch at /opt/torch2/py")
+    out = tmp_path_factory.mktemp("tvvideo")
+    script = out / "ref.py"
+    script.write_text(TORCH_SCRIPT)
+    args = [str(out), json.dumps(REFERENCE)]
+    subprocess.run([TORCH_PY, str(script), *args], check=True, timeout=600, env=dict(os.environ, PYTHONPATH=""))
+    return out, dict(np.load(out / "outputs.npz"))
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(REFERENCE))
+def test_eval_outputs_match_torchvision(name, torchvision_outputs, no_init):
+    out_dir, outputs = torchvision_outputs
+    kwargs, shape = REFERENCE[name]
+    model = models.get_model(name, **kwargs)
+    model.load_state_dict(ember.load(str(out_dir / f"{name}.pth")))
+    model.eval()
+    x = ember.tensor(np.random.default_rng(1).normal(size=shape).astype(np.float32))
+    with ember.no_grad():
+        got = model(x).numpy()
+    ref = outputs[name]
+    assert got.shape == ref.shape
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
