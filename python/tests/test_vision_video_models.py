@@ -112,7 +112,10 @@ REFERENCE = {
     "r3d_18": ({"num_classes": 10}, (2, 3, 4, 32, 32)),
     "mc3_18": ({}, (1, 3, 4, 32, 48)),
     "r2plus1d_18": ({"num_classes": 7}, (2, 3, 4, 32, 32)),
+    "s3d": ({}, (1, 3, 8, 64, 64)),  # with a 1x2x2 average pooling (both sides): 16x224x224 is its smallest clip
 }
+# the average pooling's kernel for the tiny clips, set on both sides
+AVGPOOL = {"s3d": (1, 2, 2)}
 REFERENCE = {k: v for k, v in REFERENCE.items() if k in BUILDERS}
 
 TORCH_SCRIPT = textwrap.dedent(
@@ -123,7 +126,7 @@ TORCH_SCRIPT = textwrap.dedent(
     from torchvision import models
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    out_dir, cases = sys.argv[1], json.loads(sys.argv[2])
+    out_dir, cases, avgpool = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
     outputs = {}
     for name, (kwargs, shape) in cases.items():
         model = models.get_model(name, **kwargs)
@@ -135,6 +138,8 @@ TORCH_SCRIPT = textwrap.dedent(
                     v.uniform_(0.5, 1.5)
                 elif v.is_floating_point() and v.numel() and not v.any():
                     v.normal_(0, 0.02)
+        if name in avgpool:
+            model.avgpool.kernel_size = tuple(avgpool[name])
         model.eval()
         torch.save(model.state_dict(), f"{out_dir}/{name}.pth")
         x = torch.from_numpy(np.random.default_rng(1).normal(size=shape).astype(np.float32))
@@ -152,7 +157,7 @@ def torchvision_outputs(tmp_path_factory):
     out = tmp_path_factory.mktemp("tvvideo")
     script = out / "ref.py"
     script.write_text(TORCH_SCRIPT)
-    args = [str(out), json.dumps(REFERENCE)]
+    args = [str(out), json.dumps(REFERENCE), json.dumps(AVGPOOL)]
     subprocess.run([TORCH_PY, str(script), *args], check=True, timeout=600, env=dict(os.environ, PYTHONPATH=""))
     return out, dict(np.load(out / "outputs.npz"))
 
@@ -164,6 +169,8 @@ def test_eval_outputs_match_torchvision(name, torchvision_outputs, no_init):
     kwargs, shape = REFERENCE[name]
     model = models.get_model(name, **kwargs)
     model.load_state_dict(ember.load(str(out_dir / f"{name}.pth")))
+    if name in AVGPOOL:
+        model.avgpool.kernel_size = AVGPOOL[name]
     model.eval()
     x = ember.tensor(np.random.default_rng(1).normal(size=shape).astype(np.float32))
     with ember.no_grad():
