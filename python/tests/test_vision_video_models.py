@@ -112,11 +112,8 @@ REFERENCE = {
     "r3d_18": ({"num_classes": 10}, (2, 3, 4, 32, 32)),
     "mc3_18": ({}, (1, 3, 4, 32, 48)),
     "r2plus1d_18": ({"num_classes": 7}, (2, 3, 4, 32, 32)),
-    "s3d": ({}, (1, 3, 8, 64, 64)),
-    "swin3d_t": (
-        {"num_classes": 10},
-        (2, 3, 4, 32, 36),
-    ),  # 2x8x9 patches: shrunk, padded and shifted windows  # with a 1x2x2 average pooling (both sides): 16x224x224 is its smallest clip
+    "s3d": ({}, (1, 3, 8, 64, 64)),  # with a 1x2x2 average pooling (both sides): its smallest clip is 16x224x224
+    "swin3d_t": ({"num_classes": 10}, (2, 3, 4, 32, 36)),  # 2x8x9 patches: shrunk, padded and shifted windows
 }
 # the average pooling's kernel for the tiny clips, set on both sides
 AVGPOOL = {"s3d": (1, 2, 2)}
