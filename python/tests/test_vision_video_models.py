@@ -118,6 +118,22 @@ REFERENCE = {
 # the average pooling's kernel for the tiny clips, set on both sides
 AVGPOOL = {"s3d": (1, 2, 2)}
 REFERENCE = {k: v for k, v in REFERENCE.items() if k in BUILDERS}
+# MViT wants clips of exactly its temporal_size x spatial_size (16x224x224 for the builders): small MViTs instead, v1's
+# and v2's options, with pooled queries and keys/values. key -> (MViT kwargs, input shape)
+_MVIT_BLOCKS = [  # num_heads, input_channels, output_channels, kernel_q, kernel_kv, stride_q, stride_kv
+    [1, 16, 32, [3, 3, 3], [3, 3, 3], [1, 2, 2], [1, 2, 2]],
+    [2, 32, 32, [], [3, 3, 3], [], [1, 2, 2]],
+    [2, 32, 48, [3, 3, 3], [3, 3, 3], [1, 1, 1], [1, 1, 1]],
+]
+_MVIT = {"spatial_size": [32, 32], "temporal_size": 4, "block_setting": _MVIT_BLOCKS, "num_classes": 10}
+MVIT = {
+    "mvit_v1": (dict(_MVIT, residual_pool=False, residual_with_cls_embed=False, rel_pos_embed=False,
+                     proj_after_attn=False), (2, 3, 4, 32, 32)),
+    "mvit_v2": (dict(_MVIT, residual_pool=True, residual_with_cls_embed=False, rel_pos_embed=True,
+                     proj_after_attn=True), (2, 3, 4, 32, 32)),
+    "mvit_v2_cls": (dict(_MVIT, residual_pool=True, residual_with_cls_embed=True, rel_pos_embed=True,
+                         proj_after_attn=False), (1, 3, 4, 32, 32)),
+}  # fmt: skip
 
 TORCH_SCRIPT = textwrap.dedent(
     """
@@ -128,9 +144,14 @@ TORCH_SCRIPT = textwrap.dedent(
     torch.manual_seed(0)
     torch.set_num_threads(1)
     out_dir, cases, avgpool = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+    mvit = json.loads(sys.argv[4])
     outputs = {}
-    for name, (kwargs, shape) in cases.items():
-        model = models.get_model(name, **kwargs)
+    for name, (kwargs, shape) in {**cases, **mvit}.items():
+        if name in mvit:
+            blocks = [models.video.mvit.MSBlockConfig(*b) for b in kwargs["block_setting"]]
+            model = models.video.MViT(**dict(kwargs, block_setting=blocks, spatial_size=tuple(kwargs["spatial_size"])))
+        else:
+            model = models.get_model(name, **kwargs)
         with torch.no_grad():  # batch statistics and zero-initialized tensors made random, so the test sees them
             for k, v in model.state_dict().items():
                 if k.endswith("running_mean"):
@@ -158,17 +179,22 @@ def torchvision_outputs(tmp_path_factory):
     out = tmp_path_factory.mktemp("tvvideo")
     script = out / "ref.py"
     script.write_text(TORCH_SCRIPT)
-    args = [str(out), json.dumps(REFERENCE), json.dumps(AVGPOOL)]
+    args = [str(out), json.dumps(REFERENCE), json.dumps(AVGPOOL), json.dumps(MVIT)]
     subprocess.run([TORCH_PY, str(script), *args], check=True, timeout=600, env=dict(os.environ, PYTHONPATH=""))
     return out, dict(np.load(out / "outputs.npz"))
 
 
 @needs_torch
-@pytest.mark.parametrize("name", sorted(REFERENCE))
+@pytest.mark.parametrize("name", sorted(REFERENCE) + sorted(MVIT))
 def test_eval_outputs_match_torchvision(name, torchvision_outputs, no_init):
     out_dir, outputs = torchvision_outputs
-    kwargs, shape = REFERENCE[name]
-    model = models.get_model(name, **kwargs)
+    if name in MVIT:
+        kwargs, shape = MVIT[name]
+        blocks = [video.mvit.MSBlockConfig(*b) for b in kwargs["block_setting"]]
+        model = video.MViT(**dict(kwargs, block_setting=blocks))
+    else:
+        kwargs, shape = REFERENCE[name]
+        model = models.get_model(name, **kwargs)
     model.load_state_dict(ember.load(str(out_dir / f"{name}.pth")))
     if name in AVGPOOL:
         model.avgpool.kernel_size = AVGPOOL[name]
@@ -179,3 +205,16 @@ def test_eval_outputs_match_torchvision(name, torchvision_outputs, no_init):
     ref = outputs[name]
     assert got.shape == ref.shape
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+
+
+def test_mvit_errors(no_init):
+    kwargs, _ = MVIT["mvit_v2"]
+    model = video.MViT(**dict(kwargs, block_setting=[video.mvit.MSBlockConfig(*b) for b in kwargs["block_setting"]]))
+    with pytest.raises(
+        ValueError, match=r"MViT: the clip makes a \[2, 8, 12\] grid of patches but the model was built"
+    ):
+        model(ember.zeros(1, 3, 4, 32, 48))
+    with pytest.raises(TypeError, match="got multiple values for keyword argument 'rel_pos_embed'"):
+        video.mvit_v2_s(rel_pos_embed=False)
+    with pytest.raises(ValueError, match="The configuration parameter can't be empty"):
+        video.MViT((32, 32), 4, [], False, False, False, False)

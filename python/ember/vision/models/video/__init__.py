@@ -2,6 +2,7 @@
 logits), with its builder names, state_dict keys and *_Weights enums."""
 
 from .. import _api
+from .mvit import MViT, mvit_v1_b, mvit_v2_s
 from .resnet import VideoResNet, mc3_18, r2plus1d_18, r3d_18
 from .s3d import S3D, s3d
 from .swin_transformer import SwinTransformer3d, swin3d_b, swin3d_s, swin3d_t
@@ -16,6 +17,7 @@ globals().update(_ENUMS)
 __all__ = [
     "VideoResNet",
     "S3D",
+    "MViT",
     "SwinTransformer3d",
     *sorted(k for k, v in _api.BUILTIN_MODELS.items() if v.__module__.rsplit(".", 1)[0] == __name__),
     *sorted(_ENUMS),
