@@ -16,7 +16,7 @@ import pytest
 import ember
 from ember import nn
 from ember.vision import models
-from ember.vision.models import video
+from ember.vision.models import optical_flow, video
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TORCH_PY = "/opt/torch2/py"
@@ -25,7 +25,7 @@ needs_torch = pytest.mark.skipif(not os.path.exists(TORCH_PY), reason="needs the
 with gzip.open(os.path.join(HERE, "fixtures", "torchvision_video_state_dicts.json.gz"), "rt") as f:
     TV = json.load(f)
 
-BUILDERS = models.list_models(module=video)
+BUILDERS = models.list_models(module=video) + models.list_models(module=optical_flow)
 
 
 @pytest.fixture
@@ -39,7 +39,8 @@ def no_init(monkeypatch):
 def test_builders_are_torchvisions():
     assert set(BUILDERS) <= set(TV)
     assert {"r3d_18", "mc3_18", "r2plus1d_18"} <= set(BUILDERS)
-    assert not set(BUILDERS) & set(models.list_models(module=models))  # a subpackage, as in torchvision
+    assert not set(BUILDERS) & set(models.list_models(module=models))  # subpackages, as in torchvision
+    assert models.list_models(module=optical_flow) == ["raft_large", "raft_small"]
     assert models.get_model_builder("r3d_18") is video.r3d_18
 
 
@@ -114,6 +115,9 @@ REFERENCE = {
     "r2plus1d_18": ({"num_classes": 7}, (2, 3, 4, 32, 32)),
     "s3d": ({}, (1, 3, 8, 64, 64)),  # with a 1x2x2 average pooling (both sides): its smallest clip is 16x224x224
     "swin3d_t": ({"num_classes": 10}, (2, 3, 4, 32, 36)),  # 2x8x9 patches: shrunk, padded and shifted windows
+    # two images [N, 3, H, W] (the smallest: 128, for the 4-level pyramid), all the flows stacked, 3 updates
+    "raft_small": ({}, (1, 3, 128, 144)),
+    "raft_large": ({}, (2, 3, 128, 144)),
 }
 # the average pooling's kernel for the tiny clips, set on both sides
 AVGPOOL = {"s3d": (1, 2, 2)}
@@ -166,7 +170,10 @@ TORCH_SCRIPT = textwrap.dedent(
         torch.save(model.state_dict(), f"{out_dir}/{name}.pth")
         x = torch.from_numpy(np.random.default_rng(1).normal(size=shape).astype(np.float32))
         with torch.no_grad():
-            outputs[name] = model(x).numpy()
+            if name.startswith("raft"):
+                outputs[name] = torch.stack(model(x, x.flip(-1).roll(5, -2), num_flow_updates=3)).numpy()
+            else:
+                outputs[name] = model(x).numpy()
     np.savez(f"{out_dir}/outputs.npz", **outputs)
     """
 )
@@ -201,7 +208,10 @@ def test_eval_outputs_match_torchvision(name, torchvision_outputs, no_init):
     model.eval()
     x = ember.tensor(np.random.default_rng(1).normal(size=shape).astype(np.float32))
     with ember.no_grad():
-        got = model(x).numpy()
+        if name.startswith("raft"):
+            got = ember.stack(model(x, x.flip(-1).roll(5, -2), num_flow_updates=3)).numpy()
+        else:
+            got = model(x).numpy()
     ref = outputs[name]
     assert got.shape == ref.shape
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())

@@ -107,4 +107,4 @@ __all__ = [
 ]
 
 # The video classification and optical-flow models, in subpackages as in torchvision (their enums live there).
-from . import video  # noqa: E402
+from . import optical_flow, video  # noqa: E402
