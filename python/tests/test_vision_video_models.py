@@ -228,3 +228,65 @@ def test_mvit_errors(no_init):
         video.mvit_v2_s(rel_pos_embed=False)
     with pytest.raises(ValueError, match="The configuration parameter can't be empty"):
         video.MViT((32, 32), 4, [], False, False, False, False)
+
+
+def test_raft_weights_presets_and_hub_cache(tmp_path, monkeypatch):
+    w = optical_flow.Raft_Small_Weights
+    assert models.get_model_weights("raft_small") is w and w.DEFAULT is w.C_T_V2
+    assert [m.name for m in optical_flow.Raft_Large_Weights] == [
+        "C_T_V1", "C_T_V2", "C_T_SKHT_V1", "C_T_SKHT_V2", "C_T_SKHT_K_V1", "C_T_SKHT_K_V2"
+    ]  # fmt: skip
+    assert optical_flow.Raft_Large_Weights.DEFAULT is optical_flow.Raft_Large_Weights.C_T_SKHT_V2
+    meta = w.C_T_V2.meta
+    assert meta["categories"] is None and meta["min_size"] == (128, 128) and meta["num_params"] == 990162
+    # OpticalFlow: both images to float in [-1, 1]
+    img = np.random.default_rng(3).integers(0, 256, (2, 3, 8, 8), dtype=np.uint8)
+    a, b = w.DEFAULT.transforms()(ember.tensor(img), ember.tensor(img[::-1].copy()))
+    np.testing.assert_allclose(a.numpy(), img / 127.5 - 1, atol=1e-6)
+    np.testing.assert_allclose(b.numpy(), img[::-1] / 127.5 - 1, atol=1e-6)
+    # weights= loads the file from the hub cache
+    monkeypatch.setattr(ember.hub, "_hub_dir", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=r"raft_small_C_T_V2-01064c6d\.pth is missing"):
+        optical_flow.raft_small(weights="DEFAULT")
+    ember.manual_seed(0)
+    source = optical_flow.raft_small()
+    os.makedirs(tmp_path / "checkpoints")
+    ember.save(source.state_dict(), str(tmp_path / "checkpoints" / os.path.basename(w.DEFAULT.url)))
+    loaded = models.get_model("raft_small", weights="C_T_V2")
+    for (k, x), (_, y) in zip(source.state_dict().items(), loaded.state_dict().items()):
+        assert ember.equal(x, y), k
+
+
+def test_raft_errors_and_backward():
+    ember.manual_seed(0)
+    model = optical_flow.raft_small()
+    x = ember.rand(1, 3, 128, 128)
+    with pytest.raises(ValueError, match=r"input images should have the same shape, instead got \(128, 128\)"):
+        model(x, ember.rand(1, 3, 128, 136))
+    with pytest.raises(ValueError, match="input image H and W should be divisible by 8, instead got 130"):
+        model(ember.rand(1, 3, 130, 128), ember.rand(1, 3, 130, 128))
+    with pytest.raises(ValueError, match=r"H and W of feature maps should be at least 16; .*at least 8 \* 16 = 128"):
+        model(ember.rand(1, 3, 64, 128), ember.rand(1, 3, 64, 128))
+    with pytest.raises(ValueError, match="The expected number of layers is 5, instead got 4"):
+        optical_flow.raft.FeatureEncoder(layers=(1, 2, 3, 4))
+    with pytest.raises(ValueError, match="kernel_size should either 1 or 2, instead got 3"):
+        optical_flow.raft.RecurrentBlock(input_size=2, hidden_size=2, kernel_size=(3, 3, 3), padding=(1, 1, 1))
+    flows = model(x, x.roll(3, -1), num_flow_updates=2)
+    assert len(flows) == 2 and tuple(flows[-1].shape) == (1, 2, 128, 128)
+    flows[-1].abs().mean().backward()  # the flow's gradient reaches both encoders (not through the coordinates)
+    assert float(model.feature_encoder.convnormrelu[0].weight.grad.abs().sum()) > 0
+    assert float(model.context_encoder.convnormrelu[0].weight.grad.abs().sum()) > 0
+
+
+def test_upsample_flow_and_coords_grid():
+    from ember.vision.models.optical_flow._utils import make_coords_grid, upsample_flow
+
+    g = make_coords_grid(2, 3, 4).numpy()
+    assert g.shape == (2, 2, 3, 4) and g[1, 0, 2, 3] == 3 and g[1, 1, 2, 3] == 2  # x then y
+    rng = np.random.default_rng(4)
+    flow = rng.normal(size=(1, 2, 3, 4)).astype(np.float32)
+    # a mask that puts all the weight on the centre of the 3x3 neighbourhood: each coarse pixel repeated 2x2, x2
+    mask = np.full((1, 9, 2, 2, 3, 4), -1e4, np.float32)
+    mask[:, 4] = 0
+    up = upsample_flow(ember.tensor(flow), ember.tensor(mask.reshape(1, 36, 3, 4)), factor=2).numpy()
+    np.testing.assert_allclose(up, 2 * flow.repeat(2, axis=2).repeat(2, axis=3), rtol=1e-6)
