@@ -1,0 +1,221 @@
+"""``__torch_dispatch__``: TorchDispatchMode and Tensor subclasses that see the ATen-level ops that run.
+
+The C++ ops that take part offer each call to ``_dispatch_from_cpp`` while dispatch is enabled (Note [Python dispatch]
+in ember/dispatch_hook.h); the counter that enables it counts the modes pushed (on any thread) plus one once a class
+with ``__torch_dispatch__`` was defined, so that nothing is paid while nobody uses it. The ops called by gradient
+formulas are ember ops too, so a mode sees a backward's ops as it sees the forward's.
+
+Rules, PyTorch's: the innermost mode of this thread's stack gets the call first, popped while its handler runs (so
+the ops it calls reach the next mode, or run); with no mode, the arguments' types that define ``__torch_dispatch__``
+are tried, a subclass before its superclass, else from left to right, until one returns something other than
+``NotImplemented``.
+"""
+
+import contextlib
+import threading
+
+import ember
+from ember import _C
+from ember._ops import OpOverload, ops
+
+__all__ = [
+    "TorchDispatchMode",
+    "_get_current_dispatch_mode",
+    "_get_current_dispatch_mode_stack",
+    "_pop_mode",
+    "_pop_mode_temporarily",
+    "_push_mode",
+    "is_traceable_wrapper_subclass",
+]
+
+_NOT_HANDLED = object()
+_state = threading.local()
+
+
+def _stack():
+    s = getattr(_state, "modes", None)
+    if s is None:
+        s = _state.modes = []
+    return s
+
+
+def _disabled_torch_dispatch_impl(func, types, args=(), kwargs=None):
+    return NotImplemented
+
+
+def _dispatch_type(t):
+    td = getattr(t, "__torch_dispatch__", None)
+    if td is None:
+        return False
+    return getattr(td, "__func__", td) is not _tensor_default
+
+
+def _overloaded_types(args, kwargs):
+    types = []
+
+    def visit(a):
+        if isinstance(a, (list, tuple)):
+            for x in a:
+                visit(x)
+            return
+        t = type(a)
+        if t is ember.Tensor or t in types or not isinstance(a, ember.Tensor):
+            return
+        if _dispatch_type(t):
+            types.append(t)
+
+    visit(args)
+    if kwargs:
+        visit(tuple(kwargs.values()))
+    return types
+
+
+def _needs_dispatch(args, kwargs):
+    if not _C._python_dispatch_enabled():
+        return False
+    return bool(_stack()) or bool(_overloaded_types(args, kwargs))
+
+
+def _dispatch_from_cpp(name, values):
+    """Called by the C++ ops while dispatch is enabled: the handler's result, or _NOT_HANDLED to run the op."""
+    stack = _stack()
+    op = None
+    if not stack:
+        types = _overloaded_types(values, None)
+        if not types:
+            return _NOT_HANDLED
+    op = ops._lookup(name)
+    args, kwargs = op._normalize(values)
+    return _dispatch(op, args, kwargs)
+
+
+def _dispatch(op, args, kwargs):
+    kwargs = kwargs or {}
+    if op._decomposition is not None:
+        # PyTorch decomposes these above its dispatcher (CompositeImplicitAutograd): modes see the parts.
+        r = op._decomposition(*args, **kwargs)
+        if r is not NotImplemented:
+            return r
+    types = _overloaded_types(args, kwargs)
+    stack = _stack()
+    if stack:
+        mode = stack.pop()
+        try:
+            return mode.__torch_dispatch__(op, tuple(types), args, kwargs)
+        finally:
+            stack.append(mode)
+    ordered = []
+    for t in types:  # subclasses before their superclasses, else left to right
+        pos = len(ordered)
+        for i, u in enumerate(ordered):
+            if issubclass(t, u):
+                pos = i
+                break
+        ordered.insert(pos, t)
+    for t in ordered:
+        r = t.__torch_dispatch__(op, tuple(types), args, kwargs)
+        if r is not NotImplemented:
+            return r
+    if not ordered:
+        return op._run(args, kwargs)
+    raise TypeError(
+        f"Multiple dispatch failed for {op}; all __torch_dispatch__ handlers returned NotImplemented:\n\n"
+        + "\n".join(f"  - tensor subclass {t}" for t in ordered)
+        + "\n\nFor more information, try re-running with TORCH_LOGS=not_implemented"
+    )
+
+
+# ---- the mode stack ------------------------------------------------------------------------------------------------
+
+
+def _push_mode(mode):
+    _stack().append(mode)
+    _C._python_dispatch_enable(1)
+
+
+def _pop_mode(k=None):
+    stack = _stack()
+    if not stack:
+        raise AssertionError("Trying to pop from an empty mode stack")
+    mode = stack.pop()
+    _C._python_dispatch_enable(-1)
+    return mode
+
+
+@contextlib.contextmanager
+def _pop_mode_temporarily(k=None):
+    old = _pop_mode(k)
+    try:
+        yield old
+    finally:
+        _push_mode(old)
+
+
+def _get_current_dispatch_mode():
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
+def _get_current_dispatch_mode_stack():
+    return list(_stack())
+
+
+def _len_torch_dispatch_stack():
+    return len(_stack())
+
+
+class TorchDispatchMode:
+    """A context manager whose ``__torch_dispatch__(self, func, types, args=(), kwargs=None)`` gets every ATen-level op
+    that runs while it is active (``func`` is an ``ember.ops.aten`` overload), including the ops of a backward. The
+    mode is popped while its handler runs, so ``func(*args, **kwargs)`` there runs the op (or reaches the next mode)."""
+
+    def __init__(self, _dispatch_key=None):
+        self.ancestors = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        raise NotImplementedError()
+
+    def __enter__(self):
+        _push_mode(self)
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        stack = _stack()
+        if not stack or stack[-1] is not self:
+            raise RuntimeError("TorchDispatchMode exited out of order: the innermost mode must exit first")
+        _pop_mode()
+
+    @classmethod
+    def push(cls, *args, **kwargs):
+        return cls(*args, **kwargs)
+
+    @classmethod
+    def is_infra_mode(cls):
+        return False
+
+
+def is_traceable_wrapper_subclass(t):
+    """Whether t is a tensor subclass with ``__torch_dispatch__`` and ``__tensor_flatten__``/``__tensor_unflatten__``."""
+    tt = t if isinstance(t, type) else type(t)
+    return (
+        issubclass(tt, ember.Tensor)
+        and tt is not ember.Tensor
+        and _dispatch_type(tt)
+        and hasattr(tt, "__tensor_flatten__")
+        and hasattr(tt, "__tensor_unflatten__")
+    )
+
+
+def _note_dispatch_type(cls):
+    """Tensor.__init_subclass__: the first class that defines __torch_dispatch__ turns the ops' check on for good."""
+    global _seen_type
+    if not _seen_type and _dispatch_type(cls):
+        _seen_type = True
+        _C._python_dispatch_enable(1)
+
+
+_seen_type = False
+_tensor_default = _disabled_torch_dispatch_impl
+_C._set_python_dispatch_hook(_dispatch_from_cpp, _NOT_HANDLED)
+
+__all__ += ["OpOverload"]
