@@ -334,8 +334,28 @@ def _reduce(name):
     return run
 
 
-def _aten(aten, x=None):
-    return ops.aten
+def _below_modes(fn):
+    """An op composed of ember ops in Python: its parts run below the dispatch modes, as one op."""
+
+    def run(*args, **kwargs):
+        from .utils._python_dispatch import _no_dispatch_modes
+
+        with _no_dispatch_modes():
+            return fn(*args, **kwargs)
+
+    return run
+
+
+def _threshold_backward(grad_output, self, threshold):
+    return ember.mul(grad_output, ember.gt(self, threshold))
+
+
+def _sigmoid_backward(grad_output, output):
+    return ember.mul(grad_output, ember.mul(output, ember.sub(1.0, output)))
+
+
+def _tanh_backward(grad_output, output):
+    return ember.mul(grad_output, ember.sub(1.0, ember.mul(output, output)))
 
 
 def _linear_decomp(input, weight, bias=None):
@@ -407,6 +427,9 @@ _TABLE = [
     ("ones_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", _like("ones_like"), None),
     ("zeros_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", _like("zeros_like"), None),
     ("detach.default(Tensor(a) self) -> Tensor(a)", ember.detach, None),
+    ("threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", _below_modes(_threshold_backward), None),
+    ("sigmoid_backward.default(Tensor grad_output, Tensor output) -> Tensor", _below_modes(_sigmoid_backward), None),
+    ("tanh_backward.default(Tensor grad_output, Tensor output) -> Tensor", _below_modes(_tanh_backward), None),
 ]
 
 

@@ -125,6 +125,18 @@ def _dispatch(op, args, kwargs):
     )
 
 
+@contextlib.contextmanager
+def _no_dispatch_modes():
+    """Runs a block with this thread's dispatch modes out of the way (an op composed in Python runs as one op)."""
+    stack = _stack()
+    saved = stack[:]
+    stack.clear()
+    try:
+        yield
+    finally:
+        stack[:] = saved
+
+
 # ---- the mode stack ------------------------------------------------------------------------------------------------
 
 
