@@ -339,3 +339,4 @@ overrides._install()
 from . import fx  # noqa: E402  (after _install: ember.fx as torch.fx, which torch imports with itself)
 from ._ops import ops  # noqa: E402  ember.ops.aten.<op>.<overload>, what __torch_dispatch__ receives
 from .utils import _python_dispatch as _python_dispatch  # noqa: E402,F401  installs the ops' dispatch hook
+from . import library  # noqa: E402,F401  ember.library: custom ops
