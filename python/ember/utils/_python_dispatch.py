@@ -11,6 +11,7 @@ are tried, a subclass before its superclass, else from left to right, until one 
 ``NotImplemented``.
 """
 
+import collections
 import contextlib
 import threading
 
@@ -86,7 +87,14 @@ def _dispatch_from_cpp(name, values):
             return _NOT_HANDLED
     op = ops._lookup(name)
     args, kwargs = op._normalize(values)
-    return _dispatch(op, args, kwargs)
+    r = _dispatch(op, args, kwargs)
+    # The C++ op returns the handler's tensor to its caller; when that is Python, the tensor finds its Python object
+    # (a subclass instance) only while that object is alive, so the last few results are held a little longer.
+    recent = getattr(_state, "recent", None)
+    if recent is None:
+        recent = _state.recent = collections.deque(maxlen=16)
+    recent.append(r)
+    return r
 
 
 def _dispatch(op, args, kwargs):
@@ -218,16 +226,63 @@ def is_traceable_wrapper_subclass(t):
     )
 
 
+def _no_init(self, *args, **kwargs):
+    pass
+
+
 def _note_dispatch_type(cls):
     """Tensor.__init_subclass__: the first class that defines __torch_dispatch__ turns the ops' check on for good."""
     global _seen_type
+    if not any("__init__" in c.__dict__ for c in cls.__mro__[: cls.__mro__.index(ember.Tensor)]):
+        cls.__init__ = _no_init  # PyTorch's Tensor.__init__ ignores the arguments __new__ took
     if not _seen_type and _dispatch_type(cls):
         _seen_type = True
         _C._python_dispatch_enable(1)
 
 
+def _wrapper_device(self):
+    d = self.__dict__.get("_ember_wrapper_device")
+    return d if d is not None else ember.Tensor.device.__get__(self)
+
+
+def _make_wrapper_subclass(
+    cls,
+    size,
+    strides=None,
+    storage_offset=None,
+    memory_format=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    dispatch_sizes_strides_policy=None,
+    dispatch_device=False,
+    dispatch_layout=False,
+    _extra_dispatch_keys=None,
+    storage_size=None,
+):
+    """A ``cls`` instance with the given sizes, strides, dtype and device but no data of its own (ember keeps its
+    geometry on the meta device): what a wrapper subclass's ``__new__`` returns, its ``__torch_dispatch__`` computing
+    every op on the tensors it wraps. Its ``device`` is the one given."""
+    size = list(size)
+    if strides is None:
+        strides, acc = [], 1
+        for n in reversed(size):
+            strides.insert(0, acc)
+            acc *= max(n, 1)
+    geometry = ember.empty_strided(size, list(strides), dtype=dtype or ember.get_default_dtype(), device="meta")
+    r = ember.Tensor._make_subclass(cls, geometry, requires_grad)
+    r.__dict__["_ember_wrapper_device"] = ember.device(device) if device is not None else ember.device("cpu")
+    if "device" not in cls.__dict__:
+        cls.device = property(_wrapper_device)
+    return r
+
+
 _seen_type = False
 _tensor_default = _disabled_torch_dispatch_impl
+ember.Tensor._make_wrapper_subclass = staticmethod(_make_wrapper_subclass)
+ember.Tensor.__torch_dispatch__ = _disabled_torch_dispatch_impl
 _C._set_python_dispatch_hook(_dispatch_from_cpp, _NOT_HANDLED)
 
 __all__ += ["OpOverload"]

@@ -1,0 +1,316 @@
+"""__torch_dispatch__ (TorchDispatchMode, subclasses, _make_wrapper_subclass), ember.ops.aten, ember.library's custom
+ops and make_fx (issue 22). The op lists are compared with the reference PyTorch's when it is installed."""
+
+import numpy as np
+import pytest
+
+import ember
+from ember.fx.experimental.proxy_tensor import make_fx
+from ember.library import Library, custom_op, register_autograd, register_fake
+from ember.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
+
+from both_libraries import needs_torch, run_ember, run_torch
+
+
+class Recorder(TorchDispatchMode):
+    def __init__(self, tag="", log=None):
+        super().__init__()
+        self.tag, self.log = tag, [] if log is None else log
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.log.append(self.tag + str(func))
+        return func(*args, **(kwargs or {}))
+
+
+MLP_PROGRAM = """
+class Rec(torch.utils._python_dispatch.TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.log = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.log.append(str(func))
+        return func(*args, **(kwargs or {}))
+torch.manual_seed(0)
+net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+x = torch.randn(5, 4)
+with Rec() as fwd:
+    loss = net(x).sum()
+with Rec() as bwd:
+    loss.backward()
+skip = ("aten.detach.default",)
+result = [[f for f in fwd.log if f not in skip], [f for f in bwd.log if f not in skip]]
+"""
+
+
+def _run_ember_mlp():
+    return run_ember(MLP_PROGRAM)
+
+
+def test_mode_records_mlp_forward_and_backward():
+    fwd, bwd = _run_ember_mlp()
+    assert fwd == ["aten.t.default", "aten.addmm.default", "aten.relu.default", "aten.t.default",
+                   "aten.addmm.default", "aten.sum.default"]  # fmt: skip
+    # the backward's ops: seeded with ones_like, relu's gradient as threshold_backward, the weights' through mm
+    assert bwd[0] == "aten.ones_like.default"
+    assert bwd.count("aten.threshold_backward.default") == 1
+    assert bwd.count("aten.mm.default") == 3  # dx of layer 2, dW of layer 2, dW of layer 1
+    assert bwd.count("aten.sum.dim_IntList") == 2  # the two biases
+
+
+@needs_torch
+def test_mode_op_names_match_pytorch():
+    e_fwd, e_bwd = _run_ember_mlp()
+    t_fwd, t_bwd = run_torch("import torch.utils._python_dispatch\n" + MLP_PROGRAM)
+    assert e_fwd == t_fwd
+    # PyTorch's backward: expand; t+mm; sum; view; threshold_backward; ... ember's transposes are transpose.int (mT)
+    # and it reshapes the bias gradients with extra views and clones (docs/extending.md lists the differences).
+    common = {"aten.ones_like.default", "aten.mm.default", "aten.sum.dim_IntList", "aten.threshold_backward.default"}
+    assert [f for f in e_bwd if f in common] == [f for f in t_bwd if f in common]
+
+
+def test_mode_sees_values_and_can_replace_results():
+    class Doubler(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            return out * 2 if func is ember.ops.aten.relu.default else out
+
+    x = ember.tensor([-1.0, 2.0, 3.0])
+    with Doubler():
+        y = ember.relu(x) + 1
+    np.testing.assert_allclose(y.numpy(), [1.0, 5.0, 7.0])
+
+
+def test_modes_nest_innermost_first_and_stack_queries():
+    log = []
+    x = ember.ones(2)
+    assert _get_current_dispatch_mode() is None
+    with Recorder("outer:", log) as outer, Recorder("inner:", log) as inner:
+        assert _get_current_dispatch_mode() is inner
+        ember.mul(x, 3)
+    assert _get_current_dispatch_mode() is None and outer is not inner
+    assert log == ["inner:aten.mul.Tensor", "outer:aten.mul.Tensor"]
+
+
+def test_overload_objects_have_pytorch_names():
+    add = ember.ops.aten.add.Tensor
+    assert add.name() == "aten::add.Tensor"
+    assert str(add) == "aten.add.Tensor"
+    assert add.overloadpacket is ember.ops.aten.add
+    assert add._schema == "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+    np.testing.assert_allclose(add(ember.ones(2), ember.ones(2), alpha=3).numpy(), [4.0, 4.0])
+    np.testing.assert_allclose(ember.ops.aten.mm.default(ember.eye(2), ember.full((2, 2), 5.0)).numpy(), 5.0)
+
+
+def test_kwargs_only_when_not_default():
+    seen = []
+
+    class Kw(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append((str(func), len(args), dict(kwargs or {})))
+            return func(*args, **(kwargs or {}))
+
+    x = ember.ones(3)
+    with Kw():
+        ember.add(x, x)
+        r = ember.add(x, x, alpha=2)
+        ember.sum(ember.ones(2, 3), 1)
+    np.testing.assert_allclose(r.numpy(), 3.0)
+    assert seen == [("aten.add.Tensor", 2, {}), ("aten.add.Tensor", 2, {"alpha": 2}), ("aten.sum.dim_IntList", 2, {})]
+
+
+def test_infinite_recursion_is_a_recursion_error():
+    class Loop(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            with self:  # re-entering itself: every call dispatches to it again
+                return func(*args, **(kwargs or {}))
+
+    with pytest.raises(RecursionError), Loop():
+        ember.neg(ember.ones(2))
+    assert _get_current_dispatch_mode() is None
+    np.testing.assert_allclose(ember.neg(ember.ones(2)).numpy(), -1.0)  # still works afterwards
+
+
+class LoggingTensor(ember.Tensor):
+    """A subclass over real data whose __torch_dispatch__ logs each op and runs it on plain tensors."""
+
+    log = []
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        cls.log.append(str(func))
+
+        def unwrap(a):
+            return a.as_subclass(ember.Tensor) if isinstance(a, LoggingTensor) else a
+
+        out = func(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in (kwargs or {}).items()})
+        return out.as_subclass(LoggingTensor) if isinstance(out, ember.Tensor) else out
+
+
+def test_logging_subclass_through_a_training_step():
+    rng = np.random.default_rng(0)
+    w0, x0, t0 = (rng.standard_normal(s).astype(np.float32) for s in ((3, 2), (4, 3), (4, 2)))
+    LoggingTensor.log.clear()
+    w = ember.tensor(w0).as_subclass(LoggingTensor).requires_grad_()
+    x = ember.tensor(x0).as_subclass(LoggingTensor)
+    loss = ((x @ w - ember.tensor(t0)) ** 2).mean()
+    loss.backward()
+    assert isinstance(loss, LoggingTensor)
+    # d/dw mean((xw - t)^2) = 2 x^T (xw - t) / n
+    np.testing.assert_allclose(w.grad.numpy(), 2 * x0.T @ (x0 @ w0 - t0) / t0.size, rtol=1e-5, atol=1e-6)
+    assert LoggingTensor.log[:4] == ["aten.mm.default", "aten.sub.Tensor", "aten.pow.Tensor_Scalar",
+                                     "aten.mean.default"]  # fmt: skip
+    assert "aten.ones_like.default" in LoggingTensor.log[4:]  # the backward's ops reach the subclass too
+
+
+class Scaled(ember.Tensor):
+    """A wrapper subclass: no data of its own, it holds a tensor and a scale."""
+
+    __torch_function__ = ember._C._disabled_torch_function_impl
+
+    @staticmethod
+    def __new__(cls, elem, scale):
+        r = ember.Tensor._make_wrapper_subclass(cls, elem.shape, dtype=elem.dtype, device=elem.device)
+        r._elem, r._scale = elem, scale
+        return r
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        def unwrap(a):
+            return a._elem * a._scale if isinstance(a, Scaled) else a
+
+        out = func(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in (kwargs or {}).items()})
+        return Scaled(out, 1.0) if isinstance(out, ember.Tensor) else out
+
+
+def test_wrapper_subclass():
+    a = Scaled(ember.tensor([[1.0, 2.0], [3.0, 4.0]]), 0.5)
+    assert a.shape == (2, 2) and a.dtype == ember.float32 and a.device == ember.device("cpu")
+    b = ember.tensor([[1.0, 0.0], [1.0, 1.0]])
+    c = ember.mm(a, b) + 1
+    assert isinstance(c, Scaled)
+    np.testing.assert_allclose(c._elem.numpy(), 0.5 * np.array([[1.0, 2.0], [3.0, 4.0]]) @ b.numpy() + 1)
+
+
+def test_dispatch_type_returning_not_implemented_raises_type_error():
+    class Refuses(ember.Tensor):
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            return NotImplemented
+
+    r = ember.ones(2).as_subclass(Refuses)
+    with pytest.raises(TypeError, match="Multiple dispatch failed for aten.neg.default"):
+        ember.neg(r)
+
+
+# ---- ember.library -------------------------------------------------------------------------------------------------
+
+
+@custom_op("emtest::numpy_sin", mutates_args=())
+def numpy_sin(x: ember.Tensor, scale: float) -> ember.Tensor:
+    return ember.from_numpy(np.sin(x.numpy()) * scale)
+
+
+@numpy_sin.register_fake
+def _(x, scale):
+    return ember.empty_like(x)
+
+
+def _setup(ctx, inputs, output):
+    x, scale = inputs
+    ctx.save_for_backward(x)
+    ctx.scale = scale
+
+
+def _backward(ctx, grad):
+    (x,) = ctx.saved_tensors
+    return grad * x.cos() * ctx.scale, None
+
+
+register_autograd("emtest::numpy_sin", _backward, setup_context=_setup)
+
+
+def test_custom_op_trains_with_autograd_and_passes_gradcheck():
+    x0 = np.linspace(-2, 2, 5)
+    x = ember.tensor(x0, requires_grad=True)
+    y = ember.ops.emtest.numpy_sin(x, 3.0)
+    np.testing.assert_allclose(y.detach().numpy(), 3 * np.sin(x0))
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 3 * np.cos(x0))
+    assert ember.autograd.gradcheck(lambda t: numpy_sin(t, 1.5), (ember.randn(4, dtype=ember.float64, requires_grad=True),))
+    assert ember.ops.emtest.numpy_sin.default._schema == "emtest::numpy_sin(Tensor x, float scale) -> Tensor"
+
+
+def test_custom_op_meta_and_modes():
+    m = numpy_sin(ember.empty(3, 2, device="meta"), 1.0)
+    assert m.is_meta and m.shape == (3, 2)
+    x = ember.ones(2, requires_grad=True)
+    with Recorder() as rec:
+        numpy_sin(x, 2.0).sum().backward()
+    assert rec.log[0] == "emtest.numpy_sin.default"
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.cos(1.0), rtol=1e-6)
+
+
+def test_custom_op_errors():
+    @custom_op("emtest::cpu_only", mutates_args=(), device_types="cpu")
+    def cpu_only(x: ember.Tensor) -> ember.Tensor:
+        return x + 1
+
+    with pytest.raises(NotImplementedError, match="no fake impl"):
+        cpu_only(ember.empty(2, device="meta"))
+    x = ember.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="no autograd formula was registered"):
+        cpu_only(x).sum().backward()
+    with pytest.raises(ValueError, match="namespace::opname"):
+        custom_op("noname", lambda x: x, mutates_args=())
+
+
+def test_library_define_and_impl():
+    lib = Library("emtest_lib", "DEF")
+    try:
+        lib.define("twice(Tensor x) -> Tensor")
+        lib.impl("twice", lambda x: x * 2, "CPU")
+        lib.impl("twice", lambda x: ember.empty_like(x), "Meta")
+        np.testing.assert_allclose(ember.ops.emtest_lib.twice(ember.tensor([1.0, 2.0])).numpy(), [2.0, 4.0])
+        assert ember.ops.emtest_lib.twice(ember.empty(4, device="meta")).shape == (4,)
+        with pytest.raises(RuntimeError, match="Only a single TORCH_LIBRARY"):
+            Library("emtest_lib", "DEF")
+    finally:
+        lib._destroy()
+
+
+# ---- make_fx -------------------------------------------------------------------------------------------------------
+
+
+def test_make_fx_forward_graph_runs_equal():
+    ember.manual_seed(0)
+    net = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.ReLU(), ember.nn.Linear(4, 2))
+
+    def f(x):
+        return net(x).sum(1)
+
+    x = ember.randn(5, 3)
+    gm = make_fx(f)(x)
+    targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+    assert targets == ["aten.t.default", "aten.addmm.default", "aten.relu.default", "aten.t.default",
+                       "aten.addmm.default", "aten.sum.dim_IntList"]  # fmt: skip
+    assert "ember.ops.aten.addmm.default(" in gm.code
+    x2 = ember.randn(5, 3)
+    np.testing.assert_allclose(gm(x2).numpy(), f(x2).detach().numpy(), rtol=1e-6)
+
+
+def test_make_fx_traces_the_backward():
+    def f(x, w):
+        y = ember.tanh(x @ w).sum()
+        return ember.autograd.grad(y, [x, w])
+
+    x, w = ember.randn(4, 3, requires_grad=True), ember.randn(3, 2, requires_grad=True)
+    gm = make_fx(f)(x, w)
+    targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+    assert "aten.tanh_backward.default" in targets and targets.count("aten.mm.default") == 3
+    assert not [n for n in gm.graph.nodes if n.op == "get_attr"]  # everything comes from the inputs
+    x2, w2 = ember.randn(4, 3, requires_grad=True), ember.randn(3, 2, requires_grad=True)
+    for got, want in zip(gm(x2, w2), f(x2, w2)):
+        np.testing.assert_allclose(got.detach().numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    # closed form: d/dx sum(tanh(xw)) = (1 - tanh^2) w^T
+    t = np.tanh(x2.detach().numpy() @ w2.detach().numpy())
+    np.testing.assert_allclose(gm(x2, w2)[0].detach().numpy(), (1 - t**2) @ w2.detach().numpy().T, rtol=1e-5, atol=1e-6)
