@@ -10,7 +10,6 @@
 #include <variant>
 #include <vector>
 
-#include "ember/ops/operand.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 
@@ -55,7 +54,6 @@ Value value(const std::optional<T>& o) {
   return o ? value(*o) : Value();
 }
 
-inline Value value(const Operand& o) { return o.t ? value(*o.t) : Value(o.s); }
 template <class... A>
 std::vector<Value> values(const A&... a) {
   return {value(a)...};
@@ -76,10 +74,10 @@ inline std::vector<Tensor> result<std::vector<Tensor>>(std::vector<Tensor>&& r) 
 
 }  // namespace ember::dispatch
 
-#define EMBER_PY_DISPATCH(R, op, ...)                                                          \
-  do {                                                                                         \
-    if (::ember::dispatch::enabled()) [[unlikely]] {                                           \
-      if (auto r_ = ::ember::dispatch::call(op, ::ember::dispatch::values(__VA_ARGS__)))      \
-        return ::ember::dispatch::result<R>(std::move(*r_));                                  \
-    }                                                                                          \
+#define EMBER_PY_DISPATCH(R, op, ...)                                                    \
+  do {                                                                                   \
+    if (::ember::dispatch::enabled()) [[unlikely]] {                                     \
+      if (auto r_ = ::ember::dispatch::call(op, ::ember::dispatch::values(__VA_ARGS__))) \
+        return ::ember::dispatch::result<R>(std::move(*r_));                             \
+    }                                                                                    \
   } while (0)

@@ -125,7 +125,8 @@ class OpOverload:
         return f"{self._overloadpacket._ns}::{self.__name__}"
 
     def __repr__(self):
-        return f"<OpOverload(op='{self._overloadpacket._ns}.{self._overloadpacket._name}', overload='{self._overloadname}')>"
+        pk = self._overloadpacket
+        return f"<OpOverload(op='{pk._ns}.{pk._name}', overload='{self._overloadname}')>"
 
     def __str__(self):
         return f"{self._overloadpacket._ns}.{self.__name__}"
@@ -397,20 +398,56 @@ def _expand(self, size, *, implicit=False):
     return ember.Tensor.expand(self, size)
 
 
+_LIKE = (
+    "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, "
+    "MemoryFormat? memory_format=None"
+)
+
 _TABLE = [
     # schema, implementation, decomposition (the ops PyTorch decomposes above its dispatcher)
-    ("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", lambda s, o, *, alpha=1: ember.add(s, o, alpha=alpha), None),
-    ("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", lambda s, o, *, alpha=1: ember.sub(s, o, alpha=alpha), None),
-    ("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", lambda s, o, *, rounding_mode=None: ember.div(s, o, rounding_mode=rounding_mode), None),
+    (
+        "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+        lambda s, o, *, alpha=1: ember.add(s, o, alpha=alpha),
+        None,
+    ),
+    (
+        "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+        lambda s, o, *, alpha=1: ember.sub(s, o, alpha=alpha),
+        None,
+    ),
+    (
+        "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+        lambda s, o, *, rounding_mode=None: ember.div(s, o, rounding_mode=rounding_mode),
+        None,
+    ),
     ("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", ember.pow, None),
     ("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", ember.pow, None),
     ("pow.Scalar(Scalar self, Tensor exponent) -> Tensor", ember.pow, None),
+    (
+        "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+        lambda s, o, *, alpha=1: ember.Tensor.add_(s, o, alpha=alpha),
+        None,
+    ),
+    (
+        "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+        lambda s, o, *, alpha=1: ember.Tensor.sub_(s, o, alpha=alpha),
+        None,
+    ),
+    ("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", lambda s, o: ember.Tensor.mul_(s, o), None),
+    ("div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", lambda s, o: ember.Tensor.div_(s, o), None),
     ("mm.default(Tensor self, Tensor mat2) -> Tensor", ember.mm, None),
     ("bmm.default(Tensor self, Tensor mat2) -> Tensor", ember.bmm, None),
-    ("addmm.default(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-     lambda s, a, b, *, beta=1, alpha=1: ember.addmm(s, a, b, beta=beta, alpha=alpha), None),
+    (
+        "addmm.default(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+        lambda s, a, b, *, beta=1, alpha=1: ember.addmm(s, a, b, beta=beta, alpha=alpha),
+        None,
+    ),
     ("matmul.default(Tensor self, Tensor other) -> Tensor", ember.matmul, _matmul_decomp),
-    ("linear.default(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", ember.nn.functional.linear, _linear_decomp),
+    (
+        "linear.default(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+        ember.nn.functional.linear,
+        _linear_decomp,
+    ),
     ("t.default(Tensor(a) self) -> Tensor(a)", ember.t, None),
     ("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", ember.transpose, None),
     ("view.default(Tensor(a) self, SymInt[] size) -> Tensor(a)", lambda s, size: ember.Tensor.view(s, size), None),
@@ -420,14 +457,26 @@ _TABLE = [
     ("unsqueeze.default(Tensor(a) self, int dim) -> Tensor(a)", ember.unsqueeze, None),
     ("clone.default(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", _clone, None),
     ("sum.default(Tensor self, *, ScalarType? dtype=None) -> Tensor", _reduce("sum"), None),
-    ("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", _reduce("sum"), None),
+    (
+        "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+        _reduce("sum"),
+        None,
+    ),
     ("mean.default(Tensor self, *, ScalarType? dtype=None) -> Tensor", _reduce("mean"), None),
-    ("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", _reduce("mean"), None),
-    ("full_like.default(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", _full_like, None),
-    ("ones_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", _like("ones_like"), None),
-    ("zeros_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", _like("zeros_like"), None),
+    (
+        "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+        _reduce("mean"),
+        None,
+    ),
+    (f"full_like.default(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", _full_like, None),
+    (f"ones_like.default(Tensor self, *, {_LIKE}) -> Tensor", _like("ones_like"), None),
+    (f"zeros_like.default(Tensor self, *, {_LIKE}) -> Tensor", _like("zeros_like"), None),
     ("detach.default(Tensor(a) self) -> Tensor(a)", ember.detach, None),
-    ("threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", _below_modes(_threshold_backward), None),
+    (
+        "threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+        _below_modes(_threshold_backward),
+        None,
+    ),
     ("sigmoid_backward.default(Tensor grad_output, Tensor output) -> Tensor", _below_modes(_sigmoid_backward), None),
     ("tanh_backward.default(Tensor grad_output, Tensor output) -> Tensor", _below_modes(_tanh_backward), None),
 ]
@@ -448,7 +497,7 @@ def _auto_aten(name):
     f = _fn(name)
     if f is None or not callable(f):
         return False
-    getattr(ops, "aten")._packet(name)
+    ops.aten._packet(name)
     return True
 
 

@@ -86,12 +86,15 @@ def _device_type(args):
 
 class CustomOpDef:
     """A custom operator: call it like the function it was made from; ``register_kernel``, ``register_fake``,
-    ``register_autograd`` and ``register_torch_dispatch`` add to it. ``_opoverload`` is ``ember.ops.<ns>.<name>.default``."""
+    ``register_autograd`` and ``register_torch_dispatch`` add to it. ``_opoverload`` is
+    ``ember.ops.<ns>.<name>.default``."""
 
     def __init__(self, namespace, name, schema, fn, mutates_args=(), device_types=None):
         self._namespace, self._name = namespace, name
         self._fn = fn
-        self._device_types = None if device_types is None else ({device_types} if isinstance(device_types, str) else set(device_types))
+        self._device_types = (
+            None if device_types is None else ({device_types} if isinstance(device_types, str) else set(device_types))
+        )
         self._mutates_args = tuple(mutates_args) if not isinstance(mutates_args, str) else mutates_args
         self._kernels = {}
         self._fake = None

@@ -34,9 +34,9 @@ nb::object to_py(const dispatch::Value& v) {
 Tensor to_tensor(nb::handle h) {
   if (h.is_none()) return Tensor();
   if (!nb::isinstance<Tensor>(h))
-    throw nb::type_error(("__torch_dispatch__ returned a " + std::string(Py_TYPE(h.ptr())->tp_name) +
-                          " where the op returns a Tensor")
-                             .c_str());
+    throw nb::type_error(
+        ("__torch_dispatch__ returned a " + std::string(Py_TYPE(h.ptr())->tp_name) + " where the op returns a Tensor")
+            .c_str());
   return nb::cast<Tensor>(h);
 }
 

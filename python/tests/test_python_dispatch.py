@@ -3,13 +3,12 @@ ops and make_fx (issue 22). The op lists are compared with the reference PyTorch
 
 import numpy as np
 import pytest
+from both_libraries import needs_torch, run_ember, run_torch
 
 import ember
 from ember.fx.experimental.proxy_tensor import make_fx
-from ember.library import Library, custom_op, register_autograd, register_fake
+from ember.library import Library, custom_op, register_autograd
 from ember.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
-
-from both_libraries import needs_torch, run_ember, run_torch
 
 
 class Recorder(TorchDispatchMode):
@@ -236,7 +235,9 @@ def test_custom_op_trains_with_autograd_and_passes_gradcheck():
     np.testing.assert_allclose(y.detach().numpy(), 3 * np.sin(x0))
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 3 * np.cos(x0))
-    assert ember.autograd.gradcheck(lambda t: numpy_sin(t, 1.5), (ember.randn(4, dtype=ember.float64, requires_grad=True),))
+    assert ember.autograd.gradcheck(
+        lambda t: numpy_sin(t, 1.5), (ember.randn(4, dtype=ember.float64, requires_grad=True),)
+    )
     assert ember.ops.emtest.numpy_sin.default._schema == "emtest::numpy_sin(Tensor x, float scale) -> Tensor"
 
 
@@ -314,3 +315,20 @@ def test_make_fx_traces_the_backward():
     # closed form: d/dx sum(tanh(xw)) = (1 - tanh^2) w^T
     t = np.tanh(x2.detach().numpy() @ w2.detach().numpy())
     np.testing.assert_allclose(gm(x2, w2)[0].detach().numpy(), (1 - t**2) @ w2.detach().numpy().T, rtol=1e-5, atol=1e-6)
+
+
+def test_inplace_ops_reach_modes_and_subclasses():
+    x = ember.ones(3)
+    with Recorder() as rec:
+        x.add_(ember.ones(3), alpha=2)
+        x.mul_(2)
+    assert rec.log == ["aten.add_.Tensor", "aten.mul_.Tensor"]
+    np.testing.assert_allclose(x.numpy(), 6.0)
+    # an SGD step on a subclass parameter
+    LoggingTensor.log.clear()
+    w = ember.tensor([1.0, 2.0]).as_subclass(LoggingTensor).requires_grad_()
+    (w * w).sum().backward()
+    with ember.no_grad():
+        w.sub_(w.grad, alpha=0.25)
+    assert LoggingTensor.log[-1] == "aten.sub_.Tensor"
+    np.testing.assert_allclose(w.detach().numpy(), [0.5, 1.0])  # w - 0.25 * 2w

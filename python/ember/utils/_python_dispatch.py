@@ -215,7 +215,8 @@ class TorchDispatchMode:
 
 
 def is_traceable_wrapper_subclass(t):
-    """Whether t is a tensor subclass with ``__torch_dispatch__`` and ``__tensor_flatten__``/``__tensor_unflatten__``."""
+    """Whether t is a tensor subclass with ``__torch_dispatch__``, ``__tensor_flatten__`` and
+    ``__tensor_unflatten__``."""
     tt = t if isinstance(t, type) else type(t)
     return (
         issubclass(tt, ember.Tensor)
