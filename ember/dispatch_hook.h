@@ -20,11 +20,12 @@ namespace ember::dispatch {
 // autograd, so the ops of a backward too. In ember the ops that take part start with one line,
 //     EMBER_PY_DISPATCH(Tensor, "aten.mm.default", a, b);
 // naming the op overload and passing its arguments in the order of its ATen schema. The line tests one global
-// counter (g_enabled: Python dispatch modes pushed on any thread, plus one once a class with __torch_dispatch__ was
-// defined); while it is zero nothing else happens. Otherwise the hook the Python bindings installed gets the call,
-// and when a mode is on this thread's stack or an argument is a tensor with __torch_dispatch__, the handler's result
-// is the op's result; else (the common case inside a handler, which runs with its mode popped) the op runs as usual.
-// The ops of a backward are ember ops called by the gradient formulas, so a mode sees them as it sees the forward's.
+// counter (g_enabled: Python dispatch modes pushed on any thread, plus the live classes that define
+// __torch_dispatch__); while it is zero nothing else happens. Otherwise the hook the Python bindings installed gets the
+// call, and when a mode is on this thread's stack or an argument is a tensor with __torch_dispatch__, the handler's
+// result is the op's result; else (the common case inside a handler, which runs with its mode popped) the op runs as
+// usual. The ops of a backward are ember ops called by the gradient formulas, so a mode sees them as it sees the
+// forward's.
 
 extern std::atomic<int> g_enabled;
 inline bool enabled() { return g_enabled.load(std::memory_order_relaxed) != 0; }

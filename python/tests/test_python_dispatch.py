@@ -129,23 +129,28 @@ def test_infinite_recursion_is_a_recursion_error():
     np.testing.assert_allclose(ember.neg(ember.ones(2)).numpy(), -1.0)  # still works afterwards
 
 
-class LoggingTensor(ember.Tensor):
-    """A subclass over real data whose __torch_dispatch__ logs each op and runs it on plain tensors."""
+def logging_tensor_class():
+    """A subclass over real data whose __torch_dispatch__ logs each op and runs it on plain tensors (a new class per
+    test: a class defining __torch_dispatch__ keeps the ops' hook on while it exists)."""
 
-    log = []
+    class LoggingTensor(ember.Tensor):
+        log = []
 
-    @classmethod
-    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
-        cls.log.append(str(func))
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            cls.log.append(str(func))
 
-        def unwrap(a):
-            return a.as_subclass(ember.Tensor) if isinstance(a, LoggingTensor) else a
+            def unwrap(a):
+                return a.as_subclass(ember.Tensor) if isinstance(a, LoggingTensor) else a
 
-        out = func(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in (kwargs or {}).items()})
-        return out.as_subclass(LoggingTensor) if isinstance(out, ember.Tensor) else out
+            out = func(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in (kwargs or {}).items()})
+            return out.as_subclass(LoggingTensor) if isinstance(out, ember.Tensor) else out
+
+    return LoggingTensor
 
 
 def test_logging_subclass_through_a_training_step():
+    LoggingTensor = logging_tensor_class()
     rng = np.random.default_rng(0)
     w0, x0, t0 = (rng.standard_normal(s).astype(np.float32) for s in ((3, 2), (4, 3), (4, 2)))
     LoggingTensor.log.clear()
@@ -161,33 +166,51 @@ def test_logging_subclass_through_a_training_step():
     assert "aten.ones_like.default" in LoggingTensor.log[4:]  # the backward's ops reach the subclass too
 
 
-class Scaled(ember.Tensor):
-    """A wrapper subclass: no data of its own, it holds a tensor and a scale."""
-
-    __torch_function__ = ember._C._disabled_torch_function_impl
-
-    @staticmethod
-    def __new__(cls, elem, scale):
-        r = ember.Tensor._make_wrapper_subclass(cls, elem.shape, dtype=elem.dtype, device=elem.device)
-        r._elem, r._scale = elem, scale
-        return r
-
-    @classmethod
-    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
-        def unwrap(a):
-            return a._elem * a._scale if isinstance(a, Scaled) else a
-
-        out = func(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in (kwargs or {}).items()})
-        return Scaled(out, 1.0) if isinstance(out, ember.Tensor) else out
-
-
 def test_wrapper_subclass():
+    class Scaled(ember.Tensor):
+        """A wrapper subclass: no data of its own, it holds a tensor and a scale."""
+
+        __torch_function__ = ember._C._disabled_torch_function_impl
+
+        @staticmethod
+        def __new__(cls, elem, scale):
+            r = ember.Tensor._make_wrapper_subclass(cls, elem.shape, dtype=elem.dtype, device=elem.device)
+            r._elem, r._scale = elem, scale
+            return r
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            def unwrap(a):
+                return a._elem * a._scale if isinstance(a, Scaled) else a
+
+            out = func(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in (kwargs or {}).items()})
+            return Scaled(out, 1.0) if isinstance(out, ember.Tensor) else out
+
     a = Scaled(ember.tensor([[1.0, 2.0], [3.0, 4.0]]), 0.5)
     assert a.shape == (2, 2) and a.dtype == ember.float32 and a.device == ember.device("cpu")
     b = ember.tensor([[1.0, 0.0], [1.0, 1.0]])
     c = ember.mm(a, b) + 1
     assert isinstance(c, Scaled)
     np.testing.assert_allclose(c._elem.numpy(), 0.5 * np.array([[1.0, 2.0], [3.0, 4.0]]) @ b.numpy() + 1)
+
+
+def test_hook_is_on_while_a_dispatch_class_exists():
+    import gc
+
+    gc.collect()
+    before = ember._C._python_dispatch_enabled()
+
+    class Temporary(ember.Tensor):
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    assert ember._C._python_dispatch_enabled() == before + 1
+    with Recorder():
+        assert ember._C._python_dispatch_enabled() == before + 2
+    del Temporary
+    gc.collect()
+    assert ember._C._python_dispatch_enabled() == before
 
 
 def test_dispatch_type_returning_not_implemented_raises_type_error():
@@ -325,7 +348,7 @@ def test_inplace_ops_reach_modes_and_subclasses():
     assert rec.log == ["aten.add_.Tensor", "aten.mul_.Tensor"]
     np.testing.assert_allclose(x.numpy(), 6.0)
     # an SGD step on a subclass parameter
-    LoggingTensor.log.clear()
+    LoggingTensor = logging_tensor_class()
     w = ember.tensor([1.0, 2.0]).as_subclass(LoggingTensor).requires_grad_()
     (w * w).sum().backward()
     with ember.no_grad():

@@ -14,6 +14,7 @@ are tried, a subclass before its superclass, else from left to right, until one 
 import collections
 import contextlib
 import threading
+import weakref
 
 import ember
 from ember import _C
@@ -232,13 +233,12 @@ def _no_init(self, *args, **kwargs):
 
 
 def _note_dispatch_type(cls):
-    """Tensor.__init_subclass__: the first class that defines __torch_dispatch__ turns the ops' check on for good."""
-    global _seen_type
+    """Tensor.__init_subclass__: a class that defines __torch_dispatch__ turns the ops' check on while it exists."""
     if not any("__init__" in c.__dict__ for c in cls.__mro__[: cls.__mro__.index(ember.Tensor)]):
         cls.__init__ = _no_init  # PyTorch's Tensor.__init__ ignores the arguments __new__ took
-    if not _seen_type and _dispatch_type(cls):
-        _seen_type = True
+    if _dispatch_type(cls):
         _C._python_dispatch_enable(1)
+        weakref.finalize(cls, _C._python_dispatch_enable, -1)
 
 
 def _wrapper_device(self):
@@ -280,7 +280,6 @@ def _make_wrapper_subclass(
     return r
 
 
-_seen_type = False
 _tensor_default = _disabled_torch_dispatch_impl
 ember.Tensor._make_wrapper_subclass = staticmethod(_make_wrapper_subclass)
 ember.Tensor.__torch_dispatch__ = _disabled_torch_dispatch_impl
