@@ -355,3 +355,26 @@ def test_inplace_ops_reach_modes_and_subclasses():
         w.sub_(w.grad, alpha=0.25)
     assert LoggingTensor.log[-1] == "aten.sub_.Tensor"
     np.testing.assert_allclose(w.detach().numpy(), [0.5, 1.0])  # w - 0.25 * 2w
+
+
+def test_handler_exceptions_propagate_unchanged_forward_and_backward():
+    class Boom(Exception):
+        pass
+
+    class Raise(TorchDispatchMode):
+        def __init__(self, target):
+            super().__init__()
+            self.target = target
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if str(func) == self.target:
+                raise Boom(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with pytest.raises(Boom, match="aten.exp.default"), Raise("aten.exp.default"):
+        ember.exp(ember.ones(2))
+    x = ember.ones(2, requires_grad=True)
+    y = (x * x).sum()
+    with pytest.raises(Boom, match="aten.ones_like.default"), Raise("aten.ones_like.default"):
+        y.backward()
+    assert _get_current_dispatch_mode() is None
