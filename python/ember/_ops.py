@@ -347,6 +347,14 @@ def _below_modes(fn):
     return run
 
 
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    return ember.mul(output, ember.sub(grad_output, ember.sum(ember.mul(grad_output, output), [dim], True)))
+
+
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    return ember.sub(grad_output, ember.mul(ember.exp(output), ember.sum(grad_output, [dim], True)))
+
+
 def _threshold_backward(grad_output, self, threshold):
     return ember.mul(grad_output, ember.gt(self, threshold))
 
@@ -472,6 +480,29 @@ _TABLE = [
     (f"ones_like.default(Tensor self, *, {_LIKE}) -> Tensor", _like("ones_like"), None),
     (f"zeros_like.default(Tensor self, *, {_LIKE}) -> Tensor", _like("zeros_like"), None),
     ("detach.default(Tensor(a) self) -> Tensor(a)", ember.detach, None),
+    ("cat.default(Tensor[] tensors, int dim=0) -> Tensor", lambda tensors, dim=0: ember.cat(tensors, dim), None),
+    ("stack.default(Tensor[] tensors, int dim=0) -> Tensor", lambda tensors, dim=0: ember.stack(tensors, dim), None),
+    (
+        "_softmax.default(Tensor self, int dim, bool half_to_float) -> Tensor",
+        lambda self, dim, half_to_float: ember.softmax(self, dim),
+        None,
+    ),
+    (
+        "_log_softmax.default(Tensor self, int dim, bool half_to_float) -> Tensor",
+        lambda self, dim, half_to_float: ember.log_softmax(self, dim),
+        None,
+    ),
+    (
+        "_softmax_backward_data.default(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
+        _below_modes(_softmax_backward_data),
+        None,
+    ),
+    (
+        "_log_softmax_backward_data.default(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) "
+        "-> Tensor",
+        _below_modes(_log_softmax_backward_data),
+        None,
+    ),
     (
         "threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
         _below_modes(_threshold_backward),

@@ -41,6 +41,10 @@ result = [[f for f in fwd.log if f not in skip], [f for f in bwd.log if f not in
 """
 
 
+def _run_ember(program):
+    return run_ember(program)
+
+
 def _run_ember_mlp():
     return run_ember(MLP_PROGRAM)
 
@@ -378,3 +382,40 @@ def test_handler_exceptions_propagate_unchanged_forward_and_backward():
     with pytest.raises(Boom, match="aten.ones_like.default"), Raise("aten.ones_like.default"):
         y.backward()
     assert _get_current_dispatch_mode() is None
+
+
+SOFTMAX_PROGRAM = """
+class Rec(torch.utils._python_dispatch.TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.log = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.log.append(str(func))
+        return func(*args, **(kwargs or {}))
+x = torch.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], requires_grad=True)
+w = torch.tensor([[1.0, 0.0, 2.0], [3.0, 1.0, -1.0]])
+with Rec() as rec:
+    y = torch.cat([x.log_softmax(1), x.softmax(0)], 1)
+    (y * torch.cat([w, w], 1)).sum().backward()
+want = ("aten._log_softmax.default", "aten._softmax.default", "aten.cat.default",
+        "aten._log_softmax_backward_data.default", "aten._softmax_backward_data.default")
+result = [[f for f in rec.log if f in want], x.grad.tolist()]
+"""
+
+
+def test_softmax_and_cat_reach_modes():
+    ops_seen, grad = _run_ember(SOFTMAX_PROGRAM)
+    assert ops_seen == ["aten._log_softmax.default", "aten._softmax.default", "aten.cat.default", "aten.cat.default",
+                        "aten._softmax_backward_data.default", "aten._log_softmax_backward_data.default"]  # fmt: skip
+    # closed form: d/dx sum(w * log_softmax(x, 1)) + sum(w * softmax(x, 0))
+    x = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]])
+    w = np.array([[1.0, 0.0, 2.0], [3.0, 1.0, -1.0]])
+    p1 = np.exp(x) / np.exp(x).sum(1, keepdims=True)
+    p0 = np.exp(x) / np.exp(x).sum(0, keepdims=True)
+    want = w - p1 * w.sum(1, keepdims=True) + p0 * (w - (w * p0).sum(0, keepdims=True))
+    np.testing.assert_allclose(grad, want, rtol=1e-5)
+
+
+@needs_torch
+def test_softmax_and_cat_op_order_matches_pytorch():
+    assert _run_ember(SOFTMAX_PROGRAM)[0] == run_torch("import torch.utils._python_dispatch\n" + SOFTMAX_PROGRAM)[0]
