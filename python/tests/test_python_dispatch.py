@@ -419,3 +419,17 @@ def test_softmax_and_cat_reach_modes():
 @needs_torch
 def test_softmax_and_cat_op_order_matches_pytorch():
     assert _run_ember(SOFTMAX_PROGRAM)[0] == run_torch("import torch.utils._python_dispatch\n" + SOFTMAX_PROGRAM)[0]
+
+
+def test_hook_turns_off_after_subclass_use():
+    import gc
+
+    gc.collect()
+    before = ember._C._python_dispatch_enabled()
+    LoggingTensor = logging_tensor_class()
+    y = ember.ones(2).as_subclass(LoggingTensor) * 2
+    assert isinstance(y, LoggingTensor) and ember._C._python_dispatch_enabled() == before + 1
+    del y, LoggingTensor
+    ember.ones(2) + 1  # an op of plain tensors releases the subclass results held for their callers
+    gc.collect()
+    assert ember._C._python_dispatch_enabled() == before

@@ -85,6 +85,12 @@ def _dispatch_from_cpp(name, values):
     if not stack:
         types = _overloaded_types(values, None)
         if not types:
+            recent = getattr(_state, "recent", None)
+            if recent:
+                # An op of plain tensors: the subclass results held below have reached their callers (what a C++
+                # composite op returns after one is the exception). Letting them go lets their classes go, and with
+                # the last of those the hook turns off.
+                recent.clear()
             return _NOT_HANDLED
     op = ops._lookup(name)
     args, kwargs = op._normalize(values)
