@@ -284,6 +284,8 @@ class _Ops:
         ns, name, overload = qualname.split(".")
         namespace = getattr(self, ns)
         packet = getattr(namespace, name)
+        if ns == "aten" and name in _BINARY_DEFAULT and overload in ("Tensor", "Scalar"):
+            overload = "default"  # the binary ops PyTorch has only one overload of
         op = packet._overloads.get(overload)
         if op is None and ns == "aten":
             _auto_overload(packet, overload)
@@ -303,7 +305,21 @@ def _fn(name):
     f = getattr(ember, name, None)
     if f is None:
         f = getattr(ember.nn.functional, name, None)
+    if f is None and name.startswith("special_"):
+        f = getattr(ember.special, name[len("special_") :], None)
     return f
+
+
+# The binary ops whose one overload PyTorch names "default" (the rest of the binary table's are ".Tensor"/".Scalar").
+_BINARY_DEFAULT = frozenset(
+    "floor_divide atan2 maximum minimum fmax fmin hypot logical_and logical_or logical_xor logaddexp logaddexp2 "
+    "special_xlog1py heaviside gcd lcm nextafter igamma igammac special_zeta".split()
+)
+# Unary special functions whose parameter PyTorch calls x.
+_UNARY_X = frozenset(
+    "special_scaled_modified_bessel_k0 special_scaled_modified_bessel_k1 special_spherical_bessel_j0 "
+    "special_airy_ai".split()
+)
 
 
 def _method(name):
@@ -516,6 +532,8 @@ _TABLE = [
 def _register(ns, schema, impl, decomposition=None):
     name, overload, _, _ = _parse_schema(schema)
     packet = getattr(ops, ns)._packet(name)
+    if overload == "default" and schema.startswith(name + ".default("):
+        schema = name + schema[len(name) + len(".default") :]  # PyTorch's schemas leave the default overload unnamed
     return packet._add(overload, f"{ns}::{schema}", impl, decomposition)
 
 
@@ -537,15 +555,17 @@ def _auto_overload(packet, overload):
     if f is None:
         return
     n = packet._name
-    if overload == "default":
-        _register("aten", f"{n}(Tensor self) -> Tensor", f)
+    if overload == "default" and n in _BINARY_DEFAULT:
+        _register("aten", f"{n}(Tensor self, Tensor {'values' if n == 'heaviside' else 'other'}) -> Tensor", f)
+    elif overload == "default":
+        _register("aten", f"{n}(Tensor {'x' if n in _UNARY_X else 'self'}) -> Tensor", f)
     elif overload == "Tensor":
         _register("aten", f"{n}.Tensor(Tensor self, Tensor other) -> Tensor", f)
     elif overload == "Scalar":
         _register("aten", f"{n}.Scalar(Tensor self, Scalar other) -> Tensor", f)
 
 
-for _name in ("mul", "div", "gt", "lt", "ge", "le", "eq", "ne", "maximum", "minimum"):
+for _name in ("mul", "div", "gt", "lt", "ge", "le", "eq", "ne"):
     _auto_aten(_name)
     _auto_overload(ops.aten._packets[_name], "Tensor")
     if _name in ("gt", "lt", "ge", "le", "eq", "ne"):

@@ -433,3 +433,51 @@ def test_hook_turns_off_after_subclass_use():
     ember.ones(2) + 1  # an op of plain tensors releases the subclass results held for their callers
     gc.collect()
     assert ember._C._python_dispatch_enabled() == before
+
+
+def _ember_schemas():
+    """Every aten overload ember has, after the generated elementwise ones are looked up as the C++ ops name them."""
+    import re
+    from pathlib import Path
+
+    from ember._ops import ops
+
+    root = Path(__file__).resolve().parents[2] / "ember" / "ops"
+    unary = re.findall(r"^EMBER_UNARY_(?:OP|SPECIAL)\(\w+, (\w+)", (root / "unary.def").read_text(), re.M)
+    binary = re.findall(r"^EMBER_BINARY_(?:OP|SPECIAL)\(\w+, (\w+)", (root / "binary.def").read_text(), re.M)
+    for n in unary:
+        ops._lookup(f"aten.{n}.default")
+    for n in binary:
+        if n != "pow":
+            ops._lookup(f"aten.{n}.Tensor")
+    return {f"{n}.{ov}": op._schema for n, pk in ops.aten._packets.items() for ov, op in pk._overloads.items()}
+
+
+def test_generated_elementwise_overloads_run_their_ops():
+    schemas = _ember_schemas()
+    assert len(schemas) > 100
+    x = ember.tensor([0.25, 0.5])
+    np.testing.assert_allclose(ember.ops.aten.exp.default(x).numpy(), np.exp([0.25, 0.5]), rtol=1e-6)
+    np.testing.assert_allclose(ember.ops.aten.atan2.default(x, x + 1).numpy(), np.arctan2([0.25, 0.5], [1.25, 1.5]))
+    assert schemas["maximum.default"] == "aten::maximum(Tensor self, Tensor other) -> Tensor"
+    with Recorder() as rec:
+        ember.maximum(x, x), ember.logical_and(x, x)
+    assert rec.log == ["aten.maximum.default", "aten.logical_and.default"]
+
+
+@needs_torch
+def test_overload_names_and_schemas_match_pytorch():
+    import json
+
+    schemas = _ember_schemas()
+    program = f"""
+ember = {json.dumps(schemas)}
+result = {{}}
+for key, schema in ember.items():
+    name, overload = key.split(".")
+    op = getattr(getattr(torch.ops.aten, name, None), overload, None)
+    theirs = str(op._schema) if op is not None else "missing"
+    if theirs != schema:
+        result[key] = theirs
+"""
+    assert run_torch(program) == {}
