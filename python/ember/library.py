@@ -21,13 +21,14 @@ __all__ = [
     "custom_op",
     "define",
     "impl",
+    "impl_abstract",
     "register_autograd",
     "register_fake",
     "register_kernel",
 ]
 
 _DEVICE_KEYS = {"CPU": "cpu", "CUDA": "cuda", "Meta": "meta"}
-_ANY_DEVICE_KEYS = ("CompositeExplicitAutograd", "CompositeImplicitAutograd", "Default", "")
+_ANY_DEVICE_KEYS = ("CompositeExplicitAutograd", "Default", "")
 
 
 def _type_name(ann):
@@ -101,6 +102,7 @@ class CustomOpDef:
         self._backward = None
         self._setup_context = None
         self._dispatch_rules = {}
+        self._autograd_kernel = None  # Library.impl(..., "Autograd")
         self._signature = None
         _, overload, self._params, _ = _parse_schema(f"{name}{schema}")
         packet = getattr(ops, namespace)._packet(name)
@@ -182,6 +184,8 @@ class CustomOpDef:
         needs_grad = ember.is_grad_enabled() and any(
             isinstance(a, ember.Tensor) and a.requires_grad for a in _flat(args)
         )
+        if needs_grad and self._autograd_kernel is not None:
+            return self._autograd_kernel(*args)
         if not needs_grad:
             with ember.no_grad():
                 return self._kernel(args)(*_detached(args))
@@ -281,6 +285,9 @@ def register_fake(op, fn=None, /, *, lib=None, _stacklevel=1):
     return _def_of(op).register_fake(fn)
 
 
+impl_abstract = register_fake  # its name before PyTorch 2.4
+
+
 def register_kernel(op, device_types, fn=None, /, *, lib=None):
     """Registers the implementation of a custom op for a device type ("cpu", "cuda", or None for all)."""
     return _def_of(op).register_kernel(device_types, fn)
@@ -342,15 +349,24 @@ class Library:
                 d.register_fake(fn)
             else:
                 d.register_kernel(_DEVICE_KEYS[key], fn)
-        elif key in _ANY_DEVICE_KEYS:
-            d.register_kernel(None, fn)
-        elif key == "Autograd":
-            raise NotImplementedError("Library.impl: use ember.library.register_autograd to give an op a gradient")
         else:
-            raise ValueError(f"Library.impl: unknown dispatch key '{key}'")
+            _register_key(d, key, fn)
 
     def _destroy(self):
         Library._defined_namespaces.discard(self.ns)
+
+
+def _register_key(d, key, fn):
+    if key in _ANY_DEVICE_KEYS:
+        d.register_kernel(None, fn)
+    elif key == "CompositeImplicitAutograd":
+        # a composition of ember ops: it runs as it is, so autograd and dispatch modes see its parts
+        d._opoverload._decomposition = fn
+        d._opoverload._run = lambda args, kwargs: fn(*args, **kwargs)
+    elif key == "Autograd":
+        d._autograd_kernel = fn  # runs when an input requires grad (an autograd.Function's apply, typically)
+    else:
+        raise ValueError(f"Library.impl: unknown dispatch key '{key}'")
 
 
 def define(qualname, schema, *, lib=None, tags=()):
@@ -368,10 +384,10 @@ def impl(qualname, types, func=None, *, lib=None):
         for t in [types] if isinstance(types, str) else list(types):
             if t in _DEVICE_KEYS:
                 (d.register_fake if t == "Meta" else (lambda g, t=t: d.register_kernel(_DEVICE_KEYS[t], g)))(f)
-            elif t in _ANY_DEVICE_KEYS:
-                d.register_kernel(None, f)
+            elif t in ("cpu", "cuda", "meta") or t is None:
+                (d.register_fake if t == "meta" else (lambda g, t=t: d.register_kernel(t, g)))(f)
             else:
-                d.register_kernel(t, f)
+                _register_key(d, t, f)
         return f
 
     return reg(func) if func is not None else reg

@@ -44,7 +44,7 @@ std::optional<std::vector<Tensor>> hook(const char* op, std::vector<dispatch::Va
   nb::gil_scoped_acquire gil;
   // Each level of a handler that calls its op on its own kind again re-enters here: Python's recursion limit stops it
   // with a RecursionError, as in PyTorch, before the C stack runs out.
-  if (Py_EnterRecursiveCall(" while calling __torch_dispatch__")) throw nb::python_error();
+  if (Py_EnterRecursiveCall(" while calling a Python object")) throw nb::python_error();
   struct Leave {
     ~Leave() { Py_LeaveRecursiveCall(); }
   } leave;

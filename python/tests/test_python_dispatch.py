@@ -127,10 +127,22 @@ def test_infinite_recursion_is_a_recursion_error():
             with self:  # re-entering itself: every call dispatches to it again
                 return func(*args, **(kwargs or {}))
 
-    with pytest.raises(RecursionError), Loop():
+    with pytest.raises(RecursionError, match="maximum recursion depth exceeded"), Loop():
         ember.neg(ember.ones(2))
     assert _get_current_dispatch_mode() is None
     np.testing.assert_allclose(ember.neg(ember.ones(2)).numpy(), -1.0)  # still works afterwards
+
+    class Unwrapped(ember.Tensor):  # a wrapper whose handler forgets to unwrap: each op dispatches to it again
+        @staticmethod
+        def __new__(cls, elem):
+            return ember.Tensor._make_wrapper_subclass(cls, elem.shape, dtype=elem.dtype)
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    with pytest.raises(RecursionError, match="maximum recursion depth exceeded"):
+        ember.neg(Unwrapped(ember.ones(2)))
 
 
 def logging_tensor_class():
@@ -481,3 +493,37 @@ for key, schema in ember.items():
         result[key] = theirs
 """
     assert run_torch(program) == {}
+
+
+def test_library_composite_implicit_and_autograd_keys():
+    lib = Library("emtest_keys", "DEF")
+    try:
+        lib.define("square(Tensor x) -> Tensor")
+        lib.impl("square", lambda x: x * x, "CompositeImplicitAutograd")
+        x = ember.tensor([1.0, -3.0], requires_grad=True)
+        with Recorder() as rec:
+            y = ember.ops.emtest_keys.square(x)
+        assert rec.log == ["aten.mul.Tensor"]  # a composite op decomposes before modes, as in PyTorch
+        y.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), [2.0, -6.0])  # autograd through its parts
+
+        class Cube(ember.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x * x
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 3 * x * x * g
+
+        lib.define("cube(Tensor x) -> Tensor")
+        lib.impl("cube", lambda x: x * x * x, "CPU")
+        lib.impl("cube", Cube.apply, "Autograd")
+        z = ember.tensor([2.0], requires_grad=True)
+        ember.ops.emtest_keys.cube(z).backward()
+        np.testing.assert_allclose(z.grad.numpy(), [12.0])
+        np.testing.assert_allclose(ember.ops.emtest_keys.cube(ember.tensor([3.0])).numpy(), [27.0])
+    finally:
+        lib._destroy()
