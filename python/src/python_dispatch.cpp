@@ -64,6 +64,47 @@ std::optional<std::vector<Tensor>> hook(const char* op, std::vector<dispatch::Va
   return out;
 }
 
+// Note [Wrapper subclass identity]
+// A wrapper subclass instance (Tensor._make_wrapper_subclass) is a meta tensor whose Python object carries the state
+// (the tensors it wraps). ember's C++ side keeps tensors it has saved for backward, or gradients in flight, without
+// their Python objects, and hands them back later as new plain objects. So that a handler still finds the wrapper,
+// the storage of every wrapper gets a token (its data pointer: meta storages have none) and a deleter that tells
+// Python when the storage goes; Python maps (token, geometry) to the class and the state, and rebuilds the wrapper
+// around the plain tensor (_adopt: the same TensorImpl, so the autograd history is kept).
+PyObject* g_storage_freed = nullptr;  // ember.utils._python_dispatch._wrapper_storage_freed
+
+int64_t wrapper_mark(const Tensor& t) {
+  StorageImpl* s = t.impl()->storage().get();
+  EMBER_CHECK(t.device().type == DeviceType::Meta, "_wrapper_mark: expected a meta tensor, got ", t.device());
+  if (s->data()) return reinterpret_cast<int64_t>(s->data());  // already marked (a view of a wrapper's storage)
+  char* token = new char(0);
+  s->set_external_data(token, [token] {
+    if (Py_IsInitialized() && g_storage_freed) {
+      nb::gil_scoped_acquire gil;
+      PyObject* r = PyObject_CallFunction(g_storage_freed, "L",
+                                          static_cast<long long>(reinterpret_cast<int64_t>(token)));
+      if (r)
+        Py_DECREF(r);
+      else
+        PyErr_Clear();  // a deleter cannot raise; the entry stays (it is never looked up again)
+    }
+    delete token;
+  });
+  return reinterpret_cast<int64_t>(token);
+}
+
+nb::object adopt(nb::handle cls, const Tensor& t) {
+  PyTypeObject* tensor_type = reinterpret_cast<PyTypeObject*>(nb::type<Tensor>().ptr());
+  if (!PyType_Check(cls.ptr()) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()), tensor_type))
+    throw nb::type_error("_adopt: cls must be a subclass of Tensor");
+  nb::object o = nb::inst_alloc(cls);
+  new (nb::inst_ptr<Tensor>(o)) Tensor(t);
+  nb::inst_mark_ready(o);
+  Tensor* p = nb::inst_ptr<Tensor>(o);
+  p->impl()->pyobj = p;  // this object is now the tensor's Python identity (Note [One Python object per tensor])
+  return o;
+}
+
 }  // namespace
 
 void init_python_dispatch(nb::module_& m) {
@@ -82,6 +123,16 @@ void init_python_dispatch(nb::module_& m) {
       "Adds delta to the count that turns the ops' __torch_dispatch__ check on (modes pushed, plus one once a class "
       "with __torch_dispatch__ exists); returns the new count.");
   m.def("_python_dispatch_enabled", [] { return dispatch::g_enabled.load(); });
+  m.def("_wrapper_mark", &wrapper_mark,
+        "Gives a wrapper subclass's meta storage its token (Note [Wrapper subclass identity]); returns it.");
+  m.def(
+      "_storage_token", [](const Tensor& t) { return reinterpret_cast<int64_t>(t.impl()->storage()->data()); },
+      "A meta tensor's storage token (0 when it has none).");
+  m.def("_adopt", &adopt, nb::arg("cls"), nb::arg("t"),
+        "A `cls` object for t itself (the same TensorImpl and autograd history), which becomes t's Python identity.");
+  m.def(
+      "_set_wrapper_storage_freed", [](nb::object fn) { g_storage_freed = fn.release().ptr(); },
+      "Installs the function told when a wrapper's storage is freed.");
 }
 
 }  // namespace ember::py

@@ -210,6 +210,72 @@ def test_wrapper_subclass():
     np.testing.assert_allclose(c._elem.numpy(), 0.5 * np.array([[1.0, 2.0], [3.0, 4.0]]) @ b.numpy() + 1)
 
 
+def wrapped_tensor_class():
+    """A wrapper subclass that logs each op and computes it on the tensor it wraps (in-place ops update that one)."""
+
+    class Wrapped(ember.Tensor):
+        __torch_function__ = ember._C._disabled_torch_function_impl
+        log = []
+
+        @staticmethod
+        def __new__(cls, elem, requires_grad=False):
+            r = ember.Tensor._make_wrapper_subclass(
+                cls, elem.shape, dtype=elem.dtype, device=elem.device, requires_grad=requires_grad
+            )
+            r._elem = elem
+            return r
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            cls.log.append(str(func))
+
+            def unwrap(a):
+                if isinstance(a, (list, tuple)):
+                    return type(a)(unwrap(x) for x in a)
+                return a._elem if isinstance(a, Wrapped) else a
+
+            out = func(*unwrap(tuple(args)), **{k: unwrap(v) for k, v in (kwargs or {}).items()})
+            if func.overloadpacket.__name__.endswith("_"):
+                return args[0]  # in place: the wrapped tensor was updated
+            return Wrapped(out) if isinstance(out, ember.Tensor) else out
+
+    return Wrapped
+
+
+def test_wrapper_subclass_through_training_steps():
+    from ember.utils import _python_dispatch as pd
+
+    Wrapped = wrapped_tensor_class()
+    rng = np.random.default_rng(1)
+    w0, x0, t0 = (rng.standard_normal(s).astype(np.float32) for s in ((3, 2), (4, 3), (4, 2)))
+    w = Wrapped(ember.tensor(w0), requires_grad=True)
+    x = Wrapped(ember.tensor(x0))
+    target = ember.tensor(t0)
+    w_ref = w0.copy()
+    for _ in range(2):
+        loss = ember.relu(x @ w - target).pow(2).mean()
+        assert isinstance(loss, Wrapped) and loss.grad_fn is not None and loss.device == ember.device("cpu")
+        w.grad = None
+        loss.backward()
+        assert isinstance(w.grad, Wrapped)  # the gradient is a wrapper too, computed by the handler
+        r = np.maximum(x0 @ w_ref - t0, 0)
+        want = 2 * x0.T @ r / t0.size  # d/dw mean(relu(xw - t)^2)
+        np.testing.assert_allclose(w.grad._elem.numpy(), want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(loss._elem.numpy(), (r**2).mean(), rtol=1e-5)
+        with ember.no_grad():
+            w.sub_(w.grad, alpha=0.5)
+        w_ref = w_ref - 0.5 * want
+        np.testing.assert_allclose(w._elem.numpy(), w_ref, rtol=1e-5, atol=1e-6)
+    log = Wrapped.log
+    assert "aten.threshold_backward.default" in log and "aten.sub_.Tensor" in log  # the backward's ops, the step
+    del loss, w, x, r
+    ember.ones(1) + 1
+    import gc
+
+    gc.collect()
+    assert not pd._wrappers  # the wrappers' identity entries go with their storages
+
+
 def test_hook_is_on_while_a_dispatch_class_exists():
     import gc
 

@@ -73,13 +73,17 @@ def _overloaded_types(args, kwargs):
 
 
 def _needs_dispatch(args, kwargs):
-    if not _C._python_dispatch_enabled():
+    if not _C._python_dispatch_enabled() or getattr(_state, "meta_run", False):
         return False
     return bool(_stack()) or bool(_overloaded_types(args, kwargs))
 
 
 def _dispatch_from_cpp(name, values):
     """Called by the C++ ops while dispatch is enabled: the handler's result, or _NOT_HANDLED to run the op."""
+    if getattr(_state, "meta_run", False):
+        return _NOT_HANDLED  # a wrapper op's autograd recording (_with_autograd): the op itself runs
+    if _wrappers:
+        values = _resurrect_all(values)
     stack = _stack()
     op = None
     if not stack:
@@ -127,12 +131,22 @@ def _dispatch(op, args, kwargs):
                 pos = i
                 break
         ordered.insert(pos, t)
+    if not ordered:
+        return op._run(args, kwargs)
+    if ember.is_grad_enabled() and _wrapper_needs_grad(args, kwargs):
+        # Note [Wrapper subclass autograd]: the handler computes the result below autograd; the op itself, run on
+        # the wrappers' meta geometry, records the graph node, whose tensor becomes the result's identity.
+        with ember.no_grad():
+            r = _call_handlers(ordered, op, types, args, kwargs)
+        return _with_autograd(op, args, kwargs, r)
+    return _call_handlers(ordered, op, types, args, kwargs)
+
+
+def _call_handlers(ordered, op, types, args, kwargs):
     for t in ordered:
         r = t.__torch_dispatch__(op, tuple(types), args, kwargs)
         if r is not NotImplemented:
             return r
-    if not ordered:
-        return op._run(args, kwargs)
     raise TypeError(
         f"Multiple dispatch failed for {op}; all __torch_dispatch__ handlers returned NotImplemented:\n\n"
         + "\n".join(f"  - tensor subclass {t}" for t in ordered)
@@ -150,6 +164,88 @@ def _no_dispatch_modes():
         yield
     finally:
         stack[:] = saved
+
+
+# ---- wrapper subclasses: identity (Note [Wrapper subclass identity] in python/src/python_dispatch.cpp) and autograd
+
+
+_wrappers = {}  # storage token -> {geometry: (class, the instances' shared __dict__)}
+
+
+def _geometry(t):
+    return (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype)
+
+
+def _register_wrapper(obj):
+    token = _C._wrapper_mark(obj)
+    _wrappers.setdefault(token, {})[_geometry(obj)] = (type(obj), obj.__dict__)
+
+
+def _wrapper_storage_freed(token):
+    _wrappers.pop(token, None)
+
+
+def _is_wrapper(a):
+    return isinstance(a, ember.Tensor) and "_ember_wrapper_device" in getattr(a, "__dict__", ())
+
+
+def _resurrect(t):
+    """A plain tensor that is a wrapper's (saved for backward, a gradient in flight) -> the wrapper again."""
+    if type(t) is not ember.Tensor or not _wrappers or not t.is_meta:
+        return t
+    entry = _wrappers.get(_C._storage_token(t))
+    hit = entry.get(_geometry(t)) if entry else None
+    if hit is None:
+        return t
+    cls, state = hit
+    obj = _C._adopt(cls, t)
+    obj.__dict__ = state
+    return obj
+
+
+def _resurrect_all(values):
+    out = []
+    for v in values:
+        if isinstance(v, list):
+            v = [_resurrect(x) for x in v]
+        elif isinstance(v, ember.Tensor):
+            v = _resurrect(v)
+        out.append(v)
+    return tuple(out)
+
+
+def _wrapper_needs_grad(args, kwargs):
+    flat = [*args, *(kwargs or {}).values()]
+    flat = [x for a in flat for x in (a if isinstance(a, (list, tuple)) else (a,))]
+    return any(_is_wrapper(a) for a in flat) and any(isinstance(a, ember.Tensor) and a.requires_grad for a in flat)
+
+
+def _with_autograd(op, args, kwargs, r):
+    def to_meta(a):
+        if isinstance(a, (list, tuple)):
+            return type(a)(to_meta(x) for x in a)
+        if isinstance(a, ember.Tensor) and not _is_wrapper(a):
+            return a.detach().to("meta")  # plain tensors beside wrappers get no gradient (docs/extending.md)
+        return a
+
+    _state.meta_run = True
+    try:
+        with ember.enable_grad(), _C.DisableTorchFunctionSubclass():
+            m = op._run(to_meta(tuple(args)), {k: to_meta(v) for k, v in kwargs.items()})
+    finally:
+        _state.meta_run = False
+
+    def attach(mi, ri):
+        if isinstance(mi, ember.Tensor) and _is_wrapper(ri) and mi.grad_fn is not None:
+            o = _C._adopt(type(ri), mi)
+            o.__dict__ = ri.__dict__
+            _register_wrapper(o)
+            return o
+        return ri
+
+    if isinstance(r, (tuple, list)) and isinstance(m, (tuple, list)):
+        return type(r)(attach(a, b) for a, b in zip(m, r))
+    return attach(m, r)
 
 
 # ---- the mode stack ------------------------------------------------------------------------------------------------
@@ -283,12 +379,31 @@ def _make_wrapper_subclass(
     r.__dict__["_ember_wrapper_device"] = ember.device(device) if device is not None else ember.device("cpu")
     if "device" not in cls.__dict__:
         cls.device = property(_wrapper_device)
+    if "grad" not in cls.__dict__:
+        cls.grad = property(_wrapper_grad, _set_wrapper_grad, _del_wrapper_grad)
+    _register_wrapper(r)
     return r
+
+
+_tensor_grad = ember.Tensor.grad
+
+
+def _wrapper_grad(self):
+    return _resurrect(_tensor_grad.__get__(self))
+
+
+def _set_wrapper_grad(self, value):
+    _tensor_grad.__set__(self, value)
+
+
+def _del_wrapper_grad(self):
+    _tensor_grad.__delete__(self)
 
 
 _tensor_default = _disabled_torch_dispatch_impl
 ember.Tensor._make_wrapper_subclass = staticmethod(_make_wrapper_subclass)
 ember.Tensor.__torch_dispatch__ = _disabled_torch_dispatch_impl
 _C._set_python_dispatch_hook(_dispatch_from_cpp, _NOT_HANDLED)
+_C._set_wrapper_storage_freed(_wrapper_storage_freed)
 
 __all__ += ["OpOverload"]
