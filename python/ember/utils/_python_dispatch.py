@@ -220,6 +220,14 @@ def _wrapper_needs_grad(args, kwargs):
     return any(_is_wrapper(a) for a in flat) and any(isinstance(a, ember.Tensor) and a.requires_grad for a in flat)
 
 
+# Note [Wrapper subclass autograd]
+# PyTorch records autograd on wrapper subclass instances above the Python dispatch key, then calls __torch_dispatch__
+# below it. ember's ops offer their calls to Python at their entry, above the point where they record their node, so a
+# wrapper op that needs grad runs twice: the handler computes the result under no_grad, then the op itself runs on the
+# wrappers (meta tensors: no data is touched) with dispatch off, which checks the arguments, records the node with its
+# gradient formula and gives a meta result with a grad_fn. That result, with the class and the state (__dict__) of the
+# handler's result, is what the caller gets, so the graph's tensors are wrappers and a backward's formulas reach the
+# handler again. Plain tensors beside the wrappers enter the recording as detached meta copies: no gradient for them.
 def _with_autograd(op, args, kwargs, r):
     def to_meta(a):
         if isinstance(a, (list, tuple)):
