@@ -73,13 +73,22 @@ std::optional<std::vector<Tensor>> hook(const char* op, std::vector<dispatch::Va
 // around the plain tensor (_adopt: the same TensorImpl, so the autograd history is kept).
 PyObject* g_storage_freed = nullptr;  // ember.utils._python_dispatch._wrapper_storage_freed
 
+// Whether Python can run a callback (not before it starts or while it shuts down).
+bool python_running() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsInitialized() && !Py_IsFinalizing();
+#else
+  return Py_IsInitialized() && !_Py_IsFinalizing();
+#endif
+}
+
 int64_t wrapper_mark(const Tensor& t) {
   StorageImpl* s = t.impl()->storage().get();
   EMBER_CHECK(t.device().type == DeviceType::Meta, "_wrapper_mark: expected a meta tensor, got ", t.device());
   if (s->data()) return reinterpret_cast<int64_t>(s->data());  // already marked (a view of a wrapper's storage)
   char* token = new char(0);
   s->set_external_data(token, [token] {
-    if (Py_IsInitialized() && g_storage_freed) {
+    if (g_storage_freed && python_running()) {
       nb::gil_scoped_acquire gil;
       PyObject* r = PyObject_CallFunction(g_storage_freed, "L",
                                           static_cast<long long>(reinterpret_cast<int64_t>(token)));
