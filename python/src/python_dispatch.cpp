@@ -140,6 +140,9 @@ void init_python_dispatch(nb::module_& m) {
   m.def("_adopt", &adopt, nb::arg("cls"), nb::arg("t"),
         "A `cls` object for t itself (the same TensorImpl and autograd history), which becomes t's Python identity.");
   m.def(
+      "_tensor_is_ready", [](nb::handle o) { return nb::isinstance<Tensor>(o) && nb::inst_ready(o); },
+      "Whether a Tensor (subclass) object holds its tensor yet (a subclass's __new__ may have made it already).");
+  m.def(
       "_set_wrapper_storage_freed", [](nb::object fn) { g_storage_freed = fn.release().ptr(); },
       "Installs the function told when a wrapper's storage is freed.");
 }

@@ -295,6 +295,14 @@ def test_hook_is_on_while_a_dispatch_class_exists():
     assert ember._C._python_dispatch_enabled() == before
 
 
+def test_dispatch_subclass_constructed_like_tensor():
+    cls = logging_tensor_class()
+    t = cls([1.0, 2.0])
+    assert type(t) is cls
+    np.testing.assert_allclose((t * 2).as_subclass(ember.Tensor).numpy(), [2.0, 4.0])
+    assert cls.log == ["aten.mul.Tensor"]
+
+
 def test_dispatch_type_returning_not_implemented_raises_type_error():
     class Refuses(ember.Tensor):
         @classmethod

@@ -339,7 +339,10 @@ def is_traceable_wrapper_subclass(t):
 
 
 def _no_init(self, *args, **kwargs):
-    pass
+    """Tensor.__init__ for a class with __torch_dispatch__: PyTorch's ignores the arguments when __new__ made the tensor
+    (a wrapper's _make_wrapper_subclass); otherwise the class is built like Tensor (``Cls([1.0, 2.0])``)."""
+    if not _C._tensor_is_ready(self):
+        ember.Tensor.__init__(self, *args, **kwargs)
 
 
 def _note_dispatch_type(cls):
