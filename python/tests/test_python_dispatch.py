@@ -601,3 +601,19 @@ def test_library_composite_implicit_and_autograd_keys():
         np.testing.assert_allclose(ember.ops.emtest_keys.cube(ember.tensor([3.0])).numpy(), [27.0])
     finally:
         lib._destroy()
+
+
+def test_make_fx_traces_a_backward_call_into_grads():
+    def step(x, w):
+        loss = ember.sigmoid(x @ w).sum()
+        loss.backward()
+        return w.grad
+
+    x, w = ember.randn(4, 3), ember.randn(3, 2, requires_grad=True)
+    gm = make_fx(step)(x, w)
+    targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+    assert "aten.sigmoid_backward.default" in targets and "aten.mm.default" in targets
+    x2, w2 = ember.randn(4, 3), ember.randn(3, 2, requires_grad=True)
+    s = 1 / (1 + np.exp(-(x2.numpy() @ w2.detach().numpy())))
+    # d/dw sum(sigmoid(xw)) = x^T (s (1 - s))
+    np.testing.assert_allclose(gm(x2, w2).detach().numpy(), x2.numpy().T @ (s * (1 - s)), rtol=1e-5, atol=1e-6)
