@@ -617,3 +617,32 @@ def test_make_fx_traces_a_backward_call_into_grads():
     s = 1 / (1 + np.exp(-(x2.numpy() @ w2.detach().numpy())))
     # d/dw sum(sigmoid(xw)) = x^T (s (1 - s))
     np.testing.assert_allclose(gm(x2, w2).detach().numpy(), x2.numpy().T @ (s * (1 - s)), rtol=1e-5, atol=1e-6)
+
+
+PYTREE_PROGRAM = """
+import collections
+import importlib
+pytree = importlib.import_module(torch.__name__ + ".utils._pytree")
+Point = collections.namedtuple("Point", "x y")
+tree = {"a": [1, (2, 3)], "b": None, "c": Point(4, [5]), "d": collections.OrderedDict(z=6, y=7), "e": ()}
+leaves, spec = pytree.tree_flatten(tree)
+back = pytree.tree_unflatten([v if v is None else v * 10 for v in leaves], spec)
+mapped = pytree.tree_map(lambda v: v if v is None else v + 1, tree)
+only = pytree.tree_map_only(int, lambda v: -v, [1, "s", (2.5, 3)])
+result = [leaves, repr(back), repr(mapped), repr(only), spec.num_leaves, pytree.tree_structure(tree) == spec]
+"""
+
+
+def test_pytree_flatten_unflatten_map():
+    leaves, back, mapped, only, n, same = _run_ember(PYTREE_PROGRAM)
+    assert leaves == [1, 2, 3, None, 4, 5, 6, 7] and n == 8 and same
+    assert back == (
+        "{'a': [10, (20, 30)], 'b': None, 'c': Point(x=40, y=[50]), 'd': OrderedDict([('z', 60), ('y', 70)]), 'e': ()}"
+    )
+    assert mapped.startswith("{'a': [2, (3, 4)], 'b': None, 'c': Point(x=5, y=[6])")
+    assert only == "[-1, 's', (2.5, -3)]"
+
+
+@needs_torch
+def test_pytree_matches_pytorch():
+    assert _run_ember(PYTREE_PROGRAM) == run_torch(PYTREE_PROGRAM)
