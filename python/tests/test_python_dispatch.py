@@ -94,6 +94,18 @@ def test_modes_nest_innermost_first_and_stack_queries():
     assert log == ["inner:aten.mul.Tensor", "outer:aten.mul.Tensor"]
 
 
+def test_disable_current_modes():
+    from ember.utils._python_dispatch import _disable_current_modes
+
+    log = []
+    with Recorder("a:", log) as a, Recorder("b:", log) as b:
+        with _disable_current_modes() as modes:
+            ember.neg(ember.ones(1))
+            assert modes == [a, b] and _get_current_dispatch_mode() is None
+        ember.exp(ember.ones(1))
+    assert log == ["b:aten.exp.default", "a:aten.exp.default"]
+
+
 def test_overload_objects_have_pytorch_names():
     add = ember.ops.aten.add.Tensor
     assert add.name() == "aten::add.Tensor"

@@ -22,6 +22,7 @@ from ember._ops import OpOverload, ops
 
 __all__ = [
     "TorchDispatchMode",
+    "_disable_current_modes",
     "_get_current_dispatch_mode",
     "_get_current_dispatch_mode_stack",
     "_pop_mode",
@@ -162,6 +163,18 @@ def _no_dispatch_modes():
     stack.clear()
     try:
         yield
+    finally:
+        stack[:] = saved
+
+
+@contextlib.contextmanager
+def _disable_current_modes():
+    """Pops every dispatch mode of this thread for a block (yields them, innermost last) and pushes them back."""
+    stack = _stack()
+    saved = stack[:]
+    stack.clear()
+    try:
+        yield saved
     finally:
         stack[:] = saved
 
