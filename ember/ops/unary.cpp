@@ -109,11 +109,14 @@ struct UnaryDispatchNames {
 
 Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs& args) {
   const UnaryOpInfo info = unary_info(op);
-  if (dispatch::enabled() && !out.defined()) [[unlikely]] {
+  if (dispatch::enabled() && (!out.defined() || out.is_same(x))) [[unlikely]] {
     static const UnaryDispatchNames names;
-    const std::string& name = names.names[static_cast<int>(op)];
-    if (!name.empty())
-      if (auto r = dispatch::call(name.c_str(), dispatch::values(x))) return dispatch::result<Tensor>(std::move(*r));
+    std::string name = names.names[static_cast<int>(op)];
+    if (!name.empty()) {
+      if (out.defined()) name.insert(name.size() - std::string_view(".default").size(), "_");  // x.relu_()
+      if (auto r = dispatch::call(name.c_str(), dispatch::values(x)))
+        return out.defined() ? out : dispatch::result<Tensor>(std::move(*r));
+    }
   }
   if (!out.defined() && (info.flags & unary_flag::kAutocastFp32))
     EMBER_AUTOCAST(autocast::kFp32Cuda, unary_op, op, x, out, args);

@@ -305,6 +305,8 @@ def _fn(name):
     f = getattr(ember, name, None)
     if f is None:
         f = getattr(ember.nn.functional, name, None)
+    if f is None and name.endswith("_") and not name.startswith("_"):
+        f = getattr(ember.Tensor, name, None)  # an in-place method: x.relu_()
     if f is None and name.startswith("special_"):
         f = getattr(ember.special, name[len("special_") :], None)
     return f
@@ -557,6 +559,8 @@ def _auto_overload(packet, overload):
     n = packet._name
     if overload == "default" and n in _BINARY_DEFAULT:
         _register("aten", f"{n}(Tensor self, Tensor {'values' if n == 'heaviside' else 'other'}) -> Tensor", f)
+    elif overload == "default" and n.endswith("_"):
+        _register("aten", f"{n}(Tensor(a!) self) -> Tensor(a!)", f)
     elif overload == "default":
         _register("aten", f"{n}(Tensor {'x' if n in _UNARY_X else 'self'}) -> Tensor", f)
     elif overload == "Tensor":

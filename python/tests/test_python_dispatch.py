@@ -447,8 +447,12 @@ def test_inplace_ops_reach_modes_and_subclasses():
     with Recorder() as rec:
         x.add_(ember.ones(3), alpha=2)
         x.mul_(2)
-    assert rec.log == ["aten.add_.Tensor", "aten.mul_.Tensor"]
-    np.testing.assert_allclose(x.numpy(), 6.0)
+        x.neg_()
+        ember.nn.ReLU(inplace=True)(x)
+    assert rec.log == ["aten.add_.Tensor", "aten.mul_.Tensor", "aten.neg_.default", "aten.relu_.default"]
+    np.testing.assert_allclose(x.numpy(), 0.0)  # relu(-6)
+    assert ember.ops.aten.relu_.default._schema == "aten::relu_(Tensor(a!) self) -> Tensor(a!)"
+    x = ember.ones(3)
     # an SGD step on a subclass parameter
     LoggingTensor = logging_tensor_class()
     w = ember.tensor([1.0, 2.0]).as_subclass(LoggingTensor).requires_grad_()

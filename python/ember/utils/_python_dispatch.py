@@ -97,7 +97,10 @@ def _dispatch_from_cpp(name, values):
                 # the last of those the hook turns off.
                 recent.clear()
             return _NOT_HANDLED
-    op = ops._lookup(name)
+    try:
+        op = ops._lookup(name)
+    except (RuntimeError, AttributeError):
+        return _NOT_HANDLED  # an op with no Python form (an in-place variant ember has only in C++): it just runs
     args, kwargs = op._normalize(values)
     r = _dispatch(op, args, kwargs)
     # The C++ op returns the handler's tensor to its caller; when that is Python, the tensor finds its Python object
