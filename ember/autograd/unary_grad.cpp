@@ -7,6 +7,7 @@
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/unary_backward.h"
 
@@ -93,6 +94,18 @@ void record_unary(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArg
   const Saves saves = grad.saves;
   auto n = make_node(grad.node, in, [op, args, saves](FormulaNode& n, TensorList& g) {
     const Tensor v = saves == Saves::Nothing ? Tensor() : n.saved_tensor(0);
+    if (dispatch::enabled()) [[unlikely]] {
+      // Note [Python dispatch]: the fused gradients PyTorch has as ops; the others compose, so modes see the parts.
+      std::optional<std::vector<Tensor>> r;
+      if (op == UnaryOp::Relu)
+        r = dispatch::call("aten.threshold_backward.default", dispatch::values(g[0], v, Scalar(0)));
+      else if (op == UnaryOp::Sigmoid)
+        r = dispatch::call("aten.sigmoid_backward.default", dispatch::values(g[0], v));
+      else if (op == UnaryOp::Tanh)
+        r = dispatch::call("aten.tanh_backward.default", dispatch::values(g[0], v));
+      if (r) return TensorList{dispatch::result<Tensor>(std::move(*r))};
+      return TensorList{unary_formula(op, args, g[0], v)};
+    }
     if (!is_grad_enabled())  // Note [Fused activation backward]
       if (Tensor fused = fused_unary_backward(op, g[0], v, args); fused.defined()) return TensorList{fused};
     return TensorList{unary_formula(op, args, g[0], v)};

@@ -6,6 +6,7 @@
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/binary.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/ops/elementwise_layout.h"
@@ -43,8 +44,50 @@ BinaryOp rounded(BinaryOp op, std::optional<std::string_view> mode) {
   fail<Error>("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
 }
 
+dispatch::Value operand_value(const Operand& o) { return o.t ? dispatch::value(*o.t) : dispatch::Value(o.s); }
+
+// Offers a functional binary op to __torch_dispatch__ (Note [Python dispatch]) under PyTorch's overload names.
+std::optional<Tensor> python_dispatch(BinaryOp op, const BinaryOpInfo& info, const Operand& a, const Operand& b,
+                                      const Scalar& alpha, bool inplace) {
+  std::string name = "aten.";
+  if (inplace) {  // a.add_(b): aten.add_.Tensor
+    if (op != BinaryOp::Add && op != BinaryOp::Sub && op != BinaryOp::Mul && op != BinaryOp::Div) return std::nullopt;
+    ((name += info.name) += "_") += ".Tensor";
+    std::vector<dispatch::Value> v{operand_value(a), operand_value(b)};
+    if (op == BinaryOp::Add || op == BinaryOp::Sub) v.push_back(dispatch::value(alpha));
+    auto r = dispatch::call(name.c_str(), std::move(v));
+    if (!r) return std::nullopt;
+    return *a.t;
+  }
+  std::optional<std::vector<Tensor>> r;
+  if (op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor) {
+    name += "div.Tensor_mode";
+    r = dispatch::call(name.c_str(), {operand_value(a), operand_value(b),
+                                      dispatch::value(std::string(op == BinaryOp::DivTrunc ? "trunc" : "floor"))});
+  } else if (op == BinaryOp::Add || op == BinaryOp::Sub) {
+    (name += info.name) += ".Tensor";
+    r = dispatch::call(name.c_str(), {operand_value(a), operand_value(b), dispatch::value(alpha)});
+  } else if (op == BinaryOp::Pow) {
+    name += !a.t ? "pow.Scalar" : b.t ? "pow.Tensor_Tensor" : "pow.Tensor_Scalar";
+    r = dispatch::call(name.c_str(), {operand_value(a), operand_value(b)});
+  } else if (op == BinaryOp::OrthogonalPolynomial) {
+    return std::nullopt;
+  } else {
+    const bool scalar = !b.t && (info.kind == BinaryKind::Compare || info.kind == BinaryKind::Logical);
+    ((name += info.name) += ".") += scalar ? "Scalar" : "Tensor";
+    r = dispatch::call(name.c_str(), {operand_value(a), operand_value(b)});
+  }
+  if (!r) return std::nullopt;
+  return dispatch::result<Tensor>(std::move(*r));
+}
+
 Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& out, const Scalar& alpha) {
   const BinaryOpInfo& info = binary_info(op);
+  if (dispatch::enabled()) [[unlikely]] {
+    const bool inplace = out.defined() && a.t && out.is_same(*a.t);
+    if (!out.defined() || inplace)
+      if (auto r = python_dispatch(op, info, a, b, alpha, inplace)) return std::move(*r);
+  }
   if (!out.defined() && autocast::any_active()) [[unlikely]] {
     const autocast::OpPolicy p = autocast_policy(info.flags, a);
     const Tensor ta = a.t ? *a.t : Tensor(), tb = b.t ? *b.t : Tensor();

@@ -5,6 +5,7 @@
 #include "ember/backend/kernels/copy.h"
 #include "ember/backend/kernels/creation.h"
 #include "ember/cuda.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/scalar_check.h"
@@ -112,13 +113,20 @@ Tensor empty_like(const Tensor& t, TensorOptions opts) {
 Tensor empty_like(const Tensor& t) { return empty_like(t, TensorOptions(t.dtype()).device(t.device())); }
 
 Tensor full_like(const Tensor& t, const Scalar& value, std::optional<ScalarType> dtype) {
+  EMBER_PY_DISPATCH(Tensor, "aten.full_like.default", t, value, dtype);
   check_scalar_fits(value, dtype.value_or(t.dtype()), "full_like");
   Tensor r = empty_like(t, TensorOptions(dtype.value_or(t.dtype())).device(t.device()));
   if (r.numel()) fill_kernel[r.device()](r, value);
   return r;
 }
-Tensor zeros_like(const Tensor& t, std::optional<ScalarType> dtype) { return full_like(t, 0, dtype); }
-Tensor ones_like(const Tensor& t, std::optional<ScalarType> dtype) { return full_like(t, 1, dtype); }
+Tensor zeros_like(const Tensor& t, std::optional<ScalarType> dtype) {
+  EMBER_PY_DISPATCH(Tensor, "aten.zeros_like.default", t, dtype);
+  return full_like(t, 0, dtype);
+}
+Tensor ones_like(const Tensor& t, std::optional<ScalarType> dtype) {
+  EMBER_PY_DISPATCH(Tensor, "aten.ones_like.default", t, dtype);
+  return full_like(t, 1, dtype);
+}
 
 Tensor from_blob(void* data, ScalarType dtype, IntArrayRef size, IntArrayRef strides, Device device,
                  std::function<void()> deleter, size_t storage_nbytes) {

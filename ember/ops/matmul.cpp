@@ -9,6 +9,7 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/blas.h"
 #include "ember/backend/kernels/blas.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 
@@ -273,6 +274,7 @@ const Tensor& inplace(const Tensor& self, const Tensor& x, const Tensor& y, cons
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  EMBER_PY_DISPATCH(Tensor, "aten.mm.default", a, b);
   EMBER_AUTOCAST(autocast::kLower, mm, a, b);
   EMBER_CHECK(a.dim() == 2, "self must be a matrix");
   EMBER_CHECK(b.dim() == 2, "mat2 must be a matrix");
@@ -283,6 +285,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  EMBER_PY_DISPATCH(Tensor, "aten.bmm.default", a, b);
   EMBER_AUTOCAST(autocast::kLower, bmm, a, b);
   check_bmm_args(a, b);
   return product("BmmBackward0", a, b, {}, 0, 1);
@@ -304,6 +307,7 @@ Tensor vdot(const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  EMBER_PY_DISPATCH(Tensor, "aten.matmul.default", a, b);
   EMBER_AUTOCAST(autocast::kLower, matmul, a, b);
   const int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da >= 1 && db >= 1, "both arguments to matmul need to be at least 1D, but they are ", da, "D and ", db,
@@ -337,6 +341,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_PY_DISPATCH(Tensor, "aten.addmm.default", input, m1, m2, beta, alpha);
   EMBER_AUTOCAST(autocast::kLower, addmm, input, m1, m2, beta, alpha);
   EMBER_CHECK(m1.dim() == 2, "mat1 must be a matrix, got ", m1.dim(), "-D tensor");
   EMBER_CHECK(m2.dim() == 2, "mat2 must be a matrix, got ", m2.dim(), "-D tensor");
@@ -504,6 +509,7 @@ Tensor chain_matmul(const std::vector<Tensor>& ms) {
 }
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  EMBER_PY_DISPATCH(Tensor, "aten.linear.default", input, weight, bias);
   EMBER_AUTOCAST(autocast::kLower, linear, input, weight, bias);
   EMBER_CHECK(input.dim() >= 1, "linear(): input must be at least 1-D, got a 0-D tensor");
   EMBER_CHECK(weight.dim() == 1 || weight.dim() == 2, "linear(): weight must be 1-D or 2-D, got ", weight.dim(), "-D");

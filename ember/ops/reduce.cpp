@@ -9,6 +9,7 @@
 #include "ember/autocast.h"
 #include "ember/autograd/detail/reduce_grad.h"
 #include "ember/backend/kernels/reduce.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 
@@ -168,6 +169,12 @@ DimVector reduction_dims(const Tensor& x, IntArrayRef dims, const char* name) {
 }
 
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  if (dispatch::enabled()) [[unlikely]] {
+    if (dims.empty() && !keepdim)
+      EMBER_PY_DISPATCH(Tensor, "aten.sum.default", x, dtype);
+    else
+      EMBER_PY_DISPATCH(Tensor, "aten.sum.dim_IntList", x, dims, keepdim, dtype);
+  }
   if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, sum, x, dims, keepdim, dtype);
   const ScalarType t = sum_dtype(x, dtype);
   return reduce(ReduceOp::Sum, x, dims, keepdim, t);
@@ -183,6 +190,12 @@ Tensor prod(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scala
 }
 
 Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  if (dispatch::enabled()) [[unlikely]] {
+    if (dims.empty() && !keepdim)
+      EMBER_PY_DISPATCH(Tensor, "aten.mean.default", x, dtype);
+    else
+      EMBER_PY_DISPATCH(Tensor, "aten.mean.dim", x, dims, keepdim, dtype);
+  }
   const ScalarType t = dtype.value_or(x.dtype());
   EMBER_CHECK(is_inexact(t),
               "mean(): could not infer output dtype. Input dtype must be either a floating point or "

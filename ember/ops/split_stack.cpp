@@ -7,6 +7,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/detail/shape_grad.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/sizes.h"
@@ -89,6 +90,7 @@ int64_t hvd_dim(const Tensor& t, char which) {
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
   if (!out.defined()) EMBER_AUTOCAST(autocast::kPromoteCpu, cat, tensors, dim, out);
+  if (!out.defined()) EMBER_PY_DISPATCH(Tensor, "aten.cat.default", tensors, dim);
   EMBER_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   const Tensor* ref = nullptr;
   ScalarType dtype = tensors[0].dtype();
@@ -146,6 +148,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
   if (!out.defined()) EMBER_AUTOCAST(autocast::kPromoteCpu, stack, tensors, dim, out);
+  if (!out.defined()) EMBER_PY_DISPATCH(Tensor, "aten.stack.default", tensors, dim);
   EMBER_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   check_same_device("stack", tensors);
   for (size_t i = 1; i < tensors.size(); ++i)

@@ -9,6 +9,7 @@
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/unary.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 
@@ -90,8 +91,33 @@ ScalarType complex_result(UnaryOp op, const char* name, ScalarType t) {
 
 }  // namespace
 
+// "aten.<name>.default" for the rows that take only their tensor (the others are parts of functions with parameters,
+// offered to __torch_dispatch__ by those functions or not at all); null for the rest.
+struct UnaryDispatchNames {
+  std::string names[std::size(unary_detail::kUnaryInfo)];
+  UnaryDispatchNames() {
+    int i = 0;
+#define EMBER_UNARY_OP(op, name, ...) names[i++] = "aten." #name ".default";
+#define EMBER_UNARY_SPECIAL(op, name, ...) names[i++] = "aten." #name ".default";
+#define EMBER_UNARY_CUSTOM(...) ++i;
+#include "ember/ops/unary.def"
+#undef EMBER_UNARY_OP
+#undef EMBER_UNARY_SPECIAL
+#undef EMBER_UNARY_CUSTOM
+  }
+};
+
 Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs& args) {
   const UnaryOpInfo info = unary_info(op);
+  if (dispatch::enabled() && (!out.defined() || out.is_same(x))) [[unlikely]] {
+    static const UnaryDispatchNames names;
+    std::string name = names.names[static_cast<int>(op)];
+    if (!name.empty()) {
+      if (out.defined()) name.insert(name.size() - std::string_view(".default").size(), "_");  // x.relu_()
+      if (auto r = dispatch::call(name.c_str(), dispatch::values(x)))
+        return out.defined() ? out : dispatch::result<Tensor>(std::move(*r));
+    }
+  }
   if (!out.defined() && (info.flags & unary_flag::kAutocastFp32))
     EMBER_AUTOCAST(autocast::kFp32Cuda, unary_op, op, x, out, args);
   const char* name = info.name;

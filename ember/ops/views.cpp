@@ -4,6 +4,7 @@
 
 #include "ember/autograd/functions.h"
 #include "ember/backend/kernels.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/sizes.h"
@@ -105,6 +106,7 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
 }
 
 Tensor view(const Tensor& t, IntArrayRef size) {
+  EMBER_PY_DISPATCH(Tensor, "aten.view.default", t, size);
   DimVector shape = infer_size(size, t.numel(), "view");
   DimVector strides;
   EMBER_CHECK(view_strides(t.sizes(), t.strides(), shape, t.numel(), strides),
@@ -146,6 +148,7 @@ Tensor view(const Tensor& t, ScalarType dtype) {
 }
 
 Tensor reshape(const Tensor& t, IntArrayRef size) {
+  EMBER_PY_DISPATCH(Tensor, "aten.reshape.default", t, size);
   DimVector shape = infer_size(size, t.numel(), "reshape");
   DimVector strides;
   if (view_strides(t.sizes(), t.strides(), shape, t.numel(), strides))
@@ -154,6 +157,7 @@ Tensor reshape(const Tensor& t, IntArrayRef size) {
 }
 
 Tensor permute(const Tensor& t, IntArrayRef dims) {
+  EMBER_PY_DISPATCH(Tensor, "aten.permute.default", t, dims);
   const int64_t n = t.dim();
   EMBER_CHECK(static_cast<int64_t>(dims.size()) == n,
               "permute(): number of dimensions in the tensor input does not match the length of the desired "
@@ -175,6 +179,7 @@ Tensor permute(const Tensor& t, IntArrayRef dims) {
 }
 
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
+  EMBER_PY_DISPATCH(Tensor, "aten.transpose.int", t, d0, d1);
   const int64_t n = t.dim();
   d0 = wrap_dim(d0, n, "transpose");
   d1 = wrap_dim(d1, n, "transpose");
@@ -188,6 +193,7 @@ Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
 }
 
 Tensor t(const Tensor& x) {
+  EMBER_PY_DISPATCH(Tensor, "aten.t.default", x);
   EMBER_CHECK(x.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", x.dim(), "D");
   return x.dim() < 2 ? view_alias(x) : transpose(x, 0, 1);
 }
@@ -198,6 +204,7 @@ Tensor view_alias(const Tensor& t) {
 }
 
 Tensor expand(const Tensor& t, IntArrayRef size) {
+  EMBER_PY_DISPATCH(Tensor, "aten.expand.default", t, size);
   const int64_t n = static_cast<int64_t>(size.size()), nd = t.dim();
   EMBER_CHECK(n >= nd, "expand(", dtype_name(t.dtype()), " tensor of shape ", shape_str(t.sizes()),
               ", size=", shape_str(size), "): the number of sizes provided (", n,
@@ -257,6 +264,7 @@ Tensor squeeze(const Tensor& t, IntArrayRef dims) {
 Tensor squeeze(const Tensor& t, int64_t dim) { return squeeze(t, IntArrayRef(&dim, 1)); }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
+  EMBER_PY_DISPATCH(Tensor, "aten.unsqueeze.default", t, dim);
   dim = wrap_dim(dim, t.dim() + 1, "unsqueeze");
   DimVector sizes(t.sizes()), strides(t.strides());
   const int64_t st = dim < t.dim() ? t.sizes()[dim] * t.strides()[dim] : 1;
@@ -444,6 +452,7 @@ Tensor contiguous(const Tensor& t) {
 }
 
 Tensor clone(const Tensor& t) {
+  EMBER_PY_DISPATCH(Tensor, "aten.clone.default", t);
   Tensor r = empty_like(t);
   copy_into(r, t);
   return recorded(t, r, "CloneBackward0", [](FormulaNode&, TensorList& g) { return TensorList{g[0]}; });

@@ -118,6 +118,10 @@ def __init_subclass__(cls, **kwargs):
     tf = inspect.getattr_static(cls, "__torch_function__", None)
     if tf is not _C._disabled_torch_function_impl:
         _C._note_torch_function_type()
+    if "__torch_dispatch__" in cls.__dict__:
+        from .utils import _python_dispatch
+
+        _python_dispatch._note_dispatch_type(cls)
 
 
 # ---- the conjugate and negative bits, which ember's tensors never have (docs/dtypes.md) ---------------------------

@@ -241,8 +241,8 @@ def wrap_torch_function(dispatcher):
 @contextlib.contextmanager
 def enable_reentrant_dispatch():
     """PyTorch restores its dispatcher's Python state here for ``__torch_dispatch__`` code that calls back into
-    the dispatcher. ember has no ``__torch_dispatch__`` layer (only ``__torch_function__``), so there is no such state
-    and this context manager changes nothing; it exists so that programs written for PyTorch run."""
+    the dispatcher. ember's dispatch hook (ember.utils._python_dispatch) keeps no such state, so this context manager
+    changes nothing; it exists so that programs written for PyTorch run."""
     yield
 
 

@@ -33,6 +33,7 @@ void init_signal(nb::module_& m);                 // signal.cpp: ember._C._signa
 void init_unravel(nb::module_& m);                // unravel.cpp: unravel_index
 void init_gradient(nb::module_& m);               // gradient.cpp: gradient
 void init_torch_function(nb::module_& m);         // torch_function.cpp: __torch_function__, as_subclass, the mode stack
+void init_python_dispatch(nb::module_& m);        // python_dispatch.cpp: the C++ ops' __torch_dispatch__ hook
 
 namespace {
 
@@ -216,5 +217,6 @@ NB_MODULE(_C, m) {
   init_gradient(m);
   install_signatures(m);
   init_torch_function(m);
+  init_python_dispatch(m);
   export_all(m);  // last: every name is bound by now
 }

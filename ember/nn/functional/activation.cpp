@@ -8,6 +8,7 @@
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/softmax.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 
 namespace ember {
@@ -122,9 +123,15 @@ Tensor softmax_impl(const Tensor& x_in, int64_t dim, std::optional<ScalarType> d
   }
   // Both formulas read only the result (Chainer's retain_outputs) and are written with ember ops.
   auto node = autograd::make_node(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {&x},
-                                  [dim, log](autograd::FormulaNode& n, autograd::TensorList& g) {
+                                  [dim, log, dt = x.dtype()](autograd::FormulaNode& n, autograd::TensorList& g) {
                                     const Tensor y = n.saved_tensor(0);
                                     const int64_t d[] = {dim};
+                                    if (dispatch::enabled()) [[unlikely]] {  // Note [Python dispatch]
+                                      auto r = dispatch::call(log ? "aten._log_softmax_backward_data.default"
+                                                                  : "aten._softmax_backward_data.default",
+                                                              dispatch::values(g[0], y, dim, dt));
+                                      if (r) return autograd::TensorList{dispatch::result<Tensor>(std::move(*r))};
+                                    }
                                     if (log) return autograd::TensorList{sub(g[0], mul(exp(y), sum(g[0], d, true)))};
                                     return autograd::TensorList{mul(y, sub(g[0], sum(mul(g[0], y), d, true)))};
                                   });
@@ -139,10 +146,12 @@ Tensor softmax_impl(const Tensor& x_in, int64_t dim, std::optional<ScalarType> d
 
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, softmax, x, dim, dtype);
+  if (!dtype) EMBER_PY_DISPATCH(Tensor, "aten._softmax.default", x, dim, false);
   return softmax_impl(x, dim, dtype, false);
 }
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, log_softmax, x, dim, dtype);
+  if (!dtype) EMBER_PY_DISPATCH(Tensor, "aten._log_softmax.default", x, dim, false);
   return softmax_impl(x, dim, dtype, true);
 }
 Tensor softmin(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {

@@ -1,0 +1,579 @@
+"""``ember.ops``: operator overload objects with PyTorch's names (``ember.ops.aten.add.Tensor``), what
+``__torch_dispatch__`` handlers receive as ``func``, and the namespaces of custom ops (``ember.ops.mylib.foo``,
+defined with ``ember.library``).
+
+An ``OpOverload`` knows its schema (PyTorch's schema string), how to run it (an ember function), and, for the ops that
+PyTorch decomposes above its dispatcher (CompositeImplicitAutograd: ``linear``, ``matmul``, ``reshape``), the
+decomposition a dispatch mode sees instead. Calling one goes through ``__torch_dispatch__`` when a dispatch mode is
+active or an argument's type defines it (ember.utils._python_dispatch), else straight to the ember function.
+"""
+
+import ember
+
+__all__ = ["OpOverload", "OpOverloadPacket", "ops"]
+
+
+# ---- schemas -------------------------------------------------------------------------------------------------------
+
+
+def _parse_default(text):
+    text = text.strip()
+    if text == "None":
+        return None
+    if text in ("True", "False"):
+        return text == "True"
+    if text.startswith("["):
+        inner = text[1:-1].strip()
+        return [int(v) for v in inner.split(",")] if inner else []
+    if text.startswith(("'", '"')):
+        return text[1:-1]
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _split_top(text):
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+class _Param:
+    __slots__ = ("name", "type", "has_default", "default", "kwarg_only")
+
+    def __init__(self, text, kwarg_only):
+        decl, eq, default = text.partition("=")
+        self.type, _, self.name = decl.strip().rpartition(" ")
+        self.has_default = bool(eq)
+        self.default = _parse_default(default) if eq else None
+        self.kwarg_only = kwarg_only
+
+
+def _parse_schema(schema):
+    """``name.overload(params) -> returns`` -> (name, overload, [params], returns)."""
+    head, _, rest = schema.partition("(")
+    depth, i = 1, 0
+    while depth:
+        depth += {"(": 1, ")": -1}.get(rest[i], 0)
+        i += 1
+    params_text, returns = rest[: i - 1], rest[i:].strip()
+    returns = returns[2:].strip() if returns.startswith("->") else returns
+    name, _, overload = head.partition(".")
+    params, kwarg_only = [], False
+    for p in _split_top(params_text):
+        if p == "*":
+            kwarg_only = True
+            continue
+        params.append(_Param(p, kwarg_only))
+    return name.split("::")[-1], overload or "default", params, returns
+
+
+# ---- overloads -----------------------------------------------------------------------------------------------------
+
+
+class OpOverload:
+    """One overload of an operator, ``ember.ops.aten.add.Tensor``: what ``__torch_dispatch__`` receives as ``func``.
+    Calling it runs the op (through the dispatch modes and subclasses that are active, as PyTorch's dispatcher does)."""
+
+    def __init__(self, packet, overload, schema, impl, decomposition=None):
+        self._overloadpacket = packet
+        self._overloadname = overload
+        self._schema_text = schema
+        _, _, self._params, self._returns = _parse_schema(schema)
+        self._impl = impl
+        self._decomposition = decomposition
+        self.__name__ = f"{packet._name}.{overload}"
+        self.__qualname__ = self.__name__
+        self.__module__ = f"ember.ops.{packet._ns}"
+        self._kernels = {}  # device type -> kernel (ember.library's register_kernel / impl)
+        self._fake = None  # register_fake's function (the meta device's kernel)
+        self._autograd = None  # the autograd.Function that register_autograd made
+
+    @property
+    def overloadpacket(self):
+        return self._overloadpacket
+
+    @property
+    def _schema(self):
+        return self._schema_text
+
+    @property
+    def namespace(self):
+        return self._overloadpacket._ns
+
+    @property
+    def _overloadname_(self):
+        return self._overloadname
+
+    def name(self):
+        return f"{self._overloadpacket._ns}::{self.__name__}"
+
+    def __repr__(self):
+        pk = self._overloadpacket
+        return f"<OpOverload(op='{pk._ns}.{pk._name}', overload='{self._overloadname}')>"
+
+    def __str__(self):
+        return f"{self._overloadpacket._ns}.{self.__name__}"
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+    def __call__(self, *args, **kwargs):
+        from .utils import _python_dispatch as pd
+
+        if pd._needs_dispatch(args, kwargs):
+            return pd._dispatch(self, args, kwargs)
+        return self._run(args, kwargs)
+
+    def _run(self, args, kwargs):
+        """The op itself, below __torch_dispatch__."""
+        return self._impl(*args, **kwargs)
+
+    def redispatch(self, keyset, *args, **kwargs):
+        return self._run(args, kwargs)
+
+    def decompose(self, *args, **kwargs):
+        if self._decomposition is None:
+            return NotImplemented
+        return self._decomposition(*args, **kwargs)
+
+    def _normalize(self, values):
+        """Positional values in schema order (how the C++ ops pass them) -> (args, kwargs) as PyTorch's dispatcher
+        gives them to handlers: trailing positional defaults dropped, keyword-only ones given only when not default."""
+        params = self._params
+        args, kwargs = [], {}
+        for p, v in zip(params, values):
+            if p.kwarg_only:
+                if not (p.has_default and _same_default(v, p.default)):
+                    kwargs[p.name] = v
+            else:
+                args.append(v)
+        n = len(args)
+        pos = [p for p in params if not p.kwarg_only]
+        while n and pos[n - 1].has_default and _same_default(args[n - 1], pos[n - 1].default):
+            n -= 1
+        return tuple(args[:n]), kwargs
+
+
+def _same_default(v, d):
+    if isinstance(v, ember.Tensor) or isinstance(d, ember.Tensor):
+        return False
+    if d is None or v is None:
+        return v is d
+    if isinstance(d, bool) != isinstance(v, bool):
+        return False
+    try:
+        return v == d
+    except Exception:
+        return False
+
+
+class OpOverloadPacket:
+    """An operator with all its overloads: ``ember.ops.aten.add`` (calling it picks the overload by its arguments the
+    way the ember function does)."""
+
+    def __init__(self, ns, name, default_impl=None):
+        self._ns = ns
+        self._name = name
+        self._qualified_op_name = f"{ns}::{name}"
+        self._overloads = {}
+        self._default_impl = default_impl
+        self.__name__ = name
+
+    def __repr__(self):
+        return f"<OpOverloadPacket(op='{self._ns}.{self._name}')>"
+
+    def __str__(self):
+        return f"{self._ns}.{self._name}"
+
+    def overloads(self):
+        return list(self._overloads)
+
+    def _add(self, overload, schema, impl, decomposition=None):
+        op = OpOverload(self, overload, schema, impl, decomposition)
+        self._overloads[overload] = op
+        setattr(self, overload, op)
+        return op
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(f"The underlying op of '{self}' has no overload name '{name}'")
+
+    def __call__(self, *args, **kwargs):
+        if "default" in self._overloads and len(self._overloads) == 1:
+            return self._overloads["default"](*args, **kwargs)
+        if self._default_impl is None:
+            return next(iter(self._overloads.values()))(*args, **kwargs)
+        # several overloads: the one the arguments select, as the ember function selects it
+        return self._pick(args)(*args, **kwargs)
+
+    def _pick(self, args):
+        tensors = [isinstance(a, ember.Tensor) for a in args[:2]]
+        for name in ("Tensor", "default", "int", "dim_IntList", "dim", "Tensor_Tensor"):
+            if name in self._overloads:
+                op = self._overloads[name]
+                kinds = [p.type.startswith("Tensor") for p in op._params if not p.kwarg_only][: len(tensors)]
+                if kinds == tensors or name not in ("Tensor", "Tensor_Tensor"):
+                    return op
+        return next(iter(self._overloads.values()))
+
+
+class _Namespace:
+    """``ember.ops.<ns>``: the operators of one namespace (``aten`` or a custom op library's)."""
+
+    def __init__(self, name):
+        self._name = name
+        self._packets = {}
+
+    def __repr__(self):
+        return f"<module 'ember.ops.{self._name}'>"
+
+    def _packet(self, name):
+        pk = self._packets.get(name)
+        if pk is None:
+            pk = self._packets[name] = OpOverloadPacket(self._name, name)
+            setattr(self, name, pk)
+        return pk
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if self._name == "aten" and _auto_aten(name):
+            return self._packets[name]
+        raise AttributeError(f"'_OpNamespace' 'ember.ops.{self._name}' object has no attribute '{name}'")
+
+
+class _Ops:
+    """``ember.ops``: namespaces of operators by attribute (``ember.ops.aten``, ``ember.ops.mylib``)."""
+
+    __name__ = "ember.ops"
+
+    def __init__(self):
+        self._namespaces = {}
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        ns = self._namespaces.get(name)
+        if ns is None:
+            ns = self._namespaces[name] = _Namespace(name)
+        return ns
+
+    def _lookup(self, qualname):
+        """'aten.add.Tensor' -> the OpOverload (made on first use for ember's generated elementwise ops)."""
+        ns, name, overload = qualname.split(".")
+        namespace = getattr(self, ns)
+        packet = getattr(namespace, name)
+        if ns == "aten" and name in _BINARY_DEFAULT and overload in ("Tensor", "Scalar"):
+            overload = "default"  # the binary ops PyTorch has only one overload of
+        op = packet._overloads.get(overload)
+        if op is None and ns == "aten":
+            _auto_overload(packet, overload)
+            op = packet._overloads.get(overload)
+        if op is None:
+            raise RuntimeError(f"No such operator {ns}::{name}.{overload}")
+        return op
+
+
+ops = _Ops()
+
+
+# ---- the aten ops ember offers to __torch_dispatch__ ---------------------------------------------------------------
+
+
+def _fn(name):
+    f = getattr(ember, name, None)
+    if f is None:
+        f = getattr(ember.nn.functional, name, None)
+    if f is None and name.endswith("_") and not name.startswith("_"):
+        f = getattr(ember.Tensor, name, None)  # an in-place method: x.relu_()
+    if f is None and name.startswith("special_"):
+        f = getattr(ember.special, name[len("special_") :], None)
+    return f
+
+
+# The binary ops whose one overload PyTorch names "default" (the rest of the binary table's are ".Tensor"/".Scalar").
+_BINARY_DEFAULT = frozenset(
+    "floor_divide atan2 maximum minimum fmax fmin hypot logical_and logical_or logical_xor logaddexp logaddexp2 "
+    "special_xlog1py heaviside gcd lcm nextafter igamma igammac special_zeta".split()
+)
+# Unary special functions whose parameter PyTorch calls x.
+_UNARY_X = frozenset(
+    "special_scaled_modified_bessel_k0 special_scaled_modified_bessel_k1 special_spherical_bessel_j0 "
+    "special_airy_ai".split()
+)
+
+
+def _method(name):
+    return lambda self, *a, **k: getattr(ember.Tensor, name)(self, *a, **k)
+
+
+def _without_none(**kw):
+    return {k: v for k, v in kw.items() if v is not None}
+
+
+def _like(name):
+    def run(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+        return getattr(ember, name)(self, **_without_none(dtype=dtype, device=device, memory_format=memory_format))
+
+    return run
+
+
+def _full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return ember.full_like(self, fill_value, **_without_none(dtype=dtype, device=device, memory_format=memory_format))
+
+
+def _reduce(name):
+    def run(self, dim=None, keepdim=False, *, dtype=None):
+        f = getattr(ember, name)
+        if dim is None or (isinstance(dim, (list, tuple)) and not dim and not keepdim):
+            return f(self, **_without_none(dtype=dtype))
+        return f(self, dim, keepdim, **_without_none(dtype=dtype))
+
+    return run
+
+
+def _below_modes(fn):
+    """An op composed of ember ops in Python: its parts run below the dispatch modes, as one op."""
+
+    def run(*args, **kwargs):
+        from .utils._python_dispatch import _no_dispatch_modes
+
+        with _no_dispatch_modes():
+            return fn(*args, **kwargs)
+
+    return run
+
+
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    return ember.mul(output, ember.sub(grad_output, ember.sum(ember.mul(grad_output, output), [dim], True)))
+
+
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    return ember.sub(grad_output, ember.mul(ember.exp(output), ember.sum(grad_output, [dim], True)))
+
+
+def _threshold_backward(grad_output, self, threshold):
+    return ember.mul(grad_output, ember.gt(self, threshold))
+
+
+def _sigmoid_backward(grad_output, output):
+    return ember.mul(grad_output, ember.mul(output, ember.sub(1.0, output)))
+
+
+def _tanh_backward(grad_output, output):
+    return ember.mul(grad_output, ember.sub(1.0, ember.mul(output, output)))
+
+
+def _linear_decomp(input, weight, bias=None):
+    aten = ops.aten
+    wt = aten.t.default(weight)
+    if input.dim() == 2:
+        return aten.mm.default(input, wt) if bias is None else aten.addmm.default(bias, input, wt)
+    if input.dim() > 2 and weight.dim() == 2:
+        lead = list(input.shape[:-1])
+        flat = aten.view.default(input, [-1, input.shape[-1]]) if input.is_contiguous() else None
+        if flat is not None:
+            out = aten.mm.default(flat, wt) if bias is None else aten.addmm.default(bias, flat, wt)
+            return aten.view.default(out, [*lead, out.shape[-1]])
+    out = aten.matmul.default(input, wt)
+    return out if bias is None else aten.add.Tensor(out, bias)
+
+
+def _matmul_decomp(self, other):
+    aten = ops.aten
+    if self.dim() == 2 and other.dim() == 2:
+        return aten.mm.default(self, other)
+    if self.dim() == 3 and other.dim() == 3 and self.shape[0] == other.shape[0]:
+        return aten.bmm.default(self, other)
+    return NotImplemented  # run as aten.matmul (PyTorch's further cases are views around mm/bmm)
+
+
+def _reshape_decomp(self, shape):
+    aten = ops.aten
+    if self.is_contiguous():
+        return aten.view.default(self, shape)
+    return aten.view.default(aten.clone.default(self, memory_format=ember.contiguous_format), shape)
+
+
+def _clone(self, *, memory_format=None):
+    return ember.clone(self, **_without_none(memory_format=memory_format))
+
+
+def _expand(self, size, *, implicit=False):
+    return ember.Tensor.expand(self, size)
+
+
+_LIKE = (
+    "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, "
+    "MemoryFormat? memory_format=None"
+)
+
+_TABLE = [
+    # schema, implementation, decomposition (the ops PyTorch decomposes above its dispatcher)
+    (
+        "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+        lambda s, o, *, alpha=1: ember.add(s, o, alpha=alpha),
+        None,
+    ),
+    (
+        "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+        lambda s, o, *, alpha=1: ember.sub(s, o, alpha=alpha),
+        None,
+    ),
+    (
+        "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+        lambda s, o, *, rounding_mode=None: ember.div(s, o, rounding_mode=rounding_mode),
+        None,
+    ),
+    ("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", ember.pow, None),
+    ("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", ember.pow, None),
+    ("pow.Scalar(Scalar self, Tensor exponent) -> Tensor", ember.pow, None),
+    (
+        "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+        lambda s, o, *, alpha=1: ember.Tensor.add_(s, o, alpha=alpha),
+        None,
+    ),
+    (
+        "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+        lambda s, o, *, alpha=1: ember.Tensor.sub_(s, o, alpha=alpha),
+        None,
+    ),
+    ("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", lambda s, o: ember.Tensor.mul_(s, o), None),
+    ("div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", lambda s, o: ember.Tensor.div_(s, o), None),
+    ("mm.default(Tensor self, Tensor mat2) -> Tensor", ember.mm, None),
+    ("bmm.default(Tensor self, Tensor mat2) -> Tensor", ember.bmm, None),
+    (
+        "addmm.default(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+        lambda s, a, b, *, beta=1, alpha=1: ember.addmm(s, a, b, beta=beta, alpha=alpha),
+        None,
+    ),
+    ("matmul.default(Tensor self, Tensor other) -> Tensor", ember.matmul, _matmul_decomp),
+    (
+        "linear.default(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+        ember.nn.functional.linear,
+        _linear_decomp,
+    ),
+    ("t.default(Tensor(a) self) -> Tensor(a)", ember.t, None),
+    ("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", ember.transpose, None),
+    ("view.default(Tensor(a) self, SymInt[] size) -> Tensor(a)", lambda s, size: ember.Tensor.view(s, size), None),
+    ("reshape.default(Tensor(a) self, SymInt[] shape) -> Tensor(a)", ember.reshape, _reshape_decomp),
+    ("permute.default(Tensor(a) self, int[] dims) -> Tensor(a)", ember.permute, None),
+    ("expand.default(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", _expand, None),
+    ("unsqueeze.default(Tensor(a) self, int dim) -> Tensor(a)", ember.unsqueeze, None),
+    ("clone.default(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", _clone, None),
+    ("sum.default(Tensor self, *, ScalarType? dtype=None) -> Tensor", _reduce("sum"), None),
+    (
+        "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+        _reduce("sum"),
+        None,
+    ),
+    ("mean.default(Tensor self, *, ScalarType? dtype=None) -> Tensor", _reduce("mean"), None),
+    (
+        "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+        _reduce("mean"),
+        None,
+    ),
+    (f"full_like.default(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", _full_like, None),
+    (f"ones_like.default(Tensor self, *, {_LIKE}) -> Tensor", _like("ones_like"), None),
+    (f"zeros_like.default(Tensor self, *, {_LIKE}) -> Tensor", _like("zeros_like"), None),
+    ("detach.default(Tensor(a) self) -> Tensor(a)", ember.detach, None),
+    ("cat.default(Tensor[] tensors, int dim=0) -> Tensor", lambda tensors, dim=0: ember.cat(tensors, dim), None),
+    ("stack.default(Tensor[] tensors, int dim=0) -> Tensor", lambda tensors, dim=0: ember.stack(tensors, dim), None),
+    (
+        "_softmax.default(Tensor self, int dim, bool half_to_float) -> Tensor",
+        lambda self, dim, half_to_float: ember.softmax(self, dim),
+        None,
+    ),
+    (
+        "_log_softmax.default(Tensor self, int dim, bool half_to_float) -> Tensor",
+        lambda self, dim, half_to_float: ember.log_softmax(self, dim),
+        None,
+    ),
+    (
+        "_softmax_backward_data.default(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
+        _below_modes(_softmax_backward_data),
+        None,
+    ),
+    (
+        "_log_softmax_backward_data.default(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) "
+        "-> Tensor",
+        _below_modes(_log_softmax_backward_data),
+        None,
+    ),
+    (
+        "threshold_backward.default(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+        _below_modes(_threshold_backward),
+        None,
+    ),
+    ("sigmoid_backward.default(Tensor grad_output, Tensor output) -> Tensor", _below_modes(_sigmoid_backward), None),
+    ("tanh_backward.default(Tensor grad_output, Tensor output) -> Tensor", _below_modes(_tanh_backward), None),
+]
+
+
+def _register(ns, schema, impl, decomposition=None):
+    name, overload, _, _ = _parse_schema(schema)
+    packet = getattr(ops, ns)._packet(name)
+    if overload == "default" and schema.startswith(name + ".default("):
+        schema = name + schema[len(name) + len(".default") :]  # PyTorch's schemas leave the default overload unnamed
+    return packet._add(overload, f"{ns}::{schema}", impl, decomposition)
+
+
+for _schema, _impl, _decomp in _TABLE:
+    _register("aten", _schema, _impl, _decomp)
+
+
+def _auto_aten(name):
+    """ember's elementwise functions (generated from the op tables) as aten ops on first use."""
+    f = _fn(name)
+    if f is None or not callable(f):
+        return False
+    ops.aten._packet(name)
+    return True
+
+
+def _auto_overload(packet, overload):
+    f = _fn(packet._name)
+    if f is None:
+        return
+    n = packet._name
+    if overload == "default" and n in _BINARY_DEFAULT:
+        _register("aten", f"{n}(Tensor self, Tensor {'values' if n == 'heaviside' else 'other'}) -> Tensor", f)
+    elif overload == "default" and n.endswith("_"):
+        _register("aten", f"{n}(Tensor(a!) self) -> Tensor(a!)", f)
+    elif overload == "default":
+        _register("aten", f"{n}(Tensor {'x' if n in _UNARY_X else 'self'}) -> Tensor", f)
+    elif overload == "Tensor":
+        _register("aten", f"{n}.Tensor(Tensor self, Tensor other) -> Tensor", f)
+    elif overload == "Scalar":
+        _register("aten", f"{n}.Scalar(Tensor self, Scalar other) -> Tensor", f)
+
+
+for _name in ("mul", "div", "gt", "lt", "ge", "le", "eq", "ne"):
+    _auto_aten(_name)
+    _auto_overload(ops.aten._packets[_name], "Tensor")
+    if _name in ("gt", "lt", "ge", "le", "eq", "ne"):
+        _auto_overload(ops.aten._packets[_name], "Scalar")
+for _name in ("relu", "neg", "exp", "log", "sigmoid", "tanh", "sqrt", "rsqrt", "abs", "sin", "cos", "square"):
+    if _auto_aten(_name):
+        _auto_overload(ops.aten._packets[_name], "default")
