@@ -340,6 +340,7 @@ from . import (
     fx,  # noqa: E402  (after _install: ember.fx as torch.fx, which torch imports with itself)
     library,  # noqa: E402,F401  ember.library: custom ops
 )
+
 from . import onnx  # noqa: E402  # isort: skip  (as torch.onnx; onnx itself is imported only when exporting)
 from ._ops import ops  # noqa: E402  ember.ops.aten.<op>.<overload>, what __torch_dispatch__ receives
 from .utils import _python_dispatch as _python_dispatch  # noqa: E402,F401  installs the ops' dispatch hook

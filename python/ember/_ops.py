@@ -8,6 +8,8 @@ decomposition a dispatch mode sees instead. Calling one goes through ``__torch_d
 active or an argument's type defines it (ember.utils._python_dispatch), else straight to the ember function.
 """
 
+import types
+
 import ember
 
 __all__ = ["OpOverload", "OpOverloadPacket", "ops"]
@@ -238,10 +240,12 @@ class OpOverloadPacket:
         return next(iter(self._overloads.values()))
 
 
-class _Namespace:
-    """``ember.ops.<ns>``: the operators of one namespace (``aten`` or a custom op library's)."""
+class _Namespace(types.ModuleType):
+    """``ember.ops.<ns>``: the operators of one namespace (``aten`` or a custom op library's); a module, as
+    PyTorch's."""
 
     def __init__(self, name):
+        super().__init__(f"ember.ops.{name}")
         self._name = name
         self._packets = {}
 
@@ -263,12 +267,12 @@ class _Namespace:
         raise AttributeError(f"'_OpNamespace' 'ember.ops.{self._name}' object has no attribute '{name}'")
 
 
-class _Ops:
-    """``ember.ops``: namespaces of operators by attribute (``ember.ops.aten``, ``ember.ops.mylib``)."""
-
-    __name__ = "ember.ops"
+class _Ops(types.ModuleType):
+    """``ember.ops``: namespaces of operators by attribute (``ember.ops.aten``, ``ember.ops.mylib``); a module, as
+    PyTorch's."""
 
     def __init__(self):
+        super().__init__("ember.ops")
         self._namespaces = {}
 
     def __getattr__(self, name):
