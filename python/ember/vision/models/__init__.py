@@ -61,8 +61,15 @@ from .swin_transformer import SwinTransformer, swin_b, swin_s, swin_t, swin_v2_b
 from .vgg import VGG, vgg11, vgg11_bn, vgg13, vgg13_bn, vgg16, vgg16_bn, vgg19, vgg19_bn
 from .vision_transformer import VisionTransformer, vit_b_16, vit_b_32, vit_h_14, vit_l_16, vit_l_32
 
-# The *_Weights enums (ResNet50_Weights, ...) of the models built here, made from weights.json.
-_ENUMS = {e.__name__: e for name, e in _api._WEIGHTS_OF.items() if name in _api.BUILTIN_MODELS}
+from . import detection, segmentation  # noqa: E402, I001 (after the classification backbones they build on)
+
+# The *_Weights enums (ResNet50_Weights, ...) of the classification models, made from weights.json (segmentation's
+# and detection's are in those subpackages, as in torchvision).
+_ENUMS = {
+    e.__name__: e
+    for name, e in _api._WEIGHTS_OF.items()
+    if name in _api.BUILTIN_MODELS and _api.BUILTIN_MODELS[name].__module__.rsplit(".", 1)[0] == __name__
+}
 globals().update(_ENUMS)
 
 __all__ = [
@@ -97,6 +104,6 @@ __all__ = [
     "VisionTransformer",
     "SwinTransformer",
     "MaxVit",
-    *sorted(k for k, v in _api.BUILTIN_MODELS.items()),
+    *sorted(k for k, v in _api.BUILTIN_MODELS.items() if v.__module__.rsplit(".", 1)[0] == __name__),
     *sorted(_ENUMS),
 ]

@@ -164,9 +164,16 @@ def _make_enums():
     python/tests/fixtures/vision/make_tv029_fixtures.py): name -> enum, and builder name -> enum."""
     from ..transforms import _presets
 
-    with open(os.path.join(os.path.dirname(__file__), "weights.json")) as f:
-        data = json.load(f)
     by_name, by_builder = {}, {}
+    # weights.json: the classification enums; weights_dense.json: segmentation and detection's (written by
+    # make_tv029_dense_fixtures.py), each with its own table of categories.
+    for file in ("weights.json", "weights_dense.json"):
+        with open(os.path.join(os.path.dirname(__file__), file)) as f:
+            _add_enums(json.load(f), by_name, by_builder, _presets)
+    return by_name, by_builder
+
+
+def _add_enums(data, by_name, by_builder, _presets):
     for enum_name, entry in data["enums"].items():
         members = []
         for member, w in entry["weights"].items():
@@ -180,7 +187,6 @@ def _make_enums():
         e = WeightsEnum(enum_name, members, module=__name__.rsplit(".", 1)[0])
         by_name[enum_name] = e
         by_builder[entry["builder"]] = e
-    return by_name, by_builder
 
 
 WEIGHTS, _WEIGHTS_OF = _make_enums()

@@ -1,0 +1,1 @@
+"""ember.vision.models.detection"""

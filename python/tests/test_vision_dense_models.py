@@ -1,0 +1,216 @@
+"""ember.vision.models.segmentation and .detection against torchvision 0.29 (issue 24): every builder's state_dict
+keys, order and shapes and its parameter count equal torchvision's (fixtures/torchvision_dense_state_dicts.json.gz,
+recorded by fixtures/vision/make_tv029_dense_fixtures.py, so this runs without torch); the weights enums and the
+registry; and, where the reference PyTorch (/opt/torch2/py) exists, the same eval outputs (and train-mode losses) as
+torchvision for the same random weights and inputs."""
+
+import gzip
+import json
+import os
+import subprocess
+import textwrap
+
+import numpy as np
+import pytest
+
+import ember
+from ember import nn
+from ember.vision import models
+from ember.vision.models import detection, segmentation
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TORCH_PY = "/opt/torch2/py"
+needs_torch = pytest.mark.skipif(not os.path.exists(TORCH_PY), reason="needs the reference PyTorch at /opt/torch2/py")
+
+with gzip.open(os.path.join(HERE, "fixtures", "torchvision_dense_state_dicts.json.gz"), "rt") as f:
+    TV = json.load(f)
+
+
+@pytest.fixture
+def no_init(monkeypatch):
+    """Parameter initialisation off: the keys do not depend on it and drawing the numbers takes seconds."""
+    for name in ("kaiming_normal_", "kaiming_uniform_", "normal_", "trunc_normal_", "uniform_", "xavier_uniform_"):
+        monkeypatch.setattr(nn.init, name, lambda t, *args, **kwargs: t)
+    monkeypatch.setattr(nn.init, "_default_layer_init", lambda *args, **kwargs: None)
+
+
+@pytest.mark.parametrize("key", sorted(TV))
+def test_state_dict_keys_and_shapes(key, no_init):
+    name, _, variant = key.partition(":")
+    kwargs = {"aux_loss": True} if variant == "aux_loss" else {}
+    model = models.get_model(name, weights_backbone=None, **kwargs)
+    got = [[k, list(v.shape)] for k, v in model.state_dict().items()]
+    assert got == TV[key]["keys"]
+    assert sum(p.numel() for p in model.parameters()) == TV[key]["num_params"]
+
+
+def test_registry_and_weights():
+    seg = models.list_models(module=segmentation)
+    assert seg == sorted(k for k in TV if ":" not in k and ("lraspp" in k or "fcn_" in k or "deeplab" in k))
+    assert set(models.list_models()) >= set(seg) | set(models.list_models(module=detection))
+    assert "fcn_resnet50" not in models.list_models(module=models)
+    w = models.get_model_weights("deeplabv3_resnet50")
+    assert w is segmentation.DeepLabV3_ResNet50_Weights and w.DEFAULT is w.COCO_WITH_VOC_LABELS_V1
+    assert len(w.DEFAULT.meta["categories"]) == 21 and w.DEFAULT.meta["categories"][0] == "__background__"
+    assert w.DEFAULT.meta["num_params"] == TV["deeplabv3_resnet50:aux_loss"]["num_params"]
+    assert w.DEFAULT.meta["_metrics"]["COCO-val2017-VOC-labels"]["miou"] == 66.4
+    assert w.DEFAULT.transforms().resize_size == [520]
+    assert models.get_weight("FCN_ResNet50_Weights.COCO_WITH_VOC_LABELS_V1").url.endswith(
+        "fcn_resnet50_coco-1167a1af.pth"
+    )
+    assert not hasattr(models, "FCN_ResNet50_Weights")  # in the subpackage, as torchvision
+    with pytest.raises(ValueError, match="The parameter 'num_classes' expected value 21 but got 5 instead"):
+        segmentation.fcn_resnet50(weights="DEFAULT", num_classes=5)
+    with pytest.raises(NotImplementedError, match="does not use auxiliary loss"):
+        segmentation.lraspp_mobilenet_v3_large(weights_backbone=None, aux_loss=True)
+    with pytest.raises(FileNotFoundError, match="resnet50-0676ba61.pth"):
+        segmentation.fcn_resnet50()  # the default backbone weights come from the hub cache
+
+
+def test_segmentation_weights_load(tmp_path, monkeypatch):
+    monkeypatch.setattr(ember.hub, "_hub_dir", str(tmp_path))
+    os.makedirs(tmp_path / "checkpoints")
+    ember.manual_seed(0)
+    source = segmentation.lraspp_mobilenet_v3_large(weights_backbone=None)
+    w = segmentation.LRASPP_MobileNet_V3_Large_Weights.DEFAULT
+    ember.save(source.state_dict(), str(tmp_path / "checkpoints" / os.path.basename(w.url)))
+    model = models.get_model("lraspp_mobilenet_v3_large", weights="DEFAULT")
+    for (k, a), (_, b) in zip(source.state_dict().items(), model.state_dict().items()):
+        assert ember.equal(a, b), k
+
+
+def test_segmentation_outputs_and_aux():
+    ember.manual_seed(0)
+    model = segmentation.deeplabv3_mobilenet_v3_large(weights_backbone=None, num_classes=3, aux_loss=True).eval()
+    x = ember.randn(2, 3, 40, 48)
+    with ember.no_grad():
+        out = model(x)
+    assert list(out) == ["out", "aux"] and out["out"].shape == (2, 3, 40, 48) and out["aux"].shape == (2, 3, 40, 48)
+    # The model is its backbone's features, the head and a bilinear upsampling: recompute "out" from the parts.
+    with ember.no_grad():
+        feats = model.backbone(x)
+        ref = ember.nn.functional.interpolate(model.classifier(feats["out"]), size=(40, 48), mode="bilinear")
+    np.testing.assert_allclose(out["out"].numpy(), ref.numpy(), rtol=1e-6, atol=1e-6)
+    assert feats["out"].shape[-2:] == (3, 3) and feats["aux"].shape[-2:] == (5, 6)  # output strides 16 and 8
+
+
+TORCH_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import torch
+    from torchvision import models
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    out_dir, cases = sys.argv[1], json.loads(sys.argv[2])
+    outputs = {}
+
+    def flat(prefix, v):
+        if isinstance(v, torch.Tensor):
+            outputs[prefix] = v.detach().numpy()
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                flat(f"{prefix}/{k}", x)
+        elif isinstance(v, (list, tuple)):
+            for i, x in enumerate(v):
+                flat(f"{prefix}/{i}", x)
+
+    for case, spec in cases.items():
+        model = models.get_model(spec["name"], weights_backbone=None, **spec.get("kwargs", {}))
+        with torch.no_grad():  # batch statistics and zero-initialized layers made random, so the test sees them
+            for k, v in model.state_dict().items():
+                if k.endswith("running_mean"):
+                    v.normal_(0, 0.1)
+                elif k.endswith("running_var"):
+                    v.uniform_(0.5, 1.5)
+                elif v.is_floating_point() and v.numel() and not v.any():
+                    v.normal_(0, 0.02)
+        torch.save(model.state_dict(), f"{out_dir}/{case}.pth")
+        rng = np.random.default_rng(1)
+        images = [torch.from_numpy(rng.uniform(size=s).astype(np.float32)) for s in spec["sizes"]]
+        if spec.get("batch"):
+            images = torch.stack(images)
+        targets = spec.get("targets")
+        if targets is not None:
+            targets = [{k: torch.tensor(v) for k, v in t.items()} for t in targets]
+            model.train()
+            torch.manual_seed(2)
+            flat(case + "/train", model(images, targets))
+        model.eval()
+        with torch.no_grad():
+            flat(case + "/eval", model(images))
+    np.savez(f"{out_dir}/outputs.npz", **outputs)
+    """
+)
+
+CASES = {
+    "deeplabv3_resnet50": {"name": "deeplabv3_resnet50", "kwargs": {"aux_loss": True, "num_classes": 5},
+                           "sizes": [[3, 64, 64], [3, 64, 64]], "batch": True},
+    "deeplabv3_mobilenet_v3_large": {"name": "deeplabv3_mobilenet_v3_large", "kwargs": {"aux_loss": True},
+                                     "sizes": [[3, 72, 56]], "batch": True},
+    "lraspp_mobilenet_v3_large": {"name": "lraspp_mobilenet_v3_large", "sizes": [[3, 64, 80]], "batch": True},
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def torchvision_outputs(tmp_path_factory):
+    if not os.path.exists(TORCH_PY):
+        pytest.skip("needs the reference PyTorch at /opt/torch2/py")
+    out = tmp_path_factory.mktemp("tvdense")
+    script = out / "ref.py"
+    script.write_text(TORCH_SCRIPT)
+    subprocess.run(
+        [TORCH_PY, str(script), str(out), json.dumps(CASES)],
+        check=True,
+        timeout=600,
+        env=dict(os.environ, PYTHONPATH=""),
+    )
+    return out, dict(np.load(out / "outputs.npz"))
+
+
+def _flat(prefix, v, outputs):
+    if isinstance(v, ember.Tensor):
+        outputs[prefix] = v.detach().numpy()
+    elif isinstance(v, dict):
+        for k, x in v.items():
+            _flat(f"{prefix}/{k}", x, outputs)
+    elif isinstance(v, (list, tuple)):
+        for i, x in enumerate(v):
+            _flat(f"{prefix}/{i}", x, outputs)
+    return outputs
+
+
+def _run_case(case, out_dir):
+    spec = CASES[case]
+    model = models.get_model(spec["name"], weights_backbone=None, **spec.get("kwargs", {}))
+    model.load_state_dict(ember.load(str(out_dir / f"{case}.pth")))
+    rng = np.random.default_rng(1)
+    images = [ember.tensor(rng.uniform(size=s).astype(np.float32)) for s in spec["sizes"]]
+    if spec.get("batch"):
+        images = ember.stack(images)
+    got = {}
+    targets = spec.get("targets")
+    if targets is not None:
+        targets = [{k: ember.tensor(v) for k, v in t.items()} for t in targets]
+        model.train()
+        ember.manual_seed(2)
+        _flat(case + "/train", model(images, targets), got)
+    model.eval()
+    with ember.no_grad():
+        _flat(case + "/eval", model(images), got)
+    return got
+
+
+@needs_torch
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_outputs_match_torchvision(case, torchvision_outputs, no_init):
+    out_dir, outputs = torchvision_outputs
+    got = _run_case(case, out_dir)
+    ref = {k: v for k, v in outputs.items() if k.startswith(case + "/")}
+    assert sorted(got) == sorted(ref)
+    for k, r in ref.items():
+        assert got[k].shape == r.shape, k
+        if r.dtype.kind in "iu":
+            np.testing.assert_array_equal(got[k], r, err_msg=k)
+        else:
+            np.testing.assert_allclose(got[k], r, rtol=1e-4, atol=1e-4 * max(np.abs(r).max(initial=0), 1e-3), err_msg=k)
