@@ -150,6 +150,28 @@ CASES = {
                                      "sizes": [[3, 72, 56]], "batch": True},
     "lraspp_mobilenet_v3_large": {"name": "lraspp_mobilenet_v3_large", "sizes": [[3, 64, 80]], "batch": True},
 }  # fmt: skip
+# Detection: few classes (so that random heads score above box_score_thresh), small images resized to 64-128 px,
+# and samplers whose batch holds every anchor and proposal (so the sampling draws nothing random and the train-mode
+# losses are comparable).
+SMALL = {
+    "min_size": 64,
+    "max_size": 128,
+    "rpn_batch_size_per_image": 100000,
+    "box_batch_size_per_image": 100000,
+    "box_positive_fraction": 0.5,
+}
+TARGETS = [
+    {"boxes": [[4.0, 6.0, 40.0, 50.0], [30.0, 10.0, 70.0, 40.0]], "labels": [1, 2]},
+    {"boxes": [[10.0, 12.0, 30.0, 60.0]], "labels": [3]},
+]
+DET = {"sizes": [[3, 64, 80], [3, 72, 60]], "targets": TARGETS}
+CASES.update({
+    "fasterrcnn_resnet50_fpn": {"name": "fasterrcnn_resnet50_fpn", "kwargs": {"num_classes": 4, **SMALL}, **DET},
+    "fasterrcnn_resnet50_fpn_v2": {"name": "fasterrcnn_resnet50_fpn_v2", "kwargs": {"num_classes": 4, **SMALL},
+                                   **DET},
+    "fasterrcnn_mobilenet_v3_large_320_fpn": {"name": "fasterrcnn_mobilenet_v3_large_320_fpn",
+                                              "kwargs": {"num_classes": 4, **SMALL}, **DET},
+})  # fmt: skip
 
 
 @pytest.fixture(scope="module")

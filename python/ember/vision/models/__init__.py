@@ -2,7 +2,7 @@
 and weights enums (so torchvision checkpoints load, from the hub cache with weights=...), plus LeNet-5. Every model
 has predict(images, top_k=1)."""
 
-from . import _api
+from . import _api, detection, segmentation
 from ._api import (
     ClassifierMixin,
     Weights,
@@ -60,8 +60,6 @@ from .squeezenet import SqueezeNet, squeezenet1_0, squeezenet1_1
 from .swin_transformer import SwinTransformer, swin_b, swin_s, swin_t, swin_v2_b, swin_v2_s, swin_v2_t
 from .vgg import VGG, vgg11, vgg11_bn, vgg13, vgg13_bn, vgg16, vgg16_bn, vgg19, vgg19_bn
 from .vision_transformer import VisionTransformer, vit_b_16, vit_b_32, vit_h_14, vit_l_16, vit_l_32
-
-from . import detection, segmentation  # noqa: E402, I001 (after the classification backbones they build on)
 
 # The *_Weights enums (ResNet50_Weights, ...) of the classification models, made from weights.json (segmentation's
 # and detection's are in those subpackages, as in torchvision).
