@@ -105,6 +105,20 @@ TORCH_SCRIPT = textwrap.dedent(
     out_dir, cases = sys.argv[1], json.loads(sys.argv[2])
     outputs = {}
 
+    def with_masks(spec, targets):
+        # The targets as NumPy arrays (float64 boxes, float32 keypoints, int64 labels), with "masks" (uint8 [N, H, W],
+        # each box's inside set) when the case asks for them.
+        dtypes = {"labels": np.int64, "keypoints": np.float32}
+        out = []
+        for t, size in zip(targets, spec["sizes"]):
+            t = {k: np.asarray(v, dtype=dtypes.get(k, np.float64)) for k, v in t.items()}
+            if spec.get("masks"):
+                t["masks"] = np.zeros((len(t["boxes"]),) + tuple(size[1:]), dtype=np.uint8)
+                for j, (x1, y1, x2, y2) in enumerate(t["boxes"]):
+                    t["masks"][j, int(y1):int(y2), int(x1):int(x2)] = 1
+            out.append(t)
+        return out
+
     def flat(prefix, v):
         if isinstance(v, torch.Tensor):
             outputs[prefix] = v.detach().numpy()
@@ -132,10 +146,13 @@ TORCH_SCRIPT = textwrap.dedent(
             images = torch.stack(images)
         targets = spec.get("targets")
         if targets is not None:
-            targets = [{k: torch.tensor(v) for k, v in t.items()} for t in targets]
-            model.train()
+            # Training runs in float64, so that no proposal lands on the other side of a threshold (an IoU,
+            # NMS, top-k) than in torchvision for a rounding difference: the losses are then comparable.
+            targets = [{k: torch.from_numpy(v) for k, v in t.items()} for t in with_masks(spec, targets)]
+            model.double().train()
             torch.manual_seed(2)
-            flat(case + "/train", model(images, targets))
+            flat(case + "/train", model([im.double() for im in images], targets))
+            model.float()
         model.eval()
         with torch.no_grad():
             flat(case + "/eval", model(images))
@@ -153,9 +170,10 @@ CASES = {
 # Detection: few classes (so that random heads score above box_score_thresh), small images resized to 64-128 px,
 # and samplers whose batch holds every anchor and proposal (so the sampling draws nothing random and the train-mode
 # losses are comparable).
+SIZES = {"min_size": 64, "max_size": 128}
+ONE_STAGE = {**SIZES, "score_thresh": 0.0, "topk_candidates": 100, "detections_per_img": 50}  # random heads: p ~ 0.01
 SMALL = {
-    "min_size": 64,
-    "max_size": 128,
+    **SIZES,
     "rpn_batch_size_per_image": 100000,
     "box_batch_size_per_image": 100000,
     "box_positive_fraction": 0.5,
@@ -171,6 +189,22 @@ CASES.update({
                                    **DET},
     "fasterrcnn_mobilenet_v3_large_320_fpn": {"name": "fasterrcnn_mobilenet_v3_large_320_fpn",
                                               "kwargs": {"num_classes": 4, **SMALL}, **DET},
+    "maskrcnn_resnet50_fpn": {"name": "maskrcnn_resnet50_fpn", "kwargs": {"num_classes": 4, **SMALL}, **DET,
+                              "masks": True},
+    "maskrcnn_resnet50_fpn_v2": {"name": "maskrcnn_resnet50_fpn_v2", "kwargs": {"num_classes": 4, **SMALL}, **DET,
+                                 "masks": True},
+    "keypointrcnn_resnet50_fpn": {
+        "name": "keypointrcnn_resnet50_fpn", "kwargs": {"num_keypoints": 3, **SMALL}, "sizes": DET["sizes"],
+        "targets": [{"boxes": [[4.0, 6.0, 40.0, 50.0], [30.0, 10.0, 70.0, 40.0]], "labels": [1, 1],
+                     "keypoints": [[[10.0, 20.0, 1.0], [30.0, 40.0, 1.0], [5.0, 5.0, 0.0]],
+                                   [[40.0, 20.0, 1.0], [65.0, 35.0, 1.0], [50.0, 30.0, 1.0]]]},
+                    {"boxes": [[10.0, 12.0, 30.0, 60.0]], "labels": [1],
+                     "keypoints": [[[12.0, 15.0, 1.0], [28.0, 58.0, 1.0], [20.0, 30.0, 1.0]]]}]},
+    "retinanet_resnet50_fpn": {"name": "retinanet_resnet50_fpn", "kwargs": {"num_classes": 4, **ONE_STAGE}, **DET},
+    "retinanet_resnet50_fpn_v2": {"name": "retinanet_resnet50_fpn_v2", "kwargs": {"num_classes": 4, **ONE_STAGE},
+                                  **DET},
+    "fcos_resnet50_fpn": {"name": "fcos_resnet50_fpn", "kwargs": {"num_classes": 4, "score_thresh": 0.05, **SIZES},
+                          **DET},
 })  # fmt: skip
 
 
@@ -188,6 +222,10 @@ def torchvision_outputs(tmp_path_factory):
         env=dict(os.environ, PYTHONPATH=""),
     )
     return out, dict(np.load(out / "outputs.npz"))
+
+
+# The same target masks on the ember side (the helper's source is the reference script's).
+exec(TORCH_SCRIPT[TORCH_SCRIPT.index("def with_masks") : TORCH_SCRIPT.index("def flat")])
 
 
 def _flat(prefix, v, outputs):
@@ -213,14 +251,37 @@ def _run_case(case, out_dir):
     got = {}
     targets = spec.get("targets")
     if targets is not None:
-        targets = [{k: ember.tensor(v) for k, v in t.items()} for t in targets]
-        model.train()
+        targets = [{k: ember.tensor(v) for k, v in t.items()} for t in with_masks(spec, targets)]
+        model.double().train()
         ember.manual_seed(2)
-        _flat(case + "/train", model(images, targets), got)
+        _flat(case + "/train", model([im.double() for im in images], targets), got)
+        model.float()
     model.eval()
     with ember.no_grad():
         _flat(case + "/eval", model(images), got)
     return got
+
+
+def _align_detections(got, ref):
+    """Reorders each image's detections in got like ref's. Two detections whose scores agree to float rounding may
+    come out of the sort (and NMS) in either order, so each of ref's is paired with the closest unused detection of
+    the same label in got (the values are then compared as usual)."""
+    for key in [k for k in ref if k.endswith("/scores") and k.replace("/scores", "/boxes") in ref]:
+        base = key[: -len("scores")]
+        if got[key].shape != ref[key].shape:
+            continue
+        boxes_g, boxes_r = got[base + "boxes"], ref[base + "boxes"]
+        labels_g, labels_r = got[base + "labels"], ref[base + "labels"]
+        scale = max(np.abs(boxes_r).max(initial=0), 1.0)
+        cost = np.abs(boxes_r[:, None] - boxes_g[None]).max(axis=2) / scale
+        cost += np.abs(ref[key][:, None] - got[key][None]) + (labels_r[:, None] != labels_g[None]) * 1e9
+        perm, used = [], set()
+        for j in range(len(boxes_r)):
+            order = [k for k in np.argsort(cost[j], kind="stable") if k not in used]
+            perm.append(order[0])
+            used.add(order[0])
+        for k in [k for k in got if k.startswith(base)]:
+            got[k] = got[k][np.asarray(perm, dtype=np.int64)]
 
 
 @needs_torch
@@ -230,6 +291,7 @@ def test_outputs_match_torchvision(case, torchvision_outputs, no_init):
     got = _run_case(case, out_dir)
     ref = {k: v for k, v in outputs.items() if k.startswith(case + "/")}
     assert sorted(got) == sorted(ref)
+    _align_detections(got, ref)
     for k, r in ref.items():
         assert got[k].shape == r.shape, k
         if r.dtype.kind in "iu":
