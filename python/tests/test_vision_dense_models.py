@@ -205,6 +205,9 @@ CASES.update({
                                   **DET},
     "fcos_resnet50_fpn": {"name": "fcos_resnet50_fpn", "kwargs": {"num_classes": 4, "score_thresh": 0.05, **SIZES},
                           **DET},
+    # SSD resizes to 300 x 300 (VGG-16 there costs seconds): eval only, one image; SSDlite trains too.
+    "ssd300_vgg16": {"name": "ssd300_vgg16", "kwargs": {"num_classes": 4}, "sizes": [[3, 64, 80]]},
+    "ssdlite320_mobilenet_v3_large": {"name": "ssdlite320_mobilenet_v3_large", "kwargs": {"num_classes": 4}, **DET},
 })  # fmt: skip
 
 
@@ -225,7 +228,9 @@ def torchvision_outputs(tmp_path_factory):
 
 
 # The same target masks on the ember side (the helper's source is the reference script's).
-exec(TORCH_SCRIPT[TORCH_SCRIPT.index("def with_masks") : TORCH_SCRIPT.index("def flat")])
+_ns = {"np": np}
+exec(TORCH_SCRIPT[TORCH_SCRIPT.index("def with_masks") : TORCH_SCRIPT.index("def flat")], _ns)
+with_masks = _ns["with_masks"]
 
 
 def _flat(prefix, v, outputs):
