@@ -303,3 +303,126 @@ def test_outputs_match_torchvision(case, torchvision_outputs, no_init):
             np.testing.assert_array_equal(got[k], r, err_msg=k)
         else:
             np.testing.assert_allclose(got[k], r, rtol=1e-4, atol=1e-4 * max(np.abs(r).max(initial=0), 1e-3), err_msg=k)
+
+
+def test_box_coder_against_closed_form():
+    from ember.vision.models.detection._utils import BoxCoder, BoxLinearCoder
+
+    rng = np.random.default_rng(3)
+    xy = rng.uniform(0, 50, (6, 2))
+    anchors = np.concatenate([xy, xy + rng.uniform(4, 30, (6, 2))], 1).astype(np.float32)
+    xy = rng.uniform(0, 50, (6, 2))
+    gt = np.concatenate([xy, xy + rng.uniform(4, 30, (6, 2))], 1).astype(np.float32)
+    coder = BoxCoder((10.0, 10.0, 5.0, 5.0))
+    codes = coder.encode_single(ember.tensor(gt), ember.tensor(anchors)).numpy()
+    wa, ha = anchors[:, 2] - anchors[:, 0], anchors[:, 3] - anchors[:, 1]
+    wg, hg = gt[:, 2] - gt[:, 0], gt[:, 3] - gt[:, 1]
+    expected = np.stack(
+        [
+            10 * ((gt[:, 0] + wg / 2) - (anchors[:, 0] + wa / 2)) / wa,
+            10 * ((gt[:, 1] + hg / 2) - (anchors[:, 1] + ha / 2)) / ha,
+            5 * np.log(wg / wa),
+            5 * np.log(hg / ha),
+        ],
+        1,
+    )
+    np.testing.assert_allclose(codes, expected, rtol=1e-5, atol=1e-5)
+    decoded = coder.decode(ember.tensor(codes), [ember.tensor(anchors)]).numpy()
+    assert decoded.shape == (6, 1, 4)
+    np.testing.assert_allclose(decoded[:, 0], gt, rtol=1e-5, atol=1e-4)
+    # Large dw/dh are clamped to log(1000 / 16) before exp.
+    big = coder.decode_single(ember.tensor([[0.0, 0.0, 100.0, 100.0]]), ember.tensor([[0.0, 0.0, 2.0, 2.0]])).numpy()
+    np.testing.assert_allclose(big[0, 2] - big[0, 0], 2 * 1000 / 16, rtol=1e-5)
+    linear = BoxLinearCoder(normalize_by_size=True)
+    rel = linear.encode(ember.tensor(anchors), ember.tensor(gt))
+    np.testing.assert_allclose(linear.decode(rel, ember.tensor(anchors)).numpy(), gt, rtol=1e-5, atol=1e-4)
+    with pytest.raises(TypeError, match="list or tuple"):
+        coder.decode(ember.tensor(codes), ember.tensor(anchors))
+
+
+def test_anchor_generator_against_closed_form():
+    from ember.vision.models.detection.anchor_utils import AnchorGenerator
+    from ember.vision.models.detection.image_list import ImageList
+
+    gen = AnchorGenerator(((16, 32),), ((0.5, 1.0),))
+    assert gen.num_anchors_per_location() == [4]
+    images = ImageList(ember.zeros(2, 3, 32, 48), [(32, 48), (30, 40)])
+    anchors = gen(images, [ember.zeros(2, 8, 4, 6)])
+    assert len(anchors) == 2 and anchors[0].shape == (4 * 6 * 4, 4)
+    base = []
+    for r in (0.5, 1.0):
+        for s in (16, 32):
+            w, h = s / np.sqrt(r), s * np.sqrt(r)
+            base.append(np.round([-w / 2, -h / 2, w / 2, h / 2]))
+    expected = [np.array([x, y, x, y]) * 8 + b for y in range(4) for x in range(6) for b in base]
+    np.testing.assert_allclose(anchors[0].numpy(), np.array(expected), atol=1e-6)
+    with pytest.raises(ValueError, match="number of feature maps"):
+        gen(images, [ember.zeros(2, 8, 4, 6), ember.zeros(2, 8, 2, 3)])
+
+
+def test_matcher_and_sampler():
+    from ember.vision.models.detection._utils import BalancedPositiveNegativeSampler, Matcher
+
+    iou = ember.tensor([[0.9, 0.5, 0.1, 0.2], [0.1, 0.35, 0.05, 0.6]])
+    assert Matcher(0.7, 0.3)(iou).tolist() == [0, -2, -1, -2]
+    # Low-quality matches give each ground truth its best prediction back (column 3 for row 1).
+    assert Matcher(0.7, 0.3, allow_low_quality_matches=True)(iou).tolist() == [0, -2, -1, 1]
+    with pytest.raises(ValueError, match="No ground-truth boxes"):
+        Matcher(0.7, 0.3)(ember.zeros(0, 4))
+    with pytest.raises(ValueError, match="low_threshold should be <= high_threshold"):
+        Matcher(0.3, 0.7)
+    labels = ember.tensor([1, 0, 0, -1, 2, 0, 0, 1])
+    ember.manual_seed(0)
+    pos, neg = BalancedPositiveNegativeSampler(4, 0.5)([labels])
+    pos, neg = pos[0].numpy().astype(bool), neg[0].numpy().astype(bool)
+    assert pos.sum() == 2 and neg.sum() == 2 and not (pos & neg).any()
+    assert (labels.numpy()[pos] >= 1).all() and (labels.numpy()[neg] == 0).all()
+
+
+def test_detection_errors():
+    model = detection.fasterrcnn_mobilenet_v3_large_320_fpn(weights_backbone=None, num_classes=3, min_size=64)
+    with pytest.raises(ValueError, match="targets should not be none when in training mode"):
+        model([ember.rand(3, 40, 40)])
+    with pytest.raises(ValueError, match="All bounding boxes should have positive height and width"):
+        model([ember.rand(3, 40, 40)], [{"boxes": ember.tensor([[5.0, 5.0, 5.0, 9.0]]), "labels": ember.tensor([1])}])
+    with pytest.raises(ValueError, match=r"shape \[N, 4\]"):
+        model([ember.rand(3, 40, 40)], [{"boxes": ember.tensor([1.0, 2.0, 3.0, 4.0]), "labels": ember.tensor([1])}])
+    model.eval()
+    with pytest.raises(TypeError, match="Expected input images to be of floating type"):
+        model([ember.zeros(3, 40, 40, dtype=ember.uint8)])
+    with pytest.raises(ValueError, match="3d tensors of shape"):
+        model([ember.rand(1, 3, 40, 40)])
+    with pytest.raises(ValueError, match="num_classes should not be None when box_predictor is not specified"):
+        detection.FasterRCNN(model.backbone)
+    with pytest.raises(ValueError, match="backbone should contain an attribute out_channels"):
+        detection.FasterRCNN(nn.ReLU(), num_classes=2)
+    from ember.vision.models.detection.backbone_utils import _validate_trainable_layers
+
+    with pytest.warns(UserWarning, match="has no effect"):  # without weights every layer trains
+        assert _validate_trainable_layers(False, 2, 5, 3) == 5
+    with pytest.raises(ValueError, match=r"Trainable backbone layers should be in the range \[0,5\]"):
+        _validate_trainable_layers(True, 7, 5, 3)
+    with pytest.raises(TypeError, match="expected FasterRCNN_ResNet50_FPN_Weights"):
+        detection.fasterrcnn_resnet50_fpn(weights=detection.RetinaNet_ResNet50_FPN_Weights.COCO_V1)
+
+
+def test_detection_weights_backbone_from_the_hub(tmp_path, monkeypatch):
+    """weights_backbone reads the backbone's checkpoint from the hub cache, freezes its batch norms and all but the
+    last trainable_backbone_layers stages (torchvision's defaults: 3 of 6)."""
+    monkeypatch.setattr(ember.hub, "_hub_dir", str(tmp_path))
+    os.makedirs(tmp_path / "checkpoints")
+    w = models.MobileNet_V3_Large_Weights.IMAGENET1K_V1
+    ember.manual_seed(1)
+    source = models.mobilenet_v3_large()
+    ember.save(source.state_dict(), str(tmp_path / "checkpoints" / os.path.basename(w.url)))
+    model = detection.fasterrcnn_mobilenet_v3_large_320_fpn(num_classes=3)
+    body = model.backbone.body
+    assert ember.equal(body["0"][0].weight, source.features[0][0].weight)
+    assert isinstance(body["0"][1], models.detection.backbone_utils.FrozenBatchNorm2d)
+    assert not body["0"][0].weight.requires_grad and body["16"][0].weight.requires_grad
+    assert (
+        detection.FasterRCNN_MobileNet_V3_Large_320_FPN_Weights.DEFAULT.transforms()(
+            ember.full((3, 2, 2), 255, dtype=ember.uint8)
+        ).tolist()
+        == [[[1.0, 1.0], [1.0, 1.0]]] * 3
+    )
