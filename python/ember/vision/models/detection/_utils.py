@@ -73,9 +73,9 @@ class BoxCoder:
 
     def decode(self, rel_codes, boxes):
         if not isinstance(boxes, (list, tuple)):
-            raise TypeError("BoxCoder.decode expects boxes of type list or tuple.")
+            raise AssertionError("This function expects boxes of type list or tuple.")
         if not isinstance(rel_codes, ember.Tensor):
-            raise TypeError("BoxCoder.decode expects rel_codes of type Tensor.")
+            raise AssertionError("This function expects rel_codes of type torch.Tensor.")
         box_sum = sum(b.shape[0] for b in boxes)
         if box_sum > 0:
             rel_codes = rel_codes.reshape(box_sum, -1)
@@ -145,7 +145,7 @@ class Matcher:
 
     def __init__(self, high_threshold, low_threshold, allow_low_quality_matches=False):
         if low_threshold > high_threshold:
-            raise ValueError("low_threshold should be <= high_threshold")
+            raise AssertionError("low_threshold should be <= high_threshold")
         self.high_threshold = high_threshold
         self.low_threshold = low_threshold
         self.allow_low_quality_matches = allow_low_quality_matches
@@ -216,7 +216,7 @@ def _box_loss(type, box_coder, anchors_per_image, matched_gt_boxes_per_image, bb
     """The summed box regression loss of one image: l1 or smooth_l1 on the encoded targets, or an IoU loss (ciou,
     diou, giou) on the decoded boxes."""
     if type not in ("l1", "smooth_l1", "ciou", "diou", "giou"):
-        raise ValueError(f"Unsupported loss: {type}")
+        raise AssertionError(f"Unsupported loss: {type}")
     if type in ("l1", "smooth_l1"):
         target = box_coder.encode_single(matched_gt_boxes_per_image, anchors_per_image)
         if type == "l1":

@@ -46,7 +46,7 @@ class AnchorGenerator(nn.Module):
 
     def grid_anchors(self, grid_sizes, strides):
         if not len(grid_sizes) == len(strides) == len(self.cell_anchors):
-            raise ValueError(
+            raise AssertionError(
                 "AnchorGenerator: the number of feature maps (%d) must equal the number of sizes and aspect ratios "
                 "given (%d)" % (len(grid_sizes), len(self.cell_anchors))
             )

@@ -187,7 +187,7 @@ class FastRCNNPredictor(nn.Module):
 
     def forward(self, x):
         if x.dim() == 4 and list(x.shape[2:]) != [1, 1]:
-            raise ValueError(
+            raise AssertionError(
                 f"x has the wrong shape, expecting the last two dimensions to be [1,1] instead of {list(x.shape[2:])}"
             )
         x = x.flatten(start_dim=1)

@@ -12,13 +12,13 @@ __all__ = ["GeneralizedRCNN"]
 def _check_targets(targets):
     """targets is a list of dicts with float "boxes" [N, 4] of positive width and height (before any resize)."""
     if targets is None:
-        raise ValueError("targets should not be none when in training mode")
+        raise AssertionError("targets should not be none when in training mode")
     for target in targets:
         boxes = target["boxes"]
         if not isinstance(boxes, ember.Tensor):
-            raise TypeError(f"Expected target boxes to be of type Tensor, got {type(boxes)}.")
+            raise AssertionError(f"Expected target boxes to be of type Tensor, got {type(boxes)}.")
         if boxes.dim() != 2 or boxes.shape[-1] != 4:
-            raise ValueError(f"Expected target boxes to be a tensor of shape [N, 4], got {list(boxes.shape)}.")
+            raise AssertionError(f"Expected target boxes to be a tensor of shape [N, 4], got {list(boxes.shape)}.")
 
 
 def _check_degenerate(targets):
@@ -27,7 +27,7 @@ def _check_degenerate(targets):
         degenerate = boxes[:, 2:] <= boxes[:, :2]
         if degenerate.any():
             bb_idx = int(ember.where(degenerate.any(dim=1))[0][0])
-            raise ValueError(
+            raise AssertionError(
                 "All bounding boxes should have positive height and width. Found invalid box "
                 f"{boxes[bb_idx].tolist()} for target at index {i}."
             )
@@ -55,7 +55,7 @@ class GeneralizedRCNN(nn.Module):
         original_image_sizes = []
         for img in images:
             if img.dim() < 2:
-                raise ValueError(
+                raise AssertionError(
                     f"expecting the last two dimensions of the Tensor to be H and W instead got {list(img.shape)}"
                 )
             original_image_sizes.append((int(img.shape[-2]), int(img.shape[-1])))
