@@ -185,6 +185,9 @@ SMALL = {
     "rpn_batch_size_per_image": 100000,
     "box_batch_size_per_image": 100000,
     "box_positive_fraction": 0.5,
+    "rpn_post_nms_top_n_train": 300,
+    "rpn_post_nms_top_n_test": 300,
+    "box_detections_per_img": 20,  # the mask and keypoint heads run on every detection: keep them few
 }
 TARGETS = [
     {"boxes": [[4.0, 6.0, 40.0, 50.0], [30.0, 10.0, 70.0, 40.0]], "labels": [1, 2]},
