@@ -459,3 +459,31 @@ def test_detection_weights_backbone_from_the_hub(tmp_path, monkeypatch):
         ).tolist()
         == [[[1.0, 1.0], [1.0, 1.0]]] * 3
     )
+
+
+@needs_torch
+def test_presets_match_torchvision(tmp_path):
+    img = np.random.default_rng(2).integers(0, 256, (3, 60, 50), dtype=np.uint8)
+    np.save(tmp_path / "img.npy", img)
+    script = (
+        "import sys, numpy as np, torch\n"
+        "from torchvision.models.segmentation import FCN_ResNet50_Weights\n"
+        "from torchvision.models.detection import FCOS_ResNet50_FPN_Weights\n"
+        "x = torch.from_numpy(np.load(sys.argv[1]))\n"
+        "np.savez(sys.argv[2], a=FCN_ResNet50_Weights.DEFAULT.transforms()(x).numpy(),"
+        " b=FCOS_ResNet50_FPN_Weights.DEFAULT.transforms()(x).numpy())\n"
+    )
+    env = dict(os.environ, PYTHONPATH="")
+    subprocess.run([TORCH_PY, "-c", script, str(tmp_path / "img.npy"), str(tmp_path / "out.npz")], check=True, env=env)
+    ref = np.load(tmp_path / "out.npz")
+    x = ember.tensor(img)
+    seg = segmentation.FCN_ResNet50_Weights.DEFAULT.transforms()
+    assert repr(seg).startswith("SemanticSegmentation(\n    resize_size=[520]")
+    # PyTorch resizes uint8 images in fixed point: a few pixels (0.03% here) round to the next level.
+    got, level = seg(x).numpy(), 1 / 255 / 0.224  # one uint8 level after the smallest std
+    assert got.shape == ref["a"].shape == (3, 624, 520)
+    np.testing.assert_allclose(got, ref["a"], atol=1.01 * level)
+    assert (np.abs(got - ref["a"]) > 1e-4).mean() < 1e-3
+    det = detection.FCOS_ResNet50_FPN_Weights.DEFAULT.transforms()
+    assert repr(det) == "ObjectDetection()"
+    np.testing.assert_allclose(det(x).numpy(), ref["b"], rtol=1e-6, atol=1e-6)
