@@ -487,3 +487,64 @@ def test_presets_match_torchvision(tmp_path):
     det = detection.FCOS_ResNet50_FPN_Weights.DEFAULT.transforms()
     assert repr(det) == "ObjectDetection()"
     np.testing.assert_allclose(det(x).numpy(), ref["b"], rtol=1e-6, atol=1e-6)
+
+
+def test_old_checkpoint_layouts_load():
+    from ember.vision.models.detection.mask_rcnn import MaskRCNNHeads
+    from ember.vision.models.detection.retinanet import RetinaNetRegressionHead
+    from ember.vision.models.detection.rpn import RPNHead
+
+    ember.manual_seed(0)
+    for module, rename in [
+        (RPNHead(8, 3), {"conv.0.0.": "conv."}),
+        (MaskRCNNHeads(8, (8, 8), 1), {"0.0.": "mask_fcn1.", "1.0.": "mask_fcn2."}),
+        (RetinaNetRegressionHead(8, 2), {f"conv.{i}.0.": f"conv.{2 * i}." for i in range(4)}),
+    ]:
+        state = module.state_dict()
+        old = {}
+        for k, v in state.items():
+            for new_prefix, old_prefix in rename.items():
+                if k.startswith(new_prefix):
+                    k = old_prefix + k[len(new_prefix) :]
+                    break
+            old[k] = v.clone() + 1
+        assert set(old) != set(state)
+        module.load_state_dict(old)
+        for k, v in module.state_dict().items():
+            assert ember.equal(v, state[k] if k.endswith("num_batches_tracked") else _old_value(old, rename, k)), k
+
+
+def _old_value(old, rename, k):
+    for new_prefix, old_prefix in rename.items():
+        if k.startswith(new_prefix):
+            return old[old_prefix + k[len(new_prefix) :]]
+    return old[k]
+
+
+def test_train_step_gradients_and_eps():
+    """One training step: the losses reach the heads and the trainable backbone layers (all of them without
+    backbone weights); overwrite_eps sets every FrozenBatchNorm2d's eps (torchvision's COCO_V1 fix)."""
+    from ember.vision.models.detection._utils import overwrite_eps
+    from ember.vision.ops import FrozenBatchNorm2d
+
+    ember.manual_seed(0)
+    model = detection.fasterrcnn_mobilenet_v3_large_320_fpn(weights_backbone=None, num_classes=3, min_size=64)
+    images = [ember.rand(3, 64, 80)]
+    targets = [{"boxes": ember.tensor([[4.0, 6.0, 40.0, 50.0]]), "labels": ember.tensor([1])}]
+    losses = model(images, targets)
+    assert all(v.dim() == 0 and float(v) >= 0 for v in losses.values())
+    sum(losses.values()).backward()
+    for p in (model.rpn.head.cls_logits.weight, model.roi_heads.box_predictor.cls_score.weight,
+              model.backbone.fpn.inner_blocks[0][0].weight, model.backbone.body["0"][0].weight):  # fmt: skip
+        assert p.grad is not None and float(p.grad.abs().sum()) > 0
+    assert sum(isinstance(m, FrozenBatchNorm2d) for m in model.modules()) == 0
+    # With weights the builders freeze the batch norms; mobilenet_backbone's default norm is FrozenBatchNorm2d.
+    backbone = models.detection.backbone_utils.mobilenet_backbone(
+        backbone_name="mobilenet_v3_large", weights=None, fpn=True, trainable_layers=2
+    )
+    norms = [m for m in backbone.modules() if isinstance(m, FrozenBatchNorm2d)]
+    assert norms and all(m.eps == 1e-5 for m in norms)
+    overwrite_eps(backbone, 0.0)
+    assert all(m.eps == 0.0 for m in norms)
+    trainable = {n.split(".")[1] for n, p in backbone.body.named_parameters(prefix="body") if p.requires_grad}
+    assert trainable == {"13", "14", "15", "16"}  # the last two of 6 stages (C4 from block 13, C5 the last)
