@@ -548,3 +548,30 @@ def test_train_step_gradients_and_eps():
     assert all(m.eps == 0.0 for m in norms)
     trainable = {n.split(".")[1] for n, p in backbone.body.named_parameters(prefix="body") if p.requires_grad}
     assert trainable == {"13", "14", "15", "16"}  # the last two of 6 stages (C4 from block 13, C5 the last)
+
+
+def test_legacy_pretrained_flags_and_fpn_backbone(tmp_path, monkeypatch):
+    monkeypatch.setattr(ember.hub, "_hub_dir", str(tmp_path))
+    with pytest.warns(UserWarning, match="'pretrained_backbone' is deprecated"):
+        model = detection.fasterrcnn_mobilenet_v3_large_320_fpn(pretrained_backbone=False, num_classes=3)
+    assert not any(isinstance(m, models.detection.backbone_utils.FrozenBatchNorm2d) for m in model.modules())
+    with pytest.warns(UserWarning, match="weights=KeypointRCNN_ResNet50_FPN_Weights.COCO_V1"):
+        with pytest.raises(FileNotFoundError, match="keypointrcnn_resnet50_fpn_coco-fc266e95.pth"):
+            detection.keypointrcnn_resnet50_fpn(pretrained=True)
+    with pytest.raises(FileNotFoundError, match="keypointrcnn_resnet50_fpn_coco-9f466800.pth"):
+        detection.keypointrcnn_resnet50_fpn(pretrained="legacy")
+    from ember.vision.models.detection.backbone_utils import resnet_fpn_backbone
+
+    ember.manual_seed(0)
+    backbone = resnet_fpn_backbone(backbone_name="resnet18", weights=None, trainable_layers=5)
+    with ember.no_grad():
+        out = backbone(ember.rand(1, 3, 64, 64))
+    assert [(k, tuple(v.shape)) for k, v in out.items()] == [
+        ("0", (1, 256, 16, 16)),
+        ("1", (1, 256, 8, 8)),
+        ("2", (1, 256, 4, 4)),
+        ("3", (1, 256, 2, 2)),
+        ("pool", (1, 256, 1, 1)),
+    ]
+    with pytest.raises(ValueError, match=r"Each returned layer should be in the range \[1,4\]"):
+        resnet_fpn_backbone(backbone_name="resnet18", weights=None, returned_layers=[0, 1])

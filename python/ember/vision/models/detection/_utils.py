@@ -236,10 +236,7 @@ def _resolve_weights(name, backbone_name, weights, weights_backbone, num_classes
     from .._api import _WEIGHTS_OF
     from .._utils import _ovewrite_value_param
 
-    if kwargs.pop("pretrained", False):
-        weights = weights or _WEIGHTS_OF[name].DEFAULT
-    if kwargs.pop("pretrained_backbone", False):
-        weights_backbone = weights_backbone or _WEIGHTS_OF[backbone_name].IMAGENET1K_V1
+    weights, weights_backbone = _legacy_flags(name, backbone_name, weights, weights_backbone, kwargs)
     weights = _WEIGHTS_OF[name].verify(weights)
     weights_backbone = _WEIGHTS_OF[backbone_name].verify(weights_backbone)
     if weights is not None:
@@ -248,3 +245,36 @@ def _resolve_weights(name, backbone_name, weights, weights_backbone, num_classes
     elif num_classes is None:
         num_classes = default_classes
     return weights, weights_backbone, num_classes
+
+
+def _legacy_flags(name, backbone_name, weights, weights_backbone, kwargs):
+    """torchvision's deprecated pretrained / pretrained_backbone flags: True means the default weights, False none;
+    either warns as torchvision does."""
+    import warnings
+
+    from .._api import _WEIGHTS_OF
+
+    for flag, param, default in (
+        ("pretrained", "weights", _WEIGHTS_OF[name].DEFAULT),
+        ("pretrained_backbone", "weights_backbone", _WEIGHTS_OF[backbone_name].IMAGENET1K_V1),
+    ):
+        if flag not in kwargs:
+            continue
+        value = default if kwargs.pop(flag) else None
+        warnings.warn(
+            f"The parameter '{flag}' is deprecated since 0.13 and may be removed in the future, please use "
+            f"'{param}' instead.",
+            UserWarning,
+            stacklevel=4,
+        )
+        warnings.warn(
+            f"Arguments other than a weight enum or `None` for '{param}' are deprecated since 0.13 and may be "
+            f"removed in the future. The current behavior is equivalent to passing `{param}={value!r}`.",
+            UserWarning,
+            stacklevel=4,
+        )
+        if param == "weights":
+            weights = weights or value
+        else:
+            weights_backbone = value
+    return weights, weights_backbone

@@ -50,10 +50,9 @@ class FCNHead(nn.Sequential):
 def _resolve_segmentation(name, backbone_name, weights, weights_backbone, num_classes, aux_loss, kwargs):
     """(weights, weights_backbone, num_classes, aux_loss) as torchvision's builders settle them: weights given fix
     num_classes to their categories and aux_loss to True and drop weights_backbone; num_classes defaults to 21."""
-    if kwargs.pop("pretrained", False):
-        weights = weights or _WEIGHTS_OF[name].DEFAULT
-    if kwargs.pop("pretrained_backbone", False):
-        weights_backbone = weights_backbone or _WEIGHTS_OF[backbone_name].DEFAULT
+    from ..detection._utils import _legacy_flags
+
+    weights, weights_backbone = _legacy_flags(name, backbone_name, weights, weights_backbone, kwargs)
     weights = _WEIGHTS_OF[name].verify(weights)
     weights_backbone = _WEIGHTS_OF[backbone_name].verify(weights_backbone)
     if weights is not None:
