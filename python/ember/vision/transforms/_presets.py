@@ -94,10 +94,11 @@ class SemanticSegmentation(nn.Module):
         self.antialias = antialias
 
     def forward(self, img):
-        if not isinstance(img, ember.Tensor):
-            img = F.pil_to_tensor(img)
+        # A PIL image (or array) is resized as such, then converted (torchvision's order, so its pixels).
         if self.resize_size is not None:
             img = F.resize(img, self.resize_size, interpolation=self.interpolation, antialias=self.antialias)
+        if not isinstance(img, ember.Tensor):
+            img = F.pil_to_tensor(img)
         img = F.convert_image_dtype(img, ember.float)
         return F.normalize(img, mean=self.mean, std=self.std)
 
