@@ -1,8 +1,9 @@
 """ember.vision.models: torchvision 0.29's classification models with its builder names, arguments, state_dict keys
-and weights enums (so torchvision checkpoints load, from the hub cache with weights=...), plus LeNet-5. Every model
-has predict(images, top_k=1)."""
+and weights enums (so torchvision checkpoints load, from the hub cache with weights=...), plus LeNet-5. Every
+classifier has predict(images, top_k=1). The segmentation and detection models are in the subpackages of those
+names."""
 
-from . import _api
+from . import _api, detection, segmentation
 from ._api import (
     ClassifierMixin,
     Weights,

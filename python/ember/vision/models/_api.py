@@ -165,9 +165,10 @@ def _make_enums():
     from ..transforms import _presets
 
     by_name, by_builder = {}, {}
-    # weights.json: the classification enums; weights_video.json: video classification and optical flow's (written by
-    # make_tv029_video_fixtures.py), each with its own table of categories.
-    for file in ("weights.json", "weights_video.json"):
+    # weights.json: the classification enums; weights_dense.json: segmentation and detection's (written by
+    # make_tv029_dense_fixtures.py); weights_video.json: video classification and optical flow's (written by
+    # make_tv029_video_fixtures.py); each with its own table of categories.
+    for file in ("weights.json", "weights_dense.json", "weights_video.json"):
         with open(os.path.join(os.path.dirname(__file__), file)) as f:
             _add_enums(json.load(f), by_name, by_builder, _presets)
     return by_name, by_builder
