@@ -110,7 +110,20 @@ def run_case(lib_name, setup, stmt, quick, jpeg_path):
             for _ in range(n):
                 eval(code, ns)
             runs.append((time.perf_counter() - t0) / n)
-    return {"s": statistics.median(runs), "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {"s": statistics.median(runs), "rss_mb": _peak_rss_mb()}
+
+
+def _peak_rss_mb():
+    """This process's peak RSS: VmHWM (getrusage's ru_maxrss would include the parent's peak, which Linux carries
+    across fork and exec)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 class _null:
