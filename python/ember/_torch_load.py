@@ -110,6 +110,15 @@ class _StorageType(_Frozen):
         return f"torch.{self.name}"
 
 
+class _TensorType(_Frozen):
+    """What `torch.Tensor` unpickles to: a tag that _rebuild_from_type_v2 reads as ember.Tensor."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "torch.Tensor"
+
+
 class _Allowed(_Frozen):
     """An allow-listed callable as a pickle sees it (a per-load, read-only wrapper: see Note [fresh immutable
     globals]); REDUCE may call only these."""
@@ -605,7 +614,11 @@ class _FullUnpickler(pickle.Unpickler):
         if module == "__builtin__":
             module = "builtins"
         full = f"{module}.{name}"
-        if module == "torch" or module.startswith("torch."):
+        from ember.serialization import _ember_name
+
+        if _ember_name(full) != full:  # Note [foreign class names]: torchvision's tv_tensors are ember's here
+            module, name = _ember_name(full).rsplit(".", 1)
+        elif module == "torch" or module.startswith("torch."):
             obj = self.loader.allowed.get(full)
             if obj is not None:
                 return obj
@@ -657,6 +670,7 @@ class _Loader:
             "torch._utils._rebuild_tensor_v2": self._rebuild_tensor_v2,
             "torch._utils._rebuild_parameter": self._rebuild_parameter,
             "torch._utils._rebuild_parameter_with_state": self._rebuild_parameter_with_state,
+            "torch._tensor._rebuild_from_type_v2": self._rebuild_from_type_v2,
             "torch.Size": _make_size,
             "torch.device": _make_device,
             "builtins.set": _make_set,
@@ -670,6 +684,10 @@ class _Loader:
         # Note [fresh immutable globals]: new objects for every load.
         g = {name: _Allowed(name, fn) for name, fn in functions.items()}
         self.callables = {id(c) for c in g.values()}
+        self.tensor_rebuilds = {
+            id(g[f"torch._utils.{n}"]) for n in ("_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_parameter")
+        }
+        g["torch.Tensor"] = g["torch._tensor.Tensor"] = self.tensor_tag = _TensorType()
         tags = {name: _StorageType(name) for name in _STORAGE_TYPES}
         for name, tag in tags.items():
             g[f"torch.{name}"] = tag
@@ -707,6 +725,11 @@ class _Loader:
             return obj
         if full in self.user_globals:
             return self.user_globals[full]
+        from ember.serialization import _ember_name
+
+        if _ember_name(full) in self.user_globals:  # Note [foreign class names]: torchvision's tv_tensors
+            return self.user_globals[_ember_name(full)]
+        full = _ember_name(full)
         hint = ""
         if module.startswith("torch.nn.modules") or module == "__main__":
             hint = (
@@ -877,6 +900,56 @@ class _Loader:
             return ember.nn.Parameter(data, requires_grad)
         except (RuntimeError, ValueError, TypeError) as e:
             raise RuntimeError(f"ember.load: '{self.name}': cannot rebuild a Parameter: {e}") from e
+
+    def _rebuild_from_type_v2(self, func, new_type, args, state):
+        """torch._tensor._rebuild_from_type_v2: a tensor subclass or a tensor with attributes (Note [tensor
+        subclasses]). With weights_only, the class must be allow-listed (as in PyTorch) and the attributes may not
+        replace anything the class defines (methods, properties, dunders)."""
+        if id(func) not in self.tensor_rebuilds or type(args) is not tuple:
+            raise RuntimeError(
+                f"ember.load: '{self.name}': _rebuild_from_type_v2 needs a tensor rebuild function and a tuple of "
+                f"arguments, got {func!r:.60} and {type(args).__name__}"
+            )
+        if new_type is self.tensor_tag:
+            new_type = ember.Tensor
+        elif not (isinstance(new_type, type) and issubclass(new_type, ember.Tensor)) or (
+            self.weights_only and id(new_type) not in self.user_ids
+        ):
+            raise pickle.UnpicklingError(
+                f"ember.load: refusing to load '{self.name}': _rebuild_from_type_v2 of {new_type!r:.80}, which is "
+                "not a tensor class allow-listed with ember.serialization.add_safe_globals"
+            )
+        ret = func(*args)
+        if ret is None:  # the probe pass
+            return None
+        if type(ret) is not new_type:
+            ret = ret.as_subclass(new_type)
+        if getattr(new_type, "__setstate__", None) is not None:  # the class's own (trusted: allow-listed) one
+            ret.__setstate__(state)
+            return ret
+        slots = None
+        if type(state) is tuple:
+            if len(state) != 2:
+                raise RuntimeError(f"ember.load: '{self.name}': invalid serialized tensor state {state!r:.80}")
+            state, slots = state
+        for part in (state, slots):
+            if part is None:
+                continue
+            if type(part) not in (dict, _OD):
+                raise RuntimeError(
+                    f"ember.load: '{self.name}': a tensor's state must be a dict of attributes, got "
+                    f"{type(part).__name__}"
+                )
+            for k, v in part.items():
+                if self.weights_only and (
+                    type(k) is not str or not k.isidentifier() or k.startswith("__") or hasattr(new_type, k)
+                ):
+                    raise pickle.UnpicklingError(
+                        f"ember.load: refusing to load '{self.name}': it sets the attribute {k!r:.60} of a "
+                        f"{new_type.__name__}, which a checkpoint can't replace"
+                    )
+                setattr(ret, k, v)
+        return ret
 
     def _rebuild_parameter_with_state(self, data, requires_grad, backward_hooks, state):
         # state holds Python attributes set on the Parameter; ember keeps none of them (documented)

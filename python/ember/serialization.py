@@ -70,6 +70,29 @@ _REBUILD_TENSOR = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _TorchGlobal("torch._utils", "_rebuild_parameter")
 _TORCH_SIZE = _TorchGlobal("torch", "Size")
 _TORCH_DEVICE = _TorchGlobal("torch", "device")
+_TORCH_TENSOR = _TorchGlobal("torch", "Tensor")
+_REBUILD_FROM_TYPE = _TorchGlobal("torch._tensor", "_rebuild_from_type_v2")
+
+# Note [foreign class names]: ember classes that stand for a PyTorch-ecosystem class are pickled under that class's
+# name (so torch.load finds torchvision's BoundingBoxes in a file ember saved), and ember.load maps the name back.
+_FOREIGN_NAMES = {
+    "ember.vision.tv_tensors." + name: (module, name)
+    for module, name in (
+        ("torchvision.tv_tensors._tv_tensor", "TVTensor"),
+        ("torchvision.tv_tensors._image", "Image"),
+        ("torchvision.tv_tensors._video", "Video"),
+        ("torchvision.tv_tensors._mask", "Mask"),
+        ("torchvision.tv_tensors._bounding_boxes", "BoundingBoxes"),
+        ("torchvision.tv_tensors._bounding_boxes", "BoundingBoxFormat"),
+        ("torchvision.tv_tensors._keypoints", "KeyPoints"),
+    )
+}
+_EMBER_NAMES = {f"{module}.{name}": ember_name for ember_name, (module, name) in _FOREIGN_NAMES.items()}
+
+
+def _ember_name(full):
+    """The ember global a pickled name stands for (Note [foreign class names]): itself unless it is a mapped one."""
+    return _EMBER_NAMES.get(full, full)
 
 
 class _TorchPickler(pickle._Pickler):
@@ -119,6 +142,11 @@ class _TorchPickler(pickle._Pickler):
         if type(obj) is ember.dtype:
             self.save(_TorchGlobal("torch", str(obj).rsplit(".", 1)[-1]))
             return
+        if isinstance(obj, type):
+            foreign = _FOREIGN_NAMES.get(f"{obj.__module__}.{obj.__qualname__}")
+            if foreign is not None:
+                self.save(_TorchGlobal(*foreign))
+                return
         super().save(obj, save_persistent_id)
 
     def reducer_override(self, obj):
@@ -126,8 +154,16 @@ class _TorchPickler(pickle._Pickler):
         if isinstance(obj, ember.Tensor):
             if isinstance(obj, ember.nn.Parameter):
                 return (_REBUILD_PARAMETER, (obj.detach(), obj.requires_grad, collections.OrderedDict()))
-            if t is not ember.Tensor:
-                raise TypeError(f"ember.save: can't save a tensor of subclass {t.__module__}.{t.__qualname__}")
+            state = obj.__getstate__()
+            if t is not ember.Tensor or state:
+                # Note [tensor subclasses]: as torch.save, a subclass (tv_tensors.Image, BoundingBoxes) or a tensor
+                # with attributes is _rebuild_from_type_v2(_rebuild_tensor_v2, its class, the plain tensor's
+                # arguments, its __dict__); ember.load rebuilds the class only where PyTorch's loader would
+                with _C.DisableTorchFunctionSubclass():
+                    plain = obj.as_subclass(ember.Tensor)
+                func, args = self.reducer_override(plain)
+                cls = _TORCH_TENSOR if t is ember.Tensor else t
+                return (_REBUILD_FROM_TYPE, (func, cls, args, state))
             if obj.dim() > _MAX_DIMS:  # Note [Checkpoint limits]: nothing is saved that ember.load refuses
                 raise ValueError(
                     f"ember.save: a tensor of {obj.dim()} dimensions exceeds the limit of {_MAX_DIMS} dimensions "

@@ -273,3 +273,19 @@ def test_imagenet_val_pipeline_matches_torchvision(tmp_path):
         assert a[0] == b[0] and a[1] == b[1]
         assert abs(a[2] - b[2]) <= 1e-3 * max(1.0, abs(b[2]))
         np.testing.assert_allclose(a[3], b[3], rtol=0, atol=1e-5)
+
+
+def test_tv_tensors_mask_from_pil_keeps_channel_dim():
+    # as torchvision: Mask(pil) is pil_to_tensor's [C, H, W] (mode L: [1, H, W]; mode 1: bool)
+    from ember.vision import tv_tensors
+
+    gray = np.arange(6, dtype=np.uint8).reshape(2, 3)
+    m = tv_tensors.Mask(Image.fromarray(gray))
+    assert type(m) is tv_tensors.Mask and tuple(m.shape) == (1, 2, 3) and m.dtype == ember.uint8
+    np.testing.assert_array_equal(m.as_subclass(ember.Tensor).numpy()[0], gray)
+    rgb = np.arange(18, dtype=np.uint8).reshape(2, 3, 3)
+    m = tv_tensors.Mask(Image.fromarray(rgb))
+    np.testing.assert_array_equal(m.as_subclass(ember.Tensor).numpy(), rgb.transpose(2, 0, 1))
+    b = tv_tensors.Mask(Image.fromarray(gray > 2))
+    assert tuple(b.shape) == (1, 2, 3) and b.dtype == ember.bool
+    np.testing.assert_array_equal(b.as_subclass(ember.Tensor).numpy()[0], gray > 2)

@@ -152,19 +152,14 @@ def results(torch, tv_tensors, F, T, IM):
     each("to_float", lambda x: F.to_dtype(x, torch.float32, scale=True), ("u8",))
     each("to_u8", lambda x: F.to_dtype(x, torch.uint8, scale=True), ("f32",))
     each("to_int16", lambda x: F.to_dtype(x, torch.int16, scale=True), ("u8",))
-    try:
-        import PIL.Image  # noqa: F401  (ember's jpeg encodes through Pillow)
-
-        record(
-            "jpeg",
-            {
-                "u8": F.jpeg(tv_tensors.Image(t(inp["u8"])), 40),
-                "gray": F.jpeg(t(inp["gray"]), 85),
-                "video": F.jpeg(tv_tensors.Video(t(inp["video"])), 60),
-            },
-        )
-    except ImportError:
-        pass
+    record(
+        "jpeg",
+        {
+            "u8": F.jpeg(tv_tensors.Image(t(inp["u8"])), 40),
+            "gray": F.jpeg(t(inp["gray"]), 85),
+            "video": F.jpeg(tv_tensors.Video(t(inp["video"])), 60),
+        },
+    )
     each("erase", lambda x: F.erase(x, 2, 3, 4, 5, t(np.array([[[7]], [[8]], [[9]]], np.uint8))), ("u8",))
     s = sample()
     gray = tv_tensors.Image(t(inp["gray"]))

@@ -167,13 +167,13 @@ class Video(TVTensor):
 
 
 class Mask(TVTensor):
-    """Segmentation or detection masks, [..., H, W]. Takes PIL images with Pillow."""
+    """Segmentation or detection masks, [..., H, W]. Takes PIL images with Pillow (as [C, H, W], C = 1 for mode L)."""
 
     def __new__(cls, data, *, dtype=None, device=None, requires_grad=None):
         if _is_pil(data):
             from .transforms.v2 import functional as F
 
-            data = F.pil_to_tensor(data)[0]
+            data = F.pil_to_tensor(data)  # [C, H, W], as torchvision: a mode-L mask is [1, H, W]
         tensor = cls._to_tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
         return tensor.as_subclass(cls)
 

@@ -241,7 +241,7 @@ class CutMix(_BaseMixUpCutMix):
 
 
 class JPEG(Transform):
-    """JPEG compression artefacts at a quality drawn uniformly from [quality[0], quality[1]] (needs Pillow)."""
+    """JPEG compression artefacts at a quality drawn uniformly from [quality[0], quality[1]] (ember.vision.io)."""
 
     def __init__(self, quality):
         super().__init__()

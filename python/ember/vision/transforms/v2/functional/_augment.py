@@ -28,42 +28,28 @@ for _t in (ember.Tensor, tv_tensors.Image, tv_tensors.Video):
 
 @_dispatch
 def jpeg(image, quality):
-    """Each image encoded as JPEG at quality (1 to 100) and decoded again (uint8 images, 1 or 3 channels). The codec
-    is Pillow's (libjpeg): ember.vision.io has no JPEG encoder."""
+    """Each image encoded as JPEG at quality (1 to 100) and decoded again (uint8 images, 1 or 3 channels), with
+    ember.vision.io's codec (libjpeg-turbo), as torchvision's encode_jpeg / decode_jpeg."""
 
 
 def jpeg_image(image, quality):
-    import io
+    from ember.vision import io as vio
 
-    import numpy as np
-
-    try:
-        import PIL.Image
-    except ImportError:
-        raise ImportError("jpeg needs Pillow (pip install pillow): ember.vision.io has no JPEG encoder") from None
     if image.dtype != ember.uint8:
         raise TypeError("Input tensor dtype should be uint8, but got %s." % image.dtype)
     if isinstance(quality, bool) or not isinstance(quality, int) or not 1 <= quality <= 100:
         raise ValueError("quality must be an integer from 1 to 100, got quality=%s" % (quality,))
+    if image.ndim < 3:
+        raise ValueError("jpeg expects an image of shape [..., C, H, W], got %s" % (tuple(image.shape),))
     c = image.shape[-3]
     if c not in (1, 3):
         raise ValueError("The number of channels should be 1 or 3, got: %d" % c)
     shape = image.shape
-    batch = image.reshape(-1, *shape[-3:])
-    out = []
-    for i in range(batch.shape[0]):
-        hwc = batch[i].permute(1, 2, 0).contiguous().numpy()
-        buf = io.BytesIO()
-        PIL.Image.fromarray(hwc[:, :, 0] if c == 1 else hwc, mode="L" if c == 1 else "RGB").save(
-            buf, format="JPEG", quality=quality
-        )
-        buf.seek(0)
-        dec = np.asarray(PIL.Image.open(buf).convert("L" if c == 1 else "RGB"))
-        dec = dec[:, :, None] if dec.ndim == 2 else dec
-        out.append(ember.from_numpy(np.ascontiguousarray(dec.transpose(2, 0, 1)).copy()))
-    if not out:
+    batch = image.as_subclass(ember.Tensor).reshape(-1, *shape[-3:])
+    if batch.shape[0] == 0:
         return image.clone()
-    return ember.stack(out).reshape(shape)
+    out = [vio.decode_jpeg(vio.encode_jpeg(batch[i].contiguous(), quality=quality)) for i in range(batch.shape[0])]
+    return ember.stack(out).reshape(shape).to(image.device)
 
 
 jpeg_video = jpeg_image
