@@ -10,6 +10,7 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/pooling.h"
 #include "ember/ops.h"
+#include "ember/ops/memory_format.h"
 #include "ember/ops/detail/util.h"
 
 namespace ember {
@@ -61,6 +62,15 @@ void check_floating(const Tensor& x, const char* op) {
 // float16 and bfloat16 pool in float32 (the casts record their gradients).
 bool widens(const Tensor& x) { return x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16; }
 
+// The layout the CPU kernels pool x in without copies: channels-last when x ([N, C, *spatial], 2 or 3 spatial dims)
+// is laid out so (Note [Channels-last pooling] in backend/cpu/pool.cpp), else row-major. The output then follows
+// x's layout, as PyTorch's does.
+MemoryFormat kernel_format(const Tensor& x, size_t nsp) {
+  if (!x.device().is_cpu() || x.dim() != static_cast<int64_t>(nsp) + 2 || nsp < 2) return MemoryFormat::Contiguous;
+  const MemoryFormat f = suggest_memory_format(x);
+  return f == (nsp == 2 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d) ? f : MemoryFormat::Contiguous;
+}
+
 // Max-pooling gradient: each output's gradient goes to the input position its index names (summed where windows
 // overlap). Written with scatter_add, whose formula makes it differentiable again.
 Tensor max_pool_backward(const Tensor& grad, const Tensor& indices, IntArrayRef input_sizes, size_t nsp) {
@@ -79,12 +89,16 @@ std::pair<Tensor, Tensor> max_pool_core(const Tensor& input, const PoolGeometry&
   const size_t nsp = g.in.size();
   const Tensor x = widens(input) ? to(input, ScalarType::Float32) : input;
   const DimVector os = with_spatial(x, nsp, g.out);
-  Tensor out = empty(os, TensorOptions(x.dtype()).device(x.device()));
+  const MemoryFormat f = kernel_format(x, nsp);
+  PoolGeometry gk = g;
+  gk.channels_last = f != MemoryFormat::Contiguous;
+  Tensor out = empty(os, TensorOptions(x.dtype()).device(x.device()), f);
   Tensor idx;
-  if (want_indices || autograd::needs_grad({&x})) idx = empty(os, TensorOptions(ScalarType::Int64).device(x.device()));
+  if (want_indices || autograd::needs_grad({&x}))
+    idx = empty(os, TensorOptions(ScalarType::Int64).device(x.device()), f);
   if (out.numel()) {
     autograd::NoGradGuard no_grad;
-    max_pool_kernel[x.device()](out, idx, contiguous(x), g);
+    max_pool_kernel[x.device()](out, idx, gk.channels_last ? x : contiguous(x), gk);
   }
   if (auto n = autograd::make_node(node, {&x}, [sizes = DimVector(x.sizes()), nsp](FormulaNode& n, TensorList& gr) {
         return TensorList{max_pool_backward(gr[0], n.saved_tensor(0), sizes, nsp)};
@@ -98,12 +112,16 @@ std::pair<Tensor, Tensor> max_pool_core(const Tensor& input, const PoolGeometry&
 
 Tensor avg_pool_backward(const Tensor& grad, IntArrayRef input_sizes, const PoolGeometry& g, const char* node);
 
-// Average pooling (regular or adaptive) of x; its formula is avg_pool_backward, whose formula is this.
-Tensor avg_pool_forward(const Tensor& x, const PoolGeometry& g, const char* node) {
-  Tensor out = empty(with_spatial(x, g.in.size(), g.out), TensorOptions(x.dtype()).device(x.device()));
+// Average pooling (regular or adaptive) of x; its formula is avg_pool_backward, whose formula is this. The
+// gradient is laid out as x is (g.channels_last, recorded here), as PyTorch's.
+Tensor avg_pool_forward(const Tensor& x, const PoolGeometry& g_in, const char* node) {
+  const MemoryFormat f = kernel_format(x, g_in.in.size());
+  PoolGeometry g = g_in;
+  g.channels_last = f != MemoryFormat::Contiguous;
+  Tensor out = empty(with_spatial(x, g.in.size(), g.out), TensorOptions(x.dtype()).device(x.device()), f);
   if (out.numel()) {
     autograd::NoGradGuard no_grad;
-    avg_pool_kernel[x.device()](out, contiguous(x), g);
+    avg_pool_kernel[x.device()](out, g.channels_last ? x : contiguous(x), g);
   }
   if (auto n = autograd::make_node(node, {&x}, [sizes = DimVector(x.sizes()), g, node](FormulaNode&, TensorList& gr) {
         return TensorList{avg_pool_backward(gr[0], sizes, g, node)};
@@ -115,10 +133,16 @@ Tensor avg_pool_forward(const Tensor& x, const PoolGeometry& g, const char* node
 Tensor avg_pool_backward(const Tensor& grad, IntArrayRef input_sizes, const PoolGeometry& g, const char* node) {
   // The kernel overwrites every element when there is a gradient to spread.
   const TensorOptions opts = TensorOptions(grad.dtype()).device(grad.device());
-  Tensor out = grad.numel() ? empty(input_sizes, opts) : zeros(input_sizes, opts);
+  const size_t nsp = g.in.size();
+  const MemoryFormat f = g.channels_last && grad.device().is_cpu() && grad.dim() == static_cast<int64_t>(nsp) + 2
+                             ? (nsp == 2 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d)
+                             : MemoryFormat::Contiguous;
+  PoolGeometry gk = g;
+  gk.channels_last = f != MemoryFormat::Contiguous;
+  Tensor out = grad.numel() ? empty(input_sizes, opts, f) : zeros(input_sizes, opts);
   if (out.numel() && grad.numel()) {
     autograd::NoGradGuard no_grad;
-    avg_pool_backward_kernel[grad.device()](out, contiguous(grad), g);
+    avg_pool_backward_kernel[grad.device()](out, contiguous(grad, f), gk);
   }
   if (auto n = autograd::make_node("AvgPoolBackwardBackward0", {&grad}, [g, node](FormulaNode&, TensorList& gr) {
         return TensorList{avg_pool_forward(gr[0], g, node)};
@@ -298,8 +322,9 @@ Tensor max_unpool(size_t nsp, const char* op, const Tensor& x, const Tensor& ind
   return reshape(scatter(z, 1, reshape(indices, {{planes, -1}}), reshape(x, {{planes, -1}})), os);
 }
 
-// PyTorch's poolings keep a channels-last input's layout. ember's pool kernels run on row-major tensors, so the result
-// is laid out as the input was afterwards (one copy of the smaller tensor).
+// PyTorch's poolings keep a channels-last input's layout. The CPU kernels pool channels-last tensors in place
+// (kernel_format); elsewhere (CUDA) the kernels run on row-major tensors, so the result is laid out as the input was
+// afterwards (one copy of the smaller tensor).
 Tensor like_input(const Tensor& input, const Tensor& r) {
   const MemoryFormat f = suggest_memory_format(input);
   if (!r.defined() || f == MemoryFormat::Contiguous || r.dim() != input.dim()) return r;
