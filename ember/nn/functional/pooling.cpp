@@ -72,8 +72,24 @@ MemoryFormat kernel_format(const Tensor& x, size_t nsp) {
 }
 
 // Max-pooling gradient: each output's gradient goes to the input position its index names (summed where windows
-// overlap). Written with scatter_add, whose formula makes it differentiable again.
+// overlap). Written with scatter_add, whose formula makes it differentiable again. Channels-last indices (those of a
+// channels-last input) scatter within [N, *spatial, C] views, so the gradient is channels-last too, with no copies.
 Tensor max_pool_backward(const Tensor& grad, const Tensor& indices, IntArrayRef input_sizes, size_t nsp) {
+  const MemoryFormat f = indices.dim() == static_cast<int64_t>(nsp) + 2 && input_sizes.size() == nsp + 2
+                             ? suggest_memory_format(indices)
+                             : MemoryFormat::Contiguous;
+  if (f != MemoryFormat::Contiguous) {
+    const int64_t n = input_sizes[0], c = input_sizes[1];
+    const DimVector to_last = nsp == 2 ? DimVector{0, 2, 3, 1} : DimVector{0, 2, 3, 4, 1};
+    const DimVector to_first = nsp == 2 ? DimVector{0, 3, 1, 2} : DimVector{0, 4, 1, 2, 3};
+    auto flat = [&](const Tensor& t) { return reshape(permute(t, to_last), {{n, -1, c}}); };
+    DimVector last{n};
+    int64_t in_n = 1;
+    for (size_t i = 2; i < input_sizes.size(); ++i) last.push_back(input_sizes[i]), in_n *= input_sizes[i];
+    last.push_back(c);
+    Tensor z = zeros({{n, in_n, c}}, TensorOptions(grad.dtype()).device(grad.device()));
+    return permute(reshape(scatter_add(z, 1, flat(indices), flat(contiguous(grad, f))), last), to_first);
+  }
   int64_t in_n = 1;
   for (size_t i = input_sizes.size() - nsp; i < input_sizes.size(); ++i) in_n *= input_sizes[i];
   int64_t planes = 1;
