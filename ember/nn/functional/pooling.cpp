@@ -4,6 +4,7 @@
 // linear maps adjoint to each other, so each is the other's formula and derivatives of every order are exact.
 #include "ember/nn/functional/pooling.h"
 
+#include <algorithm>
 #include <string>
 
 #include "ember/autocast.h"
@@ -63,10 +64,12 @@ void check_floating(const Tensor& x, const char* op) {
 bool widens(const Tensor& x) { return x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16; }
 
 // The layout the CPU kernels pool x in without copies: channels-last when x ([N, C, *spatial], 2 or 3 spatial dims)
-// is laid out so (Note [Channels-last pooling] in backend/cpu/pool.cpp), else row-major. The output then follows
-// x's layout, as PyTorch's does.
-MemoryFormat kernel_format(const Tensor& x, size_t nsp) {
-  if (!x.device().is_cpu() || x.dim() != static_cast<int64_t>(nsp) + 2 || nsp < 2) return MemoryFormat::Contiguous;
+// is laid out so (Note [Channels-last pooling] in backend/cpu/pool.cpp), else row-major. The output then is laid out
+// as x, following PyTorch: its 2-d poolings and max_pool3d keep a channels-last input's layout, while avg_pool3d and
+// the adaptive 3-d poolings return row-major results (keeps_3d false).
+MemoryFormat kernel_format(const Tensor& x, size_t nsp, bool keeps_3d) {
+  if (!x.device().is_cpu() || x.dim() != static_cast<int64_t>(nsp) + 2 || nsp < 2 || (nsp == 3 && !keeps_3d))
+    return MemoryFormat::Contiguous;
   const MemoryFormat f = suggest_memory_format(x);
   return f == (nsp == 2 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d) ? f : MemoryFormat::Contiguous;
 }
@@ -105,7 +108,7 @@ std::pair<Tensor, Tensor> max_pool_core(const Tensor& input, const PoolGeometry&
   const size_t nsp = g.in.size();
   const Tensor x = widens(input) ? to(input, ScalarType::Float32) : input;
   const DimVector os = with_spatial(x, nsp, g.out);
-  const MemoryFormat f = kernel_format(x, nsp);
+  const MemoryFormat f = kernel_format(x, nsp, !g.adaptive());
   PoolGeometry gk = g;
   gk.channels_last = f != MemoryFormat::Contiguous;
   Tensor out = empty(os, TensorOptions(x.dtype()).device(x.device()), f);
@@ -131,7 +134,7 @@ Tensor avg_pool_backward(const Tensor& grad, IntArrayRef input_sizes, const Pool
 // Average pooling (regular or adaptive) of x; its formula is avg_pool_backward, whose formula is this. The
 // gradient is laid out as x is (g.channels_last, recorded here), as PyTorch's.
 Tensor avg_pool_forward(const Tensor& x, const PoolGeometry& g_in, const char* node) {
-  const MemoryFormat f = kernel_format(x, g_in.in.size());
+  const MemoryFormat f = kernel_format(x, g_in.in.size(), false);
   PoolGeometry g = g_in;
   g.channels_last = f != MemoryFormat::Contiguous;
   Tensor out = empty(with_spatial(x, g.in.size(), g.out), TensorOptions(x.dtype()).device(x.device()), f);
@@ -338,7 +341,8 @@ Tensor max_unpool(size_t nsp, const char* op, const Tensor& x, const Tensor& ind
   return reshape(scatter(z, 1, reshape(indices, {{planes, -1}}), reshape(x, {{planes, -1}})), os);
 }
 
-// PyTorch's poolings keep a channels-last input's layout. The CPU kernels pool channels-last tensors in place
+// PyTorch's 2-d poolings and max_pool3d keep a channels-last input's layout (avg_pool3d and the adaptive 3-d poolings
+// return row-major results, except adaptive_avg_pool3d to size 1, a mean, which keeps it). The CPU kernels pool channels-last tensors in place
 // (kernel_format); elsewhere (CUDA) the kernels run on row-major tensors, so the result is laid out as the input was
 // afterwards (one copy of the smaller tensor).
 Tensor like_input(const Tensor& input, const Tensor& r) {
@@ -372,10 +376,13 @@ std::pair<Tensor, Tensor> like_input(const Tensor& input, std::pair<Tensor, Tens
         input, max_pool(N, "max_pool" #N "d", input, kernel_size, stride, padding, dilation, ceil_mode, false).first); \
   }                                                                                                                    \
   Tensor adaptive_avg_pool##N##d(const Tensor& input, IntArrayRef output_size) {                                       \
-    return like_input(input, adaptive_avg_pool(N, "adaptive_avg_pool" #N "d", input, output_size));                    \
+    Tensor r = adaptive_avg_pool(N, "adaptive_avg_pool" #N "d", input, output_size);                                   \
+    const bool mean = std::ranges::all_of(output_size, [](int64_t o) { return o == 1; });                              \
+    return N != 3 || mean ? like_input(input, r) : r;                                                                  \
   }                                                                                                                    \
   std::pair<Tensor, Tensor> adaptive_max_pool##N##d(const Tensor& input, IntArrayRef output_size) {                    \
-    return like_input(input, adaptive_max_pool(N, "adaptive_max_pool" #N "d", input, output_size));                    \
+    auto r = adaptive_max_pool(N, "adaptive_max_pool" #N "d", input, output_size);                                     \
+    return N != 3 ? like_input(input, r) : r;                                                                          \
   }                                                                                                                    \
   Tensor max_unpool##N##d(const Tensor& input, const Tensor& indices, IntArrayRef kernel_size, IntArrayRef stride,     \
                           IntArrayRef padding, IntArrayRef output_size) {                                              \
@@ -399,8 +406,7 @@ Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
                   bool count_include_pad, std::optional<int64_t> divisor_override) {
   EMBER_AUTOCAST(autocast::kFp32Cpu, avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                  divisor_override);
-  return like_input(input, avg_pool(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                                    divisor_override));
+  return avg_pool(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 
 }  // namespace ember
