@@ -91,6 +91,7 @@ def test_max_pool2d_channels_last(rng, kw, dtype):
     assert_cl(i)
     assert_cl(x.grad)
     np.testing.assert_array_equal(to_np(y), to_np(yr))
+    np.testing.assert_array_equal(to_np(v), to_np(vr))
     np.testing.assert_array_equal(to_np(i), to_np(ir))
     want_v, want_i = max_pool2d_numpy(to_np(xr).astype(np.float64), **kw)
     np.testing.assert_array_equal(to_np(v).astype(np.float64), want_v)
@@ -148,7 +149,7 @@ def test_pool3d_channels_last_3d(rng):
             assert y.is_contiguous()
         np.testing.assert_allclose(to_np(y), to_np(yr), rtol=1e-13, atol=1e-13)
         np.testing.assert_allclose(to_np(x.grad), to_np(xr.grad), rtol=1e-13, atol=1e-13)
-    (v, i), (vr, ir) = F.max_pool3d(x, 3, 2, 1, return_indices=True), F.max_pool3d(xr, 3, 2, 1, return_indices=True)
+    (_, i), (_, ir) = F.max_pool3d(x, 3, 2, 1, return_indices=True), F.max_pool3d(xr, 3, 2, 1, return_indices=True)
     assert_cl(i, CL3)
     np.testing.assert_array_equal(to_np(i), to_np(ir))
 

@@ -11,8 +11,8 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/pooling.h"
 #include "ember/ops.h"
-#include "ember/ops/memory_format.h"
 #include "ember/ops/detail/util.h"
+#include "ember/ops/memory_format.h"
 
 namespace ember {
 
@@ -342,9 +342,9 @@ Tensor max_unpool(size_t nsp, const char* op, const Tensor& x, const Tensor& ind
 }
 
 // PyTorch's 2-d poolings and max_pool3d keep a channels-last input's layout (avg_pool3d and the adaptive 3-d poolings
-// return row-major results, except adaptive_avg_pool3d to size 1, a mean, which keeps it). The CPU kernels pool channels-last tensors in place
-// (kernel_format); elsewhere (CUDA) the kernels run on row-major tensors, so the result is laid out as the input was
-// afterwards (one copy of the smaller tensor).
+// return row-major results, except adaptive_avg_pool3d to size 1, a mean, which keeps it). The CPU kernels pool
+// channels-last tensors in place (kernel_format); elsewhere (CUDA) the kernels run on row-major tensors, so the result
+// is laid out as the input was afterwards (one copy of the smaller tensor).
 Tensor like_input(const Tensor& input, const Tensor& r) {
   const MemoryFormat f = suggest_memory_format(input);
   if (!r.defined() || f == MemoryFormat::Contiguous || r.dim() != input.dim()) return r;
