@@ -106,7 +106,7 @@ def test_avg_pool2d_channels_last(rng, kw, dtype):
     y, yr = grads(lambda t: F.avg_pool2d(t, **kw), x, xr, rng)
     assert_cl(y)
     assert_cl(x.grad)
-    tol = 1e-6 if dtype == np.float32 else 1e-13
+    tol = 1e-5 if dtype == np.float32 else 1e-13  # float32 sums in float32 (as PyTorch's)
     np.testing.assert_allclose(to_np(y), to_np(yr), rtol=tol, atol=tol)
     np.testing.assert_allclose(to_np(x.grad), to_np(xr.grad), rtol=tol, atol=tol)
 
@@ -159,7 +159,7 @@ def test_many_channels_one_image(rng):
     x, xr = cl_pair(rng, (1, 70, 6, 5), np.float32)
     grads(lambda t: F.avg_pool2d(t, 3, 2, 1), x, xr, rng)
     assert_cl(x.grad)
-    np.testing.assert_allclose(to_np(x.grad), to_np(xr.grad), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(to_np(x.grad), to_np(xr.grad), rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(to_np(F.max_pool2d(x, 2, 1)), to_np(F.max_pool2d(xr, 2, 1)))
 
 

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "ember/backend/cpu/dnnl.h"
@@ -175,8 +176,10 @@ void avg_pool_backward_impl(const Tensor& grad_input, const Tensor& grad_out, co
 // output pixel is an elementwise max or sum over its window's pixels, each a C-vector read in memory order, and the
 // inner loops run along C (which the compiler vectorizes); no copy to row-major and back. Forward: rows of output
 // pixels (one image, one output row) split across threads. The average's adjoint adds into overlapping windows, so
-// it splits images and blocks of channels instead. The windows, divisors, the order of the sums and the indices (the
-// flat position within the image's D*H*W, as PyTorch's) are the row-major loops', so both layouts agree.
+// it splits images and blocks of channels instead. The windows, divisors and indices (the flat position within the
+// image's D*H*W, as PyTorch's) are the row-major loops', so both layouts agree; the averages sum in T, as PyTorch's
+// channels-last kernels do (the row-major loops sum in double). Max pooling tracks indices in an integer as wide as
+// T, so the compare and both selects vectorize together.
 
 // The pixel (flat position within an image's input) of each tap of one window, in the row-major loops' order.
 template <class F>
@@ -203,6 +206,34 @@ void cl_rows(const Plan& p, int64_t batch, int64_t channels, Make make) {
   });
 }
 
+// Indices while searching: an integer as wide as T, so that the compare and both selects vectorize together.
+template <class T>
+using LaneIndex = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+
+// max_pool_cl with int64 indices throughout (images of 2^31 positions or more).
+template <class T>
+void max_pool_cl_wide(const Plan& p, int64_t c, const Tensor& input, T* y, int64_t* ix) {
+  const T* x = input.data<T>();
+  cl_rows(p, input.size(0), c, [&] {
+    return [&](int64_t n, int64_t o, const Span& sd, const Span& sh, const Span& sw) {
+      const T* xn = x + n * p.in_n * c;
+      T* __restrict yo = y + o * c;
+      int64_t* __restrict io = ix + o * c;
+      std::fill(yo, yo + c, -std::numeric_limits<T>::infinity());
+      std::fill(io, io + c, (sd.first * p.in[1] + sh.first) * p.in[2] + sw.first);
+      for_taps(p, sd, sh, sw, [&](int64_t i) {
+        const T* __restrict xv = xn + i * c;
+        for (int64_t k = 0; k < c; ++k) {
+          const T v = xv[k];
+          const bool take = v > yo[k] || v != v;
+          yo[k] = take ? v : yo[k];
+          io[k] = take ? i : io[k];
+        }
+      });
+    };
+  });
+}
+
 template <class T>
 void max_pool_cl(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolGeometry& g) {
   const Plan p = make_plan(g);
@@ -210,23 +241,28 @@ void max_pool_cl(const Tensor& out, const Tensor& indices, const Tensor& input, 
   const T* x = input.data<T>();
   T* y = out.data<T>();
   int64_t* ix = indices.defined() ? indices.data<int64_t>() : nullptr;
+  if (ix && p.in_n > std::numeric_limits<LaneIndex<T>>::max()) return max_pool_cl_wide<T>(p, c, input, y, ix);
   cl_rows(p, input.size(0), c, [&] {
-    return [&](int64_t n, int64_t o, const Span& sd, const Span& sh, const Span& sw) {
+    return [&, lanes = std::vector<LaneIndex<T>>(ix ? static_cast<size_t>(c) : 0)](
+               int64_t n, int64_t o, const Span& sd, const Span& sh, const Span& sw) mutable {
       const T* xn = x + n * p.in_n * c;
       T* __restrict yo = y + o * c;
       std::fill(yo, yo + c, -std::numeric_limits<T>::infinity());
       if (ix) {
-        int64_t* __restrict io = ix + o * c;
-        std::fill(io, io + c, (sd.first * p.in[1] + sh.first) * p.in[2] + sw.first);
+        LaneIndex<T>* __restrict at = lanes.data();
+        std::fill(at, at + c, static_cast<LaneIndex<T>>((sd.first * p.in[1] + sh.first) * p.in[2] + sw.first));
         for_taps(p, sd, sh, sw, [&](int64_t i) {
           const T* __restrict xv = xn + i * c;
+          const auto li = static_cast<LaneIndex<T>>(i);
           for (int64_t k = 0; k < c; ++k) {
             const T v = xv[k];
             const bool take = v > yo[k] || v != v;  // NaN propagates, as in PyTorch
             yo[k] = take ? v : yo[k];
-            io[k] = take ? i : io[k];
+            at[k] = take ? li : at[k];
           }
         });
+        int64_t* __restrict io = ix + o * c;
+        for (int64_t k = 0; k < c; ++k) io[k] = at[k];
       } else {
         for_taps(p, sd, sh, sw, [&](int64_t i) {
           const T* __restrict xv = xn + i * c;
@@ -247,23 +283,21 @@ void avg_pool_cl(const Tensor& out, const Tensor& input, const PoolGeometry& g) 
   const T* x = input.data<T>();
   T* y = out.data<T>();
   cl_rows(p, input.size(0), c, [&] {
-    return [&, acc = std::vector<double>(static_cast<size_t>(c))](int64_t n, int64_t o, const Span& sd, const Span& sh,
-                                                                  const Span& sw) mutable {
+    return [&](int64_t n, int64_t o, const Span& sd, const Span& sh, const Span& sw) {
       const T* xn = x + n * p.in_n * c;
-      double* __restrict a = acc.data();
-      std::fill(a, a + c, 0.0);
+      T* __restrict yo = y + o * c;  // the sums in T (as PyTorch's channels-last kernel), then the averages
+      std::fill(yo, yo + c, T(0));
       for_taps(p, sd, sh, sw, [&](int64_t i) {
         const T* __restrict xv = xn + i * c;
-        for (int64_t k = 0; k < c; ++k) a[k] += xv[k];
+        for (int64_t k = 0; k < c; ++k) yo[k] += xv[k];
       });
       const int64_t div = divisor(p, sd, sh, sw);
-      T* __restrict yo = y + o * c;
       if (!div) {
         std::fill(yo, yo + c, T(0));
         return;
       }
-      const double d = static_cast<double>(div);
-      for (int64_t k = 0; k < c; ++k) yo[k] = static_cast<T>(a[k] / d);
+      const T d = static_cast<T>(div);
+      for (int64_t k = 0; k < c; ++k) yo[k] /= d;
     };
   });
 }
