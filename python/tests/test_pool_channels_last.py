@@ -203,6 +203,12 @@ def test_strided_channels_last_view_is_pooled_right(rng):
     v, vr = x.detach()[:, :, ::2], xr.detach()[:, :, ::2]
     np.testing.assert_array_equal(to_np(F.max_pool2d(v, 2)), to_np(F.max_pool2d(vr, 2)))
     np.testing.assert_allclose(to_np(F.avg_pool2d(v, 2)), to_np(F.avg_pool2d(vr, 2)), rtol=1e-13, atol=1e-13)
+    # a slice of the batch is channels-last at an offset into its storage: the channels-last kernels
+    v, vr = x.detach()[1:], xr.detach()[1:]
+    (p, i), (pr, ir) = F.max_pool2d(v, 3, 2, 1, return_indices=True), F.max_pool2d(vr, 3, 2, 1, return_indices=True)
+    assert_cl(p)
+    np.testing.assert_array_equal(to_np(p), to_np(pr))
+    np.testing.assert_array_equal(to_np(i), to_np(ir))
 
 
 # The same program in ember and PyTorch: each result's strides and values.
