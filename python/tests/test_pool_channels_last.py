@@ -266,3 +266,20 @@ def test_strides_and_values_match_pytorch():
     for name, (strides, values) in want.items():
         assert list(got[name].stride()) == strides, name
         np.testing.assert_allclose(got[name].detach().double().flatten().tolist(), values, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "f, shape",
+    [
+        (lambda t: F.avg_pool2d(t, 3, 2, 1, ceil_mode=True, count_include_pad=False), (2, 3, 5, 4)),
+        (lambda t: F.max_pool2d(t, (2, 3), 1, dilation=(2, 1)), (2, 3, 5, 4)),
+        (lambda t: F.adaptive_avg_pool2d(t, (2, 3)), (2, 3, 5, 4)),
+        (lambda t: F.adaptive_max_pool2d(t, (3, 2)), (2, 3, 5, 4)),
+        (lambda t: F.max_pool3d(t, 2, 1), (1, 3, 3, 4, 3)),
+    ],
+)
+def test_gradcheck_channels_last(rng, f, shape):
+    x = ember.tensor(rng.standard_normal(shape)).contiguous(memory_format=CL if len(shape) == 4 else CL3)
+    x.requires_grad_()
+    assert ember.autograd.gradcheck(f, (x,))
+    assert ember.autograd.gradgradcheck(f, (x,))
