@@ -283,3 +283,15 @@ def test_gradcheck_channels_last(rng, f, shape):
     x.requires_grad_()
     assert ember.autograd.gradcheck(f, (x,))
     assert ember.autograd.gradgradcheck(f, (x,))
+
+
+def test_empty_batch_backward():
+    # an empty batch pools and differentiates to empty results (max pooling's gradient used to fail to reshape)
+    for fmt, shape in ((CL, (0, 3, 5, 4)), (CL3, (0, 3, 3, 4, 3)), (None, (0, 3, 5))):
+        x = ember.randn(*shape)
+        x = (x.contiguous(memory_format=fmt) if fmt else x).requires_grad_()
+        pool = {4: F.max_pool2d, 5: F.max_pool3d, 3: F.max_pool1d}[len(shape)]
+        y = pool(x, 2)
+        assert y.shape[0] == 0
+        y.sum().backward()
+        assert x.grad.shape == x.shape

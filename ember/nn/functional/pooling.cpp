@@ -78,6 +78,12 @@ MemoryFormat kernel_format(const Tensor& x, size_t nsp, bool keeps_3d) {
 // overlap). Written with scatter_add, whose formula makes it differentiable again. Channels-last indices (those of a
 // channels-last input) scatter within [N, *spatial, C] views, so the gradient is channels-last too, with no copies.
 Tensor max_pool_backward(const Tensor& grad, const Tensor& indices, IntArrayRef input_sizes, size_t nsp) {
+  // explicit sizes, no -1: an empty batch has no size to infer
+  int64_t in_n = 1, out_n = 1, planes = 1;
+  for (size_t i = input_sizes.size() - nsp; i < input_sizes.size(); ++i) in_n *= input_sizes[i];
+  for (int64_t i = indices.dim() - static_cast<int64_t>(nsp); i < indices.dim(); ++i) out_n *= indices.size(i);
+  for (size_t i = 0; i < input_sizes.size() - nsp; ++i) planes *= input_sizes[i];
+  const TensorOptions opts = TensorOptions(grad.dtype()).device(grad.device());
   const MemoryFormat f = indices.dim() == static_cast<int64_t>(nsp) + 2 && input_sizes.size() == nsp + 2
                              ? suggest_memory_format(indices)
                              : MemoryFormat::Contiguous;
@@ -85,20 +91,16 @@ Tensor max_pool_backward(const Tensor& grad, const Tensor& indices, IntArrayRef 
     const int64_t n = input_sizes[0], c = input_sizes[1];
     const DimVector to_last = nsp == 2 ? DimVector{0, 2, 3, 1} : DimVector{0, 2, 3, 4, 1};
     const DimVector to_first = nsp == 2 ? DimVector{0, 3, 1, 2} : DimVector{0, 4, 1, 2, 3};
-    auto flat = [&](const Tensor& t) { return reshape(permute(t, to_last), {{n, -1, c}}); };
+    auto flat = [&](const Tensor& t) { return reshape(permute(t, to_last), {{n, out_n, c}}); };
     DimVector last{n};
-    int64_t in_n = 1;
-    for (size_t i = 2; i < input_sizes.size(); ++i) last.push_back(input_sizes[i]), in_n *= input_sizes[i];
+    for (size_t i = 2; i < input_sizes.size(); ++i) last.push_back(input_sizes[i]);
     last.push_back(c);
-    Tensor z = zeros({{n, in_n, c}}, TensorOptions(grad.dtype()).device(grad.device()));
+    Tensor z = zeros({{n, in_n, c}}, opts);
     return permute(reshape(scatter_add(z, 1, flat(indices), flat(contiguous(grad, f))), last), to_first);
   }
-  int64_t in_n = 1;
-  for (size_t i = input_sizes.size() - nsp; i < input_sizes.size(); ++i) in_n *= input_sizes[i];
-  int64_t planes = 1;
-  for (size_t i = 0; i < input_sizes.size() - nsp; ++i) planes *= input_sizes[i];
-  Tensor z = zeros({{planes, in_n}}, TensorOptions(grad.dtype()).device(grad.device()));
-  return reshape(scatter_add(z, 1, reshape(indices, {{planes, -1}}), reshape(grad, {{planes, -1}})), input_sizes);
+  Tensor z = zeros({{planes, in_n}}, opts);
+  return reshape(scatter_add(z, 1, reshape(indices, {{planes, out_n}}), reshape(grad, {{planes, out_n}})),
+                 input_sizes);
 }
 
 // Max pooling of x (floating, any layout) with geometry g; records `node` (a static name). The indices are
