@@ -99,8 +99,7 @@ Tensor max_pool_backward(const Tensor& grad, const Tensor& indices, IntArrayRef 
     return permute(reshape(scatter_add(z, 1, flat(indices), flat(contiguous(grad, f))), last), to_first);
   }
   Tensor z = zeros({{planes, in_n}}, opts);
-  return reshape(scatter_add(z, 1, reshape(indices, {{planes, out_n}}), reshape(grad, {{planes, out_n}})),
-                 input_sizes);
+  return reshape(scatter_add(z, 1, reshape(indices, {{planes, out_n}}), reshape(grad, {{planes, out_n}})), input_sizes);
 }
 
 // Max pooling of x (floating, any layout) with geometry g; records `node` (a static name). The indices are
