@@ -4,12 +4,15 @@
 // pooling with uneven windows, divisor_override, ceil_mode overhang in include-padding averages, NaNs) runs here:
 // one launcher walks every output of every plane with its window, given per dim as a span of input positions
 // (regular and adaptive pooling differ only in how the spans are made); tiny functors do max, average and the
-// average's adjoint. Planes split across threads.
+// average's adjoint. Planes split across threads. Channels-last tensors have their own loops (Note [Channels-last
+// pooling]).
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "ember/backend/cpu/dnnl.h"
@@ -168,6 +171,171 @@ void avg_pool_backward_impl(const Tensor& grad_input, const Tensor& grad_out, co
   });
 }
 
+// Note [Channels-last pooling]
+// A channels-last tensor [N, C, *sp] is laid out as [N, *sp, C]: every pixel is a run of C consecutive values. So an
+// output pixel is an elementwise max or sum over its window's pixels, each a C-vector read in memory order, and the
+// inner loops run along C (which the compiler vectorizes); no copy to row-major and back. Forward: rows of output
+// pixels (one image, one output row) split across threads. The average's adjoint adds into overlapping windows, so
+// it splits images and blocks of channels instead. The windows, divisors and indices (the flat position within the
+// image's D*H*W, as PyTorch's) are the row-major loops', so both layouts agree; the averages sum in T, as PyTorch's
+// channels-last kernels do (the row-major loops sum in double). Max pooling tracks indices in an integer as wide as
+// T, so the compare and both selects vectorize together.
+
+// The pixel (flat position within an image's input) of each tap of one window, in the row-major loops' order.
+template <class F>
+inline void for_taps(const Plan& p, const Span& sd, const Span& sh, const Span& sw, F f) {
+  for_window(p, sd, sh, sw, [&](int64_t off, int64_t n, int64_t step) {
+    for (int64_t c = 0, i = off; c < n; ++c, i += step) f(i);
+  });
+}
+
+// make() returns a functor f(image, output pixel (flat over the batch), spans); one per chunk of output rows.
+template <class Make>
+void cl_rows(const Plan& p, int64_t batch, int64_t channels, Make make) {
+  const int64_t od = static_cast<int64_t>(p.spans[0].size()), oh = static_cast<int64_t>(p.spans[1].size()),
+                ow = static_cast<int64_t>(p.spans[2].size());
+  const int64_t row_work = std::max<int64_t>(1, ow * channels * p.taps);
+  parallel_for(0, batch * od * oh, std::max<int64_t>(1, kGrainSize / row_work), [&](int64_t b, int64_t e) {
+    auto f = make();
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t h = r % oh, d = (r / oh) % od, n = r / (oh * od);
+      for (int64_t w = 0; w < ow; ++w)
+        f(n, r * ow + w, p.spans[0][static_cast<size_t>(d)], p.spans[1][static_cast<size_t>(h)],
+          p.spans[2][static_cast<size_t>(w)]);
+    }
+  });
+}
+
+// Indices while searching: an integer as wide as T, so that the compare and both selects vectorize together.
+template <class T>
+using LaneIndex = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+
+// max_pool_cl with int64 indices throughout (images of 2^31 positions or more).
+template <class T>
+void max_pool_cl_wide(const Plan& p, int64_t c, const Tensor& input, T* y, int64_t* ix) {
+  const T* x = input.data<T>();
+  cl_rows(p, input.size(0), c, [&] {
+    return [&](int64_t n, int64_t o, const Span& sd, const Span& sh, const Span& sw) {
+      const T* xn = x + n * p.in_n * c;
+      T* __restrict yo = y + o * c;
+      int64_t* __restrict io = ix + o * c;
+      std::fill(yo, yo + c, -std::numeric_limits<T>::infinity());
+      std::fill(io, io + c, (sd.first * p.in[1] + sh.first) * p.in[2] + sw.first);
+      for_taps(p, sd, sh, sw, [&](int64_t i) {
+        const T* __restrict xv = xn + i * c;
+        for (int64_t k = 0; k < c; ++k) {
+          const T v = xv[k];
+          const bool take = v > yo[k] || v != v;
+          yo[k] = take ? v : yo[k];
+          io[k] = take ? i : io[k];
+        }
+      });
+    };
+  });
+}
+
+template <class T>
+void max_pool_cl(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolGeometry& g) {
+  const Plan p = make_plan(g);
+  const int64_t c = input.size(1);
+  const T* x = input.data<T>();
+  T* y = out.data<T>();
+  int64_t* ix = indices.defined() ? indices.data<int64_t>() : nullptr;
+  if (ix && p.in_n > std::numeric_limits<LaneIndex<T>>::max()) return max_pool_cl_wide<T>(p, c, input, y, ix);
+  cl_rows(p, input.size(0), c, [&] {
+    return [&, lanes = std::vector<LaneIndex<T>>(ix ? static_cast<size_t>(c) : 0)](
+               int64_t n, int64_t o, const Span& sd, const Span& sh, const Span& sw) mutable {
+      const T* xn = x + n * p.in_n * c;
+      T* __restrict yo = y + o * c;
+      std::fill(yo, yo + c, -std::numeric_limits<T>::infinity());
+      if (ix) {
+        LaneIndex<T>* __restrict at = lanes.data();
+        std::fill(at, at + c, static_cast<LaneIndex<T>>((sd.first * p.in[1] + sh.first) * p.in[2] + sw.first));
+        for_taps(p, sd, sh, sw, [&](int64_t i) {
+          const T* __restrict xv = xn + i * c;
+          const auto li = static_cast<LaneIndex<T>>(i);
+          for (int64_t k = 0; k < c; ++k) {
+            const T v = xv[k];
+            const bool take = v > yo[k] || v != v;  // NaN propagates, as in PyTorch
+            yo[k] = take ? v : yo[k];
+            at[k] = take ? li : at[k];
+          }
+        });
+        int64_t* __restrict io = ix + o * c;
+        for (int64_t k = 0; k < c; ++k) io[k] = at[k];
+      } else {
+        for_taps(p, sd, sh, sw, [&](int64_t i) {
+          const T* __restrict xv = xn + i * c;
+          for (int64_t k = 0; k < c; ++k) {
+            const T v = xv[k];
+            yo[k] = v > yo[k] || v != v ? v : yo[k];
+          }
+        });
+      }
+    };
+  });
+}
+
+template <class T>
+void avg_pool_cl(const Tensor& out, const Tensor& input, const PoolGeometry& g) {
+  const Plan p = make_plan(g);
+  const int64_t c = input.size(1);
+  const T* x = input.data<T>();
+  T* y = out.data<T>();
+  cl_rows(p, input.size(0), c, [&] {
+    return [&](int64_t n, int64_t o, const Span& sd, const Span& sh, const Span& sw) {
+      const T* xn = x + n * p.in_n * c;
+      T* __restrict yo = y + o * c;  // the sums in T (as PyTorch's channels-last kernel), then the averages
+      std::fill(yo, yo + c, T(0));
+      for_taps(p, sd, sh, sw, [&](int64_t i) {
+        const T* __restrict xv = xn + i * c;
+        for (int64_t k = 0; k < c; ++k) yo[k] += xv[k];
+      });
+      const int64_t div = divisor(p, sd, sh, sw);
+      if (!div) {
+        std::fill(yo, yo + c, T(0));
+        return;
+      }
+      const T d = static_cast<T>(div);
+      for (int64_t k = 0; k < c; ++k) yo[k] /= d;
+    };
+  });
+}
+
+template <class T>
+void avg_pool_backward_cl(const Tensor& grad_input, const Tensor& grad_out, const PoolGeometry& g) {
+  const Plan p = make_plan(g);
+  const int64_t batch = grad_input.size(0), c = grad_input.size(1);
+  constexpr int64_t kBlock = 64;  // channels per task
+  const int64_t blocks = (c + kBlock - 1) / kBlock;
+  T* gx = grad_input.data<T>();
+  const T* gy = grad_out.data<T>();
+  const int64_t work = std::max<int64_t>(1, (p.out_n * p.taps + p.in_n) * std::min(c, kBlock));
+  parallel_for(0, batch * blocks, std::max<int64_t>(1, kGrainSize / work), [&](int64_t b, int64_t e) {
+    std::vector<T> v(static_cast<size_t>(std::min(c, kBlock)));
+    for (int64_t u = b; u < e; ++u) {
+      const int64_t n = u / blocks, c0 = (u % blocks) * kBlock, cn = std::min(kBlock, c - c0);
+      T* gn = gx + n * p.in_n * c + c0;
+      const T* gyn = gy + n * p.out_n * c + c0;
+      for (int64_t i = 0; i < p.in_n; ++i) std::fill(gn + i * c, gn + i * c + cn, T(0));
+      int64_t o = 0;
+      for (const Span& sd : p.spans[0])
+        for (const Span& sh : p.spans[1])
+          for (const Span& sw : p.spans[2]) {
+            const int64_t div = divisor(p, sd, sh, sw);
+            const T* gyo = gyn + o++ * c;
+            if (!div) continue;
+            T* __restrict vv = v.data();
+            for (int64_t k = 0; k < cn; ++k) vv[k] = static_cast<T>(static_cast<double>(gyo[k]) / div);
+            for_taps(p, sd, sh, sw, [&](int64_t i) {
+              T* __restrict gi = gn + i * c;
+              for (int64_t k = 0; k < cn; ++k) gi[k] += vv[k];
+            });
+          }
+    }
+  });
+}
+
 template <template <class> class K>
 struct FloatDispatch {
   template <class... A>
@@ -180,16 +348,20 @@ struct FloatDispatch {
 template <class T>
 struct MaxK {
   static void run(const Tensor& o, const Tensor& i, const Tensor& x, const PoolGeometry& g) {
-    max_pool_impl<T>(o, i, x, g);
+    g.channels_last ? max_pool_cl<T>(o, i, x, g) : max_pool_impl<T>(o, i, x, g);
   }
 };
 template <class T>
 struct AvgK {
-  static void run(const Tensor& o, const Tensor& x, const PoolGeometry& g) { avg_pool_impl<T>(o, x, g); }
+  static void run(const Tensor& o, const Tensor& x, const PoolGeometry& g) {
+    g.channels_last ? avg_pool_cl<T>(o, x, g) : avg_pool_impl<T>(o, x, g);
+  }
 };
 template <class T>
 struct AvgBackK {
-  static void run(const Tensor& gi, const Tensor& go, const PoolGeometry& g) { avg_pool_backward_impl<T>(gi, go, g); }
+  static void run(const Tensor& gi, const Tensor& go, const PoolGeometry& g) {
+    g.channels_last ? avg_pool_backward_cl<T>(gi, go, g) : avg_pool_backward_impl<T>(gi, go, g);
+  }
 };
 
 bool has_nan(const Tensor& t) {
@@ -206,15 +378,15 @@ bool has_nan(const Tensor& t) {
 bool is_f32(const Tensor& t) { return t.dtype() == ScalarType::Float32; }
 
 void max_pool_cpu(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolGeometry& g) {
-  if (is_f32(input) && !has_nan(input) && dnnl_cpu::max_pool(out, indices, input, g)) return;
+  if (!g.channels_last && is_f32(input) && !has_nan(input) && dnnl_cpu::max_pool(out, indices, input, g)) return;
   FloatDispatch<MaxK>::run(input.dtype(), "max_pool", out, indices, input, g);
 }
 void avg_pool_cpu(const Tensor& out, const Tensor& input, const PoolGeometry& g) {
-  if (is_f32(input) && dnnl_cpu::avg_pool(out, input, g)) return;
+  if (!g.channels_last && is_f32(input) && dnnl_cpu::avg_pool(out, input, g)) return;
   FloatDispatch<AvgK>::run(input.dtype(), "avg_pool", out, input, g);
 }
 void avg_pool_backward_cpu(const Tensor& grad_input, const Tensor& grad_out, const PoolGeometry& g) {
-  if (is_f32(grad_out) && dnnl_cpu::avg_pool_backward(grad_input, grad_out, g)) return;
+  if (!g.channels_last && is_f32(grad_out) && dnnl_cpu::avg_pool_backward(grad_input, grad_out, g)) return;
   FloatDispatch<AvgBackK>::run(grad_out.dtype(), "avg_pool_backward", grad_input, grad_out, g);
 }
 

@@ -4,6 +4,7 @@
 // linear maps adjoint to each other, so each is the other's formula and derivatives of every order are exact.
 #include "ember/nn/functional/pooling.h"
 
+#include <algorithm>
 #include <string>
 
 #include "ember/autocast.h"
@@ -11,6 +12,7 @@
 #include "ember/backend/kernels/nn/pooling.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/ops/memory_format.h"
 
 namespace ember {
 
@@ -61,15 +63,43 @@ void check_floating(const Tensor& x, const char* op) {
 // float16 and bfloat16 pool in float32 (the casts record their gradients).
 bool widens(const Tensor& x) { return x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16; }
 
+// The layout the CPU kernels pool x in without copies: channels-last when x ([N, C, *spatial], 2 or 3 spatial dims)
+// is laid out so (Note [Channels-last pooling] in backend/cpu/pool.cpp), else row-major. The output then is laid out
+// as x, following PyTorch: its 2-d poolings and max_pool3d keep a channels-last input's layout, while avg_pool3d and
+// the adaptive 3-d poolings return row-major results (keeps_3d false).
+MemoryFormat kernel_format(const Tensor& x, size_t nsp, bool keeps_3d) {
+  if (!x.device().is_cpu() || x.dim() != static_cast<int64_t>(nsp) + 2 || nsp < 2 || (nsp == 3 && !keeps_3d))
+    return MemoryFormat::Contiguous;
+  const MemoryFormat f = suggest_memory_format(x);
+  return f == (nsp == 2 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d) ? f : MemoryFormat::Contiguous;
+}
+
 // Max-pooling gradient: each output's gradient goes to the input position its index names (summed where windows
-// overlap). Written with scatter_add, whose formula makes it differentiable again.
+// overlap). Written with scatter_add, whose formula makes it differentiable again. Channels-last indices (those of a
+// channels-last input) scatter within [N, *spatial, C] views, so the gradient is channels-last too, with no copies.
 Tensor max_pool_backward(const Tensor& grad, const Tensor& indices, IntArrayRef input_sizes, size_t nsp) {
-  int64_t in_n = 1;
+  // explicit sizes, no -1: an empty batch has no size to infer
+  int64_t in_n = 1, out_n = 1, planes = 1;
   for (size_t i = input_sizes.size() - nsp; i < input_sizes.size(); ++i) in_n *= input_sizes[i];
-  int64_t planes = 1;
+  for (int64_t i = indices.dim() - static_cast<int64_t>(nsp); i < indices.dim(); ++i) out_n *= indices.size(i);
   for (size_t i = 0; i < input_sizes.size() - nsp; ++i) planes *= input_sizes[i];
-  Tensor z = zeros({{planes, in_n}}, TensorOptions(grad.dtype()).device(grad.device()));
-  return reshape(scatter_add(z, 1, reshape(indices, {{planes, -1}}), reshape(grad, {{planes, -1}})), input_sizes);
+  const TensorOptions opts = TensorOptions(grad.dtype()).device(grad.device());
+  const MemoryFormat f = indices.dim() == static_cast<int64_t>(nsp) + 2 && input_sizes.size() == nsp + 2
+                             ? suggest_memory_format(indices)
+                             : MemoryFormat::Contiguous;
+  if (f != MemoryFormat::Contiguous) {
+    const int64_t n = input_sizes[0], c = input_sizes[1];
+    const DimVector to_last = nsp == 2 ? DimVector{0, 2, 3, 1} : DimVector{0, 2, 3, 4, 1};
+    const DimVector to_first = nsp == 2 ? DimVector{0, 3, 1, 2} : DimVector{0, 4, 1, 2, 3};
+    auto flat = [&](const Tensor& t) { return reshape(permute(t, to_last), {{n, out_n, c}}); };
+    DimVector last{n};
+    for (size_t i = 2; i < input_sizes.size(); ++i) last.push_back(input_sizes[i]);
+    last.push_back(c);
+    Tensor z = zeros({{n, in_n, c}}, opts);
+    return permute(reshape(scatter_add(z, 1, flat(indices), flat(contiguous(grad, f))), last), to_first);
+  }
+  Tensor z = zeros({{planes, in_n}}, opts);
+  return reshape(scatter_add(z, 1, reshape(indices, {{planes, out_n}}), reshape(grad, {{planes, out_n}})), input_sizes);
 }
 
 // Max pooling of x (floating, any layout) with geometry g; records `node` (a static name). The indices are
@@ -79,12 +109,16 @@ std::pair<Tensor, Tensor> max_pool_core(const Tensor& input, const PoolGeometry&
   const size_t nsp = g.in.size();
   const Tensor x = widens(input) ? to(input, ScalarType::Float32) : input;
   const DimVector os = with_spatial(x, nsp, g.out);
-  Tensor out = empty(os, TensorOptions(x.dtype()).device(x.device()));
+  const MemoryFormat f = kernel_format(x, nsp, !g.adaptive());
+  PoolGeometry gk = g;
+  gk.channels_last = f != MemoryFormat::Contiguous;
+  Tensor out = empty(os, TensorOptions(x.dtype()).device(x.device()), f);
   Tensor idx;
-  if (want_indices || autograd::needs_grad({&x})) idx = empty(os, TensorOptions(ScalarType::Int64).device(x.device()));
+  if (want_indices || autograd::needs_grad({&x}))
+    idx = empty(os, TensorOptions(ScalarType::Int64).device(x.device()), f);
   if (out.numel()) {
     autograd::NoGradGuard no_grad;
-    max_pool_kernel[x.device()](out, idx, contiguous(x), g);
+    max_pool_kernel[x.device()](out, idx, gk.channels_last ? x : contiguous(x), gk);
   }
   if (auto n = autograd::make_node(node, {&x}, [sizes = DimVector(x.sizes()), nsp](FormulaNode& n, TensorList& gr) {
         return TensorList{max_pool_backward(gr[0], n.saved_tensor(0), sizes, nsp)};
@@ -98,12 +132,16 @@ std::pair<Tensor, Tensor> max_pool_core(const Tensor& input, const PoolGeometry&
 
 Tensor avg_pool_backward(const Tensor& grad, IntArrayRef input_sizes, const PoolGeometry& g, const char* node);
 
-// Average pooling (regular or adaptive) of x; its formula is avg_pool_backward, whose formula is this.
-Tensor avg_pool_forward(const Tensor& x, const PoolGeometry& g, const char* node) {
-  Tensor out = empty(with_spatial(x, g.in.size(), g.out), TensorOptions(x.dtype()).device(x.device()));
+// Average pooling (regular or adaptive) of x; its formula is avg_pool_backward, whose formula is this. The
+// gradient is laid out as x is (g.channels_last, recorded here), as PyTorch's.
+Tensor avg_pool_forward(const Tensor& x, const PoolGeometry& g_in, const char* node) {
+  const MemoryFormat f = kernel_format(x, g_in.in.size(), false);
+  PoolGeometry g = g_in;
+  g.channels_last = f != MemoryFormat::Contiguous;
+  Tensor out = empty(with_spatial(x, g.in.size(), g.out), TensorOptions(x.dtype()).device(x.device()), f);
   if (out.numel()) {
     autograd::NoGradGuard no_grad;
-    avg_pool_kernel[x.device()](out, contiguous(x), g);
+    avg_pool_kernel[x.device()](out, g.channels_last ? x : contiguous(x), g);
   }
   if (auto n = autograd::make_node(node, {&x}, [sizes = DimVector(x.sizes()), g, node](FormulaNode&, TensorList& gr) {
         return TensorList{avg_pool_backward(gr[0], sizes, g, node)};
@@ -115,10 +153,16 @@ Tensor avg_pool_forward(const Tensor& x, const PoolGeometry& g, const char* node
 Tensor avg_pool_backward(const Tensor& grad, IntArrayRef input_sizes, const PoolGeometry& g, const char* node) {
   // The kernel overwrites every element when there is a gradient to spread.
   const TensorOptions opts = TensorOptions(grad.dtype()).device(grad.device());
-  Tensor out = grad.numel() ? empty(input_sizes, opts) : zeros(input_sizes, opts);
+  const size_t nsp = g.in.size();
+  const MemoryFormat f = g.channels_last && grad.device().is_cpu() && grad.dim() == static_cast<int64_t>(nsp) + 2
+                             ? (nsp == 2 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d)
+                             : MemoryFormat::Contiguous;
+  PoolGeometry gk = g;
+  gk.channels_last = f != MemoryFormat::Contiguous;
+  Tensor out = grad.numel() ? empty(input_sizes, opts, f) : zeros(input_sizes, opts);
   if (out.numel() && grad.numel()) {
     autograd::NoGradGuard no_grad;
-    avg_pool_backward_kernel[grad.device()](out, contiguous(grad), g);
+    avg_pool_backward_kernel[grad.device()](out, contiguous(grad, f), gk);
   }
   if (auto n = autograd::make_node("AvgPoolBackwardBackward0", {&grad}, [g, node](FormulaNode&, TensorList& gr) {
         return TensorList{avg_pool_forward(gr[0], g, node)};
@@ -298,7 +342,9 @@ Tensor max_unpool(size_t nsp, const char* op, const Tensor& x, const Tensor& ind
   return reshape(scatter(z, 1, reshape(indices, {{planes, -1}}), reshape(x, {{planes, -1}})), os);
 }
 
-// PyTorch's poolings keep a channels-last input's layout. ember's pool kernels run on row-major tensors, so the result
+// PyTorch's 2-d poolings and max_pool3d keep a channels-last input's layout (avg_pool3d and the adaptive 3-d poolings
+// return row-major results, except adaptive_avg_pool3d to size 1, a mean, which keeps it). The CPU kernels pool
+// channels-last tensors in place (kernel_format); elsewhere (CUDA) the kernels run on row-major tensors, so the result
 // is laid out as the input was afterwards (one copy of the smaller tensor).
 Tensor like_input(const Tensor& input, const Tensor& r) {
   const MemoryFormat f = suggest_memory_format(input);
@@ -331,10 +377,13 @@ std::pair<Tensor, Tensor> like_input(const Tensor& input, std::pair<Tensor, Tens
         input, max_pool(N, "max_pool" #N "d", input, kernel_size, stride, padding, dilation, ceil_mode, false).first); \
   }                                                                                                                    \
   Tensor adaptive_avg_pool##N##d(const Tensor& input, IntArrayRef output_size) {                                       \
-    return like_input(input, adaptive_avg_pool(N, "adaptive_avg_pool" #N "d", input, output_size));                    \
+    Tensor r = adaptive_avg_pool(N, "adaptive_avg_pool" #N "d", input, output_size);                                   \
+    const bool mean = std::ranges::all_of(output_size, [](int64_t o) { return o == 1; });                              \
+    return N != 3 || mean ? like_input(input, r) : r;                                                                  \
   }                                                                                                                    \
   std::pair<Tensor, Tensor> adaptive_max_pool##N##d(const Tensor& input, IntArrayRef output_size) {                    \
-    return like_input(input, adaptive_max_pool(N, "adaptive_max_pool" #N "d", input, output_size));                    \
+    auto r = adaptive_max_pool(N, "adaptive_max_pool" #N "d", input, output_size);                                     \
+    return N != 3 ? like_input(input, r) : r;                                                                          \
   }                                                                                                                    \
   Tensor max_unpool##N##d(const Tensor& input, const Tensor& indices, IntArrayRef kernel_size, IntArrayRef stride,     \
                           IntArrayRef padding, IntArrayRef output_size) {                                              \
@@ -358,8 +407,7 @@ Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
                   bool count_include_pad, std::optional<int64_t> divisor_override) {
   EMBER_AUTOCAST(autocast::kFp32Cpu, avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                  divisor_override);
-  return like_input(input, avg_pool(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                                    divisor_override));
+  return avg_pool(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 
 }  // namespace ember
