@@ -85,13 +85,13 @@ def _as_real_problem(func, inputs):
     reproduce through view_as_complex / view_as_real, which is how PyTorch's gradcheck checks complex functions."""
     was_complex = [isinstance(x, Tensor) and x.is_complex() for x in inputs]
     real_inputs = tuple(
-        _C.view_as_real(x.detach()).clone().requires_grad_(x.requires_grad) if c else x
+        _C.view_as_real(x.detach().resolve_conj()).clone().requires_grad_(x.requires_grad) if c else x
         for x, c in zip(inputs, was_complex)
     )
 
     def real_func(*xs):
         out = func(*(_C.view_as_complex(x) if c else x for x, c in zip(xs, was_complex)))
-        return tuple(_C.view_as_real(o) if isinstance(o, Tensor) and o.is_complex() else o for o in _as_tuple(out))
+        return tuple(_C.view_as_real(o.resolve_conj()) if isinstance(o, Tensor) and o.is_complex() else o for o in _as_tuple(out))
 
     return real_func, real_inputs
 
