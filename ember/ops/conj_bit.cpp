@@ -78,12 +78,13 @@ std::pair<int64_t, int64_t> span_of(const Tensor& t) {
 Tensor resolved(const Tensor& t) {
   if (t.numel() == 0) return physical(t);
   const auto [lo, n] = span_of(t);
-  Tensor span(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), IntArrayRef(&n, 1), IntArrayRef(&kOne, 1), lo));
+  Tensor span(
+      make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), IntArrayRef(&n, 1), IntArrayRef(&kOne, 1), lo));
   Tensor flat = empty(IntArrayRef(&n, 1), TensorOptions(t.dtype()).device(t.device()));
   copy_kernel[t.device()](flat, span);
   negate_imag(flat);
-  return Tensor(make_intrusive<TensorImpl>(flat.impl()->storage(), t.dtype(), t.sizes(), t.strides(),
-                                           t.storage_offset() - lo));
+  return Tensor(
+      make_intrusive<TensorImpl>(flat.impl()->storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset() - lo));
 }
 
 // `values` is what resolved(dst) gave, after the kernel wrote it: its whole memory goes back, conjugated, to the span

@@ -25,16 +25,15 @@ void record_scan(ScanOp op, const Tensor& x, const Tensor& out, const Tensor& in
     case ScanOp::Prod:
     case ScanOp::LogSumExp: {
       const bool prod = op == ScanOp::Prod;
-      auto n = autograd::make_node(prod ? "CumprodBackward0" : "LogcumsumexpBackward0", in,
-                                   [dim, prod](FormulaNode& n, TensorList& g) {
-                                     const Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
-                                     if (!prod) return TensorList{autograd::logcumsumexp_backward(g[0], x, y, dim)};
-                                     // complex: the conjugate of the formula at conj(g) (Note [Complex gradients])
-                                     if (is_complex(x.dtype()))
-                                       return TensorList{conj_physical(
-                                           autograd::cumprod_backward(conj_physical(g[0]), x, y, dim))};
-                                     return TensorList{autograd::cumprod_backward(g[0], x, y, dim)};
-                                   });
+      auto n = autograd::make_node(
+          prod ? "CumprodBackward0" : "LogcumsumexpBackward0", in, [dim, prod](FormulaNode& n, TensorList& g) {
+            const Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
+            if (!prod) return TensorList{autograd::logcumsumexp_backward(g[0], x, y, dim)};
+            // complex: the conjugate of the formula at conj(g) (Note [Complex gradients])
+            if (is_complex(x.dtype()))
+              return TensorList{conj_physical(autograd::cumprod_backward(conj_physical(g[0]), x, y, dim))};
+            return TensorList{autograd::cumprod_backward(g[0], x, y, dim)};
+          });
       n->save(x);
       autograd::set_history(out, n);
       n->save_output(out);

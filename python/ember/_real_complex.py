@@ -1,6 +1,7 @@
 """The negative bit, which ember's tensors never have (docs/dtypes.md): is_neg, resolve_neg, is_inference;
 conj_physical_ as a function; scalar_tensor; and the torch.has_* build flags. The conjugate bit (conj, is_conj,
-resolve_conj) is C++'s (ember/ops/conj_bit.cpp). The complex views and helpers themselves (real, imag, view_as_real, conj, angle, ...) are C++ (ember._C)."""
+resolve_conj: ember/ops/conj_bit.cpp) and the complex views and helpers themselves (real, imag, view_as_real, angle,
+...) are C++ (ember._C)."""
 
 from . import _C
 

@@ -239,19 +239,18 @@ void init_complex(nb::module_& m) {
       nb::cpp_function([](const Tensor& t) { return real(t); }, nb::name("real")),
       nb::cpp_function([](const Tensor& t, nb::handle v) { assign(real(t), v, "real"); }, nb::name("real")), nb::none(),
       "The real part of the tensor: a view of a complex tensor's real parts (a real tensor itself).");
-  cls.attr("imag") = prop(
-      nb::cpp_function([](const Tensor& t) { return imag(t); }, nb::name("imag")),
-      nb::cpp_function(
-          [](const Tensor& t, nb::handle v) {
-            if (!t.is_conj()) return assign(imag(t), v, "imag");
-            // A conjugate view's imaginary parts are its memory's negated (Note [The conjugate bit]).
-            Tensor im = imag(conj(t));
-            assign(im, v, "imag");
-            im.copy_(neg(im));
-          },
-          nb::name("imag")),
-      nb::none(),
-      "The imaginary part of a complex tensor, as a view; real tensors raise.");
+  cls.attr("imag") = prop(nb::cpp_function([](const Tensor& t) { return imag(t); }, nb::name("imag")),
+                          nb::cpp_function(
+                              [](const Tensor& t, nb::handle v) {
+                                if (!t.is_conj()) return assign(imag(t), v, "imag");
+                                // A conjugate view's imaginary parts are its memory's negated (Note [The conjugate
+                                // bit]).
+                                Tensor im = imag(conj(t));
+                                assign(im, v, "imag");
+                                im.copy_(neg(im));
+                              },
+                              nb::name("imag")),
+                          nb::none(), "The imaginary part of a complex tensor, as a view; real tensors raise.");
 }
 
 }  // namespace ember::py

@@ -1091,7 +1091,7 @@ void init_tensor(nb::module_& m) {
           "tolist",
           [](const Tensor& t) {
             Tensor c = t.device().is_cpu() ? t : to(t, kCPU);  // a meta tensor raises: it has no data
-            if (c.is_conj()) c = resolve_conj(c);  // the values, not the memory (Note [The conjugate bit])
+            if (c.is_conj()) c = resolve_conj(c);              // the values, not the memory (Note [The conjugate bit])
             return tolist(static_cast<const char*>(c.data_ptr()), c.dtype(), c.sizes(), c.strides());
           },
           nb::sig("def tolist(self) -> list | bool | int | float"), kTolistDoc)

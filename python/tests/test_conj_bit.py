@@ -1,10 +1,8 @@
 """The lazy conjugate bit (Note [The conjugate bit] in ember/ops/conj_bit.cpp): conj() is a view that later ops read
 conjugated, in-place ops on it write through conjugated, and views of it keep the bit. References: NumPy."""
 
-import io
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest

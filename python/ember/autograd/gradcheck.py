@@ -91,7 +91,9 @@ def _as_real_problem(func, inputs):
 
     def real_func(*xs):
         out = func(*(_C.view_as_complex(x) if c else x for x, c in zip(xs, was_complex)))
-        return tuple(_C.view_as_real(o.resolve_conj()) if isinstance(o, Tensor) and o.is_complex() else o for o in _as_tuple(out))
+        return tuple(
+            _C.view_as_real(o.resolve_conj()) if isinstance(o, Tensor) and o.is_complex() else o for o in _as_tuple(out)
+        )
 
     return real_func, real_inputs
 
