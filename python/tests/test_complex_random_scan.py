@@ -133,3 +133,24 @@ def test_gradgradcheck_complex_inputs():
 
     assert ember.autograd.gradcheck(WrongSecond.apply, (x,))
     assert not ember.autograd.gradgradcheck(WrongSecond.apply, (x,), raise_exception=False)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_sum_of_a_whole_tensor(dtype):
+    # Note [Complex sums by lanes]: whole contiguous sums go through the real kernel, tails and conjugate views too
+    rng = np.random.default_rng(9)
+    for n in (1, 100, 2047, 2048, 2049, 5000, 70001):
+        a = crand(rng, n).astype(dtype)
+        ref = a.astype(np.complex128).sum()
+        tol = (1e-5 if dtype == np.complex64 else 1e-12) * np.sqrt(n)
+        t = ember.tensor(a)
+        np.testing.assert_allclose(t.sum().item(), ref, rtol=tol, atol=tol)
+        np.testing.assert_allclose(t.conj().sum().item(), np.conj(ref), rtol=tol, atol=tol)
+        np.testing.assert_allclose(t.reshape(1, n).sum(1).numpy(), [ref], rtol=tol, atol=tol)
+    b = crand(rng, 70, 60).astype(dtype)
+    t = ember.tensor(b)
+    np.testing.assert_allclose(t.t().sum().item(), b.sum(), rtol=1e-4)  # not contiguous: the complex kernel
+    np.testing.assert_allclose(t[:, 7:].sum().item(), b[:, 7:].sum(), rtol=1e-4)
+    c = ember.tensor([complex("nan"), 1 + 1j] * 3000)
+    s = c.sum().item()
+    assert np.isnan(s.real) and s.imag == 3000
