@@ -254,3 +254,32 @@ def test_autograd_through_the_conjugate_view():
     xd = ember.tensor(a, requires_grad=True)
     assert ember.autograd.gradcheck(lambda t: (t.conj() * w).exp(), (xd,))
     assert ember.autograd.gradcheck(lambda t: t.conj().t().sum(0), (ember.tensor(crandn(2, 3), requires_grad=True),))
+
+
+def test_autograd_of_inplace_ops_on_a_conjugate_view():
+    a, b = crandn(3), crandn(3)
+    w = ember.tensor(b)
+
+    def through_base(t):
+        y = t * 1
+        y.conj().mul_(w)  # y becomes y * conj(w)
+        return y
+
+    def through_view(t):
+        y = t * 1
+        z = y.conj()
+        z.mul_(w)
+        return z * 2  # the view's history after the in-place op
+
+    def assign(t):
+        y = t * 1
+        y.conj()[1] = 2 + 1j
+        return y * y
+
+    x = ember.tensor(a, requires_grad=True)
+    for fn in (through_base, through_view, assign):
+        assert ember.autograd.gradcheck(fn, (x,))
+    # the closed form: L = Re(sum(c * y * conj(w))) gives dL/dx = conj(c * conj(w)) = conj(c) * w
+    c = crandn(3)
+    through_base(x).mul(ember.tensor(c)).real.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.conj(c) * b, rtol=1e-12)
