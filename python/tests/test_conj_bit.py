@@ -203,6 +203,9 @@ def test_numpy_and_view_as_real_refuse_as_pytorch():
     with pytest.raises(RuntimeError, match="view_as_real doesn't work on unresolved conjugated tensors"):
         ember.view_as_real(y)
     np.testing.assert_array_equal(ember.view_as_real(y.resolve_conj()).numpy()[:, 1], -a.imag)
+    with pytest.raises(BufferError, match="Can't export tensors with the conjugate bit set"):
+        y.__dlpack__()
+    np.testing.assert_array_equal(np.from_dlpack(y.resolve_conj()), np.conj(a))
     with pytest.raises(RuntimeError, match="_set_conj: only a complex tensor"):
         ember._C._set_conj(ember.ones(2), True)
 
