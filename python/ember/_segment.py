@@ -41,16 +41,22 @@ def nonzero_static(input, *, size, fill_value=-1):
 
 
 def _segment_lengths(data, lengths, offsets, axis, unsafe):
+    """The segments' lengths as an int64 tensor of shape [batch..., segments] (lengths' or offsets' leading dims are
+    data's leading dims before `axis`), checked as PyTorch checks them."""
     if (lengths is None) == (offsets is None):
         raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined")
     given = lengths if lengths is not None else offsets
     name = "lengths" if lengths is not None else "offsets"
     if not isinstance(given, _C.Tensor) or given.is_floating_point() or given.is_complex() or given.dtype == ember.bool:
         raise RuntimeError(f"segment_reduce(): {name} must be an integer tensor")
-    if given.dim() != 1:
-        raise NotImplementedError(
-            f"segment_reduce(): ember supports 1-D {name} (segments along `axis` shared by the other dims); got "
-            f"{name} of shape {list(given.shape)}"
+    if given.dim() == 0:
+        raise RuntimeError(f"segment_reduce(): {name} must have at least one dimension")
+    if axis != given.dim() - 1:
+        raise RuntimeError(f"segment_reduce(): Expected axis to be the last dimension of lengths but got {axis}.")
+    if list(given.shape[:-1]) != list(data.shape[:axis]):
+        raise RuntimeError(
+            f"segment_reduce(): {name} of shape {list(given.shape)} do not match data of shape {list(data.shape)}: "
+            f"their leading dims must be data's dims before axis {axis}"
         )
     if given.device != data.device:
         raise RuntimeError(
@@ -58,21 +64,21 @@ def _segment_lengths(data, lengths, offsets, axis, unsafe):
             f"{data.device}"
         )
     if lengths is None:
-        if offsets.numel() == 0:
-            raise RuntimeError("segment_reduce(): offsets must have at least one element")
-        lengths = offsets[1:] - offsets[:-1]
-        start = int(offsets[0].item())
-        if not unsafe and start != 0:
+        if offsets.shape[-1] == 0:
+            raise RuntimeError("segment_reduce(): offsets must have at least one element along axis")
+        if not unsafe and bool((offsets[..., 0] != 0).any()):
             raise RuntimeError("segment_reduce(): offsets must start at 0")
+        lengths = offsets[..., 1:] - offsets[..., :-1]
     lengths = lengths.to(ember.int64)
-    if not unsafe:
-        if lengths.numel() and bool((lengths < 0).any()):
-            raise RuntimeError("lengths contains negative value!")
-        if int(lengths.sum().item()) != data.shape[axis]:
-            raise RuntimeError(
-                f"segment_reduce(): the segment lengths sum to {int(lengths.sum().item())}, but data has "
-                f"{data.shape[axis]} elements along axis {axis}"
-            )
+    if not unsafe and lengths.numel() and bool((lengths < 0).any()):
+        raise RuntimeError("lengths contains negative value!")
+    totals = lengths.sum(-1)
+    # unsafe skips PyTorch's checks, but segments that do not cover data are refused all the same: never a wrong read
+    if lengths.numel() and bool((totals != data.shape[axis]).any()) and not (unsafe and lengths.dim() == 1):
+        raise RuntimeError(
+            f"segment_reduce(): the segment lengths sum to {totals.tolist()}, but data has {data.shape[axis]} "
+            f"elements along axis {axis}"
+        )
     return lengths
 
 
@@ -90,10 +96,10 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
         reduce (str): ``"sum"``, ``"mean"``, ``"max"``, ``"min"`` or ``"prod"``.
 
     Keyword args:
-        lengths (Tensor, optional): the segments' lengths (1-D, integers).
+        lengths (Tensor, optional): the segments' lengths (integers), of shape ``data.shape[:axis] + (segments,)``.
         indices (Tensor, optional): not supported (as PyTorch's).
-        offsets (Tensor, optional): the segments' boundaries (1-D, ``len(lengths) + 1`` integers).
-        axis (int): the dimension of ``data`` to reduce. Default: 0.
+        offsets (Tensor, optional): the segments' boundaries, of shape ``data.shape[:axis] + (segments + 1,)``.
+        axis (int): the dimension of ``data`` to reduce: the last dimension of ``lengths``. Default: 0.
         unsafe (bool): skip the checks that the lengths are non-negative and cover ``data``. Default: False.
         initial (Number, optional): the value combined into every segment.
 
@@ -113,15 +119,18 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
     axis = axis + data.dim() if axis < 0 else axis
     if not 0 <= axis < max(data.dim(), 1) or data.dim() == 0:
         raise IndexError(f"segment_reduce(): axis {axis} is out of range for data of {data.dim()} dimensions")
-    if axis != 0:  # PyTorch's rule: axis is lengths' last dim, and ember's lengths are 1-D
-        raise RuntimeError(f"segment_reduce(): Expected axis to be the last dimension of lengths but got {axis}.")
     lengths = _segment_lengths(data, lengths, offsets, axis, unsafe)
-    segments = lengths.numel()
-    x = data.movedim(axis, 0)
-    ids = ember.repeat_interleave(ember.arange(segments, device=data.device), lengths)
+    # Batched lengths [batch..., S]: the batch dims flatten with data's, and segment ids run on across the batch.
+    batch, segments, n = lengths.shape[:-1], lengths.shape[-1], data.shape[axis]
+    x = data.reshape([-1] + list(data.shape[axis + 1 :])) if axis else data
+    flat = lengths.reshape(-1)
+    ids = ember.repeat_interleave(ember.arange(flat.numel(), device=data.device), flat)
+    if ids.numel() > x.shape[0]:  # unsafe lengths that overrun data
+        raise RuntimeError(f"segment_reduce(): the segment lengths sum past data's {n} elements along axis {axis}")
     x = x[: ids.numel()]
     index = ids.reshape([-1] + [1] * (x.dim() - 1)).expand(x.shape)
-    shape = [segments] + list(x.shape[1:])
+    shape = [flat.numel()] + list(x.shape[1:])
+    lengths = flat
     if reduce == "mean":
         total = ember.zeros(shape, dtype=data.dtype, device=data.device).scatter_add(0, index, x)
         count = lengths.to(data.dtype).reshape([-1] + [1] * (x.dim() - 1))
@@ -134,7 +143,7 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
         start = ember.full(shape, identity if initial is None else initial, dtype=data.dtype, device=data.device)
         op = {"sum": "sum", "prod": "prod", "max": "amax", "min": "amin"}[reduce]
         out = start.scatter_reduce(0, index, x, op, include_self=True)
-    return out.movedim(0, axis)
+    return out.reshape(list(batch) + [segments] + list(out.shape[1:]))
 
 
 __all__ = ["nonzero_static", "segment_reduce"]

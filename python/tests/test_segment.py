@@ -86,3 +86,23 @@ def test_segment_reduce_errors():
     # unsafe skips the coverage check
     got = ember.segment_reduce(d, "sum", lengths=ember.tensor([2, 2]), unsafe=True)
     np.testing.assert_array_equal(got.numpy(), [1.0, 5.0])
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod"])
+def test_segment_reduce_batched_lengths(reduce):
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((2, 6, 3))
+    lengths = np.array([[1, 2, 3], [6, 0, 0]])
+    want = np.stack([np_segment(x[b], lengths[b], reduce) for b in range(2)])
+    got = ember.segment_reduce(ember.tensor(x), reduce, lengths=ember.tensor(lengths), axis=1)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    offsets = np.concatenate([np.zeros((2, 1), np.int64), np.cumsum(lengths, 1)], 1)
+    got = ember.segment_reduce(ember.tensor(x), reduce, offsets=ember.tensor(offsets), axis=1)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    t = ember.tensor(x, requires_grad=True)
+    assert ember.autograd.gradcheck(
+        lambda d: ember.segment_reduce(d, reduce, lengths=ember.tensor([[1, 2, 3], [4, 1, 1]]), axis=1), (t,)
+    )
+    # lengths whose batch dims do not match data's: an error (PyTorch 2.15 crashes)
+    with pytest.raises(RuntimeError, match="do not match data"):
+        ember.segment_reduce(ember.tensor(x), reduce, lengths=ember.tensor([[1, 2, 3]]), axis=1)
