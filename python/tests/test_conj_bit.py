@@ -286,3 +286,15 @@ def test_autograd_of_inplace_ops_on_a_conjugate_view():
     c = crandn(3)
     through_base(x).mul(ember.tensor(c)).real.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.conj(c) * b, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_resolving_keeps_special_values(dtype):
+    # complex64 resolves by flipping the imaginary parts' sign bits: the same bits as negating them
+    a = np.array([complex(1, -0.0), complex(0.0, 0.0), complex(np.nan, np.inf), complex(2, -np.inf), 1e-40j], dtype)
+    y = ember.tensor(a).conj()
+    for got in (y.resolve_conj(), y.clone(), y * 1, y[::2].contiguous()):
+        want = np.conj(a)[: got.shape[0]] if got.shape[0] == len(a) else np.conj(a)[::2]
+        r = got.numpy()
+        np.testing.assert_array_equal(np.signbit(r.imag), np.signbit(want.imag))
+        np.testing.assert_array_equal(r, want)
