@@ -14,6 +14,8 @@ lib.manual_seed(0)
 def crand(*shape, dtype):
     return lib.complex(lib.randn(*shape, dtype=dtype.to_real()), lib.randn(*shape, dtype=dtype.to_real()))
 x, y = crand(1 << 20, dtype=lib.complex64), crand(1 << 20, dtype=lib.complex64)
+xd = crand(1 << 20, dtype=lib.complex128)
+xc = x.conj()  # a lazy conjugate view (Note [The conjugate bit])
 out = lib.empty_like(x)
 a512, b512 = crand(512, 512, dtype=lib.complex64), crand(512, 512, dtype=lib.complex64)
 z512, w512 = crand(512, 512, dtype=lib.complex128), crand(512, 512, dtype=lib.complex128)
@@ -35,6 +37,10 @@ CASES = [
     ("add c64 1M", SETUP, "x + y"),
     ("abs c64 1M", SETUP, "x.abs()"),
     ("sum c64 1M", SETUP, "x.sum()"),
+    ("sum c128 1M", SETUP, "xd.sum()"),
+    ("sum c64 1M conj view", SETUP, "xc.sum()"),
+    ("mul c64 1M by a conj view", SETUP, "x * xc"),
+    ("resolve_conj c64 1M", SETUP, "xc.resolve_conj()"),
     ("cgemm 512", SETUP, "a512 @ b512"),
     ("zgemm 512", SETUP, "z512 @ w512"),
     ("cgemm 2048", BIG, "a @ b"),

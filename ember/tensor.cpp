@@ -48,6 +48,7 @@ void TensorImpl::set_sizes_strides(IntArrayRef sizes, IntArrayRef strides, int64
 void TensorImpl::set_data(const TensorImpl& src) {
   storage_ = src.storage_;
   dtype_ = src.dtype_;
+  conj_ = src.conj_;
   set_sizes_strides(src.sizes(), src.strides(), src.storage_offset());
 }
 

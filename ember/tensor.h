@@ -38,6 +38,10 @@ class TensorImpl final : public RefCounted {
   const Storage& storage() const { return storage_; }
   int64_t storage_offset() const { return offset_; }
   bool is_contiguous() const { return contiguous_; }
+  // The conjugate bit of a complex tensor: its elements are the conjugates of the memory's (Note [The conjugate bit]
+  // in ember/ops/complex.cpp). Only conj() and the views of a conjugate view set it.
+  bool is_conj() const { return conj_; }
+  void set_conj(bool c) { conj_ = c; }
   char* data() const {
     return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(element_size(dtype_));
   }
@@ -77,6 +81,7 @@ class TensorImpl final : public RefCounted {
   int64_t numel_ = 1;
   ScalarType dtype_;
   bool contiguous_ = true;
+  bool conj_ = false;  // in the padding before view_version_: no bigger TensorImpl
   uint32_t view_version_ = 0;
   std::shared_ptr<AutogradMeta> autograd_;
   IntrusivePtr<TensorImpl> base_;
@@ -138,6 +143,7 @@ class Tensor {
   Device device() const { return impl_->device(); }
   int64_t storage_offset() const { return impl_->storage_offset(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_conj() const { return impl_->is_conj(); }
   size_t element_size() const { return ::ember::element_size(dtype()); }
   size_t nbytes() const { return numel() * element_size(); }
   void* data_ptr() const { return impl_->data(); }

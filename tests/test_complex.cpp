@@ -19,7 +19,7 @@ Tensor c128(std::vector<C> v) {
 }
 
 std::vector<C> values(const Tensor& t) {
-  const Tensor c = contiguous(to(t, ScalarType::ComplexDouble));
+  const Tensor c = contiguous(to(resolve_conj(t), ScalarType::ComplexDouble));  // the values, not a conj view's memory
   const C* p = c.data<C>();
   return std::vector<C>(p, p + c.numel());
 }
@@ -61,6 +61,7 @@ TEST(Complex, PartsAreViews) {
               {{1, 0}, {1, 0}});
   expect_near(values(conj(z)), {{1, 1}, {3, 1}});
   EXPECT_THROW(view_as_complex(zeros(DimVector{3})), Error);
+  EXPECT_THROW(view_as_real(conj(z)), Error);
   EXPECT_THROW(imag(ones(DimVector{2})), TypeError);
 }
 
@@ -91,4 +92,24 @@ TEST(Complex, GradientConvention) {
   Tensor loss = sum(real(mul(z, conj(z))), {}, false, std::nullopt);
   loss.backward();
   expect_near(values(z.grad()), {{2, 2}, {4, -6}});
+}
+
+// Note [The conjugate bit]: conj() is a view; kernels read it conjugated and in-place ops write through it.
+TEST(Complex, ConjugateBit) {
+  Tensor z = c128({{1, 2}, {3, 4}});
+  Tensor c = conj(z);
+  EXPECT_TRUE(c.is_conj());
+  EXPECT_FALSE(z.is_conj());
+  EXPECT_EQ(c.data_ptr(), z.data_ptr());
+  EXPECT_FALSE(conj(c).is_conj());
+  EXPECT_TRUE(select(c, 0, 1).is_conj());
+  expect_near(values(add(c, z)), {{2, 0}, {6, 0}});
+  expect_near(values(mul(c, c128({{0, 1}, {0, 1}}))), {{2, 1}, {4, 3}});
+  EXPECT_EQ(item(select(c, 0, 0)).to<Complex<double>>(), (C{1, -2}));
+  c += c128({{1, 1}, {1, 1}});  // c's values become (2 - i, 4 - 3i): z holds their conjugates
+  expect_near(values(z), {{2, 1}, {4, 3}});
+  EXPECT_FALSE(resolve_conj(c).is_conj());
+  expect_near(values(conj_physical(c)), {{2, 1}, {4, 3}});
+  Tensor r = ones(DimVector{2}, ScalarType::Float64);
+  EXPECT_TRUE(conj(r).is_same(r));
 }

@@ -104,7 +104,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
 // ---- views modified in place
 
 ViewGeometry ViewGeometry::of(const Tensor& t) {
-  return {DimVector(t.sizes()), DimVector(t.strides()), t.storage_offset(), t.dtype()};
+  return {DimVector(t.sizes()), DimVector(t.strides()), t.storage_offset(), t.dtype(), t.is_conj()};
 }
 
 namespace {
@@ -114,6 +114,12 @@ Tensor view_region(const Tensor& r, const ViewGeometry& base, const ViewGeometry
   if (is_complex(base.dtype) && !is_complex(view.dtype))
     return as_strided(view_as_real(r), view.sizes, view.strides, view.offset - 2 * base.offset);
   return as_strided(r, view.sizes, view.strides, view.offset - base.offset);
+}
+
+// A view whose conjugate bit differs from its base's holds the conjugates of the base's elements, so gradients
+// crossing between the two are conjugated (conj is its own gradient map).
+Tensor across(const Tensor& g, const ViewGeometry& base, const ViewGeometry& view) {
+  return base.conj != view.conj ? conj_physical(g) : g;
 }
 }  // namespace
 
@@ -127,7 +133,7 @@ Tensor view_scatter(const Tensor& g, const ViewGeometry& base, const ViewGeometr
   }
   Tensor region = view_region(r, base, view);
   if (!has_internal_overlap(region)) {
-    region.copy_(g);
+    region.copy_(across(g, base, view));
     return r;
   }
   // A view that reaches some elements more than once (as_strided with overlapping strides): each element of
@@ -138,7 +144,7 @@ Tensor view_scatter(const Tensor& g, const ViewGeometry& base, const ViewGeometr
   Tensor pos = as_strided(arange(extent, TensorOptions(ScalarType::Int64).device(g.device())), view.sizes, view.strides,
                           view.offset - (real_view ? 2 : 1) * base.offset);
   Tensor flat = index_add(zeros(DimVector{extent}, TensorOptions(rr.dtype()).device(g.device())), 0,
-                          reshape(pos, flat_shape), reshape(g, flat_shape));
+                          reshape(pos, flat_shape), reshape(across(g, base, view), flat_shape));
   if (real_view) flat = view_as_complex(reshape(flat, DimVector{-1, 2}));
   return as_strided(flat, base.sizes, base.strides, 0);
 }
@@ -160,7 +166,7 @@ TensorList CopySlices::apply(TensorList&& grads) {
   res.copy_(g);
   Tensor slice = view_region(res, base, view);
   if (fn) {
-    TensorList fg = fn->apply({clone(slice)});
+    TensorList fg = fn->apply({clone(across(slice, base, view))});
     EMBER_CHECK(fg.size() == fn->next_edges.size(), "function ", fn->name(),
                 " returned an incorrect number of gradients (expected ", fn->next_edges.size(), ", got ", fg.size(),
                 ")");
@@ -169,7 +175,7 @@ TensorList CopySlices::apply(TensorList&& grads) {
     if (self_input >= 0 && fg[self_input].defined()) {
       Tensor s = fg[self_input];
       if (!std::ranges::equal(s.sizes(), view.sizes)) s = sum_to(s, view.sizes);
-      slice.copy_(s);
+      slice.copy_(across(s, base, view));
     } else {
       slice.zero_();
     }

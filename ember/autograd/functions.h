@@ -29,6 +29,7 @@ struct ViewGeometry {
   DimVector sizes, strides;
   int64_t offset = 0;
   ScalarType dtype = ScalarType::Float32;
+  bool conj = false;  // the conjugate bit (Note [The conjugate bit]): a view and its base may differ in it
   static ViewGeometry of(const Tensor& t);
 };
 

@@ -7,11 +7,47 @@
 // device's kernels do nothing (backend/meta/, Note [Meta device]): the op computed the output's geometry before.
 #pragma once
 
+#include <array>
+#include <type_traits>
+#include <utility>
+
 #include "ember/error.h"
 #include "ember/profiler/hook.h"
 #include "ember/tensor.h"
 
 namespace ember {
+
+// Note [The conjugate bit] (ember/ops/conj_bit.cpp): kernels read and write memory, never the bit. A kernel call with
+// a conjugate-bit tensor argument goes through resolved copies; these two do the work (defined in ops/conj_bit.cpp).
+namespace conj_bit {
+// t's elements (the conjugates of its memory) in new memory without the bit.
+Tensor resolved(const Tensor& t);
+// Stores `values` into dst, a tensor with the bit: its memory takes their conjugates.
+void write_back(const Tensor& dst, const Tensor& values);
+// A kernel argument of type A: a `const Tensor&` is a tensor the bit applies to (a `Tensor&` is one the kernel sets).
+template <class A, class V>
+const Tensor* tensor_arg(const V& a) {
+  if constexpr (std::is_same_v<A, const Tensor&>)
+    return &a;
+  else
+    return nullptr;
+}
+template <class A, class V>
+bool is_conj_arg(const V& a) {
+  if constexpr (std::is_same_v<A, const Tensor&>)
+    return a.defined() && a.is_conj();
+  else
+    return false;
+}
+// The argument passed on: the resolved copy when there is one.
+template <class A>
+A&& pass(A&& a, const Tensor& resolved) {
+  if constexpr (std::is_same_v<A, const Tensor&>)
+    return resolved.defined() ? resolved : a;
+  else
+    return std::forward<A>(a);
+}
+}  // namespace conj_bit
 
 template <class Fn>
 struct KernelSlot;
@@ -29,11 +65,41 @@ struct KernelSlot<R(Args...)> {
     Fn* f;
     Device d;
     R operator()(Args... args) const {
+      // One byte load per tensor argument; complex tensors only ever have the bit (Note [The conjugate bit]).
+      if ((conj_bit::is_conj_arg<Args>(args) || ...)) [[unlikely]]
+        return resolving_conj(std::index_sequence_for<Args...>{}, std::forward<Args>(args)...);
       if (profiler::active()) [[unlikely]] {
         profiler::KernelScope scope(name, d, {profiler::kernel_arg(args)...});
         return f(std::forward<Args>(args)...);
       }
       return f(std::forward<Args>(args)...);
+    }
+
+    // The kernel on resolved copies of the conjugate-bit tensors; the first tensor argument is the one kernels write
+    // (their declarations list outputs first), so when it has the bit, the result is written back conjugated.
+    template <size_t... I>
+    R resolving_conj(std::index_sequence<I...>, Args... args) const {
+      std::array<Tensor, sizeof...(Args)> tmp;
+      const Tensor* dst = nullptr;
+      size_t dst_index = 0;
+      int tensors = 0;
+      auto prepare = [&](size_t i, const Tensor* t) {
+        if (!t) return;
+        if (t->defined() && t->is_conj()) {
+          tmp[i] = conj_bit::resolved(*t);
+          if (tensors == 0) dst = t, dst_index = i;
+        }
+        ++tensors;
+      };
+      (prepare(I, conj_bit::tensor_arg<Args>(args)), ...);
+      if constexpr (std::is_void_v<R>) {
+        (*this)(conj_bit::pass<Args>(std::forward<Args>(args), tmp[I])...);
+        if (dst) conj_bit::write_back(*dst, tmp[dst_index]);
+      } else {
+        R r = (*this)(conj_bit::pass<Args>(std::forward<Args>(args), tmp[I])...);
+        if (dst) conj_bit::write_back(*dst, tmp[dst_index]);
+        return r;
+      }
     }
   };
 

@@ -8,6 +8,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/ops.h"
+#include "ember/ops/detail/conj_bit.h"
 #include "ember/ops/detail/util.h"
 
 namespace ember {
@@ -33,6 +34,10 @@ ScalarType parts_dtype(const Tensor& a, const Tensor& b, const char* op) {
 
 Tensor view_as_real(const Tensor& t) {
   EMBER_CHECK_TYPE(is_complex(t.dtype()), "view_as_real is only supported for complex tensors");
+  EMBER_CHECK(!t.is_conj(),
+              "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate tensor so you can "
+              "view it as real, use self.resolve_conj(); however, be warned that the resulting tensor will NOT alias "
+              "the original.");
   DimVector sizes(t.sizes()), strides(t.strides());
   for (int64_t& s : strides) s *= 2;
   sizes.push_back(2);
@@ -69,10 +74,17 @@ Tensor view_as_complex(const Tensor& t) {
   return v;
 }
 
-Tensor real(const Tensor& t) { return is_complex(t.dtype()) ? select(view_as_real(t), -1, 0) : t; }
+// The real parts of a conjugate view are its memory's: a view of conj(t), which has no bit.
+Tensor real(const Tensor& t) {
+  if (!is_complex(t.dtype())) return t;
+  return select(view_as_real(t.is_conj() ? conj(t) : t), -1, 0);
+}
 
+// A conjugate view's imaginary parts are its memory's negated: ember has no negative bit, so they are a new tensor
+// (Note [The conjugate bit]).
 Tensor imag(const Tensor& t) {
   EMBER_CHECK_TYPE(is_complex(t.dtype()), "imag is not implemented for tensors with non-complex dtypes.");
+  if (t.is_conj()) return neg(select(view_as_real(conj(t)), -1, 1));
   return select(view_as_real(t), -1, 1);
 }
 
@@ -100,12 +112,13 @@ Tensor polar(const Tensor& abs, const Tensor& angle) {
 
 Tensor conj_physical(const Tensor& t) {
   if (!is_complex(t.dtype())) return t;
-  Tensor r;
+  Tensor r = empty_like(t);
   {
+    // r's memory takes the conjugates of t's elements: copied into r read through the bit.
     autograd::NoGradGuard no_grad;
-    r = clone(t);
-    Tensor im = imag(r);
-    im.copy_(neg(im));
+    Tensor rc = alias(r);
+    rc.impl()->set_conj(true);
+    copy_into(rc, t);
   }
   if (auto n = autograd::make_node("ConjPhysicalBackward0", {&t},
                                    [](FormulaNode&, TensorList& g) { return TensorList{conj_physical(g[0])}; }))
@@ -113,7 +126,24 @@ Tensor conj_physical(const Tensor& t) {
   return r;
 }
 
-Tensor conj(const Tensor& t) { return conj_physical(t); }
+const Tensor& conj_physical_(const Tensor& t) {
+  if (is_complex(t.dtype())) copy_(t, conj_physical(t));
+  return t;
+}
+
+// Note [The conjugate bit]: a view with the bit flipped; conj(conj(t)) is a view without it.
+Tensor conj(const Tensor& t) {
+  if (!is_complex(t.dtype())) return t;
+  Tensor v = make_view(t, t.sizes(), t.strides(), t.storage_offset());
+  v.impl()->set_conj(!t.is_conj());
+  // The gradient is conjugated in memory, so that a leaf's .grad never has the bit.
+  if (auto n = autograd::make_node("ConjBackward0", {&t},
+                                   [](FormulaNode&, TensorList& g) { return TensorList{conj_physical(g[0])}; }))
+    autograd::set_history(v, n, 0, /*is_view=*/true);
+  return v;
+}
+
+Tensor resolve_conj(const Tensor& t) { return t.is_conj() ? clone(t) : t; }
 
 Tensor angle(const Tensor& t) {
   if (is_complex(t.dtype())) return atan2(imag(t), real(t));

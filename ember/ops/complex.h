@@ -17,10 +17,14 @@ Tensor imag(const Tensor& t);
 Tensor complex(const Tensor& real, const Tensor& imag);
 // abs * (cos(angle) + i sin(angle)).
 Tensor polar(const Tensor& abs, const Tensor& angle);
-// The complex conjugate, as a new tensor (a real tensor is returned as it is). ember has no lazy conjugate bit:
-// conj() is conj_physical() for complex tensors (docs/dtypes.md).
+// The complex conjugate, as a new tensor (a real tensor is returned as it is); conj_physical_ conjugates in place.
 Tensor conj_physical(const Tensor& t);
+const Tensor& conj_physical_(const Tensor& t);
+// The complex conjugate as a lazy view: a view with the conjugate bit flipped (Note [The conjugate bit] in
+// ops/conj_bit.cpp); a real tensor is returned as it is.
 Tensor conj(const Tensor& t);
+// t with its conjugate bit materialized: a new tensor when t has the bit, t itself otherwise.
+Tensor resolve_conj(const Tensor& t);
 // The argument of each element (atan2(imag, real)); for real tensors 0 or pi (NaN for NaN).
 Tensor angle(const Tensor& t);
 // Whether each element has a zero imaginary part (all true for real tensors).

@@ -7,6 +7,7 @@
 #include "ember/backend/kernels/copy.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
+#include "ember/ops/detail/conj_bit.h"
 #include "ember/ops/detail/util.h"
 #include "ember/scalar_check.h"
 #include "ember/sizes.h"
@@ -94,7 +95,9 @@ void copy_into_impl(const Tensor& dst, const Tensor& src, bool non_blocking) {
   Tensor s = src.dim() == dst.dim() && std::ranges::equal(src.sizes(), dst.sizes()) ? src : expand(src, dst.sizes());
   if (may_overlap(dst, s) && !(dst.data_ptr() == s.data_ptr() && std::ranges::equal(dst.strides(), s.strides())))
     s = clone(s);  // partial overlap: read everything before writing anything
-  if (dst.device() == s.device())
+  if (dst.device() == s.device() && (dst.is_conj() || s.is_conj())) [[unlikely]]
+    conj_bit::copy(dst, s);  // Note [The conjugate bit]
+  else if (dst.device() == s.device())
     copy_kernel[dst.device()](dst, s);
   else if (dst.device().is_meta())
     return;  // a meta tensor keeps no data: copying into one is a no-op (as PyTorch's)
@@ -175,7 +178,7 @@ Scalar item(const Tensor& t) {
     T x;
     std::memcpy(&x, c.data_ptr(), sizeof(T));
     if constexpr (is_complex_v<T>)
-      return Scalar(Complex<double>(x));
+      return Scalar(Complex<double>(c.is_conj() ? conj(x) : x));
     else if constexpr (std::is_same_v<T, bool>)
       return Scalar(x);
     else if constexpr (std::is_integral_v<T>)

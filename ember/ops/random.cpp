@@ -71,7 +71,29 @@ const Tensor& sample_inplace(const Tensor& t, const char* op, F&& fill) {
   return bumped(t);
 }
 
+const Tensor& uniform_impl(const Tensor& t, double from, double to, Generator* gen, const char* op);
+const Tensor& normal_impl(const Tensor& t, double mean, double std, const Tensor& mt, const Tensor& st, Generator* gen,
+                          const char* op);
+
+// A complex tensor is sampled as PyTorch's: its real and imaginary parts are independent samples of the real
+// distribution (a normal's std divided by sqrt(2), so that E|z - mean|^2 = std^2), drawn through view_as_real. A
+// conjugate view is filled through a temporary (Note [The conjugate bit]).
+template <class F>
+const Tensor& complex_parts(const Tensor& t, F fill) {
+  autograd::NoGradGuard no_grad;
+  if (t.is_conj()) {
+    Tensor tmp = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
+    fill(view_as_real(tmp));
+    copy_into(t, tmp);
+  } else {
+    fill(view_as_real(t));
+  }
+  return t;
+}
+
 const Tensor& uniform_impl(const Tensor& t, double from, double to, Generator* gen, const char* op) {
+  if (is_complex(t.dtype()))
+    return complex_parts(t, [&](const Tensor& parts) { uniform_impl(parts, from, to, gen, op); });
   check_float(t.dtype(), op);
   EMBER_CHECK(from <= to, op, ": expects to return a [from, to) range, but found from=", from, " > to=", to);
   Generator& g = rnd::pick_generator(gen, t.device(), op);
@@ -83,6 +105,11 @@ const Tensor& uniform_impl(const Tensor& t, double from, double to, Generator* g
 
 const Tensor& normal_impl(const Tensor& t, double mean, double std, const Tensor& mt, const Tensor& st, Generator* gen,
                           const char* op) {
+  if (is_complex(t.dtype()) && !mt.defined() && !st.defined())
+    return complex_parts(t, [&](const Tensor& parts) {
+      EMBER_CHECK(std >= 0, op, ": expects std >= 0.0, but found std ", std);
+      normal_impl(parts, mean, std / std::sqrt(2.0), mt, st, gen, op);
+    });
   check_float(t.dtype(), op);
   EMBER_CHECK(std >= 0, op, ": expects std >= 0.0, but found std ", std);
   Generator& g = rnd::pick_generator(gen, t.device(), op);
@@ -127,11 +154,27 @@ Tensor normal(double mean, double std, IntArrayRef size, Generator* gen, TensorO
   return t;
 }
 
+namespace {
+// normal(mean, std) for a complex mean: each part is normal about mean's part with std / sqrt(2) (PyTorch's).
+Tensor complex_normal(const Tensor& mean, const Tensor& std, Generator* gen) {
+  Tensor parts_std = unsqueeze(div(std.to(mean.device()), std::sqrt(2.0)), -1);
+  Tensor out;
+  {
+    autograd::NoGradGuard no_grad;
+    out = view_as_complex(normal(view_as_real(resolve_conj(mean)), parts_std, gen).contiguous());
+  }
+  record_zero_grad("NormalBackward3", {&mean, &std}, out);
+  return out;
+}
+}  // namespace
+
 Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
   EMBER_CHECK(mean.device() == std.device(),
               "normal: Expected all tensors to be on the same device, but found at "
               "least two devices, ",
               mean.device(), " and ", std.device(), "!");
+  EMBER_CHECK(!is_complex(std.dtype()), "normal expects standard deviation to be non-complex");
+  if (is_complex(mean.dtype())) return complex_normal(mean, std, gen);
   check_float(mean.dtype(), "normal");
   DimVector shape = broadcast_shapes(mean.sizes(), std.sizes(), "normal");
   Tensor out = empty(shape, TensorOptions(promote_types(mean.dtype(), std.dtype())).device(mean.device()));
@@ -146,6 +189,7 @@ Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
 }
 
 Tensor normal(const Tensor& mean, double std, Generator* gen) {
+  if (is_complex(mean.dtype())) return complex_normal(mean, full({}, std, TensorOptions(to_real(mean.dtype()))), gen);
   check_float(mean.dtype(), "normal");
   Tensor out = empty(mean.sizes(), TensorOptions(mean.dtype()).device(mean.device()));
   normal_impl(out, 0, std, as_f64(mean, mean.sizes()), Tensor(), gen, "normal");
@@ -154,6 +198,7 @@ Tensor normal(const Tensor& mean, double std, Generator* gen) {
 }
 
 Tensor normal(double mean, const Tensor& std, Generator* gen) {
+  EMBER_CHECK(!is_complex(std.dtype()), "normal expects standard deviation to be non-complex");
   check_float(std.dtype(), "normal");
   return normal(full_like(std, mean), std, gen);
 }

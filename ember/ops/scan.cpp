@@ -25,12 +25,15 @@ void record_scan(ScanOp op, const Tensor& x, const Tensor& out, const Tensor& in
     case ScanOp::Prod:
     case ScanOp::LogSumExp: {
       const bool prod = op == ScanOp::Prod;
-      auto n = autograd::make_node(prod ? "CumprodBackward0" : "LogcumsumexpBackward0", in,
-                                   [dim, prod](FormulaNode& n, TensorList& g) {
-                                     const Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
-                                     return TensorList{prod ? autograd::cumprod_backward(g[0], x, y, dim)
-                                                            : autograd::logcumsumexp_backward(g[0], x, y, dim)};
-                                   });
+      auto n = autograd::make_node(
+          prod ? "CumprodBackward0" : "LogcumsumexpBackward0", in, [dim, prod](FormulaNode& n, TensorList& g) {
+            const Tensor x = n.saved_tensor(0), y = n.saved_tensor(1);
+            if (!prod) return TensorList{autograd::logcumsumexp_backward(g[0], x, y, dim)};
+            // complex: the conjugate of the formula at conj(g) (Note [Complex gradients])
+            if (is_complex(x.dtype()))
+              return TensorList{conj_physical(autograd::cumprod_backward(conj_physical(g[0]), x, y, dim))};
+            return TensorList{autograd::cumprod_backward(g[0], x, y, dim)};
+          });
       n->save(x);
       autograd::set_history(out, n);
       n->save_output(out);
@@ -52,6 +55,19 @@ void record_scan(ScanOp op, const Tensor& x, const Tensor& out, const Tensor& in
   }
 }
 
+// A complex cumprod along dim, as a composition (the scan kernels are real): Hillis and Steele's prefix product,
+// log2(n) rounds in which every element takes the product with the one `step` before it. Each round is one
+// elementwise multiply over the whole tensor, so it runs on any device; n log n multiplies instead of n.
+void complex_cumprod(const Tensor& out, const Tensor& in, int64_t dim) {
+  copy_into(out, in);
+  const int64_t n = out.size(dim);
+  for (int64_t step = 1; step < n; step *= 2) {
+    Tensor before = clone(narrow(out, dim, 0, n - step));
+    Tensor after = narrow(out, dim, step, n - step);
+    after.copy_(mul(after, before));
+  }
+}
+
 // The scan of x (cast to out_dtype) along dim; `indices` receives int64 positions when given. A 0-d tensor scans
 // as a 1-element vector.
 Tensor scan(ScanOp op, const Tensor& x, int64_t dim, ScalarType out_dtype, const char* name,
@@ -63,11 +79,14 @@ Tensor scan(ScanOp op, const Tensor& x, int64_t dim, ScalarType out_dtype, const
   if (indices) *indices = empty(x.sizes(), TensorOptions(ScalarType::Int64).device(x.device()));
   if (out.numel()) {
     auto as_1d = [&](const Tensor& t) { return t.dim() ? t : make_view(t, {{1}}, {{1}}, t.storage_offset()); };
-    if (is_complex(out_dtype)) {  // a complex cumsum is the cumsum of the (re, im) pairs (view_as_real's views)
+    if (is_complex(out_dtype) && op == ScanOp::Prod) {
+      autograd::NoGradGuard no_grad;
+      complex_cumprod(as_1d(out), resolve_conj(as_1d(in)), dim);
+    } else if (is_complex(out_dtype)) {  // a complex cumsum is the cumsum of the (re, im) pairs (view_as_real's)
       EMBER_CHECK_T(NotImplementedError, op == ScanOp::Sum, "\"", name, "_cpu\" not implemented for '",
                     type_label(out_dtype), "'");
       autograd::NoGradGuard no_grad;
-      scan_kernel[x.device()](op, view_as_real(as_1d(out)), Tensor(), view_as_real(as_1d(in)), dim);
+      scan_kernel[x.device()](op, view_as_real(as_1d(out)), Tensor(), view_as_real(resolve_conj(as_1d(in))), dim);
     } else {
       scan_kernel[x.device()](op, as_1d(out), indices ? as_1d(*indices) : Tensor(), as_1d(in), dim);
     }

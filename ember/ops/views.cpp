@@ -441,7 +441,9 @@ Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
 
 // Not a differentiable view: no base, no history (detach); it shares the version counter.
 Tensor alias(const Tensor& t) {
-  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset()));
+  Tensor a(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset()));
+  a.impl()->set_conj(t.is_conj());
+  return a;
 }
 
 Tensor contiguous(const Tensor& t) {

@@ -333,13 +333,15 @@ PreparedDocument prepare_document(const Document& doc, const char* op) {
     const auto& s = slots[tensor_slot[k]];
     const int64_t es = static_cast<int64_t>(t.element_size());
     const int64_t offset = t.numel() > 0 ? (t.storage_offset() * es - s.lo) / es : 0;
-    tensors.push_back(OJson{{"storage", tensor_slot[k]},
-                            {"offset", offset},
-                            {"size", std::vector<int64_t>(t.sizes().begin(), t.sizes().end())},
-                            {"stride", std::vector<int64_t>(t.strides().begin(), t.strides().end())},
-                            {"dtype", std::string(dtype_name(t.dtype()))},
-                            {"requires_grad", t.requires_grad()},
-                            {"parameter", doc.tensors[k].parameter}});
+    OJson entry{{"storage", tensor_slot[k]},
+                {"offset", offset},
+                {"size", std::vector<int64_t>(t.sizes().begin(), t.sizes().end())},
+                {"stride", std::vector<int64_t>(t.strides().begin(), t.strides().end())},
+                {"dtype", std::string(dtype_name(t.dtype()))},
+                {"requires_grad", t.requires_grad()},
+                {"parameter", doc.tensors[k].parameter}};
+    if (t.is_conj()) entry["conj"] = true;  // only then: files without conjugate views are as before
+    tensors.push_back(std::move(entry));
   }
   OJson manifest = {{"storages", std::move(storages)},
                     {"tensors", std::move(tensors)},
@@ -472,6 +474,7 @@ Document read_document(const Source& in, const char* op, bool verify) {
     DimVector size, stride;
     int64_t offset;
     bool requires_grad, parameter;
+    bool conj = false;  // the conjugate bit (Note [The conjugate bit]); optional, absent means false
   };
   std::vector<Geometry> geo;
   const auto& tensors = r.to_array(r.field(m, "tensors", "the manifest"), "'tensors'");
@@ -499,6 +502,8 @@ Document read_document(const Source& in, const char* op, bool verify) {
     g.parameter = r.to_bool(r.field(e, "parameter", where), where + " 'parameter'");
     r.check(!g.requires_grad || is_inexact(g.dtype), where, ": a ", dtype_name(g.dtype),
             " tensor can't require gradients");
+    if (e.contains("conj")) g.conj = r.to_bool(e["conj"], where + " 'conj'");
+    r.check(!g.conj || is_complex(g.dtype), where, ": a ", dtype_name(g.dtype), " tensor can't have the conjugate bit");
     const std::string bad = check_geometry(g.size, g.stride, g.offset, g.dtype, ranges[g.storage].second);
     r.check(bad.empty(), where, ": ", bad);
     geo.push_back(std::move(g));
@@ -530,6 +535,7 @@ Document read_document(const Source& in, const char* op, bool verify) {
   }
   for (const Geometry& g : geo) {
     Tensor t(make_intrusive<TensorImpl>(doc.storages[g.storage].storage, g.dtype, g.size, g.stride, g.offset));
+    t.impl()->set_conj(g.conj);
     if (g.requires_grad) t.set_requires_grad(true);
     doc.tensors.push_back(TensorRecord{std::move(t), g.parameter, static_cast<int64_t>(g.storage)});
   }
@@ -568,6 +574,7 @@ void relocate(Document& doc, const std::function<Tensor(const Tensor& bytes, con
     const size_t k = static_cast<size_t>(rec.storage);
     const int64_t es = static_cast<int64_t>(t.element_size());
     Tensor v = view_storage(moved[k], t.dtype(), t.sizes(), t.strides(), t.storage_offset() + base[k] / es);
+    v.impl()->set_conj(t.is_conj());
     if (t.requires_grad()) v.set_requires_grad(true);
     rec.tensor = std::move(v);
   }

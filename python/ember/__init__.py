@@ -75,7 +75,8 @@ from ._creation import asarray, get_default_device, set_default_device  # noqa: 
 from ._derived import *  # noqa: E402,F403  addmv_, detach_, view_copy, ...: Tensor methods as functions of `input`
 from ._histogram import histogram, histogramdd  # noqa: E402
 from ._norm_ops import *  # noqa: E402,F403  frobenius_norm, native_layer_norm, batch_norm_stats, ...
-from ._real_complex import *  # noqa: E402,F403  is_conj, resolve_neg, scalar_tensor, has_cuda, ...
+from ._real_complex import *  # noqa: E402,F403  resolve_neg, scalar_tensor, has_cuda, ...
+from ._segment import nonzero_static, segment_reduce  # noqa: E402
 from ._spectral import istft, stft  # noqa: E402
 from ._tensor_types import *  # noqa: E402,F403  FloatTensor, LongTensor, ...: PyTorch's legacy tensor types (CPU)
 from ._torch_alias import install_as_torch  # noqa: E402
@@ -207,6 +208,8 @@ __all__ = [
     *_norm_ops.__all__,
     "histogram",
     "histogramdd",
+    "nonzero_static",
+    "segment_reduce",
     "stft",
     "istft",
     "install_as_torch",

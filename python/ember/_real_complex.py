@@ -1,6 +1,7 @@
-"""The conjugate and negative bits, which ember's tensors never have (ember's conj() copies: docs/dtypes.md):
-is_conj, is_neg, resolve_neg, is_inference; conj_physical_ as a function; scalar_tensor; and the torch.has_* build
-flags. The complex views and helpers themselves (real, imag, view_as_real, conj, angle, ...) are C++ (ember._C)."""
+"""The negative bit, which ember's tensors never have (docs/dtypes.md): is_neg, resolve_neg, is_inference;
+conj_physical_ as a function; scalar_tensor; and the torch.has_* build flags. The conjugate bit (conj, is_conj,
+resolve_conj: ember/ops/conj_bit.cpp) and the complex views and helpers themselves (real, imag, view_as_real, angle,
+...) are C++ (ember._C)."""
 
 from . import _C
 
@@ -21,12 +22,6 @@ def resolve_neg(input):
     """Returns `input` with its negation materialized: ember has no negative bit, so `input` itself."""
     _check_tensor("resolve_neg", input)
     return input
-
-
-def is_conj(input):
-    """Returns True if `input`'s conjugate bit is set: always False, as ember's conj() copies (no lazy bit)."""
-    _check_tensor("is_conj", input)
-    return False
 
 
 def is_neg(input):
@@ -88,7 +83,6 @@ has_spectral = False
 
 __all__ = [
     "conj_physical_",
-    "is_conj",
     "is_inference",
     "is_neg",
     "resolve_neg",

@@ -124,18 +124,13 @@ def __init_subclass__(cls, **kwargs):
         _python_dispatch._note_dispatch_type(cls)
 
 
-# ---- the conjugate and negative bits, which ember's tensors never have (docs/dtypes.md) ---------------------------
+# ---- the negative bit, which ember's tensors never have (docs/dtypes.md) -------------------------------------------
 
 
 def resolve_neg(self):
     """Returns this tensor with its negation materialized: ember has no negative bit, so the tensor itself.
     See :func:`ember.resolve_neg`."""
     return self
-
-
-def is_conj(self):
-    """Returns True if this tensor's conjugate bit is set: always False, as ember's conj() copies (no lazy bit)."""
-    return False
 
 
 def is_neg(self):
@@ -158,7 +153,6 @@ _METHODS = {
     "stft": _spectral.stft,
     "istft": _spectral.istft,
     "resolve_neg": resolve_neg,
-    "is_conj": is_conj,
     "is_neg": is_neg,
     "is_inference": is_inference,
     "untyped_storage": _storage._untyped_storage,

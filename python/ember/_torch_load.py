@@ -857,7 +857,8 @@ class _Loader:
     ):
         t = self._as_strided(storage, storage_offset, size, stride)
         # PyTorch restores hooks and metadata; ember must not drop what changes values. Hooks are never saved
-        # (an empty OrderedDict); metadata holds the conj/neg bits (lazy conjugation/negation), resolved here.
+        # (an empty OrderedDict); metadata holds the conj/neg bits (lazy conjugation/negation): ember keeps the
+        # conjugate bit, as PyTorch, and resolves the negative bit, which it does not have.
         if backward_hooks is not None and not (type(backward_hooks) in (dict, _OD) and not backward_hooks):
             raise RuntimeError(f"ember.load: '{self.name}': a tensor has backward hooks {backward_hooks!r:.80}")
         if metadata is not None:
@@ -881,7 +882,7 @@ class _Loader:
         if metadata.get("conj"):
             if not t.is_complex():
                 raise RuntimeError(f"ember.load: '{self.name}': a {t.dtype} tensor has the conjugate bit set")
-            t = t.conj().clone()
+            ember._C._set_conj(t, True)
         if metadata.get("neg"):
             t = t.neg()
         return t

@@ -173,7 +173,9 @@ class _TorchPickler(pickle._Pickler):
 
             storage = TypedStorage._from_tensor(obj)
             args = (storage, obj.storage_offset(), tuple(obj.shape), tuple(obj.stride()), obj.requires_grad)
-            return (_REBUILD_TENSOR, args + (collections.OrderedDict(),))
+            # The conjugate bit goes in the metadata, as torch.save writes it (Note [The conjugate bit]).
+            meta = ({"conj": True},) if obj.is_conj() else ()
+            return (_REBUILD_TENSOR, args + (collections.OrderedDict(),) + meta)
         if t is ember.Size:
             return (_TORCH_SIZE, (tuple(obj),))
         if t is ember.device:

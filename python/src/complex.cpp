@@ -92,8 +92,8 @@ Example::
 constexpr const char* kConjDoc = R"(
 Returns the complex conjugate of ``input`` (a real tensor is returned as it is).
 
-Unlike PyTorch, ember has no lazy conjugate bit: for a complex tensor this is :func:`ember.conj_physical`, a new
-tensor, and :func:`ember.is_conj` is always False.
+For a complex tensor this is a lazy view: it shares ``input``'s memory and has its conjugate bit set
+(:func:`ember.is_conj`), and every op reads it conjugated; :func:`ember.resolve_conj` materializes it.
 
 Args:
     input (Tensor): the input tensor.
@@ -115,7 +115,15 @@ Keyword args:
 )";
 
 constexpr const char* kResolveConjDoc = R"(
-Returns ``input`` with its conjugation materialized: ember has no lazy conjugate bit, so ``input`` itself.
+Returns ``input`` with its conjugation materialized: a new tensor without the conjugate bit when ``input`` has it,
+``input`` itself otherwise.
+
+Args:
+    input (Tensor): the input tensor.
+)";
+
+constexpr const char* kIsConjDoc = R"(
+Returns True if ``input``'s conjugate bit is set: a lazy conjugate view made by :func:`ember.conj`.
 
 Args:
     input (Tensor): the input tensor.
@@ -196,7 +204,9 @@ void init_complex(nb::module_& m) {
   def_both(
       m, cls, "conj", [](const Tensor& t) { return conj(t); }, kConjDoc);
   def_both(
-      m, cls, "resolve_conj", [](const Tensor& t) { return t; }, kResolveConjDoc);
+      m, cls, "resolve_conj", [](const Tensor& t) { return resolve_conj(t); }, kResolveConjDoc);
+  def_both(
+      m, cls, "is_conj", [](const Tensor& t) { return t.is_conj(); }, kIsConjDoc);
   def_fn(
       m, "conj_physical",
       [](const Tensor& t, nb::handle out) { return write_out(conj_physical(t), out, "conj_physical"); },
@@ -205,9 +215,16 @@ void init_complex(nb::module_& m) {
   def_fn(
       cls, "conj_physical", [](const Tensor& t) { return conj_physical(t); }, nb::is_method(),
       method_doc(kConjPhysicalDoc, "conj_physical").c_str());
-  def_inplace<>(cls, "conj_physical_", [](const Tensor& t) {
-    if (is_complex(t.dtype())) imag(t).copy_(neg(imag(t)));
-  });
+  // torch._C._set_conj: sets or clears the bit in place (the loaders use it to restore a saved conjugate view).
+  m.def(
+      "_set_conj",
+      [](const Tensor& t, bool conj) {
+        EMBER_CHECK(!conj || is_complex(t.dtype()), "_set_conj: only a complex tensor can have the conjugate bit, got ",
+                    t.dtype());
+        t.impl()->set_conj(conj);
+      },
+      nb::arg("input"), nb::arg("conj"));
+  def_inplace<>(cls, "conj_physical_", [](const Tensor& t) { conj_physical_(t); });
   def_fn(
       m, "angle", [](const Tensor& t, nb::handle out) { return write_out(angle(t), out, "angle"); },
       nb::sig(kOutSig.text("angle", "input: Tensor").c_str()), nb::arg("input"), nb::kw_only(),
@@ -222,10 +239,18 @@ void init_complex(nb::module_& m) {
       nb::cpp_function([](const Tensor& t) { return real(t); }, nb::name("real")),
       nb::cpp_function([](const Tensor& t, nb::handle v) { assign(real(t), v, "real"); }, nb::name("real")), nb::none(),
       "The real part of the tensor: a view of a complex tensor's real parts (a real tensor itself).");
-  cls.attr("imag") = prop(
-      nb::cpp_function([](const Tensor& t) { return imag(t); }, nb::name("imag")),
-      nb::cpp_function([](const Tensor& t, nb::handle v) { assign(imag(t), v, "imag"); }, nb::name("imag")), nb::none(),
-      "The imaginary part of a complex tensor, as a view; real tensors raise.");
+  cls.attr("imag") = prop(nb::cpp_function([](const Tensor& t) { return imag(t); }, nb::name("imag")),
+                          nb::cpp_function(
+                              [](const Tensor& t, nb::handle v) {
+                                if (!t.is_conj()) return assign(imag(t), v, "imag");
+                                // A conjugate view's imaginary parts are its memory's negated (Note [The conjugate
+                                // bit]).
+                                Tensor im = imag(conj(t));
+                                assign(im, v, "imag");
+                                im.copy_(neg(im));
+                              },
+                              nb::name("imag")),
+                          nb::none(), "The imaginary part of a complex tensor, as a view; real tensors raise.");
 }
 
 }  // namespace ember::py

@@ -193,6 +193,7 @@ nb::object tensor_dlpack(const Tensor& self, nb::handle stream, nb::handle max_v
   EMBER_CHECK_TYPE(stream.is_none() || (PyLong_Check(stream.ptr()) && !PyBool_Check(stream.ptr())),
                    "__dlpack__(): stream must be ``int`` or ``None``, not ", nb::inst_name(stream).c_str());
   EMBER_CHECK(!self.requires_grad(), "Can't export tensors that require gradient, use tensor.detach()");
+  if (self.is_conj()) buffer_error("Can't export tensors with the conjugate bit set");  // DLPack has no such bit
   bool versioned = false;
   if (!max_version.is_none()) {
     EMBER_CHECK_TYPE(PyTuple_Check(max_version.ptr()) && PyTuple_GET_SIZE(max_version.ptr()) == 2,

@@ -305,6 +305,8 @@ nb::object tensor_to_numpy(const Tensor& self, bool force) {
                      " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
     EMBER_CHECK(!self.requires_grad(),
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
+    EMBER_CHECK(!self.is_conj(),
+                "Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() instead.");
   }
   EMBER_CHECK_TYPE(self.dtype() != ScalarType::BFloat16,
                    "numpy(): NumPy has no bfloat16 dtype; convert the tensor first (tensor.float().numpy())");
@@ -312,7 +314,7 @@ nb::object tensor_to_numpy(const Tensor& self, bool force) {
   // made a 0-d object array holding it.
   EMBER_CHECK_VALUE(self.dim() <= 64, "number of dimensions must be within [0, 64] (numpy() of a tensor with ",
                     self.dim(), " dimensions)");
-  const Tensor t = self.device().is_cpu() ? self : to(self, kCPU);
+  const Tensor t = resolve_conj(self.device().is_cpu() ? self : to(self, kCPU));  // force=True: a resolved copy
   PyObject* obj = g_owner_type->tp_alloc(g_owner_type, 2 * t.dim());
   if (!obj) throw nb::python_error();
   nb::object owner = nb::steal(obj);

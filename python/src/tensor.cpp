@@ -115,7 +115,7 @@ Tensor squeeze_fn(const Tensor& t, nb::handle dim) {
 Tensor adjoint_fn(const Tensor& x) {
   EMBER_CHECK(x.dim() >= 2, "adjoint() is only supported on matrices or batches of matrices. Got ", x.dim(),
               "-D tensor.");
-  return conj(transpose(x, -2, -1));  // a new tensor for complex x (ember has no lazy conjugate bit)
+  return conj(transpose(x, -2, -1));
 }
 
 Tensor clone_fn(const Tensor& t, nb::handle f) {
@@ -950,7 +950,7 @@ void init_tensor(nb::module_& m) {
                                  x.dim(), "-D tensor.");
                      return transpose(x, -2, -1);
                    })
-      // The conjugate transposes: views for real tensors, new tensors for complex ones (no lazy conjugate bit).
+      // The conjugate transposes: lazy conjugate views of the transposes (Note [The conjugate bit]).
       .def_prop_ro("mH",
                    [](const Tensor& x) {
                      EMBER_CHECK(x.dim() >= 2, "tensor.mH is only supported on matrices or batches of matrices. Got ",
@@ -962,7 +962,7 @@ void init_tensor(nb::module_& m) {
                    [](const Tensor& x) {
                      EMBER_CHECK(x.dim() == 2 || x.dim() == 0,
                                  "tensor.H is only supported on matrices (2-D tensors). Got ", x.dim(), "-D tensor.");
-                     return conj(x.dim() == 2 ? transpose(x, 0, 1) : x);
+                     return x.dim() == 2 ? conj(transpose(x, 0, 1)) : conj(x);
                    })
       .def(
           "expand", [](const Tensor& t, nb::args a) { return expand(t, dims_arg(a, "expand")); },
@@ -1092,6 +1092,7 @@ void init_tensor(nb::module_& m) {
           "tolist",
           [](const Tensor& t) {
             Tensor c = t.device().is_cpu() ? t : to(t, kCPU);  // a meta tensor raises: it has no data
+            if (c.is_conj()) c = resolve_conj(c);              // the values, not the memory (Note [The conjugate bit])
             return tolist(static_cast<const char*>(c.data_ptr()), c.dtype(), c.sizes(), c.strides());
           },
           nb::sig("def tolist(self) -> list | bool | int | float"), kTolistDoc)

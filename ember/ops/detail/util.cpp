@@ -94,6 +94,7 @@ Tensor scalar_tensor(const Scalar& value, ScalarType dtype, Device device) {
 Tensor make_view(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
                  std::optional<ScalarType> dtype) {
   Tensor v(make_intrusive<TensorImpl>(t.impl()->storage(), dtype.value_or(t.dtype()), sizes, strides, offset));
+  v.impl()->set_conj(t.is_conj() && is_complex(v.dtype()));  // a view of a conjugate view reads conjugated too
   // Every view remembers its root base, for in-place ops on views (Note [In-place on views]).
   TensorImpl* base = t.impl()->view_base() ? t.impl()->view_base() : t.impl();
   v.impl()->set_view_base(IntrusivePtr<TensorImpl>(base), t.version());

@@ -85,13 +85,15 @@ def _as_real_problem(func, inputs):
     reproduce through view_as_complex / view_as_real, which is how PyTorch's gradcheck checks complex functions."""
     was_complex = [isinstance(x, Tensor) and x.is_complex() for x in inputs]
     real_inputs = tuple(
-        _C.view_as_real(x.detach()).clone().requires_grad_(x.requires_grad) if c else x
+        _C.view_as_real(x.detach().resolve_conj()).clone().requires_grad_(x.requires_grad) if c else x
         for x, c in zip(inputs, was_complex)
     )
 
     def real_func(*xs):
         out = func(*(_C.view_as_complex(x) if c else x for x, c in zip(xs, was_complex)))
-        return tuple(_C.view_as_real(o) if isinstance(o, Tensor) and o.is_complex() else o for o in _as_tuple(out))
+        return tuple(
+            _C.view_as_real(o.resolve_conj()) if isinstance(o, Tensor) and o.is_complex() else o for o in _as_tuple(out)
+        )
 
     return real_func, real_inputs
 
@@ -156,6 +158,16 @@ def gradcheck(
     return True
 
 
+def _random_like(gen, o):
+    """Standard normal grad_outputs (complex: both parts) on o's device, as PyTorch's randn_like."""
+    import ember
+
+    v = gen.standard_normal(tuple(o.shape))
+    if o.is_complex():
+        v = v + 1j * gen.standard_normal(tuple(o.shape))
+    return ember.tensor(v, dtype=o.dtype, device=o.device)
+
+
 def gradgradcheck(
     func,
     inputs,
@@ -183,9 +195,7 @@ def gradgradcheck(
         gen = np.random.default_rng(0)
         with ember.no_grad():
             outs = _outputs(func, inputs)
-        grad_outputs = tuple(
-            ember.tensor(gen.standard_normal(tuple(o.shape)), dtype=o.dtype).requires_grad_(True) for o in outs
-        )
+        grad_outputs = tuple(_random_like(gen, o).requires_grad_(True) for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
     n = len(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
@@ -196,6 +206,11 @@ def gradgradcheck(
             return _first_derivative(ins, gos)
 
     def _first_derivative(ins, gos):
+        # Under gradcheck's no_grad finite differences, an input made from a real view (complex inputs: the
+        # view_as_complex of gradcheck's real problem) does not require grad: differentiate with respect to a leaf.
+        ins = tuple(
+            x.detach().requires_grad_(True) if i in diff_idx and not x.requires_grad else x for i, x in enumerate(ins)
+        )
         outs = _outputs(func, ins)
         pairs = [(o, g) for o, g in zip(outs, gos) if o.requires_grad]
         grads = ember.autograd.grad(
