@@ -124,6 +124,22 @@ def __init_subclass__(cls, **kwargs):
         _python_dispatch._note_dispatch_type(cls)
 
 
+# ---- __torch_dispatch__ (docs/extending.md; the machinery is ember.utils._python_dispatch) -------------------------
+
+
+def _disabled_torch_dispatch_impl(func, types, args=(), kwargs=None):
+    """Tensor.__torch_dispatch__: the default, which handles nothing (a subclass that defines its own is called)."""
+    return NotImplemented
+
+
+def _make_wrapper_subclass(cls, size, *args, **kwargs):
+    """A ``cls`` instance with the given geometry and no data of its own: what a wrapper subclass's ``__new__``
+    returns (PyTorch's ``Tensor._make_wrapper_subclass``; see ember.utils._python_dispatch)."""
+    from .utils import _python_dispatch
+
+    return _python_dispatch._make_wrapper_subclass(cls, size, *args, **kwargs)
+
+
 # ---- the negative bit, which ember's tensors never have (docs/dtypes.md) -------------------------------------------
 
 
@@ -152,6 +168,8 @@ _METHODS = {
     "histogram": _histogram.histogram,
     "stft": _spectral.stft,
     "istft": _spectral.istft,
+    "__torch_dispatch__": _disabled_torch_dispatch_impl,
+    "_make_wrapper_subclass": staticmethod(_make_wrapper_subclass),
     "resolve_neg": resolve_neg,
     "is_neg": is_neg,
     "is_inference": is_inference,

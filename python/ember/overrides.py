@@ -343,8 +343,8 @@ _MACHINERY = frozenset(
     _torch_function_set_dispatcher _note_torch_function_type _torch_function_active _torch_function_overrides
     _has_torch_function    _is_torch_function_enabled _is_torch_function_all_disabled _is_torch_function_mode_enabled
     _push_on_torch_function_stack _pop_torch_function_stack _len_torch_function_stack _get_function_stack_at
-    __init__ __new__ __init_subclass__ __torch_function__ _make_subclass as_subclass __getattribute__ __setattr__
-    __class__ __signature__ __get__""".split()
+    __init__ __new__ __init_subclass__ __torch_function__ _make_subclass _make_wrapper_subclass __torch_dispatch__
+    as_subclass __getattribute__ __setattr__ __class__ __signature__ __get__""".split()
 )
 
 _OVERRIDABLE = {}  # namespace object -> [callables]

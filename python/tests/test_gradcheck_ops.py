@@ -30,7 +30,7 @@ randint_like randn randn_like randperm result_type seed set_default_dtype set_nu
 set_rng_state signbit tensor unique unique_consecutive zeros zeros_like normal poisson binomial
 searchsorted bucketize isin tril_indices triu_indices is_same_size is_nonzero is_signed resize_as_
 gcd gcd_ lcm lcm_ heaviside nextafter hann_window hamming_window blackman_window bartlett_window kaiser_window
-geqrf detach detach_ fill_ zero_ unravel_index isreal
+geqrf detach detach_ fill_ zero_ unravel_index isreal is_conj
 """.split()
 )
 # Aliases: covered by the case of the op they alias.

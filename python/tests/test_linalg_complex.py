@@ -23,7 +23,9 @@ needs_torch = pytest.mark.skipif(not os.path.exists(TORCH_PY), reason="needs the
 
 
 def arr(t):
-    return t.detach().numpy().astype(np.complex128) if t.is_complex() else t.detach().numpy().astype(np.float64)
+    # Results may be conjugate views (lu_solve's, as PyTorch's), which numpy() refuses until resolved.
+    t = t.detach().resolve_conj()
+    return t.numpy().astype(np.complex128) if t.is_complex() else t.numpy().astype(np.float64)
 
 
 def crand(rng, *shape, dtype=ember.complex128, transposed=False):

@@ -19,6 +19,7 @@ import weakref
 import ember
 from ember import _C
 from ember._ops import OpOverload, ops
+from ember._tensor import _disabled_torch_dispatch_impl
 
 __all__ = [
     "TorchDispatchMode",
@@ -40,10 +41,6 @@ def _stack():
     if s is None:
         s = _state.modes = []
     return s
-
-
-def _disabled_torch_dispatch_impl(func, types, args=(), kwargs=None):
-    return NotImplemented
 
 
 def _dispatch_type(t):
@@ -427,9 +424,7 @@ def _del_wrapper_grad(self):
     _tensor_grad.__delete__(self)
 
 
-_tensor_default = _disabled_torch_dispatch_impl
-ember.Tensor._make_wrapper_subclass = staticmethod(_make_wrapper_subclass)
-ember.Tensor.__torch_dispatch__ = _disabled_torch_dispatch_impl
+_tensor_default = _disabled_torch_dispatch_impl  # Tensor.__torch_dispatch__ (attached in ember/_tensor.py)
 _C._set_python_dispatch_hook(_dispatch_from_cpp, _NOT_HANDLED)
 _C._set_wrapper_storage_freed(_wrapper_storage_freed)
 
