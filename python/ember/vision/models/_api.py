@@ -12,6 +12,8 @@ import warnings
 import ember
 from ember import hub
 
+from ._predict import ClassifierMixin
+
 __all__ = [
     "ClassifierMixin",
     "Weights",
@@ -23,75 +25,6 @@ __all__ = [
     "get_model_weights",
     "get_weight",
 ]
-
-
-class ClassifierMixin:
-    """model.predict(images, top_k=1) for an image classifier (the Chainer paper's unified inference API)."""
-
-    def predict(self, images, top_k=1):
-        """Labels and softmax scores for a batch of images.
-
-        images: a float tensor [N, C, H, W] or a list of [C, H, W] tensors (already transformed as the model
-        expects, e.g. ToTensor + Normalize). Runs in eval mode without autograd and restores the previous mode.
-        Returns (labels, scores): int64 [N] and the probabilities [N] of the predicted labels, or [N, top_k] each
-        (best first) when top_k > 1.
-        """
-        if isinstance(images, (list, tuple)):
-            if not images:
-                raise ValueError("predict() got an empty list of images")
-            for i, im in enumerate(images):
-                if not isinstance(im, ember.Tensor) or im.dim() != 3:
-                    raise ValueError(
-                        "predict() expects [C, H, W] tensors in a list; item %d is %s"
-                        % (
-                            i,
-                            "a tensor of shape %s" % (list(im.shape),)
-                            if isinstance(im, ember.Tensor)
-                            else type(im).__name__,
-                        )
-                    )
-            if len({tuple(im.shape) for im in images}) != 1:
-                raise ValueError(
-                    "predict() needs images of one size to batch them, got shapes %s"
-                    % sorted({tuple(im.shape) for im in images})
-                )
-            images = ember.stack(list(images))
-        if not isinstance(images, ember.Tensor):
-            raise TypeError(
-                "predict() expects a tensor [N, C, H, W] or a list of [C, H, W] tensors, got %s" % type(images).__name__
-            )
-        if images.dim() != 4:
-            raise ValueError(
-                "predict() expects a batch [N, C, H, W] (or a list of [C, H, W] tensors), got shape %s"
-                % (list(images.shape),)
-            )
-        if not images.is_floating_point():
-            raise TypeError(
-                "predict() expects float images (apply ToTensor/ConvertImageDtype first), got %s" % images.dtype
-            )
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-            raise ValueError("top_k must be a positive int, got %r" % (top_k,))
-        param = next(iter(self.parameters()), None)
-        if param is not None and (images.device != param.device or images.dtype != param.dtype):
-            images = images.to(device=param.device, dtype=param.dtype)
-        was_training = self.training
-        self.eval()
-        try:
-            with ember.no_grad():
-                logits = self(images)
-        finally:
-            self.train(was_training)
-        if logits.dim() != 2:
-            raise RuntimeError(
-                "predict() expects the model to return logits [N, classes], got shape %s" % (list(logits.shape),)
-            )
-        if top_k > logits.shape[1]:
-            raise ValueError("top_k=%d is more than the %d classes" % (top_k, logits.shape[1]))
-        probs = logits.softmax(dim=1)
-        scores, labels = probs.topk(top_k, dim=1)
-        if top_k == 1:
-            return labels[:, 0], scores[:, 0]
-        return labels, scores
 
 
 class Weights:
@@ -299,6 +232,7 @@ def _load(model, weights, progress=True, fix=None):
     if weights is not None:
         state = weights.get_state_dict(progress=progress)
         model.load_state_dict(fix(state) if fix else state)
+        model._predict_weights = weights  # model.predict applies weights.transforms()
     return model
 
 

@@ -20,6 +20,7 @@ from .backbone_utils import _resnet_fpn_extractor, _validate_trainable_layers
 from .generalized_rcnn import _check_degenerate, _check_targets
 from .retinanet import _flatten_levels
 from .transform import GeneralizedRCNNTransform
+from .._predict import DetectionMixin
 
 __all__ = ["FCOS", "FCOSHead", "fcos_resnet50_fpn"]
 
@@ -139,7 +140,7 @@ class FCOSRegressionHead(nn.Module):
         return ember.cat(regression, dim=1), ember.cat(ctrness, dim=1)
 
 
-class FCOS(nn.Module):
+class FCOS(DetectionMixin, nn.Module):
     """FCOS on a backbone with ``out_channels``, with torchvision's arguments and defaults (min_size=800,
     max_size=1333, image_mean/std, anchor_generator (one anchor per location, sizes 8-128), head,
     center_sampling_radius=1.5, score_thresh=0.2, nms_thresh=0.6, detections_per_img=100, topk_candidates=1000).

@@ -5,6 +5,7 @@ from collections import OrderedDict
 import ember
 
 from .... import nn
+from .._predict import DetectionMixin
 
 __all__ = ["GeneralizedRCNN"]
 
@@ -33,7 +34,7 @@ def _check_degenerate(targets):
             )
 
 
-class GeneralizedRCNN(nn.Module):
+class GeneralizedRCNN(DetectionMixin, nn.Module):
     """The R-CNN family's forward: images (a list of [C, H, W] tensors, sizes may differ) -> transform -> backbone
     -> rpn -> roi_heads -> detections in the original sizes. Returns the losses (a dict) in training, given targets
     (a list of dicts: "boxes" [N, 4] x1 y1 x2 y2, "labels" int64 [N], ...), and the detections otherwise."""

@@ -19,6 +19,7 @@ from .anchor_utils import AnchorGenerator
 from .backbone_utils import _resnet_fpn_extractor, _validate_trainable_layers
 from .generalized_rcnn import _check_degenerate, _check_targets
 from .transform import GeneralizedRCNNTransform
+from .._predict import DetectionMixin
 
 __all__ = ["RetinaNet", "RetinaNetHead", "retinanet_resnet50_fpn", "retinanet_resnet50_fpn_v2"]
 
@@ -156,7 +157,7 @@ def _sum(x):
     return res
 
 
-class RetinaNet(nn.Module):
+class RetinaNet(DetectionMixin, nn.Module):
     """RetinaNet on a backbone with ``out_channels``, with torchvision's arguments and defaults (min_size=800,
     max_size=1333, image_mean/std, anchor_generator, head, proposal_matcher, score_thresh=0.05, nms_thresh=0.5,
     detections_per_img=300, fg_iou_thresh=0.5, bg_iou_thresh=0.4, topk_candidates=1000; other keyword arguments go

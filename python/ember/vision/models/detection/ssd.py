@@ -17,6 +17,7 @@ from .backbone_utils import _validate_trainable_layers
 from .generalized_rcnn import _check_degenerate, _check_targets
 from .retinanet import _flatten_levels
 from .transform import GeneralizedRCNNTransform
+from .._predict import DetectionMixin
 
 __all__ = ["SSD", "SSDHead", "SSDScoringHead", "ssd300_vgg16"]
 
@@ -77,7 +78,7 @@ class SSDRegressionHead(SSDScoringHead):
         super().__init__(bbox_reg, 4)
 
 
-class SSD(nn.Module):
+class SSD(DetectionMixin, nn.Module):
     """SSD on a backbone returning its feature maps, with default boxes from anchor_generator, images resized to
     size (w, h), and torchvision's arguments and defaults (image_mean/std, head, score_thresh=0.01,
     nms_thresh=0.45, detections_per_img=200, iou_thresh=0.5, topk_candidates=400, positive_fraction=0.25). Eval: a

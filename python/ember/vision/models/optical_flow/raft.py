@@ -12,6 +12,7 @@ from ....nn import functional as F
 from ...ops.misc import Conv2dNormActivation
 from .._api import _load, _resolve, register_model
 from ._utils import grid_sample, make_coords_grid, upsample_flow
+from .._predict import OpticalFlowMixin
 
 __all__ = ["RAFT", "raft_large", "raft_small"]
 
@@ -273,7 +274,7 @@ class CorrBlock(nn.Module):
         return out
 
 
-class RAFT(nn.Module):
+class RAFT(OpticalFlowMixin, nn.Module):
     """RAFT: model(image1, image2, num_flow_updates=12) -> a list of num_flow_updates flows [N, 2, H, W] (the last is
     the best). Images [N, 3, H, W] in [-1, 1] (the weights' transforms()), H and W multiples of 8."""
 

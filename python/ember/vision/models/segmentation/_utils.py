@@ -7,11 +7,12 @@ from .... import nn
 from ....nn import functional as F
 from .._api import _WEIGHTS_OF
 from .._utils import _ovewrite_value_param
+from .._predict import SegmentationMixin
 
 __all__ = ["_SimpleSegmentationModel", "FCNHead"]
 
 
-class _SimpleSegmentationModel(nn.Module):
+class _SimpleSegmentationModel(SegmentationMixin, nn.Module):
     """backbone (an IntermediateLayerGetter returning "out" and optionally "aux") followed by classifier on "out" and
     aux_classifier on "aux", each upsampled (bilinear) to the input's size; forward returns {"out": ..., "aux": ...}."""
 

@@ -10,11 +10,12 @@ from .._utils import IntermediateLayerGetter
 from ..mobilenetv3 import mobilenet_v3_large
 from ._utils import _resolve_segmentation
 from .deeplabv3 import _mobilenet_stages
+from .._predict import SegmentationMixin
 
 __all__ = ["LRASPP", "lraspp_mobilenet_v3_large"]
 
 
-class LRASPP(nn.Module):
+class LRASPP(SegmentationMixin, nn.Module):
     """Lite R-ASPP: backbone returning {"low", "high"} features and an LRASPPHead; forward returns {"out": ...} at
     the input's size.
 

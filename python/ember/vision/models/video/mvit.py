@@ -13,6 +13,7 @@ from ....nn import functional as F
 from ...ops.misc import MLP
 from ...ops.stochastic_depth import StochasticDepth
 from .._api import _load, _ovewrite_named_param, _resolve, register_model
+from .._predict import VideoClassifierMixin
 
 __all__ = ["MViT", "MSBlockConfig", "mvit_v1_b", "mvit_v2_s"]
 
@@ -247,7 +248,7 @@ class PositionalEncoding(nn.Module):
         return x
 
 
-class MViT(nn.Module):
+class MViT(VideoClassifierMixin, nn.Module):
     """MViT on clips [N, 3, T, H, W] of exactly temporal_size x spatial_size (or images [N, 3, H, W] when
     temporal_size is 1) -> logits [N, num_classes]."""
 

@@ -4,6 +4,7 @@ convolution factored into a spatial and a temporal one), with torchvision's modu
 
 from .... import nn
 from .._api import _load, _resolve, register_model
+from .._predict import VideoClassifierMixin
 
 __all__ = [
     "VideoResNet",
@@ -148,7 +149,7 @@ class R2Plus1dStem(nn.Sequential):
         )
 
 
-class VideoResNet(nn.Module):
+class VideoResNet(VideoClassifierMixin, nn.Module):
     """A ResNet on clips [N, 3, T, H, W] -> logits [N, num_classes]; conv_makers gives each stage's convolution."""
 
     def __init__(self, block, conv_makers, layers, stem, num_classes=400, zero_init_residual=False):

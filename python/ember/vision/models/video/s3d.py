@@ -8,6 +8,7 @@ import ember
 from .... import nn
 from ...ops.misc import Conv3dNormActivation
 from .._api import _load, _resolve, register_model
+from .._predict import VideoClassifierMixin
 
 __all__ = ["S3D", "s3d"]
 
@@ -62,7 +63,7 @@ class SepInceptionBlock3D(nn.Module):
         return ember.cat((self.branch0(x), self.branch1(x), self.branch2(x), self.branch3(x)), 1)
 
 
-class S3D(nn.Module):
+class S3D(VideoClassifierMixin, nn.Module):
     """S3D on clips [N, 3, T, H, W] -> logits [N, num_classes]. Its 2x7x7 average pooling wants clips of at least
     16 frames of 224x224 (T/8 x H/32 x W/32 features)."""
 

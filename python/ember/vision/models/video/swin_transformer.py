@@ -9,6 +9,7 @@ from .... import nn
 from ....nn import functional as F
 from .._api import _load, _resolve, register_model
 from ..swin_transformer import PatchMerging, SwinTransformerBlock
+from .._predict import VideoClassifierMixin
 
 __all__ = ["SwinTransformer3d", "swin3d_t", "swin3d_s", "swin3d_b"]
 
@@ -143,7 +144,7 @@ class PatchEmbed3d(nn.Module):
         return self.norm(x.permute(0, 2, 3, 4, 1))
 
 
-class SwinTransformer3d(nn.Module):
+class SwinTransformer3d(VideoClassifierMixin, nn.Module):
     """Video Swin on clips [N, 3, T, H, W] -> logits [N, num_classes]."""
 
     def __init__(
