@@ -272,7 +272,7 @@ def test_predict_errors():
     with pytest.raises(ValueError, match=r"expects a batch \[N, C, H, W\]"):
         model.predict(ember.rand(1, 28, 28))
     with pytest.raises(TypeError, match="expects float images"):
-        model.predict(ember.zeros(1, 1, 28, 28, dtype=ember.uint8))
+        model.predict(ember.zeros(1, 1, 28, 28, dtype=ember.uint8), transforms=False)
     with pytest.raises(ValueError, match="top_k=11 is more than the 10 classes"):
         model.predict(ember.rand(1, 1, 28, 28), top_k=11)
     with pytest.raises(ValueError, match="images of one size"):
