@@ -24,9 +24,7 @@ def _check_image(x, what, i, rank, channels=None):
         dims = "[T, C, H, W]" if rank == 4 else "[C, H, W]"
         raise ValueError("predict() expects %s %s; %s %d is %s" % (what, dims, what[:-1], i, _describe(x)))
     if not (x.dtype == ember.uint8 or x.is_floating_point()):
-        raise TypeError(
-            "predict() expects uint8 or floating %s, got %s at %s %d" % (what, x.dtype, what[:-1], i)
-        )
+        raise TypeError("predict() expects uint8 or floating %s, got %s at %s %d" % (what, x.dtype, what[:-1], i))
     if channels is not None and x.shape[-3] != channels:
         raise ValueError(
             "predict() expects %d-channel %s, got %s at %s %d" % (channels, what, list(x.shape), what[:-1], i)

@@ -12,6 +12,7 @@ from ...ops import FrozenBatchNorm2d, generalized_box_iou_loss, sigmoid_focal_lo
 from ...ops import boxes as box_ops
 from ...ops.feature_pyramid_network import LastLevelP6P7
 from .._api import _WEIGHTS_OF, _load, register_model
+from .._predict import DetectionMixin
 from ..resnet import resnet50
 from . import _utils as det_utils
 from ._utils import _resolve_weights
@@ -20,7 +21,6 @@ from .backbone_utils import _resnet_fpn_extractor, _validate_trainable_layers
 from .generalized_rcnn import _check_degenerate, _check_targets
 from .retinanet import _flatten_levels
 from .transform import GeneralizedRCNNTransform
-from .._predict import DetectionMixin
 
 __all__ = ["FCOS", "FCOSHead", "fcos_resnet50_fpn"]
 

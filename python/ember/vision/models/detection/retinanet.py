@@ -12,6 +12,7 @@ from ...ops import Conv2dNormActivation, FrozenBatchNorm2d, sigmoid_focal_loss
 from ...ops import boxes as box_ops
 from ...ops.feature_pyramid_network import LastLevelP6P7
 from .._api import _WEIGHTS_OF, _load, register_model
+from .._predict import DetectionMixin
 from ..resnet import resnet50
 from . import _utils as det_utils
 from ._utils import _box_loss, _resolve_weights, overwrite_eps
@@ -19,7 +20,6 @@ from .anchor_utils import AnchorGenerator
 from .backbone_utils import _resnet_fpn_extractor, _validate_trainable_layers
 from .generalized_rcnn import _check_degenerate, _check_targets
 from .transform import GeneralizedRCNNTransform
-from .._predict import DetectionMixin
 
 __all__ = ["RetinaNet", "RetinaNetHead", "retinanet_resnet50_fpn", "retinanet_resnet50_fpn_v2"]
 

@@ -9,6 +9,7 @@ from .... import nn
 from ....nn import functional as F
 from ...ops import boxes as box_ops
 from .._api import _WEIGHTS_OF, _load, register_model
+from .._predict import DetectionMixin
 from ..vgg import vgg16
 from . import _utils as det_utils
 from ._utils import _resolve_weights
@@ -17,7 +18,6 @@ from .backbone_utils import _validate_trainable_layers
 from .generalized_rcnn import _check_degenerate, _check_targets
 from .retinanet import _flatten_levels
 from .transform import GeneralizedRCNNTransform
-from .._predict import DetectionMixin
 
 __all__ = ["SSD", "SSDHead", "SSDScoringHead", "ssd300_vgg16"]
 

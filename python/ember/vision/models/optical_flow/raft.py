@@ -11,8 +11,8 @@ from .... import nn
 from ....nn import functional as F
 from ...ops.misc import Conv2dNormActivation
 from .._api import _load, _resolve, register_model
-from ._utils import grid_sample, make_coords_grid, upsample_flow
 from .._predict import OpticalFlowMixin
+from ._utils import grid_sample, make_coords_grid, upsample_flow
 
 __all__ = ["RAFT", "raft_large", "raft_small"]
 

@@ -6,8 +6,8 @@ from collections import OrderedDict
 from .... import nn
 from ....nn import functional as F
 from .._api import _WEIGHTS_OF
-from .._utils import _ovewrite_value_param
 from .._predict import SegmentationMixin
+from .._utils import _ovewrite_value_param
 
 __all__ = ["_SimpleSegmentationModel", "FCNHead"]
 

@@ -6,11 +6,11 @@ from collections import OrderedDict
 from .... import nn
 from ....nn import functional as F
 from .._api import _WEIGHTS_OF, _load, register_model
+from .._predict import SegmentationMixin
 from .._utils import IntermediateLayerGetter
 from ..mobilenetv3 import mobilenet_v3_large
 from ._utils import _resolve_segmentation
 from .deeplabv3 import _mobilenet_stages
-from .._predict import SegmentationMixin
 
 __all__ = ["LRASPP", "lraspp_mobilenet_v3_large"]
 

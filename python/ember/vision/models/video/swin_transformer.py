@@ -8,8 +8,8 @@ import ember
 from .... import nn
 from ....nn import functional as F
 from .._api import _load, _resolve, register_model
-from ..swin_transformer import PatchMerging, SwinTransformerBlock
 from .._predict import VideoClassifierMixin
+from ..swin_transformer import PatchMerging, SwinTransformerBlock
 
 __all__ = ["SwinTransformer3d", "swin3d_t", "swin3d_s", "swin3d_b"]
 
