@@ -3,6 +3,7 @@ a reference pipeline written out here (the preset transform by hand in NumPy whe
 the post-processing) on small random-weight models and tiny uint8 images of different sizes, and its error paths."""
 
 import os
+import pickle
 
 import numpy as np
 import pytest
@@ -80,7 +81,7 @@ def test_classifier_uint8_images_of_any_size_default_transform():
 def test_classifier_uses_the_weights_preset(tmp_path, monkeypatch):
     w = models.RegNet_Y_400MF_Weights.IMAGENET1K_V2  # its preset resizes to 232, not the default's 256
     model = _with_weights(models.regnet_y_400mf, w, tmp_path, monkeypatch)
-    assert model._predict_weights is w
+    assert model._predict_transforms is w.transforms
     with ember.no_grad():
         model.fc.weight.mul_(1000.0)  # random features are nearly constant: spread the logits
     images = _images((3, 30, 50), (3, 45, 40), seed=2)
@@ -90,6 +91,10 @@ def test_classifier_uses_the_weights_preset(tmp_path, monkeypatch):
     probs = _classification_reference(model, floats, 232, 224)  # the preset: resize 232, crop 224
     np.testing.assert_array_equal(labels.numpy(), probs.argmax(1))
     np.testing.assert_allclose(scores.numpy(), probs.max(1), rtol=1e-3, atol=1e-6)
+    # the model stays picklable and keeps its preset
+    again = pickle.loads(pickle.dumps(model))
+    l2, s2 = again.predict(floats)
+    assert ember.equal(l2, labels) and ember.allclose(s2, scores)
     # an explicit transforms replaces the preset
     custom = w.transforms(crop_size=64, resize_size=72)
     labels, scores = model.predict(images, transforms=custom)

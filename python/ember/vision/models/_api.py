@@ -232,7 +232,8 @@ def _load(model, weights, progress=True, fix=None):
     if weights is not None:
         state = weights.get_state_dict(progress=progress)
         model.load_state_dict(fix(state) if fix else state)
-        model._predict_weights = weights  # model.predict applies weights.transforms()
+        # model.predict applies the preset (the partial, not the enum member: the model stays picklable)
+        model._predict_transforms = weights.transforms
     return model
 
 

@@ -58,9 +58,9 @@ def _as_list(items, rank, what="images", channels=None):
 
 
 def _weights_transforms(model):
-    """The preset of the weights the model was built with (set by _api._load), or None."""
-    weights = getattr(model, "_predict_weights", None)
-    return weights.transforms() if weights is not None else None
+    """The preset of the weights the model was built with (weights.transforms, set by _api._load), or None."""
+    make = getattr(model, "_predict_transforms", None)
+    return make() if make is not None else None
 
 
 def _to_model(model, x):
