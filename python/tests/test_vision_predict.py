@@ -321,3 +321,42 @@ def test_raft_flow_at_the_original_size():
         model.predict(img1, img2[None])
     with pytest.raises(TypeError, match="uint8 or floating"):
         model.predict(img1.int(), img2.int())
+
+
+def test_deeplabv3_with_aux_and_a_transforms_callable():
+    ember.manual_seed(0)
+    model = segmentation.deeplabv3_mobilenet_v3_large(weights_backbone=None, num_classes=3, aux_loss=True)
+    images = _images((3, 24, 20), (3, 18, 30), seed=10)
+
+    def half(im):  # a custom transform that changes the size: the maps still come back at the original size
+        return TF.resize(im.float() / 255, [im.shape[-2] // 2 * 2 + 16, im.shape[-1] // 2 * 2 + 16], antialias=False)
+
+    labels, scores = model.predict(images, return_scores=True, transforms=half)
+    model.eval()
+    for im, lab, sc in zip(images, labels, scores):
+        h, w = im.shape[-2:]
+        with ember.no_grad():
+            logits = model(half(im).unsqueeze(0))["out"]  # "aux" is not used
+            logits = F.interpolate(logits, size=(h, w), mode="bilinear", align_corners=False)
+        probs = _softmax(logits[0].numpy().astype(np.float64), 0)
+        assert tuple(lab.shape) == (h, w)
+        np.testing.assert_allclose(sc.numpy(), probs.max(0), rtol=1e-3, atol=1e-5)
+        top2 = np.sort(probs, 0)[-2:]
+        clear = top2[1] - top2[0] > 1e-4
+        np.testing.assert_array_equal(lab.numpy()[clear], probs.argmax(0)[clear])
+
+
+def test_every_family_base_class_has_its_predict():
+    from ember.vision.models import _predict
+
+    families = {
+        _predict.DetectionMixin: [detection.FasterRCNN, detection.MaskRCNN, detection.KeypointRCNN,
+                                  detection.RetinaNet, detection.FCOS, detection.SSD],
+        _predict.SegmentationMixin: [segmentation.FCN, segmentation.DeepLabV3, segmentation.LRASPP],
+        _predict.VideoClassifierMixin: [video.VideoResNet, video.S3D, video.MViT, video.SwinTransformer3d],
+        _predict.OpticalFlowMixin: [optical_flow.RAFT],
+        _predict.ClassifierMixin: [models.ResNet, models.VisionTransformer, models.MobileNetV3, models.ConvNeXt],
+    }  # fmt: skip
+    for mixin, classes in families.items():
+        for cls in classes:
+            assert issubclass(cls, mixin) and cls.predict is mixin.predict, cls
