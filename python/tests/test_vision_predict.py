@@ -217,6 +217,12 @@ def test_detection_errors():
         model.predict([ember.zeros(1, 8, 8, dtype=ember.uint8)])
     with pytest.raises(TypeError, match="uint8 or floating images, got ember.int64"):
         model.predict([ember.zeros(3, 8, 8, dtype=ember.int64)])
+    with pytest.raises(ValueError, match=r"empty image \[3, 0, 8\] at image 1"):
+        model.predict([ember.zeros(3, 8, 8, dtype=ember.uint8), ember.zeros(3, 0, 8, dtype=ember.uint8)])
+    with pytest.raises(ValueError, match="empty list of images"):
+        model.predict(ember.zeros(0, 3, 8, 8))
+    with pytest.raises(TypeError, match="expects a list of images tensors or a batched tensor, got ndarray"):
+        model.predict(np.zeros((1, 3, 8, 8), np.uint8))
     with pytest.raises(ValueError, match="wrap it in a list"):
         model.predict(ember.zeros(3, 8, 8, dtype=ember.uint8))
     with pytest.raises(TypeError, match="score_threshold must be a number"):
