@@ -428,6 +428,34 @@ def _expand(self, size, *, implicit=False):
     return ember.Tensor.expand(self, size)
 
 
+def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    F, n = ember.nn.functional, weight.dim() - 2
+    if transposed:
+        return getattr(F, f"conv_transpose{n}d")(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return getattr(F, f"conv{n}d")(input, weight, bias, stride, padding, dilation, groups)
+
+
+def _convolution_backward(
+    grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask
+):
+    """The gradients of aten.convolution that output_mask asks for (None for the others): ember's gradient formula,
+    reached through autograd on detached operands."""
+    need_x, need_w, need_b = (bool(m) for m in output_mask)
+    gx = gw = gb = None
+    if need_x or need_w:
+        with ember.enable_grad():
+            x = input.detach().requires_grad_(need_x)
+            w = weight.detach().requires_grad_(need_w)
+            y = _convolution(x, w, None, stride, padding, dilation, transposed, output_padding, groups)
+            wanted = [t for t, m in ((x, need_x), (w, need_w)) if m]
+            grads = list(ember.autograd.grad(y, wanted, grad_output))
+        gx = grads.pop(0) if need_x else None
+        gw = grads.pop(0) if need_w else None
+    if need_b:
+        gb = ember.sum(grad_output, [0, *range(2, grad_output.dim())])
+    return gx, gw, gb
+
+
 _LIKE = (
     "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, "
     "MemoryFormat? memory_format=None"
@@ -496,6 +524,19 @@ _TABLE = [
     (
         "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
         _reduce("mean"),
+        None,
+    ),
+    (
+        "convolution.default(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
+        "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor",
+        _convolution,
+        None,
+    ),
+    (
+        "convolution_backward.default(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, "
+        "SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, "
+        "SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+        _below_modes(_convolution_backward),
         None,
     ),
     (f"full_like.default(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", _full_like, None),

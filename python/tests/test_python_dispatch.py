@@ -662,3 +662,116 @@ def test_pytree_flatten_unflatten_map():
 @needs_torch
 def test_pytree_matches_pytorch():
     assert _run_ember(PYTREE_PROGRAM) == run_torch(PYTREE_PROGRAM)
+
+
+# ---- convolutions (issue 22's coverage) ----------------------------------------------------------------------------
+
+CNN_PROGRAM = """
+class Rec(torch.utils._python_dispatch.TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.log = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.log.append(str(func))
+        return func(*args, **(kwargs or {}))
+torch.manual_seed(0)
+net = torch.nn.Sequential(torch.nn.Conv2d(1, 3, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv2d(3, 2, 2, stride=2),
+                          torch.nn.Flatten(), torch.nn.Linear(8, 3))
+x = torch.randn(2, 1, 4, 4)
+with Rec() as fwd:
+    loss = net(x).sum()
+with Rec() as bwd:
+    loss.backward()
+skip = ("aten.detach.default",)
+result = [[f for f in fwd.log if f not in skip], [f for f in bwd.log if f not in skip]]
+"""
+
+
+def test_mode_records_cnn_convolutions_forward_and_backward():
+    fwd, bwd = _run_ember(CNN_PROGRAM)
+    assert fwd == ["aten.convolution.default", "aten.relu.default", "aten.convolution.default", "aten.view.default",
+                   "aten.t.default", "aten.addmm.default", "aten.sum.default"]  # fmt: skip
+    # the second convolution's backward asks for all three gradients, the first's (its input needs none) for two
+    assert bwd.count("aten.convolution_backward.default") == 2
+    conv_bwd = [i for i, f in enumerate(bwd) if f == "aten.convolution_backward.default"]
+    assert conv_bwd[0] < bwd.index("aten.threshold_backward.default") < conv_bwd[1]
+
+
+@needs_torch
+def test_cnn_op_names_match_pytorch():
+    e_fwd, e_bwd = _run_ember(CNN_PROGRAM)
+    t_fwd, t_bwd = run_torch("import torch.utils._python_dispatch\n" + CNN_PROGRAM)
+    assert e_fwd == t_fwd
+    # the backward's convolution ops come in PyTorch's order (ember's matrix-product gradients differ, see the MLP)
+    keep = {"aten.convolution_backward.default", "aten.threshold_backward.default", "aten.ones_like.default"}
+    assert [f for f in e_bwd if f in keep] == [f for f in t_bwd if f in keep]
+
+
+def _conv_ref(x, w, b, stride, pad):
+    """Direct cross-correlation in NumPy (the reference for aten.convolution)."""
+    x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, _, h, wd = x.shape
+    co, _, kh, kw = w.shape
+    oh, ow = (h - kh) // stride + 1, (wd - kw) // stride + 1
+    out = np.zeros((n, co, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = x[:, :, i * stride : i * stride + kh, j * stride : j * stride + kw]
+            out[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
+    return out + b[None, :, None, None]
+
+
+def test_aten_convolution_and_backward_values():
+    rng = np.random.default_rng(0)
+    x, w, b = rng.standard_normal((2, 2, 5, 5)), rng.standard_normal((3, 2, 3, 3)), rng.standard_normal(3)
+    aten = ember.ops.aten
+    xe, we, be = (ember.tensor(a, dtype=ember.float64) for a in (x, w, b))
+    y = aten.convolution.default(xe, we, be, [2, 2], [1, 1], [1, 1], False, [0, 0], 1)
+    np.testing.assert_allclose(y.numpy(), _conv_ref(x, w, b, 2, 1), rtol=1e-10)
+    gy = rng.standard_normal(y.shape)
+    gx, gw, gb = aten.convolution_backward.default(
+        ember.tensor(gy), xe, we, [3], [2, 2], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True]
+    )
+
+    # the conv is linear in each operand: <gy, conv(x, w)> differentiated by central differences
+    def f(xx, ww):
+        return float((gy * _conv_ref(xx, ww, b, 2, 1)).sum())
+
+    e = 1e-6
+    for idx in [(0, 1, 2, 3), (1, 0, 0, 0)]:
+        d = np.zeros_like(x)
+        d[idx] = e
+        assert abs(gx.numpy()[idx] - (f(x + d, w) - f(x - d, w)) / (2 * e)) < 1e-5
+    for idx in [(2, 1, 0, 2), (0, 0, 1, 1)]:
+        d = np.zeros_like(w)
+        d[idx] = e
+        assert abs(gw.numpy()[idx] - (f(x, w + d) - f(x, w - d)) / (2 * e)) < 1e-5
+    np.testing.assert_allclose(gb.numpy(), gy.sum((0, 2, 3)), rtol=1e-10)
+    gx2, gw2, gb2 = aten.convolution_backward.default(
+        ember.tensor(gy), xe, we, None, [2, 2], [1, 1], [1, 1], False, [0, 0], 1, [False, True, False]
+    )
+    assert gx2 is None and gb2 is None
+    np.testing.assert_allclose(gw2.numpy(), gw.numpy(), rtol=1e-10)
+
+
+def test_make_fx_cnn_forward_backward_has_no_constants():
+    ember.manual_seed(0)
+    conv1, conv2 = ember.nn.Conv2d(1, 3, 3, padding=1), ember.nn.Conv2d(3, 2, 2, stride=2)
+    lin = ember.nn.Linear(8, 3)
+
+    def step(x, w1, b1, w2, b2, lw, lb):
+        h = ember.relu(ember.nn.functional.conv2d(x, w1, b1, padding=1))
+        h = ember.nn.functional.conv2d(h, w2, b2, stride=2)
+        loss = ember.nn.functional.linear(h.flatten(1), lw, lb).pow(2).mean()
+        return ember.autograd.grad(loss, [w1, b1, w2, b2, lw, lb])
+
+    params = [p.detach().clone().requires_grad_() for m in (conv1, conv2, lin) for p in (m.weight, m.bias)]
+    x = ember.randn(2, 1, 4, 4)
+    gm = make_fx(step)(x, *params)
+    nodes = [n for n in gm.graph.nodes]
+    assert not [n for n in nodes if n.op == "get_attr"]  # every result is computed from the inputs
+    targets = [str(n.target) for n in nodes if n.op == "call_function"]
+    assert targets.count("aten.convolution.default") == 2 and targets.count("aten.convolution_backward.default") == 2
+    x2 = ember.randn(2, 1, 4, 4)
+    for got, want in zip(gm(x2, *params), step(x2, *params)):
+        np.testing.assert_allclose(got.detach().numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
