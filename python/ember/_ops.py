@@ -456,6 +456,137 @@ def _convolution_backward(
     return gx, gw, gb
 
 
+def _channel_shape(x):
+    return [1, -1] + [1] * (x.dim() - 2)
+
+
+def _batch_stats(x, eps):
+    """The per-channel mean and 1/sqrt(biased variance + eps) of x ([N, C, *])."""
+    dims = [0, *range(2, x.dim())]
+    mean = ember.mean(x, dims)
+    var = ember.mean(ember.square(ember.sub(x, mean.view(_channel_shape(x)))), dims)
+    return mean, ember.rsqrt(ember.add(var, eps))
+
+
+def _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    out = ember.nn.functional.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:  # PyTorch's CPU kernel saves nothing in evaluation
+        return out, ember.empty(0, dtype=input.dtype), ember.empty(0, dtype=input.dtype)
+    mean, invstd = _batch_stats(input.detach(), eps)
+    return out, mean, invstd
+
+
+def _native_batch_norm_backward(
+    grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask
+):
+    """batch_norm's gradients in closed form (xhat = (x - mean) * invstd, g = grad_out * weight): dx = invstd * (g -
+    mean(g) - xhat * mean(g * xhat)) in training, g * invstd in evaluation; dweight = sum(grad_out * xhat), dbias =
+    sum(grad_out). Without save_mean/save_invstd a training backward recomputes them from the input."""
+    dims, shape = [0, *range(2, input.dim())], _channel_shape(input)
+    if not train:
+        mean, invstd = running_mean, ember.rsqrt(ember.add(running_var, eps))
+    elif save_mean is None or save_invstd is None:
+        mean, invstd = _batch_stats(input, eps)
+    else:
+        mean, invstd = save_mean, save_invstd
+    mean, invstd = mean.to(input.dtype).view(shape), invstd.to(input.dtype).view(shape)
+    xhat = ember.mul(ember.sub(input, mean), invstd)
+    g = grad_out if weight is None else ember.mul(grad_out, weight.view(shape))
+    gx = gw = gb = None
+    if output_mask[0]:
+        if train:
+            centred = ember.sub(g, ember.mean(g, dims, True))
+            gx = ember.mul(ember.sub(centred, ember.mul(xhat, ember.mean(ember.mul(g, xhat), dims, True))), invstd)
+        else:
+            gx = ember.mul(g, invstd)
+    if output_mask[1]:
+        gw = ember.sum(ember.mul(grad_out, xhat), dims)
+    if output_mask[2]:
+        gb = ember.sum(grad_out, dims)
+    return gx, gw, gb
+
+
+def _max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return ember.nn.functional.max_pool2d(
+        self, kernel_size, list(stride) or None, padding, dilation, ceil_mode=ceil_mode, return_indices=True
+    )
+
+
+def _max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """Each output's gradient added at the input position its index names (within its plane)."""
+    lead = list(self.shape[:-2])
+    z = ember.zeros([*lead, self.shape[-2] * self.shape[-1]], dtype=grad_output.dtype, device=grad_output.device)
+    z = ember.scatter_add(z, -1, indices.reshape([*lead, -1]), grad_output.reshape([*lead, -1]))
+    return z.view(list(self.shape))
+
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _cross_entropy_loss(self, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    return ember.nn.functional.cross_entropy(
+        self,
+        target,
+        weight,
+        ignore_index=ignore_index,
+        reduction=_REDUCTIONS[reduction],
+        label_smoothing=label_smoothing,
+    )
+
+
+def _cross_entropy_decomp(self, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    """PyTorch's parts of cross_entropy for a batch of class indices: log_softmax, then nll_loss."""
+    if label_smoothing or self.dim() != 2 or target.dim() != 1 or target.is_floating_point():
+        return NotImplemented
+    aten = ops.aten
+    lsm = aten._log_softmax.default(self, 1, False)
+    return aten.nll_loss_forward.default(lsm, target, weight, reduction, ignore_index)[0]
+
+
+def _target_weights(self, target, weight, ignore_index):
+    """Each target's class weight (1 without weights), 0 where the target is ignored; and the safe targets."""
+    valid = ember.ne(target, ignore_index)
+    safe = ember.where(valid, target, 0)
+    w = ember.ones(list(target.shape), dtype=self.dtype, device=self.device) if weight is None else weight[safe]
+    return ember.where(valid, w, ember.zeros_like(w)), safe
+
+
+class _NllLossForward(ember.autograd.Function):
+    """nll_loss with its gradient as aten.nll_loss_backward (the op a dispatch mode sees in the backward)."""
+
+    @staticmethod
+    def forward(ctx, self, target, weight, reduction, ignore_index):
+        out = ember.nn.functional.nll_loss(
+            self, target, weight, ignore_index=ignore_index, reduction=_REDUCTIONS[reduction]
+        )
+        w, _ = _target_weights(self, target, weight, ignore_index)
+        total = ember.sum(w) if reduction else ember.zeros([], dtype=self.dtype, device=self.device)
+        ctx.save_for_backward(self, target, total)
+        ctx.weight, ctx.reduction, ctx.ignore_index = weight, reduction, ignore_index
+        ctx.mark_non_differentiable(total)
+        return out, total
+
+    @staticmethod
+    def backward(ctx, grad, _):
+        self, target, total = ctx.saved_tensors
+        g = ops.aten.nll_loss_backward.default(grad, self, target, ctx.weight, ctx.reduction, ctx.ignore_index, total)
+        return g, None, None, None, None
+
+
+def _nll_loss_forward(self, target, weight, reduction, ignore_index):
+    return _NllLossForward.apply(self, target, weight, reduction, ignore_index)
+
+
+def _nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    """d loss / d self: -weight[target] (divided by total_weight for the mean) at each target, scaled by grad_output."""
+    w, safe = _target_weights(self, target, weight, ignore_index)
+    coef = ember.neg(w)
+    if reduction == 1:
+        coef = ember.div(coef, total_weight)
+    g = ember.mul(coef, grad_output).to(self.dtype)
+    return ember.scatter(ember.zeros_like(self), -1, safe.unsqueeze(-1), g.unsqueeze(-1))
+
+
 _LIKE = (
     "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, "
     "MemoryFormat? memory_format=None"
@@ -537,6 +668,49 @@ _TABLE = [
         "SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, "
         "SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
         _below_modes(_convolution_backward),
+        None,
+    ),
+    (
+        "native_batch_norm.default(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+        "Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+        _below_modes(_native_batch_norm),
+        None,
+    ),
+    (
+        "native_batch_norm_backward.default(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, "
+        "Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) "
+        "-> (Tensor, Tensor, Tensor)",
+        _below_modes(_native_batch_norm_backward),
+        None,
+    ),
+    (
+        "max_pool2d_with_indices.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+        "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+        _below_modes(_max_pool2d_with_indices),
+        None,
+    ),
+    (
+        "max_pool2d_with_indices_backward.default(Tensor grad_output, Tensor self, int[2] kernel_size, "
+        "int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor",
+        _below_modes(_max_pool2d_with_indices_backward),
+        None,
+    ),
+    (
+        "cross_entropy_loss.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
+        "SymInt ignore_index=-100, float label_smoothing=0.) -> Tensor",
+        _cross_entropy_loss,
+        _cross_entropy_decomp,
+    ),
+    (
+        "nll_loss_forward.default(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) "
+        "-> (Tensor output, Tensor total_weight)",
+        _below_modes(_nll_loss_forward),
+        None,
+    ),
+    (
+        "nll_loss_backward.default(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
+        "SymInt ignore_index, Tensor total_weight) -> Tensor",
+        _below_modes(_nll_loss_backward),
         None,
     ),
     (f"full_like.default(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", _full_like, None),

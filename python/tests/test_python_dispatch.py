@@ -775,3 +775,162 @@ def test_make_fx_cnn_forward_backward_has_no_constants():
     x2 = ember.randn(2, 1, 4, 4)
     for got, want in zip(gm(x2, *params), step(x2, *params)):
         np.testing.assert_allclose(got.detach().numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+# ---- a CNN training step: batch_norm, max_pool2d, cross_entropy ----------------------------------------------------
+
+CNN_STEP_PROGRAM = """
+class Rec(torch.utils._python_dispatch.TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.log = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.log.append(str(func))
+        return func(*args, **(kwargs or {}))
+torch.manual_seed(0)
+nn = torch.nn
+net = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                    nn.Linear(16, 3))
+x, y = torch.randn(2, 1, 4, 4), torch.tensor([0, 2])
+with Rec() as fwd:
+    loss = nn.functional.cross_entropy(net(x), y)
+with Rec() as bwd:
+    loss.backward()
+skip = ("aten.detach.default",)
+result = [[f for f in fwd.log if f not in skip], [f for f in bwd.log if f not in skip]]
+"""
+
+CNN_STEP_KEY_OPS = {
+    "aten.ones_like.default", "aten.nll_loss_backward.default", "aten._log_softmax_backward_data.default",
+    "aten.max_pool2d_with_indices_backward.default", "aten.threshold_backward.default",
+    "aten.native_batch_norm_backward.default", "aten.convolution_backward.default",
+}  # fmt: skip
+
+
+def test_mode_records_a_cnn_training_step():
+    fwd, bwd = _run_ember(CNN_STEP_PROGRAM)
+    assert fwd == ["aten.convolution.default", "aten.add_.Tensor", "aten.native_batch_norm.default",
+                   "aten.relu.default", "aten.max_pool2d_with_indices.default", "aten.view.default", "aten.t.default",
+                   "aten.addmm.default", "aten._log_softmax.default", "aten.nll_loss_forward.default"]  # fmt: skip
+    assert [f for f in bwd if f in CNN_STEP_KEY_OPS] == [
+        "aten.ones_like.default", "aten.nll_loss_backward.default", "aten._log_softmax_backward_data.default",
+        "aten.max_pool2d_with_indices_backward.default", "aten.threshold_backward.default",
+        "aten.native_batch_norm_backward.default", "aten.convolution_backward.default"]  # fmt: skip
+
+
+@needs_torch
+def test_cnn_training_step_ops_match_pytorch():
+    e_fwd, e_bwd = _run_ember(CNN_STEP_PROGRAM)
+    t_fwd, t_bwd = run_torch("import torch.utils._python_dispatch\n" + CNN_STEP_PROGRAM)
+    # PyTorch's BatchNorm also makes an empty reserve tensor (aten.empty.memory_format) that ember has no use for
+    assert e_fwd == [f for f in t_fwd if f != "aten.empty.memory_format"]
+    assert [f for f in e_bwd if f in CNN_STEP_KEY_OPS] == [f for f in t_bwd if f in CNN_STEP_KEY_OPS]
+
+
+def _cnn_step_parts():
+    ember.manual_seed(0)
+    conv, bn, lin = ember.nn.Conv2d(1, 4, 3, padding=1), ember.nn.BatchNorm2d(4), ember.nn.Linear(16, 3)
+    params = [p.detach().clone().requires_grad_() for p in (*conv.parameters(), *bn.parameters(), *lin.parameters())]
+
+    def step(x, y, cw, cb, gamma, beta, lw, lb):
+        F = ember.nn.functional
+        h = F.batch_norm(F.conv2d(x, cw, cb, padding=1), None, None, gamma, beta, True, 0.1, 1e-5)
+        h = F.max_pool2d(ember.relu(h), 2).flatten(1)
+        loss = F.cross_entropy(F.linear(h, lw, lb), y)
+        return (loss, *ember.autograd.grad(loss, [cw, cb, gamma, beta, lw, lb]))
+
+    return step, params
+
+
+def test_cnn_step_gradients_under_a_mode_equal_plain_ones():
+    step, params = _cnn_step_parts()
+    x, y = ember.randn(3, 1, 4, 4), ember.tensor([0, 2, 1])
+    plain = step(x, y, *params)
+    with Recorder() as rec:
+        seen = step(x, y, *params)
+    assert "aten.native_batch_norm_backward.default" in rec.log and "aten.nll_loss_backward.default" in rec.log
+    for a, b in zip(seen, plain):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_make_fx_cnn_training_step_has_no_constants():
+    step, params = _cnn_step_parts()
+    x, y = ember.randn(3, 1, 4, 4), ember.tensor([0, 2, 1])
+    gm = make_fx(step)(x, y, *params)
+    assert not [n for n in gm.graph.nodes if n.op == "get_attr"]
+    targets = {str(n.target) for n in gm.graph.nodes if n.op == "call_function"}
+    assert CNN_STEP_KEY_OPS - {"aten.ones_like.default"} <= targets
+    x2, y2 = ember.randn(3, 1, 4, 4), ember.tensor([1, 1, 0])
+    for got, want in zip(gm(x2, y2, *params), step(x2, y2, *params)):
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_aten_batch_norm_ops_values():
+    rng = np.random.default_rng(1)
+    x, w, b, gy = rng.standard_normal((3, 2, 2, 2)), rng.standard_normal(2), rng.standard_normal(2), None
+    aten, eps = ember.ops.aten, 1e-5
+    rm, rv = ember.zeros(2, dtype=ember.float64), ember.ones(2, dtype=ember.float64)
+    xe, we, be = (ember.tensor(a) for a in (x, w, b))
+    out, mean, invstd = aten.native_batch_norm.default(xe, we, be, rm, rv, True, 0.1, eps)
+    mu, var = x.mean((0, 2, 3)), x.var((0, 2, 3))
+    np.testing.assert_allclose(mean.numpy(), mu, rtol=1e-10)
+    np.testing.assert_allclose(invstd.numpy(), 1 / np.sqrt(var + eps), rtol=1e-10)
+
+    def bn(xx, ww):
+        m, v = xx.mean((0, 2, 3), keepdims=True), xx.var((0, 2, 3), keepdims=True)
+        return (xx - m) / np.sqrt(v + eps) * ww[None, :, None, None] + b[None, :, None, None]
+
+    np.testing.assert_allclose(out.numpy(), bn(x, w), rtol=1e-8)
+    np.testing.assert_allclose(rm.numpy(), 0.1 * mu, rtol=1e-10)  # the running mean was updated once
+    gy = rng.standard_normal(x.shape)
+    for saved in ((mean, invstd), (None, None)):
+        gx, gw, gb = aten.native_batch_norm_backward.default(
+            ember.tensor(gy), xe, we, None, None, *saved, True, eps, [True, True, True]
+        )
+        e = 1e-6
+        for idx in [(0, 1, 1, 0), (2, 0, 0, 1)]:
+            d = np.zeros_like(x)
+            d[idx] = e
+            fd = ((gy * bn(x + d, w)).sum() - (gy * bn(x - d, w)).sum()) / (2 * e)
+            assert abs(gx.numpy()[idx] - fd) < 1e-6
+        d = np.array([e, 0.0])
+        fd = ((gy * bn(x, w + d)).sum() - (gy * bn(x, w - d)).sum()) / (2 * e)
+        assert abs(gw.numpy()[0] - fd) < 1e-6
+        np.testing.assert_allclose(gb.numpy(), gy.sum((0, 2, 3)), rtol=1e-10)
+
+
+def test_aten_max_pool2d_ops_values():
+    x = np.array([[[[1.0, 5.0, 2.0, 0.0], [3.0, 4.0, 7.0, 6.0], [0.0, 9.0, 8.0, 1.0], [2.0, 2.0, 3.0, 4.0]]]])
+    aten = ember.ops.aten
+    xe = ember.tensor(x)
+    out, idx = aten.max_pool2d_with_indices.default(xe, [2, 2], [2, 2])
+    np.testing.assert_array_equal(out.numpy(), [[[[5.0, 7.0], [9.0, 8.0]]]])
+    np.testing.assert_array_equal(idx.numpy(), [[[[1, 6], [9, 10]]]])
+    gy = ember.tensor([[[[1.0, 2.0], [3.0, 4.0]]]])
+    gx = aten.max_pool2d_with_indices_backward.default(gy, xe, [2, 2], [2, 2], [0, 0], [1, 1], False, idx)
+    want = np.zeros(16)
+    want[[1, 6, 9, 10]] = [1.0, 2.0, 3.0, 4.0]
+    np.testing.assert_array_equal(gx.numpy(), want.reshape(1, 1, 4, 4))
+
+
+def test_aten_nll_loss_ops_values():
+    rng = np.random.default_rng(2)
+    logits, t, w = rng.standard_normal((4, 3)), np.array([2, 0, 1, 2]), np.array([0.5, 2.0, 1.0])
+    aten = ember.ops.aten
+    x = ember.tensor(logits, requires_grad=True)
+    lsm = aten._log_softmax.default(x, 1, False)
+    for reduction, ignore in ((1, -100), (2, 0), (0, -100)):
+        out, total = aten.nll_loss_forward.default(lsm, ember.tensor(t), ember.tensor(w), reduction, ignore)
+        logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+        keep = t != ignore
+        per = -w[t] * logp[np.arange(4), t] * keep
+        want_total = (w[t] * keep).sum() if reduction else 0.0
+        want = per if reduction == 0 else per.sum() / want_total if reduction == 1 else per.sum()
+        np.testing.assert_allclose(out.detach().numpy(), want, rtol=1e-10)
+        np.testing.assert_allclose(total.numpy(), want_total, rtol=1e-10)
+        # d/d logits of cross entropy: (softmax - onehot) * w[t] (/ total for the mean)
+        g = ember.ones_like(out)
+        (gx,) = ember.autograd.grad(out, [x], g, retain_graph=True)
+        onehot = np.eye(3)[t]
+        scale = (w[t] * keep)[:, None] / (want_total if reduction == 1 else 1.0)
+        np.testing.assert_allclose(gx.numpy(), (np.exp(logp) - onehot) * scale, rtol=1e-8, atol=1e-12)
