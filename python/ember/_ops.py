@@ -587,6 +587,25 @@ def _nll_loss_backward(grad_output, self, target, weight, reduction, ignore_inde
     return ember.scatter(ember.zeros_like(self), -1, safe.unsqueeze(-1), g.unsqueeze(-1))
 
 
+def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return ember.nn.functional.embedding(
+        indices, weight, padding_idx if padding_idx >= 0 else None, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse
+    )
+
+
+def _embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """Each looked-up row's gradient added into its weight row (divided by the row's count with scale_grad_by_freq,
+    none for padding_idx)."""
+    i = indices.reshape(-1)
+    g = grad_output.reshape([-1, grad_output.shape[-1]])
+    if scale_grad_by_freq:
+        g = ember.div(g, ember.bincount(i, minlength=num_weights)[i].unsqueeze(1))
+    if padding_idx >= 0:
+        g = ember.mul(g, ember.ne(i, padding_idx).unsqueeze(1))
+    z = ember.zeros([num_weights, g.shape[1]], dtype=grad_output.dtype, device=grad_output.device)
+    return ember.index_add(z, 0, i, g)
+
+
 _LIKE = (
     "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, "
     "MemoryFormat? memory_format=None"
@@ -711,6 +730,24 @@ _TABLE = [
         "nll_loss_backward.default(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
         "SymInt ignore_index, Tensor total_weight) -> Tensor",
         _below_modes(_nll_loss_backward),
+        None,
+    ),
+    (
+        "embedding.default(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "
+        "bool sparse=False) -> Tensor",
+        _embedding,
+        None,
+    ),
+    (
+        "embedding_dense_backward.default(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, "
+        "bool scale_grad_by_freq) -> Tensor",
+        _below_modes(_embedding_dense_backward),
+        None,
+    ),
+    ("index_select.default(Tensor self, int dim, Tensor index) -> Tensor", ember.index_select, None),
+    (
+        "gather.default(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+        lambda self, dim, index, *, sparse_grad=False: ember.gather(self, dim, index, sparse_grad=sparse_grad),
         None,
     ),
     (f"full_like.default(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", _full_like, None),

@@ -934,3 +934,63 @@ def test_aten_nll_loss_ops_values():
         onehot = np.eye(3)[t]
         scale = (w[t] * keep)[:, None] / (want_total if reduction == 1 else 1.0)
         np.testing.assert_allclose(gx.numpy(), (np.exp(logp) - onehot) * scale, rtol=1e-8, atol=1e-12)
+
+
+# ---- embedding, index_select, gather -------------------------------------------------------------------------------
+
+EMBEDDING_PROGRAM = """
+class Rec(torch.utils._python_dispatch.TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.log = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.log.append(str(func))
+        return func(*args, **(kwargs or {}))
+w = torch.arange(12.0).reshape(4, 3).requires_grad_()
+i = torch.tensor([[1, 3], [1, 0]])
+with Rec() as fwd:
+    e = torch.nn.functional.embedding(i, w, padding_idx=0)
+    s = torch.index_select(w, 0, torch.tensor([2, 0]))
+    g = torch.gather(w, 1, torch.tensor([[0], [2], [1], [1]]))
+    loss = e.sum() + s.sum() + g.sum()
+with Rec() as bwd:
+    loss.backward()
+result = [fwd.log, [f for f in bwd.log if f == "aten.embedding_dense_backward.default"], w.grad.tolist()]
+"""
+
+
+def test_embedding_index_select_gather_reach_modes():
+    fwd, bwd, grad = _run_ember(EMBEDDING_PROGRAM)
+    assert [f for f in fwd if f in ("aten.embedding.default", "aten.index_select.default", "aten.gather.default")] == [
+        "aten.embedding.default", "aten.index_select.default", "aten.gather.default"]  # fmt: skip
+    assert bwd == ["aten.embedding_dense_backward.default"]
+    # closed form: each look-up adds ones to its row (row 0 is padding for the embedding), plus the selects and gathers
+    want = np.zeros((4, 3))
+    for r in (1, 3, 1):
+        want[r] += 1
+    want[[2, 0]] += 1
+    for r, c in enumerate([0, 2, 1, 1]):
+        want[r, c] += 1
+    np.testing.assert_allclose(grad, want)
+
+
+@needs_torch
+def test_embedding_ops_match_pytorch():
+    e_fwd, e_bwd, e_grad = _run_ember(EMBEDDING_PROGRAM)
+    t_fwd, t_bwd, t_grad = run_torch("import torch.utils._python_dispatch\n" + EMBEDDING_PROGRAM)
+    keep = ("aten.embedding.default", "aten.index_select.default", "aten.gather.default")
+    assert [f for f in e_fwd if f in keep] == [f for f in t_fwd if f in keep]
+    assert e_bwd == t_bwd and e_grad == t_grad
+
+
+def test_aten_embedding_dense_backward_values():
+    gy = np.arange(12.0).reshape(2, 2, 3)
+    idx = ember.tensor([[1, 2], [1, 0]])
+    aten = ember.ops.aten
+    g = aten.embedding_dense_backward.default(ember.tensor(gy), idx, 4, 0, True)
+    want = np.zeros((4, 3))
+    want[1] = (gy[0, 0] + gy[1, 0]) / 2  # row 1 looked up twice: scaled by 1/2
+    want[2] = gy[0, 1]  # row 0 is padding_idx: no gradient
+    np.testing.assert_allclose(g.numpy(), want)
+    w = ember.tensor(np.arange(8.0).reshape(4, 2))
+    np.testing.assert_allclose(aten.embedding.default(w, idx).numpy(), np.arange(8.0).reshape(4, 2)[[[1, 2], [1, 0]]])
