@@ -164,6 +164,8 @@ class OpOverload:
         params = self._params
         args, kwargs = [], {}
         for p, v in zip(params, values):
+            if p.type.startswith("Device") and isinstance(v, str):
+                v = ember.device(v)  # the C++ ops name a device
             if p.kwarg_only:
                 if not (p.has_default and _same_default(v, p.default)):
                     kwargs[p.name] = v
@@ -606,6 +608,16 @@ def _embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sc
     return ember.index_add(z, 0, i, g)
 
 
+def _factory(name):
+    def run(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+        kw = _without_none(dtype=dtype, device=device, memory_format=memory_format)
+        return getattr(ember, name)(list(size), pin_memory=bool(pin_memory), **kw)
+
+    return run
+
+
+_FACTORY = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
+
 _LIKE = (
     "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, "
     "MemoryFormat? memory_format=None"
@@ -748,6 +760,13 @@ _TABLE = [
     (
         "gather.default(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
         lambda self, dim, index, *, sparse_grad=False: ember.gather(self, dim, index, sparse_grad=sparse_grad),
+        None,
+    ),
+    (f"zeros.default(SymInt[] size, *, {_FACTORY}) -> Tensor", _factory("zeros"), None),
+    (f"ones.default(SymInt[] size, *, {_FACTORY}) -> Tensor", _factory("ones"), None),
+    (
+        f"empty.memory_format(SymInt[] size, *, {_FACTORY}, MemoryFormat? memory_format=None) -> Tensor",
+        _factory("empty"),
         None,
     ),
     (f"full_like.default(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", _full_like, None),

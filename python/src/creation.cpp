@@ -2,6 +2,7 @@
 // and dtype, then written straight into the new tensor's memory.
 #include "common.h"
 #include "ember/cuda.h"
+#include "ember/dispatch_hook.h"
 #include "ember/scalar_check.h"
 
 namespace ember::py {
@@ -142,6 +143,25 @@ Tensor factory_fill(const nb::args& args, const nb::kwargs& kw, const char* fn, 
   parse_factory_kwargs(kw, fn, kDtype | kDevice | kRequiresGrad | kOut | kLayout, a, {{"size", &size_kw}});
   DimVector size = size_arg(args, size_kw, fn);
   Tensor r;
+  // zeros, ones and empty offered to __torch_dispatch__ modes (Note [Python dispatch]) with PyTorch's arguments (the
+  // device given as its name: ember._ops makes it a device); requires_grad is set on the handler's result.
+  if (dispatch::enabled() && !a.pin_memory && !(a.out.is_valid() && !a.out.is_none()) &&
+      (!a.memory_format || *a.memory_format == MemoryFormat::Contiguous)) [[unlikely]] {
+    const std::string device = a.options(default_dtype()).device_.str();
+    std::vector<dispatch::Value> v = dispatch::values(IntArrayRef(size), a.dtype);
+    v.emplace_back();  // layout
+    v.emplace_back(device);
+    v.emplace_back(false);         // pin_memory
+    if (!value) v.emplace_back();  // empty's memory_format
+    const char* op = !value                            ? "aten.empty.memory_format"
+                     : std::string_view(fn) == "zeros" ? "aten.zeros.default"
+                                                       : "aten.ones.default";
+    if (auto h = dispatch::call(op, std::move(v))) {
+      r = dispatch::result<Tensor>(std::move(*h));
+      if (a.requires_grad && r.defined()) r.set_requires_grad(true);
+      return r;
+    }
+  }
   if (a.memory_format == MemoryFormat::ChannelsLast || a.memory_format == MemoryFormat::ChannelsLast3d) {
     TensorOptions o = a.options(default_dtype());
     const bool grad = o.requires_grad_;

@@ -103,7 +103,8 @@ def test_disable_current_modes():
             ember.neg(ember.ones(1))
             assert modes == [a, b] and _get_current_dispatch_mode() is None
         ember.exp(ember.ones(1))
-    assert log == ["b:aten.exp.default", "a:aten.exp.default"]
+    # the factory reaches the modes too, as in PyTorch
+    assert log == ["b:aten.ones.default", "a:aten.ones.default", "b:aten.exp.default", "a:aten.exp.default"]
 
 
 def test_overload_objects_have_pytorch_names():
@@ -130,7 +131,14 @@ def test_kwargs_only_when_not_default():
         r = ember.add(x, x, alpha=2)
         ember.sum(ember.ones(2, 3), 1)
     np.testing.assert_allclose(r.numpy(), 3.0)
-    assert seen == [("aten.add.Tensor", 2, {}), ("aten.add.Tensor", 2, {"alpha": 2}), ("aten.sum.dim_IntList", 2, {})]
+    # the factory's keyword arguments as PyTorch's dispatcher fills them in (device and pin_memory, not dtype)
+    ones = ("aten.ones.default", 1, {"device": ember.device("cpu"), "pin_memory": False})
+    assert seen == [
+        ("aten.add.Tensor", 2, {}),
+        ("aten.add.Tensor", 2, {"alpha": 2}),
+        ones,
+        ("aten.sum.dim_IntList", 2, {}),
+    ]
 
 
 def test_infinite_recursion_is_a_recursion_error():
@@ -449,7 +457,8 @@ def test_inplace_ops_reach_modes_and_subclasses():
         x.mul_(2)
         x.neg_()
         ember.nn.ReLU(inplace=True)(x)
-    assert rec.log == ["aten.add_.Tensor", "aten.mul_.Tensor", "aten.neg_.default", "aten.relu_.default"]
+    assert rec.log == ["aten.ones.default", "aten.add_.Tensor", "aten.mul_.Tensor", "aten.neg_.default",
+                       "aten.relu_.default"]  # fmt: skip
     np.testing.assert_allclose(x.numpy(), 0.0)  # relu(-6)
     assert ember.ops.aten.relu_.default._schema == "aten::relu_(Tensor(a!) self) -> Tensor(a!)"
     x = ember.ones(3)
@@ -994,3 +1003,53 @@ def test_aten_embedding_dense_backward_values():
     np.testing.assert_allclose(g.numpy(), want)
     w = ember.tensor(np.arange(8.0).reshape(4, 2))
     np.testing.assert_allclose(aten.embedding.default(w, idx).numpy(), np.arange(8.0).reshape(4, 2)[[[1, 2], [1, 0]]])
+
+
+# ---- factories -----------------------------------------------------------------------------------------------------
+
+FACTORY_PROGRAM = """
+class Rec(torch.utils._python_dispatch.TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.log = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kw = {k: str(v) for k, v in (kwargs or {}).items()}
+        self.log.append([str(func), [list(a) if isinstance(a, (list, tuple)) else a for a in args], kw])
+        return func(*args, **(kwargs or {}))
+with Rec() as rec:
+    a = torch.zeros(2, 3)
+    b = torch.ones([2], dtype=torch.float64)
+    c = torch.empty(4)
+    d = torch.zeros(2, requires_grad=True)
+result = [rec.log, a.tolist(), b.tolist(), list(c.shape), d.requires_grad, d.is_leaf]
+"""
+
+
+def test_factories_reach_modes():
+    log, a, b, c, grad, leaf = _run_ember(FACTORY_PROGRAM)
+    cpu = {"device": "cpu", "pin_memory": "False"}
+    f64 = {"dtype": "ember.float64", **cpu}
+    assert log == [["aten.zeros.default", [[2, 3]], cpu], ["aten.ones.default", [[2]], f64],
+                   ["aten.empty.memory_format", [[4]], cpu], ["aten.zeros.default", [[2]], cpu]]  # fmt: skip
+    assert a == [[0.0] * 3] * 2 and b == [1.0, 1.0] and c == [4] and grad and leaf
+
+
+@needs_torch
+def test_factories_match_pytorch():
+    e = _run_ember(FACTORY_PROGRAM)
+    t = run_torch("import torch.utils._python_dispatch\n" + FACTORY_PROGRAM)
+    for entry in e[0]:
+        entry[2] = {k: v.replace("ember.", "torch.") for k, v in entry[2].items()}
+    assert e == t
+
+
+def test_make_fx_records_factories():
+    def f(x):
+        return x * ember.ones(3) + ember.zeros(2, 3)
+
+    gm = make_fx(f)(ember.randn(2, 3))
+    assert not [n for n in gm.graph.nodes if n.op == "get_attr"]
+    targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+    assert targets == ["aten.ones.default", "aten.mul.Tensor", "aten.zeros.default", "aten.add.Tensor"]
+    x = ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    np.testing.assert_allclose(gm(x).numpy(), x.numpy())
