@@ -618,6 +618,15 @@ def _factory(name):
 
 _FACTORY = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 
+
+def _full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return ember.full(list(size), fill_value, pin_memory=bool(pin_memory), **_without_none(dtype=dtype, device=device))
+
+
+def _arange(*args, dtype=None, layout=None, device=None, pin_memory=None):
+    return ember.arange(*args, **_without_none(dtype=dtype, device=device))
+
+
 _LIKE = (
     "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, "
     "MemoryFormat? memory_format=None"
@@ -762,6 +771,9 @@ _TABLE = [
         lambda self, dim, index, *, sparse_grad=False: ember.gather(self, dim, index, sparse_grad=sparse_grad),
         None,
     ),
+    (f"full.default(SymInt[] size, Scalar fill_value, *, {_FACTORY}) -> Tensor", _full, None),
+    (f"arange.default(Scalar end, *, {_FACTORY}) -> Tensor", _arange, None),
+    (f"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_FACTORY}) -> Tensor", _arange, None),
     (f"zeros.default(SymInt[] size, *, {_FACTORY}) -> Tensor", _factory("zeros"), None),
     (f"ones.default(SymInt[] size, *, {_FACTORY}) -> Tensor", _factory("ones"), None),
     (

@@ -1021,16 +1021,21 @@ with Rec() as rec:
     b = torch.ones([2], dtype=torch.float64)
     c = torch.empty(4)
     d = torch.zeros(2, requires_grad=True)
-result = [rec.log, a.tolist(), b.tolist(), list(c.shape), d.requires_grad, d.is_leaf]
+    e = [torch.full((2,), 1.5), torch.full([1], 3), torch.arange(3), torch.arange(1, 5, 2.0)]
+result = [rec.log, a.tolist(), b.tolist(), list(c.shape), d.requires_grad, d.is_leaf, [t.tolist() for t in e],
+          [str(t.dtype).split(".")[1] for t in e]]
 """
 
 
 def test_factories_reach_modes():
-    log, a, b, c, grad, leaf = _run_ember(FACTORY_PROGRAM)
+    log, a, b, c, grad, leaf, more, dtypes = _run_ember(FACTORY_PROGRAM)
     cpu = {"device": "cpu", "pin_memory": "False"}
     f64 = {"dtype": "ember.float64", **cpu}
     assert log == [["aten.zeros.default", [[2, 3]], cpu], ["aten.ones.default", [[2]], f64],
-                   ["aten.empty.memory_format", [[4]], cpu], ["aten.zeros.default", [[2]], cpu]]  # fmt: skip
+                   ["aten.empty.memory_format", [[4]], cpu], ["aten.zeros.default", [[2]], cpu],
+                   ["aten.full.default", [[2], 1.5], cpu], ["aten.full.default", [[1], 3], cpu],
+                   ["aten.arange.default", [3], cpu], ["aten.arange.start_step", [1, 5, 2.0], cpu]]  # fmt: skip
+    assert more == [[1.5, 1.5], [3], [0, 1, 2], [1.0, 3.0]] and dtypes == ["float32", "int64", "int64", "float32"]
     assert a == [[0.0] * 3] * 2 and b == [1.0, 1.0] and c == [4] and grad and leaf
 
 
