@@ -508,6 +508,16 @@ def _native_batch_norm_backward(
     return gx, gw, gb
 
 
+def _native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """layer_norm, with the mean and 1/sqrt(biased variance + eps) over the normalized dims (kept as size-1 dims)."""
+    out = ember.nn.functional.layer_norm(input, list(normalized_shape), weight, bias, eps)
+    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
+    x = input.detach()
+    mean = ember.mean(x, dims, True)
+    var = ember.mean(ember.square(ember.sub(x, mean)), dims, True)
+    return out, mean, ember.rsqrt(ember.add(var, eps))
+
+
 def _max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     return ember.nn.functional.max_pool2d(
         self, kernel_size, list(stride) or None, padding, dilation, ceil_mode=ceil_mode, return_indices=True
@@ -721,6 +731,12 @@ _TABLE = [
         "Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) "
         "-> (Tensor, Tensor, Tensor)",
         _below_modes(_native_batch_norm_backward),
+        None,
+    ),
+    (
+        "native_layer_norm.default(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) "
+        "-> (Tensor, Tensor, Tensor)",
+        _below_modes(_native_layer_norm),
         None,
     ),
     (

@@ -1058,3 +1058,19 @@ def test_make_fx_records_factories():
     assert targets == ["aten.ones.default", "aten.mul.Tensor", "aten.zeros.default", "aten.add.Tensor"]
     x = ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     np.testing.assert_allclose(gm(x).numpy(), x.numpy())
+
+
+def test_layer_norm_forward_reaches_modes():
+    rng = np.random.default_rng(3)
+    x, w, b = rng.standard_normal((2, 3, 4)), rng.standard_normal(4), rng.standard_normal(4)
+    xe, we, be = (ember.tensor(a) for a in (x, w, b))
+    with Recorder() as rec:
+        y = ember.nn.functional.layer_norm(xe, [4], we, be, 1e-5)
+    assert rec.log == ["aten.native_layer_norm.default"]
+    mu, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    np.testing.assert_allclose(y.numpy(), (x - mu) / np.sqrt(var + 1e-5) * w + b, rtol=1e-8)
+    out, mean, rstd = ember.ops.aten.native_layer_norm.default(xe, [4], we, be, 1e-5)
+    assert mean.shape == (2, 3, 1) and rstd.shape == (2, 3, 1)  # PyTorch's: the normalized dims kept as size 1
+    np.testing.assert_allclose(mean.numpy(), mu, rtol=1e-10)
+    np.testing.assert_allclose(rstd.numpy(), 1 / np.sqrt(var + 1e-5), rtol=1e-10)
+    np.testing.assert_allclose(out.numpy(), y.numpy(), rtol=1e-12)

@@ -107,6 +107,8 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
   const int64_t lead = check_normalized_shape(x, normalized_shape, weight, bias);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   EMBER_CHECK(is_floating(x.dtype()), "layer_norm: expected a floating point input, got ", x.dtype());
+  // The forward only: the gradient runs ember's formulas unseen (docs/extending.md).
+  EMBER_PY_DISPATCH(Tensor, "aten.native_layer_norm.default", x, normalized_shape, weight, bias, eps);
   int64_t M = 1, N = 1;
   for (int64_t d = 0; d < lead; ++d) M *= x.size(d);
   for (int64_t d : normalized_shape) N *= d;
