@@ -2,6 +2,7 @@
 #include "ember/dispatch_hook.h"
 
 #include "ember/error.h"
+#include "ember/parallel.h"
 
 namespace ember::dispatch {
 
@@ -9,7 +10,9 @@ constinit std::atomic<int> g_enabled{0};
 constinit Hook g_hook = nullptr;
 
 std::optional<std::vector<Tensor>> call(const char* op, std::vector<Value> args) {
-  if (!g_hook) return std::nullopt;
+  // Ops that a kernel calls inside a parallel region (views of its operands) are the kernel's own, not calls a
+  // handler should see; and a worker thread must not wait for the GIL that the thread running the region holds.
+  if (!g_hook || in_parallel_region()) return std::nullopt;
   return g_hook(op, args);
 }
 

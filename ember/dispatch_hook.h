@@ -2,6 +2,7 @@
 // calls to it, never by public headers.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -31,7 +32,7 @@ extern std::atomic<int> g_enabled;
 inline bool enabled() { return g_enabled.load(std::memory_order_relaxed) != 0; }
 
 using Value = std::variant<std::monostate, Tensor, std::vector<Tensor>, Scalar, int64_t, double, bool,
-                           std::vector<int64_t>, ScalarType, std::string>;
+                           std::vector<int64_t>, ScalarType, std::string, std::vector<bool>>;
 
 // The Python side: returns the handler's tensors (one per output; an undefined tensor for None), or nullopt when
 // nothing took the call. Throws what the handler raised.
@@ -46,6 +47,10 @@ inline Value value(double d) { return d; }
 inline Value value(ScalarType t) { return t; }
 inline Value value(IntArrayRef v) { return std::vector<int64_t>(v.begin(), v.end()); }
 inline Value value(const std::string& s) { return s; }
+template <size_t N>
+Value value(const std::array<bool, N>& m) {  // a bool[N] output_mask
+  return std::vector<bool>(m.begin(), m.end());
+}
 template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
 Value value(T i) {
   return static_cast<int64_t>(i);

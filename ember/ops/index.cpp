@@ -9,6 +9,7 @@
 #include "ember/autograd/detail/shape_grad.h"
 #include "ember/backend/kernels/index.h"
 #include "ember/cuda.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/scalar_check.h"
@@ -529,6 +530,7 @@ void masked_scatter_into(const Tensor& self, const Tensor& mask, const Tensor& s
 // ---------------------------------------------------------------------------------------- gather / scatter
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  EMBER_PY_DISPATCH(Tensor, "aten.gather.default", self, dim, index, false);
   dim = wrap_dim(dim, self.dim(), "gather");
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "gather(): Expected dtype int64 for index, got ", index.dtype());
   check_same_device(self, index, "gather");
@@ -646,6 +648,7 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
 // ---------------------------------------------------------------------------------------- index_*
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  EMBER_PY_DISPATCH(Tensor, "aten.index_select.default", self, dim, index);
   dim = wrap_dim(dim, self.dim(), "index_select");
   check_same_device(self, index, "index_select");
   Tensor idx = vector_index(index, "index_select"), s = as_1d(self);

@@ -164,6 +164,8 @@ class OpOverload:
         params = self._params
         args, kwargs = [], {}
         for p, v in zip(params, values):
+            if p.type.startswith("Device") and isinstance(v, str):
+                v = ember.device(v)  # the C++ ops name a device
             if p.kwarg_only:
                 if not (p.has_default and _same_default(v, p.default)):
                     kwargs[p.name] = v
@@ -428,6 +430,213 @@ def _expand(self, size, *, implicit=False):
     return ember.Tensor.expand(self, size)
 
 
+def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    F, n = ember.nn.functional, weight.dim() - 2
+    if transposed:
+        return getattr(F, f"conv_transpose{n}d")(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return getattr(F, f"conv{n}d")(input, weight, bias, stride, padding, dilation, groups)
+
+
+def _convolution_backward(
+    grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask
+):
+    """The gradients of aten.convolution that output_mask asks for (None for the others): ember's gradient formula,
+    reached through autograd on detached operands."""
+    need_x, need_w, need_b = (bool(m) for m in output_mask)
+    gx = gw = gb = None
+    if need_x or need_w:
+        with ember.enable_grad():
+            x = input.detach().requires_grad_(need_x)
+            w = weight.detach().requires_grad_(need_w)
+            y = _convolution(x, w, None, stride, padding, dilation, transposed, output_padding, groups)
+            wanted = [t for t, m in ((x, need_x), (w, need_w)) if m]
+            grads = list(ember.autograd.grad(y, wanted, grad_output))
+        gx = grads.pop(0) if need_x else None
+        gw = grads.pop(0) if need_w else None
+    if need_b:
+        gb = ember.sum(grad_output, [0, *range(2, grad_output.dim())])
+    return gx, gw, gb
+
+
+def _channel_shape(x):
+    return [1, -1] + [1] * (x.dim() - 2)
+
+
+def _batch_stats(x, eps):
+    """The per-channel mean and 1/sqrt(biased variance + eps) of x ([N, C, *])."""
+    dims = [0, *range(2, x.dim())]
+    mean = ember.mean(x, dims)
+    var = ember.mean(ember.square(ember.sub(x, mean.view(_channel_shape(x)))), dims)
+    return mean, ember.rsqrt(ember.add(var, eps))
+
+
+def _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    out = ember.nn.functional.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:  # PyTorch's CPU kernel saves nothing in evaluation
+        return out, ember.empty(0, dtype=input.dtype), ember.empty(0, dtype=input.dtype)
+    mean, invstd = _batch_stats(input.detach(), eps)
+    return out, mean, invstd
+
+
+def _native_batch_norm_backward(
+    grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask
+):
+    """batch_norm's gradients in closed form (xhat = (x - mean) * invstd, g = grad_out * weight): dx = invstd * (g -
+    mean(g) - xhat * mean(g * xhat)) in training, g * invstd in evaluation; dweight = sum(grad_out * xhat), dbias =
+    sum(grad_out). Without save_mean/save_invstd a training backward recomputes them from the input."""
+    dims, shape = [0, *range(2, input.dim())], _channel_shape(input)
+    if not train:
+        mean, invstd = running_mean, ember.rsqrt(ember.add(running_var, eps))
+    elif save_mean is None or save_invstd is None:
+        mean, invstd = _batch_stats(input, eps)
+    else:
+        mean, invstd = save_mean, save_invstd
+    mean, invstd = mean.to(input.dtype).view(shape), invstd.to(input.dtype).view(shape)
+    xhat = ember.mul(ember.sub(input, mean), invstd)
+    g = grad_out if weight is None else ember.mul(grad_out, weight.view(shape))
+    gx = gw = gb = None
+    if output_mask[0]:
+        if train:
+            centred = ember.sub(g, ember.mean(g, dims, True))
+            gx = ember.mul(ember.sub(centred, ember.mul(xhat, ember.mean(ember.mul(g, xhat), dims, True))), invstd)
+        else:
+            gx = ember.mul(g, invstd)
+    if output_mask[1]:
+        gw = ember.sum(ember.mul(grad_out, xhat), dims)
+    if output_mask[2]:
+        gb = ember.sum(grad_out, dims)
+    return gx, gw, gb
+
+
+def _native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """layer_norm, with the mean and 1/sqrt(biased variance + eps) over the normalized dims (kept as size-1 dims)."""
+    out = ember.nn.functional.layer_norm(input, list(normalized_shape), weight, bias, eps)
+    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
+    x = input.detach()
+    mean = ember.mean(x, dims, True)
+    var = ember.mean(ember.square(ember.sub(x, mean)), dims, True)
+    return out, mean, ember.rsqrt(ember.add(var, eps))
+
+
+def _max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return ember.nn.functional.max_pool2d(
+        self, kernel_size, list(stride) or None, padding, dilation, ceil_mode=ceil_mode, return_indices=True
+    )
+
+
+def _max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """Each output's gradient added at the input position its index names (within its plane)."""
+    lead = list(self.shape[:-2])
+    z = ember.zeros([*lead, self.shape[-2] * self.shape[-1]], dtype=grad_output.dtype, device=grad_output.device)
+    z = ember.scatter_add(z, -1, indices.reshape([*lead, -1]), grad_output.reshape([*lead, -1]))
+    return z.view(list(self.shape))
+
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _cross_entropy_loss(self, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    return ember.nn.functional.cross_entropy(
+        self,
+        target,
+        weight,
+        ignore_index=ignore_index,
+        reduction=_REDUCTIONS[reduction],
+        label_smoothing=label_smoothing,
+    )
+
+
+def _cross_entropy_decomp(self, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    """PyTorch's parts of cross_entropy for a batch of class indices: log_softmax, then nll_loss."""
+    if label_smoothing or self.dim() != 2 or target.dim() != 1 or target.is_floating_point():
+        return NotImplemented
+    aten = ops.aten
+    lsm = aten._log_softmax.default(self, 1, False)
+    return aten.nll_loss_forward.default(lsm, target, weight, reduction, ignore_index)[0]
+
+
+def _target_weights(self, target, weight, ignore_index):
+    """Each target's class weight (1 without weights), 0 where the target is ignored; and the safe targets."""
+    valid = ember.ne(target, ignore_index)
+    safe = ember.where(valid, target, 0)
+    w = ember.ones(list(target.shape), dtype=self.dtype, device=self.device) if weight is None else weight[safe]
+    return ember.where(valid, w, ember.zeros_like(w)), safe
+
+
+class _NllLossForward(ember.autograd.Function):
+    """nll_loss with its gradient as aten.nll_loss_backward (the op a dispatch mode sees in the backward)."""
+
+    @staticmethod
+    def forward(ctx, self, target, weight, reduction, ignore_index):
+        out = ember.nn.functional.nll_loss(
+            self, target, weight, ignore_index=ignore_index, reduction=_REDUCTIONS[reduction]
+        )
+        w, _ = _target_weights(self, target, weight, ignore_index)
+        total = ember.sum(w) if reduction else ember.zeros([], dtype=self.dtype, device=self.device)
+        ctx.save_for_backward(self, target, total)
+        ctx.weight, ctx.reduction, ctx.ignore_index = weight, reduction, ignore_index
+        ctx.mark_non_differentiable(total)
+        return out, total
+
+    @staticmethod
+    def backward(ctx, grad, _):
+        self, target, total = ctx.saved_tensors
+        g = ops.aten.nll_loss_backward.default(grad, self, target, ctx.weight, ctx.reduction, ctx.ignore_index, total)
+        return g, None, None, None, None
+
+
+def _nll_loss_forward(self, target, weight, reduction, ignore_index):
+    return _NllLossForward.apply(self, target, weight, reduction, ignore_index)
+
+
+def _nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    """d loss / d self: -weight[target] (divided by total_weight for the mean) at each target, scaled by grad_output."""
+    w, safe = _target_weights(self, target, weight, ignore_index)
+    coef = ember.neg(w)
+    if reduction == 1:
+        coef = ember.div(coef, total_weight)
+    g = ember.mul(coef, grad_output).to(self.dtype)
+    return ember.scatter(ember.zeros_like(self), -1, safe.unsqueeze(-1), g.unsqueeze(-1))
+
+
+def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return ember.nn.functional.embedding(
+        indices, weight, padding_idx if padding_idx >= 0 else None, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse
+    )
+
+
+def _embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """Each looked-up row's gradient added into its weight row (divided by the row's count with scale_grad_by_freq,
+    none for padding_idx)."""
+    i = indices.reshape(-1)
+    g = grad_output.reshape([-1, grad_output.shape[-1]])
+    if scale_grad_by_freq:
+        g = ember.div(g, ember.bincount(i, minlength=num_weights)[i].unsqueeze(1))
+    if padding_idx >= 0:
+        g = ember.mul(g, ember.ne(i, padding_idx).unsqueeze(1))
+    z = ember.zeros([num_weights, g.shape[1]], dtype=grad_output.dtype, device=grad_output.device)
+    return ember.index_add(z, 0, i, g)
+
+
+def _factory(name):
+    def run(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+        kw = _without_none(dtype=dtype, device=device, memory_format=memory_format)
+        return getattr(ember, name)(list(size), pin_memory=bool(pin_memory), **kw)
+
+    return run
+
+
+_FACTORY = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
+
+
+def _full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return ember.full(list(size), fill_value, pin_memory=bool(pin_memory), **_without_none(dtype=dtype, device=device))
+
+
+def _arange(*args, dtype=None, layout=None, device=None, pin_memory=None):
+    return ember.arange(*args, **_without_none(dtype=dtype, device=device))
+
+
 _LIKE = (
     "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, "
     "MemoryFormat? memory_format=None"
@@ -496,6 +705,96 @@ _TABLE = [
     (
         "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
         _reduce("mean"),
+        None,
+    ),
+    (
+        "convolution.default(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
+        "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor",
+        _convolution,
+        None,
+    ),
+    (
+        "convolution_backward.default(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, "
+        "SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, "
+        "SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+        _below_modes(_convolution_backward),
+        None,
+    ),
+    (
+        "native_batch_norm.default(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+        "Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+        _below_modes(_native_batch_norm),
+        None,
+    ),
+    (
+        "native_batch_norm_backward.default(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, "
+        "Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) "
+        "-> (Tensor, Tensor, Tensor)",
+        _below_modes(_native_batch_norm_backward),
+        None,
+    ),
+    (
+        "native_layer_norm.default(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) "
+        "-> (Tensor, Tensor, Tensor)",
+        _below_modes(_native_layer_norm),
+        None,
+    ),
+    (
+        "max_pool2d_with_indices.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+        "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+        _below_modes(_max_pool2d_with_indices),
+        None,
+    ),
+    (
+        "max_pool2d_with_indices_backward.default(Tensor grad_output, Tensor self, int[2] kernel_size, "
+        "int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor",
+        _below_modes(_max_pool2d_with_indices_backward),
+        None,
+    ),
+    (
+        "cross_entropy_loss.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, "
+        "SymInt ignore_index=-100, float label_smoothing=0.) -> Tensor",
+        _cross_entropy_loss,
+        _cross_entropy_decomp,
+    ),
+    (
+        "nll_loss_forward.default(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) "
+        "-> (Tensor output, Tensor total_weight)",
+        _below_modes(_nll_loss_forward),
+        None,
+    ),
+    (
+        "nll_loss_backward.default(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
+        "SymInt ignore_index, Tensor total_weight) -> Tensor",
+        _below_modes(_nll_loss_backward),
+        None,
+    ),
+    (
+        "embedding.default(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "
+        "bool sparse=False) -> Tensor",
+        _embedding,
+        None,
+    ),
+    (
+        "embedding_dense_backward.default(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, "
+        "bool scale_grad_by_freq) -> Tensor",
+        _below_modes(_embedding_dense_backward),
+        None,
+    ),
+    ("index_select.default(Tensor self, int dim, Tensor index) -> Tensor", ember.index_select, None),
+    (
+        "gather.default(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+        lambda self, dim, index, *, sparse_grad=False: ember.gather(self, dim, index, sparse_grad=sparse_grad),
+        None,
+    ),
+    (f"full.default(SymInt[] size, Scalar fill_value, *, {_FACTORY}) -> Tensor", _full, None),
+    (f"arange.default(Scalar end, *, {_FACTORY}) -> Tensor", _arange, None),
+    (f"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_FACTORY}) -> Tensor", _arange, None),
+    (f"zeros.default(SymInt[] size, *, {_FACTORY}) -> Tensor", _factory("zeros"), None),
+    (f"ones.default(SymInt[] size, *, {_FACTORY}) -> Tensor", _factory("ones"), None),
+    (
+        f"empty.memory_format(SymInt[] size, *, {_FACTORY}, MemoryFormat? memory_format=None) -> Tensor",
+        _factory("empty"),
         None,
     ),
     (f"full_like.default(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", _full_like, None),

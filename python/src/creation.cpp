@@ -2,6 +2,7 @@
 // and dtype, then written straight into the new tensor's memory.
 #include "common.h"
 #include "ember/cuda.h"
+#include "ember/dispatch_hook.h"
 #include "ember/scalar_check.h"
 
 namespace ember::py {
@@ -135,6 +136,24 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, std::o
 
 namespace {
 
+// A factory called from Python offered to __torch_dispatch__ modes (Note [Python dispatch]): its positional
+// arguments, then PyTorch's dtype, layout, device (its name: ember._ops makes it a device) and pin_memory (and
+// memory_format when asked). Not with out= or pin_memory=True; requires_grad is set on the handler's result.
+std::optional<Tensor> offer_factory(const char* op, std::vector<dispatch::Value> v, const FactoryArgs& a,
+                                    bool memory_format = false) {
+  if (!dispatch::enabled() || a.pin_memory || (a.out.is_valid() && !a.out.is_none())) return std::nullopt;
+  v.emplace_back(dispatch::value(a.dtype));
+  v.emplace_back();  // layout
+  v.emplace_back(a.options(default_dtype()).device_.str());
+  v.emplace_back(false);  // pin_memory
+  if (memory_format) v.emplace_back();
+  auto h = dispatch::call(op, std::move(v));
+  if (!h) return std::nullopt;
+  Tensor r = dispatch::result<Tensor>(std::move(*h));
+  if (a.requires_grad && r.defined()) r.set_requires_grad(true);
+  return r;
+}
+
 Tensor factory_fill(const nb::args& args, const nb::kwargs& kw, const char* fn, std::optional<Scalar> value,
                     nb::object* out_obj) {
   FactoryArgs a;
@@ -142,6 +161,12 @@ Tensor factory_fill(const nb::args& args, const nb::kwargs& kw, const char* fn, 
   parse_factory_kwargs(kw, fn, kDtype | kDevice | kRequiresGrad | kOut | kLayout, a, {{"size", &size_kw}});
   DimVector size = size_arg(args, size_kw, fn);
   Tensor r;
+  if (a.memory_format.value_or(MemoryFormat::Contiguous) == MemoryFormat::Contiguous) {
+    const char* op = !value                            ? "aten.empty.memory_format"
+                     : std::string_view(fn) == "zeros" ? "aten.zeros.default"
+                                                       : "aten.ones.default";
+    if (auto h = offer_factory(op, dispatch::values(IntArrayRef(size)), a, !value)) return *h;
+  }
   if (a.memory_format == MemoryFormat::ChannelsLast || a.memory_format == MemoryFormat::ChannelsLast3d) {
     TensorOptions o = a.options(default_dtype());
     const bool grad = o.requires_grad_;
@@ -613,7 +638,9 @@ void init_creation(nb::module_& m) {
         parse_factory_kwargs(kw, "full", kDtype | kDevice | kRequiresGrad | kOut | kLayout, a);
         DimVector s = PyLong_Check(size.ptr()) ? DimVector{to_int(size, "full", "size")}
                                                : to_int_list(size, "full", "size");
-        return finish_out(a.pinned(full(s, scalar_arg(value, "full"), a.options())), a.out, "full");
+        const Scalar v = scalar_arg(value, "full");
+        if (auto h = offer_factory("aten.full.default", dispatch::values(IntArrayRef(s), v), a)) return nb::cast(*h);
+        return finish_out(a.pinned(full(s, v, a.options())), a.out, "full");
       },
       nb::arg("size"), nb::arg("fill_value"), nb::arg("kwargs"),
       nb::sig("def full(size: Sequence[int], fill_value: Number, *, out: Tensor | None = None, dtype: dtype | None = "
@@ -688,6 +715,10 @@ void init_creation(nb::module_& m) {
         Scalar s0 = start.is_valid() ? scalar_arg(start, "arange") : Scalar(0);
         Scalar s1 = scalar_arg(end, "arange");
         Scalar st = step.is_valid() ? scalar_arg(step, "arange") : Scalar(1);
+        auto h = start.is_valid() || step.is_valid()
+                     ? offer_factory("aten.arange.start_step", dispatch::values(s0, s1, st), a)
+                     : offer_factory("aten.arange.default", dispatch::values(s1), a);
+        if (h) return nb::cast(*h);
         return finish_out(arange(s0, s1, st, a.options()), a.out, "arange");
       },
       nb::sig("def arange(*args: Number, start: Number = 0, end: Number, step: Number = 1, out: Tensor | None = None, "

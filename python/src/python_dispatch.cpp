@@ -21,7 +21,11 @@ nb::object to_py(const dispatch::Value& v) {
           return scalar_to_py(x);
         else if constexpr (std::is_same_v<T, ScalarType>)
           return dtype_object(x);
-        else if constexpr (std::is_same_v<T, std::vector<Tensor>> || std::is_same_v<T, std::vector<int64_t>>) {
+        else if constexpr (std::is_same_v<T, std::vector<bool>>) {
+          nb::list l;
+          for (bool e : x) l.append(nb::bool_(e));
+          return std::move(l);
+        } else if constexpr (std::is_same_v<T, std::vector<Tensor>> || std::is_same_v<T, std::vector<int64_t>>) {
           nb::list l;
           for (const auto& e : x) l.append(nb::cast(e));
           return std::move(l);

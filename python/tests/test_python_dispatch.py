@@ -103,7 +103,8 @@ def test_disable_current_modes():
             ember.neg(ember.ones(1))
             assert modes == [a, b] and _get_current_dispatch_mode() is None
         ember.exp(ember.ones(1))
-    assert log == ["b:aten.exp.default", "a:aten.exp.default"]
+    # the factory reaches the modes too, as in PyTorch
+    assert log == ["b:aten.ones.default", "a:aten.ones.default", "b:aten.exp.default", "a:aten.exp.default"]
 
 
 def test_overload_objects_have_pytorch_names():
@@ -130,7 +131,14 @@ def test_kwargs_only_when_not_default():
         r = ember.add(x, x, alpha=2)
         ember.sum(ember.ones(2, 3), 1)
     np.testing.assert_allclose(r.numpy(), 3.0)
-    assert seen == [("aten.add.Tensor", 2, {}), ("aten.add.Tensor", 2, {"alpha": 2}), ("aten.sum.dim_IntList", 2, {})]
+    # the factory's keyword arguments as PyTorch's dispatcher fills them in (device and pin_memory, not dtype)
+    ones = ("aten.ones.default", 1, {"device": ember.device("cpu"), "pin_memory": False})
+    assert seen == [
+        ("aten.add.Tensor", 2, {}),
+        ("aten.add.Tensor", 2, {"alpha": 2}),
+        ones,
+        ("aten.sum.dim_IntList", 2, {}),
+    ]
 
 
 def test_infinite_recursion_is_a_recursion_error():
@@ -449,7 +457,8 @@ def test_inplace_ops_reach_modes_and_subclasses():
         x.mul_(2)
         x.neg_()
         ember.nn.ReLU(inplace=True)(x)
-    assert rec.log == ["aten.add_.Tensor", "aten.mul_.Tensor", "aten.neg_.default", "aten.relu_.default"]
+    assert rec.log == ["aten.ones.default", "aten.add_.Tensor", "aten.mul_.Tensor", "aten.neg_.default",
+                       "aten.relu_.default"]  # fmt: skip
     np.testing.assert_allclose(x.numpy(), 0.0)  # relu(-6)
     assert ember.ops.aten.relu_.default._schema == "aten::relu_(Tensor(a!) self) -> Tensor(a!)"
     x = ember.ones(3)
@@ -662,3 +671,406 @@ def test_pytree_flatten_unflatten_map():
 @needs_torch
 def test_pytree_matches_pytorch():
     assert _run_ember(PYTREE_PROGRAM) == run_torch(PYTREE_PROGRAM)
+
+
+# ---- convolutions (issue 22's coverage) ----------------------------------------------------------------------------
+
+CNN_PROGRAM = """
+class Rec(torch.utils._python_dispatch.TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.log = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.log.append(str(func))
+        return func(*args, **(kwargs or {}))
+torch.manual_seed(0)
+net = torch.nn.Sequential(torch.nn.Conv2d(1, 3, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv2d(3, 2, 2, stride=2),
+                          torch.nn.Flatten(), torch.nn.Linear(8, 3))
+x = torch.randn(2, 1, 4, 4)
+with Rec() as fwd:
+    loss = net(x).sum()
+with Rec() as bwd:
+    loss.backward()
+skip = ("aten.detach.default",)
+result = [[f for f in fwd.log if f not in skip], [f for f in bwd.log if f not in skip]]
+"""
+
+
+def test_mode_records_cnn_convolutions_forward_and_backward():
+    fwd, bwd = _run_ember(CNN_PROGRAM)
+    assert fwd == ["aten.convolution.default", "aten.relu.default", "aten.convolution.default", "aten.view.default",
+                   "aten.t.default", "aten.addmm.default", "aten.sum.default"]  # fmt: skip
+    # the second convolution's backward asks for all three gradients, the first's (its input needs none) for two
+    assert bwd.count("aten.convolution_backward.default") == 2
+    conv_bwd = [i for i, f in enumerate(bwd) if f == "aten.convolution_backward.default"]
+    assert conv_bwd[0] < bwd.index("aten.threshold_backward.default") < conv_bwd[1]
+
+
+@needs_torch
+def test_cnn_op_names_match_pytorch():
+    e_fwd, e_bwd = _run_ember(CNN_PROGRAM)
+    t_fwd, t_bwd = run_torch("import torch.utils._python_dispatch\n" + CNN_PROGRAM)
+    assert e_fwd == t_fwd
+    # the backward's convolution ops come in PyTorch's order (ember's matrix-product gradients differ, see the MLP)
+    keep = {"aten.convolution_backward.default", "aten.threshold_backward.default", "aten.ones_like.default"}
+    assert [f for f in e_bwd if f in keep] == [f for f in t_bwd if f in keep]
+
+
+def _conv_ref(x, w, b, stride, pad):
+    """Direct cross-correlation in NumPy (the reference for aten.convolution)."""
+    x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, _, h, wd = x.shape
+    co, _, kh, kw = w.shape
+    oh, ow = (h - kh) // stride + 1, (wd - kw) // stride + 1
+    out = np.zeros((n, co, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = x[:, :, i * stride : i * stride + kh, j * stride : j * stride + kw]
+            out[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
+    return out + b[None, :, None, None]
+
+
+def test_aten_convolution_and_backward_values():
+    rng = np.random.default_rng(0)
+    x, w, b = rng.standard_normal((2, 2, 5, 5)), rng.standard_normal((3, 2, 3, 3)), rng.standard_normal(3)
+    aten = ember.ops.aten
+    xe, we, be = (ember.tensor(a, dtype=ember.float64) for a in (x, w, b))
+    y = aten.convolution.default(xe, we, be, [2, 2], [1, 1], [1, 1], False, [0, 0], 1)
+    np.testing.assert_allclose(y.numpy(), _conv_ref(x, w, b, 2, 1), rtol=1e-10)
+    gy = rng.standard_normal(y.shape)
+    gx, gw, gb = aten.convolution_backward.default(
+        ember.tensor(gy), xe, we, [3], [2, 2], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True]
+    )
+
+    # the conv is linear in each operand: <gy, conv(x, w)> differentiated by central differences
+    def f(xx, ww):
+        return float((gy * _conv_ref(xx, ww, b, 2, 1)).sum())
+
+    e = 1e-6
+    for idx in [(0, 1, 2, 3), (1, 0, 0, 0)]:
+        d = np.zeros_like(x)
+        d[idx] = e
+        assert abs(gx.numpy()[idx] - (f(x + d, w) - f(x - d, w)) / (2 * e)) < 1e-5
+    for idx in [(2, 1, 0, 2), (0, 0, 1, 1)]:
+        d = np.zeros_like(w)
+        d[idx] = e
+        assert abs(gw.numpy()[idx] - (f(x, w + d) - f(x, w - d)) / (2 * e)) < 1e-5
+    np.testing.assert_allclose(gb.numpy(), gy.sum((0, 2, 3)), rtol=1e-10)
+    gx2, gw2, gb2 = aten.convolution_backward.default(
+        ember.tensor(gy), xe, we, None, [2, 2], [1, 1], [1, 1], False, [0, 0], 1, [False, True, False]
+    )
+    assert gx2 is None and gb2 is None
+    np.testing.assert_allclose(gw2.numpy(), gw.numpy(), rtol=1e-10)
+
+
+def test_make_fx_cnn_forward_backward_has_no_constants():
+    ember.manual_seed(0)
+    conv1, conv2 = ember.nn.Conv2d(1, 3, 3, padding=1), ember.nn.Conv2d(3, 2, 2, stride=2)
+    lin = ember.nn.Linear(8, 3)
+
+    def step(x, w1, b1, w2, b2, lw, lb):
+        h = ember.relu(ember.nn.functional.conv2d(x, w1, b1, padding=1))
+        h = ember.nn.functional.conv2d(h, w2, b2, stride=2)
+        loss = ember.nn.functional.linear(h.flatten(1), lw, lb).pow(2).mean()
+        return ember.autograd.grad(loss, [w1, b1, w2, b2, lw, lb])
+
+    params = [p.detach().clone().requires_grad_() for m in (conv1, conv2, lin) for p in (m.weight, m.bias)]
+    x = ember.randn(2, 1, 4, 4)
+    gm = make_fx(step)(x, *params)
+    nodes = [n for n in gm.graph.nodes]
+    assert not [n for n in nodes if n.op == "get_attr"]  # every result is computed from the inputs
+    targets = [str(n.target) for n in nodes if n.op == "call_function"]
+    assert targets.count("aten.convolution.default") == 2 and targets.count("aten.convolution_backward.default") == 2
+    x2 = ember.randn(2, 1, 4, 4)
+    for got, want in zip(gm(x2, *params), step(x2, *params)):
+        np.testing.assert_allclose(got.detach().numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+# ---- a CNN training step: batch_norm, max_pool2d, cross_entropy ----------------------------------------------------
+
+CNN_STEP_PROGRAM = """
+class Rec(torch.utils._python_dispatch.TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.log = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.log.append(str(func))
+        return func(*args, **(kwargs or {}))
+torch.manual_seed(0)
+nn = torch.nn
+net = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                    nn.Linear(16, 3))
+x, y = torch.randn(2, 1, 4, 4), torch.tensor([0, 2])
+with Rec() as fwd:
+    loss = nn.functional.cross_entropy(net(x), y)
+with Rec() as bwd:
+    loss.backward()
+skip = ("aten.detach.default",)
+result = [[f for f in fwd.log if f not in skip], [f for f in bwd.log if f not in skip]]
+"""
+
+CNN_STEP_KEY_OPS = {
+    "aten.ones_like.default", "aten.nll_loss_backward.default", "aten._log_softmax_backward_data.default",
+    "aten.max_pool2d_with_indices_backward.default", "aten.threshold_backward.default",
+    "aten.native_batch_norm_backward.default", "aten.convolution_backward.default",
+}  # fmt: skip
+
+
+def test_mode_records_a_cnn_training_step():
+    fwd, bwd = _run_ember(CNN_STEP_PROGRAM)
+    assert fwd == ["aten.convolution.default", "aten.add_.Tensor", "aten.native_batch_norm.default",
+                   "aten.relu.default", "aten.max_pool2d_with_indices.default", "aten.view.default", "aten.t.default",
+                   "aten.addmm.default", "aten._log_softmax.default", "aten.nll_loss_forward.default"]  # fmt: skip
+    assert [f for f in bwd if f in CNN_STEP_KEY_OPS] == [
+        "aten.ones_like.default", "aten.nll_loss_backward.default", "aten._log_softmax_backward_data.default",
+        "aten.max_pool2d_with_indices_backward.default", "aten.threshold_backward.default",
+        "aten.native_batch_norm_backward.default", "aten.convolution_backward.default"]  # fmt: skip
+
+
+@needs_torch
+def test_cnn_training_step_ops_match_pytorch():
+    e_fwd, e_bwd = _run_ember(CNN_STEP_PROGRAM)
+    t_fwd, t_bwd = run_torch("import torch.utils._python_dispatch\n" + CNN_STEP_PROGRAM)
+    # PyTorch's BatchNorm also makes an empty reserve tensor (aten.empty.memory_format) that ember has no use for
+    assert e_fwd == [f for f in t_fwd if f != "aten.empty.memory_format"]
+    assert [f for f in e_bwd if f in CNN_STEP_KEY_OPS] == [f for f in t_bwd if f in CNN_STEP_KEY_OPS]
+
+
+def _cnn_step_parts():
+    ember.manual_seed(0)
+    conv, bn, lin = ember.nn.Conv2d(1, 4, 3, padding=1), ember.nn.BatchNorm2d(4), ember.nn.Linear(16, 3)
+    params = [p.detach().clone().requires_grad_() for p in (*conv.parameters(), *bn.parameters(), *lin.parameters())]
+
+    def step(x, y, cw, cb, gamma, beta, lw, lb):
+        F = ember.nn.functional
+        h = F.batch_norm(F.conv2d(x, cw, cb, padding=1), None, None, gamma, beta, True, 0.1, 1e-5)
+        h = F.max_pool2d(ember.relu(h), 2).flatten(1)
+        loss = F.cross_entropy(F.linear(h, lw, lb), y)
+        return (loss, *ember.autograd.grad(loss, [cw, cb, gamma, beta, lw, lb]))
+
+    return step, params
+
+
+def test_cnn_step_gradients_under_a_mode_equal_plain_ones():
+    step, params = _cnn_step_parts()
+    x, y = ember.randn(3, 1, 4, 4), ember.tensor([0, 2, 1])
+    plain = step(x, y, *params)
+    with Recorder() as rec:
+        seen = step(x, y, *params)
+    assert "aten.native_batch_norm_backward.default" in rec.log and "aten.nll_loss_backward.default" in rec.log
+    for a, b in zip(seen, plain):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_make_fx_cnn_training_step_has_no_constants():
+    step, params = _cnn_step_parts()
+    x, y = ember.randn(3, 1, 4, 4), ember.tensor([0, 2, 1])
+    gm = make_fx(step)(x, y, *params)
+    assert not [n for n in gm.graph.nodes if n.op == "get_attr"]
+    targets = {str(n.target) for n in gm.graph.nodes if n.op == "call_function"}
+    assert CNN_STEP_KEY_OPS - {"aten.ones_like.default"} <= targets
+    x2, y2 = ember.randn(3, 1, 4, 4), ember.tensor([1, 1, 0])
+    for got, want in zip(gm(x2, y2, *params), step(x2, y2, *params)):
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_aten_batch_norm_ops_values():
+    rng = np.random.default_rng(1)
+    x, w, b, gy = rng.standard_normal((3, 2, 2, 2)), rng.standard_normal(2), rng.standard_normal(2), None
+    aten, eps = ember.ops.aten, 1e-5
+    rm, rv = ember.zeros(2, dtype=ember.float64), ember.ones(2, dtype=ember.float64)
+    xe, we, be = (ember.tensor(a) for a in (x, w, b))
+    out, mean, invstd = aten.native_batch_norm.default(xe, we, be, rm, rv, True, 0.1, eps)
+    mu, var = x.mean((0, 2, 3)), x.var((0, 2, 3))
+    np.testing.assert_allclose(mean.numpy(), mu, rtol=1e-10)
+    np.testing.assert_allclose(invstd.numpy(), 1 / np.sqrt(var + eps), rtol=1e-10)
+
+    def bn(xx, ww):
+        m, v = xx.mean((0, 2, 3), keepdims=True), xx.var((0, 2, 3), keepdims=True)
+        return (xx - m) / np.sqrt(v + eps) * ww[None, :, None, None] + b[None, :, None, None]
+
+    np.testing.assert_allclose(out.numpy(), bn(x, w), rtol=1e-8)
+    np.testing.assert_allclose(rm.numpy(), 0.1 * mu, rtol=1e-10)  # the running mean was updated once
+    gy = rng.standard_normal(x.shape)
+    for saved in ((mean, invstd), (None, None)):
+        gx, gw, gb = aten.native_batch_norm_backward.default(
+            ember.tensor(gy), xe, we, None, None, *saved, True, eps, [True, True, True]
+        )
+        e = 1e-6
+        for idx in [(0, 1, 1, 0), (2, 0, 0, 1)]:
+            d = np.zeros_like(x)
+            d[idx] = e
+            fd = ((gy * bn(x + d, w)).sum() - (gy * bn(x - d, w)).sum()) / (2 * e)
+            assert abs(gx.numpy()[idx] - fd) < 1e-6
+        d = np.array([e, 0.0])
+        fd = ((gy * bn(x, w + d)).sum() - (gy * bn(x, w - d)).sum()) / (2 * e)
+        assert abs(gw.numpy()[0] - fd) < 1e-6
+        np.testing.assert_allclose(gb.numpy(), gy.sum((0, 2, 3)), rtol=1e-10)
+
+
+def test_aten_max_pool2d_ops_values():
+    x = np.array([[[[1.0, 5.0, 2.0, 0.0], [3.0, 4.0, 7.0, 6.0], [0.0, 9.0, 8.0, 1.0], [2.0, 2.0, 3.0, 4.0]]]])
+    aten = ember.ops.aten
+    xe = ember.tensor(x)
+    out, idx = aten.max_pool2d_with_indices.default(xe, [2, 2], [2, 2])
+    np.testing.assert_array_equal(out.numpy(), [[[[5.0, 7.0], [9.0, 8.0]]]])
+    np.testing.assert_array_equal(idx.numpy(), [[[[1, 6], [9, 10]]]])
+    gy = ember.tensor([[[[1.0, 2.0], [3.0, 4.0]]]])
+    gx = aten.max_pool2d_with_indices_backward.default(gy, xe, [2, 2], [2, 2], [0, 0], [1, 1], False, idx)
+    want = np.zeros(16)
+    want[[1, 6, 9, 10]] = [1.0, 2.0, 3.0, 4.0]
+    np.testing.assert_array_equal(gx.numpy(), want.reshape(1, 1, 4, 4))
+
+
+def test_aten_nll_loss_ops_values():
+    rng = np.random.default_rng(2)
+    logits, t, w = rng.standard_normal((4, 3)), np.array([2, 0, 1, 2]), np.array([0.5, 2.0, 1.0])
+    aten = ember.ops.aten
+    x = ember.tensor(logits, requires_grad=True)
+    lsm = aten._log_softmax.default(x, 1, False)
+    for reduction, ignore in ((1, -100), (2, 0), (0, -100)):
+        out, total = aten.nll_loss_forward.default(lsm, ember.tensor(t), ember.tensor(w), reduction, ignore)
+        logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+        keep = t != ignore
+        per = -w[t] * logp[np.arange(4), t] * keep
+        want_total = (w[t] * keep).sum() if reduction else 0.0
+        want = per if reduction == 0 else per.sum() / want_total if reduction == 1 else per.sum()
+        np.testing.assert_allclose(out.detach().numpy(), want, rtol=1e-10)
+        np.testing.assert_allclose(total.numpy(), want_total, rtol=1e-10)
+        # d/d logits of cross entropy: (softmax - onehot) * w[t] (/ total for the mean)
+        g = ember.ones_like(out)
+        (gx,) = ember.autograd.grad(out, [x], g, retain_graph=True)
+        onehot = np.eye(3)[t]
+        scale = (w[t] * keep)[:, None] / (want_total if reduction == 1 else 1.0)
+        np.testing.assert_allclose(gx.numpy(), (np.exp(logp) - onehot) * scale, rtol=1e-8, atol=1e-12)
+
+
+# ---- embedding, index_select, gather -------------------------------------------------------------------------------
+
+EMBEDDING_PROGRAM = """
+class Rec(torch.utils._python_dispatch.TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.log = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.log.append(str(func))
+        return func(*args, **(kwargs or {}))
+w = torch.arange(12.0).reshape(4, 3).requires_grad_()
+i = torch.tensor([[1, 3], [1, 0]])
+with Rec() as fwd:
+    e = torch.nn.functional.embedding(i, w, padding_idx=0)
+    s = torch.index_select(w, 0, torch.tensor([2, 0]))
+    g = torch.gather(w, 1, torch.tensor([[0], [2], [1], [1]]))
+    loss = e.sum() + s.sum() + g.sum()
+with Rec() as bwd:
+    loss.backward()
+result = [fwd.log, [f for f in bwd.log if f == "aten.embedding_dense_backward.default"], w.grad.tolist()]
+"""
+
+
+def test_embedding_index_select_gather_reach_modes():
+    fwd, bwd, grad = _run_ember(EMBEDDING_PROGRAM)
+    assert [f for f in fwd if f in ("aten.embedding.default", "aten.index_select.default", "aten.gather.default")] == [
+        "aten.embedding.default", "aten.index_select.default", "aten.gather.default"]  # fmt: skip
+    assert bwd == ["aten.embedding_dense_backward.default"]
+    # closed form: each look-up adds ones to its row (row 0 is padding for the embedding), plus the selects and gathers
+    want = np.zeros((4, 3))
+    for r in (1, 3, 1):
+        want[r] += 1
+    want[[2, 0]] += 1
+    for r, c in enumerate([0, 2, 1, 1]):
+        want[r, c] += 1
+    np.testing.assert_allclose(grad, want)
+
+
+@needs_torch
+def test_embedding_ops_match_pytorch():
+    e_fwd, e_bwd, e_grad = _run_ember(EMBEDDING_PROGRAM)
+    t_fwd, t_bwd, t_grad = run_torch("import torch.utils._python_dispatch\n" + EMBEDDING_PROGRAM)
+    keep = ("aten.embedding.default", "aten.index_select.default", "aten.gather.default")
+    assert [f for f in e_fwd if f in keep] == [f for f in t_fwd if f in keep]
+    assert e_bwd == t_bwd and e_grad == t_grad
+
+
+def test_aten_embedding_dense_backward_values():
+    gy = np.arange(12.0).reshape(2, 2, 3)
+    idx = ember.tensor([[1, 2], [1, 0]])
+    aten = ember.ops.aten
+    g = aten.embedding_dense_backward.default(ember.tensor(gy), idx, 4, 0, True)
+    want = np.zeros((4, 3))
+    want[1] = (gy[0, 0] + gy[1, 0]) / 2  # row 1 looked up twice: scaled by 1/2
+    want[2] = gy[0, 1]  # row 0 is padding_idx: no gradient
+    np.testing.assert_allclose(g.numpy(), want)
+    w = ember.tensor(np.arange(8.0).reshape(4, 2))
+    np.testing.assert_allclose(aten.embedding.default(w, idx).numpy(), np.arange(8.0).reshape(4, 2)[[[1, 2], [1, 0]]])
+
+
+# ---- factories -----------------------------------------------------------------------------------------------------
+
+FACTORY_PROGRAM = """
+class Rec(torch.utils._python_dispatch.TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.log = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kw = {k: str(v) for k, v in (kwargs or {}).items()}
+        self.log.append([str(func), [list(a) if isinstance(a, (list, tuple)) else a for a in args], kw])
+        return func(*args, **(kwargs or {}))
+with Rec() as rec:
+    a = torch.zeros(2, 3)
+    b = torch.ones([2], dtype=torch.float64)
+    c = torch.empty(4)
+    d = torch.zeros(2, requires_grad=True)
+    e = [torch.full((2,), 1.5), torch.full([1], 3), torch.arange(3), torch.arange(1, 5, 2.0)]
+result = [rec.log, a.tolist(), b.tolist(), list(c.shape), d.requires_grad, d.is_leaf, [t.tolist() for t in e],
+          [str(t.dtype).split(".")[1] for t in e]]
+"""
+
+
+def test_factories_reach_modes():
+    log, a, b, c, grad, leaf, more, dtypes = _run_ember(FACTORY_PROGRAM)
+    cpu = {"device": "cpu", "pin_memory": "False"}
+    f64 = {"dtype": "ember.float64", **cpu}
+    assert log == [["aten.zeros.default", [[2, 3]], cpu], ["aten.ones.default", [[2]], f64],
+                   ["aten.empty.memory_format", [[4]], cpu], ["aten.zeros.default", [[2]], cpu],
+                   ["aten.full.default", [[2], 1.5], cpu], ["aten.full.default", [[1], 3], cpu],
+                   ["aten.arange.default", [3], cpu], ["aten.arange.start_step", [1, 5, 2.0], cpu]]  # fmt: skip
+    assert more == [[1.5, 1.5], [3], [0, 1, 2], [1.0, 3.0]] and dtypes == ["float32", "int64", "int64", "float32"]
+    assert a == [[0.0] * 3] * 2 and b == [1.0, 1.0] and c == [4] and grad and leaf
+
+
+@needs_torch
+def test_factories_match_pytorch():
+    e = _run_ember(FACTORY_PROGRAM)
+    t = run_torch("import torch.utils._python_dispatch\n" + FACTORY_PROGRAM)
+    for entry in e[0]:
+        entry[2] = {k: v.replace("ember.", "torch.") for k, v in entry[2].items()}
+    assert e == t
+
+
+def test_make_fx_records_factories():
+    def f(x):
+        return x * ember.ones(3) + ember.zeros(2, 3)
+
+    gm = make_fx(f)(ember.randn(2, 3))
+    assert not [n for n in gm.graph.nodes if n.op == "get_attr"]
+    targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+    assert targets == ["aten.ones.default", "aten.mul.Tensor", "aten.zeros.default", "aten.add.Tensor"]
+    x = ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    np.testing.assert_allclose(gm(x).numpy(), x.numpy())
+
+
+def test_layer_norm_forward_reaches_modes():
+    rng = np.random.default_rng(3)
+    x, w, b = rng.standard_normal((2, 3, 4)), rng.standard_normal(4), rng.standard_normal(4)
+    xe, we, be = (ember.tensor(a) for a in (x, w, b))
+    with Recorder() as rec:
+        y = ember.nn.functional.layer_norm(xe, [4], we, be, 1e-5)
+    assert rec.log == ["aten.native_layer_norm.default"]
+    mu, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    np.testing.assert_allclose(y.numpy(), (x - mu) / np.sqrt(var + 1e-5) * w + b, rtol=1e-8)
+    out, mean, rstd = ember.ops.aten.native_layer_norm.default(xe, [4], we, be, 1e-5)
+    assert mean.shape == (2, 3, 1) and rstd.shape == (2, 3, 1)  # PyTorch's: the normalized dims kept as size 1
+    np.testing.assert_allclose(mean.numpy(), mu, rtol=1e-10)
+    np.testing.assert_allclose(rstd.numpy(), 1 / np.sqrt(var + 1e-5), rtol=1e-10)
+    np.testing.assert_allclose(out.numpy(), y.numpy(), rtol=1e-12)

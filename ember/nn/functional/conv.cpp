@@ -21,6 +21,7 @@
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/conv.h"
+#include "ember/dispatch_hook.h"
 #include "ember/nn/functional/detail/conv.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
@@ -108,6 +109,26 @@ std::optional<MemoryFormat> channels_last_of(const Tensor& x, const ConvGeometry
 // t dense in format f when given, else row-major.
 Tensor dense_as(const Tensor& t, std::optional<MemoryFormat> f) { return f ? contiguous(t, *f) : contiguous(t); }
 
+// Whether a geometry is one aten.convolution's arguments describe (the same padding at both ends, no crop).
+bool aten_geometry(const ConvGeometry& g) {
+  return g.pad_l == g.pad_r && std::ranges::all_of(g.crop, [](int64_t c) { return c == 0; });
+}
+
+// ConvolutionBackward0 offered to __torch_dispatch__ as aten.convolution_backward (Note [Python dispatch]).
+std::optional<TensorList> py_convolution_backward(const Tensor& gy, const Tensor& x, const Tensor& w,
+                                                  const ConvGeometry& g, std::array<bool, 3> mask) {
+  if (!x.defined() || !w.defined() || !aten_geometry(g)) return std::nullopt;
+  std::optional<std::vector<int64_t>> bias_sizes;
+  if (mask[2]) bias_sizes = std::vector<int64_t>{w.size(0)};
+  const DimVector zeros_(g.dims(), 0);
+  auto r = dispatch::call("aten.convolution_backward.default",
+                          dispatch::values(gy, x, w, bias_sizes, IntArrayRef(g.stride), IntArrayRef(g.pad_l),
+                                           IntArrayRef(g.dilation), false, IntArrayRef(zeros_), g.groups, mask));
+  if (!r) return std::nullopt;
+  r->resize(3);
+  return TensorList{(*r)[0], (*r)[1], (*r)[2]};
+}
+
 }  // namespace
 
 // ---- the primitives (Note [Convolution as three maps])
@@ -134,12 +155,18 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Con
   if (auto n = autograd::make_node(
           "ConvolutionBackward0", {&x, &w, &b},
           [g, xs = DimVector(x.sizes()), ws = DimVector(w.sizes())](FormulaNode& n, TensorList& gr) {
+            if (dispatch::enabled()) [[unlikely]] {
+              if (auto r = py_convolution_backward(gr[0], n.saved_tensor(0), n.saved_tensor(1), g,
+                                                   {n.needs(0), n.needs(1), n.needs(2)}))
+                return std::move(*r);
+            }
             ConvGrads r = conv_backward(gr[0], n.saved_tensor(0), n.saved_tensor(1), xs, ws, g,
                                         {n.needs(0), n.needs(1), n.needs(2)});
             return TensorList{r.input, r.weight, r.bias};
           })) {
-    n->save(n->needs(1) ? x : Tensor());
-    n->save(n->needs(0) ? w : Tensor());
+    // both when __torch_dispatch__ is on: aten.convolution_backward takes them (Note [Python dispatch])
+    n->save(n->needs(1) || dispatch::enabled() ? x : Tensor());
+    n->save(n->needs(0) || dispatch::enabled() ? w : Tensor());
     autograd::set_history(out, n);
   }
   return out;
@@ -301,6 +328,16 @@ Tensor convolution(const char* name, size_t nsp, bool transposed, const Tensor& 
   } else {
     EMBER_CHECK(padding_arg.mode.empty() || padding_arg.mode == "valid", "Invalid padding string: '", padding_arg.mode,
                 "'");
+  }
+
+  if (dispatch::enabled() && (transposed || aten_geometry(g))) [[unlikely]] {  // Note [Python dispatch]
+    if (auto r = dispatch::call(
+            "aten.convolution.default",
+            dispatch::values(x, weight, bias, IntArrayRef(stride), IntArrayRef(g.pad_l), IntArrayRef(dilation),
+                             transposed, IntArrayRef(output_padding), groups))) {
+      Tensor out = dispatch::result<Tensor>(std::move(*r));
+      return batched || !out.defined() ? out : squeeze(out, 0);
+    }
   }
 
   if (!transposed) {

@@ -4,6 +4,7 @@
 
 #include "ember/autograd/detail/shape_grad.h"
 #include "ember/autograd/node.h"
+#include "ember/dispatch_hook.h"
 #include "ember/nn/functional/embedding.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
@@ -51,6 +52,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
   check_same_device("embedding", {&weight, &indices});
   EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   if (max_norm) embedding_renorm_(weight, indices, *max_norm, norm_type);
+  EMBER_PY_DISPATCH(Tensor, "aten.embedding.default", weight, indices, padding_idx, scale_grad_by_freq, sparse);
   const int64_t rows = weight.size(0), D = weight.size(1);
   const Tensor idx = checked_indices(indices, rows, "embedding");
   Tensor out;
@@ -65,6 +67,11 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
       "EmbeddingBackward0", {&weight},
       [rows, D, padding_idx, scale_grad_by_freq](autograd::FormulaNode& n, autograd::TensorList& g) {
         const Tensor i = n.saved_tensor(0);
+        if (dispatch::enabled()) [[unlikely]] {  // Note [Python dispatch]; the indices go flattened to int64
+          if (auto r = dispatch::call("aten.embedding_dense_backward.default",
+                                      dispatch::values(g[0], i, rows, padding_idx, scale_grad_by_freq)))
+            return autograd::TensorList{dispatch::result<Tensor>(std::move(*r))};
+        }
         Tensor g2 = reshape(g[0], DimVector{-1, D});
         if (scale_grad_by_freq) {
           const Tensor freq = index_select(bincount(i, {}, rows), 0, i);

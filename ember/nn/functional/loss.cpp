@@ -12,6 +12,7 @@
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/loss.h"
+#include "ember/dispatch_hook.h"
 #include "ember/nn/functional/distance.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
@@ -155,6 +156,11 @@ Tensor apply_reduction(const Tensor& loss, Reduction r) {
   }
 }
 
+namespace {
+// PyTorch's Reduction enum values (the reduction argument of the aten loss ops).
+int64_t reduction_code(Reduction r) { return r == Reduction::None ? 0 : r == Reduction::Mean ? 1 : 2; }
+}  // namespace
+
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                      Reduction reduction, double label_smoothing) {
   EMBER_AUTOCAST(autocast::kFp32, cross_entropy, input, target, weight, ignore_index, reduction, label_smoothing);
@@ -178,6 +184,15 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
     const double positions = static_cast<double>(input.numel() / std::max<int64_t>(classes, 1));
     if (reduction == Reduction::Mean) return div(sum(per), positions);
     return apply_reduction(per, reduction);
+  }
+
+  // Offered as aten.cross_entropy_loss, which a mode sees as PyTorch's parts (_log_softmax, nll_loss_forward), for
+  // the batch of class indices with no label smoothing (Note [Python dispatch]).
+  if (dispatch::enabled() && input.dim() == 2 && target.dim() == 1 && label_smoothing == 0.0) [[unlikely]] {
+    if (auto r = dispatch::call(
+            "aten.cross_entropy_loss.default",
+            dispatch::values(input, target, weight, reduction_code(reduction), ignore_index, label_smoothing)))
+      return dispatch::result<Tensor>(std::move(*r));
   }
 
   const bool unbatched = input.dim() == 1;

@@ -15,6 +15,7 @@
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/normalization.h"
+#include "ember/dispatch_hook.h"
 #include "ember/nn/functional/padding.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
@@ -106,6 +107,8 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
   const int64_t lead = check_normalized_shape(x, normalized_shape, weight, bias);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   EMBER_CHECK(is_floating(x.dtype()), "layer_norm: expected a floating point input, got ", x.dtype());
+  // The forward only: the gradient runs ember's formulas unseen (docs/extending.md).
+  EMBER_PY_DISPATCH(Tensor, "aten.native_layer_norm.default", x, normalized_shape, weight, bias, eps);
   int64_t M = 1, N = 1;
   for (int64_t d = 0; d < lead; ++d) M *= x.size(d);
   for (int64_t d : normalized_shape) N *= d;
@@ -205,6 +208,11 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   check_param(bias, C, "bias");
   check_param(running_mean, C, "running_mean");
   check_param(running_var, C, "running_var");
+  if (dispatch::enabled()) [[unlikely]] {  // Note [Python dispatch]
+    if (auto r = dispatch::call("aten.native_batch_norm.default",
+                                dispatch::values(x, weight, bias, running_mean, running_var, training, momentum, eps)))
+      return dispatch::result<Tensor>(std::move(*r));
+  }
   const ScalarType ct = compute_dtype(x.dtype());
   const TensorOptions f64 = TensorOptions(ScalarType::Float64).device(x.device());
   const bool cl = channels_last_batch(x);
@@ -245,6 +253,17 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
         Tensor dx, dw, db;
         DimVector dims = iota(0, x.dim());
         dims.erase(1);
+        // Offered as aten.native_batch_norm_backward in training (not double-differentiable there: a backward that
+        // records a graph runs the formulas below). ember's statistics are float64 tensors of this node's own, so
+        // save_mean and save_invstd go as None and the op recomputes them from the input (docs/extending.md).
+        if (training && dispatch::enabled() && !autograd::is_grad_enabled()) [[unlikely]] {
+          if (auto r = dispatch::call("aten.native_batch_norm_backward.default",
+                                      dispatch::values(g, x, w, Tensor(), Tensor(), Tensor(), Tensor(), true, eps,
+                                                       std::array<bool, 3>{n.needs(0), n.needs(1), n.needs(2)}))) {
+            r->resize(3);
+            return TensorList{(*r)[0], (*r)[1], (*r)[2]};
+          }
+        }
         if (autograd::is_grad_enabled()) {  // Note [Fused backward]
           DimVector cshape(x.dim(), 1);
           cshape[1] = C;

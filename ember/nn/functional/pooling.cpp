@@ -10,6 +10,7 @@
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/pooling.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/ops/memory_format.h"
@@ -104,8 +105,10 @@ Tensor max_pool_backward(const Tensor& grad, const Tensor& indices, IntArrayRef 
 
 // Max pooling of x (floating, any layout) with geometry g; records `node` (a static name). The indices are
 // computed when asked for or when the gradient needs them.
-std::pair<Tensor, Tensor> max_pool_core(const Tensor& input, const PoolGeometry& g, const char* node,
-                                        bool want_indices) {
+// aten_ceil: the ceil_mode of a regular 2-d pooling, whose gradient is offered to __torch_dispatch__ as
+// aten.max_pool2d_with_indices_backward (Note [Python dispatch]).
+std::pair<Tensor, Tensor> max_pool_core(const Tensor& input, const PoolGeometry& g, const char* node, bool want_indices,
+                                        std::optional<bool> aten_ceil = std::nullopt) {
   const size_t nsp = g.in.size();
   const Tensor x = widens(input) ? to(input, ScalarType::Float32) : input;
   const DimVector os = with_spatial(x, nsp, g.out);
@@ -120,10 +123,21 @@ std::pair<Tensor, Tensor> max_pool_core(const Tensor& input, const PoolGeometry&
     autograd::NoGradGuard no_grad;
     max_pool_kernel[x.device()](out, idx, gk.channels_last ? x : contiguous(x), gk);
   }
-  if (auto n = autograd::make_node(node, {&x}, [sizes = DimVector(x.sizes()), nsp](FormulaNode& n, TensorList& gr) {
-        return TensorList{max_pool_backward(gr[0], n.saved_tensor(0), sizes, nsp)};
-      })) {
+  const bool offer = aten_ceil && dispatch::enabled();
+  if (auto n = autograd::make_node(
+          node, {&x}, [sizes = DimVector(x.sizes()), nsp, g, aten_ceil](FormulaNode& n, TensorList& gr) {
+            const Tensor idx = n.saved_tensor(0), x = n.saved_tensor(1);
+            if (x.defined() && dispatch::enabled()) [[unlikely]] {
+              if (auto r = dispatch::call(
+                      "aten.max_pool2d_with_indices_backward.default",
+                      dispatch::values(gr[0], x, IntArrayRef(g.kernel), IntArrayRef(g.stride), IntArrayRef(g.padding),
+                                       IntArrayRef(g.dilation), *aten_ceil, idx)))
+                return TensorList{dispatch::result<Tensor>(std::move(*r))};
+            }
+            return TensorList{max_pool_backward(gr[0], idx, sizes, nsp)};
+          })) {
     n->save(idx);
+    n->save(offer ? x : Tensor());
     autograd::set_history(out, n);
   }
   if (x.dtype() != input.dtype()) out = to(out, input.dtype());
@@ -236,7 +250,16 @@ std::pair<Tensor, Tensor> max_pool(size_t nsp, const char* op, const Tensor& x, 
                                    bool want_indices) {
   check_floating(x, op);
   const PoolGeometry g = regular_geometry(x, nsp, op, kernel_size, stride, padding, dilation, ceil_mode);
-  return max_pool_core(x, g, kMaxPoolNodes[nsp - 1], want_indices);
+  if (nsp == 2 && dispatch::enabled()) [[unlikely]] {  // Note [Python dispatch]
+    if (auto r = dispatch::call("aten.max_pool2d_with_indices.default",
+                                dispatch::values(x, IntArrayRef(g.kernel), IntArrayRef(g.stride),
+                                                 IntArrayRef(g.padding), IntArrayRef(g.dilation), ceil_mode))) {
+      r->resize(2);
+      return {(*r)[0], (*r)[1]};
+    }
+  }
+  return max_pool_core(x, g, kMaxPoolNodes[nsp - 1], want_indices,
+                       nsp == 2 ? std::optional<bool>(ceil_mode) : std::nullopt);
 }
 
 Tensor avg_pool(size_t nsp, const char* op, const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride,
