@@ -3,6 +3,8 @@
 // with its Python signature and docstring (Note [Python surface], docs/architecture.md).
 #pragma once
 
+#include <new>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,10 +35,25 @@ inline std::vector<Tensor> tensor_varargs(const nb::args& args, const char* fn) 
   return tensor_list(args, fn);
 }
 
+// Note [Many tensors back to Python]
+// nanobind records each new wrapper in a hash map from code that is noexcept, so a std::bad_alloc there (a rehash,
+// with a million views from unbind near the address-space limit) ends the process. Before making many wrappers,
+// the memory they and the map's growth need (about 256 bytes each, measured: 1M wrappers of an unbind) is asked for
+// once and given back: when it is not there, the call raises MemoryError instead.
+inline void reserve_for_wrappers(size_t n) {
+  if (n < 1024) return;
+  void* p = ::operator new(n * 256, std::nothrow);  // the new_handler first releases the CPU cache
+  if (!p) throw std::bad_alloc();
+  ::operator delete(p);
+}
+
 inline nb::tuple to_tuple(const std::vector<Tensor>& v) {
-  nb::list l;
-  for (const Tensor& t : v) l.append(nb::cast(t));
-  return nb::tuple(l);
+  reserve_for_wrappers(v.size());
+  nb::tuple out = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(v.size())));
+  if (!out.is_valid()) throw nb::python_error();
+  for (size_t i = 0; i < v.size(); ++i)
+    PyTuple_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), nb::cast(v[i]).release().ptr());
+  return out;
 }
 
 inline bool is_seq(nb::handle h) { return PyTuple_Check(h.ptr()) || PyList_Check(h.ptr()); }

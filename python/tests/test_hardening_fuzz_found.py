@@ -165,3 +165,33 @@ def test_roll_over_many_dims_with_zero_shifts():
     y = ember.fft.ifftshift(t)
     y.sum().backward()
     assert y.item() == t.item() and t.grad.item() == 1.0
+
+
+# A million views from unbind near the address-space limit: nanobind records each new wrapper from noexcept code, so
+# a std::bad_alloc in its hash map's rehash aborted the process (fuzz seed 177540226, SIGABRT). The tuple's memory is
+# now asked for first (Note [Many tensors back to Python]), so the call raises MemoryError or succeeds, at any limit.
+_MANY_WRAPPERS = """
+import resource, sys
+import ember
+t = ember.full((1 << 20, 0), 0.0).transpose(0, 1)
+size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+extra = int(sys.argv[1]) << 20
+resource.setrlimit(resource.RLIMIT_AS, (size + extra, size + extra))
+try:
+    r = ember.unbind(t, -1)
+    print("ok", len(r) == 1 << 20)
+except MemoryError:
+    print("MemoryError")
+"""
+
+
+@pytest.mark.parametrize("extra_mib", [250, 300, 400, 550])
+def test_a_million_views_near_the_memory_limit_never_abort(extra_mib):
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-c", _MANY_WRAPPERS, str(extra_mib)], capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() in ("ok True", "MemoryError")
