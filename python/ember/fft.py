@@ -8,6 +8,7 @@ map whose adjoint is another transform) and from ``view_as_real``/``view_as_comp
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import ember
@@ -325,17 +326,23 @@ def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 # ---- helpers
 
 
+def _reciprocal(x):
+    """1 / x with IEEE's signed infinities for a zero (as PyTorch's C++ computes it; Python raises)."""
+    x = float(x)
+    return math.copysign(math.inf, x) if x == 0 else 1.0 / x
+
+
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of an ``n``-point transform: ``[0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (d n)``."""
     k = ember.arange(n, dtype=dtype, device=device)
-    k = ember.where(k < (n + 1) // 2, k, k - n) * (1.0 / (n * d))
+    k = ember.where(k < (n + 1) // 2, k, k - n) * _reciprocal(n * d)
     k.requires_grad_(requires_grad)
     return _finish(k, out)
 
 
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The non-negative sample frequencies of an ``n``-point real transform: ``[0, 1, ..., n // 2] / (d n)``."""
-    k = ember.arange(n // 2 + 1, dtype=dtype, device=device) * (1.0 / (n * d))
+    k = ember.arange(n // 2 + 1, dtype=dtype, device=device) * _reciprocal(n * d)
     k.requires_grad_(requires_grad)
     return _finish(k, out)
 

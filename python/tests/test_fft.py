@@ -119,6 +119,13 @@ def test_freqs_and_shifts():
     check(efft.fftshift(ember.tensor(a), dim=0), np.fft.fftshift(a, axes=0))
     check(efft.ifftshift(ember.tensor(a), dim=(1,)), np.fft.ifftshift(a, axes=(1,)))
     assert efft.fftfreq(4, requires_grad=True).requires_grad
+    # a zero spacing or length divides by zero as IEEE (and PyTorch) does: signed infinities, nan at 0 (fuzz finding)
+    inf = float("inf")
+    nan = float("nan")
+    np.testing.assert_equal(efft.fftfreq(5, 0.0).tolist(), [nan, inf, inf, -inf, -inf])
+    np.testing.assert_equal(efft.fftfreq(4, -0.0).tolist(), [nan, -inf, inf, inf])
+    np.testing.assert_equal(efft.rfftfreq(0).tolist(), [nan])
+    assert efft.fftfreq(0).shape == (0,)
 
 
 def test_gradients_against_finite_differences():
