@@ -1,5 +1,5 @@
 """ember.vision beside torchvision 0.29 on PyTorch 2.15, in one run: resnet50, efficientnet_b0 and vit_b_16 inference
-(eval, no_grad, 224x224) at batch 1 and 32, fasterrcnn_mobilenet_v3_large_320_fpn on 2 images (once ember has it),
+(eval, no_grad, 224x224) at batch 1 and 32, fasterrcnn_mobilenet_v3_large_320_fpn on 2 images,
 NMS on 10k boxes, RoI Align / RoI Pool on 1k boxes over a [2, 256, 50, 68] feature map (an FPN level of an
 800x1088 image), and decode_jpeg of a 1080p image. Each case runs in its own process on each side (2 threads), so
 the peak RSS printed is that case's: the interpreter, the library and the workload.
@@ -53,7 +53,7 @@ x = lib.randn({batch}, 3, {size}, {size})
 def detection_setup(builder):
     return f"""
 lib.manual_seed(0)
-model = models.{builder}(weights=None, weights_backbone=None).eval()
+model = models.detection.{builder}(weights=None, weights_backbone=None).eval()
 x = [lib.rand(3, 240, 320), lib.rand(3, 300, 400)]
 """
 
@@ -72,7 +72,7 @@ def cases(quick):
     for builder in ("resnet50", "efficientnet_b0", "vit_b_16"):
         for batch in (1, big):
             out.append((f"{builder} batch {batch}", model_setup(builder, batch), "model(x)"))
-    # needs ember.vision.models to have the builder (run_case reports "missing" on a side that lacks it)
+    # (run_case reports "missing" on a side that lacks a builder)
     out.append(
         ("fasterrcnn_mbv3_320_fpn 2 images", detection_setup("fasterrcnn_mobilenet_v3_large_320_fpn"), "model(x)")
     )
@@ -92,9 +92,11 @@ def run_case(lib_name, setup, stmt, quick, jpeg_path):
         import ember.vision.models as models
         from ember.vision import ops
     if "models." in setup:
-        builder = setup.split("models.")[1].split("(")[0]
-        if not hasattr(models, builder):
-            return {"missing": True}
+        where = models
+        for name in setup.split("models.")[1].split("(")[0].split("."):  # "resnet50", "detection.fasterrcnn_..."
+            where = getattr(where, name, None)
+            if where is None:
+                return {"missing": True}
     ns = {"lib": lib, "io": io, "models": models, "ops": ops, "JPEG_PATH": jpeg_path}
     with lib.no_grad() if "backward" not in stmt else _null():
         exec(setup, ns)
