@@ -8,6 +8,7 @@ import ember
 
 from ....nn import functional as F
 from ...ops import FrozenBatchNorm2d, complete_box_iou_loss, distance_box_iou_loss, generalized_box_iou_loss
+from ...ops import boxes as box_ops
 
 __all__ = ["BalancedPositiveNegativeSampler", "BoxCoder", "BoxLinearCoder", "Matcher", "SSDMatcher"]
 
@@ -210,6 +211,25 @@ def retrieve_out_channels(model, size):
 
 def _topk_min(input, orig_kval, axis):
     return min(orig_kval, input.shape[axis])
+
+
+def _top_candidates(scores, num_classes, score_thresh, topk_candidates):
+    """One level's (anchor, class) candidates, as RetinaNet's and FCOS's postprocessing pick them: of the flattened
+    [anchors * classes] scores, the topk_candidates best above score_thresh. Returns (scores, anchor indices,
+    labels)."""
+    keep = scores > score_thresh
+    scores = scores[keep]
+    topk_idxs = ember.where(keep)[0]
+    scores, idxs = scores.topk(_topk_min(topk_idxs, topk_candidates, 0))
+    topk_idxs = topk_idxs[idxs]
+    return scores, ember.div(topk_idxs, num_classes, rounding_mode="floor"), topk_idxs % num_classes
+
+
+def _merge_levels(boxes, scores, labels, nms_thresh, detections_per_img):
+    """One image's detections from its levels' candidates: NMS per class, then the detections_per_img best."""
+    boxes, scores, labels = ember.cat(boxes, dim=0), ember.cat(scores, dim=0), ember.cat(labels, dim=0)
+    keep = box_ops.batched_nms(boxes, scores, labels, nms_thresh)[:detections_per_img]
+    return {"boxes": boxes[keep], "scores": scores[keep], "labels": labels[keep]}
 
 
 def _box_loss(type, box_coder, anchors_per_image, matched_gt_boxes_per_image, bbox_regression_per_image, cnf=None):

@@ -246,24 +246,21 @@ class FCOS(DetectionMixin, nn.Module):
                 [bc[index] for bc in head_outputs["bbox_ctrness"]],
                 anchors[index],
             ):
-                num_classes = logits.shape[-1]
-                scores = ember.sqrt(ember.sigmoid(logits) * ember.sigmoid(ctrness)).flatten()
-                keep = scores > self.score_thresh
-                scores = scores[keep]
-                topk_idxs = ember.where(keep)[0]
-                scores, idxs = scores.topk(det_utils._topk_min(topk_idxs, self.topk_candidates, 0))
-                topk_idxs = topk_idxs[idxs]
-                anchor_idxs = ember.div(topk_idxs, num_classes, rounding_mode="floor")
+                scores, anchor_idxs, labels = det_utils._top_candidates(
+                    ember.sqrt(ember.sigmoid(logits) * ember.sigmoid(ctrness)).flatten(),
+                    logits.shape[-1],
+                    self.score_thresh,
+                    self.topk_candidates,
+                )
                 boxes = self.box_coder.decode(regression[anchor_idxs], anchors_l[anchor_idxs])
                 image_boxes.append(box_ops.clip_boxes_to_image(boxes, image_shape))
                 image_scores.append(scores)
-                image_labels.append(topk_idxs % num_classes)
-            image_boxes = ember.cat(image_boxes, dim=0)
-            image_scores = ember.cat(image_scores, dim=0)
-            image_labels = ember.cat(image_labels, dim=0)
-            keep = box_ops.batched_nms(image_boxes, image_scores, image_labels, self.nms_thresh)
-            keep = keep[: self.detections_per_img]
-            detections.append({"boxes": image_boxes[keep], "scores": image_scores[keep], "labels": image_labels[keep]})
+                image_labels.append(labels)
+            detections.append(
+                det_utils._merge_levels(
+                    image_boxes, image_scores, image_labels, self.nms_thresh, self.detections_per_img
+                )
+            )
         return detections
 
     def forward(self, images, targets=None):
