@@ -65,6 +65,24 @@ TEST(Parallel, ThreadCountDoesNotChangeResults) {
   EXPECT_THROW(set_num_threads(0), ValueError);
 }
 
+// A long all()/any() into one output splits across threads, each storing its part. The parts were once a
+// std::vector<bool>, whose bits share a word: two threads finishing together could lose one's store, and x.all() of an
+// all-true x came back false (a flaky distribution-validation failure in CI). Many threads, many repeats, so that
+// stores coincide often; the store is of one byte now, and this must never fail.
+TEST(Parallel, SplitBoolReductionsLoseNoPart) {
+  Tensor t = ones({{300000}}, TensorOptions(ScalarType::Bool));
+  Tensor f = zeros({{300000}}, TensorOptions(ScalarType::Bool));
+  static_cast<bool*>(f.data_ptr())[299999] = true;  // only the last part holds a true
+  for (int threads : {2, 8, 16}) {
+    set_num_threads(threads);
+    for (int rep = 0; rep < 2000; ++rep) {
+      ASSERT_TRUE(item(all(t)).to_bool()) << threads << " threads, repeat " << rep;
+      ASSERT_TRUE(item(any(f)).to_bool()) << threads << " threads, repeat " << rep;
+    }
+  }
+  set_num_threads(2);
+}
+
 // Chunks are claimed by whichever thread comes first, but their boundaries depend only on the sizes and the thread
 // count (Note [Intra-op parallelism]): a job's chunks are the same on every run, and they tile the range.
 TEST(Parallel, ChunkBoundariesDoNotDependOnWhichThreadRuns) {
