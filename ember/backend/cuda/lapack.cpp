@@ -61,14 +61,69 @@ cusolverDnHandle_t solver_handle(int device) {
   return h;
 }
 
-// cuSOLVER's routine `name` for float (cusolverDnS...) or double (cusolverDnD...).
-#define SOLVER(T, name)                     \
-  [] {                                      \
-    if constexpr (std::is_same_v<T, float>) \
-      return &cusolverDnS##name;            \
-    else                                    \
-      return &cusolverDnD##name;            \
-  }()
+// The element types: ember's (float, double, Complex<float>, Complex<double>) in the tensors and the kernels' code,
+// cuSOLVER's and cuBLAS's (float, double, cuComplex, cuDoubleComplex) at the calls, through cu(p). Complex<T> has the
+// layout of cuComplex / cuDoubleComplex (two T, aligned to their sum), as of Fortran's COMPLEX.
+using c32 = Complex<float>;
+using c64 = Complex<double>;
+template <class T>
+struct CudaType {
+  using type = T;
+};
+template <>
+struct CudaType<c32> {
+  using type = cuComplex;
+};
+template <>
+struct CudaType<c64> {
+  using type = cuDoubleComplex;
+};
+static_assert(sizeof(c32) == sizeof(cuComplex) && alignof(c32) == alignof(cuComplex));
+static_assert(sizeof(c64) == sizeof(cuDoubleComplex) && alignof(c64) == alignof(cuDoubleComplex));
+template <class T>
+typename CudaType<T>::type* cu(T* p) {
+  return reinterpret_cast<typename CudaType<T>::type*>(p);
+}
+template <class T>
+const typename CudaType<T>::type* cu(const T* p) {
+  return reinterpret_cast<const typename CudaType<T>::type*>(p);
+}
+
+template <class T>
+struct RealOf {
+  using type = T;
+};
+template <class T>
+struct RealOf<Complex<T>> {
+  using type = T;
+};
+// The real type of T (float for Complex<float>): singular values and eigenvalues of Hermitian matrices.
+template <class T>
+using Real = typename RealOf<T>::type;
+template <class T>
+constexpr bool kComplex = !std::is_same_v<T, Real<T>>;
+
+// The routine for float (cusolverDnS...), double (D), complex64 (C) or complex128 (Z).
+template <class T, class S, class D, class C, class Z>
+constexpr auto pick(S s, D d, C c, Z z) {
+  if constexpr (std::is_same_v<T, float>)
+    return s;
+  else if constexpr (std::is_same_v<T, double>)
+    return d;
+  else if constexpr (std::is_same_v<T, c32>)
+    return c;
+  else
+    return z;
+}
+#define SOLVER(T, name) pick<T>(&cusolverDnS##name, &cusolverDnD##name, &cusolverDnC##name, &cusolverDnZ##name)
+// Routines named differently in their real and complex forms, with the same arguments (orgqr / ungqr, ormqr / unmqr,
+// syevd / heevd).
+#define SOLVER_RC(T, real, cplx) pick<T>(&cusolverDnS##real, &cusolverDnD##real, &cusolverDnC##cplx, &cusolverDnZ##cplx)
+#define CUBLAS(T, name) pick<T>(&cublasS##name, &cublasD##name, &cublasC##name, &cublasZ##name)
+
+// op(A) = A^H for complex T, A^T for real T.
+template <class T>
+constexpr cublasOperation_t kAdjoint = kComplex<T> ? CUBLAS_OP_C : CUBLAS_OP_T;
 
 int solver_int(int64_t v, const char* op) {
   EMBER_CHECK(v <= INT_MAX, op, ": dimension ", v, " is too large for cuSOLVER (at most ", INT_MAX, ")");
@@ -119,12 +174,29 @@ class DeviceInts {
   int* ptr_ = nullptr;
 };
 
-// f(T{}) for float32 and float64 (the ops check dtypes first).
+// f(T{}) for float32, float64, complex64 and complex128 (the ops check dtypes first).
 template <class F>
-void on_float(const Tensor& t, const char* op, F&& f) {
-  if (t.dtype() == ScalarType::Float32) return f(float{});
-  if (t.dtype() == ScalarType::Float64) return f(double{});
-  fail<NotImplementedError>(op, ": the CUDA kernel supports float32 and float64, not ", t.dtype());
+void on_lapack(const Tensor& t, const char* op, F&& f) {
+  switch (t.dtype()) {
+    case ScalarType::Float32: return f(float{});
+    case ScalarType::Float64: return f(double{});
+    case ScalarType::ComplexFloat: return f(c32{});
+    case ScalarType::ComplexDouble: return f(c64{});
+    default:
+      fail<NotImplementedError>(op, ": the CUDA kernel supports float32, float64, complex64 and complex128, not ",
+                                t.dtype());
+  }
+}
+
+// f(T{}) for the complex dtypes (complex = true) or the real ones: the LDL^T kernels come in the two kinds.
+template <bool complex, class F>
+void on_kind(const Tensor& t, const char* op, F&& f) {
+  on_lapack(t, op, [&](auto x) {
+    if constexpr (kComplex<decltype(x)> == complex)
+      f(x);
+    else
+      fail<Error>(op, ": internal error: the ", complex ? "complex" : "real", " CUDA kernel called on ", t.dtype());
+  });
 }
 
 std::string shape_of(const char* op, const Tensor& a) {
@@ -137,6 +209,14 @@ struct Ctx {
   explicit Ctx(const Tensor& t) : dev(device_index(t.device())), guard(dev) {}
 };
 
+// A device buffer of `count` elements of T (at least one), for cuSOLVER's workspaces and tau.
+template <class T>
+struct Buffer {
+  Workspace ws;
+  Buffer(int dev, int64_t count) : ws(dev, sizeof(T) * static_cast<size_t>(std::max<int64_t>(count, 1))) {}
+  T* get() const { return static_cast<T*>(ws.get()); }
+};
+
 template <class T>
 void lu_factor_impl(const Tensor& a, const Tensor& pivots, const Tensor& info) {
   const char* op = "lu_factor";
@@ -146,17 +226,17 @@ void lu_factor_impl(const Tensor& a, const Tensor& pivots, const Tensor& info) {
   const int m = solver_int(A.rows, op), n = solver_int(A.cols, op), lda = A.ld(op), k = std::min(m, n);
   cusolverDnHandle_t h = solver_handle(c.dev);
   int lwork = 0;
-  EMBER_CUSOLVER_CHECK(SOLVER(T, getrf_bufferSize)(h, m, n, A[0], lda, &lwork), shape_of(op, a));
-  Workspace work(c.dev, sizeof(T) * std::max(lwork, 1));
+  EMBER_CUSOLVER_CHECK(SOLVER(T, getrf_bufferSize)(h, m, n, cu(A[0]), lda, &lwork), shape_of(op, a));
+  Buffer<T> work(c.dev, lwork);
   DeviceInts piv(pivots, c.dev, A.count * k), inf(info, c.dev, A.count);
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(
-        SOLVER(T, getrf)(h, m, n, A[i], lda, static_cast<T*>(work.get()), piv.get() + i * k, inf.get() + i),
-        shape_of(op, a));
+    EMBER_CUSOLVER_CHECK(SOLVER(T, getrf)(h, m, n, cu(A[i]), lda, cu(work.get()), piv.get() + i * k, inf.get() + i),
+                         shape_of(op, a));
   piv.store();
   inf.store();
 }
 
+// transpose: the plain transpose, complex or not (the ops conjugate for the adjoint).
 template <class T>
 void lu_solve_impl(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) {
   const char* op = "lu_solve";
@@ -169,12 +249,13 @@ void lu_solve_impl(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool
   DeviceInts piv(pivots, c.dev, B.count * n), inf(getrs_info, c.dev, B.count);
   piv.load();
   for (int64_t i = 0; i < B.count; ++i)
-    EMBER_CUSOLVER_CHECK(SOLVER(T, getrs)(h, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, n, nrhs, A[i], lda,
-                                          piv.get() + i * n, B[i], ldb, inf.get() + i),
+    EMBER_CUSOLVER_CHECK(SOLVER(T, getrs)(h, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, n, nrhs, cu(A[i]), lda,
+                                          piv.get() + i * n, cu(B[i]), ldb, inf.get() + i),
                          shape_of(op, b));
 }
 
-// Bunch-Kaufman LDL^T of the lower triangle (cuSOLVER's sytrf: LAPACK's pivot format).
+// Bunch-Kaufman LDL^T of the lower triangle (cuSOLVER's sytrf: LAPACK's pivot format); complex matrices are
+// symmetric (not Hermitian) here, as LAPACK's csytrf.
 template <class T>
 void ldl_factor_impl(const Tensor& a, const Tensor& pivots, const Tensor& info) {
   const char* op = "ldl_factor";
@@ -184,16 +265,22 @@ void ldl_factor_impl(const Tensor& a, const Tensor& pivots, const Tensor& info) 
   const int n = solver_int(A.rows, op), lda = A.ld(op);
   cusolverDnHandle_t h = solver_handle(c.dev);
   int lwork = 0;
-  EMBER_CUSOLVER_CHECK(SOLVER(T, sytrf_bufferSize)(h, n, A[0], lda, &lwork), shape_of(op, a));
-  Workspace work(c.dev, sizeof(T) * std::max(lwork, 1));
+  EMBER_CUSOLVER_CHECK(SOLVER(T, sytrf_bufferSize)(h, n, cu(A[0]), lda, &lwork), shape_of(op, a));
+  Buffer<T> work(c.dev, lwork);
   DeviceInts piv(pivots, c.dev, A.count * n), inf(info, c.dev, A.count);
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(SOLVER(T, sytrf)(h, CUBLAS_FILL_MODE_LOWER, n, A[i], lda, piv.get() + i * n,
-                                          static_cast<T*>(work.get()), lwork, inf.get() + i),
+    EMBER_CUSOLVER_CHECK(SOLVER(T, sytrf)(h, CUBLAS_FILL_MODE_LOWER, n, cu(A[i]), lda, piv.get() + i * n,
+                                          cu(work.get()), std::max(lwork, 1), inf.get() + i),
                          shape_of(op, a));
   piv.store();
   inf.store();
 }
+
+template <class T>
+constexpr cudaDataType kDataType = std::is_same_v<T, float>    ? CUDA_R_32F
+                                   : std::is_same_v<T, double> ? CUDA_R_64F
+                                   : std::is_same_v<T, c32>    ? CUDA_C_32F
+                                                               : CUDA_C_64F;
 
 // sytrs through cuSOLVER's 64-bit API (the only one it has): int64 pivots on the device, device and host workspaces.
 template <class T>
@@ -208,7 +295,7 @@ void ldl_solve_impl(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
   const int64_t n = A.rows, nrhs = B.cols, lda = std::max<int64_t>(n, 1), ldb = std::max<int64_t>(B.rows, 1);
   const Tensor piv64 = contiguous(to(pivots, b.device(), ScalarType::Int64));
   const int64_t* piv = static_cast<const int64_t*>(piv64.data_ptr());
-  const cudaDataType dt = std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_64F;
+  const cudaDataType dt = kDataType<T>;
   cusolverDnHandle_t h = solver_handle(c.dev);
   size_t dev_bytes = 0, host_bytes = 0;
   EMBER_CUSOLVER_CHECK(cusolverDnXsytrs_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, nrhs, dt, A[0], lda, piv, dt, B[0],
@@ -234,12 +321,13 @@ void cholesky_impl(const Tensor& a, bool upper, const Tensor& info) {
   const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
   cusolverDnHandle_t h = solver_handle(c.dev);
   int lwork = 0;
-  EMBER_CUSOLVER_CHECK(SOLVER(T, potrf_bufferSize)(h, uplo, n, A[0], lda, &lwork), shape_of(op, a));
-  Workspace work(c.dev, sizeof(T) * std::max(lwork, 1));
+  EMBER_CUSOLVER_CHECK(SOLVER(T, potrf_bufferSize)(h, uplo, n, cu(A[0]), lda, &lwork), shape_of(op, a));
+  Buffer<T> work(c.dev, lwork);
   DeviceInts inf(info, c.dev, A.count);
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(SOLVER(T, potrf)(h, uplo, n, A[i], lda, static_cast<T*>(work.get()), lwork, inf.get() + i),
-                         shape_of(op, a));
+    EMBER_CUSOLVER_CHECK(
+        SOLVER(T, potrf)(h, uplo, n, cu(A[i]), lda, cu(work.get()), std::max(lwork, 1), inf.get() + i),
+        shape_of(op, a));
   // potrf leaves the other triangle as it was; a's logical (row, col) view makes it tril/triu.
   if (upper)
     triu_(a);
@@ -256,21 +344,27 @@ void triangular_solve_impl(const Tensor& a, const Tensor& b, bool upper, bool le
   if (B.count == 0) return;
   const int m = solver_int(B.rows, op), n = solver_int(B.cols, op), lda = A.ld(op), ldb = B.ld(op);
   cublasHandle_t h = cublas_handle(c.dev);
-  const T one = 1;
+  const T one(1);
   const auto side = left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT;
   const auto uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
   const auto diag = unitriangular ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
   EMBER_CHECK(A.count == B.count || A.count == 1, shape_of(op, b), ": internal error: ", A.count,
               " triangular matrices for ", B.count, " right-hand sides");
   const int64_t a_step = A.count == B.count ? 1 : 0;  // one triangle each, or one for all
-  for (int64_t i = 0; i < B.count; ++i) {
-    if constexpr (std::is_same_v<T, float>)
-      EMBER_CUBLAS_CHECK(cublasStrsm(h, side, uplo, CUBLAS_OP_N, diag, m, n, &one, A[i * a_step], lda, B[i], ldb),
-                         shape_of(op, b));
-    else
-      EMBER_CUBLAS_CHECK(cublasDtrsm(h, side, uplo, CUBLAS_OP_N, diag, m, n, &one, A[i * a_step], lda, B[i], ldb),
-                         shape_of(op, b));
-  }
+  for (int64_t i = 0; i < B.count; ++i)
+    EMBER_CUBLAS_CHECK(
+        CUBLAS(T, trsm)(h, side, uplo, CUBLAS_OP_N, diag, m, n, cu(&one), cu(A[i * a_step]), lda, cu(B[i]), ldb),
+        shape_of(op, b));
+}
+
+// geqrf of each matrix of A into its reflectors and tau0 + i * k (k = min(rows, cols)); info into inf.
+template <class T>
+void geqrf_batch(cusolverDnHandle_t h, const Batch<T>& A, T* tau0, int64_t k, Buffer<T>& work, int lwork, int* inf,
+                 const char* op, const Tensor& a) {
+  const int m = solver_int(A.rows, op), n = solver_int(A.cols, op), lda = A.ld(op);
+  for (int64_t i = 0; i < A.count; ++i)
+    EMBER_CUSOLVER_CHECK(SOLVER(T, geqrf)(h, m, n, cu(A[i]), lda, cu(tau0 + i * k), cu(work.get()), lwork, inf + i),
+                         shape_of(op, a));
 }
 
 template <class T>
@@ -283,19 +377,17 @@ void qr_impl(const Tensor& a, const Tensor& q, const Tensor& r) {
   const int qc = q.defined() ? solver_int(q.sizes()[q.dim() - 1], op) : 0;
   cusolverDnHandle_t h = solver_handle(c.dev);
   int lw1 = 0, lw2 = 0;
-  Workspace tau(c.dev, sizeof(T) * std::max<int64_t>(A.count * k, 1));
-  T* tau0 = static_cast<T*>(tau.get());
-  EMBER_CUSOLVER_CHECK(SOLVER(T, geqrf_bufferSize)(h, m, n, A[0], lda, &lw1), shape_of(op, a));
+  Buffer<T> tau(c.dev, A.count * k);
+  T* tau0 = tau.get();
+  EMBER_CUSOLVER_CHECK(SOLVER(T, geqrf_bufferSize)(h, m, n, cu(A[0]), lda, &lw1), shape_of(op, a));
   T* q0 = q.defined() ? static_cast<T*>(q.data_ptr()) : nullptr;
   if (q0 && qc > 0)
-    EMBER_CUSOLVER_CHECK(SOLVER(T, orgqr_bufferSize)(h, m, qc, k, q0, lda, tau0, &lw2), shape_of(op, a));
+    EMBER_CUSOLVER_CHECK(SOLVER_RC(T, orgqr_bufferSize, ungqr_bufferSize)(h, m, qc, k, cu(q0), lda, cu(tau0), &lw2),
+                         shape_of(op, a));
   const int lwork = std::max({lw1, lw2, 1});
-  Workspace work(c.dev, sizeof(T) * lwork);
+  Buffer<T> work(c.dev, lwork);
   DeviceInts inf(empty({{A.count}}, TensorOptions(ScalarType::Int32).device(a.device())), c.dev, A.count);
-  for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(
-        SOLVER(T, geqrf)(h, m, n, A[i], lda, tau0 + i * k, static_cast<T*>(work.get()), lwork, inf.get() + i),
-        shape_of(op, a));
+  geqrf_batch(h, A, tau0, k, work, lwork, inf.get(), op, a);
   // R: the upper triangle of the first R.rows rows (R.rows <= m).
   const int64_t rr = r.sizes()[r.dim() - 2];
   copy_into(r, triu(narrow(a, a.dim() - 2, 0, rr)));  // a's strides index it by (row, col)
@@ -305,14 +397,60 @@ void qr_impl(const Tensor& a, const Tensor& q, const Tensor& r) {
   EMBER_CUDA_CHECK(cudaMemcpy2DAsync(q0, es * m * qc, A.data, es * m * n, es * m * std::min(n, qc), A.count,
                                      cudaMemcpyDeviceToDevice, stream_of(c.dev)));
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(SOLVER(T, orgqr)(h, m, qc, k, q0 + i * m * qc, lda, tau0 + i * k, static_cast<T*>(work.get()),
-                                          lwork, inf.get() + i),
+    EMBER_CUSOLVER_CHECK(SOLVER_RC(T, orgqr, ungqr)(h, m, qc, k, cu(q0 + i * m * qc), lda, cu(tau0 + i * k),
+                                                     cu(work.get()), lwork, inf.get() + i),
                          shape_of(op, a));
+}
+
+// geqrf alone: a becomes R and the reflectors, tau [..., min(m, n)] their scalars.
+template <class T>
+void geqrf_impl(const Tensor& a, const Tensor& tau) {
+  const char* op = "geqrf";
+  Ctx c(a);
+  const Batch<T> A = batch_of<T>(a);
+  const int m = solver_int(A.rows, op), n = solver_int(A.cols, op), lda = A.ld(op), k = std::min(m, n);
+  if (A.count == 0 || k == 0) return;
+  cusolverDnHandle_t h = solver_handle(c.dev);
+  int lwork = 0;
+  EMBER_CUSOLVER_CHECK(SOLVER(T, geqrf_bufferSize)(h, m, n, cu(A[0]), lda, &lwork), shape_of(op, a));
+  lwork = std::max(lwork, 1);
+  Buffer<T> work(c.dev, lwork);
+  DeviceInts inf(empty({{A.count}}, TensorOptions(ScalarType::Int32).device(a.device())), c.dev, A.count);
+  geqrf_batch(h, A, static_cast<T*>(tau.data_ptr()), k, work, lwork, inf.get(), op, a);
+}
+
+// op(Q) C or C op(Q) (ormqr / unmqr) with Q from geqrf's reflectors a [..., mc or nc, k] and tau [..., k].
+template <class T>
+void ormqr_impl(const Tensor& a, const Tensor& tau, const Tensor& c_, bool left, bool transpose) {
+  const char* op = "ormqr";
+  Ctx c(c_);
+  const Batch<T> A = batch_of<T>(a), C = batch_of<T>(c_);
+  const int m = solver_int(C.rows, op), n = solver_int(C.cols, op), k = solver_int(A.cols, op), lda = A.ld(op),
+            ldc = C.ld(op);
+  if (C.count == 0 || k == 0) return;
+  EMBER_CHECK(A.count == C.count, shape_of(op, c_), ": internal error: ", A.count, " reflector sets for ", C.count,
+              " matrices");
+  const cublasSideMode_t side = left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT;
+  const cublasOperation_t trans = transpose ? kAdjoint<T> : CUBLAS_OP_N;
+  const T* t0 = static_cast<const T*>(tau.data_ptr());
+  cusolverDnHandle_t h = solver_handle(c.dev);
+  int lwork = 0;
+  EMBER_CUSOLVER_CHECK(SOLVER_RC(T, ormqr_bufferSize, unmqr_bufferSize)(h, side, trans, m, n, k, cu(A[0]), lda, cu(t0),
+                                                                          cu(C[0]), ldc, &lwork),
+                       shape_of(op, c_));
+  lwork = std::max(lwork, 1);
+  Buffer<T> work(c.dev, lwork);
+  DeviceInts inf(empty({{C.count}}, TensorOptions(ScalarType::Int32).device(c_.device())), c.dev, C.count);
+  for (int64_t i = 0; i < C.count; ++i)
+    EMBER_CUSOLVER_CHECK(SOLVER_RC(T, ormqr, unmqr)(h, side, trans, m, n, k, cu(A[i]), lda, cu(t0 + i * k), cu(C[i]),
+                                                     ldc, cu(work.get()), lwork, inf.get() + i),
+                         shape_of(op, c_));
 }
 
 // Jacobi SVD (gesvdj): any m and n, singular values sorted descending.
 template <class T>
 void svd_impl(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, const Tensor& info) {
+  using R = Real<T>;
   const char* op = "svd";
   Ctx c(a);
   const Batch<T> A = batch_of<T>(a);
@@ -335,25 +473,26 @@ void svd_impl(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& v
     gesvdjInfo_t p;
     ~Destroy() { cusolverDnDestroyGesvdjInfo(p); }
   } destroy{params};
-  // V as gesvdj writes it (column-major [n, vcols]); Vh = V^T is copied into vh afterwards.
+  // V as gesvdj writes it (column-major [n, vcols]); Vh = V^H is copied into vh afterwards.
   Tensor v = vectors ? empty({{A.count * n * vcols}}, TensorOptions(a.dtype()).device(a.device())) : Tensor();
   T* u0 = vectors ? static_cast<T*>(u.data_ptr()) : nullptr;
   T* v0 = vectors ? static_cast<T*>(v.data_ptr()) : nullptr;
-  T* s0 = static_cast<T*>(s.data_ptr());
+  R* s0 = static_cast<R*>(s.data_ptr());
   const int ldu = std::max(m, 1), ldv = std::max(n, 1);
   int lwork = 0;
   EMBER_CUSOLVER_CHECK(
-      SOLVER(T, gesvdj_bufferSize)(h, jobz, econ, m, n, A[0], lda, s0, u0, ldu, v0, ldv, &lwork, params),
+      SOLVER(T, gesvdj_bufferSize)(h, jobz, econ, m, n, cu(A[0]), lda, s0, cu(u0), ldu, cu(v0), ldv, &lwork, params),
       shape_of(op, a));
-  Workspace work(c.dev, sizeof(T) * std::max(lwork, 1));
+  lwork = std::max(lwork, 1);
+  Buffer<T> work(c.dev, lwork);
   DeviceInts inf(info, c.dev, A.count);
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(
-        SOLVER(T, gesvdj)(h, jobz, econ, m, n, A[i], lda, s0 + i * k, vectors ? u0 + i * m * ucols : nullptr, ldu,
-                          vectors ? v0 + i * n * vcols : nullptr, ldv, static_cast<T*>(work.get()), lwork,
-                          inf.get() + i, params),
-        shape_of(op, a));
-  if (vectors) {  // vh[b](i, j) = V[b](j, i), which sits at b * n * vcols + i * n + j
+    EMBER_CUSOLVER_CHECK(SOLVER(T, gesvdj)(h, jobz, econ, m, n, cu(A[i]), lda, s0 + i * k,
+                                           vectors ? cu(u0 + i * m * ucols) : nullptr, ldu,
+                                           vectors ? cu(v0 + i * n * vcols) : nullptr, ldv, cu(work.get()), lwork,
+                                           inf.get() + i, params),
+                         shape_of(op, a));
+  if (vectors) {  // vh[b](i, j) = conj(V[b](j, i)), which sits at b * n * vcols + i * n + j
     DimVector sizes(vh.sizes()), strides(sizes.size(), 0);
     strides[sizes.size() - 2] = n;
     strides[sizes.size() - 1] = 1;
@@ -362,12 +501,15 @@ void svd_impl(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& v
       step *= sizes[d];
     }
     copy_into(vh, make_view(v, sizes, strides, 0));
+    if constexpr (kComplex<T>) conj_physical_(vh);
   }
   inf.store();
 }
 
+// syevd (real) or heevd (complex) reading one triangle; real eigenvalues ascending.
 template <class T>
 void eigh_impl(const Tensor& a, const Tensor& w, bool upper, bool compute_v, const Tensor& info) {
+  using R = Real<T>;
   const char* op = "eigh";
   Ctx c(a);
   const Batch<T> A = batch_of<T>(a);
@@ -375,20 +517,23 @@ void eigh_impl(const Tensor& a, const Tensor& w, bool upper, bool compute_v, con
   const int n = solver_int(A.rows, op), lda = A.ld(op);
   const cusolverEigMode_t jobz = compute_v ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
   const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
-  T* w0 = static_cast<T*>(w.data_ptr());
+  R* w0 = static_cast<R*>(w.data_ptr());
   cusolverDnHandle_t h = solver_handle(c.dev);
   int lwork = 0;
-  EMBER_CUSOLVER_CHECK(SOLVER(T, syevd_bufferSize)(h, jobz, uplo, n, A[0], lda, w0, &lwork), shape_of(op, a));
-  Workspace work(c.dev, sizeof(T) * std::max(lwork, 1));
+  EMBER_CUSOLVER_CHECK(
+      SOLVER_RC(T, syevd_bufferSize, heevd_bufferSize)(h, jobz, uplo, n, cu(A[0]), lda, w0, &lwork),
+      shape_of(op, a));
+  lwork = std::max(lwork, 1);
+  Buffer<T> work(c.dev, lwork);
   DeviceInts inf(info, c.dev, A.count);
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(
-        SOLVER(T, syevd)(h, jobz, uplo, n, A[i], lda, w0 + i * n, static_cast<T*>(work.get()), lwork, inf.get() + i),
-        shape_of(op, a));
+    EMBER_CUSOLVER_CHECK(SOLVER_RC(T, syevd, heevd)(h, jobz, uplo, n, cu(A[i]), lda, w0 + i * n, cu(work.get()),
+                                                     lwork, inf.get() + i),
+                         shape_of(op, a));
   inf.store();
 }
 
-// gels through QR (m >= n): A = QR, then R x = Q^T b, in b's first n rows.
+// gels through QR (m >= n): A = QR, then R x = Q^H b, in b's first n rows.
 template <class T>
 void lstsq_impl(const Tensor& a, const Tensor& b, const Tensor& rank, const Tensor& sv, double rcond,
                 std::string_view driver, const Tensor& info) {
@@ -409,65 +554,112 @@ void lstsq_impl(const Tensor& a, const Tensor& b, const Tensor& rank, const Tens
   cusolverDnHandle_t h = solver_handle(c.dev);
   cublasHandle_t bh = cublas_handle(c.dev);
   int lw1 = 0, lw2 = 0;
-  Workspace tau(c.dev, sizeof(T) * std::max<int64_t>(A.count * n, 1));
-  T* tau0 = static_cast<T*>(tau.get());
-  EMBER_CUSOLVER_CHECK(SOLVER(T, geqrf_bufferSize)(h, m, n, A[0], lda, &lw1), shape_of(op, a));
-  EMBER_CUSOLVER_CHECK(
-      SOLVER(T, ormqr_bufferSize)(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, nrhs, n, A[0], lda, tau0, B[0], ldb, &lw2),
-      shape_of(op, a));
+  Buffer<T> tau(c.dev, A.count * n);
+  T* tau0 = tau.get();
+  const cublasOperation_t adj = kAdjoint<T>;
+  EMBER_CUSOLVER_CHECK(SOLVER(T, geqrf_bufferSize)(h, m, n, cu(A[0]), lda, &lw1), shape_of(op, a));
+  EMBER_CUSOLVER_CHECK(SOLVER_RC(T, ormqr_bufferSize, unmqr_bufferSize)(h, CUBLAS_SIDE_LEFT, adj, m, nrhs, n, cu(A[0]),
+                                                                          lda, cu(tau0), cu(B[0]), ldb, &lw2),
+                       shape_of(op, a));
   const int lwork = std::max({lw1, lw2, 1});
-  Workspace work(c.dev, sizeof(T) * lwork);
+  Buffer<T> work(c.dev, lwork);
   DeviceInts inf(info, c.dev, A.count);
-  const T one = 1;
+  const T one(1);
+  geqrf_batch(h, A, tau0, n, work, lwork, inf.get(), op, a);
   for (int64_t i = 0; i < A.count; ++i) {
-    T* wk = static_cast<T*>(work.get());
-    EMBER_CUSOLVER_CHECK(SOLVER(T, geqrf)(h, m, n, A[i], lda, tau0 + i * n, wk, lwork, inf.get() + i), shape_of(op, a));
-    EMBER_CUSOLVER_CHECK(SOLVER(T, ormqr)(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, nrhs, n, A[i], lda, tau0 + i * n, B[i],
-                                          ldb, wk, lwork, inf.get() + i),
+    EMBER_CUSOLVER_CHECK(SOLVER_RC(T, ormqr, unmqr)(h, CUBLAS_SIDE_LEFT, adj, m, nrhs, n, cu(A[i]), lda,
+                                                     cu(tau0 + i * n), cu(B[i]), ldb, cu(work.get()), lwork,
+                                                     inf.get() + i),
                          shape_of(op, a));
-    if constexpr (std::is_same_v<T, float>)
-      EMBER_CUBLAS_CHECK(cublasStrsm(bh, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n,
-                                     nrhs, &one, A[i], lda, B[i], ldb),
-                         shape_of(op, a));
-    else
-      EMBER_CUBLAS_CHECK(cublasDtrsm(bh, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n,
-                                     nrhs, &one, A[i], lda, B[i], ldb),
-                         shape_of(op, a));
+    EMBER_CUBLAS_CHECK(CUBLAS(T, trsm)(bh, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+                                       n, nrhs, cu(&one), cu(A[i]), lda, cu(B[i]), ldb),
+                       shape_of(op, a));
   }
   inf.store();
 }
 
+// ---- the CPU's kernels on copies (Note [LAPACK on the host])
+//
+// Note [LAPACK on the host]
+// cuSOLVER has no Hermitian Bunch-Kaufman (hetrf), and ember does not use its general eigensolver: linalg.eig and
+// ldl_factor(hermitian=True) of a complex CUDA tensor copy the operands to the host, run the CPU kernel (OpenBLAS's
+// LAPACK) and copy the results back, as PyTorch does through MAGMA's CPU-based geev and hetrf. The copies wait for
+// the stream (device-to-host), so the results are the CPU's exactly.
+
+// A host tensor with t's sizes and strides (undefined for undefined t); with_values: t's values too.
+Tensor host_twin(const Tensor& t, bool with_values) {
+  if (!t.defined() || t.device().is_cpu()) return t;
+  Tensor h = empty_strided(t.sizes(), t.strides(), TensorOptions(t.dtype()));
+  if (with_values) copy_into(h, t);
+  return h;
+}
+void copy_back(const Tensor& t, const Tensor& host) {
+  if (t.defined() && !t.device().is_cpu()) copy_into(t, host);
+}
+
+void eig_cuda(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) {
+  const Tensor ha = host_twin(a, true), hw = host_twin(w, false), hv = host_twin(v, false),
+               hi = host_twin(info, true);
+  eig_kernel[Device(kCPU)](ha, hw, hv, hi);
+  copy_back(w, hw);
+  copy_back(v, hv);
+  copy_back(info, hi);
+}
+
+void ldl_factor_complex_cuda(const Tensor& a, const Tensor& pivots, const Tensor& info, bool hermitian) {
+  if (!hermitian)
+    return on_kind<true>(a, "ldl_factor", [&](auto t) { ldl_factor_impl<decltype(t)>(a, pivots, info); });
+  const Tensor ha = host_twin(a, true), hp = host_twin(pivots, true), hi = host_twin(info, true);
+  ldl_factor_complex_kernel[Device(kCPU)](ha, hp, hi, true);
+  copy_back(a, ha);
+  copy_back(pivots, hp);
+  copy_back(info, hi);
+}
+
+void ldl_solve_complex_cuda(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian) {
+  // PyTorch's: its CUDA ldl_solve is cuSOLVER's sytrs alone.
+  EMBER_CHECK(!hermitian, "torch.linalg.ldl_solve: complex tensors with hermitian=True flag are not supported on CUDA.");
+  on_kind<true>(ld, "ldl_solve", [&](auto t) { ldl_solve_impl<decltype(t)>(ld, pivots, b); });
+}
+
 void lu_factor_cuda(const Tensor& a, const Tensor& pivots, const Tensor& info) {
-  on_float(a, "lu_factor", [&](auto t) { lu_factor_impl<decltype(t)>(a, pivots, info); });
+  on_lapack(a, "lu_factor", [&](auto t) { lu_factor_impl<decltype(t)>(a, pivots, info); });
 }
 void lu_solve_cuda(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool transpose) {
-  on_float(lu, "lu_solve", [&](auto t) { lu_solve_impl<decltype(t)>(lu, pivots, b, transpose); });
+  on_lapack(lu, "lu_solve", [&](auto t) { lu_solve_impl<decltype(t)>(lu, pivots, b, transpose); });
 }
+// ldl_factor / ldl_solve: the real kernels (the complex ones above).
 void ldl_factor_cuda(const Tensor& a, const Tensor& pivots, const Tensor& info) {
-  on_float(a, "ldl_factor", [&](auto t) { ldl_factor_impl<decltype(t)>(a, pivots, info); });
+  on_kind<false>(a, "ldl_factor", [&](auto t) { ldl_factor_impl<decltype(t)>(a, pivots, info); });
 }
 void ldl_solve_cuda(const Tensor& ld, const Tensor& pivots, const Tensor& b) {
-  on_float(ld, "ldl_solve", [&](auto t) { ldl_solve_impl<decltype(t)>(ld, pivots, b); });
+  on_kind<false>(ld, "ldl_solve", [&](auto t) { ldl_solve_impl<decltype(t)>(ld, pivots, b); });
 }
 void cholesky_cuda(const Tensor& a, bool upper, const Tensor& info) {
-  on_float(a, "cholesky", [&](auto t) { cholesky_impl<decltype(t)>(a, upper, info); });
+  on_lapack(a, "cholesky", [&](auto t) { cholesky_impl<decltype(t)>(a, upper, info); });
 }
 void triangular_solve_cuda(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) {
-  on_float(a, "triangular_solve",
-           [&](auto t) { triangular_solve_impl<decltype(t)>(a, b, upper, left, unitriangular); });
+  on_lapack(a, "triangular_solve",
+            [&](auto t) { triangular_solve_impl<decltype(t)>(a, b, upper, left, unitriangular); });
 }
 void qr_cuda(const Tensor& a, const Tensor& q, const Tensor& r) {
-  on_float(a, "qr", [&](auto t) { qr_impl<decltype(t)>(a, q, r); });
+  on_lapack(a, "qr", [&](auto t) { qr_impl<decltype(t)>(a, q, r); });
+}
+void geqrf_cuda(const Tensor& a, const Tensor& tau) {
+  on_lapack(a, "geqrf", [&](auto t) { geqrf_impl<decltype(t)>(a, tau); });
+}
+void ormqr_cuda(const Tensor& a, const Tensor& tau, const Tensor& c, bool left, bool transpose) {
+  on_lapack(a, "ormqr", [&](auto t) { ormqr_impl<decltype(t)>(a, tau, c, left, transpose); });
 }
 void svd_cuda(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, const Tensor& info) {
-  on_float(a, "svd", [&](auto t) { svd_impl<decltype(t)>(a, u, s, vh, info); });
+  on_lapack(a, "svd", [&](auto t) { svd_impl<decltype(t)>(a, u, s, vh, info); });
 }
 void eigh_cuda(const Tensor& a, const Tensor& w, bool upper, bool compute_v, const Tensor& info) {
-  on_float(a, "eigh", [&](auto t) { eigh_impl<decltype(t)>(a, w, upper, compute_v, info); });
+  on_lapack(a, "eigh", [&](auto t) { eigh_impl<decltype(t)>(a, w, upper, compute_v, info); });
 }
 void lstsq_cuda(const Tensor& a, const Tensor& b, const Tensor& rank, const Tensor& sv, double rcond,
                 std::string_view driver, const Tensor& info) {
-  on_float(a, "lstsq", [&](auto t) { lstsq_impl<decltype(t)>(a, b, rank, sv, rcond, driver, info); });
+  on_lapack(a, "lstsq", [&](auto t) { lstsq_impl<decltype(t)>(a, b, rank, sv, rcond, driver, info); });
 }
 
 }  // namespace
@@ -477,10 +669,15 @@ EMBER_REGISTER_KERNEL(lu_solve, CUDA, lu_solve_cuda)
 EMBER_REGISTER_KERNEL(cholesky, CUDA, cholesky_cuda)
 EMBER_REGISTER_KERNEL(ldl_factor, CUDA, ldl_factor_cuda)
 EMBER_REGISTER_KERNEL(ldl_solve, CUDA, ldl_solve_cuda)
+EMBER_REGISTER_KERNEL(ldl_factor_complex, CUDA, ldl_factor_complex_cuda)
+EMBER_REGISTER_KERNEL(ldl_solve_complex, CUDA, ldl_solve_complex_cuda)
 EMBER_REGISTER_KERNEL(triangular_solve, CUDA, triangular_solve_cuda)
 EMBER_REGISTER_KERNEL(qr, CUDA, qr_cuda)
+EMBER_REGISTER_KERNEL(geqrf, CUDA, geqrf_cuda)
+EMBER_REGISTER_KERNEL(ormqr, CUDA, ormqr_cuda)
 EMBER_REGISTER_KERNEL(svd, CUDA, svd_cuda)
 EMBER_REGISTER_KERNEL(eigh, CUDA, eigh_cuda)
+EMBER_REGISTER_KERNEL(eig, CUDA, eig_cuda)
 EMBER_REGISTER_KERNEL(lstsq, CUDA, lstsq_cuda)
 
 }  // namespace ember::cuda
