@@ -1,5 +1,5 @@
 // torch.linalg's inverses, solvers, determinants and decompositions (ops/lapack.cpp) on the LAPACK kernels: float32,
-// float64, complex64 and complex128 (complex on the CPU; the gradients are PyTorch's complex formulas), batched over
+// float64, complex64 and complex128 (on the CPU and CUDA; the gradients are PyTorch's complex formulas), batched over
 // leading dims, differentiable (the formulas are written with ember ops, so they are differentiable again). The LU and
 // LDL^T families are in ops/lu.h, the matrix functions in ops/matrix_functions.h, the norms in ops/norm.h.
 #pragma once

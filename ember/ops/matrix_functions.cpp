@@ -1,5 +1,6 @@
 // The matrix functions of torch.linalg composed of ember ops (matrix_rank, cond, matrix_exp, tensorinv, tensorsolve,
-// householder_product, geqrf): they get their gradient, CUDA support and batching from the ops they are made of.
+// householder_product): they get their gradient, CUDA support and batching from the ops they are made of. geqrf and
+// ormqr (without a gradient to record) call the LAPACK kernels, LAPACK's on the CPU and cuSOLVER's on CUDA.
 #include "ember/ops/matrix_functions.h"
 
 #include <algorithm>
@@ -259,41 +260,11 @@ std::pair<Tensor, Tensor> geqrf(const Tensor& A) {
   check_float(A, fn);
   const int64_t m = rows(A), n = cols(A), k = std::min(m, n);
   Tensor R, tau;
-  if (A.device().is_cpu() || A.is_meta() ||
-      is_complex(A.dtype())) {  // LAPACK's geqrf (the CPU kernel; complex is CPU-only)
-    {
-      autograd::NoGradGuard no_grad;
-      R = colmajor_copy(A, A.sizes());
-      tau = empty(with(batch_of(A), {k}), like(A));
-      if (R.numel() && !A.is_meta()) geqrf_kernel[A.device()](R, tau);
-    }
-    no_derivative({&A}, {&R, &tau}, "GeqrfBackward0", "geqrf");
-    return {R, tau};
-  }
-  {  // elsewhere (CUDA, real): composed of ember ops
+  {  // LAPACK's geqrf on the CPU, cuSOLVER's on CUDA
     autograd::NoGradGuard no_grad;
-    R = contiguous(clone(A));
+    R = colmajor_copy(A, A.sizes());
     tau = empty(with(batch_of(A), {k}), like(A));
-    // LAPACK's dgeqr2 column by column with dlarfg's reflector: beta = -sign(alpha) |x|, tau = (beta - alpha) / beta,
-    // v = x / (alpha - beta); H = I when x below the diagonal is zero (tau 0).
-    for (int64_t j = 0; j < k && R.numel(); ++j) {
-      const Tensor col = narrow(narrow(R, -1, j, 1), -2, j, m - j);
-      const Tensor alpha = narrow(col, -2, 0, 1), x = narrow(col, -2, 1, m - j - 1);
-      const Tensor xnorm = linalg_vector_norm(x, 2, {{-2}}, true);
-      const Tensor nz = ne(xnorm, 0);
-      const Tensor beta = neg(copysign(hypot(alpha, xnorm), alpha));
-      const Tensor t = where(nz, div(sub(beta, alpha), beta), 0.0);
-      const Tensor v = mul(x, where(nz, reciprocal(sub(alpha, beta)), 1.0));
-      const Tensor new_alpha = where(nz, beta, alpha);
-      copy_into(narrow(tau, -1, j, 1), squeeze(t, -1));
-      if (j + 1 < n) {  // the trailing columns: C <- C - tau v (v^T C)
-        const Tensor C = narrow(narrow(R, -1, j + 1, n - j - 1), -2, j, m - j);
-        const Tensor vf = cat({ones_like(alpha), v}, -2);
-        copy_into(C, sub(C, matmul(mul(vf, t), matmul(mT(vf), C))));
-      }
-      copy_into(alpha, new_alpha);
-      copy_into(x, v);
-    }
+    if (R.numel() && !A.is_meta()) geqrf_kernel[A.device()](R, tau);
   }
   no_derivative({&A}, {&R, &tau}, "GeqrfBackward0", "geqrf");
   return {R, tau};
@@ -352,8 +323,7 @@ Tensor ormqr(const Tensor& A, const Tensor& tau, const Tensor& C, bool left, boo
   EMBER_CHECK_T(NotImplementedError, is_inexact(A.dtype()), "\"ormqr_cpu\" not implemented for '",
                 type_label(A.dtype()), "'");
   check_float(A, fn);
-  if (autograd::needs_grad({&A, &tau, &C}) || !(A.device().is_cpu() || A.is_meta()))
-    return ormqr_composed(A, tau, C, left, transpose);
+  if (autograd::needs_grad({&A, &tau, &C})) return ormqr_composed(A, tau, C, left, transpose);
   Tensor R = colmajor_copy(C, C.sizes());
   if (R.numel() && !A.is_meta())
     ormqr_kernel[A.device()](colmajor_copy(A, A.sizes()), contiguous(tau), R, left, transpose);

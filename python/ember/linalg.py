@@ -1,7 +1,7 @@
-"""ember.linalg: torch.linalg's functions (the math runs in C++: LAPACK through OpenBLAS on the CPU).
+"""ember.linalg: torch.linalg's functions (the math runs in C++: LAPACK through OpenBLAS on the CPU, cuSOLVER on CUDA).
 
-Factorizations return namedtuples as torch.linalg's do. float32, float64, complex64 and complex128 (complex on the
-CPU: docs/linalg.md), with PyTorch's gradients.
+Factorizations return namedtuples as torch.linalg's do. float32, float64, complex64 and complex128 on both devices
+(docs/linalg.md), with PyTorch's gradients.
 """
 
 from ._C import _linalg  # noqa: F401  (its __all__: the functions below bound in C++)

@@ -1644,6 +1644,140 @@ for name, fn, *ins in [
 ]:
     case("complex_matmul_" + name, fn, *ins)
 
+
+# ember.linalg on complex input: cuSOLVER's and cuBLAS's C/Z routines against LAPACK's (docs/linalg.md, "On CUDA"),
+# compared through what is unique, as the real cases above: factors with their phases fixed (a complex QR or SVD is
+# unique up to a unit complex number per column).
+LINALG64 = Tol(1e-9)
+
+
+def CWELL(*shape, dtype=c64, grad=True):
+    """Well-conditioned complex square matrices: identity times 3 plus complex noise."""
+
+    def make(rng):
+        a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * 0.3 + 3 * np.eye(shape[-1])
+        return a.astype(np.complex128 if dtype is c128 else np.complex64)
+
+    return In(make, dtype, grad)
+
+
+def HPD(n, batch=(), dtype=c64, grad=True):
+    """Hermitian positive definite (condition number small)."""
+
+    def make(rng):
+        m = rng.standard_normal(batch + (n, n)) + 1j * rng.standard_normal(batch + (n, n))
+        a = m @ np.conj(np.swapaxes(m, -1, -2)) / (2 * n) + np.eye(n)
+        return a.astype(np.complex128 if dtype is c128 else np.complex64)
+
+    return In(make, dtype, grad)
+
+
+def _phases(r):
+    """The unit complex numbers that make R's diagonal real positive (a QR's freedom)."""
+    return E.sgn(E.diagonal(r, 0, -2, -1)).unsqueeze(-2)
+
+
+def _cqr(a):
+    q, r = E.linalg.qr(a)
+    s = _phases(r)
+    return q * s, r * s.conj().transpose(-2, -1)
+
+
+def _ceigh(a):
+    w, v = E.linalg.eigh(a)
+    return w, (v * w.unsqueeze(-2)) @ v.mH, E.linalg.eigvalsh(a, UPLO="U")
+
+
+def _csvd(a):
+    u, s, vh = E.linalg.svd(a, full_matrices=False)
+    return s, (u * s.unsqueeze(-2).to(u.dtype)) @ vh, E.linalg.svdvals(a)
+
+
+def _cgeqrf_ormqr(a, c):
+    """geqrf's factors made unique (Q R with R's diagonal positive), and ormqr on both sides and with Q^H."""
+    qa, tau = E.geqrf(a)
+    r = E.triu(qa)
+    s = _phases(r)
+    q = E.linalg.householder_product(qa, tau)
+    return (
+        q * s,
+        r * s.conj().transpose(-2, -1),
+        E.ormqr(qa, tau, c, transpose=True) * s.conj().transpose(-2, -1),
+        E.ormqr(qa, tau, c.mT, left=False) * s,
+    )
+
+
+def _ceig(a):
+    w, v = E.linalg.eig(a)
+    return w, v, E.linalg.eigvals(a)
+
+
+def _cldl_herm(a):
+    """Hermitian LDL^T (the CPU's hetrf on CUDA too: the factors themselves agree)."""
+    LD, piv, info = E.linalg.ldl_factor_ex(a, hermitian=True)
+    return LD, piv, info
+
+
+for dt, tol in ((c64, LINALG), (c128, LINALG64)):
+    sfx = "" if dt is c64 else "_c128"
+    for name, fn, *ins in [
+        ("solve", E.linalg.solve, CWELL(3, 6, 6, dtype=dt), CX(3, 6, 4, dtype=dt)),
+        ("cholesky", lambda a: (E.linalg.cholesky(a), E.linalg.cholesky(a, upper=True)), HPD(7, (2,), dtype=dt)),
+        ("cholesky_solve_inverse", _chol_helpers, HPD(5, (2,), dtype=dt), CX(5, 3, dtype=dt)),
+        ("qr", _cqr, CX(9, 6, dtype=dt)),
+        ("qr_wide_batched", _cqr, CX(2, 4, 7, dtype=dt)),
+        ("svd", _csvd, CX(2, 8, 5, dtype=dt)),
+        ("eigh", _ceigh, HPD(6, dtype=dt)),
+        ("lstsq", lambda a, b: E.linalg.lstsq(a, b).solution, CX(12, 5, dtype=dt), CX(12, 3, dtype=dt)),
+        (
+            "inv_det_slogdet",
+            lambda a: (E.linalg.inv(a), E.linalg.det(a), *E.linalg.slogdet(a)),
+            CWELL(2, 5, 5, dtype=dt),
+        ),
+        (
+            "solve_triangular",
+            lambda a, b: (
+                E.linalg.solve_triangular(E.tril(a), b, upper=False),
+                E.linalg.solve_triangular(E.triu(a), b.mT, upper=True, left=False, unitriangular=True),
+            ),
+            CWELL(6, 6, dtype=dt),
+            CX(6, 3, dtype=dt),
+        ),
+        ("lu_solve", _lu_solves, CWELL(2, 5, 5, dtype=dt), CX(5, 3, dtype=dt), CX(2, 3, 5, dtype=dt)),
+        ("lu", _plu, CX(2, 5, 5, dtype=dt)),
+        (
+            "pinv_rank_cond",
+            lambda a: (E.linalg.pinv(a), E.linalg.matrix_rank(a).float(), E.linalg.cond(a)),
+            CWELL(4, 4, dtype=dt),
+        ),
+    ]:
+        case("linalg_complex_" + name + sfx, fn, *ins, tol=tol, gtol=tol)
+    for name, fn, *ins in [
+        ("geqrf_ormqr", _cgeqrf_ormqr, CX(6, 6, dtype=dt, grad=False), CX(6, 3, dtype=dt, grad=False)),
+        # LAPACK and cuSOLVER may choose other pivots in near ties: the solutions and info only
+        ("ldl_symmetric", _ldl, CWELL(2, 3, 3, dtype=dt, grad=False), CX(2, 6, 3, dtype=dt, grad=False)),
+        # the CPU kernel on CUDA's operands: the same numbers
+        ("ldl_hermitian", _cldl_herm, HPD(5, (2,), dtype=dt, grad=False)),
+        ("eig", _ceig, CX(2, 5, 5, dtype=dt, grad=False)),
+    ]:
+        case("linalg_complex_" + name + sfx, fn, *ins, tol=tol, grad=False)
+case("linalg_eig_real_input", _ceig, R(2, 6, 6, grad=False), tol=LINALG, grad=False)
+case("linalg_eig_grad", lambda a: E.linalg.eigvals(a), CWELL(5, 5), tol=LINALG, gtol=LINALG)
+
+
+@pytest.mark.skipif(DEV == "cpu", reason="PyTorch's CUDA-only refusal")
+def test_ldl_solve_hermitian_complex_refused_on_cuda():
+    a = ember.eye(4, dtype=c64, device=DEV) * 2
+    LD, piv = ember.linalg.ldl_factor(a, hermitian=True)
+    assert LD.device.type == "cuda"
+    with pytest.raises(RuntimeError, match="hermitian=True flag are not supported on CUDA"):
+        ember.linalg.ldl_solve(LD, piv, ember.ones(4, 1, dtype=c64, device=DEV), hermitian=True)
+    # symmetric complex LDL^T solves there (cuSOLVER's sytrs)
+    LD, piv = ember.linalg.ldl_factor(a)
+    x = ember.linalg.ldl_solve(LD, piv, ember.ones(4, 1, dtype=c64, device=DEV))
+    np.testing.assert_allclose(x.cpu().numpy(), np.full((4, 1), 0.5), rtol=1e-6)
+
+
 # ember.fft: cuFFT on CUDA (Note [cuFFT plans]), the pocketfft-style engine on the CPU
 FFT = ember.fft
 for name, fn, *ins in [

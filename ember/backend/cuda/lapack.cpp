@@ -1,5 +1,6 @@
 // The LAPACK kernels of ember.linalg on CUDA: cuSOLVER's dense routines (and cuBLAS's trsm), called once per matrix of
-// a batch of column-major matrices (backend/kernels/lapack.h) on the current stream; float32 and float64. cuSOLVER's
+// a batch of column-major matrices (backend/kernels/lapack.h) on the current stream; float32, float64, complex64 and
+// complex128 (the S, D, C and Z routines through one template per kernel: CudaType and pick below). cuSOLVER's
 // batched routines are limited (getrf/potrf batched take pointer arrays, gesvdj batched stops at 32 x 32), so every
 // routine loops over the batch here; batched variants are the place to speed up many small matrices.
 //
@@ -8,6 +9,7 @@
 // work.
 //
 // lstsq: the "gels" driver (QR) for m >= n, as PyTorch on CUDA; gelsy, gelsd and gelss raise NotImplementedError.
+// eig and the Hermitian complex LDL^T factorization run the CPU kernels on host copies (Note [LAPACK on the host]).
 #include <cusolverDn.h>
 
 #include <algorithm>
@@ -325,9 +327,8 @@ void cholesky_impl(const Tensor& a, bool upper, const Tensor& info) {
   Buffer<T> work(c.dev, lwork);
   DeviceInts inf(info, c.dev, A.count);
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(
-        SOLVER(T, potrf)(h, uplo, n, cu(A[i]), lda, cu(work.get()), std::max(lwork, 1), inf.get() + i),
-        shape_of(op, a));
+    EMBER_CUSOLVER_CHECK(SOLVER(T, potrf)(h, uplo, n, cu(A[i]), lda, cu(work.get()), std::max(lwork, 1), inf.get() + i),
+                         shape_of(op, a));
   // potrf leaves the other triangle as it was; a's logical (row, col) view makes it tril/triu.
   if (upper)
     triu_(a);
@@ -398,7 +399,7 @@ void qr_impl(const Tensor& a, const Tensor& q, const Tensor& r) {
                                      cudaMemcpyDeviceToDevice, stream_of(c.dev)));
   for (int64_t i = 0; i < A.count; ++i)
     EMBER_CUSOLVER_CHECK(SOLVER_RC(T, orgqr, ungqr)(h, m, qc, k, cu(q0 + i * m * qc), lda, cu(tau0 + i * k),
-                                                     cu(work.get()), lwork, inf.get() + i),
+                                                    cu(work.get()), lwork, inf.get() + i),
                          shape_of(op, a));
 }
 
@@ -436,14 +437,14 @@ void ormqr_impl(const Tensor& a, const Tensor& tau, const Tensor& c_, bool left,
   cusolverDnHandle_t h = solver_handle(c.dev);
   int lwork = 0;
   EMBER_CUSOLVER_CHECK(SOLVER_RC(T, ormqr_bufferSize, unmqr_bufferSize)(h, side, trans, m, n, k, cu(A[0]), lda, cu(t0),
-                                                                          cu(C[0]), ldc, &lwork),
+                                                                        cu(C[0]), ldc, &lwork),
                        shape_of(op, c_));
   lwork = std::max(lwork, 1);
   Buffer<T> work(c.dev, lwork);
   DeviceInts inf(empty({{C.count}}, TensorOptions(ScalarType::Int32).device(c_.device())), c.dev, C.count);
   for (int64_t i = 0; i < C.count; ++i)
     EMBER_CUSOLVER_CHECK(SOLVER_RC(T, ormqr, unmqr)(h, side, trans, m, n, k, cu(A[i]), lda, cu(t0 + i * k), cu(C[i]),
-                                                     ldc, cu(work.get()), lwork, inf.get() + i),
+                                                    ldc, cu(work.get()), lwork, inf.get() + i),
                          shape_of(op, c_));
 }
 
@@ -487,11 +488,11 @@ void svd_impl(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& v
   Buffer<T> work(c.dev, lwork);
   DeviceInts inf(info, c.dev, A.count);
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(SOLVER(T, gesvdj)(h, jobz, econ, m, n, cu(A[i]), lda, s0 + i * k,
-                                           vectors ? cu(u0 + i * m * ucols) : nullptr, ldu,
-                                           vectors ? cu(v0 + i * n * vcols) : nullptr, ldv, cu(work.get()), lwork,
-                                           inf.get() + i, params),
-                         shape_of(op, a));
+    EMBER_CUSOLVER_CHECK(
+        SOLVER(T, gesvdj)(h, jobz, econ, m, n, cu(A[i]), lda, s0 + i * k, vectors ? cu(u0 + i * m * ucols) : nullptr,
+                          ldu, vectors ? cu(v0 + i * n * vcols) : nullptr, ldv, cu(work.get()), lwork, inf.get() + i,
+                          params),
+        shape_of(op, a));
   if (vectors) {  // vh[b](i, j) = conj(V[b](j, i)), which sits at b * n * vcols + i * n + j
     DimVector sizes(vh.sizes()), strides(sizes.size(), 0);
     strides[sizes.size() - 2] = n;
@@ -520,16 +521,15 @@ void eigh_impl(const Tensor& a, const Tensor& w, bool upper, bool compute_v, con
   R* w0 = static_cast<R*>(w.data_ptr());
   cusolverDnHandle_t h = solver_handle(c.dev);
   int lwork = 0;
-  EMBER_CUSOLVER_CHECK(
-      SOLVER_RC(T, syevd_bufferSize, heevd_bufferSize)(h, jobz, uplo, n, cu(A[0]), lda, w0, &lwork),
-      shape_of(op, a));
+  EMBER_CUSOLVER_CHECK(SOLVER_RC(T, syevd_bufferSize, heevd_bufferSize)(h, jobz, uplo, n, cu(A[0]), lda, w0, &lwork),
+                       shape_of(op, a));
   lwork = std::max(lwork, 1);
   Buffer<T> work(c.dev, lwork);
   DeviceInts inf(info, c.dev, A.count);
   for (int64_t i = 0; i < A.count; ++i)
-    EMBER_CUSOLVER_CHECK(SOLVER_RC(T, syevd, heevd)(h, jobz, uplo, n, cu(A[i]), lda, w0 + i * n, cu(work.get()),
-                                                     lwork, inf.get() + i),
-                         shape_of(op, a));
+    EMBER_CUSOLVER_CHECK(
+        SOLVER_RC(T, syevd, heevd)(h, jobz, uplo, n, cu(A[i]), lda, w0 + i * n, cu(work.get()), lwork, inf.get() + i),
+        shape_of(op, a));
   inf.store();
 }
 
@@ -559,7 +559,7 @@ void lstsq_impl(const Tensor& a, const Tensor& b, const Tensor& rank, const Tens
   const cublasOperation_t adj = kAdjoint<T>;
   EMBER_CUSOLVER_CHECK(SOLVER(T, geqrf_bufferSize)(h, m, n, cu(A[0]), lda, &lw1), shape_of(op, a));
   EMBER_CUSOLVER_CHECK(SOLVER_RC(T, ormqr_bufferSize, unmqr_bufferSize)(h, CUBLAS_SIDE_LEFT, adj, m, nrhs, n, cu(A[0]),
-                                                                          lda, cu(tau0), cu(B[0]), ldb, &lw2),
+                                                                        lda, cu(tau0), cu(B[0]), ldb, &lw2),
                        shape_of(op, a));
   const int lwork = std::max({lw1, lw2, 1});
   Buffer<T> work(c.dev, lwork);
@@ -567,10 +567,10 @@ void lstsq_impl(const Tensor& a, const Tensor& b, const Tensor& rank, const Tens
   const T one(1);
   geqrf_batch(h, A, tau0, n, work, lwork, inf.get(), op, a);
   for (int64_t i = 0; i < A.count; ++i) {
-    EMBER_CUSOLVER_CHECK(SOLVER_RC(T, ormqr, unmqr)(h, CUBLAS_SIDE_LEFT, adj, m, nrhs, n, cu(A[i]), lda,
-                                                     cu(tau0 + i * n), cu(B[i]), ldb, cu(work.get()), lwork,
-                                                     inf.get() + i),
-                         shape_of(op, a));
+    EMBER_CUSOLVER_CHECK(
+        SOLVER_RC(T, ormqr, unmqr)(h, CUBLAS_SIDE_LEFT, adj, m, nrhs, n, cu(A[i]), lda, cu(tau0 + i * n), cu(B[i]), ldb,
+                                   cu(work.get()), lwork, inf.get() + i),
+        shape_of(op, a));
     EMBER_CUBLAS_CHECK(CUBLAS(T, trsm)(bh, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
                                        n, nrhs, cu(&one), cu(A[i]), lda, cu(B[i]), ldb),
                        shape_of(op, a));
@@ -598,8 +598,7 @@ void copy_back(const Tensor& t, const Tensor& host) {
 }
 
 void eig_cuda(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& info) {
-  const Tensor ha = host_twin(a, true), hw = host_twin(w, false), hv = host_twin(v, false),
-               hi = host_twin(info, true);
+  const Tensor ha = host_twin(a, true), hw = host_twin(w, false), hv = host_twin(v, false), hi = host_twin(info, true);
   eig_kernel[Device(kCPU)](ha, hw, hv, hi);
   copy_back(w, hw);
   copy_back(v, hv);
@@ -607,8 +606,7 @@ void eig_cuda(const Tensor& a, const Tensor& w, const Tensor& v, const Tensor& i
 }
 
 void ldl_factor_complex_cuda(const Tensor& a, const Tensor& pivots, const Tensor& info, bool hermitian) {
-  if (!hermitian)
-    return on_kind<true>(a, "ldl_factor", [&](auto t) { ldl_factor_impl<decltype(t)>(a, pivots, info); });
+  if (!hermitian) return on_kind<true>(a, "ldl_factor", [&](auto t) { ldl_factor_impl<decltype(t)>(a, pivots, info); });
   const Tensor ha = host_twin(a, true), hp = host_twin(pivots, true), hi = host_twin(info, true);
   ldl_factor_complex_kernel[Device(kCPU)](ha, hp, hi, true);
   copy_back(a, ha);
@@ -618,7 +616,8 @@ void ldl_factor_complex_cuda(const Tensor& a, const Tensor& pivots, const Tensor
 
 void ldl_solve_complex_cuda(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian) {
   // PyTorch's: its CUDA ldl_solve is cuSOLVER's sytrs alone.
-  EMBER_CHECK(!hermitian, "torch.linalg.ldl_solve: complex tensors with hermitian=True flag are not supported on CUDA.");
+  EMBER_CHECK(!hermitian,
+              "torch.linalg.ldl_solve: complex tensors with hermitian=True flag are not supported on CUDA.");
   on_kind<true>(ld, "ldl_solve", [&](auto t) { ldl_solve_impl<decltype(t)>(ld, pivots, b); });
 }
 
