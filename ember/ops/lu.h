@@ -1,6 +1,5 @@
 // The LU and LDL^T families of torch.linalg (ops/lu.cpp): factorizations (with the *_ex forms that hand LAPACK's info
-// back instead of raising), unpacking and solves. float32, float64, complex64 and complex128 (on the CPU and CUDA;
-// Hermitian LDL^T solves of complex CUDA tensors are refused, as PyTorch's), batched over leading dims.
+// back instead of raising), unpacking and solves. float32, float64, complex64, complex128; batched over leading dims.
 #pragma once
 
 #include <tuple>
