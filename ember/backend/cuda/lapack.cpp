@@ -581,10 +581,13 @@ void lstsq_impl(const Tensor& a, const Tensor& b, const Tensor& rank, const Tens
 // ---- the CPU's kernels on copies (Note [LAPACK on the host])
 //
 // Note [LAPACK on the host]
-// cuSOLVER has no Hermitian Bunch-Kaufman (hetrf), and ember does not use its general eigensolver: linalg.eig and
-// ldl_factor(hermitian=True) of a complex CUDA tensor copy the operands to the host, run the CPU kernel (OpenBLAS's
-// LAPACK) and copy the results back, as PyTorch does through MAGMA's CPU-based geev and hetrf. The copies wait for
-// the stream (device-to-host), so the results are the CPU's exactly.
+// linalg.eig and ldl_factor(hermitian=True) of a complex CUDA tensor copy the operands to the host, run the CPU
+// kernel (OpenBLAS's LAPACK) and copy the results back; the copies wait for the stream, and the results are the CPU's
+// exactly. PyTorch 2.15 computes eig on CUDA with cuSOLVER's Xgeev (CUDA 12.6+; the same values, eigenvectors up to
+// their phases, perhaps in another order): calling it here is the way to speed eig up, once a GPU run can check it
+// against the CPU through what is unique. cuSOLVER has no Hermitian Bunch-Kaufman (hetrf): PyTorch 2.15, without
+// MAGMA, raises for that factorization on CUDA; ember computes it on the host (and, as PyTorch, refuses the matching
+// Hermitian solve, below).
 
 // A host tensor with t's sizes and strides (undefined for undefined t); with_values: t's values too.
 Tensor host_twin(const Tensor& t, bool with_values) {
