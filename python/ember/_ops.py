@@ -113,7 +113,17 @@ class OpOverload:
 
     @property
     def _schema(self):
-        return self._schema_text
+        """The schema: a str with PyTorch's FunctionSchema fields (name, overload_name, arguments, returns)."""
+        schema = self.__dict__.get("_schema_obj")
+        if schema is None:
+            from ._function_schema import FunctionSchema
+
+            try:
+                schema = FunctionSchema(self._schema_text)
+            except RuntimeError:
+                schema = self._schema_text  # a schema ember's parser does not read: its text
+            self.__dict__["_schema_obj"] = schema
+        return schema
 
     @property
     def namespace(self):
@@ -142,6 +152,8 @@ class OpOverload:
     def __call__(self, *args, **kwargs):
         from .utils import _python_dispatch as pd
 
+        if self._overloadpacket._ns != "aten" and _has_torch_function(args, kwargs):
+            return _handle_torch_function(self, args, kwargs)
         if pd._needs_dispatch(args, kwargs):
             return pd._dispatch(self, args, kwargs)
         return self._run(args, kwargs)
@@ -191,6 +203,28 @@ def _same_default(v, d):
         return False
 
 
+def _has_torch_function(args, kwargs):
+    """Whether an argument of a custom op's call overrides it (an fx Proxy, a tensor-like): PyTorch's dispatcher
+    gives such calls to __torch_function__, so that tracing records the op as one node."""
+    from .overrides import has_torch_function
+
+    relevant = [a for a in list(args) + list(kwargs.values()) if not isinstance(a, ember.Tensor)]
+    for a in list(relevant):
+        if isinstance(a, (list, tuple)):
+            relevant.extend(a)
+    return bool(relevant) and has_torch_function(relevant)
+
+
+def _handle_torch_function(op, args, kwargs):
+    from .overrides import handle_torch_function
+
+    relevant = [a for a in list(args) + list(kwargs.values()) if not isinstance(a, ember.Tensor)]
+    for a in list(relevant):
+        if isinstance(a, (list, tuple)):
+            relevant.extend(a)
+    return handle_torch_function(op, relevant, *args, **kwargs)
+
+
 class OpOverloadPacket:
     """An operator with all its overloads: ``ember.ops.aten.add`` (calling it picks the overload by its arguments the
     way the ember function does)."""
@@ -224,12 +258,37 @@ class OpOverloadPacket:
         raise AttributeError(f"The underlying op of '{self}' has no overload name '{name}'")
 
     def __call__(self, *args, **kwargs):
+        if self._ns != "aten":
+            if _has_torch_function(args, kwargs):
+                return _handle_torch_function(self, args, kwargs)
+            return self._resolve(args, kwargs)(*args, **kwargs)
         if "default" in self._overloads and len(self._overloads) == 1:
             return self._overloads["default"](*args, **kwargs)
         if self._default_impl is None:
             return next(iter(self._overloads.values()))(*args, **kwargs)
         # several overloads: the one the arguments select, as the ember function selects it
         return self._pick(args)(*args, **kwargs)
+
+    def _resolve(self, args, kwargs):
+        """The overload of a custom op whose schema the arguments fit (the first, in the order of definition), as
+        PyTorch's dispatcher resolves a call of a packet."""
+        from ._function_schema import BindError, bind
+
+        if len(self._overloads) == 1:
+            return next(iter(self._overloads.values()))
+        errors = []
+        for op in self._overloads.values():
+            try:
+                bind(op._schema, args, kwargs)
+            except BindError as e:
+                errors.append(str(e))
+                continue
+            return op
+        if not errors:
+            raise RuntimeError(f"{self._qualified_op_name}: the operator has no overloads")
+        raise RuntimeError(
+            "Overloaded torch operator invoked from Python failed to match any schema:\n" + "\n\n".join(errors) + "\n"
+        )
 
     def _pick(self, args):
         tensors = [isinstance(a, ember.Tensor) for a in args[:2]]
