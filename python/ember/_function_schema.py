@@ -160,6 +160,8 @@ class _Parser:
 
     def fail(self, expected, tok=None):
         tok = tok or self.cur
+        if tok.kind == "eof":
+            raise SchemaError("expected %s but found 'eof' here:\n%s" % (expected, self.text))
         width = len(tok.text) if tok.text else 1
         raise SchemaError(_here(self.text, tok.pos, width, "expected %s but found '%s'" % (expected, tok.show())))
 
@@ -301,12 +303,10 @@ class _Parser:
         return AliasInfo(sets, write, wildcard)
 
     def default(self, type_):
+        """A default value. As PyTorch's parser, only a Tensor's is checked (it must be None)."""
         tok = self.cur
-        optional = type_.endswith("?")
         base = type_.rstrip("?")
         if tok.kind == "ident" and tok.text == "None":
-            if not optional and base not in ("Any",):
-                self.fail(_expected_default(base))
             self.next()
             return None, "None"
         if base.endswith("]"):
@@ -315,26 +315,15 @@ class _Parser:
             self.fail("None")
         if tok.kind == "number":
             self.next()
-            if base in ("int", "SymInt") and not re.fullmatch(r"-?\d+", tok.text):
-                self.fail("int", tok)
-            if base in ("bool", "str"):
-                self.fail(_expected_default(base), tok)
             value = int(tok.text) if re.fullmatch(r"-?\d+", tok.text) else float(tok.text)
             return value, tok.text
         if tok.kind == "string":
-            if base != "str":
-                self.fail(_expected_default(base))
             self.next()
-            return tok.text[1:-1], tok.text
-        if tok.kind == "ident" and tok.text in ("True", "False"):
-            if base not in ("bool", "Scalar", "SymBool", "Any"):
-                self.fail(_expected_default(base))
+            return tok.text[1:-1], '"%s"' % tok.text[1:-1]
+        if tok.kind == "ident":  # True/False, or an enum value: contiguous_format, long, Mean
             self.next()
-            return tok.text == "True", tok.text
-        if tok.kind == "ident":  # an enum value: contiguous_format, long, Mean
-            self.next()
-            return tok.text, tok.text
-        self.fail(_expected_default(base))
+            return {"True": True, "False": False}.get(tok.text, tok.text), tok.text
+        self.fail("a default value")
 
     def list_default(self, base):
         elem = base[: base.index("[")]
@@ -357,10 +346,6 @@ class _Parser:
                     break
                 self.expect(",")
         return values, "[" + ", ".join(str(v) for v in values) + "]"
-
-
-def _expected_default(base):
-    return {"int": "int", "SymInt": "int", "float": "float", "bool": "bool", "str": "string"}.get(base, "None")
 
 
 def parse(text):
@@ -417,8 +402,7 @@ def _type_name(value):
     return type(value).__name__
 
 
-class BindError(RuntimeError):
-    pass
+BindError = RuntimeError  # arguments that do not fit a schema: PyTorch's RuntimeError
 
 
 def bind(schema, args, kwargs):
@@ -458,11 +442,19 @@ def bind(schema, args, kwargs):
 
 
 def split(schema, values):
-    """Values in schema order -> (args, kwargs): keyword-only arguments by name, as PyTorch calls Python kernels."""
-    args, kwargs = [], {}
+    """Values in schema order -> (args, kwargs) as PyTorch calls a Python kernel: keyword-only arguments by name,
+    and those left at their defaults (trailing positional ones, keyword-only ones) not passed."""
+    from ._ops import _same_default
+
+    args, kwargs, pos = [], {}, []
     for p, v in zip(schema.arguments, values):
         if p.kwarg_only:
-            kwargs[p.name] = v
+            if not (p.has_default_value() and _same_default(v, p.default_value)):
+                kwargs[p.name] = v
         else:
             args.append(v)
-    return tuple(args), kwargs
+            pos.append(p)
+    n = len(args)
+    while n and pos[n - 1].has_default_value() and _same_default(args[n - 1], pos[n - 1].default_value):
+        n -= 1
+    return tuple(args[:n]), kwargs

@@ -134,7 +134,9 @@ class OpOverload:
         return self._overloadname
 
     def name(self):
-        return f"{self._overloadpacket._ns}::{self.__name__}"
+        """``ns::name`` (``ns::name.overload`` for a named overload), as PyTorch's."""
+        base = f"{self._overloadpacket._ns}::{self._overloadpacket._name}"
+        return base if self._overloadname == "default" else f"{base}.{self._overloadname}"
 
     def __repr__(self):
         pk = self._overloadpacket

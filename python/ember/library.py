@@ -87,8 +87,8 @@ def infer_schema(prototype_function, /, *, mutates_args, op_name=None, tags=()):
                 f"{missing} in mutates_args were not found in the custom op's signature. mutates_args should contain "
                 "the names of all args that the custom op mutates, or just the string 'unknown' if you don't know."
             )
-    params, alias, star = [], 0, False
-    for p in sig.parameters.values():
+    params, star = [], False
+    for idx, p in enumerate(sig.parameters.values()):
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             error(f"We do not support positional-only args, varargs, or varkwargs ({p.name}).")
         if p.annotation is inspect.Parameter.empty:
@@ -101,8 +101,7 @@ def infer_schema(prototype_function, /, *, mutates_args, op_name=None, tags=()):
             ),
         )
         if t.startswith("Tensor") and (mutates_args == "unknown" or p.name in mutates_args):
-            t = f"Tensor(a{alias}!)" + t[len("Tensor") :]
-            alias += 1
+            t = f"Tensor(a{idx}!)" + t[len("Tensor") :]  # PyTorch numbers alias sets by parameter position
         elif p.name in (() if mutates_args == "unknown" else mutates_args):
             error(f"Parameter {p.name} is in mutable_args but only Tensors or collections of Tensors can be mutated")
         text = f"{t} {p.name}"
@@ -294,8 +293,13 @@ def _flat(args):
 
 
 def _detached(args):
+    """Tensors that require grad detached (kernels run below autograd); others, an out= tensor, as they are."""
     return [
-        a.detach() if isinstance(a, ember.Tensor) else type(a)(_detached(a)) if isinstance(a, (list, tuple)) else a
+        (a.detach() if a.requires_grad else a)
+        if isinstance(a, ember.Tensor)
+        else type(a)(_detached(a))
+        if isinstance(a, (list, tuple))
+        else a
         for a in args
     ]
 
@@ -573,3 +577,14 @@ def impl(qualname, types, func=None, *, lib=None):
         return f
 
     return reg(func) if func is not None else reg
+
+
+def opcheck(op, args, kwargs=None, *, test_utils=None, raise_exception=True, rtol=None, atol=None):
+    """Checks a custom op's schema, autograd registration, fake kernel and traceability on example arguments
+    (``torch.library.opcheck``); returns ``{test: "SUCCESS" or the exception}``. See ember._opcheck."""
+    from ember import _opcheck
+
+    utils = _opcheck.DEFAULT_TEST_UTILS if test_utils is None else test_utils
+    return _opcheck.opcheck(
+        op, args, kwargs, test_utils=utils, raise_exception=raise_exception, rtol=rtol, atol=atol
+    )
