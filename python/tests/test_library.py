@@ -358,3 +358,37 @@ def test_opcheck_out_overload_and_argument_errors():
             opcheck(ember.ops.emlib_oc3.inc, (x,))
     finally:
         lib._destroy()
+
+
+def test_register_torch_dispatch_rule_replaces_the_mode_handler():
+    from ember.utils._python_dispatch import TorchDispatchMode
+
+    @custom_op("emlib_td::double", mutates_args=())
+    def double(x: ember.Tensor) -> ember.Tensor:
+        return x * 2
+
+    class Logging(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.log = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.log.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    calls = []
+
+    @ember.library.register_torch_dispatch("emlib_td::double", Logging)
+    def _(mode, func, types, args, kwargs):
+        calls.append((type(mode).__name__, str(func)))
+        return args[0] * 3  # the rule's own result: not the kernel's
+
+    x = ember.tensor([1.0, 2.0])
+    with Logging() as m:
+        y = double(x)
+        z = ember.neg(x)
+    np.testing.assert_allclose(y.numpy(), [3.0, 6.0])
+    np.testing.assert_allclose(z.numpy(), [-1.0, -2.0])
+    assert calls == [("Logging", "emlib_td.double.default")]
+    assert m.log == ["aten.neg.default"]  # the rule ran instead of the handler, with the mode off, as a handler does
+    np.testing.assert_allclose(double(x).numpy(), [2.0, 4.0])  # no mode: the kernel
