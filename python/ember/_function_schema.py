@@ -78,7 +78,9 @@ class Argument:
 
     __slots__ = ("name", "type", "default_value", "_has_default", "_default_text", "kwarg_only", "alias_info")
 
-    def __init__(self, name, type_, alias_info=None, default=None, has_default=False, default_text="", kwarg_only=False):
+    def __init__(
+        self, name, type_, alias_info=None, default=None, has_default=False, default_text="", kwarg_only=False
+    ):
         self.name, self.type, self.alias_info = name, type_, alias_info
         self.default_value, self._has_default, self._default_text = default, has_default, default_text
         self.kwarg_only = kwarg_only

@@ -100,9 +100,7 @@ def _returns(op, out):
     for r, o in zip(rets, outs):
         if r.type == "Tensor" and not isinstance(o, ember.Tensor):
             raise RuntimeError(f"{op.name()}: the schema returns a Tensor but the op returned a {type(o).__name__}")
-        if r.type == "Tensor[]" and not (
-            isinstance(o, (list, tuple)) and all(isinstance(t, ember.Tensor) for t in o)
-        ):
+        if r.type == "Tensor[]" and not (isinstance(o, (list, tuple)) and all(isinstance(t, ember.Tensor) for t in o)):
             raise RuntimeError(f"{op.name()}: the schema returns Tensor[] but the op returned a {type(o).__name__}")
     return list(zip(rets, outs))
 
@@ -132,7 +130,11 @@ def check_schema(op, args, kwargs, *, rtol=None, atol=None):
             if r.alias_info is None and owners:
                 raise RuntimeError(f"Argument {owners[0].name} is not defined to alias output but was aliasing")
             if r.alias_info is not None:
-                want = [p for p, _ in values if p.alias_info is not None and p.alias_info.before_set & r.alias_info.before_set]
+                want = [
+                    p
+                    for p, _ in values
+                    if p.alias_info is not None and p.alias_info.before_set & r.alias_info.before_set
+                ]
                 if want and not any(p in owners for p in want):
                     raise RuntimeError(
                         f"Output {i} is defined to alias argument {want[0].name} (alias set "
@@ -206,8 +208,7 @@ def check_fake(op, args, kwargs, *, rtol=None, atol=None):
         f_alias = [i for i, t in enumerate(meta_in) if _storage(t) is not None and _storage(t) == _storage(f)]
         if bool(r_alias) != bool(f_alias) and r.numel():
             raise RuntimeError(
-                f"{context} mismatch in outputs_alias_inputs check {bool(f_alias)} != {bool(r_alias)} for "
-                f"output[{idx}]"
+                f"{context} mismatch in outputs_alias_inputs check {bool(f_alias)} != {bool(r_alias)} for output[{idx}]"
             )
 
 
@@ -237,7 +238,9 @@ def check_traced(op, args, kwargs, *, rtol=None, atol=None):
             try:
                 ember.testing.assert_close(t.detach(), e.detach(), equal_nan=True, **tol)
             except AssertionError as err:
-                raise AssertionError(f"{op}: the make_fx-traced graph's value {k} differs from eager mode: {err}")
+                raise AssertionError(
+                    f"{op}: the make_fx-traced graph's value {k} differs from eager mode: {err}"
+                ) from err
         elif e != t:
             raise AssertionError(f"{op}: the make_fx-traced graph's value {k} is {t!r}, eager mode gives {e!r}")
 

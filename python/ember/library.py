@@ -585,6 +585,4 @@ def opcheck(op, args, kwargs=None, *, test_utils=None, raise_exception=True, rto
     from ember import _opcheck
 
     utils = _opcheck.DEFAULT_TEST_UTILS if test_utils is None else test_utils
-    return _opcheck.opcheck(
-        op, args, kwargs, test_utils=utils, raise_exception=raise_exception, rtol=rtol, atol=atol
-    )
+    return _opcheck.opcheck(op, args, kwargs, test_utils=utils, raise_exception=raise_exception, rtol=rtol, atol=atol)

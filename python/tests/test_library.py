@@ -164,7 +164,10 @@ def test_schema_object_fields():
     try:
         lib.define("f(Tensor(a) x, Tensor[] ys, int[2] k=1, bool b=True, *, Tensor(b!)? o=None) -> Tensor(a)")
         s = ember.ops.emlib_schema.f.default._schema
-        assert s == "emlib_schema::f(Tensor(a) x, Tensor[] ys, int[2] k=1, bool b=True, *, Tensor(b!)? o=None) -> Tensor(a)"
+        assert (
+            s
+            == "emlib_schema::f(Tensor(a) x, Tensor[] ys, int[2] k=1, bool b=True, *, Tensor(b!)? o=None) -> Tensor(a)"
+        )
         assert s.overload_name == "" and s.is_mutable
         args = s.arguments
         assert [a.type for a in args] == ["Tensor", "Tensor[]", "int[2]", "bool", "Tensor?"]

@@ -576,7 +576,9 @@ def export(
         ):
             raise TypeError("ember.onnx.export: custom_opsets must be a dict of domain name -> opset version (int)")
         if "" in custom_opsets or "onnx" in custom_opsets or "ai.onnx" in custom_opsets:
-            raise ValueError("ember.onnx.export: custom_opsets names custom domains; set the ONNX opset with opset_version")
+            raise ValueError(
+                "ember.onnx.export: custom_opsets names custom domains; set the ONNX opset with opset_version"
+            )
     if not isinstance(model, Module):
         raise TypeError("ember.onnx.export: model must be an nn.Module, got %s" % type(model).__name__)
     opset = DEFAULT_OPSET if opset_version is None else int(opset_version)

@@ -24,7 +24,9 @@ _ATTR = re.compile(r"^(.+)_(([ifstgz])|(ty))$")
 
 
 def _verify_name(symbolic_name):
-    if not isinstance(symbolic_name, str) or not re.match(r"^[a-zA-Z0-9-_]+::[a-zA-Z-_]+[a-zA-Z0-9-_]*$", symbolic_name):
+    if not isinstance(symbolic_name, str) or not re.match(
+        r"^[a-zA-Z0-9-_]+::[a-zA-Z-_]+[a-zA-Z0-9-_]*$", symbolic_name
+    ):
         raise OnnxExporterError(
             "Failed to register operator %s. The symbolic name must match the format domain::name, and should start "
             "with a letter and contain only alphanumeric characters" % (symbolic_name,)
@@ -46,7 +48,9 @@ def register_custom_op_symbolic(symbolic_name, symbolic_fn, opset_version):
     "aten::name") in exports of opset ``opset_version`` and above (Note [custom symbolics])."""
     name = _name(symbolic_name)
     if not callable(symbolic_fn):
-        raise TypeError("register_custom_op_symbolic: symbolic_fn must be callable, got %s" % type(symbolic_fn).__name__)
+        raise TypeError(
+            "register_custom_op_symbolic: symbolic_fn must be callable, got %s" % type(symbolic_fn).__name__
+        )
     _SYMBOLICS.setdefault(name, {})[int(opset_version)] = symbolic_fn
 
 

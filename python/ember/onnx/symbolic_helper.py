@@ -16,7 +16,8 @@ def _convert(v, desc, fn_name, i):
         return v
     if isinstance(v, Value):
         raise OnnxExporterError(
-            "ember.onnx: %s: argument %d is a traced value, but parse_args asks for a constant ('%s')" % (fn_name, i, desc)
+            "ember.onnx: %s: argument %d is a traced value, but parse_args asks for a constant ('%s')"
+            % (fn_name, i, desc)
         )
     if v is None:
         return None

@@ -155,7 +155,11 @@ def _custom_rule(op, cls):
 def _call_handlers(ordered, op, types, args, kwargs):
     for t in ordered:
         rule = _custom_rule(op, t)
-        r = rule(t, op, tuple(types), args, kwargs) if rule is not None else t.__torch_dispatch__(op, tuple(types), args, kwargs)
+        r = (
+            rule(t, op, tuple(types), args, kwargs)
+            if rule is not None
+            else t.__torch_dispatch__(op, tuple(types), args, kwargs)
+        )
         if r is not NotImplemented:
             return r
     raise TypeError(
