@@ -205,26 +205,29 @@ def _same_default(v, d):
         return False
 
 
+def _relevant_args(args, kwargs):
+    found = []
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, (list, tuple)):
+            found.extend(a)
+        else:
+            found.append(a)
+    return found
+
+
 def _has_torch_function(args, kwargs):
-    """Whether an argument of a custom op's call overrides it (an fx Proxy, a tensor-like): PyTorch's dispatcher
-    gives such calls to __torch_function__, so that tracing records the op as one node."""
+    """Whether an argument of a custom op's call overrides it (an fx Proxy, a Tensor subclass, a tensor-like) or a
+    TorchFunctionMode is on: PyTorch's dispatcher gives such calls to __torch_function__ (tracing then records the op
+    as one node)."""
     from .overrides import has_torch_function
 
-    relevant = [a for a in list(args) + list(kwargs.values()) if not isinstance(a, ember.Tensor)]
-    for a in list(relevant):
-        if isinstance(a, (list, tuple)):
-            relevant.extend(a)
-    return bool(relevant) and has_torch_function(relevant)
+    return has_torch_function(_relevant_args(args, kwargs))
 
 
 def _handle_torch_function(op, args, kwargs):
     from .overrides import handle_torch_function
 
-    relevant = [a for a in list(args) + list(kwargs.values()) if not isinstance(a, ember.Tensor)]
-    for a in list(relevant):
-        if isinstance(a, (list, tuple)):
-            relevant.extend(a)
-    return handle_torch_function(op, relevant, *args, **kwargs)
+    return handle_torch_function(op, _relevant_args(args, kwargs), *args, **kwargs)
 
 
 class OpOverloadPacket:
@@ -238,6 +241,8 @@ class OpOverloadPacket:
         self._overloads = {}
         self._default_impl = default_impl
         self.__name__ = name
+        self.__qualname__ = name
+        self.__module__ = f"ember.ops.{ns}"  # generated fx code names it ember.ops.<ns>.<name>
 
     def __repr__(self):
         return f"<OpOverloadPacket(op='{self._ns}.{self._name}')>"

@@ -395,3 +395,32 @@ def test_register_torch_dispatch_rule_replaces_the_mode_handler():
     assert calls == [("Logging", "emlib_td.double.default")]
     assert m.log == ["aten.neg.default"]  # the rule ran instead of the handler, with the mode off, as a handler does
     np.testing.assert_allclose(double(x).numpy(), [2.0, 4.0])  # no mode: the kernel
+
+
+def test_custom_ops_reach_torch_function_and_trace_as_one_node():
+    @custom_op("emlib_tf::axpy", mutates_args=())
+    def axpy(x: ember.Tensor, y: ember.Tensor, a: float = 2.0) -> ember.Tensor:
+        return ember.from_numpy(x.numpy() * a + y.numpy())  # NumPy: not traceable, so it must stay one node
+
+    class Net(ember.nn.Module):
+        def forward(self, x, y):
+            return ember.ops.emlib_tf.axpy(x, y, a=3.0) + ember.ops.emlib_tf.axpy.default(y, x)
+
+    gm = ember.fx.symbolic_trace(Net())
+    targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+    assert targets[:2] == ["emlib_tf.axpy", "emlib_tf.axpy.default"]
+    assert "ember.ops.emlib_tf.axpy(x, y, a = 3.0)" in gm.code
+    x, y = ember.tensor([1.0, 2.0]), ember.tensor([10.0, 20.0])
+    np.testing.assert_allclose(gm(x, y).numpy(), [13 + 21, 26 + 42])
+
+    class Logged(ember.Tensor):
+        log = []
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            cls.log.append(str(func))
+            return super().__torch_function__(func, types, args, kwargs)
+
+    out = ember.ops.emlib_tf.axpy(x.as_subclass(Logged), y)
+    assert Logged.log == ["emlib_tf.axpy"] and type(out) is Logged
+    np.testing.assert_allclose(out.as_subclass(ember.Tensor).numpy(), [12.0, 24.0])
