@@ -375,8 +375,8 @@ def _fits(value, type_):
         if isinstance(value, (list, tuple, ember.Size)):
             return all(_fits(v, elem) for v in value)
         return elem in ("int", "SymInt") and _fits(value, elem)  # int[2] takes one int
-    if type_ == "Tensor":
-        return isinstance(value, ember.Tensor)
+    if type_ == "Tensor":  # or a tensor-like: an fx Proxy while tracing
+        return isinstance(value, ember.Tensor) or hasattr(type(value), "__torch_function__")
     if type_ in ("int", "SymInt"):
         return isinstance(value, int) and not isinstance(value, bool)
     if type_ in ("float", "SymFloat"):

@@ -155,6 +155,8 @@ class OpOverload:
         from .utils import _python_dispatch as pd
 
         if self._overloadpacket._ns != "aten" and _has_torch_function(args, kwargs):
+            if _traced_through(self, args, kwargs):
+                return self._run(args, kwargs)
             return _handle_torch_function(self, args, kwargs)
         if pd._needs_dispatch(args, kwargs):
             return pd._dispatch(self, args, kwargs)
@@ -224,6 +226,20 @@ def _has_torch_function(args, kwargs):
     return has_torch_function(_relevant_args(args, kwargs))
 
 
+def _traced_through(op, args, kwargs):
+    """Whether an fx tracer that asks for it (ember.onnx's: Note [custom symbolics]) should see the parts of a custom
+    op implemented as a composition of ember ops (CompositeImplicitAutograd), as PyTorch's tracing exporter does,
+    instead of one node."""
+    custom = getattr(op, "_custom", None)
+    if custom is None or custom._composite is None:
+        return False
+    for a in _relevant_args(args, kwargs):
+        through = getattr(getattr(a, "tracer", None), "trace_through_op", None)
+        if through is not None:
+            return through(op)
+    return False
+
+
 def _handle_torch_function(op, args, kwargs):
     from .overrides import handle_torch_function
 
@@ -267,6 +283,12 @@ class OpOverloadPacket:
     def __call__(self, *args, **kwargs):
         if self._ns != "aten":
             if _has_torch_function(args, kwargs):
+                try:
+                    op = self._resolve(args, kwargs)
+                except RuntimeError:
+                    op = None
+                if op is not None and _traced_through(op, args, kwargs):
+                    return op._run(args, kwargs)
                 return _handle_torch_function(self, args, kwargs)
             return self._resolve(args, kwargs)(*args, **kwargs)
         if "default" in self._overloads and len(self._overloads) == 1:

@@ -331,3 +331,30 @@ for kw in [dict(min=5, max=2), dict(max=0)]:
         result.append(str(e))
 """
     assert run_ember(program) == run_torch(program)
+
+
+def test_composite_implicit_custom_op_is_traced_through_unless_a_symbolic_exports_it():
+    lib = Library("emonnx_comp", "DEF")
+    try:
+        lib.define("softsign2(Tensor x, float k=1.0) -> Tensor")
+        lib.impl("softsign2", lambda x, k=1.0: x / (ember.abs(x) + k), "CompositeImplicitAutograd")
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return ember.ops.emonnx_comp.softsign2(x, 2.0) * 3
+
+        model = Net()
+        x = ember.randn(3, 4)
+        proto, data = _export(model, (x,), input_names=["x"], dynamic_axes={"x": [0]})
+        assert [n.op_type for n in proto.graph.node] == ["Abs", "Add", "Div", "Mul", "Identity"]  # its parts
+        _check_runs(data, model, [{"x": x}, {"x": ember.randn(6, 4)}])
+        register("emonnx_comp::softsign2", lambda g, x, k: g.op("Div", x, g.op("Add", g.op("Abs", x), k)), 13)
+        proto, data = _export(model, (x,), input_names=["x"])
+        assert [n.op_type for n in proto.graph.node] == ["Abs", "Add", "Div", "Mul", "Identity"]
+        assert proto.graph.node[0].name.startswith("/softsign2/")  # now the symbolic's nodes
+        _check_runs(data, model, [{"x": x}])
+        unregister("emonnx_comp::softsign2", 13)
+        # plain fx tracing keeps it one node, as PyTorch's symbolic_trace does
+        assert "ember.ops.emonnx_comp.softsign2(x, 2.0)" in ember.fx.symbolic_trace(model).code
+    finally:
+        lib._destroy()

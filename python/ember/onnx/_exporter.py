@@ -84,11 +84,18 @@ class _ExportTracer(Tracer):
     graph so far is run on the example inputs and the answer is that of the example (Note [specializing on the
     example])."""
 
-    def __init__(self, example_inputs):
+    def __init__(self, example_inputs, opset=DEFAULT_OPSET):
         super().__init__()
+        self._opset = opset
         self._example_inputs = list(example_inputs)
         self._values = {}
         self.specialized = []
+
+    def trace_through_op(self, op):
+        """A custom op implemented by a composition of ember ops is traced through to its parts unless a symbolic
+        function exports it (Note [custom symbolics])."""
+        pk = op._overloadpacket
+        return _symbolic.lookup("%s::%s" % (pk._ns, pk._name), self._opset) is None
 
     def is_leaf_module(self, m, qualname):
         return _registry.module_converter(m) is not None
@@ -607,7 +614,7 @@ def export(
         if dynamic_shapes is not None:
             shape_dims = _dynamic_shapes.flat_dims(model, args, kwargs, dynamic_shapes)
         flat_dims = [shape_dims.get(id(t), {}) for t in flat_inputs]
-        tracer = _ExportTracer(flat_inputs)
+        tracer = _ExportTracer(flat_inputs, opset)
         root = _LeafRoot(model) if _registry.module_converter(model) is not None else model
         attrs = [(m, dict(vars(m))) for m in model.modules()]
         try:
