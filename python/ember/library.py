@@ -6,7 +6,9 @@ built-in ops (a dispatch mode sees ``mylib.foo.default``), then to the kernel of
 itself, one given by ``register_kernel``, or on the meta device the ``register_fake`` function. ``register_autograd``
 gives the op a gradient (an ``autograd.Function`` around the kernel); an op without one that gets inputs requiring
 grad raises when its backward runs, as in PyTorch. ``Library(ns, "DEF"/"FRAGMENT"/"IMPL")`` defines ops from schema
-strings and registers their kernels per dispatch key.
+strings (named overloads too: ``"foo.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)"`` is ``ember.ops.ns.foo.out``),
+checked by ember._function_schema's parser, and registers their kernels per overload and dispatch key. ``opcheck``
+(ember._opcheck) tests an op's registrations against what it does.
 """
 
 import collections.abc
