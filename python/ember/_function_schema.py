@@ -61,22 +61,36 @@ def _here(text, pos, width, msg):
 class AliasInfo:
     """``(a!)``: the alias set(s) of an argument and whether the op writes to it."""
 
-    __slots__ = ("before_set", "after_set", "is_write")
+    __slots__ = ("before_set", "after_set", "is_write", "_sets", "_wildcard_after")
 
     def __init__(self, sets, is_write, wildcard_after=False):
+        self._sets, self._wildcard_after = list(sets), wildcard_after
         self.before_set = set(sets)
         self.after_set = {"*"} if wildcard_after else set(sets)
         self.is_write = is_write
 
     def __repr__(self):
-        return "(%s%s)" % ("|".join(sorted(self.before_set)), "!" if self.is_write else "")
+        return "(%s%s%s)" % (
+            "|".join(self._sets),
+            "!" if self.is_write else "",
+            " -> *" if self._wildcard_after else "",
+        )
 
 
 class Argument:
     """One argument (or return) of a schema: ``name``, ``type`` (its text: ``Tensor``, ``int[]``, ``Tensor?``),
     ``default_value``, ``has_default_value()``, ``kwarg_only``, ``alias_info``."""
 
-    __slots__ = ("name", "type", "default_value", "_has_default", "_default_text", "kwarg_only", "alias_info")
+    __slots__ = (
+        "name",
+        "type",
+        "default_value",
+        "_has_default",
+        "_default_text",
+        "kwarg_only",
+        "alias_info",
+        "_alias_at",
+    )
 
     def __init__(
         self, name, type_, alias_info=None, default=None, has_default=False, default_text="", kwarg_only=False
@@ -84,6 +98,7 @@ class Argument:
         self.name, self.type, self.alias_info = name, type_, alias_info
         self.default_value, self._has_default, self._default_text = default, has_default, default_text
         self.kwarg_only = kwarg_only
+        self._alias_at = None  # where the text put the alias annotation: after the base type or after a suffix
 
     def has_default_value(self):
         return self._has_default
@@ -95,8 +110,8 @@ class Argument:
     def _type_text(self):
         if self.alias_info is None:
             return self.type
-        base = self.type.split("[")[0].rstrip("?")
-        return base + repr(self.alias_info) + self.type[len(base) :]
+        at = self._alias_at if self._alias_at is not None else len(self.type.split("[")[0].rstrip("?"))
+        return self.type[:at] + repr(self.alias_info) + self.type[at:]
 
     def __str__(self):
         text = self._type_text()
@@ -142,7 +157,7 @@ class _Parsed:
                 args.append("*")
                 star = True
             args.append(str(a))
-        if len(self.returns) == 1 and not self.returns[0].name:
+        if len(self.returns) == 1:  # one return, named or not, prints without parentheses
             rets = str(self.returns[0])
         else:
             rets = "(" + ", ".join(str(r) for r in self.returns) + ")"
@@ -263,9 +278,9 @@ class _Parser:
                 "https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/README.md#func :\n"
                 + _here(self.text, type_tok.pos, len(type_tok.text), "")[len(" here:\n") :]
             )
-        alias = None
-        if self.is_("(") and type_tok.text == "Tensor":
-            alias = self.alias()
+        alias, alias_at = None, None
+        if self.is_("("):
+            alias, alias_at = self.alias(), len(type_tok.text)
         suffix = ""
         while True:
             if self.accept("?"):
@@ -276,8 +291,8 @@ class _Parser:
                 suffix += "[%s]" % size
             else:
                 break
-        if alias is None and self.is_("(") and suffix.startswith("[") and type_tok.text == "Tensor":
-            alias = self.alias()
+        if alias is None and self.is_("("):
+            alias, alias_at = self.alias(), len(type_tok.text) + len(suffix)
         type_ = type_tok.text + suffix
         name = ""
         if self.cur.kind == "ident":
@@ -288,13 +303,18 @@ class _Parser:
         if not is_return and self.accept("="):
             default, text = self.default(type_)
             has_default = True
-        return Argument(name, type_, alias, default, has_default, text, kwarg_only)
+        arg = Argument(name, type_, alias, default, has_default, text, kwarg_only)
+        arg._alias_at = alias_at
+        return arg
+
+    def alias_set(self):
+        return "*" if self.accept("*") else self.expect_kind("ident").text
 
     def alias(self):
         self.expect("(")
-        sets = [self.expect_kind("ident").text]
+        sets = [self.alias_set()]
         while self.accept("|"):
-            sets.append(self.expect_kind("ident").text)
+            sets.append(self.alias_set())
         write = bool(self.accept("!"))
         wildcard = False
         if self.cur.kind == "arrow":

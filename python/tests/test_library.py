@@ -424,3 +424,21 @@ def test_custom_ops_reach_torch_function_and_trace_as_one_node():
     out = ember.ops.emlib_tf.axpy(x.as_subclass(Logged), y)
     assert Logged.log == ["emlib_tf.axpy"] and type(out) is Logged
     np.testing.assert_allclose(out.as_subclass(ember.Tensor).numpy(), [12.0, 24.0])
+
+
+@needs_torch
+def test_schema_parser_reads_and_prints_pytorchs_registered_schemas():
+    from ember._function_schema import FunctionSchema
+
+    schemas = run_torch("result = [str(s) for s in torch._C._jit_get_all_schemas()]")
+    parsed = 0
+    for text in schemas:
+        try:
+            schema = FunctionSchema(text)
+        except RuntimeError as e:
+            # TorchScript-only forms: varargs, type variables, Dict/Future/tuple/class types, escaped strings
+            assert "unknown type specifier" in str(e) or "..." in text or "tVal" in text or "\\\\" in text, text
+            continue
+        assert str(schema) == text
+        parsed += 1
+    assert parsed > 0.9 * len(schemas)
