@@ -269,6 +269,11 @@ class OpOverloadPacket:
     def overloads(self):
         return list(self._overloads)
 
+    @property
+    def _schemas(self):
+        """{overload name ("" for the default): schema}, as PyTorch's."""
+        return {("" if k == "default" else k): op._schema for k, op in self._overloads.items()}
+
     def _add(self, overload, schema, impl, decomposition=None):
         op = OpOverload(self, overload, schema, impl, decomposition)
         self._overloads[overload] = op

@@ -39,6 +39,7 @@ result["fields"] = [s.name, s.overload_name, [a.name for a in s.arguments], [a.k
                     [str(a.type) for a in s.arguments], [a.alias_info is not None and a.alias_info.is_write
                     for a in s.arguments], len(s.returns)]
 result["op_names"] = [p.default.name(), p.out.name(), p.Scalar.name()]
+result["packet_schemas"] = {k: str(v) for k, v in p._schemas.items()}
 x = torch.tensor([1.0, 2.0])
 out = torch.zeros(2)
 r = p(x, out=out)
@@ -77,6 +78,11 @@ def test_overloads_run_and_resolve():
     assert r["schemas"][1] == "emlibtest::foo.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)"
     assert r["fields"] == ["emlibtest::foo", "out", ["x", "out"], [False, True], ["Tensor", "Tensor"], [False, True], 1]
     assert r["op_names"] == ["emlibtest::foo", "emlibtest::foo.out", "emlibtest::foo.Scalar"]
+    assert r["packet_schemas"] == {
+        "": "emlibtest::foo(Tensor x) -> Tensor",
+        "out": "emlibtest::foo.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)",
+        "Scalar": "emlibtest::foo.Scalar(Tensor x, Scalar s=2) -> Tensor",
+    }
     # x*2, x*3+1, x*0.5+1, out=x-1 (returned and written), Scalar's default s=2, default
     assert r["calls"] == [[2, 4], [4, 7], [1.5, 2], [0, 1], [0, 1], True, [3, 5], [2, 4]]
     errs = r["errors"]
