@@ -67,11 +67,27 @@ def _default_text(value):
     return None
 
 
+def _string_annotations(fn, sig):
+    """Annotations written as strings (``from __future__ import annotations``) resolved, with ``Tensor``, ``dtype``,
+    ``device`` and ``torch.``/``ember.`` names meaning ember's, as PyTorch assumes for torch's."""
+    anns = [p.annotation for p in sig.parameters.values()] + [sig.return_annotation]
+    if not any(isinstance(a, str) for a in anns):
+        return {}
+    names = {"Tensor": ember.Tensor, "dtype": ember.dtype, "device": ember.device, "torch": ember, "ember": ember}
+    names.update({k: getattr(typing, k) for k in ("Optional", "List", "Sequence", "Tuple", "Union")})
+    names["Sequence"] = collections.abc.Sequence
+    try:
+        return typing.get_type_hints(fn, globalns={**getattr(fn, "__globals__", {}), **names})
+    except Exception:  # noqa: BLE001  (an annotation that does not resolve is reported by the caller)
+        return {}
+
+
 def infer_schema(prototype_function, /, *, mutates_args, op_name=None, tags=()):
     """The schema string of a function from its type annotations, as ``torch.library.infer_schema``:
     ``(Tensor x, float y) -> Tensor``, or ``name(...) -> ...`` with ``op_name``. The tensors named in
     ``mutates_args`` (all of them for "unknown") are marked mutable, ``Tensor(a0!)``."""
     sig = inspect.signature(prototype_function)
+    hints = _string_annotations(prototype_function, sig)
 
     def error(what):
         raise ValueError(f"infer_schema(func): {what} Got func with signature {sig})")
@@ -96,7 +112,7 @@ def infer_schema(prototype_function, /, *, mutates_args, op_name=None, tags=()):
         if p.annotation is inspect.Parameter.empty:
             error(f"Parameter {p.name} must have a type annotation.")
         t = _type_name(
-            p.annotation,
+            hints.get(p.name, p.annotation),
             lambda ann, p=p: error(
                 f"Parameter {p.name} has unsupported type {ann}. The valid types are: Tensor, Optional[Tensor], "
                 "Sequence[Tensor], int, float, bool, str, torch.dtype, torch.device and lists / Optionals of them."
@@ -119,7 +135,7 @@ def infer_schema(prototype_function, /, *, mutates_args, op_name=None, tags=()):
             params.append("*")
             star = True
         params.append(text)
-    ret = sig.return_annotation
+    ret = hints.get("return", sig.return_annotation)
 
     def ret_error(ann):
         error(f"Return has unsupported type {ann}. The valid types are: Tensor, Sequence[Tensor], int, float, bool.")

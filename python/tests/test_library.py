@@ -210,6 +210,10 @@ def test_infer_schema_matches_pytorch_rules():
     with pytest.raises(ValueError, match="Parameter x must have a type annotation"):
         infer_schema(lambda x: x, mutates_args=())
 
+    def strings(x: "Tensor", n: "int", y: "Optional[torch.Tensor]" = None) -> "list[Tensor]": ...  # noqa: F821
+
+    assert infer_schema(strings, mutates_args=()) == "(Tensor x, SymInt n, Tensor? y=None) -> Tensor[]"
+
     def bad_default(x: ember.Tensor, z: Optional[list[int]] = [1]) -> ember.Tensor: ...  # noqa: B006
 
     with pytest.raises(ValueError, match="unsupported default value type <class 'list'>"):
