@@ -339,6 +339,15 @@ def test_opcheck_fake_kernel_and_autograd_registration():
         r = opcheck(ember.ops.emlib_oc2.cube, (x.detach(),), test_utils="test_autograd_registration",
                     raise_exception=False)  # fmt: skip
         assert "no inputs have requires_grad=True" in str(r["test_autograd_registration"])
+        lib.define("twice(Tensor x) -> Tensor")
+        lib.impl("twice", lambda x: x.detach() * 2, "CPU")  # not differentiable, but not wired wrongly either
+        assert opcheck(ember.ops.emlib_oc2.twice, (x,), test_utils="test_autograd_registration") == {
+            "test_autograd_registration": "SUCCESS"
+        }
+        # custom_op registers an autograd kernel (raising without a formula), so the check passes, as in PyTorch
+        assert opcheck(nofake, (x,), test_utils="test_autograd_registration") == {
+            "test_autograd_registration": "SUCCESS"
+        }
     finally:
         lib._destroy()
 
@@ -452,3 +461,61 @@ def test_schema_parser_reads_and_prints_pytorchs_registered_schemas():
         assert str(schema) == text
         parsed += 1
     assert parsed > 0.9 * len(schemas)
+
+
+OPCHECK_PROGRAM = """
+custom_op, opcheck = torch.library.custom_op, torch.library.opcheck
+
+
+@custom_op("emlib_occmp::good", mutates_args=())
+def good(x: torch.Tensor, s: float) -> torch.Tensor:
+    return x * s
+
+
+good.register_fake(lambda x, s: torch.empty_like(x))
+good.register_autograd(lambda ctx, g: (g * ctx.s, None), setup_context=lambda ctx, inputs, output: setattr(ctx, "s",
+                       inputs[1]))
+
+
+@custom_op("emlib_occmp::mutates", mutates_args=())
+def mutates(x: torch.Tensor) -> torch.Tensor:
+    x.add_(1)
+    return x.clone()
+
+
+mutates.register_fake(lambda x: torch.empty_like(x))
+
+
+@custom_op("emlib_occmp::badfake", mutates_args=())
+def badfake(x: torch.Tensor) -> torch.Tensor:
+    return x.sum(0)
+
+
+badfake.register_fake(lambda x: torch.empty_like(x))
+
+lib = torch.library.Library("emlib_occmp2", "DEF")
+lib.define("cube(Tensor x) -> Tensor")
+lib.impl("cube", lambda x: x * x * x, "CPU")
+
+
+def summary(r):
+    return {k: v if v == "SUCCESS" else [isinstance(v, RuntimeError), isinstance(v, AssertionError)]
+            for k, v in r.items()}
+
+
+x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+utils = ["test_schema", "test_autograd_registration", "test_faketensor"]
+result = [summary(opcheck(good, (x, 2.0), test_utils=utils, raise_exception=False)),
+          summary(opcheck(mutates, (x.detach(),), test_utils=["test_schema", "test_faketensor"], raise_exception=False)),
+          summary(opcheck(badfake, (x.detach(),), test_utils=["test_schema", "test_faketensor"], raise_exception=False)),
+          summary(opcheck(torch.ops.emlib_occmp2.cube.default, (x,), test_utils="test_autograd_registration",
+                          raise_exception=False))]
+"""
+
+
+@needs_torch
+def test_opcheck_verdicts_match_pytorch():
+    ours = run_ember(OPCHECK_PROGRAM)
+    assert ours == run_torch(OPCHECK_PROGRAM)
+    assert ours[0] == dict.fromkeys(["test_schema", "test_autograd_registration", "test_faketensor"], "SUCCESS")
+    assert ours[3] == {"test_autograd_registration": [False, True]}
