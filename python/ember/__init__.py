@@ -345,5 +345,6 @@ from . import (
 )
 
 from . import onnx  # noqa: E402  # isort: skip  (as torch.onnx; onnx itself is imported only when exporting)
+from . import export  # noqa: E402  # isort: skip  (torch.export's Dim, for onnx.export's dynamic_shapes)
 from ._ops import ops  # noqa: E402  ember.ops.aten.<op>.<overload>, what __torch_dispatch__ receives
 from .utils import _python_dispatch as _python_dispatch  # noqa: E402,F401  installs the ops' dispatch hook

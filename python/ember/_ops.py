@@ -113,7 +113,17 @@ class OpOverload:
 
     @property
     def _schema(self):
-        return self._schema_text
+        """The schema: a str with PyTorch's FunctionSchema fields (name, overload_name, arguments, returns)."""
+        schema = self.__dict__.get("_schema_obj")
+        if schema is None:
+            from ._function_schema import FunctionSchema
+
+            try:
+                schema = FunctionSchema(self._schema_text)
+            except RuntimeError:
+                schema = self._schema_text  # a schema ember's parser does not read: its text
+            self.__dict__["_schema_obj"] = schema
+        return schema
 
     @property
     def namespace(self):
@@ -124,7 +134,9 @@ class OpOverload:
         return self._overloadname
 
     def name(self):
-        return f"{self._overloadpacket._ns}::{self.__name__}"
+        """``ns::name`` (``ns::name.overload`` for a named overload), as PyTorch's."""
+        base = f"{self._overloadpacket._ns}::{self._overloadpacket._name}"
+        return base if self._overloadname == "default" else f"{base}.{self._overloadname}"
 
     def __repr__(self):
         pk = self._overloadpacket
@@ -142,6 +154,10 @@ class OpOverload:
     def __call__(self, *args, **kwargs):
         from .utils import _python_dispatch as pd
 
+        if self._overloadpacket._ns != "aten" and _has_torch_function(args, kwargs):
+            if _traced_through(self, args, kwargs):
+                return self._run(args, kwargs)
+            return _handle_torch_function(self, args, kwargs)
         if pd._needs_dispatch(args, kwargs):
             return pd._dispatch(self, args, kwargs)
         return self._run(args, kwargs)
@@ -191,6 +207,45 @@ def _same_default(v, d):
         return False
 
 
+def _relevant_args(args, kwargs):
+    found = []
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, (list, tuple)):
+            found.extend(a)
+        else:
+            found.append(a)
+    return found
+
+
+def _has_torch_function(args, kwargs):
+    """Whether an argument of a custom op's call overrides it (an fx Proxy, a Tensor subclass, a tensor-like) or a
+    TorchFunctionMode is on: PyTorch's dispatcher gives such calls to __torch_function__ (tracing then records the op
+    as one node)."""
+    from .overrides import has_torch_function
+
+    return has_torch_function(_relevant_args(args, kwargs))
+
+
+def _traced_through(op, args, kwargs):
+    """Whether an fx tracer that asks for it (ember.onnx's: Note [custom symbolics]) should see the parts of a custom
+    op implemented as a composition of ember ops (CompositeImplicitAutograd), as PyTorch's tracing exporter does,
+    instead of one node."""
+    custom = getattr(op, "_custom", None)
+    if custom is None or custom._composite is None:
+        return False
+    for a in _relevant_args(args, kwargs):
+        through = getattr(getattr(a, "tracer", None), "trace_through_op", None)
+        if through is not None:
+            return through(op)
+    return False
+
+
+def _handle_torch_function(op, args, kwargs):
+    from .overrides import handle_torch_function
+
+    return handle_torch_function(op, _relevant_args(args, kwargs), *args, **kwargs)
+
+
 class OpOverloadPacket:
     """An operator with all its overloads: ``ember.ops.aten.add`` (calling it picks the overload by its arguments the
     way the ember function does)."""
@@ -202,6 +257,8 @@ class OpOverloadPacket:
         self._overloads = {}
         self._default_impl = default_impl
         self.__name__ = name
+        self.__qualname__ = name
+        self.__module__ = f"ember.ops.{ns}"  # generated fx code names it ember.ops.<ns>.<name>
 
     def __repr__(self):
         return f"<OpOverloadPacket(op='{self._ns}.{self._name}')>"
@@ -211,6 +268,11 @@ class OpOverloadPacket:
 
     def overloads(self):
         return list(self._overloads)
+
+    @property
+    def _schemas(self):
+        """{overload name ("" for the default): schema}, as PyTorch's."""
+        return {("" if k == "default" else k): op._schema for k, op in self._overloads.items()}
 
     def _add(self, overload, schema, impl, decomposition=None):
         op = OpOverload(self, overload, schema, impl, decomposition)
@@ -224,12 +286,43 @@ class OpOverloadPacket:
         raise AttributeError(f"The underlying op of '{self}' has no overload name '{name}'")
 
     def __call__(self, *args, **kwargs):
+        if self._ns != "aten":
+            if _has_torch_function(args, kwargs):
+                try:
+                    op = self._resolve(args, kwargs)
+                except RuntimeError:
+                    op = None
+                if op is not None and _traced_through(op, args, kwargs):
+                    return op._run(args, kwargs)
+                return _handle_torch_function(self, args, kwargs)
+            return self._resolve(args, kwargs)(*args, **kwargs)
         if "default" in self._overloads and len(self._overloads) == 1:
             return self._overloads["default"](*args, **kwargs)
         if self._default_impl is None:
             return next(iter(self._overloads.values()))(*args, **kwargs)
         # several overloads: the one the arguments select, as the ember function selects it
         return self._pick(args)(*args, **kwargs)
+
+    def _resolve(self, args, kwargs):
+        """The overload of a custom op whose schema the arguments fit (the first, in the order of definition), as
+        PyTorch's dispatcher resolves a call of a packet."""
+        from ._function_schema import BindError, bind
+
+        if len(self._overloads) == 1:
+            return next(iter(self._overloads.values()))
+        errors = []
+        for op in self._overloads.values():
+            try:
+                bind(op._schema, args, kwargs)
+            except BindError as e:
+                errors.append(str(e))
+                continue
+            return op
+        if not errors:
+            raise RuntimeError(f"{self._qualified_op_name}: the operator has no overloads")
+        raise RuntimeError(
+            "Overloaded torch operator invoked from Python failed to match any schema:\n" + "\n\n".join(errors) + "\n"
+        )
 
     def _pick(self, args):
         tensors = [isinstance(a, ember.Tensor) for a in args[:2]]

@@ -6,6 +6,7 @@ imported only when exporting). See docs/onnx.md for the supported operations and
 """
 
 from ._exporter import TrainingMode, export, is_in_onnx_export
+from ._symbolic import register_custom_op_symbolic, unregister_custom_op_symbolic
 from .errors import OnnxExporterError, OnnxExporterWarning, UnsupportedOperatorError
 
 __all__ = [
@@ -15,6 +16,8 @@ __all__ = [
     "UnsupportedOperatorError",
     "export",
     "is_in_onnx_export",
+    "register_custom_op_symbolic",
+    "unregister_custom_op_symbolic",
 ]
 
 producer_name = "ember"

@@ -20,7 +20,7 @@ from .. import _C
 from ..fx import _pytree
 from ..fx._symbolic_trace import PH, PHBase, Tracer
 from ..fx.node import map_aggregate, map_arg
-from . import _registry
+from . import _dynamic_shapes, _registry, _symbolic
 from .errors import OnnxExporterError, OnnxExporterWarning, UnsupportedOperatorError
 
 __all__ = ["TrainingMode", "export", "is_in_onnx_export"]
@@ -84,11 +84,18 @@ class _ExportTracer(Tracer):
     graph so far is run on the example inputs and the answer is that of the example (Note [specializing on the
     example])."""
 
-    def __init__(self, example_inputs):
+    def __init__(self, example_inputs, opset=DEFAULT_OPSET):
         super().__init__()
+        self._opset = opset
         self._example_inputs = list(example_inputs)
         self._values = {}
         self.specialized = []
+
+    def trace_through_op(self, op):
+        """A custom op implemented by a composition of ember ops is traced through to its parts unless a symbolic
+        function exports it (Note [custom symbolics])."""
+        pk = op._overloadpacket
+        return _symbolic.lookup("%s::%s" % (pk._ns, pk._name), self._opset) is None
 
     def is_leaf_module(self, m, qualname):
         return _registry.module_converter(m) is not None
@@ -281,6 +288,7 @@ class Context:
         self._tensor_names = {}  # id(tensor) -> (initializer name, tensor)
         self._const_cache = {}
         self._used = set()
+        self.custom_domains = set()  # the domains that user symbolics' g.op used ("custom_domain::Foo")
         self.current = "op"  # the node being converted (names the ONNX nodes)
         self.op_name = "op"  # its operation, for error messages
 
@@ -548,8 +556,13 @@ def export(
         keep_initializers_as_inputs (bool): also list the initializers among the graph's inputs.
         dynamic_axes (dict): ``{name: [axis, ...]}`` or ``{name: {axis: "axis_name"}}``: axes whose size is not
             fixed (a dynamic batch axis, a sequence length).
+        dynamic_shapes (dict, tuple or list): the same, as torch.export's: per forward argument (by name, or in
+            order), ``{axis: ember.export.Dim("batch")}`` (or a name, ``Dim.AUTO``, ``Dim.DYNAMIC``; None and ints
+            are static), mirroring nested inputs (see ember.onnx._dynamic_shapes).
         training (TrainingMode): EVAL (default) exports in eval mode, PRESERVE in the model's mode.
         do_constant_folding (bool): compute what depends only on parameters and constants at export time.
+        custom_opsets (dict): ``{domain: version}`` of the custom domains that symbolic functions registered with
+            ``register_custom_op_symbolic`` write (a domain used without one gets version 1).
 
     Raises:
         UnsupportedOperatorError: an operation has no ONNX conversion (the message names it).
@@ -562,12 +575,17 @@ def export(
 
     if unsupported:
         raise TypeError("ember.onnx.export() got unexpected keyword arguments %s" % sorted(unsupported))
-    if dynamic_shapes is not None:
-        raise OnnxExporterError(
-            "ember.onnx.export: dynamic_shapes (the dynamo exporter's) is not supported; use dynamic_axes"
-        )
-    if custom_opsets:
-        raise OnnxExporterError("ember.onnx.export: custom_opsets is not supported")
+    if dynamic_shapes is not None and dynamic_axes:
+        raise ValueError("ember.onnx.export: give dynamic_shapes or dynamic_axes, not both")
+    if custom_opsets is not None:
+        if not isinstance(custom_opsets, dict) or not all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in custom_opsets.items()
+        ):
+            raise TypeError("ember.onnx.export: custom_opsets must be a dict of domain name -> opset version (int)")
+        if "" in custom_opsets or "onnx" in custom_opsets or "ai.onnx" in custom_opsets:
+            raise ValueError(
+                "ember.onnx.export: custom_opsets names custom domains; set the ONNX opset with opset_version"
+            )
     if not isinstance(model, Module):
         raise TypeError("ember.onnx.export: model must be an nn.Module, got %s" % type(model).__name__)
     opset = DEFAULT_OPSET if opset_version is None else int(opset_version)
@@ -592,7 +610,11 @@ def export(
     _in_export[0] = True
     try:
         concrete, flat_inputs = _bind_inputs(model, args, kwargs)
-        tracer = _ExportTracer(flat_inputs)
+        shape_dims = {}
+        if dynamic_shapes is not None:
+            shape_dims = _dynamic_shapes.flat_dims(model, args, kwargs, dynamic_shapes)
+        flat_dims = [shape_dims.get(id(t), {}) for t in flat_inputs]
+        tracer = _ExportTracer(flat_inputs, opset)
         root = _LeafRoot(model) if _registry.module_converter(model) is not None else model
         attrs = [(m, dict(vars(m))) for m in model.modules()]
         try:
@@ -690,6 +712,8 @@ def _convert(onnx, root, graph, flat_inputs, opset, options):
     input_names = list(options["input_names"] or [])
     output_names = list(options["output_names"] or [])
     dynamic_axes = options["dynamic_axes"]
+    flat_dims = options["flat_dims"]  # dynamic_shapes' axes, by flat input
+    any_dynamic = bool(dynamic_axes) or any(flat_dims)
     ctx = Context(onnx, opset, options["do_constant_folding"])
     cenv, senv = {}, {}
     graph_inputs, graph_outputs = [], []
@@ -715,7 +739,10 @@ def _convert(onnx, root, graph, flat_inputs, opset, options):
             value = next(inputs)
             name = input_names[len(graph_inputs)] if len(graph_inputs) < len(input_names) else node.name
             ctx._used.add(name)
-            graph_inputs.append(_value_info(onnx, name, value, _dynamic_dims(dynamic_axes, name), False))
+            dims = _dynamic_dims(dynamic_axes, name)
+            for axis, dim_name in flat_dims[len(graph_inputs)].items():
+                dims[axis] = dim_name if dim_name is not None else "%s_dim_%d" % (name, axis)
+            graph_inputs.append(_value_info(onnx, name, value, dims, False))
             cenv[node], senv[node] = value, Sym(name, value)
             continue
         if node.op == "get_attr":
@@ -746,7 +773,7 @@ def _convert(onnx, root, graph, flat_inputs, opset, options):
                 ctx._used.add(name)
                 node_ = onnx.helper.make_node("Identity", [ctx.tensor(s)], [name], name=ctx.fresh("/output/Identity"))
                 ctx.nodes.append(node_)
-                graph_outputs.append(_value_info(onnx, name, c, _dynamic_dims(dynamic_axes, name), bool(dynamic_axes)))
+                graph_outputs.append(_value_info(onnx, name, c, _dynamic_dims(dynamic_axes, name), any_dynamic))
             break
         out = _evaluate(root, node, cenv)
         cenv[node] = out
@@ -774,17 +801,26 @@ def _convert(onnx, root, graph, flat_inputs, opset, options):
         model_graph.initializer.append(init)
         if options["keep_initializers_as_inputs"]:
             model_graph.input.append(onnx.helper.make_tensor_value_info(name, init.data_type, list(init.dims)))
-    model = onnx.helper.make_model(
-        model_graph, opset_imports=[onnx.helper.make_opsetid("", opset)], producer_name="ember"
-    )
+    custom_opsets = options["custom_opsets"] or {}
+    imports = [onnx.helper.make_opsetid("", opset)] + [
+        onnx.helper.make_opsetid(d, custom_opsets.get(d, 1)) for d in sorted(ctx.custom_domains | set(custom_opsets))
+    ]
+    model = onnx.helper.make_model(model_graph, opset_imports=imports, producer_name="ember")
     model.ir_version = min(model.ir_version, 10)  # what onnxruntime reads
-    if dynamic_axes:
+    if any_dynamic:
         _infer_output_dims(onnx, model, dynamic_axes)
     onnx.checker.check_model(model)
     return model
 
 
 def _convert_node(ctx, root, node, args, kwargs, out):
+    sym_name = _symbolic.symbolic_name(node)
+    user_fn = _symbolic.lookup(sym_name, ctx.opset) if sym_name else None
+    if user_fn is not None:  # Note [custom symbolics]
+        ctx.op_name = sym_name
+        return _symbolic.run(ctx, user_fn, node, args, kwargs, out)
+    if node.op == "call_function" and sym_name and _is_op_overload(node.target):
+        raise UnsupportedOperatorError(sym_name, ctx.opset)  # a custom op: it needs a registered symbolic
     if node.op == "call_module":
         mod = _fetch(root, node.target)
         fn = _registry.module_converter(mod)
@@ -803,6 +839,12 @@ def _convert_node(ctx, root, node, args, kwargs, out):
     if fn is None:
         raise UnsupportedOperatorError(ctx.op_name, ctx.opset)
     return fn(ctx, args, kwargs, out)
+
+
+def _is_op_overload(target):
+    from .._ops import OpOverload, OpOverloadPacket
+
+    return isinstance(target, (OpOverload, OpOverloadPacket))
 
 
 def _registry_name(target):

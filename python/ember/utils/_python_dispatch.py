@@ -121,6 +121,9 @@ def _dispatch(op, args, kwargs):
     if stack:
         mode = stack.pop()
         try:
+            rule = _custom_rule(op, type(mode))
+            if rule is not None:
+                return rule(mode, op, tuple(types), args, kwargs)
             return mode.__torch_dispatch__(op, tuple(types), args, kwargs)
         finally:
             stack.append(mode)
@@ -143,9 +146,20 @@ def _dispatch(op, args, kwargs):
     return _call_handlers(ordered, op, types, args, kwargs)
 
 
+def _custom_rule(op, cls):
+    """The rule that ember.library.register_torch_dispatch gave a custom op for this mode or subclass, if any."""
+    custom = getattr(op, "_custom", None)
+    return None if custom is None else custom._dispatch_rules.get(cls)
+
+
 def _call_handlers(ordered, op, types, args, kwargs):
     for t in ordered:
-        r = t.__torch_dispatch__(op, tuple(types), args, kwargs)
+        rule = _custom_rule(op, t)
+        r = (
+            rule(t, op, tuple(types), args, kwargs)
+            if rule is not None
+            else t.__torch_dispatch__(op, tuple(types), args, kwargs)
+        )
         if r is not NotImplemented:
             return r
     raise TypeError(

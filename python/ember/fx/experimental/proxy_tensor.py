@@ -52,6 +52,8 @@ class _ProxyMode(TorchDispatchMode):
             return self.node_of(a)
         if isinstance(a, (list, tuple)):
             return type(a)(self.to_arg(x) for x in a)
+        if isinstance(a, dict):  # keyword arguments (an out= tensor)
+            return {k: self.to_arg(v) for k, v in a.items()}
         return a
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
