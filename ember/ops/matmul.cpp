@@ -41,9 +41,18 @@ const char* cpp_type_name(ScalarType t) {
 
 Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
 
-Tensor scaled(const Tensor& t, const Scalar& s) { return s.to_double() == 1.0 ? t : mul(t, s); }
+// Complex factors count their imaginary parts (1j is neither zero nor one).
+bool is_zero(const Scalar& s) {
+  return s.is_complex() || s.is_floating() ? s.to_complex() == Complex<double>(0) : s.to_int() == 0;
+}
+bool is_one(const Scalar& s) {
+  return s.is_complex() || s.is_floating() ? s.to_complex() == Complex<double>(1) : s.to_int() == 1;
+}
 
-bool is_zero(const Scalar& s) { return s.is_floating() ? s.to_double() == 0.0 : s.to_int() == 0; }
+Tensor scaled(const Tensor& t, const Scalar& s) { return is_one(s) ? t : mul(t, s); }
+
+// The factor a gradient takes for a factor s of the forward: its conjugate (Note [Complex gradients]).
+Scalar grad_factor(const Scalar& s) { return s.is_complex() ? Scalar(conj(s.to_complex())) : s; }
 
 void check_device(const Tensor& a, const Tensor& b, const char* op) {
   if (b.defined() && a.device() != b.device()) [[unlikely]]
@@ -105,7 +114,7 @@ Tensor fold_rows(const Tensor& a) {
 bool product_with_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& beta,
                        const Scalar& alpha, IntArrayRef batch) {
   auto* fn = matmul_bias_kernel.fn[static_cast<int>(out.device().type)];
-  if (!fn || b.dim() != 2 || c.dim() != 1 || beta.to_double() != 1.0) return false;
+  if (!fn || b.dim() != 2 || c.dim() != 1 || !is_one(beta)) return false;
   // Its kernel would see resolved copies of conjugate operands; the matmul kernel takes them as they are.
   if (a.is_conj() || b.is_conj() || c.is_conj()) return false;
   const int64_t k = b.sizes()[0], n = b.sizes()[1];
@@ -188,16 +197,16 @@ Tensor product(const char* name, const Tensor& a_in, const Tensor& b_in, const T
         if (B.defined() && b_vec) B = unsqueeze(B, -1);
         if (n.needs(0)) {
           ga = matmul(gp, mT(B));
-          ga = scaled(a_vec ? squeeze(ga, -2) : ga, alpha);
+          ga = scaled(a_vec ? squeeze(ga, -2) : ga, grad_factor(alpha));
         }
         if (n.needs(1)) {
           if (fold)
             gb = mm(mT(reshape(A, {{-1, A.sizes()[A.dim() - 1]}})), reshape(gp, {{-1, gp.sizes()[gp.dim() - 1]}}));
           else
             gb = matmul(mT(A), gp);
-          gb = scaled(b_vec ? squeeze(gb, -1) : gb, alpha);
+          gb = scaled(b_vec ? squeeze(gb, -1) : gb, grad_factor(alpha));
         }
-        if (n.needs(2)) gc = is_zero(beta) ? zeros_like(g[0]) : scaled(g[0], beta);
+        if (n.needs(2)) gc = is_zero(beta) ? zeros_like(g[0]) : scaled(g[0], grad_factor(beta));
         return TensorList{ga, gb, gc};
       });
   node->save(node->needs(1) ? a_in : Tensor());
