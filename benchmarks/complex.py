@@ -50,6 +50,7 @@ CASES = [
     ("cgemm 512", SETUP, "a512 @ b512"),
     ("zgemm 512", SETUP, "z512 @ w512"),
     ("cgemm 512 a.mH @ b", SETUP, "a512.mH @ b512"),
+    ("cgemm 512 resolved a.mH @ b", SETUP, "a512.mH.resolve_conj() @ b512"),  # the copy matmul made before
     ("cgemm 2048", BIG, "a @ b"),
     ("cgemm 2048 a.mH @ b", BIG, "a.mH @ b"),
     ("rotary 8x128x32x64", SETUP, "lib.view_as_real(lib.view_as_complex(q.reshape(8, 128, 32, 32, 2)) * freqs)"),

@@ -348,3 +348,25 @@ def test_cuda_every_bit_and_layout(dtype):
     v = crandn((k, 1), dtype)
     # [1, k] with the bit: both readings hold, the column-major one is CUBLAS_OP_C
     check(ember.tensor(np.conj(v)).cuda().mH @ ember.tensor(b[0]).cuda(), v.T.astype(np.complex128) @ b[0], dtype)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_complex_factors_count_their_imaginary_parts(dtype):
+    # beta = 1j is neither 0 (input ignored) nor 1 (input added as it is): each add* op against NumPy
+    m, k, n = 5, 6, 7
+    A, B, C = crandn((m, k), dtype), crandn((k, n), dtype), crandn((m, n), dtype)
+    u, v, w = crandn((k,), dtype), crandn((m,), dtype), crandn((n,), dtype)
+    A3, B3 = crandn((2, m, k), dtype), crandn((2, k, n), dtype)
+    t = ember.tensor
+    P = A.astype(np.complex128) @ B
+    for beta, alpha in [(1j, 1), (1 + 1j, 1 - 1j), (1, 1j)]:
+        check(ember.addmm(t(C), t(A), t(B), beta=beta, alpha=alpha), beta * C + alpha * P, dtype)
+        check(
+            ember.addmv(t(v), t(A), t(u), beta=beta, alpha=alpha),
+            beta * v + alpha * (A @ u.astype(np.complex128)),
+            dtype,
+        )
+        check(ember.addr(t(C), t(v), t(w), beta=beta, alpha=alpha), beta * C + alpha * np.outer(v, w), dtype)
+        bsum = np.einsum("bij,bjk->ik", A3.astype(np.complex128), B3)
+        check(ember.addbmm(t(C), t(A3), t(B3), beta=beta, alpha=alpha), beta * C + alpha * bsum, dtype)
+        check(ember.addmm(t(w), t(A), t(B), beta=beta, alpha=alpha), beta * w + alpha * P, dtype)  # a bias row
