@@ -70,6 +70,29 @@ TEST(CudaGlueGemm, VectorShapes) {
   EXPECT_FALSE(p.trans_a);
 }
 
+TEST(CudaGlueGemm, ConjugateOperandsTakeTheColumnMajorReading) {
+  // A unit dim makes a matrix both row- and column-major; one with the conjugate bit takes the column-major reading,
+  // as cuBLAS conjugates only a transposed operand (CUBLAS_OP_C). a = x.mH for x [4, 1]: sizes [1, 4], strides [1, 1].
+  GemmPlan p;
+  ASSERT_TRUE(plan_gemm(V{1, 3}, V{1, 1}, V{3, 1}, 4, p));
+  EXPECT_FALSE(p.trans_b);  // without the bit: row-major
+  EXPECT_EQ(p.ldb, 4);
+  ASSERT_TRUE(plan_gemm(V{1, 3}, V{1, 1}, V{3, 1}, 4, p, nullptr, /*conj_a=*/true));
+  EXPECT_TRUE(p.trans_b);
+  EXPECT_EQ(p.ldb, 1);      // cuBLAS's B is ember's a stored [1, 4] column-major
+  EXPECT_FALSE(p.trans_a);  // b has no bit
+  // b a column [4, 1] (strides [1, 1]) with the bit: column-major, leading dim k.
+  ASSERT_TRUE(plan_gemm(V{2, 1}, V{4, 1}, V{1, 1}, 4, p, nullptr, false, /*conj_b=*/true));
+  EXPECT_TRUE(p.trans_a);
+  EXPECT_EQ(p.lda, 4);
+  // A full row-major matrix with the bit has no column-major reading: the plan keeps it row-major (the kernel
+  // resolves it), and a transposed view with the bit keeps its transpose flag.
+  ASSERT_TRUE(plan_gemm(V{2, 3}, V{4, 1}, V{1, 4}, 4, p, nullptr, true, true));
+  EXPECT_FALSE(p.trans_b);
+  EXPECT_TRUE(p.trans_a);
+  EXPECT_EQ(p.lda, 4);
+}
+
 TEST(CudaGlueGemm, BroadcastBatchIsStrideZero) {
   GemmPlan p;
   ASSERT_TRUE(plan_gemm(V{5, 2, 3}, V{8, 4, 1}, V{0, 3, 1}, 4, p));

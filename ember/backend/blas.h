@@ -8,14 +8,18 @@ namespace ember {
 
 // Whether a [rows, cols] matrix with element strides (s0, s1) is one BLAS takes as it is: row-major (trans false)
 // or the transpose of a row-major matrix (trans true, i.e. column-major), with leading dimension ld. Size-1 dims
-// may have any stride. Anything else (a broadcast or strided matrix) must be copied first.
-inline bool blas_layout(int64_t rows, int64_t cols, int64_t s0, int64_t s1, bool& trans, int64_t& ld) {
-  if ((s1 == 1 || cols == 1) && (rows == 1 || s0 >= std::max<int64_t>(cols, 1))) {
+// may have any stride. Anything else (a broadcast or strided matrix) must be copied first. When both readings hold (a
+// dim of size 1), row-major wins unless prefer_trans: cuBLAS conjugates only transposed operands (CUBLAS_OP_C).
+inline bool blas_layout(int64_t rows, int64_t cols, int64_t s0, int64_t s1, bool& trans, int64_t& ld,
+                        bool prefer_trans = false) {
+  const bool row_major = (s1 == 1 || cols == 1) && (rows == 1 || s0 >= std::max<int64_t>(cols, 1));
+  const bool col_major = (s0 == 1 || rows == 1) && (cols == 1 || s1 >= std::max<int64_t>(rows, 1));
+  if (row_major && !(prefer_trans && col_major)) {
     trans = false;
     ld = rows == 1 ? std::max<int64_t>(cols, 1) : s0;
     return true;
   }
-  if ((s0 == 1 || rows == 1) && (cols == 1 || s1 >= std::max<int64_t>(rows, 1))) {
+  if (col_major) {
     trans = true;
     ld = cols == 1 ? std::max<int64_t>(rows, 1) : s1;
     return true;

@@ -47,7 +47,19 @@ A&& pass(A&& a, const Tensor& resolved) {
   else
     return std::forward<A>(a);
 }
+// A tensor argument that the kernel takes with its bit (`const conj_bit::Operand&` in the declaration): the call passes
+// it on as it is and every backend's kernel reads t.is_conj() itself. The matmul kernels fold the bit into BLAS's
+// conjugate flags (Note [Conjugate operands of GEMM] in backend/cpu/blas.cpp), where a resolved copy costs a pass
+// over the matrix.
+class Operand : public Tensor {
+ public:
+  Operand(const Tensor& t) : Tensor(t) {}  // NOLINT(google-explicit-constructor): callers pass tensors
+};
 }  // namespace conj_bit
+
+namespace profiler {
+inline KernelArg kernel_arg(const conj_bit::Operand& t) { return kernel_arg(static_cast<const Tensor&>(t)); }
+}  // namespace profiler
 
 template <class Fn>
 struct KernelSlot;

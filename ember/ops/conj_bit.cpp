@@ -10,9 +10,11 @@
 // in-place op on a conjugate view changes its base as PyTorch's does. The check is one byte load per tensor argument
 // on a branch that real code never takes; this is PyTorch's conjugate fallback, placed at the narrowest point instead
 // of in a dispatcher. Ops that can do better read the bit themselves: copy_ (clone, contiguous, to, resolve_conj,
-// conj_physical) copies the memory and negates the imaginary parts in place (no temporary), and item() conjugates
-// its value. The Python side refuses .numpy() and view_as_real of a tensor with the bit (PyTorch's errors), and
-// ember.save stores the bit with the tensor's geometry.
+// conj_physical) copies the memory and negates the imaginary parts in place (no temporary), item() conjugates
+// its value, and a kernel that declares an argument `conj_bit::Operand` (ember/backend/kernels.h) gets it with the bit
+// and reads it itself: the matmul kernels, whose BLAS takes a conjugate operand as a flag (Note [Conjugate operands of
+// GEMM] in backend/cpu/blas.cpp). The Python side refuses .numpy() and view_as_real of a tensor with the bit (PyTorch's
+// errors), and ember.save stores the bit with the tensor's geometry.
 //
 // What is not PyTorch's: ember has no negative bit, so .imag of a conjugate view is a new tensor holding the negated
 // imaginary parts (PyTorch returns a writable view with its negative bit set); docs/dtypes.md says so.

@@ -41,9 +41,18 @@ const char* cpp_type_name(ScalarType t) {
 
 Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
 
-Tensor scaled(const Tensor& t, const Scalar& s) { return s.to_double() == 1.0 ? t : mul(t, s); }
+// Complex factors count their imaginary parts (1j is neither zero nor one).
+bool is_zero(const Scalar& s) {
+  return s.is_complex() || s.is_floating() ? s.to_complex() == Complex<double>(0) : s.to_int() == 0;
+}
+bool is_one(const Scalar& s) {
+  return s.is_complex() || s.is_floating() ? s.to_complex() == Complex<double>(1) : s.to_int() == 1;
+}
 
-bool is_zero(const Scalar& s) { return s.is_floating() ? s.to_double() == 0.0 : s.to_int() == 0; }
+Tensor scaled(const Tensor& t, const Scalar& s) { return is_one(s) ? t : mul(t, s); }
+
+// The factor a gradient takes for a factor s of the forward: its conjugate (Note [Complex gradients]).
+Scalar grad_factor(const Scalar& s) { return s.is_complex() ? Scalar(conj(s.to_complex())) : s; }
 
 void check_device(const Tensor& a, const Tensor& b, const char* op) {
   if (b.defined() && a.device() != b.device()) [[unlikely]]
@@ -105,7 +114,9 @@ Tensor fold_rows(const Tensor& a) {
 bool product_with_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& beta,
                        const Scalar& alpha, IntArrayRef batch) {
   auto* fn = matmul_bias_kernel.fn[static_cast<int>(out.device().type)];
-  if (!fn || b.dim() != 2 || c.dim() != 1 || beta.to_double() != 1.0) return false;
+  if (!fn || b.dim() != 2 || c.dim() != 1 || !is_one(beta)) return false;
+  // Its kernel would see resolved copies of conjugate operands; the matmul kernel takes them as they are.
+  if (a.is_conj() || b.is_conj() || c.is_conj()) return false;
   const int64_t k = b.sizes()[0], n = b.sizes()[1];
   if (k == 0 || c.sizes()[0] != n || (n > 1 && c.strides()[0] != 1)) return false;
   Tensor a2 = a;
@@ -133,12 +144,15 @@ Tensor compute_product(const Tensor& a, const Tensor& b, const Tensor& c, const 
   const Scalar b_eff = use_c ? beta : Scalar(0);
   const int64_t m = prod[prod.size() - 2], n = prod[prod.size() - 1];
   if (!batch.empty() && b.dim() == 2 && m > 0) {
-    // b has no batch: one GEMM over all of a's rows (folding a copy of a when its layout needs one).
+    // b has no batch: one GEMM over all of a's rows (folding a copy of a when its layout needs one; a conjugate view
+    // that does not fold, as a.mH, runs as a batch against the broadcast b instead: its copy would be a resolution).
     Tensor a2 = fold_rows(a);
-    if (!a2.defined()) a2 = fold_rows(contiguous(a));
-    const int64_t rows = a2.sizes()[0];
-    matmul_kernel[a.device()](make_view(out, {{rows, n}}, {{n, 1}}, 0), a2, kernel_operand(b, {}), alpha, b_eff);
-    return out;
+    if (!a2.defined() && !a.is_conj()) a2 = fold_rows(contiguous(a));
+    if (a2.defined()) {
+      const int64_t rows = a2.sizes()[0];
+      matmul_kernel[a.device()](make_view(out, {{rows, n}}, {{n, 1}}, 0), a2, kernel_operand(b, {}), alpha, b_eff);
+      return out;
+    }
   }
   matmul_kernel[a.device()](make_view(out, prod, contiguous_strides(prod), 0), kernel_operand(a, batch),
                             kernel_operand(b, batch), alpha, b_eff);
@@ -175,23 +189,24 @@ Tensor product(const char* name, const Tensor& a_in, const Tensor& b_in, const T
       name, {&a_in, &b_in, &c}, [beta, alpha, a_vec, b_vec, fold, prod](FormulaNode& n, TensorList& g) {
         const Tensor gp = reshape(g[0], prod);
         Tensor A = n.saved_tensor(0), B = n.saved_tensor(1), ga, gb, gc;
-        // complex: the gradients multiply by the conjugate transposes (Note [Complex gradients])
-        if (A.defined()) A = conj_physical(A);
-        if (B.defined()) B = conj_physical(B);
+        // complex: the gradients multiply by the conjugate transposes (Note [Complex gradients]), conj views that the
+        // matmul kernel takes without a copy (Note [Conjugate operands of GEMM] in backend/cpu/blas.cpp)
+        if (A.defined()) A = conj(A);
+        if (B.defined()) B = conj(B);
         if (A.defined() && a_vec) A = unsqueeze(A, 0);
         if (B.defined() && b_vec) B = unsqueeze(B, -1);
         if (n.needs(0)) {
           ga = matmul(gp, mT(B));
-          ga = scaled(a_vec ? squeeze(ga, -2) : ga, alpha);
+          ga = scaled(a_vec ? squeeze(ga, -2) : ga, grad_factor(alpha));
         }
         if (n.needs(1)) {
           if (fold)
             gb = mm(mT(reshape(A, {{-1, A.sizes()[A.dim() - 1]}})), reshape(gp, {{-1, gp.sizes()[gp.dim() - 1]}}));
           else
             gb = matmul(mT(A), gp);
-          gb = scaled(b_vec ? squeeze(gb, -1) : gb, alpha);
+          gb = scaled(b_vec ? squeeze(gb, -1) : gb, grad_factor(alpha));
         }
-        if (n.needs(2)) gc = is_zero(beta) ? zeros_like(g[0]) : scaled(g[0], beta);
+        if (n.needs(2)) gc = is_zero(beta) ? zeros_like(g[0]) : scaled(g[0], grad_factor(beta));
         return TensorList{ga, gb, gc};
       });
   node->save(node->needs(1) ? a_in : Tensor());
@@ -303,7 +318,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 }
 Tensor vdot(const Tensor& a, const Tensor& b) {
   EMBER_AUTOCAST(autocast::kPromoteCuda, vdot, a, b);
-  return dot_impl(conj_physical(a), b, "vdot", "VdotBackward0");  // sum(conj(a) * b)
+  return dot_impl(conj(a), b, "vdot", "VdotBackward0");  // sum(conj(a) * b): the kernel's dotc, no copy
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {

@@ -53,66 +53,87 @@ namespace {
 // development machine (Sapphire Rapids): 700x10000x256 (an LSTM language model's output layer) 69 ms against 114,
 // 1024x1024x256 10 ms against 13 (with b transposed, as nn.Linear's weight: 6.7 against 34), 128x256x1024 1.2
 // against 2.6, 32^3 1.7 us against 8.2. float64 stays with OpenBLAS (oneDNN has no dgemm); so do GEMV and dot.
+//
+// Note [Conjugate operands of GEMM]
+// The matmul kernel takes a and b with their conjugate bit (conj_bit::Operand, Note [The conjugate bit]): a.mH @ b,
+// and the gradients of complex products (grad @ b.mH, a.mH @ grad), multiply the memory as it is, with BLAS's flag
+// for the conjugate. A column-major operand (a transposed view) with the bit is CblasConjTrans, standard BLAS; a
+// row-major one is CblasConjNoTrans, an extension of OpenBLAS's cblas (its cblas.h declares it, and 0.3.21's gemm
+// and gemv honour it in row-major order: python/tests/test_conj_matmul.py checks every combination against NumPy).
+// Dots use dotc (which conjugates its first vector), or the conjugate of dotu when both vectors have the bit; a GEMV
+// whose vector has the bit (GEMV cannot conjugate x) runs as a GEMM with one column. So no layout of a conjugate
+// operand costs a copy on the CPU. cuBLAS has CUBLAS_OP_C but no conjugate without transpose: there a row-major
+// conjugate operand is resolved first (backend/cuda/blas.cpp).
+
+// BLAS's flag for an operand stored row-major (trans false) or column-major (trans true), with the bit or not.
+CBLAS_TRANSPOSE blas_op(bool trans, bool conj) {
+  if (conj) return trans ? CblasConjTrans : CblasConjNoTrans;
+  return trans ? CblasTrans : CblasNoTrans;
+}
 
 template <class T>
 struct Blas;
 template <>
 struct Blas<float> {
   // float32 GEMMs run oneDNN's sgemm (Note [float32 GEMM]), on one OpenMP thread: ember's pool splits the product.
-  static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
-                   float beta, float* c, int ldc) {
+  static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha, const float* a, int lda,
+                   const float* b, int ldb, float beta, float* c, int ldc) {
     dnnl_cpu::follow_openmp_threads();
-    if (dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) == dnnl_success)
+    if (dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c,
+                   ldc) == dnnl_success)
       return;
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
-                b, ldb, beta, c, ldc);
+    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
-  static void gemv(bool t, int m, int n, float alpha, const float* a, int lda, const float* x, int incx, float beta,
-                   float* y) {
-    cblas_sgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, m, n, alpha, a, lda, x, incx, beta, y, 1);
+  static void gemv(CBLAS_TRANSPOSE t, int m, int n, float alpha, const float* a, int lda, const float* x, int incx,
+                   float beta, float* y) {
+    cblas_sgemv(CblasRowMajor, t, m, n, alpha, a, lda, x, incx, beta, y, 1);
   }
-  static float dot(int n, const float* x, int incx, const float* y, int incy) {
+  static float dot(bool, bool, int n, const float* x, int incx, const float* y, int incy) {
     return cblas_sdot(n, x, incx, y, incy);
   }
 };
 template <>
 struct Blas<double> {
-  static void gemm(bool ta, bool tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
-                   int ldb, double beta, double* c, int ldc) {
-    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
-                b, ldb, beta, c, ldc);
+  static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, double alpha, const double* a, int lda,
+                   const double* b, int ldb, double beta, double* c, int ldc) {
+    cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
-  static void gemv(bool t, int m, int n, double alpha, const double* a, int lda, const double* x, int incx, double beta,
-                   double* y) {
-    cblas_dgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, m, n, alpha, a, lda, x, incx, beta, y, 1);
+  static void gemv(CBLAS_TRANSPOSE t, int m, int n, double alpha, const double* a, int lda, const double* x, int incx,
+                   double beta, double* y) {
+    cblas_dgemv(CblasRowMajor, t, m, n, alpha, a, lda, x, incx, beta, y, 1);
   }
-  static double dot(int n, const double* x, int incx, const double* y, int incy) {
+  static double dot(bool, bool, int n, const double* x, int incx, const double* y, int incy) {
     return cblas_ddot(n, x, incx, y, incy);
   }
 };
 
 // complex64 and complex128: cgemm and zgemm take alpha and beta by address, and the dot's result through a pointer.
-template <class R, auto Gemm, auto Gemv, auto Dotu>
+template <class R, auto Gemm, auto Gemv, auto Dotu, auto Dotc>
 struct ComplexBlas {
   using T = Complex<R>;
-  static void gemm(bool ta, bool tb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta,
-                   T* c, int ldc) {
-    Gemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, &alpha, a, lda, b, ldb,
-         &beta, c, ldc);
+  static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, T alpha, const T* a, int lda,
+                   const T* b, int ldb, T beta, T* c, int ldc) {
+    Gemm(CblasRowMajor, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
   }
-  static void gemv(bool t, int m, int n, T alpha, const T* a, int lda, const T* x, int incx, T beta, T* y) {
-    Gemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, m, n, &alpha, a, lda, x, incx, &beta, y, 1);
+  static void gemv(CBLAS_TRANSPOSE t, int m, int n, T alpha, const T* a, int lda, const T* x, int incx, T beta, T* y) {
+    Gemv(CblasRowMajor, t, m, n, &alpha, a, lda, x, incx, &beta, y, 1);
   }
-  static T dot(int n, const T* x, int incx, const T* y, int incy) {
+  // The sum of x[i] * y[i], each conjugated where cx / cy say (Note [Conjugate operands of GEMM]).
+  static T dot(bool cx, bool cy, int n, const T* x, int incx, const T* y, int incy) {
     T r;
-    Dotu(n, x, incx, y, incy, &r);
-    return r;
+    if (cx && !cy)
+      Dotc(n, x, incx, y, incy, &r);
+    else if (cy && !cx)
+      Dotc(n, y, incy, x, incx, &r);
+    else
+      Dotu(n, x, incx, y, incy, &r);
+    return cx && cy ? conj(r) : r;
   }
 };
 template <>
-struct Blas<Complex<float>> : ComplexBlas<float, cblas_cgemm, cblas_cgemv, cblas_cdotu_sub> {};
+struct Blas<Complex<float>> : ComplexBlas<float, cblas_cgemm, cblas_cgemv, cblas_cdotu_sub, cblas_cdotc_sub> {};
 template <>
-struct Blas<Complex<double>> : ComplexBlas<double, cblas_zgemm, cblas_zgemv, cblas_zdotu_sub> {};
+struct Blas<Complex<double>> : ComplexBlas<double, cblas_zgemm, cblas_zgemv, cblas_zdotu_sub, cblas_zdotc_sub> {};
 
 // Element offsets of a's and b's matrices for each matrix of out, in out's (row-major) batch order.
 void batch_offsets(const Tensor& out, const Tensor& a, const Tensor& b, std::vector<int64_t>& ao,
@@ -173,7 +194,10 @@ void gemm_batch(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, T 
   batch_offsets(out, a, b, ao, bo);
   const T* a0 = static_cast<const T*>(a.data_ptr());
   const T* b0 = static_cast<const T*>(b.data_ptr());
-  const bool vector = m == 1 || n == 1;
+  // Complex operands may have the bit (Note [Conjugate operands of GEMM]); GEMV cannot conjugate its vector.
+  const bool ca = a.is_conj(), cb = b.is_conj();
+  const CBLAS_TRANSPOSE op_a = blas_op(ta, ca), op_b = blas_op(tb, cb);
+  const bool vector = (m == 1 && n == 1) || (n == 1 && !cb) || (m == 1 && !ca);
   // Each matrix's output in `blocks` pieces (Note [GEMMs on ember's threads]): column blocks, or row blocks when the
   // rows are the longer side.
   const int64_t macs = m * n * k;
@@ -192,20 +216,20 @@ void gemm_batch(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, T 
     const T* A = a0 + ao[i];
     const T* B = b0 + bo[i];
     if (m == 1 && n == 1) {
-      const T d = Blas<T>::dot(ik, A, inc_a, B, inc_b);
+      const T d = Blas<T>::dot(ca, cb, ik, A, inc_a, B, inc_b);
       c[0] = alpha * d + (beta == T(0) ? T(0) : beta * c[0]);
       return;
     }
     if (vector && beta == T(0)) std::fill(c, c + m * n, T(0));  // GEMV's beta 0 need not clear NaN
-    if (n == 1) {  // c = A b: A row-major [m, k], or its transpose stored row-major [k, m]
-      Blas<T>::gemv(ta, ta ? ik : im, ta ? im : ik, alpha, A, ilda, B, inc_b, beta, c);
-    } else if (m == 1) {  // c^T = B^T a^T
-      Blas<T>::gemv(!tb, tb ? in : ik, tb ? ik : in, alpha, B, ildb, A, inc_a, beta, c);
+    if (vector && n == 1) {  // c = A b: A row-major [m, k], or its transpose stored row-major [k, m]
+      Blas<T>::gemv(op_a, ta ? ik : im, ta ? im : ik, alpha, A, ilda, B, inc_b, beta, c);
+    } else if (vector) {  // m == 1: c^T = B^T a^T
+      Blas<T>::gemv(blas_op(!tb, cb), tb ? in : ik, tb ? ik : in, alpha, B, ildb, A, inc_a, beta, c);
     } else if (by_rows) {  // rows [j0, j1) of c from rows [j0, j1) of op(A)
-      Blas<T>::gemm(ta, tb, static_cast<int>(j1 - j0), in, ik, alpha, A + (ta ? j0 : j0 * lda), ilda, B, ildb, beta,
+      Blas<T>::gemm(op_a, op_b, static_cast<int>(j1 - j0), in, ik, alpha, A + (ta ? j0 : j0 * lda), ilda, B, ildb, beta,
                     c + j0 * n, in);
     } else {  // columns [j0, j1) of c from columns [j0, j1) of op(B)
-      Blas<T>::gemm(ta, tb, im, static_cast<int>(j1 - j0), ik, alpha, A, ilda, B + (tb ? j0 * ldb : j0), ildb, beta,
+      Blas<T>::gemm(op_a, op_b, im, static_cast<int>(j1 - j0), ik, alpha, A, ilda, B + (tb ? j0 * ldb : j0), ildb, beta,
                     c + j0, in);
     }
   };
@@ -217,8 +241,8 @@ void gemm_batch(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, T 
 
 // A plain loop, split across threads over the rows of all matrices: for integers (PyTorch multiplies them on the CPU,
 // wrapping around on overflow: accumulated in uint64, where that is defined), and for tiny float products, whose
-// BLAS call would cost more than the arithmetic.
-template <class T, class Acc>
+// BLAS call would cost more than the arithmetic. Conj: complex operands with the bit (conjugated as they are read).
+template <class T, class Acc, bool Conj>
 void loop_matmul(const Tensor& out, const Tensor& a, const Tensor& b, Acc al, Acc be) {
   const int64_t m = out.sizes()[out.dim() - 2], n = out.sizes()[out.dim() - 1], k = a.sizes()[a.dim() - 1];
   const int64_t count = out.numel() / (m * n);
@@ -229,6 +253,11 @@ void loop_matmul(const Tensor& out, const Tensor& a, const Tensor& b, Acc al, Ac
   const T* a0 = static_cast<const T*>(a.data_ptr());
   const T* b0 = static_cast<const T*>(b.data_ptr());
   T* c0 = static_cast<T*>(out.data_ptr());
+  const bool ca = a.is_conj(), cb = b.is_conj();
+  auto read = [](T v, bool c) {
+    if constexpr (Conj) return c ? conj(v) : v;
+    return v;
+  };
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n * k, 1));
   parallel_for(0, count * m, grain, [&](int64_t r0, int64_t r1) {
     std::vector<Acc> acc(n);
@@ -239,13 +268,21 @@ void loop_matmul(const Tensor& out, const Tensor& a, const Tensor& b, Acc al, Ac
       T* c = c0 + r * n;
       std::fill(acc.begin(), acc.end(), Acc(0));
       for (int64_t p = 0; p < k; ++p) {
-        const Acc av = static_cast<Acc>(A[p * as1]);
-        for (int64_t j = 0; j < n; ++j) acc[j] += av * static_cast<Acc>(B[p * bs0 + j * bs1]);
+        const Acc av = static_cast<Acc>(read(A[p * as1], ca));
+        for (int64_t j = 0; j < n; ++j) acc[j] += av * static_cast<Acc>(read(B[p * bs0 + j * bs1], cb));
       }
       for (int64_t j = 0; j < n; ++j)
         c[j] = static_cast<T>(al * acc[j] + (be == Acc(0) ? Acc(0) : be * static_cast<Acc>(c[j])));
     }
   });
+}
+
+template <class T, class Acc>
+void loop_matmul(const Tensor& out, const Tensor& a, const Tensor& b, Acc al, Acc be) {
+  if constexpr (is_complex_v<T>) {
+    if (a.is_conj() || b.is_conj()) return loop_matmul<T, Acc, true>(out, a, b, al, be);
+  }
+  loop_matmul<T, Acc, false>(out, a, b, al, be);
 }
 
 // Products of at most this many multiply-adds per matrix run in loop_matmul (PyTorch's CPU bmm has such a cutoff).
@@ -278,7 +315,8 @@ void half_matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Scal
   copy_(out, o);
 }
 
-void matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
+void matmul(const Tensor& out, const conj_bit::Operand& a, const conj_bit::Operand& b, const Scalar& alpha,
+            const Scalar& beta) {
   if (out.numel() == 0) return;
   switch (out.dtype()) {
     case ScalarType::Float32: return float_matmul<float>(out, a, b, alpha, beta);

@@ -104,7 +104,14 @@ struct Scalars {
   const void* beta() const { return b; }
 };
 
-void matmul_cuda(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, const Scalar& beta) {
+// cuBLAS's op for an operand (Note [Row-major products on cuBLAS]): conj only where trans (plan_gemm prefers it).
+cublasOperation_t cublas_op(bool trans, bool conj) {
+  if (!trans) return CUBLAS_OP_N;
+  return conj ? CUBLAS_OP_C : CUBLAS_OP_T;
+}
+
+void matmul_cuda(const Tensor& out, const conj_bit::Operand& a, const conj_bit::Operand& b, const Scalar& alpha,
+                 const Scalar& beta) {
   if (out.numel() == 0) return;
   const GemmTypes ty = gemm_types(out.dtype());
   EMBER_CHECK(a.dtype() == out.dtype() && b.dtype() == out.dtype(), "matmul: expected one dtype, got a ", a.dtype(),
@@ -126,24 +133,28 @@ void matmul_cuda(const Tensor& out, const Tensor& a, const Tensor& b, const Scal
     }
     return;
   }
+  // Operands with the conjugate bit (Note [Conjugate operands of GEMM] in backend/cpu/blas.cpp): a column-major one
+  // is CUBLAS_OP_C; a row-major one is resolved into a copy, as cuBLAS has no conjugate without transpose.
   GemmPlan p;
   std::string why;
-  EMBER_CHECK(plan_gemm(out.sizes(), a.strides(), b.strides(), k, p, &why), describe(out, a, b),
-              ": internal error: ", why);
+  EMBER_CHECK(plan_gemm(out.sizes(), a.strides(), b.strides(), k, p, &why, a.is_conj(), b.is_conj()),
+              describe(out, a, b), ": internal error: ", why);
+  const Tensor ra = a.is_conj() && !p.trans_b ? conj_bit::resolved(a) : Tensor(a);  // same geometry, no bit
+  const Tensor rb = b.is_conj() && !p.trans_a ? conj_bit::resolved(b) : Tensor(b);
   cublasHandle_t h = cublas_handle(dev);
   EMBER_CUBLAS_CHECK(cublasSetMathMode(h, ty.math), describe(out, a, b));
   Workspace ws(dev, kGemmWorkspace);
   EMBER_CUBLAS_CHECK(cublasSetWorkspace(h, ws.get(), ws.size()), describe(out, a, b));
   const size_t es = out.element_size();
-  const char* A = static_cast<const char*>(b.data_ptr());  // cuBLAS's A is ember's b (blas_glue.h)
-  const char* B = static_cast<const char*>(a.data_ptr());
+  const char* A = static_cast<const char*>(rb.data_ptr());  // cuBLAS's A is ember's b (blas_glue.h)
+  const char* B = static_cast<const char*>(ra.data_ptr());
   char* C = static_cast<char*>(out.data_ptr());
   for (int64_t i = 0, calls = p.calls(); i < calls; ++i) {
     int64_t oa, ob, oc;
     p.call_offsets(i, oa, ob, oc);
     EMBER_CUBLAS_CHECK(
-        cublasGemmStridedBatchedEx_64(h, p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                      p.m, p.n, p.k, sc.alpha(), A + oa * es, ty.data, p.lda, p.stride_a, B + ob * es,
+        cublasGemmStridedBatchedEx_64(h, cublas_op(p.trans_a, rb.is_conj()), cublas_op(p.trans_b, ra.is_conj()), p.m,
+                                      p.n, p.k, sc.alpha(), A + oa * es, ty.data, p.lda, p.stride_a, B + ob * es,
                                       ty.data, p.ldb, p.stride_b, sc.beta(), C + oc * es, ty.data, p.ldc, p.stride_c,
                                       p.batch, ty.compute, CUBLAS_GEMM_DEFAULT),
         describe(out, a, b));

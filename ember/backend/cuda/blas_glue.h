@@ -23,7 +23,9 @@ std::string dims_str(const V& v) {
 // Note [Row-major products on cuBLAS]
 // ember's out [m, n] is row-major, which cuBLAS (column-major) sees as out^T [n, m]; out^T = b^T a^T, so cuBLAS's
 // A is ember's b and its B is ember's a, with cuBLAS's (m, n, k) = ember's (n, m, k). A row-major operand is, seen
-// column-major, its own transpose: it needs no transpose flag; a column-major one (blas_layout's trans) needs 'T'.
+// column-major, its own transpose: it needs no transpose flag; a column-major one (blas_layout's trans) needs 'T', or
+// 'C' when it has the conjugate bit (a row-major one with the bit is resolved first: cuBLAS has no conjugate without
+// transpose).
 //
 // The batch: out's batch dims are contiguous; a's and b's have any strides (0 where broadcast). Dims that merge in
 // all three operands (stride[d] == stride[d + 1] * size[d + 1], or size 1) are merged; the innermost merged dim is
@@ -56,9 +58,10 @@ struct GemmPlan {
 
 // Plans out [..., m, n] (contiguous) = a [..., m, k] @ b [..., k, n]: sizes and element strides of the three tensors,
 // all with out's number of dims (the matmul kernel's contract, ember/backend/kernels/blas.h). Returns false, with the
-// reason in `why`, when a matrix's layout is neither row- nor column-major (the caller copies it first).
+// reason in `why`, when a matrix's layout is neither row- nor column-major (the caller copies it first). conj_a /
+// conj_b: the operand has the conjugate bit, so its column-major reading is taken where both hold (CUBLAS_OP_C).
 inline bool plan_gemm(IntArrayRef out_sizes, IntArrayRef a_strides, IntArrayRef b_strides, int64_t k, GemmPlan& p,
-                      std::string* why = nullptr) {
+                      std::string* why = nullptr, bool conj_a = false, bool conj_b = false) {
   const size_t nd = out_sizes.size();
   if (nd < 2 || a_strides.size() != nd || b_strides.size() != nd) {
     if (why) *why = "operands must have out's number of dims (at least 2)";
@@ -67,11 +70,11 @@ inline bool plan_gemm(IntArrayRef out_sizes, IntArrayRef a_strides, IntArrayRef 
   const int64_t m = out_sizes[nd - 2], n = out_sizes[nd - 1];
   bool ta = false, tb = false;
   int64_t lda = 0, ldb = 0;
-  if (!blas_layout(m, k, a_strides[nd - 2], a_strides[nd - 1], ta, lda)) {
+  if (!blas_layout(m, k, a_strides[nd - 2], a_strides[nd - 1], ta, lda, conj_a)) {
     if (why) *why = "a's matrices are neither row- nor column-major";
     return false;
   }
-  if (!blas_layout(k, n, b_strides[nd - 2], b_strides[nd - 1], tb, ldb)) {
+  if (!blas_layout(k, n, b_strides[nd - 2], b_strides[nd - 1], tb, ldb, conj_b)) {
     if (why) *why = "b's matrices are neither row- nor column-major";
     return false;
   }

@@ -9,9 +9,11 @@ namespace ember {
 // out [..., m, n] (contiguous) = alpha * a @ b + beta * out, where a [..., m, k] and b [..., k, n] have out's batch
 // shape (broadcast batch dims have stride 0) and their last two dims are row- or column-major (blas_layout);
 // beta 0 ignores out's contents (NaN included). Floating dtypes: float32, float64, and float16/bfloat16 with float32
-// accumulation and one rounding (oneDNN on the CPU, cuBLAS on CUDA); integer dtypes run a plain loop.
-EMBER_DECLARE_KERNEL(matmul, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha,
-                     const Scalar& beta)
+// accumulation and one rounding (oneDNN on the CPU, cuBLAS on CUDA); integer dtypes run a plain loop. a and b may
+// have the conjugate bit (conj_bit::Operand): the kernel multiplies their elements, the conjugates of their memory,
+// without a resolved copy where its BLAS has the flag for it (Note [Conjugate operands of GEMM]).
+EMBER_DECLARE_KERNEL(matmul, const Tensor& out, const conj_bit::Operand& a, const conj_bit::Operand& b,
+                     const Scalar& alpha, const Scalar& beta)
 
 // A matrix product with the bias added by the GEMM itself, for backends whose BLAS can (cuBLASLt's epilogue on
 // CUDA): addmm and linear then skip the pass that copies the broadcast bias into the output before the GEMM.
