@@ -12,15 +12,15 @@
 namespace ember {
 namespace {
 
-// Every storage's destructor asks whether it was watched or shared: a filter of address bits (set for each one
-// registered, never cleared) answers no without a lock for almost all of them.
+// Every storage's destructor asks whether it was watched or shared: a counting filter over address hashes (the
+// registered storages alive in each slot) answers no without a lock for almost all of them, however many storages
+// were registered before (a data pipeline's NumPy arrays come and go).
 class Registry {
  public:
   void add(const StorageImpl* s, bool shared) {
     std::lock_guard<std::mutex> l(mu_);
-    (shared ? shared_ : watched_).insert(s);
-    const size_t h = hash(s);
-    bits_[h / 64].fetch_or(uint64_t{1} << (h % 64), std::memory_order_release);
+    if (!(shared ? shared_ : watched_).insert(s).second) return;
+    slots_[hash(s)].fetch_add(1, std::memory_order_release);
   }
   bool shared(const StorageImpl* s) {
     if (!maybe(s)) return false;
@@ -31,24 +31,22 @@ class Registry {
   bool remove(const StorageImpl* s) {
     if (!maybe(s)) return false;
     std::lock_guard<std::mutex> l(mu_);
-    shared_.erase(s);
-    return watched_.erase(s) != 0;
+    const size_t n = shared_.erase(s), watched = watched_.erase(s);
+    if (n + watched) slots_[hash(s)].fetch_sub(static_cast<uint32_t>(n + watched), std::memory_order_release);
+    return watched != 0;
   }
 
   std::atomic<void (*)(const StorageImpl*)> listener{nullptr};
 
  private:
-  static constexpr size_t kBits = 4096;
+  static constexpr size_t kSlots = 4096;
   static size_t hash(const StorageImpl* s) {
     const auto v = reinterpret_cast<uintptr_t>(s) >> 4;
-    return (v ^ (v >> 12) ^ (v >> 24)) % kBits;
+    return (v ^ (v >> 12) ^ (v >> 24)) % kSlots;
   }
-  bool maybe(const StorageImpl* s) const {
-    const size_t h = hash(s);
-    return (bits_[h / 64].load(std::memory_order_acquire) >> (h % 64)) & 1;
-  }
+  bool maybe(const StorageImpl* s) const { return slots_[hash(s)].load(std::memory_order_acquire) != 0; }
 
-  std::array<std::atomic<uint64_t>, kBits / 64> bits_{};
+  std::array<std::atomic<uint32_t>, kSlots> slots_{};
   std::mutex mu_;
   std::unordered_set<const StorageImpl*> watched_, shared_;
 };
