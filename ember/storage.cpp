@@ -1,6 +1,7 @@
 #include "ember/storage.h"
 
 #include "ember/profiler/profiler.h"
+#include "ember/storage_watch.h"
 
 namespace ember {
 
@@ -29,6 +30,7 @@ void StorageImpl::set_external_data(void* data, std::function<void()> deleter) {
 }
 
 StorageImpl::~StorageImpl() {
+  detail::storage_released(this);  // Note [Caches derived from a storage]
   if (allocator_)
     allocator_->deallocate(data_, nbytes_);
   else if (deleter_)

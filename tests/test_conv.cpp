@@ -108,6 +108,25 @@ TEST(Conv, GradientsMatchBetweenFloat32AndFloat64) {
   for (size_t k = 0; k < 3; ++k) expect_near(grads[0][k], grads[1][k], 1e-4);
 }
 
+// Note [Blocked weights]: the reordered weight kept from the second call at one version follows a raw write that
+// bumps the version, and an in-place op.
+TEST(Conv, KeptBlockedWeightsFollowTheWeightsBytes) {
+  Tensor x = filled({{1, 16, 5, 5}}, ScalarType::Float32, 0.3), w = filled({{32, 16, 3, 3}}, ScalarType::Float32, 0.8);
+  const Tensor b = zeros({{32}}, ScalarType::Float32);
+  std::vector<int64_t> shape;
+  for (int round = 0; round < 3; ++round) {
+    const auto ref = direct_conv2d(x, w, b, 1, 1, 1, 1, shape);
+    for (int call = 0; call < 3; ++call) expect_near(values(conv2d(x, w, {}, {{1}}, {{1}})), ref, 1e-4);
+    if (round == 0) {
+      float* p = w.data<float>();
+      for (int64_t i = 0; i < w.numel(); ++i) p[i] = -2 * p[i] + 0.01f * static_cast<float>(i % 7);
+      w.bump_version();
+    } else {
+      copy_(w, filled({{32, 16, 3, 3}}, ScalarType::Float32, 1.9 + round));
+    }
+  }
+}
+
 TEST(Pool, MaxPoolWithIndices) {
   std::vector<double> v{1, 5, 2, 0, 3, 4, 9, 8, 7, 6, 1, 2, 0, 1, 3, 2};
   Tensor x = from_blob_copy(v.data(), ScalarType::Float64, {{1, 1, 4, 4}}, TensorOptions(ScalarType::Float32));

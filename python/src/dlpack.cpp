@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "ember/cuda.h"
+#include "ember/storage_watch.h"
 #include "interop.h"
 
 namespace ember::py {
@@ -150,6 +151,7 @@ template <class M>
 nb::object make_capsule(const Tensor& t, bool copied) {
   auto ctx = std::make_unique<ExportCtx<M>>();
   ctx->tensor = t;
+  if (!copied) mark_shared_outside(t.impl()->storage().get());  // Note [Caches derived from a storage]
   ctx->shape = DimVector(t.sizes());
   ctx->strides = DimVector(t.strides());
   DLTensor& dl = ctx->managed.dl_tensor;

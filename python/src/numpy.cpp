@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "ember/storage_watch.h"
 #include "interop.h"
 
 namespace ember::py {
@@ -315,6 +316,7 @@ nb::object tensor_to_numpy(const Tensor& self, bool force) {
   EMBER_CHECK_VALUE(self.dim() <= 64, "number of dimensions must be within [0, 64] (numpy() of a tensor with ",
                     self.dim(), " dimensions)");
   const Tensor t = resolve_conj(self.device().is_cpu() ? self : to(self, kCPU));  // force=True: a resolved copy
+  mark_shared_outside(t.impl()->storage().get());  // NumPy may write it (Note [Caches derived from a storage])
   PyObject* obj = g_owner_type->tp_alloc(g_owner_type, 2 * t.dim());
   if (!obj) throw nb::python_error();
   nb::object owner = nb::steal(obj);

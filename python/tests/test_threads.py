@@ -105,3 +105,29 @@ def test_batch_of_one_split_over_channels_matches_float64(four_threads, groups):
     out = F.conv2d(x, w, b, padding=1, groups=groups)
     ref = F.conv2d(x.double(), w.double(), b.double(), padding=1, groups=groups)
     np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("batch,groups,out_ch", [(1, 1, 100), (3, 1, 100), (3, 4, 96), (2, 1, 33)])
+def test_weight_heavy_conv_split_over_channels_matches_float64(four_threads, batch, groups, out_ch):
+    """A weight bigger than the activations splits channels in both directions (Note [Splitting a convolution]):
+    output channels for the forward and the weight gradient, input channels for grad_input, whole groups when
+    grouped; a count of channels that is no multiple of oneDNN's 16 leaves a partial block."""
+    ember.manual_seed(batch + groups)
+    x = ember.randn(batch, 128, 6, 5, requires_grad=True)
+    w = ember.randn(out_ch, 128 // groups, 3, 3, requires_grad=True)
+    b = ember.randn(out_ch, requires_grad=True)
+    out = F.conv2d(x, w, b, padding=1, groups=groups)
+    g = ember.randn(out.shape)
+    out.backward(g)
+    x64, w64, b64 = (t.detach().double().requires_grad_() for t in (x, w, b))
+    ref = F.conv2d(x64, w64, b64, padding=1, groups=groups)
+    ref.backward(g.double())
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-4, atol=1e-4)
+    for got, want in ((x.grad, x64.grad), (w.grad, w64.grad), (b.grad, b64.grad)):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-3)
+    # grad_input alone (the transposed convolution's forward) and grad_weight alone
+    gx = F.conv_transpose2d(g, w.detach(), padding=1, groups=groups)
+    np.testing.assert_allclose(gx.numpy(), x64.grad.numpy(), rtol=1e-4, atol=1e-3)
+    w.grad = None
+    F.conv2d(x.detach(), w, padding=1, groups=groups).backward(g)
+    np.testing.assert_allclose(w.grad.numpy(), w64.grad.numpy(), rtol=1e-4, atol=1e-3)

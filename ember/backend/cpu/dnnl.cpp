@@ -24,9 +24,21 @@
 // faster on two threads than on one, and 1.6x slower than on one when a busy process ran beside it. So convolutions
 // and poolings over a batch run each slice of the batch as a one-thread primitive on ember's pool, whose workers
 // claim slices (Note [Intra-op parallelism]): a descheduled worker's slice is run by the caller. A convolution's
-// weight gradient sums one partial per slice, in slice order. A batch of one splits the output channels instead
-// (conv_forward_by_channels). Everything else here runs one OpenMP thread per call (a batch of one's backward too);
-// only 16-bit matmuls (dnnl_matmul.cpp) use OpenMP's threads, in a WithOpenMP scope.
+// weight gradient sums one partial per slice, in slice order. Some convolutions split channels instead (Note
+// [Splitting a convolution]). Everything else here runs one OpenMP thread per call; only 16-bit matmuls
+// (dnnl_matmul.cpp) use OpenMP's threads, in a WithOpenMP scope.
+//
+// Note [Splitting a convolution]
+// Slices of the batch each read the whole weight and reorder it into the primitive's blocked layout, and their
+// weight gradients are whole-weight partials, reordered back and summed: work that grows with the slice count. For
+// the deep layers of a CNN on small images the weight is far bigger than the activations (ResNet-18 at 32x32,
+// batch 32: 512x512x3x3 weights, 9.4 MB, against 64 KB of input), so two slices did twice the weight's reorders and
+// a serial sum, and two threads were no faster than one. Such a convolution, whose weight has more elements than
+// its input and output together, and any batch of one, splits channels instead, in blocks of 16 (oneDNN's channel
+// block) or whole groups: the forward and the weight gradient split the output channels (each piece reads the
+// whole input, reorders and writes only its own part of the weight), grad_input splits the input channels (each
+// piece reads the whole of grad_out). No partials, and the reorders are split with the work: ResNet-18's CIFAR
+// training step (batch 32) at two threads took 78 ms of CPU time in all, 62 at one thread; now 62 at both.
 #include "ember/backend/cpu/dnnl.h"
 
 #include <dlfcn.h>
@@ -44,6 +56,8 @@
 #include "ember/error.h"
 #include "ember/ops.h"
 #include "ember/parallel.h"
+#include "ember/storage.h"
+#include "ember/storage_watch.h"
 
 namespace ember::dnnl_cpu {
 
@@ -113,6 +127,129 @@ memory::dims dims_of(IntArrayRef v) { return memory::dims(v.begin(), v.end()); }
 }  // namespace
 
 void follow_openmp_threads() { follow_thread_count(); }
+
+// Note [Blocked weights]
+// A convolution's primitive wants its weight in a blocked layout (OIhw16i16o and the like), and reordering the
+// plain weight into it reads and writes the whole weight on every call: for a batch of one on small images, where
+// the weights are much bigger than the activations, most of the time (ResNet-18 at 32x32: 3.7 of 5.8 ms). PyTorch's
+// eager mode pays it too, or runs im2col + GEMM on the plain weight. So a reordered weight is kept for later calls
+// that see the same bytes: the same storage at the same version (Note [Caches derived from a storage]), view offset
+// and primitive. It is kept only from its second use at one version on, so that training, whose optimizer step
+// writes every weight between two forwards, never holds a copy, while inference, evaluation and frozen layers
+// (whose backward reads the weight in a layout of its own) reuse theirs. Memory shared outside ember (NumPy, DLPack)
+// is never cached. A copy goes when its storage is destroyed, when its entry sees a newer version, or when the
+// copies would exceed EMBER_DNNL_WEIGHT_CACHE_MB (default 1024; 0 turns the cache off), least recently used first.
+// In C++, a write to a weight through a raw pointer must be followed by bump_version(), as autograd expects.
+namespace {
+
+class BlockedWeights {
+ public:
+  static BlockedWeights& get() {
+    static auto* c = new BlockedWeights;  // never destroyed: storages freed during exit still call release
+    return *c;
+  }
+
+  // The weight w of operand `a` of the primitive keyed `key`, in the primitive's layout, from the cache (held by
+  // `hold` while it runs); nullopt where the caller reorders it itself.
+  std::optional<memory> find(const std::string& key, const Prim::Arg& a, const Tensor& w, Tensor& hold) {
+    if (!a.reorder || capacity_ == 0 || !w.device().is_cpu()) return std::nullopt;
+    const StorageImpl* st = w.impl()->storage().get();
+    if (shared_outside(st)) return std::nullopt;
+    const uint32_t version = st->version();
+    KeyWriter k;
+    k.s = key;
+    k << int64_t(a.id) << static_cast<int64_t>(reinterpret_cast<uintptr_t>(st)) << w.storage_offset();
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = map_.find(k.s);
+      if (it == map_.end()) {
+        watch_storage(st);
+        lru_.push_front(k.s);
+        map_.emplace(k.s, Entry{st, version, a.inner, {}, lru_.begin()});
+        trim();
+        return std::nullopt;
+      }
+      Entry& e = it->second;
+      lru_.splice(lru_.begin(), lru_, e.lru);
+      if (e.version != version || !(e.inner == a.inner)) {  // new bytes: remember them, reorder this time
+        drop(e);
+        e.version = version;
+        e.inner = a.inner;
+        return std::nullopt;
+      }
+      if (e.blocked.defined()) {
+        hold = e.blocked;
+        return memory(a.inner, engine(), hold.data_ptr());
+      }
+    }
+    // The second use of these bytes: reorder them into a copy kept for the next ones.
+    memory m = prepare_input(a, w, hold);
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = map_.find(k.s);
+    if (it != map_.end() && it->second.version == version && it->second.inner == a.inner &&
+        !it->second.blocked.defined()) {
+      it->second.blocked = hold;
+      bytes_ += hold.nbytes();
+      trim();
+    }
+    return m;
+  }
+
+ private:
+  BlockedWeights() {
+    const char* env = std::getenv("EMBER_DNNL_WEIGHT_CACHE_MB");
+    capacity_ = static_cast<size_t>(env ? std::strtoull(env, nullptr, 10) : 1024) << 20;
+    set_storage_release_listener(&BlockedWeights::release);
+  }
+
+  struct Entry {
+    const StorageImpl* storage;
+    uint32_t version;
+    memory::desc inner;
+    Tensor blocked;  // undefined: seen once at this version
+    std::list<std::string>::iterator lru;
+  };
+
+  void drop(Entry& e) {
+    if (e.blocked.defined()) bytes_ -= e.blocked.nbytes();
+    e.blocked = Tensor();
+  }
+  // Evicts least recently used entries while the copies exceed the capacity or the entries kMaxEntries.
+  void trim() {
+    while (!lru_.empty() && (bytes_ > capacity_ || map_.size() > kMaxEntries)) {
+      auto it = map_.find(lru_.back());
+      drop(it->second);
+      map_.erase(it);
+      lru_.pop_back();
+    }
+  }
+  // A watched storage is being destroyed: its entries go (their copies are freed after the lock is released).
+  static void release(const StorageImpl* st) {
+    BlockedWeights& c = get();
+    std::vector<Tensor> freed;
+    std::lock_guard<std::mutex> l(c.mu_);
+    for (auto it = c.map_.begin(); it != c.map_.end();) {
+      if (it->second.storage != st) {
+        ++it;
+        continue;
+      }
+      if (it->second.blocked.defined()) {
+        c.bytes_ -= it->second.blocked.nbytes();
+        freed.push_back(std::move(it->second.blocked));
+      }
+      c.lru_.erase(it->second.lru);
+      it = c.map_.erase(it);
+    }
+  }
+
+  static constexpr size_t kMaxEntries = 4096;
+  size_t capacity_ = 0, bytes_ = 0;
+  std::mutex mu_;
+  std::list<std::string> lru_;
+  std::unordered_map<std::string, Entry> map_;
+};
+
+}  // namespace
 
 WithOpenMP::WithOpenMP() : saved_(t_openmp) { t_openmp = true; }
 WithOpenMP::~WithOpenMP() { t_openmp = saved_; }
@@ -305,7 +442,8 @@ void over_batch(int64_t n, int64_t parts, const F& f) {
 // One primitive run of a convolution's forward (slice of a batch, or the whole of it); false: no fast kernel.
 bool conv_forward_run(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                       const ConvGeometry& g) {
-  auto p = cached(conv_key('f', input, weight, bias.defined(), out, g), [&] {
+  const std::string key = conv_key('f', input, weight, bias.defined(), out, g);
+  auto p = cached(key, [&] {
     const ConvDescs d = conv_descs(input, weight, bias.defined(), out, g);
     Prim r;
     auto pd = forward_pd(d);
@@ -319,7 +457,10 @@ bool conv_forward_run(const Tensor& out, const Tensor& input, const Tensor& weig
     return r;
   });
   if (!p->prim) return false;
-  execute(*p, {&input, &weight, &bias, &out});
+  std::vector<std::pair<int, memory>> ready;
+  Tensor held;
+  if (auto w = BlockedWeights::get().find(key, p->args[1], weight, held)) ready.emplace_back(DNNL_ARG_WEIGHTS, *w);
+  execute(*p, {&input, &weight, &bias, &out}, ready);
   return true;
 }
 
@@ -327,8 +468,9 @@ bool conv_forward_run(const Tensor& out, const Tensor& input, const Tensor& weig
 bool conv_backward_run(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                        const Tensor& grad_out, const Tensor& input, const Tensor& weight, const ConvGeometry& g) {
   std::shared_ptr<const Prim> data, weights;
+  const std::string data_key = grad_input.defined() ? conv_key('d', grad_input, weight, false, grad_out, g) : "";
   if (grad_input.defined())
-    data = cached(conv_key('d', grad_input, weight, false, grad_out, g), [&] {
+    data = cached(data_key, [&] {
       const ConvDescs d = conv_descs(grad_input, weight, false, grad_out, g);
       dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.weights_any,
                                                  d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
@@ -369,7 +511,14 @@ bool conv_backward_run(const Tensor& grad_input, const Tensor& grad_weight, cons
   Tensor keep;
   if (data && weights && data->args[0].inner == weights->args[0].inner)
     ready.emplace_back(DNNL_ARG_DIFF_DST, prepare_input(data->args[0], grad_out, keep));
-  if (data) execute(*data, {&grad_out, &weight, &grad_input}, ready);
+  if (data) {
+    // (a frozen layer's weight: the same bytes at every step)
+    std::vector<std::pair<int, memory>> data_ready = ready;
+    Tensor held;
+    if (auto w = BlockedWeights::get().find(data_key, data->args[1], weight, held))
+      data_ready.emplace_back(DNNL_ARG_WEIGHTS, *w);
+    execute(*data, {&grad_out, &weight, &grad_input}, data_ready);
+  }
   if (weights) execute(*weights, {&grad_out, &input, &grad_weight, &grad_bias}, ready);
   return true;
 }
@@ -386,26 +535,97 @@ void accumulate(const Tensor& dst, const Tensor& src) {
   for (int64_t i = 0, n = dst.numel(); i < n; ++i) d[i] += s[i];
 }
 
-// A batch of one (inference) splits its output channels instead: whole groups of a grouped convolution (with their
-// input channels), or blocks of channels of an ungrouped one (each reading the whole input).
+// Whether a convolution splits channels rather than the batch (Note [Splitting a convolution]): a batch of one, or a
+// weight bigger than the activations a slice of the batch would read.
+bool split_channels(const Tensor& input, const Tensor& weight, const Tensor& out) {
+  return input.size(0) == 1 || weight.numel() > input.numel() + out.numel();
+}
+
+// The pieces a convolution of `macs` multiply-adds splits `units` channel blocks (or groups) into.
+int64_t channel_parts(int64_t units, int64_t macs) {
+  return std::min<int64_t>(batch_parts(units, true), macs / kMinConvPiece);
+}
+
+// Channel blocks of `channels` (oneDNN's 16, so that a piece's channels fill whole blocks of its layout).
+constexpr int64_t kChannelBlock = 16;
+int64_t channel_blocks(int64_t channels) { return (channels + kChannelBlock - 1) / kChannelBlock; }
+// The channels of blocks [b, e) of `channels`, as (first, count).
+std::pair<int64_t, int64_t> block_channels(int64_t b, int64_t e, int64_t channels) {
+  const int64_t c0 = b * kChannelBlock, c1 = std::min(e * kChannelBlock, channels);
+  return {c0, c1 - c0};
+}
+Tensor narrow_of(const Tensor& t, int64_t dim, std::pair<int64_t, int64_t> r) {
+  return t.defined() ? t.narrow(dim, r.first, r.second) : t;
+}
+
+// Multiply-adds of a convolution (each of its backward's two halves costs as much).
+int64_t conv_macs(const Tensor& weight, const Tensor& out) { return weight.numel() / weight.size(0) * out.numel(); }
+
+// The forward over pieces of the output channels: whole groups of a grouped convolution (with their input channels),
+// or blocks of channels of an ungrouped one (each reading the whole input).
 bool conv_forward_by_channels(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                               const ConvGeometry& g) {
-  const int64_t units = g.groups > 1 ? g.groups : weight.size(0);
-  const int64_t per_out = weight.numel() / weight.size(0) * (out.numel() / out.size(1));  // MACs per output channel
-  const int64_t macs = per_out * weight.size(0);
-  const int64_t parts = std::min<int64_t>(batch_parts(units, true), macs / kMinConvPiece);
+  const int64_t O = weight.size(0), units = g.groups > 1 ? g.groups : channel_blocks(O);
+  const int64_t parts = channel_parts(units, conv_macs(weight, out));
   if (parts <= 1) return conv_forward_run(out, input, weight, bias, g);
-  const int64_t og = weight.size(0) / g.groups, cg = input.size(1) / g.groups;  // channels per group
+  const int64_t og = O / g.groups, cg = input.size(1) / g.groups;  // channels per group
   std::atomic<bool> done{true};
   over_batch(units, parts, [&](int64_t, int64_t b, int64_t e) {
-    // In output channels: [b, e) of an ungrouped convolution, groups [b, e) of a grouped one.
-    const int64_t o0 = g.groups > 1 ? b * og : b, o1 = g.groups > 1 ? e * og : e;
     ConvGeometry sg = g;
     sg.groups = g.groups > 1 ? e - b : 1;
+    const auto oc = g.groups > 1 ? std::make_pair(b * og, (e - b) * og) : block_channels(b, e, O);
     const Tensor in = g.groups > 1 ? input.narrow(1, b * cg, (e - b) * cg) : input;
-    const Tensor bs = bias.defined() ? bias.narrow(0, o0, o1 - o0) : bias;
-    if (!conv_forward_run(out.narrow(1, o0, o1 - o0), in, weight.narrow(0, o0, o1 - o0), bs, sg)) done = false;
+    if (!conv_forward_run(narrow_of(out, 1, oc), in, weight.narrow(0, oc.first, oc.second), narrow_of(bias, 0, oc), sg))
+      done = false;
   });
+  return done;
+}
+
+// The backward over pieces of channels: whole groups of a grouped convolution (both gradients of a group in one
+// run); for an ungrouped one, grad_input over blocks of input channels (each reading the whole of grad_out) and the
+// weight and bias gradients over blocks of output channels (each reading the whole input).
+bool conv_backward_by_channels(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                               const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                               const ConvGeometry& g) {
+  // (input is undefined without grad_weight, weight without grad_input: their gradients have their shapes)
+  const Tensor& x = input.defined() ? input : grad_input;
+  const Tensor& w = weight.defined() ? weight : grad_weight;
+  const int64_t O = w.size(0), C = x.size(1), macs = conv_macs(w, grad_out);
+  std::atomic<bool> done{true};
+  auto run = [&](const Tensor& gi, const Tensor& gw, const Tensor& gb, const Tensor& go, const Tensor& in,
+                 const Tensor& w, const ConvGeometry& sg) {
+    if (!conv_backward_run(gi, gw, gb, go, in, w, sg)) done = false;
+  };
+  if (g.groups > 1) {
+    const int64_t parts = channel_parts(g.groups, macs);
+    const int64_t og = O / g.groups, cg = C / g.groups;
+    over_batch(g.groups, parts, [&](int64_t, int64_t b, int64_t e) {
+      ConvGeometry sg = g;
+      sg.groups = e - b;
+      const auto oc = std::make_pair(b * og, (e - b) * og), ic = std::make_pair(b * cg, (e - b) * cg);
+      run(narrow_of(grad_input, 1, ic), narrow_of(grad_weight, 0, oc), narrow_of(grad_bias, 0, oc),
+          grad_out.narrow(1, oc.first, oc.second), narrow_of(input, 1, ic), narrow_of(weight, 0, oc), sg);
+    });
+    return done;
+  }
+  const int64_t data_parts = channel_parts(channel_blocks(C), macs),
+                weight_parts = channel_parts(channel_blocks(O), macs);
+  if (data_parts <= 1 && weight_parts <= 1) {  // one run for both, which reorders grad_out once
+    run(grad_input, grad_weight, grad_bias, grad_out, input, weight, g);
+    return done;
+  }
+  if (grad_input.defined())
+    over_batch(channel_blocks(C), data_parts, [&](int64_t, int64_t b, int64_t e) {
+      const auto ic = block_channels(b, e, C);
+      run(grad_input.narrow(1, ic.first, ic.second), Tensor(), Tensor(), grad_out, input,
+          weight.narrow(1, ic.first, ic.second), g);
+    });
+  if (grad_weight.defined())
+    over_batch(channel_blocks(O), weight_parts, [&](int64_t, int64_t b, int64_t e) {
+      const auto oc = block_channels(b, e, O);
+      run(Tensor(), grad_weight.narrow(0, oc.first, oc.second), narrow_of(grad_bias, 0, oc),
+          grad_out.narrow(1, oc.first, oc.second), input, weight, g);
+    });
   return done;
 }
 
@@ -417,7 +637,7 @@ bool conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, 
   guarded("convolution", [&] {
     const int64_t n = input.size(0);
     const bool fp32 = input.dtype() == ScalarType::Float32;
-    if (n == 1 && fp32 && out.is_contiguous() && input.is_contiguous()) {
+    if (fp32 && split_channels(input, weight, out)) {
       done = conv_forward_by_channels(out, input, weight, bias, g);
       return;
     }
@@ -433,10 +653,16 @@ bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Te
   std::atomic<bool> done{true};
   guarded("convolution backward", [&] {
     const int64_t n = grad_out.size(0);
+    const bool fp32 = grad_out.dtype() == ScalarType::Float32;
+    if (fp32 &&
+        split_channels(input.defined() ? input : grad_input, weight.defined() ? weight : grad_weight, grad_out)) {
+      done = conv_backward_by_channels(grad_input, grad_weight, grad_bias, grad_out, input, weight, g);
+      return;
+    }
     // partials are made like the gradients and summed flat: the gradients must be dense
     const bool dense = (!grad_weight.defined() || is_contiguous(grad_weight, MemoryFormat::Preserve)) &&
                        (!grad_bias.defined() || grad_bias.is_contiguous());
-    const int64_t parts = batch_parts(n, dense && grad_out.dtype() == ScalarType::Float32);
+    const int64_t parts = batch_parts(n, dense && fp32);
     // Slice 0 writes the weight and bias gradients; the others write partials, summed afterwards in slice order.
     std::vector<Tensor> gw(parts), gb(parts);
     for (int64_t c = 0; c < parts; ++c) {
