@@ -255,13 +255,14 @@ U8_CASES = [
 ]
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
 @pytest.mark.parametrize("src, size, antialias, align", U8_CASES)
-def test_interpolate_uint8_bilinear_is_pytorchs_fixed_point(src, size, antialias, align):
+def test_interpolate_uint8_is_pytorchs_fixed_point(src, size, antialias, align, mode):
     # Note [Fixed-point uint8 resampling]: exact integers, against the arithmetic written out in NumPy
     x = np.random.default_rng(0).integers(0, 256, (2, 3) + src, dtype=np.uint8)
-    y = F.interpolate(ember.from_numpy(x), size=size, mode="bilinear", antialias=antialias, align_corners=align)
+    y = F.interpolate(ember.from_numpy(x), size=size, mode=mode, antialias=antialias, align_corners=align)
     assert y.dtype == ember.uint8
-    np.testing.assert_array_equal(y.numpy(), fixed_point_resize.resize_u8(x, size, antialias, align))
+    np.testing.assert_array_equal(y.numpy(), fixed_point_resize.resize_u8(x, size, antialias, align, mode))
 
 
 def test_interpolate_uint8_differs_from_float_rounding_and_keeps_layouts():
@@ -276,32 +277,40 @@ def test_interpolate_uint8_differs_from_float_rounding_and_keeps_layouts():
     np.testing.assert_array_equal(cl.numpy(), y.numpy())
     s = F.interpolate(xe[..., ::2], scale_factor=2.0, mode="bilinear")
     np.testing.assert_array_equal(s.numpy(), fixed_point_resize.resize_u8(x[..., ::2], (66, 46), False))
+    # bicubic's negative lobes overshoot: clamped to [0, 255] in the integers
+    edge = np.zeros((1, 1, 8, 8), np.uint8)
+    edge[..., 4:] = 255
+    c = F.interpolate(ember.from_numpy(edge), size=(8, 21), mode="bicubic").numpy()
+    assert c.min() == 0 and c.max() == 255
+    np.testing.assert_array_equal(c, fixed_point_resize.resize_u8(edge, (8, 21), False, mode="bicubic"))
 
 
 def test_interpolate_uint8_errors():
     x = ember.zeros(1, 1, 4, 4, dtype=ember.uint8)
     with pytest.raises(TypeError, match="^interpolate\\(\\): expected a floating point input, got uint8$"):
-        F.interpolate(x, size=2, mode="bicubic")
+        F.interpolate(x[0], size=2, mode="linear")  # (fixed point: bilinear and bicubic)
     with pytest.raises(TypeError, match="expected a floating point input, got int32"):
         F.interpolate(x.int(), size=2, mode="bilinear")
 
 
 @needs_torch
-def test_interpolate_uint8_bilinear_matches_torch():
+def test_interpolate_uint8_matches_torch():
     program = f"""
 import numpy as np
 import torch.nn.functional as F
 result = []
-for src, size, antialias, align in {U8_CASES!r}:
-    x = torch.from_numpy(np.random.default_rng(0).integers(0, 256, (2, 3) + src, dtype=np.uint8))
-    y = F.interpolate(x, size=size, mode="bilinear", antialias=antialias, align_corners=align)
-    result.append(y.flatten().tolist())
+for mode in ("bilinear", "bicubic"):
+    for src, size, antialias, align in {U8_CASES!r}:
+        x = torch.from_numpy(np.random.default_rng(0).integers(0, 256, (2, 3) + src, dtype=np.uint8))
+        y = F.interpolate(x, size=size, mode=mode, antialias=antialias, align_corners=align)
+        result.append(y.flatten().tolist())
 """
-    expected = run_torch(program)
-    for (src, size, antialias, align), want in zip(U8_CASES, expected):
-        x = np.random.default_rng(0).integers(0, 256, (2, 3) + src, dtype=np.uint8)
-        y = F.interpolate(ember.from_numpy(x), size=size, mode="bilinear", antialias=antialias, align_corners=align)
-        assert y.flatten().tolist() == want, (src, size, antialias, align)
+    expected = iter(run_torch(program))
+    for mode in ("bilinear", "bicubic"):
+        for src, size, antialias, align in U8_CASES:
+            x = np.random.default_rng(0).integers(0, 256, (2, 3) + src, dtype=np.uint8)
+            y = F.interpolate(ember.from_numpy(x), size=size, mode=mode, antialias=antialias, align_corners=align)
+            assert y.flatten().tolist() == next(expected), (mode, src, size, antialias, align)
 
 
 # ------------------------------------------------------------------------------------------ grid_sample, affine_grid
