@@ -125,6 +125,40 @@ TEST(Tensor, CachingAllocatorReusesFreedBlocks) {
   EXPECT_EQ(a->stats().num_sys_allocs, sys_before);
 }
 
+// Note [Larger cached blocks]: a request of at least 1 MiB whose class is empty takes a cached block of a larger class
+// up to twice its size, which goes back to its own class when freed; smaller requests and blocks past twice stay apart.
+TEST(Tensor, CachingAllocatorLendsLargerBlocks) {
+  Allocator* a = cpu_allocator();
+  a->empty_cache();
+  const MemoryStats s0 = a->stats();
+  { Tensor big = empty({{1 << 20}}); }  // a 4 MiB block, now cached
+  EXPECT_EQ(a->stats().num_sys_allocs, s0.num_sys_allocs + 1);
+  {
+    Tensor mid = empty({{(3 << 20) / 4}});  // 3 MiB, a class of its own: served by the 4 MiB block
+    EXPECT_EQ(a->stats().num_sys_allocs, s0.num_sys_allocs + 1);
+    EXPECT_EQ(a->stats().allocated, s0.allocated + (3 << 20));  // counted by its own class
+    EXPECT_EQ(a->stats().reserved, s0.reserved + (4 << 20));
+    Tensor small = empty({{(3 << 20) / 16}});  // 768 KiB: below 1 MiB, never lent a larger block
+    EXPECT_EQ(a->stats().num_sys_allocs, s0.num_sys_allocs + 2);
+  }
+  EXPECT_EQ(a->stats().allocated, s0.allocated);
+  {
+    Tensor again = empty({{1 << 20}});  // the 4 MiB block went back to its class
+    EXPECT_EQ(a->stats().num_sys_allocs, s0.num_sys_allocs + 2);
+    Tensor tiny = empty({{(3 << 20) / 8}});  // 1.5 MiB: the cached 768 KiB block is smaller, nothing larger is free
+    EXPECT_EQ(a->stats().num_sys_allocs, s0.num_sys_allocs + 3);
+  }
+  {
+    Tensor a1 = empty({{1 << 20}});       // 4 MiB from the cache
+    Tensor quarter = empty({{1 << 18}});  // 1 MiB: the cached 1.5 MiB block (<= 2 MiB) serves it
+    EXPECT_EQ(a->stats().num_sys_allocs, s0.num_sys_allocs + 3);
+    Tensor one = empty({{1 << 18}});  // another 1 MiB: the 4 MiB block is out, and past twice anyway
+    EXPECT_EQ(a->stats().num_sys_allocs, s0.num_sys_allocs + 4);
+  }
+  a->empty_cache();
+  EXPECT_EQ(a->stats().reserved, s0.reserved);
+}
+
 TEST(Tensor, ErrorsNameTheOpAndShapes) {
   Tensor x = zeros({{2, 3}});
   try {

@@ -14,6 +14,7 @@ import ember
 import ember.nn.functional as F
 
 TOL = {ember.float32: 2e-5, ember.float64: 1e-12}
+MIB = 1 << 20
 
 
 def tup(v, n):
@@ -980,3 +981,26 @@ def test_onednn_convolutions_run_one_openmp_thread(rng):
             assert gomp.omp_get_max_threads() == 1
     finally:
         ember.set_num_threads(before)
+
+
+@pytest.mark.parametrize("threads, bound_mib", [(1, 24), (2, 48)])
+def test_conv_forward_bounds_its_reordered_copies(rng, threads, bound_mib):
+    # Note [Bounded reorder buffers] (backend/cpu/dnnl.cpp): a batch whose input and output take 66 MiB runs in slices
+    # whose blocked copies stay under 16 MiB each; as one slice per thread they took 64 MiB or more.
+    xn = rng.standard_normal((16, 8, 64, 64), dtype=np.float32)  # 2 MiB
+    wn = rng.standard_normal((256, 8), dtype=np.float32)
+    x, w = ember.from_numpy(xn), ember.from_numpy(wn).reshape(256, 8, 1, 1)
+    before = ember.get_num_threads()
+    stats = ember._C._cpu_memory_stats
+    try:
+        ember.set_num_threads(threads)
+        ember._C._cpu_reset_peak_memory_stats()
+        base = stats()["allocated_bytes"]
+        out = F.conv2d(x, w)  # 64 MiB
+        temporaries = stats()["peak_allocated_bytes"] - base - out.nbytes
+    finally:
+        ember.set_num_threads(before)
+    assert temporaries < bound_mib * MIB
+    # every sample, whichever slice it fell in; every 17th output channel (the whole output takes seconds to check)
+    ref = np.matmul(wn[::17].astype(np.float64), xn.reshape(16, 8, -1)).reshape(16, -1, 64, 64)
+    np.testing.assert_allclose(out.numpy()[:, ::17], ref, rtol=1e-4, atol=1e-4)

@@ -5,8 +5,10 @@ scaled_dot_product_attention; with the error paths."""
 
 import math
 
+import fixed_point_resize
 import numpy as np
 import pytest
+from both_libraries import needs_torch, run_torch
 
 import ember
 import ember.nn.functional as F
@@ -234,6 +236,81 @@ def test_interpolate_errors():
         F.interpolate(x, size=(0, 8))
     with pytest.raises(ValueError, match="^recompute_scale_factor is not meaningful with an explicit size.$"):
         F.interpolate(x, size=2, recompute_scale_factor=True)
+
+
+# (h, w) -> (oh, ow), antialias, align_corners: down- and upscaling, one axis unchanged, 1-pixel inputs and outputs
+# (not 1x1 with antialias: PyTorch 2.15's AVX2 kernel fails an internal assert there), a large downscale (wide
+# antialias filters)
+U8_CASES = [
+    ((17, 23), (9, 31), True, False),
+    ((17, 23), (9, 31), False, False),
+    ((17, 23), (40, 7), False, True),
+    ((12, 12), (12, 5), True, False),
+    ((12, 12), (30, 12), False, False),
+    ((1, 1), (3, 4), False, False),
+    ((5, 7), (1, 3), True, False),
+    ((5, 7), (2, 1), True, False),
+    ((4, 300), (4, 7), True, False),
+    ((64, 48), (21, 16), False, False),
+]
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("src, size, antialias, align", U8_CASES)
+def test_interpolate_uint8_is_pytorchs_fixed_point(src, size, antialias, align, mode):
+    # Note [Fixed-point uint8 resampling]: exact integers, against the arithmetic written out in NumPy
+    x = np.random.default_rng(0).integers(0, 256, (2, 3) + src, dtype=np.uint8)
+    y = F.interpolate(ember.from_numpy(x), size=size, mode=mode, antialias=antialias, align_corners=align)
+    assert y.dtype == ember.uint8
+    np.testing.assert_array_equal(y.numpy(), fixed_point_resize.resize_u8(x, size, antialias, align, mode))
+
+
+def test_interpolate_uint8_differs_from_float_rounding_and_keeps_layouts():
+    x = np.random.default_rng(1).integers(0, 256, (1, 3, 33, 45), dtype=np.uint8)
+    xe = ember.from_numpy(x)
+    y = F.interpolate(xe, size=(20, 17), mode="bilinear", antialias=True)
+    rounded = F.interpolate(xe.float(), size=(20, 17), mode="bilinear", antialias=True).round().to(ember.uint8)
+    d = y.numpy().astype(int) - rounded.numpy().astype(int)
+    assert np.abs(d).max() == 1 and (d != 0).any()  # the float path is off by one in places, never more
+    # a channels-last or non-contiguous input gives the same values; scale_factor goes through the same taps
+    cl = F.interpolate(xe.contiguous(memory_format=ember.channels_last), size=(20, 17), mode="bilinear", antialias=True)
+    np.testing.assert_array_equal(cl.numpy(), y.numpy())
+    s = F.interpolate(xe[..., ::2], scale_factor=2.0, mode="bilinear")
+    np.testing.assert_array_equal(s.numpy(), fixed_point_resize.resize_u8(x[..., ::2], (66, 46), False))
+    # bicubic's negative lobes overshoot: clamped to [0, 255] in the integers
+    edge = np.zeros((1, 1, 8, 8), np.uint8)
+    edge[..., 4:] = 255
+    c = F.interpolate(ember.from_numpy(edge), size=(8, 21), mode="bicubic").numpy()
+    assert c.min() == 0 and c.max() == 255
+    np.testing.assert_array_equal(c, fixed_point_resize.resize_u8(edge, (8, 21), False, mode="bicubic"))
+
+
+def test_interpolate_uint8_errors():
+    x = ember.zeros(1, 1, 4, 4, dtype=ember.uint8)
+    with pytest.raises(TypeError, match="^interpolate\\(\\): expected a floating point input, got uint8$"):
+        F.interpolate(x[0], size=2, mode="linear")  # (fixed point: bilinear and bicubic)
+    with pytest.raises(TypeError, match="expected a floating point input, got int32"):
+        F.interpolate(x.int(), size=2, mode="bilinear")
+
+
+@needs_torch
+def test_interpolate_uint8_matches_torch():
+    program = f"""
+import numpy as np
+import torch.nn.functional as F
+result = []
+for mode in ("bilinear", "bicubic"):
+    for src, size, antialias, align in {U8_CASES!r}:
+        x = torch.from_numpy(np.random.default_rng(0).integers(0, 256, (2, 3) + src, dtype=np.uint8))
+        y = F.interpolate(x, size=size, mode=mode, antialias=antialias, align_corners=align)
+        result.append(y.flatten().tolist())
+"""
+    expected = iter(run_torch(program))
+    for mode in ("bilinear", "bicubic"):
+        for src, size, antialias, align in U8_CASES:
+            x = np.random.default_rng(0).integers(0, 256, (2, 3) + src, dtype=np.uint8)
+            y = F.interpolate(ember.from_numpy(x), size=size, mode=mode, antialias=antialias, align_corners=align)
+            assert y.flatten().tolist() == next(expected), (mode, src, size, antialias, align)
 
 
 # ------------------------------------------------------------------------------------------ grid_sample, affine_grid

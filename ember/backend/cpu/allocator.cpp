@@ -1,14 +1,26 @@
 // Note [CPU caching allocator]
 // Fresh pages from the OS cost a page fault per 4 KiB on first touch, which makes an op that writes a
 // new 64 MiB output several times slower than one writing into a reused buffer. So freed blocks are
-// kept in size classes (four per power of two, so at most 25% is wasted) and handed out again. The
-// cache is capped (EMBER_CPU_CACHE_MB, default 1024; 0 disables caching); past the cap, blocks go back
-// to the system. Blocks are 64-byte aligned for AVX-512 loads. One mutex: an uncontended lock costs
-// less than malloc does.
+// kept in size classes (above 256 bytes two per power of two, 1.5 * 2^k and 2^(k+1), so at most a third
+// of a block goes unused) and handed out again. The cache is capped (EMBER_CPU_CACHE_MB, default 1024;
+// 0 disables caching); past the cap, blocks go back to the system. Blocks are 64-byte aligned for
+// AVX-512 loads. One mutex: an uncontended lock costs less than malloc does.
+//
+// Note [Larger cached blocks]
+// A network's activations come in many sizes, a few classes per stage, and a cache that hands a block
+// only to requests of its own class keeps every stage's blocks: at batch 32, efficientnet_b0's
+// forward held 1 GiB reserved for a 0.46 GiB peak of live tensors (torchvision's large blocks go
+// back to the OS when freed). So a request of at least 1 MiB that finds its class empty takes the
+// smallest cached block of a larger class up to twice its own rounded size before asking the OS; the
+// block goes back to its own class when freed. Such a block is backed by pages already, so it costs
+// no more resident memory than a fresh one and no page faults. That forward's peak RSS fell from 960
+// to 815 MB (resnet50's from 868 to 732 MB at batch 32), its steady state still making no system
+// allocations. allocated_bytes counts a lent block by the class asked for; reserved_bytes, whole.
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <new>
+#include <unordered_map>
 #include <vector>
 
 #include "ember/allocator.h"
@@ -28,11 +40,21 @@ int size_class(size_t n, size_t* rounded) {
     return static_cast<int>(*rounded / 64);  // 0..4
   }
   int lg = 63 - __builtin_clzll(n - 1);  // 2^lg < n <= 2^(lg+1)
-  size_t quarter = size_t(1) << (lg - 1);
-  size_t steps = (n - (size_t(1) << lg) + quarter - 1) / quarter;  // 1..4
-  *rounded = (size_t(1) << lg) + steps * quarter;
+  size_t half = size_t(1) << (lg - 1);
+  size_t steps = (n - (size_t(1) << lg) + half - 1) / half;  // 1..2
+  *rounded = (size_t(1) << lg) + steps * half;
   return 4 + (lg - 8) * 4 + static_cast<int>(steps);
 }
+
+// The bytes of a block of class c, one size_class returns (its inverse).
+size_t class_bytes(int c) {
+  if (c <= 4) return static_cast<size_t>(c) * 64;
+  const int lg = 8 + (c - 5) / 4;
+  return (size_t(1) << lg) + static_cast<size_t>((c - 5) % 4 + 1) * (size_t(1) << (lg - 1));
+}
+
+// Requests from this size on may take a larger cached block (Note [Larger cached blocks]).
+constexpr size_t kUpsizeFrom = size_t(1) << 20;
 
 class CpuCachingAllocator final : public Allocator {
  public:
@@ -50,6 +72,7 @@ class CpuCachingAllocator final : public Allocator {
       p = free_[c].back();
       free_[c].pop_back();
       cached_ -= rounded;
+    } else if ((p = take_larger_locked(c, rounded))) {
     } else {
       p = std::aligned_alloc(kAlign, rounded);
       if (!p) {  // give the cache back and try once more
@@ -80,6 +103,14 @@ class CpuCachingAllocator final : public Allocator {
     int c = size_class(nbytes == 0 ? 1 : nbytes, &rounded);
     std::lock_guard<std::mutex> g(mu_);
     c_.on_free(rounded);
+    if (!larger_.empty()) {  // a block of a larger class goes back to its own
+      auto it = larger_.find(p);
+      if (it != larger_.end()) {
+        c = it->second;
+        rounded = class_bytes(c);
+        larger_.erase(it);
+      }
+    }
     if (cached_ + static_cast<int64_t>(rounded) <= cap_) {
       try {
         free_[c].push_back(p);  // may need memory itself: when there is none, the block goes back to the OS
@@ -114,6 +145,25 @@ class CpuCachingAllocator final : public Allocator {
   }
 
  private:
+  // The smallest cached block of a class above c and at most twice `rounded` (c's size), for a request of at
+  // least kUpsizeFrom (Note [Larger cached blocks]). nullptr: none.
+  void* take_larger_locked(int c, size_t rounded) {
+    if (rounded < kUpsizeFrom) return nullptr;
+    for (int big = c + 1; big < kClasses && class_bytes(big) <= 2 * rounded; ++big) {
+      if (free_[big].empty()) continue;
+      void* p = free_[big].back();
+      try {
+        larger_.emplace(p, big);
+      } catch (const std::bad_alloc&) {
+        return nullptr;  // the map cannot grow: the request goes to the OS instead
+      }
+      free_[big].pop_back();
+      cached_ -= static_cast<int64_t>(class_bytes(big));
+      return p;
+    }
+    return nullptr;
+  }
+
   void release_cache_locked() {
     int64_t count = 0;
     for (auto& list : free_) {
@@ -127,6 +177,7 @@ class CpuCachingAllocator final : public Allocator {
 
   mutable std::mutex mu_;
   std::vector<void*> free_[kClasses];
+  std::unordered_map<void*, int> larger_;  // blocks handed out for a smaller class: their own class
   int64_t cached_ = 0;
   int64_t cap_;
   MemoryCounter c_;

@@ -3,6 +3,7 @@
 // accumulate, so each parallel task owns whole output planes.
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "ember/backend/cpu/float_kernels.h"
 #include "ember/backend/kernels/nn/spatial.h"
@@ -49,7 +50,45 @@ void resample_typed(const Tensor& out, const Tensor& in, const ResampleTaps& tap
   });
 }
 
+// uint8 in fixed point (Note [Fixed-point uint8 resampling] in nn/functional/spatial.cpp): per output,
+// (2^(precision - 1) + sum of weight * value) >> precision, clamped to [0, 255], in int32.
+void resample_u8(const Tensor& out, const Tensor& in, const ResampleTaps& taps) {
+  const int64_t outer = in.size(0), isz = in.size(1), inner = in.size(2), osz = taps.out_size, w = taps.width;
+  const int32_t half = taps.precision > 0 ? int32_t{1} << (taps.precision - 1) : 0;
+  const int shift = taps.precision;
+  const int64_t* index = taps.index.data();
+  const int16_t* weight = taps.fixed.data();
+  const uint8_t* src = in.data<uint8_t>();
+  uint8_t* dst = out.data<uint8_t>();
+  auto narrow = [shift](int32_t acc) { return static_cast<uint8_t>(std::clamp(acc >> shift, 0, 255)); };
+  parallel_for(0, outer * osz, grain_for(inner * w), [&](int64_t b, int64_t e) {
+    std::vector<int32_t> acc(inner > 1 ? static_cast<size_t>(inner) : 0);
+    for (int64_t row = b; row < e; ++row) {
+      const int64_t a = row / osz, o = row % osz;
+      const uint8_t* base = src + a * isz * inner;
+      const int64_t* idx = index + o * w;
+      const int16_t* wt = weight + o * w;
+      if (inner == 1) {
+        int32_t sum = half;
+        for (int64_t k = 0; k < w; ++k) sum += int32_t{wt[k]} * int32_t{base[idx[k]]};
+        dst[row] = narrow(sum);
+        continue;
+      }
+      std::fill(acc.begin(), acc.end(), half);
+      for (int64_t k = 0; k < w; ++k) {
+        const uint8_t* s = base + idx[k] * inner;
+        const int32_t wk = wt[k];
+        if (wk == 0) continue;
+        for (int64_t j = 0; j < inner; ++j) acc[j] += wk * int32_t{s[j]};
+      }
+      uint8_t* d = dst + row * inner;
+      for (int64_t j = 0; j < inner; ++j) d[j] = narrow(acc[j]);
+    }
+  });
+}
+
 void resample_cpu(const Tensor& out, const Tensor& in, const ResampleTaps& taps) {
+  if (in.dtype() == ScalarType::UInt8) return resample_u8(out, in, taps);
   dispatch_float(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     switch (taps.width) {

@@ -228,6 +228,72 @@ ResampleTaps make_antialias_taps(bool cubic, int64_t in, int64_t out, bool align
   return t;
 }
 
+// Note [Fixed-point uint8 resampling]
+// PyTorch resamples uint8 images bilinearly and bicubically (with or without antialias; torchvision.transforms.v2's
+// resize of uint8 images on the CPU runs it) in integers, and ember computes the same integers, so its results match
+// bit for bit. Per dim, the last first, with the intermediate image rounded to uint8: the weights are computed in
+// double (with antialias: the triangle or Keys cubic (a = -0.5) filter stretched by the downscale factor, normalised
+// per output; without: the filter (triangle, or cubic with a = -0.75) at the taps around the source index, whose
+// floor PyTorch takes in float, a weight for a tap outside the input added to the nearest one inside), then scaled
+// by 2^precision, precision being the largest (below 22) at which the largest weight times 2^(precision + 1) still
+// rounds below 2^15, and rounded half away from zero to int16. An output is (2^(precision - 1) + sum of weight *
+// value) >> precision, clamped to [0, 255]. A dim whose size does not change is left alone. Resampling in float32
+// and rounding differs by one level in places.
+ResampleTaps make_fixed_taps(bool cubic, bool antialias, int64_t in, int64_t out, bool align_corners,
+                             std::optional<double> scale) {
+  ResampleTaps t;
+  double wt_max = 0;
+  if (antialias) {
+    t = make_antialias_taps(cubic, in, out, align_corners, scale);
+    for (double w : t.weight) wt_max = std::max(wt_max, w);
+  } else {
+    const int64_t width = cubic ? 4 : 2, support = width / 2;
+    auto filter = [cubic](double x) {
+      x = std::abs(x);
+      if (!cubic) return x < 1.0 ? 1.0 - x : 0.0;
+      if (x < 1.0) return cubic1(x, -0.75);
+      if (x < 2.0) return cubic2(x, -0.75);
+      return 0.0;
+    };
+    t.in_size = in;
+    t.out_size = out;
+    t.width = width;
+    t.index.assign(out * width, 0);
+    t.weight.assign(out * width, 0.0);
+    const double s = area_scale<double>(in, out, align_corners, scale);
+    for (int64_t o = 0; o < out; ++o) {
+      const double real = source_index(s, o, align_corners, cubic);
+      const int64_t i0 = std::min(static_cast<int64_t>(std::floor(static_cast<float>(real))), in - 1);
+      const double lambda = std::min(std::max(real - static_cast<double>(i0), 0.0), 1.0);
+      const int64_t first = i0 - support + 1;  // the first tap, maybe outside the input
+      const int64_t lo = std::max<int64_t>(first, 0);
+      const int64_t size = std::clamp<int64_t>(std::min(i0 + support + 1, in) - lo, 0, width);
+      double* w = &t.weight[o * width];
+      int64_t at = 0;
+      for (int64_t j = 0; j < width; ++j) {  // taps past an edge add to the edge's weight
+        if (first + j <= 0)
+          at = 0;
+        else if (first + j >= in - 1)
+          at = size - 1;
+        w[at] += filter(static_cast<double>(j + 1 - support) - lambda);
+        wt_max = std::max(wt_max, w[at]);
+        ++at;
+      }
+      for (int64_t j = 0; j < width; ++j) t.index[o * width + j] = std::min(lo + j, in - 1);
+    }
+  }
+  int precision = 0;
+  for (; precision < 22; ++precision)
+    if (static_cast<int>(0.5 + wt_max * static_cast<double>(1 << (precision + 1))) >= (1 << 15)) break;
+  t.precision = precision;
+  t.fixed.resize(t.weight.size());
+  for (size_t k = 0; k < t.weight.size(); ++k) {
+    const double v = t.weight[k] * static_cast<double>(1 << precision);
+    t.fixed[k] = static_cast<int16_t>(v < 0 ? static_cast<int>(-0.5 + v) : static_cast<int>(0.5 + v));
+  }
+  return t;
+}
+
 // The name of interpolate's nodes, after PyTorch's ops.
 const char* upsample_node_name(Mode mode, int64_t dims, bool antialias) {
   if (antialias) return mode == Mode::Cubic ? "UpsampleBicubic2DAaBackward0" : "UpsampleBilinear2DAaBackward0";
@@ -338,7 +404,13 @@ Tensor interpolate(const Tensor& input, const std::vector<int64_t>& size, const 
   for (int64_t d = 0; d < dims; ++d) positive = positive && in_spatial[d] > 0 && out_spatial[d] > 0;
   EMBER_CHECK(positive, "Input and output sizes should be greater than 0, but got input ",
               sizes_with_labels(in_spatial), " output ", sizes_with_labels(out_spatial));
-  EMBER_CHECK_TYPE(is_floating(input.dtype()), "interpolate(): expected a floating point input, got ", input.dtype());
+  // uint8: bilinear and bicubic on the CPU, in fixed point (Note [Fixed-point uint8 resampling])
+  const bool fixed_u8 = input.dtype() == ScalarType::UInt8 && (mode == Mode::Linear || mode == Mode::Cubic) &&
+                        dims == 2;
+  EMBER_CHECK_TYPE(is_floating(input.dtype()) || fixed_u8, "interpolate(): expected a floating point input, got ",
+                   input.dtype());
+  EMBER_CHECK_T(NotImplementedError, !fixed_u8 || input.device().is_cpu() || input.device().is_meta(),
+                "interpolate(): uint8 input runs on the CPU only, got one on ", input.device());
 
   {  // the output's size is checked before the resampling taps (host arrays of the output's length) are made
     DimVector out_shape(input.sizes().first(2));
@@ -351,8 +423,10 @@ Tensor interpolate(const Tensor& input, const std::vector<int64_t>& size, const 
   for (int64_t d = dims - 1; d >= 0; --d) {  // the last dim first (Note [Separable resampling])
     const int64_t in = in_spatial[d], out = out_spatial[d];
     ResampleTaps taps;
+    if (fixed_u8 && in == out) continue;
     try {
-      taps = antialias                          ? make_antialias_taps(mode == Mode::Cubic, in, out, align, scales[d])
+      taps = fixed_u8    ? make_fixed_taps(mode == Mode::Cubic, antialias, in, out, align, scales[d])
+             : antialias ? make_antialias_taps(mode == Mode::Cubic, in, out, align, scales[d])
              : x.dtype() == ScalarType::Float64 ? make_taps<double>(mode, in, out, align, scales[d])
                                                 : make_taps<float>(mode, in, out, align, scales[d]);
     } catch (const std::bad_alloc&) {  // a clean OutOfMemoryError naming the size, not MemoryError: std::bad_alloc

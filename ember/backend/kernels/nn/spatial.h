@@ -19,8 +19,13 @@ struct ResampleTaps {
   int64_t in_size = 0, out_size = 0, width = 0;  // width: taps per output (unused ones have weight 0)
   std::vector<int64_t> index;                    // [out_size * width], in [0, in_size)
   std::vector<double> weight;                    // [out_size * width]
+  // uint8 only (Note [Fixed-point uint8 resampling] in nn/functional/spatial.cpp): the weights as int16 with
+  // `precision` fraction bits.
+  std::vector<int16_t> fixed;
+  int precision = 0;
 };
-// out [outer, out_size, inner] = the map applied to in [outer, in_size, inner]; both contiguous, float32/float64.
+// out [outer, out_size, inner] = the map applied to in [outer, in_size, inner]; both contiguous, float32/float64, or
+// uint8 on the CPU with `fixed` weights (rounded and clamped to [0, 255]).
 EMBER_DECLARE_KERNEL(resample, const Tensor& out, const Tensor& in, const ResampleTaps& taps)
 // out [outer, in_size, inner] = the transposed map applied to in [outer, out_size, inner].
 EMBER_DECLARE_KERNEL(resample_adjoint, const Tensor& out, const Tensor& in, const ResampleTaps& taps)

@@ -281,6 +281,9 @@ def resize(inpt, size, interpolation=InterpolationMode.BILINEAR, max_size=None, 
     longer edge to max_size when size is None. Masks use nearest; boxes and keypoints are scaled."""
 
 
+_FIXED_POINT = (InterpolationMode.BILINEAR, InterpolationMode.BICUBIC)
+
+
 def resize_image(image, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
     mode = _interp(interpolation)
     h, w = image.shape[-2:]
@@ -289,6 +292,13 @@ def resize_image(image, size, interpolation=InterpolationMode.BILINEAR, max_size
         return image
     if image.numel() == 0:
         return ember.empty(*image.shape[:-2], oh, ow, dtype=image.dtype, device=image.device)
+    if image.dtype == ember.uint8 and mode in _FIXED_POINT and image.device.type == "cpu":
+        # uint8 stays uint8, as in torchvision's v2 on the CPU: interpolate resamples it in fixed point, with
+        # PyTorch's integers (Note [Fixed-point uint8 resampling]); v1's resize goes through float32 and rounds
+        x, restore = _F1._as_batch(image)
+        return restore(
+            _nnF.interpolate(x, size=[oh, ow], mode=mode.value, align_corners=False, antialias=bool(antialias))
+        )
     return _F1.resize(image, [oh, ow], mode, antialias=antialias)
 
 
