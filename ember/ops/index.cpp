@@ -512,6 +512,7 @@ void index_put_into(const Tensor& self, const std::vector<Tensor>& indices, cons
 }
 
 void masked_scatter_into(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  refuse_complex_half("masked_scatter", self.dtype());  // Note [complex32]
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
               mask.dtype());
   EMBER_CHECK(self.dtype() == source.dtype(), "masked_scatter: expected self and source to have same dtypes but got ",
@@ -533,6 +534,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_PY_DISPATCH(Tensor, "aten.gather.default", self, dim, index, false);
   dim = wrap_dim(dim, self.dim(), "gather");
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "gather(): Expected dtype int64 for index, got ", index.dtype());
+  refuse_complex_half("scatter_gather_tensor_cpu", self.dtype());  // Note [complex32]
   check_same_device(self, index, "gather");
   Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
   if (index.numel()) {
@@ -921,6 +923,7 @@ Tensor argwhere(const Tensor& self) { return nonzero(self); }
 Tensor take(const Tensor& self, const Tensor& index) {
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
               type_label(index.dtype()));
+  refuse_complex_half("take_cpu", self.dtype());  // Note [complex32]
   check_same_device(self, index, "take");
   auto n = autograd::make_node(
       "TakeBackward0", {&self}, [in = DimVector(self.sizes()), count = self.numel()](FormulaNode& n, TensorList& g) {

@@ -109,6 +109,13 @@ bool complex_sum_by_lanes(const Tensor& out, const Tensor& x) {
 // Complex sums and products have complex kernels; the other reductions PyTorch has for complex are of the nonzero test.
 void reduce_complex(ReduceOp op, const Tensor& out, const Tensor& in) {
   autograd::NoGradGuard no_grad;
+  if (in.dtype() == ScalarType::ComplexHalf && (op == ReduceOp::Sum || op == ReduceOp::Prod)) {
+    // PyTorch has no complex32 sum or product kernel (Note [complex32]); an empty input needs none.
+    EMBER_CHECK_T(NotImplementedError, in.numel() == 0, "\"", op == ReduceOp::Sum ? "sum_cpu" : "prod_out_cpu",
+                  "\" not implemented for 'ComplexHalf'");
+    fill_(out, Scalar(op == ReduceOp::Sum ? 0 : 1));
+    return;
+  }
   switch (op) {
     case ReduceOp::Sum:
       if (complex_sum_by_lanes(out, in)) return;

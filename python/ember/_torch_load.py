@@ -62,6 +62,7 @@ _STORAGE_TYPES = {
     "BoolStorage": ("bool", "u1", 1),
     "ComplexFloatStorage": ("complex64", "<c8", 8),
     "ComplexDoubleStorage": ("complex128", "<c16", 16),
+    "ComplexHalfStorage": ("complex32", "<f2", 4),  # NumPy has no complex32: read as float16 pairs
     "UntypedStorage": ("uint8", "u1", 1),
 }
 # dtype globals (a pickled torch.dtype is a reference to the module attribute, e.g. torch.float32)
@@ -78,6 +79,7 @@ _DTYPE_NAMES = [
     "bool",
     "complex64",
     "complex128",
+    "complex32",
 ]
 _SAFE_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,200}$")
 
@@ -430,6 +432,8 @@ def _tensor_from_buffer(buf, stype, byteorder, where):
     if stype.dtype_name == "bool":
         np.not_equal(buf, 0, out=buf)  # bytes other than 0/1 are not valid bools in C++
         return ember.from_numpy(buf.view(np.bool_))
+    if stype.dtype_name == "complex32":  # (re, im) float16 pairs
+        return ember.view_as_complex(ember.from_numpy(buf.view(np.dtype("<f2").newbyteorder("="))).view(-1, 2))
     return ember.from_numpy(buf.view(np.dtype(stype.np_dtype).newbyteorder("=")))
 
 
