@@ -81,9 +81,7 @@ ScalarType to_real(ScalarType t) {
   if (t == ScalarType::ComplexHalf) return ScalarType::Float16;
   return t == ScalarType::ComplexFloat ? ScalarType::Float32 : t;
 }
-ScalarType default_complex_dtype() {
-  return g_default_dtype == ScalarType::Float64 ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
-}
+ScalarType default_complex_dtype() { return to_complex(g_default_dtype); }  // bfloat16: complex64
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
   using S = ScalarType;

@@ -194,17 +194,27 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
   if (op == BinaryOp::Pow && is_integral(compute, false) && !b.t && b.s.is_integral())
     EMBER_CHECK(b.s.to_int() >= 0, "Integers to negative integer powers are not allowed.");
 
-  // complex32 (Note [complex32]) computes in complex64; numbers round to complex32 first, as PyTorch casts them to the
-  // common dtype, and so does alpha * b (PyTorch's complex<Half> arithmetic).
+  // complex32 (Note [complex32]) computes in complex64, rounding once; operands round to complex32 first (numbers and
+  // 0-d tensors of wider dtypes too, as PyTorch casts every operand to the common dtype), and so does alpha * b
+  // (PyTorch's complex<Half> arithmetic).
   const bool chalf = compute == ScalarType::ComplexHalf;
   if (chalf) compute = ScalarType::ComplexFloat;
   Tensor x = wrap(a, chalf ? ScalarType::ComplexHalf : compute, device),
          y = wrap(b, chalf ? ScalarType::ComplexHalf : compute, device);
   Scalar alpha_ = alpha;
-  if (chalf && (op == BinaryOp::Add || op == BinaryOp::Sub) && alpha.to_complex() != Complex<double>(1)) {
-    autograd::GradModeGuard no_grad(false);  // the recorded node below has alpha's gradient
-    y = binary_op(BinaryOp::Mul, y, scalar_tensor(alpha, ScalarType::ComplexHalf, kCPU), {}, Scalar(1));
-    alpha_ = Scalar(1);
+  if (chalf) [[unlikely]] {
+    autograd::GradModeGuard no_grad(false);  // the node recorded below has the gradients
+    // The dtypes complex32 holds exactly.
+    auto exact = [](ScalarType t) {
+      return t == ScalarType::ComplexHalf || t == ScalarType::Float16 || t == ScalarType::Bool ||
+             t == ScalarType::UInt8 || t == ScalarType::Int8;
+    };
+    if (!exact(x.dtype())) x = to(x, ScalarType::ComplexHalf);
+    if (!exact(y.dtype())) y = to(y, ScalarType::ComplexHalf);
+    if ((op == BinaryOp::Add || op == BinaryOp::Sub) && alpha.to_complex() != Complex<double>(1)) {
+      y = binary_op(BinaryOp::Mul, y, scalar_tensor(alpha, ScalarType::ComplexHalf, kCPU), {}, Scalar(1));
+      alpha_ = Scalar(1);
+    }
   }
   DimVector shape = broadcast_shapes(x.sizes(), y.sizes(), name);
 

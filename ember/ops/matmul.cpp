@@ -153,9 +153,9 @@ Tensor product(const char* name, const Tensor& a_in, const Tensor& b_in, const T
                const Scalar& alpha, bool a_vec = false, bool b_vec = false) {
   if (a_in.dtype() == ScalarType::ComplexHalf) [[unlikely]] {  // Note [complex32]: PyTorch's kernel names
     const std::string_view n = name;
-    fail_complex_half(n == "BmmBackward0"   ? "bmm"
-                      : n == "MvBackward0"  ? "addmv_impl_cpu"
-                      : n == "DotBackward0" ? "dot"
+    fail_complex_half(n == "BmmBackward0"    ? "bmm"
+                      : n == "MvBackward0"   ? "addmv_impl_cpu"
+                      : n == "DotBackward0"  ? "dot"
                       : n == "VdotBackward0" ? "vdot"
                                              : "addmm_impl_cpu_");
   }

@@ -20,7 +20,6 @@ _LEGACY_NAMES = {
     "bool": "BoolStorage",
     "complex64": "ComplexFloatStorage",
     "complex128": "ComplexDoubleStorage",
-    "complex32": "ComplexHalfStorage",
 }
 
 

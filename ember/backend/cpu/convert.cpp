@@ -52,7 +52,7 @@ struct Table {
       for (int b = 0; b < kNumScalarTypes; ++b)
         fns[a][b] = dispatch_any(static_cast<ScalarType>(a), [&](auto x) {
           return dispatch_any(static_cast<ScalarType>(b),
-                                       [&](auto y) -> Fn { return &Impl<decltype(x), decltype(y)>::run; });
+                              [&](auto y) -> Fn { return &Impl<decltype(x), decltype(y)>::run; });
         });
   }
 };
