@@ -474,6 +474,14 @@ void index_add_into(const Tensor& self, int64_t dim, const Tensor& index, const 
                 "index_add_(): For integral input tensors, argument alpha must not be a floating "
                 "point number.");
   const Tensor scaled = is_one(alpha) ? source : to(mul(source, alpha), self.dtype());
+  if (is_complex(self.dtype()) && self.dim() > 0 && source.dim() > 0) [[unlikely]] {
+    // The adding kernels add real numbers: add the (re, im) pairs (as index_put_into's accumulation).
+    const Tensor target = self.is_conj() ? conj(self) : self;
+    const Tensor v = resolve_conj(self.is_conj() ? conj(scaled) : scaled);
+    index_scatter_into(ScatterMode::Add, view_as_real(target), wrap_dim(dim, self.dim(), "index_add_"), index,
+                       view_as_real(v), "index_add_");
+    return;
+  }
   index_scatter_into(ScatterMode::Add, self, dim, index, scaled, "index_add_");
 }
 
@@ -498,6 +506,14 @@ void index_put_into(const Tensor& self, const std::vector<Tensor>& indices, cons
               type_label(self.dtype()), " for the destination and ", type_label(values.dtype()), " for the source.");
   check_same_device(self, values, "index_put_");
   check_writable(self, "index_put_");
+  if (accumulate && is_complex(self.dtype())) [[unlikely]] {
+    // The accumulating kernels add real numbers: a complex accumulation adds the (re, im) pairs, the indices naming
+    // the leading dims. A conjugate view accumulates the conjugated values into its memory.
+    const Tensor target = self.is_conj() ? conj(self) : self;
+    const Tensor v = resolve_conj(self.is_conj() ? conj(values) : values);
+    index_put_into(view_as_real(target), indices, view_as_real(v), true);
+    return;
+  }
   IndexPlan p = plan_index(self, indices, true);
   DimVector shape(p.shape);
   EMBER_CHECK(values.dim() <= static_cast<int64_t>(shape.size()) && broadcast_into(shape, values.sizes()) &&
@@ -910,7 +926,8 @@ Tensor nonzero(const Tensor& self) {
   cuda::SyncOpName sync_op("nonzero");  // Note [Sync debug mode]
   const int64_t n = item(count_nonzero(self)).to_int();
   Tensor out = empty({{n, self.dim()}}, TensorOptions(ScalarType::Int64).device(self.device()));
-  if (n) nonzero_kernel[self.device()](out, contiguous(self));
+  // The kernel tests elements against zero; complex32 ones it has no instantiation for are tested as a mask.
+  if (n) nonzero_kernel[self.device()](out, contiguous(self.dtype() == ScalarType::ComplexHalf ? ne(self, 0) : self));
   return out;
 }
 

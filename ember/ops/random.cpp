@@ -81,8 +81,9 @@ const Tensor& normal_impl(const Tensor& t, double mean, double std, const Tensor
 template <class F>
 const Tensor& complex_parts(const Tensor& t, F fill) {
   autograd::NoGradGuard no_grad;
-  if (t.is_conj()) {
-    Tensor tmp = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
+  const bool chalf = t.dtype() == ScalarType::ComplexHalf;  // drawn as complex64 and rounded, as PyTorch's
+  if (t.is_conj() || chalf) {
+    Tensor tmp = empty(t.sizes(), TensorOptions(chalf ? ScalarType::ComplexFloat : t.dtype()).device(t.device()));
     fill(view_as_real(tmp));
     copy_into(t, tmp);
   } else {

@@ -127,7 +127,9 @@ class _TorchPickler(pickle._Pickler):
                 f"({self.dtypes[ident]} and {dtype})"
             )
         if typed is None:
-            return ("storage", _TorchGlobal("torch", "UntypedStorage"), rec[0], _location(untyped.device), len(untyped))
+            # torch.storage.UntypedStorage, as torch.save names it (its weights-only loader allows only that name)
+            stype = _TorchGlobal("torch.storage", "UntypedStorage")
+            return ("storage", stype, rec[0], _location(untyped.device), len(untyped))
         stype = _TorchGlobal("torch", typed.pickle_storage_type())
         return ("storage", stype, rec[0], _location(typed.device), len(typed))
 
