@@ -154,6 +154,8 @@ Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs&
   ScalarType compute = x.dtype(), result = compute;
   if (is_complex(compute)) [[unlikely]] {
     result = complex_result(op, name, compute);
+    EMBER_CHECK(!(op == UnaryOp::Abs && out.defined() && out.is_same(x)),
+                "In-place abs is not supported for complex tensors.");
     if (compute == ScalarType::ComplexHalf) {
       check_complex_half(op, name);
       compute = ScalarType::ComplexFloat;

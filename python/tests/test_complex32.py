@@ -441,6 +441,7 @@ REFUSED = [
     ("equal", "ember.equal(V, V)", NotImplementedError, "\"equal_notnan_cpu\" not implemented for 'ComplexHalf'"),
     ("trace", "M[:, :2].trace()", NotImplementedError, "\"trace\" not implemented for 'ComplexHalf'"),
     ("max", "V.max()", NotImplementedError, "\"max_all\" not implemented for 'ComplexHalf'"),
+    ("abs_", "V.clone().abs_()", RuntimeError, "In-place abs is not supported for complex tensors."),
     ("sort", "V.sort()", TypeError, "Sort does not support complex dtypes on CPU"),
     ("numpy", "V.numpy()", TypeError, "Got unsupported ScalarType ComplexHalf"),
     ("randint", "ember.randint(0, 3, (2,), dtype=C)", RuntimeError, "check_random_bounds handles only"),
