@@ -78,7 +78,7 @@ inline bool is_signed(ScalarType t) { return t != ScalarType::Bool && t != Scala
 // they are.
 ScalarType to_complex(ScalarType t);
 ScalarType to_real(ScalarType t);
-// The default complex dtype: complex128 when the default dtype is float64, else complex64.
+// The default complex dtype: that of the default dtype's precision (complex64 for bfloat16).
 ScalarType default_complex_dtype();
 
 // Binary promotion between two tensors' dtypes (torch.promote_types).

@@ -228,6 +228,11 @@ def test_shape_and_indexing_ops():
     acc = x.clone().index_put_((ember.tensor([0, 0]),), ember.ones(2, dtype=C), accumulate=True)
     assert acc.tolist() == [X[0] + 2] + X[1:]
     assert x.clone().index_add_(0, ember.tensor([0]), y[:1]).tolist() == [X[0] + Y[0]] + X[1:]
+    for dt in (C, ember.complex64):  # complex accumulation adds the (re, im) pairs, through conjugate views too
+        z = ember.zeros(2, 3, dtype=dt)
+        z.conj().index_put_((ember.tensor([1, 1]),), ember.tensor(1 + 2j, dtype=dt), accumulate=True)
+        z.index_add_(-1, ember.tensor([2, 2]), ember.ones(2, 2, dtype=dt), alpha=1j)
+        assert z.tolist() == [[0, 0, 2j], [2 - 4j, 2 - 4j, 2 - 4j + 2j]]
     assert m.tril().tolist() == [[X[0], 0, 0], [Y[0], Y[1], 0]] and m.triu().tolist()[1][0] == 0
     assert x.diag().diagonal().tolist() == X and ember.diag_embed(x).shape == (3, 3)
     assert x.roll(1).tolist() == [X[2]] + X[:2] and x.repeat(2).tolist() == X * 2 and x.tile(2).tolist() == X * 2
