@@ -280,6 +280,29 @@ def test_arithmetic_against_numpy():
     assert (ta * ember.ones(50, dtype=ember.int32)).dtype is C and (ta * ember.ones(50)).dtype is ember.complex64
 
 
+def test_var_std_of_complex():
+    # PyTorch's definition: the mean of |x - mean|^2 (a real result); complex32 computes in complex64, rounds once.
+    rng = np.random.default_rng(4)
+    z = chalf_of(rng.standard_normal((3, 5)) * 3 + 1j * rng.standard_normal((3, 5)))
+    zc = z[..., 0].astype(np.complex128) + 1j * z[..., 1]
+    t = ember.view_as_complex(ember.from_numpy(z.copy()))
+    for dims, corr in ((None, 1), (1, 0), (0, 1)):
+        kw = {} if dims is None else {"dim": dims}
+        ref = (np.abs(zc - zc.mean(axis=dims, keepdims=True)) ** 2).sum(axis=dims) / (
+            (zc.size if dims is None else zc.shape[dims]) - corr
+        )
+        v = t.var(correction=corr, **kw)
+        assert v.dtype is ember.float16
+        # within a float16 rounding of the exact value (float32 sums in another order may round the other way)
+        np.testing.assert_allclose(v.numpy().astype(np.float64), ref, rtol=2**-10)
+        np.testing.assert_allclose(t.std(correction=corr, **kw).numpy().astype(np.float64), np.sqrt(ref), rtol=2**-10)
+    v, m = ember.var_mean(t, 1)
+    assert m.dtype is C and parts(m).tolist() == chalf_of(zc.mean(axis=1)).tolist()
+    w = ember.tensor(zc, dtype=ember.complex128, requires_grad=True)
+    np.testing.assert_allclose(w.var().item(), (np.abs(zc - zc.mean()) ** 2).sum() / (zc.size - 1), rtol=1e-12)
+    assert ember.autograd.gradcheck(lambda a: a.var(1), (w,)) and ember.autograd.gradcheck(lambda a: a.std(), (w,))
+
+
 def test_comparisons_and_predicates():
     x, y = xy()
     assert (x == y).tolist() == [False] * 3 and (x == x).tolist() == [True] * 3 and (x != y).tolist() == [True] * 3
