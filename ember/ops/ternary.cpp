@@ -85,6 +85,13 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
                 "differentiation, but one of the arguments requires grad.");
     return autograd::inplace_with_grad(out, name, [&] { return ternary_op(op, a, b, c, {}, value); });
   }
+  if (op == TernaryOp::AddCMul && is_complex(compute)) [[unlikely]] {
+    // No complex addcmul kernel: PyTorch's input + value * tensor1 * tensor2, in that order, as a composition.
+    Tensor r = add(*a.t, mul(mul(*b.t, value), *c.t));
+    if (!out.defined()) return r;
+    copy_(out, r);
+    return out;
+  }
   Tensor t[3];
   for (int i = 0; i < 3; ++i) {
     t[i] = ops[i]->t ? elementwise_operand(*ops[i]->t, device)

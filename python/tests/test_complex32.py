@@ -303,6 +303,20 @@ def test_var_std_of_complex():
     assert ember.autograd.gradcheck(lambda a: a.var(1), (w,)) and ember.autograd.gradcheck(lambda a: a.std(), (w,))
 
 
+def test_addcmul_of_complex():
+    x, y = xy()
+    assert ember.addcmul(x, x, y).tolist() == [1 + 7j, 10 - 5j, -0.75 + 1j]  # PyTorch's values
+    zx, zy = np.array(X, np.complex64), np.array(Y, np.complex64)
+    np.testing.assert_array_equal(
+        ember.addcmul(x.cfloat(), x.cfloat(), y.cfloat(), value=0.5j).numpy(), zx + 0.5j * zx * zy
+    )
+    w = x.cdouble()
+    w.addcmul_(y.cdouble(), y.cdouble(), value=2)
+    assert w.tolist() == [a + 2 * b * b for a, b in zip(X, Y)]
+    z = ember.tensor([1 + 1j, 2 - 1j], dtype=ember.complex128, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda t: ember.addcmul(t, t, t.conj(), value=1j), (z,))
+
+
 def test_comparisons_and_predicates():
     x, y = xy()
     assert (x == y).tolist() == [False] * 3 and (x == x).tolist() == [True] * 3 and (x != y).tolist() == [True] * 3
