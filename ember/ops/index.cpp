@@ -112,6 +112,8 @@ void scatter_into(ScatterMode mode, const Tensor& self, int64_t dim, const Tenso
                   const Scalar& value, const char* op) {
   dim = wrap_dim(dim, self.dim(), op);
   EMBER_CHECK(index.dtype() == ScalarType::Int64, op, "(): Expected dtype int64 for index, got ", index.dtype());
+  refuse_complex_half(src.defined() ? "scatter_gather_tensor_cpu" : "scatter_gather_scalar_cpu",  // Note [complex32]
+                      self.dtype());
   if (src.defined()) {
     EMBER_CHECK(src.dtype() == self.dtype(), op, "(): Expected self.dtype to be equal to src.dtype (got ", self.dtype(),
                 " and ", src.dtype(), ")");
