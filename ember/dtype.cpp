@@ -29,6 +29,7 @@ const char* cpp_element_name(ScalarType t) {
 #undef EMBER_C_NAME
     case ScalarType::ComplexFloat: return "c10::complex<float>";  // PyTorch's names, as its messages print them
     case ScalarType::ComplexDouble: return "c10::complex<double>";
+    case ScalarType::ComplexHalf: return "c10::complex<c10::Half>";
   }
   return "?";
 }
@@ -47,6 +48,7 @@ const char* type_label(ScalarType t) {
     case ScalarType::Float64: return "Double";
     case ScalarType::ComplexFloat: return "ComplexFloat";
     case ScalarType::ComplexDouble: return "ComplexDouble";
+    case ScalarType::ComplexHalf: return "ComplexHalf";
   }
   return "?";
 }
@@ -55,28 +57,39 @@ std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << dtype_na
 
 void dispatch_unsupported(ScalarType t) { fail<NotImplementedError>("not implemented for '", type_label(t), "'"); }
 
+// Note [complex32]
+// complex32 (ComplexHalf) is a storage type, as on PyTorch's CPU: pairs of float16, with the layout of complex64 at
+// half the width. No kernel is instantiated for Complex<Half>: the conversions (ember/backend/cpu/convert.cpp) and the
+// byte-moving kernels (copies, indexing, cat, where by element size) carry it, and the few arithmetic ops PyTorch's CPU
+// has for it (add, sub, mul, neg, abs, sgn, eq, ne, isnan/isinf/isfinite) run their complex64 kernels with complex32
+// operands cast on load and store: each element is computed in complex64 and rounded once, as PyTorch computes
+// c10::complex<Half> through c10::complex<float>. Every other op raises PyTorch's NotImplementedError, naming the
+// kernel PyTorch names ("\"div_cpu\" not implemented for 'ComplexHalf'"); the set is in docs/dtypes.md.
+void fail_complex_half(std::string_view kernel) {
+  fail<NotImplementedError>("\"", kernel, "\" not implemented for 'ComplexHalf'");
+}
+
 ScalarType to_complex(ScalarType t) {
   if (t == ScalarType::Float64) return ScalarType::ComplexDouble;
+  if (t == ScalarType::Float16) return ScalarType::ComplexHalf;
   if (is_complex(t)) return t;
   EMBER_CHECK(is_floating(t), "Unknown Complex ScalarType for ", type_label(t));
   return ScalarType::ComplexFloat;
 }
 ScalarType to_real(ScalarType t) {
   if (t == ScalarType::ComplexDouble) return ScalarType::Float64;
+  if (t == ScalarType::ComplexHalf) return ScalarType::Float16;
   return t == ScalarType::ComplexFloat ? ScalarType::Float32 : t;
 }
-ScalarType default_complex_dtype() {
-  return g_default_dtype == ScalarType::Float64 ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
-}
+ScalarType default_complex_dtype() { return to_complex(g_default_dtype); }  // bfloat16: complex64
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
   using S = ScalarType;
   if (a == b) return a;
   if (a == S::Bool) return b;
   if (b == S::Bool) return a;
-  if (is_complex(a) || is_complex(b)) {  // the wider of the complex type and the complex of the other's float type
-    if (a == S::ComplexDouble || b == S::ComplexDouble || a == S::Float64 || b == S::Float64) return S::ComplexDouble;
-    return S::ComplexFloat;
+  if (is_complex(a) || is_complex(b)) {  // the complex type of the promoted real parts (complex32 with bfloat16:
+    return to_complex(promote_types(to_real(a), to_real(b)));  // float32, so complex64)
   }
   bool fa = is_floating(a), fb = is_floating(b);
   if (fa && fb) {

@@ -13,7 +13,8 @@ namespace ember {
 
 // The macro lists keep every per-dtype table in one place: X(C++ type, enum name, python name). EMBER_FORALL_DTYPES
 // lists the real dtypes, those most kernels are instantiated for; complex ones come last in the enum, so that the
-// real ones keep their numbers (docs/dtypes.md, "Complex numbers").
+// real ones keep their numbers (docs/dtypes.md, "Complex numbers"). EMBER_FORALL_COMPLEX_DTYPES lists the complex
+// dtypes kernels compute in; complex32 comes after them (a storage type: Note [complex32] in ember/dtype.cpp).
 #define EMBER_FORALL_DTYPES(X)             \
   X(bool, Bool, bool)                      \
   X(uint8_t, UInt8, uint8)                 \
@@ -28,7 +29,8 @@ namespace ember {
 #define EMBER_FORALL_COMPLEX_DTYPES(X)                \
   X(::ember::Complex<float>, ComplexFloat, complex64) \
   X(::ember::Complex<double>, ComplexDouble, complex128)
-#define EMBER_FORALL_ALL_DTYPES(X) EMBER_FORALL_DTYPES(X) EMBER_FORALL_COMPLEX_DTYPES(X)
+#define EMBER_FORALL_ALL_DTYPES(X) \
+  EMBER_FORALL_DTYPES(X) EMBER_FORALL_COMPLEX_DTYPES(X) X(::ember::Complex<::ember::Half>, ComplexHalf, complex32)
 
 // Generated from the list, so every table below that the list generates is in the enum's order by construction.
 enum class ScalarType : int8_t {
@@ -36,7 +38,8 @@ enum class ScalarType : int8_t {
   EMBER_FORALL_ALL_DTYPES(EMBER_ENUM)
 #undef EMBER_ENUM
 };
-constexpr int kNumScalarTypes = 12;
+constexpr int kNumScalarTypes = 13;
+static_assert(sizeof(Complex<Half>) == 4 && alignof(Complex<Half>) == 4);  // complex32: PyTorch's layout
 
 template <class T>
 struct CppToScalarType;
@@ -70,11 +73,12 @@ inline bool is_integral(ScalarType t, bool include_bool) {
   return t == ScalarType::Bool ? include_bool : t < ScalarType::Float16;
 }
 inline bool is_signed(ScalarType t) { return t != ScalarType::Bool && t != ScalarType::UInt8; }
-// dtype.to_complex() and to_real(): float32 <-> complex64, float64 <-> complex128 (float16 and bfloat16 go to
-// complex64: ember has no complex32). to_complex raises for integral dtypes; to_real returns real dtypes as they are.
+// dtype.to_complex() and to_real(): float16 <-> complex32, float32 <-> complex64, float64 <-> complex128 (bfloat16
+// goes to complex64: ember has no bcomplex32). to_complex raises for integral dtypes; to_real returns real dtypes as
+// they are.
 ScalarType to_complex(ScalarType t);
 ScalarType to_real(ScalarType t);
-// The default complex dtype: complex128 when the default dtype is float64, else complex64.
+// The default complex dtype: that of the default dtype's precision (complex64 for bfloat16).
 ScalarType default_complex_dtype();
 
 // Binary promotion between two tensors' dtypes (torch.promote_types).
@@ -89,6 +93,13 @@ void set_default_dtype(ScalarType t);
 std::ostream& operator<<(std::ostream& os, ScalarType t);
 
 [[noreturn]] void dispatch_unsupported(ScalarType t);
+// Ops PyTorch has no complex32 kernel for raise its NotImplementedError, naming the kernel as PyTorch does:
+// "\"sum_cpu\" not implemented for 'ComplexHalf'" (Note [complex32] in ember/dtype.cpp).
+[[noreturn]] void fail_complex_half(std::string_view kernel);
+inline void refuse_complex_half(std::string_view kernel, ScalarType t) {
+  if (t == ScalarType::ComplexHalf) [[unlikely]]
+    fail_complex_half(kernel);
+}
 
 // Calls f(T{}) with the C++ type for t, over the real dtypes: kernels are instantiated for complex ones only where
 // an op supports them (dispatch_with_complex); a complex dtype reaching a real-only kernel raises PyTorch's
@@ -102,9 +113,18 @@ decltype(auto) dispatch_all(ScalarType t, F&& f) {
     default: dispatch_unsupported(t);
   }
 }
-// dispatch_all and the complex dtypes too.
+// dispatch_all and the complex dtypes kernels compute in (complex64, complex128) too.
 template <class F>
 decltype(auto) dispatch_with_complex(ScalarType t, F&& f) {
+  switch (t) {
+    EMBER_FORALL_DTYPES(EMBER_DISPATCH_CASE)
+    EMBER_FORALL_COMPLEX_DTYPES(EMBER_DISPATCH_CASE)
+    default: dispatch_unsupported(t);
+  }
+}
+// Every dtype, complex32 included: only for conversions and element access (copies, item, fill values).
+template <class F>
+decltype(auto) dispatch_any(ScalarType t, F&& f) {
   switch (t) {
     EMBER_FORALL_ALL_DTYPES(EMBER_DISPATCH_CASE)
     default: dispatch_unsupported(t);

@@ -8,7 +8,8 @@
 //   (they wrap: fill_(-1) on uint8 gives 255), and floats in [lowest, max + 1), which truncate into the range
 //   (uint8 takes 255.9 but not -0.5; NaN and inf never);
 // - float32 takes infinities and NaN but no finite number beyond its range, in fills only (tensor() rounds
-//   to inf); float16, bfloat16 and float64 take anything (out of range rounds to inf).
+//   to inf); float16, bfloat16 and float64 take anything (out of range rounds to inf);
+// - complex32 takes in fills only parts within float16's range, or infinite or NaN (tensor() rounds to inf).
 // Arithmetic with a number (add(int8_tensor, 1000)) wraps in PyTorch and in ember: the check is for stores.
 #include "ember/scalar_check.h"
 
@@ -46,6 +47,11 @@ const char* dtype_short_name(ScalarType t) {
 }
 
 bool fits(const Scalar& v, ScalarType t, ScalarCheck kind) {
+  if (t == ScalarType::ComplexHalf && kind == ScalarCheck::Fill && !v.is_bool()) {  // each part in float16's range
+    const Complex<double> z = v.to_complex();
+    auto part_fits = [](double d) { return !std::isfinite(d) || std::fabs(d) <= 65504.0; };
+    return part_fits(z.re) && part_fits(z.im);
+  }
   if (v.is_bool() || is_complex(t)) return true;
   if (v.is_complex()) {  // into a real dtype: only a complex number without imaginary part (PyTorch's rule)
     const Complex<double> z = v.to_complex();

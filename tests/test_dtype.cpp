@@ -8,17 +8,18 @@ using namespace ember;
 using S = ScalarType;
 
 // torch.promote_types for every pair, as PyTorch 2.15 prints it (rows and columns in enum order:
-// b1 u1 i1 i2 i4 i8 f2 bf f4 f8 and cf cd, complex64 and complex128).
+// b1 u1 i1 i2 i4 i8 f2 bf f4 f8, cf cd ch: complex64, complex128 and complex32).
 TEST(DType, PromotionTableMatchesPyTorch) {
   const char* table[] = {
-      "b1 u1 i1 i2 i4 i8 f2 bf f4 f8 cf cd", "u1 u1 i2 i2 i4 i8 f2 bf f4 f8 cf cd",
-      "i1 i2 i1 i2 i4 i8 f2 bf f4 f8 cf cd", "i2 i2 i2 i2 i4 i8 f2 bf f4 f8 cf cd",
-      "i4 i4 i4 i4 i4 i8 f2 bf f4 f8 cf cd", "i8 i8 i8 i8 i8 i8 f2 bf f4 f8 cf cd",
-      "f2 f2 f2 f2 f2 f2 f2 f4 f4 f8 cf cd", "bf bf bf bf bf bf f4 bf f4 f8 cf cd",
-      "f4 f4 f4 f4 f4 f4 f4 f4 f4 f8 cf cd", "f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 cd cd",
-      "cf cf cf cf cf cf cf cf cf cd cf cd", "cd cd cd cd cd cd cd cd cd cd cd cd",
+      "b1 u1 i1 i2 i4 i8 f2 bf f4 f8 cf cd ch", "u1 u1 i2 i2 i4 i8 f2 bf f4 f8 cf cd ch",
+      "i1 i2 i1 i2 i4 i8 f2 bf f4 f8 cf cd ch", "i2 i2 i2 i2 i4 i8 f2 bf f4 f8 cf cd ch",
+      "i4 i4 i4 i4 i4 i8 f2 bf f4 f8 cf cd ch", "i8 i8 i8 i8 i8 i8 f2 bf f4 f8 cf cd ch",
+      "f2 f2 f2 f2 f2 f2 f2 f4 f4 f8 cf cd ch", "bf bf bf bf bf bf f4 bf f4 f8 cf cd cf",
+      "f4 f4 f4 f4 f4 f4 f4 f4 f4 f8 cf cd cf", "f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 cd cd cd",
+      "cf cf cf cf cf cf cf cf cf cd cf cd cf", "cd cd cd cd cd cd cd cd cd cd cd cd cd",
+      "ch ch ch ch ch ch ch cf cf cd cf cd ch",
   };
-  const char* codes[] = {"b1", "u1", "i1", "i2", "i4", "i8", "f2", "bf", "f4", "f8", "cf", "cd"};
+  const char* codes[] = {"b1", "u1", "i1", "i2", "i4", "i8", "f2", "bf", "f4", "f8", "cf", "cd", "ch"};
   for (int a = 0; a < kNumScalarTypes; ++a)
     for (int b = 0; b < kNumScalarTypes; ++b) {
       std::string want(table[a] + 3 * b, 2);
@@ -49,6 +50,18 @@ TEST(DType, SizesAndNames) {
   EXPECT_EQ(to_real(S::ComplexFloat), S::Float32);
   EXPECT_EQ(to_real(S::Int32), S::Int32);
   EXPECT_THROW(to_complex(S::Int32), Error);
+  // complex32: float16 pairs (Note [complex32])
+  EXPECT_EQ(element_size(S::ComplexHalf), 4u);
+  EXPECT_EQ(dtype_name(S::ComplexHalf), "complex32");
+  EXPECT_STREQ(type_label(S::ComplexHalf), "ComplexHalf");
+  EXPECT_TRUE(is_complex(S::ComplexHalf) && is_inexact(S::ComplexHalf) && !is_floating(S::ComplexHalf));
+  EXPECT_EQ(to_complex(S::Float16), S::ComplexHalf);
+  EXPECT_EQ(to_complex(S::BFloat16), S::ComplexFloat);  // ember has no bcomplex32
+  EXPECT_EQ(to_real(S::ComplexHalf), S::Float16);
+  EXPECT_TRUE(can_cast(S::ComplexFloat, S::ComplexHalf));
+  EXPECT_FALSE(can_cast(S::ComplexHalf, S::Float16));
+  EXPECT_THROW(refuse_complex_half("sum_cpu", S::ComplexHalf), NotImplementedError);
+  EXPECT_NO_THROW(refuse_complex_half("sum_cpu", S::ComplexFloat));
 }
 
 // The complex value type's arithmetic, against closed forms.

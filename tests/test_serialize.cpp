@@ -441,7 +441,7 @@ TEST(SerializeSafetensors, RoundTripAndErrors) {
   safetensors::NamedTensors in;
   for (int d = 0; d < kNumScalarTypes; ++d) {
     const auto dt = static_cast<ScalarType>(d);
-    if (dt == ScalarType::ComplexDouble) continue;  // safetensors has no complex128 code
+    if (dt == ScalarType::ComplexDouble || dt == ScalarType::ComplexHalf) continue;  // no codes in safetensors
     in.emplace_back(std::string(dtype_name(dt)),
                     to(remainder(arange(12, ScalarType::Int64), 5), dt).reshape(DimVector{3, 4}));
   }

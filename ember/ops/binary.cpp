@@ -134,6 +134,10 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
     const bool supported = op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div ||
                            op == BinaryOp::Pow || op == BinaryOp::Eq || op == BinaryOp::Ne;
     EMBER_CHECK_T(NotImplementedError, supported, "\"", name, "_cpu\" not implemented for '", type_label(compute), "'");
+    if (compute == ScalarType::ComplexHalf) {  // Note [complex32]: PyTorch has no complex32 div or pow
+      if (op == BinaryOp::Pow) fail_complex_half("pow");
+      if (op == BinaryOp::Div) fail_complex_half("div_cpu");
+    }
     if (info.kind == BinaryKind::Compare) result = ScalarType::Bool;
   } else {
     switch (info.kind) {
@@ -190,12 +194,33 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
   if (op == BinaryOp::Pow && is_integral(compute, false) && !b.t && b.s.is_integral())
     EMBER_CHECK(b.s.to_int() >= 0, "Integers to negative integer powers are not allowed.");
 
-  Tensor x = wrap(a, compute, device), y = wrap(b, compute, device);
+  // complex32 (Note [complex32]) computes in complex64, rounding once; operands round to complex32 first (numbers and
+  // 0-d tensors of wider dtypes too, as PyTorch casts every operand to the common dtype), and so does alpha * b
+  // (PyTorch's complex<Half> arithmetic).
+  const bool chalf = compute == ScalarType::ComplexHalf;
+  if (chalf) compute = ScalarType::ComplexFloat;
+  Tensor x = wrap(a, chalf ? ScalarType::ComplexHalf : compute, device),
+         y = wrap(b, chalf ? ScalarType::ComplexHalf : compute, device);
+  Scalar alpha_ = alpha;
+  if (chalf) [[unlikely]] {
+    autograd::GradModeGuard no_grad(false);  // the node recorded below has the gradients
+    // The dtypes complex32 holds exactly.
+    auto exact = [](ScalarType t) {
+      return t == ScalarType::ComplexHalf || t == ScalarType::Float16 || t == ScalarType::Bool ||
+             t == ScalarType::UInt8 || t == ScalarType::Int8;
+    };
+    if (!exact(x.dtype())) x = to(x, ScalarType::ComplexHalf);
+    if (!exact(y.dtype())) y = to(y, ScalarType::ComplexHalf);
+    if ((op == BinaryOp::Add || op == BinaryOp::Sub) && alpha.to_complex() != Complex<double>(1)) {
+      y = binary_op(BinaryOp::Mul, y, scalar_tensor(alpha, ScalarType::ComplexHalf, kCPU), {}, Scalar(1));
+      alpha_ = Scalar(1);
+    }
+  }
   DimVector shape = broadcast_shapes(x.sizes(), y.sizes(), name);
 
   if (!out.defined()) {
     Tensor r = empty_like_operands(shape, TensorOptions(result).device(device), {a.t, b.t});
-    if (r.numel()) binary_kernel[device](op, r, x, y, compute, alpha);
+    if (r.numel()) binary_kernel[device](op, r, x, y, compute, alpha_);
     autograd::record_binary(op, a, b, r, alpha);
     return r;
   }
@@ -224,10 +249,10 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, const Tensor& 
     // an operand laid out exactly as out (a += b's a) is safe: checked first, as the cheaper test
     if ((!same_layout(x) && may_overlap(out, x)) || (!same_layout(y) && may_overlap(out, y))) {
       Tensor tmp = empty(shape, TensorOptions(result).device(device));
-      binary_kernel[device](op, tmp, x, y, compute, alpha);
+      binary_kernel[device](op, tmp, x, y, compute, alpha_);
       copy_into(out, tmp);
     } else {
-      binary_kernel[device](op, out, x, y, compute, alpha);
+      binary_kernel[device](op, out, x, y, compute, alpha_);
     }
   }
   out.bump_version();

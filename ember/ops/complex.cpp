@@ -19,14 +19,13 @@ using autograd::TensorList;
 namespace {
 
 // The dtype check of complex() and polar(): both real floating of one dtype (PyTorch's messages).
-ScalarType parts_dtype(const Tensor& a, const Tensor& b, const char* op) {
-  EMBER_CHECK_T(NotImplementedError, is_floating(a.dtype()) && is_floating(b.dtype()),
+ScalarType parts_dtype(const Tensor& a, const Tensor& b) {
+  auto ok = [](ScalarType t) { return is_floating(t) && t != ScalarType::BFloat16; };
+  EMBER_CHECK_T(NotImplementedError, ok(a.dtype()) && ok(b.dtype()),
                 "Expected both inputs to be Half, Float or Double tensors but got ", type_label(a.dtype()), " and ",
                 type_label(b.dtype()));
   EMBER_CHECK(a.dtype() == b.dtype(), "Expected object of scalar type ", type_label(a.dtype()), " but got scalar type ",
               type_label(b.dtype()), " for second argument");
-  EMBER_CHECK_T(NotImplementedError, a.dtype() == ScalarType::Float32 || a.dtype() == ScalarType::Float64, op,
-                ": ember has no complex32 dtype, so the parts must be float32 or float64, got ", a.dtype());
   return to_complex(a.dtype());
 }
 
@@ -56,8 +55,6 @@ Tensor view_as_complex(const Tensor& t) {
                 "view_as_complex is only supported for half, float and double tensors, but got a tensor of scalar "
                 "type: ",
                 type_label(dt));
-  EMBER_CHECK_T(NotImplementedError, dt != ScalarType::Float16,
-                "view_as_complex: ember has no complex32 dtype (got a Half tensor)");
   EMBER_CHECK(t.dim() > 0, "Input tensor must have one or more dimensions");
   EMBER_CHECK(t.sizes().back() == 2, "Tensor must have a last dimension of size 2");
   EMBER_CHECK(t.strides().back() == 1, "Tensor must have a last dimension with stride 1");
@@ -89,7 +86,7 @@ Tensor imag(const Tensor& t) {
 }
 
 Tensor complex(const Tensor& re, const Tensor& im) {
-  const ScalarType dt = parts_dtype(re, im, "complex");
+  const ScalarType dt = parts_dtype(re, im);
   check_same_device("complex", {&re, &im});
   Tensor out = empty(broadcast_shapes(re.sizes(), im.sizes(), "complex"), TensorOptions(dt).device(re.device()));
   {
@@ -106,7 +103,7 @@ Tensor complex(const Tensor& re, const Tensor& im) {
 }
 
 Tensor polar(const Tensor& abs, const Tensor& angle) {
-  parts_dtype(abs, angle, "polar");
+  parts_dtype(abs, angle);
   return complex(mul(abs, cos(angle)), mul(abs, sin(angle)));
 }
 
@@ -146,6 +143,7 @@ Tensor conj(const Tensor& t) {
 Tensor resolve_conj(const Tensor& t) { return t.is_conj() ? clone(t) : t; }
 
 Tensor angle(const Tensor& t) {
+  refuse_complex_half("angle_cpu", t.dtype());  // Note [complex32]
   if (is_complex(t.dtype())) return atan2(imag(t), real(t));
   // Real: 0 for x >= 0, pi for x < 0, NaN for NaN; the gradient is zero (a zero that depends on x, finite elements
   // only so that inf * 0 makes no NaN), as PyTorch's for real inputs.

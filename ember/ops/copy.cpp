@@ -173,7 +173,7 @@ Scalar item(const Tensor& t) {
   EMBER_CHECK(!t.device().is_meta(), "Tensor.item() cannot be called on meta tensors");
   cuda::SyncOpName sync_op("item");  // Note [Sync debug mode]
   Tensor c = t.is_cuda() ? to(t, kCPU) : t;
-  return dispatch_with_complex(c.dtype(), [&](auto v) -> Scalar {
+  return dispatch_any(c.dtype(), [&](auto v) -> Scalar {
     using T = decltype(v);
     T x;
     std::memcpy(&x, c.data_ptr(), sizeof(T));

@@ -51,6 +51,7 @@ Tensor arange(const Scalar& end, TensorOptions opts) { return arange(0, end, 1, 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions opts) {
   const bool fp = start.is_floating() || end.is_floating() || step.is_floating();
   const ScalarType dtype = opts.dtype_or(fp ? default_dtype() : ScalarType::Int64);
+  refuse_complex_half("arange_cpu", dtype);  // Note [complex32]
   const double a = start.to_double(), b = end.to_double(), s = step.to_double();
   EMBER_CHECK(std::isfinite(a) && std::isfinite(b), "arange: unsupported range: ", a, " -> ", b);
   // Integer outputs step by the step truncated to an integer (PyTorch's accumulate type), which must
@@ -76,6 +77,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
 static Tensor spaced(const Scalar& start, const Scalar& end, int64_t steps, bool log_scale, double base,
                      TensorOptions opts, const char* op) {
   EMBER_CHECK(steps >= 0, op, ": number of steps must be non-negative, got ", steps);
+  refuse_complex_half(std::string(op) + "_cpu", opts.dtype_or(default_dtype()));  // Note [complex32]
   Tensor t = empty({&steps, 1}, opts.dtype(opts.dtype_or(default_dtype())).requires_grad(false));
   // One step is `start` (the kernels evaluate the upper half from `end`).
   if (steps)
@@ -97,6 +99,7 @@ Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions opts) {
   const int64_t cols = m.value_or(n);
   EMBER_CHECK(n >= 0, "eye: n must be greater or equal to 0, got ", n);
   EMBER_CHECK(cols >= 0, "eye: m must be greater or equal to 0, got ", cols);
+  refuse_complex_half("eye", opts.dtype_or(default_dtype()));  // Note [complex32]
   const int64_t size[] = {n, cols};
   Tensor t = zeros(size, opts.requires_grad(false));
   Tensor d = diagonal(t, 0, 0, 1);

@@ -147,6 +147,7 @@ Tensor diag(const Tensor& t, int64_t d) {
 Tensor diagflat(const Tensor& t, int64_t offset) { return diag_embed(reshape(t, {{-1}}), offset, 0, 1); }
 
 Tensor trace(const Tensor& t) {
+  refuse_complex_half("trace", t.dtype());  // Note [complex32]
   EMBER_CHECK(t.dim() == 2, "trace: expected a matrix, but got tensor with dim ", t.dim(), " (shape ",
               shape_str(t.sizes()), ")");
   return sum(diagonal(t));

@@ -112,6 +112,8 @@ void scatter_into(ScatterMode mode, const Tensor& self, int64_t dim, const Tenso
                   const Scalar& value, const char* op) {
   dim = wrap_dim(dim, self.dim(), op);
   EMBER_CHECK(index.dtype() == ScalarType::Int64, op, "(): Expected dtype int64 for index, got ", index.dtype());
+  refuse_complex_half(src.defined() ? "scatter_gather_tensor_cpu" : "scatter_gather_scalar_cpu",  // Note [complex32]
+                      self.dtype());
   if (src.defined()) {
     EMBER_CHECK(src.dtype() == self.dtype(), op, "(): Expected self.dtype to be equal to src.dtype (got ", self.dtype(),
                 " and ", src.dtype(), ")");
@@ -474,6 +476,14 @@ void index_add_into(const Tensor& self, int64_t dim, const Tensor& index, const 
                 "index_add_(): For integral input tensors, argument alpha must not be a floating "
                 "point number.");
   const Tensor scaled = is_one(alpha) ? source : to(mul(source, alpha), self.dtype());
+  if (is_complex(self.dtype()) && self.dim() > 0 && source.dim() > 0) [[unlikely]] {
+    // The adding kernels add real numbers: add the (re, im) pairs (as index_put_into's accumulation).
+    const Tensor target = self.is_conj() ? conj(self) : self;
+    const Tensor v = resolve_conj(self.is_conj() ? conj(scaled) : scaled);
+    index_scatter_into(ScatterMode::Add, view_as_real(target), wrap_dim(dim, self.dim(), "index_add_"), index,
+                       view_as_real(v), "index_add_");
+    return;
+  }
   index_scatter_into(ScatterMode::Add, self, dim, index, scaled, "index_add_");
 }
 
@@ -498,6 +508,14 @@ void index_put_into(const Tensor& self, const std::vector<Tensor>& indices, cons
               type_label(self.dtype()), " for the destination and ", type_label(values.dtype()), " for the source.");
   check_same_device(self, values, "index_put_");
   check_writable(self, "index_put_");
+  if (accumulate && is_complex(self.dtype())) [[unlikely]] {
+    // The accumulating kernels add real numbers: a complex accumulation adds the (re, im) pairs, the indices naming
+    // the leading dims. A conjugate view accumulates the conjugated values into its memory.
+    const Tensor target = self.is_conj() ? conj(self) : self;
+    const Tensor v = resolve_conj(self.is_conj() ? conj(values) : values);
+    index_put_into(view_as_real(target), indices, view_as_real(v), true);
+    return;
+  }
   IndexPlan p = plan_index(self, indices, true);
   DimVector shape(p.shape);
   EMBER_CHECK(values.dim() <= static_cast<int64_t>(shape.size()) && broadcast_into(shape, values.sizes()) &&
@@ -512,6 +530,7 @@ void index_put_into(const Tensor& self, const std::vector<Tensor>& indices, cons
 }
 
 void masked_scatter_into(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  refuse_complex_half("masked_scatter", self.dtype());  // Note [complex32]
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with dtype ",
               mask.dtype());
   EMBER_CHECK(self.dtype() == source.dtype(), "masked_scatter: expected self and source to have same dtypes but got ",
@@ -533,6 +552,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_PY_DISPATCH(Tensor, "aten.gather.default", self, dim, index, false);
   dim = wrap_dim(dim, self.dim(), "gather");
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "gather(): Expected dtype int64 for index, got ", index.dtype());
+  refuse_complex_half("scatter_gather_tensor_cpu", self.dtype());  // Note [complex32]
   check_same_device(self, index, "gather");
   Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
   if (index.numel()) {
@@ -908,7 +928,8 @@ Tensor nonzero(const Tensor& self) {
   cuda::SyncOpName sync_op("nonzero");  // Note [Sync debug mode]
   const int64_t n = item(count_nonzero(self)).to_int();
   Tensor out = empty({{n, self.dim()}}, TensorOptions(ScalarType::Int64).device(self.device()));
-  if (n) nonzero_kernel[self.device()](out, contiguous(self));
+  // The kernel tests elements against zero; complex32 ones it has no instantiation for are tested as a mask.
+  if (n) nonzero_kernel[self.device()](out, contiguous(self.dtype() == ScalarType::ComplexHalf ? ne(self, 0) : self));
   return out;
 }
 
@@ -921,6 +942,7 @@ Tensor argwhere(const Tensor& self) { return nonzero(self); }
 Tensor take(const Tensor& self, const Tensor& index) {
   EMBER_CHECK(index.dtype() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
               type_label(index.dtype()));
+  refuse_complex_half("take_cpu", self.dtype());  // Note [complex32]
   check_same_device(self, index, "take");
   auto n = autograd::make_node(
       "TakeBackward0", {&self}, [in = DimVector(self.sizes()), count = self.numel()](FormulaNode& n, TensorList& g) {

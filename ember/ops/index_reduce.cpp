@@ -10,6 +10,7 @@
 namespace ember {
 
 const Tensor& put_(const Tensor& t, const Tensor& index, const Tensor& source, bool accumulate) {
+  refuse_complex_half("take_put_cpu", t.dtype());  // Note [complex32]
   check_same_device("put_", {&t, &index, &source});
   EMBER_CHECK_TYPE(index.dtype() == ScalarType::Int64, "put_(): Expected a long tensor for index, but got ",
                    index.dtype());

@@ -35,6 +35,7 @@ const char* cpp_type_name(ScalarType t) {
     case ScalarType::Float64: return "double";
     case ScalarType::ComplexFloat: return "c10::complex<float>";
     case ScalarType::ComplexDouble: return "c10::complex<double>";
+    case ScalarType::ComplexHalf: return "c10::complex<c10::Half>";
   }
   return "?";
 }
@@ -164,6 +165,14 @@ Tensor compute_product(const Tensor& a, const Tensor& b, const Tensor& c, const 
 // result. c broadcasts to the result's shape. Shapes and dtypes were checked by the caller.
 Tensor product(const char* name, const Tensor& a_in, const Tensor& b_in, const Tensor& c, const Scalar& beta,
                const Scalar& alpha, bool a_vec = false, bool b_vec = false) {
+  if (a_in.dtype() == ScalarType::ComplexHalf) [[unlikely]] {  // Note [complex32]: PyTorch's kernel names
+    const std::string_view n = name;
+    fail_complex_half(n == "BmmBackward0"    ? "bmm"
+                      : n == "MvBackward0"   ? "addmv_impl_cpu"
+                      : n == "DotBackward0"  ? "dot"
+                      : n == "VdotBackward0" ? "vdot"
+                                             : "addmm_impl_cpu_");
+  }
   const bool record = autograd::needs_grad({&a_in, &b_in, &c});
   DimVector batch, prod, result;
   Tensor out;

@@ -81,8 +81,9 @@ const Tensor& normal_impl(const Tensor& t, double mean, double std, const Tensor
 template <class F>
 const Tensor& complex_parts(const Tensor& t, F fill) {
   autograd::NoGradGuard no_grad;
-  if (t.is_conj()) {
-    Tensor tmp = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
+  const bool chalf = t.dtype() == ScalarType::ComplexHalf;  // drawn as complex64 and rounded, as PyTorch's
+  if (t.is_conj() || chalf) {
+    Tensor tmp = empty(t.sizes(), TensorOptions(chalf ? ScalarType::ComplexFloat : t.dtype()).device(t.device()));
     fill(view_as_real(tmp));
     copy_into(t, tmp);
   } else {
@@ -203,9 +204,15 @@ Tensor normal(double mean, const Tensor& std, Generator* gen) {
   return normal(full_like(std, mean), std, gen);
 }
 
+// PyTorch's check before it draws integers into a tensor.
+static void check_random_bounds(ScalarType t) {
+  EMBER_CHECK(!is_complex(t), "check_random_bounds handles only integral, floating-point and boolean types");
+}
+
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, Generator* gen, TensorOptions opts) {
   EMBER_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
   Tensor t = empty(size, opts.dtype(opts.dtype_or(ScalarType::Int64)));
+  check_random_bounds(t.dtype());
   Generator& g = rnd::pick_generator(gen, t.device(), "randint");
   if (t.numel())
     random_int_kernel[t.device()](t, low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low),
@@ -214,6 +221,7 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, Generator* gen, Tens
 }
 
 const Tensor& random_(const Tensor& t, int64_t from, std::optional<int64_t> to_, Generator* gen) {
+  check_random_bounds(t.dtype());
   int64_t to;
   if (to_) {
     to = *to_;

@@ -109,6 +109,13 @@ bool complex_sum_by_lanes(const Tensor& out, const Tensor& x) {
 // Complex sums and products have complex kernels; the other reductions PyTorch has for complex are of the nonzero test.
 void reduce_complex(ReduceOp op, const Tensor& out, const Tensor& in) {
   autograd::NoGradGuard no_grad;
+  if (in.dtype() == ScalarType::ComplexHalf && (op == ReduceOp::Sum || op == ReduceOp::Prod)) {
+    // PyTorch has no complex32 sum or product kernel (Note [complex32]); an empty input needs none.
+    EMBER_CHECK_T(NotImplementedError, in.numel() == 0, "\"", op == ReduceOp::Sum ? "sum_cpu" : "prod_out_cpu",
+                  "\" not implemented for 'ComplexHalf'");
+    fill_(out, Scalar(op == ReduceOp::Sum ? 0 : 1));
+    return;
+  }
   switch (op) {
     case ReduceOp::Sum:
       if (complex_sum_by_lanes(out, in)) return;
@@ -314,9 +321,24 @@ enum class Moments : uint8_t { Var, Std, VarMean, StdMean };
 
 // var or std, and the mean when asked, recorded as one node (output 0: var or std; output 1: the mean).
 std::pair<Tensor, Tensor> moments(Moments kind, const Tensor& x_in, IntArrayRef dims, double correction, bool keepdim) {
-  EMBER_CHECK(is_floating(x_in.dtype()), "var(): input dtype should be floating point, but got ", x_in.dtype());
   const bool root = kind == Moments::Std || kind == Moments::StdMean;
   const bool with_mean = kind == Moments::VarMean || kind == Moments::StdMean;
+  if (is_complex(x_in.dtype())) [[unlikely]] {
+    // PyTorch's: the mean of |x - mean|^2, in the real dtype: the variances of the real and imaginary parts, summed
+    // (a composition, so autograd differentiates it). complex32 computes in complex64 (Note [complex32]).
+    const bool chalf = x_in.dtype() == ScalarType::ComplexHalf;
+    const Tensor x = chalf ? to(x_in, ScalarType::ComplexFloat) : x_in;
+    Tensor v = add(moments(Moments::Var, real(x), dims, correction, keepdim).first,
+                   moments(Moments::Var, imag(x), dims, correction, keepdim).first);
+    if (root) v = sqrt(v);
+    Tensor m = with_mean ? mean(x, dims, keepdim, std::nullopt) : Tensor();
+    if (chalf) {
+      v = to(v, ScalarType::Float16);
+      if (m.defined()) m = to(m, ScalarType::ComplexHalf);
+    }
+    return {v, m};
+  }
+  EMBER_CHECK(is_floating(x_in.dtype()), "var(): input dtype should be floating point, but got ", x_in.dtype());
   const DimVector d = reduction_dims(x_in, dims, "var");
   Tensor v, m;
   {

@@ -78,6 +78,7 @@ Tensor scan(ScanOp op, const Tensor& x, int64_t dim, ScalarType out_dtype, const
   Tensor out = empty(x.sizes(), opts);
   if (indices) *indices = empty(x.sizes(), TensorOptions(ScalarType::Int64).device(x.device()));
   if (out.numel()) {
+    if (out_dtype == ScalarType::ComplexHalf) fail_complex_half(std::string(name) + "_out_cpu");  // Note [complex32]
     auto as_1d = [&](const Tensor& t) { return t.dim() ? t : make_view(t, {{1}}, {{1}}, t.storage_offset()); };
     if (is_complex(out_dtype) && op == ScanOp::Prod) {
       autograd::NoGradGuard no_grad;

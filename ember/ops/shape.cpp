@@ -110,6 +110,9 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
     EMBER_CHECK(!flipped[d], "flip: dim ", d, " appears multiple times in the list of dims");
     flipped[d] = true;
   }
+  // PyTorch flips other dims by copying a negatively strided view, and the last with a kernel that has no complex32
+  // instantiation (Note [complex32]).
+  if (t.dim() && flipped[t.dim() - 1] && t.sizes().back() > 1) refuse_complex_half("flip_cpu", t.dtype());
   // A view walking the flipped dims backwards (a negative stride from the last element); it never leaves
   // this function, since ember's views otherwise have non-negative strides.
   DimVector strides(t.strides());

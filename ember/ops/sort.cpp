@@ -84,6 +84,7 @@ UniqueResult unique_from_runs(const Tensor& runs, const Tensor& perm, const Tens
 
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, bool /*stable*/) {
   dim = wrap_dim(dim, x.dim(), "sort");
+  EMBER_CHECK_TYPE(!is_complex(x.dtype()), " Sort does not support complex dtypes on CPU");  // PyTorch's message
   Tensor values = empty(x.sizes(), like(x, x.dtype())), indices = empty(x.sizes(), like(x, ScalarType::Int64));
   if (x.numel()) sort_kernel[x.device()](as_1d(values), as_1d(indices), as_1d(x), dim, descending);
   autograd::record_value_selecting("SortBackward0", x, values, indices, dim, true);
@@ -98,6 +99,7 @@ Tensor msort(const Tensor& x) { return sort(x, 0).first; }
 
 std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
   dim = wrap_dim(dim, x.dim(), "topk");
+  EMBER_CHECK_TYPE(!is_complex(x.dtype()), " topk does not support complex dtypes on CPU");  // PyTorch's message
   const int64_t n = slice_size(x, dim);
   EMBER_CHECK(k >= 0 && k <= n, "topk(): selected index k out of range (k = ", k, ", but dim ", dim, " has size ", n,
               ")");

@@ -60,6 +60,7 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
         if (!o->t) check_scalar_fits(o->s, compute, "where");
       break;
     case TernaryOp::Lerp:
+      refuse_complex_half(c.t ? "lerp_kernel_tensor" : "lerp_kernel_scalar", a.t->dtype());  // Note [complex32]
       EMBER_CHECK(is_floating(a.t->dtype()) && a.t->dtype() == b.t->dtype(),
                   "lerp: expected start and end to have the "
                   "same floating point dtype, got ",
@@ -69,6 +70,7 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
       compute = a.t->dtype();
       break;
     case TernaryOp::AddCDiv:  // as PyTorch, the check is on tensor1 and tensor2 (input may be an integer)
+      refuse_complex_half("addcdiv_cpu_out", compute);
       EMBER_CHECK(is_floating(compute) && !(is_integral(b.t->dtype(), true) && is_integral(c.t->dtype(), true)),
                   "Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
                   "perform a true division of tensor1 and tensor2. (got dtypes ",
@@ -82,6 +84,13 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
                 "(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad.");
     return autograd::inplace_with_grad(out, name, [&] { return ternary_op(op, a, b, c, {}, value); });
+  }
+  if (op == TernaryOp::AddCMul && is_complex(compute)) [[unlikely]] {
+    // No complex addcmul kernel: PyTorch's input + value * tensor1 * tensor2, in that order, as a composition.
+    Tensor r = add(*a.t, mul(mul(*b.t, value), *c.t));
+    if (!out.defined()) return r;
+    copy_(out, r);
+    return out;
   }
   Tensor t[3];
   for (int i = 0; i < 3; ++i) {
@@ -103,6 +112,8 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
         "tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
   }
   const bool narrow = compute == ScalarType::Float16 || compute == ScalarType::BFloat16;
+  // complex32 runs the complex64 kernels, cast on load and store (Note [complex32]).
+  const ScalarType kernel_dtype = compute == ScalarType::ComplexHalf ? ScalarType::ComplexFloat : compute;
   if (r.numel() && op == TernaryOp::Lerp && !c.t && narrow) {
     // A number weight is used at float precision (PyTorch's opmath), not rounded to the 16-bit dtype
     // the kernel loads its operands in: lerp in float32, rounded once.
@@ -116,10 +127,10 @@ Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operan
                  may_overlap(out, x);
     if (overlap) {
       Tensor tmp = empty(shape, TensorOptions(compute).device(device));
-      ternary_kernel[device](op, tmp, t[0], t[1], t[2], compute, value);
+      ternary_kernel[device](op, tmp, t[0], t[1], t[2], kernel_dtype, value);
       copy_into(r, tmp);
     } else {
-      ternary_kernel[device](op, r, t[0], t[1], t[2], compute, value);
+      ternary_kernel[device](op, r, t[0], t[1], t[2], kernel_dtype, value);
     }
   }
   if (out.defined())

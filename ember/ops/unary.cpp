@@ -89,6 +89,36 @@ ScalarType complex_result(UnaryOp op, const char* name, ScalarType t) {
   }
 }
 
+// complex32 (Note [complex32]): the few ops PyTorch's CPU has a ComplexHalf kernel for run the complex64 kernel,
+// casting on load and store; the others raise its error, naming its kernel.
+void check_complex_half(UnaryOp op, const char* name) {
+  switch (op) {
+    case UnaryOp::Neg:
+    case UnaryOp::Abs:
+    case UnaryOp::Sgn:
+    case UnaryOp::IsNan:
+    case UnaryOp::IsInf:
+    case UnaryOp::IsFinite: return;
+    case UnaryOp::Square: fail_complex_half("pow");
+    case UnaryOp::Exp2: fail_complex_half("exp2");
+    case UnaryOp::Sqrt:
+    case UnaryOp::Exp:
+    case UnaryOp::Expm1:
+    case UnaryOp::Log:
+    case UnaryOp::Log2:
+    case UnaryOp::Log10:
+    case UnaryOp::Log1p:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos:
+    case UnaryOp::Tan:
+    case UnaryOp::Asin:
+    case UnaryOp::Acos:
+    case UnaryOp::Atan:
+    case UnaryOp::Tanh: fail_complex_half(std::string(name) + "_vml_cpu");
+    default: fail_complex_half(std::string(name) + "_cpu");
+  }
+}
+
 }  // namespace
 
 // "aten.<name>.default" for the rows that take only their tensor (the others are parts of functions with parameters,
@@ -124,6 +154,12 @@ Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs&
   ScalarType compute = x.dtype(), result = compute;
   if (is_complex(compute)) [[unlikely]] {
     result = complex_result(op, name, compute);
+    EMBER_CHECK(!(op == UnaryOp::Abs && out.defined() && out.is_same(x)),
+                "In-place abs is not supported for complex tensors.");
+    if (compute == ScalarType::ComplexHalf) {
+      check_complex_half(op, name);
+      compute = ScalarType::ComplexFloat;
+    }
   } else {
     check_input(op, info, x.dtype(), args);
     switch (info.result) {

@@ -139,6 +139,7 @@ float = float32  # noqa: A001,F405
 double = float64  # noqa: F405
 cfloat = complex64  # noqa: F405
 cdouble = complex128  # noqa: F405
+chalf = complex32  # noqa: F405
 short = int16  # noqa: F405
 int = int32  # noqa: A001,F405
 long = int64  # noqa: F405
@@ -272,6 +273,7 @@ __all__ = [
     "double",
     "cfloat",
     "cdouble",
+    "chalf",
     "short",
     "int",
     "long",

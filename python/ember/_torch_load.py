@@ -78,6 +78,7 @@ _DTYPE_NAMES = [
     "bool",
     "complex64",
     "complex128",
+    "complex32",
 ]
 _SAFE_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,200}$")
 
@@ -668,6 +669,7 @@ class _Loader:
             "collections.OrderedDict": _make_ordered_dict,
             "torch._utils._rebuild_tensor": self._rebuild_tensor,
             "torch._utils._rebuild_tensor_v2": self._rebuild_tensor_v2,
+            "torch._utils._rebuild_tensor_v3": self._rebuild_tensor_v3,
             "torch._utils._rebuild_parameter": self._rebuild_parameter,
             "torch._utils._rebuild_parameter_with_state": self._rebuild_parameter_with_state,
             "torch._tensor._rebuild_from_type_v2": self._rebuild_from_type_v2,
@@ -685,7 +687,8 @@ class _Loader:
         g = {name: _Allowed(name, fn) for name, fn in functions.items()}
         self.callables = {id(c) for c in g.values()}
         self.tensor_rebuilds = {
-            id(g[f"torch._utils.{n}"]) for n in ("_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_parameter")
+            id(g[f"torch._utils.{n}"])
+            for n in ("_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_tensor_v3", "_rebuild_parameter")
         }
         g["torch.Tensor"] = g["torch._tensor.Tensor"] = self.tensor_tag = _TensorType()
         tags = {name: _StorageType(name) for name in _STORAGE_TYPES}
@@ -868,6 +871,34 @@ class _Loader:
                 raise RuntimeError(f"ember.load: '{self.name}': requires_grad must be a bool")
             t.requires_grad_(True)
         return t
+
+    def _rebuild_tensor_v3(
+        self, storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None
+    ):
+        """torch._utils._rebuild_tensor_v3: how torch.save writes the dtypes that have no typed storage (complex32
+        here): the tensor's bytes as an UntypedStorage, its dtype, then _rebuild_tensor_v2's geometry (in elements of
+        that dtype) and metadata."""
+        if self.probe:
+            return None
+        if not isinstance(dtype, type(ember.float32)):
+            raise RuntimeError(
+                f"ember.load: '{self.name}': _rebuild_tensor_v3 needs a dtype, got {type(dtype).__name__}"
+            )
+        if not isinstance(storage, ember.Tensor) or id(storage) not in self.storage_ids or storage.dtype != ember.uint8:
+            raise RuntimeError(
+                f"ember.load: '{self.name}': a {dtype} tensor's storage is not an UntypedStorage of this checkpoint"
+            )
+        if storage.numel() % dtype.itemsize:
+            raise RuntimeError(
+                f"ember.load: '{self.name}': an UntypedStorage of {storage.numel()} bytes can't hold {dtype} elements "
+                f"of {dtype.itemsize} bytes"
+            )
+        typed = storage.view(dtype)
+        self.storage_ids.add(id(typed))
+        try:
+            return self._rebuild_tensor_v2(typed, storage_offset, size, stride, requires_grad, backward_hooks, metadata)
+        finally:
+            self.storage_ids.discard(id(typed))
 
     def _apply_metadata(self, t, metadata):
         if type(metadata) not in (dict, _OD) or not all(

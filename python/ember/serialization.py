@@ -67,6 +67,7 @@ class _TorchGlobal:
 
 
 _REBUILD_TENSOR = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_TENSOR_V3 = _TorchGlobal("torch._utils", "_rebuild_tensor_v3")
 _REBUILD_PARAMETER = _TorchGlobal("torch._utils", "_rebuild_parameter")
 _TORCH_SIZE = _TorchGlobal("torch", "Size")
 _TORCH_DEVICE = _TorchGlobal("torch", "device")
@@ -126,7 +127,9 @@ class _TorchPickler(pickle._Pickler):
                 f"({self.dtypes[ident]} and {dtype})"
             )
         if typed is None:
-            return ("storage", _TorchGlobal("torch", "UntypedStorage"), rec[0], _location(untyped.device), len(untyped))
+            # torch.storage.UntypedStorage, as torch.save names it (its weights-only loader allows only that name)
+            stype = _TorchGlobal("torch.storage", "UntypedStorage")
+            return ("storage", stype, rec[0], _location(untyped.device), len(untyped))
         stype = _TorchGlobal("torch", typed.pickle_storage_type())
         return ("storage", stype, rec[0], _location(typed.device), len(typed))
 
@@ -171,11 +174,14 @@ class _TorchPickler(pickle._Pickler):
                 )
             from .storage import TypedStorage
 
-            storage = TypedStorage._from_tensor(obj)
-            args = (storage, obj.storage_offset(), tuple(obj.shape), tuple(obj.stride()), obj.requires_grad)
             # The conjugate bit goes in the metadata, as torch.save writes it (Note [The conjugate bit]).
             meta = ({"conj": True},) if obj.is_conj() else ()
-            return (_REBUILD_TENSOR, args + (collections.OrderedDict(),) + meta)
+            geometry = (obj.storage_offset(), tuple(obj.shape), tuple(obj.stride()), obj.requires_grad)
+            if obj.dtype == ember.complex32:  # no typed storage in PyTorch: its bytes, then the dtype
+                args = (obj.untyped_storage(), *geometry, collections.OrderedDict(), obj.dtype)
+                return (_REBUILD_TENSOR_V3, args + meta)
+            storage = TypedStorage._from_tensor(obj)
+            return (_REBUILD_TENSOR, (storage, *geometry, collections.OrderedDict()) + meta)
         if t is ember.Size:
             return (_TORCH_SIZE, (tuple(obj),))
         if t is ember.device:

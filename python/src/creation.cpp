@@ -116,7 +116,7 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, std::o
   }
   const ScalarType st = dtype.value_or(infer_dtype(leaves));
   Tensor out = empty(shape, st);
-  dispatch_with_complex(st, [&](auto v) {
+  dispatch_any(st, [&](auto v) {
     using T = decltype(v);
     T* p = static_cast<T*>(out.data_ptr());
     for (size_t i = 0; i < leaves.size(); ++i) {

@@ -88,6 +88,7 @@ bool to_dl_dtype(ScalarType st, DLDataType& d) {
     case ScalarType::Float16:
     case ScalarType::Float32:
     case ScalarType::Float64: d = {kDLFloat, bits, 1}; return true;
+    case ScalarType::ComplexHalf:
     case ScalarType::ComplexFloat:
     case ScalarType::ComplexDouble: d = {kDLComplex, bits, 1}; return true;
   }
@@ -122,6 +123,7 @@ std::optional<ScalarType> from_dl_dtype(DLDataType d) {
       if (d.bits == 16) return ScalarType::BFloat16;
       break;
     case kDLComplex:
+      if (d.bits == 32) return ScalarType::ComplexHalf;
       if (d.bits == 64) return ScalarType::ComplexFloat;
       if (d.bits == 128) return ScalarType::ComplexDouble;
       break;

@@ -311,6 +311,9 @@ nb::object tensor_to_numpy(const Tensor& self, bool force) {
   }
   EMBER_CHECK_TYPE(self.dtype() != ScalarType::BFloat16,
                    "numpy(): NumPy has no bfloat16 dtype; convert the tensor first (tensor.float().numpy())");
+  EMBER_CHECK_TYPE(self.dtype() != ScalarType::ComplexHalf,  // PyTorch's message; NumPy has no complex32
+                   "Got unsupported ScalarType ComplexHalf (numpy() of a complex32 tensor: NumPy has no complex32; "
+                   "convert the tensor first, tensor.cfloat().numpy())");
   // NumPy arrays have at most 64 dims (NPY_MAXDIMS; 32 before NumPy 2); given a buffer of more, np.asarray silently
   // made a 0-d object array holding it.
   EMBER_CHECK_VALUE(self.dim() <= 64, "number of dimensions must be within [0, 64] (numpy() of a tensor with ",

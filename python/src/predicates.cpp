@@ -124,6 +124,7 @@ void init_predicates(nb::module_& m) {
   def_both(
       m, cls, "equal",
       [](const Tensor& a, const Tensor& b) {
+        refuse_complex_half("equal_notnan_cpu", promote_types(a.dtype(), b.dtype()));  // Note [complex32]
         if (!std::ranges::equal(a.sizes(), b.sizes())) return false;
         return item(all(eq(a, b))).to_bool();
       },

@@ -12,7 +12,7 @@ namespace ember::py {
 namespace {
 
 nb::object element(const char* p, ScalarType st) {
-  return dispatch_with_complex(st, [&](auto v) -> nb::object {
+  return dispatch_any(st, [&](auto v) -> nb::object {
     using T = decltype(v);
     T x;
     std::memcpy(&x, p, sizeof(T));
@@ -1133,7 +1133,8 @@ void init_tensor(nb::module_& m) {
       {"float", ScalarType::Float32},     {"double", ScalarType::Float64},      {"half", ScalarType::Float16},
       {"bfloat16", ScalarType::BFloat16}, {"long", ScalarType::Int64},          {"int", ScalarType::Int32},
       {"short", ScalarType::Int16},       {"char", ScalarType::Int8},           {"byte", ScalarType::UInt8},
-      {"bool", ScalarType::Bool},         {"cfloat", ScalarType::ComplexFloat}, {"cdouble", ScalarType::ComplexDouble}};
+      {"bool", ScalarType::Bool},         {"cfloat", ScalarType::ComplexFloat}, {"cdouble", ScalarType::ComplexDouble},
+      {"chalf", ScalarType::ComplexHalf}};
   for (auto [name, st] : casts) {
     const std::string type = "ember." + std::string(dtype_name(st));
     const std::string sig = std::string("def ") + name +

@@ -953,7 +953,7 @@ def test_import_read_only_flag_is_accepted():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(code=5, bits=32), "dtype"),  # complex32 (ember has complex64 and complex128)
+        (dict(code=5, bits=16), "dtype"),  # complex of two 8-bit floats (ember has complex32, 64 and 128)
         (dict(code=2, bits=8), "dtype"),  # float8
         (dict(code=1, bits=16), "dtype"),  # uint16
         (dict(code=2, bits=32, lanes=4), "dtype"),  # vector type

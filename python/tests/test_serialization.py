@@ -480,7 +480,7 @@ def test_truncated_at_every_cut_point(tmp_path):
         (_file(b"[" * 100000 + b"]" * 100000), "nests deeper than"),
         (_file(b'"hi"'), "must be a JSON object"),
         (_file(_one_tensor_manifest(dtype="float33"), [(0, bytes(8))]), "unknown dtype 'float33'"),
-        (_file(_one_tensor_manifest(dtype="complex32"), [(0, bytes(8))]), "unknown dtype 'complex32'"),
+        (_file(_one_tensor_manifest(dtype="bcomplex32"), [(0, bytes(8))]), "unknown dtype 'bcomplex32'"),
         (_file(_one_tensor_manifest(size=[3]), [(0, bytes(8))]), "need 12 bytes, but the storage has 8"),
         (_file(_one_tensor_manifest(offset=1), [(0, bytes(8))]), "need 12 bytes"),
         (_file(_one_tensor_manifest(offset=-1), [(0, bytes(8))]), "negative storage offset"),

@@ -50,9 +50,9 @@ struct Table {
   Table() {
     for (int a = 0; a < kNumScalarTypes; ++a)
       for (int b = 0; b < kNumScalarTypes; ++b)
-        fns[a][b] = dispatch_with_complex(static_cast<ScalarType>(a), [&](auto x) {
-          return dispatch_with_complex(static_cast<ScalarType>(b),
-                                       [&](auto y) -> Fn { return &Impl<decltype(x), decltype(y)>::run; });
+        fns[a][b] = dispatch_any(static_cast<ScalarType>(a), [&](auto x) {
+          return dispatch_any(static_cast<ScalarType>(b),
+                              [&](auto y) -> Fn { return &Impl<decltype(x), decltype(y)>::run; });
         });
   }
 };

@@ -42,9 +42,9 @@ bool copy_half(const StridedIter& it, ScalarType to, ScalarType from) {
 void copy(const Tensor& dst, const Tensor& src) {
   StridedIter it = StridedIter::make({&dst, &src}, dst.sizes());
   if (copy_half(it, dst.dtype(), src.dtype())) return;
-  dispatch_with_complex(dst.dtype(), [&](auto o) {
+  dispatch_any(dst.dtype(), [&](auto o) {
     using Out = decltype(o);
-    dispatch_with_complex(src.dtype(), [&](auto i) {
+    dispatch_any(src.dtype(), [&](auto i) {
       using In = decltype(i);
       if (!copy_transposed<Out, In>(it)) unary_loop<Out, In>(it, [](In v) { return convert<Out>(v); });
     });
@@ -53,7 +53,7 @@ void copy(const Tensor& dst, const Tensor& src) {
 
 void fill(const Tensor& dst, const Scalar& value) {
   StridedIter it = StridedIter::make({&dst}, dst.sizes());
-  dispatch_with_complex(dst.dtype(), [&](auto o) {
+  dispatch_any(dst.dtype(), [&](auto o) {
     using Out = decltype(o);
     const Out v = value.to<Out>();
     nullary_loop<Out>(it, [v] { return v; });

@@ -88,7 +88,9 @@ bool ternary_complex(TernaryOp op, const Runner& r, ScalarType compute) {
 // dst or src complex: one functor per complex dtype, the other side cast by the launcher on load or store.
 void copy_complex(const Tensor& dst, const Tensor& src) {
   StridedIter it = StridedIter::make({&dst, &src}, dst.sizes());
-  dispatch_complex(is_complex(dst.dtype()) ? dst.dtype() : src.dtype(), [&](auto v) {
+  ScalarType c = is_complex(dst.dtype()) ? dst.dtype() : src.dtype();
+  if (c == ScalarType::ComplexHalf) c = ScalarType::ComplexFloat;  // cast on load and store (Note [complex32])
+  dispatch_complex(c, [&](auto v) {
     using C = decltype(v);
     gpu_kernel<C, C, 1>(it, Identity<C>{});
   });
@@ -96,6 +98,10 @@ void copy_complex(const Tensor& dst, const Tensor& src) {
 
 void fill_complex(const Tensor& dst, const Scalar& value) {
   StridedIter it = StridedIter::make({&dst}, dst.sizes());
+  if (dst.dtype() == ScalarType::ComplexHalf) {
+    launch_elementwise<1>(it, FillFn<Complex<Half>>{value.to<Complex<Half>>()});
+    return;
+  }
   dispatch_complex(dst.dtype(), [&](auto v) {
     using C = decltype(v);
     launch_elementwise<1>(it, FillFn<C>{value.to<C>()});

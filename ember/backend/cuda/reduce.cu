@@ -44,6 +44,7 @@ __device__ void store_as(ScalarType dt, char* p, A v) {
       if constexpr (is_complex_v<A>) {
         switch (dt) {
           EMBER_FORALL_COMPLEX_DTYPES(EMBER_STORE_CASE)
+          case ScalarType::ComplexHalf: *reinterpret_cast<Complex<Half>*>(p) = convert<Complex<Half>>(v); return;
           default: break;
         }
       }

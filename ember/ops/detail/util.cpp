@@ -84,7 +84,7 @@ Tensor scalar_tensor(const Scalar& value, ScalarType dtype, Device device) {
   // Reuse only when nothing else holds the tensor or its storage.
   if (!slot.defined() || slot.impl()->use_count() != 1 || slot.impl()->storage()->use_count() != 1)
     slot = empty({}, TensorOptions(dtype));
-  dispatch_with_complex(dtype, [&](auto v) {
+  dispatch_any(dtype, [&](auto v) {
     using T = decltype(v);
     *static_cast<T*>(slot.data_ptr()) = value.to<T>();
   });
