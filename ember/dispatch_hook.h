@@ -67,6 +67,24 @@ std::vector<Value> values(const A&... a) {
 
 std::optional<std::vector<Tensor>> call(const char* op, std::vector<Value> args);
 
+// Note [Wrapper subclass safety]
+// A wrapper subclass instance (Tensor._make_wrapper_subclass) is a meta tensor whose storage has a token for a data
+// pointer (Note [Wrapper subclass identity] in python/src/python_dispatch.cpp); an ordinary meta tensor's has none. An
+// op that offers no call to __torch_dispatch__ would run on the wrapper's meta geometry and hand back a meta tensor in
+// place of the values the wrapper stands for, so the meta device's kernels refuse such arguments with a
+// NotImplementedError naming the kernel. The test costs nothing on the real devices (their kernels are other
+// functions) and one load on meta while dispatch is off. Recording a wrapper op's autograd node runs the op itself on
+// the wrappers on purpose (Note [Wrapper subclass autograd]); that is the one time the kernels let them through.
+extern thread_local bool t_wrapper_recording;
+bool has_wrapper_data(const Tensor* t);
+[[noreturn]] void refuse_wrapper(const char* kernel);
+template <class... T>
+inline void check_no_wrapper(const char* kernel, const T*... t) {
+  if (enabled() && !t_wrapper_recording) [[unlikely]] {
+    if ((has_wrapper_data(t) || ...)) refuse_wrapper(kernel);
+  }
+}
+
 template <class R>
 R result(std::vector<Tensor>&& r);
 template <>
