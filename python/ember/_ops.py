@@ -142,6 +142,8 @@ class OpOverload:
     def __call__(self, *args, **kwargs):
         from .utils import _python_dispatch as pd
 
+        if pd._wrappers:  # tensors a gradient formula saved come back plain; find their wrappers again
+            args = pd._resurrect_all(args)
         if pd._needs_dispatch(args, kwargs):
             return pd._dispatch(self, args, kwargs)
         return self._run(args, kwargs)
@@ -166,6 +168,8 @@ class OpOverload:
         for p, v in zip(params, values):
             if p.type.startswith("Device") and isinstance(v, str):
                 v = ember.device(v)  # the C++ ops name a device
+            elif p.type.startswith("MemoryFormat") and isinstance(v, str):
+                v = getattr(ember, v)  # and a memory format
             if p.kwarg_only:
                 if not (p.has_default and _same_default(v, p.default)):
                     kwargs[p.name] = v
@@ -618,6 +622,176 @@ def _embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sc
     return ember.index_add(z, 0, i, g)
 
 
+# ---- the ops of Transformer, LSTM and autoencoder training steps: losses, layer_norm's gradient, GELU/SiLU's, the
+# views select/slice with their gradients, _safe_softmax
+
+
+def _per_element(reduction, like):
+    """The factor a loss's per-element gradient takes for its reduction: 1/numel for the mean, else 1."""
+    return 1.0 / max(like.numel(), 1) if reduction == 1 else 1.0
+
+
+def _loss_grad(grad_output, self, per_element, reduction):
+    """grad_output times a loss's per-element derivative, scaled for the reduction, in self's shape."""
+    g = ember.mul(ember.mul(per_element, _per_element(reduction, per_element)), grad_output)
+    return g.sum_to_size(self.shape) if tuple(g.shape) != tuple(self.shape) else g
+
+
+def _mse_loss_backward(grad_output, self, target, reduction):
+    return _loss_grad(grad_output, self, ember.mul(ember.sub(self, target), 2.0), reduction)
+
+
+def _smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    d = ember.sub(self, target)
+    inner = ember.sign(d) if beta == 0 else ember.where(ember.lt(ember.abs(d), beta), ember.div(d, beta), ember.sign(d))
+    return _loss_grad(grad_output, self, inner, reduction)
+
+
+def _huber_loss_backward(grad_output, self, target, reduction, delta):
+    d = ember.sub(self, target)
+    inner = ember.where(ember.le(ember.abs(d), delta), d, ember.mul(ember.sign(d), delta))
+    return _loss_grad(grad_output, self, inner, reduction)
+
+
+def _binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=1):
+    """(x - t) / max(x (1 - x), 1e-12), PyTorch's form (finite where x is exactly 0 or 1), times the weight."""
+    inner = ember.div(ember.sub(self, target), ember.clamp(ember.mul(ember.sub(1.0, self), self), min=1e-12))
+    if weight is not None:
+        inner = ember.mul(inner, weight)
+    return _loss_grad(grad_output, self, inner, reduction)
+
+
+def _bce_target_grad(grad_output, self, target, weight, reduction):
+    inner = ember.sub(ember.log(ember.sub(1.0, self)), ember.log(self))
+    if weight is not None:
+        inner = ember.mul(inner, weight)
+    return _loss_grad(grad_output, target, inner, reduction)
+
+
+def _with_backward_op(forward, backward, defaults, target_grad=None):
+    """A loss op whose gradient for `self` is the aten backward op PyTorch shows (`backward`, called through
+    ember.ops.aten so that modes and subclasses see it); for the target, the same op with the two swapped (the loss
+    is symmetric in them) unless target_grad gives it. The arguments after (self, target) are non-differentiable, and
+    `defaults` fills in those the caller left out."""
+
+    class Fn(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, self, target, *rest):
+            ctx.save_for_backward(self, target)
+            ctx.rest = rest
+            return forward(self, target, *rest)
+
+        @staticmethod
+        def backward(ctx, grad):
+            self, target = ctx.saved_tensors
+            op = getattr(ops.aten, backward).default
+            gs = op(grad, self, target, *ctx.rest) if ctx.needs_input_grad[0] else None
+            gt = None
+            if ctx.needs_input_grad[1]:
+                gt = target_grad(grad, self, target, *ctx.rest) if target_grad else op(grad, target, self, *ctx.rest)
+            return (gs, gt, *([None] * len(ctx.rest)))
+
+    return lambda self, target, *rest: Fn.apply(self, target, *rest, *defaults[len(rest) :])
+
+
+_mse_loss = _with_backward_op(
+    lambda s, t, r: ember.nn.functional.mse_loss(s, t, reduction=_REDUCTIONS[r]), "mse_loss_backward", (1,)
+)
+_smooth_l1_loss = _with_backward_op(
+    lambda s, t, r, beta: ember.nn.functional.smooth_l1_loss(s, t, reduction=_REDUCTIONS[r], beta=beta),
+    "smooth_l1_loss_backward",
+    (1, 1.0),
+)
+_huber_loss = _with_backward_op(
+    lambda s, t, r, delta: ember.nn.functional.huber_loss(s, t, reduction=_REDUCTIONS[r], delta=delta),
+    "huber_loss_backward",
+    (1, 1.0),
+)
+_binary_cross_entropy = _with_backward_op(
+    lambda s, t, w, r: ember.nn.functional.binary_cross_entropy(s, t, w, reduction=_REDUCTIONS[r]),
+    "binary_cross_entropy_backward",
+    (None, 1),
+    _bce_target_grad,
+)
+
+
+def _binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=1):
+    return ember.nn.functional.binary_cross_entropy_with_logits(
+        self, target, weight, reduction=_REDUCTIONS[reduction], pos_weight=pos_weight
+    )
+
+
+def _native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    """layer_norm's gradients in closed form over the normalized (trailing) dims: xhat = (x - mean) * rstd,
+    g = grad_out * weight, dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), dweight = sum(grad_out * xhat) and
+    dbias = sum(grad_out) over the leading dims."""
+    k = len(normalized_shape)
+    dims, lead = list(range(input.dim() - k, input.dim())), list(range(input.dim() - k))
+    mean, rstd = mean.to(input.dtype), rstd.to(input.dtype)
+    xhat = ember.mul(ember.sub(input, mean), rstd)
+    g = grad_out if weight is None else ember.mul(grad_out, weight)
+    gx = gw = gb = None
+    if output_mask[0]:
+        centred = ember.sub(g, ember.mean(g, dims, True))
+        gx = ember.mul(ember.sub(centred, ember.mul(xhat, ember.mean(ember.mul(g, xhat), dims, True))), rstd)
+    if output_mask[1] and weight is not None:
+        gw = ember.sum(ember.mul(grad_out, xhat), lead) if lead else ember.mul(grad_out, xhat)
+    if output_mask[2]:
+        gb = ember.sum(grad_out, lead) if lead else grad_out.clone()
+    return gx, gw, gb
+
+
+_SQRT_HALF, _INV_SQRT_2PI, _SQRT_2_OVER_PI, _KAPPA = 0.7071067811865476, 0.3989422804014327, 0.7978845608028654, 0.044715
+
+
+def _gelu_backward(grad_output, self, *, approximate="none"):
+    """d gelu / dx: Phi(x) + x phi(x) (exact), or PyTorch's derivative of its tanh form."""
+    x = self
+    if approximate == "tanh":
+        x2 = ember.mul(x, x)
+        t = ember.tanh(ember.mul(ember.add(x, ember.mul(ember.mul(x2, x), _KAPPA)), _SQRT_2_OVER_PI))
+        right = ember.mul(ember.mul(ember.mul(x, 0.5), ember.sub(1.0, ember.mul(t, t))),
+                          ember.mul(ember.add(ember.mul(x2, 3 * _KAPPA), 1.0), _SQRT_2_OVER_PI))  # fmt: skip
+        return ember.mul(grad_output, ember.add(ember.mul(ember.add(t, 1.0), 0.5), right))
+    cdf = ember.mul(ember.add(ember.erf(ember.mul(x, _SQRT_HALF)), 1.0), 0.5)
+    pdf = ember.mul(ember.exp(ember.mul(ember.mul(x, x), -0.5)), _INV_SQRT_2PI)
+    return ember.mul(grad_output, ember.add(cdf, ember.mul(x, pdf)))
+
+
+def _silu_backward(grad_output, self):
+    s = ember.sigmoid(self)
+    return ember.mul(grad_output, ember.mul(s, ember.add(ember.mul(self, ember.sub(1.0, s)), 1.0)))
+
+
+def _slice(self, dim=0, start=None, end=None, step=1):
+    n = self.shape[dim]
+    start, end = 0 if start is None else start, n if end is None else end
+    start, end = start + n if start < 0 else start, end + n if end < 0 else end
+    start = min(max(start, 0), n)
+    end = min(max(end, start), n)
+    out = ember.narrow(self, dim, start, end - start)
+    if step != 1:
+        out = out[(slice(None),) * (dim % self.dim()) + (slice(None, None, step),)]
+    return out
+
+
+def _select_backward(grad_output, input_sizes, dim, index):
+    z = ember.zeros(list(input_sizes), dtype=grad_output.dtype, device=grad_output.device)
+    return ember.select_scatter(z, grad_output, dim, index)
+
+
+def _slice_backward(grad_output, input_sizes, dim, start, end, step):
+    z = ember.zeros(list(input_sizes), dtype=grad_output.dtype, device=grad_output.device)
+    return ember.slice_scatter(z, grad_output, dim, start, end, step)
+
+
+def _safe_softmax(self, dim, dtype=None):
+    """softmax, with 0 (not NaN) in the rows that are all -inf (PyTorch's for attention with masked-out rows)."""
+    out = ember.softmax(self, dim, **_without_none(dtype=dtype))
+    empty = ember.all(ember.isneginf(self), dim, keepdim=True)
+    return ember.where(empty, ember.zeros_like(out), out) if bool(ember.any(empty)) else out
+
+
 def _factory(name):
     def run(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
         kw = _without_none(dtype=dtype, device=device, memory_format=memory_format)
@@ -785,6 +959,90 @@ _TABLE = [
     (
         "gather.default(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
         lambda self, dim, index, *, sparse_grad=False: ember.gather(self, dim, index, sparse_grad=sparse_grad),
+        None,
+    ),
+    ("mse_loss.default(Tensor self, Tensor target, int reduction=1) -> Tensor", _below_modes(_mse_loss), None),
+    (
+        "mse_loss_backward.default(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor",
+        _below_modes(_mse_loss_backward),
+        None,
+    ),
+    (
+        "smooth_l1_loss.default(Tensor self, Tensor target, int reduction=1, float beta=1.) -> Tensor",
+        _below_modes(_smooth_l1_loss),
+        None,
+    ),
+    (
+        "smooth_l1_loss_backward.default(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) "
+        "-> Tensor",
+        _below_modes(_smooth_l1_loss_backward),
+        None,
+    ),
+    (
+        "huber_loss.default(Tensor self, Tensor target, int reduction=1, float delta=1.) -> Tensor",
+        _below_modes(_huber_loss),
+        None,
+    ),
+    (
+        "huber_loss_backward.default(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) "
+        "-> Tensor",
+        _below_modes(_huber_loss_backward),
+        None,
+    ),
+    (
+        "binary_cross_entropy.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor",
+        _below_modes(_binary_cross_entropy),
+        None,
+    ),
+    (
+        "binary_cross_entropy_backward.default(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, "
+        "int reduction=1) -> Tensor",
+        _below_modes(_binary_cross_entropy_backward),
+        None,
+    ),
+    (
+        "binary_cross_entropy_with_logits.default(Tensor self, Tensor target, Tensor? weight=None, "
+        "Tensor? pos_weight=None, int reduction=1) -> Tensor",
+        _below_modes(_binary_cross_entropy_with_logits),
+        None,
+    ),
+    (
+        "native_layer_norm_backward.default(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, "
+        "Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+        _below_modes(_native_layer_norm_backward),
+        None,
+    ),
+    (
+        'gelu.default(Tensor self, *, str approximate="none") -> Tensor',
+        lambda self, *, approximate="none": ember.nn.functional.gelu(self, approximate=approximate),
+        None,
+    ),
+    (
+        'gelu_backward.default(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
+        _below_modes(_gelu_backward),
+        None,
+    ),
+    ("silu_backward.default(Tensor grad_output, Tensor self) -> Tensor", _below_modes(_silu_backward), None),
+    ("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", ember.select, None),
+    (
+        "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
+        _slice,
+        None,
+    ),
+    (
+        "select_backward.default(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor",
+        _below_modes(_select_backward),
+        None,
+    ),
+    (
+        "slice_backward.default(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, "
+        "SymInt step) -> Tensor",
+        _below_modes(_slice_backward),
+        None,
+    ),
+    (
+        "_safe_softmax.default(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+        _below_modes(_safe_softmax),
         None,
     ),
     (f"full.default(SymInt[] size, Scalar fill_value, *, {_FACTORY}) -> Tensor", _full, None),
