@@ -23,10 +23,10 @@ bool has_wrapper_data(const Tensor* t) {
 }
 
 void refuse_wrapper(const char* kernel) {
-  fail<NotImplementedError>("[", kernel,
-                            "] a tensor subclass made with _make_wrapper_subclass reached an ember op (its kernel: '",
-                            kernel, "') that does not offer its call to __torch_dispatch__; the wrapper has no data of "
-                            "its own to compute on. docs/extending.md lists the covered ops; unwrap the tensor first");
+  fail<NotImplementedError>(
+      "[", kernel, "] a tensor subclass made with _make_wrapper_subclass reached an ember op (its kernel: '", kernel,
+      "') that does not offer its call to __torch_dispatch__; the wrapper has no data of "
+      "its own to compute on. docs/extending.md lists the covered ops; unwrap the tensor first");
 }
 
 }  // namespace ember::dispatch

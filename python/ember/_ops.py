@@ -741,7 +741,12 @@ def _native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, w
     return gx, gw, gb
 
 
-_SQRT_HALF, _INV_SQRT_2PI, _SQRT_2_OVER_PI, _KAPPA = 0.7071067811865476, 0.3989422804014327, 0.7978845608028654, 0.044715
+_SQRT_HALF, _INV_SQRT_2PI, _SQRT_2_OVER_PI, _KAPPA = (
+    0.7071067811865476,
+    0.3989422804014327,
+    0.7978845608028654,
+    0.044715,
+)
 
 
 def _gelu_backward(grad_output, self, *, approximate="none"):

@@ -149,8 +149,7 @@ void init_python_dispatch(nb::module_& m) {
       "_tensor_is_ready", [](nb::handle o) { return nb::isinstance<Tensor>(o) && nb::inst_ready(o); },
       "Whether a Tensor (subclass) object holds its tensor yet (a subclass's __new__ may have made it already).");
   m.def(
-      "_set_wrapper_recording",
-      [](bool on) { return std::exchange(dispatch::t_wrapper_recording, on); },
+      "_set_wrapper_recording", [](bool on) { return std::exchange(dispatch::t_wrapper_recording, on); },
       "Lets the meta kernels run on wrapper subclass tensors on this thread while a wrapper op records its autograd "
       "node (Note [Wrapper subclass safety]); returns the previous setting.");
   m.def(

@@ -1090,7 +1090,9 @@ torch.manual_seed(0)
 nn = torch.nn
 """
 
-TRANSFORMER_STEP_PROGRAM = STEP_RECORDER + """
+TRANSFORMER_STEP_PROGRAM = (
+    STEP_RECORDER
+    + """
 layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True)
 head = nn.Linear(8, 3)
 x, y = torch.randn(2, 5, 8), torch.tensor([0, 2])
@@ -1101,6 +1103,7 @@ with Rec() as bwd:
 skip = ("aten.detach.default",)
 result = [[f for f in fwd.log if f not in skip], [f for f in bwd.log if f not in skip]]
 """
+)
 
 # The ops PyTorch 2.15 and ember both run as one op in this step (ember's attention multiplies 4-d tensors with
 # aten.matmul where PyTorch reshapes them for bmm/mm, and the two arrange their views and copies differently).
@@ -1144,7 +1147,9 @@ def test_transformer_training_step_ops_match_pytorch():
     assert _key(t_bwd, keys) == _key(TRANSFORMER_KEY_BWD, keys)
 
 
-LSTM_STEP_PROGRAM = STEP_RECORDER + """
+LSTM_STEP_PROGRAM = (
+    STEP_RECORDER
+    + """
 lstm = nn.LSTM(4, 6, batch_first=True)
 head = nn.Linear(6, 1)
 x, y = torch.randn(3, 5, 4), torch.randn(3, 1)
@@ -1156,6 +1161,7 @@ with Rec() as bwd:
 skip = ("aten.detach.default",)
 result = [[f for f in fwd.log if f not in skip], [f for f in bwd.log if f not in skip]]
 """
+)
 
 
 def test_mode_records_an_lstm_head_step():
@@ -1291,7 +1297,7 @@ def test_new_aten_schemas_match_pytorch():
              "binary_cross_entropy_with_logits.default", "gelu.default", "gelu_backward.default",
              "silu_backward.default", "select.int", "select_backward.default", "slice.Tensor",
              "slice_backward.default", "_safe_softmax.default"]  # fmt: skip
-    prog = f"names = {names!r}\nresult = [str(getattr(getattr(torch.ops.aten, n.split('.')[0]), n.split('.')[1])._schema) for n in names]"
+    prog = f"names = {names!r}\nresult = [str(eval('torch.ops.aten.' + n)._schema) for n in names]"
     want = run_torch(prog)
     got = [ember.ops._lookup("aten." + n)._schema for n in names]
     assert got == want
@@ -1355,8 +1361,9 @@ def test_wrapper_subclass_runs_a_training_step():
         np.testing.assert_allclose(got.elem.numpy(), want.detach().numpy(), rtol=1e-5)
         for w, p in zip(wrapped, plain):
             np.testing.assert_allclose(w.elem.numpy(), p.detach().numpy(), rtol=1e-5, atol=1e-6)
-    for op in ("gelu.default", "native_layer_norm.default", "mse_loss.default", "mse_loss_backward.default",
-               "native_layer_norm_backward.default", "gelu_backward.default", "addmm.default", "sub_.Tensor"):  # fmt: skip
+    ops = ["gelu.default", "native_layer_norm.default", "mse_loss.default", "mse_loss_backward.default",
+           "native_layer_norm_backward.default", "gelu_backward.default", "addmm.default", "sub_.Tensor"]  # fmt: skip
+    for op in ops:
         assert "aten." + op in _Wrapper.seen
 
 

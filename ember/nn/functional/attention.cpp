@@ -6,8 +6,8 @@
 #include <tuple>
 
 #include "ember/autocast.h"
-#include "ember/nn/functional/activation.h"
 #include "ember/dispatch_hook.h"
+#include "ember/nn/functional/activation.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/padding.h"
 #include "ember/ops.h"
