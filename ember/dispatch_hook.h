@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -46,6 +47,7 @@ inline Value value(bool b) { return b; }
 inline Value value(double d) { return d; }
 inline Value value(ScalarType t) { return t; }
 inline Value value(IntArrayRef v) { return std::vector<int64_t>(v.begin(), v.end()); }
+inline Value value(const std::vector<int64_t>& v) { return v; }
 inline Value value(const std::string& s) { return s; }
 template <size_t N>
 Value value(const std::array<bool, N>& m) {  // a bool[N] output_mask
@@ -94,6 +96,17 @@ inline Tensor result<Tensor>(std::vector<Tensor>&& r) {
 template <>
 inline std::vector<Tensor> result<std::vector<Tensor>>(std::vector<Tensor>&& r) {
   return std::move(r);
+}
+using Pair = std::pair<Tensor, Tensor>;  // (values, indices) of max.dim, sort, topk
+template <>
+inline Pair result<Pair>(std::vector<Tensor>&& r) {
+  r.resize(2);
+  return {std::move(r[0]), std::move(r[1])};
+}
+// A reduction's dims as PyTorch's int[1]? (None for all of them).
+inline std::optional<std::vector<int64_t>> dims_or_none(IntArrayRef d) {
+  if (d.empty()) return std::nullopt;
+  return std::vector<int64_t>(d.begin(), d.end());
 }
 
 }  // namespace ember::dispatch

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "ember/autograd/node.h"
+#include "ember/dispatch_hook.h"
 #include "ember/backend/kernels.h"
 #include "ember/backend/kernels/copy.h"
 #include "ember/cuda.h"
@@ -130,6 +131,7 @@ void record_to(const Tensor& t, const Tensor& r) {
 
 Tensor to(const Tensor& t, ScalarType dtype, bool copy) {
   if (dtype == t.dtype() && !copy) return t;
+  EMBER_PY_DISPATCH(Tensor, "aten._to_copy.default", t, dtype);
   Tensor r = empty_like(t, TensorOptions(dtype).device(t.device()));
   copy_into(r, t);
   record_to(t, r);
@@ -144,6 +146,7 @@ Tensor to(const Tensor& t, Device device, std::optional<ScalarType> dtype, bool 
   device = resolve_device(device);
   const ScalarType dt = dtype.value_or(t.dtype());
   if (device == t.device() && dt == t.dtype() && !copy) return t;
+  if (device == t.device() && !non_blocking) EMBER_PY_DISPATCH(Tensor, "aten._to_copy.default", t, dt);
   // As PyTorch: a non_blocking copy to the CPU lands in pinned memory, so that it can be asynchronous.
   const bool pin = non_blocking && t.is_cuda() && device.is_cpu();
   Tensor r = pin ? empty_pinned(t.sizes(), dt) : empty_like(t, TensorOptions(dt).device(device));

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ember/autocast.h"
+#include "ember/dispatch_hook.h"
 #include "ember/autograd/detail/reduce_grad.h"
 #include "ember/backend/kernels/sort.h"
 #include "ember/ops.h"
@@ -83,6 +84,7 @@ UniqueResult unique_from_runs(const Tensor& runs, const Tensor& perm, const Tens
 // ---- sorting
 
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, bool /*stable*/) {
+  EMBER_PY_DISPATCH(dispatch::Pair, "aten.sort.default", x, dim, descending);
   dim = wrap_dim(dim, x.dim(), "sort");
   Tensor values = empty(x.sizes(), like(x, x.dtype())), indices = empty(x.sizes(), like(x, ScalarType::Int64));
   if (x.numel()) sort_kernel[x.device()](as_1d(values), as_1d(indices), as_1d(x), dim, descending);
@@ -97,6 +99,7 @@ Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool stable) {
 Tensor msort(const Tensor& x) { return sort(x, 0).first; }
 
 std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+  EMBER_PY_DISPATCH(dispatch::Pair, "aten.topk.default", x, k, dim, largest, sorted);
   dim = wrap_dim(dim, x.dim(), "topk");
   const int64_t n = slice_size(x, dim);
   EMBER_CHECK(k >= 0 && k <= n, "topk(): selected index k out of range (k = ", k, ", but dim ", dim, " has size ", n,

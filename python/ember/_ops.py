@@ -797,6 +797,44 @@ def _safe_softmax(self, dim, dtype=None):
     return ember.where(empty, ember.zeros_like(out), out) if bool(ember.any(empty)) else out
 
 
+# ---- indexing, reductions, sorting, conversions and dropout
+
+
+def _dropout_decomp(input, p, train):
+    """PyTorch's CPU composition of dropout (its fused native_dropout is CUDA's): a Bernoulli(1 - p) mask scaled by
+    1 / (1 - p), multiplied in; its gradient is the mul's."""
+    aten = ops.aten
+    if not train or p == 0 or input.numel() == 0:
+        return input
+    if p == 1:
+        return aten.mul.Tensor(input, aten.zeros_like.default(input))
+    noise = aten.empty_like.default(input)
+    aten.bernoulli_.float(noise, 1 - p)
+    aten.div_.Scalar(noise, 1 - p)
+    return aten.mul.Tensor(input, noise)
+
+
+def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
+    kw = _without_none(dtype=dtype, device=device, memory_format=memory_format)
+    return self.to(copy=True, non_blocking=non_blocking, **kw)
+
+
+def _var_std(name):
+    def run(self, dim=None, *, correction=None, keepdim=False):
+        f = getattr(ember, name)
+        correction = 1 if correction is None else correction
+        return f(self, dim, correction=correction, keepdim=keepdim)
+
+    return run
+
+
+def _argminmax(name):
+    def run(self, dim=None, keepdim=False):
+        return getattr(ember, name)(self, dim, keepdim)
+
+    return run
+
+
 def _factory(name):
     def run(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
         kw = _without_none(dtype=dtype, device=device, memory_format=memory_format)
@@ -1050,6 +1088,86 @@ _TABLE = [
         _below_modes(_safe_softmax),
         None,
     ),
+    ("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", ember.where, None),
+    ("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", ember.masked_fill, None),
+    ("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", ember.scatter, None),
+    ("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", ember.scatter, None),
+    ("scatter_add.default(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", ember.scatter_add, None),
+    (
+        "index_add.default(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
+        lambda self, dim, index, source, *, alpha=1: ember.index_add(self, dim, index, source, alpha=alpha),
+        None,
+    ),
+    (
+        "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+        lambda self, dim, keepdim=False, *, dtype=None: ember.prod(self, dim, keepdim, **_without_none(dtype=dtype)),
+        None,
+    ),
+    (
+        "prod.default(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+        lambda self, *, dtype=None: ember.prod(self, **_without_none(dtype=dtype)),
+        None,
+    ),
+    ("amax.default(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", ember.amax, None),
+    ("amin.default(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", ember.amin, None),
+    ("max.default(Tensor self) -> Tensor", ember.max, None),
+    ("min.default(Tensor self) -> Tensor", ember.min, None),
+    (
+        "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+        lambda self, dim, keepdim=False: tuple(ember.max(self, dim, keepdim)),
+        None,
+    ),
+    (
+        "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+        lambda self, dim, keepdim=False: tuple(ember.min(self, dim, keepdim)),
+        None,
+    ),
+    ("argmax.default(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", _argminmax("argmax"), None),
+    ("argmin.default(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", _argminmax("argmin"), None),
+    (
+        "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+        _var_std("var"),
+        None,
+    ),
+    (
+        "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+        _var_std("std"),
+        None,
+    ),
+    (
+        "cumsum.default(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+        lambda self, dim, *, dtype=None: ember.cumsum(self, dim, **_without_none(dtype=dtype)),
+        None,
+    ),
+    (
+        "sort.default(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
+        lambda self, dim=-1, descending=False: tuple(ember.sort(self, dim, descending)),
+        None,
+    ),
+    (
+        "topk.default(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) "
+        "-> (Tensor values, Tensor indices)",
+        lambda self, k, dim=-1, largest=True, sorted=True: tuple(ember.topk(self, k, dim, largest, sorted)),
+        None,
+    ),
+    (
+        "_to_copy.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+        "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor",
+        _to_copy,
+        None,
+    ),
+    (
+        "dropout.default(Tensor input, float p, bool train) -> Tensor",
+        lambda input, p, train: ember.nn.functional.dropout(input, p, train),
+        _dropout_decomp,
+    ),
+    (f"empty_like.default(Tensor self, *, {_LIKE}) -> Tensor", _like("empty_like"), None),
+    (
+        "bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)",
+        lambda self, p=0.5, *, generator=None: ember.Tensor.bernoulli_(self, p, generator=generator),
+        None,
+    ),
+    ("div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", lambda self, other: ember.Tensor.div_(self, other), None),
     (f"full.default(SymInt[] size, Scalar fill_value, *, {_FACTORY}) -> Tensor", _full, None),
     (f"arange.default(Scalar end, *, {_FACTORY}) -> Tensor", _arange, None),
     (f"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_FACTORY}) -> Tensor", _arange, None),

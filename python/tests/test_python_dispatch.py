@@ -1371,8 +1371,76 @@ def test_wrapper_subclass_refuses_ops_without_dispatch():
     w = _Wrapper(ember.tensor([1.0, 2.0, 3.0]))
     np.testing.assert_array_equal((w + 1).elem.numpy(), [2.0, 3.0, 4.0])  # an op that offers its call: computed
     with pytest.raises(NotImplementedError, match=r"\[scan\] a tensor subclass made with _make_wrapper_subclass"):
-        ember.cumsum(w, 0)  # no dispatch: it must not hand back a meta tensor for the values
+        ember.cumprod(w, 0)  # no dispatch: it must not hand back a meta tensor for the values
     with pytest.raises(NotImplementedError, match="_make_wrapper_subclass"):
         ember.flip(w, [0])
     # plain meta tensors still run every op on their geometry
     assert ember.cumsum(ember.empty(3, device="meta"), 0).shape == (3,)
+
+
+OP_CASES_PROGRAM = STEP_RECORDER + """
+x, s = torch.randn(3, 4), torch.randn(3, 4)
+m, idx = x > 0, torch.tensor([[0, 1, 2, 0], [2, 2, 1, 0], [1, 0, 0, 2]])
+i2, s2 = torch.tensor([2, 0]), torch.randn(2, 4)
+cases = {
+    "where": lambda: torch.where(m, x, s), "masked_fill": lambda: x.masked_fill(m, 0.5),
+    "scatter_src": lambda: x.scatter(0, idx, s), "scatter_value": lambda: x.scatter(0, idx, 2.0),
+    "scatter_add": lambda: x.scatter_add(0, idx, s), "index_add": lambda: x.index_add(0, i2, s2, alpha=2),
+    "prod_dim": lambda: x.prod(1), "prod": lambda: x.prod(), "amax": lambda: x.amax(1),
+    "amin": lambda: x.amin(0, keepdim=True), "max": lambda: x.max(), "min": lambda: x.min(),
+    "max_dim": lambda: x.max(1), "min_dim": lambda: x.min(0), "argmax": lambda: x.argmax(1),
+    "argmin": lambda: x.argmin(), "var": lambda: x.var(1), "std": lambda: x.std(0, correction=0),
+    "cumsum": lambda: x.cumsum(1), "sort": lambda: x.sort(1, descending=True), "topk": lambda: x.topk(2, 1),
+    "to_double": lambda: x.double(), "dropout": lambda: torch.nn.functional.dropout(x, 0.25),
+}
+result = {}
+for k, f in cases.items():
+    with Rec() as r:
+        out = f()
+    plain = f() if k != "dropout" else out
+    plain = plain if isinstance(plain, torch.Tensor) else plain[0]
+    out = out if isinstance(out, torch.Tensor) else out[0]
+    result[k] = [r.log, (out.double() - plain.double()).abs().max().item()]
+"""
+
+OP_CASES_WANT = {
+    "where": ["aten.where.self"], "masked_fill": ["aten.masked_fill.Scalar"], "scatter_src": ["aten.scatter.src"],
+    "scatter_value": ["aten.scatter.value"], "scatter_add": ["aten.scatter_add.default"],
+    "index_add": ["aten.index_add.default"],
+    "prod_dim": ["aten.prod.dim_int"], "prod": ["aten.prod.default"], "amax": ["aten.amax.default"],
+    "amin": ["aten.amin.default"], "max": ["aten.max.default"], "min": ["aten.min.default"],
+    "max_dim": ["aten.max.dim"], "min_dim": ["aten.min.dim"], "argmax": ["aten.argmax.default"],
+    "argmin": ["aten.argmin.default"], "var": ["aten.var.correction"], "std": ["aten.std.correction"],
+    "cumsum": ["aten.cumsum.default"], "sort": ["aten.sort.default"], "topk": ["aten.topk.default"],
+    "to_double": ["aten._to_copy.default"],
+    "dropout": ["aten.empty_like.default", "aten.bernoulli_.float", "aten.div_.Scalar", "aten.mul.Tensor"],
+}  # fmt: skip
+
+
+def test_indexing_reduction_sorting_ops_reach_modes():
+    got = _run_ember(OP_CASES_PROGRAM)
+    for k, want in OP_CASES_WANT.items():
+        log, diff = got[k]
+        assert log == want, k
+        if k != "dropout":
+            assert diff == 0, k  # the handler's result is the plain op's
+
+
+@needs_torch
+def test_indexing_reduction_sorting_ops_match_pytorch():
+    got = run_torch("import torch.utils._python_dispatch\n" + OP_CASES_PROGRAM)
+    assert {k: v[0] for k, v in got.items()} == OP_CASES_WANT
+
+
+def test_dropout_under_a_mode_is_pytorch_cpu_composition():
+    ember.manual_seed(0)
+    x = ember.randn(200, dtype=ember.float64, requires_grad=True)
+    with Recorder() as rec:
+        y = ember.nn.functional.dropout(x, 0.25)
+        (g,) = ember.autograd.grad(y.sum(), [x])
+    assert rec.log[:4] == ["aten.empty_like.default", "aten.bernoulli_.float", "aten.div_.Scalar", "aten.mul.Tensor"]
+    assert "aten.mul.Tensor" in rec.log[4:]  # the gradient: grad times the mask
+    kept = y.detach().numpy() != 0
+    assert 0.5 < kept.mean() < 0.95  # 200 draws of Bernoulli(0.75)
+    np.testing.assert_allclose(y.detach().numpy()[kept], x.detach().numpy()[kept] / 0.75)
+    np.testing.assert_allclose(g.numpy(), kept / 0.75)
