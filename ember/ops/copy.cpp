@@ -3,10 +3,10 @@
 #include <cstring>
 
 #include "ember/autograd/node.h"
-#include "ember/dispatch_hook.h"
 #include "ember/backend/kernels.h"
 #include "ember/backend/kernels/copy.h"
 #include "ember/cuda.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/conj_bit.h"
 #include "ember/ops/detail/util.h"

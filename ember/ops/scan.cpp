@@ -1,9 +1,9 @@
 // Scans along a dim: dims, dtypes and output shapes; the loops are in the device's scan kernel.
 #include "ember/autocast.h"
-#include "ember/dispatch_hook.h"
 #include "ember/autograd/detail/reduce_grad.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/backend/kernels/scan.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 

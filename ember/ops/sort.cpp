@@ -5,9 +5,9 @@
 #include <limits>
 
 #include "ember/autocast.h"
-#include "ember/dispatch_hook.h"
 #include "ember/autograd/detail/reduce_grad.h"
 #include "ember/backend/kernels/sort.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 

@@ -1147,7 +1147,7 @@ _TABLE = [
     (
         "topk.default(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) "
         "-> (Tensor values, Tensor indices)",
-        lambda self, k, dim=-1, largest=True, sorted=True: tuple(ember.topk(self, k, dim, largest, sorted)),
+        lambda self, k, dim=-1, largest=True, sorted=True: tuple(ember.topk(self, k, dim, largest, sorted)),  # noqa: A006 (the schema's name)
         None,
     ),
     (
@@ -1167,7 +1167,11 @@ _TABLE = [
         lambda self, p=0.5, *, generator=None: ember.Tensor.bernoulli_(self, p, generator=generator),
         None,
     ),
-    ("div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", lambda self, other: ember.Tensor.div_(self, other), None),
+    (
+        "div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+        lambda self, other: ember.Tensor.div_(self, other),
+        None,
+    ),
     (f"full.default(SymInt[] size, Scalar fill_value, *, {_FACTORY}) -> Tensor", _full, None),
     (f"arange.default(Scalar end, *, {_FACTORY}) -> Tensor", _arange, None),
     (f"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_FACTORY}) -> Tensor", _arange, None),

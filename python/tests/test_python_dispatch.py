@@ -1303,33 +1303,44 @@ def test_new_aten_schemas_match_pytorch():
     assert got == want
 
 
-class _Wrapper(ember.Tensor):
-    """PyTorch docs' classic wrapper subclass: no data of its own, every op computed on the tensor it wraps."""
+def _wrapper_class():
+    """PyTorch docs' classic wrapper subclass (a new class per test: a class defining __torch_dispatch__ keeps the
+    ops' hook on while it exists)."""
 
-    __torch_function__ = ember._C._disabled_torch_function_impl
-    seen = []
+    class _Wrapper(ember.Tensor):
+        """PyTorch docs' classic wrapper subclass: no data of its own, every op computed on the tensor it wraps."""
 
-    @staticmethod
-    def __new__(cls, elem, requires_grad=False):
-        r = ember.Tensor._make_wrapper_subclass(
-            cls, elem.size(), strides=elem.stride(), dtype=elem.dtype, device=elem.device, requires_grad=requires_grad
-        )
-        r.elem = elem
-        return r
+        __torch_function__ = ember._C._disabled_torch_function_impl
+        seen = []
 
-    @classmethod
-    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
-        from ember.utils._pytree import tree_map
+        @staticmethod
+        def __new__(cls, elem, requires_grad=False):
+            r = ember.Tensor._make_wrapper_subclass(
+                cls,
+                elem.size(),
+                strides=elem.stride(),
+                dtype=elem.dtype,
+                device=elem.device,
+                requires_grad=requires_grad,
+            )
+            r.elem = elem
+            return r
 
-        cls.seen.append(str(func))
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            from ember.utils._pytree import tree_map
 
-        def unwrap(e):
-            return e.elem if isinstance(e, cls) else e
+            cls.seen.append(str(func))
 
-        def wrap(e):
-            return cls(e) if isinstance(e, ember.Tensor) else e
+            def unwrap(e):
+                return e.elem if isinstance(e, cls) else e
 
-        return tree_map(wrap, func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs or {})))
+            def wrap(e):
+                return cls(e) if isinstance(e, ember.Tensor) else e
+
+            return tree_map(wrap, func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs or {})))
+
+    return _Wrapper
 
 
 def _mlp_step(params, x, y, lr=0.1):
@@ -1347,6 +1358,7 @@ def _mlp_step(params, x, y, lr=0.1):
 
 
 def test_wrapper_subclass_runs_a_training_step():
+    _Wrapper = _wrapper_class()
     rng = np.random.default_rng(5)
     shapes = [(6, 4), (6,), (6,), (6,), (2, 6), (2,)]
     init = [rng.standard_normal(s).astype(np.float32) for s in shapes]
@@ -1368,6 +1380,7 @@ def test_wrapper_subclass_runs_a_training_step():
 
 
 def test_wrapper_subclass_refuses_ops_without_dispatch():
+    _Wrapper = _wrapper_class()
     w = _Wrapper(ember.tensor([1.0, 2.0, 3.0]))
     np.testing.assert_array_equal((w + 1).elem.numpy(), [2.0, 3.0, 4.0])  # an op that offers its call: computed
     with pytest.raises(NotImplementedError, match=r"\[scan\] a tensor subclass made with _make_wrapper_subclass"):
@@ -1378,7 +1391,9 @@ def test_wrapper_subclass_refuses_ops_without_dispatch():
     assert ember.cumsum(ember.empty(3, device="meta"), 0).shape == (3,)
 
 
-OP_CASES_PROGRAM = STEP_RECORDER + """
+OP_CASES_PROGRAM = (
+    STEP_RECORDER
+    + """
 x, s = torch.randn(3, 4), torch.randn(3, 4)
 m, idx = x > 0, torch.tensor([[0, 1, 2, 0], [2, 2, 1, 0], [1, 0, 0, 2]])
 i2, s2 = torch.tensor([2, 0]), torch.randn(2, 4)
@@ -1402,6 +1417,7 @@ for k, f in cases.items():
     out = out if isinstance(out, torch.Tensor) else out[0]
     result[k] = [r.log, (out.double() - plain.double()).abs().max().item()]
 """
+)
 
 OP_CASES_WANT = {
     "where": ["aten.where.self"], "masked_fill": ["aten.masked_fill.Scalar"], "scatter_src": ["aten.scatter.src"],

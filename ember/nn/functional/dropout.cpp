@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "ember/autograd/node.h"
-#include "ember/dispatch_hook.h"
 #include "ember/backend/kernels/nn/dropout.h"
 #include "ember/detail/random_math.h"
+#include "ember/dispatch_hook.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
