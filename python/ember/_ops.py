@@ -835,6 +835,121 @@ def _argminmax(name):
     return run
 
 
+# ---- CNN ops with their backward ops: group_norm, avg_pool2d, adaptive_avg_pool2d
+
+
+def _autograd_grad(forward, input, grad_output):
+    """d forward(input) / d input applied to grad_output: ember's own gradient formula, on a detached input."""
+    with ember.enable_grad():
+        x = input.detach().requires_grad_()
+        (g,) = ember.autograd.grad(forward(x), [x], grad_output)
+    return g
+
+
+class _AvgPool2d(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, self, *geometry):
+        ctx.save_for_backward(self)
+        ctx.geometry = geometry
+        kernel_size, stride, *rest = geometry
+        return ember.nn.functional.avg_pool2d(self, kernel_size, list(stride) or None, *rest)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (self,) = ctx.saved_tensors
+        return (ops.aten.avg_pool2d_backward.default(grad, self, *ctx.geometry), *([None] * len(ctx.geometry)))
+
+
+def _avg_pool2d(
+    self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
+    return _AvgPool2d.apply(self, kernel_size, list(stride), padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _avg_pool2d_backward(
+    grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+):
+    F = ember.nn.functional
+    geometry = (kernel_size, list(stride) or None, padding, ceil_mode, count_include_pad, divisor_override)
+    return _autograd_grad(lambda x: F.avg_pool2d(x, *geometry), self, grad_output)
+
+
+def _adaptive_avg_pool2d_decomp(self, output_size):
+    """PyTorch's: the mean over the spatial dims for a 1x1 output, else _adaptive_avg_pool2d."""
+    if all(o == 1 for o in output_size):
+        return ops.aten.mean.dim(self, [-1, -2], True)
+    return ops.aten._adaptive_avg_pool2d.default(self, output_size)
+
+
+class _AdaptiveAvgPool2d(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, self, output_size):
+        ctx.save_for_backward(self)
+        return ember.nn.functional.adaptive_avg_pool2d(self, output_size)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (self,) = ctx.saved_tensors
+        return ops.aten._adaptive_avg_pool2d_backward.default(grad, self), None
+
+
+def _adaptive_avg_pool2d_backward(grad_output, self):
+    out = list(grad_output.shape[-2:])
+    return _autograd_grad(lambda x: ember.nn.functional.adaptive_avg_pool2d(x, out), self, grad_output)
+
+
+def _group_stats(x, N, group, eps):
+    """Per (sample, group) mean and 1/sqrt(biased variance + eps), shaped [N, group]."""
+    xg = x.reshape([N, group, -1])
+    mean = ember.mean(xg, [2])
+    var = ember.mean(ember.square(ember.sub(xg, mean.unsqueeze(2))), [2])
+    return mean, ember.rsqrt(ember.add(var, eps))
+
+
+class _NativeGroupNorm(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, weight, bias, N, C, HxW, group, eps):
+        out = ember.nn.functional.group_norm(input, group, weight, bias, eps)
+        mean, rstd = _group_stats(input, N, group, eps)
+        ctx.save_for_backward(input, mean, rstd, weight)
+        ctx.sizes = (N, C, HxW, group)
+        ctx.mark_non_differentiable(mean, rstd)
+        return out, mean, rstd
+
+    @staticmethod
+    def backward(ctx, grad, _mean, _rstd):
+        input, mean, rstd, weight = ctx.saved_tensors
+        mask = [bool(m) for m in ctx.needs_input_grad[:3]]
+        gx, gw, gb = ops.aten.native_group_norm_backward.default(grad, input, mean, rstd, weight, *ctx.sizes, mask)
+        return gx, gw, gb, None, None, None, None, None
+
+
+def _native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    return _NativeGroupNorm.apply(input, weight, bias, N, C, HxW, group, eps)
+
+
+def _native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    """group_norm's gradients in closed form over each (sample, group): xhat = (x - mean) * rstd, g = grad_out *
+    weight, dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); dweight and dbias sum over the samples and positions."""
+    shape = list(input.shape)
+    x3 = input.reshape([N, C, -1])
+    per_c = [N, group, C // group, -1]
+    xhat = ember.mul(ember.sub(x3.reshape(per_c), mean.reshape([N, group, 1, 1])), rstd.reshape([N, group, 1, 1]))
+    go = grad_out.reshape([N, C, -1])
+    g = go if weight is None else ember.mul(go, weight.reshape([1, C, 1]))
+    gx = gw = gb = None
+    if output_mask[0]:
+        g4, dims = g.reshape(per_c), [2, 3]
+        centred = ember.sub(g4, ember.mean(g4, dims, True))
+        gx = ember.mul(ember.sub(centred, ember.mul(xhat, ember.mean(ember.mul(g4, xhat), dims, True))),
+                       rstd.reshape([N, group, 1, 1])).reshape(shape)  # fmt: skip
+    if output_mask[1] and weight is not None:
+        gw = ember.sum(ember.mul(go, xhat.reshape([N, C, -1])), [0, 2])
+    if output_mask[2]:
+        gb = ember.sum(go, [0, 2])
+    return gx, gw, gb
+
+
 def _factory(name):
     def run(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
         kw = _without_none(dtype=dtype, device=device, memory_format=memory_format)
@@ -1170,6 +1285,45 @@ _TABLE = [
     (
         "div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
         lambda self, other: ember.Tensor.div_(self, other),
+        None,
+    ),
+    (
+        "avg_pool2d.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+        "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+        _below_modes(_avg_pool2d),
+        None,
+    ),
+    (
+        "avg_pool2d_backward.default(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, "
+        "int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor",
+        _below_modes(_avg_pool2d_backward),
+        None,
+    ),
+    (
+        "adaptive_avg_pool2d.default(Tensor self, SymInt[2] output_size) -> Tensor",
+        ember.nn.functional.adaptive_avg_pool2d,
+        _adaptive_avg_pool2d_decomp,
+    ),
+    (
+        "_adaptive_avg_pool2d.default(Tensor self, SymInt[2] output_size) -> Tensor",
+        _below_modes(lambda self, output_size: _AdaptiveAvgPool2d.apply(self, list(output_size))),
+        None,
+    ),
+    (
+        "_adaptive_avg_pool2d_backward.default(Tensor grad_output, Tensor self) -> Tensor",
+        _below_modes(_adaptive_avg_pool2d_backward),
+        None,
+    ),
+    (
+        "native_group_norm.default(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, "
+        "int group, float eps) -> (Tensor, Tensor, Tensor)",
+        _below_modes(_native_group_norm),
+        None,
+    ),
+    (
+        "native_group_norm_backward.default(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, "
+        "SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+        _below_modes(_native_group_norm_backward),
         None,
     ),
     (f"full.default(SymInt[] size, Scalar fill_value, *, {_FACTORY}) -> Tensor", _full, None),

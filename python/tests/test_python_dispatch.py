@@ -1460,3 +1460,57 @@ def test_dropout_under_a_mode_is_pytorch_cpu_composition():
     assert 0.5 < kept.mean() < 0.95  # 200 draws of Bernoulli(0.75)
     np.testing.assert_allclose(y.detach().numpy()[kept], x.detach().numpy()[kept] / 0.75)
     np.testing.assert_allclose(g.numpy(), kept / 0.75)
+
+
+CNN_OP_CASES_PROGRAM = (
+    STEP_RECORDER
+    + """
+F = torch.nn.functional
+x = torch.randn(2, 4, 4, 4, dtype=torch.float64, requires_grad=True)
+w, b = torch.randn(4, dtype=torch.float64, requires_grad=True), torch.randn(4, dtype=torch.float64, requires_grad=True)
+cases = {
+    "group_norm": lambda: F.group_norm(x, 2, w, b), "avg_pool2d": lambda: F.avg_pool2d(x, 2),
+    "avg_pool2d_pad": lambda: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+    "adaptive_2x2": lambda: F.adaptive_avg_pool2d(x, 2), "adaptive_3x3": lambda: F.adaptive_avg_pool2d(x, (3, 3)),
+    "adaptive_1x1": lambda: F.adaptive_avg_pool2d(x, 1),
+}
+result = {}
+for k, f in cases.items():
+    plain = f()
+    want = torch.autograd.grad((plain * plain.detach()).sum(), [x, w, b], allow_unused=True)
+    with Rec() as r:
+        out = f()
+        got = torch.autograd.grad((out * out.detach()).sum(), [x, w, b], allow_unused=True)
+    err = max((a - c).abs().max().item() for a, c in zip([out, *got], [plain, *want]) if a is not None)
+    # the ops of the product, the sum and its gradient (ember's sum gradient views before it expands)
+    ops = [o for o in r.log if o not in ("aten.mul.Tensor", "aten.sum.default", "aten.ones_like.default",
+                                         "aten.expand.default", "aten.view.default", "aten.detach.default")]
+    result[k] = [ops, err]
+"""
+)
+
+CNN_OP_CASES_WANT = {
+    "group_norm": ["aten.native_group_norm.default", "aten.native_group_norm_backward.default"],
+    "avg_pool2d": ["aten.avg_pool2d.default", "aten.avg_pool2d_backward.default"],
+    "avg_pool2d_pad": ["aten.avg_pool2d.default", "aten.avg_pool2d_backward.default"],
+    "adaptive_2x2": ["aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d_backward.default"],
+    "adaptive_3x3": ["aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d_backward.default"],
+    "adaptive_1x1": ["aten.mean.dim", "aten.div.Scalar"],
+}
+
+
+def test_cnn_ops_reach_modes_with_their_backward_ops():
+    got = _run_ember(CNN_OP_CASES_PROGRAM)
+    for k, want in CNN_OP_CASES_WANT.items():
+        ops, err = got[k]
+        if k == "adaptive_1x1":  # mean's gradient: PyTorch's is expand + div.Scalar, ember's has its own parts
+            assert ops[0] == "aten.mean.dim", k
+        else:
+            assert ops == want, k
+        assert err < 1e-12, k  # values and gradients under the mode are the plain ones
+
+
+@needs_torch
+def test_cnn_ops_match_pytorch():
+    got = run_torch("import torch.utils._python_dispatch\n" + CNN_OP_CASES_PROGRAM)
+    assert {k: v[0] for k, v in got.items()} == CNN_OP_CASES_WANT

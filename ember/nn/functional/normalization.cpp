@@ -354,6 +354,8 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
                 " to be a vector of size equal to the number of channels in input, but got ", what, " of shape ",
                 shape_str(t->sizes()), " and input of shape ", shape_str(x.sizes()));
   const int64_t per_group = N > 0 ? x.numel() / (N * num_groups) : 0;
+  EMBER_PY_DISPATCH(Tensor, "aten.native_group_norm.default", x, weight, bias, N, C,
+                    C > 0 ? per_group * num_groups / C : 0, num_groups, eps);
   const int64_t group_shape[] = {N, num_groups, per_group};
   const int64_t norm_shape[] = {per_group};
   Tensor y = reshape(layer_norm(reshape(x, group_shape), norm_shape, {}, {}, eps), x.sizes());
