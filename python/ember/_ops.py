@@ -950,6 +950,14 @@ def _native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, 
     return gx, gw, gb
 
 
+def _random_factory(name):
+    def run(*args, dtype=None, layout=None, device=None, pin_memory=None):
+        *head, size = args
+        return getattr(ember, name)(*head, list(size), **_without_none(dtype=dtype, device=device))
+
+    return run
+
+
 def _factory(name):
     def run(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
         kw = _without_none(dtype=dtype, device=device, memory_format=memory_format)
@@ -1324,6 +1332,34 @@ _TABLE = [
         "native_group_norm_backward.default(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, "
         "SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
         _below_modes(_native_group_norm_backward),
+        None,
+    ),
+    (f"rand.default(SymInt[] size, *, {_FACTORY}) -> Tensor", _random_factory("rand"), None),
+    (f"randn.default(SymInt[] size, *, {_FACTORY}) -> Tensor", _random_factory("randn"), None),
+    (
+        f"randint.default(SymInt high, SymInt[] size, *, {_FACTORY.replace('dtype=None', 'dtype=4')}) -> Tensor",
+        _random_factory("randint"),
+        None,
+    ),
+    (
+        f"randint.low(SymInt low, SymInt high, SymInt[] size, *, {_FACTORY.replace('dtype=None', 'dtype=4')}) "
+        "-> Tensor",
+        _random_factory("randint"),
+        None,
+    ),
+    (
+        "uniform_.default(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)",
+        lambda self, from_=0.0, to=1.0, *, generator=None: ember.Tensor.uniform_(self, from_, to, generator=generator),
+        None,
+    ),
+    (
+        "normal_.default(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)",
+        lambda self, mean=0.0, std=1.0, *, generator=None: ember.Tensor.normal_(self, mean, std, generator=generator),
+        None,
+    ),
+    (
+        "bernoulli.default(Tensor self, *, Generator? generator=None) -> Tensor",
+        lambda self, *, generator=None: ember.bernoulli(self, generator=generator),
         None,
     ),
     (f"full.default(SymInt[] size, Scalar fill_value, *, {_FACTORY}) -> Tensor", _full, None),

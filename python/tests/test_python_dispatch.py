@@ -1514,3 +1514,39 @@ def test_cnn_ops_reach_modes_with_their_backward_ops():
 def test_cnn_ops_match_pytorch():
     got = run_torch("import torch.utils._python_dispatch\n" + CNN_OP_CASES_PROGRAM)
     assert {k: v[0] for k, v in got.items()} == CNN_OP_CASES_WANT
+
+
+RANDOM_PROGRAM = (
+    STEP_RECORDER
+    + """
+def draws():
+    return [torch.rand(3), torch.randn(2, 2), torch.randint(5, (3,)), torch.randint(2, 9, (4,)),
+            torch.empty(3).normal_(), torch.empty(3).uniform_(-1, 1), torch.bernoulli(torch.full((5,), 0.5)),
+            torch.empty(4).bernoulli_(0.25)]
+torch.manual_seed(0)
+plain = draws()
+torch.manual_seed(0)
+with Rec() as r:
+    seen = draws()
+result = [r.log, all(bool((a == b).all()) for a, b in zip(plain, seen)), [str(t.dtype) for t in seen]]
+"""
+)
+
+RANDOM_WANT = [
+    "aten.rand.default", "aten.randn.default", "aten.randint.default", "aten.randint.low", "aten.empty.memory_format",
+    "aten.normal_.default", "aten.empty.memory_format", "aten.uniform_.default", "aten.full.default",
+    "aten.bernoulli.default", "aten.empty.memory_format", "aten.bernoulli_.float",
+]  # fmt: skip
+
+
+def test_random_factories_and_samplers_reach_modes():
+    log, same, dtypes = _run_ember(RANDOM_PROGRAM)
+    assert log == RANDOM_WANT
+    assert same  # the handler's draws are the plain ones: same generator, same order
+    assert dtypes[2:4] == ["ember.int64", "ember.int64"]
+
+
+@needs_torch
+def test_random_factories_and_samplers_match_pytorch():
+    log, same, _ = run_torch("import torch.utils._python_dispatch\n" + RANDOM_PROGRAM)
+    assert log == RANDOM_WANT and same
