@@ -75,6 +75,9 @@ void copy_into_impl(const Tensor& dst, const Tensor& src, bool non_blocking);
 const Tensor& copy_(const Tensor& dst, const Tensor& src) { return copy_(dst, src, false); }
 
 const Tensor& copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  if (dispatch::enabled()) [[unlikely]] {  // Note [Python dispatch]: the handler updates dst
+    if (dispatch::call("aten.copy_.default", dispatch::values(dst, src, non_blocking))) return dst;
+  }
   if (const Tensor * in[] = {&dst, &src}; autograd::needs_grad(in)) {
     // The new value of dst is src broadcast and cast: recorded as expand and to (Note [In-place ops]).
     return autograd::inplace_with_grad(dst, "copy_", [&] {

@@ -958,6 +958,42 @@ def _random_factory(name):
     return run
 
 
+def _interpolate(x, output_size, mode, align_corners, scales):
+    """F.interpolate as aten's upsample ops run: by the scales when they were given, else to output_size."""
+    kw = {} if align_corners is None else {"align_corners": align_corners}
+    if all(s is not None for s in scales):
+        return ember.nn.functional.interpolate(x, scale_factor=list(scales), mode=mode, **kw)
+    return ember.nn.functional.interpolate(x, size=list(output_size), mode=mode, **kw)
+
+
+class _Upsample2d(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, self, output_size, mode, align_corners, scales_h, scales_w):
+        ctx.args = (list(output_size), list(self.shape), mode, align_corners, scales_h, scales_w)
+        return _interpolate(self, output_size, mode, align_corners, (scales_h, scales_w))
+
+    @staticmethod
+    def backward(ctx, grad):
+        output_size, input_size, mode, align_corners, sh, sw = ctx.args
+        if mode == "nearest":
+            g = ops.aten.upsample_nearest2d_backward.default(grad, output_size, input_size, sh, sw)
+        else:
+            g = ops.aten.upsample_bilinear2d_backward.default(grad, output_size, input_size, align_corners, sh, sw)
+        return g, None, None, None, None, None
+
+
+def _upsample_backward(mode):
+    """The adjoint of the (linear) resampling, applied to grad_output: the gradient at any input of that size."""
+
+    def run(grad_output, output_size, input_size, *rest):
+        align_corners, scales = (None, rest) if mode == "nearest" else (rest[0], rest[1:])
+        scales = tuple(scales) + (None,) * (2 - len(scales))
+        x = ember.zeros(list(input_size), dtype=grad_output.dtype, device=grad_output.device)
+        return _autograd_grad(lambda t: _interpolate(t, output_size, mode, align_corners, scales), x, grad_output)
+
+    return run
+
+
 def _factory(name):
     def run(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
         kw = _without_none(dtype=dtype, device=device, memory_format=memory_format)
@@ -1360,6 +1396,43 @@ _TABLE = [
     (
         "bernoulli.default(Tensor self, *, Generator? generator=None) -> Tensor",
         lambda self, *, generator=None: ember.bernoulli(self, generator=generator),
+        None,
+    ),
+    (
+        "upsample_nearest2d.default(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) "
+        "-> Tensor",
+        _below_modes(
+            lambda self, output_size, scales_h=None, scales_w=None: _Upsample2d.apply(
+                self, output_size, "nearest", None, scales_h, scales_w
+            )
+        ),
+        None,
+    ),
+    (
+        "upsample_nearest2d_backward.default(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, "
+        "float? scales_h=None, float? scales_w=None) -> Tensor",
+        _below_modes(_upsample_backward("nearest")),
+        None,
+    ),
+    (
+        "upsample_bilinear2d.default(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, "
+        "float? scales_w=None) -> Tensor",
+        _below_modes(
+            lambda self, output_size, align_corners, scales_h=None, scales_w=None: _Upsample2d.apply(
+                self, output_size, "bilinear", align_corners, scales_h, scales_w
+            )
+        ),
+        None,
+    ),
+    (
+        "upsample_bilinear2d_backward.default(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, "
+        "bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor",
+        _below_modes(_upsample_backward("bilinear")),
+        None,
+    ),
+    (
+        "copy_.default(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+        lambda self, src, non_blocking=False: ember.Tensor.copy_(self, src, non_blocking),
         None,
     ),
     (f"full.default(SymInt[] size, Scalar fill_value, *, {_FACTORY}) -> Tensor", _full, None),

@@ -1407,6 +1407,7 @@ cases = {
     "argmin": lambda: x.argmin(), "var": lambda: x.var(1), "std": lambda: x.std(0, correction=0),
     "cumsum": lambda: x.cumsum(1), "sort": lambda: x.sort(1, descending=True), "topk": lambda: x.topk(2, 1),
     "to_double": lambda: x.double(), "dropout": lambda: torch.nn.functional.dropout(x, 0.25),
+    "copy_": lambda: torch.empty(3, 4).copy_(x),
 }
 result = {}
 for k, f in cases.items():
@@ -1430,6 +1431,7 @@ OP_CASES_WANT = {
     "cumsum": ["aten.cumsum.default"], "sort": ["aten.sort.default"], "topk": ["aten.topk.default"],
     "to_double": ["aten._to_copy.default"],
     "dropout": ["aten.empty_like.default", "aten.bernoulli_.float", "aten.div_.Scalar", "aten.mul.Tensor"],
+    "copy_": ["aten.empty.memory_format", "aten.copy_.default"],
 }  # fmt: skip
 
 
@@ -1472,7 +1474,10 @@ cases = {
     "group_norm": lambda: F.group_norm(x, 2, w, b), "avg_pool2d": lambda: F.avg_pool2d(x, 2),
     "avg_pool2d_pad": lambda: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
     "adaptive_2x2": lambda: F.adaptive_avg_pool2d(x, 2), "adaptive_3x3": lambda: F.adaptive_avg_pool2d(x, (3, 3)),
-    "adaptive_1x1": lambda: F.adaptive_avg_pool2d(x, 1),
+    "adaptive_1x1": lambda: F.adaptive_avg_pool2d(x, 1), "nearest": lambda: F.interpolate(x, scale_factor=2),
+    "nearest_size": lambda: F.interpolate(x, size=(5, 7)),
+    "bilinear": lambda: F.interpolate(x, scale_factor=1.5, mode="bilinear"),
+    "bilinear_aligned": lambda: F.interpolate(x, size=(6, 3), mode="bilinear", align_corners=True),
 }
 result = {}
 for k, f in cases.items():
@@ -1496,6 +1501,10 @@ CNN_OP_CASES_WANT = {
     "adaptive_2x2": ["aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d_backward.default"],
     "adaptive_3x3": ["aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d_backward.default"],
     "adaptive_1x1": ["aten.mean.dim", "aten.div.Scalar"],
+    "nearest": ["aten.upsample_nearest2d.default", "aten.upsample_nearest2d_backward.default"],
+    "nearest_size": ["aten.upsample_nearest2d.default", "aten.upsample_nearest2d_backward.default"],
+    "bilinear": ["aten.upsample_bilinear2d.default", "aten.upsample_bilinear2d_backward.default"],
+    "bilinear_aligned": ["aten.upsample_bilinear2d.default", "aten.upsample_bilinear2d_backward.default"],
 }
 
 
