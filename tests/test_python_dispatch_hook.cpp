@@ -70,7 +70,7 @@ TEST_F(PythonDispatchHook, ForwardOpsUnderAtenNames) {
   Tensor y = sum(relu(mm(a, b)));
   std::vector<std::string> want = {"aten.mm.default", "aten.relu.default", "aten.sum.default"};
   EXPECT_EQ(names(), want);
-  EXPECT_EQ(g_seen[0].nargs, 2u);  // self, mat2
+  EXPECT_EQ(g_seen[0].nargs, 2u);                   // self, mat2
   EXPECT_EQ(values(y), std::vector<double>{12.0});  // reading the values converts them: aten._to_copy
   g_seen.clear();
   add(a, 2.0);
