@@ -87,6 +87,13 @@ inline void check_no_wrapper(const char* kernel, const T*... t) {
   }
 }
 
+// The call with its arguments packed, out of line and cold: the op's own code keeps only the test and a call (no
+// argument vector in its frame), so the hot path costs what the one relaxed load costs.
+template <class... A>
+[[gnu::cold, gnu::noinline]] std::optional<std::vector<Tensor>> offer(const char* op, const A&... a) {
+  return call(op, values(a...));
+}
+
 template <class R>
 R result(std::vector<Tensor>&& r);
 template <>
@@ -111,10 +118,9 @@ inline std::optional<std::vector<int64_t>> dims_or_none(IntArrayRef d) {
 
 }  // namespace ember::dispatch
 
-#define EMBER_PY_DISPATCH(R, op, ...)                                                    \
-  do {                                                                                   \
-    if (::ember::dispatch::enabled()) [[unlikely]] {                                     \
-      if (auto r_ = ::ember::dispatch::call(op, ::ember::dispatch::values(__VA_ARGS__))) \
-        return ::ember::dispatch::result<R>(std::move(*r_));                             \
-    }                                                                                    \
+#define EMBER_PY_DISPATCH(R, op, ...)                                                                               \
+  do {                                                                                                              \
+    if (::ember::dispatch::enabled()) [[unlikely]] {                                                                \
+      if (auto r_ = ::ember::dispatch::offer(op, __VA_ARGS__)) return ::ember::dispatch::result<R>(std::move(*r_)); \
+    }                                                                                                               \
   } while (0)

@@ -39,7 +39,7 @@ nb::object sized(const nb::args& args, const nb::kwargs& kw, const char* fn, boo
   nb::handle size_kw;
   parse_factory_kwargs(kw, fn, kDtype | kDevice | kRequiresGrad | kGenerator | kOut | kLayout, a, {{"size", &size_kw}});
   DimVector size = size_arg(args, size_kw, fn);
-  if (!a.generator)
+  if (dispatch::enabled() && !a.generator) [[unlikely]]
     if (auto h = offer_factory(normal_dist ? "aten.randn.default" : "aten.rand.default",
                                dispatch::values(IntArrayRef(size)), a))
       return nb::cast(*h);
@@ -497,7 +497,7 @@ Args:
         int64_t low = pos.size() == 3 ? to_int(pos[0], "randint", "low") : 0;
         int64_t high = to_int(pos[pos.size() - 2], "randint", "high");
         DimVector size = to_int_list(pos.back(), "randint", "size");
-        if (!a.generator) {
+        if (dispatch::enabled() && !a.generator) [[unlikely]] {
           FactoryArgs offered = a;
           offered.dtype = a.dtype.value_or(ScalarType::Int64);
           auto h = pos.size() == 3
