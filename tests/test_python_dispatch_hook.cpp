@@ -100,4 +100,28 @@ TEST_F(PythonDispatchHook, TheBackwardsOpsAreOfferedToo) {
   EXPECT_EQ(values(w.grad()), std::vector<double>(6, 4.0));
 }
 
+// Note [Wrapper subclass safety]: a meta tensor whose storage has a token (a wrapper subclass's) is refused by the
+// meta kernels of ops that are not offered, unless its autograd node is being recorded; a plain meta tensor is not.
+TEST_F(PythonDispatchHook, MetaKernelsRefuseWrapperStorage) {
+  Tensor plain = empty({3}, TensorOptions(ScalarType::Float32).device(kMeta));
+  Tensor wrapper = empty({3}, TensorOptions(ScalarType::Float32).device(kMeta));
+  char* token = new char(0);
+  wrapper.impl()->storage()->set_external_data(token, [token] { delete token; });
+  EXPECT_EQ(cumprod(plain, 0).sizes()[0], 3);
+  try {
+    cumprod(wrapper, 0);
+    FAIL() << "cumprod of a wrapper's meta tensor ran";
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("[scan] a tensor subclass made with _make_wrapper_subclass"),
+              std::string::npos)
+        << e.what();
+  }
+  dispatch::t_wrapper_recording = true;  // a wrapper op's autograd recording runs the op on the geometry
+  EXPECT_EQ(cumprod(wrapper, 0).sizes()[0], 3);
+  dispatch::t_wrapper_recording = false;
+  dispatch::g_enabled.fetch_sub(1);  // no dispatch class alive: nothing is checked
+  EXPECT_EQ(cumprod(wrapper, 0).sizes()[0], 3);
+  dispatch::g_enabled.fetch_add(1);
+}
+
 }  // namespace
