@@ -16,4 +16,17 @@ std::optional<std::vector<Tensor>> call(const char* op, std::vector<Value> args)
   return g_hook(op, args);
 }
 
+thread_local bool t_wrapper_recording = false;
+
+bool has_wrapper_data(const Tensor* t) {
+  return t && t->defined() && t->is_meta() && t->impl()->storage()->data() != nullptr;
+}
+
+void refuse_wrapper(const char* kernel) {
+  fail<NotImplementedError>(
+      "[", kernel, "] a tensor subclass made with _make_wrapper_subclass reached an ember op (its kernel: '", kernel,
+      "') that does not offer its call to __torch_dispatch__; the wrapper has no data of "
+      "its own to compute on. docs/extending.md lists the covered ops; unwrap the tensor first");
+}
+
 }  // namespace ember::dispatch

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -46,6 +47,7 @@ inline Value value(bool b) { return b; }
 inline Value value(double d) { return d; }
 inline Value value(ScalarType t) { return t; }
 inline Value value(IntArrayRef v) { return std::vector<int64_t>(v.begin(), v.end()); }
+inline Value value(const std::vector<int64_t>& v) { return v; }
 inline Value value(const std::string& s) { return s; }
 template <size_t N>
 Value value(const std::array<bool, N>& m) {  // a bool[N] output_mask
@@ -67,6 +69,31 @@ std::vector<Value> values(const A&... a) {
 
 std::optional<std::vector<Tensor>> call(const char* op, std::vector<Value> args);
 
+// Note [Wrapper subclass safety]
+// A wrapper subclass instance (Tensor._make_wrapper_subclass) is a meta tensor whose storage has a token for a data
+// pointer (Note [Wrapper subclass identity] in python/src/python_dispatch.cpp); an ordinary meta tensor's has none. An
+// op that offers no call to __torch_dispatch__ would run on the wrapper's meta geometry and hand back a meta tensor in
+// place of the values the wrapper stands for, so the meta device's kernels refuse such arguments with a
+// NotImplementedError naming the kernel. The test costs nothing on the real devices (their kernels are other
+// functions) and one load on meta while dispatch is off. Recording a wrapper op's autograd node runs the op itself on
+// the wrappers on purpose (Note [Wrapper subclass autograd]); that is the one time the kernels let them through.
+extern thread_local bool t_wrapper_recording;
+bool has_wrapper_data(const Tensor* t);
+[[noreturn]] void refuse_wrapper(const char* kernel);
+template <class... T>
+inline void check_no_wrapper(const char* kernel, const T*... t) {
+  if (enabled() && !t_wrapper_recording) [[unlikely]] {
+    if ((has_wrapper_data(t) || ...)) refuse_wrapper(kernel);
+  }
+}
+
+// The call with its arguments packed, out of line and cold: the op's own code keeps only the test and a call (no
+// argument vector in its frame), so the hot path costs what the one relaxed load costs.
+template <class... A>
+[[gnu::cold, gnu::noinline]] std::optional<std::vector<Tensor>> offer(const char* op, const A&... a) {
+  return call(op, values(a...));
+}
+
 template <class R>
 R result(std::vector<Tensor>&& r);
 template <>
@@ -77,13 +104,23 @@ template <>
 inline std::vector<Tensor> result<std::vector<Tensor>>(std::vector<Tensor>&& r) {
   return std::move(r);
 }
+using Pair = std::pair<Tensor, Tensor>;  // (values, indices) of max.dim, sort, topk
+template <>
+inline Pair result<Pair>(std::vector<Tensor>&& r) {
+  r.resize(2);
+  return {std::move(r[0]), std::move(r[1])};
+}
+// A reduction's dims as PyTorch's int[1]? (None for all of them).
+inline std::optional<std::vector<int64_t>> dims_or_none(IntArrayRef d) {
+  if (d.empty()) return std::nullopt;
+  return std::vector<int64_t>(d.begin(), d.end());
+}
 
 }  // namespace ember::dispatch
 
-#define EMBER_PY_DISPATCH(R, op, ...)                                                    \
-  do {                                                                                   \
-    if (::ember::dispatch::enabled()) [[unlikely]] {                                     \
-      if (auto r_ = ::ember::dispatch::call(op, ::ember::dispatch::values(__VA_ARGS__))) \
-        return ::ember::dispatch::result<R>(std::move(*r_));                             \
-    }                                                                                    \
+#define EMBER_PY_DISPATCH(R, op, ...)                                                                               \
+  do {                                                                                                              \
+    if (::ember::dispatch::enabled()) [[unlikely]] {                                                                \
+      if (auto r_ = ::ember::dispatch::offer(op, __VA_ARGS__)) return ::ember::dispatch::result<R>(std::move(*r_)); \
+    }                                                                                                               \
   } while (0)

@@ -68,10 +68,10 @@ TEST(PythonDispatchOff, NothingIsOfferedWhileTheCounterIsZero) {
 TEST_F(PythonDispatchHook, ForwardOpsUnderAtenNames) {
   Tensor a = ones({2, 3}), b = ones({3, 2});
   Tensor y = sum(relu(mm(a, b)));
-  EXPECT_EQ(values(y), std::vector<double>{12.0});
   std::vector<std::string> want = {"aten.mm.default", "aten.relu.default", "aten.sum.default"};
   EXPECT_EQ(names(), want);
-  EXPECT_EQ(g_seen[0].nargs, 2u);  // self, mat2
+  EXPECT_EQ(g_seen[0].nargs, 2u);                   // self, mat2
+  EXPECT_EQ(values(y), std::vector<double>{12.0});  // reading the values converts them: aten._to_copy
   g_seen.clear();
   add(a, 2.0);
   gt(a, 0.0);
@@ -98,6 +98,30 @@ TEST_F(PythonDispatchHook, TheBackwardsOpsAreOfferedToo) {
   EXPECT_GE(count("aten.mm.default"), 1);
   // d/dw sum(relu(1 w)) = 1^T 1 = 4 everywhere (all positive)
   EXPECT_EQ(values(w.grad()), std::vector<double>(6, 4.0));
+}
+
+// Note [Wrapper subclass safety]: a meta tensor whose storage has a token (a wrapper subclass's) is refused by the
+// meta kernels of ops that are not offered, unless its autograd node is being recorded; a plain meta tensor is not.
+TEST_F(PythonDispatchHook, MetaKernelsRefuseWrapperStorage) {
+  Tensor plain = empty({3}, TensorOptions(ScalarType::Float32).device(kMeta));
+  Tensor wrapper = empty({3}, TensorOptions(ScalarType::Float32).device(kMeta));
+  char* token = new char(0);
+  wrapper.impl()->storage()->set_external_data(token, [token] { delete token; });
+  EXPECT_EQ(cumprod(plain, 0).sizes()[0], 3);
+  try {
+    cumprod(wrapper, 0);
+    FAIL() << "cumprod of a wrapper's meta tensor ran";
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("[scan] a tensor subclass made with _make_wrapper_subclass"),
+              std::string::npos)
+        << e.what();
+  }
+  dispatch::t_wrapper_recording = true;  // a wrapper op's autograd recording runs the op on the geometry
+  EXPECT_EQ(cumprod(wrapper, 0).sizes()[0], 3);
+  dispatch::t_wrapper_recording = false;
+  dispatch::g_enabled.fetch_sub(1);  // no dispatch class alive: nothing is checked
+  EXPECT_EQ(cumprod(wrapper, 0).sizes()[0], 3);
+  dispatch::g_enabled.fetch_add(1);
 }
 
 }  // namespace

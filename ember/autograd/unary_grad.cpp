@@ -103,6 +103,11 @@ void record_unary(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArg
         r = dispatch::call("aten.sigmoid_backward.default", dispatch::values(g[0], v));
       else if (op == UnaryOp::Tanh)
         r = dispatch::call("aten.tanh_backward.default", dispatch::values(g[0], v));
+      else if (op == UnaryOp::Silu)
+        r = dispatch::call("aten.silu_backward.default", dispatch::values(g[0], v));
+      else if (op == UnaryOp::Gelu || op == UnaryOp::GeluTanh)
+        r = dispatch::call("aten.gelu_backward.default",
+                           dispatch::values(g[0], v, std::string(op == UnaryOp::Gelu ? "none" : "tanh")));
       if (r) return TensorList{dispatch::result<Tensor>(std::move(*r))};
       return TensorList{unary_formula(op, args, g[0], v)};
     }

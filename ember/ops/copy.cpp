@@ -6,6 +6,7 @@
 #include "ember/backend/kernels.h"
 #include "ember/backend/kernels/copy.h"
 #include "ember/cuda.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/conj_bit.h"
 #include "ember/ops/detail/util.h"
@@ -74,6 +75,9 @@ void copy_into_impl(const Tensor& dst, const Tensor& src, bool non_blocking);
 const Tensor& copy_(const Tensor& dst, const Tensor& src) { return copy_(dst, src, false); }
 
 const Tensor& copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  if (dispatch::enabled()) [[unlikely]] {  // Note [Python dispatch]: the handler updates dst
+    if (dispatch::call("aten.copy_.default", dispatch::values(dst, src, non_blocking))) return dst;
+  }
   if (const Tensor * in[] = {&dst, &src}; autograd::needs_grad(in)) {
     // The new value of dst is src broadcast and cast: recorded as expand and to (Note [In-place ops]).
     return autograd::inplace_with_grad(dst, "copy_", [&] {
@@ -130,6 +134,7 @@ void record_to(const Tensor& t, const Tensor& r) {
 
 Tensor to(const Tensor& t, ScalarType dtype, bool copy) {
   if (dtype == t.dtype() && !copy) return t;
+  EMBER_PY_DISPATCH(Tensor, "aten._to_copy.default", t, dtype);
   Tensor r = empty_like(t, TensorOptions(dtype).device(t.device()));
   copy_into(r, t);
   record_to(t, r);
@@ -144,6 +149,7 @@ Tensor to(const Tensor& t, Device device, std::optional<ScalarType> dtype, bool 
   device = resolve_device(device);
   const ScalarType dt = dtype.value_or(t.dtype());
   if (device == t.device() && dt == t.dtype() && !copy) return t;
+  if (device == t.device() && !non_blocking) EMBER_PY_DISPATCH(Tensor, "aten._to_copy.default", t, dt);
   // As PyTorch: a non_blocking copy to the CPU lands in pinned memory, so that it can be asynchronous.
   const bool pin = non_blocking && t.is_cuda() && device.is_cpu();
   Tensor r = pin ? empty_pinned(t.sizes(), dt) : empty_like(t, TensorOptions(dt).device(device));

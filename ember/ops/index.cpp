@@ -591,6 +591,7 @@ const Tensor& scatter_(const Tensor& self, int64_t dim, const Tensor& index, con
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                std::optional<std::string_view> reduce) {
+  if (!reduce) EMBER_PY_DISPATCH(Tensor, "aten.scatter.src", self, dim, index, src);
   const ScatterMode mode = legacy_reduce_mode(reduce);
   Tensor r = copy_of(self);
   scatter_into(mode, r, dim, index, src, {}, "scatter");
@@ -603,6 +604,7 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
                std::optional<std::string_view> reduce) {
+  if (!reduce) EMBER_PY_DISPATCH(Tensor, "aten.scatter.value", self, dim, index, value);
   const ScatterMode mode = legacy_reduce_mode(reduce);
   Tensor r = copy_of(self);
   scatter_into(mode, r, dim, index, {}, value, "scatter");
@@ -623,6 +625,7 @@ const Tensor& scatter_add_(const Tensor& self, int64_t dim, const Tensor& index,
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   EMBER_AUTOCAST(autocast::kPromoteCuda, scatter_add, self, dim, index, src);
+  EMBER_PY_DISPATCH(Tensor, "aten.scatter_add.default", self, dim, index, src);
   Tensor r = copy_of(self);
   scatter_into(ScatterMode::Add, r, dim, index, src, {}, "scatter_add");
   record_scatter(r, self, dim, index, src, true);
@@ -701,6 +704,7 @@ const Tensor& index_add_(const Tensor& self, int64_t dim, const Tensor& index, c
 }
 
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  EMBER_PY_DISPATCH(Tensor, "aten.index_add.default", self, dim, index, source, alpha);
   // source's gradient: the slices of the result's gradient it was added into (the unfold formula relies on it).
   auto n = autograd::make_node("IndexAddBackward0", {&self, &source},
                                [dim, alpha, src_sizes = DimVector(source.sizes())](FormulaNode& n, TensorList& g) {
@@ -881,6 +885,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
               mask.dtype());
   check_same_device(self, mask, "masked_fill");
   check_scalar_fits(value, self.dtype(), "masked_fill");
+  EMBER_PY_DISPATCH(Tensor, "aten.masked_fill.Scalar", self, mask, value);
   return where(mask, full({}, value, TensorOptions(self.dtype()).device(self.device())), self);  // recorded by where
 }
 

@@ -7,6 +7,7 @@
 #include "ember/backend/kernels.h"
 #include "ember/backend/kernels/random.h"
 #include "ember/detail/random_math.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 
@@ -125,11 +126,21 @@ Tensor as_f64(const Tensor& t, IntArrayRef shape) { return contiguous(to(expand(
 
 }  // namespace
 
+// The in-place samplers offered to __torch_dispatch__ (Note [Python dispatch]) when they draw from the default
+// generator; the handler updates t.
+static bool offer_sampler(const char* op, std::vector<dispatch::Value> v, Generator* gen) {
+  return !gen && dispatch::enabled() && dispatch::call(op, std::move(v)).has_value();
+}
+
 const Tensor& uniform_(const Tensor& t, double from, double to, Generator* gen) {
+  if (offer_sampler("aten.uniform_.default", dispatch::values(t, from, to), gen)) [[unlikely]]
+    return t;
   return sample_inplace(t, "uniform_", [&](const Tensor& x) { uniform_impl(x, from, to, gen, "uniform_"); });
 }
 
 const Tensor& normal_(const Tensor& t, double mean, double std, Generator* gen) {
+  if (offer_sampler("aten.normal_.default", dispatch::values(t, mean, std), gen)) [[unlikely]]
+    return t;
   return sample_inplace(t, "normal_",
                         [&](const Tensor& x) { normal_impl(x, mean, std, Tensor(), Tensor(), gen, "normal_"); });
 }
@@ -263,6 +274,7 @@ Tensor randperm(int64_t n, Generator* gen, TensorOptions opts) {
 }
 
 Tensor bernoulli(const Tensor& p, Generator* gen) {
+  if (!gen) EMBER_PY_DISPATCH(Tensor, "aten.bernoulli.default", p);
   check_float(p.dtype(), "bernoulli");
   Tensor pf = as_f64(p, p.sizes());
   if (pf.device().is_cpu())  // a CUDA kernel checks p itself (Note [Deferred device errors]): no wait for the GPU here
@@ -289,6 +301,8 @@ const Tensor& bernoulli_impl(const Tensor& t, double p, Generator* gen, const ch
 }  // namespace
 
 const Tensor& bernoulli_(const Tensor& t, double p, Generator* gen) {
+  if (offer_sampler("aten.bernoulli_.float", dispatch::values(t, p), gen)) [[unlikely]]
+    return t;
   return sample_inplace(t, "bernoulli_", [&](const Tensor& x) { bernoulli_impl(x, p, gen, "bernoulli_"); });
 }
 

@@ -225,6 +225,8 @@ Tensor nansum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Sca
 
 Tensor prod(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   if (!dtype) EMBER_AUTOCAST(autocast::kFp32, prod, x, dims, keepdim, dtype);
+  if (dims.size() == 1) EMBER_PY_DISPATCH(Tensor, "aten.prod.dim_int", x, dims[0], keepdim, dtype);
+  if (dims.empty() && !keepdim) EMBER_PY_DISPATCH(Tensor, "aten.prod.default", x, dtype);
   return reduce(ReduceOp::Prod, x, dims, keepdim, sum_dtype(x, dtype));
 }
 
@@ -264,9 +266,11 @@ Tensor nanmean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Sc
 }
 
 Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  EMBER_PY_DISPATCH(Tensor, "aten.amax.default", x, dims, keepdim);
   return reduce(ReduceOp::Max, x, dims, keepdim, x.dtype());
 }
 Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  EMBER_PY_DISPATCH(Tensor, "aten.amin.default", x, dims, keepdim);
   return reduce(ReduceOp::Min, x, dims, keepdim, x.dtype());
 }
 
@@ -284,23 +288,28 @@ Tensor max(const Tensor& x) {
   EMBER_CHECK(x.numel() > 0,
               "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
               "reduction dim with the 'dim' argument.");
+  EMBER_PY_DISPATCH(Tensor, "aten.max.default", x);
   return reduce(ReduceOp::Max, x, {}, false, x.dtype());
 }
 Tensor min(const Tensor& x) {
   EMBER_CHECK(x.numel() > 0,
               "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
               "reduction dim with the 'dim' argument.");
+  EMBER_PY_DISPATCH(Tensor, "aten.min.default", x);
   return reduce(ReduceOp::Min, x, {}, false, x.dtype());
 }
 
 std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
+  EMBER_PY_DISPATCH(dispatch::Pair, "aten.max.dim", x, dim, keepdim);
   return max_min(ReduceOp::Max, x, dim, keepdim, "max", "MaxBackward0");
 }
 std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
+  EMBER_PY_DISPATCH(dispatch::Pair, "aten.min.dim", x, dim, keepdim);
   return max_min(ReduceOp::Min, x, dim, keepdim, "min", "MinBackward0");
 }
 
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_PY_DISPATCH(Tensor, "aten.argmax.default", x, dim, keepdim);
   if (dim) return reduce_with_index(ReduceOp::Max, x, *dim, keepdim, "argmax").second;
   EMBER_CHECK(x.numel() > 0, "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
   Tensor r = reduce_with_index(ReduceOp::Max, reshape(x, {{-1}}), 0, false, "argmax").second;
@@ -308,6 +317,7 @@ Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   return r;
 }
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_PY_DISPATCH(Tensor, "aten.argmin.default", x, dim, keepdim);
   if (dim) return reduce_with_index(ReduceOp::Min, x, *dim, keepdim, "argmin").second;
   EMBER_CHECK(x.numel() > 0, "argmin(): Expected reduction dim to be specified for input.numel() == 0.");
   Tensor r = reduce_with_index(ReduceOp::Min, reshape(x, {{-1}}), 0, false, "argmin").second;
@@ -398,9 +408,11 @@ std::pair<Tensor, Tensor> std_mean(const Tensor& x, IntArrayRef dims, double cor
   return moments(Moments::StdMean, x, dims, correction, keepdim);
 }
 Tensor var(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  EMBER_PY_DISPATCH(Tensor, "aten.var.correction", x, dispatch::dims_or_none(dims), Scalar(correction), keepdim);
   return moments(Moments::Var, x, dims, correction, keepdim).first;
 }
 Tensor std(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  EMBER_PY_DISPATCH(Tensor, "aten.std.correction", x, dispatch::dims_or_none(dims), Scalar(correction), keepdim);
   return moments(Moments::Std, x, dims, correction, keepdim).first;
 }
 

@@ -3,6 +3,7 @@
 #include "ember/autograd/detail/reduce_grad.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/backend/kernels/scan.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 
@@ -121,6 +122,7 @@ std::pair<Tensor, Tensor> cum_extremum(ScanOp op, const Tensor& x, int64_t dim, 
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   if (!dtype) EMBER_AUTOCAST(autocast::kFp32Cuda, cumsum, x, dim, dtype);
+  EMBER_PY_DISPATCH(Tensor, "aten.cumsum.default", x, dim, dtype);
   return scan(ScanOp::Sum, x, dim, accumulate_dtype(x, dtype), "cumsum");
 }
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {

@@ -7,6 +7,7 @@
 #include "ember/autocast.h"
 #include "ember/autograd/detail/reduce_grad.h"
 #include "ember/backend/kernels/sort.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 
@@ -83,6 +84,7 @@ UniqueResult unique_from_runs(const Tensor& runs, const Tensor& perm, const Tens
 // ---- sorting
 
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, bool /*stable*/) {
+  EMBER_PY_DISPATCH(dispatch::Pair, "aten.sort.default", x, dim, descending);
   dim = wrap_dim(dim, x.dim(), "sort");
   EMBER_CHECK_TYPE(!is_complex(x.dtype()), " Sort does not support complex dtypes on CPU");  // PyTorch's message
   Tensor values = empty(x.sizes(), like(x, x.dtype())), indices = empty(x.sizes(), like(x, ScalarType::Int64));
@@ -98,6 +100,7 @@ Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool stable) {
 Tensor msort(const Tensor& x) { return sort(x, 0).first; }
 
 std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+  EMBER_PY_DISPATCH(dispatch::Pair, "aten.topk.default", x, k, dim, largest, sorted);
   dim = wrap_dim(dim, x.dim(), "topk");
   EMBER_CHECK_TYPE(!is_complex(x.dtype()), " topk does not support complex dtypes on CPU");  // PyTorch's message
   const int64_t n = slice_size(x, dim);

@@ -8,6 +8,7 @@
 #include "ember/autograd/formulas.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/ternary.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/ops/elementwise_layout.h"
@@ -18,6 +19,8 @@ namespace ember {
 Tensor ternary_op(TernaryOp op, const Operand& a, const Operand& b, const Operand& c, const Tensor& out,
                   const Scalar& value) {
   const TernaryOpInfo& info = ternary_info(op);
+  if (op == TernaryOp::Where && !out.defined() && a.t && b.t && c.t)
+    EMBER_PY_DISPATCH(Tensor, "aten.where.self", *a.t, *b.t, *c.t);
   if (!out.defined() && (info.flags & ternary_flag::kAutocastPromote) && autocast::any_active()) [[unlikely]] {
     const Tensor ta = a.t ? *a.t : Tensor(), tb = b.t ? *b.t : Tensor(), tc = c.t ? *c.t : Tensor();
     if (auto pol = autocast::policy_for(autocast::kPromoteCuda, ta, tb, tc); pol.first != autocast::Policy::None)

@@ -227,6 +227,7 @@ Tensor round(const Tensor& x, int64_t decimals) {
   return unary_op(UnaryOp::Round, x, {}, UnaryArgs{static_cast<double>(decimals)});
 }
 Tensor gelu(const Tensor& x, bool tanh_approximation) {
+  EMBER_PY_DISPATCH(Tensor, "aten.gelu.default", x, std::string(tanh_approximation ? "tanh" : "none"));
   return unary_op(tanh_approximation ? UnaryOp::GeluTanh : UnaryOp::Gelu, x);
 }
 Tensor softplus(const Tensor& x, double beta, double threshold) {

@@ -328,11 +328,13 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   EMBER_CHECK_INDEX(index >= -size && index < size, "select(): index ", index, " out of range for tensor of size ",
                     shape_str(t.sizes()), " at dimension ", dim);
   if (index < 0) index += size;
+  EMBER_PY_DISPATCH(Tensor, "aten.select.int", t, dim, index);
   DimVector sizes(t.sizes()), strides(t.strides());
   sizes.erase(dim);
   strides.erase(dim);
   return recorded(t, make_view(t, sizes, strides, t.storage_offset() + index * t.strides()[dim]), "SelectBackward0",
                   [in = DimVector(t.sizes()), dim, index](FormulaNode&, TensorList& g) {
+                    EMBER_PY_DISPATCH(TensorList, "aten.select_backward.default", g[0], IntArrayRef(in), dim, index);
                     return TensorList{embed(g[0], in, [&](const Tensor& z) { return select(z, dim, index); })};
                   });
 }
@@ -347,12 +349,14 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start_, std::o
   if (end < 0) end += size;
   start = std::clamp<int64_t>(start, 0, size);
   end = std::clamp<int64_t>(end, start, size);
+  EMBER_PY_DISPATCH(Tensor, "aten.slice.Tensor", t, dim, start_, end_, step);
   DimVector sizes(t.sizes()), strides(t.strides());
   sizes[dim] = (end - start + step - 1) / step;
   strides[dim] *= step;
   return recorded(
       t, make_view(t, sizes, strides, t.storage_offset() + start * t.strides()[dim]), "SliceBackward0",
       [in = DimVector(t.sizes()), dim, start, end, step](FormulaNode&, TensorList& g) {
+        EMBER_PY_DISPATCH(TensorList, "aten.slice_backward.default", g[0], IntArrayRef(in), dim, start, end, step);
         return TensorList{embed(g[0], in, [&](const Tensor& z) { return slice(z, dim, start, end, step); })};
       });
 }
@@ -448,6 +452,7 @@ Tensor alias(const Tensor& t) {
 
 Tensor contiguous(const Tensor& t) {
   if (t.is_contiguous()) return t;
+  EMBER_PY_DISPATCH(Tensor, "aten.clone.default", t, std::string("contiguous_format"));  // PyTorch's composition
   Tensor r = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
   copy_into(r, t);
   return recorded(t, r, "CloneBackward0", [](FormulaNode&, TensorList& g) { return TensorList{g[0]}; });

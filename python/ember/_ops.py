@@ -154,6 +154,8 @@ class OpOverload:
     def __call__(self, *args, **kwargs):
         from .utils import _python_dispatch as pd
 
+        if pd._wrappers:  # tensors a gradient formula saved come back plain; find their wrappers again
+            args = pd._resurrect_all(args)
         if self._overloadpacket._ns != "aten" and _has_torch_function(args, kwargs):
             if _traced_through(self, args, kwargs):
                 return self._run(args, kwargs)
@@ -182,6 +184,8 @@ class OpOverload:
         for p, v in zip(params, values):
             if p.type.startswith("Device") and isinstance(v, str):
                 v = ember.device(v)  # the C++ ops name a device
+            elif p.type.startswith("MemoryFormat") and isinstance(v, str):
+                v = getattr(ember, v)  # and a memory format
             if p.kwarg_only:
                 if not (p.has_default and _same_default(v, p.default)):
                     kwargs[p.name] = v
@@ -711,6 +715,378 @@ def _embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sc
     return ember.index_add(z, 0, i, g)
 
 
+# ---- the ops of Transformer, LSTM and autoencoder training steps: losses, layer_norm's gradient, GELU/SiLU's, the
+# views select/slice with their gradients, _safe_softmax
+
+
+def _per_element(reduction, like):
+    """The factor a loss's per-element gradient takes for its reduction: 1/numel for the mean, else 1."""
+    return 1.0 / max(like.numel(), 1) if reduction == 1 else 1.0
+
+
+def _loss_grad(grad_output, self, per_element, reduction):
+    """grad_output times a loss's per-element derivative, scaled for the reduction, in self's shape."""
+    g = ember.mul(ember.mul(per_element, _per_element(reduction, per_element)), grad_output)
+    return g.sum_to_size(self.shape) if tuple(g.shape) != tuple(self.shape) else g
+
+
+def _mse_loss_backward(grad_output, self, target, reduction):
+    return _loss_grad(grad_output, self, ember.mul(ember.sub(self, target), 2.0), reduction)
+
+
+def _smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    d = ember.sub(self, target)
+    inner = ember.sign(d) if beta == 0 else ember.where(ember.lt(ember.abs(d), beta), ember.div(d, beta), ember.sign(d))
+    return _loss_grad(grad_output, self, inner, reduction)
+
+
+def _huber_loss_backward(grad_output, self, target, reduction, delta):
+    d = ember.sub(self, target)
+    inner = ember.where(ember.le(ember.abs(d), delta), d, ember.mul(ember.sign(d), delta))
+    return _loss_grad(grad_output, self, inner, reduction)
+
+
+def _binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=1):
+    """(x - t) / max(x (1 - x), 1e-12), PyTorch's form (finite where x is exactly 0 or 1), times the weight."""
+    inner = ember.div(ember.sub(self, target), ember.clamp(ember.mul(ember.sub(1.0, self), self), min=1e-12))
+    if weight is not None:
+        inner = ember.mul(inner, weight)
+    return _loss_grad(grad_output, self, inner, reduction)
+
+
+def _bce_target_grad(grad_output, self, target, weight, reduction):
+    inner = ember.sub(ember.log(ember.sub(1.0, self)), ember.log(self))
+    if weight is not None:
+        inner = ember.mul(inner, weight)
+    return _loss_grad(grad_output, target, inner, reduction)
+
+
+def _with_backward_op(forward, backward, defaults, target_grad=None):
+    """A loss op whose gradient for `self` is the aten backward op PyTorch shows (`backward`, called through
+    ember.ops.aten so that modes and subclasses see it); for the target, the same op with the two swapped (the loss
+    is symmetric in them) unless target_grad gives it. The arguments after (self, target) are non-differentiable, and
+    `defaults` fills in those the caller left out."""
+
+    class Fn(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, self, target, *rest):
+            ctx.save_for_backward(self, target)
+            ctx.rest = rest
+            return forward(self, target, *rest)
+
+        @staticmethod
+        def backward(ctx, grad):
+            self, target = ctx.saved_tensors
+            op = getattr(ops.aten, backward).default
+            gs = op(grad, self, target, *ctx.rest) if ctx.needs_input_grad[0] else None
+            gt = None
+            if ctx.needs_input_grad[1]:
+                gt = target_grad(grad, self, target, *ctx.rest) if target_grad else op(grad, target, self, *ctx.rest)
+            return (gs, gt, *([None] * len(ctx.rest)))
+
+    return lambda self, target, *rest: Fn.apply(self, target, *rest, *defaults[len(rest) :])
+
+
+_mse_loss = _with_backward_op(
+    lambda s, t, r: ember.nn.functional.mse_loss(s, t, reduction=_REDUCTIONS[r]), "mse_loss_backward", (1,)
+)
+_smooth_l1_loss = _with_backward_op(
+    lambda s, t, r, beta: ember.nn.functional.smooth_l1_loss(s, t, reduction=_REDUCTIONS[r], beta=beta),
+    "smooth_l1_loss_backward",
+    (1, 1.0),
+)
+_huber_loss = _with_backward_op(
+    lambda s, t, r, delta: ember.nn.functional.huber_loss(s, t, reduction=_REDUCTIONS[r], delta=delta),
+    "huber_loss_backward",
+    (1, 1.0),
+)
+_binary_cross_entropy = _with_backward_op(
+    lambda s, t, w, r: ember.nn.functional.binary_cross_entropy(s, t, w, reduction=_REDUCTIONS[r]),
+    "binary_cross_entropy_backward",
+    (None, 1),
+    _bce_target_grad,
+)
+
+
+def _binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=1):
+    return ember.nn.functional.binary_cross_entropy_with_logits(
+        self, target, weight, reduction=_REDUCTIONS[reduction], pos_weight=pos_weight
+    )
+
+
+def _native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    """layer_norm's gradients in closed form over the normalized (trailing) dims: xhat = (x - mean) * rstd,
+    g = grad_out * weight, dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), dweight = sum(grad_out * xhat) and
+    dbias = sum(grad_out) over the leading dims."""
+    k = len(normalized_shape)
+    dims, lead = list(range(input.dim() - k, input.dim())), list(range(input.dim() - k))
+    mean, rstd = mean.to(input.dtype), rstd.to(input.dtype)
+    xhat = ember.mul(ember.sub(input, mean), rstd)
+    g = grad_out if weight is None else ember.mul(grad_out, weight)
+    gx = gw = gb = None
+    if output_mask[0]:
+        centred = ember.sub(g, ember.mean(g, dims, True))
+        gx = ember.mul(ember.sub(centred, ember.mul(xhat, ember.mean(ember.mul(g, xhat), dims, True))), rstd)
+    if output_mask[1] and weight is not None:
+        gw = ember.sum(ember.mul(grad_out, xhat), lead) if lead else ember.mul(grad_out, xhat)
+    if output_mask[2]:
+        gb = ember.sum(grad_out, lead) if lead else grad_out.clone()
+    return gx, gw, gb
+
+
+_SQRT_HALF, _INV_SQRT_2PI, _SQRT_2_OVER_PI, _KAPPA = (
+    0.7071067811865476,
+    0.3989422804014327,
+    0.7978845608028654,
+    0.044715,
+)
+
+
+def _gelu_backward(grad_output, self, *, approximate="none"):
+    """d gelu / dx: Phi(x) + x phi(x) (exact), or PyTorch's derivative of its tanh form."""
+    x = self
+    if approximate == "tanh":
+        x2 = ember.mul(x, x)
+        t = ember.tanh(ember.mul(ember.add(x, ember.mul(ember.mul(x2, x), _KAPPA)), _SQRT_2_OVER_PI))
+        right = ember.mul(ember.mul(ember.mul(x, 0.5), ember.sub(1.0, ember.mul(t, t))),
+                          ember.mul(ember.add(ember.mul(x2, 3 * _KAPPA), 1.0), _SQRT_2_OVER_PI))  # fmt: skip
+        return ember.mul(grad_output, ember.add(ember.mul(ember.add(t, 1.0), 0.5), right))
+    cdf = ember.mul(ember.add(ember.erf(ember.mul(x, _SQRT_HALF)), 1.0), 0.5)
+    pdf = ember.mul(ember.exp(ember.mul(ember.mul(x, x), -0.5)), _INV_SQRT_2PI)
+    return ember.mul(grad_output, ember.add(cdf, ember.mul(x, pdf)))
+
+
+def _silu_backward(grad_output, self):
+    s = ember.sigmoid(self)
+    return ember.mul(grad_output, ember.mul(s, ember.add(ember.mul(self, ember.sub(1.0, s)), 1.0)))
+
+
+def _slice(self, dim=0, start=None, end=None, step=1):
+    n = self.shape[dim]
+    start, end = 0 if start is None else start, n if end is None else end
+    start, end = start + n if start < 0 else start, end + n if end < 0 else end
+    start = min(max(start, 0), n)
+    end = min(max(end, start), n)
+    out = ember.narrow(self, dim, start, end - start)
+    if step != 1:
+        out = out[(slice(None),) * (dim % self.dim()) + (slice(None, None, step),)]
+    return out
+
+
+def _select_backward(grad_output, input_sizes, dim, index):
+    z = ember.zeros(list(input_sizes), dtype=grad_output.dtype, device=grad_output.device)
+    return ember.select_scatter(z, grad_output, dim, index)
+
+
+def _slice_backward(grad_output, input_sizes, dim, start, end, step):
+    z = ember.zeros(list(input_sizes), dtype=grad_output.dtype, device=grad_output.device)
+    return ember.slice_scatter(z, grad_output, dim, start, end, step)
+
+
+def _safe_softmax(self, dim, dtype=None):
+    """softmax, with 0 (not NaN) in the rows that are all -inf (PyTorch's for attention with masked-out rows)."""
+    out = ember.softmax(self, dim, **_without_none(dtype=dtype))
+    empty = ember.all(ember.isneginf(self), dim, keepdim=True)
+    return ember.where(empty, ember.zeros_like(out), out) if bool(ember.any(empty)) else out
+
+
+# ---- indexing, reductions, sorting, conversions and dropout
+
+
+def _dropout_decomp(input, p, train):
+    """PyTorch's CPU composition of dropout (its fused native_dropout is CUDA's): a Bernoulli(1 - p) mask scaled by
+    1 / (1 - p), multiplied in; its gradient is the mul's."""
+    aten = ops.aten
+    if not train or p == 0 or input.numel() == 0:
+        return input
+    if p == 1:
+        return aten.mul.Tensor(input, aten.zeros_like.default(input))
+    noise = aten.empty_like.default(input)
+    aten.bernoulli_.float(noise, 1 - p)
+    aten.div_.Scalar(noise, 1 - p)
+    return aten.mul.Tensor(input, noise)
+
+
+def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
+    kw = _without_none(dtype=dtype, device=device, memory_format=memory_format)
+    return self.to(copy=True, non_blocking=non_blocking, **kw)
+
+
+def _var_std(name):
+    def run(self, dim=None, *, correction=None, keepdim=False):
+        f = getattr(ember, name)
+        correction = 1 if correction is None else correction
+        return f(self, dim, correction=correction, keepdim=keepdim)
+
+    return run
+
+
+def _argminmax(name):
+    def run(self, dim=None, keepdim=False):
+        return getattr(ember, name)(self, dim, keepdim)
+
+    return run
+
+
+# ---- CNN ops with their backward ops: group_norm, avg_pool2d, adaptive_avg_pool2d
+
+
+def _autograd_grad(forward, input, grad_output):
+    """d forward(input) / d input applied to grad_output: ember's own gradient formula, on a detached input."""
+    with ember.enable_grad():
+        x = input.detach().requires_grad_()
+        (g,) = ember.autograd.grad(forward(x), [x], grad_output)
+    return g
+
+
+class _AvgPool2d(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, self, *geometry):
+        ctx.save_for_backward(self)
+        ctx.geometry = geometry
+        kernel_size, stride, *rest = geometry
+        return ember.nn.functional.avg_pool2d(self, kernel_size, list(stride) or None, *rest)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (self,) = ctx.saved_tensors
+        return (ops.aten.avg_pool2d_backward.default(grad, self, *ctx.geometry), *([None] * len(ctx.geometry)))
+
+
+def _avg_pool2d(
+    self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
+    return _AvgPool2d.apply(self, kernel_size, list(stride), padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _avg_pool2d_backward(
+    grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+):
+    F = ember.nn.functional
+    geometry = (kernel_size, list(stride) or None, padding, ceil_mode, count_include_pad, divisor_override)
+    return _autograd_grad(lambda x: F.avg_pool2d(x, *geometry), self, grad_output)
+
+
+def _adaptive_avg_pool2d_decomp(self, output_size):
+    """PyTorch's: the mean over the spatial dims for a 1x1 output, else _adaptive_avg_pool2d."""
+    if all(o == 1 for o in output_size):
+        return ops.aten.mean.dim(self, [-1, -2], True)
+    return ops.aten._adaptive_avg_pool2d.default(self, output_size)
+
+
+class _AdaptiveAvgPool2d(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, self, output_size):
+        ctx.save_for_backward(self)
+        return ember.nn.functional.adaptive_avg_pool2d(self, output_size)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (self,) = ctx.saved_tensors
+        return ops.aten._adaptive_avg_pool2d_backward.default(grad, self), None
+
+
+def _adaptive_avg_pool2d_backward(grad_output, self):
+    out = list(grad_output.shape[-2:])
+    return _autograd_grad(lambda x: ember.nn.functional.adaptive_avg_pool2d(x, out), self, grad_output)
+
+
+def _group_stats(x, N, group, eps):
+    """Per (sample, group) mean and 1/sqrt(biased variance + eps), shaped [N, group]."""
+    xg = x.reshape([N, group, -1])
+    mean = ember.mean(xg, [2])
+    var = ember.mean(ember.square(ember.sub(xg, mean.unsqueeze(2))), [2])
+    return mean, ember.rsqrt(ember.add(var, eps))
+
+
+class _NativeGroupNorm(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, weight, bias, N, C, HxW, group, eps):
+        out = ember.nn.functional.group_norm(input, group, weight, bias, eps)
+        mean, rstd = _group_stats(input, N, group, eps)
+        ctx.save_for_backward(input, mean, rstd, weight)
+        ctx.sizes = (N, C, HxW, group)
+        ctx.mark_non_differentiable(mean, rstd)
+        return out, mean, rstd
+
+    @staticmethod
+    def backward(ctx, grad, _mean, _rstd):
+        input, mean, rstd, weight = ctx.saved_tensors
+        mask = [bool(m) for m in ctx.needs_input_grad[:3]]
+        gx, gw, gb = ops.aten.native_group_norm_backward.default(grad, input, mean, rstd, weight, *ctx.sizes, mask)
+        return gx, gw, gb, None, None, None, None, None
+
+
+def _native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    return _NativeGroupNorm.apply(input, weight, bias, N, C, HxW, group, eps)
+
+
+def _native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    """group_norm's gradients in closed form over each (sample, group): xhat = (x - mean) * rstd, g = grad_out *
+    weight, dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); dweight and dbias sum over the samples and positions."""
+    shape = list(input.shape)
+    x3 = input.reshape([N, C, -1])
+    per_c = [N, group, C // group, -1]
+    xhat = ember.mul(ember.sub(x3.reshape(per_c), mean.reshape([N, group, 1, 1])), rstd.reshape([N, group, 1, 1]))
+    go = grad_out.reshape([N, C, -1])
+    g = go if weight is None else ember.mul(go, weight.reshape([1, C, 1]))
+    gx = gw = gb = None
+    if output_mask[0]:
+        g4, dims = g.reshape(per_c), [2, 3]
+        centred = ember.sub(g4, ember.mean(g4, dims, True))
+        gx = ember.mul(ember.sub(centred, ember.mul(xhat, ember.mean(ember.mul(g4, xhat), dims, True))),
+                       rstd.reshape([N, group, 1, 1])).reshape(shape)  # fmt: skip
+    if output_mask[1] and weight is not None:
+        gw = ember.sum(ember.mul(go, xhat.reshape([N, C, -1])), [0, 2])
+    if output_mask[2]:
+        gb = ember.sum(go, [0, 2])
+    return gx, gw, gb
+
+
+def _random_factory(name):
+    def run(*args, dtype=None, layout=None, device=None, pin_memory=None):
+        *head, size = args
+        return getattr(ember, name)(*head, list(size), **_without_none(dtype=dtype, device=device))
+
+    return run
+
+
+def _interpolate(x, output_size, mode, align_corners, scales):
+    """F.interpolate as aten's upsample ops run: by the scales when they were given, else to output_size."""
+    kw = {} if align_corners is None else {"align_corners": align_corners}
+    if all(s is not None for s in scales):
+        return ember.nn.functional.interpolate(x, scale_factor=list(scales), mode=mode, **kw)
+    return ember.nn.functional.interpolate(x, size=list(output_size), mode=mode, **kw)
+
+
+class _Upsample2d(ember.autograd.Function):
+    @staticmethod
+    def forward(ctx, self, output_size, mode, align_corners, scales_h, scales_w):
+        ctx.args = (list(output_size), list(self.shape), mode, align_corners, scales_h, scales_w)
+        return _interpolate(self, output_size, mode, align_corners, (scales_h, scales_w))
+
+    @staticmethod
+    def backward(ctx, grad):
+        output_size, input_size, mode, align_corners, sh, sw = ctx.args
+        if mode == "nearest":
+            g = ops.aten.upsample_nearest2d_backward.default(grad, output_size, input_size, sh, sw)
+        else:
+            g = ops.aten.upsample_bilinear2d_backward.default(grad, output_size, input_size, align_corners, sh, sw)
+        return g, None, None, None, None, None
+
+
+def _upsample_backward(mode):
+    """The adjoint of the (linear) resampling, applied to grad_output: the gradient at any input of that size."""
+
+    def run(grad_output, output_size, input_size, *rest):
+        align_corners, scales = (None, rest) if mode == "nearest" else (rest[0], rest[1:])
+        scales = tuple(scales) + (None,) * (2 - len(scales))
+        x = ember.zeros(list(input_size), dtype=grad_output.dtype, device=grad_output.device)
+        return _autograd_grad(lambda t: _interpolate(t, output_size, mode, align_corners, scales), x, grad_output)
+
+    return run
+
+
 def _factory(name):
     def run(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
         kw = _without_none(dtype=dtype, device=device, memory_format=memory_format)
@@ -878,6 +1254,278 @@ _TABLE = [
     (
         "gather.default(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
         lambda self, dim, index, *, sparse_grad=False: ember.gather(self, dim, index, sparse_grad=sparse_grad),
+        None,
+    ),
+    ("mse_loss.default(Tensor self, Tensor target, int reduction=1) -> Tensor", _below_modes(_mse_loss), None),
+    (
+        "mse_loss_backward.default(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor",
+        _below_modes(_mse_loss_backward),
+        None,
+    ),
+    (
+        "smooth_l1_loss.default(Tensor self, Tensor target, int reduction=1, float beta=1.) -> Tensor",
+        _below_modes(_smooth_l1_loss),
+        None,
+    ),
+    (
+        "smooth_l1_loss_backward.default(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) "
+        "-> Tensor",
+        _below_modes(_smooth_l1_loss_backward),
+        None,
+    ),
+    (
+        "huber_loss.default(Tensor self, Tensor target, int reduction=1, float delta=1.) -> Tensor",
+        _below_modes(_huber_loss),
+        None,
+    ),
+    (
+        "huber_loss_backward.default(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) "
+        "-> Tensor",
+        _below_modes(_huber_loss_backward),
+        None,
+    ),
+    (
+        "binary_cross_entropy.default(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor",
+        _below_modes(_binary_cross_entropy),
+        None,
+    ),
+    (
+        "binary_cross_entropy_backward.default(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, "
+        "int reduction=1) -> Tensor",
+        _below_modes(_binary_cross_entropy_backward),
+        None,
+    ),
+    (
+        "binary_cross_entropy_with_logits.default(Tensor self, Tensor target, Tensor? weight=None, "
+        "Tensor? pos_weight=None, int reduction=1) -> Tensor",
+        _below_modes(_binary_cross_entropy_with_logits),
+        None,
+    ),
+    (
+        "native_layer_norm_backward.default(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, "
+        "Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+        _below_modes(_native_layer_norm_backward),
+        None,
+    ),
+    (
+        'gelu.default(Tensor self, *, str approximate="none") -> Tensor',
+        lambda self, *, approximate="none": ember.nn.functional.gelu(self, approximate=approximate),
+        None,
+    ),
+    (
+        'gelu_backward.default(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
+        _below_modes(_gelu_backward),
+        None,
+    ),
+    ("silu_backward.default(Tensor grad_output, Tensor self) -> Tensor", _below_modes(_silu_backward), None),
+    ("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", ember.select, None),
+    (
+        "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
+        _slice,
+        None,
+    ),
+    (
+        "select_backward.default(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor",
+        _below_modes(_select_backward),
+        None,
+    ),
+    (
+        "slice_backward.default(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, "
+        "SymInt step) -> Tensor",
+        _below_modes(_slice_backward),
+        None,
+    ),
+    (
+        "_safe_softmax.default(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+        _below_modes(_safe_softmax),
+        None,
+    ),
+    ("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", ember.where, None),
+    ("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", ember.masked_fill, None),
+    ("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", ember.scatter, None),
+    ("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", ember.scatter, None),
+    ("scatter_add.default(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", ember.scatter_add, None),
+    (
+        "index_add.default(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
+        lambda self, dim, index, source, *, alpha=1: ember.index_add(self, dim, index, source, alpha=alpha),
+        None,
+    ),
+    (
+        "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+        lambda self, dim, keepdim=False, *, dtype=None: ember.prod(self, dim, keepdim, **_without_none(dtype=dtype)),
+        None,
+    ),
+    (
+        "prod.default(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+        lambda self, *, dtype=None: ember.prod(self, **_without_none(dtype=dtype)),
+        None,
+    ),
+    ("amax.default(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", ember.amax, None),
+    ("amin.default(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", ember.amin, None),
+    ("max.default(Tensor self) -> Tensor", ember.max, None),
+    ("min.default(Tensor self) -> Tensor", ember.min, None),
+    (
+        "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+        lambda self, dim, keepdim=False: tuple(ember.max(self, dim, keepdim)),
+        None,
+    ),
+    (
+        "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+        lambda self, dim, keepdim=False: tuple(ember.min(self, dim, keepdim)),
+        None,
+    ),
+    ("argmax.default(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", _argminmax("argmax"), None),
+    ("argmin.default(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", _argminmax("argmin"), None),
+    (
+        "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+        _var_std("var"),
+        None,
+    ),
+    (
+        "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+        _var_std("std"),
+        None,
+    ),
+    (
+        "cumsum.default(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+        lambda self, dim, *, dtype=None: ember.cumsum(self, dim, **_without_none(dtype=dtype)),
+        None,
+    ),
+    (
+        "sort.default(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
+        lambda self, dim=-1, descending=False: tuple(ember.sort(self, dim, descending)),
+        None,
+    ),
+    (
+        "topk.default(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) "
+        "-> (Tensor values, Tensor indices)",
+        lambda self, k, dim=-1, largest=True, sorted=True: tuple(ember.topk(self, k, dim, largest, sorted)),  # noqa: A006 (the schema's name)
+        None,
+    ),
+    (
+        "_to_copy.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+        "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor",
+        _to_copy,
+        None,
+    ),
+    (
+        "dropout.default(Tensor input, float p, bool train) -> Tensor",
+        lambda input, p, train: ember.nn.functional.dropout(input, p, train),
+        _dropout_decomp,
+    ),
+    (f"empty_like.default(Tensor self, *, {_LIKE}) -> Tensor", _like("empty_like"), None),
+    (
+        "bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)",
+        lambda self, p=0.5, *, generator=None: ember.Tensor.bernoulli_(self, p, generator=generator),
+        None,
+    ),
+    (
+        "div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+        lambda self, other: ember.Tensor.div_(self, other),
+        None,
+    ),
+    (
+        "avg_pool2d.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+        "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+        _below_modes(_avg_pool2d),
+        None,
+    ),
+    (
+        "avg_pool2d_backward.default(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, "
+        "int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor",
+        _below_modes(_avg_pool2d_backward),
+        None,
+    ),
+    (
+        "adaptive_avg_pool2d.default(Tensor self, SymInt[2] output_size) -> Tensor",
+        ember.nn.functional.adaptive_avg_pool2d,
+        _adaptive_avg_pool2d_decomp,
+    ),
+    (
+        "_adaptive_avg_pool2d.default(Tensor self, SymInt[2] output_size) -> Tensor",
+        _below_modes(lambda self, output_size: _AdaptiveAvgPool2d.apply(self, list(output_size))),
+        None,
+    ),
+    (
+        "_adaptive_avg_pool2d_backward.default(Tensor grad_output, Tensor self) -> Tensor",
+        _below_modes(_adaptive_avg_pool2d_backward),
+        None,
+    ),
+    (
+        "native_group_norm.default(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, "
+        "int group, float eps) -> (Tensor, Tensor, Tensor)",
+        _below_modes(_native_group_norm),
+        None,
+    ),
+    (
+        "native_group_norm_backward.default(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, "
+        "SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+        _below_modes(_native_group_norm_backward),
+        None,
+    ),
+    (f"rand.default(SymInt[] size, *, {_FACTORY}) -> Tensor", _random_factory("rand"), None),
+    (f"randn.default(SymInt[] size, *, {_FACTORY}) -> Tensor", _random_factory("randn"), None),
+    (
+        f"randint.default(SymInt high, SymInt[] size, *, {_FACTORY.replace('dtype=None', 'dtype=4')}) -> Tensor",
+        _random_factory("randint"),
+        None,
+    ),
+    (
+        f"randint.low(SymInt low, SymInt high, SymInt[] size, *, {_FACTORY.replace('dtype=None', 'dtype=4')}) "
+        "-> Tensor",
+        _random_factory("randint"),
+        None,
+    ),
+    (
+        "uniform_.default(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)",
+        lambda self, from_=0.0, to=1.0, *, generator=None: ember.Tensor.uniform_(self, from_, to, generator=generator),
+        None,
+    ),
+    (
+        "normal_.default(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)",
+        lambda self, mean=0.0, std=1.0, *, generator=None: ember.Tensor.normal_(self, mean, std, generator=generator),
+        None,
+    ),
+    (
+        "bernoulli.default(Tensor self, *, Generator? generator=None) -> Tensor",
+        lambda self, *, generator=None: ember.bernoulli(self, generator=generator),
+        None,
+    ),
+    (
+        "upsample_nearest2d.default(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) "
+        "-> Tensor",
+        _below_modes(
+            lambda self, output_size, scales_h=None, scales_w=None: _Upsample2d.apply(
+                self, output_size, "nearest", None, scales_h, scales_w
+            )
+        ),
+        None,
+    ),
+    (
+        "upsample_nearest2d_backward.default(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, "
+        "float? scales_h=None, float? scales_w=None) -> Tensor",
+        _below_modes(_upsample_backward("nearest")),
+        None,
+    ),
+    (
+        "upsample_bilinear2d.default(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, "
+        "float? scales_w=None) -> Tensor",
+        _below_modes(
+            lambda self, output_size, align_corners, scales_h=None, scales_w=None: _Upsample2d.apply(
+                self, output_size, "bilinear", align_corners, scales_h, scales_w
+            )
+        ),
+        None,
+    ),
+    (
+        "upsample_bilinear2d_backward.default(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, "
+        "bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor",
+        _below_modes(_upsample_backward("bilinear")),
+        None,
+    ),
+    (
+        "copy_.default(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+        lambda self, src, non_blocking=False: ember.Tensor.copy_(self, src, non_blocking),
         None,
     ),
     (f"full.default(SymInt[] size, Scalar fill_value, *, {_FACTORY}) -> Tensor", _full, None),

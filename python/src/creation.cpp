@@ -4,6 +4,7 @@
 #include "ember/cuda.h"
 #include "ember/dispatch_hook.h"
 #include "ember/scalar_check.h"
+#include "factory_dispatch.h"
 
 namespace ember::py {
 
@@ -134,13 +135,11 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, std::o
   return out;
 }
 
-namespace {
-
 // A factory called from Python offered to __torch_dispatch__ modes (Note [Python dispatch]): its positional
 // arguments, then PyTorch's dtype, layout, device (its name: ember._ops makes it a device) and pin_memory (and
 // memory_format when asked). Not with out= or pin_memory=True; requires_grad is set on the handler's result.
 std::optional<Tensor> offer_factory(const char* op, std::vector<dispatch::Value> v, const FactoryArgs& a,
-                                    bool memory_format = false) {
+                                    bool memory_format) {
   if (!dispatch::enabled() || a.pin_memory || (a.out.is_valid() && !a.out.is_none())) return std::nullopt;
   v.emplace_back(dispatch::value(a.dtype));
   v.emplace_back();  // layout
@@ -153,6 +152,8 @@ std::optional<Tensor> offer_factory(const char* op, std::vector<dispatch::Value>
   if (a.requires_grad && r.defined()) r.set_requires_grad(true);
   return r;
 }
+
+namespace {
 
 Tensor factory_fill(const nb::args& args, const nb::kwargs& kw, const char* fn, std::optional<Scalar> value,
                     nb::object* out_obj) {

@@ -2,6 +2,8 @@
 // (Note [Python dispatch] in ember/dispatch_hook.h), and the counter it is gated on.
 #include <Python.h>
 
+#include <utility>
+
 #include "common.h"
 #include "ember/dispatch_hook.h"
 
@@ -146,6 +148,10 @@ void init_python_dispatch(nb::module_& m) {
   m.def(
       "_tensor_is_ready", [](nb::handle o) { return nb::isinstance<Tensor>(o) && nb::inst_ready(o); },
       "Whether a Tensor (subclass) object holds its tensor yet (a subclass's __new__ may have made it already).");
+  m.def(
+      "_set_wrapper_recording", [](bool on) { return std::exchange(dispatch::t_wrapper_recording, on); },
+      "Lets the meta kernels run on wrapper subclass tensors on this thread while a wrapper op records its autograd "
+      "node (Note [Wrapper subclass safety]); returns the previous setting.");
   m.def(
       "_set_wrapper_storage_freed", [](nb::object fn) { g_storage_freed = fn.release().ptr(); },
       "Installs the function told when a wrapper's storage is freed.");

@@ -3,6 +3,7 @@
 
 #include "common.h"
 #include "ember/cuda.h"
+#include "factory_dispatch.h"
 
 namespace ember::py {
 
@@ -38,6 +39,10 @@ nb::object sized(const nb::args& args, const nb::kwargs& kw, const char* fn, boo
   nb::handle size_kw;
   parse_factory_kwargs(kw, fn, kDtype | kDevice | kRequiresGrad | kGenerator | kOut | kLayout, a, {{"size", &size_kw}});
   DimVector size = size_arg(args, size_kw, fn);
+  if (dispatch::enabled() && !a.generator) [[unlikely]]
+    if (auto h = offer_factory(normal_dist ? "aten.randn.default" : "aten.rand.default",
+                               dispatch::values(IntArrayRef(size)), a))
+      return nb::cast(*h);
   TensorOptions o = a.options(default_dtype());
   Tensor r = normal_dist ? randn(size, a.generator, o) : rand(size, a.generator, o);
   return finish_out(a.pinned(std::move(r)), a.out, fn);
@@ -492,6 +497,14 @@ Args:
         int64_t low = pos.size() == 3 ? to_int(pos[0], "randint", "low") : 0;
         int64_t high = to_int(pos[pos.size() - 2], "randint", "high");
         DimVector size = to_int_list(pos.back(), "randint", "size");
+        if (dispatch::enabled() && !a.generator) [[unlikely]] {
+          FactoryArgs offered = a;
+          offered.dtype = a.dtype.value_or(ScalarType::Int64);
+          auto h = pos.size() == 3
+                       ? offer_factory("aten.randint.low", dispatch::values(low, high, IntArrayRef(size)), offered)
+                       : offer_factory("aten.randint.default", dispatch::values(high, IntArrayRef(size)), offered);
+          if (h) return nb::cast(*h);
+        }
         Tensor r = randint(low, high, size, a.generator, a.options());
         return finish_out(r, a.out, "randint");
       },

@@ -1074,3 +1074,488 @@ def test_layer_norm_forward_reaches_modes():
     np.testing.assert_allclose(mean.numpy(), mu, rtol=1e-10)
     np.testing.assert_allclose(rstd.numpy(), 1 / np.sqrt(var + 1e-5), rtol=1e-10)
     np.testing.assert_allclose(out.numpy(), y.numpy(), rtol=1e-12)
+
+
+# ---- Transformer and LSTM training steps, the losses, GELU/SiLU, select/slice, wrapper safety ----------------------
+
+STEP_RECORDER = """
+class Rec(torch.utils._python_dispatch.TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.log = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.log.append(str(func))
+        return func(*args, **(kwargs or {}))
+torch.manual_seed(0)
+nn = torch.nn
+"""
+
+TRANSFORMER_STEP_PROGRAM = (
+    STEP_RECORDER
+    + """
+layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True)
+head = nn.Linear(8, 3)
+x, y = torch.randn(2, 5, 8), torch.tensor([0, 2])
+with Rec() as fwd:
+    loss = nn.functional.cross_entropy(head(layer(x).mean(1)), y)
+with Rec() as bwd:
+    loss.backward()
+skip = ("aten.detach.default",)
+result = [[f for f in fwd.log if f not in skip], [f for f in bwd.log if f not in skip]]
+"""
+)
+
+# The ops PyTorch 2.15 and ember both run as one op in this step (ember's attention multiplies 4-d tensors with
+# aten.matmul where PyTorch reshapes them for bmm/mm, and the two arrange their views and copies differently).
+TRANSFORMER_KEY_OPS = {
+    "aten.addmm.default", "aten._safe_softmax.default", "aten.native_layer_norm.default", "aten.relu.default",
+    "aten.mean.dim", "aten._log_softmax.default", "aten.nll_loss_forward.default", "aten.ones_like.default",
+    "aten.nll_loss_backward.default", "aten._log_softmax_backward_data.default",
+    "aten.native_layer_norm_backward.default", "aten.threshold_backward.default",
+    "aten._softmax_backward_data.default",
+}  # fmt: skip
+
+TRANSFORMER_KEY_FWD = [
+    "aten._safe_softmax.default", "aten.addmm.default", "aten.native_layer_norm.default", "aten.addmm.default",
+    "aten.relu.default", "aten.addmm.default", "aten.native_layer_norm.default", "aten.mean.dim",
+    "aten.addmm.default", "aten._log_softmax.default", "aten.nll_loss_forward.default",
+]  # fmt: skip
+TRANSFORMER_KEY_BWD = [
+    "aten.ones_like.default", "aten.nll_loss_backward.default", "aten._log_softmax_backward_data.default",
+    "aten.native_layer_norm_backward.default", "aten.threshold_backward.default",
+    "aten.native_layer_norm_backward.default", "aten._softmax_backward_data.default",
+]  # fmt: skip
+
+
+def _key(ops, keys):
+    return [f for f in ops if f in keys]
+
+
+def test_mode_records_a_transformer_training_step():
+    fwd, bwd = _run_ember(TRANSFORMER_STEP_PROGRAM)
+    assert _key(fwd, TRANSFORMER_KEY_OPS) == TRANSFORMER_KEY_FWD
+    assert _key(bwd, TRANSFORMER_KEY_OPS) == TRANSFORMER_KEY_BWD
+
+
+@needs_torch
+def test_transformer_training_step_ops_match_pytorch():
+    t_fwd, t_bwd = run_torch("import torch.utils._python_dispatch\n" + TRANSFORMER_STEP_PROGRAM)
+    # without dropout PyTorch's CPU attention is one op (_scaled_dot_product_flash_attention_for_cpu, and its
+    # backward); ember's is PyTorch's math path, whose softmax is _safe_softmax: the rest is compared
+    keys = TRANSFORMER_KEY_OPS - {"aten._safe_softmax.default", "aten._softmax_backward_data.default"}
+    assert _key(t_fwd, keys) == _key(TRANSFORMER_KEY_FWD, keys)
+    assert _key(t_bwd, keys) == _key(TRANSFORMER_KEY_BWD, keys)
+
+
+LSTM_STEP_PROGRAM = (
+    STEP_RECORDER
+    + """
+lstm = nn.LSTM(4, 6, batch_first=True)
+head = nn.Linear(6, 1)
+x, y = torch.randn(3, 5, 4), torch.randn(3, 1)
+out, _ = lstm(x)
+with Rec() as fwd:
+    loss = nn.functional.mse_loss(head(out[:, -1]), y)
+with Rec() as bwd:
+    loss.backward()
+skip = ("aten.detach.default",)
+result = [[f for f in fwd.log if f not in skip], [f for f in bwd.log if f not in skip]]
+"""
+)
+
+
+def test_mode_records_an_lstm_head_step():
+    # the step after the recurrent layer (PyTorch runs the layer as one oneDNN op, mkldnn_rnn_layer, which ember
+    # composes of its cell's ops): every op and its order are PyTorch's
+    want_fwd = ["aten.select.int", "aten.t.default", "aten.addmm.default", "aten.mse_loss.default"]
+    fwd, bwd = _run_ember(LSTM_STEP_PROGRAM)
+    assert fwd == want_fwd
+    assert _key(_through_head(bwd), LSTM_KEY_OPS) == LSTM_KEY_BWD
+
+
+def _through_head(bwd):
+    return bwd[: bwd.index("aten.select_backward.default") + 1]  # the recurrent layer's gradient follows
+
+
+LSTM_KEY_OPS = {"aten.ones_like.default", "aten.mse_loss_backward.default", "aten.mm.default", "aten.sum.dim_IntList",
+                "aten.select_backward.default"}  # fmt: skip
+LSTM_KEY_BWD = ["aten.ones_like.default", "aten.mse_loss_backward.default", "aten.mm.default", "aten.mm.default",
+                "aten.sum.dim_IntList", "aten.select_backward.default"]  # fmt: skip
+
+
+@needs_torch
+def test_lstm_head_step_ops_match_pytorch():
+    t_fwd, t_bwd = run_torch("import torch.utils._python_dispatch\n" + LSTM_STEP_PROGRAM)
+    assert t_fwd == ["aten.select.int", "aten.t.default", "aten.addmm.default", "aten.mse_loss.default"]
+    assert _key(_through_head(t_bwd), LSTM_KEY_OPS) == LSTM_KEY_BWD
+
+
+def _grads_seen_and_plain(fn, *inputs):
+    """fn's value and input gradients computed plainly (ember's own formulas) and under a recording mode (the aten
+    ops in Python); returns (plain, seen, ops the mode saw)."""
+    outs, rec = [], None
+    for mode in (None, Recorder()):
+        xs = [t.detach().clone().requires_grad_(t.requires_grad) for t in inputs]
+        if mode is None:
+            y = fn(*xs)
+            gs = ember.autograd.grad(y.sum(), [x for x in xs if x.requires_grad])
+        else:
+            with mode:
+                y = fn(*xs)
+                gs = ember.autograd.grad(y.sum(), [x for x in xs if x.requires_grad])
+            rec = mode
+        outs.append([y.detach().numpy(), *[g.numpy() for g in gs]])
+    return outs[0], outs[1], rec.log
+
+
+@pytest.mark.parametrize(
+    "name, fn, fwd_op, bwd_op",
+    [
+        ("mse", lambda x, t: ember.nn.functional.mse_loss(x, t), "mse_loss.default", "mse_loss_backward.default"),
+        ("mse_sum", lambda x, t: ember.nn.functional.mse_loss(x, t, reduction="sum"), "mse_loss.default",
+         "mse_loss_backward.default"),
+        ("smooth_l1", lambda x, t: ember.nn.functional.smooth_l1_loss(x, t, beta=0.5), "smooth_l1_loss.default",
+         "smooth_l1_loss_backward.default"),
+        ("huber", lambda x, t: ember.nn.functional.huber_loss(x, t, reduction="none", delta=0.7),
+         "huber_loss.default", "huber_loss_backward.default"),
+        ("bce", lambda x, t: ember.nn.functional.binary_cross_entropy(ember.sigmoid(x), ember.sigmoid(t)),
+         "binary_cross_entropy.default", "binary_cross_entropy_backward.default"),
+        ("gelu", lambda x, t: ember.nn.functional.gelu(x) * t, "gelu.default", "gelu_backward.default"),
+        ("gelu_tanh", lambda x, t: ember.nn.functional.gelu(x, approximate="tanh") * t, "gelu.default",
+         "gelu_backward.default"),
+        ("silu", lambda x, t: ember.nn.functional.silu(x) * t, "silu.default", "silu_backward.default"),
+        ("layer_norm", lambda x, t: ember.nn.functional.layer_norm(x, [4], t[0], t[1]),
+         "native_layer_norm.default", "native_layer_norm_backward.default"),
+        ("select", lambda x, t: x.select(1, 2) * t[:, 0], "select.int", "select_backward.default"),
+        ("slice", lambda x, t: x[:, 1:4:2] * t[:, :2], "slice.Tensor", "slice_backward.default"),
+        ("narrow", lambda x, t: x.narrow(0, 1, 2) * t[:2], "slice.Tensor", "slice_backward.default"),
+    ],
+)  # fmt: skip
+def test_training_ops_reach_modes_with_plain_values(name, fn, fwd_op, bwd_op):
+    rng = np.random.default_rng(3)
+    x = ember.tensor(rng.standard_normal((3, 4)), dtype=ember.float64, requires_grad=True)
+    t = ember.tensor(rng.standard_normal((3, 4)), dtype=ember.float64, requires_grad=True)
+    plain, seen, log = _grads_seen_and_plain(fn, x, t)
+    assert "aten." + fwd_op in log and "aten." + bwd_op in log
+    for a, b in zip(plain, seen):
+        np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)
+
+
+def test_training_op_gradients_against_closed_forms():
+    rng = np.random.default_rng(4)
+    x0, t0, g0 = (rng.standard_normal((2, 5)) for _ in range(3))
+    x, t, g = (ember.tensor(v) for v in (x0, t0, g0))
+    aten = ember.ops.aten
+    np.testing.assert_allclose(aten.mse_loss_backward.default(g, x, t, 0).numpy(), 2 * (x0 - t0) * g0)
+    np.testing.assert_allclose(aten.mse_loss_backward.default(ember.tensor(1.5), x, t, 1).numpy(),
+                               2 * (x0 - t0) * 1.5 / 10)  # fmt: skip
+    d = x0 - t0
+    np.testing.assert_allclose(aten.huber_loss_backward.default(g, x, t, 0, 0.5).numpy(),
+                               np.where(np.abs(d) <= 0.5, d, 0.5 * np.sign(d)) * g0)  # fmt: skip
+    np.testing.assert_allclose(aten.smooth_l1_loss_backward.default(g, x, t, 0, 0.5).numpy(),
+                               np.where(np.abs(d) < 0.5, d / 0.5, np.sign(d)) * g0)  # fmt: skip
+    from math import erf, pi, sqrt
+
+    phi = np.exp(-(x0**2) / 2) / sqrt(2 * pi)
+    cdf = 0.5 * (1 + np.vectorize(erf)(x0 / sqrt(2)))
+    np.testing.assert_allclose(aten.gelu_backward.default(g, x).numpy(), g0 * (cdf + x0 * phi), rtol=1e-12)
+    s = 1 / (1 + np.exp(-x0))
+    np.testing.assert_allclose(aten.silu_backward.default(g, x).numpy(), g0 * s * (1 + x0 * (1 - s)), rtol=1e-12)
+    z = aten.select_backward.default(g, [2, 3, 5], 1, 2).numpy()
+    want = np.zeros((2, 3, 5))
+    want[:, 2] = g0
+    np.testing.assert_array_equal(z, want)
+    z = aten.slice_backward.default(g[:, :2], [2, 7], 1, 1, 5, 2).numpy()
+    want = np.zeros((2, 7))
+    want[:, 1:5:2] = g0[:, :2]
+    np.testing.assert_array_equal(z, want)
+    # layer_norm's gradient against central differences of its forward
+    w0 = rng.standard_normal(5)
+    gx, gw, gb = aten.native_layer_norm_backward.default(
+        g, x, [5], ember.tensor(x0.mean(1, keepdims=True)), ember.tensor(1 / np.sqrt(x0.var(1, keepdims=True) + 1e-5)),
+        ember.tensor(w0), None, [True, True, True])  # fmt: skip
+
+    def ln(xv):
+        return (((xv - xv.mean(1, keepdims=True)) / np.sqrt(xv.var(1, keepdims=True) + 1e-5)) * w0 * g0).sum()
+
+    num = np.zeros_like(x0)
+    for i in np.ndindex(*x0.shape):
+        e = np.zeros_like(x0)
+        e[i] = 1e-6
+        num[i] = (ln(x0 + e) - ln(x0 - e)) / 2e-6
+    np.testing.assert_allclose(gx.numpy(), num, rtol=1e-5, atol=1e-7)
+    xhat = (x0 - x0.mean(1, keepdims=True)) / np.sqrt(x0.var(1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(gw.numpy(), (g0 * xhat).sum(0), rtol=1e-10)
+    np.testing.assert_allclose(gb.numpy(), g0.sum(0), rtol=1e-12)
+
+
+@needs_torch
+def test_new_aten_schemas_match_pytorch():
+    names = ["native_layer_norm_backward.default", "mse_loss.default", "mse_loss_backward.default",
+             "smooth_l1_loss.default", "smooth_l1_loss_backward.default", "huber_loss.default",
+             "huber_loss_backward.default", "binary_cross_entropy.default", "binary_cross_entropy_backward.default",
+             "binary_cross_entropy_with_logits.default", "gelu.default", "gelu_backward.default",
+             "silu_backward.default", "select.int", "select_backward.default", "slice.Tensor",
+             "slice_backward.default", "_safe_softmax.default"]  # fmt: skip
+    prog = f"names = {names!r}\nresult = [str(eval('torch.ops.aten.' + n)._schema) for n in names]"
+    want = run_torch(prog)
+    got = [ember.ops._lookup("aten." + n)._schema for n in names]
+    assert got == want
+
+
+def _wrapper_class():
+    """PyTorch docs' classic wrapper subclass (a new class per test: a class defining __torch_dispatch__ keeps the
+    ops' hook on while it exists)."""
+
+    class _Wrapper(ember.Tensor):
+        """PyTorch docs' classic wrapper subclass: no data of its own, every op computed on the tensor it wraps."""
+
+        __torch_function__ = ember._C._disabled_torch_function_impl
+        seen = []
+
+        @staticmethod
+        def __new__(cls, elem, requires_grad=False):
+            r = ember.Tensor._make_wrapper_subclass(
+                cls,
+                elem.size(),
+                strides=elem.stride(),
+                dtype=elem.dtype,
+                device=elem.device,
+                requires_grad=requires_grad,
+            )
+            r.elem = elem
+            return r
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            from ember.utils._pytree import tree_map
+
+            cls.seen.append(str(func))
+
+            def unwrap(e):
+                return e.elem if isinstance(e, cls) else e
+
+            def wrap(e):
+                return cls(e) if isinstance(e, ember.Tensor) else e
+
+            return tree_map(wrap, func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs or {})))
+
+    return _Wrapper
+
+
+def _mlp_step(params, x, y, lr=0.1):
+    """A training step of Linear-GELU-LayerNorm-Linear with mse_loss and a hand-written SGD update."""
+    F = ember.nn.functional
+    w1, b1, g, b, w2, b2 = params
+    h = F.layer_norm(F.gelu(F.linear(x, w1, b1)), [6], g, b)
+    loss = F.mse_loss(F.linear(h, w2, b2), y)
+    loss.backward()
+    with ember.no_grad():
+        for p in params:
+            p.sub_(p.grad, alpha=lr)
+            p.grad = None
+    return loss
+
+
+def test_wrapper_subclass_runs_a_training_step():
+    _Wrapper = _wrapper_class()
+    rng = np.random.default_rng(5)
+    shapes = [(6, 4), (6,), (6,), (6,), (2, 6), (2,)]
+    init = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    x0, y0 = rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal((5, 2)).astype(np.float32)
+    plain = [ember.tensor(v, requires_grad=True) for v in init]
+    wrapped = [_Wrapper(ember.tensor(v), requires_grad=True) for v in init]
+    _Wrapper.seen.clear()
+    for _ in range(2):
+        want = _mlp_step(plain, ember.tensor(x0), ember.tensor(y0))
+        got = _mlp_step(wrapped, _Wrapper(ember.tensor(x0)), _Wrapper(ember.tensor(y0)))
+        assert isinstance(got, _Wrapper)
+        np.testing.assert_allclose(got.elem.numpy(), want.detach().numpy(), rtol=1e-5)
+        for w, p in zip(wrapped, plain):
+            np.testing.assert_allclose(w.elem.numpy(), p.detach().numpy(), rtol=1e-5, atol=1e-6)
+    ops = ["gelu.default", "native_layer_norm.default", "mse_loss.default", "mse_loss_backward.default",
+           "native_layer_norm_backward.default", "gelu_backward.default", "addmm.default", "sub_.Tensor"]  # fmt: skip
+    for op in ops:
+        assert "aten." + op in _Wrapper.seen
+
+
+def test_wrapper_subclass_refuses_ops_without_dispatch():
+    _Wrapper = _wrapper_class()
+    w = _Wrapper(ember.tensor([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal((w + 1).elem.numpy(), [2.0, 3.0, 4.0])  # an op that offers its call: computed
+    with pytest.raises(NotImplementedError, match=r"\[scan\] a tensor subclass made with _make_wrapper_subclass"):
+        ember.cumprod(w, 0)  # no dispatch: it must not hand back a meta tensor for the values
+    with pytest.raises(NotImplementedError, match="_make_wrapper_subclass"):
+        ember.flip(w, [0])
+    # plain meta tensors still run every op on their geometry
+    assert ember.cumsum(ember.empty(3, device="meta"), 0).shape == (3,)
+
+
+OP_CASES_PROGRAM = (
+    STEP_RECORDER
+    + """
+x, s = torch.randn(3, 4), torch.randn(3, 4)
+m, idx = x > 0, torch.tensor([[0, 1, 2, 0], [2, 2, 1, 0], [1, 0, 0, 2]])
+i2, s2 = torch.tensor([2, 0]), torch.randn(2, 4)
+cases = {
+    "where": lambda: torch.where(m, x, s), "masked_fill": lambda: x.masked_fill(m, 0.5),
+    "scatter_src": lambda: x.scatter(0, idx, s), "scatter_value": lambda: x.scatter(0, idx, 2.0),
+    "scatter_add": lambda: x.scatter_add(0, idx, s), "index_add": lambda: x.index_add(0, i2, s2, alpha=2),
+    "prod_dim": lambda: x.prod(1), "prod": lambda: x.prod(), "amax": lambda: x.amax(1),
+    "amin": lambda: x.amin(0, keepdim=True), "max": lambda: x.max(), "min": lambda: x.min(),
+    "max_dim": lambda: x.max(1), "min_dim": lambda: x.min(0), "argmax": lambda: x.argmax(1),
+    "argmin": lambda: x.argmin(), "var": lambda: x.var(1), "std": lambda: x.std(0, correction=0),
+    "cumsum": lambda: x.cumsum(1), "sort": lambda: x.sort(1, descending=True), "topk": lambda: x.topk(2, 1),
+    "to_double": lambda: x.double(), "dropout": lambda: torch.nn.functional.dropout(x, 0.25),
+    "copy_": lambda: torch.empty(3, 4).copy_(x),
+}
+result = {}
+for k, f in cases.items():
+    with Rec() as r:
+        out = f()
+    plain = f() if k != "dropout" else out
+    plain = plain if isinstance(plain, torch.Tensor) else plain[0]
+    out = out if isinstance(out, torch.Tensor) else out[0]
+    result[k] = [r.log, (out.double() - plain.double()).abs().max().item()]
+"""
+)
+
+OP_CASES_WANT = {
+    "where": ["aten.where.self"], "masked_fill": ["aten.masked_fill.Scalar"], "scatter_src": ["aten.scatter.src"],
+    "scatter_value": ["aten.scatter.value"], "scatter_add": ["aten.scatter_add.default"],
+    "index_add": ["aten.index_add.default"],
+    "prod_dim": ["aten.prod.dim_int"], "prod": ["aten.prod.default"], "amax": ["aten.amax.default"],
+    "amin": ["aten.amin.default"], "max": ["aten.max.default"], "min": ["aten.min.default"],
+    "max_dim": ["aten.max.dim"], "min_dim": ["aten.min.dim"], "argmax": ["aten.argmax.default"],
+    "argmin": ["aten.argmin.default"], "var": ["aten.var.correction"], "std": ["aten.std.correction"],
+    "cumsum": ["aten.cumsum.default"], "sort": ["aten.sort.default"], "topk": ["aten.topk.default"],
+    "to_double": ["aten._to_copy.default"],
+    "dropout": ["aten.empty_like.default", "aten.bernoulli_.float", "aten.div_.Scalar", "aten.mul.Tensor"],
+    "copy_": ["aten.empty.memory_format", "aten.copy_.default"],
+}  # fmt: skip
+
+
+def test_indexing_reduction_sorting_ops_reach_modes():
+    got = _run_ember(OP_CASES_PROGRAM)
+    for k, want in OP_CASES_WANT.items():
+        log, diff = got[k]
+        assert log == want, k
+        if k != "dropout":
+            assert diff == 0, k  # the handler's result is the plain op's
+
+
+@needs_torch
+def test_indexing_reduction_sorting_ops_match_pytorch():
+    got = run_torch("import torch.utils._python_dispatch\n" + OP_CASES_PROGRAM)
+    assert {k: v[0] for k, v in got.items()} == OP_CASES_WANT
+
+
+def test_dropout_under_a_mode_is_pytorch_cpu_composition():
+    ember.manual_seed(0)
+    x = ember.randn(200, dtype=ember.float64, requires_grad=True)
+    with Recorder() as rec:
+        y = ember.nn.functional.dropout(x, 0.25)
+        (g,) = ember.autograd.grad(y.sum(), [x])
+    assert rec.log[:4] == ["aten.empty_like.default", "aten.bernoulli_.float", "aten.div_.Scalar", "aten.mul.Tensor"]
+    assert "aten.mul.Tensor" in rec.log[4:]  # the gradient: grad times the mask
+    kept = y.detach().numpy() != 0
+    assert 0.5 < kept.mean() < 0.95  # 200 draws of Bernoulli(0.75)
+    np.testing.assert_allclose(y.detach().numpy()[kept], x.detach().numpy()[kept] / 0.75)
+    np.testing.assert_allclose(g.numpy(), kept / 0.75)
+
+
+CNN_OP_CASES_PROGRAM = (
+    STEP_RECORDER
+    + """
+F = torch.nn.functional
+x = torch.randn(2, 4, 4, 4, dtype=torch.float64, requires_grad=True)
+w, b = torch.randn(4, dtype=torch.float64, requires_grad=True), torch.randn(4, dtype=torch.float64, requires_grad=True)
+cases = {
+    "group_norm": lambda: F.group_norm(x, 2, w, b), "avg_pool2d": lambda: F.avg_pool2d(x, 2),
+    "avg_pool2d_pad": lambda: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+    "adaptive_2x2": lambda: F.adaptive_avg_pool2d(x, 2), "adaptive_3x3": lambda: F.adaptive_avg_pool2d(x, (3, 3)),
+    "adaptive_1x1": lambda: F.adaptive_avg_pool2d(x, 1), "nearest": lambda: F.interpolate(x, scale_factor=2),
+    "nearest_size": lambda: F.interpolate(x, size=(5, 7)),
+    "bilinear": lambda: F.interpolate(x, scale_factor=1.5, mode="bilinear"),
+    "bilinear_aligned": lambda: F.interpolate(x, size=(6, 3), mode="bilinear", align_corners=True),
+}
+result = {}
+for k, f in cases.items():
+    plain = f()
+    want = torch.autograd.grad((plain * plain.detach()).sum(), [x, w, b], allow_unused=True)
+    with Rec() as r:
+        out = f()
+        got = torch.autograd.grad((out * out.detach()).sum(), [x, w, b], allow_unused=True)
+    err = max((a - c).abs().max().item() for a, c in zip([out, *got], [plain, *want]) if a is not None)
+    # the ops of the product, the sum and its gradient (ember's sum gradient views before it expands)
+    ops = [o for o in r.log if o not in ("aten.mul.Tensor", "aten.sum.default", "aten.ones_like.default",
+                                         "aten.expand.default", "aten.view.default", "aten.detach.default")]
+    result[k] = [ops, err]
+"""
+)
+
+CNN_OP_CASES_WANT = {
+    "group_norm": ["aten.native_group_norm.default", "aten.native_group_norm_backward.default"],
+    "avg_pool2d": ["aten.avg_pool2d.default", "aten.avg_pool2d_backward.default"],
+    "avg_pool2d_pad": ["aten.avg_pool2d.default", "aten.avg_pool2d_backward.default"],
+    "adaptive_2x2": ["aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d_backward.default"],
+    "adaptive_3x3": ["aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d_backward.default"],
+    "adaptive_1x1": ["aten.mean.dim", "aten.div.Scalar"],
+    "nearest": ["aten.upsample_nearest2d.default", "aten.upsample_nearest2d_backward.default"],
+    "nearest_size": ["aten.upsample_nearest2d.default", "aten.upsample_nearest2d_backward.default"],
+    "bilinear": ["aten.upsample_bilinear2d.default", "aten.upsample_bilinear2d_backward.default"],
+    "bilinear_aligned": ["aten.upsample_bilinear2d.default", "aten.upsample_bilinear2d_backward.default"],
+}
+
+
+def test_cnn_ops_reach_modes_with_their_backward_ops():
+    got = _run_ember(CNN_OP_CASES_PROGRAM)
+    for k, want in CNN_OP_CASES_WANT.items():
+        ops, err = got[k]
+        if k == "adaptive_1x1":  # mean's gradient: PyTorch's is expand + div.Scalar, ember's has its own parts
+            assert ops[0] == "aten.mean.dim", k
+        else:
+            assert ops == want, k
+        assert err < 1e-12, k  # values and gradients under the mode are the plain ones
+
+
+@needs_torch
+def test_cnn_ops_match_pytorch():
+    got = run_torch("import torch.utils._python_dispatch\n" + CNN_OP_CASES_PROGRAM)
+    assert {k: v[0] for k, v in got.items()} == CNN_OP_CASES_WANT
+
+
+RANDOM_PROGRAM = (
+    STEP_RECORDER
+    + """
+def draws():
+    return [torch.rand(3), torch.randn(2, 2), torch.randint(5, (3,)), torch.randint(2, 9, (4,)),
+            torch.empty(3).normal_(), torch.empty(3).uniform_(-1, 1), torch.bernoulli(torch.full((5,), 0.5)),
+            torch.empty(4).bernoulli_(0.25)]
+torch.manual_seed(0)
+plain = draws()
+torch.manual_seed(0)
+with Rec() as r:
+    seen = draws()
+result = [r.log, all(bool((a == b).all()) for a, b in zip(plain, seen)), [str(t.dtype) for t in seen]]
+"""
+)
+
+RANDOM_WANT = [
+    "aten.rand.default", "aten.randn.default", "aten.randint.default", "aten.randint.low", "aten.empty.memory_format",
+    "aten.normal_.default", "aten.empty.memory_format", "aten.uniform_.default", "aten.full.default",
+    "aten.bernoulli.default", "aten.empty.memory_format", "aten.bernoulli_.float",
+]  # fmt: skip
+
+
+def test_random_factories_and_samplers_reach_modes():
+    log, same, dtypes = _run_ember(RANDOM_PROGRAM)
+    assert log == RANDOM_WANT
+    assert same  # the handler's draws are the plain ones: same generator, same order
+    assert dtypes[2:4] == ["ember.int64", "ember.int64"]
+
+
+@needs_torch
+def test_random_factories_and_samplers_match_pytorch():
+    log, same, _ = run_torch("import torch.utils._python_dispatch\n" + RANDOM_PROGRAM)
+    assert log == RANDOM_WANT and same

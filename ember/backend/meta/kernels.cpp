@@ -35,19 +35,30 @@
 #include "ember/backend/kernels/unary.h"
 #include "ember/backend/kernels/unary_backward.h"
 #include "ember/backend/kernels/vision.h"
+#include "ember/dispatch_hook.h"
 
 namespace ember {
 namespace {
 
-// The kernel that does nothing, of the slot's own signature.
-template <class... A>
+// A tensor argument of a kernel, read or written.
+template <class A, class V>
+const Tensor* any_tensor_arg(const V& a) {
+  if constexpr (std::is_same_v<A, const Tensor&> || std::is_same_v<A, Tensor&>)
+    return &a;
+  else
+    return nullptr;
+}
+
+// The kernel that computes nothing, of the slot's own signature; it refuses a wrapper subclass's tensors (Note
+// [Wrapper subclass safety] in ember/dispatch_hook.h).
+template <auto& Slot, class... A>
 constexpr auto nothing(const KernelSlot<void(A...)>&) -> void (*)(A...) {
-  return [](A...) {};
+  return [](A... a) { dispatch::check_no_wrapper(Slot.name, any_tensor_arg<A>(a)...); };
 }
 
 }  // namespace
 
-#define EMBER_META_KERNEL(name) EMBER_REGISTER_KERNEL(name, Meta, nothing(name##_kernel))
+#define EMBER_META_KERNEL(name) EMBER_REGISTER_KERNEL(name, Meta, nothing<name##_kernel>(name##_kernel))
 
 // Elementwise families, copies and fills.
 EMBER_META_KERNEL(unary)

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "ember/autocast.h"
+#include "ember/dispatch_hook.h"
 #include "ember/nn/functional/activation.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/padding.h"
@@ -19,6 +20,7 @@ namespace {
 
 // softmax over the last dim, 0 (not NaN) in rows that are all -inf.
 Tensor masked_softmax(const Tensor& x) {
+  EMBER_PY_DISPATCH(Tensor, "aten._safe_softmax.default", x, int64_t{-1});
   Tensor m = amax(x, {{-1}}, true).detach();
   Tensor shift = where(isinf(m), 0.0, m);
   Tensor e = exp(sub(x, shift));

@@ -7,6 +7,7 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/dropout.h"
 #include "ember/detail/random_math.h"
+#include "ember/dispatch_hook.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
@@ -80,6 +81,7 @@ Tensor dropout_impl(const Tensor& x, double p, bool training, bool inplace, bool
   if (p == 0 || !training || x.numel() == 0) return x;
   EMBER_CHECK(!feature || x.dim() >= 2, "Feature dropout requires at least 2 dimensions in the input");
   check_floating(x, "dropout");
+  if (!feature && !alpha && !inplace && !gen) EMBER_PY_DISPATCH(Tensor, "aten.dropout.default", x, p, training);
   auto apply = [&](const Tensor& m, BinaryOp op) { return inplace ? binary_op(op, x, m, x) : binary_op(op, x, m); };
   if (p == 1) return apply(zeros({}, TensorOptions(x.dtype()).device(x.device())), BinaryOp::Mul);
   const double scale = 1 / (1 - p);

@@ -243,6 +243,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   EMBER_AUTOCAST(autocast::kFp32, mse_loss, input, target, reduction);
   check_same_device("mse_loss", {&input, &target});
+  EMBER_PY_DISPATCH(Tensor, "aten.mse_loss.default", input, target, reduction_code(reduction));
   return apply_reduction(square(checked_diff(input, target, "mse_loss")), reduction);
 }
 
@@ -256,6 +257,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
   EMBER_AUTOCAST(autocast::kFp32, smooth_l1_loss, input, target, reduction, beta);
   check_same_device("smooth_l1_loss", {&input, &target});
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  EMBER_PY_DISPATCH(Tensor, "aten.smooth_l1_loss.default", input, target, reduction_code(reduction), beta);
   if (beta == 0) return l1_loss(input, target, reduction);
   Tensor d = abs(checked_diff(input, target, "smooth_l1_loss"));
   return apply_reduction(where(lt(d, beta), mul(square(d), 0.5 / beta), sub(d, 0.5 * beta)), reduction);
@@ -265,6 +267,7 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
   EMBER_AUTOCAST(autocast::kFp32, huber_loss, input, target, reduction, delta);
   check_same_device("huber_loss", {&input, &target});
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  EMBER_PY_DISPATCH(Tensor, "aten.huber_loss.default", input, target, reduction_code(reduction), delta);
   Tensor d = abs(checked_diff(input, target, "huber_loss"));
   return apply_reduction(where(lt(d, delta), mul(square(d), 0.5), mul(sub(d, 0.5 * delta), delta)), reduction);
 }
@@ -281,6 +284,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                     ") is deprecated. Please ensure they have the same size.");
   EMBER_CHECK_TYPE(is_floating(input.dtype()), "binary_cross_entropy(): expected a floating point input, got ",
                    input.dtype());
+  EMBER_PY_DISPATCH(Tensor, "aten.binary_cross_entropy.default", input, target, weight, reduction_code(reduction));
   Tensor per;
   {
     autograd::NoGradGuard no_grad;
@@ -314,6 +318,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   check_same_device("binary_cross_entropy_with_logits", {&input, &target, &weight, &pos_weight});
   EMBER_CHECK_VALUE(std::ranges::equal(input.sizes(), target.sizes()), "Target size (", size_repr(target.sizes()),
                     ") must be the same as input size (", size_repr(input.sizes()), ")");
+  EMBER_PY_DISPATCH(Tensor, "aten.binary_cross_entropy_with_logits.default", input, target, weight, pos_weight,
+                    reduction_code(reduction));
   Tensor sp = softplus_stable(neg(input));  // -log(sigmoid(x))
   if (pos_weight.defined()) sp = mul(sp, add(mul(sub(pos_weight, 1.0), target), 1.0));
   Tensor per = add(mul(sub(1.0, target), input), sp);

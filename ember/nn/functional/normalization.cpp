@@ -107,7 +107,6 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
   const int64_t lead = check_normalized_shape(x, normalized_shape, weight, bias);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   EMBER_CHECK(is_floating(x.dtype()), "layer_norm: expected a floating point input, got ", x.dtype());
-  // The forward only: the gradient runs ember's formulas unseen (docs/extending.md).
   EMBER_PY_DISPATCH(Tensor, "aten.native_layer_norm.default", x, normalized_shape, weight, bias, eps);
   int64_t M = 1, N = 1;
   for (int64_t d = 0; d < lead; ++d) M *= x.size(d);
@@ -131,6 +130,24 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
         const Tensor x = n.saved_tensor(0), w = n.saved_tensor(1);
         Tensor dx, dw, db;
         const DimVector lead_dims = iota(0, x.dim() - k);
+        // Offered as aten.native_layer_norm_backward when it records no graph; the statistics go as PyTorch's, with
+        // size-1 normalized dims; bias goes as None (the node does not keep it: only its gradient's shape matters).
+        if (dispatch::enabled() && !autograd::is_grad_enabled()) [[unlikely]] {
+          DimVector stat_shape(x.sizes().subspan(0, x.dim() - k));
+          for (int64_t i = 0; i < k; ++i) stat_shape.push_back(1);
+          Tensor mu = n.saved_tensor(2).view(stat_shape), rs = n.saved_tensor(3).view(stat_shape);
+          if (dispatch::has_wrapper_data(&x)) {  // a wrapper subclass's statistics, through its handler
+            const DimVector dims = iota(x.dim() - k, x.dim());
+            mu = mean(x, dims, true);
+            rs = rsqrt(add(mean(square(sub(x, mu)), dims, true), eps));
+          }
+          if (auto r = dispatch::call("aten.native_layer_norm_backward.default",
+                                      dispatch::values(g, x, x.sizes().subspan(x.dim() - k), mu, rs, w, Tensor(),
+                                                       std::array<bool, 3>{n.needs(0), n.needs(1), n.needs(2)}))) {
+            r->resize(3);
+            return TensorList{(*r)[0], (*r)[1], (*r)[2]};
+          }
+        }
         if (autograd::is_grad_enabled()) {  // Note [Fused backward]
           const DimVector dims = iota(x.dim() - k, x.dim());
           const Tensor mu = mean(x, dims, true), rstd = rsqrt(add(var(x, dims, 0, true), eps));
@@ -337,6 +354,8 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
                 " to be a vector of size equal to the number of channels in input, but got ", what, " of shape ",
                 shape_str(t->sizes()), " and input of shape ", shape_str(x.sizes()));
   const int64_t per_group = N > 0 ? x.numel() / (N * num_groups) : 0;
+  EMBER_PY_DISPATCH(Tensor, "aten.native_group_norm.default", x, weight, bias, N, C,
+                    C > 0 ? per_group * num_groups / C : 0, num_groups, eps);
   const int64_t group_shape[] = {N, num_groups, per_group};
   const int64_t norm_shape[] = {per_group};
   Tensor y = reshape(layer_norm(reshape(x, group_shape), norm_shape, {}, {}, eps), x.sizes());

@@ -266,6 +266,9 @@ Tensor avg_pool(size_t nsp, const char* op, const Tensor& x, IntArrayRef kernel_
                 IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
   check_floating(x, op);
   EMBER_CHECK(!divisor_override || *divisor_override != 0, op, ": divisor must be not zero");
+  if (nsp == 2)
+    EMBER_PY_DISPATCH(Tensor, "aten.avg_pool2d.default", x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                      divisor_override);
   PoolGeometry g = regular_geometry(x, nsp, op, kernel_size, stride, padding, {}, ceil_mode);
   g.count_include_pad = count_include_pad;
   g.divisor_override = divisor_override.value_or(0);
@@ -299,6 +302,7 @@ PoolGeometry adaptive_geometry(const Tensor& x, size_t nsp, const char* op, IntA
 
 Tensor adaptive_avg_pool(size_t nsp, const char* op, const Tensor& x, IntArrayRef output_size) {
   check_floating(x, op);
+  if (nsp == 2) EMBER_PY_DISPATCH(Tensor, "aten.adaptive_avg_pool2d.default", x, output_size);
   return avg_pool_core(x, adaptive_geometry(x, nsp, op, output_size), kAdaptiveAvgNodes[nsp - 1]);
 }
 

@@ -11,6 +11,7 @@
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/spatial.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/ops/linalg.h"
@@ -416,6 +417,15 @@ Tensor interpolate(const Tensor& input, const std::vector<int64_t>& size, const 
     DimVector out_shape(input.sizes().first(2));
     for (int64_t o : out_spatial) out_shape.push_back(o);
     storage_nbytes(out_shape, element_size(input.dtype()), "interpolate");
+  }
+  if (dims == 2 && !antialias && dispatch::enabled()) [[unlikely]] {  // Note [Python dispatch]
+    std::optional<std::vector<Tensor>> r;
+    if (mode == Mode::Nearest)
+      r = dispatch::call("aten.upsample_nearest2d.default", dispatch::values(input, out_spatial, scales[0], scales[1]));
+    else if (mode == Mode::Linear)
+      r = dispatch::call("aten.upsample_bilinear2d.default",
+                         dispatch::values(input, out_spatial, align, scales[0], scales[1]));
+    if (r) return dispatch::result<Tensor>(std::move(*r));
   }
   const char* name = upsample_node_name(mode, dims, antialias);
   Tensor x = is_narrow_float(input.dtype()) ? to(input, ScalarType::Float32) : input;

@@ -264,10 +264,12 @@ def _with_autograd(op, args, kwargs, r):
         return a
 
     _state.meta_run = True
+    was_recording = _C._set_wrapper_recording(True)  # the meta kernels let wrappers through (Note [Wrapper ... safety])
     try:
         with ember.enable_grad(), _C.DisableTorchFunctionSubclass():
             m = op._run(to_meta(tuple(args)), {k: to_meta(v) for k, v in kwargs.items()})
     finally:
+        _C._set_wrapper_recording(was_recording)
         _state.meta_run = False
 
     def attach(mi, ri):
