@@ -1,8 +1,8 @@
 """The reductions' fast paths (backend/cpu/reduce.cpp, Note [Reduction lanes] and Note [Outer blocking]) against
 NumPy: short contiguous inner reductions folded row by row (lengths around the vector and lane widths, the leaf
-size and the tails), the lanes' NaN propagation in amax/amin, 16-bit floats accumulating in float32 in every path,
-the outer strategy's row blocks and column blocks wider than one block, the splits across threads (deterministic at
-a fixed thread count), and adaptive_avg_pool to size 1, which runs as a mean."""
+size and the tails), NaN propagation in amax/amin and NaN skipping in nansum through the lanes, 16-bit floats
+accumulating in float32 in every path, the outer strategy's row blocks and column blocks wider than one block, the
+splits across threads (deterministic at a fixed thread count), and adaptive_avg_pool to size 1, run as a mean."""
 
 import numpy as np
 import pytest
@@ -85,6 +85,11 @@ def test_nan_propagates_through_the_lanes(dtype, rng):
         assert_equal(ember.amax(t.t(), 0), want_max.astype(to_np(t).dtype))  # outer strategy, columns
         assert_equal(ember.amin(t.t().contiguous(), 0), want_min.astype(to_np(t).dtype))
         assert np.isnan(ember.amax(t).item()) and np.isnan(ember.amin(t).item())
+        # nansum skips the NaNs in every lane, a leading one included (row 4 is all NaN: 0)
+        v = np.nan_to_num(x[:5].astype(np.float64), nan=0.0)
+        check_close(ember.nansum(t[:5], 1), v.sum(1), dtype, v, 1)
+        check_close(ember.nansum(t[:5].t(), 0), v.sum(1), dtype, v, 1)
+        assert ember.nansum(t[4]).item() == 0.0
         assert ember.amax(t[5:]).item() == np.inf
 
 

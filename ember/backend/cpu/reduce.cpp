@@ -17,11 +17,13 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "ember/backend/cpu/binary.h"
+#include "ember/backend/cpu/lanes.h"
 #include "ember/backend/kernels/reduce.h"
 #include "ember/ops.h"
 
@@ -127,7 +129,23 @@ struct Policy {
     else
       return step(init(), v);
   }
-  static Acc merge(Acc a, Acc b) {
+  // Float and double sums and extrema also step whole vectors (lanes::Vec<T>) at once: `combine` and `merge` are
+  // written once for scalars and GCC's vector types alike.
+  static constexpr bool kVectors = (std::is_same_v<T, float> || std::is_same_v<T, double>)&&(
+      Op == ReduceOp::Sum || Op == ReduceOp::NanSum || Op == ReduceOp::Max || Op == ReduceOp::Min);
+  template <class A>
+  static A combine(A acc, A x) {
+    if constexpr (Op == ReduceOp::Sum)
+      return acc + x;
+    else if constexpr (Op == ReduceOp::NanSum)
+      return x != x ? acc : acc + x;
+    else if constexpr (Op == ReduceOp::Max)
+      return (acc != acc || x <= acc) ? acc : x;  // NaN sticks
+    else
+      return (acc != acc || x >= acc) ? acc : x;
+  }
+  template <class A>
+  static A merge(A a, A b) {
     if constexpr (Op == ReduceOp::Sum || Op == ReduceOp::NanSum || Op == ReduceOp::CountNonzero)
       return a + b;
     else if constexpr (Op == ReduceOp::Prod)
@@ -176,6 +194,40 @@ template <class T, ReduceOp Op>
   using P = Policy<T, Op>;
   using Acc = typename P::Acc;
   constexpr int64_t V = kVector<Acc>, L = kLanes<Acc>;
+  if constexpr (P::kVectors) {  // the same folds in vector registers (the compiler leaves short rows scalar)
+    using Vec = lanes::Vec<T>;
+    static_assert(lanes::kWidth<T> == V);
+    if (n >= V) {
+      auto at = [x](int64_t i) {
+        Vec v;
+        std::memcpy(&v, x + i, sizeof v);
+        return v;
+      };
+      auto first = [&](int64_t i) {  // a lane's first step (a sum's from zero: nansum skips a leading NaN too)
+        if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min)
+          return at(i);
+        else
+          return P::combine(Vec{}, at(i));
+      };
+      Vec a0 = first(0);
+      int64_t i = V;
+      if (n >= 4 * L) {
+        Vec a1 = first(V), a2 = first(2 * V), a3 = first(3 * V);
+        for (i = L; i + L <= n; i += L) {
+          a0 = P::combine(a0, at(i));
+          a1 = P::combine(a1, at(i + V));
+          a2 = P::combine(a2, at(i + 2 * V));
+          a3 = P::combine(a3, at(i + 3 * V));
+        }
+        a0 = P::merge(P::merge(a0, a1), P::merge(a2, a3));
+      }
+      for (; i + V <= n; i += V) a0 = P::combine(a0, at(i));
+      Acc r = a0[0];
+      for (int64_t k = 1; k < V; ++k) r = P::merge(r, static_cast<Acc>(a0[k]));
+      for (; i < n; ++i) r = P::step(r, x[i]);
+      return r;
+    }
+  }
   if (n < V) {
     Acc a = P::first(x[0]);
     for (int64_t i = 1; i < n; ++i) a = P::step(a, x[i]);
@@ -403,7 +455,7 @@ void reduce_typed(const Tensor& out, const Tensor& in) {
         bool first = true;
         for (int t = 0; t < threads; ++t)
           if (used[t]) {
-            acc = first ? parts[t] : P::merge(acc, parts[t]);
+            acc = first ? Acc(parts[t]) : P::merge(acc, Acc(parts[t]));
             first = false;
           }
         write(op + o, acc);
