@@ -93,6 +93,32 @@ def test_nan_propagates_through_the_lanes(dtype, rng):
         assert ember.amax(t[5:]).item() == np.inf
 
 
+@pytest.mark.parametrize("dtype", [*FLOAT_DTYPES, ember.int32, ember.uint8], ids=dtype_name)
+def test_arg_extrema_of_contiguous_rows_take_the_first_occurrence(dtype, rng):
+    """max/min/argmax/argmin over contiguous rows (the extremum by the lanes, then a scan): the first of tied
+    extrema, +0 and -0 as equals, and the first NaN over everything."""
+    floating = dtype.is_floating_point
+    for n in (1, 3, 8, 9, 49, 130, 2049):
+        x = (rng.integers(0, 4, (9, n)) if not floating else rng.integers(-3, 3, (9, n)) * 0.5).astype(np.float64)
+        if floating:
+            x[1] = -0.0
+            x[2, n // 2 :] = 0.0
+            x[3, n - 1] = np.nan
+            x[4, n // 3] = np.nan
+            x[4, n // 2] = np.nan
+        t = from_np(x.astype(to_np(ember.zeros(1, dtype=dtype)).dtype), dtype)
+        v = to_np(t).astype(np.float64)
+        for f, npf, npa in ((ember.max, np.max, np.argmax), (ember.min, np.min, np.argmin)):
+            values, indices = f(t, 1)
+            assert_equal(indices, npa(v, 1))
+            assert_equal(f(t, 1, True)[1], npa(v, 1)[:, None])
+            np.testing.assert_array_equal(to_np(values).astype(np.float64), npf(v, 1))
+            np.testing.assert_array_equal(
+                np.signbit(to_np(values).astype(np.float64)), np.signbit(v[range(9), npa(v, 1)])
+            )
+        assert_equal(ember.argmax(t[:, ::2], 1), np.argmax(v[:, ::2], 1))  # strided rows: the one-pass loop
+
+
 @pytest.mark.parametrize("dtype", [ember.float16, ember.bfloat16], ids=dtype_name)
 def test_16_bit_floats_accumulate_in_float32_in_every_path(dtype):
     """bfloat16 counts exactly only to 256 and float16 to 2048: 320 and 4608 ones must still sum exactly (the
