@@ -29,4 +29,4 @@ CASES = [
 ]
 
 if __name__ == "__main__":
-    main(__file__, CASES, unit=1e-6, unit_name="us")
+    main(__file__, CASES, unit=1e-3, unit_name="ms")

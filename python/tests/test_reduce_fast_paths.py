@@ -95,8 +95,8 @@ def test_nan_propagates_through_the_lanes(dtype, rng):
 
 @pytest.mark.parametrize("dtype", [*FLOAT_DTYPES, ember.int32, ember.uint8], ids=dtype_name)
 def test_arg_extrema_of_contiguous_rows_take_the_first_occurrence(dtype, rng):
-    """max/min/argmax/argmin over contiguous rows (the extremum by the lanes, then a scan): the first of tied
-    extrema, +0 and -0 as equals, and the first NaN over everything."""
+    """max/min/argmax/argmin over contiguous rows (the extremum by the lanes, then a scan) and over columns (rows
+    walked in order): the first of tied extrema, +0 and -0 as equals, and the first NaN over everything."""
     floating = dtype.is_floating_point
     for n in (1, 3, 8, 9, 49, 130, 2049):
         x = (rng.integers(0, 4, (9, n)) if not floating else rng.integers(-3, 3, (9, n)) * 0.5).astype(np.float64)
@@ -117,6 +117,12 @@ def test_arg_extrema_of_contiguous_rows_take_the_first_occurrence(dtype, rng):
                 np.signbit(to_np(values).astype(np.float64)), np.signbit(v[range(9), npa(v, 1)])
             )
         assert_equal(ember.argmax(t[:, ::2], 1), np.argmax(v[:, ::2], 1))  # strided rows: the one-pass loop
+        cols = t.t().contiguous()  # [n, 9]: over dim 0, adjacent outputs read adjacent columns, row by row
+        for f, npf, npa in ((ember.max, np.max, np.argmax), (ember.min, np.min, np.argmin)):
+            values, indices = f(cols, 0)
+            assert_equal(indices, npa(v, 1))
+            np.testing.assert_array_equal(to_np(values).astype(np.float64), npf(v, 1))
+        assert_equal(ember.argmin(cols[:, 1:], 0, True), np.argmin(v[1:], 1)[None])
 
 
 @pytest.mark.parametrize("dtype", [ember.float16, ember.bfloat16], ids=dtype_name)

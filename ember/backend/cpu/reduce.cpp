@@ -539,7 +539,7 @@ void reduce(ReduceOp op, const Tensor& out, const Tensor& in) {
 // Max or Min with the index of the first occurrence (NaN first of all). A contiguous reduced dim takes two passes
 // over each row (the second stops at the index and reads what the first brought into cache): the extremum by the
 // vector-lane folds, then a scan for the first element equal to it (argmax over rows of 4096 floats: twice as fast
-// as one branchy pass).
+// as one branchy pass). A reduced dim across adjacent outputs' columns is walked row by row for blocks of columns.
 void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) {
   const int64_t n = in.dim() ? in.sizes()[dim] : 1, s = in.dim() ? in.strides()[dim] : 0;
   // Iterate the outputs through a view of the input with the reduced dim collapsed to size 1.
@@ -554,6 +554,35 @@ void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices,
     for_each_run(
         it,
         [&](char** p, const int64_t* st, int64_t m) {
+          if (s != 1 && n > 1 && m > 1 && st[2] == static_cast<int64_t>(sizeof(T))) {
+            // Adjacent outputs read adjacent columns: walk the rows in memory order, a block of columns at a time
+            // (one column at a time reads a cache line per element), with selects that vectorize.
+            constexpr int64_t kCols = 1024;
+            A best[kCols];
+            int64_t at[kCols];
+            for (int64_t j0 = 0; j0 < m; j0 += kCols) {
+              const int64_t w = std::min(kCols, m - j0);
+              const T* x0 = reinterpret_cast<const T*>(p[2]) + j0;
+              for (int64_t j = 0; j < w; ++j) {
+                best[j] = static_cast<A>(x0[j]);
+                at[j] = 0;
+              }
+              for (int64_t k = 1; k < n; ++k) {
+                const T* row = x0 + k * s;
+                for (int64_t j = 0; j < w; ++j) {  // NaN wins, and the first of equals stays
+                  const A y = static_cast<A>(row[j]), b = best[j];
+                  const bool take = b == b && (y != y || (is_max ? y > b : y < b));
+                  best[j] = take ? y : b;
+                  at[j] = take ? k : at[j];
+                }
+              }
+              for (int64_t j = 0; j < w; ++j) {
+                *reinterpret_cast<T*>(p[0] + (j0 + j) * st[0]) = static_cast<T>(best[j]);
+                *reinterpret_cast<int64_t*>(p[1] + (j0 + j) * st[1]) = at[j];
+              }
+            }
+            return;
+          }
           for (int64_t i = 0; i < m; ++i) {
             const T* x = reinterpret_cast<const T*>(p[2] + i * st[2]);
             if (s == 1) {  // a contiguous row: its extremum by the vector folds, then the first element equal to it
