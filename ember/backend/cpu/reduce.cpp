@@ -176,7 +176,7 @@ template <class Acc>
 constexpr int64_t kLanes = 4 * kVector<Acc>;
 // Products use short leaves: a lane's partial product over kLeaf elements overflows long before the whole does.
 template <ReduceOp Op>
-constexpr int64_t kLeaf = Op == ReduceOp::Prod ? 128 : 2048;
+constexpr int64_t kLeaf = Op == ReduceOp::Prod ? 128 : 8192;
 
 // acc[0, To) <- acc[0, W) folded by P::merge, halving W (powers of two; constants, so that the lanes stay in
 // registers).
