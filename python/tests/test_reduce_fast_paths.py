@@ -136,7 +136,10 @@ def test_16_bit_floats_accumulate_in_float32_in_every_path(dtype):
         assert ember.sum(ember.ones(n, 5, dtype=dtype), 0).tolist() == [float(n)] * 5
         assert ember.sum(ember.ones(5, 2 * n, dtype=dtype)[:, ::2], 1).tolist() == [float(n)] * 5
         assert ember.mean(ones, 1).tolist() == [1.0] * 5
-    assert ember.ones(2**20, dtype=dtype).mean().item() == 1.0
+        wide = ember.sum(ones, 1, dtype=ember.float32)  # read as 16-bit, summed and stored as float32
+        assert wide.dtype is ember.float32 and wide.tolist() == [float(n)] * 5
+        assert ember.nansum(ones.t(), 0, dtype=ember.float32).tolist() == [float(n)] * 5
+    assert ember.ones(2**20, dtype=dtype).mean().item() == 1.0  # the sum overflows float16; the mean does not
 
 
 def test_outer_blocks_wider_than_one_block_and_many_row_blocks(rng):
