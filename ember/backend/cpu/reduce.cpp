@@ -439,7 +439,9 @@ void reduce_typed(const Tensor& out, const Tensor& in) {
     } else {  // few outputs, long reductions: split each reduction across threads
       for (int64_t i = 0; i < g.n_out; ++i) {
         auto [a, o] = offsets(g.kept, i);
-        std::vector<Acc> parts(threads);
+        // Not std::vector<Acc>: for all/any Acc is bool, and std::vector<bool> packs the parts into the bits of one
+        // word, so two threads storing theirs raced and one could be lost (x.all() was False for an all-true x).
+        std::unique_ptr<Acc[]> parts(new Acc[threads]());
         std::vector<char> used(threads, 0);
         const int64_t per = (g.n_red + threads - 1) / threads;
         parallel_for(0, threads, 1, [&](int64_t b, int64_t e) {
@@ -455,7 +457,7 @@ void reduce_typed(const Tensor& out, const Tensor& in) {
         bool first = true;
         for (int t = 0; t < threads; ++t)
           if (used[t]) {
-            acc = first ? Acc(parts[t]) : P::merge(acc, Acc(parts[t]));
+            acc = first ? parts[t] : P::merge(acc, parts[t]);
             first = false;
           }
         write(op + o, acc);
