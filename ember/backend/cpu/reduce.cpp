@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <vector>
