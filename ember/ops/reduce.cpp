@@ -141,9 +141,12 @@ Tensor reduce(ReduceOp op, const Tensor& x, IntArrayRef dims_in, bool keepdim, S
                   " to have non-zero size. (input shape ", shape_str(x.sizes()), ")");
   }
   Tensor out = empty(keepdim_shape(x, dims), TensorOptions(out_dtype).device(x.device()));
-  // Sums and products accumulate in the output dtype: the kernel reads the input in that dtype.
+  // Sums and products accumulate in the output dtype: the kernel reads the input in that dtype. (The CPU kernel
+  // sums 16-bit floats in float32 already, so it reads them as they are for a float32 sum.)
   const bool same_dtype = op == ReduceOp::Sum || op == ReduceOp::NanSum || op == ReduceOp::Prod;
-  Tensor in = same_dtype && x.dtype() != out_dtype ? to(x, out_dtype) : x;
+  const bool widening_sum = op != ReduceOp::Prod && out_dtype == ScalarType::Float32 && x.device().is_cpu() &&
+                            (x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16);
+  Tensor in = same_dtype && x.dtype() != out_dtype && !widening_sum ? to(x, out_dtype) : x;
   if (out.numel()) {
     if (is_complex(in.dtype())) [[unlikely]]
       reduce_complex(op, out, in);
@@ -247,7 +250,9 @@ Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scala
   Tensor r;
   {
     autograd::NoGradGuard no_grad;
-    r = div(sum(x, dims, keepdim, t), n);
+    // 16-bit floats: the float32 sum is divided before it is rounded, as PyTorch does (the sum alone may overflow)
+    const bool narrow = (t == ScalarType::Float16 || t == ScalarType::BFloat16) && x.dtype() == t;
+    r = narrow ? to(div(sum(x, dims, keepdim, ScalarType::Float32), n), t) : div(sum(x, dims, keepdim, t), n);
   }
   if (autograd::needs_grad({&x})) [[unlikely]]
     autograd::set_history(r, autograd::make_node(dims.empty() ? "MeanBackward0" : "MeanBackward1", {&x},

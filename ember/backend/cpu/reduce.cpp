@@ -4,21 +4,25 @@
 // The input's dims (size-1 dims dropped) are sorted by stride and merged where contiguous, then split
 // into kept dims (those of the output) and reduced dims. If the innermost dim is reduced, each output
 // is the reduction of a strided range ("inner" strategy; pairwise for floating sums, split across
-// threads when there are fewer outputs than threads). If the innermost dim is kept, the reduced
+// threads when there are fewer outputs than threads; a contiguous range folds in vector lanes, Note
+// [Reduction lanes], and a chunk of outputs walks its rows without a division or a call per output, so a
+// mean over a last dim of 3 or 49 runs at memory speed). If the innermost dim is kept, the reduced
 // elements of a whole contiguous row of outputs are accumulated together, which vectorizes ("outer"
-// strategy, e.g. summing a [N, C] tensor over N); blocks of 128 rows are combined pairwise, and so are
-// the runs of a strided inner reduction, so float sums keep O(log n) error in every layout.
+// strategy, e.g. summing a [N, C] tensor over N; Note [Outer blocking]); blocks of 128 rows are combined
+// pairwise, and so are the runs of a strided inner reduction, so float sums keep O(log n) error in every
+// layout. The two halves of a pairwise split are computed in memory order (a call's arguments are evaluated
+// in no fixed order; GCC took the right half first, which walked 16M floats backwards by leaves and halved
+// the bandwidth).
 // Accumulators: float for 16-bit floats, int64 for integer sums and products.
-#include <immintrin.h>
-
 #include <algorithm>
-#include <array>
+#include <bit>
 #include <cmath>
 #include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "ember/backend/cpu/binary.h"
+#include "ember/backend/cpu/lanes.h"
 #include "ember/backend/kernels/reduce.h"
 #include "ember/ops.h"
 
@@ -110,6 +114,13 @@ struct Policy {
     else
       return acc + (x != cpu::Acc<T>(0));
   }
+  // A lane's starting value before it steps over the elements from the first on (Note [Reduction lanes]).
+  static Acc lane(T first_element) {
+    if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min)
+      return first(first_element);
+    else
+      return init();
+  }
   // The accumulator of a single element.
   static Acc first(T v) {
     if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min)
@@ -117,7 +128,23 @@ struct Policy {
     else
       return step(init(), v);
   }
-  static Acc merge(Acc a, Acc b) {
+  // Float and double sums and extrema also step whole vectors (lanes::Vec<T>) at once: `combine` and `merge` are
+  // written once for scalars and GCC's vector types alike.
+  static constexpr bool kVectors = (std::is_same_v<T, float> || std::is_same_v<T, double>)&&(
+      Op == ReduceOp::Sum || Op == ReduceOp::NanSum || Op == ReduceOp::Max || Op == ReduceOp::Min);
+  template <class A>
+  static A combine(A acc, A x) {
+    if constexpr (Op == ReduceOp::Sum)
+      return acc + x;
+    else if constexpr (Op == ReduceOp::NanSum)
+      return x != x ? acc : acc + x;
+    else if constexpr (Op == ReduceOp::Max)
+      return (acc != acc || x <= acc) ? acc : x;  // NaN sticks
+    else
+      return (acc != acc || x >= acc) ? acc : x;
+  }
+  template <class A>
+  static A merge(A a, A b) {
     if constexpr (Op == ReduceOp::Sum || Op == ReduceOp::NanSum || Op == ReduceOp::CountNonzero)
       return a + b;
     else if constexpr (Op == ReduceOp::Prod)
@@ -133,78 +160,163 @@ struct Policy {
   }
 };
 
-// A contiguous float32 sum, pairwise: leaves of 2048 elements summed in four 8-lane AVX2 accumulators (four registers
-// hide the adds' latency; each lane adds 64 elements in a row), leaves combined as a binary tree. On 16M floats one
-// core went from 2.5 ms (the generic leaves of 128, whose recursion cost more than the adds) to 1.4 ms, PyTorch
-// 2.15's one-thread time.
-float sum_floats(const float* x, int64_t n) {
-  constexpr int64_t kLeaf = 2048;
-  if (n > kLeaf) {
-    const int64_t half = (n / 2 + kLeaf - 1) / kLeaf * kLeaf;
-    return sum_floats(x, half) + sum_floats(x + half, n - half);
+// Note [Reduction lanes]
+// The folds below keep kLanes<Acc> independent accumulators (four 32-byte AVX2 vectors' worth) as plain arrays
+// stepped by the policy in unrolled loops, which the compiler turns into vector code for every dtype it can
+// (float sums and maxima included: the steps are elementwise selects and adds). Four vectors hide the adds' latency;
+// after the wide loop the lanes fold down to one vector, which takes whole vectors of what is left, then to one
+// value, which takes the tail (rows shorter than four lanes' worth use one vector; rows shorter than a vector are
+// folded one element at a time). The lanes start from the first elements, not from a fill. Sums are pairwise
+// above leaves of kLeaf elements (each lane adds at most kLeaf / kLanes elements in a row), so float sums keep
+// O(log n) error; every order depends only on the sizes, never on the threads.
+template <class Acc>
+constexpr int64_t kVector = std::max<int64_t>(1, 32 / static_cast<int64_t>(sizeof(Acc)));
+template <class Acc>
+constexpr int64_t kLanes = 4 * kVector<Acc>;
+// Products use short leaves: a lane's partial product over kLeaf elements overflows long before the whole does.
+template <ReduceOp Op>
+constexpr int64_t kLeaf = Op == ReduceOp::Prod ? 128 : 8192;
+
+// acc[0, To) <- acc[0, W) folded by P::merge, halving W (powers of two; constants, so that the lanes stay in
+// registers).
+template <class P, int64_t W, int64_t To, class Acc>
+[[gnu::always_inline]] inline void fold_lanes(Acc* acc) {
+  if constexpr (W > To) {
+    for (int64_t k = 0; k < W / 2; ++k) acc[k] = P::merge(acc[k], acc[k + W / 2]);
+    fold_lanes<P, W / 2, To>(acc);
   }
-  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    a0 = _mm256_add_ps(a0, _mm256_loadu_ps(x + i));
-    a1 = _mm256_add_ps(a1, _mm256_loadu_ps(x + i + 8));
-    a2 = _mm256_add_ps(a2, _mm256_loadu_ps(x + i + 16));
-    a3 = _mm256_add_ps(a3, _mm256_loadu_ps(x + i + 24));
-  }
-  for (; i + 8 <= n; i += 8) a0 = _mm256_add_ps(a0, _mm256_loadu_ps(x + i));
-  const __m256 v = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
-  const __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  const __m128 q = _mm_add_ps(h, _mm_movehl_ps(h, h));
-  float acc = _mm_cvtss_f32(_mm_add_ss(q, _mm_movehdup_ps(q)));
-  float tail = 0;
-  for (; i < n; ++i) tail += x[i];
-  return acc + tail;
 }
 
+// The reduction of n >= 1 contiguous elements (n <= kLeaf<Op>, for sums to stay pairwise).
 template <class T, ReduceOp Op>
-typename Policy<T, Op>::Acc reduce_strided(const char* p, int64_t n, int64_t s);
-
-// Reduction of n elements at p with byte stride s. Sums are pairwise: blocks of 128 summed with 8
-// accumulators (contiguous float32: sum_floats), blocks combined as a binary tree.
-template <class T, ReduceOp Op>
-typename Policy<T, Op>::Acc reduce_run(const char* p, int64_t n, int64_t s) {
+[[gnu::always_inline]] inline typename Policy<T, Op>::Acc fold_leaf(const T* x, int64_t n) {
   using P = Policy<T, Op>;
   using Acc = typename P::Acc;
-  if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min) {
-    Acc acc = static_cast<Acc>(*reinterpret_cast<const T*>(p));
-    for (int64_t i = 1; i < n; ++i) acc = P::step(acc, *reinterpret_cast<const T*>(p + i * s));
-    return acc;
-  } else if constexpr (std::is_same_v<T, float> && Op == ReduceOp::Sum) {
-    if (s == sizeof(float)) return sum_floats(reinterpret_cast<const float*>(p), n);
-    return reduce_strided<T, Op>(p, n, s);
-  } else {
-    return reduce_strided<T, Op>(p, n, s);
+  constexpr int64_t V = kVector<Acc>, L = kLanes<Acc>;
+  if constexpr (P::kVectors) {  // the same folds in vector registers (the compiler leaves short rows scalar)
+    using Vec = lanes::Vec<T>;
+    static_assert(lanes::kWidth<T> == V);
+    if (n >= V) {
+      auto at = [x](int64_t i) {
+        Vec v;
+        std::memcpy(&v, x + i, sizeof v);
+        return v;
+      };
+      auto first = [&](int64_t i) {  // a lane's first step (a sum's from zero: nansum skips a leading NaN too)
+        if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min)
+          return at(i);
+        else
+          return P::combine(Vec{}, at(i));
+      };
+      Vec a0 = first(0);
+      int64_t i = V;
+      if (n >= 4 * L) {
+        Vec a1 = first(V), a2 = first(2 * V), a3 = first(3 * V);
+        for (i = L; i + L <= n; i += L) {
+          a0 = P::combine(a0, at(i));
+          a1 = P::combine(a1, at(i + V));
+          a2 = P::combine(a2, at(i + 2 * V));
+          a3 = P::combine(a3, at(i + 3 * V));
+        }
+        a0 = P::merge(P::merge(a0, a1), P::merge(a2, a3));
+      }
+      for (; i + V <= n; i += V) a0 = P::combine(a0, at(i));
+      Acc r = a0[0];
+      for (int64_t k = 1; k < V; ++k) r = P::merge(r, static_cast<Acc>(a0[k]));
+      for (; i < n; ++i) r = P::step(r, x[i]);
+      return r;
+    }
   }
+  if (n < V) {
+    Acc a = P::first(x[0]);
+    for (int64_t i = 1; i < n; ++i) a = P::step(a, x[i]);
+    return a;
+  }
+  Acc acc[L];  // lanes start from the first elements (no fill: a memset per short row cost more than its adds)
+  int64_t i = 0;
+  if (n >= 4 * L) {
+    for (; i < L; ++i) acc[i] = P::first(x[i]);
+    for (; i + L <= n; i += L)
+      for (int64_t k = 0; k < L; ++k) acc[k] = P::step(acc[k], x[i + k]);
+    fold_lanes<P, L, V>(acc);
+  } else {
+    for (; i < V; ++i) acc[i] = P::first(x[i]);
+  }
+  for (; i + V <= n; i += V)
+    for (int64_t k = 0; k < V; ++k) acc[k] = P::step(acc[k], x[i + k]);
+  fold_lanes<P, V, 1>(acc);
+  for (; i < n; ++i) acc[0] = P::step(acc[0], x[i]);
+  return acc[0];
 }
 
+// The reduction of n >= 1 contiguous elements: leaves combined as a binary tree. (The lanes replaced a float32-only
+// AVX2 sum, which had taken 16M floats on one core from 2.5 ms to 1.4 ms, PyTorch 2.15's one-thread time.)
+template <class T, ReduceOp Op>
+typename Policy<T, Op>::Acc fold_contiguous(const T* x, int64_t n) {
+  constexpr int64_t leaf = kLeaf<Op>;
+  if (n > leaf) {
+    const int64_t half = (n / 2 + leaf - 1) / leaf * leaf;
+    const auto left = fold_contiguous<T, Op>(x, half);  // first: memory in order (arguments have no order)
+    return Policy<T, Op>::merge(left, fold_contiguous<T, Op>(x + half, n - half));
+  }
+  return fold_leaf<T, Op>(x, n);
+}
+
+// The reduction of n >= 1 elements at p, s bytes apart (s not the element size): blocks of 128, each with 8
+// accumulators, combined as a binary tree.
 template <class T, ReduceOp Op>
 typename Policy<T, Op>::Acc reduce_strided(const char* p, int64_t n, int64_t s) {
   using P = Policy<T, Op>;
   using Acc = typename P::Acc;
-  {
-    constexpr int64_t kBlock = 128;
-    if (n > kBlock) {
-      const int64_t half = (n / 2 + kBlock - 1) / kBlock * kBlock;
-      return P::merge(reduce_run<T, Op>(p, half, s), reduce_run<T, Op>(p + half * s, n - half, s));
-    }
-    Acc acc[8];
-    for (Acc& a : acc) a = P::init();
-    int64_t i = 0;
-    if (s == sizeof(T)) {
-      const T* x = reinterpret_cast<const T*>(p);
-      for (; i + 8 <= n; i += 8)
-        for (int k = 0; k < 8; ++k) acc[k] = P::step(acc[k], x[i + k]);
-    }
-    for (; i < n; ++i) acc[0] = P::step(acc[0], *reinterpret_cast<const T*>(p + i * s));
-    for (int k = 1; k < 8; ++k) acc[0] = P::merge(acc[0], acc[k]);
-    return acc[0];
+  constexpr int64_t kBlock = 128;
+  if (n > kBlock) {
+    const int64_t half = (n / 2 + kBlock - 1) / kBlock * kBlock;
+    const Acc left = reduce_strided<T, Op>(p, half, s);
+    return P::merge(left, reduce_strided<T, Op>(p + half * s, n - half, s));
   }
+  auto at = [&](int64_t i) { return *reinterpret_cast<const T*>(p + i * s); };
+  Acc acc[8];
+  for (Acc& a : acc) a = P::lane(at(0));
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] = P::step(acc[k], at(i + k));
+  for (; i < n; ++i) acc[0] = P::step(acc[0], at(i));
+  fold_lanes<P, 8, 1>(acc);
+  return acc[0];
 }
+
+// The reduction of n >= 1 elements at p with byte stride s.
+template <class T, ReduceOp Op>
+typename Policy<T, Op>::Acc reduce_run(const char* p, int64_t n, int64_t s) {
+  if (s == static_cast<int64_t>(sizeof(T))) return fold_contiguous<T, Op>(reinterpret_cast<const T*>(p), n);
+  return reduce_strided<T, Op>(p, n, s);
+}
+
+// Byte offsets (input, output) of consecutive linear indices over `dims` (inner-first), from `i` on: an odometer,
+// so that walking outputs or rows costs no division.
+struct Walker {
+  const std::vector<Dim>& dims;
+  std::vector<int64_t> idx;
+  int64_t in = 0, out = 0;
+  Walker(const std::vector<Dim>& d, int64_t i) : dims(d), idx(d.size()) {
+    for (size_t k = 0; k < d.size(); ++k) {
+      idx[k] = i % d[k].size;
+      i /= d[k].size;
+      in += idx[k] * d[k].in_stride;
+      out += idx[k] * d[k].out_stride;
+    }
+  }
+  void next() {
+    for (size_t k = 0; k < dims.size(); ++k) {
+      in += dims[k].in_stride;
+      out += dims[k].out_stride;
+      if (++idx[k] < dims[k].size) return;
+      in -= dims[k].size * dims[k].in_stride;
+      out -= dims[k].size * dims[k].out_stride;
+      idx[k] = 0;
+    }
+  }
+};
 
 // Reduction of the reduced-space elements [b, e) below the input offset `base`. A range spanning several
 // runs of the innermost reduced dim is split at a run boundary near its middle, so that many short runs
@@ -217,37 +329,70 @@ typename Policy<T, Op>::Acc reduce_range(const char* base, const std::vector<Dim
     return reduce_run<T, Op>(base + offsets(red, b).first, e - b, red[0].in_stride);
   int64_t mid = (b + (e - b) / 2) / size * size;
   if (mid <= b) mid = (b / size + 1) * size;
-  return P::merge(reduce_range<T, Op>(base, red, b, mid), reduce_range<T, Op>(base, red, mid, e));
+  const auto left = reduce_range<T, Op>(base, red, b, mid);
+  return P::merge(left, reduce_range<T, Op>(base, red, mid, e));
 }
 
-constexpr int64_t kOuterChunk = 256;  // outputs accumulated together by the outer strategy
+// Note [Outer blocking]
+// The outer strategy accumulates a block of up to kOuterBytes of outputs (a whole row of a [4096, 4096] float32
+// tensor, 16 KiB, which stays in L1) while it streams the rows below it in memory order; narrower blocks made every
+// row a jump to another page, which the prefetchers do not follow (sum(0) of [4096, 4096] ran at 1.29 x PyTorch's
+// time with blocks of 256). Rows are taken in blocks of kRowBlock, and the blocks' results combined as a binary tree
+// (a binary counter of partial results, level l holding 2^l blocks), so long outer sums keep O(log n) error.
+constexpr int64_t kOuterBytes = 16384;
+constexpr int64_t kRowBlock = 128;
+template <class Acc>
+constexpr int64_t kOuterChunk = kOuterBytes / static_cast<int64_t>(sizeof(Acc));
+
+// Scratch for reduce_rows over n rows of m outputs.
+template <class Acc>
+std::unique_ptr<Acc[]> rows_scratch(int64_t n, int64_t m) {
+  const int levels = std::bit_width(static_cast<uint64_t>((n + kRowBlock - 1) / kRowBlock));
+  return std::make_unique<Acc[]>(static_cast<size_t>((levels + 1) * m));
+}
 
 // acc[j] for j < m: the reduction of rows [r0, r1) of the outer strategy, row k starting at
-// base + offsets(red, k) with its m elements `stride` bytes apart. Blocks of rows are combined pairwise,
-// as reduce_run does along a row, so that long outer sums keep O(log n) error.
+// base + offsets(red, k) with its m elements `stride` bytes apart (Note [Outer blocking]).
 template <class T, ReduceOp Op>
 void reduce_rows(const char* base, const std::vector<Dim>& red, int64_t stride, int64_t m, int64_t r0, int64_t r1,
-                 typename Policy<T, Op>::Acc* acc) {
+                 typename Policy<T, Op>::Acc* acc, typename Policy<T, Op>::Acc* scratch) {
   using P = Policy<T, Op>;
-  constexpr int64_t kBlock = 128;
-  if (r1 - r0 > kBlock) {
-    const int64_t half = ((r1 - r0) / 2 + kBlock - 1) / kBlock * kBlock;
-    typename P::Acc tmp[kOuterChunk];
-    reduce_rows<T, Op>(base, red, stride, m, r0, r0 + half, acc);
-    reduce_rows<T, Op>(base, red, stride, m, r0 + half, r1, tmp);
-    for (int64_t j = 0; j < m; ++j) acc[j] = P::merge(acc[j], tmp[j]);
-    return;
-  }
-  const char* row = base + offsets(red, r0).first;
-  for (int64_t j = 0; j < m; ++j) acc[j] = P::first(*reinterpret_cast<const T*>(row + j * stride));
-  for (int64_t k = r0 + 1; k < r1; ++k) {
-    row = base + offsets(red, k).first;
-    if (stride == sizeof(T)) {
-      const T* x = reinterpret_cast<const T*>(row);
-      for (int64_t j = 0; j < m; ++j) acc[j] = P::step(acc[j], x[j]);
-    } else {
-      for (int64_t j = 0; j < m; ++j) acc[j] = P::step(acc[j], *reinterpret_cast<const T*>(row + j * stride));
+  using Acc = typename P::Acc;
+  Walker w(red, r0);
+  auto block = [&](int64_t k0, int64_t k1, Acc* __restrict a) {
+    const char* row = base + w.in;
+    for (int64_t j = 0; j < m; ++j) a[j] = P::first(*reinterpret_cast<const T*>(row + j * stride));
+    for (int64_t k = k0 + 1; k < k1; ++k) {
+      w.next();
+      row = base + w.in;
+      if (stride == static_cast<int64_t>(sizeof(T))) {
+        const T* __restrict x = reinterpret_cast<const T*>(row);
+        for (int64_t j = 0; j < m; ++j) a[j] = P::step(a[j], x[j]);
+      } else {
+        for (int64_t j = 0; j < m; ++j) a[j] = P::step(a[j], *reinterpret_cast<const T*>(row + j * stride));
+      }
     }
+    w.next();
+  };
+  const int64_t blocks = (r1 - r0 + kRowBlock - 1) / kRowBlock;
+  if (blocks == 1) return block(r0, r1, acc);
+  const int levels = std::bit_width(static_cast<uint64_t>(blocks));
+  Acc* cur = scratch + levels * m;
+  for (int64_t b = 0; b < blocks; ++b) {
+    block(r0 + b * kRowBlock, std::min(r1, r0 + (b + 1) * kRowBlock), cur);
+    int l = 0;
+    for (int64_t c = b; c & 1; c >>= 1, ++l) {
+      const Acc* left = scratch + l * m;
+      for (int64_t j = 0; j < m; ++j) cur[j] = P::merge(left[j], cur[j]);
+    }
+    std::copy(cur, cur + m, scratch + l * m);
+  }
+  bool any = false;  // level l is full where bit l of the block count is set; the highest holds the first rows
+  for (int l = levels - 1; l >= 0; --l) {
+    if (!(blocks >> l & 1)) continue;
+    const Acc* part = scratch + l * m;
+    for (int64_t j = 0; j < m; ++j) acc[j] = any ? P::merge(acc[j], part[j]) : part[j];
+    any = true;
   }
 }
 
@@ -259,14 +404,18 @@ void reduce_typed(const Tensor& out, const Tensor& in) {
   const char* ip = static_cast<const char*>(in.data_ptr());
   char* op = static_cast<char*>(out.data_ptr());
   const StoreFn store = store_fn(scalar_type_of<Acc>, out.dtype());
-  auto write = [&](char* dst, Acc v) { store(reinterpret_cast<const char*>(&v), dst, 0, 1); };
+  const bool typed = out.dtype() == scalar_type_of<T>;  // sums, maxima: a cast, not a call per output
+  auto write = [&](char* dst, Acc v) {
+    if (typed)
+      *reinterpret_cast<T*>(dst) = static_cast<T>(v);
+    else
+      store(reinterpret_cast<const char*>(&v), dst, 0, 1);
+  };
 
   if (g.n_red == 0 || g.red.empty()) {  // nothing to reduce: each output is init (empty) or its element
     parallel_for(0, g.n_out, kGrainSize, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        auto [a, o] = offsets(g.kept, i);
-        write(op + o, g.n_red == 0 ? P::init() : P::first(*reinterpret_cast<const T*>(ip + a)));
-      }
+      for (Walker w(g.kept, b); b < e; ++b, w.next())
+        write(op + w.out, g.n_red == 0 ? P::init() : P::first(*reinterpret_cast<const T*>(ip + w.in)));
     });
     return;
   }
@@ -275,10 +424,15 @@ void reduce_typed(const Tensor& out, const Tensor& in) {
   if (g.inner || g.kept.empty()) {
     if (g.n_out >= threads || g.n_red < 4 * kGrainSize) {
       const int64_t grain = std::max<int64_t>(1, kGrainSize / g.n_red);
+      const int64_t n = g.red[0].size, s = g.red[0].in_stride;
       parallel_for(0, g.n_out, grain, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          auto [a, o] = offsets(g.kept, i);
-          write(op + o, reduce_range<T, Op>(ip + a, g.red, 0, g.n_red));
+        Walker w(g.kept, b);
+        if (g.red.size() > 1) {
+          for (; b < e; ++b, w.next()) write(op + w.out, reduce_range<T, Op>(ip + w.in, g.red, 0, g.n_red));
+        } else if (s == static_cast<int64_t>(sizeof(T)) && n <= kLeaf<Op>) {  // short rows: the fold inlined
+          for (; b < e; ++b, w.next()) write(op + w.out, fold_leaf<T, Op>(reinterpret_cast<const T*>(ip + w.in), n));
+        } else {
+          for (; b < e; ++b, w.next()) write(op + w.out, reduce_run<T, Op>(ip + w.in, n, s));
         }
       });
     } else {  // few outputs, long reductions: split each reduction across threads
@@ -311,28 +465,29 @@ void reduce_typed(const Tensor& out, const Tensor& in) {
     return;
   }
 
-  // Outer strategy: the innermost dim is kept; accumulate whole rows of it.
+  // Outer strategy: the innermost dim is kept; accumulate whole rows of it (Note [Outer blocking]).
   const Dim k0 = g.kept[0];
   const std::vector<Dim> rest(g.kept.begin() + 1, g.kept.end());
-  const int64_t n_rest = g.n_out / k0.size, chunk = kOuterChunk;
+  const int64_t n_rest = g.n_out / k0.size, chunk = std::min(kOuterChunk<Acc>, k0.size);
   const int64_t chunks = (k0.size + chunk - 1) / chunk;
-  if (n_rest * chunks < threads && g.n_red * std::min(chunk, k0.size) >= 4 * kGrainSize) {
+  if (n_rest * chunks < threads && g.n_red * chunk >= 4 * kGrainSize) {
     // Fewer column blocks than threads (a tall, thin input): split the rows instead, then merge.
+    const int64_t per = (g.n_red + threads - 1) / threads;
+    auto parts = std::make_unique<Acc[]>(static_cast<size_t>(threads * chunk));
     for (int64_t w = 0; w < n_rest * chunks; ++w) {
       const int64_t r = w / chunks, c0 = (w % chunks) * chunk, m = std::min(chunk, k0.size - c0);
       auto [a, o] = offsets(rest, r);
       const char* base = ip + a + c0 * k0.in_stride;
-      std::vector<std::array<Acc, chunk>> parts(threads);
-      const int64_t per = (g.n_red + threads - 1) / threads;
       parallel_for(0, threads, 1, [&](int64_t b, int64_t e) {
+        auto scratch = rows_scratch<Acc>(per, m);
         for (int64_t t = b; t < e; ++t)
           if (t * per < g.n_red)
             reduce_rows<T, Op>(base, g.red, k0.in_stride, m, t * per, std::min(g.n_red, (t + 1) * per),
-                               parts[t].data());
+                               parts.get() + t * chunk, scratch.get());
       });
       for (int64_t j = 0; j < m; ++j) {
-        Acc acc = parts[0][j];
-        for (int64_t t = 1; t < threads && t * per < g.n_red; ++t) acc = P::merge(acc, parts[t][j]);
+        Acc acc = parts[j];
+        for (int64_t t = 1; t < threads && t * per < g.n_red; ++t) acc = P::merge(acc, parts[t * chunk + j]);
         write(op + o + (c0 + j) * k0.out_stride, acc);
       }
     }
@@ -340,12 +495,13 @@ void reduce_typed(const Tensor& out, const Tensor& in) {
   }
   const int64_t grain = std::max<int64_t>(1, kGrainSize / (chunk * g.n_red));
   parallel_for(0, n_rest * chunks, grain, [&](int64_t b, int64_t e) {
-    Acc acc[chunk];
+    auto acc = std::make_unique<Acc[]>(static_cast<size_t>(chunk));
+    auto scratch = rows_scratch<Acc>(g.n_red, chunk);
     for (int64_t w = b; w < e; ++w) {
       const int64_t r = w / chunks, c0 = (w % chunks) * chunk, m = std::min(chunk, k0.size - c0);
       auto [a, o] = offsets(rest, r);
       const char* base = ip + a + c0 * k0.in_stride;
-      reduce_rows<T, Op>(base, g.red, k0.in_stride, m, 0, g.n_red, acc);
+      reduce_rows<T, Op>(base, g.red, k0.in_stride, m, 0, g.n_red, acc.get(), scratch.get());
       for (int64_t j = 0; j < m; ++j) write(op + o + (c0 + j) * k0.out_stride, acc[j]);
     }
   });
@@ -381,6 +537,10 @@ void reduce(ReduceOp op, const Tensor& out, const Tensor& in) {
   });
 }
 
+// Max or Min with the index of the first occurrence (NaN first of all). A contiguous reduced dim takes two passes
+// over each row (the second stops at the index and reads what the first brought into cache): the extremum by the
+// vector-lane folds, then a scan for the first element equal to it (argmax over rows of 4096 floats: twice as fast
+// as one branchy pass). A reduced dim across adjacent outputs' columns is walked row by row for blocks of columns.
 void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) {
   const int64_t n = in.dim() ? in.sizes()[dim] : 1, s = in.dim() ? in.strides()[dim] : 0;
   // Iterate the outputs through a view of the input with the reduced dim collapsed to size 1.
@@ -395,8 +555,49 @@ void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices,
     for_each_run(
         it,
         [&](char** p, const int64_t* st, int64_t m) {
+          if (s != 1 && n > 1 && m > 1 && st[2] == static_cast<int64_t>(sizeof(T))) {
+            // Adjacent outputs read adjacent columns: walk the rows in memory order, a block of columns at a time
+            // (one column at a time reads a cache line per element), with selects that vectorize.
+            constexpr int64_t kCols = 1024;
+            A best[kCols];
+            int64_t at[kCols];
+            for (int64_t j0 = 0; j0 < m; j0 += kCols) {
+              const int64_t w = std::min(kCols, m - j0);
+              const T* x0 = reinterpret_cast<const T*>(p[2]) + j0;
+              for (int64_t j = 0; j < w; ++j) {
+                best[j] = static_cast<A>(x0[j]);
+                at[j] = 0;
+              }
+              for (int64_t k = 1; k < n; ++k) {
+                const T* row = x0 + k * s;
+                for (int64_t j = 0; j < w; ++j) {  // NaN wins, and the first of equals stays
+                  const A y = static_cast<A>(row[j]), b = best[j];
+                  const bool take = b == b && (y != y || (is_max ? y > b : y < b));
+                  best[j] = take ? y : b;
+                  at[j] = take ? k : at[j];
+                }
+              }
+              for (int64_t j = 0; j < w; ++j) {
+                *reinterpret_cast<T*>(p[0] + (j0 + j) * st[0]) = static_cast<T>(best[j]);
+                *reinterpret_cast<int64_t*>(p[1] + (j0 + j) * st[1]) = at[j];
+              }
+            }
+            return;
+          }
           for (int64_t i = 0; i < m; ++i) {
             const T* x = reinterpret_cast<const T*>(p[2] + i * st[2]);
+            if (s == 1) {  // a contiguous row: its extremum by the vector folds, then the first element equal to it
+              const A best = is_max ? fold_contiguous<T, ReduceOp::Max>(x, n) : fold_contiguous<T, ReduceOp::Min>(x, n);
+              int64_t bi = 0;
+              if (best != best) {
+                while (bi + 1 < n && !(static_cast<A>(x[bi]) != static_cast<A>(x[bi]))) ++bi;
+              } else {
+                while (bi + 1 < n && static_cast<A>(x[bi]) != best) ++bi;
+              }
+              *reinterpret_cast<T*>(p[0] + i * st[0]) = x[bi];
+              *reinterpret_cast<int64_t*>(p[1] + i * st[1]) = bi;
+              continue;
+            }
             A best = static_cast<A>(x[0]);
             int64_t bi = 0;
             for (int64_t k = 1; k < n && best == best; ++k) {

@@ -152,10 +152,21 @@ Tensor avg_pool_forward(const Tensor& x, const PoolGeometry& g_in, const char* n
   const MemoryFormat f = kernel_format(x, g_in.in.size(), false);
   PoolGeometry g = g_in;
   g.channels_last = f != MemoryFormat::Contiguous;
-  Tensor out = empty(with_spatial(x, g.in.size(), g.out), TensorOptions(x.dtype()).device(x.device()), f);
-  if (out.numel()) {
+  Tensor out;
+  const int64_t nsp = static_cast<int64_t>(g.in.size());
+  if (g.adaptive() && x.device().is_cpu() && std::ranges::all_of(g.out, [](int64_t o) { return o == 1; })) {
+    // A global average is a mean over the spatial dims: the reductions' short-row path runs it at memory speed,
+    // where the pooling loop spent its time per output (PyTorch computes it as a mean too).
     autograd::NoGradGuard no_grad;
-    avg_pool_kernel[x.device()](out, g.channels_last ? x : contiguous(x), g);
+    DimVector dims;
+    for (int64_t d = x.dim() - nsp; d < x.dim(); ++d) dims.push_back(d);
+    out = mean(x, dims, true);
+  } else {
+    out = empty(with_spatial(x, g.in.size(), g.out), TensorOptions(x.dtype()).device(x.device()), f);
+    if (out.numel()) {
+      autograd::NoGradGuard no_grad;
+      avg_pool_kernel[x.device()](out, g.channels_last ? x : contiguous(x), g);
+    }
   }
   if (auto n = autograd::make_node(node, {&x}, [sizes = DimVector(x.sizes()), g, node](FormulaNode&, TensorList& gr) {
         return TensorList{avg_pool_backward(gr[0], sizes, g, node)};
