@@ -60,7 +60,18 @@ std::optional<Tensor> python_dispatch(BinaryOp op, const BinaryOpInfo& info, con
     return *a.t;
   }
   std::optional<std::vector<Tensor>> r;
-  if (op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor) {
+  // A number first (2 * x, 1 - x from Python's reflected operators) as PyTorch's schemas take it: the operands of
+  // mul and add (alpha 1) swapped, sub as rsub.Scalar (x.__rsub__(1) is rsub(x, 1)).
+  const bool number_first = !a.t && b.t;
+  if (number_first && (op == BinaryOp::Mul || (op == BinaryOp::Add && !alpha.is_complex() && alpha.to_double() == 1.0))) {
+    (name += info.name) += ".Tensor";
+    if (op == BinaryOp::Mul)
+      r = dispatch::call(name.c_str(), {operand_value(b), operand_value(a)});
+    else
+      r = dispatch::call(name.c_str(), {operand_value(b), operand_value(a), dispatch::value(alpha)});
+  } else if (number_first && op == BinaryOp::Sub) {
+    r = dispatch::call("aten.rsub.Scalar", {operand_value(b), operand_value(a), dispatch::value(alpha)});
+  } else if (op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor) {
     name += "div.Tensor_mode";
     r = dispatch::call(name.c_str(), {operand_value(a), operand_value(b),
                                       dispatch::value(std::string(op == BinaryOp::DivTrunc ? "trunc" : "floor"))});

@@ -777,10 +777,19 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Sc
 // ---------------------------------------------------------------------------------------- advanced indexing
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
-  // Each element goes back where it was read from; one read twice gets both gradients.
+  // Offered with PyTorch's Tensor?[] indices: an undefined tensor (a dim not indexed) goes as None.
+  EMBER_PY_DISPATCH(Tensor, "aten.index.Tensor", self, indices);
+  // Each element goes back where it was read from; one read twice gets both gradients. A mode sees PyTorch's
+  // new_zeros and index_put(accumulate=True) (Note [Python dispatch]).
   auto n = autograd::make_node(
       "IndexBackward0", {&self}, [in = DimVector(self.sizes())](FormulaNode& n, TensorList& g) {
-        return TensorList{index_put(autograd::zeros_for(g[0], in), saved_list(n, 0), g[0], /*accumulate=*/true)};
+        Tensor z;
+        if (dispatch::enabled()) [[unlikely]] {
+          if (auto r = dispatch::offer("aten.new_zeros.default", g[0], IntArrayRef(in)))
+            z = dispatch::result<Tensor>(std::move(*r));
+        }
+        if (!z.defined()) z = autograd::zeros_for(g[0], in);
+        return TensorList{index_put(z, saved_list(n, 0), g[0], /*accumulate=*/true)};
       });
   Tensor out = autograd::untracked(n != nullptr, [&] {
     IndexPlan p = plan_index(self, indices, false);
@@ -797,6 +806,9 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
 
 const Tensor& index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                          bool accumulate) {
+  if (dispatch::enabled()) [[unlikely]] {  // Note [Python dispatch]: the handler updates self
+    if (dispatch::offer("aten.index_put_.default", self, indices, values, accumulate)) return self;
+  }
   if (autograd::needs_grad({&self, &values}))
     return autograd::inplace_with_grad(self, "index_put_",
                                        [&] { return index_put(self, indices, values, accumulate); });
@@ -807,6 +819,7 @@ const Tensor& index_put_(const Tensor& self, const std::vector<Tensor>& indices,
 
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
   EMBER_AUTOCAST(autocast::kPromoteCuda, index_put, self, indices, values, accumulate);
+  EMBER_PY_DISPATCH(Tensor, "aten.index_put.default", self, indices, values, accumulate);
   // Without accumulate the written elements of self are lost. Every value gets the gradient of the element it
   // was written to, duplicates included (as PyTorch); the engine sums it over the dims values was broadcast along.
   auto n = autograd::make_node("IndexPutBackward0", {&self, &values}, [accumulate](FormulaNode& n, TensorList& g) {

@@ -9,6 +9,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/detail/reduce_grad.h"
+#include "ember/dispatch_hook.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/lapack_util.h"
 #include "ember/ops/detail/util.h"
@@ -108,6 +109,8 @@ Tensor linalg_vector_norm(const Tensor& x, double ord, IntArrayRef dims, bool ke
                   " because "
                   "this dimension is empty and the operation does not have an identity");
   }
+  EMBER_PY_DISPATCH(Tensor, "aten.linalg_vector_norm.default", x, Scalar(ord), dispatch::dims_or_none(dims), keepdim,
+                    dtype);
   return compute_norm(x, ord, d, keepdim, to_real(dtype.value_or(x.dtype())), "LinalgVectorNormBackward0");
 }
 
@@ -118,6 +121,9 @@ Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim, std::opti
   const ScalarType out = to_real(dtype.value_or(x.dtype()));  // a complex input has a real norm
   if (x.numel() == 0)
     return sum(is_complex(x.dtype()) ? abs(x) : x, d, keepdim, out);  // the legacy norm is 0 over nothing, for every p
+  // PyTorch's torch.norm with a numeric p is linalg_vector_norm (the same values once there are elements).
+  if (!dtype) EMBER_PY_DISPATCH(Tensor, "aten.linalg_vector_norm.default", x, Scalar(p), dispatch::dims_or_none(dims),
+                                keepdim, dtype);
   return compute_norm(x, p, d, keepdim, out, "NormBackward1");
 }
 

@@ -645,11 +645,12 @@ def _cross_entropy_loss(self, target, weight=None, reduction=1, ignore_index=-10
 
 def _cross_entropy_decomp(self, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """PyTorch's parts of cross_entropy for a batch of class indices: log_softmax, then nll_loss."""
-    if label_smoothing or self.dim() != 2 or target.dim() != 1 or target.is_floating_point():
+    if label_smoothing or self.dim() not in (2, 4) or target.dim() + 1 != self.dim() or target.is_floating_point():
         return NotImplemented
     aten = ops.aten
     lsm = aten._log_softmax.default(self, 1, False)
-    return aten.nll_loss_forward.default(lsm, target, weight, reduction, ignore_index)[0]
+    nll = aten.nll_loss_forward if self.dim() == 2 else aten.nll_loss2d_forward
+    return nll.default(lsm, target, weight, reduction, ignore_index)[0]
 
 
 def _target_weights(self, target, weight, ignore_index):
@@ -661,7 +662,8 @@ def _target_weights(self, target, weight, ignore_index):
 
 
 class _NllLossForward(ember.autograd.Function):
-    """nll_loss with its gradient as aten.nll_loss_backward (the op a dispatch mode sees in the backward)."""
+    """nll_loss with its gradient as aten.nll_loss_backward, or nll_loss2d_backward for an [N, C, H, W] input (the op
+    a dispatch mode sees in the backward)."""
 
     @staticmethod
     def forward(ctx, self, target, weight, reduction, ignore_index):
@@ -678,7 +680,8 @@ class _NllLossForward(ember.autograd.Function):
     @staticmethod
     def backward(ctx, grad, _):
         self, target, total = ctx.saved_tensors
-        g = ops.aten.nll_loss_backward.default(grad, self, target, ctx.weight, ctx.reduction, ctx.ignore_index, total)
+        backward = ops.aten.nll_loss2d_backward if self.dim() == 4 else ops.aten.nll_loss_backward
+        g = backward.default(grad, self, target, ctx.weight, ctx.reduction, ctx.ignore_index, total)
         return g, None, None, None, None
 
 
@@ -693,7 +696,16 @@ def _nll_loss_backward(grad_output, self, target, weight, reduction, ignore_inde
     if reduction == 1:
         coef = ember.div(coef, total_weight)
     g = ember.mul(coef, grad_output).to(self.dtype)
-    return ember.scatter(ember.zeros_like(self), -1, safe.unsqueeze(-1), g.unsqueeze(-1))
+    c = 1 if self.dim() > 1 else 0  # the class dim
+    return ember.scatter(ember.zeros_like(self), c, safe.unsqueeze(c), g.unsqueeze(c))
+
+
+def _nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    if self.dim() != 4 or target.dim() != 3:
+        raise RuntimeError(
+            f"nll_loss2d_forward: expected a 4-d input and a 3-d target, got {list(self.shape)} and {list(target.shape)}"
+        )
+    return _NllLossForward.apply(self, target, weight, reduction, ignore_index)
 
 
 def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
@@ -910,6 +922,36 @@ def _dropout_decomp(input, p, train):
 def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
     kw = _without_none(dtype=dtype, device=device, memory_format=memory_format)
     return self.to(copy=True, non_blocking=non_blocking, **kw)
+
+
+def _index_key(indices):
+    """PyTorch's Tensor?[] indices as a Python index (None: the dim is not indexed)."""
+    return tuple(slice(None) if i is None else i for i in indices)
+
+
+def _index(self, indices):
+    return self[_index_key(indices)]
+
+
+def _index_put_(self, indices, values, accumulate=False):
+    return ember.Tensor.index_put_(self, list(indices), values, accumulate)
+
+
+def _index_put(self, indices, values, accumulate=False):
+    return ember.index_put(self, list(indices), values, accumulate)
+
+
+def _new_zeros(self, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return ember.zeros(
+        list(size),
+        dtype=self.dtype if dtype is None else dtype,
+        device=self.device if device is None else device,
+        pin_memory=bool(pin_memory),
+    )
+
+
+def _linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 (the schema's name)
+    return ember.linalg.vector_norm(self, ord, dim, keepdim, dtype=dtype)
 
 
 def _var_std(name):
@@ -1400,6 +1442,53 @@ _TABLE = [
         "topk.default(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) "
         "-> (Tensor values, Tensor indices)",
         lambda self, k, dim=-1, largest=True, sorted=True: tuple(ember.topk(self, k, dim, largest, sorted)),  # noqa: A006 (the schema's name)
+        None,
+    ),
+    (
+        "clamp.default(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+        lambda self, min=None, max=None: ember.clamp(self, min, max),  # noqa: A006 (the schema's names)
+        None,
+    ),
+    ("clamp_min.default(Tensor self, Scalar min) -> Tensor", ember.clamp_min, None),
+    (
+        "rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+        lambda self, other, alpha=1: ember.sub(other, self, alpha=alpha),
+        None,
+    ),
+    ("clamp_max.default(Tensor self, Scalar max) -> Tensor", ember.clamp_max, None),
+    ("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", _index, None),
+    (
+        "index_put_.default(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)",
+        _index_put_,
+        None,
+    ),
+    (
+        "index_put.default(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
+        _index_put,
+        None,
+    ),
+    (
+        "new_zeros.default(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+        "Device? device=None, bool? pin_memory=None) -> Tensor",
+        _new_zeros,
+        None,
+    ),
+    (
+        "linalg_vector_norm.default(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+        "ScalarType? dtype=None) -> Tensor",
+        _linalg_vector_norm,
+        None,
+    ),
+    (
+        "nll_loss2d_forward.default(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) "
+        "-> (Tensor output, Tensor total_weight)",
+        _below_modes(_nll_loss2d_forward),
+        None,
+    ),
+    (
+        "nll_loss2d_backward.default(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
+        "SymInt ignore_index, Tensor total_weight) -> Tensor",
+        _below_modes(_nll_loss_backward),
         None,
     ),
     (

@@ -205,6 +205,10 @@ void def_operator(nb::handle cls, const std::string& name, const std::vector<std
     cls.attr(name.c_str()) = nb::cpp_function(
         [op, fn](const Tensor& self, nb::handle b) -> nb::object {
           if (!is_operand(b)) return nb::not_implemented();
+          // number / x is PyTorch's x.reciprocal() * number (Tensor.__rtruediv__): the same roundings, and the ops
+          // a dispatch mode sees.
+          if (op == BinaryOp::Div && !nb::isinstance<Tensor>(b))
+            return nb::cast(binary_op(BinaryOp::Mul, reciprocal(self), operand(b, fn)));
           return nb::cast(binary_op(op, operand(b, fn), self));
         },
         nb::name(name.c_str()), nb::is_method(), nb::arg("other").none());

@@ -27,7 +27,11 @@ nb::object to_py(const dispatch::Value& v) {
           nb::list l;
           for (bool e : x) l.append(nb::bool_(e));
           return std::move(l);
-        } else if constexpr (std::is_same_v<T, std::vector<Tensor>> || std::is_same_v<T, std::vector<int64_t>>) {
+        } else if constexpr (std::is_same_v<T, std::vector<Tensor>>) {
+          nb::list l;  // an undefined entry is None (a Tensor?[] argument: index's dims not indexed)
+          for (const auto& e : x) l.append(e.defined() ? nb::cast(e) : nb::none());
+          return std::move(l);
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
           nb::list l;
           for (const auto& e : x) l.append(nb::cast(e));
           return std::move(l);

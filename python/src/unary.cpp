@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "ember/autograd/grad_mode.h"
+#include "ember/dispatch_hook.h"
 
 namespace ember::py {
 
@@ -110,12 +111,36 @@ std::optional<Operand> bound(nb::handle h, const Tensor*& keep) {
   return Operand(to_scalar(h, "clamp"));
 }
 
-nb::object clamp_impl(nb::handle self, nb::handle lo, nb::handle hi, nb::handle out, bool inplace) {
+// The aten op a clamp with number bounds is offered to __torch_dispatch__ as (Note [Python dispatch]): PyTorch's
+// clamp.default(self, Scalar? min, Scalar? max), or clamp_min/clamp_max.default(self, Scalar) for those functions.
+enum class ClampForm { Both, Min, Max };
+
+std::optional<Tensor> offer_clamp(ClampForm form, const Tensor& x, const std::optional<Operand>& lo,
+                                  const std::optional<Operand>& hi) {
+  if ((lo && lo->t) || (hi && hi->t)) return std::nullopt;  // clamp.Tensor: not offered
+  auto v = [](const std::optional<Operand>& b) { return b ? dispatch::Value(b->s) : dispatch::Value(); };
+  std::optional<std::vector<Tensor>> r;
+  if (form == ClampForm::Min)
+    r = dispatch::call("aten.clamp_min.default", {dispatch::value(x), v(lo)});
+  else if (form == ClampForm::Max)
+    r = dispatch::call("aten.clamp_max.default", {dispatch::value(x), v(hi)});
+  else
+    r = dispatch::call("aten.clamp.default", {dispatch::value(x), v(lo), v(hi)});
+  if (!r) return std::nullopt;
+  return dispatch::result<Tensor>(std::move(*r));
+}
+
+nb::object clamp_impl(nb::handle self, nb::handle lo, nb::handle hi, nb::handle out, bool inplace,
+                      ClampForm form = ClampForm::Both) {
   const Tensor& self_t = nb::cast<const Tensor&>(self);
   // clamp_ with a gradient: clamp's backward reads its input, so it reads a copy that the write below leaves intact.
   const Tensor x = inplace && self_t.requires_grad() && autograd::is_grad_enabled() ? self_t.clone() : self_t;
   const Tensor *tlo = nullptr, *thi = nullptr;
-  Tensor r = clamp(x, bound(lo, tlo), bound(hi, thi));
+  const std::optional<Operand> blo = bound(lo, tlo), bhi = bound(hi, thi);
+  if (!inplace && (!out.is_valid() || out.is_none()) && (blo || bhi) && dispatch::enabled()) [[unlikely]] {
+    if (std::optional<Tensor> r = offer_clamp(form, x, blo, bhi)) return nb::cast(std::move(*r));
+  }
+  Tensor r = clamp(x, blo, bhi);
   if (inplace) {  // as every in-place op: the result dtype must be storable in self's
     EMBER_CHECK(can_cast(r.dtype(), x.dtype()), "clamp_: result type ", type_label(r.dtype()),
                 " can't be cast to the desired output type ", type_label(x.dtype()));
@@ -159,7 +184,8 @@ void def_clamp(nb::module_& m, nb::handle cls) {
     const char* arg = is_min ? "min" : "max";
     const std::string iname = std::string(name) + "_";
     auto f = [is_min](nb::handle x, nb::handle b, bool inplace) {
-      return is_min ? clamp_impl(x, b, nb::none(), {}, inplace) : clamp_impl(x, nb::none(), b, {}, inplace);
+      return is_min ? clamp_impl(x, b, nb::none(), {}, inplace, ClampForm::Min)
+                    : clamp_impl(x, nb::none(), b, {}, inplace, ClampForm::Max);
     };
     const std::string fdoc = std::string("Clamps each element of `input` to be at ") + (is_min ? "least" : "most") +
                              " `" + arg + "`: ``clamp(input, " + (is_min ? "min=min" : "max=max") +

@@ -187,8 +187,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   }
 
   // Offered as aten.cross_entropy_loss, which a mode sees as PyTorch's parts (_log_softmax, nll_loss_forward), for
-  // the batch of class indices with no label smoothing (Note [Python dispatch]).
-  if (dispatch::enabled() && input.dim() == 2 && target.dim() == 1 && label_smoothing == 0.0) [[unlikely]] {
+  // the batch of class indices with no label smoothing; an [N, C, H, W] input's parts are _log_softmax and
+  // nll_loss2d_forward (Note [Python dispatch]).
+  if (dispatch::enabled() && label_smoothing == 0.0 && target.dim() + 1 == input.dim() &&
+      (input.dim() == 2 || input.dim() == 4)) [[unlikely]] {
     if (auto r = dispatch::call(
             "aten.cross_entropy_loss.default",
             dispatch::values(input, target, weight, reduction_code(reduction), ignore_index, label_smoothing)))

@@ -410,7 +410,13 @@ Tensor local_response_norm(const Tensor& x, int64_t size, double alpha, double b
 Tensor normalize(const Tensor& x, double p, int64_t dim, double eps) {
   EMBER_AUTOCAST(autocast::kFp32Cuda, normalize, x, p, dim, eps);
   const int64_t d[] = {dim};
-  return div(x, expand_as(clamp(norm(x, p, d, true), Scalar(eps), std::nullopt), x));
+  const Tensor n = norm(x, p, d, true);
+  Tensor c;
+  if (dispatch::enabled()) [[unlikely]] {  // PyTorch's F.normalize calls clamp_min (Note [Python dispatch])
+    if (auto r = dispatch::offer("aten.clamp_min.default", n, Scalar(eps))) c = dispatch::result<Tensor>(std::move(*r));
+  }
+  if (!c.defined()) c = clamp(n, Scalar(eps), std::nullopt);
+  return div(x, expand_as(c, x));
 }
 
 }  // namespace ember
