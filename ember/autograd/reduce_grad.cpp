@@ -89,17 +89,19 @@ Tensor norm_backward(const Tensor& g_in, const Tensor& x, const Tensor& r_in, do
   auto sign = [](const Tensor& t) { return is_complex(t.dtype()) ? sgn(t) : ember::sign(t); };  // x / |x| for complex
   if (ord == 1) return mul(sign(x), g);
   const Tensor r = restore_reduced(r_in, keep);
-  const Tensor at_zero = eq(r, 0);  // the gradient at a zero norm is 0 (PyTorch's choice of subgradient)
-  if (ord == 2) return mul(g, where(at_zero, 0.0, div(x, r)));
+  // The gradient at a zero norm is 0 (PyTorch's choice of subgradient), filled in with masked_fill as PyTorch's
+  // formula does (so that __torch_dispatch__ sees an op it offers).
+  const Tensor at_zero = eq(r, 0);
+  if (ord == 2) return mul(g, masked_fill(div(x, r), at_zero, 0.0));
   const Tensor ax = abs(x);
   if (std::isinf(ord)) {  // the max (min) of |x|: split evenly among ties, NaN included
     const Tensor mask = logical_or(eq(ax, r), isnan(ax));
     return mul(sign(x), mul(div(g, sum(mask, dims, true)), mask));
   }
   // d/dx (sum |x|^p)^(1/p) = sign(x) |x|^(p-1) / r^(p-1)
-  if (ord < 1) return mul(mul(mul(sign(x), where(eq(x, 0), 0.0, pow(ax, ord - 1))), g), pow(r, 1 - ord));
+  if (ord < 1) return mul(mul(mul(sign(x), masked_fill(pow(ax, ord - 1), eq(x, 0), 0.0)), g), pow(r, 1 - ord));
   const Tensor scaled = ord < 2 ? mul(sign(x), pow(ax, ord - 1)) : mul(x, pow(ax, ord - 2));
-  return mul(scaled, where(at_zero, 0.0, div(g, pow(r, ord - 1))));
+  return mul(scaled, masked_fill(div(g, pow(r, ord - 1)), at_zero, 0.0));
 }
 
 Tensor reversed_cumsum(const Tensor& t, int64_t dim) {

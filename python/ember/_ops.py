@@ -657,7 +657,8 @@ def _target_weights(self, target, weight, ignore_index):
     """Each target's class weight (1 without weights), 0 where the target is ignored; and the safe targets."""
     valid = ember.ne(target, ignore_index)
     safe = ember.where(valid, target, 0)
-    w = ember.ones(list(target.shape), dtype=self.dtype, device=self.device) if weight is None else weight[safe]
+    # (ones_like: the device of the tensor itself, which a wrapper subclass's recording copy reports as the wrapper's)
+    w = ember.ones_like(target, dtype=self.dtype) if weight is None else weight[safe]
     return ember.where(valid, w, ember.zeros_like(w)), safe
 
 

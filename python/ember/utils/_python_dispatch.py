@@ -273,7 +273,10 @@ def _with_autograd(op, args, kwargs, r):
         _state.meta_run = False
 
     def attach(mi, ri):
-        if isinstance(mi, ember.Tensor) and _is_wrapper(ri) and mi.grad_fn is not None:
+        # a differentiable output, or a fresh non-differentiable one (nll_loss_forward's total_weight, which its
+        # backward reads from the recording): the graph reaches the handler's wrapper through it
+        fresh = isinstance(mi, ember.Tensor) and (mi.grad_fn is not None or not _is_wrapper(mi))
+        if fresh and _is_wrapper(ri):
             o = _C._adopt(type(ri), mi)
             o.__dict__ = ri.__dict__
             _register_wrapper(o)
