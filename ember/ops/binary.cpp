@@ -63,7 +63,8 @@ std::optional<Tensor> python_dispatch(BinaryOp op, const BinaryOpInfo& info, con
   // A number first (2 * x, 1 - x from Python's reflected operators) as PyTorch's schemas take it: the operands of
   // mul and add (alpha 1) swapped, sub as rsub.Scalar (x.__rsub__(1) is rsub(x, 1)).
   const bool number_first = !a.t && b.t;
-  if (number_first && (op == BinaryOp::Mul || (op == BinaryOp::Add && !alpha.is_complex() && alpha.to_double() == 1.0))) {
+  if (number_first &&
+      (op == BinaryOp::Mul || (op == BinaryOp::Add && !alpha.is_complex() && alpha.to_double() == 1.0))) {
     (name += info.name) += ".Tensor";
     if (op == BinaryOp::Mul)
       r = dispatch::call(name.c_str(), {operand_value(b), operand_value(a)});

@@ -781,16 +781,16 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
   EMBER_PY_DISPATCH(Tensor, "aten.index.Tensor", self, indices);
   // Each element goes back where it was read from; one read twice gets both gradients. A mode sees PyTorch's
   // new_zeros and index_put(accumulate=True) (Note [Python dispatch]).
-  auto n = autograd::make_node(
-      "IndexBackward0", {&self}, [in = DimVector(self.sizes())](FormulaNode& n, TensorList& g) {
-        Tensor z;
-        if (dispatch::enabled()) [[unlikely]] {
-          if (auto r = dispatch::offer("aten.new_zeros.default", g[0], IntArrayRef(in)))
-            z = dispatch::result<Tensor>(std::move(*r));
-        }
-        if (!z.defined()) z = autograd::zeros_for(g[0], in);
-        return TensorList{index_put(z, saved_list(n, 0), g[0], /*accumulate=*/true)};
-      });
+  auto n = autograd::make_node("IndexBackward0", {&self},
+                               [in = DimVector(self.sizes())](FormulaNode& n, TensorList& g) {
+                                 Tensor z;
+                                 if (dispatch::enabled()) [[unlikely]] {
+                                   if (auto r = dispatch::offer("aten.new_zeros.default", g[0], IntArrayRef(in)))
+                                     z = dispatch::result<Tensor>(std::move(*r));
+                                 }
+                                 if (!z.defined()) z = autograd::zeros_for(g[0], in);
+                                 return TensorList{index_put(z, saved_list(n, 0), g[0], /*accumulate=*/true)};
+                               });
   Tensor out = autograd::untracked(n != nullptr, [&] {
     IndexPlan p = plan_index(self, indices, false);
     Tensor out = empty(p.shape, TensorOptions(self.dtype()).device(self.device()));

@@ -122,8 +122,9 @@ Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim, std::opti
   if (x.numel() == 0)
     return sum(is_complex(x.dtype()) ? abs(x) : x, d, keepdim, out);  // the legacy norm is 0 over nothing, for every p
   // PyTorch's torch.norm with a numeric p is linalg_vector_norm (the same values once there are elements).
-  if (!dtype) EMBER_PY_DISPATCH(Tensor, "aten.linalg_vector_norm.default", x, Scalar(p), dispatch::dims_or_none(dims),
-                                keepdim, dtype);
+  if (!dtype)
+    EMBER_PY_DISPATCH(Tensor, "aten.linalg_vector_norm.default", x, Scalar(p), dispatch::dims_or_none(dims), keepdim,
+                      dtype);
   return compute_norm(x, p, d, keepdim, out, "NormBackward1");
 }
 

@@ -704,7 +704,8 @@ def _nll_loss_backward(grad_output, self, target, weight, reduction, ignore_inde
 def _nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     if self.dim() != 4 or target.dim() != 3:
         raise RuntimeError(
-            f"nll_loss2d_forward: expected a 4-d input and a 3-d target, got {list(self.shape)} and {list(target.shape)}"
+            "nll_loss2d_forward: expected a 4-d input and a 3-d target, got "
+            f"{list(self.shape)} and {list(target.shape)}"
         )
     return _NllLossForward.apply(self, target, weight, reduction, ignore_index)
 

@@ -1618,28 +1618,43 @@ for k, f in cases.items():
 )  # fmt: skip
 
 INDEX_NORM_WANT = {
-    "index": ["aten.index.Tensor"],
-    "index_none": ["aten.index.Tensor"],
-    "index_mask": ["aten.gt.Scalar", "aten.index.Tensor"],
-    "index_grad": ["aten.index.Tensor", "aten.mul.Tensor", "aten.expand.default", "aten.mul.Tensor", "aten.new_zeros.default", "aten.index_put.default"],
-    "index_none_grad": ["aten.index.Tensor", "aten.expand.default", "aten.new_zeros.default", "aten.index_put.default"],
-    "setitem": ["aten.index_put_.default"],
-    "index_put_": ["aten.index_put_.default"],
-    "index_put": ["aten.index_put.default"],
-    "vector_norm": ["aten.linalg_vector_norm.default"],
-    "norm": ["aten.linalg_vector_norm.default"],
-    "normalize": ["aten.linalg_vector_norm.default", "aten.clamp_min.default", "aten.expand.default", "aten.div.Tensor"],
-    "clamp": ["aten.clamp.default"],
-    "clamp_min": ["aten.clamp_min.default"],
-    "clamp_max": ["aten.clamp_max.default"],
-    "rsub": ["aten.rsub.Scalar"],
-    "rmul": ["aten.mul.Tensor"],
-    "radd": ["aten.add.Tensor"],
-    "rdiv": ["aten.reciprocal.default", "aten.mul.Tensor"],
-    "clip": ["aten.mul.Tensor", "aten.mul.Tensor", "aten.linalg_vector_norm.default", "aten.linalg_vector_norm.default", "aten.stack.default", "aten.linalg_vector_norm.default", "aten.add.Tensor", "aten.reciprocal.default", "aten.mul.Tensor", "aten.clamp.default", "aten.mul_.Tensor", "aten.mul_.Tensor"],
-    "ce_4d": ["aten._log_softmax.default", "aten.nll_loss2d_forward.default"],
-    "ce_4d_grad": ["aten._log_softmax.default", "aten.nll_loss2d_forward.default", "aten.expand.default", "aten.nll_loss2d_backward.default", "aten._log_softmax_backward_data.default"],
-    "ce_4d_none_grad": ["aten._log_softmax.default", "aten.nll_loss2d_forward.default", "aten.mul.Tensor", "aten.expand.default", "aten.mul.Tensor", "aten.nll_loss2d_backward.default", "aten._log_softmax_backward_data.default"],
+    k: ["aten." + op for op in v]
+    for k, v in {
+        "index": ["index.Tensor"],
+        "index_none": ["index.Tensor"],
+        "index_mask": ["gt.Scalar", "index.Tensor"],
+        "index_grad": [
+            "index.Tensor", "mul.Tensor", "expand.default", "mul.Tensor", "new_zeros.default", "index_put.default"
+        ],
+        "index_none_grad": ["index.Tensor", "expand.default", "new_zeros.default", "index_put.default"],
+        "setitem": ["index_put_.default"],
+        "index_put_": ["index_put_.default"],
+        "index_put": ["index_put.default"],
+        "vector_norm": ["linalg_vector_norm.default"],
+        "norm": ["linalg_vector_norm.default"],
+        "normalize": ["linalg_vector_norm.default", "clamp_min.default", "expand.default", "div.Tensor"],
+        "clamp": ["clamp.default"],
+        "clamp_min": ["clamp_min.default"],
+        "clamp_max": ["clamp_max.default"],
+        "rsub": ["rsub.Scalar"],
+        "rmul": ["mul.Tensor"],
+        "radd": ["add.Tensor"],
+        "rdiv": ["reciprocal.default", "mul.Tensor"],
+        "clip": [
+            "mul.Tensor", "mul.Tensor", "linalg_vector_norm.default", "linalg_vector_norm.default", "stack.default",
+            "linalg_vector_norm.default", "add.Tensor", "reciprocal.default", "mul.Tensor", "clamp.default",
+            "mul_.Tensor", "mul_.Tensor"
+        ],
+        "ce_4d": ["_log_softmax.default", "nll_loss2d_forward.default"],
+        "ce_4d_grad": [
+            "_log_softmax.default", "nll_loss2d_forward.default", "expand.default", "nll_loss2d_backward.default",
+            "_log_softmax_backward_data.default"
+        ],
+        "ce_4d_none_grad": [
+            "_log_softmax.default", "nll_loss2d_forward.default", "mul.Tensor", "expand.default", "mul.Tensor",
+            "nll_loss2d_backward.default", "_log_softmax_backward_data.default"
+        ],
+    }.items()
 }  # fmt: skip
 
 
