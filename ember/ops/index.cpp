@@ -755,6 +755,9 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
 }
 
 const Tensor& index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  if (dispatch::enabled()) [[unlikely]] {  // Note [Python dispatch]: the handler updates self
+    if (dispatch::offer("aten.index_fill_.int_Scalar", self, dim, index, value)) return self;
+  }
   if (autograd::needs_grad({&self}))
     return autograd::inplace_with_grad(self, "index_fill_", [&] { return index_fill(self, dim, index, value); });
   index_fill_into(self, dim, index, value);
@@ -886,6 +889,9 @@ const Tensor& masked_fill_(const Tensor& self, const Tensor& mask, const Scalar&
   check_same_device(self, mask, "masked_fill_");
   check_writable(self, "masked_fill_");
   check_scalar_fits(value, self.dtype(), "masked_fill_");
+  if (dispatch::enabled()) [[unlikely]] {  // Note [Python dispatch]: the handler updates self
+    if (dispatch::offer("aten.masked_fill_.Scalar", self, mask, value)) return self;
+  }
   if (autograd::needs_grad({&self}))
     return autograd::inplace_with_grad(self, "masked_fill_", [&] { return masked_fill(self, mask, value); });
   Tensor m = unaliased(self, expand(mask, self.sizes()));

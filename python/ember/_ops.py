@@ -1460,6 +1460,16 @@ _TABLE = [
     ("clamp_max.default(Tensor self, Scalar max) -> Tensor", ember.clamp_max, None),
     ("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", _index, None),
     (
+        "index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)",
+        lambda self, dim, index, value: ember.Tensor.index_fill_(self, dim, index, value),
+        None,
+    ),
+    (
+        "masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
+        lambda self, mask, value: ember.Tensor.masked_fill_(self, mask, value),
+        None,
+    ),
+    (
         "index_put_.default(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)",
         _index_put_,
         None,

@@ -4,6 +4,7 @@
 // beside advanced indices, and a scalar bool is a new dim indexed by [0] or [] when the index has other advanced
 // indices or other bools (so that they broadcast into one dim), else a view of size 1 or 0.
 #include "common.h"
+#include "ember/dispatch_hook.h"
 
 namespace ember::py {
 
@@ -225,9 +226,47 @@ Tensor apply_index(const Tensor& self, nb::handle index) {
   return p.view.is_same(self) ? view_alias(self) : p.view;
 }
 
+namespace {
+
+// PyTorch's __setitem__ of a number through one index tensor, while __torch_dispatch__ is on (Note [Python dispatch]):
+// masked_fill_ for a bool mask (its trailing dims added), index_fill_ along its dim for int64 indices (flattened), the
+// ops a mode sees in PyTorch; the values are index_put_'s. False (index_put_ then writes, or raises its errors) for
+// other indices, a mask whose shape is not the indexed dims', or an index out of range.
+bool fill_index(const Parsed& p, nb::handle value) {
+  if (!dispatch::enabled() || !is_scalar(value) || nb::isinstance<Tensor>(value)) return false;
+  int64_t pos = -1, n = 0;
+  for (size_t k = 0; k < p.advanced.size(); ++k)
+    if (p.advanced[k].defined()) pos = static_cast<int64_t>(k), ++n;
+  if (n != 1) return false;
+  const Tensor& idx = p.advanced[static_cast<size_t>(pos)];
+  if (idx.device() != p.view.device() || idx.dim() == 0) return false;
+  Scalar s = to_scalar(value, "__setitem__");
+  if (s.is_bool() && p.view.dtype() != ScalarType::Bool) s = Scalar(static_cast<int64_t>(s.to_bool()));  // as PyTorch
+  if (idx.dtype() == ScalarType::Bool) {
+    if (pos + idx.dim() > p.view.dim()) return false;
+    for (int64_t k = 0; k < idx.dim(); ++k)
+      if (idx.sizes()[k] != p.view.sizes()[pos + k]) return false;
+    Tensor m = idx;
+    for (int64_t k = pos + idx.dim(); k < p.view.dim(); ++k) m = unsqueeze(m, -1);
+    masked_fill_(p.view, m, s);
+    return true;
+  }
+  if (idx.dtype() != ScalarType::Int64 || !idx.device().is_cpu() || pos >= p.view.dim()) return false;
+  const Tensor flat = contiguous(idx);
+  const int64_t size = p.view.sizes()[pos];
+  const int64_t* d = flat.data<int64_t>();
+  for (int64_t k = 0; k < flat.numel(); ++k)
+    if (d[k] < -size || d[k] >= size) return false;
+  index_fill_(p.view, pos, idx.dim() == 1 ? idx : reshape(idx, {{-1}}), s);
+  return true;
+}
+
+}  // namespace
+
 void assign_index(const Tensor& self, nb::handle index, nb::handle value) {
   Parsed p = parse(self, index);
   if (!p.advanced.empty()) {
+    if (fill_index(p, value)) return;
     index_put_(p.view, p.advanced, value_tensor(p.view, value));
     return;
   }

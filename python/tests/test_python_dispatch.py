@@ -1581,6 +1581,12 @@ def grad(f, x):
     return g
 
 
+def setitem(index, value):
+    out = w.clone()
+    out[index] = value
+    return out
+
+
 def clip():
     ps = [w.clone().requires_grad_(), v.clone().requires_grad_()]
     for p in ps:
@@ -1592,7 +1598,9 @@ def clip():
 cases = {
     "index": lambda: w[i], "index_none": lambda: w[:, j], "index_mask": lambda: w[w > 0],
     "index_grad": lambda: grad(lambda x: x[i] * 2, w), "index_none_grad": lambda: grad(lambda x: x[:, j], w),
-    "setitem": lambda: w.clone().__setitem__(i, v), "index_put_": lambda: w.clone().index_put_((i,), v, True),
+    "setitem": lambda: setitem(i, v), "index_put_": lambda: w.clone().index_put_((i,), v, True),
+    "setitem_number": lambda: setitem((slice(None), j), 2.0), "setitem_mask": lambda: setitem(w > 0, 0.5),
+    "setitem_rows_mask": lambda: setitem(w[:, 0] > 0, 1),
     "index_put": lambda: torch.index_put(w, (i,), v, accumulate=True),
     "vector_norm": lambda: torch.linalg.vector_norm(w, 3, dim=0), "norm": lambda: w.norm(),
     "normalize": lambda: F.normalize(w, dim=1), "clamp": lambda: w.clamp(-0.5, 0.5),
@@ -1607,7 +1615,8 @@ KEY = {"aten.index.Tensor", "aten.new_zeros.default", "aten.index_put.default", 
        "aten.clamp.default", "aten.expand.default", "aten.div.Tensor", "aten.rsub.Scalar", "aten.mul.Tensor",
        "aten.add.Tensor", "aten.reciprocal.default", "aten.stack.default", "aten.mul_.Tensor",
        "aten._log_softmax.default", "aten.nll_loss2d_forward.default", "aten.nll_loss2d_backward.default",
-       "aten._log_softmax_backward_data.default"}
+       "aten._log_softmax_backward_data.default", "aten.index_fill_.int_Scalar", "aten.masked_fill_.Scalar",
+       "aten.unsqueeze.default"}
 result = {}
 for k, f in cases.items():
     with Rec() as r:
@@ -1628,6 +1637,9 @@ INDEX_NORM_WANT = {
         ],
         "index_none_grad": ["index.Tensor", "expand.default", "new_zeros.default", "index_put.default"],
         "setitem": ["index_put_.default"],
+        "setitem_number": ["index_fill_.int_Scalar"],
+        "setitem_mask": ["gt.Scalar", "masked_fill_.Scalar"],
+        "setitem_rows_mask": ["gt.Scalar", "unsqueeze.default", "masked_fill_.Scalar"],
         "index_put_": ["index_put_.default"],
         "index_put": ["index_put.default"],
         "vector_norm": ["linalg_vector_norm.default"],
@@ -1722,7 +1734,8 @@ def test_index_and_norm_arguments_match_pytorch():
 def test_indexing_norm_schemas_match_pytorch():
     names = ["index.Tensor", "index_put_.default", "index_put.default", "new_zeros.default",
              "linalg_vector_norm.default", "nll_loss2d_forward.default", "nll_loss2d_backward.default",
-             "clamp.default", "clamp_min.default", "clamp_max.default", "rsub.Scalar"]  # fmt: skip
+             "clamp.default", "clamp_min.default", "clamp_max.default", "rsub.Scalar", "index_fill_.int_Scalar",
+             "masked_fill_.Scalar"]  # fmt: skip
     prog = f"names = {names!r}\nresult = [str(eval('torch.ops.aten.' + n)._schema) for n in names]"
     want = run_torch(prog)
     got = [ember.ops._lookup("aten." + n)._schema for n in names]
@@ -1757,6 +1770,24 @@ def test_aten_index_and_norm_ops_values():
     np.testing.assert_array_equal(aten.clamp.default(x, None, 0.2).numpy(), np.minimum(x0, 0.2))
     np.testing.assert_array_equal(aten.clamp_min.default(x, -0.1).numpy(), np.maximum(x0, -0.1))
     np.testing.assert_allclose(aten.rsub.Scalar(x, 2.0, alpha=3).numpy(), 2.0 - 3 * x0, rtol=1e-15, atol=1e-15)
+
+
+def test_setitem_of_a_number_under_a_mode_keeps_index_put_errors():
+    # out of range, or a mask of another shape: index_put_'s IndexError, nothing written (no partial index_fill_)
+    for index, message in (
+        ((slice(None), ember.tensor([0, 4])), "index 4 is out of bounds for dimension 1"),
+        (ember.tensor([True, False]), r"The shape of the mask \[2\] at index 0 does not match"),
+    ):
+        t = ember.zeros(3, 4)
+        with Recorder() as rec, pytest.raises(IndexError, match=message):
+            t[index] = 1.0
+        assert rec.log == ["aten.index_put_.default"]
+        assert not t.numpy().any()
+    t = ember.zeros(3, 4)
+    with Recorder() as rec:
+        t[ember.tensor([[2], [0]])] = True  # a 2-d index is flattened; True is written as 1, as PyTorch's index_fill_
+    assert rec.log == ["aten.view.default", "aten.index_fill_.int_Scalar"]  # PyTorch's list
+    np.testing.assert_array_equal(t.numpy(), [[1] * 4, [0] * 4, [1] * 4])
 
 
 def test_aten_nll_loss2d_ops_values():
