@@ -119,12 +119,16 @@ Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim, std::opti
   check_norm_dtype(x, dtype);
   const DimVector d = reduction_dims(x, dims, "norm");
   const ScalarType out = to_real(dtype.value_or(x.dtype()));  // a complex input has a real norm
-  if (x.numel() == 0)
-    return sum(is_complex(x.dtype()) ? abs(x) : x, d, keepdim, out);  // the legacy norm is 0 over nothing, for every p
-  // PyTorch's torch.norm with a numeric p is linalg_vector_norm (the same values once there are elements).
-  if (!dtype)
+  // PyTorch's torch.norm with a numeric p is linalg_vector_norm: offered where the two agree (an empty input's norm
+  // is 0 for a finite p >= 0 in both; a dtype linalg_vector_norm accepts).
+  const bool as_vector_norm = (x.numel() > 0 || (p >= 0 && std::isfinite(p))) &&
+                              (!dtype || (is_complex(*dtype) == is_complex(x.dtype()) &&
+                                          promote_types(x.dtype(), *dtype) == *dtype));
+  if (as_vector_norm)
     EMBER_PY_DISPATCH(Tensor, "aten.linalg_vector_norm.default", x, Scalar(p), dispatch::dims_or_none(dims), keepdim,
                       dtype);
+  if (x.numel() == 0)
+    return sum(is_complex(x.dtype()) ? abs(x) : x, d, keepdim, out);  // the legacy norm is 0 over nothing, for every p
   return compute_norm(x, p, d, keepdim, out, "NormBackward1");
 }
 
