@@ -8,6 +8,7 @@ decomposition a dispatch mode sees instead. Calling one goes through ``__torch_d
 active or an argument's type defines it (ember.utils._python_dispatch), else straight to the ember function.
 """
 
+import math
 import types
 
 import ember
@@ -488,18 +489,40 @@ def _tanh_backward(grad_output, output):
     return ember.mul(grad_output, ember.sub(1.0, ember.mul(output, output)))
 
 
+def _folded_mm(a, b):
+    """PyTorch's matmul of a >= 3-d `a` and a matrix `b`: `a` folded into a matrix (a view where its leading dims
+    merge; else a contiguous copy when `b` needs a gradient), one mm, the result unfolded with _unsafe_view; a 3-d `a`
+    that is neither goes through bmm with `b` expanded. None for the cases left to aten.matmul."""
+    aten = ops.aten
+    lead, k = list(a.shape[:-1]), a.shape[-1]
+    rows = math.prod(lead)
+    st, sh = a.stride(), a.shape
+    if a.numel() == 0 or all(st[i] == st[i + 1] * sh[i + 1] for i in range(a.dim() - 2)):
+        flat = aten.view.default(a, [rows, k])
+    elif b.requires_grad and ember.is_grad_enabled():
+        flat = aten._unsafe_view.default(aten.clone.default(a, memory_format=ember.contiguous_format), [rows, k])
+    elif a.dim() == 3:
+        a3 = aten.view.default(aten.expand.default(a, list(a.shape)), list(a.shape))
+        b3 = aten.view.default(aten.expand.default(b, [a.shape[0], *b.shape]), [a.shape[0], *b.shape])
+        return aten._unsafe_view.default(aten.bmm.default(a3, b3), [*lead, b.shape[-1]])
+    else:
+        return None
+    return aten._unsafe_view.default(aten.mm.default(flat, b), [*lead, b.shape[-1]])
+
+
 def _linear_decomp(input, weight, bias=None):
     aten = ops.aten
+    if input.dim() > 2 and weight.dim() == 2 and bias is not None and input.is_contiguous():
+        # PyTorch's linear folds a contiguous input itself, for one addmm
+        lead = list(input.shape[:-1])
+        flat = aten.view.default(input, [math.prod(lead), input.shape[-1]])
+        out = aten.addmm.default(bias, flat, aten.t.default(weight))
+        return aten._unsafe_view.default(out, [*lead, out.shape[-1]])
     wt = aten.t.default(weight)
     if input.dim() == 2:
         return aten.mm.default(input, wt) if bias is None else aten.addmm.default(bias, input, wt)
-    if input.dim() > 2 and weight.dim() == 2:
-        lead = list(input.shape[:-1])
-        flat = aten.view.default(input, [-1, input.shape[-1]]) if input.is_contiguous() else None
-        if flat is not None:
-            out = aten.mm.default(flat, wt) if bias is None else aten.addmm.default(bias, flat, wt)
-            return aten.view.default(out, [*lead, out.shape[-1]])
-    out = aten.matmul.default(input, wt)
+    out = _folded_mm(input, wt) if input.dim() > 2 and weight.dim() == 2 else None
+    out = aten.matmul.default(input, wt) if out is None else out
     return out if bias is None else aten.add.Tensor(out, bias)
 
 
@@ -509,6 +532,8 @@ def _matmul_decomp(self, other):
         return aten.mm.default(self, other)
     if self.dim() == 3 and other.dim() == 3 and self.shape[0] == other.shape[0]:
         return aten.bmm.default(self, other)
+    if self.dim() > 2 and other.dim() == 2 and (out := _folded_mm(self, other)) is not None:
+        return out
     return NotImplemented  # run as aten.matmul (PyTorch's further cases are views around mm/bmm)
 
 
@@ -516,7 +541,7 @@ def _reshape_decomp(self, shape):
     aten = ops.aten
     if self.is_contiguous():
         return aten.view.default(self, shape)
-    return aten.view.default(aten.clone.default(self, memory_format=ember.contiguous_format), shape)
+    return aten._unsafe_view.default(aten.clone.default(self, memory_format=ember.contiguous_format), shape)
 
 
 def _clone(self, *, memory_format=None):
@@ -1204,6 +1229,7 @@ _TABLE = [
     ("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", ember.transpose, None),
     ("view.default(Tensor(a) self, SymInt[] size) -> Tensor(a)", lambda s, size: ember.Tensor.view(s, size), None),
     ("reshape.default(Tensor(a) self, SymInt[] shape) -> Tensor(a)", ember.reshape, _reshape_decomp),
+    ("_unsafe_view.default(Tensor self, SymInt[] size) -> Tensor", lambda self, size: ember.reshape(self, size), None),
     ("permute.default(Tensor(a) self, int[] dims) -> Tensor(a)", ember.permute, None),
     ("expand.default(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", _expand, None),
     ("unsqueeze.default(Tensor(a) self, int dim) -> Tensor(a)", ember.unsqueeze, None),

@@ -1851,3 +1851,56 @@ def test_wrapper_subclass_runs_indexing_norm_and_4d_cross_entropy():
                "linalg_vector_norm.default", "clamp_min.default", "clamp.default", "nll_loss2d_forward.default",
                "nll_loss2d_backward.default"]:  # fmt: skip
         assert "aten." + op in _Wrapper.seen, op
+
+
+FOLD_PROGRAM = (
+    STEP_RECORDER
+    + """
+F = torch.nn.functional
+x = torch.randn(2, 5, 4, dtype=torch.float64)
+w, b = torch.randn(3, 4, dtype=torch.float64), torch.randn(3, dtype=torch.float64)
+wg = w.clone().requires_grad_()
+cases = {
+    "linear": lambda: F.linear(x, w, b), "linear_no_bias": lambda: F.linear(x, w),
+    "linear_strided": lambda: F.linear(x.transpose(0, 1), w, b), "matmul": lambda: torch.matmul(x, w.t()),
+    "linear_strided_grad": lambda: F.linear(x.transpose(0, 1), wg, b),
+    "linear_rows_strided": lambda: F.linear(x[:, :, ::2], w[:, :2], b),
+    "matmul_4d": lambda: x.reshape(2, 5, 2, 2).transpose(2, 3).reshape(2, 5, 4).unsqueeze(0) @ w.t(),
+}
+result = {}
+for k, f in cases.items():
+    with Rec() as r:
+        out = f()
+    result[k] = [r.log, (out - f()).abs().max().item()]
+"""
+)
+
+FOLD_WANT = {
+    "linear": ["aten.view.default", "aten.t.default", "aten.addmm.default", "aten._unsafe_view.default"],
+    "linear_no_bias": ["aten.t.default", "aten.view.default", "aten.mm.default", "aten._unsafe_view.default"],
+    "linear_strided": ["aten.transpose.int", "aten.t.default", "aten.expand.default", "aten.view.default",
+                       "aten.expand.default", "aten.view.default", "aten.bmm.default", "aten._unsafe_view.default",
+                       "aten.add.Tensor"],
+    "linear_strided_grad": ["aten.transpose.int", "aten.t.default", "aten.clone.default", "aten._unsafe_view.default",
+                            "aten.mm.default", "aten._unsafe_view.default", "aten.add.Tensor"],
+    "matmul": ["aten.t.default", "aten.view.default", "aten.mm.default", "aten._unsafe_view.default"],
+    "linear_rows_strided": ["aten.slice.Tensor", "aten.slice.Tensor", "aten.t.default", "aten.view.default",
+                            "aten.mm.default", "aten._unsafe_view.default", "aten.add.Tensor"],
+    "matmul_4d": ["aten.view.default", "aten.transpose.int", "aten.clone.default", "aten._unsafe_view.default",
+                  "aten.unsqueeze.default", "aten.t.default", "aten.view.default", "aten.mm.default",
+                  "aten._unsafe_view.default"],
+}  # fmt: skip
+
+
+def test_linear_and_matmul_of_batched_inputs_fold_into_mm_as_pytorch():
+    got = _run_ember(FOLD_PROGRAM)
+    for k, want in FOLD_WANT.items():
+        ops, err = got[k]
+        assert ops == want, k
+        assert err < 1e-12, k
+
+
+@needs_torch
+def test_linear_and_matmul_folds_match_pytorch():
+    got = run_torch("import torch.utils._python_dispatch\n" + FOLD_PROGRAM)
+    assert {k: v[0] for k, v in got.items()} == FOLD_WANT
