@@ -14,6 +14,7 @@
 #include "ember/autograd/engine.h"
 #include "ember/autograd/function.h"
 #include "ember/autograd/functions.h"
+#include "ember/dispatch_hook.h"
 
 namespace ember::py {
 
@@ -219,6 +220,16 @@ int traverse_autograd(const Tensor& t, visitproc visit, void* arg) {
 
 namespace {
 
+// Tensor.detach() and ember.detach() called from Python, offered to __torch_dispatch__ as aten.detach.default (Note
+// [Python dispatch]); ember's own detaches (the engine's, saved tensors') are not.
+Tensor detach_offered(const Tensor& t) {
+  if (dispatch::enabled()) [[unlikely]] {
+    if (auto r = dispatch::call("aten.detach.default", {dispatch::value(t)}))
+      return dispatch::result<Tensor>(std::move(*r));
+  }
+  return t.detach();
+}
+
 nb::handle detach_inplace(nb::handle self) {
   nb::cast<const Tensor&>(self).detach_();
   return self;
@@ -367,7 +378,7 @@ void init_autograd(nb::module_& m) {
         "Returns whether anomaly detection also checks backward results for NaN values.");
   // PyTorch's top-level forms of Tensor.detach/detach_, named as PyTorch's (input).
   m.def(
-      "detach", [](const Tensor& t) { return t.detach(); }, nb::arg("input"), kDetachDoc);
+      "detach", [](const Tensor& t) { return detach_offered(t); }, nb::arg("input"), kDetachDoc);
   m.def("detach_", &detach_inplace, nb::arg("input"), nb::sig("def detach_(input: Tensor) -> Tensor"),
         kDetachInplaceDoc);
   m.def("_set_anomaly_enabled", &autograd::set_anomaly_enabled, nb::arg("enabled"), nb::arg("check_nan") = true);
@@ -425,7 +436,7 @@ void init_tensor_autograd(nb::class_<Tensor>& cls) {
                    })
       .def("retain_grad", &Tensor::retain_grad,
            "Makes a non-leaf tensor keep its gradient in ``.grad`` after backward (leaves always do).")
-      .def("detach", &Tensor::detach, method_doc(kDetachDoc, "detach").c_str())
+      .def("detach", &detach_offered, method_doc(kDetachDoc, "detach").c_str())
       .def("detach_", &detach_inplace, method_doc(kDetachInplaceDoc, "detach_").c_str())
       .def(
           "register_hook",

@@ -1904,3 +1904,27 @@ def test_linear_and_matmul_of_batched_inputs_fold_into_mm_as_pytorch():
 def test_linear_and_matmul_folds_match_pytorch():
     got = run_torch("import torch.utils._python_dispatch\n" + FOLD_PROGRAM)
     assert {k: v[0] for k, v in got.items()} == FOLD_WANT
+
+
+DETACH_PROGRAM = (
+    STEP_RECORDER
+    + """
+x = torch.tensor([1.0, -2.0])
+with Rec() as r:
+    a = x.detach()
+    b = torch.detach(x)
+result = [r.log, a.tolist(), b.tolist()]
+"""
+)
+
+
+def test_detach_called_from_python_reaches_modes():
+    assert _run_ember(DETACH_PROGRAM) == [["aten.detach.default"] * 2, [1.0, -2.0], [1.0, -2.0]]
+    W = _wrapper_class()
+    d = W(ember.tensor([3.0]), requires_grad=True).detach()
+    assert isinstance(d, W) and not d.requires_grad and d.elem.tolist() == [3.0]
+
+
+@needs_torch
+def test_detach_matches_pytorch():
+    assert run_torch("import torch.utils._python_dispatch\n" + DETACH_PROGRAM) == _run_ember(DETACH_PROGRAM)
