@@ -12,6 +12,7 @@
 
 #include "ember/backend/blas.h"
 #include "ember/backend/kernels/lapack.h"
+#include "ember/backend/math/lapack_types.h"
 
 // LAPACK's Fortran interface (OpenBLAS has no LAPACKE header here). The trailing size_t arguments are the hidden
 // lengths of the character arguments that gfortran-compiled routines expect. Complex matrices are passed as
@@ -148,32 +149,7 @@ void zgelss_(const int* m, const int* n, const int* nrhs, c64* a, const int* lda
 namespace ember::cpu {
 namespace {
 
-template <class T>
-struct RealOf {
-  using type = T;
-};
-template <class T>
-struct RealOf<Complex<T>> {
-  using type = T;
-};
-// The real type of T (float for Complex<float>): singular values, eigenvalues of Hermitian matrices, rwork.
-template <class T>
-using Real = typename RealOf<T>::type;
-template <class T>
-constexpr bool kComplex = !std::is_same_v<T, Real<T>>;
-
-// The routine of LAPACK(T, getrf) for float (sgetrf_), double (dgetrf_), complex64 (cgetrf_), complex128 (zgetrf_).
-template <class T, class S, class D, class C, class Z>
-constexpr auto pick(S s, D d, C c, Z z) {
-  if constexpr (std::is_same_v<T, float>)
-    return s;
-  else if constexpr (std::is_same_v<T, double>)
-    return d;
-  else if constexpr (std::is_same_v<T, c32>)
-    return c;
-  else
-    return z;
-}
+using namespace lapack_types;  // Real<T>, kComplex<T>, pick<T>(s, d, c, z)
 #define LAPACK(T, name) pick<T>(&s##name##_, &d##name##_, &c##name##_, &z##name##_)
 // Routines whose real and complex forms are named differently (orgqr / ungqr) or take other arguments: one table
 // per kind, the callers branch on kComplex<T>.

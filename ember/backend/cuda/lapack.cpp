@@ -21,6 +21,7 @@
 #include "ember/backend/cuda/blas_glue.h"
 #include "ember/backend/cuda/cublas.h"
 #include "ember/backend/kernels/lapack.h"
+#include "ember/backend/math/lapack_types.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 
@@ -91,32 +92,7 @@ const typename CudaType<T>::type* cu(const T* p) {
   return reinterpret_cast<const typename CudaType<T>::type*>(p);
 }
 
-template <class T>
-struct RealOf {
-  using type = T;
-};
-template <class T>
-struct RealOf<Complex<T>> {
-  using type = T;
-};
-// The real type of T (float for Complex<float>): singular values and eigenvalues of Hermitian matrices.
-template <class T>
-using Real = typename RealOf<T>::type;
-template <class T>
-constexpr bool kComplex = !std::is_same_v<T, Real<T>>;
-
-// The routine for float (cusolverDnS...), double (D), complex64 (C) or complex128 (Z).
-template <class T, class S, class D, class C, class Z>
-constexpr auto pick(S s, D d, C c, Z z) {
-  if constexpr (std::is_same_v<T, float>)
-    return s;
-  else if constexpr (std::is_same_v<T, double>)
-    return d;
-  else if constexpr (std::is_same_v<T, c32>)
-    return c;
-  else
-    return z;
-}
+using namespace lapack_types;  // Real<T>, kComplex<T>, pick<T>(s, d, c, z)
 #define SOLVER(T, name) pick<T>(&cusolverDnS##name, &cusolverDnD##name, &cusolverDnC##name, &cusolverDnZ##name)
 // Routines named differently in their real and complex forms, with the same arguments (orgqr / ungqr, ormqr / unmqr,
 // syevd / heevd).
