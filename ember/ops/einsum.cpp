@@ -72,6 +72,9 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<bool>& summe
       ro_size *= right.sizes()[d];
     }
   }
+  // Nothing to contract: a broadcast product, as PyTorch's (the same numbers as a GEMM over one term, without its
+  // packing; and it runs for the dtypes that have no GEMM, as complex32).
+  if (sd.empty()) return mul(left, right);
   DimVector lperm, rperm, out_shape;
   for (const DimVector* g : {&lro, &lo, &sd, &ro})
     for (int64_t d : *g) lperm.push_back(d);

@@ -79,7 +79,7 @@ has_mkl = False
 has_mkldnn = True
 has_openmp = True
 has_mps = False
-has_spectral = False
+has_spectral = True  # ember.fft: its own transforms on the CPU, cuFFT on CUDA
 
 __all__ = [
     "conj_physical_",

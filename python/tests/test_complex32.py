@@ -280,6 +280,33 @@ def test_arithmetic_against_numpy():
     assert (ta * ember.ones(50, dtype=ember.int32)).dtype is C and (ta * ember.ones(50)).dtype is ember.complex64
 
 
+def test_einsum_without_contraction_is_a_broadcast_product():
+    # PyTorch's einsum multiplies (no GEMM) when nothing is contracted, so complex32 runs there; a contraction is a
+    # bmm, which complex32 has not (refused as PyTorch's).
+    ta, tb = xy()
+    za, zb = np.array(X, dtype=np.complex64), np.array(Y, dtype=np.complex64)
+    np.testing.assert_allclose(
+        parts(ember.einsum("i,i->i", ta, tb)).astype(np.float32), chalf_of(za * zb).astype(np.float32), rtol=1e-3
+    )
+    outer = ember.einsum("i,j->ij", ta, tb)
+    assert outer.dtype is C and outer.shape == (3, 3)
+    np.testing.assert_allclose(
+        parts(outer).astype(np.float32), chalf_of(np.outer(za, zb)).astype(np.float32), rtol=1e-3
+    )
+    with pytest.raises(NotImplementedError, match="ComplexHalf"):
+        ember.einsum("i,i->", ta, tb)
+    # The same path for every dtype, with its gradient: batched elementwise and outer products against NumPy.
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5))
+    x = ember.tensor(a, requires_grad=True)
+    y = ember.tensor(b, requires_grad=True)
+    out = ember.einsum("bij,bk->bkji", x, y)
+    np.testing.assert_allclose(out.detach().numpy(), np.einsum("bij,bk->bkji", a, b), rtol=1e-12)
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.broadcast_to(b.sum(1)[:, None, None], a.shape), rtol=1e-12)
+    np.testing.assert_allclose(y.grad.numpy(), np.broadcast_to(a.sum((1, 2))[:, None], b.shape), rtol=1e-12)
+
+
 def test_var_std_of_complex():
     # PyTorch's definition: the mean of |x - mean|^2 (a real result); complex32 computes in complex64, rounds once.
     rng = np.random.default_rng(4)

@@ -169,3 +169,4 @@ def test_build_flags():
         assert isinstance(getattr(ember, name), bool)
     assert ember.has_cuda == ember.backends.cuda.is_built() and ember.has_cudnn == ember.has_cuda
     assert ember.has_lapack and ember.has_mkldnn and not ember.has_mkl and not ember.has_mps
+    assert ember.has_spectral and callable(ember.fft.fft)  # the FFTs exist (issue 23)
