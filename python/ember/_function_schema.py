@@ -217,14 +217,7 @@ class _Parser:
             overload = self.expect_kind("ident").text
         if not self.is_("("):
             self.fail("(" if self.cur.kind == "eof" else "eof")  # a bare name parses; anything else after it not
-        args = self.arguments()
-        if self.cur.kind != "arrow":
-            self.fail("->")
-        self.next()
-        returns = self.returns()
-        if self.cur.kind != "eof":
-            self.fail("eof")
-        return _Parsed(ns, name, overload, args, returns)
+        return _Parsed(ns, name, overload, *self.signature())
 
     def signature(self):
         """Only ``(args) -> returns``: what ember.library.define takes after the qualified name."""

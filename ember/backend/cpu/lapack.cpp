@@ -614,14 +614,9 @@ void lstsq_impl(const Tensor& a, const Tensor& b, const Tensor& rank, const Tens
 // f(T{}) for float32, float64, complex64 and complex128 (the ops check dtypes first).
 template <class F>
 void on_lapack(const Tensor& t, F&& f) {
-  switch (t.dtype()) {
-    case ScalarType::Float32: return f(float{});
-    case ScalarType::Float64: return f(double{});
-    case ScalarType::ComplexFloat: return f(c32{});
-    case ScalarType::ComplexDouble: return f(c64{});
-    default:
-      fail<NotImplementedError>("linalg: LAPACK kernels are not implemented for ", type_label(t.dtype()), " tensors");
-  }
+  on_lapack_type(t.dtype(), f, [&] {
+    fail<NotImplementedError>("linalg: LAPACK kernels are not implemented for ", type_label(t.dtype()), " tensors");
+  });
 }
 
 // The LDL^T kernels: float32 and float64 (sytrf/sytrs).

@@ -155,15 +155,10 @@ class DeviceInts {
 // f(T{}) for float32, float64, complex64 and complex128 (the ops check dtypes first).
 template <class F>
 void on_lapack(const Tensor& t, const char* op, F&& f) {
-  switch (t.dtype()) {
-    case ScalarType::Float32: return f(float{});
-    case ScalarType::Float64: return f(double{});
-    case ScalarType::ComplexFloat: return f(c32{});
-    case ScalarType::ComplexDouble: return f(c64{});
-    default:
-      fail<NotImplementedError>(op, ": the CUDA kernel supports float32, float64, complex64 and complex128, not ",
-                                t.dtype());
-  }
+  on_lapack_type(t.dtype(), f, [&] {
+    fail<NotImplementedError>(op, ": the CUDA kernel supports float32, float64, complex64 and complex128, not ",
+                              t.dtype());
+  });
 }
 
 // f(T{}) for the complex dtypes (complex = true) or the real ones: the LDL^T kernels come in the two kinds.

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "ember/complex.h"
+#include "ember/dtype.h"
 
 namespace ember::lapack_types {
 
@@ -33,6 +34,19 @@ constexpr auto pick(S s, D d, C c, Z z) {
     return c;
   else
     return z;
+}
+
+// f(T{}) for float32, float64, complex64 and complex128; other() for any other dtype (it raises: the ops check
+// dtypes first, so each backend words only its own message).
+template <class F, class Other>
+void on_lapack_type(ScalarType t, F&& f, Other&& other) {
+  switch (t) {
+    case ScalarType::Float32: return f(float{});
+    case ScalarType::Float64: return f(double{});
+    case ScalarType::ComplexFloat: return f(Complex<float>{});
+    case ScalarType::ComplexDouble: return f(Complex<double>{});
+    default: return other();
+  }
 }
 
 }  // namespace ember::lapack_types
