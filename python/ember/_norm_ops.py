@@ -4,6 +4,8 @@ the saved statistics), and the batch_norm_* pieces that SyncBatchNorm implementa
 batch_norm_gather_stats(_with_counts), batch_norm_update_stats, batch_norm_elemt, batch_norm_backward_reduce,
 batch_norm_backward_elemt; CUDA-only in PyTorch, on every device here)."""
 
+import math
+
 from . import _C
 
 
@@ -146,7 +148,8 @@ def _update_running(running_mean, running_var, mean, var, total, momentum):
     if running_mean is not None:
         running_mean.mul_(1.0 - momentum).add_(mean.to(running_mean.dtype) * momentum)
     if running_var is not None:
-        unbiased = var * (total / (total - 1))
+        # One value per channel: PyTorch's n / (n - 1) is 1 / 0, so the running variance becomes NaN (0 * inf).
+        unbiased = var * (total / (total - 1) if not isinstance(total, int) or total != 1 else math.inf)
         running_var.mul_(1.0 - momentum).add_(unbiased.to(running_var.dtype) * momentum)
 
 
@@ -172,6 +175,8 @@ def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, mome
 def batch_norm_update_stats(input, running_mean, running_var, momentum):
     """Returns the per-channel mean and biased variance of `input`, and updates the running statistics with them
     (the variance unbiased)."""
+    if input.numel() == 0:
+        raise RuntimeError(f"input tensor must have at least one element, but got input_sizes = {list(input.shape)}")
     x = input.to(_acc(input))
     var, mean = _C.var_mean(x, _channel_dims(input), correction=0)
     total = input.numel() // input.size(1)

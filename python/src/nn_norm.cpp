@@ -29,17 +29,18 @@ DimVector int_list(nb::handle h, const char* fn, const char* what) {
   throw nb::python_error();
 }
 
-// F.embedding's padding_idx: None gives -1, a negative one counts from the end.
-int64_t padding_index(nb::handle padding_idx, const Tensor& weight) {
+// F.embedding's (bag = false) or F.embedding_bag's padding_idx: None gives -1, a negative one counts from the end.
+// Out of range, F.embedding asserts (PyTorch's Python-level assert) and F.embedding_bag raises RuntimeError.
+int64_t padding_index(nb::handle padding_idx, const Tensor& weight, bool bag = false) {
   if (padding_idx.is_none()) return -1;
-  int64_t p = to_int(padding_idx, "embedding", "padding_idx");
+  const char* fn = bag ? "embedding_bag" : "embedding";
+  int64_t p = to_int(padding_idx, fn, "padding_idx");
   const int64_t rows = weight.dim() ? weight.size(0) : 0;
-  if (p > 0 && p >= rows) assertion("Padding_idx must be within num_embeddings");
-  if (p < 0) {
-    if (p < -rows) assertion("Padding_idx must be within num_embeddings");
-    p += rows;
+  if (!bag && ((p > 0 && p >= rows) || p < -rows)) assertion("Padding_idx must be within num_embeddings");
+  if (p >= rows || p < -rows) {
+    fail<Error>("padding_idx must be within the number of embeddings, ", -rows, " through ", rows - 1, ", but got ", p);
   }
-  return p;
+  return p < 0 ? p + rows : p;
 }
 
 // ---- docstrings (Note [Python surface])
@@ -468,7 +469,7 @@ void init_nn_norm(nb::module_& m, nb::module_& nn) {
          double norm_type, bool scale_grad_by_freq, const std::string& mode, bool sparse, nb::handle psw,
          bool include_last_offset, nb::handle padding_idx) {
         return embedding_bag(indices, weight, opt(offsets), max_norm, norm_type, scale_grad_by_freq, mode, sparse,
-                             opt(psw), include_last_offset, padding_index(padding_idx, weight));
+                             opt(psw), include_last_offset, padding_index(padding_idx, weight, true));
       },
       nb::sig("def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None "
               "= None, norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = 'mean', sparse: bool = "

@@ -596,6 +596,16 @@ def x4(*shape, dtype=ember.float32):
             "expected weight to be divisible by 2 at dimension 0",
         ),
         (F.conv2d, (x4(1, 3, 8, 8), x4(2, 3, 3, 3), 5), {}, TypeError, "argument 'bias' must be Tensor"),
+        # sizes past int64 are refused, not wrapped into a negative (or small) size
+        (F.conv1d, (x4(1, 2, 6), x4(2, 2, 3)), dict(dilation=2**62), RuntimeError, "dilated kernel size overflowed"),
+        (F.conv1d, (x4(1, 2, 6), x4(2, 2, 3)), dict(padding=2**62), RuntimeError, "convolution: padding overflowed"),
+        (
+            F.conv_transpose1d,
+            (x4(1, 2, 6), x4(2, 2, 3)),
+            dict(stride=2**62),
+            RuntimeError,
+            "conv_transpose: transposed output size overflowed",
+        ),
     ],
 )
 def test_conv_errors(fn, args, kwargs, exc, msg):
@@ -618,6 +628,8 @@ MAX_POOL_CASES = [
     (1, (3, 10), 4, dict(stride=3, padding=2)),  # unbatched
     (3, (1, 2, 5, 6, 7), 2, dict(stride=(1, 2, 2), padding=(1, 0, 1))),
     (3, (1, 2, 6, 5, 5), (3, 2, 2), dict(dilation=(1, 2, 1), ceil_mode=True)),
+    (2, (1, 2, 4, 5), 7, dict(padding=3)),  # windows longer than the input (mostly padding)
+    (1, (2, 3, 6), 9, dict(stride=2, padding=4)),
 ]
 
 
@@ -634,6 +646,32 @@ def test_max_pool_forward(rng, case, dtype):
     np.testing.assert_array_equal(to_np(idx), ref_i)
     close(fn(t(x, dtype), k, **kw), ref_v, dtype)
     close(getattr(ember, "max_pool%dd" % nsp)(t(x, dtype), k, **kw), ref_v, dtype)  # torch.max_pool*d
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.bfloat16], ids=["f32", "f64", "bf16"])
+@pytest.mark.parametrize("nsp", [1, 2, 3])
+def test_max_pool_huge_window_visits_only_the_input(rng, nsp, dtype):
+    # A 2^40-tap window, half of it padding on each side, covers the whole input from every output position: each
+    # output is the global maximum. (oneDNN would visit all 2^40 taps; the call must return at once.)
+    k = 2**40
+    x = arr(rng, 1, 2, *([5] * nsp))
+    vals, idx = getattr(F, "max_pool%dd" % nsp)(t(x, dtype), k, 1, k // 2, return_indices=True)
+    assert tuple(vals.shape) == (1, 2) + (6,) * nsp
+    flat = t(x, dtype).float().numpy().reshape(2, -1)
+    np.testing.assert_array_equal(to_np(vals.float()).reshape(2, -1), np.repeat(flat.max(1, keepdims=True), 6**nsp, 1))
+    np.testing.assert_array_equal(to_np(idx).reshape(2, -1), np.repeat(flat.argmax(1)[:, None], 6**nsp, 1))
+
+
+def test_pool_output_size_arithmetic_does_not_wrap():
+    # dilation * (kernel - 1) is 2^68 here: computed in 64 bits it wrapped to a positive size and the kernels ran
+    # 2^62-tap windows (a hang the API fuzzer found); the output size is negative, so this is a clear error.
+    x = x4(1, 2, 6, 6, dtype=ember.bfloat16)
+    with pytest.raises(RuntimeError, match=r"max_pool3d: Given input size: .*Output size is too small"):
+        F.max_pool3d(x, 2**62, 3, 3, dilation=[64], return_indices=True)
+    # in + 2 * padding is past 2^63 here, yet the output size (6) is valid: every window holds the whole input.
+    x = x4(1, 2, 6, dtype=ember.float64)
+    y = F.avg_pool1d(x, 2**63 - 1, 1, 2**62 - 1, count_include_pad=False)
+    np.testing.assert_allclose(to_np(y), np.repeat(to_np(x).mean(2, keepdims=True), 6, 2), rtol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["float32", "float64"])

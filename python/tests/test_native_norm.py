@@ -154,6 +154,14 @@ def test_batch_norm_stats_gather_and_update():
     m, v = ember.batch_norm_update_stats(_t(a), rm, rv, 0.2)
     np.testing.assert_allclose(to_np(v), a.var((0, 2)), rtol=1e-12)
     np.testing.assert_allclose(to_np(rv), 0.8 + 0.2 * a.var((0, 2), ddof=1), rtol=1e-12)
+    # one value per channel: the unbiased running variance is 0 * (1 / 0), NaN as in PyTorch; no values: an error
+    rv1 = _t(np.ones(3))
+    ember.batch_norm_update_stats(_t(a[:1, :, :1]), None, rv1, 0.2)
+    assert np.isnan(to_np(rv1)).all()
+    with pytest.raises(
+        RuntimeError, match=r"input tensor must have at least one element, but got input_sizes = \[0, 3\]"
+    ):
+        ember.batch_norm_update_stats(ember.zeros(0, 3), None, None, 0.1)
     halves = [ember.batch_norm_stats(_t(a[:2]), 1e-3), ember.batch_norm_stats(_t(a[2:]), 1e-3)]
     gm, gi = ember.batch_norm_gather_stats(
         _t(a), ember.stack([h[0] for h in halves]), ember.stack([h[1] for h in halves]), None, None, 0.1, 1e-3, 10

@@ -359,6 +359,12 @@ def test_embedding_errors():
         F.embedding(ember.tensor([1]), w, padding_idx=5)
     with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
         F.embedding(ember.tensor([1]), w, padding_idx=-4)
+    # F.embedding_bag checks its padding_idx in the op itself: a RuntimeError in PyTorch, not an assert
+    for bad in (3, -4):
+        with pytest.raises(
+            RuntimeError, match="padding_idx must be within the number of embeddings, -3 through 2, but got %d" % bad
+        ):
+            F.embedding_bag(ember.tensor([1]), w, ember.tensor([0]), padding_idx=bad)
     with pytest.raises(RuntimeError, match="'weight' must be 2-D"):
         F.embedding(ember.tensor([1]), ember.ones(3))
 

@@ -465,6 +465,23 @@ def test_lp_pool_keeps_the_sign_of_odd_power_sums_and_repr():
     assert repr(nn.LPPool2d(2, 3)) == "LPPool2d(norm_type=2, kernel_size=3, stride=None, ceil_mode=False)"
 
 
+def test_lp_pool3d_and_infinite_norms():
+    rng = np.random.default_rng(8)
+    x = rng.uniform(-2, 2, (1, 2, 4, 4, 6))
+    win = x.reshape(1, 2, 2, 2, 2, 2, 3, 2).transpose(0, 1, 2, 4, 6, 3, 5, 7).reshape(1, 2, 2, 2, 3, -1)
+    got = nn.LPPool3d(3.0, 2)(t64(np.abs(x))).numpy()
+    np.testing.assert_allclose(got, (np.abs(win) ** 3).sum(-1) ** (1 / 3), rtol=1e-12)
+    # p = inf is the window's maximum of |x|, -inf its minimum (PyTorch's max-pooling shortcut)
+    np.testing.assert_array_equal(F.lp_pool3d(t64(x), float("inf"), 2).numpy(), np.abs(win).max(-1))
+    np.testing.assert_array_equal(F.lp_pool3d(t64(x), -math.inf, 2).numpy(), np.abs(win).min(-1))
+    x1 = rng.uniform(-2, 2, (2, 7))
+    np.testing.assert_array_equal(
+        F.lp_pool1d(t64(x1), math.inf, 3, 2).numpy(), np.abs(np.stack([x1[:, i : i + 3] for i in (0, 2, 4)], 1)).max(-1)
+    )
+    with pytest.raises(ValueError, match="norm_type must be a non-zero value, but got 0"):
+        F.lp_pool2d(t64(x[0, :, 0]), 0, 2)
+
+
 @pytest.mark.parametrize("n", [1, 3])
 def test_max_unpool_puts_the_maxima_back(n):
     rng = np.random.default_rng(7)

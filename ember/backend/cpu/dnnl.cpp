@@ -732,6 +732,9 @@ std::optional<PoolDims> pool_dims(const Tensor& input, const PoolGeometry& g, bo
       dil = 1;
     } else {
       k = g.kernel[i], s = g.stride[i], p = g.padding[i], dil = g.dilation[i];
+      // oneDNN visits every tap of a window, padding included (and the indices table below has one entry per tap);
+      // a window longer than the input, mostly padding, stays with ember's loops, which visit only the taps inside.
+      if (k > g.in[i]) return std::nullopt;
     }
     // pad_r: what the last window reaches past the input (0 when it stops short)
     const int64_t pr = std::max<int64_t>(0, (g.out[i] - 1) * s + (k - 1) * dil + 1 - g.in[i] - p);

@@ -25,6 +25,7 @@
 #include "ember/nn/functional/detail/conv.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
+#include "ember/sizes.h"
 
 namespace ember {
 
@@ -321,7 +322,8 @@ Tensor convolution(const char* name, size_t nsp, bool transposed, const Tensor& 
   if (padding_arg.mode == "same") {
     for (int64_t s : stride) EMBER_CHECK(s == 1, "padding='same' is not supported for strided convolutions");
     for (size_t i = 0; i < nsp; ++i) {  // an odd total pads one more at the end, as PyTorch does
-      const int64_t total = dilation[i] * (weight.size(static_cast<int64_t>(i) + 2) - 1);
+      const int64_t total = checked_mul(dilation[i], weight.size(static_cast<int64_t>(i) + 2) - 1, "convolution",
+                                        "padding='same'");
       g.pad_l[i] = total / 2;
       g.pad_r[i] = total - total / 2;
     }
@@ -343,8 +345,11 @@ Tensor convolution(const char* name, size_t nsp, bool transposed, const Tensor& 
   if (!transposed) {
     DimVector padded(nsp), kernel(nsp);
     for (size_t i = 0; i < nsp; ++i) {
-      padded[i] = x.size(static_cast<int64_t>(i) + 2) + g.pad_l[i] + g.pad_r[i];
-      kernel[i] = dilation[i] * (weight.size(static_cast<int64_t>(i) + 2) - 1) + 1;
+      padded[i] = checked_add(checked_add(x.size(static_cast<int64_t>(i) + 2), g.pad_l[i], "convolution", "padding"),
+                              g.pad_r[i], "convolution", "padding");
+      kernel[i] = checked_add(
+          checked_mul(dilation[i], weight.size(static_cast<int64_t>(i) + 2) - 1, "convolution", "dilated kernel size"),
+          1, "convolution", "dilated kernel size");
     }
     for (size_t i = 0; i < nsp; ++i)
       EMBER_CHECK(padded[i] >= kernel[i], "Calculated padded input size per channel: ", paren(padded),
@@ -369,7 +374,12 @@ Tensor convolution(const char* name, size_t nsp, bool transposed, const Tensor& 
     for (size_t i = 0; i < nsp; ++i) {
       const int64_t k = weight.size(static_cast<int64_t>(i) + 2), in = x.size(static_cast<int64_t>(i) + 2);
       in_sp.push_back(in);
-      out_sp.push_back((in - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) + output_padding[i] + 1);
+      const char* what = "transposed output size";
+      const int64_t grown = checked_add(checked_mul(in - 1, stride[i], "conv_transpose", what),
+                                        checked_mul(dilation[i], k - 1, "conv_transpose", what), "conv_transpose",
+                                        what);
+      out_sp.push_back(checked_add(grown - checked_mul(2, padding[i], "conv_transpose", what), output_padding[i] + 1,
+                                   "conv_transpose", what));
     }
     for (int64_t o : out_sp)
       EMBER_CHECK(o > 0, "Given input size per channel: ", paren(in_sp),

@@ -5,6 +5,7 @@
 #include "ember/nn/functional/pooling.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "ember/autocast.h"
@@ -39,12 +40,17 @@ DimVector pool_param(IntArrayRef v, size_t nsp, const char* op, const char* what
   return v.size() == 1 ? DimVector(nsp, v[0]) : DimVector(v);
 }
 
-// PyTorch's pooling_output_shape.
-int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
-  const int64_t num = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-  int64_t out = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;  // the last window must start inside the input
-  return out;
+// PyTorch's pooling_output_shape, in 128-bit arithmetic: a huge kernel, dilation or padding must give "Output size is
+// too small" (or a size that overflows, refused), never a wrapped size that sends the kernels through 2^62 windows.
+int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode,
+                    const char* op) {
+  using Wide = __int128;
+  const Wide num = Wide(in) + 2 * Wide(pad) - Wide(dilation) * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  Wide out = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
+  if (ceil_mode && (out - 1) * stride >= Wide(in) + pad) --out;  // the last window must start inside the input
+  EMBER_CHECK(out <= Wide(INT64_MAX), op, ": the output size overflowed (input size ", in, ", kernel_size ", k,
+              ", padding ", pad, ", stride ", stride, ")");
+  return static_cast<int64_t>(std::max<Wide>(out, Wide(INT64_MIN)));
 }
 
 // The batch and channel dims of a pooling input ([N, C, *in] or [C, *in]) followed by `spatial`.
@@ -236,7 +242,7 @@ PoolGeometry regular_geometry(const Tensor& x, size_t nsp, const char* op, IntAr
   check_pool_input(x, nsp, op);
   g.in = spatial_of(x, nsp);
   for (size_t i = 0; i < nsp; ++i)
-    g.out.push_back(pooled_size(g.in[i], g.kernel[i], g.padding[i], g.stride[i], g.dilation[i], ceil_mode));
+    g.out.push_back(pooled_size(g.in[i], g.kernel[i], g.padding[i], g.stride[i], g.dilation[i], ceil_mode, op));
   for (int64_t o : g.out)
     if (o <= 0) {
       const int64_t c = x.size(x.dim() - static_cast<int64_t>(nsp) - 1);

@@ -1,5 +1,7 @@
 """ember.nn.functional: the functional forms of the activations (the math runs in C++)."""
 
+import math
+
 from .. import _C
 
 
@@ -61,16 +63,34 @@ def channel_shuffle(input, groups):
 native_channel_shuffle = channel_shuffle
 
 
+def _lp_pool(n, input, norm_type, kernel_size, stride, ceil_mode):
+    """Power-average pooling over n spatial dims, as PyTorch composes it: max pooling of abs for an infinite p (minus
+    that of -abs for -inf), else avg_pool of x^p times the window's size, to the power 1/p."""
+    if isinstance(norm_type, (int, float)):
+        if norm_type == 0:
+            raise ValueError(f"norm_type must be a non-zero value, but got {norm_type}")
+        if math.isinf(norm_type):
+            pool = getattr(_nn, "max_pool%dd" % n)
+            return (
+                pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+                if norm_type > 0
+                else -pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+            )
+    out = getattr(_nn, "avg_pool%dd" % n)(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    k = (kernel_size,) * n if isinstance(kernel_size, int) else tuple(kernel_size)
+    return (out.sign() * _nn.relu(out.abs())).mul(math.prod(k)).pow(1.0 / norm_type)
+
+
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     r"""Applies a 1-D power-average pooling over an input signal made of several input planes.
 
     Each output is :math:`(\sum_{x \in \text{window}} x^p)^{1/p}` with :math:`p` the ``norm_type``: the sum for
-    :math:`p = 1`, approaching the maximum as :math:`p` grows. It is computed from :func:`avg_pool1d` of
-    :math:`x^p`, as PyTorch does.
+    :math:`p = 1`, approaching the maximum as :math:`p` grows (``inf`` is the maximum of :math:`|x|`). It is computed
+    from :func:`avg_pool1d` of :math:`x^p`, as PyTorch does.
 
     Args:
         input (Tensor): the input, of shape :math:`(N, C, L)` or :math:`(C, L)`.
-        norm_type (float): the power :math:`p`.
+        norm_type (float): the power :math:`p`, not zero.
         kernel_size (int): the size of the window.
         stride (int, optional): the step of the window. Default: ``kernel_size``
         ceil_mode (bool, optional): round the output size up instead of down. Default: ``False``
@@ -80,19 +100,18 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         >>> F.lp_pool1d(ember.tensor([[[3.0, 4.0, 6.0, 8.0]]]), 2, 2)
         tensor([[[ 5., 10.]]])
     """
-    out = _C._nn.avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (out.sign() * _C._nn.relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     r"""Applies a 2-D power-average pooling over an input signal made of several input planes.
 
     Each output is :math:`(\sum_{x \in \text{window}} x^p)^{1/p}` with :math:`p` the ``norm_type``, computed from
-    :func:`avg_pool2d` of :math:`x^p` as PyTorch does.
+    :func:`avg_pool2d` of :math:`x^p` as PyTorch does (``inf``: the maximum of :math:`|x|`).
 
     Args:
         input (Tensor): the input, of shape :math:`(N, C, H, W)` or :math:`(C, H, W)`.
-        norm_type (float): the power :math:`p`.
+        norm_type (float): the power :math:`p`, not zero.
         kernel_size (int or tuple): the size of the window.
         stride (int or tuple, optional): the step of the window. Default: ``kernel_size``
         ceil_mode (bool, optional): round the output size up instead of down. Default: ``False``
@@ -102,9 +121,28 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         >>> F.lp_pool2d(ember.full((1, 1, 2, 2), 2.0), 2, 2)
         tensor([[[[4.]]]])
     """
-    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
-    out = _C._nn.avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (out.sign() * _C._nn.relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    r"""Applies a 3-D power-average pooling over an input signal made of several input planes.
+
+    Each output is :math:`(\sum_{x \in \text{window}} x^p)^{1/p}` with :math:`p` the ``norm_type``, computed from
+    :func:`avg_pool3d` of :math:`x^p` as PyTorch does (``inf``: the maximum of :math:`|x|`).
+
+    Args:
+        input (Tensor): the input, of shape :math:`(N, C, D, H, W)` or :math:`(C, D, H, W)`.
+        norm_type (float): the power :math:`p`, not zero.
+        kernel_size (int or tuple): the size of the window.
+        stride (int or tuple, optional): the step of the window. Default: ``kernel_size``
+        ceil_mode (bool, optional): round the output size up instead of down. Default: ``False``
+
+    Example::
+
+        >>> F.lp_pool3d(ember.full((1, 1, 2, 2, 2), 1.0), 1, 2)
+        tensor([[[[[8.]]]]])
+    """
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
 
 
 # Which of a plane's random samples places the windows along each spatial dimension (PyTorch's kernels: 2-d uses
@@ -307,6 +345,7 @@ __all__ = [
     "fractional_max_pool3d_with_indices",
     "lp_pool1d",
     "lp_pool2d",
+    "lp_pool3d",
     "native_channel_shuffle",
     "one_hot",
 ]

@@ -126,6 +126,10 @@ class LPPool2d(_LPPoolNd):
     _fn = "lp_pool2d"
 
 
+class LPPool3d(_LPPoolNd):
+    _fn = "lp_pool3d"
+
+
 class _AdaptivePoolNd(Module):
     _fn = None
     _max = False
