@@ -24,6 +24,8 @@ ODD_EXCEPTIONS = {
     "AssertionError", "ZeroDivisionError", "SystemError", "KeyError", "UnboundLocalError", "NameError",
     "RecursionError", "UnicodeDecodeError", "UnicodeEncodeError", "SystemExit", "KeyboardInterrupt",
 }  # fmt: skip
+# Where PyTorch itself raises one of those (its own Python-level assert), ember matches it: (callable, exception).
+PYTORCH_RAISES_TOO = {("nn.functional.embedding", "AssertionError")}
 
 
 def excerpt(stderr):
@@ -162,7 +164,7 @@ class Run:
         q = call.target.qualname
         if out.kind == "raised":
             (self.exceptions if out.stage == "call" else self.setup_errors)[out.exc] += 1
-            if out.stage == "call" and out.exc in ODD_EXCEPTIONS:
+            if out.stage == "call" and out.exc in ODD_EXCEPTIONS and (q, out.exc) not in PYTORCH_RAISES_TOO:
                 self.odd.setdefault((q, out.exc), (tag, out.msg))
             if out.stage != "call" and self.args.verbose:
                 self.log("setup error: %s: %s\n%s" % (out.exc, out.msg, call.source()[0]))
