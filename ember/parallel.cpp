@@ -24,7 +24,8 @@ thread_local bool t_in_parallel = false;
 
 constexpr int kChunksPerThread = 4;  // more chunks than threads, so a late worker's share is taken by the others
 constexpr int64_t kSpinMicros = 50;  // a worker's spin after a job; the caller's wait for running chunks
-constexpr int64_t kContendedMicros = 100000;  // no spinning this long after a spinning thread was preempted
+constexpr int64_t kContendedMicros = 100000;      // no spinning this long after a spinning thread was preempted, ...
+constexpr int64_t kContendedMaxMicros = 1600000;  // ... doubling up to this while the contention persists
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -47,6 +48,19 @@ int env_threads(const char* name) {
 
 // True while a spinning thread was recently preempted (Note [Intra-op parallelism]).
 std::atomic<int64_t> g_contended_until{0};
+std::atomic<int64_t> g_contended_window{kContendedMicros};
+
+// A spinning worker was preempted: the CPUs are contended for a window. Found again within a window of the last one's
+// end (by the first spin after it), the contention persists and the window doubles, so that probing for its end
+// costs less and less; found later, it is new and the window starts small.
+void flag_contended() {
+  const int64_t now = now_us(), until = g_contended_until.load(std::memory_order_relaxed);
+  if (now < until) return;
+  int64_t w = g_contended_window.load(std::memory_order_relaxed);
+  w = now - until < w ? std::min(2 * w, kContendedMaxMicros) : kContendedMicros;
+  g_contended_window.store(w, std::memory_order_relaxed);
+  g_contended_until.store(now + w, std::memory_order_relaxed);
+}
 
 class ThreadPool {
  public:
@@ -133,6 +147,10 @@ class ThreadPool {
   // Spins until the epoch moves past `seen`, for at most kSpinMicros; false when it did not.
   bool spin(uint32_t seen) {
     if (contended()) return false;
+    // Only a preemption during the spin itself counts: one during a chunk's work (a timer, a kernel thread) says
+    // nothing about spinning, and counting those kept spinning off on quiet machines (Note [Intra-op parallelism]).
+    rusage ru{};
+    const long before = getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : -1;
     const int64_t until = now_us() + kSpinMicros;
     bool hit = false;
     for (int i = 1;; ++i) {
@@ -145,18 +163,12 @@ class ThreadPool {
       if (i % 64 == 0 && now_us() > until) break;
     }
     // A spinning thread that the kernel preempted took a core that another thread wanted: stop spinning for a while.
-    rusage ru{};
-    if (getrusage(RUSAGE_THREAD, &ru) == 0) {
-      if (ru.ru_nivcsw > nivcsw_) g_contended_until.store(now_us() + kContendedMicros, std::memory_order_relaxed);
-      nivcsw_ = ru.ru_nivcsw;
-    }
+    if (before >= 0 && getrusage(RUSAGE_THREAD, &ru) == 0 && ru.ru_nivcsw > before) flag_contended();
     return hit;
   }
 
   void loop() {
     uint32_t seen = 0;  // the epoch at construction: a job posted before this thread starts still counts
-    rusage ru{};
-    if (getrusage(RUSAGE_THREAD, &ru) == 0) nivcsw_ = ru.ru_nivcsw;
     for (;;) {
       if (!spin(seen)) {
         sleepers_.fetch_add(1, std::memory_order_seq_cst);
@@ -178,8 +190,6 @@ class ThreadPool {
     }
   }
 
-  static thread_local long nivcsw_;
-
   std::vector<std::thread> workers_;
   std::mutex job_mu_;
   std::mutex mu_;
@@ -195,8 +205,6 @@ class ThreadPool {
   bool stop_ = false;
   std::exception_ptr error_;
 };
-
-thread_local long ThreadPool::nivcsw_ = 0;
 
 std::mutex g_pool_mu;
 ThreadPool* g_pool = nullptr;  // created on first use; leaked at exit (workers may still be parked)

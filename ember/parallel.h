@@ -8,9 +8,11 @@
 //   that wakes up late finds the job gone. A job's counter carries the job's tag, so a late worker can never claim a
 //   chunk of a later job with an earlier job's function.
 // - Waiting is brief. After a job a worker spins for at most kSpinMicros (so back-to-back ops skip a futex wake)
-//   and then sleeps on a futex; it does not spin at all while the CPU is contended, which it learns from its own
-//   involuntary context switches (a spinning thread that the kernel preempts is taking a core somebody else wanted).
-//   The caller waits for chunks already running the same way.
+//   and then sleeps on a futex; it does not spin at all while the CPU is contended, which it learns from an
+//   involuntary context switch during its spin (a spinning thread that the kernel preempts is taking a core somebody
+//   else wanted; a preemption during a chunk's work, by a timer or a kernel thread, says nothing about spinning, and
+//   counting those kept spinning off on quiet machines). The contended window is 100 ms, doubling up to 1.6 s while
+//   each probe after it finds the contention again. The caller waits for chunks already running the same way.
 // - One thread budget. The default thread count is the CPUs this process may use: its affinity mask, capped by a
 //   cgroup CPU quota (cpu.max, or cpu.cfs_quota_us; ember/cpu_budget.h), unless EMBER_NUM_THREADS or
 //   OMP_NUM_THREADS says otherwise. The other libraries' threads split work statically and busy-wait between
