@@ -2,9 +2,11 @@
 // loops supply the contiguous fast path (a flat loop the compiler vectorizes) and the strided walk.
 #pragma once
 
+#include <algorithm>
 #include <tuple>
 
 #include "ember/backend/cpu/convert.h"
+#include "ember/backend/cpu/stream_store.h"
 #include "ember/detail/convert.h"
 #include "ember/iterator.h"
 #include "ember/parallel.h"
@@ -55,17 +57,42 @@ void for_each_run(const StridedIter& it, Body&& body, int64_t grain = kGrainSize
   parallel_for(0, it.numel, grain, [&](int64_t b, int64_t e) { for_each_run_range(it, b, e, body); });
 }
 
+// o[i] = g(i) for the n outputs of a contiguous run: straight to memory, or, when `stream`, a block at a time into a
+// buffer in L1 that streaming stores write out (Note [Streaming stores]).
+template <class Out, class G>
+inline void write_run(Out* o, int64_t n, bool stream, G g) {
+  if (!stream) {
+    for (int64_t i = 0; i < n; ++i) o[i] = g(i);
+    return;
+  }
+  constexpr int64_t kBlock = 4096 / sizeof(Out);
+  alignas(64) Out buf[kBlock];
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t m = std::min(kBlock, n - b);
+    for (int64_t i = 0; i < m; ++i) buf[i] = g(b + i);
+    stream_copy(reinterpret_cast<char*>(o + b), reinterpret_cast<const char*>(buf), m * int64_t{sizeof(Out)});
+  }
+  stream_fence();
+}
+
+// Whether the contiguous runs of it's output (operand 0, of type Out) are written with streaming stores.
+template <class Out>
+bool streams(const StridedIter& it) {
+  return streams_output(it.numel * int64_t{sizeof(Out)});
+}
+
 // out[i] = f(in[i]) with out of type Out and in of type In.
 template <class Out, class In, class F>
 void unary_loop(const StridedIter& it, F f) {
+  const bool stream = streams<Out>(it);
   for_each_run(it, [&](char** p, const int64_t* s, int64_t n) {
     auto* o = reinterpret_cast<Out*>(p[0]);
     auto* a = reinterpret_cast<const In*>(p[1]);
     if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
-      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+      write_run(o, n, stream, [&](int64_t i) { return f(a[i]); });
     } else if (s[0] == sizeof(Out) && s[1] == 0) {  // broadcast scalar input
       const Out v = f(*a);
-      for (int64_t i = 0; i < n; ++i) o[i] = v;
+      write_run(o, n, stream, [v](int64_t) { return v; });
     } else {
       for (int64_t i = 0; i < n; ++i)
         *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[1] + i * s[1]));
@@ -76,10 +103,10 @@ void unary_loop(const StridedIter& it, F f) {
 // out[i] = f() (fills).
 template <class Out, class F>
 void nullary_loop(const StridedIter& it, F f) {
+  const bool stream = streams<Out>(it);
   for_each_run(it, [&](char** p, const int64_t* s, int64_t n) {
     if (s[0] == sizeof(Out)) {
-      auto* o = reinterpret_cast<Out*>(p[0]);
-      for (int64_t i = 0; i < n; ++i) o[i] = f();
+      write_run(reinterpret_cast<Out*>(p[0]), n, stream, [&](int64_t) { return f(); });
     } else {
       for (int64_t i = 0; i < n; ++i) *reinterpret_cast<Out*>(p[0] + i * s[0]) = f();
     }
@@ -105,6 +132,7 @@ void cpu_kernel(const StridedIter& it, F f, int64_t grain = kGrainSize) {
   std::array<LoadFn, 4> loads{};
   for (int k = 1; k <= NIn; ++k) loads[k] = load_fn(it.dtypes[k], in_t);
   const StoreFn store = store_fn(out_t, it.dtypes[0]);
+  const bool stream = streams<Out>(it);
 
   auto body = [&](char** p, const int64_t* s, int64_t n) {
     bool direct_out = exact[0] && s[0] == sizeof(Out);
@@ -114,14 +142,14 @@ void cpu_kernel(const StridedIter& it, F f, int64_t grain = kGrainSize) {
       Out* o = reinterpret_cast<Out*>(p[0]);
       const In* a = reinterpret_cast<const In*>(p[1]);
       if constexpr (NIn == 1) {
-        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+        write_run(o, n, stream, [&](int64_t i) { return f(a[i]); });
       } else if constexpr (NIn == 2) {
         const In* b = reinterpret_cast<const In*>(p[2]);
-        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+        write_run(o, n, stream, [&](int64_t i) { return f(a[i], b[i]); });
       } else {
         const In* b = reinterpret_cast<const In*>(p[2]);
         const In* c = reinterpret_cast<const In*>(p[3]);
-        for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i], c[i]);
+        write_run(o, n, stream, [&](int64_t i) { return f(a[i], b[i], c[i]); });
       }
       return;
     }
