@@ -81,68 +81,43 @@ def _lp_pool(n, input, norm_type, kernel_size, stride, ceil_mode):
     return (out.sign() * _nn.relu(out.abs())).mul(math.prod(k)).pow(1.0 / norm_type)
 
 
-def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    r"""Applies a 1-D power-average pooling over an input signal made of several input planes.
+_LP_POOL_DOC = r"""Applies a {n}-D power-average pooling over an input signal made of several input planes.
 
-    Each output is :math:`(\sum_{x \in \text{window}} x^p)^{1/p}` with :math:`p` the ``norm_type``: the sum for
+    Each output is :math:`(\sum_{{x \in \text{{window}}}} x^p)^{{1/p}}` with :math:`p` the ``norm_type``: the sum for
     :math:`p = 1`, approaching the maximum as :math:`p` grows (``inf`` is the maximum of :math:`|x|`). It is computed
-    from :func:`avg_pool1d` of :math:`x^p`, as PyTorch does.
+    from :func:`avg_pool{n}d` of :math:`x^p`, as PyTorch does.
 
     Args:
-        input (Tensor): the input, of shape :math:`(N, C, L)` or :math:`(C, L)`.
+        input (Tensor): the input, of shape :math:`(N, C, {dims})` or :math:`(C, {dims})`.
         norm_type (float): the power :math:`p`, not zero.
-        kernel_size (int): the size of the window.
-        stride (int, optional): the step of the window. Default: ``kernel_size``
+        kernel_size (int{tuple}): the size of the window.
+        stride (int{tuple}, optional): the step of the window. Default: ``kernel_size``
         ceil_mode (bool, optional): round the output size up instead of down. Default: ``False``
 
     Example::
 
-        >>> F.lp_pool1d(ember.tensor([[[3.0, 4.0, 6.0, 8.0]]]), 2, 2)
-        tensor([[[ 5., 10.]]])
+        >>> {example}
     """
-    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
 
 
-def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    r"""Applies a 2-D power-average pooling over an input signal made of several input planes.
+def _lp_pool_function(n, dims, example):
+    """F.lp_pool{n}d, with its docstring."""
 
-    Each output is :math:`(\sum_{x \in \text{window}} x^p)^{1/p}` with :math:`p` the ``norm_type``, computed from
-    :func:`avg_pool2d` of :math:`x^p` as PyTorch does (``inf``: the maximum of :math:`|x|`).
+    def lp_pool(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+        return _lp_pool(n, input, norm_type, kernel_size, stride, ceil_mode)
 
-    Args:
-        input (Tensor): the input, of shape :math:`(N, C, H, W)` or :math:`(C, H, W)`.
-        norm_type (float): the power :math:`p`, not zero.
-        kernel_size (int or tuple): the size of the window.
-        stride (int or tuple, optional): the step of the window. Default: ``kernel_size``
-        ceil_mode (bool, optional): round the output size up instead of down. Default: ``False``
-
-    Example::
-
-        >>> F.lp_pool2d(ember.full((1, 1, 2, 2), 2.0), 2, 2)
-        tensor([[[[4.]]]])
-    """
-    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+    lp_pool.__name__ = lp_pool.__qualname__ = "lp_pool%dd" % n
+    lp_pool.__doc__ = _LP_POOL_DOC.format(n=n, dims=dims, tuple="" if n == 1 else " or tuple", example=example)
+    return lp_pool
 
 
-def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    r"""Applies a 3-D power-average pooling over an input signal made of several input planes.
-
-    Each output is :math:`(\sum_{x \in \text{window}} x^p)^{1/p}` with :math:`p` the ``norm_type``, computed from
-    :func:`avg_pool3d` of :math:`x^p` as PyTorch does (``inf``: the maximum of :math:`|x|`).
-
-    Args:
-        input (Tensor): the input, of shape :math:`(N, C, D, H, W)` or :math:`(C, D, H, W)`.
-        norm_type (float): the power :math:`p`, not zero.
-        kernel_size (int or tuple): the size of the window.
-        stride (int or tuple, optional): the step of the window. Default: ``kernel_size``
-        ceil_mode (bool, optional): round the output size up instead of down. Default: ``False``
-
-    Example::
-
-        >>> F.lp_pool3d(ember.full((1, 1, 2, 2, 2), 1.0), 1, 2)
-        tensor([[[[[8.]]]]])
-    """
-    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+lp_pool1d = _lp_pool_function(
+    1, "L", "F.lp_pool1d(ember.tensor([[[3.0, 4.0, 6.0, 8.0]]]), 2, 2)\n        tensor([[[ 5., 10.]]])"
+)
+lp_pool2d = _lp_pool_function(2, "H, W", "F.lp_pool2d(ember.full((1, 1, 2, 2), 2.0), 2, 2)\n        tensor([[[[4.]]]])")
+lp_pool3d = _lp_pool_function(
+    3, "D, H, W", "F.lp_pool3d(ember.full((1, 1, 2, 2, 2), 1.0), 1, 2)\n        tensor([[[[[8.]]]]])"
+)
 
 
 # Which of a plane's random samples places the windows along each spatial dimension (PyTorch's kernels: 2-d uses
