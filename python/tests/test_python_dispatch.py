@@ -45,6 +45,29 @@ def _run_ember(program):
     return run_ember(program)
 
 
+def _run_torch(program):
+    """`program` on PyTorch 2.15, whose TorchDispatchMode lives in torch.utils._python_dispatch."""
+    return run_torch("import torch.utils._python_dispatch\n" + program)
+
+
+def _assert_cases_reach_modes(program, wanted, unlike_pytorch=()):
+    """Runs `program` (a dict of case -> (ops, err)) on ember: each case records `wanted`'s ops (except the cases in
+    `unlike_pytorch`, which the caller checks) and its values and gradients under the mode are the plain ones."""
+    got = _run_ember(program)
+    for k, want in wanted.items():
+        ops, err = got[k]
+        if k not in unlike_pytorch:
+            assert ops == want, k
+        assert err < 1e-12, k
+    return got
+
+
+def _pytorch_case_ops(program):
+    """The op list PyTorch's own mode records for each case of `program`."""
+    got = _run_torch(program)
+    return {k: v[0] for k, v in got.items()}
+
+
 def _run_ember_mlp():
     return run_ember(MLP_PROGRAM)
 
@@ -63,7 +86,7 @@ def test_mode_records_mlp_forward_and_backward():
 @needs_torch
 def test_mode_op_names_match_pytorch():
     e_fwd, e_bwd = _run_ember_mlp()
-    t_fwd, t_bwd = run_torch("import torch.utils._python_dispatch\n" + MLP_PROGRAM)
+    t_fwd, t_bwd = _run_torch(MLP_PROGRAM)
     assert e_fwd == t_fwd
     # PyTorch's backward: expand; t+mm; sum; view; threshold_backward; ... ember's transposes are transpose.int (mT)
     # and it reshapes the bias gradients with extra views and clones (docs/extending.md lists the differences).
@@ -529,7 +552,7 @@ def test_softmax_and_cat_reach_modes():
 
 @needs_torch
 def test_softmax_and_cat_op_order_matches_pytorch():
-    assert _run_ember(SOFTMAX_PROGRAM)[0] == run_torch("import torch.utils._python_dispatch\n" + SOFTMAX_PROGRAM)[0]
+    assert _run_ember(SOFTMAX_PROGRAM)[0] == _run_torch(SOFTMAX_PROGRAM)[0]
 
 
 def test_hook_turns_off_after_subclass_use():
@@ -709,7 +732,7 @@ def test_mode_records_cnn_convolutions_forward_and_backward():
 @needs_torch
 def test_cnn_op_names_match_pytorch():
     e_fwd, e_bwd = _run_ember(CNN_PROGRAM)
-    t_fwd, t_bwd = run_torch("import torch.utils._python_dispatch\n" + CNN_PROGRAM)
+    t_fwd, t_bwd = _run_torch(CNN_PROGRAM)
     assert e_fwd == t_fwd
     # the backward's convolution ops come in PyTorch's order (ember's matrix-product gradients differ, see the MLP)
     keep = {"aten.convolution_backward.default", "aten.threshold_backward.default", "aten.ones_like.default"}
@@ -830,7 +853,7 @@ def test_mode_records_a_cnn_training_step():
 @needs_torch
 def test_cnn_training_step_ops_match_pytorch():
     e_fwd, e_bwd = _run_ember(CNN_STEP_PROGRAM)
-    t_fwd, t_bwd = run_torch("import torch.utils._python_dispatch\n" + CNN_STEP_PROGRAM)
+    t_fwd, t_bwd = _run_torch(CNN_STEP_PROGRAM)
     # PyTorch's BatchNorm also makes an empty reserve tensor (aten.empty.memory_format) that ember has no use for
     assert e_fwd == [f for f in t_fwd if f != "aten.empty.memory_format"]
     assert [f for f in e_bwd if f in CNN_STEP_KEY_OPS] == [f for f in t_bwd if f in CNN_STEP_KEY_OPS]
@@ -986,7 +1009,7 @@ def test_embedding_index_select_gather_reach_modes():
 @needs_torch
 def test_embedding_ops_match_pytorch():
     e_fwd, e_bwd, e_grad = _run_ember(EMBEDDING_PROGRAM)
-    t_fwd, t_bwd, t_grad = run_torch("import torch.utils._python_dispatch\n" + EMBEDDING_PROGRAM)
+    t_fwd, t_bwd, t_grad = _run_torch(EMBEDDING_PROGRAM)
     keep = ("aten.embedding.default", "aten.index_select.default", "aten.gather.default")
     assert [f for f in e_fwd if f in keep] == [f for f in t_fwd if f in keep]
     assert e_bwd == t_bwd and e_grad == t_grad
@@ -1042,7 +1065,7 @@ def test_factories_reach_modes():
 @needs_torch
 def test_factories_match_pytorch():
     e = _run_ember(FACTORY_PROGRAM)
-    t = run_torch("import torch.utils._python_dispatch\n" + FACTORY_PROGRAM)
+    t = _run_torch(FACTORY_PROGRAM)
     for entry in e[0]:
         entry[2] = {k: v.replace("ember.", "torch.") for k, v in entry[2].items()}
     assert e == t
@@ -1139,7 +1162,7 @@ def test_mode_records_a_transformer_training_step():
 
 @needs_torch
 def test_transformer_training_step_ops_match_pytorch():
-    t_fwd, t_bwd = run_torch("import torch.utils._python_dispatch\n" + TRANSFORMER_STEP_PROGRAM)
+    t_fwd, t_bwd = _run_torch(TRANSFORMER_STEP_PROGRAM)
     # without dropout PyTorch's CPU attention is one op (_scaled_dot_product_flash_attention_for_cpu, and its
     # backward); ember's is PyTorch's math path, whose softmax is _safe_softmax: the rest is compared
     keys = TRANSFORMER_KEY_OPS - {"aten._safe_softmax.default", "aten._softmax_backward_data.default"}
@@ -1185,7 +1208,7 @@ LSTM_KEY_BWD = ["aten.ones_like.default", "aten.mse_loss_backward.default", "ate
 
 @needs_torch
 def test_lstm_head_step_ops_match_pytorch():
-    t_fwd, t_bwd = run_torch("import torch.utils._python_dispatch\n" + LSTM_STEP_PROGRAM)
+    t_fwd, t_bwd = _run_torch(LSTM_STEP_PROGRAM)
     assert t_fwd == ["aten.select.int", "aten.t.default", "aten.addmm.default", "aten.mse_loss.default"]
     assert _key(_through_head(t_bwd), LSTM_KEY_OPS) == LSTM_KEY_BWD
 
@@ -1446,8 +1469,7 @@ def test_indexing_reduction_sorting_ops_reach_modes():
 
 @needs_torch
 def test_indexing_reduction_sorting_ops_match_pytorch():
-    got = run_torch("import torch.utils._python_dispatch\n" + OP_CASES_PROGRAM)
-    assert {k: v[0] for k, v in got.items()} == OP_CASES_WANT
+    assert _pytorch_case_ops(OP_CASES_PROGRAM) == OP_CASES_WANT
 
 
 def test_dropout_under_a_mode_is_pytorch_cpu_composition():
@@ -1509,20 +1531,14 @@ CNN_OP_CASES_WANT = {
 
 
 def test_cnn_ops_reach_modes_with_their_backward_ops():
-    got = _run_ember(CNN_OP_CASES_PROGRAM)
-    for k, want in CNN_OP_CASES_WANT.items():
-        ops, err = got[k]
-        if k == "adaptive_1x1":  # mean's gradient: PyTorch's is expand + div.Scalar, ember's has its own parts
-            assert ops[0] == "aten.mean.dim", k
-        else:
-            assert ops == want, k
-        assert err < 1e-12, k  # values and gradients under the mode are the plain ones
+    # mean's gradient: PyTorch's is expand + div.Scalar, ember's has its own parts
+    got = _assert_cases_reach_modes(CNN_OP_CASES_PROGRAM, CNN_OP_CASES_WANT, unlike_pytorch=("adaptive_1x1",))
+    assert got["adaptive_1x1"][0][0] == "aten.mean.dim"
 
 
 @needs_torch
 def test_cnn_ops_match_pytorch():
-    got = run_torch("import torch.utils._python_dispatch\n" + CNN_OP_CASES_PROGRAM)
-    assert {k: v[0] for k, v in got.items()} == CNN_OP_CASES_WANT
+    assert _pytorch_case_ops(CNN_OP_CASES_PROGRAM) == CNN_OP_CASES_WANT
 
 
 RANDOM_PROGRAM = (
@@ -1557,7 +1573,7 @@ def test_random_factories_and_samplers_reach_modes():
 
 @needs_torch
 def test_random_factories_and_samplers_match_pytorch():
-    log, same, _ = run_torch("import torch.utils._python_dispatch\n" + RANDOM_PROGRAM)
+    log, same, _ = _run_torch(RANDOM_PROGRAM)
     assert log == RANDOM_WANT and same
 
 
@@ -1675,17 +1691,12 @@ INDEX_NORM_WANT = {
 
 
 def test_indexing_norm_clamp_ops_reach_modes_with_plain_values():
-    got = _run_ember(INDEX_NORM_PROGRAM)
-    for k, want in INDEX_NORM_WANT.items():
-        ops, err = got[k]
-        assert ops == want, k
-        assert err < 1e-12, k  # values and gradients under the mode are the plain ones
+    _assert_cases_reach_modes(INDEX_NORM_PROGRAM, INDEX_NORM_WANT)
 
 
 @needs_torch
 def test_indexing_norm_clamp_ops_match_pytorch():
-    got = run_torch("import torch.utils._python_dispatch\n" + INDEX_NORM_PROGRAM)
-    assert {k: v[0] for k, v in got.items()} == INDEX_NORM_WANT
+    assert _pytorch_case_ops(INDEX_NORM_PROGRAM) == INDEX_NORM_WANT
 
 
 INDEX_ARGS_PROGRAM = (
@@ -1726,7 +1737,7 @@ def test_index_and_norm_arguments_are_pytorchs():
 
 @needs_torch
 def test_index_and_norm_arguments_match_pytorch():
-    want = run_torch("import torch.utils._python_dispatch\n" + INDEX_ARGS_PROGRAM)
+    want = _run_torch(INDEX_ARGS_PROGRAM)
     got = _run_ember(INDEX_ARGS_PROGRAM)
     # PyTorch lifts the literal index tensors (aten.lift_fresh) and keeps defaults out of the call; the rest is equal
     want = [e for e in want if e[0] != "aten.lift_fresh.default"]
@@ -1893,17 +1904,12 @@ FOLD_WANT = {
 
 
 def test_linear_and_matmul_of_batched_inputs_fold_into_mm_as_pytorch():
-    got = _run_ember(FOLD_PROGRAM)
-    for k, want in FOLD_WANT.items():
-        ops, err = got[k]
-        assert ops == want, k
-        assert err < 1e-12, k
+    _assert_cases_reach_modes(FOLD_PROGRAM, FOLD_WANT)
 
 
 @needs_torch
 def test_linear_and_matmul_folds_match_pytorch():
-    got = run_torch("import torch.utils._python_dispatch\n" + FOLD_PROGRAM)
-    assert {k: v[0] for k, v in got.items()} == FOLD_WANT
+    assert _pytorch_case_ops(FOLD_PROGRAM) == FOLD_WANT
 
 
 DETACH_PROGRAM = (
@@ -1927,4 +1933,4 @@ def test_detach_called_from_python_reaches_modes():
 
 @needs_torch
 def test_detach_matches_pytorch():
-    assert run_torch("import torch.utils._python_dispatch\n" + DETACH_PROGRAM) == _run_ember(DETACH_PROGRAM)
+    assert _run_torch(DETACH_PROGRAM) == _run_ember(DETACH_PROGRAM)
