@@ -1,7 +1,11 @@
 #include "ember/parallel.h"
 
+#include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -26,6 +31,9 @@ constexpr int kChunksPerThread = 4;  // more chunks than threads, so a late work
 constexpr int64_t kSpinMicros = 50;  // a worker's spin after a job; the caller's wait for running chunks
 constexpr int64_t kContendedMicros = 100000;      // no spinning this long after a spinning thread was preempted, ...
 constexpr int64_t kContendedMaxMicros = 1600000;  // ... doubling up to this while the contention persists
+constexpr int64_t kProbeMicros = 20;     // under contention, the caller's first look at a running chunk's progress
+constexpr int64_t kReprobeMicros = 200;  // ... and how often it looks again while it waits
+constexpr int kMaxProbes = 16;           // workers a waiting caller watches
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -62,10 +70,64 @@ void flag_contended() {
   g_contended_until.store(now + w, std::memory_order_relaxed);
 }
 
+// A thread's CPU time in microseconds (its clock from pthread_getcpuclockid), or -1.
+int64_t cpu_micros(clockid_t clock) {
+  timespec ts{};
+  return clock_gettime(clock, &ts) == 0 ? int64_t{ts.tv_sec} * 1000000 + ts.tv_nsec / 1000 : -1;
+}
+
+// The caller's sleep while workers finish: on done_'s word, so that a worker's count wakes it (std::atomic::wait has
+// no timeout). `micros` < 0: no timeout.
+void futex_wait(std::atomic<int>* word, int seen, int64_t micros) {
+  timespec ts{micros / 1000000, (micros % 1000000) * 1000};
+  syscall(SYS_futex, reinterpret_cast<int*>(word), FUTEX_WAIT_PRIVATE, seen, micros < 0 ? nullptr : &ts, nullptr, 0);
+}
+void futex_wake(std::atomic<int>* word) {
+  syscall(SYS_futex, reinterpret_cast<int*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+// One worker thread, and what the caller needs to hand it a core (Note [Intra-op parallelism]).
+struct Worker {
+  std::thread thread;
+  std::atomic<pid_t> tid{0};
+  std::atomic<bool> in_chunk{false};  // running a chunk now
+  std::atomic<bool> pinned{false};    // moved onto a waiting caller's CPU, mask saved in `saved`
+  std::mutex pin_mu;
+  cpu_set_t saved;
+
+  // Called by the worker after each chunk: back to the CPUs it had before a caller moved it.
+  void chunk_done() {
+    in_chunk.store(false, std::memory_order_seq_cst);
+    if (!pinned.load(std::memory_order_seq_cst)) return;
+    std::lock_guard<std::mutex> l(pin_mu);
+    if (pinned.exchange(false)) sched_setaffinity(0, sizeof saved, &saved);
+  }
+  // Called by a waiting caller: moves this worker, stalled in a chunk, onto `cpu` (the caller's, which the caller is
+  // about to leave idle), unless it has left its chunk or may not run there.
+  void pin_to(int cpu) {
+    std::lock_guard<std::mutex> l(pin_mu);
+    const pid_t t = tid.load(std::memory_order_acquire);
+    if (t == 0 || pinned.load(std::memory_order_relaxed)) return;
+    if (sched_getaffinity(t, sizeof saved, &saved) != 0 || !CPU_ISSET(cpu, &saved)) return;
+    // Set before in_chunk is read (both seq_cst): a worker leaving its chunk either is seen here, or sees the flag
+    // and restores its mask once we unlock.
+    pinned.store(true, std::memory_order_seq_cst);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (!in_chunk.load(std::memory_order_seq_cst) || sched_setaffinity(t, sizeof one, &one) != 0)
+      pinned.store(false, std::memory_order_relaxed);
+  }
+};
+
 class ThreadPool {
  public:
   explicit ThreadPool(int n) {
-    for (int i = 1; i < n; ++i) workers_.emplace_back([this] { loop(); });
+    for (int i = 1; i < n; ++i) {
+      workers_.push_back(std::make_unique<Worker>());
+      Worker* w = workers_.back().get();
+      w->thread = std::thread([this, w] { loop(w); });
+    }
   }
   ~ThreadPool() {
     {
@@ -74,7 +136,7 @@ class ThreadPool {
       epoch_.fetch_add(1);
     }
     epoch_.notify_all();
-    for (auto& w : workers_) w.join();
+    for (auto& w : workers_) w->thread.join();
   }
   int size() const { return static_cast<int>(workers_.size()) + 1; }
   void park() { parked_.store(true, std::memory_order_relaxed); }
@@ -96,20 +158,9 @@ class ThreadPool {
       epoch_.fetch_add(1, std::memory_order_seq_cst);
     }
     if (sleepers_.load(std::memory_order_seq_cst) > 0) epoch_.notify_all();
-    run_chunks(tag, f, nchunks);
+    run_chunks(tag, f, nchunks, nullptr);
     // Every chunk is claimed; wait for those still running on workers.
-    if (done_.load(std::memory_order_acquire) != nchunks) {
-      if (!contended()) {
-        const int64_t until = now_us() + kSpinMicros;
-        for (int i = 1; done_.load(std::memory_order_acquire) != nchunks; ++i) {
-          cpu_relax();
-          if (i % 64 == 0 && now_us() > until) break;
-        }
-      }
-      caller_waiting_.store(true, std::memory_order_seq_cst);
-      for (int d; (d = done_.load(std::memory_order_seq_cst)) != nchunks;) done_.wait(d);
-      caller_waiting_.store(false, std::memory_order_relaxed);
-    }
+    if (done_.load(std::memory_order_acquire) != nchunks) wait_for_running(nchunks);
     {
       std::lock_guard<std::mutex> l(mu_);
       job_ = nullptr;
@@ -120,15 +171,65 @@ class ThreadPool {
  private:
   static bool contended() { return now_us() < g_contended_until.load(std::memory_order_relaxed); }
 
+  // The caller has run out of chunks while workers still run some. It spins briefly (under contention, only long
+  // enough to read the workers' CPU clocks twice), then sleeps, waking every kReprobeMicros to read them again while
+  // a worker is still unmoved: a worker whose clock stood still is preempted in the middle of its chunk, and the
+  // caller moves it onto its own CPU, which it leaves idle while it sleeps (Note [Intra-op parallelism]).
+  void wait_for_running(int nchunks) {
+    struct Probe {
+      Worker* w;  // nullptr once moved
+      clockid_t clock;
+      int64_t cpu;  // its CPU time at the last probe
+    };
+    Probe probes[kMaxProbes];
+    int np = 0;
+    for (auto& w : workers_) {
+      clockid_t c;
+      if (np < kMaxProbes && w->in_chunk.load(std::memory_order_relaxed) &&
+          pthread_getcpuclockid(w->thread.native_handle(), &c) == 0)
+        probes[np++] = {w.get(), c, cpu_micros(c)};
+    }
+    int64_t at = now_us();
+    const int64_t until = at + (contended() ? kProbeMicros : kSpinMicros);
+    for (int i = 1; done_.load(std::memory_order_acquire) != nchunks; ++i) {
+      cpu_relax();
+      if (i % 64 == 0 && now_us() > until) break;
+    }
+    caller_waiting_.store(true, std::memory_order_seq_cst);
+    for (int d; (d = done_.load(std::memory_order_seq_cst)) != nchunks;) {
+      const int64_t now = now_us();
+      bool watching = false;
+      for (int i = 0; i < np; ++i) {
+        Probe& p = probes[i];
+        if (!p.w) continue;
+        const int64_t t = cpu_micros(p.clock);
+        if (t >= 0 && p.cpu >= 0 && 4 * (t - p.cpu) < now - at) {  // ran under a quarter of the time: preempted
+          const int cpu = sched_getcpu();
+          if (cpu >= 0) p.w->pin_to(cpu);
+          p.w = nullptr;
+        } else {
+          p.cpu = t;
+          watching = true;
+        }
+      }
+      at = now;
+      futex_wait(&done_, d, watching ? kReprobeMicros : -1);
+    }
+    caller_waiting_.store(false, std::memory_order_relaxed);
+  }
+
   // Claims and runs chunks of the job tagged `tag` until none are left (or a later job has replaced it).
-  void run_chunks(uint32_t tag, const std::function<void(int)>& f, int nchunks) {
+  // `w` is the worker running them (nullptr: the caller).
+  void run_chunks(uint32_t tag, const std::function<void(int)>& f, int nchunks, Worker* w) {
     uint64_t c = claim_.load(std::memory_order_acquire);
     while ((c >> 32) == tag && static_cast<int>(c & 0xffffffffu) < nchunks) {
       if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+      if (w) w->in_chunk.store(true, std::memory_order_relaxed);
       run_chunk(f, static_cast<int>(c & 0xffffffffu));
+      if (w) w->chunk_done();
       if (done_.fetch_add(1, std::memory_order_seq_cst) + 1 == nchunks &&
           caller_waiting_.load(std::memory_order_seq_cst))
-        done_.notify_one();
+        futex_wake(&done_);
       c = claim_.load(std::memory_order_acquire);
     }
   }
@@ -167,7 +268,8 @@ class ThreadPool {
     return hit;
   }
 
-  void loop() {
+  void loop(Worker* w) {
+    w->tid.store(static_cast<pid_t>(syscall(SYS_gettid)), std::memory_order_release);
     uint32_t seen = 0;  // the epoch at construction: a job posted before this thread starts still counts
     for (;;) {
       if (!spin(seen)) {
@@ -186,11 +288,11 @@ class ThreadPool {
         nchunks = nchunks_;
         tag = tag_;
       }
-      if (job) run_chunks(tag, *job, nchunks);
+      if (job) run_chunks(tag, *job, nchunks, w);
     }
   }
 
-  std::vector<std::thread> workers_;
+  std::vector<std::unique_ptr<Worker>> workers_;
   std::mutex job_mu_;
   std::mutex mu_;
   const std::function<void(int)>* job_ = nullptr;

@@ -1,9 +1,10 @@
 #include <gtest/gtest.h>
-
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -144,6 +145,53 @@ TEST(Parallel, OversubscribedPoolRunsEveryChunk) {
     ASSERT_EQ(visited.load(), n) << "job " << rep;
   }
   set_num_threads(2);
+}
+
+namespace {
+
+// CPUs in the calling thread's affinity mask.
+int own_cpus() {
+  cpu_set_t set;
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+}
+
+// One job of 8 chunks in which a worker takes a chunk, and `on_worker` runs in it; the caller holds its first chunk
+// until a worker has started one, so that the worker's chunk is still running when the caller runs out of chunks.
+// Returns the chunks run.
+template <class F>
+int64_t job_with_a_worker_chunk(const F& on_worker) {
+  const auto caller = std::this_thread::get_id();
+  std::atomic<bool> started{false};
+  std::atomic<int64_t> visited{0};
+  parallel_for(0, 8, 1, [&](int64_t b, int64_t e) {
+    if (std::this_thread::get_id() == caller) {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (!started.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    } else if (!started.exchange(true)) {
+      on_worker();
+    }
+    visited += e - b;
+  });
+  return visited.load();
+}
+
+}  // namespace
+
+// A worker descheduled in the middle of a chunk (here: asleep, so its CPU clock stands still) is moved onto the CPU
+// of the caller waiting for it (Note [Intra-op parallelism]), and gets its own CPUs back when its chunk ends.
+TEST(Parallel, StalledWorkerIsMovedOntoTheWaitingCallersCpu) {
+  const int cpus = own_cpus();
+  if (cpus < 2) GTEST_SKIP() << "needs two CPUs in the affinity mask";
+  set_num_threads(2);
+  int during = -1, after = -1;
+  EXPECT_EQ(job_with_a_worker_chunk([&] {
+              std::this_thread::sleep_for(std::chrono::milliseconds(200));
+              during = own_cpus();
+            }),
+            8);
+  EXPECT_EQ(during, 1);  // moved onto the caller's CPU while the caller waited
+  EXPECT_EQ(job_with_a_worker_chunk([&] { after = own_cpus(); }), 8);
+  EXPECT_EQ(after, cpus);  // and back on all of them in the next job
 }
 
 namespace {
