@@ -27,8 +27,7 @@ namespace {
 
 thread_local bool t_in_parallel = false;
 
-constexpr int kChunksPerThread = 4;  // more chunks than threads, so a late worker's share is taken by the others
-constexpr int64_t kSpinMicros = 50;  // a worker's spin after a job; the caller's wait for running chunks
+constexpr int64_t kSpinMicros = 50;               // a worker's spin after a job; the caller's wait for running chunks
 constexpr int64_t kContendedMicros = 100000;      // no spinning this long after a spinning thread was preempted, ...
 constexpr int64_t kContendedMaxMicros = 1600000;  // ... doubling up to this while the contention persists
 constexpr int64_t kProbeMicros = 20;     // under contention, the caller's first look at a running chunk's progress

@@ -40,6 +40,7 @@
 namespace ember {
 
 constexpr int64_t kGrainSize = 32768;  // elements per task below which threading does not pay
+constexpr int kChunksPerThread = 4;    // more chunks than threads, so that a late worker's share is taken by the others
 
 void set_num_threads(int n);
 int get_num_threads();

@@ -381,6 +381,27 @@ def test_conv_results_do_not_depend_on_thread_count(rng):
     )
 
 
+def test_conv_gradients_over_many_batch_slices(rng):
+    """At two threads a batch of 32 runs in kChunksPerThread slices per thread, whose weight and bias gradients are
+    partials summed in slice order: against float64 (ember's own loops), and the same bits on every run."""
+    x, w, b, g = arr(rng, 32, 16, 16, 16), arr(rng, 16, 16, 3, 3), arr(rng, 16), arr(rng, 32, 16, 16, 16)
+    before = ember.get_num_threads()
+
+    def grads(dtype):
+        xs, ws, bs = t(x, dtype, True), t(w, dtype, True), t(b, dtype, True)
+        F.conv2d(xs, ws, bs, padding=1).backward(t(g, dtype))
+        return [to_np(v.grad) for v in (xs, ws, bs)]
+
+    try:
+        ember.set_num_threads(2)
+        first, again = grads(ember.float32), grads(ember.float32)
+    finally:
+        ember.set_num_threads(before)
+    for a, r, ref in zip(first, again, grads(ember.float64)):
+        np.testing.assert_array_equal(a, r)
+        np.testing.assert_allclose(a, ref, rtol=1e-4, atol=1e-3 * np.abs(ref).max())
+
+
 def test_conv_larger_float32(rng):
     """A benchmark-sized layer (blocked layouts, several threads) against float64."""
     x, w, b = arr(rng, 4, 16, 32, 32), arr(rng, 32, 16, 3, 3), arr(rng, 32)

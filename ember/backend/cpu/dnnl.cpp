@@ -23,10 +23,13 @@
 // holding cores that ember's workers and OpenBLAS's threads want. On two cores the small CNN of the demo ran no
 // faster on two threads than on one, and 1.6x slower than on one when a busy process ran beside it. So convolutions
 // and poolings over a batch run each slice of the batch as a one-thread primitive on ember's pool, whose workers
-// claim slices (Note [Intra-op parallelism]): a descheduled worker's slice is run by the caller. A convolution's
-// weight gradient sums one partial per slice, in slice order. Some convolutions split channels instead (Note
-// [Splitting a convolution]). Everything else here runs one OpenMP thread per call; only 16-bit matmuls
-// (dnnl_matmul.cpp) use OpenMP's threads, in a WithOpenMP scope.
+// claim slices (Note [Intra-op parallelism]): a descheduled worker's slice is run by the caller. A convolution cuts
+// its batch into up to kChunksPerThread slices per thread, as parallel_for does, while each slice keeps
+// kMinConvPiece multiply-adds: with one slice per thread, a worker that started its slice late (woken on a busy
+// core) kept the caller waiting for most of it. The weight gradient sums one partial per slice, element by element in
+// slice order, on the pool. Some convolutions split channels instead (Note [Splitting a convolution]). Everything else
+// here runs one OpenMP thread per call; only 16-bit matmuls (dnnl_matmul.cpp) use OpenMP's threads, in a WithOpenMP
+// scope.
 //
 // Note [Splitting a convolution]
 // Slices of the batch each read the whole weight and reorder it into the primitive's blocked layout, and their
@@ -425,9 +428,21 @@ void guarded(const char* what, F f) {
   }
 }
 
-// The slices a batch of n runs in (Note [Primitives on ember's threads]): 1 (the whole batch) unless `split`.
-int64_t batch_parts(int64_t n, bool split) {
-  return split && n > 1 && !in_parallel_region() ? std::min<int64_t>(n, get_num_threads()) : 1;
+// One piece of n units per thread (1 inside a parallel region).
+int64_t thread_parts(int64_t n) { return n > 1 && !in_parallel_region() ? std::min<int64_t>(n, get_num_threads()) : 1; }
+
+// Multiply-adds below which a slice of a convolution is not worth a chunk of its own on the pool.
+constexpr int64_t kMinConvPiece = int64_t{1} << 20;
+
+// Multiply-adds of a convolution (each of its backward's two halves costs as much).
+int64_t conv_macs(const Tensor& weight, const Tensor& out) { return weight.numel() / weight.size(0) * out.numel(); }
+
+// The slices a convolution over a batch of n runs in (Note [Primitives on ember's threads]): one per thread, and up
+// to kChunksPerThread per thread while each keeps kMinConvPiece multiply-adds, so that the slices a late worker
+// would have run are taken by the others, as parallel_for's chunks are.
+int64_t conv_batch_parts(int64_t n, int64_t macs) {
+  const int64_t t = thread_parts(n);
+  return t > 1 ? std::max(t, std::min({n, t * kChunksPerThread, macs / kMinConvPiece})) : 1;
 }
 
 // Runs f(slice, begin, end) over `parts` slices of [0, n) on ember's pool.
@@ -453,8 +468,8 @@ constexpr int64_t kReorderSlice = int64_t{16} << 20;
 
 // The slices a float32 forward over a batch of n runs in: at least one per thread, and enough to keep each slice's
 // reordered copies under kReorderSlice (Note [Bounded reorder buffers]).
-int64_t forward_parts(int64_t n, bool fp32, const Tensor& input, const Tensor& out) {
-  const int64_t parts = batch_parts(n, fp32);
+int64_t forward_parts(int64_t n, bool fp32, const Tensor& input, const Tensor& weight, const Tensor& out) {
+  const int64_t parts = fp32 ? conv_batch_parts(n, conv_macs(weight, out)) : 1;
   if (!fp32 || !any_layout() || n <= 1) return parts;
   const int64_t bytes = static_cast<int64_t>(input.nbytes() + out.nbytes());
   return std::min(n, std::max(parts, (bytes + kReorderSlice - 1) / kReorderSlice));
@@ -546,14 +561,16 @@ bool conv_backward_run(const Tensor& grad_input, const Tensor& grad_weight, cons
 
 Tensor slice_of(const Tensor& t, int64_t b, int64_t e) { return t.defined() ? t.narrow(0, b, e - b) : t; }
 
-// Multiply-adds below which a slice of a convolution is not worth a chunk of its own on the pool.
-constexpr int64_t kMinConvPiece = int64_t{1} << 20;
-
-// dst += src over dense float32 tensors laid out alike (a partial is empty_like its gradient).
-void accumulate(const Tensor& dst, const Tensor& src) {
-  float* d = dst.data<float>();
-  const float* s = src.data<float>();
-  for (int64_t i = 0, n = dst.numel(); i < n; ++i) d[i] += s[i];
+// parts[0] += parts[1] + ... over dense float32 tensors laid out alike (a partial is empty_like its gradient), each
+// element summed in slice order, so that the result does not depend on how the elements are split across threads.
+void sum_partials(const std::vector<Tensor>& parts) {
+  float* d = parts[0].data<float>();
+  std::vector<const float*> src;
+  for (size_t c = 1; c < parts.size(); ++c) src.push_back(parts[c].data<float>());
+  parallel_for(0, parts[0].numel(), kGrainSize, [&](int64_t b, int64_t e) {
+    for (const float* s : src)
+      for (int64_t i = b; i < e; ++i) d[i] += s[i];
+  });
 }
 
 // Whether a convolution splits channels rather than the batch (Note [Splitting a convolution]): a batch of one, or a
@@ -564,7 +581,7 @@ bool split_channels(const Tensor& input, const Tensor& weight, const Tensor& out
 
 // The pieces a convolution of `macs` multiply-adds splits `units` channel blocks (or groups) into.
 int64_t channel_parts(int64_t units, int64_t macs) {
-  return std::min<int64_t>(batch_parts(units, true), macs / kMinConvPiece);
+  return std::min<int64_t>(thread_parts(units), macs / kMinConvPiece);
 }
 
 // Channel blocks of `channels` (oneDNN's 16, so that a piece's channels fill whole blocks of its layout).
@@ -578,9 +595,6 @@ std::pair<int64_t, int64_t> block_channels(int64_t b, int64_t e, int64_t channel
 Tensor narrow_of(const Tensor& t, int64_t dim, std::pair<int64_t, int64_t> r) {
   return t.defined() ? t.narrow(dim, r.first, r.second) : t;
 }
-
-// Multiply-adds of a convolution (each of its backward's two halves costs as much).
-int64_t conv_macs(const Tensor& weight, const Tensor& out) { return weight.numel() / weight.size(0) * out.numel(); }
 
 // The forward over pieces of the output channels: whole groups of a grouped convolution (with their input channels),
 // or blocks of channels of an ungrouped one (each reading the whole input).
@@ -662,7 +676,7 @@ bool conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, 
       done = conv_forward_by_channels(out, input, weight, bias, g);
       return;
     }
-    over_batch(n, forward_parts(n, fp32, input, out), [&](int64_t, int64_t b, int64_t e) {
+    over_batch(n, forward_parts(n, fp32, input, weight, out), [&](int64_t, int64_t b, int64_t e) {
       if (!conv_forward_run(slice_of(out, b, e), slice_of(input, b, e), weight, bias, g)) done = false;
     });
   });
@@ -683,7 +697,9 @@ bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Te
     // partials are made like the gradients and summed flat: the gradients must be dense
     const bool dense = (!grad_weight.defined() || is_contiguous(grad_weight, MemoryFormat::Preserve)) &&
                        (!grad_bias.defined() || grad_bias.is_contiguous());
-    const int64_t parts = batch_parts(n, dense && fp32);
+    const int64_t parts = dense && fp32
+                              ? conv_batch_parts(n, conv_macs(weight.defined() ? weight : grad_weight, grad_out))
+                              : 1;
     // Slice 0 writes the weight and bias gradients; the others write partials, summed afterwards in slice order.
     std::vector<Tensor> gw(parts), gb(parts);
     for (int64_t c = 0; c < parts; ++c) {
@@ -695,9 +711,9 @@ bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Te
                              weight, g))
         done = false;
     });
-    for (int64_t c = 1; c < parts && done; ++c) {
-      if (grad_weight.defined()) accumulate(grad_weight, gw[c]);
-      if (grad_bias.defined()) accumulate(grad_bias, gb[c]);
+    if (parts > 1 && done) {
+      if (grad_weight.defined()) sum_partials(gw);
+      if (grad_bias.defined()) sum_partials(gb);
     }
   });
   return done;
@@ -801,7 +817,7 @@ void workspace_to_indices(const W* ws, int64_t* idx, const PoolDims& d) {
 // ember's threads]).
 template <class F>
 void over_planes(const PoolDims& d, const F& f) {
-  over_batch(d.planes, batch_parts(d.planes, true), [&](int64_t, int64_t b, int64_t e) {
+  over_batch(d.planes, thread_parts(d.planes), [&](int64_t, int64_t b, int64_t e) {
     PoolDims s = d;
     s.planes = e - b;
     s.src[1] = s.dst[1] = e - b;
