@@ -28,8 +28,9 @@ namespace {
 thread_local bool t_in_parallel = false;
 
 constexpr int64_t kSpinMicros = 50;               // a worker's spin after a job; the caller's wait for running chunks
-constexpr int64_t kContendedMicros = 100000;      // no spinning this long after a spinning thread was preempted, ...
+constexpr int64_t kContendedMicros = 100000;      // no spinning this long after a thread waited for a core, ...
 constexpr int64_t kContendedMaxMicros = 1600000;  // ... doubling up to this while the contention persists
+constexpr int64_t kSlowWakeMicros = 1000;         // a wait for a core this long is a CPU-bound competitor's time slice
 constexpr int64_t kProbeMicros = 20;     // under contention, the caller's first look at a running chunk's progress
 constexpr int64_t kReprobeMicros = 200;  // ... and how often it looks again while it waits
 constexpr int kMaxProbes = 16;           // workers a waiting caller watches
@@ -53,11 +54,11 @@ int env_threads(const char* name) {
   return end != env && v > 0 ? static_cast<int>(std::min<long>(v, 1 << 16)) : 0;
 }
 
-// True while a spinning thread was recently preempted (Note [Intra-op parallelism]).
+// True while a worker recently waited for a core (Note [Intra-op parallelism]).
 std::atomic<int64_t> g_contended_until{0};
 std::atomic<int64_t> g_contended_window{kContendedMicros};
 
-// A spinning worker was preempted: the CPUs are contended for a window. Found again within a window of the last one's
+// A worker waited for a core: the CPUs are contended for a window. Found again within a window of the last one's
 // end (by the first spin after it), the contention persists and the window doubles, so that probing for its end
 // costs less and less; found later, it is new and the window starts small.
 void flag_contended() {
@@ -156,7 +157,7 @@ class ThreadPool {
       claim_.store(static_cast<uint64_t>(tag) << 32, std::memory_order_release);
       epoch_.fetch_add(1, std::memory_order_seq_cst);
     }
-    if (sleepers_.load(std::memory_order_seq_cst) > 0) epoch_.notify_all();
+    wake();
     run_chunks(tag, f, nchunks, nullptr);
     // Every chunk is claimed; wait for those still running on workers.
     if (done_.load(std::memory_order_acquire) != nchunks) wait_for_running(nchunks);
@@ -169,6 +170,20 @@ class ThreadPool {
 
  private:
   static bool contended() { return now_us() < g_contended_until.load(std::memory_order_relaxed); }
+
+  // Wakes the sleeping workers, unless a wake is already on its way to them: under load a woken worker can wait
+  // milliseconds for a core, and every job in that time would otherwise pay for another futex wake.
+  void wake() {
+    if (sleepers_.load(std::memory_order_seq_cst) == 0 || wake_pending_.exchange(true, std::memory_order_seq_cst))
+      return;
+    woken_at_.store(now_us(), std::memory_order_relaxed);
+    epoch_.notify_all();
+  }
+
+  // A worker started running `micros` after it was woken: a wait for a core longer than a time slice is contention.
+  static void woke_after(int64_t micros) {
+    if (micros > kSlowWakeMicros) flag_contended();
+  }
 
   // The caller has run out of chunks while workers still run some. It spins briefly (under contention, only long
   // enough to read the workers' CPU clocks twice), then sleeps, waking every kReprobeMicros to read them again while
@@ -247,11 +262,12 @@ class ThreadPool {
   // Spins until the epoch moves past `seen`, for at most kSpinMicros; false when it did not.
   bool spin(uint32_t seen) {
     if (contended()) return false;
-    // Only a preemption during the spin itself counts: one during a chunk's work (a timer, a kernel thread) says
-    // nothing about spinning, and counting those kept spinning off on quiet machines (Note [Intra-op parallelism]).
+    // Only a long preemption during the spin itself counts: one during a chunk's work, or a brief one (a timer, a
+    // kernel thread), says nothing about spinning, and counting those kept spinning off on quiet machines (Note
+    // [Intra-op parallelism]).
     rusage ru{};
     const long before = getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : -1;
-    const int64_t until = now_us() + kSpinMicros;
+    const int64_t start = now_us(), until = start + kSpinMicros;
     bool hit = false;
     for (int i = 1;; ++i) {
       if (epoch_.load(std::memory_order_acquire) != seen) {
@@ -262,8 +278,11 @@ class ThreadPool {
       cpu_relax();
       if (i % 64 == 0 && now_us() > until) break;
     }
-    // A spinning thread that the kernel preempted took a core that another thread wanted: stop spinning for a while.
-    if (before >= 0 && getrusage(RUSAGE_THREAD, &ru) == 0 && ru.ru_nivcsw > before) flag_contended();
+    // A spinning thread that the kernel preempted for a time slice took a core that another thread wanted: stop
+    // spinning for a while.
+    if (before >= 0 && now_us() - start > kSpinMicros + kSlowWakeMicros && getrusage(RUSAGE_THREAD, &ru) == 0 &&
+        ru.ru_nivcsw > before)
+      flag_contended();
     return hit;
   }
 
@@ -272,9 +291,16 @@ class ThreadPool {
     uint32_t seen = 0;  // the epoch at construction: a job posted before this thread starts still counts
     for (;;) {
       if (!spin(seen)) {
+        // Cleared before sleeping (both seq_cst with wake()'s reads): a wake() that finds it set has already
+        // woken every thread asleep before it, and a thread going to sleep after it clears it first.
+        wake_pending_.store(false, std::memory_order_seq_cst);
         sleepers_.fetch_add(1, std::memory_order_seq_cst);
+        const int64_t asleep = now_us();
         for (uint32_t e; (e = epoch_.load(std::memory_order_seq_cst)) == seen;) epoch_.wait(e);
         sleepers_.fetch_sub(1, std::memory_order_relaxed);
+        // (timed only when a wake() came after this thread went to sleep: a wait can also end without one)
+        const int64_t woken = woken_at_.load(std::memory_order_relaxed);
+        if (woken >= asleep) woke_after(now_us() - woken);
       }
       const std::function<void(int)>* job;
       int nchunks;
@@ -302,7 +328,9 @@ class ThreadPool {
   std::atomic<int> done_{0};
   std::atomic<bool> caller_waiting_{false};
   std::atomic<int> sleepers_{0};
-  std::atomic<bool> parked_{false};  // set by park(): spinning workers sleep now
+  std::atomic<bool> wake_pending_{false};  // woken by wake(), not yet back to sleep
+  std::atomic<int64_t> woken_at_{0};       // when wake() last woke the sleepers
+  std::atomic<bool> parked_{false};        // set by park(): spinning workers sleep now
   bool stop_ = false;
   std::exception_ptr error_;
 };

@@ -177,6 +177,19 @@ int64_t job_with_a_worker_chunk(const F& on_worker) {
 
 }  // namespace
 
+// A sleeping worker is woken by every job posted after it went to sleep (a wake already on its way is not sent
+// twice, and that must never leave a worker asleep): each of many jobs, posted after the workers stopped spinning,
+// gets a chunk run by a worker.
+TEST(Parallel, EveryJobWakesASleepingWorker) {
+  set_num_threads(2);
+  for (int rep = 0; rep < 200; ++rep) {
+    std::this_thread::sleep_for(std::chrono::microseconds(300));  // past the workers' spin: they sleep
+    bool worker_ran = false;
+    ASSERT_EQ(job_with_a_worker_chunk([&] { worker_ran = true; }), 8);
+    ASSERT_TRUE(worker_ran) << "job " << rep;
+  }
+}
+
 // A worker descheduled in the middle of a chunk (here: asleep, so its CPU clock stands still) is moved onto the CPU
 // of the caller waiting for it (Note [Intra-op parallelism]), and gets its own CPUs back when its chunk ends.
 TEST(Parallel, StalledWorkerIsMovedOntoTheWaitingCallersCpu) {
