@@ -402,6 +402,46 @@ def test_conv_gradients_over_many_batch_slices(rng):
         np.testing.assert_allclose(a, ref, rtol=1e-4, atol=1e-3 * np.abs(ref).max())
 
 
+@pytest.mark.parametrize("cin,cout,k", [(24, 72, 1), (16, 40, 3), (40, 120, 1)])
+def test_conv_batch_of_one_split_by_output_channels(rng, cin, cout, k):
+    """A batch of one at two threads splits the output channels; the pieces share one reordered copy of the input
+    (channel counts that are not multiples of 16 pad the blocked layout): against float64, at 1 and 2 threads."""
+    x, w, b = arr(rng, 1, cin, 56, 56), arr(rng, cout, cin, k, k), arr(rng, cout)
+    ref = to_np(F.conv2d(t(x), t(w), t(b), padding=k // 2))
+    before = ember.get_num_threads()
+    try:
+        for threads in (1, 2):
+            ember.set_num_threads(threads)
+            out = F.conv2d(t(x, ember.float32), t(w, ember.float32), t(b, ember.float32), padding=k // 2)
+            np.testing.assert_allclose(to_np(out), ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    finally:
+        ember.set_num_threads(before)
+
+
+@pytest.mark.parametrize("channels,groups", [(72, 72), (120, 120), (96, 24)])
+def test_grouped_conv_batch_of_one_split_on_channel_blocks(rng, channels, groups):
+    """A grouped convolution over a batch of one splits whole groups, on oneDNN's 16-channel blocks where the groups
+    allow it: forward and both gradients against float64, at 1 and 2 threads."""
+    cg = channels // groups
+    x, w, g = arr(rng, 1, channels, 56, 56), arr(rng, channels, cg, 3, 3), arr(rng, 1, channels, 56, 56)
+
+    def run(dtype):
+        xs, ws = t(x, dtype, True), t(w, dtype, True)
+        out = F.conv2d(xs, ws, padding=1, groups=groups)
+        out.backward(t(g, dtype))
+        return [to_np(v) for v in (out, xs.grad, ws.grad)]
+
+    ref = run(ember.float64)
+    before = ember.get_num_threads()
+    try:
+        for threads in (1, 2):
+            ember.set_num_threads(threads)
+            for got, want in zip(run(ember.float32), ref):
+                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+    finally:
+        ember.set_num_threads(before)
+
+
 def test_conv_larger_float32(rng):
     """A benchmark-sized layer (blocked layouts, several threads) against float64."""
     x, w, b = arr(rng, 4, 16, 32, 32), arr(rng, 32, 16, 3, 3), arr(rng, 32)

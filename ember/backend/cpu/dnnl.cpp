@@ -41,7 +41,10 @@
 // block) or whole groups: the forward and the weight gradient split the output channels (each piece reads the
 // whole input, reorders and writes only its own part of the weight), grad_input splits the input channels (each
 // piece reads the whole of grad_out). No partials, and the reorders are split with the work: ResNet-18's CIFAR
-// training step (batch 32) at two threads took 78 ms of CPU time in all, 62 at one thread; now 62 at both.
+// training step (batch 32) at two threads took 78 ms of CPU time in all, 62 at one thread; now 62 at both. The
+// pieces of a forward share one reordered copy of the input, and whole groups are cut on 16-channel boundaries
+// (a piece of 36 channels is reordered through a padded layout, 3x slower per element than 32): a piece may run on
+// the caller alone when the workers are busy elsewhere, and then the split must cost no more than the whole.
 #include "ember/backend/cpu/dnnl.h"
 
 #include <dlfcn.h>
@@ -476,10 +479,10 @@ int64_t forward_parts(int64_t n, bool fp32, const Tensor& input, const Tensor& w
 }
 
 // One primitive run of a convolution's forward (slice of a batch, or the whole of it); false: no fast kernel.
-bool conv_forward_run(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
-                      const ConvGeometry& g) {
-  const std::string key = conv_key('f', input, weight, bias.defined(), out, g);
-  auto p = cached(key, [&] {
+// The forward's primitive for these operands under `key` (conv_key); its prim is empty where oneDNN has no fast kernel.
+std::shared_ptr<const Prim> conv_forward_prim(const std::string& key, const Tensor& out, const Tensor& input,
+                                              const Tensor& weight, const Tensor& bias, const ConvGeometry& g) {
+  return cached(key, [&] {
     const ConvDescs d = conv_descs(input, weight, bias.defined(), out, g);
     Prim r;
     auto pd = forward_pd(d);
@@ -492,11 +495,24 @@ bool conv_forward_run(const Tensor& out, const Tensor& input, const Tensor& weig
     r.add(DNNL_ARG_DST, false, d.dst, pd.dst_desc());
     return r;
   });
-  if (!p->prim) return false;
+}
+
+// Runs primitive p (from conv_forward_prim under `key`); `src`, when given, holds the input already in p's layout.
+void conv_forward_exec(const Prim& p, const std::string& key, const Tensor& out, const Tensor& input,
+                       const Tensor& weight, const Tensor& bias, const Tensor* src = nullptr) {
   std::vector<std::pair<int, memory>> ready;
+  if (src) ready.emplace_back(DNNL_ARG_SRC, memory(p.args[0].inner, engine(), src->data_ptr()));
   Tensor held;
-  if (auto w = BlockedWeights::get().find(key, p->args[1], weight, held)) ready.emplace_back(DNNL_ARG_WEIGHTS, *w);
-  execute(*p, {&input, &weight, &bias, &out}, ready);
+  if (auto w = BlockedWeights::get().find(key, p.args[1], weight, held)) ready.emplace_back(DNNL_ARG_WEIGHTS, *w);
+  execute(p, {&input, &weight, &bias, &out}, ready);
+}
+
+bool conv_forward_run(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      const ConvGeometry& g) {
+  const std::string key = conv_key('f', input, weight, bias.defined(), out, g);
+  auto p = conv_forward_prim(key, out, input, weight, bias, g);
+  if (!p->prim) return false;
+  conv_forward_exec(*p, key, out, input, weight, bias);
   return true;
 }
 
@@ -592,25 +608,71 @@ std::pair<int64_t, int64_t> block_channels(int64_t b, int64_t e, int64_t channel
   const int64_t c0 = b * kChannelBlock, c1 = std::min(e * kChannelBlock, channels);
   return {c0, c1 - c0};
 }
+// Groups per piece boundary of a grouped convolution with `og` output channels per group: as many as fill oneDNN's
+// channel block, so that every piece but the last starts and ends on a whole block (a piece whose channels do not
+// fill whole blocks is reordered into and out of a padded layout, about 3x slower per element).
+int64_t group_block(int64_t og) {
+  return og > 0 && og < kChannelBlock && kChannelBlock % og == 0 ? kChannelBlock / og : 1;
+}
+
 Tensor narrow_of(const Tensor& t, int64_t dim, std::pair<int64_t, int64_t> r) {
   return t.defined() ? t.narrow(dim, r.first, r.second) : t;
 }
 
+// The forward of an ungrouped convolution over `parts` pieces of its `units` blocks of output channels. Every piece
+// reads the whole input, so the input is reordered into the primitives' layout once, not once per piece: run by one
+// thread (a busy machine), two pieces cost 8% more than one whole convolution in MobileNetV3 at batch 1, all of it
+// in the second reorder.
+bool conv_forward_by_output_blocks(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                   const ConvGeometry& g, int64_t units, int64_t parts) {
+  struct Piece {
+    Tensor out, weight, bias;
+    std::string key;
+    std::shared_ptr<const Prim> prim;
+  };
+  std::vector<Piece> pieces(static_cast<size_t>(parts));
+  bool shared = true;  // every piece has a fast kernel that reorders the input into the same layout
+  for (int64_t c = 0; c < parts; ++c) {
+    const auto oc = block_channels(c * units / parts, (c + 1) * units / parts, weight.size(0));
+    Piece& p = pieces[static_cast<size_t>(c)];
+    p.out = out.narrow(1, oc.first, oc.second);
+    p.weight = weight.narrow(0, oc.first, oc.second);
+    p.bias = narrow_of(bias, 0, oc);
+    p.key = conv_key('f', input, p.weight, bias.defined(), p.out, g);
+    p.prim = conv_forward_prim(p.key, p.out, input, p.weight, p.bias, g);
+    shared = shared && p.prim->prim && p.prim->args[0].reorder &&
+             p.prim->args[0].inner == pieces[0].prim->args[0].inner;
+  }
+  Tensor src;
+  if (shared) prepare_input(pieces[0].prim->args[0], input, src);
+  std::atomic<bool> done{true};
+  over_batch(parts, parts, [&](int64_t c, int64_t, int64_t) {
+    const Piece& p = pieces[static_cast<size_t>(c)];
+    if (!p.prim->prim)
+      done = false;
+    else
+      conv_forward_exec(*p.prim, p.key, p.out, input, p.weight, p.bias, shared ? &src : nullptr);
+  });
+  return done;
+}
+
 // The forward over pieces of the output channels: whole groups of a grouped convolution (with their input channels),
-// or blocks of channels of an ungrouped one (each reading the whole input).
+// or blocks of channels of an ungrouped one (conv_forward_by_output_blocks).
 bool conv_forward_by_channels(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                               const ConvGeometry& g) {
-  const int64_t O = weight.size(0), units = g.groups > 1 ? g.groups : channel_blocks(O);
+  const int64_t O = weight.size(0), og = O / g.groups, cg = input.size(1) / g.groups;  // channels per group
+  const int64_t gb = group_block(og), units = g.groups > 1 ? (g.groups + gb - 1) / gb : channel_blocks(O);
   const int64_t parts = channel_parts(units, conv_macs(weight, out));
   if (parts <= 1) return conv_forward_run(out, input, weight, bias, g);
-  const int64_t og = O / g.groups, cg = input.size(1) / g.groups;  // channels per group
+  if (g.groups == 1) return conv_forward_by_output_blocks(out, input, weight, bias, g, units, parts);
   std::atomic<bool> done{true};
-  over_batch(units, parts, [&](int64_t, int64_t b, int64_t e) {
+  over_batch(units, parts, [&](int64_t, int64_t ub, int64_t ue) {
+    const int64_t b = ub * gb, e = std::min(ue * gb, g.groups);
     ConvGeometry sg = g;
-    sg.groups = g.groups > 1 ? e - b : 1;
-    const auto oc = g.groups > 1 ? std::make_pair(b * og, (e - b) * og) : block_channels(b, e, O);
-    const Tensor in = g.groups > 1 ? input.narrow(1, b * cg, (e - b) * cg) : input;
-    if (!conv_forward_run(narrow_of(out, 1, oc), in, weight.narrow(0, oc.first, oc.second), narrow_of(bias, 0, oc), sg))
+    sg.groups = e - b;
+    const auto oc = std::make_pair(b * og, (e - b) * og);
+    if (!conv_forward_run(narrow_of(out, 1, oc), input.narrow(1, b * cg, (e - b) * cg),
+                          weight.narrow(0, oc.first, oc.second), narrow_of(bias, 0, oc), sg))
       done = false;
   });
   return done;
@@ -632,9 +694,9 @@ bool conv_backward_by_channels(const Tensor& grad_input, const Tensor& grad_weig
     if (!conv_backward_run(gi, gw, gb, go, in, w, sg)) done = false;
   };
   if (g.groups > 1) {
-    const int64_t parts = channel_parts(g.groups, macs);
-    const int64_t og = O / g.groups, cg = C / g.groups;
-    over_batch(g.groups, parts, [&](int64_t, int64_t b, int64_t e) {
+    const int64_t og = O / g.groups, cg = C / g.groups, gb = group_block(og), units = (g.groups + gb - 1) / gb;
+    over_batch(units, channel_parts(units, macs), [&](int64_t, int64_t ub, int64_t ue) {
+      const int64_t b = ub * gb, e = std::min(ue * gb, g.groups);
       ConvGeometry sg = g;
       sg.groups = e - b;
       const auto oc = std::make_pair(b * og, (e - b) * og), ic = std::make_pair(b * cg, (e - b) * cg);
