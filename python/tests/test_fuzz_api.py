@@ -44,6 +44,17 @@ def test_calls_are_determined_by_seed_and_index():
     assert a == b and a != c
 
 
+def test_huge_calls_are_slow_not_hangs():
+    """A timeout counts as slow, not as a hang, only where the work itself is huge: 2**31 elements in a tensor
+    argument, or a factory asked for 2**30 elements; an op given a huge integer elsewhere is still a finding."""
+    assert Call(_target("torch.logspace"), None, [Src("1.0"), Src("0"), Src("2147483647")], {}).huge()
+    assert Call(_target("torch.randperm"), None, [Src(str(2**30))], {}).huge()
+    assert not Call(_target("torch.logspace"), None, [Src("1.0"), Src("0"), Src("100")], {}).huge()
+    assert not Call(
+        _target("nn.functional.max_pool3d"), None, [Tensor((1, 2, 3), "float32"), Src(str(2**62))], {}
+    ).huge()
+
+
 def test_tensor_spec_views_render_their_shape():
     t = Tensor((3, 4), "float16", view="T", grad=True)
     assert t.build() == "ember.randn((4, 3), dtype=ember.float16).requires_grad_().transpose(0, 1)"

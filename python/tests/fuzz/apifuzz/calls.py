@@ -140,6 +140,20 @@ def _kind(p):
     return "any"
 
 
+# Factories whose integer argument is the number of elements they make.
+SIZED_FACTORIES = ("linspace", "logspace", "randperm")
+
+
+def _int_at_least(spec, n):
+    """Whether `spec` is an integer literal of at least n."""
+    if not isinstance(spec, Src):
+        return False
+    try:
+        return int(spec.src) >= n
+    except ValueError:
+        return False
+
+
 class Call:
     """A call of target with `self_spec` (Tensor's methods), positional `args` and keyword `kwargs` specs. `use`: the
     result is used after the call (repr of each tensor in it, backward when it requires grad) so that a bad view or
@@ -153,12 +167,15 @@ class Call:
         self.use = use
 
     def huge(self):
-        """Whether a tensor argument has 2**31 elements or 2**20 along a dimension, or the call is a Laguerre
-        polynomial (whose cost is linear in its degree, as PyTorch's: Note [Polynomials of large degree]): a call that
-        may take long without hanging."""
+        """Whether a tensor argument has 2**31 elements or 2**20 along a dimension, a factory is asked for 2**30
+        elements (logspace(1.0, 0, 2**31 - 1, dtype=int8) computes 2 GiB: 32 s here, and about 20 s in PyTorch 2.15),
+        or the call is a Laguerre polynomial (whose cost is linear in its degree, as PyTorch's: Note [Polynomials of
+        large degree]): a call that may take long without hanging."""
         if "laguerre_polynomial" in self.target.path:
             return True
         specs = [self.self_spec] + self.args + list(self.kwargs.values())
+        if self.target.path.rsplit(".", 1)[-1] in SIZED_FACTORIES and any(_int_at_least(s, 2**30) for s in specs):
+            return True
         tensors = [t for t in specs if isinstance(t, Tensor)]
         tensors += [t for s in specs if isinstance(s, Seq) for t in s.tensors()]
         # 2**20 or more along one dimension: a call may return that many tensors (unbind, split), each one printed
