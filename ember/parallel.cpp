@@ -157,9 +157,7 @@ class ThreadPool {
       claim_.store(static_cast<uint64_t>(tag) << 32, std::memory_order_release);
       epoch_.fetch_add(1, std::memory_order_seq_cst);
     }
-    // Under contention a woken worker waits a time slice for a core, so a job of at most one chunk per thread is
-    // over before it could arrive: the futex call would be all it costs (a quarter of a 65536-element add).
-    if (!contended() || nchunks > size()) wake();
+    wake();
     run_chunks(tag, f, nchunks, nullptr);
     // Every chunk is claimed; wait for those still running on workers.
     if (done_.load(std::memory_order_acquire) != nchunks) wait_for_running(nchunks);

@@ -14,8 +14,7 @@
 //   machines too, and counting those kept spinning off there). The contended window is 100 ms, doubling up to 1.6 s
 //   while each probe after it finds the contention again. The caller waits for chunks already running the same way.
 //   A wake is sent once: while a woken worker waits for a core, the jobs posted meanwhile do not wake it again (each
-//   would be a futex call on the caller's time: 17,000 of them in 190 MobileNetV3 inferences beside a busy process),
-//   and under contention a job of at most one chunk per thread wakes nobody: it is over before a worker could come.
+//   would be a futex call on the caller's time: 17,000 of them in 190 MobileNetV3 inferences beside a busy process).
 // - A preempted worker gets the caller's core. The caller may still run out of chunks while a worker sits preempted
 //   in the middle of one, queued behind another process until the kernel's next tick, while the caller's own core
 //   idles. So a waiting caller reads the CPU clocks of the workers in a chunk (pthread_getcpuclockid), and again every
