@@ -442,6 +442,29 @@ def test_grouped_conv_batch_of_one_split_on_channel_blocks(rng, channels, groups
         ember.set_num_threads(before)
 
 
+@pytest.mark.parametrize("cin,cout,k,groups", [(24, 40, 3, 1), (20, 36, 1, 1), (40, 40, 3, 40), (8, 24, 3, 1)])
+def test_conv_blocked_padding_is_zeroed_in_reused_memory(rng, cin, cout, k, groups):
+    """Channel counts that are not multiples of 16 are reordered into oneDNN's blocked layouts with padded channel
+    blocks, which oneDNN requires to be zero (Note [Reorders as copies] in dnnl_reorder.cpp). The allocator's blocks
+    are first filled with NaN and freed, so padding left unwritten poisons every output: forward and both gradients
+    against float64, batch 1 and 4."""
+    for n in (1, 4):
+        x, w, g = arr(rng, n, cin, 14, 14), arr(rng, cout, cin // groups, k, k), arr(rng, n, cout, 14, 14)
+
+        def run(dtype):
+            xs, ws = t(x, dtype, True), t(w, dtype, True)
+            out = F.conv2d(xs, ws, padding=k // 2, groups=groups)
+            out.backward(t(g, dtype))
+            return [to_np(v) for v in (out, xs.grad, ws.grad)]
+
+        ref = run(ember.float64)
+        for _ in range(3):
+            poison = [ember.full((size,), float("nan")) for size in (4096, 16384, 65536, 262144) for _ in range(4)]
+            del poison
+            for got, want in zip(run(ember.float32), ref):
+                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+
+
 def test_conv_larger_float32(rng):
     """A benchmark-sized layer (blocked layouts, several threads) against float64."""
     x, w, b = arr(rng, 4, 16, 32, 32), arr(rng, 32, 16, 3, 3), arr(rng, 32)

@@ -1,5 +1,11 @@
 // Copy with casting and fill: the CPU elementwise kernels of the tensor core.
+#include <array>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
 #include "ember/backend/cpu/half_convert.h"
+#include "ember/backend/cpu/lanes.h"
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/kernels.h"
 #include "ember/backend/kernels/copy.h"
@@ -7,25 +13,181 @@
 namespace ember::cpu {
 namespace {
 
-// A 2-D copy whose source is contiguous along the other dim than the destination (a transpose):
-// walking either side in order makes every access to the other a cache miss, so copy in square tiles.
+// Note [Transposing copies]
+// A copy whose source is contiguous along other dims than the destination (a permuted view made contiguous, a plain
+// tensor reordered into oneDNN's blocked layouts and back) reads or writes one element per cache line when either
+// side is walked in order. So it runs as 2-D transposes: rows are the dims the destination walks contiguously from
+// its innermost one, columns the dims the source walks contiguously (each run of dims may span several, such as a
+// weight's [16 input channels][3][3] in OIhw16i16o), in tiles of kTile x kTile, the remaining dims an outer loop.
+// Four-byte elements copied as they are go through 8 x 8 register transposes (lanes::transpose). Each stream of a
+// tile (a row of the source, a column of the destination) is fetched kAhead elements ahead, and the source of the
+// next outer index as a whole when it is small: weights come from memory, their 16 rows of a block far apart, more
+// streams than the hardware prefetchers follow. A 512x512x3x3 weight into OIhw16i16o, one thread: 1.5 ms element
+// by element, 0.46 ms here from cache and 1.2 ms from memory; oneDNN's reorder 1.0 ms.
+constexpr int64_t kTile = 32;
+constexpr int64_t kMaxRun = 1 << 12;          // elements of a run of several dims (their offsets are tabulated)
+constexpr int64_t kPrefetchBytes = 16 << 10;  // the most of the next outer index's source fetched ahead
+constexpr int64_t kAhead = 128;
+
+// Dims of `it` that operand `op` walks contiguously, from its unit stride on: element c of the run lies at
+// at(c) bytes in the other operand.
+struct Run {
+  std::vector<int> dims;
+  int64_t n = 1, step = 0;      // one dim: at(c) = c * step
+  std::vector<int64_t> offset;  // several: a table
+  int64_t at(int64_t c) const { return offset.empty() ? c * step : offset[static_cast<size_t>(c)]; }
+};
+
+// The run of operand `op` (element size `elem`) over dims not in `used` (which it joins), without its offsets.
+Run contiguous_dims(const StridedIter& it, int op, int64_t elem, uint32_t& used) {
+  Run r;
+  for (int64_t stride = elem;;) {
+    int k = 0;
+    while (k < it.ndim && ((used >> k & 1) || it.strides[op][k] != stride)) ++k;
+    if (k == it.ndim || (!r.dims.empty() && r.n * it.shape[k] > kMaxRun)) break;
+    used |= 1u << k;
+    r.dims.push_back(k);
+    r.n *= it.shape[k];
+    stride *= it.shape[k];
+  }
+  return r;
+}
+
+// Fills in where the run of operand `op` lies in the other one.
+void locate(Run& r, const StridedIter& it, int op) {
+  const int other = 1 - op;
+  if (r.dims.size() == 1) r.step = it.strides[other][r.dims[0]];
+  if (r.dims.size() < 2) return;
+  r.offset.resize(static_cast<size_t>(r.n));
+  std::vector<int64_t> idx(r.dims.size(), 0);
+  int64_t off = 0;
+  for (int64_t c = 0; c < r.n; ++c) {
+    r.offset[static_cast<size_t>(c)] = off;
+    for (size_t j = 0; j < r.dims.size(); ++j) {  // odometer
+      off += it.strides[other][r.dims[j]];
+      if (++idx[j] < it.shape[r.dims[j]]) break;
+      off -= it.strides[other][r.dims[j]] * it.shape[r.dims[j]];
+      idx[j] = 0;
+    }
+  }
+}
+
+// The destination's run (rows) and the source's (columns) for a transposing copy, or false where there is none. A
+// dim could join either run (OIhw16i16o's 16 input channels follow the output channels in the destination and
+// the 3x3 taps in the source): both orders are tried, keeping the one with more elements in whole 8 x 8 blocks.
+bool transposed_runs(const StridedIter& it, int64_t out_size, int64_t in_size, Run& rows, Run& cols, uint32_t& used) {
+  int seed_r = 0, seed_c = 0;
+  while (seed_r < it.ndim && it.strides[0][seed_r] != out_size) ++seed_r;
+  while (seed_c < it.ndim && it.strides[1][seed_c] != in_size) ++seed_c;
+  if (seed_r == it.ndim || seed_c == it.ndim || seed_r == seed_c) return false;
+  auto whole = [](const Run& a, const Run& b) { return (a.n / 8 * 8) * (b.n / 8 * 8); };
+  uint32_t used_a = 1u << seed_r;  // columns first
+  Run cols_a = contiguous_dims(it, 1, in_size, used_a);
+  used_a &= ~(1u << seed_r);
+  Run rows_a = contiguous_dims(it, 0, out_size, used_a);
+  uint32_t used_b = 1u << seed_c;  // rows first
+  Run rows_b = contiguous_dims(it, 0, out_size, used_b);
+  used_b &= ~(1u << seed_c);
+  Run cols_b = contiguous_dims(it, 1, in_size, used_b);
+  const bool a = whole(rows_a, cols_a) >= whole(rows_b, cols_b);
+  rows = std::move(a ? rows_a : rows_b);
+  cols = std::move(a ? cols_a : cols_b);
+  used = a ? used_a : used_b;
+  if (rows.n < 4 || cols.n < 4) return false;
+  locate(rows, it, 0);
+  locate(cols, it, 1);
+  return true;
+}
+
+// Rows [r0, r1) x columns [c0, c1): the destination's row r of column c lies at dst + cols.at(c) + r * sizeof(Out),
+// the source's at src + rows.at(r) + c * sizeof(In).
+template <class Out, class In>
+void transpose_tile(char* dst, const char* src, const Run& rows, const Run& cols, int64_t r0, int64_t r1, int64_t c0,
+                    int64_t c1) {
+  // (locals, which the stores below cannot alias)
+  const int64_t *rt = rows.offset.empty() ? nullptr : rows.offset.data(), rs = rows.step;
+  const int64_t *ct = cols.offset.empty() ? nullptr : cols.offset.data(), cs = cols.step;
+  auto row = [&](int64_t r) { return src + (rt ? rt[r] : r * rs); };
+  auto col = [&](int64_t c) { return dst + (ct ? ct[c] : c * cs); };
+  auto one = [&](int64_t r, int64_t c) {
+    *reinterpret_cast<Out*>(col(c) +
+                            r * sizeof(Out)) = convert<Out>(*reinterpret_cast<const In*>(row(r) + c * sizeof(In)));
+  };
+  int64_t r = r0;
+  if constexpr (std::is_same_v<Out, In> && sizeof(Out) == sizeof(float)) {
+    using V = lanes::Vec<float>;
+    constexpr int W = lanes::kWidth<float>;
+    for (; r + W <= r1; r += W) {
+      const char* from[W];
+#pragma GCC unroll 8
+      for (int k = 0; k < W; ++k) from[k] = row(r + k);
+      int64_t c = c0;
+      for (; c + W <= c1; c += W) {
+        V v[W];  // (unrolled, so that v stays in registers)
+#pragma GCC unroll 8
+        for (int k = 0; k < W; ++k) {
+          std::memcpy(&v[k], from[k] + c * sizeof(In), sizeof(V));
+          if (c % 16 == 0) __builtin_prefetch(from[k] + (c + kAhead) * sizeof(In));
+        }
+        lanes::transpose<float>(v);
+#pragma GCC unroll 8
+        for (int k = 0; k < W; ++k) {
+          char* to = col(c + k) + r * sizeof(Out);
+          std::memcpy(to, &v[k], sizeof(V));
+          if (r % 16 == 0) __builtin_prefetch(to + kAhead * sizeof(Out), 1);
+        }
+      }
+      for (; c < c1; ++c)
+        for (int64_t k = r; k < r + W; ++k) one(k, c);
+    }
+  }
+  for (int64_t c = c0; c < c1; ++c)
+    for (int64_t k = r; k < r1; ++k) one(k, c);
+}
+
 template <class Out, class In>
 bool copy_transposed(const StridedIter& it) {
-  if (it.ndim != 2 || it.strides[0][0] != sizeof(Out) || it.strides[1][1] != sizeof(In)) return false;
-  constexpr int64_t kTile = 32;
-  const int64_t n0 = it.shape[0], n1 = it.shape[1];
-  const int64_t os1 = it.strides[0][1], is0 = it.strides[1][0];
-  const int64_t tiles1 = (n1 + kTile - 1) / kTile;
-  parallel_for(0, tiles1, std::max<int64_t>(1, kGrainSize / (kTile * n0)), [&](int64_t b, int64_t e) {
-    for (int64_t t1 = b; t1 < e; ++t1)
-      for (int64_t i0 = 0; i0 < n0; i0 += kTile)
-        for (int64_t i1 = t1 * kTile; i1 < std::min(n1, (t1 + 1) * kTile); ++i1) {
-          Out* o = reinterpret_cast<Out*>(it.data[0] + i1 * os1);
-          const In* x = reinterpret_cast<const In*>(it.data[1] + i1 * sizeof(In));
-          for (int64_t k = i0; k < std::min(n0, i0 + kTile); ++k)
-            o[k] = convert<Out>(*reinterpret_cast<const In*>(reinterpret_cast<const char*>(x) + k * is0));
-        }
-  });
+  if (it.ndim < 2 || it.ndim > 32) return false;
+  uint32_t used = 0;
+  Run rows, cols;
+  if (!transposed_runs(it, sizeof(Out), sizeof(In), rows, cols, used)) return false;
+  const int64_t tiles = (cols.n + kTile - 1) / kTile, units = it.numel / (rows.n * cols.n) * tiles;
+  const int64_t row_bytes = cols.n * static_cast<int64_t>(sizeof(In));
+  const bool prefetch = rows.n * row_bytes <= kPrefetchBytes;
+  parallel_for(0, units, std::max<int64_t>(1, kGrainSize / (rows.n * std::min(cols.n, kTile))),
+               [&](int64_t b, int64_t e) {
+                 // The outer index of unit b (the dims in neither run), then an odometer step per outer index.
+                 DimVector idx(it.ndim, 0);
+                 std::array<char*, 2> ptr = {it.data[0], it.data[1]};
+                 int64_t rem = b / tiles;
+                 for (int k = 0; k < it.ndim; ++k) {
+                   if (used >> k & 1) continue;
+                   idx[k] = rem % it.shape[k];
+                   rem /= it.shape[k];
+                   for (int i = 0; i < 2; ++i) ptr[i] += idx[k] * it.strides[i][k];
+                 }
+                 for (int64_t u = b; u < e;) {
+                   std::array<char*, 2> next = ptr;  // the next outer index
+                   for (int k = 0; k < it.ndim; ++k) {
+                     if (used >> k & 1) continue;
+                     for (int i = 0; i < 2; ++i) next[i] += it.strides[i][k];
+                     if (++idx[k] < it.shape[k]) break;
+                     for (int i = 0; i < 2; ++i) next[i] -= it.strides[i][k] * it.shape[k];
+                     idx[k] = 0;
+                   }
+                   if (prefetch)
+                     for (int64_t r = 0; r < rows.n; ++r) {
+                       const char* p = next[1] + rows.at(r);
+                       for (int64_t o = 0; o < row_bytes; o += 64) __builtin_prefetch(p + o);
+                       __builtin_prefetch(p + row_bytes - 1);
+                     }
+                   for (int64_t t = u % tiles; t < tiles && u < e; ++t, ++u)
+                     for (int64_t r = 0; r < rows.n; r += kTile)
+                       transpose_tile<Out, In>(ptr[0], ptr[1], rows, cols, r, std::min(rows.n, r + kTile), t * kTile,
+                                               std::min(cols.n, (t + 1) * kTile));
+                   ptr = next;
+                 }
+               });
   return true;
 }
 

@@ -57,6 +57,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "ember/backend/cpu/dnnl_reorder.h"
 #include "ember/backend/kernels/nn/conv.h"
 #include "ember/backend/kernels/nn/pooling.h"
 #include "ember/error.h"
@@ -305,9 +306,11 @@ dnnl::primitive_attr default_attr() {
 void Prim::add(int id, bool input, const memory::desc& user, const memory::desc& inner) {
   Arg a{id, input, user, inner, std::nullopt};
   // Plain <-> blocked reorders use no scratchpad, so they keep the default (library) mode.
-  if (!(user == inner))
+  if (!(user == inner)) {
     a.reorder = input ? dnnl::reorder(dnnl::reorder::primitive_desc(engine(), user, engine(), inner))
                       : dnnl::reorder(dnnl::reorder::primitive_desc(engine(), inner, engine(), user));
+    a.by_copy = copyable(user, inner);
+  }
   args.push_back(std::move(a));
 }
 
@@ -322,6 +325,11 @@ std::shared_ptr<const Prim> cached(std::string key, const std::function<Prim()>&
 memory prepare_input(const Prim::Arg& a, const Tensor& t, Tensor& keep) {
   memory user(a.user, engine(), t.data_ptr());
   if (!a.reorder) return user;
+  if (a.by_copy) {
+    keep = blocked_buffer(a.inner);
+    copy_blocked(a.user, t, a.inner, keep, true);
+    return memory(a.inner, engine(), keep.data_ptr());
+  }
   keep = buffer(a.inner.get_size());
   memory inner(a.inner, engine(), keep.data_ptr());
   a.reorder->execute(stream(), {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, inner}});
@@ -334,7 +342,7 @@ void execute(const Prim& p, std::initializer_list<const Tensor*> tensors,
   dnnl::stream& s = stream();
   std::unordered_map<int, memory> m(ready.begin(), ready.end());
   std::vector<Tensor> keep(p.args.size());                   // reordered copies live until the primitive has run
-  std::vector<std::pair<const Prim::Arg*, memory>> outputs;  // (arg, user memory) to reorder back
+  std::vector<std::pair<const Prim::Arg*, size_t>> outputs;  // (arg, operand) to reorder back
   const int64_t scratch_bytes = std::max<int64_t>(static_cast<int64_t>(p.scratchpad_bytes), 1);
   Tensor scratch = buffer(scratch_bytes);
   memory scratch_mem(memory::desc({scratch_bytes}, memory::data_type::u8, memory::format_tag::a), engine(),
@@ -349,14 +357,21 @@ void execute(const Prim& p, std::initializer_list<const Tensor*> tensors,
     } else if (!a.reorder) {
       m.emplace(a.id, memory(a.user, engine(), t->data_ptr()));
     } else {
-      keep[i] = buffer(a.inner.get_size());
+      keep[i] = a.by_copy ? blocked_buffer(a.inner) : buffer(a.inner.get_size());
       m.emplace(a.id, memory(a.inner, engine(), keep[i].data_ptr()));
-      outputs.emplace_back(&a, memory(a.user, engine(), t->data_ptr()));
+      outputs.emplace_back(&a, i);
     }
   }
   m.emplace(DNNL_ARG_SCRATCHPAD, scratch_mem);
   p.prim.execute(s, m);
-  for (auto& [a, user] : outputs) a->reorder->execute(s, {{DNNL_ARG_FROM, m.at(a->id)}, {DNNL_ARG_TO, user}});
+  s.wait();
+  for (auto [a, i] : outputs) {
+    const Tensor& t = **(tensors.begin() + i);
+    if (a->by_copy)
+      copy_blocked(a->user, t, a->inner, keep[i], false);
+    else
+      a->reorder->execute(s, {{DNNL_ARG_FROM, m.at(a->id)}, {DNNL_ARG_TO, memory(a->user, engine(), t.data_ptr())}});
+  }
   s.wait();
 }
 
@@ -614,6 +629,17 @@ std::pair<int64_t, int64_t> block_channels(int64_t b, int64_t e, int64_t channel
 int64_t group_block(int64_t og) {
   return og > 0 && og < kChannelBlock && kChannelBlock % og == 0 ? kChannelBlock / og : 1;
 }
+// A grouped convolution's groups in units of group_block(og), the pieces' boundaries.
+struct GroupUnits {
+  int64_t groups, per_unit, units;
+  GroupUnits(int64_t groups, int64_t og)
+      : groups(groups), per_unit(group_block(og)), units((groups + per_unit - 1) / per_unit) {}
+  // The groups of units [ub, ue), as (first, count).
+  std::pair<int64_t, int64_t> of(int64_t ub, int64_t ue) const {
+    const int64_t b = ub * per_unit;
+    return {b, std::min(ue * per_unit, groups) - b};
+  }
+};
 
 Tensor narrow_of(const Tensor& t, int64_t dim, std::pair<int64_t, int64_t> r) {
   return t.defined() ? t.narrow(dim, r.first, r.second) : t;
@@ -661,18 +687,19 @@ bool conv_forward_by_output_blocks(const Tensor& out, const Tensor& input, const
 bool conv_forward_by_channels(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                               const ConvGeometry& g) {
   const int64_t O = weight.size(0), og = O / g.groups, cg = input.size(1) / g.groups;  // channels per group
-  const int64_t gb = group_block(og), units = g.groups > 1 ? (g.groups + gb - 1) / gb : channel_blocks(O);
+  const GroupUnits gu(g.groups, og);
+  const int64_t units = g.groups > 1 ? gu.units : channel_blocks(O);
   const int64_t parts = channel_parts(units, conv_macs(weight, out));
   if (parts <= 1) return conv_forward_run(out, input, weight, bias, g);
   if (g.groups == 1) return conv_forward_by_output_blocks(out, input, weight, bias, g, units, parts);
   std::atomic<bool> done{true};
   over_batch(units, parts, [&](int64_t, int64_t ub, int64_t ue) {
-    const int64_t b = ub * gb, e = std::min(ue * gb, g.groups);
+    const auto [b, n] = gu.of(ub, ue);
     ConvGeometry sg = g;
-    sg.groups = e - b;
-    const auto oc = std::make_pair(b * og, (e - b) * og);
-    if (!conv_forward_run(narrow_of(out, 1, oc), input.narrow(1, b * cg, (e - b) * cg),
-                          weight.narrow(0, oc.first, oc.second), narrow_of(bias, 0, oc), sg))
+    sg.groups = n;
+    const auto oc = std::make_pair(b * og, n * og);
+    if (!conv_forward_run(narrow_of(out, 1, oc), input.narrow(1, b * cg, n * cg), weight.narrow(0, oc.first, oc.second),
+                          narrow_of(bias, 0, oc), sg))
       done = false;
   });
   return done;
@@ -694,12 +721,13 @@ bool conv_backward_by_channels(const Tensor& grad_input, const Tensor& grad_weig
     if (!conv_backward_run(gi, gw, gb, go, in, w, sg)) done = false;
   };
   if (g.groups > 1) {
-    const int64_t og = O / g.groups, cg = C / g.groups, gb = group_block(og), units = (g.groups + gb - 1) / gb;
-    over_batch(units, channel_parts(units, macs), [&](int64_t, int64_t ub, int64_t ue) {
-      const int64_t b = ub * gb, e = std::min(ue * gb, g.groups);
+    const int64_t og = O / g.groups, cg = C / g.groups;
+    const GroupUnits gu(g.groups, og);
+    over_batch(gu.units, channel_parts(gu.units, macs), [&](int64_t, int64_t ub, int64_t ue) {
+      const auto [b, n] = gu.of(ub, ue);
       ConvGeometry sg = g;
-      sg.groups = e - b;
-      const auto oc = std::make_pair(b * og, (e - b) * og), ic = std::make_pair(b * cg, (e - b) * cg);
+      sg.groups = n;
+      const auto oc = std::make_pair(b * og, n * og), ic = std::make_pair(b * cg, n * cg);
       run(narrow_of(grad_input, 1, ic), narrow_of(grad_weight, 0, oc), narrow_of(grad_bias, 0, oc),
           grad_out.narrow(1, oc.first, oc.second), narrow_of(input, 1, ic), narrow_of(weight, 0, oc), sg);
     });

@@ -33,6 +33,7 @@ struct Prim {
     bool input;  // read (reordered in before) or written (reordered out after)
     dnnl::memory::desc user, inner;
     std::optional<dnnl::reorder> reorder;
+    bool by_copy = false;  // the reorder runs as an ember copy (Note [Reorders as copies] in dnnl_reorder.cpp)
   };
   dnnl::primitive prim;
   std::vector<Arg> args;

@@ -94,37 +94,6 @@ void store_pairs(T* p, Cx<lanes::Vec<T>> v) {
   std::memcpy(p + lanes::kWidth<T>, &b, sizeof b);
 }
 
-// Transposes the W x W matrix whose rows are v[0..W) (lane k of v[l] becomes lane l of v[k]): AVX's unpack, shuffle
-// and 128-bit permute steps, written as generic shuffles.
-template <class T>
-void transpose(lanes::Vec<T>* v) {
-  using V = lanes::Vec<T>;
-  if constexpr (std::is_same_v<T, float>) {
-    V t[8], u[8];
-    for (int p = 0; p < 8; p += 2) {
-      t[p] = __builtin_shufflevector(v[p], v[p + 1], 0, 8, 1, 9, 4, 12, 5, 13);
-      t[p + 1] = __builtin_shufflevector(v[p], v[p + 1], 2, 10, 3, 11, 6, 14, 7, 15);
-    }
-    for (int p = 0; p < 8; p += 4) {
-      u[p] = __builtin_shufflevector(t[p], t[p + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-      u[p + 1] = __builtin_shufflevector(t[p], t[p + 2], 2, 3, 10, 11, 6, 7, 14, 15);
-      u[p + 2] = __builtin_shufflevector(t[p + 1], t[p + 3], 0, 1, 8, 9, 4, 5, 12, 13);
-      u[p + 3] = __builtin_shufflevector(t[p + 1], t[p + 3], 2, 3, 10, 11, 6, 7, 14, 15);
-    }
-    for (int k = 0; k < 4; ++k) {
-      v[k] = __builtin_shufflevector(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-      v[k + 4] = __builtin_shufflevector(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-    }
-  } else {
-    const V t0 = __builtin_shufflevector(v[0], v[1], 0, 4, 2, 6), t1 = __builtin_shufflevector(v[0], v[1], 1, 5, 3, 7);
-    const V t2 = __builtin_shufflevector(v[2], v[3], 0, 4, 2, 6), t3 = __builtin_shufflevector(v[2], v[3], 1, 5, 3, 7);
-    v[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
-    v[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
-    v[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-    v[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
-  }
-}
-
 // c[j] for j < n from W lines of contiguous complex numbers starting at p[l] (a block of W x W at a time through
 // transposes, the tail lane by lane).
 template <class T>
@@ -137,8 +106,8 @@ void gather_rows(Cx<lanes::Vec<T>>* c, const T* const* p, int64_t n) {
       const auto v = load_pairs(p[l] + 2 * j);
       re[l] = v.r, im[l] = v.i;
     }
-    transpose<T>(re);
-    transpose<T>(im);
+    lanes::transpose<T>(re);
+    lanes::transpose<T>(im);
     for (int64_t k = 0; k < W; ++k) c[j + k] = {re[k], im[k]};
   }
   for (; j < n; ++j)
@@ -153,8 +122,8 @@ void scatter_rows(T* const* p, const Cx<lanes::Vec<T>>* c, int64_t n, T s) {
   for (; j + W <= n; j += W) {
     lanes::Vec<T> re[W], im[W];
     for (int64_t k = 0; k < W; ++k) re[k] = c[j + k].r * s, im[k] = c[j + k].i * s;
-    transpose<T>(re);
-    transpose<T>(im);
+    lanes::transpose<T>(re);
+    lanes::transpose<T>(im);
     for (int64_t l = 0; l < W; ++l) store_pairs(p[l] + 2 * j, {re[l], im[l]});
   }
   for (; j < n; ++j)
@@ -390,7 +359,7 @@ void r2c_typed(const Tensor& out, const Tensor& in, int64_t dim, double scale) {
       for (; is == 1 && j + L <= n; j += L) {  // contiguous rows: a block of L x L through a transpose
         V block[L];
         for (int64_t l = 0; l < L; ++l) std::memcpy(&block[l], src + ia[l] + j, sizeof(V));
-        transpose<T>(block);
+        lanes::transpose<T>(block);
         for (int64_t k = 0; k < L; ++k) x[j + k] = block[k];
       }
     }

@@ -89,4 +89,35 @@ T max_of(int64_t n, T init, F f) {
   return fold<T>(n, init, f, [](auto a, auto b) { return max(a, b); });
 }
 
+// Transposes the W x W matrix whose rows are v[0..W) (lane k of v[l] becomes lane l of v[k]): AVX's unpack, shuffle
+// and 128-bit permute steps, written as generic shuffles. (Inlined, so that v stays in registers.)
+template <class T>
+[[gnu::always_inline]] inline void transpose(Vec<T>* v) {
+  using V = Vec<T>;
+  if constexpr (std::is_same_v<T, float>) {
+    V t[8], u[8];
+    for (int p = 0; p < 8; p += 2) {
+      t[p] = __builtin_shufflevector(v[p], v[p + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+      t[p + 1] = __builtin_shufflevector(v[p], v[p + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    }
+    for (int p = 0; p < 8; p += 4) {
+      u[p] = __builtin_shufflevector(t[p], t[p + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[p + 1] = __builtin_shufflevector(t[p], t[p + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+      u[p + 2] = __builtin_shufflevector(t[p + 1], t[p + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[p + 3] = __builtin_shufflevector(t[p + 1], t[p + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+    for (int k = 0; k < 4; ++k) {
+      v[k] = __builtin_shufflevector(u[k], u[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+      v[k + 4] = __builtin_shufflevector(u[k], u[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    }
+  } else {
+    const V t0 = __builtin_shufflevector(v[0], v[1], 0, 4, 2, 6), t1 = __builtin_shufflevector(v[0], v[1], 1, 5, 3, 7);
+    const V t2 = __builtin_shufflevector(v[2], v[3], 0, 4, 2, 6), t3 = __builtin_shufflevector(v[2], v[3], 1, 5, 3, 7);
+    v[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    v[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    v[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+    v[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+  }
+}
+
 }  // namespace ember::cpu::lanes

@@ -1,0 +1,91 @@
+"""Transposing copies (Note [Transposing copies] in ember/backend/cpu/copy.cpp): a copy whose source is contiguous
+along other dims than its destination runs as tiled 2-D transposes, through 8 x 8 register transposes for 4-byte
+elements and element by element for the rest and at the tiles' edges. Each case is checked against NumPy: square
+and ragged 2-D transposes (sizes around the 8-lane blocks and the 32-element tiles), permutations of 3 to 6 dims
+whose contiguous runs span several dims (oneDNN's blocked weight layouts), casts, and several dtypes, at 1 and 2
+threads."""
+
+import numpy as np
+import pytest
+
+import ember
+
+DTYPES = [np.float32, np.int32, np.float64, np.int8, np.int64]
+
+
+@pytest.fixture(params=[1, 2], ids=["1T", "2T"])
+def threads(request):
+    old = ember.get_num_threads()
+    ember.set_num_threads(request.param)
+    yield request.param
+    ember.set_num_threads(old)
+
+
+def values(rng, shape, dtype):
+    return (rng.standard_normal(shape) * 100).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("rows,cols", [(4, 4), (8, 8), (9, 7), (16, 33), (31, 64), (100, 5), (257, 129)])
+def test_transpose_2d(rng, threads, dtype, rows, cols):
+    a = values(rng, (rows, cols), dtype)
+    t = ember.tensor(a)
+    np.testing.assert_array_equal(t.t().contiguous().numpy(), a.T)
+    out = ember.empty(cols, rows, dtype=t.dtype)
+    out.copy_(t.t())
+    np.testing.assert_array_equal(out.numpy(), a.T)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "shape,perm",
+    [
+        ((3, 40, 24), (0, 2, 1)),
+        ((5, 6, 7, 8), (3, 1, 0, 2)),
+        ((2, 16, 9, 12), (0, 2, 3, 1)),  # NCHW -> NHWC
+        ((2, 9, 12, 16), (0, 3, 1, 2)),  # NHWC -> NCHW
+        ((4, 3, 5, 6, 7), (4, 2, 0, 3, 1)),
+    ],
+)
+def test_permutations(rng, threads, dtype, shape, perm):
+    a = values(rng, shape, dtype)
+    np.testing.assert_array_equal(ember.tensor(a).permute(*perm).contiguous().numpy(), a.transpose(perm))
+
+
+@pytest.mark.parametrize("inner", ["16i16o", "16o16i"])
+@pytest.mark.parametrize("o,i,k", [(32, 32, 3), (16, 48, 1), (48, 16, 5), (64, 32, 2)])
+def test_weight_into_a_blocked_layout(rng, threads, inner, o, i, k):
+    # [O/16][I/16][k][k][16][16]: the destination's contiguous run spans two dims (the 16 x 16 block), the source's
+    # the k x k taps and, for 16i16o, the 16 input channels
+    w = values(rng, (o, i, k, k), np.float32)
+    blocks = w.reshape(o // 16, 16, i // 16, 16, k, k)
+    order = (0, 2, 4, 5, 3, 1) if inner == "16i16o" else (0, 2, 4, 5, 1, 3)
+    expect = blocks.transpose(order)
+    t = ember.tensor(w).view(o // 16, 16, i // 16, 16, k, k).permute(*order)
+    np.testing.assert_array_equal(t.contiguous().numpy(), expect)
+    # and back into the plain layout
+    back = ember.empty(o // 16, 16, i // 16, 16, k, k)
+    back.permute(*order).copy_(ember.tensor(np.ascontiguousarray(expect)))
+    np.testing.assert_array_equal(back.numpy().reshape(o, i, k, k), w)
+
+
+@pytest.mark.parametrize("src,dst", [(np.float32, np.float64), (np.int32, np.float32), (np.float64, np.int64)])
+def test_casting_transpose(rng, threads, src, dst):
+    a = values(rng, (37, 70), src)
+    out = ember.empty(70, 37, dtype=ember.tensor(np.zeros(1, dst)).dtype)
+    out.copy_(ember.tensor(a).t())
+    np.testing.assert_array_equal(out.numpy(), a.T.astype(dst))
+
+
+def test_bfloat16_transpose(rng, threads):
+    a = values(rng, (33, 20), np.float32)
+    t = ember.tensor(a).to(ember.bfloat16)
+    expect = t.float().numpy().T
+    np.testing.assert_array_equal(t.t().contiguous().float().numpy(), expect)
+
+
+def test_transpose_of_a_strided_view(rng, threads):
+    # neither side unit-stride in its other dims: a stepped, offset source
+    a = values(rng, (50, 90), np.float32)
+    v = ember.tensor(a)[3:47:2, 5:85]
+    np.testing.assert_array_equal(v.t().contiguous().numpy(), a[3:47:2, 5:85].T)
