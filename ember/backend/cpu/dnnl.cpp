@@ -307,9 +307,14 @@ void Prim::add(int id, bool input, const memory::desc& user, const memory::desc&
   Arg a{id, input, user, inner, std::nullopt};
   // Plain <-> blocked reorders use no scratchpad, so they keep the default (library) mode.
   if (!(user == inner)) {
-    a.reorder = input ? dnnl::reorder(dnnl::reorder::primitive_desc(engine(), user, engine(), inner))
-                      : dnnl::reorder(dnnl::reorder::primitive_desc(engine(), inner, engine(), user));
-    a.by_copy = copyable(user, inner);
+    const auto pd = input ? dnnl::reorder::primitive_desc(engine(), user, engine(), inner)
+                          : dnnl::reorder::primitive_desc(engine(), inner, engine(), user);
+    a.reorder = dnnl::reorder(pd);
+    // oneDNN's kernel for whole channel blocks (`jit:blk`) is faster than the copy on one thread; its generic one
+    // is not.
+    const bool blk = std::strcmp(pd.impl_info_str(), "jit:blk") == 0, copy = copyable(user, inner);
+    a.by_copy = copy && !blk;
+    a.by_copy_alone = copy && blk;
   }
   args.push_back(std::move(a));
 }
@@ -322,10 +327,12 @@ std::shared_ptr<const Prim> cached(std::string key, const std::function<Prim()>&
   return cache.get(key, make);
 }
 
+bool Prim::Arg::copies() const { return by_copy || (by_copy_alone && !in_parallel_region() && get_num_threads() > 1); }
+
 memory prepare_input(const Prim::Arg& a, const Tensor& t, Tensor& keep) {
   memory user(a.user, engine(), t.data_ptr());
   if (!a.reorder) return user;
-  if (a.by_copy) {
+  if (a.copies()) {
     keep = blocked_buffer(a.inner);
     copy_blocked(a.user, t, a.inner, keep, true);
     return memory(a.inner, engine(), keep.data_ptr());
@@ -341,8 +348,13 @@ void execute(const Prim& p, std::initializer_list<const Tensor*> tensors,
   EMBER_CHECK(tensors.size() == p.args.size(), "oneDNN: expected ", p.args.size(), " operands");
   dnnl::stream& s = stream();
   std::unordered_map<int, memory> m(ready.begin(), ready.end());
-  std::vector<Tensor> keep(p.args.size());                   // reordered copies live until the primitive has run
-  std::vector<std::pair<const Prim::Arg*, size_t>> outputs;  // (arg, operand) to reorder back
+  std::vector<Tensor> keep(p.args.size());  // reordered copies live until the primitive has run
+  struct Output {
+    const Prim::Arg* arg;
+    size_t operand;
+    bool copy;
+  };
+  std::vector<Output> outputs;  // to reorder back
   const int64_t scratch_bytes = std::max<int64_t>(static_cast<int64_t>(p.scratchpad_bytes), 1);
   Tensor scratch = buffer(scratch_bytes);
   memory scratch_mem(memory::desc({scratch_bytes}, memory::data_type::u8, memory::format_tag::a), engine(),
@@ -357,20 +369,22 @@ void execute(const Prim& p, std::initializer_list<const Tensor*> tensors,
     } else if (!a.reorder) {
       m.emplace(a.id, memory(a.user, engine(), t->data_ptr()));
     } else {
-      keep[i] = a.by_copy ? blocked_buffer(a.inner) : buffer(a.inner.get_size());
+      const bool copy = a.copies();
+      keep[i] = copy ? blocked_buffer(a.inner) : buffer(a.inner.get_size());
       m.emplace(a.id, memory(a.inner, engine(), keep[i].data_ptr()));
-      outputs.emplace_back(&a, i);
+      outputs.push_back({&a, i, copy});
     }
   }
   m.emplace(DNNL_ARG_SCRATCHPAD, scratch_mem);
   p.prim.execute(s, m);
   s.wait();
-  for (auto [a, i] : outputs) {
-    const Tensor& t = **(tensors.begin() + i);
-    if (a->by_copy)
-      copy_blocked(a->user, t, a->inner, keep[i], false);
+  for (const Output& o : outputs) {
+    const Prim::Arg& a = *o.arg;
+    const Tensor& t = **(tensors.begin() + o.operand);
+    if (o.copy)
+      copy_blocked(a.user, t, a.inner, keep[o.operand], false);
     else
-      a->reorder->execute(s, {{DNNL_ARG_FROM, m.at(a->id)}, {DNNL_ARG_TO, memory(a->user, engine(), t.data_ptr())}});
+      a.reorder->execute(s, {{DNNL_ARG_FROM, m.at(a.id)}, {DNNL_ARG_TO, memory(a.user, engine(), t.data_ptr())}});
   }
   s.wait();
 }

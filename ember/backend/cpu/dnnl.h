@@ -33,7 +33,10 @@ struct Prim {
     bool input;  // read (reordered in before) or written (reordered out after)
     dnnl::memory::desc user, inner;
     std::optional<dnnl::reorder> reorder;
-    bool by_copy = false;  // the reorder runs as an ember copy (Note [Reorders as copies] in dnnl_reorder.cpp)
+    // The reorder runs as an ember copy (Note [Reorders as copies] in dnnl_reorder.cpp): always, or only outside
+    // ember's parallel regions at more than one thread (where the copy has the pool and oneDNN's reorder one thread).
+    bool by_copy = false, by_copy_alone = false;
+    bool copies() const;
   };
   dnnl::primitive prim;
   std::vector<Arg> args;
