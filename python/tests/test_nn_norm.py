@@ -114,6 +114,36 @@ def test_batch_norm_eval_uses_the_running_stats(dtype, rng):
     assert_equal(y2, to_np(y))
 
 
+@pytest.mark.parametrize(
+    "stats,params,affine",
+    [
+        (ember.float32, ember.float32, True),
+        (ember.float64, ember.float64, True),
+        (ember.float64, ember.float32, True),  # mixed: all taken to float64 for the coefficients
+        (ember.bfloat16, ember.bfloat16, True),
+        (ember.float32, ember.float32, False),
+    ],
+)
+def test_batch_norm_eval_coefficients_and_gradient(rng, stats, params, affine):
+    """Evaluation computes scale = w / sqrt(var + eps) and shift = b - mean * scale in one kernel from statistics and
+    parameters of any floating dtype (with w, b absent: 1 and 0); the output and the input's gradient against NumPy in
+    float64."""
+    a, g = rng.standard_normal((3, 6, 5)), rng.standard_normal((3, 6, 5))
+    rm, rv = rng.standard_normal(6), rng.uniform(0.5, 2, 6)
+    w, b = (rng.standard_normal(6), rng.standard_normal(6)) if affine else (np.ones(6), np.zeros(6))
+    # the reference uses the statistics and parameters as rounded to their dtypes
+    rm, rv = (to_np(ember.tensor(v).to(stats)).astype(np.float64) for v in (rm, rv))
+    w, b = (to_np(ember.tensor(v).to(params)).astype(np.float64) for v in (w, b))
+    x = ember.tensor(a, dtype=ember.float32, requires_grad=True)
+    tw, tb = (ember.tensor(w).to(params), ember.tensor(b).to(params)) if affine else (None, None)
+    y = F.batch_norm(x, ember.tensor(rm).to(stats), ember.tensor(rv).to(stats), tw, tb, training=False, eps=0.01)
+    scale = w / np.sqrt(rv + 0.01)
+    ref = a * scale[:, None] + (b - rm * scale)[:, None]
+    np.testing.assert_allclose(to_np(y), ref, rtol=1e-5, atol=1e-5)
+    y.backward(ember.tensor(g, dtype=ember.float32))
+    np.testing.assert_allclose(to_np(x.grad), g * scale[:, None], rtol=1e-5, atol=1e-5)
+
+
 def test_batch_norm_errors():
     with pytest.raises(
         ValueError,

@@ -209,6 +209,19 @@ void channel_affine_t(const Tensor& out, const Tensor& a, const Tensor& ka, cons
 }
 
 // The kernels run in float32 or float64 (the ops convert 16-bit floats).
+template <class T>
+void channel_coefficients_t(const Tensor& scale, const Tensor& shift, const Tensor& invstd, const Tensor& mean,
+                            const Tensor& var, const Tensor& w, const Tensor& b, double eps) {
+  const T *m = ptr<T>(mean), *v = ptr<T>(var), *wp = w.defined() ? ptr<T>(w) : nullptr;
+  const T* bp = b.defined() ? ptr<T>(b) : nullptr;
+  double *sc = mut<double>(scale), *sh = mut<double>(shift), *is = mut<double>(invstd);
+  for (int64_t c = 0; c < mean.numel(); ++c) {
+    is[c] = 1.0 / std::sqrt(static_cast<double>(v[c]) + eps);
+    sc[c] = wp ? is[c] * static_cast<double>(wp[c]) : is[c];
+    sh[c] = -(static_cast<double>(m[c]) * sc[c]) + (bp ? static_cast<double>(bp[c]) : 0.0);
+  }
+}
+
 template <class F>
 void by_dtype(const Tensor& t, F f) {
   if (t.dtype() == ScalarType::Float64)
@@ -229,6 +242,10 @@ void channel_moments(const Tensor& s1, const Tensor& s2, const Tensor& g, const 
                      IntArrayRef acb) {
   by_dtype(g, [&](auto v) { channel_moments_t<decltype(v)>(s1, s2, g, x, m, acb); });
 }
+void channel_coefficients(const Tensor& scale, const Tensor& shift, const Tensor& invstd, const Tensor& mean,
+                          const Tensor& var, const Tensor& w, const Tensor& b, double eps) {
+  by_dtype(mean, [&](auto v) { channel_coefficients_t<decltype(v)>(scale, shift, invstd, mean, var, w, b, eps); });
+}
 void channel_affine(const Tensor& out, const Tensor& a, const Tensor& ka, const Tensor& x, const Tensor& kx,
                     const Tensor& k0, IntArrayRef acb) {
   by_dtype(a, [&](auto v) { channel_affine_t<decltype(v)>(out, a, ka, x, kx, k0, acb); });
@@ -239,6 +256,7 @@ void channel_affine(const Tensor& out, const Tensor& a, const Tensor& ka, const 
 EMBER_REGISTER_KERNEL(layer_norm, CPU, layer_norm)
 EMBER_REGISTER_KERNEL(layer_norm_backward, CPU, layer_norm_backward)
 EMBER_REGISTER_KERNEL(channel_moments, CPU, channel_moments)
+EMBER_REGISTER_KERNEL(channel_coefficients, CPU, channel_coefficients)
 EMBER_REGISTER_KERNEL(channel_affine, CPU, channel_affine)
 
 }  // namespace ember::cpu

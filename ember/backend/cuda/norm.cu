@@ -234,6 +234,35 @@ void channel_moments(const Tensor& s1, const Tensor& s2, const Tensor& g, const 
   });
 }
 
+template <class T>
+__global__ void channel_coefficients_kernel(double* __restrict__ scale, double* __restrict__ shift,
+                                            double* __restrict__ invstd, const T* __restrict__ mean,
+                                            const T* __restrict__ var, const T* __restrict__ w, const T* __restrict__ b,
+                                            double eps, int64_t C) {
+  const int64_t c = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (c >= C) return;
+  const double is = 1.0 / sqrt(static_cast<double>(var[c]) + eps);
+  const double sc = w ? is * static_cast<double>(w[c]) : is;
+  invstd[c] = is;
+  scale[c] = sc;
+  shift[c] = -(static_cast<double>(mean[c]) * sc) + (b ? static_cast<double>(b[c]) : 0.0);
+}
+
+void channel_coefficients(const Tensor& scale, const Tensor& shift, const Tensor& invstd, const Tensor& mean,
+                          const Tensor& var, const Tensor& w, const Tensor& b, double eps) {
+  const int64_t C = mean.numel();
+  if (C == 0) return;
+  const int device = mean.device().index;
+  DeviceGuard guard(device);
+  by_dtype(mean, [&](auto v) {
+    using T = decltype(v);
+    channel_coefficients_kernel<T><<<static_cast<unsigned>((C + 255) / 256), 256, 0, stream_of(device)>>>(
+        mptr<double>(scale), mptr<double>(shift), mptr<double>(invstd), cptr<T>(mean), cptr<T>(var),
+        w.defined() ? cptr<T>(w) : nullptr, b.defined() ? cptr<T>(b) : nullptr, eps, C);
+  });
+  after_launch(device);
+}
+
 template <class T, class Index>
 __global__ void channel_affine_kernel(T* __restrict__ out, const T* __restrict__ a, const double* __restrict__ ka,
                                       const T* __restrict__ x, const double* __restrict__ kx,
@@ -277,6 +306,7 @@ void channel_affine(const Tensor& out, const Tensor& a, const Tensor& ka, const 
 EMBER_REGISTER_KERNEL(layer_norm, CUDA, layer_norm)
 EMBER_REGISTER_KERNEL(layer_norm_backward, CUDA, layer_norm_backward)
 EMBER_REGISTER_KERNEL(channel_moments, CUDA, channel_moments)
+EMBER_REGISTER_KERNEL(channel_coefficients, CUDA, channel_coefficients)
 EMBER_REGISTER_KERNEL(channel_affine, CUDA, channel_affine)
 
 }  // namespace ember::cuda

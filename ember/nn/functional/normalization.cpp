@@ -234,7 +234,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   const TensorOptions f64 = TensorOptions(ScalarType::Float64).device(x.device());
   const bool cl = channels_last_batch(x);
   const int64_t acb[] = {cl ? A * B : A, C, cl ? 1 : B};
-  Tensor y, mu, invstd;
+  Tensor y, mu, invstd, scale, shift;
   {
     autograd::NoGradGuard no_grad;
     Tensor xc = prep_as(x, ct, cl);
@@ -249,14 +249,22 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
       if (running_var.defined())  // the unbiased variance, as PyTorch
         copy_(running_var, add(mul(running_var, 1 - momentum),
                                mul(v, momentum * static_cast<double>(count) / static_cast<double>(count - 1))));
+      // y = x * scale + shift per channel
+      scale = weight.defined() ? mul(invstd, to(weight, ScalarType::Float64)) : invstd;
+      shift = neg(mul(mu, scale));
+      if (bias.defined()) shift = add(shift, to(bias, ScalarType::Float64));
     } else {
-      mu = to(running_mean, ScalarType::Float64);
-      invstd = rsqrt(add(to(running_var, ScalarType::Float64), eps));
+      // The statistics and parameters in one dtype for the kernel: theirs when they share float32 or float64.
+      const ScalarType st = running_mean.dtype();
+      const bool same = (st == ScalarType::Float32 || st == ScalarType::Float64) && running_var.dtype() == st &&
+                        (!weight.defined() || weight.dtype() == st) && (!bias.defined() || bias.dtype() == st);
+      auto in = [&](const Tensor& p) { return p.defined() ? contiguous(same ? p : to(p, ScalarType::Float64)) : p; };
+      scale = empty(DimVector{C}, f64);
+      shift = empty(DimVector{C}, f64);
+      invstd = empty(DimVector{C}, f64);
+      channel_coefficients_kernel[x.device()](scale, shift, invstd, in(running_mean), in(running_var), in(weight),
+                                              in(bias), eps);
     }
-    // y = x * scale + shift per channel
-    Tensor scale = weight.defined() ? mul(invstd, to(weight, ScalarType::Float64)) : invstd;
-    Tensor shift = neg(mul(mu, scale));
-    if (bias.defined()) shift = add(shift, to(bias, ScalarType::Float64));
     y = empty_like(xc);
     if (x.numel())
       channel_affine_kernel[x.device()](y, xc, contiguous(scale), Tensor(), Tensor(), contiguous(shift),
@@ -331,7 +339,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   if (node) {
     node->save(x);
     node->save(weight);
-    node->save(mu);
+    node->save(training ? mu : to(running_mean, ScalarType::Float64));
     node->save(invstd);
     autograd::set_history(y, node);
   }
