@@ -156,6 +156,31 @@ def test_matmul_large(rng):
     close(a @ b, na @ nb, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+def test_large_matrix_vector_products_split_across_threads(rng, dtype):
+    """A large GEMV runs in one block of rows (or columns) of the output per thread: every layout of the matrix, a
+    side that is not a whole number of blocks, beta, and beta 0 over NaN, against NumPy at 1 and 2 threads."""
+    tol = dict(rtol=1e-4, atol=1e-3) if dtype == ember.float32 else {}
+    before = ember.get_num_threads()
+    try:
+        for threads in (1, 2):
+            ember.set_num_threads(threads)
+            for m, k in [(1001, 700), (333, 1600)]:
+                w, nw = rand(rng, m, k, dtype=dtype)
+                x, nx = rand(rng, k, dtype=dtype)
+                y, ny = rand(rng, m, dtype=dtype)
+                close(w @ x, nw @ nx, **tol)  # n == 1, row-major
+                close(w.t().contiguous().t() @ x, nw @ nx, **tol)  # n == 1, column-major
+                close(x.unsqueeze(0) @ w.t(), nx[None] @ nw.T, **tol)  # m == 1, a linear layer's transposed weight
+                close(x.unsqueeze(0) @ w.t().contiguous(), nx[None] @ nw.T, **tol)  # m == 1, row-major
+                close(ember.addmv(y, w, x, beta=0.5, alpha=2), 0.5 * ny + 2 * (nw @ nx), **tol)
+                nan = ember.full((m,), math.nan, dtype=dtype)
+                close(ember.addmv(nan, w, x, beta=0), nw @ nx, **tol)
+                close(ember.addmm(nan.unsqueeze(0), x.unsqueeze(0), w.t(), beta=0), nx[None] @ nw.T, **tol)
+    finally:
+        ember.set_num_threads(before)
+
+
 @pytest.mark.parametrize(
     "dtype,np_dtype",
     [
