@@ -242,3 +242,47 @@ def test_nn_output_strides_match_pytorch():
     for name, (strides, total) in want.items():
         assert list(got[name].stride()) == strides, name
         assert abs(float(got[name].detach().double().sum()) - total) <= 1e-3 * max(1.0, abs(total)), name
+
+
+@pytest.mark.parametrize(
+    "n,cin,cout,k,groups", [(1, 24, 40, 3, 1), (4, 16, 32, 1, 1), (2, 32, 32, 3, 32), (1, 3, 16, 3, 1)]
+)
+def test_channels_last_convolution_runs_on_nhwc_and_matches_float64(rng, n, cin, cout, k, groups):
+    """A channels-last convolution hands oneDNN its NHWC tensors as they are (no reorder of the activations); batch
+    slices stay NHWC, channel pieces (a batch of one at two threads) go through blocked copies. Forward and both
+    gradients, laid out channels-last, against float64 on row-major tensors, at 1 and 2 threads."""
+    x, w, g = (
+        rng.standard_normal((n, cin, 12, 10)),
+        rng.standard_normal((cout, cin // groups, k, k)),
+        rng.standard_normal((n, cout, 12, 10)),
+    )
+
+    def run(dtype, fmt):
+        xs = ember.tensor(x, dtype=dtype).contiguous(memory_format=fmt).requires_grad_()
+        ws = ember.tensor(w, dtype=dtype).contiguous(memory_format=fmt).requires_grad_()
+        out = F.conv2d(xs, ws, padding=k // 2, groups=groups)
+        out.backward(ember.tensor(g, dtype=dtype).contiguous(memory_format=fmt))
+        return out, xs.grad, ws.grad
+
+    ref = [to_np(t) for t in run(ember.float64, CF)]
+    before = ember.get_num_threads()
+    try:
+        for threads in (1, 2):
+            ember.set_num_threads(threads)
+            got = run(ember.float32, CL)
+            for t, want in zip(got, ref):
+                assert t.is_contiguous(memory_format=CL)
+                np.testing.assert_allclose(to_np(t), want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+    finally:
+        ember.set_num_threads(before)
+
+
+@pytest.mark.parametrize("act", ["relu", "gelu", "silu", "hardswish"])
+def test_activation_gradient_of_a_channels_last_input_stays_channels_last(rng, act):
+    a = rng.standard_normal((2, 8, 5, 6)).astype(np.float32)
+    x = ember.tensor(a).contiguous(memory_format=CL).requires_grad_()
+    getattr(F, act)(x).backward(ember.ones(2, 8, 5, 6).contiguous(memory_format=CL))
+    assert x.grad.is_contiguous(memory_format=CL)
+    r = ember.tensor(a).requires_grad_()
+    getattr(F, act)(r).backward(ember.ones(2, 8, 5, 6))
+    np.testing.assert_allclose(to_np(x.grad), to_np(r.grad), rtol=1e-6, atol=1e-6)

@@ -5,6 +5,7 @@
 
 #include "ember/backend/kernels/unary_backward.h"
 #include "ember/ops.h"
+#include "ember/ops/elementwise_layout.h"
 
 namespace ember {
 
@@ -29,7 +30,8 @@ Tensor fused_unary_backward(UnaryOp op, const Tensor& grad_out, const Tensor& v,
       grad_out.device() != v.device() || !std::ranges::equal(grad_out.sizes(), v.sizes()) ||
       !unary_backward_kernel.fn[static_cast<int>(v.device().type)])
     return {};
-  Tensor grad_in = empty(v.sizes(), TensorOptions(v.dtype()).device(v.device()));
+  // laid out as its operands (a channels-last activation's gradient stays channels-last, and the kernel's walk dense)
+  Tensor grad_in = empty_like_operands(v.sizes(), TensorOptions(v.dtype()).device(v.device()), {&grad_out, &v});
   if (grad_in.numel()) unary_backward_kernel[v.device()](op, grad_in, grad_out, v, args);
   return grad_in;
 }
