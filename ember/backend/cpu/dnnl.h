@@ -58,6 +58,9 @@ void execute(const Prim& p, std::initializer_list<const Tensor*> tensors,
              const std::vector<std::pair<int, dnnl::memory>>& ready = {});
 // The memory of input operand `a` in the primitive's layout: t itself, or a reordered copy held in `keep`.
 dnnl::memory prepare_input(const Prim::Arg& a, const Tensor& t, Tensor& keep);
+// Reorders output operand `a`'s memory `inner` (in the primitive's layout) into t: as a copy or by oneDNN's reorder,
+// as a.copies() says unless `copy` does (the buffer must then be a blocked_buffer, of the element type).
+void write_output(const Prim::Arg& a, const Tensor& t, const Tensor& inner, std::optional<bool> copy = std::nullopt);
 
 // Key material for `cached`: raw bytes of integers.
 struct KeyWriter {
