@@ -402,6 +402,30 @@ def test_conv_gradients_over_many_batch_slices(rng):
         np.testing.assert_allclose(a, ref, rtol=1e-4, atol=1e-3 * np.abs(ref).max())
 
 
+@pytest.mark.parametrize("n", [9, 13])
+def test_conv_gradients_over_uneven_batch_slices(rng, n):
+    """At two threads a batch of 9 or 13 runs in slices of two sizes that share one reordered weight and sum their
+    weight-gradient partials in oneDNN's layout (Note [One weight for all slices]): forward and all three gradients
+    against float64, and the same bits on a second run."""
+    x, w, b, g = arr(rng, n, 16, 12, 12), arr(rng, 32, 16, 3, 3), arr(rng, 32), arr(rng, n, 32, 12, 12)
+    before = ember.get_num_threads()
+
+    def run(dtype):
+        xs, ws, bs = t(x, dtype, True), t(w, dtype, True), t(b, dtype, True)
+        out = F.conv2d(xs, ws, bs, padding=1)
+        out.backward(t(g, dtype))
+        return [to_np(v) for v in (out, xs.grad, ws.grad, bs.grad)]
+
+    try:
+        ember.set_num_threads(2)
+        first, again = run(ember.float32), run(ember.float32)
+    finally:
+        ember.set_num_threads(before)
+    for a, r, ref in zip(first, again, run(ember.float64)):
+        np.testing.assert_array_equal(a, r)
+        np.testing.assert_allclose(a, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+
+
 @pytest.mark.parametrize("cin,cout,k", [(24, 72, 1), (16, 40, 3), (40, 120, 1)])
 def test_conv_batch_of_one_split_by_output_channels(rng, cin, cout, k):
     """A batch of one at two threads splits the output channels; the pieces share one reordered copy of the input

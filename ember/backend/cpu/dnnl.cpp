@@ -888,11 +888,12 @@ bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Te
     SharedWeight sw;
     std::shared_ptr<const Prim> gw_prim;  // whose weight-gradient argument the partials are laid out for
     if (parts > 1) {
-      // The slices have n / parts or n / parts + 1 samples: the partials are shared when both sizes' primitives
-      // lay the weight gradient out alike.
+      // The slices have n / parts samples, or also n / parts + 1: the partials are shared when both sizes'
+      // primitives lay the weight gradient out alike.
       bool alike = true;
-      for (const int64_t size : {n / parts, n / parts + 1}) {
-        if (size > n) continue;
+      std::vector<int64_t> sizes{n / parts};
+      if (n % parts) sizes.push_back(n / parts + 1);
+      for (const int64_t size : sizes) {
         const auto prims = conv_backward_prims(slice_of(grad_input, 0, size), grad_weight, grad_bias,
                                                slice_of(grad_out, 0, size), slice_of(input, 0, size), weight, g);
         if (size == n / parts && prims.data && prims.data->prim)
