@@ -381,33 +381,14 @@ def test_conv_results_do_not_depend_on_thread_count(rng):
     )
 
 
-def test_conv_gradients_over_many_batch_slices(rng):
-    """At two threads a batch of 32 runs in kChunksPerThread slices per thread, whose weight and bias gradients are
-    partials summed in slice order: against float64 (ember's own loops), and the same bits on every run."""
-    x, w, b, g = arr(rng, 32, 16, 16, 16), arr(rng, 16, 16, 3, 3), arr(rng, 16), arr(rng, 32, 16, 16, 16)
-    before = ember.get_num_threads()
-
-    def grads(dtype):
-        xs, ws, bs = t(x, dtype, True), t(w, dtype, True), t(b, dtype, True)
-        F.conv2d(xs, ws, bs, padding=1).backward(t(g, dtype))
-        return [to_np(v.grad) for v in (xs, ws, bs)]
-
-    try:
-        ember.set_num_threads(2)
-        first, again = grads(ember.float32), grads(ember.float32)
-    finally:
-        ember.set_num_threads(before)
-    for a, r, ref in zip(first, again, grads(ember.float64)):
-        np.testing.assert_array_equal(a, r)
-        np.testing.assert_allclose(a, ref, rtol=1e-4, atol=1e-3 * np.abs(ref).max())
-
-
-@pytest.mark.parametrize("n", [9, 13])
-def test_conv_gradients_over_uneven_batch_slices(rng, n):
-    """At two threads a batch of 9 or 13 runs in slices of two sizes that share one reordered weight and sum their
-    weight-gradient partials in oneDNN's layout (Note [One weight for all slices]): forward and all three gradients
-    against float64, and the same bits on a second run."""
-    x, w, b, g = arr(rng, n, 16, 12, 12), arr(rng, 32, 16, 3, 3), arr(rng, 32), arr(rng, n, 32, 12, 12)
+@pytest.mark.parametrize("n,cout,size", [(32, 16, 16), (9, 32, 12), (13, 32, 12)])
+def test_conv_gradients_over_batch_slices(rng, n, cout, size):
+    """At two threads a batch runs in up to kChunksPerThread slices per thread (of two sizes for 9 and 13), which
+    share one reordered weight and sum their weight-gradient partials in oneDNN's layout, in slice order (Note [One
+    weight for all slices]): the output and all three gradients against float64 (ember's own loops), and the same
+    bits on a second run."""
+    x, w, b = arr(rng, n, 16, size, size), arr(rng, cout, 16, 3, 3), arr(rng, cout)
+    g = arr(rng, n, cout, size, size)
     before = ember.get_num_threads()
 
     def run(dtype):
@@ -423,7 +404,7 @@ def test_conv_gradients_over_uneven_batch_slices(rng, n):
         ember.set_num_threads(before)
     for a, r, ref in zip(first, again, run(ember.float64)):
         np.testing.assert_array_equal(a, r)
-        np.testing.assert_allclose(a, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+        np.testing.assert_allclose(a, ref, rtol=1e-4, atol=1e-3 * np.abs(ref).max())
 
 
 @pytest.mark.parametrize("cin,cout,k", [(24, 72, 1), (16, 40, 3), (40, 120, 1)])
