@@ -279,9 +279,14 @@ def test_channels_last_convolution_runs_on_nhwc_and_matches_float64(rng, n, cin,
 
 @pytest.mark.parametrize("act", ["relu", "gelu", "silu", "hardswish"])
 def test_activation_gradient_of_a_channels_last_input_stays_channels_last(rng, act):
+    # The gradient as the activation's backward makes it (a hook on a non-leaf input sees it before any leaf's
+    # .grad is laid out by the accumulation), and the leaf's .grad.
     a = rng.standard_normal((2, 8, 5, 6)).astype(np.float32)
     x = ember.tensor(a).contiguous(memory_format=CL).requires_grad_()
-    getattr(F, act)(x).backward(ember.ones(2, 8, 5, 6).contiguous(memory_format=CL))
+    h, seen = x * 1, []
+    h.register_hook(seen.append)
+    getattr(F, act)(h).backward(ember.ones(2, 8, 5, 6).contiguous(memory_format=CL))
+    assert seen[0].is_contiguous(memory_format=CL)
     assert x.grad.is_contiguous(memory_format=CL)
     r = ember.tensor(a).requires_grad_()
     getattr(F, act)(r).backward(ember.ones(2, 8, 5, 6))

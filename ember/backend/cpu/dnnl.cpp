@@ -402,12 +402,6 @@ struct ConvDescs {
   memory::dims strides, dilates, pad_l, pad_r;
 };
 
-// Whether t is dense in channels-last (NHWC, NDHWC) and not also row-major (one channel, or one pixel).
-bool channels_last_dense(const Tensor& t) {
-  const MemoryFormat f = t.dim() == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
-  return (t.dim() == 4 || t.dim() == 5) && is_contiguous(t, f) && !t.is_contiguous();
-}
-
 // src [N, C, *in], weight [O, C/G, *k] (regrouped to [G, O/G, C/G, *k] when grouped), dst [N, O, *out].
 ConvDescs conv_descs(const Tensor& src, const Tensor& weight, bool bias, const Tensor& dst, const ConvGeometry& g) {
   ConvDescs d;
@@ -425,7 +419,8 @@ ConvDescs conv_descs(const Tensor& src, const Tensor& weight, bool bias, const T
   const bool any = any_layout();
   auto choose = [&](const memory::desc& md) { return any ? memory::desc(md.dims(), dt, memory::format_tag::any) : md; };
   // Activations dense in channels-last stay in it: oneDNN's kernels take NHWC as it is (Note [oneDNN primitives]).
-  const bool nhwc = channels_last_dense(src) && channels_last_dense(dst);
+  const bool nhwc = suggest_memory_format(src) != MemoryFormat::Contiguous &&
+                    suggest_memory_format(dst) != MemoryFormat::Contiguous;
   d.src_any = nhwc ? d.src : choose(d.src);
   d.weights_any = choose(d.weights);
   d.dst_any = nhwc ? d.dst : choose(d.dst);

@@ -208,7 +208,6 @@ void channel_affine_t(const Tensor& out, const Tensor& a, const Tensor& ka, cons
   });
 }
 
-// The kernels run in float32 or float64 (the ops convert 16-bit floats).
 template <class T>
 void channel_coefficients_t(const Tensor& scale, const Tensor& shift, const Tensor& invstd, const Tensor& mean,
                             const Tensor& var, const Tensor& w, const Tensor& b, double eps) {
@@ -222,6 +221,7 @@ void channel_coefficients_t(const Tensor& scale, const Tensor& shift, const Tens
   }
 }
 
+// The kernels run in float32 or float64 (the ops convert 16-bit floats).
 template <class F>
 void by_dtype(const Tensor& t, F f) {
   if (t.dtype() == ScalarType::Float64)
