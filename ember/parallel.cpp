@@ -70,6 +70,9 @@ void flag_contended() {
   g_contended_until.store(now + w, std::memory_order_relaxed);
 }
 
+// The workers' share of recent jobs (updated by one job at a time: the pool's job lock).
+detail::HelpShare g_help;
+
 // A thread's CPU time in microseconds (its clock from pthread_getcpuclockid), or -1.
 int64_t cpu_micros(clockid_t clock) {
   timespec ts{};
@@ -158,9 +161,10 @@ class ThreadPool {
       epoch_.fetch_add(1, std::memory_order_seq_cst);
     }
     wake();
-    run_chunks(tag, f, nchunks, nullptr);
+    const int mine = run_chunks(tag, f, nchunks, nullptr);
     // Every chunk is claimed; wait for those still running on workers.
     if (done_.load(std::memory_order_acquire) != nchunks) wait_for_running(nchunks);
+    if (nchunks > 1) g_help.note(nchunks - mine, nchunks, size(), now_us());
     {
       std::lock_guard<std::mutex> l(mu_);
       job_ = nullptr;
@@ -232,20 +236,23 @@ class ThreadPool {
     caller_waiting_.store(false, std::memory_order_relaxed);
   }
 
-  // Claims and runs chunks of the job tagged `tag` until none are left (or a later job has replaced it).
-  // `w` is the worker running them (nullptr: the caller).
-  void run_chunks(uint32_t tag, const std::function<void(int)>& f, int nchunks, Worker* w) {
+  // Claims and runs chunks of the job tagged `tag` until none are left (or a later job has replaced it), and returns
+  // how many it ran. `w` is the worker running them (nullptr: the caller).
+  int run_chunks(uint32_t tag, const std::function<void(int)>& f, int nchunks, Worker* w) {
+    int ran = 0;
     uint64_t c = claim_.load(std::memory_order_acquire);
     while ((c >> 32) == tag && static_cast<int>(c & 0xffffffffu) < nchunks) {
       if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
       if (w) w->in_chunk.store(true, std::memory_order_relaxed);
       run_chunk(f, static_cast<int>(c & 0xffffffffu));
+      ++ran;
       if (w) w->chunk_done();
       if (done_.fetch_add(1, std::memory_order_seq_cst) + 1 == nchunks &&
           caller_waiting_.load(std::memory_order_seq_cst))
         futex_wake(&done_);
       c = claim_.load(std::memory_order_acquire);
     }
+    return ran;
   }
 
   void run_chunk(const std::function<void(int)>& f, int chunk) {
@@ -369,6 +376,7 @@ void set_num_threads(int n) {
   EMBER_CHECK(!t_in_parallel, "set_num_threads: cannot be called from inside a parallel region");
   std::lock_guard<std::mutex> l(g_pool_mu);
   g_num_threads.store(n);
+  g_help.reset();  // new workers: nothing known of them
   if (g_pool && g_pool->size() != n) {
     delete g_pool;
     g_pool = nullptr;
@@ -391,6 +399,31 @@ int get_num_threads() {
 }
 
 bool in_parallel_region() { return t_in_parallel; }
+
+int expected_threads() { return g_help.expected(get_num_threads(), now_us()); }
+
+namespace detail {
+
+void HelpShare::note(int theirs, int nchunks, int threads, int64_t now) {
+  if (nchunks < 2 || threads < 2) return;
+  const int64_t fair = int64_t{nchunks} * (threads - 1);  // (threads - 1) / threads of the chunks, times threads
+  const int x = static_cast<int>(std::min<int64_t>(kOne, std::max(0, theirs) * int64_t{threads} * kOne / fair));
+  const int h = share_.load(std::memory_order_relaxed);
+  share_.store(h + (x - h) / kWeight, std::memory_order_relaxed);
+  at_.store(now, std::memory_order_relaxed);
+}
+
+int HelpShare::expected(int threads, int64_t now) const {
+  if (threads < 2 || now - at_.load(std::memory_order_relaxed) > kStaleMicros) return std::max(threads, 1);
+  return 1 + static_cast<int>((int64_t{share_.load(std::memory_order_relaxed)} * (threads - 1) + kOne / 2) / kOne);
+}
+
+void HelpShare::reset() {
+  share_.store(kOne, std::memory_order_relaxed);
+  at_.store(0, std::memory_order_relaxed);
+}
+
+}  // namespace detail
 
 void parallel_for_impl(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
   ThreadPool& p = pool();

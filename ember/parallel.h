@@ -36,6 +36,7 @@
 //   fresh pool.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 
@@ -49,8 +50,33 @@ int get_num_threads();
 // The thread count ember starts with: the affinity mask capped by the cgroup CPU quota (or the environment's).
 int default_num_threads();
 bool in_parallel_region();
+// The threads a job posted now can expect to run on: get_num_threads() less the workers that have not been arriving
+// in time for recent jobs (a loaded machine). Only for choosing between ways of running an op that give the same
+// bits (Note [Intra-op parallelism]).
+int expected_threads();
 // Spinning workers go to sleep now: call before handing the cores to another library's threads.
 void park_threads();
+
+namespace detail {
+
+// How much of their fair share of recent jobs the workers ran (Note [Intra-op parallelism]): a running average over
+// about kWeight jobs of (chunks the workers ran) / ((threads - 1) / threads of the job's chunks), from 0 (none came)
+// to 1 (all on time), forgotten after kStaleMicros without a job. expected() is 1 + that share of the workers.
+class HelpShare {
+ public:
+  static constexpr int kOne = 1024;  // fixed point
+  static constexpr int kWeight = 16;
+  static constexpr int64_t kStaleMicros = 100000;
+  void note(int theirs, int nchunks, int threads, int64_t now_micros);
+  int expected(int threads, int64_t now_micros) const;
+  void reset();
+
+ private:
+  std::atomic<int> share_{kOne};
+  std::atomic<int64_t> at_{0};
+};
+
+}  // namespace detail
 
 void parallel_for_impl(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f);
 

@@ -266,3 +266,43 @@ TEST(CpuBudget, MalformedOrMissingFilesMeanNoQuota) {
   EXPECT_EQ(g.cpus(), 0);
   EXPECT_GE(affinity_cpus(), 1);
 }
+
+// The workers' running share of recent jobs (Note [Intra-op parallelism]): jobs they never reach bring the expected
+// thread count down to the caller alone, jobs they share bring it back, and an old share is forgotten.
+TEST(Parallel, ExpectedThreadsFollowTheWorkersShareOfRecentJobs) {
+  using detail::HelpShare;
+  HelpShare h;
+  int64_t t = 1000000;
+  EXPECT_EQ(h.expected(2, t), 2);  // nothing known yet
+  for (int i = 0; i < 64; ++i) h.note(0, 8, 2, t++);
+  EXPECT_EQ(h.expected(2, t), 1);
+  EXPECT_EQ(h.expected(1, t), 1);
+  for (int i = 0; i < 64; ++i) h.note(4, 8, 2, t++);  // the worker ran its half
+  EXPECT_EQ(h.expected(2, t), 2);
+  for (int i = 0; i < 64; ++i) h.note(3, 8, 4, t++);  // three workers ran half of their 6 chunks' worth
+  EXPECT_EQ(h.expected(4, t), 3);                      // 1 + 0.5 * 3, rounded
+  for (int i = 0; i < 64; ++i) h.note(0, 8, 2, t++);
+  EXPECT_EQ(h.expected(2, t), 1);
+  h.note(8, 1, 2, t);  // a job of one chunk says nothing
+  EXPECT_EQ(h.expected(2, t), 1);
+  EXPECT_EQ(h.expected(2, t + HelpShare::kStaleMicros + 1), 2);  // forgotten
+  h.reset();
+  EXPECT_EQ(h.expected(2, t), 2);
+  // a few late arrivals do not undo many misses at once
+  for (int i = 0; i < 64; ++i) h.note(0, 8, 2, t++);
+  h.note(4, 8, 2, t++);
+  EXPECT_EQ(h.expected(2, t), 1);
+}
+
+// The worker takes its share of long jobs (1 ms chunks: long past a wake-up, even on a loaded machine), so the expected count stays at the thread count.
+TEST(Parallel, ExpectedThreadsOnAnIdleMachineIsTheThreadCount) {
+  if (own_cpus() < 2) GTEST_SKIP() << "needs two CPUs in the affinity mask";
+  set_num_threads(2);
+  std::atomic<int64_t> sink{0};
+  for (int rep = 0; rep < 64; ++rep)
+    parallel_for(0, 8, 1, [&](int64_t b, int64_t e) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(1000 * (e - b));
+      while (std::chrono::steady_clock::now() < until) sink.fetch_add(1, std::memory_order_relaxed);
+    });
+  EXPECT_EQ(expected_threads(), 2);
+}

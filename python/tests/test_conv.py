@@ -407,17 +407,23 @@ def test_conv_gradients_over_batch_slices(rng, n, cout, size):
         np.testing.assert_allclose(a, ref, rtol=1e-4, atol=1e-3 * np.abs(ref).max())
 
 
-@pytest.mark.parametrize("cin,cout,k", [(24, 72, 1), (16, 40, 3), (40, 120, 1)])
-def test_conv_batch_of_one_split_by_output_channels(rng, cin, cout, k):
-    """A batch of one at two threads splits the output channels; the pieces share one reordered copy of the input
-    (channel counts that are not multiples of 16 pad the blocked layout): against float64, at 1 and 2 threads."""
-    x, w, b = arr(rng, 1, cin, 56, 56), arr(rng, cout, cin, k, k), arr(rng, cout)
-    ref = to_np(F.conv2d(t(x), t(w), t(b), padding=k // 2))
+@pytest.mark.parametrize(
+    "dims,cin,cout,k", [(2, 24, 72, 1), (2, 16, 40, 3), (2, 40, 120, 1), (2, 72, 24, 1), (1, 24, 40, 3), (3, 32, 40, 3)]
+)
+def test_conv_batch_of_one_split_by_output_channels(rng, dims, cin, cout, k):
+    """A batch of one at two threads splits the output channels; the pieces share one reordered copy of the input and
+    write one blocked output, reordered once (Note [One output for all pieces]; channel counts that are not multiples
+    of 16 pad the blocked layout, and 24 splits into 16 + 8): against float64, at 1 and 2 threads, for 1-D, 2-D and
+    3-D convolutions."""
+    size = {1: (3136,), 2: (56, 56), 3: (6, 20, 20)}[dims]
+    conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[dims]
+    x, w, b = arr(rng, 1, cin, *size), arr(rng, cout, cin, *(k,) * dims), arr(rng, cout)
+    ref = to_np(conv(t(x), t(w), t(b), padding=k // 2))
     before = ember.get_num_threads()
     try:
         for threads in (1, 2):
             ember.set_num_threads(threads)
-            out = F.conv2d(t(x, ember.float32), t(w, ember.float32), t(b, ember.float32), padding=k // 2)
+            out = conv(t(x, ember.float32), t(w, ember.float32), t(b, ember.float32), padding=k // 2)
             np.testing.assert_allclose(to_np(out), ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
     finally:
         ember.set_num_threads(before)

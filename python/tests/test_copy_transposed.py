@@ -89,3 +89,14 @@ def test_transpose_of_a_strided_view(rng, threads):
     a = values(rng, (50, 90), np.float32)
     v = ember.tensor(a)[3:47:2, 5:85]
     np.testing.assert_array_equal(v.t().contiguous().numpy(), a[3:47:2, 5:85].T)
+
+
+@pytest.mark.parametrize("hw,channels", [(12544, 16), (113 * 113, 16), (3000, 8), (70000, 4)])
+def test_one_long_run_splits_across_threads(rng, threads, hw, channels):
+    # One block of channels (nChw16c with 16 channels, [H*W][16]) into plain [16][H*W] and back: the only outer index
+    # is split into tiles down its rows, not left to one thread; ragged tiles at the end of the rows
+    a = values(rng, (hw, channels), np.float32)
+    np.testing.assert_array_equal(ember.tensor(a).t().contiguous().numpy(), a.T)
+    out = ember.empty(hw, channels)
+    out.t().copy_(ember.tensor(np.ascontiguousarray(a.T)))
+    np.testing.assert_array_equal(out.numpy(), a)

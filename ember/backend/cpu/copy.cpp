@@ -151,10 +151,13 @@ bool copy_transposed(const StridedIter& it) {
   uint32_t used = 0;
   Run rows, cols;
   if (!transposed_runs(it, sizeof(Out), sizeof(In), rows, cols, used)) return false;
-  const int64_t tiles = (cols.n + kTile - 1) / kTile, units = it.numel / (rows.n * cols.n) * tiles;
+  // A unit of work is one tile; an outer index's tiles go column tile by column tile, down the rows of each. (Units
+  // of whole columns left a single outer index, such as one channel block of nChw16c, to one thread.)
+  const int64_t col_tiles = (cols.n + kTile - 1) / kTile, row_tiles = (rows.n + kTile - 1) / kTile;
+  const int64_t tiles = col_tiles * row_tiles, units = it.numel / (rows.n * cols.n) * tiles;
   const int64_t row_bytes = cols.n * static_cast<int64_t>(sizeof(In));
   const bool prefetch = rows.n * row_bytes <= kPrefetchBytes;
-  parallel_for(0, units, std::max<int64_t>(1, kGrainSize / (rows.n * std::min(cols.n, kTile))),
+  parallel_for(0, units, std::max<int64_t>(1, kGrainSize / (std::min(rows.n, kTile) * std::min(cols.n, kTile))),
                [&](int64_t b, int64_t e) {
                  // The outer index of unit b (the dims in neither run), then an odometer step per outer index.
                  DimVector idx(it.ndim, 0);
@@ -181,10 +184,11 @@ bool copy_transposed(const StridedIter& it) {
                        for (int64_t o = 0; o < row_bytes; o += 64) __builtin_prefetch(p + o);
                        __builtin_prefetch(p + row_bytes - 1);
                      }
-                   for (int64_t t = u % tiles; t < tiles && u < e; ++t, ++u)
-                     for (int64_t r = 0; r < rows.n; r += kTile)
-                       transpose_tile<Out, In>(ptr[0], ptr[1], rows, cols, r, std::min(rows.n, r + kTile), t * kTile,
-                                               std::min(cols.n, (t + 1) * kTile));
+                   for (int64_t t = u % tiles; t < tiles && u < e; ++t, ++u) {
+                     const int64_t c = t / row_tiles * kTile, r = t % row_tiles * kTile;
+                     transpose_tile<Out, In>(ptr[0], ptr[1], rows, cols, r, std::min(rows.n, r + kTile), c,
+                                             std::min(cols.n, c + kTile));
+                   }
                    ptr = next;
                  }
                });

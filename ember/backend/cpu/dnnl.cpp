@@ -49,6 +49,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdlib>
@@ -327,7 +328,7 @@ std::shared_ptr<const Prim> cached(std::string key, const std::function<Prim()>&
   return cache.get(key, make);
 }
 
-bool Prim::Arg::copies() const { return by_copy || (by_copy_alone && !in_parallel_region() && get_num_threads() > 1); }
+bool Prim::Arg::copies() const { return by_copy || (by_copy_alone && !in_parallel_region() && expected_threads() > 1); }
 
 memory prepare_input(const Prim::Arg& a, const Tensor& t, Tensor& keep) {
   memory user(a.user, engine(), t.data_ptr());
@@ -564,12 +565,14 @@ bool use_shared(const SharedWeight* sw, const Prim::Arg& a, int id, std::vector<
   return true;
 }
 
-// Runs primitive p (from conv_forward_prim under `key`); `src`, when given, holds the input already in p's layout.
+// Runs primitive p (from conv_forward_prim under `key`); `src`, when given, holds the input already in p's layout,
+// and `dst` is where p writes its output in its own layout (then `out` is not written).
 void conv_forward_exec(const Prim& p, const std::string& key, const Tensor& out, const Tensor& input,
                        const Tensor& weight, const Tensor& bias, const Tensor* src = nullptr,
-                       const SharedWeight* sw = nullptr) {
+                       const SharedWeight* sw = nullptr, const memory* dst = nullptr) {
   std::vector<std::pair<int, memory>> ready;
   if (src) ready.emplace_back(DNNL_ARG_SRC, memory(p.args[0].inner, engine(), src->data_ptr()));
+  if (dst) ready.emplace_back(DNNL_ARG_DST, *dst);
   Tensor held;
   if (!use_shared(sw, p.args[1], DNNL_ARG_WEIGHTS, ready))
     if (auto w = BlockedWeights::get().find(key, p.args[1], weight, held)) ready.emplace_back(DNNL_ARG_WEIGHTS, *w);
@@ -725,6 +728,32 @@ Tensor narrow_of(const Tensor& t, int64_t dim, std::pair<int64_t, int64_t> r) {
   return t.defined() ? t.narrow(dim, r.first, r.second) : t;
 }
 
+// The layout oneDNN's channel-blocked activations of `pieces` have in common (aBcd16b: [N][C/16][H][W][16], and its
+// 8-channel, 1-D and 3-D kin), or none. Each piece's channels start on a block.
+std::optional<memory::format_tag> common_channel_blocks(const std::vector<memory::desc>& pieces) {
+  using tag = memory::format_tag;
+  static constexpr std::array<std::array<tag, 3>, 2> tags{
+      {{tag::aBc16b, tag::aBcd16b, tag::aBcde16b}, {tag::aBc8b, tag::aBcd8b, tag::aBcde8b}}};
+  const int nd = pieces[0].data.ndims;
+  if (nd < 3 || nd > 5) return std::nullopt;
+  for (const auto& family : tags) {
+    const tag t = family[static_cast<size_t>(nd - 3)];
+    if (std::all_of(pieces.begin(), pieces.end(), [&](const memory::desc& md) {
+          return md == memory::desc(md.dims(), md.data_type(), t);
+        }))
+      return t;
+  }
+  return std::nullopt;
+}
+
+// Note [One output for all pieces]
+// The channel pieces of a batch-1 forward (Note [Splitting a convolution]) each wrote their output in the primitive's
+// channel-blocked layout and reordered it into their part of `out`: a reorder per piece, of a padded layout where a
+// piece ends inside a block (24 channels split 16 + 8). With a batch of one, piece c's blocks are one contiguous
+// stretch of the whole output's blocked layout, so the pieces write there and the whole output is reordered once,
+// as one convolution does: on a loaded machine, where the pieces run one after another on the caller, the split then
+// costs no more reorders than the whole.
+//
 // The forward of an ungrouped convolution over `parts` pieces of its `units` blocks of output channels. Every piece
 // reads the whole input, so the input is reordered into the primitives' layout once, not once per piece: run by one
 // thread (a busy machine), two pieces cost 8% more than one whole convolution in MobileNetV3 at batch 1, all of it
@@ -751,14 +780,40 @@ bool conv_forward_by_output_blocks(const Tensor& out, const Tensor& input, const
   }
   Tensor src;
   if (shared) prepare_input(pieces[0].prim->args[0], input, src);
+  // Note [One output for all pieces]: the whole output's layout, and its reorder into `out`
+  std::shared_ptr<const Prim> whole;
+  if (shared && out.size(0) == 1 && std::all_of(pieces.begin(), pieces.end(), [](const Piece& p) {
+        return p.prim->args[3].reorder.has_value();
+      })) {
+    std::vector<memory::desc> descs;
+    for (const Piece& p : pieces) descs.push_back(p.prim->args[3].inner);
+    if (const auto tag = common_channel_blocks(descs))
+      whole = cached(conv_key('o', input, weight, bias.defined(), out, g), [&] {
+        Prim r;
+        const memory::desc user = plain_desc(out);
+        r.add(DNNL_ARG_DST, false, user, memory::desc(user.dims(), user.data_type(), *tag));
+        return r;
+      });
+  }
+  const bool copy_out = whole && whole->args[0].copies();
+  Tensor dst;
+  if (whole) dst = copy_out ? blocked_buffer(whole->args[0].inner) : buffer(whole->args[0].inner.get_size());
+  const int64_t spatial = out.numel() / out.size(1);
   std::atomic<bool> done{true};
   over_batch(parts, parts, [&](int64_t c, int64_t, int64_t) {
     const Piece& p = pieces[static_cast<size_t>(c)];
-    if (!p.prim->prim)
+    if (!p.prim->prim) {
       done = false;
-    else
+    } else if (whole) {  // piece c's channels start on a block: block c0 / B starts at element c0 * spatial
+      const int64_t c0 = block_channels(c * units / parts, (c + 1) * units / parts, weight.size(0)).first;
+      const memory at(p.prim->args[3].inner, engine(),
+                      static_cast<char*>(dst.data_ptr()) + c0 * spatial * static_cast<int64_t>(out.element_size()));
+      conv_forward_exec(*p.prim, p.key, p.out, input, p.weight, p.bias, &src, nullptr, &at);
+    } else {
       conv_forward_exec(*p.prim, p.key, p.out, input, p.weight, p.bias, shared ? &src : nullptr);
+    }
   });
+  if (whole && done) write_output(whole->args[0], out, dst, copy_out);
   return done;
 }
 

@@ -34,7 +34,8 @@ struct Prim {
     dnnl::memory::desc user, inner;
     std::optional<dnnl::reorder> reorder;
     // The reorder runs as an ember copy (Note [Reorders as copies] in dnnl_reorder.cpp): always, or only outside
-    // ember's parallel regions at more than one thread (where the copy has the pool and oneDNN's reorder one thread).
+    // ember's parallel regions where more than one thread is expected to run it (expected_threads(): the copy has
+    // the pool, oneDNN's reorder one thread; both give the same bits).
     bool by_copy = false, by_copy_alone = false;
     bool copies() const;
   };
