@@ -9,12 +9,14 @@
 //   chunk of a later job with an earlier job's function.
 // - Waiting is brief. After a job a worker spins for at most kSpinMicros (so back-to-back ops skip a futex wake)
 //   and then sleeps on a futex; it does not spin at all while the CPUs are contended. A worker learns that from
-//   waiting for a core longer than kSlowWakeMicros (a competitor's time slice): woken, before it ran, or preempted
-//   during its spin (a brief preemption by a timer or a kernel thread, or one during a chunk's work, happens on quiet
-//   machines too, and counting those kept spinning off there). The contended window is 100 ms, doubling up to 1.6 s
-//   while each probe after it finds the contention again. The caller waits for chunks already running the same way.
-//   A wake is sent once: while a woken worker waits for a core, the jobs posted meanwhile do not wake it again (each
-//   would be a futex call on the caller's time: 17,000 of them in 190 MobileNetV3 inferences beside a busy process).
+//   waiting for a core longer than kSlowWakeMicros (a competitor's time slice): woken, before it ran (when over a
+//   quarter of recent wakes did: a virtual machine's idle CPU now and then takes that long to wake with no
+//   competitor, and one such wake must not turn spinning off), or preempted during its spin (a brief preemption by a
+//   timer or a kernel thread, or one during a chunk's work, happens on quiet machines too, and counting those kept
+//   spinning off there). The contended window is 100 ms, doubling up to 1.6 s while each probe after it finds the
+//   contention again. The caller waits for chunks already running the same way. A wake is sent once: while a woken
+//   worker waits for a core, the jobs posted meanwhile do not wake it again (each would be a futex call on the caller's
+//   time: 17,000 of them in 190 MobileNetV3 inferences beside a busy process).
 // - A preempted worker gets the caller's core. The caller may still run out of chunks while a worker sits preempted
 //   in the middle of one, queued behind another process until the kernel's next tick, while the caller's own core
 //   idles. So a waiting caller reads the CPU clocks of the workers in a chunk (pthread_getcpuclockid), and again every
@@ -30,6 +32,12 @@
 //   and 16-bit matrix products use the libraries' own threads, with ember's count, after parking ember's spinning
 //   workers (park_threads). The same holds in C++ programs: nothing depends on environment variables read before ember
 //   is loaded.
+// - Ops can ask how many threads will come. expected_threads() is 1 plus the workers' running share of recent jobs
+//   (the chunks they ran against their fair share, detail::HelpShare): beside a busy process they run almost none
+//   of a batch-1 network's jobs, and an op that has two ways to run, as fast as each other's results, takes the one
+//   for the threads that will come. oneDNN's one-thread reorder against ember's copy on the pool is such a choice
+//   (Note [Reorders as copies]); splits that change the bits (a convolution's pieces, a matrix product's blocks) keep
+//   following get_num_threads().
 // - Results do not depend on timing: chunk boundaries depend only on the sizes and the thread count, never on
 //   which thread ran a chunk. Work below `grain` elements, and any parallel_for nested inside another, runs serially
 //   on the caller. The first exception thrown by a chunk is rethrown on the caller. A forked child starts with a

@@ -280,7 +280,7 @@ TEST(Parallel, ExpectedThreadsFollowTheWorkersShareOfRecentJobs) {
   for (int i = 0; i < 64; ++i) h.note(4, 8, 2, t++);  // the worker ran its half
   EXPECT_EQ(h.expected(2, t), 2);
   for (int i = 0; i < 64; ++i) h.note(3, 8, 4, t++);  // three workers ran half of their 6 chunks' worth
-  EXPECT_EQ(h.expected(4, t), 3);                      // 1 + 0.5 * 3, rounded
+  EXPECT_EQ(h.expected(4, t), 3);                     // 1 + 0.5 * 3, rounded
   for (int i = 0; i < 64; ++i) h.note(0, 8, 2, t++);
   EXPECT_EQ(h.expected(2, t), 1);
   h.note(8, 1, 2, t);  // a job of one chunk says nothing
@@ -294,7 +294,8 @@ TEST(Parallel, ExpectedThreadsFollowTheWorkersShareOfRecentJobs) {
   EXPECT_EQ(h.expected(2, t), 1);
 }
 
-// The worker takes its share of long jobs (1 ms chunks: long past a wake-up, even on a loaded machine), so the expected count stays at the thread count.
+// The worker takes its share of long jobs (1 ms chunks: long past a wake-up, even on a loaded machine), so the expected
+// count stays at the thread count.
 TEST(Parallel, ExpectedThreadsOnAnIdleMachineIsTheThreadCount) {
   if (own_cpus() < 2) GTEST_SKIP() << "needs two CPUs in the affinity mask";
   set_num_threads(2);

@@ -738,9 +738,8 @@ std::optional<memory::format_tag> common_channel_blocks(const std::vector<memory
   if (nd < 3 || nd > 5) return std::nullopt;
   for (const auto& family : tags) {
     const tag t = family[static_cast<size_t>(nd - 3)];
-    if (std::all_of(pieces.begin(), pieces.end(), [&](const memory::desc& md) {
-          return md == memory::desc(md.dims(), md.data_type(), t);
-        }))
+    if (std::all_of(pieces.begin(), pieces.end(),
+                    [&](const memory::desc& md) { return md == memory::desc(md.dims(), md.data_type(), t); }))
       return t;
   }
   return std::nullopt;
@@ -782,9 +781,8 @@ bool conv_forward_by_output_blocks(const Tensor& out, const Tensor& input, const
   if (shared) prepare_input(pieces[0].prim->args[0], input, src);
   // Note [One output for all pieces]: the whole output's layout, and its reorder into `out`
   std::shared_ptr<const Prim> whole;
-  if (shared && out.size(0) == 1 && std::all_of(pieces.begin(), pieces.end(), [](const Piece& p) {
-        return p.prim->args[3].reorder.has_value();
-      })) {
+  if (shared && out.size(0) == 1 &&
+      std::all_of(pieces.begin(), pieces.end(), [](const Piece& p) { return p.prim->args[3].reorder.has_value(); })) {
     std::vector<memory::desc> descs;
     for (const Piece& p : pieces) descs.push_back(p.prim->args[3].inner);
     if (const auto tag = common_channel_blocks(descs))

@@ -11,10 +11,12 @@
 // requires. Layouts with two blocks of one dim (the 16-bit formats' OIhw8i16o2i) keep oneDNN's reorder, and so do
 // activations in whole channel blocks while ember's pool is busy with other pieces of the work: there oneDNN's
 // `jit:blk` kernel is faster on one thread (a 256x56x56 activation in ResNet-50: 80 us against 114), while a copy
-// run alone at two threads has the pool. Measured in one process, alternating (2 threads unless said; reorders as
-// copies where oneDNN's kernel is generic, and also where it is `jit:blk` and the copy runs alone, against oneDNN's
-// reorders everywhere): MobileNetV3-L b1 6.83 against 7.43 ms, at 1 thread 7.27 against 7.72; ResNet-50 b1 27.7
-// against 28.2; ResNet-18's CIFAR training step 34.9 against 36.2; the demo's CNN step 9.20 against 9.25.
+// run alone at two threads has the pool; also where the workers have not been arriving (expected_threads(), Note
+// [Intra-op parallelism]: beside a busy process the copy would run on the caller alone). Measured in one process,
+// alternating (2 threads unless said; reorders as copies where oneDNN's kernel is generic, and also where it is
+// `jit:blk` and the copy runs alone, against oneDNN's reorders everywhere): MobileNetV3-L b1 6.83 against 7.43 ms, at 1
+// thread 7.27 against 7.72; ResNet-50 b1 27.7 against 28.2; ResNet-18's CIFAR training step 34.9 against 36.2; the
+// demo's CNN step 9.20 against 9.25.
 #include "ember/backend/cpu/dnnl_reorder.h"
 
 #include <array>
