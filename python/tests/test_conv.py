@@ -408,22 +408,34 @@ def test_conv_gradients_over_batch_slices(rng, n, cout, size):
 
 
 @pytest.mark.parametrize(
-    "dims,cin,cout,k", [(2, 24, 72, 1), (2, 16, 40, 3), (2, 40, 120, 1), (2, 72, 24, 1), (1, 24, 40, 3), (3, 32, 40, 3)]
+    "dims,cin,cout,k,groups",
+    [
+        (2, 24, 72, 1, 1),
+        (2, 16, 40, 3, 1),
+        (2, 40, 120, 1, 1),
+        (2, 72, 24, 1, 1),
+        (1, 24, 40, 3, 1),
+        (3, 32, 40, 3, 1),
+        (2, 200, 200, 3, 200),  # depthwise: pieces of whole channel blocks, the last one partial
+        (1, 192, 192, 5, 192),
+        (2, 48, 48, 3, 24),  # 2 channels per group: 8 groups fill a block
+        (2, 45, 45, 3, 15),  # 3 per group: pieces cannot start on blocks
+    ],
 )
-def test_conv_batch_of_one_split_by_output_channels(rng, dims, cin, cout, k):
-    """A batch of one at two threads splits the output channels; the pieces share one reordered copy of the input and
-    write one blocked output, reordered once (Note [One output for all pieces]; channel counts that are not multiples
-    of 16 pad the blocked layout, and 24 splits into 16 + 8): against float64, at 1 and 2 threads, for 1-D, 2-D and
-    3-D convolutions."""
+def test_conv_batch_of_one_split_by_output_channels(rng, dims, cin, cout, k, groups):
+    """A batch of one at two threads splits the output channels (whole groups of a grouped convolution, with their
+    input channels); the pieces read one reordered copy of the input and write one blocked output, reordered once
+    (Note [One output for all pieces]; channel counts that are not multiples of 16 pad the blocked layout, and 24
+    splits into 16 + 8): against float64, at 1 and 2 threads, for 1-D, 2-D and 3-D convolutions."""
     size = {1: (3136,), 2: (56, 56), 3: (6, 20, 20)}[dims]
     conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[dims]
-    x, w, b = arr(rng, 1, cin, *size), arr(rng, cout, cin, *(k,) * dims), arr(rng, cout)
-    ref = to_np(conv(t(x), t(w), t(b), padding=k // 2))
+    x, w, b = arr(rng, 1, cin, *size), arr(rng, cout, cin // groups, *(k,) * dims), arr(rng, cout)
+    ref = to_np(conv(t(x), t(w), t(b), padding=k // 2, groups=groups))
     before = ember.get_num_threads()
     try:
         for threads in (1, 2):
             ember.set_num_threads(threads)
-            out = conv(t(x, ember.float32), t(w, ember.float32), t(b, ember.float32), padding=k // 2)
+            out = conv(t(x, ember.float32), t(w, ember.float32), t(b, ember.float32), padding=k // 2, groups=groups)
             np.testing.assert_allclose(to_np(out), ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
     finally:
         ember.set_num_threads(before)

@@ -565,13 +565,13 @@ bool use_shared(const SharedWeight* sw, const Prim::Arg& a, int id, std::vector<
   return true;
 }
 
-// Runs primitive p (from conv_forward_prim under `key`); `src`, when given, holds the input already in p's layout,
-// and `dst` is where p writes its output in its own layout (then `out` is not written).
+// Runs primitive p (from conv_forward_prim under `key`); `src`, when given, is the input already in p's layout, and
+// `dst` where p writes its output in its own layout (then `out` is not written).
 void conv_forward_exec(const Prim& p, const std::string& key, const Tensor& out, const Tensor& input,
-                       const Tensor& weight, const Tensor& bias, const Tensor* src = nullptr,
+                       const Tensor& weight, const Tensor& bias, const memory* src = nullptr,
                        const SharedWeight* sw = nullptr, const memory* dst = nullptr) {
   std::vector<std::pair<int, memory>> ready;
-  if (src) ready.emplace_back(DNNL_ARG_SRC, memory(p.args[0].inner, engine(), src->data_ptr()));
+  if (src) ready.emplace_back(DNNL_ARG_SRC, *src);
   if (dst) ready.emplace_back(DNNL_ARG_DST, *dst);
   Tensor held;
   if (!use_shared(sw, p.args[1], DNNL_ARG_WEIGHTS, ready))
@@ -728,19 +728,19 @@ Tensor narrow_of(const Tensor& t, int64_t dim, std::pair<int64_t, int64_t> r) {
   return t.defined() ? t.narrow(dim, r.first, r.second) : t;
 }
 
-// The layout oneDNN's channel-blocked activations of `pieces` have in common (aBcd16b: [N][C/16][H][W][16], and its
-// 8-channel, 1-D and 3-D kin), or none. Each piece's channels start on a block.
-std::optional<memory::format_tag> common_channel_blocks(const std::vector<memory::desc>& pieces) {
+// The layout oneDNN's channel-blocked activations `descs` have in common (aBcd16b: [N][C/16][H][W][16], and its
+// 8-channel, 1-D and 3-D kin) and its channel block, or none.
+std::optional<std::pair<memory::format_tag, int64_t>> common_channel_blocks(const std::vector<memory::desc>& descs) {
   using tag = memory::format_tag;
-  static constexpr std::array<std::array<tag, 3>, 2> tags{
-      {{tag::aBc16b, tag::aBcd16b, tag::aBcde16b}, {tag::aBc8b, tag::aBcd8b, tag::aBcde8b}}};
-  const int nd = pieces[0].data.ndims;
+  static constexpr std::array<std::pair<std::array<tag, 3>, int64_t>, 2> families{
+      {{{tag::aBc16b, tag::aBcd16b, tag::aBcde16b}, 16}, {{tag::aBc8b, tag::aBcd8b, tag::aBcde8b}, 8}}};
+  const int nd = descs[0].data.ndims;
   if (nd < 3 || nd > 5) return std::nullopt;
-  for (const auto& family : tags) {
-    const tag t = family[static_cast<size_t>(nd - 3)];
-    if (std::all_of(pieces.begin(), pieces.end(),
+  for (const auto& [tags, block] : families) {
+    const tag t = tags[static_cast<size_t>(nd - 3)];
+    if (std::all_of(descs.begin(), descs.end(),
                     [&](const memory::desc& md) { return md == memory::desc(md.dims(), md.data_type(), t); }))
-      return t;
+      return std::make_pair(t, block);
   }
   return std::nullopt;
 }
@@ -748,75 +748,94 @@ std::optional<memory::format_tag> common_channel_blocks(const std::vector<memory
 // Note [One output for all pieces]
 // The channel pieces of a batch-1 forward (Note [Splitting a convolution]) each wrote their output in the primitive's
 // channel-blocked layout and reordered it into their part of `out`: a reorder per piece, of a padded layout where a
-// piece ends inside a block (24 channels split 16 + 8). With a batch of one, piece c's blocks are one contiguous
-// stretch of the whole output's blocked layout, so the pieces write there and the whole output is reordered once,
-// as one convolution does: on a loaded machine, where the pieces run one after another on the caller, the split then
-// costs no more reorders than the whole.
-//
-// The forward of an ungrouped convolution over `parts` pieces of its `units` blocks of output channels. Every piece
-// reads the whole input, so the input is reordered into the primitives' layout once, not once per piece: run by one
-// thread (a busy machine), two pieces cost 8% more than one whole convolution in MobileNetV3 at batch 1, all of it
-// in the second reorder.
-bool conv_forward_by_output_blocks(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
-                                   const ConvGeometry& g, int64_t units, int64_t parts) {
-  struct Piece {
-    Tensor out, weight, bias;
-    std::string key;
-    std::shared_ptr<const Prim> prim;
-  };
-  std::vector<Piece> pieces(static_cast<size_t>(parts));
-  bool shared = true;  // every piece has a fast kernel that reorders the input into the same layout
-  for (int64_t c = 0; c < parts; ++c) {
-    const auto oc = block_channels(c * units / parts, (c + 1) * units / parts, weight.size(0));
-    Piece& p = pieces[static_cast<size_t>(c)];
-    p.out = out.narrow(1, oc.first, oc.second);
-    p.weight = weight.narrow(0, oc.first, oc.second);
-    p.bias = narrow_of(bias, 0, oc);
-    p.key = conv_key('f', input, p.weight, bias.defined(), p.out, g);
-    p.prim = conv_forward_prim(p.key, p.out, input, p.weight, p.bias, g);
-    shared = shared && p.prim->prim && p.prim->args[0].reorder &&
-             p.prim->args[0].inner == pieces[0].prim->args[0].inner;
+// piece ends inside a block (24 channels split 16 + 8); and each piece of a grouped convolution reordered its own
+// part of the input. With a batch of one, the channels of a piece that starts on a block are one contiguous stretch
+// of the whole tensor's blocked layout, so the input is reordered whole, once, the pieces read and write their
+// stretches, and the whole output is reordered once, as one convolution does: on a loaded machine, where the pieces
+// run one after another on the caller, the split costs no more reorders than the whole, and on an idle one the two
+// reorders run on the pool. A depthwise 3x3 over 672x14x14 at two threads: 55 us with a reorder per piece, 49 now
+// (one thread: 48).
+struct ChannelPiece {
+  Tensor out, input, weight, bias;
+  ConvGeometry g;
+  int64_t in_c0, out_c0;  // the piece's first input and output channels (in_c0 < 0: it reads the whole input)
+  std::string key;
+  std::shared_ptr<const Prim> prim;
+};
+
+// Where the pieces' `arg` (their DNNL_ARG_SRC or DNNL_ARG_DST) can live in one blocked buffer for the whole of
+// `whole`: the buffer's reorder (a Prim with that one argument, cached under `key`), or none. `first` gives a piece's
+// first channel there.
+template <class First>
+std::shared_ptr<const Prim> whole_blocks(const std::vector<ChannelPiece>& pieces, size_t arg, bool input,
+                                         const Tensor& whole, const std::string& key, First first) {
+  std::vector<memory::desc> descs;
+  for (const ChannelPiece& p : pieces) {
+    if (!p.prim->args[arg].reorder) return nullptr;
+    descs.push_back(p.prim->args[arg].inner);
   }
-  Tensor src;
-  if (shared) prepare_input(pieces[0].prim->args[0], input, src);
-  // Note [One output for all pieces]: the whole output's layout, and its reorder into `out`
-  std::shared_ptr<const Prim> whole;
-  if (shared && out.size(0) == 1 &&
-      std::all_of(pieces.begin(), pieces.end(), [](const Piece& p) { return p.prim->args[3].reorder.has_value(); })) {
-    std::vector<memory::desc> descs;
-    for (const Piece& p : pieces) descs.push_back(p.prim->args[3].inner);
-    if (const auto tag = common_channel_blocks(descs))
-      whole = cached(conv_key('o', input, weight, bias.defined(), out, g), [&] {
-        Prim r;
-        const memory::desc user = plain_desc(out);
-        r.add(DNNL_ARG_DST, false, user, memory::desc(user.dims(), user.data_type(), *tag));
-        return r;
-      });
-  }
-  const bool copy_out = whole && whole->args[0].copies();
-  Tensor dst;
-  if (whole) dst = copy_out ? blocked_buffer(whole->args[0].inner) : buffer(whole->args[0].inner.get_size());
-  const int64_t spatial = out.numel() / out.size(1);
-  std::atomic<bool> done{true};
-  over_batch(parts, parts, [&](int64_t c, int64_t, int64_t) {
-    const Piece& p = pieces[static_cast<size_t>(c)];
-    if (!p.prim->prim) {
-      done = false;
-    } else if (whole) {  // piece c's channels start on a block: block c0 / B starts at element c0 * spatial
-      const int64_t c0 = block_channels(c * units / parts, (c + 1) * units / parts, weight.size(0)).first;
-      const memory at(p.prim->args[3].inner, engine(),
-                      static_cast<char*>(dst.data_ptr()) + c0 * spatial * static_cast<int64_t>(out.element_size()));
-      conv_forward_exec(*p.prim, p.key, p.out, input, p.weight, p.bias, &src, nullptr, &at);
-    } else {
-      conv_forward_exec(*p.prim, p.key, p.out, input, p.weight, p.bias, shared ? &src : nullptr);
-    }
+  const auto blocks = common_channel_blocks(descs);
+  if (!blocks || !std::all_of(pieces.begin(), pieces.end(),
+                              [&](const ChannelPiece& p) { return first(p) >= 0 && first(p) % blocks->second == 0; }))
+    return nullptr;
+  return cached(key, [&] {
+    Prim r;
+    const memory::desc user = plain_desc(whole);
+    r.add(input ? DNNL_ARG_SRC : DNNL_ARG_DST, input, user, memory::desc(user.dims(), user.data_type(), blocks->first));
+    return r;
   });
-  if (whole && done) write_output(whole->args[0], out, dst, copy_out);
-  return done;
+}
+
+// The forward of a convolution over `pieces` of its channels, on the pool. False (nothing computed) where a piece
+// has no fast kernel.
+bool conv_forward_pieces(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                         const ConvGeometry& g, std::vector<ChannelPiece>& pieces) {
+  for (ChannelPiece& p : pieces) {
+    p.key = conv_key('f', p.input, p.weight, p.bias.defined(), p.out, p.g);
+    p.prim = conv_forward_prim(p.key, p.out, p.input, p.weight, p.bias, p.g);
+    if (!p.prim->prim) return false;
+  }
+  const bool one = out.size(0) == 1;
+  // The input: reordered once for pieces that all read it whole into the same layout, or whole (one) for pieces of
+  // its channels (Note [One output for all pieces]).
+  const bool whole_input = pieces[0].in_c0 < 0;
+  std::shared_ptr<const Prim> in_whole, out_whole;
+  if (one && !whole_input)
+    in_whole = whole_blocks(pieces, 0, true, input, conv_key('i', input, weight, bias.defined(), out, g),
+                            [](const ChannelPiece& p) { return p.in_c0; });
+  const bool shared_src = whole_input && std::all_of(pieces.begin(), pieces.end(), [&](const ChannelPiece& p) {
+                            return p.prim->args[0].reorder && p.prim->args[0].inner == pieces[0].prim->args[0].inner;
+                          });
+  if (one)
+    out_whole = whole_blocks(pieces, 3, false, out, conv_key('o', input, weight, bias.defined(), out, g),
+                             [](const ChannelPiece& p) { return p.out_c0; });
+  Tensor src, dst;
+  if (shared_src) prepare_input(pieces[0].prim->args[0], input, src);
+  if (in_whole) prepare_input(in_whole->args[0], input, src);
+  const bool copy_out = out_whole && out_whole->args[0].copies();
+  if (out_whole)
+    dst = copy_out ? blocked_buffer(out_whole->args[0].inner) : buffer(out_whole->args[0].inner.get_size());
+  // piece channels c0.. of a batch of one start at element c0 * spatial of the whole blocked tensor
+  auto at = [](const memory::desc& md, const Tensor& buf, const Tensor& whole, int64_t c0) {
+    const int64_t spatial = whole.numel() / whole.size(1);
+    return memory(md, engine(), static_cast<char*>(buf.data_ptr()) + c0 * spatial * int64_t(whole.element_size()));
+  };
+  over_batch(static_cast<int64_t>(pieces.size()), static_cast<int64_t>(pieces.size()),
+             [&](int64_t c, int64_t, int64_t) {
+               const ChannelPiece& p = pieces[static_cast<size_t>(c)];
+               std::optional<memory> s, d;
+               if (shared_src) s = memory(p.prim->args[0].inner, engine(), src.data_ptr());
+               if (in_whole) s = at(p.prim->args[0].inner, src, input, p.in_c0);
+               if (out_whole) d = at(p.prim->args[3].inner, dst, out, p.out_c0);
+               conv_forward_exec(*p.prim, p.key, p.out, p.input, p.weight, p.bias, s ? &*s : nullptr, nullptr,
+                                 d ? &*d : nullptr);
+             });
+  if (out_whole) write_output(out_whole->args[0], out, dst, copy_out);
+  return true;
 }
 
 // The forward over pieces of the output channels: whole groups of a grouped convolution (with their input channels),
-// or blocks of channels of an ungrouped one (conv_forward_by_output_blocks).
+// or blocks of channels of an ungrouped one (each reading the whole input).
 bool conv_forward_by_channels(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                               const ConvGeometry& g) {
   const int64_t O = weight.size(0), og = O / g.groups, cg = input.size(1) / g.groups;  // channels per group
@@ -824,18 +843,30 @@ bool conv_forward_by_channels(const Tensor& out, const Tensor& input, const Tens
   const int64_t units = g.groups > 1 ? gu.units : channel_blocks(O);
   const int64_t parts = channel_parts(units, conv_macs(weight, out));
   if (parts <= 1) return conv_forward_run(out, input, weight, bias, g);
-  if (g.groups == 1) return conv_forward_by_output_blocks(out, input, weight, bias, g, units, parts);
-  std::atomic<bool> done{true};
-  over_batch(units, parts, [&](int64_t, int64_t ub, int64_t ue) {
-    const auto [b, n] = gu.of(ub, ue);
-    ConvGeometry sg = g;
-    sg.groups = n;
-    const auto oc = std::make_pair(b * og, n * og);
-    if (!conv_forward_run(narrow_of(out, 1, oc), input.narrow(1, b * cg, n * cg), weight.narrow(0, oc.first, oc.second),
-                          narrow_of(bias, 0, oc), sg))
-      done = false;
-  });
-  return done;
+  std::vector<ChannelPiece> pieces;
+  for (int64_t c = 0; c < parts; ++c) {
+    const int64_t ub = c * units / parts, ue = (c + 1) * units / parts;
+    ChannelPiece p;
+    p.g = g;
+    std::pair<int64_t, int64_t> oc;
+    if (g.groups > 1) {
+      const auto [b, n] = gu.of(ub, ue);
+      p.g.groups = n;
+      oc = {b * og, n * og};
+      p.in_c0 = b * cg;
+      p.input = input.narrow(1, p.in_c0, n * cg);
+    } else {
+      oc = block_channels(ub, ue, O);
+      p.in_c0 = -1;
+      p.input = input;
+    }
+    p.out_c0 = oc.first;
+    p.out = out.narrow(1, oc.first, oc.second);
+    p.weight = weight.narrow(0, oc.first, oc.second);
+    p.bias = narrow_of(bias, 0, oc);
+    pieces.push_back(std::move(p));
+  }
+  return conv_forward_pieces(out, input, weight, bias, g, pieces);
 }
 
 // The backward over pieces of channels: whole groups of a grouped convolution (both gradients of a group in one
