@@ -100,3 +100,27 @@ def test_one_long_run_splits_across_threads(rng, threads, hw, channels):
     out = ember.empty(hw, channels)
     out.t().copy_(ember.tensor(np.ascontiguousarray(a.T)))
     np.testing.assert_array_equal(out.numpy(), a)
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [np.complex64, np.bool_])
+@pytest.mark.parametrize(
+    "shape,perm",
+    [
+        ((8, 4, 4, 2, 16), (0, 3, 1, 2, 4)),  # NHWC into nChw16c: 64-byte runs
+        ((2, 5, 7, 3), (0, 2, 1, 3)),  # runs of 3 elements
+        ((3, 9, 33), (1, 0, 2)),  # runs of 33 (a word and a tail)
+        ((2, 3, 4, 5, 6), (2, 0, 1, 3, 4)),  # runs that coalesce into 30, outer dims permuted
+    ],
+)
+def test_short_runs(rng, threads, dtype, shape, perm):
+    # the innermost dim contiguous on both sides, the next ones permuted: short runs two dims at a time (Note
+    # [Copies of short runs])
+    a = values(rng, shape, np.float32).astype(dtype)
+    np.testing.assert_array_equal(ember.tensor(a).permute(*perm).contiguous().numpy(), a.transpose(perm))
+
+
+def test_short_runs_of_a_narrowed_channels_last_tensor(rng, threads):
+    a = values(rng, (4, 6, 6, 40), np.float32)  # NHWC memory, a piece of 24 channels
+    out = ember.empty(4, 6, 6, 24)
+    out.copy_(ember.tensor(a)[..., 8:32])
+    np.testing.assert_array_equal(out.numpy(), a[..., 8:32])

@@ -209,9 +209,58 @@ bool copy_half(const StridedIter& it, ScalarType to, ScalarType from) {
   return true;
 }
 
+// Note [Copies of short runs]
+// A copy between two layouts that share their innermost dim but not the next (a channels-last activation into
+// oneDNN's nChw16c, where each position's 16 channels are one 64-byte run; a piece of channels cut from an NHWC
+// tensor) walks the generic loop's odometer once per run: about 10 ns for 64 bytes, 5 GB/s, where the data is in
+// cache. Without a cast, runs of up to kShortRun bytes go two dims at a time instead: the run moved as 32-byte
+// words, stepped along the next dim. An [8, 4, 4, 512] NHWC activation into nChw16c at one thread: 26.0 -> 5.6 us;
+// [8, 32, 32, 64]: 194 -> 44 us. The copies of a channels-last ResNet-50 training step (batch 8, 128x128, two
+// threads): 80 -> 46 ms in the profiler; those of the row-major one 59 -> 42.
+constexpr int64_t kShortRun = 1024;
+
+void move_run(char* d, const char* s, int64_t bytes) {
+  int64_t b = 0;
+  for (; b + 32 <= bytes; b += 32) std::memcpy(d + b, s + b, 32);
+  if (b < bytes) std::memcpy(d + b, s + b, static_cast<size_t>(bytes - b));
+}
+
+bool copy_short_runs(const StridedIter& it, int64_t elem) {
+  if (it.ndim < 2 || it.strides[0][0] != elem || it.strides[1][0] != elem) return false;
+  const int64_t run = it.shape[0] * elem, rows = it.shape[1];
+  if (run > kShortRun) return false;
+  const int64_t ds = it.strides[0][1], ss = it.strides[1][1];
+  parallel_for(0, it.numel / it.shape[0], std::max<int64_t>(1, kGrainSize / it.shape[0]), [&](int64_t b, int64_t e) {
+    // the outer index of row b (dims 2 and up), then an odometer step per outer index
+    DimVector idx(it.ndim, 0);
+    std::array<char*, 2> ptr = {it.data[0], it.data[1]};
+    int64_t rem = b / rows;
+    for (int k = 2; k < it.ndim; ++k) {
+      idx[k] = rem % it.shape[k];
+      rem /= it.shape[k];
+      for (int i = 0; i < 2; ++i) ptr[i] += idx[k] * it.strides[i][k];
+    }
+    for (int64_t u = b; u < e;) {
+      const int64_t r0 = u % rows, r1 = std::min(rows, r0 + (e - u));
+      char* d = ptr[0] + r0 * ds;
+      const char* src = ptr[1] + r0 * ss;
+      for (int64_t r = r0; r < r1; ++r, d += ds, src += ss) move_run(d, src, run);
+      u += r1 - r0;
+      for (int k = 2; k < it.ndim; ++k) {
+        for (int i = 0; i < 2; ++i) ptr[i] += it.strides[i][k];
+        if (++idx[k] < it.shape[k]) break;
+        for (int i = 0; i < 2; ++i) ptr[i] -= it.strides[i][k] * it.shape[k];
+        idx[k] = 0;
+      }
+    }
+  });
+  return true;
+}
+
 void copy(const Tensor& dst, const Tensor& src) {
   StridedIter it = StridedIter::make({&dst, &src}, dst.sizes());
   if (copy_half(it, dst.dtype(), src.dtype())) return;
+  if (dst.dtype() == src.dtype() && copy_short_runs(it, static_cast<int64_t>(dst.element_size()))) return;
   dispatch_any(dst.dtype(), [&](auto o) {
     using Out = decltype(o);
     dispatch_any(src.dtype(), [&](auto i) {
