@@ -192,7 +192,7 @@ class ThreadPool {
   // when it is what wakes mostly take. A virtual machine's idle CPU can take milliseconds to wake now and then (1 in
   // 400 here) with no competitor: counted alone, each such wake turned spinning off, so that every job needed a wake,
   // which found another slow one before the window closed; the pool stayed in that state for whole runs, MobileNetV3
-  // at batch 1 taking 9.5 ms at two threads instead of 6.7.
+  // at batch 1 taking 9.5 ms at two threads instead of 6.5.
   static void woke_after(int64_t micros) {
     const int slow = micros > kSlowWakeMicros ? kSlowOne : 0, s = g_slow_wakes.load(std::memory_order_relaxed);
     const int now = s + (slow - s) / kSlowWeight;  // a running fraction of slow wakes (racy between workers: a hint)

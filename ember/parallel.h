@@ -34,8 +34,8 @@
 //   is loaded.
 // - Ops can ask how many threads will come. expected_threads() is 1 plus the workers' running share of recent jobs
 //   (the chunks they ran against their fair share, detail::HelpShare): beside a busy process they run almost none
-//   of a batch-1 network's jobs, and an op that has two ways to run, as fast as each other's results, takes the one
-//   for the threads that will come. oneDNN's one-thread reorder against ember's copy on the pool is such a choice
+//   of a batch-1 network's jobs, and an op that can run two ways with the same results takes the one suited to the
+//   threads that will come. oneDNN's one-thread reorder against ember's copy on the pool is such a choice
 //   (Note [Reorders as copies]); splits that change the bits (a convolution's pieces, a matrix product's blocks) keep
 //   following get_num_threads().
 // - Results do not depend on timing: chunk boundaries depend only on the sizes and the thread count, never on
