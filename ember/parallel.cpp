@@ -54,10 +54,6 @@ int env_threads(const char* name) {
   return end != env && v > 0 ? static_cast<int>(std::min<long>(v, 1 << 16)) : 0;
 }
 
-// The running fraction of wakes that waited for a core (fixed point: kSlowOne is all), over about kSlowWeight wakes.
-constexpr int kSlowOne = 1024, kSlowWeight = 8;
-std::atomic<int> g_slow_wakes{0};
-
 // True while a worker recently waited for a core (Note [Intra-op parallelism]).
 std::atomic<int64_t> g_contended_until{0};
 std::atomic<int64_t> g_contended_window{kContendedMicros};
@@ -188,16 +184,9 @@ class ThreadPool {
     epoch_.notify_all();
   }
 
-  // A worker started running `micros` after it was woken: a wait for a core longer than a time slice is contention,
-  // when it is what wakes mostly take. A virtual machine's idle CPU can take milliseconds to wake now and then (1 in
-  // 400 here) with no competitor: counted alone, each such wake turned spinning off, so that every job needed a wake,
-  // which found another slow one before the window closed; the pool stayed in that state for whole runs, MobileNetV3
-  // at batch 1 taking 9.5 ms at two threads instead of 6.5.
+  // A worker started running `micros` after it was woken: a wait for a core longer than a time slice is contention.
   static void woke_after(int64_t micros) {
-    const int slow = micros > kSlowWakeMicros ? kSlowOne : 0, s = g_slow_wakes.load(std::memory_order_relaxed);
-    const int now = s + (slow - s) / kSlowWeight;  // a running fraction of slow wakes (racy between workers: a hint)
-    g_slow_wakes.store(now, std::memory_order_relaxed);
-    if (now > kSlowOne / 4) flag_contended();
+    if (micros > kSlowWakeMicros) flag_contended();
   }
 
   // The caller has run out of chunks while workers still run some. It spins briefly (under contention, only long

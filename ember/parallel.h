@@ -9,14 +9,12 @@
 //   chunk of a later job with an earlier job's function.
 // - Waiting is brief. After a job a worker spins for at most kSpinMicros (so back-to-back ops skip a futex wake)
 //   and then sleeps on a futex; it does not spin at all while the CPUs are contended. A worker learns that from
-//   waiting for a core longer than kSlowWakeMicros (a competitor's time slice): woken, before it ran (when over a
-//   quarter of recent wakes did: a virtual machine's idle CPU now and then takes that long to wake with no
-//   competitor, and one such wake must not turn spinning off), or preempted during its spin (a brief preemption by a
-//   timer or a kernel thread, or one during a chunk's work, happens on quiet machines too, and counting those kept
-//   spinning off there). The contended window is 100 ms, doubling up to 1.6 s while each probe after it finds the
-//   contention again. The caller waits for chunks already running the same way. A wake is sent once: while a woken
-//   worker waits for a core, the jobs posted meanwhile do not wake it again (each would be a futex call on the caller's
-//   time: 17,000 of them in 190 MobileNetV3 inferences beside a busy process).
+//   waiting for a core longer than kSlowWakeMicros (a competitor's time slice): woken, before it ran, or preempted
+//   during its spin (a brief preemption by a timer or a kernel thread, or one during a chunk's work, happens on quiet
+//   machines too, and counting those kept spinning off there). The contended window is 100 ms, doubling up to 1.6 s
+//   while each probe after it finds the contention again. The caller waits for chunks already running the same way.
+//   A wake is sent once: while a woken worker waits for a core, the jobs posted meanwhile do not wake it again (each
+//   would be a futex call on the caller's time: 17,000 of them in 190 MobileNetV3 inferences beside a busy process).
 // - A preempted worker gets the caller's core. The caller may still run out of chunks while a worker sits preempted
 //   in the middle of one, queued behind another process until the kernel's next tick, while the caller's own core
 //   idles. So a waiting caller reads the CPU clocks of the workers in a chunk (pthread_getcpuclockid), and again every
