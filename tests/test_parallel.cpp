@@ -296,7 +296,7 @@ TEST(Parallel, ExpectedThreadsFollowTheWorkersShareOfRecentJobs) {
 
 // The worker takes its share of long jobs (1 ms chunks: long past a wake-up, even on a loaded machine), so the expected
 // count stays at the thread count.
-TEST(Parallel, ExpectedThreadsOnAnIdleMachineIsTheThreadCount) {
+TEST(Parallel, ExpectedThreadsStayAtTheThreadCountForLongJobs) {
   if (own_cpus() < 2) GTEST_SKIP() << "needs two CPUs in the affinity mask";
   set_num_threads(2);
   std::atomic<int64_t> sink{0};

@@ -145,6 +145,40 @@ void transpose_tile(char* dst, const char* src, const Run& rows, const Run& cols
     for (int64_t k = r; k < r1; ++k) one(k, c);
 }
 
+// The outer index of a two-operand copy (the dims not in `skip`) and the operands' pointers at it: set to index `i`,
+// then stepped on as an odometer.
+struct Outer {
+  const StridedIter& it;
+  DimVector dims, idx;  // the outer dims, innermost first, and the index along each
+  std::array<char*, 2> ptr;
+  Outer(const StridedIter& it, uint32_t skip, int64_t i) : it(it), ptr{it.data[0], it.data[1]} {
+    for (int k = 0; k < it.ndim; ++k) {
+      if (skip >> k & 1) continue;
+      dims.push_back(k);
+      idx.push_back(i % it.shape[k]);
+      i /= it.shape[k];
+      for (int j = 0; j < 2; ++j) ptr[j] += idx.back() * it.strides[j][k];
+    }
+  }
+  void advance() {
+    for (size_t n = 0; n < dims.size(); ++n) {
+      const int k = static_cast<int>(dims[n]);
+      for (int j = 0; j < 2; ++j) ptr[j] += it.strides[j][k];
+      if (++idx[n] < it.shape[k]) return;
+      for (int j = 0; j < 2; ++j) ptr[j] -= it.strides[j][k] * it.shape[k];
+      idx[n] = 0;
+    }
+  }
+};
+
+// Whether the source rows of `rows` (row_bytes each) lie one after another.
+bool contiguous_rows(const Run& rows, int64_t row_bytes) {
+  if (rows.offset.empty()) return rows.n <= 1 || rows.step == row_bytes;
+  for (int64_t r = 0; r < rows.n; ++r)
+    if (rows.at(r) != r * row_bytes) return false;
+  return true;
+}
+
 template <class Out, class In>
 bool copy_transposed(const StridedIter& it) {
   if (it.ndim < 2 || it.ndim > 32) return false;
@@ -158,33 +192,16 @@ bool copy_transposed(const StridedIter& it) {
   const int64_t row_bytes = cols.n * static_cast<int64_t>(sizeof(In));
   // (a source that is one contiguous stretch, such as a block of nChw16c, is the hardware prefetcher's: fetching it
   // by hand cost a fifth of the copy of a 672x14x14 activation out of nChw16c)
-  bool contiguous = true;
-  for (int64_t r = 0; r < rows.n && contiguous; ++r) contiguous = rows.at(r) == r * row_bytes;
-  const bool prefetch = rows.n * row_bytes <= kPrefetchBytes && !contiguous;
+  const bool prefetch = rows.n * row_bytes <= kPrefetchBytes && !contiguous_rows(rows, row_bytes);
   parallel_for(0, units, std::max<int64_t>(1, kGrainSize / (std::min(rows.n, kTile) * std::min(cols.n, kTile))),
                [&](int64_t b, int64_t e) {
-                 // The outer index of unit b (the dims in neither run), then an odometer step per outer index.
-                 DimVector idx(it.ndim, 0);
-                 std::array<char*, 2> ptr = {it.data[0], it.data[1]};
-                 int64_t rem = b / tiles;
-                 for (int k = 0; k < it.ndim; ++k) {
-                   if (used >> k & 1) continue;
-                   idx[k] = rem % it.shape[k];
-                   rem /= it.shape[k];
-                   for (int i = 0; i < 2; ++i) ptr[i] += idx[k] * it.strides[i][k];
-                 }
+                 Outer o(it, used, b / tiles);  // the outer index of unit b (the dims in neither run)
                  for (int64_t u = b; u < e;) {
-                   std::array<char*, 2> next = ptr;  // the next outer index
-                   for (int k = 0; k < it.ndim; ++k) {
-                     if (used >> k & 1) continue;
-                     for (int i = 0; i < 2; ++i) next[i] += it.strides[i][k];
-                     if (++idx[k] < it.shape[k]) break;
-                     for (int i = 0; i < 2; ++i) next[i] -= it.strides[i][k] * it.shape[k];
-                     idx[k] = 0;
-                   }
+                   const std::array<char*, 2> ptr = o.ptr;
+                   o.advance();  // to the next outer index, whose source is fetched ahead
                    if (prefetch)
                      for (int64_t r = 0; r < rows.n; ++r) {
-                       const char* p = next[1] + rows.at(r);
+                       const char* p = o.ptr[1] + rows.at(r);
                        for (int64_t o = 0; o < row_bytes; o += 64) __builtin_prefetch(p + o);
                        __builtin_prefetch(p + row_bytes - 1);
                      }
@@ -193,7 +210,6 @@ bool copy_transposed(const StridedIter& it) {
                      transpose_tile<Out, In>(ptr[0], ptr[1], rows, cols, r, std::min(rows.n, r + kTile), c,
                                              std::min(cols.n, c + kTile));
                    }
-                   ptr = next;
                  }
                });
   return true;
@@ -231,27 +247,13 @@ bool copy_short_runs(const StridedIter& it, int64_t elem) {
   if (run > kShortRun) return false;
   const int64_t ds = it.strides[0][1], ss = it.strides[1][1];
   parallel_for(0, it.numel / it.shape[0], std::max<int64_t>(1, kGrainSize / it.shape[0]), [&](int64_t b, int64_t e) {
-    // the outer index of row b (dims 2 and up), then an odometer step per outer index
-    DimVector idx(it.ndim, 0);
-    std::array<char*, 2> ptr = {it.data[0], it.data[1]};
-    int64_t rem = b / rows;
-    for (int k = 2; k < it.ndim; ++k) {
-      idx[k] = rem % it.shape[k];
-      rem /= it.shape[k];
-      for (int i = 0; i < 2; ++i) ptr[i] += idx[k] * it.strides[i][k];
-    }
-    for (int64_t u = b; u < e;) {
+    Outer o(it, 3, b / rows);  // the outer index of row b (dims 2 and up)
+    for (int64_t u = b; u < e; o.advance()) {
       const int64_t r0 = u % rows, r1 = std::min(rows, r0 + (e - u));
-      char* d = ptr[0] + r0 * ds;
-      const char* src = ptr[1] + r0 * ss;
+      char* d = o.ptr[0] + r0 * ds;
+      const char* src = o.ptr[1] + r0 * ss;
       for (int64_t r = r0; r < r1; ++r, d += ds, src += ss) move_run(d, src, run);
       u += r1 - r0;
-      for (int k = 2; k < it.ndim; ++k) {
-        for (int i = 0; i < 2; ++i) ptr[i] += it.strides[i][k];
-        if (++idx[k] < it.shape[k]) break;
-        for (int i = 0; i < 2; ++i) ptr[i] -= it.strides[i][k] * it.shape[k];
-        idx[k] = 0;
-      }
     }
   });
   return true;
