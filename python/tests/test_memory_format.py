@@ -245,7 +245,17 @@ def test_nn_output_strides_match_pytorch():
 
 
 @pytest.mark.parametrize(
-    "n,cin,cout,k,groups", [(1, 24, 40, 3, 1), (4, 16, 32, 1, 1), (2, 32, 32, 3, 32), (1, 3, 16, 3, 1)]
+    "n,cin,cout,k,groups",
+    [
+        (1, 24, 40, 3, 1),
+        (4, 16, 32, 1, 1),
+        (2, 32, 32, 3, 32),
+        (1, 3, 16, 3, 1),
+        # grouped, not depthwise: the [G, O/G, C/G, k, k] view of a channels-last weight keeps its strides
+        (1, 32, 32, 3, 16),
+        (4, 48, 96, 3, 24),
+        (2, 64, 64, 1, 4),
+    ],
 )
 def test_channels_last_convolution_runs_on_nhwc_and_matches_float64(rng, n, cin, cout, k, groups):
     """A channels-last convolution hands oneDNN its NHWC tensors as they are (no reorder of the activations); batch

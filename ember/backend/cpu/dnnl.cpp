@@ -403,17 +403,22 @@ struct ConvDescs {
   memory::dims strides, dilates, pad_l, pad_r;
 };
 
-// src [N, C, *in], weight [O, C/G, *k] (regrouped to [G, O/G, C/G, *k] when grouped), dst [N, O, *out].
+// src [N, C, *in], weight [O, C/G, *k] (regrouped to [G, O/G, C/G, *k] when grouped), dst [N, O, *out], each with
+// its own strides.
 ConvDescs conv_descs(const Tensor& src, const Tensor& weight, bool bias, const Tensor& dst, const ConvGeometry& g) {
   ConvDescs d;
   d.src = plain_desc(src);
   d.dst = plain_desc(dst);
   if (g.groups == 1) {
     d.weights = plain_desc(weight);
-  } else {
-    memory::dims w{g.groups, weight.size(0) / g.groups};
-    for (int64_t i = 1; i < weight.dim(); ++i) w.push_back(weight.size(i));
-    d.weights = contiguous_desc(w, data_type(weight.dtype()));
+  } else {  // [O, ...] split into [G, O/G, ...], keeping the weight's strides (channels-last ones too)
+    const int64_t og = weight.size(0) / g.groups;
+    memory::dims w{g.groups, og}, st{og * weight.stride(0), weight.stride(0)};
+    for (int64_t i = 1; i < weight.dim(); ++i) {
+      w.push_back(weight.size(i));
+      st.push_back(weight.stride(i));
+    }
+    d.weights = memory::desc(w, data_type(weight.dtype()), st);
   }
   const auto dt = data_type(src.dtype());
   if (bias) d.bias = memory::desc({weight.size(0)}, dt, memory::format_tag::a);
