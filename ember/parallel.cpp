@@ -72,6 +72,7 @@ void flag_contended() {
 
 // The workers' share of recent jobs (updated by one job at a time: the pool's job lock).
 detail::HelpShare g_help;
+std::atomic<int> g_expected_override{0};  // detail::set_expected_threads
 
 // A thread's CPU time in microseconds (its clock from pthread_getcpuclockid), or -1.
 int64_t cpu_micros(clockid_t clock) {
@@ -400,7 +401,10 @@ int get_num_threads() {
 
 bool in_parallel_region() { return t_in_parallel; }
 
-int expected_threads() { return g_help.expected(get_num_threads(), now_us()); }
+int expected_threads() {
+  const int forced = g_expected_override.load(std::memory_order_relaxed);
+  return forced > 0 ? std::min(forced, get_num_threads()) : g_help.expected(get_num_threads(), now_us());
+}
 
 namespace detail {
 
@@ -417,6 +421,8 @@ int HelpShare::expected(int threads, int64_t now) const {
   if (threads < 2 || now - at_.load(std::memory_order_relaxed) > kStaleMicros) return std::max(threads, 1);
   return 1 + static_cast<int>((int64_t{share_.load(std::memory_order_relaxed)} * (threads - 1) + kOne / 2) / kOne);
 }
+
+void set_expected_threads(int n) { g_expected_override.store(std::max(n, 0), std::memory_order_relaxed); }
 
 void HelpShare::reset() {
   share_.store(kOne, std::memory_order_relaxed);

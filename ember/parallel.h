@@ -34,7 +34,8 @@
 //   (the chunks they ran against their fair share, detail::HelpShare): beside a busy process they run almost none
 //   of a batch-1 network's jobs, and an op that can run two ways with the same results takes the one suited to the
 //   threads that will come. oneDNN's one-thread reorder against ember's copy on the pool is such a choice
-//   (Note [Reorders as copies]); splits that change the bits (a convolution's pieces, a matrix product's blocks) keep
+//   (Note [Reorders as copies]), and so is a convolution forward whole or in channel pieces where a check found their
+//   bits equal (Note [Exact splits]); splits that change the bits (a matrix product's blocks, a batch's slices) keep
 //   following get_num_threads().
 // - Results do not depend on timing: chunk boundaries depend only on the sizes and the thread count, never on
 //   which thread ran a chunk. Work below `grain` elements, and any parallel_for nested inside another, runs serially
@@ -81,6 +82,9 @@ class HelpShare {
   std::atomic<int> share_{kOne};
   std::atomic<int64_t> at_{0};
 };
+
+// Tests: expected_threads() returns n (capped by the thread count) instead of measuring, until n is 0 again.
+void set_expected_threads(int n);
 
 }  // namespace detail
 

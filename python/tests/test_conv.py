@@ -441,6 +441,44 @@ def test_conv_batch_of_one_split_by_output_channels(rng, dims, cin, cout, k, gro
         ember.set_num_threads(before)
 
 
+@pytest.mark.parametrize(
+    "cin,cout,k,groups,size,channels_last",
+    [
+        (24, 72, 1, 1, 56, False),
+        (16, 40, 3, 1, 56, False),
+        (72, 24, 1, 1, 56, True),
+        (200, 200, 3, 200, 28, False),
+        (48, 48, 3, 24, 56, True),
+        (45, 45, 3, 15, 56, False),
+        (1024, 512, 1, 1, 14, False),  # ResNet-50's layer4.0.conv1: its pieces sum in another order than the whole
+    ],
+)
+def test_conv_batch_of_one_same_bits_whether_or_not_workers_come(rng, cin, cout, k, groups, size, channels_last):
+    """Where no worker is expected (a loaded machine), a batch-1 forward runs whole instead of in channel pieces only
+    if that gives the same bits (Note [Exact splits]): at two threads, expecting one thread and expecting two give
+    identical outputs, both against float64."""
+    x, w, b = arr(rng, 1, cin, size, size), arr(rng, cout, cin // groups, k, k), arr(rng, cout)
+    ref = to_np(F.conv2d(t(x), t(w), t(b), padding=k // 2, groups=groups))
+    xs = t(x, ember.float32)
+    if channels_last:
+        xs = xs.to(memory_format=ember.channels_last)
+    before = ember.get_num_threads()
+    got = {}
+    try:
+        ember.set_num_threads(2)
+        for expected in (1, 2, 1):
+            ember._C._set_expected_threads(expected)
+            got.setdefault(expected, []).append(
+                to_np(F.conv2d(xs, t(w, ember.float32), t(b, ember.float32), padding=k // 2, groups=groups))
+            )
+    finally:
+        ember._C._set_expected_threads(0)
+        ember.set_num_threads(before)
+    np.testing.assert_allclose(got[2][0], ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    for out in got[1]:
+        np.testing.assert_array_equal(out, got[2][0])
+
+
 @pytest.mark.parametrize("channels,groups", [(72, 72), (120, 120), (96, 24)])
 def test_grouped_conv_batch_of_one_split_on_channel_blocks(rng, channels, groups):
     """A grouped convolution over a batch of one splits whole groups, on oneDNN's 16-channel blocks where the groups
