@@ -70,8 +70,8 @@ void flag_contended() {
   g_contended_until.store(now + w, std::memory_order_relaxed);
 }
 
-// The workers' share of recent jobs (updated by one job at a time: the pool's job lock).
-detail::HelpShare g_help;
+// How often woken workers got a core in time (Note [Intra-op parallelism]).
+detail::WakeShare g_wakes;
 std::atomic<int> g_expected_override{0};  // detail::set_expected_threads
 
 // A thread's CPU time in microseconds (its clock from pthread_getcpuclockid), or -1.
@@ -162,10 +162,9 @@ class ThreadPool {
       epoch_.fetch_add(1, std::memory_order_seq_cst);
     }
     wake();
-    const int mine = run_chunks(tag, f, nchunks, nullptr);
+    run_chunks(tag, f, nchunks, nullptr);
     // Every chunk is claimed; wait for those still running on workers.
     if (done_.load(std::memory_order_acquire) != nchunks) wait_for_running(nchunks);
-    if (nchunks > 1) g_help.note(nchunks - mine, nchunks, size(), now_us());
     {
       std::lock_guard<std::mutex> l(mu_);
       job_ = nullptr;
@@ -185,9 +184,12 @@ class ThreadPool {
     epoch_.notify_all();
   }
 
-  // A worker started running `micros` after it was woken: a wait for a core longer than a time slice is contention.
+  // A worker started running `micros` after it was woken: a wait for a core longer than a time slice is contention,
+  // and the job it was woken for (and likely the next ones) ran without it.
   static void woke_after(int64_t micros) {
-    if (micros > kSlowWakeMicros) flag_contended();
+    const bool slow = micros > kSlowWakeMicros;
+    if (slow) flag_contended();
+    g_wakes.note(!slow, now_us());
   }
 
   // The caller has run out of chunks while workers still run some. It spins briefly (under contention, only long
@@ -237,23 +239,20 @@ class ThreadPool {
     caller_waiting_.store(false, std::memory_order_relaxed);
   }
 
-  // Claims and runs chunks of the job tagged `tag` until none are left (or a later job has replaced it), and returns
-  // how many it ran. `w` is the worker running them (nullptr: the caller).
-  int run_chunks(uint32_t tag, const std::function<void(int)>& f, int nchunks, Worker* w) {
-    int ran = 0;
+  // Claims and runs chunks of the job tagged `tag` until none are left (or a later job has replaced it). `w` is the
+  // worker running them (nullptr: the caller).
+  void run_chunks(uint32_t tag, const std::function<void(int)>& f, int nchunks, Worker* w) {
     uint64_t c = claim_.load(std::memory_order_acquire);
     while ((c >> 32) == tag && static_cast<int>(c & 0xffffffffu) < nchunks) {
       if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
       if (w) w->in_chunk.store(true, std::memory_order_relaxed);
       run_chunk(f, static_cast<int>(c & 0xffffffffu));
-      ++ran;
       if (w) w->chunk_done();
       if (done_.fetch_add(1, std::memory_order_seq_cst) + 1 == nchunks &&
           caller_waiting_.load(std::memory_order_seq_cst))
         futex_wake(&done_);
       c = claim_.load(std::memory_order_acquire);
     }
-    return ran;
   }
 
   void run_chunk(const std::function<void(int)>& f, int chunk) {
@@ -377,7 +376,7 @@ void set_num_threads(int n) {
   EMBER_CHECK(!t_in_parallel, "set_num_threads: cannot be called from inside a parallel region");
   std::lock_guard<std::mutex> l(g_pool_mu);
   g_num_threads.store(n);
-  g_help.reset();  // new workers: nothing known of them
+  g_wakes.reset();  // new workers: nothing known of them
   if (g_pool && g_pool->size() != n) {
     delete g_pool;
     g_pool = nullptr;
@@ -403,28 +402,28 @@ bool in_parallel_region() { return t_in_parallel; }
 
 int expected_threads() {
   const int forced = g_expected_override.load(std::memory_order_relaxed);
-  return forced > 0 ? std::min(forced, get_num_threads()) : g_help.expected(get_num_threads(), now_us());
+  return forced > 0 ? std::min(forced, get_num_threads()) : g_wakes.expected(get_num_threads(), now_us());
 }
 
 namespace detail {
 
-void HelpShare::note(int theirs, int nchunks, int threads, int64_t now) {
-  if (nchunks < 2 || threads < 2) return;
-  const int64_t fair = int64_t{nchunks} * (threads - 1);  // (threads - 1) / threads of the chunks, times threads
-  const int x = static_cast<int>(std::min<int64_t>(kOne, std::max(0, theirs) * int64_t{threads} * kOne / fair));
-  const int h = share_.load(std::memory_order_relaxed);
+void WakeShare::note(bool on_time, int64_t now) {
+  // (workers woken together note at once: a lost update only slows the average)
+  const int x = on_time ? kOne : 0;
+  const int h = now - at_.load(std::memory_order_relaxed) > kStaleMicros ? kOne
+                                                                         : share_.load(std::memory_order_relaxed);
   share_.store(h + (x - h) / kWeight, std::memory_order_relaxed);
   at_.store(now, std::memory_order_relaxed);
 }
 
-int HelpShare::expected(int threads, int64_t now) const {
+int WakeShare::expected(int threads, int64_t now) const {
   if (threads < 2 || now - at_.load(std::memory_order_relaxed) > kStaleMicros) return std::max(threads, 1);
   return 1 + static_cast<int>((int64_t{share_.load(std::memory_order_relaxed)} * (threads - 1) + kOne / 2) / kOne);
 }
 
 void set_expected_threads(int n) { g_expected_override.store(std::max(n, 0), std::memory_order_relaxed); }
 
-void HelpShare::reset() {
+void WakeShare::reset() {
   share_.store(kOne, std::memory_order_relaxed);
   at_.store(0, std::memory_order_relaxed);
 }

@@ -30,13 +30,16 @@
 //   and 16-bit matrix products use the libraries' own threads, with ember's count, after parking ember's spinning
 //   workers (park_threads). The same holds in C++ programs: nothing depends on environment variables read before ember
 //   is loaded.
-// - Ops can ask how many threads will come. expected_threads() is 1 plus the workers' running share of recent jobs
-//   (the chunks they ran against their fair share, detail::HelpShare): beside a busy process they run almost none
-//   of a batch-1 network's jobs, and an op that can run two ways with the same results takes the one suited to the
-//   threads that will come. oneDNN's one-thread reorder against ember's copy on the pool is such a choice
-//   (Note [Reorders as copies]), and so is a convolution forward whole or in channel pieces where a check found their
-//   bits equal (Note [Exact splits]); splits that change the bits (a matrix product's blocks, a batch's slices) keep
-//   following get_num_threads().
+// - Ops can ask how many threads will come. expected_threads() is 1 plus the share of the workers that got a core
+//   within a time slice when recently woken (detail::WakeShare): beside a busy process almost every wake waits for
+//   the competitor's slice (over 1 ms), and the worker runs almost none of a batch-1 network's jobs (0.3% of
+//   MobileNetV3's chunks). An op that can run two ways with the same results takes the one suited to the threads that
+//   will come: oneDNN's one-thread reorder or ember's copy on the pool (Note [Reorders as copies]), a convolution
+//   forward whole or in channel pieces where a check found their bits equal (Note [Exact splits]). Splits that change
+//   the bits (a matrix product's blocks, a batch's slices) keep following get_num_threads(). Wakes, not the chunks the
+//   workers ran, are the measure: a worker woken in 100 us on a quiet machine misses a 50 us job too, and once the
+//   convolutions ran whole only such short jobs were left to measure, so a quiet machine stayed at one expected thread
+//   (ResNet-50 at batch 1: 86-92 ms instead of 50).
 // - Results do not depend on timing: chunk boundaries depend only on the sizes and the thread count, never on
 //   which thread ran a chunk. Work below `grain` elements, and any parallel_for nested inside another, runs serially
 //   on the caller. The first exception thrown by a chunk is rethrown on the caller. A forked child starts with a
@@ -57,24 +60,25 @@ int get_num_threads();
 // The thread count ember starts with: the affinity mask capped by the cgroup CPU quota (or the environment's).
 int default_num_threads();
 bool in_parallel_region();
-// The threads a job posted now can expect to run on: get_num_threads() less the workers that have not been arriving
-// in time for recent jobs (a loaded machine). Only for choosing between ways of running an op that give the same
-// bits (Note [Intra-op parallelism]).
+// The threads a job posted now can expect to run on: get_num_threads() less the workers that have not been getting a
+// core in time when woken for recent jobs (a loaded machine). Only for choosing between ways of running an op that give
+// the same bits (Note [Intra-op parallelism]).
 int expected_threads();
 // Spinning workers go to sleep now: call before handing the cores to another library's threads.
 void park_threads();
 
 namespace detail {
 
-// How much of their fair share of recent jobs the workers ran (Note [Intra-op parallelism]): a running average over
-// about kWeight jobs of (chunks the workers ran) / ((threads - 1) / threads of the job's chunks), from 0 (none came)
-// to 1 (all on time), forgotten after kStaleMicros without a job. expected() is 1 + that share of the workers.
-class HelpShare {
+// How often sleeping workers got a core in time when woken for a job (Note [Intra-op parallelism]): a running average
+// over about kWeight wakes of 1 (running within a time slice of the wake) or 0 (later: a competitor held the cores),
+// forgotten after kStaleMicros without a wake (workers that spin between jobs need none). expected() is 1 + that share
+// of the workers.
+class WakeShare {
  public:
   static constexpr int kOne = 1024;  // fixed point
   static constexpr int kWeight = 16;
   static constexpr int64_t kStaleMicros = 100000;
-  void note(int theirs, int nchunks, int threads, int64_t now_micros);
+  void note(bool on_time, int64_t now_micros);
   int expected(int threads, int64_t now_micros) const;
   void reset();
 

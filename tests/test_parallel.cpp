@@ -267,35 +267,55 @@ TEST(CpuBudget, MalformedOrMissingFilesMeanNoQuota) {
   EXPECT_GE(affinity_cpus(), 1);
 }
 
-// The workers' running share of recent jobs (Note [Intra-op parallelism]): jobs they never reach bring the expected
-// thread count down to the caller alone, jobs they share bring it back, and an old share is forgotten.
-TEST(Parallel, ExpectedThreadsFollowTheWorkersShareOfRecentJobs) {
-  using detail::HelpShare;
-  HelpShare h;
+// How often woken workers got a core in time (Note [Intra-op parallelism]): slow wakes bring the expected thread count
+// down to the caller alone, wakes on time bring it back, and an old share is forgotten.
+TEST(Parallel, ExpectedThreadsFollowTheWorkersWakes) {
+  using detail::WakeShare;
+  WakeShare h;
   int64_t t = 1000000;
   EXPECT_EQ(h.expected(2, t), 2);  // nothing known yet
-  for (int i = 0; i < 64; ++i) h.note(0, 8, 2, t++);
+  for (int i = 0; i < 64; ++i) h.note(false, t++);
   EXPECT_EQ(h.expected(2, t), 1);
   EXPECT_EQ(h.expected(1, t), 1);
-  for (int i = 0; i < 64; ++i) h.note(4, 8, 2, t++);  // the worker ran its half
+  for (int i = 0; i < 64; ++i) h.note(true, t++);
   EXPECT_EQ(h.expected(2, t), 2);
-  for (int i = 0; i < 64; ++i) h.note(3, 8, 4, t++);  // three workers ran half of their 6 chunks' worth
-  EXPECT_EQ(h.expected(4, t), 3);                     // 1 + 0.5 * 3, rounded
-  for (int i = 0; i < 64; ++i) h.note(0, 8, 2, t++);
+  for (int i = 0; i < 64; ++i) h.note(i % 4 != 0, t++);  // three in four on time
+  EXPECT_EQ(h.expected(4, t), 3);                        // 1 + 0.75 * 3, rounded
+  for (int i = 0; i < 64; ++i) h.note(false, t++);
   EXPECT_EQ(h.expected(2, t), 1);
-  h.note(8, 1, 2, t);  // a job of one chunk says nothing
-  EXPECT_EQ(h.expected(2, t), 1);
-  EXPECT_EQ(h.expected(2, t + HelpShare::kStaleMicros + 1), 2);  // forgotten
+  EXPECT_EQ(h.expected(2, t + WakeShare::kStaleMicros + 1), 2);  // forgotten
+  h.note(false, t + WakeShare::kStaleMicros + 1);                // ... and measured afresh: one slow wake is not load
+  EXPECT_EQ(h.expected(2, t + WakeShare::kStaleMicros + 2), 2);
   h.reset();
   EXPECT_EQ(h.expected(2, t), 2);
-  // a few late arrivals do not undo many misses at once
-  for (int i = 0; i < 64; ++i) h.note(0, 8, 2, t++);
-  h.note(4, 8, 2, t++);
+  // a few wakes on time do not undo many slow ones at once, nor one slow wake many on time
+  for (int i = 0; i < 64; ++i) h.note(false, t++);
+  h.note(true, t++);
   EXPECT_EQ(h.expected(2, t), 1);
+  for (int i = 0; i < 64; ++i) h.note(true, t++);
+  h.note(false, t++);
+  EXPECT_EQ(h.expected(2, t), 2);
 }
 
-// The worker takes its share of long jobs (1 ms chunks: long past a wake-up, even on a loaded machine), so the expected
-// count stays at the thread count.
+// Short jobs far apart, each woken for: on a quiet machine the worker gets its core at once, too late for a 4 us job
+// but in time for longer ones, so the expected count stays at the thread count. (Counting the chunks the worker ran
+// instead read one thread here.)
+TEST(Parallel, ExpectedThreadsStayAtTheThreadCountForShortJobsFarApart) {
+  if (own_cpus() < 2) GTEST_SKIP() << "needs two CPUs in the affinity mask";
+  set_num_threads(2);
+  std::atomic<int64_t> sink{0};
+  for (int rep = 0; rep < 64; ++rep) {
+    parallel_for(0, 2, 1, [&](int64_t b, int64_t e) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(2 * (e - b));
+      while (std::chrono::steady_clock::now() < until) sink.fetch_add(1, std::memory_order_relaxed);
+    });
+    std::this_thread::sleep_for(std::chrono::microseconds(500));  // past the worker's spin: it sleeps
+  }
+  EXPECT_EQ(expected_threads(), 2);
+}
+
+// The worker takes its share of long jobs (1 ms chunks), spinning between them, so the expected count stays at the
+// thread count.
 TEST(Parallel, ExpectedThreadsStayAtTheThreadCountForLongJobs) {
   if (own_cpus() < 2) GTEST_SKIP() << "needs two CPUs in the affinity mask";
   set_num_threads(2);

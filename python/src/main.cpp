@@ -67,6 +67,8 @@ void init_backend(nb::module_& m) {
         "Args:\n    int (int): the number of threads, at least 1.");
   m.def("get_num_threads", &get_num_threads,
         "Returns the number of threads ember uses to run an operation on the CPU (its intra-op thread pool).");
+  m.def("_expected_threads", &expected_threads,
+        "The threads a job posted now can expect to run on (expected_threads in ember/parallel.h).");
   m.def("_set_expected_threads", &detail::set_expected_threads, nb::arg("n"),
         "Tests: the threads ember's ops expect to run on (expected_threads in ember/parallel.h), 0 to measure again.");
   m.def("_cpu_memory_stats", [] { return stats_dict(cpu_allocator()->stats()); });
