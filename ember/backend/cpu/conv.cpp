@@ -230,9 +230,49 @@ bool strided_fallback_backward(const Tensor& grad_input, const Tensor& grad_weig
   return true;
 }
 
+// Note [Geometries beyond oneDNN]
+// oneDNN's kernels index their taps in 32 bits: a padding, stride or dilated kernel extent near 2^31, which PyTorch
+// computes (conv2d over a 1x1 input with padding=2**32 and dilation=2**31 is one output), crashed in its JIT code or
+// failed to make a descriptor. Geometries past kOneDnnReach run in float64 on ember's im2col path, which indexes in
+// 64 bits (their outputs are small: such taps mostly fall in the padding), and are rounded back.
+constexpr int64_t kOneDnnReach = int64_t{1} << 24;
+bool beyond_onednn(const ConvGeometry& g, const Tensor& weight) {
+  for (size_t i = 0; i < g.dims(); ++i) {
+    const int64_t span = std::max<int64_t>(weight.size(static_cast<int64_t>(i) + 2) - 1, 1);
+    if (std::max({g.pad_l[i], g.pad_r[i], g.stride[i]}) >= kOneDnnReach || g.dilation[i] >= kOneDnnReach / span)
+      return true;
+  }
+  return false;
+}
+bool onednn_dtype(ScalarType t) { return t == ScalarType::Float32 || is_half(t); }
+Tensor as_f64(const Tensor& t) { return t.defined() ? contiguous(to(t, ScalarType::Float64)) : t; }
+Tensor f64_out(const Tensor& t) { return t.defined() ? empty(t.sizes(), TensorOptions(ScalarType::Float64)) : t; }
+
+bool far_fallback_forward(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                          const ConvGeometry& g) {
+  if (!onednn_dtype(input.dtype()) || !beyond_onednn(g, weight)) return false;
+  const Tensor o = f64_out(out);
+  forward_f64(o, as_f64(input), as_f64(weight), as_f64(bias), g);
+  narrow_into(out, o);
+  return true;
+}
+
+bool far_fallback_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                           const Tensor& grad_out, const Tensor& input, const Tensor& weight, const ConvGeometry& g) {
+  if (!onednn_dtype(grad_out.dtype()) || !beyond_onednn(g, weight.defined() ? weight : grad_weight)) return false;
+  const Tensor gi = f64_out(grad_input), gw = f64_out(grad_weight), gb = f64_out(grad_bias), go = as_f64(grad_out);
+  if (gi.defined()) backward_input_f64(gi, go, as_f64(weight), g);
+  if (gw.defined()) backward_weight_f64(gw, gb, go, as_f64(input), g);
+  narrow_into(grad_input, gi);
+  narrow_into(grad_weight, gw);
+  narrow_into(grad_bias, gb);
+  return true;
+}
+
 void conv_forward_cpu(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                       const ConvGeometry& g) {
-  if (strided_fallback_forward(out, input, weight, bias, g)) return;
+  if (far_fallback_forward(out, input, weight, bias, g) || strided_fallback_forward(out, input, weight, bias, g))
+    return;
   const ScalarType dt = input.dtype();
   if (dt == ScalarType::Float32) {
     dnnl_cpu::conv_forward(out, input, weight, bias, g);
@@ -249,7 +289,9 @@ void conv_forward_cpu(const Tensor& out, const Tensor& input, const Tensor& weig
 
 void conv_backward_cpu(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                        const Tensor& grad_out, const Tensor& input, const Tensor& weight, const ConvGeometry& g) {
-  if (strided_fallback_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, g)) return;
+  if (far_fallback_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, g) ||
+      strided_fallback_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, g))
+    return;
   const ScalarType dt = grad_out.dtype();
   if (dt == ScalarType::Float32) {
     dnnl_cpu::conv_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, g);
