@@ -152,6 +152,40 @@ def test_running_out_of_memory_while_freeing_raises_instead_of_aborting():
     assert r.stdout.strip() == "OutOfMemoryError True"
 
 
+# Note [Large blocks are mapped] (ember/backend/cpu/allocator.cpp): after that OutOfMemoryError, the memory of the
+# tensors made before it stayed in glibc's heap, mapped though free, and oneDNN's JIT compiler crashed mapping its
+# next kernel's code (fuzz seed 66087770: `adaptive_max_pool2d` of a bfloat16 tensor after the unbind_copy above,
+# SIGSEGV). Now that memory leaves the address space with its tensors, and the next oneDNN kernel compiles and runs.
+_AFTER_OUT_OF_MEMORY = """
+import resource
+import ember
+def mapped():
+    return int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) << 10
+limit = mapped() + (1 << 30)
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+t = ember.zeros((1,), dtype=ember.int32).as_strided((65536, 32769), (0, 0))
+try:
+    ember.unbind_copy(t, 1)
+except ember.OutOfMemoryError:
+    print("OutOfMemoryError", mapped() < limit - (768 << 20))
+x = ember.arange(64.0).reshape(1, 4, 4, 4).to(ember.bfloat16)
+print(ember.nn.functional.adaptive_max_pool2d(x, 2).flatten().tolist()[:4])
+"""
+
+
+def test_memory_of_a_failed_op_leaves_the_address_space():
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "EMBER_CPU_CACHE_MB": "64"}  # the cache keeps its blocks mapped: only up to its cap
+    r = subprocess.run(
+        [sys.executable, "-c", _AFTER_OUT_OF_MEMORY], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split("\n")[:2] == ["OutOfMemoryError True", "[5.0, 7.0, 13.0, 15.0]"]
+
+
 # roll walked all 2^k blocks of its k dims, empty ones too: fftshift of a tensor with 25 size-1 dims took 10-60 s
 # (fuzz seed 144957529, a timeout). Dims rolled by a multiple of their size are left out now.
 def test_roll_over_many_dims_with_zero_shifts():
@@ -195,3 +229,33 @@ def test_a_million_views_near_the_memory_limit_never_abort(extra_mib):
     )
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() in ("ok True", "MemoryError")
+
+
+# Note [Geometries beyond oneDNN] (ember/backend/cpu/conv.cpp): oneDNN indexes taps in 32 bits. Found as
+# `conv2d(randn(3, 1, 1), randn(1, 3, 5, 5), padding=2**32, dilation=2**31)`: SIGSEGV in its JIT code. With a
+# dilation of at least the input's size, only the kernel's centre tap reads the input (the others fall in the
+# padding), so the convolution is the 1x1 convolution by the centre taps: NumPy's einsum is the reference.
+@pytest.mark.parametrize("dtype", [ember.float32, ember.bfloat16])
+@pytest.mark.parametrize("exp, shape", [(31, (3, 1, 1)), (30, (2, 3, 4, 4)), (24, (2, 3, 4, 4)), (20, (1, 3, 5, 3))])
+def test_convolution_of_huge_dilation_and_padding(exp, shape, dtype):
+    import numpy as np
+
+    D = 2**exp
+    x = ember.randn(*shape).to(dtype).requires_grad_()
+    w = ember.randn(2, 3, 5, 5).to(dtype).requires_grad_()
+    b = ember.randn(2).to(dtype).requires_grad_()
+    y = ember.nn.functional.conv2d(x, w, b, padding=2 * D, dilation=D)
+    xn, wn, bn = (t.detach().float().numpy().astype(np.float64) for t in (x, w, b))
+    batched = xn.reshape((-1,) + shape[-3:])
+    want = np.einsum("oc,nchw->nohw", wn[:, :, 2, 2], batched) + bn[None, :, None, None]
+    tol = 1e-5 if dtype == ember.float32 else 2e-2
+    np.testing.assert_allclose(y.detach().float().numpy(), want.reshape(y.shape), rtol=tol, atol=tol)
+    gy = np.cos(np.arange(y.numel())).reshape(tuple(y.shape))
+    y.backward(ember.tensor(gy, dtype=dtype))
+    gyn = gy.reshape(want.shape)
+    gw = np.zeros_like(wn)
+    gw[:, :, 2, 2] = np.einsum("nohw,nchw->oc", gyn, batched)
+    np.testing.assert_allclose(w.grad.float().numpy(), gw, rtol=tol, atol=tol * np.abs(gw).max())
+    gx = np.einsum("oc,nohw->nchw", wn[:, :, 2, 2], gyn).reshape(shape)
+    np.testing.assert_allclose(x.grad.float().numpy(), gx, rtol=tol, atol=tol * np.abs(gx).max())
+    np.testing.assert_allclose(b.grad.float().numpy(), gyn.sum((0, 2, 3)), rtol=tol, atol=tol)

@@ -16,6 +16,15 @@
 // no more resident memory than a fresh one and no page faults. That forward's peak RSS fell from 960
 // to 815 MB (resnet50's from 868 to 732 MB at batch 32), its steady state still making no system
 // allocations. allocated_bytes counts a lent block by the class asked for; reserved_bytes, whole.
+//
+// Note [Large blocks are mapped]
+// Blocks from kMapFrom up are the system's pages (mmap), unmapped when they leave the cache. glibc's malloc serves
+// them from its heap below a threshold that grows to 32 MiB, and keeps freed heap memory mapped: after a failed
+// allocation under an address-space limit (ulimit -v; the API fuzzer's 4 GiB), the gigabytes that an op had
+// allocated before it failed stayed in the process's address space though every tensor was gone, and oneDNN's JIT
+// compiler then crashed mapping the code of its next kernel. Unmapped, they are returned at once.
+#include <sys/mman.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -56,6 +65,21 @@ size_t class_bytes(int c) {
 // Requests from this size on may take a larger cached block (Note [Larger cached blocks]).
 constexpr size_t kUpsizeFrom = size_t(1) << 20;
 
+// Blocks from this size on are mapped pages (Note [Large blocks are mapped]); size classes keep them whole pages.
+constexpr size_t kMapFrom = size_t(1) << 17;
+
+void* sys_alloc(size_t rounded) {
+  if (rounded < kMapFrom) return std::aligned_alloc(kAlign, rounded);
+  void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+void sys_free(void* p, size_t rounded) {
+  if (rounded < kMapFrom)
+    std::free(p);
+  else
+    munmap(p, rounded);
+}
+
 class CpuCachingAllocator final : public Allocator {
  public:
   CpuCachingAllocator() {
@@ -74,10 +98,10 @@ class CpuCachingAllocator final : public Allocator {
       cached_ -= rounded;
     } else if ((p = take_larger_locked(c, rounded))) {
     } else {
-      p = std::aligned_alloc(kAlign, rounded);
+      p = sys_alloc(rounded);
       if (!p) {  // give the cache back and try once more
         release_cache_locked();
-        p = std::aligned_alloc(kAlign, rounded);
+        p = sys_alloc(rounded);
       }
       if (!p) out_of_memory(nbytes);
       c_.on_sys_alloc(rounded);
@@ -119,7 +143,7 @@ class CpuCachingAllocator final : public Allocator {
       } catch (const std::bad_alloc&) {  // (deallocate runs in destructors: nothing may escape)
       }
     }
-    std::free(p);
+    sys_free(p, rounded);
     c_.on_sys_free(rounded);
   }
 
@@ -166,10 +190,10 @@ class CpuCachingAllocator final : public Allocator {
 
   void release_cache_locked() {
     int64_t count = 0;
-    for (auto& list : free_) {
-      for (void* p : list) std::free(p);
-      count += static_cast<int64_t>(list.size());
-      list.clear();
+    for (int c = 0; c < kClasses; ++c) {
+      for (void* p : free_[c]) sys_free(p, class_bytes(c));
+      count += static_cast<int64_t>(free_[c].size());
+      free_[c].clear();
     }
     c_.on_sys_free(cached_, count);
     cached_ = 0;
