@@ -184,12 +184,12 @@ class ThreadPool {
     epoch_.notify_all();
   }
 
-  // A worker started running `micros` after it was woken: a wait for a core longer than a time slice is contention,
-  // and the job it was woken for (and likely the next ones) ran without it.
-  static void woke_after(int64_t micros) {
+  // A worker started running (at `now`) `micros` after it was woken: a wait for a core longer than a time slice is
+  // contention, and the job it was woken for (and likely the next ones) ran without it.
+  static void woke_after(int64_t micros, int64_t now) {
     const bool slow = micros > kSlowWakeMicros;
     if (slow) flag_contended();
-    g_wakes.note(!slow, now_us());
+    g_wakes.note(!slow, now);
   }
 
   // The caller has run out of chunks while workers still run some. It spins briefly (under contention, only long
@@ -307,7 +307,10 @@ class ThreadPool {
         sleepers_.fetch_sub(1, std::memory_order_relaxed);
         // (timed only when a wake() came after this thread went to sleep: a wait can also end without one)
         const int64_t woken = woken_at_.load(std::memory_order_relaxed);
-        if (woken >= asleep) woke_after(now_us() - woken);
+        if (woken >= asleep) {
+          const int64_t now = now_us();
+          woke_after(now - woken, now);
+        }
       }
       const std::function<void(int)>* job;
       int nchunks;

@@ -179,9 +179,12 @@ const char* unsupported = "convolution: the CPU kernels support float32, float64
 
 bool is_half(ScalarType t) { return t == ScalarType::BFloat16 || t == ScalarType::Float16; }
 
-// A 16-bit tensor's float32 copy (undefined stays undefined): the fallback where oneDNN has no fast 16-bit kernel.
-Tensor widened(const Tensor& t) { return t.defined() ? to(t, ScalarType::Float32) : t; }
-Tensor widened_out(const Tensor& t) { return t.defined() ? empty(t.sizes(), TensorOptions(ScalarType::Float32)) : t; }
+// A tensor's copy in a wider dtype (undefined stays undefined): float32 where oneDNN has no fast 16-bit kernel,
+// float64 for geometries beyond oneDNN (Note [Geometries beyond oneDNN]); and an output of that dtype to narrow back.
+Tensor widened(const Tensor& t, ScalarType dt = ScalarType::Float32) { return t.defined() ? to(t, dt) : t; }
+Tensor widened_out(const Tensor& t, ScalarType dt = ScalarType::Float32) {
+  return t.defined() ? empty(t.sizes(), TensorOptions(dt)) : t;
+}
 void narrow_into(const Tensor& dst, const Tensor& src) {
   if (dst.defined()) copy_(dst, src);
 }
@@ -245,13 +248,13 @@ bool beyond_onednn(const ConvGeometry& g, const Tensor& weight) {
   return false;
 }
 bool onednn_dtype(ScalarType t) { return t == ScalarType::Float32 || is_half(t); }
-Tensor as_f64(const Tensor& t) { return t.defined() ? contiguous(to(t, ScalarType::Float64)) : t; }
-Tensor f64_out(const Tensor& t) { return t.defined() ? empty(t.sizes(), TensorOptions(ScalarType::Float64)) : t; }
+// An operand for the float64 path, which reads row-major tensors.
+Tensor as_f64(const Tensor& t) { return row_major(widened(t, ScalarType::Float64)); }
 
 bool far_fallback_forward(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                           const ConvGeometry& g) {
   if (!onednn_dtype(input.dtype()) || !beyond_onednn(g, weight)) return false;
-  const Tensor o = f64_out(out);
+  const Tensor o = widened_out(out, ScalarType::Float64);
   forward_f64(o, as_f64(input), as_f64(weight), as_f64(bias), g);
   narrow_into(out, o);
   return true;
@@ -260,7 +263,9 @@ bool far_fallback_forward(const Tensor& out, const Tensor& input, const Tensor& 
 bool far_fallback_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                            const Tensor& grad_out, const Tensor& input, const Tensor& weight, const ConvGeometry& g) {
   if (!onednn_dtype(grad_out.dtype()) || !beyond_onednn(g, weight.defined() ? weight : grad_weight)) return false;
-  const Tensor gi = f64_out(grad_input), gw = f64_out(grad_weight), gb = f64_out(grad_bias), go = as_f64(grad_out);
+  const ScalarType f64 = ScalarType::Float64;
+  const Tensor gi = widened_out(grad_input, f64), gw = widened_out(grad_weight, f64), gb = widened_out(grad_bias, f64);
+  const Tensor go = as_f64(grad_out);
   if (gi.defined()) backward_input_f64(gi, go, as_f64(weight), g);
   if (gw.defined()) backward_weight_f64(gw, gb, go, as_f64(input), g);
   narrow_into(grad_input, gi);

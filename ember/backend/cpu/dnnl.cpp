@@ -64,6 +64,7 @@
 #include "ember/error.h"
 #include "ember/ops.h"
 #include "ember/parallel.h"
+#include "ember/sizes.h"
 #include "ember/storage.h"
 #include "ember/storage_watch.h"
 
@@ -883,11 +884,9 @@ std::vector<ChannelPiece> channel_pieces(const Tensor& out, const Tensor& input,
 // order that differs shows in some of thousands of random sums), and the forward runs whole whenever no worker is
 // expected; where they differ it keeps the pieces. The verdict is kept per layer shape and thread count.
 
-// The elements a tensor of these sizes and (non-negative) strides spans from its first one.
-int64_t extent(const Tensor& t) {
-  int64_t e = t.numel() > 0 ? 1 : 0;
-  for (int64_t d = 0; d < t.dim() && e > 0; ++d) e += (t.size(d) - 1) * t.stride(d);
-  return e;
+// The bytes a tensor of t's sizes and strides spans from its first element.
+size_t span_bytes(const Tensor& t) {
+  return static_cast<size_t>(storage_nbytes(t.sizes(), t.strides(), 0, t.element_size(), "convolution"));
 }
 
 // A float32 tensor of t's sizes and strides (undefined for an undefined t), all the memory it spans filled with
@@ -896,11 +895,11 @@ Tensor strided_like(const Tensor& t, uint64_t seed) {
   if (!t.defined()) return t;
   Tensor r = empty_strided(t.sizes(), t.strides(), TensorOptions(ScalarType::Float32));
   auto* f = static_cast<float*>(r.data_ptr());
-  const int64_t n = extent(r);
   if (seed == 0) {
-    std::memset(f, 0, static_cast<size_t>(n) * sizeof(float));
+    std::memset(f, 0, span_bytes(r));
     return r;
   }
+  const int64_t n = static_cast<int64_t>(span_bytes(r) / sizeof(float));
   uint64_t x = seed;
   for (int64_t i = 0; i < n; ++i) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;  // an LCG: a fixed sequence, not the user's generator
@@ -926,8 +925,7 @@ bool exact_split(const Tensor& out, const Tensor& input, const Tensor& weight, c
   const Tensor whole = strided_like(out, 0), split = strided_like(out, 0);
   std::vector<ChannelPiece> pieces = channel_pieces(split, x, w, b, g, parts);
   const bool exact = conv_forward_run(whole, x, w, b, g) && conv_forward_pieces(split, x, w, b, g, pieces) &&
-                     std::memcmp(whole.data_ptr(), split.data_ptr(),
-                                 static_cast<size_t>(extent(whole)) * sizeof(float)) == 0;
+                     std::memcmp(whole.data_ptr(), split.data_ptr(), span_bytes(whole)) == 0;
   std::lock_guard<std::mutex> l(mu);
   if (known.size() >= 4096) known.clear();  // layer shapes are few; a stream of new ones is checked again
   known.emplace(k.s, exact);
