@@ -1,6 +1,6 @@
 """The steps of benchmarks/steps.py, ember beside PyTorch, measured interleaved on a machine that is not quiet.
 
-  benchmarks/interleaved.py [--rounds R] [--seconds S] [CASE ...]     (default: the ResNet cases)
+  benchmarks/interleaved.py [--rounds R] [--seconds S] [--before PYTHONPATH] [CASE ...]   (default: the ResNet cases)
 
 One long-lived process per configuration (ember at 1 and 2 threads; PyTorch at 1 and 2 threads, with OpenMP's
 default and passive waiting) runs S seconds of a case per request; the configurations take turns in a shuffled order,
@@ -12,6 +12,9 @@ its wall time would be on a quiet machine, and for two threads the calling threa
 caller runs the chunks that late workers have not taken, so it is an upper bound for ember; PyTorch's caller runs
 its static share and sleeps at the barrier with passive waiting). After a request of PyTorch with active waiting the
 driver pauses, since its OpenMP threads spin for about 200 ms after each parallel region.
+
+--before adds "before 1T" and "before 2T": another build of ember, imported from that PYTHONPATH (for a worktree built
+with scripts/dev-build NAME: DIR/build/NAME/pkg:DIR/build/NAME/site), interleaved with the rest, to measure a change.
 """
 
 import argparse
@@ -68,9 +71,17 @@ def main():
     ap.add_argument("cases", nargs="*", default=DEFAULT)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--seconds", type=float, default=0.3)
+    ap.add_argument("--before", metavar="PYTHONPATH", help="another ember build to interleave as 'before'")
     args = ap.parse_args()
     procs = {}
-    for label, python, lib_name, threads, env in CONFIGS:
+    configs = CONFIGS
+    if args.before:
+        configs = (
+            CONFIGS[:2]
+            + [(f"before {t}T", sys.executable, "ember", t, {"PYTHONPATH": args.before}) for t in (1, 2)]
+            + CONFIGS[2:]
+        )
+    for label, python, lib_name, threads, env in configs:
         cmd = [python, os.path.abspath(__file__), "--worker", lib_name, str(threads)]
         try:
             p = subprocess.Popen(
@@ -105,6 +116,9 @@ def main():
             best[label] = main_cpu
             print(f"{case:<28}{label:<18}{wall:>9.2f}{cpu:>9.2f}{main_cpu:>12.2f}")
         ours = [v for k, v in best.items() if k.startswith("ember")]
+        if args.before:
+            was = min(v for k, v in best.items() if k.startswith("before"))
+            print(f"{case:<28}{'ember / before':<18}{min(ours) / was:>30.2f}")
         theirs = [v for k, v in best.items() if k.startswith("torch")]
         if ours and theirs:
             print(f"{case:<28}{'ratio (thread cpu)':<18}{min(ours) / min(theirs):>30.2f}")

@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <fstream>
 #include <numeric>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "ember/iterator.h"
@@ -157,6 +161,41 @@ TEST(Tensor, CachingAllocatorLendsLargerBlocks) {
   }
   a->empty_cache();
   EXPECT_EQ(a->stats().reserved, s0.reserved);
+}
+
+// The VmFlags of the mapping that holds p, from /proc/self/smaps ("" if none does).
+std::string vm_flags_at(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long long lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-' && line.find(':') > line.find(' '))
+      inside = lo <= at && at < hi;  // a mapping's first line: "lo-hi perms offset dev inode path"
+    else if (inside && line.rfind("VmFlags:", 0) == 0)
+      return line;
+  }
+  return "";
+}
+
+// Note [Huge pages]: blocks of a huge page and more start on one and ask the kernel for huge pages; smaller ones do
+// not need to.
+TEST(Tensor, LargeBlocksStartOnAHugePageAndAskForIt) {
+  std::ifstream size_file("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+  uint64_t huge = 0;
+  if (!(size_file >> huge) || huge != (2u << 20)) GTEST_SKIP() << "no 2 MiB transparent huge pages here";
+  cpu_allocator()->empty_cache();  // fresh blocks from the system
+  for (int64_t floats : {int64_t(3) << 18, int64_t(1) << 22, (int64_t(5) << 20) + 3}) {
+    Tensor t = empty({{floats}});
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % huge, 0u) << floats;
+    EXPECT_NE(vm_flags_at(t.data_ptr()).find(" hg"), std::string::npos) << vm_flags_at(t.data_ptr());
+    t.fill_(1.0);
+    EXPECT_EQ(sum(t).item<float>(), static_cast<float>(floats));  // all of it is usable
+  }
+  Tensor small = empty({{int64_t(1) << 18}});  // 1 MiB: below a huge page, mapped as it comes
+  EXPECT_EQ(vm_flags_at(small.data_ptr()).find(" hg"), std::string::npos) << vm_flags_at(small.data_ptr());
 }
 
 TEST(Tensor, ErrorsNameTheOpAndShapes) {
