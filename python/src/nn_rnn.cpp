@@ -23,7 +23,6 @@ Tensor opt(nb::handle h) { return h.is_none() ? Tensor() : nb::cast<Tensor>(h); 
 }  // namespace
 
 void init_nn_rnn(nb::module_& m, nb::module_& nn) {
-  (void)m;
   nn.def(
       "_rnn",
       [](const Tensor& input, nb::handle hx, nb::handle params, std::string_view mode, int64_t num_layers, bool bias,
@@ -57,6 +56,12 @@ void init_nn_rnn(nb::module_& m, nb::module_& nn) {
       },
       nb::arg("mode"), nb::arg("input"), nb::arg("h").none(), nb::arg("c").none(), nb::arg("w_ih"), nb::arg("w_hh"),
       nb::arg("b_ih").none(), nb::arg("b_hh").none(), "Runs one step of an RNN, LSTM or GRU cell: (h', c' or None).");
+  m.def(
+      "_get_mkldnn_enabled", [] { return cpu_fused_rnn_enabled(); },
+      "ember.backends.mkldnn.enabled: whether a float32 LSTM on the CPU runs fused (Note [Fused CPU LSTM]).");
+  m.def(
+      "_set_mkldnn_enabled", [](bool on) { cpu_fused_rnn_enabled() = on; }, nb::arg("enabled"),
+      "Sets ember.backends.mkldnn.enabled.");
 }
 
 }  // namespace ember::py

@@ -20,6 +20,7 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/rnn.h"
 #include "ember/cuda.h"
+#include "ember/nn/functional/detail/rnn_layer.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
 #include "ember/ops/linalg.h"
@@ -348,12 +349,23 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
 
   std::vector<Tensor> h_n, c_n;
   Tensor layer_input = x;
+  const bool fused_lstm = o.mode == RNNMode::LSTM && lstm_layer_applies(x, proj, packed) &&
+                          std::ranges::all_of(params, [&](const Tensor& p) { return p.dtype() == x.dtype(); }) &&
+                          h0.dtype() == x.dtype() && c0.dtype() == x.dtype();
   for (int64_t layer = 0; layer < o.num_layers; ++layer) {
     std::vector<Tensor> dir_outputs;
     for (int64_t d = 0; d < dirs; ++d) {
       const int64_t k = (layer * dirs + d) * per;
       const Tensor &w_ih = params[k], &w_hh = params[k + 1];
       Tensor b_ih = o.bias ? params[k + 2] : Tensor(), b_hh = o.bias ? params[k + 3] : Tensor();
+      if (fused_lstm) {  // Note [Fused CPU LSTM]
+        auto [y, hn, cn] = lstm_layer(layer_input, h0.select(0, layer * dirs + d), c0.select(0, layer * dirs + d), w_ih,
+                                      w_hh, b_ih, b_hh, d == 1);
+        dir_outputs.push_back(y);
+        h_n.push_back(hn);
+        c_n.push_back(cn);
+        continue;
+      }
       // The input term of every step in one GEMM; b_hh folds into it except for GRU.
       Tensor in_bias = o.mode == RNNMode::GRU || !o.bias ? b_ih : b_ih + b_hh;
       // The steps' slices of the projection in one split (one graph node, not one per step).

@@ -1,7 +1,8 @@
 // Recurrent layers (RNN with tanh or relu, LSTM, GRU): multi-layer, bidirectional, batch_first, dropout between
 // layers, initial states, packed sequences. On CUDA with cuDNN, the whole stack runs in one fused call (Note
-// [Fused RNNs] in rnn.cpp); otherwise the time loop runs here in C++, each step a few ember ops (one GEMM for the
-// recurrent term, elementwise gates), so autograd records it like any other computation.
+// [Fused RNNs] in rnn.cpp); a float32 LSTM on the CPU runs each layer and direction as one node (Note [Fused CPU LSTM]
+// in rnn_layer.cpp); otherwise the time loop runs here in C++, each step a few ember ops (one GEMM for the recurrent
+// term, elementwise gates), so autograd records it like any other computation.
 #pragma once
 
 #include <string_view>
@@ -41,6 +42,11 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
 // views (nn.RNNBase.flatten_parameters) saves rnn() a copy of the weights per call. Empty when there is nothing to
 // do: no fused kernel for the device or this configuration, or the parameters are already laid out so.
 std::vector<Tensor> rnn_flatten_weights(const std::vector<Tensor>& params, const RNNOptions& opts);
+
+// ember.backends.mkldnn.enabled, PyTorch's switch for its fused CPU RNN: while on (the default), a float32 LSTM on
+// the CPU runs each layer and direction as one node (Note [Fused CPU LSTM] in rnn_layer.cpp), whose backward has no
+// derivative of its own; off, step by step, with derivatives of every order.
+bool& cpu_fused_rnn_enabled();
 
 // One step of a cell: returns h' (and c' for LSTM; undefined otherwise). b_ih, b_hh may be undefined.
 std::pair<Tensor, Tensor> rnn_cell(RNNMode mode, const Tensor& input, const Tensor& h, const Tensor& c,

@@ -1,5 +1,42 @@
-"""ember.backends.mkldnn: oneDNN (formerly MKL-DNN), which runs ember's CPU convolutions and 16-bit matmuls."""
+"""ember.backends.mkldnn: oneDNN (formerly MKL-DNN), which runs ember's CPU convolutions and 16-bit matmuls.
+
+`enabled` is PyTorch's switch for its fused CPU RNN, and means that here: while True (the default), a float32 LSTM on
+the CPU runs each layer and direction as one fused node, whose backward has no derivative of its own; False runs it
+step by step, with derivatives of every order (double backward through an LSTM). Convolutions run on oneDNN either
+way.
+"""
+
+import contextlib
+import sys
+import types
+
+from ... import _C
 
 
 def is_available():
     return True
+
+
+def set_flags(_enabled=None, _deterministic=None):
+    """Sets the switches given; returns the previous values (enabled, deterministic)."""
+    orig = (_C._get_mkldnn_enabled(), False)
+    if _enabled is not None:
+        _C._set_mkldnn_enabled(bool(_enabled))
+    return orig
+
+
+@contextlib.contextmanager
+def flags(enabled=False, deterministic=False):
+    """with flags(enabled=...): the switch holds that value for the block and is restored after."""
+    orig = set_flags(enabled, deterministic)
+    try:
+        yield
+    finally:
+        set_flags(*orig)
+
+
+class _MkldnnModule(types.ModuleType):
+    enabled = property(lambda self: _C._get_mkldnn_enabled(), lambda self, v: _C._set_mkldnn_enabled(bool(v)))
+
+
+sys.modules[__name__].__class__ = _MkldnnModule

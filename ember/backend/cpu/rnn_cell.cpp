@@ -1,0 +1,80 @@
+// The elementwise part of an LSTM step, forward and backward, for the fused CPU layer (Note [Fused CPU LSTM] in
+// nn/functional/rnn_layer.cpp): one pass over a step's rows where the step-by-step path ran about ten ops forward and
+// twenty backward, each its own pass and allocation. float32 only, as the layer.
+#include <cmath>
+#include <vector>
+
+#include "ember/backend/cpu/vec_math.h"
+#include "ember/backend/kernels/nn/rnn.h"
+#include "ember/parallel.h"
+
+namespace ember::cpu {
+
+namespace {
+
+// p[i] = op(p[i]) for i < n, vectorized where this build can.
+void activate(UnaryOp op, float* p, int64_t n) {
+  vec_or_scalar(op, p, n, [op](float x) { return op == UnaryOp::Tanh ? std::tanh(x) : 1.0f / (1.0f + std::exp(-x)); });
+}
+
+// Rows of the batch per task: a task takes whole rows, enough of them for threading to pay.
+int64_t row_grain(int64_t hidden) { return std::max<int64_t>(1, kGrainSize / (4 * hidden)); }
+
+void lstm_cell_forward_cpu(const Tensor& gates, const Tensor& rec, const Tensor& c_prev, const Tensor& c,
+                           const Tensor& h) {
+  const int64_t B = gates.size(0), H = c.size(1);
+  float* a = gates.data<float>();
+  const float *re = rec.data<float>(), *cp = c_prev.data<float>();
+  float *cn = c.data<float>(), *hn = h.data<float>();
+  parallel_for(0, B, row_grain(H), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      float* g = a + r * 4 * H;
+      const float* rr = re + r * 4 * H;
+      for (int64_t j = 0; j < 4 * H; ++j) g[j] += rr[j];
+      activate(UnaryOp::Sigmoid, g, 2 * H);  // i, f
+      activate(UnaryOp::Tanh, g + 2 * H, H);
+      activate(UnaryOp::Sigmoid, g + 3 * H, H);  // o
+      const float *in = g, *fg = g + H, *cand = g + 2 * H, *o = g + 3 * H, *cpr = cp + r * H;
+      float *cr = cn + r * H, *hr = hn + r * H;
+      for (int64_t j = 0; j < H; ++j) cr[j] = fg[j] * cpr[j] + in[j] * cand[j];
+      for (int64_t j = 0; j < H; ++j) hr[j] = cr[j];
+      activate(UnaryOp::Tanh, hr, H);
+      for (int64_t j = 0; j < H; ++j) hr[j] *= o[j];
+    }
+  });
+}
+
+void lstm_cell_backward_cpu(const Tensor& acts, const Tensor& c_prev, const Tensor& c, const Tensor& dh_out,
+                            const Tensor& dh_rec, const Tensor& dc, const Tensor& dgates) {
+  const int64_t B = acts.size(0), H = c.size(1);
+  const float *a = acts.data<float>(), *cp = c_prev.data<float>(), *cn = c.data<float>();
+  const float *dho = dh_out.data<float>(), *dhr = dh_rec.defined() ? dh_rec.data<float>() : nullptr;
+  float *dcp = dc.data<float>(), *dg = dgates.data<float>();
+  parallel_for(0, B, row_grain(H), [&](int64_t b, int64_t e) {
+    std::vector<float> th(static_cast<size_t>(H));
+    for (int64_t r = b; r < e; ++r) {
+      const float *g = a + r * 4 * H, *cr = cn + r * H, *cpr = cp + r * H, *dh0 = dho + r * H;
+      const float* dh1 = dhr ? dhr + r * H : nullptr;
+      float *dcr = dcp + r * H, *d = dg + r * 4 * H;
+      for (int64_t j = 0; j < H; ++j) th[static_cast<size_t>(j)] = cr[j];
+      activate(UnaryOp::Tanh, th.data(), H);  // tanh(c), recomputed rather than kept for every step
+      for (int64_t j = 0; j < H; ++j) {
+        const float i = g[j], f = g[H + j], cand = g[2 * H + j], o = g[3 * H + j], t = th[static_cast<size_t>(j)];
+        const float dh = dh1 ? dh0[j] + dh1[j] : dh0[j];
+        const float dct = dcr[j] + dh * o * (1 - t * t);
+        d[j] = dct * cand * i * (1 - i);
+        d[H + j] = dct * cpr[j] * f * (1 - f);
+        d[2 * H + j] = dct * i * (1 - cand * cand);
+        d[3 * H + j] = dh * t * o * (1 - o);
+        dcr[j] = dct * f;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(lstm_cell_forward, CPU, lstm_cell_forward_cpu)
+EMBER_REGISTER_KERNEL(lstm_cell_backward, CPU, lstm_cell_backward_cpu)
+
+}  // namespace ember::cpu

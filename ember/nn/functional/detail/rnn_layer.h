@@ -1,0 +1,22 @@
+// The fused CPU LSTM layer (Note [Fused CPU LSTM] in rnn_layer.cpp), which rnn() (rnn.cpp) runs for each layer and
+// direction where it applies.
+#pragma once
+
+#include <tuple>
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+// Whether lstm_layer runs an LSTM of this configuration: float32 on the CPU, ember.backends.mkldnn.enabled, no Python
+// dispatch mode live, and what the step-by-step path has beside it (projections, packed sequences) absent.
+bool lstm_layer_applies(const Tensor& x, bool proj, bool packed);
+
+// One direction of one LSTM layer over x [T, B, I] (contiguous or not), from h0 and c0 [B, H]: returns (y [T, B, H],
+// h_T, c_T). reverse: the steps run from T - 1 down (the backward direction of a bidirectional layer). b_ih and b_hh
+// may be undefined (no bias). Records one autograd node, MkldnnRnnLayerBackward0 (PyTorch's name for its own).
+std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
+                                              const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh,
+                                              bool reverse);
+
+}  // namespace ember

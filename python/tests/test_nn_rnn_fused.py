@@ -1,0 +1,138 @@
+"""The fused CPU LSTM (Note [Fused CPU LSTM], ember/nn/functional/rnn_layer.cpp): a float32 LSTM runs each layer and
+direction as one node. Its outputs are checked against NumPy, and its gradients against the step-by-step path in
+float64, whose own gradients gradcheck verifies against finite differences (test_nn_rnn.py)."""
+
+import numpy as np
+import pytest
+from test_nn_rnn import np_rnn
+
+import ember
+import ember.nn as nn
+
+CONFIGS = [
+    {},
+    {"num_layers": 2, "bidirectional": True},
+    {"num_layers": 3, "batch_first": True, "bias": False},
+    {"num_layers": 2},
+]
+
+
+def run(m, x, h0, c0, weights):
+    """Output, h_n, c_n and the gradients of a fixed weighted sum of them w.r.t. x, h0, c0 and the weights."""
+    y, (h, c) = m(x, (h0, c0))
+    y_weights = ember.arange(y.numel(), dtype=y.dtype).reshape(y.shape).sin()
+    loss = (y * y_weights).sum() + (h * 1.5).sum() + (c * c).sum()
+    grads = ember.autograd.grad(loss, [x, h0, c0, *weights])
+    return [t.detach().numpy().astype(np.float64) for t in (y, h, c, *grads)], y.grad_fn
+
+
+@pytest.mark.parametrize("kw", CONFIGS)
+def test_fused_lstm_matches_numpy_and_the_float64_step_by_step_gradients(kw):
+    ember.manual_seed(3)
+    m = nn.LSTM(5, 7, **kw)
+    dirs = 2 if kw.get("bidirectional") else 1
+    groups = kw.get("num_layers", 1) * dirs
+    shape = (3, 6, 5) if kw.get("batch_first") else (6, 3, 5)
+    x = ember.randn(*shape, requires_grad=True)
+    h0, c0 = (ember.randn(groups, 3, 7, requires_grad=True) for _ in range(2))
+    fused, node = run(m, x, h0, c0, list(m.parameters()))
+    assert ember.backends.mkldnn.enabled
+    # the last layer's node is the fused one, unless a cat (two directions) or a transpose (batch_first) follows it
+    if dirs == 1 and not kw.get("batch_first"):
+        assert node.name() == "MkldnnRnnLayerBackward0"
+
+    xt = x.detach().numpy().astype(np.float64)
+    xt = xt.transpose(1, 0, 2) if kw.get("batch_first") else xt
+    ref_y, ref_h, ref_c = np_rnn(m, xt, h0.detach().numpy().astype(np.float64), c0.detach().numpy().astype(np.float64))
+    ref_y = ref_y.transpose(1, 0, 2) if kw.get("batch_first") else ref_y
+    for got, want in zip(fused[:3], (ref_y, ref_h, ref_c)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+    m64 = nn.LSTM(5, 7, **kw).double()
+    m64.load_state_dict({k: v.double() for k, v in m.state_dict().items()})
+    leaves = [t.detach().double().requires_grad_() for t in (x, h0, c0)]
+    reference, node64 = run(m64, *leaves, list(m64.parameters()))
+    assert node64.name() != "MkldnnRnnLayerBackward0"  # float64 runs step by step
+    for got, want in zip(fused, reference):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_the_switch_selects_the_step_by_step_path_with_the_same_results():
+    ember.manual_seed(4)
+    m = nn.LSTM(4, 6, num_layers=2, dropout=0.3)  # training mode: dropout between the layers
+    x = ember.randn(5, 2, 4, requires_grad=True)
+    h0, c0 = (ember.randn(2, 2, 6, requires_grad=True) for _ in range(2))
+    ember.manual_seed(9)
+    fused, node = run(m, x, h0, c0, list(m.parameters()))
+    with ember.backends.mkldnn.flags(enabled=False):
+        assert not ember.backends.mkldnn.enabled
+        ember.manual_seed(9)  # the same dropout masks
+        stepwise, node2 = run(m, x, h0, c0, list(m.parameters()))
+    assert ember.backends.mkldnn.enabled  # restored
+    assert node.name() == "MkldnnRnnLayerBackward0" and node2.name() != node.name()
+    for got, want in zip(fused, stepwise):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_no_grad_unbatched_and_zero_initial_states():
+    ember.manual_seed(5)
+    m = nn.LSTM(3, 4, num_layers=2)
+    x = ember.randn(7, 3)  # unbatched
+    with ember.no_grad():
+        y, (h, c) = m(x)
+    ref_y, ref_h, ref_c = np_rnn(m, x.numpy().astype(np.float64)[:, None])
+    np.testing.assert_allclose(y.numpy(), ref_y[:, 0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(h.numpy(), ref_h[:, 0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c.numpy(), ref_c[:, 0], rtol=1e-5, atol=1e-6)
+    assert y.grad_fn is None
+
+
+def test_double_backward_names_the_switch_and_works_step_by_step():
+    ember.manual_seed(6)
+    m = nn.LSTM(3, 4)
+    x = ember.randn(4, 2, 3, requires_grad=True)
+
+    def grad_norm():
+        (gx,) = ember.autograd.grad(m(x)[0].pow(2).sum(), [x], create_graph=True)
+        return ember.autograd.grad(gx.pow(2).sum(), [x])[0]
+
+    with pytest.raises(NotImplementedError, match=r"MkldnnRnnLayerBackward0.*ember.backends.mkldnn.enabled = False"):
+        grad_norm()
+    with ember.backends.mkldnn.flags(enabled=False):
+        got = grad_norm().numpy()
+    m64 = nn.LSTM(3, 4).double()
+    m64.load_state_dict({k: v.double() for k, v in m.state_dict().items()})
+    x64 = x.detach().double().requires_grad_()
+    (gx,) = ember.autograd.grad(m64(x64)[0].pow(2).sum(), [x64], create_graph=True)
+    want = ember.autograd.grad(gx.pow(2).sum(), [x64])[0].numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+
+
+def test_modifying_the_output_in_place_before_backward_is_caught():
+    m = nn.LSTM(3, 4)
+    y, _ = m(ember.randn(2, 1, 3, requires_grad=True))
+    loss = y.sum()
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+
+
+def test_a_dispatch_mode_sees_every_op_of_the_layer():
+    # the gates' kernel is no op a mode could see (or make_fx trace), so under a mode the layer runs step by step
+    class Rec(ember.utils._python_dispatch.TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.log = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.log.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    m = nn.LSTM(3, 4)
+    x = ember.randn(2, 1, 3, requires_grad=True)
+    with Rec() as rec:
+        y, _ = m(x)
+    assert "aten.sigmoid.default" in rec.log and "aten.tanh.default" in rec.log
+    assert y.grad_fn.name() != "MkldnnRnnLayerBackward0"
+    assert m(x)[0].grad_fn.name() == "MkldnnRnnLayerBackward0"  # fused again once the mode is gone
+    np.testing.assert_allclose(y.detach().numpy(), m(x)[0].detach().numpy(), rtol=1e-6, atol=1e-7)
