@@ -160,6 +160,26 @@ def test_cross_entropy_ignored_rows_get_no_gradient(rng):
     np.testing.assert_allclose(arr(x.grad).sum(1), 0, atol=1e-15)
 
 
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+def test_cross_entropy_gradient_kernel_matches_numpy_and_the_differentiable_formula(rng, dtype):
+    # Note [Fused cross entropy]: without create_graph one kernel computes the gradient, with it ember ops do
+    x = rng.standard_normal((7, 300)) * 4
+    target = rng.integers(0, 300, 7)
+    target[2] = target[5] = 17  # ignored
+    w = rng.uniform(0.5, 2.0, 300)
+    for kw in ({}, {"weight": t(w, dtype), "ignore_index": 17}, {"label_smoothing": 0.2, "reduction": "sum"}):
+        xt = t(x, dtype, requires_grad=True)
+        (fast,) = ember.autograd.grad(F.cross_entropy(xt, long(target), **kw), [xt])
+        (graph,) = ember.autograd.grad(F.cross_entropy(xt, long(target), **kw), [xt], create_graph=True)
+        assert fast.grad_fn is None and graph.grad_fn is not None
+        np.testing.assert_allclose(arr(fast), arr(graph), rtol=RTOL[dtype], atol=1e-7)
+    p = np.exp(np_log_softmax(x, 1))
+    keep = (target != 17)[:, None]
+    want = (p - np.eye(300)[target]) * w[target][:, None] * keep / (w[target] * keep[:, 0]).sum()
+    (got,) = ember.autograd.grad(F.cross_entropy(xt, long(target), weight=t(w, dtype), ignore_index=17), [xt])
+    np.testing.assert_allclose(arr(got), want, rtol=RTOL[dtype] * 10, atol=1e-8)
+
+
 def test_cross_entropy_half_precision_input(rng):
     x = rng.standard_normal((4, 6)).astype(np.float32)
     target = np.array([0, 5, 2, 3])

@@ -13,6 +13,11 @@ namespace ember {
 // nll and lse: [outer, inner] of x's dtype. IndexError "Target 7 is out of bounds." for a class outside [0, C).
 EMBER_DECLARE_KERNEL(cross_entropy_logits, const Tensor& nll, const Tensor& lse, const Tensor& x, const Tensor& target,
                      int64_t ignore_index)
+// Its gradient for rows of classes (Note [Fused cross entropy]): gx = softmax(x) * coef - onehot(target) * gnll, per
+// row r: gx[r, c] = exp(x[r, c] - lse[r]) * coef[r], less gnll[r] at c = target[r] (gnll undefined: nothing less).
+// x, gx: contiguous [N, C], float32 or float64; lse, coef, gnll: [N] of that dtype; target: int64 [N].
+EMBER_DECLARE_KERNEL(cross_entropy_logits_backward, const Tensor& gx, const Tensor& x, const Tensor& lse,
+                     const Tensor& coef, const Tensor& target, const Tensor& gnll)
 
 // CTC: the batch's geometry on the host. Targets of sample n are targets[offsets[n] .. + target_lengths[n]).
 struct CtcArgs {
