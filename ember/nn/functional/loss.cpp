@@ -109,12 +109,13 @@ std::pair<Tensor, Tensor> logits_nll(const Tensor& x, const Tensor& target, int6
         const Tensor valid = ne(target, ignore_index);
         Tensor gnll = g[0].defined() ? mul(g[0], valid) : Tensor();
         Tensor coef = gnll.defined() && g[1].defined() ? add(gnll, g[1]) : gnll.defined() ? gnll : g[1];
-        if (!autograd::is_grad_enabled() && x.dim() == 2 && cross_entropy_logits_backward_kernel.fn[static_cast<int>(x.device().type)]) {
+        if (!autograd::is_grad_enabled() && x.dim() == 2 &&
+            cross_entropy_logits_backward_kernel.fn[static_cast<int>(x.device().type)]) {
           // one kernel (no create_graph: this gradient needs no graph of its own)
           autograd::NoGradGuard no_grad;
           const Tensor xc = contiguous(x), gx = empty_like(xc);
-          cross_entropy_logits_backward_kernel[x.device()](gx, xc, contiguous(lse), contiguous(coef),
-                                                           contiguous(target), gnll.defined() ? contiguous(gnll) : gnll);
+          cross_entropy_logits_backward_kernel[x.device()](
+              gx, xc, contiguous(lse), contiguous(coef), contiguous(target), gnll.defined() ? contiguous(gnll) : gnll);
           return TensorList{gx};
         }
         Tensor gx = mul(exp(sub(x, unsqueeze(lse, 1))), unsqueeze(coef, 1));

@@ -2,8 +2,8 @@
 // A float32 LSTM on the CPU runs each layer and direction as one autograd node, as PyTorch runs its own through
 // oneDNN (mkldnn_rnn_layer), instead of about ten recorded ops per step forward and twenty backward (Note [Fused
 // RNNs] in rnn.cpp has the step-by-step path). Forward: the input term of every step in one GEMM, then per step one
-// GEMM for the recurrent term and one kernel that adds it and computes the gates (lstm_cell_forward). Backward: per step
-// one kernel (lstm_cell_backward) and one GEMM for the gradient of h; the weight gradients then come from one GEMM
+// GEMM for the recurrent term and one kernel that adds it and computes the gates (lstm_cell_forward). Backward: per
+// step one kernel (lstm_cell_backward) and one GEMM for the gradient of h; the weight gradients then come from one GEMM
 // each over all the steps' gate gradients, where the step-by-step path ran one thin GEMM per step (k = batch) and
 // added each into the weight's gradient. The word-language-model LSTM (2 layers, 256 wide, 35 steps, batch 20),
 // forward and backward at two threads: 40.2 ms step by step, 30.0 ms fused; PyTorch 2.15 30.8-41.7 ms.
@@ -31,8 +31,8 @@ bool& cpu_fused_rnn_enabled() {
 
 bool lstm_layer_applies(const Tensor& x, bool proj, bool packed) {
   // (not while a Python dispatch mode or subclass is live: such a mode sees ops, and the gates' kernel is none)
-  return cpu_fused_rnn_enabled() && x.device().type == DeviceType::CPU && x.dtype() == ScalarType::Float32 &&
-         !proj && !packed && x.numel() > 0 && !dispatch::enabled();
+  return cpu_fused_rnn_enabled() && x.device().type == DeviceType::CPU && x.dtype() == ScalarType::Float32 && !proj &&
+         !packed && x.numel() > 0 && !dispatch::enabled();
 }
 
 namespace {
@@ -59,8 +59,7 @@ TensorList lstm_layer_backward(FormulaNode& n, TensorList& g, bool reverse) {
     for (int64_t i = 0; i < T; ++i) {
       const int64_t t = reverse ? i : T - 1 - i;
       const Tensor c_prev = t == first ? c0 : cs.select(0, reverse ? t + 1 : t - 1), dg = dgates.select(0, t);
-      lstm_cell_backward_kernel[acts.device()](acts.select(0, t), c_prev, cs.select(0, t), dy.select(0, t), dh, dc,
-                                               dg);
+      lstm_cell_backward_kernel[acts.device()](acts.select(0, t), c_prev, cs.select(0, t), dy.select(0, t), dh, dc, dg);
       dh = mm(dg, w_hh);
     }
     const Tensor all = dgates.view({{T * B, G}});
@@ -103,9 +102,9 @@ TensorList lstm_layer_backward(FormulaNode& n, TensorList& g, bool reverse) {
 
 }  // namespace
 
-std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0_, const Tensor& c0_,
-                                              const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
-                                              const Tensor& b_hh, bool reverse) {
+std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0_, const Tensor& c0_, const Tensor& w_ih,
+                                              const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh,
+                                              bool reverse) {
   const int64_t T = x.size(0), B = x.size(1), G = w_ih.size(0), H = G / 4;
   const TensorOptions opts(x.dtype());
   Tensor acts, y, cs, hy, cy, h0, c0;
@@ -131,8 +130,9 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0_
     hy = clone(h);
     cy = clone(c);
   }
-  if (auto n = autograd::make_node("MkldnnRnnLayerBackward0", {&x, &h0_, &c0_, &w_ih, &w_hh, &b_ih, &b_hh},
-                                   [reverse](FormulaNode& n, TensorList& g) { return lstm_layer_backward(n, g, reverse); })) {
+  if (auto n = autograd::make_node(
+          "MkldnnRnnLayerBackward0", {&x, &h0_, &c0_, &w_ih, &w_hh, &b_ih, &b_hh},
+          [reverse](FormulaNode& n, TensorList& g) { return lstm_layer_backward(n, g, reverse); })) {
     n->num_outputs = 3;
     for (const Tensor* t : std::initializer_list<const Tensor*>{&x, &h0, &c0, &w_ih, &w_hh, &acts, &cs}) n->save(*t);
     autograd::set_history(y, n, 0);

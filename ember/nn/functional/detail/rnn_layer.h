@@ -16,7 +16,6 @@ bool lstm_layer_applies(const Tensor& x, bool proj, bool packed);
 // h_T, c_T). reverse: the steps run from T - 1 down (the backward direction of a bidirectional layer). b_ih and b_hh
 // may be undefined (no bias). Records one autograd node, MkldnnRnnLayerBackward0 (PyTorch's name for its own).
 std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
-                                              const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh,
-                                              bool reverse);
+                                              const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh, bool reverse);
 
 }  // namespace ember
