@@ -136,3 +136,15 @@ def test_a_dispatch_mode_sees_every_op_of_the_layer():
     assert y.grad_fn.name() != "MkldnnRnnLayerBackward0"
     assert m(x)[0].grad_fn.name() == "MkldnnRnnLayerBackward0"  # fused again once the mode is gone
     np.testing.assert_allclose(y.detach().numpy(), m(x)[0].detach().numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_weights_that_do_not_fit_are_refused_before_the_kernels_read_them():
+    ember.manual_seed(7)
+    m = nn.LSTM(3, 4, num_layers=2)
+    params = [p.detach() for p in m.parameters()]
+    x = ember.randn(5, 2, 3)
+    for i, bad in ((5, ember.randn(16, 5)), (6, ember.randn(12)), (4, ember.randn(16, 5))):  # layer 1's w_hh, b_ih, w_ih
+        ps = list(params)
+        ps[i] = bad
+        with pytest.raises(RuntimeError, match=r"LSTM: weight_ih .* do not fit an input of shape \[5, 2, (3|4)\]"):
+            ember._C._nn._rnn(x, None, ps, "LSTM", 2, True, False, 0.0, False, False)

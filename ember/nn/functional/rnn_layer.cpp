@@ -105,7 +105,18 @@ TensorList lstm_layer_backward(FormulaNode& n, TensorList& g, bool reverse) {
 std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0_, const Tensor& c0_, const Tensor& w_ih,
                                               const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh,
                                               bool reverse) {
-  const int64_t T = x.size(0), B = x.size(1), G = w_ih.size(0), H = G / 4;
+  // The shapes the kernels index by, checked here (the step-by-step path's ops would have raised on them).
+  const int64_t T = x.size(0), B = x.size(1), H = w_hh.dim() == 2 ? w_hh.size(1) : 0, G = 4 * H;
+  auto shaped = [](const Tensor& t, std::initializer_list<int64_t> want) {
+    return !t.defined() || std::ranges::equal(t.sizes(), want);
+  };
+  EMBER_CHECK(H > 0 && shaped(w_ih, {G, x.size(2)}) && shaped(w_hh, {G, H}) && shaped(b_ih, {G}) &&
+                  shaped(b_hh, {G}) && shaped(h0_, {B, H}) && shaped(c0_, {B, H}),
+              "LSTM: weight_ih ", shape_str(w_ih.sizes()), ", weight_hh ", shape_str(w_hh.sizes()), ", biases ",
+              b_ih.defined() ? shape_str(b_ih.sizes()) : "none", " and ",
+              b_hh.defined() ? shape_str(b_hh.sizes()) : "none", ", states ", shape_str(h0_.sizes()), " and ",
+              shape_str(c0_.sizes()), " do not fit an input of shape ", shape_str(x.sizes()),
+              " (expected [4H, input_size], [4H, H], [4H], [batch, H] with H > 0)");
   const TensorOptions opts(x.dtype());
   Tensor acts, y, cs, hy, cy, h0, c0;
   {
