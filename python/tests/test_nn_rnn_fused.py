@@ -143,7 +143,11 @@ def test_weights_that_do_not_fit_are_refused_before_the_kernels_read_them():
     m = nn.LSTM(3, 4, num_layers=2)
     params = [p.detach() for p in m.parameters()]
     x = ember.randn(5, 2, 3)
-    for i, bad in ((5, ember.randn(16, 5)), (6, ember.randn(12)), (4, ember.randn(16, 5))):  # layer 1's w_hh, b_ih, w_ih
+    for i, bad in (
+        (5, ember.randn(16, 5)),
+        (6, ember.randn(12)),
+        (4, ember.randn(16, 5)),
+    ):  # layer 1's w_hh, b_ih, w_ih
         ps = list(params)
         ps[i] = bad
         with pytest.raises(RuntimeError, match=r"LSTM: weight_ih .* do not fit an input of shape \[5, 2, (3|4)\]"):

@@ -110,8 +110,8 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0_
   auto shaped = [](const Tensor& t, std::initializer_list<int64_t> want) {
     return !t.defined() || std::ranges::equal(t.sizes(), want);
   };
-  EMBER_CHECK(H > 0 && shaped(w_ih, {G, x.size(2)}) && shaped(w_hh, {G, H}) && shaped(b_ih, {G}) &&
-                  shaped(b_hh, {G}) && shaped(h0_, {B, H}) && shaped(c0_, {B, H}),
+  EMBER_CHECK(H > 0 && shaped(w_ih, {G, x.size(2)}) && shaped(w_hh, {G, H}) && shaped(b_ih, {G}) && shaped(b_hh, {G}) &&
+                  shaped(h0_, {B, H}) && shaped(c0_, {B, H}),
               "LSTM: weight_ih ", shape_str(w_ih.sizes()), ", weight_hh ", shape_str(w_hh.sizes()), ", biases ",
               b_ih.defined() ? shape_str(b_ih.sizes()) : "none", " and ",
               b_hh.defined() ? shape_str(b_hh.sizes()) : "none", ", states ", shape_str(h0_.sizes()), " and ",
