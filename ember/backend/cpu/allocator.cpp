@@ -101,10 +101,14 @@ void* sys_alloc(size_t rounded) {
     void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? nullptr : p;
   }
-  // Map a huge page more and keep the stretch that starts on one, so that its huge pages are whole.
+  // Map a huge page more and keep the stretch that starts on one, so that its huge pages are whole (where the
+  // address space has no room for the extra page, the block goes without).
   const size_t span = rounded + huge;
   void* m = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) return nullptr;
+  if (m == MAP_FAILED) {
+    m = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return m == MAP_FAILED ? nullptr : m;
+  }
   const auto begin = reinterpret_cast<uintptr_t>(m), start = (begin + huge - 1) & ~uintptr_t(huge - 1);
   if (start > begin) munmap(m, start - begin);
   if (const size_t tail = begin + span - (start + rounded); tail > 0)
