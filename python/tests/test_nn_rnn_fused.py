@@ -5,6 +5,7 @@ float64, whose own gradients gradcheck verifies against finite differences (test
 import numpy as np
 import pytest
 from test_nn_rnn import np_rnn
+from test_python_dispatch import Recorder
 
 import ember
 import ember.nn as nn
@@ -119,18 +120,9 @@ def test_modifying_the_output_in_place_before_backward_is_caught():
 
 def test_a_dispatch_mode_sees_every_op_of_the_layer():
     # the gates' kernel is no op a mode could see (or make_fx trace), so under a mode the layer runs step by step
-    class Rec(ember.utils._python_dispatch.TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.log = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.log.append(str(func))
-            return func(*args, **(kwargs or {}))
-
     m = nn.LSTM(3, 4)
     x = ember.randn(2, 1, 3, requires_grad=True)
-    with Rec() as rec:
+    with Recorder() as rec:
         y, _ = m(x)
     assert "aten.sigmoid.default" in rec.log and "aten.tanh.default" in rec.log
     assert y.grad_fn.name() != "MkldnnRnnLayerBackward0"
