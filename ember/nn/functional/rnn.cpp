@@ -228,15 +228,10 @@ std::tuple<Tensor, Tensor, Tensor> rnn_fused(const char* name, RNNFusedArgs a, c
         for (size_t i = 0; i < np && b.need_weights; ++i)
           if (n.needs(3 + i)) r[3 + i] = b.dparams[i];
         if (create_graph) {  // no second derivatives through cuDNN (Note [Fused RNNs])
-          std::vector<Tensor> keep{x, hx, cx};
-          for (size_t i = 0; i < np; ++i) keep.push_back(n.saved_tensor(6 + i));
-          keep.insert(keep.end(), g.begin(), g.end());
-          std::vector<const Tensor*> ins;
-          for (const Tensor& t : keep) ins.push_back(&t);
-          std::vector<Tensor> outs;
-          for (const Tensor& t : r)
-            if (t.defined()) outs.push_back(t);
-          autograd::record_not_implemented("CudnnRnnBackward0 (double backward through cuDNN's fused RNN)", ins, outs);
+          std::vector<Tensor> read{x, hx, cx};
+          for (size_t i = 0; i < np; ++i) read.push_back(n.saved_tensor(6 + i));
+          read.insert(read.end(), g.begin(), g.end());
+          record_no_double_backward("CudnnRnnBackward0 (double backward through cuDNN's fused RNN)", read, r);
         }
         return r;
       })) {

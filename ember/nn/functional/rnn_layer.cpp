@@ -40,11 +40,12 @@ namespace {
 using autograd::FormulaNode;
 using autograd::TensorList;
 
-// The backward of lstm_layer (Note [Fused CPU LSTM]). Saved: x, h0, c0, w_ih, w_hh, the activations of every step's
+// The backward of lstm_layer (Note [Fused CPU LSTM]). Saved: x as the [T * B, I] matrix the forward multiplied (a
+// batch_first input's one copy, kept rather than made again), h0, c0, w_ih, w_hh, the activations of every step's
 // gates, every step's c, and the output y.
 TensorList lstm_layer_backward(FormulaNode& n, TensorList& g, bool reverse) {
   const bool create_graph = autograd::is_grad_enabled();
-  const Tensor x = n.saved_tensor(0), h0 = n.saved_tensor(1), c0 = n.saved_tensor(2), w_ih = n.saved_tensor(3),
+  const Tensor x2 = n.saved_tensor(0), h0 = n.saved_tensor(1), c0 = n.saved_tensor(2), w_ih = n.saved_tensor(3),
                w_hh = n.saved_tensor(4), acts = n.saved_tensor(5), cs = n.saved_tensor(6), y = n.saved_tensor(7);
   TensorList r(7);
   {
@@ -63,10 +64,10 @@ TensorList lstm_layer_backward(FormulaNode& n, TensorList& g, bool reverse) {
       dh = mm(dg, w_hh);
     }
     const Tensor all = dgates.view({{T * B, G}});
-    if (n.needs(0)) r[0] = mm(all, w_ih).view(x.sizes());
+    if (n.needs(0)) r[0] = mm(all, w_ih).view({{T, B, x2.size(1)}});
     if (n.needs(1)) r[1] = dh;
     if (n.needs(2)) r[2] = dc;
-    if (n.needs(3)) r[3] = mm(all.t(), reshape(x, {{T * B, x.size(2)}}));
+    if (n.needs(3)) r[3] = mm(all.t(), x2);
     if (n.needs(4)) {  // each step's gate gradient against the h it read: y one step back, h0 for the first
       const Tensor dg0 = dgates.select(0, first);
       if (T > 1) {
@@ -84,23 +85,27 @@ TensorList lstm_layer_backward(FormulaNode& n, TensorList& g, bool reverse) {
     }
   }
   if (create_graph) {  // no second derivatives (Note [Fused CPU LSTM])
-    std::vector<Tensor> keep{x, h0, c0, w_ih, w_hh};
-    keep.insert(keep.end(), g.begin(), g.end());
-    std::vector<const Tensor*> ins;
-    for (const Tensor& t : keep)
-      if (t.defined()) ins.push_back(&t);
-    std::vector<Tensor> outs;
-    for (const Tensor& t : r)
-      if (t.defined()) outs.push_back(t);
-    autograd::record_not_implemented(
+    std::vector<Tensor> read{x2, h0, c0, w_ih, w_hh};
+    read.insert(read.end(), g.begin(), g.end());
+    record_no_double_backward(
         "MkldnnRnnLayerBackward0 (double backward through the fused CPU LSTM; ember.backends.mkldnn.enabled = False "
         "runs it step by step, with derivatives of every order)",
-        ins, outs);
+        read, r);
   }
   return r;
 }
 
 }  // namespace
+
+void record_no_double_backward(const char* op, const std::vector<Tensor>& read, const std::vector<Tensor>& grads) {
+  std::vector<const Tensor*> ins;
+  for (const Tensor& t : read)
+    if (t.defined()) ins.push_back(&t);
+  std::vector<Tensor> outs;
+  for (const Tensor& t : grads)
+    if (t.defined()) outs.push_back(t);
+  autograd::record_not_implemented(op, ins, outs);
+}
 
 std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0_, const Tensor& c0_, const Tensor& w_ih,
                                               const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh,
@@ -118,13 +123,13 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0_
               shape_str(c0_.sizes()), " do not fit an input of shape ", shape_str(x.sizes()),
               " (expected [4H, input_size], [4H, H], [4H], [batch, H] with H > 0)");
   const TensorOptions opts(x.dtype());
-  Tensor acts, y, cs, hy, cy, h0, c0;
+  Tensor acts, y, cs, hy, cy, h0, c0, x2;
   {
     autograd::NoGradGuard no_grad;
     h0 = contiguous(h0_);
     c0 = contiguous(c0_);
     // every step's input term (and both biases) in one GEMM; each step then adds its recurrent term in place
-    const Tensor x2 = reshape(x, {{T * B, x.size(2)}});
+    x2 = reshape(x, {{T * B, x.size(2)}});
     const Tensor bias = b_ih.defined() && b_hh.defined() ? b_ih + b_hh : b_ih.defined() ? b_ih : b_hh;
     acts = (bias.defined() ? addmm(bias, x2, w_ih.t()) : mm(x2, w_ih.t())).view({{T, B, G}});
     y = empty({{T, B, H}}, opts);
@@ -145,7 +150,7 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0_
           "MkldnnRnnLayerBackward0", {&x, &h0_, &c0_, &w_ih, &w_hh, &b_ih, &b_hh},
           [reverse](FormulaNode& n, TensorList& g) { return lstm_layer_backward(n, g, reverse); })) {
     n->num_outputs = 3;
-    for (const Tensor* t : std::initializer_list<const Tensor*>{&x, &h0, &c0, &w_ih, &w_hh, &acts, &cs}) n->save(*t);
+    for (const Tensor* t : std::initializer_list<const Tensor*>{&x2, &h0, &c0, &w_ih, &w_hh, &acts, &cs}) n->save(*t);
     autograd::set_history(y, n, 0);
     autograd::set_history(hy, n, 1);
     autograd::set_history(cy, n, 2);

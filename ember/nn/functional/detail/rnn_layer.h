@@ -1,8 +1,9 @@
 // The fused CPU LSTM layer (Note [Fused CPU LSTM] in rnn_layer.cpp), which rnn() (rnn.cpp) runs for each layer and
-// direction where it applies.
+// direction where it applies, and what the fused RNN paths' backwards share.
 #pragma once
 
 #include <tuple>
+#include <vector>
 
 #include "ember/tensor.h"
 
@@ -17,5 +18,10 @@ bool lstm_layer_applies(const Tensor& x, bool proj, bool packed);
 // may be undefined (no bias). Records one autograd node, MkldnnRnnLayerBackward0 (PyTorch's name for its own).
 std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& w_ih,
                                               const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh, bool reverse);
+
+// A fused RNN backward's second derivative, which it has not: with create_graph, the gradients `grads` (undefined ones
+// skipped) become outputs of a node that raises NotImplementedError naming `op` when a gradient reaches it; `read` are
+// the tensors the backward read (undefined ones skipped).
+void record_no_double_backward(const char* op, const std::vector<Tensor>& read, const std::vector<Tensor>& grads);
 
 }  // namespace ember

@@ -18,7 +18,9 @@ def is_available():
 
 
 def set_flags(_enabled=None, _deterministic=None):
-    """Sets the switches given; returns the previous values (enabled, deterministic)."""
+    """Sets `enabled` when given; returns the previous values (enabled, deterministic). `deterministic` is accepted
+    for PyTorch's signature and has nothing to switch: ember's oneDNN results depend only on the sizes and the thread
+    count (Note [Exact splits] in ember/backend/cpu/dnnl.cpp), so it always reads False as PyTorch's default."""
     orig = (_C._get_mkldnn_enabled(), False)
     if _enabled is not None:
         _C._set_mkldnn_enabled(bool(_enabled))
