@@ -1187,3 +1187,93 @@ def test_conv_forward_bounds_its_reordered_copies(rng, threads, bound_mib):
     # every sample, whichever slice it fell in; every 17th output channel (the whole output takes seconds to check)
     ref = np.matmul(wn[::17].astype(np.float64), xn.reshape(16, 8, -1)).reshape(16, -1, 64, 64)
     np.testing.assert_allclose(out.numpy()[:, ::17], ref, rtol=1e-4, atol=1e-4)
+
+
+# ---- taps that read only padding (Note [Taps that see only padding] in nn/functional/conv.cpp)
+
+
+def np_conv_grads(x, w, gy, stride, padding, dilation):
+    """(dx, dw) of <gy, conv(x, w)> for groups=1: per kernel offset, the strided window of the padded input it read."""
+    nsp = w.ndim - 2
+    stride, padding, dilation = tup(stride, nsp), tup(padding, nsp), tup(dilation, nsp)
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    dxp, dw = np.zeros_like(xp), np.zeros_like(w)
+    for kpos in itertools.product(*[range(k) for k in w.shape[2:]]):
+        sl = (slice(None), slice(None)) + tuple(
+            slice(k * d, k * d + (o - 1) * s + 1, s) for k, d, o, s in zip(kpos, dilation, gy.shape[2:], stride)
+        )
+        window = xp[sl]
+        dw[(slice(None), slice(None)) + kpos] = np.einsum(
+            "nop,ncp->oc", gy.reshape(*gy.shape[:2], -1), window.reshape(*window.shape[:2], -1)
+        )
+        dxp[sl] += np.einsum("no...,oc->nc...", gy, w[(slice(None), slice(None)) + kpos])
+    return dxp[(slice(None), slice(None)) + tuple(slice(p, p + n) for p, n in zip(padding, x.shape[2:]))], dw
+
+
+TAP_CASES = [
+    # (in, k, kwargs, the kernel the kernels see)
+    ((1, 1), (3, 3), dict(padding=1), (1, 1)),  # ResNet's last stage on CIFAR: the centre tap alone
+    ((2, 2), (3, 3), dict(padding=1, stride=2), (2, 2)),  # its downsampling: taps 1 and 2
+    ((1, 3), (5, 5), dict(padding=2), (1, 5)),  # rows only
+    ((1, 2), (3, 3), dict(padding=2, dilation=2), (1, 1)),  # dilated: the middle tap
+    # the columns' first live tap reads past the input's start (pad_l would go negative): they stay whole
+    ((1, 2), (3, 2), dict(padding=(1, 2), dilation=(1, 3), stride=(1, 10)), (1, 2)),
+    ((1, 1, 2), (3, 3, 3), dict(padding=1), (1, 1, 3)),
+]
+
+
+@pytest.mark.parametrize("n", [1, 3])  # a batch of one splits channels (Note [Splitting a convolution])
+@pytest.mark.parametrize("channels_last", [False, True], ids=["rowmajor", "channels_last"])
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("case", TAP_CASES, ids=[str(i) for i in range(len(TAP_CASES))])
+def test_conv_taps_that_read_only_padding(rng, case, dtype, channels_last, n):
+    ins, ks, kw, seen = case
+    nsp = len(ins)
+    if channels_last and nsp != 2:
+        pytest.skip("channels_last is 4-d")
+    x, w, b = arr(rng, n, 5, *ins), arr(rng, 70, 5, *ks), arr(rng, 70)
+    xt, wt, bt = t(x, dtype, True), t(w, dtype, True), t(b, dtype, True)
+    fn = getattr(F, "conv%dd" % nsp)
+    with ember.profiler.profile(record_shapes=True) as prof:
+        xin = xt.to(memory_format=ember.channels_last) if channels_last else xt
+        out = fn(xin, wt, bt, **kw)
+        gy = arr(rng, *out.shape)
+        out.backward(t(gy, dtype))
+    close(out, np_conv(x, w, b, **kw), dtype)
+    dx, dw = np_conv_grads(x, w, gy, kw.get("stride", 1), kw["padding"], kw.get("dilation", 1))
+    tol = 1e-4 if dtype is ember.float32 else None
+    close(xt.grad, dx, dtype, tol=tol)
+    close(wt.grad, dw, dtype, tol=tol)
+    close(bt.grad, gy.sum((0,) + tuple(range(2, 2 + nsp))), dtype, tol=tol)
+    # the kernels were handed the live taps: the forward's weight operand, and the backward's weight gradient
+    kernels = {
+        e.name: e.input_shapes for e in prof.events() if e.name in ("ember::conv_forward", "ember::conv_backward")
+    }
+    assert kernels["ember::conv_forward"][2] == [70, 5, *seen]
+    assert kernels["ember::conv_backward"][1] == [70, 5, *seen]
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["float32", "float64"])
+def test_conv_transpose_taps_that_write_only_padding(rng, dtype):
+    # its input gradient's geometry: a 1x1 output of a 3x3 kernel with padding 1 is written by the centre tap alone
+    x, w, b = arr(rng, 2, 6, 1, 1), arr(rng, 6, 4, 3, 3), arr(rng, 4)
+    xt, wt = t(x, dtype, True), t(w, dtype, True)
+    out = F.conv_transpose2d(xt, wt, t(b, dtype), padding=1)
+    close(out, np_conv_transpose(x, w, b, padding=1), dtype)
+    gy = arr(rng, *out.shape)
+    out.backward(t(gy, dtype))
+    # conv_transpose is conv's input gradient: its gradients are conv(gy, w) and conv's weight gradient with x, gy
+    tol = 1e-4 if dtype is ember.float32 else None
+    close(xt.grad, np_conv(gy, w, padding=1), dtype, tol=tol)
+    close(wt.grad, np_conv_grads(gy, w, x, 1, 1, 1)[1], dtype, tol=tol)
+
+
+def test_conv_live_taps_of_a_cached_weight_see_writes(rng):
+    """Inference reuses a blocked copy of the centre taps (a view at an offset into the weight's storage, Note [Blocked
+    weights]); a write to the weight between calls is seen."""
+    x, w = t(arr(rng, 1, 16, 1, 1), ember.float32), t(arr(rng, 32, 16, 3, 3), ember.float32)
+    for _ in range(2):
+        with ember.no_grad():
+            for _ in range(3):
+                close(F.conv2d(x, w, padding=1), np_conv(to_np(x), to_np(w), padding=1), tol=1e-4)
+            w[:, :, 1, 1].mul_(-3.0)

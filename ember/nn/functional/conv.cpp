@@ -130,6 +130,57 @@ std::optional<TensorList> py_convolution_backward(const Tensor& gy, const Tensor
   return TensorList{(*r)[0], (*r)[1], (*r)[2]};
 }
 
+// Note [Taps that see only padding]
+// A kernel tap whose every output position reads padding multiplies zeros: it adds nothing to the output, its share of
+// the input gradient lands in the padding, and its weight gradient is zero. Deep layers of networks on small images
+// have such taps. ResNet-18 on CIFAR's 32x32 images runs its last stage's 3x3 convolutions over 1x1 inputs, where
+// only the centre tap reads the input; oneDNN computed all nine over a batch of 32 and reordered the whole weight
+// into and out of its blocked layouts three times a step (a third of the training step). So the kernels are handed
+// the weight narrowed to the live taps, a view where the kernels take strided weights (the CPU's) and a dense copy
+// elsewhere, with the padding reduced to match: tap j of dim i reads j * dilation - pad_l + o * stride for outputs
+// o, so dropping `first` leading taps lowers pad_l by first * dilation and dropping trailing taps lowers pad_r alike,
+// which leaves the padded span, and with it the output size, unchanged. A dim is narrowed only where both pads stay
+// non-negative (with dilation a live tap's first read can lie past the input's start). The weight gradient is zero
+// at the dropped taps.
+struct LiveTaps {
+  ConvGeometry g;           // the geometry of the narrowed weight
+  DimVector first, length;  // per spatial dim, the live taps
+  bool narrowed = false;
+  // w (or its gradient) at the live taps.
+  Tensor view(const Tensor& w) const {
+    Tensor r = w;
+    if (!narrowed) return r;
+    for (size_t i = 0; i < g.dims(); ++i) r = narrow(r, static_cast<int64_t>(i) + 2, first[i], length[i]);
+    return r;
+  }
+  // The weight for a kernel: the view on the CPU (Note [Taps that see only padding]), else dense.
+  Tensor operand(const Tensor& w, std::optional<MemoryFormat> cl) const {
+    return !narrowed || w.device().is_cpu() ? view(w) : dense_as(view(w), cl);
+  }
+};
+
+// The taps of weight sizes `ws` that read the input of sizes `in` (its crop dropped) for output sizes `out`.
+LiveTaps live_taps(IntArrayRef in, IntArrayRef ws, IntArrayRef out, const ConvGeometry& g) {
+  LiveTaps t{g, DimVector(g.dims()), DimVector(g.dims())};
+  for (size_t i = 0; i < g.dims(); ++i) {
+    const int64_t k = ws[i + 2], n = in[i + 2], d = g.dilation[i], reach = (out[i + 2] - 1) * g.stride[i];
+    int64_t first = 0, last = k;  // tap j reads [j d - pad_l, j d - pad_l + reach]
+    while (first < last && first * d - g.pad_l[i] + reach < 0) ++first;
+    while (last > first && (last - 1) * d - g.pad_l[i] >= n) --last;
+    const int64_t pad_l = g.pad_l[i] - first * d, pad_r = g.pad_r[i] - (k - last) * d;
+    if (last == first || pad_l < 0 || pad_r < 0 || last - first == k) {
+      t.length[i] = k;
+      continue;
+    }
+    t.first[i] = first;
+    t.length[i] = last - first;
+    t.g.pad_l[i] = pad_l;
+    t.g.pad_r[i] = pad_r;
+    t.narrowed = true;
+  }
+  return t;
+}
+
 }  // namespace
 
 // ---- the primitives (Note [Convolution as three maps])
@@ -150,7 +201,8 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Con
       }
     } else {
       out = cl ? empty(os, options_of(x), *cl) : empty(os, options_of(x));
-      conv_forward_kernel[x.device()](out, xc, wc, bc, g);
+      const LiveTaps taps = live_taps(xc.sizes(), wc.sizes(), os, g);
+      conv_forward_kernel[x.device()](out, xc, taps.operand(wc, cl), bc, taps.g);
     }
   }
   if (auto n = autograd::make_node(
@@ -190,18 +242,24 @@ ConvGrads conv_backward(const Tensor& gy, const Tensor& x, const Tensor& w, IntA
                 : cl                                      ? empty(xs, opts, *cl)
                                                           : empty(xs, opts);
     if (need[0] && gc.numel() && wc.numel()) gx = has_crop(g) ? empty(cropped_sizes(xs, g), opts) : r.input;
+    const LiveTaps taps = live_taps(cropped_sizes(xs, g), ws, gy.sizes(), g);
     if (need[1]) {
       // laid out as the weight when it is channels-last too, so that AccumulateGrad need not copy it
       const bool w_cl = cl && w.defined() && !w.is_contiguous() && is_contiguous(w, *cl);
       r.weight = !(gc.numel() && xc.numel()) ? zeros(ws, opts) : w_cl ? empty(ws, opts, *cl) : empty(ws, opts);
-      if (gc.numel() && xc.numel()) gw = r.weight;
+      if (gc.numel() && xc.numel()) {
+        if (taps.narrowed) r.weight.zero_();  // the dropped taps' gradient (Note [Taps that see only padding])
+        gw = taps.operand(r.weight, w_cl ? cl : std::nullopt);
+      }
     }
     if (need[2]) {
       r.bias = gw.defined() ? empty({{ws[0]}}, opts) : sum(gc, channel_sum_dims(gc.dim()));
       if (gw.defined()) gb = r.bias;
     }
-    if (gx.defined() || gw.defined()) conv_backward_kernel[gy.device()](gx, gw, gb, gc, xc, wc, g);
+    if (gx.defined() || gw.defined())
+      conv_backward_kernel[gy.device()](gx, gw, gb, gc, xc, wc.defined() ? taps.operand(wc, cl) : wc, taps.g);
     if (gx.defined() && !gx.is_same(r.input)) copy_into(crop(r.input, g), gx);
+    if (gw.defined() && taps.narrowed && !gw.device().is_cpu()) copy_into(taps.view(r.weight), gw);
   }
   // Each gradient is bilinear in grad_out and one operand, so its derivatives are convolutions again:
   // d grad_out = F(G_input, w) + F(x, G_weight) + G_bias, d x = B(grad_out, G_weight), d w = W(grad_out, G_input).

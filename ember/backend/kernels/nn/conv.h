@@ -17,7 +17,8 @@ struct ConvGeometry {
 };
 
 // Kernels see contiguous operands of one floating dtype (on the CPU, also channels-last dense ones: the op keeps a
-// channels-last input's layout), with no zero-size dims (the ops handle those), and geometry without crop.
+// channels-last input's layout; and a weight and weight gradient narrowed along the spatial dims, a view of a dense
+// one: Note [Taps that see only padding]), with no zero-size dims (the ops handle those), and geometry without crop.
 // out = the convolution of input with weight, plus bias when defined.
 EMBER_DECLARE_KERNEL(conv_forward, const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                      const ConvGeometry& g)
