@@ -300,6 +300,46 @@ def test_gradients_by_finite_differences(name, need_weights):
     assert ember.autograd.gradcheck(f, inputs)
 
 
+@pytest.mark.parametrize("masks", ["none", "float_masks", "bool_masks", "causal"])
+def test_batch_first_self_attention_runs_in_memory_order(masks):
+    """Note [Batch-major attention] (nn/functional/attention.cpp): batch_first self-attention without weights runs on
+    the [N, L, E] memory. Its values against the NumPy reference, its gradients (input and every parameter) against
+    finite differences, and its output is the dense [N, L, E] that the memory order gives."""
+    c = case(masks if masks.endswith("_masks") else "plain")
+    kw = {}
+    if masks in ("float_masks", "bool_masks"):
+        attn_mask = c["attn_mask"][:, :L]
+        kw = dict(attn_mask=t(attn_mask), key_padding_mask=t(c["key_padding_mask"][:, :L]))
+    elif masks == "causal":
+        attn_mask = np.triu(np.full((L, L), -np.inf), 1)
+        kw = dict(attn_mask=t(attn_mask), is_causal=True)
+    x = c["query"]
+    ref, _ = mha_forward(
+        x,
+        x,
+        x,
+        H,
+        in_proj_weight=c["in_proj_weight"],
+        in_proj_bias=c["in_proj_bias"],
+        out_proj_weight=c["out_proj_weight"],
+        out_proj_bias=c["out_proj_bias"],
+        bias_k=None,
+        bias_v=None,
+        add_zero_attn=False,
+        attn_mask=attn_mask if masks != "none" else None,
+        key_padding_mask=c["key_padding_mask"][:, :L] if masks in ("float_masks", "bool_masks") else None,
+    )
+    m = nn.MultiheadAttention(E, H, batch_first=True, dtype=ember.float64)
+    set_params(m, c)
+    xb = t(np.ascontiguousarray(x.transpose(1, 0, 2))).requires_grad_()
+    out, weights = m(xb, xb, xb, need_weights=False, **kw)
+    assert weights is None and out.is_contiguous()
+    np.testing.assert_allclose(arr(out).transpose(1, 0, 2), ref, rtol=1e-12, atol=1e-14)
+
+    params = [m.in_proj_weight, m.in_proj_bias, m.out_proj.weight, m.out_proj.bias]
+    assert ember.autograd.gradcheck(lambda xv, *ps: m(xv, xv, xv, need_weights=False, **kw)[0], (xb, *params))
+
+
 def ember_call_tensors(kw, need_weights):
     kw = {k: t(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
     separate = kw.get("q_proj_weight") is not None

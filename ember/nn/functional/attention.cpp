@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <tuple>
+#include <vector>
 
 #include "ember/autocast.h"
 #include "ember/dispatch_hook.h"
@@ -73,19 +74,25 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key_in, c
   EMBER_CHECK(dropout_p >= 0 && dropout_p <= 1, op, "(): dropout_p must be in [0, 1], got ", dropout_p);
   const int64_t l = query.size(-2), s = key.size(-2);
   const double factor = scale.value_or(1.0 / std::sqrt(static_cast<double>(query.size(-1))));
-  Tensor scores = mul(matmul(query, transpose(key, -2, -1)), factor);
+  // The scale multiplies the smaller of query [..., L, E] and the scores [..., L, S].
+  const Tensor key_t = transpose(key, -2, -1);
+  Tensor scores = factor == 1.0        ? matmul(query, key_t)
+                  : query.size(-1) < s ? matmul(mul(query, factor), key_t)
+                                       : mul(matmul(query, key_t), factor);
   constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-  if (is_causal) {
-    Tensor allowed = tril(ones({{l, s}}, TensorOptions(ScalarType::Bool).device(query.device())));
-    scores = masked_fill(scores, logical_not(allowed), kNegInf);
-  }
+  if (is_causal)
+    scores = masked_fill(scores, triu(ones({{l, s}}, TensorOptions(ScalarType::Bool).device(query.device())), 1),
+                         kNegInf);
   if (attn_mask.defined()) {
     if (attn_mask.dtype() == ScalarType::Bool)
       scores = masked_fill(scores, logical_not(attn_mask), kNegInf);
     else
       scores = add(scores, attn_mask);
   }
-  Tensor weights = masked_softmax(scores);
+  // A causal row keeps its first position, so its softmax has no all-masked row to guard against (one fused op; a
+  // __torch_dispatch__ mode sees PyTorch's math, _safe_softmax).
+  Tensor weights = is_causal && !attn_mask.defined() && !dispatch::enabled() ? softmax(scores, -1)
+                                                                             : masked_softmax(scores);
   if (dropout_p > 0) {
     Tensor keep = dropout_p >= 1 ? zeros_like(weights) : bernoulli(weights.detach(), 1.0 - dropout_p, gen);
     weights = dropout_p >= 1 ? mul(weights, keep) : div(mul(weights, keep), 1.0 - dropout_p);
@@ -121,6 +128,14 @@ void check_shape(const Tensor& t, IntArrayRef expect, const char* what) {
                     ", but got ", shape_str(t.sizes()));
 }
 
+// x @ W^T + b with the packed in-projection weight [3E, E] and bias [3E], checked.
+Tensor packed_projection(const Tensor& x, int64_t e, const Tensor& w, const Tensor& b) {
+  check_shape(b, DimVector{3 * e}, "in_proj_bias");
+  EMBER_CHECK_VALUE(w.defined(), kMha, "use_separate_proj_weight is False but in_proj_weight is None");
+  check_shape(w, DimVector{3 * e, e}, "in_proj_weight");
+  return linear(x, w, b);
+}
+
 // The in-projection: (q, k, v) = inputs @ W^T + b with the packed weight [3E, E] or the separate ones. Self-attention
 // (query, key and value one tensor) projects once with the whole packed weight, as PyTorch does.
 std::tuple<Tensor, Tensor, Tensor> in_projection(const Tensor& query, const Tensor& key, const Tensor& value, int64_t e,
@@ -138,12 +153,13 @@ std::tuple<Tensor, Tensor, Tensor> in_projection(const Tensor& query, const Tens
     check_shape(wv, DimVector{e, value.size(-1)}, "value weights");
     return {linear(query, wq, part(b, 0, e)), linear(key, wk, part(b, 1, e)), linear(value, wv, part(b, 2, e))};
   }
+  if (query.is_same(key) && key.is_same(value)) {
+    // one node for the three views, whose gradient joins theirs (three narrows padded each with zeros)
+    std::vector<Tensor> qkv = chunk(packed_projection(query, e, w, b), 3, -1);
+    return {qkv[0], qkv[1], qkv[2]};
+  }
   EMBER_CHECK_VALUE(w.defined(), kMha, "use_separate_proj_weight is False but in_proj_weight is None");
   check_shape(w, DimVector{3 * e, e}, "in_proj_weight");
-  if (query.is_same(key) && key.is_same(value)) {
-    Tensor proj = linear(query, w, b);
-    return {proj.narrow(-1, 0, e), proj.narrow(-1, e, e), proj.narrow(-1, 2 * e, e)};
-  }
   return {linear(query, part(w, 0, e), part(b, 0, e)), linear(key, part(w, 1, e), part(b, 1, e)),
           linear(value, part(w, 2, e), part(b, 2, e))};
 }
@@ -232,9 +248,30 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(
 
   // Self-attention is recognised on the caller's tensors (the unbatched path made new views of them).
   const bool self_attention = query_in.is_same(key_in) && key_in.is_same(value_in);
-  auto [q, k, v] = in_projection(query, self_attention ? query : key, self_attention ? query : value, embed_dim,
-                                 use_separate_proj_weight, in_proj_weight, in_proj_bias, q_proj_weight, k_proj_weight,
-                                 v_proj_weight);
+  // Note [Batch-major attention]
+  // batch_first modules hand the math [L, N, E] views of [N, L, E] memory. Written for [L, N, E], each projection
+  // copied its input into that order, split heads with a copy each, and copied the gradients back. Self-attention
+  // over such memory (no extra key positions, no weights asked for) runs in the memory's order instead: one
+  // in-projection into [N, L, 3E], whose q, k, v are [N, H, L, D] views for the attention's products (unbind: one
+  // node, its gradient one [N, L, 3E] tensor), and an output [L, N, E] view of [N, L, E] memory, which the module's
+  // transpose makes dense again. The same products of the same rows: the results are those of the [L, N, E] order.
+  // While a __torch_dispatch__ mode is live, the math runs PyTorch's ops in PyTorch's order, for the mode to see.
+  const bool batch_major = !dispatch::enabled() && self_attention && batched && !use_separate_proj_weight &&
+                           !need_weights && !bias_k.defined() && !bias_v.defined() && !static_k.defined() &&
+                           !static_v.defined() && !add_zero_attn && query.transpose(0, 1).is_contiguous();
+  Tensor q, k, v;
+  if (batch_major) {
+    std::vector<Tensor> qkv = unbind(packed_projection(query.transpose(0, 1), embed_dim, in_proj_weight, in_proj_bias)
+                                         .view(DimVector{bsz, tgt_len, 3, num_heads, head_dim}),
+                                     2);
+    q = qkv[0].transpose(1, 2);
+    k = qkv[1].transpose(1, 2);
+    v = qkv[2].transpose(1, 2);
+  } else {
+    std::tie(q, k, v) = in_projection(query, self_attention ? query : key, self_attention ? query : value, embed_dim,
+                                      use_separate_proj_weight, in_proj_weight, in_proj_bias, q_proj_weight,
+                                      k_proj_weight, v_proj_weight);
+  }
 
   if (attn_mask.defined()) {
     if (attn_mask.dim() == 2) {
@@ -263,19 +300,21 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(
     key_padding_mask = pad_key_dim(key_padding_mask);
   }
 
-  // [L, N, E] -> [N * H, L, D], batch first
-  q = q.reshape(DimVector{tgt_len, bsz * num_heads, head_dim}).transpose(0, 1);
-  if (static_k.defined()) {
-    check_static(static_k, bsz * num_heads, head_dim, "static_k");
-    k = static_k;
-  } else {
-    k = k.reshape(DimVector{k.size(0), bsz * num_heads, head_dim}).transpose(0, 1);
-  }
-  if (static_v.defined()) {
-    check_static(static_v, bsz * num_heads, head_dim, "static_v");
-    v = static_v;
-  } else {
-    v = v.reshape(DimVector{v.size(0), bsz * num_heads, head_dim}).transpose(0, 1);
+  // [L, N, E] -> [N * H, L, D], batch first (batch-major q, k, v are [N, H, L, D] already)
+  if (!batch_major) {
+    q = q.reshape(DimVector{tgt_len, bsz * num_heads, head_dim}).transpose(0, 1);
+    if (static_k.defined()) {
+      check_static(static_k, bsz * num_heads, head_dim, "static_k");
+      k = static_k;
+    } else {
+      k = k.reshape(DimVector{k.size(0), bsz * num_heads, head_dim}).transpose(0, 1);
+    }
+    if (static_v.defined()) {
+      check_static(static_v, bsz * num_heads, head_dim, "static_v");
+      v = static_v;
+    } else {
+      v = v.reshape(DimVector{v.size(0), bsz * num_heads, head_dim}).transpose(0, 1);
+    }
   }
   if (add_zero_attn) {
     const DimVector one_position{bsz * num_heads, 1, head_dim};
@@ -284,7 +323,7 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(
     attn_mask = pad_key_dim(attn_mask);
     key_padding_mask = pad_key_dim(key_padding_mask);
   }
-  src_len = k.size(1);
+  src_len = k.size(-2);
 
   // The padding mask joins the attention mask: [N, S] -> [N * H, 1, S].
   if (key_padding_mask.defined()) {
@@ -320,10 +359,13 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(
     k = k.reshape(DimVector{bsz, num_heads, src_len, head_dim});
     v = v.reshape(DimVector{bsz, num_heads, src_len, head_dim});
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, {}, false, gen);
-    out = out.permute(DimVector{2, 0, 1, 3}).reshape(DimVector{bsz * tgt_len, embed_dim});
+    // [N, H, L, D] -> rows in the memory's token order (Note [Batch-major attention])
+    out = out.permute(batch_major ? DimVector{0, 2, 1, 3} : DimVector{2, 0, 1, 3})
+              .reshape(DimVector{bsz * tgt_len, embed_dim});
   }
   out = linear(out, out_proj_weight, out_proj_bias);
-  out = out.reshape(DimVector{tgt_len, bsz, out.size(1)});
+  out = batch_major ? out.view(DimVector{bsz, tgt_len, out.size(1)}).transpose(0, 1)
+                    : out.reshape(DimVector{tgt_len, bsz, out.size(1)});
   if (!batched) out = out.squeeze(1);
   return {out, weights};
 }
