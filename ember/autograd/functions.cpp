@@ -54,6 +54,24 @@ bool same_strides(IntArrayRef sizes, IntArrayRef a, IntArrayRef b) {
   return true;
 }
 
+// Whether g's memory is reachable through g alone: nobody else holds g or its storage, or, for a view, its root base,
+// which the view alone keeps alive (a gradient formula's transposed or reshaped result: Note [Gradients in the
+// operand's layout] in ops/matmul.cpp).
+bool sole_owner(const Tensor& g) {
+  if (g.requires_grad() || g.impl()->use_count() != 1) return false;
+  const TensorImpl* base = g.impl()->view_base();
+  const auto users = g.impl()->storage()->use_count();
+  return base ? base->use_count() == 1 && users == 2 : users == 1;
+}
+
+// g, which sole_owner() found unreachable but through itself, as a tensor of its own: not a view (.grad never is).
+Tensor unviewed(const Tensor& g) {
+  if (!g.impl()->view_base()) return g;
+  Tensor r(make_intrusive<TensorImpl>(g.impl()->storage(), g.dtype(), g.sizes(), g.strides(), g.storage_offset()));
+  r.impl()->set_conj(g.is_conj());
+  return r;
+}
+
 }  // namespace
 
 void AccumulateGrad::accumulate(AutogradMeta& m, const Tensor& g) {
@@ -64,19 +82,19 @@ void AccumulateGrad::accumulate(AutogradMeta& m, const Tensor& g) {
     // variable's strides when the variable is dense (a channels-last weight or input gets a channels-last gradient),
     // else it is row-major (a linear layer's weight gradient arrives transposed); p.grad.view(-1) works wherever
     // p.view(-1) does, and the optimizers' fused steps see dense tensors laid out as their parameters.
-    const bool sole = g.impl()->use_count() == 1 && g.impl()->storage()->use_count() == 1 && !g.requires_grad();
+    const bool sole = sole_owner(g);
     const TensorImpl* v = m.owner.load(std::memory_order_relaxed);  // alive while the mutex is held
     if (v && !v->is_contiguous() && std::ranges::equal(v->sizes(), g.sizes()) &&
         dense_layout(v->sizes(), v->strides())) {
       if (same_strides(g.sizes(), g.strides(), v->strides())) {
-        m.grad = sole ? g : clone(g);
+        m.grad = sole ? unviewed(g) : clone(g);
       } else {
         m.grad = empty_strided(v->sizes(), v->strides(), TensorOptions(g.dtype()).device(g.device()));
         copy_(m.grad, g);
       }
       return;
     }
-    m.grad = sole && g.is_contiguous() ? g : g.is_contiguous() ? clone(g) : contiguous(g);
+    m.grad = sole && g.is_contiguous() ? unviewed(g) : g.is_contiguous() ? clone(g) : contiguous(g);
   } else if (is_grad_enabled()) {
     m.grad = m.grad + g;  // create_graph: the sum keeps the history of both
   } else if (m.grad.requires_grad()) {

@@ -160,6 +160,11 @@ Tensor compute_product(const Tensor& a, const Tensor& b, const Tensor& c, const 
   return out;
 }
 
+// Whether matrix t is the transpose of a dense row-major matrix (and not itself row-major).
+bool transposed_dense(const Tensor& t) {
+  return t.dim() == 2 && t.size(0) > 1 && t.size(1) > 1 && t.stride(0) == 1 && t.stride(1) == t.size(0);
+}
+
 // The product of a and b, plus beta * c, with one graph node named `name` (Note [Recording an op]). a_vec: a is
 // 1-d, taken as a row [1, k]; b_vec: b is 1-d, taken as a column [k, 1]; their unit dims are dropped from the
 // result. c broadcasts to the result's shape. Shapes and dtypes were checked by the caller.
@@ -194,30 +199,38 @@ Tensor product(const char* name, const Tensor& a_in, const Tensor& b_in, const T
     return out;
   // b without batch dims and a with: gb as one GEMM over all of a's rows, rather than a batch summed afterwards.
   const bool fold = b_in.dim() <= 2 && a_in.dim() > 2;
-  auto node = autograd::make_node(
-      name, {&a_in, &b_in, &c}, [beta, alpha, a_vec, b_vec, fold, prod](FormulaNode& n, TensorList& g) {
-        const Tensor gp = reshape(g[0], prod);
-        Tensor A = n.saved_tensor(0), B = n.saved_tensor(1), ga, gb, gc;
-        // complex: the gradients multiply by the conjugate transposes (Note [Complex gradients]), conj views that the
-        // matmul kernel takes without a copy (Note [Conjugate operands of GEMM] in backend/cpu/blas.cpp)
-        if (A.defined()) A = conj(A);
-        if (B.defined()) B = conj(B);
-        if (A.defined() && a_vec) A = unsqueeze(A, 0);
-        if (B.defined() && b_vec) B = unsqueeze(B, -1);
-        if (n.needs(0)) {
-          ga = matmul(gp, mT(B));
-          ga = scaled(a_vec ? squeeze(ga, -2) : ga, grad_factor(alpha));
-        }
-        if (n.needs(1)) {
-          if (fold)
-            gb = mm(mT(reshape(A, {{-1, A.sizes()[A.dim() - 1]}})), reshape(gp, {{-1, gp.sizes()[gp.dim() - 1]}}));
-          else
-            gb = matmul(mT(A), gp);
-          gb = scaled(b_vec ? squeeze(gb, -1) : gb, grad_factor(alpha));
-        }
-        if (n.needs(2)) gc = is_zero(beta) ? zeros_like(g[0]) : scaled(g[0], grad_factor(beta));
-        return TensorList{ga, gb, gc};
-      });
+  // Note [Gradients in the operand's layout]
+  // A matrix operand that is a transposed view of dense memory (linear's weight.t(), the common case) gets its
+  // gradient computed transposed, (g^T a)^T rather than a^T g: the same GEMM with its operands swapped, whose dense
+  // result is laid out as the weight itself. Computed as a^T g it was the transpose of the weight's layout, and
+  // AccumulateGrad copied it into the weight's (every Linear's weight, every step). Likewise for a.
+  const bool a_t = !a_vec && a_in.dim() == 2 && b_in.dim() <= 2 && transposed_dense(a_in);
+  const bool b_t = !b_vec && b_in.dim() == 2 && transposed_dense(b_in);
+  auto node = autograd::make_node(name, {&a_in, &b_in, &c},
+                                  [beta, alpha, a_vec, b_vec, fold, a_t, b_t, prod](FormulaNode& n, TensorList& g) {
+                                    const Tensor gp = reshape(g[0], prod);
+                                    Tensor A = n.saved_tensor(0), B = n.saved_tensor(1), ga, gb, gc;
+                                    // complex: the gradients multiply by the conjugate transposes (Note [Complex
+                                    // gradients]), conj views that the matmul kernel takes without a copy (Note
+                                    // [Conjugate operands of GEMM] in backend/cpu/blas.cpp)
+                                    if (A.defined()) A = conj(A);
+                                    if (B.defined()) B = conj(B);
+                                    if (A.defined() && a_vec) A = unsqueeze(A, 0);
+                                    if (B.defined() && b_vec) B = unsqueeze(B, -1);
+                                    if (n.needs(0)) {
+                                      ga = a_t ? mT(matmul(B, mT(gp))) : matmul(gp, mT(B));
+                                      ga = scaled(a_vec ? squeeze(ga, -2) : ga, grad_factor(alpha));
+                                    }
+                                    if (n.needs(1)) {
+                                      const Tensor A2 = fold ? reshape(A, {{-1, A.sizes()[A.dim() - 1]}}) : A;
+                                      const Tensor gp2 = fold ? reshape(gp, {{-1, gp.sizes()[gp.dim() - 1]}}) : gp;
+                                      gb = b_t ? mT(matmul(mT(gp2), A2)) : fold ? mm(mT(A2), gp2) : matmul(mT(A2), gp2);
+                                      gb = scaled(b_vec ? squeeze(gb, -1) : gb, grad_factor(alpha));
+                                    }
+                                    if (n.needs(2))
+                                      gc = is_zero(beta) ? zeros_like(g[0]) : scaled(g[0], grad_factor(beta));
+                                    return TensorList{ga, gb, gc};
+                                  });
   node->save(node->needs(1) ? a_in : Tensor());
   node->save(node->needs(0) ? b_in : Tensor());
   autograd::set_history(out, node);

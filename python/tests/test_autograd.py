@@ -868,6 +868,44 @@ def test_leaf_grad_is_contiguous_like_pytorch():
     np.testing.assert_allclose(m.weight.grad.numpy(), 2 * np.tile(x.sum(0).numpy(), (3, 1)), rtol=1e-5)
 
 
+@pytest.mark.parametrize("shape", [(5, 4), (2, 5, 4)])
+def test_linear_weight_gradient_arrives_in_the_weights_layout(shape):
+    # Note [Gradients in the operand's layout] (ops/matmul.cpp): weight.t()'s gradient is computed transposed, so it
+    # arrives laid out as the weight and becomes .grad without a copy; the backward copies nothing.
+    m = ember.nn.Linear(4, 3)
+    x = ember.randn(*shape, requires_grad=True)
+    out = m(x)
+    with ember.profiler.profile() as prof:
+        out.backward(ember.ones_like(out))
+    assert [e.name for e in prof.events() if e.name == "ember::copy"] == []
+    rows = x.detach().numpy().reshape(-1, 4)
+    np.testing.assert_allclose(m.weight.grad.numpy(), np.ones((rows.shape[0], 3)).T @ rows, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(m.bias.grad.numpy(), np.full(3, rows.shape[0]), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), np.broadcast_to(m.weight.detach().numpy().sum(0), shape), rtol=1e-5)
+    assert m.weight.grad.is_contiguous() and m.weight.grad.stride() == (4, 1)
+
+
+def test_a_gradient_view_of_memory_someone_holds_is_copied():
+    # .grad takes a view gradient as it is only where nothing else reaches its memory (Note [Gradients in the
+    # operand's layout]); a backward returning a view of a buffer it keeps gets a copy.
+    kept = {}
+
+    class ViewGrad(Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            kept["buf"] = ember.full((6,), 7.0)
+            return kept["buf"].view(2, 3)
+
+    a = ember.zeros(2, 3, requires_grad=True)
+    ViewGrad.apply(a).sum().backward()
+    kept["buf"].fill_(-1.0)
+    np.testing.assert_array_equal(a.grad.numpy(), np.full((2, 3), 7.0))
+
+
 def test_node_variable_is_an_attribute_of_accumulate_grad_only():
     w = ember.ones(2, requires_grad=True)
     y = (w * 2).sum()
