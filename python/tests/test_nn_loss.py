@@ -732,3 +732,24 @@ def test_multilabel_margin_loss(rng):
     check(F.multilabel_margin_loss(t([0.1, 0.2, 0.4, 0.8]), long([3, 0, -1, 1]), reduction="none"), 0.85)
     with pytest.raises(RuntimeError, match="^argument #2 'target' is out of range$"):
         F.multilabel_margin_loss(t(x), long([[3, 5, -1, 1, 2]] * 3))
+
+
+@pytest.mark.parametrize("classes", [45, 5000])  # vectors and a tail; chunks of the row (backend/cpu/loss.cpp)
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["float32", "float64"])
+def test_cross_entropy_rows_with_nan_and_infinities(classes, dtype):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((6, classes)) * 4
+    x[1, 7] = np.nan  # in the vectors
+    x[2, classes - 1] = np.nan  # in the tail
+    x[3, 0] = np.inf
+    x[4] = -np.inf
+    x[5, 3] = -np.inf
+    target = np.array([0, 1, 2, 3, 4, 5]) * 7 % classes
+    with np.errstate(all="ignore"):
+        m = np.max(np.where(np.isnan(x), -np.inf, x), 1, keepdims=True)
+        m = np.where(np.isinf(m), 0.0, m)
+        lse = np.log(np.exp(x - m).sum(1)) + m[:, 0]
+        want = lse - x[np.arange(6), target]
+    got = F.cross_entropy(t(x, dtype), long(target), reduction="none").numpy().astype(np.float64)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype is ember.float32 else 1e-12, equal_nan=True)

@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "ember/backend/cpu/lanes.h"
 #include "ember/backend/cpu/vec_math.h"
 #include "ember/backend/kernels/nn/loss.h"
 #include "ember/parallel.h"
@@ -20,39 +21,6 @@ template <class T>
 void exp_inplace(T* p, int64_t n) {
   if (!vec_unary(UnaryOp::Exp, p, p, n))
     for (int64_t i = 0; i < n; ++i) p[i] = std::exp(p[i]);
-}
-
-// max and sum of n values through kLanes independent accumulators, which the compiler turns into vector code
-// (a single accumulator is a serial dependency it may not reorder). A NaN gives NaN.
-constexpr int64_t kLanes = 16;
-template <class T>
-T lane_max(const T* p, int64_t n) {
-  T acc[kLanes];
-  std::fill(acc, acc + kLanes, kNegInf<T>);
-  int64_t i = 0;
-  bool nan = false;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) {
-      nan |= p[i + l] != p[i + l];
-      acc[l] = p[i + l] > acc[l] ? p[i + l] : acc[l];
-    }
-  for (; i < n; ++i) {
-    nan |= p[i] != p[i];
-    acc[0] = p[i] > acc[0] ? p[i] : acc[0];
-  }
-  if (nan) return std::numeric_limits<T>::quiet_NaN();
-  return *std::max_element(acc, acc + kLanes);
-}
-template <class T>
-T lane_sum(const T* p, int64_t n) {
-  T acc[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) acc[l] += p[i + l];
-  for (; i < n; ++i) acc[0] += p[i];
-  T s = 0;
-  for (int64_t l = 0; l < kLanes; ++l) s += acc[l];
-  return s;
 }
 
 // The shift that keeps exp from overflowing: the max, or 0 when it is infinite (all -inf gives lse = -inf).
@@ -83,14 +51,24 @@ void cross_entropy_logits_typed(const Tensor& nll, const Tensor& lse, const Tens
   };
   const int64_t grain = std::max<int64_t>(1, kGrainSize / (classes * inner));
   if (inner == 1) {  // rows of classes are contiguous
+    // exp(x - max) in chunks that stay in the L1 cache between the subtraction, the exp and the sum
+    constexpr int64_t kChunk = 2048;
     parallel_for(0, outer, grain, [&](int64_t b, int64_t e) {
-      std::vector<T> buf(classes);
+      std::vector<T> buf(static_cast<size_t>(std::min(classes, kChunk)));
       for (int64_t r = b; r < e; ++r) {
         const T* row = xp + r * classes;
-        const T m = finite_or_zero(lane_max(row, classes));
-        for (int64_t c = 0; c < classes; ++c) buf[c] = row[c] - m;
-        exp_inplace(buf.data(), classes);
-        finish(r, row, 1, std::log(lane_sum(buf.data(), classes)) + m);
+        // (the max may pass over a NaN: the sum below is NaN then, and so is the lse, lanes.h)
+        const T m = finite_or_zero(lanes::max_of<T>(classes, kNegInf<T>, [&](auto at) { return at(row); }));
+        T sum = 0;
+        for (int64_t c0 = 0; c0 < classes; c0 += kChunk) {
+          const int64_t n = std::min(kChunk, classes - c0);
+          T* out = buf.data();
+          const T* in = row + c0;
+          lanes::for_each<T>(n, [&](auto at) { at.store(out, at(in) - m); });
+          exp_inplace(out, n);
+          sum += lanes::sum<T>(n, [&](auto at) { return at(out); });
+        }
+        finish(r, row, 1, std::log(sum) + m);
       }
     });
     return;
