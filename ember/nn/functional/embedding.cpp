@@ -78,7 +78,10 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
           g2 = div(g2, unsqueeze(freq, 1));
         }
         if (padding_idx >= 0) g2 = mul(g2, unsqueeze(ne(i, padding_idx), 1));
-        return autograd::TensorList{index_add(autograd::zeros_for(g2, DimVector{rows, D}), 0, i, g2)};
+        // into zeros of its own, in place (out of place, index_add copied the zeros first)
+        Tensor gw = autograd::zeros_for(g2, DimVector{rows, D});
+        index_add_(gw, 0, i, g2);
+        return autograd::TensorList{gw};
       });
   if (node) {
     node->save(idx);
