@@ -561,10 +561,12 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
     index_gather_kernel[self.device()](as_1d(out), restride(s, i.sizes(), dim), i, index_dim(s, dim), "gather");
   }
   // Each element goes back where it was read from; one read twice gets both gradients.
-  if (auto n = autograd::make_node(
-          "GatherBackward0", {&self}, [dim, in = DimVector(self.sizes())](FormulaNode& n, TensorList& g) {
-            return TensorList{scatter_add(autograd::zeros_for(g[0], in), dim, n.saved_tensor(0), g[0])};
-          })) {
+  if (auto n = autograd::make_node("GatherBackward0", {&self},
+                                   [dim, in = DimVector(self.sizes())](FormulaNode& n, TensorList& g) {
+                                     Tensor r = autograd::zeros_for(g[0], in);  // zeros of its own, added into in place
+                                     scatter_add_(r, dim, n.saved_tensor(0), g[0]);
+                                     return TensorList{r};
+                                   })) {
     n->save(index);
     autograd::set_history(out, n);
   }
@@ -684,10 +686,12 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   if (out.numel())
     index_gather_kernel[self.device()](as_1d(out), restride(s, shape, dim), along(idx, shape, dim), index_dim(s, dim),
                                        "index_select");
-  if (auto n = autograd::make_node(
-          "IndexSelectBackward0", {&self}, [dim, in = DimVector(self.sizes())](FormulaNode& n, TensorList& g) {
-            return TensorList{index_add(autograd::zeros_for(g[0], in), dim, n.saved_tensor(0), g[0])};
-          })) {
+  if (auto n = autograd::make_node("IndexSelectBackward0", {&self},
+                                   [dim, in = DimVector(self.sizes())](FormulaNode& n, TensorList& g) {
+                                     Tensor r = autograd::zeros_for(g[0], in);  // zeros of its own, added into in place
+                                     index_add_(r, dim, n.saved_tensor(0), g[0]);
+                                     return TensorList{r};
+                                   })) {
     n->save(idx);
     autograd::set_history(out, n);
   }
