@@ -316,6 +316,29 @@ def test_softmax_gradient_formulas():
     np.testing.assert_allclose(to_np(x.grad), gn - np.exp(to_np(z.detach())) * gn.sum(1, keepdims=True), rtol=1e-14)
 
 
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("dim", [0, 1, 2])  # inner 7 * 300, 300 (more than one block of columns), 1 (rows)
+def test_softmax_gradient_kernel_matches_numpy(dim, dtype, log, rng):
+    # Without create_graph the gradient is one kernel (softmax_backward in backend/cpu/softmax.cpp); against the
+    # closed forms in float64, for a non-contiguous grad_out, along each dim; with create_graph the formula as ops.
+    a, gn = rng.standard_normal((5, 7, 300)), rng.standard_normal((300, 7, 5)).transpose(2, 1, 0)
+    x = ember.tensor(a, dtype=dtype, requires_grad=True)
+    g = ember.tensor(np.ascontiguousarray(gn.transpose(2, 1, 0)), dtype=dtype).permute(2, 1, 0)
+    fn = F.log_softmax if log else F.softmax
+    y = fn(x, dim)
+    with ember.profiler.profile() as prof:
+        (gx,) = ember.autograd.grad(y, x, g)
+    assert "ember::softmax_backward" in [e.name for e in prof.events()]
+    yn = (_log_softmax if log else _softmax)(a, dim)
+    want = gn - np.exp(yn) * gn.sum(dim, keepdims=True) if log else yn * (gn - (gn * yn).sum(dim, keepdims=True))
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype is ember.float32 else dict(rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(to_np(gx), want, **tol)
+    (gx2,) = ember.autograd.grad(fn(x, dim), x, g, create_graph=True)
+    assert gx2.requires_grad
+    np.testing.assert_allclose(to_np(gx2.detach()), want, **tol)
+
+
 def test_gumbel_softmax():
     logits = ember.tensor([[1.0, 2.0, 0.5, -1.0]] * 500, requires_grad=True)
     ember.manual_seed(3)

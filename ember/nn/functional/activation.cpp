@@ -122,19 +122,33 @@ Tensor softmax_impl(const Tensor& x_in, int64_t dim, std::optional<ScalarType> d
     if (narrow16) out = to(out, x.dtype());
   }
   // Both formulas read only the result (Chainer's retain_outputs) and are written with ember ops.
-  auto node = autograd::make_node(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {&x},
-                                  [dim, log, dt = x.dtype()](autograd::FormulaNode& n, autograd::TensorList& g) {
-                                    const Tensor y = n.saved_tensor(0);
-                                    const int64_t d[] = {dim};
-                                    if (dispatch::enabled()) [[unlikely]] {  // Note [Python dispatch]
-                                      auto r = dispatch::call(log ? "aten._log_softmax_backward_data.default"
-                                                                  : "aten._softmax_backward_data.default",
-                                                              dispatch::values(g[0], y, dim, dt));
-                                      if (r) return autograd::TensorList{dispatch::result<Tensor>(std::move(*r))};
-                                    }
-                                    if (log) return autograd::TensorList{sub(g[0], mul(exp(y), sum(g[0], d, true)))};
-                                    return autograd::TensorList{mul(y, sub(g[0], sum(mul(g[0], y), d, true)))};
-                                  });
+  auto node = autograd::make_node(
+      log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {&x},
+      [dim, log, dt = x.dtype()](autograd::FormulaNode& n, autograd::TensorList& g) {
+        const Tensor y = n.saved_tensor(0);
+        const int64_t d[] = {dim};
+        if (dispatch::enabled()) [[unlikely]] {  // Note [Python dispatch]
+          auto r = dispatch::call(
+              log ? "aten._log_softmax_backward_data.default" : "aten._softmax_backward_data.default",
+              dispatch::values(g[0], y, dim, dt));
+          if (r) return autograd::TensorList{dispatch::result<Tensor>(std::move(*r))};
+        }
+        // One kernel pass where no graph is asked of it and the device has one.
+        auto* fused = softmax_backward_kernel.fn[static_cast<int>(y.device().type)];
+        if (fused && !autograd::is_grad_enabled() &&
+            (y.dtype() == ScalarType::Float32 || y.dtype() == ScalarType::Float64) && g[0].dtype() == y.dtype() &&
+            y.is_contiguous() && y.numel() > 0) {
+          const Tensor go = contiguous(g[0]);
+          Tensor gx = empty_like(y);
+          int64_t outer = 1, inner = 1;
+          for (int64_t i = 0; i < dim; ++i) outer *= y.size(i);
+          for (int64_t i = dim + 1; i < y.dim(); ++i) inner *= y.size(i);
+          softmax_backward_kernel[y.device()](gx, go, y, outer, y.dim() ? y.size(dim) : 1, inner, log);
+          return autograd::TensorList{gx};
+        }
+        if (log) return autograd::TensorList{sub(g[0], mul(exp(y), sum(g[0], d, true)))};
+        return autograd::TensorList{mul(y, sub(g[0], sum(mul(g[0], y), d, true)))};
+      });
   if (node) {
     autograd::set_history(out, node);
     node->save_output(out);
