@@ -1,6 +1,7 @@
-"""The fused CPU LSTM (Note [Fused CPU LSTM], ember/nn/functional/rnn_layer.cpp): a float32 LSTM runs each layer and
-direction as one node. Its outputs are checked against NumPy, and its gradients against the step-by-step path in
-float64, whose own gradients gradcheck verifies against finite differences (test_nn_rnn.py)."""
+"""The fused CPU LSTM and GRU (Note [Fused CPU LSTM] and Note [Fused CPU GRU], ember/nn/functional/rnn_layer.cpp): a
+float32 LSTM or GRU runs each layer and direction as one node. Its outputs are checked against NumPy, and its gradients
+against the step-by-step path in float64, whose own gradients gradcheck verifies against finite differences
+(test_nn_rnn.py)."""
 
 import numpy as np
 import pytest
@@ -144,3 +145,106 @@ def test_weights_that_do_not_fit_are_refused_before_the_kernels_read_them():
         ps[i] = bad
         with pytest.raises(RuntimeError, match=r"LSTM: weight_ih .* do not fit an input of shape \[5, 2, (3|4)\]"):
             ember._C._nn._rnn(x, None, ps, "LSTM", 2, True, False, 0.0, False, False)
+
+
+# ---- the fused CPU GRU (Note [Fused CPU GRU])
+
+
+def run_gru(m, x, h0, weights, create_graph=False):
+    y, h = m(x, h0)
+    y_weights = ember.arange(y.numel(), dtype=y.dtype).reshape(y.shape).sin()
+    loss = (y * y_weights).sum() + (h * 1.5).sum()
+    grads = ember.autograd.grad(loss, [x, h0, *weights], create_graph=create_graph)
+    return [y, h, *grads], y.grad_fn
+
+
+@pytest.mark.parametrize("kw", CONFIGS)
+def test_fused_gru_matches_numpy_and_the_float64_step_by_step_gradients(kw):
+    ember.manual_seed(13)
+    m = nn.GRU(5, 7, **kw)
+    dirs = 2 if kw.get("bidirectional") else 1
+    groups = kw.get("num_layers", 1) * dirs
+    shape = (3, 6, 5) if kw.get("batch_first") else (6, 3, 5)
+    x = ember.randn(*shape, requires_grad=True)
+    h0 = ember.randn(groups, 3, 7, requires_grad=True)
+    fused, node = run_gru(m, x, h0, list(m.parameters()))
+    if dirs == 1 and not kw.get("batch_first"):
+        assert node.name() == "GruLayerBackward0"
+    fused = [t.detach().numpy().astype(np.float64) for t in fused]
+
+    xt = x.detach().numpy().astype(np.float64)
+    xt = xt.transpose(1, 0, 2) if kw.get("batch_first") else xt
+    ref_y, ref_h, _ = np_rnn(m, xt, h0.detach().numpy().astype(np.float64))
+    ref_y = ref_y.transpose(1, 0, 2) if kw.get("batch_first") else ref_y
+    for got, want in zip(fused[:2], (ref_y, ref_h)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+    m64 = nn.GRU(5, 7, **kw).double()
+    m64.load_state_dict({k: v.double() for k, v in m.state_dict().items()})
+    leaves = [t.detach().double().requires_grad_() for t in (x, h0)]
+    reference, node64 = run_gru(m64, *leaves, list(m64.parameters()))
+    assert node64.name() != "GruLayerBackward0"  # float64 runs step by step
+    for got, want in zip(fused, reference):
+        np.testing.assert_allclose(got, want.detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_fused_gru_second_derivatives_are_the_step_by_step_ones():
+    # PyTorch's CPU GRU is step by step, with derivatives of every order: the fused layer's backward differentiates
+    # the layer as ops when create_graph asks for a graph. Every input's and weight's second derivative, against the
+    # step-by-step path (switch off), whose own are checked by gradgradcheck in float64 below.
+    ember.manual_seed(14)
+    m = nn.GRU(3, 4, num_layers=2, bidirectional=True)
+    x = ember.randn(4, 2, 3, requires_grad=True)
+    h0 = ember.randn(4, 2, 4, requires_grad=True)
+    leaves = [x, h0, *m.parameters()]
+
+    def second():
+        first, node = run_gru(m, x, h0, list(m.parameters()), create_graph=True)
+        total = sum((g * g).sum() for g in first[2:])
+        return node, [t.numpy() for t in ember.autograd.grad(total, leaves)]
+
+    node, fused = second()
+    assert "GruLayerBackward0" in str(node.next_functions)
+    with ember.backends.mkldnn.flags(enabled=False):
+        node2, stepwise = second()
+    assert "GruLayerBackward0" not in str(node2.next_functions)
+    for got, want in zip(fused, stepwise):
+        np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-5)
+
+    m64 = nn.GRU(2, 3).double()
+    x64 = ember.randn(3, 2, 2, dtype=ember.float64, requires_grad=True)
+    assert ember.autograd.gradgradcheck(lambda v: m64(v)[0], (x64,))
+
+
+def test_fused_gru_switch_no_grad_unbatched_and_dispatch_mode():
+    ember.manual_seed(15)
+    m = nn.GRU(3, 4, num_layers=2, dropout=0.3)
+    x = ember.randn(5, 2, 3, requires_grad=True)
+    ember.manual_seed(9)
+    y, _ = m(x)
+    with ember.backends.mkldnn.flags(enabled=False):
+        ember.manual_seed(9)  # the same dropout masks
+        y2, _ = m(x)
+    assert y.grad_fn.name() == "GruLayerBackward0" and y2.grad_fn.name() != "GruLayerBackward0"
+    np.testing.assert_allclose(y.detach().numpy(), y2.detach().numpy(), rtol=1e-5, atol=1e-6)
+    m.eval()
+    with ember.no_grad():
+        u, h = m(x[:, 0])  # unbatched
+    ref_y, ref_h, _ = np_rnn(m, x.detach().numpy().astype(np.float64)[:, :1])
+    np.testing.assert_allclose(u.numpy(), ref_y[:, 0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(h.numpy(), ref_h[:, 0], rtol=1e-5, atol=1e-6)
+    with Recorder() as rec:
+        y3, _ = m(x)
+    assert "aten.sigmoid.default" in rec.log and y3.grad_fn.name() != "GruLayerBackward0"
+
+
+def test_fused_gru_refuses_weights_that_do_not_fit():
+    ember.manual_seed(16)
+    m = nn.GRU(3, 4, num_layers=2)
+    params = [p.detach() for p in m.parameters()]
+    x = ember.randn(5, 2, 3)
+    for i, bad in ((5, ember.randn(12, 5)), (6, ember.randn(16)), (4, ember.randn(12, 5))):
+        ps = list(params)
+        ps[i] = bad
+        with pytest.raises(RuntimeError, match=r"GRU: weight_ih .* do not fit an input of shape \[5, 2, (3|4)\]"):
+            ember._C._nn._rnn(x, None, ps, "GRU", 2, True, False, 0.0, False, False)

@@ -1,6 +1,6 @@
-// The elementwise part of an LSTM step, forward and backward, for the fused CPU layer (Note [Fused CPU LSTM] in
-// nn/functional/rnn_layer.cpp): one pass over a step's rows where the step-by-step path ran about ten ops forward and
-// twenty backward, each its own pass and allocation. float32 only, as the layer.
+// The elementwise part of an LSTM or GRU step, forward and backward, for the fused CPU layers (Note [Fused CPU LSTM]
+// and Note [Fused CPU GRU] in nn/functional/rnn_layer.cpp): one pass over a step's rows where the step-by-step path
+// ran about ten ops forward and twenty backward, each its own pass and allocation. float32 only, as the layers.
 #include <cmath>
 #include <vector>
 
@@ -72,8 +72,58 @@ void lstm_cell_backward_cpu(const Tensor& acts, const Tensor& c_prev, const Tens
   });
 }
 
+void gru_cell_forward_cpu(const Tensor& gi, const Tensor& gh, const Tensor& h_prev, const Tensor& acts,
+                          const Tensor& h) {
+  const int64_t B = gi.size(0), H = h.size(1);
+  const float *xi = gi.data<float>(), *xh = gh.data<float>(), *hp = h_prev.data<float>();
+  float *a = acts.data<float>(), *hn = h.data<float>();
+  parallel_for(0, B, row_grain(H), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const float *x = xi + r * 3 * H, *q = xh + r * 3 * H, *hpr = hp + r * H;
+      float *ar = a + r * 4 * H, *hr = hn + r * H;
+      for (int64_t j = 0; j < 2 * H; ++j) ar[j] = x[j] + q[j];
+      activate(UnaryOp::Sigmoid, ar, 2 * H);  // r, z
+      for (int64_t j = 0; j < H; ++j) {
+        ar[3 * H + j] = q[2 * H + j];  // kept: the gradient of r needs it
+        ar[2 * H + j] = x[2 * H + j] + ar[j] * q[2 * H + j];
+      }
+      activate(UnaryOp::Tanh, ar + 2 * H, H);  // n
+      const float *z = ar + H, *n = ar + 2 * H;
+      for (int64_t j = 0; j < H; ++j) hr[j] = n[j] + z[j] * (hpr[j] - n[j]);
+    }
+  });
+}
+
+void gru_cell_backward_cpu(const Tensor& acts, const Tensor& h_prev, const Tensor& dh_out, const Tensor& dh_rec,
+                           const Tensor& dgi, const Tensor& dgh, const Tensor& dh_prev) {
+  const int64_t B = acts.size(0), H = h_prev.size(1);
+  const float *a = acts.data<float>(), *hp = h_prev.data<float>(), *dho = dh_out.data<float>();
+  const float* dhr = dh_rec.defined() ? dh_rec.data<float>() : nullptr;
+  float *di = dgi.data<float>(), *dg = dgh.data<float>(), *dp = dh_prev.data<float>();
+  parallel_for(0, B, row_grain(H), [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      const float *ar = a + row * 4 * H, *hpr = hp + row * H, *dh0 = dho + row * H;
+      const float* dh1 = dhr ? dhr + row * H : nullptr;
+      float *dir = di + row * 3 * H, *dgr = dg + row * 3 * H, *dpr = dp + row * H;
+      for (int64_t j = 0; j < H; ++j) {
+        const float r = ar[j], z = ar[H + j], n = ar[2 * H + j], ghn = ar[3 * H + j];
+        const float dh = dh1 ? dh0[j] + dh1[j] : dh0[j];
+        const float dpn = dh * (1 - z) * (1 - n * n);  // through n's tanh
+        const float dpr_ = dpn * ghn * r * (1 - r), dpz = dh * (hpr[j] - n) * z * (1 - z);
+        dir[j] = dgr[j] = dpr_;
+        dir[H + j] = dgr[H + j] = dpz;
+        dir[2 * H + j] = dpn;
+        dgr[2 * H + j] = dpn * r;
+        dpr[j] = dh * z;
+      }
+    }
+  });
+}
+
 }  // namespace
 
+EMBER_REGISTER_KERNEL(gru_cell_forward, CPU, gru_cell_forward_cpu)
+EMBER_REGISTER_KERNEL(gru_cell_backward, CPU, gru_cell_backward_cpu)
 EMBER_REGISTER_KERNEL(lstm_cell_forward, CPU, lstm_cell_forward_cpu)
 EMBER_REGISTER_KERNEL(lstm_cell_backward, CPU, lstm_cell_backward_cpu)
 

@@ -66,6 +66,25 @@ std::pair<Tensor, Tensor> step(RNNMode mode, const Tensor& gi, const Tensor& h, 
   return {};
 }
 
+}  // namespace
+
+std::tuple<Tensor, Tensor> gru_layer_as_ops(const Tensor& x, const Tensor& h0, const Tensor& w_ih, const Tensor& w_hh,
+                                            const Tensor& b_ih, const Tensor& b_hh, bool reverse) {
+  const std::vector<Tensor> xproj = unbind(linear(x, w_ih, b_ih), 0);
+  const int64_t T = x.size(0);
+  std::vector<Tensor> outs(static_cast<size_t>(T));
+  Tensor h = h0;
+  const Tensor w_hh_t = w_hh.t();
+  for (int64_t i = 0; i < T; ++i) {
+    const int64_t t = reverse ? T - 1 - i : i;
+    h = step(RNNMode::GRU, xproj[static_cast<size_t>(t)], h, {}, w_hh_t, b_hh).first;
+    outs[static_cast<size_t>(t)] = h;
+  }
+  return {stack(outs, 0), h};
+}
+
+namespace {
+
 // Rows [0, b) of state replaced by the new rows (packed sequences shrink the batch as sequences end).
 Tensor merge_rows(const Tensor& fresh, const Tensor& state) {
   const int64_t b = fresh.size(0), total = state.size(0);
@@ -344,9 +363,10 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
 
   std::vector<Tensor> h_n, c_n;
   Tensor layer_input = x;
-  const bool fused_lstm = o.mode == RNNMode::LSTM && lstm_layer_applies(x, proj, packed) &&
-                          std::ranges::all_of(params, [&](const Tensor& p) { return p.dtype() == x.dtype(); }) &&
-                          h0.dtype() == x.dtype() && c0.dtype() == x.dtype();
+  const bool same_dtypes = std::ranges::all_of(params, [&](const Tensor& p) { return p.dtype() == x.dtype(); }) &&
+                           h0.dtype() == x.dtype() && (!c0.defined() || c0.dtype() == x.dtype());
+  const bool fused_lstm = o.mode == RNNMode::LSTM && lstm_layer_applies(x, proj, packed) && same_dtypes;
+  const bool fused_gru = o.mode == RNNMode::GRU && gru_layer_applies(x, packed) && same_dtypes;
   for (int64_t layer = 0; layer < o.num_layers; ++layer) {
     std::vector<Tensor> dir_outputs;
     for (int64_t d = 0; d < dirs; ++d) {
@@ -359,6 +379,12 @@ std::tuple<Tensor, Tensor, Tensor> rnn(const Tensor& input, const std::vector<Te
         dir_outputs.push_back(y);
         h_n.push_back(hn);
         c_n.push_back(cn);
+        continue;
+      }
+      if (fused_gru) {  // Note [Fused CPU GRU]
+        auto [y, hn] = gru_layer(layer_input, h0.select(0, layer * dirs + d), w_ih, w_hh, b_ih, b_hh, d == 1);
+        dir_outputs.push_back(y);
+        h_n.push_back(hn);
         continue;
       }
       // The input term of every step in one GEMM; b_hh folds into it except for GRU.

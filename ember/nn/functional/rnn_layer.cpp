@@ -15,6 +15,7 @@
 // make_fx traces) every op of the layer, where it would not see the gates' kernel.
 #include "ember/nn/functional/detail/rnn_layer.h"
 
+#include "ember/autograd/engine.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/rnn.h"
 #include "ember/dispatch_hook.h"
@@ -34,6 +35,8 @@ bool lstm_layer_applies(const Tensor& x, bool proj, bool packed) {
   return cpu_fused_rnn_enabled() && x.device().type == DeviceType::CPU && x.dtype() == ScalarType::Float32 && !proj &&
          !packed && x.numel() > 0 && !dispatch::enabled();
 }
+
+bool gru_layer_applies(const Tensor& x, bool packed) { return lstm_layer_applies(x, false, packed); }
 
 namespace {
 
@@ -157,6 +160,117 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0_
     n->save_output(y);
   }
   return {y, hy, cy};
+}
+
+// Note [Fused CPU GRU]
+// A float32 GRU on the CPU runs each layer and direction as one node, on the pattern of the LSTM's (Note [Fused CPU
+// LSTM]): the input terms of every step in one GEMM; per step one GEMM for the recurrent term (with b_hh, which the
+// candidate gate multiplies by r) and one kernel for the gates and h (gru_cell_forward), which keeps r, z, n and the
+// recurrent term of n for the backward. Backward: per step one kernel (gru_cell_backward) and one GEMM for the
+// gradient of h; the weight gradients in one GEMM each over all steps. PyTorch runs its CPU GRU step by step, with
+// derivatives of every order, and so must this one: with create_graph, the backward runs the layer again as ember
+// ops (gru_layer_as_ops, from the node's saved inputs, which keep their history) and differentiates that with a
+// graph. ember.backends.mkldnn.enabled = False selects the step-by-step path, as for the LSTM.
+namespace {
+
+TensorList gru_layer_backward(FormulaNode& n, TensorList& g, bool reverse) {
+  const Tensor x = n.saved_tensor(0), h0 = n.saved_tensor(1), w_ih = n.saved_tensor(2), w_hh = n.saved_tensor(3),
+               b_ih = n.saved_tensor(4), b_hh = n.saved_tensor(5), acts = n.saved_tensor(6), y = n.saved_tensor(7);
+  TensorList r(6);
+  if (autograd::is_grad_enabled()) {  // create_graph: differentiate the layer as ops
+    auto [y2, h2] = gru_layer_as_ops(x, h0, w_ih, w_hh, b_ih, b_hh, reverse);
+    TensorList roots, seeds, inputs;
+    std::vector<size_t> index;
+    if (g[0].defined()) roots.push_back(y2), seeds.push_back(g[0]);
+    if (g[1].defined()) roots.push_back(h2), seeds.push_back(g[1]);
+    const Tensor* in[] = {&x, &h0, &w_ih, &w_hh, &b_ih, &b_hh};
+    for (size_t i = 0; i < 6; ++i)
+      if (n.needs(static_cast<uint32_t>(i)) && in[i]->defined()) inputs.push_back(*in[i]), index.push_back(i);
+    if (roots.empty() || inputs.empty()) return r;
+    TensorList d = autograd::grad(roots, inputs, seeds, true, true, true);
+    for (size_t k = 0; k < index.size(); ++k) r[index[k]] = d[k];
+    return r;
+  }
+  autograd::NoGradGuard no_grad;
+  const int64_t T = acts.size(0), B = acts.size(1), H = acts.size(2) / 4, I = x.size(2);
+  const TensorOptions opts(acts.dtype());
+  const Tensor dy = g[0].defined() ? contiguous(g[0]) : zeros({{T, B, H}}, opts);
+  Tensor dh = g[1].defined() ? contiguous(g[1]) : Tensor();
+  const Tensor dgi = empty({{T, B, 3 * H}}, opts), dgh = empty({{T, B, 3 * H}}, opts), h0c = contiguous(h0);
+  const int64_t first = reverse ? T - 1 : 0;  // the forward's first step, whose h_prev is h0
+  for (int64_t i = 0; i < T; ++i) {
+    const int64_t t = reverse ? i : T - 1 - i;
+    const Tensor h_prev = t == first ? h0c : y.select(0, reverse ? t + 1 : t - 1), dgh_t = dgh.select(0, t);
+    const Tensor direct = empty({{B, H}}, opts);
+    gru_cell_backward_kernel[acts.device()](acts.select(0, t), h_prev, dy.select(0, t), dh, dgi.select(0, t), dgh_t,
+                                            direct);
+    dh = addmm(direct, dgh_t, w_hh);
+  }
+  const Tensor gi_all = dgi.view({{T * B, 3 * H}}), gh_all = dgh.view({{T * B, 3 * H}});
+  if (n.needs(0)) r[0] = mm(gi_all, w_ih).view({{T, B, I}});
+  if (n.needs(1)) r[1] = dh;
+  if (n.needs(2)) r[2] = mm(gi_all.t(), reshape(x, {{T * B, I}}));
+  if (n.needs(3)) {  // each step's recurrent gradient against the h it read: y one step back, h0 for the first
+    const Tensor dg0 = dgh.select(0, first);
+    if (T > 1) {
+      const Tensor rest = dgh.narrow(0, reverse ? 0 : 1, T - 1).view({{(T - 1) * B, 3 * H}});
+      const Tensor prev = y.narrow(0, reverse ? 1 : 0, T - 1).reshape({{(T - 1) * B, H}});
+      r[3] = addmm(mm(rest.t(), prev), dg0.t(), h0c);
+    } else {
+      r[3] = mm(dg0.t(), h0c);
+    }
+  }
+  if (n.needs(4)) r[4] = sum(gi_all, {{0}});
+  if (n.needs(5)) r[5] = sum(gh_all, {{0}});
+  return r;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> gru_layer(const Tensor& x, const Tensor& h0_, const Tensor& w_ih, const Tensor& w_hh,
+                                     const Tensor& b_ih, const Tensor& b_hh, bool reverse) {
+  const int64_t T = x.size(0), B = x.size(1), H = w_hh.dim() == 2 ? w_hh.size(1) : 0, G = 3 * H;
+  auto shaped = [](const Tensor& t, std::initializer_list<int64_t> want) {
+    return !t.defined() || std::ranges::equal(t.sizes(), want);
+  };
+  EMBER_CHECK(H > 0 && shaped(w_ih, {G, x.size(2)}) && shaped(w_hh, {G, H}) && shaped(b_ih, {G}) && shaped(b_hh, {G}) &&
+                  shaped(h0_, {B, H}),
+              "GRU: weight_ih ", shape_str(w_ih.sizes()), ", weight_hh ", shape_str(w_hh.sizes()), ", biases ",
+              b_ih.defined() ? shape_str(b_ih.sizes()) : "none", " and ",
+              b_hh.defined() ? shape_str(b_hh.sizes()) : "none", " and state ", shape_str(h0_.sizes()),
+              " do not fit an input of shape ", shape_str(x.sizes()),
+              " (expected [3H, input_size], [3H, H], [3H], [batch, H] with H > 0)");
+  const TensorOptions opts(x.dtype());
+  Tensor acts, y, hy;
+  {
+    autograd::NoGradGuard no_grad;
+    const Tensor x2 = reshape(x, {{T * B, x.size(2)}});
+    const Tensor gi = (b_ih.defined() ? addmm(b_ih, x2, w_ih.t()) : mm(x2, w_ih.t())).view({{T, B, G}});
+    acts = empty({{T, B, 4 * H}}, opts);
+    y = empty({{T, B, H}}, opts);
+    const Tensor w_hh_t = contiguous(w_hh.t());  // a plain product, as the LSTM's (Note [Fused CPU LSTM])
+    Tensor h = contiguous(h0_);
+    for (int64_t i = 0; i < T; ++i) {
+      const int64_t t = reverse ? T - 1 - i : i;
+      const Tensor ht = y.select(0, t);
+      gru_cell_forward_kernel[x.device()](gi.select(0, t), b_hh.defined() ? addmm(b_hh, h, w_hh_t) : mm(h, w_hh_t), h,
+                                          acts.select(0, t), ht);
+      h = ht;
+    }
+    hy = clone(h);
+  }
+  if (auto n = autograd::make_node(
+          "GruLayerBackward0", {&x, &h0_, &w_ih, &w_hh, &b_ih, &b_hh},
+          [reverse](FormulaNode& n, TensorList& g) { return gru_layer_backward(n, g, reverse); })) {
+    n->num_outputs = 2;
+    // the inputs as they are (with their history, for a backward with create_graph), the gates, and y
+    for (const Tensor* t : std::initializer_list<const Tensor*>{&x, &h0_, &w_ih, &w_hh, &b_ih, &b_hh, &acts})
+      n->save(*t);
+    autograd::set_history(y, n, 0);
+    autograd::set_history(hy, n, 1);
+    n->save_output(y);
+  }
+  return {y, hy};
 }
 
 }  // namespace ember

@@ -79,6 +79,18 @@ EMBER_DECLARE_KERNEL(lstm_cell_forward, const Tensor& gates, const Tensor& rec, 
 EMBER_DECLARE_KERNEL(lstm_cell_backward, const Tensor& acts, const Tensor& c_prev, const Tensor& c,
                      const Tensor& dh_out, const Tensor& dh_rec, const Tensor& dc, const Tensor& dgates)
 
+// One step of a GRU layer's elementwise part, for the fused CPU layer (Note [Fused CPU GRU] in
+// nn/functional/rnn_layer.cpp). All operands contiguous. gi [B, 3H]: the input term of the gates r, z, n (with b_ih);
+// gh [B, 3H]: the recurrent term h_prev W_hh^T + b_hh. Writes acts [B, 4H] = (r, z, n, gh's n part) and
+// h = (1 - z) * n + z * h_prev, with r = sigmoid(gi_r + gh_r), z = sigmoid(gi_z + gh_z), n = tanh(gi_n + r * gh_n).
+EMBER_DECLARE_KERNEL(gru_cell_forward, const Tensor& gi, const Tensor& gh, const Tensor& h_prev, const Tensor& acts,
+                     const Tensor& h)
+// Backward of one step: from acts and h_prev, and the gradient reaching h (dh_out plus dh_rec if defined), writes the
+// gradients of the pre-activations' input terms dgi [B, 3H] and recurrent terms dgh [B, 3H], and dh_prev [B, H], the
+// part of h_prev's gradient that does not pass through W_hh (z * dh).
+EMBER_DECLARE_KERNEL(gru_cell_backward, const Tensor& acts, const Tensor& h_prev, const Tensor& dh_out,
+                     const Tensor& dh_rec, const Tensor& dgi, const Tensor& dgh, const Tensor& dh_prev)
+
 inline int64_t rnn_gates(RNNMode m) { return m == RNNMode::LSTM ? 4 : m == RNNMode::GRU ? 3 : 1; }
 
 // Parameters per layer and direction, in PyTorch's order: w_ih, w_hh[, b_ih, b_hh][, w_hr].

@@ -1,9 +1,9 @@
 """ember.backends.mkldnn: oneDNN (formerly MKL-DNN), which runs ember's CPU convolutions and 16-bit matmuls.
 
-`enabled` is PyTorch's switch for its fused CPU RNN, and means that here: while True (the default), a float32 LSTM on
-the CPU runs each layer and direction as one fused node, whose backward has no derivative of its own; False runs it
-step by step, with derivatives of every order (double backward through an LSTM). Convolutions run on oneDNN either
-way.
+`enabled` is PyTorch's switch for its fused CPU RNN, and means that here: while True (the default), a float32 LSTM or
+GRU on the CPU runs each layer and direction as one fused node (the LSTM's backward has no derivative of its own, as
+PyTorch's; the GRU's differentiates the layer run again step by step); False runs them step by step, with derivatives
+of every order. Convolutions run on oneDNN either way.
 """
 
 import contextlib
