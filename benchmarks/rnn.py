@@ -1,5 +1,6 @@
-"""LSTM forward and forward+backward, ember beside PyTorch (issue 5: 2 layers x 256, seq 35, batch 20, as the
-word-language-model example). ember's time loop runs in C++ (ember/nn/rnn.cpp). Run: scripts/bench rnn"""
+"""LSTM, GRU and RNN forward and forward+backward, ember beside PyTorch (issue 5: 2 layers x 256, seq 35, batch 20, as
+the word-language-model example). A float32 LSTM or GRU runs fused (Note [Fused CPU LSTM] and Note [Fused CPU GRU] in
+ember/nn/functional/rnn_layer.cpp), an RNN by the C++ time loop (rnn.cpp). Run: scripts/bench rnn"""
 
 import os
 import sys
@@ -15,6 +16,8 @@ x = lib.randn(35, 20, 256)
 CASES = [
     ("LSTM 2x256 seq35 b20 fwd (no_grad)", SETUP, "with lib.no_grad():\n    m(x)"),
     ("LSTM 2x256 seq35 b20 fwd+bwd", SETUP, "m(x)[0].sum().backward()"),
+    ("GRU 2x256 seq35 b20 fwd+bwd", SETUP.replace("LSTM", "GRU"), "m(x)[0].sum().backward()"),
+    ("RNN 2x256 seq35 b20 fwd+bwd", SETUP.replace("LSTM", "RNN"), "m(x)[0].sum().backward()"),
     (
         "LSTMCell 256 b20 x35 fwd+bwd",
         "lib.manual_seed(0)\ncell = lib.nn.LSTMCell(256, 256)\nx = lib.randn(35, 20, 256)",
