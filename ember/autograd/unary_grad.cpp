@@ -83,6 +83,27 @@ void record_complex_unary(UnaryOp op, const UnaryArgs& args, const UnaryGrad& gr
 
 bool unary_grad_reads_input(UnaryOp op) { return unary_grad(op).saves == Saves::Input; }
 
+// Note [In-place activations]
+// An in-place op that records runs as its out-of-place form and copies the result into self (Note [In-place ops]).
+// For an activation whose gradient reads only its result, as nn.ReLU(inplace=True), that cost a second tensor and a
+// pass over it, and the node kept the second tensor alive until the backward: the in-place form saved no memory.
+// Here the kernel writes into self's memory through an alias that is no view, the op's node (input: self's old
+// history) saves that alias, holding self's new value, and self takes the node, as PyTorch's relu_ saves self.
+bool inplace_unary_reading_result(UnaryOp op, const char* name, const Tensor& self, const UnaryArgs& args,
+                                  const std::function<void(const Tensor&)>& write) {
+  const UnaryGrad grad = unary_grad(op);
+  if (!grad.node || grad.saves != Saves::Result || !is_inexact(self.dtype()) || is_complex(self.dtype())) return false;
+  check_inplace(self, name);
+  const Edge old_edge = gradient_edge(self);
+  const Tensor r(make_intrusive<TensorImpl>(self.impl()->storage(), self.dtype(), self.sizes(), self.strides(),
+                                            self.storage_offset()));
+  write(r);
+  self.bump_version();
+  record_unary(op, self, r, args);  // its input edge is self's old history, still self's here
+  rebase_history(self, r.impl()->autograd_meta()->grad_fn, old_edge);
+  return true;
+}
+
 void record_unary(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs& args) {
   const Tensor* in[] = {&x};
   if (!needs_grad(in)) [[likely]]

@@ -183,6 +183,10 @@ Tensor unary_op(UnaryOp op, const Tensor& x, const Tensor& out, const UnaryArgs&
     EMBER_CHECK(x.is_same(out), name,
                 "(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad.");
+    if (!has_internal_overlap(out) && result == out.dtype() && out.numel() &&
+        autograd::inplace_unary_reading_result(
+            op, name, out, args, [&](const Tensor& r) { unary_kernel[x.device()](op, r, x, compute, args); }))
+      return out;
     // A gradient that reads the input is computed from a copy, which the write below leaves intact (PyTorch keeps
     // the original self of such in-place ops the same way).
     return autograd::inplace_with_grad(

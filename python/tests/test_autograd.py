@@ -913,3 +913,39 @@ def test_node_variable_is_an_attribute_of_accumulate_grad_only():
     assert not hasattr(y.grad_fn, "variable")  # AttributeError, as PyTorch's nodes raise
     with pytest.raises(AttributeError, match="'SumBackward0' object has no attribute 'variable'"):
         y.grad_fn.variable
+
+
+@pytest.mark.parametrize("op", ["relu_", "sigmoid_", "tanh_"])
+def test_inplace_activation_writes_self_and_saves_it(op):
+    # Note [In-place activations] (autograd/unary_grad.cpp): recorded in place with no copy and no second tensor; the
+    # gradients (first and second) against the out-of-place op in float64; a later in-place write is caught.
+    x = ember.randn(4, 5, requires_grad=True)
+    y = x * 1.5
+    with ember.profiler.profile() as prof:
+        z = getattr(y, op)()
+    assert z is y and [e.name for e in prof.events() if e.name == "ember::copy"] == []
+    (g,) = ember.autograd.grad((y * y).sum(), x, create_graph=True)
+    (gg,) = ember.autograd.grad(g.sum(), x)
+    x64 = x.detach().double().requires_grad_()
+    y64 = getattr(x64 * 1.5, op[:-1])()
+    (g64,) = ember.autograd.grad((y64 * y64).sum(), x64, create_graph=True)
+    (gg64,) = ember.autograd.grad(g64.sum(), x64)
+    np.testing.assert_allclose(g.detach().numpy(), g64.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gg.numpy(), gg64.numpy(), rtol=1e-4, atol=1e-5)
+    y = getattr(x * 2, op)()
+    loss = y.sum()
+    y.mul_(3)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+    b = x * 1.0
+    getattr(b[1:3], op)()  # through a view: the base's history routes the region through the op
+    (b * 2).sum().backward()
+    s = x.detach().numpy()[1:3] * 1.0
+    d = {
+        "relu_": (s > 0) * 1.0,
+        "sigmoid_": 1 / (1 + np.exp(-s)) * (1 - 1 / (1 + np.exp(-s))),
+        "tanh_": 1 - np.tanh(s) ** 2,
+    }
+    want = np.full((4, 5), 2.0)
+    want[1:3] *= d[op]
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-5, atol=1e-6)
