@@ -102,11 +102,13 @@ Tensor max_pool_backward(const Tensor& grad, const Tensor& indices, IntArrayRef 
     DimVector last{n};
     for (size_t i = 2; i < input_sizes.size(); ++i) last.push_back(input_sizes[i]);
     last.push_back(c);
-    Tensor z = zeros({{n, in_n, c}}, opts);
-    return permute(reshape(scatter_add(z, 1, flat(indices), flat(contiguous(grad, f))), last), to_first);
+    Tensor z = zeros({{n, in_n, c}}, opts);  // zeros of its own, added into in place
+    scatter_add_(z, 1, flat(indices), flat(contiguous(grad, f)));
+    return permute(reshape(z, last), to_first);
   }
   Tensor z = zeros({{planes, in_n}}, opts);
-  return reshape(scatter_add(z, 1, reshape(indices, {{planes, out_n}}), reshape(grad, {{planes, out_n}})), input_sizes);
+  scatter_add_(z, 1, reshape(indices, {{planes, out_n}}), reshape(grad, {{planes, out_n}}));
+  return reshape(z, input_sizes);
 }
 
 // Max pooling of x (floating, any layout) with geometry g; records `node` (a static name). The indices are
