@@ -28,30 +28,41 @@ def run(m, x, h0, c0, weights):
     return [t.detach().numpy().astype(np.float64) for t in (y, h, c, *grads)], y.grad_fn
 
 
+def setup(cls, kw, seed):
+    """A 5 -> 7 module of the config, an input in its layout (T 6, B 3) and the number of state rows."""
+    ember.manual_seed(seed)
+    m = cls(5, 7, **kw)
+    shape = (3, 6, 5) if kw.get("batch_first") else (6, 3, 5)
+    return m, ember.randn(*shape, requires_grad=True), kw.get("num_layers", 1) * (2 if kw.get("bidirectional") else 1)
+
+
+def numpy_reference(m, x, kw, *states):
+    """np_rnn's (output, h_n, c_n) for x in the module's layout."""
+    bf = kw.get("batch_first")
+    xt = x.detach().numpy().astype(np.float64)
+    y, h, c = np_rnn(m, xt.transpose(1, 0, 2) if bf else xt, *(s.detach().numpy().astype(np.float64) for s in states))
+    return (y.transpose(1, 0, 2) if bf else y), h, c
+
+
+def float64_twin(m, kw):
+    m64 = type(m)(5, 7, **kw).double()
+    m64.load_state_dict({k: v.double() for k, v in m.state_dict().items()})
+    return m64
+
+
 @pytest.mark.parametrize("kw", CONFIGS)
 def test_fused_lstm_matches_numpy_and_the_float64_step_by_step_gradients(kw):
-    ember.manual_seed(3)
-    m = nn.LSTM(5, 7, **kw)
-    dirs = 2 if kw.get("bidirectional") else 1
-    groups = kw.get("num_layers", 1) * dirs
-    shape = (3, 6, 5) if kw.get("batch_first") else (6, 3, 5)
-    x = ember.randn(*shape, requires_grad=True)
+    m, x, groups = setup(nn.LSTM, kw, 3)
     h0, c0 = (ember.randn(groups, 3, 7, requires_grad=True) for _ in range(2))
     fused, node = run(m, x, h0, c0, list(m.parameters()))
     assert ember.backends.mkldnn.enabled
     # the last layer's node is the fused one, unless a cat (two directions) or a transpose (batch_first) follows it
-    if dirs == 1 and not kw.get("batch_first"):
+    if not kw.get("bidirectional") and not kw.get("batch_first"):
         assert node.name() == "MkldnnRnnLayerBackward0"
-
-    xt = x.detach().numpy().astype(np.float64)
-    xt = xt.transpose(1, 0, 2) if kw.get("batch_first") else xt
-    ref_y, ref_h, ref_c = np_rnn(m, xt, h0.detach().numpy().astype(np.float64), c0.detach().numpy().astype(np.float64))
-    ref_y = ref_y.transpose(1, 0, 2) if kw.get("batch_first") else ref_y
-    for got, want in zip(fused[:3], (ref_y, ref_h, ref_c)):
+    for got, want in zip(fused[:3], numpy_reference(m, x, kw, h0, c0)):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
-    m64 = nn.LSTM(5, 7, **kw).double()
-    m64.load_state_dict({k: v.double() for k, v in m.state_dict().items()})
+    m64 = float64_twin(m, kw)
     leaves = [t.detach().double().requires_grad_() for t in (x, h0, c0)]
     reference, node64 = run(m64, *leaves, list(m64.parameters()))
     assert node64.name() != "MkldnnRnnLayerBackward0"  # float64 runs step by step
@@ -160,27 +171,16 @@ def run_gru(m, x, h0, weights, create_graph=False):
 
 @pytest.mark.parametrize("kw", CONFIGS)
 def test_fused_gru_matches_numpy_and_the_float64_step_by_step_gradients(kw):
-    ember.manual_seed(13)
-    m = nn.GRU(5, 7, **kw)
-    dirs = 2 if kw.get("bidirectional") else 1
-    groups = kw.get("num_layers", 1) * dirs
-    shape = (3, 6, 5) if kw.get("batch_first") else (6, 3, 5)
-    x = ember.randn(*shape, requires_grad=True)
+    m, x, groups = setup(nn.GRU, kw, 13)
     h0 = ember.randn(groups, 3, 7, requires_grad=True)
     fused, node = run_gru(m, x, h0, list(m.parameters()))
-    if dirs == 1 and not kw.get("batch_first"):
+    if not kw.get("bidirectional") and not kw.get("batch_first"):
         assert node.name() == "GruLayerBackward0"
     fused = [t.detach().numpy().astype(np.float64) for t in fused]
-
-    xt = x.detach().numpy().astype(np.float64)
-    xt = xt.transpose(1, 0, 2) if kw.get("batch_first") else xt
-    ref_y, ref_h, _ = np_rnn(m, xt, h0.detach().numpy().astype(np.float64))
-    ref_y = ref_y.transpose(1, 0, 2) if kw.get("batch_first") else ref_y
-    for got, want in zip(fused[:2], (ref_y, ref_h)):
+    for got, want in zip(fused[:2], numpy_reference(m, x, kw, h0)[:2]):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
-    m64 = nn.GRU(5, 7, **kw).double()
-    m64.load_state_dict({k: v.double() for k, v in m.state_dict().items()})
+    m64 = float64_twin(m, kw)
     leaves = [t.detach().double().requires_grad_() for t in (x, h0)]
     reference, node64 = run_gru(m64, *leaves, list(m64.parameters()))
     assert node64.name() != "GruLayerBackward0"  # float64 runs step by step
