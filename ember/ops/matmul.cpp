@@ -165,6 +165,35 @@ bool transposed_dense(const Tensor& t) {
   return t.dim() == 2 && t.size(0) > 1 && t.size(1) > 1 && t.stride(0) == 1 && t.stride(1) == t.size(0);
 }
 
+// The gradients of product()'s node (below): of a, b and c, from the saved a and b.
+struct ProductGrad {
+  Scalar beta, alpha;
+  bool a_vec, b_vec, fold, a_t, b_t;  // a_t, b_t: Note [Gradients in the operand's layout]
+  DimVector prod;
+  TensorList operator()(FormulaNode& n, TensorList& g) const {
+    const Tensor gp = reshape(g[0], prod);
+    Tensor A = n.saved_tensor(0), B = n.saved_tensor(1), ga, gb, gc;
+    // complex: the gradients multiply by the conjugate transposes (Note [Complex gradients]), conj views that the
+    // matmul kernel takes without a copy (Note [Conjugate operands of GEMM] in backend/cpu/blas.cpp)
+    if (A.defined()) A = conj(A);
+    if (B.defined()) B = conj(B);
+    if (A.defined() && a_vec) A = unsqueeze(A, 0);
+    if (B.defined() && b_vec) B = unsqueeze(B, -1);
+    if (n.needs(0)) {
+      ga = a_t ? mT(matmul(B, mT(gp))) : matmul(gp, mT(B));
+      ga = scaled(a_vec ? squeeze(ga, -2) : ga, grad_factor(alpha));
+    }
+    if (n.needs(1)) {
+      const Tensor A2 = fold ? reshape(A, {{-1, A.sizes()[A.dim() - 1]}}) : A;
+      const Tensor gp2 = fold ? reshape(gp, {{-1, gp.sizes()[gp.dim() - 1]}}) : gp;
+      gb = b_t ? mT(matmul(mT(gp2), A2)) : fold ? mm(mT(A2), gp2) : matmul(mT(A2), gp2);
+      gb = scaled(b_vec ? squeeze(gb, -1) : gb, grad_factor(alpha));
+    }
+    if (n.needs(2)) gc = is_zero(beta) ? zeros_like(g[0]) : scaled(g[0], grad_factor(beta));
+    return TensorList{ga, gb, gc};
+  }
+};
+
 // The product of a and b, plus beta * c, with one graph node named `name` (Note [Recording an op]). a_vec: a is
 // 1-d, taken as a row [1, k]; b_vec: b is 1-d, taken as a column [k, 1]; their unit dims are dropped from the
 // result. c broadcasts to the result's shape. Shapes and dtypes were checked by the caller.
@@ -206,31 +235,9 @@ Tensor product(const char* name, const Tensor& a_in, const Tensor& b_in, const T
   // AccumulateGrad copied it into the weight's (every Linear's weight, every step). Likewise for a.
   const bool a_t = !a_vec && a_in.dim() == 2 && b_in.dim() <= 2 && transposed_dense(a_in);
   const bool b_t = !b_vec && b_in.dim() == 2 && transposed_dense(b_in);
+  const ProductGrad grad{beta, alpha, a_vec, b_vec, fold, a_t, b_t, prod};
   auto node = autograd::make_node(name, {&a_in, &b_in, &c},
-                                  [beta, alpha, a_vec, b_vec, fold, a_t, b_t, prod](FormulaNode& n, TensorList& g) {
-                                    const Tensor gp = reshape(g[0], prod);
-                                    Tensor A = n.saved_tensor(0), B = n.saved_tensor(1), ga, gb, gc;
-                                    // complex: the gradients multiply by the conjugate transposes (Note [Complex
-                                    // gradients]), conj views that the matmul kernel takes without a copy (Note
-                                    // [Conjugate operands of GEMM] in backend/cpu/blas.cpp)
-                                    if (A.defined()) A = conj(A);
-                                    if (B.defined()) B = conj(B);
-                                    if (A.defined() && a_vec) A = unsqueeze(A, 0);
-                                    if (B.defined() && b_vec) B = unsqueeze(B, -1);
-                                    if (n.needs(0)) {
-                                      ga = a_t ? mT(matmul(B, mT(gp))) : matmul(gp, mT(B));
-                                      ga = scaled(a_vec ? squeeze(ga, -2) : ga, grad_factor(alpha));
-                                    }
-                                    if (n.needs(1)) {
-                                      const Tensor A2 = fold ? reshape(A, {{-1, A.sizes()[A.dim() - 1]}}) : A;
-                                      const Tensor gp2 = fold ? reshape(gp, {{-1, gp.sizes()[gp.dim() - 1]}}) : gp;
-                                      gb = b_t ? mT(matmul(mT(gp2), A2)) : fold ? mm(mT(A2), gp2) : matmul(mT(A2), gp2);
-                                      gb = scaled(b_vec ? squeeze(gb, -1) : gb, grad_factor(alpha));
-                                    }
-                                    if (n.needs(2))
-                                      gc = is_zero(beta) ? zeros_like(g[0]) : scaled(g[0], grad_factor(beta));
-                                    return TensorList{ga, gb, gc};
-                                  });
+                                  [grad](FormulaNode& n, TensorList& g) { return grad(n, g); });
   node->save(node->needs(1) ? a_in : Tensor());
   node->save(node->needs(0) ? b_in : Tensor());
   autograd::set_history(out, node);
