@@ -41,6 +41,22 @@ bool gru_layer_applies(const Tensor& x, bool packed) { return lstm_layer_applies
 namespace {
 
 using autograd::FormulaNode;
+
+// Whether t is undefined or of shape `want` (the shapes a fused layer's kernels index by).
+bool fits(const Tensor& t, std::initializer_list<int64_t> want) {
+  return !t.defined() || std::ranges::equal(t.sizes(), want);
+}
+
+// The gradient of W_hh from every step's recurrent-term gradient dgates [T, B, G]: each step against the h it read,
+// y [T, B, H] one step back, and h0 [B, H] for the forward's first step. One GEMM over all steps but that one.
+Tensor recurrent_weight_grad(const Tensor& dgates, const Tensor& y, const Tensor& h0, bool reverse) {
+  const int64_t T = dgates.size(0), B = dgates.size(1), G = dgates.size(2), H = y.size(2);
+  const Tensor dg0 = dgates.select(0, reverse ? T - 1 : 0);
+  if (T == 1) return mm(dg0.t(), h0);
+  const Tensor rest = dgates.narrow(0, reverse ? 0 : 1, T - 1).view({{(T - 1) * B, G}});
+  const Tensor prev = y.narrow(0, reverse ? 1 : 0, T - 1).reshape({{(T - 1) * B, H}});
+  return addmm(mm(rest.t(), prev), dg0.t(), h0);
+}
 using autograd::TensorList;
 
 // The backward of lstm_layer (Note [Fused CPU LSTM]). Saved: x as the [T * B, I] matrix the forward multiplied (a
@@ -71,16 +87,7 @@ TensorList lstm_layer_backward(FormulaNode& n, TensorList& g, bool reverse) {
     if (n.needs(1)) r[1] = dh;
     if (n.needs(2)) r[2] = dc;
     if (n.needs(3)) r[3] = mm(all.t(), x2);
-    if (n.needs(4)) {  // each step's gate gradient against the h it read: y one step back, h0 for the first
-      const Tensor dg0 = dgates.select(0, first);
-      if (T > 1) {
-        const Tensor rest = dgates.narrow(0, reverse ? 0 : 1, T - 1).view({{(T - 1) * B, G}});
-        const Tensor prev = y.narrow(0, reverse ? 1 : 0, T - 1).reshape({{(T - 1) * B, H}});
-        r[4] = addmm_(mm(rest.t(), prev), dg0.t(), h0);
-      } else {
-        r[4] = mm(dg0.t(), h0);
-      }
-    }
+    if (n.needs(4)) r[4] = recurrent_weight_grad(dgates, y, h0, reverse);
     if (n.needs(5) || n.needs(6)) {
       const Tensor db = sum(all, {{0}});
       r[5] = n.needs(5) ? db : Tensor();
@@ -115,11 +122,8 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0_
                                               bool reverse) {
   // The shapes the kernels index by, checked here (the step-by-step path's ops would have raised on them).
   const int64_t T = x.size(0), B = x.size(1), H = w_hh.dim() == 2 ? w_hh.size(1) : 0, G = 4 * H;
-  auto shaped = [](const Tensor& t, std::initializer_list<int64_t> want) {
-    return !t.defined() || std::ranges::equal(t.sizes(), want);
-  };
-  EMBER_CHECK(H > 0 && shaped(w_ih, {G, x.size(2)}) && shaped(w_hh, {G, H}) && shaped(b_ih, {G}) && shaped(b_hh, {G}) &&
-                  shaped(h0_, {B, H}) && shaped(c0_, {B, H}),
+  EMBER_CHECK(H > 0 && fits(w_ih, {G, x.size(2)}) && fits(w_hh, {G, H}) && fits(b_ih, {G}) && fits(b_hh, {G}) &&
+                  fits(h0_, {B, H}) && fits(c0_, {B, H}),
               "LSTM: weight_ih ", shape_str(w_ih.sizes()), ", weight_hh ", shape_str(w_hh.sizes()), ", biases ",
               b_ih.defined() ? shape_str(b_ih.sizes()) : "none", " and ",
               b_hh.defined() ? shape_str(b_hh.sizes()) : "none", ", states ", shape_str(h0_.sizes()), " and ",
@@ -210,16 +214,7 @@ TensorList gru_layer_backward(FormulaNode& n, TensorList& g, bool reverse) {
   if (n.needs(0)) r[0] = mm(gi_all, w_ih).view({{T, B, I}});
   if (n.needs(1)) r[1] = dh;
   if (n.needs(2)) r[2] = mm(gi_all.t(), reshape(x, {{T * B, I}}));
-  if (n.needs(3)) {  // each step's recurrent gradient against the h it read: y one step back, h0 for the first
-    const Tensor dg0 = dgh.select(0, first);
-    if (T > 1) {
-      const Tensor rest = dgh.narrow(0, reverse ? 0 : 1, T - 1).view({{(T - 1) * B, 3 * H}});
-      const Tensor prev = y.narrow(0, reverse ? 1 : 0, T - 1).reshape({{(T - 1) * B, H}});
-      r[3] = addmm(mm(rest.t(), prev), dg0.t(), h0c);
-    } else {
-      r[3] = mm(dg0.t(), h0c);
-    }
-  }
+  if (n.needs(3)) r[3] = recurrent_weight_grad(dgh, y, h0c, reverse);
   if (n.needs(4)) r[4] = sum(gi_all, {{0}});
   if (n.needs(5)) r[5] = sum(gh_all, {{0}});
   return r;
@@ -230,11 +225,8 @@ TensorList gru_layer_backward(FormulaNode& n, TensorList& g, bool reverse) {
 std::tuple<Tensor, Tensor> gru_layer(const Tensor& x, const Tensor& h0_, const Tensor& w_ih, const Tensor& w_hh,
                                      const Tensor& b_ih, const Tensor& b_hh, bool reverse) {
   const int64_t T = x.size(0), B = x.size(1), H = w_hh.dim() == 2 ? w_hh.size(1) : 0, G = 3 * H;
-  auto shaped = [](const Tensor& t, std::initializer_list<int64_t> want) {
-    return !t.defined() || std::ranges::equal(t.sizes(), want);
-  };
-  EMBER_CHECK(H > 0 && shaped(w_ih, {G, x.size(2)}) && shaped(w_hh, {G, H}) && shaped(b_ih, {G}) && shaped(b_hh, {G}) &&
-                  shaped(h0_, {B, H}),
+  EMBER_CHECK(H > 0 && fits(w_ih, {G, x.size(2)}) && fits(w_hh, {G, H}) && fits(b_ih, {G}) && fits(b_hh, {G}) &&
+                  fits(h0_, {B, H}),
               "GRU: weight_ih ", shape_str(w_ih.sizes()), ", weight_hh ", shape_str(w_hh.sizes()), ", biases ",
               b_ih.defined() ? shape_str(b_ih.sizes()) : "none", " and ",
               b_hh.defined() ? shape_str(b_hh.sizes()) : "none", " and state ", shape_str(h0_.sizes()),
