@@ -1,7 +1,7 @@
 // CPU softmax and log_softmax: three passes over each slice (max, exp and sum, write); their gradients two (sum,
-// write). When the softmax dim is
-// the last one, each slice is a contiguous row; otherwise a block of up to kCols neighbouring slices is processed
-// together, so that every pass still runs over contiguous memory (the inner dim) and vectorizes.
+// write). When the softmax dim is the last one, each slice is a contiguous row; otherwise a block of up to kCols
+// neighbouring slices is processed together, so that every pass still runs over contiguous memory (the inner dim) and
+// vectorizes.
 #include <algorithm>
 #include <cmath>
 #include <limits>
