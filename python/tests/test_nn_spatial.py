@@ -627,6 +627,31 @@ def test_scaled_dot_product_attention(rng):
     check(F.scaled_dot_product_attention(t(q), t(k), t(v), is_causal=True), np_attention(q, k, v, causal), rtol=1e-11)
 
 
+@pytest.mark.parametrize("lq, lk", [(4, 6), (7, 3), (1, 1), (37, 37)])
+def test_scaled_dot_product_attention_causal_values_and_grads(rng, lq, lk, four_threads):
+    # is_causal alone runs one fused op (causal_softmax); its values and gradients against NumPy's masked math, in
+    # float64 and float32, with rows whose kept lengths are not whole vectors, over several threads.
+    q, k, v = rng.standard_normal((3, 2, lq, 5)), rng.standard_normal((3, 2, lk, 5)), rng.standard_normal((3, 2, lk, 4))
+    g = rng.standard_normal((3, 2, lq, 4))
+    keep = np.tril(np.ones((lq, lk), bool))
+    s = q @ np.swapaxes(k, -1, -2) / math.sqrt(5)
+    e = np.exp(np.where(keep, s, -np.inf) - np.where(keep, s, -np.inf).max(-1, keepdims=True))
+    w = e / e.sum(-1, keepdims=True)
+    gw = g @ np.swapaxes(v, -1, -2)
+    gs = w * (gw - (gw * w).sum(-1, keepdims=True)) / math.sqrt(5)  # softmax's gradient, 0 where masked
+    want = {"q": gs @ k, "k": np.swapaxes(gs, -1, -2) @ q, "v": np.swapaxes(w, -1, -2) @ g}
+    for dtype, tol in ((ember.float64, 1e-11), (ember.float32, 2e-5)):
+        ts = {n: t(a).to(dtype).requires_grad_() for n, a in (("q", q), ("k", k), ("v", v))}
+        out = F.scaled_dot_product_attention(ts["q"], ts["k"], ts["v"], is_causal=True)
+        out.backward(t(g).to(dtype))
+        check(out, w @ v, dtype, rtol=tol, atol=tol)
+        for n in ts:
+            check(ts[n].grad, want[n], dtype, rtol=tol, atol=tol)
+    qq, kk, vv = (t(a).requires_grad_() for a in (q[:1, :1, :, :2], k[:1, :1, :, :2], v[:1, :1, :, :2]))
+    attn = lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=True)  # noqa: E731
+    assert ember.autograd.gradgradcheck(attn, (qq, kk, vv))
+
+
 def test_scaled_dot_product_attention_gqa_and_dropout(rng):
     q, k, v = rng.standard_normal((1, 4, 3, 2)), rng.standard_normal((1, 2, 5, 2)), rng.standard_normal((1, 2, 5, 3))
     r = F.scaled_dot_product_attention(t(q), t(k), t(v), enable_gqa=True)

@@ -24,23 +24,24 @@ void exp_inplace(T* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = std::exp(y[i]);
 }
 
+// Softmax along rows of n; with causal = l > 0, row r only over its first min(n, r % l + 1) entries (the rest 0).
 template <class T>
-void softmax_rows(const T* in, T* out, int64_t rows, int64_t n, bool log) {
+void softmax_rows(const T* in, T* out, int64_t rows, int64_t n, bool log, int64_t causal = 0) {
   parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / n), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
       const T* x = in + r * n;
       T* y = out + r * n;
-      const T m = lanes::max_of<T>(n, -std::numeric_limits<T>::infinity(), [x](auto at) { return at(x); });
-      lanes::for_each<T>(n, [x, y, m](auto at) { at.store(y, at(x) - m); });
-      exp_inplace(y, n);
-      const T s = lanes::sum<T>(n, [y](auto at) { return at(y); });
-      if (log) {  // (x - m) - log(s): m + log(s) would round to the precision of m
+      const int64_t k = causal ? std::min(n, r % causal + 1) : n;
+      const T m = lanes::max_of<T>(k, -std::numeric_limits<T>::infinity(), [x](auto at) { return at(x); });
+      const T s = exp_shift_sum(x, m, y, k);  // y = exp(x - m) and its sum in one pass
+      if (log) {                              // (x - m) - log(s): m + log(s) would round to the precision of m
         const T ls = std::log(s);
-        lanes::for_each<T>(n, [x, y, m, ls](auto at) { at.store(y, (at(x) - m) - ls); });
+        lanes::for_each<T>(k, [x, y, m, ls](auto at) { at.store(y, (at(x) - m) - ls); });
       } else {
         const T inv = T(1) / s;
-        lanes::for_each<T>(n, [y, inv](auto at) { at.store(y, at(y) * inv); });
+        lanes::for_each<T>(k, [y, inv](auto at) { at.store(y, at(y) * inv); });
       }
+      std::fill(y + k, y + n, T(0));
     }
   });
 }
@@ -178,9 +179,17 @@ void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t n, int6
     run<float>(out, in, outer, n, inner, log);
 }
 
+void causal_softmax(const Tensor& out, const Tensor& in, int64_t rows, int64_t n, int64_t l) {
+  if (in.dtype() == ScalarType::Float64)
+    softmax_rows(static_cast<const double*>(in.data_ptr()), static_cast<double*>(out.data_ptr()), rows, n, false, l);
+  else
+    softmax_rows(static_cast<const float*>(in.data_ptr()), static_cast<float*>(out.data_ptr()), rows, n, false, l);
+}
+
 }  // namespace
 
 EMBER_REGISTER_KERNEL(softmax, CPU, softmax)
+EMBER_REGISTER_KERNEL(causal_softmax, CPU, causal_softmax)
 EMBER_REGISTER_KERNEL(softmax_backward, CPU, softmax_backward)
 
 }  // namespace ember::cpu

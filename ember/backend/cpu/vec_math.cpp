@@ -358,6 +358,41 @@ struct GeluGradFn {  // g gelu'(x), float32
   EMBER_VEC_INLINE V operator()(const V& g, const V& x) const { return g * f32::gelu_grad(x); }
 };
 
+// y = exp(x - shift) and its sum, two vectors a step (the exps' chains overlap), the tail through a padded buffer
+// whose lanes past n are left out of the sum.
+template <class V, class T, class Exp>
+EMBER_VEC_INLINE T exp_shift_sum_array(const T* x, T shift, T* y, int64_t n, Exp exp) {
+  constexpr int kWidth = sizeof(V) / sizeof(T);
+  V a0 = V{} + T(0), a1 = a0;
+  int64_t i = 0;
+  for (; i + 2 * kWidth <= n; i += 2 * kWidth) {
+    V u, v;
+    std::memcpy(&u, x + i, sizeof(V));
+    std::memcpy(&v, x + i + kWidth, sizeof(V));
+    u = exp(u - shift);
+    v = exp(v - shift);
+    std::memcpy(y + i, &u, sizeof(V));
+    std::memcpy(y + i + kWidth, &v, sizeof(V));
+    a0 += u;
+    a1 += v;
+  }
+  a0 += a1;
+  T s = 0;
+  for (int k = 0; k < kWidth; ++k) s += a0[k];
+  for (; i < n; i += kWidth) {
+    const int64_t m = std::min<int64_t>(kWidth, n - i);
+    T buf[kWidth] = {};
+    std::memcpy(buf, x + i, m * sizeof(T));
+    V u;
+    std::memcpy(&u, buf, sizeof(V));
+    u = exp(u - shift);
+    std::memcpy(buf, &u, sizeof(V));
+    std::memcpy(y + i, buf, m * sizeof(T));
+    for (int64_t k = 0; k < m; ++k) s += buf[k];
+  }
+  return s;
+}
+
 // The AVX-512 versions, chosen at run time: the width-generic bodies at 16 (8) lanes. (Vector extensions and
 // target attributes: this file is for GCC and Clang.)
 namespace avx512 {
@@ -378,6 +413,12 @@ EMBER_AVX512 void gelu_tanh(const float* in, float* out, int64_t n) {
 }
 EMBER_AVX512 void gelu_tanh(const double* in, double* out, int64_t n) {
   map_array<__m512d>(in, out, n, GeluTanhFn<__m512d>{});
+}
+EMBER_AVX512 float exp_shift_sum(const float* x, float shift, float* y, int64_t n) {
+  return exp_shift_sum_array<__m512>(x, shift, y, n, InlineExpF32{});
+}
+EMBER_AVX512 double exp_shift_sum(const double* x, double shift, double* y, int64_t n) {
+  return exp_shift_sum_array<__m512d>(x, shift, y, n, SleefExpF64{});
 }
 #undef EMBER_AVX512
 }  // namespace avx512
@@ -630,6 +671,14 @@ bool vec_unary(UnaryOp op, const double* in, double* out, int64_t n, const Unary
 bool vec_unary_backward(UnaryOp op, const float* g, const float* v, float* out, int64_t n, const UnaryArgs& args) {
   return run_backward<__m256, F32>(op, g, v, out, n, args);
 }
+float exp_shift_sum(const float* x, float shift, float* y, int64_t n) {
+  if (avx512::available()) return avx512::exp_shift_sum(x, shift, y, n);
+  return exp_shift_sum_array<__m256>(x, shift, y, n, InlineExpF32{});
+}
+double exp_shift_sum(const double* x, double shift, double* y, int64_t n) {
+  if (avx512::available()) return avx512::exp_shift_sum(x, shift, y, n);
+  return exp_shift_sum_array<__m256d>(x, shift, y, n, SleefExpF64{});
+}
 bool vec_unary_backward(UnaryOp op, const double* g, const double* v, double* out, int64_t n, const UnaryArgs& args) {
   return run_backward<__m256d, F64>(op, g, v, out, n, args);
 }
@@ -638,7 +687,21 @@ bool vec_unary_backward(UnaryOp op, const double* g, const double* v, double* ou
 
 #else  // no Sleef or no AVX2: the scalar functors do the work
 
+#include <cmath>
+
 namespace ember::cpu {
+namespace {
+template <class T>
+T exp_shift_sum_scalar(const T* x, T shift, T* y, int64_t n) {
+  T s = 0;
+  for (int64_t i = 0; i < n; ++i) s += (y[i] = std::exp(x[i] - shift));
+  return s;
+}
+}  // namespace
+float exp_shift_sum(const float* x, float shift, float* y, int64_t n) { return exp_shift_sum_scalar(x, shift, y, n); }
+double exp_shift_sum(const double* x, double shift, double* y, int64_t n) {
+  return exp_shift_sum_scalar(x, shift, y, n);
+}
 bool vec_unary(UnaryOp, const float*, float*, int64_t, const UnaryArgs&) { return false; }
 bool vec_unary(UnaryOp, const double*, double*, int64_t, const UnaryArgs&) { return false; }
 bool vec_unary_backward(UnaryOp, const float*, const float*, float*, int64_t, const UnaryArgs&) { return false; }

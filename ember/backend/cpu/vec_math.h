@@ -17,6 +17,11 @@ bool vec_unary(UnaryOp op, const double* in, double* out, int64_t n, const Unary
 bool vec_unary_backward(UnaryOp op, const float* g, const float* v, float* out, int64_t n, const UnaryArgs& args);
 bool vec_unary_backward(UnaryOp op, const double* g, const double* v, double* out, int64_t n, const UnaryArgs& args);
 
+// y[i] = exp(x[i] - shift) for i < n (x == y allowed), returning the sum of the y[i]: softmax's exp pass and sum in
+// one, 16 (8) lanes wide on AVX-512 machines. Every build has it (a scalar loop without Sleef or AVX2).
+float exp_shift_sum(const float* x, float shift, float* y, int64_t n);
+double exp_shift_sum(const double* x, double shift, double* y, int64_t n);
+
 // p[i] = op(p[i]) in place: vectorized where this build has a vector version of op, else with the scalar f.
 template <class T, class F>
 void vec_or_scalar(UnaryOp op, T* p, int64_t n, F f) {

@@ -9,6 +9,7 @@
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/softmax.h"
 #include "ember/dispatch_hook.h"
+#include "ember/nn/functional/detail/softmax.h"
 #include "ember/ops.h"
 
 namespace ember {
@@ -101,7 +102,8 @@ int64_t softmax_default_dim(int64_t ndim) { return ndim == 0 || ndim == 1 || ndi
 
 namespace {
 
-Tensor softmax_impl(const Tensor& x_in, int64_t dim, std::optional<ScalarType> dtype, bool log) {
+// causal > 0: the causal softmax of [..., causal, n] (causal_softmax).
+Tensor softmax_impl(const Tensor& x_in, int64_t dim, std::optional<ScalarType> dtype, bool log, int64_t causal = 0) {
   const char* name = log ? "log_softmax" : "softmax";
   const Tensor x = dtype && *dtype != x_in.dtype() ? to(x_in, *dtype) : x_in;
   EMBER_CHECK(is_floating(x.dtype()), "\"", name, "_lastdim_kernel_impl\" not implemented for '", type_label(x.dtype()),
@@ -118,7 +120,10 @@ Tensor softmax_impl(const Tensor& x_in, int64_t dim, std::optional<ScalarType> d
     for (int64_t d = 0; d < dim; ++d) outer *= x.size(d);
     for (int64_t d = dim + 1; d < x.dim(); ++d) inner *= x.size(d);
     const int64_t n = x.dim() ? x.size(dim) : 1;
-    if (out.numel()) softmax_kernel[x.device()](out, xc, outer, n, inner, log);
+    if (out.numel() && causal)
+      causal_softmax_kernel[x.device()](out, xc, outer, n, causal);
+    else if (out.numel())
+      softmax_kernel[x.device()](out, xc, outer, n, inner, log);
     if (narrow16) out = to(out, x.dtype());
   }
   // Both formulas read only the result (Chainer's retain_outputs) and are written with ember ops.
@@ -168,6 +173,18 @@ Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype
   if (!dtype) EMBER_PY_DISPATCH(Tensor, "aten._log_softmax.default", x, dim, false);
   return softmax_impl(x, dim, dtype, true);
 }
+bool causal_softmax_fused(const Tensor& scores) {
+  return scores.dim() >= 2 && (scores.dtype() == ScalarType::Float32 || scores.dtype() == ScalarType::Float64) &&
+         causal_softmax_kernel.fn[static_cast<int>(scores.device().type)] != nullptr;
+}
+Tensor causal_softmax(const Tensor& scores) {
+  EMBER_CHECK(causal_softmax_fused(scores),
+              "causal_softmax: expected float32 or float64 scores [..., L, S] on a device "
+              "with the kernel, got ",
+              shape_str(scores.sizes()), " ", scores.dtype(), " on ", scores.device());
+  return softmax_impl(scores, -1, std::nullopt, false, scores.size(-2));
+}
+
 Tensor softmin(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   return softmax_impl(neg(dtype && *dtype != x.dtype() ? to(x, *dtype) : x), dim, std::nullopt, false);
 }

@@ -9,6 +9,7 @@
 #include "ember/autocast.h"
 #include "ember/dispatch_hook.h"
 #include "ember/nn/functional/activation.h"
+#include "ember/nn/functional/detail/softmax.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/padding.h"
 #include "ember/ops.h"
@@ -80,7 +81,11 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key_in, c
                   : query.size(-1) < s ? matmul(mul(query, factor), key_t)
                                        : mul(matmul(query, key_t), factor);
   constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-  if (is_causal)
+  // A causal mask alone: one op masks and normalizes, where masked_fill and softmax each wrote the scores (and their
+  // gradients). Its row keeps its first position, so no row is all masked. A __torch_dispatch__ mode sees
+  // PyTorch's math (masked_fill, _safe_softmax).
+  const bool causal_only = is_causal && !attn_mask.defined() && !dispatch::enabled();
+  if (is_causal && !(causal_only && causal_softmax_fused(scores)))
     scores = masked_fill(scores, triu(ones({{l, s}}, TensorOptions(ScalarType::Bool).device(query.device())), 1),
                          kNegInf);
   if (attn_mask.defined()) {
@@ -89,10 +94,9 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key_in, c
     else
       scores = add(scores, attn_mask);
   }
-  // A causal row keeps its first position, so its softmax has no all-masked row to guard against (one fused op; a
-  // __torch_dispatch__ mode sees PyTorch's math, _safe_softmax).
-  Tensor weights = is_causal && !attn_mask.defined() && !dispatch::enabled() ? softmax(scores, -1)
-                                                                             : masked_softmax(scores);
+  Tensor weights = !causal_only                   ? masked_softmax(scores)
+                   : causal_softmax_fused(scores) ? causal_softmax(scores)
+                                                  : softmax(scores, -1);
   if (dropout_p > 0) {
     Tensor keep = dropout_p >= 1 ? zeros_like(weights) : bernoulli(weights.detach(), 1.0 - dropout_p, gen);
     weights = dropout_p >= 1 ? mul(weights, keep) : div(mul(weights, keep), 1.0 - dropout_p);
