@@ -18,9 +18,11 @@ void activate(UnaryOp op, float* p, int64_t n) {
 }
 
 // Rows of the batch per task: a task takes whole rows, enough of them for threading to pay. A row's elements each
-// cost a sigmoid or tanh (about ten times an elementwise op's), so a task takes a tenth of kGrainSize's elements: at
-// batch 20 and 256 wide, a step's rows split between two threads (a kGrainSize of rows kept them on one).
-int64_t row_grain(int64_t hidden) { return std::max<int64_t>(1, kGrainSize / (40 * hidden)); }
+// cost about a dozen elementwise ops (a sigmoid or tanh, Note [Inline float32 tanh] in vec_math.cpp, and the gate
+// arithmetic), so a task takes a twelfth of kGrainSize's elements: at batch 20 and 256 wide, two tasks of ten rows.
+// Tasks of three rows (when tanh cost five times as much) made the LSTM step's cell slower at two threads than at
+// one (21 against 18 us); two tasks of ten take 10 us.
+int64_t row_grain(int64_t hidden) { return std::max<int64_t>(1, kGrainSize / (12 * hidden)); }
 
 void lstm_cell_forward_cpu(const Tensor& gates, const Tensor& rec, const Tensor& c_prev, const Tensor& c,
                            const Tensor& h) {
