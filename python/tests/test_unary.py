@@ -212,6 +212,23 @@ def test_float32_tanh_is_within_one_and_a_half_ulp():
     assert np.isnan(special[4]) and special[5] == np.float32(1e-45) and special[6] == -1.0
 
 
+def test_float64_erf_against_libm():
+    # ember's float64 erf (Note [float64 erf]): two fits, switched at |x| = 1, saturating past 6. Within 1 ulp of the
+    # exact value (mpmath); libm's math.erf is itself within 1, so 2 here. Lengths with and without a vector tail.
+    xs = np.concatenate(
+        [np.linspace(-7, 7, 140001), np.geomspace(1e-300, 7, 20001), [1 - 2**-52, 1.0, 6.0, 6 + 2**-50]]
+    )
+    xs = np.concatenate([xs, -xs])
+    for n in (xs.size, 11):
+        got = to_np(ember.erf(from_np(xs[:n])))
+        ref = np.array([math.erf(v) for v in xs[:n]])
+        ulp = np.abs(got - ref) / np.spacing(np.abs(ref))
+        assert ulp.max() <= 2, (ulp.max(), xs[ulp.argmax()])
+    special = to_np(ember.erf(from_np(np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, 40.0]))))
+    np.testing.assert_array_equal(special[[0, 2, 3, 5, 6]], [0.0, 1.0, -1.0, 5e-324 * 2 / math.sqrt(math.pi), 1.0])
+    assert np.signbit(special[1]) and np.isnan(special[4])
+
+
 def test_erfinv_inverts_erf():
     y = np.concatenate([np.linspace(-0.999999, 0.999999, 201), [0.0, 1e-10, -1e-10, 0.5, 0.9999999999]])
     x = ember.erfinv(from_np(y))
