@@ -239,20 +239,22 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     autograd::NoGradGuard no_grad;
     Tensor xc = prep_as(x, ct, cl);
     if (training) {
-      Tensor s1 = zeros(DimVector{C}, f64), s2 = zeros(DimVector{C}, f64);
+      // (ops on [C] cost a microsecond or more each: as few as the formulas allow, the coefficients in one kernel)
+      Tensor s1 = empty(DimVector{C}, f64), s2 = empty(DimVector{C}, f64);
       if (x.numel()) channel_moments_kernel[x.device()](s1, Tensor(), xc, xc, Tensor(), IntArrayRef(acb));
       mu = div(s1, static_cast<double>(count));
       if (x.numel()) channel_moments_kernel[x.device()](s1, s2, xc, xc, mu, IntArrayRef(acb));
       Tensor v = div(s2, static_cast<double>(count));
-      invstd = rsqrt(add(v, eps));
-      if (running_mean.defined()) copy_(running_mean, add(mul(running_mean, 1 - momentum), mul(mu, momentum)));
+      if (running_mean.defined()) copy_(running_mean, add(mul(mu, momentum), running_mean, 1 - momentum));
       if (running_var.defined())  // the unbiased variance, as PyTorch
-        copy_(running_var, add(mul(running_var, 1 - momentum),
-                               mul(v, momentum * static_cast<double>(count) / static_cast<double>(count - 1))));
+        copy_(running_var, add(mul(v, momentum * static_cast<double>(count) / static_cast<double>(count - 1)),
+                               running_var, 1 - momentum));
       // y = x * scale + shift per channel
-      scale = weight.defined() ? mul(invstd, to(weight, ScalarType::Float64)) : invstd;
-      shift = neg(mul(mu, scale));
-      if (bias.defined()) shift = add(shift, to(bias, ScalarType::Float64));
+      auto f64_of = [](const Tensor& p) { return p.defined() ? contiguous(to(p, ScalarType::Float64)) : p; };
+      scale = empty(DimVector{C}, f64);
+      shift = empty(DimVector{C}, f64);
+      invstd = empty(DimVector{C}, f64);
+      channel_coefficients_kernel[x.device()](scale, shift, invstd, mu, v, f64_of(weight), f64_of(bias), eps);
     } else {
       // The statistics and parameters in one dtype for the kernel: theirs when they share float32 or float64.
       const ScalarType st = running_mean.dtype();

@@ -16,9 +16,10 @@ EMBER_DECLARE_KERNEL(layer_norm_backward, const Tensor& dx, const Tensor& dw, co
 // s1 and s2 are float64 [C], m is float64 [C] (or undefined: 0).
 EMBER_DECLARE_KERNEL(channel_moments, const Tensor& s1, const Tensor& s2, const Tensor& g, const Tensor& x,
                      const Tensor& m, IntArrayRef acb)
-// Batch norm's per-channel coefficients in evaluation, float64 [C]: invstd = 1 / sqrt(var + eps), scale = invstd * w,
-// shift = b - mean * scale, from contiguous [C] tensors of one dtype, float32 or float64 (w and b may be undefined:
-// 1 and 0). One kernel for what took ten ops, each a few microseconds on [C] (a third of MobileNetV3's batch norms).
+// Batch norm's per-channel coefficients, float64 [C], from the running statistics in evaluation and the batch's in
+// training: invstd = 1 / sqrt(var + eps), scale = invstd * w, shift = b - mean * scale, from contiguous [C] tensors of
+// one dtype, float32 or float64 (w and b may be undefined: 1 and 0). One kernel for what took ten ops, each a few
+// microseconds on [C] (a third of MobileNetV3's batch norms).
 EMBER_DECLARE_KERNEL(channel_coefficients, const Tensor& scale, const Tensor& shift, const Tensor& invstd,
                      const Tensor& mean, const Tensor& var, const Tensor& w, const Tensor& b, double eps)
 // out = a * ka[c] + x * kx[c] + k0[c] over contiguous [A, C, B] tensors; coefficients float64 [C]; x and kx may be
