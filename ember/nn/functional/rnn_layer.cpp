@@ -2,7 +2,7 @@
 // A float32 LSTM on the CPU runs each layer and direction as one autograd node, as PyTorch runs its own through
 // oneDNN (mkldnn_rnn_layer), instead of about ten recorded ops per step forward and twenty backward (Note [Fused
 // RNNs] in rnn.cpp has the step-by-step path). Forward: the input term of every step in one GEMM, then per step one
-// GEMM for the recurrent term and one kernel that adds it and computes the gates (lstm_cell_forward). Backward: per
+// GEMM that adds the recurrent term into the gates and one kernel that computes them (lstm_cell_forward). Backward: per
 // step one kernel (lstm_cell_backward) and one GEMM for the gradient of h; the weight gradients then come from one GEMM
 // each over all the steps' gate gradients, where the step-by-step path ran one thin GEMM per step (k = batch) and
 // added each into the weight's gradient. The word-language-model LSTM (2 layers, 256 wide, 35 steps, batch 20),
@@ -146,7 +146,8 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x, const Tensor& h0_
     for (int64_t i = 0; i < T; ++i) {
       const int64_t t = reverse ? T - 1 - i : i;
       const Tensor a = acts.select(0, t), ct = cs.select(0, t), ht = y.select(0, t);
-      lstm_cell_forward_kernel[x.device()](a, mm(h, w_hh_t), c, ct, ht);
+      addmm_(a, h, w_hh_t);  // the recurrent term into the gates: no product tensor per step
+      lstm_cell_forward_kernel[x.device()](a, c, ct, ht);
       h = ht;
       c = ct;
     }

@@ -68,11 +68,10 @@ struct RNNFusedBackward {
 EMBER_DECLARE_KERNEL(rnn_fused_backward, const RNNFusedArgs& a, RNNFusedBackward& io)
 
 // One step of an LSTM layer's elementwise part over a batch of B rows, for the fused CPU layer (Note [Fused CPU LSTM]
-// in nn/functional/rnn_layer.cpp). All operands are contiguous. Forward: gates [B, 4H] holds the input term of the
-// gates i, f, g, o and is overwritten by their activations (sigmoid, sigmoid, tanh, sigmoid) of it plus the recurrent
-// term rec [B, 4H]; c = f * c_prev + i * g and h = o * tanh(c), each [B, H].
-EMBER_DECLARE_KERNEL(lstm_cell_forward, const Tensor& gates, const Tensor& rec, const Tensor& c_prev, const Tensor& c,
-                     const Tensor& h)
+// in nn/functional/rnn_layer.cpp). All operands are contiguous. Forward: gates [B, 4H] holds the pre-activations of
+// the gates i, f, g, o (the input and recurrent terms, summed by the caller's GEMM) and is overwritten by their
+// activations (sigmoid, sigmoid, tanh, sigmoid); c = f * c_prev + i * g and h = o * tanh(c), each [B, H].
+EMBER_DECLARE_KERNEL(lstm_cell_forward, const Tensor& gates, const Tensor& c_prev, const Tensor& c, const Tensor& h)
 // Backward of one step: from the activations `acts` [B, 4H], c_prev and c, the gradient reaching h (dh_out, the
 // step's output, plus dh_rec from the next step, if defined) and dc, the one reaching c (replaced by the gradient of
 // c_prev), writes dgates [B, 4H], the gradient of the pre-activations.
