@@ -720,6 +720,24 @@ def test_broadcasting_matches_numpy(op, shapes, rng):
     assert got.is_contiguous()
 
 
+@pytest.mark.parametrize("op", ["sub", "div", "mul", "pow"])
+@pytest.mark.parametrize("dt", [ember.float32, ember.int64], ids=str)
+def test_a_per_channel_operand_on_either_side(op, dt, rng):
+    # [N, C, H, W] with [1, C, 1, 1] (an SE block's scale) and with a 0-d tensor, on either side: the kernels read
+    # the broadcast input once per run (stride 0), in runs with and without a vector tail (H * W = 49, 64, 3).
+    if dt is ember.int64 and op in ("div", "pow"):
+        return
+    for hw in (7, 8, 1):
+        x = random_array(rng, (2, 5, hw, hw), dt)
+        for other in (random_array(rng, (1, 5, 1, 1), dt), random_array(rng, (), dt)):
+            for a, b in ((x, other), (other, x)):
+                if op == "pow":
+                    a, b = np.abs(a) + 0.5, np.clip(b, -2, 2)
+                got = OPS[op](from_np(a, dt), from_np(b, dt))
+                with np.errstate(all="ignore"):
+                    assert_matches(got, NP_OPS[op](a, b), op)
+
+
 @pytest.mark.parametrize("shapes", [((3,), (4,)), ((2, 3), (3, 2)), ((2, 3, 4), (2, 4)), ((0,), (2,))], ids=str)
 def test_incompatible_shapes_raise(shapes):
     a, b = ember.ones(shapes[0]), ember.ones(shapes[1])

@@ -115,7 +115,7 @@ void nullary_loop(const StridedIter& it, F f) {
 
 // Note [Casting on load]
 // cpu_kernel<Out, In, NIn>(it, f) computes out = f(in_1, ..., in_NIn) with f taking In values and
-// returning Out. When every operand already has its type and unit stride (or stride 0 for inputs),
+// returning Out. When every operand already has its type and unit stride (or, for a binary op's inputs, stride 0),
 // f runs straight over memory in a loop the compiler vectorizes. Otherwise the run is processed in
 // blocks: each input is gathered and converted into a small contiguous buffer (convert.h), f runs over
 // the buffers, and the result is converted and scattered to the output. So one instantiation per
@@ -152,6 +152,27 @@ void cpu_kernel(const StridedIter& it, F f, int64_t grain = kGrainSize) {
         write_run(o, n, stream, [&](int64_t i) { return f(a[i], b[i], c[i]); });
       }
       return;
+    }
+    if constexpr (NIn == 2) {
+      // An input broadcast along the run (stride 0: a per-channel scale over [N, C, H, W], a 0-d operand) is read
+      // once and the loop stays the vectorized one; gathered into a buffer per run, [1, 960, 7, 7] * [1, 960, 1, 1]
+      // (960 runs of 49) took 19 us at one thread against x * x's 4.
+      auto unit_or_0 = [&](int k) { return exact[k] && (s[k] == sizeof(In) || s[k] == 0); };
+      if (direct_out && unit_or_0(1) && unit_or_0(2)) {
+        Out* o = reinterpret_cast<Out*>(p[0]);
+        const In *a = reinterpret_cast<const In*>(p[1]), *b = reinterpret_cast<const In*>(p[2]);
+        if (s[1] == 0 && s[2] == 0) {
+          const Out v = f(*a, *b);
+          write_run(o, n, stream, [v](int64_t) { return v; });
+        } else if (s[1] == 0) {
+          const In av = *a;
+          write_run(o, n, stream, [&](int64_t i) { return f(av, b[i]); });
+        } else {
+          const In bv = *b;
+          write_run(o, n, stream, [&](int64_t i) { return f(a[i], bv); });
+        }
+        return;
+      }
     }
     alignas(64) In ibuf[NIn][kBlock];
     alignas(64) Out obuf[kBlock];
