@@ -212,6 +212,25 @@ def test_float32_tanh_is_within_one_and_a_half_ulp():
     assert np.isnan(special[4]) and special[5] == np.float32(1e-45) and special[6] == -1.0
 
 
+def test_float32_softplus_is_within_two_and_a_half_ulp():
+    # The inline float32 softplus (Note [Inline float32 softplus]) against float64's formula, for several beta and
+    # threshold, across the log1p's switch (t = sqrt(2) - 1), the tiny and the saturated.
+    xs = np.concatenate(
+        [np.linspace(-40, 40, 400001), -np.geomspace(1e-30, 100, 20001), np.geomspace(1e-30, 100, 20001)]
+    )
+    xs = xs.astype(np.float32)
+    for beta, threshold in ((1.0, 20.0), (2.0, 15.0), (0.5, 20.0)):
+        got = to_np(ember.nn.functional.softplus(from_np(xs), beta=beta, threshold=threshold)).astype(np.float64)
+        x = xs.astype(np.float64)
+        with np.errstate(over="ignore"):
+            ref = np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta)
+        ulp = np.abs(got - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+        assert ulp.max() <= 2.5, (beta, ulp.max(), xs[ulp.argmax()])
+    special = to_np(ember.nn.functional.softplus(from_np(np.float32([np.nan, np.inf, -np.inf, 0.0, -200.0, 1e-30]))))
+    assert np.isnan(special[0]) and special[1] == np.inf and special[2] == 0 and special[4] == 0
+    np.testing.assert_allclose(special[[3, 5]], [math.log(2), math.log(2)], rtol=1e-7)
+
+
 def test_float64_erf_against_libm():
     # ember's float64 erf (Note [float64 erf]): two fits, switched at |x| = 1, saturating past 6. Within 1 ulp of the
     # exact value (mpmath); libm's math.erf is itself within 1, so 2 here. Lengths with and without a vector tail.

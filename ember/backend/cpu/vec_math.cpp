@@ -253,6 +253,34 @@ EMBER_VEC_INLINE V tanh(const V& x) {
   return from_bits<V>(bits(r) | (bits(x) & int32_t(0x80000000)));  // tanh(-x) = -tanh(x), -0 included
 }
 
+// Note [Inline float32 softplus]: log1p(e^(bx)) / b = (max(bx, 0) + log1p(e^-|bx|)) / b, the log1p of t in (0, 1]
+// inlined as 2 atanh(s) = 2 s (1 + s^2/3 + ... + s^8/9) with |s| <= 0.172 (truncation below 2e-9): s = t / (t + 2)
+// for t < sqrt(2) - 1 (log1p(t) = 2 atanh(t / (t + 2)) exactly: tiny t stays relatively exact), else ln2 + log m
+// for 1 + t = 2 m, s = (m - 1) / (m + 1), plus (t - (u - 1)) / u for the rounding of u = 1 + t; the rounding of
+// the denominator is taken out of s. Within 2.3 ulp of float64's formula (most of it the exp's error, doubled where
+// log1p(t) falls a binade below t), where Sleef's log1pf8 cost two thirds of softplus's forward.
+template <class V>
+EMBER_VEC_INLINE V log1p_unit(const V& t) {
+  const V u = t + 1.0f;
+  const auto big = u >= 1.41421356f;
+  const V m = u * 0.5f;
+  // s = num / den, den's rounding (lo, exact by Sterbenz's lemma) taken out to first order
+  const V num = big ? m - 1.0f : t, one = big ? splat<V>(1.0f) : splat<V>(2.0f), den = (big ? m : t) + one;
+  const V q = num / den, lo = (big ? m : t) - (den - one);
+  const V s = q - q * (lo / den), s2 = s * s;
+  const V p = (((s2 * (1.0f / 9) + 1.0f / 7) * s2 + 1.0f / 5) * s2 + 1.0f / 3) * s2;
+  // ln2 in two parts (ln2_hi exact), added last: rounded whole, it alone cost an ulp of the result
+  const V hi = big ? splat<V>(kLn2Hi) : splat<V>(0.0f), tail = big ? (t - (u - 1.0f)) / u + kLn2Lo : splat<V>(0.0f);
+  return hi + (((s + s) * p + (s + s)) + tail);
+}
+template <class V>
+EMBER_VEC_INLINE V softplus(const V& x, float beta, float threshold) {
+  const V bx = x * beta;
+  const V abs_bx = from_bits<V>(bits(bx) & 0x7fffffff);
+  const V y = (max_x86(splat<V>(0.0f), bx) + log1p_unit(exp(-abs_bx))) / beta;  // NaN passes (max_x86 keeps bx)
+  return bx > threshold ? x : y;
+}
+
 // Note [float32 GELU]: gelu(x) = x Phi(x) with Phi(x) = erfc(-x / sqrt2) / 2. For z = |x| / sqrt2 and
 // t = 1 / (1 + z / 2), erfc(z) = t exp(-z^2 + P(t)) with P a degree-9 minimax fit of log(erfc(z) / t) + z^2 on
 // z <= 10.3 (made for this file with float64 NumPy; error 5e-8, Numerical Recipes' erfcc has this form). Then
@@ -434,6 +462,11 @@ struct GeluErfFn {
   EMBER_VEC_INLINE V operator()(const V& x) const { return gelu_erf(x, InlineErfF64{}); }
 };
 template <class V>
+struct SoftplusFn {  // float32
+  float beta, threshold;
+  EMBER_VEC_INLINE V operator()(const V& x) const { return f32::softplus(x, beta, threshold); }
+};
+template <class V>
 struct TanhFn {  // float32
   EMBER_VEC_INLINE V operator()(const V& x) const { return f32::tanh(x); }
 };
@@ -502,6 +535,9 @@ EMBER_AVX512 float exp_shift_sum(const float* x, float shift, float* y, int64_t 
   return exp_shift_sum_array<__m512>(x, shift, y, n, InlineExpF32{});
 }
 EMBER_AVX512 void erf(const double* in, double* out, int64_t n) { map_array<__m512d>(in, out, n, InlineErfF64{}); }
+EMBER_AVX512 void softplus(const float* in, float* out, int64_t n, float beta, float threshold) {
+  map_array<__m512>(in, out, n, SoftplusFn<__m512>{beta, threshold});
+}
 EMBER_AVX512 void tanh(const float* in, float* out, int64_t n) { map_array<__m512>(in, out, n, TanhFn<__m512>{}); }
 EMBER_AVX512 double exp_shift_sum(const double* x, double shift, double* y, int64_t n) {
   return exp_shift_sum_array<__m512d>(x, shift, y, n, SleefExpF64{});
@@ -599,7 +635,15 @@ bool run(UnaryOp op, const typename Vec<V>::T* in, typename Vec<V>::T* out, int6
       map_array<V>(in, out, n, [&](V x) { return W::sub(W::min(x, zero), Fns::log1p(Fns::exp(W::neg(W::abs(x))))); });
       return true;
     case UnaryOp::Tanhshrink: map_array<V>(in, out, n, [&](V x) { return W::sub(x, Fns::tanh(x)); }); return true;
-    case UnaryOp::Softplus: {  // x * beta > threshold ? x : log1p(exp(x * beta)) / beta
+    case UnaryOp::Softplus: {                    // x * beta > threshold ? x : log1p(exp(x * beta)) / beta
+      if constexpr (std::is_same_v<T, float>) {  // Note [Inline float32 softplus]
+        const float b = static_cast<float>(args.a), th = static_cast<float>(args.b);
+        if (avx512::available())
+          avx512::softplus(in, out, n, b, th);
+        else
+          map_array<V>(in, out, n, SoftplusFn<V>{b, th});
+        return true;
+      }
       const V beta = W::set1(T(args.a)), threshold = W::set1(T(args.b));
       map_array<V>(in, out, n, [&](V x) {
         const V bx = W::mul(x, beta);
