@@ -126,8 +126,7 @@ EMBER_VEC_INLINE void map2_array(const T* a, const T* b, T* out, int64_t n, F f)
   }
 }
 
-namespace f32 {
-
+// The integer vector of V's size and lane count, for bit manipulation (float lanes: int32; double lanes: int64).
 template <class V>
 struct Bits;
 template <>
@@ -138,6 +137,17 @@ template <>
 struct Bits<__m512> {
   using type = int32_t __attribute__((vector_size(64)));
 };
+template <>
+struct Bits<__m256d> {
+  using type = int64_t __attribute__((vector_size(32)));
+};
+template <>
+struct Bits<__m512d> {
+  using type = int64_t __attribute__((vector_size(64)));
+};
+
+namespace f32 {
+
 template <class V>
 using I32 = typename Bits<V>::type;
 
@@ -388,22 +398,12 @@ struct SleefExpF64 {
 // for |x| < 1, x P(x^2) with P of degree 11; for 1 <= |x| < 6, 1 - e^(-x^2) R(s) with R of degree 24 in
 // s = 2.4 / |x| - 1.4 (1/|x| mapped onto [-1, 1]), x^2 split into hi + lo by an fma so that e^(-x^2) =
 // e^(-hi) (1 - lo) keeps its digits; past 6, erf rounds to +-1. Measured within 1 ulp of mpmath's erf.
-template <class V>
-struct Bits64;
-template <>
-struct Bits64<__m256d> {
-  typedef int64_t type __attribute__((vector_size(32)));
-};
-template <>
-struct Bits64<__m512d> {
-  typedef int64_t type __attribute__((vector_size(64)));
-};
 // e^y for y in [-37, -1] (erf_f64's e^(-x^2)): 2^n e^r, n = round(y / ln2) read from the low bits of y / ln2 + 1.5 *
 // 2^52, r = y - n ln2 in two steps (ln2_hi's low 32 bits are zero, so n ln2_hi is exact), e^r by its Taylor
 // polynomial to r^13 (|r| <= ln2 / 2: truncation below 5e-18). Inlined, a fifth of Sleef's expd call.
 template <class V>
 EMBER_VEC_INLINE V exp_neg_f64(const V& y) {
-  using I = typename Bits64<V>::type;
+  using I = typename Bits<V>::type;
   constexpr double kShifter = 0x1.8p52, kLn2Hi = 0x1.62e42fee00000p-1, kLn2Lo = 0x1.a39ef35793c76p-33;
   const V shifted = y * 1.4426950408889634 + kShifter, n = shifted - kShifter;
   const V r = (y - n * kLn2Hi) - n * kLn2Lo;
@@ -429,7 +429,7 @@ EMBER_VEC_INLINE V erf_f64(const V& x) {
       5.1936695627919674e-08,  -1.4549583831912831e-08, 1.0590345394808931e-10,  -2.8207398533828993e-09,
       1.9092182512469301e-09,  2.8359622399814036e-09,  -2.1495478709286394e-09, -2.3263628911333546e-10,
       3.270556924444862e-10};
-  using I = typename Bits64<V>::type;
+  using I = typename Bits<V>::type;
   const I sign = reinterpret_cast<I>(x) & INT64_MIN;
   const V ax = reinterpret_cast<V>(reinterpret_cast<I>(x) ^ sign), u = x * x;
   V p = V{} + a[11];
