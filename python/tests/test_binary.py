@@ -720,13 +720,14 @@ def test_broadcasting_matches_numpy(op, shapes, rng):
     assert got.is_contiguous()
 
 
-@pytest.mark.parametrize("op", ["sub", "div", "mul", "pow"])
-@pytest.mark.parametrize("dt", [ember.float32, ember.int64], ids=str)
+@pytest.mark.parametrize(
+    "op, dt",
+    [(op, ember.float32) for op in ("sub", "div", "mul", "pow")] + [(op, ember.int64) for op in ("sub", "mul")],
+    ids=str,
+)
 def test_a_per_channel_operand_on_either_side(op, dt, rng):
     # [N, C, H, W] with [1, C, 1, 1] (an SE block's scale) and with a 0-d tensor, on either side: the kernels read
-    # the broadcast input once per run (stride 0), in runs with and without a vector tail (H * W = 49, 64, 3).
-    if dt is ember.int64 and op in ("div", "pow"):
-        return
+    # the broadcast input once per run (stride 0), in runs with and without a vector tail (H * W = 49, 64, 1).
     for hw in (7, 8, 1):
         x = random_array(rng, (2, 5, hw, hw), dt)
         for other in (random_array(rng, (1, 5, 1, 1), dt), random_array(rng, (), dt)):

@@ -85,7 +85,8 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key_in, c
   // gradients). Its row keeps its first position, so no row is all masked. A __torch_dispatch__ mode sees
   // PyTorch's math (masked_fill, _safe_softmax).
   const bool causal_only = is_causal && !attn_mask.defined() && !dispatch::enabled();
-  if (is_causal && !(causal_only && causal_softmax_fused(scores)))
+  const bool fused = causal_only && causal_softmax_fused(scores);
+  if (is_causal && !fused)
     scores = masked_fill(scores, triu(ones({{l, s}}, TensorOptions(ScalarType::Bool).device(query.device())), 1),
                          kNegInf);
   if (attn_mask.defined()) {
@@ -94,9 +95,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key_in, c
     else
       scores = add(scores, attn_mask);
   }
-  Tensor weights = !causal_only                   ? masked_softmax(scores)
-                   : causal_softmax_fused(scores) ? causal_softmax(scores)
-                                                  : softmax(scores, -1);
+  Tensor weights = fused ? causal_softmax(scores) : causal_only ? softmax(scores, -1) : masked_softmax(scores);
   if (dropout_p > 0) {
     Tensor keep = dropout_p >= 1 ? zeros_like(weights) : bernoulli(weights.detach(), 1.0 - dropout_p, gen);
     weights = dropout_p >= 1 ? mul(weights, keep) : div(mul(weights, keep), 1.0 - dropout_p);
