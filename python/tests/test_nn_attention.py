@@ -2,6 +2,7 @@
 against the NumPy reference in mha_reference.py, gradients by finite differences, the errors, and, where the reference
 PyTorch is installed (TORCH_PYTHON, default /opt/torch2/py), against torch itself in a separate process."""
 
+import gc
 import json
 import os
 import subprocess
@@ -332,8 +333,12 @@ def test_batch_first_self_attention_runs_in_memory_order(masks):
     m = nn.MultiheadAttention(E, H, batch_first=True, dtype=ember.float64)
     set_params(m, c)
     xb = t(np.ascontiguousarray(x.transpose(1, 0, 2))).requires_grad_()
+    # While a class with __torch_dispatch__ is alive in this process (another test module's, kept by pytest), the math
+    # is PyTorch's, whose output is a transposed view: the layout follows that state, so it is checked both ways.
+    gc.collect()
+    dispatch_live = ember._C._python_dispatch_enabled() > 0
     out, weights = m(xb, xb, xb, need_weights=False, **kw)
-    assert weights is None and out.is_contiguous()
+    assert weights is None and out.is_contiguous() != dispatch_live
     np.testing.assert_allclose(arr(out).transpose(1, 0, 2), ref, rtol=1e-12, atol=1e-14)
 
     params = [m.in_proj_weight, m.in_proj_bias, m.out_proj.weight, m.out_proj.bias]
