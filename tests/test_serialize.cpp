@@ -328,8 +328,33 @@ TEST(Serialize, LoaderErrorsNameTheFileAndTheProblem) {
   EXPECT_NE(error_of([&] { load_state_dict(path); }).find("holds a Tensor, not a state dict"), std::string::npos);
 }
 
+// zip's CRC-32 (reflected 0xEDB88320), bit by bit.
+uint32_t crc32_ref(const std::string& s) {
+  uint32_t c = 0xFFFFFFFFu;
+  for (unsigned char b : s) {
+    c ^= b;
+    for (int k = 0; k < 8; ++k) c = c & 1 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+  }
+  return ~c;
+}
+
+TEST(Serialize, ZipCrc32MatchesTheBitwiseDefinition) {
+  EXPECT_EQ(serialize::crc32(0, "123456789", 9), 0xCBF43926u);  // the standard check value
+  EXPECT_EQ(serialize::crc32(0, "", 0), 0u);
+  std::string big((1 << 20) + 77, '\0');
+  for (size_t k = 0; k < big.size(); ++k) big[k] = static_cast<char>(k * 13 + (k >> 9));
+  const uint32_t want = crc32_ref(big);
+  for (size_t cut : {size_t{0}, size_t{1}, size_t{63}, size_t{4097}, big.size()})  // continued across calls
+    EXPECT_EQ(serialize::crc32(serialize::crc32(0, big.data(), cut), big.data() + cut, big.size() - cut), want);
+  for (size_t n = 0; n < 300; ++n)  // every length of the short tails, from an odd address
+    ASSERT_EQ(serialize::crc32(0, big.data() + 3, n), crc32_ref(big.substr(3, n))) << n;
+}
+
 TEST(Serialize, ChecksumsCatchDamageAndVerifyFalseSkipsTheData) {
   EXPECT_EQ(serialize::crc32c(0, "123456789", 9), 0xE3069283u);  // the standard check value
+  const std::string tails(320, 'x');
+  for (size_t n = 0; n < 300; ++n)  // every length of the short tails, from an odd address
+    ASSERT_EQ(serialize::crc32c(0, tails.data() + 3, n), crc32c_ref(tails.substr(3, n))) << n;
   std::string big(3 << 20, '\0');  // several of the reader's 1 MiB pieces, continued across calls
   for (size_t k = 0; k < big.size(); ++k) big[k] = static_cast<char>(k * 7 + (k >> 11));
   EXPECT_EQ(serialize::crc32c(serialize::crc32c(0, big.data(), 12345), big.data() + 12345, big.size() - 12345),

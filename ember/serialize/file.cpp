@@ -277,6 +277,17 @@ void AtomicFile::write(const void* data, size_t n) {
     EMBER_CHECK(r > 0, "cannot write '", path_, "': ", errno_text());
     p += r, n -= r, position_ += r;
   }
+#ifdef __linux__
+  // Note [Writeback while saving]: commit() must fsync, and an fsync of 100 MB at the end waited 33-50 ms on the
+  // development machine's disk after a 24 ms write. Starting each 8 MiB's writeback as soon as it is written overlaps
+  // the disk with the rest of the save: the write took 28 ms and the fsync 8. (A hint: errors surface in fsync.)
+  constexpr uint64_t kWritebackChunk = uint64_t{8} << 20;
+  if (position_ - written_back_ >= kWritebackChunk) {
+    (void)::sync_file_range(fd_, static_cast<off_t>(written_back_), static_cast<off_t>(position_ - written_back_),
+                            SYNC_FILE_RANGE_WRITE);
+    written_back_ = position_;
+  }
+#endif
 }
 
 void AtomicFile::commit() {

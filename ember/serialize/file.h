@@ -61,9 +61,10 @@ class StringSink final : public Sink {
 
 // Note [Atomic save]: bytes go to a temporary file in the target's directory (".NAME.tmp-HOST-PID-START-RANDOM",
 // never a name a reader would open), which commit() flushes, fsyncs, renames over the target and follows with
-// an fsync of the directory. A crash at any point leaves either the old file or the complete new one; a
-// temporary file that was never committed is removed by the destructor, and one a killed process left behind
-// by the next save to the same target (Note [Stale temporary files] in file.cpp).
+// an fsync of the directory (writeback starts as the bytes are written, so the fsync waits for little). A crash at any
+// point leaves either the old file or the complete new one; a temporary file that was never committed is removed by the
+// destructor, and one a killed process left behind by the next save to the same target (Note [Stale temporary files] in
+// file.cpp).
 class AtomicFile final : public Sink {
  public:
   explicit AtomicFile(std::string path);
@@ -77,6 +78,7 @@ class AtomicFile final : public Sink {
  private:
   std::string path_, temp_;
   int fd_ = -1;
+  uint64_t written_back_ = 0;  // bytes whose writeback has been started (Note [Writeback while saving])
 };
 
 }  // namespace ember::serialize

@@ -27,7 +27,6 @@ import pickletools
 import re
 import struct
 import zipfile
-import zlib
 
 import numpy as np
 
@@ -1148,7 +1147,7 @@ class _ZipLoader(_Loader):
             if got != nbytes:
                 self.fail(f"member '{info.filename}' ended after {got} of {nbytes} bytes (truncated?)")
         if self.verify:
-            crc = zlib.crc32(buf)
+            crc = ember._C._crc32(buf)
             if crc != info.CRC:
                 self.fail(
                     f"member '{info.filename}' fails its CRC-32 check (computed {crc:08x}, the archive says "

@@ -7,7 +7,6 @@ import pickle
 import secrets
 import struct
 import warnings
-import zipfile
 
 import ember
 
@@ -197,19 +196,92 @@ def _serialization_id():
     return "".join(str(secrets.randbelow(10)) for _ in range(40))
 
 
-def _write_member(zf, name, data):
-    """Writes one stored member whose data starts on a multiple of 64 bytes, as torch.save aligns it (an "FB"
-    extra field of padding, the field PyTorch's own writer uses)."""
-    data = memoryview(data).cast("B")
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_STORED
-    info.file_size = len(data)
-    zip64 = len(data) * 1.05 > zipfile.ZIP64_LIMIT
-    header = 30 + len(name.encode("utf-8")) + 4 + (20 if zip64 else 0)
-    pad = (-(zf.fp.tell() + header)) % 64
-    info.extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
-    with zf.open(info, "w", force_zip64=zip64) as w:
-        w.write(data)
+# Note [Writing the zip]: ember.save writes its stored (uncompressed) members itself, as torch.save does: each
+# member's size and CRC-32 (_C._crc32, ISA-L's: 5x zlib's, which zipfile computes as it writes) are known before its
+# local header is written, so no data descriptor follows the data and nothing seeks back (the same code writes to an
+# atomic file, a pipe or a buffer). Data starts on a multiple of 64 bytes, padded by an "FB" extra field, PyTorch's
+# own. Sizes and offsets past _ZIP64_LIMIT (zipfile's limit, 2^31 - 1) take zip64 fields, as zipfile writes them.
+_ZIP64_LIMIT = (1 << 31) - 1
+_ZIP_DATE = (1 << 5) | 1  # 1980-01-01, the DOS date of every member (torch.save's too), at 00:00
+
+
+class _ZipWriter:
+    def __init__(self, out):
+        self.out, self.entries = out, []
+
+    def write(self, name, data):
+        data = memoryview(data).cast("B")
+        raw = name.encode("utf-8")
+        flags = 0 if name.isascii() else 0x800  # bit 11: the name is UTF-8
+        size, offset, crc = len(data), self.out.tell(), _C._crc32(data)
+        zip64 = size > _ZIP64_LIMIT
+        extra = struct.pack("<HHQQ", 1, 16, size, size) if zip64 else b""
+        pad = (-(offset + 30 + len(raw) + len(extra) + 4)) % 64
+        extra += b"FB" + struct.pack("<H", pad) + b"Z" * pad
+        small = 0xFFFFFFFF if zip64 else size
+        version = 45 if zip64 else 20
+        self.out.write(
+            struct.pack(
+                "<IHHHHHIIIHH", 0x04034B50, version, flags, 0, 0, _ZIP_DATE, crc, small, small, len(raw), len(extra)
+            )
+            + raw
+            + extra
+        )
+        self.out.write(data)
+        self.entries.append((raw, flags, crc, size, offset))
+
+    def close(self):
+        start = self.out.tell()
+        for raw, flags, crc, size, offset in self.entries:
+            big = [v for v in (size, size, offset) if v > _ZIP64_LIMIT]
+            extra = struct.pack(f"<HH{len(big)}Q", 1, 8 * len(big), *big) if big else b""
+            version = 45 if big else 20
+            small_size = 0xFFFFFFFF if size > _ZIP64_LIMIT else size
+            small_offset = 0xFFFFFFFF if offset > _ZIP64_LIMIT else offset
+            self.out.write(
+                struct.pack(
+                    "<IHHHHHHIIIHHHHHII",
+                    0x02014B50,
+                    version | 3 << 8,  # made by: Unix
+                    version,
+                    flags,
+                    0,
+                    0,
+                    _ZIP_DATE,
+                    crc,
+                    small_size,
+                    small_size,
+                    len(raw),
+                    len(extra),
+                    0,
+                    0,
+                    0,
+                    0,
+                    small_offset,
+                )
+                + raw
+                + extra
+            )
+        end = self.out.tell()
+        count, cd_size = len(self.entries), end - start
+        if count > 0xFFFF or cd_size > _ZIP64_LIMIT or start > _ZIP64_LIMIT:
+            self.out.write(
+                struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45 | 3 << 8, 45, 0, 0, count, count, cd_size, start)
+            )
+            self.out.write(struct.pack("<IIQI", 0x07064B50, 0, end, 1))
+        self.out.write(
+            struct.pack(
+                "<IHHHHIIH",
+                0x06054B50,
+                0,
+                0,
+                min(count, 0xFFFF),
+                min(count, 0xFFFF),
+                min(cd_size, 0xFFFFFFFF),
+                min(start, 0xFFFFFFFF),
+                0,
+            )
+        )
 
 
 def _pickle(obj, protocol):
@@ -230,20 +302,20 @@ def _pickle(obj, protocol):
 
 def _write_zip(pickled, out, archive):
     data_pkl, records = pickled
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-        _write_member(zf, f"{archive}/data.pkl", data_pkl)
-        _write_member(zf, f"{archive}/.format_version", b"1")
-        _write_member(zf, f"{archive}/.storage_alignment", b"64")
-        _write_member(zf, f"{archive}/byteorder", b"little")
-        for key, data in records:
-            _write_member(zf, f"{archive}/data/{key}", data.cpu().contiguous().numpy())
-        _write_member(zf, f"{archive}/version", b"3\n")
-        _write_member(zf, f"{archive}/.data/serialization_id", _serialization_id().encode("ascii"))
+    zf = _ZipWriter(out)
+    zf.write(f"{archive}/data.pkl", data_pkl)
+    zf.write(f"{archive}/.format_version", b"1")
+    zf.write(f"{archive}/.storage_alignment", b"64")
+    zf.write(f"{archive}/byteorder", b"little")
+    for key, data in records:
+        zf.write(f"{archive}/data/{key}", data.cpu().contiguous().numpy())
+    zf.write(f"{archive}/version", b"3\n")
+    zf.write(f"{archive}/.data/serialization_id", _serialization_id().encode("ascii"))
+    zf.close()
 
 
 class _NoSeek:
-    """A write-only view of a file object: zipfile then writes data descriptors (as torch.save does) and never
-    seeks back, so the same code writes to an atomic file, a pipe or a buffer."""
+    """A write-only view of a file object that counts what was written (Note [Writing the zip])."""
 
     def __init__(self, f):
         self._f, self._pos = f, 0

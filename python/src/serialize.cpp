@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "common.h"
+#include "ember/serialize/checksum.h"
 #include "ember/serialize/format.h"
 #include "ember/serialize/safetensors.h"
 #include "interop.h"
@@ -431,6 +432,16 @@ void init_serialize(nb::module_& m) {
       .def("discard", &AtomicFileHolder::discard)
       .def_prop_ro("temp_path", &AtomicFileHolder::temp_path);
   m.def("_load", &load_ember, nb::arg("source"), nb::arg("mmap"), nb::arg("verify"), nb::arg("restore").none());
+  // zlib.crc32's contract (a bytes-like object, a running value) at ISA-L's speed (ember/serialize/checksum.h): the
+  // CRC-32s of the zip members ember.save writes and ember.load checks.
+  m.def(
+      "_crc32",
+      [](nb::handle data, uint32_t value) {
+        BufferView buf(data);
+        nb::gil_scoped_release unlocked;
+        return serialize::crc32(value, buf.view.buf, static_cast<size_t>(buf.view.len));
+      },
+      nb::arg("data"), nb::arg("value") = 0);
   nb::dict limits;  // Note [Checkpoint limits]
   limits["dims"] = serialize::CheckpointLimits::kDims;
   limits["manifest_depth"] = serialize::CheckpointLimits::kManifestDepth;

@@ -94,11 +94,36 @@ def _state():
 # ---- the file format
 
 
-def test_ember_save_writes_torch_zip_layout(tmp_path):
+@pytest.fixture(params=["zip32", "zip64"])
+def zip_kind(request, monkeypatch):
+    """ember.save's own zip writer (Note [Writing the zip]) as it is, and with every size and offset past 40 bytes
+    written with zip64 fields (as a checkpoint over 2 GiB has them)."""
+    if request.param == "zip64":
+        monkeypatch.setattr(serialization, "_ZIP64_LIMIT", 40)
+    return request.param
+
+
+def test_ember_save_writes_torch_zip_layout(tmp_path, zip_kind):
     path = tmp_path / "model.pt"
     ember.save(_state(), path)
     with zipfile.ZipFile(path) as z:
+        assert z.testzip() is None  # every member's CRC-32 agrees with its bytes
         infos = z.infolist()
+        if zip_kind == "zip64":  # the fields zipfile found in zip64 extra fields hold the true values
+            raw = path.read_bytes()
+            assert b"PK\x06\x06" in raw and b"PK\x06\x07" in raw  # zip64 end records
+            big = [i for i in infos if i.file_size > 40]
+            assert big
+            for i in big:  # sizes in the local header's zip64 field (header id 1), 0xFFFFFFFF in its own
+                h = i.header_offset
+                assert struct.unpack("<II", raw[h + 18 : h + 26]) == (0xFFFFFFFF, 0xFFFFFFFF)
+                name_len = struct.unpack("<H", raw[h + 26 : h + 28])[0]
+                assert struct.unpack("<HHQQ", raw[h + 30 + name_len : h + 50 + name_len]) == (
+                    1,
+                    16,
+                    i.file_size,
+                    i.file_size,
+                )
         names = [i.filename for i in infos]
         assert names[:4] == ["model/data.pkl", "model/.format_version", "model/.storage_alignment", "model/byteorder"]
         assert names[-2:] == ["model/version", "model/.data/serialization_id"]
@@ -112,7 +137,8 @@ def test_ember_save_writes_torch_zip_layout(tmp_path):
         for i in infos:  # stored, and every member's data starts on a multiple of 64 (as torch.save aligns)
             assert i.compress_type == zipfile.ZIP_STORED
             name_len, extra_len = struct.unpack("<HH", raw[i.header_offset + 26 : i.header_offset + 30])
-            assert raw[i.header_offset + 30 + name_len : i.header_offset + 32 + name_len] == b"FB"
+            fb = i.header_offset + 30 + name_len + (20 if zip_kind == "zip64" and i.file_size > 40 else 0)
+            assert raw[fb : fb + 2] == b"FB"
             assert (i.header_offset + 30 + name_len + extra_len) % 64 == 0
         pkl = z.read("model/data.pkl")
         # views share a storage: w, col and t are one member of 48 bytes
@@ -390,7 +416,7 @@ def describe(obj):
 
 
 @needs_torch
-def test_torch_loads_ember_files(tmp_path):
+def test_torch_loads_ember_files(tmp_path, zip_kind):
     sd = _state()
     path = tmp_path / "from_ember.pt"
     ember.save(sd, path)

@@ -628,3 +628,25 @@ def test_frombuffer_errors_and_lifetime():
     with pytest.raises(TypeError):
         ember.frombuffer([1, 2], dtype=ember.float32)
     assert ember.frombuffer(bytearray(8), dtype=ember.float32, requires_grad=True).requires_grad
+
+
+# ---- the zip CRC-32 (ISA-L's) that ember.save writes and ember.load checks
+
+
+def test_crc32_agrees_with_zlib():
+    import zlib
+
+    rng = np.random.default_rng(5)
+    data = rng.integers(0, 256, 3 << 20, dtype=np.uint8)
+    assert ember._C._crc32(b"123456789") == zlib.crc32(b"123456789") == 0xCBF43926
+    assert ember._C._crc32(b"") == 0 and ember._C._crc32(b"", 1234) == 1234
+    for n in list(range(200)) + [4095, 4096, 65537, data.size]:  # every short tail, then long runs
+        assert ember._C._crc32(data[1 : 1 + n]) == zlib.crc32(data[1 : 1 + n]), n
+    # continued across calls, from any bytes-like object
+    head, tail = bytes(data[:1000]), memoryview(data)[1000:]
+    assert ember._C._crc32(tail, ember._C._crc32(head)) == zlib.crc32(data)
+    assert ember._C._crc32(bytearray(b"abc")) == zlib.crc32(b"abc")
+    with pytest.raises(TypeError):
+        ember._C._crc32("text")
+    with pytest.raises(BufferError):  # a strided view is not one run of bytes
+        ember._C._crc32(memoryview(data)[::2])
