@@ -401,6 +401,44 @@ def test_add_products_in_place_and_out(rng):
         ember.zeros(4, dtype=ember.float64).addmm_(a, b)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("beta,alpha", [(1, 1), (2.5, -0.5), (0, 1)])
+def test_addmm_in_place_accumulates_into_self(rng, dtype, beta, alpha):
+    # the GEMM accumulates into a dense self when nothing is recorded; other cases go through the product and a copy
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    nc, na, nb = (rng.standard_normal(s).astype(dtype) for s in [(20, 48), (20, 33), (33, 48)])
+    if beta == 0:
+        nc[3, 5] = math.nan  # beta 0 ignores self, NaN included
+    want = (0 if beta == 0 else beta * nc.astype(np.float64)) + alpha * (na.astype(np.float64) @ nb)
+    a, b = ember.from_numpy(na), ember.from_numpy(nb)
+    x = ember.from_numpy(nc.copy())
+    v = x._version
+    assert x.addmm_(a, b, beta=beta, alpha=alpha) is x
+    np.testing.assert_allclose(x.numpy(), want, **tol)
+    assert x._version == v + 1
+    # m2 as a transposed view, m1 as a column-major one
+    x = ember.from_numpy(nc.copy())
+    x.addmm_(ember.from_numpy(np.asfortranarray(na)), ember.from_numpy(nb.T.copy()).t(), beta=beta, alpha=alpha)
+    np.testing.assert_allclose(x.numpy(), want, **tol)
+    # self overlapping an operand: computed from the values before the write
+    sq = rng.standard_normal((20, 20)).astype(dtype)
+    y = ember.from_numpy(sq.copy())
+    y.addmm_(y, y, beta=beta, alpha=alpha)
+    sq64 = sq.astype(np.float64)
+    np.testing.assert_allclose(y.numpy(), (0 if beta == 0 else beta * sq64) + alpha * sq64 @ sq64, **tol)
+    # a non-contiguous self (a column slice) and one that records a graph
+    big = ember.from_numpy(np.concatenate([nc, nc], axis=1))
+    big[:, :48].addmm_(a, b, beta=beta, alpha=alpha)
+    np.testing.assert_allclose(big[:, :48].numpy(), want, **tol)
+    np.testing.assert_array_equal(big[:, 48:].numpy(), nc)
+    leaf = ember.from_numpy(nc.copy()).requires_grad_()
+    z = leaf.clone()
+    z.addmm_(a, b, beta=beta, alpha=alpha)
+    np.testing.assert_allclose(z.detach().numpy(), want, **tol)
+    z.sum().backward()
+    np.testing.assert_allclose(leaf.grad.numpy(), np.full(nc.shape, beta, dtype), **tol)
+
+
 def test_add_product_errors():
     with pytest.raises(RuntimeError, match="mat1 must be a matrix, got 1-D tensor"):
         ember.addmm(ember.zeros(2), ember.zeros(2), ember.zeros(2, 2))
