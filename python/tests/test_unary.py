@@ -793,3 +793,68 @@ def test_large_tensors_in_several_threads(name, dtype, four_threads):
     # a strided view of the same data takes the scalar path and agrees
     xs = x.reshape(n, 1).expand(n, 2).contiguous()[:, 1]
     np.testing.assert_allclose(to_np(fn(xs)), exp, rtol=RTOL[dtype], atol=atol, equal_nan=True)
+
+
+# ------------------------------------------------------------------------------------ vector kernels of selects
+
+
+def _bits_equal(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    same = (a.view(f"u{a.itemsize}") == b.view(f"u{b.itemsize}")) | (np.isnan(a) & np.isnan(b))
+    assert same.all(), (a[~same][:5], b[~same][:5])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "clamp",
+        "clamp_min",
+        "clamp_max",
+        "clamp_crossed",
+        "nan_to_num",
+        "floor",
+        "ceil",
+        "trunc",
+        "round",
+        "reciprocal",
+        "rsqrt",
+        "hardsigmoid",
+    ],
+)
+def test_vector_selects_give_the_scalar_bits(name, dtype, rng):
+    # Note [Selects GCC does not vectorize]: contiguous float data takes vector code, a strided view the scalar
+    # functor; both must give NumPy's (and PyTorch's) value bit for bit, signed zeros and NaN included.
+    special = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, -3.0, 3.0, 6.0, 1e30, -1e-30]
+    big = np.finfo(dtype).max
+    x = np.concatenate([special, rng.standard_normal(1000) * 4, np.arange(-8, 8, 0.25)]).astype(dtype)[:1021]
+
+    def lo(v, b):  # PyTorch's clamp: x < min ? min : x, so -0 stays -0 against a bound of 0 (NumPy's maximum: +0)
+        return np.where(v < b, dtype(b), v)
+
+    def hi(v, b):
+        return np.where(v > b, dtype(b), v)
+
+    with np.errstate(all="ignore"):
+        ref, fn = {
+            "clamp": (hi(lo(x, -1.25), 2), lambda t: t.clamp(-1.25, 2)),
+            "clamp_min": (lo(x, 0), lambda t: t.clamp(min=0)),
+            "clamp_max": (hi(x, 0), lambda t: t.clamp(max=0)),
+            "clamp_crossed": (np.where(np.isnan(x), x, dtype(-1)), lambda t: t.clamp(2, -1)),  # min > max: max
+            "nan_to_num": (np.nan_to_num(x, nan=-7.0, posinf=big, neginf=-big), lambda t: t.nan_to_num(-7.0)),
+            "floor": (np.floor(x), lambda t: t.floor()),
+            "ceil": (np.ceil(x), lambda t: t.ceil()),
+            "trunc": (np.trunc(x), lambda t: t.trunc()),
+            "round": (np.round(x), lambda t: t.round()),  # half to even
+            "reciprocal": (dtype(1) / x, lambda t: t.reciprocal()),
+            "rsqrt": (dtype(1) / np.sqrt(x), lambda t: t.rsqrt()),
+            "hardsigmoid": (
+                np.minimum(np.maximum(x + dtype(3), dtype(0)), dtype(6)) / dtype(6),
+                lambda t: ember.nn.functional.hardsigmoid(t),
+            ),
+        }[name]
+    t = ember.from_numpy(x)
+    _bits_equal(fn(t).numpy(), ref)  # the vector kernel
+    strided = ember.from_numpy(np.repeat(x, 2))[1::2]
+    _bits_equal(fn(strided).numpy(), ref)  # the scalar functor
