@@ -1510,3 +1510,56 @@ def test_formulas_save_only_what_a_needed_gradient_reads():
     np.testing.assert_allclose(to_np(x.grad[:3]), [2.0] * 3)  # d/dx (x ** 2)
     y.sum().backward()
     np.testing.assert_allclose(to_np(x.grad[:3]), [2.0 + 6.0] * 3)  # and d/dx (3x * 2)
+
+
+def assert_bits(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    same = (got.view(f"u{got.itemsize}") == want.view(f"u{want.itemsize}")) | (np.isnan(got) & np.isnan(want))
+    assert same.all(), (got[~same][:5], want[~same][:5])
+
+
+# Note [Vector binary functions]: contiguous float operands (or a 0-d one) take Sleef's vector functions, strided
+# ones the scalar functors; both agree with float64 NumPy, and fmod and remainder bit for bit.
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vector_transcendental_binaries(dtype, rng):
+    sp = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 1e30, -1e-30, 3.0, 7.5]
+    a = np.array([x for x in sp for _ in sp] + list(rng.standard_normal(777) * 5), dtype)
+    b = np.array([y for _ in sp for y in sp] + list(rng.standard_normal(777) * 3), dtype)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+
+    def views(x):  # contiguous, and a strided view of the same values
+        return ember.from_numpy(x), ember.from_numpy(np.repeat(x, 2))[::2]
+
+    (ta, sa), (tb, sb) = views(a), views(b)
+    with np.errstate(all="ignore"):
+        # fmod(1e30, -1e-30) in float32: Sleef's vector fmod gives NaN there (its x / y overflows); libm's value
+        want_fmod = np.fmod(a, b)
+        want_rem = np.where((want_fmod != 0) & ((b < 0) != (want_fmod < 0)), want_fmod + b, want_fmod)
+        for got in (ember.fmod(ta, tb), ember.fmod(sa, sb)):
+            assert_bits(got.numpy(), want_fmod)
+        for got in (ember.remainder(ta, tb), ember.remainder(sa, sb)):
+            assert_bits(got.numpy(), want_rem.astype(dtype))
+        assert_bits(ember.fmod(ta, -1.5).numpy(), np.fmod(a, dtype(-1.5)))  # a 0-d operand on either side
+        assert_bits(
+            ember.remainder(ember.tensor(2.5, dtype=ta.dtype), tb).numpy(),
+            ember.remainder(ember.full_like(sb, 2.5), sb).numpy(),
+        )
+        tol = 1.5 if dtype == np.float32 else 2.0  # ulps of the correctly rounded value
+        for fn, ref in [(ember.atan2, np.arctan2), (ember.hypot, np.hypot)]:
+            want = ref(a64, b64)
+            for got in (fn(ta, tb).numpy(), fn(sa, sb).numpy()):
+                finite = np.isfinite(want)
+                assert (
+                    np.array_equal(np.isnan(got), np.isnan(want))
+                    and (got[~finite] == want[~finite].astype(dtype))[~np.isnan(want[~finite])].all()
+                )
+                err = np.abs(got[finite] - want[finite]) / np.spacing(np.abs(want[finite]).astype(dtype))
+                assert err.max() <= tol, (fn, err.max())
+        # logaddexp: within a few ulps of float64's where the result is not a cancellation's small remainder
+        want = np.logaddexp(a64, b64)
+        for got in (ember.logaddexp(ta, tb).numpy(), ember.logaddexp(sa, sb).numpy()):
+            assert np.array_equal(np.isnan(got), np.isnan(want))
+            big = np.isfinite(want) & (np.abs(want) > 0.5)
+            np.testing.assert_allclose(got[big], want[big], rtol=8 * np.finfo(dtype).eps)
+            assert (got[np.isinf(want)] == want[np.isinf(want)]).all()

@@ -50,6 +50,8 @@ struct Vec<__m256> {
   static V land(V a, V b) { return _mm256_and_ps(a, b); }
   static V blend(V mask, V t, V f) { return _mm256_blendv_ps(f, t, mask); }
   static V eq(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
+  static V neq(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ); }  // true for NaN, as !=
+  static V lxor(V a, V b) { return _mm256_xor_ps(a, b); }
   static V is_nan(V a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
   template <int kMode>
   static V round(V a) {
@@ -81,6 +83,8 @@ struct Vec<__m256d> {
   static V land(V a, V b) { return _mm256_and_pd(a, b); }
   static V blend(V mask, V t, V f) { return _mm256_blendv_pd(f, t, mask); }
   static V eq(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
+  static V neq(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_NEQ_UQ); }  // true for NaN, as !=
+  static V lxor(V a, V b) { return _mm256_xor_pd(a, b); }
   static V is_nan(V a) { return _mm256_cmp_pd(a, a, _CMP_UNORD_Q); }
   template <int kMode>
   static V round(V a) {
@@ -844,6 +848,9 @@ struct F32 {
   static __m256 atanh(__m256 x) { return Sleef_atanhf8_u10avx2(x); }
   static __m256 erf(__m256 x) { return Sleef_erff8_u10avx2(x); }
   static __m256 erfc(__m256 x) { return Sleef_erfcf8_u15avx2(x); }
+  static __m256 atan2(__m256 y, __m256 x) { return Sleef_atan2f8_u10avx2(y, x); }
+  static __m256 hypot(__m256 x, __m256 y) { return Sleef_hypotf8_u05avx2(x, y); }
+  static __m256 fmod(__m256 x, __m256 y) { return Sleef_fmodf8_avx2(x, y); }
 };
 
 struct F64 {
@@ -868,7 +875,74 @@ struct F64 {
   static __m256d atanh(__m256d x) { return Sleef_atanhd4_u10avx2(x); }
   static __m256d erf(__m256d x) { return erf_f64(x); }  // Note [float64 erf]
   static __m256d erfc(__m256d x) { return Sleef_erfcd4_u15avx2(x); }
+  static __m256d atan2(__m256d y, __m256d x) { return Sleef_atan2d4_u10avx2(y, x); }
+  static __m256d hypot(__m256d x, __m256d y) { return Sleef_hypotd4_u05avx2(x, y); }
+  static __m256d fmod(__m256d x, __m256d y) { return Sleef_fmodd4_avx2(x, y); }
 };
+
+// Note [Vector binary functions]: atan2, hypot, fmod, remainder and logaddexp of contiguous operands (or one
+// repeated value) run Sleef's vector functions, as PyTorch's do, where the scalar functors (math/binary.h, special.h)
+// called libm once per element: 64K floats at one thread, atan2 1580 us against PyTorch's 95, logaddexp 1060 against
+// 121, remainder 580 against 89. fmod and remainder are exact either way (Sleef's fmod where it is, libm's where not:
+// below); atan2 and hypot are Sleef's 1.0- and 0.5-ULP versions, logaddexp the scalar formula on Sleef's exp and log1p.
+template <class V, class Fns>
+bool run_binary(BinaryOp op, const typename Vec<V>::T* a, bool a_one, const typename Vec<V>::T* b, bool b_one,
+                typename Vec<V>::T* out, int64_t n) {
+  using W = Vec<V>;
+  using T = typename W::T;
+  auto map = [&](auto f) {
+    if (a_one && b_one) {
+      const V z = f(W::set1(*a), W::set1(*b));
+      T v[W::kWidth];
+      std::memcpy(v, &z, sizeof v);
+      std::fill(out, out + n, v[0]);
+    } else if (a_one) {
+      const V x = W::set1(*a);
+      map_array<V>(b, out, n, [&](V y) { return f(x, y); });
+    } else if (b_one) {
+      const V y = W::set1(*b);
+      map_array<V>(a, out, n, [&](V x) { return f(x, y); });
+    } else {
+      map2_array<V>(a, b, out, n, f);
+    }
+  };
+  const V zero = W::set1(T(0)), inf = W::set1(std::numeric_limits<T>::infinity());
+  // Sleef's fmod is exact while x / y is finite in T; past that (float32: fmod(1e30, 1e-30)) it returns NaN, as
+  // PyTorch's vector fmod does. Those lanes (NaN from finite x and nonzero y) are computed again by libm.
+  auto fmod = [&](V x, V y) {
+    V m = Fns::fmod(x, y);
+    const V bad = W::land(W::is_nan(m), W::land(W::lt(W::abs(x), inf), W::neq(y, zero)));
+    if (_mm256_movemask_epi8(_mm256_castps_si256(reinterpret_cast<__m256>(bad))) == 0) [[likely]]
+      return m;
+    T xs[W::kWidth], ys[W::kWidth], ms[W::kWidth];
+    std::memcpy(xs, &x, sizeof xs);
+    std::memcpy(ys, &y, sizeof ys);
+    for (int k = 0; k < W::kWidth; ++k) ms[k] = std::fmod(xs[k], ys[k]);
+    std::memcpy(&m, ms, sizeof ms);
+    return m;
+  };
+  switch (op) {
+    case BinaryOp::Atan2: map([](V y, V x) { return Fns::atan2(y, x); }); return true;
+    case BinaryOp::Hypot: map([](V x, V y) { return Fns::hypot(x, y); }); return true;
+    case BinaryOp::Fmod: map(fmod); return true;
+    case BinaryOp::Remainder:  // m = fmod(a, b); m + b where m is nonzero and its sign differs from b's
+      map([&](V x, V y) {
+        const V m = fmod(x, y);
+        const V fix = W::land(W::neq(m, zero), W::lxor(W::lt(y, zero), W::lt(m, zero)));
+        return W::blend(fix, W::add(m, y), m);
+      });
+      return true;
+    case BinaryOp::Logaddexp: {  // a where a and b are the same infinity; else max + log1p(exp(-|a - b|))
+      map([&](V x, V y) {
+        const V mx = W::select_gt(x, y, x, y), d = W::neg(W::abs(W::sub(x, y)));
+        const V r = W::add(mx, Fns::log1p(Fns::exp(d)));
+        return W::blend(W::land(W::eq(W::abs(x), inf), W::eq(x, y)), x, r);
+      });
+      return true;
+    }
+    default: return false;
+  }
+}
 
 }  // namespace
 
@@ -877,6 +951,12 @@ bool vec_unary(UnaryOp op, const float* in, float* out, int64_t n, const UnaryAr
 }
 bool vec_unary(UnaryOp op, const double* in, double* out, int64_t n, const UnaryArgs& args) {
   return run<__m256d, F64>(op, in, out, n, args);
+}
+bool vec_binary(BinaryOp op, const float* a, bool a_one, const float* b, bool b_one, float* out, int64_t n) {
+  return run_binary<__m256, F32>(op, a, a_one, b, b_one, out, n);
+}
+bool vec_binary(BinaryOp op, const double* a, bool a_one, const double* b, bool b_one, double* out, int64_t n) {
+  return run_binary<__m256d, F64>(op, a, a_one, b, b_one, out, n);
 }
 bool vec_unary_backward(UnaryOp op, const float* g, const float* v, float* out, int64_t n, const UnaryArgs& args) {
   return run_backward<__m256, F32>(op, g, v, out, n, args);
@@ -914,6 +994,8 @@ double exp_shift_sum(const double* x, double shift, double* y, int64_t n) {
 }
 bool vec_unary(UnaryOp, const float*, float*, int64_t, const UnaryArgs&) { return false; }
 bool vec_unary(UnaryOp, const double*, double*, int64_t, const UnaryArgs&) { return false; }
+bool vec_binary(BinaryOp, const float*, bool, const float*, bool, float*, int64_t) { return false; }
+bool vec_binary(BinaryOp, const double*, bool, const double*, bool, double*, int64_t) { return false; }
 bool vec_unary_backward(UnaryOp, const float*, const float*, float*, int64_t, const UnaryArgs&) { return false; }
 bool vec_unary_backward(UnaryOp, const double*, const double*, double*, int64_t, const UnaryArgs&) { return false; }
 }  // namespace ember::cpu

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "ember/ops/binary_op.h"
 #include "ember/ops/unary.h"
 
 namespace ember::cpu {
@@ -16,6 +17,11 @@ bool vec_unary(UnaryOp op, const double* in, double* out, int64_t n, const Unary
 // version.
 bool vec_unary_backward(UnaryOp op, const float* g, const float* v, float* out, int64_t n, const UnaryArgs& args);
 bool vec_unary_backward(UnaryOp op, const double* g, const double* v, double* out, int64_t n, const UnaryArgs& args);
+
+// out[i] = op(a[i], b[i]) for i < n, a[0] (b[0]) for every a[i] (b[i]) where a_one (b_one): Note [Vector binary
+// functions] in vec_math.cpp. False when this build has no vector version of op.
+bool vec_binary(BinaryOp op, const float* a, bool a_one, const float* b, bool b_one, float* out, int64_t n);
+bool vec_binary(BinaryOp op, const double* a, bool a_one, const double* b, bool b_one, double* out, int64_t n);
 
 // y[i] = exp(x[i] - shift) for i < n (x == y allowed), returning the sum of the y[i]: softmax's exp pass and sum in
 // one, 16 (8) lanes wide on AVX-512 machines. Every build has it (a scalar loop without Sleef or AVX2).
