@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from both_libraries import needs_torch, run_ember, run_torch
 from conftest import (
     ALL_DTYPES,
     FLOAT_DTYPES,
@@ -441,3 +442,23 @@ def test_gradient_nodes_and_what_they_keep():
     assert ember.addcmul(s, e, w).grad_fn.name() == "AddcmulBackward0"
     assert ember.addcdiv(s, e, w).grad_fn.name() == "AddcdivBackward0"
     assert ember.where(s > 1, s, e).grad_fn.name() == "WhereBackward0"
+
+
+@needs_torch
+def test_lerp_gives_pytorchs_bits():
+    # contiguous float operands take the vector kernel (fma forms, |w| < 0.5 picks the formula: PyTorch 2's)
+    src = """
+    def bits(t):
+        return t.view(torch.int32 if t.dtype == torch.float32 else torch.int64).tolist()
+    result = []
+    for dt in (torch.float32, torch.float64):
+        i = torch.arange(1003, dtype=dt)
+        # inputs both libraries compute alike: integers, then one correctly rounded division
+        s, e = (i * 37 % 1001 - 500) / 64, (i * 91 % 997 - 400) / 7
+        w = (i * 13 % 401 - 200) / 100
+        result.append(bits(torch.lerp(s, e, w)))
+        for wv in (0.1, 0.7, -0.6, -0.3, 0.5, 1.5):
+            result.append(bits(torch.lerp(s, e, wv)))
+        result.append(bits(torch.lerp(s[:1], e, 0.3)))  # a broadcast start
+    """
+    assert run_ember(src) == run_torch(src)

@@ -52,6 +52,7 @@ struct Vec<__m256> {
   static V eq(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
   static V neq(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ); }  // true for NaN, as !=
   static V lxor(V a, V b) { return _mm256_xor_ps(a, b); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }  // a * b + c, one rounding
   static V is_nan(V a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
   template <int kMode>
   static V round(V a) {
@@ -85,6 +86,7 @@ struct Vec<__m256d> {
   static V eq(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
   static V neq(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_NEQ_UQ); }  // true for NaN, as !=
   static V lxor(V a, V b) { return _mm256_xor_pd(a, b); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }  // a * b + c, one rounding
   static V is_nan(V a) { return _mm256_cmp_pd(a, a, _CMP_UNORD_Q); }
   template <int kMode>
   static V round(V a) {
@@ -952,11 +954,54 @@ bool vec_unary(UnaryOp op, const float* in, float* out, int64_t n, const UnaryAr
 bool vec_unary(UnaryOp op, const double* in, double* out, int64_t n, const UnaryArgs& args) {
   return run<__m256d, F64>(op, in, out, n, args);
 }
+// lerp as PyTorch's vector kernel computes it: |w| < 0.5 ? fma(w, e - s, s) : fma(w - 1, e - s, e). One operand
+// pointer per input, each contiguous or (one) a single value repeated.
+template <class V>
+void lerp_array(const typename Vec<V>::T* s, bool s_one, const typename Vec<V>::T* e, bool e_one,
+                const typename Vec<V>::T* w, bool w_one, typename Vec<V>::T* out, int64_t n) {
+  using W = Vec<V>;
+  using T = typename W::T;
+  const V half = W::set1(T(0.5)), one = W::set1(T(1));
+  auto f = [&](V vs, V ve, V vw) {
+    const V d = W::sub(ve, vs), small = W::lt(W::abs(vw), half);
+    return W::fma(W::blend(small, vw, W::sub(vw, one)), d, W::blend(small, vs, ve));
+  };
+  auto load = [](const T* p, bool one, int64_t i, int64_t m) {
+    if (one) return W::set1(*p);
+    T buf[W::kWidth] = {};
+    std::memcpy(buf, p + i, static_cast<size_t>(m) * sizeof(T));
+    V v;
+    std::memcpy(&v, buf, sizeof v);
+    return v;
+  };
+  int64_t i = 0;
+  for (; i + W::kWidth <= n; i += W::kWidth) {
+    const V r = f(s_one ? W::set1(*s) : W::load(s + i), e_one ? W::set1(*e) : W::load(e + i),
+                  w_one ? W::set1(*w) : W::load(w + i));
+    W::store(out + i, r);
+  }
+  if (i < n) {
+    const int64_t m = n - i;
+    const V r = f(load(s, s_one, i, m), load(e, e_one, i, m), load(w, w_one, i, m));
+    std::memcpy(out + i, &r, static_cast<size_t>(m) * sizeof(T));
+  }
+}
+
 bool vec_binary(BinaryOp op, const float* a, bool a_one, const float* b, bool b_one, float* out, int64_t n) {
   return run_binary<__m256, F32>(op, a, a_one, b, b_one, out, n);
 }
 bool vec_binary(BinaryOp op, const double* a, bool a_one, const double* b, bool b_one, double* out, int64_t n) {
   return run_binary<__m256d, F64>(op, a, a_one, b, b_one, out, n);
+}
+bool vec_lerp(const float* s, bool s_one, const float* e, bool e_one, const float* w, bool w_one, float* out,
+              int64_t n) {
+  lerp_array<__m256>(s, s_one, e, e_one, w, w_one, out, n);
+  return true;
+}
+bool vec_lerp(const double* s, bool s_one, const double* e, bool e_one, const double* w, bool w_one, double* out,
+              int64_t n) {
+  lerp_array<__m256d>(s, s_one, e, e_one, w, w_one, out, n);
+  return true;
 }
 bool vec_unary_backward(UnaryOp op, const float* g, const float* v, float* out, int64_t n, const UnaryArgs& args) {
   return run_backward<__m256, F32>(op, g, v, out, n, args);
@@ -996,6 +1041,8 @@ bool vec_unary(UnaryOp, const float*, float*, int64_t, const UnaryArgs&) { retur
 bool vec_unary(UnaryOp, const double*, double*, int64_t, const UnaryArgs&) { return false; }
 bool vec_binary(BinaryOp, const float*, bool, const float*, bool, float*, int64_t) { return false; }
 bool vec_binary(BinaryOp, const double*, bool, const double*, bool, double*, int64_t) { return false; }
+bool vec_lerp(const float*, bool, const float*, bool, const float*, bool, float*, int64_t) { return false; }
+bool vec_lerp(const double*, bool, const double*, bool, const double*, bool, double*, int64_t) { return false; }
 bool vec_unary_backward(UnaryOp, const float*, const float*, float*, int64_t, const UnaryArgs&) { return false; }
 bool vec_unary_backward(UnaryOp, const double*, const double*, double*, int64_t, const UnaryArgs&) { return false; }
 }  // namespace ember::cpu

@@ -23,6 +23,13 @@ bool vec_unary_backward(UnaryOp op, const double* g, const double* v, double* ou
 bool vec_binary(BinaryOp op, const float* a, bool a_one, const float* b, bool b_one, float* out, int64_t n);
 bool vec_binary(BinaryOp op, const double* a, bool a_one, const double* b, bool b_one, double* out, int64_t n);
 
+// out[i] = lerp(s[i], e[i], w[i]) as PyTorch's vector kernel computes it (|w| < 0.5 ? s + w (e - s) : e - (1 - w)
+// (e - s), each as one fma), an operand read as its first value where its *_one is set. False without a vector build.
+bool vec_lerp(const float* s, bool s_one, const float* e, bool e_one, const float* w, bool w_one, float* out,
+              int64_t n);
+bool vec_lerp(const double* s, bool s_one, const double* e, bool e_one, const double* w, bool w_one, double* out,
+              int64_t n);
+
 // y[i] = exp(x[i] - shift) for i < n (x == y allowed), returning the sum of the y[i]: softmax's exp pass and sum in
 // one, 16 (8) lanes wide on AVX-512 machines. Every build has it (a scalar loop without Sleef or AVX2).
 float exp_shift_sum(const float* x, float shift, float* y, int64_t n);

@@ -16,7 +16,9 @@ void ternary_ops(TernaryOp op, const K& k, const Scalar& value) {
     case TernaryOp::Where: return run([] EMBER_LAMBDA(A c, A x, A y) { return c != A(0) ? x : y; });
     case TernaryOp::Lerp:
       if constexpr (is_fp<T>)
-        run([] EMBER_LAMBDA(A s, A e, A w) { return w < A(0.5) ? s + w * (e - s) : e - (e - s) * (A(1) - w); });
+        run([] EMBER_LAMBDA(A s, A e, A w) {  // PyTorch 2's: the formula whose error is small for this weight
+          return (w < A(0) ? -w : w) < A(0.5) ? s + w * (e - s) : e - (e - s) * (A(1) - w);
+        });
       return;
     case TernaryOp::AddCMul:
       if constexpr (std::is_same_v<T, bool>) {
