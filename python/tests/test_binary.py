@@ -1563,3 +1563,28 @@ def test_vector_transcendental_binaries(dtype, rng):
             big = np.isfinite(want) & (np.abs(want) > 0.5)
             np.testing.assert_allclose(got[big], want[big], rtol=8 * np.finfo(dtype).eps)
             assert (got[np.isinf(want)] == want[np.isinf(want)]).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vector_pow_special_values_and_accuracy(dtype, rng):
+    # Note [Vector binary functions]: Sleef's pow follows C's special cases (NumPy's); values within 1 ulp
+    sp = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.0, 0.5, -0.5, 2.5, -2.5, 3.0, -3.0, 1e30, 1e-30, -8.0]
+    a = np.array([x for x in sp for _ in sp], dtype)
+    b = np.array([y for _ in sp for y in sp], dtype)
+    got = ember.pow(ember.from_numpy(a), ember.from_numpy(b)).numpy()
+    with np.errstate(all="ignore"):
+        want = np.power(a.astype(np.float64), b.astype(np.float64)).astype(dtype)  # (overflows to inf in float32)
+        special = ~np.isfinite(want) | (want == 0) | (np.abs(want) == 1)
+        assert_bits(got[special], want[special])
+        err = np.abs(got[~special] - want[~special]) / np.spacing(np.abs(want[~special]))
+        assert err.max() <= 1.0
+        x = (np.abs(rng.standard_normal(3001)) * 3).astype(dtype)
+        y = (rng.standard_normal(3001) * 4).astype(dtype)
+        want = np.power(x.astype(np.float64), y.astype(np.float64))
+        got = ember.pow(ember.from_numpy(x), ember.from_numpy(y)).numpy()
+        finite = np.isfinite(want) & (want != 0)
+        assert (np.abs(got[finite] - want[finite]) / np.spacing(np.abs(want[finite]).astype(dtype))).max() <= 1.0
+        got = ember.from_numpy(x).pow(2.5).numpy()  # a number exponent: the repeated operand
+        want = np.power(x.astype(np.float64), 2.5)
+        assert (np.abs(got - want) / np.spacing(np.abs(want).astype(dtype))).max() <= 1.0
+        assert_bits(ember.from_numpy(x).pow(ember.full((3001,), 2.0, dtype=ember.from_numpy(x).dtype)).numpy(), x * x)

@@ -391,6 +391,16 @@ def test_flip_matches_numpy(rng, dtype, layout, dims):
     assert_equal(t.flip(dims), np.flip(a, dims) if dims else a)
 
 
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.int8, ember.int16, ember.int64, ember.bool])
+@pytest.mark.parametrize("n", [1, 7, 8, 33, 1000])
+def test_flip_of_the_innermost_dim(rng, dtype, n):
+    # the copy reads a reversed run with a vectorized loop (loops.h), whatever the element size and the length
+    t, a = make(rng, (3, n), dtype)
+    assert_equal(t.flip(-1), np.flip(a, -1), dtype)
+    assert_equal(t[:, 1:].flip(-1), np.flip(a[:, 1:], -1), dtype)  # a run starting off the vector alignment
+    assert_equal(ember.flip(t.t(), [0]), np.flip(a.T, 0), dtype)
+
+
 def test_flip_edge_cases(rng):
     t, a = make(rng, ())
     assert_equal(ember.flip(t, [0]), a)

@@ -93,6 +93,10 @@ void unary_loop(const StridedIter& it, F f) {
     } else if (s[0] == sizeof(Out) && s[1] == 0) {  // broadcast scalar input
       const Out v = f(*a);
       write_run(o, n, stream, [v](int64_t) { return v; });
+    } else if (s[0] == sizeof(Out) && s[1] == -static_cast<int64_t>(sizeof(In))) {
+      // a reversed input (flip of the innermost dim, a horizontal image flip): a vectorized loop with a permute,
+      // where the strided one below moved one element at a time (64K floats: 19 against PyTorch's 7 us)
+      write_run(o, n, stream, [&](int64_t i) { return f(a[-i]); });
     } else {
       for (int64_t i = 0; i < n; ++i)
         *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[1] + i * s[1]));
