@@ -1,4 +1,4 @@
-// Vectorized float32/float64 transcendental functions over contiguous arrays (Sleef, AVX2).
+// Vectorized float32/float64 functions over contiguous arrays (Sleef: AVX-512 where the CPU has it, else AVX2).
 #pragma once
 
 #include <cstdint>
