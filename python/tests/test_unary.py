@@ -281,7 +281,7 @@ def test_float32_erfinv_is_correctly_rounded():
     ref = to_np(ember.erfinv(from_np(y.astype(np.float64))))
     got = to_np(ember.erfinv(from_np(y)))
     ulp = np.abs(got.astype(np.float64) - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
-    assert ulp.max() <= 0.501, (ulp.max(), y[ulp.argmax()])
+    assert ulp.max() <= 0.501, (ulp.max(), y[ulp.argmax()])  # correctly rounded but within 0.001 ulp of a tie
 
 
 # ------------------------------------------------------------------------------------ same-dtype ops
