@@ -704,9 +704,31 @@ Sleef8 sleef_f64(UnaryOp op) {
   }
 }
 // op over float32 (float64) values in AVX-512; false for the ops without such a version here.
+// sigmoid(x) = 1 / (1 + e^-x) and silu(x) = x / (1 + e^-x), as the AVX2 kernels in run() compute them.
+template <class Exp>
+struct SigmoidFn {
+  template <class V>
+  EMBER_VEC_INLINE V operator()(const V& x) const {
+    return 1 / (1 + Exp{}(-x));
+  }
+};
+template <class Exp>
+struct SiluFn {
+  template <class V>
+  EMBER_VEC_INLINE V operator()(const V& x) const {
+    return x / (1 + Exp{}(-x));
+  }
+};
 EMBER_AVX512 bool sleef(UnaryOp op, const float* in, float* out, int64_t n) {
   if (op == UnaryOp::Exp) {
     map_array<__m512>(in, out, n, InlineExpF32{});  // Note [Inline float32 exp]
+    return true;
+  }
+  if (op == UnaryOp::Sigmoid || op == UnaryOp::Silu) {
+    if (op == UnaryOp::Sigmoid)
+      map_array<__m512>(in, out, n, SigmoidFn<InlineExpF32>{});
+    else
+      map_array<__m512>(in, out, n, SiluFn<InlineExpF32>{});
     return true;
   }
   const Sleef16 f = sleef_f32(op);
@@ -714,6 +736,13 @@ EMBER_AVX512 bool sleef(UnaryOp op, const float* in, float* out, int64_t n) {
   return f != nullptr;
 }
 EMBER_AVX512 bool sleef(UnaryOp op, const double* in, double* out, int64_t n) {
+  if (op == UnaryOp::Sigmoid || op == UnaryOp::Silu) {
+    if (op == UnaryOp::Sigmoid)
+      map_array<__m512d>(in, out, n, SigmoidFn<SleefExpF64>{});
+    else
+      map_array<__m512d>(in, out, n, SiluFn<SleefExpF64>{});
+    return true;
+  }
   if (op == UnaryOp::Exp || op == UnaryOp::Erf) {
     if (op == UnaryOp::Exp)
       map_array<__m512d>(in, out, n, SleefExpF64{});
