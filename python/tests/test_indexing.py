@@ -328,3 +328,33 @@ def test_setitem_with_a_value_of_the_wrong_shape():
         t[0] = ember.zeros(2)
     with pytest.raises(RuntimeError, match="must match"):
         t[:, 0] = [1, 2]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.bool_])
+def test_whole_rows_by_index(dtype):
+    # Note [Runs of one index]: along an outer dim each index moves a whole run (a row, or a strided column)
+    rng = np.random.default_rng(3)
+    src = (rng.standard_normal((50, 37)) * 10).astype(dtype)
+    idx = np.array([3, 49, 0, 3, 7, 7, 7, 12])  # repeats
+    t = ember.from_numpy(src)
+    i = ember.from_numpy(idx)
+    np.testing.assert_array_equal(t.index_select(0, i).numpy(), src[idx])
+    np.testing.assert_array_equal(t.t().index_select(1, i).numpy(), src.T[:, idx])  # strided runs
+    if dtype == np.float32:
+        np.testing.assert_array_equal(ember.nn.functional.embedding(i, t).numpy(), src[idx])
+    rows = (rng.standard_normal((8, 37)) * 5).astype(dtype)
+    want = src.copy()
+    for k, j in enumerate(idx):  # index_copy_: the last of repeated indices wins
+        want[j] = rows[k]
+    got = ember.from_numpy(src.copy()).index_copy_(0, i, ember.from_numpy(rows))
+    np.testing.assert_array_equal(got.numpy(), want)
+    got = ember.from_numpy(src.copy()).index_copy_(0, i, ember.from_numpy(np.ascontiguousarray(rows.T)).t())
+    np.testing.assert_array_equal(got.numpy(), want)
+    if dtype != np.bool_:
+        want = src.astype(np.float64)
+        np.add.at(want, idx, rows.astype(np.float64))
+        got = ember.from_numpy(src.copy()).index_add_(0, i, ember.from_numpy(rows)).numpy()
+        tol = 1e-2 if dtype == np.float16 else 1e-6
+        np.testing.assert_allclose(got.astype(np.float64), want, rtol=tol, atol=tol)
+    with pytest.raises(IndexError, match="index_select.*index 50 is out of bounds for dimension 0 with size 50"):
+        t.index_select(0, ember.tensor([1, 50]))
