@@ -27,6 +27,13 @@ int64_t vector_grain(UnaryOp op) {
     case UnaryOp::Hardtanh:
     case UnaryOp::Hardsigmoid:
     case UnaryOp::Hardswish:
+    case UnaryOp::Clamp:
+    case UnaryOp::NanToNum:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Trunc:
+    case UnaryOp::Round:
+    case UnaryOp::Reciprocal:
     case UnaryOp::Sqrt: return kGrainSize;
     default: return kGrainSize / 4;
   }
