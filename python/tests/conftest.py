@@ -204,3 +204,11 @@ def four_threads():
     ember.set_num_threads(4)
     yield
     ember.set_num_threads(before)
+
+
+def assert_bits(got, want):
+    """got and want are the same float values bit for bit (signed zeros included), or both NaN."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
+    same = (got.view(f"u{got.itemsize}") == want.view(f"u{want.itemsize}")) | (np.isnan(got) & np.isnan(want))
+    assert same.all(), (got[~same][:5], want[~same][:5])

@@ -12,6 +12,7 @@ from conftest import (
     ALL_DTYPES,
     FLOAT_DTYPES,
     INT_DTYPES,
+    assert_bits,
     assert_equal,
     bf16_round,
     dtype_name,
@@ -1510,13 +1511,6 @@ def test_formulas_save_only_what_a_needed_gradient_reads():
     np.testing.assert_allclose(to_np(x.grad[:3]), [2.0] * 3)  # d/dx (x ** 2)
     y.sum().backward()
     np.testing.assert_allclose(to_np(x.grad[:3]), [2.0 + 6.0] * 3)  # and d/dx (3x * 2)
-
-
-def assert_bits(got, want):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape
-    same = (got.view(f"u{got.itemsize}") == want.view(f"u{want.itemsize}")) | (np.isnan(got) & np.isnan(want))
-    assert same.all(), (got[~same][:5], want[~same][:5])
 
 
 # Note [Vector binary functions]: contiguous float operands (or a 0-d one) take Sleef's vector functions, strided

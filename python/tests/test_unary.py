@@ -11,6 +11,7 @@ from conftest import (
     ALL_DTYPES,
     FLOAT_DTYPES,
     INT_DTYPES,
+    assert_bits,
     assert_equal,
     bf16_round,
     dtype_name,
@@ -811,13 +812,6 @@ def test_large_tensors_in_several_threads(name, dtype, four_threads):
 # ------------------------------------------------------------------------------------ vector kernels of selects
 
 
-def _bits_equal(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape
-    same = (a.view(f"u{a.itemsize}") == b.view(f"u{b.itemsize}")) | (np.isnan(a) & np.isnan(b))
-    assert same.all(), (a[~same][:5], b[~same][:5])
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize(
     "name",
@@ -868,6 +862,6 @@ def test_vector_selects_give_the_scalar_bits(name, dtype, rng):
             ),
         }[name]
     t = ember.from_numpy(x)
-    _bits_equal(fn(t).numpy(), ref)  # the vector kernel
+    assert_bits(fn(t).numpy(), ref)  # the vector kernel
     strided = ember.from_numpy(np.repeat(x, 2))[1::2]
-    _bits_equal(fn(strided).numpy(), ref)  # the scalar functor
+    assert_bits(fn(strided).numpy(), ref)  # the scalar functor
