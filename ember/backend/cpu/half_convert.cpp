@@ -9,6 +9,10 @@
 
 #include <cstring>
 
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
 namespace ember::cpu {
 namespace {
 
@@ -76,6 +80,35 @@ EMBER_HALF_LOOPS(__attribute__((target("avx512f,avx512bw"))))
 }
 #undef EMBER_HALF_LOOPS
 
+#if defined(__F16C__)
+// Note [float16 by F16C]: the CPU's conversion instructions (F16C, in ember's -march) round to nearest even and handle
+// subnormals, infinities and overflow as half.h does, 8 values per instruction: 64K float32 -> float16 at one thread
+// 16.6 -> 5.0 us (PyTorch 4.8), and back 13.0 -> 4.9 (4.7). They differ from half.h only on NaN (the payload
+// vcvtps2ph keeps, the quiet bit vcvtph2ps sets), so a vector holding a NaN is redone by the formulas above and the
+// bits stay half.h's.
+void f32_to_f16_f16c(const float* __restrict s, uint16_t* __restrict d, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_loadu_ps(s + i);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
+    if (_mm256_movemask_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q))) [[unlikely]]
+      for (int64_t k = i; k < i + 8; ++k) d[k] = to_f16(s[k]);
+  }
+  for (; i < n; ++i) d[i] = to_f16(s[i]);
+}
+void f16_to_f32_f16c(const uint16_t* __restrict s, float* __restrict d, int64_t n) {
+  const __m128i magnitude = _mm_set1_epi16(0x7fff), inf = _mm_set1_epi16(0x7c00);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    _mm256_storeu_ps(d + i, _mm256_cvtph_ps(h));
+    if (_mm_movemask_epi8(_mm_cmpgt_epi16(_mm_and_si128(h, magnitude), inf))) [[unlikely]]
+      for (int64_t k = i; k < i + 8; ++k) d[k] = from_f16(s[k]);
+  }
+  for (; i < n; ++i) d[i] = from_f16(s[i]);
+}
+#endif
+
 bool has_avx512() {
   static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
   return yes;
@@ -92,6 +125,10 @@ bool convert_contiguous(ScalarType from, ScalarType to, const void* src, void* d
   const bool wide = has_avx512();
   if (from == S::Float32 && to == S::BFloat16)
     return (wide ? avx512::f32_to_bf16 : base::f32_to_bf16)(f, h_out, n), true;
+#if defined(__F16C__)
+  if (from == S::Float32 && to == S::Float16) return f32_to_f16_f16c(f, h_out, n), true;
+  if (from == S::Float16 && to == S::Float32) return f16_to_f32_f16c(h, f_out, n), true;
+#endif
   if (from == S::Float32 && to == S::Float16) return (wide ? avx512::f32_to_f16 : base::f32_to_f16)(f, h_out, n), true;
   if (from == S::BFloat16 && to == S::Float32)
     return (wide ? avx512::bf16_to_f32 : base::bf16_to_f32)(h, f_out, n), true;
