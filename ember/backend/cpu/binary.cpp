@@ -13,12 +13,9 @@ namespace {
 // [Vector binary functions] (vec_math.cpp), chunked across threads. False when op has none.
 template <class T>
 bool try_vectorized(BinaryOp op, const StridedIter& it) {
-  constexpr int64_t kSize = sizeof(T);
-  for (int i = 0; i < 3; ++i)
-    if (it.dtypes[i] != scalar_type_of<T>) return false;
-  if (it.ndim > 1 || (it.ndim == 1 && it.strides[0][0] != kSize)) return false;
-  const bool a_one = it.ndim == 1 && it.strides[1][0] == 0, b_one = it.ndim == 1 && it.strides[2][0] == 0;
-  if (it.ndim == 1 && ((!a_one && it.strides[1][0] != kSize) || (!b_one && it.strides[2][0] != kSize))) return false;
+  std::array<bool, StridedIter::kMaxOperands> one;
+  if (!flat_or_repeated<T>(it, one)) return false;
+  const bool a_one = one[1], b_one = one[2];
   const auto* a = reinterpret_cast<const T*>(it.data[1]);
   const auto* b = reinterpret_cast<const T*>(it.data[2]);
   auto* out = reinterpret_cast<T*>(it.data[0]);

@@ -2,6 +2,7 @@
 // binary kernels split over two files by op group to keep compile units small.
 #pragma once
 
+#include <array>
 #include <type_traits>
 
 #include "ember/backend/cpu/loops.h"
@@ -30,6 +31,23 @@ struct Runner {
     cpu_kernel<Out, In, N>(it, f);
   }
 };
+
+// Whether every operand of `it` has element type T, in one flat run: the output (operand 0) contiguous, each input
+// contiguous or one value repeated (stride 0, marked in `one`). The layouts the vector kernels of vec_math.cpp take.
+template <class T>
+bool flat_or_repeated(const StridedIter& it, std::array<bool, StridedIter::kMaxOperands>& one) {
+  constexpr int64_t kSize = sizeof(T);
+  one = {};
+  for (int i = 0; i < it.ntensors; ++i)
+    if (it.dtypes[i] != scalar_type_of<T>) return false;
+  if (it.ndim == 0) return true;
+  if (it.ndim > 1 || it.strides[0][0] != kSize) return false;
+  for (int i = 1; i < it.ntensors; ++i) {
+    one[i] = it.strides[i][0] == 0;
+    if (!one[i] && it.strides[i][0] != kSize) return false;
+  }
+  return true;
+}
 
 // Each returns false when the op is not in its group.
 bool binary_arith(BinaryOp op, const StridedIter& it, ScalarType compute, const Scalar& alpha);

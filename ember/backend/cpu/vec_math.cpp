@@ -148,6 +148,28 @@ EMBER_VEC_INLINE void map2_array(const T* a, const T* b, T* out, int64_t n, F f)
     std::memcpy(out + i, &z, (n - i) * sizeof(T));
   }
 }
+// out[i] = f(a[i], b[i]) where a (b) is either contiguous or, with a_one (b_one), one value repeated (a number
+// operand).
+template <class V, class T, class F>
+EMBER_VEC_INLINE void map_binary(const T* a, bool a_one, const T* b, bool b_one, T* out, int64_t n, F f) {
+  constexpr int kWidth = sizeof(V) / sizeof(T);
+  if (n <= 0) return;
+  V x{}, y{};
+  for (int k = 0; k < kWidth; ++k) {  // the repeated values, read only where there is one
+    if (a_one) x[k] = *a;
+    if (b_one) y[k] = *b;
+  }
+  if (a_one && b_one) {
+    const V z = f(x, y);
+    std::fill(out, out + n, z[0]);
+  } else if (a_one) {
+    map_array<V>(b, out, n, [&](const V& v) EMBER_VEC_INLINE_LAMBDA { return f(x, v); });
+  } else if (b_one) {
+    map_array<V>(a, out, n, [&](const V& v) EMBER_VEC_INLINE_LAMBDA { return f(v, y); });
+  } else {
+    map2_array<V>(a, b, out, n, f);
+  }
+}
 
 // The integer vector of V's size and lane count, for bit manipulation (float lanes: int32; double lanes: int64).
 template <class V>
@@ -771,19 +793,7 @@ EMBER_AVX512 void erfinv(const float* in, float* out, int64_t n) {
   }
 }
 
-// atan2, hypot and pow of Note [Vector binary functions] in AVX-512 (a_one / b_one: the operand is one repeated value).
-template <class V, class T, class F>
-EMBER_VEC_INLINE void map_binary(const T* a, bool a_one, const T* b, bool b_one, T* out, int64_t n, F f) {
-  constexpr int kWidth = sizeof(V) / sizeof(T);
-  V x{}, y{};
-  for (int k = 0; k < kWidth; ++k) x[k] = *a, y[k] = *b;  // the repeated values, where one is
-  if (a_one)
-    map_array<V>(b, out, n, [&](const V& v) EMBER_VEC_INLINE_LAMBDA { return f(x, v); });
-  else if (b_one)
-    map_array<V>(a, out, n, [&](const V& v) EMBER_VEC_INLINE_LAMBDA { return f(v, y); });
-  else
-    map2_array<V>(a, b, out, n, f);
-}
+// atan2, hypot and pow of Note [Vector binary functions] in AVX-512.
 template <class T>
 EMBER_AVX512 bool sleef_binary(BinaryOp op, const T* a, bool a_one, const T* b, bool b_one, T* out, int64_t n) {
   constexpr bool f32 = std::is_same_v<T, float>;
@@ -1157,22 +1167,7 @@ bool run_binary(BinaryOp op, const typename Vec<V>::T* a, bool a_one, const type
                 typename Vec<V>::T* out, int64_t n) {
   using W = Vec<V>;
   using T = typename W::T;
-  auto map = [&](auto f) {
-    if (a_one && b_one) {
-      const V z = f(W::set1(*a), W::set1(*b));
-      T v[W::kWidth];
-      std::memcpy(v, &z, sizeof v);
-      std::fill(out, out + n, v[0]);
-    } else if (a_one) {
-      const V x = W::set1(*a);
-      map_array<V>(b, out, n, [&](V y) { return f(x, y); });
-    } else if (b_one) {
-      const V y = W::set1(*b);
-      map_array<V>(a, out, n, [&](V x) { return f(x, y); });
-    } else {
-      map2_array<V>(a, b, out, n, f);
-    }
-  };
+  auto map = [&](auto f) { map_binary<V>(a, a_one, b, b_one, out, n, f); };
   const V zero = W::set1(T(0)), inf = W::set1(std::numeric_limits<T>::infinity());
   // Sleef's fmod is exact while x / y is finite in T; past that (float32: fmod(1e30, 1e-30)) it returns NaN, as
   // PyTorch's vector fmod does. Those lanes (NaN from finite x and nonzero y) are computed again by libm.
