@@ -1,6 +1,7 @@
 // Shape ops: movedim, broadcasting, meshgrid, reordering (flip, roll, rot90), repetition (repeat, tile,
 // repeat_interleave) and triangles (tril, triu). Copies go through the copy kernel over views that describe the
-// result's layout (a stride-0 dim repeats, a negative stride reverses), so no op here needs a kernel of its own.
+// result's layout (a stride-0 dim repeats, a negative stride reverses); the triangles' kernel copies each row's kept
+// run and zeroes the rest.
 // Gradient formulas sit with the ops; ops composed of others need none of their own.
 #include "ember/ops/shape.h"
 
@@ -9,6 +10,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/detail/shape_grad.h"
+#include "ember/backend/kernels/copy.h"
 #include "ember/backend/kernels/index.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
@@ -328,37 +330,43 @@ Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<i
 
 namespace {
 
-// keep[i, j] for the last two dims of t: j - i <= diagonal (lower) or >= diagonal (upper).
-Tensor triangle_mask(const Tensor& t, int64_t diagonal, bool lower, const char* op) {
+void check_triangle(const Tensor& t, const char* op) {
   EMBER_CHECK(t.dim() >= 2, op, ": input tensor must have at least 2 dimensions (got shape ", shape_str(t.sizes()),
               ")");
-  const int64_t rows = t.sizes()[t.dim() - 2], cols = t.sizes()[t.dim() - 1];
-  TensorOptions o = TensorOptions(ScalarType::Int64).device(t.device());
-  Tensor diff = sub(reshape(arange(cols, o), {{1, cols}}), reshape(arange(rows, o), {{rows, 1}}));
-  return lower ? le(diff, diagonal) : ge(diff, diagonal);
+}
+
+// The kernel's diagonal: any diagonal past the matrix keeps (or drops) the same elements as its edge.
+int64_t clamp_diagonal(const Tensor& t, int64_t diagonal) {
+  return std::clamp<int64_t>(diagonal, -t.sizes()[t.dim() - 2], t.sizes()[t.dim() - 1]);
 }
 
 Tensor triangle(const Tensor& t, int64_t diagonal, bool lower) {
-  const char* op = lower ? "tril" : "triu";
-  // The gradient keeps the same triangle; the where inside needs no node of its own (nor its saved mask).
+  check_triangle(t, lower ? "tril" : "triu");
+  // The gradient keeps the same triangle.
   auto n = autograd::make_node(lower ? "TrilBackward0" : "TriuBackward0", {&t},
                                [diagonal, lower](FormulaNode&, TensorList& g) {
                                  return TensorList{lower ? tril(g[0], diagonal) : triu(g[0], diagonal)};
                                });
-  Tensor r = autograd::untracked(n != nullptr, [&] {
-    return where(triangle_mask(t, diagonal, lower, op), t, zeros({}, TensorOptions(t.dtype()).device(t.device())));
-  });
+  // A source whose rows are strided (a transposed view) reads one element per cache line; the copy kernel's tiled
+  // transpose brings it into the result first, and the kernel then zeroes that in place.
+  const bool strided_rows = t.strides()[t.dim() - 1] != 1 && t.sizes()[t.dim() - 1] > 1;
+  Tensor r = strided_rows ? autograd::untracked(n != nullptr, [&] { return clone(t, MemoryFormat::Contiguous); })
+                          : empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
+  triangle_kernel[t.device()](r, strided_rows ? r : t, clamp_diagonal(t, diagonal), lower);
   if (n) autograd::set_history(r, n);
   return r;
 }
 
 const Tensor& triangle_(const Tensor& t, int64_t diagonal, bool lower) {
   const char* op = lower ? "tril_" : "triu_";
-  Tensor keep = triangle_mask(t, diagonal, lower, op);
+  check_triangle(t, op);
   check_writable(t, op);
   if (autograd::needs_grad({&t}))
     return autograd::inplace_with_grad(t, op, [&] { return triangle(t, diagonal, lower); });
-  ternary_op(TernaryOp::Where, keep, t, zeros({}, TensorOptions(t.dtype()).device(t.device())), t);
+  // The kernel writes a contiguous tensor; any other layout takes the result through a copy.
+  if (!t.is_contiguous()) return copy_(t, triangle(t, diagonal, lower));
+  triangle_kernel[t.device()](t, t, clamp_diagonal(t, diagonal), lower);
+  t.bump_version();
   return t;
 }
 

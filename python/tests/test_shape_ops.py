@@ -547,6 +547,49 @@ def test_tril_triu_match_numpy(rng, dtype, layout, diagonal, shape):
         assert_equal(t2, np.triu(a2, diagonal))
 
 
+@pytest.mark.parametrize("diagonal", [2**62, -(2**62), 2**63 - 1, -(2**63), 70, -300])
+def test_tril_triu_diagonals_past_the_matrix(rng, diagonal):
+    t, a = make(rng, (2, 5, 7))
+    k = max(min(diagonal, 100), -100)  # NumPy's own index arithmetic overflows on the extremes
+    assert_equal(t.tril(diagonal), np.tril(a, k))
+    assert_equal(t.triu(diagonal), np.triu(a, k))
+    u = t.clone()
+    u.triu_(diagonal)
+    assert_equal(u, np.triu(a, k))
+
+
+@pytest.mark.parametrize("view", ["plain", "batch_permuted", "transposed", "column_step"])
+def test_tril_triu_large_batched_views(rng, view):
+    # Matrices larger than one task's grain, split over threads, read through strided batch and row layouts.
+    a = rng.standard_normal((3, 4, 90, 400)).astype(np.float32)
+    t = ember.tensor(a)
+    if view == "batch_permuted":
+        t, a = t.permute(1, 0, 2, 3), a.transpose(1, 0, 2, 3)
+    elif view == "transposed":
+        t, a = t.transpose(-1, -2), a.swapaxes(-1, -2)
+    elif view == "column_step":
+        t, a = t[..., ::3], a[..., ::3]
+    threads = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        for d in (0, 5, -17):
+            r = t.tril(d)
+            assert r.is_contiguous()
+            assert_equal(r, np.tril(a, d))
+            assert_equal(t.triu(d), np.triu(a, d))
+    finally:
+        ember.set_num_threads(threads)
+
+
+def test_tril_triu_complex_conjugate_view(rng):
+    a = (rng.standard_normal((4, 5)) + 1j * rng.standard_normal((4, 5))).astype(np.complex64)
+    t = ember.tensor(a).conj()
+    np.testing.assert_array_equal(t.tril(1).resolve_conj().numpy(), np.tril(a.conj(), 1))
+    u = ember.tensor(a).conj()
+    u.triu_(-1)
+    np.testing.assert_array_equal(u.resolve_conj().numpy(), np.triu(a.conj(), -1))
+
+
 def test_tril_out_and_errors(rng):
     t, a = make(rng, (3, 3))
     out = ember.empty(3, 3)

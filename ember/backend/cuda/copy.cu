@@ -1,5 +1,6 @@
 // CUDA copy/cast, fill, arange and linspace through the one elementwise launcher (launch.cuh).
 #include "ember/backend/cuda/launch.cuh"
+#include "ember/backend/dispatch_size.h"
 #include "ember/backend/kernels.h"
 #include "ember/backend/kernels/copy.h"
 #include "ember/backend/kernels/creation.h"
@@ -57,6 +58,19 @@ struct LinspaceFn {
   }
 };
 
+// Element k of the contiguous dst is (i, j) of its matrix; it takes src's element where the triangle keeps it.
+template <class T>
+struct TriangleFn {
+  char* base;
+  int64_t rows, cols, diagonal;
+  bool lower;
+  __device__ void operator()(char* const* p) const {
+    const int64_t k = index_of<T>(p[0], base), j = k % cols, i = k / cols % rows;
+    const bool keep = lower ? j - i <= diagonal : j - i >= diagonal;
+    *reinterpret_cast<T*>(p[0]) = keep ? *reinterpret_cast<const T*>(p[1]) : T(0);
+  }
+};
+
 // One instantiation per destination dtype: a source of another dtype takes the launcher's casting path.
 void copy(const Tensor& dst, const Tensor& src) {
   if (is_complex(dst.dtype()) || is_complex(src.dtype())) return copy_complex(dst, src);
@@ -99,9 +113,21 @@ void linspace(const Tensor& dst, double start, double end, bool log_scale, doubl
   });
 }
 
+void triangle(const Tensor& dst, const Tensor& src, int64_t diagonal, bool lower) {
+  if (dst.numel() == 0) return;
+  StridedIter it = StridedIter::make({&dst, &src}, dst.sizes());
+  const int64_t nd = dst.dim();
+  DeviceGuard g(dst.device().index);
+  dispatch_size(dst.element_size(), [&](auto tag) {
+    launch_elementwise<2>(it, TriangleFn<decltype(tag)>{static_cast<char*>(dst.data_ptr()), dst.sizes()[nd - 2],
+                                                        dst.sizes()[nd - 1], diagonal, lower});
+  });
+}
+
 }  // namespace
 
 EMBER_REGISTER_KERNEL(copy, CUDA, copy)
+EMBER_REGISTER_KERNEL(triangle, CUDA, triangle)
 EMBER_REGISTER_KERNEL(fill, CUDA, fill)
 EMBER_REGISTER_KERNEL(arange, CUDA, arange)
 EMBER_REGISTER_KERNEL(linspace, CUDA, linspace)

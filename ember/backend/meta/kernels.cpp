@@ -67,6 +67,7 @@ EMBER_META_KERNEL(binary)
 EMBER_META_KERNEL(ternary)
 EMBER_META_KERNEL(copy)
 EMBER_META_KERNEL(fill)
+EMBER_META_KERNEL(triangle)
 EMBER_META_KERNEL(arange)
 EMBER_META_KERNEL(linspace)
 // Products, reductions, scans, sorting and searching.
