@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import FLOAT_DTYPES, assert_equal, bf16_round, dtype_name, from_np, to_np
+from conftest import FLOAT_DTYPES, assert_equal, bf16_round, dtype_name, from_np, np_dtype, to_np
 
 import ember
 import ember.nn.functional as F
@@ -471,6 +471,55 @@ def test_pad_matches_numpy(mode, shape, pad, rng):
         assert_equal(ember.constant_pad_nd(from_np(a), list(pad), -1.0), _np_pad(a, pad, mode, -1.0))
         i = F.pad(ember.tensor([[1, 2]]), [1, 1], value=7)
         assert i.dtype is ember.int64 and i.tolist() == [[7, 1, 2, 7]]
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize(
+    "dtype", [ember.float32, ember.float16, ember.int8, ember.bool, ember.complex128], ids=dtype_name
+)
+def test_pad_views_and_dtypes(mode, dtype, rng):
+    # The kernel reads any strides and moves elements of every size; each padded dim is crossed in both directions.
+    a = rng.standard_normal((3, 4, 6, 7)) * 5
+    if dtype is ember.complex128:
+        a = a + 1j * rng.standard_normal(a.shape)
+    a = a.astype(np.complex128 if dtype is ember.complex128 else np_dtype(dtype))
+    t = ember.tensor(a)
+    pad = (2, 1, -1, 3) if mode != "circular" else (2, -1, 1, 3)
+    for view, ref in [(t, a), (t.transpose(2, 3), a.swapaxes(2, 3)), (t[:, ::2, 1:, ::2], a[:, ::2, 1:, ::2])]:
+        got = F.pad(view, pad, mode=mode)
+        assert got.dtype is dtype and got.is_contiguous()
+        np.testing.assert_array_equal(got.numpy(), _np_pad(ref, pad, mode))
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_pad_large_over_threads(mode, rng):
+    a = rng.standard_normal((2, 40, 70, 90)).astype(np.float32)
+    threads = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        np.testing.assert_array_equal(to_np(F.pad(from_np(a), (5, 4, 3, 6), mode=mode)), _np_pad(a, (5, 4, 3, 6), mode))
+        v = rng.standard_normal((2, 3, 20, 30, 40)).astype(np.float32)
+        pad = (2, 3, 1, 1, 4, 2)
+        np.testing.assert_array_equal(to_np(F.pad(from_np(v), pad, mode=mode)), _np_pad(v, pad, mode))
+    finally:
+        ember.set_num_threads(threads)
+
+
+@pytest.mark.parametrize(
+    "mode,shape,pad,name",
+    [
+        ("reflect", (2, 5), (2, 3), "ReflectionPad1DBackward0"),
+        ("reflect", (1, 2, 4, 5), (1, 2, 3, 1), "ReflectionPad2DBackward0"),
+        ("replicate", (1, 2, 3, 4), (2, -1, 0, 3), "ReplicationPad2DBackward0"),
+        ("replicate", (1, 1, 2, 3, 3), (1, 1, 2, 0, 1, 2), "ReplicationPad3DBackward0"),
+        ("circular", (1, 2, 3, 4), (-1, 2, 3, 0), "CopySlices"),
+    ],
+)
+def test_pad_gradients_of_first_and_second_order(mode, shape, pad, name, rng):
+    x = from_np(rng.standard_normal(shape)).requires_grad_()
+    assert F.pad(x, pad, mode=mode).grad_fn.name() == name
+    assert ember.autograd.gradcheck(lambda t: F.pad(t, pad, mode=mode), (x,))
+    assert ember.autograd.gradgradcheck(lambda t: F.pad(t, pad, mode=mode), (x,))
 
 
 def test_pad_gradient_sums_the_positions_that_read_an_element():

@@ -21,6 +21,7 @@
 #include "ember/backend/kernels/nn/dropout.h"
 #include "ember/backend/kernels/nn/loss.h"
 #include "ember/backend/kernels/nn/normalization.h"
+#include "ember/backend/kernels/nn/padding.h"
 #include "ember/backend/kernels/nn/pooling.h"
 #include "ember/backend/kernels/nn/softmax.h"
 #include "ember/backend/kernels/nn/spatial.h"
@@ -114,6 +115,7 @@ EMBER_META_KERNEL(resample)
 EMBER_META_KERNEL(resample_adjoint)
 EMBER_META_KERNEL(im2col)
 EMBER_META_KERNEL(col2im)
+EMBER_META_KERNEL(pad)
 // ember.vision.ops (nms keeps a data-dependent number of boxes, so it has none).
 EMBER_META_KERNEL(roi_align)
 EMBER_META_KERNEL(roi_align_backward)
