@@ -4,6 +4,7 @@ dtype attributes, and the value conversions between dtypes (truncation, float16/
 The tables below were printed once by PyTorch 1.13 (torch.promote_types / torch.can_cast over every
 pair) and pasted here; ember never imports torch."""
 
+import math
 import pickle
 
 import numpy as np
@@ -235,6 +236,80 @@ def test_narrowing_integer_casts_wrap_like_numpy(src, dst):
     values = np.array([0, 1, -1, 127, 128, 255, 256, -129, 300, -300, 32767, info.min, info.max], dtype=np.int64)
     values = values[(values >= info.min) & (values <= info.max)].astype(np_dtype(src))
     assert_equal(from_np(values).to(dst), values.astype(np_dtype(dst)), dst)
+
+
+def _wrapped(v, dst):
+    """convert<dst>(v) for a float v: truncated to int64 (x86 gives INT64_MIN for NaN, infinities and values outside
+    int64), then wrapped to dst's width."""
+    i = int(v) if math.isfinite(v) and -(2.0**63) <= v < 2.0**63 else -(2**63)
+    bits = np.iinfo(np_dtype(dst)).bits
+    i %= 2**bits
+    return i - 2**bits if np.iinfo(np_dtype(dst)).min < 0 and i >= 2 ** (bits - 1) else i
+
+
+@pytest.mark.parametrize("src", [ember.float32, ember.float64], ids=dtype_name)
+@pytest.mark.parametrize("dst", [ember.uint8, ember.int8, ember.int16, ember.int32], ids=dtype_name)
+def test_float_to_narrow_int_wraps_through_int64_in_every_chunk(src, dst, rng):
+    # Runs long enough for the vectorized chunks: in-range chunks, and chunks with one value out of int32's range
+    # (which must take the wrapping element path for all their values).
+    values = rng.uniform(-200, 200, 300)
+    odd = [
+        3e9,
+        -3e9,
+        2.0**31,
+        -(2.0**31),
+        2.0**31 - 1 if src is ember.float64 else 2.0**30,
+        1e20,
+        -1e19,
+        float("nan"),
+        float("inf"),
+        float("-inf"),
+        4294967296.0 + 5,
+    ]
+    for k, v in enumerate(odd):
+        values[10 + 25 * k] = v
+    t = ember.tensor(values.tolist(), dtype=src)
+    got = t.to(dst).tolist()
+    assert got == [_wrapped(v, dst) for v in to_np(t).tolist()]
+
+
+@pytest.mark.parametrize("half", [ember.float16, ember.bfloat16], ids=dtype_name)
+@pytest.mark.parametrize(
+    "other",
+    [ember.float64, ember.int64, ember.int32, ember.int16, ember.int8, ember.uint8, ember.bool, ember.complex64],
+    ids=dtype_name,
+)
+def test_16bit_float_casts_equal_the_cast_through_float32(half, other, rng):
+    # Every conversion to a 16-bit float rounds the float32 value, and every one from it widens to float32 first
+    # (ember/half.h): the staged kernel must give those bits, for runs over several blocks and with a tail.
+    wide = np.concatenate([rng.standard_normal(600) * 300, [0.0, -0.0, 65504.0, 7e4, -1e6, 1e-7, 3.3e38]])
+    nonfinite = [float("nan"), float("inf"), float("-inf")]
+    h = ember.tensor(wide.tolist() + nonfinite, dtype=half)
+    if other in (ember.int64, ember.int32, ember.int16, ember.int8, ember.uint8):
+        h = ember.tensor(wide.tolist(), dtype=half)  # (NaN and infinities to integers are tested above)
+    got, ref = h.to(other), h.to(ember.float32).to(other)
+    np.testing.assert_array_equal(got.numpy(), ref.numpy())
+    if half is ember.float16 and other is ember.float64:
+        np.testing.assert_array_equal(got.numpy(), h.numpy().astype(np.float64))
+    if other is ember.bool:
+        src = ember.tensor(rng.integers(0, 2, 700).astype(bool))
+    elif other is ember.complex64:
+        src = ember.tensor((wide + 1j * wide[::-1]).astype(np.complex64))
+    elif other is ember.float64:
+        src = ember.tensor(wide)
+    else:
+        info = np.iinfo(np_dtype(other))
+        src = ember.tensor(rng.integers(max(info.min, -(2**40)), min(info.max, 2**40), 700).astype(np_dtype(other)))
+    got, ref = src.to(half), src.to(ember.float32).to(half)
+    np.testing.assert_array_equal(got.view(ember.int16).numpy(), ref.view(ember.int16).numpy())
+
+
+@pytest.mark.parametrize("dst", [ember.int16, ember.int32, ember.int64, ember.float32, ember.float64], ids=dtype_name)
+def test_bool_widening_casts(dst, rng):
+    b = rng.integers(0, 2, 1000).astype(bool)
+    assert_equal(ember.tensor(b).to(dst), b.astype(np_dtype(dst)), dst)
+    stray = ember.tensor([0, 1, 2, 255] * 20, dtype=ember.uint8).view(ember.bool)
+    assert stray.to(dst).tolist() == [0, 1, 1, 1] * 20
 
 
 def special_float32_values(rng):

@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ember/backend/cpu/cast.h"
 #include "ember/backend/cpu/half_convert.h"
 #include "ember/backend/cpu/lanes.h"
 #include "ember/backend/cpu/loops.h"
@@ -261,7 +262,7 @@ bool copy_short_runs(const StridedIter& it, int64_t elem) {
 
 void copy(const Tensor& dst, const Tensor& src) {
   StridedIter it = StridedIter::make({&dst, &src}, dst.sizes());
-  if (copy_half(it, dst.dtype(), src.dtype())) return;
+  if (copy_half(it, dst.dtype(), src.dtype()) || cast_runs(it, dst.dtype(), src.dtype())) return;
   if (dst.dtype() == src.dtype() && copy_short_runs(it, static_cast<int64_t>(dst.element_size()))) return;
   dispatch_any(dst.dtype(), [&](auto o) {
     using Out = decltype(o);

@@ -34,8 +34,12 @@ void pad(const Tensor& out, const Tensor& x, const PadArgs& a) {
   StridedIter it = StridedIter::make({&out}, out.sizes());
   DeviceGuard g(out.device().index);
   dispatch_size(out.element_size(), [&](auto tag) {
-    PadFn<decltype(tag)> f{static_cast<char*>(out.data_ptr()), static_cast<const char*>(x.data_ptr()), a,
-                           static_cast<int>(out.dim()), {}, {}};
+    PadFn<decltype(tag)> f{static_cast<char*>(out.data_ptr()),
+                           static_cast<const char*>(x.data_ptr()),
+                           a,
+                           static_cast<int>(out.dim()),
+                           {},
+                           {}};
     for (int d = 0; d < f.nd; ++d) f.size[d] = out.sizes()[d], f.stride[d] = x.strides()[d];
     launch_elementwise<1>(it, f);
   });

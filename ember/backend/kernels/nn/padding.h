@@ -22,8 +22,8 @@ struct PadDim {
 
 struct PadArgs {
   PadMode mode = PadMode::Reflect;
-  int k = 0;        // padded dims: the last k of the input (1 to 3)
-  PadDim dims[3];   // dims[0] is the innermost
+  int k = 0;       // padded dims: the last k of the input (1 to 3)
+  PadDim dims[3];  // dims[0] is the innermost
 };
 
 EMBER_HOST_DEVICE int64_t pad_source(PadMode mode, const PadDim& d, int64_t i) {
