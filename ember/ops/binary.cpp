@@ -82,8 +82,8 @@ std::optional<Tensor> python_dispatch(BinaryOp op, const BinaryOpInfo& info, con
   } else if (op == BinaryOp::Pow) {
     name += !a.t ? "pow.Scalar" : b.t ? "pow.Tensor_Tensor" : "pow.Tensor_Scalar";
     r = dispatch::call(name.c_str(), {operand_value(a), operand_value(b)});
-  } else if (op == BinaryOp::OrthogonalPolynomial) {
-    return std::nullopt;
+  } else if (op == BinaryOp::OrthogonalPolynomial || op == BinaryOp::SmoothL1 || op == BinaryOp::Huber) {
+    return std::nullopt;  // no aten op of their own (the losses offered theirs)
   } else {
     const bool scalar = !b.t && (info.kind == BinaryKind::Compare || info.kind == BinaryKind::Logical);
     ((name += info.name) += ".") += scalar ? "Scalar" : "Tensor";

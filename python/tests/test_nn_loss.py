@@ -306,6 +306,41 @@ def test_smooth_l1_and_huber(rng, reduction, beta):
         check(F.huber_loss(t(a), t(b), reduction=reduction, delta=beta), reduce(huber, reduction))
 
 
+@pytest.mark.parametrize("name", ["smooth_l1_loss", "huber_loss"])
+def test_smooth_l1_and_huber_long_runs_and_gradients(rng, name):
+    fn, k = getattr(F, name), 0.7
+    # Long float32 runs (the vectorized loop, split over threads), with points on the boundary |d| == k.
+    a = (rng.standard_normal(70001) * 2).astype(np.float32)
+    b = (rng.standard_normal(70001) * 2).astype(np.float32)
+    b[:50] = a[:50] - np.float32(k)
+    d = np.abs(a - b)
+    q = 0.5 * d * d / k if name == "smooth_l1_loss" else 0.5 * d * d
+    lin = d - 0.5 * k if name == "smooth_l1_loss" else k * (d - 0.5 * k)
+    kw = {"beta": k} if name == "smooth_l1_loss" else {"delta": k}
+    got = fn(ember.tensor(a), ember.tensor(b), reduction="none", **kw).numpy()
+    np.testing.assert_allclose(got, np.where(d < np.float32(k), q, lin), rtol=2e-6, atol=1e-7)
+    # First and second derivatives, with a target that broadcasts, and PyTorch's node name.
+    x = t(rng.standard_normal((3, 4)) * 2).requires_grad_()
+    y = t(rng.standard_normal((1, 4)) * 2).requires_grad_()
+    with pytest.warns(UserWarning):
+        assert fn(x, y, reduction="none", **kw).grad_fn.name() == (
+            "SmoothL1LossBackward0" if name == "smooth_l1_loss" else "HuberLossBackward0"
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert ember.autograd.gradcheck(lambda u, v: fn(u, v, reduction="none", **kw), (x, y))
+        assert ember.autograd.gradgradcheck(lambda u, v: fn(u, v, **kw), (x, y))
+    # PyTorch's backward: clamp(d / beta, -1, 1) and clamp(d, -delta, delta); NaN stays NaN.
+    z = t([float("nan"), 1.0, 2.0, 0.3]).requires_grad_()
+    fn(z, t(np.zeros(4)), **kw).backward()
+    expected = [1.0, 1.0, 0.3 / 0.7] if name == "smooth_l1_loss" else [0.7, 0.7, 0.3]
+    assert np.isnan(z.grad.tolist()[0])
+    np.testing.assert_allclose(z.grad.tolist()[1:], np.array(expected) / 4)
+    h = fn(t(a[:300], ember.float16), t(b[:300], ember.float16), reduction="none", **kw)
+    assert h.dtype is ember.float16
+    np.testing.assert_allclose(h.numpy().astype(np.float64), np.where(d < k, q, lin)[:300], rtol=2e-3, atol=1e-3)
+
+
 def test_elementwise_losses_warn_when_the_target_broadcasts():
     a, b = t(np.ones((3, 1))), t(np.zeros(3))
     msg = (

@@ -35,8 +35,8 @@ bool is_narrow_int(ScalarType t) {
 }
 
 template <class Out, class In>
-constexpr bool kThroughInt32 =
-    std::is_floating_point_v<In> && std::is_integral_v<Out> && !std::is_same_v<Out, bool> && sizeof(Out) <= 4;
+constexpr bool kThroughInt32 = std::is_floating_point_v<In>&& std::is_integral_v<Out> && !std::is_same_v<Out, bool> &&
+                               sizeof(Out) <= 4;
 
 // o[i] = convert<Out>(a[i]) for i < n (Note [Floating to integer]).
 template <class Out, class In>
@@ -91,8 +91,8 @@ bool is_widened_bool(ScalarType t) {
 }  // namespace
 
 bool cast_runs(const StridedIter& it, ScalarType to, ScalarType from) {
-  const bool through_float32 =
-      (is_half(from) || is_half(to)) && from != to && from != ScalarType::Float32 && to != ScalarType::Float32;
+  const bool through_float32 = (is_half(from) || is_half(to)) && from != to && from != ScalarType::Float32 &&
+                               to != ScalarType::Float32;
   const bool through_int32 = (from == ScalarType::Float32 || from == ScalarType::Float64) && is_narrow_int(to);
   const bool from_bool = from == ScalarType::Bool && is_widened_bool(to);
   if (!through_float32 && !through_int32 && !from_bool) return false;

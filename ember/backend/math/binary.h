@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -10,6 +12,25 @@
 #include "ember/scalar.h"
 
 namespace ember::math {
+
+// c ? x : y for float or double, as bit arithmetic. GCC (under -ftrapping-math) sinks the arms of a ?: into
+// branches, which mispredict on mixed data and keep the loop scalar: huber_loss's term ran 3.5 ns per element.
+template <class A>
+EMBER_HOST_DEVICE A select_bits(bool c, A x, A y) {
+#ifdef __CUDA_ARCH__
+  return c ? x : y;
+#else
+  using U = std::conditional_t<sizeof(A) == 4, uint32_t, uint64_t>;
+  static_assert(sizeof(A) == sizeof(U));
+  U ux, uy;
+  std::memcpy(&ux, &x, sizeof x);
+  std::memcpy(&uy, &y, sizeof y);
+  const U m = U(0) - U(c), r = (ux & m) | (uy & ~m);
+  A out;
+  std::memcpy(&out, &r, sizeof r);
+  return out;
+#endif
+}
 
 // Integer division and remainder by zero go to the runner's error sink (the CPU raises at once; CUDA kernels
 // report it and the host raises at its next wait) and then yield 0.
@@ -111,7 +132,8 @@ EMBER_HOST_DEVICE A wrap_mul(A a, A b) {
   }
 }
 
-// + - * / (true, trunc, floor), remainder, fmod, pow, atan2, hypot, copysign. Returns false for the other ops.
+// + - * / (true, trunc, floor), remainder, fmod, pow, atan2, hypot, copysign, and the smooth L1 and Huber terms.
+// Returns false for the other ops.
 template <class T, class K>
 bool arith_ops(BinaryOp op, const K& k, const Scalar& alpha) {
   using A = Acc<T>;
@@ -186,6 +208,21 @@ bool arith_ops(BinaryOp op, const K& k, const Scalar& alpha) {
       return true;
     case BinaryOp::Copysign:
       if constexpr (is_fp<T>) run([] EMBER_LAMBDA(A a, A b) { return std::copysign(a, b); });
+      return true;
+    // PyTorch's formulas, in its order of operations, both arms computed and selected by bits (so that they vectorize).
+    case BinaryOp::SmoothL1:
+      if constexpr (is_fp<T>)
+        run([beta = alpha.to<A>()] EMBER_LAMBDA(A a, A b) {
+          const A z = std::abs(a - b);
+          return select_bits(z < beta, A(0.5) * z * z / beta, z - A(0.5) * beta);
+        });
+      return true;
+    case BinaryOp::Huber:
+      if constexpr (is_fp<T>)
+        run([delta = alpha.to<A>()] EMBER_LAMBDA(A a, A b) {
+          const A z = std::abs(a - b);
+          return select_bits(z < delta, A(0.5) * z * z, delta * (z - A(0.5) * delta));
+        });
       return true;
     default: return false;
   }

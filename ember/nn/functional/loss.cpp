@@ -1,7 +1,8 @@
 // The loss functions. Each is a composition of ember ops unless noted, so gradients (and second gradients) come
 // from the ops' formulas; binary_cross_entropy records PyTorch's formula (the composition's gradient is NaN where
 // the input is exactly 0 or 1), cross_entropy over class indices fuses its log-softmax into one kernel, ctc_loss
-// is a kernel with a recorded formula.
+// is a kernel with a recorded formula, and the terms of smooth_l1_loss and huber_loss are binary ops of their own
+// (one pass instead of seven; their gradients in autograd/binary_derivatives.def).
 #include "ember/nn/functional/loss.h"
 
 #include <algorithm>
@@ -145,9 +146,13 @@ Tensor reduce_weighted(const Tensor& loss, const Tensor& weights, Reduction r) {
 }
 
 // The elementwise losses of two tensors that broadcast (PyTorch warns about the broadcasting in Python).
-Tensor checked_diff(const Tensor& input, const Tensor& target, const char* op) {
+void check_floating_operands(const Tensor& input, const Tensor& target, const char* op) {
   EMBER_CHECK_TYPE(is_floating(input.dtype()) || is_floating(target.dtype()), op,
                    "(): expected floating point input or target, got ", input.dtype(), " and ", target.dtype());
+}
+
+Tensor checked_diff(const Tensor& input, const Tensor& target, const char* op) {
+  check_floating_operands(input, target, op);
   return sub(input, target);
 }
 
@@ -273,8 +278,8 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   EMBER_PY_DISPATCH(Tensor, "aten.smooth_l1_loss.default", input, target, reduction_code(reduction), beta);
   if (beta == 0) return l1_loss(input, target, reduction);
-  Tensor d = abs(checked_diff(input, target, "smooth_l1_loss"));
-  return apply_reduction(where(lt(d, beta), mul(square(d), 0.5 / beta), sub(d, 0.5 * beta)), reduction);
+  check_floating_operands(input, target, "smooth_l1_loss");
+  return apply_reduction(binary_op(BinaryOp::SmoothL1, input, target, {}, beta), reduction);
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
@@ -282,8 +287,8 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
   check_same_device("huber_loss", {&input, &target});
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   EMBER_PY_DISPATCH(Tensor, "aten.huber_loss.default", input, target, reduction_code(reduction), delta);
-  Tensor d = abs(checked_diff(input, target, "huber_loss"));
-  return apply_reduction(where(lt(d, delta), mul(square(d), 0.5), mul(sub(d, 0.5 * delta), delta)), reduction);
+  check_floating_operands(input, target, "huber_loss");
+  return apply_reduction(binary_op(BinaryOp::Huber, input, target, {}, delta), reduction);
 }
 
 // Float32 on the CPU; refused under CUDA autocast, where it is unsafe in float16 (Note [Autocast]).
