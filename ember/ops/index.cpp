@@ -198,6 +198,22 @@ std::vector<Tensor> expand_masks(Tensor& self, const std::vector<Tensor>& indice
       EMBER_CHECK_INDEX(idx.sizes()[j] == self.sizes()[d + j], "The shape of the mask ", shape_str(idx.sizes()),
                         " at index ", j, " does not match the shape of the indexed tensor ", shape_str(self.sizes()),
                         " at index ", d + j);
+    // A mask over dims that merge into one (x[x > 0] on a contiguous x) indexes the merged dim with the positions
+    // of its flattened trues: one nonzero column and one index, not k columns folded into offsets afterwards.
+    bool merge = idx.dim() > 1;
+    for (int64_t j = d; merge && j + 1 < d + idx.dim(); ++j)
+      merge = self.strides()[j] == self.strides()[j + 1] * self.sizes()[j + 1];
+    if (merge) {
+      DimVector shape, strides;
+      for (int64_t j = 0; j < self.dim(); ++j) {
+        if (j > d && j < d + idx.dim()) continue;  // merged into dim d
+        shape.push_back(j == d ? idx.numel() : self.sizes()[j]);
+        strides.push_back(j == d ? self.strides()[d + idx.dim() - 1] : self.strides()[j]);
+      }
+      self = make_view(self, shape, strides, self.storage_offset());
+      r.push_back(select(nonzero(reshape(idx, {{-1}})), 1, 0));
+      continue;
+    }
     Tensor nz = nonzero(idx);
     for (int64_t j = 0; j < idx.dim(); ++j) r.push_back(select(nz, 1, j));
   }
@@ -909,7 +925,18 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
   check_same_device(self, mask, "masked_fill");
   check_scalar_fits(value, self.dtype(), "masked_fill");
   EMBER_PY_DISPATCH(Tensor, "aten.masked_fill.Scalar", self, mask, value);
-  return where(mask, full({}, value, TensorOptions(self.dtype()).device(self.device())), self);  // recorded by where
+  // PyTorch's node: the filled elements get no gradient.
+  auto n = autograd::make_node("MaskedFillBackward0", {&self}, [](FormulaNode& n, TensorList& g) {
+    return TensorList{masked_fill(g[0], n.saved_tensor(0), 0)};
+  });
+  Tensor r = autograd::untracked(n != nullptr, [&] {
+    return where(mask, full({}, value, TensorOptions(self.dtype()).device(self.device())), self);
+  });
+  if (n) {
+    n->save(mask);
+    autograd::set_history(r, n);
+  }
+  return r;
 }
 
 namespace {

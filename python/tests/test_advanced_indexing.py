@@ -466,3 +466,49 @@ def test_random_advanced_setitem_matches_numpy(case, kind, dtype):
     t[to_ember_index(index)] = value
     assert_equal(t, a, dtype)
     assert t._version == before + 1
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+def test_masks_over_several_dims_get_set_and_gradient(rng, layout):
+    # A mask over dims that merge into one is read as the positions of its flattened trues; other layouts take the
+    # per-dim indices. Results, writes and gradients are NumPy's either way.
+    a = rng.standard_normal((6, 5, 4, 3))
+    t = from_np(a)
+    if layout == "transposed":
+        t, a = t.permute(0, 2, 1, 3), a.transpose(0, 2, 1, 3)
+    elif layout == "sliced":
+        t, a = t[:, :, ::2], a[:, :, ::2]
+    lead, middle, full = a[..., 0] > 0, a[0, ..., 0] > 0, a > 0
+    assert_equal(t[from_np(lead)], a[lead])
+    assert_equal(t[from_np(full)], a[full])
+    assert_equal(t[:, from_np(middle)], a[:, middle])
+    assert_equal(t.masked_select(from_np(full)), a[full])
+    u, b = t.clone(), a.copy()
+    u[from_np(lead)] = from_np(np.arange(int(lead.sum()) * 3, dtype=np.float64).reshape(-1, 3))
+    b[lead] = np.arange(int(lead.sum()) * 3).reshape(-1, 3)
+    assert_equal(u, b)
+    x = from_np(a).requires_grad_()
+    w = rng.standard_normal(a[:, middle].shape)
+    x[:, from_np(middle)].backward(from_np(w))
+    g = np.zeros_like(a)
+    g[:, middle] = w
+    assert_equal(x.grad, g)
+
+
+def test_setitem_of_a_number_through_one_index_records_pytorchs_nodes(rng):
+    a = rng.standard_normal((4, 5))
+    x = from_np(a).requires_grad_()
+    y = x * 1
+    y[from_np(a > 0)] = 2.5
+    assert y.grad_fn.name() == "MaskedFillBackward0"
+    assert_equal(y, np.where(a > 0, 2.5, a))
+    y.backward(ember.ones(4, 5))
+    assert_equal(x.grad, (a <= 0).astype(np.float64))
+    z = from_np(a) * 1
+    z.requires_grad_()
+    w = z * 1
+    w[ember.tensor([0, 2])] = -1.0
+    assert w.grad_fn.name() == "IndexFillBackward0"
+    b = a.copy()
+    b[[0, 2]] = -1.0
+    assert_equal(w, b)

@@ -1168,6 +1168,22 @@ def test_nonzero_special_values_and_large_inputs(rng):
     assert_equal(out, np.argwhere(a))
 
 
+@pytest.mark.parametrize("shape", [(70001,), (300, 1), (1, 300), (7, 33, 129), (2, 3, 5, 1200)], ids=str)
+@pytest.mark.parametrize("density", [0.0, 0.03, 0.5, 1.0])
+def test_nonzero_dense_and_sparse_masks_over_threads(rng, shape, density):
+    # Every element's coordinates are written and kept only past a nonzero one: all-false, all-true and random masks,
+    # rows shorter and longer than a part, split over two threads.
+    a = rng.random(shape) < density
+    threads = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        assert_equal(from_np(a).nonzero(), np.argwhere(a))
+        f = np.where(a, rng.standard_normal(shape), 0.0).astype(np.float32)
+        assert_equal(from_np(f).nonzero(), np.argwhere(f))
+    finally:
+        ember.set_num_threads(threads)
+
+
 def test_where_with_three_arguments_still_works(rng):
     t, a = make(rng, (3, 4))
     assert_equal(ember.where(t > 0, t, 0.0), np.where(a > 0, a, 0).astype(np.float32))
