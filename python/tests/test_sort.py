@@ -22,6 +22,7 @@ from conftest import (
     np_dtype,
     random_array,
     tie_array,
+    to_np,
 )
 
 import ember
@@ -141,6 +142,37 @@ def test_sort_nan_placement_and_stability_match_pytorch():
     assert r.indices.tolist() == [0, 2, 4, 1, 3]
     r = ember.sort(ember.tensor([True, False, True]))
     assert r.values.tolist() == [False, True, True] and r.indices.tolist() == [1, 0, 2]
+
+
+def special_ties(rng, shape, dtype):
+    """tie_array's values, with (for floats) zeros of both signs, NaNs of both signs and infinities among them."""
+    a = tie_array(rng, shape, dtype)
+    if dtype in FLOAT_DTYPES:
+        flat = a.reshape(-1)
+        flat[::7] = 0.0
+        flat[3::7] = -0.0
+        flat[5::11] = np.nan
+        flat[6::13] = -np.inf
+        flat[8::19] = np.inf
+        flat[2::17] = np.copysign(np.nan, -1.0)
+    return a
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_name)
+def test_radix_sorted_slices_are_stable_with_nan_and_signed_zeros(rng, dtype, layout):
+    # Slices of 256 elements and more take the radix sort: its key mapping must order negatives, ties (kept in
+    # position order, -0 tying with +0) and NaN (of either sign, the largest) as the comparison sort does.
+    for shape, dim in [((3, 300), 1), ((300, 2), 0)]:
+        x, a = make(rng, shape, dtype, layout, values=special_ties)
+        for descending in (False, True):
+            ev, ei = ref_sort(a, dim, descending)
+            ev, ei = np.moveaxis(ev, -1, dim), np.moveaxis(ei, -1, dim)
+            r = ember.sort(x, dim, descending)
+            assert_equal(r.indices, ei, ember.int64)
+            assert_equal(r.values, ev, dtype)
+            if dtype in FLOAT_DTYPES:  # the values keep their bits: -0 stays -0
+                np.testing.assert_array_equal(np.signbit(to_np(r.values)), np.signbit(ev))
 
 
 def test_sort_of_large_inputs_runs_slices_in_parallel(rng):

@@ -1,9 +1,12 @@
 // CPU sorting and selection: each slice along the dim is copied into a buffer of (key, position) pairs, ordered
-// there with the standard algorithms (stable_sort, partial_sort, nth_element), and written back; slices run in
-// parallel. Keys are the values widened to Acc<T> (float for 16-bit floats); NaN orders above every number.
-// Also the counting kernels: unique's runs, bincount and histc.
+// there with the standard algorithms (stable_sort, partial_sort, nth_element) or, for sorts of long slices, radix
+// sort (Note [Radix sort]), and written back; slices run in parallel. Keys are the values widened to Acc<T> (float for
+// 16-bit floats); NaN orders above every number. Also the counting kernels: unique's runs, bincount and histc.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "ember/backend/cpu/binary.h"
@@ -67,8 +70,8 @@ void store_slice(const std::vector<Entry<Acc<T>>>& buf, int64_t m, char* vp, int
 }
 
 // Calls f(buf, values slice, indices slice, input slice) for every slice along dim, in parallel, with a scratch
-// vector of entries. The operands differ only in their size along dim.
-template <class E, class F>
+// Buffer (a vector of entries) reused across a thread's slices. The operands differ only in their size along dim.
+template <class Buffer, class F>
 void for_each_slice(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, F f) {
   DimVector sz(in.sizes());
   sz[dim] = 1;
@@ -79,7 +82,7 @@ void for_each_slice(const Tensor& values, const Tensor& indices, const Tensor& i
   for_each_run(
       it,
       [&](char** p, const int64_t* st, int64_t m) {
-        std::vector<E> buf;
+        Buffer buf;
         for (int64_t i = 0; i < m; ++i) f(buf, p[0] + i * st[0], p[1] + i * st[1], p[2] + i * st[2]);
       },
       std::max<int64_t>(1, kGrainSize / n));
@@ -93,18 +96,116 @@ struct Strides {
         x(in.strides()[dim] * static_cast<int64_t>(in.element_size())) {}
 };
 
+// Note [Radix sort]
+// A slice of kRadixMin elements or more is sorted by LSD radix sort on its keys mapped to unsigned integers whose
+// order is the keys' (integers with the sign bit flipped; floats by their bits, negatives inverted, -0 as +0, and
+// every NaN as the largest key, so NaNs tie among themselves as in key_less), a byte at a time, skipping the bytes
+// all keys share (int64 labels below 2^16 take two passes). Each pass is stable, so ties keep their order, as
+// stable_sort's do; descending sorts the inverted keys. The values are then read back through the permutation, so
+// they keep their bits (a NaN's payload, -0). 64K int64 at one thread: 3.4 ms with stable_sort, here 0.3 (PyTorch
+// 2.15: 1.6); float32 5.2 -> 0.6 (5.0).
+constexpr int64_t kRadixMin = 256;
+
+template <class K>
+auto radix_key(K v) {
+  if constexpr (std::is_same_v<K, bool>) {
+    return static_cast<uint8_t>(v);
+  } else if constexpr (std::is_integral_v<K>) {
+    using U = std::make_unsigned_t<K>;
+    U u = static_cast<U>(v);
+    if constexpr (std::is_signed_v<K>) u ^= U(1) << (8 * sizeof(U) - 1);
+    return u;
+  } else {
+    using U = std::conditional_t<sizeof(K) == 4, uint32_t, uint64_t>;
+    constexpr U sign = U(1) << (8 * sizeof(U) - 1);
+    if (v != v) return static_cast<U>(~U(0));
+    if (v == K(0)) v = K(0);  // -0 sorts as +0
+    U u;
+    std::memcpy(&u, &v, sizeof u);
+    return (u & sign) ? static_cast<U>(~u) : static_cast<U>(u | sign);
+  }
+}
+
+// Scratch for radix_sort from ember's caching allocator (a std::vector's fresh pages faulted on every call: a third
+// of a 64K sort's time).
+template <class U>
+struct RadixBuffer {
+  Tensor mem;
+  U *key = nullptr, *key2 = nullptr;
+  int64_t *pos = nullptr, *pos2 = nullptr;
+  void reserve(int64_t n) {
+    const int64_t bytes = n * 2 * static_cast<int64_t>(sizeof(int64_t) + sizeof(U));
+    if (mem.defined() && mem.numel() >= bytes) return;
+    mem = empty({{bytes}}, TensorOptions(ScalarType::UInt8));
+    auto* base = static_cast<char*>(mem.data_ptr());
+    pos = reinterpret_cast<int64_t*>(base);
+    pos2 = pos + n;
+    key = reinterpret_cast<U*>(pos2 + n);
+    key2 = key + n;
+  }
+};
+
+// Sorts the n keys in b.key (their positions in b.pos), stably.
+template <class U>
+void radix_sort(RadixBuffer<U>& b, int64_t n) {
+  constexpr int kBytes = sizeof(U);
+  int64_t count[kBytes][256] = {};
+  for (int64_t i = 0; i < n; ++i)
+    for (int d = 0; d < kBytes; ++d) ++count[d][(b.key[i] >> (8 * d)) & 0xff];
+  for (int d = 0; d < kBytes; ++d) {
+    int64_t* c = count[d];
+    if (c[(b.key[0] >> (8 * d)) & 0xff] == n) continue;  // every key has this byte
+    for (int64_t k = 0, sum = 0; k < 256; ++k) {
+      const int64_t m = c[k];
+      c[k] = sum;
+      sum += m;
+    }
+    const U* key = b.key;
+    const int64_t* pos = b.pos;
+    U* key2 = b.key2;
+    int64_t* pos2 = b.pos2;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t to = c[(key[i] >> (8 * d)) & 0xff]++;
+      key2[to] = key[i];
+      pos2[to] = pos[i];
+    }
+    std::swap(b.key, b.key2);
+    std::swap(b.pos, b.pos2);
+  }
+}
+
 void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending) {
   const int64_t n = in.sizes()[dim];
   const Strides s(values, indices, in, dim);
   dispatch_all(in.dtype(), [&](auto v) {
     using T = decltype(v);
     using E = Entry<Acc<T>>;
+    if (n >= kRadixMin) {
+      using U = decltype(radix_key(Acc<T>{}));
+      for_each_slice<RadixBuffer<U>>(
+          values, indices, in, dim, [&](RadixBuffer<U>& b, char* vp, char* ip, const char* xp) {
+            b.reserve(n);
+            for (int64_t i = 0; i < n; ++i) {
+              const U k = radix_key(static_cast<Acc<T>>(*reinterpret_cast<const T*>(xp + i * s.x)));
+              b.key[i] = descending ? static_cast<U>(~k) : k;
+              b.pos[i] = i;
+            }
+            radix_sort(b, n);
+            for (int64_t i = 0; i < n; ++i) {
+              const int64_t p = b.pos[i];
+              *reinterpret_cast<T*>(vp + i * s.v) = *reinterpret_cast<const T*>(xp + p * s.x);
+              *reinterpret_cast<int64_t*>(ip + i * s.i) = p;
+            }
+          });
+      return;
+    }
     auto run = [&](auto cmp) {
-      for_each_slice<E>(values, indices, in, dim, [&](std::vector<E>& buf, char* vp, char* ip, const char* xp) {
-        load_slice<T>(buf, xp, n, s.x);
-        std::stable_sort(buf.begin(), buf.end(), cmp);
-        store_slice<T>(buf, n, vp, s.v, ip, s.i);
-      });
+      for_each_slice<std::vector<E>>(values, indices, in, dim,
+                                     [&](std::vector<E>& buf, char* vp, char* ip, const char* xp) {
+                                       load_slice<T>(buf, xp, n, s.x);
+                                       std::stable_sort(buf.begin(), buf.end(), cmp);
+                                       store_slice<T>(buf, n, vp, s.v, ip, s.i);
+                                     });
     };
     if (descending)
       run([](const E& a, const E& b) { return key_greater(a.key, b.key); });
@@ -121,17 +222,20 @@ void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
     using T = decltype(v);
     using E = Entry<Acc<T>>;
     auto run = [&](auto cmp) {
-      for_each_slice<E>(values, indices, in, dim, [&](std::vector<E>& buf, char* vp, char* ip, const char* xp) {
-        load_slice<T>(buf, xp, n, s.x);
-        // partial_sort costs n log k, nth_element n: the first wins only for small k (PyTorch's rule too).
-        if (sorted && k * 64 <= n) {
-          std::partial_sort(buf.begin(), buf.begin() + k, buf.end(), cmp);
-        } else {
-          if (k < n) std::nth_element(buf.begin(), buf.begin() + (k - 1), buf.end(), cmp);
-          if (sorted) std::sort(buf.begin(), buf.begin() + k, cmp);
-        }
-        store_slice<T>(buf, k, vp, s.v, ip, s.i);
-      });
+      for_each_slice<std::vector<E>>(values, indices, in, dim,
+                                     [&](std::vector<E>& buf, char* vp, char* ip, const char* xp) {
+                                       load_slice<T>(buf, xp, n, s.x);
+                                       // partial_sort costs n log k, nth_element n: the first wins only for small k
+                                       // (PyTorch's rule too).
+                                       if (sorted && k * 64 <= n) {
+                                         std::partial_sort(buf.begin(), buf.begin() + k, buf.end(), cmp);
+                                       } else {
+                                         if (k < n)
+                                           std::nth_element(buf.begin(), buf.begin() + (k - 1), buf.end(), cmp);
+                                         if (sorted) std::sort(buf.begin(), buf.begin() + k, cmp);
+                                       }
+                                       store_slice<T>(buf, k, vp, s.v, ip, s.i);
+                                     });
     };
     if (largest)
       run([](const E& a, const E& b) { return entry_greater(a, b); });
@@ -183,12 +287,13 @@ void slice_select(SelectOp op, const Tensor& values, const Tensor& indices, cons
   dispatch_all(in.dtype(), [&](auto v) {
     using T = decltype(v);
     using E = Entry<Acc<T>>;
-    for_each_slice<E>(values, indices, in, dim, [&](std::vector<E>& buf, char* vp, char* ip, const char* xp) {
-      load_slice<T>(buf, xp, n, s.x);
-      const E e = select_entry(buf, op, k);
-      *reinterpret_cast<T*>(vp) = static_cast<T>(e.key);
-      *reinterpret_cast<int64_t*>(ip) = e.pos;
-    });
+    for_each_slice<std::vector<E>>(values, indices, in, dim,
+                                   [&](std::vector<E>& buf, char* vp, char* ip, const char* xp) {
+                                     load_slice<T>(buf, xp, n, s.x);
+                                     const E e = select_entry(buf, op, k);
+                                     *reinterpret_cast<T*>(vp) = static_cast<T>(e.key);
+                                     *reinterpret_cast<int64_t*>(ip) = e.pos;
+                                   });
   });
 }
 
