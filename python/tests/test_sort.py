@@ -333,6 +333,18 @@ def test_median_of_all_elements_is_the_lower_median(rng, dtype):
         assert_equal(x.median(), np.array(NAN if has_nan else lower, np_dtype(dtype)))
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_name)
+def test_mode_of_long_slices(rng, dtype, layout):
+    # Slices of 256 elements and more find their runs by radix order; ties, NaNs (each its own value) and signed
+    # zeros (one value) as the reference, which follows PyTorch.
+    x, a = make(rng, (2, 300), dtype, layout, values=special_ties)
+    ev, ei = along(mode_row, a, 1)
+    r = ember.mode(x, 1)
+    assert_equal(r.values, ev, dtype)
+    assert_equal(r.indices, ei, ember.int64)
+
+
 def test_median_nanmedian_mode_match_pytorch():
     # Recorded from PyTorch 1.13.
     assert ember.median(ember.tensor([4, 1, 3, 2])).tolist() == 2

@@ -174,6 +174,18 @@ void radix_sort(RadixBuffer<U>& b, int64_t n) {
   }
 }
 
+// b.pos = the slice's positions in (stable) order of its keys.
+template <class T, class U>
+void radix_order(RadixBuffer<U>& b, const char* xp, int64_t n, int64_t stride, bool descending) {
+  b.reserve(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const U k = radix_key(static_cast<Acc<T>>(*reinterpret_cast<const T*>(xp + i * stride)));
+    b.key[i] = descending ? static_cast<U>(~k) : k;
+    b.pos[i] = i;
+  }
+  radix_sort(b, n);
+}
+
 void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending) {
   const int64_t n = in.sizes()[dim];
   const Strides s(values, indices, in, dim);
@@ -184,13 +196,7 @@ void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
       using U = decltype(radix_key(Acc<T>{}));
       for_each_slice<RadixBuffer<U>>(
           values, indices, in, dim, [&](RadixBuffer<U>& b, char* vp, char* ip, const char* xp) {
-            b.reserve(n);
-            for (int64_t i = 0; i < n; ++i) {
-              const U k = radix_key(static_cast<Acc<T>>(*reinterpret_cast<const T*>(xp + i * s.x)));
-              b.key[i] = descending ? static_cast<U>(~k) : k;
-              b.pos[i] = i;
-            }
-            radix_sort(b, n);
+            radix_order<T>(b, xp, n, s.x, descending);
             for (int64_t i = 0; i < n; ++i) {
               const int64_t p = b.pos[i];
               *reinterpret_cast<T*>(vp + i * s.v) = *reinterpret_cast<const T*>(xp + p * s.x);
@@ -281,12 +287,41 @@ Entry<K> select_entry(std::vector<Entry<K>>& buf, SelectOp op, int64_t k) {
   return buf[k];
 }
 
+// mode_of over a radix-ordered slice: runs of equal values (each NaN its own), positions ascending within a run.
+template <class T, class U>
+int64_t radix_mode(RadixBuffer<U>& b, const char* xp, int64_t n, int64_t stride) {
+  radix_order<T>(b, xp, n, stride, false);
+  auto at = [&](int64_t i) { return static_cast<Acc<T>>(*reinterpret_cast<const T*>(xp + b.pos[i] * stride)); };
+  int64_t best = b.pos[0], best_count = 0, count = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    ++count;
+    if (i + 1 == n || at(i + 1) != at(i)) {
+      if (count > best_count) {
+        best = b.pos[i];
+        best_count = count;
+      }
+      count = 0;
+    }
+  }
+  return best;
+}
+
 void slice_select(SelectOp op, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, int64_t k) {
   const int64_t n = in.sizes()[dim];
   const Strides s(values, indices, in, dim);
   dispatch_all(in.dtype(), [&](auto v) {
     using T = decltype(v);
     using E = Entry<Acc<T>>;
+    if (op == SelectOp::Mode && n >= kRadixMin) {
+      using U = decltype(radix_key(Acc<T>{}));
+      for_each_slice<RadixBuffer<U>>(values, indices, in, dim,
+                                     [&](RadixBuffer<U>& b, char* vp, char* ip, const char* xp) {
+                                       const int64_t p = radix_mode<T>(b, xp, n, s.x);
+                                       *reinterpret_cast<T*>(vp) = *reinterpret_cast<const T*>(xp + p * s.x);
+                                       *reinterpret_cast<int64_t*>(ip) = p;
+                                     });
+      return;
+    }
     for_each_slice<std::vector<E>>(values, indices, in, dim,
                                    [&](std::vector<E>& buf, char* vp, char* ip, const char* xp) {
                                      load_slice<T>(buf, xp, n, s.x);
