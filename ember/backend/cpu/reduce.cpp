@@ -131,11 +131,14 @@ struct Policy {
   // Float and double sums and extrema also step whole vectors (lanes::Vec<T>) at once: `combine` and `merge` are
   // written once for scalars and GCC's vector types alike.
   static constexpr bool kVectors = (std::is_same_v<T, float> || std::is_same_v<T, double>)&&(
-      Op == ReduceOp::Sum || Op == ReduceOp::NanSum || Op == ReduceOp::Max || Op == ReduceOp::Min);
+      Op == ReduceOp::Sum || Op == ReduceOp::NanSum || Op == ReduceOp::Prod || Op == ReduceOp::Max ||
+      Op == ReduceOp::Min);
   template <class A>
   static A combine(A acc, A x) {
     if constexpr (Op == ReduceOp::Sum)
       return acc + x;
+    else if constexpr (Op == ReduceOp::Prod)
+      return acc * x;
     else if constexpr (Op == ReduceOp::NanSum)
       return x != x ? acc : acc + x;
     else if constexpr (Op == ReduceOp::Max)
@@ -173,7 +176,8 @@ template <class Acc>
 constexpr int64_t kVector = std::max<int64_t>(1, 32 / static_cast<int64_t>(sizeof(Acc)));
 template <class Acc>
 constexpr int64_t kLanes = 4 * kVector<Acc>;
-// Products use short leaves: a lane's partial product over kLeaf elements overflows long before the whole does.
+// Products use short leaves: a lane's partial product over kLeaf elements overflows long before the whole does (a
+// periodic pattern of 2, 0.5, ... gives one lane the 2s and another the 0.5s: inf * 0; PyTorch's product is NaN).
 template <ReduceOp Op>
 constexpr int64_t kLeaf = Op == ReduceOp::Prod ? 128 : 8192;
 
@@ -203,7 +207,7 @@ template <class T, ReduceOp Op>
         return v;
       };
       auto first = [&](int64_t i) {  // a lane's first step (a sum's from zero: nansum skips a leading NaN too)
-        if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min)
+        if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min || Op == ReduceOp::Prod)
           return at(i);
         else
           return P::combine(Vec{}, at(i));
