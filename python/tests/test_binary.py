@@ -1582,3 +1582,56 @@ def test_vector_pow_special_values_and_accuracy(dtype, rng):
         want = np.power(x.astype(np.float64), 2.5)
         assert (np.abs(got - want) / np.spacing(np.abs(want).astype(dtype))).max() <= 1.0
         assert_bits(ember.from_numpy(x).pow(ember.full((3001,), 2.0, dtype=ember.from_numpy(x).dtype)).numpy(), x * x)
+
+
+# Note [Pow by a number]: PyTorch computes these exponents without pow; so does ember, on every layout.
+POW_FORMULAS = {
+    0: lambda x: np.ones_like(x),
+    1: lambda x: x.copy(),
+    2: lambda x: x * x,
+    3: lambda x: x * x * x,
+    0.5: np.sqrt,
+    -0.5: lambda x: x.dtype.type(1) / np.sqrt(x),
+    -1: lambda x: x.dtype.type(1) / x,
+    -2: lambda x: x.dtype.type(1) / (x * x),
+}
+
+
+@pytest.mark.parametrize("exponent", list(POW_FORMULAS), ids=str)
+@pytest.mark.parametrize("np_type", [np.float32, np.float64], ids=["float32", "float64"])
+def test_pow_by_the_numbers_pytorch_special_cases(exponent, np_type, rng):
+    specials = [0.0, -0.0, 1.0, -1.0, 2.5, -3.75, np.inf, -np.inf, np.nan, 1e-30, 1e30]
+    a = np.concatenate([rng.standard_normal(2000) * 10, specials]).astype(np_type)
+    with np.errstate(all="ignore"):
+        expected = POW_FORMULAS[exponent](a)
+        for got in (ember.tensor(a).pow(exponent), ember.tensor(a[::-1].copy()).flip(0).pow(exponent)):
+            np.testing.assert_array_equal(got.numpy(), expected)
+            np.testing.assert_array_equal(np.signbit(got.numpy()), np.signbit(expected))
+        t = ember.tensor(a)
+        assert t.pow_(exponent) is t
+        np.testing.assert_array_equal(t.numpy(), expected)
+        out = ember.empty(len(a), dtype=t.dtype)
+        assert ember.pow(ember.tensor(a), exponent, out=out) is out
+        np.testing.assert_array_equal(out.numpy(), expected)
+        # strided: every other element of a wider tensor
+        wide = ember.tensor(np.repeat(a, 2))[::2]
+        np.testing.assert_array_equal(wide.pow(exponent).numpy(), expected)
+
+
+@pytest.mark.parametrize("exponent", [0, 1, 2, 3, 0.5, -0.5, -1, -2])
+def test_pow_by_a_number_gradients_and_integer_bases(exponent, rng):
+    a = rng.uniform(0.5, 2.0, (3, 4))
+    x = ember.tensor(a).requires_grad_()
+    y = x.pow(exponent)
+    assert y.grad_fn.name() == "PowBackward0"
+    y.backward(ember.ones(3, 4, dtype=ember.float64))
+    np.testing.assert_allclose(x.grad.numpy(), exponent * a ** (exponent - 1) if exponent else np.zeros_like(a))
+    i = ember.tensor([1, 4, 9])
+    if isinstance(exponent, int) and exponent < 0:
+        with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
+            i.pow(exponent)
+        return
+    r = i.pow(exponent)
+    expected = np.array([1, 4, 9], np.float64) ** exponent
+    assert r.dtype == (ember.int64 if isinstance(exponent, int) else ember.float32)
+    np.testing.assert_allclose(r.numpy().astype(np.float64), expected, rtol=1e-6)
