@@ -39,15 +39,28 @@ int64_t vector_grain(UnaryOp op) {
   }
 }
 
-// Contiguous float32/float64 data in and out: the Sleef vector functions, chunked across threads.
+// Contiguous float32/float64 data in and out: the Sleef vector functions, chunked across threads. Rows of
+// contiguous elements (a slice of a wider tensor, glu's halves) take them a row at a time: 64 rows of 512 floats of a
+// [64, 1024] tensor through sigmoid went element by element, 5x the time.
 template <class T>
 bool try_vectorized(UnaryOp op, const StridedIter& it, const UnaryArgs& args) {
-  if (!it.is_contiguous() || it.dtypes[0] != scalar_type_of<T> || it.dtypes[1] != scalar_type_of<T>) return false;
+  if (it.dtypes[0] != scalar_type_of<T> || it.dtypes[1] != scalar_type_of<T>) return false;
   const T* in = reinterpret_cast<const T*>(it.data[1]);
   T* out = reinterpret_cast<T*>(it.data[0]);
   if (!vec_unary(op, in, out, 0, args)) return false;  // no vector version of this op
-  parallel_for(0, it.numel, vector_grain(op),
-               [&](int64_t b, int64_t e) { vec_unary(op, in + b, out + b, e - b, args); });
+  if (it.is_contiguous()) {
+    parallel_for(0, it.numel, vector_grain(op),
+                 [&](int64_t b, int64_t e) { vec_unary(op, in + b, out + b, e - b, args); });
+    return true;
+  }
+  constexpr int64_t kMinRow = 32, kSize = sizeof(T);
+  if (it.ndim == 0 || it.strides[0][0] != kSize || it.strides[1][0] != kSize || it.shape[0] < kMinRow) return false;
+  for_each_run(
+      it,
+      [&](char** p, const int64_t*, int64_t n) {
+        vec_unary(op, reinterpret_cast<const T*>(p[1]), reinterpret_cast<T*>(p[0]), n, args);
+      },
+      vector_grain(op));
   return true;
 }
 
