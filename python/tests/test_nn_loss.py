@@ -452,6 +452,26 @@ def test_binary_cross_entropy_with_logits_gradient_at_zero_logits():
     check(x.grad, sig - np.array([1.0, 0.0, 1.0, 0.0]), atol=1e-15)
 
 
+@pytest.mark.parametrize("weighted", ["none", "weight", "pos_weight", "both"])
+def test_binary_cross_entropy_with_logits_gradients(rng, weighted):
+    # PyTorch's derivatives for input and target (one node), against finite differences to the second order; a weight
+    # that requires grad takes the composition's gradients.
+    x = t(rng.standard_normal((3, 4)) * 3, requires_grad=True)
+    y = t(rng.uniform(0, 1, (3, 4)), requires_grad=True)
+    w = t(rng.uniform(0.5, 2, 4)) if weighted in ("weight", "both") else None
+    pw = t(rng.uniform(0.5, 3, 4)) if weighted in ("pos_weight", "both") else None
+
+    def f(a, b):
+        return F.binary_cross_entropy_with_logits(a, b, weight=w, pos_weight=pw, reduction="none")
+
+    assert f(x, y).grad_fn.name() == "BinaryCrossEntropyWithLogitsBackward0"
+    assert ember.autograd.gradcheck(f, (x, y))
+    assert ember.autograd.gradgradcheck(f, (x, y))
+    if w is not None:
+        w.requires_grad_()
+        assert ember.autograd.gradcheck(lambda a, b, c: F.binary_cross_entropy_with_logits(a, b, weight=c), (x, y, w))
+
+
 def test_binary_cross_entropy_with_logits_error():
     with pytest.raises(
         ValueError,

@@ -11,9 +11,11 @@
 #include <sstream>
 
 #include "ember/autocast.h"
+#include "ember/autograd/detail/shape_grad.h"
 #include "ember/autograd/node.h"
 #include "ember/backend/kernels/nn/loss.h"
 #include "ember/dispatch_hook.h"
+#include "ember/nn/functional/activation.h"
 #include "ember/nn/functional/distance.h"
 #include "ember/ops.h"
 #include "ember/ops/detail/util.h"
@@ -339,10 +341,41 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                     ") must be the same as input size (", size_repr(input.sizes()), ")");
   EMBER_PY_DISPATCH(Tensor, "aten.binary_cross_entropy_with_logits.default", input, target, weight, pos_weight,
                     reduction_code(reduction));
-  Tensor sp = softplus_stable(neg(input));  // -log(sigmoid(x))
-  if (pos_weight.defined()) sp = mul(sp, add(mul(sub(pos_weight, 1.0), target), 1.0));
-  Tensor per = add(mul(sub(1.0, target), input), sp);
-  if (weight.defined()) per = mul(per, weight);
+  // PyTorch's derivatives (binary_cross_entropy_with_logits_backward and its target's), recorded as one node over the
+  // elementwise loss: with c = 1 + (pos_weight - 1) t, d/dx = c sigmoid(x) - pos_weight t and d/dt = -x - (pos_weight
+  // - 1) log_sigmoid(x), times weight. A weight or pos_weight that requires grad takes the composition's gradients.
+  const Tensor* in[] = {&input, &target};
+  const Tensor* extra[] = {&weight, &pos_weight};
+  const bool fused = autograd::needs_grad(in) && !autograd::needs_grad(extra);
+  auto n = fused
+               ? autograd::make_node(
+                     "BinaryCrossEntropyWithLogitsBackward0", in,
+                     [w = weight, pw = pos_weight](autograd::FormulaNode& n, autograd::TensorList& g) {
+                       const Tensor x = n.saved_tensor(0), t = n.saved_tensor(1);
+                       TensorList r(2);
+                       if (n.needs(0)) {
+                         const Tensor s = sigmoid(x);
+                         Tensor d = pw.defined() ? sub(mul(add(mul(sub(pw, 1.0), t), 1.0), s), mul(pw, t)) : sub(s, t);
+                         r[0] = mul(g[0], w.defined() ? mul(d, w) : d);
+                       }
+                       if (n.needs(1)) {
+                         Tensor d = pw.defined() ? sub(neg(x), mul(sub(pw, 1.0), logsigmoid(x))) : neg(x);
+                         r[1] = mul(g[0], w.defined() ? mul(d, w) : d);
+                       }
+                       return r;
+                     })
+               : nullptr;
+  Tensor per = autograd::untracked(n != nullptr, [&] {
+    Tensor sp = softplus_stable(neg(input));  // -log(sigmoid(x))
+    if (pos_weight.defined()) sp = mul(sp, add(mul(sub(pos_weight, 1.0), target), 1.0));
+    Tensor p = add(mul(sub(1.0, target), input), sp);
+    return weight.defined() ? mul(p, weight) : p;
+  });
+  if (n) {
+    n->save(input);
+    n->save(target);
+    autograd::set_history(per, n);
+  }
   return apply_reduction(per, reduction);
 }
 
