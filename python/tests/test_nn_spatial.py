@@ -389,6 +389,38 @@ def test_grid_sample_matches_numpy(rng, mode, padding, align):
     check(r, np_grid_sample(x, grid, mode, padding, align), rtol=1e-11, atol=1e-12)
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=str)
+def test_grid_sample_kernel_agrees_with_the_recorded_composition(rng, mode, padding, align, dtype):
+    # Calls that record nothing run the sampling kernel (Note [Sampling kernel without a gradient]); with a gradient
+    # they run the composition. Both against NumPy, on strided input and grid, more points than a block, coordinates
+    # far outside and on half-pixel ties (nearest rounds them to even, as PyTorch's nearbyint).
+    x = rng.standard_normal((2, 5, 9, 7))
+    grid = rng.uniform(-1.6, 1.6, (2, 11, 13, 2))
+    grid[0, 0, :4] = [[1.0, -1.0], [25.0, -30.0], [-1e6, 1e6], [0.0, 0.0]]
+    grid[1, 0, :3, 0] = (np.array([0.5, 1.5, 2.5]) * 2 + 1) / 7 - 1  # x on pixel-centre ties (align_corners=False)
+    xt = ember.tensor(x.transpose(0, 1, 3, 2).copy(), dtype=dtype).transpose(2, 3)
+    gt = ember.tensor(np.repeat(grid, 2, axis=2), dtype=dtype)[:, :, ::2]
+    plain = F.grid_sample(xt, gt, mode=mode, padding_mode=padding, align_corners=align)
+    recorded = F.grid_sample(xt.clone().requires_grad_(), gt, mode=mode, padding_mode=padding, align_corners=align)
+    assert plain.grad_fn is None and recorded.grad_fn is not None
+    want = np_grid_sample(x, grid.astype(np.float32) if dtype is ember.float32 else grid, mode, padding, align)
+    tol = {"rtol": 1e-4, "atol": 1e-5} if dtype is ember.float32 else {"rtol": 1e-11, "atol": 1e-12}
+    np.testing.assert_allclose(plain.numpy(), want, **tol)
+    np.testing.assert_allclose(recorded.detach().numpy(), want, **tol)
+
+
+def test_grid_sample_kernel_non_finite_coordinates():
+    x = t(np.arange(12.0).reshape(1, 1, 3, 4))
+    grid = t(np.array([[[[np.nan, 0.0], [np.inf, 0.0], [-np.inf, 0.5], [0.0, np.nan]]]]))
+    for padding in ("zeros", "border", "reflection"):
+        for mode in ("bilinear", "nearest"):
+            r = F.grid_sample(x, grid, mode=mode, padding_mode=padding, align_corners=False)
+            assert tuple(r.shape) == (1, 1, 1, 4)  # no crash, no read outside the image
+
+
 def test_grid_sample_identity_grid_reproduces_the_input(rng):
     x = rng.standard_normal((2, 3, 4, 5, 6))
     theta = np.tile(np.eye(3, 4), (2, 1, 1))

@@ -19,6 +19,7 @@
 #include "ember/backend/kernels/lapack.h"
 #include "ember/backend/kernels/nn/conv.h"
 #include "ember/backend/kernels/nn/dropout.h"
+#include "ember/backend/kernels/nn/grid_sample.h"
 #include "ember/backend/kernels/nn/loss.h"
 #include "ember/backend/kernels/nn/normalization.h"
 #include "ember/backend/kernels/nn/padding.h"
@@ -116,6 +117,7 @@ EMBER_META_KERNEL(resample_adjoint)
 EMBER_META_KERNEL(im2col)
 EMBER_META_KERNEL(col2im)
 EMBER_META_KERNEL(pad)
+EMBER_META_KERNEL(grid_sample_2d)
 // ember.vision.ops (nms keeps a data-dependent number of boxes, so it has none).
 EMBER_META_KERNEL(roi_align)
 EMBER_META_KERNEL(roi_align_backward)

