@@ -211,18 +211,22 @@ bool arith_ops(BinaryOp op, const K& k, const Scalar& alpha) {
       return true;
     // PyTorch's formulas, in its order of operations, both arms computed and selected by bits (so that they vectorize).
     case BinaryOp::SmoothL1:
-      if constexpr (is_fp<T>)
-        run([beta = alpha.to<A>()] EMBER_LAMBDA(A a, A b) {
+      if constexpr (is_fp<T>) {
+        const A beta = alpha.to<A>();  // (nvcc takes no init-capture in a __host__ __device__ lambda)
+        run([beta] EMBER_LAMBDA(A a, A b) {
           const A z = std::abs(a - b);
           return select_bits(z < beta, A(0.5) * z * z / beta, z - A(0.5) * beta);
         });
+      }
       return true;
     case BinaryOp::Huber:
-      if constexpr (is_fp<T>)
-        run([delta = alpha.to<A>()] EMBER_LAMBDA(A a, A b) {
+      if constexpr (is_fp<T>) {
+        const A delta = alpha.to<A>();
+        run([delta] EMBER_LAMBDA(A a, A b) {
           const A z = std::abs(a - b);
           return select_bits(z < delta, A(0.5) * z * z, delta * (z - A(0.5) * delta));
         });
+      }
       return true;
     default: return false;
   }
