@@ -38,7 +38,7 @@ EMBER_HOST_DEVICE T grid_source(T g, int64_t size, const GridSampleArgs& a) {
     }
   }
   const T lo = c < T(0) ? T(0) : c, hi = T(size - 1);  // std::max(c, 0): NaN stays
-  return lo < hi ? lo : hi;                              // std::min(size - 1, lo): NaN gives size - 1
+  return lo < hi ? lo : hi;                            // std::min(size - 1, lo): NaN gives size - 1
 }
 
 // The pixel index of a coordinate already rounded (floor or nearbyint), or -2 (outside any image, and its neighbour
