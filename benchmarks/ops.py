@@ -1,0 +1,51 @@
+"""Ops that had been several times slower than PyTorch, ember beside PyTorch, per-call medians: tril/triu (their own
+kernel), reflect/replicate/circular padding (Note [Padding as a map of indices]), casts (backend/cpu/cast.cpp),
+smooth_l1 and huber losses (binary rows of their own), bool masks (Note [Branch-free nonzero]), sorting (Note [Radix
+sort]), prod, pow by a number (Note [Pow by a number]), glu, binary_cross_entropy_with_logits' backward and
+grid_sample (Note [Sampling kernel without a gradient]). Run: scripts/bench ops"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import main  # noqa: E402
+
+S = (
+    "lib.manual_seed(0); F = lib.nn.functional\n"
+    "x = lib.randn(64, 1024); y = lib.randn(64, 1024); m = x > 0; xp = x.abs() + 0.5\n"
+    "s = lib.randn(8, 512, 512); im = lib.randn(8, 32, 32, 32); u8 = (x * 50).to(lib.uint8)\n"
+    "h = x.to(lib.float16); labels = lib.randint(0, 1024, (65536,)); codes = lib.randint(0, 9, (64, 1024))\n"
+    "grid = lib.rand(8, 16, 16, 2) * 2 - 1\n"
+    "xg = lib.randn(64, 1024, requires_grad=True); t01 = (y > 0).float()\n"
+    "bce = F.binary_cross_entropy_with_logits(xg, t01)\n"
+)
+CASES = [
+    ("tril [8,512,512]", S, "s.tril()"),
+    ("triu(1) [64,1024]", S, "x.triu(1)"),
+    ("pad reflect [8,32,32,32] 1", S, "F.pad(im, (1, 1, 1, 1), mode='reflect')"),
+    ("pad replicate [8,32,32,32] 2", S, "F.pad(im, (2, 2, 2, 2), mode='replicate')"),
+    ("pad circular [8,32,32,32] 1", S, "F.pad(im, (1, 1, 1, 1), mode='circular')"),
+    ("float32 -> int32", S, "x.int()"),
+    ("uint8 -> int8", S, "u8.to(lib.int8)"),
+    ("float16 -> float64", S, "h.double()"),
+    ("bool -> int32", S, "m.int()"),
+    ("smooth_l1_loss", S, "F.smooth_l1_loss(x, y)"),
+    ("huber_loss", S, "F.huber_loss(x, y)"),
+    ("nonzero [64,1024]", S, "m.nonzero()"),
+    ("x[mask]", S, "x[m]"),
+    ("x[mask] = 1.0", S, "x[m] = 1.0"),
+    ("sort 64K int64", S, "labels.sort()"),
+    ("unique 64K int64", S, "labels.unique()"),
+    ("sort(1) [64,1024]", S, "x.sort(1)"),
+    ("mode(1) [64,1024] int64", S, "codes.mode(1)"),
+    ("prod(1) [64,1024]", S, "xp.prod(1)"),
+    ("pow(2)", S, "x.pow(2)"),
+    ("pow(3)", S, "x.pow(3)"),
+    ("pow(0.5)", S, "xp.pow(0.5)"),
+    ("glu [64,1024]", S, "F.glu(x, 1)"),
+    ("bce_with_logits backward", S, "bce.backward(retain_graph=True)"),
+    ("grid_sample [8,32,32,32]", S, "F.grid_sample(im, grid, align_corners=False)"),
+]
+
+if __name__ == "__main__":
+    main(__file__, CASES)
