@@ -413,12 +413,23 @@ def test_grid_sample_kernel_agrees_with_the_recorded_composition(rng, mode, padd
 
 
 def test_grid_sample_kernel_non_finite_coordinates():
-    x = t(np.arange(12.0).reshape(1, 1, 3, 4))
+    # PyTorch's clip_coordinates: a NaN (or, reflected, an infinity) clips to size - 1, -inf to 0 under border; with
+    # zeros padding a non-finite coordinate reads nothing (nearest: 0; bilinear: its weights are NaN).
+    x = t(np.arange(12.0).reshape(1, 1, 3, 4))  # x[i, j] = 4 i + j
     grid = t(np.array([[[[np.nan, 0.0], [np.inf, 0.0], [-np.inf, 0.5], [0.0, np.nan]]]]))
-    for padding in ("zeros", "border", "reflection"):
-        for mode in ("bilinear", "nearest"):
-            r = F.grid_sample(x, grid, mode=mode, padding_mode=padding, align_corners=False)
-            assert tuple(r.shape) == (1, 1, 1, 4)  # no crash, no read outside the image
+    expected = {
+        ("zeros", "bilinear"): [np.nan] * 4,
+        ("zeros", "nearest"): [0.0] * 4,
+        # (x, y) = (3, 1), (3, 1), (0, 1.75), (1.5, 2)
+        ("border", "bilinear"): [7.0, 7.0, 0.25 * 4 + 0.75 * 8, 9.5],
+        ("border", "nearest"): [7.0, 7.0, 8.0, 10.0],
+        # reflected, -inf becomes NaN and clips to x = 3: (3, 1.75)
+        ("reflection", "bilinear"): [7.0, 7.0, 0.25 * 7 + 0.75 * 11, 9.5],
+        ("reflection", "nearest"): [7.0, 7.0, 11.0, 10.0],
+    }
+    for (padding, mode), want in expected.items():
+        r = F.grid_sample(x, grid, mode=mode, padding_mode=padding, align_corners=False)
+        np.testing.assert_array_equal(r.numpy().reshape(-1), want)
 
 
 def test_grid_sample_identity_grid_reproduces_the_input(rng):
