@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <new>
 #include <unordered_set>
 
 #include "ember/storage.h"
@@ -51,8 +52,12 @@ class Registry {
   std::unordered_set<const StorageImpl*> watched_, shared_;
 };
 
+// Built in static memory and never destroyed: storages freed during exit still ask it. The first call may come from a
+// storage's destructor with the address space full (fuzz seed 152582547), so building it must not allocate: its sets
+// start with no buckets.
 Registry& registry() {
-  static auto* r = new Registry;  // never destroyed: storages freed during exit still ask it
+  alignas(Registry) static unsigned char memory[sizeof(Registry)];
+  static auto* r = new (memory) Registry;
   return *r;
 }
 

@@ -231,6 +231,47 @@ def test_a_million_views_near_the_memory_limit_never_abort(extra_mib):
     assert r.stdout.strip() in ("ok True", "MemoryError")
 
 
+# The first storage a process freed built the registry of watched storages (ember/storage_watch.cpp) on the heap; with
+# the address space full, that allocation threw in the storage's destructor and aborted the process (fuzz seed
+# 152582547: `unbind_copy` of an expanded bfloat16 tensor, SIGABRT). The registry is now built in static memory. Each
+# case is a fresh process whose first freed tensor goes while every byte is taken.
+_FREE_WHEN_FULL = """
+import resource, sys
+import numpy as np
+import ember
+kind = sys.argv[1]
+if kind == "plain":
+    t = ember.ones(1000)
+elif kind == "graph":
+    t = (ember.randn(100, requires_grad=True) * 2).exp()[3:].sum()
+elif kind == "numpy":
+    t = ember.from_numpy(np.ones(100))
+else:
+    t = ember.randn((1, 4096), dtype=ember.bfloat16).requires_grad_().expand((0, 4096)).unbind(1)
+size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024 + (256 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (size, size))
+hog, chunk = [], 1 << 30
+while chunk >= 8:
+    try:
+        hog.append(bytearray(chunk))
+    except MemoryError:
+        chunk //= 2
+del t
+hog.clear()
+print("freed", ember.ones(3).sum().item())
+"""
+
+
+@pytest.mark.parametrize("kind", ["plain", "graph", "numpy", "views"])
+def test_freeing_the_first_tensor_with_no_memory_left(kind):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", _FREE_WHEN_FULL, kind], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "freed 3.0"
+
+
 # Note [Geometries beyond oneDNN] (ember/backend/cpu/conv.cpp): oneDNN indexes taps in 32 bits. Found as
 # `conv2d(randn(3, 1, 1), randn(1, 3, 5, 5), padding=2**32, dilation=2**31)`: SIGSEGV in its JIT code. With a
 # dilation of at least the input's size, only the kernel's centre tap reads the input (the others fall in the
