@@ -124,3 +124,38 @@ def test_short_runs_of_a_narrowed_channels_last_tensor(rng, threads):
     out = ember.empty(4, 6, 6, 24)
     out.copy_(ember.tensor(a)[..., 8:32])
     np.testing.assert_array_equal(out.numpy(), a[..., 8:32])
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [np.float16, np.complex64, np.complex128, np.bool_])
+@pytest.mark.parametrize("repeats", [1, 2, 3, 4, 5, 16, 17])
+@pytest.mark.parametrize("source", ["contiguous", "transposed", "strided"])
+def test_repeating_each_element(rng, threads, dtype, repeats, source):
+    # the source's innermost stride is 0: each element written `repeats` times in a row (Note [Repeating each
+    # element]); rows of 1031 elements split over the threads mid-row
+    a = values(rng, (1031, 9), np.float32).astype(dtype)
+    t = ember.tensor(a)
+    if source == "transposed":
+        a, t = a.T, t.t()
+    elif source == "strided":
+        a, t = a[::2, ::3], t[::2, ::3]
+    want = np.repeat(a, repeats, axis=1)
+    np.testing.assert_array_equal(t.repeat_interleave(repeats, 1).numpy(), want)
+    np.testing.assert_array_equal(
+        t.unsqueeze(-1).expand(*t.shape, repeats).contiguous().numpy(), want.reshape(*a.shape, repeats)
+    )
+    out = ember.zeros(*a.shape, repeats, dtype=t.dtype)
+    out.copy_(t.unsqueeze(-1))
+    np.testing.assert_array_equal(out.numpy(), want.reshape(*a.shape, repeats))
+
+
+def test_repeating_each_element_into_a_strided_destination(rng):
+    # a destination whose innermost stride is not 1 keeps the generic loop; its next dims may be anything
+    a = values(rng, (6, 7), np.float32)
+    out = ember.zeros(6, 7, 6)
+    out[:, :, ::2].copy_(ember.tensor(a).unsqueeze(-1))
+    want = np.zeros((6, 7, 6), np.float32)
+    want[:, :, ::2] = a[:, :, None]
+    np.testing.assert_array_equal(out.numpy(), want)
+    out = ember.zeros(7, 6, 3).permute(1, 0, 2)  # rows of 3 repeats, 6 * 3 elements apart
+    out.copy_(ember.tensor(a).unsqueeze(-1))
+    np.testing.assert_array_equal(out.numpy(), np.repeat(a[:, :, None], 3, axis=2))
