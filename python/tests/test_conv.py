@@ -834,6 +834,70 @@ def test_max_pool_nan_propagates_and_ties_pick_the_first(rng, dtype):
     np.testing.assert_array_equal(to_np(idx)[0, 0], [[0, 3], [12, 15]])
 
 
+# Note [Separable max pooling] (ember/backend/cpu/pool.cpp): rows pooled along the width, then folded in window order.
+# Values from {-2, ..., 2} tie often; NaNs (two in some windows: the last one's index wins) and -inf mixed in. Few
+# planes, so oneDNN declines the float32 cases with NaN or without a JIT kernel and ember's loops run.
+SEPARABLE_CASES = [
+    (1, (3, 2, 17), 2, {}),
+    (1, (3, 2, 17), 3, {}),
+    (1, (2, 1, 30), 4, dict(ceil_mode=True)),
+    (1, (2, 3, 19), 3, dict(stride=2, padding=1)),
+    (1, (2, 3, 19), 4, dict(stride=1, padding=2)),
+    (1, (2, 2, 16), 2, dict(stride=3, dilation=2)),
+    (2, (2, 3, 9, 10), 2, {}),
+    (2, (1, 3, 9, 11), 3, dict(stride=2, padding=1)),
+    (2, (1, 2, 8, 9), (2, 4), dict(stride=(1, 4), ceil_mode=True)),
+    (2, (1, 2, 7, 8), (3, 5), dict(stride=(2, 2), padding=(1, 2))),
+    (3, (1, 2, 5, 6, 7), 2, dict(stride=(1, 2, 2), padding=(1, 0, 1))),
+    (3, (1, 1, 4, 6, 9), 3, dict(stride=(2, 1, 3))),
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("case", SEPARABLE_CASES, ids=[str(i) for i in range(len(SEPARABLE_CASES))])
+def test_separable_max_pool_ties_nan_and_infinities(rng, case, dtype, threads):
+    nsp, shape, k, kw = case
+    x = rng.integers(-2, 3, size=shape).astype(np.float64)
+    flat = x.reshape(-1)
+    flat[rng.choice(flat.size, max(1, flat.size // 40), replace=False)] = np.nan
+    flat[rng.choice(flat.size, max(1, flat.size // 20), replace=False)] = -np.inf
+    old = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    try:
+        fn = getattr(F, "max_pool%dd" % nsp)
+        for data in (x, np.where(np.isnan(x), 0.0, x)):  # with NaNs, and without (oneDNN may take float32)
+            vals, idx = fn(t(data, dtype), k, return_indices=True, **kw)
+            ref_v, ref_i = np_max_pool(data, tup(k, nsp), **kw)
+            np.testing.assert_array_equal(to_np(vals), ref_v.astype(to_np(vals).dtype))
+            np.testing.assert_array_equal(to_np(idx), ref_i)
+            np.testing.assert_array_equal(to_np(fn(t(data, dtype), k, **kw)), ref_v.astype(to_np(vals).dtype))
+    finally:
+        ember.set_num_threads(old)
+
+
+@pytest.mark.parametrize("count_include_pad", [True, False])
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("case", [c for c in SEPARABLE_CASES if "dilation" not in c[3]], ids=str)
+def test_separable_avg_pool(rng, case, dtype, count_include_pad):
+    # averages by rows (ember's loops: few planes, or geometries oneDNN has no JIT kernel for) against NumPy
+    nsp, shape, k, kw = case
+    x = arr(rng, *shape)
+    y = getattr(F, "avg_pool%dd" % nsp)(t(x, dtype), k, count_include_pad=count_include_pad, **kw)
+    close(y, np_avg_pool(x, nsp, k, count_include_pad=count_include_pad, **kw), dtype)
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["float32", "float64"])
+def test_separable_max_pool_takes_the_last_nan_in_window_order(dtype):
+    x = np.zeros((1, 1, 4, 6))
+    x[0, 0, 0, 1] = x[0, 0, 1, 0] = np.nan  # window (0, 0): NaN at rows 0 and 1, the later row's column earlier
+    x[0, 0, 2, 2] = x[0, 0, 2, 3] = np.nan  # window (1, 1): two NaNs in one row
+    x[0, 0, 3, 4], x[0, 0, 2, 5] = 5.0, 5.0  # window (1, 2): a tie, the first in row order wins
+    vals, idx = F.max_pool2d(t(x, dtype), 2, return_indices=True)
+    np.testing.assert_array_equal(to_np(idx)[0, 0], [[6, 2, 4], [12, 15, 17]])
+    assert np.isnan(to_np(vals)[0, 0, 0, 0]) and np.isnan(to_np(vals)[0, 0, 1, 1]) and to_np(vals)[0, 0, 1, 2] == 5
+
+
 def test_top_level_max_pool1d_with_indices(rng):
     x1 = arr(rng, 2, 3, 9)
     v, i = ember.max_pool1d_with_indices(t(x1), 3, 2, 1)

@@ -1200,12 +1200,22 @@ Tensor planes_of(const Tensor& t, int64_t planes, int64_t b, int64_t e) {
   return t.view({planes, t.numel() / std::max<int64_t>(planes, 1)}).narrow(0, b, e - b);
 }
 
+bool has_nan(const Tensor& t) {
+  const float* x = t.data<float>();
+  int any = 0;  // an int, not a bool, so that the compiler vectorizes the loop
+  for (int64_t i = 0; i < t.numel(); ++i) any |= static_cast<int>(x[i] != x[i]);
+  return any != 0;
+}
+
+// Returns false where oneDNN has no JIT kernel or the input holds a NaN (which oneDNN's max skips, PyTorch's
+// propagates).
 bool max_pool_run(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolDims& d) {
   const bool training = indices.defined();
   auto p = cached(pool_key(training ? 'm' : 'i', d, 0), [&] {
     auto pd = pool_forward_pd(d, training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference,
                               dnnl::algorithm::pooling_max);
     Prim r;
+    if (!fast_impl(pd)) return r;  // declined: an empty primitive (ember's loops are faster)
     r.prim = dnnl::pooling_v2_forward(pd);
     r.scratchpad_bytes = pd.scratchpad_desc().get_size();
     r.add(DNNL_ARG_SRC, true, f32_desc(d.src), pd.src_desc());
@@ -1213,6 +1223,7 @@ bool max_pool_run(const Tensor& out, const Tensor& indices, const Tensor& input,
     if (training) r.add(DNNL_ARG_WORKSPACE, false, pd.workspace_desc(), pd.workspace_desc());
     return r;
   });
+  if (!p->prim || has_nan(input)) return false;
   if (!training) {
     execute(*p, {&input, &out});
     return true;
@@ -1249,27 +1260,34 @@ bool max_pool(const Tensor& out, const Tensor& indices, const Tensor& input, con
 bool avg_pool(const Tensor& out, const Tensor& input, const PoolGeometry& g) {
   const auto d = pool_dims(input, g, true);
   if (!d) return false;
+  std::atomic<bool> done{true};
   guarded("avg_pool", [&] {
     over_planes(*d, [&](const PoolDims& s, int64_t b, int64_t e) {
       auto p = cached(pool_key('a', s, static_cast<int64_t>(avg_algorithm(g))), [&] {
         auto pd = pool_forward_pd(s, dnnl::prop_kind::forward_inference, avg_algorithm(g));
         Prim r;
+        if (!fast_impl(pd)) return r;
         r.prim = dnnl::pooling_v2_forward(pd);
         r.scratchpad_bytes = pd.scratchpad_desc().get_size();
         r.add(DNNL_ARG_SRC, true, f32_desc(s.src), pd.src_desc());
         r.add(DNNL_ARG_DST, false, f32_desc(s.dst), pd.dst_desc());
         return r;
       });
+      if (!p->prim) {
+        done = false;
+        return;
+      }
       const Tensor in = planes_of(input, d->planes, b, e), o = planes_of(out, d->planes, b, e);
       execute(*p, {&in, &o});
     });
   });
-  return true;
+  return done;
 }
 
 bool avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const PoolGeometry& g) {
   const auto d = pool_dims(grad_input, g, true);
   if (!d) return false;
+  std::atomic<bool> done{true};
   guarded("avg_pool_backward", [&] {
     over_planes(*d, [&](const PoolDims& s, int64_t b, int64_t e) {
       auto p = cached(pool_key('b', s, static_cast<int64_t>(avg_algorithm(g))), [&] {
@@ -1278,17 +1296,22 @@ bool avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const P
         dnnl::pooling_v2_backward::primitive_desc pd(
             desc, default_attr(), engine(), pool_forward_pd(s, dnnl::prop_kind::forward_training, avg_algorithm(g)));
         Prim r;
+        if (!fast_impl(pd)) return r;
         r.prim = dnnl::pooling_v2_backward(pd);
         r.scratchpad_bytes = pd.scratchpad_desc().get_size();
         r.add(DNNL_ARG_DIFF_DST, true, f32_desc(s.dst), pd.diff_dst_desc());
         r.add(DNNL_ARG_DIFF_SRC, false, f32_desc(s.src), pd.diff_src_desc());
         return r;
       });
+      if (!p->prim) {
+        done = false;
+        return;
+      }
       const Tensor go = planes_of(grad_out, d->planes, b, e), gi = planes_of(grad_input, d->planes, b, e);
       execute(*p, {&go, &gi});
     });
   });
-  return true;
+  return done;
 }
 
 }  // namespace ember::dnnl_cpu

@@ -105,11 +105,13 @@ bool conv_forward(const Tensor& out, const Tensor& input, const Tensor& weight, 
 bool conv_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,
                    const Tensor& input, const Tensor& weight, const ConvGeometry& g);
 
-// Whether a primitive descriptor found a real (JIT/GEMM) implementation rather than oneDNN's reference loops, which
-// are slower than widening 16-bit operands to float32 and running ember's float32 path.
+// Whether a primitive descriptor found a real (JIT/GEMM) implementation rather than oneDNN's reference or generic C++
+// loops (`ref`, `simple_nchw`), which are slower than widening 16-bit operands to float32 and running ember's float32
+// path, and than ember's own pooling loops.
 template <class PD>
 bool fast_impl(const PD& pd) {
-  return std::strncmp(pd.impl_info_str(), "ref", 3) != 0;
+  const char* impl = pd.impl_info_str();
+  return std::strncmp(impl, "ref", 3) != 0 && std::strncmp(impl, "simple", 6) != 0;
 }
 
 // bfloat16/float16 matrix products (the matmul kernel's contract in ember/backend/kernels/blas.h, with out, a, b and
@@ -118,9 +120,11 @@ bool fast_impl(const PD& pd) {
 bool matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias, float alpha, float beta);
 
 // float32 pooling (kernel contracts in ember/backend/kernels/nn/pooling.h), where oneDNN computes what PyTorch does:
-// each returns false, having done nothing, where it does not (uneven adaptive windows, divisor_override, an
-// include-padding average whose ceil_mode windows reach past the padding) or is slower (adaptive averages). max_pool's
-// indices may be undefined (values only); callers rule out NaNs, which oneDNN's max skips but PyTorch's propagates.
+// each returns false where it does not (uneven adaptive windows, divisor_override, an include-padding average whose
+// ceil_mode windows reach past the padding) or is slower (adaptive averages; geometries oneDNN has only generic loops
+// for, fast_impl), and the caller's loops then write every output (some planes may have been written). max_pool's
+// indices may be undefined (values only); it declines inputs holding a NaN, which oneDNN's max skips but PyTorch's
+// propagates.
 bool max_pool(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolGeometry& g);
 bool avg_pool(const Tensor& out, const Tensor& input, const PoolGeometry& g);
 bool avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const PoolGeometry& g);

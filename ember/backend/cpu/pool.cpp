@@ -1,14 +1,13 @@
-// CPU pooling kernels. float32 goes to oneDNN's pooling (JIT code, several times faster than a scalar loop)
-// wherever it computes what PyTorch does (dnnl.h: max pooling's indices are derived from its workspace, and inputs
-// holding NaN stay here, since oneDNN's max skips NaN where PyTorch's propagates it). The rest (float64, adaptive
-// pooling with uneven windows, divisor_override, ceil_mode overhang in include-padding averages, NaNs) runs here:
-// one launcher walks every output of every plane with its window, given per dim as a span of input positions
-// (regular and adaptive pooling differ only in how the spans are made); tiny functors do max, average and the
-// average's adjoint. Planes split across threads. Channels-last tensors have their own loops (Note [Channels-last
-// pooling]).
+// CPU pooling kernels. float32 goes to oneDNN's pooling (JIT code) wherever it computes what PyTorch does and has a
+// JIT kernel for the layout (dnnl.h: max pooling's indices are derived from its workspace, and inputs holding NaN
+// stay here, since oneDNN's max skips NaN where PyTorch's propagates it). The rest (float64, 1-d pooling and planes
+// oneDNN has only generic loops for, adaptive pooling with uneven windows, divisor_override, ceil_mode overhang in
+// include-padding averages, NaNs) runs here. Every window is given per dim as a span of input positions (regular
+// and adaptive pooling differ only in how the spans are made); maxima and averages go by rows (Note [Separable max
+// pooling]), the average's adjoint by windows. Planes split across threads. Channels-last tensors have their own
+// loops (Note [Channels-last pooling]).
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -111,46 +110,211 @@ double row_sum(const T* x, int64_t n) {
   return s;
 }
 
+// Note [Separable max pooling]
+// A window's maximum is the maximum over its rows (runs along the innermost dim) of each row's maximum, and so are
+// PyTorch's tie rules: a tap replaces the best so far when it is larger or NaN, so the first maximum in the window's
+// order (depth, height, width) wins, and the last NaN. Each plane is pooled in two passes: every input row's windows
+// along the width (windows of 2-4 whole taps unrolled, and vectorized by the compiler where they tile the row,
+// kernel == stride), then each output row folds its window's rows in order, a
+// vectorized compare and select per row (a row in two windows is pooled for each, so no buffer of a plane's rows is
+// needed). Walking every tap of every output through the generic window loop took 3-10 ns per output: `max_pool1d`
+// of [16, 64, 256] by 2 ran 1665 us here, and 3100 in the generic loops oneDNN picks for row-major inputs it has no
+// JIT kernel for (such primitives are declined now: fast_impl in dnnl.h); PyTorch 62.
+template <class T>
+inline bool takes(T v, T best) {
+  return v > best || v != v;
+}
+
+// How one row's windows are walked: `spans` (max_pool's plan along the width), and the range [lo, hi) of outputs whose
+// windows are whole, k consecutive taps from o * stride - pad, where k is 2, 3 or 4 (0: none such).
+struct RowWindows {
+  const std::vector<Span>* spans;
+  int64_t k = 0, stride = 1, pad = 0, lo = 0, hi = 0;
+};
+
+RowWindows row_windows(const Plan& p, const PoolGeometry& g) {
+  RowWindows r{&p.spans[2]};
+  const size_t w = g.in.size() - 1;
+  if (g.adaptive() || g.dilation[w] != 1 || g.kernel[w] < 2 || g.kernel[w] > 4) return r;
+  r.k = g.kernel[w], r.stride = g.stride[w], r.pad = g.padding[w];
+  const int64_t m = static_cast<int64_t>(p.spans[2].size());
+  while (r.lo < m && p.spans[2][static_cast<size_t>(r.lo)].count != r.k) ++r.lo;
+  r.hi = r.lo;
+  while (r.hi < m && p.spans[2][static_cast<size_t>(r.hi)].count == r.k) ++r.hi;
+  return r;
+}
+
+// The whole windows [lo, hi) of K taps, S apart (S == 0: `stride` apart, not known at compile time). With S == K
+// the compiler vectorizes the loop.
+template <class T, bool Index, int K, int S>
+void whole_windows(const T* x, int64_t lo, int64_t hi, int64_t stride, int64_t pad, int64_t row_off, T* y,
+                   int64_t* iy) {
+  const int64_t st = S ? S : stride;
+  for (int64_t o = lo; o < hi; ++o) {
+    const int64_t first = o * st - pad;
+    T best = x[first];
+    int64_t at = first;
+    for (int j = 1; j < K; ++j) {
+      const T v = x[first + j];
+      const bool t = takes(v, best);
+      best = t ? v : best;
+      at = t ? first + j : at;
+    }
+    y[o] = best;
+    if constexpr (Index) iy[o] = row_off + at;
+  }
+}
+
+template <class T, bool Index, int K>
+void whole_windows(const T* x, const RowWindows& r, int64_t row_off, T* y, int64_t* iy) {
+  if (r.stride == K) return whole_windows<T, Index, K, K>(x, r.lo, r.hi, K, r.pad, row_off, y, iy);
+  whole_windows<T, Index, K, 0>(x, r.lo, r.hi, r.stride, r.pad, row_off, y, iy);
+}
+
+// Row maxima over the windows of the row at x: y[o], and the position (row_off + column) of each in iy when indices
+// are wanted.
+template <class T, bool Index>
+void row_max(const T* x, const RowWindows& r, int64_t row_off, T* y, int64_t* iy) {
+  const std::vector<Span>& spans = *r.spans;
+  const int64_t m = static_cast<int64_t>(spans.size());
+  if (r.k == 2) whole_windows<T, Index, 2>(x, r, row_off, y, iy);
+  if (r.k == 3) whole_windows<T, Index, 3>(x, r, row_off, y, iy);
+  if (r.k == 4) whole_windows<T, Index, 4>(x, r, row_off, y, iy);
+  for (int64_t o = 0; o < m; ++o) {
+    if (o == r.lo && r.k) o = r.hi;
+    if (o >= m) break;
+    const Span& sw = spans[static_cast<size_t>(o)];
+    T best = -std::numeric_limits<T>::infinity();
+    int64_t at = sw.first;
+    for (int64_t c = 0, i = sw.first; c < sw.count; ++c, i += sw.step) {
+      const bool t = takes(x[i], best);
+      best = t ? x[i] : best;
+      at = t ? i : at;
+    }
+    y[o] = best;
+    if constexpr (Index) iy[o] = row_off + at;
+  }
+}
+
+template <class T, bool Index>
+void max_pool_planes(const Plan& p, const RowWindows& rw, const T* x, T* y, int64_t* ix, int64_t planes) {
+  const int64_t W = p.in[2], Wo = static_cast<int64_t>(p.spans[2].size());
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, p.in_n));
+  parallel_for(0, planes, grain, [&](int64_t b, int64_t e) {
+    std::vector<T> rv(static_cast<size_t>(Wo));  // one input row's maxima, folded into the output row
+    std::vector<int64_t> ri(Index ? static_cast<size_t>(Wo) : 0);
+    for (int64_t pl = b; pl < e; ++pl) {
+      const T* xp = x + pl * p.in_n;
+      T* yr = y + pl * p.out_n;
+      int64_t* ir = Index ? ix + pl * p.out_n : nullptr;
+      for (const Span& sd : p.spans[0])
+        for (const Span& sh : p.spans[1]) {
+          bool first = true;
+          for (int64_t a = 0, id = sd.first; a < sd.count; ++a, id += sd.step)
+            for (int64_t c = 0, ih = sh.first; c < sh.count; ++c, ih += sh.step) {
+              const int64_t row = (id * p.in[1] + ih) * W;
+              if (first) {  // the window's first row: straight into the output row
+                row_max<T, Index>(xp + row, rw, row, yr, ir);
+                first = false;
+                continue;
+              }
+              row_max<T, Index>(xp + row, rw, row, rv.data(), ri.data());
+              for (int64_t o = 0; o < Wo; ++o) {
+                const bool t = takes(rv[o], yr[o]);
+                yr[o] = t ? rv[o] : yr[o];
+                if constexpr (Index) ir[o] = t ? ri[o] : ir[o];
+              }
+            }
+          if (first) {  // a window with no rows inside the input
+            std::fill(yr, yr + Wo, -std::numeric_limits<T>::infinity());
+            if constexpr (Index)
+              for (int64_t o = 0; o < Wo; ++o) ir[o] = (sd.first * p.in[1] + sh.first) * W + p.spans[2][o].first;
+          }
+          yr += Wo;
+          if constexpr (Index) ir += Wo;
+        }
+    }
+  });
+}
+
 template <class T>
 void max_pool_impl(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolGeometry& g) {
   const Plan p = make_plan(g);
-  const T* x = input.data<T>();
-  T* y = out.data<T>();
-  int64_t* ix = indices.defined() ? indices.data<int64_t>() : nullptr;
-  pool_loop(p, input.numel() / p.in_n, [&](int64_t pl, int64_t o, const Span& sd, const Span& sh, const Span& sw) {
-    const T* xp = x + pl * p.in_n;
-    T best = -std::numeric_limits<T>::infinity();
-    int64_t at = (sd.first * p.in[1] + sh.first) * p.in[2] + sw.first;
-    for_window(p, sd, sh, sw, [&](int64_t off, int64_t n, int64_t step) {
-      for (int64_t c = 0, i = off; c < n; ++c, i += step) {
-        const T v = xp[i];
-        const bool take = v > best || std::isnan(v);  // NaN propagates, as in PyTorch; branch-free selects
-        best = take ? v : best;
-        at = take ? i : at;
-      }
-    });
-    y[pl * p.out_n + o] = best;
-    if (ix) ix[pl * p.out_n + o] = at;
-  });
+  const RowWindows rw = row_windows(p, g);
+  const int64_t planes = input.numel() / std::max<int64_t>(p.in_n, 1);
+  if (indices.defined())
+    max_pool_planes<T, true>(p, rw, input.data<T>(), out.data<T>(), indices.data<int64_t>(), planes);
+  else
+    max_pool_planes<T, false>(p, rw, input.data<T>(), out.data<T>(), nullptr, planes);
+}
+
+// Averages go by rows as maxima do (Note [Separable max pooling]): each window row's sum, in double, is added to its
+// output's, in the order (and so with the bits) of a walk over the window's taps.
+template <class T, int K, int S>
+void add_whole_window_sums(const T* x, const RowWindows& r, double* acc) {
+  const int64_t st = S ? S : r.stride;
+  for (int64_t o = r.lo; o < r.hi; ++o) {
+    const T* w = x + o * st - r.pad;
+    double sum = 0;
+    for (int j = 0; j < K; ++j) sum += w[j];
+    acc[o] += sum;
+  }
+}
+
+template <class T, int K>
+void add_whole_window_sums(const T* x, const RowWindows& r, double* acc) {
+  if (r.stride == K) return add_whole_window_sums<T, K, K>(x, r, acc);
+  add_whole_window_sums<T, K, 0>(x, r, acc);
+}
+
+template <class T>
+void add_row_sums(const T* x, const RowWindows& r, double* acc) {
+  const std::vector<Span>& spans = *r.spans;
+  const int64_t m = static_cast<int64_t>(spans.size());
+  if (r.k == 2) add_whole_window_sums<T, 2>(x, r, acc);
+  if (r.k == 3) add_whole_window_sums<T, 3>(x, r, acc);
+  if (r.k == 4) add_whole_window_sums<T, 4>(x, r, acc);
+  for (int64_t o = 0; o < m; ++o) {
+    if (o == r.lo && r.k) o = r.hi;
+    if (o >= m) break;
+    const Span& sw = spans[static_cast<size_t>(o)];
+    if (sw.step == 1) {
+      acc[o] += row_sum(x + sw.first, sw.count);
+    } else {
+      double sum = 0;
+      for (int64_t c = 0, i = sw.first; c < sw.count; ++c, i += sw.step) sum += x[i];
+      acc[o] += sum;
+    }
+  }
 }
 
 template <class T>
 void avg_pool_impl(const Tensor& out, const Tensor& input, const PoolGeometry& g) {
   const Plan p = make_plan(g);
+  const RowWindows rw = row_windows(p, g);
   const T* x = input.data<T>();
   T* y = out.data<T>();
-  pool_loop(p, input.numel() / p.in_n, [&](int64_t pl, int64_t o, const Span& sd, const Span& sh, const Span& sw) {
-    const T* xp = x + pl * p.in_n;
-    double sum = 0;
-    for_window(p, sd, sh, sw, [&](int64_t off, int64_t n, int64_t step) {
-      if (step == 1) {
-        sum += row_sum(xp + off, n);
-      } else {
-        for (int64_t c = 0, i = off; c < n; ++c, i += step) sum += xp[i];
-      }
-    });
-    const int64_t div = divisor(p, sd, sh, sw);
-    y[pl * p.out_n + o] = div ? static_cast<T>(sum / div) : T(0);
+  const int64_t W = p.in[2], Wo = static_cast<int64_t>(p.spans[2].size());
+  const int64_t planes = input.numel() / std::max<int64_t>(p.in_n, 1);
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, p.in_n));
+  parallel_for(0, planes, grain, [&](int64_t b, int64_t e) {
+    std::vector<double> acc(static_cast<size_t>(Wo));
+    for (int64_t pl = b; pl < e; ++pl) {
+      const T* xp = x + pl * p.in_n;
+      T* yr = y + pl * p.out_n;
+      for (const Span& sd : p.spans[0])
+        for (const Span& sh : p.spans[1]) {
+          std::fill(acc.begin(), acc.end(), 0.0);
+          for (int64_t a = 0, id = sd.first; a < sd.count; ++a, id += sd.step)
+            for (int64_t c = 0, ih = sh.first; c < sh.count; ++c, ih += sh.step)
+              add_row_sums(xp + (id * p.in[1] + ih) * W, rw, acc.data());
+          for (int64_t o = 0; o < Wo; ++o) {
+            const int64_t div = divisor(p, sd, sh, p.spans[2][static_cast<size_t>(o)]);
+            yr[o] = div ? static_cast<T>(acc[static_cast<size_t>(o)] / div) : T(0);
+          }
+          yr += Wo;
+        }
+    }
   });
 }
 
@@ -364,21 +528,10 @@ struct AvgBackK {
   }
 };
 
-bool has_nan(const Tensor& t) {
-  const float* x = t.data<float>();
-  std::atomic<bool> found{false};
-  parallel_for(0, t.numel(), kGrainSize, [&](int64_t b, int64_t e) {
-    bool any = false;
-    for (int64_t i = b; i < e; ++i) any |= x[i] != x[i];
-    if (any) found = true;
-  });
-  return found;
-}
-
 bool is_f32(const Tensor& t) { return t.dtype() == ScalarType::Float32; }
 
 void max_pool_cpu(const Tensor& out, const Tensor& indices, const Tensor& input, const PoolGeometry& g) {
-  if (!g.channels_last && is_f32(input) && !has_nan(input) && dnnl_cpu::max_pool(out, indices, input, g)) return;
+  if (!g.channels_last && is_f32(input) && dnnl_cpu::max_pool(out, indices, input, g)) return;
   FloatDispatch<MaxK>::run(input.dtype(), "max_pool", out, indices, input, g);
 }
 void avg_pool_cpu(const Tensor& out, const Tensor& input, const PoolGeometry& g) {
