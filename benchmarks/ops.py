@@ -2,7 +2,8 @@
 kernel), reflect/replicate/circular padding (Note [Padding as a map of indices]), casts (backend/cpu/cast.cpp),
 smooth_l1 and huber losses (binary rows of their own), bool masks (Note [Branch-free nonzero]), sorting (Note [Radix
 sort]), prod, pow by a number (Note [Pow by a number]), glu, binary_cross_entropy_with_logits' backward and
-grid_sample (Note [Sampling kernel without a gradient]). Run: scripts/bench ops"""
+grid_sample (Note [Sampling kernel without a gradient]), repeat_interleave along the last dim (Note [Repeating each
+element]) and pooling by rows (Note [Separable max pooling]). Run: scripts/bench ops"""
 
 import os
 import sys
@@ -18,6 +19,7 @@ S = (
     "grid = lib.rand(8, 16, 16, 2) * 2 - 1\n"
     "xg = lib.randn(64, 1024, requires_grad=True); t01 = (y > 0).float()\n"
     "bce = F.binary_cross_entropy_with_logits(xg, t01)\n"
+    "seq = lib.randn(16, 64, 256); rgb = lib.randn(8, 3, 224, 224); act = lib.randn(8, 64, 56, 56)\n"
 )
 CASES = [
     ("tril [8,512,512]", S, "s.tril()"),
@@ -45,6 +47,11 @@ CASES = [
     ("glu [64,1024]", S, "F.glu(x, 1)"),
     ("bce_with_logits backward", S, "bce.backward(retain_graph=True)"),
     ("grid_sample [8,32,32,32]", S, "F.grid_sample(im, grid, align_corners=False)"),
+    ("repeat_interleave(2, 1) [64,1024]", S, "x.repeat_interleave(2, 1)"),
+    ("max_pool1d [16,64,256] 2", S, "F.max_pool1d(seq, 2)"),
+    ("avg_pool1d [16,64,256] 2", S, "F.avg_pool1d(seq, 2)"),
+    ("max_pool2d [8,3,224,224] 2", S, "F.max_pool2d(rgb, 2)"),
+    ("max_pool2d [8,64,56,56] 2", S, "F.max_pool2d(act, 2)"),
 ]
 
 if __name__ == "__main__":
