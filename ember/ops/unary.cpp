@@ -261,7 +261,7 @@ Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<doub
 
 namespace {
 
-Tensor clamp_scalars(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+Tensor clamp_scalars(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max, const Tensor& out) {
   ResultTypeState rs;
   rs.update(x);
   if (min) rs.update(*min);
@@ -270,7 +270,10 @@ Tensor clamp_scalars(const Tensor& x, std::optional<Scalar> min, std::optional<S
   // The kernel reads a NaN bound as "none": a NaN bound gives NaN everywhere, as NaN propagates through
   // maximum and minimum (the tensor-bound form).
   const bool nan_bound = (min && std::isnan(min->to_double())) || (max && std::isnan(max->to_double()));
-  if (nan_bound) return full(x.sizes(), std::numeric_limits<double>::quiet_NaN(), TensorOptions(t).device(x.device()));
+  if (nan_bound) {
+    Tensor r = full(x.sizes(), std::numeric_limits<double>::quiet_NaN(), TensorOptions(t).device(x.device()));
+    return out.defined() ? copy_(out, r) : r;
+  }
   if (is_integral(t, false)) {  // as PyTorch: a bound the integer dtype can't hold is an error, not a wrap
     const auto [lo, hi] = dispatch_all(t, [](auto v) -> std::pair<double, double> {
       using T = decltype(v);
@@ -288,17 +291,17 @@ Tensor clamp_scalars(const Tensor& x, std::optional<Scalar> min, std::optional<S
   }
   Tensor in = t == x.dtype() ? x : to(x, t);
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  return unary_op(UnaryOp::Clamp, in, {}, UnaryArgs{min ? min->to_double() : nan, max ? max->to_double() : nan});
+  return unary_op(UnaryOp::Clamp, in, out, UnaryArgs{min ? min->to_double() : nan, max ? max->to_double() : nan});
 }
 
 }  // namespace
 
-Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::optional<Operand>& max) {
+Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::optional<Operand>& max, const Tensor& out) {
   EMBER_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
   const bool tensors = (min && min->t) || (max && max->t);
   if (!tensors)
     return clamp_scalars(x, min ? std::optional<Scalar>(min->s) : std::nullopt,
-                         max ? std::optional<Scalar>(max->s) : std::nullopt);
+                         max ? std::optional<Scalar>(max->s) : std::nullopt, out);
   // A number beside a tensor bound is a 0-d tensor of the number's kind, so that it promotes like a Python number
   // (clamp(int_tensor, tensor_min, 2.5) is float, as clamp(int_tensor, 0, 2.5)); a float is held in float64 beside
   // a floating x, so that its value is not rounded before x's dtype reads it.
@@ -313,7 +316,7 @@ Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::opti
   Tensor r = x;
   if (Tensor lo = bound(min); lo.defined()) r = maximum(r, lo);
   if (Tensor hi = bound(max); hi.defined()) r = minimum(r, hi);
-  return r;
+  return out.defined() ? copy_(out, r) : r;
 }
 
 }  // namespace ember

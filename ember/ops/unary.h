@@ -35,8 +35,10 @@ Tensor nan_to_num(const Tensor& x, std::optional<double> nan = {}, std::optional
                   std::optional<double> neginf = {});
 // Bounds are numbers or tensors (broadcast against x); at least one must be given. The result's dtype is the
 // promotion of x with the bounds, numbers as weak types (a float bound on an integer tensor gives a float result).
-// A NaN bound gives NaN; with number bounds only, an integer dtype that cannot hold a bound raises.
-Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::optional<Operand>& max);
+// A NaN bound gives NaN; with number bounds only, an integer dtype that cannot hold a bound raises. `out`, when
+// given, receives the result (x itself for clamp_: number bounds are then applied in place, without a copy).
+Tensor clamp(const Tensor& x, const std::optional<Operand>& min, const std::optional<Operand>& max,
+             const Tensor& out = {});
 
 inline Tensor operator-(const Tensor& x) { return neg(x); }
 

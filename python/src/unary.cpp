@@ -140,6 +140,12 @@ nb::object clamp_impl(nb::handle self, nb::handle lo, nb::handle hi, nb::handle 
   if (!inplace && (!out.is_valid() || out.is_none()) && (blo || bhi) && dispatch::enabled()) [[unlikely]] {
     if (std::optional<Tensor> r = offer_clamp(form, x, blo, bhi)) return nb::cast(std::move(*r));
   }
+  // clamp_ by numbers where the result keeps self's dtype (a floating self) and no gradient reads the input: in
+  // place, where computing a new tensor and copying it back took twice as long.
+  if (inplace && x.is_same(self_t) && !tlo && !thi && (blo || bhi) && is_floating(x.dtype()) && !dispatch::enabled()) {
+    clamp(x, blo, bhi, self_t);
+    return nb::borrow(self);
+  }
   Tensor r = clamp(x, blo, bhi);
   if (inplace) {  // as every in-place op: the result dtype must be storable in self's
     EMBER_CHECK(can_cast(r.dtype(), x.dtype()), "clamp_: result type ", type_label(r.dtype()),

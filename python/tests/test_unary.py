@@ -566,6 +566,30 @@ def test_clamp_inplace_and_out():
     assert_equal(out, np.array([1.0, 2.0, 0.0], np.float32))
 
 
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.float16, ember.bfloat16])
+def test_clamp_inplace_by_numbers_writes_self(dtype):
+    # clamp_ by numbers on a floating self runs in place (no copy back): strided views, NaN elements and bounds, and
+    # under no_grad on a leaf that requires grad; the element values against NumPy's clip
+    a = np.linspace(-3, 3, 60).reshape(6, 10)
+    a[2, 3] = np.nan
+    base = ember.tensor(a, dtype=dtype)
+    view = base.t()[::2]  # a strided view: only its elements change
+    want = to_np(base.double())  # the bounds are exact in every dtype, so clipping in float64 gives the same values
+    want.T[::2] = np.clip(want.T[::2], -1.25, 0.5)
+    assert view.clamp_(-1.25, 0.5) is view
+    np.testing.assert_array_equal(to_np(base.double()), want)
+    assert base._version == 1
+    x = ember.tensor(a, dtype=dtype)
+    x.clamp_(min=float("nan"))
+    assert np.isnan(to_np(x.float())).all()
+    w = ember.tensor([[-2.0, 0.5, 3.0]], dtype=dtype, requires_grad=True)
+    with ember.no_grad():
+        w.clamp_max_(1.0)
+    assert to_np(w.detach().float()).tolist() == [[-2.0, 0.5, 1.0]] and w.grad_fn is None
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        ember.zeros(1, dtype=dtype).expand(4).clamp_(0, 1)
+
+
 # ------------------------------------------------------------------------------------ nan_to_num, logit, activations
 
 
