@@ -245,7 +245,7 @@ Tensor polygamma(int64_t n, const Tensor& x) {
 }
 
 Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<double> posinf,
-                  std::optional<double> neginf) {
+                  std::optional<double> neginf, const Tensor& out) {
   // Defaults: the dtype's largest and lowest finite values.
   double hi = dispatch_all(is_floating(x.dtype()) ? x.dtype() : ScalarType::Float64, [](auto v) -> double {
     using T = decltype(v);
@@ -256,7 +256,7 @@ Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<doub
     else
       return static_cast<double>(std::numeric_limits<T>::max());
   });
-  return unary_op(UnaryOp::NanToNum, x, {}, UnaryArgs{nan.value_or(0.0), posinf.value_or(hi), neginf.value_or(-hi)});
+  return unary_op(UnaryOp::NanToNum, x, out, UnaryArgs{nan.value_or(0.0), posinf.value_or(hi), neginf.value_or(-hi)});
 }
 
 namespace {

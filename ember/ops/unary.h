@@ -31,8 +31,9 @@ Tensor softplus(const Tensor& x, double beta = 1, double threshold = 20);
 // logit(x) = log(x / (1 - x)), with x first clamped into [eps, 1 - eps] when eps is given.
 Tensor logit(const Tensor& x, std::optional<double> eps = std::nullopt);
 Tensor polygamma(int64_t n, const Tensor& x);
+// `out`, when given, receives the result (x itself for nan_to_num_: in place, without a copy).
 Tensor nan_to_num(const Tensor& x, std::optional<double> nan = {}, std::optional<double> posinf = {},
-                  std::optional<double> neginf = {});
+                  std::optional<double> neginf = {}, const Tensor& out = {});
 // Bounds are numbers or tensors (broadcast against x); at least one must be given. The result's dtype is the
 // promotion of x with the bounds, numbers as weak types (a float bound on an integer tensor gives a float result).
 // A NaN bound gives NaN; with number bounds only, an integer dtype that cannot hold a bound raises. `out`, when

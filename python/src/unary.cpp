@@ -244,11 +244,11 @@ void def_nan_to_num(nb::module_& m, nb::handle cls) {
   using D = std::optional<double>;
   auto f = [](nb::handle self, D nan, D posinf, D neginf, nb::handle out, bool inplace) -> nb::object {
     const Tensor& x = nb::cast<const Tensor&>(self);
-    Tensor r = nan_to_num(x, nan, posinf, neginf);
-    if (inplace) {
-      copy_(x, r);
+    if (inplace) {  // in place (the kernel writes x), not a new tensor copied back
+      nan_to_num(x, nan, posinf, neginf, x);
       return nb::borrow(self);
     }
+    Tensor r = nan_to_num(x, nan, posinf, neginf);
     return finish_out(std::move(r), out, "nan_to_num");
   };
   const char* params = "nan: float = 0.0, posinf: float | None = None, neginf: float | None = None";

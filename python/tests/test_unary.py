@@ -614,6 +614,23 @@ def test_nan_to_num(dtype):
     assert_equal(out, np.array([0.0, big, -big, 1.5, 0.0], npd))
 
 
+def test_nan_to_num_inplace_on_views_and_with_a_gradient():
+    # nan_to_num_ writes self in place (a strided view changes only its elements) and records the gradient, which
+    # is 0 where an element was replaced, against the input before the write
+    base = ember.tensor([[1.0, math.nan], [math.inf, -2.0], [-math.inf, 3.0]])
+    col = base[:, 1]
+    assert col.nan_to_num_(nan=5.0) is col
+    assert_equal(base, np.array([[1.0, 5.0], [math.inf, -2.0], [-math.inf, 3.0]], np.float32))
+    assert base._version == 1
+    a = ember.tensor([1.0, math.nan, math.inf, -2.0], requires_grad=True)
+    b = a * 1
+    b.nan_to_num_(posinf=9.0)
+    assert b.grad_fn is not None
+    (b * ember.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+    assert_equal(b.detach(), np.array([1.0, 0.0, 9.0, -2.0], np.float32))
+    assert_equal(a.grad, np.array([1.0, 0.0, 0.0, 4.0], np.float32))
+
+
 def test_nan_to_num_of_integers_is_the_identity():
     for dtype in INT_DTYPES + [ember.bool]:
         x = ember.ones(3, dtype=dtype)

@@ -666,12 +666,56 @@ __m512 Sleef_hypotf16_u05avx512f(__m512, __m512);
 __m512d Sleef_hypotd8_u05avx512f(__m512d, __m512d);
 __m512 Sleef_powf16_u10avx512f(__m512, __m512);
 __m512d Sleef_powd8_u10avx512f(__m512d, __m512d);
+__m512 Sleef_fmodf16_avx512f(__m512, __m512);
+__m512d Sleef_fmodd8_avx512f(__m512d, __m512d);
 }
 #undef EMBER_SLEEF_DECLARE
 
 template <class V, V (*F)(V, V)>
 struct Sleef2 {
   EMBER_VEC_INLINE V operator()(const V& x, const V& y) const { return F(x, y); }
+};
+
+// fmod, and remainder (fmod's result moved into the divisor's sign where it is nonzero and of the other sign), as
+// the AVX2 path of Note [Vector binary functions] computes them: Sleef's exact fmod, whose NaN where x / y is past
+// T's range (finite x, nonzero y) is replaced by libm's.
+template <class V, bool Remainder>
+struct Fmod512 {
+  // (called, not inlined: the loops' lambdas are not compiled for AVX-512, so its intrinsics cannot inline there)
+  EMBER_AVX512 V operator()(const V& x, const V& y) const {
+    constexpr bool f32 = std::is_same_v<V, __m512>;
+    if constexpr (f32) {
+      __m512 m = Sleef_fmodf16_avx512f(x, y);
+      const __m512 zero = _mm512_setzero_ps();
+      const __mmask16 bad = _mm512_cmp_ps_mask(m, m, _CMP_UNORD_Q) &
+                            _mm512_cmp_ps_mask(_mm512_sub_ps(x, x), zero, _CMP_EQ_OQ) &
+                            _mm512_cmp_ps_mask(y, zero, _CMP_NEQ_UQ);
+      if (bad) [[unlikely]]
+        for (int k = 0; k < 16; ++k)
+          if (bad >> k & 1) m[k] = std::fmod(x[k], y[k]);
+      if constexpr (Remainder) {
+        const __mmask16 fix = _mm512_cmp_ps_mask(m, zero, _CMP_NEQ_UQ) &
+                              (_mm512_cmp_ps_mask(y, zero, _CMP_LT_OQ) ^ _mm512_cmp_ps_mask(m, zero, _CMP_LT_OQ));
+        m = _mm512_mask_add_ps(m, fix, m, y);
+      }
+      return m;
+    } else {
+      __m512d m = Sleef_fmodd8_avx512f(x, y);
+      const __m512d zero = _mm512_setzero_pd();
+      const __mmask8 bad = _mm512_cmp_pd_mask(m, m, _CMP_UNORD_Q) &
+                           _mm512_cmp_pd_mask(_mm512_sub_pd(x, x), zero, _CMP_EQ_OQ) &
+                           _mm512_cmp_pd_mask(y, zero, _CMP_NEQ_UQ);
+      if (bad) [[unlikely]]
+        for (int k = 0; k < 8; ++k)
+          if (bad >> k & 1) m[k] = std::fmod(x[k], y[k]);
+      if constexpr (Remainder) {
+        const __mmask8 fix = _mm512_cmp_pd_mask(m, zero, _CMP_NEQ_UQ) &
+                             (_mm512_cmp_pd_mask(y, zero, _CMP_LT_OQ) ^ _mm512_cmp_pd_mask(m, zero, _CMP_LT_OQ));
+        m = _mm512_mask_add_pd(m, fix, m, y);
+      }
+      return m;
+    }
+  }
 };
 
 // The Sleef function of Note [AVX-512 Sleef] for op, or null.
@@ -793,7 +837,7 @@ EMBER_AVX512 void erfinv(const float* in, float* out, int64_t n) {
   }
 }
 
-// atan2, hypot and pow of Note [Vector binary functions] in AVX-512.
+// atan2, hypot, pow, fmod and remainder of Note [Vector binary functions] in AVX-512.
 template <class T>
 EMBER_AVX512 bool sleef_binary(BinaryOp op, const T* a, bool a_one, const T* b, bool b_one, T* out, int64_t n) {
   constexpr bool f32 = std::is_same_v<T, float>;
@@ -815,6 +859,14 @@ EMBER_AVX512 bool sleef_binary(BinaryOp op, const T* a, bool a_one, const T* b, 
         return y == two ? x * x : Sleef_powd8_u10avx512f(x, y);
     };
     map_binary<V>(a, a_one, b, b_one, out, n, pow);
+    return true;
+  }
+  if (op == BinaryOp::Fmod) {
+    map_binary<V>(a, a_one, b, b_one, out, n, Fmod512<V, false>{});
+    return true;
+  }
+  if (op == BinaryOp::Remainder) {
+    map_binary<V>(a, a_one, b, b_one, out, n, Fmod512<V, true>{});
     return true;
   }
   if (op == BinaryOp::Hypot) {
