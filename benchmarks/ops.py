@@ -3,7 +3,8 @@ kernel), reflect/replicate/circular padding (Note [Padding as a map of indices])
 smooth_l1 and huber losses (binary rows of their own), bool masks (Note [Branch-free nonzero]), sorting (Note [Radix
 sort]), prod, pow by a number (Note [Pow by a number]), glu, binary_cross_entropy_with_logits' backward and
 grid_sample (Note [Sampling kernel without a gradient]), repeat_interleave along the last dim (Note [Repeating each
-element]) and pooling by rows (Note [Separable max pooling]). Run: scripts/bench ops"""
+element]), pooling by rows (Note [Separable max pooling]), remainder at AVX-512 width, and clamp_ and nan_to_num_
+in place. Run: scripts/bench ops"""
 
 import os
 import sys
@@ -52,6 +53,9 @@ CASES = [
     ("avg_pool1d [16,64,256] 2", S, "F.avg_pool1d(seq, 2)"),
     ("max_pool2d [8,3,224,224] 2", S, "F.max_pool2d(rgb, 2)"),
     ("max_pool2d [8,64,56,56] 2", S, "F.max_pool2d(act, 2)"),
+    ("remainder [64,1024] % 3.0", S, "x % 3.0"),
+    ("clamp_(-1, 1) [64,1024]", S, "y.clamp_(-1, 1)"),
+    ("nan_to_num_ [64,1024]", S, "y.nan_to_num_()"),
 ]
 
 if __name__ == "__main__":
