@@ -6,10 +6,11 @@ Every operation on tensor data runs in C++ (ember._C); this package is the thin 
 import os as _os
 
 # Note [OpenMP wait policy]
-# oneDNN (convolutions, 16-bit matmul) runs on OpenMP, beside ember's own thread pool. libgomp's workers spin for
-# about a millisecond after each oneDNN call by default, and the ember ops that follow (on the pool's threads) then
-# compete with them for the cores: a bfloat16 autocast MLP training step took 13 ms instead of 2.2 ms on 2 cores.
-# So unless the user chose a policy, OpenMP threads sleep when idle (read by libgomp when it loads, just below).
+# oneDNN runs on OpenMP, beside ember's own thread pool. ember runs every oneDNN call on one OpenMP thread (Note
+# [Primitives on ember's threads]), but other OpenMP code in the process may start libgomp's workers, which spin for
+# about a millisecond after each parallel region by default, competing for the cores with ember's pool (when 16-bit
+# matmuls still ran on OpenMP's threads, a bfloat16 autocast MLP training step took 13 ms instead of 2.2 ms on 2
+# cores). So unless the user chose a policy, OpenMP threads sleep when idle (read by libgomp when it loads, below).
 if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
     _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
 

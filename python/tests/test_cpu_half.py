@@ -189,6 +189,53 @@ def test_addmm_baddbmm(dtype, alpha, beta):
     check_product(got, ref32, ref, dtype, 64)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("dtype", HALF)
+def test_products_in_pieces_on_the_pool(dtype, threads):
+    # Note [16-bit products on ember's threads]: products of 2^20 multiply-adds or more run in pieces of the output's
+    # rows (or columns, when more), one per thread; each case against float32 rounded once and float64
+    old = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    try:
+        a, b = half_inputs(dtype, (257, 128), (128, 64))  # rows, an uneven split
+        check_product(a @ b, rounded(a.float() @ b.float(), dtype), np64(a) @ np64(b), dtype, 128)
+        x, w, bias = half_inputs(dtype, (16, 256), (515, 256), (515,), seed=1)  # columns, with the bias cut too
+        ref = np64(x) @ np64(w).T + np64(bias)
+        check_product(
+            F.linear(x, w, bias), rounded(F.linear(x.float(), w.float(), bias.float()), dtype), ref, dtype, 256
+        )
+        c, p, q = half_inputs(dtype, (300, 70), (300, 64), (64, 70), seed=2)  # beta reads the output in every piece
+        ref = 0.5 * np64(c) + 2.0 * (np64(p) @ np64(q))
+        ref32 = rounded(ember.addmm(c.float(), p.float(), q.float(), beta=0.5, alpha=2.0), dtype)
+        check_product(ember.addmm(c, p, q, beta=0.5, alpha=2.0), ref32, ref, dtype, 64)
+        u, v = half_inputs(dtype, (3, 200, 64), (3, 64, 90), seed=3)  # batched: every batch's rows are cut
+        check_product(ember.bmm(u, v), rounded(ember.bmm(u.float(), v.float()), dtype), np64(u) @ np64(v), dtype, 64)
+    finally:
+        ember.set_num_threads(old)
+
+
+def test_products_start_no_openmp_threads():
+    # libgomp ends the process when it cannot start a worker (fuzz seed 203404261): ember never asks it for one
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import ctypes, os, ember
+ember.set_num_threads(2)
+x = ember.randn(256, 256)
+(x @ x).sum()
+before = len(os.listdir("/proc/self/task"))
+a = ember.randn(512, 512).to(ember.bfloat16)
+y = a @ a
+print(before, len(os.listdir("/proc/self/task")), ctypes.CDLL("libgomp.so.1").omp_get_max_threads())
+"""
+    if not os.path.isdir("/proc/self/task"):
+        pytest.skip("needs /proc")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == out[1] and out[2] == "1", out
+
+
 @pytest.mark.parametrize("dtype", HALF)
 def test_linear_bias_and_nan(dtype):
     x, w, bias = half_inputs(dtype, (3, 20, 64), (48, 64), (48,))

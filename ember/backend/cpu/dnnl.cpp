@@ -13,9 +13,9 @@
 // 1.4 / 3.0 against 1.6 / 4.9. The reorders cost about 1.5 ms per 8 MiB tensor, so conv_backward reorders
 // grad_out once for both of its primitives.
 //
-// Threads: Debian's oneDNN runs on OpenMP, whose thread count is a per-thread setting; the stream accessor sets it
-// on the calling thread whenever that changed (looked up in the libgomp oneDNN loaded, so ember needs no OpenMP of
-// its own): one thread, or get_num_threads() in a WithOpenMP scope outside ember's parallel regions.
+// Threads: Debian's oneDNN runs on OpenMP, whose thread count is a per-thread setting; the stream accessor sets it to
+// one on each calling thread (looked up in the libgomp oneDNN loaded, so ember needs no OpenMP of its own), so
+// libgomp never starts a worker for ember.
 //
 // Note [Primitives on ember's threads]
 // OpenMP splits a primitive statically among its threads: when one of them is descheduled (a busy machine) the
@@ -27,9 +27,9 @@
 // its batch into up to kChunksPerThread slices per thread, as parallel_for does, while each slice keeps
 // kMinConvPiece multiply-adds: with one slice per thread, a worker that started its slice late (woken on a busy
 // core) kept the caller waiting for most of it. The weight gradient sums one partial per slice, element by element in
-// slice order, on the pool. Some convolutions split channels instead (Note [Splitting a convolution]). Everything else
-// here runs one OpenMP thread per call; only 16-bit matmuls (dnnl_matmul.cpp) use OpenMP's threads, in a WithOpenMP
-// scope.
+// slice order, on the pool. Some convolutions split channels instead (Note [Splitting a convolution]), 16-bit matmuls
+// their output's rows or columns (Note [16-bit products on ember's threads] in dnnl_matmul.cpp). Everything else here
+// runs one OpenMP thread per call.
 //
 // Note [Splitting a convolution]
 // Slices of the batch each read the whole weight and reorder it into the primitive's blocked layout, and their
@@ -74,11 +74,8 @@ using dnnl::memory;
 
 namespace {
 
-thread_local bool t_openmp = false;  // set by WithOpenMP
-
-// OpenMP threads for a primitive run here (Note [Primitives on ember's threads]): one, unless a WithOpenMP scope
-// outside ember's parallel regions asks for ember's count.
-int omp_threads() { return t_openmp && !in_parallel_region() ? get_num_threads() : 1; }
+// OpenMP threads for a primitive run here: one (Note [Primitives on ember's threads]).
+int omp_threads() { return 1; }
 
 void follow_thread_count() {
   using SetFn = void (*)(int);
@@ -259,9 +256,6 @@ class BlockedWeights {
 };
 
 }  // namespace
-
-WithOpenMP::WithOpenMP() : saved_(t_openmp) { t_openmp = true; }
-WithOpenMP::~WithOpenMP() { t_openmp = saved_; }
 
 bool any_layout() {
   static const bool any = [] {

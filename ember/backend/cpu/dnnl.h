@@ -77,21 +77,8 @@ struct KeyWriter {
   }
 };
 
-// Primitives made and run in this scope use ember's thread count of OpenMP threads (outside ember's parallel
-// regions); elsewhere they run on one (Note [Primitives on ember's threads] in dnnl.cpp).
-class WithOpenMP {
- public:
-  WithOpenMP();
-  ~WithOpenMP();
-  WithOpenMP(const WithOpenMP&) = delete;
-  WithOpenMP& operator=(const WithOpenMP&) = delete;
-
- private:
-  bool saved_;
-};
-
-// Sets the calling thread's OpenMP thread count for a oneDNN call made outside a primitive (dnnl_sgemm): one, or
-// ember's count in a WithOpenMP scope outside ember's parallel regions.
+// Sets the calling thread's OpenMP thread count to one for a oneDNN call made outside a primitive (dnnl_sgemm): every
+// oneDNN call runs on one OpenMP thread (Note [Primitives on ember's threads] in dnnl.cpp).
 void follow_openmp_threads();
 
 // Whether primitives may choose their own (blocked) layouts, reordering ember's plain tensors in and out; set by

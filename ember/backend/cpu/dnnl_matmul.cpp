@@ -1,10 +1,16 @@
 // bfloat16/float16 matrix products through oneDNN's matmul primitive (AMX / AVX512-BF16 / AVX512-FP16 kernels where
 // the CPU has them), as PyTorch's CPU matmul does for 16-bit floats: 16-bit operands, float32 accumulation, one
 // rounding of alpha * a @ b + beta * out (+ bias) to the output's dtype.
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <limits>
+#include <memory>
+#include <vector>
 
 #include "ember/backend/cpu/dnnl.h"
+#include "ember/error.h"
+#include "ember/parallel.h"
 
 namespace ember::dnnl_cpu {
 
@@ -36,15 +42,13 @@ memory::desc matmul_desc(const Tensor& t, const Tensor& out) {
 
 int64_t float_bits(float f) { return std::bit_cast<uint32_t>(f); }
 
-}  // namespace
-
-bool matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias, float alpha, float beta) {
-  if (out.dim() > DNNL_MAX_NDIMS) return false;
-  WithOpenMP threads;  // 16-bit products are not split on ember's pool (yet): OpenMP's threads run them
+// The primitive for one product (empty where oneDNN declines it), made for one OpenMP thread.
+std::shared_ptr<const Prim> product(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,
+                                    float alpha, float beta) {
   KeyWriter k;
   k << int64_t('m') << int64_t(out.dtype()) << out.sizes() << a.sizes() << a.strides() << b.sizes() << b.strides()
     << int64_t(bias.defined()) << float_bits(alpha) << float_bits(beta);
-  auto p = cached(std::move(k.s), [&] {
+  return cached(std::move(k.s), [&] {
     Prim r;
     try {
       const memory::desc src = matmul_desc(a, out), wei = matmul_desc(b, out), dst = plain_desc(out);
@@ -74,15 +78,69 @@ bool matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& b
     }
     return r;
   });
-  if (!p->prim) return false;
-  try {
-    if (bias.defined())
-      execute(*p, {&a, &b, &bias, &out});
-    else
-      execute(*p, {&a, &b, &out});
-  } catch (const dnnl::error& e) {
-    fail<Error>("matmul: oneDNN failed: ", e.what());
+}
+
+// Multiply-adds below which a piece of a product is not worth a chunk of its own on the pool.
+constexpr int64_t kMinProductPiece = int64_t{1} << 20;
+
+}  // namespace
+
+// Note [16-bit products on ember's threads]
+// A 16-bit product ran as one primitive on OpenMP's threads (ember's count). libgomp started its workers at the first
+// such product, and when it cannot start one it ends the process: with the address space nearly full, `Tensor.inner`
+// of two bfloat16 tensors exited with "libgomp: Thread creation failed" (fuzz seed 203404261). Now no primitive runs
+// on more than one OpenMP thread: a product is cut into pieces along its output's rows (its columns when they are
+// more), each a one-thread primitive on ember's pool, as convolutions are (Note [Primitives on ember's threads]). Every
+// piece's primitive is found before any runs, so a product oneDNN declines has written nothing (the caller computes it
+// in float32, reading `out` when beta is nonzero).
+bool matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias, float alpha, float beta) {
+  if (out.dim() > DNNL_MAX_NDIMS) return false;
+  const int64_t rows = out.size(-2), cols = out.size(-1);
+  const bool by_rows = rows >= cols;
+  const int64_t extent = by_rows ? rows : cols;
+  int64_t parts = 1;
+  if (!in_parallel_region() && get_num_threads() > 1) {
+    const int64_t k = a.size(-1), n = out.numel();
+    const int64_t macs = k > 0 && n > std::numeric_limits<int64_t>::max() / k ? std::numeric_limits<int64_t>::max()
+                                                                              : n * k;
+    parts = std::clamp<int64_t>(macs / kMinProductPiece, 1, std::min<int64_t>(get_num_threads(), extent));
   }
+  struct Piece {
+    Tensor out, a, b, bias;
+    std::shared_ptr<const Prim> prim;
+  };
+  std::vector<Piece> pieces(static_cast<size_t>(parts));
+  for (int64_t i = 0; i < parts; ++i) {
+    const int64_t b0 = extent * i / parts, len = extent * (i + 1) / parts - b0;
+    Piece& q = pieces[static_cast<size_t>(i)];
+    if (parts == 1) {
+      q = {out, a, b, bias, nullptr};
+    } else if (by_rows) {
+      q = {out.narrow(-2, b0, len), a.narrow(-2, b0, len), b, bias, nullptr};
+    } else {
+      q = {out.narrow(-1, b0, len), a, b.narrow(-1, b0, len), bias.defined() ? bias.narrow(-1, b0, len) : bias,
+           nullptr};
+    }
+    q.prim = product(q.out, q.a, q.b, q.bias, alpha, beta);
+    if (!q.prim->prim) return false;
+  }
+  auto run = [&](const Piece& q) {
+    try {
+      if (q.bias.defined())
+        execute(*q.prim, {&q.a, &q.b, &q.bias, &q.out});
+      else
+        execute(*q.prim, {&q.a, &q.b, &q.out});
+    } catch (const dnnl::error& e) {
+      fail<Error>("matmul: oneDNN failed: ", e.what());
+    }
+  };
+  if (parts == 1) {
+    run(pieces[0]);
+    return true;
+  }
+  parallel_for(0, parts, 1, [&](int64_t b0, int64_t e) {
+    for (int64_t i = b0; i < e; ++i) run(pieces[static_cast<size_t>(i)]);
+  });
   return true;
 }
 
