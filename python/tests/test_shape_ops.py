@@ -629,6 +629,25 @@ def test_gather_matches_numpy(rng, dtype, layout, dim, index_layout):
     assert_equal(t.gather(dim, i), np_gather(a, dim % 2, idx), dtype)
 
 
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.int8, ember.int16, ember.bool], ids=dtype_name)
+def test_gathered_runs_check_their_range_first(rng, dtype):
+    # Note [Gathering a run] (ember/backend/cpu/index.cpp): long runs along the innermost dim, negative indices
+    # wrapping where allowed, and the first bad index of a run named even when a later one is further out
+    t, a = make(rng, (6, 300), dtype)
+    idx = rng.integers(0, 300, size=(6, 300))
+    assert_equal(t.gather(1, from_np(idx)), np.take_along_axis(a, idx, 1), dtype)
+    flat, fa = t.flatten(), a.reshape(-1)
+    pos = rng.integers(-1800, 1800, size=700)
+    assert_equal(ember.take(flat, from_np(pos)), fa[pos], dtype)
+    assert_equal(flat.index_select(0, from_np(pos % 1800)), fa[pos % 1800], dtype)
+    bad = idx.copy()
+    bad[2, 100], bad[2, 200] = 300, -1000
+    with pytest.raises(IndexError, match=r"^gather\(\): index 300 is out of bounds for dimension 1 with size 300$"):
+        t.gather(1, from_np(bad))
+    with pytest.raises(IndexError, match="index -1801 is out of bounds"):
+        ember.take(flat, from_np(np.array([5, -1801, 4000])))
+
+
 def test_gather_edge_cases(rng):
     t, a = make(rng, ())
     assert_equal(ember.gather(t, 0, ember.tensor(0)), a)

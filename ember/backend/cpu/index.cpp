@@ -1,7 +1,9 @@
 // CPU kernels of gather and scatter by index (Note [Index kernels]). Pure data movement copies elements as
 // unsigned integers of the element's size, so one instantiation per size serves every dtype.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "ember/backend/cpu/loops.h"
@@ -33,6 +35,35 @@ inline int64_t load_index(const char* p) {
   return k;
 }
 
+// Note [Gathering a run]
+// A run whose output and index move by one element while the source stays (gather along the innermost dim, take,
+// index_select of a 1-d tensor) checks its indices' range first, a minimum and a maximum the compiler vectorizes, then
+// loads without a check and a branch per element: `[64, 1024].gather(1, idx)` at one thread, 62 -> 53 us (PyTorch
+// 41). Where an index is out of range it returns false, having written nothing, and the element loop reports the
+// first such index.
+template <class T>
+bool gather_run(char** p, int64_t n, const IndexDim& d) {
+  T* out = reinterpret_cast<T*>(p[0]);
+  const T* base = reinterpret_cast<const T*>(p[1]);
+  if (d.size < 0) {  // checked element offsets
+    for (int64_t i = 0; i < n; ++i) out[i] = base[load_index(p[2] + i * 8)];
+    return true;
+  }
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t k = load_index(p[2] + i * 8);
+    lo = std::min(lo, k);
+    hi = std::max(hi, k);
+  }
+  if (lo < (d.wrap ? -d.size : 0) || hi >= d.size) return false;
+  const int64_t size = d.size, stride = d.stride;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t k = load_index(p[2] + i * 8);
+    out[i] = base[(k < 0 ? k + size : k) * stride];
+  }
+  return true;
+}
+
 void index_gather(const Tensor& out, const Tensor& src, const Tensor& idx, const IndexDim& d, const char* op) {
   StridedIter it = StridedIter::make({&out, &src, &idx}, out.sizes());
   dispatch_size(out.element_size(), [&](auto tag) {
@@ -49,6 +80,7 @@ void index_gather(const Tensor& out, const Tensor& src, const Tensor& idx, const
         }
         return;
       }
+      if (s[0] == es && s[1] == 0 && s[2] == 8 && gather_run<T>(p, n, d)) return;
       for (int64_t i = 0; i < n; ++i) {
         const int64_t off = offset_of(load_index(p[2] + i * s[2]), d, op);
         *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[1] + i * s[1] + off * es);
