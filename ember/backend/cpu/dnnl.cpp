@@ -74,19 +74,16 @@ using dnnl::memory;
 
 namespace {
 
-// OpenMP threads for a primitive run here: one (Note [Primitives on ember's threads]).
-int omp_threads() { return 1; }
-
+// Sets the calling thread's OpenMP thread count to one, once per thread (Note [Primitives on ember's threads]).
 void follow_thread_count() {
   using SetFn = void (*)(int);
   static const SetFn set = [] {
     void* h = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
     return h ? reinterpret_cast<SetFn>(dlsym(h, "omp_set_num_threads")) : nullptr;
   }();
-  thread_local int current = -1;
-  const int n = omp_threads();
-  if (n != current && set) set(n);
-  current = n;
+  thread_local bool done = false;
+  if (!done && set) set(1);
+  done = true;
 }
 
 dnnl::stream& stream() {
@@ -317,9 +314,7 @@ void Prim::add(int id, bool input, const memory::desc& user, const memory::desc&
 
 std::shared_ptr<const Prim> cached(std::string key, const std::function<Prim()>& make) {
   static Cache cache;
-  const int64_t threads = omp_threads();
-  key.append(reinterpret_cast<const char*>(&threads), sizeof threads);
-  follow_thread_count();  // implementations are chosen for the thread count they will run with
+  follow_thread_count();  // implementations are chosen for the one thread they will run with
   return cache.get(key, make);
 }
 
