@@ -9,6 +9,8 @@ The elementwise ops' functional in-place forms that PyTorch has (abs_, exp_, xlo
 (ember/ops/unary.def, binary.def), bound in C++ with the rest of each op.
 """
 
+from . import _C
+
 
 # ---- in-place functions ---------------------------------------------------------------------------------------------
 
@@ -241,7 +243,8 @@ def get_device(input):
 
 def _copied(r):
     if isinstance(r, (tuple, list)):
-        return type(r)(_copied(t) for t in r)
+        copies = _C._copy_each(r)  # one C++ call (Note [Many tensors back to Python]); None for subclasses
+        return type(r)(_copied(t) for t in r) if copies is None else type(r)(copies)
     return r.contiguous() if not r.is_contiguous() else r.clone()
 
 

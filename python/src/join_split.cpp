@@ -424,6 +424,18 @@ void def_splitting(nb::module_& m, nb::handle cls) {
              nb::sig("def unsafe_split(self, split_size: int | Sequence[int], "
                      "dim: int = 0) -> tuple[Tensor, ...]"),
              nb::arg("split_size"), nb::arg("dim") = 0, method_doc(kUnsafeSplitDoc, "unsafe_split").c_str());
+  // The pieces of the splitting *_copy functions (ember/_derived.py), each copied into new memory in one call whose
+  // wrappers' memory is asked for first (Note [Many tensors back to Python]): a million pieces copied one by one from
+  // Python could abort in nanobind's map. None when a piece is a subclass, whose copy goes through Python.
+  m.def("_copy_each", [](nb::handle pieces) -> nb::object {
+    std::vector<Tensor> v = tensor_list(pieces, "_copy_each");
+    const PyObject* base = nb::type<Tensor>().ptr();
+    PyObject** items = PySequence_Fast_ITEMS(pieces.ptr());  // a tuple or list: tensor_list checked
+    for (size_t i = 0; i < v.size(); ++i)
+      if (reinterpret_cast<const PyObject*>(Py_TYPE(items[i])) != base) return nb::none();
+    for (Tensor& t : v) t = t.is_contiguous() ? clone(t, MemoryFormat::Preserve) : contiguous(t, MemoryFormat::Contiguous);
+    return to_tuple(v);
+  });
   def_both(
       m, cls, "unbind", Sig{"dim: int = 0", kRet},
       [](const Tensor& t, int64_t dim) { return to_tuple(unbind(t, dim)); }, kUnbindDoc, nb::arg("dim") = 0);

@@ -231,6 +231,36 @@ def test_a_million_views_near_the_memory_limit_never_abort(extra_mib):
     assert r.stdout.strip() in ("ok True", "MemoryError")
 
 
+# The splitting *_copy functions copied their pieces one by one from Python, so a million pieces made a million
+# wrappers outside the reservation of Note [Many tensors back to Python] (fuzz seed 72927083: `unbind_copy` of a
+# transposed [1048576, 0] bfloat16 tensor, SIGABRT at a 2000 MiB margin). The copies are made in one C++ call now.
+_MANY_COPIES = """
+import resource, sys
+import ember
+t = ember.ones((1 << 20, 0), dtype=ember.bfloat16).requires_grad_().transpose(0, 1)
+size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+extra = int(sys.argv[1]) << 20
+resource.setrlimit(resource.RLIMIT_AS, (size + extra, size + extra))
+try:
+    r = ember.unbind_copy(t, 1)
+    print("ok", len(r) == 1 << 20 and r[7].shape == (0,))
+except MemoryError:
+    print("MemoryError")
+"""
+
+
+@pytest.mark.parametrize("extra_mib", [1200, 1900, 2000, 2200])
+def test_a_million_copies_near_the_memory_limit_never_abort(extra_mib):
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-c", _MANY_COPIES, str(extra_mib)], capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() in ("ok True", "MemoryError")
+
+
 # The first storage a process freed built the registry of watched storages (ember/storage_watch.cpp) on the heap; with
 # the address space full, that allocation threw in the storage's destructor and aborted the process (fuzz seed
 # 152582547: `unbind_copy` of an expanded bfloat16 tensor, SIGABRT). The registry is now built in static memory. Each

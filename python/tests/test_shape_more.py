@@ -615,6 +615,25 @@ def test_top_level_inplace_aliases_and_copies():
     pieces = ember.split_copy(base, 1, 1)
     assert len(pieces) == 3 and all(p.is_contiguous() for p in pieces)
     assert [p.tolist() for p in ember.unbind_copy(base)] == base.tolist()
+    for p in ember.unbind_copy(base, 1) + ember.split_with_sizes_copy(base, [2, 1], 1):
+        p.fill_(-1)
+    assert base.min().item() == 0  # the pieces are copies
+
+
+def test_splitting_copies_keep_gradients_and_subclasses():
+    x = ember.arange(12.0).reshape(3, 4).requires_grad_()
+    pieces = ember.unbind_copy(x, 1)
+    assert all(p.requires_grad and p.is_contiguous() for p in pieces)
+    sum(p * (i + 1) for i, p in enumerate(pieces)).sum().backward()
+    assert_equal(x.grad, np.tile(np.arange(1.0, 5.0), (3, 1)))
+
+    class Sub(ember.Tensor):
+        pass
+
+    s = ember.arange(6.0).reshape(2, 3).as_subclass(Sub)
+    pieces = ember.split_copy(s, 2, 1)
+    assert [type(p) for p in pieces] == [Sub, Sub]
+    assert [p.tolist() for p in pieces] == [[[0.0, 1.0], [3.0, 4.0]], [[2.0], [5.0]]]
 
 
 # ---------------------------------------------------------------------------------------------- statistics
