@@ -126,11 +126,20 @@ struct Worker {
 
 class ThreadPool {
  public:
+  // Starts up to n - 1 workers. One that cannot start (no address space for its stack, a process limit) ends the
+  // list: the pool runs with those it has rather than failing every op (or, as it did, aborting with the started
+  // workers unjoined); set_num_threads makes a new pool.
   explicit ThreadPool(int n) {
     for (int i = 1; i < n; ++i) {
-      workers_.push_back(std::make_unique<Worker>());
-      Worker* w = workers_.back().get();
-      w->thread = std::thread([this, w] { loop(w); });
+      try {
+        auto w = std::make_unique<Worker>();
+        Worker* raw = w.get();
+        workers_.reserve(static_cast<size_t>(n));
+        w->thread = std::thread([this, raw] { loop(raw); });
+        workers_.push_back(std::move(w));  // cannot throw: reserved
+      } catch (const std::exception&) {
+        break;
+      }
     }
   }
   ~ThreadPool() {

@@ -79,6 +79,9 @@ struct Blas<float> {
   static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha, const float* a, int lda,
                    const float* b, int ldb, float beta, float* c, int ldc) {
     dnnl_cpu::follow_openmp_threads();
+    static std::atomic<bool> compiled{false};  // its kernels are written once, at the first call
+    if (!compiled.load(std::memory_order_relaxed)) dnnl_cpu::room_for_code();
+    compiled.store(true, std::memory_order_relaxed);
     if (dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c,
                    ldc) == dnnl_success)
       return;

@@ -48,6 +48,7 @@
 #include "ember/backend/cpu/dnnl.h"
 
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <array>
@@ -105,6 +106,7 @@ class Cache {
         return it->second.first;
       }
     }
+    room_for_code();
     auto p = std::make_shared<const Prim>(make());  // outside the lock: making one may take milliseconds
     std::lock_guard<std::mutex> l(mu_);
     if (map_.find(key) == map_.end()) {
@@ -130,6 +132,22 @@ memory::dims dims_of(IntArrayRef v) { return memory::dims(v.begin(), v.end()); }
 }  // namespace
 
 void follow_openmp_threads() { follow_thread_count(); }
+
+void room_for_code() {
+  // Address space only (never touched), mapped directly: a 32 MiB malloc and free would move glibc's mmap threshold.
+  constexpr size_t kRoom = size_t{32} << 20;
+  auto probe = [] {
+    void* p = mmap(nullptr, kRoom, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return false;
+    munmap(p, kRoom);
+    return true;
+  };
+  if (probe()) return;
+  cpu_allocator()->empty_cache();
+  if (!probe())
+    fail<OutOfMemoryError>("CPU out of memory: oneDNN needs about ", kRoom >> 20,
+                           " MiB free to compile a kernel, and the address space is full");
+}
 
 // Note [Blocked weights]
 // A convolution's primitive wants its weight in a blocked layout (OIhw16i16o and the like), and reordering the

@@ -81,6 +81,15 @@ struct KeyWriter {
 // oneDNN call runs on one OpenMP thread (Note [Primitives on ember's threads] in dnnl.cpp).
 void follow_openmp_threads();
 
+// Note [Room for oneDNN's code]
+// oneDNN writes a kernel's machine code when a primitive is made (and its sgemm's kernels at the first call), and
+// does not survive running out of memory there: in an address space capped a few MiB above what is mapped, making
+// a float16 convolution's backward primitive or the first sgemm crashed in its code generator (SIGSEGV; API fuzzer,
+// seed 234468231). So before oneDNN writes code, 32 MiB of address space (well above the largest set of kernels, ~8
+// MiB for sgemm) is mapped and given back, after emptying the CPU cache if need be; when it is not there, the op
+// raises OutOfMemoryError instead.
+void room_for_code();
+
 // Whether primitives may choose their own (blocked) layouts, reordering ember's plain tensors in and out; set by
 // EMBER_DNNL_LAYOUT=plain|any (Note [oneDNN primitives]).
 bool any_layout();
