@@ -9,6 +9,7 @@
 #include "ember/backend/kernels/unary.h"
 #include "ember/backend/kernels/unary_backward.h"
 #include "ember/backend/math/unary.h"
+#include "ember/ops.h"
 #include "ember/ops/unary.h"
 
 namespace ember::cpu {
@@ -54,11 +55,37 @@ bool try_vectorized(UnaryOp op, const StridedIter& it, const UnaryArgs& args) {
     return true;
   }
   constexpr int64_t kMinRow = 32, kSize = sizeof(T);
-  if (it.ndim == 0 || it.strides[0][0] != kSize || it.strides[1][0] != kSize || it.shape[0] < kMinRow) return false;
+  if (it.ndim == 0 || it.shape[0] < (vector_grain(op) < kGrainSize ? 8 : kMinRow)) return false;
+  if (it.strides[0][0] == kSize && it.strides[1][0] == kSize) {
+    for_each_run(
+        it,
+        [&](char** p, const int64_t*, int64_t n) {
+          vec_unary(op, reinterpret_cast<const T*>(p[1]), reinterpret_cast<T*>(p[0]), n, args);
+        },
+        vector_grain(op));
+    return true;
+  }
+  // A strided run (every other column, a transposed operand) of a transcendental op goes through a small buffer:
+  // gathered, computed by the vector function, scattered. The element loop's scalar tanh took 5x PyTorch's time on
+  // x[:, ::2]. Cheap ops keep the element loop, which is as fast.
+  if (vector_grain(op) == kGrainSize) return false;
   for_each_run(
       it,
-      [&](char** p, const int64_t*, int64_t n) {
-        vec_unary(op, reinterpret_cast<const T*>(p[1]), reinterpret_cast<T*>(p[0]), n, args);
+      [&](char** p, const int64_t* st, int64_t n) {
+        constexpr int64_t kBlock = 256;
+        T buf[kBlock];
+        for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+          const int64_t m = std::min(kBlock, n - i0);
+          const char* src = p[1] + i0 * st[1];
+          for (int64_t j = 0; j < m; ++j) buf[j] = *reinterpret_cast<const T*>(src + j * st[1]);
+          char* dst = p[0] + i0 * st[0];
+          if (st[0] == kSize) {
+            vec_unary(op, buf, reinterpret_cast<T*>(dst), m, args);
+            continue;
+          }
+          vec_unary(op, buf, buf, m, args);
+          for (int64_t j = 0; j < m; ++j) *reinterpret_cast<T*>(dst + j * st[0]) = buf[j];
+        }
       },
       vector_grain(op));
   return true;
@@ -82,9 +109,19 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, ScalarType compute, 
 }
 
 void unary_backward(UnaryOp op, const Tensor& grad_in, const Tensor& grad_out, const Tensor& v, const UnaryArgs& args) {
-  StridedIter it = StridedIter::make({&grad_in, &grad_out, &v}, grad_in.sizes());
   const ScalarType t = grad_in.dtype();
   const bool vec_dtype = t == ScalarType::Float32 || t == ScalarType::Float64;
+  // The gradient of a sum or mean is one number expanded: made dense first, it takes the vector path instead of the
+  // element loop's scalar erf, exp, ... (gelu's backward after .sum(), 64K floats: 820 -> 80 us).
+  if (vec_dtype && !grad_out.is_contiguous() && grad_in.is_contiguous() && v.is_contiguous() &&
+      grad_out.dtype() == t && v.dtype() == t) {
+    float f = 0;
+    double d = 0;
+    if (t == ScalarType::Float32 ? vec_unary_backward(op, &f, &f, &f, 0, args)
+                                 : vec_unary_backward(op, &d, &d, &d, 0, args))
+      return unary_backward(op, grad_in, contiguous(grad_out), v, args);
+  }
+  StridedIter it = StridedIter::make({&grad_in, &grad_out, &v}, grad_in.sizes());
   if (vec_dtype && it.is_contiguous() && it.dtypes[1] == t && it.dtypes[2] == t) {
     auto vec = [&](auto* out, auto* g, auto* x) {
       if (!vec_unary_backward(op, g, x, out, 0, args)) return false;
