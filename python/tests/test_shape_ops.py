@@ -648,6 +648,27 @@ def test_gathered_runs_check_their_range_first(rng, dtype):
         ember.take(flat, from_np(np.array([5, -1801, 4000])))
 
 
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.int16, ember.int64], ids=dtype_name)
+def test_scattered_runs_check_their_range_first(rng, dtype):
+    # scatter along the innermost dim takes the same range check first (ember/backend/cpu/index.cpp, scatter_run):
+    # copies with repeated indices (the last one wins), adds, and the first bad index of a run named
+    t, a = make(rng, (6, 300), dtype)
+    src, sa = make(rng, (6, 300), dtype)
+    idx = rng.integers(0, 300, size=(6, 300))
+    want = a.copy()
+    for r in range(6):
+        for j in range(300):
+            want[r, idx[r, j]] = sa[r, j]
+    assert_equal(t.scatter(1, from_np(idx), src), want, dtype)
+    want = a.copy()
+    np.add.at(want, (np.arange(6)[:, None], idx), sa)  # in order, as ember adds
+    assert_equal(t.scatter_add(1, from_np(idx), src), want, dtype)
+    bad = idx.copy()
+    bad[2, 100], bad[2, 200] = -1, 1000
+    with pytest.raises(IndexError, match=r"^scatter\(\): index -1 is out of bounds for dimension 1 with size 300$"):
+        t.clone().scatter_(1, from_np(bad), src)
+
+
 def test_gather_edge_cases(rng):
     t, a = make(rng, ())
     assert_equal(ember.gather(t, 0, ember.tensor(0)), a)
