@@ -876,6 +876,44 @@ def test_separable_max_pool_ties_nan_and_infinities(rng, case, dtype, threads):
         ember.set_num_threads(old)
 
 
+def np_adaptive_max_pool(x, outs):
+    """PyTorch's adaptive windows [floor(o * in / out), ceil((o + 1) * in / out)), ties and NaNs as np_max_pool."""
+    nsp = len(outs)
+    sp = x.shape[-nsp:]
+    planes = x.reshape((-1,) + sp)
+    vals = np.full((planes.shape[0],) + tuple(outs), -np.inf)
+    idx = np.zeros(vals.shape, dtype=np.int64)
+    for o in np.ndindex(*outs):
+        taps = [range(o[i] * sp[i] // outs[i], -(-(o[i] + 1) * sp[i] // outs[i])) for i in range(nsp)]
+        for pl in range(planes.shape[0]):
+            best, at = -np.inf, None
+            for pos in itertools.product(*taps):
+                v = planes[(pl,) + pos]
+                if at is None or v > best or np.isnan(v):
+                    best, at = v, np.ravel_multi_index(pos, sp)
+            vals[(pl,) + o], idx[(pl,) + o] = best, at
+    shape = x.shape[:-nsp] + tuple(outs)
+    return vals.reshape(shape), idx.reshape(shape)
+
+
+# Adaptive windows (and other uneven ones) go four at a time as vector lanes (four_windows in pool.cpp), the last four
+# of a row redoing some: values and indices against NumPy, with ties, NaNs and -inf.
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize(
+    "shape, outs", [((2, 3, 31), (7,)), ((2, 3, 30), (4,)), ((1, 3, 13, 32), (5, 7)), ((1, 2, 5, 9, 17), (2, 3, 6))]
+)
+def test_adaptive_max_pool_ties_nan_and_infinities(rng, shape, outs, dtype):
+    x = rng.integers(-2, 3, size=shape).astype(np.float64)
+    flat = x.reshape(-1)
+    flat[rng.choice(flat.size, max(1, flat.size // 40), replace=False)] = np.nan
+    flat[rng.choice(flat.size, max(1, flat.size // 20), replace=False)] = -np.inf
+    fn = getattr(F, "adaptive_max_pool%dd" % len(outs))
+    vals, idx = fn(t(x, dtype), outs, return_indices=True)
+    ref_v, ref_i = np_adaptive_max_pool(x, outs)
+    np.testing.assert_array_equal(to_np(vals), ref_v.astype(to_np(vals).dtype))
+    np.testing.assert_array_equal(to_np(idx), ref_i)
+
+
 @pytest.mark.parametrize("count_include_pad", [True, False])
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("case", [c for c in SEPARABLE_CASES if "dilation" not in c[3]], ids=str)
