@@ -337,3 +337,15 @@ def test_every_name_in_the_stubs_resolves():
                 if isinstance(n, ast.Name) and n.id in shadowed
             }
             assert not bare, (name, bare)
+
+
+def test_import_does_not_load_numpy():
+    # NumPy is loaded on use (gradcheck, from_numpy, .numpy()), not by `import ember`: it costs import time, and
+    # NumPy's bundled OpenBLAS starts threads that spin beside ember's on small machines
+    import subprocess
+    import sys
+
+    code = "import sys, ember; print('numpy' in sys.modules, (ember.ones(3) * 2).sum().item())"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["False", "6.0"]

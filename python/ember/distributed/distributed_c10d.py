@@ -10,7 +10,6 @@ import pickle
 import warnings
 from datetime import timedelta
 
-import numpy as np
 
 from .. import _C
 from .._C import _distributed as _d
@@ -756,8 +755,7 @@ def batch_isend_irecv(p2p_op_list):
 def _object_to_tensor(obj, device="cpu"):
     f = io.BytesIO()
     pickle.Pickler(f).dump(obj)
-    data = np.frombuffer(f.getbuffer(), dtype=np.uint8).copy()
-    t = _C.from_numpy(data)
+    t = _C.frombuffer(bytearray(f.getbuffer()), dtype=_C.uint8)  # owns its copy of the bytes
     size = _C.tensor([t.numel()], dtype=_C.int64)
     if device != "cpu":
         t, size = t.to(device), size.to(device)

@@ -6,9 +6,8 @@ absolute and relative differences with their indices). The comparisons of tensor
 import cmath
 import collections.abc
 import contextlib
+import sys
 import warnings
-
-import numpy as np
 
 from .. import _C
 
@@ -24,6 +23,13 @@ _NUMBER_DTYPES = {int: "int64", float: "float64"}
 
 def _dtype_name(dtype):
     return str(dtype).split(".")[-1]
+
+
+def _numpy_types(name):
+    """NumPy's `name` type (bool_, number, ndarray) as a tuple for isinstance, or () when NumPy is not loaded: no
+    value is NumPy's then, and `import ember` does not load NumPy."""
+    np = sys.modules.get("numpy")
+    return (getattr(np, name),) if np is not None else ()
 
 
 class _ErrorMeta(Exception):
@@ -146,7 +152,7 @@ class _NonePair(_Pair):
 
 class _BooleanPair(_Pair):
     def __init__(self, actual, expected, **options):
-        if not all(isinstance(x, (bool, np.bool_)) for x in (actual, expected)):
+        if not all(isinstance(x, (bool, *_numpy_types("bool_"))) for x in (actual, expected)):
             raise _Unsupported()
         super().__init__(bool(actual), bool(expected), **options)
 
@@ -157,11 +163,10 @@ class _BooleanPair(_Pair):
 
 class _NumberPair(_Pair):
     def __init__(self, actual, expected, *, id=(), rtol=None, atol=None, equal_nan=False, check_dtype=False, **options):
-        if not all(
-            isinstance(x, (int, float, np.number)) and not isinstance(x, (bool, np.bool_)) for x in (actual, expected)
-        ):
+        number, bool_ = _numpy_types("number"), _numpy_types("bool_")
+        if not all(isinstance(x, (int, float, *number)) and not isinstance(x, (bool, *bool_)) for x in (actual, expected)):
             raise _Unsupported()
-        actual, expected = [x.item() if isinstance(x, np.number) else x for x in (actual, expected)]
+        actual, expected = [x.item() if isinstance(x, number) else x for x in (actual, expected)]
         if not all(type(x) in _NUMBER_DTYPES for x in (actual, expected)):
             raise _ErrorMeta(TypeError, "Unknown number type %s." % type(actual), id=id)
         super().__init__(actual, expected, id=id)
@@ -202,7 +207,7 @@ class _TensorLikePair(_Pair):
         **options,
     ):
         related = isinstance(actual, type(expected)) or isinstance(expected, type(actual))
-        if not related or not all(isinstance(x, (_C.Tensor, np.ndarray)) for x in (actual, expected)):
+        if not related or not all(isinstance(x, (_C.Tensor, *_numpy_types("ndarray"))) for x in (actual, expected)):
             raise _Unsupported()
         if not allow_subclasses and type(actual) is not type(expected):
             raise _Unsupported()
