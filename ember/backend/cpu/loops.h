@@ -65,6 +65,7 @@ void for_each_run(const StridedIter& it, Body&& body, int64_t grain = kGrainSize
 template <class Out, class G>
 inline void write_run(Out* o, int64_t n, bool stream, G g) {
   if (!stream) {
+#pragma GCC unroll 4
     for (int64_t i = 0; i < n; ++i) o[i] = g(i);
     return;
   }
