@@ -159,3 +159,24 @@ def test_repeating_each_element_into_a_strided_destination(rng):
     out = ember.zeros(7, 6, 3).permute(1, 0, 2)  # rows of 3 repeats, 6 * 3 elements apart
     out.copy_(ember.tensor(a).unsqueeze(-1))
     np.testing.assert_array_equal(out.numpy(), np.repeat(a[:, :, None], 3, axis=2))
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [np.float16])
+@pytest.mark.parametrize(
+    "shape,perm",
+    [
+        ((2, 40), (1, 0)),  # interleave two rows
+        ((40, 3), (1, 0)),  # deinterleave three columns
+        ((4, 5, 17), (1, 2, 0)),
+        ((3, 2, 2, 9, 11), (0, 3, 1, 4, 2)),  # pixel_shuffle by 2: [C, r, r, H, W] -> [C, H, r, W, r]
+        ((3, 9, 4, 11, 4), (0, 2, 4, 1, 3)),  # pixel_unshuffle by 4
+        ((6, 8, 2), (2, 0, 1)),  # a complex tensor's real and imaginary planes
+    ],
+)
+def test_interleaving_copies(rng, threads, dtype, shape, perm):
+    # Note [Interleaving copies]: one side's contiguous dim of 2 to 4 elements, unrolled along the other side's
+    a = values(rng, shape, dtype)
+    np.testing.assert_array_equal(ember.tensor(a).permute(*perm).contiguous().numpy(), a.transpose(perm))
+    out = ember.empty(*a.transpose(perm).shape, dtype=ember.tensor(a).dtype).permute(*np.argsort(perm))
+    out.copy_(ember.tensor(a))  # written through a permuted destination
+    np.testing.assert_array_equal(out.permute(*perm).contiguous().numpy(), a.transpose(perm))
