@@ -220,3 +220,33 @@ def test_adaptive_avg_pool_to_one_gradient(rng):
     w = from_np(rng.standard_normal((2, 3, 1, 1)))
     (ember.nn.functional.adaptive_avg_pool2d(x, 1) * w).sum().backward()
     np.testing.assert_allclose(to_np(x.grad), np.broadcast_to(to_np(w) / 35.0, (2, 3, 7, 5)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES + [ember.int32], ids=dtype_name)
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 8, 15, 16])
+def test_narrow_outer_reductions(dtype, m, rng):
+    # Note [Narrow outer reductions]: rows of fewer than 16 outputs read as 16 elements each (the extra lanes
+    # dropped), the last rows element by element; 1, 3 and 300 rows (one and three row blocks of 128), NaNs in
+    # maxima, sums and products against NumPy
+    for n in (1, 3, 300):
+        x = random_array(rng, (n, m), dtype)
+        if dtype.is_floating_point:
+            x = (x / 4).astype(x.dtype)  # products of 300 rows stay finite
+        t = from_np(x, dtype)
+        v = x.astype(np.float64)
+        if dtype.is_floating_point:
+            check_close(ember.sum(t, 0), v.sum(0), dtype, v, 0)
+            check_close(ember.mean(t, 0), v.mean(0), dtype, v, 0, True)
+        else:
+            assert_equal(ember.sum(t, 0), x.astype(np.int64).sum(0))
+        assert_equal(ember.amax(t, 0), x.max(0))
+        assert_equal(ember.amin(t, 0), x.min(0))
+        if n == 3:
+            np.testing.assert_allclose(to_np(ember.prod(t, 0)).astype(np.float64), v.prod(0), rtol=TOL.get(dtype, 0))
+    if dtype.is_floating_point and m > 1:
+        x = random_array(rng, (300, m), dtype)
+        x[rng.integers(0, 300), m - 1] = np.nan  # in the last lane of some row
+        t = from_np(x, dtype)
+        got = to_np(ember.amax(t, 0))
+        assert np.isnan(got[m - 1]) and not np.isnan(got[: m - 1]).any()
+        assert np.isnan(to_np(ember.sum(t, 0))[m - 1])

@@ -355,6 +355,36 @@ std::unique_ptr<Acc[]> rows_scratch(int64_t n, int64_t m) {
   return std::make_unique<Acc[]>(static_cast<size_t>((levels + 1) * m));
 }
 
+// Note [Narrow outer reductions]
+// Rows of a few outputs (sum(0) of a [4096, 8] tensor) paid the loop over the row's m outputs and the Walker's step
+// once per row: 17 us at one thread, PyTorch 2.9. Where such rows follow one another in memory, each row is read as
+// kNarrow elements, the ones past m belonging to the next rows and accumulated into lanes that are dropped, by a loop
+// the compiler turns into whole vector operations; the last rows, whose reads would leave the range, go element by
+// element. The result is the same fold, row by row, in each output's lane.
+constexpr int64_t kNarrow = 16;
+
+// a[j] for j < m (m < kNarrow) over the n rows of m contiguous elements at base + w.in, w then moved past them (out
+// of line: inlined into reduce_rows' block, it slowed the wide rows' loop by half).
+template <class T, ReduceOp Op>
+[[gnu::noinline]] void narrow_rows(const char* base, Walker& w, int64_t n, int64_t m,
+                                   typename Policy<T, Op>::Acc* a) {
+  using P = Policy<T, Op>;
+  using Acc = typename P::Acc;
+  const T* x = reinterpret_cast<const T*>(base + w.in);
+  w.idx[0] += n;  // a single reduced dim
+  w.in += n * m * static_cast<int64_t>(sizeof(T));
+  const int64_t whole = (n * m - kNarrow) / m + 1;  // rows k with k * m + kNarrow <= n * m
+  Acc lanes[kNarrow];
+  for (int64_t j = 0; j < kNarrow; ++j) lanes[j] = P::first(x[j]);
+  for (int64_t k = 1; k < whole; ++k) {
+    const T* row = x + k * m;
+    for (int64_t j = 0; j < kNarrow; ++j) lanes[j] = P::step(lanes[j], row[j]);
+  }
+  for (int64_t k = whole; k < n; ++k)
+    for (int64_t j = 0; j < m; ++j) lanes[j] = P::step(lanes[j], x[k * m + j]);
+  std::copy(lanes, lanes + m, a);
+}
+
 // acc[j] for j < m: the reduction of rows [r0, r1) of the outer strategy, row k starting at
 // base + offsets(red, k) with its m elements `stride` bytes apart (Note [Outer blocking]).
 template <class T, ReduceOp Op>
@@ -363,7 +393,10 @@ void reduce_rows(const char* base, const std::vector<Dim>& red, int64_t stride, 
   using P = Policy<T, Op>;
   using Acc = typename P::Acc;
   Walker w(red, r0);
+  const bool narrow = red.size() == 1 && stride == static_cast<int64_t>(sizeof(T)) && m < kNarrow &&
+                      red[0].in_stride == m * stride;
   auto block = [&](int64_t k0, int64_t k1, Acc* __restrict a) {
+    if (narrow && (k1 - k0) * m >= kNarrow) return narrow_rows<T, Op>(base, w, k1 - k0, m, a);
     const char* row = base + w.in;
     for (int64_t j = 0; j < m; ++j) a[j] = P::first(*reinterpret_cast<const T*>(row + j * stride));
     for (int64_t k = k0 + 1; k < k1; ++k) {
@@ -371,6 +404,7 @@ void reduce_rows(const char* base, const std::vector<Dim>& red, int64_t stride, 
       row = base + w.in;
       if (stride == static_cast<int64_t>(sizeof(T))) {
         const T* __restrict x = reinterpret_cast<const T*>(row);
+#pragma GCC unroll 4  // (more work per iteration: Note [Loop alignment] in loops.h)
         for (int64_t j = 0; j < m; ++j) a[j] = P::step(a[j], x[j]);
       } else {
         for (int64_t j = 0; j < m; ++j) a[j] = P::step(a[j], *reinterpret_cast<const T*>(row + j * stride));

@@ -111,7 +111,7 @@ template <class V, class T, class F>
 EMBER_VEC_INLINE void map_array(const T* in, T* out, int64_t n, F f) {
   constexpr int kWidth = sizeof(V) / sizeof(T);
   int64_t i = 0;
-#pragma GCC unroll 2  // (a one-vector loop of a cheap op ran at half speed where it straddled a 64-byte line: write_run)
+#pragma GCC unroll 2  // (two vectors per iteration for the cheap ops: Note [Loop alignment] in loops.h)
   for (; i + kWidth <= n; i += kWidth) {
     V x;
     std::memcpy(&x, in + i, sizeof(V));
