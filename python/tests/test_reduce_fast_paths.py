@@ -250,3 +250,15 @@ def test_narrow_outer_reductions(dtype, m, rng):
         got = to_np(ember.amax(t, 0))
         assert np.isnan(got[m - 1]) and not np.isnan(got[: m - 1]).any()
         assert np.isnan(to_np(ember.sum(t, 0))[m - 1])
+
+
+def test_narrow_outer_nansum_and_signed_zeros(rng):
+    # the narrow lanes start a sum from zero as every other path does: nansum skips a NaN in the first row, and a
+    # column of -0.0 sums to +0.0 (PyTorch's identity start)
+    x = rng.standard_normal((50, 6)).astype(np.float32)
+    x[0, 2] = x[7, 4] = np.nan
+    x[:, 5] = -0.0
+    got = to_np(ember.nansum(from_np(x, ember.float32), 0))
+    np.testing.assert_allclose(got[:5], np.nansum(x[:, :5].astype(np.float64), 0), rtol=1e-5, atol=1e-5)
+    assert got[5] == 0 and not np.signbit(got[5])
+    assert not np.signbit(to_np(ember.sum(from_np(x[:, 5:], ember.float32), 0))[0])

@@ -363,22 +363,51 @@ std::unique_ptr<Acc[]> rows_scratch(int64_t n, int64_t m) {
 // element. The result is the same fold, row by row, in each output's lane.
 constexpr int64_t kNarrow = 16;
 
-// a[j] for j < m (m < kNarrow) over the n rows of m contiguous elements at base + w.in, w then moved past them (out
-// of line: inlined into reduce_rows' block, it slowed the wide rows' loop by half).
+// a[j] for j < m over the n rows of m contiguous elements at base + w.in along w's one dim, w then moved past them:
+// narrow rows that follow one another through the lanes, others stepped by pointer rather than by the Walker (out
+// of line: inlined into reduce_rows' block, it slowed the general loop by half).
 template <class T, ReduceOp Op>
 [[gnu::noinline]] void narrow_rows(const char* base, Walker& w, int64_t n, int64_t m,
                                    typename Policy<T, Op>::Acc* a) {
   using P = Policy<T, Op>;
   using Acc = typename P::Acc;
   const T* x = reinterpret_cast<const T*>(base + w.in);
+  const int64_t rs = w.dims[0].in_stride;
   w.idx[0] += n;  // a single reduced dim
-  w.in += n * m * static_cast<int64_t>(sizeof(T));
+  w.in += n * rs;
+  if (m >= kNarrow || rs != m * static_cast<int64_t>(sizeof(T)) || n * m < kNarrow) {  // rows stepped by pointer
+    for (int64_t j = 0; j < m; ++j) a[j] = P::first(x[j]);
+    for (int64_t k = 1; k < n; ++k) {
+      const T* __restrict row = reinterpret_cast<const T*>(reinterpret_cast<const char*>(x) + k * rs);
+#pragma GCC unroll 4  // (more work per iteration: Note [Loop alignment] in loops.h)
+      for (int64_t j = 0; j < m; ++j) a[j] = P::step(a[j], row[j]);
+    }
+    return;
+  }
   const int64_t whole = (n * m - kNarrow) / m + 1;  // rows k with k * m + kNarrow <= n * m
   Acc lanes[kNarrow];
-  for (int64_t j = 0; j < kNarrow; ++j) lanes[j] = P::first(x[j]);
-  for (int64_t k = 1; k < whole; ++k) {
-    const T* row = x + k * m;
-    for (int64_t j = 0; j < kNarrow; ++j) lanes[j] = P::step(lanes[j], row[j]);
+  if constexpr (P::kVectors) {  // in vector registers: GCC leaves the extrema's NaN-keeping select scalar
+    using Vec = lanes::Vec<T>;
+    constexpr int64_t W = lanes::kWidth<T>, NV = kNarrow / W;
+    Vec v[NV];
+    for (int64_t q = 0; q < NV; ++q) {
+      std::memcpy(&v[q], x + q * W, sizeof(Vec));
+      // a sum's lanes start from zero, as fold_leaf's (nansum skips a leading NaN; -0 sums to +0 as elsewhere)
+      if constexpr (Op == ReduceOp::Sum || Op == ReduceOp::NanSum) v[q] = P::combine(Vec{}, v[q]);
+    }
+    for (int64_t k = 1; k < whole; ++k)
+      for (int64_t q = 0; q < NV; ++q) {
+        Vec r;
+        std::memcpy(&r, x + k * m + q * W, sizeof(Vec));
+        v[q] = P::combine(v[q], r);
+      }
+    std::memcpy(lanes, v, sizeof lanes);
+  } else {
+    for (int64_t j = 0; j < kNarrow; ++j) lanes[j] = P::first(x[j]);
+    for (int64_t k = 1; k < whole; ++k) {
+      const T* row = x + k * m;
+      for (int64_t j = 0; j < kNarrow; ++j) lanes[j] = P::step(lanes[j], row[j]);
+    }
   }
   for (int64_t k = whole; k < n; ++k)
     for (int64_t j = 0; j < m; ++j) lanes[j] = P::step(lanes[j], x[k * m + j]);
@@ -393,10 +422,9 @@ void reduce_rows(const char* base, const std::vector<Dim>& red, int64_t stride, 
   using P = Policy<T, Op>;
   using Acc = typename P::Acc;
   Walker w(red, r0);
-  const bool narrow = red.size() == 1 && stride == static_cast<int64_t>(sizeof(T)) && m < kNarrow &&
-                      red[0].in_stride == m * stride;
+  const bool one_dim = red.size() == 1 && stride == static_cast<int64_t>(sizeof(T));
   auto block = [&](int64_t k0, int64_t k1, Acc* __restrict a) {
-    if (narrow && (k1 - k0) * m >= kNarrow) return narrow_rows<T, Op>(base, w, k1 - k0, m, a);
+    if (one_dim) return narrow_rows<T, Op>(base, w, k1 - k0, m, a);
     const char* row = base + w.in;
     for (int64_t j = 0; j < m; ++j) a[j] = P::first(*reinterpret_cast<const T*>(row + j * stride));
     for (int64_t k = k0 + 1; k < k1; ++k) {
