@@ -729,3 +729,20 @@ def test_aminmax_errors():
         ember.aminmax(ember.zeros(2, 3), dim=2)
     with pytest.raises(TypeError):
         ember.aminmax(ember.ones(2, 3), 0)  # dim is keyword-only, as in PyTorch
+
+
+@pytest.mark.parametrize("n", [2, 31, 32, 33])
+def test_short_slices_sort_stably_around_the_insertion_limit(rng, n):
+    # Note [Short slices]: up to 32 elements by insertion, longer by stable_sort; ties and NaNs on both sides
+    a = rng.integers(-3, 4, (50, n)).astype(np.float32)
+    a[rng.random((50, n)) < 0.1] = np.nan
+    x = from_np(a, ember.float32)
+    for descending in (False, True):
+        ev, ei = ref_sort(a, 1, descending)
+        r = ember.sort(x, 1, descending, stable=True)
+        assert_equal(r.values, ev, ember.float32)
+        assert_equal(r.indices, ei, ember.int64)
+        k = min(n, 5)
+        t = ember.topk(x, k, 1, largest=descending)
+        assert_equal(t.values, ev[:, :k], ember.float32)
+        assert_equal(t.indices, ei[:, :k], ember.int64)
