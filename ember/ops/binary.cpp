@@ -35,14 +35,15 @@ autocast::OpPolicy autocast_policy(uint8_t flags, const Operand& a) {
 // Note [Pow by a number]
 // A float tensor raised to a number exponent that PyTorch computes without pow (aten's pow_tensor_scalar: 0 and 1
 // as a fill and a copy, 2, 3, 0.5, -0.5, -1, -2 as products, roots and reciprocals) runs those kernels, so the bits are
-// PyTorch's on every device and layout, and 64K floats take 7 us where the vector pow took 155. False for other
+// PyTorch's on every device and layout, and 64K floats take 7 us where the vector pow took 155 (x^3 is one pass of
+// its own op, Cube: two multiplication passes took 10 us, PyTorch 7). False for other
 // operands and exponents (the binary kernel then runs pow).
 bool pow_by_number(BinaryOp op, const Operand& b, const Tensor& r, const Tensor& x, ScalarType compute) {
   if (op != BinaryOp::Pow || b.t || !is_floating(compute) || b.s.is_complex()) return false;
   const double e = b.s.to_double();
   if (e != 0 && e != 1 && e != 2 && e != 3 && e != 0.5 && e != -0.5 && e != -1 && e != -2) return false;
-  // x^3 and x^-2 take two passes here, which 16-bit floats would round twice (PyTorch rounds once)
-  if ((e == 3 || e == -2) && compute != ScalarType::Float32 && compute != ScalarType::Float64) return false;
+  // x^-2 takes two passes here, which 16-bit floats would round twice (PyTorch rounds once)
+  if (e == -2 && compute != ScalarType::Float32 && compute != ScalarType::Float64) return false;
   const Device d = r.device();
   auto unary = [&](UnaryOp u, const Tensor& in) { unary_kernel[d](u, r, in, compute, UnaryArgs{}); };
   if (e == 0) {  // 1 everywhere, NaN included
@@ -55,10 +56,8 @@ bool pow_by_number(BinaryOp op, const Operand& b, const Tensor& r, const Tensor&
     unary(UnaryOp::Rsqrt, x);
   } else if (e == -1) {
     unary(UnaryOp::Reciprocal, x);
-  } else if (e == 3) {  // (x * x) * x, the square apart from x when r is x (x.pow_(3))
-    const Tensor sq = may_overlap(r, x) ? empty(r.sizes(), TensorOptions(compute).device(d)) : r;
-    binary_kernel[d](BinaryOp::Mul, sq, x, x, compute, Scalar(1));
-    binary_kernel[d](BinaryOp::Mul, r, sq, x, compute, Scalar(1));
+  } else if (e == 3) {  // (x * x) * x in one pass
+    unary(UnaryOp::Cube, x);
   } else {
     binary_kernel[d](BinaryOp::Mul, r, x, x, compute, Scalar(1));
     if (e == -2) unary(UnaryOp::Reciprocal, r);

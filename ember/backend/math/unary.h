@@ -69,6 +69,7 @@ void unary_ops(UnaryOp op, const K& k, const UnaryArgs& g) {
         same([] EMBER_LAMBDA(A a) { return static_cast<A>((A(0) < a) - (a < A(0))); });
       return;
     case UnaryOp::Square: same([] EMBER_LAMBDA(A a) { return a * a; }); return;
+    case UnaryOp::Cube: same([] EMBER_LAMBDA(A a) { return a * a * a; }); return;
     case UnaryOp::Relu:
       if constexpr (std::is_same_v<T, bool>)
         same([] EMBER_LAMBDA(A a) { return a; });
