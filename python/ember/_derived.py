@@ -11,7 +11,6 @@ The elementwise ops' functional in-place forms that PyTorch has (abs_, exp_, xlo
 
 from . import _C
 
-
 # ---- in-place functions ---------------------------------------------------------------------------------------------
 
 

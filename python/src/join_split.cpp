@@ -433,7 +433,8 @@ void def_splitting(nb::module_& m, nb::handle cls) {
     PyObject** items = PySequence_Fast_ITEMS(pieces.ptr());  // a tuple or list: tensor_list checked
     for (size_t i = 0; i < v.size(); ++i)
       if (reinterpret_cast<const PyObject*>(Py_TYPE(items[i])) != base) return nb::none();
-    for (Tensor& t : v) t = t.is_contiguous() ? clone(t, MemoryFormat::Preserve) : contiguous(t, MemoryFormat::Contiguous);
+    for (Tensor& t : v)
+      t = t.is_contiguous() ? clone(t, MemoryFormat::Preserve) : contiguous(t, MemoryFormat::Contiguous);
     return to_tuple(v);
   });
   def_both(

@@ -301,5 +301,4 @@ void cpu_kernel(const StridedIter& it, F f, int64_t grain = kGrainSize) {
   for_each_block(it, block, grain);
 }
 
-
 }  // namespace ember::cpu

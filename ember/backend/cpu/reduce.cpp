@@ -367,8 +367,7 @@ constexpr int64_t kNarrow = 16;
 // narrow rows that follow one another through the lanes, others stepped by pointer rather than by the Walker (out
 // of line: inlined into reduce_rows' block, it slowed the general loop by half).
 template <class T, ReduceOp Op>
-[[gnu::noinline]] void narrow_rows(const char* base, Walker& w, int64_t n, int64_t m,
-                                   typename Policy<T, Op>::Acc* a) {
+[[gnu::noinline]] void narrow_rows(const char* base, Walker& w, int64_t n, int64_t m, typename Policy<T, Op>::Acc* a) {
   using P = Policy<T, Op>;
   using Acc = typename P::Acc;
   const T* x = reinterpret_cast<const T*>(base + w.in);

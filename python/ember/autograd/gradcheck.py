@@ -28,6 +28,7 @@ def _host(t):
 def _numerical_jacobians(fn, inputs, diff_idx, eps):
     """For each differentiable input: a list (per output) of arrays [input numel, output numel]."""
     import numpy as np  # on use: `import ember` does not load NumPy
+
     import ember
 
     with ember.no_grad():
@@ -56,6 +57,7 @@ def _numerical_jacobians(fn, inputs, diff_idx, eps):
 
 def _analytical_jacobians(fn, inputs, diff_idx, nondet_tol=0.0):
     import numpy as np  # on use: `import ember` does not load NumPy
+
     import ember
 
     outs = _outputs(fn, inputs)
@@ -116,6 +118,7 @@ def gradcheck(
     """Checks the gradients of func at inputs against finite differences; raises GradcheckError on mismatch
     (or returns False when raise_exception=False). Returns True when they agree."""
     import numpy as np  # on use: `import ember` does not load NumPy
+
     import ember
 
     inputs = _as_tuple(inputs)
@@ -190,6 +193,7 @@ def gradgradcheck(
 ):
     """Checks second derivatives: gradcheck of the function (inputs, grad_outputs) -> d(outputs)/d(inputs)."""
     import numpy as np  # on use: `import ember` does not load NumPy
+
     import ember
 
     inputs = _as_tuple(inputs)

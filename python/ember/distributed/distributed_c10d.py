@@ -10,7 +10,6 @@ import pickle
 import warnings
 from datetime import timedelta
 
-
 from .. import _C
 from .._C import _distributed as _d
 from ..futures import Future

@@ -164,7 +164,9 @@ class _BooleanPair(_Pair):
 class _NumberPair(_Pair):
     def __init__(self, actual, expected, *, id=(), rtol=None, atol=None, equal_nan=False, check_dtype=False, **options):
         number, bool_ = _numpy_types("number"), _numpy_types("bool_")
-        if not all(isinstance(x, (int, float, *number)) and not isinstance(x, (bool, *bool_)) for x in (actual, expected)):
+        if not all(
+            isinstance(x, (int, float, *number)) and not isinstance(x, (bool, *bool_)) for x in (actual, expected)
+        ):
             raise _Unsupported()
         actual, expected = [x.item() if isinstance(x, number) else x for x in (actual, expected)]
         if not all(type(x) in _NUMBER_DTYPES for x in (actual, expected)):
