@@ -93,15 +93,27 @@ def np_max_pool(x, k, stride=None, padding=0, dilation=1, ceil_mode=False):
     padding, dilation = tup(padding, nsp), tup(dilation, nsp)
     sp = x.shape[-nsp:]
     outs = [pool_out(sp[i], k[i], stride[i], padding[i], dilation[i], ceil_mode) for i in range(nsp)]
+
+    def taps(o):
+        tt = [[o[i] * stride[i] - padding[i] + j * dilation[i] for j in range(k[i])] for i in range(nsp)]
+        return [[t for t in tt[i] if 0 <= t < sp[i]] for i in range(nsp)]
+
+    return np_window_max(x, outs, taps)
+
+
+def np_window_max(x, outs, taps):
+    """(values, flat indices within each plane) of the windows taps(o) (per dim, the input positions) of each output
+    o: the first maximum in window order wins, and the last NaN."""
+    nsp = len(outs)
+    sp = x.shape[-nsp:]
     planes = x.reshape((-1,) + sp)
     vals = np.full((planes.shape[0],) + tuple(outs), -np.inf)
     idx = np.zeros(vals.shape, dtype=np.int64)
     for o in np.ndindex(*outs):
-        taps = [[o[i] * stride[i] - padding[i] + j * dilation[i] for j in range(k[i])] for i in range(nsp)]
-        taps = [[t for t in tt if 0 <= t < sp[i]] for i, tt in enumerate(taps)]
+        window = taps(o)
         for pl in range(planes.shape[0]):
             best, at = -np.inf, None
-            for pos in itertools.product(*taps):
+            for pos in itertools.product(*window):
                 v = planes[(pl,) + pos]
                 if at is None or v > best or np.isnan(v):
                     best, at = v, np.ravel_multi_index(pos, sp)
@@ -878,22 +890,10 @@ def test_separable_max_pool_ties_nan_and_infinities(rng, case, dtype, threads):
 
 def np_adaptive_max_pool(x, outs):
     """PyTorch's adaptive windows [floor(o * in / out), ceil((o + 1) * in / out)), ties and NaNs as np_max_pool."""
-    nsp = len(outs)
-    sp = x.shape[-nsp:]
-    planes = x.reshape((-1,) + sp)
-    vals = np.full((planes.shape[0],) + tuple(outs), -np.inf)
-    idx = np.zeros(vals.shape, dtype=np.int64)
-    for o in np.ndindex(*outs):
-        taps = [range(o[i] * sp[i] // outs[i], -(-(o[i] + 1) * sp[i] // outs[i])) for i in range(nsp)]
-        for pl in range(planes.shape[0]):
-            best, at = -np.inf, None
-            for pos in itertools.product(*taps):
-                v = planes[(pl,) + pos]
-                if at is None or v > best or np.isnan(v):
-                    best, at = v, np.ravel_multi_index(pos, sp)
-            vals[(pl,) + o], idx[(pl,) + o] = best, at
-    shape = x.shape[:-nsp] + tuple(outs)
-    return vals.reshape(shape), idx.reshape(shape)
+    sp = x.shape[-len(outs) :]
+    return np_window_max(
+        x, outs, lambda o: [range(o[i] * sp[i] // outs[i], -(-(o[i] + 1) * sp[i] // outs[i])) for i in range(len(outs))]
+    )
 
 
 # Adaptive windows (and other uneven ones) go four at a time as vector lanes (four_windows in pool.cpp), the last four

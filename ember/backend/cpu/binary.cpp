@@ -37,7 +37,8 @@ bool try_vectorized(BinaryOp op, const StridedIter& it) {
 // either way round) left the element loop gathering it one element at a time through the conversion buffers. Above a
 // few thousand elements such an operand is first copied into the output's layout by the tiled transpose copy, then
 // the op runs over dense memory: [256, 256] x + x.t() at one thread 56 -> 21 us (PyTorch 48). Undefined when t needs
-// no copy: small, broadcast, or already running along the output's innermost dim (or the output not packed).
+// no copy: small, broadcast or expanded, or already running along the output's innermost dim (or the output not
+// packed).
 Tensor in_output_layout(const Tensor& t, const Tensor& out) {
   constexpr int64_t kMinNumel = 4096;
   if (t.numel() < kMinNumel || t.dim() < 2 || !std::ranges::equal(t.sizes(), out.sizes())) return {};
@@ -51,6 +52,8 @@ Tensor in_output_layout(const Tensor& t, const Tensor& out) {
     expect *= out.size(d);
   }
   if (dims.empty() || t.stride(dims[0]) == 1) return {};
+  for (int64_t d : dims)  // an expanded operand stays as it is: the loops read a repeated value in place
+    if (t.stride(d) == 0) return {};
   Tensor r = empty_strided(out.sizes(), out.strides(), TensorOptions(t.dtype()));
   copy_(r, t);
   return r;

@@ -9,6 +9,7 @@
 #include "ember/backend/cpu/half_convert.h"
 #include "ember/backend/cpu/lanes.h"
 #include "ember/backend/cpu/loops.h"
+#include "ember/backend/dispatch_size.h"
 #include "ember/backend/kernels.h"
 #include "ember/backend/kernels/copy.h"
 
@@ -304,13 +305,8 @@ bool copy_repeats(const StridedIter& it, int64_t elem) {
       }
     });
   };
-  switch (elem) {
-    case 1: run(uint8_t{}); return true;
-    case 2: run(uint16_t{}); return true;
-    case 4: run(uint32_t{}); return true;
-    case 8: run(uint64_t{}); return true;
-    default: return false;
-  }
+  dispatch_size(static_cast<size_t>(elem), run);  // moved as unsigned integers of the element's size (or Bytes16)
+  return true;
 }
 
 // Note [Interleaving copies]
@@ -352,13 +348,8 @@ bool copy_interleaved(const StridedIter& it, int64_t elem) {
       for (int64_t u = b0; u < e; ++u, o.advance()) rows(o.ptr[0], o.ptr[1]);
     });
   };
-  switch (elem) {
-    case 1: run(uint8_t{}); return true;
-    case 2: run(uint16_t{}); return true;
-    case 4: run(uint32_t{}); return true;
-    case 8: run(uint64_t{}); return true;
-    default: return false;
-  }
+  dispatch_size(static_cast<size_t>(elem), run);  // moved as unsigned integers of the element's size (or Bytes16)
+  return true;
 }
 
 void copy(const Tensor& dst, const Tensor& src) {

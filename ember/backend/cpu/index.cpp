@@ -141,6 +141,7 @@ bool scatter_run(char** p, int64_t n, const IndexDim& d, F f) {
   T* base = reinterpret_cast<T*>(p[0]);
   const T* src = reinterpret_cast<const T*>(p[1]);
   const int64_t size = d.size, stride = d.stride;
+#pragma GCC unroll 4  // (Note [Loop alignment] in loops.h)
   for (int64_t i = 0; i < n; ++i) {
     const int64_t k = load_index(p[2] + i * 8);
     T* o = base + (k < 0 ? k + size : k) * stride;
