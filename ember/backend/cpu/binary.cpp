@@ -1,7 +1,6 @@
 #include "ember/backend/cpu/binary.h"
 
 #include <algorithm>
-#include <vector>
 
 #include "ember/backend/cpu/vec_math.h"
 #include "ember/backend/kernels/binary.h"
@@ -42,7 +41,7 @@ bool try_vectorized(BinaryOp op, const StridedIter& it) {
 Tensor in_output_layout(const Tensor& t, const Tensor& out) {
   constexpr int64_t kMinNumel = 4096;
   if (t.numel() < kMinNumel || t.dim() < 2 || !std::ranges::equal(t.sizes(), out.sizes())) return {};
-  std::vector<int64_t> dims;  // out's dims of size > 1, innermost first; packed strides required
+  DimVector dims;  // out's dims of size > 1, innermost first; packed strides required (no allocation per call)
   for (int64_t d = 0; d < out.dim(); ++d)
     if (out.size(d) > 1) dims.push_back(d);
   std::ranges::sort(dims, [&](int64_t x, int64_t y) { return out.stride(x) < out.stride(y); });

@@ -367,7 +367,7 @@ constexpr int64_t kNarrow = 16;
 // narrow rows that follow one another through the lanes, others stepped by pointer rather than by the Walker (out
 // of line: inlined into reduce_rows' block, it slowed the general loop by half).
 template <class T, ReduceOp Op>
-[[gnu::noinline]] void narrow_rows(const char* base, Walker& w, int64_t n, int64_t m, typename Policy<T, Op>::Acc* a) {
+[[gnu::noinline]] void one_dim_rows(const char* base, Walker& w, int64_t n, int64_t m, typename Policy<T, Op>::Acc* a) {
   using P = Policy<T, Op>;
   using Acc = typename P::Acc;
   const T* x = reinterpret_cast<const T*>(base + w.in);
@@ -423,7 +423,7 @@ void reduce_rows(const char* base, const std::vector<Dim>& red, int64_t stride, 
   Walker w(red, r0);
   const bool one_dim = red.size() == 1 && stride == static_cast<int64_t>(sizeof(T));
   auto block = [&](int64_t k0, int64_t k1, Acc* __restrict a) {
-    if (one_dim) return narrow_rows<T, Op>(base, w, k1 - k0, m, a);
+    if (one_dim) return one_dim_rows<T, Op>(base, w, k1 - k0, m, a);
     const char* row = base + w.in;
     for (int64_t j = 0; j < m; ++j) a[j] = P::first(*reinterpret_cast<const T*>(row + j * stride));
     for (int64_t k = k0 + 1; k < k1; ++k) {

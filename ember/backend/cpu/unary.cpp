@@ -112,7 +112,7 @@ void unary_backward(UnaryOp op, const Tensor& grad_in, const Tensor& grad_out, c
   const ScalarType t = grad_in.dtype();
   const bool vec_dtype = t == ScalarType::Float32 || t == ScalarType::Float64;
   // The gradient of a sum or mean is one number expanded: made dense first, it takes the vector path instead of the
-  // element loop's scalar erf, exp, ... (gelu's backward after .sum(), 64K floats: 820 -> 80 us).
+  // element loop's scalar erf, exp, ... (gelu forward and backward after .sum(), 64K floats: 865 -> 128 us).
   if (vec_dtype && !grad_out.is_contiguous() && grad_in.is_contiguous() && v.is_contiguous() && grad_out.dtype() == t &&
       v.dtype() == t) {
     float f = 0;
