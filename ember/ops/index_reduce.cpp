@@ -69,6 +69,13 @@ Tensor index_reduce_index(const Tensor& self, int64_t& dim, const Tensor& index,
                 "(): self and source must have the same size "
                 "except along dim ",
                 dim, " (self ", shape_str(self.sizes()), ", source ", shape_str(source.sizes()), ")");
+  // Checked here, so that a bad index names this op with PyTorch's IndexError rather than scatter_reduce's
+  // RuntimeError (on a GPU the scatter kernel checks it: Note [Deferred device errors]).
+  if (index.numel() && index.device().is_cpu()) {
+    const auto [lo, hi] = host_extrema(index);
+    EMBER_CHECK_INDEX(lo.to_int() >= 0 && hi.to_int() < (self.dim() ? self.sizes()[dim] : 1),
+                      "index out of range in self");
+  }
   DimVector shape(src.dim(), 1);
   shape[dim] = index.numel();
   return expand(reshape(to(index, ScalarType::Int64), shape), src.sizes());

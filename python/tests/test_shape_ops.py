@@ -642,7 +642,7 @@ def test_gathered_runs_check_their_range_first(rng, dtype):
     assert_equal(flat.index_select(0, from_np(pos % 1800)), fa[pos % 1800], dtype)
     bad = idx.copy()
     bad[2, 100], bad[2, 200] = 300, -1000
-    with pytest.raises(IndexError, match=r"^gather\(\): index 300 is out of bounds for dimension 1 with size 300$"):
+    with pytest.raises(RuntimeError, match=r"^gather\(\): index 300 is out of bounds for dimension 1 with size 300$"):
         t.gather(1, from_np(bad))
     with pytest.raises(IndexError, match="index -1801 is out of bounds"):
         ember.take(flat, from_np(np.array([5, -1801, 4000])))
@@ -665,7 +665,7 @@ def test_scattered_runs_check_their_range_first(rng, dtype):
     assert_equal(t.scatter_add(1, from_np(idx), src), want, dtype)
     bad = idx.copy()
     bad[2, 100], bad[2, 200] = -1, 1000
-    with pytest.raises(IndexError, match=r"^scatter\(\): index -1 is out of bounds for dimension 1 with size 300$"):
+    with pytest.raises(RuntimeError, match=r"^scatter\(\): index -1 is out of bounds for dimension 1 with size 300$"):
         t.clone().scatter_(1, from_np(bad), src)
 
 
@@ -685,12 +685,12 @@ def test_gather_edge_cases(rng):
     [
         (
             lambda t: t.gather(1, ember.tensor([[0, 7]])),
-            IndexError,
+            RuntimeError,
             r"^gather\(\): index 7 is out of bounds for dimension 1 with size 4$",
         ),
         (
             lambda t: t.gather(0, ember.tensor([[-1]])),
-            IndexError,
+            RuntimeError,
             r"^gather\(\): index -1 is out of bounds for dimension 0 with size 3$",
         ),
         (
@@ -855,17 +855,17 @@ def test_scatter_reduce_propagates_nan():
     [
         (
             lambda t: t.scatter_(1, ember.tensor([[0, 7]]), 1.0),
-            IndexError,
+            RuntimeError,
             r"^scatter\(\): index 7 is out of bounds for dimension 1 with size 4$",
         ),
         (
             lambda t: t.scatter_add_(0, ember.tensor([[3]]), ember.ones(1, 1)),
-            IndexError,
+            RuntimeError,
             r"^scatter_add\(\): index 3 is out of bounds for dimension 0 with size 3$",
         ),
         (
             lambda t: t.scatter_(0, ember.tensor([[-1]]), ember.ones(1, 1)),
-            IndexError,
+            RuntimeError,
             "index -1 is out of bounds for dimension 0 with size 3",
         ),
         (
@@ -909,7 +909,7 @@ def test_scatter_errors(call, error, message):
 def test_scatter_out_of_bounds_never_writes_outside(rng):
     base = ember.zeros(4, 4)
     view = base[1:3]
-    with pytest.raises(IndexError):
+    with pytest.raises(RuntimeError, match="scatter.*index 2 is out of bounds for dimension 0 with size 2"):
         view.scatter_(0, ember.tensor([[2, 0, 0, 0]]), 5.0)
     assert_equal(base[0], np.zeros(4, np.float32))
     assert_equal(base[3], np.zeros(4, np.float32))
@@ -1282,7 +1282,8 @@ def test_take_along_dim_without_dim_and_errors(rng):
         t.take_along_dim(ember.tensor([0]), 0)
     with pytest.raises(RuntimeError, match="dtype of indices should be Long but got Int"):
         t.take_along_dim(ember.tensor([[0]], dtype=ember.int32), 0)
-    with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 1 with size 4"):
+    # gather's RuntimeError (PyTorch 2.15 reads past the end here and returns a value)
+    with pytest.raises(RuntimeError, match="index 4 is out of bounds for dimension 1 with size 4"):
         t.take_along_dim(ember.tensor([[4]]), 1)
 
 

@@ -101,22 +101,25 @@ bool cast_runs(const StridedIter& it, ScalarType to, ScalarType from) {
   if (from_bool) {
     dispatch_any(to, [&](auto o) {
       using Out = decltype(o);
-      for_each_run(it, [](char** p, const int64_t*, int64_t n) {
+      auto run = [](char** p, const int64_t*, int64_t n) {
         from_bool_run(reinterpret_cast<const uint8_t*>(p[1]), reinterpret_cast<Out*>(p[0]), n);
-      });
+      };
+      for_each_run(it, run, grain_of<Out, uint8_t>());  // Note [Grain in bytes]
     });
     return true;
   }
   if (through_float32) {
-    for_each_run(it, [&](char** p, const int64_t*, int64_t n) { via_float32(p[0], p[1], to, from, n); });
+    auto run = [&](char** p, const int64_t*, int64_t n) { via_float32(p[0], p[1], to, from, n); };
+    for_each_run(it, run, grain_for_width(std::max(so, si)));  // Note [Grain in bytes]
     return true;
   }
   auto body = [&](auto o, auto i) {
     using Out = decltype(o);
     using In = decltype(i);
-    for_each_run(it, [](char** p, const int64_t*, int64_t n) {
+    auto run = [](char** p, const int64_t*, int64_t n) {
       convert_run(reinterpret_cast<const In*>(p[1]), reinterpret_cast<Out*>(p[0]), n);
-    });
+    };
+    for_each_run(it, run, grain_of<Out, In>());
   };
   auto with_out = [&](auto i) {
     switch (to) {

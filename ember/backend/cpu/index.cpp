@@ -17,8 +17,8 @@ namespace ember::cpu {
 namespace {
 
 [[noreturn, gnu::noinline, gnu::cold]] void out_of_bounds(int64_t k, const IndexDim& d, const char* op) {
-  if (op) fail<IndexError>(op, "(): index ", k, " is out of bounds for dimension ", d.dim, " with size ", d.size);
-  fail<IndexError>("index ", k, " is out of bounds for dimension ", d.dim, " with size ", d.size);
+  if (op) fail_out_of_bounds(op, op, "(): index ", k, " is out of bounds for dimension ", d.dim, " with size ", d.size);
+  fail_out_of_bounds(op, "index ", k, " is out of bounds for dimension ", d.dim, " with size ", d.size);
 }
 
 // The element offset idx selects, checked against the dim's size and wrapped when negative.

@@ -13,6 +13,19 @@
 
 namespace ember::cpu {
 
+// Note [Grain in bytes]
+// kGrainSize is counted in 4-byte elements: the size at which a second thread pays for its wake on this VM (a copy of
+// 128 KiB, about 3 us). Loops over narrower types count the bytes instead, so their threshold grows: a uint8 copy of
+// 64K elements took 1.7 us at one thread and 2.6 at two (split at 32K), a bool -> int16 cast likewise. Wider types
+// keep kGrainSize, whose split the float64 kernels were measured with.
+constexpr int64_t grain_for_width(int64_t widest_bytes) {
+  return std::max<int64_t>(kGrainSize, kGrainSize * 4 / std::max<int64_t>(widest_bytes, 1));
+}
+template <class... T>
+constexpr int64_t grain_of() {
+  return grain_for_width(static_cast<int64_t>(std::max({sizeof(T)...})));
+}
+
 // Note [Blocks of runs]
 // Calls body(data pointers, inner byte strides, n, m, row byte strides) for blocks of m runs of n elements, the
 // runs consecutive along dim 1 (run r of a block starts at the pointers + r * the row strides), covering linear
@@ -131,39 +144,45 @@ bool streams(const StridedIter& it) {
 template <class Out, class In, class F>
 void unary_loop(const StridedIter& it, F f) {
   const bool stream = streams<Out>(it);
-  for_each_run(it, [&](char** p, const int64_t* s, int64_t n) {
-    auto* o = reinterpret_cast<Out*>(p[0]);
-    auto* a = reinterpret_cast<const In*>(p[1]);
-    if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
-      write_run(o, n, stream, [a, f](int64_t i) { return f(a[i]); });
-    } else if (s[0] == sizeof(Out) && s[1] == 0) {  // broadcast scalar input
-      const Out v = f(*a);
-      write_run(o, n, stream, [v](int64_t) { return v; });
-    } else if (s[0] == sizeof(Out) && s[1] == -static_cast<int64_t>(sizeof(In))) {
-      // a reversed input (flip of the innermost dim, a horizontal image flip): a vectorized loop with a permute,
-      // where the strided one below moved one element at a time (64K floats: 19 against PyTorch's 7 us)
-      write_run(o, n, stream, [a, f](int64_t i) { return f(a[-i]); });
-    } else {
-      char* const po = p[0];
-      const char* const pa = p[1];
-      const int64_t so = s[0], sa = s[1];
-      for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<Out*>(po + i * so) = f(*reinterpret_cast<const In*>(pa + i * sa));
-    }
-  });
+  for_each_run(
+      it,
+      [&](char** p, const int64_t* s, int64_t n) {
+        auto* o = reinterpret_cast<Out*>(p[0]);
+        auto* a = reinterpret_cast<const In*>(p[1]);
+        if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+          write_run(o, n, stream, [a, f](int64_t i) { return f(a[i]); });
+        } else if (s[0] == sizeof(Out) && s[1] == 0) {  // broadcast scalar input
+          const Out v = f(*a);
+          write_run(o, n, stream, [v](int64_t) { return v; });
+        } else if (s[0] == sizeof(Out) && s[1] == -static_cast<int64_t>(sizeof(In))) {
+          // a reversed input (flip of the innermost dim, a horizontal image flip): a vectorized loop with a permute,
+          // where the strided one below moved one element at a time (64K floats: 19 against PyTorch's 7 us)
+          write_run(o, n, stream, [a, f](int64_t i) { return f(a[-i]); });
+        } else {
+          char* const po = p[0];
+          const char* const pa = p[1];
+          const int64_t so = s[0], sa = s[1];
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<Out*>(po + i * so) = f(*reinterpret_cast<const In*>(pa + i * sa));
+        }
+      },
+      grain_of<Out, In>());
 }
 
 // out[i] = f() (fills).
 template <class Out, class F>
 void nullary_loop(const StridedIter& it, F f) {
   const bool stream = streams<Out>(it);
-  for_each_run(it, [&](char** p, const int64_t* s, int64_t n) {
-    if (s[0] == sizeof(Out)) {
-      write_run(reinterpret_cast<Out*>(p[0]), n, stream, [f](int64_t) { return f(); });
-    } else {
-      for (int64_t i = 0; i < n; ++i) *reinterpret_cast<Out*>(p[0] + i * s[0]) = f();
-    }
-  });
+  for_each_run(
+      it,
+      [&](char** p, const int64_t* s, int64_t n) {
+        if (s[0] == sizeof(Out)) {
+          write_run(reinterpret_cast<Out*>(p[0]), n, stream, [f](int64_t) { return f(); });
+        } else {
+          for (int64_t i = 0; i < n; ++i) *reinterpret_cast<Out*>(p[0] + i * s[0]) = f();
+        }
+      },
+      grain_of<Out>());
 }
 
 // Note [Casting on load]
@@ -173,9 +192,9 @@ void nullary_loop(const StridedIter& it, F f) {
 // blocks: each input is gathered and converted into a small contiguous buffer (convert.h), f runs over
 // the buffers, and the result is converted and scattered to the output. So one instantiation per
 // compute type handles every dtype mix and layout, with no temporaries the size of the tensor.
-// Work is split across threads above kGrainSize elements (Note [Intra-op parallelism]).
+// Work is split across threads above grain_of<Out, In>() elements (Note [Intra-op parallelism], [Grain in bytes]).
 template <class Out, class In, int NIn, class F>
-void cpu_kernel(const StridedIter& it, F f, int64_t grain = kGrainSize) {
+void cpu_kernel(const StridedIter& it, F f, int64_t grain = grain_of<Out, In>()) {
   static_assert(NIn >= 1 && NIn <= 3);
   constexpr int64_t kBlock = 256;
   const ScalarType out_t = scalar_type_of<Out>, in_t = scalar_type_of<In>;

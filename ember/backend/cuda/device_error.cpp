@@ -6,6 +6,7 @@
 
 #include "ember/backend/cuda/check.h"
 #include "ember/backend/cuda/device_error.cuh"
+#include "ember/backend/kernels/index.h"
 #include "ember/cuda.h"
 
 namespace ember::cuda {
@@ -72,8 +73,8 @@ void check_device_errors(int device) {
   if (kind == kInvalidParameter)
     fail<Error>(op, " (element ", index, " is out of range; found by a CUDA kernel on cuda:", device,
                 "; the op's output is not valid)");
-  fail<IndexError>(op, ": index ", index, " is out of bounds for dimension ", dim, " with size ", size,
-                   " (found by a CUDA kernel on cuda:", device, "; the op's output is not valid)");
+  fail_out_of_bounds(op.c_str(), op, ": index ", index, " is out of bounds for dimension ", dim, " with size ", size,
+                     " (found by a CUDA kernel on cuda:", device, "; the op's output is not valid)");
 }
 
 void after_launch(int device) {

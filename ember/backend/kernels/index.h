@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "ember/backend/kernels.h"
@@ -16,8 +17,8 @@ namespace ember {
 // src (dst) is a view of the indexed tensor restrided to the iteration shape with stride 0 along the indexed dim,
 // and idx an int64 tensor broadcast to that shape. So one kernel serves index_select, gather, take and advanced
 // indexing, the other scatter, index_add/copy/fill, index_put and masked_scatter. The kernels wrap negative
-// indices where the op allows them, and raise IndexError for any out of bounds before touching memory. Several
-// indexed dims (advanced indexing) are first folded by index_offsets into one tensor of element offsets, which
+// indices where the op allows them, and raise fail_out_of_bounds' error for any out of bounds before touching memory.
+// Several indexed dims (advanced indexing) are first folded by index_offsets into one tensor of element offsets, which
 // the two kernels then take with d.size < 0 (already checked).
 struct IndexDim {
   int64_t size = -1;   // the size of the indexed dim; < 0: idx holds checked element offsets
@@ -26,6 +27,14 @@ struct IndexDim {
   bool wrap = true;    // -size <= idx < 0 counts from the end (advanced indexing, take); else out of bounds
 };
 enum class ScatterMode : uint8_t { Copy, Add, Mul, Max, Min };
+
+// Raises an out-of-bounds index error of op's type: RuntimeError for gather and the scatter family, IndexError for
+// the others (index_select, the index_* ops, take, indexing), as PyTorch does.
+template <class... A>
+[[noreturn]] void fail_out_of_bounds(const char* op, const A&... message) {
+  if (op && (std::strcmp(op, "gather") == 0 || std::strncmp(op, "scatter", 7) == 0)) fail<Error>(message...);
+  fail<IndexError>(message...);
+}
 
 // `op` names the caller in errors (nullptr: PyTorch's bare indexing message). Copy needs src of dst's dtype;
 // the combining modes too (the op casts). dst must not overlap itself outside the indexed dim.
