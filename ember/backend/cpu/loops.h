@@ -112,18 +112,11 @@ void for_each_block(const StridedIter& it, Body&& body, int64_t grain = kGrainSi
 // them far less exposed. Aligning every kernel loop (-falign-loops=32 or 64) was tried: each sped some kernels and
 // slowed others by as much (a per-channel scale over 4x4 maps 9.5 -> 15 us at 64), so it is not used.
 
-// o[i] = g(i) for the n outputs of a contiguous run: straight to memory, or, when `stream`, a block at a time into a
-// buffer in L1 that streaming stores write out (Note [Streaming stores]). Callers pass g capturing its pointers and
-// functor by value: a store through a char-sized Out (int8, uint8, bool) may alias any memory, so state reached by
-// reference would be reloaded after every store and the loop would not vectorize (uint8 -> int8 ran 19 us for
-// 64K elements, a byte at a time).
+// write_run's streaming way, a function of its own: with its 4 KiB buffer inline, every call paid a stack frame of the
+// buffer's alignment, and write_run was not inlined into the loops over short runs (a per-channel scale over 4x4
+// maps: [32, 64, 4, 4] * [1, 64, 1, 1] spent half its time in the calls' prologues and epilogues).
 template <class Out, class G>
-inline void write_run(Out* o, int64_t n, bool stream, G g) {
-  if (!stream) {
-#pragma GCC unroll 4  // (four vectors per iteration: Note [Loop alignment])
-    for (int64_t i = 0; i < n; ++i) o[i] = g(i);
-    return;
-  }
+[[gnu::noinline]] void write_run_streaming(Out* o, int64_t n, G g) {
   constexpr int64_t kBlock = 4096 / sizeof(Out);
   alignas(64) Out buf[kBlock];
   for (int64_t b = 0; b < n; b += kBlock) {
@@ -132,6 +125,19 @@ inline void write_run(Out* o, int64_t n, bool stream, G g) {
     stream_copy(reinterpret_cast<char*>(o + b), reinterpret_cast<const char*>(buf), m * int64_t{sizeof(Out)});
   }
   stream_fence();
+}
+
+// o[i] = g(i) for the n outputs of a contiguous run: straight to memory, or, when `stream`, a block at a time into a
+// buffer in L1 that streaming stores write out (Note [Streaming stores]). Callers pass g capturing its pointers and
+// functor by value: a store through a char-sized Out (int8, uint8, bool) may alias any memory, so state reached by
+// reference would be reloaded after every store and the loop would not vectorize (uint8 -> int8 ran 19 us for
+// 64K elements, a byte at a time).
+template <class Out, class G>
+inline void write_run(Out* o, int64_t n, bool stream, G g) {
+  if (stream) [[unlikely]]
+    return write_run_streaming(o, n, g);
+#pragma GCC unroll 4  // (four vectors per iteration: Note [Loop alignment])
+  for (int64_t i = 0; i < n; ++i) o[i] = g(i);
 }
 
 // Whether the contiguous runs of it's output (operand 0, of type Out) are written with streaming stores.
