@@ -241,6 +241,21 @@ def test_topk_small_k_of_long_rows_uses_partial_sort(rng):
     assert_equal(r.indices, ei[:, :7])
 
 
+def test_topk_small_k_by_insertion_across_slice_lengths(rng):
+    # k <= 8 of slices up to 128 keeps the top k by insertion (Note [Top k by insertion]); longer slices and larger k
+    # take the other ways. Few distinct values and NaNs make ties everywhere; rows in ascending order are the worst case.
+    for n in (9, 31, 33, 64, 128, 129):
+        a = rng.integers(0, 4, (20, n)).astype(np.float32)
+        a[rng.random(a.shape) < 0.1] = np.nan
+        a[0] = np.arange(n)
+        for largest in (True, False):
+            ev, ei = ref_sort(a, 1, descending=largest)
+            for k in (1, 2, 7, 8, 9):
+                r = ember.topk(from_np(a), k, largest=largest)
+                assert_equal(r.values, ev[:, :k])
+                assert_equal(r.indices, ei[:, :k], ember.int64)
+
+
 @pytest.mark.parametrize("dtype", [ember.int32, ember.float32], ids=dtype_name)
 def test_topk_unsorted_returns_the_same_set(rng, dtype):
     a = random_array(rng, (4, 50), dtype)
