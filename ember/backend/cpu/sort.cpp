@@ -91,7 +91,8 @@ void insertion_sort(E* b, int64_t n, Less less) {
 // the comparisons against the k-th predict well, where sorting a short slice whole mispredicted most of its branches
 // and nth_element walked a long one several times. At worst (an input already in order) each entry shifts k others,
 // which on long slices lost to partial_sort's heap (topk(5) of ascending rows of 1000: 1128 -> 1649 us), so slices
-// longer than kInsertTopSlice keep the other ways. topk(4) of [2048, 32] at one thread: 990 -> 400 us (PyTorch 696); topk(2) of [8192, 8] 734 -> 422 (565).
+// longer than kInsertTopSlice keep the other ways. At one thread: topk(4) of [2048, 32] 990 -> 400 us (PyTorch 696),
+// topk(2) of [8192, 8] 734 -> 422 (565).
 constexpr int64_t kInsertTop = 8, kInsertTopSlice = 128;
 
 // b's first k entries become its k least by less (a strict total order), in order; the rest are left in any order.
