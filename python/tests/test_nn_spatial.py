@@ -630,6 +630,44 @@ def test_pdist(rng):
     check(ember.pdist(t(x), p=1), np.abs(x[i] - x[j]).sum(1))
 
 
+def np_distances(d, p):
+    # p-norms of differences d over the last axis, with NaN kept for every p (PyTorch's kernels)
+    nan = np.isnan(d).any(-1)
+    with np.errstate(invalid="ignore"):
+        r = (d != 0).sum(-1) if p == 0 else d.max(-1) if p == math.inf else (d**p).sum(-1) ** (1 / p)
+    return np.where(nan, np.nan, r)
+
+
+@pytest.mark.parametrize("p", [0, 0.5, 1, 2, 3.5, math.inf])
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=str)
+def test_distance_kernels_against_numpy(rng, p, dtype):
+    # The pair kernels (Note [Distances by kernel]): rows long enough for the vector lanes and a tail (37), broadcast
+    # batch dims, a repeated row (distance 0), and NaN and infinite entries.
+    np_t = np.float32 if dtype is ember.float32 else np.float64
+    a, b = rng.standard_normal((2, 1, 6, 37)).astype(np_t), rng.standard_normal((3, 4, 37)).astype(np_t)
+    a[0, 0, 2, 5], a[1, 0, 3, 30], b[2, 1] = np.nan, np.inf, a[1, 0, 0]
+    tol = dict(rtol=2e-5, atol=1e-5) if dtype is ember.float32 else dict(rtol=1e-10, atol=1e-12)
+    got = ember.cdist(ember.from_numpy(a), ember.from_numpy(b), p=p, compute_mode="donot_use_mm_for_euclid_dist")
+    ref = np_distances(np.abs(a[..., :, None, :] - b[..., None, :, :]).astype(np.float64), p)
+    np.testing.assert_allclose(arr(got), ref, equal_nan=True, **tol)
+    x = np.concatenate([a[0, 0], a[1, 0]])
+    i, j = np.triu_indices(len(x), 1)
+    np.testing.assert_allclose(arr(F.pdist(ember.from_numpy(x), p=p)), np_distances(np.abs(x[i] - x[j]), p), equal_nan=True, **tol)
+
+
+def test_distance_kernels_in_16_bit_floats_and_empty(rng):
+    x = rng.standard_normal((6, 9)).astype(np.float32)
+    i, j = np.triu_indices(6, 1)
+    for dtype in (ember.float16, ember.bfloat16):
+        got = F.pdist(ember.from_numpy(x).to(dtype))
+        assert got.dtype is dtype
+        xr = arr(ember.from_numpy(x).to(dtype).float())
+        np.testing.assert_allclose(arr(got.float()), np.linalg.norm(xr[i] - xr[j], axis=1), rtol=1e-2)
+    assert F.pdist(ember.zeros(1, 3)).shape == (0,) and F.pdist(ember.zeros(0, 3)).shape == (0,)
+    assert arr(F.pdist(ember.zeros(3, 0))).tolist() == [0.0, 0.0, 0.0]
+    assert ember.cdist(ember.zeros(2, 0, 4), ember.zeros(2, 3, 4), p=1).shape == (2, 0, 3)
+
+
 def test_distance_errors():
     with pytest.raises(RuntimeError, match="^X1 and X2 must have the same number of columns. X1: 4 X2: 5$"):
         ember.cdist(t(np.zeros((3, 4))), t(np.zeros((2, 5))))

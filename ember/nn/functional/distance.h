@@ -1,5 +1,6 @@
 // Distances and similarities between vectors (torch.nn.functional's pairwise_distance, cosine_similarity, pdist,
-// and torch.cdist): compositions of ember ops, so their gradients come from the ops' formulas.
+// and torch.cdist): compositions of ember ops, so their gradients come from the ops' formulas, except cdist's and
+// pdist's pairs of rows, which kernels walk (Note [Distances by kernel] in distance.cpp).
 #pragma once
 
 #include <string_view>

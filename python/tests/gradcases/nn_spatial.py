@@ -2,6 +2,8 @@
 grid_sample's grid points stay away from pixel borders (the bilinear weights have kinks there; nearest is piecewise
 constant in the grid); distances keep points apart (norms are not smooth at 0)."""
 
+import math
+
 import numpy as np
 
 import ember
@@ -104,6 +106,10 @@ add("cdist", lambda a, b: ember.cdist(a, b, p=1), lambda: (make(3, 2), make(4, 2
 add("cdist", lambda a, b: ember.cdist(a, b, p=3.5), lambda: (make(2, 3), make(2, 3, seed=8)))
 add("pdist", lambda a: ember.pdist(a), lambda: (make(4, 3),))
 add("pdist", lambda a: F.pdist(a, p=1), lambda: (make(3, 5),))
+# the pair kernels' composed gradients for the other kinds of p, and batch dims that broadcast
+add("cdist", lambda a, b: ember.cdist(a, b, p=math.inf), lambda: (make(2, 3, 4), make(1, 2, 4, seed=9)), id="cdist_inf")
+add("cdist", lambda a, b: ember.cdist(a, b, p=0.5), lambda: (make(3, 2), make(2, 2, seed=10)), id="cdist_half_p")
+add("pdist", lambda a: F.pdist(a, p=3.0), lambda: (make(4, 6),), id="pdist_p3")
 
 # ---- attention
 add(
