@@ -3,8 +3,10 @@ kernel), reflect/replicate/circular padding (Note [Padding as a map of indices])
 smooth_l1 and huber losses (binary rows of their own), bool masks (Note [Branch-free nonzero]), sorting (Note [Radix
 sort]), prod, pow by a number (Note [Pow by a number]), glu, binary_cross_entropy_with_logits' backward and
 grid_sample (Note [Sampling kernel without a gradient]), repeat_interleave along the last dim (Note [Repeating each
-element]), pooling by rows (Note [Separable max pooling]), remainder at AVX-512 width, and clamp_ and nan_to_num_
-in place. Run: scripts/bench ops"""
+element]), pooling by rows (Note [Separable max pooling]), remainder at AVX-512 width, clamp_ and nan_to_num_
+in place, float64 -> int casts (Note [Floating to integer]), erf, log_sigmoid and logaddexp (Notes [Inline float32
+erf], [Inline float32 softplus]), topk of short rows (Note [Top k by insertion]), pdist and cdist (Note [Distances by
+kernel]), broadcasts over short runs, kron and masked_scatter_. Run: scripts/bench ops"""
 
 import os
 import sys
@@ -21,6 +23,9 @@ S = (
     "xg = lib.randn(64, 1024, requires_grad=True); t01 = (y > 0).float()\n"
     "bce = F.binary_cross_entropy_with_logits(xg, t01)\n"
     "seq = lib.randn(16, 64, 256); rgb = lib.randn(8, 3, 224, 224); act = lib.randn(8, 64, 56, 56)\n"
+    "xd = x.double() * 1000; r32 = lib.randn(2048, 32); r8 = lib.randn(8192, 8); pts = lib.randn(256, 32)\n"
+    "c1 = lib.randn(500, 128); c2 = lib.randn(400, 128); a4 = lib.randn(32, 64, 4, 4); b4 = lib.randn(1, 64, 1, 1)\n"
+    "k1 = lib.randn(32, 32); k2 = lib.randn(16, 16); src = lib.randn(65536)\n"
 )
 CASES = [
     ("tril [8,512,512]", S, "s.tril()"),
@@ -56,6 +61,19 @@ CASES = [
     ("remainder [64,1024] % 3.0", S, "x % 3.0"),
     ("clamp_(-1, 1) [64,1024]", S, "y.clamp_(-1, 1)"),
     ("nan_to_num_ [64,1024]", S, "y.nan_to_num_()"),
+    ("float64 -> int32", S, "xd.int()"),
+    ("float64 -> int16", S, "xd.short()"),
+    ("erf [64,1024]", S, "x.erf()"),
+    ("logsigmoid [64,1024]", S, "F.logsigmoid(x)"),
+    ("logaddexp [64,1024]", S, "x.logaddexp(y)"),
+    ("topk(4) [2048,32]", S, "r32.topk(4, 1)"),
+    ("topk(2) [8192,8]", S, "r8.topk(2, 1)"),
+    ("pdist [256,32]", S, "F.pdist(pts)"),
+    ("cdist p=1 [500,128] [400,128]", S, "lib.cdist(c1, c2, p=1)"),
+    ("cdist p=inf [500,128] [400,128]", S, "lib.cdist(c1, c2, p=float('inf'))"),
+    ("[32,64,4,4] * [1,64,1,1]", S, "a4 * b4"),
+    ("kron 32x32 16x16", S, "lib.kron(k1, k2)"),
+    ("masked_scatter_ [64,1024]", S, "x.masked_scatter_(m, src)"),
 ]
 
 if __name__ == "__main__":
