@@ -652,7 +652,9 @@ def test_distance_kernels_against_numpy(rng, p, dtype):
     np.testing.assert_allclose(arr(got), ref, equal_nan=True, **tol)
     x = np.concatenate([a[0, 0], a[1, 0]])
     i, j = np.triu_indices(len(x), 1)
-    np.testing.assert_allclose(arr(F.pdist(ember.from_numpy(x), p=p)), np_distances(np.abs(x[i] - x[j]), p), equal_nan=True, **tol)
+    np.testing.assert_allclose(
+        arr(F.pdist(ember.from_numpy(x), p=p)), np_distances(np.abs(x[i] - x[j]), p), equal_nan=True, **tol
+    )
 
 
 def test_distance_kernels_in_16_bit_floats_and_empty(rng):

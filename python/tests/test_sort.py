@@ -243,7 +243,8 @@ def test_topk_small_k_of_long_rows_uses_partial_sort(rng):
 
 def test_topk_small_k_by_insertion_across_slice_lengths(rng):
     # k <= 8 of slices up to 128 keeps the top k by insertion (Note [Top k by insertion]); longer slices and larger k
-    # take the other ways. Few distinct values and NaNs make ties everywhere; rows in ascending order are the worst case.
+    # take the other ways. Few distinct values and NaNs make ties everywhere; a row in ascending order is the worst
+    # case.
     for n in (9, 31, 33, 64, 128, 129):
         a = rng.integers(0, 4, (20, n)).astype(np.float32)
         a[rng.random(a.shape) < 0.1] = np.nan

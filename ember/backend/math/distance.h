@@ -34,8 +34,7 @@ EMBER_HOST_DEVICE T dist_step(T acc, T a, T b, T p) {
   else if constexpr (K == DistKind::Inf) {
     const T m = d > acc ? d : acc;  // two selects, not a ||, so that the loop vectorizes
     return d != d ? d : m;
-  }
-  else
+  } else
     return acc + std::pow(d, p);
 }
 
@@ -44,8 +43,7 @@ EMBER_HOST_DEVICE T dist_combine(T x, T y) {
   if constexpr (K == DistKind::Inf) {
     const T m = y > x ? y : x;
     return y != y ? y : m;
-  }
-  else
+  } else
     return x + y;
 }
 
