@@ -206,18 +206,23 @@ def test_special_values(name, dtype):
             np.testing.assert_array_equal(np.signbit(to_np(got))[zero], np.signbit(xn)[zero], err_msg=name)
 
 
+def assert_float32_within_ulp(op, ref_fn, xs, limit):
+    # op over float32 xs against ref_fn in float64, in ulps of the float32 result; lengths with and without a vector
+    # tail
+    for n in (xs.size, 13):
+        x = xs[:n]
+        got = to_np(op(from_np(x))).astype(np.float64)
+        ref = ref_fn(x.astype(np.float64))
+        ulp = np.abs(got - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+        assert ulp.max() <= limit, (ulp.max(), x[ulp.argmax()])
+
+
 def test_float32_tanh_is_within_one_and_a_half_ulp():
     # The inline float32 tanh (Note [Inline float32 tanh]): a polynomial below |x| = 0.9 and 1 - 2 / (e^2x + 1)
     # beyond, against float64's tanh over a dense sweep across the switch, the tiny and the saturated, in lengths
     # with and without a vector tail.
     xs = np.concatenate([np.linspace(-10, 10, 400001), np.geomspace(1e-38, 10, 20001)]).astype(np.float32)
-    xs = np.concatenate([xs, -xs, np.float32([0.89999, 0.9, 0.90001])])
-    for n in (xs.size, 13):
-        x = xs[:n]
-        got = to_np(ember.tanh(from_np(x))).astype(np.float64)
-        ref = np.tanh(x.astype(np.float64))
-        ulp = np.abs(got - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
-        assert ulp.max() <= 1.5, (ulp.max(), x[ulp.argmax()])
+    assert_float32_within_ulp(ember.tanh, np.tanh, np.concatenate([xs, -xs, np.float32([0.89999, 0.9, 0.90001])]), 1.5)
     special = to_np(ember.tanh(from_np(np.float32([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -20.0]))))
     np.testing.assert_array_equal(special[:4], [0.0, 0.0, 1.0, -1.0])
     assert np.signbit(special[1]) and not np.signbit(special[0])
@@ -247,13 +252,7 @@ def test_float32_erf_is_within_one_and_a_half_ulp():
     # The inline float32 erf (Note [Inline float32 erf]): a series below |x| = 1 and 1 - erfc(|x|) beyond, against
     # float64's erf over a dense sweep across the switch, the tiny and the saturated, with and without a vector tail.
     xs = np.concatenate([np.linspace(-11, 11, 440001), np.geomspace(1e-38, 11, 20001)]).astype(np.float32)
-    xs = np.concatenate([xs, -xs, np.float32([0.99999994, 1.0, 1.0000001])])
-    for n in (xs.size, 13):
-        x = xs[:n]
-        got = to_np(ember.erf(from_np(x))).astype(np.float64)
-        ref = np.array([math.erf(v) for v in x.astype(np.float64)])
-        ulp = np.abs(got - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
-        assert ulp.max() <= 1.5, (ulp.max(), x[ulp.argmax()])
+    assert_float32_within_ulp(ember.erf, _erf, np.concatenate([xs, -xs, np.float32([0.99999994, 1.0, 1.0000001])]), 1.5)
     special = to_np(ember.erf(from_np(np.float32([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -20.0]))))
     np.testing.assert_array_equal(special[[0, 1, 2, 3, 6]], [0.0, 0.0, 1.0, -1.0, -1.0])
     assert np.signbit(special[1]) and not np.signbit(special[0]) and np.isnan(special[4])

@@ -51,21 +51,9 @@ template <DistKind K, class T>
   return math::dist_finish<K>(r, p);
 }
 
-// Calls f(T{}, kind tag) for x's dtype (float32 or float64) and p's kind.
-template <class F>
-void dispatch(const Tensor& x, double p, const char* op, F&& f) {
-  math::dispatch_dist_kind(p, [&](auto kind) {
-    switch (x.dtype()) {
-      case ScalarType::Float32: return f(float(), kind);
-      case ScalarType::Float64: return f(double(), kind);
-      default: fail<Error>(op, ": unsupported dtype ", x.dtype());
-    }
-  });
-}
-
 void cdist_forward(const Tensor& out, const Tensor& x1, const Tensor& x2, double p) {
   const int64_t batch = x1.size(0), rows = x1.size(1), cols = x2.size(1), m = x1.size(2);
-  dispatch(x1, p, "cdist", [&](auto v, auto kind) {
+  math::dispatch_distance(x1.dtype(), p, "cdist", [&](auto v, auto kind) {
     using T = decltype(v);
     const T* a = static_cast<const T*>(x1.data_ptr());
     const T* b = static_cast<const T*>(x2.data_ptr());
@@ -84,7 +72,7 @@ void cdist_forward(const Tensor& out, const Tensor& x1, const Tensor& x2, double
 
 void pdist_forward(const Tensor& out, const Tensor& x, double p) {
   const int64_t n = x.size(0), m = x.size(1);
-  dispatch(x, p, "pdist", [&](auto v, auto kind) {
+  math::dispatch_distance(x.dtype(), p, "pdist", [&](auto v, auto kind) {
     using T = decltype(v);
     const T* a = static_cast<const T*>(x.data_ptr());
     T* o = static_cast<T*>(out.data_ptr());

@@ -44,17 +44,6 @@ __global__ void __launch_bounds__(kThreads) pdist_kernel(int64_t total, int64_t 
   out[k] = row_distance<K>(a + i * m, a + j * m, m, p);
 }
 
-template <class F>
-void dispatch(const Tensor& x, double p, const char* op, F&& f) {
-  math::dispatch_dist_kind(p, [&](auto kind) {
-    switch (x.dtype()) {
-      case ScalarType::Float32: return f(float(), kind);
-      case ScalarType::Float64: return f(double(), kind);
-      default: fail<Error>(op, ": unsupported dtype ", x.dtype());
-    }
-  });
-}
-
 void launch(int64_t total, const Tensor& x, const char* op, auto&& run) {
   if (total == 0) return;
   const int64_t blocks = (total + kThreads - 1) / kThreads;
@@ -67,7 +56,7 @@ void launch(int64_t total, const Tensor& x, const char* op, auto&& run) {
 
 void cdist_forward(const Tensor& out, const Tensor& x1, const Tensor& x2, double p) {
   const int64_t rows = x1.size(1), cols = x2.size(1), m = x1.size(2), total = out.numel();
-  dispatch(x1, p, "cdist", [&](auto v, auto kind) {
+  math::dispatch_distance(x1.dtype(), p, "cdist", [&](auto v, auto kind) {
     using T = decltype(v);
     launch(total, x1, "cdist", [&](unsigned blocks, cudaStream_t stream) {
       cdist_kernel<kind(), T><<<blocks, kThreads, 0, stream>>>(
@@ -79,7 +68,7 @@ void cdist_forward(const Tensor& out, const Tensor& x1, const Tensor& x2, double
 
 void pdist_forward(const Tensor& out, const Tensor& x, double p) {
   const int64_t n = x.size(0), m = x.size(1), total = out.numel();
-  dispatch(x, p, "pdist", [&](auto v, auto kind) {
+  math::dispatch_distance(x.dtype(), p, "pdist", [&](auto v, auto kind) {
     using T = decltype(v);
     launch(total, x, "pdist", [&](unsigned blocks, cudaStream_t stream) {
       pdist_kernel<kind(), T><<<blocks, kThreads, 0, stream>>>(total, n, m, static_cast<const T*>(x.data_ptr()),

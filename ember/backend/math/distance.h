@@ -9,6 +9,8 @@
 #include <type_traits>
 
 #include "ember/backend/math/common.h"
+#include "ember/dtype.h"
+#include "ember/error.h"
 
 namespace ember::math {
 
@@ -32,7 +34,7 @@ EMBER_HOST_DEVICE T dist_step(T acc, T a, T b, T p) {
   else if constexpr (K == DistKind::Two)
     return acc + d * d;
   else if constexpr (K == DistKind::Inf) {
-    const T m = d > acc ? d : acc;  // two selects, not a ||, so that the loop vectorizes
+    const T m = d > acc ? d : acc;  // (a NaN drops out of the comparison: kept by the second select)
     return d != d ? d : m;
   } else
     return acc + std::pow(d, p);
@@ -67,6 +69,18 @@ void dispatch_dist_kind(double p, F&& f) {
     case DistKind::Inf: return f(std::integral_constant<DistKind, DistKind::Inf>());
     default: return f(std::integral_constant<DistKind, DistKind::General>());
   }
+}
+
+// Calls f(T{}, kind tag) for the kernels' element type t (float32 or float64) and p's kind.
+template <class F>
+void dispatch_distance(ScalarType t, double p, const char* op, F&& f) {
+  dispatch_dist_kind(p, [&](auto kind) {
+    switch (t) {
+      case ScalarType::Float32: return f(float(), kind);
+      case ScalarType::Float64: return f(double(), kind);
+      default: fail<Error>(op, ": unsupported dtype ", t);
+    }
+  });
 }
 
 }  // namespace ember::math
