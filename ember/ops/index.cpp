@@ -553,14 +553,9 @@ void masked_scatter_into(const Tensor& self, const Tensor& mask, const Tensor& s
               type_label(self.dtype()), " and ", type_label(source.dtype()));
   check_same_device(self, mask, "masked_scatter_");
   Tensor s = as_1d(self);
-  Tensor m = expand(as_1d(mask), s.sizes());
-  if (s.is_contiguous() && s.dim() > 1) {
-    // A contiguous self is filled through its flat view: one index column to find and to scatter by, not one per
-    // dim ([64, 1024] at half density, one thread: 226 -> 126 us; PyTorch 113).
-    s = reshape(s, {{-1}});
-    m = reshape(m, {{-1}});
-  }
-  std::vector<Tensor> where_true = nonzero_tuple(m);
+  // The mask as indexing takes it: over dims of self that merge, one index column to find and scatter by, not one per
+  // dim ([64, 1024] at half density, one thread: 226 -> 126 us; PyTorch 113). s becomes the merged view.
+  std::vector<Tensor> where_true = expand_masks(s, {expand(as_1d(mask), s.sizes())});
   const int64_t n = where_true[0].numel();
   EMBER_CHECK(source.numel() >= n, "masked_scatter_: Number of elements of source (", source.numel(),
               ") < number of ones in mask (", n, ")");
