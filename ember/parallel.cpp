@@ -34,6 +34,7 @@ constexpr int64_t kSlowWakeMicros = 1000;         // a wait for a core this long
 constexpr int64_t kProbeMicros = 20;     // under contention, the caller's first look at a running chunk's progress
 constexpr int64_t kReprobeMicros = 200;  // ... and how often it looks again while it waits
 constexpr int kMaxProbes = 16;           // workers a waiting caller watches
+constexpr int64_t kMaxChunks = 0xffff;   // a job's chunks: a slot holds chunk numbers in 16 bits
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -92,6 +93,7 @@ void futex_wake(std::atomic<int>* word) {
 
 // One worker thread, and what the caller needs to hand it a core (Note [Intra-op parallelism]).
 struct Worker {
+  int index = 0;  // the worker's thread number: 1.. (the caller is 0), whose home chunks it claims first
   std::thread thread;
   std::atomic<pid_t> tid{0};
   std::atomic<bool> in_chunk{false};  // running a chunk now
@@ -129,11 +131,12 @@ class ThreadPool {
   // Starts up to n - 1 workers. One that cannot start (no address space for its stack, a process limit) ends the
   // list: the pool runs with those it has rather than failing every op (or, as it did, aborting with the started
   // workers unjoined); set_num_threads makes a new pool.
-  explicit ThreadPool(int n) {
+  explicit ThreadPool(int n) : slots_(std::make_unique<Slot[]>(static_cast<size_t>(n))) {
     for (int i = 1; i < n; ++i) {
       try {
         auto w = std::make_unique<Worker>();
         Worker* raw = w.get();
+        raw->index = i;
         workers_.reserve(static_cast<size_t>(n));
         w->thread = std::thread([this, raw] { loop(raw); });
         workers_.push_back(std::move(w));  // cannot throw: reserved
@@ -167,7 +170,10 @@ class ThreadPool {
       tag = ++tag_;
       job_ = &f;
       nchunks_ = nchunks;
-      claim_.store(static_cast<uint64_t>(tag) << 32, std::memory_order_release);
+      const int threads = size();
+      for (int t = 0; t < threads; ++t)
+        slots_[t].word.store(Slot::pack(tag, home_begin(t, nchunks, threads), home_begin(t + 1, nchunks, threads)),
+                             std::memory_order_release);
       epoch_.fetch_add(1, std::memory_order_seq_cst);
     }
     wake();
@@ -259,19 +265,29 @@ class ThreadPool {
     caller_waiting_.store(false, std::memory_order_relaxed);
   }
 
-  // Claims and runs chunks of the job tagged `tag` until none are left (or a later job has replaced it). `w` is the
-  // worker running them (nullptr: the caller).
+  // Thread t's home chunks are [home_begin(t), home_begin(t + 1)): contiguous shares, the caller's first and never
+  // empty (Note [Intra-op parallelism]).
+  static int home_begin(int t, int nchunks, int threads) {
+    return static_cast<int>((int64_t{t} * nchunks + threads - 1) / threads);
+  }
+
+  // Claims and runs chunks of the job tagged `tag` until none are left (or a later job has replaced it): its own
+  // home chunks from the front, then the others' from the back. `w` is the worker running them (nullptr: the caller).
   void run_chunks(uint32_t tag, const std::function<void(int)>& f, int nchunks, Worker* w) {
-    uint64_t c = claim_.load(std::memory_order_acquire);
-    while ((c >> 32) == tag && static_cast<int>(c & 0xffffffffu) < nchunks) {
-      if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+    const int self = w ? w->index : 0, threads = size();
+    int chunk;
+    for (int k = 0; k < threads;) {
+      const int t = (self + k) % threads;
+      if (!(k == 0 ? slots_[t].claim_front(tag, chunk) : slots_[t].claim_back(tag, chunk))) {
+        ++k;
+        continue;
+      }
       if (w) w->in_chunk.store(true, std::memory_order_relaxed);
-      run_chunk(f, static_cast<int>(c & 0xffffffffu));
+      run_chunk(f, chunk);
       if (w) w->chunk_done();
       if (done_.fetch_add(1, std::memory_order_seq_cst) + 1 == nchunks &&
           caller_waiting_.load(std::memory_order_seq_cst))
         futex_wake(&done_);
-      c = claim_.load(std::memory_order_acquire);
     }
   }
 
@@ -355,7 +371,29 @@ class ThreadPool {
   const std::function<void(int)>* job_ = nullptr;
   int nchunks_ = 0;
   uint32_t tag_ = 0;
-  std::atomic<uint64_t> claim_{0};  // (tag << 32) | the next unclaimed chunk
+  // Each thread's unclaimed home chunks (Note [Intra-op parallelism]): (tag << 32) | (front << 16) | back. Its owner
+  // takes the front, the others the back; a job's tag keeps a late thread from claiming a later job's chunks.
+  struct alignas(64) Slot {
+    std::atomic<uint64_t> word{0};
+    static uint64_t pack(uint32_t tag, int front, int back) {
+      return uint64_t{tag} << 32 | static_cast<uint64_t>(front) << 16 | static_cast<uint64_t>(back);
+    }
+    bool claim_front(uint32_t tag, int& chunk) { return claim(tag, chunk, true); }
+    bool claim_back(uint32_t tag, int& chunk) { return claim(tag, chunk, false); }
+    bool claim(uint32_t tag, int& chunk, bool front) {
+      uint64_t c = word.load(std::memory_order_acquire);
+      for (;;) {
+        const int f = static_cast<int>(c >> 16 & 0xffff), b = static_cast<int>(c & 0xffff);
+        if ((c >> 32) != tag || f >= b) return false;
+        if (word.compare_exchange_weak(c, front ? c + (uint64_t{1} << 16) : c - 1, std::memory_order_acq_rel,
+                                       std::memory_order_acquire)) {
+          chunk = front ? f : b - 1;
+          return true;
+        }
+      }
+    }
+  };
+  std::unique_ptr<Slot[]> slots_;   // one per thread, the caller's first
   std::atomic<uint32_t> epoch_{0};  // moves once per job: what sleeping workers wait on
   std::atomic<int> done_{0};
   std::atomic<bool> caller_waiting_{false};
@@ -458,8 +496,8 @@ void WakeShare::reset() {
 void parallel_for_impl(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
   ThreadPool& p = pool();
   const int64_t n = end - begin;
-  const int64_t chunks = std::min<int64_t>(int64_t{p.size()} * kChunksPerThread,
-                                           (n + grain - 1) / std::max<int64_t>(grain, 1));
+  const int64_t chunks = std::min<int64_t>(
+      {int64_t{p.size()} * kChunksPerThread, (n + grain - 1) / std::max<int64_t>(grain, 1), kMaxChunks});
   const int64_t per = (n + chunks - 1) / chunks;
   p.run(static_cast<int>(chunks), [&](int c) {
     const int64_t b = begin + c * per, e = std::min(end, b + per);

@@ -31,6 +31,21 @@ TEST(Parallel, EveryChunkRunsOnceAcrossManyJobs) {
   }
 }
 
+// Chunks are claimed from each thread's home share, front and back (Note [Intra-op parallelism]): for every chunk
+// count against the thread count, from fewer chunks than threads to four per thread, each chunk runs exactly once.
+TEST(Parallel, HomeSharesAndStealingRunEachChunkOnce) {
+  set_num_threads(5);
+  for (int rep = 0; rep < 200; ++rep)
+    for (int64_t n = 1; n <= 20; ++n) {
+      std::vector<std::atomic<int>> runs(static_cast<size_t>(n));
+      parallel_for(0, n, 1, [&](int64_t b, int64_t e) {
+        for (; b < e; ++b) runs[static_cast<size_t>(b)].fetch_add(1);
+      });
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(runs[static_cast<size_t>(i)].load(), 1) << "chunk " << i << " of " << n;
+    }
+  set_num_threads(2);
+}
+
 TEST(Parallel, ExceptionsPropagateToTheCaller) {
   set_num_threads(2);
   EXPECT_THROW(parallel_for(0, 1 << 20, 1024,
