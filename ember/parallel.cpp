@@ -278,7 +278,7 @@ class ThreadPool {
     int chunk;
     for (int k = 0; k < threads;) {
       const int t = (self + k) % threads;
-      if (!(k == 0 ? slots_[t].claim_front(tag, chunk) : slots_[t].claim_back(tag, chunk))) {
+      if (!slots_[t].claim(tag, chunk, /*front=*/k == 0)) {
         ++k;
         continue;
       }
@@ -378,8 +378,7 @@ class ThreadPool {
     static uint64_t pack(uint32_t tag, int front, int back) {
       return uint64_t{tag} << 32 | static_cast<uint64_t>(front) << 16 | static_cast<uint64_t>(back);
     }
-    bool claim_front(uint32_t tag, int& chunk) { return claim(tag, chunk, true); }
-    bool claim_back(uint32_t tag, int& chunk) { return claim(tag, chunk, false); }
+    // Takes the front chunk (the owner) or the back one (another thread) of this job's unclaimed ones, if any.
     bool claim(uint32_t tag, int& chunk, bool front) {
       uint64_t c = word.load(std::memory_order_acquire);
       for (;;) {
