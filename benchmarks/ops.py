@@ -5,8 +5,8 @@ sort]), prod, pow by a number (Note [Pow by a number]), glu, binary_cross_entrop
 grid_sample (Note [Sampling kernel without a gradient]), repeat_interleave along the last dim (Note [Repeating each
 element]), pooling by rows (Note [Separable max pooling]), remainder at AVX-512 width, clamp_ and nan_to_num_
 in place, float64 -> int casts (Note [Floating to integer]), erf, log_sigmoid and logaddexp (Notes [Inline float32
-erf], [Inline float32 softplus]), topk of short rows (Note [Top k by insertion]), pdist and cdist (Note [Distances by
-kernel]), broadcasts over short runs, kron and masked_scatter_. Run: scripts/bench ops"""
+erf], [Inline float32 softplus]), topk of short rows (Note [Top k by insertion]), pdist and cdist (Note [Distances over
+transposed rows]), broadcasts over short runs, kron and masked_scatter_. Run: scripts/bench ops"""
 
 import os
 import sys
@@ -26,6 +26,7 @@ S = (
     "xd = x.double() * 1000; r32 = lib.randn(2048, 32); r8 = lib.randn(8192, 8); pts = lib.randn(256, 32)\n"
     "c1 = lib.randn(500, 128); c2 = lib.randn(400, 128); a4 = lib.randn(32, 64, 4, 4); b4 = lib.randn(1, 64, 1, 1)\n"
     "k1 = lib.randn(32, 32); k2 = lib.randn(16, 16); src = lib.randn(65536)\n"
+    "p16 = lib.randn(1024, 16); p100 = lib.randn(300, 100); q1 = lib.randn(500, 3); q2 = lib.randn(400, 3)\n"
 )
 CASES = [
     ("tril [8,512,512]", S, "s.tril()"),
@@ -69,6 +70,10 @@ CASES = [
     ("topk(4) [2048,32]", S, "r32.topk(4, 1)"),
     ("topk(2) [8192,8]", S, "r8.topk(2, 1)"),
     ("pdist [256,32]", S, "F.pdist(pts)"),
+    ("pdist [1024,16]", S, "F.pdist(p16)"),
+    ("pdist p=1 [300,100]", S, "F.pdist(p100, p=1)"),
+    ("pdist p=inf [300,100]", S, "F.pdist(p100, p=float('inf'))"),
+    ("cdist p=1 [500,3] [400,3]", S, "lib.cdist(q1, q2, p=1)"),
     ("cdist p=1 [500,128] [400,128]", S, "lib.cdist(c1, c2, p=1)"),
     ("cdist p=inf [500,128] [400,128]", S, "lib.cdist(c1, c2, p=float('inf'))"),
     ("[32,64,4,4] * [1,64,1,1]", S, "a4 * b4"),

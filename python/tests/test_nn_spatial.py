@@ -641,8 +641,8 @@ def np_distances(d, p):
 @pytest.mark.parametrize("p", [0, 0.5, 1, 2, 3.5, math.inf])
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64], ids=str)
 def test_distance_kernels_against_numpy(rng, p, dtype):
-    # The pair kernels (Note [Distances by kernel]): rows long enough for the vector lanes and a tail (37), broadcast
-    # batch dims, a repeated row (distance 0), and NaN and infinite entries.
+    # The pair kernels (Note [Distances over transposed rows]): rows long enough for the vector lanes and a tail
+    # (37), broadcast batch dims, a repeated row (distance 0), and NaN and infinite entries.
     np_t = np.float32 if dtype is ember.float32 else np.float64
     a, b = rng.standard_normal((2, 1, 6, 37)).astype(np_t), rng.standard_normal((3, 4, 37)).astype(np_t)
     a[0, 0, 2, 5], a[1, 0, 3, 30], b[2, 1] = np.nan, np.inf, a[1, 0, 0]
@@ -655,6 +655,22 @@ def test_distance_kernels_against_numpy(rng, p, dtype):
     np.testing.assert_allclose(
         arr(F.pdist(ember.from_numpy(x), p=p)), np_distances(np.abs(x[i] - x[j]), p), equal_nan=True, **tol
     )
+
+
+@pytest.mark.parametrize("p", [0, 1, 2, 3.5, math.inf])
+def test_distance_kernels_in_blocks_and_split_pairs(rng, p):
+    # Past 32 columns the kernel measures 4 vectors of rows at once, then 3, 2 or 1 for the rest; pdist's 44850 pairs
+    # are split across the threads mid-row. Integers make p = 0's count exact and leave repeated rows.
+    x = rng.integers(-3, 4, (300, 41)).astype(np.float32)
+    x[7], x[250, 40] = x[3], np.nan
+    i, j = np.triu_indices(len(x), 1)
+    got = arr(F.pdist(ember.from_numpy(x), p=p))
+    np.testing.assert_allclose(got, np_distances(np.abs(x[i] - x[j]).astype(np.float64), p), rtol=2e-5, equal_nan=True)
+    for cols in (1, 8, 31, 32, 45, 64, 77):
+        a, b = x[:19], x[100 : 100 + cols]
+        got = ember.cdist(ember.from_numpy(a), ember.from_numpy(b), p=p, compute_mode="donot_use_mm_for_euclid_dist")
+        ref = np_distances(np.abs(a[:, None] - b[None]).astype(np.float64), p)
+        np.testing.assert_allclose(arr(got), ref, rtol=2e-5, equal_nan=True)
 
 
 def test_distance_kernels_in_16_bit_floats_and_empty(rng):
