@@ -26,8 +26,9 @@ using math::DistKind;
 // at once: each step broadcasts a[k] and loads the next k of W consecutive rows. Each distance is then a chain over k
 // in order (no horizontal sums, no reassociation), and the W results are finished and stored together, contiguous as
 // the output's rows are. Measured one pair at a time with the lanes along k, pdist of [256, 32] took 2.4x PyTorch's
-// time: most of a short pair went to the horizontal sum and the scalar root. At one thread: pdist of [256, 32] 137 ->
-// 97-105 us (PyTorch 98-122), cdist p = 1 of [500, 3] by [400, 3] 430 -> 217-262 (PyTorch 430-850). pdist's threads
+// time: most of a short pair went to the horizontal sum and the scalar root. At one thread: pdist of [256, 32] 177 ->
+// 95 us (PyTorch 98-122), p = inf of [300, 100] 1500 -> 374 (550-620), cdist p = 1 of [500, 3] by [400, 3] 607 -> 250
+// (720-850). pdist's threads
 // split the pairs, not the rows, whose work falls with the row.
 template <class T>
 using Vec = lanes::Vec<T>;
