@@ -798,6 +798,39 @@ def test_scatter_add_accumulates_large_inputs_in_parallel(rng):
     assert_equal(t, expected)
 
 
+def test_scatter_add_into_a_short_dst_by_chunks(rng):
+    # A 1-d scatter_add_ or index_add_ of a long source into a short dst sums fixed chunks of the source apart (Note
+    # [Sums into a short dst]): the same bits at every thread count, the sums as np.add.at's, and the first
+    # out-of-range index reported with nothing written.
+    idx = rng.integers(0, 1000, 200_000)
+    src = rng.standard_normal(200_000)
+    expected = np.zeros(1000)
+    np.add.at(expected, idx, src)
+    threads = ember.get_num_threads()
+    try:
+        results = []
+        for n in (1, 2, 3):
+            ember.set_num_threads(n)
+            for dtype in (ember.float32, ember.float64):
+                t = ember.ones(2, 1000, dtype=dtype)[1]  # a view: dst's own offset
+                t.scatter_add_(0, from_np(idx), from_np(src).to(dtype))
+                np.testing.assert_allclose(t.numpy(), expected + 1, rtol=1e-4 if dtype is ember.float32 else 1e-12)
+                results.append(t.numpy().tobytes())
+            counts = ember.zeros(50, dtype=ember.int64).index_add_(
+                0, from_np(idx % 50), ember.ones(200_000, dtype=ember.int64)
+            )
+            np.testing.assert_array_equal(counts.numpy(), np.bincount(idx % 50, minlength=50))
+        assert results[0::2] == [results[0]] * 3 and results[1::2] == [results[1]] * 3
+        bad = idx.copy()
+        bad[150_000], bad[190_000] = 1000, -1
+        t = ember.zeros(1000, dtype=ember.float64)
+        with pytest.raises(RuntimeError, match="index 1000 is out of bounds for dimension 0 with size 1000"):
+            t.scatter_add_(0, from_np(bad), from_np(src))
+        assert not t.numpy().any()
+    finally:
+        ember.set_num_threads(threads)
+
+
 REDUCERS = {
     "sum": (np.add, 0),
     "prod": (np.multiply, 1),
