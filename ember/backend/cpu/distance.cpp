@@ -28,8 +28,7 @@ using math::DistKind;
 // the output's rows are. Measured one pair at a time with the lanes along k, pdist of [256, 32] took 2.4x PyTorch's
 // time: most of a short pair went to the horizontal sum and the scalar root. At one thread: pdist of [256, 32] 177 ->
 // 95 us (PyTorch 98-122), p = inf of [300, 100] 1500 -> 374 (550-620), cdist p = 1 of [500, 3] by [400, 3] 607 -> 250
-// (720-850). pdist's threads
-// split the pairs, not the rows, whose work falls with the row.
+// (720-850). pdist's threads split the pairs, not the rows, whose work falls with the row.
 template <class T>
 using Vec = lanes::Vec<T>;
 template <class T>
@@ -144,7 +143,7 @@ void transpose_into(const T* b, int64_t n, int64_t m, int64_t ld, T* bt) {
     for (int64_t k = 0; k < m; ++k) bt[k * ld + j] = b[j * m + k];
 }
 
-// ld >= n + W - 1, so that a block from any column stays in its row; a buffer of at least one row (m may be 0).
+// ld >= n + W, so that a block from any column stays in its row; a buffer of at least one row (m may be 0).
 template <class T>
 int64_t padded(int64_t n) {
   return (n + 2 * W<T> - 1) / W<T> * W<T>;

@@ -232,8 +232,10 @@ bool sum_into_short_dst(const Tensor& dst, const Tensor& src, const Tensor& idx,
           const int64_t b = length * c / chunks, e = length * (c + 1) / chunks;
           T* mine = all + c * d.size;
           std::fill(mine, mine + d.size, T{});
-          const Tensor to = as_strided(sums, slice(dst, along, b, e).sizes(), DimVector(dst.dim(), 0), c * d.size),
-                       sv = slice(src, along, b, e), iv = slice(idx, along, b, e);
+          DimVector part(dst.sizes());
+          part[along] = e - b;
+          const Tensor to = as_strided(sums, part, DimVector(dst.dim(), 0), c * d.size), sv = slice(src, along, b, e),
+                       iv = slice(idx, along, b, e);
           scatter_loop<T>(StridedIter::make({&to, &sv, &iv}, to.sizes()), own, op, add,
                           [&](T* o, const char* from, int64_t sb, int64_t n) {  // (dst never moves here)
                             for (int64_t i = 0; i < n; ++i)

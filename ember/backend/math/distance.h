@@ -1,5 +1,5 @@
 // The p-norm distance between two vectors, for the CPU and CUDA kernels of cdist and pdist (Note [Shared elementwise
-// math]): |a - b| folded into an accumulator per kind of p, the accumulators of several lanes combined, then finished.
+// math]): |a - b| folded into an accumulator per kind of p, then finished.
 // p = 0 counts the nonzero differences, 1 sums them, 2 is the root of the sum of squares, inf takes the largest (a
 // NaN difference is kept, for every p), and any other p is (sum |a - b|^p)^(1/p), as PyTorch's kernels compute them.
 #pragma once
@@ -38,15 +38,6 @@ EMBER_HOST_DEVICE T dist_step(T acc, T a, T b, T p) {
     return d != d ? d : m;
   } else
     return acc + std::pow(d, p);
-}
-
-template <DistKind K, class T>
-EMBER_HOST_DEVICE T dist_combine(T x, T y) {
-  if constexpr (K == DistKind::Inf) {
-    const T m = y > x ? y : x;
-    return y != y ? y : m;
-  } else
-    return x + y;
 }
 
 template <DistKind K, class T>
