@@ -6,7 +6,8 @@ grid_sample (Note [Sampling kernel without a gradient]), repeat_interleave along
 element]), pooling by rows (Note [Separable max pooling]), remainder at AVX-512 width, clamp_ and nan_to_num_
 in place, float64 -> int casts (Note [Floating to integer]), erf, log_sigmoid and logaddexp (Notes [Inline float32
 erf], [Inline float32 softplus]), topk of short rows (Note [Top k by insertion]), pdist and cdist (Note [Distances over
-transposed rows]), broadcasts over short runs, kron and masked_scatter_. Run: scripts/bench ops"""
+transposed rows]), broadcasts over short runs, kron, masked_scatter_ and
+1-d sums by index (Note [Sums into a short dst]). Run: scripts/bench ops"""
 
 import os
 import sys
@@ -27,6 +28,7 @@ S = (
     "c1 = lib.randn(500, 128); c2 = lib.randn(400, 128); a4 = lib.randn(32, 64, 4, 4); b4 = lib.randn(1, 64, 1, 1)\n"
     "k1 = lib.randn(32, 32); k2 = lib.randn(16, 16); src = lib.randn(65536)\n"
     "p16 = lib.randn(1024, 16); p100 = lib.randn(300, 100); q1 = lib.randn(500, 3); q2 = lib.randn(400, 3)\n"
+    "bins = lib.zeros(1024)\n"
 )
 CASES = [
     ("tril [8,512,512]", S, "s.tril()"),
@@ -79,6 +81,8 @@ CASES = [
     ("[32,64,4,4] * [1,64,1,1]", S, "a4 * b4"),
     ("kron 32x32 16x16", S, "lib.kron(k1, k2)"),
     ("masked_scatter_ [64,1024]", S, "x.masked_scatter_(m, src)"),
+    ("scatter_add_ 1d 64K into 1024", S, "bins.scatter_add_(0, labels, src)"),
+    ("index_add_ 1d 64K into 1024", S, "bins.index_add_(0, labels, src)"),
 ]
 
 if __name__ == "__main__":
